@@ -1,0 +1,45 @@
+/* kix/canon.h — RFC 8785 (JCS) canonical JSON.
+ *
+ * kix stores every JSON object as its canonical bytes: keys sorted by UTF-16
+ * code units, ES6 shortest round-trip numbers, the RFC's string escaping, no
+ * whitespace. Input is parsed strictly and never changed silently: invalid
+ * JSON or UTF-8, lone surrogates, duplicate keys, integer literals a double
+ * cannot hold exactly (|n| > 2^53), NaN/Infinity, nesting deeper than
+ * opts->max_depth, documents over opts->max_bytes and (unless allowed) a top
+ * level that is not an object are all rejected with KIX_EINVAL or
+ * KIX_ELIMIT and a message naming the cause and, where known, the byte
+ * offset.
+ *
+ * Memory: the caller owns `out`; on error its content is unspecified but it
+ * stays valid to release.
+ */
+#ifndef KIX_CANON_H
+#define KIX_CANON_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "kix/buf.h"
+#include "kix/error.h"
+
+#define KIX_CANON_DEFAULT_MAX_BYTES (1024u * 1024u)
+#define KIX_CANON_DEFAULT_MAX_DEPTH 64u
+
+struct kix_canon_opts {
+    size_t max_bytes;     /* input size limit; 0 = default (1 MiB) */
+    unsigned max_depth;   /* nesting limit; 0 = default (64) */
+    int allow_any_top;    /* nonzero: accept arrays/scalars at the top level */
+};
+
+/* Canonicalizes `len` bytes of JSON text into `out` (appended). opts may be NULL. */
+int kix_canon(const uint8_t *json, size_t len, const struct kix_canon_opts *opts,
+              struct kix_buf *out, struct kix_err *err) KIX_MUST_CHECK;
+
+/* Appends the ES6 Number.prototype.toString form of a finite double
+ * (-0 is written "0"). Returns KIX_EINVAL for NaN or an infinity. */
+int kix_canon_number(double value, struct kix_buf *out) KIX_MUST_CHECK;
+
+/* Appends a JSON string literal in JCS escaping for `len` bytes of valid UTF-8. */
+int kix_canon_string(const char *utf8, size_t len, struct kix_buf *out) KIX_MUST_CHECK;
+
+#endif

@@ -1,0 +1,78 @@
+/* kix/error.h — one error table for every kix module.
+ *
+ * Every fallible kix function returns an int: KIX_OK (0) or one of the
+ * negative KIX_E* codes below. Where a caller wants the reason in words it
+ * passes a `struct kix_err *` (may be NULL); the callee fills `msg` with a
+ * lowercase sentence that says what failed, with what, and what to do.
+ * Codes of LMDB, libsodium, msgpack-c and libuv are translated at the module
+ * edge and never leak through this table.
+ *
+ * The CLI maps codes to exit statuses with kix_err_exit_status():
+ * 0 ok, 1 rejected input (the user's data or a verification failed),
+ * 2 usage, 3 internal or I/O error.
+ */
+#ifndef KIX_ERROR_H
+#define KIX_ERROR_H
+
+#include <stddef.h>
+
+#if defined(__GNUC__) || defined(__clang__)
+#define KIX_MUST_CHECK __attribute__((warn_unused_result))
+#define KIX_PRINTF(f, a) __attribute__((format(printf, f, a)))
+#else
+#define KIX_MUST_CHECK
+#define KIX_PRINTF(f, a)
+#endif
+
+/* X(NAME, value, exit status, default message) */
+#define KIX_ERR_MAP(X)                                                                             \
+    X(OK, 0, 0, "ok")                                                                              \
+    X(ENOMEM, -1, 3, "out of memory")                                                              \
+    X(EINVAL, -2, 1, "invalid input")                                                              \
+    X(EIO, -3, 3, "i/o error")                                                                     \
+    X(ENOTFOUND, -4, 1, "not found")                                                               \
+    X(EFULL, -5, 3, "store is full")                                                               \
+    X(ECORRUPT, -6, 3, "store is corrupt")                                                         \
+    X(EVERIFY, -7, 1, "verification failed")                                                       \
+    X(EPOLICY, -8, 1, "refused by log policy")                                                     \
+    X(ELIMIT, -9, 1, "limit exceeded")                                                             \
+    X(EPROTO, -10, 3, "protocol error")                                                            \
+    X(EUSAGE, -11, 2, "usage error")                                                               \
+    X(EUNAVAIL, -12, 3, "service unavailable")                                                     \
+    X(EREADONLY, -13, 1, "read-only")                                                              \
+    X(EFORK, -14, 1, "inconsistent log (fork or rollback)")                                        \
+    X(EEXIST, -15, 1, "already exists")
+
+enum kix_err_code {
+#define KIX__ERR_ENUM(name, value, exit_status, text) KIX_##name = value,
+    KIX_ERR_MAP(KIX__ERR_ENUM)
+#undef KIX__ERR_ENUM
+};
+
+#define KIX_ERR_MSG_MAX 512
+
+struct kix_err {
+    int code;
+    char msg[KIX_ERR_MSG_MAX];
+};
+
+/* Sets err (if not NULL) to code and a formatted message; returns code so
+ * callers can write `return kix_err_set(err, KIX_EINVAL, "...")`. */
+int kix_err_set(struct kix_err *err, int code, const char *fmt, ...) KIX_PRINTF(3, 4);
+
+/* Prefixes an existing message with context ("reading run.json: "). */
+int kix_err_wrap(struct kix_err *err, const char *fmt, ...) KIX_PRINTF(2, 3);
+
+void kix_err_clear(struct kix_err *err);
+
+/* Static strings: "EINVAL", "invalid input"; "unknown" for a foreign code. */
+const char *kix_err_name(int code);
+const char *kix_strerror(int code);
+
+/* The CLI exit status of a code (see the table above). */
+int kix_err_exit_status(int code);
+
+/* The message to show: err->msg when set, else kix_strerror(code). */
+const char *kix_err_text(const struct kix_err *err, int code);
+
+#endif

@@ -1,0 +1,2 @@
+/* RFC 8785 canonical JSON (in progress). */
+#include "kix/canon.h"

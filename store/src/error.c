@@ -1,0 +1,86 @@
+/* The error table's lookups and message formatting. */
+#include "kix/error.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+int kix_err_set(struct kix_err *err, int code, const char *fmt, ...)
+{
+    if (err) {
+        va_list ap;
+        err->code = code;
+        va_start(ap, fmt);
+        vsnprintf(err->msg, sizeof(err->msg), fmt, ap);
+        va_end(ap);
+    }
+    return code;
+}
+
+int kix_err_wrap(struct kix_err *err, const char *fmt, ...)
+{
+    char prefix[KIX_ERR_MSG_MAX];
+    char old[KIX_ERR_MSG_MAX];
+    va_list ap;
+
+    if (!err)
+        return KIX_OK;
+    va_start(ap, fmt);
+    vsnprintf(prefix, sizeof(prefix), fmt, ap);
+    va_end(ap);
+    memcpy(old, err->msg[0] ? err->msg : kix_strerror(err->code), sizeof(old));
+    old[sizeof(old) - 1] = '\0';
+    snprintf(err->msg, sizeof(err->msg), "%s: %s", prefix, old);
+    return err->code;
+}
+
+void kix_err_clear(struct kix_err *err)
+{
+    if (err) {
+        err->code = KIX_OK;
+        err->msg[0] = '\0';
+    }
+}
+
+const char *kix_err_name(int code)
+{
+    switch (code) {
+#define KIX__ERR_NAME(name, value, exit_status, text)                                              \
+    case value:                                                                                    \
+        return #name;
+        KIX_ERR_MAP(KIX__ERR_NAME)
+#undef KIX__ERR_NAME
+    }
+    return "unknown";
+}
+
+const char *kix_strerror(int code)
+{
+    switch (code) {
+#define KIX__ERR_TEXT(name, value, exit_status, text)                                              \
+    case value:                                                                                    \
+        return text;
+        KIX_ERR_MAP(KIX__ERR_TEXT)
+#undef KIX__ERR_TEXT
+    }
+    return "unknown error";
+}
+
+int kix_err_exit_status(int code)
+{
+    switch (code) {
+#define KIX__ERR_EXIT(name, value, exit_status, text)                                              \
+    case value:                                                                                    \
+        return exit_status;
+        KIX_ERR_MAP(KIX__ERR_EXIT)
+#undef KIX__ERR_EXIT
+    }
+    return 3;
+}
+
+const char *kix_err_text(const struct kix_err *err, int code)
+{
+    if (err && err->msg[0])
+        return err->msg;
+    return kix_strerror(code);
+}
