@@ -27,21 +27,21 @@ static struct kix_test_case kix_test_cases[KIX_TEST_MAX];
 static int kix_test_ncases;
 static int kix_test_failed;
 
-#define KIX_TEST(name)                                                                             \
-    static void test_##name(void);                                                                 \
-    __attribute__((constructor)) static void register_##name(void)                                 \
+#define KIX_TEST(case_)                                                                            \
+    static void test_##case_(void);                                                                \
+    __attribute__((constructor)) static void register_##case_(void)                                \
     {                                                                                              \
         if (kix_test_ncases < KIX_TEST_MAX) {                                                      \
-            kix_test_cases[kix_test_ncases].name = #name;                                          \
-            kix_test_cases[kix_test_ncases].fn = test_##name;                                      \
+            kix_test_cases[kix_test_ncases].name = #case_;                                         \
+            kix_test_cases[kix_test_ncases].fn = test_##case_;                                     \
             kix_test_ncases++;                                                                     \
         }                                                                                          \
     }                                                                                              \
-    static void test_##name(void)
+    static void test_##case_(void)
 
 #define KIX_FAIL_AT(...)                                                                           \
     do {                                                                                           \
-        fprintf(stderr, "%s:%d: ", __FILE__, __LINE__);                                           \
+        fprintf(stderr, "%s:%d: ", __FILE__, __LINE__);                                            \
         fprintf(stderr, __VA_ARGS__);                                                              \
         fprintf(stderr, "\n");                                                                     \
         kix_test_failed = 1;                                                                       \
@@ -72,8 +72,8 @@ static int kix_test_failed;
     do {                                                                                           \
         const char *w_ = (want), *g_ = (got);                                                      \
         if (!w_ || !g_ || strcmp(w_, g_) != 0)                                                     \
-            KIX_FAIL_AT("%s == %s:\n  want \"%s\"\n  got  \"%s\"", #want, #got, w_ ? w_ : "(null)", \
-                        g_ ? g_ : "(null)");                                                       \
+            KIX_FAIL_AT("%s == %s:\n  want \"%s\"\n  got  \"%s\"", #want, #got,                    \
+                        w_ ? w_ : "(null)", g_ ? g_ : "(null)");                                   \
     } while (0)
 
 #define ASSERT_EQ_MEM(want, wlen, got, glen)                                                       \
@@ -105,7 +105,7 @@ static int kix_test_failed;
             ran++;                                                                                 \
             if (kix_test_failed) {                                                                 \
                 failed++;                                                                          \
-                fprintf(stderr, "FAIL %s\n", kix_test_cases[i].name);                             \
+                fprintf(stderr, "FAIL %s\n", kix_test_cases[i].name);                              \
             }                                                                                      \
         }                                                                                          \
         if (ran == 0) {                                                                            \

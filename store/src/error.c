@@ -19,18 +19,25 @@ int kix_err_set(struct kix_err *err, int code, const char *fmt, ...)
 
 int kix_err_wrap(struct kix_err *err, const char *fmt, ...)
 {
-    char prefix[KIX_ERR_MSG_MAX];
     char old[KIX_ERR_MSG_MAX];
+    size_t n;
     va_list ap;
 
     if (!err)
         return KIX_OK;
+    if (!err->msg[0])
+        snprintf(err->msg, sizeof(err->msg), "%s", kix_strerror(err->code));
+    memcpy(old, err->msg, sizeof(old));
     va_start(ap, fmt);
-    vsnprintf(prefix, sizeof(prefix), fmt, ap);
+    vsnprintf(err->msg, sizeof(err->msg), fmt, ap);
     va_end(ap);
-    memcpy(old, err->msg[0] ? err->msg : kix_strerror(err->code), sizeof(old));
-    old[sizeof(old) - 1] = '\0';
-    snprintf(err->msg, sizeof(err->msg), "%s: %s", prefix, old);
+    /* Truncation is fine: the start of the message carries the context. */
+    n = strlen(err->msg);
+    for (const char *p = ": "; *p && n + 1 < sizeof(err->msg); p++)
+        err->msg[n++] = *p;
+    for (size_t i = 0; old[i] && n + 1 < sizeof(err->msg); i++)
+        err->msg[n++] = old[i];
+    err->msg[n] = '\0';
     return err->code;
 }
 

@@ -27,7 +27,10 @@ struct kix_buf {
     size_t cap;
 };
 
-#define KIX_BUF_INIT {NULL, 0, 0}
+#define KIX_BUF_INIT                                                                               \
+    {                                                                                              \
+        NULL, 0, 0                                                                                 \
+    }
 
 void kix_buf_init(struct kix_buf *b);
 void kix_buf_release(struct kix_buf *b);

@@ -26,9 +26,9 @@
 #define KIX_CANON_DEFAULT_MAX_DEPTH 64u
 
 struct kix_canon_opts {
-    size_t max_bytes;     /* input size limit; 0 = default (1 MiB) */
-    unsigned max_depth;   /* nesting limit; 0 = default (64) */
-    int allow_any_top;    /* nonzero: accept arrays/scalars at the top level */
+    size_t max_bytes;   /* input size limit; 0 = default (1 MiB) */
+    unsigned max_depth; /* nesting limit; 0 = default (64) */
+    int allow_any_top;  /* nonzero: accept arrays/scalars at the top level */
 };
 
 /* Canonicalizes `len` bytes of JSON text into `out` (appended). opts may be NULL. */

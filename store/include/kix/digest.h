@@ -14,7 +14,7 @@
 #include "kix/buf.h"
 #include "kix/error.h"
 
-#define KIX_DIGEST_LEN 32
+#define KIX_DIGEST_LEN      32
 #define KIX_DIGEST_TEXT_LEN 71 /* "sha256:" + 64 hex */
 
 struct kix_digest {

@@ -17,7 +17,7 @@
 #include <stddef.h>
 
 #if defined(__GNUC__) || defined(__clang__)
-#define KIX_MUST_CHECK __attribute__((warn_unused_result))
+#define KIX_MUST_CHECK   __attribute__((warn_unused_result))
 #define KIX_PRINTF(f, a) __attribute__((format(printf, f, a)))
 #else
 #define KIX_MUST_CHECK

@@ -1,0 +1,44 @@
+/* kix — the client: dispatches to one command per verb. */
+#include <string.h>
+
+#include "cli.h"
+
+static const struct cli_command commands[] = {
+    {"canon", cmd_canon, "write the RFC 8785 canonical form of a JSON object"},
+    {"digest", cmd_digest, "print the sha256: digest of a JSON object's canonical form"},
+    {"store", cmd_store, "put, get and check objects in an embedded store"},
+};
+
+static void usage(FILE *to)
+{
+    fprintf(to, "usage: kix COMMAND [ARGS]\n\n"
+                "kix publishes, resolves and verifies records of a signed,\n"
+                "append-only log of GPU-kernel benchmark runs.\n\ncommands:\n");
+    for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
+        fprintf(to, "  %-12s %s\n", commands[i].name, commands[i].summary);
+    fprintf(to, "\n'kix COMMAND --help' describes one command.\n"
+                "exit status: 0 ok, 1 rejected input or failed verification, 2 usage,\n"
+                "3 internal or I/O error\n");
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 2) {
+        usage(stderr);
+        return EXIT_USAGE;
+    }
+    if (strcmp(argv[1], "-h") == 0 || strcmp(argv[1], "--help") == 0 ||
+        strcmp(argv[1], "help") == 0) {
+        usage(stdout);
+        return 0;
+    }
+    if (strcmp(argv[1], "--version") == 0) {
+        puts("kix 0.1.0");
+        return 0;
+    }
+    for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
+        if (strcmp(argv[1], commands[i].name) == 0)
+            return commands[i].run(argc - 1, argv + 1);
+    fprintf(stderr, "kix: unknown command '%s'\nTry 'kix --help'.\n", argv[1]);
+    return EXIT_USAGE;
+}

@@ -1,0 +1,73 @@
+/* kix/store.h — the LMDB database behind a kix log: content-addressed objects.
+ *
+ * A store is a directory holding one LMDB environment. Objects are JSON
+ * manifests kept as their RFC 8785 canonical bytes under their digest;
+ * putting the same object twice stores it once (and, as git does, a digest
+ * collision with different bytes is refused as corruption).
+ *
+ * Concurrency: one writer at a time (writes serialize inside the store);
+ * any number of readers, each with its own read transaction, never blocked
+ * by the writer. When a write finds the map full the store grows the map
+ * (doubling, up to opts.map_max) and retries the whole write; past the
+ * ceiling it fails with KIX_EFULL and the store is left as it was.
+ *
+ * Memory: views returned through a struct kix_reader stay valid until
+ * kix_store_read_end(); functions that fill a struct kix_buf copy.
+ * Errors: KIX_ENOTFOUND (no such object), KIX_EINVAL (input rejected, with
+ * the canonicalizer's message), KIX_EFULL, KIX_ECORRUPT, KIX_EIO.
+ */
+#ifndef KIX_STORE_H
+#define KIX_STORE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "kix/buf.h"
+#include "kix/canon.h"
+#include "kix/digest.h"
+#include "kix/error.h"
+
+struct kix_store;
+struct kix_reader;
+
+struct kix_store_opts {
+    size_t map_initial; /* initial map size in bytes; 0 = 64 MiB */
+    size_t map_max;     /* ceiling for map growth; 0 = 1 TiB */
+    int read_only;      /* open without write access */
+    struct kix_canon_opts canon;
+};
+
+int kix_store_open(const char *dir, const struct kix_store_opts *opts, struct kix_store **out,
+                   struct kix_err *err) KIX_MUST_CHECK;
+void kix_store_close(struct kix_store *s);
+
+/* Current LMDB map size in bytes (grows on demand). */
+size_t kix_store_map_size(const struct kix_store *s);
+
+/* Canonicalizes `json` and stores it; *digest gets its digest, *created (may
+ * be NULL) is 1 when the object was new. Idempotent. Durable on return. */
+int kix_store_put(struct kix_store *s, const uint8_t *json, size_t len, struct kix_digest *digest,
+                  int *created, struct kix_err *err) KIX_MUST_CHECK;
+
+/* Copies the canonical bytes of an object into out (appended). */
+int kix_store_get(struct kix_store *s, const struct kix_digest *d, struct kix_buf *out,
+                  struct kix_err *err) KIX_MUST_CHECK;
+
+/* 1 if present, 0 if absent, negative on error. */
+int kix_store_has(struct kix_store *s, const struct kix_digest *d);
+
+int kix_store_count(struct kix_store *s, uint64_t *objects) KIX_MUST_CHECK;
+
+/* The references of a manifest (see kix_refs_extract) that are not stored.
+ * *missing is malloc'ed (caller frees), *n may be 0. */
+int kix_store_missing_refs(struct kix_store *s, const uint8_t *json, size_t len,
+                           struct kix_digest **missing, size_t *n,
+                           struct kix_err *err) KIX_MUST_CHECK;
+
+/* Read transactions: a consistent snapshot, never blocking the writer. */
+int kix_store_read_begin(struct kix_store *s, struct kix_reader **out) KIX_MUST_CHECK;
+void kix_store_read_end(struct kix_reader *r);
+/* A view of an object's canonical bytes, valid until kix_store_read_end. */
+int kix_reader_get(struct kix_reader *r, const struct kix_digest *d, struct kix_bytes *out);
+
+#endif

@@ -1,0 +1,160 @@
+/* Digests of canonical bytes, their strict text form, and references. */
+#include "kix/digest.h"
+
+#include <sodium.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "canon_internal.h"
+
+static const char digest_prefix[] = "sha256:";
+#define PREFIX_LEN (sizeof(digest_prefix) - 1)
+
+void kix_digest_of(const void *data, size_t len, struct kix_digest *out)
+{
+    crypto_hash_sha256(out->b, data, len);
+}
+
+void kix_hex_encode(const uint8_t *in, size_t n, char *out)
+{
+    static const char hex[] = "0123456789abcdef";
+    for (size_t i = 0; i < n; i++) {
+        out[2 * i] = hex[in[i] >> 4];
+        out[2 * i + 1] = hex[in[i] & 15];
+    }
+    out[2 * n] = '\0';
+}
+
+static int hex_value(char c)
+{
+    if (c >= '0' && c <= '9')
+        return c - '0';
+    if (c >= 'a' && c <= 'f')
+        return c - 'a' + 10;
+    if (c >= 'A' && c <= 'F')
+        return c - 'A' + 10;
+    return -1;
+}
+
+int kix_hex_decode(const char *hex, size_t hex_len, uint8_t *out, size_t n)
+{
+    if (hex_len != 2 * n)
+        return KIX_EINVAL;
+    for (size_t i = 0; i < n; i++) {
+        int hi = hex_value(hex[2 * i]), lo = hex_value(hex[2 * i + 1]);
+        if (hi < 0 || lo < 0)
+            return KIX_EINVAL;
+        out[i] = (uint8_t)(hi << 4 | lo);
+    }
+    return KIX_OK;
+}
+
+void kix_digest_format(const struct kix_digest *d, char *out)
+{
+    memcpy(out, digest_prefix, PREFIX_LEN);
+    kix_hex_encode(d->b, KIX_DIGEST_LEN, out + PREFIX_LEN);
+}
+
+int kix_digest_is_text(const char *text, size_t len)
+{
+    if (len != KIX_DIGEST_TEXT_LEN || memcmp(text, digest_prefix, PREFIX_LEN) != 0)
+        return 0;
+    for (size_t i = PREFIX_LEN; i < len; i++) {
+        char c = text[i];
+        if (!((c >= '0' && c <= '9') || (c >= 'a' && c <= 'f')))
+            return 0;
+    }
+    return 1;
+}
+
+int kix_digest_parse(const char *text, size_t len, struct kix_digest *out, struct kix_err *err)
+{
+    if (!kix_digest_is_text(text, len))
+        return kix_err_set(err, KIX_EINVAL,
+                           "malformed digest \"%.*s\": expected sha256: followed by 64 lowercase "
+                           "hex digits",
+                           (int)(len > 80 ? 80 : len), text);
+    return kix_hex_decode(text + PREFIX_LEN, len - PREFIX_LEN, out->b, KIX_DIGEST_LEN);
+}
+
+struct ref_list {
+    struct kix_digest *items;
+    size_t n, cap;
+};
+
+static int add_ref(struct ref_list *refs, const struct kix_digest *d)
+{
+    for (size_t i = 0; i < refs->n; i++)
+        if (memcmp(refs->items[i].b, d->b, KIX_DIGEST_LEN) == 0)
+            return KIX_OK;
+    if (refs->n == refs->cap) {
+        size_t cap = refs->cap ? refs->cap * 2 : 8;
+        struct kix_digest *p = realloc(refs->items, cap * sizeof(*p));
+        if (!p)
+            return KIX_ENOMEM;
+        refs->items = p;
+        refs->cap = cap;
+    }
+    refs->items[refs->n++] = *d;
+    return KIX_OK;
+}
+
+static int collect_refs(const json_t *v, struct ref_list *refs)
+{
+    const char *key;
+    json_t *child;
+    size_t i;
+    int rc = KIX_OK;
+
+    switch (json_typeof(v)) {
+    case JSON_STRING:
+        if (kix_digest_is_text(json_string_value(v), json_string_length(v))) {
+            struct kix_digest d;
+            if (kix_digest_parse(json_string_value(v), json_string_length(v), &d, NULL) == 0)
+                rc = add_ref(refs, &d);
+        }
+        break;
+    case JSON_OBJECT:
+        json_object_foreach((json_t *)v, key, child)
+        {
+            rc = collect_refs(child, refs);
+            if (rc)
+                break;
+        }
+        break;
+    case JSON_ARRAY:
+        json_array_foreach(v, i, child)
+        {
+            rc = collect_refs(child, refs);
+            if (rc)
+                break;
+        }
+        break;
+    default:
+        break;
+    }
+    return rc;
+}
+
+int kix_refs_extract(const uint8_t *json, size_t len, struct kix_digest **out, size_t *n,
+                     struct kix_err *err)
+{
+    struct ref_list refs = {NULL, 0, 0};
+    json_t *v = NULL;
+    int rc;
+
+    *out = NULL;
+    *n = 0;
+    rc = kix__canon_parse(json, len, NULL, &v, err);
+    if (rc)
+        return rc;
+    rc = collect_refs(v, &refs);
+    json_decref(v);
+    if (rc) {
+        free(refs.items);
+        return kix_err_set(err, rc, "collecting references: %s", kix_strerror(rc));
+    }
+    *out = refs.items;
+    *n = refs.n;
+    return KIX_OK;
+}

@@ -1,0 +1,354 @@
+/* RFC 8785 canonical JSON and digests: vectors, number forms, rejections. */
+#include <math.h>
+#include <stdint.h>
+
+#include "harness.h"
+#include "kix/canon.h"
+#include "kix/digest.h"
+
+static const struct kix_canon_opts any_top = {0, 0, 1};
+
+static int canon_text(const char *in, struct kix_buf *out, struct kix_err *err)
+{
+    kix_buf_reset(out);
+    return kix_canon((const uint8_t *)in, strlen(in), NULL, out, err);
+}
+
+KIX_TEST(jcs_vectors)
+{
+    static const char *names[] = {"arrays", "french", "structures", "unicode", "values", "weird"};
+    for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+        char path[256];
+        size_t in_len = 0, want_len = 0;
+        struct kix_buf out = KIX_BUF_INIT;
+        struct kix_err err = {0, ""};
+        snprintf(path, sizeof(path), "vectors/jcs/input/%s.json", names[i]);
+        char *in = kix_test_read_file(path, &in_len);
+        snprintf(path, sizeof(path), "vectors/jcs/output/%s.json", names[i]);
+        char *want = kix_test_read_file(path, &want_len);
+        ASSERT_TRUE(in && want);
+        int rc = kix_canon((const uint8_t *)in, in_len, &any_top, &out, &err);
+        if (rc)
+            fprintf(stderr, "%s: %s\n", names[i], err.msg);
+        ASSERT_EQ_INT(KIX_OK, rc);
+        ASSERT_EQ_MEM(want, want_len, out.ptr, out.len);
+        free(in);
+        free(want);
+        kix_buf_release(&out);
+    }
+}
+
+/* Each line "hex-ieee,expected" from the upstream ES6 number generator. */
+static void check_es6_lines(FILE *f, long *checked)
+{
+    char line[128];
+    struct kix_buf out = KIX_BUF_INIT;
+    while (fgets(line, sizeof(line), f)) {
+        char *comma = strchr(line, ',');
+        uint64_t bits;
+        double v;
+        size_t want_len;
+        ASSERT_TRUE(comma);
+        *comma = '\0';
+        bits = strtoull(line, NULL, 16);
+        memcpy(&v, &bits, sizeof(v));
+        want_len = strcspn(comma + 1, "\r\n");
+        kix_buf_reset(&out);
+        ASSERT_EQ_INT(KIX_OK, kix_canon_number(v, &out));
+        if (out.len != want_len || memcmp(out.ptr, comma + 1, want_len) != 0) {
+            fprintf(stderr, "bits %s: want %.*s got %s\n", line, (int)want_len, comma + 1,
+                    (char *)out.ptr);
+            kix_buf_release(&out);
+            ASSERT_TRUE(0);
+        }
+        (*checked)++;
+    }
+    kix_buf_release(&out);
+}
+
+KIX_TEST(es6_numbers_10k)
+{
+    char path[4096];
+    long checked = 0;
+    snprintf(path, sizeof(path), "%s/vectors/jcs/es6numbers/es6testfile-10k.txt", KIX_TEST_DATA);
+    FILE *f = fopen(path, "r");
+    ASSERT_TRUE(f);
+    check_es6_lines(f, &checked);
+    fclose(f);
+    ASSERT_EQ_INT(10000, checked);
+}
+
+KIX_TEST(es6_numbers_100k)
+{
+    char cmd[4096];
+    long checked = 0;
+    snprintf(cmd, sizeof(cmd), "gzip -dc '%s/vectors/jcs/es6numbers/es6testfile-100k.txt.gz'",
+             KIX_TEST_DATA);
+    FILE *f = popen(cmd, "r");
+    ASSERT_TRUE(f);
+    check_es6_lines(f, &checked);
+    ASSERT_EQ_INT(0, pclose(f));
+    ASSERT_EQ_INT(100000, checked);
+}
+
+KIX_TEST(number_table)
+{
+    static const struct {
+        double v;
+        const char *want;
+    } table[] = {
+        {0.0, "0"},
+        {-0.0, "0"},
+        {1.0, "1"},
+        {-1.0, "-1"},
+        {0.1, "0.1"},
+        {0.1 + 0.2, "0.30000000000000004"},
+        {5e-324, "5e-324"},
+        {-5e-324, "-5e-324"},
+        {1.7976931348623157e308, "1.7976931348623157e+308"},
+        {-1.7976931348623157e308, "-1.7976931348623157e+308"},
+        {2.2250738585072014e-308, "2.2250738585072014e-308"},
+        {1e21, "1e+21"},
+        {1e20, "100000000000000000000"},
+        {999999999999999900000.0, "999999999999999900000"},
+        {1e-7, "1e-7"},
+        {1e-6, "0.000001"},
+        {1.5e-7, "1.5e-7"},
+        {0.000001234, "0.000001234"},
+        {123456789e-15, "1.23456789e-7"},
+        {9007199254740992.0, "9007199254740992"},
+        {-9007199254740992.0, "-9007199254740992"},
+        {9007199254740994.0, "9007199254740994"},
+        {4294967295.0, "4294967295"},
+        {1.5, "1.5"},
+        {-1.5, "-1.5"},
+        {100.0, "100"},
+        {1e2, "100"},
+        {123.456, "123.456"},
+        {1.0 / 3.0, "0.3333333333333333"},
+        {2.0 / 3.0, "0.6666666666666666"},
+        {333333333.3333333, "333333333.3333333"},
+        {1e23, "1e+23"},
+        {1.2e22, "1.2e+22"},
+        {5e-7, "5e-7"},
+        {0.5, "0.5"},
+        {295147905179352830000.0, "295147905179352830000"},
+        {1.0000000000000002, "1.0000000000000002"},
+        {4.35, "4.35"},
+        {0.011359999887645245, "0.011359999887645245"},
+        {0.01033599954098463, "0.01033599954098463"},
+        {1e308, "1e+308"},
+        {1e-323, "1e-323"},
+        {12345678.9, "12345678.9"},
+        {-0.000001, "-0.000001"},
+        {123e20, "1.23e+22"},
+    };
+    struct kix_buf out = KIX_BUF_INIT;
+    for (size_t i = 0; i < sizeof(table) / sizeof(table[0]); i++) {
+        kix_buf_reset(&out);
+        ASSERT_EQ_INT(KIX_OK, kix_canon_number(table[i].v, &out));
+        ASSERT_EQ_STR(table[i].want, (const char *)out.ptr);
+    }
+    ASSERT_TRUE(sizeof(table) / sizeof(table[0]) >= 40);
+    ASSERT_EQ_INT(KIX_EINVAL, kix_canon_number(NAN, &out));
+    ASSERT_EQ_INT(KIX_EINVAL, kix_canon_number(INFINITY, &out));
+    kix_buf_release(&out);
+}
+
+KIX_TEST(number_literals)
+{
+    static const struct {
+        const char *in, *want;
+    } table[] = {
+        {"{\"n\":-0}", "{\"n\":0}"},
+        {"{\"n\":-0.0}", "{\"n\":0}"},
+        {"{\"n\":1E2}", "{\"n\":100}"},
+        {"{\"n\":1.000}", "{\"n\":1}"},
+        {"{\"n\":9007199254740992}", "{\"n\":9007199254740992}"},
+        {"{\"n\":-9007199254740992}", "{\"n\":-9007199254740992}"},
+        {"{\"n\":1e21}", "{\"n\":1e+21}"},
+        {"{\"n\":0.0000001}", "{\"n\":1e-7}"},
+        {"{\"n\":9007199254740993.0}", "{\"n\":9007199254740992}"},
+    };
+    struct kix_buf out = KIX_BUF_INIT;
+    struct kix_err err = {0, ""};
+    for (size_t i = 0; i < sizeof(table) / sizeof(table[0]); i++) {
+        ASSERT_EQ_INT(KIX_OK, canon_text(table[i].in, &out, &err));
+        ASSERT_EQ_STR(table[i].want, (const char *)out.ptr);
+    }
+    kix_buf_release(&out);
+}
+
+KIX_TEST(key_order_utf16)
+{
+    /* U+1F600 (surrogates D83D DE00) sorts before U+FB01 (FB01) in UTF-16
+     * though after it in UTF-8 and code points; "\u00e9" after "z". */
+    const char *in = "{\"\xef\xac\x81\":1,\"\xf0\x9f\x98\x80\":2,\"z\":3,\"\xc3\xa9\":4,\"a\":5,"
+                     "\"ab\":6,\"\":7}";
+    const char *want = "{\"\":7,\"a\":5,\"ab\":6,\"z\":3,\"\xc3\xa9\":4,\"\xf0\x9f\x98\x80\":2,"
+                       "\"\xef\xac\x81\":1}";
+    struct kix_buf out = KIX_BUF_INIT;
+    struct kix_err err = {0, ""};
+    ASSERT_EQ_INT(KIX_OK, canon_text(in, &out, &err));
+    ASSERT_EQ_STR(want, (const char *)out.ptr);
+    kix_buf_release(&out);
+}
+
+KIX_TEST(string_escaping)
+{
+    const char *in = "{\"s\":\"\\u0000\\u0001\\b\\t\\n\\u000b\\f\\r\\u001f \\\"\\\\/\\u007f"
+                     "\\u00e9\\ud83d\\ude00\\u2028\"}";
+    const char *want = "{\"s\":\"\\u0000\\u0001\\b\\t\\n\\u000b\\f\\r\\u001f \\\"\\\\/\x7f"
+                       "\xc3\xa9\xf0\x9f\x98\x80\xe2\x80\xa8\"}";
+    struct kix_buf out = KIX_BUF_INIT;
+    struct kix_err err = {0, ""};
+    ASSERT_EQ_INT(KIX_OK, canon_text(in, &out, &err));
+    ASSERT_EQ_MEM(want, strlen(want) + 0, out.ptr, out.len);
+    kix_buf_release(&out);
+}
+
+KIX_TEST(rejections)
+{
+    static const struct {
+        const char *in;
+        int code;
+        const char *needle;
+    } table[] = {
+        {"{\"a\":1,}", KIX_EINVAL, "invalid JSON at byte"},
+        {"{\"a\":\"\xff\"}", KIX_EINVAL, "invalid UTF-8"},
+        {"{\"a\":\"\xc3\"}", KIX_EINVAL, "invalid UTF-8"},
+        {"{\"a\":\"\\ud800\"}", KIX_EINVAL, "\\uD800"},
+        {"{\"a\":\"\\udc00x\"}", KIX_EINVAL, "\\uDC00"},
+        {"{\"a\":1,\"a\":2}", KIX_EINVAL, "duplicate object key at byte 10"},
+        {"{\"n\":9007199254740993}", KIX_EINVAL, "send it as a string"},
+        {"{\"n\":-9007199254740993}", KIX_EINVAL, "beyond 2^53"},
+        {"{\"n\":123456789012345678901234567890}", KIX_EINVAL, "at byte 5"},
+        {"{\"n\":NaN}", KIX_EINVAL, "invalid JSON"},
+        {"{\"n\":Infinity}", KIX_EINVAL, "invalid JSON"},
+        {"{\"n\":1e400}", KIX_EINVAL, "number out of range"},
+        {"[1,2]", KIX_EINVAL, "top level is not a JSON object"},
+        {"\"s\"", KIX_EINVAL, "top level is not a JSON object"},
+        {"", KIX_EINVAL, "invalid JSON"},
+        {"{\"a\":1} {}", KIX_EINVAL, "end of file expected"},
+        {"{\"a\\u0000b\":1}", KIX_EINVAL, "NUL character in an object key"},
+    };
+    struct kix_buf out = KIX_BUF_INIT;
+    for (size_t i = 0; i < sizeof(table) / sizeof(table[0]); i++) {
+        struct kix_err err = {0, ""};
+        ASSERT_EQ_INT(table[i].code, canon_text(table[i].in, &out, &err));
+        ASSERT_CONTAINS(err.msg, table[i].needle);
+    }
+    kix_buf_release(&out);
+}
+
+KIX_TEST(depth_and_size_limits)
+{
+    struct kix_buf in = KIX_BUF_INIT, out = KIX_BUF_INIT;
+    struct kix_err err = {0, ""};
+    struct kix_canon_opts small = {16, 0, 0};
+
+    /* depth 64 is allowed, 65 is not */
+    ASSERT_EQ_INT(KIX_OK, kix_buf_adds(&in, "{\"a\":"));
+    for (int i = 0; i < 63; i++)
+        ASSERT_EQ_INT(KIX_OK, kix_buf_addc(&in, '['));
+    for (int i = 0; i < 63; i++)
+        ASSERT_EQ_INT(KIX_OK, kix_buf_addc(&in, ']'));
+    ASSERT_EQ_INT(KIX_OK, kix_buf_addc(&in, '}'));
+    ASSERT_EQ_INT(KIX_OK, kix_canon(in.ptr, in.len, NULL, &out, &err));
+    kix_buf_reset(&in);
+    ASSERT_EQ_INT(KIX_OK, kix_buf_adds(&in, "{\"a\":"));
+    for (int i = 0; i < 100000; i++)
+        ASSERT_EQ_INT(KIX_OK, kix_buf_addc(&in, '['));
+    ASSERT_EQ_INT(KIX_ELIMIT, kix_canon(in.ptr, in.len, NULL, &out, &err));
+    ASSERT_CONTAINS(err.msg, "nesting deeper than 64 levels at byte 68");
+    /* strings do not count towards depth */
+    ASSERT_EQ_INT(KIX_OK, canon_text("{\"a\":\"[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[["
+                                     "[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[\\\"\"}",
+                                     &out, &err));
+    ASSERT_EQ_INT(KIX_ELIMIT,
+                  kix_canon((const uint8_t *)"{\"a\":\"0123456789\"}", 18, &small, &out, &err));
+    ASSERT_CONTAINS(err.msg, "over the limit of 16 bytes");
+    kix_buf_release(&in);
+    kix_buf_release(&out);
+}
+
+KIX_TEST(idempotent)
+{
+    const char *in = "{ \"b\" : [ 1.50, true, null, {\"y\":1, \"x\": \"\\u0041\"} ], \"a\": -0 }";
+    struct kix_buf once = KIX_BUF_INIT, twice = KIX_BUF_INIT;
+    struct kix_err err = {0, ""};
+    ASSERT_EQ_INT(KIX_OK, canon_text(in, &once, &err));
+    ASSERT_EQ_STR("{\"a\":0,\"b\":[1.5,true,null,{\"x\":\"A\",\"y\":1}]}", (const char *)once.ptr);
+    ASSERT_EQ_INT(KIX_OK, kix_canon(once.ptr, once.len, NULL, &twice, &err));
+    ASSERT_EQ_MEM(once.ptr, once.len, twice.ptr, twice.len);
+    kix_buf_release(&once);
+    kix_buf_release(&twice);
+}
+
+KIX_TEST(digest_text)
+{
+    struct kix_digest d, back;
+    struct kix_err err = {0, ""};
+    char text[KIX_DIGEST_TEXT_LEN + 1];
+    kix_digest_of("", 0, &d);
+    kix_digest_format(&d, text);
+    ASSERT_EQ_STR("sha256:e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855", text);
+    ASSERT_EQ_INT(KIX_OK, kix_digest_parse(text, strlen(text), &back, &err));
+    ASSERT_EQ_MEM(d.b, 32, back.b, 32);
+    static const char *bad[] = {
+        "sha256:E3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855",
+        "sha256:e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b85",
+        "sha256:e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b8555",
+        "sha512:e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855",
+        " sha256:e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b85",
+        "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855",
+        "sha256:g3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855",
+    };
+    for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+        ASSERT_EQ_INT(KIX_EINVAL, kix_digest_parse(bad[i], strlen(bad[i]), &back, &err));
+        ASSERT_CONTAINS(err.msg, "malformed digest");
+    }
+}
+
+KIX_TEST(jcs_vector_digests)
+{
+    /* output_sha256.json lists SHA-256 of each expected output. */
+    size_t len;
+    char *json = kix_test_read_file("vectors/jcs/output_sha256.json", &len);
+    ASSERT_TRUE(json);
+    static const char *names[] = {"arrays", "french", "structures", "unicode", "values", "weird"};
+    for (size_t i = 0; i < 6; i++) {
+        char path[256], hex[65];
+        size_t n;
+        struct kix_digest d;
+        snprintf(path, sizeof(path), "vectors/jcs/output/%s.json", names[i]);
+        char *out = kix_test_read_file(path, &n);
+        ASSERT_TRUE(out);
+        kix_digest_of(out, n, &d);
+        kix_hex_encode(d.b, 32, hex);
+        ASSERT_TRUE(strstr(json, hex) != NULL);
+        free(out);
+    }
+    free(json);
+}
+
+KIX_TEST(references)
+{
+    const char *doc =
+        "{\"a\":\"sha256:1111111111111111111111111111111111111111111111111111111111111111\","
+        "\"b\":[\"sha256:2222222222222222222222222222222222222222222222222222222222222222\","
+        "{\"c\":\"sha256:1111111111111111111111111111111111111111111111111111111111111111\"}],"
+        "\"sha256:3333333333333333333333333333333333333333333333333333333333333333\":1,"
+        "\"d\":\"sha256:4444\",\"e\":\"SHA256:5555555555555555555555555555555555555555555555555"
+        "555555555555555\"}";
+    struct kix_digest *refs = NULL;
+    size_t n = 0;
+    struct kix_err err = {0, ""};
+    ASSERT_EQ_INT(KIX_OK, kix_refs_extract((const uint8_t *)doc, strlen(doc), &refs, &n, &err));
+    ASSERT_EQ_INT(2, n);
+    ASSERT_EQ_INT(0x11, refs[0].b[0]);
+    ASSERT_EQ_INT(0x22, refs[1].b[31]);
+    free(refs);
+}
+
+KIX_TEST_MAIN()

@@ -1,0 +1,16 @@
+#!/usr/bin/env bash
+# Installs the Debian packages kix needs to build and test, only those missing.
+set -euo pipefail
+packages=(build-essential cmake pkg-config clang clang-format
+          liblmdb-dev libsodium-dev libmsgpack-dev libuv1-dev libjansson-dev lmdb-utils)
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+  echo "kix: installing ${missing[*]}" >&2
+  sudo=""
+  [ "$(id -u)" -eq 0 ] || sudo="sudo"
+  $sudo apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq "${missing[@]}" >/dev/null
+fi

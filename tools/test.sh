@@ -1,0 +1,10 @@
+#!/usr/bin/env bash
+# The whole test suite: install dependencies, build Debug with ASan+UBSan and
+# -Werror into build-debug/, run every CTest entry.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+bash tools/deps.sh
+cmake -S . -B build-debug -DCMAKE_BUILD_TYPE=Debug -DKIX_WERROR=ON >/dev/null
+cmake --build build-debug -j"$(nproc)"
+cd build-debug
+ctest --output-on-failure -j"$(nproc)" "$@"
