@@ -1,0 +1,189 @@
+/* Base64 over libsodium, UTF-8 checking and JCS string literals (see base64.h). */
+#include "base64.h"
+
+#include <sodium.h>
+#include <string.h>
+
+size_t kix__base64_encoded_len(size_t n)
+{
+    return (n + 2) / 3 * 4;
+}
+
+int kix__base64_encode(const uint8_t *in, size_t n, struct kix_buf *out)
+{
+    size_t enc;
+    int rc;
+
+    if (n > (SIZE_MAX - 8) / 4 * 3)
+        return KIX_ENOMEM;
+    enc = kix__base64_encoded_len(n);
+    /* kix_buf_grow leaves room for one more byte: sodium's trailing NUL. */
+    rc = kix_buf_grow(out, enc);
+    if (rc)
+        return rc;
+    sodium_bin2base64((char *)out->ptr + out->len, enc + 1, n ? in : (const uint8_t *)"", n,
+                      sodium_base64_VARIANT_ORIGINAL);
+    out->len += enc;
+    return KIX_OK;
+}
+
+/* The decoded length of padded base64 text, from its length and padding. */
+static int decoded_len(const char *in, size_t len, size_t *n)
+{
+    size_t pad = 0;
+
+    if (len % 4 != 0)
+        return KIX_EINVAL;
+    if (len && in[len - 1] == '=')
+        pad = (len >= 2 && in[len - 2] == '=') ? 2 : 1;
+    *n = len / 4 * 3 - pad;
+    return KIX_OK;
+}
+
+int kix__base64_decode(const char *in, size_t len, uint8_t *dst, size_t dst_max, size_t *dst_len)
+{
+    static const int variants[] = {sodium_base64_VARIANT_ORIGINAL, sodium_base64_VARIANT_URLSAFE};
+    size_t n, got;
+
+    *dst_len = 0;
+    if (decoded_len(in, len, &n))
+        return KIX_EINVAL;
+    if (n > dst_max)
+        return KIX_ELIMIT;
+    if (len == 0)
+        return KIX_OK;
+    for (size_t i = 0; i < sizeof(variants) / sizeof(variants[0]); i++) {
+        /* Strict: no ignored characters, exact padding, zero trailing bits,
+         * the whole input consumed (b64_end NULL). */
+        if (sodium_base642bin(dst, n, in, len, NULL, &got, NULL, variants[i]) == 0 && got == n) {
+            *dst_len = n;
+            return KIX_OK;
+        }
+    }
+    return KIX_EINVAL;
+}
+
+int kix__base64_decode_buf(const char *in, size_t len, size_t max, struct kix_buf *out)
+{
+    size_t n, got;
+    int rc;
+
+    if (decoded_len(in, len, &n))
+        return KIX_EINVAL;
+    if (n > max)
+        return KIX_ELIMIT;
+    rc = kix_buf_grow(out, n);
+    if (rc)
+        return rc;
+    rc = kix__base64_decode(in, len, out->ptr + out->len, n, &got);
+    if (rc == KIX_OK)
+        out->len += got;
+    out->ptr[out->len] = '\0';
+    return rc;
+}
+
+int kix__utf8_valid(const char *s, size_t len)
+{
+    const uint8_t *p = (const uint8_t *)s, *end = p + len;
+
+    while (p < end) {
+        uint8_t c = *p;
+        uint32_t cp;
+        size_t n;
+
+        if (c < 0x80) {
+            if (c == 0)
+                return 0;
+            p++;
+            continue;
+        }
+        if (c >= 0xC2 && c <= 0xDF) {
+            n = 1;
+            cp = c & 0x1F;
+        } else if (c >= 0xE0 && c <= 0xEF) {
+            n = 2;
+            cp = c & 0x0F;
+        } else if (c >= 0xF0 && c <= 0xF4) {
+            n = 3;
+            cp = c & 0x07;
+        } else {
+            return 0;
+        }
+        if ((size_t)(end - p) <= n)
+            return 0;
+        for (size_t i = 1; i <= n; i++) {
+            if ((p[i] & 0xC0) != 0x80)
+                return 0;
+            cp = (cp << 6) | (p[i] & 0x3F);
+        }
+        if ((n == 2 && cp < 0x800) || (n == 3 && (cp < 0x10000 || cp > 0x10FFFF)) ||
+            (cp >= 0xD800 && cp <= 0xDFFF))
+            return 0;
+        p += n + 1;
+    }
+    return 1;
+}
+
+int kix__json_string(const char *s, size_t len, struct kix_buf *out)
+{
+    static const char hex[] = "0123456789abcdef";
+    size_t run = 0;
+    int rc;
+
+    if (len == 0)
+        return kix_buf_add(out, "\"\"", 2);
+    rc = kix_buf_grow(out, len + 2);
+    if (rc)
+        return rc;
+    out->ptr[out->len++] = '"';
+    for (size_t i = 0; i < len; i++) {
+        uint8_t c = (uint8_t)s[i];
+        char esc[7];
+        size_t n = 2;
+
+        if (c >= 0x20 && c != '"' && c != '\\')
+            continue;
+        /* Flush the verbatim run before this character. */
+        rc = kix_buf_add(out, s + run, i - run);
+        if (rc)
+            return rc;
+        run = i + 1;
+        esc[0] = '\\';
+        switch (c) {
+        case '"':
+            esc[1] = '"';
+            break;
+        case '\\':
+            esc[1] = '\\';
+            break;
+        case '\b':
+            esc[1] = 'b';
+            break;
+        case '\t':
+            esc[1] = 't';
+            break;
+        case '\n':
+            esc[1] = 'n';
+            break;
+        case '\f':
+            esc[1] = 'f';
+            break;
+        case '\r':
+            esc[1] = 'r';
+            break;
+        default:
+            memcpy(esc + 1, "u00", 3);
+            esc[4] = hex[c >> 4];
+            esc[5] = hex[c & 15];
+            n = 6;
+            break;
+        }
+        rc = kix_buf_add(out, esc, n);
+        if (rc)
+            return rc;
+    }
+    rc = kix_buf_add(out, s + run, len - run);
+    if (rc)
+        return rc;
+    return kix_buf_addc(out, '"');
+}
