@@ -5,22 +5,6 @@
 #include "harness.h"
 #include "kix/note.h"
 
-/* tests/harness.h's KIX_TEST names its parameter `name`, which also
- * rewrites the `.name` member it assigns; until that is fixed there, use
- * the same macro with a parameter that cannot collide. */
-#undef KIX_TEST
-#define KIX_TEST(case_)                                                                            \
-    static void test_##case_(void);                                                                \
-    __attribute__((constructor)) static void register_##case_(void)                                \
-    {                                                                                              \
-        if (kix_test_ncases < KIX_TEST_MAX) {                                                      \
-            kix_test_cases[kix_test_ncases].name = #case_;                                         \
-            kix_test_cases[kix_test_ncases].fn = test_##case_;                                     \
-            kix_test_ncases++;                                                                     \
-        }                                                                                          \
-    }                                                                                              \
-    static void test_##case_(void)
-
 static json_t *load_vectors(void)
 {
     size_t len = 0;

@@ -7,6 +7,13 @@ static const struct cli_command commands[] = {
     {"canon", cmd_canon, "write the RFC 8785 canonical form of a JSON object"},
     {"digest", cmd_digest, "print the sha256: digest of a JSON object's canonical form"},
     {"store", cmd_store, "put, get and check objects in an embedded store"},
+    {"keygen", cmd_keygen, "generate an Ed25519 key pair (C2SP text forms)"},
+    {"info", cmd_info, "show a log's origin, key and size"},
+    {"checkpoint", cmd_checkpoint, "print the latest signed checkpoint, verified"},
+    {"entry", cmd_entry, "write the raw bytes of one log entry"},
+    {"proof", cmd_proof, "print an inclusion or consistency proof"},
+    {"receipt", cmd_receipt, "print the tlog-proof receipt of an entry"},
+    {"verify", cmd_verify, "check a receipt offline against the log key"},
 };
 
 static void usage(FILE *to)

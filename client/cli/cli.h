@@ -1,0 +1,92 @@
+/* client/cli.h — shared plumbing of the kix commands (not a library API).
+ *
+ * Each command is `int cmd_NAME(int argc, char **argv)` returning a process
+ * exit status: 0 ok, 1 rejected input or failed verification, 2 usage,
+ * 3 internal or I/O error (see kix/error.h). Commands print results on
+ * stdout and errors on stderr as "kix NAME: message".
+ */
+#ifndef KIX_CLI_H
+#define KIX_CLI_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+#include "kix/buf.h"
+#include "kix/error.h"
+
+#define EXIT_REJECTED 1
+#define EXIT_USAGE    2
+#define EXIT_INTERNAL 3
+
+struct cli_command {
+    const char *name;
+    int (*run)(int argc, char **argv);
+    const char *summary;
+};
+
+/* Reads a whole file ("-" = stdin) into out, refusing more than max bytes. */
+int cli_read_file(const char *path, size_t max, struct kix_buf *out, struct kix_err *err);
+
+/* Prints "kix CMD: message" for an error and returns its exit status. */
+int cli_fail(const char *cmd, int code, const struct kix_err *err);
+
+/* Prints a usage error and a pointer to --help; returns EXIT_USAGE. */
+int cli_usage_error(const char *cmd, const char *fmt, ...) KIX_PRINTF(2, 3);
+
+/* True when argv holds -h or --help (before any "--"). */
+int cli_wants_help(int argc, char **argv);
+
+/* Options every log command takes: where the log is and how to trust it. */
+struct cli_common {
+    const char *store;   /* --store DIR: a local store */
+    const char *server;  /* --server ADDR (KIX_SERVER; default tcp://127.0.0.1:7420) */
+    const char *log_key; /* --log-key FILE|TEXT (KIX_LOG_KEY) */
+    int json;            /* --json */
+};
+
+#define CLI_COMMON_LONGOPTS                                                                        \
+    {"store", required_argument, NULL, 0x101}, {"server", required_argument, NULL, 0x102},         \
+        {"log-key", required_argument, NULL, 0x103}, {"json", no_argument, NULL, 0x104},           \
+    {                                                                                              \
+        "help", no_argument, NULL, 'h'                                                             \
+    }
+
+#define CLI_COMMON_HELP                                                                            \
+    "  --store DIR       use a local store directory instead of a server\n"                        \
+    "  --server ADDR     kixd address, tcp://HOST:PORT or unix:///PATH\n"                          \
+    "                    (default $KIX_SERVER or tcp://127.0.0.1:7420)\n"                          \
+    "  --log-key KEY     the log's verifier key, a file or the key text\n"                         \
+    "                    (default $KIX_LOG_KEY, then ~/.config/kix/config)\n"                      \
+    "  --json            machine-readable output\n"
+
+/* Takes a common option (returns 1) or not (returns 0). */
+int cli_common_option(struct cli_common *c, int opt, const char *arg);
+void cli_common_init(struct cli_common *c);
+
+struct kix_client;
+struct kix_verifier;
+/* Opens the store or connects to the server; prints the error and returns
+ * the exit status on failure, 0 on success. */
+int cli_connect(const char *cmd, const struct cli_common *c, struct kix_client **out);
+/* The log key to verify against: --log-key, $KIX_LOG_KEY, the config file,
+ * or (for a local store only) the store's own key. Returns an exit status. */
+int cli_log_key(const char *cmd, const struct cli_common *c, struct kix_client *client,
+                struct kix_verifier *out);
+/* Parses a non-negative decimal; returns 0 on success. */
+int cli_parse_u64(const char *s, uint64_t *out);
+/* Prints a JSON string literal (escaped) to f. */
+void cli_json_string(FILE *f, const char *s, size_t len);
+
+int cmd_keygen(int argc, char **argv);
+int cmd_info(int argc, char **argv);
+int cmd_checkpoint(int argc, char **argv);
+int cmd_entry(int argc, char **argv);
+int cmd_proof(int argc, char **argv);
+int cmd_receipt(int argc, char **argv);
+int cmd_verify(int argc, char **argv);
+
+int cmd_canon(int argc, char **argv);
+int cmd_digest(int argc, char **argv);
+int cmd_store(int argc, char **argv);
+
+#endif

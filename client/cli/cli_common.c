@@ -1,0 +1,153 @@
+/* The options every log command shares: where the log is, which key. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "kix/canon.h"
+#include "kix/client.h"
+#include "kix/note.h"
+
+void cli_common_init(struct cli_common *c)
+{
+    memset(c, 0, sizeof(*c));
+}
+
+int cli_common_option(struct cli_common *c, int opt, const char *arg)
+{
+    switch (opt) {
+    case 0x101:
+        c->store = arg;
+        return 1;
+    case 0x102:
+        c->server = arg;
+        return 1;
+    case 0x103:
+        c->log_key = arg;
+        return 1;
+    case 0x104:
+        c->json = 1;
+        return 1;
+    }
+    return 0;
+}
+
+int cli_connect(const char *cmd, const struct cli_common *c, struct kix_client **out)
+{
+    struct kix_err err = {0, ""};
+    const char *server = c->server ? c->server : getenv("KIX_SERVER");
+    int rc;
+
+    if (c->store)
+        rc = kix_client_open_store(c->store, out, &err);
+    else
+        rc = kix_client_connect(server && *server ? server : KIX_DEFAULT_SERVER, NULL, out, &err);
+    return rc ? cli_fail(cmd, rc, &err) : 0;
+}
+
+/* "log-key = TEXT" from $XDG_CONFIG_HOME/kix/config (or ~/.config). */
+static int config_log_key(char *out, size_t cap)
+{
+    char path[4096], line[2048];
+    const char *xdg = getenv("XDG_CONFIG_HOME"), *home = getenv("HOME");
+    FILE *f;
+    int found = 0;
+
+    if (xdg && *xdg)
+        snprintf(path, sizeof(path), "%s/kix/config", xdg);
+    else if (home)
+        snprintf(path, sizeof(path), "%s/.config/kix/config", home);
+    else
+        return 0;
+    f = fopen(path, "r");
+    if (!f)
+        return 0;
+    while (!found && fgets(line, sizeof(line), f)) {
+        char *v = line + strspn(line, " \t");
+        if (strncmp(v, "log-key", 7) != 0)
+            continue;
+        v += 7 + strspn(v + 7, " \t");
+        if (*v != '=')
+            continue;
+        v += 1 + strspn(v + 1, " \t");
+        v[strcspn(v, "\r\n")] = '\0';
+        snprintf(out, cap, "%s", v);
+        found = 1;
+    }
+    fclose(f);
+    return found;
+}
+
+static int parse_key_text(const char *cmd, const char *text, const char *from,
+                          struct kix_verifier *out)
+{
+    struct kix_err err = {0, ""};
+    size_t len = strcspn(text, "\r\n");
+    int rc = kix_verifier_parse(text, len, out, &err);
+    if (rc) {
+        kix_err_wrap(&err, "log key from %s", from);
+        return cli_fail(cmd, rc, &err);
+    }
+    return 0;
+}
+
+int cli_log_key(const char *cmd, const struct cli_common *c, struct kix_client *client,
+                struct kix_verifier *out)
+{
+    const char *given = c->log_key ? c->log_key : getenv("KIX_LOG_KEY");
+    char text[2048];
+
+    if (given && *given) {
+        struct kix_buf file = KIX_BUF_INIT;
+        struct kix_err err = {0, ""};
+        int status, rc;
+        if (access(given, F_OK) != 0)
+            return parse_key_text(cmd, given, c->log_key ? "--log-key" : "$KIX_LOG_KEY", out);
+        rc = cli_read_file(given, 4096, &file, &err);
+        if (rc)
+            return cli_fail(cmd, rc, &err);
+        status = parse_key_text(cmd, file.ptr ? (const char *)file.ptr : "", given, out);
+        kix_buf_release(&file);
+        return status;
+    }
+    if (config_log_key(text, sizeof(text)))
+        return parse_key_text(cmd, text, "the config file", out);
+    if (c->store && client) {
+        /* our own store: its key is as trusted as the files themselves */
+        struct kix_client_info info;
+        struct kix_err err = {0, ""};
+        int rc = kix_client_info(client, &info, &err);
+        if (rc)
+            return cli_fail(cmd, rc, &err);
+        return parse_key_text(cmd, info.log_key, c->store, out);
+    }
+    fprintf(stderr,
+            "kix %s: no log key to verify against. Pass --log-key KEY, set KIX_LOG_KEY, or add\n"
+            "'log-key = KEY' to ~/.config/kix/config. 'kix trust ADDR' fetches a server's key\n"
+            "for you to check and pin (trust on first use).\n",
+            cmd);
+    return EXIT_USAGE;
+}
+
+int cli_parse_u64(const char *s, uint64_t *out)
+{
+    char *end;
+    unsigned long long v;
+    if (!s || !*s || *s == '-' || *s == '+')
+        return -1;
+    errno = 0;
+    v = strtoull(s, &end, 10);
+    if (errno || *end)
+        return -1;
+    *out = v;
+    return 0;
+}
+
+void cli_json_string(FILE *f, const char *s, size_t len)
+{
+    struct kix_buf b = KIX_BUF_INIT;
+    if (kix_canon_string(s, len, &b) == KIX_OK)
+        fwrite(b.ptr, 1, b.len, f);
+    kix_buf_release(&b);
+}

@@ -1,0 +1,254 @@
+/* kix info, checkpoint, entry, proof, receipt: reading a log, local or remote. */
+#include <getopt.h>
+#include <sodium.h>
+#include <string.h>
+
+#include "cli.h"
+#include "kix/client.h"
+
+/* Parses argv with the common options plus --size; returns exit status or -1. */
+static int parse_args(const char *cmd, const char *help, int argc, char **argv,
+                      struct cli_common *common, uint64_t *size)
+{
+    static const struct option longopts[] = {
+        CLI_COMMON_LONGOPTS, {"size", required_argument, NULL, 's'}, {NULL, 0, NULL, 0}};
+    int c;
+
+    cli_common_init(common);
+    optind = 1;
+    while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
+        if (cli_common_option(common, c, optarg))
+            continue;
+        if (c == 's' && size) {
+            if (cli_parse_u64(optarg, size))
+                return cli_usage_error(cmd, "--size needs a non-negative integer");
+            continue;
+        }
+        if (c == 'h') {
+            fputs(help, stdout);
+            return 0;
+        }
+        return cli_usage_error(cmd, "unknown option");
+    }
+    return -1;
+}
+
+static const char info_help[] =
+    "usage: kix info [--store DIR | --server ADDR] [--json]\n"
+    "\n"
+    "Prints the log's origin, verifier key and size as the server "
+    "reports them\n(unverified; kix checkpoint verifies).\n\n" CLI_COMMON_HELP;
+
+int cmd_info(int argc, char **argv)
+{
+    struct cli_common common;
+    struct kix_client *cl = NULL;
+    struct kix_client_info info;
+    struct kix_err err = {0, ""};
+    int status = parse_args("info", info_help, argc, argv, &common, NULL), rc;
+
+    if (status >= 0)
+        return status;
+    if (optind != argc)
+        return cli_usage_error("info", "unexpected argument %s", argv[optind]);
+    if ((status = cli_connect("info", &common, &cl)))
+        return status;
+    rc = kix_client_info(cl, &info, &err);
+    if (rc == KIX_OK && common.json) {
+        printf("{\"origin\":");
+        cli_json_string(stdout, info.origin, strlen(info.origin));
+        printf(",\"logKey\":");
+        cli_json_string(stdout, info.log_key, strlen(info.log_key));
+        printf(",\"size\":%llu,\"version\":", (unsigned long long)info.size);
+        cli_json_string(stdout, info.version, strlen(info.version));
+        printf(",\"mirror\":%s}\n", info.mirror ? "true" : "false");
+    } else if (rc == KIX_OK) {
+        printf("origin   %s\nlog key  %s\nsize     %llu\nversion  %s\n", info.origin, info.log_key,
+               (unsigned long long)info.size, info.version);
+        if (info.mirror)
+            printf("mirror   of %s (upstream size %llu)\n", info.upstream,
+                   (unsigned long long)info.upstream_size);
+    }
+    kix_client_close(cl);
+    return rc ? cli_fail("info", rc, &err) : 0;
+}
+
+static const char checkpoint_help[] =
+    "usage: kix checkpoint [--size N] [--store DIR | --server ADDR]\n"
+    "\n"
+    "Prints the latest signed checkpoint (or the one at size N) after verifying\n"
+    "its signature against the log key.\n\n" CLI_COMMON_HELP;
+
+int cmd_checkpoint(int argc, char **argv)
+{
+    struct cli_common common;
+    struct kix_client *cl = NULL;
+    struct kix_verifier key;
+    struct kix_buf note = KIX_BUF_INIT;
+    struct kix_note opened;
+    struct kix_checkpoint cp;
+    struct kix_err err = {0, ""};
+    uint64_t size = KIX_NO_INDEX;
+    int status = parse_args("checkpoint", checkpoint_help, argc, argv, &common, &size), rc;
+
+    if (status >= 0)
+        return status;
+    if (optind != argc)
+        return cli_usage_error("checkpoint", "unexpected argument %s", argv[optind]);
+    if ((status = cli_connect("checkpoint", &common, &cl)))
+        return status;
+    if ((status = cli_log_key("checkpoint", &common, cl, &key)))
+        goto out;
+    rc = kix_client_checkpoint(cl, size, &note, &err);
+    if (rc == KIX_OK)
+        rc = kix_checkpoint_open((const char *)note.ptr, note.len, &key, 1, key.name, &opened, &cp,
+                                 &err);
+    if (rc == KIX_OK && size != KIX_NO_INDEX && cp.size != size)
+        rc = kix_err_set(&err, KIX_EVERIFY, "asked for size %llu, got a checkpoint of size %llu",
+                         (unsigned long long)size, (unsigned long long)cp.size);
+    if (rc) {
+        status = cli_fail("checkpoint", rc, &err);
+        goto out;
+    }
+    if (common.json) {
+        char root[64];
+        sodium_bin2base64(root, sizeof(root), cp.root, 32, sodium_base64_VARIANT_ORIGINAL);
+        printf("{\"origin\":");
+        cli_json_string(stdout, cp.origin, strlen(cp.origin));
+        printf(",\"size\":%llu,\"root\":\"%s\",\"checkpoint\":", (unsigned long long)cp.size, root);
+        cli_json_string(stdout, (const char *)note.ptr, note.len);
+        printf("}\n");
+    } else {
+        fwrite(note.ptr, 1, note.len, stdout);
+    }
+out:
+    kix_buf_release(&note);
+    kix_client_close(cl);
+    return status;
+}
+
+static const char entry_help[] =
+    "usage: kix entry INDEX [--store DIR | --server ADDR]\n"
+    "\n"
+    "Writes the raw leaf bytes of log entry INDEX (the canonical DSSE envelope).\n"
+    "Use kix receipt to get it with its proof.\n\n" CLI_COMMON_HELP;
+
+static int write_entry(void *ctx, uint64_t index, const uint8_t *leaf, size_t len)
+{
+    (void)ctx;
+    (void)index;
+    fwrite(leaf, 1, len, stdout);
+    return 0;
+}
+
+int cmd_entry(int argc, char **argv)
+{
+    struct cli_common common;
+    struct kix_client *cl = NULL;
+    struct kix_err err = {0, ""};
+    uint64_t index, got = 0;
+    int status = parse_args("entry", entry_help, argc, argv, &common, NULL), rc;
+
+    if (status >= 0)
+        return status;
+    if (argc - optind != 1 || cli_parse_u64(argv[optind], &index))
+        return cli_usage_error("entry", "expected one INDEX");
+    if ((status = cli_connect("entry", &common, &cl)))
+        return status;
+    rc = kix_client_entries(cl, index, 1, write_entry, NULL, &got, &err);
+    if (rc == KIX_OK && got == 0)
+        rc = kix_err_set(&err, KIX_ENOTFOUND, "no entry %llu in the log at %s",
+                         (unsigned long long)index, kix_client_where(cl));
+    kix_client_close(cl);
+    return rc ? cli_fail("entry", rc, &err) : 0;
+}
+
+static const char proof_help[] =
+    "usage: kix proof inclusion INDEX [--size N] [--store DIR | --server ADDR]\n"
+    "       kix proof consistency OLD NEW [--store DIR | --server ADDR]\n"
+    "\n"
+    "Prints an RFC 9162 proof, one base64 hash per line in the RFC's order:\n"
+    "the inclusion of entry INDEX in the tree of size N (default: the latest),\n"
+    "or the consistency of the tree of size OLD with the tree of size NEW.\n\n" CLI_COMMON_HELP;
+
+static void print_proof(const struct cli_common *common, const struct kix_hash *p, size_t n)
+{
+    char b64[64];
+    if (common->json)
+        printf("[");
+    for (size_t i = 0; i < n; i++) {
+        sodium_bin2base64(b64, sizeof(b64), p[i].b, 32, sodium_base64_VARIANT_ORIGINAL);
+        if (common->json)
+            printf("%s\"%s\"", i ? "," : "", b64);
+        else
+            printf("%s\n", b64);
+    }
+    if (common->json)
+        printf("]\n");
+}
+
+int cmd_proof(int argc, char **argv)
+{
+    struct cli_common common;
+    struct kix_client *cl = NULL;
+    struct kix_hash proof[KIX_MERKLE_MAX_PROOF];
+    struct kix_err err = {0, ""};
+    uint64_t size = KIX_NO_INDEX, a, b;
+    size_t n = 0;
+    int status, rc, inclusion;
+
+    if (argc < 2 || cli_wants_help(argc, argv)) {
+        fputs(proof_help, argc < 2 ? stderr : stdout);
+        return argc < 2 ? EXIT_USAGE : 0;
+    }
+    inclusion = strcmp(argv[1], "inclusion") == 0;
+    if (!inclusion && strcmp(argv[1], "consistency") != 0)
+        return cli_usage_error("proof", "unknown proof kind '%s'", argv[1]);
+    status = parse_args("proof", proof_help, argc - 1, argv + 1, &common, &size);
+    if (status >= 0)
+        return status;
+    argc -= 1;
+    argv += 1;
+    if (inclusion && (argc - optind != 1 || cli_parse_u64(argv[optind], &a)))
+        return cli_usage_error("proof", "expected one INDEX");
+    if (!inclusion && (argc - optind != 2 || cli_parse_u64(argv[optind], &a) ||
+                       cli_parse_u64(argv[optind + 1], &b)))
+        return cli_usage_error("proof", "expected OLD and NEW sizes");
+    if ((status = cli_connect("proof", &common, &cl)))
+        return status;
+    rc = inclusion ? kix_client_inclusion(cl, a, size, proof, &n, &err)
+                   : kix_client_consistency(cl, a, b, proof, &n, &err);
+    if (rc == KIX_OK)
+        print_proof(&common, proof, n);
+    kix_client_close(cl);
+    return rc ? cli_fail("proof", rc, &err) : 0;
+}
+
+static const char receipt_help[] =
+    "usage: kix receipt INDEX [--size N] [--store DIR | --server ADDR]\n"
+    "\n"
+    "Prints the C2SP tlog-proof receipt of entry INDEX: the entry, its inclusion\n"
+    "proof and the signed checkpoint. 'kix verify' checks it offline.\n\n" CLI_COMMON_HELP;
+
+int cmd_receipt(int argc, char **argv)
+{
+    struct cli_common common;
+    struct kix_client *cl = NULL;
+    struct kix_buf out = KIX_BUF_INIT;
+    struct kix_err err = {0, ""};
+    uint64_t index, size = KIX_NO_INDEX;
+    int status = parse_args("receipt", receipt_help, argc, argv, &common, &size), rc;
+
+    if (status >= 0)
+        return status;
+    if (argc - optind != 1 || cli_parse_u64(argv[optind], &index))
+        return cli_usage_error("receipt", "expected one INDEX");
+    if ((status = cli_connect("receipt", &common, &cl)))
+        return status;
+    rc = kix_client_receipt(cl, index, size, &out, &err);
+    if (rc == KIX_OK)
+        fwrite(out.ptr, 1, out.len, stdout);
+    kix_buf_release(&out);
+    kix_client_close(cl);
+    return rc ? cli_fail("receipt", rc, &err) : 0;
+}

@@ -1,0 +1,109 @@
+/* kix/client.h — one interface to a kix log, local or remote.
+ *
+ * A struct kix_client talks either to a store directory on this machine
+ * (kix_client_open_store: the log's own files, as kixd would) or to a kixd
+ * over TCP or a Unix socket (kix_client_connect: "tcp://host:port",
+ * "unix:///path"). The calls are the same; commands are written once.
+ *
+ * Nothing a client returns about the log is trusted by this layer: callers
+ * verify checkpoints, proofs and digests against the log key (kix/receipt.h,
+ * kix/resolve.h, kix/merkle.h) — except kix_client_get_object, which checks
+ * the digest of what it returns itself.
+ *
+ * Memory: outputs are appended to caller-owned buffers or delivered through
+ * callbacks whose views live only during the call. Errors: the KIX_E* code
+ * and message the log or server gave; KIX_EUNAVAIL when a server cannot be
+ * reached (the message names the address tried), KIX_EPROTO when it answers
+ * nonsense.
+ */
+#ifndef KIX_CLIENT_H
+#define KIX_CLIENT_H
+
+#include "kix/buf.h"
+#include "kix/digest.h"
+#include "kix/error.h"
+#include "kix/log.h"
+#include "kix/merkle.h"
+#include "kix/resolve.h"
+
+#define KIX_DEFAULT_SERVER "tcp://127.0.0.1:7420"
+
+struct kix_client;
+
+struct kix_client_opts {
+    int timeout_ms; /* per request; 0 = 30 s */
+};
+
+int kix_client_open_store(const char *dir, struct kix_client **out,
+                          struct kix_err *err) KIX_MUST_CHECK;
+int kix_client_connect(const char *addr, const struct kix_client_opts *opts,
+                       struct kix_client **out, struct kix_err *err) KIX_MUST_CHECK;
+void kix_client_close(struct kix_client *c);
+/* "store DIR" or the server address, for messages. */
+const char *kix_client_where(const struct kix_client *c);
+
+struct kix_client_info {
+    char origin[KIX_NOTE_NAME_MAX + 1];
+    char log_key[1024]; /* verifier key text */
+    uint64_t size;
+    char version[32];
+    int mirror;             /* 1 for a read-only mirror */
+    char upstream[256];     /* mirror: the upstream address */
+    uint64_t upstream_size; /* mirror: upstream size last seen */
+    double lag_seconds;     /* mirror: age of the last successful sync */
+    char last_error[KIX_ERR_MSG_MAX];
+};
+
+int kix_client_info(struct kix_client *c, struct kix_client_info *out,
+                    struct kix_err *err) KIX_MUST_CHECK;
+
+/* The signed checkpoint at `size` (KIX_NO_INDEX: the latest), appended. */
+int kix_client_checkpoint(struct kix_client *c, uint64_t size, struct kix_buf *note,
+                          struct kix_err *err) KIX_MUST_CHECK;
+
+/* Entries [start, start + count) that exist, in order, through fn (a nonzero
+ * return from fn stops and is returned). *got (may be NULL) counts them. */
+typedef int (*kix_entry_fn)(void *ctx, uint64_t index, const uint8_t *leaf, size_t len);
+int kix_client_entries(struct kix_client *c, uint64_t start, uint64_t count, kix_entry_fn fn,
+                       void *ctx, uint64_t *got, struct kix_err *err) KIX_MUST_CHECK;
+
+int kix_client_inclusion(struct kix_client *c, uint64_t index, uint64_t size,
+                         struct kix_hash proof[KIX_MERKLE_MAX_PROOF], size_t *n,
+                         struct kix_err *err) KIX_MUST_CHECK;
+int kix_client_consistency(struct kix_client *c, uint64_t size1, uint64_t size2,
+                           struct kix_hash proof[KIX_MERKLE_MAX_PROOF], size_t *n,
+                           struct kix_err *err) KIX_MUST_CHECK;
+/* A tlog-proof receipt for entry `index` at `size` (KIX_NO_INDEX: latest). */
+int kix_client_receipt(struct kix_client *c, uint64_t index, uint64_t size, struct kix_buf *out,
+                       struct kix_err *err) KIX_MUST_CHECK;
+
+/* The object's canonical bytes, appended; the digest is checked here
+ * (KIX_EVERIFY when the bytes do not match). */
+int kix_client_get_object(struct kix_client *c, const struct kix_digest *d, struct kix_buf *out,
+                          struct kix_err *err) KIX_MUST_CHECK;
+
+struct kix_bundle {
+    struct kix_bytes envelope;
+    const struct kix_bytes *objects;
+    size_t nobjects;
+};
+
+struct kix_submit_result {
+    int code; /* KIX_OK, or why this bundle was refused */
+    char message[KIX_ERR_MSG_MAX];
+    uint64_t index;
+    int duplicate;
+    struct kix_buf receipt; /* tlog-proof text (owned; release with the result) */
+};
+
+void kix_submit_result_release(struct kix_submit_result *r);
+
+/* Submits bundles in one call; results[i] answers bundles[i] once durable. */
+int kix_client_submit(struct kix_client *c, const struct kix_bundle *bundles, size_t n,
+                      struct kix_submit_result *results, struct kix_err *err) KIX_MUST_CHECK;
+
+/* An unverified resolution (see kix/resolve.h); release it when done. */
+int kix_client_resolve(struct kix_client *c, const char *ref, struct kix_resolution *out,
+                       struct kix_err *err) KIX_MUST_CHECK;
+
+#endif

@@ -1,0 +1,316 @@
+/* struct kix_client: the local-store transport, and dispatch to remote.c. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "client_internal.h"
+#include "kix/resolve.h"
+
+int kix_client_open_store(const char *dir, struct kix_client **out, struct kix_err *err)
+{
+    struct kix_client *c = calloc(1, sizeof(*c));
+    struct kix_log_opts opts;
+    int rc;
+
+    *out = NULL;
+    if (!c)
+        return kix_err_set(err, KIX_ENOMEM, "out of memory");
+    memset(&opts, 0, sizeof(opts));
+    rc = kix_log_open(dir, &opts, &c->log, err);
+    if (rc == KIX_ENOTFOUND && err && strstr(err->msg, "log.key")) {
+        /* no log key here: a replica (mirror) store, readable as is */
+        opts.replica = 1;
+        rc = kix_log_open(dir, &opts, &c->log, err);
+    }
+    if (rc) {
+        free(c);
+        return rc;
+    }
+    snprintf(c->where, sizeof(c->where), "store %s", dir);
+    *out = c;
+    return KIX_OK;
+}
+
+int kix_client_connect(const char *addr, const struct kix_client_opts *opts,
+                       struct kix_client **out, struct kix_err *err)
+{
+    struct kix_client *c = calloc(1, sizeof(*c));
+    int rc;
+
+    *out = NULL;
+    if (!c)
+        return kix_err_set(err, KIX_ENOMEM, "out of memory");
+    rc = kix__remote_connect(addr, opts, &c->remote, err);
+    if (rc) {
+        free(c);
+        return rc;
+    }
+    snprintf(c->where, sizeof(c->where), "%s", addr);
+    *out = c;
+    return KIX_OK;
+}
+
+void kix_client_close(struct kix_client *c)
+{
+    if (!c)
+        return;
+    kix_log_close(c->log);
+    kix__remote_close(c->remote);
+    free(c);
+}
+
+const char *kix_client_where(const struct kix_client *c)
+{
+    return c->where;
+}
+
+void kix_submit_result_release(struct kix_submit_result *r)
+{
+    kix_buf_release(&r->receipt);
+}
+
+/* Runs fn with a read snapshot of the local log. */
+#define WITH_READER(c, r, err, body)                                                               \
+    do {                                                                                           \
+        struct kix_log_reader *r = NULL;                                                           \
+        int rc_ = kix_log_read_begin((c)->log, &r);                                                \
+        if (rc_)                                                                                   \
+            return kix_err_set(err, rc_, "reading the store: %s", kix_strerror(rc_));              \
+        rc_ = (body);                                                                              \
+        kix_log_read_end(r);                                                                       \
+        return rc_;                                                                                \
+    } while (0)
+
+static int local_info(struct kix_log_reader *r, struct kix_log *l, struct kix_client_info *out)
+{
+    struct kix_buf vkey = KIX_BUF_INIT;
+    int rc = kix_verifier_format(kix_log_verifier(l), &vkey);
+    if (rc)
+        return rc;
+    memset(out, 0, sizeof(*out));
+    snprintf(out->origin, sizeof(out->origin), "%s", kix_log_origin(l));
+    snprintf(out->log_key, sizeof(out->log_key), "%s", (const char *)vkey.ptr);
+    snprintf(out->version, sizeof(out->version), "kix 0.1.0");
+    out->size = kix_log_reader_size(r);
+    out->mirror = kix_log_is_replica(l);
+    kix_buf_release(&vkey);
+    return KIX_OK;
+}
+
+int kix_client_info(struct kix_client *c, struct kix_client_info *out, struct kix_err *err)
+{
+    if (c->remote)
+        return kix__remote_info(c->remote, out, err);
+    WITH_READER(c, r, err, local_info(r, c->log, out));
+}
+
+static int copy_view(int rc, const struct kix_bytes *v, struct kix_buf *out)
+{
+    return rc ? rc : kix_buf_add(out, v->ptr, v->len);
+}
+
+static int local_checkpoint(struct kix_log_reader *r, uint64_t size, struct kix_buf *note,
+                            struct kix_err *err)
+{
+    struct kix_bytes v;
+    int rc = kix_log_reader_checkpoint(r, size, &v);
+    if (rc == KIX_ENOTFOUND)
+        return kix_err_set(err, rc, "no signed checkpoint at size %llu (the log has %llu entries)",
+                           (unsigned long long)size, (unsigned long long)kix_log_reader_size(r));
+    return copy_view(rc, &v, note);
+}
+
+int kix_client_checkpoint(struct kix_client *c, uint64_t size, struct kix_buf *note,
+                          struct kix_err *err)
+{
+    if (c->remote)
+        return kix__remote_checkpoint(c->remote, size, note, err);
+    WITH_READER(c, r, err, local_checkpoint(r, size, note, err));
+}
+
+static int local_entries(struct kix_log_reader *r, uint64_t start, uint64_t count, kix_entry_fn fn,
+                         void *ctx, uint64_t *got, struct kix_err *err)
+{
+    uint64_t size = kix_log_reader_size(r), n = 0;
+    for (uint64_t i = start; i < size && i - start < count; i++) {
+        struct kix_bytes leaf;
+        int rc = kix_log_reader_entry(r, i, &leaf);
+        if (rc)
+            return kix_err_set(err, KIX_ECORRUPT, "entry %llu is missing from the store",
+                               (unsigned long long)i);
+        rc = fn(ctx, i, leaf.ptr, leaf.len);
+        if (rc)
+            return rc;
+        n++;
+    }
+    if (got)
+        *got = n;
+    return KIX_OK;
+}
+
+int kix_client_entries(struct kix_client *c, uint64_t start, uint64_t count, kix_entry_fn fn,
+                       void *ctx, uint64_t *got, struct kix_err *err)
+{
+    if (c->remote)
+        return kix__remote_entries(c->remote, start, count, fn, ctx, got, err);
+    WITH_READER(c, r, err, local_entries(r, start, count, fn, ctx, got, err));
+}
+
+static uint64_t latest(struct kix_log_reader *r, uint64_t size)
+{
+    return size == KIX_NO_INDEX ? kix_log_reader_size(r) : size;
+}
+
+int kix_client_inclusion(struct kix_client *c, uint64_t index, uint64_t size,
+                         struct kix_hash proof[KIX_MERKLE_MAX_PROOF], size_t *n,
+                         struct kix_err *err)
+{
+    if (c->remote)
+        return kix__remote_inclusion(c->remote, index, size, proof, n, err);
+    WITH_READER(c, r, err, kix_log_reader_inclusion(r, index, latest(r, size), proof, n, err));
+}
+
+int kix_client_consistency(struct kix_client *c, uint64_t size1, uint64_t size2,
+                           struct kix_hash proof[KIX_MERKLE_MAX_PROOF], size_t *n,
+                           struct kix_err *err)
+{
+    if (c->remote)
+        return kix__remote_consistency(c->remote, size1, size2, proof, n, err);
+    WITH_READER(c, r, err, kix_log_reader_consistency(r, size1, latest(r, size2), proof, n, err));
+}
+
+int kix_client_receipt(struct kix_client *c, uint64_t index, uint64_t size, struct kix_buf *out,
+                       struct kix_err *err)
+{
+    if (c->remote)
+        return kix__remote_receipt(c->remote, index, size, out, err);
+    WITH_READER(c, r, err, kix_log_reader_receipt(r, index, size, out, err));
+}
+
+static int local_object(struct kix_log_reader *r, const struct kix_digest *d, struct kix_buf *out,
+                        struct kix_err *err)
+{
+    struct kix_bytes v;
+    char text[KIX_DIGEST_TEXT_LEN + 1];
+    int rc = kix_log_reader_object(r, d, &v);
+    if (rc == KIX_ENOTFOUND) {
+        kix_digest_format(d, text);
+        return kix_err_set(err, rc, "object %s is not in this log", text);
+    }
+    return copy_view(rc, &v, out);
+}
+
+int kix_client_get_object(struct kix_client *c, const struct kix_digest *d, struct kix_buf *out,
+                          struct kix_err *err)
+{
+    size_t start = out->len;
+    struct kix_digest got;
+    char text[KIX_DIGEST_TEXT_LEN + 1];
+    int rc;
+
+    if (c->remote) {
+        rc = kix__remote_get_object(c->remote, d, out, err);
+    } else {
+        struct kix_log_reader *r = NULL;
+        rc = kix_log_read_begin(c->log, &r);
+        if (rc == KIX_OK)
+            rc = local_object(r, d, out, err);
+        kix_log_read_end(r);
+    }
+    if (rc)
+        return rc;
+    kix_digest_of(out->ptr + start, out->len - start, &got);
+    if (memcmp(got.b, d->b, 32) != 0) {
+        out->len = start;
+        kix_digest_format(d, text);
+        return kix_err_set(err, KIX_EVERIFY,
+                           "%s answered bytes that do not hash to %s; it is serving corrupt or "
+                           "forged data",
+                           c->where, text);
+    }
+    return KIX_OK;
+}
+
+static int local_submit(struct kix_client *c, const struct kix_bundle *bundles, size_t n,
+                        struct kix_submit_result *results, struct kix_err *err)
+{
+    struct kix_prepared **items = calloc(n ? n : 1, sizeof(*items));
+    struct kix_append_result *res = calloc(n ? n : 1, sizeof(*res));
+    size_t *slot = calloc(n ? n : 1, sizeof(*slot)), nitems = 0;
+    int rc = KIX_OK;
+
+    if (!items || !res || !slot) {
+        rc = kix_err_set(err, KIX_ENOMEM, "out of memory");
+        goto out;
+    }
+    for (size_t i = 0; i < n; i++) {
+        struct kix_submission sub = {bundles[i].envelope, bundles[i].objects, bundles[i].nobjects};
+        struct kix_err item_err = {0, ""};
+        memset(&results[i], 0, sizeof(results[i]));
+        results[i].code = kix_log_prepare(c->log, &sub, &items[nitems], &item_err);
+        if (results[i].code) {
+            snprintf(results[i].message, sizeof(results[i].message), "%s", item_err.msg);
+            continue;
+        }
+        slot[nitems++] = i;
+    }
+    if (nitems)
+        rc = kix_log_commit(c->log, items, nitems, res, NULL, err);
+    if (rc)
+        goto out;
+    for (size_t k = 0; k < nitems; k++) {
+        struct kix_submit_result *r = &results[slot[k]];
+        r->code = res[k].code;
+        r->index = res[k].index;
+        r->duplicate = res[k].duplicate;
+        snprintf(r->message, sizeof(r->message), "%s", res[k].message);
+        if (r->code == KIX_OK) {
+            struct kix_err rerr = {0, ""};
+            r->code = kix_client_receipt(c, r->index, KIX_NO_INDEX, &r->receipt, &rerr);
+            if (r->code)
+                snprintf(r->message, sizeof(r->message), "%s", rerr.msg);
+        }
+    }
+out:
+    for (size_t k = 0; items && k < nitems; k++)
+        kix_prepared_free(items[k]);
+    free(items);
+    free(res);
+    free(slot);
+    return rc;
+}
+
+int kix_client_submit(struct kix_client *c, const struct kix_bundle *bundles, size_t n,
+                      struct kix_submit_result *results, struct kix_err *err)
+{
+    if (c->remote)
+        return kix__remote_submit(c->remote, bundles, n, results, err);
+    return local_submit(c, bundles, n, results, err);
+}
+
+/* A local resolution borrows from a read snapshot kept open until release. */
+static void end_reader(void *r)
+{
+    kix_log_read_end(r);
+}
+
+int kix_client_resolve(struct kix_client *c, const char *ref, struct kix_resolution *out,
+                       struct kix_err *err)
+{
+    struct kix_log_reader *r = NULL;
+    int rc;
+
+    if (c->remote)
+        return kix__remote_resolve(c->remote, ref, out, err);
+    rc = kix_log_read_begin(c->log, &r);
+    if (rc)
+        return kix_err_set(err, rc, "reading the store: %s", kix_strerror(rc));
+    rc = kix_log_resolve(r, ref, strlen(ref), out, err);
+    if (rc) {
+        kix_log_read_end(r);
+        return rc;
+    }
+    out->backing = r;
+    out->backing_free = end_reader;
+    return KIX_OK;
+}

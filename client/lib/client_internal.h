@@ -1,0 +1,38 @@
+/* Internal to kix_client: the two transports behind struct kix_client.
+ * local.c implements kix__local_*, remote.c kix__remote_*; client.c picks. */
+#ifndef KIX_CLIENT_INTERNAL_H
+#define KIX_CLIENT_INTERNAL_H
+
+#include "kix/client.h"
+
+struct kix__remote; /* remote.c: the connection to a kixd */
+
+struct kix_client {
+    struct kix_log *log;        /* local store, or NULL */
+    struct kix__remote *remote; /* kixd connection, or NULL */
+    char where[4200];
+};
+
+int kix__remote_connect(const char *addr, const struct kix_client_opts *opts,
+                        struct kix__remote **out, struct kix_err *err);
+void kix__remote_close(struct kix__remote *r);
+int kix__remote_info(struct kix__remote *r, struct kix_client_info *out, struct kix_err *err);
+int kix__remote_checkpoint(struct kix__remote *r, uint64_t size, struct kix_buf *note,
+                           struct kix_err *err);
+int kix__remote_entries(struct kix__remote *r, uint64_t start, uint64_t count, kix_entry_fn fn,
+                        void *ctx, uint64_t *got, struct kix_err *err);
+int kix__remote_inclusion(struct kix__remote *r, uint64_t index, uint64_t size,
+                          struct kix_hash *proof, size_t *n, struct kix_err *err);
+int kix__remote_consistency(struct kix__remote *r, uint64_t size1, uint64_t size2,
+                            struct kix_hash *proof, size_t *n, struct kix_err *err);
+int kix__remote_receipt(struct kix__remote *r, uint64_t index, uint64_t size, struct kix_buf *out,
+                        struct kix_err *err);
+/* Appends the bytes the server returned (the caller checks the digest). */
+int kix__remote_get_object(struct kix__remote *r, const struct kix_digest *d, struct kix_buf *out,
+                           struct kix_err *err);
+int kix__remote_submit(struct kix__remote *r, const struct kix_bundle *bundles, size_t n,
+                       struct kix_submit_result *results, struct kix_err *err);
+int kix__remote_resolve(struct kix__remote *r, const char *ref, struct kix_resolution *out,
+                        struct kix_err *err);
+
+#endif

@@ -1,0 +1,94 @@
+/* kixd init: create a store with its log key and entry 0. */
+#include <getopt.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "kixd.h"
+#include "kix/log.h"
+#include "kix/note.h"
+
+static const char init_help[] =
+    "usage: kixd init --store DIR --origin ORIGIN [--admin-pub FILE]\n"
+    "\n"
+    "Creates a new log in DIR: the LMDB store, the log's signing key DIR/log.key\n"
+    "(mode 0600) named ORIGIN, and entry 0, signed by the log key, registering\n"
+    "the first admin key. Without --admin-pub an admin key pair is created as\n"
+    "DIR/admin.key (0600) and DIR/admin.pub. Prints the log's verifier key on a\n"
+    "line of its own: give it to everyone who will verify this log.\n"
+    "\n"
+    "  --store DIR        the store directory (must not hold a store yet)\n"
+    "  --origin ORIGIN    the log's name, e.g. kix.example.org/log\n"
+    "  --admin-pub FILE   the first admin's verifier key (from kix keygen)\n"
+    "\n"
+    "exit status: 0 ok, 1 refused (store exists, bad origin or key), 2 usage,\n"
+    "3 I/O error\n";
+
+int kixd_init_main(int argc, char **argv)
+{
+    static const struct option longopts[] = {{"store", required_argument, NULL, 's'},
+                                             {"origin", required_argument, NULL, 'o'},
+                                             {"admin-pub", required_argument, NULL, 'a'},
+                                             {"help", no_argument, NULL, 'h'},
+                                             {NULL, 0, NULL, 0}};
+    const char *dir = NULL, *origin = NULL, *admin_pub = NULL;
+    struct kix_signer *admin = NULL;
+    struct kix_verifier admin_v;
+    struct kix_buf vkey = KIX_BUF_INIT;
+    struct kix_err err = {0, ""};
+    char path[4096];
+    int c, rc;
+
+    optind = 1;
+    while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
+        switch (c) {
+        case 's':
+            dir = optarg;
+            break;
+        case 'o':
+            origin = optarg;
+            break;
+        case 'a':
+            admin_pub = optarg;
+            break;
+        case 'h':
+            fputs(init_help, stdout);
+            return 0;
+        default:
+            fprintf(stderr, "kixd init: unknown option\nTry 'kixd init --help'.\n");
+            return 2;
+        }
+    }
+    if (!dir || !origin || optind != argc) {
+        fprintf(stderr, "kixd init: --store DIR and --origin ORIGIN are required\n"
+                        "Try 'kixd init --help'.\n");
+        return 2;
+    }
+    if (admin_pub) {
+        rc = kix_pubfile_read(admin_pub, &admin_v, &err);
+    } else {
+        rc = kix_signer_generate("admin", KIX_NOTE_ALG_ED25519, &admin, &err);
+        if (rc == KIX_OK)
+            kix_verifier_from_signer(admin, &admin_v);
+    }
+    if (rc == KIX_OK)
+        rc = kix_log_create(dir, origin, admin_v.pub, NULL, &vkey, &err);
+    if (rc == KIX_OK && admin) {
+        snprintf(path, sizeof(path), "%s/admin.key", dir);
+        rc = kix_keyfile_write(path, admin, &err);
+        snprintf(path, sizeof(path), "%s/admin.pub", dir);
+        if (rc == KIX_OK)
+            rc = kix_pubfile_write(path, &admin_v, &err);
+    }
+    kix_signer_free(admin);
+    if (rc) {
+        fprintf(stderr, "kixd init: %s\n", kix_err_text(&err, rc));
+        kix_buf_release(&vkey);
+        return kix_err_exit_status(rc);
+    }
+    fprintf(stderr, "created log %s in %s%s; its verifier key:\n", origin, dir,
+            admin ? " (admin key pair: admin.key, admin.pub)" : "");
+    printf("%s\n", (const char *)vkey.ptr);
+    kix_buf_release(&vkey);
+    return 0;
+}

@@ -1,0 +1,238 @@
+/* kix/log.h — the signed, append-only log kept in a kix store.
+ *
+ * Every entry (leaf) is the RFC 8785 canonical JSON of a DSSE envelope whose
+ * payload is an in-toto Statement v1. The predicate type decides what the
+ * entry means and who may append it (DESIGN.md):
+ *
+ *   key           add or revoke a key with roles; entry 0 registers the first
+ *                 admin key and is signed by the log key itself
+ *   publication   publishes a run manifest under a run id      (role publish)
+ *   attestation   a community note about a run                (role attest)
+ *   rerun         a controlled rerun's outcome                 (role rerun)
+ *   supersession  the publisher points an old run at its successor
+ *
+ * Appending is two steps so that the expensive, stateless part can run on
+ * many threads: kix_log_prepare() parses, canonicalizes and verifies the
+ * signature of one submission (any thread, concurrently); kix_log_commit()
+ * then applies the policy to a batch of prepared submissions in order and
+ * writes them, their objects, the tree tiles, every index and one new signed
+ * checkpoint in a single durable LMDB transaction (group commit). A rejected
+ * submission in a batch does not stop the others; an I/O failure stores
+ * nothing at all.
+ *
+ * A replica (a mirror, or an auditor's local copy) holds no log key: it
+ * replays entries with kix_log_replay(), which applies exactly the same
+ * policy, requires every entry to be accepted at its original index, and
+ * stores the upstream's signed checkpoint only if the recomputed root
+ * matches it. A replica is therefore always a verified prefix of the log.
+ *
+ * Reading happens through struct kix_log_reader, one LMDB read transaction:
+ * a consistent snapshot that never blocks the writer; its views are valid
+ * until kix_log_read_end().
+ *
+ * Errors: KIX_EPOLICY (a rule refused it; the message names the rule),
+ * KIX_EVERIFY (a signature, proof or checkpoint did not verify), KIX_EINVAL
+ * (malformed input), KIX_ELIMIT, KIX_ENOTFOUND, KIX_EFULL, KIX_ECORRUPT
+ * (the stored log does not match its own checkpoint), KIX_EIO, KIX_ENOMEM.
+ */
+#ifndef KIX_LOG_H
+#define KIX_LOG_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "kix/buf.h"
+#include "kix/digest.h"
+#include "kix/error.h"
+#include "kix/merkle.h"
+#include "kix/note.h"
+#include "kix/store.h"
+
+#define KIX_PREDICATE_PREFIX       "https://kernelindex.dev/"
+#define KIX_PREDICATE_KEY          "https://kernelindex.dev/key/v1"
+#define KIX_PREDICATE_PUBLICATION  "https://kernelindex.dev/publication/v1"
+#define KIX_PREDICATE_ATTESTATION  "https://kernelindex.dev/attestation/v1"
+#define KIX_PREDICATE_RERUN        "https://kernelindex.dev/rerun/v1"
+#define KIX_PREDICATE_SUPERSESSION "https://kernelindex.dev/supersession/v1"
+
+#define KIX_LEAF_MAX           65535u /* bytes of one log leaf */
+#define KIX_RUN_ID_MAX         128u   /* bytes of a run id */
+#define KIX_BUNDLE_MAX_OBJECTS 64u    /* objects sent with one submission */
+#define KIX_NO_INDEX           UINT64_MAX
+
+enum kix_entry_type {
+    KIX_ENTRY_KEY = 1,
+    KIX_ENTRY_PUBLICATION = 2,
+    KIX_ENTRY_ATTESTATION = 3,
+    KIX_ENTRY_RERUN = 4,
+    KIX_ENTRY_SUPERSESSION = 5,
+};
+
+enum kix_role {
+    KIX_ROLE_ADMIN = 1,
+    KIX_ROLE_PUBLISH = 2,
+    KIX_ROLE_ATTEST = 4,
+    KIX_ROLE_RERUN = 8,
+};
+
+/* A run's evidence level: only a controlled rerun changes it. */
+enum kix_evidence {
+    KIX_EVIDENCE_REPORTED = 0,
+    KIX_EVIDENCE_REPRODUCED = 1,
+    KIX_EVIDENCE_NOT_REPRODUCED = 2,
+    KIX_EVIDENCE_FAILED = 3,
+};
+
+const char *kix_entry_type_name(int type);            /* "publication", ... */
+const char *kix_evidence_name(int evidence);          /* "reported", "reproduced", ... */
+int kix_evidence_parse(const char *text, size_t len); /* -1 when unknown */
+/* "admin,publish" → bitmask; -1 on an unknown role. */
+int kix_roles_parse(const char *text, size_t len);
+/* Writes role names joined by ',' into out. */
+int kix_roles_format(unsigned roles, struct kix_buf *out) KIX_MUST_CHECK;
+
+struct kix_log;
+
+struct kix_log_opts {
+    struct kix_store_opts store;
+    int replica; /* open a replica (no log key; kix_log_replay only) */
+};
+
+/* Creates a new log in `dir` (which must not hold one): the store, the log
+ * key DIR/log.key (0600) named `origin`, and entry 0 registering `admin` as
+ * the first admin key, signed by the log key, with its checkpoint.
+ * *log_vkey (may be NULL) gets the log's verifier key text. */
+int kix_log_create(const char *dir, const char *origin, const uint8_t admin_pub[32],
+                   const struct kix_log_opts *opts, struct kix_buf *log_vkey,
+                   struct kix_err *err) KIX_MUST_CHECK;
+
+/* Creates an empty replica of the log whose verifier key is `log_key`. */
+int kix_log_create_replica(const char *dir, const struct kix_verifier *log_key,
+                           const struct kix_log_opts *opts, struct kix_err *err) KIX_MUST_CHECK;
+
+/* Opens a log (or replica). A log needs DIR/log.key unless opts->replica. */
+int kix_log_open(const char *dir, const struct kix_log_opts *opts, struct kix_log **out,
+                 struct kix_err *err) KIX_MUST_CHECK;
+void kix_log_close(struct kix_log *l);
+
+const char *kix_log_origin(const struct kix_log *l);
+const struct kix_verifier *kix_log_verifier(const struct kix_log *l);
+struct kix_store *kix_log_store(struct kix_log *l);
+int kix_log_is_replica(const struct kix_log *l);
+
+/* ---- appending ---------------------------------------------------------- */
+
+struct kix_submission {
+    struct kix_bytes envelope;       /* DSSE envelope JSON (any formatting) */
+    const struct kix_bytes *objects; /* JSON objects the entry needs */
+    size_t nobjects;
+};
+
+struct kix_prepared;
+
+/* Parses and canonicalizes the envelope, its statement and objects, checks
+ * that the subject and references are consistent, and verifies the
+ * signature against the key registry as it stands now (rechecked in
+ * commit). Thread-safe. *out is owned by the caller (kix_prepared_free). */
+int kix_log_prepare(struct kix_log *l, const struct kix_submission *sub, struct kix_prepared **out,
+                    struct kix_err *err) KIX_MUST_CHECK;
+void kix_prepared_free(struct kix_prepared *p);
+
+/* The type of a prepared entry and the digest of its leaf (for dedupe). */
+int kix_prepared_type(const struct kix_prepared *p);
+
+struct kix_append_result {
+    int code;                      /* KIX_OK or why this submission was refused */
+    char message[KIX_ERR_MSG_MAX]; /* the reason, when code != KIX_OK */
+    uint64_t index;                /* its log index (the original one if duplicate) */
+    struct kix_hash leaf_hash;
+    int duplicate; /* 1: identical envelope already logged */
+};
+
+/* Applies a batch in order in one transaction with one new checkpoint.
+ * results[i] says what happened to items[i]. Returns KIX_OK when the batch
+ * was committed (even if some items were refused), or the error that
+ * stopped it (nothing stored). *new_size (may be NULL) is the tree size. */
+int kix_log_commit(struct kix_log *l, struct kix_prepared *const *items, size_t n,
+                   struct kix_append_result *results, uint64_t *new_size,
+                   struct kix_err *err) KIX_MUST_CHECK;
+
+/* For replicas: appends `n` prepared entries that must land at indexes
+ * first_index.. in order, every one accepted by the policy, then checks the
+ * upstream's signed checkpoint `note` (size first_index + n) against the
+ * log key and the recomputed root, and stores it. Any failure stores
+ * nothing; the message names the index that failed. */
+int kix_log_replay(struct kix_log *l, uint64_t first_index, struct kix_prepared *const *items,
+                   size_t n, const char *note, size_t note_len, struct kix_err *err) KIX_MUST_CHECK;
+
+/* ---- reading -------------------------------------------------------------- */
+
+struct kix_log_reader;
+
+int kix_log_read_begin(struct kix_log *l, struct kix_log_reader **out) KIX_MUST_CHECK;
+void kix_log_read_end(struct kix_log_reader *r);
+
+/* The tree size of this snapshot (that of its latest checkpoint). */
+uint64_t kix_log_reader_size(const struct kix_log_reader *r);
+/* The signed checkpoint note at `size` (KIX_NO_INDEX: the latest). */
+int kix_log_reader_checkpoint(struct kix_log_reader *r, uint64_t size, struct kix_bytes *note);
+int kix_log_reader_entry(struct kix_log_reader *r, uint64_t index, struct kix_bytes *leaf);
+int kix_log_reader_object(struct kix_log_reader *r, const struct kix_digest *d,
+                          struct kix_bytes *out);
+int kix_log_reader_leaf_hash(struct kix_log_reader *r, uint64_t index, struct kix_hash *out,
+                             struct kix_err *err) KIX_MUST_CHECK;
+int kix_log_reader_inclusion(struct kix_log_reader *r, uint64_t index, uint64_t size,
+                             struct kix_hash proof[KIX_MERKLE_MAX_PROOF], size_t *len,
+                             struct kix_err *err) KIX_MUST_CHECK;
+int kix_log_reader_consistency(struct kix_log_reader *r, uint64_t size1, uint64_t size2,
+                               struct kix_hash proof[KIX_MERKLE_MAX_PROOF], size_t *len,
+                               struct kix_err *err) KIX_MUST_CHECK;
+int kix_log_reader_root(struct kix_log_reader *r, uint64_t size, struct kix_hash *out,
+                        struct kix_err *err) KIX_MUST_CHECK;
+/* Appends the C2SP tlog-proof receipt of entry `index` against the
+ * checkpoint at `size` (KIX_NO_INDEX: the latest). */
+int kix_log_reader_receipt(struct kix_log_reader *r, uint64_t index, uint64_t size,
+                           struct kix_buf *out, struct kix_err *err) KIX_MUST_CHECK;
+/* Tile reads made by this reader so far (for the O(log n) test). */
+uint64_t kix_log_reader_tile_reads(const struct kix_log_reader *r);
+
+struct kix_run_info {
+    char run_id[KIX_RUN_ID_MAX + 1];
+    struct kix_digest manifest;
+    uint8_t publisher[32]; /* key id of the publisher */
+    uint64_t publication_index;
+    uint64_t superseded_by_index; /* KIX_NO_INDEX when not superseded */
+    uint64_t supersedes_index;    /* the supersession that made this run a successor */
+    int evidence;                 /* enum kix_evidence */
+    uint64_t evidence_index;      /* the rerun that set it, KIX_NO_INDEX if none */
+    uint64_t attestations;
+    uint64_t reruns;
+};
+
+/* By run id, or by the digest of its manifest. KIX_ENOTFOUND when unknown. */
+int kix_log_reader_run(struct kix_log_reader *r, const char *run_id, size_t len,
+                       struct kix_run_info *out);
+int kix_log_reader_run_by_digest(struct kix_log_reader *r, const struct kix_digest *d,
+                                 struct kix_run_info *out);
+
+struct kix_run_entry {
+    uint64_t index;
+    int type; /* enum kix_entry_type */
+};
+
+/* Every entry about a run, in log order, into a malloc'ed array. */
+int kix_log_reader_run_entries(struct kix_log_reader *r, const char *run_id, size_t len,
+                               struct kix_run_entry **out, size_t *n) KIX_MUST_CHECK;
+
+struct kix_key_info {
+    uint8_t pub[32];
+    unsigned roles;
+    uint64_t added_index;
+    uint64_t revoked_index; /* KIX_NO_INDEX when in force */
+};
+
+/* The registry record of a key id (raw 32 bytes). */
+int kix_log_reader_key(struct kix_log_reader *r, const uint8_t key_id[32],
+                       struct kix_key_info *out);
+
+#endif

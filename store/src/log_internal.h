@@ -1,0 +1,93 @@
+/* Internal to kix_store: the log's in-memory types shared by prepare
+ * (entry.c), policy (policy.c), writing (log.c) and reading (log_read.c). */
+#ifndef KIX_LOG_INTERNAL_H
+#define KIX_LOG_INTERNAL_H
+
+#include "db.h"
+#include "kix/dsse.h"
+#include "kix/log.h"
+
+struct kix_log {
+    struct kix_store *store;
+    char origin[KIX_NOTE_NAME_MAX + 1];
+    struct kix_verifier verifier; /* the log key's public half */
+    uint8_t log_key_id[32];       /* SHA-256 of the log's public key */
+    struct kix_signer *signer;    /* NULL for replicas */
+    int replica;
+};
+
+struct prepared_object {
+    struct kix_buf canon;
+    struct kix_digest digest;
+    struct kix_digest *refs;
+    size_t nrefs;
+};
+
+struct kix_prepared {
+    int type;
+    struct kix_buf leaf; /* canonical envelope bytes */
+    struct kix_hash leaf_hash;
+    struct kix_dsse_envelope env;
+    uint8_t signer_id[32];  /* from the signature's keyid */
+    uint8_t signer_pub[32]; /* the key the signature verified with */
+    int sig_checked;        /* 1: verified with signer_pub during prepare */
+
+    struct kix_digest subject;
+    char run_id[KIX_RUN_ID_MAX + 1];
+    size_t run_id_len;
+    /* rerun */
+    int outcome;
+    struct kix_digest rerun_digest;
+    /* supersession */
+    char new_run_id[KIX_RUN_ID_MAX + 1];
+    size_t new_run_id_len;
+    /* key */
+    int key_revoke;
+    uint8_t key_pub[32];
+    unsigned key_roles;
+    /* attestation evidence and every digest the entry needs stored */
+    struct kix_digest *needs;
+    size_t nneeds;
+
+    struct prepared_object *objects;
+    size_t nobjects;
+};
+
+/* entry.c: parse the statement's predicate into p (type and fields). */
+int kix__entry_parse(struct kix_prepared *p, const uint8_t *payload, size_t len,
+                     struct kix_err *err);
+
+/* Key registry record: pub(32) roles(1) added(8) revoked(8). */
+#define KEY_RECORD_LEN 49
+void kix__key_record_encode(const struct kix_key_info *k, uint8_t out[KEY_RECORD_LEN]);
+int kix__key_record_decode(const uint8_t *data, size_t len, struct kix_key_info *k);
+
+/* Run record: fixed layout, see log_read.c. */
+#define RUN_RECORD_LEN (32 + 32 + 8 * 7 + 1)
+void kix__run_record_encode(const struct kix_run_info *r, uint8_t out[RUN_RECORD_LEN]);
+int kix__run_record_decode(const uint8_t *data, size_t len, struct kix_run_info *r);
+
+int kix__key_get(struct kix_store *s, MDB_txn *txn, const uint8_t id[32], struct kix_key_info *k);
+int kix__run_get(struct kix_store *s, MDB_txn *txn, const char *run_id, size_t len,
+                 struct kix_run_info *r);
+
+/* policy.c: checks p against the state in txn (at log index `index`) and,
+ * when it passes, writes it: objects, leaf, indexes, registry, runs.
+ * KIX_EPOLICY/KIX_EVERIFY refuse only this entry; other codes abort all. */
+int kix__policy_apply(struct kix_log *l, MDB_txn *txn, uint64_t index, const struct kix_prepared *p,
+                      struct kix_err *err);
+
+/* The committed tree size (that of the latest checkpoint). */
+int kix__log_size(struct kix_store *s, MDB_txn *txn, uint64_t *size);
+
+/* Tile storage through LMDB for the Merkle code. */
+struct kix__tile_ctx {
+    struct kix_store *store;
+    MDB_txn *txn;
+};
+void kix__tile_io_init(struct kix_tile_io *io, struct kix__tile_ctx *ctx);
+
+/* Run id rules: 1..128 bytes of [A-Za-z0-9._:-]. */
+int kix__run_id_valid(const char *s, size_t len);
+
+#endif

@@ -1,0 +1,282 @@
+/* Reading the log from one LMDB read transaction: entries, proofs,
+ * checkpoints, receipts, runs and keys. Never blocks the writer. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "kix/receipt.h"
+#include "log_internal.h"
+
+struct kix_log_reader {
+    struct kix_log *log;
+    struct kix_reader *r;
+    uint64_t size;
+    struct kix__tile_ctx tctx;
+    struct kix_tile_io io;
+};
+
+int kix_log_read_begin(struct kix_log *l, struct kix_log_reader **out)
+{
+    struct kix_log_reader *lr = calloc(1, sizeof(*lr));
+    int rc;
+
+    *out = NULL;
+    if (!lr)
+        return KIX_ENOMEM;
+    rc = kix_store_read_begin(l->store, &lr->r);
+    if (rc == KIX_OK)
+        rc = kix__log_size(l->store, lr->r->txn, &lr->size);
+    if (rc) {
+        kix_store_read_end(lr->r);
+        free(lr);
+        return rc;
+    }
+    lr->log = l;
+    lr->tctx.store = l->store;
+    lr->tctx.txn = lr->r->txn;
+    kix__tile_io_init(&lr->io, &lr->tctx);
+    *out = lr;
+    return KIX_OK;
+}
+
+void kix_log_read_end(struct kix_log_reader *r)
+{
+    if (!r)
+        return;
+    kix_store_read_end(r->r);
+    free(r);
+}
+
+uint64_t kix_log_reader_size(const struct kix_log_reader *r)
+{
+    return r->size;
+}
+
+uint64_t kix_log_reader_tile_reads(const struct kix_log_reader *r)
+{
+    return r->io.reads;
+}
+
+static int get_u64_key(struct kix_log_reader *r, int table, uint64_t k, struct kix_bytes *out)
+{
+    uint8_t kb[8];
+    MDB_val key = {8, kb}, val;
+    int rc;
+
+    kix__u64be_put(kb, k);
+    rc = mdb_get(r->r->txn, r->log->store->dbi[table], &key, &val);
+    if (rc == MDB_NOTFOUND)
+        return KIX_ENOTFOUND;
+    if (rc)
+        return kix__db_error(rc, NULL, "reading the log");
+    out->ptr = val.mv_data;
+    out->len = val.mv_size;
+    return KIX_OK;
+}
+
+int kix_log_reader_checkpoint(struct kix_log_reader *r, uint64_t size, struct kix_bytes *note)
+{
+    if (size == KIX_NO_INDEX)
+        size = r->size;
+    if (size > r->size)
+        return KIX_ENOTFOUND;
+    return get_u64_key(r, T_CHECKPOINTS, size, note);
+}
+
+int kix_log_reader_entry(struct kix_log_reader *r, uint64_t index, struct kix_bytes *leaf)
+{
+    if (index >= r->size)
+        return KIX_ENOTFOUND;
+    return get_u64_key(r, T_LEAVES, index, leaf);
+}
+
+int kix_log_reader_object(struct kix_log_reader *r, const struct kix_digest *d,
+                          struct kix_bytes *out)
+{
+    return kix_reader_get(r->r, d, out);
+}
+
+static int check_size(const struct kix_log_reader *r, uint64_t size, struct kix_err *err)
+{
+    if (size > r->size)
+        return kix_err_set(err, KIX_ENOTFOUND, "the log has %llu entries, not %llu",
+                           (unsigned long long)r->size, (unsigned long long)size);
+    return KIX_OK;
+}
+
+int kix_log_reader_leaf_hash(struct kix_log_reader *r, uint64_t index, struct kix_hash *out,
+                             struct kix_err *err)
+{
+    if (index >= r->size)
+        return kix_err_set(err, KIX_ENOTFOUND, "no entry %llu: the log has %llu entries",
+                           (unsigned long long)index, (unsigned long long)r->size);
+    return kix_tiles_leaf_hash(&r->io, index, out, err);
+}
+
+int kix_log_reader_inclusion(struct kix_log_reader *r, uint64_t index, uint64_t size,
+                             struct kix_hash proof[KIX_MERKLE_MAX_PROOF], size_t *len,
+                             struct kix_err *err)
+{
+    int rc = check_size(r, size, err);
+    if (rc)
+        return rc;
+    if (index >= size)
+        return kix_err_set(err, KIX_EINVAL, "entry %llu is not in a tree of size %llu",
+                           (unsigned long long)index, (unsigned long long)size);
+    return kix_tiles_inclusion_proof(&r->io, index, size, proof, len, err);
+}
+
+int kix_log_reader_consistency(struct kix_log_reader *r, uint64_t size1, uint64_t size2,
+                               struct kix_hash proof[KIX_MERKLE_MAX_PROOF], size_t *len,
+                               struct kix_err *err)
+{
+    int rc = check_size(r, size2, err);
+    if (rc)
+        return rc;
+    if (size1 == 0 || size1 > size2)
+        return kix_err_set(err, KIX_EINVAL,
+                           "a consistency proof needs 0 < old size <= new size (got %llu, %llu)",
+                           (unsigned long long)size1, (unsigned long long)size2);
+    return kix_tiles_consistency_proof(&r->io, size1, size2, proof, len, err);
+}
+
+int kix_log_reader_root(struct kix_log_reader *r, uint64_t size, struct kix_hash *out,
+                        struct kix_err *err)
+{
+    int rc = check_size(r, size, err);
+    return rc ? rc : kix_tiles_root(&r->io, size, out, err);
+}
+
+int kix_log_reader_receipt(struct kix_log_reader *r, uint64_t index, uint64_t size,
+                           struct kix_buf *out, struct kix_err *err)
+{
+    struct kix_hash proof[KIX_MERKLE_MAX_PROOF];
+    struct kix_bytes note, leaf;
+    size_t n = 0;
+    int rc;
+
+    if (size == KIX_NO_INDEX)
+        size = r->size;
+    rc = kix_log_reader_inclusion(r, index, size, proof, &n, err);
+    if (rc)
+        return rc;
+    if (kix_log_reader_checkpoint(r, size, &note) != KIX_OK)
+        return kix_err_set(err, KIX_ENOTFOUND,
+                           "no signed checkpoint at size %llu; ask for the latest",
+                           (unsigned long long)size);
+    rc = kix_log_reader_entry(r, index, &leaf);
+    if (rc)
+        return kix_err_set(err, KIX_ECORRUPT, "entry %llu is missing from the store",
+                           (unsigned long long)index);
+    rc = kix_receipt_format(index, proof, n, leaf.ptr, leaf.len, (const char *)note.ptr, note.len,
+                            out);
+    return rc ? kix_err_set(err, rc, "out of memory") : KIX_OK;
+}
+
+int kix_log_reader_run(struct kix_log_reader *r, const char *run_id, size_t len,
+                       struct kix_run_info *out)
+{
+    return kix__run_get(r->log->store, r->r->txn, run_id, len, out);
+}
+
+/* The publication among the entries whose subject is d names the run. */
+int kix_log_reader_run_by_digest(struct kix_log_reader *r, const struct kix_digest *d,
+                                 struct kix_run_info *out)
+{
+    struct kix_store *s = r->log->store;
+    MDB_cursor *cur;
+    uint8_t k[40];
+    MDB_val key = {40, k}, val;
+    int rc;
+
+    memcpy(k, d->b, 32);
+    memset(k + 32, 0, 8);
+    rc = mdb_cursor_open(r->r->txn, s->dbi[T_SUBJECTS], &cur);
+    if (rc)
+        return kix__db_error(rc, NULL, "reading the subject index");
+    rc = mdb_cursor_get(cur, &key, &val, MDB_SET_RANGE);
+    while (rc == 0 && key.mv_size == 40 && memcmp(key.mv_data, d->b, 32) == 0) {
+        if (val.mv_size == 1 && *(uint8_t *)val.mv_data == KIX_ENTRY_PUBLICATION) {
+            struct kix_bytes leaf;
+            struct kix_prepared p;
+            uint64_t index = kix__u64be_get((uint8_t *)key.mv_data + 32);
+            int prc;
+
+            mdb_cursor_close(cur);
+            prc = kix_log_reader_entry(r, index, &leaf);
+            if (prc)
+                return prc == KIX_ENOTFOUND ? KIX_ECORRUPT : prc;
+            memset(&p, 0, sizeof(p));
+            kix_dsse_envelope_init(&p.env);
+            prc = kix_dsse_parse(leaf.ptr, leaf.len, &p.env, NULL);
+            if (prc == KIX_OK)
+                prc = kix__entry_parse(&p, p.env.payload.ptr, p.env.payload.len, NULL);
+            kix_dsse_envelope_release(&p.env);
+            free(p.needs);
+            if (prc)
+                return KIX_ECORRUPT;
+            return kix_log_reader_run(r, p.run_id, p.run_id_len, out);
+        }
+        rc = mdb_cursor_get(cur, &key, &val, MDB_NEXT);
+    }
+    mdb_cursor_close(cur);
+    return rc == 0 || rc == MDB_NOTFOUND ? KIX_ENOTFOUND
+                                         : kix__db_error(rc, NULL, "reading the subject index");
+}
+
+int kix_log_reader_run_entries(struct kix_log_reader *r, const char *run_id, size_t len,
+                               struct kix_run_entry **out, size_t *n)
+{
+    struct kix_store *s = r->log->store;
+    struct kix_run_entry *list = NULL;
+    size_t count = 0, cap = 0;
+    MDB_cursor *cur;
+    uint8_t k[KIX_RUN_ID_MAX + 9];
+    MDB_val key, val;
+    int rc;
+
+    *out = NULL;
+    *n = 0;
+    if (!kix__run_id_valid(run_id, len))
+        return KIX_ENOTFOUND;
+    memcpy(k, run_id, len);
+    k[len] = 0;
+    key.mv_data = k;
+    key.mv_size = len + 1;
+    rc = mdb_cursor_open(r->r->txn, s->dbi[T_RUN_ENTRIES], &cur);
+    if (rc)
+        return kix__db_error(rc, NULL, "reading run entries");
+    rc = mdb_cursor_get(cur, &key, &val, MDB_SET_RANGE);
+    while (rc == 0 && key.mv_size == len + 9 && memcmp(key.mv_data, k, len + 1) == 0) {
+        uint64_t index = kix__u64be_get((uint8_t *)key.mv_data + len + 1);
+        if (index < r->size) {
+            if (count == cap) {
+                struct kix_run_entry *nl;
+                cap = cap ? cap * 2 : 8;
+                nl = realloc(list, cap * sizeof(*nl));
+                if (!nl) {
+                    rc = ENOMEM;
+                    break;
+                }
+                list = nl;
+            }
+            list[count].index = index;
+            list[count].type = val.mv_size ? *(uint8_t *)val.mv_data : 0;
+            count++;
+        }
+        rc = mdb_cursor_get(cur, &key, &val, MDB_NEXT);
+    }
+    mdb_cursor_close(cur);
+    if (rc != 0 && rc != MDB_NOTFOUND) {
+        free(list);
+        return rc == ENOMEM ? KIX_ENOMEM : kix__db_error(rc, NULL, "reading run entries");
+    }
+    *out = list;
+    *n = count;
+    return KIX_OK;
+}
+
+int kix_log_reader_key(struct kix_log_reader *r, const uint8_t key_id[32], struct kix_key_info *out)
+{
+    return kix__key_get(r->log->store, r->r->txn, key_id, out);
+}

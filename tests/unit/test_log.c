@@ -1,0 +1,791 @@
+/* The signed log over a real LMDB store: appends, policy, evidence,
+ * receipts, consistency, replicas, tampering, and proof cost at scale. */
+#include <lmdb.h>
+#include <sodium.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#include "db.h"
+#include "harness.h"
+#include "kix/entries.h"
+#include "kix/log.h"
+#include "kix/receipt.h"
+#include "log_internal.h"
+
+#define ORIGIN "kix.test/log"
+
+struct fixture {
+    char *dir;
+    struct kix_log *log;
+    struct kix_signer *admin, *publisher, *attester, *rerunner, *stranger;
+    struct kix_verifier vkey;
+};
+
+static char *temp_dir(void)
+{
+    char *d = strdup("/tmp/kix-test-log-XXXXXX");
+    return mkdtemp(d);
+}
+
+static void remove_dir(char *d)
+{
+    char cmd[512];
+    snprintf(cmd, sizeof(cmd), "rm -rf '%s'", d);
+    if (system(cmd) != 0)
+        fprintf(stderr, "could not remove %s\n", d);
+    free(d);
+}
+
+static struct kix_signer *new_key(const char *name)
+{
+    struct kix_signer *s = NULL;
+    if (kix_signer_generate(name, KIX_NOTE_ALG_ED25519, &s, NULL) != KIX_OK)
+        abort();
+    return s;
+}
+
+/* Submits one envelope with objects; returns the result code. */
+static int submit(struct fixture *f, const struct kix_buf *env, const char *const *objects,
+                  size_t nobjects, struct kix_append_result *res, struct kix_err *err)
+{
+    struct kix_bytes objs[8];
+    struct kix_submission sub;
+    struct kix_prepared *p = NULL;
+    int rc;
+
+    for (size_t i = 0; i < nobjects; i++) {
+        objs[i].ptr = (const uint8_t *)objects[i];
+        objs[i].len = strlen(objects[i]);
+    }
+    sub.envelope = kix_buf_bytes(env);
+    sub.objects = objs;
+    sub.nobjects = nobjects;
+    rc = kix_log_prepare(f->log, &sub, &p, err);
+    if (rc)
+        return rc;
+    rc = kix_log_commit(f->log, &p, 1, res, NULL, err);
+    kix_prepared_free(p);
+    if (rc)
+        return rc;
+    if (res->code && err)
+        kix_err_set(err, res->code, "%s", res->message);
+    return res->code;
+}
+
+static int add_key(struct fixture *f, struct kix_signer *by, struct kix_signer *key, unsigned roles,
+                   int revoke)
+{
+    struct kix_buf env = KIX_BUF_INIT;
+    struct kix_append_result res;
+    struct kix_err err = {0, ""};
+    int rc = kix_entry_key(by, revoke, kix_signer_public_key(key), roles, &env, &err);
+    if (rc == KIX_OK)
+        rc = submit(f, &env, NULL, 0, &res, &err);
+    if (rc)
+        fprintf(stderr, "add_key: %s\n", err.msg);
+    kix_buf_release(&env);
+    return rc;
+}
+
+static void digest_of_json(const char *json, struct kix_digest *d)
+{
+    struct kix_buf canon = KIX_BUF_INIT;
+    if (kix_canon((const uint8_t *)json, strlen(json), NULL, &canon, NULL) != KIX_OK)
+        abort();
+    kix_digest_of(canon.ptr, canon.len, d);
+    kix_buf_release(&canon);
+}
+
+static void setup(struct fixture *f)
+{
+    struct kix_buf vkey = KIX_BUF_INIT;
+    memset(f, 0, sizeof(*f));
+    f->dir = temp_dir();
+    f->admin = new_key("admin");
+    f->publisher = new_key("publisher");
+    f->attester = new_key("attester");
+    f->rerunner = new_key("rerunner");
+    f->stranger = new_key("stranger");
+    if (kix_log_create(f->dir, ORIGIN, kix_signer_public_key(f->admin), NULL, &vkey, NULL) ||
+        kix_verifier_parse((const char *)vkey.ptr, vkey.len, &f->vkey, NULL) ||
+        kix_log_open(f->dir, NULL, &f->log, NULL))
+        abort();
+    kix_buf_release(&vkey);
+    if (add_key(f, f->admin, f->publisher, KIX_ROLE_PUBLISH, 0) ||
+        add_key(f, f->admin, f->attester, KIX_ROLE_ATTEST, 0) ||
+        add_key(f, f->admin, f->rerunner, KIX_ROLE_RERUN, 0))
+        abort();
+}
+
+static void teardown(struct fixture *f)
+{
+    kix_log_close(f->log);
+    kix_signer_free(f->admin);
+    kix_signer_free(f->publisher);
+    kix_signer_free(f->attester);
+    kix_signer_free(f->rerunner);
+    kix_signer_free(f->stranger);
+    remove_dir(f->dir);
+}
+
+static uint64_t log_size(struct fixture *f)
+{
+    struct kix_log_reader *r;
+    uint64_t n;
+    if (kix_log_read_begin(f->log, &r))
+        abort();
+    n = kix_log_reader_size(r);
+    kix_log_read_end(r);
+    return n;
+}
+
+static const char *workload = "{\"kind\":\"Workload\",\"spec\":{\"kernel\":\"rope\"}}";
+
+/* A run manifest referencing the workload; `tag` makes it unique. */
+static void run_manifest(char *out, size_t cap, int tag)
+{
+    struct kix_digest w;
+    char text[KIX_DIGEST_TEXT_LEN + 1];
+    digest_of_json(workload, &w);
+    kix_digest_format(&w, text);
+    snprintf(out, cap,
+             "{\"kind\":\"BenchmarkRun\",\"spec\":{\"median\":%d,\"workloadDigest\":\"%s\"}}",
+             1000 + tag, text);
+}
+
+static int publish(struct fixture *f, struct kix_signer *key, const char *run_id, int tag,
+                   struct kix_append_result *res, struct kix_err *err)
+{
+    char manifest[512];
+    struct kix_digest d;
+    struct kix_buf env = KIX_BUF_INIT;
+    const char *objects[2];
+    int rc;
+
+    run_manifest(manifest, sizeof(manifest), tag);
+    digest_of_json(manifest, &d);
+    rc = kix_entry_publication(key, run_id, &d, "2026-11-29T00:00:00Z", "test", "BSD-2-Clause",
+                               &env, err);
+    objects[0] = manifest;
+    objects[1] = workload;
+    if (rc == KIX_OK)
+        rc = submit(f, &env, objects, 2, res, err);
+    kix_buf_release(&env);
+    return rc;
+}
+
+KIX_TEST(create_registers_admin_at_entry_zero)
+{
+    struct fixture f;
+    struct kix_log_reader *r;
+    struct kix_bytes note;
+    struct kix_note opened;
+    struct kix_checkpoint cp;
+    struct kix_key_info key;
+    uint8_t id[32];
+
+    setup(&f);
+    ASSERT_EQ_U64(4, log_size(&f));
+    ASSERT_EQ_INT(KIX_OK, kix_log_read_begin(f.log, &r));
+    ASSERT_EQ_INT(KIX_OK, kix_log_reader_checkpoint(r, KIX_NO_INDEX, &note));
+    ASSERT_EQ_INT(KIX_OK, kix_checkpoint_open((const char *)note.ptr, note.len, &f.vkey, 1, ORIGIN,
+                                              &opened, &cp, NULL));
+    ASSERT_EQ_U64(4, cp.size);
+    crypto_hash_sha256(id, kix_signer_public_key(f.admin), 32);
+    ASSERT_EQ_INT(KIX_OK, kix_log_reader_key(r, id, &key));
+    ASSERT_EQ_INT(KIX_ROLE_ADMIN, key.roles);
+    ASSERT_EQ_U64(0, key.added_index);
+    ASSERT_EQ_U64(KIX_NO_INDEX, key.revoked_index);
+    kix_log_read_end(r);
+    /* a second create in the same place is refused */
+    struct kix_err err = {0, ""};
+    ASSERT_EQ_INT(KIX_EEXIST,
+                  kix_log_create(f.dir, ORIGIN, kix_signer_public_key(f.admin), NULL, NULL, &err));
+    teardown(&f);
+}
+
+KIX_TEST(publish_attest_rerun_supersede_evidence)
+{
+    struct fixture f;
+    struct kix_append_result res;
+    struct kix_err err = {0, ""};
+    struct kix_log_reader *r;
+    struct kix_run_info run;
+    struct kix_buf env = KIX_BUF_INIT;
+    char rerun_manifest[512];
+    struct kix_digest rd;
+    struct kix_run_entry *entries = NULL;
+    size_t n = 0;
+
+    setup(&f);
+    ASSERT_EQ_INT(KIX_OK, publish(&f, f.publisher, "run-1", 1, &res, &err));
+    ASSERT_EQ_U64(4, res.index);
+    ASSERT_EQ_INT(KIX_OK, kix_log_read_begin(f.log, &r));
+    ASSERT_EQ_INT(KIX_OK, kix_log_reader_run(r, "run-1", 5, &run));
+    ASSERT_EQ_INT(KIX_EVIDENCE_REPORTED, run.evidence);
+    ASSERT_EQ_U64(4, run.publication_index);
+    kix_log_read_end(r);
+
+    /* an attestation never changes the evidence level */
+    ASSERT_EQ_INT(KIX_OK, kix_entry_attestation(f.attester, "run-1", &run.manifest,
+                                                "reproduced on my A100", NULL, 0, &env, &err));
+    ASSERT_EQ_INT(KIX_OK, submit(&f, &env, NULL, 0, &res, &err));
+    kix_buf_reset(&env);
+    ASSERT_EQ_INT(KIX_OK, kix_log_read_begin(f.log, &r));
+    ASSERT_EQ_INT(KIX_OK, kix_log_reader_run(r, "run-1", 5, &run));
+    ASSERT_EQ_INT(KIX_EVIDENCE_REPORTED, run.evidence);
+    ASSERT_EQ_U64(1, run.attestations);
+    kix_log_read_end(r);
+
+    /* a controlled rerun does */
+    run_manifest(rerun_manifest, sizeof(rerun_manifest), 77);
+    digest_of_json(rerun_manifest, &rd);
+    ASSERT_EQ_INT(KIX_OK, kix_entry_rerun(f.rerunner, "run-1", &run.manifest, "not_reproduced", &rd,
+                                          NULL, &env, &err));
+    const char *objs[] = {rerun_manifest};
+    ASSERT_EQ_INT(KIX_OK, submit(&f, &env, objs, 1, &res, &err));
+    kix_buf_reset(&env);
+    ASSERT_EQ_INT(KIX_OK, kix_log_read_begin(f.log, &r));
+    ASSERT_EQ_INT(KIX_OK, kix_log_reader_run(r, "run-1", 5, &run));
+    ASSERT_EQ_INT(KIX_EVIDENCE_NOT_REPRODUCED, run.evidence);
+    ASSERT_EQ_U64(res.index, run.evidence_index);
+    kix_log_read_end(r);
+    ASSERT_EQ_INT(KIX_OK, kix_entry_rerun(f.rerunner, "run-1", &run.manifest, "reproduced", &rd,
+                                          NULL, &env, &err));
+    ASSERT_EQ_INT(KIX_OK, submit(&f, &env, NULL, 0, &res, &err));
+    kix_buf_reset(&env);
+
+    /* supersession: only the publisher, only to a run it published */
+    ASSERT_EQ_INT(KIX_OK, publish(&f, f.publisher, "run-2", 2, &res, &err));
+    ASSERT_EQ_INT(KIX_OK, kix_entry_supersession(f.publisher, "run-1", &run.manifest, "run-2",
+                                                 "fixed timer", &env, &err));
+    ASSERT_EQ_INT(KIX_OK, submit(&f, &env, NULL, 0, &res, &err));
+    uint64_t sup_index = res.index;
+    kix_buf_reset(&env);
+    ASSERT_EQ_INT(KIX_OK, kix_log_read_begin(f.log, &r));
+    ASSERT_EQ_INT(KIX_OK, kix_log_reader_run(r, "run-1", 5, &run));
+    ASSERT_EQ_INT(KIX_EVIDENCE_REPRODUCED, run.evidence);
+    ASSERT_EQ_U64(2, run.reruns);
+    ASSERT_EQ_U64(sup_index, run.superseded_by_index);
+    ASSERT_EQ_INT(KIX_OK, kix_log_reader_run_entries(r, "run-1", 5, &entries, &n));
+    ASSERT_EQ_INT(5, n);
+    ASSERT_EQ_INT(KIX_ENTRY_PUBLICATION, entries[0].type);
+    ASSERT_EQ_INT(KIX_ENTRY_ATTESTATION, entries[1].type);
+    ASSERT_EQ_INT(KIX_ENTRY_RERUN, entries[2].type);
+    ASSERT_EQ_INT(KIX_ENTRY_SUPERSESSION, entries[4].type);
+    free(entries);
+    ASSERT_EQ_INT(KIX_OK, kix_log_reader_run(r, "run-2", 5, &run));
+    ASSERT_EQ_U64(sup_index, run.supersedes_index);
+    /* by digest */
+    struct kix_run_info by_digest;
+    ASSERT_EQ_INT(KIX_OK, kix_log_reader_run_by_digest(r, &run.manifest, &by_digest));
+    ASSERT_EQ_STR("run-2", by_digest.run_id);
+    kix_log_read_end(r);
+    kix_buf_release(&env);
+    teardown(&f);
+}
+
+/* Each refusal names its rule and stores nothing. */
+KIX_TEST(policy_refusals)
+{
+    struct fixture f;
+    struct kix_append_result res;
+    struct kix_err err = {0, ""};
+    struct kix_buf env = KIX_BUF_INIT;
+    struct kix_digest d;
+    uint64_t before;
+
+    setup(&f);
+    ASSERT_EQ_INT(KIX_OK, publish(&f, f.publisher, "run-1", 1, &res, &err));
+    before = log_size(&f);
+
+    ASSERT_EQ_INT(KIX_EPOLICY, publish(&f, f.stranger, "run-9", 9, &res, &err));
+    ASSERT_CONTAINS(err.msg, "is not registered in this log");
+    ASSERT_EQ_INT(KIX_EPOLICY, publish(&f, f.attester, "run-9", 9, &res, &err));
+    ASSERT_CONTAINS(err.msg, "lacks the publish role");
+    ASSERT_EQ_INT(KIX_EPOLICY, publish(&f, f.publisher, "run-1", 3, &res, &err));
+    ASSERT_CONTAINS(err.msg, "run id run-1 is already published");
+
+    /* missing reference: the workload is neither stored nor sent */
+    {
+        char manifest[512];
+        run_manifest(manifest, sizeof(manifest), 5);
+        memcpy(strstr(manifest, "sha256:") + 7, "00000000", 8);
+        digest_of_json(manifest, &d);
+        ASSERT_EQ_INT(
+            KIX_OK, kix_entry_publication(f.publisher, "run-5", &d, NULL, NULL, NULL, &env, &err));
+        const char *objs[] = {manifest};
+        ASSERT_EQ_INT(KIX_EPOLICY, submit(&f, &env, objs, 1, &res, &err));
+        ASSERT_CONTAINS(err.msg, "missing reference");
+        kix_buf_reset(&env);
+        /* and the run manifest itself neither stored nor sent */
+        ASSERT_EQ_INT(
+            KIX_OK, kix_entry_publication(f.publisher, "run-5", &d, NULL, NULL, NULL, &env, &err));
+        ASSERT_EQ_INT(KIX_EPOLICY, submit(&f, &env, NULL, 0, &res, &err));
+        ASSERT_CONTAINS(err.msg, "is neither stored nor sent with the entry");
+        kix_buf_reset(&env);
+    }
+
+    /* bad signature: flip one byte of the signature inside the envelope */
+    {
+        struct kix_dsse_envelope e;
+        struct kix_buf bad = KIX_BUF_INIT;
+        struct kix_prepared *p = NULL;
+        struct kix_submission sub;
+        char manifest[512];
+        run_manifest(manifest, sizeof(manifest), 6);
+        digest_of_json(manifest, &d);
+        ASSERT_EQ_INT(
+            KIX_OK, kix_entry_publication(f.publisher, "run-6", &d, NULL, NULL, NULL, &env, &err));
+        kix_dsse_envelope_init(&e);
+        ASSERT_EQ_INT(KIX_OK, kix_dsse_parse(env.ptr, env.len, &e, &err));
+        e.sigs[0].sig[10] ^= 1;
+        ASSERT_EQ_INT(KIX_OK, kix_dsse_encode(&e, &bad, &err));
+        kix_dsse_envelope_release(&e);
+        sub.envelope = kix_buf_bytes(&bad);
+        sub.objects = NULL;
+        sub.nobjects = 0;
+        ASSERT_EQ_INT(KIX_EVERIFY, kix_log_prepare(f.log, &sub, &p, &err));
+        ASSERT_CONTAINS(err.msg, "bad signature");
+        kix_buf_release(&bad);
+        kix_buf_reset(&env);
+    }
+
+    /* revoked key: revoke the attester, then it may no longer attest */
+    ASSERT_EQ_INT(KIX_OK, add_key(&f, f.admin, f.attester, 0, 1));
+    before++;
+    {
+        struct kix_log_reader *r;
+        struct kix_run_info run;
+        ASSERT_EQ_INT(KIX_OK, kix_log_read_begin(f.log, &r));
+        ASSERT_EQ_INT(KIX_OK, kix_log_reader_run(r, "run-1", 5, &run));
+        kix_log_read_end(r);
+        ASSERT_EQ_INT(KIX_OK, kix_entry_attestation(f.attester, "run-1", &run.manifest, "late",
+                                                    NULL, 0, &env, &err));
+        ASSERT_EQ_INT(KIX_EPOLICY, submit(&f, &env, NULL, 0, &res, &err));
+        ASSERT_CONTAINS(err.msg, "was revoked at log index");
+        kix_buf_reset(&env);
+        /* only the publisher may supersede */
+        ASSERT_EQ_INT(KIX_OK, add_key(&f, f.admin, f.stranger, KIX_ROLE_PUBLISH, 0));
+        before++;
+        ASSERT_EQ_INT(KIX_OK, publish(&f, f.stranger, "run-7", 7, &res, &err));
+        before++;
+        ASSERT_EQ_INT(KIX_OK, kix_entry_supersession(f.stranger, "run-1", &run.manifest, "run-7",
+                                                     NULL, &env, &err));
+        ASSERT_EQ_INT(KIX_EPOLICY, submit(&f, &env, NULL, 0, &res, &err));
+        ASSERT_CONTAINS(err.msg, "only the publisher of run run-1");
+        kix_buf_reset(&env);
+        /* a non-admin cannot add keys */
+        ASSERT_EQ_INT(KIX_EPOLICY, add_key(&f, f.publisher, f.rerunner, KIX_ROLE_ADMIN, 0));
+    }
+
+    /* oversize leaf: an envelope over 65,535 bytes */
+    {
+        struct kix_buf big = KIX_BUF_INIT;
+        struct kix_prepared *p = NULL;
+        struct kix_submission sub;
+        ASSERT_EQ_INT(KIX_OK, kix_buf_adds(&big, "{\"payload\":\""));
+        for (int i = 0; i < 70000 / 4; i++)
+            ASSERT_EQ_INT(KIX_OK, kix_buf_adds(&big, "QUFB"));
+        ASSERT_EQ_INT(KIX_OK, kix_buf_adds(&big, "\",\"payloadType\":\"application/vnd.in-toto"
+                                                 "+json\",\"signatures\":[{\"keyid\":\"\","
+                                                 "\"sig\":\"QUFB\"}]}"));
+        sub.envelope = kix_buf_bytes(&big);
+        sub.objects = NULL;
+        sub.nobjects = 0;
+        ASSERT_EQ_INT(KIX_ELIMIT, kix_log_prepare(f.log, &sub, &p, &err));
+        ASSERT_CONTAINS(err.msg, "65535");
+        kix_buf_release(&big);
+    }
+    ASSERT_EQ_U64(before, log_size(&f));
+    kix_buf_release(&env);
+    teardown(&f);
+}
+
+KIX_TEST(identical_envelope_returns_original_index)
+{
+    struct fixture f;
+    struct kix_append_result res;
+    struct kix_err err = {0, ""};
+    struct kix_buf env = KIX_BUF_INIT;
+    struct kix_digest d;
+    char manifest[512];
+    const char *objs[2];
+
+    setup(&f);
+    run_manifest(manifest, sizeof(manifest), 1);
+    digest_of_json(manifest, &d);
+    objs[0] = manifest;
+    objs[1] = workload;
+    ASSERT_EQ_INT(KIX_OK,
+                  kix_entry_publication(f.publisher, "run-1", &d, NULL, NULL, NULL, &env, &err));
+    ASSERT_EQ_INT(KIX_OK, submit(&f, &env, objs, 2, &res, &err));
+    uint64_t first = res.index, size = log_size(&f);
+    ASSERT_EQ_INT(KIX_OK, submit(&f, &env, objs, 2, &res, &err));
+    ASSERT_EQ_INT(1, res.duplicate);
+    ASSERT_EQ_U64(first, res.index);
+    ASSERT_EQ_U64(size, log_size(&f));
+    kix_buf_release(&env);
+    teardown(&f);
+}
+
+/* Many submissions, one transaction, one checkpoint; refusals inside a
+ * batch do not stop the others. */
+KIX_TEST(batch_commit_one_checkpoint)
+{
+    struct fixture f;
+    struct kix_prepared *items[50];
+    struct kix_append_result res[50];
+    struct kix_buf envs[50];
+    char manifests[50][512];
+    struct kix_err err = {0, ""};
+    uint64_t size0, size1;
+
+    setup(&f);
+    size0 = log_size(&f);
+    for (int i = 0; i < 50; i++) {
+        struct kix_digest d;
+        struct kix_bytes objs[2];
+        struct kix_submission sub;
+        char id[32];
+        kix_buf_init(&envs[i]);
+        run_manifest(manifests[i], sizeof(manifests[i]), 100 + i);
+        digest_of_json(manifests[i], &d);
+        /* item 10 repeats item 9's run id and must be refused alone */
+        snprintf(id, sizeof(id), "batch-%d", i == 10 ? 9 : i);
+        ASSERT_EQ_INT(KIX_OK,
+                      kix_entry_publication(f.publisher, id, &d, NULL, NULL, NULL, &envs[i], &err));
+        objs[0].ptr = (const uint8_t *)manifests[i];
+        objs[0].len = strlen(manifests[i]);
+        objs[1].ptr = (const uint8_t *)workload;
+        objs[1].len = strlen(workload);
+        sub.envelope = kix_buf_bytes(&envs[i]);
+        sub.objects = objs;
+        sub.nobjects = 2;
+        ASSERT_EQ_INT(KIX_OK, kix_log_prepare(f.log, &sub, &items[i], &err));
+    }
+    ASSERT_EQ_INT(KIX_OK, kix_log_commit(f.log, items, 50, res, &size1, &err));
+    ASSERT_EQ_U64(size0 + 49, size1);
+    ASSERT_EQ_INT(KIX_EPOLICY, res[10].code);
+    ASSERT_EQ_U64(size0 + 10, res[11].index);
+    /* only one new checkpoint: none at size0 + 1 */
+    struct kix_log_reader *r;
+    struct kix_bytes note;
+    ASSERT_EQ_INT(KIX_OK, kix_log_read_begin(f.log, &r));
+    ASSERT_EQ_INT(KIX_ENOTFOUND, kix_log_reader_checkpoint(r, size0 + 1, &note));
+    ASSERT_EQ_INT(KIX_OK, kix_log_reader_checkpoint(r, size1, &note));
+    kix_log_read_end(r);
+    for (int i = 0; i < 50; i++) {
+        kix_prepared_free(items[i]);
+        kix_buf_release(&envs[i]);
+    }
+    teardown(&f);
+}
+
+/* Every entry's receipt verifies offline; every pair of checkpoints is
+ * consistent. */
+KIX_TEST(receipts_and_consistency_verify)
+{
+    struct fixture f;
+    struct kix_append_result res;
+    struct kix_err err = {0, ""};
+    struct kix_log_reader *r;
+    uint64_t size;
+    char id[16];
+
+    setup(&f);
+    for (int i = 0; i < 12; i++) {
+        snprintf(id, sizeof(id), "r%d", i);
+        ASSERT_EQ_INT(KIX_OK, publish(&f, f.publisher, id, i, &res, &err));
+    }
+    ASSERT_EQ_INT(KIX_OK, kix_log_read_begin(f.log, &r));
+    size = kix_log_reader_size(r);
+    for (uint64_t i = 0; i < size; i++) {
+        struct kix_buf text = KIX_BUF_INIT;
+        struct kix_receipt rc;
+        struct kix_checkpoint cp;
+        kix_receipt_init(&rc);
+        ASSERT_EQ_INT(KIX_OK, kix_log_reader_receipt(r, i, KIX_NO_INDEX, &text, &err));
+        ASSERT_EQ_INT(KIX_OK, kix_receipt_verify((const char *)text.ptr, text.len, &f.vkey, NULL, 0,
+                                                 &rc, &cp, &err));
+        ASSERT_EQ_U64(i, rc.index);
+        ASSERT_EQ_U64(size, cp.size);
+        /* against an older checkpoint too */
+        kix_buf_reset(&text);
+        if (i + 1 < size) {
+            ASSERT_EQ_INT(KIX_OK, kix_log_reader_receipt(r, i, i + 1, &text, &err));
+            ASSERT_EQ_INT(KIX_OK, kix_receipt_verify((const char *)text.ptr, text.len, &f.vkey,
+                                                     NULL, 0, &rc, &cp, &err));
+            /* a receipt checked against another entry fails */
+            struct kix_bytes other;
+            ASSERT_EQ_INT(KIX_OK, kix_log_reader_entry(r, i + 1, &other));
+            ASSERT_EQ_INT(KIX_EVERIFY, kix_receipt_verify((const char *)text.ptr, text.len, &f.vkey,
+                                                          other.ptr, other.len, &rc, &cp, &err));
+        }
+        kix_receipt_release(&rc);
+        kix_buf_release(&text);
+    }
+    for (uint64_t s1 = 1; s1 <= size; s1++) {
+        struct kix_bytes n1, n2;
+        struct kix_note o1, o2;
+        struct kix_checkpoint c1, c2;
+        struct kix_hash p[KIX_MERKLE_MAX_PROOF], r1, r2;
+        size_t len;
+        if (kix_log_reader_checkpoint(r, s1, &n1) != KIX_OK)
+            continue;
+        ASSERT_EQ_INT(KIX_OK, kix_log_reader_checkpoint(r, KIX_NO_INDEX, &n2));
+        ASSERT_EQ_INT(KIX_OK, kix_checkpoint_open((const char *)n1.ptr, n1.len, &f.vkey, 1, ORIGIN,
+                                                  &o1, &c1, &err));
+        ASSERT_EQ_INT(KIX_OK, kix_checkpoint_open((const char *)n2.ptr, n2.len, &f.vkey, 1, ORIGIN,
+                                                  &o2, &c2, &err));
+        ASSERT_EQ_INT(KIX_OK, kix_log_reader_consistency(r, c1.size, c2.size, p, &len, &err));
+        memcpy(r1.b, c1.root, 32);
+        memcpy(r2.b, c2.root, 32);
+        ASSERT_EQ_INT(KIX_OK,
+                      kix_merkle_verify_consistency(c1.size, c2.size, &r1, &r2, p, len, &err));
+    }
+    kix_log_read_end(r);
+    teardown(&f);
+}
+
+/* Writes a raw value into a table, as an attacker with the disk could. */
+static void tamper(const char *dir, const char *table, const void *key, size_t klen,
+                   size_t byte_offset)
+{
+    MDB_env *env;
+    MDB_txn *txn;
+    MDB_dbi dbi;
+    MDB_val k = {klen, (void *)key}, v;
+    uint8_t *copy;
+
+    if (mdb_env_create(&env) || mdb_env_set_maxdbs(env, 32) || mdb_env_open(env, dir, 0, 0600) ||
+        mdb_txn_begin(env, NULL, 0, &txn) || mdb_dbi_open(txn, table, 0, &dbi) ||
+        mdb_get(txn, dbi, &k, &v))
+        abort();
+    copy = malloc(v.mv_size);
+    memcpy(copy, v.mv_data, v.mv_size);
+    copy[byte_offset % v.mv_size] ^= 0x01;
+    v.mv_data = copy;
+    if (mdb_put(txn, dbi, &k, &v, 0) || mdb_txn_commit(txn))
+        abort();
+    free(copy);
+    mdb_env_close(env);
+}
+
+KIX_TEST(tampered_leaf_and_tile_are_detected)
+{
+    struct fixture f;
+    struct kix_append_result res;
+    struct kix_err err = {0, ""};
+    struct kix_log_reader *r;
+    struct kix_buf text = KIX_BUF_INIT;
+    struct kix_receipt rc;
+    uint8_t key[9];
+
+    setup(&f);
+    ASSERT_EQ_INT(KIX_OK, publish(&f, f.publisher, "run-1", 1, &res, &err));
+    kix_log_close(f.log);
+    /* flip a byte inside entry 4's stored leaf */
+    kix__u64be_put(key, 4);
+    tamper(f.dir, "leaves", key, 8, 100);
+    ASSERT_EQ_INT(KIX_OK, kix_log_open(f.dir, NULL, &f.log, &err));
+    ASSERT_EQ_INT(KIX_OK, kix_log_read_begin(f.log, &r));
+    kix_receipt_init(&rc);
+    ASSERT_EQ_INT(KIX_OK, kix_log_reader_receipt(r, 4, KIX_NO_INDEX, &text, &err));
+    ASSERT_EQ_INT(KIX_EVERIFY, kix_receipt_verify((const char *)text.ptr, text.len, &f.vkey, NULL,
+                                                  0, &rc, NULL, &err));
+    fprintf(stderr, "tampered leaf detected: %s\n", err.msg);
+    ASSERT_CONTAINS(err.msg, "entry 4 is not proven");
+    kix_log_read_end(r);
+    kix_receipt_release(&rc);
+    kix_buf_release(&text);
+    teardown(&f);
+}
+
+KIX_TEST(tampered_tree_hash_is_detected)
+{
+    struct fixture f;
+    struct kix_append_result res;
+    struct kix_err err = {0, ""};
+    struct kix_log_reader *r;
+    struct kix_buf text = KIX_BUF_INIT;
+    struct kix_receipt rc;
+    struct kix_hash root;
+    struct kix_bytes note;
+    struct kix_note opened;
+    struct kix_checkpoint cp;
+    uint8_t key[9];
+
+    setup(&f);
+    ASSERT_EQ_INT(KIX_OK, publish(&f, f.publisher, "run-1", 1, &res, &err));
+    kix_log_close(f.log);
+    /* flip a byte of a stored tree hash in tile (0, 0) — the level-2 node
+     * over leaves 0..3, after 5 leaf hashes and 2 level-1 hashes */
+    key[0] = 0;
+    kix__u64be_put(key + 1, 0);
+    tamper(f.dir, "tiles", key, 9, 2 + 32 * 7 + 5);
+    ASSERT_EQ_INT(KIX_OK, kix_log_open(f.dir, NULL, &f.log, &err));
+    ASSERT_EQ_INT(KIX_OK, kix_log_read_begin(f.log, &r));
+    kix_receipt_init(&rc);
+    /* the root recomputed from the tiles no longer matches the checkpoint */
+    ASSERT_EQ_INT(KIX_OK, kix_log_reader_root(r, kix_log_reader_size(r), &root, &err));
+    ASSERT_EQ_INT(KIX_OK, kix_log_reader_checkpoint(r, KIX_NO_INDEX, &note));
+    ASSERT_EQ_INT(KIX_OK, kix_checkpoint_open((const char *)note.ptr, note.len, &f.vkey, 1, ORIGIN,
+                                              &opened, &cp, &err));
+    ASSERT_TRUE(memcmp(root.b, cp.root, 32) != 0);
+    fprintf(stderr, "tampered tile detected: recomputed root differs from the checkpoint\n");
+    /* entry 4's proof is that node: its receipt no longer verifies */
+    ASSERT_EQ_INT(KIX_OK, kix_log_reader_receipt(r, 4, KIX_NO_INDEX, &text, &err));
+    ASSERT_EQ_INT(KIX_EVERIFY, kix_receipt_verify((const char *)text.ptr, text.len, &f.vkey, NULL,
+                                                  0, &rc, NULL, &err));
+    fprintf(stderr, "entry 4: %s\n", err.msg);
+    /* entry 0's proof does not use it, and still verifies */
+    kix_buf_reset(&text);
+    ASSERT_EQ_INT(KIX_OK, kix_log_reader_receipt(r, 0, KIX_NO_INDEX, &text, &err));
+    ASSERT_EQ_INT(KIX_OK, kix_receipt_verify((const char *)text.ptr, text.len, &f.vkey, NULL, 0,
+                                             &rc, NULL, &err));
+    kix_log_read_end(r);
+    kix_receipt_release(&rc);
+    kix_buf_release(&text);
+    teardown(&f);
+}
+
+/* A replica replays the origin's entries and accepts its checkpoint only
+ * when the recomputed root matches; a changed entry is named. */
+KIX_TEST(replica_replays_and_refuses_tampering)
+{
+    struct fixture f;
+    struct kix_append_result res;
+    struct kix_err err = {0, ""};
+    struct kix_log_reader *r;
+    struct kix_log *replica = NULL;
+    struct kix_log_opts opts;
+    char *rdir = temp_dir();
+    uint64_t size;
+
+    setup(&f);
+    ASSERT_EQ_INT(KIX_OK, publish(&f, f.publisher, "run-1", 1, &res, &err));
+    memset(&opts, 0, sizeof(opts));
+    opts.replica = 1;
+    rmdir(rdir);
+    ASSERT_EQ_INT(KIX_OK, kix_log_create_replica(rdir, &f.vkey, &opts, &err));
+    ASSERT_EQ_INT(KIX_OK, kix_log_open(rdir, &opts, &replica, &err));
+    ASSERT_EQ_INT(KIX_OK, kix_log_read_begin(f.log, &r));
+    size = kix_log_reader_size(r);
+    struct kix_prepared *items[16];
+    struct kix_bytes note;
+    for (uint64_t i = 0; i < size; i++) {
+        struct kix_bytes leaf;
+        struct kix_submission sub;
+        struct kix_bytes objs[2];
+        char manifest[512];
+        ASSERT_EQ_INT(KIX_OK, kix_log_reader_entry(r, i, &leaf));
+        sub.envelope = leaf;
+        sub.objects = NULL;
+        sub.nobjects = 0;
+        if (i == 4) { /* the publication needs its objects */
+            run_manifest(manifest, sizeof(manifest), 1);
+            objs[0].ptr = (const uint8_t *)manifest;
+            objs[0].len = strlen(manifest);
+            objs[1].ptr = (const uint8_t *)workload;
+            objs[1].len = strlen(workload);
+            sub.objects = objs;
+            sub.nobjects = 2;
+        }
+        ASSERT_EQ_INT(KIX_OK, kix_log_prepare(replica, &sub, &items[i], &err));
+    }
+    ASSERT_EQ_INT(KIX_OK, kix_log_reader_checkpoint(r, KIX_NO_INDEX, &note));
+    /* a wrong starting index is refused */
+    ASSERT_TRUE(kix_log_replay(replica, 1, items, size, (const char *)note.ptr, note.len, &err) !=
+                KIX_OK);
+    /* entries 0..3 with the checkpoint of size 5 do not match */
+    ASSERT_EQ_INT(KIX_EVERIFY,
+                  kix_log_replay(replica, 0, items, 4, (const char *)note.ptr, note.len, &err));
+    ASSERT_EQ_INT(KIX_OK,
+                  kix_log_replay(replica, 0, items, size, (const char *)note.ptr, note.len, &err));
+    /* the replica serves the origin's checkpoint, byte for byte */
+    {
+        struct kix_log_reader *rr;
+        struct kix_bytes mine;
+        ASSERT_EQ_INT(KIX_OK, kix_log_read_begin(replica, &rr));
+        ASSERT_EQ_U64(size, kix_log_reader_size(rr));
+        ASSERT_EQ_INT(KIX_OK, kix_log_reader_checkpoint(rr, KIX_NO_INDEX, &mine));
+        ASSERT_EQ_MEM(note.ptr, note.len, mine.ptr, mine.len);
+        kix_log_read_end(rr);
+    }
+    /* a replica takes no submissions */
+    struct kix_append_result rres;
+    ASSERT_EQ_INT(KIX_EREADONLY, kix_log_commit(replica, items, 1, &rres, NULL, &err));
+    for (uint64_t i = 0; i < size; i++)
+        kix_prepared_free(items[i]);
+    kix_log_read_end(r);
+    kix_log_close(replica);
+    remove_dir(rdir);
+    teardown(&f);
+}
+
+/* Proof cost through the real LMDB tiles: the average number of tile reads
+ * for an inclusion proof at 10^6 leaves is within 2x of that at 10^3. */
+static int tiles_fn(struct kix_store *s, MDB_txn *txn, void *arg, struct kix_err *err)
+{
+    uint64_t *n = arg;
+    struct kix__tile_ctx ctx = {s, txn};
+    struct kix_tile_io io;
+    struct kix_hash *leaves = malloc(65536 * sizeof(*leaves)), root;
+    uint64_t done = 0;
+    int rc = KIX_OK;
+
+    kix__tile_io_init(&io, &ctx);
+    while (rc == KIX_OK && done < *n) {
+        size_t k = *n - done > 65536 ? 65536 : (size_t)(*n - done);
+        for (size_t i = 0; i < k; i++) {
+            uint64_t x = done + i;
+            memset(leaves[i].b, 0, 32);
+            memcpy(leaves[i].b, &x, sizeof(x));
+        }
+        rc = kix_tiles_append(&io, done, leaves, k, &root, err);
+        done += k;
+    }
+    free(leaves);
+    return rc;
+}
+
+static double average_reads(uint64_t n)
+{
+    char *dir = temp_dir();
+    struct kix_store *s = NULL;
+    struct kix_reader *rd;
+    double total = 0;
+    int samples = 200;
+
+    if (kix_store_open(dir, NULL, &s, NULL) || kix__db_write(s, tiles_fn, &n, NULL) ||
+        kix_store_read_begin(s, &rd))
+        abort();
+    srand(7);
+    for (int i = 0; i < samples; i++) {
+        struct kix__tile_ctx ctx = {s, rd->txn};
+        struct kix_tile_io io;
+        struct kix_hash proof[KIX_MERKLE_MAX_PROOF];
+        size_t len;
+        uint64_t size = n - (uint64_t)(rand() % 3), index = (uint64_t)rand() % size;
+        kix__tile_io_init(&io, &ctx);
+        if (kix_tiles_inclusion_proof(&io, index, size, proof, &len, NULL))
+            abort();
+        total += (double)io.reads;
+    }
+    kix_store_read_end(rd);
+    kix_store_close(s);
+    remove_dir(dir);
+    return total / samples;
+}
+
+KIX_TEST(proof_reads_scale_logarithmically)
+{
+    double small = average_reads(1000), big = average_reads(1000000);
+    fprintf(stderr, "average tile reads per inclusion proof: %.2f at 10^3, %.2f at 10^6\n", small,
+            big);
+    ASSERT_TRUE(big <= 2.0 * small);
+    ASSERT_TRUE(small >= 1.0);
+}
+
+KIX_TEST_MAIN()
