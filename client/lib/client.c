@@ -156,6 +156,14 @@ int kix_client_entries(struct kix_client *c, uint64_t start, uint64_t count, kix
     WITH_READER(c, r, err, local_entries(r, start, count, fn, ctx, got, err));
 }
 
+int kix_client_checkpoints(struct kix_client *c, uint64_t after, size_t limit, kix_checkpoint_fn fn,
+                           void *ctx, struct kix_err *err)
+{
+    if (c->remote)
+        return kix__remote_checkpoints(c->remote, after, limit, fn, ctx, err);
+    WITH_READER(c, r, err, kix_log_reader_checkpoints(r, after, limit, fn, ctx));
+}
+
 static uint64_t latest(struct kix_log_reader *r, uint64_t size)
 {
     return size == KIX_NO_INDEX ? kix_log_reader_size(r) : size;
@@ -229,6 +237,60 @@ int kix_client_get_object(struct kix_client *c, const struct kix_digest *d, stru
                            c->where, text);
     }
     return KIX_OK;
+}
+
+struct checked_objects {
+    const struct kix_digest *digests;
+    kix_object_fn fn;
+    void *ctx;
+    const char *where;
+    struct kix_err *err;
+};
+
+/* Checks each object's digest before the caller sees it. */
+static int check_object(void *arg, size_t i, const uint8_t *bytes, size_t len)
+{
+    struct checked_objects *c = arg;
+    struct kix_digest got;
+    char text[KIX_DIGEST_TEXT_LEN + 1];
+
+    if (bytes) {
+        kix_digest_of(bytes, len, &got);
+        if (memcmp(got.b, c->digests[i].b, 32) != 0) {
+            kix_digest_format(&c->digests[i], text);
+            return kix_err_set(c->err, KIX_EVERIFY,
+                               "%s answered bytes that do not hash to %s; it is serving corrupt or "
+                               "forged data",
+                               c->where, text);
+        }
+    }
+    return c->fn(c->ctx, i, bytes, len);
+}
+
+static int local_objects(struct kix_log_reader *r, const struct kix_digest *digests, size_t n,
+                         kix_object_fn fn, void *ctx)
+{
+    for (size_t i = 0; i < n; i++) {
+        struct kix_bytes v;
+        int rc = kix_log_reader_object(r, &digests[i], &v);
+        if (rc && rc != KIX_ENOTFOUND)
+            return rc;
+        rc = rc ? fn(ctx, i, NULL, 0) : fn(ctx, i, v.ptr, v.len);
+        if (rc)
+            return rc;
+    }
+    return KIX_OK;
+}
+
+int kix_client_get_objects(struct kix_client *c, const struct kix_digest *digests, size_t n,
+                           kix_object_fn fn, void *ctx, struct kix_err *err)
+{
+    struct checked_objects chk = {digests, fn, ctx, c->where, err};
+    if (n > 1024)
+        return kix_err_set(err, KIX_ELIMIT, "at most 1024 objects per call, not %zu", n);
+    if (c->remote)
+        return kix__remote_get_objects(c->remote, digests, n, check_object, &chk, err);
+    WITH_READER(c, r, err, local_objects(r, digests, n, check_object, &chk));
 }
 
 static int local_submit(struct kix_client *c, const struct kix_bundle *bundles, size_t n,

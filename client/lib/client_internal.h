@@ -21,6 +21,11 @@ int kix__remote_checkpoint(struct kix__remote *r, uint64_t size, struct kix_buf 
                            struct kix_err *err);
 int kix__remote_entries(struct kix__remote *r, uint64_t start, uint64_t count, kix_entry_fn fn,
                         void *ctx, uint64_t *got, struct kix_err *err);
+int kix__remote_checkpoints(struct kix__remote *r, uint64_t after, size_t limit,
+                            kix_checkpoint_fn fn, void *ctx, struct kix_err *err);
+/* fn gets the bytes the server returned, unchecked (the caller checks). */
+int kix__remote_get_objects(struct kix__remote *r, const struct kix_digest *digests, size_t n,
+                            kix_object_fn fn, void *ctx, struct kix_err *err);
 int kix__remote_inclusion(struct kix__remote *r, uint64_t index, uint64_t size,
                           struct kix_hash *proof, size_t *n, struct kix_err *err);
 int kix__remote_consistency(struct kix__remote *r, uint64_t size1, uint64_t size2,

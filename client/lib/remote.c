@@ -99,3 +99,25 @@ int kix__remote_resolve(struct kix__remote *r, const char *ref, struct kix_resol
     (void)e;
     NA();
 }
+int kix__remote_checkpoints(struct kix__remote *r, uint64_t a, size_t l, kix_checkpoint_fn f,
+                            void *c, struct kix_err *e)
+{
+    (void)r;
+    (void)a;
+    (void)l;
+    (void)f;
+    (void)c;
+    (void)e;
+    NA();
+}
+int kix__remote_get_objects(struct kix__remote *r, const struct kix_digest *d, size_t n,
+                            kix_object_fn f, void *c, struct kix_err *e)
+{
+    (void)r;
+    (void)d;
+    (void)n;
+    (void)f;
+    (void)c;
+    (void)e;
+    NA();
+}

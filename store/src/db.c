@@ -121,6 +121,8 @@ int kix_store_open(const char *dir, const struct kix_store_opts *opts, struct ki
     }
     if (s->read_only)
         flags |= MDB_RDONLY;
+    if (opts && opts->no_sync)
+        flags |= MDB_NOSYNC;
     rc = mdb_env_open(s->env, dir, flags, 0600);
     if (rc) {
         if (rc == ENOENT)

@@ -399,3 +399,26 @@ fail:
     kix_prepared_free(p);
     return rc;
 }
+
+int kix_entry_needs(const uint8_t *leaf, size_t len, struct kix_digest **out, size_t *n,
+                    struct kix_err *err)
+{
+    struct kix_prepared p;
+    int rc;
+
+    *out = NULL;
+    *n = 0;
+    memset(&p, 0, sizeof(p));
+    kix_dsse_envelope_init(&p.env);
+    rc = kix_dsse_parse(leaf, len, &p.env, err);
+    if (rc == KIX_OK)
+        rc = kix__entry_parse(&p, p.env.payload.ptr, p.env.payload.len, err);
+    kix_dsse_envelope_release(&p.env);
+    if (rc) {
+        free(p.needs);
+        return rc;
+    }
+    *out = p.needs;
+    *n = p.nneeds;
+    return KIX_OK;
+}

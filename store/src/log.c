@@ -352,12 +352,170 @@ struct commit_ctx {
     struct kix_prepared *const *items;
     size_t n;
     struct kix_append_result *results;
-    uint64_t first_index; /* replay: where items must land; KIX_NO_INDEX otherwise */
-    const char *note;     /* replay: the upstream's checkpoint */
-    size_t note_len;
+    /* replay: where the items must land, and the upstream's checkpoints */
+    uint64_t first_index;
+    const struct kix_replay_checkpoint *cps;
+    size_t ncps;
     uint64_t size;
     struct kix_hash *hashes; /* scratch: leaf hashes of accepted items */
 };
+
+static int replay_check_checkpoint(struct kix_log *l, const struct kix_replay_checkpoint *c,
+                                   const struct kix_hash *root, struct kix_err *err)
+{
+    struct kix_note note;
+    struct kix_checkpoint cp;
+    int rc = kix_checkpoint_open(c->note, c->note_len, &l->verifier, 1, l->origin, &note, &cp, err);
+
+    if (rc)
+        return kix_err_wrap(err, "upstream checkpoint at size %llu", (unsigned long long)c->size);
+    if (cp.size != c->size)
+        return kix_err_set(err, KIX_EVERIFY, "upstream checkpoint is for size %llu, not %llu",
+                           (unsigned long long)cp.size, (unsigned long long)c->size);
+    if (memcmp(cp.root, root->b, 32) != 0)
+        return kix_err_set(err, KIX_EVERIFY,
+                           "the entries up to size %llu do not hash to the upstream's signed root "
+                           "(a fork or tampered entries)",
+                           (unsigned long long)c->size);
+    return KIX_OK;
+}
+
+/* Applies one item at index `next`: KIX_OK (accepted), a refusal code with
+ * res filled, or a fatal code. *dup set when it repeats an entry. */
+static int lookup_duplicate(struct kix_store *s, MDB_txn *txn, const struct kix_hash *h,
+                            uint64_t *index);
+
+static int apply_item(struct kix_store *s, MDB_txn *txn, struct kix_log *l, uint64_t next,
+                      const struct kix_prepared *p, struct kix_append_result *res, int *dup,
+                      struct kix_err *item_err)
+{
+    uint64_t dup_index;
+    int rc;
+
+    memset(res, 0, sizeof(*res));
+    res->leaf_hash = p->leaf_hash;
+    *dup = 0;
+    rc = lookup_duplicate(s, txn, &p->leaf_hash, &dup_index);
+    if (rc == KIX_OK) {
+        res->index = dup_index;
+        res->duplicate = 1;
+        *dup = 1;
+        return KIX_OK;
+    }
+    if (rc != KIX_ENOTFOUND)
+        return kix_err_set(item_err, rc, "reading the leaf index: %s", kix_strerror(rc));
+    rc = kix__policy_apply(l, txn, next, p, item_err);
+    if (rc == KIX_OK)
+        res->index = next;
+    return rc;
+}
+
+static int is_refusal(int rc)
+{
+    return rc == KIX_EPOLICY || rc == KIX_EVERIFY || rc == KIX_EINVAL;
+}
+
+static int commit_fn(struct kix_store *s, MDB_txn *txn, void *arg, struct kix_err *err)
+{
+    struct commit_ctx *c = arg;
+    struct kix__tile_ctx tctx = {s, txn};
+    struct kix_tile_io io;
+    struct kix_buf note = KIX_BUF_INIT;
+    struct kix_hash root;
+    uint64_t size, next;
+    size_t accepted = 0;
+    int rc = kix__log_size(s, txn, &size);
+
+    if (rc)
+        return kix_err_set(err, rc, "reading the log size: %s", kix_strerror(rc));
+    next = size;
+    for (size_t i = 0; i < c->n; i++) {
+        struct kix_append_result *res = &c->results[i];
+        struct kix_err item_err = {0, ""};
+        int dup;
+
+        rc = apply_item(s, txn, c->log, next, c->items[i], res, &dup, &item_err);
+        if (is_refusal(rc)) {
+            res->code = rc;
+            res->index = KIX_NO_INDEX;
+            snprintf(res->message, sizeof(res->message), "%s", item_err.msg);
+            continue;
+        }
+        if (rc) {
+            if (err)
+                *err = item_err;
+            return rc;
+        }
+        if (!dup) {
+            c->hashes[accepted++] = c->items[i]->leaf_hash;
+            next++;
+        }
+    }
+    c->size = next;
+    if (accepted == 0)
+        return KIX_OK; /* nothing new: no new checkpoint */
+    kix__tile_io_init(&io, &tctx);
+    rc = kix_tiles_append(&io, size, c->hashes, accepted, &root, err);
+    if (rc == KIX_OK)
+        rc = sign_checkpoint(c->log, next, &root, &note, err);
+    if (rc == KIX_OK)
+        rc = put_checkpoint(s, txn, next, note.ptr, note.len, err);
+    kix_buf_release(&note);
+    return rc;
+}
+
+/* Replay: every item must be accepted at its index, and the root at each
+ * upstream checkpoint's size must be the one it signed. */
+static int replay_fn(struct kix_store *s, MDB_txn *txn, void *arg, struct kix_err *err)
+{
+    struct commit_ctx *c = arg;
+    struct kix__tile_ctx tctx = {s, txn};
+    struct kix_tile_io io;
+    struct kix_hash root;
+    uint64_t size, next;
+    size_t i = 0;
+    int rc = kix__log_size(s, txn, &size);
+
+    if (rc)
+        return kix_err_set(err, rc, "reading the log size: %s", kix_strerror(rc));
+    if (c->first_index != size)
+        return kix_err_set(err, KIX_EINVAL, "replay starts at index %llu but the log has %llu",
+                           (unsigned long long)c->first_index, (unsigned long long)size);
+    kix__tile_io_init(&io, &tctx);
+    next = size;
+    for (size_t k = 0; k < c->ncps; k++) {
+        size_t pending = 0;
+        if (c->cps[k].size <= next || c->cps[k].size - c->first_index > c->n)
+            return kix_err_set(err, KIX_EINVAL,
+                               "replay checkpoints must grow and end at the last item");
+        while (next < c->cps[k].size) {
+            struct kix_append_result res;
+            struct kix_err item_err = {0, ""};
+            int dup;
+            rc = apply_item(s, txn, c->log, next, c->items[i], &res, &dup, &item_err);
+            if (rc == KIX_OK && dup)
+                rc = kix_err_set(&item_err, KIX_EVERIFY, "it repeats entry %llu",
+                                 (unsigned long long)res.index);
+            if (rc)
+                return kix_err_set(err, is_refusal(rc) ? rc : rc, "entry %llu: %s",
+                                   (unsigned long long)next, item_err.msg);
+            c->hashes[pending++] = c->items[i++]->leaf_hash;
+            next++;
+        }
+        rc = kix_tiles_append(&io, next - pending, c->hashes, pending, &root, err);
+        if (rc == KIX_OK)
+            rc = replay_check_checkpoint(c->log, &c->cps[k], &root, err);
+        if (rc == KIX_OK)
+            rc = put_checkpoint(s, txn, next, c->cps[k].note, c->cps[k].note_len, err);
+        if (rc)
+            return rc;
+    }
+    if (i != c->n)
+        return kix_err_set(err, KIX_EINVAL, "%zu replayed entries lie beyond the last checkpoint",
+                           c->n - i);
+    c->size = next;
+    return KIX_OK;
+}
 
 static int lookup_duplicate(struct kix_store *s, MDB_txn *txn, const struct kix_hash *h,
                             uint64_t *index)
@@ -372,108 +530,13 @@ static int lookup_duplicate(struct kix_store *s, MDB_txn *txn, const struct kix_
     return KIX_OK;
 }
 
-static int replay_check_checkpoint(struct kix_log *l, uint64_t size, const struct kix_hash *root,
-                                   const struct commit_ctx *c, struct kix_err *err)
-{
-    struct kix_note note;
-    struct kix_checkpoint cp;
-    int rc = kix_checkpoint_open(c->note, c->note_len, &l->verifier, 1, l->origin, &note, &cp, err);
-
-    if (rc)
-        return kix_err_wrap(err, "upstream checkpoint");
-    if (cp.size != size)
-        return kix_err_set(err, KIX_EVERIFY, "upstream checkpoint is for size %llu, not %llu",
-                           (unsigned long long)cp.size, (unsigned long long)size);
-    if (memcmp(cp.root, root->b, 32) != 0)
-        return kix_err_set(err, KIX_EVERIFY,
-                           "the entries up to size %llu do not hash to the upstream's signed root "
-                           "(a fork or tampered entries)",
-                           (unsigned long long)size);
-    return KIX_OK;
-}
-
-static int commit_fn(struct kix_store *s, MDB_txn *txn, void *arg, struct kix_err *err)
-{
-    struct commit_ctx *c = arg;
-    struct kix_log *l = c->log;
-    struct kix__tile_ctx tctx = {s, txn};
-    struct kix_tile_io io;
-    struct kix_buf note = KIX_BUF_INIT;
-    struct kix_hash root;
-    uint64_t size, next;
-    size_t accepted = 0;
-    int rc = kix__log_size(s, txn, &size);
-
-    if (rc)
-        return kix_err_set(err, rc, "reading the log size: %s", kix_strerror(rc));
-    if (c->first_index != KIX_NO_INDEX && c->first_index != size)
-        return kix_err_set(err, KIX_EINVAL, "replay starts at index %llu but the log has %llu",
-                           (unsigned long long)c->first_index, (unsigned long long)size);
-    next = size;
-    for (size_t i = 0; i < c->n; i++) {
-        struct kix_append_result *res = &c->results[i];
-        const struct kix_prepared *p = c->items[i];
-        struct kix_err item_err = {0, ""};
-        uint64_t dup;
-
-        memset(res, 0, sizeof(*res));
-        res->leaf_hash = p->leaf_hash;
-        rc = lookup_duplicate(s, txn, &p->leaf_hash, &dup);
-        if (rc == KIX_OK && c->first_index == KIX_NO_INDEX) {
-            res->index = dup;
-            res->duplicate = 1;
-            continue;
-        }
-        if (rc == KIX_OK)
-            return kix_err_set(err, KIX_EVERIFY, "entry %llu repeats entry %llu",
-                               (unsigned long long)next, (unsigned long long)dup);
-        if (rc != KIX_ENOTFOUND)
-            return kix_err_set(err, rc, "reading the leaf index: %s", kix_strerror(rc));
-        rc = kix__policy_apply(l, txn, next, p, &item_err);
-        if (rc == KIX_EPOLICY || rc == KIX_EVERIFY || rc == KIX_EINVAL) {
-            if (c->first_index != KIX_NO_INDEX)
-                return kix_err_set(err, rc, "entry %llu: %s", (unsigned long long)next,
-                                   item_err.msg);
-            res->code = rc;
-            res->index = KIX_NO_INDEX;
-            snprintf(res->message, sizeof(res->message), "%s", item_err.msg);
-            continue;
-        }
-        if (rc) {
-            if (err)
-                *err = item_err;
-            return rc;
-        }
-        res->index = next++;
-        c->hashes[accepted++] = p->leaf_hash;
-    }
-    c->size = next;
-    if (accepted == 0 && c->first_index == KIX_NO_INDEX)
-        return KIX_OK; /* nothing new: no new checkpoint */
-    kix__tile_io_init(&io, &tctx);
-    rc = kix_tiles_append(&io, size, c->hashes, accepted, &root, err);
-    if (rc)
-        return rc;
-    if (c->first_index != KIX_NO_INDEX) {
-        rc = replay_check_checkpoint(l, next, &root, c, err);
-        if (rc == KIX_OK)
-            rc = put_checkpoint(s, txn, next, c->note, c->note_len, err);
-        return rc;
-    }
-    rc = sign_checkpoint(l, next, &root, &note, err);
-    if (rc == KIX_OK)
-        rc = put_checkpoint(s, txn, next, note.ptr, note.len, err);
-    kix_buf_release(&note);
-    return rc;
-}
-
-static int run_commit(struct commit_ctx *c, struct kix_err *err)
+static int run_commit(struct commit_ctx *c, kix__write_fn fn, struct kix_err *err)
 {
     int rc;
     c->hashes = malloc((c->n ? c->n : 1) * sizeof(*c->hashes));
     if (!c->hashes)
         return kix_err_set(err, KIX_ENOMEM, "out of memory");
-    rc = kix__db_write(c->log->store, commit_fn, c, err);
+    rc = kix__db_write(c->log->store, fn, c, err);
     free(c->hashes);
     return rc;
 }
@@ -486,39 +549,34 @@ int kix_log_commit(struct kix_log *l, struct kix_prepared *const *items, size_t 
 
     if (l->replica || !l->signer)
         return kix_err_set(err, KIX_EREADONLY,
-                           "this store is a replica of %s; submit to the "
-                           "origin",
-                           l->origin);
+                           "this store is a replica of %s; submit to the origin", l->origin);
     memset(&c, 0, sizeof(c));
     c.log = l;
     c.items = items;
     c.n = n;
     c.results = results;
-    c.first_index = KIX_NO_INDEX;
-    rc = run_commit(&c, err);
+    rc = run_commit(&c, commit_fn, err);
     if (rc == KIX_OK && new_size)
         *new_size = c.size;
     return rc;
 }
 
 int kix_log_replay(struct kix_log *l, uint64_t first_index, struct kix_prepared *const *items,
-                   size_t n, const char *note, size_t note_len, struct kix_err *err)
+                   size_t n, const struct kix_replay_checkpoint *cps, size_t ncps,
+                   struct kix_err *err)
 {
     struct commit_ctx c;
-    struct kix_append_result *results = calloc(n ? n : 1, sizeof(*results));
-    int rc;
 
-    if (!results)
-        return kix_err_set(err, KIX_ENOMEM, "out of memory");
+    if (ncps == 0 || cps[ncps - 1].size != first_index + n)
+        return kix_err_set(err, KIX_EINVAL,
+                           "a replay must end at an upstream checkpoint (size %llu)",
+                           (unsigned long long)(first_index + n));
     memset(&c, 0, sizeof(c));
     c.log = l;
     c.items = items;
     c.n = n;
-    c.results = results;
     c.first_index = first_index;
-    c.note = note;
-    c.note_len = note_len;
-    rc = run_commit(&c, err);
-    free(results);
-    return rc;
+    c.cps = cps;
+    c.ncps = ncps;
+    return run_commit(&c, replay_fn, err);
 }

@@ -83,6 +83,39 @@ int kix_log_reader_checkpoint(struct kix_log_reader *r, uint64_t size, struct ki
     return get_u64_key(r, T_CHECKPOINTS, size, note);
 }
 
+int kix_log_reader_checkpoints(struct kix_log_reader *r, uint64_t after, size_t limit,
+                               kix_checkpoint_fn fn, void *ctx)
+{
+    MDB_cursor *cur;
+    uint8_t k[8];
+    MDB_val key = {8, k}, val;
+    size_t n = 0;
+    int rc;
+
+    if (after == UINT64_MAX)
+        return KIX_OK;
+    kix__u64be_put(k, after + 1);
+    rc = mdb_cursor_open(r->r->txn, r->log->store->dbi[T_CHECKPOINTS], &cur);
+    if (rc)
+        return kix__db_error(rc, NULL, "reading checkpoints");
+    rc = mdb_cursor_get(cur, &key, &val, MDB_SET_RANGE);
+    while (rc == 0 && n < limit && key.mv_size == 8) {
+        uint64_t size = kix__u64be_get(key.mv_data);
+        int frc;
+        if (size > r->size)
+            break;
+        frc = fn(ctx, size, val.mv_data, val.mv_size);
+        if (frc) {
+            mdb_cursor_close(cur);
+            return frc;
+        }
+        n++;
+        rc = mdb_cursor_get(cur, &key, &val, MDB_NEXT);
+    }
+    mdb_cursor_close(cur);
+    return rc == 0 || rc == MDB_NOTFOUND ? KIX_OK : kix__db_error(rc, NULL, "reading checkpoints");
+}
+
 int kix_log_reader_entry(struct kix_log_reader *r, uint64_t index, struct kix_bytes *leaf)
 {
     if (index >= r->size)

@@ -67,6 +67,10 @@ typedef int (*kix_entry_fn)(void *ctx, uint64_t index, const uint8_t *leaf, size
 int kix_client_entries(struct kix_client *c, uint64_t start, uint64_t count, kix_entry_fn fn,
                        void *ctx, uint64_t *got, struct kix_err *err) KIX_MUST_CHECK;
 
+/* The stored checkpoints with size > after (at most limit), by growing size. */
+int kix_client_checkpoints(struct kix_client *c, uint64_t after, size_t limit, kix_checkpoint_fn fn,
+                           void *ctx, struct kix_err *err) KIX_MUST_CHECK;
+
 int kix_client_inclusion(struct kix_client *c, uint64_t index, uint64_t size,
                          struct kix_hash proof[KIX_MERKLE_MAX_PROOF], size_t *n,
                          struct kix_err *err) KIX_MUST_CHECK;
@@ -81,6 +85,13 @@ int kix_client_receipt(struct kix_client *c, uint64_t index, uint64_t size, stru
  * (KIX_EVERIFY when the bytes do not match). */
 int kix_client_get_object(struct kix_client *c, const struct kix_digest *d, struct kix_buf *out,
                           struct kix_err *err) KIX_MUST_CHECK;
+
+/* Several objects in one round trip: fn(ctx, i, bytes, len) for each digest
+ * in order, bytes NULL when the log does not have it. Digests ARE checked
+ * (KIX_EVERIFY stops the call). At most 1024 digests per call. */
+typedef int (*kix_object_fn)(void *ctx, size_t i, const uint8_t *bytes, size_t len);
+int kix_client_get_objects(struct kix_client *c, const struct kix_digest *digests, size_t n,
+                           kix_object_fn fn, void *ctx, struct kix_err *err) KIX_MUST_CHECK;
 
 struct kix_bundle {
     struct kix_bytes envelope;

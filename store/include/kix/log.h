@@ -138,6 +138,13 @@ int kix_log_prepare(struct kix_log *l, const struct kix_submission *sub, struct 
                     struct kix_err *err) KIX_MUST_CHECK;
 void kix_prepared_free(struct kix_prepared *p);
 
+/* The digests of the objects an entry needs stored (its subject manifest,
+ * rerun manifest, evidence), from its leaf alone: what a replica fetches
+ * before it replays the entry (plus those objects' own references).
+ * *out is malloc'ed (caller frees). KIX_EINVAL when the leaf does not parse. */
+int kix_entry_needs(const uint8_t *leaf, size_t len, struct kix_digest **out, size_t *n,
+                    struct kix_err *err) KIX_MUST_CHECK;
+
 /* The type of a prepared entry and the digest of its leaf (for dedupe). */
 int kix_prepared_type(const struct kix_prepared *p);
 
@@ -157,13 +164,23 @@ int kix_log_commit(struct kix_log *l, struct kix_prepared *const *items, size_t 
                    struct kix_append_result *results, uint64_t *new_size,
                    struct kix_err *err) KIX_MUST_CHECK;
 
+/* An upstream's signed checkpoint, for replay. */
+struct kix_replay_checkpoint {
+    uint64_t size;
+    const char *note;
+    size_t note_len;
+};
+
 /* For replicas: appends `n` prepared entries that must land at indexes
- * first_index.. in order, every one accepted by the policy, then checks the
- * upstream's signed checkpoint `note` (size first_index + n) against the
- * log key and the recomputed root, and stores it. Any failure stores
- * nothing; the message names the index that failed. */
+ * first_index.. in order, every one accepted by the policy. cps lists the
+ * upstream's signed checkpoints met on the way, by growing size, the last
+ * at first_index + n; at each the recomputed root must be the signed one,
+ * and the note is stored as the replica's checkpoint at that size. All in
+ * one transaction: any failure stores nothing, and the message names the
+ * index or checkpoint that failed. */
 int kix_log_replay(struct kix_log *l, uint64_t first_index, struct kix_prepared *const *items,
-                   size_t n, const char *note, size_t note_len, struct kix_err *err) KIX_MUST_CHECK;
+                   size_t n, const struct kix_replay_checkpoint *cps, size_t ncps,
+                   struct kix_err *err) KIX_MUST_CHECK;
 
 /* ---- reading -------------------------------------------------------------- */
 
@@ -176,6 +193,12 @@ void kix_log_read_end(struct kix_log_reader *r);
 uint64_t kix_log_reader_size(const struct kix_log_reader *r);
 /* The signed checkpoint note at `size` (KIX_NO_INDEX: the latest). */
 int kix_log_reader_checkpoint(struct kix_log_reader *r, uint64_t size, struct kix_bytes *note);
+/* The stored checkpoints with size > after, by growing size, at most
+ * `limit`, through fn (views valid during the call). Every commit of an
+ * origin stores one, so these are the sizes a replica can replay to. */
+typedef int (*kix_checkpoint_fn)(void *ctx, uint64_t size, const uint8_t *note, size_t len);
+int kix_log_reader_checkpoints(struct kix_log_reader *r, uint64_t after, size_t limit,
+                               kix_checkpoint_fn fn, void *ctx) KIX_MUST_CHECK;
 int kix_log_reader_entry(struct kix_log_reader *r, uint64_t index, struct kix_bytes *leaf);
 int kix_log_reader_object(struct kix_log_reader *r, const struct kix_digest *d,
                           struct kix_bytes *out);

@@ -34,6 +34,8 @@ struct kix_store_opts {
     size_t map_initial; /* initial map size in bytes; 0 = 64 MiB */
     size_t map_max;     /* ceiling for map growth; 0 = 1 TiB */
     int read_only;      /* open without write access */
+    int no_sync;        /* skip fsync on commit: ONLY for caches that can be rebuilt
+                           (an auditor's local replica), never for a log */
     struct kix_canon_opts canon;
 };
 

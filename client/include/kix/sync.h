@@ -1,0 +1,36 @@
+/* kix/sync.h — copying a log into a local replica, verifying everything.
+ *
+ * kix_sync() is what an auditor (kix audit) and a mirror (kixd
+ * --mirror-of) both run: it fetches the upstream's entries, the objects
+ * each entry needs and the upstream's signed checkpoints, and replays them
+ * into a replica (kix_log_replay): every signature against the key
+ * registry as it stood at that index, every policy rule, every object's
+ * digest and references, and the recomputed root at each checkpoint. Whole
+ * upstream batches commit together with their checkpoint, so a replica is
+ * always a verified prefix. It never trusts the upstream.
+ *
+ * Errors: the first violation, with its index and reason (KIX_EVERIFY,
+ * KIX_EPOLICY, KIX_EINVAL); KIX_EUNAVAIL and the like from the upstream.
+ */
+#ifndef KIX_SYNC_H
+#define KIX_SYNC_H
+
+#include "kix/client.h"
+
+typedef void (*kix_sync_progress_fn)(void *ctx, uint64_t size, uint64_t target);
+
+struct kix_sync_opts {
+    size_t max_batch;              /* entries per replica transaction; 0 = 8192 */
+    unsigned threads;              /* signature-verifying threads; 0 = one per CPU */
+    kix_sync_progress_fn progress; /* called after each committed batch */
+    void *progress_ctx;
+};
+
+/* Syncs `replica` from `up` up to size `target` (KIX_NO_INDEX: the
+ * upstream's latest checkpoint). *synced (may be NULL) gets the replica's
+ * size afterwards, also on failure (what was verified before it). */
+int kix_sync(struct kix_client *up, struct kix_log *replica, uint64_t target,
+             const struct kix_sync_opts *opts, uint64_t *synced,
+             struct kix_err *err) KIX_MUST_CHECK;
+
+#endif

@@ -1,0 +1,478 @@
+/* Replaying an upstream log into a replica: fetch, verify in parallel,
+ * commit whole upstream batches with their checkpoints. */
+#include "kix/sync.h"
+
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#define DEFAULT_MAX_BATCH 8192
+#define ENTRIES_PER_CALL  1000
+#define OBJECTS_PER_CALL  1024
+
+struct leaf {
+    uint8_t *bytes;
+    size_t len;
+};
+
+/* One fetched object and the entry it is sent with. */
+struct object {
+    struct kix_digest digest;
+    struct kix_buf bytes;
+    size_t entry;
+};
+
+struct batch {
+    uint64_t first;
+    struct leaf *leaves;
+    size_t nleaves, cap_leaves;
+    struct kix_buf notes; /* checkpoint notes, back to back */
+    struct kix_replay_checkpoint *cps;
+    size_t ncps;
+    struct object *objects;
+    size_t nobjects, cap_objects;
+    size_t *slots; /* open-addressing set of object indexes + 1, by digest */
+    size_t nslots;
+    size_t *by_entry; /* first object of each entry, after sorting; nleaves + 1 */
+};
+
+static void batch_release(struct batch *b)
+{
+    for (size_t i = 0; i < b->nleaves; i++)
+        free(b->leaves[i].bytes);
+    for (size_t i = 0; i < b->nobjects; i++)
+        kix_buf_release(&b->objects[i].bytes);
+    free(b->leaves);
+    free(b->objects);
+    free(b->slots);
+    free(b->by_entry);
+    free(b->cps);
+    kix_buf_release(&b->notes);
+    memset(b, 0, sizeof(*b));
+}
+
+/* ---- checkpoints --------------------------------------------------------- */
+
+struct cp_collect {
+    struct batch *b;
+    uint64_t start;
+    size_t max_batch;
+    uint64_t target;
+    size_t *offsets; /* note offsets into b->notes (pointers move on growth) */
+    size_t cap;
+};
+
+static int collect_cp(void *arg, uint64_t size, const uint8_t *note, size_t len)
+{
+    struct cp_collect *c = arg;
+    struct batch *b = c->b;
+
+    if (size > c->target || (b->ncps > 0 && size - c->start > c->max_batch))
+        return 1; /* enough: stop */
+    if (b->ncps == c->cap) {
+        size_t cap = c->cap ? 2 * c->cap : 16;
+        struct kix_replay_checkpoint *cps = realloc(b->cps, cap * sizeof(*cps));
+        size_t *offsets = realloc(c->offsets, cap * sizeof(*offsets));
+        if (cps)
+            b->cps = cps;
+        if (offsets)
+            c->offsets = offsets;
+        if (!cps || !offsets)
+            return KIX_ENOMEM;
+        c->cap = cap;
+    }
+    c->offsets[b->ncps] = b->notes.len;
+    b->cps[b->ncps].size = size;
+    b->cps[b->ncps].note_len = len;
+    b->ncps++;
+    return kix_buf_add(&b->notes, note, len);
+}
+
+static int fetch_checkpoints(struct kix_client *up, struct batch *b, uint64_t start,
+                             uint64_t target, size_t max_batch, struct kix_err *err)
+{
+    struct cp_collect c = {b, start, max_batch, target, NULL, 0};
+    int rc = kix_client_checkpoints(up, start, 256, collect_cp, &c, err);
+
+    if (rc == 1)
+        rc = KIX_OK;
+    for (size_t i = 0; rc == KIX_OK && i < b->ncps; i++)
+        b->cps[i].note = (const char *)b->notes.ptr + c.offsets[i];
+    free(c.offsets);
+    if (rc)
+        return rc == KIX_ENOMEM ? kix_err_set(err, rc, "out of memory") : rc;
+    if (b->ncps == 0)
+        return kix_err_set(err, KIX_EPROTO,
+                           "%s has no signed checkpoint beyond size %llu to sync to",
+                           kix_client_where(up), (unsigned long long)start);
+    return KIX_OK;
+}
+
+/* ---- entries ------------------------------------------------------------- */
+
+static int collect_leaf(void *arg, uint64_t index, const uint8_t *bytes, size_t len)
+{
+    struct batch *b = arg;
+    struct leaf *l;
+
+    if (index != b->first + b->nleaves)
+        return KIX_EPROTO;
+    if (b->nleaves == b->cap_leaves) {
+        size_t cap = b->cap_leaves ? 2 * b->cap_leaves : 256;
+        struct leaf *p = realloc(b->leaves, cap * sizeof(*p));
+        if (!p)
+            return KIX_ENOMEM;
+        b->leaves = p;
+        b->cap_leaves = cap;
+    }
+    l = &b->leaves[b->nleaves];
+    l->bytes = malloc(len ? len : 1);
+    if (!l->bytes)
+        return KIX_ENOMEM;
+    memcpy(l->bytes, bytes, len);
+    l->len = len;
+    b->nleaves++;
+    return KIX_OK;
+}
+
+static int fetch_entries(struct kix_client *up, struct batch *b, uint64_t end, struct kix_err *err)
+{
+    while (b->first + b->nleaves < end) {
+        uint64_t from = b->first + b->nleaves, got = 0;
+        uint64_t want = end - from > ENTRIES_PER_CALL ? ENTRIES_PER_CALL : end - from;
+        int rc = kix_client_entries(up, from, want, collect_leaf, b, &got, err);
+        if (rc == KIX_EPROTO)
+            return kix_err_set(err, rc, "%s answered entries out of order", kix_client_where(up));
+        if (rc)
+            return rc;
+        if (got == 0)
+            return kix_err_set(err, KIX_EPROTO, "%s signed size %llu but has no entry %llu",
+                               kix_client_where(up), (unsigned long long)end,
+                               (unsigned long long)from);
+    }
+    return KIX_OK;
+}
+
+/* ---- objects: each entry's needs and their references, not yet stored ---- */
+
+static size_t slot_of(const struct batch *b, const struct kix_digest *d)
+{
+    uint64_t h;
+    memcpy(&h, d->b, sizeof(h));
+    return (size_t)(h & (b->nslots - 1));
+}
+
+/* Index of the fetched object with digest d, or -1. */
+static long find_object(const struct batch *b, const struct kix_digest *d)
+{
+    if (!b->nslots)
+        return -1;
+    for (size_t s = slot_of(b, d);; s = (s + 1) & (b->nslots - 1)) {
+        if (!b->slots[s])
+            return -1;
+        if (memcmp(b->objects[b->slots[s] - 1].digest.b, d->b, 32) == 0)
+            return (long)(b->slots[s] - 1);
+    }
+}
+
+static int grow_slots(struct batch *b)
+{
+    size_t n = b->nslots ? 2 * b->nslots : 1024;
+    size_t *slots = calloc(n, sizeof(*slots));
+    if (!slots)
+        return KIX_ENOMEM;
+    free(b->slots);
+    b->slots = slots;
+    b->nslots = n;
+    for (size_t i = 0; i < b->nobjects; i++) {
+        size_t s = slot_of(b, &b->objects[i].digest);
+        while (b->slots[s])
+            s = (s + 1) & (n - 1);
+        b->slots[s] = i + 1;
+    }
+    return KIX_OK;
+}
+
+static int want_object(struct batch *b, struct kix_log_reader *r, const struct kix_digest *d,
+                       size_t entry)
+{
+    struct kix_bytes v;
+    struct object *o;
+    size_t s;
+
+    if (find_object(b, d) >= 0 || kix_log_reader_object(r, d, &v) == KIX_OK)
+        return KIX_OK;
+    if (b->nobjects == b->cap_objects) {
+        size_t cap = b->cap_objects ? 2 * b->cap_objects : 64;
+        struct object *p = realloc(b->objects, cap * sizeof(*p));
+        if (!p)
+            return KIX_ENOMEM;
+        b->objects = p;
+        b->cap_objects = cap;
+    }
+    if (2 * (b->nobjects + 1) > b->nslots && grow_slots(b))
+        return KIX_ENOMEM;
+    o = &b->objects[b->nobjects];
+    memset(o, 0, sizeof(*o));
+    o->digest = *d;
+    o->entry = entry;
+    for (s = slot_of(b, d); b->slots[s]; s = (s + 1) & (b->nslots - 1))
+        ;
+    b->slots[s] = ++b->nobjects;
+    return KIX_OK;
+}
+
+static int by_entry(const void *x, const void *y)
+{
+    const struct object *a = x, *b = y;
+    return a->entry < b->entry ? -1 : a->entry > b->entry;
+}
+
+/* Groups the objects by the entry they travel with. */
+static int group_objects(struct batch *b)
+{
+    size_t k = 0;
+    qsort(b->objects, b->nobjects, sizeof(*b->objects), by_entry);
+    free(b->slots); /* indexes changed; lookups are over */
+    b->slots = NULL;
+    b->nslots = 0;
+    b->by_entry = malloc((b->nleaves + 1) * sizeof(*b->by_entry));
+    if (!b->by_entry)
+        return KIX_ENOMEM;
+    for (size_t i = 0; i <= b->nleaves; i++) {
+        while (k < b->nobjects && b->objects[k].entry < i)
+            k++;
+        b->by_entry[i] = k;
+    }
+    return KIX_OK;
+}
+
+struct fill {
+    struct batch *b;
+    size_t first;
+    struct kix_err *err;
+};
+
+static int fill_object(void *arg, size_t i, const uint8_t *bytes, size_t len)
+{
+    struct fill *f = arg;
+    struct object *o = &f->b->objects[f->first + i];
+    char text[KIX_DIGEST_TEXT_LEN + 1];
+
+    if (!bytes) {
+        kix_digest_format(&o->digest, text);
+        return kix_err_set(f->err, KIX_EVERIFY,
+                           "the upstream lacks object %s, needed by entry %llu", text,
+                           (unsigned long long)(f->b->first + o->entry));
+    }
+    return kix_buf_add(&o->bytes, bytes, len);
+}
+
+static int fetch_objects(struct kix_client *up, struct kix_log *replica, struct batch *b,
+                         struct kix_err *err)
+{
+    struct kix_log_reader *r = NULL;
+    size_t fetched = 0;
+    int rc = kix_log_read_begin(replica, &r);
+
+    if (rc)
+        return kix_err_set(err, rc, "reading the replica: %s", kix_strerror(rc));
+    for (size_t i = 0; rc == KIX_OK && i < b->nleaves; i++) {
+        struct kix_digest *needs = NULL;
+        size_t n = 0;
+        rc = kix_entry_needs(b->leaves[i].bytes, b->leaves[i].len, &needs, &n, err);
+        if (rc) {
+            kix_err_wrap(err, "entry %llu", (unsigned long long)(b->first + i));
+            break;
+        }
+        for (size_t k = 0; rc == KIX_OK && k < n; k++)
+            rc = want_object(b, r, &needs[k], i);
+        free(needs);
+    }
+    /* fetch in rounds until the reference closure is complete */
+    while (rc == KIX_OK && fetched < b->nobjects) {
+        size_t round_end = b->nobjects, first = fetched;
+        while (rc == KIX_OK && first < round_end) {
+            size_t n = round_end - first > OBJECTS_PER_CALL ? OBJECTS_PER_CALL : round_end - first;
+            struct kix_digest *digests = malloc(n * sizeof(*digests));
+            struct fill f = {b, first, err};
+            if (!digests) {
+                rc = kix_err_set(err, KIX_ENOMEM, "out of memory");
+                break;
+            }
+            for (size_t k = 0; k < n; k++)
+                digests[k] = b->objects[first + k].digest;
+            rc = kix_client_get_objects(up, digests, n, fill_object, &f, err);
+            free(digests);
+            first += n;
+        }
+        for (size_t k = fetched; rc == KIX_OK && k < round_end; k++) {
+            struct kix_digest *refs = NULL;
+            size_t nrefs = 0;
+            struct object *o = &b->objects[k];
+            size_t entry = o->entry;
+            rc = kix_refs_extract(o->bytes.ptr, o->bytes.len, &refs, &nrefs, err);
+            for (size_t j = 0; rc == KIX_OK && j < nrefs; j++)
+                rc = want_object(b, r, &refs[j], entry); /* may move b->objects */
+            free(refs);
+        }
+        fetched = round_end;
+    }
+    kix_log_read_end(r);
+    if (rc == KIX_OK)
+        rc = group_objects(b);
+    if (rc == KIX_ENOMEM)
+        return kix_err_set(err, rc, "out of memory");
+    return rc;
+}
+
+/* ---- verification in parallel, then one replay ---------------------------- */
+
+struct prep_job {
+    struct kix_log *replica;
+    struct batch *b;
+    struct kix_prepared **items;
+    size_t from, to;
+    int rc;
+    size_t failed;
+    struct kix_err err;
+};
+
+static void *prepare_range(void *arg)
+{
+    struct prep_job *j = arg;
+    struct kix_bytes *objs = malloc(KIX_BUNDLE_MAX_OBJECTS * sizeof(*objs));
+
+    j->rc = objs ? KIX_OK : KIX_ENOMEM;
+    for (size_t i = j->from; j->rc == KIX_OK && i < j->to; i++) {
+        struct kix_submission sub;
+        size_t n = 0;
+        for (size_t k = j->b->by_entry[i]; k < j->b->by_entry[i + 1]; k++) {
+            if (n == KIX_BUNDLE_MAX_OBJECTS) {
+                j->rc = kix_err_set(&j->err, KIX_ELIMIT, "needs more than %u new objects",
+                                    KIX_BUNDLE_MAX_OBJECTS);
+                break;
+            }
+            objs[n].ptr = j->b->objects[k].bytes.ptr;
+            objs[n].len = j->b->objects[k].bytes.len;
+            n++;
+        }
+        j->failed = i;
+        if (j->rc)
+            break;
+        sub.envelope.ptr = j->b->leaves[i].bytes;
+        sub.envelope.len = j->b->leaves[i].len;
+        sub.objects = objs;
+        sub.nobjects = n;
+        j->rc = kix_log_prepare(j->replica, &sub, &j->items[i], &j->err);
+    }
+    free(objs);
+    return NULL;
+}
+
+static unsigned thread_count(const struct kix_sync_opts *opts)
+{
+    long n = opts && opts->threads ? (long)opts->threads : sysconf(_SC_NPROCESSORS_ONLN);
+    return n < 1 ? 1 : n > 16 ? 16 : (unsigned)n;
+}
+
+static int prepare_all(struct kix_log *replica, struct batch *b, struct kix_prepared **items,
+                       unsigned nthreads, struct kix_err *err)
+{
+    struct prep_job jobs[16];
+    pthread_t tids[16];
+    size_t per = (b->nleaves + nthreads - 1) / nthreads;
+    int rc = KIX_OK;
+
+    for (unsigned t = 0; t < nthreads; t++) {
+        jobs[t].replica = replica;
+        jobs[t].b = b;
+        jobs[t].items = items;
+        jobs[t].from = t * per < b->nleaves ? t * per : b->nleaves;
+        jobs[t].to = (t + 1) * per < b->nleaves ? (t + 1) * per : b->nleaves;
+        jobs[t].rc = KIX_OK;
+        kix_err_clear(&jobs[t].err);
+        if (t == 0 || pthread_create(&tids[t], NULL, prepare_range, &jobs[t]) != 0)
+            tids[t] = 0;
+    }
+    for (unsigned t = 0; t < nthreads; t++) {
+        if (tids[t])
+            pthread_join(tids[t], NULL);
+        else
+            prepare_range(&jobs[t]);
+    }
+    for (unsigned t = 0; t < nthreads && rc == KIX_OK; t++)
+        if (jobs[t].rc) {
+            rc = kix_err_set(err, jobs[t].rc, "entry %llu: %s",
+                             (unsigned long long)(b->first + jobs[t].failed),
+                             kix_err_text(&jobs[t].err, jobs[t].rc));
+        }
+    return rc;
+}
+
+static int replica_size(struct kix_log *replica, uint64_t *size, struct kix_err *err)
+{
+    struct kix_log_reader *r = NULL;
+    int rc = kix_log_read_begin(replica, &r);
+    if (rc)
+        return kix_err_set(err, rc, "reading the replica: %s", kix_strerror(rc));
+    *size = kix_log_reader_size(r);
+    kix_log_read_end(r);
+    return KIX_OK;
+}
+
+static int sync_batch(struct kix_client *up, struct kix_log *replica, uint64_t start,
+                      uint64_t target, const struct kix_sync_opts *opts, struct kix_err *err)
+{
+    struct batch b;
+    struct kix_prepared **items = NULL;
+    size_t max_batch = opts && opts->max_batch ? opts->max_batch : DEFAULT_MAX_BATCH;
+    int rc;
+
+    memset(&b, 0, sizeof(b));
+    b.first = start;
+    rc = fetch_checkpoints(up, &b, start, target, max_batch, err);
+    if (rc == KIX_OK)
+        rc = fetch_entries(up, &b, b.cps[b.ncps - 1].size, err);
+    if (rc == KIX_OK)
+        rc = fetch_objects(up, replica, &b, err);
+    if (rc == KIX_OK) {
+        items = calloc(b.nleaves ? b.nleaves : 1, sizeof(*items));
+        rc = items ? prepare_all(replica, &b, items, thread_count(opts), err)
+                   : kix_err_set(err, KIX_ENOMEM, "out of memory");
+    }
+    if (rc == KIX_OK)
+        rc = kix_log_replay(replica, start, items, b.nleaves, b.cps, b.ncps, err);
+    for (size_t i = 0; items && i < b.nleaves; i++)
+        kix_prepared_free(items[i]);
+    free(items);
+    batch_release(&b);
+    return rc;
+}
+
+int kix_sync(struct kix_client *up, struct kix_log *replica, uint64_t target,
+             const struct kix_sync_opts *opts, uint64_t *synced, struct kix_err *err)
+{
+    uint64_t size = 0;
+    int rc;
+
+    if (target == KIX_NO_INDEX) {
+        struct kix_client_info info;
+        rc = kix_client_info(up, &info, err);
+        if (rc)
+            return rc;
+        target = info.size;
+    }
+    rc = replica_size(replica, &size, err);
+    while (rc == KIX_OK && size < target) {
+        rc = sync_batch(up, replica, size, target, opts, err);
+        if (rc == KIX_OK)
+            rc = replica_size(replica, &size, err);
+        if (rc == KIX_OK && opts && opts->progress)
+            opts->progress(opts->progress_ctx, size, target);
+    }
+    if (synced)
+        *synced = size;
+    return rc;
+}

@@ -1,0 +1,202 @@
+/* tests/fixture.h — a real log in a temp directory with registered keys,
+ * for tests of the log, sync and clients (static inline helpers, one copy per test). */
+#ifndef KIX_TEST_FIXTURE_H
+#define KIX_TEST_FIXTURE_H
+
+#include <lmdb.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#include "harness.h"
+#include "kix/canon.h"
+#include "kix/dsse.h"
+#include "kix/entries.h"
+#include "kix/log.h"
+
+#define ORIGIN "kix.test/log"
+
+struct fixture {
+    char *dir;
+    struct kix_log *log;
+    struct kix_signer *admin, *publisher, *attester, *rerunner, *stranger;
+    struct kix_verifier vkey;
+};
+
+static inline char *temp_dir(void)
+{
+    char *d = strdup("/tmp/kix-test-log-XXXXXX");
+    return mkdtemp(d);
+}
+
+static inline void remove_dir(char *d)
+{
+    char cmd[512];
+    snprintf(cmd, sizeof(cmd), "rm -rf '%s'", d);
+    if (system(cmd) != 0)
+        fprintf(stderr, "could not remove %s\n", d);
+    free(d);
+}
+
+static inline struct kix_signer *new_key(const char *name)
+{
+    struct kix_signer *s = NULL;
+    if (kix_signer_generate(name, KIX_NOTE_ALG_ED25519, &s, NULL) != KIX_OK)
+        abort();
+    return s;
+}
+
+/* Submits one envelope with objects; returns the result code. */
+static inline int submit(struct fixture *f, const struct kix_buf *env, const char *const *objects,
+                         size_t nobjects, struct kix_append_result *res, struct kix_err *err)
+{
+    struct kix_bytes objs[8];
+    struct kix_submission sub;
+    struct kix_prepared *p = NULL;
+    int rc;
+
+    for (size_t i = 0; i < nobjects; i++) {
+        objs[i].ptr = (const uint8_t *)objects[i];
+        objs[i].len = strlen(objects[i]);
+    }
+    sub.envelope = kix_buf_bytes(env);
+    sub.objects = objs;
+    sub.nobjects = nobjects;
+    rc = kix_log_prepare(f->log, &sub, &p, err);
+    if (rc)
+        return rc;
+    rc = kix_log_commit(f->log, &p, 1, res, NULL, err);
+    kix_prepared_free(p);
+    if (rc)
+        return rc;
+    if (res->code && err)
+        kix_err_set(err, res->code, "%s", res->message);
+    return res->code;
+}
+
+static inline int add_key(struct fixture *f, struct kix_signer *by, struct kix_signer *key,
+                          unsigned roles, int revoke)
+{
+    struct kix_buf env = KIX_BUF_INIT;
+    struct kix_append_result res;
+    struct kix_err err = {0, ""};
+    int rc = kix_entry_key(by, revoke, kix_signer_public_key(key), roles, &env, &err);
+    if (rc == KIX_OK)
+        rc = submit(f, &env, NULL, 0, &res, &err);
+    if (rc)
+        fprintf(stderr, "add_key: %s\n", err.msg);
+    kix_buf_release(&env);
+    return rc;
+}
+
+static inline void digest_of_json(const char *json, struct kix_digest *d)
+{
+    struct kix_buf canon = KIX_BUF_INIT;
+    if (kix_canon((const uint8_t *)json, strlen(json), NULL, &canon, NULL) != KIX_OK)
+        abort();
+    kix_digest_of(canon.ptr, canon.len, d);
+    kix_buf_release(&canon);
+}
+
+static inline void setup(struct fixture *f)
+{
+    struct kix_buf vkey = KIX_BUF_INIT;
+    memset(f, 0, sizeof(*f));
+    f->dir = temp_dir();
+    f->admin = new_key("admin");
+    f->publisher = new_key("publisher");
+    f->attester = new_key("attester");
+    f->rerunner = new_key("rerunner");
+    f->stranger = new_key("stranger");
+    if (kix_log_create(f->dir, ORIGIN, kix_signer_public_key(f->admin), NULL, &vkey, NULL) ||
+        kix_verifier_parse((const char *)vkey.ptr, vkey.len, &f->vkey, NULL) ||
+        kix_log_open(f->dir, NULL, &f->log, NULL))
+        abort();
+    kix_buf_release(&vkey);
+    if (add_key(f, f->admin, f->publisher, KIX_ROLE_PUBLISH, 0) ||
+        add_key(f, f->admin, f->attester, KIX_ROLE_ATTEST, 0) ||
+        add_key(f, f->admin, f->rerunner, KIX_ROLE_RERUN, 0))
+        abort();
+}
+
+static inline void teardown(struct fixture *f)
+{
+    kix_log_close(f->log);
+    kix_signer_free(f->admin);
+    kix_signer_free(f->publisher);
+    kix_signer_free(f->attester);
+    kix_signer_free(f->rerunner);
+    kix_signer_free(f->stranger);
+    remove_dir(f->dir);
+}
+
+static inline uint64_t log_size(struct fixture *f)
+{
+    struct kix_log_reader *r;
+    uint64_t n;
+    if (kix_log_read_begin(f->log, &r))
+        abort();
+    n = kix_log_reader_size(r);
+    kix_log_read_end(r);
+    return n;
+}
+
+static const char *workload = "{\"kind\":\"Workload\",\"spec\":{\"kernel\":\"rope\"}}";
+
+/* A run manifest referencing the workload; `tag` makes it unique. */
+static inline void run_manifest(char *out, size_t cap, int tag)
+{
+    struct kix_digest w;
+    char text[KIX_DIGEST_TEXT_LEN + 1];
+    digest_of_json(workload, &w);
+    kix_digest_format(&w, text);
+    snprintf(out, cap,
+             "{\"kind\":\"BenchmarkRun\",\"spec\":{\"median\":%d,\"workloadDigest\":\"%s\"}}",
+             1000 + tag, text);
+}
+
+static inline int publish(struct fixture *f, struct kix_signer *key, const char *run_id, int tag,
+                          struct kix_append_result *res, struct kix_err *err)
+{
+    char manifest[512];
+    struct kix_digest d;
+    struct kix_buf env = KIX_BUF_INIT;
+    const char *objects[2];
+    int rc;
+
+    run_manifest(manifest, sizeof(manifest), tag);
+    digest_of_json(manifest, &d);
+    rc = kix_entry_publication(key, run_id, &d, "2026-11-29T00:00:00Z", "test", "BSD-2-Clause",
+                               &env, err);
+    objects[0] = manifest;
+    objects[1] = workload;
+    if (rc == KIX_OK)
+        rc = submit(f, &env, objects, 2, res, err);
+    kix_buf_release(&env);
+    return rc;
+}
+
+/* Writes a raw value into a table, as an attacker with the disk could. */
+static inline void tamper(const char *dir, const char *table, const void *key, size_t klen,
+                          size_t byte_offset)
+{
+    MDB_env *env;
+    MDB_txn *txn;
+    MDB_dbi dbi;
+    MDB_val k = {klen, (void *)key}, v;
+    uint8_t *copy;
+
+    if (mdb_env_create(&env) || mdb_env_set_maxdbs(env, 32) || mdb_env_open(env, dir, 0, 0600) ||
+        mdb_txn_begin(env, NULL, 0, &txn) || mdb_dbi_open(txn, table, 0, &dbi) ||
+        mdb_get(txn, dbi, &k, &v))
+        abort();
+    copy = malloc(v.mv_size);
+    memcpy(copy, v.mv_data, v.mv_size);
+    copy[byte_offset % v.mv_size] ^= 0x01;
+    v.mv_data = copy;
+    if (mdb_put(txn, dbi, &k, &v, 0) || mdb_txn_commit(txn))
+        abort();
+    free(copy);
+    mdb_env_close(env);
+}
+
+#endif
