@@ -233,7 +233,8 @@ static int by_entry(const void *x, const void *y)
 static int group_objects(struct batch *b)
 {
     size_t k = 0;
-    qsort(b->objects, b->nobjects, sizeof(*b->objects), by_entry);
+    if (b->nobjects)
+        qsort(b->objects, b->nobjects, sizeof(*b->objects), by_entry);
     free(b->slots); /* indexes changed; lookups are over */
     b->slots = NULL;
     b->nslots = 0;
