@@ -85,6 +85,19 @@ int cmd_proof(int argc, char **argv);
 int cmd_receipt(int argc, char **argv);
 int cmd_verify(int argc, char **argv);
 
+int cmd_trust(int argc, char **argv);
+int cmd_publish(int argc, char **argv);
+int cmd_attest(int argc, char **argv);
+int cmd_rerun(int argc, char **argv);
+int cmd_supersede(int argc, char **argv);
+int cmd_key(int argc, char **argv);
+int cmd_get(int argc, char **argv);
+int cmd_resolve(int argc, char **argv);
+int cmd_cite(int argc, char **argv);
+int cmd_verify_citation(int argc, char **argv);
+int cmd_log(int argc, char **argv);
+int cmd_audit(int argc, char **argv);
+
 int cmd_canon(int argc, char **argv);
 int cmd_digest(int argc, char **argv);
 int cmd_store(int argc, char **argv);

@@ -14,6 +14,18 @@ static const struct cli_command commands[] = {
     {"proof", cmd_proof, "print an inclusion or consistency proof"},
     {"receipt", cmd_receipt, "print the tlog-proof receipt of an entry"},
     {"verify", cmd_verify, "check a receipt offline against the log key"},
+    {"trust", cmd_trust, "fetch a server's log key once, to check and pin"},
+    {"publish", cmd_publish, "sign and publish a benchmark run"},
+    {"attest", cmd_attest, "add a community note or reproduction about a run"},
+    {"rerun", cmd_rerun, "record a controlled rerun's outcome"},
+    {"supersede", cmd_supersede, "publish a corrected run and point the old one at it"},
+    {"key", cmd_key, "register or revoke a key (admin)"},
+    {"get", cmd_get, "fetch an object by digest, checked"},
+    {"resolve", cmd_resolve, "show a run with every entry about it, verified"},
+    {"cite", cmd_cite, "print a citation of a run"},
+    {"verify-citation", cmd_verify_citation, "check a citation against today's log"},
+    {"log", cmd_log, "list log entries"},
+    {"audit", cmd_audit, "replay and verify the whole log"},
 };
 
 static void usage(FILE *to)
@@ -25,7 +37,8 @@ static void usage(FILE *to)
         fprintf(to, "  %-12s %s\n", commands[i].name, commands[i].summary);
     fprintf(to, "\n'kix COMMAND --help' describes one command.\n"
                 "exit status: 0 ok, 1 rejected input or failed verification, 2 usage,\n"
-                "3 internal or I/O error\n");
+                "3 internal, I/O or server error, 4 the log contradicts what this client\n"
+                "verified before (fork or rollback; evidence kept in the state directory)\n");
 }
 
 int main(int argc, char **argv)

@@ -3,6 +3,7 @@
  * thread while the writer commits earlier batches. */
 #include <jansson.h>
 #include <sodium.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -421,4 +422,60 @@ int kix_entry_needs(const uint8_t *leaf, size_t len, struct kix_digest **out, si
     *out = p.needs;
     *n = p.nneeds;
     return KIX_OK;
+}
+
+/* A string member of the predicate JSON, copied (truncated) into out. */
+static void predicate_string(const struct kix_statement *st, const char *const *names, char *out,
+                             size_t cap)
+{
+    json_t *pred = json_loadb((const char *)st->predicate.ptr, st->predicate.len, 0, NULL);
+    out[0] = '\0';
+    for (size_t i = 0; pred && names[i]; i++) {
+        json_t *v = json_object_get(pred, names[i]);
+        if (json_is_string(v)) {
+            snprintf(out, cap, "%s", json_string_value(v));
+            break;
+        }
+    }
+    json_decref(pred);
+}
+
+int kix_entry_describe(const uint8_t *leaf, size_t len, struct kix_entry_summary *out,
+                       struct kix_err *err)
+{
+    static const char *const times[] = {"publishedAt", "attestedAt", "observedAt", "supersededAt",
+                                        NULL};
+    static const char *const notes[] = {"note", "reason", NULL};
+    struct kix_prepared p;
+    struct kix_statement st;
+    int rc;
+
+    memset(out, 0, sizeof(*out));
+    memset(&p, 0, sizeof(p));
+    kix_dsse_envelope_init(&p.env);
+    kix_statement_init(&st);
+    rc = kix_dsse_parse(leaf, len, &p.env, err);
+    if (rc == KIX_OK)
+        rc = kix__entry_parse(&p, p.env.payload.ptr, p.env.payload.len, err);
+    if (rc == KIX_OK)
+        rc = signer_of(&p, err);
+    if (rc == KIX_OK)
+        rc = kix_statement_parse(p.env.payload.ptr, p.env.payload.len, &st, err);
+    if (rc == KIX_OK) {
+        out->type = p.type;
+        memcpy(out->run_id, p.run_id, sizeof(out->run_id));
+        memcpy(out->new_run_id, p.new_run_id, sizeof(out->new_run_id));
+        out->subject = p.subject;
+        memcpy(out->signer, p.signer_id, 32);
+        out->outcome = p.outcome;
+        out->rerun_digest = p.rerun_digest;
+        out->key_revoke = p.key_revoke;
+        out->key_roles = p.key_roles;
+        predicate_string(&st, times, out->time, sizeof(out->time));
+        predicate_string(&st, notes, out->note, sizeof(out->note));
+    }
+    kix_statement_release(&st);
+    kix_dsse_envelope_release(&p.env);
+    free(p.needs);
+    return rc;
 }

@@ -9,7 +9,8 @@
  *
  * The CLI maps codes to exit statuses with kix_err_exit_status():
  * 0 ok, 1 rejected input (the user's data or a verification failed),
- * 2 usage, 3 internal or I/O error.
+ * 2 usage, 3 internal or I/O error, 4 the log is inconsistent with what this
+ * client verified before (a fork or rollback; evidence kept).
  */
 #ifndef KIX_ERROR_H
 #define KIX_ERROR_H
@@ -40,7 +41,7 @@
     X(EUSAGE, -11, 2, "usage error")                                                               \
     X(EUNAVAIL, -12, 3, "service unavailable")                                                     \
     X(EREADONLY, -13, 1, "read-only")                                                              \
-    X(EFORK, -14, 1, "inconsistent log (fork or rollback)")                                        \
+    X(EFORK, -14, 4, "inconsistent log (fork or rollback)")                                        \
     X(EEXIST, -15, 1, "already exists")
 
 enum kix_err_code {

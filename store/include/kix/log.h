@@ -138,6 +138,24 @@ int kix_log_prepare(struct kix_log *l, const struct kix_submission *sub, struct 
                     struct kix_err *err) KIX_MUST_CHECK;
 void kix_prepared_free(struct kix_prepared *p);
 
+/* What an entry says, read from its leaf alone (no signature check). */
+struct kix_entry_summary {
+    int type;                            /* enum kix_entry_type */
+    char run_id[KIX_RUN_ID_MAX + 1];     /* "" for key entries */
+    char new_run_id[KIX_RUN_ID_MAX + 1]; /* supersession: the successor */
+    struct kix_digest subject;           /* manifest digest, or key id */
+    uint8_t signer[32];                  /* key id from the signature */
+    int outcome;                         /* rerun: enum kix_evidence */
+    struct kix_digest rerun_digest;      /* rerun: the rerun's manifest */
+    int key_revoke;                      /* key: 1 for a revocation */
+    unsigned key_roles;                  /* key: roles added */
+    char time[40];                       /* publishedAt / attestedAt / observedAt ..., or "" */
+    char note[256];                      /* attestation note (truncated), or "" */
+};
+
+int kix_entry_describe(const uint8_t *leaf, size_t len, struct kix_entry_summary *out,
+                       struct kix_err *err) KIX_MUST_CHECK;
+
 /* The digests of the objects an entry needs stored (its subject manifest,
  * rerun manifest, evidence), from its leaf alone: what a replica fetches
  * before it replays the entry (plus those objects' own references).

@@ -1,0 +1,134 @@
+/* Shared steps of the commands that talk to a log: verified resolution,
+ * submitting signed bundles and checking their receipts. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "cli_log.h"
+#include "kix/receipt.h"
+#include "kix/trust.h"
+
+int cli_resolve_verified(const char *cmd, struct kix_client *c, const struct kix_verifier *key,
+                         const char *ref, struct kix_resolution *res, struct kix_checkpoint *cp)
+{
+    struct kix_err err = {0, ""};
+    int rc = kix_client_resolve(c, ref, res, &err);
+
+    if (rc == KIX_OK)
+        rc = kix_resolution_verify(res, key, cp, &err);
+    if (rc == KIX_OK)
+        rc = kix_trust_check(c, key, (const char *)res->checkpoint.ptr, res->checkpoint.len, cp,
+                             &err);
+    if (rc) {
+        if (rc == KIX_EVERIFY)
+            kix_err_wrap(&err, "%s answered a resolution of %s that does not verify",
+                         kix_client_where(c), ref);
+        kix_resolution_release(res);
+        return cli_fail(cmd, rc, &err);
+    }
+    return 0;
+}
+
+int cli_read_json_object(const char *cmd, const char *path, struct kix_buf *canon,
+                         struct kix_digest *d)
+{
+    struct kix_buf raw = KIX_BUF_INIT;
+    struct kix_err err = {0, ""};
+    int rc = cli_read_file(path, KIX_CANON_DEFAULT_MAX_BYTES, &raw, &err);
+
+    if (rc == KIX_OK)
+        rc = kix_canon(raw.ptr ? raw.ptr : (const uint8_t *)"", raw.len, NULL, canon, &err);
+    kix_buf_release(&raw);
+    if (rc) {
+        if (rc != KIX_ENOTFOUND && rc != KIX_EIO)
+            kix_err_wrap(&err, "%s", path);
+        return cli_fail(cmd, rc, &err);
+    }
+    kix_digest_of(canon->ptr, canon->len, d);
+    return 0;
+}
+
+static int save_receipt(const char *origin, const char *path, uint64_t index,
+                        const struct kix_buf *receipt, char *saved, size_t cap, struct kix_err *err)
+{
+    char dir[4096];
+    int rc;
+
+    if (path) {
+        snprintf(saved, cap, "%s", path);
+        return kix_write_file_atomic(path, receipt->ptr, receipt->len, 0644, err);
+    }
+    rc = kix_trust_dir(origin, dir, sizeof(dir), err);
+    if (rc)
+        return rc;
+    snprintf(saved, cap, "%s/receipt-%llu.tlog-proof", dir, (unsigned long long)index);
+    return kix_write_file_atomic(saved, receipt->ptr, receipt->len, 0644, err);
+}
+
+int cli_submit(const char *cmd, struct kix_client *c, const struct kix_verifier *key,
+               const struct kix_bundle *bundles, size_t n, const char *receipt_path,
+               struct cli_submitted *out)
+{
+    struct kix_submit_result *results = calloc(n, sizeof(*results));
+    struct kix_err err = {0, ""};
+    int rc, status = 0;
+
+    if (!results)
+        return cli_fail(cmd, KIX_ENOMEM, NULL);
+    rc = kix_client_submit(c, bundles, n, results, &err);
+    if (rc) {
+        status = cli_fail(cmd, rc, &err);
+        goto out;
+    }
+    for (size_t i = 0; i < n && status == 0; i++) {
+        struct kix_receipt receipt;
+        struct kix_checkpoint cp;
+        if (results[i].code) {
+            kix_err_set(&err, results[i].code, "%s refused it: %s", kix_client_where(c),
+                        results[i].message);
+            status = cli_fail(cmd, results[i].code, &err);
+            break;
+        }
+        /* the receipt must prove exactly our envelope, under the log key */
+        kix_receipt_init(&receipt);
+        rc = kix_receipt_verify((const char *)results[i].receipt.ptr, results[i].receipt.len, key,
+                                bundles[i].envelope.ptr, bundles[i].envelope.len, &receipt, &cp,
+                                &err);
+        if (rc == KIX_OK && receipt.index != results[i].index)
+            rc = kix_err_set(&err, KIX_EVERIFY, "the receipt is for entry %llu, not %llu",
+                             (unsigned long long)receipt.index,
+                             (unsigned long long)results[i].index);
+        if (rc == KIX_OK)
+            rc = kix_trust_check(c, key, (const char *)receipt.checkpoint.ptr,
+                                 receipt.checkpoint.len, &cp, &err);
+        if (rc == KIX_OK && i == n - 1) {
+            out->index = results[i].index;
+            out->duplicate = results[i].duplicate;
+            out->size = cp.size;
+            rc = save_receipt(cp.origin, receipt_path, results[i].index, &results[i].receipt,
+                              out->receipt_path, sizeof(out->receipt_path), &err);
+        }
+        kix_receipt_release(&receipt);
+        if (rc) {
+            if (rc == KIX_EVERIFY)
+                kix_err_wrap(&err, "the receipt from %s does not verify", kix_client_where(c));
+            status = cli_fail(cmd, rc, &err);
+        }
+    }
+out:
+    for (size_t i = 0; i < n; i++)
+        kix_submit_result_release(&results[i]);
+    free(results);
+    return status;
+}
+
+int cli_signer(const char *cmd, const char *path, struct kix_signer **out)
+{
+    struct kix_err err = {0, ""};
+    int rc;
+
+    if (!path)
+        return cli_usage_error(cmd, "--key KEYFILE is required (create one with kix keygen)");
+    rc = kix_keyfile_read(path, out, &err);
+    return rc ? cli_fail(cmd, rc, &err) : 0;
+}

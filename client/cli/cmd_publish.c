@@ -1,0 +1,491 @@
+/* kix publish, attest, rerun, supersede, key: signed entries, submitted and
+ * proven by their receipts. */
+#include <getopt.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "cli_log.h"
+#include "kix/entries.h"
+
+#define MAX_FILES 64
+
+/* What every write command parses. */
+struct write_args {
+    struct cli_common common;
+    const char *key_path, *receipt, *run_id, *note, *outcome, *reason, *roles, *source, *license;
+    const char *evidence[32];
+    size_t nevidence;
+    char **rest;
+    int nrest;
+};
+
+/* Manifests read from files: canonical bytes and digests. */
+struct manifests {
+    struct kix_buf canon[MAX_FILES];
+    struct kix_digest digest[MAX_FILES];
+    struct kix_bytes view[MAX_FILES];
+    size_t n;
+};
+
+static void manifests_release(struct manifests *m)
+{
+    for (size_t i = 0; i < m->n; i++)
+        kix_buf_release(&m->canon[i]);
+    m->n = 0;
+}
+
+static int read_manifests(const char *cmd, char **files, size_t n, struct manifests *m)
+{
+    if (n > MAX_FILES)
+        return cli_usage_error(cmd, "at most %d files per entry", MAX_FILES);
+    for (size_t i = 0; i < n; i++) {
+        int status;
+        kix_buf_init(&m->canon[i]);
+        m->n++;
+        status = cli_read_json_object(cmd, files[i], &m->canon[i], &m->digest[i]);
+        if (status)
+            return status;
+        m->view[i] = kix_buf_bytes(&m->canon[i]);
+    }
+    return 0;
+}
+
+static int parse_write_args(const char *cmd, const char *help, int argc, char **argv,
+                            struct write_args *a)
+{
+    static const struct option longopts[] = {
+        CLI_COMMON_LONGOPTS,
+        {"key", required_argument, NULL, 'k'},
+        {"receipt", required_argument, NULL, 'r'},
+        {"run-id", required_argument, NULL, 'i'},
+        {"note", required_argument, NULL, 'n'},
+        {"evidence", required_argument, NULL, 'e'},
+        {"outcome", required_argument, NULL, 'o'},
+        {"reason", required_argument, NULL, 'R'},
+        {"role", required_argument, NULL, 'l'},
+        {"source", required_argument, NULL, 's'},
+        {"license", required_argument, NULL, 'L'},
+        {NULL, 0, NULL, 0},
+    };
+    int c;
+
+    memset(a, 0, sizeof(*a));
+    cli_common_init(&a->common);
+    optind = 1;
+    while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
+        if (cli_common_option(&a->common, c, optarg))
+            continue;
+        switch (c) {
+        case 'k':
+            a->key_path = optarg;
+            break;
+        case 'r':
+            a->receipt = optarg;
+            break;
+        case 'i':
+            a->run_id = optarg;
+            break;
+        case 'n':
+            a->note = optarg;
+            break;
+        case 'e':
+            if (a->nevidence == 32)
+                return cli_usage_error(cmd, "at most 32 --evidence files");
+            a->evidence[a->nevidence++] = optarg;
+            break;
+        case 'o':
+            a->outcome = optarg;
+            break;
+        case 'R':
+            a->reason = optarg;
+            break;
+        case 'l':
+            a->roles = optarg;
+            break;
+        case 's':
+            a->source = optarg;
+            break;
+        case 'L':
+            a->license = optarg;
+            break;
+        case 'h':
+            fputs(help, stdout);
+            return 0;
+        default:
+            return cli_usage_error(cmd, "unknown option");
+        }
+    }
+    a->rest = argv + optind;
+    a->nrest = argc - optind;
+    return -1;
+}
+
+/* Connects, reads the log key and the signing key. */
+static int open_all(const char *cmd, struct write_args *a, struct kix_client **c,
+                    struct kix_verifier *key, struct kix_signer **signer)
+{
+    int status = cli_signer(cmd, a->key_path, signer);
+    if (status == 0)
+        status = cli_connect(cmd, &a->common, c);
+    if (status == 0)
+        status = cli_log_key(cmd, &a->common, *c, key);
+    return status;
+}
+
+static void print_written(const struct write_args *a, const char *what, const char *origin,
+                          const char *run_id, const struct kix_digest *d,
+                          const struct cli_submitted *s)
+{
+    char text[KIX_DIGEST_TEXT_LEN + 1] = "";
+    struct kix_buf link = KIX_BUF_INIT;
+
+    if (d)
+        kix_digest_format(d, text);
+    if (run_id && kix_permalink(origin, run_id, &link) != KIX_OK)
+        kix_buf_reset(&link);
+    if (a->common.json) {
+        printf("{\"entry\":\"%s\",\"index\":%llu,\"duplicate\":%s,\"size\":%llu", what,
+               (unsigned long long)s->index, s->duplicate ? "true" : "false",
+               (unsigned long long)s->size);
+        if (run_id) {
+            printf(",\"runId\":");
+            cli_json_string(stdout, run_id, strlen(run_id));
+            printf(",\"permalink\":");
+            cli_json_string(stdout, (const char *)link.ptr, link.len);
+        }
+        if (d)
+            printf(",\"digest\":\"%s\"", text);
+        printf(",\"receipt\":");
+        cli_json_string(stdout, s->receipt_path, strlen(s->receipt_path));
+        printf("}\n");
+    } else {
+        if (run_id)
+            printf("%s\n", (const char *)link.ptr);
+        if (d)
+            printf("digest   %s\n", text);
+        printf("%s at log index %llu%s (log size %llu), receipt verified\nreceipt  %s\n", what,
+               (unsigned long long)s->index, s->duplicate ? " (already logged)" : "",
+               (unsigned long long)s->size, s->receipt_path);
+    }
+    kix_buf_release(&link);
+}
+
+static const char publish_help[] =
+    "usage: kix publish --key KEY [--run-id ID] [--receipt FILE] RUN.json [REFERENCED.json...]\n"
+    "\n"
+    "Publishes a benchmark run: canonicalizes the manifests, signs a publication\n"
+    "statement for RUN.json (DSSE, in-toto) with KEY, submits it with every file\n"
+    "given (the objects RUN.json references by digest, unless already logged),\n"
+    "verifies the receipt against the log key, saves it and prints the permalink.\n"
+    "\n"
+    "  --key KEY        your private key file (kix keygen), registered with role publish\n"
+    "  --run-id ID      the run id (default: a fresh UUIDv7)\n"
+    "  --receipt FILE   where to save the receipt (default: the state directory)\n"
+    "  --source TEXT    the publication's source, e.g. \"Liger-Kernel benchmarks\"\n"
+    "  --license TEXT   the data's license, e.g. BSD-2-Clause\n" CLI_COMMON_HELP "\n"
+    "exit status: 0 published, 1 refused or unverifiable, 2 usage, 3 I/O or server\n"
+    "error, 4 the log contradicts what this client verified before\n";
+
+int cmd_publish(int argc, char **argv)
+{
+    struct write_args a;
+    struct kix_client *c = NULL;
+    struct kix_signer *signer = NULL;
+    struct kix_verifier key;
+    struct manifests m = {.n = 0};
+    struct kix_buf env = KIX_BUF_INIT;
+    struct kix_bundle bundle;
+    struct cli_submitted out;
+    struct kix_err err = {0, ""};
+    char uuid[37];
+    const char *run_id;
+    int status = parse_write_args("publish", publish_help, argc, argv, &a), rc;
+
+    if (status >= 0)
+        return status;
+    if (a.nrest < 1)
+        return cli_usage_error("publish", "expected RUN.json [REFERENCED.json...]");
+    if (!a.run_id)
+        kix_uuid7(uuid);
+    run_id = a.run_id ? a.run_id : uuid;
+    status = read_manifests("publish", a.rest, (size_t)a.nrest, &m);
+    if (status == 0)
+        status = open_all("publish", &a, &c, &key, &signer);
+    if (status)
+        goto out;
+    rc = kix_entry_publication(signer, run_id, &m.digest[0], NULL, a.source, a.license, &env, &err);
+    if (rc) {
+        status = cli_fail("publish", rc, &err);
+        goto out;
+    }
+    bundle.envelope = kix_buf_bytes(&env);
+    bundle.objects = m.view;
+    bundle.nobjects = m.n;
+    status = cli_submit("publish", c, &key, &bundle, 1, a.receipt, &out);
+    if (status == 0)
+        print_written(&a, "publication", key.name, run_id, &m.digest[0], &out);
+out:
+    kix_buf_release(&env);
+    manifests_release(&m);
+    kix_signer_free(signer);
+    kix_client_close(c);
+    return status;
+}
+
+static const char attest_help[] =
+    "usage: kix attest --key KEY --note TEXT [--evidence FILE...] RUN\n"
+    "\n"
+    "Adds a community attestation (a reproduction or a note) about RUN (a\n"
+    "permalink, run id or manifest digest). Attestations never change a run's\n"
+    "evidence level; only a controlled rerun does.\n"
+    "\n"
+    "  --key KEY        your private key file, registered with role attest\n"
+    "  --note TEXT      what you observed\n"
+    "  --evidence FILE  a JSON manifest backing the note (repeatable), logged with it\n"
+    "  --receipt FILE   where to save the receipt\n" CLI_COMMON_HELP;
+
+int cmd_attest(int argc, char **argv)
+{
+    struct write_args a;
+    struct kix_client *c = NULL;
+    struct kix_signer *signer = NULL;
+    struct kix_verifier key;
+    struct kix_resolution res;
+    struct kix_checkpoint cp;
+    struct manifests m = {.n = 0};
+    struct kix_buf env = KIX_BUF_INIT;
+    struct kix_bundle bundle;
+    struct cli_submitted out;
+    struct kix_err err = {0, ""};
+    int status = parse_write_args("attest", attest_help, argc, argv, &a), rc;
+
+    if (status >= 0)
+        return status;
+    if (a.nrest != 1 || !a.note)
+        return cli_usage_error("attest", "expected --note TEXT and one RUN");
+    kix_resolution_init(&res);
+    status = read_manifests("attest", (char **)a.evidence, a.nevidence, &m);
+    if (status == 0)
+        status = open_all("attest", &a, &c, &key, &signer);
+    if (status == 0)
+        status = cli_resolve_verified("attest", c, &key, a.rest[0], &res, &cp);
+    if (status)
+        goto out;
+    rc = kix_entry_attestation(signer, res.run.run_id, &res.run.manifest, a.note, m.digest, m.n,
+                               &env, &err);
+    if (rc) {
+        status = cli_fail("attest", rc, &err);
+        goto out;
+    }
+    bundle.envelope = kix_buf_bytes(&env);
+    bundle.objects = m.view;
+    bundle.nobjects = m.n;
+    status = cli_submit("attest", c, &key, &bundle, 1, a.receipt, &out);
+    if (status == 0)
+        print_written(&a, "attestation", key.name, res.run.run_id, NULL, &out);
+out:
+    kix_resolution_release(&res);
+    kix_buf_release(&env);
+    manifests_release(&m);
+    kix_signer_free(signer);
+    kix_client_close(c);
+    return status;
+}
+
+static const char rerun_help[] =
+    "usage: kix rerun --key KEY --outcome reproduced|not_reproduced|failed RUN RERUN.json\n"
+    "                 [REFERENCED.json...]\n"
+    "\n"
+    "Records a controlled rerun of RUN: its outcome and the rerun's own run\n"
+    "manifest (logged with the files it references). This is the only entry that\n"
+    "changes a run's evidence level.\n"
+    "\n"
+    "  --key KEY        your private key file, registered with role rerun\n"
+    "  --outcome O      reproduced, not_reproduced or failed\n"
+    "  --receipt FILE   where to save the receipt\n" CLI_COMMON_HELP;
+
+int cmd_rerun(int argc, char **argv)
+{
+    struct write_args a;
+    struct kix_client *c = NULL;
+    struct kix_signer *signer = NULL;
+    struct kix_verifier key;
+    struct kix_resolution res;
+    struct kix_checkpoint cp;
+    struct manifests m = {.n = 0};
+    struct kix_buf env = KIX_BUF_INIT;
+    struct kix_bundle bundle;
+    struct cli_submitted out;
+    struct kix_err err = {0, ""};
+    int status = parse_write_args("rerun", rerun_help, argc, argv, &a), rc;
+
+    if (status >= 0)
+        return status;
+    if (a.nrest < 2 || !a.outcome)
+        return cli_usage_error("rerun", "expected --outcome O, RUN and RERUN.json");
+    if (kix_evidence_parse(a.outcome, strlen(a.outcome)) <= KIX_EVIDENCE_REPORTED)
+        return cli_usage_error("rerun", "--outcome must be reproduced, not_reproduced or failed");
+    kix_resolution_init(&res);
+    status = read_manifests("rerun", a.rest + 1, (size_t)a.nrest - 1, &m);
+    if (status == 0)
+        status = open_all("rerun", &a, &c, &key, &signer);
+    if (status == 0)
+        status = cli_resolve_verified("rerun", c, &key, a.rest[0], &res, &cp);
+    if (status)
+        goto out;
+    rc = kix_entry_rerun(signer, res.run.run_id, &res.run.manifest, a.outcome, &m.digest[0], NULL,
+                         &env, &err);
+    if (rc) {
+        status = cli_fail("rerun", rc, &err);
+        goto out;
+    }
+    bundle.envelope = kix_buf_bytes(&env);
+    bundle.objects = m.view;
+    bundle.nobjects = m.n;
+    status = cli_submit("rerun", c, &key, &bundle, 1, a.receipt, &out);
+    if (status == 0)
+        print_written(&a, "rerun", key.name, res.run.run_id, &m.digest[0], &out);
+out:
+    kix_resolution_release(&res);
+    kix_buf_release(&env);
+    manifests_release(&m);
+    kix_signer_free(signer);
+    kix_client_close(c);
+    return status;
+}
+
+static const char supersede_help[] =
+    "usage: kix supersede --key KEY [--run-id NEW_ID] [--reason TEXT] OLD_RUN NEW_RUN.json\n"
+    "                     [REFERENCED.json...]\n"
+    "\n"
+    "Publishes a corrected run and points OLD_RUN at it, in one submission. The\n"
+    "old run stays resolvable; readers are told it was superseded. Only the key\n"
+    "that published OLD_RUN may supersede it.\n"
+    "\n"
+    "  --key KEY        the publisher's private key file\n"
+    "  --run-id ID      the new run's id (default: a fresh UUIDv7)\n"
+    "  --reason TEXT    why the old run was corrected\n"
+    "  --receipt FILE   where to save the receipt\n" CLI_COMMON_HELP;
+
+int cmd_supersede(int argc, char **argv)
+{
+    struct write_args a;
+    struct kix_client *c = NULL;
+    struct kix_signer *signer = NULL;
+    struct kix_verifier key;
+    struct kix_resolution res;
+    struct kix_checkpoint cp;
+    struct manifests m = {.n = 0};
+    struct kix_buf env[2] = {KIX_BUF_INIT, KIX_BUF_INIT};
+    struct kix_bundle bundles[2];
+    struct cli_submitted out;
+    struct kix_err err = {0, ""};
+    char uuid[37];
+    const char *new_id;
+    int status = parse_write_args("supersede", supersede_help, argc, argv, &a), rc;
+
+    if (status >= 0)
+        return status;
+    if (a.nrest < 2)
+        return cli_usage_error("supersede", "expected OLD_RUN and NEW_RUN.json");
+    if (!a.run_id)
+        kix_uuid7(uuid);
+    new_id = a.run_id ? a.run_id : uuid;
+    kix_resolution_init(&res);
+    status = read_manifests("supersede", a.rest + 1, (size_t)a.nrest - 1, &m);
+    if (status == 0)
+        status = open_all("supersede", &a, &c, &key, &signer);
+    if (status == 0)
+        status = cli_resolve_verified("supersede", c, &key, a.rest[0], &res, &cp);
+    if (status)
+        goto out;
+    rc = kix_entry_publication(signer, new_id, &m.digest[0], NULL, a.source, a.license, &env[0],
+                               &err);
+    if (rc == KIX_OK)
+        rc = kix_entry_supersession(signer, res.run.run_id, &res.run.manifest, new_id, a.reason,
+                                    &env[1], &err);
+    if (rc) {
+        status = cli_fail("supersede", rc, &err);
+        goto out;
+    }
+    bundles[0].envelope = kix_buf_bytes(&env[0]);
+    bundles[0].objects = m.view;
+    bundles[0].nobjects = m.n;
+    bundles[1].envelope = kix_buf_bytes(&env[1]);
+    bundles[1].objects = NULL;
+    bundles[1].nobjects = 0;
+    status = cli_submit("supersede", c, &key, bundles, 2, a.receipt, &out);
+    if (status == 0)
+        print_written(&a, "supersession", key.name, new_id, &m.digest[0], &out);
+out:
+    kix_resolution_release(&res);
+    kix_buf_release(&env[0]);
+    kix_buf_release(&env[1]);
+    manifests_release(&m);
+    kix_signer_free(signer);
+    kix_client_close(c);
+    return status;
+}
+
+static const char key_help[] =
+    "usage: kix key add --key ADMIN_KEY --role ROLE[,ROLE...] PUBFILE\n"
+    "       kix key revoke --key ADMIN_KEY PUBFILE\n"
+    "\n"
+    "Registers a key with roles (admin, publish, attest, rerun), or revokes one\n"
+    "from the next log index on. Signed with an admin key. PUBFILE is the\n"
+    "verifier key file that kix keygen wrote (PREFIX.pub).\n\n" CLI_COMMON_HELP;
+
+int cmd_key(int argc, char **argv)
+{
+    struct write_args a;
+    struct kix_client *c = NULL;
+    struct kix_signer *signer = NULL;
+    struct kix_verifier key, subject;
+    struct kix_buf env = KIX_BUF_INIT;
+    struct kix_bundle bundle;
+    struct cli_submitted out;
+    struct kix_err err = {0, ""};
+    int revoke, roles = 0, status, rc;
+
+    if (argc < 2 || cli_wants_help(argc, argv)) {
+        fputs(key_help, argc < 2 ? stderr : stdout);
+        return argc < 2 ? EXIT_USAGE : 0;
+    }
+    revoke = strcmp(argv[1], "revoke") == 0;
+    if (!revoke && strcmp(argv[1], "add") != 0)
+        return cli_usage_error("key", "unknown subcommand '%s' (add or revoke)", argv[1]);
+    status = parse_write_args("key", key_help, argc - 1, argv + 1, &a);
+    if (status >= 0)
+        return status;
+    if (a.nrest != 1)
+        return cli_usage_error("key", "expected one PUBFILE");
+    if (!revoke) {
+        roles = a.roles ? kix_roles_parse(a.roles, strlen(a.roles)) : -1;
+        if (roles <= 0)
+            return cli_usage_error("key", "--role needs roles from admin,publish,attest,rerun");
+    }
+    rc = kix_pubfile_read(a.rest[0], &subject, &err);
+    if (rc)
+        return cli_fail("key", rc, &err);
+    status = open_all("key", &a, &c, &key, &signer);
+    if (status)
+        goto out;
+    rc = kix_entry_key(signer, revoke, subject.pub, (unsigned)roles, &env, &err);
+    if (rc) {
+        status = cli_fail("key", rc, &err);
+        goto out;
+    }
+    bundle.envelope = kix_buf_bytes(&env);
+    bundle.objects = NULL;
+    bundle.nobjects = 0;
+    status = cli_submit("key", c, &key, &bundle, 1, a.receipt, &out);
+    if (status == 0)
+        print_written(&a, revoke ? "key revocation" : "key registration", key.name, NULL, NULL,
+                      &out);
+out:
+    kix_buf_release(&env);
+    kix_signer_free(signer);
+    kix_client_close(c);
+    return status;
+}

@@ -1,0 +1,614 @@
+/* kix get, resolve, cite, verify-citation, log: reading the log, verified. */
+#include <getopt.h>
+#include <jansson.h>
+#include <sodium.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "cli.h"
+#include "cli_log.h"
+#include "kix/receipt.h"
+#include "kix/trust.h"
+
+static int parse_read_args(const char *cmd, const char *help, int argc, char **argv,
+                           struct cli_common *common, uint64_t *from, uint64_t *limit)
+{
+    static const struct option longopts[] = {CLI_COMMON_LONGOPTS,
+                                             {"from", required_argument, NULL, 'f'},
+                                             {"limit", required_argument, NULL, 'l'},
+                                             {NULL, 0, NULL, 0}};
+    int c;
+
+    cli_common_init(common);
+    optind = 1;
+    while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
+        if (cli_common_option(common, c, optarg))
+            continue;
+        if ((c == 'f' && from) || (c == 'l' && limit)) {
+            if (cli_parse_u64(optarg, c == 'f' ? from : limit))
+                return cli_usage_error(cmd, "--%s needs a non-negative integer",
+                                       c == 'f' ? "from" : "limit");
+            continue;
+        }
+        if (c == 'h') {
+            fputs(help, stdout);
+            return 0;
+        }
+        return cli_usage_error(cmd, "unknown option");
+    }
+    return -1;
+}
+
+static void b64(const uint8_t *data, size_t len, char *out, size_t cap)
+{
+    sodium_bin2base64(out, cap, data, len, sodium_base64_VARIANT_ORIGINAL);
+}
+
+static void short_hex(const uint8_t *id, char out[17])
+{
+    char hex[65];
+    kix_hex_encode(id, 32, hex);
+    memcpy(out, hex, 16);
+    out[16] = '\0';
+}
+
+static const char get_help[] =
+    "usage: kix get DIGEST [--store DIR | --server ADDR]\n"
+    "\n"
+    "Writes the canonical bytes of an object after checking that they hash to\n"
+    "DIGEST (sha256:<hex>, or an objects permalink).\n\n" CLI_COMMON_HELP;
+
+int cmd_get(int argc, char **argv)
+{
+    struct cli_common common;
+    struct kix_client *c = NULL;
+    struct kix_buf out = KIX_BUF_INIT;
+    struct kix_digest d;
+    struct kix_err err = {0, ""};
+    char run_id[KIX_RUN_ID_MAX + 1];
+    int is_digest = 0, rc;
+    int status = parse_read_args("get", get_help, argc, argv, &common, NULL, NULL);
+
+    if (status >= 0)
+        return status;
+    if (argc - optind != 1)
+        return cli_usage_error("get", "expected one DIGEST");
+    rc = kix_ref_parse(argv[optind], strlen(argv[optind]), NULL, run_id, &is_digest, &d, &err);
+    if (rc == KIX_OK && !is_digest)
+        rc = kix_err_set(&err, KIX_EINVAL, "%s is a run, not a digest; use kix resolve",
+                         argv[optind]);
+    if (rc)
+        return cli_fail("get", rc, &err);
+    if ((status = cli_connect("get", &common, &c)))
+        return status;
+    rc = kix_client_get_object(c, &d, &out, &err);
+    if (rc == KIX_OK)
+        fwrite(out.ptr, 1, out.len, stdout);
+    kix_buf_release(&out);
+    kix_client_close(c);
+    return rc ? cli_fail("get", rc, &err) : 0;
+}
+
+/* ---- resolve ------------------------------------------------------------ */
+
+static const char *evidence_text(int evidence)
+{
+    switch (evidence) {
+    case KIX_EVIDENCE_REPRODUCED:
+        return "Reproduced by a controlled rerun";
+    case KIX_EVIDENCE_NOT_REPRODUCED:
+        return "Not reproduced by a controlled rerun";
+    case KIX_EVIDENCE_FAILED:
+        return "Controlled rerun failed";
+    default:
+        return "Reported evidence";
+    }
+}
+
+static void json_raw_or_string(const struct kix_bytes *b)
+{
+    /* canonical JSON objects are printed as JSON, anything else as text */
+    if (b->len && b->ptr[0] == '{')
+        fwrite(b->ptr, 1, b->len, stdout);
+    else
+        cli_json_string(stdout, (const char *)b->ptr, b->len);
+}
+
+static void print_resolution_json(const struct kix_resolution *res, const char *origin,
+                                  const struct kix_checkpoint *cp)
+{
+    char text[KIX_DIGEST_TEXT_LEN + 1], root[64];
+    struct kix_buf link = KIX_BUF_INIT;
+
+    kix_digest_format(&res->run.manifest, text);
+    if (kix_permalink(origin, res->run.run_id, &link) != KIX_OK)
+        kix_buf_reset(&link);
+    printf("{\"runId\":");
+    cli_json_string(stdout, res->run.run_id, strlen(res->run.run_id));
+    printf(",\"digest\":\"%s\",\"permalink\":", text);
+    cli_json_string(stdout, (const char *)link.ptr, link.len);
+    printf(",\"evidence\":\"%s\"", kix_evidence_name(res->run.evidence));
+    if (res->successor[0]) {
+        printf(",\"supersededBy\":");
+        cli_json_string(stdout, res->successor, strlen(res->successor));
+    }
+    if (res->predecessor[0]) {
+        printf(",\"supersedes\":");
+        cli_json_string(stdout, res->predecessor, strlen(res->predecessor));
+    }
+    printf(",\"manifest\":");
+    json_raw_or_string(&res->manifest);
+    printf(",\"objects\":[");
+    for (size_t i = 0; i < res->nobjects; i++) {
+        kix_digest_format(&res->objects[i].digest, text);
+        printf("%s{\"digest\":\"%s\",\"object\":", i ? "," : "", text);
+        json_raw_or_string(&res->objects[i].bytes);
+        printf("}");
+    }
+    printf("],\"entries\":[");
+    for (size_t i = 0; i < res->nentries; i++) {
+        const struct kix_resolution_entry *e = &res->entries[i];
+        struct kix_entry_summary s;
+        if (kix_entry_describe(e->leaf.ptr, e->leaf.len, &s, NULL) != KIX_OK)
+            memset(&s, 0, sizeof(s));
+        kix_hex_encode(s.signer, 32, text); /* reuse: 64 hex fits */
+        printf("%s{\"index\":%llu,\"type\":\"%s\",\"signer\":\"%.64s\",\"time\":", i ? "," : "",
+               (unsigned long long)e->index, kix_entry_type_name(e->type), text);
+        cli_json_string(stdout, s.time, strlen(s.time));
+        if (e->type == KIX_ENTRY_RERUN)
+            printf(",\"outcome\":\"%s\"", kix_evidence_name(s.outcome));
+        if (e->type == KIX_ENTRY_ATTESTATION) {
+            printf(",\"note\":");
+            cli_json_string(stdout, s.note, strlen(s.note));
+        }
+        printf(",\"proof\":[");
+        for (size_t k = 0; k < e->nproof; k++) {
+            b64(e->proof[k].b, 32, root, sizeof(root));
+            printf("%s\"%s\"", k ? "," : "", root);
+        }
+        printf("]}");
+    }
+    b64(cp->root, 32, root, sizeof(root));
+    printf("],\"checkpoint\":{\"origin\":");
+    cli_json_string(stdout, cp->origin, strlen(cp->origin));
+    printf(",\"size\":%llu,\"root\":\"%s\",\"note\":", (unsigned long long)cp->size, root);
+    cli_json_string(stdout, (const char *)res->checkpoint.ptr, res->checkpoint.len);
+    printf("}}\n");
+    kix_buf_release(&link);
+}
+
+static void print_resolution(const struct kix_resolution *res, const char *origin,
+                             const struct kix_checkpoint *cp)
+{
+    char text[KIX_DIGEST_TEXT_LEN + 1], root[64], signer[17];
+    struct kix_buf link = KIX_BUF_INIT;
+
+    kix_digest_format(&res->run.manifest, text);
+    if (kix_permalink(origin, res->run.run_id, &link) != KIX_OK)
+        kix_buf_reset(&link);
+    printf("run        %s\npermalink  %s\ndigest     %s\n", res->run.run_id, (const char *)link.ptr,
+           text);
+    printf("evidence   %s", evidence_text(res->run.evidence));
+    if (res->run.evidence_index != KIX_NO_INDEX)
+        printf(" (entry %llu)", (unsigned long long)res->run.evidence_index);
+    printf("\n");
+    if (res->successor[0])
+        printf("SUPERSEDED by run %s (entry %llu)\n", res->successor,
+               (unsigned long long)res->run.superseded_by_index);
+    if (res->predecessor[0])
+        printf("supersedes run %s\n", res->predecessor);
+    printf("objects    %zu referenced, each checked against its digest\n", res->nobjects);
+    printf("entries    %zu, each proven in the checkpoint below:\n", res->nentries);
+    for (size_t i = 0; i < res->nentries; i++) {
+        const struct kix_resolution_entry *e = &res->entries[i];
+        struct kix_entry_summary s;
+        if (kix_entry_describe(e->leaf.ptr, e->leaf.len, &s, NULL) != KIX_OK)
+            memset(&s, 0, sizeof(s));
+        short_hex(s.signer, signer);
+        printf("  #%-8llu %-13s signer %s  %s", (unsigned long long)e->index,
+               kix_entry_type_name(e->type), signer, s.time);
+        if (e->type == KIX_ENTRY_RERUN)
+            printf("  %s", kix_evidence_name(s.outcome));
+        if (e->type == KIX_ENTRY_ATTESTATION)
+            printf("  \"%s\"", s.note);
+        if (e->type == KIX_ENTRY_SUPERSESSION)
+            printf("  %s -> %s", s.run_id, s.new_run_id);
+        printf("\n");
+    }
+    b64(cp->root, 32, root, sizeof(root));
+    printf("checkpoint %s size %llu root %s (signature verified)\n", cp->origin,
+           (unsigned long long)cp->size, root);
+    kix_buf_release(&link);
+}
+
+static const char resolve_help[] =
+    "usage: kix resolve PERMALINK|RUN_ID|DIGEST [--json] [--store DIR | --server ADDR]\n"
+    "\n"
+    "Shows a run and everything the log says about it: its manifest and the\n"
+    "objects it references, its evidence level and every entry about it\n"
+    "(publication, attestations, reruns, supersessions). Every entry's inclusion\n"
+    "proof, every digest and the checkpoint signature are verified here against\n"
+    "the log key, and the checkpoint must be consistent with the one this client\n"
+    "verified before. The evidence level is derived from the verified entries.\n"
+    "\n"
+    "--json prints one document: runId, digest, permalink, evidence, manifest,\n"
+    "objects, entries (index, type, signer, proof) and checkpoint.\n\n" CLI_COMMON_HELP "\n"
+    "exit status: 0 verified, 1 not found or does not verify, 2 usage, 3 I/O or\n"
+    "server error, 4 the log contradicts what this client verified before\n";
+
+int cmd_resolve(int argc, char **argv)
+{
+    struct cli_common common;
+    struct kix_client *c = NULL;
+    struct kix_verifier key;
+    struct kix_resolution res;
+    struct kix_checkpoint cp;
+    int status = parse_read_args("resolve", resolve_help, argc, argv, &common, NULL, NULL);
+
+    if (status >= 0)
+        return status;
+    if (argc - optind != 1)
+        return cli_usage_error("resolve", "expected one PERMALINK, RUN_ID or DIGEST");
+    kix_resolution_init(&res);
+    if ((status = cli_connect("resolve", &common, &c)) == 0 &&
+        (status = cli_log_key("resolve", &common, c, &key)) == 0 &&
+        (status = cli_resolve_verified("resolve", c, &key, argv[optind], &res, &cp)) == 0) {
+        if (common.json)
+            print_resolution_json(&res, key.name, &cp);
+        else
+            print_resolution(&res, key.name, &cp);
+    }
+    kix_resolution_release(&res);
+    kix_client_close(c);
+    return status;
+}
+
+/* ---- cite / verify-citation ------------------------------------------------ */
+
+static const char cite_help[] =
+    "usage: kix cite PERMALINK|RUN_ID|DIGEST [--json] [--store DIR | --server ADDR]\n"
+    "\n"
+    "Prints a citation of a run: permalink, digest, access date, the log index\n"
+    "of its publication and the checkpoint seen (origin, size, root, and the\n"
+    "signed checkpoint text), as one line a paper can carry and (--json) as a\n"
+    "document 'kix verify-citation' checks later.\n\n" CLI_COMMON_HELP;
+
+int cmd_cite(int argc, char **argv)
+{
+    struct cli_common common;
+    struct kix_client *c = NULL;
+    struct kix_verifier key;
+    struct kix_resolution res;
+    struct kix_checkpoint cp;
+    struct kix_buf link = KIX_BUF_INIT;
+    char text[KIX_DIGEST_TEXT_LEN + 1], root[64], date[16];
+    time_t now = time(NULL);
+    struct tm tm;
+    int status = parse_read_args("cite", cite_help, argc, argv, &common, NULL, NULL);
+
+    if (status >= 0)
+        return status;
+    if (argc - optind != 1)
+        return cli_usage_error("cite", "expected one PERMALINK, RUN_ID or DIGEST");
+    kix_resolution_init(&res);
+    if ((status = cli_connect("cite", &common, &c)) ||
+        (status = cli_log_key("cite", &common, c, &key)) ||
+        (status = cli_resolve_verified("cite", c, &key, argv[optind], &res, &cp)))
+        goto out;
+    gmtime_r(&now, &tm);
+    strftime(date, sizeof(date), "%Y-%m-%d", &tm);
+    kix_digest_format(&res.run.manifest, text);
+    b64(cp.root, 32, root, sizeof(root));
+    if (kix_permalink(key.name, res.run.run_id, &link) != KIX_OK) {
+        status = cli_fail("cite", KIX_ENOMEM, NULL);
+        goto out;
+    }
+    if (common.json) {
+        printf("{\"permalink\":");
+        cli_json_string(stdout, (const char *)link.ptr, link.len);
+        printf(",\"runId\":");
+        cli_json_string(stdout, res.run.run_id, strlen(res.run.run_id));
+        printf(",\"digest\":\"%s\",\"accessed\":\"%s\",\"logIndex\":%llu,\"checkpoint\":{"
+               "\"origin\":",
+               text, date, (unsigned long long)res.run.publication_index);
+        cli_json_string(stdout, cp.origin, strlen(cp.origin));
+        printf(",\"size\":%llu,\"root\":\"%s\",\"note\":", (unsigned long long)cp.size, root);
+        cli_json_string(stdout, (const char *)res.checkpoint.ptr, res.checkpoint.len);
+        printf("},\"text\":\"");
+    }
+    printf("%s (%s), kix log %s entry %llu, checkpoint %llu/%s, accessed %s",
+           (const char *)link.ptr, text, cp.origin, (unsigned long long)res.run.publication_index,
+           (unsigned long long)cp.size, root, date);
+    printf(common.json ? "\"}\n" : "\n");
+out:
+    kix_buf_release(&link);
+    kix_resolution_release(&res);
+    kix_client_close(c);
+    return status;
+}
+
+static const char verify_citation_help[] =
+    "usage: kix verify-citation FILE [--json] [--store DIR | --server ADDR]\n"
+    "\n"
+    "Checks a citation written by 'kix cite --json': the cited checkpoint is\n"
+    "signed by the log key, the cited run's publication (digest and run id) was\n"
+    "in the log at the cited size, and today's log is consistent with the cited\n"
+    "checkpoint. Then lists what was added about the run since: attestations,\n"
+    "reruns and supersessions.\n\n" CLI_COMMON_HELP "\n"
+    "exit status: 0 verified, 1 does not verify, 2 usage, 3 I/O or server error,\n"
+    "4 the log contradicts the citation or what this client verified before\n";
+
+struct citation {
+    const char *run_id, *digest, *note;
+    uint64_t index;
+};
+
+static int load_citation(const char *path, json_t **doc, struct citation *cit, struct kix_err *err)
+{
+    struct kix_buf raw = KIX_BUF_INIT;
+    json_error_t je;
+    json_t *cp;
+    int rc = cli_read_file(path, 1 << 20, &raw, err);
+
+    if (rc)
+        return rc;
+    *doc = json_loadb(raw.ptr ? (const char *)raw.ptr : "", raw.len, JSON_REJECT_DUPLICATES, &je);
+    kix_buf_release(&raw);
+    if (!*doc)
+        return kix_err_set(err, KIX_EINVAL, "%s is not JSON: %s (line %d)", path, je.text, je.line);
+    cp = json_object_get(*doc, "checkpoint");
+    cit->run_id = json_string_value(json_object_get(*doc, "runId"));
+    cit->digest = json_string_value(json_object_get(*doc, "digest"));
+    cit->note = json_string_value(json_object_get(cp, "note"));
+    if (!cit->run_id || !cit->digest || !cit->note ||
+        !json_is_integer(json_object_get(*doc, "logIndex")))
+        return kix_err_set(err, KIX_EINVAL,
+                           "%s is not a kix citation (needs runId, digest, logIndex and "
+                           "checkpoint.note; make one with kix cite --json)",
+                           path);
+    cit->index = (uint64_t)json_integer_value(json_object_get(*doc, "logIndex"));
+    return KIX_OK;
+}
+
+/* The cited publication is at cit->index in the cited tree. */
+static int check_cited_entry(struct kix_client *c, const struct citation *cit,
+                             const struct kix_checkpoint *cited, struct kix_err *err)
+{
+    struct kix_hash proof[KIX_MERKLE_MAX_PROOF], leaf, root;
+    struct kix_entry_summary s;
+    struct kix_buf entry = KIX_BUF_INIT;
+    struct kix_digest d;
+    char text[KIX_DIGEST_TEXT_LEN + 1];
+    size_t n = 0;
+    int rc;
+
+    rc = kix_client_receipt(c, cit->index, cited->size, &entry, err);
+    if (rc == KIX_OK) {
+        /* the receipt at the cited size carries the entry and its proof */
+        struct kix_receipt rcpt;
+        kix_receipt_init(&rcpt);
+        rc = kix_receipt_parse((const char *)entry.ptr, entry.len, &rcpt, err);
+        if (rc == KIX_OK && rcpt.index == cit->index && rcpt.entry.len) {
+            kix_merkle_leaf_hash(rcpt.entry.ptr, rcpt.entry.len, &leaf);
+            memcpy(root.b, cited->root, 32);
+            memcpy(proof, rcpt.proof, rcpt.nproof * sizeof(proof[0]));
+            n = rcpt.nproof;
+            rc = kix_merkle_verify_inclusion(cit->index, cited->size, &leaf, proof, n, &root, err);
+            if (rc == KIX_OK)
+                rc = kix_entry_describe(rcpt.entry.ptr, rcpt.entry.len, &s, err);
+        } else if (rc == KIX_OK) {
+            rc = kix_err_set(err, KIX_EVERIFY, "the server's receipt is not for entry %llu",
+                             (unsigned long long)cit->index);
+        }
+        kix_receipt_release(&rcpt);
+    }
+    kix_buf_release(&entry);
+    if (rc)
+        return rc;
+    if (kix_digest_parse(cit->digest, strlen(cit->digest), &d, err))
+        return KIX_EINVAL;
+    kix_digest_format(&s.subject, text);
+    if (s.type != KIX_ENTRY_PUBLICATION || strcmp(s.run_id, cit->run_id) != 0 ||
+        memcmp(s.subject.b, d.b, 32) != 0)
+        return kix_err_set(err, KIX_EVERIFY,
+                           "entry %llu is not the publication of run %s with digest %s (it is a "
+                           "%s of %s, %s)",
+                           (unsigned long long)cit->index, cit->run_id, cit->digest,
+                           kix_entry_type_name(s.type), s.run_id, text);
+    return KIX_OK;
+}
+
+int cmd_verify_citation(int argc, char **argv)
+{
+    struct cli_common common;
+    struct kix_client *c = NULL;
+    struct kix_verifier key;
+    struct kix_note opened;
+    struct kix_checkpoint cited, now;
+    struct kix_buf note = KIX_BUF_INIT;
+    struct kix_resolution res;
+    struct kix_hash proof[KIX_MERKLE_MAX_PROOF], r1, r2;
+    struct citation cit;
+    struct kix_err err = {0, ""};
+    json_t *doc = NULL;
+    size_t n = 0;
+    int rc, status = parse_read_args("verify-citation", verify_citation_help, argc, argv, &common,
+                                     NULL, NULL);
+
+    if (status >= 0)
+        return status;
+    if (argc - optind != 1)
+        return cli_usage_error("verify-citation", "expected one citation FILE");
+    kix_resolution_init(&res);
+    rc = load_citation(argv[optind], &doc, &cit, &err);
+    if (rc) {
+        status = cli_fail("verify-citation", rc, &err);
+        goto out;
+    }
+    if ((status = cli_connect("verify-citation", &common, &c)) ||
+        (status = cli_log_key("verify-citation", &common, c, &key)))
+        goto out;
+    rc = kix_checkpoint_open(cit.note, strlen(cit.note), &key, 1, key.name, &opened, &cited, &err);
+    if (rc)
+        kix_err_wrap(&err, "the cited checkpoint");
+    if (rc == KIX_OK)
+        rc = check_cited_entry(c, &cit, &cited, &err);
+    if (rc == KIX_OK)
+        rc = kix_trust_latest(c, &key, &note, &now, &err);
+    if (rc == KIX_OK && now.size < cited.size)
+        rc = kix_err_set(&err, KIX_EFORK, "today's log has %llu entries, fewer than the %llu cited",
+                         (unsigned long long)now.size, (unsigned long long)cited.size);
+    if (rc == KIX_OK && now.size > cited.size) {
+        memcpy(r1.b, cited.root, 32);
+        memcpy(r2.b, now.root, 32);
+        rc = kix_client_consistency(c, cited.size, now.size, proof, &n, &err);
+        if (rc == KIX_OK)
+            rc = kix_merkle_verify_consistency(cited.size, now.size, &r1, &r2, proof, n, &err);
+        if (rc == KIX_EVERIFY)
+            rc = kix_err_set(&err, KIX_EFORK,
+                             "today's log (size %llu) is not consistent with the cited checkpoint "
+                             "(size %llu): the log was rewritten since it was cited",
+                             (unsigned long long)now.size, (unsigned long long)cited.size);
+    } else if (rc == KIX_OK && now.size == cited.size && memcmp(now.root, cited.root, 32) != 0) {
+        rc = kix_err_set(&err, KIX_EFORK, "today's root at size %llu differs from the cited one",
+                         (unsigned long long)now.size);
+    }
+    if (rc) {
+        status = cli_fail("verify-citation", rc, &err);
+        goto out;
+    }
+    if ((status = cli_resolve_verified("verify-citation", c, &key, cit.run_id, &res, &now)))
+        goto out;
+    if (common.json)
+        printf("{\"verified\":true,\"runId\":\"%s\",\"citedSize\":%llu,\"size\":%llu,"
+               "\"evidence\":\"%s\",\"since\":[",
+               cit.run_id, (unsigned long long)cited.size, (unsigned long long)now.size,
+               kix_evidence_name(res.run.evidence));
+    else
+        printf("citation verified: run %s (%s) was published at entry %llu of log %s at size "
+               "%llu,\nand today's log (size %llu) is consistent with that checkpoint.\n",
+               cit.run_id, cit.digest, (unsigned long long)cit.index, key.name,
+               (unsigned long long)cited.size, (unsigned long long)now.size);
+    {
+        int first = 1;
+        for (size_t i = 0; i < res.nentries; i++) {
+            const struct kix_resolution_entry *e = &res.entries[i];
+            struct kix_entry_summary s;
+            if (e->index < cited.size ||
+                kix_entry_describe(e->leaf.ptr, e->leaf.len, &s, NULL) != KIX_OK)
+                continue;
+            if (common.json) {
+                printf("%s{\"index\":%llu,\"type\":\"%s\"", first ? "" : ",",
+                       (unsigned long long)e->index, kix_entry_type_name(e->type));
+                if (e->type == KIX_ENTRY_RERUN)
+                    printf(",\"outcome\":\"%s\"", kix_evidence_name(s.outcome));
+                if (e->type == KIX_ENTRY_SUPERSESSION)
+                    printf(",\"newRunId\":\"%s\"", s.new_run_id);
+                printf("}");
+            } else {
+                if (first)
+                    printf("added about the run since it was cited:\n");
+                printf("  #%llu %s", (unsigned long long)e->index, kix_entry_type_name(e->type));
+                if (e->type == KIX_ENTRY_RERUN)
+                    printf(": %s", kix_evidence_name(s.outcome));
+                if (e->type == KIX_ENTRY_SUPERSESSION)
+                    printf(": superseded by run %s", s.new_run_id);
+                if (e->type == KIX_ENTRY_ATTESTATION)
+                    printf(": \"%s\"", s.note);
+                printf("\n");
+            }
+            first = 0;
+        }
+        if (common.json)
+            printf("]}\n");
+        else if (first)
+            printf("nothing was added about the run since it was cited.\n");
+        else
+            printf("evidence now: %s\n", evidence_text(res.run.evidence));
+    }
+out:
+    json_decref(doc);
+    kix_resolution_release(&res);
+    kix_buf_release(&note);
+    kix_client_close(c);
+    return status;
+}
+
+/* ---- log -------------------------------------------------------------------- */
+
+static const char log_help[] =
+    "usage: kix log [--from N] [--limit K] [--json] [--store DIR | --server ADDR]\n"
+    "\n"
+    "Lists log entries (default: the last 20): index, type, subject (run id or\n"
+    "key id), signer key id and time. --json prints one array of objects with\n"
+    "those field names. Entries are listed as served; kix audit verifies them.\n\n" CLI_COMMON_HELP;
+
+struct log_ctx {
+    int json, first;
+};
+
+static int print_log_entry(void *arg, uint64_t index, const uint8_t *leaf, size_t len)
+{
+    struct log_ctx *l = arg;
+    struct kix_entry_summary s;
+    char subject[65], signer[65];
+
+    if (kix_entry_describe(leaf, len, &s, NULL) != KIX_OK) {
+        memset(&s, 0, sizeof(s));
+        snprintf(s.run_id, sizeof(s.run_id), "(unreadable)");
+    }
+    if (s.type == KIX_ENTRY_KEY)
+        kix_hex_encode(s.subject.b, 32, subject);
+    else
+        snprintf(subject, sizeof(subject), "%.64s", s.run_id);
+    kix_hex_encode(s.signer, 32, signer);
+    if (l->json) {
+        printf("%s{\"index\":%llu,\"type\":\"%s\",\"subject\":", l->first ? "" : ",",
+               (unsigned long long)index, kix_entry_type_name(s.type));
+        cli_json_string(stdout, subject, strlen(subject));
+        printf(",\"signer\":\"%s\",\"time\":", signer);
+        cli_json_string(stdout, s.time, strlen(s.time));
+        printf("}");
+    } else {
+        printf("%-8llu %-13s %-40.64s %.16s  %s\n", (unsigned long long)index,
+               kix_entry_type_name(s.type), subject, signer, s.time);
+    }
+    l->first = 0;
+    return 0;
+}
+
+int cmd_log(int argc, char **argv)
+{
+    struct cli_common common;
+    struct kix_client *c = NULL;
+    struct kix_client_info info;
+    struct kix_err err = {0, ""};
+    struct log_ctx l = {0, 1};
+    uint64_t from = KIX_NO_INDEX, limit = 20, done = 0;
+    int rc, status = parse_read_args("log", log_help, argc, argv, &common, &from, &limit);
+
+    if (status >= 0)
+        return status;
+    if (argc != optind)
+        return cli_usage_error("log", "unexpected argument %s", argv[optind]);
+    if ((status = cli_connect("log", &common, &c)))
+        return status;
+    l.json = common.json;
+    rc = kix_client_info(c, &info, &err);
+    if (rc == KIX_OK && from == KIX_NO_INDEX)
+        from = info.size > limit ? info.size - limit : 0;
+    if (l.json)
+        printf("[");
+    while (rc == KIX_OK && done < limit && from + done < info.size) {
+        uint64_t got = 0, want = limit - done > 1000 ? 1000 : limit - done;
+        rc = kix_client_entries(c, from + done, want, print_log_entry, &l, &got, &err);
+        if (got == 0)
+            break;
+        done += got;
+    }
+    if (l.json)
+        printf("]\n");
+    kix_client_close(c);
+    return rc ? cli_fail("log", rc, &err) : 0;
+}

@@ -1,0 +1,56 @@
+/* kix trust: fetch a server's log key once, for the user to check and pin. */
+#include <string.h>
+
+#include "cli.h"
+#include "kix/client.h"
+
+static const char trust_help[] =
+    "usage: kix trust ADDR\n"
+    "\n"
+    "Asks the kixd at ADDR for its log's origin and verifier key, checks that\n"
+    "its latest checkpoint is signed by that key, and prints the key for you to\n"
+    "pin. This is trust on first use: kix cannot tell whether the server is the\n"
+    "log it claims to be. Compare the key with one the log's operators publish.\n";
+
+int cmd_trust(int argc, char **argv)
+{
+    struct kix_client *c = NULL;
+    struct kix_client_info info;
+    struct kix_verifier key;
+    struct kix_buf note = KIX_BUF_INIT;
+    struct kix_note opened;
+    struct kix_checkpoint cp;
+    struct kix_err err = {0, ""};
+    int rc;
+
+    if (cli_wants_help(argc, argv)) {
+        fputs(trust_help, stdout);
+        return 0;
+    }
+    if (argc != 2)
+        return cli_usage_error("trust", "expected one ADDR (tcp://HOST:PORT or unix:///PATH)");
+    rc = kix_client_connect(argv[1], NULL, &c, &err);
+    if (rc == KIX_OK)
+        rc = kix_client_info(c, &info, &err);
+    if (rc == KIX_OK)
+        rc = kix_verifier_parse(info.log_key, strlen(info.log_key), &key, &err);
+    if (rc == KIX_OK)
+        rc = kix_client_checkpoint(c, KIX_NO_INDEX, &note, &err);
+    if (rc == KIX_OK)
+        rc = kix_checkpoint_open((const char *)note.ptr, note.len, &key, 1, key.name, &opened, &cp,
+                                 &err);
+    kix_buf_release(&note);
+    kix_client_close(c);
+    if (rc)
+        return cli_fail("trust", rc, &err);
+    printf("%s\n", info.log_key);
+    fprintf(stderr,
+            "\nThe server at %s says its log is %s (size %llu), signed by the key above;\n"
+            "its latest checkpoint verifies with it. This is TRUST ON FIRST USE: compare\n"
+            "the key with one the log's operators publish, then pin it:\n"
+            "  export KIX_LOG_KEY='%s'\n"
+            "or add this line to ~/.config/kix/config:\n"
+            "  log-key = %s\n",
+            argv[1], cp.origin, (unsigned long long)cp.size, info.log_key, info.log_key);
+    return 0;
+}

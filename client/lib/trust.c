@@ -1,0 +1,217 @@
+/* The client's memory of each log: the newest verified checkpoint, and the
+ * alarm when a server contradicts it. */
+#include "kix/trust.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+static int mkdirs(char *path, struct kix_err *err)
+{
+    for (char *p = path + 1; *p; p++) {
+        if (*p != '/')
+            continue;
+        *p = '\0';
+        if (mkdir(path, 0700) != 0 && errno != EEXIST) {
+            int e = errno;
+            *p = '/';
+            return kix_err_set(err, KIX_EIO, "cannot create %s: %s", path, strerror(e));
+        }
+        *p = '/';
+    }
+    if (mkdir(path, 0700) != 0 && errno != EEXIST)
+        return kix_err_set(err, KIX_EIO, "cannot create %s: %s", path, strerror(errno));
+    return KIX_OK;
+}
+
+int kix_trust_dir(const char *origin, char *out, size_t cap, struct kix_err *err)
+{
+    const char *base = getenv("KIX_STATE_DIR"), *xdg = getenv("XDG_STATE_HOME");
+    const char *home = getenv("HOME");
+    char safe[KIX_NOTE_NAME_MAX + 1];
+    size_t i;
+    int n;
+
+    /* the origin names a directory: keep it one path component */
+    for (i = 0; origin[i] && i < sizeof(safe) - 1; i++)
+        safe[i] = origin[i] == '/' ? '_' : origin[i];
+    safe[i] = '\0';
+    if (strcmp(safe, ".") == 0 || strcmp(safe, "..") == 0)
+        safe[0] = '_';
+    if (base && *base)
+        n = snprintf(out, cap, "%s/logs/%s", base, safe);
+    else if (xdg && *xdg)
+        n = snprintf(out, cap, "%s/kix/logs/%s", xdg, safe);
+    else
+        n = snprintf(out, cap, "%s/.local/state/kix/logs/%s", home ? home : ".", safe);
+    if (n < 0 || (size_t)n >= cap)
+        return kix_err_set(err, KIX_EINVAL, "state directory path is too long");
+    return mkdirs(out, err);
+}
+
+int kix_write_file_atomic(const char *path, const void *data, size_t len, int mode,
+                          struct kix_err *err)
+{
+    char tmp[4200], dir[4200];
+    char *slash;
+    int fd, rc = KIX_OK;
+
+    snprintf(tmp, sizeof(tmp), "%s.tmp.%ld", path, (long)getpid());
+    fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC, mode);
+    if (fd < 0)
+        return kix_err_set(err, KIX_EIO, "cannot write %s: %s", tmp, strerror(errno));
+    if (write(fd, data, len) != (ssize_t)len || fsync(fd) != 0)
+        rc = kix_err_set(err, KIX_EIO, "cannot write %s: %s", tmp, strerror(errno));
+    close(fd);
+    if (rc == KIX_OK && rename(tmp, path) != 0)
+        rc = kix_err_set(err, KIX_EIO, "cannot rename %s: %s", tmp, strerror(errno));
+    if (rc) {
+        unlink(tmp);
+        return rc;
+    }
+    snprintf(dir, sizeof(dir), "%s", path);
+    slash = strrchr(dir, '/');
+    if (slash) {
+        *slash = '\0';
+        fd = open(dir[0] ? dir : "/", O_RDONLY | O_DIRECTORY);
+        if (fd >= 0) {
+            fsync(fd);
+            close(fd);
+        }
+    }
+    return KIX_OK;
+}
+
+static int read_small_file(const char *path, struct kix_buf *out)
+{
+    FILE *f = fopen(path, "rb");
+    char chunk[4096];
+    size_t n;
+    int rc = KIX_OK;
+
+    if (!f)
+        return errno == ENOENT ? KIX_ENOTFOUND : KIX_EIO;
+    while (rc == KIX_OK && (n = fread(chunk, 1, sizeof(chunk), f)) > 0)
+        rc = out->len + n > (1u << 20) ? KIX_ELIMIT : kix_buf_add(out, chunk, n);
+    fclose(f);
+    return rc;
+}
+
+/* Keeps both signed checkpoints and returns the alarm. */
+static int alarm_fork(const char *dir, const struct kix_buf *remembered, const char *note,
+                      size_t len, const char *what, struct kix_err *err)
+{
+    char path[4400], stamp[32];
+    struct kix_err ignore = {0, ""};
+    time_t now = time(NULL);
+    struct tm tm;
+
+    int saved;
+
+    gmtime_r(&now, &tm);
+    strftime(stamp, sizeof(stamp), "%Y%m%dT%H%M%SZ", &tm);
+    snprintf(path, sizeof(path), "%s/evidence", dir);
+    saved = mkdirs(path, &ignore) == KIX_OK;
+    if (saved) {
+        snprintf(path, sizeof(path), "%s/evidence/%s-remembered.checkpoint", dir, stamp);
+        saved =
+            kix_write_file_atomic(path, remembered->ptr, remembered->len, 0600, &ignore) == KIX_OK;
+    }
+    if (saved) {
+        snprintf(path, sizeof(path), "%s/evidence/%s-presented.checkpoint", dir, stamp);
+        saved = kix_write_file_atomic(path, note, len, 0600, &ignore) == KIX_OK;
+    }
+    if (!saved)
+        return kix_err_set(err, KIX_EFORK, "ALARM: %s. Saving the evidence failed: %s", what,
+                           ignore.msg);
+    return kix_err_set(err, KIX_EFORK,
+                       "ALARM: %s. Both signed checkpoints are kept as evidence in %s/evidence/ "
+                       "(%s-*.checkpoint); report them to the log's operators and witnesses",
+                       what, dir, stamp);
+}
+
+int kix_trust_check(struct kix_client *c, const struct kix_verifier *key, const char *note,
+                    size_t len, struct kix_checkpoint *cp_out, struct kix_err *err)
+{
+    struct kix_buf remembered = KIX_BUF_INIT;
+    struct kix_note opened, old_opened;
+    struct kix_checkpoint cp, old;
+    char dir[4096], path[4200], what[1024];
+    int rc;
+
+    rc = kix_checkpoint_open(note, len, key, 1, key->name, &opened, &cp, err);
+    if (rc)
+        return kix_err_wrap(err, "checkpoint from %s", kix_client_where(c));
+    if (cp_out)
+        *cp_out = cp;
+    rc = kix_trust_dir(cp.origin, dir, sizeof(dir), err);
+    if (rc)
+        return rc;
+    snprintf(path, sizeof(path), "%s/checkpoint", dir);
+    rc = read_small_file(path, &remembered);
+    if (rc == KIX_ENOTFOUND)
+        return kix_write_file_atomic(path, note, len, 0600, err);
+    if (rc == KIX_OK)
+        rc = kix_checkpoint_open((const char *)remembered.ptr, remembered.len, key, 1, key->name,
+                                 &old_opened, &old, err);
+    if (rc) {
+        kix_err_wrap(err, "the remembered checkpoint %s (delete it to start over)", path);
+        goto out;
+    }
+    if (cp.size < old.size) {
+        snprintf(what, sizeof(what),
+                 "%s presents log %s at size %llu, but this client verified size %llu before: "
+                 "the log was rolled back (or this is a stale mirror)",
+                 kix_client_where(c), cp.origin, (unsigned long long)cp.size,
+                 (unsigned long long)old.size);
+        rc = alarm_fork(dir, &remembered, note, len, what, err);
+    } else if (cp.size == old.size) {
+        if (memcmp(cp.root, old.root, 32) != 0) {
+            snprintf(what, sizeof(what),
+                     "%s presents a different root for size %llu than this client verified "
+                     "before: the log forked",
+                     kix_client_where(c), (unsigned long long)cp.size);
+            rc = alarm_fork(dir, &remembered, note, len, what, err);
+        }
+    } else {
+        struct kix_hash proof[KIX_MERKLE_MAX_PROOF], r1, r2;
+        struct kix_err perr = {0, ""};
+        size_t n = 0;
+        memcpy(r1.b, old.root, 32);
+        memcpy(r2.b, cp.root, 32);
+        rc = kix_client_consistency(c, old.size, cp.size, proof, &n, &perr);
+        if (rc == KIX_OK)
+            rc = kix_merkle_verify_consistency(old.size, cp.size, &r1, &r2, proof, n, &perr);
+        if (rc == KIX_OK) {
+            rc = kix_write_file_atomic(path, note, len, 0600, err);
+        } else if (rc == KIX_EUNAVAIL || rc == KIX_EIO) {
+            if (err)
+                *err = perr;
+        } else {
+            snprintf(what, sizeof(what),
+                     "%s cannot prove its size %llu extends the size %llu this client verified "
+                     "before (%s): the log forked or was rewritten",
+                     kix_client_where(c), (unsigned long long)cp.size, (unsigned long long)old.size,
+                     perr.msg);
+            rc = alarm_fork(dir, &remembered, note, len, what, err);
+        }
+    }
+out:
+    kix_buf_release(&remembered);
+    return rc;
+}
+
+int kix_trust_latest(struct kix_client *c, const struct kix_verifier *key, struct kix_buf *note,
+                     struct kix_checkpoint *cp_out, struct kix_err *err)
+{
+    size_t start = note->len;
+    int rc = kix_client_checkpoint(c, KIX_NO_INDEX, note, err);
+    if (rc)
+        return rc;
+    return kix_trust_check(c, key, (const char *)note->ptr + start, note->len - start, cp_out, err);
+}

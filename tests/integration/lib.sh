@@ -1,0 +1,50 @@
+# tests/integration/lib.sh — shared helpers of the shell integration tests.
+# Sourced; expects KIX_BIN (the build's bin dir) and KIX_TESTS in the environment.
+set -euo pipefail
+
+: "${KIX_BIN:?set KIX_BIN to the bin directory of a build}"
+KIX="$KIX_BIN/kix"
+KIXD="$KIX_BIN/kixd"
+WORK=$(mktemp -d /tmp/kix-it-XXXXXX)
+export KIX_STATE_DIR="$WORK/state"
+export XDG_CONFIG_HOME="$WORK/config"
+unset KIX_LOG_KEY KIX_SERVER
+KIXD_PIDS=()
+
+cleanup() {
+  local pid
+  for pid in "${KIXD_PIDS[@]}"; do kill -9 "$pid" 2>/dev/null || true; done
+  rm -rf "$WORK"
+}
+trap cleanup EXIT
+
+fail() { echo "FAIL: $*" >&2; exit 1; }
+pass() { echo "ok: $*"; }
+
+# expect_status N CMD...: runs CMD, fails unless it exits with N.
+expect_status() {
+  local want=$1; shift
+  local got=0
+  "$@" >"$WORK/out" 2>"$WORK/err" || got=$?
+  if [ "$got" -ne "$want" ]; then
+    echo "--- stdout"; cat "$WORK/out"; echo "--- stderr"; cat "$WORK/err"
+    fail "'$*' exited $got, want $want"
+  fi
+}
+
+# json_get FILE EXPR: prints a value from a JSON file (python3).
+json_get() { python3 -c "import json,sys; d=json.load(open(sys.argv[1])); print($2)" "$1"; }
+
+# A free TCP port on loopback.
+free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
+
+# make_manifests DIR TAG: a workload and a run manifest referencing it.
+make_manifests() {
+  local dir=$1 tag=$2
+  mkdir -p "$dir"
+  printf '{"apiVersion":"kernelindex.dev/v1alpha1","kind":"Workload","spec":{"kernel":"rope","seq":%s}}' \
+    "$tag" >"$dir/workload.json"
+  local wd; wd=$("$KIX" digest "$dir/workload.json")
+  printf '{"apiVersion":"kernelindex.dev/v1alpha1","kind":"BenchmarkRun","spec":{"status":"passed","timing":{"latencyNs":{"median":%s}},"workloadDigest":"%s"}}' \
+    "$((11000 + tag))" "$wd" >"$dir/run.json"
+}

@@ -1,0 +1,109 @@
+#!/usr/bin/env bash
+# A whole user session against a local store: keys, publish, resolve, cite,
+# attest, rerun, supersede, verify-citation, audit, log — then a lying store
+# (a rerun rewritten on disk) and a rolled-back store, both caught.
+source "$(dirname "$0")/lib.sh"
+
+STORE="$WORK/log"
+LOG=(--store "$STORE")
+
+"$KIXD" init --store "$STORE" --origin kix.test/log >"$WORK/vkey" 2>/dev/null
+export KIX_LOG_KEY="$(cat "$WORK/vkey")"
+[ "$(stat -c %a "$STORE/log.key")" = 600 ] || fail "log.key is not 0600"
+[ "$(stat -c %a "$STORE/admin.key")" = 600 ] || fail "admin.key is not 0600"
+
+"$KIX" keygen --name publisher --out "$WORK/pub" >/dev/null 2>&1
+"$KIX" keygen --name reruns --out "$WORK/rerun" >/dev/null 2>&1
+"$KIX" keygen --name community --out "$WORK/att" >/dev/null 2>&1
+[ "$(stat -c %a "$WORK/pub.key")" = 600 ] || fail "keygen key is not 0600"
+expect_status 1 "$KIX" keygen --name publisher --out "$WORK/pub"   # never overwrites
+for k in "pub publish" "rerun rerun" "att attest"; do
+  set -- $k
+  "$KIX" key add "${LOG[@]}" --key "$STORE/admin.key" --role "$2" "$WORK/$1.pub" >/dev/null
+done
+pass "keys registered"
+
+# publishing needs the key's role: the attester may not publish
+make_manifests "$WORK/m1" 1
+expect_status 1 "$KIX" publish "${LOG[@]}" --key "$WORK/att.key" "$WORK/m1/run.json" "$WORK/m1/workload.json"
+grep -q "lacks the publish role" "$WORK/err" || fail "no role message: $(cat "$WORK/err")"
+# a missing reference is refused with its digest
+expect_status 1 "$KIX" publish "${LOG[@]}" --key "$WORK/pub.key" "$WORK/m1/run.json"
+grep -q "missing reference" "$WORK/err" || fail "no missing-reference message: $(cat "$WORK/err")"
+
+"$KIX" publish "${LOG[@]}" --key "$WORK/pub.key" --run-id run-1 --receipt "$WORK/r1.tlog-proof" \
+  --json "$WORK/m1/run.json" "$WORK/m1/workload.json" >"$WORK/pub1.json"
+[ "$(json_get "$WORK/pub1.json" 'd["permalink"]')" = "https://kix.test/log/runs/run-1" ] || fail "permalink"
+[ "$(json_get "$WORK/pub1.json" 'd["digest"]')" = "$("$KIX" digest "$WORK/m1/run.json")" ] || fail "digest"
+"$KIX" verify "$WORK/r1.tlog-proof" >/dev/null || fail "receipt does not verify offline"
+pass "published run-1, receipt verifies offline"
+
+"$KIX" resolve "${LOG[@]}" run-1 --json >"$WORK/res1.json"
+[ "$(json_get "$WORK/res1.json" 'd["evidence"]')" = reported ] || fail "evidence not reported"
+[ "$(json_get "$WORK/res1.json" 'len(d["entries"])')" = 1 ] || fail "entries"
+[ "$(json_get "$WORK/res1.json" 'd["entries"][0]["type"]')" = publication ] || fail "type"
+[ "$(json_get "$WORK/res1.json" 'd["manifest"]["kind"]')" = BenchmarkRun ] || fail "manifest"
+[ "$(json_get "$WORK/res1.json" 'len(d["objects"])')" = 1 ] || fail "objects"
+"$KIX" resolve "${LOG[@]}" "https://kix.test/log/runs/run-1" >/dev/null || fail "permalink resolve"
+"$KIX" resolve "${LOG[@]}" "$("$KIX" digest "$WORK/m1/run.json")" >/dev/null || fail "digest resolve"
+"$KIX" get "${LOG[@]}" "$("$KIX" digest "$WORK/m1/workload.json")" | cmp - <("$KIX" canon "$WORK/m1/workload.json") \
+  || fail "kix get"
+pass "resolve (id, permalink, digest) and get"
+
+"$KIX" cite "${LOG[@]}" run-1 --json >"$WORK/cite.json"
+"$KIX" verify-citation "${LOG[@]}" "$WORK/cite.json" >"$WORK/vc1" || fail "fresh citation"
+grep -q "nothing was added" "$WORK/vc1" || fail "fresh citation lists additions"
+
+# an attestation never changes the evidence level; a rerun does
+"$KIX" attest "${LOG[@]}" --key "$WORK/att.key" --note "reproduced on my A100" run-1 >/dev/null
+"$KIX" resolve "${LOG[@]}" run-1 --json >"$WORK/res2.json"
+[ "$(json_get "$WORK/res2.json" 'd["evidence"]')" = reported ] || fail "attestation changed evidence"
+make_manifests "$WORK/m1r" 1001
+"$KIX" rerun "${LOG[@]}" --key "$WORK/rerun.key" --outcome not_reproduced run-1 \
+  "$WORK/m1r/run.json" "$WORK/m1r/workload.json" >/dev/null
+"$KIX" resolve "${LOG[@]}" run-1 --json >"$WORK/res3.json"
+[ "$(json_get "$WORK/res3.json" 'd["evidence"]')" = not_reproduced ] || fail "rerun evidence"
+RERUN_INDEX=$(json_get "$WORK/res3.json" '[e["index"] for e in d["entries"] if e["type"]=="rerun"][0]')
+pass "attestation kept evidence, rerun set it (entry $RERUN_INDEX)"
+
+make_manifests "$WORK/m2" 2
+"$KIX" supersede "${LOG[@]}" --key "$WORK/pub.key" --run-id run-2 --reason "fixed timer" run-1 \
+  "$WORK/m2/run.json" "$WORK/m2/workload.json" >/dev/null
+"$KIX" resolve "${LOG[@]}" run-1 --json >"$WORK/res4.json"
+[ "$(json_get "$WORK/res4.json" 'd["supersededBy"]')" = run-2 ] || fail "supersededBy"
+"$KIX" resolve "${LOG[@]}" run-2 --json >"$WORK/res5.json"
+[ "$(json_get "$WORK/res5.json" 'd["supersedes"]')" = run-1 ] || fail "supersedes"
+expect_status 1 "$KIX" supersede "${LOG[@]}" --key "$WORK/att.key" run-2 "$WORK/m1/run.json"
+pass "supersession"
+
+"$KIX" verify-citation "${LOG[@]}" "$WORK/cite.json" --json >"$WORK/vc2.json"
+[ "$(json_get "$WORK/vc2.json" '[e["type"] for e in d["since"]]')" = "['attestation', 'rerun', 'supersession']" ] \
+  || fail "verify-citation since: $(cat "$WORK/vc2.json")"
+"$KIX" audit "${LOG[@]}" --json >"$WORK/audit.json"
+[ "$(json_get "$WORK/audit.json" 'd["passed"]')" = True ] || fail "audit"
+"$KIX" log "${LOG[@]}" --json --from 0 >"$WORK/log.json"
+[ "$(json_get "$WORK/log.json" 'len(d)')" = "$(json_get "$WORK/audit.json" 'd["to"]')" ] || fail "log length"
+[ "$(json_get "$WORK/log.json" 'd[0]["type"]')" = key ] || fail "log entry 0"
+pass "verify-citation lists what came since; audit passes; log lists every entry"
+
+# A rolled-back store: keep a copy, publish more, look, then restore the copy.
+cp -a "$STORE" "$WORK/old-store"
+make_manifests "$WORK/m3" 3
+"$KIX" publish "${LOG[@]}" --key "$WORK/pub.key" --run-id run-3 "$WORK/m3/run.json" "$WORK/m3/workload.json" >/dev/null
+"$KIX" resolve "${LOG[@]}" run-3 >/dev/null
+rm -rf "$STORE" && mv "$WORK/old-store" "$STORE"
+expect_status 4 "$KIX" resolve "${LOG[@]}" run-1
+grep -q "rolled back" "$WORK/err" || fail "rollback message: $(cat "$WORK/err")"
+ls "$KIX_STATE_DIR"/logs/kix.test_log/evidence/*-presented.checkpoint >/dev/null || fail "no evidence kept"
+pass "rollback detected, evidence kept"
+rm -rf "$KIX_STATE_DIR"
+
+# A lying store: rewrite one byte of the rerun entry, recomputing nothing.
+"$KIX_BIN/kix-tamper" "$STORE" leaves "u64:$RERUN_INDEX" 60
+expect_status 1 "$KIX" resolve "${LOG[@]}" run-1
+grep -q "entry $RERUN_INDEX" "$WORK/err" || fail "resolve does not name the entry: $(cat "$WORK/err")"
+expect_status 1 "$KIX" verify-citation "${LOG[@]}" "$WORK/cite.json"
+grep -q "entry $RERUN_INDEX" "$WORK/err" || fail "verify-citation does not name the entry: $(cat "$WORK/err")"
+expect_status 1 "$KIX" audit "${LOG[@]}" --json
+[ "$(json_get "$WORK/out" 'd["index"]')" = "$RERUN_INDEX" ] || fail "audit index: $(cat "$WORK/out")"
+pass "rewritten rerun named by resolve, verify-citation and audit"
