@@ -63,13 +63,26 @@ void kix__key_record_encode(const struct kix_key_info *k, uint8_t out[KEY_RECORD
 int kix__key_record_decode(const uint8_t *data, size_t len, struct kix_key_info *k);
 
 /* Run record: fixed layout, see log_read.c. */
-#define RUN_RECORD_LEN (32 + 32 + 8 * 7 + 1)
+#define RUN_RECORD_LEN (32 + 32 + 8 * 7 + 1 + 32 + 8 + 1)
 void kix__run_record_encode(const struct kix_run_info *r, uint8_t out[RUN_RECORD_LEN]);
 int kix__run_record_decode(const uint8_t *data, size_t len, struct kix_run_info *r);
 
 int kix__key_get(struct kix_store *s, MDB_txn *txn, const uint8_t id[32], struct kix_key_info *k);
 int kix__run_get(struct kix_store *s, MDB_txn *txn, const char *run_id, size_t len,
                  struct kix_run_info *r);
+
+/* groups.c: the group index (comparison key ‖ u64be value ‖ run id). */
+int kix__group_insert(struct kix_store *s, MDB_txn *txn, const struct kix_run_info *run,
+                      struct kix_err *err);
+int kix__group_remove(struct kix_store *s, MDB_txn *txn, const struct kix_run_info *run,
+                      struct kix_err *err);
+
+int kix__reader_txn_rank(struct kix_store *s, MDB_txn *txn, const struct kix_run_info *run,
+                         struct kix_rank *out);
+int kix__reader_txn_group(struct kix_store *s, MDB_txn *txn, const struct kix_digest *key,
+                          uint64_t offset, uint64_t limit, kix_group_fn fn, void *ctx,
+                          uint64_t *size);
+int kix__reader_txn_groups(struct kix_store *s, MDB_txn *txn, kix_groups_fn fn, void *ctx);
 
 /* policy.c: checks p against the state in txn (at log index `index`) and,
  * when it passes, writes it: objects, leaf, indexes, registry, runs.

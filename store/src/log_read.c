@@ -313,3 +313,20 @@ int kix_log_reader_key(struct kix_log_reader *r, const uint8_t key_id[32], struc
 {
     return kix__key_get(r->log->store, r->r->txn, key_id, out);
 }
+
+int kix_log_reader_rank(struct kix_log_reader *r, const struct kix_run_info *run,
+                        struct kix_rank *out)
+{
+    return kix__reader_txn_rank(r->log->store, r->r->txn, run, out);
+}
+
+int kix_log_reader_group(struct kix_log_reader *r, const struct kix_digest *key, uint64_t offset,
+                         uint64_t limit, kix_group_fn fn, void *ctx, uint64_t *size)
+{
+    return kix__reader_txn_group(r->log->store, r->r->txn, key, offset, limit, fn, ctx, size);
+}
+
+int kix_log_reader_groups(struct kix_log_reader *r, kix_groups_fn fn, void *ctx)
+{
+    return kix__reader_txn_groups(r->log->store, r->r->txn, fn, ctx);
+}

@@ -242,6 +242,36 @@ static int put_run(struct kix_store *s, MDB_txn *txn, const char *run_id, size_t
     return put(txn, s->dbi[T_RUNS], run_id, len, rec, sizeof(rec), 0, err);
 }
 
+/* A comparable run enters its comparison group. */
+static int join_group(struct kix_store *s, MDB_txn *txn, const struct kix_prepared *p,
+                      struct kix_run_info *run, struct kix_err *err)
+{
+    MDB_val stored;
+    const uint8_t *manifest = NULL;
+    size_t len = 0;
+    char metric[16];
+    int rc;
+
+    for (size_t i = 0; i < p->nobjects && !manifest; i++)
+        if (memcmp(p->objects[i].digest.b, p->subject.b, 32) == 0) {
+            manifest = p->objects[i].canon.ptr;
+            len = p->objects[i].canon.len;
+        }
+    if (!manifest) {
+        rc = kix__object_get(s, txn, p->subject.b, &stored);
+        if (rc)
+            return kix_err_set(err, rc == KIX_ENOTFOUND ? KIX_ECORRUPT : rc,
+                               "reading the run manifest");
+        manifest = stored.mv_data;
+        len = stored.mv_size;
+    }
+    memcpy(run->run_id, p->run_id, p->run_id_len + 1);
+    if (kix_run_comparison_key(manifest, len, &run->comparison_key, &run->value, metric) != KIX_OK)
+        return KIX_OK; /* not a comparable benchmark run */
+    run->grouped = 1;
+    return kix__group_insert(s, txn, run, err);
+}
+
 static int write_entry(struct kix_log *l, MDB_txn *txn, uint64_t index,
                        const struct kix_prepared *p, struct kix_run_info *run,
                        struct kix_run_info *new_run, struct kix_err *err)
@@ -292,6 +322,9 @@ static int write_entry(struct kix_log *l, MDB_txn *txn, uint64_t index,
         run->supersedes_index = KIX_NO_INDEX;
         run->evidence = KIX_EVIDENCE_REPORTED;
         run->evidence_index = KIX_NO_INDEX;
+        rc = join_group(s, txn, p, run, err);
+        if (rc)
+            return rc;
         break;
     case KIX_ENTRY_ATTESTATION:
         run->attestations++;
@@ -303,6 +336,13 @@ static int write_entry(struct kix_log *l, MDB_txn *txn, uint64_t index,
         break;
     case KIX_ENTRY_SUPERSESSION:
         run->superseded_by_index = index;
+        if (run->grouped) {
+            /* a superseded run leaves the ranking */
+            rc = kix__group_remove(s, txn, run, err);
+            if (rc)
+                return rc;
+            run->grouped = 0;
+        }
         new_run->supersedes_index = index;
         rc = put_run(s, txn, p->new_run_id, p->new_run_id_len, new_run, err);
         if (rc == KIX_OK)

@@ -36,6 +36,9 @@ void kix__run_record_encode(const struct kix_run_info *r, uint8_t out[RUN_RECORD
     kix__u64be_put(p + 40, r->reruns);
     kix__u64be_put(p + 48, 0); /* reserved */
     p[56] = (uint8_t)r->evidence;
+    memcpy(p + 57, r->comparison_key.b, 32);
+    kix__u64be_put(p + 89, r->value);
+    p[97] = (uint8_t)r->grouped;
 }
 
 int kix__run_record_decode(const uint8_t *data, size_t len, struct kix_run_info *r)
@@ -52,6 +55,9 @@ int kix__run_record_decode(const uint8_t *data, size_t len, struct kix_run_info 
     r->attestations = kix__u64be_get(p + 32);
     r->reruns = kix__u64be_get(p + 40);
     r->evidence = p[56];
+    memcpy(r->comparison_key.b, p + 57, 32);
+    r->value = kix__u64be_get(p + 89);
+    r->grouped = p[97];
     return KIX_OK;
 }
 

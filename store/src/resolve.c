@@ -179,6 +179,9 @@ int kix_log_resolve(struct kix_log_reader *r, const char *ref, size_t len,
         kix_log_reader_object(r, &out->run.manifest, &out->manifest) != KIX_OK)
         return kix_err_set(err, KIX_ECORRUPT, "run %s lacks its manifest or checkpoint",
                            out->run.run_id);
+    rc = kix_log_reader_rank(r, &out->run, &out->rank);
+    if (rc)
+        return kix_err_set(err, rc, "reading the run's comparison group: %s", kix_strerror(rc));
     rc = gather_objects(r, out, err);
     if (rc == KIX_OK)
         rc = gather_entries(r, out, err);

@@ -241,6 +241,89 @@ KIX_TEST(policy_refusals)
     teardown(&f);
 }
 
+/* A comparable run: same group for equal `group`, value = latency ns. */
+static int publish_ranked(struct fixture *f, const char *run_id, int group, int value,
+                          struct kix_err *err)
+{
+    struct kix_append_result res;
+    struct kix_buf env = KIX_BUF_INIT;
+    struct kix_digest d, w;
+    char manifest[1024], wtext[KIX_DIGEST_TEXT_LEN + 1];
+    const char *objs[2] = {manifest, workload};
+    int rc;
+
+    digest_of_json(workload, &w);
+    kix_digest_format(&w, wtext);
+    snprintf(manifest, sizeof(manifest),
+             "{\"kind\":\"BenchmarkRun\",\"spec\":{\"timing\":{\"latencyNs\":{\"median\":%d}},"
+             "\"sourceNative\":{\"benchmark\":\"rope/forward\"},\"workloadDigest\":\"%s\","
+             "\"protocolDigest\":\"p%d\",\"environmentDigest\":\"e\",\"id\":\"%s\"}}",
+             value, wtext, group, run_id);
+    digest_of_json(manifest, &d);
+    rc = kix_entry_publication(f->publisher, run_id, &d, NULL, NULL, NULL, &env, err);
+    if (rc == KIX_OK)
+        rc = submit(f, &env, objs, 2, &res, err);
+    kix_buf_release(&env);
+    return rc;
+}
+
+static void expect_rank(struct fixture *f, const char *run_id, uint64_t rank, uint64_t size,
+                        const char *best)
+{
+    struct kix_log_reader *r;
+    struct kix_run_info run;
+    struct kix_rank k;
+    if (kix_log_read_begin(f->log, &r) || kix_log_reader_run(r, run_id, strlen(run_id), &run) ||
+        kix_log_reader_rank(r, &run, &k))
+        abort();
+    kix_log_read_end(r);
+    if (k.rank != rank || k.group_size != size || (best && strcmp(k.best, best) != 0)) {
+        fprintf(stderr, "%s: rank %llu of %llu (best %s), want %llu of %llu (best %s)\n", run_id,
+                (unsigned long long)k.rank, (unsigned long long)k.group_size, k.best,
+                (unsigned long long)rank, (unsigned long long)size, best ? best : "-");
+        abort();
+    }
+}
+
+KIX_TEST(comparison_groups_and_ranks)
+{
+    struct fixture f;
+    struct kix_err err = {0, ""};
+    struct kix_append_result res;
+    struct kix_buf env = KIX_BUF_INIT;
+    struct kix_log_reader *r;
+    struct kix_run_info run;
+
+    setup(&f);
+    ASSERT_EQ_INT(KIX_OK, publish_ranked(&f, "slow", 1, 300, &err));
+    ASSERT_EQ_INT(KIX_OK, publish_ranked(&f, "fast", 1, 100, &err));
+    ASSERT_EQ_INT(KIX_OK, publish_ranked(&f, "mid", 1, 200, &err));
+    ASSERT_EQ_INT(KIX_OK, publish_ranked(&f, "other", 2, 50, &err)); /* another protocol */
+    expect_rank(&f, "fast", 1, 3, "fast");
+    expect_rank(&f, "mid", 2, 3, "fast");
+    expect_rank(&f, "slow", 3, 3, "fast");
+    expect_rank(&f, "other", 1, 1, "other");
+    /* a run that is not a comparable BenchmarkRun has no rank */
+    ASSERT_EQ_INT(KIX_OK, publish(&f, f.publisher, "plain", 1, &res, &err));
+    expect_rank(&f, "plain", 0, 0, NULL);
+
+    /* supersede "fast" with a slower correction: the successor takes its place */
+    ASSERT_EQ_INT(KIX_OK, publish_ranked(&f, "fast-fixed", 1, 250, &err));
+    expect_rank(&f, "fast-fixed", 3, 4, "fast");
+    ASSERT_EQ_INT(KIX_OK, kix_log_read_begin(f.log, &r));
+    ASSERT_EQ_INT(KIX_OK, kix_log_reader_run(r, "fast", 4, &run));
+    kix_log_read_end(r);
+    ASSERT_EQ_INT(KIX_OK, kix_entry_supersession(f.publisher, "fast", &run.manifest, "fast-fixed",
+                                                 NULL, &env, &err));
+    ASSERT_EQ_INT(KIX_OK, submit(&f, &env, NULL, 0, &res, &err));
+    expect_rank(&f, "fast", 0, 0, NULL);
+    expect_rank(&f, "mid", 1, 3, "mid");
+    expect_rank(&f, "fast-fixed", 2, 3, "mid");
+    expect_rank(&f, "slow", 3, 3, "mid");
+    kix_buf_release(&env);
+    teardown(&f);
+}
+
 KIX_TEST(identical_envelope_returns_original_index)
 {
     struct fixture f;

@@ -248,6 +248,11 @@ struct kix_run_info {
     uint64_t evidence_index;      /* the rerun that set it, KIX_NO_INDEX if none */
     uint64_t attestations;
     uint64_t reruns;
+    /* comparison group (see kix_log_reader_rank); grouped = 0 when the
+     * manifest is not a comparable BenchmarkRun or the run was superseded */
+    int grouped;
+    struct kix_digest comparison_key;
+    uint64_t value; /* the primary statistic: latency ns or peak bytes; lower is better */
 };
 
 /* By run id, or by the digest of its manifest. KIX_ENOTFOUND when unknown. */
@@ -255,6 +260,37 @@ int kix_log_reader_run(struct kix_log_reader *r, const char *run_id, size_t len,
                        struct kix_run_info *out);
 int kix_log_reader_run_by_digest(struct kix_log_reader *r, const struct kix_digest *d,
                                  struct kix_run_info *out);
+
+/* Comparison groups. A BenchmarkRun manifest whose spec has
+ * sourceNative.benchmark, workloadDigest, protocolDigest, environmentDigest
+ * and a primary statistic (timing.latencyNs.median or memory.peakBytes.median,
+ * an integer) joins the group keyed by the SHA-256 of the canonical JSON
+ * {benchmark, environmentDigest, metric, protocolDigest, workloadDigest}:
+ * runs are comparable only within one kernel, workload, timed pass, metric
+ * and GPU. A superseded run leaves its group; its successor enters its own.
+ * Rank is the 1-based position by value (then run id), lower is better. */
+int kix_run_comparison_key(const uint8_t *manifest, size_t len, struct kix_digest *key,
+                           uint64_t *value, char metric[16]) KIX_MUST_CHECK;
+
+struct kix_rank {
+    uint64_t rank;       /* 0 when the run is not ranked */
+    uint64_t group_size; /* runs ranked in the group */
+    char best[KIX_RUN_ID_MAX + 1];
+    uint64_t best_value;
+};
+
+int kix_log_reader_rank(struct kix_log_reader *r, const struct kix_run_info *run,
+                        struct kix_rank *out) KIX_MUST_CHECK;
+
+/* The runs of a group, best first, from position `offset` (0-based), at
+ * most `limit`, through fn; *size gets the group's size. */
+typedef int (*kix_group_fn)(void *ctx, uint64_t rank, const char *run_id, uint64_t value);
+int kix_log_reader_group(struct kix_log_reader *r, const struct kix_digest *key, uint64_t offset,
+                         uint64_t limit, kix_group_fn fn, void *ctx, uint64_t *size) KIX_MUST_CHECK;
+
+/* Every ranked group's key in key order from `after` (NULL: the first). */
+typedef int (*kix_groups_fn)(void *ctx, const struct kix_digest *key);
+int kix_log_reader_groups(struct kix_log_reader *r, kix_groups_fn fn, void *ctx) KIX_MUST_CHECK;
 
 struct kix_run_entry {
     uint64_t index;

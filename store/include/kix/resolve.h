@@ -48,6 +48,8 @@ struct kix_resolution {
     struct kix_resolution_object objects[KIX_RESOLVE_MAX_OBJECTS];
     size_t nentries;
     struct kix_resolution_entry *entries; /* malloc'ed */
+    struct kix_rank rank;                 /* in its comparison group, as the server
+                                             computed it (audit recomputes it) */
     struct kix_bytes checkpoint;          /* signed note */
     uint64_t size;                        /* the checkpoint's tree size */
     void *backing;
