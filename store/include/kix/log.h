@@ -292,6 +292,29 @@ int kix_log_reader_group(struct kix_log_reader *r, const struct kix_digest *key,
 typedef int (*kix_groups_fn)(void *ctx, const struct kix_digest *key);
 int kix_log_reader_groups(struct kix_log_reader *r, kix_groups_fn fn, void *ctx) KIX_MUST_CHECK;
 
+/* Ranked runs filtered by kernel, GPU (substring of the product name),
+ * provider and timed pass (each NULL: any; case-insensitive), or one group;
+ * `offset`/`limit` page through the matches in group order, best first. */
+struct kix_query {
+    const char *kernel, *gpu, *provider, *mode;
+    const struct kix_digest *group;
+    uint64_t offset, limit;
+};
+
+struct kix_query_row {
+    char run_id[KIX_RUN_ID_MAX + 1];
+    struct kix_digest manifest;
+    struct kix_digest group;
+    uint64_t rank, group_size, value;
+    int evidence;
+    char kernel[64], gpu[64], provider[64], mode[16];
+};
+
+typedef int (*kix_query_fn)(void *ctx, const struct kix_query_row *row);
+/* *matched (may be NULL) counts every match, also beyond the page. */
+int kix_log_query(struct kix_log_reader *r, const struct kix_query *q, kix_query_fn fn, void *ctx,
+                  uint64_t *matched) KIX_MUST_CHECK;
+
 struct kix_run_entry {
     uint64_t index;
     int type; /* enum kix_entry_type */
