@@ -22,6 +22,7 @@ static const struct cli_command commands[] = {
     {"key", cmd_key, "register or revoke a key (admin)"},
     {"get", cmd_get, "fetch an object by digest, checked"},
     {"resolve", cmd_resolve, "show a run with every entry about it, verified"},
+    {"show", cmd_show, "print the run page, verified"},
     {"cite", cmd_cite, "print a citation of a run"},
     {"verify-citation", cmd_verify_citation, "check a citation against today's log"},
     {"log", cmd_log, "list log entries"},

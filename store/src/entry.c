@@ -446,6 +446,8 @@ int kix_entry_describe(const uint8_t *leaf, size_t len, struct kix_entry_summary
     static const char *const times[] = {"publishedAt", "attestedAt", "observedAt", "supersededAt",
                                         NULL};
     static const char *const notes[] = {"note", "reason", NULL};
+    static const char *const sources[] = {"source", NULL};
+    static const char *const licenses[] = {"license", NULL};
     struct kix_prepared p;
     struct kix_statement st;
     int rc;
@@ -473,6 +475,8 @@ int kix_entry_describe(const uint8_t *leaf, size_t len, struct kix_entry_summary
         out->key_roles = p.key_roles;
         predicate_string(&st, times, out->time, sizeof(out->time));
         predicate_string(&st, notes, out->note, sizeof(out->note));
+        predicate_string(&st, sources, out->source, sizeof(out->source));
+        predicate_string(&st, licenses, out->license, sizeof(out->license));
     }
     kix_statement_release(&st);
     kix_dsse_envelope_release(&p.env);

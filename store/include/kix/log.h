@@ -151,6 +151,7 @@ struct kix_entry_summary {
     unsigned key_roles;                  /* key: roles added */
     char time[40];                       /* publishedAt / attestedAt / observedAt ..., or "" */
     char note[256];                      /* attestation note (truncated), or "" */
+    char source[128], license[64];       /* publication: as the publisher gave them */
 };
 
 int kix_entry_describe(const uint8_t *leaf, size_t len, struct kix_entry_summary *out,

@@ -1,0 +1,383 @@
+/* kix show: the run page — what a reader of the index sees, verified. */
+#define _XOPEN_SOURCE 700 /* strptime */
+#include <getopt.h>
+#include <jansson.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "cli.h"
+#include "cli_log.h"
+
+#define DOT "\xc2\xb7" /* the page's separator, U+00B7 */
+
+static const char show_help[] =
+    "usage: kix show PERMALINK|RUN_ID|DIGEST [--stale-days N] [--json]\n"
+    "                [--store DIR | --server ADDR]\n"
+    "\n"
+    "Prints the run page: identity, the primary measurement with p20/p80, rank in\n"
+    "its comparison group and the group's best run, correctness, workload,\n"
+    "protocol, environment, evidence level (with 'not re-observed in N days' once\n"
+    "the last observation is older than --stale-days, default 90), attestations\n"
+    "(which never change the evidence level), supersession and a 'cite this\n"
+    "record' block. Everything shown is verified against the log key first.\n"
+    "--json exports the same as one document.\n\n" CLI_COMMON_HELP;
+
+struct page {
+    json_t *run, *protocol, *workload, *environment, *implementation;
+    const struct kix_resolution *res;
+    const char *origin;
+    struct kix_checkpoint cp;
+    long stale_days, age_days;
+    const char *observed;
+    char published[40], source[128], license[64], reobserved[40];
+};
+
+static json_t *get(json_t *v, const char *path)
+{
+    char part[64];
+    while (v && *path) {
+        size_t n = strcspn(path, ".");
+        snprintf(part, sizeof(part), "%.*s", (int)n, path);
+        v = json_object_get(v, part);
+        path += n + (path[n] == '.');
+    }
+    return v;
+}
+
+static const char *str(json_t *v, const char *path)
+{
+    const char *s = json_string_value(get(v, path));
+    return s ? s : "";
+}
+
+/* 11360 ns → "11.4 µs"; bytes → "1.50 GiB". */
+static void human(uint64_t v, int bytes, char *out, size_t cap)
+{
+    static const char *const time_units[] = {"ns", "\xc2\xb5s", "ms", "s"};
+    static const char *const byte_units[] = {"B", "KiB", "MiB", "GiB", "TiB"};
+    double x = (double)v, step = bytes ? 1024 : 1000;
+    int u = 0, max = bytes ? 4 : 3;
+    while (x >= step && u < max) {
+        x /= step;
+        u++;
+    }
+    snprintf(out, cap, x >= 100 || u == 0 ? "%.0f %s" : x >= 10 ? "%.1f %s" : "%.2f %s", x,
+             bytes ? byte_units[u] : time_units[u]);
+}
+
+static long days_since(const char *rfc3339)
+{
+    struct tm tm;
+    memset(&tm, 0, sizeof(tm));
+    if (!rfc3339 || !*rfc3339 || !strptime(rfc3339, "%Y-%m-%dT%H:%M:%S", &tm))
+        return -1;
+    return (long)((time(NULL) - timegm(&tm)) / 86400);
+}
+
+static void find_objects(struct page *p)
+{
+    for (size_t i = 0; i < p->res->nobjects; i++) {
+        json_t *o = json_loadb((const char *)p->res->objects[i].bytes.ptr,
+                               p->res->objects[i].bytes.len, 0, NULL);
+        const char *kind = str(o, "kind");
+        json_t **slot = strcmp(kind, "BenchmarkProtocol") == 0      ? &p->protocol
+                        : strcmp(kind, "Workload") == 0             ? &p->workload
+                        : strcmp(kind, "ExecutionEnvironment") == 0 ? &p->environment
+                        : strcmp(kind, "Implementation") == 0       ? &p->implementation
+                                                                    : NULL;
+        if (slot && !*slot)
+            *slot = o;
+        else
+            json_decref(o);
+    }
+}
+
+static int primary(const struct page *p, uint64_t *v, int *bytes)
+{
+    json_t *t = get(p->run, "spec.timing.latencyNs.median");
+    json_t *m = get(p->run, "spec.memory.peakBytes.median");
+    *bytes = !t && m;
+    if (!t && !m)
+        return 0;
+    *v = (uint64_t)json_integer_value(t ? t : m);
+    return 1;
+}
+
+static void print_measurements(const struct page *p, int bytes)
+{
+    size_t i;
+    json_t *m;
+    char h[32];
+    json_array_foreach(get(p->run, "spec.measurements"), i, m)
+    {
+        human((uint64_t)json_integer_value(json_object_get(m, "value")), bytes, h, sizeof(h));
+        printf("  %s " DOT " %-8s %s\n", str(m, "metric"), str(m, "statistic"), h);
+    }
+}
+
+static void print_params(json_t *obj)
+{
+    const char *k;
+    json_t *v;
+    json_object_foreach(obj, k, v)
+    {
+        char *text = json_is_string(v) ? NULL : json_dumps(v, JSON_COMPACT | JSON_ENCODE_ANY);
+        printf("  %-22s %s\n", k, text ? text : json_string_value(v));
+        free(text);
+    }
+}
+
+static const char *evidence_line(int e)
+{
+    switch (e) {
+    case KIX_EVIDENCE_REPRODUCED:
+        return "Reproduced by a controlled rerun";
+    case KIX_EVIDENCE_NOT_REPRODUCED:
+        return "Not reproduced";
+    case KIX_EVIDENCE_FAILED:
+        return "Controlled rerun failed";
+    default:
+        return "Reported evidence";
+    }
+}
+
+static void print_page(struct page *p)
+{
+    const struct kix_resolution *res = p->res;
+    char digest[KIX_DIGEST_TEXT_LEN + 1], key[KIX_DIGEST_TEXT_LEN + 1], h[32], date[16];
+    uint64_t v = 0;
+    int bytes = 0;
+    time_t now = time(NULL);
+    struct tm tm;
+
+    kix_digest_format(&res->run.manifest, digest);
+    kix_digest_format(&res->run.comparison_key, key);
+    gmtime_r(&now, &tm);
+    strftime(date, sizeof(date), "%Y-%m-%d", &tm);
+    printf("%s\n", str(p->implementation, "metadata.title")[0]
+                       ? str(p->implementation, "metadata.title")
+                       : str(p->implementation, "spec.provider"));
+    printf("%s " DOT " run %s\n", str(p->run, "metadata.title"), res->run.run_id);
+    printf("\xe2\x97\x8f %s   %s\n", str(p->run, "spec.status"), evidence_line(res->run.evidence));
+    if (p->age_days > p->stale_days)
+        printf("Not re-observed in %ld days.\n", p->age_days);
+    if (res->successor[0])
+        printf("SUPERSEDED by run %s (entry %llu): this record was corrected.\n", res->successor,
+               (unsigned long long)res->run.superseded_by_index);
+    if (res->predecessor[0])
+        printf("Supersedes run %s.\n", res->predecessor);
+
+    printf("\nPrimary measurement\n");
+    if (primary(p, &v, &bytes)) {
+        human(v, bytes, h, sizeof(h));
+        printf("  %s %s\n", h, bytes ? "peak memory, median" : "median");
+    }
+    if (res->rank.rank)
+        printf("  Rank %llu of %llu in its comparison group" DOT " best: run %s" DOT
+               " observed %.10s\n",
+               (unsigned long long)res->rank.rank, (unsigned long long)res->rank.group_size,
+               res->rank.best, p->observed);
+    else if (res->run.grouped == 0 && res->successor[0])
+        printf("  Not ranked: superseded (its successor is ranked instead).\n");
+    {
+        const char *k;
+        json_t *m;
+        int first = 1;
+        printf("  ");
+        json_object_foreach(get(p->run, "spec.sourceNative.metrics"), k, m)
+        {
+            char *t = json_dumps(m, JSON_ENCODE_ANY | JSON_REAL_PRECISION(17));
+            printf("%s%s %s", first ? "" : " " DOT " ", k, t ? t : "");
+            free(t);
+            first = 0;
+        }
+        printf("\n");
+    }
+
+    printf("\nIdentity\n");
+    printf("  %-22s %s\n", "implementation", str(p->implementation, "spec.provider"));
+    printf("  %-22s %s\n", "project", str(p->implementation, "spec.project"));
+    printf("  %-22s %s\n", "comparison key", res->rank.group_size ? key : "(not ranked)");
+    printf("  %-22s %s\n", "source", p->source);
+    printf("  %-22s %s\n", "external id", str(p->run, "spec.sourceNative.externalId"));
+    printf("  %-22s %s\n", "digest", digest);
+    printf("\nCorrectness\n  Marked %s by the source; the correctness policy was not published.\n",
+           str(p->run, "spec.status"));
+    printf("\nWorkload\n");
+    print_params(get(p->workload, "spec"));
+    printf("\nMeasurements\n");
+    if (primary(p, &v, &bytes)) {
+        human(v, bytes, h, sizeof(h));
+        printf("  %s " DOT " %-8s %s\n", bytes ? "peak_memory" : "latency", "median", h);
+    }
+    print_measurements(p, bytes);
+    printf("\nProtocol\n");
+    printf("  %-22s %s\n", "harness", str(p->protocol, "spec.harness.name"));
+    printf("  %-22s %s\n", "timer", str(p->protocol, "spec.measurement.timer")[0]
+                                        ? str(p->protocol, "spec.measurement.timer")
+                                        : str(p->protocol, "spec.measurement.tool"));
+    printf("  %-22s %s\n", "primaryStatistic", str(p->protocol, "spec.measurement.primaryStatistic"));
+    printf("  %-22s %s\n", "comparabilityFamily", str(p->protocol, "spec.comparability.family"));
+    printf("  %s\n", str(p->protocol, "spec.comparability.notes"));
+    printf("\nEnvironment\n  %-22s %s (%s)\n", "gpu", str(p->environment, "spec.hardware.product"),
+           str(p->environment, "spec.hardware.architecture"));
+
+    printf("\nEvidence\n  %s", evidence_line(res->run.evidence));
+    if (res->run.evidence_index != KIX_NO_INDEX)
+        printf(" (controlled rerun, entry %llu)", (unsigned long long)res->run.evidence_index);
+    printf(". Last observed %.10s.\n", p->observed);
+    printf("\nReplications and notes\n");
+    if (!res->run.attestations)
+        printf("  No attestations yet.\n");
+    for (size_t i = 0; i < res->nentries; i++) {
+        struct kix_entry_summary s;
+        char signer[65];
+        if (res->entries[i].type != KIX_ENTRY_ATTESTATION ||
+            kix_entry_describe(res->entries[i].leaf.ptr, res->entries[i].leaf.len, &s, NULL))
+            continue;
+        kix_hex_encode(s.signer, 32, signer);
+        printf("  #%llu %.10s by key %.16s: %s\n", (unsigned long long)res->entries[i].index,
+               s.time, signer, s.note);
+    }
+    printf("  Community attestations never change the evidence level; only a controlled\n"
+           "  rerun does.\n");
+
+    printf("\nCite this record\n  https://%s/runs/%s\n  %s\n  accessed %s " DOT
+           " log %s " DOT " checkpoint size %llu\n",
+           p->origin, res->run.run_id, digest, date, p->cp.origin, (unsigned long long)p->cp.size);
+    printf("\nPublished %.10s " DOT " %s " DOT " %s\n", p->published, p->source,
+           p->license[0] ? p->license : "license not stated");
+}
+
+static void print_page_json(struct page *p)
+{
+    const struct kix_resolution *res = p->res;
+    char digest[KIX_DIGEST_TEXT_LEN + 1], key[KIX_DIGEST_TEXT_LEN + 1];
+    json_t *doc = json_object(), *atts = json_array();
+    char *text;
+
+    kix_digest_format(&res->run.manifest, digest);
+    kix_digest_format(&res->run.comparison_key, key);
+    json_object_set_new(doc, "runId", json_string(res->run.run_id));
+    json_object_set_new(doc, "digest", json_string(digest));
+    json_object_set_new(doc, "permalink", json_sprintf("https://%s/runs/%s", p->origin,
+                                                       res->run.run_id));
+    json_object_set_new(doc, "evidence", json_string(kix_evidence_name(res->run.evidence)));
+    json_object_set_new(doc, "evidenceText", json_string(evidence_line(res->run.evidence)));
+    json_object_set_new(doc, "stale", json_boolean(p->age_days > p->stale_days));
+    json_object_set_new(doc, "daysSinceObserved", json_integer(p->age_days));
+    if (res->rank.rank) {
+        json_object_set_new(doc, "comparisonKey", json_string(key));
+        json_object_set_new(doc, "rank", json_integer((json_int_t)res->rank.rank));
+        json_object_set_new(doc, "groupSize", json_integer((json_int_t)res->rank.group_size));
+        json_object_set_new(doc, "best", json_string(res->rank.best));
+    }
+    if (res->successor[0])
+        json_object_set_new(doc, "supersededBy", json_string(res->successor));
+    if (res->predecessor[0])
+        json_object_set_new(doc, "supersedes", json_string(res->predecessor));
+    json_object_set(doc, "run", p->run);
+    if (p->workload)
+        json_object_set(doc, "workload", p->workload);
+    if (p->protocol)
+        json_object_set(doc, "protocol", p->protocol);
+    if (p->environment)
+        json_object_set(doc, "environment", p->environment);
+    if (p->implementation)
+        json_object_set(doc, "implementation", p->implementation);
+    for (size_t i = 0; i < res->nentries; i++) {
+        struct kix_entry_summary s;
+        if (res->entries[i].type != KIX_ENTRY_ATTESTATION ||
+            kix_entry_describe(res->entries[i].leaf.ptr, res->entries[i].leaf.len, &s, NULL))
+            continue;
+        json_array_append_new(atts, json_pack("{s:I, s:s, s:s}", "index",
+                                              (json_int_t)res->entries[i].index, "time", s.time,
+                                              "note", s.note));
+    }
+    json_object_set_new(doc, "attestations", atts);
+    json_object_set_new(doc, "published",
+                        json_pack("{s:s, s:s, s:s}", "at", p->published, "source", p->source,
+                                  "license", p->license));
+    json_object_set_new(doc, "checkpoint",
+                        json_pack("{s:s, s:I}", "origin", p->cp.origin, "size",
+                                  (json_int_t)p->cp.size));
+    text = json_dumps(doc, JSON_COMPACT | JSON_REAL_PRECISION(17));
+    if (text)
+        printf("%s\n", text);
+    free(text);
+    json_decref(doc);
+}
+
+int cmd_show(int argc, char **argv)
+{
+    static const struct option longopts[] = {CLI_COMMON_LONGOPTS,
+                                             {"stale-days", required_argument, NULL, 's'},
+                                             {NULL, 0, NULL, 0}};
+    struct cli_common common;
+    struct kix_client *c = NULL;
+    struct kix_verifier key;
+    struct kix_resolution res;
+    struct page p;
+    uint64_t stale = 90;
+    int ch, status;
+
+    cli_common_init(&common);
+    optind = 1;
+    while ((ch = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
+        if (cli_common_option(&common, ch, optarg))
+            continue;
+        if (ch == 's') {
+            if (cli_parse_u64(optarg, &stale))
+                return cli_usage_error("show", "--stale-days needs a number of days");
+            continue;
+        }
+        if (ch == 'h') {
+            fputs(show_help, stdout);
+            return 0;
+        }
+        return cli_usage_error("show", "unknown option");
+    }
+    if (argc - optind != 1)
+        return cli_usage_error("show", "expected one PERMALINK, RUN_ID or DIGEST");
+    memset(&p, 0, sizeof(p));
+    kix_resolution_init(&res);
+    if ((status = cli_connect("show", &common, &c)) ||
+        (status = cli_log_key("show", &common, c, &key)) ||
+        (status = cli_resolve_verified("show", c, &key, argv[optind], &res, &p.cp)))
+        goto out;
+    p.res = &res;
+    p.origin = key.name;
+    p.stale_days = (long)stale;
+    p.run = json_loadb((const char *)res.manifest.ptr, res.manifest.len, 0, NULL);
+    find_objects(&p);
+    p.observed = str(p.run, "spec.observedAt");
+    for (size_t i = 0; i < res.nentries; i++) {
+        struct kix_entry_summary s;
+        if (kix_entry_describe(res.entries[i].leaf.ptr, res.entries[i].leaf.len, &s, NULL))
+            continue;
+        if (s.type == KIX_ENTRY_RERUN && s.time[0]) /* re-observed by a controlled rerun */
+            snprintf(p.reobserved, sizeof(p.reobserved), "%s", s.time);
+        if (s.type == KIX_ENTRY_PUBLICATION) {
+            snprintf(p.published, sizeof(p.published), "%s", s.time);
+            snprintf(p.source, sizeof(p.source), "%s", s.source);
+            snprintf(p.license, sizeof(p.license), "%s", s.license);
+        }
+    }
+    if (p.reobserved[0])
+        p.observed = p.reobserved;
+    p.age_days = days_since(p.observed);
+    if (common.json)
+        print_page_json(&p);
+    else
+        print_page(&p);
+out:
+    json_decref(p.run);
+    json_decref(p.protocol);
+    json_decref(p.workload);
+    json_decref(p.environment);
+    json_decref(p.implementation);
+    kix_resolution_release(&res);
+    kix_client_close(c);
+    return status;
+}
