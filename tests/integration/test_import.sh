@@ -1,0 +1,161 @@
+#!/usr/bin/env bash
+# kix-import-liger end to end, on local stores made with `kixd init`:
+#  - the FULL upstream CSV (2,448 rows) into a fresh store: one new entry and
+#    one map line per row, the example row's external id, run id and
+#    permalink, a receipt that verifies; runs/s and store bytes per run printed
+#  - the same file again adds nothing (2,448 duplicates, log size unchanged)
+#  - a first part of the file, then the whole: only the new rows are added,
+#    with the same run ids as in the other store
+#  - a file with a bad row publishes nothing (exit 1, the line named);
+#    --skip-bad publishes the rest and reports the skipped row
+#  - a key the log does not know: every row refused, exit 1
+#  - usage errors exit 2
+set -euo pipefail
+
+bin=${KIX_BIN:?set KIX_BIN to the build bin/ directory}
+tests=${KIX_TESTS:?set KIX_TESTS to the tests/ directory}
+csv=$tests/data/liger/all_benchmark_data.csv
+tmp=$(mktemp -d /tmp/kix-test-import-XXXXXX)
+trap 'rm -rf "$tmp"' EXIT
+
+fail() {
+    echo "FAIL: $*" >&2
+    exit 1
+}
+# field NAME JSON: the integer value of "NAME": in a compact JSON object
+field() {
+    local v
+    v=$(grep -o "\"$1\":[0-9.]*" <<<"$2" | head -1 | cut -d: -f2)
+    [ -n "$v" ] || fail "no field $1 in: $2"
+    echo "$v"
+}
+expect() { # expect WANT GOT WHAT
+    [ "$1" = "$2" ] || fail "$3: want $1, got $2"
+}
+log_size() {
+    "$bin/kix" info --store "$1" | awk '$1 == "size" { print $2 }'
+}
+new_store() { # new_store DIR: a log with publisher key $tmp/pub registered
+    "$bin/kixd" init --store "$1" --origin kix.test/log >"$1.vkey" 2>/dev/null
+    "$bin/kix-dev-key-add" --store "$1" --admin "$1/admin.key" --pub "$tmp/pub.pub" \
+        --roles publish >/dev/null
+}
+
+rows=$(($(wc -l <"$csv") - 1))
+expect 2448 "$rows" "data rows in $csv"
+"$bin/kix" keygen --name liger-importer --out "$tmp/pub" >/dev/null 2>&1
+"$bin/kix" keygen --name stranger --out "$tmp/stranger" >/dev/null 2>&1
+
+# ---- the full file into a fresh store -------------------------------------------
+new_store "$tmp/a"
+expect 2 "$(log_size "$tmp/a")" "entries after init and key registration"
+out=$("$bin/kix-import-liger" --key "$tmp/pub.key" --store "$tmp/a" --map "$tmp/a.map" --json \
+    "$csv")
+expect 2448 "$(field rows "$out")" "rows"
+expect 2448 "$(field newEntries "$out")" "new entries"
+expect 0 "$(field duplicates "$out")" "duplicates"
+expect 0 "$(field refused "$out")" "refused"
+expect 2448 "$(field runs "$out")" "runs"
+expect 2716 "$(field objects "$out")" "objects (2448 runs + 268 shared)"
+expect 2450 "$(field logSize "$out")" "log size in the summary"
+expect 2450 "$(log_size "$tmp/a")" "log size"
+expect 2448 "$(wc -l <"$tmp/a.map")" "map lines"
+expect 2448 "$(grep -c '"status":"new"' "$tmp/a.map")" "map lines with status new"
+expect 2448 "$(grep -o '"runId":"[^"]*"' "$tmp/a.map" | sort -u | wc -l)" "distinct run ids"
+expect 2448 "$(grep -o '"externalId":"[^"]*"' "$tmp/a.map" | sort -u | wc -l)" \
+    "distinct external ids"
+head -1 "$tmp/a.map" | grep -q '^{"row":1,"line":2,' || fail "first map line: $(head -1 "$tmp/a.map")"
+tail -1 "$tmp/a.map" | grep -q '^{"row":2448,"line":2449,' || fail "last map line"
+# the rope row of the example page (upstream line 332)
+rope=$(sed -n 331p "$tmp/a.map")
+grep -q '"line":332,' <<<"$rope" || fail "map line 331 is not file line 332: $rope"
+grep -q '"externalId":"rope/forward/liger/nvidia-a100-sxm4-80gb/hidden512-kv_heads8-q_heads32-seq2048-bf16/2024-09-03-15-39-55"' <<<"$rope" ||
+    fail "rope external id: $rope"
+grep -q '"runId":"f1ba391b-0611-85e9-aa7c-9b289f26dadd"' <<<"$rope" || fail "rope run id: $rope"
+grep -q '"permalink":"https://kix.test/log/runs/f1ba391b-0611-85e9-aa7c-9b289f26dadd"' <<<"$rope" ||
+    fail "rope permalink: $rope"
+index=$(field index "$rope")
+digest=$(grep -o '"digest":"sha256:[0-9a-f]*"' <<<"$rope" | cut -d'"' -f4)
+"$bin/kix" store get --store "$tmp/a" "$digest" >"$tmp/rope.json"
+grep -q '"latencyNs":{"median":11360}' "$tmp/rope.json" || fail "rope median: $(cat "$tmp/rope.json")"
+"$bin/kix" receipt "$index" --store "$tmp/a" >"$tmp/rope.receipt"
+"$bin/kix" verify "$tmp/rope.receipt" --log-key "$(cat "$tmp/a.vkey")" >/dev/null ||
+    fail "the receipt of the rope row does not verify"
+
+secs=$(field seconds "$out")
+rate=$(field runsPerSecond "$out")
+mdb_bytes=$(stat -c %s "$tmp/a/data.mdb")
+mdb_used=$(($(du -k "$tmp/a/data.mdb" | cut -f1) * 1024))
+echo "full import: 2448 runs in ${secs} s, ${rate%.*} runs/s (this build)"
+echo "store: data.mdb $mdb_bytes bytes ($((mdb_bytes / 2448)) bytes/run), $mdb_used on disk" \
+    "($((mdb_used / 2448)) bytes/run)"
+
+# ---- the same file again adds nothing ---------------------------------------------
+out=$("$bin/kix-import-liger" --key "$tmp/pub.key" --store "$tmp/a" --json "$csv")
+expect 0 "$(field newEntries "$out")" "new entries on re-import"
+expect 2448 "$(field duplicates "$out")" "duplicates on re-import"
+expect 2450 "$(log_size "$tmp/a")" "log size after re-import"
+echo "re-import: 0 new entries, 2448 duplicates, $(field runsPerSecond "$out" | cut -d. -f1) runs/s"
+
+# ---- part of the file, then all of it ---------------------------------------------
+new_store "$tmp/b"
+head -n 1001 "$csv" >"$tmp/first1000.csv"
+out=$("$bin/kix-import-liger" --key "$tmp/pub.key" --store "$tmp/b" --batch 100 --json \
+    "$tmp/first1000.csv")
+expect 1000 "$(field newEntries "$out")" "new entries from the first 1000 rows"
+out=$("$bin/kix-import-liger" --key "$tmp/pub.key" --store "$tmp/b" --map "$tmp/b.map" --json \
+    "$csv")
+expect 1448 "$(field newEntries "$out")" "new entries from the newer file"
+expect 1000 "$(field duplicates "$out")" "duplicates from the newer file"
+expect 2450 "$(log_size "$tmp/b")" "log size after the newer file"
+expect 1000 "$(grep -c '"status":"duplicate"' "$tmp/b.map")" "duplicate map lines"
+cmp <(grep -o '"runId":"[^"]*","digest":"[^"]*"' "$tmp/a.map") \
+    <(grep -o '"runId":"[^"]*","digest":"[^"]*"' "$tmp/b.map") ||
+    fail "run ids or manifest digests differ between the two stores"
+
+# ---- a bad row ----------------------------------------------------------------------
+head -n 21 "$csv" | sed '10s/,V,vocab size,\([0-9]*\),[0-9.]*,/,V,vocab size,\1,fast,/' \
+    >"$tmp/bad.csv"
+grep -q ',fast,' "$tmp/bad.csv" || fail "could not break line 10 of the test file"
+new_store "$tmp/c"
+set +e
+"$bin/kix-import-liger" --key "$tmp/pub.key" --store "$tmp/c" "$tmp/bad.csv" >"$tmp/out" 2>"$tmp/err"
+rc=$?
+set -e
+expect 1 "$rc" "exit status for a file with a bad row"
+grep -q "line 10: y_value_50 'fast' is not a number" "$tmp/err" || fail "bad row report: $(cat "$tmp/err")"
+grep -q "nothing was published" "$tmp/err" || fail "bad row report: $(cat "$tmp/err")"
+expect 2 "$(log_size "$tmp/c")" "log size after a refused file"
+out=$("$bin/kix-import-liger" --key "$tmp/pub.key" --store "$tmp/c" --skip-bad --json \
+    --map "$tmp/c.map" "$tmp/bad.csv" 2>"$tmp/err")
+grep -q "skipping them" "$tmp/err" || fail "--skip-bad report: $(cat "$tmp/err")"
+expect 1 "$(field skipped "$out")" "skipped rows"
+expect 19 "$(field newEntries "$out")" "new entries with --skip-bad"
+expect 21 "$(log_size "$tmp/c")" "log size with --skip-bad"
+sed -n 9p "$tmp/c.map" | grep -q '"row":9,"line":10,"status":"skipped","error":"line 10: ' ||
+    fail "map line of the skipped row: $(sed -n 9p "$tmp/c.map")"
+expect 20 "$(wc -l <"$tmp/c.map")" "map lines with a skipped row"
+
+# ---- a key the log does not know ------------------------------------------------------
+set +e
+"$bin/kix-import-liger" --key "$tmp/stranger.key" --store "$tmp/c" --json "$tmp/first1000.csv" \
+    >"$tmp/out" 2>"$tmp/err"
+rc=$?
+set -e
+expect 1 "$rc" "exit status with an unregistered key"
+expect 1000 "$(field refused "$(cat "$tmp/out")")" "refused rows with an unregistered key"
+grep -q "is not registered in this log" "$tmp/err" || fail "refusal report: $(head -3 "$tmp/err")"
+expect 21 "$(log_size "$tmp/c")" "log size after refusals"
+
+# ---- usage ----------------------------------------------------------------------------------
+"$bin/kix-import-liger" --help | grep -q "^usage: kix-import-liger" || fail "--help"
+for args in "" "--store $tmp/c $csv" "--key $tmp/pub.key --batch 0 $csv" \
+    "--key $tmp/pub.key --store $tmp/c --server tcp://127.0.0.1:1 $csv"; do
+    set +e
+    # shellcheck disable=SC2086
+    "$bin/kix-import-liger" $args >/dev/null 2>&1
+    rc=$?
+    set -e
+    expect 2 "$rc" "exit status of kix-import-liger $args"
+done
+echo "ok"

@@ -1,0 +1,755 @@
+/* kix-import-liger: publishes Liger-Kernel's benchmark CSV to a kix log.
+ *
+ * Two passes over the file: the first validates every row (and that no two
+ * rows make the same run), the second builds each row's manifests, signs a
+ * publication for it and submits them in batches, one group commit each.
+ * Run ids and publishedAt come from the row, so importing the same rows
+ * again yields byte-identical envelopes, which the log answers as
+ * duplicates: nothing new is appended.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <jansson.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "kix/client.h"
+#include "kix/csv.h"
+#include "kix/entries.h"
+#include "kix/liger.h"
+#include "kix/note.h"
+#include "kix/resolve.h"
+
+#define PROG          "kix-import-liger"
+#define BATCH_DEFAULT 256
+#define BATCH_MAX     4096
+#define SHOW_MAX      20 /* problems listed one by one before "... and N more" */
+#define FILE_MAX      ((size_t)1 << 30)
+
+static const char help[] =
+    "usage: " PROG " --key KEY [--server ADDR | --store DIR] [--map FILE] [--batch N]\n"
+    "                        [--skip-bad] [--json] [--dry-run] CSV\n"
+    "\n"
+    "Publishes Liger-Kernel's benchmark CSV (benchmark/data/all_benchmark_data.csv)\n"
+    "to a kix log: every data row becomes one run, signed with KEY (which needs\n"
+    "the publish role). Each run is a BenchmarkRun manifest that references, by\n"
+    "digest, its BenchmarkProtocol, Workload, ExecutionEnvironment and\n"
+    "Implementation (apiVersion kernelindex.dev/v1alpha1).\n"
+    "\n"
+    "The whole file is validated first: if any row is invalid, nothing is\n"
+    "published and each bad row is reported with its line number, unless\n"
+    "--skip-bad is given. Run ids derive from the row (its external id) and\n"
+    "publishedAt from its timestamp, so importing the same file again adds\n"
+    "nothing (the log answers duplicates) and a newer file adds only new rows.\n"
+    "A row whose run id is already published with different figures is\n"
+    "refused by the log and reported.\n"
+    "\n"
+    "  --key KEY       the publisher's private key file (from kix keygen)\n"
+    "  --server ADDR   a kixd, tcp://HOST:PORT or unix:///PATH (default " KIX_DEFAULT_SERVER ")\n"
+    "  --store DIR     a log on this machine instead of a server\n"
+    "  --map FILE      write one JSON line per data row: {\"row\", \"line\", \"status\",\n"
+    "                  \"runId\", \"digest\", \"externalId\", \"permalink\", \"index\"}\n"
+    "                  (row 1 is the first data line; status new, duplicate,\n"
+    "                  refused, skipped, checked on a dry run, or invalid when\n"
+    "                  the file was refused)\n"
+    "  --batch N       runs per submission (one group commit), 1.."
+    "4096, default 256\n"
+    "  --skip-bad      publish the valid rows of a file with invalid ones, and\n"
+    "                  report what was skipped\n"
+    "  --json          print the summary as one JSON object\n"
+    "  --dry-run       validate and build the manifests, publish nothing (no key\n"
+    "                  or log needed)\n"
+    "\n"
+    "A progress bar is drawn on stderr when it is a terminal.\n"
+    "\n"
+    "exit status: 0 ok, 1 invalid rows (nothing published) or rows refused by\n"
+    "the log, 2 usage, 3 I/O or internal error\n";
+
+/* ---- a set of digests (open addressing) ------------------------------------- */
+
+struct dset {
+    struct kix_digest *keys;
+    size_t *vals; /* value + 1; 0 = empty slot */
+    size_t cap, n;
+};
+
+static size_t dset_slot(const struct dset *s, const struct kix_digest *d)
+{
+    size_t h;
+    memcpy(&h, d->b, sizeof(h));
+    h &= s->cap - 1;
+    while (s->vals[h] && memcmp(s->keys[h].b, d->b, KIX_DIGEST_LEN) != 0)
+        h = (h + 1) & (s->cap - 1);
+    return h;
+}
+
+/* Inserts d with value v; returns 1 (and *old) when d was there already,
+ * 0 when added, KIX_ENOMEM. */
+static int dset_put(struct dset *s, const struct kix_digest *d, size_t v, size_t *old)
+{
+    size_t h;
+    if (2 * (s->n + 1) > s->cap) {
+        struct dset g = {NULL, NULL, s->cap ? s->cap * 2 : 64, 0};
+        g.keys = malloc(g.cap * sizeof(*g.keys));
+        g.vals = calloc(g.cap, sizeof(*g.vals));
+        if (!g.keys || !g.vals) {
+            free(g.keys);
+            free(g.vals);
+            return KIX_ENOMEM;
+        }
+        for (size_t i = 0; i < s->cap; i++)
+            if (s->vals[i]) {
+                h = dset_slot(&g, &s->keys[i]);
+                g.keys[h] = s->keys[i];
+                g.vals[h] = s->vals[i];
+                g.n++;
+            }
+        free(s->keys);
+        free(s->vals);
+        *s = g;
+    }
+    h = dset_slot(s, d);
+    if (s->vals[h]) {
+        if (old)
+            *old = s->vals[h] - 1;
+        return 1;
+    }
+    s->keys[h] = *d;
+    s->vals[h] = v + 1;
+    s->n++;
+    return 0;
+}
+
+static int dset_has(const struct dset *s, const struct kix_digest *d)
+{
+    return s->cap && s->vals[dset_slot(s, d)] != 0;
+}
+
+static void dset_free(struct dset *s)
+{
+    free(s->keys);
+    free(s->vals);
+    memset(s, 0, sizeof(*s));
+}
+
+/* ---- state ---------------------------------------------------------------------- */
+
+struct bad_row {
+    size_t row, line;
+    char *msg;
+};
+
+struct item {
+    size_t row;
+    struct kix_liger_run run;
+    struct kix_buf envelope;
+    struct kix_bytes objects[KIX_LIGER_NOBJECTS];
+};
+
+struct import {
+    const char *path;
+    char *data;
+    size_t len;
+    struct kix_liger_header header;
+    struct kix_liger_cache *cache;
+    int skip_bad, json, dry_run, progress;
+    size_t batch;
+    FILE *map;
+
+    size_t rows;
+    struct bad_row *bad;
+    size_t nbad, bad_cap;
+
+    struct kix_client *client;
+    struct kix_signer *key;
+    char origin[KIX_NOTE_NAME_MAX + 1];
+    uint64_t size_before, size_after;
+
+    struct dset stored;                    /* shared objects the log holds */
+    struct dset kinds[KIX_LIGER_NOBJECTS]; /* distinct objects per kind */
+    struct item *items;
+    struct kix_bundle *bundles;
+    struct kix_submit_result *results;
+    size_t nitems, next_map_row, next_bad;
+
+    size_t done, fresh, dups, refused, shown_refused;
+    struct timespec t0;
+};
+
+static double since(const struct timespec *t0)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)(t.tv_sec - t0->tv_sec) + (double)(t.tv_nsec - t0->tv_nsec) / 1e9;
+}
+
+static int fail(int code, const struct kix_err *err)
+{
+    fprintf(stderr, PROG ": %s\n", kix_err_text(err, code));
+    return kix_err_exit_status(code);
+}
+
+static int read_file(struct import *im, struct kix_err *err)
+{
+    FILE *f = strcmp(im->path, "-") == 0 ? stdin : fopen(im->path, "rb");
+    size_t cap = 1 << 20, n;
+
+    if (!f)
+        return kix_err_set(err, errno == ENOENT ? KIX_ENOTFOUND : KIX_EIO, "cannot open %s: %s",
+                           im->path, strerror(errno));
+    im->data = malloc(cap);
+    while (im->data && (n = fread(im->data + im->len, 1, cap - im->len, f)) > 0) {
+        im->len += n;
+        if (im->len == cap) {
+            char *p = cap < FILE_MAX ? realloc(im->data, cap * 2) : NULL;
+            if (!p) {
+                if (f != stdin)
+                    fclose(f);
+                return kix_err_set(err, KIX_ELIMIT, "%s is larger than %zu bytes", im->path,
+                                   FILE_MAX);
+            }
+            im->data = p;
+            cap *= 2;
+        }
+    }
+    if (!im->data || ferror(f)) {
+        int e = errno;
+        if (f != stdin)
+            fclose(f);
+        return im->data ? kix_err_set(err, KIX_EIO, "reading %s: %s", im->path, strerror(e))
+                        : kix_err_set(err, KIX_ENOMEM, "out of memory");
+    }
+    if (f != stdin)
+        fclose(f);
+    return KIX_OK;
+}
+
+static int add_bad(struct import *im, size_t row, size_t line, const char *msg)
+{
+    if (im->nbad == im->bad_cap) {
+        size_t cap = im->bad_cap ? im->bad_cap * 2 : 16;
+        struct bad_row *b = realloc(im->bad, cap * sizeof(*b));
+        if (!b)
+            return KIX_ENOMEM;
+        im->bad = b;
+        im->bad_cap = cap;
+    }
+    im->bad[im->nbad].row = row;
+    im->bad[im->nbad].line = line;
+    im->bad[im->nbad].msg = strdup(msg);
+    if (!im->bad[im->nbad].msg)
+        return KIX_ENOMEM;
+    im->nbad++;
+    return KIX_OK;
+}
+
+/* Opens the CSV and checks its header. */
+static int open_csv(struct import *im, struct kix_csv *csv, struct kix_err *err)
+{
+    struct kix_csv_record rec;
+    int rc;
+
+    kix_csv_init(csv, im->data, im->len);
+    rc = kix_csv_next(csv, &rec, err);
+    if (rc == 0)
+        return kix_err_set(err, KIX_EINVAL, "%s is empty; expected a header line", im->path);
+    if (rc < 0)
+        return kix_err_wrap(err, "%s", im->path);
+    rc = kix_liger_header_parse(&rec, &im->header, err);
+    return rc ? kix_err_wrap(err, "%s", im->path) : KIX_OK;
+}
+
+/* ---- progress ------------------------------------------------------------------- */
+
+static void progress(struct import *im, const char *what, size_t n, size_t total, const char *unit)
+{
+    char bar[31];
+    size_t fill = total ? n * 30 / total : 30;
+    double t = since(&im->t0);
+
+    if (!im->progress)
+        return;
+    for (size_t i = 0; i < 30; i++)
+        bar[i] = i < fill ? '#' : '.';
+    bar[30] = '\0';
+    fprintf(stderr, "\r%s [%s] %zu/%zu %s %3zu%%", what, bar, n, total, unit,
+            total ? n * 100 / total : 100);
+    if (im->done && t > 0)
+        fprintf(stderr, "  %.0f runs/s", (double)im->done / t);
+    fputs("\033[K", stderr);
+    fflush(stderr);
+}
+
+static void progress_end(struct import *im)
+{
+    if (im->progress)
+        fputs("\r\033[K", stderr);
+}
+
+/* ---- pass 1: validation ------------------------------------------------------ */
+
+static int validate(struct import *im, struct kix_err *err)
+{
+    struct kix_csv csv;
+    struct kix_csv_record rec;
+    struct kix_liger_run run;
+    struct dset ids = {0};
+    int rc = open_csv(im, &csv, err), r;
+
+    kix_liger_run_init(&run);
+    while (rc == KIX_OK) {
+        struct kix_err rerr = {0, ""};
+        struct kix_digest id;
+        size_t first;
+
+        r = kix_csv_next(&csv, &rec, &rerr);
+        if (r == 0)
+            break;
+        im->rows++;
+        if (r < 0) {
+            if (r == KIX_ENOMEM)
+                rc = kix_err_set(err, r, "out of memory");
+            else
+                rc = add_bad(im, im->rows, rec.line, rerr.msg);
+            continue;
+        }
+        r = kix_liger_check(im->cache, &im->header, &rec, &run, &rerr);
+        if (r == KIX_ENOMEM) {
+            rc = kix_err_set(err, r, "out of memory");
+            break;
+        }
+        if (r) {
+            rc = add_bad(im, im->rows, rec.line, rerr.msg);
+            continue;
+        }
+        kix_digest_of(run.external_id, strlen(run.external_id), &id);
+        r = dset_put(&ids, &id, rec.line, &first);
+        if (r == 1) {
+            char msg[KIX_ERR_MSG_MAX];
+            snprintf(msg, sizeof(msg),
+                     "line %zu: makes the same run as line %zu (external id %.300s); the file "
+                     "has two rows for one run",
+                     rec.line, first, run.external_id);
+            rc = add_bad(im, im->rows, rec.line, msg);
+        } else if (r < 0) {
+            rc = kix_err_set(err, r, "out of memory");
+        }
+        if ((im->rows & 255) == 0)
+            progress(im, "checking", kix_csv_offset(&csv), im->len, "bytes");
+    }
+    if (rc == KIX_ENOMEM && err && !err->msg[0])
+        kix_err_set(err, rc, "out of memory");
+    kix_liger_run_release(&run);
+    kix_csv_release(&csv);
+    dset_free(&ids);
+    progress_end(im);
+    return rc;
+}
+
+static void report_bad(const struct import *im, const char *intro)
+{
+    fprintf(stderr, PROG ": %s: %zu of %zu rows are invalid; %s\n", im->path, im->nbad, im->rows,
+            intro);
+    for (size_t i = 0; i < im->nbad && i < SHOW_MAX; i++)
+        fprintf(stderr, "  row %zu, %s\n", im->bad[i].row, im->bad[i].msg);
+    if (im->nbad > SHOW_MAX)
+        fprintf(stderr, "  ... and %zu more (--map FILE lists every one)\n", im->nbad - SHOW_MAX);
+}
+
+/* ---- the map ---------------------------------------------------------------------- */
+
+static int map_line(struct import *im, json_t *obj)
+{
+    char *text;
+    int rc = KIX_OK;
+    if (!obj)
+        return KIX_ENOMEM;
+    text = json_dumps(obj, JSON_COMPACT);
+    json_decref(obj);
+    if (!text)
+        return KIX_ENOMEM;
+    if (fprintf(im->map, "%s\n", text) < 0)
+        rc = KIX_EIO;
+    free(text);
+    return rc;
+}
+
+/* Map lines for skipped rows before `row`. */
+static int map_skipped_until(struct import *im, size_t row)
+{
+    int rc = KIX_OK;
+    while (rc == KIX_OK && im->next_bad < im->nbad && im->bad[im->next_bad].row < row) {
+        const struct bad_row *b = &im->bad[im->next_bad++];
+        if (im->map)
+            rc = map_line(im, json_pack("{s:I, s:I, s:s, s:s}", "row", (json_int_t)b->row, "line",
+                                        (json_int_t)b->line, "status",
+                                        im->skip_bad ? "skipped" : "invalid", "error", b->msg));
+    }
+    return rc;
+}
+
+static int map_item(struct import *im, const struct item *it, const char *status,
+                    const struct kix_submit_result *res)
+{
+    char digest[KIX_DIGEST_TEXT_LEN + 1];
+    struct kix_buf link = KIX_BUF_INIT;
+    json_t *o;
+    int rc = map_skipped_until(im, it->row);
+
+    if (rc || !im->map)
+        return rc;
+    kix_digest_format(&it->run.digest[KIX_LIGER_RUN], digest);
+    o = json_pack("{s:I, s:I, s:s, s:s, s:s, s:s}", "row", (json_int_t)it->row, "line",
+                  (json_int_t)it->run.line, "status", status, "runId", it->run.run_id, "digest",
+                  digest, "externalId", it->run.external_id);
+    if (o && im->origin[0]) {
+        if (kix_permalink(im->origin, it->run.run_id, &link) == KIX_OK)
+            json_object_set_new(o, "permalink", json_string((const char *)link.ptr));
+        kix_buf_release(&link);
+    }
+    if (o && res && res->code == KIX_OK)
+        json_object_set_new(o, "index", json_integer((json_int_t)res->index));
+    if (o && res && res->code != KIX_OK)
+        json_object_set_new(o, "error", json_string(res->message));
+    return map_line(im, o);
+}
+
+/* ---- pass 2: publishing --------------------------------------------------------- */
+
+static int flush(struct import *im, struct kix_err *err)
+{
+    int rc;
+
+    if (im->nitems == 0)
+        return KIX_OK;
+    if (im->dry_run) {
+        for (size_t i = 0; i < im->nitems; i++) {
+            rc = map_item(im, &im->items[i], "checked", NULL);
+            if (rc)
+                return kix_err_set(err, rc, "writing the map: %s", kix_strerror(rc));
+            for (int k = 0; k < KIX_LIGER_NOBJECTS; k++)
+                if (dset_put(&im->kinds[k], &im->items[i].run.digest[k], 0, NULL) < 0)
+                    return kix_err_set(err, KIX_ENOMEM, "out of memory");
+        }
+        im->done += im->nitems;
+        im->nitems = 0;
+        return KIX_OK;
+    }
+    for (size_t i = 0; i < im->nitems; i++) {
+        struct item *it = &im->items[i];
+        struct kix_bundle *b = &im->bundles[i];
+        size_t n = 0;
+        for (int k = 0; k < KIX_LIGER_NOBJECTS; k++)
+            if (k == KIX_LIGER_RUN || !dset_has(&im->stored, &it->run.digest[k]))
+                it->objects[n++] = kix_buf_bytes(&it->run.canon[k]);
+        b->envelope = kix_buf_bytes(&it->envelope);
+        b->objects = it->objects;
+        b->nobjects = n;
+    }
+    rc = kix_client_submit(im->client, im->bundles, im->nitems, im->results, err);
+    if (rc)
+        return kix_err_wrap(err, "submitting to %s", kix_client_where(im->client));
+    for (size_t i = 0; i < im->nitems; i++) {
+        struct item *it = &im->items[i];
+        struct kix_submit_result *res = &im->results[i];
+        const char *status = "refused";
+        if (res->code == KIX_OK) {
+            status = res->duplicate ? "duplicate" : "new";
+            res->duplicate ? im->dups++ : im->fresh++;
+            for (int k = 0; k < KIX_LIGER_NOBJECTS; k++) {
+                if (k != KIX_LIGER_RUN && dset_put(&im->stored, &it->run.digest[k], 0, NULL) < 0)
+                    rc = KIX_ENOMEM;
+                if (dset_put(&im->kinds[k], &it->run.digest[k], 0, NULL) < 0)
+                    rc = KIX_ENOMEM;
+            }
+        } else {
+            im->refused++;
+            if (im->shown_refused++ < SHOW_MAX)
+                fprintf(stderr, "%s" PROG ": row %zu, line %zu (run %s): refused: %s\n",
+                        im->progress ? "\r\033[K" : "", it->row, it->run.line, it->run.run_id,
+                        res->message);
+        }
+        if (rc == KIX_OK)
+            rc = map_item(im, it, status, res);
+        kix_submit_result_release(res);
+    }
+    if (rc)
+        return kix_err_set(err, rc, "%s",
+                           rc == KIX_EIO ? "writing the map failed" : "out of memory");
+    im->done += im->nitems;
+    im->nitems = 0;
+    return KIX_OK;
+}
+
+static int publish(struct import *im, struct kix_err *err)
+{
+    struct kix_csv csv;
+    struct kix_csv_record rec;
+    size_t row = 0, bad = 0;
+    int rc = open_csv(im, &csv, err), r;
+
+    while (rc == KIX_OK) {
+        struct item *it;
+        r = kix_csv_next(&csv, &rec, err);
+        if (r == 0)
+            break;
+        row++;
+        if (bad < im->nbad && im->bad[bad].row == row) {
+            bad++;
+            continue; /* reported in pass 1 */
+        }
+        if (r < 0) {
+            rc = kix_err_wrap(err, "%s changed while it was read", im->path);
+            break;
+        }
+        it = &im->items[im->nitems];
+        it->row = row;
+        rc = kix_liger_build(im->cache, &im->header, &rec, &it->run, err);
+        if (rc == KIX_OK && !im->dry_run) {
+            kix_buf_reset(&it->envelope);
+            rc = kix_entry_publication(im->key, it->run.run_id, &it->run.digest[KIX_LIGER_RUN],
+                                       it->run.published_at, KIX_LIGER_SOURCE, KIX_LIGER_LICENSE,
+                                       &it->envelope, err);
+        }
+        if (rc)
+            break;
+        if (++im->nitems == im->batch) {
+            rc = flush(im, err);
+            progress(im, im->dry_run ? "building" : "importing", row, im->rows, "rows");
+        }
+    }
+    if (rc == KIX_OK)
+        rc = flush(im, err);
+    if (rc == KIX_OK && im->map) {
+        rc = map_skipped_until(im, (size_t)-1);
+        if (rc == KIX_OK && fflush(im->map) != 0)
+            rc = KIX_EIO;
+        if (rc)
+            kix_err_set(err, rc, "writing the map: %s", kix_strerror(rc));
+    }
+    progress_end(im);
+    kix_csv_release(&csv);
+    return rc;
+}
+
+/* ---- summary ---------------------------------------------------------------------- */
+
+static void summary(struct import *im, double secs)
+{
+    size_t objs = 0;
+    double rate = secs > 0 ? (double)im->done / secs : 0;
+    for (int k = 0; k < KIX_LIGER_NOBJECTS; k++)
+        objs += im->kinds[k].n;
+    if (im->json) {
+        json_t *o = json_pack(
+            "{s:s, s:s, s:b, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:{s:I, s:I, s:I, s:I, s:I}, s:f, "
+            "s:f}",
+            "file", im->path, "log", im->client ? kix_client_where(im->client) : "", "dryRun",
+            im->dry_run, "rows", (json_int_t)im->rows, "skipped", (json_int_t)im->nbad, "runs",
+            (json_int_t)(im->fresh + im->dups), "newEntries", (json_int_t)im->fresh, "duplicates",
+            (json_int_t)im->dups, "refused", (json_int_t)im->refused, "objects", (json_int_t)objs,
+            "objectsByKind", "runs", (json_int_t)im->kinds[KIX_LIGER_RUN].n, "protocols",
+            (json_int_t)im->kinds[KIX_LIGER_PROTOCOL].n, "workloads",
+            (json_int_t)im->kinds[KIX_LIGER_WORKLOAD].n, "environments",
+            (json_int_t)im->kinds[KIX_LIGER_ENVIRONMENT].n, "implementations",
+            (json_int_t)im->kinds[KIX_LIGER_IMPLEMENTATION].n, "seconds", secs, "runsPerSecond",
+            rate);
+        if (o && im->client) {
+            json_object_set_new(o, "logSizeBefore", json_integer((json_int_t)im->size_before));
+            json_object_set_new(o, "logSize", json_integer((json_int_t)im->size_after));
+        }
+        char *text = o ? json_dumps(o, JSON_COMPACT) : NULL;
+        if (text)
+            printf("%s\n", text);
+        free(text);
+        json_decref(o);
+        return;
+    }
+    if (im->dry_run)
+        printf("checked %s (nothing published)\n", im->path);
+    else
+        printf("imported %s into %s\n", im->path, kix_client_where(im->client));
+    printf("  rows     %zu (%zu skipped as invalid)\n", im->rows, im->nbad);
+    if (!im->dry_run)
+        printf("  runs     %zu: %zu new entries, %zu duplicates, %zu refused\n",
+               im->fresh + im->dups, im->fresh, im->dups, im->refused);
+    printf("  objects  %zu (%zu runs, %zu protocols, %zu workloads, %zu environments, %zu "
+           "implementations)\n",
+           objs, im->kinds[KIX_LIGER_RUN].n, im->kinds[KIX_LIGER_PROTOCOL].n,
+           im->kinds[KIX_LIGER_WORKLOAD].n, im->kinds[KIX_LIGER_ENVIRONMENT].n,
+           im->kinds[KIX_LIGER_IMPLEMENTATION].n);
+    if (!im->dry_run)
+        printf("  log      %llu entries (was %llu)\n", (unsigned long long)im->size_after,
+               (unsigned long long)im->size_before);
+    printf("  time     %.2f s, %.0f runs/s\n", secs, rate);
+}
+
+/* ---- main ---------------------------------------------------------------------------- */
+
+static int usage(const char *msg)
+{
+    fprintf(stderr, PROG ": %s\nTry '" PROG " --help'.\n", msg);
+    return 2;
+}
+
+static int setup(struct import *im, const char *key, const char *server, const char *store,
+                 struct kix_err *err)
+{
+    struct kix_client_info info;
+    int rc;
+
+    im->items = calloc(im->batch, sizeof(*im->items));
+    im->bundles = calloc(im->batch, sizeof(*im->bundles));
+    im->results = calloc(im->batch, sizeof(*im->results));
+    if (!im->items || !im->bundles || !im->results)
+        return kix_err_set(err, KIX_ENOMEM, "out of memory");
+    for (size_t i = 0; i < im->batch; i++)
+        kix_liger_run_init(&im->items[i].run);
+    if (im->dry_run)
+        return KIX_OK;
+    rc = kix_keyfile_read(key, &im->key, err);
+    if (rc)
+        return kix_err_wrap(err, "reading the key %s", key);
+    rc = store ? kix_client_open_store(store, &im->client, err)
+               : kix_client_connect(server, NULL, &im->client, err);
+    if (rc)
+        return rc;
+    rc = kix_client_info(im->client, &info, err);
+    if (rc)
+        return kix_err_wrap(err, "asking %s for its origin", kix_client_where(im->client));
+    snprintf(im->origin, sizeof(im->origin), "%s", info.origin);
+    im->size_before = info.size;
+    return KIX_OK;
+}
+
+static void cleanup(struct import *im)
+{
+    for (size_t i = 0; im->items && i < im->batch; i++) {
+        kix_liger_run_release(&im->items[i].run);
+        kix_buf_release(&im->items[i].envelope);
+    }
+    free(im->items);
+    free(im->bundles);
+    free(im->results);
+    for (size_t i = 0; i < im->nbad; i++)
+        free(im->bad[i].msg);
+    free(im->bad);
+    dset_free(&im->stored);
+    for (int k = 0; k < KIX_LIGER_NOBJECTS; k++)
+        dset_free(&im->kinds[k]);
+    kix_client_close(im->client);
+    kix_signer_free(im->key);
+    kix_liger_cache_free(im->cache);
+    free(im->data);
+}
+
+int main(int argc, char **argv)
+{
+    static const struct option longopts[] = {
+        {"key", required_argument, NULL, 'k'},   {"server", required_argument, NULL, 's'},
+        {"store", required_argument, NULL, 'S'}, {"map", required_argument, NULL, 'm'},
+        {"batch", required_argument, NULL, 'b'}, {"skip-bad", no_argument, NULL, 'x'},
+        {"json", no_argument, NULL, 'j'},        {"dry-run", no_argument, NULL, 'n'},
+        {"help", no_argument, NULL, 'h'},        {NULL, 0, NULL, 0}};
+    struct import im;
+    struct kix_err err = {0, ""};
+    const char *key = NULL, *server = NULL, *store = NULL, *map = NULL;
+    char *end;
+    int c, rc, status = 0;
+
+    memset(&im, 0, sizeof(im));
+    im.batch = BATCH_DEFAULT;
+    while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
+        switch (c) {
+        case 'k':
+            key = optarg;
+            break;
+        case 's':
+            server = optarg;
+            break;
+        case 'S':
+            store = optarg;
+            break;
+        case 'm':
+            map = optarg;
+            break;
+        case 'b':
+            errno = 0;
+            im.batch = strtoul(optarg, &end, 10);
+            if (errno || *end || !*optarg || im.batch < 1 || im.batch > BATCH_MAX)
+                return usage("--batch takes a number from 1 to 4096");
+            break;
+        case 'x':
+            im.skip_bad = 1;
+            break;
+        case 'j':
+            im.json = 1;
+            break;
+        case 'n':
+            im.dry_run = 1;
+            break;
+        case 'h':
+            fputs(help, stdout);
+            return 0;
+        default:
+            return usage("unknown option");
+        }
+    }
+    if (optind + 1 != argc)
+        return usage(optind == argc ? "name the CSV file to import" : "one CSV file at a time");
+    if (server && store)
+        return usage("--server and --store exclude each other");
+    if (!key && !im.dry_run)
+        return usage("--key KEY is required (the publisher's private key)");
+    if (!server)
+        server = KIX_DEFAULT_SERVER;
+    im.path = argv[optind];
+    im.progress = isatty(STDERR_FILENO);
+    clock_gettime(CLOCK_MONOTONIC, &im.t0);
+
+    rc = read_file(&im, &err);
+    if (rc == KIX_OK && kix_liger_cache_new(&im.cache))
+        rc = kix_err_set(&err, KIX_ENOMEM, "out of memory");
+    if (rc == KIX_OK)
+        rc = setup(&im, key, server, store, &err);
+    if (rc == KIX_OK)
+        rc = validate(&im, &err);
+    if (rc)
+        goto out;
+    if (im.nbad && !im.skip_bad) {
+        report_bad(&im, "nothing was published (fix them, or pass --skip-bad to publish the rest)");
+        status = 1;
+        if (map && (im.map = fopen(map, "w")) != NULL)
+            rc = map_skipped_until(&im, (size_t)-1); /* the invalid rows only */
+        if (rc)
+            kix_err_set(&err, rc, "writing %s: %s", map, kix_strerror(rc));
+        goto out;
+    }
+    if (im.nbad)
+        report_bad(&im, "skipping them");
+    if (map && !(im.map = fopen(map, "w")))
+        rc = kix_err_set(&err, KIX_EIO, "cannot write %s: %s", map, strerror(errno));
+    if (rc == KIX_OK)
+        rc = publish(&im, &err);
+    if (rc == KIX_OK && im.client) {
+        struct kix_client_info info;
+        rc = kix_client_info(im.client, &info, &err);
+        im.size_after = info.size;
+    }
+    if (rc == KIX_OK) {
+        summary(&im, since(&im.t0));
+        if (im.refused)
+            status = 1;
+    }
+out:
+    if (im.map && fclose(im.map) != 0 && rc == KIX_OK) {
+        rc = kix_err_set(&err, KIX_EIO, "writing %s: %s", map, strerror(errno));
+    }
+    if (rc)
+        status = fail(rc, &err);
+    cleanup(&im);
+    return status;
+}
