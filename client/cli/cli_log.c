@@ -48,7 +48,7 @@ int cli_read_json_object(const char *cmd, const char *path, struct kix_buf *cano
     return 0;
 }
 
-static int save_receipt(const char *origin, const char *path, uint64_t index,
+static int save_receipt(const struct kix_verifier *key, const char *path, uint64_t index,
                         const struct kix_buf *receipt, char *saved, size_t cap, struct kix_err *err)
 {
     char dir[4096];
@@ -58,7 +58,7 @@ static int save_receipt(const char *origin, const char *path, uint64_t index,
         snprintf(saved, cap, "%s", path);
         return kix_write_file_atomic(path, receipt->ptr, receipt->len, 0644, err);
     }
-    rc = kix_trust_dir(origin, dir, sizeof(dir), err);
+    rc = kix_trust_dir(key, dir, sizeof(dir), err);
     if (rc)
         return rc;
     snprintf(saved, cap, "%s/receipt-%llu.tlog-proof", dir, (unsigned long long)index);
@@ -105,7 +105,7 @@ int cli_submit(const char *cmd, struct kix_client *c, const struct kix_verifier 
             out->index = results[i].index;
             out->duplicate = results[i].duplicate;
             out->size = cp.size;
-            rc = save_receipt(cp.origin, receipt_path, results[i].index, &results[i].receipt,
+            rc = save_receipt(key, receipt_path, results[i].index, &results[i].receipt,
                               out->receipt_path, sizeof(out->receipt_path), &err);
         }
         kix_receipt_release(&receipt);

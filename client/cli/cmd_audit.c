@@ -101,7 +101,7 @@ int cmd_audit(int argc, char **argv)
     /* the server's latest checkpoint must agree with what we saw before */
     rc = kix_trust_latest(c, &key, &note, &cp, &err);
     if (rc == KIX_OK)
-        rc = kix_trust_dir(key.name, dir, sizeof(dir), &err);
+        rc = kix_trust_dir(&key, dir, sizeof(dir), &err);
     if (rc) {
         status = cli_fail("audit", rc, &err);
         goto out;

@@ -429,7 +429,7 @@ int cmd_verify_citation(int argc, char **argv)
     struct kix_buf note = KIX_BUF_INIT;
     struct kix_resolution res;
     struct kix_hash proof[KIX_MERKLE_MAX_PROOF], r1, r2;
-    struct citation cit;
+    struct citation cit = {NULL, NULL, NULL, 0};
     struct kix_err err = {0, ""};
     json_t *doc = NULL;
     size_t n = 0;

@@ -62,8 +62,11 @@ static void human(uint64_t v, int bytes, char *out, size_t cap)
         x /= step;
         u++;
     }
-    snprintf(out, cap, x >= 100 || u == 0 ? "%.0f %s" : x >= 10 ? "%.1f %s" : "%.2f %s", x,
-             bytes ? byte_units[u] : time_units[u]);
+    snprintf(out, cap,
+             x >= 100 || u == 0 ? "%.0f %s"
+             : x >= 10          ? "%.1f %s"
+                                : "%.2f %s",
+             x, bytes ? byte_units[u] : time_units[u]);
 }
 
 static long days_since(const char *rfc3339)
@@ -214,10 +217,12 @@ static void print_page(struct page *p)
     print_measurements(p, bytes);
     printf("\nProtocol\n");
     printf("  %-22s %s\n", "harness", str(p->protocol, "spec.harness.name"));
-    printf("  %-22s %s\n", "timer", str(p->protocol, "spec.measurement.timer")[0]
-                                        ? str(p->protocol, "spec.measurement.timer")
-                                        : str(p->protocol, "spec.measurement.tool"));
-    printf("  %-22s %s\n", "primaryStatistic", str(p->protocol, "spec.measurement.primaryStatistic"));
+    printf("  %-22s %s\n", "timer",
+           str(p->protocol, "spec.measurement.timer")[0]
+               ? str(p->protocol, "spec.measurement.timer")
+               : str(p->protocol, "spec.measurement.tool"));
+    printf("  %-22s %s\n", "primaryStatistic",
+           str(p->protocol, "spec.measurement.primaryStatistic"));
     printf("  %-22s %s\n", "comparabilityFamily", str(p->protocol, "spec.comparability.family"));
     printf("  %s\n", str(p->protocol, "spec.comparability.notes"));
     printf("\nEnvironment\n  %-22s %s (%s)\n", "gpu", str(p->environment, "spec.hardware.product"),
@@ -243,8 +248,8 @@ static void print_page(struct page *p)
     printf("  Community attestations never change the evidence level; only a controlled\n"
            "  rerun does.\n");
 
-    printf("\nCite this record\n  https://%s/runs/%s\n  %s\n  accessed %s " DOT
-           " log %s " DOT " checkpoint size %llu\n",
+    printf("\nCite this record\n  https://%s/runs/%s\n  %s\n  accessed %s " DOT " log %s " DOT
+           " checkpoint size %llu\n",
            p->origin, res->run.run_id, digest, date, p->cp.origin, (unsigned long long)p->cp.size);
     printf("\nPublished %.10s " DOT " %s " DOT " %s\n", p->published, p->source,
            p->license[0] ? p->license : "license not stated");
@@ -261,8 +266,8 @@ static void print_page_json(struct page *p)
     kix_digest_format(&res->run.comparison_key, key);
     json_object_set_new(doc, "runId", json_string(res->run.run_id));
     json_object_set_new(doc, "digest", json_string(digest));
-    json_object_set_new(doc, "permalink", json_sprintf("https://%s/runs/%s", p->origin,
-                                                       res->run.run_id));
+    json_object_set_new(doc, "permalink",
+                        json_sprintf("https://%s/runs/%s", p->origin, res->run.run_id));
     json_object_set_new(doc, "evidence", json_string(kix_evidence_name(res->run.evidence)));
     json_object_set_new(doc, "evidenceText", json_string(evidence_line(res->run.evidence)));
     json_object_set_new(doc, "stale", json_boolean(p->age_days > p->stale_days));
@@ -299,9 +304,9 @@ static void print_page_json(struct page *p)
     json_object_set_new(doc, "published",
                         json_pack("{s:s, s:s, s:s}", "at", p->published, "source", p->source,
                                   "license", p->license));
-    json_object_set_new(doc, "checkpoint",
-                        json_pack("{s:s, s:I}", "origin", p->cp.origin, "size",
-                                  (json_int_t)p->cp.size));
+    json_object_set_new(
+        doc, "checkpoint",
+        json_pack("{s:s, s:I}", "origin", p->cp.origin, "size", (json_int_t)p->cp.size));
     text = json_dumps(doc, JSON_COMPACT | JSON_REAL_PRECISION(17));
     if (text)
         printf("%s\n", text);
@@ -311,9 +316,8 @@ static void print_page_json(struct page *p)
 
 int cmd_show(int argc, char **argv)
 {
-    static const struct option longopts[] = {CLI_COMMON_LONGOPTS,
-                                             {"stale-days", required_argument, NULL, 's'},
-                                             {NULL, 0, NULL, 0}};
+    static const struct option longopts[] = {
+        CLI_COMMON_LONGOPTS, {"stale-days", required_argument, NULL, 's'}, {NULL, 0, NULL, 0}};
     struct cli_common common;
     struct kix_client *c = NULL;
     struct kix_verifier key;

@@ -29,8 +29,9 @@ static int mkdirs(char *path, struct kix_err *err)
     return KIX_OK;
 }
 
-int kix_trust_dir(const char *origin, char *out, size_t cap, struct kix_err *err)
+int kix_trust_dir(const struct kix_verifier *key, char *out, size_t cap, struct kix_err *err)
 {
+    const char *origin = key->name;
     const char *base = getenv("KIX_STATE_DIR"), *xdg = getenv("XDG_STATE_HOME");
     const char *home = getenv("HOME");
     char safe[KIX_NOTE_NAME_MAX + 1];
@@ -43,12 +44,14 @@ int kix_trust_dir(const char *origin, char *out, size_t cap, struct kix_err *err
     safe[i] = '\0';
     if (strcmp(safe, ".") == 0 || strcmp(safe, "..") == 0)
         safe[0] = '_';
+    /* one directory per log key: two logs may share an origin name */
     if (base && *base)
-        n = snprintf(out, cap, "%s/logs/%s", base, safe);
+        n = snprintf(out, cap, "%s/logs/%s+%08x", base, safe, key->key_hash);
     else if (xdg && *xdg)
-        n = snprintf(out, cap, "%s/kix/logs/%s", xdg, safe);
+        n = snprintf(out, cap, "%s/kix/logs/%s+%08x", xdg, safe, key->key_hash);
     else
-        n = snprintf(out, cap, "%s/.local/state/kix/logs/%s", home ? home : ".", safe);
+        n = snprintf(out, cap, "%s/.local/state/kix/logs/%s+%08x", home ? home : ".", safe,
+                     key->key_hash);
     if (n < 0 || (size_t)n >= cap)
         return kix_err_set(err, KIX_EINVAL, "state directory path is too long");
     return mkdirs(out, err);
@@ -149,7 +152,7 @@ int kix_trust_check(struct kix_client *c, const struct kix_verifier *key, const 
         return kix_err_wrap(err, "checkpoint from %s", kix_client_where(c));
     if (cp_out)
         *cp_out = cp;
-    rc = kix_trust_dir(cp.origin, dir, sizeof(dir), err);
+    rc = kix_trust_dir(key, dir, sizeof(dir), err);
     if (rc)
         return rc;
     snprintf(path, sizeof(path), "%s/checkpoint", dir);

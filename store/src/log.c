@@ -389,7 +389,7 @@ static int apply_item(struct kix_store *s, MDB_txn *txn, struct kix_log *l, uint
                       const struct kix_prepared *p, struct kix_append_result *res, int *dup,
                       struct kix_err *item_err)
 {
-    uint64_t dup_index;
+    uint64_t dup_index = 0;
     int rc;
 
     memset(res, 0, sizeof(*res));

@@ -184,7 +184,7 @@ int kix_log_reader_receipt(struct kix_log_reader *r, uint64_t index, uint64_t si
                            struct kix_buf *out, struct kix_err *err)
 {
     struct kix_hash proof[KIX_MERKLE_MAX_PROOF];
-    struct kix_bytes note, leaf;
+    struct kix_bytes note = {NULL, 0}, leaf = {NULL, 0};
     size_t n = 0;
     int rc;
 
@@ -230,7 +230,7 @@ int kix_log_reader_run_by_digest(struct kix_log_reader *r, const struct kix_dige
     rc = mdb_cursor_get(cur, &key, &val, MDB_SET_RANGE);
     while (rc == 0 && key.mv_size == 40 && memcmp(key.mv_data, d->b, 32) == 0) {
         if (val.mv_size == 1 && *(uint8_t *)val.mv_data == KIX_ENTRY_PUBLICATION) {
-            struct kix_bytes leaf;
+            struct kix_bytes leaf = {NULL, 0};
             struct kix_prepared p;
             uint64_t index = kix__u64be_get((uint8_t *)key.mv_data + 32);
             int prc;

@@ -45,8 +45,9 @@ static int describe(struct kix_log_reader *r, const struct kix_run_info *run,
     impl = load_object(r, json_string_value(json_object_get(spec, "implementationDigest")));
     copy_string(row->kernel, sizeof(row->kernel),
                 json_object_get(json_object_get(w, "spec"), "kernel"));
-    copy_string(row->gpu, sizeof(row->gpu),
-                json_object_get(json_object_get(json_object_get(e, "spec"), "hardware"), "product"));
+    copy_string(
+        row->gpu, sizeof(row->gpu),
+        json_object_get(json_object_get(json_object_get(e, "spec"), "hardware"), "product"));
     copy_string(row->provider, sizeof(row->provider),
                 json_object_get(json_object_get(impl, "spec"), "provider"));
     json_decref(w);

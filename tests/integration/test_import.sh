@@ -16,6 +16,7 @@ bin=${KIX_BIN:?set KIX_BIN to the build bin/ directory}
 tests=${KIX_TESTS:?set KIX_TESTS to the tests/ directory}
 csv=$tests/data/liger/all_benchmark_data.csv
 tmp=$(mktemp -d /tmp/kix-test-import-XXXXXX)
+export KIX_STATE_DIR="$tmp/state" XDG_CONFIG_HOME="$tmp/config"
 trap 'rm -rf "$tmp"' EXIT
 
 fail() {
@@ -37,8 +38,7 @@ log_size() {
 }
 new_store() { # new_store DIR: a log with publisher key $tmp/pub registered
     "$bin/kixd" init --store "$1" --origin kix.test/log >"$1.vkey" 2>/dev/null
-    "$bin/kix-dev-key-add" --store "$1" --admin "$1/admin.key" --pub "$tmp/pub.pub" \
-        --roles publish >/dev/null
+    "$bin/kix" key add --store "$1" --key "$1/admin.key" --role publish "$tmp/pub.pub" >/dev/null
 }
 
 rows=$(($(wc -l <"$csv") - 1))

@@ -94,7 +94,7 @@ make_manifests "$WORK/m3" 3
 rm -rf "$STORE" && mv "$WORK/old-store" "$STORE"
 expect_status 4 "$KIX" resolve "${LOG[@]}" run-1
 grep -q "rolled back" "$WORK/err" || fail "rollback message: $(cat "$WORK/err")"
-ls "$KIX_STATE_DIR"/logs/kix.test_log/evidence/*-presented.checkpoint >/dev/null || fail "no evidence kept"
+ls "$KIX_STATE_DIR"/logs/kix.test_log+*/evidence/*-presented.checkpoint >/dev/null || fail "no evidence kept"
 pass "rollback detected, evidence kept"
 rm -rf "$KIX_STATE_DIR"
 

@@ -1,7 +1,8 @@
 /* kix/trust.h — what this client remembers about each log it verified.
  *
- * Per log origin, kix keeps the newest checkpoint it has verified, in
- * $XDG_STATE_HOME/kix/logs/<origin>/checkpoint (default ~/.local/state),
+ * Per log (origin and key), kix keeps the newest checkpoint it verified, in
+ * $XDG_STATE_HOME/kix/logs/<origin>+<keyhash>/checkpoint (default
+ * ~/.local/state),
  * written atomically. Every later contact must prove consistency with it:
  * a newer checkpoint needs a valid consistency proof from the server, an
  * equal size needs the same root, and a smaller size means the log was
@@ -15,8 +16,9 @@
 #include "kix/client.h"
 #include "kix/note.h"
 
-/* The state directory of a log origin (created on demand). */
-int kix_trust_dir(const char *origin, char *out, size_t cap, struct kix_err *err) KIX_MUST_CHECK;
+/* The state directory of a log (created on demand). */
+int kix_trust_dir(const struct kix_verifier *key, char *out, size_t cap,
+                  struct kix_err *err) KIX_MUST_CHECK;
 
 /* Verifies `note` (a signed checkpoint from `c`) against key, checks it is
  * consistent with the remembered one (fetching a consistency proof from c
