@@ -1,33 +1,32 @@
 #!/usr/bin/env bash
-# The main job: install dependencies, build (Release, into build/), then
-# canonicalize and store the bundled example manifests in an embedded store
-# under ./var/, print their digests and read one back.
+# The main job: install dependencies, build (Release, into build/), create a
+# log under ./var/, import the bundled Liger-Kernel sample, then resolve and
+# verify one run and show its page.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash tools/deps.sh
 cmake -S . -B build -DCMAKE_BUILD_TYPE=Release >/dev/null
 cmake --build build -j"$(nproc)" >/dev/null
-kix=build/bin/kix
-store=var/store
-mkdir -p var
-echo "== storing the example manifests in $store"
-$kix store put --store "$store" tools/samples/examples/*.manifest.json
-first=$($kix digest tools/samples/examples/rope-liger-a100.manifest.json)
-echo "== reading $first back"
-$kix store get --store "$store" "$first" | head -c 300
-echo " ..."
-echo "== $($kix store count --store "$store") objects in $store"
-echo "== importing the Liger-Kernel sample (tools/samples/liger/sample.csv) into var/liger/store"
-liger=var/liger
-if [ ! -d "$liger/store" ]; then
-    mkdir -p "$liger"
-    build/bin/kixd init --store "$liger/store" --origin kix.local/liger >"$liger/log.vkey"
-    $kix keygen --name liger-importer --out "$liger/publisher" >/dev/null
-    build/bin/kix-dev-key-add --store "$liger/store" --admin "$liger/store/admin.key" \
-        --pub "$liger/publisher.pub" --roles publish
+bin=build/bin
+var=var/liger
+export KIX_STATE_DIR="$PWD/var/state"
+
+if [ ! -d "$var/store" ]; then
+    echo "== creating a log in $var/store"
+    mkdir -p "$var"
+    "$bin/kixd" init --store "$var/store" --origin kix.local/liger >"$var/log.vkey"
+    "$bin/kix" keygen --name liger-importer --out "$var/publisher" >/dev/null 2>&1
+    "$bin/kix" key add --store "$var/store" --key "$var/store/admin.key" --role publish \
+        --log-key "$(cat "$var/log.vkey")" "$var/publisher.pub" >/dev/null
 fi
-# a second run adds nothing: run ids and envelopes are derived from the rows
-build/bin/kix-import-liger --key "$liger/publisher.key" --store "$liger/store" \
-    --map "$liger/map.jsonl" tools/samples/liger/sample.csv
-echo "== the rope row of the example page, as indexed:"
-grep '"externalId":"rope/forward/liger/nvidia-a100-sxm4-80gb/hidden512-' "$liger/map.jsonl" | head -1
+export KIX_LOG_KEY="$(cat "$var/log.vkey")"
+echo "== log key (what readers verify against): $KIX_LOG_KEY"
+echo "== importing tools/samples/liger/sample.csv (a second run adds nothing)"
+"$bin/kix-import-liger" --key "$var/publisher.key" --store "$var/store" \
+    --map "$var/map.jsonl" tools/samples/liger/sample.csv
+run=$(grep '"externalId":"rope/forward/liger/nvidia-a100-sxm4-80gb/hidden512-' "$var/map.jsonl" |
+    head -1 | sed 's/.*"runId":"\([^"]*\)".*/\1/')
+echo "== resolving run $run (every entry's proof, every digest, the checkpoint: verified)"
+"$bin/kix" resolve --store "$var/store" "$run"
+echo "== its page"
+"$bin/kix" show --store "$var/store" "$run"

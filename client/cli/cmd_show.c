@@ -177,7 +177,7 @@ static void print_page(struct page *p)
         printf("  %s %s\n", h, bytes ? "peak memory, median" : "median");
     }
     if (res->rank.rank)
-        printf("  Rank %llu of %llu in its comparison group" DOT " best: run %s" DOT
+        printf("  Rank %llu of %llu in its comparison group " DOT " best: run %s " DOT
                " observed %.10s\n",
                (unsigned long long)res->rank.rank, (unsigned long long)res->rank.group_size,
                res->rank.best, p->observed);
@@ -190,9 +190,11 @@ static void print_page(struct page *p)
         printf("  ");
         json_object_foreach(get(p->run, "spec.sourceNative.metrics"), k, m)
         {
-            char *t = json_dumps(m, JSON_ENCODE_ANY | JSON_REAL_PRECISION(17));
-            printf("%s%s %s", first ? "" : " " DOT " ", k, t ? t : "");
-            free(t);
+            /* the source's own figures, in their shortest exact form */
+            struct kix_buf t = KIX_BUF_INIT;
+            if (json_is_number(m) && kix_canon_number(json_number_value(m), &t) == KIX_OK)
+                printf("%s%s %s", first ? "" : " " DOT " ", k, (const char *)t.ptr);
+            kix_buf_release(&t);
             first = 0;
         }
         printf("\n");
