@@ -148,8 +148,10 @@ int kix_trust_check(struct kix_client *c, const struct kix_verifier *key, const 
     int rc;
 
     rc = kix_checkpoint_open(note, len, key, 1, key->name, &opened, &cp, err);
-    if (rc)
-        return kix_err_wrap(err, "checkpoint from %s", kix_client_where(c));
+    if (rc) {
+        kix_err_wrap(err, "checkpoint from %s", kix_client_where(c));
+        return rc;
+    }
     if (cp_out)
         *cp_out = cp;
     rc = kix_trust_dir(key, dir, sizeof(dir), err);

@@ -3,7 +3,11 @@
  * A pre-scan runs before jansson sees the bytes, for the checks jansson
  * cannot make or cannot place: nesting depth (so a hostile document never
  * reaches a recursive parser deep), and integer literals beyond 2^53 (jansson
- * would quietly keep them as int64, which JSON numbers in JCS are not).
+ * would quietly keep them as int64, which JSON numbers in JCS are not), and
+ * so that canonical output always reads back as itself, other numbers whose
+ * value is an integer beyond 2^53 below 1e21 (JCS would write them as such
+ * integer literals), and NUL bytes outside strings (jansson 2.14 skips one
+ * that follows a number or a literal).
  */
 #include "kix/canon.h"
 
@@ -46,6 +50,27 @@ static int integer_literal_too_big(const char *p, size_t len)
     return memcmp(p + i, limit, ndigits) > 0;
 }
 
+/* A number written with a fraction or an exponent whose double value is
+ * beyond 2^53 and below 1e21 (1e17, 1.5e20, 290071992547409922.5): JCS
+ * writes such a value as an integer literal beyond 2^53, which
+ * integer_literal_too_big refuses, so its canonical form could not be read
+ * back. Returns 1 for such a number, 0 otherwise (also for a malformed one,
+ * which the parser reports), -1 when out of memory. */
+static int real_literal_too_big(const char *p, size_t len)
+{
+    char small[64], *copy = len < sizeof(small) ? small : malloc(len + 1), *end;
+    double v;
+
+    if (!copy)
+        return -1;
+    memcpy(copy, p, len);
+    copy[len] = '\0';
+    v = fabs(strtod(copy, &end));
+    if (copy != small)
+        free(copy);
+    return end == copy + len && v > MAX_SAFE_INTEGER && v < 1e21;
+}
+
 /* Depth and big-integer checks with byte offsets; everything else is left
  * to the parser. Strings are skipped with their escapes. */
 static int prescan(const char *s, size_t len, unsigned max_depth, struct kix_err *err)
@@ -62,6 +87,8 @@ static int prescan(const char *s, size_t len, unsigned max_depth, struct kix_err
             i++;
             continue;
         }
+        if (c == '\0') /* jansson 2.14 drops a NUL right after a number or literal */
+            return kix_err_set(err, KIX_EINVAL, "invalid JSON: NUL byte at byte %zu", i);
         if (c == '[' || c == '{') {
             if (++depth > max_depth)
                 return kix_err_set(
@@ -74,7 +101,7 @@ static int prescan(const char *s, size_t len, unsigned max_depth, struct kix_err
         } else if (c == '-' || (c >= '0' && c <= '9')) {
             size_t start = i, end = i + 1;
             int is_integer = 1;
-            while (end < len && strchr("0123456789+-.eE", s[end])) {
+            while (end < len && s[end] && strchr("0123456789+-.eE", s[end])) {
                 if (s[end] == '.' || s[end] == 'e' || s[end] == 'E')
                     is_integer = 0;
                 end++;
@@ -84,6 +111,18 @@ static int prescan(const char *s, size_t len, unsigned max_depth, struct kix_err
                                    "integer %.*s at byte %zu is beyond 2^53 and cannot be held "
                                    "exactly by a JSON number; send it as a string",
                                    (int)(end - start > 40 ? 40 : end - start), s + start, start);
+            if (!is_integer) {
+                int big = real_literal_too_big(s + start, end - start);
+                if (big < 0)
+                    return kix_err_set(err, KIX_ENOMEM, "out of memory reading a number");
+                if (big)
+                    return kix_err_set(err, KIX_EINVAL,
+                                       "number %.*s at byte %zu is an integer beyond 2^53 as a "
+                                       "double, whose canonical form could not be read back "
+                                       "exactly; send it as a string",
+                                       (int)(end - start > 40 ? 40 : end - start), s + start,
+                                       start);
+            }
             i = end;
             continue;
         }

@@ -77,12 +77,14 @@ static int get_digest(const json_t *pred, const char *name, struct kix_digest *d
                       struct kix_err *err)
 {
     size_t len = 0;
+    int rc;
     const char *s = get_string(pred, name, &len, 1, err);
     if (!s)
         return KIX_EINVAL;
-    if (kix_digest_parse(s, len, d, err))
-        return kix_err_wrap(err, "predicate field \"%s\"", name);
-    return KIX_OK;
+    rc = kix_digest_parse(s, len, d, err);
+    if (rc)
+        kix_err_wrap(err, "predicate field \"%s\"", name);
+    return rc;
 }
 
 static int parse_key(struct kix_prepared *p, const json_t *pred, struct kix_err *err)
@@ -350,8 +352,10 @@ static int prepare_objects(struct kix_log *l, struct kix_prepared *p,
         rc = kix_canon(sub->objects[i].ptr, sub->objects[i].len, &l->store->canon, &o->canon, err);
         if (rc == KIX_OK)
             rc = kix_refs_extract(o->canon.ptr, o->canon.len, &o->refs, &o->nrefs, err);
-        if (rc)
-            return kix_err_wrap(err, "object %zu", i);
+        if (rc) {
+            kix_err_wrap(err, "object %zu", i);
+            return rc;
+        }
         kix_digest_of(o->canon.ptr, o->canon.len, &o->digest);
     }
     return KIX_OK;

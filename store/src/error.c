@@ -24,7 +24,7 @@ int kix_err_wrap(struct kix_err *err, const char *fmt, ...)
     va_list ap;
 
     if (!err)
-        return KIX_OK;
+        return KIX_EINVAL; /* the code is unknown here, but never success */
     if (!err->msg[0])
         snprintf(err->msg, sizeof(err->msg), "%s", kix_strerror(err->code));
     memcpy(old, err->msg, sizeof(old));

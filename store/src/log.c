@@ -367,8 +367,10 @@ static int replay_check_checkpoint(struct kix_log *l, const struct kix_replay_ch
     struct kix_checkpoint cp;
     int rc = kix_checkpoint_open(c->note, c->note_len, &l->verifier, 1, l->origin, &note, &cp, err);
 
-    if (rc)
-        return kix_err_wrap(err, "upstream checkpoint at size %llu", (unsigned long long)c->size);
+    if (rc) {
+        kix_err_wrap(err, "upstream checkpoint at size %llu", (unsigned long long)c->size);
+        return rc;
+    }
     if (cp.size != c->size)
         return kix_err_set(err, KIX_EVERIFY, "upstream checkpoint is for size %llu, not %llu",
                            (unsigned long long)cp.size, (unsigned long long)c->size);

@@ -226,8 +226,10 @@ int kix_cosign(const struct kix_signer *witness, const char *checkpoint_text, si
     if (time > KIX_COSIGN_TIME_MAX)
         return kix_err_set(err, KIX_EINVAL, "cosignature time %" PRIu64 " is over 2^63-1", time);
     rc = kix_checkpoint_parse(checkpoint_text, len, &cp, err);
-    if (rc)
-        return kix_err_wrap(err, "cosigning");
+    if (rc) {
+        kix_err_wrap(err, "cosigning");
+        return rc;
+    }
     if (cosig_message(&msg, time, checkpoint_text, len)) {
         rc = kix_err_set(err, KIX_ENOMEM, "out of memory cosigning a checkpoint");
         goto out;

@@ -195,8 +195,10 @@ static int check_type(struct kix_log *l, MDB_txn *txn, const struct kix_prepared
             return kix_err_set(err, KIX_EPOLICY, "run %s was already superseded at log index %llu",
                                p->run_id, (unsigned long long)run->superseded_by_index);
         rc = find_run(l, txn, p->new_run_id, p->new_run_id_len, new_run, err);
-        if (rc)
-            return kix_err_wrap(err, "publish the successor first");
+        if (rc) {
+            kix_err_wrap(err, "publish the successor first");
+            return rc;
+        }
         if (memcmp(new_run->publisher, p->signer_id, 32) != 0)
             return kix_err_set(err, KIX_EPOLICY,
                                "the successor run %s must be published by the same key",

@@ -159,15 +159,19 @@ int kix_receipt_verify(const char *text, size_t len, const struct kix_verifier *
     }
     rc = kix_checkpoint_open((const char *)out->checkpoint.ptr, out->checkpoint.len, log_key, 1,
                              log_key->name, &note, &cp, err);
-    if (rc)
-        return kix_err_wrap(err, "receipt checkpoint");
+    if (rc) {
+        kix_err_wrap(err, "receipt checkpoint");
+        return rc;
+    }
     kix_merkle_leaf_hash(entry, entry_len, &leaf);
     memcpy(root.b, cp.root, 32);
     rc = kix_merkle_verify_inclusion(out->index, cp.size, &leaf, out->proof, out->nproof, &root,
                                      err);
-    if (rc)
-        return kix_err_wrap(err, "entry %llu is not proven in the checkpoint of size %llu",
-                            (unsigned long long)out->index, (unsigned long long)cp.size);
+    if (rc) {
+        kix_err_wrap(err, "entry %llu is not proven in the checkpoint of size %llu",
+                     (unsigned long long)out->index, (unsigned long long)cp.size);
+        return rc;
+    }
     if (cp_out)
         *cp_out = cp;
     return KIX_OK;

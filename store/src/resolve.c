@@ -205,9 +205,10 @@ static int verify_entry(struct kix_resolution *res, const struct kix_resolution_
     kix_merkle_leaf_hash(e->leaf.ptr, e->leaf.len, &leaf);
     memcpy(root.b, cp->root, 32);
     rc = kix_merkle_verify_inclusion(e->index, cp->size, &leaf, e->proof, e->nproof, &root, err);
-    if (rc)
-        return kix_err_wrap(err, "entry %llu is not in the signed log",
-                            (unsigned long long)e->index);
+    if (rc) {
+        kix_err_wrap(err, "entry %llu is not in the signed log", (unsigned long long)e->index);
+        return rc;
+    }
     if (parse_leaf(e->leaf.ptr, e->leaf.len, &p) != KIX_OK || p.type != e->type)
         return kix_err_set(err, KIX_EVERIFY, "entry %llu does not parse as the %s entry it claims",
                            (unsigned long long)e->index, kix_entry_type_name(e->type));
@@ -259,8 +260,10 @@ int kix_resolution_verify(struct kix_resolution *res, const struct kix_verifier 
 
     rc = kix_checkpoint_open((const char *)res->checkpoint.ptr, res->checkpoint.len, log_key, 1,
                              log_key->name, &note, &cp, err);
-    if (rc)
-        return kix_err_wrap(err, "the server's checkpoint");
+    if (rc) {
+        kix_err_wrap(err, "the server's checkpoint");
+        return rc;
+    }
     if (cp.size != res->size)
         return kix_err_set(err, KIX_EVERIFY, "the answer claims size %llu, its checkpoint %llu",
                            (unsigned long long)res->size, (unsigned long long)cp.size);

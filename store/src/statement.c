@@ -79,6 +79,7 @@ int kix_statement_build(const char *subject_name, const uint8_t digest[32],
     char hex[65];
     json_error_t jerr;
     json_t *pred;
+    const char *nul;
     int rc;
 
     if ((rc = check_name(name_len, err)))
@@ -98,6 +99,11 @@ int kix_statement_build(const char *subject_name, const uint8_t digest[32],
         return kix_err_set(err, KIX_EINVAL,
                            "statement predicate must be canonical JSON of an object (starting "
                            "with '{' and ending with '}'); canonicalize it with kix_canon first");
+    /* JSON text never holds a raw NUL; jansson 2.14 skips one after a number. */
+    nul = memchr(predicate_json, '\0', predicate_len);
+    if (nul)
+        return kix_err_set(err, KIX_EINVAL, "statement predicate has a NUL byte at byte %zu",
+                           (size_t)(nul - predicate_json));
     pred = json_loadb(predicate_json, predicate_len, JSON_REJECT_DUPLICATES, &jerr);
     if (!pred)
         return kix_err_set(err, KIX_EINVAL, "statement predicate is not valid JSON at byte %d: %s",
@@ -281,12 +287,18 @@ int kix_statement_parse(const uint8_t *json, size_t len, struct kix_statement *s
 {
     json_error_t jerr;
     json_t *root;
+    const uint8_t *nul;
     int rc;
 
     kix_statement_init(st);
     if (len > KIX_STATEMENT_MAX_BYTES)
         return kix_err_set(err, KIX_ELIMIT, "statement is %zu bytes, over the %u-byte limit", len,
                            KIX_STATEMENT_MAX_BYTES);
+    /* JSON text never holds a raw NUL; jansson 2.14 skips one after a number. */
+    nul = memchr(json, '\0', len);
+    if (nul)
+        return kix_err_set(err, KIX_EINVAL, "statement is not valid JSON: NUL byte at byte %zu",
+                           (size_t)(nul - json));
     root = json_loadb((const char *)json, len, JSON_REJECT_DUPLICATES, &jerr);
     if (!root)
         return kix_err_set(err, KIX_EINVAL, "statement is not valid JSON at byte %d: %s",

@@ -256,10 +256,11 @@ static int open_csv(struct import *im, struct kix_csv *csv, struct kix_err *err)
     rc = kix_csv_next(csv, &rec, err);
     if (rc == 0)
         return kix_err_set(err, KIX_EINVAL, "%s is empty; expected a header line", im->path);
-    if (rc < 0)
-        return kix_err_wrap(err, "%s", im->path);
-    rc = kix_liger_header_parse(&rec, &im->header, err);
-    return rc ? kix_err_wrap(err, "%s", im->path) : KIX_OK;
+    if (rc >= 0)
+        rc = kix_liger_header_parse(&rec, &im->header, err);
+    if (rc)
+        kix_err_wrap(err, "%s", im->path);
+    return rc;
 }
 
 /* ---- progress ------------------------------------------------------------------- */
@@ -450,8 +451,10 @@ static int flush(struct import *im, struct kix_err *err)
         b->nobjects = n;
     }
     rc = kix_client_submit(im->client, im->bundles, im->nitems, im->results, err);
-    if (rc)
-        return kix_err_wrap(err, "submitting to %s", kix_client_where(im->client));
+    if (rc) {
+        kix_err_wrap(err, "submitting to %s", kix_client_where(im->client));
+        return rc;
+    }
     for (size_t i = 0; i < im->nitems; i++) {
         struct item *it = &im->items[i];
         struct kix_submit_result *res = &im->results[i];
@@ -502,7 +505,8 @@ static int publish(struct import *im, struct kix_err *err)
             continue; /* reported in pass 1 */
         }
         if (r < 0) {
-            rc = kix_err_wrap(err, "%s changed while it was read", im->path);
+            kix_err_wrap(err, "%s changed while it was read", im->path);
+            rc = r;
             break;
         }
         it = &im->items[im->nitems];
@@ -611,15 +615,19 @@ static int setup(struct import *im, const char *key, const char *server, const c
     if (im->dry_run)
         return KIX_OK;
     rc = kix_keyfile_read(key, &im->key, err);
-    if (rc)
-        return kix_err_wrap(err, "reading the key %s", key);
+    if (rc) {
+        kix_err_wrap(err, "reading the key %s", key);
+        return rc;
+    }
     rc = store ? kix_client_open_store(store, &im->client, err)
                : kix_client_connect(server, NULL, &im->client, err);
     if (rc)
         return rc;
     rc = kix_client_info(im->client, &info, err);
-    if (rc)
-        return kix_err_wrap(err, "asking %s for its origin", kix_client_where(im->client));
+    if (rc) {
+        kix_err_wrap(err, "asking %s for its origin", kix_client_where(im->client));
+        return rc;
+    }
     snprintf(im->origin, sizeof(im->origin), "%s", info.origin);
     im->size_before = info.size;
     return KIX_OK;

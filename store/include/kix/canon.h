@@ -4,7 +4,10 @@
  * code units, ES6 shortest round-trip numbers, the RFC's string escaping, no
  * whitespace. Input is parsed strictly and never changed silently: invalid
  * JSON or UTF-8, lone surrogates, duplicate keys, integer literals a double
- * cannot hold exactly (|n| > 2^53), NaN/Infinity, nesting deeper than
+ * cannot hold exactly (|n| > 2^53), other numbers whose double value is an
+ * integer with 2^53 < |n| < 1e21 (1e17: JCS would write it as such an
+ * integer literal, so the output would not read back as itself; this keeps
+ * kix_canon(kix_canon(x)) == kix_canon(x)), NaN/Infinity, nesting deeper than
  * opts->max_depth, documents over opts->max_bytes and (unless allowed) a top
  * level that is not an object are all rejected with KIX_EINVAL or
  * KIX_ELIMIT and a message naming the cause and, where known, the byte

@@ -61,7 +61,11 @@ struct kix_err {
  * callers can write `return kix_err_set(err, KIX_EINVAL, "...")`. */
 int kix_err_set(struct kix_err *err, int code, const char *fmt, ...) KIX_PRINTF(3, 4);
 
-/* Prefixes an existing message with context ("reading run.json: "). */
+/* Prefixes an existing message with context ("reading run.json: ").
+ * Returns err->code, or KIX_EINVAL when err is NULL (err is optional, so
+ * the code may be unknown here): on a failure path keep the code you hold,
+ * `if (rc) { kix_err_wrap(err, "..."); return rc; }`, rather than
+ * `return kix_err_wrap(...)`. */
 int kix_err_wrap(struct kix_err *err, const char *fmt, ...) KIX_PRINTF(2, 3);
 
 void kix_err_clear(struct kix_err *err);

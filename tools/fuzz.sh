@@ -1,0 +1,74 @@
+#!/usr/bin/env bash
+# Fuzzes kix: builds the libFuzzer targets (clang, ASan+UBSan) in build-fuzz/
+# and runs each for SECONDS against a scratch copy of its checked-in corpus
+# (tests/fuzz/corpus/TARGET/ is never grown here). Exits 1 when any target
+# crashed, leaked, timed out or ran out of memory; the input that did it is
+# under build-fuzz/fuzz-out/TARGET/ (crash-*, leak-*, timeout-*, oom-*),
+# next to the full log. tests/fuzz/README.md says how to reproduce one.
+#
+#   tools/fuzz.sh [-t SECONDS] [TARGET...]     default: 30 s, every target
+#   KIX_FUZZ_FLAGS="-max_len=65536" tools/fuzz.sh -t 3600 proto
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+secs="${KIX_FUZZ_SECONDS:-30}"
+if [ "${1:-}" = "-t" ]; then
+  secs="$2"
+  shift 2
+fi
+
+# clang (with its libFuzzer runtime) only when missing, as tools/deps.sh does.
+if ! command -v clang >/dev/null 2>&1; then
+  echo "kix: installing clang" >&2
+  sudo=""
+  [ "$(id -u)" -eq 0 ] || sudo="sudo"
+  $sudo apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq clang >/dev/null
+fi
+
+# -O1 without NDEBUG; warnings are the gcc build's business, not the fuzzer's.
+cmake -S . -B build-fuzz -DCMAKE_C_COMPILER=clang -DKIX_FUZZ=ON -DKIX_WERROR=OFF \
+  -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_C_FLAGS_RELWITHDEBINFO="-O1 -g" >/dev/null
+cmake --build build-fuzz -j"${KIX_JOBS:-$(nproc)}" --target fuzz
+
+if [ $# -gt 0 ]; then
+  targets=("$@")
+else
+  targets=()
+  for src in tests/fuzz/fuzz_*.c; do
+    name=$(basename "$src" .c)
+    [ -x "build-fuzz/bin/$name" ] && targets+=("${name#fuzz_}")
+  done
+fi
+
+failed=()
+for t in "${targets[@]}"; do
+  bin="build-fuzz/bin/fuzz_$t"
+  out="build-fuzz/fuzz-out/$t"
+  if [ ! -x "$bin" ] || [ ! -d "tests/fuzz/corpus/$t" ]; then
+    echo "fuzz: no target $t (want $bin and tests/fuzz/corpus/$t/)" >&2
+    exit 2
+  fi
+  rm -rf "$out"
+  mkdir -p "$out/corpus"
+  cp -R "tests/fuzz/corpus/$t/." "$out/corpus/"
+  # shellcheck disable=SC2086
+  if "$bin" -max_total_time="$secs" -timeout=10 -rss_limit_mb=2048 -print_final_stats=1 \
+      -artifact_prefix="$out/" ${KIX_FUZZ_FLAGS:-} "$out/corpus" >"$out/log" 2>&1; then
+    result=ok
+  else
+    result=FAILED
+    failed+=("$t")
+  fi
+  runs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$out/log")
+  rate=$(sed -n 's/^stat::average_exec_per_sec: *//p' "$out/log")
+  printf 'fuzz %-10s %s  %s runs, %s exec/s\n' "$t" "$result" "${runs:-?}" "${rate:-?}"
+  if [ "$result" != ok ]; then
+    grep -E 'ERROR|SUMMARY|^ *#[0-9]+ .* in ' "$out/log" | head -40 >&2 || true
+    ls "$out" | grep -E '^(crash|leak|timeout|oom|slow-unit)-' | sed "s|^|  input: $out/|" >&2 || true
+  fi
+done
+if [ ${#failed[@]} -gt 0 ]; then
+  echo "fuzz: FAILED: ${failed[*]} (see build-fuzz/fuzz-out/<target>/log)" >&2
+  exit 1
+fi
