@@ -413,7 +413,7 @@ static int put_resolution(struct call *k, const struct kix_resolution *res)
     const struct kix_run_info *run = &res->run;
     struct kix_buf *link = &k->w->scratch;
     char keyid[KIX_KEY_ID_HEX_LEN + 1];
-    size_t fields = 14;
+    size_t fields = 13;
 
     kix_buf_reset(link);
     if (kix_permalink(kix_log_origin(k->srv->log), run->run_id, link))

@@ -473,6 +473,14 @@ static int open_log(struct kixd_server *srv, struct kix_err *err)
     struct kix_buf vkey = KIX_BUF_INIT;
     int rc;
 
+    char path[4200];
+    struct stat st;
+
+    /* opening would create an empty store where a typo points */
+    snprintf(path, sizeof(path), "%s/data.mdb", srv->cfg->store);
+    if (stat(path, &st) != 0)
+        return kix_err_set(err, KIX_ENOTFOUND, "no kix store in %s (create one with kixd init)",
+                           srv->cfg->store);
     memset(&opts, 0, sizeof(opts));
     rc = kix_log_open(srv->cfg->store, &opts, &srv->log, err);
     if (rc == KIX_ENOTFOUND && err && strstr(err->msg, "log.key")) {
@@ -514,7 +522,7 @@ int kixd_server_run(const struct kixd_config *cfg)
     rc = open_log(&srv, &err);
     if (rc) {
         kixd_log(KIXD_ERROR, "cannot open the log: %s", kix_err_text(&err, rc));
-        return kix_err_exit_status(rc);
+        return 3;
     }
     if (kix_log_read_begin(srv.log, &r) == KIX_OK) {
         size = kix_log_reader_size(r);
