@@ -121,9 +121,11 @@ static void prepare_done(uv_work_t *req, int status)
         job->nprepared += job->prepared[i] != NULL;
     if (job->nprepared == 0) {
         /* every bundle was refused: nothing to commit */
+        struct kixd_worker *w = job->w;
         kixd_submit_answer(job);
-        kixd_worker_reader_end(job->w);
         kixd_submit_free(job);
+        kixd_worker_reader_end(w);
+        kixd_worker_check_drained(w);
         return;
     }
     kixd_writer_push(job->srv->writer, job);
