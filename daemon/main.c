@@ -243,8 +243,8 @@ static const char *option_name(int opt)
 /* Applies one setting; writes the problem into why (returns -1). */
 static int apply(struct kixd_config *cfg, int opt, const char *v, char *why, size_t cap)
 {
-    unsigned long long n;
-    size_t b;
+    unsigned long long n = 0;
+    size_t b = 0;
     int bad = 0;
 
     switch (opt) {
