@@ -251,8 +251,9 @@ static void answer_shape_error(struct kixd_conn *c, uint32_t msgid, const struct
         kixd_conn_close(c, KIXD_WARN, "out of memory answering an error");
 }
 
-/* Decodes and answers buffered requests while the limits allow. */
-static void process(struct kixd_conn *c)
+/* Decodes and answers buffered requests while the limits allow; returns
+ * 1 when it stopped at a limit with requests still buffered. */
+static int decode_some(struct kixd_conn *c)
 {
     struct kix_proto_msg msg;
     struct kix_err err = {0, ""};
@@ -273,7 +274,7 @@ static void process(struct kixd_conn *c)
             snprintf(why, sizeof(why), "bad input: %s", err.msg);
             kixd_conn_flush(c, 1);
             kixd_conn_close(c, KIXD_INFO, why);
-            return;
+            return 0;
         }
         if (rc) {
             if (msg.type == KIX_PROTO_REQUEST)
@@ -286,14 +287,26 @@ static void process(struct kixd_conn *c)
             kixd_log(KIXD_DEBUG, "connection %s: ignoring a message of type %d", c->peer, msg.type);
         kix_proto_msg_release(&msg);
     }
-    if (c->closing)
-        return;
+    return c->stalled;
+}
+
+static void process(struct kixd_conn *c)
+{
+    for (;;) {
+        int stalled = decode_some(c);
+        if (c->closing)
+            return;
+        kixd_conn_flush(c, 1);
+        /* the answers may all have gone out at once (uv_try_write): then no
+         * write callback will resume us, so go on here */
+        if (!stalled || c->closing || !kixd_conn_can_process(c))
+            break;
+    }
     if (kix_proto_reader_buffered(&c->rd) == 0 && kix_proto_reader_allocated(&c->rd) > 0) {
         /* nothing pending: give the buffer back (an idle connection holds none) */
         kix_proto_reader_release(&c->rd);
         account(c);
     }
-    kixd_conn_flush(c, 1);
     update_reading(c);
 }
 

@@ -238,7 +238,9 @@ static int m_get_entries(struct call *k)
 {
     struct kix_log_reader *r;
     uint64_t start, count, size, end, n = 0;
-    size_t bytes = 0, budget = k->cfg->max_message - ((size_t)64 << 10);
+    size_t bytes = 0, budget = k->cfg->max_message > ((size_t)128 << 10)
+                                   ? k->cfg->max_message - ((size_t)64 << 10)
+                                   : k->cfg->max_message / 2;
     int rc = get_u64(k, "start", &start);
 
     if (rc == KIX_OK)

@@ -304,4 +304,115 @@ KIX_TEST(connection_limit)
     fx_cleanup(&f);
 }
 
+/* A random value of depth at most `depth`: every kind kixd may meet. */
+static void put_random(struct kix_proto_writer *w, unsigned *seed, int depth)
+{
+    static const char *const strs[] = {
+        "",
+        "0",
+        "run-x",
+        "sha256:44136fa355b3678a1146ad16f7e8649e94fb4fc21fe77e8310c060f61caaff8a",
+        "https://kix.test/log/runs/run-x",
+        "\xff\xfe",
+        "{}",
+        "{\"a\":1}"};
+    int kind = rand_r(seed) % (depth > 0 ? 9 : 6);
+    size_t n;
+    switch (kind) {
+    case 0:
+        kix_proto_put_nil(w);
+        break;
+    case 1:
+        kix_proto_put_bool(w, rand_r(seed) & 1);
+        break;
+    case 2: {
+        static const uint64_t us[] = {0, 1, 2, 3, 1000, 1001, UINT32_MAX, UINT64_MAX};
+        kix_proto_put_u64(w, us[rand_r(seed) % 8]);
+        break;
+    }
+    case 3:
+        kix_proto_put_i64(w, -(int64_t)(rand_r(seed) % 3) - 1);
+        break;
+    case 4:
+        kix_proto_put_cstr(w, strs[rand_r(seed) % 8]);
+        break;
+    case 5: {
+        const char *s = strs[rand_r(seed) % 8];
+        kix_proto_put_bin(w, s, strlen(s));
+        break;
+    }
+    case 6:
+        kix_proto_put_f64(w, 1.5);
+        break;
+    case 7:
+        n = (size_t)(rand_r(seed) % 4);
+        kix_proto_put_array(w, n);
+        for (size_t i = 0; i < n; i++)
+            put_random(w, seed, depth - 1);
+        break;
+    default: {
+        static const char *const keys[] = {"envelope", "objects", "digest", "x"};
+        n = (size_t)(rand_r(seed) % 3);
+        kix_proto_put_map(w, n);
+        for (size_t i = 0; i < n; i++) {
+            kix_proto_put_key(w, keys[(i + (size_t)rand_r(seed)) % 4]);
+            put_random(w, seed, depth - 1);
+        }
+    }
+    }
+}
+
+struct random_req {
+    unsigned *seed;
+};
+
+static int put_random_params(void *ctx, struct kix_proto_writer *w)
+{
+    static const char *const fields[] = {"digest", "digests", "start", "count", "size",
+                                         "index",  "size1",   "size2", "ref",   "bundles"};
+    struct random_req *r = ctx;
+    size_t n = (size_t)(rand_r(r->seed) % 4);
+    kix_proto_put_map(w, n);
+    for (size_t i = 0; i < n; i++) {
+        kix_proto_put_key(w, fields[(i * 3 + (size_t)rand_r(r->seed)) % 10]);
+        put_random(w, r->seed, 3);
+    }
+    return KIX_OK;
+}
+
+KIX_TEST(random_well_formed_requests_are_all_answered)
+{
+    static const char *const methods[] = {
+        "info",       "submit",          "get_object",        "get_objects", "get_entries",
+        "checkpoint", "inclusion_proof", "consistency_proof", "receipt",     "resolve",
+        "nope"};
+    struct fx f;
+    struct kix_rpc *c;
+    struct kix_proto_msg m;
+    struct kix_err err;
+    unsigned seed = 12345;
+    struct random_req rr = {&seed};
+
+    ASSERT_EQ_INT(0, fx_start(&f));
+    ASSERT_EQ_INT(KIX_OK, fx_publish(&f, "run-x", 1, NULL));
+    c = fx_rpc(&f);
+    for (int round = 0; round < 40; round++) {
+        uint32_t ids[50];
+        for (int i = 0; i < 50; i++)
+            ASSERT_EQ_INT(KIX_OK, kix_rpc_send(c, methods[rand_r(&seed) % 11], put_random_params,
+                                               &rr, &ids[i], &err));
+        /* every one is answered (in any order), none kills the connection */
+        for (int i = 0; i < 50; i++) {
+            ASSERT_EQ_INT(KIX_OK, kix_rpc_recv(c, &m, &err));
+            ASSERT_EQ_INT(KIX_PROTO_RESPONSE, m.type);
+            ASSERT_TRUE(m.error_code <= 0);
+            kix_proto_msg_release(&m);
+        }
+    }
+    kix_rpc_close(c);
+    ASSERT_TRUE(fx_alive(&f));
+    ASSERT_EQ_INT(0, fx_stop(&f, SIGTERM));
+    fx_cleanup(&f);
+}
+
 KIX_TEST_MAIN()

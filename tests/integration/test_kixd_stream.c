@@ -153,6 +153,35 @@ KIX_TEST(in_flight_limit_backpressure)
     fx_cleanup(&f);
 }
 
+KIX_TEST(output_limit_pauses_and_resumes_a_pipeline)
+{
+    static const char *const extra[] = {"--max-output", "64K", NULL};
+    struct fx f;
+    struct kix_rpc *c;
+    struct kix_proto_msg m;
+    struct kix_err err;
+    const struct kix_proto_array *a;
+    size_t n;
+
+    ASSERT_EQ_INT(0, fx_start_opts(&f, 0, extra));
+    ASSERT_EQ_INT(KIX_OK, fx_publish_many(&f, "run-out", 40, 0));
+    c = fx_rpc(&f);
+    /* 400 requests whose answers (~30 KiB each) far exceed 64 KiB: kixd
+     * answers a few, waits for them to go out, and goes on */
+    for (int i = 0; i < 400; i++)
+        ASSERT_TRUE(sendv(c, "get_entries", "uu", "start", (uint64_t)0, "count", (uint64_t)1000));
+    for (int i = 0; i < 400; i++) {
+        ASSERT_EQ_INT(KIX_OK, kix_rpc_recv(c, &m, &err));
+        ASSERT_EQ_INT(0, m.error_code);
+        ASSERT_EQ_INT(KIX_OK, kix_proto_map_get_array(result_map(&m), "entries", &a, &n, NULL));
+        ASSERT_EQ_INT(42, n);
+        kix_proto_msg_release(&m);
+    }
+    kix_rpc_close(c);
+    ASSERT_EQ_INT(0, fx_stop(&f, SIGTERM));
+    fx_cleanup(&f);
+}
+
 KIX_TEST(concurrent_connections_200)
 {
     struct fx f;
