@@ -302,6 +302,9 @@ static void process(struct kixd_conn *c)
         if (!stalled || c->closing || !kixd_conn_can_process(c))
             break;
     }
+    /* a follow stream paused behind these answers may go on now */
+    if (c->following && c->queued == 0)
+        kixd_follow_pump(c);
     if (kix_proto_reader_buffered(&c->rd) == 0 && kix_proto_reader_allocated(&c->rd) > 0) {
         /* nothing pending: give the buffer back (an idle connection holds none) */
         kix_proto_reader_release(&c->rd);
