@@ -626,4 +626,50 @@ KIX_TEST(follow_errors)
     fx_cleanup(&f);
 }
 
+KIX_TEST(mirror_store_is_served_read_only)
+{
+    struct fx f, m;
+    struct kix_rpc *c;
+    struct kix_proto_msg msg;
+    struct kix_err err;
+    struct kix_buf env = KIX_BUF_INIT;
+    char manifest[512];
+    bool mirror = false;
+
+    ASSERT_EQ_INT(0, fx_start(&f));
+    /* an empty replica of f's log: no log key, so kixd serves it read-only */
+    memset(&m, 0, sizeof(m));
+    snprintf(m.dir, sizeof(m.dir), "%.100s-mirror", f.dir);
+    snprintf(m.sock_path, sizeof(m.sock_path), "%.100s-msock", f.dir);
+    snprintf(m.addr, sizeof(m.addr), "unix://%s", m.sock_path);
+    snprintf(m.log, sizeof(m.log), "%.100s-mirror.log", f.dir);
+    ASSERT_EQ_INT(KIX_OK, kix_log_create_replica(m.dir, &f.log_key, NULL, &err));
+    ASSERT_EQ_INT(0, fx_serve(&m));
+    c = fx_rpc(&m);
+    ASSERT_EQ_INT(KIX_OK, callv(c, "info", &msg, &err, ""));
+    ASSERT_EQ_INT(KIX_OK, kix_proto_map_get_bool(result_map(&msg), "mirror", &mirror, NULL));
+    ASSERT_TRUE(mirror);
+    ASSERT_EQ_U64(0, field_u64(result_map(&msg), "size"));
+    kix_proto_msg_release(&msg);
+    ASSERT_EQ_INT(KIX_OK, fx_publication(&f, "run-m", 1, &env, manifest));
+    {
+        struct raw_bundle b[1] = {{env.ptr, env.len, NULL, 0, 0}};
+        struct raw_submit s = {b, 1};
+        EXPECT_ERROR(kix_rpc_call(c, "submit", put_raw_submit, &s, &msg, &err), KIX_EREADONLY,
+                     "read-only mirror");
+    }
+    EXPECT_ERROR(callv(c, "checkpoint", &msg, &err, ""), KIX_ENOTFOUND, "size 0");
+    kix_rpc_close(c);
+    kix_buf_release(&env);
+    ASSERT_EQ_INT(0, fx_stop(&m, SIGTERM));
+    ASSERT_EQ_INT(0, fx_stop(&f, SIGTERM));
+    {
+        char cmd[600];
+        snprintf(cmd, sizeof(cmd), "rm -rf '%s' '%s' '%s'", m.dir, m.sock_path, m.log);
+        if (system(cmd) != 0)
+            fprintf(stderr, "could not clean up the mirror\n");
+    }
+    fx_cleanup(&f);
+}
+
 KIX_TEST_MAIN()
