@@ -1,8 +1,53 @@
-/* daemon/kixd.h — entry points of kixd's subcommands (not a library API). */
+/* daemon/kixd.h — kixd's subcommands, configuration and logging (not a
+ * library API; shared by the files of daemon/). main.c owns these. */
 #ifndef KIXD_H
 #define KIXD_H
 
+#include <stddef.h>
+#include <stdint.h>
+
+#include "kix/error.h"
+
+#ifndef KIX_VERSION
+#define KIX_VERSION "0.1.0"
+#endif
+
 /* kixd init: create a store, its log key and entry 0. Returns an exit status. */
 int kixd_init_main(int argc, char **argv);
+/* kixd serve: run the server until SIGTERM/SIGINT. Returns an exit status. */
+int kixd_serve_main(int argc, char **argv);
+
+/* ---- logging: one line per event on stderr, "TIME LEVEL message" ---------- */
+
+enum kixd_level { KIXD_DEBUG = 0, KIXD_INFO = 1, KIXD_WARN = 2, KIXD_ERROR = 3 };
+
+/* Lines below the level are dropped (cheap to call). Never pass secrets. */
+void kixd_log(int level, const char *fmt, ...) KIX_PRINTF(2, 3);
+int kixd_log_enabled(int level);
+
+/* ---- configuration ------------------------------------------------------------ */
+
+#define KIXD_MAX_LISTEN 16
+#define KIXD_ADDR_MAX   512
+
+struct kixd_config {
+    char store[4096];
+    char listen[KIXD_MAX_LISTEN][KIXD_ADDR_MAX];
+    size_t nlisten;
+    unsigned threads;          /* event loops; default: online CPUs */
+    size_t max_message;        /* bytes of one message, either way */
+    unsigned max_in_flight;    /* unanswered requests per connection */
+    unsigned max_connections;  /* open connections in all */
+    unsigned idle_timeout_ms;  /* close a connection silent this long */
+    size_t max_output;         /* per connection: stop reading past it */
+    size_t max_read_buffers;   /* all connections: receive buffers */
+    size_t max_submit_bytes;   /* all connections: submits being verified/committed */
+    unsigned max_batch;        /* bundles in one submit */
+    unsigned max_group;        /* entries in one group commit */
+    unsigned max_entries;      /* entries in one get_entries answer */
+    unsigned max_objects;      /* digests in one get_objects */
+    unsigned drain_timeout_ms; /* how long shutdown waits for in-flight work */
+    int log_level;
+};
 
 #endif

@@ -1,13 +1,473 @@
-/* kixd — the kix log server. (The server proper arrives with the daemon issue.) */
+/* kixd — the kix log server: subcommands, configuration, flags, logging. */
+#include <errno.h>
+#include <getopt.h>
+#include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/time.h>
+#include <time.h>
+#include <unistd.h>
 
 #include "kixd.h"
+#include "server.h"
+
+/* ---- logging ------------------------------------------------------------------------- */
+
+static int log_min = KIXD_INFO;
+
+int kixd_log_enabled(int level)
+{
+    return level >= log_min;
+}
+
+void kixd_log(int level, const char *fmt, ...)
+{
+    static const char *const names[] = {"debug", "info", "warn", "error"};
+    char line[2048];
+    struct timeval tv;
+    struct tm tm;
+    va_list ap;
+    size_t n;
+
+    if (level < log_min)
+        return;
+    gettimeofday(&tv, NULL);
+    gmtime_r(&tv.tv_sec, &tm);
+    n = strftime(line, sizeof(line), "%Y-%m-%dT%H:%M:%S", &tm);
+    n += (size_t)snprintf(line + n, sizeof(line) - n, ".%03dZ %-5s ", (int)(tv.tv_usec / 1000),
+                          names[level < 0   ? 0
+                                : level > 3 ? 3
+                                            : level]);
+    va_start(ap, fmt);
+    vsnprintf(line + n, sizeof(line) - n, fmt, ap);
+    va_end(ap);
+    n = strlen(line);
+    if (n > sizeof(line) - 2)
+        n = sizeof(line) - 2;
+    line[n++] = '\n';
+    /* one write per line: lines of different threads never interleave */
+    if (write(STDERR_FILENO, line, n) < 0)
+        return;
+}
+
+static int parse_level(const char *s)
+{
+    static const char *const names[] = {"debug", "info", "warn", "error"};
+    for (int i = 0; i < 4; i++)
+        if (strcmp(s, names[i]) == 0)
+            return i;
+    return -1;
+}
+
+/* ---- configuration ----------------------------------------------------------------- */
+
+static const char serve_help[] =
+    "usage: kixd [serve] --store DIR [--listen ADDR]... [options]\n"
+    "\n"
+    "Serves the log in DIR (made by 'kixd init') over msgpack-RPC (proto/PROTOCOL.md).\n"
+    "A store without its log key (a mirror) is served read-only. Logs go to stderr.\n"
+    "SIGTERM or SIGINT stops accepting, commits and answers the submits in flight,\n"
+    "then exits 0.\n"
+    "\n"
+    "  --store DIR            the log's store directory (required)\n"
+    "  --listen ADDR          tcp://HOST:PORT or unix:///PATH; repeat for more\n"
+    "                         (default tcp://127.0.0.1:7420)\n"
+    "  --config FILE          'key = value' lines, keys as these long options\n"
+    "                         (listen may repeat); the command line wins\n"
+    "  --log-level LEVEL      debug, info, warn or error (default info)\n"
+    "  --threads N            event loops, each with its own TCP listener\n"
+    "                         (default: the number of CPUs)\n"
+    "\n"
+    "limits (sizes take a K, M or G suffix; times are seconds):\n"
+    "  --max-message BYTES    one message, either way (default 16M)\n"
+    "  --max-in-flight N      unanswered requests per connection; past it kixd\n"
+    "                         stops reading that connection (default 256)\n"
+    "  --max-connections N    open connections; more are closed at once (default 4096)\n"
+    "  --idle-timeout SECS    close a connection silent this long (default 120)\n"
+    "  --max-output BYTES     unsent answers per connection before kixd stops\n"
+    "                         reading it or pauses its follow stream (default 8M)\n"
+    "  --max-read-buffers BYTES  receive buffers of all connections; past it a\n"
+    "                         connection sending a message over 1 MiB is dropped\n"
+    "                         (default 1G)\n"
+    "  --max-submit-bytes BYTES  submit requests being verified and committed;\n"
+    "                         past it submits get EUNAVAIL (default 256M)\n"
+    "  --max-batch N          bundles in one submit (default 1024)\n"
+    "  --max-group N          entries committed in one transaction (default 4096)\n"
+    "  --max-entries N        entries in one get_entries answer (default 1000)\n"
+    "  --max-objects N        digests in one get_objects request (default 1024)\n"
+    "  --drain-timeout SECS   how long a stop waits for in-flight work (default 30)\n"
+    "\n"
+    "exit status: 0 stopped by a signal, 1 refused input, 2 usage, 3 cannot serve\n"
+    "(store missing or corrupt, address in use)\n";
+
+static const char main_help[] =
+    "usage: kixd COMMAND [ARGS]\n"
+    "\n"
+    "kixd is the kix log server.\n"
+    "\n"
+    "commands:\n"
+    "  init    create a new log (store, log key, entry 0)\n"
+    "  serve   serve a log (the default when the first argument is an option)\n"
+    "\n"
+    "'kixd COMMAND --help' describes one command.\n";
+
+static void config_defaults(struct kixd_config *cfg)
+{
+    long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+
+    memset(cfg, 0, sizeof(*cfg));
+    cfg->threads = cpus < 1 ? 1 : cpus > 64 ? 64 : (unsigned)cpus;
+    cfg->max_message = (size_t)16 << 20;
+    cfg->max_in_flight = 256;
+    cfg->max_connections = 4096;
+    cfg->idle_timeout_ms = 120000;
+    cfg->max_output = (size_t)8 << 20;
+    cfg->max_read_buffers = (size_t)1 << 30;
+    cfg->max_submit_bytes = (size_t)256 << 20;
+    cfg->max_batch = 1024;
+    cfg->max_group = 4096;
+    cfg->max_entries = 1000;
+    cfg->max_objects = 1024;
+    cfg->drain_timeout_ms = 30000;
+    cfg->log_level = KIXD_INFO;
+}
+
+static int parse_count(const char *s, unsigned long long lo, unsigned long long hi,
+                       unsigned long long *out)
+{
+    char *end;
+    unsigned long long v;
+
+    if (!*s || *s == '-' || *s == '+')
+        return -1;
+    errno = 0;
+    v = strtoull(s, &end, 10);
+    if (errno || *end || v < lo || v > hi)
+        return -1;
+    *out = v;
+    return 0;
+}
+
+static int parse_bytes(const char *s, size_t lo, size_t hi, size_t *out)
+{
+    char *end;
+    unsigned long long v, mul = 1;
+
+    if (!*s || *s == '-' || *s == '+')
+        return -1;
+    errno = 0;
+    v = strtoull(s, &end, 10);
+    if (errno || end == s)
+        return -1;
+    if (*end == 'K' || *end == 'k')
+        mul = 1ull << 10;
+    else if (*end == 'M' || *end == 'm')
+        mul = 1ull << 20;
+    else if (*end == 'G' || *end == 'g')
+        mul = 1ull << 30;
+    if (mul > 1)
+        end++;
+    if (*end || v > hi / mul || v * mul < lo)
+        return -1;
+    *out = (size_t)(v * mul);
+    return 0;
+}
+
+static int parse_seconds(const char *s, unsigned *ms)
+{
+    char *end;
+    double v;
+
+    if (!*s || *s == '-' || *s == '+')
+        return -1;
+    errno = 0;
+    v = strtod(s, &end);
+    if (errno || *end || !(v >= 0.001) || v > 86400.0 * 365)
+        return -1;
+    *ms = (unsigned)(v * 1000.0 + 0.5);
+    return 0;
+}
+
+enum {
+    O_STORE = 0x100,
+    O_LISTEN,
+    O_CONFIG,
+    O_LOG_LEVEL,
+    O_THREADS,
+    O_MAX_MESSAGE,
+    O_MAX_IN_FLIGHT,
+    O_MAX_CONNECTIONS,
+    O_IDLE_TIMEOUT,
+    O_MAX_OUTPUT,
+    O_MAX_READ_BUFFERS,
+    O_MAX_SUBMIT_BYTES,
+    O_MAX_BATCH,
+    O_MAX_GROUP,
+    O_MAX_ENTRIES,
+    O_MAX_OBJECTS,
+    O_DRAIN_TIMEOUT,
+    O_HELP,
+};
+
+static const struct option serve_options[] = {
+    {"store", required_argument, NULL, O_STORE},
+    {"listen", required_argument, NULL, O_LISTEN},
+    {"config", required_argument, NULL, O_CONFIG},
+    {"log-level", required_argument, NULL, O_LOG_LEVEL},
+    {"threads", required_argument, NULL, O_THREADS},
+    {"max-message", required_argument, NULL, O_MAX_MESSAGE},
+    {"max-in-flight", required_argument, NULL, O_MAX_IN_FLIGHT},
+    {"max-connections", required_argument, NULL, O_MAX_CONNECTIONS},
+    {"idle-timeout", required_argument, NULL, O_IDLE_TIMEOUT},
+    {"max-output", required_argument, NULL, O_MAX_OUTPUT},
+    {"max-read-buffers", required_argument, NULL, O_MAX_READ_BUFFERS},
+    {"max-submit-bytes", required_argument, NULL, O_MAX_SUBMIT_BYTES},
+    {"max-batch", required_argument, NULL, O_MAX_BATCH},
+    {"max-group", required_argument, NULL, O_MAX_GROUP},
+    {"max-entries", required_argument, NULL, O_MAX_ENTRIES},
+    {"max-objects", required_argument, NULL, O_MAX_OBJECTS},
+    {"drain-timeout", required_argument, NULL, O_DRAIN_TIMEOUT},
+    {"help", no_argument, NULL, O_HELP},
+    {NULL, 0, NULL, 0},
+};
+
+static const char *option_name(int opt)
+{
+    for (const struct option *o = serve_options; o->name; o++)
+        if (o->val == opt)
+            return o->name;
+    return "?";
+}
+
+/* Applies one setting; writes the problem into why (returns -1). */
+static int apply(struct kixd_config *cfg, int opt, const char *v, char *why, size_t cap)
+{
+    unsigned long long n = 0;
+    size_t b = 0;
+    int bad = 0;
+
+    switch (opt) {
+    case O_STORE:
+        if (!*v || strlen(v) >= sizeof(cfg->store))
+            bad = 1;
+        else
+            snprintf(cfg->store, sizeof(cfg->store), "%s", v);
+        break;
+    case O_LISTEN:
+        if (cfg->nlisten >= KIXD_MAX_LISTEN) {
+            snprintf(why, cap, "at most %d --listen addresses", KIXD_MAX_LISTEN);
+            return -1;
+        }
+        if (strlen(v) >= KIXD_ADDR_MAX ||
+            (strncmp(v, "tcp://", 6) != 0 && strncmp(v, "unix://", 7) != 0)) {
+            snprintf(why, cap, "--listen %s: expected tcp://HOST:PORT or unix:///PATH", v);
+            return -1;
+        }
+        snprintf(cfg->listen[cfg->nlisten++], KIXD_ADDR_MAX, "%s", v);
+        break;
+    case O_LOG_LEVEL:
+        bad = (cfg->log_level = parse_level(v)) < 0;
+        break;
+    case O_THREADS:
+        bad = parse_count(v, 1, 64, &n) != 0;
+        cfg->threads = (unsigned)n;
+        break;
+    case O_MAX_MESSAGE:
+        bad = parse_bytes(v, 4096, (size_t)1 << 30, &cfg->max_message) != 0;
+        break;
+    case O_MAX_IN_FLIGHT:
+        bad = parse_count(v, 1, 1u << 20, &n) != 0;
+        cfg->max_in_flight = (unsigned)n;
+        break;
+    case O_MAX_CONNECTIONS:
+        bad = parse_count(v, 1, 1u << 24, &n) != 0;
+        cfg->max_connections = (unsigned)n;
+        break;
+    case O_IDLE_TIMEOUT:
+        bad = parse_seconds(v, &cfg->idle_timeout_ms) != 0;
+        break;
+    case O_DRAIN_TIMEOUT:
+        bad = parse_seconds(v, &cfg->drain_timeout_ms) != 0;
+        break;
+    case O_MAX_OUTPUT:
+        bad = parse_bytes(v, 4096, (size_t)1 << 34, &cfg->max_output) != 0;
+        break;
+    case O_MAX_READ_BUFFERS:
+        bad = parse_bytes(v, 1 << 20, (size_t)1 << 40, &cfg->max_read_buffers) != 0;
+        break;
+    case O_MAX_SUBMIT_BYTES:
+        bad = parse_bytes(v, 1 << 20, (size_t)1 << 40, &b) != 0;
+        cfg->max_submit_bytes = b;
+        break;
+    case O_MAX_BATCH:
+        bad = parse_count(v, 1, 65536, &n) != 0;
+        cfg->max_batch = (unsigned)n;
+        break;
+    case O_MAX_GROUP:
+        bad = parse_count(v, 1, 1u << 20, &n) != 0;
+        cfg->max_group = (unsigned)n;
+        break;
+    case O_MAX_ENTRIES:
+        bad = parse_count(v, 1, 100000, &n) != 0;
+        cfg->max_entries = (unsigned)n;
+        break;
+    case O_MAX_OBJECTS:
+        bad = parse_count(v, 1, 100000, &n) != 0;
+        cfg->max_objects = (unsigned)n;
+        break;
+    default:
+        snprintf(why, cap, "unknown setting");
+        return -1;
+    }
+    if (bad) {
+        snprintf(why, cap, "--%s: bad value \"%s\" (see kixd serve --help)", option_name(opt), v);
+        return -1;
+    }
+    return 0;
+}
+
+static char *trim(char *s)
+{
+    char *e;
+    while (*s == ' ' || *s == '\t')
+        s++;
+    e = s + strlen(s);
+    while (e > s && (e[-1] == ' ' || e[-1] == '\t' || e[-1] == '\r' || e[-1] == '\n'))
+        *--e = '\0';
+    return s;
+}
+
+/* Reads "key = value" lines (# comments). cli_listen: the command line
+ * gave --listen, so the file's listen lines are ignored. */
+static int load_config(struct kixd_config *cfg, const char *path, int cli_listen)
+{
+    char line[4096 + 64], why[KIX_ERR_MSG_MAX];
+    FILE *f = fopen(path, "r");
+    int lineno = 0, rc = 0;
+
+    if (!f) {
+        fprintf(stderr, "kixd: cannot read config %s: %s\n", path, strerror(errno));
+        return -1;
+    }
+    while (fgets(line, sizeof(line), f)) {
+        char *key, *val, *eq;
+        int opt = 0;
+        lineno++;
+        if (!strchr(line, '\n') && !feof(f)) {
+            fprintf(stderr, "kixd: %s:%d: line too long\n", path, lineno);
+            rc = -1;
+            break;
+        }
+        key = trim(line);
+        if (!*key || *key == '#')
+            continue;
+        eq = strchr(key, '=');
+        if (!eq) {
+            fprintf(stderr, "kixd: %s:%d: expected 'key = value'\n", path, lineno);
+            rc = -1;
+            break;
+        }
+        *eq = '\0';
+        val = trim(eq + 1);
+        key = trim(key);
+        for (const struct option *o = serve_options; o->name; o++)
+            if (strcmp(o->name, key) == 0 && o->has_arg == required_argument && o->val != O_CONFIG)
+                opt = o->val;
+        if (!opt) {
+            fprintf(stderr, "kixd: %s:%d: unknown setting \"%s\"\n", path, lineno, key);
+            rc = -1;
+            break;
+        }
+        if (opt == O_LISTEN && cli_listen)
+            continue;
+        if (apply(cfg, opt, val, why, sizeof(why)) != 0) {
+            fprintf(stderr, "kixd: %s:%d: %s\n", path, lineno, why);
+            rc = -1;
+            break;
+        }
+    }
+    fclose(f);
+    return rc;
+}
+
+int kixd_serve_main(int argc, char **argv)
+{
+    struct kixd_config cfg;
+    const char *config = NULL;
+    char why[KIX_ERR_MSG_MAX];
+    int c, cli_listen = 0;
+
+    config_defaults(&cfg);
+    /* first pass: --help and --config (the file is applied before the flags) */
+    optind = 1;
+    opterr = 0;
+    while ((c = getopt_long(argc, argv, "h", serve_options, NULL)) != -1) {
+        if (c == O_HELP || c == 'h') {
+            fputs(serve_help, stdout);
+            return 0;
+        }
+        if (c == O_CONFIG)
+            config = optarg;
+        if (c == O_LISTEN)
+            cli_listen = 1;
+    }
+    if (config && load_config(&cfg, config, cli_listen) != 0)
+        return 2;
+    if (cli_listen)
+        cfg.nlisten = 0;
+    optind = 1;
+    opterr = 1;
+    while ((c = getopt_long(argc, argv, "h", serve_options, NULL)) != -1) {
+        if (c == O_CONFIG)
+            continue;
+        if (c == '?' || c == ':') {
+            fprintf(stderr, "Try 'kixd serve --help'.\n");
+            return 2;
+        }
+        if (apply(&cfg, c, optarg, why, sizeof(why)) != 0) {
+            fprintf(stderr, "kixd: %s\n", why);
+            return 2;
+        }
+    }
+    if (optind != argc) {
+        fprintf(stderr, "kixd: unexpected argument %s\nTry 'kixd serve --help'.\n", argv[optind]);
+        return 2;
+    }
+    if (!cfg.store[0]) {
+        fprintf(stderr, "kixd: --store DIR is required\nTry 'kixd serve --help'.\n");
+        return 2;
+    }
+    if (cfg.nlisten == 0)
+        snprintf(cfg.listen[cfg.nlisten++], KIXD_ADDR_MAX, "tcp://127.0.0.1:7420");
+    if (cfg.max_output < (size_t)64 << 10)
+        cfg.max_output = (size_t)64 << 10;
+    log_min = cfg.log_level;
+    return kixd_server_run(&cfg);
+}
 
 int main(int argc, char **argv)
 {
     if (argc >= 2 && strcmp(argv[1], "init") == 0)
         return kixd_init_main(argc - 1, argv + 1);
-    fprintf(stderr, "usage: kixd init --store DIR --origin ORIGIN [--admin-pub FILE]\n");
-    return 2;
+    if (argc >= 2 && strcmp(argv[1], "serve") == 0)
+        return kixd_serve_main(argc - 1, argv + 1);
+    if (argc >= 2 && (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0 ||
+                      strcmp(argv[1], "help") == 0)) {
+        fputs(main_help, stdout);
+        return 0;
+    }
+    if (argc >= 2 && strcmp(argv[1], "--version") == 0) {
+        puts("kixd " KIX_VERSION);
+        return 0;
+    }
+    if (argc >= 2 && argv[1][0] != '-') {
+        fprintf(stderr, "kixd: unknown command '%s'\nTry 'kixd --help'.\n", argv[1]);
+        return 2;
+    }
+    if (argc < 2) {
+        fputs(main_help, stderr);
+        return 2;
+    }
+    return kixd_serve_main(argc, argv);
 }

@@ -95,6 +95,8 @@ int cmd_get(int argc, char **argv);
 int cmd_resolve(int argc, char **argv);
 int cmd_cite(int argc, char **argv);
 int cmd_show(int argc, char **argv);
+int cmd_query(int argc, char **argv);
+int cmd_group(int argc, char **argv);
 int cmd_verify_citation(int argc, char **argv);
 int cmd_log(int argc, char **argv);
 int cmd_audit(int argc, char **argv);

@@ -23,6 +23,8 @@ static const struct cli_command commands[] = {
     {"get", cmd_get, "fetch an object by digest, checked"},
     {"resolve", cmd_resolve, "show a run with every entry about it, verified"},
     {"show", cmd_show, "print the run page, verified"},
+    {"query", cmd_query, "list ranked runs by kernel, GPU, provider, pass"},
+    {"group", cmd_group, "show one comparison group, best first"},
     {"cite", cmd_cite, "print a citation of a run"},
     {"verify-citation", cmd_verify_citation, "check a citation against today's log"},
     {"log", cmd_log, "list log entries"},

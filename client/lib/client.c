@@ -350,6 +350,14 @@ int kix_client_submit(struct kix_client *c, const struct kix_bundle *bundles, si
     return local_submit(c, bundles, n, results, err);
 }
 
+int kix_client_query(struct kix_client *c, const struct kix_query *q, kix_query_fn fn, void *ctx,
+                     uint64_t *matched, struct kix_err *err)
+{
+    if (c->remote)
+        return kix__remote_query(c->remote, q, fn, ctx, matched, err);
+    WITH_READER(c, r, err, kix_log_query(r, q, fn, ctx, matched));
+}
+
 /* A local resolution borrows from a read snapshot kept open until release. */
 static void end_reader(void *r)
 {

@@ -40,6 +40,8 @@ static int describe(struct kix_log_reader *r, const struct kix_run_info *run,
     row->mode[0] = '\0';
     if (bench && (slash = strchr(bench, '/')) != NULL)
         snprintf(row->mode, sizeof(row->mode), "%.*s", (int)strcspn(slash + 1, "/"), slash + 1);
+    snprintf(row->metric, sizeof(row->metric), "%s",
+             json_object_get(spec, "memory") ? "peak_memory" : "latency");
     w = load_object(r, json_string_value(json_object_get(spec, "workloadDigest")));
     e = load_object(r, json_string_value(json_object_get(spec, "environmentDigest")));
     impl = load_object(r, json_string_value(json_object_get(spec, "implementationDigest")));
@@ -76,6 +78,8 @@ static int matches(const struct kix_query *q, const struct kix_query_row *row)
     if (q->mode && strcasecmp(q->mode, row->mode) != 0)
         return 0;
     if (q->gpu && !contains_nocase(row->gpu, q->gpu))
+        return 0;
+    if (q->metric && strcasecmp(q->metric, row->metric) != 0)
         return 0;
     return 1;
 }

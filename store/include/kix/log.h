@@ -294,10 +294,10 @@ typedef int (*kix_groups_fn)(void *ctx, const struct kix_digest *key);
 int kix_log_reader_groups(struct kix_log_reader *r, kix_groups_fn fn, void *ctx) KIX_MUST_CHECK;
 
 /* Ranked runs filtered by kernel, GPU (substring of the product name),
- * provider and timed pass (each NULL: any; case-insensitive), or one group;
+ * provider, timed pass and metric (each NULL: any; case-insensitive), or one group;
  * `offset`/`limit` page through the matches in group order, best first. */
 struct kix_query {
-    const char *kernel, *gpu, *provider, *mode;
+    const char *kernel, *gpu, *provider, *mode, *metric; /* metric: latency | peak_memory */
     const struct kix_digest *group;
     uint64_t offset, limit;
 };
@@ -308,7 +308,7 @@ struct kix_query_row {
     struct kix_digest group;
     uint64_t rank, group_size, value;
     int evidence;
-    char kernel[64], gpu[64], provider[64], mode[16];
+    char kernel[64], gpu[64], provider[64], mode[16], metric[16];
 };
 
 typedef int (*kix_query_fn)(void *ctx, const struct kix_query_row *row);

@@ -1,0 +1,590 @@
+/* kixd's server: the log, the workers (event loops and listeners), signals
+ * and the orderly stop. */
+#include "server.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <netdb.h>
+#include <netinet/in.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include "conn.h"
+#include "writer.h"
+
+#define LISTEN_BACKLOG 1024
+
+/* ---- the read snapshot of a callback ------------------------------------------ */
+
+int kixd_worker_reader(struct kixd_worker *w, struct kix_log_reader **out, struct kix_err *err)
+{
+    int rc;
+
+    if (!w->reader) {
+        rc = kix_log_read_begin(w->srv->log, &w->reader);
+        if (rc)
+            return kix_err_set(err, rc, "cannot read the log: %s", kix_strerror(rc));
+    }
+    *out = w->reader;
+    return KIX_OK;
+}
+
+void kixd_worker_reader_end(struct kixd_worker *w)
+{
+    if (w->reader) {
+        kix_log_read_end(w->reader);
+        w->reader = NULL;
+    }
+}
+
+/* ---- messages from other threads ------------------------------------------------ */
+
+void kixd_worker_post_done(struct kixd_worker *w, struct kixd_submit *job)
+{
+    job->next = NULL;
+    pthread_mutex_lock(&w->mu);
+    if (w->done_tail)
+        w->done_tail->next = job;
+    else
+        w->done_head = job;
+    w->done_tail = job;
+    pthread_mutex_unlock(&w->mu);
+    uv_async_send(&w->wake);
+}
+
+static void post_flag(struct kixd_worker *w, int stop)
+{
+    pthread_mutex_lock(&w->mu);
+    if (stop)
+        w->stop_asked = 1;
+    else
+        w->grew = 1;
+    pthread_mutex_unlock(&w->mu);
+    uv_async_send(&w->wake);
+}
+
+/* Writer thread: the log grew, wake every worker for its followers. */
+static void log_grew(void *ctx, uint64_t size)
+{
+    struct kixd_server *srv = ctx;
+    (void)size;
+    for (unsigned i = 0; i < srv->nworkers; i++)
+        post_flag(&srv->workers[i], 0);
+}
+
+static void begin_drain(struct kixd_worker *w);
+
+static void on_wake(uv_async_t *a)
+{
+    struct kixd_worker *w = a->data;
+    struct kixd_submit *jobs;
+    int grew, stop;
+
+    pthread_mutex_lock(&w->mu);
+    jobs = w->done_head;
+    w->done_head = w->done_tail = NULL;
+    grew = w->grew;
+    stop = w->stop_asked;
+    w->grew = w->stop_asked = 0;
+    pthread_mutex_unlock(&w->mu);
+    while (jobs) {
+        struct kixd_submit *next = jobs->next;
+        kixd_submit_answer(jobs);
+        kixd_submit_free(jobs);
+        jobs = next;
+    }
+    if (grew) {
+        for (struct kixd_conn *c = w->conns, *next; c; c = next) {
+            next = c->next;
+            if (c->following)
+                kixd_follow_pump(c);
+        }
+    }
+    kixd_worker_reader_end(w);
+    if (stop)
+        begin_drain(w);
+    kixd_worker_check_drained(w);
+}
+
+/* ---- stopping ------------------------------------------------------------------------ */
+
+static void close_handle(uv_handle_t *h)
+{
+    if (h->loop && !uv_is_closing(h))
+        uv_close(h, NULL);
+}
+
+static void on_drain_timeout(uv_timer_t *t)
+{
+    struct kixd_worker *w = t->data;
+
+    kixd_log(KIXD_WARN,
+             "worker %u: %u submits and %u connections still busy after %u ms; closing "
+             "them",
+             w->id, w->jobs, w->nconns, w->srv->cfg->drain_timeout_ms);
+    while (w->conns)
+        kixd_conn_close(w->conns, KIXD_DEBUG, "server stopping (drain timeout)");
+    kixd_worker_check_drained(w);
+}
+
+static void begin_drain(struct kixd_worker *w)
+{
+    if (w->draining)
+        return;
+    w->draining = 1;
+    for (unsigned i = 0; i < w->nlisteners; i++)
+        close_handle(&w->listeners[i].u.h);
+    kixd_conn_stop_all(w);
+    uv_timer_start(&w->drain_timer, on_drain_timeout, w->srv->cfg->drain_timeout_ms, 0);
+}
+
+void kixd_worker_check_drained(struct kixd_worker *w)
+{
+    if (!w->draining || w->handles_closed || w->jobs > 0)
+        return;
+    for (struct kixd_conn *c = w->conns, *next; c; c = next) {
+        next = c->next;
+        if (c->queued == 0 && c->out.len == 0)
+            kixd_conn_close(c, KIXD_DEBUG, "server stopping");
+    }
+    if (w->nconns > 0)
+        return; /* answers still being written */
+    w->handles_closed = 1;
+    close_handle((uv_handle_t *)&w->wake);
+    close_handle((uv_handle_t *)&w->sweep);
+    close_handle((uv_handle_t *)&w->drain_timer);
+    if (w->signals) {
+        close_handle((uv_handle_t *)&w->sigterm);
+        close_handle((uv_handle_t *)&w->sigint);
+    }
+}
+
+static void on_signal(uv_signal_t *s, int signum)
+{
+    struct kixd_worker *w = s->data;
+    struct kixd_server *srv = w->srv;
+
+    if (atomic_exchange(&srv->stopping, 1)) {
+        kixd_log(KIXD_INFO, "received %s again; still draining", strsignal(signum));
+        return;
+    }
+    kixd_log(KIXD_INFO, "received %s: no new connections or requests; finishing in-flight submits",
+             strsignal(signum));
+    for (unsigned i = 0; i < srv->nworkers; i++)
+        post_flag(&srv->workers[i], 1);
+}
+
+/* ---- timers ---------------------------------------------------------------------------- */
+
+static void on_sweep(uv_timer_t *t)
+{
+    struct kixd_worker *w = t->data;
+    kixd_conn_sweep(w);
+    kixd_worker_reader_end(w);
+}
+
+/* ---- listeners -------------------------------------------------------------------------- */
+
+static void on_connection(uv_stream_t *server, int status)
+{
+    struct kixd_listener *l = server->data;
+
+    if (status < 0) {
+        kixd_log(KIXD_WARN, "accepting on %s failed: %s", l->addr, uv_strerror(status));
+        return;
+    }
+    kixd_conn_accept(l->w, server);
+    kixd_worker_reader_end(l->w);
+}
+
+/* Splits "tcp://HOST:PORT" into host and port (HOST may be [v6]). */
+static int parse_tcp(const char *addr, char *host, size_t hcap, char *port, size_t pcap)
+{
+    const char *hp = addr + 6, *colon;
+    size_t hl;
+
+    if (hp[0] == '[') {
+        const char *end = strchr(hp, ']');
+        if (!end || end[1] != ':')
+            return -1;
+        hl = (size_t)(end - hp - 1);
+        colon = end + 1;
+        hp++;
+    } else {
+        colon = strrchr(hp, ':');
+        if (!colon)
+            return -1;
+        hl = (size_t)(colon - hp);
+    }
+    if (hl == 0 || hl >= hcap || !colon[1] || strlen(colon + 1) >= pcap)
+        return -1;
+    for (const char *p = colon + 1; *p; p++)
+        if (*p < '0' || *p > '9')
+            return -1;
+    memcpy(host, hp, hl);
+    host[hl] = '\0';
+    snprintf(port, pcap, "%s", colon + 1);
+    return 0;
+}
+
+/* A bound TCP socket; reuseport lets each worker bind the same address. */
+static int bound_socket(const struct sockaddr *sa, socklen_t len, int reuseport, int *out,
+                        const char *addr, struct kix_err *err)
+{
+    int fd = socket(sa->sa_family, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0), one = 1;
+
+    if (fd < 0)
+        return kix_err_set(err, KIX_EIO, "cannot create a socket for %s: %s", addr,
+                           strerror(errno));
+    setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+    if (reuseport && setsockopt(fd, SOL_SOCKET, SO_REUSEPORT, &one, sizeof(one)) != 0) {
+        close(fd);
+        return kix_err_set(err, KIX_EIO, "SO_REUSEPORT on %s: %s", addr, strerror(errno));
+    }
+    if (sa->sa_family == AF_INET6)
+        setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &one, sizeof(one));
+    if (bind(fd, sa, len) != 0) {
+        int e = errno;
+        close(fd);
+        if (e == EADDRINUSE)
+            return kix_err_set(err, KIX_EUNAVAIL,
+                               "cannot listen on %s: the address is in use (is another kixd "
+                               "running? stop it or pick another --listen)",
+                               addr);
+        return kix_err_set(err, KIX_EUNAVAIL, "cannot listen on %s: %s", addr, strerror(e));
+    }
+    *out = fd;
+    return KIX_OK;
+}
+
+static int listen_tcp(struct kixd_server *srv, const char *addr, struct kix_err *err)
+{
+    char host[256], port[16];
+    struct addrinfo hints, *ai = NULL;
+    struct sockaddr_storage ss;
+    socklen_t sslen;
+    int rc, fd = -1;
+
+    if (parse_tcp(addr, host, sizeof(host), port, sizeof(port)) != 0)
+        return kix_err_set(err, KIX_EUSAGE, "bad listen address %s: expected tcp://HOST:PORT",
+                           addr);
+    memset(&hints, 0, sizeof(hints));
+    hints.ai_socktype = SOCK_STREAM;
+    hints.ai_flags = AI_PASSIVE;
+    rc = getaddrinfo(host, port, &hints, &ai);
+    if (rc != 0)
+        return kix_err_set(err, KIX_EUNAVAIL, "cannot resolve %s: %s", addr, gai_strerror(rc));
+    memcpy(&ss, ai->ai_addr, ai->ai_addrlen);
+    sslen = ai->ai_addrlen;
+    freeaddrinfo(ai);
+    /* A probe without SO_REUSEPORT: fails if anyone (even an older kixd
+     * with SO_REUSEPORT) holds the address, which would otherwise share it. */
+    rc = bound_socket((struct sockaddr *)&ss, sslen, 0, &fd, addr, err);
+    if (rc)
+        return rc;
+    /* port 0: keep the port the kernel picked for every worker */
+    getsockname(fd, (struct sockaddr *)&ss, &sslen);
+    close(fd);
+    for (unsigned i = 0; i < srv->nworkers; i++) {
+        struct kixd_worker *w = &srv->workers[i];
+        struct kixd_listener *l = &w->listeners[w->nlisteners];
+        rc = bound_socket((struct sockaddr *)&ss, sslen, 1, &fd, addr, err);
+        if (rc)
+            return rc;
+        uv_tcp_init(&w->loop, &l->u.tcp);
+        l->u.h.data = l;
+        l->w = w;
+        l->is_tcp = 1;
+        snprintf(l->addr, sizeof(l->addr), "%s", addr);
+        w->nlisteners++;
+        rc = uv_tcp_open(&l->u.tcp, fd);
+        if (rc)
+            close(fd); /* else the handle owns it */
+        if (rc == 0)
+            rc = uv_listen(&l->u.s, LISTEN_BACKLOG, on_connection);
+        if (rc)
+            return kix_err_set(err, KIX_EUNAVAIL, "cannot listen on %s: %s", addr, uv_strerror(rc));
+    }
+    if (strcmp(port, "0") == 0) {
+        char name[INET6_ADDRSTRLEN] = "";
+        int p = 0;
+        if (ss.ss_family == AF_INET) {
+            struct sockaddr_in *in = (struct sockaddr_in *)&ss;
+            uv_ip4_name(in, name, sizeof(name));
+            p = ntohs(in->sin_port);
+        } else {
+            struct sockaddr_in6 *in6 = (struct sockaddr_in6 *)&ss;
+            uv_ip6_name(in6, name, sizeof(name));
+            p = ntohs(in6->sin6_port);
+        }
+        kixd_log(KIXD_INFO, "%s listens on port %d (%s)", addr, p, name);
+    }
+    return KIX_OK;
+}
+
+/* Refuses to take over the socket of a running server; removes a stale one. */
+static int unix_path_free(const char *path, const char *addr, struct kix_err *err)
+{
+    struct sockaddr_un sun;
+    struct stat st;
+    int fd, live;
+
+    if (lstat(path, &st) != 0)
+        return KIX_OK;
+    if (!S_ISSOCK(st.st_mode))
+        return kix_err_set(err, KIX_EUNAVAIL, "cannot listen on %s: %s exists and is not a socket",
+                           addr, path);
+    memset(&sun, 0, sizeof(sun));
+    sun.sun_family = AF_UNIX;
+    memcpy(sun.sun_path, path, strlen(path));
+    fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    live = fd >= 0 && connect(fd, (struct sockaddr *)&sun, sizeof(sun)) == 0;
+    if (fd >= 0)
+        close(fd);
+    if (live)
+        return kix_err_set(err, KIX_EUNAVAIL,
+                           "cannot listen on %s: a server is running there (stop it first)", addr);
+    unlink(path);
+    return KIX_OK;
+}
+
+static int listen_unix(struct kixd_server *srv, const char *addr, struct kix_err *err)
+{
+    const char *path = addr + 7;
+    struct kixd_worker *w = &srv->workers[0];
+    struct kixd_listener *l = &w->listeners[w->nlisteners];
+    struct sockaddr_un sun;
+    int rc;
+
+    if (!*path || strlen(path) >= sizeof(sun.sun_path))
+        return kix_err_set(err, KIX_EUSAGE,
+                           "bad listen address %s: the path is empty or longer "
+                           "than %zu bytes",
+                           addr, sizeof(sun.sun_path) - 1);
+    rc = unix_path_free(path, addr, err);
+    if (rc)
+        return rc;
+    uv_pipe_init(&w->loop, &l->u.pipe, 0);
+    l->u.h.data = l;
+    l->w = w;
+    snprintf(l->addr, sizeof(l->addr), "%s", addr);
+    w->nlisteners++;
+    rc = uv_pipe_bind(&l->u.pipe, path);
+    if (rc == 0)
+        rc = uv_listen(&l->u.s, LISTEN_BACKLOG, on_connection);
+    if (rc)
+        return kix_err_set(err, KIX_EUNAVAIL, "cannot listen on %s: %s", addr, uv_strerror(rc));
+    l->bound = 1;
+    return KIX_OK;
+}
+
+static int open_listeners(struct kixd_server *srv, struct kix_err *err)
+{
+    const struct kixd_config *cfg = srv->cfg;
+
+    for (size_t i = 0; i < cfg->nlisten; i++) {
+        const char *a = cfg->listen[i];
+        int rc;
+        if (strncmp(a, "tcp://", 6) == 0)
+            rc = listen_tcp(srv, a, err);
+        else if (strncmp(a, "unix://", 7) == 0)
+            rc = listen_unix(srv, a, err);
+        else
+            rc = kix_err_set(err, KIX_EUSAGE,
+                             "bad listen address %s: expected tcp://HOST:PORT or unix:///PATH", a);
+        if (rc)
+            return rc;
+    }
+    return KIX_OK;
+}
+
+/* ---- workers ---------------------------------------------------------------------------- */
+
+static int worker_init(struct kixd_server *srv, struct kixd_worker *w, unsigned id)
+{
+    unsigned sweep_ms = srv->cfg->idle_timeout_ms / 4;
+
+    if (sweep_ms > 1000)
+        sweep_ms = 1000;
+    if (sweep_ms < 20)
+        sweep_ms = 20;
+    w->srv = srv;
+    w->id = id;
+    pthread_mutex_init(&w->mu, NULL);
+    kix_buf_init(&w->scratch);
+    if (uv_loop_init(&w->loop) != 0)
+        return -1;
+    w->loop_ready = 1;
+    uv_async_init(&w->loop, &w->wake, on_wake);
+    w->wake.data = w;
+    uv_timer_init(&w->loop, &w->sweep);
+    w->sweep.data = w;
+    uv_timer_start(&w->sweep, on_sweep, sweep_ms, sweep_ms);
+    uv_timer_init(&w->loop, &w->drain_timer);
+    w->drain_timer.data = w;
+    return 0;
+}
+
+static void walk_close(uv_handle_t *h, void *arg)
+{
+    (void)arg;
+    if (!uv_is_closing(h))
+        uv_close(h, NULL);
+}
+
+/* Closes whatever is left and releases the loop (after uv_run returned, or
+ * when start-up failed). */
+static void worker_release(struct kixd_worker *w)
+{
+    if (w->loop_ready) {
+        uv_walk(&w->loop, walk_close, NULL);
+        uv_run(&w->loop, UV_RUN_DEFAULT);
+        if (uv_loop_close(&w->loop) != 0)
+            kixd_log(KIXD_WARN, "worker %u: loop did not close cleanly", w->id);
+    }
+    kix_buf_release(&w->scratch);
+    pthread_mutex_destroy(&w->mu);
+}
+
+static void *worker_main(void *arg)
+{
+    struct kixd_worker *w = arg;
+    uv_run(&w->loop, UV_RUN_DEFAULT);
+    return NULL;
+}
+
+static void listened_summary(const struct kixd_config *cfg, char *out, size_t cap)
+{
+    size_t off = 0;
+    out[0] = '\0';
+    for (size_t i = 0; i < cfg->nlisten && off < cap; i++)
+        off += (size_t)snprintf(out + off, cap - off, "%s%s", i ? " " : "", cfg->listen[i]);
+}
+
+static int open_log(struct kixd_server *srv, struct kix_err *err)
+{
+    struct kix_log_opts opts;
+    struct kix_buf vkey = KIX_BUF_INIT;
+    int rc;
+
+    char path[4200];
+    struct stat st;
+
+    /* opening would create an empty store where a typo points */
+    snprintf(path, sizeof(path), "%s/data.mdb", srv->cfg->store);
+    if (stat(path, &st) != 0)
+        return kix_err_set(err, KIX_ENOTFOUND, "no kix store in %s (create one with kixd init)",
+                           srv->cfg->store);
+    memset(&opts, 0, sizeof(opts));
+    rc = kix_log_open(srv->cfg->store, &opts, &srv->log, err);
+    if (rc == KIX_ENOTFOUND && err && strstr(err->msg, "log.key")) {
+        /* no log key: a replica (mirror) store, served read-only */
+        opts.replica = 1;
+        rc = kix_log_open(srv->cfg->store, &opts, &srv->log, err);
+    }
+    if (rc)
+        return rc;
+    rc = kix_verifier_format(kix_log_verifier(srv->log), &vkey);
+    if (rc == KIX_OK)
+        snprintf(srv->log_key, sizeof(srv->log_key), "%s", (const char *)vkey.ptr);
+    kix_buf_release(&vkey);
+    return rc ? kix_err_set(err, rc, "out of memory") : KIX_OK;
+}
+
+int kixd_server_run(const struct kixd_config *cfg)
+{
+    struct kixd_server srv;
+    struct kix_err err = {0, ""};
+    struct kix_log_reader *r = NULL;
+    char where[2048], pool[16];
+    uint64_t size = 0;
+    unsigned started = 1;
+    int rc, status = 0;
+
+    memset(&srv, 0, sizeof(srv));
+    srv.cfg = cfg;
+    atomic_init(&srv.connections, 0);
+    atomic_init(&srv.stopping, 0);
+    atomic_init(&srv.read_bytes, 0);
+    atomic_init(&srv.submit_bytes, 0);
+    signal(SIGPIPE, SIG_IGN);
+    /* signature checks run on the libuv pool: at least one thread per CPU */
+    if (!getenv("UV_THREADPOOL_SIZE")) {
+        snprintf(pool, sizeof(pool), "%u", cfg->threads > 4 ? cfg->threads : 4);
+        setenv("UV_THREADPOOL_SIZE", pool, 1);
+    }
+    rc = open_log(&srv, &err);
+    if (rc) {
+        kixd_log(KIXD_ERROR, "cannot open the log: %s", kix_err_text(&err, rc));
+        return 3;
+    }
+    if (kix_log_read_begin(srv.log, &r) == KIX_OK) {
+        size = kix_log_reader_size(r);
+        kix_log_read_end(r);
+    }
+    srv.nworkers = cfg->threads;
+    srv.workers = calloc(srv.nworkers, sizeof(*srv.workers));
+    if (!srv.workers) {
+        kix_log_close(srv.log);
+        kixd_log(KIXD_ERROR, "out of memory");
+        return 3;
+    }
+    for (unsigned i = 0; i < srv.nworkers; i++) {
+        if (worker_init(&srv, &srv.workers[i], i) != 0) {
+            kixd_log(KIXD_ERROR, "cannot start event loop %u", i);
+            status = 3;
+            goto out;
+        }
+    }
+    rc = open_listeners(&srv, &err);
+    if (rc == KIX_OK && !kix_log_is_replica(srv.log))
+        rc = kixd_writer_start(srv.log, cfg->max_group, cfg->max_batch, log_grew, &srv, &srv.writer,
+                               &err);
+    if (rc) {
+        kixd_log(KIXD_ERROR, "%s", kix_err_text(&err, rc));
+        status = rc == KIX_EUSAGE ? 2 : 3;
+        goto out;
+    }
+    uv_signal_init(&srv.workers[0].loop, &srv.workers[0].sigterm);
+    uv_signal_init(&srv.workers[0].loop, &srv.workers[0].sigint);
+    srv.workers[0].sigterm.data = srv.workers[0].sigint.data = &srv.workers[0];
+    uv_signal_start(&srv.workers[0].sigterm, on_signal, SIGTERM);
+    uv_signal_start(&srv.workers[0].sigint, on_signal, SIGINT);
+    srv.workers[0].signals = 1;
+    listened_summary(cfg, where, sizeof(where));
+    kixd_log(KIXD_INFO, "kixd %s serving %slog %s (size %llu) from %s on %s with %u event loops",
+             KIX_VERSION, kix_log_is_replica(srv.log) ? "the read-only mirror of " : "",
+             kix_log_origin(srv.log), (unsigned long long)size, cfg->store, where, srv.nworkers);
+    for (; started < srv.nworkers; started++) {
+        if (pthread_create(&srv.workers[started].thread, NULL, worker_main,
+                           &srv.workers[started]) != 0) {
+            kixd_log(KIXD_ERROR, "cannot start thread %u; stopping", started);
+            status = 3;
+            for (unsigned i = 0; i < srv.nworkers; i++)
+                post_flag(&srv.workers[i], 1);
+            atomic_store(&srv.stopping, 1);
+            break;
+        }
+    }
+    uv_run(&srv.workers[0].loop, UV_RUN_DEFAULT);
+    for (unsigned i = 1; i < started; i++)
+        pthread_join(srv.workers[i].thread, NULL);
+out:
+    kixd_writer_stop(srv.writer);
+    for (unsigned i = 0; i < srv.nworkers; i++)
+        worker_release(&srv.workers[i]);
+    for (unsigned i = 0; srv.workers && i < srv.workers[0].nlisteners; i++)
+        if (srv.workers[0].listeners[i].bound)
+            unlink(srv.workers[0].listeners[i].addr + 7);
+    free(srv.workers);
+    kix_log_close(srv.log);
+    if (status == 0)
+        kixd_log(KIXD_INFO, "stopped");
+    return status;
+}

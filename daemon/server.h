@@ -1,0 +1,102 @@
+/* daemon/server.h — kixd's server and its event loops (server.c).
+ *
+ * One struct kixd_server per process (passed around, never global). It owns
+ * the log, the writer thread and N workers. A worker is one libuv loop on
+ * its own thread (worker 0 runs on the main thread), with its own TCP
+ * listener on each TCP address (SO_REUSEPORT spreads connections over the
+ * workers), the Unix sockets on worker 0, its connections, an idle sweep and
+ * one uv_async through which other threads post to it (finished submits, log
+ * growth for followers, stop). Everything a worker owns is touched only by its
+ * loop thread, except the fields under `mu`.
+ *
+ * A worker opens at most one read snapshot of the log at a time
+ * (kixd_worker_reader) and ends it before its callback returns
+ * (kixd_worker_reader_end): no LMDB transaction lives across loop
+ * iterations, so the writer is never blocked and the map can grow.
+ */
+#ifndef KIXD_SERVER_H
+#define KIXD_SERVER_H
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <uv.h>
+
+#include "kix/buf.h"
+#include "kix/log.h"
+#include "kixd.h"
+
+struct kixd_conn;
+struct kixd_submit;
+struct kixd_writer;
+struct kixd_worker;
+
+struct kixd_server {
+    const struct kixd_config *cfg;
+    struct kix_log *log;
+    char log_key[1024]; /* verifier key text */
+    struct kixd_writer *writer;
+    struct kixd_worker *workers;
+    unsigned nworkers;
+    atomic_uint connections;    /* open connections, all workers */
+    atomic_int stopping;        /* a signal asked us to stop */
+    atomic_size_t read_bytes;   /* receive buffers, all connections */
+    atomic_size_t submit_bytes; /* submits accepted and not yet answered */
+};
+
+struct kixd_listener {
+    union {
+        uv_handle_t h;
+        uv_stream_t s;
+        uv_tcp_t tcp;
+        uv_pipe_t pipe;
+    } u;
+    struct kixd_worker *w;
+    int is_tcp;
+    int bound; /* a Unix socket file we created (removed at exit) */
+    char addr[KIXD_ADDR_MAX];
+};
+
+struct kixd_worker {
+    struct kixd_server *srv;
+    unsigned id;
+    uv_loop_t loop;
+    uv_async_t wake;
+    uv_timer_t sweep;
+    uv_timer_t drain_timer;
+    uv_signal_t sigterm, sigint; /* worker 0 only */
+    struct kixd_listener listeners[KIXD_MAX_LISTEN];
+    unsigned nlisteners;
+    pthread_t thread;
+
+    pthread_mutex_t mu; /* guards the next three */
+    struct kixd_submit *done_head, *done_tail;
+    int grew;       /* the log grew: pump the followers */
+    int stop_asked; /* begin draining */
+
+    /* loop thread only */
+    struct kixd_conn *conns; /* open (not closing) connections */
+    unsigned nconns;
+    unsigned jobs; /* submits from this worker not yet answered */
+    int draining, handles_closed, loop_ready, signals;
+    struct kix_log_reader *reader; /* the snapshot of the current callback */
+    struct kix_buf scratch;        /* receipts and such, reused */
+    uint64_t rejected;             /* connections refused since the last log line */
+    uint64_t rejected_logged_at;
+};
+
+/* Runs the server until a signal stops it; returns a process exit status. */
+int kixd_server_run(const struct kixd_config *cfg);
+
+/* The read snapshot of the current callback, opened on first use. */
+int kixd_worker_reader(struct kixd_worker *w, struct kix_log_reader **out, struct kix_err *err);
+/* Ends the snapshot (call before returning to the loop; no-op when none). */
+void kixd_worker_reader_end(struct kixd_worker *w);
+
+/* Any thread: hands a committed (or failed) submit back to its worker. */
+void kixd_worker_post_done(struct kixd_worker *w, struct kixd_submit *job);
+
+/* While stopping: closes what is idle and ends the loop once nothing is in
+ * flight. Call after anything that may finish in-flight work. */
+void kixd_worker_check_drained(struct kixd_worker *w);
+
+#endif

@@ -1,0 +1,305 @@
+/* kixd submissions: prepare on the thread pool, group commit on one thread. */
+#include "writer.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "conn.h"
+
+#define PREP_CHUNK 16 /* bundles per thread-pool task */
+
+struct kixd_prep_chunk {
+    uv_work_t req;
+    struct kixd_submit *job;
+    size_t from, to;
+};
+
+struct kixd_writer {
+    struct kix_log *log;
+    unsigned max_group;
+    pthread_t thread;
+    pthread_mutex_t mu;
+    pthread_cond_t cv;
+    struct kixd_submit *head, *tail;
+    int stop;
+    void (*grew)(void *ctx, uint64_t size);
+    void *ctx;
+    uint64_t size;
+    struct kix_prepared **items; /* scratch for one group */
+    struct kix_append_result *res;
+};
+
+/* ---- the job ----------------------------------------------------------------- */
+
+struct kixd_submit *kixd_submit_new(size_t n, size_t nobjs)
+{
+    size_t nchunks = (n + PREP_CHUNK - 1) / PREP_CHUNK;
+    struct kixd_submit *job = calloc(1, sizeof(*job));
+
+    if (!job)
+        return NULL;
+    job->subs = calloc(n ? n : 1, sizeof(*job->subs));
+    job->objs = calloc(nobjs ? nobjs : 1, sizeof(*job->objs));
+    job->prepared = calloc(n ? n : 1, sizeof(*job->prepared));
+    job->results = calloc(n ? n : 1, sizeof(*job->results));
+    job->chunks = calloc(nchunks ? nchunks : 1, sizeof(*job->chunks));
+    if (!job->subs || !job->objs || !job->prepared || !job->results || !job->chunks) {
+        kixd_submit_free(job);
+        return NULL;
+    }
+    job->n = n;
+    job->nchunks = nchunks;
+    kix_proto_msg_init(&job->msg);
+    return job;
+}
+
+void kixd_submit_free(struct kixd_submit *job)
+{
+    struct kixd_conn *c;
+
+    if (!job)
+        return;
+    c = job->conn;
+    for (size_t i = 0; job->prepared && i < job->n; i++)
+        kix_prepared_free(job->prepared[i]);
+    kix_proto_msg_release(&job->msg);
+    free(job->subs);
+    free(job->objs);
+    free(job->prepared);
+    free(job->results);
+    free(job->chunks);
+    if (c) {
+        c->in_flight--;
+        c->inflight_bytes -= job->frame_len;
+        atomic_fetch_sub(&job->srv->submit_bytes, job->frame_len);
+        job->w->jobs--;
+    }
+    free(job);
+    if (c) {
+        if (!c->closing)
+            kixd_conn_resume(c);
+        kixd_conn_unref(c);
+    }
+}
+
+/* Thread pool: parse, canonicalize and verify a slice of the bundles. */
+static void prepare_work(uv_work_t *req)
+{
+    struct kixd_prep_chunk *ch = req->data;
+    struct kixd_submit *job = ch->job;
+
+    for (size_t i = ch->from; i < ch->to; i++) {
+        struct kix_err err = {0, ""};
+        int rc = kix_log_prepare(job->srv->log, &job->subs[i], &job->prepared[i], &err);
+        if (rc) {
+            job->results[i].code = rc;
+            job->results[i].index = KIX_NO_INDEX;
+            snprintf(job->results[i].message, sizeof(job->results[i].message), "%s",
+                     kix_err_text(&err, rc));
+        }
+    }
+}
+
+/* Loop thread, once per chunk; the last one sends the job on. */
+static void prepare_done(uv_work_t *req, int status)
+{
+    struct kixd_prep_chunk *ch = req->data;
+    struct kixd_submit *job = ch->job;
+
+    (void)status; /* never cancelled */
+    if (--job->chunks_left > 0)
+        return;
+    /* the prepared items own copies; the request bytes can go */
+    kix_proto_msg_release(&job->msg);
+    free(job->subs);
+    free(job->objs);
+    job->subs = NULL;
+    job->objs = NULL;
+    for (size_t i = 0; i < job->n; i++)
+        job->nprepared += job->prepared[i] != NULL;
+    if (job->nprepared == 0) {
+        /* every bundle was refused: nothing to commit */
+        struct kixd_worker *w = job->w;
+        kixd_submit_answer(job);
+        kixd_submit_free(job);
+        kixd_worker_reader_end(w);
+        kixd_worker_check_drained(w);
+        return;
+    }
+    kixd_writer_push(job->srv->writer, job);
+}
+
+void kixd_submit_start(struct kixd_submit *job)
+{
+    job->chunks_left = job->nchunks;
+    for (size_t k = 0; k < job->nchunks; k++) {
+        struct kixd_prep_chunk *ch = &job->chunks[k];
+        ch->job = job;
+        ch->from = k * PREP_CHUNK;
+        ch->to = ch->from + PREP_CHUNK < job->n ? ch->from + PREP_CHUNK : job->n;
+        ch->req.data = ch;
+        /* uv_queue_work fails only for a NULL work_cb */
+        (void)uv_queue_work(&job->w->loop, &ch->req, prepare_work, prepare_done);
+    }
+}
+
+/* ---- the writer thread ------------------------------------------------------- */
+
+static double elapsed_ms(const struct timespec *t0)
+{
+    struct timespec t1;
+    clock_gettime(CLOCK_MONOTONIC, &t1);
+    return (double)(t1.tv_sec - t0->tv_sec) * 1e3 + (double)(t1.tv_nsec - t0->tv_nsec) / 1e6;
+}
+
+/* Commits one group of jobs and hands each back to its worker. */
+static void commit_group(struct kixd_writer *wr, struct kixd_submit *group)
+{
+    struct kix_err err = {0, ""};
+    struct timespec t0;
+    size_t k = 0, njobs = 0;
+    uint64_t size = 0;
+    int rc;
+
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    for (struct kixd_submit *j = group; j; j = j->next, njobs++)
+        for (size_t i = 0; i < j->n; i++)
+            if (j->prepared[i])
+                wr->items[k++] = j->prepared[i];
+    rc = kix_log_commit(wr->log, wr->items, k, wr->res, &size, &err);
+    if (rc)
+        kixd_log(KIXD_ERROR, "group commit of %zu entries failed, nothing stored: %s", k,
+                 kix_err_text(&err, rc));
+    else
+        kixd_log(KIXD_DEBUG,
+                 "committed a group of %zu entries from %zu requests: size %llu, %.2f ms", k, njobs,
+                 (unsigned long long)size, elapsed_ms(&t0));
+    k = 0;
+    while (group) {
+        struct kixd_submit *next = group->next;
+        group->rc = rc;
+        if (rc)
+            group->err = err;
+        group->size = size;
+        for (size_t i = 0; i < group->n; i++) {
+            if (!group->prepared[i])
+                continue;
+            if (rc == KIX_OK)
+                group->results[i] = wr->res[k];
+            k++;
+            kix_prepared_free(group->prepared[i]);
+            group->prepared[i] = NULL;
+        }
+        group->next = NULL;
+        kixd_worker_post_done(group->w, group);
+        group = next;
+    }
+    if (rc == KIX_OK && size > wr->size) {
+        wr->size = size;
+        wr->grew(wr->ctx, size);
+    }
+}
+
+static void *writer_main(void *arg)
+{
+    struct kixd_writer *wr = arg;
+
+    for (;;) {
+        struct kixd_submit *group, *last;
+        size_t count;
+
+        pthread_mutex_lock(&wr->mu);
+        while (!wr->head && !wr->stop)
+            pthread_cond_wait(&wr->cv, &wr->mu);
+        if (!wr->head) {
+            pthread_mutex_unlock(&wr->mu);
+            break;
+        }
+        /* everything that arrived meanwhile, up to max_group entries */
+        group = last = wr->head;
+        count = last->nprepared;
+        while (last->next && count + last->next->nprepared <= wr->max_group) {
+            last = last->next;
+            count += last->nprepared;
+        }
+        wr->head = last->next;
+        if (!wr->head)
+            wr->tail = NULL;
+        last->next = NULL;
+        pthread_mutex_unlock(&wr->mu);
+        commit_group(wr, group);
+    }
+    return NULL;
+}
+
+int kixd_writer_start(struct kix_log *log, unsigned max_group, unsigned max_batch,
+                      void (*grew)(void *ctx, uint64_t size), void *ctx, struct kixd_writer **out,
+                      struct kix_err *err)
+{
+    struct kixd_writer *wr = calloc(1, sizeof(*wr));
+    size_t cap = (size_t)max_group + max_batch;
+    struct kix_log_reader *r = NULL;
+
+    *out = NULL;
+    if (!wr)
+        return kix_err_set(err, KIX_ENOMEM, "out of memory");
+    wr->log = log;
+    wr->max_group = max_group;
+    wr->grew = grew;
+    wr->ctx = ctx;
+    wr->items = calloc(cap, sizeof(*wr->items));
+    wr->res = calloc(cap, sizeof(*wr->res));
+    if (!wr->items || !wr->res) {
+        free(wr->items);
+        free(wr->res);
+        free(wr);
+        return kix_err_set(err, KIX_ENOMEM, "out of memory");
+    }
+    if (kix_log_read_begin(log, &r) == KIX_OK) {
+        wr->size = kix_log_reader_size(r);
+        kix_log_read_end(r);
+    }
+    pthread_mutex_init(&wr->mu, NULL);
+    pthread_cond_init(&wr->cv, NULL);
+    if (pthread_create(&wr->thread, NULL, writer_main, wr) != 0) {
+        pthread_mutex_destroy(&wr->mu);
+        pthread_cond_destroy(&wr->cv);
+        free(wr->items);
+        free(wr->res);
+        free(wr);
+        return kix_err_set(err, KIX_ENOMEM, "cannot start the writer thread");
+    }
+    *out = wr;
+    return KIX_OK;
+}
+
+void kixd_writer_push(struct kixd_writer *wr, struct kixd_submit *job)
+{
+    job->next = NULL;
+    pthread_mutex_lock(&wr->mu);
+    if (wr->tail)
+        wr->tail->next = job;
+    else
+        wr->head = job;
+    wr->tail = job;
+    pthread_cond_signal(&wr->cv);
+    pthread_mutex_unlock(&wr->mu);
+}
+
+void kixd_writer_stop(struct kixd_writer *wr)
+{
+    if (!wr)
+        return;
+    pthread_mutex_lock(&wr->mu);
+    wr->stop = 1;
+    pthread_cond_signal(&wr->cv);
+    pthread_mutex_unlock(&wr->mu);
+    pthread_join(wr->thread, NULL);
+    pthread_mutex_destroy(&wr->mu);
+    pthread_cond_destroy(&wr->cv);
+    free(wr->items);
+    free(wr->res);
+    free(wr);
+}

@@ -1,0 +1,66 @@
+/* daemon/writer.h — submissions: verification on the libuv thread pool,
+ * then group commit on the one writer thread (writer.c).
+ *
+ * A submit request becomes a struct kixd_submit on its worker's loop. Its
+ * bundles are prepared (kix_log_prepare: parse, canonicalize, verify the
+ * signature) in chunks on the thread pool, never on an event loop. The
+ * prepared items go to the writer thread, which commits everything queued
+ * meanwhile (up to max_group entries) in one kix_log_commit: one LMDB
+ * transaction, one fsync, one signed checkpoint. The job then goes back to
+ * its worker (kixd_worker_post_done), which answers (kixd_submit_answer)
+ * and frees it (kixd_submit_free). A job is answered only after its commit
+ * is durable.
+ *
+ * Ownership: the job owns the request message until every bundle is
+ * prepared, then only the prepared items until the commit, then the
+ * results. It holds a reference on its connection throughout.
+ */
+#ifndef KIXD_WRITER_H
+#define KIXD_WRITER_H
+
+#include "kix/log.h"
+#include "kix/proto.h"
+#include "server.h"
+
+struct kixd_prep_chunk;
+
+struct kixd_submit {
+    struct kixd_conn *conn;
+    struct kixd_worker *w;
+    struct kixd_server *srv;
+    uint32_t msgid;
+    struct kix_proto_msg msg; /* the request: bundle bytes, until prepared */
+    size_t frame_len;
+    size_t n;
+    struct kix_submission *subs;
+    struct kix_bytes *objs;
+    struct kix_prepared **prepared; /* NULL where prepare refused it */
+    struct kix_append_result *results;
+    size_t nprepared;
+    struct kixd_prep_chunk *chunks;
+    size_t nchunks, chunks_left;
+    int rc; /* the commit failed as a whole (nothing stored) */
+    struct kix_err err;
+    uint64_t size; /* tree size after the commit */
+    struct kixd_submit *next;
+};
+
+/* Allocates a job for n bundles carrying nobjs objects in all (zeroed; the
+ * caller fills subs/objs and the identity fields). */
+struct kixd_submit *kixd_submit_new(size_t n, size_t nobjs);
+/* Loop thread: starts preparing on the thread pool. */
+void kixd_submit_start(struct kixd_submit *job);
+/* Loop thread: releases the job, its accounting and its connection ref. */
+void kixd_submit_free(struct kixd_submit *job);
+
+/* grew(ctx, size) is called on the writer thread after each commit that
+ * made the log longer. */
+int kixd_writer_start(struct kix_log *log, unsigned max_group, unsigned max_batch,
+                      void (*grew)(void *ctx, uint64_t size), void *ctx, struct kixd_writer **out,
+                      struct kix_err *err);
+/* Any thread: queues a prepared job for the next group. */
+void kixd_writer_push(struct kixd_writer *wr, struct kixd_submit *job);
+/* Commits what is queued, stops the thread and frees the writer. */
+void kixd_writer_stop(struct kixd_writer *wr);
+
+#endif

@@ -1,0 +1,512 @@
+/* The worked examples of proto/PROTOCOL.md section 2: each is built here
+ * with the kix_proto writer from real values (a fixed log key, signed
+ * checkpoints, a receipt that verifies) and must appear byte for byte in
+ * the document under its `<!-- example NAME -->` marker. With the
+ * environment variable KIX_PRINT_EXAMPLES set, the `print` case writes the
+ * markdown of every example to stdout instead. */
+#include "harness.h"
+#include "kix/digest.h"
+#include "kix/merkle.h"
+#include "kix/note.h"
+#include "kix/proto.h"
+#include "kix/receipt.h"
+
+#define ORIGIN "log.example"
+
+struct ex {
+    struct kix_signer *key;
+    char vkey[256];
+    char note2[512], note1[512]; /* checkpoints at sizes 2 and 1 */
+    struct kix_hash h0, h1;      /* leaf hashes of "e0", "e1" */
+    char receipt[2048];
+    char empty_digest[KIX_DIGEST_TEXT_LEN + 1];
+};
+
+static const char zero_digest[] =
+    "sha256:0000000000000000000000000000000000000000000000000000000000000000";
+
+static void ex_init(struct ex *e)
+{
+    uint8_t seed[32];
+    struct kix_buf b = KIX_BUF_INIT;
+    struct kix_checkpoint cp;
+    struct kix_hash root;
+    struct kix_digest d;
+
+    memset(e, 0, sizeof(*e));
+    for (int i = 0; i < 32; i++)
+        seed[i] = (uint8_t)(i + 1);
+    if (kix_signer_from_seed(ORIGIN, KIX_NOTE_ALG_ED25519, seed, &e->key, NULL) ||
+        kix_signer_format_verifier(e->key, &b))
+        abort();
+    snprintf(e->vkey, sizeof(e->vkey), "%s", (const char *)b.ptr);
+    kix_buf_reset(&b);
+    kix_merkle_leaf_hash("e0", 2, &e->h0);
+    kix_merkle_leaf_hash("e1", 2, &e->h1);
+    memset(&cp, 0, sizeof(cp));
+    snprintf(cp.origin, sizeof(cp.origin), ORIGIN);
+    cp.size = 2;
+    kix_merkle_node_hash(&e->h0, &e->h1, &root);
+    memcpy(cp.root, root.b, 32);
+    if (kix_checkpoint_sign(&cp, e->key, &b, NULL))
+        abort();
+    snprintf(e->note2, sizeof(e->note2), "%s", (const char *)b.ptr);
+    kix_buf_reset(&b);
+    cp.size = 1;
+    memcpy(cp.root, e->h0.b, 32);
+    if (kix_checkpoint_sign(&cp, e->key, &b, NULL))
+        abort();
+    snprintf(e->note1, sizeof(e->note1), "%s", (const char *)b.ptr);
+    kix_buf_reset(&b);
+    if (kix_receipt_format(1, &e->h0, 1, (const uint8_t *)"e1", 2, e->note2, strlen(e->note2), &b))
+        abort();
+    snprintf(e->receipt, sizeof(e->receipt), "%s", (const char *)b.ptr);
+    kix_buf_release(&b);
+    kix_digest_of("{}", 2, &d);
+    kix_digest_format(&d, e->empty_digest);
+}
+
+static void ex_release(struct ex *e)
+{
+    kix_signer_free(e->key);
+}
+
+#define W         (&w)
+#define KEY(k)    kix_proto_put_key(W, k)
+#define STR(s)    kix_proto_put_cstr(W, s)
+#define U64(v)    kix_proto_put_u64(W, v)
+#define BIN(p, n) kix_proto_put_bin(W, p, n)
+#define MAP(n)    kix_proto_put_map(W, n)
+#define ARR(n)    kix_proto_put_array(W, n)
+
+/* Builds example `name` into out; 0 when the name is unknown. */
+static int build(const struct ex *e, const char *name, struct kix_buf *out)
+{
+    struct kix_proto_writer w;
+    struct kix_err err;
+
+    kix_proto_writer_init(&w, out);
+    if (strcmp(name, "info.request") == 0) {
+        kix_proto_begin_request(W, 1, "info");
+        MAP(0);
+    } else if (strcmp(name, "info.response") == 0) {
+        kix_proto_begin_response(W, 1);
+        MAP(6);
+        KEY("origin"), STR(ORIGIN);
+        KEY("logKey"), STR(e->vkey);
+        KEY("size"), U64(2);
+        KEY("version"), STR("kixd 0.1.0");
+        KEY("mirror"), kix_proto_put_bool(W, false);
+        KEY("limits"), MAP(5);
+        KEY("maxMessage"), U64(16777216);
+        KEY("maxInFlight"), U64(256);
+        KEY("maxBatch"), U64(1024);
+        KEY("maxEntries"), U64(1000);
+        KEY("maxObjects"), U64(1024);
+    } else if (strcmp(name, "submit.request") == 0) {
+        kix_proto_begin_request(W, 2, "submit");
+        MAP(1);
+        KEY("bundles"), ARR(2);
+        MAP(2);
+        KEY("envelope"), BIN("e1", 2);
+        KEY("objects"), ARR(1), BIN("{}", 2);
+        MAP(1);
+        KEY("envelope"), BIN("e2", 2);
+    } else if (strcmp(name, "submit.response") == 0) {
+        kix_proto_begin_response(W, 2);
+        MAP(2);
+        KEY("results"), ARR(2);
+        MAP(4);
+        KEY("index"), U64(1);
+        KEY("leafHash"), BIN(e->h1.b, 32);
+        KEY("duplicate"), kix_proto_put_bool(W, false);
+        KEY("receipt"), STR(e->receipt);
+        MAP(1);
+        KEY("error"), MAP(2);
+        KEY("code"), kix_proto_put_i64(W, KIX_EINVAL);
+        KEY("message"), STR("malformed DSSE envelope");
+        KEY("size"), U64(2);
+    } else if (strcmp(name, "get_object.request") == 0) {
+        kix_proto_begin_request(W, 3, "get_object");
+        MAP(1);
+        KEY("digest"), STR(e->empty_digest);
+    } else if (strcmp(name, "get_object.response") == 0) {
+        kix_proto_begin_response(W, 3);
+        MAP(1);
+        KEY("object"), BIN("{}", 2);
+    } else if (strcmp(name, "get_object.error") == 0) {
+        char msg[128];
+        snprintf(msg, sizeof(msg), "object %s is not in this log", zero_digest);
+        return kix_proto_write_error(W, 3, KIX_ENOTFOUND, msg, &err) == KIX_OK;
+    } else if (strcmp(name, "get_objects.request") == 0) {
+        kix_proto_begin_request(W, 4, "get_objects");
+        MAP(1);
+        KEY("digests"), ARR(2), STR(e->empty_digest), STR(zero_digest);
+    } else if (strcmp(name, "get_objects.response") == 0) {
+        kix_proto_begin_response(W, 4);
+        MAP(1);
+        KEY("objects"), ARR(2), BIN("{}", 2), kix_proto_put_nil(W);
+    } else if (strcmp(name, "get_entries.request") == 0) {
+        kix_proto_begin_request(W, 5, "get_entries");
+        MAP(2);
+        KEY("start"), U64(0);
+        KEY("count"), U64(1000);
+    } else if (strcmp(name, "get_entries.response") == 0) {
+        kix_proto_begin_response(W, 5);
+        MAP(2);
+        KEY("start"), U64(0);
+        KEY("entries"), ARR(2), BIN("e0", 2), BIN("e1", 2);
+    } else if (strcmp(name, "checkpoint.request") == 0) {
+        kix_proto_begin_request(W, 6, "checkpoint");
+        MAP(1);
+        KEY("size"), U64(2);
+    } else if (strcmp(name, "checkpoint.response") == 0) {
+        kix_proto_begin_response(W, 6);
+        MAP(2);
+        KEY("checkpoint"), STR(e->note2);
+        KEY("size"), U64(2);
+    } else if (strcmp(name, "inclusion_proof.request") == 0) {
+        kix_proto_begin_request(W, 7, "inclusion_proof");
+        MAP(2);
+        KEY("index"), U64(1);
+        KEY("size"), U64(2);
+    } else if (strcmp(name, "inclusion_proof.response") == 0) {
+        kix_proto_begin_response(W, 7);
+        MAP(4);
+        KEY("index"), U64(1);
+        KEY("size"), U64(2);
+        KEY("leafHash"), BIN(e->h1.b, 32);
+        KEY("proof"), ARR(1), BIN(e->h0.b, 32);
+    } else if (strcmp(name, "consistency_proof.request") == 0) {
+        kix_proto_begin_request(W, 8, "consistency_proof");
+        MAP(2);
+        KEY("size1"), U64(1);
+        KEY("size2"), U64(2);
+    } else if (strcmp(name, "consistency_proof.response") == 0) {
+        kix_proto_begin_response(W, 8);
+        MAP(3);
+        KEY("size1"), U64(1);
+        KEY("size2"), U64(2);
+        KEY("proof"), ARR(1), BIN(e->h1.b, 32);
+    } else if (strcmp(name, "receipt.request") == 0) {
+        kix_proto_begin_request(W, 9, "receipt");
+        MAP(1);
+        KEY("index"), U64(1);
+    } else if (strcmp(name, "receipt.response") == 0) {
+        kix_proto_begin_response(W, 9);
+        MAP(1);
+        KEY("receipt"), STR(e->receipt);
+    } else if (strcmp(name, "resolve.request") == 0) {
+        kix_proto_begin_request(W, 10, "resolve");
+        MAP(1);
+        KEY("ref"), STR("https://" ORIGIN "/runs/run-1");
+    } else if (strcmp(name, "resolve.response") == 0) {
+        char pub[65];
+        struct kix_digest id;
+        kix_digest_of(kix_signer_public_key(e->key), 32, &id);
+        kix_hex_encode(id.b, 32, pub);
+        kix_proto_begin_response(W, 10);
+        MAP(13);
+        KEY("runId"), STR("run-1");
+        KEY("digest"), STR(e->empty_digest);
+        KEY("permalink"), STR("https://" ORIGIN "/runs/run-1");
+        KEY("evidence"), STR("reported");
+        KEY("publisher"), STR(pub);
+        KEY("publicationIndex"), U64(1);
+        KEY("attestations"), U64(0);
+        KEY("reruns"), U64(0);
+        KEY("manifest"), BIN("{}", 2);
+        KEY("objects"), ARR(0);
+        KEY("entries"), ARR(1), MAP(4);
+        KEY("index"), U64(1);
+        KEY("type"), STR("publication");
+        KEY("leaf"), BIN("e1", 2);
+        KEY("proof"), ARR(1), BIN(e->h0.b, 32);
+        KEY("checkpoint"), STR(e->note2);
+        KEY("size"), U64(2);
+    } else if (strcmp(name, "follow.request") == 0) {
+        kix_proto_begin_request(W, 11, "follow");
+        MAP(1);
+        KEY("from"), U64(1);
+    } else if (strcmp(name, "follow.response") == 0) {
+        kix_proto_begin_response(W, 11);
+        MAP(1);
+        KEY("size"), U64(1);
+    } else if (strcmp(name, "follow.notification") == 0) {
+        kix_proto_begin_notification(W, "entries");
+        MAP(3);
+        KEY("start"), U64(1);
+        KEY("entries"), ARR(1), BIN("e1", 2);
+        KEY("checkpoint"), STR(e->note2);
+    } else {
+        return 0;
+    }
+    return kix_proto_writer_end(W, &err) == KIX_OK;
+}
+
+static const char *const names[] = {
+    "info.request",
+    "info.response",
+    "submit.request",
+    "submit.response",
+    "get_object.request",
+    "get_object.response",
+    "get_object.error",
+    "get_objects.request",
+    "get_objects.response",
+    "get_entries.request",
+    "get_entries.response",
+    "checkpoint.request",
+    "checkpoint.response",
+    "inclusion_proof.request",
+    "inclusion_proof.response",
+    "consistency_proof.request",
+    "consistency_proof.response",
+    "receipt.request",
+    "receipt.response",
+    "resolve.request",
+    "resolve.response",
+    "follow.request",
+    "follow.response",
+    "follow.notification",
+};
+
+/* ---- the document ---------------------------------------------------------- */
+
+/* The hex of example `name` in PROTOCOL.md: the indented lines after its
+ * marker, up to the first line that is not indented hex. */
+static size_t doc_bytes(const char *doc, const char *name, uint8_t *out, size_t cap)
+{
+    char marker[128];
+    const char *p;
+    size_t n = 0;
+
+    snprintf(marker, sizeof(marker), "<!-- example %s -->", name);
+    p = strstr(doc, marker);
+    if (!p)
+        return 0;
+    p = strchr(p, '\n');
+    while (p && p[1] == '\n')
+        p++;
+    while (p && strncmp(p, "\n    ", 5) == 0) {
+        p += 5;
+        while (*p && *p != '\n') {
+            unsigned v;
+            if (*p == ' ') {
+                p++;
+                continue;
+            }
+            if (sscanf(p, "%2x", &v) != 1 || n >= cap)
+                return 0;
+            out[n++] = (uint8_t)v;
+            p += 2;
+        }
+    }
+    return n;
+}
+
+static char *read_doc(void)
+{
+    return kix_test_read_file("../proto/PROTOCOL.md", NULL);
+}
+
+/* ---- printing (for writing the document) ------------------------------------- */
+
+static void print_value(const struct kix_proto_value *v, int indent);
+static void print_map(const struct kix_proto_map *m, int indent);
+
+static void print_bytes(const struct kix_bytes *b, int is_bin)
+{
+    int printable = 1;
+    for (size_t i = 0; i < b->len; i++)
+        if (b->ptr[i] < 0x20 || b->ptr[i] > 0x7e)
+            printable = b->ptr[i] == '\n' && !is_bin ? printable : 0;
+    if (is_bin && !printable) {
+        printf("bin(");
+        for (size_t i = 0; i < b->len; i++)
+            printf("%02x", b->ptr[i]);
+        printf(")");
+        return;
+    }
+    printf("%s\"", is_bin ? "b" : "");
+    for (size_t i = 0; i < b->len; i++) {
+        if (b->ptr[i] == '\n')
+            printf("\\n");
+        else if (b->ptr[i] == '"')
+            printf("\\\"");
+        else if (b->ptr[i] < 0x80)
+            putchar(b->ptr[i]);
+        else
+            putchar(b->ptr[i]);
+    }
+    printf("\"");
+}
+
+static void print_map(const struct kix_proto_map *m, int indent)
+{
+    size_t n = kix_proto_map_count(m);
+    printf("{");
+    for (size_t k = 0; k < n; k++) {
+        const struct kix_proto_value *key, *val;
+        kix_proto_map_at(m, k, &key, &val);
+        printf("%s\n%*s", k ? "," : "", indent + 2, "");
+        print_value(key, indent + 2);
+        printf(": ");
+        print_value(val, indent + 2);
+    }
+    if (n)
+        printf("\n%*s", indent, "");
+    printf("}");
+}
+
+static void print_value(const struct kix_proto_value *v, int indent)
+{
+    struct kix_bytes b;
+    const struct kix_proto_array *a;
+    const struct kix_proto_map *m;
+    uint64_t u;
+    int64_t i;
+    bool t;
+    size_t n;
+
+    switch (kix_proto_kind(v)) {
+    case KIX_PROTO_NIL:
+        printf("nil");
+        break;
+    case KIX_PROTO_BOOL:
+        (void)kix_proto_value_bool(v, &t, NULL);
+        printf("%s", t ? "true" : "false");
+        break;
+    case KIX_PROTO_INT:
+        if (kix_proto_value_u64(v, &u, NULL) == KIX_OK)
+            printf("%llu", (unsigned long long)u);
+        else if (kix_proto_value_i64(v, &i, NULL) == KIX_OK)
+            printf("%lld", (long long)i);
+        break;
+    case KIX_PROTO_STR:
+        (void)kix_proto_value_str(v, &b, NULL);
+        print_bytes(&b, 0);
+        break;
+    case KIX_PROTO_BIN:
+        (void)kix_proto_value_bin(v, &b, NULL);
+        print_bytes(&b, 1);
+        break;
+    case KIX_PROTO_ARRAY:
+        (void)kix_proto_value_array(v, &a, &n, NULL);
+        printf("[");
+        for (size_t k = 0; k < n; k++) {
+            printf("%s", k ? ", " : "");
+            print_value(kix_proto_array_at(a, k), indent);
+        }
+        printf("]");
+        break;
+    case KIX_PROTO_MAP:
+        (void)kix_proto_value_map(v, &m, NULL);
+        print_map(m, indent);
+        break;
+    default:
+        printf("?");
+    }
+}
+
+KIX_TEST(examples_match_the_document)
+{
+    struct ex e;
+    char *doc = read_doc();
+    static uint8_t want[8192];
+
+    ASSERT_TRUE(doc != NULL);
+    ex_init(&e);
+    for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+        struct kix_buf b = KIX_BUF_INIT;
+        struct kix_proto_msg msg;
+        size_t n;
+        ASSERT_TRUE(build(&e, names[i], &b));
+        n = doc_bytes(doc, names[i], want, sizeof(want));
+        if (n != b.len || memcmp(want, b.ptr, n) != 0)
+            KIX_FAIL_AT("example %s: PROTOCOL.md has %zu bytes that differ from the %zu built "
+                        "here (KIX_PRINT_EXAMPLES=1 test_protocol_examples print)",
+                        names[i], n, b.len);
+        /* and it is one well-formed message */
+        ASSERT_EQ_INT(KIX_OK, kix_proto_decode(b.ptr, b.len, NULL, &msg, NULL));
+        kix_proto_msg_release(&msg);
+        kix_buf_release(&b);
+    }
+    ex_release(&e);
+    free(doc);
+}
+
+KIX_TEST(example_receipt_and_checkpoints_verify)
+{
+    struct ex e;
+    struct kix_verifier v;
+    struct kix_receipt r;
+    struct kix_note note;
+    struct kix_checkpoint cp;
+    struct kix_hash root;
+    struct kix_err err;
+
+    ex_init(&e);
+    ASSERT_EQ_INT(KIX_OK, kix_verifier_parse(e.vkey, strlen(e.vkey), &v, &err));
+    kix_receipt_init(&r);
+    ASSERT_EQ_INT(KIX_OK, kix_receipt_verify(e.receipt, strlen(e.receipt), &v,
+                                             (const uint8_t *)"e1", 2, &r, &cp, &err));
+    ASSERT_EQ_U64(1, r.index);
+    ASSERT_EQ_U64(2, cp.size);
+    kix_receipt_release(&r);
+    ASSERT_EQ_INT(KIX_OK,
+                  kix_checkpoint_open(e.note1, strlen(e.note1), &v, 1, ORIGIN, &note, &cp, &err));
+    memcpy(root.b, cp.root, 32);
+    /* the consistency example: [h1] proves size 1 → 2 */
+    {
+        struct kix_hash r2;
+        kix_merkle_node_hash(&e.h0, &e.h1, &r2);
+        ASSERT_EQ_INT(KIX_OK, kix_merkle_verify_consistency(1, 2, &root, &r2, &e.h1, 1, &err));
+        ASSERT_EQ_INT(KIX_OK, kix_merkle_verify_inclusion(1, 2, &e.h1, &e.h0, 1, &r2, &err));
+    }
+    ex_release(&e);
+}
+
+KIX_TEST(print)
+{
+    struct ex e;
+
+    if (!getenv("KIX_PRINT_EXAMPLES"))
+        return;
+    ex_init(&e);
+    for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+        struct kix_buf b = KIX_BUF_INIT;
+        struct kix_proto_msg msg;
+        ASSERT_TRUE(build(&e, names[i], &b));
+        printf("==== %s\n", names[i]);
+        ASSERT_EQ_INT(KIX_OK, kix_proto_decode(b.ptr, b.len, NULL, &msg, NULL));
+        printf("    ");
+        if (msg.type == KIX_PROTO_REQUEST) {
+            printf("[0, %u, \"%.*s\", [", msg.msgid, (int)msg.method.len,
+                   (const char *)msg.method.ptr);
+            print_map(msg.params, 4);
+            printf("]]");
+        } else if (msg.type == KIX_PROTO_NOTIFICATION) {
+            printf("[2, \"%.*s\", [", (int)msg.method.len, (const char *)msg.method.ptr);
+            print_map(msg.params, 4);
+            printf("]]");
+        } else if (msg.error_code) {
+            printf("[1, %u, {\"code\": %d, \"message\": \"%.*s\"}, nil]", msg.msgid, msg.error_code,
+                   (int)msg.error_message.len, (const char *)msg.error_message.ptr);
+        } else {
+            printf("[1, %u, nil, ", msg.msgid);
+            print_value(msg.result, 4);
+            printf("]");
+        }
+        printf("\n\n<!-- example %s -->\n\n", names[i]);
+        for (size_t k = 0; k < b.len; k++)
+            printf("%s%02x%s", k % 16 == 0 ? "    " : "", b.ptr[k],
+                   k % 16 == 15 || k + 1 == b.len ? "\n" : " ");
+        printf("\n");
+        kix_proto_msg_release(&msg);
+        kix_buf_release(&b);
+    }
+    ex_release(&e);
+}
+
+KIX_TEST_MAIN()
