@@ -525,7 +525,7 @@ static int m_resolve(struct call *k)
 /* ---- checkpoints, query ------------------------------------------------------------------ */
 
 #define CHECKPOINTS_MAX 1000u
-#define QUERY_MAX 1000u
+#define QUERY_MAX       1000u
 
 struct put_ctx {
     struct call *k;

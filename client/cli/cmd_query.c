@@ -43,11 +43,12 @@ static int print_row(void *ctx, const struct kix_query_row *row)
     kix_digest_format(&row->manifest, digest);
     kix_digest_format(&row->group, group);
     if (r->json) {
-        printf("%s{\"runId\":\"%s\",\"digest\":\"%s\",\"group\":\"%s\",\"rank\":%llu,"
-               "\"groupSize\":%llu,\"median\":%llu,\"metric\":\"%s\",\"evidence\":\"%s\",\"kernel\":",
-               r->first ? "" : ",", row->run_id, digest, group, (unsigned long long)row->rank,
-               (unsigned long long)row->group_size, (unsigned long long)row->value, row->metric,
-               kix_evidence_name(row->evidence));
+        printf(
+            "%s{\"runId\":\"%s\",\"digest\":\"%s\",\"group\":\"%s\",\"rank\":%llu,"
+            "\"groupSize\":%llu,\"median\":%llu,\"metric\":\"%s\",\"evidence\":\"%s\",\"kernel\":",
+            r->first ? "" : ",", row->run_id, digest, group, (unsigned long long)row->rank,
+            (unsigned long long)row->group_size, (unsigned long long)row->value, row->metric,
+            kix_evidence_name(row->evidence));
         cli_json_string(stdout, row->kernel, strlen(row->kernel));
         printf(",\"gpu\":");
         cli_json_string(stdout, row->gpu, strlen(row->gpu));

@@ -26,8 +26,8 @@ int kix__remote_checkpoints(struct kix__remote *r, uint64_t after, size_t limit,
 /* fn gets the bytes the server returned, unchecked (the caller checks). */
 int kix__remote_get_objects(struct kix__remote *r, const struct kix_digest *digests, size_t n,
                             kix_object_fn fn, void *ctx, struct kix_err *err);
-int kix__remote_query(struct kix__remote *r, const struct kix_query *q, kix_query_fn fn,
-                      void *ctx, uint64_t *matched, struct kix_err *err);
+int kix__remote_query(struct kix__remote *r, const struct kix_query *q, kix_query_fn fn, void *ctx,
+                      uint64_t *matched, struct kix_err *err);
 int kix__remote_inclusion(struct kix__remote *r, uint64_t index, uint64_t size,
                           struct kix_hash *proof, size_t *n, struct kix_err *err);
 int kix__remote_consistency(struct kix__remote *r, uint64_t size1, uint64_t size2,

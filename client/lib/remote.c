@@ -763,8 +763,7 @@ static int put_query_params(void *ctx, struct kix_proto_writer *w)
     return kix_proto_put_u64(w, q->limit);
 }
 
-static int read_row(const struct kix_proto_value *v, struct kix_query_row *row,
-                    struct kix_err *err)
+static int read_row(const struct kix_proto_value *v, struct kix_query_row *row, struct kix_err *err)
 {
     const struct kix_proto_map *m;
     struct kix_bytes ev;
@@ -800,8 +799,8 @@ static int read_row(const struct kix_proto_value *v, struct kix_query_row *row,
     return rc;
 }
 
-int kix__remote_query(struct kix__remote *r, const struct kix_query *q, kix_query_fn fn,
-                      void *ctx, uint64_t *matched, struct kix_err *err)
+int kix__remote_query(struct kix__remote *r, const struct kix_query *q, kix_query_fn fn, void *ctx,
+                      uint64_t *matched, struct kix_err *err)
 {
     struct query_params p;
     struct kix_proto_msg resp;

@@ -13,7 +13,9 @@ KIXD_PIDS=()
 
 cleanup() {
   local pid
-  for pid in "${KIXD_PIDS[@]}"; do kill -9 "$pid" 2>/dev/null || true; done
+  for pid in "${KIXD_PIDS[@]}"; do
+    { kill -9 "$pid" && wait "$pid"; } 2>/dev/null || true
+  done
   rm -rf "$WORK"
 }
 trap cleanup EXIT
@@ -47,4 +49,25 @@ make_manifests() {
   local wd; wd=$("$KIX" digest "$dir/workload.json")
   printf '{"apiVersion":"kernelindex.dev/v1alpha1","kind":"BenchmarkRun","spec":{"status":"passed","timing":{"latencyNs":{"median":%s}},"workloadDigest":"%s"}}' \
     "$((11000 + tag))" "$wd" >"$dir/run.json"
+}
+
+# start_kixd STORE: serves STORE on a temp Unix socket; sets KIXD_ADDR and KIXD_PID.
+start_kixd() {
+  local store=$1 sock="$WORK/kixd-$RANDOM.sock" i
+  "$KIXD" serve --store "$store" --listen "unix://$sock" --log-level warn 2>>"$WORK/kixd.log" &
+  KIXD_PID=$!
+  KIXD_PIDS+=("$KIXD_PID")
+  KIXD_ADDR="unix://$sock"
+  for i in $(seq 1 100); do
+    "$KIX" info --server "$KIXD_ADDR" >/dev/null 2>&1 && return 0
+    kill -0 "$KIXD_PID" 2>/dev/null || { cat "$WORK/kixd.log" >&2; fail "kixd exited"; }
+    sleep 0.05
+  done
+  fail "kixd did not come up on $KIXD_ADDR"
+}
+
+# stop_kixd: SIGTERM and wait (kixd drains and exits 0).
+stop_kixd() {
+  kill -TERM "$KIXD_PID" 2>/dev/null || true
+  wait "$KIXD_PID" 2>/dev/null || true
 }

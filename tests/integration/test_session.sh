@@ -1,13 +1,26 @@
 #!/usr/bin/env bash
-# A whole user session against a local store: keys, publish, resolve, cite,
-# attest, rerun, supersede, verify-citation, audit, log — then a lying store
-# (a rerun rewritten on disk) and a rolled-back store, both caught.
+# A whole user session: keys, publish, resolve, cite, attest, rerun,
+# supersede, verify-citation, audit, log — then a lying server (a rerun
+# rewritten on disk) and a rolled-back one, both caught. Against a local
+# store, or with KIX_SESSION_MODE=server against a real kixd over a socket.
 source "$(dirname "$0")/lib.sh"
 
 STORE="$WORK/log"
-LOG=(--store "$STORE")
+MODE=${KIX_SESSION_MODE:-store}
 
 "$KIXD" init --store "$STORE" --origin kix.test/log >"$WORK/vkey" 2>/dev/null
+if [ "$MODE" = server ]; then
+  start_kixd "$STORE"
+  LOG=(--server "$KIXD_ADDR")
+else
+  LOG=(--store "$STORE")
+fi
+# restart_log CMD...: runs CMD on the store with the server (if any) stopped.
+restart_log() {
+  if [ "$MODE" = server ]; then stop_kixd; fi
+  "$@"
+  if [ "$MODE" = server ]; then start_kixd "$STORE"; LOG=(--server "$KIXD_ADDR"); fi
+}
 export KIX_LOG_KEY="$(cat "$WORK/vkey")"
 [ "$(stat -c %a "$STORE/log.key")" = 600 ] || fail "log.key is not 0600"
 [ "$(stat -c %a "$STORE/admin.key")" = 600 ] || fail "admin.key is not 0600"
@@ -87,11 +100,12 @@ pass "supersession"
 pass "verify-citation lists what came since; audit passes; log lists every entry"
 
 # A rolled-back store: keep a copy, publish more, look, then restore the copy.
-cp -a "$STORE" "$WORK/old-store"
+restart_log cp -a "$STORE" "$WORK/old-store"
 make_manifests "$WORK/m3" 3
 "$KIX" publish "${LOG[@]}" --key "$WORK/pub.key" --run-id run-3 "$WORK/m3/run.json" "$WORK/m3/workload.json" >/dev/null
 "$KIX" resolve "${LOG[@]}" run-3 >/dev/null
-rm -rf "$STORE" && mv "$WORK/old-store" "$STORE"
+swap_back() { rm -rf "$STORE" && mv "$WORK/old-store" "$STORE"; }
+restart_log swap_back
 expect_status 4 "$KIX" resolve "${LOG[@]}" run-1
 grep -q "rolled back" "$WORK/err" || fail "rollback message: $(cat "$WORK/err")"
 ls "$KIX_STATE_DIR"/logs/kix.test_log+*/evidence/*-presented.checkpoint >/dev/null || fail "no evidence kept"
@@ -99,7 +113,7 @@ pass "rollback detected, evidence kept"
 rm -rf "$KIX_STATE_DIR"
 
 # A lying store: rewrite one byte of the rerun entry, recomputing nothing.
-"$KIX_BIN/kix-tamper" "$STORE" leaves "u64:$RERUN_INDEX" 60
+restart_log "$KIX_BIN/kix-tamper" "$STORE" leaves "u64:$RERUN_INDEX" 60
 expect_status 1 "$KIX" resolve "${LOG[@]}" run-1
 grep -q "entry $RERUN_INDEX" "$WORK/err" || fail "resolve does not name the entry: $(cat "$WORK/err")"
 expect_status 1 "$KIX" verify-citation "${LOG[@]}" "$WORK/cite.json"
