@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The main job: install dependencies, build (Release, into build/), create a
-# log under ./var/, import the bundled Liger-Kernel sample, then resolve and
-# verify one run and show its page.
+# log under ./var/, start kixd on it, import the bundled Liger-Kernel sample
+# through kixd, then resolve and verify one run and show its page — every
+# answer checked against the log key — and stop kixd.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash tools/deps.sh
@@ -21,12 +22,22 @@ if [ ! -d "$var/store" ]; then
 fi
 export KIX_LOG_KEY="$(cat "$var/log.vkey")"
 echo "== log key (what readers verify against): $KIX_LOG_KEY"
-echo "== importing tools/samples/liger/sample.csv (a second run adds nothing)"
-"$bin/kix-import-liger" --key "$var/publisher.key" --store "$var/store" \
+
+sock="$PWD/var/kixd.sock"
+echo "== starting kixd on unix://$sock"
+"$bin/kixd" serve --store "$var/store" --listen "unix://$sock" --log-level warn &
+kixd_pid=$!
+trap 'kill -TERM $kixd_pid 2>/dev/null; wait $kixd_pid 2>/dev/null' EXIT
+export KIX_SERVER="unix://$sock"
+for _ in $(seq 1 100); do "$bin/kix" info >/dev/null 2>&1 && break; sleep 0.05; done
+
+echo "== importing tools/samples/liger/sample.csv through kixd (a second run adds nothing)"
+"$bin/kix-import-liger" --key "$var/publisher.key" --server "$KIX_SERVER" \
     --map "$var/map.jsonl" tools/samples/liger/sample.csv
 run=$(grep '"externalId":"rope/forward/liger/nvidia-a100-sxm4-80gb/hidden512-' "$var/map.jsonl" |
     head -1 | sed 's/.*"runId":"\([^"]*\)".*/\1/')
 echo "== resolving run $run (every entry's proof, every digest, the checkpoint: verified)"
-"$bin/kix" resolve --store "$var/store" "$run"
+"$bin/kix" resolve "$run"
 echo "== its page"
-"$bin/kix" show --store "$var/store" "$run"
+"$bin/kix" show "$run"
+echo "== stopping kixd"
