@@ -9,9 +9,8 @@
  * character must be zero (so every byte string has exactly one accepted
  * spelling per alphabet).
  *
- * kix__json_string writes an RFC 8785 (JCS) string literal; it and
- * kix__utf8_valid serve the fixed-shape JSON that dsse.c and statement.c
- * emit without a parse (kix_canon_string in canon.h is the general one).
+ * kix__utf8_valid serves the fixed-shape JSON that dsse.c and statement.c
+ * emit without a parse (string literals come from kix_canon_string).
  */
 #ifndef KIX_BASE64_H
 #define KIX_BASE64_H
@@ -49,6 +48,5 @@ int kix__utf8_valid(const char *s, size_t len);
 /* Appends s[0..len) (valid UTF-8) as a JCS string literal: `"` and `\`
  * escaped, \b \t \n \f \r, other controls as \u00xx (lowercase hex),
  * everything else verbatim. */
-int kix__json_string(const char *s, size_t len, struct kix_buf *out) KIX_MUST_CHECK;
 
 #endif

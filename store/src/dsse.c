@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "base64.h"
+#include "kix/canon.h"
 
 void kix_dsse_envelope_init(struct kix_dsse_envelope *env)
 {
@@ -238,14 +239,14 @@ static int emit(const char *type, size_t type_len, const uint8_t *payload, size_
     if ((rc = kix_buf_add(out, "{\"payload\":\"", 12)) ||
         (rc = kix__base64_encode(payload, payload_len, out)) ||
         (rc = kix_buf_add(out, "\",\"payloadType\":", 16)) ||
-        (rc = kix__json_string(type, type_len, out)) ||
+        (rc = kix_canon_string(type, type_len, out)) ||
         (rc = kix_buf_add(out, ",\"signatures\":[", 15)))
         return rc;
     for (size_t i = 0; i < n; i++) {
         if ((rc = kix_buf_add(out, i ? ",{" : "{", i ? 2 : 1)))
             return rc;
         if (sigs[i].has_keyid && ((rc = kix_buf_add(out, "\"keyid\":", 8)) ||
-                                  (rc = kix__json_string(sigs[i].keyid, sigs[i].keyid_len, out)) ||
+                                  (rc = kix_canon_string(sigs[i].keyid, sigs[i].keyid_len, out)) ||
                                   (rc = kix_buf_addc(out, ','))))
             return rc;
         if ((rc = kix_buf_add(out, "\"sig\":\"", 7)) ||

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "base64.h"
+#include "kix/canon.h"
 
 void kix_statement_init(struct kix_statement *st)
 {
@@ -119,10 +120,10 @@ int kix_statement_build(const char *subject_name, const uint8_t digest[32],
         ((rc = kix_buf_adds(out, "{\"_type\":\"" KIX_STATEMENT_TYPE "\",\"predicate\":")) ||
          (rc = kix_buf_add(out, predicate_json, predicate_len)) ||
          (rc = kix_buf_adds(out, ",\"predicateType\":")) ||
-         (rc = kix__json_string(predicate_type, type_len, out)) ||
+         (rc = kix_canon_string(predicate_type, type_len, out)) ||
          (rc = kix_buf_adds(out, ",\"subject\":[{\"digest\":{\"sha256\":\"")) ||
          (rc = kix_buf_add(out, hex, 64)) || (rc = kix_buf_adds(out, "\"},\"name\":")) ||
-         (rc = kix__json_string(subject_name, name_len, out)) || (rc = kix_buf_adds(out, "}]}"))))
+         (rc = kix_canon_string(subject_name, name_len, out)) || (rc = kix_buf_adds(out, "}]}"))))
         kix_err_set(err, rc, "out of memory building a statement");
     if (rc == KIX_OK && out->len - start > KIX_STATEMENT_MAX_BYTES)
         rc = kix_err_set(err, KIX_ELIMIT, "statement would be %zu bytes, over the %u-byte limit",
