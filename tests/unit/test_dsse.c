@@ -1,6 +1,7 @@
 /* DSSE envelopes, PAE, base64 and in-toto statements against
  * tests/vectors/dsse/dsse_vectors.json and hand-made cases. */
 #include "harness.h"
+#include "kix/canon.h"
 
 #include <jansson.h>
 #include <sodium.h>
@@ -303,11 +304,11 @@ KIX_TEST(json_string_jcs)
     struct kix_buf b = KIX_BUF_INIT;
     const char in[] = "a\"b\\c\b\t\n\f\r\x01\x1f\x7f/\xc3\xbc\xe2\x80\xa8";
 
-    ASSERT_EQ_INT(KIX_OK, kix__json_string(in, sizeof(in) - 1, &b));
+    ASSERT_EQ_INT(KIX_OK, kix_canon_string(in, sizeof(in) - 1, &b));
     ASSERT_EQ_STR("\"a\\\"b\\\\c\\b\\t\\n\\f\\r\\u0001\\u001f\x7f/\xc3\xbc\xe2\x80\xa8\"",
                   (const char *)b.ptr);
     kix_buf_reset(&b);
-    ASSERT_EQ_INT(KIX_OK, kix__json_string("", 0, &b));
+    ASSERT_EQ_INT(KIX_OK, kix_canon_string("", 0, &b));
     ASSERT_EQ_STR("\"\"", (const char *)b.ptr);
     kix_buf_release(&b);
 }
