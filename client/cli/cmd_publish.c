@@ -18,6 +18,9 @@ struct write_args {
     size_t nevidence;
     char **rest;
     int nrest;
+    /* kix key */
+    int key_revoke, key_roles;
+    struct kix_verifier key_subject;
 };
 
 /* Manifests read from files: canonical bytes and digests. */
@@ -171,6 +174,71 @@ static void print_written(const struct write_args *a, const char *what, const ch
     kix_buf_release(&link);
 }
 
+/* What one write command signs: a filled-in job after the shared steps
+ * (read the manifests, connect, read keys, resolve the run it is about). */
+struct write_job {
+    struct write_args *a;
+    struct kix_signer *signer;
+    struct kix_resolution res; /* the run the entry is about (when needs_run) */
+    struct manifests m;        /* files sent with the entry */
+    struct kix_buf env[2];     /* the envelopes to submit, in order */
+    size_t nenv;
+    const char *run_id;              /* shown as the permalink */
+    const struct kix_digest *digest; /* shown as the digest */
+};
+
+typedef int (*sign_fn)(struct write_job *j, struct kix_err *err);
+
+/* The steps every write command shares; `files` are the manifests to send,
+ * `ref` the run the entry is about (NULL for none). */
+static int run_write(const char *cmd, const char *what, struct write_args *a, char **files,
+                     size_t nfiles, const char *ref, sign_fn sign)
+{
+    struct write_job j;
+    struct kix_client *c = NULL;
+    struct kix_verifier key;
+    struct kix_checkpoint cp;
+    struct kix_bundle bundles[2];
+    struct cli_submitted out;
+    struct kix_err err = {0, ""};
+    int rc, status;
+
+    memset(&j, 0, sizeof(j));
+    j.a = a;
+    kix_resolution_init(&j.res);
+    kix_buf_init(&j.env[0]);
+    kix_buf_init(&j.env[1]);
+    status = read_manifests(cmd, files, nfiles, &j.m);
+    if (status == 0)
+        status = open_all(cmd, a, &c, &key, &j.signer);
+    if (status == 0 && ref)
+        status = cli_resolve_verified(cmd, c, &key, ref, &j.res, &cp);
+    if (status)
+        goto out;
+    rc = sign(&j, &err);
+    if (rc) {
+        status = cli_fail(cmd, rc, &err);
+        goto out;
+    }
+    for (size_t i = 0; i < j.nenv; i++) {
+        bundles[i].envelope = kix_buf_bytes(&j.env[i]);
+        /* the files travel with the first envelope */
+        bundles[i].objects = i == 0 ? j.m.view : NULL;
+        bundles[i].nobjects = i == 0 ? j.m.n : 0;
+    }
+    status = cli_submit(cmd, c, &key, bundles, j.nenv, a->receipt, &out);
+    if (status == 0)
+        print_written(a, what, key.name, j.run_id, j.digest, &out);
+out:
+    kix_resolution_release(&j.res);
+    kix_buf_release(&j.env[0]);
+    kix_buf_release(&j.env[1]);
+    manifests_release(&j.m);
+    kix_signer_free(j.signer);
+    kix_client_close(c);
+    return status;
+}
+
 static const char publish_help[] =
     "usage: kix publish --key KEY [--run-id ID] [--receipt FILE] RUN.json [REFERENCED.json...]\n"
     "\n"
@@ -187,20 +255,20 @@ static const char publish_help[] =
     "exit status: 0 published, 1 refused or unverifiable, 2 usage, 3 I/O or server\n"
     "error, 4 the log contradicts what this client verified before\n";
 
+static int sign_publication(struct write_job *j, struct kix_err *err)
+{
+    j->run_id = j->a->run_id;
+    j->nenv = 1;
+    j->digest = &j->m.digest[0];
+    return kix_entry_publication(j->signer, j->run_id, j->digest, NULL, j->a->source, j->a->license,
+                                 &j->env[0], err);
+}
+
 int cmd_publish(int argc, char **argv)
 {
     struct write_args a;
-    struct kix_client *c = NULL;
-    struct kix_signer *signer = NULL;
-    struct kix_verifier key;
-    struct manifests m = {.n = 0};
-    struct kix_buf env = KIX_BUF_INIT;
-    struct kix_bundle bundle;
-    struct cli_submitted out;
-    struct kix_err err = {0, ""};
     char uuid[37];
-    const char *run_id;
-    int status = parse_write_args("publish", publish_help, argc, argv, &a), rc;
+    int status = parse_write_args("publish", publish_help, argc, argv, &a);
 
     if (status >= 0)
         return status;
@@ -208,29 +276,8 @@ int cmd_publish(int argc, char **argv)
         return cli_usage_error("publish", "expected RUN.json [REFERENCED.json...]");
     if (!a.run_id)
         kix_uuid7(uuid);
-    run_id = a.run_id ? a.run_id : uuid;
-    status = read_manifests("publish", a.rest, (size_t)a.nrest, &m);
-    if (status == 0)
-        status = open_all("publish", &a, &c, &key, &signer);
-    if (status)
-        goto out;
-    rc = kix_entry_publication(signer, run_id, &m.digest[0], NULL, a.source, a.license, &env, &err);
-    if (rc) {
-        status = cli_fail("publish", rc, &err);
-        goto out;
-    }
-    bundle.envelope = kix_buf_bytes(&env);
-    bundle.objects = m.view;
-    bundle.nobjects = m.n;
-    status = cli_submit("publish", c, &key, &bundle, 1, a.receipt, &out);
-    if (status == 0)
-        print_written(&a, "publication", key.name, run_id, &m.digest[0], &out);
-out:
-    kix_buf_release(&env);
-    manifests_release(&m);
-    kix_signer_free(signer);
-    kix_client_close(c);
-    return status;
+    a.run_id = a.run_id ? a.run_id : uuid;
+    return run_write("publish", "publication", &a, a.rest, (size_t)a.nrest, NULL, sign_publication);
 }
 
 static const char attest_help[] =
@@ -245,52 +292,25 @@ static const char attest_help[] =
     "  --evidence FILE  a JSON manifest backing the note (repeatable), logged with it\n"
     "  --receipt FILE   where to save the receipt\n" CLI_COMMON_HELP;
 
+static int sign_attestation(struct write_job *j, struct kix_err *err)
+{
+    j->run_id = j->res.run.run_id;
+    j->nenv = 1;
+    return kix_entry_attestation(j->signer, j->res.run.run_id, &j->res.run.manifest, j->a->note,
+                                 j->m.digest, j->m.n, &j->env[0], err);
+}
+
 int cmd_attest(int argc, char **argv)
 {
     struct write_args a;
-    struct kix_client *c = NULL;
-    struct kix_signer *signer = NULL;
-    struct kix_verifier key;
-    struct kix_resolution res;
-    struct kix_checkpoint cp;
-    struct manifests m = {.n = 0};
-    struct kix_buf env = KIX_BUF_INIT;
-    struct kix_bundle bundle;
-    struct cli_submitted out;
-    struct kix_err err = {0, ""};
-    int status = parse_write_args("attest", attest_help, argc, argv, &a), rc;
+    int status = parse_write_args("attest", attest_help, argc, argv, &a);
 
     if (status >= 0)
         return status;
     if (a.nrest != 1 || !a.note)
         return cli_usage_error("attest", "expected --note TEXT and one RUN");
-    kix_resolution_init(&res);
-    status = read_manifests("attest", (char **)a.evidence, a.nevidence, &m);
-    if (status == 0)
-        status = open_all("attest", &a, &c, &key, &signer);
-    if (status == 0)
-        status = cli_resolve_verified("attest", c, &key, a.rest[0], &res, &cp);
-    if (status)
-        goto out;
-    rc = kix_entry_attestation(signer, res.run.run_id, &res.run.manifest, a.note, m.digest, m.n,
-                               &env, &err);
-    if (rc) {
-        status = cli_fail("attest", rc, &err);
-        goto out;
-    }
-    bundle.envelope = kix_buf_bytes(&env);
-    bundle.objects = m.view;
-    bundle.nobjects = m.n;
-    status = cli_submit("attest", c, &key, &bundle, 1, a.receipt, &out);
-    if (status == 0)
-        print_written(&a, "attestation", key.name, res.run.run_id, NULL, &out);
-out:
-    kix_resolution_release(&res);
-    kix_buf_release(&env);
-    manifests_release(&m);
-    kix_signer_free(signer);
-    kix_client_close(c);
-    return status;
+    return run_write("attest", "attestation", &a, (char **)a.evidence, a.nevidence, a.rest[0],
+                     sign_attestation);
 }
 
 static const char rerun_help[] =
@@ -305,20 +325,19 @@ static const char rerun_help[] =
     "  --outcome O      reproduced, not_reproduced or failed\n"
     "  --receipt FILE   where to save the receipt\n" CLI_COMMON_HELP;
 
+static int sign_rerun(struct write_job *j, struct kix_err *err)
+{
+    j->run_id = j->res.run.run_id;
+    j->digest = &j->m.digest[0];
+    j->nenv = 1;
+    return kix_entry_rerun(j->signer, j->res.run.run_id, &j->res.run.manifest, j->a->outcome,
+                           j->digest, NULL, &j->env[0], err);
+}
+
 int cmd_rerun(int argc, char **argv)
 {
     struct write_args a;
-    struct kix_client *c = NULL;
-    struct kix_signer *signer = NULL;
-    struct kix_verifier key;
-    struct kix_resolution res;
-    struct kix_checkpoint cp;
-    struct manifests m = {.n = 0};
-    struct kix_buf env = KIX_BUF_INIT;
-    struct kix_bundle bundle;
-    struct cli_submitted out;
-    struct kix_err err = {0, ""};
-    int status = parse_write_args("rerun", rerun_help, argc, argv, &a), rc;
+    int status = parse_write_args("rerun", rerun_help, argc, argv, &a);
 
     if (status >= 0)
         return status;
@@ -326,33 +345,7 @@ int cmd_rerun(int argc, char **argv)
         return cli_usage_error("rerun", "expected --outcome O, RUN and RERUN.json");
     if (kix_evidence_parse(a.outcome, strlen(a.outcome)) <= KIX_EVIDENCE_REPORTED)
         return cli_usage_error("rerun", "--outcome must be reproduced, not_reproduced or failed");
-    kix_resolution_init(&res);
-    status = read_manifests("rerun", a.rest + 1, (size_t)a.nrest - 1, &m);
-    if (status == 0)
-        status = open_all("rerun", &a, &c, &key, &signer);
-    if (status == 0)
-        status = cli_resolve_verified("rerun", c, &key, a.rest[0], &res, &cp);
-    if (status)
-        goto out;
-    rc = kix_entry_rerun(signer, res.run.run_id, &res.run.manifest, a.outcome, &m.digest[0], NULL,
-                         &env, &err);
-    if (rc) {
-        status = cli_fail("rerun", rc, &err);
-        goto out;
-    }
-    bundle.envelope = kix_buf_bytes(&env);
-    bundle.objects = m.view;
-    bundle.nobjects = m.n;
-    status = cli_submit("rerun", c, &key, &bundle, 1, a.receipt, &out);
-    if (status == 0)
-        print_written(&a, "rerun", key.name, res.run.run_id, &m.digest[0], &out);
-out:
-    kix_resolution_release(&res);
-    kix_buf_release(&env);
-    manifests_release(&m);
-    kix_signer_free(signer);
-    kix_client_close(c);
-    return status;
+    return run_write("rerun", "rerun", &a, a.rest + 1, (size_t)a.nrest - 1, a.rest[0], sign_rerun);
 }
 
 static const char supersede_help[] =
@@ -368,22 +361,26 @@ static const char supersede_help[] =
     "  --reason TEXT    why the old run was corrected\n"
     "  --receipt FILE   where to save the receipt\n" CLI_COMMON_HELP;
 
+/* Publishes the successor and points the old run at it: two envelopes,
+ * one submission, in that order. */
+static int sign_supersession(struct write_job *j, struct kix_err *err)
+{
+    int rc = kix_entry_publication(j->signer, j->a->run_id, &j->m.digest[0], NULL, j->a->source,
+                                   j->a->license, &j->env[0], err);
+    if (rc == KIX_OK)
+        rc = kix_entry_supersession(j->signer, j->res.run.run_id, &j->res.run.manifest,
+                                    j->a->run_id, j->a->reason, &j->env[1], err);
+    j->run_id = j->a->run_id;
+    j->digest = &j->m.digest[0];
+    j->nenv = 2;
+    return rc;
+}
+
 int cmd_supersede(int argc, char **argv)
 {
     struct write_args a;
-    struct kix_client *c = NULL;
-    struct kix_signer *signer = NULL;
-    struct kix_verifier key;
-    struct kix_resolution res;
-    struct kix_checkpoint cp;
-    struct manifests m = {.n = 0};
-    struct kix_buf env[2] = {KIX_BUF_INIT, KIX_BUF_INIT};
-    struct kix_bundle bundles[2];
-    struct cli_submitted out;
-    struct kix_err err = {0, ""};
     char uuid[37];
-    const char *new_id;
-    int status = parse_write_args("supersede", supersede_help, argc, argv, &a), rc;
+    int status = parse_write_args("supersede", supersede_help, argc, argv, &a);
 
     if (status >= 0)
         return status;
@@ -391,41 +388,9 @@ int cmd_supersede(int argc, char **argv)
         return cli_usage_error("supersede", "expected OLD_RUN and NEW_RUN.json");
     if (!a.run_id)
         kix_uuid7(uuid);
-    new_id = a.run_id ? a.run_id : uuid;
-    kix_resolution_init(&res);
-    status = read_manifests("supersede", a.rest + 1, (size_t)a.nrest - 1, &m);
-    if (status == 0)
-        status = open_all("supersede", &a, &c, &key, &signer);
-    if (status == 0)
-        status = cli_resolve_verified("supersede", c, &key, a.rest[0], &res, &cp);
-    if (status)
-        goto out;
-    rc = kix_entry_publication(signer, new_id, &m.digest[0], NULL, a.source, a.license, &env[0],
-                               &err);
-    if (rc == KIX_OK)
-        rc = kix_entry_supersession(signer, res.run.run_id, &res.run.manifest, new_id, a.reason,
-                                    &env[1], &err);
-    if (rc) {
-        status = cli_fail("supersede", rc, &err);
-        goto out;
-    }
-    bundles[0].envelope = kix_buf_bytes(&env[0]);
-    bundles[0].objects = m.view;
-    bundles[0].nobjects = m.n;
-    bundles[1].envelope = kix_buf_bytes(&env[1]);
-    bundles[1].objects = NULL;
-    bundles[1].nobjects = 0;
-    status = cli_submit("supersede", c, &key, bundles, 2, a.receipt, &out);
-    if (status == 0)
-        print_written(&a, "supersession", key.name, new_id, &m.digest[0], &out);
-out:
-    kix_resolution_release(&res);
-    kix_buf_release(&env[0]);
-    kix_buf_release(&env[1]);
-    manifests_release(&m);
-    kix_signer_free(signer);
-    kix_client_close(c);
-    return status;
+    a.run_id = a.run_id ? a.run_id : uuid;
+    return run_write("supersede", "supersession", &a, a.rest + 1, (size_t)a.nrest - 1, a.rest[0],
+                     sign_supersession);
 }
 
 static const char key_help[] =
@@ -436,17 +401,18 @@ static const char key_help[] =
     "from the next log index on. Signed with an admin key. PUBFILE is the\n"
     "verifier key file that kix keygen wrote (PREFIX.pub).\n\n" CLI_COMMON_HELP;
 
+static int sign_key(struct write_job *j, struct kix_err *err)
+{
+    j->nenv = 1;
+    return kix_entry_key(j->signer, j->a->key_revoke, j->a->key_subject.pub,
+                         (unsigned)j->a->key_roles, &j->env[0], err);
+}
+
 int cmd_key(int argc, char **argv)
 {
     struct write_args a;
-    struct kix_client *c = NULL;
-    struct kix_signer *signer = NULL;
-    struct kix_verifier key, subject;
-    struct kix_buf env = KIX_BUF_INIT;
-    struct kix_bundle bundle;
-    struct cli_submitted out;
     struct kix_err err = {0, ""};
-    int revoke, roles = 0, status, rc;
+    int revoke, status, rc;
 
     if (argc < 2 || cli_wants_help(argc, argv)) {
         fputs(key_help, argc < 2 ? stderr : stdout);
@@ -460,32 +426,15 @@ int cmd_key(int argc, char **argv)
         return status;
     if (a.nrest != 1)
         return cli_usage_error("key", "expected one PUBFILE");
+    a.key_revoke = revoke;
     if (!revoke) {
-        roles = a.roles ? kix_roles_parse(a.roles, strlen(a.roles)) : -1;
-        if (roles <= 0)
+        a.key_roles = a.roles ? kix_roles_parse(a.roles, strlen(a.roles)) : -1;
+        if (a.key_roles <= 0)
             return cli_usage_error("key", "--role needs roles from admin,publish,attest,rerun");
     }
-    rc = kix_pubfile_read(a.rest[0], &subject, &err);
+    rc = kix_pubfile_read(a.rest[0], &a.key_subject, &err);
     if (rc)
         return cli_fail("key", rc, &err);
-    status = open_all("key", &a, &c, &key, &signer);
-    if (status)
-        goto out;
-    rc = kix_entry_key(signer, revoke, subject.pub, (unsigned)roles, &env, &err);
-    if (rc) {
-        status = cli_fail("key", rc, &err);
-        goto out;
-    }
-    bundle.envelope = kix_buf_bytes(&env);
-    bundle.objects = NULL;
-    bundle.nobjects = 0;
-    status = cli_submit("key", c, &key, &bundle, 1, a.receipt, &out);
-    if (status == 0)
-        print_written(&a, revoke ? "key revocation" : "key registration", key.name, NULL, NULL,
-                      &out);
-out:
-    kix_buf_release(&env);
-    kix_signer_free(signer);
-    kix_client_close(c);
-    return status;
+    return run_write("key", revoke ? "key revocation" : "key registration", &a, NULL, 0, NULL,
+                     sign_key);
 }
