@@ -72,6 +72,12 @@ int cli_connect(const char *cmd, const struct cli_common *c, struct kix_client *
  * or (for a local store only) the store's own key. Returns an exit status. */
 int cli_log_key(const char *cmd, const struct cli_common *c, struct kix_client *client,
                 struct kix_verifier *out);
+/* Parses the common options plus, where the pointer is given, --size,
+ * --from and --limit. Returns -1 to go on (optind at the operands), or the
+ * exit status to return (0 after --help). */
+int cli_parse(const char *cmd, const char *help, int argc, char **argv, struct cli_common *common,
+              uint64_t *size, uint64_t *from, uint64_t *limit);
+
 /* Parses a non-negative decimal; returns 0 on success. */
 int cli_parse_u64(const char *s, uint64_t *out);
 /* Prints a JSON string literal (escaped) to f. */

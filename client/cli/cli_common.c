@@ -1,5 +1,6 @@
 /* The options every log command shares: where the log is, which key. */
 #include <errno.h>
+#include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -150,4 +151,38 @@ void cli_json_string(FILE *f, const char *s, size_t len)
     if (kix_canon_string(s, len, &b) == KIX_OK)
         fwrite(b.ptr, 1, b.len, f);
     kix_buf_release(&b);
+}
+
+int cli_parse(const char *cmd, const char *help, int argc, char **argv, struct cli_common *common,
+              uint64_t *size, uint64_t *from, uint64_t *limit)
+{
+    static const struct option longopts[] = {CLI_COMMON_LONGOPTS,
+                                             {"size", required_argument, NULL, 's'},
+                                             {"from", required_argument, NULL, 'f'},
+                                             {"limit", required_argument, NULL, 'l'},
+                                             {NULL, 0, NULL, 0}};
+    int c;
+
+    cli_common_init(common);
+    optind = 1;
+    while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
+        uint64_t *target = c == 's' ? size : c == 'f' ? from : c == 'l' ? limit : NULL;
+        if (cli_common_option(common, c, optarg))
+            continue;
+        if (target) {
+            if (cli_parse_u64(optarg, target))
+                return cli_usage_error(cmd, "--%s needs a non-negative integer",
+                                       c == 's'   ? "size"
+                                       : c == 'f' ? "from"
+                                                  : "limit");
+            continue;
+        }
+        if (c == 'h') {
+            fputs(help, stdout);
+            return 0;
+        }
+        return cli_usage_error(cmd, "unknown option%s",
+                               c == 's' || c == 'f' || c == 'l' ? " for this command" : "");
+    }
+    return -1;
 }

@@ -7,31 +7,6 @@
 #include "kix/client.h"
 
 /* Parses argv with the common options plus --size; returns exit status or -1. */
-static int parse_args(const char *cmd, const char *help, int argc, char **argv,
-                      struct cli_common *common, uint64_t *size)
-{
-    static const struct option longopts[] = {
-        CLI_COMMON_LONGOPTS, {"size", required_argument, NULL, 's'}, {NULL, 0, NULL, 0}};
-    int c;
-
-    cli_common_init(common);
-    optind = 1;
-    while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
-        if (cli_common_option(common, c, optarg))
-            continue;
-        if (c == 's' && size) {
-            if (cli_parse_u64(optarg, size))
-                return cli_usage_error(cmd, "--size needs a non-negative integer");
-            continue;
-        }
-        if (c == 'h') {
-            fputs(help, stdout);
-            return 0;
-        }
-        return cli_usage_error(cmd, "unknown option");
-    }
-    return -1;
-}
 
 static const char info_help[] =
     "usage: kix info [--store DIR | --server ADDR] [--json]\n"
@@ -45,7 +20,7 @@ int cmd_info(int argc, char **argv)
     struct kix_client *cl = NULL;
     struct kix_client_info info;
     struct kix_err err = {0, ""};
-    int status = parse_args("info", info_help, argc, argv, &common, NULL), rc;
+    int status = cli_parse("info", info_help, argc, argv, &common, NULL, NULL, NULL), rc;
 
     if (status >= 0)
         return status;
@@ -89,7 +64,8 @@ int cmd_checkpoint(int argc, char **argv)
     struct kix_checkpoint cp;
     struct kix_err err = {0, ""};
     uint64_t size = KIX_NO_INDEX;
-    int status = parse_args("checkpoint", checkpoint_help, argc, argv, &common, &size), rc;
+    int status = cli_parse("checkpoint", checkpoint_help, argc, argv, &common, &size, NULL, NULL),
+        rc;
 
     if (status >= 0)
         return status;
@@ -147,7 +123,7 @@ int cmd_entry(int argc, char **argv)
     struct kix_client *cl = NULL;
     struct kix_err err = {0, ""};
     uint64_t index, got = 0;
-    int status = parse_args("entry", entry_help, argc, argv, &common, NULL), rc;
+    int status = cli_parse("entry", entry_help, argc, argv, &common, NULL, NULL, NULL), rc;
 
     if (status >= 0)
         return status;
@@ -204,7 +180,7 @@ int cmd_proof(int argc, char **argv)
     inclusion = strcmp(argv[1], "inclusion") == 0;
     if (!inclusion && strcmp(argv[1], "consistency") != 0)
         return cli_usage_error("proof", "unknown proof kind '%s'", argv[1]);
-    status = parse_args("proof", proof_help, argc - 1, argv + 1, &common, &size);
+    status = cli_parse("proof", proof_help, argc - 1, argv + 1, &common, &size, NULL, NULL);
     if (status >= 0)
         return status;
     argc -= 1;
@@ -237,7 +213,7 @@ int cmd_receipt(int argc, char **argv)
     struct kix_buf out = KIX_BUF_INIT;
     struct kix_err err = {0, ""};
     uint64_t index, size = KIX_NO_INDEX;
-    int status = parse_args("receipt", receipt_help, argc, argv, &common, &size), rc;
+    int status = cli_parse("receipt", receipt_help, argc, argv, &common, &size, NULL, NULL), rc;
 
     if (status >= 0)
         return status;

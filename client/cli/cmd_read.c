@@ -11,35 +11,6 @@
 #include "kix/receipt.h"
 #include "kix/trust.h"
 
-static int parse_read_args(const char *cmd, const char *help, int argc, char **argv,
-                           struct cli_common *common, uint64_t *from, uint64_t *limit)
-{
-    static const struct option longopts[] = {CLI_COMMON_LONGOPTS,
-                                             {"from", required_argument, NULL, 'f'},
-                                             {"limit", required_argument, NULL, 'l'},
-                                             {NULL, 0, NULL, 0}};
-    int c;
-
-    cli_common_init(common);
-    optind = 1;
-    while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
-        if (cli_common_option(common, c, optarg))
-            continue;
-        if ((c == 'f' && from) || (c == 'l' && limit)) {
-            if (cli_parse_u64(optarg, c == 'f' ? from : limit))
-                return cli_usage_error(cmd, "--%s needs a non-negative integer",
-                                       c == 'f' ? "from" : "limit");
-            continue;
-        }
-        if (c == 'h') {
-            fputs(help, stdout);
-            return 0;
-        }
-        return cli_usage_error(cmd, "unknown option");
-    }
-    return -1;
-}
-
 static void b64(const uint8_t *data, size_t len, char *out, size_t cap)
 {
     sodium_bin2base64(out, cap, data, len, sodium_base64_VARIANT_ORIGINAL);
@@ -68,7 +39,7 @@ int cmd_get(int argc, char **argv)
     struct kix_err err = {0, ""};
     char run_id[KIX_RUN_ID_MAX + 1];
     int is_digest = 0, rc;
-    int status = parse_read_args("get", get_help, argc, argv, &common, NULL, NULL);
+    int status = cli_parse("get", get_help, argc, argv, &common, NULL, NULL, NULL);
 
     if (status >= 0)
         return status;
@@ -244,7 +215,7 @@ int cmd_resolve(int argc, char **argv)
     struct kix_verifier key;
     struct kix_resolution res;
     struct kix_checkpoint cp;
-    int status = parse_read_args("resolve", resolve_help, argc, argv, &common, NULL, NULL);
+    int status = cli_parse("resolve", resolve_help, argc, argv, &common, NULL, NULL, NULL);
 
     if (status >= 0)
         return status;
@@ -285,7 +256,7 @@ int cmd_cite(int argc, char **argv)
     char text[KIX_DIGEST_TEXT_LEN + 1], root[64], date[16];
     time_t now = time(NULL);
     struct tm tm;
-    int status = parse_read_args("cite", cite_help, argc, argv, &common, NULL, NULL);
+    int status = cli_parse("cite", cite_help, argc, argv, &common, NULL, NULL, NULL);
 
     if (status >= 0)
         return status;
@@ -433,8 +404,8 @@ int cmd_verify_citation(int argc, char **argv)
     struct kix_err err = {0, ""};
     json_t *doc = NULL;
     size_t n = 0;
-    int rc, status = parse_read_args("verify-citation", verify_citation_help, argc, argv, &common,
-                                     NULL, NULL);
+    int rc, status = cli_parse("verify-citation", verify_citation_help, argc, argv, &common, NULL,
+                               NULL, NULL);
 
     if (status >= 0)
         return status;
@@ -586,7 +557,7 @@ int cmd_log(int argc, char **argv)
     struct kix_err err = {0, ""};
     struct log_ctx l = {0, 1};
     uint64_t from = KIX_NO_INDEX, limit = 20, done = 0;
-    int rc, status = parse_read_args("log", log_help, argc, argv, &common, &from, &limit);
+    int rc, status = cli_parse("log", log_help, argc, argv, &common, NULL, &from, &limit);
 
     if (status >= 0)
         return status;
