@@ -51,6 +51,12 @@ struct kixd_mirror {
     char fork_dir[512];
 };
 
+/* The upstream sent something that does not verify (not a transport error). */
+static int refused(int rc)
+{
+    return rc == KIX_EVERIFY || rc == KIX_EPOLICY || rc == KIX_EINVAL || rc == KIX_ELIMIT;
+}
+
 static int64_t now_ms(void)
 {
     struct timespec ts;
@@ -194,7 +200,9 @@ static void note_error(struct kixd_mirror *m, int rc, const struct kix_err *err,
     if (changed)
         snprintf(m->last_error, sizeof(m->last_error), "%s", text);
     pthread_mutex_unlock(&m->mu);
-    kixd_log(changed ? KIXD_WARN : KIXD_DEBUG,
+    kixd_log(!changed      ? KIXD_DEBUG
+             : refused(rc) ? KIXD_ERROR
+                           : KIXD_WARN,
              "mirror of %s: %s (%s); serving what was verified, retrying in %u ms",
              m->cfg->mirror_of, text, kix_err_name(rc), retry_ms);
 }
@@ -249,6 +257,7 @@ static int found_fork(struct kixd_mirror *m, uint64_t size, const struct kix_buf
     m->forked = 1;
     m->fork_size = size;
     snprintf(m->fork_reason, sizeof(m->fork_reason), "%s", reason);
+    snprintf(m->last_error, sizeof(m->last_error), "%s", reason);
     snprintf(m->fork_dir, sizeof(m->fork_dir), "%.*s", (int)sizeof(m->fork_dir) - 1, dir);
     pthread_mutex_unlock(&m->mu);
     kixd_log(KIXD_ERROR,
@@ -442,6 +451,29 @@ static int root_mismatch(struct kixd_mirror *m, const struct kix_err *serr)
     return rc == KIX_OK;
 }
 
+/* The upstream sent a bad entry `bad` in a batch: keep the verified part
+ * before it (up to the last upstream checkpoint at or below it). */
+static void salvage(struct kixd_mirror *m, uint64_t bad)
+{
+    struct kix_sync_opts opts;
+    struct kix_err err = {0, ""};
+    uint64_t before = local_size(m), synced = 0;
+    int rc;
+
+    if (bad <= before)
+        return;
+    memset(&opts, 0, sizeof(opts));
+    opts.max_batch = SYNC_BATCH;
+    opts.progress = on_batch;
+    opts.progress_ctx = m;
+    opts.cancel = on_cancel;
+    /* it stops with an error after the last checkpoint below `bad` */
+    rc = kix_sync(m->up, m->srv->log, bad, &opts, &synced, &err);
+    if (rc == KIX_OK || synced > before)
+        kixd_log(KIXD_INFO, "mirror of %s: kept the %llu entries verified before entry %llu",
+                 m->cfg->mirror_of, (unsigned long long)(synced - before), (unsigned long long)bad);
+}
+
 /* Cosigns the latest checkpoint verified (witness), keeps it and sends it up. */
 static void cosign(struct kixd_mirror *m)
 {
@@ -514,12 +546,10 @@ static int mirror_round(struct kixd_mirror *m, struct kix_err *err)
         rc = kix_sync(m->up, m->srv->log, info.size, &opts, &synced, err);
         if (rc == KIX_EVERIFY && err && root_mismatch(m, err))
             return FORK_FOUND;
-        if (rc) {
-            if (err && (rc == KIX_EVERIFY || rc == KIX_EPOLICY || rc == KIX_EINVAL))
-                kixd_log(KIXD_ERROR, "mirror of %s: refused what the upstream sent: %s",
-                         m->cfg->mirror_of, err->msg);
+        if (rc && refused(rc) && err && strncmp(err->msg, "entry ", 6) == 0)
+            salvage(m, strtoull(err->msg + 6, NULL, 10));
+        if (rc)
             return rc;
-        }
         if (synced - size > 1000 || kixd_log_enabled(KIXD_DEBUG))
             kixd_log(KIXD_INFO, "mirror of %s: verified %llu entries up to size %llu in %lld ms",
                      m->cfg->mirror_of, (unsigned long long)(synced - size),

@@ -76,6 +76,17 @@ static int add_fn(struct kix_store *s, MDB_txn *txn, void *arg, struct kix_err *
     return KIX_OK;
 }
 
+/* 1 when one of the keys has the name and key hash of the note's only line. */
+static int known_key(const struct kix_verifier *keys, size_t n, const struct kix_note *note)
+{
+    const struct kix_note_sig *sig = &note->sigs[0];
+    for (size_t i = 0; i < n; i++)
+        if (keys[i].key_hash == sig->key_hash && strlen(keys[i].name) == sig->name.len &&
+            memcmp(keys[i].name, sig->name.ptr, sig->name.len) == 0)
+            return 1;
+    return 0;
+}
+
 int kix_log_add_cosignature(struct kix_log *l, const char *checkpoint, size_t len, const char *line,
                             size_t line_len, const struct kix_verifier *witnesses,
                             size_t nwitnesses, uint64_t *size, int *stored, struct kix_err *err)
@@ -122,7 +133,7 @@ int kix_log_add_cosignature(struct kix_log *l, const char *checkpoint, size_t le
         goto out;
     }
     rc = kix_note_open((const char *)joined.ptr, joined.len, witnesses, nwitnesses, cosigned, err);
-    if (rc == KIX_EVERIFY && cosigned->nsigs == 1 && cosigned->sigs[0].verifier < 0)
+    if (rc == KIX_EVERIFY && cosigned->nsigs == 1 && !known_key(witnesses, nwitnesses, cosigned))
         rc = kix_err_set(err, KIX_EVERIFY,
                          "the cosignature of %.*s is not by a witness this log accepts (%zu "
                          "witness keys configured)",
