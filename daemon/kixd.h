@@ -53,6 +53,7 @@ struct kixd_config {
     char mirror_of[KIXD_ADDR_MAX];            /* upstream address; "" when not a mirror */
     char upstream_key[4096];                  /* its log key: verifier text or a file */
     int fail_on_fork;                         /* exit (status 4) when a fork is found */
+    unsigned mirror_batch;                    /* entries per replica transaction */
     char witness_key[4096];                   /* this mirror's witness key file */
     char witnesses[KIXD_MAX_WITNESSES][1024]; /* witness keys accepted (text or file) */
     size_t nwitnesses;

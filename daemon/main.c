@@ -106,6 +106,9 @@ static const char serve_help[] =
     "                         required with --mirror-of\n"
     "  --fail-on-fork         exit with status 4 when the upstream forks or rolls back\n"
     "                         (else keep serving what was verified, and report it)\n"
+    "  --mirror-batch N       entries verified and committed per transaction while\n"
+    "                         catching up (default 1024; each ends at an upstream\n"
+    "                         checkpoint)\n"
     "  --witness-key FILE     cosign each checkpoint the mirror verified with this\n"
     "                         witness key (kix keygen --witness) and send it upstream\n"
     "  --witness KEY          accept add_cosignature from this witness (verifier key\n"
@@ -144,6 +147,7 @@ static void config_defaults(struct kixd_config *cfg)
     cfg->max_entries = 1000;
     cfg->max_objects = 1024;
     cfg->drain_timeout_ms = 30000;
+    cfg->mirror_batch = 1024;
     cfg->log_level = KIXD_INFO;
 }
 
@@ -224,6 +228,7 @@ enum {
     O_MIRROR_OF,
     O_UPSTREAM_KEY,
     O_FAIL_ON_FORK,
+    O_MIRROR_BATCH,
     O_WITNESS_KEY,
     O_WITNESS,
     O_HELP,
@@ -250,6 +255,7 @@ static const struct option serve_options[] = {
     {"mirror-of", required_argument, NULL, O_MIRROR_OF},
     {"upstream-key", required_argument, NULL, O_UPSTREAM_KEY},
     {"fail-on-fork", no_argument, NULL, O_FAIL_ON_FORK},
+    {"mirror-batch", required_argument, NULL, O_MIRROR_BATCH},
     {"witness-key", required_argument, NULL, O_WITNESS_KEY},
     {"witness", required_argument, NULL, O_WITNESS},
     {"help", no_argument, NULL, O_HELP},
@@ -355,6 +361,10 @@ static int apply(struct kixd_config *cfg, int opt, const char *v, char *why, siz
         break;
     case O_FAIL_ON_FORK:
         cfg->fail_on_fork = 1;
+        break;
+    case O_MIRROR_BATCH:
+        bad = parse_count(v, 1, 1u << 20, &n) != 0;
+        cfg->mirror_batch = (unsigned)n;
         break;
     case O_WITNESS_KEY:
         bad = !*v || strlen(v) >= sizeof(cfg->witness_key);

@@ -21,7 +21,6 @@
 #define BACKOFF_MIN_MS 100   /* first retry after a failure */
 #define BACKOFF_MAX_MS 5000  /* retries never wait longer */
 #define UPSTREAM_MS    10000 /* per request to the upstream */
-#define SYNC_BATCH     4096  /* entries per replica transaction */
 #define FORK_FOUND     1     /* a round's result: stopped following */
 
 struct kixd_mirror {
@@ -463,7 +462,7 @@ static void salvage(struct kixd_mirror *m, uint64_t bad)
     if (bad <= before)
         return;
     memset(&opts, 0, sizeof(opts));
-    opts.max_batch = SYNC_BATCH;
+    opts.max_batch = m->cfg->mirror_batch;
     opts.progress = on_batch;
     opts.progress_ctx = m;
     opts.cancel = on_cancel;
@@ -538,7 +537,7 @@ static int mirror_round(struct kixd_mirror *m, struct kix_err *err)
         return rc;
     if (info.size > size) {
         memset(&opts, 0, sizeof(opts));
-        opts.max_batch = SYNC_BATCH;
+        opts.max_batch = m->cfg->mirror_batch;
         opts.progress = on_batch;
         opts.progress_ctx = m;
         opts.cancel = on_cancel;
