@@ -564,7 +564,7 @@ int kixd_server_run(const struct kixd_config *cfg)
         kixd_log(KIXD_ERROR, "cannot open the log: %s", kix_err_text(&err, rc));
         kix_log_close(srv.log);
         free(srv.witnesses);
-        return 3;
+        return rc == KIX_EUSAGE ? 2 : 3;
     }
     if (kix_log_read_begin(srv.log, &r) == KIX_OK) {
         size = kix_log_reader_size(r);
