@@ -47,7 +47,7 @@ struct kixd_mirror {
     int forked;
     uint64_t fork_size;
     char fork_reason[KIX_ERR_MSG_MAX];
-    char fork_dir[512];
+    char fork_dir[4200];
 };
 
 /* The upstream sent something that does not verify (not a transport error). */
@@ -177,7 +177,8 @@ void kixd_mirror_status(struct kixd_mirror *m, struct kixd_mirror_status *out)
     out->fork = m->forked;
     out->fork_size = m->fork_size;
     snprintf(out->fork_reason, sizeof(out->fork_reason), "%s", m->fork_reason);
-    snprintf(out->fork_evidence, sizeof(out->fork_evidence), "%s", m->fork_dir);
+    snprintf(out->fork_evidence, sizeof(out->fork_evidence), "%.*s",
+             (int)sizeof(out->fork_evidence) - 1, m->fork_dir);
     pthread_mutex_unlock(&m->mu);
 }
 
@@ -257,7 +258,7 @@ static int found_fork(struct kixd_mirror *m, uint64_t size, const struct kix_buf
     m->fork_size = size;
     snprintf(m->fork_reason, sizeof(m->fork_reason), "%s", reason);
     snprintf(m->last_error, sizeof(m->last_error), "%s", reason);
-    snprintf(m->fork_dir, sizeof(m->fork_dir), "%.*s", (int)sizeof(m->fork_dir) - 1, dir);
+    snprintf(m->fork_dir, sizeof(m->fork_dir), "%s", dir);
     pthread_mutex_unlock(&m->mu);
     kixd_log(KIXD_ERROR,
              "FORK: %s. The mirror stopped following %s and keeps serving what it verified; "

@@ -131,7 +131,7 @@ int kix_log_reader_cosignatures(struct kix_log_reader *r, uint64_t size, struct 
 int kix_log_reader_checkpoint_cosigned(struct kix_log_reader *r, uint64_t size, struct kix_buf *out,
                                        struct kix_err *err)
 {
-    struct kix_bytes note;
+    struct kix_bytes note = {NULL, 0};
     int rc;
 
     if (size == KIX_NO_INDEX)
