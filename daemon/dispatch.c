@@ -7,6 +7,7 @@
 
 #include "conn.h"
 #include "kix/receipt.h"
+#include "mirror.h"
 #include "kix/resolve.h"
 #include "writer.h"
 
@@ -115,15 +116,51 @@ static int parse_digest(struct call *k, const struct kix_bytes *text, const char
 
 /* ---- info ------------------------------------------------------------------------------ */
 
+/* A mirror's state: upstream, upstreamSize, lagEntries, lagSeconds,
+ * lastError?, fork? ({size, reason, evidence}). */
+static size_t mirror_fields(const struct kixd_mirror_status *st)
+{
+    return 4 + (st->last_error[0] != 0) + (st->fork != 0);
+}
+
+static void put_mirror(struct call *k, const struct kixd_mirror_status *st, uint64_t size)
+{
+    kix_proto_put_key(&k->pw, "upstream");
+    kix_proto_put_cstr(&k->pw, st->upstream);
+    kix_proto_put_key(&k->pw, "upstreamSize");
+    kix_proto_put_u64(&k->pw, st->upstream_size);
+    kix_proto_put_key(&k->pw, "lagEntries");
+    kix_proto_put_u64(&k->pw, st->upstream_size > size ? st->upstream_size - size : 0);
+    kix_proto_put_key(&k->pw, "lagSeconds");
+    kix_proto_put_u64(&k->pw, st->lag_seconds);
+    if (st->last_error[0]) {
+        kix_proto_put_key(&k->pw, "lastError");
+        kix_proto_put_cstr(&k->pw, st->last_error);
+    }
+    if (st->fork) {
+        kix_proto_put_key(&k->pw, "fork");
+        kix_proto_put_map(&k->pw, 3);
+        kix_proto_put_key(&k->pw, "size");
+        kix_proto_put_u64(&k->pw, st->fork_size);
+        kix_proto_put_key(&k->pw, "reason");
+        kix_proto_put_cstr(&k->pw, st->fork_reason);
+        kix_proto_put_key(&k->pw, "evidence");
+        kix_proto_put_cstr(&k->pw, st->fork_evidence);
+    }
+}
+
 static int m_info(struct call *k)
 {
     struct kix_log_reader *r;
+    struct kixd_mirror_status st;
     int rc = reader(k, &r);
 
     if (rc)
         return rc;
+    if (k->srv->mirror)
+        kixd_mirror_status(k->srv->mirror, &st);
     begin(k);
-    kix_proto_put_map(&k->pw, 6);
+    kix_proto_put_map(&k->pw, 6 + (k->srv->mirror ? mirror_fields(&st) : 0));
     kix_proto_put_key(&k->pw, "origin");
     kix_proto_put_cstr(&k->pw, kix_log_origin(k->srv->log));
     kix_proto_put_key(&k->pw, "logKey");
@@ -146,6 +183,8 @@ static int m_info(struct call *k)
     kix_proto_put_u64(&k->pw, k->cfg->max_entries);
     kix_proto_put_key(&k->pw, "maxObjects");
     kix_proto_put_u64(&k->pw, k->cfg->max_objects);
+    if (k->srv->mirror)
+        put_mirror(k, &st, kix_log_reader_size(r));
     return finish(k);
 }
 
@@ -286,6 +325,7 @@ static int m_checkpoint(struct call *k)
 {
     struct kix_log_reader *r;
     struct kix_bytes note;
+    struct kix_buf *text = &k->w->scratch;
     uint64_t size;
     int rc = opt_u64(k, "size", KIX_NO_INDEX, &size);
 
@@ -303,10 +343,15 @@ static int m_checkpoint(struct call *k)
                     (unsigned long long)size, (unsigned long long)kix_log_reader_size(r));
     if (rc)
         return fail(k, rc, "reading the checkpoint: %s", kix_strerror(rc));
+    /* the note, then the witness cosignatures of it */
+    kix_buf_reset(text);
+    rc = kix_log_reader_checkpoint_cosigned(r, size, text, &k->err);
+    if (rc)
+        return rc;
     begin(k);
     kix_proto_put_map(&k->pw, 2);
     kix_proto_put_key(&k->pw, "checkpoint");
-    kix_proto_put_str(&k->pw, note.ptr, note.len);
+    kix_proto_put_str(&k->pw, text->ptr, text->len);
     kix_proto_put_key(&k->pw, "size");
     kix_proto_put_u64(&k->pw, size);
     return finish(k);
@@ -849,6 +894,20 @@ static int submit_results(struct call *k, struct kixd_submit *job)
     return finish(k);
 }
 
+/* ---- add_cosignature ------------------------------------------------------------------------- */
+
+static int m_add_cosignature(struct call *k)
+{
+    struct kix_bytes checkpoint, line;
+    int rc = required(k, kix_proto_map_get_str(k->params, "checkpoint", &checkpoint, &k->err));
+
+    if (rc == KIX_OK)
+        rc = required(k, kix_proto_map_get_str(k->params, "cosignature", &line, &k->err));
+    if (rc == KIX_OK)
+        rc = kixd_witness_add(k->c, k->msgid, &checkpoint, &line, &k->err);
+    return rc ? rc : ASYNC;
+}
+
 /* ---- follow ---------------------------------------------------------------------------------- */
 
 static int m_follow(struct call *k)
@@ -881,6 +940,7 @@ static const struct method {
     {"checkpoints", m_checkpoints},
     {"query", m_query},
     {"follow", m_follow},
+    {"add_cosignature", m_add_cosignature},
 };
 
 static void call_init(struct call *k, struct kixd_conn *c, struct kix_proto_msg *msg)

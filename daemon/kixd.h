@@ -27,8 +27,9 @@ int kixd_log_enabled(int level);
 
 /* ---- configuration ------------------------------------------------------------ */
 
-#define KIXD_MAX_LISTEN 16
-#define KIXD_ADDR_MAX   512
+#define KIXD_MAX_LISTEN    16
+#define KIXD_ADDR_MAX      512
+#define KIXD_MAX_WITNESSES 32
 
 struct kixd_config {
     char store[4096];
@@ -48,6 +49,14 @@ struct kixd_config {
     unsigned max_objects;      /* digests in one get_objects */
     unsigned drain_timeout_ms; /* how long shutdown waits for in-flight work */
     int log_level;
+    /* mirror mode (mirror.c) and witnesses (cosign.c) */
+    char mirror_of[KIXD_ADDR_MAX];            /* upstream address; "" when not a mirror */
+    char upstream_key[4096];                  /* its log key: verifier text or a file */
+    int fail_on_fork;                         /* exit (status 4) when a fork is found */
+    unsigned mirror_batch;                    /* entries per replica transaction */
+    char witness_key[4096];                   /* this mirror's witness key file */
+    char witnesses[KIXD_MAX_WITNESSES][1024]; /* witness keys accepted (text or file) */
+    size_t nwitnesses;
 };
 
 #endif

@@ -98,8 +98,25 @@ static const char serve_help[] =
     "  --max-objects N        digests in one get_objects request (default 1024)\n"
     "  --drain-timeout SECS   how long a stop waits for in-flight work (default 30)\n"
     "\n"
+    "mirrors and witnesses:\n"
+    "  --mirror-of ADDR       serve a verified, read-only copy of the log at ADDR:\n"
+    "                         DIR is created as its replica on first start, caught up\n"
+    "                         with kix_sync and kept current by following ADDR\n"
+    "  --upstream-key KEY     the upstream log's verifier key (text or a file);\n"
+    "                         required with --mirror-of\n"
+    "  --fail-on-fork         exit with status 4 when the upstream forks or rolls back\n"
+    "                         (else keep serving what was verified, and report it)\n"
+    "  --mirror-batch N       entries verified and committed per transaction while\n"
+    "                         catching up (default 1024; each ends at an upstream\n"
+    "                         checkpoint)\n"
+    "  --witness-key FILE     cosign each checkpoint the mirror verified with this\n"
+    "                         witness key (kix keygen --witness) and send it upstream\n"
+    "  --witness KEY          accept add_cosignature from this witness (verifier key\n"
+    "                         text or a file); repeat for more\n"
+    "\n"
     "exit status: 0 stopped by a signal, 1 refused input, 2 usage, 3 cannot serve\n"
-    "(store missing or corrupt, address in use)\n";
+    "(store missing or corrupt, address in use), 4 a mirror with --fail-on-fork\n"
+    "found a fork\n";
 
 static const char main_help[] =
     "usage: kixd COMMAND [ARGS]\n"
@@ -130,6 +147,7 @@ static void config_defaults(struct kixd_config *cfg)
     cfg->max_entries = 1000;
     cfg->max_objects = 1024;
     cfg->drain_timeout_ms = 30000;
+    cfg->mirror_batch = 1024;
     cfg->log_level = KIXD_INFO;
 }
 
@@ -207,6 +225,12 @@ enum {
     O_MAX_ENTRIES,
     O_MAX_OBJECTS,
     O_DRAIN_TIMEOUT,
+    O_MIRROR_OF,
+    O_UPSTREAM_KEY,
+    O_FAIL_ON_FORK,
+    O_MIRROR_BATCH,
+    O_WITNESS_KEY,
+    O_WITNESS,
     O_HELP,
 };
 
@@ -228,6 +252,12 @@ static const struct option serve_options[] = {
     {"max-entries", required_argument, NULL, O_MAX_ENTRIES},
     {"max-objects", required_argument, NULL, O_MAX_OBJECTS},
     {"drain-timeout", required_argument, NULL, O_DRAIN_TIMEOUT},
+    {"mirror-of", required_argument, NULL, O_MIRROR_OF},
+    {"upstream-key", required_argument, NULL, O_UPSTREAM_KEY},
+    {"fail-on-fork", no_argument, NULL, O_FAIL_ON_FORK},
+    {"mirror-batch", required_argument, NULL, O_MIRROR_BATCH},
+    {"witness-key", required_argument, NULL, O_WITNESS_KEY},
+    {"witness", required_argument, NULL, O_WITNESS},
     {"help", no_argument, NULL, O_HELP},
     {NULL, 0, NULL, 0},
 };
@@ -316,12 +346,47 @@ static int apply(struct kixd_config *cfg, int opt, const char *v, char *why, siz
         bad = parse_count(v, 1, 100000, &n) != 0;
         cfg->max_objects = (unsigned)n;
         break;
+    case O_MIRROR_OF:
+        if (strlen(v) >= sizeof(cfg->mirror_of) ||
+            (strncmp(v, "tcp://", 6) != 0 && strncmp(v, "unix://", 7) != 0)) {
+            snprintf(why, cap, "--mirror-of %s: expected tcp://HOST:PORT or unix:///PATH", v);
+            return -1;
+        }
+        snprintf(cfg->mirror_of, sizeof(cfg->mirror_of), "%s", v);
+        break;
+    case O_UPSTREAM_KEY:
+        bad = !*v || strlen(v) >= sizeof(cfg->upstream_key);
+        if (!bad)
+            snprintf(cfg->upstream_key, sizeof(cfg->upstream_key), "%s", v);
+        break;
+    case O_FAIL_ON_FORK:
+        cfg->fail_on_fork = 1;
+        break;
+    case O_MIRROR_BATCH:
+        bad = parse_count(v, 1, 1u << 20, &n) != 0;
+        cfg->mirror_batch = (unsigned)n;
+        break;
+    case O_WITNESS_KEY:
+        bad = !*v || strlen(v) >= sizeof(cfg->witness_key);
+        if (!bad)
+            snprintf(cfg->witness_key, sizeof(cfg->witness_key), "%s", v);
+        break;
+    case O_WITNESS:
+        if (cfg->nwitnesses >= KIXD_MAX_WITNESSES) {
+            snprintf(why, cap, "at most %d --witness keys", KIXD_MAX_WITNESSES);
+            return -1;
+        }
+        bad = !*v || strlen(v) >= sizeof(cfg->witnesses[0]);
+        if (!bad)
+            snprintf(cfg->witnesses[cfg->nwitnesses++], sizeof(cfg->witnesses[0]), "%s", v);
+        break;
     default:
         snprintf(why, cap, "unknown setting");
         return -1;
     }
     if (bad) {
-        snprintf(why, cap, "--%s: bad value \"%s\" (see kixd serve --help)", option_name(opt), v);
+        snprintf(why, cap, "--%s: bad value \"%s\" (see kixd serve --help)", option_name(opt),
+                 v ? v : "");
         return -1;
     }
     return 0;
@@ -436,6 +501,16 @@ int kixd_serve_main(int argc, char **argv)
     }
     if (!cfg.store[0]) {
         fprintf(stderr, "kixd: --store DIR is required\nTry 'kixd serve --help'.\n");
+        return 2;
+    }
+    if (cfg.mirror_of[0] && !cfg.upstream_key[0]) {
+        fprintf(stderr, "kixd: --mirror-of needs --upstream-key KEY (the upstream log's verifier "
+                        "key)\nTry 'kixd serve --help'.\n");
+        return 2;
+    }
+    if (!cfg.mirror_of[0] && (cfg.upstream_key[0] || cfg.fail_on_fork || cfg.witness_key[0])) {
+        fprintf(stderr, "kixd: --upstream-key, --fail-on-fork and --witness-key need "
+                        "--mirror-of ADDR\nTry 'kixd serve --help'.\n");
         return 2;
     }
     if (cfg.nlisten == 0)

@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "conn.h"
+#include "mirror.h"
 #include "writer.h"
 
 #define LISTEN_BACKLOG 1024
@@ -76,6 +77,36 @@ static void log_grew(void *ctx, uint64_t size)
     (void)size;
     for (unsigned i = 0; i < srv->nworkers; i++)
         post_flag(&srv->workers[i], 0);
+}
+
+void kixd_server_grew(struct kixd_server *srv)
+{
+    /* under stop_mu: once stopping is set, the loops may close their wake
+     * handles, so nobody may post to them any more */
+    pthread_mutex_lock(&srv->stop_mu);
+    if (!atomic_load(&srv->stopping))
+        log_grew(srv, 0);
+    pthread_mutex_unlock(&srv->stop_mu);
+}
+
+/* Sets `stopping` and asks every worker to drain; 0 when already stopping. */
+static int request_stop(struct kixd_server *srv)
+{
+    int first;
+    pthread_mutex_lock(&srv->stop_mu);
+    first = !atomic_exchange(&srv->stopping, 1);
+    if (first)
+        for (unsigned i = 0; i < srv->nworkers; i++)
+            post_flag(&srv->workers[i], 1);
+    pthread_mutex_unlock(&srv->stop_mu);
+    return first;
+}
+
+void kixd_server_stop(struct kixd_server *srv, int status, const char *why)
+{
+    atomic_store(&srv->exit_status, status);
+    if (request_stop(srv))
+        kixd_log(KIXD_INFO, "stopping: %s", why);
 }
 
 static void begin_drain(struct kixd_worker *w);
@@ -170,14 +201,12 @@ static void on_signal(uv_signal_t *s, int signum)
     struct kixd_worker *w = s->data;
     struct kixd_server *srv = w->srv;
 
-    if (atomic_exchange(&srv->stopping, 1)) {
+    if (!request_stop(srv)) {
         kixd_log(KIXD_INFO, "received %s again; still draining", strsignal(signum));
         return;
     }
     kixd_log(KIXD_INFO, "received %s: no new connections or requests; finishing in-flight submits",
              strsignal(signum));
-    for (unsigned i = 0; i < srv->nworkers; i++)
-        post_flag(&srv->workers[i], 1);
 }
 
 /* ---- timers ---------------------------------------------------------------------------- */
@@ -509,6 +538,8 @@ int kixd_server_run(const struct kixd_config *cfg)
 
     memset(&srv, 0, sizeof(srv));
     srv.cfg = cfg;
+    pthread_mutex_init(&srv.stop_mu, NULL);
+    atomic_init(&srv.exit_status, 0);
     atomic_init(&srv.connections, 0);
     atomic_init(&srv.stopping, 0);
     atomic_init(&srv.read_bytes, 0);
@@ -519,10 +550,21 @@ int kixd_server_run(const struct kixd_config *cfg)
         snprintf(pool, sizeof(pool), "%u", cfg->threads > 4 ? cfg->threads : 4);
         setenv("UV_THREADPOOL_SIZE", pool, 1);
     }
+    if (cfg->mirror_of[0]) {
+        rc = kixd_mirror_prepare(cfg, &err);
+        if (rc) {
+            kixd_log(KIXD_ERROR, "cannot mirror %s: %s", cfg->mirror_of, kix_err_text(&err, rc));
+            return rc == KIX_EUSAGE ? 2 : 3;
+        }
+    }
     rc = open_log(&srv, &err);
+    if (rc == KIX_OK)
+        rc = kixd_witnesses_load(&srv, &err);
     if (rc) {
         kixd_log(KIXD_ERROR, "cannot open the log: %s", kix_err_text(&err, rc));
-        return 3;
+        kix_log_close(srv.log);
+        free(srv.witnesses);
+        return rc == KIX_EUSAGE ? 2 : 3;
     }
     if (kix_log_read_begin(srv.log, &r) == KIX_OK) {
         size = kix_log_reader_size(r);
@@ -546,9 +588,11 @@ int kixd_server_run(const struct kixd_config *cfg)
     if (rc == KIX_OK && !kix_log_is_replica(srv.log))
         rc = kixd_writer_start(srv.log, cfg->max_group, cfg->max_batch, log_grew, &srv, &srv.writer,
                                &err);
+    if (rc == KIX_OK && cfg->mirror_of[0])
+        rc = kixd_mirror_start(&srv, &srv.mirror, &err);
     if (rc) {
         kixd_log(KIXD_ERROR, "%s", kix_err_text(&err, rc));
-        status = rc == KIX_EUSAGE ? 2 : 3;
+        status = rc == KIX_EUSAGE ? 2 : rc == KIX_EFORK ? kix_err_exit_status(rc) : 3;
         goto out;
     }
     uv_signal_init(&srv.workers[0].loop, &srv.workers[0].sigterm);
@@ -576,6 +620,7 @@ int kixd_server_run(const struct kixd_config *cfg)
     for (unsigned i = 1; i < started; i++)
         pthread_join(srv.workers[i].thread, NULL);
 out:
+    kixd_mirror_stop(srv.mirror);
     kixd_writer_stop(srv.writer);
     for (unsigned i = 0; i < srv.nworkers; i++)
         worker_release(&srv.workers[i]);
@@ -584,6 +629,10 @@ out:
             unlink(srv.workers[0].listeners[i].addr + 7);
     free(srv.workers);
     kix_log_close(srv.log);
+    free(srv.witnesses);
+    pthread_mutex_destroy(&srv.stop_mu);
+    if (status == 0)
+        status = atomic_load(&srv.exit_status);
     if (status == 0)
         kixd_log(KIXD_INFO, "stopped");
     return status;

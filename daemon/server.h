@@ -30,10 +30,17 @@ struct kixd_submit;
 struct kixd_writer;
 struct kixd_worker;
 
+struct kixd_mirror;
+
 struct kixd_server {
     const struct kixd_config *cfg;
     struct kix_log *log;
-    char log_key[1024]; /* verifier key text */
+    char log_key[1024];             /* verifier key text */
+    struct kixd_mirror *mirror;     /* mirror.c: the follower of --mirror-of, or NULL */
+    struct kix_verifier *witnesses; /* witness.c: keys add_cosignature accepts */
+    size_t nwitnesses;
+    pthread_mutex_t stop_mu; /* orders `stopping` against posts from other threads */
+    atomic_int exit_status;  /* nonzero: what kixd exits with once stopped */
     struct kixd_writer *writer;
     struct kixd_worker *workers;
     unsigned nworkers;
@@ -86,6 +93,13 @@ struct kixd_worker {
 
 /* Runs the server until a signal stops it; returns a process exit status. */
 int kixd_server_run(const struct kixd_config *cfg);
+
+/* Any thread: the log grew outside the writer (a mirror's replay); wakes
+ * the follow streams. A no-op once the server is stopping. */
+void kixd_server_grew(struct kixd_server *srv);
+/* Any thread: stops the server as a signal would, then makes it exit with
+ * `status`. */
+void kixd_server_stop(struct kixd_server *srv, int status, const char *why);
 
 /* The read snapshot of the current callback, opened on first use. */
 int kixd_worker_reader(struct kixd_worker *w, struct kix_log_reader **out, struct kix_err *err);

@@ -37,16 +37,23 @@ int cli_usage_error(const char *cmd, const char *fmt, ...) KIX_PRINTF(2, 3);
 int cli_wants_help(int argc, char **argv);
 
 /* Options every log command takes: where the log is and how to trust it. */
+#define CLI_WITNESSES_MAX 32
+
 struct cli_common {
     const char *store;   /* --store DIR: a local store */
     const char *server;  /* --server ADDR (KIX_SERVER; default tcp://127.0.0.1:7420) */
     const char *log_key; /* --log-key FILE|TEXT (KIX_LOG_KEY) */
     int json;            /* --json */
+    const char *witness[CLI_WITNESSES_MAX]; /* --witness FILE|TEXT, repeatable */
+    size_t nwitness;                        /* how many were given (may exceed the max) */
+    const char *min_witnesses;              /* --min-witnesses N */
 };
 
 #define CLI_COMMON_LONGOPTS                                                                        \
     {"store", required_argument, NULL, 0x101}, {"server", required_argument, NULL, 0x102},         \
         {"log-key", required_argument, NULL, 0x103}, {"json", no_argument, NULL, 0x104},           \
+        {"witness", required_argument, NULL, 0x105},                                               \
+        {"min-witnesses", required_argument, NULL, 0x106},                                         \
     {                                                                                              \
         "help", no_argument, NULL, 'h'                                                             \
     }
@@ -57,6 +64,9 @@ struct cli_common {
     "                    (default $KIX_SERVER or tcp://127.0.0.1:7420)\n"                          \
     "  --log-key KEY     the log's verifier key, a file or the key text\n"                         \
     "                    (default $KIX_LOG_KEY, then ~/.config/kix/config)\n"                      \
+    "  --witness KEY     a witness's verifier key (file or text); repeat for more\n"               \
+    "  --min-witnesses N believe a checkpoint only when N of the --witness keys\n"                 \
+    "                    cosigned it (default 0)\n"                                                \
     "  --json            machine-readable output\n"
 
 /* Takes a common option (returns 1) or not (returns 0). */
@@ -77,6 +87,18 @@ int cli_log_key(const char *cmd, const struct cli_common *c, struct kix_client *
  * exit status to return (0 after --help). */
 int cli_parse(const char *cmd, const char *help, int argc, char **argv, struct cli_common *common,
               uint64_t *size, uint64_t *from, uint64_t *limit);
+struct kix_buf;
+struct kix_checkpoint;
+/* The witness rules of the command line (set by cli_log_key from --witness
+ * and --min-witnesses), applied to every checkpoint the command believes:
+ * kix_trust_check / kix_trust_latest / kix_witness_check with them. These
+ * return KIX_* codes with err set, as the library calls do. */
+int cli_trust_check(struct kix_client *c, const struct kix_verifier *key, const char *note,
+                    size_t len, struct kix_checkpoint *cp, struct kix_err *err);
+int cli_trust_latest(struct kix_client *c, const struct kix_verifier *key, struct kix_buf *note,
+                     struct kix_checkpoint *cp, struct kix_err *err);
+int cli_witness_check(const struct kix_verifier *key, const char *note, size_t len, size_t *found,
+                      struct kix_err *err);
 
 /* Parses a non-negative decimal; returns 0 on success. */
 int cli_parse_u64(const char *s, uint64_t *out);
@@ -106,6 +128,8 @@ int cmd_group(int argc, char **argv);
 int cmd_verify_citation(int argc, char **argv);
 int cmd_log(int argc, char **argv);
 int cmd_audit(int argc, char **argv);
+
+int cmd_mirror(int argc, char **argv);
 
 int cmd_canon(int argc, char **argv);
 int cmd_digest(int argc, char **argv);

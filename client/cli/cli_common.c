@@ -9,6 +9,7 @@
 #include "kix/canon.h"
 #include "kix/client.h"
 #include "kix/note.h"
+#include "kix/trust.h"
 
 void cli_common_init(struct cli_common *c)
 {
@@ -30,7 +31,74 @@ int cli_common_option(struct cli_common *c, int opt, const char *arg)
     case 0x104:
         c->json = 1;
         return 1;
+    case 0x105:
+        if (c->nwitness < CLI_WITNESSES_MAX)
+            c->witness[c->nwitness] = arg;
+        c->nwitness++;
+        return 1;
+    case 0x106:
+        c->min_witnesses = arg;
+        return 1;
     }
+    return 0;
+}
+
+/* The command's witness rules (one command per process). */
+static struct kix_verifier witness_keys[CLI_WITNESSES_MAX];
+static struct kix_witness_policy witness_policy = {witness_keys, 0, 0};
+
+int cli_trust_check(struct kix_client *c, const struct kix_verifier *key, const char *note,
+                    size_t len, struct kix_checkpoint *cp, struct kix_err *err)
+{
+    return kix_trust_check_witnessed(c, key, &witness_policy, note, len, cp, err);
+}
+
+int cli_trust_latest(struct kix_client *c, const struct kix_verifier *key, struct kix_buf *note,
+                     struct kix_checkpoint *cp, struct kix_err *err)
+{
+    size_t start = note->len;
+    int rc = kix_client_checkpoint(c, KIX_NO_INDEX, note, err);
+    if (rc)
+        return rc;
+    return cli_trust_check(c, key, (const char *)note->ptr + start, note->len - start, cp, err);
+}
+
+int cli_witness_check(const struct kix_verifier *key, const char *note, size_t len, size_t *found,
+                      struct kix_err *err)
+{
+    return kix_witness_check(note, len, key, &witness_policy, found, err);
+}
+
+/* A verifier key given as a file name or as the key text itself. */
+static int read_key_arg(const char *cmd, const char *given, const char *what,
+                        struct kix_verifier *out);
+
+/* Parses --witness and --min-witnesses into the command's policy. */
+static int load_witnesses(const char *cmd, const struct cli_common *c)
+{
+    uint64_t min = 0;
+    int status;
+
+    if (c->nwitness > CLI_WITNESSES_MAX)
+        return cli_usage_error(cmd, "at most %d --witness keys", CLI_WITNESSES_MAX);
+    if (c->min_witnesses && cli_parse_u64(c->min_witnesses, &min))
+        return cli_usage_error(cmd, "--min-witnesses needs a non-negative integer");
+    if (min > c->nwitness)
+        return cli_usage_error(cmd,
+                               "--min-witnesses %llu needs at least that many --witness keys "
+                               "(%zu given)",
+                               (unsigned long long)min, c->nwitness);
+    for (size_t i = 0; i < c->nwitness; i++) {
+        if ((status = read_key_arg(cmd, c->witness[i], "--witness", &witness_keys[i])))
+            return status;
+        if (witness_keys[i].alg != KIX_NOTE_ALG_COSIGN)
+            return cli_usage_error(cmd,
+                                   "--witness %s is not a witness key (make one with kix keygen "
+                                   "--witness)",
+                                   witness_keys[i].name);
+    }
+    witness_policy.nkeys = c->nwitness;
+    witness_policy.min = (size_t)min;
     return 0;
 }
 
@@ -87,10 +155,31 @@ static int parse_key_text(const char *cmd, const char *text, const char *from,
     size_t len = strcspn(text, "\r\n");
     int rc = kix_verifier_parse(text, len, out, &err);
     if (rc) {
-        kix_err_wrap(&err, "log key from %s", from);
+        kix_err_wrap(&err, "%s key from %s", strncmp(from, "--witness", 9) == 0 ? "witness" : "log",
+                     from);
         return cli_fail(cmd, rc, &err);
     }
     return 0;
+}
+
+static int read_key_arg(const char *cmd, const char *given, const char *what,
+                        struct kix_verifier *out)
+{
+    struct kix_buf file = KIX_BUF_INIT;
+    struct kix_err err = {0, ""};
+    char from[4200];
+    int status, rc;
+
+    if (access(given, F_OK) != 0)
+        return parse_key_text(cmd, given, what, out);
+    rc = cli_read_file(given, 4096, &file, &err);
+    if (rc)
+        return cli_fail(cmd, rc, &err);
+    snprintf(from, sizeof(from), "%s%s%s", strcmp(what, "--witness") == 0 ? "--witness " : "",
+             given, "");
+    status = parse_key_text(cmd, file.ptr ? (const char *)file.ptr : "", from, out);
+    kix_buf_release(&file);
+    return status;
 }
 
 int cli_log_key(const char *cmd, const struct cli_common *c, struct kix_client *client,
@@ -98,20 +187,12 @@ int cli_log_key(const char *cmd, const struct cli_common *c, struct kix_client *
 {
     const char *given = c->log_key ? c->log_key : getenv("KIX_LOG_KEY");
     char text[2048];
+    int status = load_witnesses(cmd, c);
 
-    if (given && *given) {
-        struct kix_buf file = KIX_BUF_INIT;
-        struct kix_err err = {0, ""};
-        int status, rc;
-        if (access(given, F_OK) != 0)
-            return parse_key_text(cmd, given, c->log_key ? "--log-key" : "$KIX_LOG_KEY", out);
-        rc = cli_read_file(given, 4096, &file, &err);
-        if (rc)
-            return cli_fail(cmd, rc, &err);
-        status = parse_key_text(cmd, file.ptr ? (const char *)file.ptr : "", given, out);
-        kix_buf_release(&file);
+    if (status)
         return status;
-    }
+    if (given && *given)
+        return read_key_arg(cmd, given, c->log_key ? "--log-key" : "$KIX_LOG_KEY", out);
     if (config_log_key(text, sizeof(text)))
         return parse_key_text(cmd, text, "the config file", out);
     if (c->store && client) {

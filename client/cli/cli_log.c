@@ -17,7 +17,7 @@ int cli_resolve_verified(const char *cmd, struct kix_client *c, const struct kix
     if (rc == KIX_OK)
         rc = kix_resolution_verify(res, key, cp, &err);
     if (rc == KIX_OK)
-        rc = kix_trust_check(c, key, (const char *)res->checkpoint.ptr, res->checkpoint.len, cp,
+        rc = cli_trust_check(c, key, (const char *)res->checkpoint.ptr, res->checkpoint.len, cp,
                              &err);
     if (rc) {
         if (rc == KIX_EVERIFY)
@@ -99,7 +99,7 @@ int cli_submit(const char *cmd, struct kix_client *c, const struct kix_verifier 
                              (unsigned long long)receipt.index,
                              (unsigned long long)results[i].index);
         if (rc == KIX_OK)
-            rc = kix_trust_check(c, key, (const char *)receipt.checkpoint.ptr,
+            rc = cli_trust_check(c, key, (const char *)receipt.checkpoint.ptr,
                                  receipt.checkpoint.len, &cp, &err);
         if (rc == KIX_OK && i == n - 1) {
             out->index = results[i].index;

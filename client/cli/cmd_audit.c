@@ -99,7 +99,7 @@ int cmd_audit(int argc, char **argv)
         (status = cli_log_key("audit", &common, c, &key)))
         goto out;
     /* the server's latest checkpoint must agree with what we saw before */
-    rc = kix_trust_latest(c, &key, &note, &cp, &err);
+    rc = cli_trust_latest(c, &key, &note, &cp, &err);
     if (rc == KIX_OK)
         rc = kix_trust_dir(&key, dir, sizeof(dir), &err);
     if (rc) {

@@ -36,13 +36,37 @@ int cmd_info(int argc, char **argv)
         cli_json_string(stdout, info.log_key, strlen(info.log_key));
         printf(",\"size\":%llu,\"version\":", (unsigned long long)info.size);
         cli_json_string(stdout, info.version, strlen(info.version));
-        printf(",\"mirror\":%s}\n", info.mirror ? "true" : "false");
+        printf(",\"mirror\":%s", info.mirror ? "true" : "false");
+        if (info.upstream[0]) {
+            printf(",\"upstream\":");
+            cli_json_string(stdout, info.upstream, strlen(info.upstream));
+            printf(",\"upstreamSize\":%llu,\"lagEntries\":%llu,\"lagSeconds\":%.0f",
+                   (unsigned long long)info.upstream_size, (unsigned long long)info.lag_entries,
+                   info.lag_seconds);
+        }
+        if (info.last_error[0]) {
+            printf(",\"lastError\":");
+            cli_json_string(stdout, info.last_error, strlen(info.last_error));
+        }
+        if (info.fork) {
+            printf(",\"fork\":{\"size\":%llu,\"reason\":", (unsigned long long)info.fork_size);
+            cli_json_string(stdout, info.fork_reason, strlen(info.fork_reason));
+            printf(",\"evidence\":");
+            cli_json_string(stdout, info.fork_evidence, strlen(info.fork_evidence));
+            printf("}");
+        }
+        printf("}\n");
     } else if (rc == KIX_OK) {
         printf("origin   %s\nlog key  %s\nsize     %llu\nversion  %s\n", info.origin, info.log_key,
                (unsigned long long)info.size, info.version);
-        if (info.mirror)
-            printf("mirror   of %s (upstream size %llu)\n", info.upstream,
-                   (unsigned long long)info.upstream_size);
+        if (info.mirror && info.upstream[0])
+            printf("mirror   of %s (upstream size %llu, %llu entries behind)\n", info.upstream,
+                   (unsigned long long)info.upstream_size, (unsigned long long)info.lag_entries);
+        else if (info.mirror)
+            printf("mirror   a read-only replica\n");
+        if (info.fork)
+            printf("FORK     found at size %llu: %s; evidence in %s\n",
+                   (unsigned long long)info.fork_size, info.fork_reason, info.fork_evidence);
     }
     kix_client_close(cl);
     return rc ? cli_fail("info", rc, &err) : 0;
@@ -64,6 +88,7 @@ int cmd_checkpoint(int argc, char **argv)
     struct kix_checkpoint cp;
     struct kix_err err = {0, ""};
     uint64_t size = KIX_NO_INDEX;
+    size_t witnessed = 0;
     int status = cli_parse("checkpoint", checkpoint_help, argc, argv, &common, &size, NULL, NULL),
         rc;
 
@@ -76,6 +101,8 @@ int cmd_checkpoint(int argc, char **argv)
     if ((status = cli_log_key("checkpoint", &common, cl, &key)))
         goto out;
     rc = kix_client_checkpoint(cl, size, &note, &err);
+    if (rc == KIX_OK)
+        rc = cli_witness_check(&key, (const char *)note.ptr, note.len, &witnessed, &err);
     if (rc == KIX_OK)
         rc = kix_checkpoint_open((const char *)note.ptr, note.len, &key, 1, key.name, &opened, &cp,
                                  &err);
@@ -91,7 +118,8 @@ int cmd_checkpoint(int argc, char **argv)
         sodium_bin2base64(root, sizeof(root), cp.root, 32, sodium_base64_VARIANT_ORIGINAL);
         printf("{\"origin\":");
         cli_json_string(stdout, cp.origin, strlen(cp.origin));
-        printf(",\"size\":%llu,\"root\":\"%s\",\"checkpoint\":", (unsigned long long)cp.size, root);
+        printf(",\"size\":%llu,\"root\":\"%s\",\"witnesses\":%zu,\"checkpoint\":",
+               (unsigned long long)cp.size, root, witnessed);
         cli_json_string(stdout, (const char *)note.ptr, note.len);
         printf("}\n");
     } else {

@@ -426,7 +426,7 @@ int cmd_verify_citation(int argc, char **argv)
     if (rc == KIX_OK)
         rc = check_cited_entry(c, &cit, &cited, &err);
     if (rc == KIX_OK)
-        rc = kix_trust_latest(c, &key, &note, &now, &err);
+        rc = cli_trust_latest(c, &key, &note, &now, &err);
     if (rc == KIX_OK && now.size < cited.size)
         rc = kix_err_set(&err, KIX_EFORK, "today's log has %llu entries, fewer than the %llu cited",
                          (unsigned long long)now.size, (unsigned long long)cited.size);

@@ -64,6 +64,9 @@ int cmd_verify(int argc, char **argv)
         rc = kix_receipt_verify(text.ptr ? (const char *)text.ptr : "", text.len, &key,
                                 entry_path ? (entry.ptr ? entry.ptr : (const uint8_t *)"") : NULL,
                                 entry.len, &receipt, &cp, &err);
+    if (rc == KIX_OK)
+        rc = cli_witness_check(&key, (const char *)receipt.checkpoint.ptr, receipt.checkpoint.len,
+                               NULL, &err);
     if (rc) {
         status = cli_fail("verify", rc, &err);
         goto out;

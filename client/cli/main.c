@@ -29,6 +29,7 @@ static const struct cli_command commands[] = {
     {"verify-citation", cmd_verify_citation, "check a citation against today's log"},
     {"log", cmd_log, "list log entries"},
     {"audit", cmd_audit, "replay and verify the whole log"},
+    {"mirror", cmd_mirror, "show a mirror's lag, last error and fork state"},
 };
 
 static void usage(FILE *to)

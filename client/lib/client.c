@@ -112,12 +112,7 @@ static int copy_view(int rc, const struct kix_bytes *v, struct kix_buf *out)
 static int local_checkpoint(struct kix_log_reader *r, uint64_t size, struct kix_buf *note,
                             struct kix_err *err)
 {
-    struct kix_bytes v;
-    int rc = kix_log_reader_checkpoint(r, size, &v);
-    if (rc == KIX_ENOTFOUND)
-        return kix_err_set(err, rc, "no signed checkpoint at size %llu (the log has %llu entries)",
-                           (unsigned long long)size, (unsigned long long)kix_log_reader_size(r));
-    return copy_view(rc, &v, note);
+    return kix_log_reader_checkpoint_cosigned(r, size, note, err);
 }
 
 int kix_client_checkpoint(struct kix_client *c, uint64_t size, struct kix_buf *note,
@@ -383,4 +378,13 @@ int kix_client_resolve(struct kix_client *c, const char *ref, struct kix_resolut
     out->backing = r;
     out->backing_free = end_reader;
     return KIX_OK;
+}
+
+int kix_client_add_cosignature(struct kix_client *c, const char *checkpoint, size_t len,
+                               const char *line, size_t line_len, struct kix_err *err)
+{
+    if (c->remote)
+        return kix__remote_add_cosignature(c->remote, checkpoint, len, line, line_len, err);
+    return kix_err_set(err, KIX_EINVAL,
+                       "cosignatures go to a kixd started with --witness, not to %s", c->where);
 }

@@ -39,6 +39,8 @@ int kix__remote_get_object(struct kix__remote *r, const struct kix_digest *d, st
                            struct kix_err *err);
 int kix__remote_submit(struct kix__remote *r, const struct kix_bundle *bundles, size_t n,
                        struct kix_submit_result *results, struct kix_err *err);
+int kix__remote_add_cosignature(struct kix__remote *r, const char *checkpoint, size_t len,
+                                const char *line, size_t line_len, struct kix_err *err);
 int kix__remote_resolve(struct kix__remote *r, const char *ref, struct kix_resolution *out,
                         struct kix_err *err);
 

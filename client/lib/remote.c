@@ -164,6 +164,33 @@ static int get_proof(const struct kix_proto_map *m, const char *name, struct kix
     return KIX_OK;
 }
 
+/* An optional uint field: *out stays 0 when absent. */
+static int opt_count(const struct kix_proto_map *m, const char *name, uint64_t *out,
+                     struct kix_err *err)
+{
+    int rc = kix_proto_map_get_u64(m, name, out, err);
+    return rc == KIX_ENOTFOUND ? KIX_OK : rc;
+}
+
+/* info's optional fork map: {size, reason, evidence}. */
+static int get_fork(const struct kix_proto_map *m, struct kix_client_info *out, struct kix_err *err)
+{
+    const struct kix_proto_map *f;
+    int rc = kix_proto_map_get_map(m, "fork", &f, err);
+
+    if (rc == KIX_ENOTFOUND)
+        return KIX_OK;
+    if (rc)
+        return rc;
+    out->fork = 1;
+    rc = opt_count(f, "size", &out->fork_size, err);
+    if (rc == KIX_OK)
+        rc = get_text(f, "reason", out->fork_reason, sizeof(out->fork_reason), 1, err);
+    if (rc == KIX_OK)
+        rc = get_text(f, "evidence", out->fork_evidence, sizeof(out->fork_evidence), 1, err);
+    return rc;
+}
+
 /* ---- the calls -------------------------------------------------------------- */
 
 int kix__remote_info(struct kix__remote *r, struct kix_client_info *out, struct kix_err *err)
@@ -191,11 +218,19 @@ int kix__remote_info(struct kix__remote *r, struct kix_client_info *out, struct 
     }
     if (rc == KIX_OK)
         rc = get_text(m, "upstream", out->upstream, sizeof(out->upstream), 1, err);
+    if (rc == KIX_OK)
+        rc = opt_count(m, "upstreamSize", &out->upstream_size, err);
+    if (rc == KIX_OK)
+        rc = opt_count(m, "lagEntries", &out->lag_entries, err);
     if (rc == KIX_OK) {
-        rc = kix_proto_map_get_u64(m, "upstreamSize", &out->upstream_size, err);
-        if (rc == KIX_ENOTFOUND)
-            rc = KIX_OK;
+        uint64_t secs = 0;
+        rc = opt_count(m, "lagSeconds", &secs, err);
+        out->lag_seconds = (double)secs;
     }
+    if (rc == KIX_OK)
+        rc = get_text(m, "lastError", out->last_error, sizeof(out->last_error), 1, err);
+    if (rc == KIX_OK)
+        rc = get_fork(m, out, err);
     kix_proto_msg_release(&resp);
     return rc ? bad_answer(r, "info", rc, err) : KIX_OK;
 }
@@ -831,4 +866,33 @@ int kix__remote_query(struct kix__remote *r, const struct kix_query *q, kix_quer
     if (rc == KIX_ENOTFOUND)
         return bad_answer(r, "query", rc, err);
     return rc;
+}
+
+struct cosig_params {
+    const char *checkpoint, *line;
+    size_t len, line_len;
+};
+
+static int put_cosig_params(void *ctx, struct kix_proto_writer *w)
+{
+    const struct cosig_params *p = ctx;
+    kix_proto_put_map(w, 2);
+    kix_proto_put_key(w, "checkpoint");
+    kix_proto_put_str(w, p->checkpoint, p->len);
+    kix_proto_put_key(w, "cosignature");
+    return kix_proto_put_str(w, p->line, p->line_len);
+}
+
+int kix__remote_add_cosignature(struct kix__remote *r, const char *checkpoint, size_t len,
+                                const char *line, size_t line_len, struct kix_err *err)
+{
+    struct cosig_params p = {checkpoint, line, len, line_len};
+    struct kix_proto_msg resp;
+    const struct kix_proto_map *m;
+    int rc = call(r, "add_cosignature", put_cosig_params, &p, &resp, &m, err);
+
+    if (rc)
+        return rc;
+    kix_proto_msg_release(&resp);
+    return KIX_OK;
 }

@@ -252,6 +252,7 @@ static int group_objects(struct batch *b)
 struct fill {
     struct batch *b;
     size_t first;
+    size_t done; /* objects received so far in this call */
     struct kix_err *err;
 };
 
@@ -267,6 +268,7 @@ static int fill_object(void *arg, size_t i, const uint8_t *bytes, size_t len)
                            "the upstream lacks object %s, needed by entry %llu", text,
                            (unsigned long long)(f->b->first + o->entry));
     }
+    f->done++;
     return kix_buf_add(&o->bytes, bytes, len);
 }
 
@@ -297,7 +299,7 @@ static int fetch_objects(struct kix_client *up, struct kix_log *replica, struct 
         while (rc == KIX_OK && first < round_end) {
             size_t n = round_end - first > OBJECTS_PER_CALL ? OBJECTS_PER_CALL : round_end - first;
             struct kix_digest *digests = malloc(n * sizeof(*digests));
-            struct fill f = {b, first, err};
+            struct fill f = {b, first, 0, err};
             if (!digests) {
                 rc = kix_err_set(err, KIX_ENOMEM, "out of memory");
                 break;
@@ -306,6 +308,10 @@ static int fetch_objects(struct kix_client *up, struct kix_log *replica, struct 
                 digests[k] = b->objects[first + k].digest;
             rc = kix_client_get_objects(up, digests, n, fill_object, &f, err);
             free(digests);
+            /* bytes that do not match their digest: name the entry they are for */
+            if (rc == KIX_EVERIFY && f.done < n && err && !strstr(err->msg, "needed by entry"))
+                kix_err_wrap(err, "entry %llu",
+                             (unsigned long long)(b->first + b->objects[first + f.done].entry));
             first += n;
         }
         for (size_t k = fetched; rc == KIX_OK && k < round_end; k++) {
@@ -467,6 +473,8 @@ int kix_sync(struct kix_client *up, struct kix_log *replica, uint64_t target,
     }
     rc = replica_size(replica, &size, err);
     while (rc == KIX_OK && size < target) {
+        if (opts && opts->cancel && opts->cancel(opts->progress_ctx))
+            break;
         rc = sync_batch(up, replica, size, target, opts, err);
         if (rc == KIX_OK)
             rc = replica_size(replica, &size, err);

@@ -220,3 +220,67 @@ int kix_trust_latest(struct kix_client *c, const struct kix_verifier *key, struc
         return rc;
     return kix_trust_check(c, key, (const char *)note->ptr + start, note->len - start, cp_out, err);
 }
+
+/* ---- witnesses ------------------------------------------------------------ */
+
+int kix_witness_check(const char *note, size_t len, const struct kix_verifier *log_key,
+                      const struct kix_witness_policy *policy, size_t *found, struct kix_err *err)
+{
+    struct kix_verifier known[1 + KIX_WITNESSES_MAX];
+    struct kix_note *opened;
+    struct kix_checkpoint cp;
+    size_t nkeys = policy ? policy->nkeys : 0, min = policy ? policy->min : 0, count = 0;
+    int rc;
+
+    if (found)
+        *found = 0;
+    if (nkeys > KIX_WITNESSES_MAX)
+        return kix_err_set(err, KIX_ELIMIT, "at most %d witness keys, not %zu", KIX_WITNESSES_MAX,
+                           nkeys);
+    if (min > nkeys)
+        return kix_err_set(err, KIX_EINVAL,
+                           "%zu witness cosignatures required but only %zu witness keys given", min,
+                           nkeys);
+    known[0] = *log_key;
+    for (size_t i = 0; i < nkeys; i++) {
+        if (policy->keys[i].alg != KIX_NOTE_ALG_COSIGN)
+            return kix_err_set(err, KIX_EINVAL,
+                               "witness key %s is not a cosignature (0x04) key (kix keygen "
+                               "--witness makes one)",
+                               policy->keys[i].name);
+        known[1 + i] = policy->keys[i];
+    }
+    opened = malloc(sizeof(*opened));
+    if (!opened)
+        return kix_err_set(err, KIX_ENOMEM, "out of memory");
+    rc = kix_checkpoint_open(note, len, known, 1 + nkeys, log_key->name, opened, &cp, err);
+    if (rc == KIX_OK && !kix_note_verified_by(opened, 0))
+        rc = kix_err_set(err, KIX_EVERIFY, "the checkpoint is not signed by the log key %s",
+                         log_key->name);
+    for (size_t i = 1; rc == KIX_OK && i <= nkeys; i++)
+        count += kix_note_verified_by(opened, i) != 0;
+    free(opened);
+    if (rc)
+        return rc;
+    if (found)
+        *found = count;
+    if (count < min)
+        return kix_err_set(err, KIX_EVERIFY,
+                           "the checkpoint of %s at size %llu has %zu of the %zu witness "
+                           "cosignatures required (from %zu witness keys); wait for the "
+                           "witnesses to cosign it, or ask a server they cosign for",
+                           cp.origin, (unsigned long long)cp.size, count, min, nkeys);
+    return KIX_OK;
+}
+
+int kix_trust_check_witnessed(struct kix_client *c, const struct kix_verifier *key,
+                              const struct kix_witness_policy *policy, const char *note, size_t len,
+                              struct kix_checkpoint *cp_out, struct kix_err *err)
+{
+    int rc = kix_witness_check(note, len, key, policy, NULL, err);
+    if (rc) {
+        kix_err_wrap(err, "checkpoint from %s", kix_client_where(c));
+        return rc;
+    }
+    return kix_trust_check(c, key, note, len, cp_out, err);
+}

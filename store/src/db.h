@@ -23,6 +23,7 @@ enum kix_table {
     T_SUBJECTS,    /* digest(32) ‖ u64be index → empty */
     T_SIGNERS,     /* key id(32) ‖ u64be index → empty */
     T_GROUPS,      /* comparison key(32) ‖ statistic ‖ run → empty */
+    T_COSIGS,      /* u64be size ‖ u32be witness key hash ‖ name → cosignature line */
     T_COUNT
 };
 
@@ -32,6 +33,7 @@ struct kix_store {
     size_t map_size, map_max;
     struct kix_canon_opts canon;
     int read_only;
+    int no_cosigs; /* read-only open of a store made before T_COSIGS existed */
     /* Readers hold it shared for their transaction's life; only a map
      * resize (rare) takes it exclusively, as LMDB requires no live txn. */
     pthread_rwlock_t resize_lock;

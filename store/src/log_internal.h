@@ -100,6 +100,11 @@ struct kix__tile_ctx {
 };
 void kix__tile_io_init(struct kix_tile_io *io, struct kix__tile_ctx *ctx);
 
+/* cosign.c: the T_COSIGS key u64be size ‖ u32be key hash ‖ name; values
+ * are u64be cosignature time ‖ the signature line (no "\n"). */
+size_t kix__cosig_key(uint8_t *out, uint64_t size, uint32_t key_hash, const char *name,
+                      size_t name_len);
+
 /* Run id rules: 1..128 bytes of [A-Za-z0-9._:-]. */
 int kix__run_id_valid(const char *s, size_t len);
 

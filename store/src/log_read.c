@@ -83,6 +83,72 @@ int kix_log_reader_checkpoint(struct kix_log_reader *r, uint64_t size, struct ki
     return get_u64_key(r, T_CHECKPOINTS, size, note);
 }
 
+int kix_log_reader_cosignatures(struct kix_log_reader *r, uint64_t size, struct kix_buf *out,
+                                size_t *n)
+{
+    struct kix_store *s = r->log->store;
+    MDB_cursor *cur;
+    uint8_t k[8];
+    MDB_val key = {8, k}, val;
+    size_t count = 0;
+    int rc;
+
+    if (n)
+        *n = 0;
+    if (size == KIX_NO_INDEX)
+        size = r->size;
+    if (s->no_cosigs)
+        return KIX_OK;
+    kix__u64be_put(k, size);
+    rc = mdb_cursor_open(r->r->txn, s->dbi[T_COSIGS], &cur);
+    if (rc)
+        return kix__db_error(rc, NULL, "reading cosignatures");
+    for (rc = mdb_cursor_get(cur, &key, &val, MDB_SET_RANGE); rc == 0;
+         rc = mdb_cursor_get(cur, &key, &val, MDB_NEXT)) {
+        if (key.mv_size < 12 || memcmp(key.mv_data, k, 8) != 0)
+            break;
+        if (val.mv_size <= 8) {
+            rc = KIX_ECORRUPT;
+            break;
+        }
+        rc = kix_buf_add(out, (const uint8_t *)val.mv_data + 8, val.mv_size - 8);
+        if (rc == KIX_OK)
+            rc = kix_buf_addc(out, '\n');
+        if (rc)
+            break;
+        count++;
+    }
+    mdb_cursor_close(cur);
+    if (rc == MDB_NOTFOUND)
+        rc = KIX_OK;
+    else if (rc > 0)
+        rc = kix__db_error(rc, NULL, "reading cosignatures");
+    if (n)
+        *n = count;
+    return rc;
+}
+
+int kix_log_reader_checkpoint_cosigned(struct kix_log_reader *r, uint64_t size, struct kix_buf *out,
+                                       struct kix_err *err)
+{
+    struct kix_bytes note = {NULL, 0};
+    int rc;
+
+    if (size == KIX_NO_INDEX)
+        size = r->size;
+    rc = kix_log_reader_checkpoint(r, size, &note);
+    if (rc == KIX_ENOTFOUND)
+        return kix_err_set(err, rc, "no signed checkpoint at size %llu (the log has %llu entries)",
+                           (unsigned long long)size, (unsigned long long)r->size);
+    if (rc)
+        return kix_err_set(err, rc, "reading the checkpoint: %s", kix_strerror(rc));
+    rc = kix_buf_add(out, note.ptr, note.len);
+    if (rc == KIX_OK)
+        rc = kix_log_reader_cosignatures(r, size, out, NULL);
+    return rc ? kix_err_set(err, rc, "reading the checkpoint's cosignatures: %s", kix_strerror(rc))
+              : KIX_OK;
+}
+
 int kix_log_reader_checkpoints(struct kix_log_reader *r, uint64_t after, size_t limit,
                                kix_checkpoint_fn fn, void *ctx)
 {
@@ -201,9 +267,27 @@ int kix_log_reader_receipt(struct kix_log_reader *r, uint64_t index, uint64_t si
     if (rc)
         return kix_err_set(err, KIX_ECORRUPT, "entry %llu is missing from the store",
                            (unsigned long long)index);
-    rc = kix_receipt_format(index, proof, n, leaf.ptr, leaf.len, (const char *)note.ptr, note.len,
-                            out);
-    return rc ? kix_err_set(err, rc, "out of memory") : KIX_OK;
+    {
+        struct kix_buf cosigned = KIX_BUF_INIT;
+        size_t ncosigs = 0;
+        rc = kix_log_reader_cosignatures(r, size, &cosigned, &ncosigs);
+        if (rc == KIX_OK && ncosigs > 0) {
+            /* the note, then its witnesses' lines */
+            struct kix_buf joined = KIX_BUF_INIT;
+            rc = kix_buf_add(&joined, note.ptr, note.len);
+            if (rc == KIX_OK)
+                rc = kix_buf_add(&joined, cosigned.ptr, cosigned.len);
+            if (rc == KIX_OK)
+                rc = kix_receipt_format(index, proof, n, leaf.ptr, leaf.len,
+                                        (const char *)joined.ptr, joined.len, out);
+            kix_buf_release(&joined);
+        } else if (rc == KIX_OK) {
+            rc = kix_receipt_format(index, proof, n, leaf.ptr, leaf.len, (const char *)note.ptr,
+                                    note.len, out);
+        }
+        kix_buf_release(&cosigned);
+    }
+    return rc ? kix_err_set(err, rc, "formatting the receipt: %s", kix_strerror(rc)) : KIX_OK;
 }
 
 int kix_log_reader_run(struct kix_log_reader *r, const char *run_id, size_t len,

@@ -153,6 +153,45 @@ static void link_runs(struct kix_log_reader *r, struct kix_resolution *res)
         snprintf(res->predecessor, sizeof(res->predecessor), "%s", p.run_id);
 }
 
+static void free_buf(void *p)
+{
+    kix_buf_release(p);
+    free(p);
+}
+
+/* With witness cosignatures, the checkpoint is the note plus their lines,
+ * owned by the resolution. */
+static int attach_cosignatures(struct kix_log_reader *r, struct kix_resolution *out,
+                               struct kix_err *err)
+{
+    struct kix_buf lines = KIX_BUF_INIT, *b;
+    size_t n = 0;
+    int rc = kix_log_reader_cosignatures(r, out->size, &lines, &n);
+
+    if (rc || n == 0) {
+        kix_buf_release(&lines);
+        return rc ? kix_err_set(err, rc, "reading cosignatures: %s", kix_strerror(rc)) : KIX_OK;
+    }
+    b = malloc(sizeof(*b));
+    if (b) {
+        kix_buf_init(b);
+        rc = kix_buf_add(b, out->checkpoint.ptr, out->checkpoint.len);
+        if (rc == KIX_OK)
+            rc = kix_buf_add(b, lines.ptr, lines.len);
+    }
+    kix_buf_release(&lines);
+    if (!b || rc) {
+        if (b)
+            free_buf(b);
+        return kix_err_set(err, KIX_ENOMEM, "out of memory");
+    }
+    out->checkpoint.ptr = b->ptr;
+    out->checkpoint.len = b->len;
+    out->backing = b;
+    out->backing_free = free_buf;
+    return KIX_OK;
+}
+
 int kix_log_resolve(struct kix_log_reader *r, const char *ref, size_t len,
                     struct kix_resolution *out, struct kix_err *err)
 {
@@ -179,6 +218,9 @@ int kix_log_resolve(struct kix_log_reader *r, const char *ref, size_t len,
         kix_log_reader_object(r, &out->run.manifest, &out->manifest) != KIX_OK)
         return kix_err_set(err, KIX_ECORRUPT, "run %s lacks its manifest or checkpoint",
                            out->run.run_id);
+    rc = attach_cosignatures(r, out, err);
+    if (rc)
+        return rc;
     rc = kix_log_reader_rank(r, &out->run, &out->rank);
     if (rc)
         return kix_err_set(err, rc, "reading the run's comparison group: %s", kix_strerror(rc));

@@ -15,6 +15,9 @@
 
 struct ex {
     struct kix_signer *key;
+    struct kix_signer *witness; /* seed 0x21 … 0x40, named witness.example */
+    char cosig[256];            /* its cosignature of note2 at time 1700000000 */
+    char note2_cosigned[768];
     char vkey[256];
     char note2[512], note1[512]; /* checkpoints at sizes 2 and 1 */
     struct kix_hash h0, h1;      /* leaf hashes of "e0", "e1" */
@@ -64,11 +67,31 @@ static void ex_init(struct ex *e)
     kix_buf_release(&b);
     kix_digest_of("{}", 2, &d);
     kix_digest_format(&d, e->empty_digest);
+    for (int i = 0; i < 32; i++)
+        seed[i] = (uint8_t)(0x21 + i);
+    kix_buf_init(&b);
+    /* the text of note2 is everything before its blank line */
+    if (kix_signer_from_seed("witness.example", KIX_NOTE_ALG_COSIGN, seed, &e->witness, NULL) ||
+        kix_cosign(e->witness, e->note2, (size_t)(strstr(e->note2, "\n\n") - e->note2 + 1),
+                   1700000000, &b, NULL))
+        abort();
+    snprintf(e->cosig, sizeof(e->cosig), "%s", (const char *)b.ptr);
+    snprintf(e->note2_cosigned, sizeof(e->note2_cosigned), "%s%s", e->note2, e->cosig);
+    kix_buf_release(&b);
 }
 
 static void ex_release(struct ex *e)
 {
     kix_signer_free(e->key);
+    kix_signer_free(e->witness);
+}
+
+/* The digest of a short text, as a stand-in (a comparison group key). */
+static void text_digest(const char *text, char out[KIX_DIGEST_TEXT_LEN + 1])
+{
+    struct kix_digest d;
+    kix_digest_of(text, strlen(text), &d);
+    kix_digest_format(&d, out);
 }
 
 #define W         (&w)
@@ -224,6 +247,118 @@ static int build(const struct ex *e, const char *name, struct kix_buf *out)
         KEY("proof"), ARR(1), BIN(e->h0.b, 32);
         KEY("checkpoint"), STR(e->note2);
         KEY("size"), U64(2);
+    } else if (strcmp(name, "resolve.ranked_response") == 0) {
+        char pub[65], group[KIX_DIGEST_TEXT_LEN + 1];
+        struct kix_digest id;
+        kix_digest_of(kix_signer_public_key(e->key), 32, &id);
+        kix_hex_encode(id.b, 32, pub);
+        text_digest("group", group);
+        kix_proto_begin_response(W, 10);
+        MAP(17);
+        KEY("runId"), STR("run-1");
+        KEY("digest"), STR(e->empty_digest);
+        KEY("permalink"), STR("https://" ORIGIN "/runs/run-1");
+        KEY("evidence"), STR("reported");
+        KEY("comparisonKey"), STR(group);
+        KEY("rank"), U64(1);
+        KEY("groupSize"), U64(2);
+        KEY("best"), STR("run-1");
+        KEY("publisher"), STR(pub);
+        KEY("publicationIndex"), U64(1);
+        KEY("attestations"), U64(0);
+        KEY("reruns"), U64(0);
+        KEY("manifest"), BIN("{}", 2);
+        KEY("objects"), ARR(0);
+        KEY("entries"), ARR(1), MAP(4);
+        KEY("index"), U64(1);
+        KEY("type"), STR("publication");
+        KEY("leaf"), BIN("e1", 2);
+        KEY("proof"), ARR(1), BIN(e->h0.b, 32);
+        KEY("checkpoint"), STR(e->note2);
+        KEY("size"), U64(2);
+    } else if (strcmp(name, "info.mirror_response") == 0) {
+        kix_proto_begin_response(W, 1);
+        MAP(10);
+        KEY("origin"), STR(ORIGIN);
+        KEY("logKey"), STR(e->vkey);
+        KEY("size"), U64(2);
+        KEY("version"), STR("kixd 0.1.0");
+        KEY("mirror"), kix_proto_put_bool(W, true);
+        KEY("limits"), MAP(5);
+        KEY("maxMessage"), U64(16777216);
+        KEY("maxInFlight"), U64(256);
+        KEY("maxBatch"), U64(1024);
+        KEY("maxEntries"), U64(1000);
+        KEY("maxObjects"), U64(1024);
+        KEY("upstream"), STR("tcp://log.example:7420");
+        KEY("upstreamSize"), U64(3);
+        KEY("lagEntries"), U64(1);
+        KEY("lagSeconds"), U64(2);
+    } else if (strcmp(name, "checkpoint.cosigned_response") == 0) {
+        kix_proto_begin_response(W, 6);
+        MAP(2);
+        KEY("checkpoint"), STR(e->note2_cosigned);
+        KEY("size"), U64(2);
+    } else if (strcmp(name, "checkpoints.request") == 0) {
+        kix_proto_begin_request(W, 12, "checkpoints");
+        MAP(1);
+        KEY("after"), U64(0);
+    } else if (strcmp(name, "checkpoints.response") == 0) {
+        kix_proto_begin_response(W, 12);
+        MAP(1);
+        KEY("checkpoints"), ARR(2);
+        MAP(2);
+        KEY("size"), U64(1);
+        KEY("checkpoint"), STR(e->note1);
+        MAP(2);
+        KEY("size"), U64(2);
+        KEY("checkpoint"), STR(e->note2);
+    } else if (strcmp(name, "query.request") == 0) {
+        kix_proto_begin_request(W, 13, "query");
+        MAP(3);
+        KEY("kernel"), STR("rope");
+        KEY("gpu"), STR("a100");
+        KEY("limit"), U64(10);
+    } else if (strcmp(name, "query.response") == 0) {
+        char group[KIX_DIGEST_TEXT_LEN + 1];
+        text_digest("group", group);
+        kix_proto_begin_response(W, 13);
+        MAP(2);
+        KEY("matched"), U64(1);
+        KEY("runs"), ARR(1), MAP(12);
+        KEY("runId"), STR("run-1");
+        KEY("digest"), STR(e->empty_digest);
+        KEY("group"), STR(group);
+        KEY("rank"), U64(1);
+        KEY("groupSize"), U64(1);
+        KEY("value"), U64(11360);
+        KEY("evidence"), STR("reported");
+        KEY("kernel"), STR("rope");
+        KEY("gpu"), STR("NVIDIA A100");
+        KEY("provider"), STR("liger");
+        KEY("mode"), STR("forward");
+        KEY("metric"), STR("latency");
+    } else if (strcmp(name, "add_cosignature.request") == 0) {
+        kix_proto_begin_request(W, 14, "add_cosignature");
+        MAP(2);
+        KEY("checkpoint"), STR(e->note2);
+        KEY("cosignature"), STR(e->cosig);
+    } else if (strcmp(name, "add_cosignature.response") == 0) {
+        kix_proto_begin_response(W, 14);
+        MAP(2);
+        KEY("size"), U64(2);
+        KEY("stored"), kix_proto_put_bool(W, true);
+    } else if (strcmp(name, "add_cosignature.error") == 0) {
+        return kix_proto_write_error(W, 14, KIX_EVERIFY,
+                                     "cosignature of the checkpoint at size 2: the cosignature of "
+                                     "witness.example is not by a witness this log accepts (1 "
+                                     "witness keys configured)",
+                                     &err) == KIX_OK;
+    } else if (strcmp(name, "unknown_method.error") == 0) {
+        return kix_proto_write_error(W, 15, KIX_EINVAL,
+                                     "unknown method \"object.get\" (proto/PROTOCOL.md lists the "
+                                     "methods)",
+                                     &err) == KIX_OK;
     } else if (strcmp(name, "follow.request") == 0) {
         kix_proto_begin_request(W, 11, "follow");
         MAP(1);
@@ -269,6 +404,17 @@ static const char *const names[] = {
     "follow.request",
     "follow.response",
     "follow.notification",
+    "resolve.ranked_response",
+    "info.mirror_response",
+    "checkpoint.cosigned_response",
+    "checkpoints.request",
+    "checkpoints.response",
+    "query.request",
+    "query.response",
+    "add_cosignature.request",
+    "add_cosignature.response",
+    "add_cosignature.error",
+    "unknown_method.error",
 };
 
 /* ---- the document ---------------------------------------------------------- */
@@ -464,6 +610,24 @@ KIX_TEST(example_receipt_and_checkpoints_verify)
         ASSERT_EQ_INT(KIX_OK, kix_merkle_verify_consistency(1, 2, &root, &r2, &e.h1, 1, &err));
         ASSERT_EQ_INT(KIX_OK, kix_merkle_verify_inclusion(1, 2, &e.h1, &e.h0, 1, &r2, &err));
     }
+    ex_release(&e);
+}
+
+KIX_TEST(example_cosignature_verifies)
+{
+    struct ex e;
+    struct kix_verifier known[2];
+    struct kix_note note;
+    struct kix_err err;
+
+    ex_init(&e);
+    ASSERT_EQ_INT(KIX_OK, kix_verifier_parse(e.vkey, strlen(e.vkey), &known[0], &err));
+    kix_verifier_from_signer(e.witness, &known[1]);
+    ASSERT_EQ_INT(KIX_OK,
+                  kix_note_open(e.note2_cosigned, strlen(e.note2_cosigned), known, 2, &note, &err));
+    ASSERT_TRUE(kix_note_verified_by(&note, 0));
+    ASSERT_TRUE(kix_note_verified_by(&note, 1));
+    ASSERT_EQ_U64(1700000000, note.sigs[1].timestamp);
     ex_release(&e);
 }
 

@@ -75,7 +75,7 @@ KIX_TEST(replica_converges_incrementally)
     kix_log_close(f.log);
     f.log = NULL;
     ASSERT_EQ_INT(KIX_OK, kix_client_open_store(f.dir, &up, &err));
-    struct kix_sync_opts opts = {4, 2, NULL, NULL};
+    struct kix_sync_opts opts = {4, 2, NULL, NULL, NULL};
     ASSERT_EQ_INT(KIX_OK, kix_sync(up, replica, KIX_NO_INDEX, &opts, &synced, &err));
     ASSERT_EQ_U64(34, synced);
     latest_note(replica, &b);
@@ -121,7 +121,7 @@ KIX_TEST(tampered_upstream_object_is_refused)
     replica = new_replica(&f, &rdir);
     ASSERT_EQ_INT(KIX_OK, kix_client_open_store(f.dir, &up, &err));
     /* one upstream checkpoint per replica transaction */
-    struct kix_sync_opts one = {1, 1, NULL, NULL};
+    struct kix_sync_opts one = {1, 1, NULL, NULL, NULL};
     ASSERT_EQ_INT(KIX_EVERIFY, kix_sync(up, replica, KIX_NO_INDEX, &one, &synced, &err));
     fprintf(stderr, "refused: %s (verified prefix: %llu entries)\n", err.msg,
             (unsigned long long)synced);
@@ -153,7 +153,7 @@ KIX_TEST(tampered_upstream_entry_is_named)
     tamper(f.dir, "leaves", key, 8, 40);
     replica = new_replica(&f, &rdir);
     ASSERT_EQ_INT(KIX_OK, kix_client_open_store(f.dir, &up, &err));
-    struct kix_sync_opts one = {1, 1, NULL, NULL};
+    struct kix_sync_opts one = {1, 1, NULL, NULL, NULL};
     ASSERT_TRUE(kix_sync(up, replica, KIX_NO_INDEX, &one, &synced, &err) != KIX_OK);
     fprintf(stderr, "refused: %s\n", err.msg);
     ASSERT_CONTAINS(err.msg, "entry 4");

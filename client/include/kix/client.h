@@ -52,12 +52,20 @@ struct kix_client_info {
     uint64_t upstream_size; /* mirror: upstream size last seen */
     double lag_seconds;     /* mirror: age of the last successful sync */
     char last_error[KIX_ERR_MSG_MAX];
+    uint64_t lag_entries; /* mirror: upstream_size - size (0 when current) */
+    /* mirror: it found the upstream inconsistent with what it verified (a
+     * fork or a rollback) and stopped following it */
+    int fork;
+    uint64_t fork_size;                /* the size at which they differ */
+    char fork_reason[KIX_ERR_MSG_MAX]; /* what was found */
+    char fork_evidence[512];           /* where both signed checkpoints are kept */
 };
 
 int kix_client_info(struct kix_client *c, struct kix_client_info *out,
                     struct kix_err *err) KIX_MUST_CHECK;
 
-/* The signed checkpoint at `size` (KIX_NO_INDEX: the latest), appended. */
+/* The signed checkpoint at `size` (KIX_NO_INDEX: the latest), appended,
+ * with the witness cosignatures the log holds for it (extra signature lines). */
 int kix_client_checkpoint(struct kix_client *c, uint64_t size, struct kix_buf *note,
                           struct kix_err *err) KIX_MUST_CHECK;
 
@@ -117,6 +125,14 @@ int kix_client_submit(struct kix_client *c, const struct kix_bundle *bundles, si
  * unverified (kix audit recomputes every rank from the log). */
 int kix_client_query(struct kix_client *c, const struct kix_query *q, kix_query_fn fn, void *ctx,
                      uint64_t *matched, struct kix_err *err) KIX_MUST_CHECK;
+
+/* Hands a witness cosignature to a kixd (method add_cosignature):
+ * `checkpoint` is the signed note cosigned, `line` the cosignature line
+ * (kix_cosign). The server checks it against the witness keys it accepts.
+ * KIX_EINVAL for a local store (witness keys are a server's configuration). */
+int kix_client_add_cosignature(struct kix_client *c, const char *checkpoint, size_t len,
+                               const char *line, size_t line_len,
+                               struct kix_err *err) KIX_MUST_CHECK;
 
 /* An unverified resolution (see kix/resolve.h); release it when done. */
 int kix_client_resolve(struct kix_client *c, const char *ref, struct kix_resolution *out,

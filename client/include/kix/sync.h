@@ -24,6 +24,9 @@ struct kix_sync_opts {
     unsigned threads;              /* signature-verifying threads; 0 = one per CPU */
     kix_sync_progress_fn progress; /* called after each committed batch */
     void *progress_ctx;
+    /* asked before each batch (with progress_ctx); nonzero stops kix_sync,
+     * which returns KIX_OK with *synced short of the target */
+    int (*cancel)(void *ctx);
 };
 
 /* Syncs `replica` from `up` up to size `target` (KIX_NO_INDEX: the

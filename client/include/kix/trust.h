@@ -32,6 +32,37 @@ int kix_trust_check(struct kix_client *c, const struct kix_verifier *key, const 
 int kix_trust_latest(struct kix_client *c, const struct kix_verifier *key, struct kix_buf *note,
                      struct kix_checkpoint *cp_out, struct kix_err *err) KIX_MUST_CHECK;
 
+/* ---- witnesses ------------------------------------------------------------
+ *
+ * A client may also require that independent witnesses (mirrors started with
+ * --witness-key) cosigned a checkpoint before it believes it: a log that
+ * shows different views to different clients then needs its witnesses to
+ * collude. Witness keys are KIX_NOTE_ALG_COSIGN verifier keys. */
+
+#define KIX_WITNESSES_MAX 32
+
+struct kix_witness_policy {
+    const struct kix_verifier *keys; /* the witnesses trusted */
+    size_t nkeys;
+    size_t min; /* cosignatures required from distinct keys of `keys` */
+};
+
+/* Opens `note` (a signed checkpoint) with the log key and the policy's
+ * witness keys, and counts the witnesses whose cosignature verifies.
+ * *found (may be NULL) gets the count. Fewer than policy->min is KIX_EVERIFY
+ * "the checkpoint at size N has K of the M witness cosignatures required
+ * ..."; a bad signature by a known key is KIX_EVERIFY too; a witness key
+ * that is not a cosignature key is KIX_EINVAL. A NULL policy or min 0 with
+ * no keys checks the log signature only. */
+int kix_witness_check(const char *note, size_t len, const struct kix_verifier *log_key,
+                      const struct kix_witness_policy *policy, size_t *found,
+                      struct kix_err *err) KIX_MUST_CHECK;
+
+/* kix_witness_check, then kix_trust_check. */
+int kix_trust_check_witnessed(struct kix_client *c, const struct kix_verifier *key,
+                              const struct kix_witness_policy *policy, const char *note, size_t len,
+                              struct kix_checkpoint *cp_out, struct kix_err *err) KIX_MUST_CHECK;
+
 /* Writes data to path atomically (temp file, fsync, rename, fsync dir). */
 int kix_write_file_atomic(const char *path, const void *data, size_t len, int mode,
                           struct kix_err *err) KIX_MUST_CHECK;

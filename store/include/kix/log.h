@@ -201,6 +201,34 @@ int kix_log_replay(struct kix_log *l, uint64_t first_index, struct kix_prepared 
                    size_t n, const struct kix_replay_checkpoint *cps, size_t ncps,
                    struct kix_err *err) KIX_MUST_CHECK;
 
+/* ---- witness cosignatures ------------------------------------------------
+ *
+ * Witnesses (mirrors that verified the log) cosign its checkpoints
+ * (c2sp.org/tlog-cosignature, kix_cosign). The store keeps, per checkpoint
+ * size, at most one cosignature line per witness key (name and key hash),
+ * the one with the newest timestamp, and serves them appended to the
+ * checkpoint note (kix_log_reader_checkpoint_cosigned): a signed note with
+ * more signature lines, which clients that do not know the witness keys
+ * read as before. Raw notes (kix_log_reader_checkpoint, _checkpoints) stay
+ * exactly as the log signed them, so replicas copy them byte for byte.
+ * Origins and replicas alike may hold cosignatures. */
+
+/* Verifies and stores one cosignature. `checkpoint` is the signed note the
+ * witness cosigned (it must verify against the log key and its text must be
+ * that of the stored checkpoint at its size); `line` is one signature line
+ * "— <name> <base64>" (a final "\n" is allowed) that one of `witnesses`
+ * (KIX_NOTE_ALG_COSIGN keys) made over it. *size (may be NULL) gets the
+ * checkpoint's size, *stored (may be NULL) 1 when it was new or newer than
+ * the one kept. Errors: KIX_EVERIFY (the checkpoint or the cosignature does
+ * not verify, the witness is not one of `witnesses`, or the checkpoint
+ * differs from the stored one at that size: the message says which),
+ * KIX_ENOTFOUND (no stored checkpoint at that size), KIX_EINVAL (malformed),
+ * KIX_EREADONLY (a read-only open), KIX_EIO, KIX_EFULL. Durable on return. */
+int kix_log_add_cosignature(struct kix_log *l, const char *checkpoint, size_t len, const char *line,
+                            size_t line_len, const struct kix_verifier *witnesses,
+                            size_t nwitnesses, uint64_t *size, int *stored,
+                            struct kix_err *err) KIX_MUST_CHECK;
+
 /* ---- reading -------------------------------------------------------------- */
 
 struct kix_log_reader;
@@ -218,6 +246,17 @@ int kix_log_reader_checkpoint(struct kix_log_reader *r, uint64_t size, struct ki
 typedef int (*kix_checkpoint_fn)(void *ctx, uint64_t size, const uint8_t *note, size_t len);
 int kix_log_reader_checkpoints(struct kix_log_reader *r, uint64_t after, size_t limit,
                                kix_checkpoint_fn fn, void *ctx) KIX_MUST_CHECK;
+/* The stored cosignature lines of the checkpoint at `size` (KIX_NO_INDEX:
+ * the latest), each ending in "\n", appended to out in witness key order;
+ * *n (may be NULL) counts them (0 is not an error). */
+int kix_log_reader_cosignatures(struct kix_log_reader *r, uint64_t size, struct kix_buf *out,
+                                size_t *n) KIX_MUST_CHECK;
+/* The checkpoint note at `size` (KIX_NO_INDEX: the latest) with its
+ * cosignature lines after the log's signature, appended to out. What the
+ * checkpoint, receipt and resolve answers carry. KIX_ENOTFOUND when there is
+ * no checkpoint at that size. */
+int kix_log_reader_checkpoint_cosigned(struct kix_log_reader *r, uint64_t size, struct kix_buf *out,
+                                       struct kix_err *err) KIX_MUST_CHECK;
 int kix_log_reader_entry(struct kix_log_reader *r, uint64_t index, struct kix_bytes *leaf);
 int kix_log_reader_object(struct kix_log_reader *r, const struct kix_digest *d,
                           struct kix_bytes *out);
@@ -232,7 +271,7 @@ int kix_log_reader_consistency(struct kix_log_reader *r, uint64_t size1, uint64_
 int kix_log_reader_root(struct kix_log_reader *r, uint64_t size, struct kix_hash *out,
                         struct kix_err *err) KIX_MUST_CHECK;
 /* Appends the C2SP tlog-proof receipt of entry `index` against the
- * checkpoint at `size` (KIX_NO_INDEX: the latest). */
+ * checkpoint at `size` (KIX_NO_INDEX: the latest), with its cosignatures. */
 int kix_log_reader_receipt(struct kix_log_reader *r, uint64_t index, uint64_t size,
                            struct kix_buf *out, struct kix_err *err) KIX_MUST_CHECK;
 /* Tile reads made by this reader so far (for the O(log n) test). */

@@ -68,7 +68,9 @@ int kix_ref_parse(const char *ref, size_t len, const char *origin, char run_id[K
 /* Writes "https://<origin>/runs/<runId>". */
 int kix_permalink(const char *origin, const char *run_id, struct kix_buf *out) KIX_MUST_CHECK;
 
-/* Local resolution from one snapshot (views borrow from r). */
+/* Local resolution from one snapshot (views borrow from r, except the
+ * checkpoint when it carries witness cosignatures: then it lives in
+ * `backing`). */
 int kix_log_resolve(struct kix_log_reader *r, const char *ref, size_t len,
                     struct kix_resolution *out, struct kix_err *err) KIX_MUST_CHECK;
 

@@ -1,0 +1,109 @@
+/* kix mirror status: how far a mirror (kixd --mirror-of) is behind its
+ * upstream, what went wrong last, and whether it found a fork. */
+#include <getopt.h>
+#include <string.h>
+
+#include "cli.h"
+#include "kix/client.h"
+
+static const char mirror_help[] =
+    "usage: kix mirror status [--server ADDR | --store DIR] [--json]\n"
+    "\n"
+    "Reports a mirror's state as it gives it (kixd serve --mirror-of): the\n"
+    "origin, its size, the upstream address and size, how far behind it is in\n"
+    "entries and in seconds since it last synced, the last error, and whether it\n"
+    "found the upstream forked or rolled back (then it has stopped following and\n"
+    "kept both signed checkpoints as evidence). A local replica store has no\n"
+    "upstream state to report.\n"
+    "\n"
+    "exit status: 0 ok, 1 not a mirror, 3 cannot reach it, 4 the mirror found a\n"
+    "fork\n\n" CLI_COMMON_HELP;
+
+static void print_json(const struct kix_client_info *info)
+{
+    printf("{\"origin\":");
+    cli_json_string(stdout, info->origin, strlen(info->origin));
+    printf(",\"size\":%llu,\"mirror\":%s,\"upstream\":", (unsigned long long)info->size,
+           info->mirror ? "true" : "false");
+    if (info->upstream[0])
+        cli_json_string(stdout, info->upstream, strlen(info->upstream));
+    else
+        printf("null");
+    printf(",\"upstreamSize\":%llu,\"lagEntries\":%llu,\"lagSeconds\":%.0f,\"lastError\":",
+           (unsigned long long)info->upstream_size, (unsigned long long)info->lag_entries,
+           info->lag_seconds);
+    if (info->last_error[0])
+        cli_json_string(stdout, info->last_error, strlen(info->last_error));
+    else
+        printf("null");
+    printf(",\"fork\":");
+    if (info->fork) {
+        printf("{\"size\":%llu,\"reason\":", (unsigned long long)info->fork_size);
+        cli_json_string(stdout, info->fork_reason, strlen(info->fork_reason));
+        printf(",\"evidence\":");
+        cli_json_string(stdout, info->fork_evidence, strlen(info->fork_evidence));
+        printf("}");
+    } else {
+        printf("null");
+    }
+    printf("}\n");
+}
+
+static void print_text(const struct kix_client_info *info)
+{
+    printf("origin         %s\n", info->origin);
+    printf("size           %llu\n", (unsigned long long)info->size);
+    if (info->upstream[0]) {
+        printf("upstream       %s\n", info->upstream);
+        printf("upstream size  %llu\n", (unsigned long long)info->upstream_size);
+        printf("lag            %llu entries, %.0f s since the last sync\n",
+               (unsigned long long)info->lag_entries, info->lag_seconds);
+    }
+    printf("last error     %s\n", info->last_error[0] ? info->last_error : "none");
+    if (info->fork)
+        printf("fork           FOUND at size %llu: %s; evidence in %s\n",
+               (unsigned long long)info->fork_size, info->fork_reason, info->fork_evidence);
+    else
+        printf("fork           none found\n");
+}
+
+int cmd_mirror(int argc, char **argv)
+{
+    static const struct option longopts[] = {CLI_COMMON_LONGOPTS, {NULL, 0, NULL, 0}};
+    struct cli_common common;
+    struct kix_client *cl = NULL;
+    struct kix_client_info info;
+    struct kix_err err = {0, ""};
+    int ch, status, rc;
+
+    if (argc < 2 || cli_wants_help(argc, argv)) {
+        fputs(mirror_help, argc < 2 ? stderr : stdout);
+        return argc < 2 ? EXIT_USAGE : 0;
+    }
+    if (strcmp(argv[1], "status") != 0)
+        return cli_usage_error("mirror", "unknown subcommand '%s' (try: kix mirror status)",
+                               argv[1]);
+    cli_common_init(&common);
+    optind = 1;
+    while ((ch = getopt_long(argc - 1, argv + 1, "h", longopts, NULL)) != -1) {
+        if (cli_common_option(&common, ch, optarg))
+            continue;
+        return cli_usage_error("mirror", "unknown option");
+    }
+    if (optind != argc - 1)
+        return cli_usage_error("mirror", "unexpected argument %s", argv[optind + 1]);
+    if ((status = cli_connect("mirror", &common, &cl)))
+        return status;
+    rc = kix_client_info(cl, &info, &err);
+    if (rc == KIX_OK && !info.mirror)
+        rc = kix_err_set(&err, KIX_EINVAL, "%s serves the log %s itself, not a mirror of it",
+                         kix_client_where(cl), info.origin);
+    kix_client_close(cl);
+    if (rc)
+        return cli_fail("mirror", rc, &err);
+    if (common.json)
+        print_json(&info);
+    else
+        print_text(&info);
+    return info.fork ? kix_err_exit_status(KIX_EFORK) : 0;
+}

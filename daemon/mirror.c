@@ -1,0 +1,750 @@
+/* Mirror mode: one thread replays the upstream into the replica store
+ * (kix_sync), checks that the upstream never contradicts what was verified,
+ * follows it, cosigns what it verified (witness), and reports its state to
+ * the info method. See mirror.h. */
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "kix/rpc.h"
+#include "kix/sync.h"
+#include "kix/trust.h"
+#include "mirror.h"
+
+#define TICK_MS        2000  /* a round at least this often, notification or not */
+#define BACKOFF_MIN_MS 100   /* first retry after a failure */
+#define BACKOFF_MAX_MS 5000  /* retries never wait longer */
+#define UPSTREAM_MS    10000 /* per request to the upstream */
+#define FORK_FOUND     1     /* a round's result: stopped following */
+
+struct kixd_mirror {
+    struct kixd_server *srv;
+    const struct kixd_config *cfg;
+    struct kix_verifier upstream_key;
+    char upstream_key_text[1024];
+    struct kix_signer *witness; /* --witness-key, or NULL */
+    struct kix_verifier witness_v;
+    pthread_t thread;
+    int started;
+    int stop_pipe[2];
+    atomic_int stop;
+    /* mirror thread only */
+    struct kix_client *up;  /* requests and kix_sync */
+    struct kix_rpc *follow; /* the follow stream (wake-ups) */
+    uint64_t cosigned;      /* the size last cosigned */
+    char cosign_error[KIX_ERR_MSG_MAX];
+
+    pthread_mutex_t mu; /* guards the state below */
+    uint64_t upstream_size;
+    int64_t last_ok_ms; /* monotonic time it last knew it was in sync */
+    char last_error[KIX_ERR_MSG_MAX];
+    int forked;
+    uint64_t fork_size;
+    char fork_reason[KIX_ERR_MSG_MAX];
+    char fork_dir[4200];
+};
+
+/* The upstream sent something that does not verify (not a transport error). */
+static int refused(int rc)
+{
+    return rc == KIX_EVERIFY || rc == KIX_EPOLICY || rc == KIX_EINVAL || rc == KIX_ELIMIT;
+}
+
+static int64_t now_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/* ---- the replica store ------------------------------------------------------ */
+
+static int read_upstream_key(const struct kixd_config *cfg, struct kix_verifier *key,
+                             struct kix_err *err)
+{
+    int rc = kixd_read_verifier(cfg->upstream_key, key, err);
+    if (rc) {
+        kix_err_wrap(err, "--upstream-key");
+        if (err)
+            err->code = KIX_EUSAGE;
+        return KIX_EUSAGE;
+    }
+    if (key->alg != KIX_NOTE_ALG_ED25519)
+        return kix_err_set(err, KIX_EUSAGE, "--upstream-key %s is a witness key, not a log's key",
+                           key->name);
+    return KIX_OK;
+}
+
+static int same_key(const struct kix_verifier *a, const struct kix_verifier *b)
+{
+    return a->alg == b->alg && a->key_hash == b->key_hash && strcmp(a->name, b->name) == 0 &&
+           memcmp(a->pub, b->pub, 32) == 0;
+}
+
+int kixd_mirror_prepare(const struct kixd_config *cfg, struct kix_err *err)
+{
+    struct kix_verifier key;
+    struct kix_log_opts opts;
+    struct kix_log *l = NULL;
+    char path[4200];
+    struct stat st;
+    int rc = read_upstream_key(cfg, &key, err);
+
+    if (rc)
+        return rc;
+    memset(&opts, 0, sizeof(opts));
+    opts.replica = 1;
+    snprintf(path, sizeof(path), "%s/log.key", cfg->store);
+    if (stat(path, &st) == 0)
+        return kix_err_set(err, KIX_EUSAGE,
+                           "%s holds a log of its own (it has log.key); a mirror needs a "
+                           "directory of its own",
+                           cfg->store);
+    snprintf(path, sizeof(path), "%s/data.mdb", cfg->store);
+    if (stat(path, &st) != 0) {
+        rc = kix_log_create_replica(cfg->store, &key, &opts, err);
+        if (rc) {
+            kix_err_wrap(err, "creating the replica store %s", cfg->store);
+            return rc;
+        }
+        kixd_log(KIXD_INFO, "created %s as an empty replica of %s", cfg->store, key.name);
+        return KIX_OK;
+    }
+    rc = kix_log_open(cfg->store, &opts, &l, err);
+    if (rc)
+        return rc;
+    if (!same_key(kix_log_verifier(l), &key))
+        rc = kix_err_set(err, KIX_EUSAGE,
+                         "%s is a replica of the log %s with another key than --upstream-key "
+                         "(%s); give it a directory of its own",
+                         cfg->store, kix_log_verifier(l)->name, key.name);
+    kix_log_close(l);
+    return rc;
+}
+
+static uint64_t local_size(struct kixd_mirror *m)
+{
+    struct kix_log_reader *r = NULL;
+    uint64_t size = 0;
+    if (kix_log_read_begin(m->srv->log, &r) == KIX_OK) {
+        size = kix_log_reader_size(r);
+        kix_log_read_end(r);
+    }
+    return size;
+}
+
+/* Our signed checkpoint at `size` (KIX_NO_INDEX: the latest), appended. */
+static int local_checkpoint(struct kixd_mirror *m, uint64_t size, struct kix_buf *note,
+                            uint64_t *got, struct kix_err *err)
+{
+    struct kix_log_reader *r = NULL;
+    struct kix_bytes v;
+    int rc = kix_log_read_begin(m->srv->log, &r);
+
+    if (rc)
+        return kix_err_set(err, rc, "reading the replica: %s", kix_strerror(rc));
+    if (size == KIX_NO_INDEX)
+        size = kix_log_reader_size(r);
+    rc = kix_log_reader_checkpoint(r, size, &v);
+    if (rc == KIX_OK)
+        rc = kix_buf_add(note, v.ptr, v.len);
+    kix_log_read_end(r);
+    if (got)
+        *got = size;
+    return rc ? kix_err_set(err, rc, "reading the replica's checkpoint at size %llu: %s",
+                            (unsigned long long)size, kix_strerror(rc))
+              : KIX_OK;
+}
+
+/* ---- state -------------------------------------------------------------------- */
+
+void kixd_mirror_status(struct kixd_mirror *m, struct kixd_mirror_status *out)
+{
+    int64_t now = now_ms();
+
+    memset(out, 0, sizeof(*out));
+    snprintf(out->upstream, sizeof(out->upstream), "%s", m->cfg->mirror_of);
+    pthread_mutex_lock(&m->mu);
+    out->upstream_size = m->upstream_size;
+    out->lag_seconds = now > m->last_ok_ms ? (uint64_t)(now - m->last_ok_ms) / 1000 : 0;
+    snprintf(out->last_error, sizeof(out->last_error), "%s", m->last_error);
+    out->fork = m->forked;
+    out->fork_size = m->fork_size;
+    snprintf(out->fork_reason, sizeof(out->fork_reason), "%s", m->fork_reason);
+    snprintf(out->fork_evidence, sizeof(out->fork_evidence), "%.*s",
+             (int)sizeof(out->fork_evidence) - 1, m->fork_dir);
+    pthread_mutex_unlock(&m->mu);
+}
+
+static void set_upstream_size(struct kixd_mirror *m, uint64_t size)
+{
+    pthread_mutex_lock(&m->mu);
+    m->upstream_size = size;
+    pthread_mutex_unlock(&m->mu);
+}
+
+/* A round failed: remember why; log when the reason changes. */
+static void note_error(struct kixd_mirror *m, int rc, const struct kix_err *err, unsigned retry_ms)
+{
+    const char *text = kix_err_text(err, rc);
+    int changed;
+
+    pthread_mutex_lock(&m->mu);
+    changed = strcmp(m->last_error, text) != 0;
+    if (changed)
+        snprintf(m->last_error, sizeof(m->last_error), "%s", text);
+    pthread_mutex_unlock(&m->mu);
+    kixd_log(!changed      ? KIXD_DEBUG
+             : refused(rc) ? KIXD_ERROR
+                           : KIXD_WARN,
+             "mirror of %s: %s (%s); serving what was verified, retrying in %u ms",
+             m->cfg->mirror_of, text, kix_err_name(rc), retry_ms);
+}
+
+static void note_ok(struct kixd_mirror *m)
+{
+    int had_error;
+
+    pthread_mutex_lock(&m->mu);
+    had_error = m->last_error[0] != 0;
+    m->last_error[0] = '\0';
+    m->last_ok_ms = now_ms();
+    pthread_mutex_unlock(&m->mu);
+    if (had_error)
+        kixd_log(KIXD_INFO, "mirror of %s: in sync again at size %llu", m->cfg->mirror_of,
+                 (unsigned long long)local_size(m));
+}
+
+/* ---- forks --------------------------------------------------------------------- */
+
+static void fork_path(const struct kixd_mirror *m, const char *name, char *out, size_t cap)
+{
+    snprintf(out, cap, "%s/fork%s%s", m->cfg->store, name ? "/" : "", name ? name : "");
+}
+
+/* Keeps both signed checkpoints and the reason in DIR/fork/, stops following. */
+static int found_fork(struct kixd_mirror *m, uint64_t size, const struct kix_buf *ours,
+                      const struct kix_buf *theirs, const char *reason)
+{
+    struct kix_err ferr = {0, ""};
+    struct kix_buf text = KIX_BUF_INIT;
+    char dir[4200], path[4300];
+    int rc = KIX_OK;
+
+    fork_path(m, NULL, dir, sizeof(dir));
+    if (mkdir(dir, 0700) != 0 && errno != EEXIST)
+        rc = kix_err_set(&ferr, KIX_EIO, "cannot create %s: %s", dir, strerror(errno));
+    if (rc == KIX_OK) {
+        fork_path(m, "local.checkpoint", path, sizeof(path));
+        rc = kix_write_file_atomic(path, ours->ptr, ours->len, 0644, &ferr);
+    }
+    if (rc == KIX_OK) {
+        fork_path(m, "upstream.checkpoint", path, sizeof(path));
+        rc = kix_write_file_atomic(path, theirs->ptr, theirs->len, 0644, &ferr);
+    }
+    if (rc == KIX_OK && kix_buf_addf(&text, "%llu\n%s\n", (unsigned long long)size, reason) == 0) {
+        fork_path(m, "reason", path, sizeof(path));
+        rc = kix_write_file_atomic(path, text.ptr, text.len, 0644, &ferr);
+    }
+    kix_buf_release(&text);
+    pthread_mutex_lock(&m->mu);
+    m->forked = 1;
+    m->fork_size = size;
+    snprintf(m->fork_reason, sizeof(m->fork_reason), "%s", reason);
+    snprintf(m->last_error, sizeof(m->last_error), "%s", reason);
+    snprintf(m->fork_dir, sizeof(m->fork_dir), "%s", dir);
+    pthread_mutex_unlock(&m->mu);
+    kixd_log(KIXD_ERROR,
+             "FORK: %s. The mirror stopped following %s and keeps serving what it verified; "
+             "both signed checkpoints are in %s/ (%s). Report them to the log's operators; "
+             "remove %s to follow again",
+             reason, m->cfg->mirror_of, dir,
+             rc ? ferr.msg : "local.checkpoint, upstream.checkpoint", dir);
+    if (m->cfg->fail_on_fork)
+        kixd_server_stop(m->srv, kix_err_exit_status(KIX_EFORK),
+                         "the upstream forked (--fail-on-fork)");
+    return FORK_FOUND;
+}
+
+/* Evidence of an earlier fork, kept across restarts. */
+static int load_fork(struct kixd_mirror *m)
+{
+    char path[4300], line[KIX_ERR_MSG_MAX + 64];
+    FILE *f;
+    unsigned long long size = 0;
+
+    fork_path(m, "reason", path, sizeof(path));
+    f = fopen(path, "r");
+    if (!f)
+        return 0;
+    if (fgets(line, sizeof(line), f))
+        size = strtoull(line, NULL, 10);
+    if (!fgets(line, sizeof(line), f))
+        snprintf(line, sizeof(line), "(reason unreadable)");
+    line[strcspn(line, "\n")] = '\0';
+    fclose(f);
+    m->forked = 1;
+    m->fork_size = size;
+    snprintf(m->fork_reason, sizeof(m->fork_reason), "%.*s", (int)sizeof(m->fork_reason) - 1, line);
+    fork_path(m, NULL, m->fork_dir, sizeof(m->fork_dir));
+    return 1;
+}
+
+/* Fetches and verifies the upstream's checkpoint at `size` (KIX_NO_INDEX:
+ * the latest); *cp gets it parsed. */
+static int upstream_checkpoint(struct kixd_mirror *m, uint64_t size, struct kix_buf *note,
+                               struct kix_checkpoint *cp, struct kix_err *err)
+{
+    struct kix_note *opened = malloc(sizeof(*opened));
+    int rc;
+
+    if (!opened)
+        return kix_err_set(err, KIX_ENOMEM, "out of memory");
+    rc = kix_client_checkpoint(m->up, size, note, err);
+    if (rc == KIX_OK) {
+        rc = kix_checkpoint_open((const char *)note->ptr, note->len, &m->upstream_key, 1,
+                                 m->upstream_key.name, opened, cp, err);
+        if (rc && size == KIX_NO_INDEX)
+            kix_err_wrap(err, "the upstream's latest checkpoint");
+        else if (rc)
+            kix_err_wrap(err, "the upstream's checkpoint at size %llu", (unsigned long long)size);
+        else if (size != KIX_NO_INDEX && cp->size != size)
+            rc = kix_err_set(err, KIX_EVERIFY, "asked the upstream for size %llu, got %llu",
+                             (unsigned long long)size, (unsigned long long)cp->size);
+    }
+    free(opened);
+    return rc;
+}
+
+static int parse_cp(const struct kix_buf *note, struct kix_checkpoint *cp)
+{
+    struct kix_note *opened = malloc(sizeof(*opened));
+    int rc = opened ? kix_checkpoint_open((const char *)note->ptr, note->len, NULL, 0, NULL, opened,
+                                          cp, NULL)
+                    : KIX_ENOMEM;
+    /* our own notes were verified when stored: only the text is read */
+    if (rc == KIX_EVERIFY && opened)
+        rc = kix_checkpoint_parse((const char *)opened->text.ptr, opened->text.len, cp, NULL);
+    free(opened);
+    return rc;
+}
+
+/* Does the upstream still agree with the `size` entries we verified? */
+static int check_consistent(struct kixd_mirror *m, uint64_t size, uint64_t upstream,
+                            struct kix_err *err)
+{
+    struct kix_buf ours = KIX_BUF_INIT, theirs = KIX_BUF_INIT;
+    struct kix_checkpoint mine, cp;
+    char reason[KIX_ERR_MSG_MAX];
+    int rc;
+
+    if (size == 0)
+        return KIX_OK;
+    rc = local_checkpoint(m, size, &ours, NULL, err);
+    if (rc == KIX_OK && parse_cp(&ours, &mine) != KIX_OK)
+        rc = kix_err_set(err, KIX_ECORRUPT, "the replica's checkpoint at size %llu is unreadable",
+                         (unsigned long long)size);
+    if (rc)
+        goto out;
+    if (upstream < size) {
+        rc = upstream_checkpoint(m, KIX_NO_INDEX, &theirs, &cp, err);
+        if (rc == KIX_OK && cp.size < size) {
+            snprintf(reason, sizeof(reason),
+                     "the upstream went back from size %llu, which this mirror verified, to "
+                     "size %llu (a rollback)",
+                     (unsigned long long)size, (unsigned long long)cp.size);
+            rc = found_fork(m, size, &ours, &theirs, reason);
+        }
+        goto out; /* else it grew meanwhile: the next round looks again */
+    }
+    rc = upstream_checkpoint(m, size, &theirs, &cp, err);
+    if (rc == KIX_OK) {
+        if (memcmp(cp.root, mine.root, 32) != 0) {
+            snprintf(reason, sizeof(reason),
+                     "the upstream signed a different root for size %llu than the one this mirror "
+                     "verified (a fork)",
+                     (unsigned long long)size);
+            rc = found_fork(m, size, &ours, &theirs, reason);
+        }
+        goto out;
+    }
+    if (rc != KIX_ENOTFOUND)
+        goto out;
+    /* no checkpoint at our size up there: prove consistency with its latest */
+    kix_buf_reset(&theirs);
+    kix_err_clear(err);
+    rc = upstream_checkpoint(m, KIX_NO_INDEX, &theirs, &cp, err);
+    if (rc == KIX_OK && cp.size > size) {
+        struct kix_hash proof[KIX_MERKLE_MAX_PROOF], r1, r2;
+        struct kix_err perr = {0, ""};
+        size_t n = 0;
+        memcpy(r1.b, mine.root, 32);
+        memcpy(r2.b, cp.root, 32);
+        rc = kix_client_consistency(m->up, size, cp.size, proof, &n, &perr);
+        if (rc == KIX_OK)
+            rc = kix_merkle_verify_consistency(size, cp.size, &r1, &r2, proof, n, &perr);
+        if (rc == KIX_EVERIFY || rc == KIX_EINVAL) {
+            snprintf(reason, sizeof(reason),
+                     "the upstream cannot prove its size %llu extends the size %llu this mirror "
+                     "verified (%.200s): a fork",
+                     (unsigned long long)cp.size, (unsigned long long)size, perr.msg);
+            rc = found_fork(m, size, &ours, &theirs, reason);
+        } else if (rc && err) {
+            *err = perr;
+        }
+    }
+out:
+    kix_buf_release(&ours);
+    kix_buf_release(&theirs);
+    return rc;
+}
+
+/* ---- syncing --------------------------------------------------------------------- */
+
+static void on_batch(void *ctx, uint64_t size, uint64_t target)
+{
+    struct kixd_mirror *m = ctx;
+    kixd_log(KIXD_DEBUG, "mirror of %s: verified and stored up to %llu of %llu", m->cfg->mirror_of,
+             (unsigned long long)size, (unsigned long long)target);
+    kixd_server_grew(m->srv); /* wake this server's own followers */
+}
+
+static int on_cancel(void *ctx)
+{
+    struct kixd_mirror *m = ctx;
+    return atomic_load(&m->stop);
+}
+
+/* kix_sync failed on a root that does not match the signed one. */
+static int root_mismatch(struct kixd_mirror *m, const struct kix_err *serr)
+{
+    const char *p = strstr(serr->msg, "the entries up to size ");
+    struct kix_buf ours = KIX_BUF_INIT, theirs = KIX_BUF_INIT;
+    struct kix_checkpoint cp;
+    struct kix_err err = {0, ""};
+    char reason[KIX_ERR_MSG_MAX];
+    unsigned long long size;
+    uint64_t mine = 0;
+    int rc;
+
+    if (!p || !strstr(serr->msg, "do not hash to the upstream's signed root"))
+        return 0;
+    size = strtoull(p + strlen("the entries up to size "), NULL, 10);
+    rc = local_checkpoint(m, KIX_NO_INDEX, &ours, &mine, &err);
+    if (rc == KIX_OK)
+        rc = upstream_checkpoint(m, size, &theirs, &cp, &err);
+    if (rc == KIX_OK) {
+        snprintf(reason, sizeof(reason),
+                 "the upstream's entries up to size %llu do not hash to the root it signed for "
+                 "that size (a fork, or entries rewritten after signing)",
+                 size);
+        found_fork(m, size, &ours, &theirs, reason);
+    }
+    kix_buf_release(&ours);
+    kix_buf_release(&theirs);
+    return rc == KIX_OK;
+}
+
+/* The upstream sent a bad entry `bad` in a batch: keep the verified part
+ * before it (up to the last upstream checkpoint at or below it). */
+static void salvage(struct kixd_mirror *m, uint64_t bad)
+{
+    struct kix_sync_opts opts;
+    struct kix_err err = {0, ""};
+    uint64_t before = local_size(m), synced = 0;
+    int rc;
+
+    if (bad <= before)
+        return;
+    memset(&opts, 0, sizeof(opts));
+    opts.max_batch = m->cfg->mirror_batch;
+    opts.progress = on_batch;
+    opts.progress_ctx = m;
+    opts.cancel = on_cancel;
+    /* it stops with an error after the last checkpoint below `bad` */
+    rc = kix_sync(m->up, m->srv->log, bad, &opts, &synced, &err);
+    if (rc == KIX_OK || synced > before)
+        kixd_log(KIXD_INFO, "mirror of %s: kept the %llu entries verified before entry %llu",
+                 m->cfg->mirror_of, (unsigned long long)(synced - before), (unsigned long long)bad);
+}
+
+/* Cosigns the latest checkpoint verified (witness), keeps it and sends it up. */
+static void cosign(struct kixd_mirror *m)
+{
+    struct kix_buf note = KIX_BUF_INIT, line = KIX_BUF_INIT;
+    struct kix_note *opened = malloc(sizeof(*opened));
+    struct kix_err err = {0, ""};
+    uint64_t size = 0;
+    int rc = opened ? local_checkpoint(m, KIX_NO_INDEX, &note, &size, &err) : KIX_ENOMEM;
+
+    if (rc || size == 0 || size == m->cosigned)
+        goto out;
+    rc = kix_note_open((const char *)note.ptr, note.len, &m->upstream_key, 1, opened, &err);
+    if (rc == KIX_OK)
+        rc = kix_cosign(m->witness, (const char *)opened->text.ptr, opened->text.len,
+                        (uint64_t)time(NULL), &line, &err);
+    if (rc == KIX_OK)
+        rc = kix_log_add_cosignature(m->srv->log, (const char *)note.ptr, note.len,
+                                     (const char *)line.ptr, line.len, &m->witness_v, 1, NULL, NULL,
+                                     &err);
+    if (rc) {
+        kixd_log(KIXD_ERROR, "mirror of %s: cannot cosign size %llu: %s", m->cfg->mirror_of,
+                 (unsigned long long)size, kix_err_text(&err, rc));
+        goto out;
+    }
+    m->cosigned = size;
+    kixd_log(KIXD_DEBUG, "witness %s cosigned size %llu", m->witness_v.name,
+             (unsigned long long)size);
+    rc = kix_client_add_cosignature(m->up, (const char *)note.ptr, note.len, (const char *)line.ptr,
+                                    line.len, &err);
+    if (rc) {
+        const char *text = kix_err_text(&err, rc);
+        kixd_log(strcmp(text, m->cosign_error) ? KIXD_WARN : KIXD_DEBUG,
+                 "mirror of %s: the upstream did not take the cosignature of size %llu: %s",
+                 m->cfg->mirror_of, (unsigned long long)size, text);
+        snprintf(m->cosign_error, sizeof(m->cosign_error), "%s", text);
+    } else {
+        m->cosign_error[0] = '\0';
+    }
+out:
+    free(opened);
+    kix_buf_release(&note);
+    kix_buf_release(&line);
+}
+
+/* One round: look at the upstream, check it agrees, catch up, cosign. */
+static int mirror_round(struct kixd_mirror *m, struct kix_err *err)
+{
+    struct kix_client_info info;
+    struct kix_sync_opts opts;
+    uint64_t size = local_size(m), synced = 0;
+    int64_t t0;
+    int rc = kix_client_info(m->up, &info, err);
+
+    if (rc)
+        return rc;
+    if (strcmp(info.log_key, m->upstream_key_text) != 0)
+        return kix_err_set(err, KIX_EVERIFY, "%s serves the log %s, not the --upstream-key log %s",
+                           m->cfg->mirror_of, info.log_key, m->upstream_key_text);
+    set_upstream_size(m, info.size);
+    rc = check_consistent(m, size, info.size, err);
+    if (rc)
+        return rc;
+    if (info.size > size) {
+        memset(&opts, 0, sizeof(opts));
+        opts.max_batch = m->cfg->mirror_batch;
+        opts.progress = on_batch;
+        opts.progress_ctx = m;
+        opts.cancel = on_cancel;
+        t0 = now_ms();
+        rc = kix_sync(m->up, m->srv->log, info.size, &opts, &synced, err);
+        if (rc == KIX_EVERIFY && err && root_mismatch(m, err))
+            return FORK_FOUND;
+        if (rc && refused(rc) && err && strncmp(err->msg, "entry ", 6) == 0)
+            salvage(m, strtoull(err->msg + 6, NULL, 10));
+        if (rc)
+            return rc;
+        if (synced - size > 1000 || kixd_log_enabled(KIXD_DEBUG))
+            kixd_log(KIXD_INFO, "mirror of %s: verified %llu entries up to size %llu in %lld ms",
+                     m->cfg->mirror_of, (unsigned long long)(synced - size),
+                     (unsigned long long)synced, (long long)(now_ms() - t0));
+        if (synced < info.size)
+            return KIX_OK; /* stopping */
+    }
+    if (m->witness)
+        cosign(m);
+    note_ok(m);
+    return KIX_OK;
+}
+
+/* ---- the thread ---------------------------------------------------------------------- */
+
+/* Waits for fd (if >= 0) to be readable, the stop pipe, or ms: 1 readable,
+ * 0 timeout, -1 stop. */
+static int wait_for(struct kixd_mirror *m, int fd, int ms)
+{
+    struct pollfd p[2] = {{m->stop_pipe[0], POLLIN, 0}, {fd, POLLIN, 0}};
+    int n;
+
+    if (atomic_load(&m->stop))
+        return -1;
+    do
+        n = poll(p, fd >= 0 ? 2 : 1, ms);
+    while (n < 0 && errno == EINTR);
+    if (atomic_load(&m->stop) || (n > 0 && p[0].revents))
+        return -1;
+    return n > 0 && (p[1].revents & (POLLIN | POLLHUP | POLLERR)) ? 1 : 0;
+}
+
+static void drop_upstream(struct kixd_mirror *m)
+{
+    kix_rpc_close(m->follow);
+    m->follow = NULL;
+    kix_client_close(m->up);
+    m->up = NULL;
+}
+
+static int put_from(void *ctx, struct kix_proto_writer *w)
+{
+    const uint64_t *from = ctx;
+    kix_proto_put_map(w, 1);
+    kix_proto_put_key(w, "from");
+    return kix_proto_put_u64(w, *from);
+}
+
+static int open_follow(struct kixd_mirror *m, struct kix_err *err)
+{
+    struct kix_rpc_opts opts = {UPSTREAM_MS, 0};
+    struct kix_proto_msg resp;
+    uint64_t from = local_size(m);
+    int rc = kix_rpc_connect(m->cfg->mirror_of, &opts, &m->follow, err);
+
+    if (rc == KIX_OK)
+        rc = kix_rpc_call(m->follow, "follow", put_from, &from, &resp, err);
+    if (rc) {
+        kix_rpc_close(m->follow);
+        m->follow = NULL;
+        return rc;
+    }
+    kix_proto_msg_release(&resp);
+    return KIX_OK;
+}
+
+static void *mirror_main(void *arg)
+{
+    struct kixd_mirror *m = arg;
+    struct kix_client_opts copts = {UPSTREAM_MS};
+    unsigned backoff = 0;
+
+    while (!atomic_load(&m->stop)) {
+        struct kix_err err = {0, ""};
+        struct kix_proto_msg msg;
+        int rc = KIX_OK;
+
+        if (m->forked) {
+            drop_upstream(m);
+            wait_for(m, -1, 60000);
+            continue;
+        }
+        if (!m->up)
+            rc = kix_client_connect(m->cfg->mirror_of, &copts, &m->up, &err);
+        if (rc == KIX_OK)
+            rc = mirror_round(m, &err);
+        if (rc == KIX_OK && !m->follow && !atomic_load(&m->stop))
+            rc = open_follow(m, &err);
+        if (rc == FORK_FOUND || atomic_load(&m->stop))
+            continue;
+        if (rc) {
+            backoff = backoff ? (backoff * 2 > BACKOFF_MAX_MS ? BACKOFF_MAX_MS : backoff * 2)
+                              : BACKOFF_MIN_MS;
+            note_error(m, rc, &err, backoff);
+            drop_upstream(m);
+            wait_for(m, -1, (int)backoff);
+            continue;
+        }
+        backoff = 0;
+        /* a notification (or the tick) starts the next round */
+        if (wait_for(m, kix_rpc_fd(m->follow), TICK_MS) == 1) {
+            rc = kix_rpc_recv(m->follow, &msg, &err);
+            if (rc) {
+                kixd_log(KIXD_DEBUG, "mirror of %s: follow stream ended: %s", m->cfg->mirror_of,
+                         kix_err_text(&err, rc));
+                kix_rpc_close(m->follow);
+                m->follow = NULL;
+            } else {
+                kix_proto_msg_release(&msg);
+            }
+        }
+    }
+    drop_upstream(m);
+    return NULL;
+}
+
+int kixd_mirror_start(struct kixd_server *srv, struct kixd_mirror **out, struct kix_err *err)
+{
+    struct kixd_mirror *m = calloc(1, sizeof(*m));
+    struct kix_buf text = KIX_BUF_INIT;
+    int rc;
+
+    *out = NULL;
+    if (!m)
+        return kix_err_set(err, KIX_ENOMEM, "out of memory");
+    m->srv = srv;
+    m->cfg = srv->cfg;
+    m->stop_pipe[0] = m->stop_pipe[1] = -1;
+    atomic_init(&m->stop, 0);
+    pthread_mutex_init(&m->mu, NULL);
+    m->last_ok_ms = now_ms();
+    rc = read_upstream_key(m->cfg, &m->upstream_key, err);
+    if (rc == KIX_OK && kix_verifier_format(&m->upstream_key, &text) != KIX_OK)
+        rc = kix_err_set(err, KIX_ENOMEM, "out of memory");
+    if (rc == KIX_OK)
+        snprintf(m->upstream_key_text, sizeof(m->upstream_key_text), "%s", (const char *)text.ptr);
+    kix_buf_release(&text);
+    if (rc == KIX_OK && m->cfg->witness_key[0]) {
+        rc = kix_keyfile_read(m->cfg->witness_key, &m->witness, err);
+        if (rc)
+            kix_err_wrap(err, "--witness-key");
+        else if (kix_signer_alg(m->witness) != KIX_NOTE_ALG_COSIGN)
+            rc = kix_err_set(err, KIX_EUSAGE,
+                             "--witness-key %s is not a witness key (make one with kix keygen "
+                             "--witness)",
+                             m->cfg->witness_key);
+        if (rc == KIX_OK)
+            kix_verifier_from_signer(m->witness, &m->witness_v);
+    }
+    if (rc == KIX_OK && pipe(m->stop_pipe) != 0)
+        rc = kix_err_set(err, KIX_EIO, "cannot create a pipe: %s", strerror(errno));
+    for (int i = 0; rc == KIX_OK && i < 2; i++)
+        fcntl(m->stop_pipe[i], F_SETFD, FD_CLOEXEC);
+    if (rc == KIX_OK && load_fork(m)) {
+        kixd_log(KIXD_ERROR,
+                 "mirror of %s: a fork was found earlier (%s); not following it. The evidence "
+                 "is in %s/; remove that directory to follow again",
+                 m->cfg->mirror_of, m->fork_reason, m->fork_dir);
+        if (m->cfg->fail_on_fork)
+            rc = kix_err_set(err, KIX_EFORK,
+                             "the upstream %s forked (found earlier, evidence in %s/) and "
+                             "--fail-on-fork is set",
+                             m->cfg->mirror_of, m->fork_dir);
+    }
+    if (rc == KIX_OK) {
+        if (pthread_create(&m->thread, NULL, mirror_main, m) == 0)
+            m->started = 1;
+        else
+            rc = kix_err_set(err, KIX_EIO, "cannot start the mirror thread");
+    }
+    if (rc) {
+        kixd_mirror_stop(m);
+        return rc;
+    }
+    kixd_log(KIXD_INFO, "mirroring %s (%s)%s%s", m->cfg->mirror_of, m->upstream_key.name,
+             m->witness ? " as witness " : "", m->witness ? m->witness_v.name : "");
+    *out = m;
+    return KIX_OK;
+}
+
+void kixd_mirror_stop(struct kixd_mirror *m)
+{
+    if (!m)
+        return;
+    atomic_store(&m->stop, 1);
+    if (m->stop_pipe[1] >= 0 && write(m->stop_pipe[1], "x", 1) < 0)
+        kixd_log(KIXD_DEBUG, "mirror: cannot signal the thread: %s", strerror(errno));
+    if (m->started)
+        pthread_join(m->thread, NULL);
+    drop_upstream(m);
+    if (m->stop_pipe[0] >= 0)
+        close(m->stop_pipe[0]);
+    if (m->stop_pipe[1] >= 0)
+        close(m->stop_pipe[1]);
+    kix_signer_free(m->witness);
+    pthread_mutex_destroy(&m->mu);
+    free(m);
+}

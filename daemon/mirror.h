@@ -1,0 +1,72 @@
+/* daemon/mirror.h — mirror mode (mirror.c) and witness cosignatures
+ * (witness.c).
+ *
+ * A mirror (kixd serve --mirror-of ADDR --upstream-key KEY) serves a replica
+ * store: kix_sync on one thread of its own (never an event loop) catches
+ * it up from the upstream, batch by batch, then a follow stream on the
+ * upstream wakes it for each commit, and a tick every two seconds checks
+ * anyway. Each round first checks that the upstream still agrees with what
+ * the mirror verified (the same signed root at the mirror's size, or a
+ * consistency proof from it, and a size that never goes back); a
+ * disagreement is a fork: both signed checkpoints go to DIR/fork/, the
+ * mirror stops following (for good: remove DIR/fork/ to start over), and
+ * with --fail-on-fork kixd exits with status 4. An unreachable upstream is
+ * retried with exponential backoff up to 5 s while the mirror serves what
+ * it has. Readers only ever see verified batches: kix_log_replay commits an
+ * upstream batch and its checkpoint in one LMDB transaction, and every read
+ * is a snapshot.
+ *
+ * With --witness-key the mirror cosigns the latest checkpoint it verified
+ * after each round, keeps the cosignature in its own store and sends it
+ * upstream (add_cosignature). A server started with --witness KEY accepts
+ * such cosignatures from those keys (witness.c) and serves them with its
+ * checkpoints.
+ */
+#ifndef KIXD_MIRROR_H
+#define KIXD_MIRROR_H
+
+#include "conn.h"
+#include "kix/note.h"
+#include "server.h"
+
+/* Before the log is opened: creates DIR as a replica of the upstream key's
+ * log when it holds no store, else checks that it is a replica of that log.
+ * KIX_EUSAGE for a bad key or a store of another log. */
+int kixd_mirror_prepare(const struct kixd_config *cfg, struct kix_err *err);
+
+/* Starts the mirror thread (srv->log is open). KIX_EFORK when DIR/fork/
+ * holds the evidence of an earlier fork and --fail-on-fork is set. */
+int kixd_mirror_start(struct kixd_server *srv, struct kixd_mirror **out, struct kix_err *err);
+
+/* Stops and joins the thread, frees the mirror; NULL is fine. */
+void kixd_mirror_stop(struct kixd_mirror *m);
+
+struct kixd_mirror_status {
+    char upstream[KIXD_ADDR_MAX];
+    uint64_t upstream_size; /* as last seen */
+    uint64_t lag_seconds;   /* since the mirror last knew it was in sync */
+    char last_error[KIX_ERR_MSG_MAX];
+    int fork;
+    uint64_t fork_size;
+    char fork_reason[KIX_ERR_MSG_MAX];
+    char fork_evidence[512];
+};
+
+/* Any thread: a consistent copy of the mirror's state. */
+void kixd_mirror_status(struct kixd_mirror *m, struct kixd_mirror_status *out);
+
+/* ---- witness.c ----------------------------------------------------------- */
+
+/* A verifier key given as its text or as a file holding it. */
+int kixd_read_verifier(const char *given, struct kix_verifier *out, struct kix_err *err);
+
+/* Parses --witness keys into srv->witnesses (cosignature keys only). */
+int kixd_witnesses_load(struct kixd_server *srv, struct kix_err *err);
+
+/* Loop thread: verifies and stores a cosignature on the thread pool, then
+ * answers request msgid on c. KIX_OK: the answer comes later; otherwise
+ * nothing was started and err says why. */
+int kixd_witness_add(struct kixd_conn *c, uint32_t msgid, const struct kix_bytes *checkpoint,
+                     const struct kix_bytes *line, struct kix_err *err);
+
+#endif
