@@ -9,6 +9,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "harden.h"
 #include "kixd.h"
 #include "server.h"
 
@@ -97,6 +98,17 @@ static const char serve_help[] =
     "  --max-entries N        entries in one get_entries answer (default 1000)\n"
     "  --max-objects N        digests in one get_objects request (default 1024)\n"
     "  --drain-timeout SECS   how long a stop waits for in-flight work (default 30)\n"
+    "  --map-max BYTES        the most the store's file may grow to (default 1T); past\n"
+    "                         it submits get EFULL while reads go on: raise it and\n"
+    "                         restart, or start a new log\n"
+    "\n"
+    "  --no-store-check       serve even a store that fails the start-up check (to\n"
+    "                         copy data off a damaged store, or to test clients\n"
+    "                         against a lying server: they detect every bad answer)\n"
+    "\n"
+    "Before serving, kixd checks the store quickly (the latest checkpoint against\n"
+    "the tree and the last 1024 entries) and refuses a store that fails; 'kixd\n"
+    "check' runs the full check.\n"
     "\n"
     "exit status: 0 stopped by a signal, 1 refused input, 2 usage, 3 cannot serve\n"
     "(store missing or corrupt, address in use)\n";
@@ -109,6 +121,7 @@ static const char main_help[] =
     "commands:\n"
     "  init    create a new log (store, log key, entry 0)\n"
     "  serve   serve a log (the default when the first argument is an option)\n"
+    "  check   check a store against itself: checkpoints, tree, entries, objects\n"
     "\n"
     "'kixd COMMAND --help' describes one command.\n";
 
@@ -207,6 +220,8 @@ enum {
     O_MAX_ENTRIES,
     O_MAX_OBJECTS,
     O_DRAIN_TIMEOUT,
+    O_MAP_MAX,
+    O_NO_STORE_CHECK,
     O_HELP,
 };
 
@@ -228,6 +243,8 @@ static const struct option serve_options[] = {
     {"max-entries", required_argument, NULL, O_MAX_ENTRIES},
     {"max-objects", required_argument, NULL, O_MAX_OBJECTS},
     {"drain-timeout", required_argument, NULL, O_DRAIN_TIMEOUT},
+    {"map-max", required_argument, NULL, O_MAP_MAX},
+    {"no-store-check", no_argument, NULL, O_NO_STORE_CHECK},
     {"help", no_argument, NULL, O_HELP},
     {NULL, 0, NULL, 0},
 };
@@ -299,6 +316,12 @@ static int apply(struct kixd_config *cfg, int opt, const char *v, char *why, siz
     case O_MAX_SUBMIT_BYTES:
         bad = parse_bytes(v, 1 << 20, (size_t)1 << 40, &b) != 0;
         cfg->max_submit_bytes = b;
+        break;
+    case O_NO_STORE_CHECK:
+        cfg->no_store_check = 1;
+        break;
+    case O_MAP_MAX:
+        bad = parse_bytes(v, (size_t)1 << 20, (size_t)1 << 50, &cfg->map_max) != 0;
         break;
     case O_MAX_BATCH:
         bad = parse_count(v, 1, 65536, &n) != 0;
@@ -452,6 +475,8 @@ int main(int argc, char **argv)
         return kixd_init_main(argc - 1, argv + 1);
     if (argc >= 2 && strcmp(argv[1], "serve") == 0)
         return kixd_serve_main(argc - 1, argv + 1);
+    if (argc >= 2 && strcmp(argv[1], "check") == 0)
+        return kixd_check_main(argc - 1, argv + 1);
     if (argc >= 2 && (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0 ||
                       strcmp(argv[1], "help") == 0)) {
         fputs(main_help, stdout);

@@ -93,6 +93,8 @@ int kix_store_open(const char *dir, const struct kix_store_opts *opts, struct ki
         return kix_err_set(err, KIX_ENOMEM, "opening store %s: out of memory", dir);
     s->map_size = opts && opts->map_initial ? opts->map_initial : DEFAULT_MAP_INITIAL;
     s->map_max = opts && opts->map_max ? opts->map_max : DEFAULT_MAP_MAX;
+    if (s->map_size > s->map_max)
+        s->map_size = s->map_max;
     s->read_only = opts ? opts->read_only : 0;
     if (opts)
         s->canon = opts->canon;
