@@ -251,7 +251,7 @@ static int group_objects(struct batch *b)
 
 struct fill {
     struct batch *b;
-    size_t first;
+    size_t first, next; /* next: the object the next call is about */
     struct kix_err *err;
 };
 
@@ -261,6 +261,7 @@ static int fill_object(void *arg, size_t i, const uint8_t *bytes, size_t len)
     struct object *o = &f->b->objects[f->first + i];
     char text[KIX_DIGEST_TEXT_LEN + 1];
 
+    f->next = f->first + i + 1;
     if (!bytes) {
         kix_digest_format(&o->digest, text);
         return kix_err_set(f->err, KIX_EVERIFY,
@@ -297,7 +298,7 @@ static int fetch_objects(struct kix_client *up, struct kix_log *replica, struct 
         while (rc == KIX_OK && first < round_end) {
             size_t n = round_end - first > OBJECTS_PER_CALL ? OBJECTS_PER_CALL : round_end - first;
             struct kix_digest *digests = malloc(n * sizeof(*digests));
-            struct fill f = {b, first, err};
+            struct fill f = {b, first, first, err};
             if (!digests) {
                 rc = kix_err_set(err, KIX_ENOMEM, "out of memory");
                 break;
@@ -306,6 +307,10 @@ static int fetch_objects(struct kix_client *up, struct kix_log *replica, struct 
                 digests[k] = b->objects[first + k].digest;
             rc = kix_client_get_objects(up, digests, n, fill_object, &f, err);
             free(digests);
+            /* a digest mismatch is about the object after the last delivered */
+            if (rc == KIX_EVERIFY && err && f.next < b->nobjects && !strstr(err->msg, "entry "))
+                kix_err_wrap(err, "entry %llu",
+                             (unsigned long long)(b->first + b->objects[f.next].entry));
             first += n;
         }
         for (size_t k = fetched; rc == KIX_OK && k < round_end; k++) {

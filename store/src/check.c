@@ -333,7 +333,27 @@ static int compare_checkpoints(struct check *c)
 
 /* ---- objects -------------------------------------------------------------------------- */
 
-/* Looks up an object an entry needs: present, and (check_digest) intact. */
+/* The first entry whose subject is d (a run's publication), or KIX_NO_INDEX. */
+static uint64_t subject_entry(struct check *c, const struct kix_digest *d)
+{
+    MDB_cursor *cur;
+    uint8_t k[40];
+    MDB_val key = {40, k}, v;
+    uint64_t at = KIX_NO_INDEX;
+
+    memcpy(k, d->b, 32);
+    memset(k + 32, 0, 8);
+    if (mdb_cursor_open(c->txn, c->s->dbi[T_SUBJECTS], &cur) != 0)
+        return at;
+    if (mdb_cursor_get(cur, &key, &v, MDB_SET_RANGE) == 0 && key.mv_size == 40 &&
+        memcmp(key.mv_data, d->b, 32) == 0)
+        at = kix__u64be_get((uint8_t *)key.mv_data + 32);
+    mdb_cursor_close(cur);
+    return at;
+}
+
+/* Looks up an object an entry needs: present, and (check_digest) intact.
+ * entry KIX_NO_INDEX: met in the scan of all objects. */
 static int check_object(struct check *c, const struct kix_digest *d, uint64_t entry,
                         int check_digest)
 {
@@ -371,11 +391,16 @@ static int check_object(struct check *c, const struct kix_digest *d, uint64_t en
     c->st->objects++;
     kix_digest_of(blob.mv_data, blob.mv_size, &got);
     if (memcmp(got.b, d->b, 32) != 0) {
-        char gtext[KIX_DIGEST_TEXT_LEN + 1];
+        char gtext[KIX_DIGEST_TEXT_LEN + 1], subj[64] = "";
+        if (entry == KIX_NO_INDEX) {
+            entry = subject_entry(c, d);
+            if (entry != KIX_NO_INDEX)
+                snprintf(subj, sizeof(subj), ", the subject of entry %llu", (ULL)entry);
+        }
         kix_digest_format(&got, gtext);
         issue(c, "blobs", entry, where,
-              "object %s (blob %llu): the stored bytes hash to %s: the object was altered", text,
-              (ULL)kix__u64be_get(seq.mv_data), gtext);
+              "object %s (blob %llu%s): the stored bytes hash to %s: the object was altered", text,
+              (ULL)kix__u64be_get(seq.mv_data), subj, gtext);
     }
     return KIX_OK;
 }

@@ -274,7 +274,9 @@ KIX_TEST(altered_object_blob_is_named)
     ASSERT_EQ_STR("blobs", got.first.table);
     ASSERT_EQ_STR("blobs u64:0", got.first.where);
     ASSERT_CONTAINS(got.first.message, text);
-    ASSERT_CONTAINS(got.first.message, "(blob 0): the stored bytes hash to sha256:");
+    ASSERT_CONTAINS(got.first.message,
+                    "(blob 0, the subject of entry 4): the stored bytes hash to sha256:");
+    ASSERT_EQ_U64(4, got.first.index);
     ASSERT_CONTAINS(got.first.message, "the object was altered");
     /* quick checks the objects the tail needs: run-0 is entry 4 */
     ASSERT_EQ_INT(KIX_ECORRUPT, run_check(&f, 1, 0, &got, &st, &err));
