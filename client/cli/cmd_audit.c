@@ -1,5 +1,7 @@
 /* kix audit: replay the whole log into a local replica, verifying all. */
+#include <errno.h>
 #include <getopt.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/time.h>
@@ -63,6 +65,39 @@ static uint64_t index_in(const char *msg)
 {
     const char *p = strstr(msg, "entry ");
     return p ? strtoull(p + 6, NULL, 10) : KIX_NO_INDEX;
+}
+
+/* How far the server's proofs were compared, kept beside the replica
+ * (PATH/proofs-checked) so that a killed audit resumes them too. */
+static uint64_t proofs_checked(const char *replica)
+{
+    char file[4300], text[32] = "";
+    uint64_t n = 0;
+    FILE *f;
+
+    snprintf(file, sizeof(file), "%s/proofs-checked", replica);
+    f = fopen(file, "r");
+    if (!f)
+        return 0;
+    if (!fgets(text, sizeof(text), f) || cli_parse_u64(strtok(text, "\n"), &n) != 0)
+        n = 0;
+    fclose(f);
+    return n;
+}
+
+static void proofs_record(const char *replica, uint64_t n)
+{
+    char file[4300], tmp[4320];
+    FILE *f;
+
+    snprintf(file, sizeof(file), "%s/proofs-checked", replica);
+    snprintf(tmp, sizeof(tmp), "%s.new", file);
+    f = fopen(tmp, "w");
+    if (!f)
+        return;
+    fprintf(f, "%llu\n", (unsigned long long)n);
+    if (fclose(f) != 0 || rename(tmp, file) != 0)
+        unlink(tmp);
 }
 
 int cmd_audit(int argc, char **argv)
@@ -129,8 +164,19 @@ int cmd_audit(int argc, char **argv)
     memset(&opts, 0, sizeof(opts));
     opts.replica = 1;
     opts.store.no_sync = 1; /* a cache: a crash at worst costs a re-audit */
-    if (access(path, F_OK) != 0)
-        rc = kix_log_create_replica(path, &key, &opts, &err);
+    if (access(path, F_OK) != 0) {
+        /* made aside and renamed into place: a kill while creating it
+         * leaves no half-made replica behind */
+        char tmp[4300], cmd[4400];
+        snprintf(tmp, sizeof(tmp), "%s.new", path);
+        snprintf(cmd, sizeof(cmd), "rm -rf '%s'", tmp);
+        if (access(tmp, F_OK) == 0 && system(cmd) != 0)
+            fprintf(stderr, "kix audit: could not remove %s\n", tmp);
+        rc = kix_log_create_replica(tmp, &key, &opts, &err);
+        if (rc == KIX_OK && rename(tmp, path) != 0)
+            rc = kix_err_set(&err, KIX_EIO, "cannot rename %s to %s: %s", tmp, path,
+                             strerror(errno));
+    }
     if (rc == KIX_OK)
         rc = kix_log_open(path, &opts, &replica, &err);
     if (rc) {
@@ -160,8 +206,16 @@ int cmd_audit(int argc, char **argv)
     sopts.progress_ctx = &prog;
     sopts.max_batch = (size_t)batch;
     rc = kix_sync(c, replica, cp.size, &sopts, &synced, &err);
-    if (rc == KIX_OK)
-        rc = audit_proofs(c, common.store != NULL, replica, first, synced, cp.size, &err);
+    if (rc == KIX_OK) {
+        /* the proofs of entries a killed audit replayed but did not reach */
+        uint64_t from = proofs_checked(path);
+        for (from = from < synced ? from : synced; rc == KIX_OK && from < synced;) {
+            uint64_t to = synced - from > 8192 ? from + 8192 : synced;
+            rc = audit_proofs(c, common.store != NULL, replica, from, to, cp.size, &err);
+            if (rc == KIX_OK)
+                proofs_record(path, from = to);
+        }
+    }
     secs = now_seconds() - prog.start;
     if (prog.tty)
         fprintf(stderr, "\n");
