@@ -6,6 +6,7 @@
  * origin's log: the same latest checkpoint, every entry byte for byte,
  * every stored checkpoint note; `kixd check` must pass on its store.
  *
+ * The upstream key is given as a file holding the verifier key text.
  * Skipped (exit 77, reported by CTest as skipped) when this kixd has no
  * --mirror-of: mirror mode is built on another branch; this test runs as
  * soon as it lands. If the mirror wants its store made first, the test
@@ -128,7 +129,7 @@ KIX_TEST(mirror)
     uint64_t kill_max = crash_env("KIX_CRASH_KILL_MS", 300), seed = crash_seed(), rnd = seed;
     uint64_t last = 0, target;
     unsigned runs = 0, kills = 0, mid = 0, grown = 0;
-    char mdir[256], msock[256], maddr[300], mlog[256], cmd[1200];
+    char mdir[256], msock[256], maddr[300], mlog[256], vkey[256], cmd[1200];
     pid_t pid;
     int made_store = 0;
     int64_t t0 = fx_now_ms();
@@ -153,11 +154,18 @@ KIX_TEST(mirror)
     snprintf(msock, sizeof(msock), "%s/../mirror.sock", f.dir);
     snprintf(maddr, sizeof(maddr), "unix://%s", msock);
     snprintf(mlog, sizeof(mlog), "%s/../mirror.log", f.dir);
+    snprintf(vkey, sizeof(vkey), "%s/../log.vkey", f.dir);
+    {
+        FILE *vf = fopen(vkey, "w");
+        ASSERT_TRUE(vf != NULL);
+        fprintf(vf, "%s\n", oinfo.log_key);
+        fclose(vf);
+    }
 
     for (;;) {
         uint64_t wait = crash_between(&rnd, 20, kill_max), now, served;
         int st;
-        pid = spawn_mirror(mdir, f.addr, oinfo.log_key, maddr, mlog);
+        pid = spawn_mirror(mdir, f.addr, vkey, maddr, mlog);
         runs++;
         st = fx_wait(pid, (int)wait);
         if (st >= 0) {
