@@ -160,7 +160,7 @@ static int count_checkpoint(void *ctx, uint64_t size, const uint8_t *note, size_
 
 KIX_TEST(audit)
 {
-    struct fx f;
+    static struct fx f;
     struct kix_client *c;
     struct kix_client_info info;
     struct kix_log *replica = NULL;
@@ -176,6 +176,7 @@ KIX_TEST(audit)
 
     fprintf(stderr, "crash.audit: %llu entries, kill within %llu ms, seed %llu\n",
             (unsigned long long)entries, (unsigned long long)kill_max, (unsigned long long)seed);
+    crash_reap_at_exit(&f.pid);
     ASSERT_EQ_INT(0, fx_start(&f));
     /* many small group commits: a checkpoint every 20 entries */
     for (uint64_t i = 0; i < entries; i += 20) {

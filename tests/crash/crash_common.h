@@ -48,4 +48,30 @@ static inline uint64_t crash_between(uint64_t *s, uint64_t lo, uint64_t hi)
     return lo + crash_rand(s) % (hi - lo + 1);
 }
 
+/* Processes (by the address of their pid variable) killed when the test
+ * exits, also after a failed check left them running. */
+#include <signal.h>
+#include <sys/types.h>
+
+static pid_t *crash_reaped[4];
+
+static inline void crash_reap_now(void)
+{
+    for (int i = 0; i < 4; i++)
+        if (crash_reaped[i] && *crash_reaped[i] > 0)
+            kill(*crash_reaped[i], SIGKILL);
+}
+
+static inline void crash_reap_at_exit(pid_t *pid)
+{
+    for (int i = 0; i < 4; i++) {
+        if (!crash_reaped[i]) {
+            if (i == 0)
+                atexit(crash_reap_now);
+            crash_reaped[i] = pid;
+            return;
+        }
+    }
+}
+
 #endif

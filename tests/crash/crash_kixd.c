@@ -464,6 +464,7 @@ KIX_TEST(kixd)
     fprintf(stderr, "crash.kixd: %u cycles, %u clients, kill within %llu ms, seed %llu\n", cycles,
             nclients, (unsigned long long)kill_max, (unsigned long long)seed);
     pthread_mutex_init(&cr.mu, NULL);
+    crash_reap_at_exit(&cr.f.pid);
     ASSERT_EQ_INT(0, fx_start_opts(&cr.f, 0, extra));
     snprintf(replica, sizeof(replica), "%s/../replica", cr.f.dir);
     cls = calloc(nclients, sizeof(*cls));
