@@ -48,6 +48,8 @@ struct kixd_config {
     unsigned max_entries;      /* entries in one get_entries answer */
     unsigned max_objects;      /* digests in one get_objects */
     unsigned drain_timeout_ms; /* how long shutdown waits for in-flight work */
+    size_t map_max;            /* ceiling of the store's map (0: the store's default) */
+    int no_store_check;        /* serve a store that fails the start-up check */
     int log_level;
     /* mirror mode (mirror.c) and witnesses (cosign.c) */
     char mirror_of[KIXD_ADDR_MAX];            /* upstream address; "" when not a mirror */

@@ -9,6 +9,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "harden.h"
 #include "kixd.h"
 #include "server.h"
 
@@ -97,6 +98,17 @@ static const char serve_help[] =
     "  --max-entries N        entries in one get_entries answer (default 1000)\n"
     "  --max-objects N        digests in one get_objects request (default 1024)\n"
     "  --drain-timeout SECS   how long a stop waits for in-flight work (default 30)\n"
+    "  --map-max BYTES        the most the store's file may grow to (default 1T); past\n"
+    "                         it submits get EFULL while reads go on: raise it and\n"
+    "                         restart, or start a new log\n"
+    "\n"
+    "  --no-store-check       serve even a store that fails the start-up check (to\n"
+    "                         copy data off a damaged store, or to test clients\n"
+    "                         against a lying server: they detect every bad answer)\n"
+    "\n"
+    "Before serving, kixd checks the store quickly (the latest checkpoint against\n"
+    "the tree and the last 1024 entries) and refuses a store that fails; 'kixd\n"
+    "check' runs the full check.\n"
     "\n"
     "mirrors and witnesses:\n"
     "  --mirror-of ADDR       serve a verified, read-only copy of the log at ADDR:\n"
@@ -126,6 +138,7 @@ static const char main_help[] =
     "commands:\n"
     "  init    create a new log (store, log key, entry 0)\n"
     "  serve   serve a log (the default when the first argument is an option)\n"
+    "  check   check a store against itself: checkpoints, tree, entries, objects\n"
     "\n"
     "'kixd COMMAND --help' describes one command.\n";
 
@@ -231,6 +244,8 @@ enum {
     O_MIRROR_BATCH,
     O_WITNESS_KEY,
     O_WITNESS,
+    O_MAP_MAX,
+    O_NO_STORE_CHECK,
     O_HELP,
 };
 
@@ -258,6 +273,8 @@ static const struct option serve_options[] = {
     {"mirror-batch", required_argument, NULL, O_MIRROR_BATCH},
     {"witness-key", required_argument, NULL, O_WITNESS_KEY},
     {"witness", required_argument, NULL, O_WITNESS},
+    {"map-max", required_argument, NULL, O_MAP_MAX},
+    {"no-store-check", no_argument, NULL, O_NO_STORE_CHECK},
     {"help", no_argument, NULL, O_HELP},
     {NULL, 0, NULL, 0},
 };
@@ -329,6 +346,12 @@ static int apply(struct kixd_config *cfg, int opt, const char *v, char *why, siz
     case O_MAX_SUBMIT_BYTES:
         bad = parse_bytes(v, 1 << 20, (size_t)1 << 40, &b) != 0;
         cfg->max_submit_bytes = b;
+        break;
+    case O_NO_STORE_CHECK:
+        cfg->no_store_check = 1;
+        break;
+    case O_MAP_MAX:
+        bad = parse_bytes(v, (size_t)1 << 20, (size_t)1 << 50, &cfg->map_max) != 0;
         break;
     case O_MAX_BATCH:
         bad = parse_count(v, 1, 65536, &n) != 0;
@@ -527,6 +550,8 @@ int main(int argc, char **argv)
         return kixd_init_main(argc - 1, argv + 1);
     if (argc >= 2 && strcmp(argv[1], "serve") == 0)
         return kixd_serve_main(argc - 1, argv + 1);
+    if (argc >= 2 && strcmp(argv[1], "check") == 0)
+        return kixd_check_main(argc - 1, argv + 1);
     if (argc >= 2 && (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0 ||
                       strcmp(argv[1], "help") == 0)) {
         fputs(main_help, stdout);

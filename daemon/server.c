@@ -17,6 +17,7 @@
 
 #include "conn.h"
 #include "mirror.h"
+#include "harden.h"
 #include "writer.h"
 
 #define LISTEN_BACKLOG 1024
@@ -511,6 +512,7 @@ static int open_log(struct kixd_server *srv, struct kix_err *err)
         return kix_err_set(err, KIX_ENOTFOUND, "no kix store in %s (create one with kixd init)",
                            srv->cfg->store);
     memset(&opts, 0, sizeof(opts));
+    opts.store.map_max = srv->cfg->map_max;
     rc = kix_log_open(srv->cfg->store, &opts, &srv->log, err);
     if (rc == KIX_ENOTFOUND && err && strstr(err->msg, "log.key")) {
         /* no log key: a replica (mirror) store, served read-only */
@@ -519,6 +521,16 @@ static int open_log(struct kixd_server *srv, struct kix_err *err)
     }
     if (rc)
         return rc;
+    if (srv->cfg->no_store_check)
+        kixd_log(KIXD_WARN, "--no-store-check: serving %s without checking it first",
+                 srv->cfg->store);
+    else
+        rc = kixd_check_at_start(srv->log, srv->cfg->store, err);
+    if (rc) {
+        kix_log_close(srv->log);
+        srv->log = NULL;
+        return rc;
+    }
     rc = kix_verifier_format(kix_log_verifier(srv->log), &vkey);
     if (rc == KIX_OK)
         snprintf(srv->log_key, sizeof(srv->log_key), "%s", (const char *)vkey.ptr);
@@ -557,6 +569,7 @@ int kixd_server_run(const struct kixd_config *cfg)
             return rc == KIX_EUSAGE ? 2 : 3;
         }
     }
+    kixd_raise_fd_limit(cfg);
     rc = open_log(&srv, &err);
     if (rc == KIX_OK)
         rc = kixd_witnesses_load(&srv, &err);

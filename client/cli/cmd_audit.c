@@ -1,5 +1,7 @@
 /* kix audit: replay the whole log into a local replica, verifying all. */
+#include <errno.h>
 #include <getopt.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/time.h>
@@ -10,15 +12,21 @@
 #include "kix/trust.h"
 
 static const char audit_help[] =
-    "usage: kix audit [--restart] [--json] [--store DIR | --server ADDR]\n"
+    "usage: kix audit [--restart] [--batch N] [--json] [--store DIR | --server ADDR]\n"
     "\n"
     "Replays the whole log from the server into a local replica and checks\n"
     "everything: every envelope's signature against the key registry as it stood\n"
     "at that index, every policy rule, every object's digest and references, and\n"
-    "the tree recomputed at each signed checkpoint. Reports the first violation\n"
-    "by index and reason. Resumable: a later audit continues where the last one\n"
-    "stopped (the replica lives in the state directory; --restart discards it).\n"
-    "Shows progress on a terminal and the rate at the end.\n\n" CLI_COMMON_HELP "\n"
+    "the tree recomputed at each signed checkpoint; then it compares the\n"
+    "server's own tree hashes with the recomputed tree (every new entry's leaf\n"
+    "hash and inclusion proof), naming the node and tile that differ. Reports the\n"
+    "first violation by index and reason. Resumable: a later audit continues\n"
+    "where the last one stopped, also after a crash or kill (the replica lives in\n"
+    "the state directory; --restart discards it). Shows progress on a terminal and\n"
+    "the rate at the end.\n"
+    "\n"
+    "  --restart         discard the local replica and audit from entry 0\n"
+    "  --batch N         entries per replica transaction (default 8192)\n" CLI_COMMON_HELP "\n"
     "exit status: 0 the log verifies, 1 a violation (its index and reason are\n"
     "printed), 2 usage, 3 I/O or server error, 4 the log contradicts what this\n"
     "client verified before\n";
@@ -59,10 +67,45 @@ static uint64_t index_in(const char *msg)
     return p ? strtoull(p + 6, NULL, 10) : KIX_NO_INDEX;
 }
 
+/* How far the server's proofs were compared, kept beside the replica
+ * (PATH/proofs-checked) so that a killed audit resumes them too. */
+static uint64_t proofs_checked(const char *replica)
+{
+    char file[4300], text[32] = "";
+    uint64_t n = 0;
+    FILE *f;
+
+    snprintf(file, sizeof(file), "%s/proofs-checked", replica);
+    f = fopen(file, "r");
+    if (!f)
+        return 0;
+    if (!fgets(text, sizeof(text), f) || cli_parse_u64(strtok(text, "\n"), &n) != 0)
+        n = 0;
+    fclose(f);
+    return n;
+}
+
+static void proofs_record(const char *replica, uint64_t n)
+{
+    char file[4300], tmp[4320];
+    FILE *f;
+
+    snprintf(file, sizeof(file), "%s/proofs-checked", replica);
+    snprintf(tmp, sizeof(tmp), "%s.new", file);
+    f = fopen(tmp, "w");
+    if (!f)
+        return;
+    fprintf(f, "%llu\n", (unsigned long long)n);
+    if (fclose(f) != 0 || rename(tmp, file) != 0)
+        unlink(tmp);
+}
+
 int cmd_audit(int argc, char **argv)
 {
-    static const struct option longopts[] = {
-        CLI_COMMON_LONGOPTS, {"restart", no_argument, NULL, 'r'}, {NULL, 0, NULL, 0}};
+    static const struct option longopts[] = {CLI_COMMON_LONGOPTS,
+                                             {"restart", no_argument, NULL, 'r'},
+                                             {"batch", required_argument, NULL, 'b'},
+                                             {NULL, 0, NULL, 0}};
     struct cli_common common;
     struct kix_client *c = NULL;
     struct kix_verifier key;
@@ -74,7 +117,7 @@ int cmd_audit(int argc, char **argv)
     struct kix_err err = {0, ""};
     struct progress prog;
     char dir[4096], path[4200];
-    uint64_t first = 0, synced = 0;
+    uint64_t first = 0, synced = 0, batch = 0;
     int restart = 0, ch, rc, status;
     double secs;
 
@@ -85,6 +128,11 @@ int cmd_audit(int argc, char **argv)
             continue;
         if (ch == 'r') {
             restart = 1;
+            continue;
+        }
+        if (ch == 'b') {
+            if (cli_parse_u64(optarg, &batch) != 0 || batch == 0 || batch > (1u << 24))
+                return cli_usage_error("audit", "--batch needs a number from 1 to %u", 1u << 24);
             continue;
         }
         if (ch == 'h') {
@@ -116,8 +164,19 @@ int cmd_audit(int argc, char **argv)
     memset(&opts, 0, sizeof(opts));
     opts.replica = 1;
     opts.store.no_sync = 1; /* a cache: a crash at worst costs a re-audit */
-    if (access(path, F_OK) != 0)
-        rc = kix_log_create_replica(path, &key, &opts, &err);
+    if (access(path, F_OK) != 0) {
+        /* made aside and renamed into place: a kill while creating it
+         * leaves no half-made replica behind */
+        char tmp[4300], cmd[4400];
+        snprintf(tmp, sizeof(tmp), "%s.new", path);
+        snprintf(cmd, sizeof(cmd), "rm -rf '%s'", tmp);
+        if (access(tmp, F_OK) == 0 && system(cmd) != 0)
+            fprintf(stderr, "kix audit: could not remove %s\n", tmp);
+        rc = kix_log_create_replica(tmp, &key, &opts, &err);
+        if (rc == KIX_OK && rename(tmp, path) != 0)
+            rc = kix_err_set(&err, KIX_EIO, "cannot rename %s to %s: %s", tmp, path,
+                             strerror(errno));
+    }
     if (rc == KIX_OK)
         rc = kix_log_open(path, &opts, &replica, &err);
     if (rc) {
@@ -145,7 +204,18 @@ int cmd_audit(int argc, char **argv)
     prog.tty = isatty(2);
     sopts.progress = show_progress;
     sopts.progress_ctx = &prog;
+    sopts.max_batch = (size_t)batch;
     rc = kix_sync(c, replica, cp.size, &sopts, &synced, &err);
+    if (rc == KIX_OK) {
+        /* the proofs of entries a killed audit replayed but did not reach */
+        uint64_t from = proofs_checked(path);
+        for (from = from < synced ? from : synced; rc == KIX_OK && from < synced;) {
+            uint64_t to = synced - from > 8192 ? from + 8192 : synced;
+            rc = audit_proofs(c, common.store != NULL, replica, from, to, cp.size, &err);
+            if (rc == KIX_OK)
+                proofs_record(path, from = to);
+        }
+    }
     secs = now_seconds() - prog.start;
     if (prog.tty)
         fprintf(stderr, "\n");

@@ -5,6 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
+#include <unistd.h>
 
 static const char *const table_names[T_COUNT] = {
     "meta", "blobs", "objects",     "leaves",   "leaf_index", "tiles",  "checkpoints",
@@ -13,6 +15,7 @@ static const char *const table_names[T_COUNT] = {
 
 #define DEFAULT_MAP_INITIAL ((size_t)64 << 20)
 #define DEFAULT_MAP_MAX     ((size_t)1 << 40)
+#define LOW_SPACE           (4ull << 20) /* free bytes under which a failed write means full */
 
 void kix__u64be_put(uint8_t out[8], uint64_t v)
 {
@@ -47,7 +50,9 @@ int kix__db_error(int rc, struct kix_err *err, const char *what)
         return kix_err_set(err, KIX_ECORRUPT, "%s: %s; run kixd --check and restore from a mirror",
                            what, mdb_strerror(rc));
     case ENOSPC:
-        return kix_err_set(err, KIX_EFULL, "%s: no space left on the device; free disk space",
+        return kix_err_set(err, KIX_EFULL,
+                           "%s: no space left on the device holding the store; nothing was "
+                           "written (reads go on): free disk space, then submit again",
                            what);
     case ENOMEM:
         return kix_err_set(err, KIX_ENOMEM, "%s: out of memory", what);
@@ -98,6 +103,8 @@ int kix_store_open(const char *dir, const struct kix_store_opts *opts, struct ki
         return kix_err_set(err, KIX_ENOMEM, "opening store %s: out of memory", dir);
     s->map_size = opts && opts->map_initial ? opts->map_initial : DEFAULT_MAP_INITIAL;
     s->map_max = opts && opts->map_max ? opts->map_max : DEFAULT_MAP_MAX;
+    if (s->map_size > s->map_max)
+        s->map_size = s->map_max;
     s->read_only = opts ? opts->read_only : 0;
     if (opts)
         s->canon = opts->canon;
@@ -176,8 +183,9 @@ static int grow_map(struct kix_store *s, struct kix_err *err)
 
     if (s->map_size >= s->map_max)
         return kix_err_set(err, KIX_EFULL,
-                           "the store reached its map ceiling of %zu bytes; nothing was written. "
-                           "Raise the ceiling (--map-max) or archive the log",
+                           "the store reached its map ceiling of %zu bytes; nothing was "
+                           "written (reads go on): restart kixd with a higher --map-max, or "
+                           "freeze this log and start a new one",
                            s->map_max);
     next = s->map_size > s->map_max / 2 ? s->map_max : s->map_size * 2;
     pthread_rwlock_wrlock(&s->resize_lock);
@@ -187,6 +195,19 @@ static int grow_map(struct kix_store *s, struct kix_err *err)
         return kix__db_error(rc, err, "growing the store's map");
     s->map_size = next;
     return KIX_OK;
+}
+
+/* LMDB reports a write that ran out of space as ENOSPC, or as EIO when the
+ * write came up short: the filesystem's free space tells them apart. */
+static int out_of_space(const struct kix_store *s)
+{
+    struct statvfs vfs;
+    unsigned long long bytes;
+
+    if (statvfs(s->dir, &vfs) != 0)
+        return 0;
+    bytes = (unsigned long long)(geteuid() == 0 ? vfs.f_bfree : vfs.f_bavail) * vfs.f_frsize;
+    return bytes < LOW_SPACE;
 }
 
 int kix__db_write(struct kix_store *s, kix__write_fn fn, void *ctx, struct kix_err *err)
@@ -222,6 +243,8 @@ int kix__db_write(struct kix_store *s, kix__write_fn fn, void *ctx, struct kix_e
                     continue;
                 break;
             }
+            if (mrc == EIO && out_of_space(s))
+                mrc = ENOSPC;
             rc = kix__db_error(mrc, err, "committing a write");
             break;
         }

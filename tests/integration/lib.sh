@@ -10,6 +10,7 @@ export KIX_STATE_DIR="$WORK/state"
 export XDG_CONFIG_HOME="$WORK/config"
 unset KIX_LOG_KEY KIX_SERVER
 KIXD_PIDS=()
+KIXD_EXTRA=() # more kixd serve arguments for start_kixd
 
 cleanup() {
   local pid
@@ -54,7 +55,8 @@ make_manifests() {
 # start_kixd STORE: serves STORE on a temp Unix socket; sets KIXD_ADDR and KIXD_PID.
 start_kixd() {
   local store=$1 sock="$WORK/kixd-$RANDOM.sock" i
-  "$KIXD" serve --store "$store" --listen "unix://$sock" --log-level warn 2>>"$WORK/kixd.log" &
+  "$KIXD" serve --store "$store" --listen "unix://$sock" --log-level warn "${KIXD_EXTRA[@]}" \
+    2>>"$WORK/kixd.log" &
   KIXD_PID=$!
   KIXD_PIDS+=("$KIXD_PID")
   KIXD_ADDR="unix://$sock"

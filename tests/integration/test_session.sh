@@ -112,7 +112,9 @@ ls "$KIX_STATE_DIR"/logs/kix.test_log+*/evidence/*-presented.checkpoint >/dev/nu
 pass "rollback detected, evidence kept"
 rm -rf "$KIX_STATE_DIR"
 
-# A lying store: rewrite one byte of the rerun entry, recomputing nothing.
+# A lying store: rewrite one byte of the rerun entry, recomputing nothing
+# (kixd would refuse to serve it: --no-store-check plays the liar).
+KIXD_EXTRA=(--no-store-check)
 restart_log "$KIX_BIN/kix-tamper" "$STORE" leaves "u64:$RERUN_INDEX" 60
 expect_status 1 "$KIX" resolve "${LOG[@]}" run-1
 grep -q "entry $RERUN_INDEX" "$WORK/err" || fail "resolve does not name the entry: $(cat "$WORK/err")"
