@@ -505,7 +505,7 @@ static void cosign(struct kixd_mirror *m)
                                     line.len, &err);
     if (rc) {
         const char *text = kix_err_text(&err, rc);
-        kixd_log(strcmp(text, m->cosign_error) ? KIXD_WARN : KIXD_DEBUG,
+        kixd_log(m->cosign_error[0] ? KIXD_DEBUG : KIXD_WARN,
                  "mirror of %s: the upstream did not take the cosignature of size %llu: %s",
                  m->cfg->mirror_of, (unsigned long long)size, text);
         snprintf(m->cosign_error, sizeof(m->cosign_error), "%s", text);

@@ -644,9 +644,9 @@ out:
     kix_log_close(srv.log);
     free(srv.witnesses);
     pthread_mutex_destroy(&srv.stop_mu);
-    if (status == 0)
-        status = atomic_load(&srv.exit_status);
-    if (status == 0)
+    if (status == 0 && (status = atomic_load(&srv.exit_status)) != 0)
+        kixd_log(KIXD_INFO, "stopped (exit status %d)", status);
+    else if (status == 0)
         kixd_log(KIXD_INFO, "stopped");
     return status;
 }
