@@ -21,7 +21,7 @@
  * must stay under RSS_GROWTH_KB, 128 MiB. The build under test usually runs
  * under ASan, whose quarantine of freed memory (256 MiB by default) would
  * dominate RSS, so the test runs kixd with ASAN_OPTIONS quarantine_size_mb=16;
- * measured growth is then about 50 MiB under ASan and about 20 MiB without
+ * measured growth is then about 50 MiB under ASan and about 8 MiB without
  * it (2,000 idle connections hold no buffers; each slow reader at most
  * --max-output plus one answer; submits at most --max-submit-bytes).
  * RLIMIT_NOFILE is raised for the test and, through --max-connections, by
