@@ -201,6 +201,8 @@ static void on_read(uv_stream_t *s, ssize_t nread, const uv_buf_t *buf)
     struct kixd_conn *c = s->data;
     struct kixd_worker *w = c->w;
 
+    if (nread > 0 && kix_proto_reader_buffered(&c->rd) == 0)
+        c->msg_since = uv_now(&w->loop); /* a new message begins */
     if (buf->base)
         kix_proto_reader_commit(&c->rd, nread > 0 ? (size_t)nread : 0);
     if (nread > 0) {
@@ -235,6 +237,8 @@ static void update_reading(struct kixd_conn *c)
     if (want && !c->reading) {
         if (uv_read_start(&c->u.s, on_alloc, on_read) == 0)
             c->reading = 1;
+        /* a message we stopped reading gets a fresh deadline */
+        c->msg_since = uv_now(&c->w->loop);
     } else if (!want && c->reading) {
         uv_read_stop(&c->u.s);
         c->reading = 0;
@@ -268,6 +272,8 @@ static int decode_some(struct kixd_conn *c)
         rc = kix_proto_reader_next(&c->rd, &msg, &err);
         if (rc == KIX_PROTO_AGAIN)
             break;
+        /* what is left began after this message */
+        c->msg_since = uv_now(&c->w->loop);
         if (rc && kix_proto_reader_failed(&c->rd)) {
             /* the stream cannot be framed any more: no answer, close */
             char why[KIX_ERR_MSG_MAX + 32];
@@ -427,6 +433,13 @@ void kixd_conn_sweep(struct kixd_worker *w)
 
     for (struct kixd_conn *c = w->conns, *next; c; c = next) {
         next = c->next;
+        if (c->reading && kix_proto_reader_buffered(&c->rd) > 0 && now - c->msg_since >= limit) {
+            /* one message trickling in for the whole idle timeout */
+            snprintf(why, sizeof(why), "a %zu-byte partial message took over %llu ms",
+                     kix_proto_reader_buffered(&c->rd), (unsigned long long)limit);
+            kixd_conn_close(c, KIXD_INFO, why);
+            continue;
+        }
         if (c->in_flight > 0)
             continue; /* waiting for us, not idle */
         if (c->following && c->queued == 0 && c->out.len == 0)

@@ -38,6 +38,7 @@ struct kixd_conn {
     unsigned refs;
     size_t accounted;     /* receive buffer bytes counted in srv->read_bytes */
     uint64_t last_active; /* uv_now() of the last byte in or out */
+    uint64_t msg_since;   /* uv_now() when the message being received began */
     int reading, closing, eof, stalled, counted;
     int following;        /* a follow stream is open */
     uint64_t follow_next; /* the next entry index it gets */
@@ -56,7 +57,9 @@ int kixd_conn_can_process(const struct kixd_conn *c);
  * restart reading, close a half-closed connection that is done. */
 void kixd_conn_resume(struct kixd_conn *c);
 void kixd_conn_unref(struct kixd_conn *c);
-/* Idle sweep of a worker's connections. */
+/* Idle sweep of a worker's connections: closes those silent for
+ * idle_timeout, and those whose message in progress has been arriving for
+ * longer than idle_timeout (a peer trickling bytes to hold a connection). */
 void kixd_conn_sweep(struct kixd_worker *w);
 /* Stopping: stop reading everywhere, close follow streams. */
 void kixd_conn_stop_all(struct kixd_worker *w);

@@ -147,7 +147,9 @@ static int read_small(int fd, const char *path, const char *what, char *dst, siz
 
 static int open_key(const char *path, const char *what, struct stat *st, struct kix_err *err)
 {
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    /* O_NONBLOCK: a FIFO planted at the path must not hang us before the
+     * regular-file check below (it changes nothing for regular files) */
+    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
 
     if (fd < 0) {
         if (errno == ENOENT)

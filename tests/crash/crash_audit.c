@@ -170,7 +170,7 @@ KIX_TEST(audit)
     uint64_t kill_max = crash_env("KIX_CRASH_KILL_MS", 150), seed = crash_seed(), rnd = seed;
     uint64_t last = 0, size, origin_cps = 0;
     unsigned kills = 0, mid = 0, runs = 0;
-    char state[256], out[256], dir[512] = "", cmd[1200];
+    char state[256], out[256], dir[512] = "", cmd[2000];
     int status = -1;
     int64_t t0 = fx_now_ms();
 

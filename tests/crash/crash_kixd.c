@@ -457,7 +457,7 @@ KIX_TEST(kixd)
     uint64_t kill_max = crash_env("KIX_CRASH_KILL_MS", 400);
     uint64_t seed = crash_seed(), rnd = seed, verified = 0, acked = 0, at_kill = 0, recovered = 0,
              lost = 0, audited = 0;
-    char replica[256], cmd[600];
+    char replica[256], cmd[1600];
     static const char *const extra[] = {"--threads", "2", "--log-level", "info", NULL};
     int64_t t_start = fx_now_ms();
 

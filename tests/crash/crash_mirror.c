@@ -140,7 +140,7 @@ KIX_TEST(mirror)
     uint64_t kill_max = crash_env("KIX_CRASH_KILL_MS", 300), seed = crash_seed(), rnd = seed;
     uint64_t last = 0, target, window = kill_max;
     unsigned runs = 0, kills = 0, mid = 0, grown = 0;
-    char mdir[256], msock[256], maddr[300], mlog[256], vkey[256], cmd[1200];
+    char mdir[256], msock[256], maddr[300], mlog[256], vkey[256], cmd[1600];
     int made_store = 0, small = kixd_has_mirror_batch();
     int64_t t0 = fx_now_ms();
 

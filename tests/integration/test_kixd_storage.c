@@ -167,7 +167,7 @@ static int reads_work(struct filler *fl)
 
 static int kixd_check_passes(const struct fx *f)
 {
-    char cmd[600];
+    char cmd[1600];
     snprintf(cmd, sizeof(cmd), "'%s' check --store '%s' >&2", fx_kixd(), f->dir);
     return system(cmd) == 0;
 }

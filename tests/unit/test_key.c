@@ -483,6 +483,30 @@ KIX_TEST(keyfile_refuses_group_or_other_access)
     rmdir(dir);
 }
 
+/* A FIFO or a directory where the key should be: refused at once, never
+ * waited on. */
+KIX_TEST(keyfile_refuses_non_regular_files_without_blocking)
+{
+    char dir[64], path[128];
+    struct kix_signer *s = NULL;
+    struct kix_err err = {0};
+
+    temp_dir(dir, sizeof(dir));
+    ASSERT_TRUE(dir[0] != '\0');
+    snprintf(path, sizeof(path), "%s/fifo.key", dir);
+    ASSERT_EQ_INT(0, mkfifo(path, 0600));
+    ASSERT_EQ_INT(KIX_EINVAL, kix_keyfile_read(path, &s, &err));
+    ASSERT_CONTAINS(err.msg, "is not a regular file");
+    ASSERT_TRUE(s == NULL);
+    remove_in(dir, "fifo.key");
+    snprintf(path, sizeof(path), "%s/dir.key", dir);
+    ASSERT_EQ_INT(0, mkdir(path, 0700));
+    ASSERT_EQ_INT(KIX_EINVAL, kix_keyfile_read(path, &s, &err));
+    ASSERT_CONTAINS(err.msg, "is not a regular file");
+    rmdir(path);
+    rmdir(dir);
+}
+
 KIX_TEST(keyfile_rejects_garbage_without_quoting_it)
 {
     char dir[64], path[128];
