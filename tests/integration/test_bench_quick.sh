@@ -1,0 +1,82 @@
+#!/usr/bin/env bash
+# kix-bench --quick: the shape of its output (every figure and ratio there,
+# numbers positive, the targets judged), never its speed. Once as it runs
+# (with Redis when redis-server is installed), once without Redis.
+set -euo pipefail
+: "${KIX_BIN:?set KIX_BIN to the bin directory of a build}"
+WORK=$(mktemp -d /tmp/kix-bench-test-XXXXXX)
+trap 'rm -rf "$WORK"' EXIT
+
+check() { # json-file mode(full|noredis)
+    python3 - "$1" "$2" <<'EOF'
+import json, math, sys
+d = json.load(open(sys.argv[1]))
+mode = sys.argv[2]
+redis = d["machine"]["redis"]
+need = {
+    "machine": ["cpus", "load_start", "load_end"],
+    "limits": ["ed25519_verify_1core", "ed25519_verify_all", "sha256_node",
+               "lmdb_batched_puts", "echo_1x1", "echo_1x1_p50_us", "echo_16x16",
+               "echo_16x16_p99_us"],
+    "append": ["entries_per_s", "ack_p50_ms", "ack_p99_ms", "ack_max_ms", "entries"],
+    "read": ["get_1x1", "get_1x1_p50_us", "get_1x1_p99_us", "get_16x16", "get_16x16_p99_us",
+             "resolve_1x1", "resolve_1x1_p50_us", "resolve_16x16", "resolve_16x16_p99_us"],
+    "audit": ["entries_per_s", "entries"],
+    "mirror": ["entries_per_s", "entries"],
+    "disk": ["append_bytes", "append_canonical_bytes", "append_vs_canonical"],
+    "ratios": ["append_vs_verify_all", "audit_vs_verify_all", "mirror_vs_verify_all",
+               "get_vs_echo", "resolve_vs_get", "append_ack_p99_ms"],
+}
+targets = ["append_vs_verify_all", "append_ack_p99_ms", "audit_vs_verify_all",
+           "resolve_vs_get"]
+if mode == "full":
+    need["scale"] = ["small_entries", "big_entries", "proof_small_p50_us", "proof_big_p50_us",
+                     "proof_big_p99_us", "resolve_small_p50_us", "resolve_big_p50_us",
+                     "wire_proof_small_p50_us", "wire_proof_big_p50_us",
+                     "wire_resolve_small_p50_us", "wire_resolve_big_p50_us"]
+    need["disk"] += ["big_bytes", "big_canonical_bytes", "big_vs_canonical"]
+    need["ratios"] += ["proof_1e6_vs_1e3", "resolve_1e6_vs_1e3", "disk_vs_canonical"]
+    targets += ["proof_1e6_vs_1e3", "disk_vs_canonical"]
+    assert d["machine"]["quick"] is True
+    assert d["scale"]["big_entries"] == 10000, "--quick builds a 10^4-entry big log"
+    assert d["scale"]["small_entries"] == 1000
+if redis:
+    need["limits"] += ["redis_get_1x1", "redis_get_16x16"]
+    need["ratios"].append("get_vs_redis")
+    targets.append("get_vs_redis")
+else:
+    assert "get_vs_redis" not in d["ratios"], "no Redis, yet a Redis ratio"
+    assert not any(k.startswith("redis") for k in d["limits"]), "no Redis, yet Redis figures"
+    targets.append("get_vs_echo")
+for section, keys in need.items():
+    for k in keys:
+        assert k in d[section], "missing %s.%s" % (section, k)
+        v = d[section][k]
+        assert isinstance(v, (int, float)) and not isinstance(v, bool), "%s.%s: %r" % (section, k, v)
+        assert math.isfinite(v) and v > 0, "%s.%s is not positive: %r" % (section, k, v)
+assert d["append"]["entries"] == 3000
+assert d["audit"]["entries"] == d["mirror"]["entries"] >= 3000
+for t in targets:
+    assert t in d["targets"], "target %s not judged" % t
+    tt = d["targets"][t]
+    assert isinstance(tt["met"], bool) and tt["value"] > 0 and tt["bound"] > 0, t
+assert set(d["targets"]) == set(targets), "targets %s, want %s" % (sorted(d["targets"]), sorted(targets))
+print("ok: %s (%d sections, redis %s)" % (mode, len(d), redis))
+EOF
+}
+
+"$KIX_BIN/kix-bench" --quick --json --cache "$WORK/cache" --work "$WORK/w1" >"$WORK/full.json" \
+    2>"$WORK/full.err" || { cat "$WORK/full.err" >&2; echo "FAIL: kix-bench --quick" >&2; exit 1; }
+check "$WORK/full.json" full
+grep -q "^targets" "$WORK/full.err" || { echo "FAIL: no table on stderr" >&2; exit 1; }
+grep -q "not 10^6: --quick" "$WORK/full.err" || { echo "FAIL: the table hides the 10^4 big log" >&2; exit 1; }
+
+"$KIX_BIN/kix-bench" --quick --no-redis --only limits,kix --json --work "$WORK/w2" \
+    >"$WORK/noredis.json" 2>"$WORK/noredis.err" ||
+    { cat "$WORK/noredis.err" >&2; echo "FAIL: kix-bench --no-redis" >&2; exit 1; }
+check "$WORK/noredis.json" noredis
+
+# usage errors exit 2
+rc=0; "$KIX_BIN/kix-bench" --clients 0 >/dev/null 2>&1 || rc=$?
+[ "$rc" = 2 ] || { echo "FAIL: a bad option exited $rc, want 2" >&2; exit 1; }
+echo "ok: kix-bench --quick"

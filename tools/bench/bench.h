@@ -1,0 +1,179 @@
+/* tools/bench/bench.h — kix-bench internals, shared by its files (not a
+ * library API).
+ *
+ * kix-bench measures kix and, in the same run, the blocks it is built from
+ * (LIMITS.md): Ed25519 verification, SHA-256, LMDB durable commits, a trivial
+ * libuv msgpack server and, when installed, Redis. Every kix figure is
+ * reported with its ratio to such a limit, so machine drift cancels.
+ *
+ * Files: kix_bench.c (options, the run, the report), bench_util.c (clock,
+ * statistics, child processes), bench_load.c (the load client: many
+ * pipelined connections on one epoll thread), bench_limits.c (the limits and
+ * the echo server), bench_workload.c (keys, manifests, pre-signed entries),
+ * bench_scale.c (the big logs, their cache, proof and resolve latency).
+ *
+ * Figures go into a struct bench_report as "section.name" = value; the
+ * report prints them as a table and as JSON.
+ */
+#ifndef KIX_BENCH_H
+#define KIX_BENCH_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "kix/buf.h"
+#include "kix/digest.h"
+#include "kix/error.h"
+#include "kix/log.h"
+#include "kix/note.h"
+
+/* ---- util ------------------------------------------------------------------ */
+
+double bench_now(void);                                /* monotonic seconds */
+void bench_say(const char *fmt, ...) KIX_PRINTF(1, 2); /* progress on stderr */
+void bench_die(const char *fmt, ...) KIX_PRINTF(1, 2);
+
+/* Latency samples in nanoseconds. */
+struct bench_lat {
+    uint64_t *ns;
+    size_t n, cap;
+};
+void bench_lat_add(struct bench_lat *l, uint64_t ns);
+/* q in [0,1]; sorts the samples on first use. 0 when empty. */
+double bench_lat_quantile(struct bench_lat *l, double q);
+double bench_lat_max(const struct bench_lat *l);
+double bench_lat_mean(const struct bench_lat *l);
+void bench_lat_release(struct bench_lat *l);
+
+/* Child processes: started with posix_spawn, output to `log` (appended). */
+pid_t bench_spawn(char *const argv[], const char *log);
+/* SIGTERM, wait up to 10 s, then SIGKILL; 0 is a no-op. */
+void bench_stop(pid_t pid);
+/* Kills every child still running (at exit). */
+void bench_stop_all(void);
+
+int bench_free_port(void);
+/* Waits until a TCP connect to 127.0.0.1:port succeeds (or the child died). */
+int bench_wait_port(int port, pid_t child, double timeout_s);
+/* Runs argv to completion; its exit status, or -1. */
+int bench_run(char *const argv[], const char *log);
+
+uint64_t bench_file_size(const char *path);
+/* snprintf that dies on truncation (paths). */
+int bench_path(char *out, size_t cap, const char *fmt, ...) KIX_PRINTF(3, 4);
+void bench_rmrf(const char *path);
+int bench_mkdirs(const char *path);
+int bench_cpus(void);
+
+/* ---- report ---------------------------------------------------------------- */
+
+struct bench_fig {
+    char key[64]; /* "section.name" */
+    double value;
+    char unit[16];  /* "/s", "ms", "us", "x", "B", ... */
+    char label[96]; /* for the table */
+    char limit[48]; /* for the table: "0.42 x verify all" or "" */
+};
+
+struct bench_report {
+    struct bench_fig *figs;
+    size_t n, cap;
+};
+
+void bench_fig(struct bench_report *r, const char *key, double value, const char *unit,
+               const char *label);
+/* Sets the table's "vs limit" text of the last figure added. */
+void bench_fig_note(struct bench_report *r, const char *fmt, ...) KIX_PRINTF(2, 3);
+/* The value of key, or NAN. */
+double bench_get(const struct bench_report *r, const char *key);
+
+/* ---- load ------------------------------------------------------------------ */
+
+enum bench_proto { BENCH_MSGPACK, BENCH_RESP };
+
+/* Writes request k of connection `conn` into out, returns its msgid through
+ * *id (msgpack; RESP requests are answered in order). 0 to stop sending. */
+typedef int (*bench_request_fn)(void *ctx, int conn, long k, struct kix_buf *out, uint32_t *id);
+
+struct bench_load {
+    const char *host;
+    int port;
+    enum bench_proto proto;
+    int conns, depth;
+    double warmup;  /* answers in the first seconds are not counted */
+    double seconds; /* then run this long (when > 0) */
+    long total;     /* or until this many answers (when > 0) */
+    bench_request_fn request;
+    void *ctx;
+    int check_submit; /* msgpack: count refused bundles of submit answers as errors */
+    /* results */
+    long done, errors;
+    double elapsed;
+    struct bench_lat lat;
+    char first_error[256];
+};
+
+/* Runs the load; 0 or -1 when a connection could not be made. */
+int bench_load_run(struct bench_load *ld);
+
+/* ---- limits ---------------------------------------------------------------- */
+
+struct bench_ctx; /* kix_bench.c */
+
+double bench_ed25519_verify(int threads, double seconds, size_t msg_len);
+double bench_sha256_node(double seconds);
+double bench_lmdb_batched(const char *dir, double seconds, int per_commit, size_t value_len);
+/* The echo server (runs in a child: kix-bench --echo-server PORT THREADS). */
+int bench_echo_server_main(int port, int threads, size_t reply_len);
+
+/* ---- workload ---------------------------------------------------------------- */
+
+#define BENCH_MANIFEST_LEN 1024 /* canonical bytes of each run manifest */
+#define BENCH_GROUP_SIZE   16   /* runs per comparison group */
+#define BENCH_NSHARED      4    /* protocol, workload, environment, implementation */
+
+struct bench_workload {
+    struct kix_signer *publisher;
+    char tag[24];
+    struct kix_buf shared[BENCH_NSHARED]; /* canonical shared objects */
+    struct kix_digest shared_digest[BENCH_NSHARED];
+};
+
+struct bench_item {
+    struct kix_buf env;      /* canonical DSSE envelope */
+    struct kix_buf manifest; /* canonical, BENCH_MANIFEST_LEN bytes */
+    char run_id[64];
+    char digest[KIX_DIGEST_TEXT_LEN + 1];
+};
+
+int bench_workload_init(struct bench_workload *w, const char *tag, struct kix_err *err);
+void bench_workload_release(struct bench_workload *w);
+/* The key entry an admin signs to give the publisher the publish role. */
+int bench_workload_key_entry(const struct bench_workload *w, const struct kix_signer *admin,
+                             struct kix_buf *env, struct kix_err *err);
+/* Fills items[0..n) with publications first..first+n, on `threads` threads. */
+int bench_workload_make(const struct bench_workload *w, long first, struct bench_item *items,
+                        long n, int threads, struct kix_err *err);
+void bench_items_release(struct bench_item *items, long n);
+
+/* ---- scale ------------------------------------------------------------------- */
+
+struct bench_scale_point {
+    long entries;
+    double build_s; /* 0 when taken from the cache */
+    int cached;
+    uint64_t disk_bytes;  /* data.mdb */
+    uint64_t canon_bytes; /* leaves + objects */
+    double proof_p50_us, proof_p99_us;
+    double resolve_p50_us, resolve_p99_us;
+    double wire_resolve_p50_us, wire_resolve_p99_us;
+    double wire_proof_p50_us, wire_proof_p99_us;
+};
+
+/* Builds (or takes from cache_dir) a log of `entries` entries and measures
+ * it. kixd: the kixd binary for the over-the-wire figures. */
+int bench_scale_point(const char *cache_dir, const char *work_dir, const char *kixd, long entries,
+                      int samples, double wire_seconds, struct bench_scale_point *out);
+
+#endif

@@ -1,0 +1,428 @@
+/* kix-bench: logs of 10^3 .. 10^6 entries, built once through the real
+ * append path (kix_log_prepare on every core, then kix_log_commit in batches
+ * of BUILD_CHUNK, one signed checkpoint per batch) and kept in a cache
+ * directory; then inclusion-proof and resolve latency on them, in process
+ * (one read snapshot per request, as kixd does) and through a kixd (1 x 1). */
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "bench.h"
+#include "kix/proto.h"
+#include "kix/resolve.h"
+
+#define BUILD_CHUNK 8192
+#define SCALE_TAG   "scale"
+#define ORIGIN      "bench.kix/log"
+
+struct prep_job {
+    struct kix_log *log;
+    struct bench_item *items;
+    struct kix_prepared **out;
+    const struct bench_workload *w;
+    long first; /* publication number of items[0] */
+    long from, to;
+    int rc;
+    struct kix_err err;
+};
+
+static void *prep_range(void *arg)
+{
+    struct prep_job *j = arg;
+    for (long k = j->from; j->rc == KIX_OK && k < j->to; k++) {
+        struct kix_bytes objs[1 + BENCH_NSHARED];
+        struct kix_submission sub;
+        size_t n = 0;
+        objs[n++] = kix_buf_bytes(&j->items[k].manifest);
+        if (j->first + k == 0) /* the first publication brings the shared objects */
+            for (int s = 0; s < BENCH_NSHARED; s++)
+                objs[n++] = kix_buf_bytes(&j->w->shared[s]);
+        sub.envelope = kix_buf_bytes(&j->items[k].env);
+        sub.objects = objs;
+        sub.nobjects = n;
+        j->rc = kix_log_prepare(j->log, &sub, &j->out[k], &j->err);
+    }
+    return NULL;
+}
+
+static int prepare_parallel(struct kix_log *log, const struct bench_workload *w,
+                            struct bench_item *items, long first, long n, struct kix_prepared **out,
+                            struct kix_err *err)
+{
+    struct prep_job jobs[64];
+    pthread_t tids[64];
+    int threads = bench_cpus() > 64 ? 64 : bench_cpus();
+    long per = (n + threads - 1) / threads;
+
+    for (int t = 0; t < threads; t++) {
+        jobs[t] = (struct prep_job){log,
+                                    items,
+                                    out,
+                                    w,
+                                    first,
+                                    t * per < n ? t * per : n,
+                                    (t + 1) * per < n ? (t + 1) * per : n,
+                                    KIX_OK,
+                                    {0, ""}};
+        if (t == 0 || pthread_create(&tids[t], NULL, prep_range, &jobs[t]) != 0)
+            tids[t] = 0;
+    }
+    prep_range(&jobs[0]);
+    for (int t = 1; t < threads; t++) {
+        if (tids[t])
+            pthread_join(tids[t], NULL);
+        else
+            prep_range(&jobs[t]);
+    }
+    for (int t = 0; t < threads; t++)
+        if (jobs[t].rc) {
+            *err = jobs[t].err;
+            return jobs[t].rc;
+        }
+    return KIX_OK;
+}
+
+static int commit_one(struct kix_log *log, struct kix_prepared *p, struct kix_err *err)
+{
+    struct kix_append_result res;
+    int rc = kix_log_commit(log, &p, 1, &res, NULL, err);
+    if (rc == KIX_OK && res.code)
+        rc = kix_err_set(err, res.code, "%s", res.message);
+    return rc;
+}
+
+/* Builds a log of `entries` entries in dir; *object_bytes gets the bytes
+ * of the objects stored. */
+static int build(const char *dir, long entries, uint64_t *object_bytes, struct kix_err *err)
+{
+    struct kix_signer *admin = NULL;
+    struct kix_log *log = NULL;
+    struct bench_workload w;
+    struct kix_buf env = KIX_BUF_INIT;
+    struct kix_prepared *p = NULL, **prep = NULL;
+    struct kix_append_result *res = NULL;
+    struct bench_item *items = NULL;
+    struct kix_submission sub;
+    long pubs = entries - 2, done = 0;
+    double t0 = bench_now();
+    int rc;
+
+    memset(&w, 0, sizeof(w));
+    *object_bytes = 0;
+    rc = kix_signer_generate("bench-admin", KIX_NOTE_ALG_ED25519, &admin, err);
+    if (rc == KIX_OK)
+        rc = kix_log_create(dir, ORIGIN, kix_signer_public_key(admin), NULL, NULL, err);
+    if (rc == KIX_OK)
+        rc = kix_log_open(dir, NULL, &log, err);
+    if (rc == KIX_OK)
+        rc = bench_workload_init(&w, SCALE_TAG, err);
+    if (rc == KIX_OK)
+        rc = bench_workload_key_entry(&w, admin, &env, err);
+    if (rc)
+        goto out;
+    sub.envelope = kix_buf_bytes(&env);
+    sub.objects = NULL;
+    sub.nobjects = 0;
+    rc = kix_log_prepare(log, &sub, &p, err);
+    if (rc == KIX_OK)
+        rc = commit_one(log, p, err);
+    if (rc)
+        goto out;
+    for (int s = 0; s < BENCH_NSHARED; s++)
+        *object_bytes += w.shared[s].len;
+    items = calloc(BUILD_CHUNK, sizeof(*items));
+    prep = calloc(BUILD_CHUNK, sizeof(*prep));
+    res = calloc(BUILD_CHUNK, sizeof(*res));
+    if (!items || !prep || !res) {
+        rc = kix_err_set(err, KIX_ENOMEM, "out of memory");
+        goto out;
+    }
+    while (rc == KIX_OK && done < pubs) {
+        long n = pubs - done > BUILD_CHUNK ? BUILD_CHUNK : pubs - done;
+        rc = bench_workload_make(&w, done, items, n, bench_cpus(), err);
+        if (rc == KIX_OK)
+            rc = prepare_parallel(log, &w, items, done, n, prep, err);
+        if (rc == KIX_OK)
+            rc = kix_log_commit(log, prep, (size_t)n, res, NULL, err);
+        for (long k = 0; rc == KIX_OK && k < n; k++)
+            if (res[k].code)
+                rc = kix_err_set(err, res[k].code, "publication %ld: %s", done + k, res[k].message);
+        for (long k = 0; k < n; k++) {
+            *object_bytes += items[k].manifest.len;
+            kix_prepared_free(prep[k]);
+            prep[k] = NULL;
+        }
+        bench_items_release(items, n);
+        done += n;
+        if (entries >= 100000 && (done % (BUILD_CHUNK * 16) == 0 || done == pubs))
+            bench_say("  building the %ld-entry log: %ld/%ld (%.0f s)", entries, done + 2, entries,
+                      bench_now() - t0);
+    }
+out:
+    free(items);
+    free(prep);
+    free(res);
+    kix_prepared_free(p);
+    kix_buf_release(&env);
+    bench_workload_release(&w);
+    kix_log_close(log);
+    kix_signer_free(admin);
+    return rc;
+}
+
+static int read_meta(const char *path, long *entries, uint64_t *leaf, uint64_t *obj)
+{
+    FILE *f = fopen(path, "r");
+    unsigned long long l = 0, o = 0;
+    long e = 0;
+    int ok;
+
+    if (!f)
+        return -1;
+    ok = fscanf(f, "entries %ld leaf_bytes %llu object_bytes %llu", &e, &l, &o) == 3;
+    fclose(f);
+    if (!ok)
+        return -1;
+    *entries = e;
+    *leaf = l;
+    *obj = o;
+    return 0;
+}
+
+/* ---- over the wire ------------------------------------------------------------- */
+
+struct wire_ctx {
+    long pubs;
+    long entries;
+    int proof;
+    unsigned seed;
+    uint32_t next_id;
+};
+
+static int wire_request(void *arg, int conn, long k, struct kix_buf *out, uint32_t *id)
+{
+    struct wire_ctx *c = arg;
+    struct kix_proto_writer pw;
+    char run_id[64];
+
+    (void)conn;
+    (void)k;
+    *id = c->next_id++;
+    kix_proto_writer_init(&pw, out);
+    if (c->proof) {
+        uint64_t idx = (uint64_t)rand_r(&c->seed) % (uint64_t)c->entries;
+        kix_proto_begin_request(&pw, *id, "inclusion_proof");
+        kix_proto_put_map(&pw, 2);
+        kix_proto_put_key(&pw, "index");
+        kix_proto_put_u64(&pw, idx);
+        kix_proto_put_key(&pw, "size");
+        kix_proto_put_u64(&pw, (uint64_t)c->entries);
+    } else {
+        snprintf(run_id, sizeof(run_id), "bench-" SCALE_TAG "-%ld",
+                 (long)((unsigned long)rand_r(&c->seed) % (unsigned long)c->pubs));
+        kix_proto_begin_request(&pw, *id, "resolve");
+        kix_proto_put_map(&pw, 1);
+        kix_proto_put_key(&pw, "ref");
+        kix_proto_put_cstr(&pw, run_id);
+    }
+    return kix_proto_writer_end(&pw, NULL) == KIX_OK;
+}
+
+static int wire(const char *dir, const char *work_dir, const char *kixd, long entries,
+                double seconds, struct bench_scale_point *out)
+{
+    char listen[64], log[4200];
+    int port = bench_free_port();
+    pid_t pid;
+    struct wire_ctx ctx = {entries - 2, entries, 0, 12345, 1};
+    struct bench_load ld;
+    char *argv[] = {(char *)kixd, "serve",       "--store", (char *)dir, "--listen",
+                    listen,       "--log-level", "warn",    NULL};
+
+    snprintf(listen, sizeof(listen), "tcp://127.0.0.1:%d", port);
+    bench_path(log, sizeof(log), "%s/kixd-scale.log", work_dir);
+    pid = bench_spawn(argv, log);
+    if (pid < 0 || bench_wait_port(port, pid, 30) != 0) {
+        bench_say("kixd did not start on the %ld-entry log (see %s)", entries, log);
+        bench_stop(pid);
+        return -1;
+    }
+    for (int proof = 0; proof <= 1; proof++) {
+        memset(&ld, 0, sizeof(ld));
+        ld.host = "127.0.0.1";
+        ld.port = port;
+        ld.proto = BENCH_MSGPACK;
+        ld.conns = 1;
+        ld.depth = 1;
+        ld.warmup = seconds / 5;
+        ld.seconds = seconds;
+        ld.request = wire_request;
+        ld.ctx = &ctx;
+        ctx.proof = proof;
+        if (bench_load_run(&ld) != 0 || ld.errors) {
+            bench_say("scale over the wire: %s", ld.first_error);
+            bench_lat_release(&ld.lat);
+            bench_stop(pid);
+            return -1;
+        }
+        if (proof) {
+            out->wire_proof_p50_us = bench_lat_quantile(&ld.lat, 0.5) / 1e3;
+            out->wire_proof_p99_us = bench_lat_quantile(&ld.lat, 0.99) / 1e3;
+        } else {
+            out->wire_resolve_p50_us = bench_lat_quantile(&ld.lat, 0.5) / 1e3;
+            out->wire_resolve_p99_us = bench_lat_quantile(&ld.lat, 0.99) / 1e3;
+        }
+        bench_lat_release(&ld.lat);
+    }
+    bench_stop(pid);
+    return 0;
+}
+
+/* ---- in process ----------------------------------------------------------------- */
+
+static int measure(const char *dir, long entries, int samples, struct bench_scale_point *out)
+{
+    struct kix_log_opts opts;
+    struct kix_log *log = NULL;
+    struct kix_err err = {0, ""};
+    struct bench_lat proof = {0}, resolve = {0};
+    unsigned seed = 4242;
+    long pubs = entries - 2;
+    int rc;
+
+    memset(&opts, 0, sizeof(opts));
+    opts.store.read_only = 1;
+    rc = kix_log_open(dir, &opts, &log, &err);
+    if (rc) {
+        bench_say("opening %s: %s", dir, err.msg);
+        return -1;
+    }
+    /* pass 0 warms the page cache and is not counted */
+    for (int pass = 0; pass < 2 && rc == KIX_OK; pass++) {
+        for (int i = 0; i < samples && rc == KIX_OK; i++) {
+            struct kix_hash p[KIX_MERKLE_MAX_PROOF];
+            struct kix_log_reader *r = NULL;
+            uint64_t idx = (uint64_t)rand_r(&seed) % (uint64_t)entries;
+            size_t n = 0;
+            double t0 = bench_now();
+            rc = kix_log_read_begin(log, &r);
+            if (rc == KIX_OK)
+                rc = kix_log_reader_inclusion(r, idx, kix_log_reader_size(r), p, &n, &err);
+            kix_log_read_end(r);
+            if (pass)
+                bench_lat_add(&proof, (uint64_t)((bench_now() - t0) * 1e9));
+        }
+        for (int i = 0; i < samples && rc == KIX_OK; i++) {
+            struct kix_log_reader *r = NULL;
+            struct kix_resolution res;
+            char run_id[64];
+            double t0 = bench_now();
+            snprintf(run_id, sizeof(run_id), "bench-" SCALE_TAG "-%ld",
+                     (long)((unsigned long)rand_r(&seed) % (unsigned long)pubs));
+            rc = kix_log_read_begin(log, &r);
+            if (rc == KIX_OK)
+                rc = kix_log_resolve(r, run_id, strlen(run_id), &res, &err);
+            if (rc == KIX_OK)
+                kix_resolution_release(&res);
+            kix_log_read_end(r);
+            if (pass)
+                bench_lat_add(&resolve, (uint64_t)((bench_now() - t0) * 1e9));
+        }
+    }
+    if (rc)
+        bench_say("measuring %s: %s", dir, kix_err_text(&err, rc));
+    out->proof_p50_us = bench_lat_quantile(&proof, 0.5) / 1e3;
+    out->proof_p99_us = bench_lat_quantile(&proof, 0.99) / 1e3;
+    out->resolve_p50_us = bench_lat_quantile(&resolve, 0.5) / 1e3;
+    out->resolve_p99_us = bench_lat_quantile(&resolve, 0.99) / 1e3;
+    bench_lat_release(&proof);
+    bench_lat_release(&resolve);
+    kix_log_close(log);
+    return rc ? -1 : 0;
+}
+
+static int sum_leaves(const char *dir, uint64_t *bytes, long *entries)
+{
+    struct kix_log_opts opts;
+    struct kix_log *log = NULL;
+    struct kix_log_reader *r = NULL;
+    struct kix_err err;
+    uint64_t size;
+    int rc;
+
+    memset(&opts, 0, sizeof(opts));
+    opts.store.read_only = 1;
+    *bytes = 0;
+    rc = kix_log_open(dir, &opts, &log, &err);
+    if (rc == KIX_OK)
+        rc = kix_log_read_begin(log, &r);
+    if (rc) {
+        kix_log_close(log);
+        return -1;
+    }
+    size = kix_log_reader_size(r);
+    for (uint64_t i = 0; i < size; i++) {
+        struct kix_bytes leaf;
+        if (kix_log_reader_entry(r, i, &leaf) == KIX_OK)
+            *bytes += leaf.len;
+    }
+    *entries = (long)size;
+    kix_log_read_end(r);
+    kix_log_close(log);
+    return 0;
+}
+
+int bench_scale_point(const char *cache_dir, const char *work_dir, const char *kixd, long entries,
+                      int samples, double wire_seconds, struct bench_scale_point *out)
+{
+    char dir[4096], meta[4200], data[4200];
+    uint64_t leaf = 0, obj = 0;
+    long got = 0;
+
+    memset(out, 0, sizeof(*out));
+    out->entries = entries;
+    bench_path(dir, sizeof(dir), "%s/log-%ld", cache_dir, entries);
+    bench_path(meta, sizeof(meta), "%s/bench-meta", dir);
+    bench_path(data, sizeof(data), "%s/data.mdb", dir);
+    if (read_meta(meta, &got, &leaf, &obj) == 0 && got == entries) {
+        out->cached = 1;
+    } else {
+        struct kix_err err = {0, ""};
+        double t0 = bench_now();
+        FILE *f;
+        bench_rmrf(dir);
+        if (bench_mkdirs(cache_dir) != 0) {
+            bench_say("cannot create %s", cache_dir);
+            return -1;
+        }
+        bench_say("building a log of %ld entries in %s (cached for later runs)", entries, dir);
+        if (build(dir, entries, &obj, &err) != KIX_OK) {
+            bench_say("building the %ld-entry log: %s", entries, err.msg);
+            bench_rmrf(dir);
+            return -1;
+        }
+        out->build_s = bench_now() - t0;
+        if (sum_leaves(dir, &leaf, &got) != 0 || got != entries) {
+            bench_say("the built log has %ld entries, not %ld", got, entries);
+            return -1;
+        }
+        f = fopen(meta, "w");
+        if (!f || fprintf(f, "entries %ld leaf_bytes %llu object_bytes %llu\n", entries,
+                          (unsigned long long)leaf, (unsigned long long)obj) < 0) {
+            bench_say("cannot write %s", meta);
+            if (f)
+                fclose(f);
+            return -1;
+        }
+        fclose(f);
+    }
+    out->canon_bytes = leaf + obj;
+    out->disk_bytes = bench_file_size(data);
+    if (measure(dir, entries, samples, out) != 0)
+        return -1;
+    if (wire_seconds > 0 && wire(dir, work_dir, kixd, entries, wire_seconds, out) != 0)
+        return -1;
+    return 0;
+}

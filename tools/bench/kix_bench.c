@@ -1,0 +1,978 @@
+/* kix-bench — kix's performance, each figure against a limit measured in the
+ * same run.
+ *
+ *   kix-bench [--quick] [--json] [options]
+ *
+ * One process tree: this process drives the load; kixd, the echo server
+ * (kix-bench --echo-server) and, when installed, redis-server run as its
+ * children on loopback ports. See tools/bench/RESULTS.md for what each
+ * figure and ratio means; --help lists the options.
+ */
+#include <getopt.h>
+#include <limits.h>
+#include <math.h>
+#include <sodium.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/utsname.h>
+#include <unistd.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+
+#include "bench.h"
+#include "kix/client.h"
+#include "kix/proto.h"
+#include "kix/sync.h"
+
+#define CACHE_FORMAT "v1" /* bump when the store layout or the workload changes */
+
+struct opts {
+    int quick, json, keep, no_redis, clients, depth, verify_threads;
+    long appends, big, small;
+    double seconds, limit_seconds;
+    const char *work, *cache, *only, *bin_dir;
+    char bin[PATH_MAX], self[PATH_MAX];
+};
+
+/* ---- requests ---------------------------------------------------------------- */
+
+struct req_ctx {
+    struct bench_item *items;
+    long n;
+    long next; /* submit: next item */
+    uint32_t next_id;
+    unsigned seed;
+    const char *method; /* "submit", "get_object", "resolve" */
+    char redis_get[128];
+};
+
+static int req_kix(void *arg, int conn, long k, struct kix_buf *out, uint32_t *id)
+{
+    struct req_ctx *c = arg;
+    struct kix_proto_writer pw;
+    const struct bench_item *it;
+
+    (void)conn;
+    (void)k;
+    *id = c->next_id++;
+    kix_proto_writer_init(&pw, out);
+    if (strcmp(c->method, "submit") == 0) {
+        if (c->next >= c->n)
+            return 0;
+        it = &c->items[c->next++];
+        kix_proto_begin_request(&pw, *id, "submit");
+        kix_proto_put_map(&pw, 1);
+        kix_proto_put_key(&pw, "bundles");
+        kix_proto_put_array(&pw, 1);
+        kix_proto_put_map(&pw, 2);
+        kix_proto_put_key(&pw, "envelope");
+        kix_proto_put_bin(&pw, it->env.ptr, it->env.len);
+        kix_proto_put_key(&pw, "objects");
+        kix_proto_put_array(&pw, 1);
+        kix_proto_put_bin(&pw, it->manifest.ptr, it->manifest.len);
+    } else {
+        it = &c->items[(unsigned long)rand_r(&c->seed) % (unsigned long)c->n];
+        kix_proto_begin_request(&pw, *id, c->method);
+        kix_proto_put_map(&pw, 1);
+        if (strcmp(c->method, "resolve") == 0) {
+            kix_proto_put_key(&pw, "ref");
+            kix_proto_put_cstr(&pw, it->run_id);
+        } else {
+            kix_proto_put_key(&pw, "digest");
+            kix_proto_put_cstr(&pw, it->digest);
+        }
+    }
+    return kix_proto_writer_end(&pw, NULL) == KIX_OK;
+}
+
+static int req_redis(void *arg, int conn, long k, struct kix_buf *out, uint32_t *id)
+{
+    struct req_ctx *c = arg;
+    (void)conn;
+    (void)k;
+    *id = 0;
+    return kix_buf_adds(out, c->redis_get) == KIX_OK;
+}
+
+/* Runs one load; dies on connection errors; *errors gets refused requests. */
+static void load(const char *what, int port, enum bench_proto proto, int conns, int depth,
+                 double warmup, double seconds, long total, bench_request_fn fn, void *ctx,
+                 int check_submit, struct bench_load *ld)
+{
+    memset(ld, 0, sizeof(*ld));
+    ld->host = "127.0.0.1";
+    ld->port = port;
+    ld->proto = proto;
+    ld->conns = conns;
+    ld->depth = depth;
+    ld->warmup = warmup;
+    ld->seconds = seconds;
+    ld->total = total;
+    ld->request = fn;
+    ld->ctx = ctx;
+    ld->check_submit = check_submit;
+    if (bench_load_run(ld) != 0)
+        bench_die("%s: %s", what, ld->first_error);
+    if (ld->errors)
+        bench_die("%s: %ld requests failed, the first: %s", what, ld->errors, ld->first_error);
+    if (ld->done == 0)
+        bench_die("%s: no answers", what);
+}
+
+/* Rate and latency of a read load as figures "<key>", "<key>_p50_us", "<key>_p99_us". */
+static void read_figs(struct bench_report *rep, const char *key, const char *label,
+                      struct bench_load *ld)
+{
+    char k[64], l[96];
+    bench_fig(rep, key, (double)ld->done / ld->elapsed, "/s", label);
+    snprintf(k, sizeof(k), "%s_p50_us", key);
+    snprintf(l, sizeof(l), "  p50 latency");
+    bench_fig(rep, k, bench_lat_quantile(&ld->lat, 0.5) / 1e3, "us", l);
+    snprintf(k, sizeof(k), "%s_p99_us", key);
+    snprintf(l, sizeof(l), "  p99 latency");
+    bench_fig(rep, k, bench_lat_quantile(&ld->lat, 0.99) / 1e3, "us", l);
+    bench_lat_release(&ld->lat);
+}
+
+/* ---- limits ----------------------------------------------------------------------- */
+
+static int have_program(const char *name, char *path, size_t cap)
+{
+    const char *p = getenv("PATH");
+    char dir[PATH_MAX];
+    while (p && *p) {
+        size_t n = strcspn(p, ":");
+        snprintf(dir, sizeof(dir), "%.*s/%s", (int)n, p, name);
+        if (access(dir, X_OK) == 0) {
+            snprintf(path, cap, "%s", dir);
+            return 1;
+        }
+        p += n + (p[n] == ':');
+    }
+    return 0;
+}
+
+static void run_limits(const struct opts *o, const char *work, struct bench_report *rep,
+                       struct req_ctx *reads)
+{
+    char log[PATH_MAX], dir[PATH_MAX], port_s[16], threads_s[16], self[PATH_MAX];
+    int cpus = o->verify_threads, port;
+    double t = o->limit_seconds;
+    struct bench_load ld;
+    pid_t pid;
+
+    bench_say("limits: Ed25519, SHA-256, LMDB");
+    bench_fig(rep, "limits.ed25519_verify_1core", bench_ed25519_verify(1, t, 700), "/s",
+              "Ed25519 verify (libsodium), 1 core");
+    bench_fig(rep, "limits.ed25519_verify_all", bench_ed25519_verify(cpus, t, 700), "/s",
+              "Ed25519 verify, all cores");
+    bench_fig_note(rep, "%d threads", cpus);
+    bench_fig(rep, "limits.sha256_node", bench_sha256_node(t), "/s",
+              "SHA-256 of a 65-byte Merkle node");
+    bench_path(dir, sizeof(dir), "%s/lmdb-limit", work);
+    bench_fig(rep, "limits.lmdb_batched_puts", bench_lmdb_batched(dir, t, 100, 1024), "/s",
+              "LMDB durable puts, 100 x 1 KiB per commit");
+
+    /* the echo server */
+    bench_say("limits: libuv msgpack echo server");
+    port = bench_free_port();
+    snprintf(port_s, sizeof(port_s), "%d", port);
+    snprintf(threads_s, sizeof(threads_s), "%d", bench_cpus());
+    snprintf(self, sizeof(self), "%s", o->self);
+    bench_path(log, sizeof(log), "%s/echo.log", work);
+    {
+        char *argv[] = {self, "--echo-server", port_s, threads_s, NULL};
+        pid = bench_spawn(argv, log);
+    }
+    if (pid < 0 || bench_wait_port(port, pid, 10) != 0)
+        bench_die("the echo server did not start (see %s)", log);
+    reads->method = "get_object";
+    load("echo 1x1", port, BENCH_MSGPACK, 1, 1, t / 4, t, 0, req_kix, reads, 0, &ld);
+    read_figs(rep, "limits.echo_1x1", "libuv msgpack echo, 1 conn x 1", &ld);
+    load("echo 16x16", port, BENCH_MSGPACK, 16, 16, t / 4, t, 0, req_kix, reads, 0, &ld);
+    read_figs(rep, "limits.echo_16x16", "libuv msgpack echo, 16 conns x 16", &ld);
+    bench_stop(pid);
+}
+
+/* SETs the 1 KiB value every GET reads: one blocking request. */
+static int redis_set(int port)
+{
+    char cmd[1200], reply[64];
+    struct sockaddr_in sa;
+    size_t len;
+    ssize_t n;
+    int fd = socket(AF_INET, SOCK_STREAM, 0), ok = 0;
+
+    len = (size_t)snprintf(cmd, sizeof(cmd), "*3\r\n$3\r\nSET\r\n$9\r\nkix:bench\r\n$1024\r\n");
+    memset(cmd + len, 'x', 1024);
+    len += 1024;
+    memcpy(cmd + len, "\r\n", 2);
+    len += 2;
+    memset(&sa, 0, sizeof(sa));
+    sa.sin_family = AF_INET;
+    sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    sa.sin_port = htons((uint16_t)port);
+    if (fd >= 0 && connect(fd, (struct sockaddr *)&sa, sizeof(sa)) == 0 &&
+        write(fd, cmd, len) == (ssize_t)len && (n = read(fd, reply, sizeof(reply) - 1)) > 0) {
+        reply[n] = '\0';
+        ok = strncmp(reply, "+OK", 3) == 0;
+    }
+    if (fd >= 0)
+        close(fd);
+    return ok ? 0 : -1;
+}
+
+static int run_redis(const struct opts *o, const char *work, struct bench_report *rep)
+{
+    char server[PATH_MAX], tool[PATH_MAX], log[PATH_MAX], port_s[16];
+    double t = o->limit_seconds;
+    struct bench_load ld;
+    struct req_ctx c;
+    int port;
+    pid_t pid;
+
+    if (o->no_redis || !have_program("redis-server", server, sizeof(server))) {
+        bench_say("limits: no redis-server on PATH; get_object is compared with the echo server");
+        return 0;
+    }
+    bench_say("limits: Redis GET of 1 KiB");
+    port = bench_free_port();
+    snprintf(port_s, sizeof(port_s), "%d", port);
+    bench_path(log, sizeof(log), "%s/redis.log", work);
+    {
+        char *argv[] = {server, "--port",       port_s, "--bind",      "127.0.0.1", "--save",
+                        "",     "--appendonly", "no",   "--daemonize", "no",        NULL};
+        pid = bench_spawn(argv, log);
+    }
+    if (pid < 0 || bench_wait_port(port, pid, 10) != 0 || redis_set(port) != 0) {
+        bench_say("redis-server did not start or refused SET (see %s); skipping Redis", log);
+        bench_stop(pid);
+        return 0;
+    }
+    memset(&c, 0, sizeof(c));
+    snprintf(c.redis_get, sizeof(c.redis_get), "*2\r\n$3\r\nGET\r\n$9\r\nkix:bench\r\n");
+    load("redis 1x1", port, BENCH_RESP, 1, 1, t / 4, t, 0, req_redis, &c, 0, &ld);
+    read_figs(rep, "limits.redis_get_1x1", "Redis GET 1 KiB, 1 conn x 1", &ld);
+    load("redis 16x16", port, BENCH_RESP, 16, 16, t / 4, t, 0, req_redis, &c, 0, &ld);
+    read_figs(rep, "limits.redis_get_16x16", "Redis GET 1 KiB, 16 conns x 16", &ld);
+    if (have_program("redis-benchmark", tool, sizeof(tool))) {
+        char cmd[PATH_MAX + 256], line[512];
+        FILE *p;
+        double got = 0;
+        snprintf(cmd, sizeof(cmd),
+                 "%s -h 127.0.0.1 -p %d -c 16 -P 16 -d 1024 -n %d -t set,get --csv 2>/dev/null",
+                 tool, port, o->quick ? 100000 : 1000000);
+        p = popen(cmd, "r");
+        while (p && fgets(line, sizeof(line), p))
+            if (strncmp(line, "\"GET\",\"", 7) == 0)
+                got = strtod(line + 7, NULL);
+        if (p)
+            pclose(p);
+        if (got > 0) {
+            bench_fig(rep, "limits.redis_benchmark_get_16x16", got, "/s",
+                      "redis-benchmark GET 1 KiB, -c 16 -P 16");
+            bench_fig_note(rep, "its own client");
+        }
+    }
+    bench_stop(pid);
+    return 1;
+}
+
+/* ---- kix: appends, reads, audit, mirror ------------------------------------------- */
+
+static int submit_one(struct kix_client *c, const struct kix_buf *env, const struct kix_bytes *objs,
+                      size_t nobjs, struct kix_err *err)
+{
+    struct kix_bundle b;
+    struct kix_submit_result res;
+    int rc;
+
+    memset(&res, 0, sizeof(res));
+    b.envelope = kix_buf_bytes(env);
+    b.objects = objs;
+    b.nobjects = nobjs;
+    rc = kix_client_submit(c, &b, 1, &res, err);
+    if (rc == KIX_OK && res.code)
+        rc = kix_err_set(err, res.code, "%s", res.message);
+    kix_submit_result_release(&res);
+    return rc;
+}
+
+static int sync_into(struct kix_client *up, const char *dir, int durable, uint64_t *entries,
+                     double *secs, struct kix_err *err)
+{
+    struct kix_client_info info;
+    struct kix_verifier key;
+    struct kix_log_opts opts;
+    struct kix_log *replica = NULL;
+    double t0;
+    int rc;
+
+    memset(&opts, 0, sizeof(opts));
+    opts.replica = 1;
+    opts.store.no_sync = !durable;
+    rc = kix_client_info(up, &info, err);
+    if (rc == KIX_OK)
+        rc = kix_verifier_parse(info.log_key, strlen(info.log_key), &key, err);
+    if (rc == KIX_OK)
+        rc = kix_log_create_replica(dir, &key, &opts, err);
+    if (rc == KIX_OK)
+        rc = kix_log_open(dir, &opts, &replica, err);
+    if (rc)
+        return rc;
+    t0 = bench_now();
+    rc = kix_sync(up, replica, KIX_NO_INDEX, NULL, entries, err);
+    *secs = bench_now() - t0;
+    kix_log_close(replica);
+    return rc;
+}
+
+static void store_disk(const char *dir, uint64_t objects, struct bench_report *rep, const char *key,
+                       const char *label)
+{
+    struct kix_log_opts opts;
+    struct kix_log *log = NULL;
+    struct kix_log_reader *r = NULL;
+    struct kix_err err;
+    uint64_t leaves = 0, disk;
+    char path[PATH_MAX], k[64];
+
+    memset(&opts, 0, sizeof(opts));
+    opts.store.read_only = 1;
+    if (kix_log_open(dir, &opts, &log, &err) != KIX_OK || kix_log_read_begin(log, &r) != KIX_OK)
+        bench_die("reading %s: %s", dir, err.msg);
+    for (uint64_t i = 0; i < kix_log_reader_size(r); i++) {
+        struct kix_bytes leaf;
+        if (kix_log_reader_entry(r, i, &leaf) == KIX_OK)
+            leaves += leaf.len;
+    }
+    kix_log_read_end(r);
+    kix_log_close(log);
+    bench_path(path, sizeof(path), "%s/data.mdb", dir);
+    disk = bench_file_size(path);
+    snprintf(k, sizeof(k), "%s_bytes", key);
+    bench_fig(rep, k, (double)disk, "B", label);
+    snprintf(k, sizeof(k), "%s_canonical_bytes", key);
+    bench_fig(rep, k, (double)(leaves + objects), "B", "  canonical bytes (leaves + objects)");
+    snprintf(k, sizeof(k), "%s_vs_canonical", key);
+    bench_fig(rep, k, (double)disk / (double)(leaves + objects), "x", "  data.mdb / canonical");
+}
+
+static void run_kix(const struct opts *o, const char *work, struct bench_report *rep)
+{
+    char store[PATH_MAX], addr[64], listen[64], log[PATH_MAX], path[PATH_MAX], kixd[PATH_MAX];
+    char tag[24], label[96];
+    struct kix_signer *admin = NULL;
+    struct kix_client *c = NULL, *local = NULL;
+    struct bench_workload w;
+    struct bench_item first, *items;
+    struct kix_buf env = KIX_BUF_INIT;
+    struct kix_bytes objs[1 + BENCH_NSHARED];
+    struct kix_err err = {0, ""};
+    struct req_ctx rq;
+    struct bench_load ld;
+    uint64_t synced = 0;
+    double t0, secs, t = o->seconds;
+    long n = o->appends;
+    int port = bench_free_port();
+    pid_t pid;
+    uint8_t rnd[4];
+
+    bench_path(kixd, sizeof(kixd), "%s/kixd", o->bin);
+    bench_path(store, sizeof(store), "%s/log", work);
+    bench_path(log, sizeof(log), "%s/kixd.log", work);
+    {
+        char *argv[] = {kixd, "init", "--store", store, "--origin", "bench.kix/log", NULL};
+        if (bench_run(argv, log) != 0)
+            bench_die("kixd init failed (see %s)", log);
+    }
+    snprintf(listen, sizeof(listen), "tcp://127.0.0.1:%d", port);
+    snprintf(addr, sizeof(addr), "tcp://127.0.0.1:%d", port);
+    {
+        char *argv[] = {kixd,   "serve",       "--store", store, "--listen",
+                        listen, "--log-level", "warn",    NULL};
+        pid = bench_spawn(argv, log);
+    }
+    if (pid < 0 || bench_wait_port(port, pid, 30) != 0)
+        bench_die("kixd did not start (see %s)", log);
+
+    /* the publisher, the shared objects (with publication 0), pre-signed runs */
+    randombytes_buf(rnd, sizeof(rnd));
+    snprintf(tag, sizeof(tag), "%02x%02x%02x%02x", rnd[0], rnd[1], rnd[2], rnd[3]);
+    bench_path(path, sizeof(path), "%s/admin.key", store);
+    memset(&first, 0, sizeof(first));
+    if (kix_keyfile_read(path, &admin, &err) || bench_workload_init(&w, tag, &err) ||
+        kix_client_connect(addr, NULL, &c, &err) ||
+        bench_workload_key_entry(&w, admin, &env, &err) || submit_one(c, &env, NULL, 0, &err) ||
+        bench_workload_make(&w, 0, &first, 1, 1, &err))
+        bench_die("setting up the log: %s", err.msg);
+    objs[0] = kix_buf_bytes(&first.manifest);
+    for (int s = 0; s < BENCH_NSHARED; s++)
+        objs[1 + s] = kix_buf_bytes(&w.shared[s]);
+    if (submit_one(c, &first.env, objs, 1 + BENCH_NSHARED, &err))
+        bench_die("publishing the shared objects: %s", err.msg);
+    items = calloc((size_t)n, sizeof(*items));
+    if (!items)
+        bench_die("out of memory");
+    bench_say("appends: pre-signing %ld publications", n);
+    t0 = bench_now();
+    if (bench_workload_make(&w, 1, items, n, bench_cpus(), &err))
+        bench_die("signing: %s", err.msg);
+    secs = bench_now() - t0;
+
+    bench_say("appends: %ld publications, %d clients x %d in flight, fsync on", n, o->clients,
+              o->depth);
+    memset(&rq, 0, sizeof(rq));
+    rq.items = items;
+    rq.n = n;
+    rq.method = "submit";
+    rq.next_id = 1;
+    load("submit", port, BENCH_MSGPACK, o->clients, o->depth, 0, 0, n, req_kix, &rq, 1, &ld);
+    snprintf(label, sizeof(label), "durable appends, %d clients x %d in flight", o->clients,
+             o->depth);
+    bench_fig(rep, "append.entries_per_s", (double)ld.done / ld.elapsed, "/s", label);
+    bench_fig(rep, "append.ack_p50_ms", bench_lat_quantile(&ld.lat, 0.5) / 1e6, "ms",
+              "  ack latency p50");
+    bench_fig(rep, "append.ack_p99_ms", bench_lat_quantile(&ld.lat, 0.99) / 1e6, "ms",
+              "  ack latency p99");
+    bench_fig(rep, "append.ack_max_ms", bench_lat_max(&ld.lat) / 1e6, "ms", "  ack latency max");
+    bench_fig(rep, "append.entries", (double)n, "", "  entries appended (each 1 KiB manifest)");
+    bench_fig(rep, "append.presign_per_s", (double)n / secs, "/s", "  pre-signing (off the clock)");
+    bench_lat_release(&ld.lat);
+
+    /* reads of what was appended */
+    rq.method = "get_object";
+    bench_say("reads: get_object and resolve, 1x1 and 16x16");
+    load("get_object 1x1", port, BENCH_MSGPACK, 1, 1, t / 4, t, 0, req_kix, &rq, 0, &ld);
+    read_figs(rep, "read.get_1x1", "get_object 1 KiB, 1 conn x 1", &ld);
+    load("get_object 16x16", port, BENCH_MSGPACK, 16, 16, t / 4, t, 0, req_kix, &rq, 0, &ld);
+    read_figs(rep, "read.get_16x16", "get_object 1 KiB, 16 conns x 16", &ld);
+    rq.method = "resolve";
+    load("resolve 1x1", port, BENCH_MSGPACK, 1, 1, t / 4, t, 0, req_kix, &rq, 0, &ld);
+    read_figs(rep, "read.resolve_1x1", "resolve with proofs, 1 conn x 1", &ld);
+    load("resolve 16x16", port, BENCH_MSGPACK, 16, 16, t / 4, t, 0, req_kix, &rq, 0, &ld);
+    read_figs(rep, "read.resolve_16x16", "resolve with proofs, 16 conns x 16", &ld);
+
+    /* audit: the store itself as upstream, a replica without fsync (as kix audit) */
+    bench_say("audit: kix_sync of the whole log into a fresh local replica");
+    bench_path(path, sizeof(path), "%s/audit", work);
+    if (kix_client_open_store(store, &local, &err) ||
+        sync_into(local, path, 0, &synced, &secs, &err))
+        bench_die("audit: %s", err.msg);
+    kix_client_close(local);
+    bench_fig(rep, "audit.entries_per_s", (double)synced / secs, "/s",
+              "kix audit (kix_sync from the store, all cores)");
+    bench_fig(rep, "audit.entries", (double)synced, "", "  entries verified");
+
+    /* mirror: a durable replica caught up from kixd over TCP */
+    bench_say("mirror: kix_sync from kixd over TCP into a fresh durable replica");
+    bench_path(path, sizeof(path), "%s/mirror", work);
+    if (sync_into(c, path, 1, &synced, &secs, &err))
+        bench_die("mirror: %s", err.msg);
+    bench_fig(rep, "mirror.entries_per_s", (double)synced / secs, "/s",
+              "mirror catch-up from kixd over TCP, fsync on");
+    bench_fig(rep, "mirror.entries", (double)synced, "", "  entries verified");
+
+    kix_client_close(c);
+    bench_stop(pid);
+    store_disk(store,
+               (uint64_t)(n + 1) * BENCH_MANIFEST_LEN + w.shared[0].len + w.shared[1].len +
+                   w.shared[2].len + w.shared[3].len,
+               rep, "disk.append", "data.mdb of the append run's log");
+    bench_items_release(items, n);
+    bench_items_release(&first, 1);
+    free(items);
+    kix_buf_release(&env);
+    kix_signer_free(admin);
+    bench_workload_release(&w);
+}
+
+/* ---- scale --------------------------------------------------------------------------- */
+
+static void run_scale(const struct opts *o, const char *work, const char *cache,
+                      struct bench_report *rep)
+{
+    struct bench_scale_point small, big;
+    char kixd[PATH_MAX], label[96];
+    int samples = o->quick ? 300 : 2000;
+    double wire = o->quick ? 0.5 : 2;
+
+    bench_path(kixd, sizeof(kixd), "%s/kixd", o->bin);
+    bench_say("scale: logs of %ld and %ld entries (cache %s)", o->small, o->big, cache);
+    if (bench_scale_point(cache, work, kixd, o->small, samples, wire, &small) != 0 ||
+        bench_scale_point(cache, work, kixd, o->big, samples, wire, &big) != 0)
+        bench_die("scale: failed (see above)");
+    bench_fig(rep, "scale.small_entries", (double)small.entries, "", "small log (entries)");
+    bench_fig(rep, "scale.big_entries", (double)big.entries, "", "big log (entries)");
+    if (o->big < 1000000)
+        bench_fig_note(rep, "not 10^6: %s", o->quick ? "--quick" : "--big");
+    snprintf(label, sizeof(label), "inclusion proof p50, %ld entries", small.entries);
+    bench_fig(rep, "scale.proof_small_p50_us", small.proof_p50_us, "us", label);
+    snprintf(label, sizeof(label), "inclusion proof p50, %ld entries", big.entries);
+    bench_fig(rep, "scale.proof_big_p50_us", big.proof_p50_us, "us", label);
+    bench_fig(rep, "scale.proof_big_p99_us", big.proof_p99_us, "us", "  p99");
+    snprintf(label, sizeof(label), "resolve p50, %ld entries", small.entries);
+    bench_fig(rep, "scale.resolve_small_p50_us", small.resolve_p50_us, "us", label);
+    snprintf(label, sizeof(label), "resolve p50, %ld entries", big.entries);
+    bench_fig(rep, "scale.resolve_big_p50_us", big.resolve_p50_us, "us", label);
+    bench_fig(rep, "scale.resolve_big_p99_us", big.resolve_p99_us, "us", "  p99");
+    snprintf(label, sizeof(label), "kixd inclusion_proof 1x1 p50, %ld entries", small.entries);
+    bench_fig(rep, "scale.wire_proof_small_p50_us", small.wire_proof_p50_us, "us", label);
+    snprintf(label, sizeof(label), "kixd inclusion_proof 1x1 p50, %ld entries", big.entries);
+    bench_fig(rep, "scale.wire_proof_big_p50_us", big.wire_proof_p50_us, "us", label);
+    snprintf(label, sizeof(label), "kixd resolve 1x1 p50, %ld entries", small.entries);
+    bench_fig(rep, "scale.wire_resolve_small_p50_us", small.wire_resolve_p50_us, "us", label);
+    snprintf(label, sizeof(label), "kixd resolve 1x1 p50, %ld entries", big.entries);
+    bench_fig(rep, "scale.wire_resolve_big_p50_us", big.wire_resolve_p50_us, "us", label);
+    if (!big.cached) {
+        snprintf(label, sizeof(label), "  building the %ld-entry log (cached now)", big.entries);
+        bench_fig(rep, "scale.big_build_s", big.build_s, "s", label);
+        bench_fig(rep, "scale.big_build_entries_per_s", (double)big.entries / big.build_s, "/s",
+                  "  bulk append (sign + prepare + commit)");
+    }
+    snprintf(label, sizeof(label), "data.mdb of the %ld-entry log", big.entries);
+    bench_fig(rep, "disk.big_bytes", (double)big.disk_bytes, "B", label);
+    bench_fig(rep, "disk.big_canonical_bytes", (double)big.canon_bytes, "B",
+              "  canonical bytes (leaves + objects)");
+    bench_fig(rep, "disk.big_vs_canonical", (double)big.disk_bytes / (double)big.canon_bytes, "x",
+              "  data.mdb / canonical");
+}
+
+/* ---- ratios, targets, output ------------------------------------------------------------- */
+
+struct target {
+    const char *ratio;
+    int at_most; /* 1: value <= bound, 0: value >= bound */
+    double bound;
+    const char *what;
+};
+
+static void ratio(struct bench_report *rep, const char *key, double num, double den,
+                  const char *label)
+{
+    if (isnan(num) || isnan(den) || den == 0)
+        return;
+    bench_fig(rep, key, num / den, "x", label);
+}
+
+static void add_ratios(struct bench_report *rep, int redis)
+{
+    ratio(rep, "ratios.append_vs_verify_all", bench_get(rep, "append.entries_per_s"),
+          bench_get(rep, "limits.ed25519_verify_all"),
+          "durable appends / Ed25519 verify all cores");
+    bench_fig(rep, "ratios.append_ack_p99_ms", bench_get(rep, "append.ack_p99_ms"), "ms",
+              "append ack p99");
+    ratio(rep, "ratios.audit_vs_verify_all", bench_get(rep, "audit.entries_per_s"),
+          bench_get(rep, "limits.ed25519_verify_all"), "audit / Ed25519 verify all cores");
+    ratio(rep, "ratios.mirror_vs_verify_all", bench_get(rep, "mirror.entries_per_s"),
+          bench_get(rep, "limits.ed25519_verify_all"), "mirror / Ed25519 verify all cores");
+    if (redis)
+        ratio(rep, "ratios.get_vs_redis", bench_get(rep, "read.get_16x16"),
+              bench_get(rep, "limits.redis_get_16x16"), "get_object 16x16 / Redis GET 16x16");
+    ratio(rep, "ratios.get_vs_echo", bench_get(rep, "read.get_16x16"),
+          bench_get(rep, "limits.echo_16x16"), "get_object 16x16 / echo 16x16");
+    ratio(rep, "ratios.get_1x1_vs_echo_1x1", bench_get(rep, "read.get_1x1"),
+          bench_get(rep, "limits.echo_1x1"), "get_object 1x1 / echo 1x1");
+    ratio(rep, "ratios.resolve_vs_get", bench_get(rep, "read.resolve_16x16"),
+          bench_get(rep, "read.get_16x16"), "resolve 16x16 / get_object 16x16");
+    ratio(rep, "ratios.proof_1e6_vs_1e3", bench_get(rep, "scale.proof_big_p50_us"),
+          bench_get(rep, "scale.proof_small_p50_us"), "proof p50: big log / small log");
+    ratio(rep, "ratios.resolve_1e6_vs_1e3", bench_get(rep, "scale.resolve_big_p50_us"),
+          bench_get(rep, "scale.resolve_small_p50_us"), "resolve p50: big log / small log");
+    ratio(rep, "ratios.disk_vs_canonical", bench_get(rep, "disk.big_bytes"),
+          bench_get(rep, "disk.big_canonical_bytes"), "data.mdb / canonical bytes (big log)");
+}
+
+static const struct target targets[] = {
+    {"append_vs_verify_all", 0, 0.8, "durable appends >= 0.8 x all-cores verify"},
+    {"append_ack_p99_ms", 1, 20, "append ack p99 < 20 ms"},
+    {"audit_vs_verify_all", 0, 0.9, "audit >= 0.9 x all-cores verify"},
+    {"get_vs_redis", 0, 0.5, "get_object 16x16 >= 0.5 x Redis GET"},
+    {"get_vs_echo", 0, 0.5, "get_object 16x16 >= 0.5 x echo (no Redis)"},
+    {"resolve_vs_get", 0, 0.25, "resolve 16x16 >= 0.25 x get_object"},
+    {"proof_1e6_vs_1e3", 1, 1.3, "proof latency at the big log <= 1.3 x at 10^3"},
+    {"disk_vs_canonical", 1, 1.5, "data.mdb <= 1.5 x canonical bytes"},
+};
+
+static int target_applies(const struct target *t, int redis)
+{
+    if (strcmp(t->ratio, "get_vs_echo") == 0)
+        return !redis;
+    if (strcmp(t->ratio, "get_vs_redis") == 0)
+        return redis;
+    return 1;
+}
+
+static int target_met(const struct target *t, double v)
+{
+    return t->at_most ? (t->bound == 20 ? v < t->bound : v <= t->bound) : v >= t->bound;
+}
+
+static void fmt_value(const struct bench_fig *f, char *out, size_t cap)
+{
+    if (strcmp(f->unit, "/s") == 0) {
+        char digits[24], grouped[40];
+        size_t n, k = 0;
+        snprintf(digits, sizeof(digits), "%.0f", f->value);
+        n = strlen(digits);
+        for (size_t i = 0; i < n; i++) {
+            if (i && (n - i) % 3 == 0)
+                grouped[k++] = ',';
+            grouped[k++] = digits[i];
+        }
+        grouped[k] = '\0';
+        snprintf(out, cap, "%.40s/s", grouped);
+    } else if (strcmp(f->unit, "us") == 0) {
+        snprintf(out, cap, "%.1f us", f->value);
+    } else if (strcmp(f->unit, "ms") == 0) {
+        snprintf(out, cap, "%.2f ms", f->value);
+    } else if (strcmp(f->unit, "s") == 0) {
+        snprintf(out, cap, "%.1f s", f->value);
+    } else if (strcmp(f->unit, "x") == 0) {
+        snprintf(out, cap, "%.2f x", f->value);
+    } else if (strcmp(f->unit, "B") == 0) {
+        snprintf(out, cap, "%.1f MB", f->value / 1e6);
+    } else {
+        snprintf(out, cap, "%.0f", f->value);
+    }
+}
+
+struct machine {
+    int cpus;
+    double load_start, load_end;
+    char cpu[128], kernel[128];
+    int redis, quick;
+};
+
+static size_t section_len(const char *key);
+
+static void print_table(FILE *out, const struct bench_report *rep, const struct machine *m)
+{
+    char value[48];
+
+    fprintf(out, "kix-bench%s: %d CPUs (%s), Linux %s, load average %.2f at start, %.2f at end\n",
+            m->quick ? " --quick" : "", m->cpus, m->cpu, m->kernel, m->load_start, m->load_end);
+    fprintf(out, "%-8s %-46s %16s  %s\n", "", "figure", "value", "note");
+    for (size_t i = 0; i < rep->n; i++) {
+        const char *key = rep->figs[i].key;
+        size_t sl = section_len(key);
+        int seen = 0;
+        for (size_t j = 0; j < i && !seen; j++)
+            seen = section_len(rep->figs[j].key) == sl && strncmp(rep->figs[j].key, key, sl) == 0;
+        if (seen)
+            continue;
+        fprintf(out, "%.*s\n", (int)sl, key);
+        for (size_t j = i; j < rep->n; j++) {
+            const struct bench_fig *f = &rep->figs[j];
+            if (section_len(f->key) != sl || strncmp(f->key, key, sl) != 0)
+                continue;
+            fmt_value(f, value, sizeof(value));
+            fprintf(out, "%-8s %-46s %16s  %s\n", "", f->label, value, f->limit);
+        }
+    }
+    fprintf(out, "targets\n");
+    for (size_t t = 0; t < sizeof(targets) / sizeof(targets[0]); t++) {
+        char key[80];
+        double v;
+        if (!target_applies(&targets[t], m->redis))
+            continue;
+        snprintf(key, sizeof(key), "ratios.%s", targets[t].ratio);
+        v = bench_get(rep, key);
+        if (isnan(v))
+            continue;
+        fprintf(out, "%-8s %-46s %16.2f  %s\n", "", targets[t].what, v,
+                target_met(&targets[t], v) ? "met" : "MISSED");
+    }
+}
+
+static void json_str(FILE *out, const char *s)
+{
+    fputc('"', out);
+    for (; *s; s++) {
+        if (*s == '"' || *s == '\\')
+            fprintf(out, "\\%c", *s);
+        else if ((unsigned char)*s < 0x20)
+            fprintf(out, "\\u%04x", *s);
+        else
+            fputc(*s, out);
+    }
+    fputc('"', out);
+}
+
+static size_t section_len(const char *key)
+{
+    const char *dot = strchr(key, '.');
+    return dot ? (size_t)(dot - key) : 0;
+}
+
+static void print_json(FILE *out, const struct bench_report *rep, const struct machine *m)
+{
+    fprintf(out, "{\n  \"machine\": {\"cpus\": %d, \"cpu\": ", m->cpus);
+    json_str(out, m->cpu);
+    fprintf(out, ", \"kernel\": ");
+    json_str(out, m->kernel);
+    fprintf(out, ", \"load_start\": %.2f, \"load_end\": %.2f, \"redis\": %s, \"quick\": %s},\n",
+            m->load_start, m->load_end, m->redis ? "true" : "false", m->quick ? "true" : "false");
+    /* sections in order of first appearance, each with all its figures */
+    for (size_t i = 0; i < rep->n; i++) {
+        const char *key = rep->figs[i].key;
+        size_t sl = section_len(key), first = 1;
+        int seen = 0;
+        for (size_t j = 0; j < i && !seen; j++)
+            seen = section_len(rep->figs[j].key) == sl && strncmp(rep->figs[j].key, key, sl) == 0;
+        if (seen)
+            continue;
+        fprintf(out, "  \"%.*s\": {", (int)sl, key);
+        for (size_t j = i; j < rep->n; j++) {
+            const struct bench_fig *f = &rep->figs[j];
+            if (section_len(f->key) != sl || strncmp(f->key, key, sl) != 0)
+                continue;
+            fprintf(out, "%s\"%s\": %.6g", first ? "" : ", ", f->key + sl + 1, f->value);
+            first = 0;
+        }
+        fprintf(out, "},\n");
+    }
+    fprintf(out, "  \"targets\": {");
+    for (size_t t = 0, first = 1; t < sizeof(targets) / sizeof(targets[0]); t++) {
+        char key[80];
+        double v;
+        if (!target_applies(&targets[t], m->redis))
+            continue;
+        snprintf(key, sizeof(key), "ratios.%s", targets[t].ratio);
+        v = bench_get(rep, key);
+        if (isnan(v))
+            continue;
+        fprintf(out, "%s\"%s\": {\"value\": %.6g, \"bound\": %g, \"at_most\": %s, \"met\": %s}",
+                first ? "" : ", ", targets[t].ratio, v, targets[t].bound,
+                targets[t].at_most ? "true" : "false",
+                target_met(&targets[t], v) ? "true" : "false");
+        first = 0;
+    }
+    fprintf(out, "}\n}\n");
+}
+
+static void machine_info(struct machine *m)
+{
+    FILE *f = fopen("/proc/cpuinfo", "r");
+    char line[512];
+    struct utsname u;
+    double la[1];
+
+    m->cpus = bench_cpus();
+    snprintf(m->cpu, sizeof(m->cpu), "unknown CPU");
+    while (f && fgets(line, sizeof(line), f))
+        if (strncmp(line, "model name", 10) == 0) {
+            char *p = strchr(line, ':');
+            if (p) {
+                p += 2;
+                p[strcspn(p, "\n")] = '\0';
+                snprintf(m->cpu, sizeof(m->cpu), "%s", p);
+            }
+            break;
+        }
+    if (f)
+        fclose(f);
+    if (uname(&u) == 0)
+        snprintf(m->kernel, sizeof(m->kernel), "%s", u.release);
+    m->load_start = getloadavg(la, 1) == 1 ? la[0] : 0;
+}
+
+static int part(const struct opts *o, const char *name)
+{
+    size_t n = strlen(name);
+    for (const char *p = o->only; p && *p;) {
+        size_t k = strcspn(p, ",");
+        if (k == n && strncmp(p, name, n) == 0)
+            return 1;
+        p += k + (p[k] == ',');
+    }
+    return !o->only;
+}
+
+/* ---- main ------------------------------------------------------------------------------ */
+
+static const char usage[] =
+    "usage: kix-bench [--quick] [--json] [options]\n"
+    "\n"
+    "Measures kix (durable appends, reads, audit, mirror catch-up, proofs at scale,\n"
+    "bytes on disk) and, in the same run, the limits it is held to: Ed25519 verify,\n"
+    "SHA-256, LMDB durable commits, a libuv msgpack echo server and Redis (when\n"
+    "redis-server is on PATH). Prints a table, or JSON with --json.\n"
+    "\n"
+    "  --quick            small sizes, under a minute; the big log has 10^4 entries\n"
+    "  --json             JSON on stdout (the table goes to stderr)\n"
+    "  --clients N        append clients (default 8)\n"
+    "  --depth D          submits in flight per append client (default 16)\n"
+    "  --appends N        publications appended (default 60000, quick 3000)\n"
+    "  --seconds S        each read load (default 4, quick 0.6)\n"
+    "  --big N            entries of the big log (default 1000000, quick 10000)\n"
+    "  --cache DIR        where built logs are kept (default $KIX_BENCH_CACHE,\n"
+    "                     $XDG_CACHE_HOME/kix-bench, else <build>/bench-cache)\n"
+    "  --work DIR         scratch directory (default a new /tmp/kix-bench-XXXXXX)\n"
+    "  --keep             keep the scratch directory\n"
+    "  --no-redis         do not run Redis even when installed\n"
+    "  --bin DIR          where kixd is (default: next to kix-bench)\n"
+    "  --only LIST        run only these parts (comma-separated: limits, kix,\n"
+    "                     scale), e.g. to profile one of them\n";
+
+int main(int argc, char **argv)
+{
+    static const struct option longopts[] = {{"quick", no_argument, NULL, 'q'},
+                                             {"json", no_argument, NULL, 'j'},
+                                             {"clients", required_argument, NULL, 'c'},
+                                             {"depth", required_argument, NULL, 'd'},
+                                             {"appends", required_argument, NULL, 'n'},
+                                             {"seconds", required_argument, NULL, 't'},
+                                             {"big", required_argument, NULL, 'b'},
+                                             {"cache", required_argument, NULL, 'C'},
+                                             {"work", required_argument, NULL, 'w'},
+                                             {"keep", no_argument, NULL, 'k'},
+                                             {"no-redis", no_argument, NULL, 'R'},
+                                             {"only", required_argument, NULL, 'O'},
+                                             {"bin", required_argument, NULL, 'B'},
+                                             {"help", no_argument, NULL, 'h'},
+                                             {NULL, 0, NULL, 0}};
+    struct opts o;
+    struct bench_report rep = {NULL, 0, 0};
+    struct machine m;
+    struct req_ctx echo_reads;
+    struct bench_item probe;
+    struct bench_workload w;
+    struct kix_err err;
+    char work[PATH_MAX], cache[PATH_MAX], exe[PATH_MAX];
+    double la[1], t_start = bench_now();
+    int ch, redis;
+    ssize_t n;
+
+    if (argc == 4 && strcmp(argv[1], "--echo-server") == 0)
+        return bench_echo_server_main(atoi(argv[2]), atoi(argv[3]), BENCH_MANIFEST_LEN);
+    if (sodium_init() < 0)
+        bench_die("libsodium failed to initialise");
+    memset(&o, 0, sizeof(o));
+    o.clients = 8;
+    o.depth = 16;
+    o.small = 1000;
+    while ((ch = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
+        switch (ch) {
+        case 'q':
+            o.quick = 1;
+            break;
+        case 'j':
+            o.json = 1;
+            break;
+        case 'c':
+            o.clients = atoi(optarg);
+            break;
+        case 'd':
+            o.depth = atoi(optarg);
+            break;
+        case 'n':
+            o.appends = atol(optarg);
+            break;
+        case 't':
+            o.seconds = atof(optarg);
+            break;
+        case 'b':
+            o.big = atol(optarg);
+            break;
+        case 'C':
+            o.cache = optarg;
+            break;
+        case 'w':
+            o.work = optarg;
+            break;
+        case 'k':
+            o.keep = 1;
+            break;
+        case 'R':
+            o.no_redis = 1;
+            break;
+        case 'O':
+            o.only = optarg;
+            break;
+        case 'B':
+            o.bin_dir = optarg;
+            break;
+        case 'h':
+            fputs(usage, stdout);
+            return 0;
+        default:
+            fputs(usage, stderr);
+            return 2;
+        }
+    }
+    if (optind != argc || o.clients < 1 || o.clients > 1024 || o.depth < 1 || o.depth > 256) {
+        fputs(usage, stderr);
+        return 2;
+    }
+    if (!o.appends)
+        o.appends = o.quick ? 3000 : 60000;
+    if (!o.seconds)
+        o.seconds = o.quick ? 0.6 : 4;
+    if (!o.big)
+        o.big = o.quick ? 10000 : 1000000;
+    if (o.appends < 100 || o.big < o.small)
+        bench_die("--appends must be at least 100 and --big at least %ld", o.small);
+    o.limit_seconds = o.quick ? 0.5 : 2;
+    o.verify_threads = bench_cpus();
+    n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+    if (n <= 0)
+        bench_die("cannot find my own binary");
+    exe[n] = '\0';
+    snprintf(o.self, sizeof(o.self), "%s", exe);
+    *strrchr(exe, '/') = '\0';
+    snprintf(o.bin, sizeof(o.bin), "%s", o.bin_dir ? o.bin_dir : exe);
+    if (o.cache)
+        bench_path(cache, sizeof(cache), "%s/%s", o.cache, CACHE_FORMAT);
+    else if (getenv("KIX_BENCH_CACHE"))
+        bench_path(cache, sizeof(cache), "%s/%s", getenv("KIX_BENCH_CACHE"), CACHE_FORMAT);
+    else if (getenv("XDG_CACHE_HOME"))
+        bench_path(cache, sizeof(cache), "%s/kix-bench/%s", getenv("XDG_CACHE_HOME"), CACHE_FORMAT);
+    else
+        bench_path(cache, sizeof(cache), "%s/../bench-cache/%s", o.bin, CACHE_FORMAT);
+    if (o.work) {
+        snprintf(work, sizeof(work), "%s", o.work);
+        if (bench_mkdirs(work) != 0)
+            bench_die("cannot create %s", work);
+    } else {
+        snprintf(work, sizeof(work), "/tmp/kix-bench-XXXXXX");
+        if (!mkdtemp(work))
+            bench_die("cannot create a scratch directory in /tmp");
+    }
+    atexit(bench_stop_all);
+    memset(&m, 0, sizeof(m));
+    machine_info(&m);
+    m.quick = o.quick;
+    bench_say("scratch %s; %d CPUs, load average %.2f", work, m.cpus, m.load_start);
+
+    /* requests for the echo server: get_object of real digests */
+    if (bench_workload_init(&w, "echo", &err) || bench_workload_make(&w, 0, &probe, 1, 1, &err))
+        bench_die("workload: %s", err.msg);
+    memset(&echo_reads, 0, sizeof(echo_reads));
+    echo_reads.items = &probe;
+    echo_reads.n = 1;
+    echo_reads.next_id = 1;
+    redis = 0;
+    if (part(&o, "limits")) {
+        run_limits(&o, work, &rep, &echo_reads);
+        redis = run_redis(&o, work, &rep);
+    }
+    m.redis = redis;
+    bench_items_release(&probe, 1);
+    bench_workload_release(&w);
+    if (part(&o, "kix"))
+        run_kix(&o, work, &rep);
+    if (part(&o, "scale"))
+        run_scale(&o, work, cache, &rep);
+    add_ratios(&rep, redis);
+    m.load_end = getloadavg(la, 1) == 1 ? la[0] : 0;
+    bench_say("done in %.0f s", bench_now() - t_start);
+    print_table(o.json ? stderr : stdout, &rep, &m);
+    if (o.json)
+        print_json(stdout, &rep, &m);
+    if (!o.keep)
+        bench_rmrf(work);
+    free(rep.figs);
+    return 0;
+}
