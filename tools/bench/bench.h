@@ -121,7 +121,8 @@ int bench_load_run(struct bench_load *ld);
 
 struct bench_ctx; /* kix_bench.c */
 
-double bench_ed25519_verify(int threads, double seconds, size_t msg_len);
+/* Verifications per second; *cpu_us (may be NULL) gets the CPU time of one. */
+double bench_ed25519_verify(int threads, double seconds, size_t msg_len, double *cpu_us);
 double bench_sha256_node(double seconds);
 double bench_lmdb_batched(const char *dir, double seconds, int per_commit, size_t value_len);
 /* The echo server (runs in a child: kix-bench --echo-server PORT THREADS). */

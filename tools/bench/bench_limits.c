@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <time.h>
 #include <unistd.h>
 #include <uv.h>
 
@@ -27,11 +28,20 @@ struct verify_job {
     const uint8_t *sig, *pk;
     double end;
     long count;
+    double cpu; /* thread CPU seconds */
 };
+
+static double thread_cpu(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
 
 static void *verify_loop(void *arg)
 {
     struct verify_job *j = arg;
+    double c0 = thread_cpu();
     long n = 0;
     do {
         for (int i = 0; i < 32; i++, n++)
@@ -39,16 +49,18 @@ static void *verify_loop(void *arg)
                 bench_die("ed25519: a good signature did not verify");
     } while (bench_now() < j->end);
     j->count = n;
+    j->cpu = thread_cpu() - c0;
     return NULL;
 }
 
-double bench_ed25519_verify(int threads, double seconds, size_t msg_len)
+double bench_ed25519_verify(int threads, double seconds, size_t msg_len, double *cpu_us)
 {
     uint8_t pk[32], sk[64], sig[64], *msg = malloc(msg_len);
     struct verify_job jobs[64];
     pthread_t tids[64];
     double t0, dt;
     long total = 0;
+    double cpu = 0;
 
     if (!msg)
         bench_die("out of memory");
@@ -59,14 +71,17 @@ double bench_ed25519_verify(int threads, double seconds, size_t msg_len)
     crypto_sign_detached(sig, NULL, msg, msg_len, sk);
     t0 = bench_now();
     for (int t = 0; t < threads; t++) {
-        jobs[t] = (struct verify_job){msg, msg_len, sig, pk, t0 + seconds, 0};
+        jobs[t] = (struct verify_job){msg, msg_len, sig, pk, t0 + seconds, 0, 0};
         if (pthread_create(&tids[t], NULL, verify_loop, &jobs[t]) != 0)
             bench_die("cannot start a thread");
     }
     for (int t = 0; t < threads; t++) {
         pthread_join(tids[t], NULL);
         total += jobs[t].count;
+        cpu += jobs[t].cpu;
     }
+    if (cpu_us)
+        *cpu_us = total ? cpu * 1e6 / (double)total : 0;
     dt = bench_now() - t0;
     free(msg);
     return (double)total / dt;

@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/utsname.h>
 #include <unistd.h>
 #include <netinet/in.h>
@@ -153,19 +154,100 @@ static int have_program(const char *name, char *path, size_t cap)
     return 0;
 }
 
+/* The reference servers, kept up through the kix phases so that each kix
+ * figure can be bracketed by its limit (measured just before and after). */
+struct servers {
+    int echo_port, redis_port;
+    pid_t echo_pid, redis_pid;
+    struct req_ctx *echo_reads; /* get_object requests for the echo server */
+    struct req_ctx redis_reads;
+};
+
+static double rate(struct bench_load *ld)
+{
+    double r = (double)ld->done / ld->elapsed;
+    bench_lat_release(&ld->lat);
+    return r;
+}
+
+/* A short 16x16 load on the echo server (or Redis): the limit right now. */
+static double echo_now(const struct opts *o, struct servers *sv)
+{
+    struct bench_load ld;
+    double t = o->limit_seconds / 2;
+    load("echo 16x16", sv->echo_port, BENCH_MSGPACK, 16, 16, t / 4, t, 0, req_kix, sv->echo_reads,
+         0, &ld);
+    return rate(&ld);
+}
+
+static double redis_now(const struct opts *o, struct servers *sv)
+{
+    struct bench_load ld;
+    double t = o->limit_seconds / 2;
+    if (!sv->redis_pid)
+        return NAN;
+    load("redis 16x16", sv->redis_port, BENCH_RESP, 16, 16, t / 4, t, 0, req_redis,
+         &sv->redis_reads, 0, &ld);
+    return rate(&ld);
+}
+
+static double verify_now(const struct opts *o)
+{
+    return bench_ed25519_verify(o->verify_threads, o->limit_seconds / 2, 700, NULL);
+}
+
+/* CPU seconds of this process (all threads) and of a child. */
+static double cpu_self(void)
+{
+    struct rusage ru;
+    getrusage(RUSAGE_SELF, &ru);
+    return (double)ru.ru_utime.tv_sec + (double)ru.ru_utime.tv_usec / 1e6 +
+           (double)ru.ru_stime.tv_sec + (double)ru.ru_stime.tv_usec / 1e6;
+}
+
+/* User + system CPU seconds of a child; *sys (may be NULL) the system part. */
+static double cpu_child_split(pid_t pid, double *sys);
+
+static double cpu_child(pid_t pid)
+{
+    return cpu_child_split(pid, NULL);
+}
+
+static double cpu_child_split(pid_t pid, double *sys)
+{
+    char path[64], buf[1024], *p;
+    unsigned long long ut = 0, st = 0;
+    FILE *f;
+    size_t n;
+
+    snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+    f = fopen(path, "r");
+    if (!f)
+        return 0;
+    n = fread(buf, 1, sizeof(buf) - 1, f);
+    fclose(f);
+    buf[n] = '\0';
+    p = strrchr(buf, ')'); /* the command may hold spaces */
+    if (!p || sscanf(p + 2, "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %llu %llu", &ut, &st) != 2)
+        return 0;
+    if (sys)
+        *sys = (double)st / (double)sysconf(_SC_CLK_TCK);
+    return (double)(ut + st) / (double)sysconf(_SC_CLK_TCK);
+}
+
 static void run_limits(const struct opts *o, const char *work, struct bench_report *rep,
-                       struct req_ctx *reads)
+                       struct servers *sv)
 {
     char log[PATH_MAX], dir[PATH_MAX], port_s[16], threads_s[16], self[PATH_MAX];
-    int cpus = o->verify_threads, port;
-    double t = o->limit_seconds;
+    int cpus = o->verify_threads;
+    double t = o->limit_seconds, cpu_us = 0;
     struct bench_load ld;
-    pid_t pid;
 
     bench_say("limits: Ed25519, SHA-256, LMDB");
-    bench_fig(rep, "limits.ed25519_verify_1core", bench_ed25519_verify(1, t, 700), "/s",
+    bench_fig(rep, "limits.ed25519_verify_1core", bench_ed25519_verify(1, t, 700, &cpu_us), "/s",
               "Ed25519 verify (libsodium), 1 core");
-    bench_fig(rep, "limits.ed25519_verify_all", bench_ed25519_verify(cpus, t, 700), "/s",
+    bench_fig(rep, "limits.ed25519_verify_cpu_us", cpu_us, "us", "  CPU time of one verify");
+    bench_fig(rep, "limits.ed25519_verify_all", bench_ed25519_verify(cpus, t, 700, NULL), "/s",
               "Ed25519 verify, all cores");
     bench_fig_note(rep, "%d threads", cpus);
     bench_fig(rep, "limits.sha256_node", bench_sha256_node(t), "/s",
@@ -176,23 +258,24 @@ static void run_limits(const struct opts *o, const char *work, struct bench_repo
 
     /* the echo server */
     bench_say("limits: libuv msgpack echo server");
-    port = bench_free_port();
-    snprintf(port_s, sizeof(port_s), "%d", port);
+    sv->echo_port = bench_free_port();
+    snprintf(port_s, sizeof(port_s), "%d", sv->echo_port);
     snprintf(threads_s, sizeof(threads_s), "%d", bench_cpus());
     snprintf(self, sizeof(self), "%s", o->self);
     bench_path(log, sizeof(log), "%s/echo.log", work);
     {
         char *argv[] = {self, "--echo-server", port_s, threads_s, NULL};
-        pid = bench_spawn(argv, log);
+        sv->echo_pid = bench_spawn(argv, log);
     }
-    if (pid < 0 || bench_wait_port(port, pid, 10) != 0)
+    if (sv->echo_pid < 0 || bench_wait_port(sv->echo_port, sv->echo_pid, 10) != 0)
         bench_die("the echo server did not start (see %s)", log);
-    reads->method = "get_object";
-    load("echo 1x1", port, BENCH_MSGPACK, 1, 1, t / 4, t, 0, req_kix, reads, 0, &ld);
+    sv->echo_reads->method = "get_object";
+    load("echo 1x1", sv->echo_port, BENCH_MSGPACK, 1, 1, t / 4, t, 0, req_kix, sv->echo_reads, 0,
+         &ld);
     read_figs(rep, "limits.echo_1x1", "libuv msgpack echo, 1 conn x 1", &ld);
-    load("echo 16x16", port, BENCH_MSGPACK, 16, 16, t / 4, t, 0, req_kix, reads, 0, &ld);
+    load("echo 16x16", sv->echo_port, BENCH_MSGPACK, 16, 16, t / 4, t, 0, req_kix, sv->echo_reads,
+         0, &ld);
     read_figs(rep, "limits.echo_16x16", "libuv msgpack echo, 16 conns x 16", &ld);
-    bench_stop(pid);
 }
 
 /* SETs the 1 KiB value every GET reads: one blocking request. */
@@ -223,7 +306,8 @@ static int redis_set(int port)
     return ok ? 0 : -1;
 }
 
-static int run_redis(const struct opts *o, const char *work, struct bench_report *rep)
+static int run_redis(const struct opts *o, const char *work, struct bench_report *rep,
+                     struct servers *sv)
 {
     char server[PATH_MAX], tool[PATH_MAX], log[PATH_MAX], port_s[16];
     double t = o->limit_seconds;
@@ -275,7 +359,9 @@ static int run_redis(const struct opts *o, const char *work, struct bench_report
             bench_fig_note(rep, "its own client");
         }
     }
-    bench_stop(pid);
+    sv->redis_pid = pid;
+    sv->redis_port = port;
+    sv->redis_reads = c;
     return 1;
 }
 
@@ -359,7 +445,8 @@ static void store_disk(const char *dir, uint64_t objects, struct bench_report *r
     bench_fig(rep, k, (double)disk / (double)(leaves + objects), "x", "  data.mdb / canonical");
 }
 
-static void run_kix(const struct opts *o, const char *work, struct bench_report *rep)
+static void run_kix(const struct opts *o, const char *work, struct bench_report *rep,
+                    struct servers *sv)
 {
     char store[PATH_MAX], addr[64], listen[64], log[PATH_MAX], path[PATH_MAX], kixd[PATH_MAX];
     char tag[24], label[96];
@@ -373,7 +460,8 @@ static void run_kix(const struct opts *o, const char *work, struct bench_report 
     struct req_ctx rq;
     struct bench_load ld;
     uint64_t synced = 0;
-    double t0, secs, t = o->seconds;
+    double t0, secs, t = o->seconds, v0, v1, e0, e1, r0, r1, cpu0, cpu1, kcpu0, kcpu1, ksys0 = 0,
+                     ksys1 = 0;
     long n = o->appends;
     int port = bench_free_port();
     pid_t pid;
@@ -428,7 +516,13 @@ static void run_kix(const struct opts *o, const char *work, struct bench_report 
     rq.n = n;
     rq.method = "submit";
     rq.next_id = 1;
+    v0 = verify_now(o);
+    kcpu0 = cpu_child_split(pid, &ksys0);
+    cpu0 = cpu_self() + kcpu0;
     load("submit", port, BENCH_MSGPACK, o->clients, o->depth, 0, 0, n, req_kix, &rq, 1, &ld);
+    kcpu1 = cpu_child_split(pid, &ksys1);
+    cpu1 = cpu_self() + kcpu1;
+    v1 = verify_now(o);
     snprintf(label, sizeof(label), "durable appends, %d clients x %d in flight", o->clients,
              o->depth);
     bench_fig(rep, "append.entries_per_s", (double)ld.done / ld.elapsed, "/s", label);
@@ -438,12 +532,22 @@ static void run_kix(const struct opts *o, const char *work, struct bench_report 
               "  ack latency p99");
     bench_fig(rep, "append.ack_max_ms", bench_lat_max(&ld.lat) / 1e6, "ms", "  ack latency max");
     bench_fig(rep, "append.entries", (double)n, "", "  entries appended (each 1 KiB manifest)");
+    bench_fig(rep, "append.cpu_us_per_entry", (cpu1 - cpu0) * 1e6 / (double)ld.done, "us",
+              "  CPU per entry (kixd + load client)");
+    bench_fig(rep, "append.kixd_cpu_us_per_entry", (kcpu1 - kcpu0) * 1e6 / (double)ld.done, "us",
+              "  CPU per entry, kixd alone");
+    bench_fig(rep, "append.kixd_sys_cpu_us_per_entry", (ksys1 - ksys0) * 1e6 / (double)ld.done,
+              "us", "    of which in the kernel");
+    bench_fig(rep, "append.verify_all_around", (v0 + v1) / 2, "/s",
+              "  Ed25519 verify all cores, just before/after");
     bench_fig(rep, "append.presign_per_s", (double)n / secs, "/s", "  pre-signing (off the clock)");
     bench_lat_release(&ld.lat);
 
-    /* reads of what was appended */
-    rq.method = "get_object";
+    /* reads of what was appended; the echo server (and Redis) just before and after */
     bench_say("reads: get_object and resolve, 1x1 and 16x16");
+    e0 = echo_now(o, sv);
+    r0 = redis_now(o, sv);
+    rq.method = "get_object";
     load("get_object 1x1", port, BENCH_MSGPACK, 1, 1, t / 4, t, 0, req_kix, &rq, 0, &ld);
     read_figs(rep, "read.get_1x1", "get_object 1 KiB, 1 conn x 1", &ld);
     load("get_object 16x16", port, BENCH_MSGPACK, 16, 16, t / 4, t, 0, req_kix, &rq, 0, &ld);
@@ -453,26 +557,49 @@ static void run_kix(const struct opts *o, const char *work, struct bench_report 
     read_figs(rep, "read.resolve_1x1", "resolve with proofs, 1 conn x 1", &ld);
     load("resolve 16x16", port, BENCH_MSGPACK, 16, 16, t / 4, t, 0, req_kix, &rq, 0, &ld);
     read_figs(rep, "read.resolve_16x16", "resolve with proofs, 16 conns x 16", &ld);
+    e1 = echo_now(o, sv);
+    r1 = redis_now(o, sv);
+    bench_fig(rep, "read.echo_16x16_around", (e0 + e1) / 2, "/s",
+              "  echo 16x16, just before/after");
+    if (sv->redis_pid)
+        bench_fig(rep, "read.redis_16x16_around", (r0 + r1) / 2, "/s",
+                  "  Redis GET 16x16, just before/after");
 
     /* audit: the store itself as upstream, a replica without fsync (as kix audit) */
     bench_say("audit: kix_sync of the whole log into a fresh local replica");
     bench_path(path, sizeof(path), "%s/audit", work);
+    v0 = verify_now(o);
+    cpu0 = cpu_self();
     if (kix_client_open_store(store, &local, &err) ||
         sync_into(local, path, 0, &synced, &secs, &err))
         bench_die("audit: %s", err.msg);
+    cpu1 = cpu_self();
     kix_client_close(local);
+    v1 = verify_now(o);
     bench_fig(rep, "audit.entries_per_s", (double)synced / secs, "/s",
               "kix audit (kix_sync from the store, all cores)");
     bench_fig(rep, "audit.entries", (double)synced, "", "  entries verified");
+    bench_fig(rep, "audit.cpu_us_per_entry", (cpu1 - cpu0) * 1e6 / (double)synced, "us",
+              "  CPU per entry");
+    bench_fig(rep, "audit.verify_all_around", (v0 + v1) / 2, "/s",
+              "  Ed25519 verify all cores, just before/after");
 
     /* mirror: a durable replica caught up from kixd over TCP */
     bench_say("mirror: kix_sync from kixd over TCP into a fresh durable replica");
     bench_path(path, sizeof(path), "%s/mirror", work);
+    v0 = v1;
+    cpu0 = cpu_self() + cpu_child(pid);
     if (sync_into(c, path, 1, &synced, &secs, &err))
         bench_die("mirror: %s", err.msg);
+    cpu1 = cpu_self() + cpu_child(pid);
+    v1 = verify_now(o);
     bench_fig(rep, "mirror.entries_per_s", (double)synced / secs, "/s",
               "mirror catch-up from kixd over TCP, fsync on");
     bench_fig(rep, "mirror.entries", (double)synced, "", "  entries verified");
+    bench_fig(rep, "mirror.cpu_us_per_entry", (cpu1 - cpu0) * 1e6 / (double)synced, "us",
+              "  CPU per entry (replica + kixd)");
+    bench_fig(rep, "mirror.verify_all_around", (v0 + v1) / 2, "/s",
+              "  Ed25519 verify all cores, just before/after");
 
     kix_client_close(c);
     bench_stop(pid);
@@ -503,6 +630,21 @@ static void run_scale(const struct opts *o, const char *work, const char *cache,
     if (bench_scale_point(cache, work, kixd, o->small, samples, wire, &small) != 0 ||
         bench_scale_point(cache, work, kixd, o->big, samples, wire, &big) != 0)
         bench_die("scale: failed (see above)");
+    {
+        struct kix_hash h, l;
+        double t0 = bench_now(), end = t0 + o->limit_seconds / 2;
+        long k = 0;
+        memset(l.b, 0x5a, sizeof(l.b));
+        memset(h.b, 0xa5, sizeof(h.b));
+        do {
+            for (int i = 0; i < 256; i++, k++)
+                kix_merkle_node_hash(&h, &l, &h);
+        } while (bench_now() < end);
+        bench_fig(rep, "scale.merkle_node_hash_per_s", (double)k / (bench_now() - t0), "/s",
+                  "kix_merkle_node_hash");
+        bench_fig_note(rep, "%.2f x libsodium's",
+                       (double)k / (bench_now() - t0) / bench_get(rep, "limits.sha256_node"));
+    }
     bench_fig(rep, "scale.small_entries", (double)small.entries, "", "small log (entries)");
     bench_fig(rep, "scale.big_entries", (double)big.entries, "", "big log (entries)");
     if (o->big < 1000000)
@@ -559,19 +701,22 @@ static void ratio(struct bench_report *rep, const char *key, double num, double 
 static void add_ratios(struct bench_report *rep, int redis)
 {
     ratio(rep, "ratios.append_vs_verify_all", bench_get(rep, "append.entries_per_s"),
-          bench_get(rep, "limits.ed25519_verify_all"),
-          "durable appends / Ed25519 verify all cores");
+          bench_get(rep, "append.verify_all_around"), "durable appends / Ed25519 verify all cores");
     bench_fig(rep, "ratios.append_ack_p99_ms", bench_get(rep, "append.ack_p99_ms"), "ms",
               "append ack p99");
+    ratio(rep, "ratios.append_cpu_vs_verify", bench_get(rep, "limits.ed25519_verify_cpu_us"),
+          bench_get(rep, "append.cpu_us_per_entry"), "CPU: one verify / one append");
     ratio(rep, "ratios.audit_vs_verify_all", bench_get(rep, "audit.entries_per_s"),
-          bench_get(rep, "limits.ed25519_verify_all"), "audit / Ed25519 verify all cores");
+          bench_get(rep, "audit.verify_all_around"), "audit / Ed25519 verify all cores");
+    ratio(rep, "ratios.audit_cpu_vs_verify", bench_get(rep, "limits.ed25519_verify_cpu_us"),
+          bench_get(rep, "audit.cpu_us_per_entry"), "CPU: one verify / one audited entry");
     ratio(rep, "ratios.mirror_vs_verify_all", bench_get(rep, "mirror.entries_per_s"),
-          bench_get(rep, "limits.ed25519_verify_all"), "mirror / Ed25519 verify all cores");
+          bench_get(rep, "mirror.verify_all_around"), "mirror / Ed25519 verify all cores");
     if (redis)
         ratio(rep, "ratios.get_vs_redis", bench_get(rep, "read.get_16x16"),
-              bench_get(rep, "limits.redis_get_16x16"), "get_object 16x16 / Redis GET 16x16");
+              bench_get(rep, "read.redis_16x16_around"), "get_object 16x16 / Redis GET 16x16");
     ratio(rep, "ratios.get_vs_echo", bench_get(rep, "read.get_16x16"),
-          bench_get(rep, "limits.echo_16x16"), "get_object 16x16 / echo 16x16");
+          bench_get(rep, "read.echo_16x16_around"), "get_object 16x16 / echo 16x16");
     ratio(rep, "ratios.get_1x1_vs_echo_1x1", bench_get(rep, "read.get_1x1"),
           bench_get(rep, "limits.echo_1x1"), "get_object 1x1 / echo 1x1");
     ratio(rep, "ratios.resolve_vs_get", bench_get(rep, "read.resolve_16x16"),
@@ -837,6 +982,7 @@ int main(int argc, char **argv)
     struct bench_report rep = {NULL, 0, 0};
     struct machine m;
     struct req_ctx echo_reads;
+    struct servers sv;
     struct bench_item probe;
     struct bench_workload w;
     struct kix_err err;
@@ -954,15 +1100,21 @@ int main(int argc, char **argv)
     echo_reads.n = 1;
     echo_reads.next_id = 1;
     redis = 0;
+    memset(&sv, 0, sizeof(sv));
+    sv.echo_reads = &echo_reads;
     if (part(&o, "limits")) {
-        run_limits(&o, work, &rep, &echo_reads);
-        redis = run_redis(&o, work, &rep);
+        run_limits(&o, work, &rep, &sv);
+        redis = run_redis(&o, work, &rep, &sv);
     }
     m.redis = redis;
+    if (part(&o, "kix") && !part(&o, "limits"))
+        bench_die("--only kix needs limits too (its figures are read against them)");
+    if (part(&o, "kix"))
+        run_kix(&o, work, &rep, &sv);
+    bench_stop(sv.echo_pid);
+    bench_stop(sv.redis_pid);
     bench_items_release(&probe, 1);
     bench_workload_release(&w);
-    if (part(&o, "kix"))
-        run_kix(&o, work, &rep);
     if (part(&o, "scale"))
         run_scale(&o, work, cache, &rep);
     add_ratios(&rep, redis);
