@@ -38,7 +38,7 @@ static void usage(FILE *to)
                 "kix publishes, resolves and verifies records of a signed,\n"
                 "append-only log of GPU-kernel benchmark runs.\n\ncommands:\n");
     for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
-        fprintf(to, "  %-12s %s\n", commands[i].name, commands[i].summary);
+        fprintf(to, "  %-16s %s\n", commands[i].name, commands[i].summary);
     fprintf(to, "\n'kix COMMAND --help' describes one command.\n"
                 "exit status: 0 ok, 1 rejected input or failed verification, 2 usage,\n"
                 "3 internal, I/O or server error, 4 the log contradicts what this client\n"
