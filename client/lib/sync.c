@@ -449,6 +449,9 @@ static int sync_batch(struct kix_client *up, struct kix_log *replica, uint64_t s
         rc = items ? prepare_all(replica, &b, items, thread_count(opts), err)
                    : kix_err_set(err, KIX_ENOMEM, "out of memory");
     }
+    /* keys the batch itself registers: verify with them now, in parallel */
+    if (rc == KIX_OK)
+        rc = kix_log_verify_batch(replica, items, b.nleaves, thread_count(opts), err);
     if (rc == KIX_OK)
         rc = kix_log_replay(replica, start, items, b.nleaves, b.cps, b.ncps, err);
     for (size_t i = 0; items && i < b.nleaves; i++)

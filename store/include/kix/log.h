@@ -167,6 +167,15 @@ int kix_entry_needs(const uint8_t *leaf, size_t len, struct kix_digest **out, si
 /* The type of a prepared entry and the digest of its leaf (for dedupe). */
 int kix_prepared_type(const struct kix_prepared *p);
 
+/* For a batch prepared before any of it is committed (a replica replaying
+ * an upstream batch): prepare could not verify the signatures made with a
+ * key that a key entry earlier in the same batch registers, and commit
+ * would verify those one at a time. This verifies them now, on `threads`
+ * threads (0: one per CPU). A signature that does not verify is left for
+ * commit, which refuses it with its usual message. KIX_OK or KIX_ENOMEM. */
+int kix_log_verify_batch(struct kix_log *l, struct kix_prepared *const *items, size_t n,
+                         unsigned threads, struct kix_err *err) KIX_MUST_CHECK;
+
 struct kix_append_result {
     int code;                      /* KIX_OK or why this submission was refused */
     char message[KIX_ERR_MSG_MAX]; /* the reason, when code != KIX_OK */

@@ -1,0 +1,184 @@
+/* kix_log_verify_batch: a replica verifies, in parallel, the signatures of
+ * keys registered earlier in the same batch; what it cannot verify it leaves
+ * to replay, which refuses it as before. */
+#include "fixture.h"
+#include "harness.h"
+#include "kix/client.h"
+#include "kix/sync.h"
+#include "log_internal.h"
+
+static struct kix_log *new_replica(const struct fixture *f, char **dir)
+{
+    struct kix_log_opts opts;
+    struct kix_log *r = NULL;
+
+    *dir = temp_dir();
+    rmdir(*dir);
+    memset(&opts, 0, sizeof(opts));
+    opts.replica = 1;
+    if (kix_log_create_replica(*dir, &f->vkey, &opts, NULL) || kix_log_open(*dir, &opts, &r, NULL))
+        abort();
+    return r;
+}
+
+struct leaves {
+    struct kix_buf bytes[200];
+    size_t n;
+};
+
+static int take(void *arg, uint64_t index, const uint8_t *leaf, size_t len)
+{
+    struct leaves *l = arg;
+    (void)index;
+    return kix_buf_add(&l->bytes[l->n++], leaf, len);
+}
+
+/* Every entry of the upstream, prepared in a fresh replica, objects included. */
+static size_t prepare_all(struct fixture *f, struct kix_log *replica, struct leaves *lv,
+                          struct kix_prepared **items)
+{
+    struct kix_client *up = NULL;
+    struct kix_bytes objs[2];
+    char manifest[512];
+    uint64_t got = 0;
+
+    if (kix_client_open_store(f->dir, &up, NULL) ||
+        kix_client_entries(up, 0, 200, take, lv, &got, NULL))
+        abort();
+    kix_client_close(up);
+    for (size_t i = 0; i < lv->n; i++) {
+        struct kix_submission sub;
+        struct kix_err err = {0, ""};
+        sub.envelope = kix_buf_bytes(&lv->bytes[i]);
+        sub.objects = objs;
+        sub.nobjects = 0;
+        if (i >= 4) { /* publications of fixture.h's publish(): tag i - 4 */
+            run_manifest(manifest, sizeof(manifest), (int)i - 4);
+            objs[0].ptr = (const uint8_t *)manifest;
+            objs[0].len = strlen(manifest);
+            objs[1].ptr = (const uint8_t *)workload;
+            objs[1].len = strlen(workload);
+            sub.nobjects = 2;
+        }
+        if (kix_log_prepare(replica, &sub, &items[i], &err)) {
+            fprintf(stderr, "prepare %zu: %s\n", i, err.msg);
+            abort();
+        }
+    }
+    return lv->n;
+}
+
+static void checkpoint_of(struct fixture *f, struct kix_buf *note, uint64_t *size)
+{
+    struct kix_log_reader *r;
+    struct kix_bytes v;
+    if (kix_log_read_begin(f->log, &r) || kix_log_reader_checkpoint(r, KIX_NO_INDEX, &v) ||
+        kix_buf_add(note, v.ptr, v.len))
+        abort();
+    *size = kix_log_reader_size(r);
+    kix_log_read_end(r);
+}
+
+KIX_TEST(keys_of_the_batch_verify_in_prepare)
+{
+    struct fixture f;
+    struct kix_log *replica;
+    struct leaves lv;
+    struct kix_prepared *items[200];
+    struct kix_append_result res;
+    struct kix_replay_checkpoint cp;
+    struct kix_buf note = KIX_BUF_INIT;
+    struct kix_err err = {0, ""};
+    char *rdir, id[32];
+    uint64_t size;
+    size_t n, unchecked = 0;
+
+    setup(&f);
+    for (int i = 0; i < 100; i++) {
+        snprintf(id, sizeof(id), "run-%d", i);
+        ASSERT_EQ_INT(KIX_OK, publish(&f, f.publisher, id, i, &res, &err));
+    }
+    checkpoint_of(&f, &note, &size);
+    replica = new_replica(&f, &rdir);
+    memset(&lv, 0, sizeof(lv));
+    n = prepare_all(&f, replica, &lv, items);
+    ASSERT_EQ_U64(104, n);
+    /* the fresh replica knows no key: only entry 0 (the log key) verified */
+    for (size_t i = 0; i < n; i++)
+        unchecked += !items[i]->sig_checked;
+    ASSERT_EQ_U64(103, unchecked);
+    ASSERT_EQ_INT(KIX_OK, kix_log_verify_batch(replica, items, n, 2, &err));
+    for (size_t i = 0; i < n; i++)
+        ASSERT_EQ_INT(1, items[i]->sig_checked);
+    cp.size = size;
+    cp.note = (const char *)note.ptr;
+    cp.note_len = note.len;
+    ASSERT_EQ_INT(KIX_OK, kix_log_replay(replica, 0, items, n, &cp, 1, &err));
+    for (size_t i = 0; i < n; i++) {
+        kix_prepared_free(items[i]);
+        kix_buf_release(&lv.bytes[i]);
+    }
+    kix_buf_release(&note);
+    kix_log_close(replica);
+    remove_dir(rdir);
+    teardown(&f);
+}
+
+KIX_TEST(bad_signature_left_to_replay)
+{
+    struct fixture f;
+    struct kix_log *replica;
+    struct leaves lv;
+    struct kix_prepared *items[200];
+    struct kix_append_result res;
+    struct kix_replay_checkpoint cp;
+    struct kix_buf note = KIX_BUF_INIT;
+    struct kix_err err = {0, ""};
+    char *rdir;
+    uint64_t size;
+    size_t n;
+
+    setup(&f);
+    ASSERT_EQ_INT(KIX_OK, publish(&f, f.publisher, "run-0", 0, &res, &err));
+    ASSERT_EQ_INT(KIX_OK, publish(&f, f.publisher, "run-1", 1, &res, &err));
+    checkpoint_of(&f, &note, &size);
+    replica = new_replica(&f, &rdir);
+    memset(&lv, 0, sizeof(lv));
+    n = prepare_all(&f, replica, &lv, items);
+    ASSERT_EQ_U64(6, n);
+    /* a signature that does not verify: flip a byte of entry 5's */
+    items[5]->env.sigs[0].sig[3] ^= 1;
+    ASSERT_EQ_INT(KIX_OK, kix_log_verify_batch(replica, items, n, 2, &err));
+    ASSERT_EQ_INT(1, items[4]->sig_checked);
+    ASSERT_EQ_INT(0, items[5]->sig_checked);
+    cp.size = size;
+    cp.note = (const char *)note.ptr;
+    cp.note_len = note.len;
+    ASSERT_EQ_INT(KIX_EVERIFY, kix_log_replay(replica, 0, items, n, &cp, 1, &err));
+    ASSERT_TRUE(strstr(err.msg, "entry 5") != NULL);
+    ASSERT_TRUE(strstr(err.msg, "bad signature") != NULL);
+    for (size_t i = 0; i < n; i++) {
+        kix_prepared_free(items[i]);
+        kix_buf_release(&lv.bytes[i]);
+    }
+    kix_buf_release(&note);
+    kix_log_close(replica);
+    remove_dir(rdir);
+    teardown(&f);
+}
+
+/* A key registered after an entry does not vouch for it. */
+KIX_TEST(order_within_the_batch)
+{
+    struct kix_prepared key, pub, *items[2] = {&pub, &key};
+    memset(&key, 0, sizeof(key));
+    memset(&pub, 0, sizeof(pub));
+    key.type = KIX_ENTRY_KEY;
+    memset(key.subject.b, 7, 32);
+    pub.type = KIX_ENTRY_PUBLICATION;
+    memset(pub.signer_id, 7, 32);
+    ASSERT_EQ_INT(KIX_OK, kix_log_verify_batch(NULL, items, 2, 1, NULL));
+    ASSERT_EQ_INT(0, pub.sig_checked); /* never even tried: nothing to verify with */
+}
+
+KIX_TEST_MAIN()
