@@ -6,6 +6,7 @@
 #include <jansson.h>
 
 #include "kix/canon.h"
+#include "kix/digest.h"
 
 /* Strict parse (every check of kix_canon); *value is a new reference. */
 int kix__canon_parse(const uint8_t *json, size_t len, const struct kix_canon_opts *opts,
@@ -13,5 +14,13 @@ int kix__canon_parse(const uint8_t *json, size_t len, const struct kix_canon_opt
 
 /* Appends the canonical form of a jansson value. */
 int kix__canon_json(const json_t *value, struct kix_buf *out);
+
+/* kix_refs_extract over a parsed document: *refs malloc'ed, caller frees. */
+int kix__refs_collect(const json_t *value, struct kix_digest **refs, size_t *n);
+
+/* kix_run_comparison_key over a parsed manifest; KIX_ENOTFOUND when it is
+ * not a comparable BenchmarkRun. */
+int kix__comparison_key_of(const json_t *doc, struct kix_digest *key, uint64_t *value,
+                           char metric[16]);
 
 #endif

@@ -136,10 +136,24 @@ static int collect_refs(const json_t *v, struct ref_list *refs)
     return rc;
 }
 
+int kix__refs_collect(const json_t *value, struct kix_digest **out, size_t *n)
+{
+    struct ref_list refs = {NULL, 0, 0};
+    int rc = collect_refs(value, &refs);
+
+    if (rc) {
+        free(refs.items);
+        refs.items = NULL;
+        refs.n = 0;
+    }
+    *out = refs.items;
+    *n = refs.n;
+    return rc;
+}
+
 int kix_refs_extract(const uint8_t *json, size_t len, struct kix_digest **out, size_t *n,
                      struct kix_err *err)
 {
-    struct ref_list refs = {NULL, 0, 0};
     json_t *v = NULL;
     int rc;
 
@@ -148,13 +162,9 @@ int kix_refs_extract(const uint8_t *json, size_t len, struct kix_digest **out, s
     rc = kix__canon_parse(json, len, NULL, &v, err);
     if (rc)
         return rc;
-    rc = collect_refs(v, &refs);
+    rc = kix__refs_collect(v, out, n);
     json_decref(v);
-    if (rc) {
-        free(refs.items);
+    if (rc)
         return kix_err_set(err, rc, "collecting references: %s", kix_strerror(rc));
-    }
-    *out = refs.items;
-    *n = refs.n;
     return KIX_OK;
 }

@@ -334,6 +334,30 @@ static int verify_if_known(struct kix_log *l, struct kix_prepared *p, struct kix
     return KIX_OK;
 }
 
+/* One parse per object: its canonical form, references and comparison
+ * group all come from the same tree. */
+static int prepare_object(struct kix_log *l, struct prepared_object *o, const struct kix_bytes *in,
+                          struct kix_err *err)
+{
+    json_t *tree = NULL;
+    char metric[16];
+    int rc = kix__canon_parse(in->ptr, in->len, &l->store->canon, &tree, err);
+
+    if (rc)
+        return rc;
+    rc = kix__canon_json(tree, &o->canon);
+    if (rc == KIX_OK)
+        rc = kix__refs_collect(tree, &o->refs, &o->nrefs);
+    if (rc == KIX_OK)
+        o->comparable =
+            kix__comparison_key_of(tree, &o->comparison_key, &o->value, metric) == KIX_OK;
+    json_decref(tree);
+    if (rc)
+        return kix_err_set(err, rc, "canonicalizing: %s", kix_strerror(rc));
+    kix_digest_of(o->canon.ptr, o->canon.len, &o->digest);
+    return KIX_OK;
+}
+
 static int prepare_objects(struct kix_log *l, struct kix_prepared *p,
                            const struct kix_submission *sub, struct kix_err *err)
 {
@@ -349,14 +373,11 @@ static int prepare_objects(struct kix_log *l, struct kix_prepared *p,
         struct prepared_object *o = &p->objects[i];
         int rc;
         p->nobjects++;
-        rc = kix_canon(sub->objects[i].ptr, sub->objects[i].len, &l->store->canon, &o->canon, err);
-        if (rc == KIX_OK)
-            rc = kix_refs_extract(o->canon.ptr, o->canon.len, &o->refs, &o->nrefs, err);
+        rc = prepare_object(l, o, &sub->objects[i], err);
         if (rc) {
             kix_err_wrap(err, "object %zu", i);
             return rc;
         }
-        kix_digest_of(o->canon.ptr, o->canon.len, &o->digest);
     }
     return KIX_OK;
 }

@@ -31,41 +31,55 @@ static int primary_value(const json_t *spec, uint64_t *value, char metric[16])
         const json_t *v = json_object_get(
             json_object_get(json_object_get(spec, primaries[i].group), primaries[i].stat),
             "median");
+        double r = json_is_real(v) ? json_real_value(v) : -1.0;
         if (json_is_integer(v) && json_integer_value(v) >= 0) {
             *value = (uint64_t)json_integer_value(v);
-            snprintf(metric, 16, "%s", primaries[i].metric);
-            return KIX_OK;
+        } else if (r >= 0.0 && r <= 9007199254740992.0 && r == (double)(uint64_t)r) {
+            /* 15000.0 or 1.5e4 in a submitted manifest: its canonical text
+             * (what is stored and what replicas group by) says 15000 */
+            *value = (uint64_t)r;
+        } else {
+            continue;
         }
+        snprintf(metric, 16, "%s", primaries[i].metric);
+        return KIX_OK;
     }
     return KIX_ENOTFOUND;
 }
 
-int kix_run_comparison_key(const uint8_t *manifest, size_t len, struct kix_digest *key,
-                           uint64_t *value, char metric[16])
+int kix__comparison_key_of(const json_t *doc, struct kix_digest *key, uint64_t *value,
+                           char metric[16])
 {
-    json_t *doc = json_loadb((const char *)manifest, len, 0, NULL), *spec, *k = NULL;
     struct kix_buf canon = KIX_BUF_INIT;
-    const char *bench, *w, *p, *e;
-    int rc = KIX_ENOTFOUND;
+    const json_t *spec = json_object_get(doc, "spec");
+    const char *kind = json_string_value(json_object_get(doc, "kind"));
+    const char *bench = string_at(spec, "sourceNative", "benchmark");
+    const char *w = string_at(spec, "workloadDigest", NULL);
+    const char *p = string_at(spec, "protocolDigest", NULL);
+    const char *e = string_at(spec, "environmentDigest", NULL);
+    json_t *k;
+    int rc;
 
-    spec = json_object_get(doc, "spec");
-    bench = string_at(spec, "sourceNative", "benchmark");
-    w = string_at(spec, "workloadDigest", NULL);
-    p = string_at(spec, "protocolDigest", NULL);
-    e = string_at(spec, "environmentDigest", NULL);
-    if (!doc || !json_is_string(json_object_get(doc, "kind")) ||
-        strcmp(json_string_value(json_object_get(doc, "kind")), "BenchmarkRun") != 0 || !bench ||
-        !w || !p || !e || primary_value(spec, value, metric) != KIX_OK)
-        goto out;
+    if (!kind || strcmp(kind, "BenchmarkRun") != 0 || !bench || !w || !p || !e ||
+        primary_value(spec, value, metric) != KIX_OK)
+        return KIX_ENOTFOUND;
     k = json_pack("{s:s, s:s, s:s, s:s, s:s}", "benchmark", bench, "environmentDigest", e, "metric",
                   metric, "protocolDigest", p, "workloadDigest", w);
     rc = k ? kix__canon_json(k, &canon) : KIX_ENOMEM;
     if (rc == KIX_OK)
         kix_digest_of(canon.ptr, canon.len, key);
-out:
     json_decref(k);
-    json_decref(doc);
     kix_buf_release(&canon);
+    return rc;
+}
+
+int kix_run_comparison_key(const uint8_t *manifest, size_t len, struct kix_digest *key,
+                           uint64_t *value, char metric[16])
+{
+    json_t *doc = json_loadb((const char *)manifest, len, 0, NULL);
+    int rc = doc ? kix__comparison_key_of(doc, key, value, metric) : KIX_ENOTFOUND;
+
+    json_decref(doc);
     return rc;
 }
 

@@ -21,6 +21,11 @@ struct prepared_object {
     struct kix_digest digest;
     struct kix_digest *refs;
     size_t nrefs;
+    /* its comparison group, found while the object was parsed in prepare
+     * (the writer then need not parse it again) */
+    int comparable;
+    struct kix_digest comparison_key;
+    uint64_t value;
 };
 
 struct kix_prepared {

@@ -244,31 +244,33 @@ static int put_run(struct kix_store *s, MDB_txn *txn, const char *run_id, size_t
     return put(txn, s->dbi[T_RUNS], run_id, len, rec, sizeof(rec), 0, err);
 }
 
-/* A comparable run enters its comparison group. */
+/* A comparable run enters its comparison group. The manifest is usually in
+ * the submission, its group found by prepare; else it was stored before. */
 static int join_group(struct kix_store *s, MDB_txn *txn, const struct kix_prepared *p,
                       struct kix_run_info *run, struct kix_err *err)
 {
     MDB_val stored;
-    const uint8_t *manifest = NULL;
-    size_t len = 0;
     char metric[16];
     int rc;
 
-    for (size_t i = 0; i < p->nobjects && !manifest; i++)
-        if (memcmp(p->objects[i].digest.b, p->subject.b, 32) == 0) {
-            manifest = p->objects[i].canon.ptr;
-            len = p->objects[i].canon.len;
-        }
-    if (!manifest) {
-        rc = kix__object_get(s, txn, p->subject.b, &stored);
-        if (rc)
-            return kix_err_set(err, rc == KIX_ENOTFOUND ? KIX_ECORRUPT : rc,
-                               "reading the run manifest");
-        manifest = stored.mv_data;
-        len = stored.mv_size;
-    }
     memcpy(run->run_id, p->run_id, p->run_id_len + 1);
-    if (kix_run_comparison_key(manifest, len, &run->comparison_key, &run->value, metric) != KIX_OK)
+    for (size_t i = 0; i < p->nobjects; i++) {
+        const struct prepared_object *o = &p->objects[i];
+        if (memcmp(o->digest.b, p->subject.b, 32) != 0)
+            continue;
+        if (!o->comparable)
+            return KIX_OK;
+        run->comparison_key = o->comparison_key;
+        run->value = o->value;
+        run->grouped = 1;
+        return kix__group_insert(s, txn, run, err);
+    }
+    rc = kix__object_get(s, txn, p->subject.b, &stored);
+    if (rc)
+        return kix_err_set(err, rc == KIX_ENOTFOUND ? KIX_ECORRUPT : rc,
+                           "reading the run manifest");
+    if (kix_run_comparison_key(stored.mv_data, stored.mv_size, &run->comparison_key, &run->value,
+                               metric) != KIX_OK)
         return KIX_OK; /* not a comparable benchmark run */
     run->grouped = 1;
     return kix__group_insert(s, txn, run, err);

@@ -241,9 +241,10 @@ KIX_TEST(policy_refusals)
     teardown(&f);
 }
 
-/* A comparable run: same group for equal `group`, value = latency ns. */
-static int publish_ranked(struct fixture *f, const char *run_id, int group, int value,
-                          struct kix_err *err)
+/* A comparable run: same group for equal `group`, value = latency ns,
+ * written as the JSON number text `median`. */
+static int publish_ranked_text(struct fixture *f, const char *run_id, int group, const char *median,
+                               struct kix_err *err)
 {
     struct kix_append_result res;
     struct kix_buf env = KIX_BUF_INIT;
@@ -255,16 +256,24 @@ static int publish_ranked(struct fixture *f, const char *run_id, int group, int 
     digest_of_json(workload, &w);
     kix_digest_format(&w, wtext);
     snprintf(manifest, sizeof(manifest),
-             "{\"kind\":\"BenchmarkRun\",\"spec\":{\"timing\":{\"latencyNs\":{\"median\":%d}},"
+             "{\"kind\":\"BenchmarkRun\",\"spec\":{\"timing\":{\"latencyNs\":{\"median\":%s}},"
              "\"sourceNative\":{\"benchmark\":\"rope/forward\"},\"workloadDigest\":\"%s\","
              "\"protocolDigest\":\"p%d\",\"environmentDigest\":\"e\",\"id\":\"%s\"}}",
-             value, wtext, group, run_id);
+             median, wtext, group, run_id);
     digest_of_json(manifest, &d);
     rc = kix_entry_publication(f->publisher, run_id, &d, NULL, NULL, NULL, &env, err);
     if (rc == KIX_OK)
         rc = submit(f, &env, objs, 2, &res, err);
     kix_buf_release(&env);
     return rc;
+}
+
+static int publish_ranked(struct fixture *f, const char *run_id, int group, int value,
+                          struct kix_err *err)
+{
+    char median[24];
+    snprintf(median, sizeof(median), "%d", value);
+    return publish_ranked_text(f, run_id, group, median, err);
 }
 
 static void expect_rank(struct fixture *f, const char *run_id, uint64_t rank, uint64_t size,
@@ -321,6 +330,44 @@ KIX_TEST(comparison_groups_and_ranks)
     expect_rank(&f, "fast-fixed", 2, 3, "mid");
     expect_rank(&f, "slow", 3, 3, "mid");
     kix_buf_release(&env);
+    teardown(&f);
+}
+
+/* Prepare finds a run's group in the submitted manifest; the group must be
+ * the one its canonical bytes (what is stored, what replicas see) give:
+ * 2.5e2 and 250.0 canonicalize to 250, so they rank with an integer 250. */
+KIX_TEST(comparison_group_follows_the_canonical_manifest)
+{
+    struct fixture f;
+    struct kix_err err = {0, ""};
+    struct kix_log_reader *r;
+    struct kix_run_info run;
+    struct kix_digest key;
+    uint64_t value = 0;
+    char metric[16];
+
+    setup(&f);
+    ASSERT_EQ_INT(KIX_OK, publish_ranked_text(&f, "as-int", 1, "300", &err));
+    ASSERT_EQ_INT(KIX_OK, publish_ranked_text(&f, "as-exp", 1, "2.5e2", &err));
+    ASSERT_EQ_INT(KIX_OK, publish_ranked_text(&f, "as-real", 1, "200.0", &err));
+    ASSERT_EQ_INT(KIX_OK, publish_ranked_text(&f, "fraction", 1, "199.5", &err));
+    expect_rank(&f, "as-real", 1, 3, "as-real");
+    expect_rank(&f, "as-exp", 2, 3, "as-real");
+    expect_rank(&f, "as-int", 3, 3, "as-real");
+    expect_rank(&f, "fraction", 0, 0, NULL);
+    /* and the key and value read back from the stored manifest agree */
+    ASSERT_EQ_INT(KIX_OK, kix_log_read_begin(f.log, &r));
+    ASSERT_EQ_INT(KIX_OK, kix_log_reader_run(r, "as-exp", 6, &run));
+    {
+        struct kix_bytes m;
+        ASSERT_EQ_INT(KIX_OK, kix_log_reader_object(r, &run.manifest, &m));
+        ASSERT_EQ_INT(KIX_OK, kix_run_comparison_key(m.ptr, m.len, &key, &value, metric));
+    }
+    kix_log_read_end(r);
+    ASSERT_EQ_INT(1, run.grouped);
+    ASSERT_EQ_U64(250, value);
+    ASSERT_EQ_U64(run.value, value);
+    ASSERT_EQ_INT(0, memcmp(key.b, run.comparison_key.b, 32));
     teardown(&f);
 }
 

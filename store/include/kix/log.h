@@ -313,7 +313,7 @@ int kix_log_reader_run_by_digest(struct kix_log_reader *r, const struct kix_dige
 /* Comparison groups. A BenchmarkRun manifest whose spec has
  * sourceNative.benchmark, workloadDigest, protocolDigest, environmentDigest
  * and a primary statistic (timing.latencyNs.median or memory.peakBytes.median,
- * an integer) joins the group keyed by the SHA-256 of the canonical JSON
+ * a whole number, as its canonical form writes it) joins the group keyed by the SHA-256 of the canonical JSON
  * {benchmark, environmentDigest, metric, protocolDigest, workloadDigest}:
  * runs are comparable only within one kernel, workload, timed pass, metric
  * and GPU. A superseded run leaves its group; its successor enters its own.
