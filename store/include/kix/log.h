@@ -313,11 +313,11 @@ int kix_log_reader_run_by_digest(struct kix_log_reader *r, const struct kix_dige
 /* Comparison groups. A BenchmarkRun manifest whose spec has
  * sourceNative.benchmark, workloadDigest, protocolDigest, environmentDigest
  * and a primary statistic (timing.latencyNs.median or memory.peakBytes.median,
- * a whole number, as its canonical form writes it) joins the group keyed by the SHA-256 of the canonical JSON
- * {benchmark, environmentDigest, metric, protocolDigest, workloadDigest}:
- * runs are comparable only within one kernel, workload, timed pass, metric
- * and GPU. A superseded run leaves its group; its successor enters its own.
- * Rank is the 1-based position by value (then run id), lower is better. */
+ * a whole number, as its canonical form writes it) joins the group keyed by the SHA-256 of the
+ * canonical JSON {benchmark, environmentDigest, metric, protocolDigest, workloadDigest}: runs are
+ * comparable only within one kernel, workload, timed pass, metric and GPU. A superseded run leaves
+ * its group; its successor enters its own. Rank is the 1-based position by value (then run id),
+ * lower is better. */
 int kix_run_comparison_key(const uint8_t *manifest, size_t len, struct kix_digest *key,
                            uint64_t *value, char metric[16]) KIX_MUST_CHECK;
 
