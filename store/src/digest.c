@@ -168,3 +168,43 @@ int kix_refs_extract(const uint8_t *json, size_t len, struct kix_digest **out, s
         return kix_err_set(err, rc, "collecting references: %s", kix_strerror(rc));
     return KIX_OK;
 }
+
+/* Is the quote at q escaped, that is preceded by an odd run of '\\'? */
+static int escaped(const char *start, const char *q)
+{
+    const char *b = q;
+    while (b > start && b[-1] == '\\')
+        b--;
+    return ((q - b) & 1) != 0;
+}
+
+int kix_refs_canonical(const uint8_t *canon, size_t len, struct kix_digest **out, size_t *n)
+{
+    const char *s = (const char *)canon, *end = s + len, *q = s;
+    struct ref_list refs = {NULL, 0, 0};
+    int rc = KIX_OK;
+
+    while (rc == KIX_OK && q < end && (q = memchr(q, '"', (size_t)(end - q))) != NULL) {
+        const char *open = ++q, *close = NULL;
+        struct kix_digest d;
+
+        while (q < end && (close = memchr(q, '"', (size_t)(end - q))) != NULL &&
+               escaped(open, close))
+            q = close + 1;
+        if (!close || q >= end)
+            break;
+        q = close + 1;
+        if (q < end && *q == ':')
+            continue; /* a member name, not a value */
+        if (kix_digest_parse(open, (size_t)(close - open), &d, NULL) == KIX_OK)
+            rc = add_ref(&refs, &d);
+    }
+    if (rc) {
+        free(refs.items);
+        refs.items = NULL;
+        refs.n = 0;
+    }
+    *out = refs.items;
+    *n = refs.n;
+    return rc;
+}

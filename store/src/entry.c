@@ -187,13 +187,12 @@ int kix__entry_parse(struct kix_prepared *p, const uint8_t *payload, size_t len,
 {
     struct kix_statement st;
     json_t *pred = NULL;
-    json_error_t je;
     size_t olen = 0;
     const char *outcome;
     int rc;
 
     kix_statement_init(&st);
-    rc = kix_statement_parse(payload, len, &st, err);
+    rc = kix__statement_parse_tree(payload, len, &st, &pred, err);
     if (rc)
         goto out;
     p->type = predicate_type(st.predicate_type);
@@ -210,12 +209,6 @@ int kix__entry_parse(struct kix_prepared *p, const uint8_t *payload, size_t len,
         goto out;
     }
     memcpy(p->subject.b, st.subjects[0].sha256, 32);
-    pred =
-        json_loadb((const char *)st.predicate.ptr, st.predicate.len, JSON_REJECT_DUPLICATES, &je);
-    if (!pred) {
-        rc = kix_err_set(err, KIX_EINVAL, "unreadable predicate: %s", je.text);
-        goto out;
-    }
     switch (p->type) {
     case KIX_ENTRY_KEY:
         rc = parse_key(p, pred, err);
@@ -449,11 +442,9 @@ int kix_entry_needs(const uint8_t *leaf, size_t len, struct kix_digest **out, si
     return KIX_OK;
 }
 
-/* A string member of the predicate JSON, copied (truncated) into out. */
-static void predicate_string(const struct kix_statement *st, const char *const *names, char *out,
-                             size_t cap)
+/* A string member of the predicate, copied (truncated) into out. */
+static void predicate_string(const json_t *pred, const char *const *names, char *out, size_t cap)
 {
-    json_t *pred = json_loadb((const char *)st->predicate.ptr, st->predicate.len, 0, NULL);
     out[0] = '\0';
     for (size_t i = 0; pred && names[i]; i++) {
         json_t *v = json_object_get(pred, names[i]);
@@ -462,7 +453,6 @@ static void predicate_string(const struct kix_statement *st, const char *const *
             break;
         }
     }
-    json_decref(pred);
 }
 
 int kix_entry_describe(const uint8_t *leaf, size_t len, struct kix_entry_summary *out,
@@ -475,6 +465,7 @@ int kix_entry_describe(const uint8_t *leaf, size_t len, struct kix_entry_summary
     static const char *const licenses[] = {"license", NULL};
     struct kix_prepared p;
     struct kix_statement st;
+    json_t *pred = NULL;
     int rc;
 
     memset(out, 0, sizeof(*out));
@@ -487,7 +478,7 @@ int kix_entry_describe(const uint8_t *leaf, size_t len, struct kix_entry_summary
     if (rc == KIX_OK)
         rc = signer_of(&p, err);
     if (rc == KIX_OK)
-        rc = kix_statement_parse(p.env.payload.ptr, p.env.payload.len, &st, err);
+        rc = kix__statement_parse_tree(p.env.payload.ptr, p.env.payload.len, &st, &pred, err);
     if (rc == KIX_OK) {
         out->type = p.type;
         memcpy(out->run_id, p.run_id, sizeof(out->run_id));
@@ -498,11 +489,12 @@ int kix_entry_describe(const uint8_t *leaf, size_t len, struct kix_entry_summary
         out->rerun_digest = p.rerun_digest;
         out->key_revoke = p.key_revoke;
         out->key_roles = p.key_roles;
-        predicate_string(&st, times, out->time, sizeof(out->time));
-        predicate_string(&st, notes, out->note, sizeof(out->note));
-        predicate_string(&st, sources, out->source, sizeof(out->source));
-        predicate_string(&st, licenses, out->license, sizeof(out->license));
+        predicate_string(pred, times, out->time, sizeof(out->time));
+        predicate_string(pred, notes, out->note, sizeof(out->note));
+        predicate_string(pred, sources, out->source, sizeof(out->source));
+        predicate_string(pred, licenses, out->license, sizeof(out->license));
     }
+    json_decref(pred);
     kix_statement_release(&st);
     kix_dsse_envelope_release(&p.env);
     free(p.needs);

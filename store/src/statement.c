@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "base64.h"
+#include "canon_internal.h"
 #include "kix/canon.h"
 
 void kix_statement_init(struct kix_statement *st)
@@ -198,7 +199,8 @@ static int dump_cb(const char *buffer, size_t size, void *data)
     return kix_buf_add(data, buffer, size) ? -1 : 0;
 }
 
-static int parse_root(json_t *root, struct kix_statement *st, struct kix_err *err)
+static int parse_root(json_t *root, struct kix_statement *st, json_t **pred_out,
+                      struct kix_err *err)
 {
     json_t *names[KIX_STATEMENT_MAX_SUBJECTS];
     const char *key;
@@ -263,8 +265,11 @@ static int parse_root(json_t *root, struct kix_statement *st, struct kix_err *er
     /* Everything is valid: copy out. The names share one allocation, sized
      * first so the pointers into it stay put. */
     if (kix_buf_grow(&st->names, total) ||
-        json_dump_callback(jpred, dump_cb, &st->predicate, JSON_COMPACT | JSON_SORT_KEYS) != 0)
+        (!pred_out &&
+         json_dump_callback(jpred, dump_cb, &st->predicate, JSON_COMPACT | JSON_SORT_KEYS) != 0))
         return kix_err_set(err, KIX_ENOMEM, "out of memory copying a statement");
+    if (pred_out)
+        *pred_out = json_incref(jpred);
     for (size_t i = 0; i < n; i++) {
         size_t len = json_string_length(names[i]);
         char *dst = (char *)st->names.ptr + st->names.len;
@@ -283,8 +288,8 @@ static int parse_root(json_t *root, struct kix_statement *st, struct kix_err *er
     return KIX_OK;
 }
 
-int kix_statement_parse(const uint8_t *json, size_t len, struct kix_statement *st,
-                        struct kix_err *err)
+int kix__statement_parse_tree(const uint8_t *json, size_t len, struct kix_statement *st,
+                              json_t **predicate, struct kix_err *err)
 {
     json_error_t jerr;
     json_t *root;
@@ -292,6 +297,8 @@ int kix_statement_parse(const uint8_t *json, size_t len, struct kix_statement *s
     int rc;
 
     kix_statement_init(st);
+    if (predicate)
+        *predicate = NULL;
     if (len > KIX_STATEMENT_MAX_BYTES)
         return kix_err_set(err, KIX_ELIMIT, "statement is %zu bytes, over the %u-byte limit", len,
                            KIX_STATEMENT_MAX_BYTES);
@@ -304,9 +311,15 @@ int kix_statement_parse(const uint8_t *json, size_t len, struct kix_statement *s
     if (!root)
         return kix_err_set(err, KIX_EINVAL, "statement is not valid JSON at byte %d: %s",
                            jerr.position, jerr.text);
-    rc = parse_root(root, st, err);
+    rc = parse_root(root, st, predicate, err);
     json_decref(root);
     if (rc)
         kix_statement_release(st);
     return rc;
+}
+
+int kix_statement_parse(const uint8_t *json, size_t len, struct kix_statement *st,
+                        struct kix_err *err)
+{
+    return kix__statement_parse_tree(json, len, st, NULL, err);
 }

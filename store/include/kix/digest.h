@@ -45,4 +45,12 @@ int kix_hex_decode(const char *hex, size_t hex_len, uint8_t *out, size_t n) KIX_
 int kix_refs_extract(const uint8_t *json, size_t len, struct kix_digest **refs, size_t *n,
                      struct kix_err *err) KIX_MUST_CHECK;
 
+/* The same references, found by one scan instead of a parse, for bytes that
+ * are canonical JSON (RFC 8785: what kix stores, so every '"' that is not
+ * escaped delimits a string and a key is exactly a string followed by ':').
+ * On other bytes the result is unspecified but memory-safe. KIX_OK or
+ * KIX_ENOMEM; *refs as above. */
+int kix_refs_canonical(const uint8_t *canon, size_t len, struct kix_digest **refs,
+                       size_t *n) KIX_MUST_CHECK;
+
 #endif
