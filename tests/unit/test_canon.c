@@ -351,4 +351,61 @@ KIX_TEST(references)
     free(refs);
 }
 
+/* The shortest round-trip digits are found by bisection over the precision;
+ * at powers of two the rounding interval is lopsided, so check each one and
+ * its neighbours against the plain search from one digit up. */
+static int least_precision(double v)
+{
+    char t[40];
+    for (int p = 0; p < 17; p++) {
+        snprintf(t, sizeof(t), "%.*e", p, v);
+        if (strtod(t, NULL) == v)
+            return p;
+    }
+    return 16;
+}
+
+KIX_TEST(shortest_digits_at_powers_of_two)
+{
+    for (int e = -1074; e <= 1023; e++) {
+        double p2 = ldexp(1.0, e), vs[3] = {p2, nextafter(p2, 0), nextafter(p2, INFINITY)};
+        for (int i = 0; i < 3; i++) {
+            struct kix_buf out = KIX_BUF_INIT;
+            size_t digits = 0;
+            if (!isfinite(vs[i]) || vs[i] == 0)
+                continue;
+            ASSERT_EQ_INT(KIX_OK, kix_canon_number(vs[i], &out));
+            if (strtod((const char *)out.ptr, NULL) != vs[i])
+                KIX_FAIL_AT("%a written %s does not read back", vs[i], (const char *)out.ptr);
+            { /* the least precision's digits, trailing zeros dropped */
+                char t[40];
+                int k = 0;
+                snprintf(t, sizeof(t), "%.*e", least_precision(vs[i]), vs[i]);
+                for (const char *c = t; *c && *c != 'e'; c++)
+                    k += *c >= '0' && *c <= '9';
+                while (k > 1 && t[k] == '0') /* t is d.ddd: digit j is at t[j + 1] */
+                    k--;
+                digits = (size_t)k;
+            }
+            { /* the written number's significant digits */
+                int k = 0, started = 0, trailing = 0;
+                for (const char *c = (const char *)out.ptr; *c && *c != 'e'; c++) {
+                    if (*c < '0' || *c > '9')
+                        continue;
+                    if (*c != '0')
+                        started = 1;
+                    if (!started)
+                        continue;
+                    k++;
+                    trailing = *c == '0' ? trailing + 1 : 0;
+                }
+                if ((size_t)(k - trailing) != digits)
+                    KIX_FAIL_AT("%a written %s: %d digits, the least that round-trip is %zu", vs[i],
+                                (const char *)out.ptr, k - trailing, digits);
+            }
+            kix_buf_release(&out);
+        }
+    }
+}
+
 KIX_TEST_MAIN()
