@@ -429,43 +429,94 @@ static int replica_size(struct kix_log *replica, uint64_t *size, struct kix_err 
     return KIX_OK;
 }
 
-static int sync_batch(struct kix_client *up, struct kix_log *replica, uint64_t start,
-                      uint64_t target, const struct kix_sync_opts *opts, struct kix_err *err)
-{
+/* One upstream batch, fetched and prepared, waiting for its replay. */
+struct stage {
+    struct kix_client *up;
+    struct kix_log *replica;
+    const struct kix_sync_opts *opts;
+    uint64_t start, target, end;
     struct batch b;
-    struct kix_prepared **items = NULL;
-    size_t max_batch = opts && opts->max_batch ? opts->max_batch : DEFAULT_MAX_BATCH;
+    struct kix_prepared **items;
+    int rc;
+    struct kix_err err;
+};
+
+static void stage_release(struct stage *s)
+{
+    for (size_t i = 0; s->items && i < s->b.nleaves; i++)
+        kix_prepared_free(s->items[i]);
+    free(s->items);
+    s->items = NULL;
+    batch_release(&s->b);
+}
+
+/* Fetch and verify everything of one batch that needs no replica state. */
+static void *stage_fill(void *arg)
+{
+    struct stage *s = arg;
+    size_t max_batch = s->opts && s->opts->max_batch ? s->opts->max_batch : DEFAULT_MAX_BATCH;
     int rc;
 
-    memset(&b, 0, sizeof(b));
-    b.first = start;
-    rc = fetch_checkpoints(up, &b, start, target, max_batch, err);
-    if (rc == KIX_OK)
-        rc = fetch_entries(up, &b, b.cps[b.ncps - 1].size, err);
-    if (rc == KIX_OK)
-        rc = fetch_objects(up, replica, &b, err);
+    memset(&s->b, 0, sizeof(s->b));
+    s->items = NULL;
+    s->b.first = s->start;
+    rc = fetch_checkpoints(s->up, &s->b, s->start, s->target, max_batch, &s->err);
     if (rc == KIX_OK) {
-        items = calloc(b.nleaves ? b.nleaves : 1, sizeof(*items));
-        rc = items ? prepare_all(replica, &b, items, thread_count(opts), err)
-                   : kix_err_set(err, KIX_ENOMEM, "out of memory");
+        s->end = s->b.cps[s->b.ncps - 1].size;
+        rc = fetch_entries(s->up, &s->b, s->end, &s->err);
+    }
+    if (rc == KIX_OK)
+        rc = fetch_objects(s->up, s->replica, &s->b, &s->err);
+    if (rc == KIX_OK) {
+        s->items = calloc(s->b.nleaves ? s->b.nleaves : 1, sizeof(*s->items));
+        rc = s->items ? prepare_all(s->replica, &s->b, s->items, thread_count(s->opts), &s->err)
+                      : kix_err_set(&s->err, KIX_ENOMEM, "out of memory");
     }
     /* keys the batch itself registers: verify with them now, in parallel */
     if (rc == KIX_OK)
-        rc = kix_log_verify_batch(replica, items, b.nleaves, thread_count(opts), err);
-    if (rc == KIX_OK)
-        rc = kix_log_replay(replica, start, items, b.nleaves, b.cps, b.ncps, err);
-    for (size_t i = 0; items && i < b.nleaves; i++)
-        kix_prepared_free(items[i]);
-    free(items);
-    batch_release(&b);
+        rc = kix_log_verify_batch(s->replica, s->items, s->b.nleaves, thread_count(s->opts),
+                                  &s->err);
+    s->rc = rc;
+    return NULL;
+}
+
+static int stage_replay(struct stage *s, struct kix_err *err)
+{
+    int rc = s->rc;
+
+    if (rc)
+        return kix_err_set(err, rc, "%s", kix_err_text(&s->err, rc));
+    rc = kix_log_replay(s->replica, s->start, s->items, s->b.nleaves, s->b.cps, s->b.ncps, err);
     return rc;
 }
 
+static int cancelled(const struct kix_sync_opts *opts)
+{
+    return opts && opts->cancel && opts->cancel(opts->progress_ctx);
+}
+
+static void stage_init(struct stage *s, struct kix_client *up, struct kix_log *replica,
+                       const struct kix_sync_opts *opts, uint64_t start, uint64_t target)
+{
+    memset(s, 0, sizeof(*s));
+    s->up = up;
+    s->replica = replica;
+    s->opts = opts;
+    s->start = start;
+    s->target = target;
+}
+
+/* Batches are pipelined: while batch N is replayed (one thread: policy,
+ * tree, commit), batch N+1 is fetched and verified on the others. Its
+ * prepare may not see keys or objects batch N adds: it then fetches an
+ * object twice, or leaves a signature for replay to verify; the outcome is
+ * the same as one batch after the other. */
 int kix_sync(struct kix_client *up, struct kix_log *replica, uint64_t target,
              const struct kix_sync_opts *opts, uint64_t *synced, struct kix_err *err)
 {
+    struct stage stages[2], *cur = &stages[0], *next = &stages[1], *swap;
     uint64_t size = 0;
-    int rc;
+    int rc, have_cur = 0;
 
     if (target == KIX_NO_INDEX) {
         struct kix_client_info info;
@@ -475,14 +526,38 @@ int kix_sync(struct kix_client *up, struct kix_log *replica, uint64_t target,
         target = info.size;
     }
     rc = replica_size(replica, &size, err);
-    while (rc == KIX_OK && size < target) {
-        if (opts && opts->cancel && opts->cancel(opts->progress_ctx))
-            break;
-        rc = sync_batch(up, replica, size, target, opts, err);
+    if (rc == KIX_OK && size < target && !cancelled(opts)) {
+        stage_init(cur, up, replica, opts, size, target);
+        stage_fill(cur);
+        have_cur = 1;
+    }
+    while (have_cur) {
+        pthread_t tid;
+        int have_next = 0, ahead = 0;
+
+        if (cur->rc == KIX_OK && cur->end < target && !cancelled(opts)) {
+            stage_init(next, up, replica, opts, cur->end, target);
+            have_next = 1;
+            ahead = pthread_create(&tid, NULL, stage_fill, next) == 0;
+        }
+        rc = stage_replay(cur, err);
         if (rc == KIX_OK)
             rc = replica_size(replica, &size, err);
         if (rc == KIX_OK && opts && opts->progress)
             opts->progress(opts->progress_ctx, size, target);
+        if (ahead)
+            pthread_join(tid, NULL);
+        else if (have_next && rc == KIX_OK)
+            stage_fill(next); /* no thread to spare: one after the other */
+        stage_release(cur);
+        if (have_next && rc != KIX_OK) {
+            stage_release(next);
+            have_next = 0;
+        }
+        swap = cur;
+        cur = next;
+        next = swap;
+        have_cur = have_next;
     }
     if (synced)
         *synced = size;

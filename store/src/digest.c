@@ -55,26 +55,48 @@ void kix_digest_format(const struct kix_digest *d, char *out)
     kix_hex_encode(d->b, KIX_DIGEST_LEN, out + PREFIX_LEN);
 }
 
+/* The value of a lowercase hex digit, or 16 for any other byte, without a
+ * branch: a digest's digits are random, so branches would mispredict (perf
+ * of kixd under get_object: the branchy parse was a quarter of its CPU). */
+static unsigned lower_nibble(unsigned char c)
+{
+    unsigned digit = (unsigned)c - '0', letter = (unsigned)c - 'a', v = 16;
+    v = letter < 6 ? letter + 10 : v;
+    v = digit < 10 ? digit : v;
+    return v;
+}
+
+/* Decodes the 64 digits after the prefix; 0 when every one was lowercase hex. */
+static unsigned decode_digits(const char *text, uint8_t out[KIX_DIGEST_LEN])
+{
+    unsigned bad = 0;
+    for (size_t i = 0; i < KIX_DIGEST_LEN; i++) {
+        unsigned hi = lower_nibble((unsigned char)text[PREFIX_LEN + 2 * i]);
+        unsigned lo = lower_nibble((unsigned char)text[PREFIX_LEN + 2 * i + 1]);
+        bad |= (hi | lo) & 16;
+        out[i] = (uint8_t)(hi << 4 | (lo & 15));
+    }
+    return bad;
+}
+
 int kix_digest_is_text(const char *text, size_t len)
 {
-    if (len != KIX_DIGEST_TEXT_LEN || memcmp(text, digest_prefix, PREFIX_LEN) != 0)
-        return 0;
-    for (size_t i = PREFIX_LEN; i < len; i++) {
-        char c = text[i];
-        if (!((c >= '0' && c <= '9') || (c >= 'a' && c <= 'f')))
-            return 0;
-    }
-    return 1;
+    uint8_t scratch[KIX_DIGEST_LEN];
+    return len == KIX_DIGEST_TEXT_LEN && memcmp(text, digest_prefix, PREFIX_LEN) == 0 &&
+           decode_digits(text, scratch) == 0;
 }
 
 int kix_digest_parse(const char *text, size_t len, struct kix_digest *out, struct kix_err *err)
 {
-    if (!kix_digest_is_text(text, len))
+    uint8_t b[KIX_DIGEST_LEN];
+    if (len != KIX_DIGEST_TEXT_LEN || memcmp(text, digest_prefix, PREFIX_LEN) != 0 ||
+        decode_digits(text, b) != 0)
         return kix_err_set(err, KIX_EINVAL,
                            "malformed digest \"%.*s\": expected sha256: followed by 64 lowercase "
                            "hex digits",
                            (int)(len > 80 ? 80 : len), text);
-    return kix_hex_decode(text + PREFIX_LEN, len - PREFIX_LEN, out->b, KIX_DIGEST_LEN);
+    memcpy(out->b, b, KIX_DIGEST_LEN);
+    return KIX_OK;
 }
 
 struct ref_list {

@@ -308,6 +308,23 @@ KIX_TEST(digest_text)
         ASSERT_EQ_INT(KIX_EINVAL, kix_digest_parse(bad[i], strlen(bad[i]), &back, &err));
         ASSERT_CONTAINS(err.msg, "malformed digest");
     }
+    /* every byte value at every digit position: only 0-9 and a-f pass, and
+     * each decodes to its value */
+    for (size_t pos = 7; pos < KIX_DIGEST_TEXT_LEN; pos++)
+        for (int c = 0; c < 256; c++) {
+            char t[KIX_DIGEST_TEXT_LEN];
+            int ok = (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f');
+            memcpy(t, text, sizeof(t));
+            t[pos] = (char)c;
+            ASSERT_EQ_INT(ok, kix_digest_is_text(t, sizeof(t)));
+            ASSERT_EQ_INT(ok ? KIX_OK : KIX_EINVAL, kix_digest_parse(t, sizeof(t), &back, NULL));
+            if (ok) {
+                unsigned v = c <= '9' ? (unsigned)(c - '0') : (unsigned)(c - 'a' + 10);
+                unsigned nib = (pos - 7) % 2 ? back.b[(pos - 7) / 2] & 15u
+                                             : (unsigned)back.b[(pos - 7) / 2] >> 4;
+                ASSERT_EQ_INT(v, nib);
+            }
+        }
 }
 
 KIX_TEST(jcs_vector_digests)
