@@ -40,6 +40,17 @@ static int decoded_len(const char *in, size_t len, size_t *n)
     return KIX_OK;
 }
 
+/* libsodium 1.0.18 decodes any byte >= 0x80 as if it were '/' (its
+ * character test is arithmetic on the byte), so such text would be taken
+ * for the canonical spelling; refuse it first. */
+static int ascii_only(const char *in, size_t len)
+{
+    unsigned char any = 0;
+    for (size_t i = 0; i < len; i++)
+        any |= (unsigned char)in[i];
+    return any < 0x80;
+}
+
 int kix__base64_decode(const char *in, size_t len, uint8_t *dst, size_t dst_max, size_t *dst_len)
 {
     static const int variants[] = {sodium_base64_VARIANT_ORIGINAL, sodium_base64_VARIANT_URLSAFE};
@@ -52,6 +63,8 @@ int kix__base64_decode(const char *in, size_t len, uint8_t *dst, size_t dst_max,
         return KIX_ELIMIT;
     if (len == 0)
         return KIX_OK;
+    if (!ascii_only(in, len))
+        return KIX_EINVAL;
     for (size_t i = 0; i < sizeof(variants) / sizeof(variants[0]); i++) {
         /* Strict: no ignored characters, exact padding, zero trailing bits,
          * the whole input consumed (b64_end NULL). */

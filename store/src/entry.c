@@ -9,6 +9,7 @@
 
 #include "canon_internal.h"
 #include "log_internal.h"
+#include "note_impl.h"
 
 int kix__run_id_valid(const char *s, size_t len)
 {
@@ -106,9 +107,7 @@ static int parse_key(struct kix_prepared *p, const json_t *pred, struct kix_err 
     pub_b64 = get_string(pred, "publicKey", &len, 1, err);
     if (!pub_b64)
         return KIX_EINVAL;
-    if (sodium_base642bin(p->key_pub, sizeof(p->key_pub), pub_b64, len, NULL, &n, NULL,
-                          sodium_base64_VARIANT_ORIGINAL) != 0 ||
-        n != 32)
+    if (kix__b64_decode(pub_b64, len, p->key_pub, sizeof(p->key_pub), &n) != 0 || n != 32)
         return kix_err_set(err, KIX_EINVAL,
                            "predicate field \"publicKey\" must be the standard base64 of a 32-byte "
                            "Ed25519 public key");

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base64.h"
 #include "note_impl.h"
 
 struct kix_signer {
@@ -118,13 +119,7 @@ int kix__b64_decode(const char *b64, size_t len, uint8_t *out, size_t cap, size_
 
 int kix__b64_add(struct kix_buf *out, const uint8_t *in, size_t n)
 {
-    size_t need = sodium_base64_ENCODED_LEN(n, sodium_base64_VARIANT_ORIGINAL);
-    int rc = kix_buf_grow(out, need);
-    if (rc)
-        return rc;
-    sodium_bin2base64((char *)out->ptr + out->len, need + 1, in, n, sodium_base64_VARIANT_ORIGINAL);
-    out->len += need - 1; /* need counts the NUL */
-    return KIX_OK;
+    return kix__base64_encode(in, n, out);
 }
 
 /* ---- names and hashes --------------------------------------------------- */

@@ -1,9 +1,10 @@
 /* C2SP tlog-proof receipts: format, strict parse, offline verification. */
 #include "kix/receipt.h"
 
-#include <sodium.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "note_impl.h"
 
 void kix_receipt_init(struct kix_receipt *r)
 {
@@ -17,18 +18,6 @@ void kix_receipt_release(struct kix_receipt *r)
     kix_receipt_init(r);
 }
 
-static int add_base64(struct kix_buf *out, const uint8_t *data, size_t len)
-{
-    size_t b64len = sodium_base64_encoded_len(len, sodium_base64_VARIANT_ORIGINAL);
-    int rc = kix_buf_grow(out, b64len);
-    if (rc)
-        return rc;
-    sodium_bin2base64((char *)out->ptr + out->len, b64len, data, len,
-                      sodium_base64_VARIANT_ORIGINAL);
-    out->len += b64len - 1;
-    return KIX_OK;
-}
-
 int kix_receipt_format(uint64_t index, const struct kix_hash *proof, size_t nproof,
                        const uint8_t *entry, size_t entry_len, const char *note, size_t note_len,
                        struct kix_buf *out)
@@ -37,14 +26,14 @@ int kix_receipt_format(uint64_t index, const struct kix_hash *proof, size_t npro
     if (rc == KIX_OK && entry) {
         rc = kix_buf_adds(out, "extra ");
         if (rc == KIX_OK)
-            rc = add_base64(out, entry, entry_len);
+            rc = kix__b64_add(out, entry, entry_len);
         if (rc == KIX_OK)
             rc = kix_buf_addc(out, '\n');
     }
     if (rc == KIX_OK)
         rc = kix_buf_addf(out, "index %llu\n", (unsigned long long)index);
     for (size_t i = 0; rc == KIX_OK && i < nproof; i++) {
-        rc = add_base64(out, proof[i].b, 32);
+        rc = kix__b64_add(out, proof[i].b, 32);
         if (rc == KIX_OK)
             rc = kix_buf_addc(out, '\n');
     }
@@ -99,8 +88,8 @@ int kix_receipt_parse(const char *text, size_t len, struct kix_receipt *out, str
         rc = kix_buf_grow(&out->entry, cap);
         if (rc)
             return kix_err_set(err, rc, "out of memory");
-        if (sodium_base642bin(out->entry.ptr, cap, line + 6, n - 6, NULL, &dec, NULL,
-                              sodium_base64_VARIANT_ORIGINAL) != 0)
+        if (kix__b64_decode((const char *)line + 6, n - 6, out->entry.ptr, cap, &dec) != 0 ||
+            dec > cap)
             return kix_err_set(err, KIX_EINVAL, "malformed receipt: bad base64 in the extra line");
         out->entry.len = dec;
         line = next_line(&pos, end, &n);
@@ -120,8 +109,7 @@ int kix_receipt_parse(const char *text, size_t len, struct kix_receipt *out, str
             return kix_err_set(err, KIX_ELIMIT, "malformed receipt: more than %d proof hashes",
                                KIX_MERKLE_MAX_PROOF);
         if (n != 44 ||
-            sodium_base642bin(out->proof[out->nproof].b, 32, line, n, NULL, &dec, NULL,
-                              sodium_base64_VARIANT_ORIGINAL) != 0 ||
+            kix__b64_decode((const char *)line, n, out->proof[out->nproof].b, 32, &dec) != 0 ||
             dec != 32)
             return kix_err_set(err, KIX_EINVAL,
                                "malformed receipt: proof line %zu is not a base64 SHA-256 hash",

@@ -256,6 +256,9 @@ KIX_TEST(base64_strictness)
         {"====", KIX_EINVAL, NULL},
         {"aGk=aGk=", KIX_EINVAL, NULL}, /* padding in the middle */
         {"a", KIX_EINVAL, NULL},
+        {"aGk\x80", KIX_EINVAL, NULL}, /* libsodium 1.0.18 reads bytes >= 0x80 as '/' */
+        {"aG\xff=", KIX_EINVAL, NULL},
+        {"\xc0\xc0\xc0\xc0", KIX_EINVAL, NULL},
     };
     for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
         uint8_t dst[16];

@@ -517,6 +517,50 @@ KIX_TEST(receipts_and_consistency_verify)
     teardown(&f);
 }
 
+/* A receipt's base64 is strict: a byte >= 0x80 where a base64 character
+ * belongs (libsodium 1.0.18 would read it as '/') makes it malformed. */
+KIX_TEST(receipt_base64_is_strict)
+{
+    struct fixture f;
+    struct kix_append_result res;
+    struct kix_err err = {0, ""};
+    struct kix_log_reader *r;
+    struct kix_buf text = KIX_BUF_INIT;
+    struct kix_receipt rc;
+
+    setup(&f);
+    ASSERT_EQ_INT(KIX_OK, publish(&f, f.publisher, "run-1", 1, &res, &err));
+    ASSERT_EQ_INT(KIX_OK, kix_log_read_begin(f.log, &r));
+    ASSERT_EQ_INT(KIX_OK, kix_log_reader_receipt(r, 2, KIX_NO_INDEX, &text, &err));
+    kix_log_read_end(r);
+    kix_receipt_init(&rc);
+    ASSERT_EQ_INT(KIX_OK, kix_receipt_parse((const char *)text.ptr, text.len, &rc, &err));
+    kix_receipt_release(&rc);
+    {
+        /* the first character of the first proof line, then of the extra line */
+        char *proof = strstr((char *)text.ptr, "\nindex ");
+        char *extra = strstr((char *)text.ptr, "\nextra ");
+        char *targets[2];
+        ASSERT_TRUE(proof && extra);
+        proof = strchr(proof + 1, '\n');
+        ASSERT_TRUE(proof && proof[1] != '\n');
+        targets[0] = proof + 1;
+        targets[1] = extra + 7;
+        for (int i = 0; i < 2; i++) {
+            char saved = *targets[i];
+            *targets[i] = (char)0xbf;
+            kix_receipt_init(&rc);
+            ASSERT_EQ_INT(KIX_EINVAL,
+                          kix_receipt_parse((const char *)text.ptr, text.len, &rc, &err));
+            ASSERT_CONTAINS(err.msg, "malformed receipt");
+            kix_receipt_release(&rc);
+            *targets[i] = saved;
+        }
+    }
+    kix_buf_release(&text);
+    teardown(&f);
+}
+
 KIX_TEST(tampered_leaf_and_tile_are_detected)
 {
     struct fixture f;
