@@ -11,14 +11,6 @@
 
 #define GROUP_KEY_MAX (32 + 8 + KIX_RUN_ID_MAX)
 
-static const char *string_at(const json_t *obj, const char *a, const char *b)
-{
-    const json_t *v = json_object_get(obj, a);
-    if (b)
-        v = json_object_get(v, b);
-    return json_string_value(v);
-}
-
 static int primary_value(const json_t *spec, uint64_t *value, char metric[16])
 {
     static const struct {
@@ -53,22 +45,39 @@ int kix__comparison_key_of(const json_t *doc, struct kix_digest *key, uint64_t *
     struct kix_buf canon = KIX_BUF_INIT;
     const json_t *spec = json_object_get(doc, "spec");
     const char *kind = json_string_value(json_object_get(doc, "kind"));
-    const char *bench = string_at(spec, "sourceNative", "benchmark");
-    const char *w = string_at(spec, "workloadDigest", NULL);
-    const char *p = string_at(spec, "protocolDigest", NULL);
-    const char *e = string_at(spec, "environmentDigest", NULL);
-    json_t *k;
-    int rc;
+    /* the members of the key, in canonical (sorted) order */
+    const json_t *members[5] = {
+        json_object_get(json_object_get(spec, "sourceNative"), "benchmark"),
+        json_object_get(spec, "environmentDigest"),
+        NULL,
+        json_object_get(spec, "protocolDigest"),
+        json_object_get(spec, "workloadDigest"),
+    };
+    static const char *const names[5] = {
+        "{\"benchmark\":", ",\"environmentDigest\":", ",\"metric\":", ",\"protocolDigest\":",
+        ",\"workloadDigest\":"};
+    int rc = KIX_OK;
 
-    if (!kind || strcmp(kind, "BenchmarkRun") != 0 || !bench || !w || !p || !e ||
-        primary_value(spec, value, metric) != KIX_OK)
+    if (!kind || strcmp(kind, "BenchmarkRun") != 0 || primary_value(spec, value, metric) != KIX_OK)
         return KIX_ENOTFOUND;
-    k = json_pack("{s:s, s:s, s:s, s:s, s:s}", "benchmark", bench, "environmentDigest", e, "metric",
-                  metric, "protocolDigest", p, "workloadDigest", w);
-    rc = k ? kix__canon_json(k, &canon) : KIX_ENOMEM;
+    for (size_t i = 0; i < 5; i++)
+        if (i != 2 && !json_is_string(members[i]))
+            return KIX_ENOTFOUND;
+    /* written as canonical JSON directly: what kix_canon of the object
+     * {benchmark, environmentDigest, metric, protocolDigest, workloadDigest}
+     * gives, without building and sorting it */
+    for (size_t i = 0; rc == KIX_OK && i < 5; i++) {
+        rc = kix_buf_adds(&canon, names[i]);
+        if (rc == KIX_OK && i == 2)
+            rc = kix_canon_string(metric, strlen(metric), &canon);
+        else if (rc == KIX_OK)
+            rc = kix_canon_string(json_string_value(members[i]), json_string_length(members[i]),
+                                  &canon);
+    }
+    if (rc == KIX_OK)
+        rc = kix_buf_addc(&canon, '}');
     if (rc == KIX_OK)
         kix_digest_of(canon.ptr, canon.len, key);
-    json_decref(k);
     kix_buf_release(&canon);
     return rc;
 }

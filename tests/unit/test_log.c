@@ -333,6 +333,41 @@ KIX_TEST(comparison_groups_and_ranks)
     teardown(&f);
 }
 
+/* The group key is the digest of the canonical JSON of the five members,
+ * however they are spelled: checked against kix_canon of an unsorted,
+ * escaped spelling of the same object. */
+KIX_TEST(comparison_key_is_the_digest_of_canonical_members)
+{
+    static const char *const benches[] = {"rope/forward", "q\\\"uote\\u00e9\\u0001/\\ud83d\\ude00",
+                                          "kernel \\t tab"};
+    for (size_t i = 0; i < sizeof(benches) / sizeof(benches[0]); i++) {
+        char manifest[1024], keyjson[512];
+        struct kix_buf canon = KIX_BUF_INIT;
+        struct kix_digest want, got;
+        uint64_t value = 0;
+        char metric[16];
+        snprintf(manifest, sizeof(manifest),
+                 "{\"kind\":\"BenchmarkRun\",\"spec\":{\"memory\":{\"peakBytes\":{\"median\":77}},"
+                 "\"sourceNative\":{\"benchmark\":\"%s\"},\"workloadDigest\":\"w\\u00e9\","
+                 "\"protocolDigest\":\"p\",\"environmentDigest\":\"e%zu\"}}",
+                 benches[i], i);
+        snprintf(
+            keyjson, sizeof(keyjson),
+            "{\"workloadDigest\":\"w\\u00e9\",\"metric\":\"peak_memory\",\"protocolDigest\":\"p\","
+            "\"environmentDigest\":\"e%zu\",\"benchmark\":\"%s\"}",
+            i, benches[i]);
+        ASSERT_EQ_INT(KIX_OK,
+                      kix_canon((const uint8_t *)keyjson, strlen(keyjson), NULL, &canon, NULL));
+        kix_digest_of(canon.ptr, canon.len, &want);
+        kix_buf_release(&canon);
+        ASSERT_EQ_INT(KIX_OK, kix_run_comparison_key((const uint8_t *)manifest, strlen(manifest),
+                                                     &got, &value, metric));
+        ASSERT_EQ_U64(77, value);
+        ASSERT_EQ_STR("peak_memory", metric);
+        ASSERT_EQ_MEM(want.b, 32, got.b, 32);
+    }
+}
+
 /* Prepare finds a run's group in the submitted manifest; the group must be
  * the one its canonical bytes (what is stored, what replicas see) give:
  * 2.5e2 and 250.0 canonicalize to 250, so they rank with an integer 250. */
