@@ -156,6 +156,7 @@ static int open_handle(const char *dir, const struct kix_log_opts *opts, struct 
         return rc;
     }
     l->replica = opts ? opts->replica : 0;
+    pthread_mutex_init(&l->edge_mu, NULL);
     *out = l;
     return KIX_OK;
 }
@@ -322,6 +323,7 @@ void kix_log_close(struct kix_log *l)
         return;
     kix_signer_free(l->signer);
     kix_store_close(l->store);
+    pthread_mutex_destroy(&l->edge_mu);
     free(l);
 }
 

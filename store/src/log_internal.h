@@ -3,6 +3,8 @@
 #ifndef KIX_LOG_INTERNAL_H
 #define KIX_LOG_INTERNAL_H
 
+#include <pthread.h>
+
 #include "db.h"
 #include "kix/dsse.h"
 #include "kix/log.h"
@@ -14,6 +16,9 @@ struct kix_log {
     uint8_t log_key_id[32];       /* SHA-256 of the log's public key */
     struct kix_signer *signer;    /* NULL for replicas */
     int replica;
+    /* the right edge of the latest size proven, shared by readers */
+    pthread_mutex_t edge_mu;
+    struct kix_tile_edge edge;
 };
 
 struct prepared_object {

@@ -13,6 +13,7 @@ struct kix_log_reader {
     uint64_t size;
     struct kix__tile_ctx tctx;
     struct kix_tile_io io;
+    struct kix_tile_edge edge; /* this snapshot's right edge, from and to the log's */
 };
 
 int kix_log_read_begin(struct kix_log *l, struct kix_log_reader **out)
@@ -35,6 +36,11 @@ int kix_log_read_begin(struct kix_log *l, struct kix_log_reader **out)
     lr->tctx.store = l->store;
     lr->tctx.txn = lr->r->txn;
     kix__tile_io_init(&lr->io, &lr->tctx);
+    lr->edge.size = lr->size;
+    pthread_mutex_lock(&l->edge_mu);
+    if (l->edge.size == lr->size)
+        lr->edge = l->edge;
+    pthread_mutex_unlock(&l->edge_mu);
     *out = lr;
     return KIX_OK;
 }
@@ -222,6 +228,26 @@ int kix_log_reader_inclusion(struct kix_log_reader *r, uint64_t index, uint64_t 
     if (index >= size)
         return kix_err_set(err, KIX_EINVAL, "entry %llu is not in a tree of size %llu",
                            (unsigned long long)index, (unsigned long long)size);
+    if (size == r->size) {
+        /* every proof at the snapshot's size folds the same right edge:
+         * hash each of its nodes once per size, for all readers */
+        uint64_t had = r->edge.have;
+        rc = kix_tiles_inclusion_proof_edge(&r->io, &r->edge, index, size, proof, len, err);
+        if (rc == KIX_OK && r->edge.have != had) {
+            struct kix_log *l = r->log;
+            pthread_mutex_lock(&l->edge_mu);
+            if (l->edge.size < r->edge.size)
+                l->edge = r->edge;
+            else if (l->edge.size == r->edge.size)
+                for (unsigned i = 0; i < 64; i++)
+                    if ((r->edge.have & ~l->edge.have) >> i & 1) {
+                        memcpy(l->edge.node[i], r->edge.node[i], KIX_HASH_LEN);
+                        l->edge.have |= (uint64_t)1 << i;
+                    }
+            pthread_mutex_unlock(&l->edge_mu);
+        }
+        return rc;
+    }
     return kix_tiles_inclusion_proof(&r->io, index, size, proof, len, err);
 }
 

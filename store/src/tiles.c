@@ -107,6 +107,7 @@ static int write_tile(struct kix_tile_io *io, uint32_t level, uint64_t index, co
 
 struct reader {
     struct kix_tile_io *io;
+    struct kix_tile_edge *edge; /* NULL, or the right edge of the size proven */
     unsigned n;
     struct {
         uint32_t level;
@@ -119,6 +120,7 @@ struct reader {
 static void reader_init(struct reader *rd, struct kix_tile_io *io)
 {
     rd->io = io;
+    rd->edge = NULL;
     rd->n = 0;
 }
 
@@ -216,13 +218,24 @@ static int sibling(struct reader *rd, unsigned i, uint64_t anc, uint64_t size, u
                    int *present, struct kix_err *err)
 {
     uint64_t sib = anc ^ 1, s = sib << i;
+    int rc;
 
     *present = s < size;
     if (!*present)
         return KIX_OK; /* the node is promoted unchanged: no hash */
     if (sib < anc || size - s >= (uint64_t)1 << i)
         return get_node(rd, i, sib, out, err);
-    return range_hash(rd, s, size, out, err);
+    /* cut by the edge of the tree: the partial node of level i */
+    if (rd->edge && (rd->edge->have >> i & 1)) {
+        memcpy(out, rd->edge->node[i], HL);
+        return KIX_OK;
+    }
+    rc = range_hash(rd, s, size, out, err);
+    if (rc == KIX_OK && rd->edge) {
+        memcpy(rd->edge->node[i], out, HL);
+        rd->edge->have |= (uint64_t)1 << i;
+    }
+    return rc;
 }
 
 /* Appends to proof the path from complete node (level, index) up to the root
@@ -456,6 +469,28 @@ int kix_tiles_inclusion_proof(struct kix_tile_io *io, uint64_t index, uint64_t s
                            "must be below the size",
                            (ULL)index, (ULL)size);
     reader_init(&rd, io);
+    return node_path(&rd, 0, index, size, proof, len, err);
+}
+
+int kix_tiles_inclusion_proof_edge(struct kix_tile_io *io, struct kix_tile_edge *edge,
+                                   uint64_t index, uint64_t size,
+                                   struct kix_hash proof[KIX_MERKLE_MAX_PROOF], size_t *len,
+                                   struct kix_err *err)
+{
+    struct reader rd;
+
+    *len = 0;
+    if (index >= size)
+        return kix_err_set(err, KIX_EINVAL,
+                           "no inclusion proof for leaf %llu in a tree of size %llu: the index "
+                           "must be below the size",
+                           (ULL)index, (ULL)size);
+    if (edge->size != size) {
+        edge->size = size;
+        edge->have = 0;
+    }
+    reader_init(&rd, io);
+    rd.edge = edge;
     return node_path(&rd, 0, index, size, proof, len, err);
 }
 

@@ -555,6 +555,40 @@ KIX_TEST(inclusion_sizes_241_to_300)
     inclusion_sizes(241, BF_N);
 }
 
+/* Proofs through one right-edge cache, sizes interleaved at random (so the
+ * cache is reset and refilled), equal the reference; once a size's edge is
+ * known, proofs at that size reuse it. */
+KIX_TEST(inclusion_with_edge_cache)
+{
+    struct bf *t = malloc(sizeof(*t));
+    struct kix_tile_edge *edge = calloc(1, sizeof(*edge));
+    struct kix_hash tp[KIX_MERKLE_MAX_PROOF], rp[KIX_MERKLE_MAX_PROOF];
+    struct kix_err err;
+    size_t tlen, rlen, reused = 0;
+
+    bf_init(t);
+    for (int n = 0; n < 20000; n++) {
+        uint64_t size = 1 + rnd_below(BF_N), index = rnd_below(size);
+        uint64_t had = edge->size == size ? edge->have : 0;
+        ASSERT_EQ_INT(KIX_OK,
+                      kix_tiles_inclusion_proof_edge(&t->m.io, edge, index, size, tp, &tlen, &err));
+        ASSERT_EQ_INT(KIX_OK, kix_merkle_inclusion_proof(t->leaves, size, index, rp, &rlen, &err));
+        ASSERT_EQ_INT(rlen, tlen);
+        if (memcmp(rp, tp, tlen * sizeof(*tp)) != 0)
+            KIX_FAIL_AT("index %llu size %llu: the proof differs from the reference",
+                        (unsigned long long)index, (unsigned long long)size);
+        ASSERT_EQ_U64(size, edge->size);
+        ASSERT_TRUE((edge->have & had) == had); /* never forgets within a size */
+        reused += had != 0;
+    }
+    ASSERT_TRUE(reused > 0);
+    ASSERT_EQ_INT(KIX_EINVAL,
+                  kix_tiles_inclusion_proof_edge(&t->m.io, edge, 5, 5, tp, &tlen, &err));
+    tmap_release(&t->m);
+    free(edge);
+    free(t);
+}
+
 /* The shape of a consistency proof from the RFC's SUBPROOF recursion: whether
  * it starts with the seed node, and the side of each later hash. Claims with
  * the same shape make the verifier compute the same hashes. */

@@ -184,6 +184,23 @@ int kix_tiles_inclusion_proof(struct kix_tile_io *io, uint64_t index, uint64_t s
                               struct kix_hash proof[KIX_MERKLE_MAX_PROOF], size_t *len,
                               struct kix_err *err) KIX_MUST_CHECK;
 
+/* The partial nodes on the right edge of the tree of one size, which every
+ * inclusion proof at that size folds from up to log2(size) complete nodes:
+ * the caller keeps one per size it serves, so each is hashed once. The
+ * caller owns it and shares it between threads as it sees fit. */
+struct kix_tile_edge {
+    uint64_t size; /* the tree size the hashes belong to */
+    uint64_t have; /* bit i: node[i] is the partial node of level i */
+    uint8_t node[64][KIX_HASH_LEN];
+};
+
+/* kix_tiles_inclusion_proof that reads and fills `edge` (reset first when
+ * it belongs to another size). */
+int kix_tiles_inclusion_proof_edge(struct kix_tile_io *io, struct kix_tile_edge *edge,
+                                   uint64_t index, uint64_t size,
+                                   struct kix_hash proof[KIX_MERKLE_MAX_PROOF], size_t *len,
+                                   struct kix_err *err) KIX_MUST_CHECK;
+
 /* Consistency proof from size1 to size2, the same hashes as
  * kix_merkle_consistency_proof (empty, with no reads, when equal).
  * KIX_EINVAL when size1 == 0 or size1 > size2. */
