@@ -129,6 +129,21 @@ static inline void teardown(struct fixture *f)
     remove_dir(f->dir);
 }
 
+/* An empty replica of f's log in a new temp dir (*dir, caller removes). */
+static inline struct kix_log *new_replica(const struct fixture *f, char **dir)
+{
+    struct kix_log_opts opts;
+    struct kix_log *r = NULL;
+
+    *dir = temp_dir();
+    rmdir(*dir);
+    memset(&opts, 0, sizeof(opts));
+    opts.replica = 1;
+    if (kix_log_create_replica(*dir, &f->vkey, &opts, NULL) || kix_log_open(*dir, &opts, &r, NULL))
+        abort();
+    return r;
+}
+
 static inline uint64_t log_size(struct fixture *f)
 {
     struct kix_log_reader *r;

@@ -1,4 +1,5 @@
 /* Digests of canonical bytes, their strict text form, and references. */
+#define _GNU_SOURCE /* memmem */
 #include "kix/digest.h"
 
 #include <sodium.h>
@@ -191,34 +192,27 @@ int kix_refs_extract(const uint8_t *json, size_t len, struct kix_digest **out, s
     return KIX_OK;
 }
 
-/* Is the quote at q escaped, that is preceded by an odd run of '\\'? */
-static int escaped(const char *start, const char *q)
-{
-    const char *b = q;
-    while (b > start && b[-1] == '\\')
-        b--;
-    return ((q - b) & 1) != 0;
-}
-
 int kix_refs_canonical(const uint8_t *canon, size_t len, struct kix_digest **out, size_t *n)
 {
+    static const char needle[] = "\"sha256:";
     const char *s = (const char *)canon, *end = s + len, *q = s;
     struct ref_list refs = {NULL, 0, 0};
     int rc = KIX_OK;
 
-    while (rc == KIX_OK && q < end && (q = memchr(q, '"', (size_t)(end - q))) != NULL) {
-        const char *open = ++q, *close = NULL;
+    /* In canonical JSON a '"' followed by "sha256:" opens a string unless a
+     * backslash escapes it (a closing quote is followed by , : ] or }), a
+     * raw '"' after the digits closes that string, and a string followed by
+     * ':' is a member name. So each candidate is settled locally. */
+    while (rc == KIX_OK && (q = memmem(q, (size_t)(end - q), needle, sizeof(needle) - 1))) {
+        const char *open = q + 1, *close = open + KIX_DIGEST_TEXT_LEN;
         struct kix_digest d;
 
-        while (q < end && (close = memchr(q, '"', (size_t)(end - q))) != NULL &&
-               escaped(open, close))
-            q = close + 1;
-        if (!close || q >= end)
-            break;
-        q = close + 1;
-        if (q < end && *q == ':')
-            continue; /* a member name, not a value */
-        if (kix_digest_parse(open, (size_t)(close - open), &d, NULL) == KIX_OK)
+        q = open;
+        if (open - 1 > s && open[-2] == '\\')
+            continue; /* an escaped quote inside a string */
+        if (close >= end || *close != '"' || (close + 1 < end && close[1] == ':'))
+            continue;
+        if (kix_digest_parse(open, KIX_DIGEST_TEXT_LEN, &d, NULL) == KIX_OK)
             rc = add_ref(&refs, &d);
     }
     if (rc) {

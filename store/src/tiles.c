@@ -460,16 +460,7 @@ int kix_tiles_inclusion_proof(struct kix_tile_io *io, uint64_t index, uint64_t s
                               struct kix_hash proof[KIX_MERKLE_MAX_PROOF], size_t *len,
                               struct kix_err *err)
 {
-    struct reader rd;
-
-    *len = 0;
-    if (index >= size)
-        return kix_err_set(err, KIX_EINVAL,
-                           "no inclusion proof for leaf %llu in a tree of size %llu: the index "
-                           "must be below the size",
-                           (ULL)index, (ULL)size);
-    reader_init(&rd, io);
-    return node_path(&rd, 0, index, size, proof, len, err);
+    return kix_tiles_inclusion_proof_edge(io, NULL, index, size, proof, len, err);
 }
 
 int kix_tiles_inclusion_proof_edge(struct kix_tile_io *io, struct kix_tile_edge *edge,
@@ -485,7 +476,7 @@ int kix_tiles_inclusion_proof_edge(struct kix_tile_io *io, struct kix_tile_edge 
                            "no inclusion proof for leaf %llu in a tree of size %llu: the index "
                            "must be below the size",
                            (ULL)index, (ULL)size);
-    if (edge->size != size) {
+    if (edge && edge->size != size) {
         edge->size = size;
         edge->have = 0;
     }

@@ -6,20 +6,6 @@
 #include "kix/client.h"
 #include "kix/sync.h"
 
-static struct kix_log *new_replica(const struct fixture *f, char **dir)
-{
-    struct kix_log_opts opts;
-    struct kix_log *r = NULL;
-
-    *dir = temp_dir();
-    rmdir(*dir);
-    memset(&opts, 0, sizeof(opts));
-    opts.replica = 1;
-    if (kix_log_create_replica(*dir, &f->vkey, &opts, NULL) || kix_log_open(*dir, &opts, &r, NULL))
-        abort();
-    return r;
-}
-
 static void publish_many(struct fixture *f, int from, int to)
 {
     struct kix_append_result res;

@@ -195,7 +195,7 @@ struct kix_tile_edge {
 };
 
 /* kix_tiles_inclusion_proof that reads and fills `edge` (reset first when
- * it belongs to another size). */
+ * it belongs to another size; NULL: none). */
 int kix_tiles_inclusion_proof_edge(struct kix_tile_io *io, struct kix_tile_edge *edge,
                                    uint64_t index, uint64_t size,
                                    struct kix_hash proof[KIX_MERKLE_MAX_PROOF], size_t *len,
