@@ -35,8 +35,9 @@ if mode == "full":
                      "wire_proof_small_p50_us", "wire_proof_big_p50_us",
                      "wire_resolve_small_p50_us", "wire_resolve_big_p50_us"]
     need["disk"] += ["big_bytes", "big_canonical_bytes", "big_vs_canonical"]
-    need["ratios"] += ["proof_1e6_vs_1e3", "resolve_1e6_vs_1e3", "disk_vs_canonical"]
-    targets += ["proof_1e6_vs_1e3", "disk_vs_canonical"]
+    need["ratios"] += ["proof_1e6_vs_1e3", "proof_1e6_vs_1e3_served", "resolve_1e6_vs_1e3",
+                       "disk_vs_canonical"]
+    targets += ["proof_1e6_vs_1e3", "proof_1e6_vs_1e3_served", "disk_vs_canonical"]
     assert d["machine"]["quick"] is True
     assert d["scale"]["big_entries"] == 10000, "--quick builds a 10^4-entry big log"
     assert d["scale"]["small_entries"] == 1000

@@ -299,7 +299,18 @@ static int measure(const char *dir, long entries, int samples, struct bench_scal
         bench_say("opening %s: %s", dir, err.msg);
         return -1;
     }
-    /* pass 0 warms the page cache and is not counted */
+    /* every tile mapped first, as in a kixd that has served a while: one
+     * proof per 128 leaves touches both pages of each bottom-row tile */
+    for (uint64_t idx = 0; rc == KIX_OK && idx < (uint64_t)entries; idx += 128) {
+        struct kix_hash p[KIX_MERKLE_MAX_PROOF];
+        struct kix_log_reader *r = NULL;
+        size_t n = 0;
+        rc = kix_log_read_begin(log, &r);
+        if (rc == KIX_OK)
+            rc = kix_log_reader_inclusion(r, idx, kix_log_reader_size(r), p, &n, &err);
+        kix_log_read_end(r);
+    }
+    /* pass 0 warms the rest of the page cache and is not counted */
     for (int pass = 0; pass < 2 && rc == KIX_OK; pass++) {
         for (int i = 0; i < samples && rc == KIX_OK; i++) {
             struct kix_hash p[KIX_MERKLE_MAX_PROOF];
