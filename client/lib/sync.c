@@ -319,7 +319,12 @@ static int fetch_objects(struct kix_client *up, struct kix_log *replica, struct 
             size_t nrefs = 0;
             struct object *o = &b->objects[k];
             size_t entry = o->entry;
-            rc = kix_refs_extract(o->bytes.ptr, o->bytes.len, &refs, &nrefs, err);
+            /* the bytes hash to a digest the log names, so an honest log
+             * stored them canonical and a scan finds their references; other
+             * bytes are refused when prepare canonicalizes them */
+            rc = kix_refs_canonical(o->bytes.ptr, o->bytes.len, &refs, &nrefs);
+            if (rc)
+                kix_err_set(err, rc, "out of memory");
             for (size_t j = 0; rc == KIX_OK && j < nrefs; j++)
                 rc = want_object(b, r, &refs[j], entry); /* may move b->objects */
             free(refs);
