@@ -272,8 +272,10 @@ static int fill_object(void *arg, size_t i, const uint8_t *bytes, size_t len)
     return kix_buf_add(&o->bytes, bytes, len);
 }
 
+/* Parses each leaf (the first half of prepare, into items) for the objects
+ * it needs, then fetches them and what they reference. */
 static int fetch_objects(struct kix_client *up, struct kix_log *replica, struct batch *b,
-                         struct kix_err *err)
+                         struct kix_prepared **items, struct kix_err *err)
 {
     struct kix_log_reader *r = NULL;
     size_t fetched = 0;
@@ -282,16 +284,17 @@ static int fetch_objects(struct kix_client *up, struct kix_log *replica, struct 
     if (rc)
         return kix_err_set(err, rc, "reading the replica: %s", kix_strerror(rc));
     for (size_t i = 0; rc == KIX_OK && i < b->nleaves; i++) {
-        struct kix_digest *needs = NULL;
+        const struct kix_digest *needs = NULL;
+        struct kix_bytes leaf = {b->leaves[i].bytes, b->leaves[i].len};
         size_t n = 0;
-        rc = kix_entry_needs(b->leaves[i].bytes, b->leaves[i].len, &needs, &n, err);
+        rc = kix_log_prepare_leaf(replica, &leaf, &items[i], err);
         if (rc) {
             kix_err_wrap(err, "entry %llu", (unsigned long long)(b->first + i));
             break;
         }
+        kix_prepared_needs(items[i], &needs, &n);
         for (size_t k = 0; rc == KIX_OK && k < n; k++)
             rc = want_object(b, r, &needs[k], i);
-        free(needs);
     }
     /* fetch in rounds until the reference closure is complete */
     while (rc == KIX_OK && fetched < b->nobjects) {
@@ -358,7 +361,6 @@ static void *prepare_range(void *arg)
 
     j->rc = objs ? KIX_OK : KIX_ENOMEM;
     for (size_t i = j->from; j->rc == KIX_OK && i < j->to; i++) {
-        struct kix_submission sub;
         size_t n = 0;
         for (size_t k = j->b->by_entry[i]; k < j->b->by_entry[i + 1]; k++) {
             if (n == KIX_BUNDLE_MAX_OBJECTS) {
@@ -373,11 +375,7 @@ static void *prepare_range(void *arg)
         j->failed = i;
         if (j->rc)
             break;
-        sub.envelope.ptr = j->b->leaves[i].bytes;
-        sub.envelope.len = j->b->leaves[i].len;
-        sub.objects = objs;
-        sub.nobjects = n;
-        j->rc = kix_log_prepare(j->replica, &sub, &j->items[i], &j->err);
+        j->rc = kix_log_prepare_objects(j->replica, j->items[i], objs, n, &j->err);
     }
     free(objs);
     return NULL;
@@ -470,13 +468,15 @@ static void *stage_fill(void *arg)
         s->end = s->b.cps[s->b.ncps - 1].size;
         rc = fetch_entries(s->up, &s->b, s->end, &s->err);
     }
-    if (rc == KIX_OK)
-        rc = fetch_objects(s->up, s->replica, &s->b, &s->err);
     if (rc == KIX_OK) {
         s->items = calloc(s->b.nleaves ? s->b.nleaves : 1, sizeof(*s->items));
-        rc = s->items ? prepare_all(s->replica, &s->b, s->items, thread_count(s->opts), &s->err)
-                      : kix_err_set(&s->err, KIX_ENOMEM, "out of memory");
+        if (!s->items)
+            rc = kix_err_set(&s->err, KIX_ENOMEM, "out of memory");
     }
+    if (rc == KIX_OK)
+        rc = fetch_objects(s->up, s->replica, &s->b, s->items, &s->err);
+    if (rc == KIX_OK)
+        rc = prepare_all(s->replica, &s->b, s->items, thread_count(s->opts), &s->err);
     /* keys the batch itself registers: verify with them now, in parallel */
     if (rc == KIX_OK)
         rc = kix_log_verify_batch(s->replica, s->items, s->b.nleaves, thread_count(s->opts),

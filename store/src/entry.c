@@ -374,17 +374,18 @@ static int prepare_objects(struct kix_log *l, struct kix_prepared *p,
     return KIX_OK;
 }
 
-int kix_log_prepare(struct kix_log *l, const struct kix_submission *sub, struct kix_prepared **out,
-                    struct kix_err *err)
+int kix_log_prepare_leaf(struct kix_log *l, const struct kix_bytes *envelope,
+                         struct kix_prepared **out, struct kix_err *err)
 {
     struct kix_prepared *p = calloc(1, sizeof(*p));
     int rc;
 
+    (void)l;
     *out = NULL;
     if (!p)
         return kix_err_set(err, KIX_ENOMEM, "out of memory");
     kix_dsse_envelope_init(&p->env);
-    rc = kix_dsse_parse(sub->envelope.ptr, sub->envelope.len, &p->env, err);
+    rc = kix_dsse_parse(envelope->ptr, envelope->len, &p->env, err);
     if (rc)
         goto fail;
     if (strcmp(p->env.payload_type, KIX_DSSE_INTOTO_TYPE) != 0) {
@@ -405,10 +406,6 @@ int kix_log_prepare(struct kix_log *l, const struct kix_submission *sub, struct 
     rc = kix__entry_parse(p, p->env.payload.ptr, p->env.payload.len, err);
     if (rc == KIX_OK)
         rc = signer_of(p, err);
-    if (rc == KIX_OK)
-        rc = prepare_objects(l, p, sub, err);
-    if (rc == KIX_OK)
-        rc = verify_if_known(l, p, err);
     if (rc)
         goto fail;
     *out = p;
@@ -416,6 +413,41 @@ int kix_log_prepare(struct kix_log *l, const struct kix_submission *sub, struct 
 fail:
     kix_prepared_free(p);
     return rc;
+}
+
+void kix_prepared_needs(const struct kix_prepared *p, const struct kix_digest **needs, size_t *n)
+{
+    *needs = p->needs;
+    *n = p->nneeds;
+}
+
+int kix_log_prepare_objects(struct kix_log *l, struct kix_prepared *p,
+                            const struct kix_bytes *objects, size_t nobjects, struct kix_err *err)
+{
+    struct kix_submission sub = {{NULL, 0}, objects, nobjects};
+    int rc = p->objects ? kix_err_set(err, KIX_EINVAL, "the entry's objects are already prepared")
+                        : prepare_objects(l, p, &sub, err);
+
+    if (rc == KIX_OK)
+        rc = verify_if_known(l, p, err);
+    return rc;
+}
+
+int kix_log_prepare(struct kix_log *l, const struct kix_submission *sub, struct kix_prepared **out,
+                    struct kix_err *err)
+{
+    struct kix_prepared *p = NULL;
+    int rc = kix_log_prepare_leaf(l, &sub->envelope, &p, err);
+
+    *out = NULL;
+    if (rc == KIX_OK)
+        rc = kix_log_prepare_objects(l, p, sub->objects, sub->nobjects, err);
+    if (rc) {
+        kix_prepared_free(p);
+        return rc;
+    }
+    *out = p;
+    return KIX_OK;
 }
 
 int kix_entry_needs(const uint8_t *leaf, size_t len, struct kix_digest **out, size_t *n,

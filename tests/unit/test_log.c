@@ -552,6 +552,64 @@ KIX_TEST(receipts_and_consistency_verify)
     teardown(&f);
 }
 
+/* Prepare in two steps (what a replica does): the leaf says which objects
+ * it needs, the objects come after; the entry then commits as one prepared
+ * in one step would. A bad object is refused by the second step. */
+KIX_TEST(prepare_in_two_steps)
+{
+    struct fixture f;
+    struct kix_append_result res;
+    struct kix_err err = {0, ""};
+    struct kix_buf env = KIX_BUF_INIT;
+    struct kix_prepared *p = NULL;
+    const struct kix_digest *needs = NULL;
+    struct kix_digest d;
+    struct kix_bytes objs[2];
+    char manifest[512];
+    size_t n = 0;
+    uint64_t size;
+
+    setup(&f);
+    size = log_size(&f);
+    run_manifest(manifest, sizeof(manifest), 7);
+    digest_of_json(manifest, &d);
+    ASSERT_EQ_INT(KIX_OK,
+                  kix_entry_publication(f.publisher, "two-step", &d, NULL, NULL, NULL, &env, &err));
+    {
+        struct kix_bytes leaf = kix_buf_bytes(&env);
+        ASSERT_EQ_INT(KIX_OK, kix_log_prepare_leaf(f.log, &leaf, &p, &err));
+    }
+    kix_prepared_needs(p, &needs, &n);
+    ASSERT_EQ_INT(1, n);
+    ASSERT_EQ_MEM(d.b, 32, needs[0].b, 32);
+    /* the wrong object: canonical and parsed, but not what the entry names */
+    objs[0].ptr = (const uint8_t *)workload;
+    objs[0].len = strlen(workload);
+    ASSERT_EQ_INT(KIX_OK, kix_log_prepare_objects(f.log, p, objs, 1, &err));
+    ASSERT_EQ_INT(KIX_OK, kix_log_commit(f.log, &p, 1, &res, NULL, &err));
+    ASSERT_TRUE(res.code != KIX_OK);
+    ASSERT_CONTAINS(res.message, "sha256:");
+    kix_prepared_free(p);
+    ASSERT_EQ_U64(size, log_size(&f));
+    /* the right ones */
+    {
+        struct kix_bytes leaf = kix_buf_bytes(&env);
+        ASSERT_EQ_INT(KIX_OK, kix_log_prepare_leaf(f.log, &leaf, &p, &err));
+    }
+    objs[0].ptr = (const uint8_t *)manifest;
+    objs[0].len = strlen(manifest);
+    objs[1].ptr = (const uint8_t *)workload;
+    objs[1].len = strlen(workload);
+    ASSERT_EQ_INT(KIX_OK, kix_log_prepare_objects(f.log, p, objs, 2, &err));
+    ASSERT_EQ_INT(KIX_EINVAL, kix_log_prepare_objects(f.log, p, objs, 2, &err));
+    ASSERT_EQ_INT(KIX_OK, kix_log_commit(f.log, &p, 1, &res, NULL, &err));
+    ASSERT_EQ_INT(KIX_OK, res.code);
+    ASSERT_EQ_U64(size + 1, log_size(&f));
+    kix_prepared_free(p);
+    kix_buf_release(&env);
+    teardown(&f);
+}
+
 /* A receipt's base64 is strict: a byte >= 0x80 where a base64 character
  * belongs (libsodium 1.0.18 would read it as '/') makes it malformed. */
 KIX_TEST(receipt_base64_is_strict)

@@ -138,6 +138,19 @@ int kix_log_prepare(struct kix_log *l, const struct kix_submission *sub, struct 
                     struct kix_err *err) KIX_MUST_CHECK;
 void kix_prepared_free(struct kix_prepared *p);
 
+/* kix_log_prepare in two steps, for a replica that learns from a leaf which
+ * objects to fetch: kix_log_prepare_leaf parses the envelope and statement
+ * (no objects, no signature check) and kix_prepared_needs lists the digests
+ * the entry needs stored (a view into p); kix_log_prepare_objects then
+ * canonicalizes the objects and verifies as kix_log_prepare does. On its
+ * failure p is still the caller's to free. */
+int kix_log_prepare_leaf(struct kix_log *l, const struct kix_bytes *envelope,
+                         struct kix_prepared **out, struct kix_err *err) KIX_MUST_CHECK;
+void kix_prepared_needs(const struct kix_prepared *p, const struct kix_digest **needs, size_t *n);
+int kix_log_prepare_objects(struct kix_log *l, struct kix_prepared *p,
+                            const struct kix_bytes *objects, size_t nobjects,
+                            struct kix_err *err) KIX_MUST_CHECK;
+
 /* What an entry says, read from its leaf alone (no signature check). */
 struct kix_entry_summary {
     int type;                            /* enum kix_entry_type */
