@@ -2,6 +2,7 @@
 #include "base64.h"
 
 #include <sodium.h>
+#include <stdlib.h>
 #include <string.h>
 
 size_t kix__base64_encoded_len(size_t n)
@@ -74,6 +75,35 @@ int kix__base64_decode(const char *in, size_t len, uint8_t *dst, size_t dst_max,
         }
     }
     return KIX_EINVAL;
+}
+
+int kix__b64_decode(const char *b64, size_t len, uint8_t *out, size_t cap, size_t *out_len)
+{
+    size_t n, got = 0;
+    uint8_t *dst = out;
+    int ok;
+
+    if (decoded_len(b64, len, &n) || !ascii_only(b64, len))
+        return -1;
+    if (n > cap && !(dst = malloc(n)))
+        return -1;
+    ok = len == 0 || (sodium_base642bin(dst, n, b64, len, NULL, &got, NULL,
+                                        sodium_base64_VARIANT_ORIGINAL) == 0 &&
+                      got == n);
+    if (dst != out) {
+        memcpy(out, dst, cap);
+        sodium_memzero(dst, n);
+        free(dst);
+    }
+    if (!ok)
+        return -1;
+    *out_len = n;
+    return 0;
+}
+
+int kix__b64_add(struct kix_buf *out, const uint8_t *in, size_t n)
+{
+    return kix__base64_encode(in, n, out);
 }
 
 int kix__base64_decode_buf(const char *in, size_t len, size_t max, struct kix_buf *out)

@@ -35,6 +35,16 @@ int kix__base64_encode(const uint8_t *in, size_t n, struct kix_buf *out) KIX_MUS
 int kix__base64_decode(const char *in, size_t len, uint8_t *dst, size_t dst_max,
                        size_t *dst_len) KIX_MUST_CHECK;
 
+/* Strict standard-alphabet base64 only (signed notes, keys, receipts),
+ * decoded by the same code: writes the first cap decoded bytes to out, sets
+ * *out_len to the full decoded length (callers check it against cap) and
+ * returns 0; -1 when not valid. A longer result passes through a scratch
+ * buffer that is wiped before it is freed (key files decode through here). */
+int kix__b64_decode(const char *b64, size_t len, uint8_t *out, size_t cap, size_t *out_len);
+
+/* kix__base64_encode under the name the note code uses. */
+int kix__b64_add(struct kix_buf *out, const uint8_t *in, size_t n) KIX_MUST_CHECK;
+
 /* The same, appending to out; max bounds the decoded length. On error out
  * keeps its previous content. Adds KIX_ENOMEM. */
 int kix__base64_decode_buf(const char *in, size_t len, size_t max,

@@ -4,6 +4,7 @@
 #include <inttypes.h>
 #include <string.h>
 
+#include "base64.h"
 #include "note_impl.h"
 
 #define ROOT_B64_LEN 44 /* base64 of 32 bytes */

@@ -9,7 +9,7 @@
 
 #include "canon_internal.h"
 #include "log_internal.h"
-#include "note_impl.h"
+#include "base64.h"
 
 int kix__run_id_valid(const char *s, size_t len)
 {

@@ -59,69 +59,6 @@ size_t kix__utf8_next(const uint8_t *s, size_t n, uint32_t *cp)
     return len;
 }
 
-static int b64_val(uint8_t c)
-{
-    if (c >= 'A' && c <= 'Z')
-        return c - 'A';
-    if (c >= 'a' && c <= 'z')
-        return c - 'a' + 26;
-    if (c >= '0' && c <= '9')
-        return c - '0' + 52;
-    if (c == '+')
-        return 62;
-    if (c == '/')
-        return 63;
-    return -1;
-}
-
-int kix__b64_decode(const char *b64, size_t len, uint8_t *out, size_t cap, size_t *out_len)
-{
-    const uint8_t *s = (const uint8_t *)b64;
-    size_t i, n = 0;
-
-    if (len % 4 != 0)
-        return -1;
-    for (i = 0; i < len; i += 4) {
-        int v0 = b64_val(s[i]), v1 = b64_val(s[i + 1]), v2, v3;
-        int last = i + 4 == len;
-        uint8_t b[3];
-        size_t k = 3;
-
-        if (v0 < 0 || v1 < 0)
-            return -1;
-        if (last && s[i + 2] == '=' && s[i + 3] == '=') {
-            if (v1 & 0x0f) /* non-zero trailing bits: not canonical */
-                return -1;
-            v2 = v3 = 0;
-            k = 1;
-        } else if (last && s[i + 3] == '=') {
-            v2 = b64_val(s[i + 2]);
-            if (v2 < 0 || (v2 & 0x03))
-                return -1;
-            v3 = 0;
-            k = 2;
-        } else {
-            v2 = b64_val(s[i + 2]);
-            v3 = b64_val(s[i + 3]);
-            if (v2 < 0 || v3 < 0)
-                return -1;
-        }
-        b[0] = (uint8_t)(v0 << 2 | v1 >> 4);
-        b[1] = (uint8_t)((v1 & 0x0f) << 4 | v2 >> 2);
-        b[2] = (uint8_t)((v2 & 0x03) << 6 | v3);
-        for (size_t j = 0; j < k; j++, n++)
-            if (n < cap)
-                out[n] = b[j];
-    }
-    *out_len = n;
-    return 0;
-}
-
-int kix__b64_add(struct kix_buf *out, const uint8_t *in, size_t n)
-{
-    return kix__base64_encode(in, n, out);
-}
-
 /* ---- names and hashes --------------------------------------------------- */
 
 static int is_unicode_space(uint32_t c)

@@ -5,6 +5,7 @@
 #include <sodium.h>
 #include <string.h>
 
+#include "base64.h"
 #include "note_impl.h"
 
 #define COSIG_BLOB_LEN (4 + 8 + KIX_NOTE_SIG_LEN)

@@ -22,15 +22,6 @@ size_t kix__utf8_next(const uint8_t *s, size_t n, uint32_t *cp);
 /* kix_note_name_valid without the length bound (names in foreign notes). */
 int kix__name_chars_valid(const char *name, size_t len);
 
-/* Strict standard padded base64 (RFC 4648 section 4, canonical: padding
- * required, zero trailing bits) of exactly len chars. Writes the first cap
- * decoded bytes to out, sets *out_len to the full decoded length (callers
- * check it against cap) and returns 0; -1 when not valid. */
-int kix__b64_decode(const char *b64, size_t len, uint8_t *out, size_t cap, size_t *out_len);
-
-/* Appends standard padded base64 of n bytes. */
-int kix__b64_add(struct kix_buf *out, const uint8_t *in, size_t n) KIX_MUST_CHECK;
-
 /* Writes the PRIVATE+KEY text (no newline, NUL-terminated) of s into dst
  * (cap >= KIX__PRIVATE_TEXT_MAX + 1, ideally sodium_malloc memory);
  * returns its length. */

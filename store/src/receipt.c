@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "note_impl.h"
+#include "base64.h"
 
 void kix_receipt_init(struct kix_receipt *r)
 {

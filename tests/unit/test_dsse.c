@@ -278,6 +278,35 @@ KIX_TEST(base64_strictness)
     }
 }
 
+/* The standard-alphabet decoder of notes, keys and receipts: the same
+ * strictness, no URL-safe alphabet, and a result longer than the buffer
+ * reported whole with its first bytes written. */
+KIX_TEST(base64_standard_only)
+{
+    static const struct {
+        const char *text;
+        int ok;
+    } cases[] = {
+        {"", 1},         {"aGk=", 1},    {"+/8=", 1},          {"-_8=", 0}, {"aGk", 0},
+        {"aGl=", 0},     {"aG k=", 0},   {"aGk\x80", 0},       {"====", 0}, {"aGk=aGk=", 0},
+        {"aGVsbG8=", 1}, {"aGVsbG8", 0}, {"\xc0\xc0\xc0=", 0},
+    };
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        uint8_t dst[16];
+        size_t got = 99;
+        int rc = kix__b64_decode(cases[i].text, strlen(cases[i].text), dst, sizeof(dst), &got);
+        if ((rc == 0) != cases[i].ok)
+            KIX_FAIL_AT("base64 \"%s\": rc %d", cases[i].text, rc);
+    }
+    {
+        uint8_t two[2] = {0, 0};
+        size_t got = 0;
+        ASSERT_EQ_INT(0, kix__b64_decode("aGVsbG8=", 8, two, sizeof(two), &got));
+        ASSERT_EQ_U64(5, got);
+        ASSERT_EQ_MEM("he", 2, two, 2);
+    }
+}
+
 KIX_TEST(base64_encode_roundtrip)
 {
     uint8_t data[256];
