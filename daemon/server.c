@@ -18,6 +18,7 @@
 #include "conn.h"
 #include "mirror.h"
 #include "harden.h"
+#include "kix/rpc.h"
 #include "writer.h"
 
 #define LISTEN_BACKLOG 1024
@@ -233,36 +234,6 @@ static void on_connection(uv_stream_t *server, int status)
     kixd_worker_reader_end(l->w);
 }
 
-/* Splits "tcp://HOST:PORT" into host and port (HOST may be [v6]). */
-static int parse_tcp(const char *addr, char *host, size_t hcap, char *port, size_t pcap)
-{
-    const char *hp = addr + 6, *colon;
-    size_t hl;
-
-    if (hp[0] == '[') {
-        const char *end = strchr(hp, ']');
-        if (!end || end[1] != ':')
-            return -1;
-        hl = (size_t)(end - hp - 1);
-        colon = end + 1;
-        hp++;
-    } else {
-        colon = strrchr(hp, ':');
-        if (!colon)
-            return -1;
-        hl = (size_t)(colon - hp);
-    }
-    if (hl == 0 || hl >= hcap || !colon[1] || strlen(colon + 1) >= pcap)
-        return -1;
-    for (const char *p = colon + 1; *p; p++)
-        if (*p < '0' || *p > '9')
-            return -1;
-    memcpy(host, hp, hl);
-    host[hl] = '\0';
-    snprintf(port, pcap, "%s", colon + 1);
-    return 0;
-}
-
 /* A bound TCP socket; reuseport lets each worker bind the same address. */
 static int bound_socket(const struct sockaddr *sa, socklen_t len, int reuseport, int *out,
                         const char *addr, struct kix_err *err)
@@ -301,7 +272,7 @@ static int listen_tcp(struct kixd_server *srv, const char *addr, struct kix_err 
     socklen_t sslen;
     int rc, fd = -1;
 
-    if (parse_tcp(addr, host, sizeof(host), port, sizeof(port)) != 0)
+    if (kix_split_host_port(addr + 6, host, sizeof(host), port, sizeof(port)) != 0)
         return kix_err_set(err, KIX_EUSAGE, "bad listen address %s: expected tcp://HOST:PORT",
                            addr);
     memset(&hints, 0, sizeof(hints));

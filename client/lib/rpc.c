@@ -37,8 +37,7 @@ static int64_t now_ms(void)
     return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
-/* Splits "tcp://host:port", "host:port", "[v6]:port" into host and port. */
-static int split_host_port(const char *hp, char *host, size_t hcap, char *port, size_t pcap)
+int kix_split_host_port(const char *hp, char *host, size_t hcap, char *port, size_t pcap)
 {
     const char *colon;
     size_t hl;
@@ -56,14 +55,14 @@ static int split_host_port(const char *hp, char *host, size_t hcap, char *port, 
             return -1;
         hl = (size_t)(colon - hp);
     }
-    if (hl == 0 || hl >= hcap || strlen(colon + 1) == 0 || strlen(colon + 1) >= pcap)
+    if (hl == 0 || hl >= hcap || !colon[1] || strlen(colon + 1) >= pcap)
         return -1;
+    for (const char *p = colon + 1; *p; p++)
+        if (*p < '0' || *p > '9')
+            return -1;
     memcpy(host, hp, hl);
     host[hl] = '\0';
     snprintf(port, pcap, "%s", colon + 1);
-    for (const char *p = port; *p; p++)
-        if (*p < '0' || *p > '9')
-            return -1;
     return 0;
 }
 
@@ -154,7 +153,7 @@ static int open_tcp(struct kix_rpc *c, const char *hp, int64_t deadline, struct 
     struct addrinfo hints, *res = NULL;
     int rc, e = ECONNREFUSED, one = 1;
 
-    if (split_host_port(hp, host, sizeof(host), port, sizeof(port)) != 0)
+    if (kix_split_host_port(hp, host, sizeof(host), port, sizeof(port)) != 0)
         return kix_err_set(err, KIX_EINVAL,
                            "bad server address %s: expected tcp://HOST:PORT or unix:///PATH",
                            c->addr);

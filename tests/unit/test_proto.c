@@ -4,6 +4,7 @@
 #include <jansson.h>
 
 #include "kix/proto.h"
+#include "kix/rpc.h"
 
 /* ---- helpers ---------------------------------------------------------------- */
 
@@ -1321,6 +1322,32 @@ KIX_TEST(random_bytes_scanner_agrees_with_msgpack_c)
     }
     /* The generator reaches msgpack-c often enough to mean something. */
     ASSERT_TRUE(decoded > 1000);
+}
+
+/* Server addresses, shared by kix (connect) and kixd (listen). */
+KIX_TEST(split_host_port)
+{
+    static const struct {
+        const char *in, *host, *port;
+    } good[] = {
+        {"127.0.0.1:7411", "127.0.0.1", "7411"},
+        {"[::1]:80", "::1", "80"},
+        {"example.org:1", "example.org", "1"},
+        {"a:b:9", "a:b", "9"}, /* the last colon splits */
+    };
+    static const char *const bad[] = {"",      "host",    ":80",
+                                      "host:", "host:8x", "[::1]80",
+                                      "[::1",  "[]:80",   "host:123456789012345678"};
+    char host[64], port[16];
+    for (size_t i = 0; i < sizeof(good) / sizeof(good[0]); i++) {
+        ASSERT_EQ_INT(0, kix_split_host_port(good[i].in, host, sizeof(host), port, sizeof(port)));
+        ASSERT_EQ_STR(good[i].host, host);
+        ASSERT_EQ_STR(good[i].port, port);
+    }
+    for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
+        if (kix_split_host_port(bad[i], host, sizeof(host), port, sizeof(port)) != -1)
+            KIX_FAIL_AT("\"%s\" was accepted", bad[i]);
+    ASSERT_EQ_INT(-1, kix_split_host_port("abcdefgh:80", host, 8, port, sizeof(port)));
 }
 
 KIX_TEST_MAIN()
