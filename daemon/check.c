@@ -1,6 +1,7 @@
 /* kixd check (the full offline check of a store) and the quick check that
  * kixd serve runs before it serves (kix_log_check in kix/log.h). */
 #include <getopt.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -130,7 +131,8 @@ int kixd_check_main(int argc, char **argv)
     struct kix_err err = {0, ""};
     struct report rep;
     struct timespec t0;
-    char path[4200], *end;
+    char path[4200];
+    unsigned long long count;
     struct stat sb;
     double secs;
     int c, rc;
@@ -147,18 +149,16 @@ int kixd_check_main(int argc, char **argv)
             copts.quick = 1;
             break;
         case 't':
-            copts.tail = strtoull(optarg, &end, 10);
-            if (!*optarg || *end || *optarg == '-' || copts.tail == 0) {
-                fprintf(stderr, "kixd check: --tail needs a positive number\n");
-                return 2;
-            }
-            break;
         case 'm':
-            copts.max_issues = strtoull(optarg, &end, 10);
-            if (!*optarg || *end || *optarg == '-' || copts.max_issues == 0) {
-                fprintf(stderr, "kixd check: --max-problems needs a positive number\n");
+            if (kixd_parse_count(optarg, 1, ULLONG_MAX, &count) != 0) {
+                fprintf(stderr, "kixd check: %s needs a positive number\n",
+                        c == 't' ? "--tail" : "--max-problems");
                 return 2;
             }
+            if (c == 't')
+                copts.tail = count;
+            else
+                copts.max_issues = count;
             break;
         case 'j':
             rep.json = 1;

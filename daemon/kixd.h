@@ -25,6 +25,10 @@ enum kixd_level { KIXD_DEBUG = 0, KIXD_INFO = 1, KIXD_WARN = 2, KIXD_ERROR = 3 }
 void kixd_log(int level, const char *fmt, ...) KIX_PRINTF(2, 3);
 int kixd_log_enabled(int level);
 
+/* A decimal count in [lo, hi] (no sign, no overflow) into *out: 0, or -1. */
+int kixd_parse_count(const char *s, unsigned long long lo, unsigned long long hi,
+                     unsigned long long *out);
+
 /* ---- configuration ------------------------------------------------------------ */
 
 #define KIXD_MAX_LISTEN    16

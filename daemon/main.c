@@ -164,8 +164,8 @@ static void config_defaults(struct kixd_config *cfg)
     cfg->log_level = KIXD_INFO;
 }
 
-static int parse_count(const char *s, unsigned long long lo, unsigned long long hi,
-                       unsigned long long *out)
+int kixd_parse_count(const char *s, unsigned long long lo, unsigned long long hi,
+                     unsigned long long *out)
 {
     char *end;
     unsigned long long v;
@@ -317,18 +317,18 @@ static int apply(struct kixd_config *cfg, int opt, const char *v, char *why, siz
         bad = (cfg->log_level = parse_level(v)) < 0;
         break;
     case O_THREADS:
-        bad = parse_count(v, 1, 64, &n) != 0;
+        bad = kixd_parse_count(v, 1, 64, &n) != 0;
         cfg->threads = (unsigned)n;
         break;
     case O_MAX_MESSAGE:
         bad = parse_bytes(v, 4096, (size_t)1 << 30, &cfg->max_message) != 0;
         break;
     case O_MAX_IN_FLIGHT:
-        bad = parse_count(v, 1, 1u << 20, &n) != 0;
+        bad = kixd_parse_count(v, 1, 1u << 20, &n) != 0;
         cfg->max_in_flight = (unsigned)n;
         break;
     case O_MAX_CONNECTIONS:
-        bad = parse_count(v, 1, 1u << 24, &n) != 0;
+        bad = kixd_parse_count(v, 1, 1u << 24, &n) != 0;
         cfg->max_connections = (unsigned)n;
         break;
     case O_IDLE_TIMEOUT:
@@ -354,19 +354,19 @@ static int apply(struct kixd_config *cfg, int opt, const char *v, char *why, siz
         bad = parse_bytes(v, (size_t)1 << 20, (size_t)1 << 50, &cfg->map_max) != 0;
         break;
     case O_MAX_BATCH:
-        bad = parse_count(v, 1, 65536, &n) != 0;
+        bad = kixd_parse_count(v, 1, 65536, &n) != 0;
         cfg->max_batch = (unsigned)n;
         break;
     case O_MAX_GROUP:
-        bad = parse_count(v, 1, 1u << 20, &n) != 0;
+        bad = kixd_parse_count(v, 1, 1u << 20, &n) != 0;
         cfg->max_group = (unsigned)n;
         break;
     case O_MAX_ENTRIES:
-        bad = parse_count(v, 1, 100000, &n) != 0;
+        bad = kixd_parse_count(v, 1, 100000, &n) != 0;
         cfg->max_entries = (unsigned)n;
         break;
     case O_MAX_OBJECTS:
-        bad = parse_count(v, 1, 100000, &n) != 0;
+        bad = kixd_parse_count(v, 1, 100000, &n) != 0;
         cfg->max_objects = (unsigned)n;
         break;
     case O_MIRROR_OF:
@@ -386,7 +386,7 @@ static int apply(struct kixd_config *cfg, int opt, const char *v, char *why, siz
         cfg->fail_on_fork = 1;
         break;
     case O_MIRROR_BATCH:
-        bad = parse_count(v, 1, 1u << 20, &n) != 0;
+        bad = kixd_parse_count(v, 1, 1u << 20, &n) != 0;
         cfg->mirror_batch = (unsigned)n;
         break;
     case O_WITNESS_KEY:

@@ -25,6 +25,12 @@ grep -q "^passed: full check of .* size 8): 8 entries, 8 checkpoints" "$WORK/out
   || fail "clean check: $(cat "$WORK/out")"
 expect_status 0 "$KIXD" check --store "$CLEAN" --quick
 pass "a clean store passes kixd check (full and quick)"
+for bad in "--tail 0" "--tail -1" "--tail 99999999999999999999999" "--max-problems +3" "--max-problems x"; do
+  # shellcheck disable=SC2086
+  expect_status 2 "$KIXD" check --store "$CLEAN" $bad
+  grep -q "needs a positive number" "$WORK/err" || fail "kixd check $bad: $(cat "$WORK/err")"
+done
+pass "kixd check refuses a --tail or --max-problems that is not a positive count"
 
 # tampered COPY TABLE KEY OFFSET: a copy of the clean store with one byte flipped
 tampered() {
