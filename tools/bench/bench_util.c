@@ -27,24 +27,27 @@ double bench_now(void)
     return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
+static void vsay(const char *fmt, va_list ap)
+{
+    fputs("kix-bench: ", stderr);
+    vfprintf(stderr, fmt, ap);
+    fputc('\n', stderr);
+}
+
 void bench_say(const char *fmt, ...)
 {
     va_list ap;
-    fputs("kix-bench: ", stderr);
     va_start(ap, fmt);
-    vfprintf(stderr, fmt, ap);
+    vsay(fmt, ap);
     va_end(ap);
-    fputc('\n', stderr);
 }
 
 void bench_die(const char *fmt, ...)
 {
     va_list ap;
-    fputs("kix-bench: ", stderr);
     va_start(ap, fmt);
-    vfprintf(stderr, fmt, ap);
+    vsay(fmt, ap);
     va_end(ap);
-    fputc('\n', stderr);
     bench_stop_all();
     exit(1);
 }
