@@ -14,6 +14,7 @@ struct kix_log_reader {
     struct kix__tile_ctx tctx;
     struct kix_tile_io io;
     struct kix_tile_edge edge; /* this snapshot's right edge, from and to the log's */
+    int edge_taken;            /* edge holds what the log knew at the first proof */
 };
 
 int kix_log_read_begin(struct kix_log *l, struct kix_log_reader **out)
@@ -36,11 +37,6 @@ int kix_log_read_begin(struct kix_log *l, struct kix_log_reader **out)
     lr->tctx.store = l->store;
     lr->tctx.txn = lr->r->txn;
     kix__tile_io_init(&lr->io, &lr->tctx);
-    lr->edge.size = lr->size;
-    pthread_mutex_lock(&l->edge_mu);
-    if (l->edge.size == lr->size)
-        lr->edge = l->edge;
-    pthread_mutex_unlock(&l->edge_mu);
     *out = lr;
     return KIX_OK;
 }
@@ -218,6 +214,38 @@ int kix_log_reader_leaf_hash(struct kix_log_reader *r, uint64_t index, struct ki
     return kix_tiles_leaf_hash(&r->io, index, out, err);
 }
 
+/* The log's right edge, if it is of this snapshot's size (taken at the
+ * first proof, so readers that prove nothing pay nothing). */
+static void edge_take(struct kix_log_reader *r)
+{
+    struct kix_log *l = r->log;
+
+    r->edge.size = r->size;
+    r->edge.have = 0;
+    pthread_mutex_lock(&l->edge_mu);
+    if (l->edge.size == r->size)
+        r->edge = l->edge;
+    pthread_mutex_unlock(&l->edge_mu);
+    r->edge_taken = 1;
+}
+
+/* Gives back the levels this reader hashed that the log lacks. */
+static void edge_give(struct kix_log_reader *r)
+{
+    struct kix_log *l = r->log;
+
+    pthread_mutex_lock(&l->edge_mu);
+    if (l->edge.size < r->edge.size)
+        l->edge = r->edge;
+    else if (l->edge.size == r->edge.size)
+        for (unsigned i = 0; i < 64; i++)
+            if ((r->edge.have & ~l->edge.have) >> i & 1) {
+                memcpy(l->edge.node[i], r->edge.node[i], KIX_HASH_LEN);
+                l->edge.have |= (uint64_t)1 << i;
+            }
+    pthread_mutex_unlock(&l->edge_mu);
+}
+
 int kix_log_reader_inclusion(struct kix_log_reader *r, uint64_t index, uint64_t size,
                              struct kix_hash proof[KIX_MERKLE_MAX_PROOF], size_t *len,
                              struct kix_err *err)
@@ -231,21 +259,13 @@ int kix_log_reader_inclusion(struct kix_log_reader *r, uint64_t index, uint64_t 
     if (size == r->size) {
         /* every proof at the snapshot's size folds the same right edge:
          * hash each of its nodes once per size, for all readers */
-        uint64_t had = r->edge.have;
+        uint64_t had;
+        if (!r->edge_taken)
+            edge_take(r);
+        had = r->edge.have;
         rc = kix_tiles_inclusion_proof_edge(&r->io, &r->edge, index, size, proof, len, err);
-        if (rc == KIX_OK && r->edge.have != had) {
-            struct kix_log *l = r->log;
-            pthread_mutex_lock(&l->edge_mu);
-            if (l->edge.size < r->edge.size)
-                l->edge = r->edge;
-            else if (l->edge.size == r->edge.size)
-                for (unsigned i = 0; i < 64; i++)
-                    if ((r->edge.have & ~l->edge.have) >> i & 1) {
-                        memcpy(l->edge.node[i], r->edge.node[i], KIX_HASH_LEN);
-                        l->edge.have |= (uint64_t)1 << i;
-                    }
-            pthread_mutex_unlock(&l->edge_mu);
-        }
+        if (rc == KIX_OK && r->edge.have != had)
+            edge_give(r);
         return rc;
     }
     return kix_tiles_inclusion_proof(&r->io, index, size, proof, len, err);
