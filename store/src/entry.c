@@ -181,8 +181,10 @@ static int predicate_type(const char *t)
     return 0;
 }
 
-int kix__entry_parse(struct kix_prepared *p, const uint8_t *payload, size_t len,
-                     struct kix_err *err)
+/* kix__entry_parse that can also hand out the predicate's tree (*pred_out,
+ * a new reference, on success) for the caller to read more of it. */
+static int entry_parse(struct kix_prepared *p, const uint8_t *payload, size_t len,
+                       json_t **pred_out, struct kix_err *err)
 {
     struct kix_statement st;
     json_t *pred = NULL;
@@ -250,9 +252,19 @@ int kix__entry_parse(struct kix_prepared *p, const uint8_t *payload, size_t len,
         break;
     }
 out:
+    if (rc == KIX_OK && pred_out) {
+        *pred_out = pred;
+        pred = NULL;
+    }
     json_decref(pred);
     kix_statement_release(&st);
     return rc;
+}
+
+int kix__entry_parse(struct kix_prepared *p, const uint8_t *payload, size_t len,
+                     struct kix_err *err)
+{
+    return entry_parse(p, payload, len, NULL, err);
 }
 
 void kix_prepared_free(struct kix_prepared *p)
@@ -495,21 +507,17 @@ int kix_entry_describe(const uint8_t *leaf, size_t len, struct kix_entry_summary
     static const char *const sources[] = {"source", NULL};
     static const char *const licenses[] = {"license", NULL};
     struct kix_prepared p;
-    struct kix_statement st;
     json_t *pred = NULL;
     int rc;
 
     memset(out, 0, sizeof(*out));
     memset(&p, 0, sizeof(p));
     kix_dsse_envelope_init(&p.env);
-    kix_statement_init(&st);
     rc = kix_dsse_parse(leaf, len, &p.env, err);
     if (rc == KIX_OK)
-        rc = kix__entry_parse(&p, p.env.payload.ptr, p.env.payload.len, err);
+        rc = entry_parse(&p, p.env.payload.ptr, p.env.payload.len, &pred, err);
     if (rc == KIX_OK)
         rc = signer_of(&p, err);
-    if (rc == KIX_OK)
-        rc = kix__statement_parse_tree(p.env.payload.ptr, p.env.payload.len, &st, &pred, err);
     if (rc == KIX_OK) {
         out->type = p.type;
         memcpy(out->run_id, p.run_id, sizeof(out->run_id));
@@ -526,7 +534,6 @@ int kix_entry_describe(const uint8_t *leaf, size_t len, struct kix_entry_summary
         predicate_string(pred, licenses, out->license, sizeof(out->license));
     }
     json_decref(pred);
-    kix_statement_release(&st);
     kix_dsse_envelope_release(&p.env);
     free(p.needs);
     return rc;

@@ -552,6 +552,37 @@ KIX_TEST(receipts_and_consistency_verify)
     teardown(&f);
 }
 
+/* What a leaf says, read back from the leaf alone. */
+KIX_TEST(entry_describe_reads_the_predicate)
+{
+    struct fixture f;
+    struct kix_err err = {0, ""};
+    struct kix_buf env = KIX_BUF_INIT;
+    struct kix_entry_summary s;
+    struct kix_digest d;
+
+    setup(&f);
+    digest_of_json(workload, &d);
+    ASSERT_EQ_INT(KIX_OK, kix_entry_publication(f.publisher, "run-9", &d, "2024-09-03T00:00:00Z",
+                                                "liger-kernel-bench", "BSD-2-Clause", &env, &err));
+    ASSERT_EQ_INT(KIX_OK, kix_entry_describe(env.ptr, env.len, &s, &err));
+    ASSERT_EQ_INT(KIX_ENTRY_PUBLICATION, s.type);
+    ASSERT_EQ_STR("run-9", s.run_id);
+    ASSERT_EQ_MEM(d.b, 32, s.subject.b, 32);
+    ASSERT_EQ_STR("2024-09-03T00:00:00Z", s.time);
+    ASSERT_EQ_STR("liger-kernel-bench", s.source);
+    ASSERT_EQ_STR("BSD-2-Clause", s.license);
+    kix_buf_reset(&env);
+    ASSERT_EQ_INT(KIX_OK, kix_entry_attestation(f.attester, "run-9", &d, "seen on an A100", NULL, 0,
+                                                &env, &err));
+    ASSERT_EQ_INT(KIX_OK, kix_entry_describe(env.ptr, env.len, &s, &err));
+    ASSERT_EQ_INT(KIX_ENTRY_ATTESTATION, s.type);
+    ASSERT_EQ_STR("seen on an A100", s.note);
+    ASSERT_TRUE(s.time[0] != '\0'); /* attestedAt */
+    kix_buf_release(&env);
+    teardown(&f);
+}
+
 /* Prepare in two steps (what a replica does): the leaf says which objects
  * it needs, the objects come after; the entry then commits as one prepared
  * in one step would. A bad object is refused by the second step. */
