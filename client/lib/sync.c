@@ -453,6 +453,17 @@ static void stage_release(struct stage *s)
     batch_release(&s->b);
 }
 
+static void stage_init(struct stage *s, struct kix_client *up, struct kix_log *replica,
+                       const struct kix_sync_opts *opts, uint64_t start, uint64_t target)
+{
+    memset(s, 0, sizeof(*s));
+    s->up = up;
+    s->replica = replica;
+    s->opts = opts;
+    s->start = start;
+    s->target = target;
+}
+
 /* Fetch and verify everything of one batch that needs no replica state. */
 static void *stage_fill(void *arg)
 {
@@ -460,9 +471,7 @@ static void *stage_fill(void *arg)
     size_t max_batch = s->opts && s->opts->max_batch ? s->opts->max_batch : DEFAULT_MAX_BATCH;
     int rc;
 
-    memset(&s->b, 0, sizeof(s->b));
-    s->items = NULL;
-    s->b.first = s->start;
+    s->b.first = s->start; /* the rest of s was zeroed by stage_init */
     rc = fetch_checkpoints(s->up, &s->b, s->start, s->target, max_batch, &s->err);
     if (rc == KIX_OK) {
         s->end = s->b.cps[s->b.ncps - 1].size;
@@ -498,17 +507,6 @@ static int stage_replay(struct stage *s, struct kix_err *err)
 static int cancelled(const struct kix_sync_opts *opts)
 {
     return opts && opts->cancel && opts->cancel(opts->progress_ctx);
-}
-
-static void stage_init(struct stage *s, struct kix_client *up, struct kix_log *replica,
-                       const struct kix_sync_opts *opts, uint64_t start, uint64_t target)
-{
-    memset(s, 0, sizeof(*s));
-    s->up = up;
-    s->replica = replica;
-    s->opts = opts;
-    s->start = start;
-    s->target = target;
 }
 
 /* Batches are pipelined: while batch N is replayed (one thread: policy,
