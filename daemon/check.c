@@ -182,7 +182,7 @@ int kixd_check_main(int argc, char **argv)
     }
     memset(&lopts, 0, sizeof(lopts));
     lopts.store.read_only = 1; /* no log key needed, nothing written */
-    rc = kix_log_open(dir, &lopts, &log, &err);
+    rc = kix_index_open(dir, &lopts, &log, &err);
     if (rc) {
         fprintf(stderr, "kixd check: cannot open %s: %s\n", dir, kix_err_text(&err, rc));
         return 3;

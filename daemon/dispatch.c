@@ -559,7 +559,7 @@ static int m_resolve(struct call *k)
     rc = reader(k, &r);
     if (rc)
         return rc;
-    rc = kix_log_resolve(r, (const char *)ref.ptr, ref.len, &res, &k->err);
+    rc = kix_index_resolve(r, (const char *)ref.ptr, ref.len, &res, &k->err);
     if (rc)
         return rc;
     rc = put_resolution(k, &res);
@@ -705,7 +705,7 @@ static int m_query(struct call *k)
     rows.rows = malloc((size_t)q.limit * sizeof(*rows.rows));
     if (!rows.rows)
         return fail(k, KIX_ENOMEM, "out of memory");
-    rc = kix_log_query(r, &q, keep_row, &rows, &matched);
+    rc = kix_index_query(r, &q, keep_row, &rows, &matched);
     if (rc) {
         free(rows.rows);
         return fail(k, rc, "querying: %s", kix_strerror(rc));

@@ -4,7 +4,7 @@
 #ifndef KIXD_HARDEN_H
 #define KIXD_HARDEN_H
 
-#include "kix/log.h"
+#include "kix/index.h"
 #include "kixd.h"
 
 /* kixd check: the full offline check of a store. Returns an exit status:

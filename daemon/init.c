@@ -5,7 +5,7 @@
 #include <sys/stat.h>
 
 #include "kixd.h"
-#include "kix/log.h"
+#include "kix/index.h"
 #include "kix/note.h"
 
 static const char init_help[] =
@@ -72,7 +72,7 @@ int kixd_init_main(int argc, char **argv)
             kix_verifier_from_signer(admin, &admin_v);
     }
     if (rc == KIX_OK)
-        rc = kix_log_create(dir, origin, admin_v.pub, NULL, &vkey, &err);
+        rc = kix_index_create(dir, origin, admin_v.pub, NULL, &vkey, &err);
     if (rc == KIX_OK && admin) {
         snprintf(path, sizeof(path), "%s/admin.key", dir);
         rc = kix_keyfile_write(path, admin, &err);

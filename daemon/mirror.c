@@ -108,7 +108,7 @@ int kixd_mirror_prepare(const struct kixd_config *cfg, struct kix_err *err)
                            cfg->store);
     snprintf(path, sizeof(path), "%s/data.mdb", cfg->store);
     if (stat(path, &st) != 0) {
-        rc = kix_log_create_replica(cfg->store, &key, &opts, err);
+        rc = kix_index_create_replica(cfg->store, &key, &opts, err);
         if (rc) {
             kix_err_wrap(err, "creating the replica store %s", cfg->store);
             return rc;
@@ -116,7 +116,7 @@ int kixd_mirror_prepare(const struct kixd_config *cfg, struct kix_err *err)
         kixd_log(KIXD_INFO, "created %s as an empty replica of %s", cfg->store, key.name);
         return KIX_OK;
     }
-    rc = kix_log_open(cfg->store, &opts, &l, err);
+    rc = kix_index_open(cfg->store, &opts, &l, err);
     if (rc)
         return rc;
     if (!same_key(kix_log_verifier(l), &key))

@@ -484,11 +484,11 @@ static int open_log(struct kixd_server *srv, struct kix_err *err)
                            srv->cfg->store);
     memset(&opts, 0, sizeof(opts));
     opts.store.map_max = srv->cfg->map_max;
-    rc = kix_log_open(srv->cfg->store, &opts, &srv->log, err);
+    rc = kix_index_open(srv->cfg->store, &opts, &srv->log, err);
     if (rc == KIX_ENOTFOUND && err && strstr(err->msg, "log.key")) {
         /* no log key: a replica (mirror) store, served read-only */
         opts.replica = 1;
-        rc = kix_log_open(srv->cfg->store, &opts, &srv->log, err);
+        rc = kix_index_open(srv->cfg->store, &opts, &srv->log, err);
     }
     if (rc)
         return rc;

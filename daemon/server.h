@@ -22,7 +22,7 @@
 #include <uv.h>
 
 #include "kix/buf.h"
-#include "kix/log.h"
+#include "kix/index.h"
 #include "kixd.h"
 
 struct kixd_conn;

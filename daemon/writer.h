@@ -18,7 +18,7 @@
 #ifndef KIXD_WRITER_H
 #define KIXD_WRITER_H
 
-#include "kix/log.h"
+#include "kix/index.h"
 #include "kix/proto.h"
 #include "server.h"
 

@@ -11,7 +11,7 @@
 #include "kix/canon.h"
 #include "kix/dsse.h"
 #include "kix/entries.h"
-#include "kix/log.h"
+#include "kix/index.h"
 
 #define ORIGIN "kix.test/log"
 
@@ -107,9 +107,9 @@ static inline void setup(struct fixture *f)
     f->attester = new_key("attester");
     f->rerunner = new_key("rerunner");
     f->stranger = new_key("stranger");
-    if (kix_log_create(f->dir, ORIGIN, kix_signer_public_key(f->admin), NULL, &vkey, NULL) ||
+    if (kix_index_create(f->dir, ORIGIN, kix_signer_public_key(f->admin), NULL, &vkey, NULL) ||
         kix_verifier_parse((const char *)vkey.ptr, vkey.len, &f->vkey, NULL) ||
-        kix_log_open(f->dir, NULL, &f->log, NULL))
+        kix_index_open(f->dir, NULL, &f->log, NULL))
         abort();
     kix_buf_release(&vkey);
     if (add_key(f, f->admin, f->publisher, KIX_ROLE_PUBLISH, 0) ||
@@ -139,7 +139,8 @@ static inline struct kix_log *new_replica(const struct fixture *f, char **dir)
     rmdir(*dir);
     memset(&opts, 0, sizeof(opts));
     opts.replica = 1;
-    if (kix_log_create_replica(*dir, &f->vkey, &opts, NULL) || kix_log_open(*dir, &opts, &r, NULL))
+    if (kix_index_create_replica(*dir, &f->vkey, &opts, NULL) ||
+        kix_index_open(*dir, &opts, &r, NULL))
         abort();
     return r;
 }

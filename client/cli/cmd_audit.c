@@ -172,13 +172,13 @@ int cmd_audit(int argc, char **argv)
         snprintf(cmd, sizeof(cmd), "rm -rf '%s'", tmp);
         if (access(tmp, F_OK) == 0 && system(cmd) != 0)
             fprintf(stderr, "kix audit: could not remove %s\n", tmp);
-        rc = kix_log_create_replica(tmp, &key, &opts, &err);
+        rc = kix_index_create_replica(tmp, &key, &opts, &err);
         if (rc == KIX_OK && rename(tmp, path) != 0)
             rc = kix_err_set(&err, KIX_EIO, "cannot rename %s to %s: %s", tmp, path,
                              strerror(errno));
     }
     if (rc == KIX_OK)
-        rc = kix_log_open(path, &opts, &replica, &err);
+        rc = kix_index_open(path, &opts, &replica, &err);
     if (rc) {
         status = cli_fail("audit", rc, &err);
         goto out;

@@ -16,14 +16,6 @@ static void b64(const uint8_t *data, size_t len, char *out, size_t cap)
     sodium_bin2base64(out, cap, data, len, sodium_base64_VARIANT_ORIGINAL);
 }
 
-static void short_hex(const uint8_t *id, char out[17])
-{
-    char hex[65];
-    kix_hex_encode(id, 32, hex);
-    memcpy(out, hex, 16);
-    out[16] = '\0';
-}
-
 static const char get_help[] =
     "usage: kix get DIGEST [--store DIR | --server ADDR]\n"
     "\n"
@@ -176,7 +168,7 @@ static void print_resolution(const struct kix_resolution *res, const char *origi
         struct kix_entry_summary s;
         if (kix_entry_describe(e->leaf.ptr, e->leaf.len, &s, NULL) != KIX_OK)
             memset(&s, 0, sizeof(s));
-        short_hex(s.signer, signer);
+        kix_hex_short_id(s.signer, signer);
         printf("  #%-8llu %-13s signer %s  %s", (unsigned long long)e->index,
                kix_entry_type_name(e->type), signer, s.time);
         if (e->type == KIX_ENTRY_RERUN)

@@ -4,7 +4,7 @@
 #include <string.h>
 
 #include "cli.h"
-#include "kix/log.h"
+#include "kix/index.h"
 #include "kix/receipt.h"
 
 static const char verify_help[] =

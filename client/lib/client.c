@@ -16,11 +16,11 @@ int kix_client_open_store(const char *dir, struct kix_client **out, struct kix_e
     if (!c)
         return kix_err_set(err, KIX_ENOMEM, "out of memory");
     memset(&opts, 0, sizeof(opts));
-    rc = kix_log_open(dir, &opts, &c->log, err);
+    rc = kix_index_open(dir, &opts, &c->log, err);
     if (rc == KIX_ENOTFOUND && err && strstr(err->msg, "log.key")) {
         /* no log key here: a replica (mirror) store, readable as is */
         opts.replica = 1;
-        rc = kix_log_open(dir, &opts, &c->log, err);
+        rc = kix_index_open(dir, &opts, &c->log, err);
     }
     if (rc) {
         free(c);
@@ -350,7 +350,7 @@ int kix_client_query(struct kix_client *c, const struct kix_query *q, kix_query_
 {
     if (c->remote)
         return kix__remote_query(c->remote, q, fn, ctx, matched, err);
-    WITH_READER(c, r, err, kix_log_query(r, q, fn, ctx, matched));
+    WITH_READER(c, r, err, kix_index_query(r, q, fn, ctx, matched));
 }
 
 /* A local resolution borrows from a read snapshot kept open until release. */
@@ -370,7 +370,7 @@ int kix_client_resolve(struct kix_client *c, const char *ref, struct kix_resolut
     rc = kix_log_read_begin(c->log, &r);
     if (rc)
         return kix_err_set(err, rc, "reading the store: %s", kix_strerror(rc));
-    rc = kix_log_resolve(r, ref, strlen(ref), out, err);
+    rc = kix_index_resolve(r, ref, strlen(ref), out, err);
     if (rc) {
         kix_log_read_end(r);
         return rc;

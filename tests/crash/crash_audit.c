@@ -60,7 +60,7 @@ static int open_replica(const char *dir, struct kix_log **out)
     memset(&o, 0, sizeof(o));
     o.replica = 1;
     o.store.read_only = 1;
-    return kix_log_open(dir, &o, out, NULL);
+    return kix_index_open(dir, &o, out, NULL);
 }
 
 static uint64_t replica_size(const char *dir)

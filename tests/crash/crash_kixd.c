@@ -430,9 +430,9 @@ static int audit(struct crash *cr, struct kix_client *c, const char *dir, uint64
     o.replica = 1;
     o.store.no_sync = 1;
     if (stat(dir, &st) != 0)
-        rc = kix_log_create_replica(dir, &cr->f.log_key, &o, err);
+        rc = kix_index_create_replica(dir, &cr->f.log_key, &o, err);
     if (rc == KIX_OK)
-        rc = kix_log_open(dir, &o, &replica, err);
+        rc = kix_index_open(dir, &o, &replica, err);
     if (rc == KIX_OK)
         rc = kix_sync(c, replica, KIX_NO_INDEX, NULL, size, err);
     kix_log_close(replica);

@@ -60,7 +60,7 @@ static uint64_t store_size(const char *dir)
     memset(&o, 0, sizeof(o));
     o.replica = 1;
     o.store.read_only = 1;
-    if (kix_log_open(dir, &o, &l, NULL) != KIX_OK)
+    if (kix_index_open(dir, &o, &l, NULL) != KIX_OK)
         return 0;
     if (kix_log_read_begin(l, &r) == KIX_OK) {
         n = kix_log_reader_size(r);
@@ -191,7 +191,7 @@ KIX_TEST(mirror)
                 o.replica = 1;
                 snprintf(cmd, sizeof(cmd), "rm -rf '%s'", mdir);
                 ASSERT_EQ_INT(0, system(cmd));
-                ASSERT_EQ_INT(KIX_OK, kix_log_create_replica(mdir, &f.log_key, &o, &err));
+                ASSERT_EQ_INT(KIX_OK, kix_index_create_replica(mdir, &f.log_key, &o, &err));
                 made_store = 1;
                 continue;
             }

@@ -643,7 +643,7 @@ KIX_TEST(mirror_store_is_served_read_only)
     snprintf(m.sock_path, sizeof(m.sock_path), "%.100s-msock", f.dir);
     snprintf(m.addr, sizeof(m.addr), "unix://%s", m.sock_path);
     snprintf(m.log, sizeof(m.log), "%.100s-mirror.log", f.dir);
-    ASSERT_EQ_INT(KIX_OK, kix_log_create_replica(m.dir, &f.log_key, NULL, &err));
+    ASSERT_EQ_INT(KIX_OK, kix_index_create_replica(m.dir, &f.log_key, NULL, &err));
     ASSERT_EQ_INT(0, fx_serve(&m));
     c = fx_rpc(&m);
     ASSERT_EQ_INT(KIX_OK, callv(c, "info", &msg, &err, ""));

@@ -11,7 +11,7 @@
 #include <string.h>
 
 #include "kix/entries.h"
-#include "kix/log.h"
+#include "kix/index.h"
 
 struct job {
     struct kix_log *log;
@@ -81,10 +81,10 @@ int main(int argc, char **argv)
     if (rc == KIX_OK)
         rc = kix_signer_generate("gen", KIX_NOTE_ALG_ED25519, &pub, &err);
     if (rc == KIX_OK)
-        rc = kix_log_create(argv[1], "gen.test/log", kix_signer_public_key(admin), NULL, &vkey,
-                            &err);
+        rc = kix_index_create(argv[1], "gen.test/log", kix_signer_public_key(admin), NULL, &vkey,
+                              &err);
     if (rc == KIX_OK)
-        rc = kix_log_open(argv[1], NULL, &log, &err);
+        rc = kix_index_open(argv[1], NULL, &log, &err);
     if (rc == KIX_OK)
         rc = kix_entry_key(admin, 0, kix_signer_public_key(pub), KIX_ROLE_PUBLISH, &env, &err);
     if (rc == KIX_OK)

@@ -4,11 +4,11 @@
 #include <stdlib.h>
 #include <unistd.h>
 
-#include "db.h"
+#include "kix/encoding.h"
 #include "fixture.h"
 #include "harness.h"
 #include "kix/entries.h"
-#include "kix/log.h"
+#include "kix/index.h"
 
 /* Publishes runs run-<from>..run-<from+n-1> in commits of `group`. */
 static void publish_groups(struct fixture *f, int from, int n, int group)
@@ -94,14 +94,14 @@ static void setup_big(struct fixture *f)
 static void reopen(struct fixture *f)
 {
     kix_log_close(f->log);
-    if (kix_log_open(f->dir, NULL, &f->log, NULL))
+    if (kix_index_open(f->dir, NULL, &f->log, NULL))
         abort();
 }
 
 static void tamper_u64(struct fixture *f, const char *table, uint64_t k, size_t off)
 {
     uint8_t key[8];
-    kix__u64be_put(key, k);
+    kix_u64be_put(key, k);
     tamper(f->dir, table, key, 8, off);
     reopen(f);
 }
@@ -110,7 +110,7 @@ static void tamper_tile(struct fixture *f, unsigned level, uint64_t index, size_
 {
     uint8_t key[9];
     key[0] = (uint8_t)level;
-    kix__u64be_put(key + 1, index);
+    kix_u64be_put(key + 1, index);
     tamper(f->dir, "tiles", key, 9, off);
     reopen(f);
 }
@@ -330,9 +330,9 @@ KIX_TEST(missing_and_extra_records_are_named)
     ASSERT_EQ_INT(0, mdb_env_open(env, f.dir, 0, 0600));
     ASSERT_EQ_INT(0, mdb_txn_begin(env, NULL, 0, &txn));
     ASSERT_EQ_INT(0, mdb_dbi_open(txn, "leaves", 0, &dbi));
-    kix__u64be_put(k, 10);
+    kix_u64be_put(k, 10);
     ASSERT_EQ_INT(0, mdb_del(txn, dbi, &key, NULL));
-    kix__u64be_put(k, 700);
+    kix_u64be_put(k, 700);
     ASSERT_EQ_INT(0, mdb_put(txn, dbi, &key, &val, 0));
     ASSERT_EQ_INT(0, mdb_txn_commit(txn));
     mdb_env_close(env);
@@ -395,8 +395,8 @@ KIX_TEST(empty_replica_passes)
     o.replica = 1;
     snprintf(dir, sizeof(dir), "%s/r", top);
     kix_verifier_from_signer(k, &v);
-    ASSERT_EQ_INT(KIX_OK, kix_log_create_replica(dir, &v, &o, &err));
-    ASSERT_EQ_INT(KIX_OK, kix_log_open(dir, &o, &l, &err));
+    ASSERT_EQ_INT(KIX_OK, kix_index_create_replica(dir, &v, &o, &err));
+    ASSERT_EQ_INT(KIX_OK, kix_index_open(dir, &o, &l, &err));
     ASSERT_EQ_INT(KIX_OK, kix_log_check(l, NULL, &st, &err));
     ASSERT_EQ_U64(0, st.size);
     kix_log_close(l);

@@ -6,7 +6,7 @@
 #include <jansson.h>
 #include <sodium.h>
 
-#include "base64.h"
+#include "kix/encoding.h"
 #include "kix/dsse.h"
 
 #define HELLO_TYPE "http://example.com/HelloWorld"
@@ -219,7 +219,7 @@ KIX_TEST(base64_vectors)
         uint8_t *want = unhex(json_string_value(json_object_get(v, "decoded_hex")), &wlen);
         uint8_t dst[300];
         struct kix_buf buf = KIX_BUF_INIT;
-        int rc = kix__base64_decode(text, strlen(text), dst, sizeof(dst), &got);
+        int rc = kix_base64_decode(text, strlen(text), dst, sizeof(dst), &got);
 
         ASSERT_EQ_INT(ok ? KIX_OK : KIX_EINVAL, rc);
         if (ok)
@@ -227,7 +227,7 @@ KIX_TEST(base64_vectors)
         else
             ASSERT_EQ_INT(0, got);
         ASSERT_EQ_INT(ok ? KIX_OK : KIX_EINVAL,
-                      kix__base64_decode_buf(text, strlen(text), 256, &buf));
+                      kix_base64_decode_buf(text, strlen(text), 256, &buf));
         if (ok)
             ASSERT_EQ_MEM(want, wlen, buf.ptr, buf.len);
         kix_buf_release(&buf);
@@ -263,7 +263,7 @@ KIX_TEST(base64_strictness)
     for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
         uint8_t dst[16];
         size_t got = 0;
-        int rc = kix__base64_decode(cases[i].text, strlen(cases[i].text), dst, sizeof(dst), &got);
+        int rc = kix_base64_decode(cases[i].text, strlen(cases[i].text), dst, sizeof(dst), &got);
         if (rc != cases[i].rc)
             fprintf(stderr, "base64 case \"%s\"\n", cases[i].text);
         ASSERT_EQ_INT(cases[i].rc, rc);
@@ -273,8 +273,8 @@ KIX_TEST(base64_strictness)
     {
         uint8_t dst[2];
         size_t got;
-        ASSERT_EQ_INT(KIX_ELIMIT, kix__base64_decode("aGVsbG8=", 8, dst, 2, &got));
-        ASSERT_EQ_INT(KIX_OK, kix__base64_decode("aGk=", 4, dst, 2, &got));
+        ASSERT_EQ_INT(KIX_ELIMIT, kix_base64_decode("aGVsbG8=", 8, dst, 2, &got));
+        ASSERT_EQ_INT(KIX_OK, kix_base64_decode("aGk=", 4, dst, 2, &got));
     }
 }
 
@@ -294,14 +294,15 @@ KIX_TEST(base64_standard_only)
     for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
         uint8_t dst[16];
         size_t got = 99;
-        int rc = kix__b64_decode(cases[i].text, strlen(cases[i].text), dst, sizeof(dst), &got);
+        int rc =
+            kix_base64_decode_std(cases[i].text, strlen(cases[i].text), dst, sizeof(dst), &got);
         if ((rc == 0) != cases[i].ok)
             KIX_FAIL_AT("base64 \"%s\": rc %d", cases[i].text, rc);
     }
     {
         uint8_t two[2] = {0, 0};
         size_t got = 0;
-        ASSERT_EQ_INT(0, kix__b64_decode("aGVsbG8=", 8, two, sizeof(two), &got));
+        ASSERT_EQ_INT(0, kix_base64_decode_std("aGVsbG8=", 8, two, sizeof(two), &got));
         ASSERT_EQ_U64(5, got);
         ASSERT_EQ_MEM("he", 2, two, 2);
     }
@@ -315,17 +316,17 @@ KIX_TEST(base64_encode_roundtrip)
     for (size_t n = 0; n <= 10; n++) {
         struct kix_buf b = KIX_BUF_INIT, d = KIX_BUF_INIT;
         ASSERT_EQ_INT(KIX_OK, kix_buf_adds(&b, "<"));
-        ASSERT_EQ_INT(KIX_OK, kix__base64_encode(data, n, &b));
-        ASSERT_EQ_INT(1 + kix__base64_encoded_len(n), b.len);
+        ASSERT_EQ_INT(KIX_OK, kix_base64_encode(data, n, &b));
+        ASSERT_EQ_INT(1 + kix_base64_encoded_len(n), b.len);
         ASSERT_EQ_INT(0, b.ptr[b.len]);
-        ASSERT_EQ_INT(KIX_OK, kix__base64_decode_buf((const char *)b.ptr + 1, b.len - 1, n, &d));
+        ASSERT_EQ_INT(KIX_OK, kix_base64_decode_buf((const char *)b.ptr + 1, b.len - 1, n, &d));
         ASSERT_EQ_MEM(data, n, d.ptr, d.len);
         kix_buf_release(&b);
         kix_buf_release(&d);
     }
     {
         struct kix_buf b = KIX_BUF_INIT;
-        ASSERT_EQ_INT(KIX_OK, kix__base64_encode((const uint8_t *)"\xfb\xff", 2, &b));
+        ASSERT_EQ_INT(KIX_OK, kix_base64_encode((const uint8_t *)"\xfb\xff", 2, &b));
         ASSERT_EQ_STR("+/8=", (const char *)b.ptr);
         kix_buf_release(&b);
     }
@@ -347,16 +348,16 @@ KIX_TEST(json_string_jcs)
 
 KIX_TEST(utf8_validation)
 {
-    ASSERT_EQ_INT(1, kix__utf8_valid("", 0));
-    ASSERT_EQ_INT(1, kix__utf8_valid("h\xc3\xa9\xe0\xb2\xa0\xf0\x9f\x98\x80", 10));
-    ASSERT_EQ_INT(0, kix__utf8_valid("a\0b", 3));             /* NUL */
-    ASSERT_EQ_INT(0, kix__utf8_valid("\xc0\xaf", 2));         /* overlong */
-    ASSERT_EQ_INT(0, kix__utf8_valid("\xe0\x80\xaf", 3));     /* overlong */
-    ASSERT_EQ_INT(0, kix__utf8_valid("\xed\xa0\x80", 3));     /* surrogate */
-    ASSERT_EQ_INT(0, kix__utf8_valid("\xf4\x90\x80\x80", 4)); /* > U+10FFFF */
-    ASSERT_EQ_INT(0, kix__utf8_valid("\xc3", 1));             /* truncated */
-    ASSERT_EQ_INT(0, kix__utf8_valid("\x80", 1));             /* lone continuation */
-    ASSERT_EQ_INT(0, kix__utf8_valid("\xff", 1));
+    ASSERT_EQ_INT(1, kix_utf8_valid("", 0));
+    ASSERT_EQ_INT(1, kix_utf8_valid("h\xc3\xa9\xe0\xb2\xa0\xf0\x9f\x98\x80", 10));
+    ASSERT_EQ_INT(0, kix_utf8_valid("a\0b", 3));             /* NUL */
+    ASSERT_EQ_INT(0, kix_utf8_valid("\xc0\xaf", 2));         /* overlong */
+    ASSERT_EQ_INT(0, kix_utf8_valid("\xe0\x80\xaf", 3));     /* overlong */
+    ASSERT_EQ_INT(0, kix_utf8_valid("\xed\xa0\x80", 3));     /* surrogate */
+    ASSERT_EQ_INT(0, kix_utf8_valid("\xf4\x90\x80\x80", 4)); /* > U+10FFFF */
+    ASSERT_EQ_INT(0, kix_utf8_valid("\xc3", 1));             /* truncated */
+    ASSERT_EQ_INT(0, kix_utf8_valid("\x80", 1));             /* lone continuation */
+    ASSERT_EQ_INT(0, kix_utf8_valid("\xff", 1));
 }
 
 KIX_TEST(sign_matches_vector_bytes)
@@ -650,7 +651,7 @@ static void build_env(struct kix_buf *b, size_t payload_b64, size_t type_len, si
         for (size_t i = 0; i < keyid_len; i++)
             rc |= kix_buf_addc(b, 'k');
         rc |= kix_buf_adds(b, "\",\"sig\":\"");
-        rc |= kix__base64_encode(sig, sig_bytes, b);
+        rc |= kix_base64_encode(sig, sig_bytes, b);
         rc |= kix_buf_adds(b, "\"}");
     }
     rc |= kix_buf_adds(b, "]}");

@@ -5,13 +5,11 @@
 #include <stdlib.h>
 #include <unistd.h>
 
-#include "db.h"
 #include "fixture.h"
 #include "harness.h"
 #include "kix/entries.h"
-#include "kix/log.h"
+#include "kix/index.h"
 #include "kix/receipt.h"
-#include "log_internal.h"
 
 KIX_TEST(create_registers_admin_at_entry_zero)
 {
@@ -38,8 +36,8 @@ KIX_TEST(create_registers_admin_at_entry_zero)
     kix_log_read_end(r);
     /* a second create in the same place is refused */
     struct kix_err err = {0, ""};
-    ASSERT_EQ_INT(KIX_EEXIST,
-                  kix_log_create(f.dir, ORIGIN, kix_signer_public_key(f.admin), NULL, NULL, &err));
+    ASSERT_EQ_INT(KIX_EEXIST, kix_index_create(f.dir, ORIGIN, kix_signer_public_key(f.admin), NULL,
+                                               NULL, &err));
     teardown(&f);
 }
 
@@ -60,7 +58,7 @@ KIX_TEST(publish_attest_rerun_supersede_evidence)
     ASSERT_EQ_INT(KIX_OK, publish(&f, f.publisher, "run-1", 1, &res, &err));
     ASSERT_EQ_U64(4, res.index);
     ASSERT_EQ_INT(KIX_OK, kix_log_read_begin(f.log, &r));
-    ASSERT_EQ_INT(KIX_OK, kix_log_reader_run(r, "run-1", 5, &run));
+    ASSERT_EQ_INT(KIX_OK, kix_index_run(r, "run-1", 5, &run));
     ASSERT_EQ_INT(KIX_EVIDENCE_REPORTED, run.evidence);
     ASSERT_EQ_U64(4, run.publication_index);
     kix_log_read_end(r);
@@ -71,7 +69,7 @@ KIX_TEST(publish_attest_rerun_supersede_evidence)
     ASSERT_EQ_INT(KIX_OK, submit(&f, &env, NULL, 0, &res, &err));
     kix_buf_reset(&env);
     ASSERT_EQ_INT(KIX_OK, kix_log_read_begin(f.log, &r));
-    ASSERT_EQ_INT(KIX_OK, kix_log_reader_run(r, "run-1", 5, &run));
+    ASSERT_EQ_INT(KIX_OK, kix_index_run(r, "run-1", 5, &run));
     ASSERT_EQ_INT(KIX_EVIDENCE_REPORTED, run.evidence);
     ASSERT_EQ_U64(1, run.attestations);
     kix_log_read_end(r);
@@ -85,7 +83,7 @@ KIX_TEST(publish_attest_rerun_supersede_evidence)
     ASSERT_EQ_INT(KIX_OK, submit(&f, &env, objs, 1, &res, &err));
     kix_buf_reset(&env);
     ASSERT_EQ_INT(KIX_OK, kix_log_read_begin(f.log, &r));
-    ASSERT_EQ_INT(KIX_OK, kix_log_reader_run(r, "run-1", 5, &run));
+    ASSERT_EQ_INT(KIX_OK, kix_index_run(r, "run-1", 5, &run));
     ASSERT_EQ_INT(KIX_EVIDENCE_NOT_REPRODUCED, run.evidence);
     ASSERT_EQ_U64(res.index, run.evidence_index);
     kix_log_read_end(r);
@@ -102,22 +100,22 @@ KIX_TEST(publish_attest_rerun_supersede_evidence)
     uint64_t sup_index = res.index;
     kix_buf_reset(&env);
     ASSERT_EQ_INT(KIX_OK, kix_log_read_begin(f.log, &r));
-    ASSERT_EQ_INT(KIX_OK, kix_log_reader_run(r, "run-1", 5, &run));
+    ASSERT_EQ_INT(KIX_OK, kix_index_run(r, "run-1", 5, &run));
     ASSERT_EQ_INT(KIX_EVIDENCE_REPRODUCED, run.evidence);
     ASSERT_EQ_U64(2, run.reruns);
     ASSERT_EQ_U64(sup_index, run.superseded_by_index);
-    ASSERT_EQ_INT(KIX_OK, kix_log_reader_run_entries(r, "run-1", 5, &entries, &n));
+    ASSERT_EQ_INT(KIX_OK, kix_index_run_entries(r, "run-1", 5, &entries, &n));
     ASSERT_EQ_INT(5, n);
     ASSERT_EQ_INT(KIX_ENTRY_PUBLICATION, entries[0].type);
     ASSERT_EQ_INT(KIX_ENTRY_ATTESTATION, entries[1].type);
     ASSERT_EQ_INT(KIX_ENTRY_RERUN, entries[2].type);
     ASSERT_EQ_INT(KIX_ENTRY_SUPERSESSION, entries[4].type);
     free(entries);
-    ASSERT_EQ_INT(KIX_OK, kix_log_reader_run(r, "run-2", 5, &run));
+    ASSERT_EQ_INT(KIX_OK, kix_index_run(r, "run-2", 5, &run));
     ASSERT_EQ_U64(sup_index, run.supersedes_index);
     /* by digest */
     struct kix_run_info by_digest;
-    ASSERT_EQ_INT(KIX_OK, kix_log_reader_run_by_digest(r, &run.manifest, &by_digest));
+    ASSERT_EQ_INT(KIX_OK, kix_index_run_by_digest(r, &run.manifest, &by_digest));
     ASSERT_EQ_STR("run-2", by_digest.run_id);
     kix_log_read_end(r);
     kix_buf_release(&env);
@@ -197,7 +195,7 @@ KIX_TEST(policy_refusals)
         struct kix_log_reader *r;
         struct kix_run_info run;
         ASSERT_EQ_INT(KIX_OK, kix_log_read_begin(f.log, &r));
-        ASSERT_EQ_INT(KIX_OK, kix_log_reader_run(r, "run-1", 5, &run));
+        ASSERT_EQ_INT(KIX_OK, kix_index_run(r, "run-1", 5, &run));
         kix_log_read_end(r);
         ASSERT_EQ_INT(KIX_OK, kix_entry_attestation(f.attester, "run-1", &run.manifest, "late",
                                                     NULL, 0, &env, &err));
@@ -282,8 +280,8 @@ static void expect_rank(struct fixture *f, const char *run_id, uint64_t rank, ui
     struct kix_log_reader *r;
     struct kix_run_info run;
     struct kix_rank k;
-    if (kix_log_read_begin(f->log, &r) || kix_log_reader_run(r, run_id, strlen(run_id), &run) ||
-        kix_log_reader_rank(r, &run, &k))
+    if (kix_log_read_begin(f->log, &r) || kix_index_run(r, run_id, strlen(run_id), &run) ||
+        kix_index_rank(r, &run, &k))
         abort();
     kix_log_read_end(r);
     if (k.rank != rank || k.group_size != size || (best && strcmp(k.best, best) != 0)) {
@@ -320,7 +318,7 @@ KIX_TEST(comparison_groups_and_ranks)
     ASSERT_EQ_INT(KIX_OK, publish_ranked(&f, "fast-fixed", 1, 250, &err));
     expect_rank(&f, "fast-fixed", 3, 4, "fast");
     ASSERT_EQ_INT(KIX_OK, kix_log_read_begin(f.log, &r));
-    ASSERT_EQ_INT(KIX_OK, kix_log_reader_run(r, "fast", 4, &run));
+    ASSERT_EQ_INT(KIX_OK, kix_index_run(r, "fast", 4, &run));
     kix_log_read_end(r);
     ASSERT_EQ_INT(KIX_OK, kix_entry_supersession(f.publisher, "fast", &run.manifest, "fast-fixed",
                                                  NULL, &env, &err));
@@ -392,7 +390,7 @@ KIX_TEST(comparison_group_follows_the_canonical_manifest)
     expect_rank(&f, "fraction", 0, 0, NULL);
     /* and the key and value read back from the stored manifest agree */
     ASSERT_EQ_INT(KIX_OK, kix_log_read_begin(f.log, &r));
-    ASSERT_EQ_INT(KIX_OK, kix_log_reader_run(r, "as-exp", 6, &run));
+    ASSERT_EQ_INT(KIX_OK, kix_index_run(r, "as-exp", 6, &run));
     {
         struct kix_bytes m;
         ASSERT_EQ_INT(KIX_OK, kix_log_reader_object(r, &run.manifest, &m));
@@ -699,9 +697,9 @@ KIX_TEST(tampered_leaf_and_tile_are_detected)
     ASSERT_EQ_INT(KIX_OK, publish(&f, f.publisher, "run-1", 1, &res, &err));
     kix_log_close(f.log);
     /* flip a byte inside entry 4's stored leaf */
-    kix__u64be_put(key, 4);
+    kix_u64be_put(key, 4);
     tamper(f.dir, "leaves", key, 8, 100);
-    ASSERT_EQ_INT(KIX_OK, kix_log_open(f.dir, NULL, &f.log, &err));
+    ASSERT_EQ_INT(KIX_OK, kix_index_open(f.dir, NULL, &f.log, &err));
     ASSERT_EQ_INT(KIX_OK, kix_log_read_begin(f.log, &r));
     kix_receipt_init(&rc);
     ASSERT_EQ_INT(KIX_OK, kix_log_reader_receipt(r, 4, KIX_NO_INDEX, &text, &err));
@@ -735,9 +733,9 @@ KIX_TEST(tampered_tree_hash_is_detected)
     /* flip a byte of a stored tree hash in tile (0, 0) — the level-2 node
      * over leaves 0..3, after 5 leaf hashes and 2 level-1 hashes */
     key[0] = 0;
-    kix__u64be_put(key + 1, 0);
+    kix_u64be_put(key + 1, 0);
     tamper(f.dir, "tiles", key, 9, 2 + 32 * 7 + 5);
-    ASSERT_EQ_INT(KIX_OK, kix_log_open(f.dir, NULL, &f.log, &err));
+    ASSERT_EQ_INT(KIX_OK, kix_index_open(f.dir, NULL, &f.log, &err));
     ASSERT_EQ_INT(KIX_OK, kix_log_read_begin(f.log, &r));
     kix_receipt_init(&rc);
     /* the root recomputed from the tiles no longer matches the checkpoint */
@@ -796,8 +794,8 @@ KIX_TEST(replica_replays_and_refuses_tampering)
     memset(&opts, 0, sizeof(opts));
     opts.replica = 1;
     rmdir(rdir);
-    ASSERT_EQ_INT(KIX_OK, kix_log_create_replica(rdir, &f.vkey, &opts, &err));
-    ASSERT_EQ_INT(KIX_OK, kix_log_open(rdir, &opts, &replica, &err));
+    ASSERT_EQ_INT(KIX_OK, kix_index_create_replica(rdir, &f.vkey, &opts, &err));
+    ASSERT_EQ_INT(KIX_OK, kix_index_open(rdir, &opts, &replica, &err));
     ASSERT_EQ_INT(KIX_OK, kix_log_read_begin(f.log, &r));
     size = kix_log_reader_size(r);
     struct kix_prepared *items[16];
@@ -861,70 +859,6 @@ KIX_TEST(replica_replays_and_refuses_tampering)
     kix_log_close(replica);
     remove_dir(rdir);
     teardown(&f);
-}
-
-/* Proof cost through the real LMDB tiles: the average number of tile reads
- * for an inclusion proof at 10^6 leaves is within 2x of that at 10^3. */
-static int tiles_fn(struct kix_store *s, MDB_txn *txn, void *arg, struct kix_err *err)
-{
-    uint64_t *n = arg;
-    struct kix__tile_ctx ctx = {s, txn};
-    struct kix_tile_io io;
-    struct kix_hash *leaves = malloc(65536 * sizeof(*leaves)), root;
-    uint64_t done = 0;
-    int rc = KIX_OK;
-
-    kix__tile_io_init(&io, &ctx);
-    while (rc == KIX_OK && done < *n) {
-        size_t k = *n - done > 65536 ? 65536 : (size_t)(*n - done);
-        for (size_t i = 0; i < k; i++) {
-            uint64_t x = done + i;
-            memset(leaves[i].b, 0, 32);
-            memcpy(leaves[i].b, &x, sizeof(x));
-        }
-        rc = kix_tiles_append(&io, done, leaves, k, &root, err);
-        done += k;
-    }
-    free(leaves);
-    return rc;
-}
-
-static double average_reads(uint64_t n)
-{
-    char *dir = temp_dir();
-    struct kix_store *s = NULL;
-    struct kix_reader *rd;
-    double total = 0;
-    int samples = 200;
-
-    if (kix_store_open(dir, NULL, &s, NULL) || kix__db_write(s, tiles_fn, &n, NULL) ||
-        kix_store_read_begin(s, &rd))
-        abort();
-    srand(7);
-    for (int i = 0; i < samples; i++) {
-        struct kix__tile_ctx ctx = {s, rd->txn};
-        struct kix_tile_io io;
-        struct kix_hash proof[KIX_MERKLE_MAX_PROOF];
-        size_t len;
-        uint64_t size = n - (uint64_t)(rand() % 3), index = (uint64_t)rand() % size;
-        kix__tile_io_init(&io, &ctx);
-        if (kix_tiles_inclusion_proof(&io, index, size, proof, &len, NULL))
-            abort();
-        total += (double)io.reads;
-    }
-    kix_store_read_end(rd);
-    kix_store_close(s);
-    remove_dir(dir);
-    return total / samples;
-}
-
-KIX_TEST(proof_reads_scale_logarithmically)
-{
-    double small = average_reads(1000), big = average_reads(1000000);
-    fprintf(stderr, "average tile reads per inclusion proof: %.2f at 10^3, %.2f at 10^6\n", small,
-            big);
-    ASSERT_TRUE(big <= 2.0 * small);
-    ASSERT_TRUE(small >= 1.0);
 }
 
 KIX_TEST_MAIN()

@@ -1,6 +1,5 @@
 /* Syncing a replica from a real log: verified prefixes, incremental
  * catch-up, byte-identical checkpoints, and refusal of tampered data. */
-#include "db.h"
 #include "fixture.h"
 #include "harness.h"
 #include "kix/client.h"
@@ -55,7 +54,7 @@ KIX_TEST(replica_converges_incrementally)
     kix_client_close(up);
 
     /* more entries upstream, then an incremental catch-up */
-    ASSERT_EQ_INT(KIX_OK, kix_log_open(f.dir, NULL, &f.log, &err));
+    ASSERT_EQ_INT(KIX_OK, kix_index_open(f.dir, NULL, &f.log, &err));
     publish_many(&f, 20, 30);
     latest_note(f.log, &a);
     kix_log_close(f.log);
@@ -74,7 +73,7 @@ KIX_TEST(replica_converges_incrementally)
         struct kix_resolution res;
         struct kix_checkpoint cp;
         ASSERT_EQ_INT(KIX_OK, kix_log_read_begin(replica, &r));
-        ASSERT_EQ_INT(KIX_OK, kix_log_resolve(r, "run-25", 6, &res, &err));
+        ASSERT_EQ_INT(KIX_OK, kix_index_resolve(r, "run-25", 6, &res, &err));
         ASSERT_EQ_INT(KIX_OK, kix_resolution_verify(&res, &f.vkey, &cp, &err));
         ASSERT_EQ_U64(34, cp.size);
         kix_resolution_release(&res);
@@ -135,7 +134,7 @@ KIX_TEST(tampered_upstream_entry_is_named)
     kix_log_close(f.log);
     f.log = NULL;
     /* rewrite a byte of entry 4's leaf (inside its base64 payload) */
-    kix__u64be_put(key, 4);
+    kix_u64be_put(key, 4);
     tamper(f.dir, "leaves", key, 8, 40);
     replica = new_replica(&f, &rdir);
     ASSERT_EQ_INT(KIX_OK, kix_client_open_store(f.dir, &up, &err));

@@ -977,4 +977,53 @@ KIX_TEST(read_counts)
     tmap_release(&big);
 }
 
+/* Proof cost: the average number of tile reads for an inclusion proof at
+ * 10^6 leaves is within 2x of that at 10^3 (the log stores its tiles the
+ * same way in LMDB; kix-bench times them there). */
+static double average_reads(uint64_t n)
+{
+    struct tmap m;
+    struct kix_hash *leaves = malloc(65536 * sizeof(*leaves)), root;
+    uint64_t done = 0;
+    double total = 0;
+    int samples = 200;
+
+    tmap_init(&m);
+    while (done < n) {
+        size_t k = n - done > 65536 ? 65536 : (size_t)(n - done);
+        for (size_t i = 0; i < k; i++) {
+            uint64_t x = done + i;
+            memset(leaves[i].b, 0, 32);
+            memcpy(leaves[i].b, &x, sizeof(x));
+        }
+        m.gen++;
+        if (kix_tiles_append(&m.io, done, leaves, k, &root, NULL))
+            abort();
+        done += k;
+    }
+    free(leaves);
+    srand(7);
+    for (int i = 0; i < samples; i++) {
+        struct kix_hash proof[KIX_MERKLE_MAX_PROOF];
+        size_t len;
+        uint64_t size = n - (uint64_t)(rand() % 3), index = (uint64_t)rand() % size, before;
+        m.gen++;
+        before = m.io.reads;
+        if (kix_tiles_inclusion_proof(&m.io, index, size, proof, &len, NULL))
+            abort();
+        total += (double)(m.io.reads - before);
+    }
+    tmap_release(&m);
+    return total / samples;
+}
+
+KIX_TEST(proof_reads_scale_logarithmically)
+{
+    double small = average_reads(1000), big = average_reads(1000000);
+    fprintf(stderr, "average tile reads per inclusion proof: %.2f at 10^3, %.2f at 10^6\n", small,
+            big);
+    ASSERT_TRUE(big <= 2.0 * small);
+    ASSERT_TRUE(small >= 1.0);
+}
+
 KIX_TEST_MAIN()

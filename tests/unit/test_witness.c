@@ -250,7 +250,7 @@ KIX_TEST(receipts_and_resolutions_carry_the_cosignatures)
     ASSERT_EQ_INT(KIX_OK, add(&f, &note, &line, &wv, 1, NULL, &err));
     ASSERT_EQ_INT(KIX_OK, kix_log_read_begin(f.log, &r));
     ASSERT_EQ_INT(KIX_OK, kix_log_reader_receipt(r, res.index, KIX_NO_INDEX, &receipt, &err));
-    ASSERT_EQ_INT(KIX_OK, kix_log_resolve(r, "run-1", 5, &resn, &err));
+    ASSERT_EQ_INT(KIX_OK, kix_index_resolve(r, "run-1", 5, &resn, &err));
     kix_log_read_end(r);
     /* the receipt verifies as before, and its checkpoint has the witness */
     kix_receipt_init(&parsed);

@@ -25,7 +25,7 @@
 #include "kix/buf.h"
 #include "kix/digest.h"
 #include "kix/error.h"
-#include "kix/log.h"
+#include "kix/index.h"
 #include "kix/note.h"
 
 /* ---- util ------------------------------------------------------------------ */

@@ -113,9 +113,9 @@ static int build(const char *dir, long entries, uint64_t *object_bytes, struct k
     *object_bytes = 0;
     rc = kix_signer_generate("bench-admin", KIX_NOTE_ALG_ED25519, &admin, err);
     if (rc == KIX_OK)
-        rc = kix_log_create(dir, ORIGIN, kix_signer_public_key(admin), NULL, NULL, err);
+        rc = kix_index_create(dir, ORIGIN, kix_signer_public_key(admin), NULL, NULL, err);
     if (rc == KIX_OK)
-        rc = kix_log_open(dir, NULL, &log, err);
+        rc = kix_index_open(dir, NULL, &log, err);
     if (rc == KIX_OK)
         rc = bench_workload_init(&w, SCALE_TAG, err);
     if (rc == KIX_OK)
@@ -294,7 +294,7 @@ static int measure(const char *dir, long entries, int samples, struct bench_scal
 
     memset(&opts, 0, sizeof(opts));
     opts.store.read_only = 1;
-    rc = kix_log_open(dir, &opts, &log, &err);
+    rc = kix_index_open(dir, &opts, &log, &err);
     if (rc) {
         bench_say("opening %s: %s", dir, err.msg);
         return -1;
@@ -334,7 +334,7 @@ static int measure(const char *dir, long entries, int samples, struct bench_scal
                      (long)((unsigned long)rand_r(&seed) % (unsigned long)pubs));
             rc = kix_log_read_begin(log, &r);
             if (rc == KIX_OK)
-                rc = kix_log_resolve(r, run_id, strlen(run_id), &res, &err);
+                rc = kix_index_resolve(r, run_id, strlen(run_id), &res, &err);
             if (rc == KIX_OK)
                 kix_resolution_release(&res);
             kix_log_read_end(r);
@@ -366,7 +366,7 @@ static int sum_leaves(const char *dir, uint64_t *bytes, long *entries)
     memset(&opts, 0, sizeof(opts));
     opts.store.read_only = 1;
     *bytes = 0;
-    rc = kix_log_open(dir, &opts, &log, &err);
+    rc = kix_index_open(dir, &opts, &log, &err);
     if (rc == KIX_OK)
         rc = kix_log_read_begin(log, &r);
     if (rc) {

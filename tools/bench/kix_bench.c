@@ -402,9 +402,9 @@ static int sync_into(struct kix_client *up, const char *dir, int durable, uint64
     if (rc == KIX_OK)
         rc = kix_verifier_parse(info.log_key, strlen(info.log_key), &key, err);
     if (rc == KIX_OK)
-        rc = kix_log_create_replica(dir, &key, &opts, err);
+        rc = kix_index_create_replica(dir, &key, &opts, err);
     if (rc == KIX_OK)
-        rc = kix_log_open(dir, &opts, &replica, err);
+        rc = kix_index_open(dir, &opts, &replica, err);
     if (rc)
         return rc;
     t0 = bench_now();
@@ -426,7 +426,7 @@ static void store_disk(const char *dir, uint64_t objects, struct bench_report *r
 
     memset(&opts, 0, sizeof(opts));
     opts.store.read_only = 1;
-    if (kix_log_open(dir, &opts, &log, &err) != KIX_OK || kix_log_read_begin(log, &r) != KIX_OK)
+    if (kix_index_open(dir, &opts, &log, &err) != KIX_OK || kix_log_read_begin(log, &r) != KIX_OK)
         bench_die("reading %s: %s", dir, err.msg);
     for (uint64_t i = 0; i < kix_log_reader_size(r); i++) {
         struct kix_bytes leaf;

@@ -19,7 +19,7 @@
 
 #include "kix/canon.h"
 #include "kix/entries.h"
-#include "kix/log.h"
+#include "kix/index.h"
 #include "kix/rpc.h"
 
 struct pub {

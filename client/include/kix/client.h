@@ -22,7 +22,7 @@
 #include "kix/buf.h"
 #include "kix/digest.h"
 #include "kix/error.h"
-#include "kix/log.h"
+#include "kix/index.h"
 #include "kix/merkle.h"
 #include "kix/resolve.h"
 
@@ -121,7 +121,7 @@ void kix_submit_result_release(struct kix_submit_result *r);
 int kix_client_submit(struct kix_client *c, const struct kix_bundle *bundles, size_t n,
                       struct kix_submit_result *results, struct kix_err *err) KIX_MUST_CHECK;
 
-/* Ranked runs (see kix_log_query in kix/log.h): as the log computed them,
+/* Ranked runs (see kix_index_query in kix/log.h): as the log computed them,
  * unverified (kix audit recomputes every rank from the log). */
 int kix_client_query(struct kix_client *c, const struct kix_query *q, kix_query_fn fn, void *ctx,
                      uint64_t *matched, struct kix_err *err) KIX_MUST_CHECK;

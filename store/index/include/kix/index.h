@@ -1,0 +1,118 @@
+/* kix/index.h — the benchmark index: runs, evidence, comparison groups,
+ * ranks and queries, derived from the log's entries.
+ *
+ * The index lives in the log's own store and follows it entry by entry
+ * (struct kix_log_indexer, kix/log_txn.h): a publication makes a run, a
+ * rerun sets its evidence, an attestation counts, a supersession retires a
+ * run from its ranking and points at its successor, and a comparable run
+ * (kix/manifest.h) enters its comparison group. Its rules refuse an entry
+ * with KIX_EPOLICY (a run id published twice, an attestation of an unknown
+ * run, a supersession by another publisher...). Open a log through
+ * kix_index_open / kix_index_create so that its index is always kept.
+ *
+ * Reading: every kix_index_* call reads one struct kix_log_reader snapshot,
+ * so runs, ranks and entries agree with one tree size.
+ *
+ * Memory: outputs are caller-owned structs; kix_index_run_entries returns
+ * a malloc'ed array (the caller frees). Errors: KIX_ENOTFOUND (no such run
+ * or group), KIX_EPOLICY (an entry refused), KIX_ECORRUPT (a record does
+ * not decode), KIX_EIO, KIX_ENOMEM.
+ */
+#ifndef KIX_INDEX_H
+#define KIX_INDEX_H
+
+#include "kix/log.h"
+#include "kix/log_txn.h"
+#include "kix/manifest.h"
+
+/* The indexer to put in struct kix_log_opts (the _open/_create calls below
+ * do it for you). */
+const struct kix_log_indexer *kix_index_indexer(void);
+
+/* kix_log_create, kix_log_create_replica and kix_log_open with the index
+ * (opts may be NULL: defaults). */
+int kix_index_create(const char *dir, const char *origin, const uint8_t admin_pub[32],
+                     const struct kix_log_opts *opts, struct kix_buf *log_vkey,
+                     struct kix_err *err) KIX_MUST_CHECK;
+int kix_index_create_replica(const char *dir, const struct kix_verifier *log_key,
+                             const struct kix_log_opts *opts, struct kix_err *err) KIX_MUST_CHECK;
+int kix_index_open(const char *dir, const struct kix_log_opts *opts, struct kix_log **out,
+                   struct kix_err *err) KIX_MUST_CHECK;
+
+struct kix_run_info {
+    char run_id[KIX_RUN_ID_MAX + 1];
+    struct kix_digest manifest;
+    uint8_t publisher[32]; /* key id of the publisher */
+    uint64_t publication_index;
+    uint64_t superseded_by_index; /* KIX_NO_INDEX when not superseded */
+    uint64_t supersedes_index;    /* the supersession that made this run a successor */
+    int evidence;                 /* enum kix_evidence */
+    uint64_t evidence_index;      /* the rerun that set it, KIX_NO_INDEX if none */
+    uint64_t attestations;
+    uint64_t reruns;
+    /* comparison group (see kix_index_rank); grouped = 0 when the
+     * manifest is not a comparable BenchmarkRun or the run was superseded */
+    int grouped;
+    struct kix_digest comparison_key;
+    uint64_t value; /* the primary statistic: latency ns or peak bytes; lower is better */
+};
+
+/* By run id, or by the digest of its manifest. KIX_ENOTFOUND when unknown. */
+int kix_index_run(struct kix_log_reader *r, const char *run_id, size_t len,
+                  struct kix_run_info *out);
+int kix_index_run_by_digest(struct kix_log_reader *r, const struct kix_digest *d,
+                            struct kix_run_info *out);
+
+struct kix_rank {
+    uint64_t rank;       /* 0 when the run is not ranked */
+    uint64_t group_size; /* runs ranked in the group */
+    char best[KIX_RUN_ID_MAX + 1];
+    uint64_t best_value;
+};
+
+int kix_index_rank(struct kix_log_reader *r, const struct kix_run_info *run,
+                   struct kix_rank *out) KIX_MUST_CHECK;
+
+/* The runs of a group, best first, from position `offset` (0-based), at
+ * most `limit`, through fn; *size gets the group's size. */
+typedef int (*kix_group_fn)(void *ctx, uint64_t rank, const char *run_id, uint64_t value);
+int kix_index_group(struct kix_log_reader *r, const struct kix_digest *key, uint64_t offset,
+                    uint64_t limit, kix_group_fn fn, void *ctx, uint64_t *size) KIX_MUST_CHECK;
+
+/* Every ranked group's key in key order from `after` (NULL: the first). */
+typedef int (*kix_groups_fn)(void *ctx, const struct kix_digest *key);
+int kix_index_groups(struct kix_log_reader *r, kix_groups_fn fn, void *ctx) KIX_MUST_CHECK;
+
+/* Ranked runs filtered by kernel, GPU (substring of the product name),
+ * provider, timed pass and metric (each NULL: any; case-insensitive), or one group;
+ * `offset`/`limit` page through the matches in group order, best first. */
+struct kix_query {
+    const char *kernel, *gpu, *provider, *mode, *metric; /* metric: latency | peak_memory */
+    const struct kix_digest *group;
+    uint64_t offset, limit;
+};
+
+struct kix_query_row {
+    char run_id[KIX_RUN_ID_MAX + 1];
+    struct kix_digest manifest;
+    struct kix_digest group;
+    uint64_t rank, group_size, value;
+    int evidence;
+    char kernel[64], gpu[64], provider[64], mode[16], metric[16];
+};
+
+typedef int (*kix_query_fn)(void *ctx, const struct kix_query_row *row);
+/* *matched (may be NULL) counts every match, also beyond the page. */
+int kix_index_query(struct kix_log_reader *r, const struct kix_query *q, kix_query_fn fn, void *ctx,
+                    uint64_t *matched) KIX_MUST_CHECK;
+
+struct kix_run_entry {
+    uint64_t index;
+    int type; /* enum kix_entry_type */
+};
+
+/* Every entry about a run, in log order, into a malloc'ed array. */
+int kix_index_run_entries(struct kix_log_reader *r, const char *run_id, size_t len,
+                          struct kix_run_entry **out, size_t *n) KIX_MUST_CHECK;
+
+#endif

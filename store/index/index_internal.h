@@ -1,0 +1,25 @@
+/* Internal to the index layer: run records and the group index, shared by
+ * the indexer (policy.c), the readers (runs.c, groups.c, query.c) and
+ * resolve.c. Everything goes through the log's kix/log_txn.h. */
+#ifndef KIX_INDEX_INTERNAL_H
+#define KIX_INDEX_INTERNAL_H
+
+#include "kix/index.h"
+
+/* Run record: fixed layout, see runs.c. */
+#define RUN_RECORD_LEN (32 + 32 + 8 * 7 + 1 + 32 + 8 + 1)
+void kix__run_record_encode(const struct kix_run_info *r, uint8_t out[RUN_RECORD_LEN]);
+int kix__run_record_decode(const uint8_t *data, size_t len, struct kix_run_info *r);
+
+/* A run's record by id: KIX_ENOTFOUND when unknown (or not a run id). */
+int kix__run_get(struct kix_log_txn *t, const char *run_id, size_t len, struct kix_run_info *r);
+int kix__run_put(struct kix_log_txn *t, const struct kix_run_info *r, struct kix_err *err);
+/* Notes that entry `index` of type `type` is about run_id. */
+int kix__run_entry_put(struct kix_log_txn *t, const char *run_id, size_t len, uint64_t index,
+                       int type, struct kix_err *err);
+
+/* groups.c: the group index (comparison key ‖ u64be value ‖ run id). */
+int kix__group_insert(struct kix_log_txn *t, const struct kix_run_info *run, struct kix_err *err);
+int kix__group_remove(struct kix_log_txn *t, const struct kix_run_info *run, struct kix_err *err);
+
+#endif

@@ -1,0 +1,197 @@
+/* The index's rules and writes for each entry the log appends: runs,
+ * evidence, supersession and comparison groups (struct kix_log_indexer). */
+#include <stdio.h>
+#include <string.h>
+
+#include "index_internal.h"
+
+static int check_run_subject(const struct kix_entry *e, const struct kix_run_info *run,
+                             struct kix_err *err)
+{
+    if (memcmp(run->manifest.b, e->subject.b, 32) != 0)
+        return kix_err_set(err, KIX_EPOLICY,
+                           "the statement's subject is not the manifest of run %s", e->run_id);
+    return KIX_OK;
+}
+
+static int find_run(struct kix_log_txn *t, const char *id, size_t len, struct kix_run_info *run,
+                    struct kix_err *err)
+{
+    int rc = kix__run_get(t, id, len, run);
+    if (rc == KIX_ENOTFOUND)
+        return kix_err_set(err, KIX_EPOLICY, "run %.*s is not published in this log", (int)len, id);
+    if (rc)
+        return kix_err_set(err, rc, "reading run %.*s: %s", (int)len, id, kix_strerror(rc));
+    return KIX_OK;
+}
+
+/* The rules of each run entry; fills the run records the writes update. */
+static int check_entry(struct kix_log_txn *t, const struct kix_entry *e, struct kix_run_info *run,
+                       struct kix_run_info *new_run, struct kix_err *err)
+{
+    int rc;
+
+    switch (e->type) {
+    case KIX_ENTRY_KEY:
+        return KIX_OK; /* the log's key registry */
+    case KIX_ENTRY_PUBLICATION:
+        rc = kix__run_get(t, e->run_id, e->run_id_len, run);
+        if (rc == KIX_OK)
+            return kix_err_set(err, KIX_EPOLICY,
+                               "run id %s is already published (log index %llu); a run id is "
+                               "published once",
+                               e->run_id, (unsigned long long)run->publication_index);
+        return rc == KIX_ENOTFOUND ? KIX_OK : rc;
+    case KIX_ENTRY_ATTESTATION:
+    case KIX_ENTRY_RERUN:
+        rc = find_run(t, e->run_id, e->run_id_len, run, err);
+        return rc ? rc : check_run_subject(e, run, err);
+    case KIX_ENTRY_SUPERSESSION:
+        rc = find_run(t, e->run_id, e->run_id_len, run, err);
+        if (rc == KIX_OK)
+            rc = check_run_subject(e, run, err);
+        if (rc)
+            return rc;
+        if (memcmp(run->publisher, e->signer, 32) != 0)
+            return kix_err_set(err, KIX_EPOLICY,
+                               "only the publisher of run %s (the same key) may supersede it",
+                               e->run_id);
+        if (run->superseded_by_index != KIX_NO_INDEX)
+            return kix_err_set(err, KIX_EPOLICY, "run %s was already superseded at log index %llu",
+                               e->run_id, (unsigned long long)run->superseded_by_index);
+        rc = find_run(t, e->new_run_id, e->new_run_id_len, new_run, err);
+        if (rc) {
+            kix_err_wrap(err, "publish the successor first");
+            return rc;
+        }
+        if (memcmp(new_run->publisher, e->signer, 32) != 0)
+            return kix_err_set(err, KIX_EPOLICY,
+                               "the successor run %s must be published by the same key",
+                               e->new_run_id);
+        return KIX_OK;
+    }
+    return kix_err_set(err, KIX_EINVAL, "unknown entry type");
+}
+
+static int index_check(struct kix_log_txn *t, const struct kix_log_item *item, struct kix_err *err)
+{
+    struct kix_run_info run, new_run;
+    return check_entry(t, item->entry, &run, &new_run, err);
+}
+
+/* A comparable run enters its comparison group. The manifest is usually in
+ * the submission, its group found by prepare; else it was stored before. */
+static int join_group(struct kix_log_txn *t, const struct kix_log_item *item,
+                      struct kix_run_info *run, struct kix_err *err)
+{
+    struct kix_bytes stored;
+    char metric[16];
+    int rc;
+
+    if (item->manifest_sent) {
+        if (!item->comparable)
+            return KIX_OK;
+        run->comparison_key = item->comparison_key;
+        run->value = item->value;
+        run->grouped = 1;
+        return kix__group_insert(t, run, err);
+    }
+    rc = kix_log_txn_object(t, &item->entry->subject, &stored);
+    if (rc)
+        return kix_err_set(err, rc == KIX_ENOTFOUND ? KIX_ECORRUPT : rc,
+                           "reading the run manifest");
+    if (kix_run_comparison_key(stored.ptr, stored.len, &run->comparison_key, &run->value, metric) !=
+        KIX_OK)
+        return KIX_OK; /* not a comparable benchmark run */
+    run->grouped = 1;
+    return kix__group_insert(t, run, err);
+}
+
+static int index_apply(struct kix_log_txn *t, const struct kix_log_item *item, struct kix_err *err)
+{
+    const struct kix_entry *e = item->entry;
+    struct kix_run_info run, new_run;
+    int rc = check_entry(t, e, &run, &new_run, err);
+
+    if (rc || e->type == KIX_ENTRY_KEY)
+        return rc;
+    switch (e->type) {
+    case KIX_ENTRY_PUBLICATION:
+        memset(&run, 0, sizeof(run));
+        memcpy(run.run_id, e->run_id, e->run_id_len + 1);
+        run.manifest = e->subject;
+        memcpy(run.publisher, e->signer, 32);
+        run.publication_index = item->index;
+        run.superseded_by_index = KIX_NO_INDEX;
+        run.supersedes_index = KIX_NO_INDEX;
+        run.evidence = KIX_EVIDENCE_REPORTED;
+        run.evidence_index = KIX_NO_INDEX;
+        rc = join_group(t, item, &run, err);
+        break;
+    case KIX_ENTRY_ATTESTATION:
+        run.attestations++;
+        break;
+    case KIX_ENTRY_RERUN:
+        run.reruns++;
+        run.evidence = e->outcome;
+        run.evidence_index = item->index;
+        break;
+    case KIX_ENTRY_SUPERSESSION:
+        run.superseded_by_index = item->index;
+        if (run.grouped) {
+            /* a superseded run leaves the ranking */
+            rc = kix__group_remove(t, &run, err);
+            run.grouped = 0;
+        }
+        new_run.supersedes_index = item->index;
+        if (rc == KIX_OK)
+            rc = kix__run_put(t, &new_run, err);
+        if (rc == KIX_OK)
+            rc = kix__run_entry_put(t, e->new_run_id, e->new_run_id_len, item->index, e->type, err);
+        break;
+    }
+    if (rc == KIX_OK)
+        rc = kix__run_put(t, &run, err);
+    if (rc == KIX_OK)
+        rc = kix__run_entry_put(t, e->run_id, e->run_id_len, item->index, e->type, err);
+    return rc;
+}
+
+static const struct kix_log_indexer indexer = {"kix-index/1", index_check, index_apply};
+
+const struct kix_log_indexer *kix_index_indexer(void)
+{
+    return &indexer;
+}
+
+static struct kix_log_opts with_index(const struct kix_log_opts *opts)
+{
+    struct kix_log_opts o;
+    if (opts)
+        o = *opts;
+    else
+        memset(&o, 0, sizeof(o));
+    o.indexer = &indexer;
+    return o;
+}
+
+int kix_index_create(const char *dir, const char *origin, const uint8_t admin_pub[32],
+                     const struct kix_log_opts *opts, struct kix_buf *log_vkey, struct kix_err *err)
+{
+    struct kix_log_opts o = with_index(opts);
+    return kix_log_create(dir, origin, admin_pub, &o, log_vkey, err);
+}
+
+int kix_index_create_replica(const char *dir, const struct kix_verifier *log_key,
+                             const struct kix_log_opts *opts, struct kix_err *err)
+{
+    struct kix_log_opts o = with_index(opts);
+    return kix_log_create_replica(dir, log_key, &o, err);
+}
+
+int kix_index_open(const char *dir, const struct kix_log_opts *opts, struct kix_log **out,
+                   struct kix_err *err)
+{
+    struct kix_log_opts o = with_index(opts);
+    return kix_log_open(dir, &o, out, err);
+}

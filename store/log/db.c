@@ -1,0 +1,281 @@
+/* The LMDB environment: open, tables, map growth, the write retry loop. */
+#include "db.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/statvfs.h>
+#include <unistd.h>
+
+static const char *const table_names[T_COUNT] = {
+    "meta", "blobs", "objects",     "leaves",   "leaf_index", "tiles",  "checkpoints",
+    "keys", "runs",  "run_entries", "subjects", "signers",    "groups", "cosignatures",
+};
+
+#define DEFAULT_MAP_INITIAL ((size_t)64 << 20)
+#define DEFAULT_MAP_MAX     ((size_t)1 << 40)
+#define LOW_SPACE           (4ull << 20) /* free bytes under which a failed write means full */
+
+int kix__db_error(int rc, struct kix_err *err, const char *what)
+{
+    switch (rc) {
+    case 0:
+        return KIX_OK;
+    case MDB_NOTFOUND:
+        return kix_err_set(err, KIX_ENOTFOUND, "%s: not found", what);
+    case MDB_MAP_FULL:
+        /* Never leaves the store: kix__db_write grows the map and retries. */
+        return kix_err_set(err, KIX__EMAPFULL, "%s: map full", what);
+    case MDB_CORRUPTED:
+    case MDB_PAGE_NOTFOUND:
+    case MDB_INVALID:
+    case MDB_VERSION_MISMATCH:
+        return kix_err_set(err, KIX_ECORRUPT, "%s: %s; run kixd --check and restore from a mirror",
+                           what, mdb_strerror(rc));
+    case ENOSPC:
+        return kix_err_set(err, KIX_EFULL,
+                           "%s: no space left on the device holding the store; nothing was "
+                           "written (reads go on): free disk space, then submit again",
+                           what);
+    case ENOMEM:
+        return kix_err_set(err, KIX_ENOMEM, "%s: out of memory", what);
+    default:
+        return kix_err_set(err, KIX_EIO, "%s: %s", what, mdb_strerror(rc));
+    }
+}
+
+static int open_tables(struct kix_store *s, struct kix_err *err)
+{
+    MDB_txn *txn = NULL;
+    unsigned flags = s->read_only ? MDB_RDONLY : 0;
+    int rc = mdb_txn_begin(s->env, NULL, flags, &txn);
+
+    if (rc)
+        return kix__db_error(rc, err, "opening the store's tables");
+    for (int t = 0; t < T_COUNT; t++) {
+        rc = mdb_dbi_open(txn, table_names[t], s->read_only ? 0 : MDB_CREATE, &s->dbi[t]);
+        if (rc == MDB_NOTFOUND && t == T_COSIGS) {
+            /* added later than the others: an older store has none yet */
+            s->no_cosigs = 1;
+            continue;
+        }
+        if (rc) {
+            mdb_txn_abort(txn);
+            if (rc == MDB_NOTFOUND)
+                return kix_err_set(err, KIX_ECORRUPT,
+                                   "table %s is missing; this is not a kix store (run kixd init)",
+                                   table_names[t]);
+            return kix__db_error(rc, err, "opening a table");
+        }
+    }
+    rc = mdb_txn_commit(txn);
+    return kix__db_error(rc, err, "opening the store's tables");
+}
+
+int kix_store_open(const char *dir, const struct kix_store_opts *opts, struct kix_store **out,
+                   struct kix_err *err)
+{
+    struct kix_store *s;
+    unsigned flags = MDB_NOTLS;
+    MDB_envinfo info;
+    int rc;
+
+    *out = NULL;
+    s = calloc(1, sizeof(*s));
+    if (!s)
+        return kix_err_set(err, KIX_ENOMEM, "opening store %s: out of memory", dir);
+    s->map_size = opts && opts->map_initial ? opts->map_initial : DEFAULT_MAP_INITIAL;
+    s->map_max = opts && opts->map_max ? opts->map_max : DEFAULT_MAP_MAX;
+    if (s->map_size > s->map_max)
+        s->map_size = s->map_max;
+    s->read_only = opts ? opts->read_only : 0;
+    if (opts)
+        s->canon = opts->canon;
+    pthread_rwlock_init(&s->resize_lock, NULL);
+    pthread_mutex_init(&s->write_lock, NULL);
+    s->dir = strdup(dir);
+    if (!s->dir) {
+        rc = kix_err_set(err, KIX_ENOMEM, "opening store %s: out of memory", dir);
+        goto fail;
+    }
+    if (!s->read_only && mkdir(dir, 0700) != 0 && errno != EEXIST) {
+        rc =
+            kix_err_set(err, KIX_EIO, "cannot create store directory %s: %s", dir, strerror(errno));
+        goto fail;
+    }
+    rc = mdb_env_create(&s->env);
+    if (rc == 0)
+        rc = mdb_env_set_maxdbs(s->env, T_COUNT + 2);
+    if (rc == 0)
+        rc = mdb_env_set_maxreaders(s->env, 1024);
+    if (rc == 0)
+        rc = mdb_env_set_mapsize(s->env, s->map_size);
+    if (rc) {
+        rc = kix__db_error(rc, err, "creating the LMDB environment");
+        goto fail;
+    }
+    if (s->read_only)
+        flags |= MDB_RDONLY;
+    if (opts && opts->no_sync)
+        flags |= MDB_NOSYNC;
+    rc = mdb_env_open(s->env, dir, flags, 0600);
+    if (rc) {
+        if (rc == ENOENT)
+            rc = kix_err_set(err, KIX_ENOTFOUND, "no store at %s (create it with kixd init)", dir);
+        else
+            rc = kix__db_error(rc, err, "opening the store");
+        kix_err_wrap(err, "%s", dir);
+        goto fail;
+    }
+    /* An existing store may already be bigger than the initial size. */
+    if (mdb_env_info(s->env, &info) == 0 && info.me_mapsize > s->map_size)
+        s->map_size = info.me_mapsize;
+    rc = open_tables(s, err);
+    if (rc)
+        goto fail;
+    *out = s;
+    return KIX_OK;
+fail:
+    kix_store_close(s);
+    return rc;
+}
+
+void kix_store_close(struct kix_store *s)
+{
+    if (!s)
+        return;
+    if (s->env)
+        mdb_env_close(s->env);
+    pthread_rwlock_destroy(&s->resize_lock);
+    pthread_mutex_destroy(&s->write_lock);
+    free(s->dir);
+    free(s);
+}
+
+size_t kix_store_map_size(const struct kix_store *s)
+{
+    return s->map_size;
+}
+
+/* Doubles the map (to the ceiling). Called with no transaction of ours
+ * alive: the exclusive lock waits for readers to finish theirs. */
+static int grow_map(struct kix_store *s, struct kix_err *err)
+{
+    size_t next;
+    int rc;
+
+    if (s->map_size >= s->map_max)
+        return kix_err_set(err, KIX_EFULL,
+                           "the store reached its map ceiling of %zu bytes; nothing was "
+                           "written (reads go on): restart kixd with a higher --map-max, or "
+                           "freeze this log and start a new one",
+                           s->map_max);
+    next = s->map_size > s->map_max / 2 ? s->map_max : s->map_size * 2;
+    pthread_rwlock_wrlock(&s->resize_lock);
+    rc = mdb_env_set_mapsize(s->env, next);
+    pthread_rwlock_unlock(&s->resize_lock);
+    if (rc)
+        return kix__db_error(rc, err, "growing the store's map");
+    s->map_size = next;
+    return KIX_OK;
+}
+
+/* LMDB reports a write that ran out of space as ENOSPC, or as EIO when the
+ * write came up short: the filesystem's free space tells them apart. */
+static int out_of_space(const struct kix_store *s)
+{
+    struct statvfs vfs;
+    unsigned long long bytes;
+
+    if (statvfs(s->dir, &vfs) != 0)
+        return 0;
+    bytes = (unsigned long long)(geteuid() == 0 ? vfs.f_bfree : vfs.f_bavail) * vfs.f_frsize;
+    return bytes < LOW_SPACE;
+}
+
+int kix__db_write(struct kix_store *s, kix__write_fn fn, void *ctx, struct kix_err *err)
+{
+    int rc;
+
+    if (s->read_only)
+        return kix_err_set(err, KIX_EREADONLY, "the store is open read-only");
+    pthread_mutex_lock(&s->write_lock);
+    for (;;) {
+        MDB_txn *txn = NULL;
+        pthread_rwlock_rdlock(&s->resize_lock);
+        rc = mdb_txn_begin(s->env, NULL, 0, &txn);
+        if (rc) {
+            pthread_rwlock_unlock(&s->resize_lock);
+            if (rc == MDB_MAP_RESIZED) {
+                /* Another process grew the map: adopt its size. */
+                rc = mdb_env_set_mapsize(s->env, 0);
+                if (rc == 0)
+                    continue;
+            }
+            rc = kix__db_error(rc, err, "starting a write");
+            break;
+        }
+        rc = fn(s, txn, ctx, err);
+        if (rc == KIX_OK) {
+            int mrc = mdb_txn_commit(txn);
+            pthread_rwlock_unlock(&s->resize_lock);
+            if (mrc == MDB_MAP_FULL) {
+                kix_err_clear(err);
+                rc = grow_map(s, err);
+                if (rc == KIX_OK)
+                    continue;
+                break;
+            }
+            if (mrc == EIO && out_of_space(s))
+                mrc = ENOSPC;
+            rc = kix__db_error(mrc, err, "committing a write");
+            break;
+        }
+        mdb_txn_abort(txn);
+        pthread_rwlock_unlock(&s->resize_lock);
+        if (rc == KIX__EMAPFULL) {
+            /* fn hit MDB_MAP_FULL on a put: grow and run it again. */
+            kix_err_clear(err);
+            rc = grow_map(s, err);
+            if (rc == KIX_OK)
+                continue;
+        }
+        break;
+    }
+    pthread_mutex_unlock(&s->write_lock);
+    return rc;
+}
+
+int kix_store_read_begin(struct kix_store *s, struct kix_reader **out)
+{
+    struct kix_reader *r = malloc(sizeof(*r));
+    int rc;
+
+    *out = NULL;
+    if (!r)
+        return KIX_ENOMEM;
+    r->store = s;
+    pthread_rwlock_rdlock(&s->resize_lock);
+    rc = mdb_txn_begin(s->env, NULL, MDB_RDONLY, &r->txn);
+    if (rc == MDB_MAP_RESIZED) {
+        mdb_env_set_mapsize(s->env, 0);
+        rc = mdb_txn_begin(s->env, NULL, MDB_RDONLY, &r->txn);
+    }
+    if (rc) {
+        pthread_rwlock_unlock(&s->resize_lock);
+        free(r);
+        return kix__db_error(rc, NULL, "starting a read");
+    }
+    *out = r;
+    return KIX_OK;
+}
+
+void kix_store_read_end(struct kix_reader *r)
+{
+    if (!r)
+        return;
+    mdb_txn_abort(r->txn);
+    pthread_rwlock_unlock(&r->store->resize_lock);
+    free(r);
+}

@@ -1,0 +1,69 @@
+/* Internal to kix_store: the LMDB environment, its tables and the write
+ * retry loop. The only header that includes lmdb.h. */
+#ifndef KIX_DB_H
+#define KIX_DB_H
+
+#include <lmdb.h>
+#include <pthread.h>
+
+#include "kix/store.h"
+
+/* Tables (named LMDB databases). Keys that grow in order use MDB_APPEND. */
+enum kix_table {
+    T_META,        /* text key → value: origin, log vkey, ... */
+    T_BLOBS,       /* u64be sequence → canonical object bytes (append-only) */
+    T_OBJECTS,     /* digest(32) → u64be blob sequence */
+    T_LEAVES,      /* u64be log index → leaf bytes (canonical DSSE envelope) */
+    T_LEAF_INDEX,  /* leaf hash(32) → u64be log index (identical envelope → same entry) */
+    T_TILES,       /* u8 level ‖ u64be index → Merkle tile */
+    T_CHECKPOINTS, /* u64be tree size → signed checkpoint note */
+    T_KEYS,        /* key id(32) → key record */
+    T_RUNS,        /* run id text → run record */
+    T_RUN_ENTRIES, /* run id text ‖ 0 ‖ u64be index → entry type (u8) */
+    T_SUBJECTS,    /* digest(32) ‖ u64be index → empty */
+    T_SIGNERS,     /* key id(32) ‖ u64be index → empty */
+    T_GROUPS,      /* comparison key(32) ‖ statistic ‖ run → empty */
+    T_COSIGS,      /* u64be size ‖ u32be witness key hash ‖ name → cosignature line */
+    T_COUNT
+};
+
+struct kix_store {
+    MDB_env *env;
+    MDB_dbi dbi[T_COUNT];
+    size_t map_size, map_max;
+    struct kix_canon_opts canon;
+    int read_only;
+    int no_cosigs; /* read-only open of a store made before T_COSIGS existed */
+    /* Readers hold it shared for their transaction's life; only a map
+     * resize (rare) takes it exclusively, as LMDB requires no live txn. */
+    pthread_rwlock_t resize_lock;
+    pthread_mutex_t write_lock;
+    char *dir;
+};
+
+struct kix_reader {
+    struct kix_store *store;
+    MDB_txn *txn;
+};
+
+/* MDB_MAP_FULL inside a write: internal only, kix__db_write grows the map
+ * and retries, or turns it into KIX_EFULL at the ceiling. */
+#define KIX__EMAPFULL (-100)
+
+/* Translates an LMDB return code. */
+int kix__db_error(int mdb_rc, struct kix_err *err, const char *what);
+
+/* Runs fn inside one write transaction and commits it durably. On a full
+ * map it aborts, grows the map and runs fn again, so fn must do all its
+ * writes through txn and keep no state across attempts except via ctx
+ * fields it resets itself. fn's own errors abort the transaction. */
+typedef int (*kix__write_fn)(struct kix_store *s, MDB_txn *txn, void *ctx, struct kix_err *err);
+int kix__db_write(struct kix_store *s, kix__write_fn fn, void *ctx, struct kix_err *err);
+
+/* Object lookups inside any transaction: a view of the canonical bytes. */
+int kix__object_get(struct kix_store *s, MDB_txn *txn, const uint8_t digest[32], MDB_val *out);
+/* Stores canonical bytes under their digest inside a write transaction. */
+int kix__object_put(struct kix_store *s, MDB_txn *txn, const uint8_t *canon, size_t len,
+                    const uint8_t digest[32], int *created, struct kix_err *err);
+
+#endif

@@ -1,0 +1,605 @@
+/* The log: creation, opening, and the group-commit writer. */
+#include <errno.h>
+#include <sodium.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+
+#include "kix/entries.h"
+#include "log_internal.h"
+
+#define META_ORIGIN "origin"
+#define META_VKEY   "log_vkey"
+/* present in a log created without an indexer (a plain log); a log without
+ * it keeps the benchmark index, as every log made before indexers had */
+#define META_PLAIN "plain"
+
+/* ---- tiles in LMDB ------------------------------------------------------ */
+
+static void tile_key(uint8_t key[9], uint32_t level, uint64_t index)
+{
+    key[0] = (uint8_t)level;
+    kix_u64be_put(key + 1, index);
+}
+
+static int tile_read(void *arg, uint32_t level, uint64_t index, struct kix_bytes *out,
+                     struct kix_err *err)
+{
+    struct kix__tile_ctx *c = arg;
+    uint8_t k[9];
+    MDB_val key = {9, k}, val;
+    int rc;
+
+    tile_key(k, level, index);
+    rc = mdb_get(c->txn, c->store->dbi[T_TILES], &key, &val);
+    if (rc == MDB_NOTFOUND)
+        return KIX_ENOTFOUND;
+    if (rc)
+        return kix__db_error(rc, err, "reading a tree tile");
+    out->ptr = val.mv_data;
+    out->len = val.mv_size;
+    return KIX_OK;
+}
+
+static int tile_write(void *arg, uint32_t level, uint64_t index, const uint8_t *data, size_t len,
+                      struct kix_err *err)
+{
+    struct kix__tile_ctx *c = arg;
+    uint8_t k[9];
+    MDB_val key = {9, k}, val = {len, (void *)data};
+    int rc;
+
+    tile_key(k, level, index);
+    rc = mdb_put(c->txn, c->store->dbi[T_TILES], &key, &val, 0);
+    return rc ? kix__db_error(rc, err, "writing a tree tile") : KIX_OK;
+}
+
+void kix__tile_io_init(struct kix_tile_io *io, struct kix__tile_ctx *ctx)
+{
+    io->read = tile_read;
+    io->write = tile_write;
+    io->ctx = ctx;
+    io->reads = 0;
+}
+
+int kix__log_size(struct kix_store *s, MDB_txn *txn, uint64_t *size)
+{
+    MDB_cursor *cur;
+    MDB_val k, v;
+    int rc = mdb_cursor_open(txn, s->dbi[T_CHECKPOINTS], &cur);
+
+    if (rc)
+        return kix__db_error(rc, NULL, "reading the log size");
+    rc = mdb_cursor_get(cur, &k, &v, MDB_LAST);
+    mdb_cursor_close(cur);
+    if (rc == MDB_NOTFOUND) {
+        *size = 0;
+        return KIX_OK;
+    }
+    if (rc || k.mv_size != 8)
+        return rc ? kix__db_error(rc, NULL, "reading the log size") : KIX_ECORRUPT;
+    *size = kix_u64be_get(k.mv_data);
+    return KIX_OK;
+}
+
+/* ---- meta ---------------------------------------------------------------- */
+
+static int meta_put(MDB_txn *txn, struct kix_store *s, const char *name, const void *v, size_t len,
+                    struct kix_err *err)
+{
+    MDB_val key = {strlen(name), (void *)name}, val = {len, (void *)v};
+    int rc = mdb_put(txn, s->dbi[T_META], &key, &val, 0);
+    return rc ? kix__db_error(rc, err, "writing store metadata") : KIX_OK;
+}
+
+static int meta_get(struct kix_store *s, const char *name, char *out, size_t cap,
+                    struct kix_err *err)
+{
+    struct kix_reader *r;
+    MDB_val key = {strlen(name), (void *)name}, val;
+    int rc = kix_store_read_begin(s, &r);
+
+    if (rc)
+        return kix_err_set(err, rc, "reading store metadata: %s", kix_strerror(rc));
+    rc = mdb_get(r->txn, s->dbi[T_META], &key, &val);
+    if (rc == 0 && val.mv_size < cap) {
+        memcpy(out, val.mv_data, val.mv_size);
+        out[val.mv_size] = '\0';
+    }
+    kix_store_read_end(r);
+    if (rc == MDB_NOTFOUND)
+        return kix_err_set(err, KIX_ENOTFOUND,
+                           "the store holds no log (%s missing); create one with kixd init", name);
+    if (rc == 0 && val.mv_size >= cap)
+        return kix_err_set(err, KIX_ECORRUPT, "store metadata %s is too long", name);
+    return rc ? kix__db_error(rc, err, "reading store metadata") : KIX_OK;
+}
+
+/* ---- checkpoints ---------------------------------------------------------- */
+
+static int put_checkpoint(struct kix_store *s, MDB_txn *txn, uint64_t size, const void *note,
+                          size_t len, struct kix_err *err)
+{
+    uint8_t k[8];
+    MDB_val key = {8, k}, val = {len, (void *)note};
+    int rc;
+
+    kix_u64be_put(k, size);
+    rc = mdb_put(txn, s->dbi[T_CHECKPOINTS], &key, &val, MDB_APPEND);
+    return rc ? kix__db_error(rc, err, "writing a checkpoint") : KIX_OK;
+}
+
+static int sign_checkpoint(struct kix_log *l, uint64_t size, const struct kix_hash *root,
+                           struct kix_buf *note, struct kix_err *err)
+{
+    struct kix_checkpoint cp;
+    memset(&cp, 0, sizeof(cp));
+    snprintf(cp.origin, sizeof(cp.origin), "%s", l->origin);
+    cp.size = size;
+    memcpy(cp.root, root->b, 32);
+    return kix_checkpoint_sign(&cp, l->signer, note, err);
+}
+
+/* ---- create / open ----------------------------------------------------- */
+
+static int open_handle(const char *dir, const struct kix_log_opts *opts, struct kix_log **out,
+                       struct kix_err *err)
+{
+    struct kix_log *l = calloc(1, sizeof(*l));
+    int rc;
+
+    *out = NULL;
+    if (!l)
+        return kix_err_set(err, KIX_ENOMEM, "out of memory");
+    rc = kix_store_open(dir, opts ? &opts->store : NULL, &l->store, err);
+    if (rc) {
+        free(l);
+        return rc;
+    }
+    l->replica = opts ? opts->replica : 0;
+    l->indexer = opts ? opts->indexer : NULL;
+    l->indexed = l->indexer != NULL;
+    pthread_mutex_init(&l->edge_mu, NULL);
+    *out = l;
+    return KIX_OK;
+}
+
+static int set_verifier(struct kix_log *l, const struct kix_verifier *v)
+{
+    l->verifier = *v;
+    snprintf(l->origin, sizeof(l->origin), "%s", v->name);
+    crypto_hash_sha256(l->log_key_id, v->pub, 32);
+    return KIX_OK;
+}
+
+static int store_identity(struct kix_log *l, MDB_txn *txn, struct kix_err *err)
+{
+    struct kix_buf vkey = KIX_BUF_INIT;
+    int rc = kix_verifier_format(&l->verifier, &vkey);
+
+    if (rc == KIX_OK)
+        rc = meta_put(txn, l->store, META_ORIGIN, l->origin, strlen(l->origin), err);
+    if (rc == KIX_OK)
+        rc = meta_put(txn, l->store, META_VKEY, vkey.ptr, vkey.len, err);
+    if (rc == KIX_OK && !l->indexer)
+        rc = meta_put(txn, l->store, META_PLAIN, "1", 1, err);
+    kix_buf_release(&vkey);
+    return rc;
+}
+
+static int refuse_existing(const char *dir, struct kix_err *err)
+{
+    char path[4096];
+    struct stat st;
+    snprintf(path, sizeof(path), "%s/data.mdb", dir);
+    if (stat(path, &st) == 0)
+        return kix_err_set(err, KIX_EEXIST, "%s already holds a store; choose an empty directory",
+                           dir);
+    return KIX_OK;
+}
+
+struct identity_ctx {
+    struct kix_log *log;
+};
+
+static int identity_fn(struct kix_store *s, MDB_txn *txn, void *arg, struct kix_err *err)
+{
+    (void)s;
+    return store_identity(((struct identity_ctx *)arg)->log, txn, err);
+}
+
+int kix_log_create(const char *dir, const char *origin, const uint8_t admin_pub[32],
+                   const struct kix_log_opts *opts, struct kix_buf *log_vkey, struct kix_err *err)
+{
+    struct kix_log *l = NULL;
+    struct kix_buf env = KIX_BUF_INIT;
+    struct kix_verifier v;
+    struct kix_prepared *p = NULL;
+    struct kix_append_result res;
+    struct kix_submission sub;
+    struct identity_ctx ictx;
+    char keypath[4096];
+    int rc = refuse_existing(dir, err);
+
+    if (rc)
+        return rc;
+    if (!kix_note_name_valid(origin, strlen(origin)))
+        return kix_err_set(err, KIX_EINVAL,
+                           "origin \"%s\" is not a valid key name (no spaces or '+'), e.g. "
+                           "kix.example.org/log",
+                           origin);
+    rc = open_handle(dir, opts, &l, err);
+    if (rc)
+        return rc;
+    rc = kix_signer_generate(origin, KIX_NOTE_ALG_ED25519, &l->signer, err);
+    if (rc)
+        goto out;
+    snprintf(keypath, sizeof(keypath), "%s/log.key", dir);
+    rc = kix_keyfile_write(keypath, l->signer, err);
+    if (rc)
+        goto out;
+    kix_verifier_from_signer(l->signer, &v);
+    set_verifier(l, &v);
+    ictx.log = l;
+    rc = kix__db_write(l->store, identity_fn, &ictx, err);
+    if (rc == KIX_OK)
+        rc = kix_entry_key(l->signer, 0, admin_pub, KIX_ROLE_ADMIN, &env, err);
+    if (rc)
+        goto out;
+    sub.envelope = kix_buf_bytes(&env);
+    sub.objects = NULL;
+    sub.nobjects = 0;
+    rc = kix_log_prepare(l, &sub, &p, err);
+    if (rc == KIX_OK)
+        rc = kix_log_commit(l, &p, 1, &res, NULL, err);
+    if (rc == KIX_OK && res.code)
+        rc = kix_err_set(err, res.code, "writing entry 0: %s", res.message);
+    if (rc == KIX_OK && log_vkey)
+        rc = kix_verifier_format(&v, log_vkey);
+out:
+    kix_prepared_free(p);
+    kix_buf_release(&env);
+    kix_log_close(l);
+    return rc;
+}
+
+int kix_log_create_replica(const char *dir, const struct kix_verifier *log_key,
+                           const struct kix_log_opts *opts, struct kix_err *err)
+{
+    struct kix_log_opts o;
+    struct kix_log *l = NULL;
+    struct identity_ctx ictx;
+    int rc = refuse_existing(dir, err);
+
+    if (rc)
+        return rc;
+    memset(&o, 0, sizeof(o));
+    if (opts)
+        o = *opts;
+    o.replica = 1;
+    rc = open_handle(dir, &o, &l, err);
+    if (rc)
+        return rc;
+    set_verifier(l, log_key);
+    ictx.log = l;
+    rc = kix__db_write(l->store, identity_fn, &ictx, err);
+    kix_log_close(l);
+    return rc;
+}
+
+int kix_log_open(const char *dir, const struct kix_log_opts *opts, struct kix_log **out,
+                 struct kix_err *err)
+{
+    struct kix_log *l = NULL;
+    struct kix_verifier v;
+    char vkey[1024], keypath[4096];
+    int rc;
+
+    *out = NULL;
+    rc = open_handle(dir, opts, &l, err);
+    if (rc)
+        return rc;
+    rc = meta_get(l->store, META_VKEY, vkey, sizeof(vkey), err);
+    if (rc == KIX_OK)
+        rc = kix_verifier_parse(vkey, strlen(vkey), &v, err);
+    if (rc)
+        goto fail;
+    set_verifier(l, &v);
+    {
+        char plain[8];
+        rc = meta_get(l->store, META_PLAIN, plain, sizeof(plain), NULL);
+        if (rc && rc != KIX_ENOTFOUND)
+            goto fail;
+        l->indexed = rc == KIX_ENOTFOUND;
+        rc = KIX_OK;
+    }
+    if (!l->replica && !(opts && opts->store.read_only)) {
+        snprintf(keypath, sizeof(keypath), "%s/log.key", dir);
+        rc = kix_keyfile_read(keypath, &l->signer, err);
+        if (rc == KIX_OK && memcmp(kix_signer_public_key(l->signer), v.pub, 32) != 0)
+            rc = kix_err_set(err, KIX_ECORRUPT,
+                             "%s does not match the log's verifier key; restore the right key",
+                             keypath);
+        if (rc)
+            goto fail;
+    }
+    *out = l;
+    return KIX_OK;
+fail:
+    kix_log_close(l);
+    return rc;
+}
+
+void kix_log_close(struct kix_log *l)
+{
+    if (!l)
+        return;
+    kix_signer_free(l->signer);
+    kix_store_close(l->store);
+    pthread_mutex_destroy(&l->edge_mu);
+    free(l);
+}
+
+const char *kix_log_origin(const struct kix_log *l)
+{
+    return l->origin;
+}
+
+const struct kix_verifier *kix_log_verifier(const struct kix_log *l)
+{
+    return &l->verifier;
+}
+
+struct kix_store *kix_log_store(struct kix_log *l)
+{
+    return l->store;
+}
+
+int kix_log_is_replica(const struct kix_log *l)
+{
+    return l->replica;
+}
+
+/* ---- commit ---------------------------------------------------------------- */
+
+struct commit_ctx {
+    struct kix_log *log;
+    struct kix_prepared *const *items;
+    size_t n;
+    struct kix_append_result *results;
+    /* replay: where the items must land, and the upstream's checkpoints */
+    uint64_t first_index;
+    const struct kix_replay_checkpoint *cps;
+    size_t ncps;
+    uint64_t size;
+    struct kix_hash *hashes; /* scratch: leaf hashes of accepted items */
+};
+
+static int replay_check_checkpoint(struct kix_log *l, const struct kix_replay_checkpoint *c,
+                                   const struct kix_hash *root, struct kix_err *err)
+{
+    struct kix_note note;
+    struct kix_checkpoint cp;
+    int rc = kix_checkpoint_open(c->note, c->note_len, &l->verifier, 1, l->origin, &note, &cp, err);
+
+    if (rc) {
+        kix_err_wrap(err, "upstream checkpoint at size %llu", (unsigned long long)c->size);
+        return rc;
+    }
+    if (cp.size != c->size)
+        return kix_err_set(err, KIX_EVERIFY, "upstream checkpoint is for size %llu, not %llu",
+                           (unsigned long long)cp.size, (unsigned long long)c->size);
+    if (memcmp(cp.root, root->b, 32) != 0)
+        return kix_err_set(err, KIX_EVERIFY,
+                           "the entries up to size %llu do not hash to the upstream's signed root "
+                           "(a fork or tampered entries)",
+                           (unsigned long long)c->size);
+    return KIX_OK;
+}
+
+/* Applies one item at index `next`: KIX_OK (accepted), a refusal code with
+ * res filled, or a fatal code. *dup set when it repeats an entry. */
+static int lookup_duplicate(struct kix_store *s, MDB_txn *txn, const struct kix_hash *h,
+                            uint64_t *index);
+
+static int apply_item(struct kix_store *s, MDB_txn *txn, struct kix_log *l, uint64_t next,
+                      const struct kix_prepared *p, struct kix_append_result *res, int *dup,
+                      struct kix_err *item_err)
+{
+    uint64_t dup_index = 0;
+    int rc;
+
+    memset(res, 0, sizeof(*res));
+    res->leaf_hash = p->leaf_hash;
+    *dup = 0;
+    rc = lookup_duplicate(s, txn, &p->leaf_hash, &dup_index);
+    if (rc == KIX_OK) {
+        res->index = dup_index;
+        res->duplicate = 1;
+        *dup = 1;
+        return KIX_OK;
+    }
+    if (rc != KIX_ENOTFOUND)
+        return kix_err_set(item_err, rc, "reading the leaf index: %s", kix_strerror(rc));
+    rc = kix__policy_apply(l, txn, next, p, item_err);
+    if (rc == KIX_OK)
+        res->index = next;
+    return rc;
+}
+
+static int is_refusal(int rc)
+{
+    return rc == KIX_EPOLICY || rc == KIX_EVERIFY || rc == KIX_EINVAL;
+}
+
+static int commit_fn(struct kix_store *s, MDB_txn *txn, void *arg, struct kix_err *err)
+{
+    struct commit_ctx *c = arg;
+    struct kix__tile_ctx tctx = {s, txn};
+    struct kix_tile_io io;
+    struct kix_buf note = KIX_BUF_INIT;
+    struct kix_hash root;
+    uint64_t size, next;
+    size_t accepted = 0;
+    int rc = kix__log_size(s, txn, &size);
+
+    if (rc)
+        return kix_err_set(err, rc, "reading the log size: %s", kix_strerror(rc));
+    next = size;
+    for (size_t i = 0; i < c->n; i++) {
+        struct kix_append_result *res = &c->results[i];
+        struct kix_err item_err = {0, ""};
+        int dup;
+
+        rc = apply_item(s, txn, c->log, next, c->items[i], res, &dup, &item_err);
+        if (is_refusal(rc)) {
+            res->code = rc;
+            res->index = KIX_NO_INDEX;
+            snprintf(res->message, sizeof(res->message), "%s", item_err.msg);
+            continue;
+        }
+        if (rc) {
+            if (err)
+                *err = item_err;
+            return rc;
+        }
+        if (!dup) {
+            c->hashes[accepted++] = c->items[i]->leaf_hash;
+            next++;
+        }
+    }
+    c->size = next;
+    if (accepted == 0)
+        return KIX_OK; /* nothing new: no new checkpoint */
+    kix__tile_io_init(&io, &tctx);
+    rc = kix_tiles_append(&io, size, c->hashes, accepted, &root, err);
+    if (rc == KIX_OK)
+        rc = sign_checkpoint(c->log, next, &root, &note, err);
+    if (rc == KIX_OK)
+        rc = put_checkpoint(s, txn, next, note.ptr, note.len, err);
+    kix_buf_release(&note);
+    return rc;
+}
+
+/* Replay: every item must be accepted at its index, and the root at each
+ * upstream checkpoint's size must be the one it signed. */
+static int replay_fn(struct kix_store *s, MDB_txn *txn, void *arg, struct kix_err *err)
+{
+    struct commit_ctx *c = arg;
+    struct kix__tile_ctx tctx = {s, txn};
+    struct kix_tile_io io;
+    struct kix_hash root;
+    uint64_t size, next;
+    size_t i = 0;
+    int rc = kix__log_size(s, txn, &size);
+
+    if (rc)
+        return kix_err_set(err, rc, "reading the log size: %s", kix_strerror(rc));
+    if (c->first_index != size)
+        return kix_err_set(err, KIX_EINVAL, "replay starts at index %llu but the log has %llu",
+                           (unsigned long long)c->first_index, (unsigned long long)size);
+    kix__tile_io_init(&io, &tctx);
+    next = size;
+    for (size_t k = 0; k < c->ncps; k++) {
+        size_t pending = 0;
+        if (c->cps[k].size <= next || c->cps[k].size - c->first_index > c->n)
+            return kix_err_set(err, KIX_EINVAL,
+                               "replay checkpoints must grow and end at the last item");
+        while (next < c->cps[k].size) {
+            struct kix_append_result res;
+            struct kix_err item_err = {0, ""};
+            int dup;
+            rc = apply_item(s, txn, c->log, next, c->items[i], &res, &dup, &item_err);
+            if (rc == KIX_OK && dup)
+                rc = kix_err_set(&item_err, KIX_EVERIFY, "it repeats entry %llu",
+                                 (unsigned long long)res.index);
+            if (rc)
+                return kix_err_set(err, is_refusal(rc) ? rc : rc, "entry %llu: %s",
+                                   (unsigned long long)next, item_err.msg);
+            c->hashes[pending++] = c->items[i++]->leaf_hash;
+            next++;
+        }
+        rc = kix_tiles_append(&io, next - pending, c->hashes, pending, &root, err);
+        if (rc == KIX_OK)
+            rc = replay_check_checkpoint(c->log, &c->cps[k], &root, err);
+        if (rc == KIX_OK)
+            rc = put_checkpoint(s, txn, next, c->cps[k].note, c->cps[k].note_len, err);
+        if (rc)
+            return rc;
+    }
+    if (i != c->n)
+        return kix_err_set(err, KIX_EINVAL, "%zu replayed entries lie beyond the last checkpoint",
+                           c->n - i);
+    c->size = next;
+    return KIX_OK;
+}
+
+static int lookup_duplicate(struct kix_store *s, MDB_txn *txn, const struct kix_hash *h,
+                            uint64_t *index)
+{
+    MDB_val key = {32, (void *)h->b}, val;
+    int rc = mdb_get(txn, s->dbi[T_LEAF_INDEX], &key, &val);
+    if (rc == MDB_NOTFOUND)
+        return KIX_ENOTFOUND;
+    if (rc || val.mv_size != 8)
+        return rc ? kix__db_error(rc, NULL, "reading the leaf index") : KIX_ECORRUPT;
+    *index = kix_u64be_get(val.mv_data);
+    return KIX_OK;
+}
+
+static int run_commit(struct commit_ctx *c, kix__write_fn fn, struct kix_err *err)
+{
+    int rc;
+    if (c->log->indexed && !c->log->indexer)
+        return kix_err_set(err, KIX_EINVAL,
+                           "this log keeps the benchmark index: open it with kix_index_open "
+                           "so that the index follows every append");
+    c->hashes = malloc((c->n ? c->n : 1) * sizeof(*c->hashes));
+    if (!c->hashes)
+        return kix_err_set(err, KIX_ENOMEM, "out of memory");
+    rc = kix__db_write(c->log->store, fn, c, err);
+    free(c->hashes);
+    return rc;
+}
+
+int kix_log_commit(struct kix_log *l, struct kix_prepared *const *items, size_t n,
+                   struct kix_append_result *results, uint64_t *new_size, struct kix_err *err)
+{
+    struct commit_ctx c;
+    int rc;
+
+    if (l->replica || !l->signer)
+        return kix_err_set(err, KIX_EREADONLY,
+                           "this store is a replica of %s; submit to the origin", l->origin);
+    memset(&c, 0, sizeof(c));
+    c.log = l;
+    c.items = items;
+    c.n = n;
+    c.results = results;
+    rc = run_commit(&c, commit_fn, err);
+    if (rc == KIX_OK && new_size)
+        *new_size = c.size;
+    return rc;
+}
+
+int kix_log_replay(struct kix_log *l, uint64_t first_index, struct kix_prepared *const *items,
+                   size_t n, const struct kix_replay_checkpoint *cps, size_t ncps,
+                   struct kix_err *err)
+{
+    struct commit_ctx c;
+
+    if (ncps == 0 || cps[ncps - 1].size != first_index + n)
+        return kix_err_set(err, KIX_EINVAL,
+                           "a replay must end at an upstream checkpoint (size %llu)",
+                           (unsigned long long)(first_index + n));
+    memset(&c, 0, sizeof(c));
+    c.log = l;
+    c.items = items;
+    c.n = n;
+    c.first_index = first_index;
+    c.cps = cps;
+    c.ncps = ncps;
+    return run_commit(&c, replay_fn, err);
+}

@@ -1,0 +1,86 @@
+/* Internal to kix_store: the log's in-memory types shared by prepare
+ * (entry.c), policy (policy.c), writing (log.c) and reading (log_read.c). */
+#ifndef KIX_LOG_INTERNAL_H
+#define KIX_LOG_INTERNAL_H
+
+#include <pthread.h>
+
+#include "db.h"
+#include "kix/dsse.h"
+#include "kix/log.h"
+#include "kix/log_txn.h"
+
+struct kix_log {
+    struct kix_store *store;
+    char origin[KIX_NOTE_NAME_MAX + 1];
+    struct kix_verifier verifier; /* the log key's public half */
+    uint8_t log_key_id[32];       /* SHA-256 of the log's public key */
+    struct kix_signer *signer;    /* NULL for replicas */
+    int replica;
+    /* the layer whose tables follow the log (opts.indexer), and whether the
+     * store was made with one (then every write needs it) */
+    const struct kix_log_indexer *indexer;
+    int indexed;
+    /* the right edge of the latest size proven, shared by readers */
+    pthread_mutex_t edge_mu;
+    struct kix_tile_edge edge;
+};
+
+struct kix_log_txn {
+    struct kix_store *store;
+    MDB_txn *txn;
+    int writable;
+};
+
+struct prepared_object {
+    struct kix_buf canon;
+    struct kix_digest digest;
+    struct kix_digest *refs;
+    size_t nrefs;
+    /* its comparison group, found while the object was parsed in prepare
+     * (the writer then need not parse it again) */
+    int comparable;
+    struct kix_digest comparison_key;
+    uint64_t value;
+};
+
+struct kix_prepared {
+    struct kix_entry entry; /* what the statement says; entry.signer from the keyid */
+    struct kix_buf leaf;    /* canonical envelope bytes */
+    struct kix_hash leaf_hash;
+    struct kix_dsse_envelope env;
+    uint8_t signer_pub[32]; /* the key the signature verified with */
+    int sig_checked;        /* 1: verified with signer_pub during prepare */
+
+    struct prepared_object *objects;
+    size_t nobjects;
+};
+
+/* Key registry record: pub(32) roles(1) added(8) revoked(8). */
+#define KEY_RECORD_LEN 49
+void kix__key_record_encode(const struct kix_key_info *k, uint8_t out[KEY_RECORD_LEN]);
+int kix__key_record_decode(const uint8_t *data, size_t len, struct kix_key_info *k);
+
+int kix__key_get(struct kix_store *s, MDB_txn *txn, const uint8_t id[32], struct kix_key_info *k);
+/* policy.c: checks p against the state in txn (at log index `index`) and,
+ * when it passes, writes it: objects, leaf, indexes, registry, runs.
+ * KIX_EPOLICY/KIX_EVERIFY refuse only this entry; other codes abort all. */
+int kix__policy_apply(struct kix_log *l, MDB_txn *txn, uint64_t index, const struct kix_prepared *p,
+                      struct kix_err *err);
+
+/* The committed tree size (that of the latest checkpoint). */
+int kix__log_size(struct kix_store *s, MDB_txn *txn, uint64_t *size);
+
+/* Tile storage through LMDB for the Merkle code. */
+struct kix__tile_ctx {
+    struct kix_store *store;
+    MDB_txn *txn;
+};
+void kix__tile_io_init(struct kix_tile_io *io, struct kix__tile_ctx *ctx);
+
+/* cosign.c: the T_COSIGS key u64be size ‖ u32be key hash ‖ name; values
+ * are u64be cosignature time ‖ the signature line (no "\n"). */
+size_t kix__cosig_key(uint8_t *out, uint64_t size, uint32_t key_hash, const char *name,
+                      size_t name_len);
+
+#endif

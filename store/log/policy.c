@@ -1,0 +1,238 @@
+/* The log's policy: who may sign what (key registry and roles) and which
+ * objects must be stored, checked against the state inside the writer's
+ * transaction (so earlier entries of the same batch count), then the
+ * writes that make an accepted entry part of the log. The index above
+ * (struct kix_log_indexer) adds its own rules and writes per entry. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "log_internal.h"
+
+static const unsigned required_role[] = {
+    [KIX_ENTRY_KEY] = KIX_ROLE_ADMIN,
+    [KIX_ENTRY_PUBLICATION] = KIX_ROLE_PUBLISH,
+    [KIX_ENTRY_ATTESTATION] = KIX_ROLE_ATTEST,
+    [KIX_ENTRY_RERUN] = KIX_ROLE_RERUN,
+    [KIX_ENTRY_SUPERSESSION] = KIX_ROLE_PUBLISH,
+};
+
+static const char *role_name(unsigned role)
+{
+    switch (role) {
+    case KIX_ROLE_ADMIN:
+        return "admin";
+    case KIX_ROLE_PUBLISH:
+        return "publish";
+    case KIX_ROLE_ATTEST:
+        return "attest";
+    default:
+        return "rerun";
+    }
+}
+
+static int check_signer(struct kix_log *l, MDB_txn *txn, uint64_t index,
+                        const struct kix_prepared *p, struct kix_err *err)
+{
+    struct kix_key_info key;
+    unsigned need = required_role[p->entry.type];
+    char id[KIX_SHORT_ID_LEN + 1];
+    int rc;
+
+    kix_hex_short_id(p->entry.signer, id);
+    if (index == 0) {
+        if (memcmp(p->entry.signer, l->log_key_id, 32) != 0 || p->entry.type != KIX_ENTRY_KEY ||
+            p->entry.key_revoke || !(p->entry.key_roles & KIX_ROLE_ADMIN))
+            return kix_err_set(err, KIX_EPOLICY,
+                               "entry 0 must register the first admin key, signed by the log key");
+        return KIX_OK;
+    }
+    if (memcmp(p->entry.signer, l->log_key_id, 32) == 0)
+        return kix_err_set(err, KIX_EPOLICY,
+                           "the log key signs only entry 0; sign with a registered key");
+    rc = kix__key_get(l->store, txn, p->entry.signer, &key);
+    if (rc == KIX_ENOTFOUND)
+        return kix_err_set(err, KIX_EPOLICY,
+                           "key %s is not registered in this log; an admin adds it with "
+                           "kix key add",
+                           id);
+    if (rc)
+        return kix_err_set(err, rc, "reading the key registry: %s", kix_strerror(rc));
+    if (key.revoked_index != KIX_NO_INDEX)
+        return kix_err_set(err, KIX_EPOLICY, "key %s was revoked at log index %llu", id,
+                           (unsigned long long)key.revoked_index);
+    if (!(key.roles & need))
+        return kix_err_set(err, KIX_EPOLICY, "key %s lacks the %s role needed for a %s entry", id,
+                           role_name(need), kix_entry_type_name(p->entry.type));
+    if (!p->sig_checked || memcmp(p->signer_pub, key.pub, 32) != 0) {
+        /* The key was registered after prepare looked (same batch). */
+        rc = kix_dsse_verify(&p->env, key.pub, NULL, err);
+        if (rc)
+            return kix_err_set(err, KIX_EVERIFY,
+                               "bad signature: the envelope does not verify "
+                               "with key %s",
+                               id);
+    }
+    return KIX_OK;
+}
+
+/* Is the object stored, or carried by this submission? */
+static int available(struct kix_store *s, MDB_txn *txn, const struct kix_prepared *p,
+                     const struct kix_digest *d)
+{
+    MDB_val v;
+    for (size_t i = 0; i < p->nobjects; i++)
+        if (memcmp(p->objects[i].digest.b, d->b, 32) == 0)
+            return KIX_OK;
+    return kix__object_get(s, txn, d->b, &v);
+}
+
+static int check_objects(struct kix_store *s, MDB_txn *txn, const struct kix_prepared *p,
+                         struct kix_err *err)
+{
+    char text[KIX_DIGEST_TEXT_LEN + 1];
+    int rc;
+
+    for (size_t i = 0; i < p->entry.nneeds; i++) {
+        rc = available(s, txn, p, &p->entry.needs[i]);
+        if (rc) {
+            kix_digest_format(&p->entry.needs[i], text);
+            if (rc != KIX_ENOTFOUND)
+                return kix_err_set(err, rc, "reading object %s: %s", text, kix_strerror(rc));
+            return kix_err_set(err, KIX_EPOLICY,
+                               "object %s is neither stored nor sent with the entry; include it "
+                               "in the bundle",
+                               text);
+        }
+    }
+    for (size_t i = 0; i < p->nobjects; i++)
+        for (size_t j = 0; j < p->objects[i].nrefs; j++) {
+            rc = available(s, txn, p, &p->objects[i].refs[j]);
+            if (rc) {
+                kix_digest_format(&p->objects[i].refs[j], text);
+                if (rc != KIX_ENOTFOUND)
+                    return kix_err_set(err, rc, "reading object %s: %s", text, kix_strerror(rc));
+                return kix_err_set(err, KIX_EPOLICY,
+                                   "missing reference: object %zu refers to %s, which is neither "
+                                   "stored nor in the bundle",
+                                   i, text);
+            }
+        }
+    return KIX_OK;
+}
+
+/* The key registry's rules for a key entry. */
+static int check_key_entry(struct kix_log *l, MDB_txn *txn, const struct kix_prepared *p,
+                           struct kix_err *err)
+{
+    struct kix_key_info key;
+    char id[KIX_SHORT_ID_LEN + 1];
+    int rc;
+
+    kix_hex_short_id(p->entry.subject.b, id);
+    rc = kix__key_get(l->store, txn, p->entry.subject.b, &key);
+    if (rc && rc != KIX_ENOTFOUND)
+        return kix_err_set(err, rc, "reading the key registry: %s", kix_strerror(rc));
+    if (!p->entry.key_revoke && rc == KIX_OK)
+        return kix_err_set(
+            err, KIX_EPOLICY, "key %s is already registered%s", id,
+            key.revoked_index != KIX_NO_INDEX ? " and was revoked; generate a new key" : "");
+    if (p->entry.key_revoke && rc == KIX_ENOTFOUND)
+        return kix_err_set(err, KIX_EPOLICY, "key %s is not registered", id);
+    if (p->entry.key_revoke && key.revoked_index != KIX_NO_INDEX)
+        return kix_err_set(err, KIX_EPOLICY, "key %s is already revoked", id);
+    return KIX_OK;
+}
+
+static int put(MDB_txn *txn, MDB_dbi dbi, const void *k, size_t klen, const void *v, size_t vlen,
+               unsigned flags, struct kix_err *err)
+{
+    MDB_val key = {klen, (void *)k}, val = {vlen, (void *)v};
+    int rc = mdb_put(txn, dbi, &key, &val, flags);
+    return rc ? kix__db_error(rc, err, "writing the log") : KIX_OK;
+}
+
+/* digest/id(32) ‖ u64be index → type: the secondary indexes. */
+static int put_ref_index(struct kix_store *s, MDB_txn *txn, int table, const uint8_t id[32],
+                         uint64_t index, uint8_t type, struct kix_err *err)
+{
+    uint8_t k[40];
+    memcpy(k, id, 32);
+    kix_u64be_put(k + 32, index);
+    return put(txn, s->dbi[table], k, sizeof(k), &type, 1, 0, err);
+}
+
+static int write_entry(struct kix_log *l, MDB_txn *txn, uint64_t index,
+                       const struct kix_prepared *p, struct kix_err *err)
+{
+    struct kix_store *s = l->store;
+    struct kix_key_info key;
+    uint8_t idx[8], rec[KEY_RECORD_LEN], type = (uint8_t)p->entry.type;
+    int rc = KIX_OK;
+
+    for (size_t i = 0; rc == KIX_OK && i < p->nobjects; i++)
+        rc = kix__object_put(s, txn, p->objects[i].canon.ptr, p->objects[i].canon.len,
+                             p->objects[i].digest.b, NULL, err);
+    kix_u64be_put(idx, index);
+    if (rc == KIX_OK)
+        rc = put(txn, s->dbi[T_LEAVES], idx, 8, p->leaf.ptr, p->leaf.len, MDB_APPEND, err);
+    if (rc == KIX_OK)
+        rc = put(txn, s->dbi[T_LEAF_INDEX], p->leaf_hash.b, 32, idx, 8, MDB_NOOVERWRITE, err);
+    if (rc == KIX_OK)
+        rc = put_ref_index(s, txn, T_SUBJECTS, p->entry.subject.b, index, type, err);
+    if (rc == KIX_OK)
+        rc = put_ref_index(s, txn, T_SIGNERS, p->entry.signer, index, type, err);
+    if (rc || p->entry.type != KIX_ENTRY_KEY)
+        return rc;
+    if (p->entry.key_revoke) {
+        rc = kix__key_get(s, txn, p->entry.subject.b, &key);
+        if (rc)
+            return kix_err_set(err, rc, "reading the key registry");
+        key.revoked_index = index;
+    } else {
+        memcpy(key.pub, p->entry.key_pub, 32);
+        key.roles = p->entry.key_roles;
+        key.added_index = index;
+        key.revoked_index = KIX_NO_INDEX;
+    }
+    kix__key_record_encode(&key, rec);
+    return put(txn, s->dbi[T_KEYS], p->entry.subject.b, 32, rec, sizeof(rec), 0, err);
+}
+
+/* The view of p the indexer gets. */
+static void item_of(const struct kix_prepared *p, uint64_t index, struct kix_log_item *it)
+{
+    memset(it, 0, sizeof(*it));
+    it->index = index;
+    it->entry = &p->entry;
+    for (size_t i = 0; i < p->nobjects; i++) {
+        const struct prepared_object *o = &p->objects[i];
+        if (memcmp(o->digest.b, p->entry.subject.b, 32) != 0)
+            continue;
+        it->manifest_sent = 1;
+        it->comparable = o->comparable;
+        it->comparison_key = o->comparison_key;
+        it->value = o->value;
+        break;
+    }
+}
+
+int kix__policy_apply(struct kix_log *l, MDB_txn *txn, uint64_t index, const struct kix_prepared *p,
+                      struct kix_err *err)
+{
+    struct kix_log_txn t = {l->store, txn, 1};
+    struct kix_log_item item;
+    int rc = check_signer(l, txn, index, p, err);
+
+    item_of(p, index, &item);
+    if (rc == KIX_OK && p->entry.type == KIX_ENTRY_KEY)
+        rc = check_key_entry(l, txn, p, err);
+    else if (rc == KIX_OK && l->indexer)
+        rc = l->indexer->check(&t, &item, err);
+    if (rc == KIX_OK)
+        rc = check_objects(l->store, txn, p, err);
+    if (rc == KIX_OK)
+        rc = write_entry(l, txn, index, p, err);
+    if (rc == KIX_OK && l->indexer)
+        rc = l->indexer->apply(&t, &item, err);
+    return rc;
+}

@@ -1,0 +1,195 @@
+/* Preparing a submission: parse, canonicalize, read the predicate, verify
+ * the signature. Stateless but for one registry lookup, so it runs on any
+ * thread while the writer commits earlier batches. */
+#include <jansson.h>
+#include <sodium.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "kix/encoding.h"
+#include "kix/json.h"
+#include "log_internal.h"
+
+void kix_prepared_free(struct kix_prepared *p)
+{
+    if (!p)
+        return;
+    kix_buf_release(&p->leaf);
+    kix_dsse_envelope_release(&p->env);
+    for (size_t i = 0; i < p->nobjects; i++) {
+        kix_buf_release(&p->objects[i].canon);
+        free(p->objects[i].refs);
+    }
+    free(p->objects);
+    kix_entry_release(&p->entry);
+    free(p);
+}
+
+int kix_prepared_type(const struct kix_prepared *p)
+{
+    return p->entry.type;
+}
+
+int kix_prepared_sig_checked(const struct kix_prepared *p)
+{
+    return p->sig_checked;
+}
+
+/* Verifies now when the key is known (the log key, or a registered key);
+ * otherwise commit verifies once the batch has registered it. */
+static int verify_if_known(struct kix_log *l, struct kix_prepared *p, struct kix_err *err)
+{
+    struct kix_reader *r = NULL;
+    struct kix_key_info key;
+    int rc, found = 0;
+
+    if (memcmp(p->entry.signer, l->log_key_id, 32) == 0) {
+        memcpy(key.pub, l->verifier.pub, 32);
+        found = 1;
+    } else {
+        rc = kix_store_read_begin(l->store, &r);
+        if (rc)
+            return kix_err_set(err, rc, "reading the key registry: %s", kix_strerror(rc));
+        found = kix__key_get(l->store, r->txn, p->entry.signer, &key) == KIX_OK;
+        kix_store_read_end(r);
+    }
+    if (!found)
+        return KIX_OK;
+    rc = kix_dsse_verify(&p->env, key.pub, p->env.sigs[0].keyid, err);
+    if (rc) {
+        char hex[65];
+        kix_hex_encode(p->entry.signer, 32, hex);
+        return kix_err_set(err, KIX_EVERIFY,
+                           "bad signature: the envelope does not verify with "
+                           "key %.16s...; sign it again with the right key",
+                           hex);
+    }
+    memcpy(p->signer_pub, key.pub, 32);
+    p->sig_checked = 1;
+    return KIX_OK;
+}
+
+/* One parse per object: its canonical form, references and comparison
+ * group all come from the same tree. */
+static int prepare_object(struct kix_log *l, struct prepared_object *o, const struct kix_bytes *in,
+                          struct kix_err *err)
+{
+    json_t *tree = NULL;
+    char metric[16];
+    int rc = kix_canon_parse_tree(in->ptr, in->len, &l->store->canon, &tree, err);
+
+    if (rc)
+        return rc;
+    rc = kix_canon_write_tree(tree, &o->canon);
+    if (rc == KIX_OK)
+        rc = kix_refs_collect_tree(tree, &o->refs, &o->nrefs);
+    if (rc == KIX_OK)
+        o->comparable =
+            kix_run_comparison_key_tree(tree, &o->comparison_key, &o->value, metric) == KIX_OK;
+    json_decref(tree);
+    if (rc)
+        return kix_err_set(err, rc, "canonicalizing: %s", kix_strerror(rc));
+    kix_digest_of(o->canon.ptr, o->canon.len, &o->digest);
+    return KIX_OK;
+}
+
+static int prepare_objects(struct kix_log *l, struct kix_prepared *p,
+                           const struct kix_submission *sub, struct kix_err *err)
+{
+    if (sub->nobjects > KIX_BUNDLE_MAX_OBJECTS)
+        return kix_err_set(err, KIX_ELIMIT, "a submission carries at most %u objects, not %zu",
+                           KIX_BUNDLE_MAX_OBJECTS, sub->nobjects);
+    if (!sub->nobjects)
+        return KIX_OK;
+    p->objects = calloc(sub->nobjects, sizeof(*p->objects));
+    if (!p->objects)
+        return KIX_ENOMEM;
+    for (size_t i = 0; i < sub->nobjects; i++) {
+        struct prepared_object *o = &p->objects[i];
+        int rc;
+        p->nobjects++;
+        rc = prepare_object(l, o, &sub->objects[i], err);
+        if (rc) {
+            kix_err_wrap(err, "object %zu", i);
+            return rc;
+        }
+    }
+    return KIX_OK;
+}
+
+int kix_log_prepare_leaf(struct kix_log *l, const struct kix_bytes *envelope,
+                         struct kix_prepared **out, struct kix_err *err)
+{
+    struct kix_prepared *p = calloc(1, sizeof(*p));
+    int rc;
+
+    (void)l;
+    *out = NULL;
+    if (!p)
+        return kix_err_set(err, KIX_ENOMEM, "out of memory");
+    kix_dsse_envelope_init(&p->env);
+    rc = kix_dsse_parse(envelope->ptr, envelope->len, &p->env, err);
+    if (rc)
+        goto fail;
+    if (strcmp(p->env.payload_type, KIX_DSSE_INTOTO_TYPE) != 0) {
+        rc = kix_err_set(err, KIX_EINVAL, "payloadType must be " KIX_DSSE_INTOTO_TYPE);
+        goto fail;
+    }
+    rc = kix_dsse_encode(&p->env, &p->leaf, err);
+    if (rc)
+        goto fail;
+    if (p->leaf.len > KIX_LEAF_MAX) {
+        rc = kix_err_set(err, KIX_ELIMIT,
+                         "the envelope is %zu bytes canonical, over the %u-byte "
+                         "leaf limit",
+                         p->leaf.len, KIX_LEAF_MAX);
+        goto fail;
+    }
+    kix_merkle_leaf_hash(p->leaf.ptr, p->leaf.len, &p->leaf_hash);
+    rc = kix_entry_parse_statement(&p->entry, p->env.payload.ptr, p->env.payload.len, err);
+    if (rc == KIX_OK)
+        rc = kix_entry_signer(&p->entry, &p->env, err);
+    if (rc)
+        goto fail;
+    *out = p;
+    return KIX_OK;
+fail:
+    kix_prepared_free(p);
+    return rc;
+}
+
+void kix_prepared_needs(const struct kix_prepared *p, const struct kix_digest **needs, size_t *n)
+{
+    *needs = p->entry.needs;
+    *n = p->entry.nneeds;
+}
+
+int kix_log_prepare_objects(struct kix_log *l, struct kix_prepared *p,
+                            const struct kix_bytes *objects, size_t nobjects, struct kix_err *err)
+{
+    struct kix_submission sub = {{NULL, 0}, objects, nobjects};
+    int rc = p->objects ? kix_err_set(err, KIX_EINVAL, "the entry's objects are already prepared")
+                        : prepare_objects(l, p, &sub, err);
+
+    if (rc == KIX_OK)
+        rc = verify_if_known(l, p, err);
+    return rc;
+}
+
+int kix_log_prepare(struct kix_log *l, const struct kix_submission *sub, struct kix_prepared **out,
+                    struct kix_err *err)
+{
+    struct kix_prepared *p = NULL;
+    int rc = kix_log_prepare_leaf(l, &sub->envelope, &p, err);
+
+    *out = NULL;
+    if (rc == KIX_OK)
+        rc = kix_log_prepare_objects(l, p, sub->objects, sub->nobjects, err);
+    if (rc) {
+        kix_prepared_free(p);
+        return rc;
+    }
+    *out = p;
+    return KIX_OK;
+}

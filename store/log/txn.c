@@ -1,0 +1,140 @@
+/* The log's storage lent to the index above it (kix/log_txn.h). */
+#include <string.h>
+
+#include "log_internal.h"
+
+static MDB_dbi dbi_of(struct kix_log_txn *t, enum kix_log_table table)
+{
+    static const int tables[] = {
+        [KIX_TABLE_RUNS] = T_RUNS,
+        [KIX_TABLE_RUN_ENTRIES] = T_RUN_ENTRIES,
+        [KIX_TABLE_GROUPS] = T_GROUPS,
+    };
+    return t->store->dbi[tables[table]];
+}
+
+int kix_log_txn_get(struct kix_log_txn *t, enum kix_log_table table, const void *key, size_t klen,
+                    struct kix_bytes *val)
+{
+    MDB_val k = {klen, (void *)key}, v;
+    int rc = mdb_get(t->txn, dbi_of(t, table), &k, &v);
+
+    if (rc == MDB_NOTFOUND)
+        return KIX_ENOTFOUND;
+    if (rc)
+        return kix__db_error(rc, NULL, "reading the index");
+    val->ptr = v.mv_data;
+    val->len = v.mv_size;
+    return KIX_OK;
+}
+
+int kix_log_txn_put(struct kix_log_txn *t, enum kix_log_table table, const void *key, size_t klen,
+                    const void *val, size_t vlen, struct kix_err *err)
+{
+    MDB_val k = {klen, (void *)key}, v = {vlen, (void *)val};
+    int rc;
+
+    if (!t->writable)
+        return kix_err_set(err, KIX_EREADONLY, "writing the index through a reader");
+    rc = mdb_put(t->txn, dbi_of(t, table), &k, &v, 0);
+    return rc ? kix__db_error(rc, err, "writing the index") : KIX_OK;
+}
+
+int kix_log_txn_del(struct kix_log_txn *t, enum kix_log_table table, const void *key, size_t klen,
+                    struct kix_err *err)
+{
+    MDB_val k = {klen, (void *)key};
+    int rc;
+
+    if (!t->writable)
+        return kix_err_set(err, KIX_EREADONLY, "writing the index through a reader");
+    rc = mdb_del(t->txn, dbi_of(t, table), &k, NULL);
+    if (rc == MDB_NOTFOUND)
+        return KIX_ENOTFOUND;
+    return rc ? kix__db_error(rc, err, "writing the index") : KIX_OK;
+}
+
+static int scan(MDB_txn *txn, MDB_dbi dbi, const void *from, size_t from_len, kix_log_scan_fn fn,
+                void *ctx, const char *what)
+{
+    MDB_cursor *cur;
+    MDB_val key = {from_len, (void *)from}, val;
+    int rc = mdb_cursor_open(txn, dbi, &cur), stop = 0;
+
+    if (rc)
+        return kix__db_error(rc, NULL, what);
+    rc = from_len ? mdb_cursor_get(cur, &key, &val, MDB_SET_RANGE)
+                  : mdb_cursor_get(cur, &key, &val, MDB_FIRST);
+    while (rc == 0 && !stop) {
+        struct kix_bytes k = {key.mv_data, key.mv_size}, v = {val.mv_data, val.mv_size};
+        stop = fn(ctx, &k, &v);
+        if (!stop)
+            rc = mdb_cursor_get(cur, &key, &val, MDB_NEXT);
+    }
+    mdb_cursor_close(cur);
+    if (stop < 0)
+        return stop;
+    return rc == 0 || rc == MDB_NOTFOUND ? KIX_OK : kix__db_error(rc, NULL, what);
+}
+
+int kix_log_txn_scan(struct kix_log_txn *t, enum kix_log_table table, const void *from,
+                     size_t from_len, kix_log_scan_fn fn, void *ctx)
+{
+    return scan(t->txn, dbi_of(t, table), from, from_len, fn, ctx, "reading the index");
+}
+
+int kix_log_txn_object(struct kix_log_txn *t, const struct kix_digest *d, struct kix_bytes *out)
+{
+    MDB_val v;
+    int rc = kix__object_get(t->store, t->txn, d->b, &v);
+
+    if (rc == KIX_OK) {
+        out->ptr = v.mv_data;
+        out->len = v.mv_size;
+    }
+    return rc;
+}
+
+int kix_log_txn_entry(struct kix_log_txn *t, uint64_t index, struct kix_bytes *leaf)
+{
+    uint8_t k[8];
+    MDB_val key = {8, k}, val;
+    int rc;
+
+    kix_u64be_put(k, index);
+    rc = mdb_get(t->txn, t->store->dbi[T_LEAVES], &key, &val);
+    if (rc == MDB_NOTFOUND)
+        return KIX_ENOTFOUND;
+    if (rc)
+        return kix__db_error(rc, NULL, "reading an entry");
+    leaf->ptr = val.mv_data;
+    leaf->len = val.mv_size;
+    return KIX_OK;
+}
+
+struct subject_walk {
+    const struct kix_digest *d;
+    kix_log_subject_fn fn;
+    void *ctx;
+};
+
+static int subject_step(void *arg, const struct kix_bytes *key, const struct kix_bytes *val)
+{
+    struct subject_walk *w = arg;
+
+    if (key->len != 40 || memcmp(key->ptr, w->d->b, 32) != 0)
+        return 1;
+    return w->fn(w->ctx, kix_u64be_get(key->ptr + 32), val->len == 1 ? val->ptr[0] : 0);
+}
+
+int kix_log_txn_subject_entries(struct kix_log_txn *t, const struct kix_digest *d,
+                                kix_log_subject_fn fn, void *ctx)
+{
+    struct subject_walk w = {d, fn, ctx};
+    uint8_t from[40];
+
+    memcpy(from, d->b, 32);
+    memset(from + 32, 0, 8);
+    return scan(t->txn, t->store->dbi[T_SUBJECTS], from, sizeof(from), subject_step, &w,
+                "reading the subject index");
+}

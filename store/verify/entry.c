@@ -1,0 +1,449 @@
+/* The kix entry vocabulary: predicates, roles, evidence, run ids, and what
+ * an entry's statement says (kix/entry.h). Pure: no database. */
+#include "kix/entry.h"
+
+#include <jansson.h>
+#include <sodium.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "kix/encoding.h"
+#include "kix/json.h"
+
+static const char *const entry_names[] = {"unknown",     "key",   "publication",
+                                          "attestation", "rerun", "supersession"};
+static const char *const evidence_names[] = {"reported", "reproduced", "not_reproduced", "failed"};
+static const char *const role_names[] = {"admin", "publish", "attest", "rerun"};
+
+const char *kix_entry_type_name(int type)
+{
+    return type >= 1 && type <= 5 ? entry_names[type] : entry_names[0];
+}
+
+const char *kix_evidence_name(int evidence)
+{
+    return evidence >= 0 && evidence <= 3 ? evidence_names[evidence] : "unknown";
+}
+
+int kix_evidence_parse(const char *text, size_t len)
+{
+    for (int i = 0; i < 4; i++)
+        if (strlen(evidence_names[i]) == len && memcmp(evidence_names[i], text, len) == 0)
+            return i;
+    return -1;
+}
+
+int kix_roles_parse(const char *text, size_t len)
+{
+    int roles = 0;
+    size_t start = 0;
+
+    while (start <= len) {
+        size_t end = start;
+        int found = 0;
+        while (end < len && text[end] != ',')
+            end++;
+        for (int i = 0; i < 4; i++)
+            if (strlen(role_names[i]) == end - start &&
+                memcmp(role_names[i], text + start, end - start) == 0) {
+                roles |= 1 << i;
+                found = 1;
+            }
+        if (!found)
+            return -1;
+        start = end + 1;
+    }
+    return roles;
+}
+
+int kix_roles_format(unsigned roles, struct kix_buf *out)
+{
+    int rc = KIX_OK, first = 1;
+    for (int i = 0; i < 4 && rc == KIX_OK; i++)
+        if (roles & (1u << i)) {
+            if (!first)
+                rc = kix_buf_addc(out, ',');
+            if (rc == KIX_OK)
+                rc = kix_buf_adds(out, role_names[i]);
+            first = 0;
+        }
+    return rc;
+}
+
+int kix_run_id_valid(const char *s, size_t len)
+{
+    if (len == 0 || len > KIX_RUN_ID_MAX)
+        return 0;
+    for (size_t i = 0; i < len; i++) {
+        char c = s[i];
+        if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+              c == '.' || c == '_' || c == ':' || c == '-'))
+            return 0;
+    }
+    return 1;
+}
+
+static int add_need(struct kix_entry *p, const struct kix_digest *d)
+{
+    struct kix_digest *n;
+    for (size_t i = 0; i < p->nneeds; i++)
+        if (memcmp(p->needs[i].b, d->b, 32) == 0)
+            return KIX_OK;
+    n = realloc(p->needs, (p->nneeds + 1) * sizeof(*n));
+    if (!n)
+        return KIX_ENOMEM;
+    p->needs = n;
+    p->needs[p->nneeds++] = *d;
+    return KIX_OK;
+}
+
+/* A required string member; its length into *len. */
+static const char *get_string(const json_t *obj, const char *name, size_t *len, int required,
+                              struct kix_err *err)
+{
+    json_t *v = json_object_get(obj, name);
+    if (!v) {
+        if (required)
+            kix_err_set(err, KIX_EINVAL, "predicate lacks \"%s\"", name);
+        return NULL;
+    }
+    if (!json_is_string(v)) {
+        kix_err_set(err, KIX_EINVAL, "predicate field \"%s\" must be a string", name);
+        return NULL;
+    }
+    *len = json_string_length(v);
+    return json_string_value(v);
+}
+
+static int get_run_id(const json_t *pred, const char *name, char *out, size_t *out_len,
+                      struct kix_err *err)
+{
+    size_t len = 0;
+    const char *s = get_string(pred, name, &len, 1, err);
+    if (!s)
+        return KIX_EINVAL;
+    if (!kix_run_id_valid(s, len))
+        return kix_err_set(err, KIX_EINVAL,
+                           "predicate field \"%s\" is not a valid run id (1 to %u characters of "
+                           "A-Z a-z 0-9 . _ : -)",
+                           name, KIX_RUN_ID_MAX);
+    memcpy(out, s, len);
+    out[len] = '\0';
+    *out_len = len;
+    return KIX_OK;
+}
+
+static int get_digest(const json_t *pred, const char *name, struct kix_digest *d,
+                      struct kix_err *err)
+{
+    size_t len = 0;
+    int rc;
+    const char *s = get_string(pred, name, &len, 1, err);
+    if (!s)
+        return KIX_EINVAL;
+    rc = kix_digest_parse(s, len, d, err);
+    if (rc)
+        kix_err_wrap(err, "predicate field \"%s\"", name);
+    return rc;
+}
+
+static int parse_key(struct kix_entry *p, const json_t *pred, struct kix_err *err)
+{
+    size_t len = 0, n;
+    const char *action = get_string(pred, "action", &len, 1, err);
+    const char *pub_b64;
+    const json_t *roles;
+    uint8_t id[32];
+
+    if (!action)
+        return KIX_EINVAL;
+    if (len == 3 && memcmp(action, "add", 3) == 0)
+        p->key_revoke = 0;
+    else if (len == 6 && memcmp(action, "revoke", 6) == 0)
+        p->key_revoke = 1;
+    else
+        return kix_err_set(err, KIX_EINVAL, "key action must be \"add\" or \"revoke\"");
+    pub_b64 = get_string(pred, "publicKey", &len, 1, err);
+    if (!pub_b64)
+        return KIX_EINVAL;
+    if (kix_base64_decode_std(pub_b64, len, p->key_pub, sizeof(p->key_pub), &n) != 0 || n != 32)
+        return kix_err_set(err, KIX_EINVAL,
+                           "predicate field \"publicKey\" must be the standard base64 of a 32-byte "
+                           "Ed25519 public key");
+    crypto_hash_sha256(id, p->key_pub, 32);
+    if (memcmp(id, p->subject.b, 32) != 0)
+        return kix_err_set(err, KIX_EINVAL,
+                           "the key entry's subject digest is not SHA-256 of its publicKey");
+    p->key_roles = 0;
+    roles = json_object_get(pred, "roles");
+    if (!p->key_revoke) {
+        size_t i;
+        json_t *r;
+        if (!json_is_array(roles) || json_array_size(roles) == 0)
+            return kix_err_set(err, KIX_EINVAL, "a key add needs a non-empty \"roles\" array");
+        json_array_foreach(roles, i, r)
+        {
+            int bit = json_is_string(r)
+                          ? kix_roles_parse(json_string_value(r), json_string_length(r))
+                          : -1;
+            if (bit <= 0)
+                return kix_err_set(err, KIX_EINVAL,
+                                   "unknown role in \"roles\" (known: admin, publish, attest, "
+                                   "rerun)");
+            p->key_roles |= (unsigned)bit;
+        }
+    }
+    return KIX_OK;
+}
+
+static int parse_attestation(struct kix_entry *p, const json_t *pred, struct kix_err *err)
+{
+    size_t len = 0, i;
+    const json_t *evidence = json_object_get(pred, "evidence");
+    json_t *e;
+
+    if (!get_string(pred, "note", &len, 1, err))
+        return KIX_EINVAL;
+    if (len > 16384)
+        return kix_err_set(err, KIX_ELIMIT, "attestation note is over 16384 bytes");
+    if (!evidence)
+        return KIX_OK;
+    if (!json_is_array(evidence) || json_array_size(evidence) > 32)
+        return kix_err_set(err, KIX_EINVAL, "\"evidence\" must be an array of at most 32 digests");
+    json_array_foreach(evidence, i, e)
+    {
+        struct kix_digest d;
+        if (!json_is_string(e) ||
+            kix_digest_parse(json_string_value(e), json_string_length(e), &d, err))
+            return kix_err_set(err, KIX_EINVAL, "\"evidence\" item %zu is not a sha256: digest", i);
+        if (add_need(p, &d))
+            return KIX_ENOMEM;
+    }
+    return KIX_OK;
+}
+
+static int predicate_type(const char *t)
+{
+    static const struct {
+        const char *uri;
+        int type;
+    } table[] = {
+        {KIX_PREDICATE_KEY, KIX_ENTRY_KEY},
+        {KIX_PREDICATE_PUBLICATION, KIX_ENTRY_PUBLICATION},
+        {KIX_PREDICATE_ATTESTATION, KIX_ENTRY_ATTESTATION},
+        {KIX_PREDICATE_RERUN, KIX_ENTRY_RERUN},
+        {KIX_PREDICATE_SUPERSESSION, KIX_ENTRY_SUPERSESSION},
+    };
+    for (size_t i = 0; i < sizeof(table) / sizeof(table[0]); i++)
+        if (strcmp(t, table[i].uri) == 0)
+            return table[i].type;
+    return 0;
+}
+
+/* kix_entry_parse_statement that can also hand out the predicate's tree (*pred_out,
+ * a new reference, on success) for the caller to read more of it. */
+int kix_entry_parse_statement_tree(struct kix_entry *p, const uint8_t *payload, size_t len,
+                                   json_t **pred_out, struct kix_err *err)
+{
+    struct kix_statement st;
+    json_t *pred = NULL;
+    size_t olen = 0;
+    const char *outcome;
+    int rc;
+
+    kix_statement_init(&st);
+    rc = kix_statement_parse_tree(payload, len, &st, &pred, err);
+    if (rc)
+        goto out;
+    p->type = predicate_type(st.predicate_type);
+    if (!p->type) {
+        rc = kix_err_set(err, KIX_EINVAL,
+                         "unknown predicateType %s (kix logs " KIX_PREDICATE_PREFIX
+                         "{key,publication,attestation,rerun,supersession}/v1)",
+                         st.predicate_type);
+        goto out;
+    }
+    if (st.n_subjects != 1) {
+        rc = kix_err_set(err, KIX_EINVAL, "a kix statement has exactly one subject, not %zu",
+                         st.n_subjects);
+        goto out;
+    }
+    memcpy(p->subject.b, st.subjects[0].sha256, 32);
+    switch (p->type) {
+    case KIX_ENTRY_KEY:
+        rc = parse_key(p, pred, err);
+        break;
+    case KIX_ENTRY_PUBLICATION:
+        rc = get_run_id(pred, "runId", p->run_id, &p->run_id_len, err);
+        if (rc == KIX_OK && (st.subjects[0].name_len != p->run_id_len ||
+                             memcmp(st.subjects[0].name, p->run_id, p->run_id_len) != 0))
+            rc = kix_err_set(err, KIX_EINVAL, "a publication's subject name must be its runId");
+        if (rc == KIX_OK)
+            rc = add_need(p, &p->subject);
+        break;
+    case KIX_ENTRY_ATTESTATION:
+        rc = get_run_id(pred, "runId", p->run_id, &p->run_id_len, err);
+        if (rc == KIX_OK)
+            rc = parse_attestation(p, pred, err);
+        break;
+    case KIX_ENTRY_RERUN:
+        rc = get_run_id(pred, "runId", p->run_id, &p->run_id_len, err);
+        if (rc)
+            break;
+        outcome = get_string(pred, "outcome", &olen, 1, err);
+        p->outcome = outcome ? kix_evidence_parse(outcome, olen) : -1;
+        if (p->outcome <= KIX_EVIDENCE_REPORTED) {
+            rc = kix_err_set(err, KIX_EINVAL,
+                             "rerun \"outcome\" must be reproduced, not_reproduced or failed");
+            break;
+        }
+        rc = get_digest(pred, "rerunDigest", &p->rerun_digest, err);
+        if (rc == KIX_OK)
+            rc = add_need(p, &p->rerun_digest);
+        break;
+    case KIX_ENTRY_SUPERSESSION:
+        rc = get_run_id(pred, "runId", p->run_id, &p->run_id_len, err);
+        if (rc == KIX_OK)
+            rc = get_run_id(pred, "newRunId", p->new_run_id, &p->new_run_id_len, err);
+        if (rc == KIX_OK && p->run_id_len == p->new_run_id_len &&
+            memcmp(p->run_id, p->new_run_id, p->run_id_len) == 0)
+            rc = kix_err_set(err, KIX_EINVAL, "a run cannot supersede itself");
+        break;
+    }
+out:
+    if (rc == KIX_OK && pred_out) {
+        *pred_out = pred;
+        pred = NULL;
+    }
+    json_decref(pred);
+    kix_statement_release(&st);
+    return rc;
+}
+
+int kix_entry_parse_statement(struct kix_entry *p, const uint8_t *payload, size_t len,
+                              struct kix_err *err)
+{
+    return kix_entry_parse_statement_tree(p, payload, len, NULL, err);
+}
+
+int kix_entry_parse_leaf(const uint8_t *leaf, size_t len, struct kix_entry *e, struct kix_err *err)
+{
+    struct kix_dsse_envelope env;
+    int rc;
+
+    memset(e, 0, sizeof(*e));
+    kix_dsse_envelope_init(&env);
+    rc = kix_dsse_parse(leaf, len, &env, err);
+    if (rc == KIX_OK)
+        rc = kix_entry_parse_statement(e, env.payload.ptr, env.payload.len, err);
+    if (rc == KIX_OK)
+        rc = kix_entry_signer(e, &env, err);
+    kix_dsse_envelope_release(&env);
+    if (rc)
+        kix_entry_release(e);
+    return rc;
+}
+
+void kix_entry_release(struct kix_entry *p)
+{
+    free(p->needs);
+    p->needs = NULL;
+    p->nneeds = 0;
+}
+
+/* The one signature kix accepts: keyid = 64 hex of the signer's key id. */
+int kix_entry_signer(struct kix_entry *p, const struct kix_dsse_envelope *env, struct kix_err *err)
+{
+    const struct kix_dsse_sig *sig;
+
+    if (env->n_sigs != 1)
+        return kix_err_set(err, KIX_EINVAL,
+                           "a kix envelope carries exactly one signature, this one has %zu",
+                           env->n_sigs);
+    sig = &env->sigs[0];
+    if (sig->keyid_len != 64 || kix_hex_decode(sig->keyid, 64, p->signer, 32) != KIX_OK)
+        return kix_err_set(err, KIX_EINVAL,
+                           "the signature's keyid must be the signer's key id (64 hex digits of "
+                           "SHA-256 of its public key)");
+    return KIX_OK;
+}
+
+int kix_entry_needs(const uint8_t *leaf, size_t len, struct kix_digest **out, size_t *n,
+                    struct kix_err *err)
+{
+    struct kix_entry p;
+    struct kix_dsse_envelope env;
+    int rc;
+
+    *out = NULL;
+    *n = 0;
+    memset(&p, 0, sizeof(p));
+    kix_dsse_envelope_init(&env);
+    rc = kix_dsse_parse(leaf, len, &env, err);
+    if (rc == KIX_OK)
+        rc = kix_entry_parse_statement(&p, env.payload.ptr, env.payload.len, err);
+    kix_dsse_envelope_release(&env);
+    if (rc) {
+        free(p.needs);
+        return rc;
+    }
+    *out = p.needs;
+    *n = p.nneeds;
+    return KIX_OK;
+}
+
+/* A string member of the predicate, copied (truncated) into out. */
+static void predicate_string(const json_t *pred, const char *const *names, char *out, size_t cap)
+{
+    out[0] = '\0';
+    for (size_t i = 0; pred && names[i]; i++) {
+        json_t *v = json_object_get(pred, names[i]);
+        if (json_is_string(v)) {
+            snprintf(out, cap, "%s", json_string_value(v));
+            break;
+        }
+    }
+}
+
+int kix_entry_describe(const uint8_t *leaf, size_t len, struct kix_entry_summary *out,
+                       struct kix_err *err)
+{
+    static const char *const times[] = {"publishedAt", "attestedAt", "observedAt", "supersededAt",
+                                        NULL};
+    static const char *const notes[] = {"note", "reason", NULL};
+    static const char *const sources[] = {"source", NULL};
+    static const char *const licenses[] = {"license", NULL};
+    struct kix_entry p;
+    struct kix_dsse_envelope env;
+    json_t *pred = NULL;
+    int rc;
+
+    memset(out, 0, sizeof(*out));
+    memset(&p, 0, sizeof(p));
+    kix_dsse_envelope_init(&env);
+    rc = kix_dsse_parse(leaf, len, &env, err);
+    if (rc == KIX_OK)
+        rc = kix_entry_parse_statement_tree(&p, env.payload.ptr, env.payload.len, &pred, err);
+    if (rc == KIX_OK)
+        rc = kix_entry_signer(&p, &env, err);
+    if (rc == KIX_OK) {
+        out->type = p.type;
+        memcpy(out->run_id, p.run_id, sizeof(out->run_id));
+        memcpy(out->new_run_id, p.new_run_id, sizeof(out->new_run_id));
+        out->subject = p.subject;
+        memcpy(out->signer, p.signer, 32);
+        out->outcome = p.outcome;
+        out->rerun_digest = p.rerun_digest;
+        out->key_revoke = p.key_revoke;
+        out->key_roles = p.key_roles;
+        predicate_string(pred, times, out->time, sizeof(out->time));
+        predicate_string(pred, notes, out->note, sizeof(out->note));
+        predicate_string(pred, sources, out->source, sizeof(out->source));
+        predicate_string(pred, licenses, out->license, sizeof(out->license));
+    }
+    json_decref(pred);
+    kix_dsse_envelope_release(&env);
+    free(p.needs);
+    return rc;
+}

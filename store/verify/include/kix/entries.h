@@ -1,0 +1,51 @@
+/* kix/entries.h — building the signed entries a publisher, attester,
+ * rerunner or admin appends to a kix log.
+ *
+ * Each builder writes the JCS canonical DSSE envelope (payload: an in-toto
+ * Statement v1 with one subject and a kix predicate, DESIGN.md) signed with
+ * the given Ed25519 key; the signature's keyid is the key's id (hex SHA-256
+ * of its public key). Timestamps default to now (RFC 3339, UTC) when NULL.
+ * The caller owns `envelope` (appended to). Errors: KIX_EINVAL for a bad
+ * run id or field, KIX_ENOMEM.
+ */
+#ifndef KIX_ENTRIES_H
+#define KIX_ENTRIES_H
+
+#include "kix/buf.h"
+#include "kix/digest.h"
+#include "kix/entry.h"
+#include "kix/error.h"
+#include "kix/note.h"
+
+/* A fresh UUIDv7 (RFC 9562) as 36 characters and a NUL: a default run id. */
+void kix_uuid7(char out[37]);
+
+/* RFC 3339 UTC time of now, "2026-11-29T14:41:07Z". */
+void kix_now_rfc3339(char out[32]);
+
+int kix_entry_publication(const struct kix_signer *key, const char *run_id,
+                          const struct kix_digest *manifest, const char *published_at,
+                          const char *source, const char *license, struct kix_buf *envelope,
+                          struct kix_err *err) KIX_MUST_CHECK;
+
+int kix_entry_attestation(const struct kix_signer *key, const char *run_id,
+                          const struct kix_digest *manifest, const char *note,
+                          const struct kix_digest *evidence, size_t nevidence,
+                          struct kix_buf *envelope, struct kix_err *err) KIX_MUST_CHECK;
+
+/* outcome: "reproduced", "not_reproduced" or "failed". */
+int kix_entry_rerun(const struct kix_signer *key, const char *run_id,
+                    const struct kix_digest *manifest, const char *outcome,
+                    const struct kix_digest *rerun_manifest, const char *observed_at,
+                    struct kix_buf *envelope, struct kix_err *err) KIX_MUST_CHECK;
+
+int kix_entry_supersession(const struct kix_signer *key, const char *old_run_id,
+                           const struct kix_digest *old_manifest, const char *new_run_id,
+                           const char *reason, struct kix_buf *envelope,
+                           struct kix_err *err) KIX_MUST_CHECK;
+
+/* roles: bitmask of enum kix_role (ignored for a revoke). */
+int kix_entry_key(const struct kix_signer *admin, int revoke, const uint8_t pub[32], unsigned roles,
+                  struct kix_buf *envelope, struct kix_err *err) KIX_MUST_CHECK;
+
+#endif

@@ -1,0 +1,144 @@
+/* kix/entry.h — the vocabulary of a kix log entry and what one says.
+ *
+ * Every log entry is a DSSE envelope whose payload is an in-toto Statement
+ * v1 with one subject and a kix predicate; the predicate type decides what
+ * the entry means and which role its signer needs:
+ *
+ *   key           add or revoke a key with roles          (role admin;
+ *                 entry 0 registers the first admin key, signed by the log key)
+ *   publication   publishes a run manifest under a run id  (role publish)
+ *   attestation   a community note about a run            (role attest)
+ *   rerun         a controlled rerun's outcome             (role rerun)
+ *   supersession  the publisher points an old run at its successor
+ *
+ * kix_entry_parse_statement reads a statement's fields strictly (the
+ * message names the field at fault); kix_entry_describe and
+ * kix_entry_needs read a whole leaf. Pure functions: no database, no
+ * signature check (the log layer verifies signatures against its key
+ * registry).
+ *
+ * Memory: struct kix_entry owns its `needs` array (kix_entry_release, safe
+ * after a failed parse); other outputs are caller-owned.
+ * Errors: KIX_EINVAL malformed (the message names the field), KIX_ELIMIT a
+ * bound exceeded, KIX_ENOMEM.
+ */
+#ifndef KIX_ENTRY_H
+#define KIX_ENTRY_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "kix/buf.h"
+#include "kix/digest.h"
+#include "kix/dsse.h"
+#include "kix/error.h"
+
+#define KIX_PREDICATE_PREFIX       "https://kernelindex.dev/"
+#define KIX_PREDICATE_KEY          "https://kernelindex.dev/key/v1"
+#define KIX_PREDICATE_PUBLICATION  "https://kernelindex.dev/publication/v1"
+#define KIX_PREDICATE_ATTESTATION  "https://kernelindex.dev/attestation/v1"
+#define KIX_PREDICATE_RERUN        "https://kernelindex.dev/rerun/v1"
+#define KIX_PREDICATE_SUPERSESSION "https://kernelindex.dev/supersession/v1"
+
+#define KIX_LEAF_MAX   65535u /* bytes of one log leaf */
+#define KIX_RUN_ID_MAX 128u   /* bytes of a run id */
+#define KIX_NO_INDEX   UINT64_MAX
+
+enum kix_entry_type {
+    KIX_ENTRY_KEY = 1,
+    KIX_ENTRY_PUBLICATION = 2,
+    KIX_ENTRY_ATTESTATION = 3,
+    KIX_ENTRY_RERUN = 4,
+    KIX_ENTRY_SUPERSESSION = 5,
+};
+
+enum kix_role {
+    KIX_ROLE_ADMIN = 1,
+    KIX_ROLE_PUBLISH = 2,
+    KIX_ROLE_ATTEST = 4,
+    KIX_ROLE_RERUN = 8,
+};
+
+/* A run's evidence level: only a controlled rerun changes it. */
+enum kix_evidence {
+    KIX_EVIDENCE_REPORTED = 0,
+    KIX_EVIDENCE_REPRODUCED = 1,
+    KIX_EVIDENCE_NOT_REPRODUCED = 2,
+    KIX_EVIDENCE_FAILED = 3,
+};
+
+const char *kix_entry_type_name(int type);            /* "publication", ... */
+const char *kix_evidence_name(int evidence);          /* "reported", "reproduced", ... */
+int kix_evidence_parse(const char *text, size_t len); /* -1 when unknown */
+/* "admin,publish" → bitmask; -1 on an unknown role. */
+int kix_roles_parse(const char *text, size_t len);
+/* Writes role names joined by ',' into out. */
+int kix_roles_format(unsigned roles, struct kix_buf *out) KIX_MUST_CHECK;
+
+/* Run ids: 1..KIX_RUN_ID_MAX bytes of [A-Za-z0-9._:-]. */
+int kix_run_id_valid(const char *s, size_t len);
+
+/* What an entry's statement says, as kix reads it. */
+struct kix_entry {
+    int type; /* enum kix_entry_type */
+    struct kix_digest subject;
+    char run_id[KIX_RUN_ID_MAX + 1];
+    size_t run_id_len;
+    /* rerun */
+    int outcome; /* enum kix_evidence */
+    struct kix_digest rerun_digest;
+    /* supersession */
+    char new_run_id[KIX_RUN_ID_MAX + 1];
+    size_t new_run_id_len;
+    /* key */
+    int key_revoke;
+    uint8_t key_pub[32];
+    unsigned key_roles;
+    /* the signature's keyid (kix_entry_signer) */
+    uint8_t signer[32];
+    /* every digest the entry needs stored: its manifest, rerun manifest,
+     * evidence (malloc'ed; kix_entry_release) */
+    struct kix_digest *needs;
+    size_t nneeds;
+};
+
+/* Parses a statement's bytes into e (zeroed by the caller first). */
+int kix_entry_parse_statement(struct kix_entry *e, const uint8_t *payload, size_t len,
+                              struct kix_err *err) KIX_MUST_CHECK;
+/* The one signature kix accepts: exactly one, its keyid the 64 hex digits
+ * of the signer's key id, into e->signer. */
+int kix_entry_signer(struct kix_entry *e, const struct kix_dsse_envelope *env,
+                     struct kix_err *err) KIX_MUST_CHECK;
+/* kix_dsse_parse, kix_entry_parse_statement and kix_entry_signer of a
+ * whole leaf (no signature check). */
+int kix_entry_parse_leaf(const uint8_t *leaf, size_t len, struct kix_entry *e,
+                         struct kix_err *err) KIX_MUST_CHECK;
+void kix_entry_release(struct kix_entry *e);
+
+/* What an entry says, read from its leaf alone (no signature check). */
+struct kix_entry_summary {
+    int type;                            /* enum kix_entry_type */
+    char run_id[KIX_RUN_ID_MAX + 1];     /* "" for key entries */
+    char new_run_id[KIX_RUN_ID_MAX + 1]; /* supersession: the successor */
+    struct kix_digest subject;           /* manifest digest, or key id */
+    uint8_t signer[32];                  /* key id from the signature */
+    int outcome;                         /* rerun: enum kix_evidence */
+    struct kix_digest rerun_digest;      /* rerun: the rerun's manifest */
+    int key_revoke;                      /* key: 1 for a revocation */
+    unsigned key_roles;                  /* key: roles added */
+    char time[40];                       /* publishedAt / attestedAt / observedAt ..., or "" */
+    char note[256];                      /* attestation note (truncated), or "" */
+    char source[128], license[64];       /* publication: as the publisher gave them */
+};
+
+int kix_entry_describe(const uint8_t *leaf, size_t len, struct kix_entry_summary *out,
+                       struct kix_err *err) KIX_MUST_CHECK;
+
+/* The digests of the objects an entry needs stored (its subject manifest,
+ * rerun manifest, evidence), from its leaf alone: what a replica fetches
+ * before it replays the entry (plus those objects' own references).
+ * *out is malloc'ed (caller frees). KIX_EINVAL when the leaf does not parse. */
+int kix_entry_needs(const uint8_t *leaf, size_t len, struct kix_digest **out, size_t *n,
+                    struct kix_err *err) KIX_MUST_CHECK;
+
+#endif

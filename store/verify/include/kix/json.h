@@ -1,0 +1,48 @@
+/* kix/json.h — the formats layer's JSON trees, for the layers above it.
+ *
+ * kix parses JSON with jansson. These calls hand out the trees the formats
+ * functions work on, so a caller that needs several things of one document
+ * (its canonical bytes, references, comparison group, a statement's
+ * predicate) parses it once. Everything here is also reachable through the
+ * byte-level calls of kix/canon.h, kix/digest.h, kix/manifest.h and
+ * kix/dsse.h; this header only saves the repeated parse.
+ *
+ * Memory: returned json_t values are new references (the caller decrefs);
+ * *refs arrays are malloc'ed (the caller frees). Errors as the byte-level
+ * calls they mirror.
+ */
+#ifndef KIX_JSON_H
+#define KIX_JSON_H
+
+#include <jansson.h>
+
+#include "kix/canon.h"
+#include "kix/digest.h"
+#include "kix/dsse.h"
+#include "kix/entry.h"
+
+/* Strict parse (every check of kix_canon); *value is a new reference. */
+int kix_canon_parse_tree(const uint8_t *json, size_t len, const struct kix_canon_opts *opts,
+                         json_t **value, struct kix_err *err) KIX_MUST_CHECK;
+
+/* Appends the canonical form of a jansson value. */
+int kix_canon_write_tree(const json_t *value, struct kix_buf *out) KIX_MUST_CHECK;
+
+/* kix_refs_extract over a parsed document. */
+int kix_refs_collect_tree(const json_t *value, struct kix_digest **refs, size_t *n) KIX_MUST_CHECK;
+
+/* kix_run_comparison_key over a parsed manifest. */
+int kix_run_comparison_key_tree(const json_t *doc, struct kix_digest *key, uint64_t *value,
+                                char metric[16]);
+
+/* kix_statement_parse that hands out the predicate as a tree instead of
+ * copying it out as text. */
+int kix_statement_parse_tree(const uint8_t *json, size_t len, struct kix_statement *st,
+                             json_t **predicate, struct kix_err *err) KIX_MUST_CHECK;
+
+/* kix_entry_parse_statement that also hands out the predicate's tree
+ * (*predicate, a new reference, on success; may be NULL). */
+int kix_entry_parse_statement_tree(struct kix_entry *e, const uint8_t *payload, size_t len,
+                                   json_t **predicate, struct kix_err *err) KIX_MUST_CHECK;
+
+#endif
