@@ -128,7 +128,7 @@ int kixd_check_main(int argc, char **argv)
     struct kix_check_opts copts;
     struct kix_check_stats st;
     struct kix_log *log = NULL;
-    struct kix_err err = {0, ""};
+    struct kix_err err = {0};
     struct report rep;
     struct timespec t0;
     char path[4200];
@@ -244,7 +244,7 @@ int kixd_check_at_start(struct kix_log *log, const char *store, struct kix_err *
     struct kix_check_opts o;
     struct kix_check_stats st;
     struct start_report rep = {0};
-    struct kix_err e = {0, ""};
+    struct kix_err e = {0};
     struct timespec t0;
     int rc;
 

@@ -176,7 +176,7 @@ static void on_alloc(uv_handle_t *h, size_t suggested, uv_buf_t *buf)
     struct kixd_server *srv = c->w->srv;
     size_t want = kix_proto_reader_buffered(&c->rd) ? READ_LARGE : READ_SMALL, avail = 0;
     uint8_t *space = NULL;
-    struct kix_err err = {0, ""};
+    struct kix_err err = {0};
 
     (void)suggested;
     *buf = uv_buf_init(NULL, 0);
@@ -260,7 +260,7 @@ static void answer_shape_error(struct kixd_conn *c, uint32_t msgid, const struct
 static int decode_some(struct kixd_conn *c)
 {
     struct kix_proto_msg msg;
-    struct kix_err err = {0, ""};
+    struct kix_err err = {0};
     int rc;
 
     c->stalled = 0;

@@ -868,7 +868,7 @@ static int submit_results(struct call *k, struct kixd_submit *job)
     kix_proto_put_array(&k->pw, job->n);
     for (size_t i = 0; i < job->n; i++) {
         const struct kix_append_result *res = &job->results[i];
-        struct kix_err err = {0, ""};
+        struct kix_err err = {0};
         if (res->code) {
             put_item_error(k, res->code, res->message);
             continue;

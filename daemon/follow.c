@@ -62,7 +62,7 @@ static int write_chunk(struct kixd_conn *c, struct kix_log_reader *r, uint64_t s
            budget = cfg->max_message / 2 < CHUNK_BYTES ? cfg->max_message / 2 : CHUNK_BYTES;
     struct kix_bytes note = {NULL, 0}, leaf;
     struct kix_proto_writer pw;
-    struct kix_err err = {0, ""};
+    struct kix_err err = {0};
     int found = 0, rc;
 
     if (max > cfg->max_entries)
@@ -109,7 +109,7 @@ void kixd_follow_pump(struct kixd_conn *c)
 {
     const struct kixd_config *cfg = c->w->srv->cfg;
     struct kix_log_reader *r;
-    struct kix_err err = {0, ""};
+    struct kix_err err = {0};
     uint64_t size;
     char why[128];
     int rc;

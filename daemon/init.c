@@ -35,7 +35,7 @@ int kixd_init_main(int argc, char **argv)
     struct kix_signer *admin = NULL;
     struct kix_verifier admin_v;
     struct kix_buf vkey = KIX_BUF_INIT;
-    struct kix_err err = {0, ""};
+    struct kix_err err = {0};
     char path[4096];
     int c, rc;
 

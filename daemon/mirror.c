@@ -14,6 +14,7 @@
 
 #include "kix/rpc.h"
 #include "kix/sync.h"
+#include "kix/file.h"
 #include "kix/trust.h"
 #include "mirror.h"
 
@@ -232,7 +233,7 @@ static void fork_path(const struct kixd_mirror *m, const char *name, char *out, 
 static int found_fork(struct kixd_mirror *m, uint64_t size, const struct kix_buf *ours,
                       const struct kix_buf *theirs, const char *reason)
 {
-    struct kix_err ferr = {0, ""};
+    struct kix_err ferr = {0};
     struct kix_buf text = KIX_BUF_INIT;
     char dir[4200], path[4300];
     int rc = KIX_OK;
@@ -242,15 +243,15 @@ static int found_fork(struct kixd_mirror *m, uint64_t size, const struct kix_buf
         rc = kix_err_set(&ferr, KIX_EIO, "cannot create %s: %s", dir, strerror(errno));
     if (rc == KIX_OK) {
         fork_path(m, "local.checkpoint", path, sizeof(path));
-        rc = kix_write_file_atomic(path, ours->ptr, ours->len, 0644, &ferr);
+        rc = kix_file_write_atomic(path, ours->ptr, ours->len, 0644, &ferr);
     }
     if (rc == KIX_OK) {
         fork_path(m, "upstream.checkpoint", path, sizeof(path));
-        rc = kix_write_file_atomic(path, theirs->ptr, theirs->len, 0644, &ferr);
+        rc = kix_file_write_atomic(path, theirs->ptr, theirs->len, 0644, &ferr);
     }
     if (rc == KIX_OK && kix_buf_addf(&text, "%llu\n%s\n", (unsigned long long)size, reason) == 0) {
         fork_path(m, "reason", path, sizeof(path));
-        rc = kix_write_file_atomic(path, text.ptr, text.len, 0644, &ferr);
+        rc = kix_file_write_atomic(path, text.ptr, text.len, 0644, &ferr);
     }
     kix_buf_release(&text);
     pthread_mutex_lock(&m->mu);
@@ -382,7 +383,7 @@ static int check_consistent(struct kixd_mirror *m, uint64_t size, uint64_t upstr
     rc = upstream_checkpoint(m, KIX_NO_INDEX, &theirs, &cp, err);
     if (rc == KIX_OK && cp.size > size) {
         struct kix_hash proof[KIX_MERKLE_MAX_PROOF], r1, r2;
-        struct kix_err perr = {0, ""};
+        struct kix_err perr = {0};
         size_t n = 0;
         memcpy(r1.b, mine.root, 32);
         memcpy(r2.b, cp.root, 32);
@@ -424,18 +425,17 @@ static int on_cancel(void *ctx)
 /* kix_sync failed on a root that does not match the signed one. */
 static int root_mismatch(struct kixd_mirror *m, const struct kix_err *serr)
 {
-    const char *p = strstr(serr->msg, "the entries up to size ");
     struct kix_buf ours = KIX_BUF_INIT, theirs = KIX_BUF_INIT;
     struct kix_checkpoint cp;
-    struct kix_err err = {0, ""};
+    struct kix_err err = {0};
     char reason[KIX_ERR_MSG_MAX];
     unsigned long long size;
     uint64_t mine = 0;
     int rc;
 
-    if (!p || !strstr(serr->msg, "do not hash to the upstream's signed root"))
+    if (serr->cause != KIX_CAUSE_ROOT_MISMATCH)
         return 0;
-    size = strtoull(p + strlen("the entries up to size "), NULL, 10);
+    size = serr->size;
     rc = local_checkpoint(m, KIX_NO_INDEX, &ours, &mine, &err);
     if (rc == KIX_OK)
         rc = upstream_checkpoint(m, size, &theirs, &cp, &err);
@@ -456,7 +456,7 @@ static int root_mismatch(struct kixd_mirror *m, const struct kix_err *serr)
 static void salvage(struct kixd_mirror *m, uint64_t bad)
 {
     struct kix_sync_opts opts;
-    struct kix_err err = {0, ""};
+    struct kix_err err = {0};
     uint64_t before = local_size(m), synced = 0;
     int rc;
 
@@ -479,7 +479,7 @@ static void cosign(struct kixd_mirror *m)
 {
     struct kix_buf note = KIX_BUF_INIT, line = KIX_BUF_INIT;
     struct kix_note *opened = malloc(sizeof(*opened));
-    struct kix_err err = {0, ""};
+    struct kix_err err = {0};
     uint64_t size = 0;
     int rc = opened ? local_checkpoint(m, KIX_NO_INDEX, &note, &size, &err) : KIX_ENOMEM;
 
@@ -546,8 +546,8 @@ static int mirror_round(struct kixd_mirror *m, struct kix_err *err)
         rc = kix_sync(m->up, m->srv->log, info.size, &opts, &synced, err);
         if (rc == KIX_EVERIFY && err && root_mismatch(m, err))
             return FORK_FOUND;
-        if (rc && refused(rc) && err && strncmp(err->msg, "entry ", 6) == 0)
-            salvage(m, strtoull(err->msg + 6, NULL, 10));
+        if (rc && refused(rc) && err && err->cause == KIX_CAUSE_ENTRY)
+            salvage(m, err->entry);
         if (rc)
             return rc;
         if (synced - size > 1000 || kixd_log_enabled(KIXD_DEBUG))
@@ -623,7 +623,7 @@ static void *mirror_main(void *arg)
     unsigned backoff = 0;
 
     while (!atomic_load(&m->stop)) {
-        struct kix_err err = {0, ""};
+        struct kix_err err = {0};
         struct kix_proto_msg msg;
         int rc = KIX_OK;
 

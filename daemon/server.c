@@ -484,12 +484,8 @@ static int open_log(struct kixd_server *srv, struct kix_err *err)
                            srv->cfg->store);
     memset(&opts, 0, sizeof(opts));
     opts.store.map_max = srv->cfg->map_max;
-    rc = kix_index_open(srv->cfg->store, &opts, &srv->log, err);
-    if (rc == KIX_ENOTFOUND && err && strstr(err->msg, "log.key")) {
-        /* no log key: a replica (mirror) store, served read-only */
-        opts.replica = 1;
-        rc = kix_index_open(srv->cfg->store, &opts, &srv->log, err);
-    }
+    /* a store without a log key is a replica (mirror), served read-only */
+    rc = kix_index_open_any(srv->cfg->store, &opts, &srv->log, err);
     if (rc)
         return rc;
     if (srv->cfg->no_store_check)
@@ -512,7 +508,7 @@ static int open_log(struct kixd_server *srv, struct kix_err *err)
 int kixd_server_run(const struct kixd_config *cfg)
 {
     struct kixd_server srv;
-    struct kix_err err = {0, ""};
+    struct kix_err err = {0};
     struct kix_log_reader *r = NULL;
     char where[2048], pool[16];
     uint64_t size = 0;

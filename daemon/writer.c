@@ -91,7 +91,7 @@ static void prepare_work(uv_work_t *req)
     struct kixd_submit *job = ch->job;
 
     for (size_t i = ch->from; i < ch->to; i++) {
-        struct kix_err err = {0, ""};
+        struct kix_err err = {0};
         int rc = kix_log_prepare(job->srv->log, &job->subs[i], &job->prepared[i], &err);
         if (rc) {
             job->results[i].code = rc;
@@ -157,7 +157,7 @@ static double elapsed_ms(const struct timespec *t0)
 /* Commits one group of jobs and hands each back to its worker. */
 static void commit_group(struct kixd_writer *wr, struct kixd_submit *group)
 {
-    struct kix_err err = {0, ""};
+    struct kix_err err = {0};
     struct timespec t0;
     size_t k = 0, njobs = 0;
     uint64_t size = 0;

@@ -11,6 +11,7 @@
 #include "kix/canon.h"
 #include "kix/dsse.h"
 #include "kix/entries.h"
+#include "kix/file.h"
 #include "kix/index.h"
 
 #define ORIGIN "kix.test/log"
@@ -30,10 +31,9 @@ static inline char *temp_dir(void)
 
 static inline void remove_dir(char *d)
 {
-    char cmd[512];
-    snprintf(cmd, sizeof(cmd), "rm -rf '%s'", d);
-    if (system(cmd) != 0)
-        fprintf(stderr, "could not remove %s\n", d);
+    struct kix_err err = {0};
+    if (kix_dir_remove_tree(d, &err) != KIX_OK)
+        fprintf(stderr, "%s\n", err.msg);
     free(d);
 }
 
@@ -78,7 +78,7 @@ static inline int add_key(struct fixture *f, struct kix_signer *by, struct kix_s
 {
     struct kix_buf env = KIX_BUF_INIT;
     struct kix_append_result res;
-    struct kix_err err = {0, ""};
+    struct kix_err err = {0};
     int rc = kix_entry_key(by, revoke, kix_signer_public_key(key), roles, &env, &err);
     if (rc == KIX_OK)
         rc = submit(f, &env, NULL, 0, &res, &err);

@@ -15,6 +15,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 typedef void (*kix_test_fn)(void);
 struct kix_test_case {
@@ -114,6 +116,40 @@ static int kix_test_failed;
         }                                                                                          \
         return failed ? 1 : 0;                                                                     \
     }
+
+/* Runs argv (no shell) with its standard output on a pipe we read from;
+ * kix_test_pipe_close waits for it and returns its exit status (-1 when it
+ * did not exit normally). */
+static inline FILE *kix_test_pipe_open(char *const argv[], pid_t *pid)
+{
+    int fds[2];
+
+    if (pipe(fds) != 0)
+        return NULL;
+    *pid = fork();
+    if (*pid == 0) {
+        dup2(fds[1], 1);
+        close(fds[0]);
+        close(fds[1]);
+        execvp(argv[0], argv);
+        _exit(127);
+    }
+    close(fds[1]);
+    if (*pid < 0) {
+        close(fds[0]);
+        return NULL;
+    }
+    return fdopen(fds[0], "r");
+}
+
+static inline int kix_test_pipe_close(FILE *f, pid_t pid)
+{
+    int st;
+    fclose(f);
+    if (waitpid(pid, &st, 0) != pid || !WIFEXITED(st))
+        return -1;
+    return WEXITSTATUS(st);
+}
 
 /* Reads a whole file under tests/ into a malloc'ed NUL-terminated buffer. */
 static inline char *kix_test_read_file(const char *rel, size_t *len)

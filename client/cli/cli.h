@@ -13,6 +13,7 @@
 
 #include "kix/buf.h"
 #include "kix/error.h"
+#include "kix/file.h"
 
 #define EXIT_REJECTED 1
 #define EXIT_USAGE    2
@@ -23,9 +24,6 @@ struct cli_command {
     int (*run)(int argc, char **argv);
     const char *summary;
 };
-
-/* Reads a whole file ("-" = stdin) into out, refusing more than max bytes. */
-int cli_read_file(const char *path, size_t max, struct kix_buf *out, struct kix_err *err);
 
 /* Prints "kix CMD: message" for an error and returns its exit status. */
 int cli_fail(const char *cmd, int code, const struct kix_err *err);

@@ -104,7 +104,7 @@ static int load_witnesses(const char *cmd, const struct cli_common *c)
 
 int cli_connect(const char *cmd, const struct cli_common *c, struct kix_client **out)
 {
-    struct kix_err err = {0, ""};
+    struct kix_err err = {0};
     const char *server = c->server ? c->server : getenv("KIX_SERVER");
     int rc;
 
@@ -151,7 +151,7 @@ static int config_log_key(char *out, size_t cap)
 static int parse_key_text(const char *cmd, const char *text, const char *from,
                           struct kix_verifier *out)
 {
-    struct kix_err err = {0, ""};
+    struct kix_err err = {0};
     size_t len = strcspn(text, "\r\n");
     int rc = kix_verifier_parse(text, len, out, &err);
     if (rc) {
@@ -166,13 +166,13 @@ static int read_key_arg(const char *cmd, const char *given, const char *what,
                         struct kix_verifier *out)
 {
     struct kix_buf file = KIX_BUF_INIT;
-    struct kix_err err = {0, ""};
+    struct kix_err err = {0};
     char from[4200];
     int status, rc;
 
     if (access(given, F_OK) != 0)
         return parse_key_text(cmd, given, what, out);
-    rc = cli_read_file(given, 4096, &file, &err);
+    rc = kix_file_read(given, 4096, &file, &err);
     if (rc)
         return cli_fail(cmd, rc, &err);
     snprintf(from, sizeof(from), "%s%s%s", strcmp(what, "--witness") == 0 ? "--witness " : "",
@@ -198,7 +198,7 @@ int cli_log_key(const char *cmd, const struct cli_common *c, struct kix_client *
     if (c->store && client) {
         /* our own store: its key is as trusted as the files themselves */
         struct kix_client_info info;
-        struct kix_err err = {0, ""};
+        struct kix_err err = {0};
         int rc = kix_client_info(client, &info, &err);
         if (rc)
             return cli_fail(cmd, rc, &err);

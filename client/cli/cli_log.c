@@ -11,7 +11,7 @@
 int cli_resolve_verified(const char *cmd, struct kix_client *c, const struct kix_verifier *key,
                          const char *ref, struct kix_resolution *res, struct kix_checkpoint *cp)
 {
-    struct kix_err err = {0, ""};
+    struct kix_err err = {0};
     int rc = kix_client_resolve(c, ref, res, &err);
 
     if (rc == KIX_OK)
@@ -33,8 +33,8 @@ int cli_read_json_object(const char *cmd, const char *path, struct kix_buf *cano
                          struct kix_digest *d)
 {
     struct kix_buf raw = KIX_BUF_INIT;
-    struct kix_err err = {0, ""};
-    int rc = cli_read_file(path, KIX_CANON_DEFAULT_MAX_BYTES, &raw, &err);
+    struct kix_err err = {0};
+    int rc = kix_file_read(path, KIX_CANON_DEFAULT_MAX_BYTES, &raw, &err);
 
     if (rc == KIX_OK)
         rc = kix_canon(raw.ptr ? raw.ptr : (const uint8_t *)"", raw.len, NULL, canon, &err);
@@ -56,13 +56,13 @@ static int save_receipt(const struct kix_verifier *key, const char *path, uint64
 
     if (path) {
         snprintf(saved, cap, "%s", path);
-        return kix_write_file_atomic(path, receipt->ptr, receipt->len, 0644, err);
+        return kix_file_write_atomic(path, receipt->ptr, receipt->len, 0644, err);
     }
     rc = kix_trust_dir(key, dir, sizeof(dir), err);
     if (rc)
         return rc;
     snprintf(saved, cap, "%s/receipt-%llu.tlog-proof", dir, (unsigned long long)index);
-    return kix_write_file_atomic(saved, receipt->ptr, receipt->len, 0644, err);
+    return kix_file_write_atomic(saved, receipt->ptr, receipt->len, 0644, err);
 }
 
 int cli_submit(const char *cmd, struct kix_client *c, const struct kix_verifier *key,
@@ -70,7 +70,7 @@ int cli_submit(const char *cmd, struct kix_client *c, const struct kix_verifier 
                struct cli_submitted *out)
 {
     struct kix_submit_result *results = calloc(n, sizeof(*results));
-    struct kix_err err = {0, ""};
+    struct kix_err err = {0};
     int rc, status = 0;
 
     if (!results)
@@ -124,7 +124,7 @@ out:
 
 int cli_signer(const char *cmd, const char *path, struct kix_signer **out)
 {
-    struct kix_err err = {0, ""};
+    struct kix_err err = {0};
     int rc;
 
     if (!path)

@@ -61,12 +61,6 @@ static void show_progress(void *arg, uint64_t size, uint64_t target)
             dt > 0 ? (double)(size - p->first) / dt : 0.0);
 }
 
-static uint64_t index_in(const char *msg)
-{
-    const char *p = strstr(msg, "entry ");
-    return p ? strtoull(p + 6, NULL, 10) : KIX_NO_INDEX;
-}
-
 /* How far the server's proofs were compared, kept beside the replica
  * (PATH/proofs-checked) so that a killed audit resumes them too. */
 static uint64_t proofs_checked(const char *replica)
@@ -87,17 +81,13 @@ static uint64_t proofs_checked(const char *replica)
 
 static void proofs_record(const char *replica, uint64_t n)
 {
-    char file[4300], tmp[4320];
-    FILE *f;
+    char file[4300], text[32];
+    int len = snprintf(text, sizeof(text), "%llu\n", (unsigned long long)n);
 
     snprintf(file, sizeof(file), "%s/proofs-checked", replica);
-    snprintf(tmp, sizeof(tmp), "%s.new", file);
-    f = fopen(tmp, "w");
-    if (!f)
+    /* a lost record costs only comparing those proofs again */
+    if (kix_file_write_atomic(file, text, (size_t)len, 0600, NULL) != KIX_OK)
         return;
-    fprintf(f, "%llu\n", (unsigned long long)n);
-    if (fclose(f) != 0 || rename(tmp, file) != 0)
-        unlink(tmp);
 }
 
 int cmd_audit(int argc, char **argv)
@@ -114,7 +104,7 @@ int cmd_audit(int argc, char **argv)
     struct kix_sync_opts sopts;
     struct kix_buf note = KIX_BUF_INIT;
     struct kix_checkpoint cp;
-    struct kix_err err = {0, ""};
+    struct kix_err err = {0};
     struct progress prog;
     char dir[4096], path[4200];
     uint64_t first = 0, synced = 0, batch = 0;
@@ -155,11 +145,9 @@ int cmd_audit(int argc, char **argv)
         goto out;
     }
     snprintf(path, sizeof(path), "%s/audit", dir);
-    if (restart) {
-        char cmd[4400];
-        snprintf(cmd, sizeof(cmd), "rm -rf '%s'", path);
-        if (system(cmd) != 0)
-            fprintf(stderr, "kix audit: could not remove %s\n", path);
+    if (restart && (rc = kix_dir_remove_tree(path, &err)) != KIX_OK) {
+        status = cli_fail("audit", rc, &err);
+        goto out;
     }
     memset(&opts, 0, sizeof(opts));
     opts.replica = 1;
@@ -167,12 +155,11 @@ int cmd_audit(int argc, char **argv)
     if (access(path, F_OK) != 0) {
         /* made aside and renamed into place: a kill while creating it
          * leaves no half-made replica behind */
-        char tmp[4300], cmd[4400];
+        char tmp[4300];
         snprintf(tmp, sizeof(tmp), "%s.new", path);
-        snprintf(cmd, sizeof(cmd), "rm -rf '%s'", tmp);
-        if (access(tmp, F_OK) == 0 && system(cmd) != 0)
-            fprintf(stderr, "kix audit: could not remove %s\n", tmp);
-        rc = kix_index_create_replica(tmp, &key, &opts, &err);
+        rc = kix_dir_remove_tree(tmp, &err);
+        if (rc == KIX_OK)
+            rc = kix_index_create_replica(tmp, &key, &opts, &err);
         if (rc == KIX_OK && rename(tmp, path) != 0)
             rc = kix_err_set(&err, KIX_EIO, "cannot rename %s to %s: %s", tmp, path,
                              strerror(errno));
@@ -220,7 +207,7 @@ int cmd_audit(int argc, char **argv)
     if (prog.tty)
         fprintf(stderr, "\n");
     if (rc) {
-        uint64_t bad = index_in(err.msg);
+        uint64_t bad = err.cause == KIX_CAUSE_ENTRY ? err.entry : KIX_NO_INDEX;
         if (common.json) {
             printf("{\"passed\":false,\"verified\":%llu,\"index\":", (unsigned long long)synced);
             if (bad == KIX_NO_INDEX)

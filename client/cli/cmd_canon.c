@@ -39,7 +39,7 @@ static int canon_main(int argc, char **argv, int digest_only)
     /* canon is the generic JCS tool; digest names objects, as the store does. */
     struct kix_canon_opts opts = {0, 0, !digest_only};
     struct kix_buf in = KIX_BUF_INIT, out = KIX_BUF_INIT;
-    struct kix_err err = {0, ""};
+    struct kix_err err = {0};
     const char *path = "-";
     int c, rc, status = 0;
 
@@ -65,7 +65,7 @@ static int canon_main(int argc, char **argv, int digest_only)
         return cli_usage_error(cmd, "expected one FILE, got %d", argc - optind);
     if (optind < argc)
         path = argv[optind];
-    rc = cli_read_file(path, opts.max_bytes ? opts.max_bytes : KIX_CANON_DEFAULT_MAX_BYTES, &in,
+    rc = kix_file_read(path, opts.max_bytes ? opts.max_bytes : KIX_CANON_DEFAULT_MAX_BYTES, &in,
                        &err);
     if (rc == KIX_OK)
         rc = kix_canon(in.ptr ? in.ptr : (const uint8_t *)"", in.len, &opts, &out, &err);

@@ -30,7 +30,7 @@ int cmd_keygen(int argc, char **argv)
     char keypath[4096], pubpath[4096];
     struct kix_signer *s = NULL;
     struct kix_verifier v;
-    struct kix_err err = {0, ""};
+    struct kix_err err = {0};
     uint8_t alg = KIX_NOTE_ALG_ED25519;
     int c, rc;
 

@@ -19,7 +19,7 @@ int cmd_info(int argc, char **argv)
     struct cli_common common;
     struct kix_client *cl = NULL;
     struct kix_client_info info;
-    struct kix_err err = {0, ""};
+    struct kix_err err = {0};
     int status = cli_parse("info", info_help, argc, argv, &common, NULL, NULL, NULL), rc;
 
     if (status >= 0)
@@ -86,7 +86,7 @@ int cmd_checkpoint(int argc, char **argv)
     struct kix_buf note = KIX_BUF_INIT;
     struct kix_note opened;
     struct kix_checkpoint cp;
-    struct kix_err err = {0, ""};
+    struct kix_err err = {0};
     uint64_t size = KIX_NO_INDEX;
     size_t witnessed = 0;
     int status = cli_parse("checkpoint", checkpoint_help, argc, argv, &common, &size, NULL, NULL),
@@ -149,7 +149,7 @@ int cmd_entry(int argc, char **argv)
 {
     struct cli_common common;
     struct kix_client *cl = NULL;
-    struct kix_err err = {0, ""};
+    struct kix_err err = {0};
     uint64_t index, got = 0;
     int status = cli_parse("entry", entry_help, argc, argv, &common, NULL, NULL, NULL), rc;
 
@@ -196,7 +196,7 @@ int cmd_proof(int argc, char **argv)
     struct cli_common common;
     struct kix_client *cl = NULL;
     struct kix_hash proof[KIX_MERKLE_MAX_PROOF];
-    struct kix_err err = {0, ""};
+    struct kix_err err = {0};
     uint64_t size = KIX_NO_INDEX, a, b;
     size_t n = 0;
     int status, rc, inclusion;
@@ -239,7 +239,7 @@ int cmd_receipt(int argc, char **argv)
     struct cli_common common;
     struct kix_client *cl = NULL;
     struct kix_buf out = KIX_BUF_INIT;
-    struct kix_err err = {0, ""};
+    struct kix_err err = {0};
     uint64_t index, size = KIX_NO_INDEX;
     int status = cli_parse("receipt", receipt_help, argc, argv, &common, &size, NULL, NULL), rc;
 

@@ -73,7 +73,7 @@ int cmd_mirror(int argc, char **argv)
     struct cli_common common;
     struct kix_client *cl = NULL;
     struct kix_client_info info;
-    struct kix_err err = {0, ""};
+    struct kix_err err = {0};
     int ch, status, rc;
 
     if (argc < 2 || cli_wants_help(argc, argv)) {

@@ -200,7 +200,7 @@ static int run_write(const char *cmd, const char *what, struct write_args *a, ch
     struct kix_checkpoint cp;
     struct kix_bundle bundles[2];
     struct cli_submitted out;
-    struct kix_err err = {0, ""};
+    struct kix_err err = {0};
     int rc, status;
 
     memset(&j, 0, sizeof(j));
@@ -411,7 +411,7 @@ static int sign_key(struct write_job *j, struct kix_err *err)
 int cmd_key(int argc, char **argv)
 {
     struct write_args a;
-    struct kix_err err = {0, ""};
+    struct kix_err err = {0};
     int revoke, status, rc;
 
     if (argc < 2 || cli_wants_help(argc, argv)) {

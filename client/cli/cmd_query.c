@@ -83,7 +83,7 @@ static int run_query(const char *cmd, const char *help, int argc, char **argv, i
     struct kix_client *c = NULL;
     struct kix_query q;
     struct kix_digest group;
-    struct kix_err err = {0, ""};
+    struct kix_err err = {0};
     struct rows rows = {0, 1};
     const char *group_text = NULL;
     uint64_t matched = 0;

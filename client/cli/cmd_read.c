@@ -28,7 +28,7 @@ int cmd_get(int argc, char **argv)
     struct kix_client *c = NULL;
     struct kix_buf out = KIX_BUF_INIT;
     struct kix_digest d;
-    struct kix_err err = {0, ""};
+    struct kix_err err = {0};
     char run_id[KIX_RUN_ID_MAX + 1];
     int is_digest = 0, rc;
     int status = cli_parse("get", get_help, argc, argv, &common, NULL, NULL, NULL);
@@ -312,7 +312,7 @@ static int load_citation(const char *path, json_t **doc, struct citation *cit, s
     struct kix_buf raw = KIX_BUF_INIT;
     json_error_t je;
     json_t *cp;
-    int rc = cli_read_file(path, 1 << 20, &raw, err);
+    int rc = kix_file_read(path, 1 << 20, &raw, err);
 
     if (rc)
         return rc;
@@ -393,7 +393,7 @@ int cmd_verify_citation(int argc, char **argv)
     struct kix_resolution res;
     struct kix_hash proof[KIX_MERKLE_MAX_PROOF], r1, r2;
     struct citation cit = {NULL, NULL, NULL, 0};
-    struct kix_err err = {0, ""};
+    struct kix_err err = {0};
     json_t *doc = NULL;
     size_t n = 0;
     int rc, status = cli_parse("verify-citation", verify_citation_help, argc, argv, &common, NULL,
@@ -546,7 +546,7 @@ int cmd_log(int argc, char **argv)
     struct cli_common common;
     struct kix_client *c = NULL;
     struct kix_client_info info;
-    struct kix_err err = {0, ""};
+    struct kix_err err = {0};
     struct log_ctx l = {0, 1};
     uint64_t from = KIX_NO_INDEX, limit = 20, done = 0;
     int rc, status = cli_parse("log", log_help, argc, argv, &common, NULL, &from, &limit);

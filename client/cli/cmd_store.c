@@ -39,7 +39,7 @@ static int open_store(const struct store_args *a, int create, struct kix_store *
 static int store_put(const struct store_args *a, int n, char **files)
 {
     struct kix_store *s = NULL;
-    struct kix_err err = {0, ""};
+    struct kix_err err = {0};
     int rc, status = 0;
 
     rc = open_store(a, 1, &s, &err);
@@ -53,7 +53,7 @@ static int store_put(const struct store_args *a, int n, char **files)
         char text[KIX_DIGEST_TEXT_LEN + 1];
         int created = 0;
 
-        rc = cli_read_file(files[i], KIX_CANON_DEFAULT_MAX_BYTES, &in, &err);
+        rc = kix_file_read(files[i], KIX_CANON_DEFAULT_MAX_BYTES, &in, &err);
         if (rc == KIX_OK)
             rc =
                 kix_store_put(s, in.ptr ? in.ptr : (const uint8_t *)"", in.len, &d, &created, &err);
@@ -78,7 +78,7 @@ static int store_put(const struct store_args *a, int n, char **files)
 
 static int parse_digest_arg(const char *cmd, int n, char **args, struct kix_digest *d)
 {
-    struct kix_err err = {0, ""};
+    struct kix_err err = {0};
     int rc;
 
     if (n != 1)
@@ -93,7 +93,7 @@ static int store_get(const struct store_args *a, int n, char **args, int has_onl
 {
     const char *cmd = has_only ? "store has" : "store get";
     struct kix_store *s = NULL;
-    struct kix_err err = {0, ""};
+    struct kix_err err = {0};
     struct kix_buf out = KIX_BUF_INIT;
     struct kix_digest d;
     int rc, status = parse_digest_arg(cmd, n, args, &d);
@@ -126,7 +126,7 @@ static int store_get(const struct store_args *a, int n, char **args, int has_onl
 static int store_count(const struct store_args *a)
 {
     struct kix_store *s = NULL;
-    struct kix_err err = {0, ""};
+    struct kix_err err = {0};
     uint64_t n = 0;
     int rc = open_store(a, 0, &s, &err);
 
@@ -146,7 +146,7 @@ static int store_count(const struct store_args *a)
 static int store_missing(const struct store_args *a, int n, char **args)
 {
     struct kix_store *s = NULL;
-    struct kix_err err = {0, ""};
+    struct kix_err err = {0};
     struct kix_buf in = KIX_BUF_INIT;
     struct kix_digest *missing = NULL;
     size_t nmissing = 0;
@@ -154,7 +154,7 @@ static int store_missing(const struct store_args *a, int n, char **args)
 
     if (n != 1)
         return cli_usage_error("store missing", "expected one FILE");
-    rc = cli_read_file(args[0], KIX_CANON_DEFAULT_MAX_BYTES, &in, &err);
+    rc = kix_file_read(args[0], KIX_CANON_DEFAULT_MAX_BYTES, &in, &err);
     if (rc == KIX_OK)
         rc = open_store(a, 0, &s, &err);
     if (rc == KIX_OK)

@@ -20,7 +20,7 @@ int cmd_trust(int argc, char **argv)
     struct kix_buf note = KIX_BUF_INIT;
     struct kix_note opened;
     struct kix_checkpoint cp;
-    struct kix_err err = {0, ""};
+    struct kix_err err = {0};
     int rc;
 
     if (cli_wants_help(argc, argv)) {

@@ -31,7 +31,7 @@ int cmd_verify(int argc, char **argv)
     struct kix_buf text = KIX_BUF_INIT, entry = KIX_BUF_INIT;
     struct kix_receipt receipt;
     struct kix_checkpoint cp;
-    struct kix_err err = {0, ""};
+    struct kix_err err = {0};
     const char *entry_path = NULL;
     int c, rc, status = 0;
 
@@ -57,9 +57,9 @@ int cmd_verify(int argc, char **argv)
     if ((status = cli_log_key("verify", &common, NULL, &key)))
         return status;
     kix_receipt_init(&receipt);
-    rc = cli_read_file(argv[optind], KIX_RECEIPT_MAX_BYTES, &text, &err);
+    rc = kix_file_read(argv[optind], KIX_RECEIPT_MAX_BYTES, &text, &err);
     if (rc == KIX_OK && entry_path)
-        rc = cli_read_file(entry_path, KIX_LEAF_MAX, &entry, &err);
+        rc = kix_file_read(entry_path, KIX_LEAF_MAX, &entry, &err);
     if (rc == KIX_OK)
         rc = kix_receipt_verify(text.ptr ? (const char *)text.ptr : "", text.len, &key,
                                 entry_path ? (entry.ptr ? entry.ptr : (const uint8_t *)"") : NULL,

@@ -16,12 +16,8 @@ int kix_client_open_store(const char *dir, struct kix_client **out, struct kix_e
     if (!c)
         return kix_err_set(err, KIX_ENOMEM, "out of memory");
     memset(&opts, 0, sizeof(opts));
-    rc = kix_index_open(dir, &opts, &c->log, err);
-    if (rc == KIX_ENOTFOUND && err && strstr(err->msg, "log.key")) {
-        /* no log key here: a replica (mirror) store, readable as is */
-        opts.replica = 1;
-        rc = kix_index_open(dir, &opts, &c->log, err);
-    }
+    /* a store without a log key is a replica (mirror), readable as is */
+    rc = kix_index_open_any(dir, &opts, &c->log, err);
     if (rc) {
         free(c);
         return rc;
@@ -302,7 +298,7 @@ static int local_submit(struct kix_client *c, const struct kix_bundle *bundles, 
     }
     for (size_t i = 0; i < n; i++) {
         struct kix_submission sub = {bundles[i].envelope, bundles[i].objects, bundles[i].nobjects};
-        struct kix_err item_err = {0, ""};
+        struct kix_err item_err = {0};
         memset(&results[i], 0, sizeof(results[i]));
         results[i].code = kix_log_prepare(c->log, &sub, &items[nitems], &item_err);
         if (results[i].code) {
@@ -322,7 +318,7 @@ static int local_submit(struct kix_client *c, const struct kix_bundle *bundles, 
         r->duplicate = res[k].duplicate;
         snprintf(r->message, sizeof(r->message), "%s", res[k].message);
         if (r->code == KIX_OK) {
-            struct kix_err rerr = {0, ""};
+            struct kix_err rerr = {0};
             r->code = kix_client_receipt(c, r->index, KIX_NO_INDEX, &r->receipt, &rerr);
             if (r->code)
                 snprintf(r->message, sizeof(r->message), "%s", rerr.msg);

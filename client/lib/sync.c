@@ -264,9 +264,9 @@ static int fill_object(void *arg, size_t i, const uint8_t *bytes, size_t len)
 
     if (!bytes) {
         kix_digest_format(&o->digest, text);
-        return kix_err_set(f->err, KIX_EVERIFY,
-                           "the upstream lacks object %s, needed by entry %llu", text,
-                           (unsigned long long)(f->b->first + o->entry));
+        kix_err_set(f->err, KIX_EVERIFY, "the upstream lacks object %s, needed by entry %llu", text,
+                    (unsigned long long)(f->b->first + o->entry));
+        return kix_err_cause(f->err, KIX_CAUSE_ENTRY, f->b->first + o->entry, 0);
     }
     f->done++;
     return kix_buf_add(&o->bytes, bytes, len);
@@ -290,6 +290,7 @@ static int fetch_objects(struct kix_client *up, struct kix_log *replica, struct 
         rc = kix_log_prepare_leaf(replica, &leaf, &items[i], err);
         if (rc) {
             kix_err_wrap(err, "entry %llu", (unsigned long long)(b->first + i));
+            kix_err_cause(err, KIX_CAUSE_ENTRY, b->first + i, 0);
             break;
         }
         kix_prepared_needs(items[i], &needs, &n);
@@ -312,9 +313,11 @@ static int fetch_objects(struct kix_client *up, struct kix_log *replica, struct 
             rc = kix_client_get_objects(up, digests, n, fill_object, &f, err);
             free(digests);
             /* bytes that do not match their digest: name the entry they are for */
-            if (rc == KIX_EVERIFY && f.done < n && err && !strstr(err->msg, "needed by entry"))
-                kix_err_wrap(err, "entry %llu",
-                             (unsigned long long)(b->first + b->objects[first + f.done].entry));
+            if (rc == KIX_EVERIFY && f.done < n && err && err->cause != KIX_CAUSE_ENTRY) {
+                uint64_t at = b->first + b->objects[first + f.done].entry;
+                kix_err_wrap(err, "entry %llu", (unsigned long long)at);
+                kix_err_cause(err, KIX_CAUSE_ENTRY, at, 0);
+            }
             first += n;
         }
         for (size_t k = fetched; rc == KIX_OK && k < round_end; k++) {
@@ -417,6 +420,7 @@ static int prepare_all(struct kix_log *replica, struct batch *b, struct kix_prep
             rc = kix_err_set(err, jobs[t].rc, "entry %llu: %s",
                              (unsigned long long)(b->first + jobs[t].failed),
                              kix_err_text(&jobs[t].err, jobs[t].rc));
+            kix_err_cause(err, KIX_CAUSE_ENTRY, b->first + jobs[t].failed, 0);
         }
     return rc;
 }
@@ -498,8 +502,16 @@ static int stage_replay(struct stage *s, struct kix_err *err)
 {
     int rc = s->rc;
 
-    if (rc)
-        return kix_err_set(err, rc, "%s", kix_err_text(&s->err, rc));
+    if (rc) {
+        /* the stage's error, with its cause */
+        if (err) {
+            *err = s->err;
+            err->code = rc;
+            if (!err->msg[0])
+                kix_err_set(err, rc, "%s", kix_strerror(rc));
+        }
+        return rc;
+    }
     rc = kix_log_replay(s->replica, s->start, s->items, s->b.nleaves, s->b.cps, s->b.ncps, err);
     return rc;
 }

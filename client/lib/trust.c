@@ -2,6 +2,8 @@
  * alarm when a server contradicts it. */
 #include "kix/trust.h"
 
+#include "kix/file.h"
+
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -10,24 +12,6 @@
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
-
-static int mkdirs(char *path, struct kix_err *err)
-{
-    for (char *p = path + 1; *p; p++) {
-        if (*p != '/')
-            continue;
-        *p = '\0';
-        if (mkdir(path, 0700) != 0 && errno != EEXIST) {
-            int e = errno;
-            *p = '/';
-            return kix_err_set(err, KIX_EIO, "cannot create %s: %s", path, strerror(e));
-        }
-        *p = '/';
-    }
-    if (mkdir(path, 0700) != 0 && errno != EEXIST)
-        return kix_err_set(err, KIX_EIO, "cannot create %s: %s", path, strerror(errno));
-    return KIX_OK;
-}
 
 int kix_trust_dir(const struct kix_verifier *key, char *out, size_t cap, struct kix_err *err)
 {
@@ -54,55 +38,7 @@ int kix_trust_dir(const struct kix_verifier *key, char *out, size_t cap, struct 
                      key->key_hash);
     if (n < 0 || (size_t)n >= cap)
         return kix_err_set(err, KIX_EINVAL, "state directory path is too long");
-    return mkdirs(out, err);
-}
-
-int kix_write_file_atomic(const char *path, const void *data, size_t len, int mode,
-                          struct kix_err *err)
-{
-    char tmp[4200], dir[4200];
-    char *slash;
-    int fd, rc = KIX_OK;
-
-    snprintf(tmp, sizeof(tmp), "%s.tmp.%ld", path, (long)getpid());
-    fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC, mode);
-    if (fd < 0)
-        return kix_err_set(err, KIX_EIO, "cannot write %s: %s", tmp, strerror(errno));
-    if (write(fd, data, len) != (ssize_t)len || fsync(fd) != 0)
-        rc = kix_err_set(err, KIX_EIO, "cannot write %s: %s", tmp, strerror(errno));
-    close(fd);
-    if (rc == KIX_OK && rename(tmp, path) != 0)
-        rc = kix_err_set(err, KIX_EIO, "cannot rename %s: %s", tmp, strerror(errno));
-    if (rc) {
-        unlink(tmp);
-        return rc;
-    }
-    snprintf(dir, sizeof(dir), "%s", path);
-    slash = strrchr(dir, '/');
-    if (slash) {
-        *slash = '\0';
-        fd = open(dir[0] ? dir : "/", O_RDONLY | O_DIRECTORY);
-        if (fd >= 0) {
-            fsync(fd);
-            close(fd);
-        }
-    }
-    return KIX_OK;
-}
-
-static int read_small_file(const char *path, struct kix_buf *out)
-{
-    FILE *f = fopen(path, "rb");
-    char chunk[4096];
-    size_t n;
-    int rc = KIX_OK;
-
-    if (!f)
-        return errno == ENOENT ? KIX_ENOTFOUND : KIX_EIO;
-    while (rc == KIX_OK && (n = fread(chunk, 1, sizeof(chunk), f)) > 0)
-        rc = out->len + n > (1u << 20) ? KIX_ELIMIT : kix_buf_add(out, chunk, n);
-    fclose(f);
-    return rc;
+    return kix_dir_make(out, 0700, err);
 }
 
 /* Keeps both signed checkpoints and returns the alarm. */
@@ -110,7 +46,7 @@ static int alarm_fork(const char *dir, const struct kix_buf *remembered, const c
                       size_t len, const char *what, struct kix_err *err)
 {
     char path[4400], stamp[32];
-    struct kix_err ignore = {0, ""};
+    struct kix_err ignore = {0};
     time_t now = time(NULL);
     struct tm tm;
 
@@ -119,15 +55,15 @@ static int alarm_fork(const char *dir, const struct kix_buf *remembered, const c
     gmtime_r(&now, &tm);
     strftime(stamp, sizeof(stamp), "%Y%m%dT%H%M%SZ", &tm);
     snprintf(path, sizeof(path), "%s/evidence", dir);
-    saved = mkdirs(path, &ignore) == KIX_OK;
+    saved = kix_dir_make(path, 0700, &ignore) == KIX_OK;
     if (saved) {
         snprintf(path, sizeof(path), "%s/evidence/%s-remembered.checkpoint", dir, stamp);
         saved =
-            kix_write_file_atomic(path, remembered->ptr, remembered->len, 0600, &ignore) == KIX_OK;
+            kix_file_write_atomic(path, remembered->ptr, remembered->len, 0600, &ignore) == KIX_OK;
     }
     if (saved) {
         snprintf(path, sizeof(path), "%s/evidence/%s-presented.checkpoint", dir, stamp);
-        saved = kix_write_file_atomic(path, note, len, 0600, &ignore) == KIX_OK;
+        saved = kix_file_write_atomic(path, note, len, 0600, &ignore) == KIX_OK;
     }
     if (!saved)
         return kix_err_set(err, KIX_EFORK, "ALARM: %s. Saving the evidence failed: %s", what,
@@ -158,9 +94,9 @@ int kix_trust_check(struct kix_client *c, const struct kix_verifier *key, const 
     if (rc)
         return rc;
     snprintf(path, sizeof(path), "%s/checkpoint", dir);
-    rc = read_small_file(path, &remembered);
+    rc = kix_file_read(path, 1u << 20, &remembered, NULL);
     if (rc == KIX_ENOTFOUND)
-        return kix_write_file_atomic(path, note, len, 0600, err);
+        return kix_file_write_atomic(path, note, len, 0600, err);
     if (rc == KIX_OK)
         rc = kix_checkpoint_open((const char *)remembered.ptr, remembered.len, key, 1, key->name,
                                  &old_opened, &old, err);
@@ -185,7 +121,7 @@ int kix_trust_check(struct kix_client *c, const struct kix_verifier *key, const 
         }
     } else {
         struct kix_hash proof[KIX_MERKLE_MAX_PROOF], r1, r2;
-        struct kix_err perr = {0, ""};
+        struct kix_err perr = {0};
         size_t n = 0;
         memcpy(r1.b, old.root, 32);
         memcpy(r2.b, cp.root, 32);
@@ -193,7 +129,7 @@ int kix_trust_check(struct kix_client *c, const struct kix_verifier *key, const 
         if (rc == KIX_OK)
             rc = kix_merkle_verify_consistency(old.size, cp.size, &r1, &r2, proof, n, &perr);
         if (rc == KIX_OK) {
-            rc = kix_write_file_atomic(path, note, len, 0600, err);
+            rc = kix_file_write_atomic(path, note, len, 0600, err);
         } else if (rc == KIX_EUNAVAIL || rc == KIX_EIO) {
             if (err)
                 *err = perr;

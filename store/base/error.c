@@ -10,6 +10,9 @@ int kix_err_set(struct kix_err *err, int code, const char *fmt, ...)
     if (err) {
         va_list ap;
         err->code = code;
+        err->cause = KIX_CAUSE_NONE;
+        err->entry = 0;
+        err->size = 0;
         va_start(ap, fmt);
         vsnprintf(err->msg, sizeof(err->msg), fmt, ap);
         va_end(ap);
@@ -41,11 +44,24 @@ int kix_err_wrap(struct kix_err *err, const char *fmt, ...)
     return err->code;
 }
 
+int kix_err_cause(struct kix_err *err, int cause, uint64_t entry, uint64_t size)
+{
+    if (!err)
+        return KIX_EINVAL;
+    err->cause = cause;
+    err->entry = entry;
+    err->size = size;
+    return err->code;
+}
+
 void kix_err_clear(struct kix_err *err)
 {
     if (err) {
         err->code = KIX_OK;
         err->msg[0] = '\0';
+        err->cause = KIX_CAUSE_NONE;
+        err->entry = 0;
+        err->size = 0;
     }
 }
 

@@ -195,3 +195,19 @@ int kix_index_open(const char *dir, const struct kix_log_opts *opts, struct kix_
     struct kix_log_opts o = with_index(opts);
     return kix_log_open(dir, &o, out, err);
 }
+
+int kix_index_open_any(const char *dir, const struct kix_log_opts *opts, struct kix_log **out,
+                       struct kix_err *err)
+{
+    struct kix_log_opts o = with_index(opts);
+    struct kix_err first = {0};
+    int rc = kix_log_open(dir, &o, out, &first);
+
+    if (rc && first.cause == KIX_CAUSE_NO_LOG_KEY) {
+        o.replica = 1; /* no log key here: a replica (mirror) store */
+        return kix_log_open(dir, &o, out, err);
+    }
+    if (rc && err)
+        *err = first;
+    return rc;
+}

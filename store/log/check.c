@@ -257,7 +257,7 @@ static void verify_checkpoint(struct check *c, const MDB_val *k, const MDB_val *
                               struct kix_hash *root, int *root_ok)
 {
     struct kix_checkpoint cp;
-    struct kix_err e = {0, ""};
+    struct kix_err e = {0};
     char where[128];
 
     *root_ok = 0;
@@ -408,7 +408,7 @@ static int check_object(struct check *c, const struct kix_digest *d, uint64_t en
 static int check_needs(struct check *c, uint64_t i, const uint8_t *leaf, size_t len)
 {
     struct kix_digest *needs = NULL;
-    struct kix_err e = {0, ""};
+    struct kix_err e = {0};
     char where[128];
     size_t n = 0;
     int rc = kix_entry_needs(leaf, len, &needs, &n, &e);
@@ -694,7 +694,7 @@ static int check_latest(struct check *c)
     MDB_val k, v;
     struct kix_hash tiles_root;
     struct kix_checkpoint cp;
-    struct kix_err e = {0, ""};
+    struct kix_err e = {0};
     char where[128], a[HASH_HEX + 1], b[HASH_HEX + 1];
     uint64_t size;
     int rc = mdb_cursor_get(c->cps, &k, &v, MDB_LAST);
@@ -732,7 +732,7 @@ static int check_latest(struct check *c)
 static int seed_prefix(struct check *c)
 {
     uint64_t off = 0;
-    struct kix_err e = {0, ""};
+    struct kix_err e = {0};
 
     for (int l = 63; l >= 0; l--) {
         struct kix_hash h;

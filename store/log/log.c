@@ -318,6 +318,8 @@ int kix_log_open(const char *dir, const struct kix_log_opts *opts, struct kix_lo
     if (!l->replica && !(opts && opts->store.read_only)) {
         snprintf(keypath, sizeof(keypath), "%s/log.key", dir);
         rc = kix_keyfile_read(keypath, &l->signer, err);
+        if (rc == KIX_ENOTFOUND)
+            kix_err_cause(err, KIX_CAUSE_NO_LOG_KEY, 0, 0);
         if (rc == KIX_OK && memcmp(kix_signer_public_key(l->signer), v.pub, 32) != 0)
             rc = kix_err_set(err, KIX_ECORRUPT,
                              "%s does not match the log's verifier key; restore the right key",
@@ -391,11 +393,14 @@ static int replay_check_checkpoint(struct kix_log *l, const struct kix_replay_ch
     if (cp.size != c->size)
         return kix_err_set(err, KIX_EVERIFY, "upstream checkpoint is for size %llu, not %llu",
                            (unsigned long long)cp.size, (unsigned long long)c->size);
-    if (memcmp(cp.root, root->b, 32) != 0)
-        return kix_err_set(err, KIX_EVERIFY,
-                           "the entries up to size %llu do not hash to the upstream's signed root "
-                           "(a fork or tampered entries)",
-                           (unsigned long long)c->size);
+    if (memcmp(cp.root, root->b, 32) != 0) {
+        kix_err_set(err, KIX_EVERIFY,
+                    "the entries up to size %llu do not hash to the upstream's signed root "
+                    "(a fork or tampered entries)",
+                    (unsigned long long)c->size);
+        kix_err_cause(err, KIX_CAUSE_ROOT_MISMATCH, 0, c->size);
+        return KIX_EVERIFY;
+    }
     return KIX_OK;
 }
 
@@ -450,7 +455,7 @@ static int commit_fn(struct kix_store *s, MDB_txn *txn, void *arg, struct kix_er
     next = size;
     for (size_t i = 0; i < c->n; i++) {
         struct kix_append_result *res = &c->results[i];
-        struct kix_err item_err = {0, ""};
+        struct kix_err item_err = {0};
         int dup;
 
         rc = apply_item(s, txn, c->log, next, c->items[i], res, &dup, &item_err);
@@ -509,15 +514,17 @@ static int replay_fn(struct kix_store *s, MDB_txn *txn, void *arg, struct kix_er
                                "replay checkpoints must grow and end at the last item");
         while (next < c->cps[k].size) {
             struct kix_append_result res;
-            struct kix_err item_err = {0, ""};
+            struct kix_err item_err = {0};
             int dup;
             rc = apply_item(s, txn, c->log, next, c->items[i], &res, &dup, &item_err);
             if (rc == KIX_OK && dup)
                 rc = kix_err_set(&item_err, KIX_EVERIFY, "it repeats entry %llu",
                                  (unsigned long long)res.index);
-            if (rc)
-                return kix_err_set(err, is_refusal(rc) ? rc : rc, "entry %llu: %s",
-                                   (unsigned long long)next, item_err.msg);
+            if (rc) {
+                kix_err_set(err, rc, "entry %llu: %s", (unsigned long long)next, item_err.msg);
+                kix_err_cause(err, KIX_CAUSE_ENTRY, next, 0);
+                return rc;
+            }
             c->hashes[pending++] = c->items[i++]->leaf_hash;
             next++;
         }

@@ -165,7 +165,7 @@ static int put_submit(void *ctx, struct kix_proto_writer *w)
 static int send_one(struct client *cl, struct kix_rpc *rpc, struct pending *p, uint64_t *rnd)
 {
     struct crash *cr = cl->cr;
-    struct kix_err err = {0, ""};
+    struct kix_err err = {0};
     int rc;
 
     p->n = (size_t)crash_between(rnd, 1, MAX_BUNDLE);
@@ -226,7 +226,7 @@ static int take_answer(struct client *cl, struct pending *p, const struct kix_pr
         struct kix_bytes receipt;
         struct kix_receipt rcpt;
         struct kix_checkpoint cp;
-        struct kix_err err = {0, ""};
+        struct kix_err err = {0};
         uint64_t index = 0;
         if (kix_proto_value_map(kix_proto_array_at(a, i), &item, NULL)) {
             fail_run(cr, "malformed submit result");
@@ -279,7 +279,7 @@ static void *client_main(void *arg)
     struct pending *win = calloc(WINDOW, sizeof(*win));
     struct kix_rpc *rpc = NULL;
     struct kix_rpc_opts o = {15000, 0};
-    struct kix_err err = {0, ""};
+    struct kix_err err = {0};
     uint64_t rnd = crash_seed() ^ ((uint64_t)cl->id << 32) ^ cr->cycle;
     size_t nwin = 0;
     int rc = win ? kix_rpc_connect(cr->f.addr, &o, &rpc, &err) : KIX_ENOMEM;
@@ -451,13 +451,13 @@ KIX_TEST(kixd)
     struct kix_client *c = NULL;
     struct kix_checkpoint now;
     struct kix_buf prev_cp = KIX_BUF_INIT;
-    struct kix_err err = {0, ""};
+    struct kix_err err = {0};
     unsigned cycles = (unsigned)crash_env("KIX_CRASH_CYCLES", 50);
     unsigned nclients = (unsigned)crash_env("KIX_CRASH_CLIENTS", 4);
     uint64_t kill_max = crash_env("KIX_CRASH_KILL_MS", 400);
     uint64_t seed = crash_seed(), rnd = seed, verified = 0, acked = 0, at_kill = 0, recovered = 0,
              lost = 0, audited = 0;
-    char replica[256], cmd[1600];
+    char replica[256];
     static const char *const extra[] = {"--threads", "2", "--log-level", "info", NULL};
     int64_t t_start = fx_now_ms();
 
@@ -584,15 +584,13 @@ KIX_TEST(kixd)
     /* a full audit into a fresh replica, then the offline check */
     c = fx_client(&cr.f);
     ASSERT_TRUE(c != NULL);
-    snprintf(cmd, sizeof(cmd), "rm -rf '%s'", replica);
-    ASSERT_EQ_INT(0, system(cmd));
+    ASSERT_EQ_INT(KIX_OK, kix_dir_remove_tree(replica, NULL));
     if (audit(&cr, c, replica, &audited, &err) != KIX_OK)
         KIX_FAIL_AT("final audit: %s", err.msg);
     ASSERT_EQ_U64(now.size, audited);
     kix_client_close(c);
     ASSERT_EQ_INT(0, fx_stop(&cr.f, SIGTERM));
-    snprintf(cmd, sizeof(cmd), "'%s' check --store '%s' >&2", fx_kixd(), cr.f.dir);
-    ASSERT_EQ_INT(0, system(cmd));
+    ASSERT_EQ_INT(0, fx_kixd_check(cr.f.dir));
 
     printf("crash.kixd: cycles %u, acknowledged %llu, in flight at kill %llu, recovered %llu, "
            "lost %llu; log size %llu, audited %llu; seed %llu, %.1f s\n",
@@ -612,8 +610,7 @@ KIX_TEST(kixd)
     free(cr.recs);
     free(cr.slots);
     kix_buf_release(&prev_cp);
-    snprintf(cmd, sizeof(cmd), "rm -rf '%s'", replica);
-    if (system(cmd) != 0)
+    if (kix_dir_remove_tree(replica, NULL) != KIX_OK)
         fprintf(stderr, "could not remove %s\n", replica);
     fx_cleanup(&cr.f);
 }

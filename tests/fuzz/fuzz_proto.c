@@ -108,7 +108,7 @@ static uint64_t run(const uint8_t *data, size_t size, uint32_t seed, int whole)
 {
     struct kix_proto_reader r;
     struct kix_proto_msg msg;
-    struct kix_err err = {0, ""};
+    struct kix_err err = {0};
     uint64_t trace = 14695981039346656037u;
     size_t at = 0, n, avail;
     uint8_t *space;

@@ -29,6 +29,7 @@
 
 #include "harness.h"
 #include "kix/canon.h"
+#include "kix/file.h"
 #include "kix/client.h"
 #include "kix/entries.h"
 #include "kix/receipt.h"
@@ -104,6 +105,34 @@ static inline int fx_wait(pid_t pid, int ms)
     }
 }
 
+/* `kixd check --store dir`, its report on our stderr; its exit status. */
+static inline int fx_kixd_check(const char *dir)
+{
+    const char *args[] = {fx_kixd(), "check", "--store", dir, NULL};
+    return fx_wait(fx_spawn(args, "/dev/stderr"), 600000);
+}
+
+/* Copies the last `tail` bytes of a file to stderr (for a failure report). */
+static inline void fx_show_file(const char *path, size_t tail)
+{
+    struct kix_buf b = KIX_BUF_INIT;
+    if (kix_file_read(path, (size_t)1 << 30, &b, NULL) != KIX_OK || b.len == 0)
+        fprintf(stderr, "(%s is empty or unreadable)\n", path);
+    else
+        fwrite(b.ptr + (b.len > tail ? b.len - tail : 0), 1, b.len > tail ? tail : b.len, stderr);
+    kix_buf_release(&b);
+}
+
+/* 1 when the file holds needle. */
+static inline int fx_file_contains(const char *path, const char *needle)
+{
+    struct kix_buf b = KIX_BUF_INIT;
+    int found = kix_file_read(path, (size_t)1 << 30, &b, NULL) == KIX_OK && b.ptr &&
+                strstr((const char *)b.ptr, needle) != NULL;
+    kix_buf_release(&b);
+    return found;
+}
+
 static inline int fx_free_port(void)
 {
     struct sockaddr_in sin;
@@ -122,10 +151,7 @@ static inline int fx_free_port(void)
 
 static inline void fx_print_log(const struct fx *f)
 {
-    char cmd[300];
-    snprintf(cmd, sizeof(cmd), "tail -n 30 '%s' >&2", f->log);
-    if (system(cmd) != 0)
-        fprintf(stderr, "(no kixd log)\n");
+    fx_show_file(f->log, 4096);
 }
 
 /* Serves f->dir (again); waits until the socket answers. 0 on success. */
@@ -223,7 +249,7 @@ static inline int fx_submit(const struct fx *f, const struct kix_buf *env, const
     struct kix_client *c = fx_client(f);
     struct kix_bytes ob[8];
     struct kix_bundle b;
-    struct kix_err err = {0, ""};
+    struct kix_err err = {0};
     int rc;
 
     memset(res, 0, sizeof(*res));
@@ -308,7 +334,7 @@ static inline int fx_publish_many(const struct fx *f, const char *prefix, int n,
     struct kix_bundle *b = calloc((size_t)n, sizeof(*b));
     struct kix_bytes *objs = calloc((size_t)n * 2, sizeof(*objs));
     struct kix_submit_result *res = calloc((size_t)n, sizeof(*res));
-    struct kix_err err = {0, ""};
+    struct kix_err err = {0};
     int rc = c && envs && mf && b && objs && res ? KIX_OK : KIX_ENOMEM;
 
     for (int i = 0; rc == KIX_OK && i < n; i++) {
@@ -353,7 +379,7 @@ static inline int fx_start_opts(struct fx *f, int with_tcp, const char *const *e
     struct kix_client_info info;
     struct kix_buf env = KIX_BUF_INIT;
     struct kix_submit_result res;
-    struct kix_err err = {0, ""};
+    struct kix_err err = {0};
     char path[300];
     pid_t pid;
 
@@ -412,7 +438,7 @@ static inline int fx_start(struct fx *f)
 /* Stops kixd if running and removes the directory. */
 static inline void fx_cleanup(struct fx *f)
 {
-    char cmd[300], *slash;
+    char *slash;
     if (f->pid > 0)
         fx_stop(f, SIGKILL);
     kix_signer_free(f->admin);
@@ -423,8 +449,7 @@ static inline void fx_cleanup(struct fx *f)
         *slash = '\0';
     if (getenv("KIX_KEEP_TEST_DIRS"))
         return;
-    snprintf(cmd, sizeof(cmd), "rm -rf '%s'", f->dir);
-    if (f->dir[0] && system(cmd) != 0)
+    if (f->dir[0] && kix_dir_remove_tree(f->dir, NULL) != KIX_OK)
         fprintf(stderr, "could not remove %s\n", f->dir);
 }
 

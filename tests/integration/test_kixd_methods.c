@@ -663,12 +663,10 @@ KIX_TEST(mirror_store_is_served_read_only)
     kix_buf_release(&env);
     ASSERT_EQ_INT(0, fx_stop(&m, SIGTERM));
     ASSERT_EQ_INT(0, fx_stop(&f, SIGTERM));
-    {
-        char cmd[600];
-        snprintf(cmd, sizeof(cmd), "rm -rf '%s' '%s' '%s'", m.dir, m.sock_path, m.log);
-        if (system(cmd) != 0)
-            fprintf(stderr, "could not clean up the mirror\n");
-    }
+    unlink(m.sock_path);
+    unlink(m.log);
+    if (kix_dir_remove_tree(m.dir, NULL) != KIX_OK)
+        fprintf(stderr, "could not clean up the mirror\n");
     fx_cleanup(&f);
 }
 

@@ -71,7 +71,7 @@ static void *good_client(void *arg)
 {
     struct siege *s = arg;
     struct kix_client *c = fx_client(&s->f);
-    struct kix_err err = {0, ""};
+    struct kix_err err = {0};
 
     if (!c) {
         s->good_failures++;

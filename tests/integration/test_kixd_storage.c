@@ -38,7 +38,7 @@ static int submit_batch(struct filler *fl, int batch)
     struct kix_bundle *b = calloc((size_t)batch, sizeof(*b));
     struct kix_bytes *objs = calloc((size_t)batch * 2, sizeof(*objs));
     struct kix_submit_result *res = calloc((size_t)batch, sizeof(*res));
-    struct kix_err err = {0, ""};
+    struct kix_err err = {0};
     int rc = c && envs && mf && b && objs && res ? KIX_OK : KIX_ENOMEM;
 
     for (int i = 0; rc == KIX_OK && i < batch; i++) {
@@ -117,7 +117,7 @@ static int entry_matches(void *ctx, uint64_t index, const uint8_t *leaf, size_t 
 static int all_acked_present(struct filler *fl)
 {
     struct kix_client *c = fx_client(fl->f);
-    struct kix_err err = {0, ""};
+    struct kix_err err = {0};
     int rc = c ? KIX_OK : KIX_EUNAVAIL;
 
     for (size_t i = 0; rc == KIX_OK && i < fl->n; i++) {
@@ -147,7 +147,7 @@ static int reads_work(struct filler *fl)
     struct kix_client_info info;
     struct kix_resolution res;
     struct kix_buf note = KIX_BUF_INIT;
-    struct kix_err err = {0, ""};
+    struct kix_err err = {0};
     int rc = c ? kix_client_info(c, &info, &err) : KIX_EUNAVAIL;
 
     if (rc == KIX_OK)
@@ -167,9 +167,7 @@ static int reads_work(struct filler *fl)
 
 static int kixd_check_passes(const struct fx *f)
 {
-    char cmd[1600];
-    snprintf(cmd, sizeof(cmd), "'%s' check --store '%s' >&2", fx_kixd(), f->dir);
-    return system(cmd) == 0;
+    return fx_kixd_check(f->dir) == 0;
 }
 
 static void release_filler(struct filler *fl)
@@ -223,15 +221,14 @@ KIX_TEST(map_ceiling)
 
 static long dir_kib(const char *dir)
 {
-    char cmd[600];
+    char *argv[] = {"du", "-sk", (char *)dir, NULL};
     long kib = -1;
-    FILE *p;
-    snprintf(cmd, sizeof(cmd), "du -sk '%s'", dir);
-    p = popen(cmd, "r");
+    pid_t pid;
+    FILE *p = kix_test_pipe_open(argv, &pid);
     if (p && fscanf(p, "%ld", &kib) != 1)
         kib = -1;
-    if (p)
-        pclose(p);
+    if (p && kix_test_pipe_close(p, pid) != 0)
+        kib = -1;
     return kib;
 }
 
@@ -247,7 +244,7 @@ KIX_TEST(disk_full)
 {
     struct fx f;
     struct filler fl;
-    char disk[64], store[80], opts[64], cmd[1200], home[sizeof(f.dir)];
+    char disk[64], store[80], opts[64], home[sizeof(f.dir)];
     long used;
     size_t before;
     int rc;
@@ -275,8 +272,13 @@ KIX_TEST(disk_full)
     atexit(unmount_at_exit);
     snprintf(home, sizeof(home), "%s", f.dir);
     snprintf(store, sizeof(store), "%s/log", disk);
-    snprintf(cmd, sizeof(cmd), "cp -a '%s' '%s'", f.dir, store);
-    ASSERT_EQ_INT(0, system(cmd));
+    {
+        char *argv[] = {"cp", "-a", f.dir, store, NULL};
+        pid_t pid;
+        FILE *p = kix_test_pipe_open(argv, &pid);
+        ASSERT_TRUE(p != NULL);
+        ASSERT_EQ_INT(0, kix_test_pipe_close(p, pid));
+    }
     snprintf(f.dir, sizeof(f.dir), "%s", store);
     ASSERT_EQ_INT(0, fx_serve(&f));
     fprintf(stderr, "store on a tmpfs of %ld KiB (%ld used)\n", used + 512, used);

@@ -67,7 +67,7 @@ int main(int argc, char **argv)
     struct kix_signer *admin = NULL, *pub = NULL;
     struct kix_log *log = NULL;
     struct kix_buf vkey = KIX_BUF_INIT, env = KIX_BUF_INIT;
-    struct kix_err err = {0, ""};
+    struct kix_err err = {0};
     size_t n, batch;
     int rc;
 

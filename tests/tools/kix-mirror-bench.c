@@ -73,7 +73,7 @@ int main(int argc, char **argv)
     struct kix_signer *key = NULL;
     struct kix_client_info info;
     struct kix_proto_msg resp;
-    struct kix_err err = {0, ""};
+    struct kix_err err = {0};
     double *from_submit, *from_answer;
     uint64_t have, size;
     int n, rc;

@@ -120,7 +120,7 @@ KIX_TEST(clean_log_passes_full_and_quick)
     struct fixture f;
     struct collected got;
     struct kix_check_stats st;
-    struct kix_err err = {0, ""};
+    struct kix_err err = {0};
 
     setup_big(&f);
     ASSERT_EQ_INT(KIX_OK, run_check(&f, 0, 0, &got, &st, &err));
@@ -152,7 +152,7 @@ KIX_TEST(altered_leaf_is_named_once)
     struct fixture f;
     struct collected got;
     struct kix_check_stats st;
-    struct kix_err err = {0, ""};
+    struct kix_err err = {0};
 
     setup_big(&f);
     tamper_u64(&f, "leaves", 300, 100);
@@ -180,7 +180,7 @@ KIX_TEST(altered_leaf_hash_in_a_tile_is_named)
     struct fixture f;
     struct collected got;
     struct kix_check_stats st;
-    struct kix_err err = {0, ""};
+    struct kix_err err = {0};
 
     setup_big(&f);
     /* tile 0/1, row 0, slot 5: the leaf hash of entry 261 */
@@ -202,7 +202,7 @@ KIX_TEST(altered_interior_node_and_header_are_named)
     struct fixture f;
     struct collected got;
     struct kix_check_stats st;
-    struct kix_err err = {0, ""};
+    struct kix_err err = {0};
 
     setup_big(&f);
     /* tile 0/0 row 3 (level 3) starts after 256 + 128 + 64 hashes; slot 2
@@ -236,7 +236,7 @@ KIX_TEST(altered_right_edge_fails_the_root_from_tiles)
     struct fixture f;
     struct collected got;
     struct kix_check_stats st;
-    struct kix_err err = {0, ""};
+    struct kix_err err = {0};
 
     setup_big(&f);
     /* tile 1/0 row 1 (after its 2 level-8 hashes): node (9, 0) over entries
@@ -259,7 +259,7 @@ KIX_TEST(altered_object_blob_is_named)
     struct fixture f;
     struct collected got;
     struct kix_check_stats st;
-    struct kix_err err = {0, ""};
+    struct kix_err err = {0};
     char manifest[512], text[KIX_DIGEST_TEXT_LEN + 1];
     struct kix_digest d;
 
@@ -290,7 +290,7 @@ KIX_TEST(altered_checkpoint_is_named)
     struct fixture f;
     struct collected got;
     struct kix_check_stats st;
-    struct kix_err err = {0, ""};
+    struct kix_err err = {0};
 
     setup_big(&f);
     tamper_u64(&f, "checkpoints", 304, 20);
@@ -315,7 +315,7 @@ KIX_TEST(missing_and_extra_records_are_named)
     struct fixture f;
     struct collected got;
     struct kix_check_stats st;
-    struct kix_err err = {0, ""};
+    struct kix_err err = {0};
     MDB_env *env;
     MDB_txn *txn;
     MDB_dbi dbi;
@@ -358,7 +358,7 @@ KIX_TEST(issue_limit_and_callback_stop)
     struct fixture f;
     struct collected got;
     struct kix_check_opts o;
-    struct kix_err err = {0, ""};
+    struct kix_err err = {0};
     int calls = 0;
 
     setup_big(&f);
@@ -389,7 +389,7 @@ KIX_TEST(empty_replica_passes)
     struct kix_log_opts o;
     struct kix_log *l = NULL;
     struct kix_check_stats st;
-    struct kix_err err = {0, ""};
+    struct kix_err err = {0};
 
     memset(&o, 0, sizeof(o));
     o.replica = 1;

@@ -113,7 +113,7 @@ KIX_TEST(envelope_vectors_ed25519)
         const char *id = json_string_value(json_object_get(v, "id"));
         int expect = json_is_true(json_object_get(v, "expect_valid"));
         struct kix_dsse_envelope env;
-        struct kix_err err = {0, ""};
+        struct kix_err err = {0};
         char *text;
         int rc;
 
@@ -158,7 +158,7 @@ KIX_TEST(envelope_vectors_fields)
 {
     json_t *envs = json_object_get(vectors(), "envelopes");
     struct kix_dsse_envelope env;
-    struct kix_err err = {0, ""};
+    struct kix_err err = {0};
     uint8_t pk[32], sk[64];
     size_t i;
     json_t *v;
@@ -363,7 +363,7 @@ KIX_TEST(utf8_validation)
 KIX_TEST(sign_matches_vector_bytes)
 {
     struct kix_buf out = KIX_BUF_INIT;
-    struct kix_err err = {0, ""};
+    struct kix_err err = {0};
     uint8_t pk[32], sk[64];
     const char *want = "{\"payload\":\"aGVsbG8gd29ybGQ=\",\"payloadType\":\"" HELLO_TYPE
                        "\",\"signatures\":[{\"sig\":\"" HELLO_SIG "\"}]}";
@@ -394,7 +394,7 @@ KIX_TEST(sign_parse_verify_roundtrip)
     struct kix_buf out = KIX_BUF_INIT, again = KIX_BUF_INIT, stmt = KIX_BUF_INIT;
     struct kix_dsse_envelope env;
     struct kix_statement st;
-    struct kix_err err = {0, ""};
+    struct kix_err err = {0};
     uint8_t pk[32], sk[64], digest[32] = {0};
     char keyid[KIX_DSSE_KEYID_HEX_LEN + 1];
 
@@ -433,7 +433,7 @@ KIX_TEST(sign_escapes_type_and_keyid)
 {
     struct kix_buf out = KIX_BUF_INIT, again = KIX_BUF_INIT;
     struct kix_dsse_envelope env;
-    struct kix_err err = {0, ""};
+    struct kix_err err = {0};
     uint8_t pk[32], sk[64];
     const char *type = "t\"\\\n\xc3\xbc", *keyid = "k\x01";
 
@@ -470,7 +470,7 @@ KIX_TEST(encode_normalises_urlsafe)
     json_t *envs = json_object_get(vectors(), "envelopes");
     struct kix_buf out = KIX_BUF_INIT;
     struct kix_dsse_envelope env, env2;
-    struct kix_err err = {0, ""};
+    struct kix_err err = {0};
     uint8_t pk[32], sk[64];
     json_t *orig = NULL, *std, *sig;
     char *text, *want;
@@ -520,7 +520,7 @@ KIX_TEST(encode_keeps_keyid_presence)
     for (size_t i = 0; i < sizeof(inputs) / sizeof(inputs[0]); i++) {
         struct kix_buf out = KIX_BUF_INIT;
         struct kix_dsse_envelope env;
-        struct kix_err err = {0, ""};
+        struct kix_err err = {0};
         ASSERT_EQ_INT(KIX_OK, parse_str(inputs[i], &env, &err));
         ASSERT_EQ_INT(KIX_OK, kix_dsse_encode(&env, &out, &err));
         ASSERT_EQ_STR(inputs[i], (const char *)out.ptr);
@@ -531,7 +531,7 @@ KIX_TEST(encode_keeps_keyid_presence)
         /* Whitespace and member order are not canonical; encode fixes them. */
         struct kix_buf out = KIX_BUF_INIT;
         struct kix_dsse_envelope env;
-        struct kix_err err = {0, ""};
+        struct kix_err err = {0};
         ASSERT_EQ_INT(KIX_OK,
                       parse_str(" { \"signatures\" : [ {\"sig\":\"AA==\",\"keyid\":\"\\u0041\"} ],"
                                 " \"payloadType\":\"t\", \"payload\":\"\" } ",
@@ -563,7 +563,7 @@ static int signed_hello(struct kix_dsse_envelope *env, uint8_t pk[32])
 KIX_TEST(tamper_payload_byte)
 {
     struct kix_dsse_envelope env;
-    struct kix_err err = {0, ""};
+    struct kix_err err = {0};
     uint8_t pk[32];
 
     ASSERT_EQ_INT(KIX_OK, signed_hello(&env, pk));
@@ -580,7 +580,7 @@ KIX_TEST(tamper_payload_byte)
 KIX_TEST(tamper_type)
 {
     struct kix_dsse_envelope env;
-    struct kix_err err = {0, ""};
+    struct kix_err err = {0};
     uint8_t pk[32];
 
     ASSERT_EQ_INT(KIX_OK, signed_hello(&env, pk));
@@ -598,7 +598,7 @@ KIX_TEST(tamper_type)
 KIX_TEST(tamper_sig_byte)
 {
     struct kix_dsse_envelope env;
-    struct kix_err err = {0, ""};
+    struct kix_err err = {0};
     uint8_t pk[32];
 
     ASSERT_EQ_INT(KIX_OK, signed_hello(&env, pk));
@@ -616,7 +616,7 @@ KIX_TEST(tamper_sig_byte)
 KIX_TEST(wrong_key_and_keyid)
 {
     struct kix_dsse_envelope env;
-    struct kix_err err = {0, ""};
+    struct kix_err err = {0};
     uint8_t pk[32], pk2[32], sk2[64];
 
     ASSERT_EQ_INT(KIX_OK, signed_hello(&env, pk));
@@ -670,7 +670,7 @@ static int parse_buf(const struct kix_buf *b, struct kix_err *err)
 KIX_TEST(parse_bounds)
 {
     struct kix_buf b = KIX_BUF_INIT;
-    struct kix_err err = {0, ""};
+    struct kix_err err = {0};
 
     /* At each limit: accepted. */
     build_env(&b, 4, 256, 8, 128, 512);
@@ -765,7 +765,7 @@ KIX_TEST(parse_rejects_malformed)
     };
     for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
         struct kix_dsse_envelope env;
-        struct kix_err err = {0, ""};
+        struct kix_err err = {0};
         int rc = parse_str(cases[i].json, &env, &err);
         if (rc != KIX_EINVAL || !strstr(err.msg, cases[i].needle))
             fprintf(stderr, "case %zu: %s\n", i, cases[i].json);
@@ -780,7 +780,7 @@ KIX_TEST(parse_rejects_malformed)
 KIX_TEST(sign_rejects)
 {
     struct kix_buf out = KIX_BUF_INIT;
-    struct kix_err err = {0, ""};
+    struct kix_err err = {0};
     uint8_t pk[32], sk[64];
     char type[300], keyid[200];
     uint8_t *big = calloc(1, 50000);
@@ -819,7 +819,7 @@ KIX_TEST(encode_rejects)
 {
     struct kix_buf out = KIX_BUF_INIT;
     struct kix_dsse_envelope env;
-    struct kix_err err = {0, ""};
+    struct kix_err err = {0};
     uint8_t pk[32];
 
     ASSERT_EQ_INT(KIX_OK, signed_hello(&env, pk));
@@ -858,7 +858,7 @@ KIX_TEST(encode_rejects)
 KIX_TEST(statement_build_exact)
 {
     struct kix_buf out = KIX_BUF_INIT;
-    struct kix_err err = {0, ""};
+    struct kix_err err = {0};
     uint8_t digest[32];
 
     crypto_hash_sha256(digest, (const uint8_t *)"", 0);
@@ -877,7 +877,7 @@ KIX_TEST(statement_roundtrip)
 {
     struct kix_buf out = KIX_BUF_INIT;
     struct kix_statement st;
-    struct kix_err err = {0, ""};
+    struct kix_err err = {0};
     uint8_t digest[32];
     const char *pred = "{\"b\":{\"y\":[true,null,\"s\"],\"x\":2},\"a\":\"\xc3\xbc\"}";
 
@@ -904,7 +904,7 @@ KIX_TEST(statement_parse_vector_and_subjects)
 {
     json_t *pae = json_object_get(vectors(), "pae");
     struct kix_statement st;
-    struct kix_err err = {0, ""};
+    struct kix_err err = {0};
     struct kix_buf b = KIX_BUF_INIT;
     const char *text = NULL;
     size_t i;
@@ -974,7 +974,7 @@ KIX_TEST(statement_build_rejects)
 
     for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
         struct kix_buf out = KIX_BUF_INIT;
-        struct kix_err err = {0, ""};
+        struct kix_err err = {0};
         int rc = kix_statement_build(cases[i].name, digest, cases[i].type, cases[i].pred,
                                      strlen(cases[i].pred), &out, &err);
         if (rc != cases[i].rc)
@@ -986,7 +986,7 @@ KIX_TEST(statement_build_rejects)
     }
     {
         struct kix_buf out = KIX_BUF_INIT;
-        struct kix_err err = {0, ""};
+        struct kix_err err = {0};
         memset(name, 'n', sizeof(name));
         name[1024] = '\0';
         memset(type, 't', sizeof(type));
@@ -1069,7 +1069,7 @@ KIX_TEST(statement_parse_rejects)
     };
     for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
         struct kix_statement st;
-        struct kix_err err = {0, ""};
+        struct kix_err err = {0};
         int rc =
             kix_statement_parse((const uint8_t *)cases[i].json, strlen(cases[i].json), &st, &err);
         if (rc != cases[i].rc || !strstr(err.msg, cases[i].needle))
@@ -1086,7 +1086,7 @@ KIX_TEST(statement_parse_bounds)
 {
     struct kix_buf b = KIX_BUF_INIT;
     struct kix_statement st;
-    struct kix_err err = {0, ""};
+    struct kix_err err = {0};
     int rc;
 
     for (int n = 1024; n <= 1025; n++) {

@@ -64,7 +64,7 @@ KIX_TEST(canon_nul_after_number_refused)
     };
     const struct kix_canon_opts any = {0, 0, 1};
     struct kix_buf out = KIX_BUF_INIT;
-    struct kix_err err = {0, ""};
+    struct kix_err err = {0};
     char want[64];
 
     for (size_t i = 0; i < sizeof(table) / sizeof(table[0]); i++) {
@@ -86,7 +86,7 @@ KIX_TEST(statement_nul_after_number_refused)
     char text[400];
     const char *pred = "\"predicate\":{\"x\":1";
     struct kix_statement st;
-    struct kix_err err = {0, ""};
+    struct kix_err err = {0};
     struct kix_buf out = KIX_BUF_INIT;
     uint8_t digest[32] = {0};
     int n = snprintf(text, sizeof(text),
@@ -121,7 +121,7 @@ KIX_TEST(receipt_bad_proof_fails_without_err)
 {
     struct kix_verifier key = fuzz_verifier(FUZZ_LOG_VKEY);
     struct kix_receipt r;
-    struct kix_err err = {0, ""};
+    struct kix_err err = {0};
     size_t len;
     char *text = read_regress_receipt(&len);
 
@@ -139,7 +139,7 @@ KIX_TEST(receipt_bad_signature_fails_without_err)
 {
     struct kix_verifier key = fuzz_verifier(FUZZ_LOG_VKEY);
     struct kix_receipt r;
-    struct kix_err err = {0, ""};
+    struct kix_err err = {0};
     size_t len;
     char *text = read_regress_receipt(&len), *sig;
 
@@ -174,7 +174,7 @@ KIX_TEST(cosign_bad_checkpoint_fails_without_err)
 /* kix_err_wrap itself can no longer turn a failure into success. */
 KIX_TEST(err_wrap_without_err_is_a_failure)
 {
-    struct kix_err err = {0, ""};
+    struct kix_err err = {0};
 
     ASSERT_EQ_INT(KIX_EINVAL, kix_err_wrap(NULL, "context"));
     ASSERT_EQ_INT(KIX_EVERIFY, kix_err_set(&err, KIX_EVERIFY, "root mismatch"));

@@ -143,7 +143,7 @@ KIX_TEST(csv_plain_records)
     const char *text = "a,b,c\r\n1,,3\r\n";
     struct kix_csv c;
     struct kix_csv_record r;
-    struct kix_err err = {0, ""};
+    struct kix_err err = {0};
 
     kix_csv_init(&c, text, strlen(text));
     ASSERT_EQ_INT(1, kix_csv_next(&c, &r, &err));
@@ -171,7 +171,7 @@ KIX_TEST(csv_quoting)
                        "last,row";
     struct kix_csv c;
     struct kix_csv_record r;
-    struct kix_err err = {0, ""};
+    struct kix_err err = {0};
 
     kix_csv_init(&c, text, strlen(text));
     ASSERT_EQ_INT(1, kix_csv_next(&c, &r, &err));
@@ -198,7 +198,7 @@ KIX_TEST(csv_bom_and_nul)
     const char text[] = "\xEF\xBB\xBFh1,h2\r\na\0b,c\r\n";
     struct kix_csv c;
     struct kix_csv_record r;
-    struct kix_err err = {0, ""};
+    struct kix_err err = {0};
 
     kix_csv_init(&c, text, sizeof(text) - 1);
     ASSERT_EQ_INT(1, kix_csv_next(&c, &r, &err));
@@ -214,7 +214,7 @@ KIX_TEST(csv_quote_inside_unquoted_field)
     const char *text = "a,b\r\nx,y\"z\r\nok,1\r\n";
     struct kix_csv c;
     struct kix_csv_record r;
-    struct kix_err err = {0, ""};
+    struct kix_err err = {0};
 
     kix_csv_init(&c, text, strlen(text));
     ASSERT_EQ_INT(1, kix_csv_next(&c, &r, &err));
@@ -235,7 +235,7 @@ KIX_TEST(csv_text_after_closing_quote)
     const char *text = "h\r\n\"ab\"c,d\r\nnext\r\n";
     struct kix_csv c;
     struct kix_csv_record r;
-    struct kix_err err = {0, ""};
+    struct kix_err err = {0};
 
     kix_csv_init(&c, text, strlen(text));
     ASSERT_EQ_INT(1, kix_csv_next(&c, &r, &err));
@@ -252,7 +252,7 @@ KIX_TEST(csv_unterminated_quote)
     const char *text = "h1,h2\r\n1,2\r\n3,\"open\r\nstill open,\r\n";
     struct kix_csv c;
     struct kix_csv_record r;
-    struct kix_err err = {0, ""};
+    struct kix_err err = {0};
 
     kix_csv_init(&c, text, strlen(text));
     ASSERT_EQ_INT(1, kix_csv_next(&c, &r, &err));
@@ -269,7 +269,7 @@ KIX_TEST(csv_bare_carriage_return)
     const char *text = "a,b\rc\r\n";
     struct kix_csv c;
     struct kix_csv_record r;
-    struct kix_err err = {0, ""};
+    struct kix_err err = {0};
 
     kix_csv_init(&c, text, strlen(text));
     ASSERT_EQ_INT(KIX_EINVAL, kix_csv_next(&c, &r, &err));
@@ -283,7 +283,7 @@ KIX_TEST(csv_too_many_fields)
     struct kix_buf text = KIX_BUF_INIT;
     struct kix_csv c;
     struct kix_csv_record r;
-    struct kix_err err = {0, ""};
+    struct kix_err err = {0};
 
     for (int i = 0; i <= KIX_CSV_MAX_FIELDS; i++)
         ASSERT_EQ_INT(KIX_OK, kix_buf_adds(&text, i ? ",x" : "x"));
@@ -313,7 +313,7 @@ static int header_of(const char *line, struct kix_liger_header *h, struct kix_er
 KIX_TEST(header_checked)
 {
     struct kix_liger_header h;
-    struct kix_err err = {0, ""};
+    struct kix_err err = {0};
 
     ASSERT_EQ_INT(KIX_OK, header_of(HEADER "\r\n", &h, &err));
     ASSERT_EQ_U64(15, h.nfields);
@@ -340,7 +340,7 @@ KIX_TEST(header_checked)
 KIX_TEST(rope_example_row)
 {
     struct kix_liger_run run;
-    struct kix_err err = {0, ""};
+    struct kix_err err = {0};
     char buf[256];
 
     kix_liger_run_init(&run);
@@ -378,7 +378,7 @@ KIX_TEST(rope_workload_exact)
         "\"rope\",\"parameters\":{\"hidden\":512,\"kv_heads\":8,\"q_heads\":32,\"seq\":2048},\"x\":"
         "{\"label\":\"hidden size\",\"name\":\"H\",\"value\":512}}}";
     struct kix_liger_run run;
-    struct kix_err err = {0, ""};
+    struct kix_err err = {0};
 
     kix_liger_run_init(&run);
     ASSERT_EQ_INT(KIX_OK, build_row(ROPE_ROW, NULL, &run, &err));
@@ -390,7 +390,7 @@ KIX_TEST(rope_workload_exact)
 KIX_TEST(geglu_example_row)
 {
     struct kix_liger_run run;
-    struct kix_err err = {0, ""};
+    struct kix_err err = {0};
     char buf[512];
 
     kix_liger_run_init(&run);
@@ -415,7 +415,7 @@ KIX_TEST(geglu_example_row)
 KIX_TEST(memory_row)
 {
     struct kix_liger_run run, speed;
-    struct kix_err err = {0, ""};
+    struct kix_err err = {0};
     json_t *o, *spec;
 
     kix_liger_run_init(&run);
@@ -459,7 +459,7 @@ KIX_TEST(cache_gives_same_bytes)
 {
     struct kix_liger_cache *cache = NULL;
     struct kix_liger_run a, b;
-    struct kix_err err = {0, ""};
+    struct kix_err err = {0};
 
     kix_liger_run_init(&a);
     kix_liger_run_init(&b);
@@ -484,7 +484,7 @@ KIX_TEST(cache_gives_same_bytes)
 static void expect_bad(const char *row, const char *cause)
 {
     struct kix_liger_run run;
-    struct kix_err err = {0, ""};
+    struct kix_err err = {0};
     kix_liger_run_init(&run);
     ASSERT_EQ_INT(KIX_EINVAL, build_row(row, NULL, &run, &err));
     ASSERT_EQ_INT(KIX_EINVAL, err.code);
@@ -501,7 +501,7 @@ static void expect_bad(const char *row, const char *cause)
 KIX_TEST(good_row_template)
 {
     struct kix_liger_run run;
-    struct kix_err err = {0, ""};
+    struct kix_err err = {0};
     kix_liger_run_init(&run);
     ASSERT_EQ_INT(KIX_OK, build_row(ROW_HEAD ROW_Y ROW_CFG ROW_TAIL, NULL, &run, &err));
     ASSERT_EQ_STR("rope/forward/liger/nvidia-a100-sxm4-80gb/hidden512-seq2048-bf16/"
@@ -549,7 +549,7 @@ KIX_TEST(unknown_gpu_and_provider)
         "benchmark host \xc2\xb7 AMD Instinct MI300X\"},\"spec\":{\"hardware\":{"
         "\"product\":\"AMD Instinct MI300X\",\"vendor\":\"amd\"},\"software\":{}}}";
     struct kix_liger_run run;
-    struct kix_err err = {0, ""};
+    struct kix_err err = {0};
     kix_liger_run_init(&run);
     ASSERT_EQ_INT(KIX_OK, build_row("rope,newlib,forward,speed,ms,H,hidden size,512," ROW_Y ROW_CFG
                                     "AMD Instinct MI300X,2026-01-02 03:04:05,0.9.0",
@@ -574,7 +574,7 @@ KIX_TEST(full_csv_builds)
     struct kix_liger_header h;
     struct kix_liger_cache *cache = NULL;
     struct kix_liger_run run;
-    struct kix_err err = {0, ""};
+    struct kix_err err = {0};
     json_t *ids = json_object(), *runids = json_object(), *kinds[4];
     int rc;
 

@@ -35,7 +35,7 @@ KIX_TEST(create_registers_admin_at_entry_zero)
     ASSERT_EQ_U64(KIX_NO_INDEX, key.revoked_index);
     kix_log_read_end(r);
     /* a second create in the same place is refused */
-    struct kix_err err = {0, ""};
+    struct kix_err err = {0};
     ASSERT_EQ_INT(KIX_EEXIST, kix_index_create(f.dir, ORIGIN, kix_signer_public_key(f.admin), NULL,
                                                NULL, &err));
     teardown(&f);
@@ -45,7 +45,7 @@ KIX_TEST(publish_attest_rerun_supersede_evidence)
 {
     struct fixture f;
     struct kix_append_result res;
-    struct kix_err err = {0, ""};
+    struct kix_err err = {0};
     struct kix_log_reader *r;
     struct kix_run_info run;
     struct kix_buf env = KIX_BUF_INIT;
@@ -127,7 +127,7 @@ KIX_TEST(policy_refusals)
 {
     struct fixture f;
     struct kix_append_result res;
-    struct kix_err err = {0, ""};
+    struct kix_err err = {0};
     struct kix_buf env = KIX_BUF_INIT;
     struct kix_digest d;
     uint64_t before;
@@ -295,7 +295,7 @@ static void expect_rank(struct fixture *f, const char *run_id, uint64_t rank, ui
 KIX_TEST(comparison_groups_and_ranks)
 {
     struct fixture f;
-    struct kix_err err = {0, ""};
+    struct kix_err err = {0};
     struct kix_append_result res;
     struct kix_buf env = KIX_BUF_INIT;
     struct kix_log_reader *r;
@@ -372,7 +372,7 @@ KIX_TEST(comparison_key_is_the_digest_of_canonical_members)
 KIX_TEST(comparison_group_follows_the_canonical_manifest)
 {
     struct fixture f;
-    struct kix_err err = {0, ""};
+    struct kix_err err = {0};
     struct kix_log_reader *r;
     struct kix_run_info run;
     struct kix_digest key;
@@ -408,7 +408,7 @@ KIX_TEST(identical_envelope_returns_original_index)
 {
     struct fixture f;
     struct kix_append_result res;
-    struct kix_err err = {0, ""};
+    struct kix_err err = {0};
     struct kix_buf env = KIX_BUF_INIT;
     struct kix_digest d;
     char manifest[512];
@@ -440,7 +440,7 @@ KIX_TEST(batch_commit_one_checkpoint)
     struct kix_append_result res[50];
     struct kix_buf envs[50];
     char manifests[50][512];
-    struct kix_err err = {0, ""};
+    struct kix_err err = {0};
     uint64_t size0, size1;
 
     setup(&f);
@@ -490,7 +490,7 @@ KIX_TEST(receipts_and_consistency_verify)
 {
     struct fixture f;
     struct kix_append_result res;
-    struct kix_err err = {0, ""};
+    struct kix_err err = {0};
     struct kix_log_reader *r;
     uint64_t size;
     char id[16];
@@ -554,7 +554,7 @@ KIX_TEST(receipts_and_consistency_verify)
 KIX_TEST(entry_describe_reads_the_predicate)
 {
     struct fixture f;
-    struct kix_err err = {0, ""};
+    struct kix_err err = {0};
     struct kix_buf env = KIX_BUF_INIT;
     struct kix_entry_summary s;
     struct kix_digest d;
@@ -588,7 +588,7 @@ KIX_TEST(prepare_in_two_steps)
 {
     struct fixture f;
     struct kix_append_result res;
-    struct kix_err err = {0, ""};
+    struct kix_err err = {0};
     struct kix_buf env = KIX_BUF_INIT;
     struct kix_prepared *p = NULL;
     const struct kix_digest *needs = NULL;
@@ -645,7 +645,7 @@ KIX_TEST(receipt_base64_is_strict)
 {
     struct fixture f;
     struct kix_append_result res;
-    struct kix_err err = {0, ""};
+    struct kix_err err = {0};
     struct kix_log_reader *r;
     struct kix_buf text = KIX_BUF_INIT;
     struct kix_receipt rc;
@@ -687,7 +687,7 @@ KIX_TEST(tampered_leaf_and_tile_are_detected)
 {
     struct fixture f;
     struct kix_append_result res;
-    struct kix_err err = {0, ""};
+    struct kix_err err = {0};
     struct kix_log_reader *r;
     struct kix_buf text = KIX_BUF_INIT;
     struct kix_receipt rc;
@@ -717,7 +717,7 @@ KIX_TEST(tampered_tree_hash_is_detected)
 {
     struct fixture f;
     struct kix_append_result res;
-    struct kix_err err = {0, ""};
+    struct kix_err err = {0};
     struct kix_log_reader *r;
     struct kix_buf text = KIX_BUF_INIT;
     struct kix_receipt rc;
@@ -782,7 +782,7 @@ KIX_TEST(replica_replays_and_refuses_tampering)
 {
     struct fixture f;
     struct kix_append_result res;
-    struct kix_err err = {0, ""};
+    struct kix_err err = {0};
     struct kix_log_reader *r;
     struct kix_log *replica = NULL;
     struct kix_log_opts opts;

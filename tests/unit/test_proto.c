@@ -537,7 +537,7 @@ static void expect_reader(const uint8_t *bytes, size_t len, const struct kix_pro
 {
     struct kix_proto_reader r;
     struct kix_proto_msg msg;
-    struct kix_err err = {0, ""};
+    struct kix_err err = {0};
     int rc;
 
     kix_proto_reader_init(&r, lim);
@@ -881,7 +881,7 @@ KIX_TEST(wrong_shapes)
         size_t n = unhex(cases[c].hex, b, sizeof(b));
         struct kix_proto_reader r;
         struct kix_proto_msg msg;
-        struct kix_err err = {0, ""};
+        struct kix_err err = {0};
         int rc;
 
         /* Whole-buffer decode. */
@@ -1241,7 +1241,7 @@ KIX_TEST(msgpack_test_suite_vectors)
                 struct kix_proto_scanner sc;
                 struct kix_proto_reader r;
                 struct kix_proto_msg msg;
-                struct kix_err err = {0, ""};
+                struct kix_err err = {0};
                 const struct kix_proto_value *v;
 
                 memcpy(b, head, sizeof(head));
@@ -1304,7 +1304,7 @@ KIX_TEST(random_bytes_scanner_agrees_with_msgpack_c)
         uint8_t b[48];
         size_t n = 1 + rnd() % sizeof(b);
         struct kix_proto_msg msg;
-        struct kix_err err = {0, ""};
+        struct kix_err err = {0};
         int rc;
 
         b[0] = 0x94;

@@ -3,6 +3,7 @@
 #include <unistd.h>
 
 #include "harness.h"
+#include "kix/file.h"
 #include "kix/store.h"
 
 static char *temp_dir(void)
@@ -13,9 +14,7 @@ static char *temp_dir(void)
 
 static void remove_dir(char *d)
 {
-    char cmd[512];
-    snprintf(cmd, sizeof(cmd), "rm -rf '%s'", d);
-    if (system(cmd) != 0)
+    if (kix_dir_remove_tree(d, NULL) != KIX_OK)
         fprintf(stderr, "could not remove %s\n", d);
     free(d);
 }
@@ -30,7 +29,7 @@ KIX_TEST(put_get_roundtrip)
 {
     char *dir = temp_dir();
     struct kix_store *s = NULL;
-    struct kix_err err = {0, ""};
+    struct kix_err err = {0};
     struct kix_digest d, want;
     struct kix_buf out = KIX_BUF_INIT;
     int created = -1;
@@ -59,7 +58,7 @@ KIX_TEST(missing_object_and_bad_input)
 {
     char *dir = temp_dir();
     struct kix_store *s = NULL;
-    struct kix_err err = {0, ""};
+    struct kix_err err = {0};
     struct kix_digest d;
     struct kix_buf out = KIX_BUF_INIT;
     uint64_t n = 9;
@@ -83,7 +82,7 @@ KIX_TEST(missing_references)
 {
     char *dir = temp_dir();
     struct kix_store *s = NULL;
-    struct kix_err err = {0, ""};
+    struct kix_err err = {0};
     struct kix_digest d, *missing = NULL;
     size_t n = 0;
     char doc[512], text[KIX_DIGEST_TEXT_LEN + 1];
@@ -127,7 +126,7 @@ KIX_TEST(map_growth_and_reopen)
 {
     char *dir = temp_dir();
     struct kix_store *s = NULL;
-    struct kix_err err = {0, ""};
+    struct kix_err err = {0};
     struct kix_store_opts opts;
     uint64_t n = 0;
     int rc;
@@ -156,7 +155,7 @@ KIX_TEST(map_ceiling_leaves_store_intact)
 {
     char *dir = temp_dir();
     struct kix_store *s = NULL;
-    struct kix_err err = {0, ""};
+    struct kix_err err = {0};
     struct kix_store_opts opts;
     uint64_t before = 0, after = 0;
     int rc;
@@ -186,7 +185,7 @@ KIX_TEST(reader_sees_snapshot_while_writer_commits)
     char *dir = temp_dir();
     struct kix_store *s = NULL;
     struct kix_reader *r = NULL;
-    struct kix_err err = {0, ""};
+    struct kix_err err = {0};
     struct kix_digest d1, d2;
     struct kix_bytes v;
 
@@ -207,7 +206,7 @@ KIX_TEST(reader_sees_snapshot_while_writer_commits)
 KIX_TEST(open_errors)
 {
     struct kix_store *s = NULL;
-    struct kix_err err = {0, ""};
+    struct kix_err err = {0};
     struct kix_store_opts opts;
     memset(&opts, 0, sizeof(opts));
     opts.read_only = 1;

@@ -8,7 +8,7 @@
 static void publish_many(struct fixture *f, int from, int to)
 {
     struct kix_append_result res;
-    struct kix_err err = {0, ""};
+    struct kix_err err = {0};
     char id[32];
     for (int i = from; i < to; i++) {
         snprintf(id, sizeof(id), "run-%d", i);
@@ -35,7 +35,7 @@ KIX_TEST(replica_converges_incrementally)
     struct fixture f;
     struct kix_client *up = NULL;
     struct kix_log *replica;
-    struct kix_err err = {0, ""};
+    struct kix_err err = {0};
     struct kix_buf a = KIX_BUF_INIT, b = KIX_BUF_INIT;
     char *rdir;
     uint64_t synced = 0;
@@ -91,7 +91,7 @@ KIX_TEST(tampered_upstream_object_is_refused)
     struct fixture f;
     struct kix_client *up = NULL;
     struct kix_log *replica;
-    struct kix_err err = {0, ""};
+    struct kix_err err = {0};
     char *rdir;
     uint64_t synced = 0;
     uint8_t seq[8];
@@ -124,7 +124,7 @@ KIX_TEST(tampered_upstream_entry_is_named)
     struct fixture f;
     struct kix_client *up = NULL;
     struct kix_log *replica;
-    struct kix_err err = {0, ""};
+    struct kix_err err = {0};
     char *rdir;
     uint64_t synced = 0;
     uint8_t key[8];

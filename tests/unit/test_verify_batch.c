@@ -38,7 +38,7 @@ static size_t prepare_all(struct fixture *f, struct kix_log *replica, struct lea
     kix_client_close(up);
     for (size_t i = 0; i < lv->n; i++) {
         struct kix_submission sub;
-        struct kix_err err = {0, ""};
+        struct kix_err err = {0};
         if (i == bad) {
             char *sig = strstr((char *)lv->bytes[i].ptr, "\"sig\":\"");
             if (!sig)
@@ -84,7 +84,7 @@ KIX_TEST(keys_of_the_batch_verify_in_prepare)
     struct kix_append_result res;
     struct kix_replay_checkpoint cp;
     struct kix_buf note = KIX_BUF_INIT;
-    struct kix_err err = {0, ""};
+    struct kix_err err = {0};
     char *rdir, id[32];
     uint64_t size;
     size_t n, unchecked = 0;
@@ -129,7 +129,7 @@ KIX_TEST(bad_signature_left_to_replay)
     struct kix_append_result res;
     struct kix_replay_checkpoint cp;
     struct kix_buf note = KIX_BUF_INIT;
-    struct kix_err err = {0, ""};
+    struct kix_err err = {0};
     char *rdir;
     uint64_t size;
     size_t n;
@@ -170,7 +170,7 @@ KIX_TEST(order_within_the_batch)
     struct kix_prepared *items[2] = {NULL, NULL};
     struct kix_submission sub = {{NULL, 0}, NULL, 0};
     struct kix_digest d;
-    struct kix_err err = {0, ""};
+    struct kix_err err = {0};
 
     setup(&f);
     memset(d.b, 7, 32);

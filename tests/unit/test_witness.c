@@ -56,7 +56,7 @@ KIX_TEST(cosignature_is_kept_and_served_with_the_checkpoint)
     struct kix_buf note = KIX_BUF_INIT, line = KIX_BUF_INIT, served = KIX_BUF_INIT;
     struct kix_log_reader *r;
     struct kix_note opened;
-    struct kix_err err = {0, ""};
+    struct kix_err err = {0};
     int stored = -1;
     size_t n = 9;
 
@@ -107,7 +107,7 @@ KIX_TEST(newer_cosignature_replaces_older_one_never_the_reverse)
     struct kix_buf note = KIX_BUF_INIT, old = KIX_BUF_INIT, newer = KIX_BUF_INIT,
                    got = KIX_BUF_INIT;
     struct kix_log_reader *r;
-    struct kix_err err = {0, ""};
+    struct kix_err err = {0};
     int stored = -1;
 
     setup(&f);
@@ -137,7 +137,7 @@ KIX_TEST(cosignature_of_an_unknown_witness_is_refused)
     struct kix_signer *w = new_witness("witness.test"), *other = new_witness("other.test");
     struct kix_verifier ov;
     struct kix_buf note = KIX_BUF_INIT, line = KIX_BUF_INIT;
-    struct kix_err err = {0, ""};
+    struct kix_err err = {0};
 
     setup(&f);
     kix_verifier_from_signer(other, &ov);
@@ -160,7 +160,7 @@ KIX_TEST(forged_cosignature_is_refused)
     struct kix_signer *w = new_witness("witness.test");
     struct kix_verifier wv;
     struct kix_buf note = KIX_BUF_INIT, line = KIX_BUF_INIT;
-    struct kix_err err = {0, ""};
+    struct kix_err err = {0};
     char *p;
 
     setup(&f);
@@ -185,7 +185,7 @@ KIX_TEST(cosignature_of_a_checkpoint_the_log_did_not_store_is_refused)
     struct kix_verifier wv;
     struct kix_buf note = KIX_BUF_INIT, line = KIX_BUF_INIT, forged = KIX_BUF_INIT;
     struct kix_checkpoint cp;
-    struct kix_err err = {0, ""};
+    struct kix_err err = {0};
     char path[512];
     uint64_t size;
 
@@ -239,7 +239,7 @@ KIX_TEST(receipts_and_resolutions_carry_the_cosignatures)
     struct kix_resolution resn;
     struct kix_log_reader *r;
     struct kix_receipt parsed;
-    struct kix_err err = {0, ""};
+    struct kix_err err = {0};
     size_t found = 0;
 
     setup(&f);
@@ -280,7 +280,7 @@ KIX_TEST(witness_check_counts_distinct_verified_witnesses)
     struct kix_verifier ws[2];
     struct kix_buf note = KIX_BUF_INIT, cosigned = KIX_BUF_INIT;
     struct kix_witness_policy policy = {ws, 2, 2};
-    struct kix_err err = {0, ""};
+    struct kix_err err = {0};
     size_t found = 9;
 
     setup(&f);

@@ -65,7 +65,7 @@ static int prepare_parallel(struct kix_log *log, const struct bench_workload *w,
                                     t * per < n ? t * per : n,
                                     (t + 1) * per < n ? (t + 1) * per : n,
                                     KIX_OK,
-                                    {0, ""}};
+                                    {0}};
         if (t == 0 || pthread_create(&tids[t], NULL, prep_range, &jobs[t]) != 0)
             tids[t] = 0;
     }
@@ -286,7 +286,7 @@ static int measure(const char *dir, long entries, int samples, struct bench_scal
 {
     struct kix_log_opts opts;
     struct kix_log *log = NULL;
-    struct kix_err err = {0, ""};
+    struct kix_err err = {0};
     struct bench_lat proof = {0}, resolve = {0};
     unsigned seed = 4242;
     long pubs = entries - 2;
@@ -400,7 +400,7 @@ int bench_scale_point(const char *cache_dir, const char *work_dir, const char *k
     if (read_meta(meta, &got, &leaf, &obj) == 0 && got == entries) {
         out->cached = 1;
     } else {
-        struct kix_err err = {0, ""};
+        struct kix_err err = {0};
         double t0 = bench_now();
         FILE *f;
         bench_rmrf(dir);

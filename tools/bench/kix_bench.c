@@ -23,6 +23,7 @@
 
 #include "bench.h"
 #include "kix/client.h"
+#include "kix/file.h"
 #include "kix/proto.h"
 #include "kix/sync.h"
 
@@ -341,18 +342,20 @@ static int run_redis(const struct opts *o, const char *work, struct bench_report
     load("redis 16x16", port, BENCH_RESP, 16, 16, t / 4, t, 0, req_redis, &c, 0, &ld);
     read_figs(rep, "limits.redis_get_16x16", "Redis GET 1 KiB, 16 conns x 16", &ld);
     if (have_program("redis-benchmark", tool, sizeof(tool))) {
-        char cmd[PATH_MAX + 256], line[512];
-        FILE *p;
+        char out[PATH_MAX], port_arg[16], n_arg[16];
+        struct kix_buf csv = KIX_BUF_INIT;
+        const char *line;
         double got = 0;
-        snprintf(cmd, sizeof(cmd),
-                 "%s -h 127.0.0.1 -p %d -c 16 -P 16 -d 1024 -n %d -t set,get --csv 2>/dev/null",
-                 tool, port, o->quick ? 100000 : 1000000);
-        p = popen(cmd, "r");
-        while (p && fgets(line, sizeof(line), p))
-            if (strncmp(line, "\"GET\",\"", 7) == 0)
-                got = strtod(line + 7, NULL);
-        if (p)
-            pclose(p);
+        char *argv[] = {tool, "-h",   "127.0.0.1", "-p",  port_arg, "-c",      "16",    "-P", "16",
+                        "-d", "1024", "-n",        n_arg, "-t",     "set,get", "--csv", NULL};
+        snprintf(port_arg, sizeof(port_arg), "%d", port);
+        snprintf(n_arg, sizeof(n_arg), "%d", o->quick ? 100000 : 1000000);
+        bench_path(out, sizeof(out), "%s/redis-benchmark.csv", work);
+        unlink(out);
+        if (bench_run(argv, out) == 0 && kix_file_read(out, 1 << 20, &csv, NULL) == KIX_OK &&
+            csv.ptr && (line = strstr((const char *)csv.ptr, "\"GET\",\"")) != NULL)
+            got = strtod(line + 7, NULL);
+        kix_buf_release(&csv);
         if (got > 0) {
             bench_fig(rep, "limits.redis_benchmark_get_16x16", got, "/s",
                       "redis-benchmark GET 1 KiB, -c 16 -P 16");
@@ -456,7 +459,7 @@ static void run_kix(const struct opts *o, const char *work, struct bench_report 
     struct bench_item first, *items;
     struct kix_buf env = KIX_BUF_INIT;
     struct kix_bytes objs[1 + BENCH_NSHARED];
-    struct kix_err err = {0, ""};
+    struct kix_err err = {0};
     struct req_ctx rq;
     struct bench_load ld;
     uint64_t synced = 0;

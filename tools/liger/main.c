@@ -302,7 +302,7 @@ static int validate(struct import *im, struct kix_err *err)
 
     kix_liger_run_init(&run);
     while (rc == KIX_OK) {
-        struct kix_err rerr = {0, ""};
+        struct kix_err rerr = {0};
         struct kix_digest id;
         size_t first;
 
@@ -663,7 +663,7 @@ int main(int argc, char **argv)
         {"json", no_argument, NULL, 'j'},        {"dry-run", no_argument, NULL, 'n'},
         {"help", no_argument, NULL, 'h'},        {NULL, 0, NULL, 0}};
     struct import im;
-    struct kix_err err = {0, ""};
+    struct kix_err err = {0};
     const char *key = NULL, *server = NULL, *store = NULL, *map = NULL;
     char *end;
     int c, rc, status = 0;

@@ -63,8 +63,4 @@ int kix_trust_check_witnessed(struct kix_client *c, const struct kix_verifier *k
                               const struct kix_witness_policy *policy, const char *note, size_t len,
                               struct kix_checkpoint *cp_out, struct kix_err *err) KIX_MUST_CHECK;
 
-/* Writes data to path atomically (temp file, fsync, rename, fsync dir). */
-int kix_write_file_atomic(const char *path, const void *data, size_t len, int mode,
-                          struct kix_err *err) KIX_MUST_CHECK;
-
 #endif

@@ -16,6 +16,7 @@
 #define KIX_ERROR_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #if defined(__GNUC__) || defined(__clang__)
 #define KIX_MUST_CHECK   __attribute__((warn_unused_result))
@@ -52,14 +53,38 @@ enum kix_err_code {
 
 #define KIX_ERR_MSG_MAX 512
 
+/* What an error is about, for callers that act on it. A caller reads these
+ * fields, never the message text. */
+enum kix_err_cause {
+    KIX_CAUSE_NONE = 0,
+    /* entry `entry` of a batch or log was refused or is at fault (code says how) */
+    KIX_CAUSE_ENTRY,
+    /* the entries up to tree size `size` do not hash to the root signed for
+     * that size: a fork, or entries rewritten after signing */
+    KIX_CAUSE_ROOT_MISMATCH,
+    /* a log opened to append has no log key (DIR/log.key): it is a replica */
+    KIX_CAUSE_NO_LOG_KEY,
+    /* a server's limit was exceeded; `size` is the limit */
+    KIX_CAUSE_LIMIT,
+};
+
 struct kix_err {
     int code;
     char msg[KIX_ERR_MSG_MAX];
+    int cause;      /* enum kix_err_cause; KIX_CAUSE_NONE unless set by kix_err_cause */
+    uint64_t entry; /* KIX_CAUSE_ENTRY: the log index */
+    uint64_t size;  /* KIX_CAUSE_ROOT_MISMATCH: the tree size; KIX_CAUSE_LIMIT: the limit */
 };
 
-/* Sets err (if not NULL) to code and a formatted message; returns code so
- * callers can write `return kix_err_set(err, KIX_EINVAL, "...")`. */
+/* Sets err (if not NULL) to code and a formatted message, and clears its
+ * cause; returns code so callers can write
+ * `return kix_err_set(err, KIX_EINVAL, "...")`. */
 int kix_err_set(struct kix_err *err, int code, const char *fmt, ...) KIX_PRINTF(3, 4);
+
+/* Records what the error held in err is about (err may be NULL); returns
+ * err->code (KIX_EINVAL when err is NULL), like kix_err_wrap. Wrapping
+ * keeps the cause. */
+int kix_err_cause(struct kix_err *err, int cause, uint64_t entry, uint64_t size);
 
 /* Prefixes an existing message with context ("reading run.json: ").
  * Returns err->code, or KIX_EINVAL when err is NULL (err is optional, so

@@ -38,6 +38,10 @@ int kix_index_create_replica(const char *dir, const struct kix_verifier *log_key
                              const struct kix_log_opts *opts, struct kix_err *err) KIX_MUST_CHECK;
 int kix_index_open(const char *dir, const struct kix_log_opts *opts, struct kix_log **out,
                    struct kix_err *err) KIX_MUST_CHECK;
+/* kix_index_open of the origin when DIR/log.key exists, else of a replica
+ * (a mirror's store, which has no log key). */
+int kix_index_open_any(const char *dir, const struct kix_log_opts *opts, struct kix_log **out,
+                       struct kix_err *err) KIX_MUST_CHECK;
 
 struct kix_run_info {
     char run_id[KIX_RUN_ID_MAX + 1];

@@ -1,0 +1,159 @@
+/* Crash-safe file writes, whole-file reads and directory trees
+ * (kix/file.h). */
+#define _XOPEN_SOURCE 700 /* nftw */
+#include "kix/file.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <ftw.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#define PATH_CAP 4200
+
+static void fsync_parent(const char *path)
+{
+    char dir[PATH_CAP];
+    char *slash;
+    int fd;
+
+    snprintf(dir, sizeof(dir), "%s", path);
+    slash = strrchr(dir, '/');
+    if (!slash)
+        snprintf(dir, sizeof(dir), ".");
+    else if (slash == dir)
+        dir[1] = '\0';
+    else
+        *slash = '\0';
+    fd = open(dir, O_RDONLY | O_DIRECTORY);
+    if (fd >= 0) {
+        fsync(fd);
+        close(fd);
+    }
+}
+
+int kix_file_write_atomic(const char *path, const void *data, size_t len, int mode,
+                          struct kix_err *err)
+{
+    char tmp[PATH_CAP];
+    const char *p = data;
+    size_t done = 0;
+    int fd, rc = KIX_OK;
+
+    if ((size_t)snprintf(tmp, sizeof(tmp), "%s.tmp.%ld", path, (long)getpid()) >= sizeof(tmp))
+        return kix_err_set(err, KIX_EINVAL, "path %.200s... is too long", path);
+    fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, mode);
+    if (fd < 0)
+        return kix_err_set(err, KIX_EIO, "cannot write %s: %s", tmp, strerror(errno));
+    while (rc == KIX_OK && done < len) {
+        ssize_t n = write(fd, p + done, len - done);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0)
+            rc = kix_err_set(err, KIX_EIO, "cannot write %s: %s", tmp, strerror(errno));
+        else
+            done += (size_t)n;
+    }
+    if (rc == KIX_OK && fsync(fd) != 0)
+        rc = kix_err_set(err, KIX_EIO, "cannot write %s: %s", tmp, strerror(errno));
+    if (close(fd) != 0 && rc == KIX_OK)
+        rc = kix_err_set(err, KIX_EIO, "cannot write %s: %s", tmp, strerror(errno));
+    if (rc == KIX_OK && rename(tmp, path) != 0)
+        rc = kix_err_set(err, KIX_EIO, "cannot rename %s to %s: %s", tmp, path, strerror(errno));
+    if (rc) {
+        unlink(tmp);
+        return rc;
+    }
+    fsync_parent(path);
+    return KIX_OK;
+}
+
+int kix_file_read(const char *path, size_t max, struct kix_buf *out, struct kix_err *err)
+{
+    FILE *f = strcmp(path, "-") == 0 ? stdin : fopen(path, "rb");
+    const char *name = f == stdin ? "standard input" : path;
+    int rc = KIX_OK;
+
+    if (!f)
+        return kix_err_set(err, errno == ENOENT ? KIX_ENOTFOUND : KIX_EIO, "cannot open %s: %s",
+                           path, strerror(errno));
+    for (;;) {
+        size_t n;
+        rc = kix_buf_grow(out, 65536);
+        if (rc) {
+            kix_err_set(err, rc, "reading %s: out of memory", name);
+            break;
+        }
+        n = fread(out->ptr + out->len, 1, 65536, f);
+        out->len += n;
+        out->ptr[out->len] = '\0';
+        if (out->len > max) {
+            rc =
+                kix_err_set(err, KIX_ELIMIT, "%s is larger than the limit of %zu bytes", name, max);
+            break;
+        }
+        if (n < 65536) {
+            if (ferror(f))
+                rc = kix_err_set(err, KIX_EIO, "reading %s: %s", name, strerror(errno));
+            break;
+        }
+    }
+    if (f != stdin)
+        fclose(f);
+    return rc;
+}
+
+int kix_dir_make(const char *path, int mode, struct kix_err *err)
+{
+    char p[PATH_CAP];
+
+    if ((size_t)snprintf(p, sizeof(p), "%s", path) >= sizeof(p))
+        return kix_err_set(err, KIX_EINVAL, "path %.200s... is too long", path);
+    for (char *s = p + 1; *s; s++) {
+        if (*s != '/')
+            continue;
+        *s = '\0';
+        if (mkdir(p, (mode_t)mode) != 0 && errno != EEXIST)
+            return kix_err_set(err, KIX_EIO, "cannot create %s: %s", p, strerror(errno));
+        *s = '/';
+    }
+    if (mkdir(p, (mode_t)mode) != 0 && errno != EEXIST)
+        return kix_err_set(err, KIX_EIO, "cannot create %s: %s", p, strerror(errno));
+    return KIX_OK;
+}
+
+/* nftw gives no context pointer; the first failure is kept here (a
+ * process removes one tree at a time). */
+static _Thread_local int remove_errno;
+static _Thread_local char remove_failed[PATH_CAP];
+
+static int remove_one(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+    (void)st;
+    (void)ftw;
+    if ((flag == FTW_DP ? rmdir(path) : unlink(path)) != 0 && errno != ENOENT) {
+        remove_errno = errno;
+        snprintf(remove_failed, sizeof(remove_failed), "%s", path);
+        return 1;
+    }
+    return 0;
+}
+
+int kix_dir_remove_tree(const char *path, struct kix_err *err)
+{
+    struct stat st;
+
+    if (lstat(path, &st) != 0)
+        return errno == ENOENT
+                   ? KIX_OK
+                   : kix_err_set(err, KIX_EIO, "cannot remove %s: %s", path, strerror(errno));
+    remove_errno = 0;
+    if (nftw(path, remove_one, 16, FTW_DEPTH | FTW_PHYS) != 0)
+        return kix_err_set(err, KIX_EIO, "cannot remove %s: %s",
+                           remove_errno ? remove_failed : path,
+                           strerror(remove_errno ? remove_errno : errno));
+    return KIX_OK;
+}

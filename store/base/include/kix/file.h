@@ -1,0 +1,37 @@
+/* kix/file.h — files and directories, written so a crash leaves either the
+ * old state or the new one.
+ *
+ * kix_file_write_atomic writes a temporary file beside the target, fsyncs
+ * it, renames it over the target and fsyncs the directory: readers see the
+ * old bytes or the new ones, never a mix, and an acknowledged write
+ * survives a power cut. kix_dir_make creates a directory and its missing
+ * parents; kix_dir_remove_tree removes a tree without following symbolic
+ * links (nftw, no shell). kix_file_read reads a whole small file ("-":
+ * standard input) up to a bound.
+ *
+ * Memory: kix_file_read appends to a caller-owned struct kix_buf.
+ * Errors: KIX_ENOTFOUND (no such file), KIX_ELIMIT (larger than max),
+ * KIX_EIO (the message names the path and the system's reason), KIX_ENOMEM.
+ */
+#ifndef KIX_FILE_H
+#define KIX_FILE_H
+
+#include <stddef.h>
+
+#include "kix/buf.h"
+#include "kix/error.h"
+
+int kix_file_write_atomic(const char *path, const void *data, size_t len, int mode,
+                          struct kix_err *err) KIX_MUST_CHECK;
+
+int kix_file_read(const char *path, size_t max, struct kix_buf *out,
+                  struct kix_err *err) KIX_MUST_CHECK;
+
+/* Creates path and its missing parents with `mode` (existing ones are left
+ * as they are). */
+int kix_dir_make(const char *path, int mode, struct kix_err *err) KIX_MUST_CHECK;
+
+/* Removes path and everything under it; KIX_OK when it does not exist. */
+int kix_dir_remove_tree(const char *path, struct kix_err *err) KIX_MUST_CHECK;
+
+#endif
