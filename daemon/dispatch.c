@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "conn.h"
+#include "kix/messages.h"
 #include "kix/receipt.h"
 #include "mirror.h"
 #include "kix/resolve.h"
@@ -13,7 +14,9 @@
 
 #define ASYNC 1 /* the method answers later (or already answered) */
 
-#define REF_MAX 1024 /* bytes of a resolve reference */
+/* Items per checkpoints and query answer (info reports them). */
+#define CHECKPOINTS_MAX 1000u
+#define QUERY_MAX       1000u
 
 struct call {
     struct kixd_conn *c;
@@ -41,32 +44,6 @@ static int fail(struct call *k, int code, const char *fmt, ...)
     return code;
 }
 
-/* A required field that is absent is EINVAL on the wire (never ENOTFOUND). */
-static int required(struct call *k, int rc)
-{
-    if (rc == KIX_ENOTFOUND) {
-        k->err.code = KIX_EINVAL;
-        return KIX_EINVAL;
-    }
-    return rc;
-}
-
-static int get_u64(struct call *k, const char *name, uint64_t *out)
-{
-    return required(k, kix_proto_map_get_u64(k->params, name, out, &k->err));
-}
-
-/* An optional u64: *out keeps `absent` when the field is not there. */
-static int opt_u64(struct call *k, const char *name, uint64_t absent, uint64_t *out)
-{
-    int rc = kix_proto_map_get_u64(k->params, name, out, &k->err);
-    if (rc == KIX_ENOTFOUND) {
-        *out = absent;
-        return KIX_OK;
-    }
-    return rc;
-}
-
 static int reader(struct call *k, struct kix_log_reader **r)
 {
     return kixd_worker_reader(k->w, r, &k->err);
@@ -88,103 +65,65 @@ static void begin(struct call *k)
     kix_proto_begin_response(&k->pw, k->msgid);
 }
 
-static void put_hash(struct call *k, const struct kix_hash *h)
+/* A view of a NUL-terminated text. */
+static struct kix_bytes text_view(const char *s)
 {
-    kix_proto_put_bin(&k->pw, h->b, 32);
+    struct kix_bytes b = {(const uint8_t *)s, strlen(s)};
+    return b;
 }
 
-static void put_proof(struct call *k, const struct kix_hash *proof, size_t n)
+/* KIX_NO_INDEX and KIX_MSG_ABSENT are the same "absent" value. */
+_Static_assert(KIX_NO_INDEX == KIX_MSG_ABSENT, "absent index");
+_Static_assert(KIX_MERKLE_MAX_PROOF == KIX_MSG_MAX_PROOF, "proof length");
+
+static void copy_proof(uint8_t out[KIX_MSG_MAX_PROOF][32], const struct kix_hash *proof, size_t n)
 {
-    kix_proto_put_array(&k->pw, n);
     for (size_t i = 0; i < n; i++)
-        put_hash(k, &proof[i]);
-}
-
-static void put_digest(struct call *k, const struct kix_digest *d)
-{
-    char text[KIX_DIGEST_TEXT_LEN + 1];
-    kix_digest_format(d, text);
-    kix_proto_put_str(&k->pw, text, KIX_DIGEST_TEXT_LEN);
-}
-
-static int parse_digest(struct call *k, const struct kix_bytes *text, const char *field,
-                        struct kix_digest *d)
-{
-    int rc = kix_digest_parse((const char *)text->ptr, text->len, d, &k->err);
-    return rc ? kix_err_wrap(&k->err, "field \"%s\"", field) : KIX_OK;
+        memcpy(out[i], proof[i].b, 32);
 }
 
 /* ---- info ------------------------------------------------------------------------------ */
-
-/* A mirror's state: upstream, upstreamSize, lagEntries, lagSeconds,
- * lastError?, fork? ({size, reason, evidence}). */
-static size_t mirror_fields(const struct kixd_mirror_status *st)
-{
-    return 4 + (st->last_error[0] != 0) + (st->fork != 0);
-}
-
-static void put_mirror(struct call *k, const struct kixd_mirror_status *st, uint64_t size)
-{
-    kix_proto_put_key(&k->pw, "upstream");
-    kix_proto_put_cstr(&k->pw, st->upstream);
-    kix_proto_put_key(&k->pw, "upstreamSize");
-    kix_proto_put_u64(&k->pw, st->upstream_size);
-    kix_proto_put_key(&k->pw, "lagEntries");
-    kix_proto_put_u64(&k->pw, st->upstream_size > size ? st->upstream_size - size : 0);
-    kix_proto_put_key(&k->pw, "lagSeconds");
-    kix_proto_put_u64(&k->pw, st->lag_seconds);
-    if (st->last_error[0]) {
-        kix_proto_put_key(&k->pw, "lastError");
-        kix_proto_put_cstr(&k->pw, st->last_error);
-    }
-    if (st->fork) {
-        kix_proto_put_key(&k->pw, "fork");
-        kix_proto_put_map(&k->pw, 3);
-        kix_proto_put_key(&k->pw, "size");
-        kix_proto_put_u64(&k->pw, st->fork_size);
-        kix_proto_put_key(&k->pw, "reason");
-        kix_proto_put_cstr(&k->pw, st->fork_reason);
-        kix_proto_put_key(&k->pw, "evidence");
-        kix_proto_put_cstr(&k->pw, st->fork_evidence);
-    }
-}
 
 static int m_info(struct call *k)
 {
     struct kix_log_reader *r;
     struct kixd_mirror_status st;
+    struct kix_msg_info m;
     int rc = reader(k, &r);
 
     if (rc)
         return rc;
-    if (k->srv->mirror)
+    kix_msg_info_init(&m);
+    m.origin = text_view(kix_log_origin(k->srv->log));
+    m.log_key = text_view(k->srv->log_key);
+    m.size = kix_log_reader_size(r);
+    m.version = text_view("kixd " KIX_VERSION);
+    m.mirror = kix_log_is_replica(k->srv->log) != 0;
+    m.has_limits = true;
+    m.limits.max_message = k->cfg->max_message;
+    m.limits.max_in_flight = k->cfg->max_in_flight;
+    m.limits.max_batch = k->cfg->max_batch;
+    m.limits.max_entries = k->cfg->max_entries;
+    m.limits.max_objects = k->cfg->max_objects;
+    m.limits.max_checkpoints = CHECKPOINTS_MAX;
+    m.limits.max_runs = QUERY_MAX;
+    if (k->srv->mirror) {
         kixd_mirror_status(k->srv->mirror, &st);
+        m.upstream = text_view(st.upstream);
+        m.upstream_size = st.upstream_size;
+        m.lag_entries = st.upstream_size > m.size ? st.upstream_size - m.size : 0;
+        m.lag_seconds = st.lag_seconds;
+        if (st.last_error[0])
+            m.last_error = text_view(st.last_error);
+        if (st.fork) {
+            m.has_fork = true;
+            m.fork_size = st.fork_size;
+            m.fork_reason = text_view(st.fork_reason);
+            m.fork_evidence = text_view(st.fork_evidence);
+        }
+    }
     begin(k);
-    kix_proto_put_map(&k->pw, 6 + (k->srv->mirror ? mirror_fields(&st) : 0));
-    kix_proto_put_key(&k->pw, "origin");
-    kix_proto_put_cstr(&k->pw, kix_log_origin(k->srv->log));
-    kix_proto_put_key(&k->pw, "logKey");
-    kix_proto_put_cstr(&k->pw, k->srv->log_key);
-    kix_proto_put_key(&k->pw, "size");
-    kix_proto_put_u64(&k->pw, kix_log_reader_size(r));
-    kix_proto_put_key(&k->pw, "version");
-    kix_proto_put_cstr(&k->pw, "kixd " KIX_VERSION);
-    kix_proto_put_key(&k->pw, "mirror");
-    kix_proto_put_bool(&k->pw, kix_log_is_replica(k->srv->log) != 0);
-    kix_proto_put_key(&k->pw, "limits");
-    kix_proto_put_map(&k->pw, 5);
-    kix_proto_put_key(&k->pw, "maxMessage");
-    kix_proto_put_u64(&k->pw, k->cfg->max_message);
-    kix_proto_put_key(&k->pw, "maxInFlight");
-    kix_proto_put_u64(&k->pw, k->cfg->max_in_flight);
-    kix_proto_put_key(&k->pw, "maxBatch");
-    kix_proto_put_u64(&k->pw, k->cfg->max_batch);
-    kix_proto_put_key(&k->pw, "maxEntries");
-    kix_proto_put_u64(&k->pw, k->cfg->max_entries);
-    kix_proto_put_key(&k->pw, "maxObjects");
-    kix_proto_put_u64(&k->pw, k->cfg->max_objects);
-    if (k->srv->mirror)
-        put_mirror(k, &st, kix_log_reader_size(r));
+    kix_msg_put_info_result(&k->pw, &m);
     return finish(k);
 }
 
@@ -193,82 +132,81 @@ static int m_info(struct call *k)
 static int m_get_object(struct call *k)
 {
     struct kix_log_reader *r;
-    struct kix_bytes text, obj;
+    struct kix_msg_get_object_params p;
+    struct kix_msg_get_object_result res;
     struct kix_digest d;
-    int rc = required(k, kix_proto_map_get_str(k->params, "digest", &text, &k->err));
+    char text[KIX_DIGEST_TEXT_LEN + 1];
+    int rc = kix_msg_get_get_object_params(k->params, &p, &k->err);
 
-    if (rc == KIX_OK)
-        rc = parse_digest(k, &text, "digest", &d);
     if (rc == KIX_OK)
         rc = reader(k, &r);
     if (rc)
         return rc;
-    rc = kix_log_reader_object(r, &d, &obj);
+    memcpy(d.b, p.digest, 32);
+    kix_digest_format(&d, text);
+    rc = kix_log_reader_object(r, &d, &res.object);
     if (rc == KIX_ENOTFOUND)
-        return fail(k, rc, "object %.*s is not in this log", (int)text.len, (const char *)text.ptr);
+        return fail(k, rc, "object %s is not in this log", text);
     if (rc)
-        return fail(k, rc, "reading object %.*s: %s", (int)text.len, (const char *)text.ptr,
-                    kix_strerror(rc));
+        return fail(k, rc, "reading object %s: %s", text, kix_strerror(rc));
     begin(k);
-    kix_proto_put_map(&k->pw, 1);
-    kix_proto_put_key(&k->pw, "object");
-    kix_proto_put_bin(&k->pw, obj.ptr, obj.len);
+    kix_msg_put_get_object_result(&k->pw, &res);
     return finish(k);
 }
 
 static int m_get_objects(struct call *k)
 {
     struct kix_log_reader *r;
-    const struct kix_proto_array *a;
-    size_t n, total = 0;
-    int rc = required(k, kix_proto_map_get_array(k->params, "digests", &a, &n, &k->err));
+    struct kix_msg_get_objects_params p;
+    struct kix_msg_get_objects_result res = {0, NULL, NULL};
+    struct kix_bytes *objs = NULL;
+    size_t total = 0;
+    int rc = kix_msg_get_get_objects_params(k->params, k->cfg->max_objects, &p, &k->err);
 
+    if (rc == KIX_OK)
+        rc = reader(k, &r);
     if (rc)
-        return rc;
-    if (n > k->cfg->max_objects)
-        return fail(k, KIX_ELIMIT, "%zu digests asked for, over the limit of %u per request", n,
-                    k->cfg->max_objects);
-    /* check every digest before answering any */
-    for (size_t i = 0; i < n; i++) {
-        struct kix_bytes text;
-        struct kix_digest d;
-        rc = kix_proto_value_str(kix_proto_array_at(a, i), &text, &k->err);
-        if (rc == KIX_OK)
-            rc = kix_digest_parse((const char *)text.ptr, text.len, &d, &k->err);
-        if (rc)
-            return kix_err_wrap(&k->err, "digests[%zu]", i);
+        goto out;
+    objs = calloc(p.ndigests ? p.ndigests : 1, sizeof(*objs));
+    if (!objs) {
+        rc = fail(k, KIX_ENOMEM, "out of memory");
+        goto out;
     }
-    rc = reader(k, &r);
-    if (rc)
-        return rc;
-    begin(k);
-    kix_proto_put_map(&k->pw, 1);
-    kix_proto_put_key(&k->pw, "objects");
-    kix_proto_put_array(&k->pw, n);
-    for (size_t i = 0; i < n; i++) {
-        struct kix_bytes text, obj;
+    for (size_t i = 0; i < p.ndigests; i++) {
         struct kix_digest d;
-        /* checked above */
-        if (kix_proto_value_str(kix_proto_array_at(a, i), &text, NULL) != KIX_OK ||
-            kix_digest_parse((const char *)text.ptr, text.len, &d, NULL) != KIX_OK)
-            return fail(k, KIX_EINVAL, "digests[%zu] changed", i);
-        rc = kix_log_reader_object(r, &d, &obj);
+        char text[KIX_DIGEST_TEXT_LEN + 1];
+        memcpy(d.b, p.digests[i], 32);
+        rc = kix_log_reader_object(r, &d, &objs[i]);
         if (rc == KIX_ENOTFOUND) {
-            kix_proto_put_nil(&k->pw);
+            objs[i].ptr = NULL; /* answered nil */
+            rc = KIX_OK;
             continue;
         }
-        if (rc)
-            return fail(k, rc, "reading object %.*s: %s", (int)text.len, (const char *)text.ptr,
-                        kix_strerror(rc));
-        total += obj.len;
-        if (total > k->cfg->max_message)
-            return fail(k, KIX_ELIMIT,
-                        "the objects asked for exceed the %zu-byte message limit; ask for fewer "
-                        "at a time",
-                        k->cfg->max_message);
-        kix_proto_put_bin(&k->pw, obj.ptr, obj.len);
+        if (rc) {
+            kix_digest_format(&d, text);
+            rc = fail(k, rc, "reading object %s: %s", text, kix_strerror(rc));
+            goto out;
+        }
+        if (!objs[i].ptr)
+            objs[i].ptr = (const uint8_t *)"";
+        total += objs[i].len;
+        if (total > k->cfg->max_message) {
+            rc = fail(k, KIX_ELIMIT,
+                      "the objects asked for exceed the %zu-byte message limit; ask for fewer "
+                      "at a time",
+                      k->cfg->max_message);
+            goto out;
+        }
     }
-    return finish(k);
+    res.nobjects = p.ndigests;
+    res.objects = objs;
+    begin(k);
+    kix_msg_put_get_objects_result(&k->pw, &res);
+    rc = finish(k);
+out:
+    free(objs);
+    kix_msg_free(p.owned);
+    return rc;
 }
 
 /* ---- entries, checkpoints, proofs -------------------------------------------------------- */
@@ -276,49 +214,52 @@ static int m_get_objects(struct call *k)
 static int m_get_entries(struct call *k)
 {
     struct kix_log_reader *r;
-    uint64_t start, count, size, end, n = 0;
+    struct kix_msg_get_entries_params p;
+    struct kix_msg_entries res;
+    struct kix_bytes *leaves = NULL;
+    uint64_t size, end, n = 0;
     size_t bytes = 0, budget = k->cfg->max_message > ((size_t)128 << 10)
                                    ? k->cfg->max_message - ((size_t)64 << 10)
                                    : k->cfg->max_message / 2;
-    int rc = get_u64(k, "start", &start);
+    int rc = kix_msg_get_get_entries_params(k->params, &p, &k->err);
 
-    if (rc == KIX_OK)
-        rc = get_u64(k, "count", &count);
     if (rc)
         return rc;
-    if (count == 0)
+    if (p.count == 0)
         return fail(k, KIX_EINVAL, "count must be at least 1");
-    if (count > k->cfg->max_entries)
+    if (p.count > k->cfg->max_entries)
         return fail(k, KIX_ELIMIT, "count %llu is over the limit of %u entries per request",
-                    (unsigned long long)count, k->cfg->max_entries);
+                    (unsigned long long)p.count, k->cfg->max_entries);
     rc = reader(k, &r);
     if (rc)
         return rc;
     size = kix_log_reader_size(r);
-    end = start >= size ? start : (size - start < count ? size : start + count);
+    end = p.start >= size ? p.start : (size - p.start < p.count ? size : p.start + p.count);
+    leaves = calloc(end > p.start ? (size_t)(end - p.start) : 1, sizeof(*leaves));
+    if (!leaves)
+        return fail(k, KIX_ENOMEM, "out of memory");
     /* as many as fit the message, at least one */
-    for (uint64_t i = start; i < end; i++, n++) {
-        struct kix_bytes leaf;
-        rc = kix_log_reader_entry(r, i, &leaf);
-        if (rc)
-            return fail(k, KIX_ECORRUPT, "entry %llu is missing from the store",
-                        (unsigned long long)i);
-        if (n > 0 && bytes + leaf.len + 5 > budget)
+    for (uint64_t i = p.start; i < end; i++, n++) {
+        rc = kix_log_reader_entry(r, i, &leaves[n]);
+        if (rc) {
+            rc = fail(k, KIX_ECORRUPT, "entry %llu is missing from the store",
+                      (unsigned long long)i);
+            goto out;
+        }
+        if (n > 0 && bytes + leaves[n].len + 5 > budget)
             break;
-        bytes += leaf.len + 5;
+        bytes += leaves[n].len + 5;
     }
+    memset(&res, 0, sizeof(res));
+    res.start = p.start;
+    res.nentries = (size_t)n;
+    res.entries = leaves;
     begin(k);
-    kix_proto_put_map(&k->pw, 2);
-    kix_proto_put_key(&k->pw, "start");
-    kix_proto_put_u64(&k->pw, start);
-    kix_proto_put_key(&k->pw, "entries");
-    kix_proto_put_array(&k->pw, n);
-    for (uint64_t i = start; i < start + n; i++) {
-        struct kix_bytes leaf;
-        (void)kix_log_reader_entry(r, i, &leaf);
-        kix_proto_put_bin(&k->pw, leaf.ptr, leaf.len);
-    }
-    return finish(k);
+    kix_msg_put_get_entries_result(&k->pw, &res);
+    rc = finish(k);
+out:
+    free(leaves);
+    return rc;
 }
 
 static int m_checkpoint(struct call *k)
@@ -326,34 +267,33 @@ static int m_checkpoint(struct call *k)
     struct kix_log_reader *r;
     struct kix_bytes note;
     struct kix_buf *text = &k->w->scratch;
-    uint64_t size;
-    int rc = opt_u64(k, "size", KIX_NO_INDEX, &size);
+    struct kix_msg_checkpoint_params p;
+    struct kix_msg_checkpoint_result res;
+    int rc = kix_msg_get_checkpoint_params(k->params, &p, &k->err);
 
     if (rc == KIX_OK)
         rc = reader(k, &r);
     if (rc)
         return rc;
-    if (size == KIX_NO_INDEX)
-        size = kix_log_reader_size(r);
-    rc = kix_log_reader_checkpoint(r, size, &note);
+    if (p.size == KIX_NO_INDEX)
+        p.size = kix_log_reader_size(r);
+    rc = kix_log_reader_checkpoint(r, p.size, &note);
     if (rc == KIX_ENOTFOUND)
         return fail(k, rc,
                     "no signed checkpoint at size %llu (the log has %llu entries; there is one at "
                     "each size the log was committed at)",
-                    (unsigned long long)size, (unsigned long long)kix_log_reader_size(r));
+                    (unsigned long long)p.size, (unsigned long long)kix_log_reader_size(r));
     if (rc)
         return fail(k, rc, "reading the checkpoint: %s", kix_strerror(rc));
     /* the note, then the witness cosignatures of it */
     kix_buf_reset(text);
-    rc = kix_log_reader_checkpoint_cosigned(r, size, text, &k->err);
+    rc = kix_log_reader_checkpoint_cosigned(r, p.size, text, &k->err);
     if (rc)
         return rc;
+    res.checkpoint = kix_buf_bytes(text);
+    res.size = p.size;
     begin(k);
-    kix_proto_put_map(&k->pw, 2);
-    kix_proto_put_key(&k->pw, "checkpoint");
-    kix_proto_put_str(&k->pw, text->ptr, text->len);
-    kix_proto_put_key(&k->pw, "size");
-    kix_proto_put_u64(&k->pw, size);
+    kix_msg_put_checkpoint_result(&k->pw, &res);
     return finish(k);
 }
 
@@ -361,33 +301,29 @@ static int m_inclusion_proof(struct call *k)
 {
     struct kix_log_reader *r;
     struct kix_hash proof[KIX_MERKLE_MAX_PROOF], leaf;
-    uint64_t index, size;
+    struct kix_msg_index_params p;
+    struct kix_msg_inclusion_result res;
     size_t n = 0;
-    int rc = get_u64(k, "index", &index);
+    int rc = kix_msg_get_index_params(k->params, &p, &k->err);
 
-    if (rc == KIX_OK)
-        rc = opt_u64(k, "size", KIX_NO_INDEX, &size);
     if (rc == KIX_OK)
         rc = reader(k, &r);
     if (rc)
         return rc;
-    if (size == KIX_NO_INDEX)
-        size = kix_log_reader_size(r);
-    rc = kix_log_reader_inclusion(r, index, size, proof, &n, &k->err);
+    if (p.size == KIX_NO_INDEX)
+        p.size = kix_log_reader_size(r);
+    rc = kix_log_reader_inclusion(r, p.index, p.size, proof, &n, &k->err);
     if (rc == KIX_OK)
-        rc = kix_log_reader_leaf_hash(r, index, &leaf, &k->err);
+        rc = kix_log_reader_leaf_hash(r, p.index, &leaf, &k->err);
     if (rc)
         return rc;
+    res.index = p.index;
+    res.size = p.size;
+    memcpy(res.leaf_hash, leaf.b, 32);
+    res.nproof = n;
+    copy_proof(res.proof, proof, n);
     begin(k);
-    kix_proto_put_map(&k->pw, 4);
-    kix_proto_put_key(&k->pw, "index");
-    kix_proto_put_u64(&k->pw, index);
-    kix_proto_put_key(&k->pw, "size");
-    kix_proto_put_u64(&k->pw, size);
-    kix_proto_put_key(&k->pw, "leafHash");
-    put_hash(k, &leaf);
-    kix_proto_put_key(&k->pw, "proof");
-    put_proof(k, proof, n);
+    kix_msg_put_inclusion_result(&k->pw, &res);
     return finish(k);
 }
 
@@ -395,29 +331,26 @@ static int m_consistency_proof(struct call *k)
 {
     struct kix_log_reader *r;
     struct kix_hash proof[KIX_MERKLE_MAX_PROOF];
-    uint64_t size1, size2;
+    struct kix_msg_consistency_params p;
+    struct kix_msg_consistency_result res;
     size_t n = 0;
-    int rc = get_u64(k, "size1", &size1);
+    int rc = kix_msg_get_consistency_params(k->params, &p, &k->err);
 
-    if (rc == KIX_OK)
-        rc = opt_u64(k, "size2", KIX_NO_INDEX, &size2);
     if (rc == KIX_OK)
         rc = reader(k, &r);
     if (rc)
         return rc;
-    if (size2 == KIX_NO_INDEX)
-        size2 = kix_log_reader_size(r);
-    rc = kix_log_reader_consistency(r, size1, size2, proof, &n, &k->err);
+    if (p.size2 == KIX_NO_INDEX)
+        p.size2 = kix_log_reader_size(r);
+    rc = kix_log_reader_consistency(r, p.size1, p.size2, proof, &n, &k->err);
     if (rc)
         return rc;
+    res.size1 = p.size1;
+    res.size2 = p.size2;
+    res.nproof = n;
+    copy_proof(res.proof, proof, n);
     begin(k);
-    kix_proto_put_map(&k->pw, 3);
-    kix_proto_put_key(&k->pw, "size1");
-    kix_proto_put_u64(&k->pw, size1);
-    kix_proto_put_key(&k->pw, "size2");
-    kix_proto_put_u64(&k->pw, size2);
-    kix_proto_put_key(&k->pw, "proof");
-    put_proof(k, proof, n);
+    kix_msg_put_consistency_result(&k->pw, &res);
     return finish(k);
 }
 
@@ -425,141 +358,105 @@ static int m_receipt(struct call *k)
 {
     struct kix_log_reader *r;
     struct kix_buf *text = &k->w->scratch;
-    uint64_t index, size;
-    int rc = get_u64(k, "index", &index);
+    struct kix_msg_index_params p;
+    struct kix_msg_receipt_result res;
+    int rc = kix_msg_get_index_params(k->params, &p, &k->err);
 
-    if (rc == KIX_OK)
-        rc = opt_u64(k, "size", KIX_NO_INDEX, &size);
     if (rc == KIX_OK)
         rc = reader(k, &r);
     if (rc)
         return rc;
     kix_buf_reset(text);
-    rc = kix_log_reader_receipt(r, index, size, text, &k->err);
+    rc = kix_log_reader_receipt(r, p.index, p.size, text, &k->err);
     if (rc)
         return rc;
+    res.receipt = kix_buf_bytes(text);
     begin(k);
-    kix_proto_put_map(&k->pw, 1);
-    kix_proto_put_key(&k->pw, "receipt");
-    kix_proto_put_str(&k->pw, text->ptr, text->len);
+    kix_msg_put_receipt_result(&k->pw, &res);
     return finish(k);
 }
 
 /* ---- resolve --------------------------------------------------------------------------------- */
 
-static void put_opt_index(struct call *k, const char *name, uint64_t v)
-{
-    if (v == KIX_NO_INDEX)
-        return;
-    kix_proto_put_key(&k->pw, name);
-    kix_proto_put_u64(&k->pw, v);
-}
-
 static int put_resolution(struct call *k, const struct kix_resolution *res)
 {
     const struct kix_run_info *run = &res->run;
     struct kix_buf *link = &k->w->scratch;
-    char keyid[KIX_KEY_ID_HEX_LEN + 1];
-    size_t fields = 13;
+    struct kix_msg_resolve_result m;
+    struct kix_msg_resolve_object *objs = NULL;
+    struct kix_msg_resolve_entry *ents = NULL;
+    int rc;
 
+    memset(&m, 0, sizeof(m));
     kix_buf_reset(link);
-    if (kix_permalink(kix_log_origin(k->srv->log), run->run_id, link))
-        return fail(k, KIX_ENOMEM, "out of memory");
-    kix_hex_encode(run->publisher, 32, keyid);
-    fields += res->successor[0] != 0;
-    fields += res->predecessor[0] != 0;
-    fields += run->evidence_index != KIX_NO_INDEX;
-    fields += run->superseded_by_index != KIX_NO_INDEX;
-    fields += run->supersedes_index != KIX_NO_INDEX;
-    fields += res->rank.rank ? 4 : 0;
-    begin(k);
-    kix_proto_put_map(&k->pw, fields);
-    kix_proto_put_key(&k->pw, "runId");
-    kix_proto_put_cstr(&k->pw, run->run_id);
-    kix_proto_put_key(&k->pw, "digest");
-    put_digest(k, &run->manifest);
-    kix_proto_put_key(&k->pw, "permalink");
-    kix_proto_put_str(&k->pw, link->ptr, link->len);
-    kix_proto_put_key(&k->pw, "evidence");
-    kix_proto_put_cstr(&k->pw, kix_evidence_name(run->evidence));
-    put_opt_index(k, "evidenceIndex", run->evidence_index);
-    if (res->successor[0]) {
-        kix_proto_put_key(&k->pw, "successor");
-        kix_proto_put_cstr(&k->pw, res->successor);
+    objs = calloc(res->nobjects ? res->nobjects : 1, sizeof(*objs));
+    ents = calloc(res->nentries ? res->nentries : 1, sizeof(*ents));
+    if (!objs || !ents || kix_permalink(kix_log_origin(k->srv->log), run->run_id, link)) {
+        rc = fail(k, KIX_ENOMEM, "out of memory");
+        goto out;
     }
-    if (res->predecessor[0]) {
-        kix_proto_put_key(&k->pw, "predecessor");
-        kix_proto_put_cstr(&k->pw, res->predecessor);
-    }
-    put_opt_index(k, "supersededByIndex", run->superseded_by_index);
-    put_opt_index(k, "supersedesIndex", run->supersedes_index);
+    m.run_id = text_view(run->run_id);
+    memcpy(m.digest, run->manifest.b, 32);
+    m.permalink = kix_buf_bytes(link);
+    m.evidence = text_view(kix_evidence_name(run->evidence));
+    m.evidence_index = run->evidence_index;
+    if (res->successor[0])
+        m.successor = text_view(res->successor);
+    if (res->predecessor[0])
+        m.predecessor = text_view(res->predecessor);
+    m.superseded_by_index = run->superseded_by_index;
+    m.supersedes_index = run->supersedes_index;
     if (res->rank.rank) {
-        kix_proto_put_key(&k->pw, "comparisonKey");
-        put_digest(k, &run->comparison_key);
-        kix_proto_put_key(&k->pw, "rank");
-        kix_proto_put_u64(&k->pw, res->rank.rank);
-        kix_proto_put_key(&k->pw, "groupSize");
-        kix_proto_put_u64(&k->pw, res->rank.group_size);
-        kix_proto_put_key(&k->pw, "best");
-        kix_proto_put_cstr(&k->pw, res->rank.best);
+        m.ranked = true;
+        memcpy(m.comparison_key, run->comparison_key.b, 32);
+        m.rank = res->rank.rank;
+        m.group_size = res->rank.group_size;
+        m.best = text_view(res->rank.best);
     }
-    kix_proto_put_key(&k->pw, "publisher");
-    kix_proto_put_str(&k->pw, keyid, KIX_KEY_ID_HEX_LEN);
-    kix_proto_put_key(&k->pw, "publicationIndex");
-    kix_proto_put_u64(&k->pw, run->publication_index);
-    kix_proto_put_key(&k->pw, "attestations");
-    kix_proto_put_u64(&k->pw, run->attestations);
-    kix_proto_put_key(&k->pw, "reruns");
-    kix_proto_put_u64(&k->pw, run->reruns);
-    kix_proto_put_key(&k->pw, "manifest");
-    kix_proto_put_bin(&k->pw, res->manifest.ptr, res->manifest.len);
-    kix_proto_put_key(&k->pw, "objects");
-    kix_proto_put_array(&k->pw, res->nobjects);
+    memcpy(m.publisher, run->publisher, 32);
+    m.publication_index = run->publication_index;
+    m.attestations = run->attestations;
+    m.reruns = run->reruns;
+    m.manifest = res->manifest;
     for (size_t i = 0; i < res->nobjects; i++) {
-        kix_proto_put_map(&k->pw, 2);
-        kix_proto_put_key(&k->pw, "digest");
-        put_digest(k, &res->objects[i].digest);
-        kix_proto_put_key(&k->pw, "object");
-        kix_proto_put_bin(&k->pw, res->objects[i].bytes.ptr, res->objects[i].bytes.len);
+        memcpy(objs[i].digest, res->objects[i].digest.b, 32);
+        objs[i].object = res->objects[i].bytes;
     }
-    kix_proto_put_key(&k->pw, "entries");
-    kix_proto_put_array(&k->pw, res->nentries);
     for (size_t i = 0; i < res->nentries; i++) {
         const struct kix_resolution_entry *e = &res->entries[i];
-        kix_proto_put_map(&k->pw, 4);
-        kix_proto_put_key(&k->pw, "index");
-        kix_proto_put_u64(&k->pw, e->index);
-        kix_proto_put_key(&k->pw, "type");
-        kix_proto_put_cstr(&k->pw, kix_entry_type_name(e->type));
-        kix_proto_put_key(&k->pw, "leaf");
-        kix_proto_put_bin(&k->pw, e->leaf.ptr, e->leaf.len);
-        kix_proto_put_key(&k->pw, "proof");
-        put_proof(k, e->proof, e->nproof);
+        ents[i].index = e->index;
+        ents[i].type = text_view(kix_entry_type_name(e->type));
+        ents[i].leaf = e->leaf;
+        ents[i].nproof = e->nproof;
+        copy_proof(ents[i].proof, e->proof, e->nproof);
     }
-    kix_proto_put_key(&k->pw, "checkpoint");
-    kix_proto_put_str(&k->pw, res->checkpoint.ptr, res->checkpoint.len);
-    kix_proto_put_key(&k->pw, "size");
-    kix_proto_put_u64(&k->pw, res->size);
-    return finish(k);
+    m.nobjects = res->nobjects;
+    m.objects = objs;
+    m.nentries = res->nentries;
+    m.entries = ents;
+    m.checkpoint = res->checkpoint;
+    m.size = res->size;
+    begin(k);
+    kix_msg_put_resolve_result(&k->pw, &m);
+    rc = finish(k);
+out:
+    free(objs);
+    free(ents);
+    return rc;
 }
 
 static int m_resolve(struct call *k)
 {
     struct kix_log_reader *r;
     struct kix_resolution res;
-    struct kix_bytes ref;
-    int rc = required(k, kix_proto_map_get_str(k->params, "ref", &ref, &k->err));
+    struct kix_msg_resolve_params p;
+    int rc = kix_msg_get_resolve_params(k->params, &p, &k->err);
 
+    if (rc == KIX_OK)
+        rc = reader(k, &r);
     if (rc)
         return rc;
-    if (ref.len == 0 || ref.len > REF_MAX)
-        return fail(k, KIX_EINVAL,
-                    "field \"ref\" must be 1 to %d bytes: a permalink, a run id or a digest",
-                    REF_MAX);
-    rc = reader(k, &r);
-    if (rc)
-        return rc;
-    rc = kix_index_resolve(r, (const char *)ref.ptr, ref.len, &res, &k->err);
+    rc = kix_index_resolve(r, (const char *)p.ref.ptr, p.ref.len, &res, &k->err);
     if (rc)
         return rc;
     rc = put_resolution(k, &res);
@@ -569,34 +466,26 @@ static int m_resolve(struct call *k)
 
 /* ---- checkpoints, query ------------------------------------------------------------------ */
 
-#define CHECKPOINTS_MAX 1000u
-#define QUERY_MAX       1000u
-
-struct put_ctx {
+/* The checkpoints that fit half a message (at least one), copied: the
+ * reader's views live only during its callback. */
+struct cp_collect {
     struct call *k;
+    struct kix_buf *notes;
+    uint64_t *sizes;
+    size_t *ends;
     size_t count, bytes;
 };
 
-static int put_checkpoint_item(void *arg, uint64_t size, const uint8_t *note, size_t len)
+static int collect_checkpoint(void *arg, uint64_t size, const uint8_t *note, size_t len)
 {
-    struct put_ctx *c = arg;
-    kix_proto_put_map(&c->k->pw, 2);
-    kix_proto_put_key(&c->k->pw, "size");
-    kix_proto_put_u64(&c->k->pw, size);
-    kix_proto_put_key(&c->k->pw, "checkpoint");
-    kix_proto_put_str(&c->k->pw, note, len);
-    return 0;
-}
-
-/* Counts the checkpoints that fit half a message (at least one). */
-static int count_checkpoint(void *arg, uint64_t size, const uint8_t *note, size_t len)
-{
-    struct put_ctx *c = arg;
-    (void)size;
-    (void)note;
+    struct cp_collect *c = arg;
     if (c->bytes + len + 32 > c->k->cfg->max_message / 2 && c->count > 0)
         return 1;
+    if (kix_buf_add(c->notes, note, len))
+        return KIX_ENOMEM;
     c->bytes += len + 32;
+    c->sizes[c->count] = size;
+    c->ends[c->count] = c->notes->len;
     c->count++;
     return 0;
 }
@@ -604,48 +493,51 @@ static int count_checkpoint(void *arg, uint64_t size, const uint8_t *note, size_
 static int m_checkpoints(struct call *k)
 {
     struct kix_log_reader *r;
-    struct put_ctx counted = {k, 0, 0}, put = {k, 0, 0};
-    uint64_t after, limit;
-    int rc = get_u64(k, "after", &after);
+    struct kix_msg_checkpoints_params p;
+    struct kix_msg_checkpoints_result res = {0, NULL, NULL};
+    struct kix_msg_checkpoint_item *items = NULL;
+    struct kix_buf *notes = &k->w->scratch;
+    struct cp_collect c = {k, notes, NULL, NULL, 0, 0};
+    int rc = kix_msg_get_checkpoints_params(k->params, &p, &k->err);
 
-    if (rc == KIX_OK)
-        rc = opt_u64(k, "limit", 100, &limit);
     if (rc)
         return rc;
-    if (limit == 0 || limit > CHECKPOINTS_MAX)
+    if (p.limit == KIX_MSG_ABSENT)
+        p.limit = 100;
+    if (p.limit == 0 || p.limit > CHECKPOINTS_MAX)
         return fail(k, KIX_ELIMIT, "limit must be 1 to %u", CHECKPOINTS_MAX);
     rc = reader(k, &r);
     if (rc)
         return rc;
-    /* two passes over the snapshot: the array's count comes first on the wire */
-    rc = kix_log_reader_checkpoints(r, after, (size_t)limit, count_checkpoint, &counted);
-    if (rc < 0)
-        return fail(k, rc, "reading checkpoints: %s", kix_strerror(rc));
+    kix_buf_reset(notes);
+    c.sizes = calloc((size_t)p.limit, sizeof(*c.sizes));
+    c.ends = calloc((size_t)p.limit, sizeof(*c.ends));
+    items = calloc((size_t)p.limit, sizeof(*items));
+    if (!c.sizes || !c.ends || !items) {
+        rc = fail(k, KIX_ENOMEM, "out of memory");
+        goto out;
+    }
+    rc = kix_log_reader_checkpoints(r, p.after, (size_t)p.limit, collect_checkpoint, &c);
+    if (rc < 0) {
+        rc = fail(k, rc, "reading checkpoints: %s", kix_strerror(rc));
+        goto out;
+    }
+    for (size_t i = 0; i < c.count; i++) {
+        size_t from = i ? c.ends[i - 1] : 0;
+        items[i].size = c.sizes[i];
+        items[i].checkpoint.ptr = notes->ptr + from;
+        items[i].checkpoint.len = c.ends[i] - from;
+    }
+    res.ncheckpoints = c.count;
+    res.checkpoints = items;
     begin(k);
-    kix_proto_put_map(&k->pw, 1);
-    kix_proto_put_key(&k->pw, "checkpoints");
-    kix_proto_put_array(&k->pw, counted.count);
-    rc = kix_log_reader_checkpoints(r, after, counted.count, put_checkpoint_item, &put);
-    if (rc < 0)
-        return fail(k, rc, "reading checkpoints: %s", kix_strerror(rc));
-    return finish(k);
-}
-
-static int get_opt_text(struct call *k, const char *name, char *out, size_t cap, const char **ptr)
-{
-    struct kix_bytes v;
-    int rc = kix_proto_map_get_str(k->params, name, &v, &k->err);
-    *ptr = NULL;
-    if (rc == KIX_ENOTFOUND)
-        return KIX_OK;
-    if (rc)
-        return rc;
-    if (v.len >= cap || memchr(v.ptr, 0, v.len))
-        return fail(k, KIX_EINVAL, "field \"%s\" must be under %zu bytes", name, cap);
-    memcpy(out, v.ptr, v.len);
-    out[v.len] = '\0';
-    *ptr = out;
-    return KIX_OK;
+    kix_msg_put_checkpoints_result(&k->pw, &res);
+    rc = finish(k);
+out:
+    free(c.sizes);
+    free(c.ends);
+    free(items);
+    return rc;
 }
 
 struct query_rows {
@@ -661,133 +553,97 @@ static int keep_row(void *arg, const struct kix_query_row *row)
     return 0;
 }
 
+/* A checked filter as the C string kix_index_query takes. */
+static const char *filter(struct kix_bytes b, char *out)
+{
+    if (!b.ptr)
+        return NULL;
+    memcpy(out, b.ptr, b.len);
+    out[b.len] = '\0';
+    return out;
+}
+
 static int m_query(struct call *k)
 {
     struct kix_log_reader *r;
     struct kix_query q;
+    struct kix_msg_query_params p;
+    struct kix_msg_query_result res = {0, 0, NULL, NULL};
+    struct kix_msg_query_run *runs = NULL;
     struct query_rows rows = {k, NULL, 0};
-    char kernel[64], gpu[64], provider[64], mode[16], metric[16];
-    struct kix_bytes group_text;
+    char kernel[KIX_MSG_QUERY_TEXT_MAX + 1], gpu[KIX_MSG_QUERY_TEXT_MAX + 1],
+        provider[KIX_MSG_QUERY_TEXT_MAX + 1], mode[KIX_MSG_QUERY_SHORT_MAX + 1],
+        metric[KIX_MSG_QUERY_SHORT_MAX + 1];
     struct kix_digest group;
     uint64_t matched = 0;
-    int rc;
+    int rc = kix_msg_get_query_params(k->params, &p, &k->err);
 
-    memset(&q, 0, sizeof(q));
-    rc = get_opt_text(k, "kernel", kernel, sizeof(kernel), &q.kernel);
-    if (rc == KIX_OK)
-        rc = get_opt_text(k, "gpu", gpu, sizeof(gpu), &q.gpu);
-    if (rc == KIX_OK)
-        rc = get_opt_text(k, "provider", provider, sizeof(provider), &q.provider);
-    if (rc == KIX_OK)
-        rc = get_opt_text(k, "mode", mode, sizeof(mode), &q.mode);
-    if (rc == KIX_OK)
-        rc = get_opt_text(k, "metric", metric, sizeof(metric), &q.metric);
-    if (rc == KIX_OK)
-        rc = opt_u64(k, "offset", 0, &q.offset);
-    if (rc == KIX_OK)
-        rc = opt_u64(k, "limit", 100, &q.limit);
-    if (rc == KIX_OK) {
-        rc = kix_proto_map_get_str(k->params, "group", &group_text, &k->err);
-        if (rc == KIX_OK) {
-            rc = parse_digest(k, &group_text, "group", &group);
-            q.group = &group;
-        } else if (rc == KIX_ENOTFOUND) {
-            rc = KIX_OK;
-        }
-    }
     if (rc)
         return rc;
+    memset(&q, 0, sizeof(q));
+    q.kernel = filter(p.kernel, kernel);
+    q.gpu = filter(p.gpu, gpu);
+    q.provider = filter(p.provider, provider);
+    q.mode = filter(p.mode, mode);
+    q.metric = filter(p.metric, metric);
+    q.offset = p.offset == KIX_MSG_ABSENT ? 0 : p.offset;
+    q.limit = p.limit == KIX_MSG_ABSENT ? 100 : p.limit;
+    if (p.has_group) {
+        memcpy(group.b, p.group, 32);
+        q.group = &group;
+    }
     if (q.limit == 0 || q.limit > QUERY_MAX)
         return fail(k, KIX_ELIMIT, "limit must be 1 to %u", QUERY_MAX);
     rc = reader(k, &r);
     if (rc)
         return rc;
     rows.rows = malloc((size_t)q.limit * sizeof(*rows.rows));
-    if (!rows.rows)
-        return fail(k, KIX_ENOMEM, "out of memory");
+    runs = calloc((size_t)q.limit, sizeof(*runs));
+    if (!rows.rows || !runs) {
+        rc = fail(k, KIX_ENOMEM, "out of memory");
+        goto out;
+    }
     rc = kix_index_query(r, &q, keep_row, &rows, &matched);
     if (rc) {
-        free(rows.rows);
-        return fail(k, rc, "querying: %s", kix_strerror(rc));
+        rc = fail(k, rc, "querying: %s", kix_strerror(rc));
+        goto out;
     }
-    begin(k);
-    kix_proto_put_map(&k->pw, 2);
-    kix_proto_put_key(&k->pw, "matched");
-    kix_proto_put_u64(&k->pw, matched);
-    kix_proto_put_key(&k->pw, "runs");
-    kix_proto_put_array(&k->pw, rows.n);
     for (size_t i = 0; i < rows.n; i++) {
         const struct kix_query_row *row = &rows.rows[i];
-        kix_proto_put_map(&k->pw, 12);
-        kix_proto_put_key(&k->pw, "runId");
-        kix_proto_put_cstr(&k->pw, row->run_id);
-        kix_proto_put_key(&k->pw, "digest");
-        put_digest(k, &row->manifest);
-        kix_proto_put_key(&k->pw, "group");
-        put_digest(k, &row->group);
-        kix_proto_put_key(&k->pw, "rank");
-        kix_proto_put_u64(&k->pw, row->rank);
-        kix_proto_put_key(&k->pw, "groupSize");
-        kix_proto_put_u64(&k->pw, row->group_size);
-        kix_proto_put_key(&k->pw, "value");
-        kix_proto_put_u64(&k->pw, row->value);
-        kix_proto_put_key(&k->pw, "evidence");
-        kix_proto_put_cstr(&k->pw, kix_evidence_name(row->evidence));
-        kix_proto_put_key(&k->pw, "kernel");
-        kix_proto_put_cstr(&k->pw, row->kernel);
-        kix_proto_put_key(&k->pw, "gpu");
-        kix_proto_put_cstr(&k->pw, row->gpu);
-        kix_proto_put_key(&k->pw, "provider");
-        kix_proto_put_cstr(&k->pw, row->provider);
-        kix_proto_put_key(&k->pw, "mode");
-        kix_proto_put_cstr(&k->pw, row->mode);
-        kix_proto_put_key(&k->pw, "metric");
-        kix_proto_put_cstr(&k->pw, row->metric);
+        struct kix_msg_query_run *run = &runs[i];
+        run->run_id = text_view(row->run_id);
+        memcpy(run->digest, row->manifest.b, 32);
+        memcpy(run->group, row->group.b, 32);
+        run->rank = row->rank;
+        run->group_size = row->group_size;
+        run->value = row->value;
+        run->evidence = text_view(kix_evidence_name(row->evidence));
+        run->kernel = text_view(row->kernel);
+        run->gpu = text_view(row->gpu);
+        run->provider = text_view(row->provider);
+        run->mode = text_view(row->mode);
+        run->metric = text_view(row->metric);
     }
+    res.matched = matched;
+    res.nruns = rows.n;
+    res.runs = runs;
+    begin(k);
+    kix_msg_put_query_result(&k->pw, &res);
+    rc = finish(k);
+out:
     free(rows.rows);
-    return finish(k);
+    free(runs);
+    return rc;
 }
 
 /* ---- submit ---------------------------------------------------------------------------------- */
 
-/* One bundle's fields; objs (may be NULL) receives the object views. */
-static int read_bundle(struct call *k, const struct kix_proto_value *v, size_t i,
-                       struct kix_submission *sub, struct kix_bytes *objs, size_t *nobjs)
-{
-    const struct kix_proto_map *m;
-    const struct kix_proto_array *a = NULL;
-    size_t n = 0;
-    int rc = kix_proto_value_map(v, &m, &k->err);
-
-    if (rc == KIX_OK)
-        rc = required(k, kix_proto_map_get_bin(m, "envelope", &sub->envelope, &k->err));
-    if (rc == KIX_OK) {
-        rc = kix_proto_map_get_array(m, "objects", &a, &n, &k->err);
-        if (rc == KIX_ENOTFOUND)
-            rc = KIX_OK;
-    }
-    for (size_t j = 0; rc == KIX_OK && j < n; j++) {
-        struct kix_bytes b;
-        rc = kix_proto_value_bin(kix_proto_array_at(a, j), &b, &k->err);
-        if (rc)
-            kix_err_wrap(&k->err, "objects[%zu]", j);
-        else if (objs)
-            objs[j] = b;
-    }
-    if (rc)
-        return kix_err_wrap(&k->err, "bundles[%zu]", i);
-    sub->objects = objs;
-    sub->nobjects = n;
-    *nobjs = n;
-    return KIX_OK;
-}
-
 static int m_submit(struct call *k)
 {
     struct kixd_conn *c = k->c;
-    const struct kix_proto_array *a;
+    struct kix_msg_submit_params p;
     struct kixd_submit *job;
-    size_t n, total = 0, frame = k->msg->frame_len, busy;
+    size_t total = 0, frame = k->msg->frame_len, busy;
     int rc;
 
     if (kix_log_is_replica(k->srv->log))
@@ -796,35 +652,31 @@ static int m_submit(struct call *k)
                     kix_log_origin(k->srv->log));
     if (atomic_load(&k->srv->stopping))
         return fail(k, KIX_EUNAVAIL, "kixd is stopping; submit again once it is back");
-    rc = required(k, kix_proto_map_get_array(k->params, "bundles", &a, &n, &k->err));
+    rc = kix_msg_get_submit_params(k->params, k->cfg->max_batch, &p, &k->err);
     if (rc)
         return rc;
-    if (n == 0)
-        return fail(k, KIX_EINVAL, "field \"bundles\" is empty; send 1 to %u bundles",
-                    k->cfg->max_batch);
-    if (n > k->cfg->max_batch)
-        return fail(k, KIX_ELIMIT, "%zu bundles in one submit, over the limit of %u", n,
-                    k->cfg->max_batch);
-    for (size_t i = 0; i < n; i++) {
-        struct kix_submission sub;
-        size_t nobjs = 0;
-        rc = read_bundle(k, kix_proto_array_at(a, i), i, &sub, NULL, &nobjs);
-        if (rc)
-            return rc;
-        total += nobjs;
-    }
+    for (size_t i = 0; i < p.nbundles; i++)
+        total += p.bundles[i].nobjects;
     busy = atomic_load(&k->srv->submit_bytes);
-    if (busy > 0 && busy + frame > k->cfg->max_submit_bytes)
-        return fail(k, KIX_EUNAVAIL,
-                    "kixd is busy verifying %zu bytes of submissions; retry in a moment", busy);
-    job = kixd_submit_new(n, total);
-    if (!job)
-        return fail(k, KIX_ENOMEM, "out of memory accepting %zu bundles", n);
+    if (busy > 0 && busy + frame > k->cfg->max_submit_bytes) {
+        rc = fail(k, KIX_EUNAVAIL,
+                  "kixd is busy verifying %zu bytes of submissions; retry in a moment", busy);
+        goto out;
+    }
+    job = kixd_submit_new(p.nbundles, total);
+    if (!job) {
+        rc = fail(k, KIX_ENOMEM, "out of memory accepting %zu bundles", p.nbundles);
+        goto out;
+    }
     total = 0;
-    for (size_t i = 0; i < n; i++) {
-        size_t nobjs = 0;
-        (void)read_bundle(k, kix_proto_array_at(a, i), i, &job->subs[i], job->objs + total, &nobjs);
-        total += nobjs;
+    for (size_t i = 0; i < p.nbundles; i++) {
+        const struct kix_msg_bundle *b = &p.bundles[i];
+        if (b->nobjects)
+            memcpy(job->objs + total, b->objects, b->nobjects * sizeof(*b->objects));
+        job->subs[i].envelope = b->envelope;
+        job->subs[i].objects = job->objs + total;
+        job->subs[i].nobjects = b->nobjects;
+        total += b->nobjects;
     }
     job->conn = c;
     job->w = k->w;
@@ -840,71 +692,87 @@ static int m_submit(struct call *k)
     k->w->jobs++;
     atomic_fetch_add(&k->srv->submit_bytes, frame);
     kixd_submit_start(job);
-    return ASYNC;
+    rc = ASYNC;
+out:
+    kix_msg_free(p.owned);
+    return rc;
 }
 
-static void put_item_error(struct call *k, int code, const char *message)
-{
-    kix_proto_put_map(&k->pw, 1);
-    kix_proto_put_key(&k->pw, "error");
-    kix_proto_put_map(&k->pw, 2);
-    kix_proto_put_key(&k->pw, "code");
-    kix_proto_put_i64(&k->pw, code);
-    kix_proto_put_key(&k->pw, "message");
-    kix_proto_put_cstr(&k->pw, message);
-}
-
+/* The receipts (or the errors that replaced them) of every item, one after
+ * the other in text: items[i]'s text ends at ends[i]. */
 static int submit_results(struct call *k, struct kixd_submit *job)
 {
     struct kix_log_reader *r;
     struct kix_buf *text = &k->w->scratch;
+    struct kix_msg_submit_result res;
+    struct kix_msg_submit_item *items = NULL;
+    size_t *ends = NULL;
     int rc = reader(k, &r);
 
     if (rc)
         return rc;
-    begin(k);
-    kix_proto_put_map(&k->pw, 2);
-    kix_proto_put_key(&k->pw, "results");
-    kix_proto_put_array(&k->pw, job->n);
-    for (size_t i = 0; i < job->n; i++) {
-        const struct kix_append_result *res = &job->results[i];
-        struct kix_err err = {0};
-        if (res->code) {
-            put_item_error(k, res->code, res->message);
-            continue;
-        }
-        kix_buf_reset(text);
-        rc = kix_log_reader_receipt(r, res->index, KIX_NO_INDEX, text, &err);
-        if (rc) {
-            put_item_error(k, rc, kix_err_text(&err, rc));
-            continue;
-        }
-        kix_proto_put_map(&k->pw, 4);
-        kix_proto_put_key(&k->pw, "index");
-        kix_proto_put_u64(&k->pw, res->index);
-        kix_proto_put_key(&k->pw, "leafHash");
-        put_hash(k, &res->leaf_hash);
-        kix_proto_put_key(&k->pw, "duplicate");
-        kix_proto_put_bool(&k->pw, res->duplicate != 0);
-        kix_proto_put_key(&k->pw, "receipt");
-        kix_proto_put_str(&k->pw, text->ptr, text->len);
+    items = calloc(job->n ? job->n : 1, sizeof(*items));
+    ends = calloc(job->n ? job->n : 1, sizeof(*ends));
+    if (!items || !ends) {
+        rc = fail(k, KIX_ENOMEM, "out of memory");
+        goto out;
     }
-    kix_proto_put_key(&k->pw, "size");
-    kix_proto_put_u64(&k->pw, job->size ? job->size : kix_log_reader_size(r));
-    return finish(k);
+    kix_buf_reset(text);
+    for (size_t i = 0; i < job->n; i++) {
+        const struct kix_append_result *a = &job->results[i];
+        struct kix_err err = {0};
+        if (a->code) {
+            items[i].code = a->code;
+            items[i].message = text_view(a->message);
+        } else {
+            size_t before = text->len;
+            rc = kix_log_reader_receipt(r, a->index, KIX_NO_INDEX, text, &err);
+            if (rc)
+                text->len = before; /* drop a partial receipt */
+            if (rc && kix_buf_adds(text, kix_err_text(&err, rc))) {
+                rc = fail(k, KIX_ENOMEM, "out of memory");
+                goto out;
+            }
+            items[i].code = rc;
+            items[i].index = a->index;
+            memcpy(items[i].leaf_hash, a->leaf_hash.b, 32);
+            items[i].duplicate = a->duplicate != 0;
+        }
+        ends[i] = text->len;
+    }
+    /* the text is complete: point into it */
+    for (size_t i = 0; i < job->n; i++) {
+        size_t from = i ? ends[i - 1] : 0;
+        struct kix_bytes b = {text->ptr + from, ends[i] - from};
+        if (job->results[i].code)
+            continue;
+        if (items[i].code)
+            items[i].message = b;
+        else
+            items[i].receipt = b;
+    }
+    res.nresults = job->n;
+    res.results = items;
+    res.size = job->size ? job->size : kix_log_reader_size(r);
+    res.owned = NULL;
+    begin(k);
+    kix_msg_put_submit_result(&k->pw, &res);
+    rc = finish(k);
+out:
+    free(items);
+    free(ends);
+    return rc;
 }
 
 /* ---- add_cosignature ------------------------------------------------------------------------- */
 
 static int m_add_cosignature(struct call *k)
 {
-    struct kix_bytes checkpoint, line;
-    int rc = required(k, kix_proto_map_get_str(k->params, "checkpoint", &checkpoint, &k->err));
+    struct kix_msg_add_cosignature_params p;
+    int rc = kix_msg_get_add_cosignature_params(k->params, &p, &k->err);
 
     if (rc == KIX_OK)
-        rc = required(k, kix_proto_map_get_str(k->params, "cosignature", &line, &k->err));
-    if (rc == KIX_OK)
-        rc = kixd_witness_add(k->c, k->msgid, &checkpoint, &line, &k->err);
+        rc = kixd_witness_add(k->c, k->msgid, &p.checkpoint, &p.cosignature, &k->err);
     return rc ? rc : ASYNC;
 }
 
@@ -912,12 +780,12 @@ static int m_add_cosignature(struct call *k)
 
 static int m_follow(struct call *k)
 {
-    uint64_t from;
-    int rc = get_u64(k, "from", &from);
+    struct kix_msg_follow_params p;
+    int rc = kix_msg_get_follow_params(k->params, &p, &k->err);
 
     if (rc)
         return rc;
-    rc = kixd_follow_start(k->c, k->msgid, from, &k->err);
+    rc = kixd_follow_start(k->c, k->msgid, p.from, &k->err);
     return rc ? rc : ASYNC;
 }
 

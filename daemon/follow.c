@@ -8,9 +8,11 @@
  * stream continues from write callbacks (pump flushes with a write request,
  * never uv_try_write, so there always is one) and from commit wake-ups. */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "conn.h"
+#include "kix/messages.h"
 
 #define CHUNKS_PER_PUMP 8                 /* then yield to other connections */
 #define CHUNK_BYTES     ((size_t)4 << 20) /* of leaves in one notification */
@@ -18,6 +20,7 @@
 int kixd_follow_start(struct kixd_conn *c, uint32_t msgid, uint64_t from, struct kix_err *err)
 {
     struct kix_proto_writer pw;
+    struct kix_msg_size_result res;
     struct kix_log_reader *r;
     uint64_t size;
     int rc;
@@ -34,11 +37,10 @@ int kixd_follow_start(struct kixd_conn *c, uint32_t msgid, uint64_t from, struct
         return kix_err_set(err, KIX_EINVAL,
                            "field \"from\" is %llu, beyond the end of the log (size %llu)",
                            (unsigned long long)from, (unsigned long long)size);
+    res.size = size;
     kix_proto_writer_init(&pw, &c->out);
     kix_proto_begin_response(&pw, msgid);
-    kix_proto_put_map(&pw, 1);
-    kix_proto_put_key(&pw, "size");
-    kix_proto_put_u64(&pw, size);
+    kix_msg_put_follow_result(&pw, &res);
     rc = kix_proto_writer_end(&pw, err);
     if (rc)
         return rc;
@@ -60,19 +62,25 @@ static int write_chunk(struct kixd_conn *c, struct kix_log_reader *r, uint64_t s
     uint64_t start = c->follow_next, n = 0, max = size - start, end;
     size_t bytes = 0,
            budget = cfg->max_message / 2 < CHUNK_BYTES ? cfg->max_message / 2 : CHUNK_BYTES;
-    struct kix_bytes note = {NULL, 0}, leaf;
+    struct kix_bytes note = {NULL, 0}, *leaves;
     struct kix_proto_writer pw;
+    struct kix_msg_entries msg;
     struct kix_err err = {0};
-    int found = 0, rc;
+    int found = 0, rc = KIX_OK;
 
     if (max > cfg->max_entries)
         max = cfg->max_entries;
+    leaves = calloc(max ? (size_t)max : 1, sizeof(*leaves));
+    if (!leaves)
+        return KIX_ENOMEM;
     for (; n < max; n++) {
-        if (kix_log_reader_entry(r, start + n, &leaf) != KIX_OK)
-            return KIX_ECORRUPT;
-        if (n > 0 && bytes + leaf.len + 5 > budget)
+        if (kix_log_reader_entry(r, start + n, &leaves[n]) != KIX_OK) {
+            rc = KIX_ECORRUPT;
+            goto out;
+        }
+        if (n > 0 && bytes + leaves[n].len + 5 > budget)
             break;
-        bytes += leaf.len + 5;
+        bytes += leaves[n].len + 5;
     }
     for (end = start + n; end > start; end--) {
         if (kix_log_reader_checkpoint(r, end, &note) == KIX_OK) {
@@ -82,27 +90,22 @@ static int write_chunk(struct kixd_conn *c, struct kix_log_reader *r, uint64_t s
     }
     if (found)
         n = end - start;
+    memset(&msg, 0, sizeof(msg));
     kix_proto_writer_init(&pw, &c->out);
     pw.max_message = cfg->max_message;
     kix_proto_begin_notification(&pw, "entries");
-    kix_proto_put_map(&pw, found ? 3 : 2);
-    kix_proto_put_key(&pw, "start");
-    kix_proto_put_u64(&pw, start);
-    kix_proto_put_key(&pw, "entries");
-    kix_proto_put_array(&pw, n);
-    for (uint64_t i = start; i < start + n; i++) {
-        (void)kix_log_reader_entry(r, i, &leaf);
-        kix_proto_put_bin(&pw, leaf.ptr, leaf.len);
-    }
-    if (found) {
-        kix_proto_put_key(&pw, "checkpoint");
-        kix_proto_put_str(&pw, note.ptr, note.len);
-    }
+    msg.start = start;
+    msg.nentries = (size_t)n;
+    msg.entries = leaves;
+    if (found)
+        msg.checkpoint = note;
+    kix_msg_put_entries_notification(&pw, &msg);
     rc = kix_proto_writer_end(&pw, &err);
-    if (rc)
-        return rc;
-    c->follow_next = start + n;
-    return KIX_OK;
+    if (rc == KIX_OK)
+        c->follow_next = start + n;
+out:
+    free(leaves);
+    return rc;
 }
 
 void kixd_follow_pump(struct kixd_conn *c)

@@ -12,6 +12,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "kix/messages.h"
 #include "kix/rpc.h"
 #include "kix/sync.h"
 #include "kix/file.h"
@@ -592,17 +593,14 @@ static void drop_upstream(struct kixd_mirror *m)
 
 static int put_from(void *ctx, struct kix_proto_writer *w)
 {
-    const uint64_t *from = ctx;
-    kix_proto_put_map(w, 1);
-    kix_proto_put_key(w, "from");
-    return kix_proto_put_u64(w, *from);
+    return kix_msg_put_follow_params(w, ctx);
 }
 
 static int open_follow(struct kixd_mirror *m, struct kix_err *err)
 {
     struct kix_rpc_opts opts = {UPSTREAM_MS, 0};
     struct kix_proto_msg resp;
-    uint64_t from = local_size(m);
+    struct kix_msg_follow_params from = {local_size(m)};
     int rc = kix_rpc_connect(m->cfg->mirror_of, &opts, &m->follow, err);
 
     if (rc == KIX_OK)

@@ -5,6 +5,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "kix/messages.h"
 #include "mirror.h"
 
 int kixd_read_verifier(const char *given, struct kix_verifier *out, struct kix_err *err)
@@ -72,12 +73,9 @@ static void cosign_answer(struct cosign_job *j)
     kix_proto_writer_init(&pw, &c->out);
     pw.max_message = c->w->srv->cfg->max_message;
     if (j->rc == KIX_OK) {
+        struct kix_msg_add_cosignature_result res = {j->size, j->stored != 0};
         kix_proto_begin_response(&pw, j->msgid);
-        kix_proto_put_map(&pw, 2);
-        kix_proto_put_key(&pw, "size");
-        kix_proto_put_u64(&pw, j->size);
-        kix_proto_put_key(&pw, "stored");
-        kix_proto_put_bool(&pw, j->stored != 0);
+        kix_msg_put_add_cosignature_result(&pw, &res);
         if (kix_proto_writer_end(&pw, &werr) == KIX_OK)
             return;
         c->out.len = start;

@@ -12,6 +12,7 @@
 
 #include "cli.h"
 #include "kix/client.h"
+#include "kix/messages.h"
 #include "kix/rpc.h"
 
 #define WINDOW 128 /* inclusion proofs in flight */
@@ -125,53 +126,40 @@ static int compare_one(struct compare *c, uint64_t index, const struct kix_hash 
 
 /* ---- over a kixd: pipelined ------------------------------------------------------- */
 
-struct proof_params {
-    uint64_t index, size;
-};
-
 static int put_params(void *ctx, struct kix_proto_writer *w)
 {
-    const struct proof_params *p = ctx;
-    kix_proto_put_map(w, 2);
-    kix_proto_put_key(w, "index");
-    kix_proto_put_u64(w, p->index);
-    kix_proto_put_key(w, "size");
-    kix_proto_put_u64(w, p->size);
-    return KIX_OK;
-}
-
-static int read_hash(const struct kix_proto_value *v, struct kix_hash *out)
-{
-    struct kix_bytes b;
-    if (kix_proto_value_bin(v, &b, NULL) != KIX_OK || b.len != 32)
-        return KIX_EPROTO;
-    memcpy(out->b, b.ptr, 32);
-    return KIX_OK;
+    return kix_msg_put_index_params(w, ctx);
 }
 
 static int take_answer(struct compare *c, const struct kix_proto_msg *m, uint64_t index)
 {
-    const struct kix_proto_map *r;
-    const struct kix_proto_array *a;
-    struct kix_bytes leaf;
+    struct kix_msg_inclusion_result *res;
     struct kix_hash lh, proof[KIX_MERKLE_MAX_PROOF];
-    size_t n = 0;
+    struct kix_err err;
+    int rc;
 
     if (m->error_code)
         return kix_err_set(c->err, m->error_code,
                            "entry %llu: %s refused its inclusion proof at size %llu: %.*s",
                            (unsigned long long)index, c->where, (unsigned long long)c->size,
                            (int)m->error_message.len, (const char *)m->error_message.ptr);
-    if (kix_proto_value_map(m->result, &r, NULL) != KIX_OK ||
-        kix_proto_map_get_bin(r, "leafHash", &leaf, NULL) != KIX_OK || leaf.len != 32 ||
-        kix_proto_map_get_array(r, "proof", &a, &n, NULL) != KIX_OK || n > KIX_MERKLE_MAX_PROOF)
-        return kix_err_set(c->err, KIX_EPROTO, "%s answered a malformed inclusion proof", c->where);
-    memcpy(lh.b, leaf.ptr, 32);
-    for (size_t k = 0; k < n; k++)
-        if (read_hash(kix_proto_array_at(a, k), &proof[k]))
-            return kix_err_set(c->err, KIX_EPROTO, "%s answered a malformed inclusion proof",
-                               c->where);
-    return compare_one(c, index, &lh, proof, n);
+    res = malloc(sizeof(*res));
+    if (!res)
+        return kix_err_set(c->err, KIX_ENOMEM, "out of memory");
+    rc = kix_msg_get_inclusion_result(m->result, res, &err);
+    if (rc == KIX_OK) {
+        memcpy(lh.b, res->leaf_hash, 32);
+        for (size_t k = 0; k < res->nproof; k++)
+            memcpy(proof[k].b, res->proof[k], 32);
+        rc = compare_one(c, index, &lh, proof, res->nproof);
+    } else {
+        rc = kix_err_set(c->err, rc, "%s answered a malformed inclusion proof for entry %llu: %s",
+                         c->where, (unsigned long long)index, kix_err_text(&err, rc));
+    }
+    free(res);
+    if (rc)
+        kix_err_cause(c->err, KIX_CAUSE_ENTRY, index, 0);
+    return rc;
 }
 
 static int remote_proofs(struct compare *c, uint64_t from, uint64_t to)
@@ -184,7 +172,7 @@ static int remote_proofs(struct compare *c, uint64_t from, uint64_t to)
 
     while (rc == KIX_OK && done < total) {
         while (rc == KIX_OK && next < to && next - from - done < WINDOW) {
-            struct proof_params p = {next, c->size};
+            struct kix_msg_index_params p = {next, c->size};
             uint32_t id;
             rc = kix_rpc_send(rpc, "inclusion_proof", put_params, &p, &id, c->err);
             if (next == from)
@@ -230,6 +218,8 @@ int audit_proofs(struct kix_client *c, int local, struct kix_log *replica, uint6
                 rc = compare_one(&cmp, i, NULL, proof, n);
             else
                 kix_err_wrap(err, "entry %llu", (unsigned long long)i);
+            if (rc)
+                kix_err_cause(err, KIX_CAUSE_ENTRY, i, 0);
         }
     }
     kix_log_read_end(cmp.rd);

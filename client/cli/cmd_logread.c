@@ -37,6 +37,17 @@ int cmd_info(int argc, char **argv)
         printf(",\"size\":%llu,\"version\":", (unsigned long long)info.size);
         cli_json_string(stdout, info.version, strlen(info.version));
         printf(",\"mirror\":%s", info.mirror ? "true" : "false");
+        if (info.limits.max_message)
+            printf(",\"limits\":{\"maxMessage\":%llu,\"maxInFlight\":%llu,\"maxBatch\":%llu,"
+                   "\"maxEntries\":%llu,\"maxObjects\":%llu,\"maxCheckpoints\":%llu,"
+                   "\"maxRuns\":%llu}",
+                   (unsigned long long)info.limits.max_message,
+                   (unsigned long long)info.limits.max_in_flight,
+                   (unsigned long long)info.limits.max_batch,
+                   (unsigned long long)info.limits.max_entries,
+                   (unsigned long long)info.limits.max_objects,
+                   (unsigned long long)info.limits.max_checkpoints,
+                   (unsigned long long)info.limits.max_runs);
         if (info.upstream[0]) {
             printf(",\"upstream\":");
             cli_json_string(stdout, info.upstream, strlen(info.upstream));

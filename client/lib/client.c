@@ -277,8 +277,6 @@ int kix_client_get_objects(struct kix_client *c, const struct kix_digest *digest
                            kix_object_fn fn, void *ctx, struct kix_err *err)
 {
     struct checked_objects chk = {digests, fn, ctx, c->where, err};
-    if (n > 1024)
-        return kix_err_set(err, KIX_ELIMIT, "at most 1024 objects per call, not %zu", n);
     if (c->remote)
         return kix__remote_get_objects(c->remote, digests, n, check_object, &chk, err);
     WITH_READER(c, r, err, local_objects(r, digests, n, check_object, &chk));

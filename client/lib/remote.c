@@ -1,18 +1,40 @@
 /* The remote transport of kix_client: each call is one request to a kixd
- * (proto/PROTOCOL.md section 2) over a blocking kix_rpc connection. Nothing
- * here trusts the answers beyond their shape; callers verify. */
+ * (proto/PROTOCOL.md section 2) over a blocking kix_rpc connection. The
+ * messages are encoded and decoded by kix/messages.h (the codec kixd uses
+ * too); this file converts them to and from the client's types. Requests
+ * are sized by the limits the server reports in `info`, read once per
+ * connection. Nothing here trusts the answers beyond their shape; callers
+ * verify. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "client_internal.h"
+#include "kix/messages.h"
 #include "kix/rpc.h"
 
-#define ENTRIES_PAGE 1000u /* the server's maxEntries */
-#define SUBMIT_BATCH 1024u /* the server's maxBatch */
+_Static_assert(KIX_NO_INDEX == KIX_MSG_ABSENT, "absent index");
+_Static_assert(KIX_MERKLE_MAX_PROOF == KIX_MSG_MAX_PROOF, "proof length");
+
+/* Limits assumed for a server whose `info` does not report them (a kixd
+ * older than the limits fields, or another implementation): small values
+ * below every default kixd ever had, so that its requests are never
+ * refused for their size, at the cost of more round trips. */
+#define FALLBACK_MAX_MESSAGE     ((uint64_t)1 << 20)
+#define FALLBACK_MAX_BATCH       64u
+#define FALLBACK_MAX_ENTRIES     100u
+#define FALLBACK_MAX_OBJECTS     64u
+#define FALLBACK_MAX_CHECKPOINTS 100u
+#define FALLBACK_MAX_RUNS        100u
+
+/* Room kept in a submit request for its framing and keys, per bundle and in all. */
+#define SUBMIT_OVERHEAD_BUNDLE 64u
+#define SUBMIT_OVERHEAD        ((size_t)4 << 10)
 
 struct kix__remote {
     struct kix_rpc *rpc;
+    int have_limits;           /* lim holds the server's limits (or the fallbacks) */
+    struct kix_msg_limits lim; /* every field set once have_limits */
 };
 
 int kix__remote_connect(const char *addr, const struct kix_client_opts *opts,
@@ -42,263 +64,220 @@ void kix__remote_close(struct kix__remote *r)
     free(r);
 }
 
-/* ---- building params ------------------------------------------------------ */
+/* ---- calls ----------------------------------------------------------------- */
 
-/* Up to three named u64 fields; a field whose value is KIX_NO_INDEX is left out. */
-struct u64_params {
-    const char *names[3];
-    uint64_t values[3];
-};
-
-static int put_u64_params(void *ctx, struct kix_proto_writer *w)
-{
-    const struct u64_params *p = ctx;
-    size_t n = 0;
-
-    for (size_t i = 0; i < 3; i++)
-        if (p->names[i] && p->values[i] != KIX_NO_INDEX)
-            n++;
-    kix_proto_put_map(w, n);
-    for (size_t i = 0; i < 3; i++) {
-        if (!p->names[i] || p->values[i] == KIX_NO_INDEX)
-            continue;
-        kix_proto_put_key(w, p->names[i]);
-        kix_proto_put_u64(w, p->values[i]);
+/* The params writers of kix/messages.h as kix_rpc_params_fn (ctx: the struct). */
+#define PARAMS_FN(put)                                                                             \
+    static int params_##put(void *ctx, struct kix_proto_writer *w)                                 \
+    {                                                                                              \
+        return kix_msg_put_##put##_params(w, ctx);                                                 \
     }
-    return KIX_OK;
-}
-
-struct str_param {
-    const char *name;
-    const char *value;
-};
-
-static int put_str_param(void *ctx, struct kix_proto_writer *w)
-{
-    const struct str_param *p = ctx;
-    kix_proto_put_map(w, 1);
-    kix_proto_put_key(w, p->name);
-    return kix_proto_put_cstr(w, p->value);
-}
-
-/* ---- reading results ------------------------------------------------------ */
+PARAMS_FN(checkpoint)
+PARAMS_FN(get_entries)
+PARAMS_FN(index)
+PARAMS_FN(consistency)
+PARAMS_FN(get_object)
+PARAMS_FN(submit)
+PARAMS_FN(resolve)
+PARAMS_FN(checkpoints)
+PARAMS_FN(get_objects)
+PARAMS_FN(query)
+PARAMS_FN(add_cosignature)
 
 /* Wraps a shape error of the answer as KIX_EPROTO naming the method. */
 static int bad_answer(struct kix__remote *r, const char *method, int rc, struct kix_err *err)
 {
-    (void)rc;
+    if (rc == KIX_ENOMEM)
+        return rc;
     kix_err_wrap(err, "%s answered %s with an unexpected shape", kix_rpc_addr(r->rpc), method);
     if (err)
         err->code = KIX_EPROTO;
     return KIX_EPROTO;
 }
 
-/* Sends one request and returns the result map of its response. */
-static int call(struct kix__remote *r, const char *method, kix_rpc_params_fn fn, void *ctx,
-                struct kix_proto_msg *resp, const struct kix_proto_map **result,
-                struct kix_err *err)
+/* Sends one request (fn NULL: params {}) and takes its response. */
+static int call(struct kix__remote *r, const char *method, kix_rpc_params_fn fn, void *p,
+                struct kix_proto_msg *resp, struct kix_err *err)
 {
-    int rc = kix_rpc_call(r->rpc, method, fn, ctx, resp, err);
-    if (rc)
-        return rc;
-    rc = kix_proto_value_map(resp->result, result, err);
-    if (rc) {
-        kix_proto_msg_release(resp);
-        return bad_answer(r, method, rc, err);
-    }
-    return KIX_OK;
+    return kix_rpc_call(r->rpc, method, fn, p, resp, err);
 }
 
-/* Copies a str field into a fixed buffer; too long is a shape error. */
-static int get_text(const struct kix_proto_map *m, const char *name, char *out, size_t cap,
-                    int optional, struct kix_err *err)
+/* Copies a text into a fixed buffer; too long is a shape error. */
+static int copy_text(struct kix_bytes v, const char *name, char *out, size_t cap,
+                     struct kix_err *err)
 {
-    struct kix_bytes v;
-    int rc = kix_proto_map_get_str(m, name, &v, err);
-
-    if (rc == KIX_ENOTFOUND && optional) {
-        out[0] = '\0';
-        return KIX_OK;
-    }
-    if (rc)
-        return rc;
     if (v.len >= cap)
-        return kix_err_set(err, KIX_EINVAL, "field \"%s\" is %zu bytes, over %zu", name, v.len,
+        return kix_err_set(err, KIX_EPROTO, "field \"%s\" is %zu bytes, over %zu", name, v.len,
                            cap - 1);
-    memcpy(out, v.ptr, v.len);
+    if (v.len)
+        memcpy(out, v.ptr, v.len);
     out[v.len] = '\0';
     return KIX_OK;
 }
 
-static int get_hash(const struct kix_proto_value *v, struct kix_hash *out, struct kix_err *err)
+static void copy_proof(struct kix_hash *out, const uint8_t in[][32], size_t n)
 {
-    struct kix_bytes b;
-    int rc = kix_proto_value_bin(v, &b, err);
-    if (rc)
-        return rc;
-    if (b.len != 32)
-        return kix_err_set(err, KIX_EINVAL, "a hash of %zu bytes, not 32", b.len);
-    memcpy(out->b, b.ptr, 32);
-    return KIX_OK;
+    for (size_t i = 0; i < n; i++)
+        memcpy(out[i].b, in[i], 32);
 }
 
-/* A proof: an array of 32-byte bin hashes, at most KIX_MERKLE_MAX_PROOF. */
-static int get_proof(const struct kix_proto_map *m, const char *name, struct kix_hash *proof,
-                     size_t *n, struct kix_err *err)
+static void take_limits(struct kix__remote *r, const struct kix_msg_info *m)
 {
-    const struct kix_proto_array *a;
-    size_t count;
-    int rc = kix_proto_map_get_array(m, name, &a, &count, err);
+    static const uint64_t fallback[] = {FALLBACK_MAX_MESSAGE, 1,
+                                        FALLBACK_MAX_BATCH,   FALLBACK_MAX_ENTRIES,
+                                        FALLBACK_MAX_OBJECTS, FALLBACK_MAX_CHECKPOINTS,
+                                        FALLBACK_MAX_RUNS};
+    uint64_t *slot[] = {&r->lim.max_message, &r->lim.max_in_flight, &r->lim.max_batch,
+                        &r->lim.max_entries, &r->lim.max_objects,   &r->lim.max_checkpoints,
+                        &r->lim.max_runs};
 
-    if (rc)
-        return rc;
-    if (count > KIX_MERKLE_MAX_PROOF)
-        return kix_err_set(err, KIX_EINVAL, "a proof of %zu hashes, over %d", count,
-                           KIX_MERKLE_MAX_PROOF);
-    for (size_t i = 0; i < count; i++) {
-        rc = get_hash(kix_proto_array_at(a, i), &proof[i], err);
-        if (rc)
-            return kix_err_wrap(err, "%s[%zu]", name, i);
+    kix_msg_limits_init(&r->lim);
+    if (m->has_limits)
+        r->lim = m->limits;
+    for (size_t i = 0; i < sizeof(slot) / sizeof(slot[0]); i++)
+        if (*slot[i] == KIX_MSG_ABSENT)
+            *slot[i] = fallback[i];
+    r->have_limits = 1;
+}
+
+/* ---- info and the limits ------------------------------------------------------ */
+
+static int read_info(const struct kix_msg_info *m, struct kix_client_info *out, struct kix_err *err)
+{
+    int rc = copy_text(m->origin, "origin", out->origin, sizeof(out->origin), err);
+
+    if (rc == KIX_OK)
+        rc = copy_text(m->log_key, "logKey", out->log_key, sizeof(out->log_key), err);
+    if (rc == KIX_OK)
+        rc = copy_text(m->version, "version", out->version, sizeof(out->version), err);
+    if (rc == KIX_OK)
+        rc = copy_text(m->upstream, "upstream", out->upstream, sizeof(out->upstream), err);
+    if (rc == KIX_OK)
+        rc = copy_text(m->last_error, "lastError", out->last_error, sizeof(out->last_error), err);
+    if (rc == KIX_OK && m->has_fork) {
+        out->fork = 1;
+        out->fork_size = m->fork_size;
+        rc = copy_text(m->fork_reason, "reason", out->fork_reason, sizeof(out->fork_reason), err);
+        if (rc == KIX_OK)
+            rc = copy_text(m->fork_evidence, "evidence", out->fork_evidence,
+                           sizeof(out->fork_evidence), err);
     }
-    *n = count;
-    return KIX_OK;
+    if (m->has_limits) {
+        const struct kix_msg_limits *l = &m->limits;
+#define LIMIT(f) out->limits.f = l->f == KIX_MSG_ABSENT ? 0 : l->f
+        LIMIT(max_message);
+        LIMIT(max_in_flight);
+        LIMIT(max_batch);
+        LIMIT(max_entries);
+        LIMIT(max_objects);
+        LIMIT(max_checkpoints);
+        LIMIT(max_runs);
+#undef LIMIT
+    }
+    out->size = m->size;
+    out->mirror = m->mirror;
+    out->upstream_size = m->upstream_size == KIX_MSG_ABSENT ? 0 : m->upstream_size;
+    out->lag_entries = m->lag_entries == KIX_MSG_ABSENT ? 0 : m->lag_entries;
+    out->lag_seconds = m->lag_seconds == KIX_MSG_ABSENT ? 0 : (double)m->lag_seconds;
+    return rc;
 }
 
-/* An optional uint field: *out stays 0 when absent. */
-static int opt_count(const struct kix_proto_map *m, const char *name, uint64_t *out,
-                     struct kix_err *err)
+int kix__remote_info(struct kix__remote *r, struct kix_client_info *out, struct kix_err *err)
 {
-    int rc = kix_proto_map_get_u64(m, name, out, err);
-    return rc == KIX_ENOTFOUND ? KIX_OK : rc;
-}
+    struct kix_proto_msg resp;
+    struct kix_msg_info m;
+    int rc = call(r, "info", NULL, NULL, &resp, err);
 
-/* info's optional fork map: {size, reason, evidence}. */
-static int get_fork(const struct kix_proto_map *m, struct kix_client_info *out, struct kix_err *err)
-{
-    const struct kix_proto_map *f;
-    int rc = kix_proto_map_get_map(m, "fork", &f, err);
-
-    if (rc == KIX_ENOTFOUND)
-        return KIX_OK;
     if (rc)
         return rc;
-    out->fork = 1;
-    rc = opt_count(f, "size", &out->fork_size, err);
+    memset(out, 0, sizeof(*out));
+    rc = kix_msg_get_info_result(resp.result, &m, err);
     if (rc == KIX_OK)
-        rc = get_text(f, "reason", out->fork_reason, sizeof(out->fork_reason), 1, err);
-    if (rc == KIX_OK)
-        rc = get_text(f, "evidence", out->fork_evidence, sizeof(out->fork_evidence), 1, err);
+        rc = read_info(&m, out, err);
+    if (rc == KIX_OK && !r->have_limits)
+        take_limits(r, &m);
+    kix_proto_msg_release(&resp);
+    return rc ? bad_answer(r, "info", rc, err) : KIX_OK;
+}
+
+/* The server's limits, asked for once per connection. */
+static int limits(struct kix__remote *r, const struct kix_msg_limits **out, struct kix_err *err)
+{
+    struct kix_client_info *info;
+    int rc = KIX_OK;
+
+    if (!r->have_limits) {
+        info = malloc(sizeof(*info));
+        if (!info)
+            return kix_err_set(err, KIX_ENOMEM, "out of memory");
+        rc = kix__remote_info(r, info, err);
+        free(info);
+        if (rc)
+            kix_err_wrap(err, "asking %s for its limits", kix_rpc_addr(r->rpc));
+    }
+    *out = &r->lim;
     return rc;
 }
 
 /* ---- the calls -------------------------------------------------------------- */
 
-int kix__remote_info(struct kix__remote *r, struct kix_client_info *out, struct kix_err *err)
-{
-    struct kix_proto_msg resp;
-    const struct kix_proto_map *m;
-    bool mirror = false;
-    int rc = call(r, "info", NULL, NULL, &resp, &m, err);
-
-    if (rc)
-        return rc;
-    memset(out, 0, sizeof(*out));
-    rc = get_text(m, "origin", out->origin, sizeof(out->origin), 0, err);
-    if (rc == KIX_OK)
-        rc = get_text(m, "logKey", out->log_key, sizeof(out->log_key), 0, err);
-    if (rc == KIX_OK)
-        rc = kix_proto_map_get_u64(m, "size", &out->size, err);
-    if (rc == KIX_OK)
-        rc = get_text(m, "version", out->version, sizeof(out->version), 1, err);
-    if (rc == KIX_OK) {
-        rc = kix_proto_map_get_bool(m, "mirror", &mirror, err);
-        if (rc == KIX_ENOTFOUND)
-            rc = KIX_OK;
-        out->mirror = mirror;
-    }
-    if (rc == KIX_OK)
-        rc = get_text(m, "upstream", out->upstream, sizeof(out->upstream), 1, err);
-    if (rc == KIX_OK)
-        rc = opt_count(m, "upstreamSize", &out->upstream_size, err);
-    if (rc == KIX_OK)
-        rc = opt_count(m, "lagEntries", &out->lag_entries, err);
-    if (rc == KIX_OK) {
-        uint64_t secs = 0;
-        rc = opt_count(m, "lagSeconds", &secs, err);
-        out->lag_seconds = (double)secs;
-    }
-    if (rc == KIX_OK)
-        rc = get_text(m, "lastError", out->last_error, sizeof(out->last_error), 1, err);
-    if (rc == KIX_OK)
-        rc = get_fork(m, out, err);
-    kix_proto_msg_release(&resp);
-    return rc ? bad_answer(r, "info", rc, err) : KIX_OK;
-}
-
 int kix__remote_checkpoint(struct kix__remote *r, uint64_t size, struct kix_buf *note,
                            struct kix_err *err)
 {
-    struct u64_params p = {{"size"}, {size}};
+    struct kix_msg_checkpoint_params p = {size};
+    struct kix_msg_checkpoint_result res;
     struct kix_proto_msg resp;
-    const struct kix_proto_map *m;
-    struct kix_bytes text;
-    int rc = call(r, "checkpoint", put_u64_params, &p, &resp, &m, err);
+    int rc = call(r, "checkpoint", params_checkpoint, &p, &resp, err);
 
     if (rc)
         return rc;
-    rc = kix_proto_map_get_str(m, "checkpoint", &text, err);
-    if (rc == KIX_OK)
-        rc = kix_buf_add(note, text.ptr, text.len);
+    rc = kix_msg_get_checkpoint_result(resp.result, &res, err);
+    if (rc == KIX_OK && kix_buf_add(note, res.checkpoint.ptr, res.checkpoint.len))
+        rc = kix_err_set(err, KIX_ENOMEM, "out of memory");
     kix_proto_msg_release(&resp);
-    if (rc == KIX_ENOMEM)
-        return kix_err_set(err, rc, "out of memory");
     return rc ? bad_answer(r, "checkpoint", rc, err) : KIX_OK;
 }
 
 int kix__remote_entries(struct kix__remote *r, uint64_t start, uint64_t count, kix_entry_fn fn,
                         void *ctx, uint64_t *got, struct kix_err *err)
 {
+    const struct kix_msg_limits *lim = NULL;
     uint64_t n = 0;
-    int rc = KIX_OK;
+    int rc = limits(r, &lim, err);
 
-    while (n < count) {
-        uint64_t want = count - n > ENTRIES_PAGE ? ENTRIES_PAGE : count - n, first;
-        struct u64_params p = {{"start", "count"}, {start + n, want}};
+    while (rc == KIX_OK && n < count) {
+        uint64_t want = count - n > lim->max_entries ? lim->max_entries : count - n;
+        struct kix_msg_get_entries_params p = {start + n, want};
+        struct kix_msg_entries res;
         struct kix_proto_msg resp;
-        const struct kix_proto_map *m;
-        const struct kix_proto_array *a;
         size_t k;
 
         if (start + n < start)
             break; /* past the last possible index */
-        rc = call(r, "get_entries", put_u64_params, &p, &resp, &m, err);
+        rc = call(r, "get_entries", params_get_entries, &p, &resp, err);
         if (rc)
             break;
-        rc = kix_proto_map_get_u64(m, "start", &first, err);
-        if (rc == KIX_OK)
-            rc = kix_proto_map_get_array(m, "entries", &a, &k, err);
-        if (rc == KIX_OK && (first != start + n || k > want))
-            rc = kix_err_set(err, KIX_EINVAL, "asked for %llu entries from %llu, got %zu from %llu",
-                             (unsigned long long)want, (unsigned long long)(start + n), k,
-                             (unsigned long long)first);
-        for (size_t i = 0; rc == KIX_OK && i < k; i++) {
-            struct kix_bytes leaf;
-            rc = kix_proto_value_bin(kix_proto_array_at(a, i), &leaf, err);
-            if (rc)
-                break;
-            rc = fn(ctx, first + i, leaf.ptr, leaf.len);
-            if (rc) {
-                kix_proto_msg_release(&resp);
-                if (got)
-                    *got = n + i;
-                return rc;
-            }
-        }
-        kix_proto_msg_release(&resp);
+        rc = kix_msg_get_get_entries_result(resp.result, (size_t)want, &res, err);
+        if (rc == KIX_OK && res.start != start + n)
+            rc = kix_err_set(err, KIX_EPROTO, "asked for %llu entries from %llu, got %zu from %llu",
+                             (unsigned long long)want, (unsigned long long)(start + n),
+                             res.nentries, (unsigned long long)res.start);
         if (rc) {
+            kix_msg_free(res.owned);
+            kix_proto_msg_release(&resp);
             rc = bad_answer(r, "get_entries", rc, err);
             break;
         }
+        k = res.nentries;
+        for (size_t i = 0; rc == KIX_OK && i < k; i++) {
+            rc = fn(ctx, res.start + i, res.entries[i].ptr, res.entries[i].len);
+            if (rc)
+                n += i;
+        }
+        kix_msg_free(res.owned);
+        kix_proto_msg_release(&resp);
+        if (rc)
+            break;
         n += k;
         if (k == 0)
             break; /* the log ends here */
@@ -311,168 +290,176 @@ int kix__remote_entries(struct kix__remote *r, uint64_t start, uint64_t count, k
 int kix__remote_inclusion(struct kix__remote *r, uint64_t index, uint64_t size,
                           struct kix_hash *proof, size_t *n, struct kix_err *err)
 {
-    struct u64_params p = {{"index", "size"}, {index, size}};
+    struct kix_msg_index_params p = {index, size};
+    struct kix_msg_inclusion_result *res = malloc(sizeof(*res));
     struct kix_proto_msg resp;
-    const struct kix_proto_map *m;
-    int rc = call(r, "inclusion_proof", put_u64_params, &p, &resp, &m, err);
+    int rc;
 
+    if (!res)
+        return kix_err_set(err, KIX_ENOMEM, "out of memory");
+    rc = call(r, "inclusion_proof", params_index, &p, &resp, err);
     if (rc)
-        return rc;
-    rc = get_proof(m, "proof", proof, n, err);
+        goto out;
+    rc = kix_msg_get_inclusion_result(resp.result, res, err);
+    if (rc == KIX_OK) {
+        copy_proof(proof, res->proof, res->nproof);
+        *n = res->nproof;
+    }
     kix_proto_msg_release(&resp);
-    return rc ? bad_answer(r, "inclusion_proof", rc, err) : KIX_OK;
+    if (rc)
+        rc = bad_answer(r, "inclusion_proof", rc, err);
+out:
+    free(res);
+    return rc;
 }
 
 int kix__remote_consistency(struct kix__remote *r, uint64_t size1, uint64_t size2,
                             struct kix_hash *proof, size_t *n, struct kix_err *err)
 {
-    struct u64_params p = {{"size1", "size2"}, {size1, size2}};
+    struct kix_msg_consistency_params p = {size1, size2};
+    struct kix_msg_consistency_result *res = malloc(sizeof(*res));
     struct kix_proto_msg resp;
-    const struct kix_proto_map *m;
-    int rc = call(r, "consistency_proof", put_u64_params, &p, &resp, &m, err);
+    int rc;
 
+    if (!res)
+        return kix_err_set(err, KIX_ENOMEM, "out of memory");
+    rc = call(r, "consistency_proof", params_consistency, &p, &resp, err);
     if (rc)
-        return rc;
-    rc = get_proof(m, "proof", proof, n, err);
+        goto out;
+    rc = kix_msg_get_consistency_result(resp.result, res, err);
+    if (rc == KIX_OK) {
+        copy_proof(proof, res->proof, res->nproof);
+        *n = res->nproof;
+    }
     kix_proto_msg_release(&resp);
-    return rc ? bad_answer(r, "consistency_proof", rc, err) : KIX_OK;
+    if (rc)
+        rc = bad_answer(r, "consistency_proof", rc, err);
+out:
+    free(res);
+    return rc;
 }
 
 int kix__remote_receipt(struct kix__remote *r, uint64_t index, uint64_t size, struct kix_buf *out,
                         struct kix_err *err)
 {
-    struct u64_params p = {{"index", "size"}, {index, size}};
+    struct kix_msg_index_params p = {index, size};
+    struct kix_msg_receipt_result res;
     struct kix_proto_msg resp;
-    const struct kix_proto_map *m;
-    struct kix_bytes text;
-    int rc = call(r, "receipt", put_u64_params, &p, &resp, &m, err);
+    int rc = call(r, "receipt", params_index, &p, &resp, err);
 
     if (rc)
         return rc;
-    rc = kix_proto_map_get_str(m, "receipt", &text, err);
-    if (rc == KIX_OK && kix_buf_add(out, text.ptr, text.len))
+    rc = kix_msg_get_receipt_result(resp.result, &res, err);
+    if (rc == KIX_OK && kix_buf_add(out, res.receipt.ptr, res.receipt.len))
         rc = kix_err_set(err, KIX_ENOMEM, "out of memory");
     kix_proto_msg_release(&resp);
-    if (rc == KIX_ENOMEM)
-        return rc;
     return rc ? bad_answer(r, "receipt", rc, err) : KIX_OK;
 }
 
 int kix__remote_get_object(struct kix__remote *r, const struct kix_digest *d, struct kix_buf *out,
                            struct kix_err *err)
 {
-    char text[KIX_DIGEST_TEXT_LEN + 1];
-    struct str_param p = {"digest", text};
+    struct kix_msg_get_object_params p;
+    struct kix_msg_get_object_result res;
     struct kix_proto_msg resp;
-    const struct kix_proto_map *m;
-    struct kix_bytes obj;
     int rc;
 
-    kix_digest_format(d, text);
-    rc = call(r, "get_object", put_str_param, &p, &resp, &m, err);
+    memcpy(p.digest, d->b, 32);
+    rc = call(r, "get_object", params_get_object, &p, &resp, err);
     if (rc)
         return rc;
-    rc = kix_proto_map_get_bin(m, "object", &obj, err);
-    if (rc == KIX_OK && kix_buf_add(out, obj.ptr, obj.len))
+    rc = kix_msg_get_get_object_result(resp.result, &res, err);
+    if (rc == KIX_OK && kix_buf_add(out, res.object.ptr, res.object.len))
         rc = kix_err_set(err, KIX_ENOMEM, "out of memory");
     kix_proto_msg_release(&resp);
-    if (rc == KIX_ENOMEM)
-        return rc;
     return rc ? bad_answer(r, "get_object", rc, err) : KIX_OK;
 }
 
-struct submit_params {
-    const struct kix_bundle *bundles;
-    size_t n;
-};
+/* ---- submit -------------------------------------------------------------------- */
 
-static int put_submit_params(void *ctx, struct kix_proto_writer *w)
+static size_t bundle_bytes(const struct kix_bundle *b)
 {
-    const struct submit_params *p = ctx;
-
-    kix_proto_put_map(w, 1);
-    kix_proto_put_key(w, "bundles");
-    kix_proto_put_array(w, p->n);
-    for (size_t i = 0; i < p->n; i++) {
-        const struct kix_bundle *b = &p->bundles[i];
-        kix_proto_put_map(w, 2);
-        kix_proto_put_key(w, "envelope");
-        kix_proto_put_bin(w, b->envelope.ptr, b->envelope.len);
-        kix_proto_put_key(w, "objects");
-        kix_proto_put_array(w, b->nobjects);
-        for (size_t k = 0; k < b->nobjects; k++)
-            kix_proto_put_bin(w, b->objects[k].ptr, b->objects[k].len);
-    }
-    return KIX_OK;
+    size_t n = b->envelope.len + SUBMIT_OVERHEAD_BUNDLE;
+    for (size_t k = 0; k < b->nobjects; k++)
+        n += b->objects[k].len + 8;
+    return n;
 }
 
-static int read_submit_result(const struct kix_proto_value *v, struct kix_submit_result *out,
-                              struct kix_err *err)
+/* How many bundles from `from` go in one request: at most maxBatch and as
+ * many as fit maxMessage (at least one: an oversized one is the server's
+ * to refuse). */
+static size_t submit_page(const struct kix_msg_limits *lim, const struct kix_bundle *bundles,
+                          size_t n)
 {
-    const struct kix_proto_map *m, *e;
-    struct kix_bytes text;
-    bool dup = false;
-    int rc = kix_proto_value_map(v, &m, err);
+    size_t k = 0, bytes = SUBMIT_OVERHEAD;
+    while (k < n && k < lim->max_batch) {
+        size_t b = bundle_bytes(&bundles[k]);
+        if (k > 0 && bytes + b > lim->max_message)
+            break;
+        bytes += b;
+        k++;
+    }
+    return k;
+}
 
-    if (rc)
-        return rc;
-    rc = kix_proto_map_get_map(m, "error", &e, err);
-    if (rc == KIX_OK) {
-        int64_t code;
-        rc = kix_proto_map_get_i64(e, "code", &code, err);
-        if (rc == KIX_OK)
-            rc = kix_proto_map_get_str(e, "message", &text, err);
-        if (rc)
-            return rc;
-        out->code = code < 0 && code > -1000 ? (int)code : KIX_EPROTO;
-        snprintf(out->message, sizeof(out->message), "%.*s", (int)text.len, (const char *)text.ptr);
+static int take_submit_item(const struct kix_msg_submit_item *it, struct kix_submit_result *out,
+                            struct kix_err *err)
+{
+    if (it->code) {
+        out->code = it->code > -1000 ? (int)it->code : KIX_EPROTO;
+        snprintf(out->message, sizeof(out->message), "%.*s", (int)it->message.len,
+                 (const char *)it->message.ptr);
         return KIX_OK;
     }
-    if (rc != KIX_ENOTFOUND)
-        return rc;
-    rc = kix_proto_map_get_u64(m, "index", &out->index, err);
-    if (rc == KIX_OK)
-        rc = kix_proto_map_get_bool(m, "duplicate", &dup, err);
-    if (rc == KIX_OK)
-        rc = kix_proto_map_get_str(m, "receipt", &text, err);
-    if (rc == KIX_OK && kix_buf_add(&out->receipt, text.ptr, text.len))
-        rc = kix_err_set(err, KIX_ENOMEM, "out of memory");
-    out->duplicate = dup;
-    return rc;
+    out->index = it->index;
+    out->duplicate = it->duplicate;
+    if (kix_buf_add(&out->receipt, it->receipt.ptr, it->receipt.len))
+        return kix_err_set(err, KIX_ENOMEM, "out of memory");
+    return KIX_OK;
 }
 
 int kix__remote_submit(struct kix__remote *r, const struct kix_bundle *bundles, size_t n,
                        struct kix_submit_result *results, struct kix_err *err)
 {
+    const struct kix_msg_limits *lim = NULL;
+    struct kix_msg_bundle *page = NULL;
+    int rc;
+
     for (size_t i = 0; i < n; i++)
         memset(&results[i], 0, sizeof(results[i]));
-    for (size_t done = 0; done < n;) {
-        struct submit_params p = {bundles + done,
-                                  n - done > SUBMIT_BATCH ? SUBMIT_BATCH : n - done};
-        struct kix_proto_msg resp;
-        const struct kix_proto_map *m;
-        const struct kix_proto_array *a;
-        size_t count;
-        int rc = call(r, "submit", put_submit_params, &p, &resp, &m, err);
-
-        if (rc)
-            return rc;
-        rc = kix_proto_map_get_array(m, "results", &a, &count, err);
-        if (rc == KIX_OK && count != p.n)
-            rc = kix_err_set(err, KIX_EINVAL, "%zu results for %zu bundles", count, p.n);
-        for (size_t i = 0; rc == KIX_OK && i < count; i++) {
-            rc = read_submit_result(kix_proto_array_at(a, i), &results[done + i], err);
-            if (rc)
-                kix_err_wrap(err, "results[%zu]", i);
-        }
-        kix_proto_msg_release(&resp);
-        if (rc == KIX_ENOMEM)
-            return rc;
-        if (rc)
-            return bad_answer(r, "submit", rc, err);
-        done += p.n;
+    rc = limits(r, &lim, err);
+    if (rc == KIX_OK && n > 0) {
+        page = calloc(n < lim->max_batch ? n : (size_t)lim->max_batch, sizeof(*page));
+        if (!page)
+            rc = kix_err_set(err, KIX_ENOMEM, "out of memory");
     }
-    return KIX_OK;
+    for (size_t done = 0; rc == KIX_OK && done < n;) {
+        struct kix_msg_submit_params p = {submit_page(lim, bundles + done, n - done), page, NULL};
+        struct kix_msg_submit_result res;
+        struct kix_proto_msg resp;
+
+        for (size_t i = 0; i < p.nbundles; i++) {
+            page[i].envelope = bundles[done + i].envelope;
+            page[i].nobjects = bundles[done + i].nobjects;
+            page[i].objects = bundles[done + i].objects;
+        }
+        rc = call(r, "submit", params_submit, &p, &resp, err);
+        if (rc)
+            break;
+        rc = kix_msg_get_submit_result(resp.result, p.nbundles, &res, err);
+        if (rc == KIX_OK && res.nresults != p.nbundles)
+            rc = kix_err_set(err, KIX_EPROTO, "%zu results for %zu bundles", res.nresults,
+                             p.nbundles);
+        for (size_t i = 0; rc == KIX_OK && i < res.nresults; i++)
+            rc = take_submit_item(&res.results[i], &results[done + i], err);
+        kix_msg_free(res.owned);
+        kix_proto_msg_release(&resp);
+        if (rc)
+            rc = bad_answer(r, "submit", rc, err);
+        done += p.nbundles;
+    }
+    free(page);
+    return rc;
 }
 
 /* ---- resolve ---------------------------------------------------------------- */
@@ -481,50 +468,6 @@ static void free_msg(void *p)
 {
     kix_proto_msg_release(p);
     free(p);
-}
-
-static int read_digest(const struct kix_proto_map *m, const char *name, struct kix_digest *d,
-                       struct kix_err *err)
-{
-    struct kix_bytes text;
-    int rc = kix_proto_map_get_str(m, name, &text, err);
-    return rc ? rc : kix_digest_parse((const char *)text.ptr, text.len, d, err);
-}
-
-static int opt_u64(const struct kix_proto_map *m, const char *name, uint64_t *out,
-                   struct kix_err *err)
-{
-    int rc = kix_proto_map_get_u64(m, name, out, err);
-    if (rc == KIX_ENOTFOUND) {
-        *out = KIX_NO_INDEX;
-        return KIX_OK;
-    }
-    return rc;
-}
-
-static int read_objects(const struct kix_proto_map *m, struct kix_resolution *res,
-                        struct kix_err *err)
-{
-    const struct kix_proto_array *a;
-    size_t n;
-    int rc = kix_proto_map_get_array(m, "objects", &a, &n, err);
-
-    if (rc)
-        return rc;
-    if (n > KIX_RESOLVE_MAX_OBJECTS)
-        return kix_err_set(err, KIX_EINVAL, "%zu objects, over %u", n, KIX_RESOLVE_MAX_OBJECTS);
-    for (size_t i = 0; i < n; i++) {
-        const struct kix_proto_map *o;
-        rc = kix_proto_value_map(kix_proto_array_at(a, i), &o, err);
-        if (rc == KIX_OK)
-            rc = read_digest(o, "digest", &res->objects[i].digest, err);
-        if (rc == KIX_OK)
-            rc = kix_proto_map_get_bin(o, "object", &res->objects[i].bytes, err);
-        if (rc)
-            return kix_err_wrap(err, "objects[%zu]", i);
-        res->nobjects++;
-    }
-    return KIX_OK;
 }
 
 static int entry_type(const struct kix_bytes *name)
@@ -537,115 +480,80 @@ static int entry_type(const struct kix_bytes *name)
     return -1;
 }
 
-static int read_entries(const struct kix_proto_map *m, struct kix_resolution *res,
-                        struct kix_err *err)
-{
-    const struct kix_proto_array *a;
-    size_t n;
-    int rc = kix_proto_map_get_array(m, "entries", &a, &n, err);
-
-    if (rc)
-        return rc;
-    if (n > KIX_RESOLVE_MAX_ENTRIES)
-        return kix_err_set(err, KIX_EINVAL, "%zu entries, over %u", n, KIX_RESOLVE_MAX_ENTRIES);
-    res->entries = calloc(n ? n : 1, sizeof(*res->entries));
-    if (!res->entries)
-        return kix_err_set(err, KIX_ENOMEM, "out of memory");
-    for (size_t i = 0; i < n; i++) {
-        struct kix_resolution_entry *e = &res->entries[i];
-        const struct kix_proto_map *o;
-        struct kix_bytes type;
-        rc = kix_proto_value_map(kix_proto_array_at(a, i), &o, err);
-        if (rc == KIX_OK)
-            rc = kix_proto_map_get_u64(o, "index", &e->index, err);
-        if (rc == KIX_OK)
-            rc = kix_proto_map_get_str(o, "type", &type, err);
-        if (rc == KIX_OK && (e->type = entry_type(&type)) < 0)
-            rc = kix_err_set(err, KIX_EINVAL, "unknown entry type \"%.*s\"",
-                             (int)(type.len > 40 ? 40 : type.len), (const char *)type.ptr);
-        if (rc == KIX_OK)
-            rc = kix_proto_map_get_bin(o, "leaf", &e->leaf, err);
-        if (rc == KIX_OK)
-            rc = get_proof(o, "proof", e->proof, &e->nproof, err);
-        if (rc)
-            return kix_err_wrap(err, "entries[%zu]", i);
-        res->nentries++;
-    }
-    return KIX_OK;
-}
-
-static int read_resolution(const struct kix_proto_map *m, struct kix_resolution *res,
+static int read_resolution(const struct kix_msg_resolve_result *m, struct kix_resolution *res,
                            struct kix_err *err)
 {
-    struct kix_bytes ev;
-    int rc = get_text(m, "runId", res->run.run_id, sizeof(res->run.run_id), 0, err);
+    struct kix_run_info *run = &res->run;
+    int rc = copy_text(m->run_id, "runId", run->run_id, sizeof(run->run_id), err);
 
     if (rc == KIX_OK)
-        rc = read_digest(m, "digest", &res->run.manifest, err);
+        rc = copy_text(m->successor, "successor", res->successor, sizeof(res->successor), err);
     if (rc == KIX_OK)
-        rc = kix_proto_map_get_str(m, "evidence", &ev, err);
-    if (rc == KIX_OK) {
-        res->run.evidence = kix_evidence_parse((const char *)ev.ptr, ev.len);
-        if (res->run.evidence < 0)
-            rc = kix_err_set(err, KIX_EINVAL, "unknown evidence level");
+        rc = copy_text(m->predecessor, "predecessor", res->predecessor, sizeof(res->predecessor),
+                       err);
+    if (rc == KIX_OK && m->ranked)
+        rc = copy_text(m->best, "best", res->rank.best, sizeof(res->rank.best), err);
+    if (rc)
+        return rc;
+    run->evidence = kix_evidence_parse((const char *)m->evidence.ptr, m->evidence.len);
+    if (run->evidence < 0)
+        return kix_err_set(err, KIX_EPROTO, "unknown evidence level \"%.*s\"",
+                           (int)(m->evidence.len > 40 ? 40 : m->evidence.len),
+                           (const char *)m->evidence.ptr);
+    memcpy(run->manifest.b, m->digest, 32);
+    memcpy(run->publisher, m->publisher, 32);
+    run->publication_index = m->publication_index;
+    run->evidence_index = m->evidence_index;
+    run->superseded_by_index = m->superseded_by_index;
+    run->supersedes_index = m->supersedes_index;
+    run->attestations = m->attestations;
+    run->reruns = m->reruns;
+    if (m->ranked) {
+        run->grouped = 1;
+        memcpy(run->comparison_key.b, m->comparison_key, 32);
+        res->rank.rank = m->rank;
+        res->rank.group_size = m->group_size;
     }
-    if (rc == KIX_OK)
-        rc = get_text(m, "successor", res->successor, sizeof(res->successor), 1, err);
-    if (rc == KIX_OK)
-        rc = get_text(m, "predecessor", res->predecessor, sizeof(res->predecessor), 1, err);
-    if (rc == KIX_OK)
-        rc = opt_u64(m, "publicationIndex", &res->run.publication_index, err);
-    if (rc == KIX_OK)
-        rc = opt_u64(m, "evidenceIndex", &res->run.evidence_index, err);
-    if (rc == KIX_OK)
-        rc = opt_u64(m, "supersededByIndex", &res->run.superseded_by_index, err);
-    if (rc == KIX_OK)
-        rc = opt_u64(m, "supersedesIndex", &res->run.supersedes_index, err);
-    if (rc == KIX_OK)
-        rc = opt_u64(m, "attestations", &res->run.attestations, err);
-    if (rc == KIX_OK)
-        rc = opt_u64(m, "reruns", &res->run.reruns, err);
-    if (rc == KIX_OK)
-        rc = opt_u64(m, "rank", &res->rank.rank, err);
-    if (rc == KIX_OK && res->rank.rank != KIX_NO_INDEX) {
-        rc = kix_proto_map_get_u64(m, "groupSize", &res->rank.group_size, err);
-        if (rc == KIX_OK)
-            rc = get_text(m, "best", res->rank.best, sizeof(res->rank.best), 0, err);
-        if (rc == KIX_OK)
-            rc = read_digest(m, "comparisonKey", &res->run.comparison_key, err);
-        res->run.grouped = 1;
-    } else if (rc == KIX_OK) {
-        res->rank.rank = 0;
+    res->manifest = m->manifest;
+    for (size_t i = 0; i < m->nobjects; i++) {
+        memcpy(res->objects[i].digest.b, m->objects[i].digest, 32);
+        res->objects[i].bytes = m->objects[i].object;
+        res->nobjects++;
     }
-    if (rc == KIX_OK)
-        rc = kix_proto_map_get_bin(m, "manifest", &res->manifest, err);
-    if (rc == KIX_OK)
-        rc = read_objects(m, res, err);
-    if (rc == KIX_OK)
-        rc = read_entries(m, res, err);
-    if (rc == KIX_OK)
-        rc = kix_proto_map_get_str(m, "checkpoint", &res->checkpoint, err);
-    if (rc == KIX_OK)
-        rc = kix_proto_map_get_u64(m, "size", &res->size, err);
-    if (res->run.attestations == KIX_NO_INDEX)
-        res->run.attestations = 0;
-    if (res->run.reruns == KIX_NO_INDEX)
-        res->run.reruns = 0;
-    return rc;
+    res->entries = calloc(m->nentries ? m->nentries : 1, sizeof(*res->entries));
+    if (!res->entries)
+        return kix_err_set(err, KIX_ENOMEM, "out of memory");
+    for (size_t i = 0; i < m->nentries; i++) {
+        const struct kix_msg_resolve_entry *in = &m->entries[i];
+        struct kix_resolution_entry *e = &res->entries[i];
+        e->index = in->index;
+        e->type = entry_type(&in->type);
+        if (e->type < 0)
+            return kix_err_set(err, KIX_EPROTO, "entries[%zu]: unknown entry type \"%.*s\"", i,
+                               (int)(in->type.len > 40 ? 40 : in->type.len),
+                               (const char *)in->type.ptr);
+        e->leaf = in->leaf;
+        e->nproof = in->nproof;
+        copy_proof(e->proof, in->proof, in->nproof);
+        res->nentries++;
+    }
+    res->checkpoint = m->checkpoint;
+    res->size = m->size;
+    return KIX_OK;
 }
 
 int kix__remote_resolve(struct kix__remote *r, const char *ref, struct kix_resolution *out,
                         struct kix_err *err)
 {
-    struct str_param p = {"ref", ref};
+    struct kix_msg_resolve_params p = {{(const uint8_t *)ref, strlen(ref)}};
     struct kix_proto_msg *resp = malloc(sizeof(*resp));
-    const struct kix_proto_map *m;
+    struct kix_msg_resolve_result m;
     int rc;
 
     kix_resolution_init(out);
     if (!resp)
         return kix_err_set(err, KIX_ENOMEM, "out of memory");
-    rc = call(r, "resolve", put_str_param, &p, resp, &m, err);
+    rc = call(r, "resolve", params_resolve, &p, resp, err);
     if (rc) {
         free(resp);
         return rc;
@@ -653,246 +561,197 @@ int kix__remote_resolve(struct kix__remote *r, const char *ref, struct kix_resol
     /* the views in *out point into the response, kept alive by backing */
     out->backing = resp;
     out->backing_free = free_msg;
-    rc = read_resolution(m, out, err);
+    rc = kix_msg_get_resolve_result(resp->result, KIX_RESOLVE_MAX_OBJECTS, KIX_RESOLVE_MAX_ENTRIES,
+                                    &m, err);
+    if (rc == KIX_OK)
+        rc = read_resolution(&m, out, err);
+    kix_msg_free(m.owned);
     if (rc) {
         kix_resolution_release(out);
-        return rc == KIX_ENOMEM ? rc : bad_answer(r, "resolve", rc, err);
+        return bad_answer(r, "resolve", rc, err);
     }
     return KIX_OK;
 }
+
+/* ---- checkpoints, objects, query, cosignatures ---------------------------------- */
+
 int kix__remote_checkpoints(struct kix__remote *r, uint64_t after, size_t limit,
                             kix_checkpoint_fn fn, void *ctx, struct kix_err *err)
 {
-    size_t done = 0;
+    const struct kix_msg_limits *lim = NULL;
+    size_t done = 0, n = 1;
+    int rc = limits(r, &lim, err);
 
-    while (done < limit) {
-        struct u64_params p = {{"after", "limit", NULL},
-                               {after, limit - done > 1000 ? 1000 : limit - done, KIX_NO_INDEX}};
+    /* pages of at most maxCheckpoints, until the limit or an empty page */
+    while (rc == KIX_OK && done < limit && n > 0) {
+        size_t want =
+            limit - done > lim->max_checkpoints ? (size_t)lim->max_checkpoints : limit - done;
+        struct kix_msg_checkpoints_params p = {after, want};
+        struct kix_msg_checkpoints_result res;
         struct kix_proto_msg resp;
-        const struct kix_proto_map *m;
-        const struct kix_proto_array *a;
-        size_t n = 0;
-        int rc = call(r, "checkpoints", put_u64_params, &p, &resp, &m, err);
+        bool shape;
 
+        rc = call(r, "checkpoints", params_checkpoints, &p, &resp, err);
         if (rc)
-            return rc;
-        rc = kix_proto_map_get_array(m, "checkpoints", &a, &n, err);
-        for (size_t i = 0; rc == KIX_OK && i < n; i++) {
-            const struct kix_proto_map *item;
-            struct kix_bytes note;
-            uint64_t size = 0;
-            rc = kix_proto_value_map(kix_proto_array_at(a, i), &item, err);
-            if (rc == KIX_OK)
-                rc = kix_proto_map_get_u64(item, "size", &size, err);
-            if (rc == KIX_OK)
-                rc = kix_proto_map_get_str(item, "checkpoint", &note, err);
-            if (rc == KIX_OK && size <= after)
-                rc = kix_err_set(err, KIX_EINVAL, "checkpoints out of order");
-            if (rc) {
-                kix_proto_msg_release(&resp);
-                return bad_answer(r, "checkpoints", rc, err);
-            }
-            after = size;
-            rc = fn(ctx, size, note.ptr, note.len);
-            if (rc) {
-                kix_proto_msg_release(&resp);
-                return rc;
-            }
-        }
-        kix_proto_msg_release(&resp);
-        if (rc)
-            return bad_answer(r, "checkpoints", rc, err);
-        if (n == 0)
             break;
+        rc = kix_msg_get_checkpoints_result(resp.result, want, &res, err);
+        shape = rc != KIX_OK;
+        n = res.ncheckpoints;
+        for (size_t i = 0; rc == KIX_OK && i < n; i++) {
+            const struct kix_msg_checkpoint_item *it = &res.checkpoints[i];
+            if (it->size <= after) {
+                rc = kix_err_set(err, KIX_EPROTO, "checkpoints out of order");
+                shape = true;
+                break;
+            }
+            after = it->size;
+            rc = fn(ctx, it->size, it->checkpoint.ptr, it->checkpoint.len);
+        }
+        if (shape)
+            rc = bad_answer(r, "checkpoints", rc, err);
+        kix_msg_free(res.owned);
+        kix_proto_msg_release(&resp);
         done += n;
     }
-    return KIX_OK;
-}
-
-struct digests_params {
-    const struct kix_digest *digests;
-    size_t n;
-};
-
-static int put_digests_params(void *ctx, struct kix_proto_writer *w)
-{
-    const struct digests_params *p = ctx;
-    char text[KIX_DIGEST_TEXT_LEN + 1];
-
-    kix_proto_put_map(w, 1);
-    kix_proto_put_key(w, "digests");
-    kix_proto_put_array(w, p->n);
-    for (size_t i = 0; i < p->n; i++) {
-        kix_digest_format(&p->digests[i], text);
-        kix_proto_put_str(w, text, KIX_DIGEST_TEXT_LEN);
-    }
-    return KIX_OK;
+    return rc;
 }
 
 int kix__remote_get_objects(struct kix__remote *r, const struct kix_digest *digests, size_t n,
                             kix_object_fn fn, void *ctx, struct kix_err *err)
 {
-    struct digests_params p = {digests, n};
-    struct kix_proto_msg resp;
-    const struct kix_proto_map *m;
-    const struct kix_proto_array *a;
-    size_t count = 0;
-    int rc = call(r, "get_objects", put_digests_params, &p, &resp, &m, err);
+    const struct kix_msg_limits *lim = NULL;
+    uint8_t(*d)[32] = NULL;
+    int rc = limits(r, &lim, err);
 
-    if (rc)
-        return rc;
-    rc = kix_proto_map_get_array(m, "objects", &a, &count, err);
-    if (rc == KIX_OK && count != n)
-        rc = kix_err_set(err, KIX_EINVAL, "%zu objects for %zu digests", count, n);
-    for (size_t i = 0; rc == KIX_OK && i < n; i++) {
-        const struct kix_proto_value *v = kix_proto_array_at(a, i);
-        struct kix_bytes obj;
-        if (kix_proto_value_is_nil(v)) {
-            rc = fn(ctx, i, NULL, 0);
-            if (rc)
-                break;
-            continue;
-        }
-        rc = kix_proto_value_bin(v, &obj, err);
-        if (rc) {
-            rc = bad_answer(r, "get_objects", rc, err);
-            break;
-        }
-        rc = fn(ctx, i, obj.ptr, obj.len);
+    if (rc == KIX_OK && n > 0) {
+        d = calloc(n, 32);
+        if (!d)
+            rc = kix_err_set(err, KIX_ENOMEM, "out of memory");
     }
-    kix_proto_msg_release(&resp);
-    if (rc == KIX_EINVAL)
-        return bad_answer(r, "get_objects", rc, err);
+    for (size_t i = 0; rc == KIX_OK && i < n; i++)
+        memcpy(d[i], digests[i].b, 32);
+    /* pages of at most maxObjects digests */
+    for (size_t done = 0; rc == KIX_OK && done < n;) {
+        size_t want = n - done > lim->max_objects ? (size_t)lim->max_objects : n - done;
+        struct kix_msg_get_objects_params p = {want, (const uint8_t(*)[32])(d + done), NULL};
+        struct kix_msg_get_objects_result res;
+        struct kix_proto_msg resp;
+
+        rc = call(r, "get_objects", params_get_objects, &p, &resp, err);
+        if (rc)
+            break;
+        rc = kix_msg_get_get_objects_result(resp.result, want, &res, err);
+        if (rc == KIX_OK && res.nobjects != want)
+            rc = kix_err_set(err, KIX_EPROTO, "%zu objects for %zu digests", res.nobjects, want);
+        if (rc)
+            rc = bad_answer(r, "get_objects", rc, err);
+        for (size_t i = 0; rc == KIX_OK && i < want; i++)
+            rc = fn(ctx, done + i, res.objects[i].ptr, res.objects[i].ptr ? res.objects[i].len : 0);
+        kix_msg_free(res.owned);
+        kix_proto_msg_release(&resp);
+        done += want;
+    }
+    free(d);
     return rc;
 }
 
-struct query_params {
-    const struct kix_query *q;
-    char group[KIX_DIGEST_TEXT_LEN + 1];
-};
-
-static void put_opt_str(struct kix_proto_writer *w, const char *name, const char *v)
+static struct kix_bytes opt_text(const char *s)
 {
-    if (!v)
-        return;
-    kix_proto_put_key(w, name);
-    kix_proto_put_cstr(w, v);
+    struct kix_bytes b = {(const uint8_t *)s, s ? strlen(s) : 0};
+    return b;
 }
 
-static int put_query_params(void *ctx, struct kix_proto_writer *w)
+static int read_row(const struct kix_msg_query_run *in, struct kix_query_row *row,
+                    struct kix_err *err)
 {
-    const struct query_params *p = ctx;
-    const struct kix_query *q = p->q;
-    size_t n = 2 + !!q->kernel + !!q->gpu + !!q->provider + !!q->mode + !!q->metric + !!q->group;
-
-    kix_proto_put_map(w, n);
-    put_opt_str(w, "kernel", q->kernel);
-    put_opt_str(w, "gpu", q->gpu);
-    put_opt_str(w, "provider", q->provider);
-    put_opt_str(w, "mode", q->mode);
-    put_opt_str(w, "metric", q->metric);
-    put_opt_str(w, "group", q->group ? p->group : NULL);
-    kix_proto_put_key(w, "offset");
-    kix_proto_put_u64(w, q->offset);
-    kix_proto_put_key(w, "limit");
-    return kix_proto_put_u64(w, q->limit);
-}
-
-static int read_row(const struct kix_proto_value *v, struct kix_query_row *row, struct kix_err *err)
-{
-    const struct kix_proto_map *m;
-    struct kix_bytes ev;
-    int rc = kix_proto_value_map(v, &m, err);
+    int rc;
 
     memset(row, 0, sizeof(*row));
+    rc = copy_text(in->run_id, "runId", row->run_id, sizeof(row->run_id), err);
     if (rc == KIX_OK)
-        rc = get_text(m, "runId", row->run_id, sizeof(row->run_id), 0, err);
+        rc = copy_text(in->kernel, "kernel", row->kernel, sizeof(row->kernel), err);
     if (rc == KIX_OK)
-        rc = read_digest(m, "digest", &row->manifest, err);
+        rc = copy_text(in->gpu, "gpu", row->gpu, sizeof(row->gpu), err);
     if (rc == KIX_OK)
-        rc = read_digest(m, "group", &row->group, err);
+        rc = copy_text(in->provider, "provider", row->provider, sizeof(row->provider), err);
     if (rc == KIX_OK)
-        rc = kix_proto_map_get_u64(m, "rank", &row->rank, err);
+        rc = copy_text(in->mode, "mode", row->mode, sizeof(row->mode), err);
     if (rc == KIX_OK)
-        rc = kix_proto_map_get_u64(m, "groupSize", &row->group_size, err);
-    if (rc == KIX_OK)
-        rc = kix_proto_map_get_u64(m, "value", &row->value, err);
-    if (rc == KIX_OK)
-        rc = kix_proto_map_get_str(m, "evidence", &ev, err);
-    if (rc == KIX_OK)
-        row->evidence = kix_evidence_parse((const char *)ev.ptr, ev.len);
-    if (rc == KIX_OK)
-        rc = get_text(m, "kernel", row->kernel, sizeof(row->kernel), 1, err);
-    if (rc == KIX_OK)
-        rc = get_text(m, "gpu", row->gpu, sizeof(row->gpu), 1, err);
-    if (rc == KIX_OK)
-        rc = get_text(m, "provider", row->provider, sizeof(row->provider), 1, err);
-    if (rc == KIX_OK)
-        rc = get_text(m, "mode", row->mode, sizeof(row->mode), 1, err);
-    if (rc == KIX_OK)
-        rc = get_text(m, "metric", row->metric, sizeof(row->metric), 1, err);
+        rc = copy_text(in->metric, "metric", row->metric, sizeof(row->metric), err);
+    memcpy(row->manifest.b, in->digest, 32);
+    memcpy(row->group.b, in->group, 32);
+    row->rank = in->rank;
+    row->group_size = in->group_size;
+    row->value = in->value;
+    row->evidence = kix_evidence_parse((const char *)in->evidence.ptr, in->evidence.len);
     return rc;
 }
 
 int kix__remote_query(struct kix__remote *r, const struct kix_query *q, kix_query_fn fn, void *ctx,
                       uint64_t *matched, struct kix_err *err)
 {
-    struct query_params p;
-    struct kix_proto_msg resp;
-    const struct kix_proto_map *m;
-    const struct kix_proto_array *a;
-    size_t n = 0;
-    int rc;
+    const struct kix_msg_limits *lim = NULL;
+    struct kix_msg_query_params p;
+    uint64_t done = 0;
+    int rc = limits(r, &lim, err);
 
-    p.q = q;
-    if (q->group)
-        kix_digest_format(q->group, p.group);
-    rc = call(r, "query", put_query_params, &p, &resp, &m, err);
-    if (rc)
-        return rc;
-    rc = kix_proto_map_get_u64(m, "matched", matched, err);
-    if (rc == KIX_OK)
-        rc = kix_proto_map_get_array(m, "runs", &a, &n, err);
-    for (size_t i = 0; rc == KIX_OK && i < n; i++) {
-        struct kix_query_row row;
-        rc = read_row(kix_proto_array_at(a, i), &row, err);
-        if (rc) {
-            rc = bad_answer(r, "query", rc, err);
-            break;
-        }
-        rc = fn(ctx, &row);
+    kix_msg_query_params_init(&p);
+    p.kernel = opt_text(q->kernel);
+    p.gpu = opt_text(q->gpu);
+    p.provider = opt_text(q->provider);
+    p.mode = opt_text(q->mode);
+    p.metric = opt_text(q->metric);
+    if (q->group) {
+        p.has_group = true;
+        memcpy(p.group, q->group->b, 32);
     }
-    kix_proto_msg_release(&resp);
-    if (rc == KIX_ENOTFOUND)
-        return bad_answer(r, "query", rc, err);
+    /* pages of at most maxRuns runs (a limit of 0 is the server's to refuse) */
+    while (rc == KIX_OK) {
+        uint64_t want = q->limit - done > lim->max_runs ? lim->max_runs : q->limit - done;
+        struct kix_msg_query_result res;
+        struct kix_proto_msg resp;
+        size_t n;
+
+        p.offset = q->offset + done ? q->offset + done : KIX_MSG_ABSENT;
+        p.limit = want;
+        rc = call(r, "query", params_query, &p, &resp, err);
+        if (rc)
+            break;
+        rc = kix_msg_get_query_result(resp.result, (size_t)want, &res, err);
+        if (rc)
+            rc = bad_answer(r, "query", rc, err);
+        else if (done == 0 && matched)
+            *matched = res.matched;
+        n = res.nruns;
+        for (size_t i = 0; rc == KIX_OK && i < n; i++) {
+            struct kix_query_row row;
+            rc = read_row(&res.runs[i], &row, err);
+            if (rc)
+                rc = bad_answer(r, "query", rc, err);
+            else
+                rc = fn(ctx, &row);
+        }
+        kix_msg_free(res.owned);
+        kix_proto_msg_release(&resp);
+        done += n;
+        if (n < want || done >= q->limit)
+            break;
+    }
     return rc;
-}
-
-struct cosig_params {
-    const char *checkpoint, *line;
-    size_t len, line_len;
-};
-
-static int put_cosig_params(void *ctx, struct kix_proto_writer *w)
-{
-    const struct cosig_params *p = ctx;
-    kix_proto_put_map(w, 2);
-    kix_proto_put_key(w, "checkpoint");
-    kix_proto_put_str(w, p->checkpoint, p->len);
-    kix_proto_put_key(w, "cosignature");
-    return kix_proto_put_str(w, p->line, p->line_len);
 }
 
 int kix__remote_add_cosignature(struct kix__remote *r, const char *checkpoint, size_t len,
                                 const char *line, size_t line_len, struct kix_err *err)
 {
-    struct cosig_params p = {checkpoint, line, len, line_len};
+    struct kix_msg_add_cosignature_params p = {{(const uint8_t *)checkpoint, len},
+                                               {(const uint8_t *)line, line_len}};
+    struct kix_msg_add_cosignature_result res;
     struct kix_proto_msg resp;
-    const struct kix_proto_map *m;
-    int rc = call(r, "add_cosignature", put_cosig_params, &p, &resp, &m, err);
+    int rc = call(r, "add_cosignature", params_add_cosignature, &p, &resp, err);
 
     if (rc)
         return rc;
+    rc = kix_msg_get_add_cosignature_result(resp.result, &res, err);
     kix_proto_msg_release(&resp);
-    return KIX_OK;
+    return rc ? bad_answer(r, "add_cosignature", rc, err) : KIX_OK;
 }

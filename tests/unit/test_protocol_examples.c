@@ -1,12 +1,14 @@
 /* The worked examples of proto/PROTOCOL.md section 2: each is built here
- * with the kix_proto writer from real values (a fixed log key, signed
- * checkpoints, a receipt that verifies) and must appear byte for byte in
+ * with the message codec kixd and the client use (kix/messages.h) from real
+ * values (a fixed log key, signed checkpoints, a receipt that verifies) and
+ * must appear byte for byte in
  * the document under its `<!-- example NAME -->` marker. With the
  * environment variable KIX_PRINT_EXAMPLES set, the `print` case writes the
  * markdown of every example to stdout instead. */
 #include "harness.h"
 #include "kix/digest.h"
 #include "kix/merkle.h"
+#include "kix/messages.h"
 #include "kix/note.h"
 #include "kix/proto.h"
 #include "kix/receipt.h"
@@ -94,289 +96,279 @@ static void text_digest(const char *text, char out[KIX_DIGEST_TEXT_LEN + 1])
     kix_digest_format(&d, out);
 }
 
-#define W         (&w)
-#define KEY(k)    kix_proto_put_key(W, k)
-#define STR(s)    kix_proto_put_cstr(W, s)
-#define U64(v)    kix_proto_put_u64(W, v)
-#define BIN(p, n) kix_proto_put_bin(W, p, n)
-#define MAP(n)    kix_proto_put_map(W, n)
-#define ARR(n)    kix_proto_put_array(W, n)
+/* A view of a C string. */
+static struct kix_bytes T(const char *s) {
+    struct kix_bytes b = {(const uint8_t *)s, strlen(s)};
+    return b;
+}
 
-/* Builds example `name` into out; 0 when the name is unknown. */
+static void
+digest_bytes(const char *text, uint8_t out[32])
+{
+    struct kix_digest d;
+    if (kix_digest_parse(text, strlen(text), &d, NULL))
+        abort();
+    memcpy(out, d.b, 32);
+}
+
+/* What kixd answers to info with its default limits. */
+static void info_of(const struct ex *e, struct kix_msg_info *m, bool mirror)
+{
+    kix_msg_info_init(m);
+    m->origin = T(ORIGIN);
+    m->log_key = T(e->vkey);
+    m->size = 2;
+    m->version = T("kixd 0.1.0");
+    m->mirror = mirror;
+    m->has_limits = true;
+    m->limits.max_message = 16777216;
+    m->limits.max_in_flight = 256;
+    m->limits.max_batch = 1024;
+    m->limits.max_entries = 1000;
+    m->limits.max_objects = 1024;
+    m->limits.max_checkpoints = 1000;
+    m->limits.max_runs = 1000;
+}
+
+/* The resolution of run-1 (ranked: with its comparison group). */
+static void resolution_of(const struct ex *e, struct kix_msg_resolve_result *m,
+                          struct kix_msg_resolve_entry *entry, bool ranked)
+{
+    struct kix_digest id;
+    char group[KIX_DIGEST_TEXT_LEN + 1];
+
+    memset(m, 0, sizeof(*m));
+    memset(entry, 0, sizeof(*entry));
+    kix_digest_of(kix_signer_public_key(e->key), 32, &id);
+    m->run_id = T("run-1");
+    digest_bytes(e->empty_digest, m->digest);
+    m->permalink = T("https://" ORIGIN "/runs/run-1");
+    m->evidence = T("reported");
+    m->evidence_index = m->superseded_by_index = m->supersedes_index = KIX_MSG_ABSENT;
+    if (ranked) {
+        text_digest("group", group);
+        m->ranked = true;
+        digest_bytes(group, m->comparison_key);
+        m->rank = 1;
+        m->group_size = 2;
+        m->best = T("run-1");
+    }
+    memcpy(m->publisher, id.b, 32);
+    m->publication_index = 1;
+    m->manifest = T("{}");
+    entry->index = 1;
+    entry->type = T("publication");
+    entry->leaf = T("e1");
+    entry->nproof = 1;
+    memcpy(entry->proof[0], e->h0.b, 32);
+    m->nentries = 1;
+    m->entries = entry;
+    m->checkpoint = T(e->note2);
+    m->size = 2;
+}
+
+/* Builds example `name` into out with the codec kixd and the client use;
+ * 0 when the name is unknown. */
 static int build(const struct ex *e, const char *name, struct kix_buf *out)
 {
     struct kix_proto_writer w;
     struct kix_err err;
+    struct kix_msg_info info;
+    struct kix_msg_resolve_result res;
+    struct kix_msg_resolve_entry entry;
 
     kix_proto_writer_init(&w, out);
     if (strcmp(name, "info.request") == 0) {
-        kix_proto_begin_request(W, 1, "info");
-        MAP(0);
+        kix_proto_begin_request(&w, 1, "info");
+        kix_proto_put_map(&w, 0); /* no params */
     } else if (strcmp(name, "info.response") == 0) {
-        kix_proto_begin_response(W, 1);
-        MAP(6);
-        KEY("origin"), STR(ORIGIN);
-        KEY("logKey"), STR(e->vkey);
-        KEY("size"), U64(2);
-        KEY("version"), STR("kixd 0.1.0");
-        KEY("mirror"), kix_proto_put_bool(W, false);
-        KEY("limits"), MAP(5);
-        KEY("maxMessage"), U64(16777216);
-        KEY("maxInFlight"), U64(256);
-        KEY("maxBatch"), U64(1024);
-        KEY("maxEntries"), U64(1000);
-        KEY("maxObjects"), U64(1024);
+        info_of(e, &info, false);
+        kix_proto_begin_response(&w, 1);
+        kix_msg_put_info_result(&w, &info);
+    } else if (strcmp(name, "info.mirror_response") == 0) {
+        info_of(e, &info, true);
+        info.upstream = T("tcp://log.example:7420");
+        info.upstream_size = 3;
+        info.lag_entries = 1;
+        info.lag_seconds = 2;
+        kix_proto_begin_response(&w, 1);
+        kix_msg_put_info_result(&w, &info);
     } else if (strcmp(name, "submit.request") == 0) {
-        kix_proto_begin_request(W, 2, "submit");
-        MAP(1);
-        KEY("bundles"), ARR(2);
-        MAP(2);
-        KEY("envelope"), BIN("e1", 2);
-        KEY("objects"), ARR(1), BIN("{}", 2);
-        MAP(1);
-        KEY("envelope"), BIN("e2", 2);
+        struct kix_bytes obj = T("{}");
+        struct kix_msg_bundle b[2] = {{T("e1"), 1, &obj}, {T("e2"), 0, NULL}};
+        struct kix_msg_submit_params p = {2, b, NULL};
+        kix_proto_begin_request(&w, 2, "submit");
+        kix_msg_put_submit_params(&w, &p);
     } else if (strcmp(name, "submit.response") == 0) {
-        kix_proto_begin_response(W, 2);
-        MAP(2);
-        KEY("results"), ARR(2);
-        MAP(4);
-        KEY("index"), U64(1);
-        KEY("leafHash"), BIN(e->h1.b, 32);
-        KEY("duplicate"), kix_proto_put_bool(W, false);
-        KEY("receipt"), STR(e->receipt);
-        MAP(1);
-        KEY("error"), MAP(2);
-        KEY("code"), kix_proto_put_i64(W, KIX_EINVAL);
-        KEY("message"), STR("malformed DSSE envelope");
-        KEY("size"), U64(2);
+        struct kix_msg_submit_item it[2];
+        struct kix_msg_submit_result r = {2, it, 2, NULL};
+        memset(it, 0, sizeof(it));
+        it[0].index = 1;
+        memcpy(it[0].leaf_hash, e->h1.b, 32);
+        it[0].receipt = T(e->receipt);
+        it[1].code = KIX_EINVAL;
+        it[1].message = T("malformed DSSE envelope");
+        kix_proto_begin_response(&w, 2);
+        kix_msg_put_submit_result(&w, &r);
     } else if (strcmp(name, "get_object.request") == 0) {
-        kix_proto_begin_request(W, 3, "get_object");
-        MAP(1);
-        KEY("digest"), STR(e->empty_digest);
+        struct kix_msg_get_object_params p;
+        digest_bytes(e->empty_digest, p.digest);
+        kix_proto_begin_request(&w, 3, "get_object");
+        kix_msg_put_get_object_params(&w, &p);
     } else if (strcmp(name, "get_object.response") == 0) {
-        kix_proto_begin_response(W, 3);
-        MAP(1);
-        KEY("object"), BIN("{}", 2);
+        struct kix_msg_get_object_result r = {T("{}")};
+        kix_proto_begin_response(&w, 3);
+        kix_msg_put_get_object_result(&w, &r);
     } else if (strcmp(name, "get_object.error") == 0) {
         char msg[128];
         snprintf(msg, sizeof(msg), "object %s is not in this log", zero_digest);
-        return kix_proto_write_error(W, 3, KIX_ENOTFOUND, msg, &err) == KIX_OK;
+        return kix_proto_write_error(&w, 3, KIX_ENOTFOUND, msg, &err) == KIX_OK;
     } else if (strcmp(name, "get_objects.request") == 0) {
-        kix_proto_begin_request(W, 4, "get_objects");
-        MAP(1);
-        KEY("digests"), ARR(2), STR(e->empty_digest), STR(zero_digest);
+        uint8_t d[2][32];
+        struct kix_msg_get_objects_params p = {2, (const uint8_t(*)[32])d, NULL};
+        digest_bytes(e->empty_digest, d[0]);
+        digest_bytes(zero_digest, d[1]);
+        kix_proto_begin_request(&w, 4, "get_objects");
+        kix_msg_put_get_objects_params(&w, &p);
     } else if (strcmp(name, "get_objects.response") == 0) {
-        kix_proto_begin_response(W, 4);
-        MAP(1);
-        KEY("objects"), ARR(2), BIN("{}", 2), kix_proto_put_nil(W);
+        struct kix_bytes objs[2] = {T("{}"), {NULL, 0}};
+        struct kix_msg_get_objects_result r = {2, objs, NULL};
+        kix_proto_begin_response(&w, 4);
+        kix_msg_put_get_objects_result(&w, &r);
     } else if (strcmp(name, "get_entries.request") == 0) {
-        kix_proto_begin_request(W, 5, "get_entries");
-        MAP(2);
-        KEY("start"), U64(0);
-        KEY("count"), U64(1000);
+        struct kix_msg_get_entries_params p = {0, 1000};
+        kix_proto_begin_request(&w, 5, "get_entries");
+        kix_msg_put_get_entries_params(&w, &p);
     } else if (strcmp(name, "get_entries.response") == 0) {
-        kix_proto_begin_response(W, 5);
-        MAP(2);
-        KEY("start"), U64(0);
-        KEY("entries"), ARR(2), BIN("e0", 2), BIN("e1", 2);
+        struct kix_bytes leaves[2] = {T("e0"), T("e1")};
+        struct kix_msg_entries r = {0, 2, leaves, {NULL, 0}, NULL};
+        kix_proto_begin_response(&w, 5);
+        kix_msg_put_get_entries_result(&w, &r);
     } else if (strcmp(name, "checkpoint.request") == 0) {
-        kix_proto_begin_request(W, 6, "checkpoint");
-        MAP(1);
-        KEY("size"), U64(2);
-    } else if (strcmp(name, "checkpoint.response") == 0) {
-        kix_proto_begin_response(W, 6);
-        MAP(2);
-        KEY("checkpoint"), STR(e->note2);
-        KEY("size"), U64(2);
+        struct kix_msg_checkpoint_params p = {2};
+        kix_proto_begin_request(&w, 6, "checkpoint");
+        kix_msg_put_checkpoint_params(&w, &p);
+    } else if (strcmp(name, "checkpoint.response") == 0 ||
+               strcmp(name, "checkpoint.cosigned_response") == 0) {
+        struct kix_msg_checkpoint_result r = {
+            T(strchr(name, '.')[1] == 'c' ? e->note2_cosigned : e->note2), 2};
+        kix_proto_begin_response(&w, 6);
+        kix_msg_put_checkpoint_result(&w, &r);
     } else if (strcmp(name, "inclusion_proof.request") == 0) {
-        kix_proto_begin_request(W, 7, "inclusion_proof");
-        MAP(2);
-        KEY("index"), U64(1);
-        KEY("size"), U64(2);
+        struct kix_msg_index_params p = {1, 2};
+        kix_proto_begin_request(&w, 7, "inclusion_proof");
+        kix_msg_put_index_params(&w, &p);
     } else if (strcmp(name, "inclusion_proof.response") == 0) {
-        kix_proto_begin_response(W, 7);
-        MAP(4);
-        KEY("index"), U64(1);
-        KEY("size"), U64(2);
-        KEY("leafHash"), BIN(e->h1.b, 32);
-        KEY("proof"), ARR(1), BIN(e->h0.b, 32);
+        struct kix_msg_inclusion_result r;
+        r.index = 1;
+        r.size = 2;
+        memcpy(r.leaf_hash, e->h1.b, 32);
+        r.nproof = 1;
+        memcpy(r.proof[0], e->h0.b, 32);
+        kix_proto_begin_response(&w, 7);
+        kix_msg_put_inclusion_result(&w, &r);
     } else if (strcmp(name, "consistency_proof.request") == 0) {
-        kix_proto_begin_request(W, 8, "consistency_proof");
-        MAP(2);
-        KEY("size1"), U64(1);
-        KEY("size2"), U64(2);
+        struct kix_msg_consistency_params p = {1, 2};
+        kix_proto_begin_request(&w, 8, "consistency_proof");
+        kix_msg_put_consistency_params(&w, &p);
     } else if (strcmp(name, "consistency_proof.response") == 0) {
-        kix_proto_begin_response(W, 8);
-        MAP(3);
-        KEY("size1"), U64(1);
-        KEY("size2"), U64(2);
-        KEY("proof"), ARR(1), BIN(e->h1.b, 32);
+        struct kix_msg_consistency_result r;
+        r.size1 = 1;
+        r.size2 = 2;
+        r.nproof = 1;
+        memcpy(r.proof[0], e->h1.b, 32);
+        kix_proto_begin_response(&w, 8);
+        kix_msg_put_consistency_result(&w, &r);
     } else if (strcmp(name, "receipt.request") == 0) {
-        kix_proto_begin_request(W, 9, "receipt");
-        MAP(1);
-        KEY("index"), U64(1);
+        struct kix_msg_index_params p = {1, KIX_MSG_ABSENT};
+        kix_proto_begin_request(&w, 9, "receipt");
+        kix_msg_put_index_params(&w, &p);
     } else if (strcmp(name, "receipt.response") == 0) {
-        kix_proto_begin_response(W, 9);
-        MAP(1);
-        KEY("receipt"), STR(e->receipt);
+        struct kix_msg_receipt_result r = {T(e->receipt)};
+        kix_proto_begin_response(&w, 9);
+        kix_msg_put_receipt_result(&w, &r);
     } else if (strcmp(name, "resolve.request") == 0) {
-        kix_proto_begin_request(W, 10, "resolve");
-        MAP(1);
-        KEY("ref"), STR("https://" ORIGIN "/runs/run-1");
-    } else if (strcmp(name, "resolve.response") == 0) {
-        char pub[65];
-        struct kix_digest id;
-        kix_digest_of(kix_signer_public_key(e->key), 32, &id);
-        kix_hex_encode(id.b, 32, pub);
-        kix_proto_begin_response(W, 10);
-        MAP(13);
-        KEY("runId"), STR("run-1");
-        KEY("digest"), STR(e->empty_digest);
-        KEY("permalink"), STR("https://" ORIGIN "/runs/run-1");
-        KEY("evidence"), STR("reported");
-        KEY("publisher"), STR(pub);
-        KEY("publicationIndex"), U64(1);
-        KEY("attestations"), U64(0);
-        KEY("reruns"), U64(0);
-        KEY("manifest"), BIN("{}", 2);
-        KEY("objects"), ARR(0);
-        KEY("entries"), ARR(1), MAP(4);
-        KEY("index"), U64(1);
-        KEY("type"), STR("publication");
-        KEY("leaf"), BIN("e1", 2);
-        KEY("proof"), ARR(1), BIN(e->h0.b, 32);
-        KEY("checkpoint"), STR(e->note2);
-        KEY("size"), U64(2);
-    } else if (strcmp(name, "resolve.ranked_response") == 0) {
-        char pub[65], group[KIX_DIGEST_TEXT_LEN + 1];
-        struct kix_digest id;
-        kix_digest_of(kix_signer_public_key(e->key), 32, &id);
-        kix_hex_encode(id.b, 32, pub);
-        text_digest("group", group);
-        kix_proto_begin_response(W, 10);
-        MAP(17);
-        KEY("runId"), STR("run-1");
-        KEY("digest"), STR(e->empty_digest);
-        KEY("permalink"), STR("https://" ORIGIN "/runs/run-1");
-        KEY("evidence"), STR("reported");
-        KEY("comparisonKey"), STR(group);
-        KEY("rank"), U64(1);
-        KEY("groupSize"), U64(2);
-        KEY("best"), STR("run-1");
-        KEY("publisher"), STR(pub);
-        KEY("publicationIndex"), U64(1);
-        KEY("attestations"), U64(0);
-        KEY("reruns"), U64(0);
-        KEY("manifest"), BIN("{}", 2);
-        KEY("objects"), ARR(0);
-        KEY("entries"), ARR(1), MAP(4);
-        KEY("index"), U64(1);
-        KEY("type"), STR("publication");
-        KEY("leaf"), BIN("e1", 2);
-        KEY("proof"), ARR(1), BIN(e->h0.b, 32);
-        KEY("checkpoint"), STR(e->note2);
-        KEY("size"), U64(2);
-    } else if (strcmp(name, "info.mirror_response") == 0) {
-        kix_proto_begin_response(W, 1);
-        MAP(10);
-        KEY("origin"), STR(ORIGIN);
-        KEY("logKey"), STR(e->vkey);
-        KEY("size"), U64(2);
-        KEY("version"), STR("kixd 0.1.0");
-        KEY("mirror"), kix_proto_put_bool(W, true);
-        KEY("limits"), MAP(5);
-        KEY("maxMessage"), U64(16777216);
-        KEY("maxInFlight"), U64(256);
-        KEY("maxBatch"), U64(1024);
-        KEY("maxEntries"), U64(1000);
-        KEY("maxObjects"), U64(1024);
-        KEY("upstream"), STR("tcp://log.example:7420");
-        KEY("upstreamSize"), U64(3);
-        KEY("lagEntries"), U64(1);
-        KEY("lagSeconds"), U64(2);
-    } else if (strcmp(name, "checkpoint.cosigned_response") == 0) {
-        kix_proto_begin_response(W, 6);
-        MAP(2);
-        KEY("checkpoint"), STR(e->note2_cosigned);
-        KEY("size"), U64(2);
+        struct kix_msg_resolve_params p = {T("https://" ORIGIN "/runs/run-1")};
+        kix_proto_begin_request(&w, 10, "resolve");
+        kix_msg_put_resolve_params(&w, &p);
+    } else if (strcmp(name, "resolve.response") == 0 ||
+               strcmp(name, "resolve.ranked_response") == 0) {
+        resolution_of(e, &res, &entry, strcmp(name, "resolve.ranked_response") == 0);
+        kix_proto_begin_response(&w, 10);
+        kix_msg_put_resolve_result(&w, &res);
     } else if (strcmp(name, "checkpoints.request") == 0) {
-        kix_proto_begin_request(W, 12, "checkpoints");
-        MAP(1);
-        KEY("after"), U64(0);
+        struct kix_msg_checkpoints_params p = {0, KIX_MSG_ABSENT};
+        kix_proto_begin_request(&w, 12, "checkpoints");
+        kix_msg_put_checkpoints_params(&w, &p);
     } else if (strcmp(name, "checkpoints.response") == 0) {
-        kix_proto_begin_response(W, 12);
-        MAP(1);
-        KEY("checkpoints"), ARR(2);
-        MAP(2);
-        KEY("size"), U64(1);
-        KEY("checkpoint"), STR(e->note1);
-        MAP(2);
-        KEY("size"), U64(2);
-        KEY("checkpoint"), STR(e->note2);
+        struct kix_msg_checkpoint_item items[2] = {{1, T(e->note1)}, {2, T(e->note2)}};
+        struct kix_msg_checkpoints_result r = {2, items, NULL};
+        kix_proto_begin_response(&w, 12);
+        kix_msg_put_checkpoints_result(&w, &r);
     } else if (strcmp(name, "query.request") == 0) {
-        kix_proto_begin_request(W, 13, "query");
-        MAP(3);
-        KEY("kernel"), STR("rope");
-        KEY("gpu"), STR("a100");
-        KEY("limit"), U64(10);
+        struct kix_msg_query_params p;
+        kix_msg_query_params_init(&p);
+        p.kernel = T("rope");
+        p.gpu = T("a100");
+        p.limit = 10;
+        kix_proto_begin_request(&w, 13, "query");
+        kix_msg_put_query_params(&w, &p);
     } else if (strcmp(name, "query.response") == 0) {
         char group[KIX_DIGEST_TEXT_LEN + 1];
+        struct kix_msg_query_run run;
+        struct kix_msg_query_result r = {1, 1, &run, NULL};
         text_digest("group", group);
-        kix_proto_begin_response(W, 13);
-        MAP(2);
-        KEY("matched"), U64(1);
-        KEY("runs"), ARR(1), MAP(12);
-        KEY("runId"), STR("run-1");
-        KEY("digest"), STR(e->empty_digest);
-        KEY("group"), STR(group);
-        KEY("rank"), U64(1);
-        KEY("groupSize"), U64(1);
-        KEY("value"), U64(11360);
-        KEY("evidence"), STR("reported");
-        KEY("kernel"), STR("rope");
-        KEY("gpu"), STR("NVIDIA A100");
-        KEY("provider"), STR("liger");
-        KEY("mode"), STR("forward");
-        KEY("metric"), STR("latency");
+        memset(&run, 0, sizeof(run));
+        run.run_id = T("run-1");
+        digest_bytes(e->empty_digest, run.digest);
+        digest_bytes(group, run.group);
+        run.rank = 1;
+        run.group_size = 1;
+        run.value = 11360;
+        run.evidence = T("reported");
+        run.kernel = T("rope");
+        run.gpu = T("NVIDIA A100");
+        run.provider = T("liger");
+        run.mode = T("forward");
+        run.metric = T("latency");
+        kix_proto_begin_response(&w, 13);
+        kix_msg_put_query_result(&w, &r);
     } else if (strcmp(name, "add_cosignature.request") == 0) {
-        kix_proto_begin_request(W, 14, "add_cosignature");
-        MAP(2);
-        KEY("checkpoint"), STR(e->note2);
-        KEY("cosignature"), STR(e->cosig);
+        struct kix_msg_add_cosignature_params p = {T(e->note2), T(e->cosig)};
+        kix_proto_begin_request(&w, 14, "add_cosignature");
+        kix_msg_put_add_cosignature_params(&w, &p);
     } else if (strcmp(name, "add_cosignature.response") == 0) {
-        kix_proto_begin_response(W, 14);
-        MAP(2);
-        KEY("size"), U64(2);
-        KEY("stored"), kix_proto_put_bool(W, true);
+        struct kix_msg_add_cosignature_result r = {2, true};
+        kix_proto_begin_response(&w, 14);
+        kix_msg_put_add_cosignature_result(&w, &r);
     } else if (strcmp(name, "add_cosignature.error") == 0) {
-        return kix_proto_write_error(W, 14, KIX_EVERIFY,
+        return kix_proto_write_error(&w, 14, KIX_EVERIFY,
                                      "cosignature of the checkpoint at size 2: the cosignature of "
                                      "witness.example is not by a witness this log accepts (1 "
                                      "witness keys configured)",
                                      &err) == KIX_OK;
     } else if (strcmp(name, "unknown_method.error") == 0) {
-        return kix_proto_write_error(W, 15, KIX_EINVAL,
+        return kix_proto_write_error(&w, 15, KIX_EINVAL,
                                      "unknown method \"object.get\" (proto/PROTOCOL.md lists the "
                                      "methods)",
                                      &err) == KIX_OK;
     } else if (strcmp(name, "follow.request") == 0) {
-        kix_proto_begin_request(W, 11, "follow");
-        MAP(1);
-        KEY("from"), U64(1);
+        struct kix_msg_follow_params p = {1};
+        kix_proto_begin_request(&w, 11, "follow");
+        kix_msg_put_follow_params(&w, &p);
     } else if (strcmp(name, "follow.response") == 0) {
-        kix_proto_begin_response(W, 11);
-        MAP(1);
-        KEY("size"), U64(1);
+        struct kix_msg_size_result r = {1};
+        kix_proto_begin_response(&w, 11);
+        kix_msg_put_follow_result(&w, &r);
     } else if (strcmp(name, "follow.notification") == 0) {
-        kix_proto_begin_notification(W, "entries");
-        MAP(3);
-        KEY("start"), U64(1);
-        KEY("entries"), ARR(1), BIN("e1", 2);
-        KEY("checkpoint"), STR(e->note2);
+        struct kix_bytes leaf = T("e1");
+        struct kix_msg_entries n = {1, 1, &leaf, T(e->note2), NULL};
+        kix_proto_begin_notification(&w, "entries");
+        kix_msg_put_entries_notification(&w, &n);
     } else {
         return 0;
     }
-    return kix_proto_writer_end(W, &err) == KIX_OK;
+    return kix_proto_writer_end(&w, &err) == KIX_OK;
 }
 
 static const char *const names[] = {

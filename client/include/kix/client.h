@@ -59,6 +59,13 @@ struct kix_client_info {
     uint64_t fork_size;                /* the size at which they differ */
     char fork_reason[KIX_ERR_MSG_MAX]; /* what was found */
     char fork_evidence[512];           /* where both signed checkpoints are kept */
+    /* a server's limits as its info reported them, 0 for one it did not
+     * report (and all 0 for a local store): the remote transport sizes its
+     * requests by them (see proto/PROTOCOL.md, info) */
+    struct {
+        uint64_t max_message, max_in_flight, max_batch, max_entries, max_objects, max_checkpoints,
+            max_runs;
+    } limits;
 };
 
 int kix_client_info(struct kix_client *c, struct kix_client_info *out,
