@@ -7,10 +7,9 @@
 #include <stdint.h>
 
 #include "kix/error.h"
+#include "kix/version.h"
 
-#ifndef KIX_VERSION
-#define KIX_VERSION "0.1.0"
-#endif
+#define KIX_VERSION KIX_VERSION_STRING
 
 /* kixd init: create a store, its log key and entry 0. Returns an exit status. */
 int kixd_init_main(int argc, char **argv);

@@ -140,7 +140,7 @@ static const char main_help[] =
     "  serve   serve a log (the default when the first argument is an option)\n"
     "  check   check a store against itself: checkpoints, tree, entries, objects\n"
     "\n"
-    "'kixd COMMAND --help' describes one command.\n";
+    "'kixd COMMAND --help' describes one command; 'kixd --version' prints the version.\n";
 
 static void config_defaults(struct kixd_config *cfg)
 {

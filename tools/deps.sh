@@ -2,7 +2,8 @@
 # Installs the Debian packages kix needs to build and test, only those missing.
 set -euo pipefail
 packages=(build-essential cmake pkg-config clang clang-format
-          python3 python3-nacl liblmdb-dev libsodium-dev libmsgpack-dev libuv1-dev libjansson-dev lmdb-utils)
+          python3 python3-nacl liblmdb-dev libsodium-dev libmsgpack-dev libuv1-dev libjansson-dev lmdb-utils
+          man-db groff-base systemd)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -2,6 +2,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "kix/version.h"
 
 static const struct cli_command commands[] = {
     {"canon", cmd_canon, "write the RFC 8785 canonical form of a JSON object"},
@@ -39,10 +40,11 @@ static void usage(FILE *to)
                 "append-only log of GPU-kernel benchmark runs.\n\ncommands:\n");
     for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
         fprintf(to, "  %-16s %s\n", commands[i].name, commands[i].summary);
-    fprintf(to, "\n'kix COMMAND --help' describes one command.\n"
-                "exit status: 0 ok, 1 rejected input or failed verification, 2 usage,\n"
-                "3 internal, I/O or server error, 4 the log contradicts what this client\n"
-                "verified before (fork or rollback; evidence kept in the state directory)\n");
+    fprintf(to,
+            "\n'kix COMMAND --help' describes one command; 'kix --version' prints the version.\n"
+            "exit status: 0 ok, 1 rejected input or failed verification, 2 usage,\n"
+            "3 internal, I/O or server error, 4 the log contradicts what this client\n"
+            "verified before (fork or rollback; evidence kept in the state directory)\n");
 }
 
 int main(int argc, char **argv)
@@ -57,7 +59,7 @@ int main(int argc, char **argv)
         return 0;
     }
     if (strcmp(argv[1], "--version") == 0) {
-        puts("kix 0.1.0");
+        puts("kix " KIX_VERSION_STRING);
         return 0;
     }
     for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)

@@ -5,6 +5,7 @@
 
 #include "client_internal.h"
 #include "kix/resolve.h"
+#include "kix/version.h"
 
 int kix_client_open_store(const char *dir, struct kix_client **out, struct kix_err *err)
 {
@@ -86,7 +87,7 @@ static int local_info(struct kix_log_reader *r, struct kix_log *l, struct kix_cl
     memset(out, 0, sizeof(*out));
     snprintf(out->origin, sizeof(out->origin), "%s", kix_log_origin(l));
     snprintf(out->log_key, sizeof(out->log_key), "%s", (const char *)vkey.ptr);
-    snprintf(out->version, sizeof(out->version), "kix 0.1.0");
+    snprintf(out->version, sizeof(out->version), "kix %s", KIX_VERSION_STRING);
     out->size = kix_log_reader_size(r);
     out->mirror = kix_log_is_replica(l);
     kix_buf_release(&vkey);

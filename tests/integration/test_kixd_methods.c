@@ -3,6 +3,7 @@
 #include "kixd_calls.h"
 
 #include "kix/resolve.h"
+#include "kix/version.h"
 
 static void expect_error(int rc, const struct kix_err *err, int code, const char *needle,
                          int *failed, int line)
@@ -38,7 +39,7 @@ KIX_TEST(info_fields)
     ASSERT_EQ_INT(KIX_OK, callv(c, "info", &m, &err, ""));
     r = result_map(&m);
     ASSERT_EQ_STR(FX_ORIGIN, field_text(r, "origin", text, sizeof(text)));
-    ASSERT_EQ_STR("kixd 0.1.0", field_text(r, "version", text, sizeof(text)));
+    ASSERT_EQ_STR("kixd " KIX_VERSION_STRING, field_text(r, "version", text, sizeof(text)));
     ASSERT_EQ_U64(2, field_u64(r, "size")); /* entry 0 and the publisher's key */
     ASSERT_TRUE(field_text(r, "logKey", text, sizeof(text)) != NULL);
     ASSERT_EQ_INT(KIX_OK, kix_verifier_parse(text, strlen(text), &v, NULL));

@@ -26,6 +26,7 @@
 #include "kix/file.h"
 #include "kix/proto.h"
 #include "kix/sync.h"
+#include "kix/version.h"
 
 #define CACHE_FORMAT "v1" /* bump when the store layout or the workload changes */
 
@@ -966,25 +967,20 @@ static const char usage[] =
     "  --no-redis         do not run Redis even when installed\n"
     "  --bin DIR          where kixd is (default: next to kix-bench)\n"
     "  --only LIST        run only these parts (comma-separated: limits, kix,\n"
-    "                     scale), e.g. to profile one of them\n";
+    "                     scale), e.g. to profile one of them\n"
+    "  --version          print the version and exit\n";
 
 int main(int argc, char **argv)
 {
-    static const struct option longopts[] = {{"quick", no_argument, NULL, 'q'},
-                                             {"json", no_argument, NULL, 'j'},
-                                             {"clients", required_argument, NULL, 'c'},
-                                             {"depth", required_argument, NULL, 'd'},
-                                             {"appends", required_argument, NULL, 'n'},
-                                             {"seconds", required_argument, NULL, 't'},
-                                             {"big", required_argument, NULL, 'b'},
-                                             {"cache", required_argument, NULL, 'C'},
-                                             {"work", required_argument, NULL, 'w'},
-                                             {"keep", no_argument, NULL, 'k'},
-                                             {"no-redis", no_argument, NULL, 'R'},
-                                             {"only", required_argument, NULL, 'O'},
-                                             {"bin", required_argument, NULL, 'B'},
-                                             {"help", no_argument, NULL, 'h'},
-                                             {NULL, 0, NULL, 0}};
+    static const struct option longopts[] = {
+        {"quick", no_argument, NULL, 'q'},         {"json", no_argument, NULL, 'j'},
+        {"clients", required_argument, NULL, 'c'}, {"depth", required_argument, NULL, 'd'},
+        {"appends", required_argument, NULL, 'n'}, {"seconds", required_argument, NULL, 't'},
+        {"big", required_argument, NULL, 'b'},     {"cache", required_argument, NULL, 'C'},
+        {"work", required_argument, NULL, 'w'},    {"keep", no_argument, NULL, 'k'},
+        {"no-redis", no_argument, NULL, 'R'},      {"only", required_argument, NULL, 'O'},
+        {"bin", required_argument, NULL, 'B'},     {"help", no_argument, NULL, 'h'},
+        {"version", no_argument, NULL, 'V'},       {NULL, 0, NULL, 0}};
     struct opts o;
     struct bench_report rep = {NULL, 0, 0};
     struct machine m;
@@ -1049,6 +1045,9 @@ int main(int argc, char **argv)
             break;
         case 'h':
             fputs(usage, stdout);
+            return 0;
+        case 'V':
+            puts("kix-bench " KIX_VERSION_STRING);
             return 0;
         default:
             fputs(usage, stderr);

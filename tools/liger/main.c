@@ -22,6 +22,7 @@
 #include "kix/liger.h"
 #include "kix/note.h"
 #include "kix/resolve.h"
+#include "kix/version.h"
 
 #define PROG          "kix-import-liger"
 #define BATCH_DEFAULT 256
@@ -62,6 +63,7 @@ static const char help[] =
     "  --json          print the summary as one JSON object\n"
     "  --dry-run       validate and build the manifests, publish nothing (no key\n"
     "                  or log needed)\n"
+    "  --version       print the version and exit\n"
     "\n"
     "A progress bar is drawn on stderr when it is a terminal.\n"
     "\n"
@@ -656,12 +658,17 @@ static void cleanup(struct import *im)
 
 int main(int argc, char **argv)
 {
-    static const struct option longopts[] = {
-        {"key", required_argument, NULL, 'k'},   {"server", required_argument, NULL, 's'},
-        {"store", required_argument, NULL, 'S'}, {"map", required_argument, NULL, 'm'},
-        {"batch", required_argument, NULL, 'b'}, {"skip-bad", no_argument, NULL, 'x'},
-        {"json", no_argument, NULL, 'j'},        {"dry-run", no_argument, NULL, 'n'},
-        {"help", no_argument, NULL, 'h'},        {NULL, 0, NULL, 0}};
+    static const struct option longopts[] = {{"key", required_argument, NULL, 'k'},
+                                             {"server", required_argument, NULL, 's'},
+                                             {"store", required_argument, NULL, 'S'},
+                                             {"map", required_argument, NULL, 'm'},
+                                             {"batch", required_argument, NULL, 'b'},
+                                             {"skip-bad", no_argument, NULL, 'x'},
+                                             {"json", no_argument, NULL, 'j'},
+                                             {"dry-run", no_argument, NULL, 'n'},
+                                             {"help", no_argument, NULL, 'h'},
+                                             {"version", no_argument, NULL, 'V'},
+                                             {NULL, 0, NULL, 0}};
     struct import im;
     struct kix_err err = {0};
     const char *key = NULL, *server = NULL, *store = NULL, *map = NULL;
@@ -701,6 +708,9 @@ int main(int argc, char **argv)
             break;
         case 'h':
             fputs(help, stdout);
+            return 0;
+        case 'V':
+            puts(PROG " " KIX_VERSION_STRING);
             return 0;
         default:
             return usage("unknown option");
