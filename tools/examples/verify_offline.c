@@ -34,15 +34,12 @@
 
 #include <kix/digest.h>
 #include <kix/dsse.h>
+#include <kix/entry.h>
 #include <kix/merkle.h>
 #include <kix/note.h>
 #include <kix/receipt.h>
 
 #define PROG "verify_offline"
-
-/* The predicateType of a publication entry (kix/log.h calls it
- * KIX_PREDICATE_PUBLICATION; that header belongs to the full library). */
-#define PUBLICATION_PREDICATE "https://kernelindex.dev/publication/v1"
 
 enum { VERIFIED = 0, NOT_VERIFIED = 1, USAGE = 2 };
 
@@ -103,65 +100,35 @@ static const char *nth_line(const char *text, int n, size_t *len)
     return text;
 }
 
-/* Checks that the leaf is the publication of run_id with digest_text. */
+/* Checks that the leaf is the publication of run_id with digest_text:
+ * kix_entry_parse_leaf reads an entry exactly as the log does. */
 static int check_publication(const uint8_t *leaf, size_t len, const char *run_id,
                              const char *digest_text, char *why, size_t cap)
 {
-    struct kix_dsse_envelope env;
-    struct kix_statement st;
+    struct kix_entry e;
     struct kix_digest cited;
-    struct kix_err err = {0, ""};
-    json_t *pred = NULL;
-    const char *pred_run;
+    struct kix_err err = {0};
+    char text[KIX_DIGEST_TEXT_LEN + 1];
     int ok = 0;
 
-    kix_dsse_envelope_init(&env);
-    kix_statement_init(&st);
     if (kix_digest_parse(digest_text, strlen(digest_text), &cited, &err) != KIX_OK) {
         snprintf(why, cap, "the cited digest: %s", err.msg);
-        goto out;
+        return 0;
     }
-    if (kix_dsse_parse(leaf, len, &env, &err) != KIX_OK) {
-        snprintf(why, cap, "the entry is not a DSSE envelope: %s", err.msg);
-        goto out;
+    if (kix_entry_parse_leaf(leaf, len, &e, &err) != KIX_OK) {
+        snprintf(why, cap, "the entry is not a kix entry: %s", err.msg);
+        return 0;
     }
-    if (strcmp(env.payload_type, KIX_DSSE_INTOTO_TYPE) != 0) {
-        snprintf(why, cap, "the entry's payloadType is %s, not an in-toto statement",
-                 env.payload_type);
-        goto out;
-    }
-    if (kix_statement_parse(env.payload.ptr, env.payload.len, &st, &err) != KIX_OK) {
-        snprintf(why, cap, "the entry's statement: %s", err.msg);
-        goto out;
-    }
-    if (strcmp(st.predicate_type, PUBLICATION_PREDICATE) != 0) {
-        snprintf(why, cap, "the entry is not a publication (predicateType %s)", st.predicate_type);
-        goto out;
-    }
-    if (st.n_subjects != 1) {
-        snprintf(why, cap, "the publication has %zu subjects, not one", st.n_subjects);
-        goto out;
-    }
-    pred = json_loadb((const char *)st.predicate.ptr, st.predicate.len, 0, NULL);
-    pred_run = json_string_value(json_object_get(pred, "runId"));
-    if (strcmp(st.subjects[0].name, run_id) != 0 || !pred_run || strcmp(pred_run, run_id) != 0) {
-        snprintf(why, cap, "the entry publishes run %s, not the cited run %s", st.subjects[0].name,
-                 run_id);
-        goto out;
-    }
-    if (memcmp(st.subjects[0].sha256, cited.b, KIX_DIGEST_LEN) != 0) {
-        struct kix_digest got;
-        char text[KIX_DIGEST_TEXT_LEN + 1];
-        memcpy(got.b, st.subjects[0].sha256, KIX_DIGEST_LEN);
-        kix_digest_format(&got, text);
+    kix_digest_format(&e.subject, text);
+    if (e.type != KIX_ENTRY_PUBLICATION)
+        snprintf(why, cap, "the entry is not a publication but a %s", kix_entry_type_name(e.type));
+    else if (strcmp(e.run_id, run_id) != 0)
+        snprintf(why, cap, "the entry publishes run %s, not the cited run %s", e.run_id, run_id);
+    else if (memcmp(e.subject.b, cited.b, KIX_DIGEST_LEN) != 0)
         snprintf(why, cap, "the entry publishes digest %s, not the cited %s", text, digest_text);
-        goto out;
-    }
-    ok = 1;
-out:
-    json_decref(pred);
-    kix_statement_release(&st);
-    kix_dsse_envelope_release(&env);
+    else
+        ok = 1;
+    kix_entry_release(&e);
     return ok;
 }
 
@@ -172,7 +139,7 @@ static int verify_citation(const char *path, const struct kix_verifier *key,
     struct kix_note *note = NULL;
     struct kix_checkpoint cited;
     struct kix_hash leaf, root;
-    struct kix_err err = {0, ""};
+    struct kix_err err = {0};
     json_error_t je;
     json_t *doc, *cp;
     const char *run_id, *digest, *note_text, *root_text, *origin, *root_line;
@@ -267,7 +234,7 @@ int main(int argc, char **argv)
     struct kix_verifier key;
     struct kix_receipt r;
     struct kix_checkpoint cp;
-    struct kix_err err = {0, ""};
+    struct kix_err err = {0};
     char *vkey, *receipt;
     size_t vkey_len, receipt_len;
     int status;
