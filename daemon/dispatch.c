@@ -97,7 +97,7 @@ static int m_info(struct call *k)
     m.origin = text_view(kix_log_origin(k->srv->log));
     m.log_key = text_view(k->srv->log_key);
     m.size = kix_log_reader_size(r);
-    m.version = text_view("kixd " KIX_VERSION);
+    m.version = text_view("kixd " KIX_VERSION_STRING);
     m.mirror = kix_log_is_replica(k->srv->log) != 0;
     m.has_limits = true;
     m.limits.max_message = k->cfg->max_message;

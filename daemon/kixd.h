@@ -1,5 +1,6 @@
 /* daemon/kixd.h — kixd's subcommands, configuration and logging (not a
- * library API; shared by the files of daemon/). main.c owns these. */
+ * library API; shared by the files of daemon/). main.c parses the
+ * configuration; log.c writes the log. */
 #ifndef KIXD_H
 #define KIXD_H
 
@@ -8,8 +9,6 @@
 
 #include "kix/error.h"
 #include "kix/version.h"
-
-#define KIX_VERSION KIX_VERSION_STRING
 
 /* kixd init: create a store, its log key and entry 0. Returns an exit status. */
 int kixd_init_main(int argc, char **argv);
@@ -23,6 +22,7 @@ enum kixd_level { KIXD_DEBUG = 0, KIXD_INFO = 1, KIXD_WARN = 2, KIXD_ERROR = 3 }
 /* Lines below the level are dropped (cheap to call). Never pass secrets. */
 void kixd_log(int level, const char *fmt, ...) KIX_PRINTF(2, 3);
 int kixd_log_enabled(int level);
+void kixd_log_set_level(int level); /* log.c owns the level; main sets it once */
 
 /* A decimal count in [lo, hi] (no sign, no overflow) into *out: 0, or -1. */
 int kixd_parse_count(const char *s, unsigned long long lo, unsigned long long hi,

@@ -1,4 +1,4 @@
-/* kixd — the kix log server: subcommands, configuration, flags, logging. */
+/* kixd — the kix log server: subcommands, configuration, flags. */
 #include <errno.h>
 #include <getopt.h>
 #include <stdarg.h>
@@ -12,45 +12,6 @@
 #include "harden.h"
 #include "kixd.h"
 #include "server.h"
-
-/* ---- logging ------------------------------------------------------------------------- */
-
-static int log_min = KIXD_INFO;
-
-int kixd_log_enabled(int level)
-{
-    return level >= log_min;
-}
-
-void kixd_log(int level, const char *fmt, ...)
-{
-    static const char *const names[] = {"debug", "info", "warn", "error"};
-    char line[2048];
-    struct timeval tv;
-    struct tm tm;
-    va_list ap;
-    size_t n;
-
-    if (level < log_min)
-        return;
-    gettimeofday(&tv, NULL);
-    gmtime_r(&tv.tv_sec, &tm);
-    n = strftime(line, sizeof(line), "%Y-%m-%dT%H:%M:%S", &tm);
-    n += (size_t)snprintf(line + n, sizeof(line) - n, ".%03dZ %-5s ", (int)(tv.tv_usec / 1000),
-                          names[level < 0   ? 0
-                                : level > 3 ? 3
-                                            : level]);
-    va_start(ap, fmt);
-    vsnprintf(line + n, sizeof(line) - n, fmt, ap);
-    va_end(ap);
-    n = strlen(line);
-    if (n > sizeof(line) - 2)
-        n = sizeof(line) - 2;
-    line[n++] = '\n';
-    /* one write per line: lines of different threads never interleave */
-    if (write(STDERR_FILENO, line, n) < 0)
-        return;
-}
 
 static int parse_level(const char *s)
 {
@@ -540,7 +501,7 @@ int kixd_serve_main(int argc, char **argv)
         snprintf(cfg.listen[cfg.nlisten++], KIXD_ADDR_MAX, "tcp://127.0.0.1:7420");
     if (cfg.max_output < (size_t)64 << 10)
         cfg.max_output = (size_t)64 << 10;
-    log_min = cfg.log_level;
+    kixd_log_set_level(cfg.log_level);
     return kixd_server_run(&cfg);
 }
 
@@ -558,7 +519,7 @@ int main(int argc, char **argv)
         return 0;
     }
     if (argc >= 2 && strcmp(argv[1], "--version") == 0) {
-        puts("kixd " KIX_VERSION);
+        puts("kixd " KIX_VERSION_STRING);
         return 0;
     }
     if (argc >= 2 && argv[1][0] != '-') {

@@ -18,6 +18,7 @@
 #include "conn.h"
 #include "mirror.h"
 #include "harden.h"
+#include "kix/addr.h"
 #include "kix/rpc.h"
 #include "writer.h"
 
@@ -583,7 +584,7 @@ int kixd_server_run(const struct kixd_config *cfg)
     srv.workers[0].signals = 1;
     listened_summary(cfg, where, sizeof(where));
     kixd_log(KIXD_INFO, "kixd %s serving %slog %s (size %llu) from %s on %s with %u event loops",
-             KIX_VERSION, kix_log_is_replica(srv.log) ? "the read-only mirror of " : "",
+             KIX_VERSION_STRING, kix_log_is_replica(srv.log) ? "the read-only mirror of " : "",
              kix_log_origin(srv.log), (unsigned long long)size, cfg->store, where, srv.nworkers);
     for (; started < srv.nworkers; started++) {
         if (pthread_create(&srv.workers[started].thread, NULL, worker_main,

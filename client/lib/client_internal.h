@@ -1,5 +1,6 @@
 /* Internal to kix_client: the two transports behind struct kix_client.
- * local.c implements kix__local_*, remote.c kix__remote_*; client.c picks. */
+ * A local store is used directly through the store layers (client.c);
+ * remote.c implements kix__remote_* over kixd. client.c picks. */
 #ifndef KIX_CLIENT_INTERNAL_H
 #define KIX_CLIENT_INTERNAL_H
 

@@ -1,4 +1,5 @@
 /* A blocking msgpack-RPC connection with pipelining (kix/rpc.h). */
+#include "kix/addr.h"
 #include "kix/rpc.h"
 
 #include <errno.h>
@@ -35,35 +36,6 @@ static int64_t now_ms(void)
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
-int kix_split_host_port(const char *hp, char *host, size_t hcap, char *port, size_t pcap)
-{
-    const char *colon;
-    size_t hl;
-
-    if (hp[0] == '[') {
-        const char *end = strchr(hp, ']');
-        if (!end || end[1] != ':')
-            return -1;
-        hl = (size_t)(end - hp - 1);
-        colon = end + 1;
-        hp++;
-    } else {
-        colon = strrchr(hp, ':');
-        if (!colon)
-            return -1;
-        hl = (size_t)(colon - hp);
-    }
-    if (hl == 0 || hl >= hcap || !colon[1] || strlen(colon + 1) >= pcap)
-        return -1;
-    for (const char *p = colon + 1; *p; p++)
-        if (*p < '0' || *p > '9')
-            return -1;
-    memcpy(host, hp, hl);
-    host[hl] = '\0';
-    snprintf(port, pcap, "%s", colon + 1);
-    return 0;
 }
 
 /* Waits for fd to become ready for `events` until the absolute deadline. */

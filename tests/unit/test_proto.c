@@ -3,6 +3,7 @@
 
 #include <jansson.h>
 
+#include "kix/addr.h"
 #include "kix/proto.h"
 #include "kix/rpc.h"
 
@@ -1334,10 +1335,13 @@ KIX_TEST(split_host_port)
         {"[::1]:80", "::1", "80"},
         {"example.org:1", "example.org", "1"},
         {"a:b:9", "a:b", "9"}, /* the last colon splits */
+        {"localhost:65535", "localhost", "65535"},
+        {"127.0.0.1:0", "127.0.0.1", "0"}, /* a listener takes any free port */
     };
-    static const char *const bad[] = {"",      "host",    ":80",
-                                      "host:", "host:8x", "[::1]80",
-                                      "[::1",  "[]:80",   "host:123456789012345678"};
+    static const char *const bad[] = {"", "host", ":80", "host:", "host:8x", "[::1]80", "[::1",
+                                      "[]:80", "host:123456789012345678",
+                                      /* beyond a TCP port: never truncated to another */
+                                      "127.0.0.1:70000", "host:65536", "host:000080"};
     char host[64], port[16];
     for (size_t i = 0; i < sizeof(good) / sizeof(good[0]); i++) {
         ASSERT_EQ_INT(0, kix_split_host_port(good[i].in, host, sizeof(host), port, sizeof(port)));

@@ -335,7 +335,8 @@ static int row_error(const struct row *r, struct kix_err *err, const char *fmt, 
     va_start(ap, fmt);
     vsnprintf(msg, sizeof(msg), fmt, ap);
     va_end(ap);
-    return kix_err_set(err, KIX_EINVAL, "line %zu: %s", r->line, msg);
+    kix_err_set(err, KIX_EINVAL, "line %zu: %s", r->line, msg);
+    return kix_err_cause(err, KIX_CAUSE_LINE, r->line, 0);
 }
 
 static int days_in(int y, int m)
@@ -1039,8 +1040,10 @@ static int build(struct kix_liger_cache *cache, const struct kix_liger_header *h
     if (rc == KIX_OK && with_run)
         rc = build_run(&r, out, err);
 out:
-    if (rc && rc != KIX_ENOMEM && err && strncmp(err->msg, "line ", 5) != 0)
+    if (rc && rc != KIX_ENOMEM && err && err->cause != KIX_CAUSE_LINE) {
         kix_err_wrap(err, "line %zu", r.line);
+        kix_err_cause(err, KIX_CAUSE_LINE, r.line, 0);
+    }
     row_release(&r);
     kix_buf_release(&gpu);
     return rc;

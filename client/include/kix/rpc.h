@@ -45,11 +45,6 @@ struct kix_rpc_opts {
     size_t max_message; /* largest message accepted; 0 = 16 MiB */
 };
 
-/* Splits "HOST:PORT" (HOST may be "[v6]") into host and a decimal port,
- * both NUL-terminated: 0, or -1 when malformed or a part does not fit. The
- * client connects and kixd listens with it (after "tcp://"). */
-int kix_split_host_port(const char *hp, char *host, size_t hcap, char *port, size_t pcap);
-
 /* Connects (with the timeout). *out is set only on success. */
 int kix_rpc_connect(const char *addr, const struct kix_rpc_opts *opts, struct kix_rpc **out,
                     struct kix_err *err) KIX_MUST_CHECK;

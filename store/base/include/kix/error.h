@@ -64,16 +64,16 @@ enum kix_err_cause {
     KIX_CAUSE_ROOT_MISMATCH,
     /* a log opened to append has no log key (DIR/log.key): it is a replica */
     KIX_CAUSE_NO_LOG_KEY,
-    /* a server's limit was exceeded; `size` is the limit */
-    KIX_CAUSE_LIMIT,
+    /* line `entry` of an input file (a CSV row, ...) is at fault */
+    KIX_CAUSE_LINE,
 };
 
 struct kix_err {
     int code;
     char msg[KIX_ERR_MSG_MAX];
     int cause;      /* enum kix_err_cause; KIX_CAUSE_NONE unless set by kix_err_cause */
-    uint64_t entry; /* KIX_CAUSE_ENTRY: the log index */
-    uint64_t size;  /* KIX_CAUSE_ROOT_MISMATCH: the tree size; KIX_CAUSE_LIMIT: the limit */
+    uint64_t entry; /* KIX_CAUSE_ENTRY: the log index; KIX_CAUSE_LINE: the line */
+    uint64_t size;  /* KIX_CAUSE_ROOT_MISMATCH: the tree size */
 };
 
 /* Sets err (if not NULL) to code and a formatted message, and clears its

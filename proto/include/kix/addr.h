@@ -1,0 +1,19 @@
+/* kix/addr.h — the one parser of kix's network addresses.
+ *
+ * kix and kixd name a TCP endpoint "tcp://HOST:PORT" (HOST may be "[v6]")
+ * and a Unix socket "unix:///PATH"; both sides split the TCP form with
+ * kix_split_host_port, so the client connects where kixd listens and a bad
+ * address is refused the same way everywhere.
+ */
+#ifndef KIX_ADDR_H
+#define KIX_ADDR_H
+
+#include <stddef.h>
+
+/* Splits "HOST:PORT" into host and port, both NUL-terminated. The port is
+ * 1 to 5 decimal digits worth at most 65535 (0 lets a listener take any
+ * free port). Returns 0, or -1 when malformed, out of range, or a part does
+ * not fit its buffer. */
+int kix_split_host_port(const char *hp, char *host, size_t hcap, char *port, size_t pcap);
+
+#endif

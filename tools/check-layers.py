@@ -1,0 +1,173 @@
+#!/usr/bin/env python3
+"""Fails when a file includes, or a layer's library links, a layer above it.
+
+The layers (ARCHITECTURE.md), lowest first; each may use those before it:
+
+  base    store/base     errors, buffers, files, encodings   libsodium
+  verify  store/verify   formats and their verification      + jansson
+  log     store/log      the signed log in LMDB              + lmdb
+  index   store/index    the benchmark index                 (no lmdb.h)
+  proto   proto          msgpack-RPC messages                base + msgpack
+  client  client/lib     the client library                  all of the above
+  cli     client/cli     the kix commands                    client and below
+  daemon  daemon         kixd                                client and below, never cli
+
+Also: no system() or popen() anywhere, no string compare on an error's
+message outside tests, no file includes another folder's private header (a quoted include
+that is not kix/NAME.h must live beside the file, or be a test helper in
+tests/), and each layer's CMake library links only layers below it.
+"""
+import os
+import re
+import shutil
+import sys
+import tempfile
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+LAYERS = [  # name, folder, may use (layer names), third-party headers it may include
+    ("base", "store/base", [], {"sodium.h"}),
+    ("verify", "store/verify", ["base"], {"sodium.h", "jansson.h"}),
+    ("log", "store/log", ["base", "verify"], {"sodium.h", "jansson.h", "lmdb.h"}),
+    ("index", "store/index", ["base", "verify", "log"], {"jansson.h"}),
+    ("proto", "proto", ["base"], {"msgpack.h"}),
+    ("client", "client/lib", ["base", "verify", "log", "index", "proto"],
+     {"sodium.h", "jansson.h"}),
+    ("cli", "client/cli", ["base", "verify", "log", "index", "proto", "client"],
+     {"sodium.h", "jansson.h"}),
+    ("daemon", "daemon", ["base", "verify", "log", "index", "proto", "client"],
+     {"sodium.h", "jansson.h", "uv.h"}),
+]
+LIBRARY = {"base": "kix_base", "verify": "kix_verify", "log": "kix_log", "index": "kix_index",
+           "proto": "kix_proto", "client": "kix_client"}
+HEADERS = {"client": "client", "cli": "-"}  # where a layer's include/kix lives, if not its folder
+THIRD_PARTY = {"sodium.h", "jansson.h", "lmdb.h", "msgpack.h", "uv.h"}
+INCLUDE = re.compile(r'^\s*#\s*include\s*([<"])([^>"]+)[>"]', re.M)
+
+
+def public_headers():
+    """kix/NAME.h -> the layer that owns it."""
+    owner = {}
+    for name, folder, _, _ in LAYERS:
+        d = os.path.join(ROOT, HEADERS.get(name, folder), "include", "kix")
+        if os.path.isdir(d):
+            for h in os.listdir(d):
+                owner["kix/" + h] = name
+    owner["kix/version.h"] = "base"  # generated from store/base/version.h.in
+    for h in os.listdir(os.path.join(ROOT, "tools/liger/include/kix")):
+        owner["kix/" + h] = "tools"  # the importer's own library, used by tools and tests
+    return owner
+
+
+def sources(folder):
+    for dirpath, _, files in os.walk(os.path.join(ROOT, folder)):
+        for f in files:
+            if f.endswith((".c", ".h")):
+                yield os.path.join(dirpath, f)
+
+
+def main():
+    owner = public_headers()
+    problems = []
+    for name, folder, uses, third in LAYERS:
+        allowed = set(uses) | {name}
+        for path in sources(folder):
+            rel = os.path.relpath(path, ROOT)
+            for kind, inc in INCLUDE.findall(open(path, encoding="utf-8").read()):
+                if inc in owner:
+                    if owner[inc] not in allowed:
+                        problems.append(f"{rel}: includes {inc} of layer {owner[inc]}, "
+                                        f"above or beside layer {name}")
+                elif kind == "<" and inc in THIRD_PARTY and inc not in third:
+                    problems.append(f"{rel}: includes <{inc}>, which layer {name} may not use")
+                elif kind == '"' and ("/" in inc or
+                                      not os.path.exists(os.path.join(os.path.dirname(path), inc))):
+                    problems.append(f'{rel}: includes "{inc}", a private header of another folder')
+        cmake = os.path.join(ROOT, folder, "CMakeLists.txt")
+        if name in LIBRARY and os.path.exists(cmake):
+            text = open(cmake, encoding="utf-8").read()
+            for m in re.finditer(r"target_link_libraries\(\s*" + LIBRARY[name] + r"\b([^)]*)\)",
+                                 text):
+                for lib in re.findall(r"\bkix_\w+", m.group(1)):
+                    layer = next((k for k, v in LIBRARY.items() if v == lib), None)
+                    if layer and layer not in uses:
+                        problems.append(f"{os.path.relpath(cmake, ROOT)}: {LIBRARY[name]} links "
+                                        f"{lib}, above or beside it")
+    # tests and tools use public headers only (plus their own helpers)
+    for folder in ("tests", "tools"):
+        for path in sources(folder):
+            rel = os.path.relpath(path, ROOT)
+            if rel.startswith("tests/vectors"):
+                continue
+            for kind, inc in INCLUDE.findall(open(path, encoding="utf-8").read()):
+                if kind != '"' or inc in owner:
+                    continue
+                here = os.path.join(os.path.dirname(path), inc)
+                helpers = [os.path.join(ROOT, "tests", inc), os.path.join(ROOT, "tests/integration", inc)]
+                found = [os.path.realpath(c) for c in [here] + helpers if os.path.exists(c)]
+                own = os.path.realpath(os.path.join(ROOT, folder)) + os.sep
+                if not inc.startswith("kix/") and not any(f.startswith(own) for f in found):
+                    problems.append(f'{rel}: includes "{inc}", a private header of another folder')
+                elif inc.startswith("kix/"):
+                    problems.append(f'{rel}: includes "{inc}", which no layer publishes')
+    # no shell, and no decision taken on an error's words (kix_err.cause)
+    for folder in ("store", "proto", "client", "daemon", "tests", "tools"):
+        for path in sources(folder):
+            rel = os.path.relpath(path, ROOT)
+            text = open(path, encoding="utf-8").read()
+            code = re.sub(r'"(\\.|[^"\\\n])*"', '""', text)  # not inside string literals
+            for m in re.finditer(r"\b(system|popen)\s*\(", code):
+                problems.append(f"{rel}: calls {m.group(1)}(): spawn argv without a shell")
+            if not rel.startswith("tests/"):
+                for m in re.finditer(r"\b(strstr|strncmp|strcmp)\s*\([^;]*\bmsg\b", text):
+                    problems.append(f"{rel}: {m.group(1)} on an error message: act on "
+                                    f"err->cause, not its text")
+    for p in problems:
+        print(p)
+    if problems:
+        print(f"{len(problems)} layering problem(s); see ARCHITECTURE.md")
+        return 1
+    print(f"layers ok: {sum(1 for l in LAYERS for _ in sources(l[1]))} files in "
+          f"{len(LAYERS)} layers, tests and tools include public headers only")
+    return 0
+
+
+def self_test():
+    """Each kind of violation, planted in a copy of the tree, is caught."""
+    global ROOT
+    plants = [
+        ("store/verify/digest.c", '#include "kix/log.h"\n'),       # formats using the log
+        ("store/index/runs.c", "#include <lmdb.h>\n"),             # the index touching LMDB
+        ("proto/src/frame.c", '#include "kix/digest.h"\n'),        # proto above base
+        ("daemon/server.c", '#include "../client/cli/cli.h"\n'),  # kixd using the CLI
+        ("tests/unit/test_log.c", '#include "log_internal.h"\n'),  # a test's private include
+        ("store/verify/CMakeLists.txt", "target_link_libraries(kix_verify PUBLIC kix_log)\n"),
+        ("client/cli/cmd_audit.c", 'static int f(void) { return system("rm -rf x"); }\n'),
+        ("daemon/mirror.c", 'static int g(struct kix_err *e) { return !!strstr(e->msg, "x"); }\n'),
+    ]
+    real, failures = ROOT, 0
+    for rel, line in plants:
+        tmp = tempfile.mkdtemp(prefix="kix-layers-")
+        try:
+            for d in ("store", "proto", "client", "daemon", "tests", "tools"):
+                shutil.copytree(os.path.join(real, d), os.path.join(tmp, d),
+                                ignore=shutil.ignore_patterns("vectors", "corpus", "samples"))
+            with open(os.path.join(tmp, rel), "a", encoding="utf-8") as f:
+                f.write(line)
+            ROOT = tmp
+            with open(os.devnull, "w") as null:
+                out, sys.stdout = sys.stdout, null
+                try:
+                    caught = main() != 0
+                finally:
+                    sys.stdout = out
+            print(("ok: caught " if caught else "MISSED: ") + f"{line.strip()} in {rel}")
+            failures += not caught
+        finally:
+            ROOT = real
+            shutil.rmtree(tmp)
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(self_test() if sys.argv[1:] == ["--self-test"] else main())
