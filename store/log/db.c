@@ -1,6 +1,8 @@
 /* The LMDB environment: open, tables, map growth, the write retry loop. */
 #include "db.h"
 
+#include "kix/encoding.h"
+
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,6 +18,23 @@ static const char *const table_names[T_COUNT] = {
 #define DEFAULT_MAP_INITIAL ((size_t)64 << 20)
 #define DEFAULT_MAP_MAX     ((size_t)1 << 40)
 #define LOW_SPACE           (4ull << 20) /* free bytes under which a failed write means full */
+
+int kix__db_get_u64(struct kix_store *s, MDB_txn *txn, int table, uint64_t k, struct kix_bytes *out)
+{
+    uint8_t kb[8];
+    MDB_val key = {8, kb}, val;
+    int rc;
+
+    kix_u64be_put(kb, k);
+    rc = mdb_get(txn, s->dbi[table], &key, &val);
+    if (rc == MDB_NOTFOUND)
+        return KIX_ENOTFOUND;
+    if (rc)
+        return kix__db_error(rc, NULL, "reading the log");
+    out->ptr = val.mv_data;
+    out->len = val.mv_size;
+    return KIX_OK;
+}
 
 int kix__db_error(int rc, struct kix_err *err, const char *what)
 {

@@ -60,6 +60,10 @@ int kix__db_error(int mdb_rc, struct kix_err *err, const char *what);
 typedef int (*kix__write_fn)(struct kix_store *s, MDB_txn *txn, void *ctx, struct kix_err *err);
 int kix__db_write(struct kix_store *s, kix__write_fn fn, void *ctx, struct kix_err *err);
 
+/* The record under a u64be key of `table`: KIX_ENOTFOUND, or a view. */
+int kix__db_get_u64(struct kix_store *s, MDB_txn *txn, int table, uint64_t k,
+                    struct kix_bytes *out);
+
 /* Object lookups inside any transaction: a view of the canonical bytes. */
 int kix__object_get(struct kix_store *s, MDB_txn *txn, const uint8_t digest[32], MDB_val *out);
 /* Stores canonical bytes under their digest inside a write transaction. */

@@ -64,19 +64,7 @@ uint64_t kix_log_reader_tile_reads(const struct kix_log_reader *r)
 
 static int get_u64_key(struct kix_log_reader *r, int table, uint64_t k, struct kix_bytes *out)
 {
-    uint8_t kb[8];
-    MDB_val key = {8, kb}, val;
-    int rc;
-
-    kix_u64be_put(kb, k);
-    rc = mdb_get(r->r->txn, r->log->store->dbi[table], &key, &val);
-    if (rc == MDB_NOTFOUND)
-        return KIX_ENOTFOUND;
-    if (rc)
-        return kix__db_error(rc, NULL, "reading the log");
-    out->ptr = val.mv_data;
-    out->len = val.mv_size;
-    return KIX_OK;
+    return kix__db_get_u64(r->log->store, r->r->txn, table, k, out);
 }
 
 int kix_log_reader_checkpoint(struct kix_log_reader *r, uint64_t size, struct kix_bytes *note)

@@ -97,19 +97,7 @@ int kix_log_txn_object(struct kix_log_txn *t, const struct kix_digest *d, struct
 
 int kix_log_txn_entry(struct kix_log_txn *t, uint64_t index, struct kix_bytes *leaf)
 {
-    uint8_t k[8];
-    MDB_val key = {8, k}, val;
-    int rc;
-
-    kix_u64be_put(k, index);
-    rc = mdb_get(t->txn, t->store->dbi[T_LEAVES], &key, &val);
-    if (rc == MDB_NOTFOUND)
-        return KIX_ENOTFOUND;
-    if (rc)
-        return kix__db_error(rc, NULL, "reading an entry");
-    leaf->ptr = val.mv_data;
-    leaf->len = val.mv_size;
-    return KIX_OK;
+    return kix__db_get_u64(t->store, t->txn, T_LEAVES, index, leaf);
 }
 
 struct subject_walk {
