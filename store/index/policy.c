@@ -68,6 +68,20 @@ static int check_entry(struct kix_log_txn *t, const struct kix_entry *e, struct 
             return kix_err_set(err, KIX_EPOLICY,
                                "the successor run %s must be published by the same key",
                                e->new_run_id);
+        /* supersessions form chains: one successor, one predecessor, and a
+         * successor that is not itself retired (which also rules out every
+         * cycle: closing one would point at a run already superseded) */
+        if (new_run->supersedes_index != KIX_NO_INDEX)
+            return kix_err_set(err, KIX_EPOLICY,
+                               "run %s already succeeds another run (supersession at log index "
+                               "%llu); a run has one predecessor",
+                               e->new_run_id, (unsigned long long)new_run->supersedes_index);
+        if (new_run->superseded_by_index != KIX_NO_INDEX)
+            return kix_err_set(err, KIX_EPOLICY,
+                               "run %s was itself superseded at log index %llu; point run %s at "
+                               "its latest successor",
+                               e->new_run_id, (unsigned long long)new_run->superseded_by_index,
+                               e->run_id);
         return KIX_OK;
     }
     return kix_err_set(err, KIX_EINVAL, "unknown entry type");

@@ -24,6 +24,7 @@ enum kix_table {
     T_SIGNERS,     /* key id(32) ‖ u64be index → empty */
     T_GROUPS,      /* comparison key(32) ‖ statistic ‖ run → empty */
     T_COSIGS,      /* u64be size ‖ u32be witness key hash ‖ name → cosignature line */
+    T_STATEMENTS,  /* SHA-256 of the signed statement (DSSE PAE) → u64be log index */
     T_COUNT
 };
 
@@ -34,6 +35,7 @@ struct kix_store {
     struct kix_canon_opts canon;
     int read_only;
     int no_cosigs; /* read-only open of a store made before T_COSIGS existed */
+    int no_statements; /* read-only open of a store made before T_STATEMENTS existed */
     /* Readers hold it shared for their transaction's life; only a map
      * resize (rare) takes it exclusively, as LMDB requires no live txn. */
     pthread_rwlock_t resize_lock;

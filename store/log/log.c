@@ -289,6 +289,44 @@ int kix_log_create_replica(const char *dir, const struct kix_verifier *log_key,
     return rc;
 }
 
+/* A store made before statements were indexed gets its index in one
+ * transaction the first time it is opened to write. */
+static int backfill_fn(struct kix_store *s, MDB_txn *txn, void *arg, struct kix_err *err)
+{
+    MDB_cursor *cur;
+    MDB_val key, val;
+    MDB_stat st;
+    int rc = mdb_stat(txn, s->dbi[T_STATEMENTS], &st);
+
+    (void)arg;
+    if (rc || st.ms_entries > 0)
+        return rc ? kix__db_error(rc, err, "reading the statement index") : KIX_OK;
+    rc = mdb_cursor_open(txn, s->dbi[T_LEAVES], &cur);
+    if (rc)
+        return kix__db_error(rc, err, "reading the log");
+    for (rc = mdb_cursor_get(cur, &key, &val, MDB_FIRST); rc == 0;
+         rc = mdb_cursor_get(cur, &key, &val, MDB_NEXT)) {
+        struct kix_dsse_envelope env;
+        struct kix_hash h;
+        MDB_val k = {32, h.b};
+        int prc;
+        kix_dsse_envelope_init(&env);
+        prc = kix_dsse_parse(val.mv_data, val.mv_size, &env, NULL);
+        if (prc == KIX_OK)
+            prc = kix__statement_hash(&env, &h);
+        kix_dsse_envelope_release(&env);
+        if (prc)
+            continue; /* kixd check names a leaf that does not parse */
+        rc = mdb_put(txn, s->dbi[T_STATEMENTS], &k, &key, MDB_NOOVERWRITE);
+        if (rc && rc != MDB_KEYEXIST)
+            break;
+        rc = 0;
+    }
+    mdb_cursor_close(cur);
+    return rc == 0 || rc == MDB_NOTFOUND ? KIX_OK
+                                         : kix__db_error(rc, err, "indexing logged statements");
+}
+
 int kix_log_open(const char *dir, const struct kix_log_opts *opts, struct kix_log **out,
                  struct kix_err *err)
 {
@@ -314,6 +352,11 @@ int kix_log_open(const char *dir, const struct kix_log_opts *opts, struct kix_lo
             goto fail;
         l->indexed = rc == KIX_ENOTFOUND;
         rc = KIX_OK;
+    }
+    if (!(opts && opts->store.read_only)) {
+        rc = kix__db_write(l->store, backfill_fn, NULL, err);
+        if (rc)
+            goto fail;
     }
     if (!l->replica && !(opts && opts->store.read_only)) {
         snprintf(keypath, sizeof(keypath), "%s/log.key", dir);
@@ -419,7 +462,7 @@ static int apply_item(struct kix_store *s, MDB_txn *txn, struct kix_log *l, uint
     memset(res, 0, sizeof(*res));
     res->leaf_hash = p->leaf_hash;
     *dup = 0;
-    rc = lookup_duplicate(s, txn, &p->leaf_hash, &dup_index);
+    rc = lookup_duplicate(s, txn, &p->statement_hash, &dup_index);
     if (rc == KIX_OK) {
         res->index = dup_index;
         res->duplicate = 1;
@@ -427,7 +470,7 @@ static int apply_item(struct kix_store *s, MDB_txn *txn, struct kix_log *l, uint
         return KIX_OK;
     }
     if (rc != KIX_ENOTFOUND)
-        return kix_err_set(item_err, rc, "reading the leaf index: %s", kix_strerror(rc));
+        return kix_err_set(item_err, rc, "reading the statement index: %s", kix_strerror(rc));
     rc = kix__policy_apply(l, txn, next, p, item_err);
     if (rc == KIX_OK)
         res->index = next;
@@ -547,11 +590,11 @@ static int lookup_duplicate(struct kix_store *s, MDB_txn *txn, const struct kix_
                             uint64_t *index)
 {
     MDB_val key = {32, (void *)h->b}, val;
-    int rc = mdb_get(txn, s->dbi[T_LEAF_INDEX], &key, &val);
+    int rc = mdb_get(txn, s->dbi[T_STATEMENTS], &key, &val);
     if (rc == MDB_NOTFOUND)
         return KIX_ENOTFOUND;
     if (rc || val.mv_size != 8)
-        return rc ? kix__db_error(rc, NULL, "reading the leaf index") : KIX_ECORRUPT;
+        return rc ? kix__db_error(rc, NULL, "reading the statement index") : KIX_ECORRUPT;
     *index = kix_u64be_get(val.mv_data);
     return KIX_OK;
 }

@@ -48,6 +48,7 @@ struct kix_prepared {
     struct kix_entry entry; /* what the statement says; entry.signer from the keyid */
     struct kix_buf leaf;    /* canonical envelope bytes */
     struct kix_hash leaf_hash;
+    struct kix_hash statement_hash; /* SHA-256 of PAE(payloadType, payload): what was signed */
     struct kix_dsse_envelope env;
     uint8_t signer_pub[32]; /* the key the signature verified with */
     int sig_checked;        /* 1: verified with signer_pub during prepare */
@@ -67,6 +68,10 @@ int kix__key_get(struct kix_store *s, MDB_txn *txn, const uint8_t id[32], struct
  * KIX_EPOLICY/KIX_EVERIFY refuse only this entry; other codes abort all. */
 int kix__policy_apply(struct kix_log *l, MDB_txn *txn, uint64_t index, const struct kix_prepared *p,
                       struct kix_err *err);
+
+/* prepare.c: SHA-256 of PAE(payloadType, payload), the identity of an
+ * entry: one statement is logged once, whatever its envelope looks like. */
+int kix__statement_hash(const struct kix_dsse_envelope *env, struct kix_hash *out);
 
 /* The committed tree size (that of the latest checkpoint). */
 int kix__log_size(struct kix_store *s, MDB_txn *txn, uint64_t *size);

@@ -178,6 +178,8 @@ static int write_entry(struct kix_log *l, MDB_txn *txn, uint64_t index,
     if (rc == KIX_OK)
         rc = put(txn, s->dbi[T_LEAF_INDEX], p->leaf_hash.b, 32, idx, 8, MDB_NOOVERWRITE, err);
     if (rc == KIX_OK)
+        rc = put(txn, s->dbi[T_STATEMENTS], p->statement_hash.b, 32, idx, 8, MDB_NOOVERWRITE, err);
+    if (rc == KIX_OK)
         rc = put_ref_index(s, txn, T_SUBJECTS, p->entry.subject.b, index, type, err);
     if (rc == KIX_OK)
         rc = put_ref_index(s, txn, T_SIGNERS, p->entry.signer, index, type, err);

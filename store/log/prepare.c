@@ -26,6 +26,18 @@ void kix_prepared_free(struct kix_prepared *p)
     free(p);
 }
 
+int kix__statement_hash(const struct kix_dsse_envelope *env, struct kix_hash *out)
+{
+    struct kix_buf pae = KIX_BUF_INIT;
+    int rc = kix_dsse_pae(env->payload_type, strlen(env->payload_type), env->payload.ptr,
+                          env->payload.len, &pae);
+
+    if (rc == KIX_OK)
+        crypto_hash_sha256(out->b, pae.ptr, pae.len);
+    kix_buf_release(&pae);
+    return rc;
+}
+
 int kix_prepared_type(const struct kix_prepared *p)
 {
     return p->entry.type;
@@ -147,6 +159,11 @@ int kix_log_prepare_leaf(struct kix_log *l, const struct kix_bytes *envelope,
         goto fail;
     }
     kix_merkle_leaf_hash(p->leaf.ptr, p->leaf.len, &p->leaf_hash);
+    rc = kix__statement_hash(&p->env, &p->statement_hash);
+    if (rc) {
+        kix_err_set(err, rc, "out of memory");
+        goto fail;
+    }
     rc = kix_entry_parse_statement(&p->entry, p->env.payload.ptr, p->env.payload.len, err);
     if (rc == KIX_OK)
         rc = kix_entry_signer(&p->entry, &p->env, err);

@@ -431,6 +431,163 @@ KIX_TEST(identical_envelope_returns_original_index)
     teardown(&f);
 }
 
+/* An entry is what was signed: a logged statement comes back as a
+ * duplicate of its first index whatever envelope carries it, and the one
+ * unsigned field, the keyid, has a single spelling. Replaying an old
+ * not_reproduced rerun cannot flip a run's evidence back. */
+KIX_TEST(a_statement_is_logged_once)
+{
+    struct fixture f;
+    struct kix_append_result res;
+    struct kix_err err = {0};
+    struct kix_log_reader *r;
+    struct kix_run_info run;
+    struct kix_buf old = KIX_BUF_INIT, now = KIX_BUF_INIT, again = KIX_BUF_INIT;
+    struct kix_signer *second = new_key("rerunner-2");
+    char rerun_manifest[512], *keyid;
+    const char *objs[1] = {rerun_manifest};
+    struct kix_digest rd;
+    uint64_t old_index, size;
+
+    setup(&f);
+    ASSERT_EQ_INT(KIX_OK, add_key(&f, f.admin, second, KIX_ROLE_RERUN, 0));
+    ASSERT_EQ_INT(KIX_OK, publish(&f, f.publisher, "run-1", 1, &res, &err));
+    ASSERT_EQ_INT(KIX_OK, kix_log_read_begin(f.log, &r));
+    ASSERT_EQ_INT(KIX_OK, kix_index_run(r, "run-1", 5, &run));
+    kix_log_read_end(r);
+    run_manifest(rerun_manifest, sizeof(rerun_manifest), 77);
+    digest_of_json(rerun_manifest, &rd);
+    ASSERT_EQ_INT(KIX_OK, kix_entry_rerun(f.rerunner, "run-1", &run.manifest, "not_reproduced", &rd,
+                                          "2026-11-01T00:00:00Z", &old, &err));
+    ASSERT_EQ_INT(KIX_OK, submit(&f, &old, objs, 1, &res, &err));
+    old_index = res.index;
+    ASSERT_EQ_INT(KIX_OK, kix_entry_rerun(f.rerunner, "run-1", &run.manifest, "reproduced", &rd,
+                                          "2026-11-02T00:00:00Z", &now, &err));
+    ASSERT_EQ_INT(KIX_OK, submit(&f, &now, NULL, 0, &res, &err));
+    size = log_size(&f);
+
+    /* the old rerun with its keyid spelled in capitals: refused */
+    keyid = strstr((char *)old.ptr, "\"keyid\":\"");
+    ASSERT_TRUE(keyid != NULL);
+    for (char *c = keyid + 9; *c != '"'; c++)
+        if (*c >= 'a' && *c <= 'f')
+            *c = (char)(*c - 'a' + 'A');
+    ASSERT_EQ_INT(KIX_EINVAL, submit(&f, &old, objs, 1, &res, &err));
+    ASSERT_CONTAINS(err.msg, "64 lowercase hex");
+
+    /* the same statement signed by another rerunner: the original entry */
+    ASSERT_EQ_INT(KIX_OK, kix_entry_rerun(second, "run-1", &run.manifest, "not_reproduced", &rd,
+                                          "2026-11-01T00:00:00Z", &again, &err));
+    ASSERT_TRUE(again.len != old.len || memcmp(again.ptr, old.ptr, old.len) != 0);
+    ASSERT_EQ_INT(KIX_OK, submit(&f, &again, objs, 1, &res, &err));
+    ASSERT_EQ_INT(1, res.duplicate);
+    ASSERT_EQ_U64(old_index, res.index);
+    ASSERT_EQ_U64(size, log_size(&f));
+    ASSERT_EQ_INT(KIX_OK, kix_log_read_begin(f.log, &r));
+    ASSERT_EQ_INT(KIX_OK, kix_index_run(r, "run-1", 5, &run));
+    ASSERT_EQ_INT(KIX_EVIDENCE_REPRODUCED, run.evidence);
+    ASSERT_EQ_U64(2, run.reruns);
+    kix_log_read_end(r);
+    kix_buf_release(&old);
+    kix_buf_release(&now);
+    kix_buf_release(&again);
+    kix_signer_free(second);
+    teardown(&f);
+}
+
+/* A store made before statements were indexed (no "statements" table)
+ * gets the index when opened to write, so its old entries count too. */
+KIX_TEST(old_store_gets_its_statement_index)
+{
+    struct fixture f;
+    struct kix_append_result res, again;
+    struct kix_err err = {0};
+    struct kix_buf env = KIX_BUF_INIT;
+    struct kix_digest d;
+    char manifest[512];
+    const char *objs[2];
+    MDB_env *menv;
+    MDB_txn *txn;
+    MDB_dbi dbi;
+
+    setup(&f);
+    run_manifest(manifest, sizeof(manifest), 1);
+    digest_of_json(manifest, &d);
+    objs[0] = manifest;
+    objs[1] = workload;
+    ASSERT_EQ_INT(KIX_OK,
+                  kix_entry_publication(f.publisher, "run-1", &d, NULL, NULL, NULL, &env, &err));
+    ASSERT_EQ_INT(KIX_OK, submit(&f, &env, objs, 2, &res, &err));
+    kix_log_close(f.log);
+    f.log = NULL;
+    ASSERT_EQ_INT(0, mdb_env_create(&menv));
+    ASSERT_EQ_INT(0, mdb_env_set_maxdbs(menv, 32));
+    ASSERT_EQ_INT(0, mdb_env_open(menv, f.dir, 0, 0600));
+    ASSERT_EQ_INT(0, mdb_txn_begin(menv, NULL, 0, &txn));
+    ASSERT_EQ_INT(0, mdb_dbi_open(txn, "statements", 0, &dbi));
+    ASSERT_EQ_INT(0, mdb_drop(txn, dbi, 1));
+    ASSERT_EQ_INT(0, mdb_txn_commit(txn));
+    mdb_env_close(menv);
+    ASSERT_EQ_INT(KIX_OK, kix_index_open(f.dir, NULL, &f.log, &err));
+    ASSERT_EQ_INT(KIX_OK, submit(&f, &env, objs, 2, &again, &err));
+    ASSERT_EQ_INT(1, again.duplicate);
+    ASSERT_EQ_U64(res.index, again.index);
+    kix_buf_release(&env);
+    teardown(&f);
+}
+
+/* Supersessions form chains: a run is superseded once, a successor has
+ * one predecessor, and no cycle closes; each refusal names the runs and
+ * stores nothing. */
+KIX_TEST(supersessions_form_chains)
+{
+    struct fixture f;
+    struct kix_append_result res;
+    struct kix_err err = {0};
+    struct kix_run_info runs[4];
+    const char *ids[4] = {"run-1", "run-2", "run-3", "run-4"};
+    uint64_t size;
+
+    setup(&f);
+    for (int i = 0; i < 4; i++) {
+        struct kix_log_reader *r;
+        ASSERT_EQ_INT(KIX_OK, publish(&f, f.publisher, ids[i], i + 1, &res, &err));
+        ASSERT_EQ_INT(KIX_OK, kix_log_read_begin(f.log, &r));
+        ASSERT_EQ_INT(KIX_OK, kix_index_run(r, ids[i], 5, &runs[i]));
+        kix_log_read_end(r);
+    }
+#define SUPERSEDE(from, to)                                                                        \
+    do {                                                                                           \
+        struct kix_buf env_ = KIX_BUF_INIT;                                                        \
+        ASSERT_EQ_INT(KIX_OK, kix_entry_supersession(f.publisher, ids[from], &runs[from].manifest, \
+                                                     ids[to], "correction", &env_, &err));         \
+        rc = submit(&f, &env_, NULL, 0, &res, &err);                                               \
+        kix_buf_release(&env_);                                                                    \
+    } while (0)
+    int rc;
+    SUPERSEDE(0, 1); /* run-1 -> run-2 */
+    ASSERT_EQ_INT(KIX_OK, rc);
+    size = log_size(&f);
+    SUPERSEDE(1, 0); /* run-2 -> run-1 would close a cycle */
+    ASSERT_EQ_INT(KIX_EPOLICY, rc);
+    ASSERT_CONTAINS(err.msg, "run run-1 was itself superseded");
+    SUPERSEDE(2, 1); /* run-3 -> run-2: run-2 already has a predecessor */
+    ASSERT_EQ_INT(KIX_EPOLICY, rc);
+    ASSERT_CONTAINS(err.msg, "run run-2 already succeeds another run");
+    SUPERSEDE(0, 2); /* run-1 again */
+    ASSERT_EQ_INT(KIX_EPOLICY, rc);
+    ASSERT_CONTAINS(err.msg, "run run-1 was already superseded");
+    ASSERT_EQ_U64(size, log_size(&f));
+    SUPERSEDE(1, 2); /* the chain grows at its end: run-2 -> run-3 */
+    ASSERT_EQ_INT(KIX_OK, rc);
+    SUPERSEDE(2, 0); /* run-3 -> run-1: the long cycle */
+    ASSERT_EQ_INT(KIX_EPOLICY, rc);
+    SUPERSEDE(3, 3); /* itself */
+    ASSERT_EQ_INT(KIX_EINVAL, rc);
+#undef SUPERSEDE
+    teardown(&f);
+}
+
 /* Many submissions, one transaction, one checkpoint; refusals inside a
  * batch do not stop the others. */
 KIX_TEST(batch_commit_one_checkpoint)
