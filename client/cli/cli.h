@@ -80,6 +80,18 @@ int cli_connect(const char *cmd, const struct cli_common *c, struct kix_client *
  * or (for a local store only) the store's own key. Returns an exit status. */
 int cli_log_key(const char *cmd, const struct cli_common *c, struct kix_client *client,
                 struct kix_verifier *out);
+
+/* The first thing every command that reads a log does: take the log key
+ * (cli_log_key) and check the server's latest checkpoint against the one
+ * this client verified before, remembering it when newer. A fork or a
+ * rollback is exit 4 with both checkpoints kept as evidence.
+ * CLI_CONTACT_STATUS is for status looks (kix info, kix mirror status): a
+ * server behind what this client verified is stale, not rolled back, and
+ * with no log key configured anywhere nothing is checked (*have_key 0:
+ * kix info is how a key is first looked at). */
+enum cli_contact_mode { CLI_CONTACT_READ, CLI_CONTACT_STATUS };
+int cli_contact(const char *cmd, const struct cli_common *c, struct kix_client *client,
+                struct kix_verifier *key, enum cli_contact_mode mode, int *have_key);
 /* Parses the common options plus, where the pointer is given, --size,
  * --from and --limit. Returns -1 to go on (optind at the operands), or the
  * exit status to return (0 after --help). */

@@ -43,6 +43,8 @@ int cli_common_option(struct cli_common *c, int opt, const char *arg)
     return 0;
 }
 
+static int config_log_key(char *out, size_t cap);
+
 /* The command's witness rules (one command per process). */
 static struct kix_verifier witness_keys[CLI_WITNESSES_MAX];
 static struct kix_witness_policy witness_policy = {witness_keys, 0, 0};
@@ -61,6 +63,42 @@ int cli_trust_latest(struct kix_client *c, const struct kix_verifier *key, struc
     if (rc)
         return rc;
     return cli_trust_check(c, key, (const char *)note->ptr + start, note->len - start, cp, err);
+}
+
+static int have_log_key(const struct cli_common *c)
+{
+    const char *given = c->log_key ? c->log_key : getenv("KIX_LOG_KEY");
+    char text[2048];
+    return (given && *given) || config_log_key(text, sizeof(text)) || c->store;
+}
+
+int cli_contact(const char *cmd, const struct cli_common *c, struct kix_client *client,
+                struct kix_verifier *key, enum cli_contact_mode mode, int *have_key)
+{
+    struct kix_buf note = KIX_BUF_INIT;
+    struct kix_checkpoint cp;
+    struct kix_err err = {0};
+    int status, rc;
+
+    if (have_key)
+        *have_key = 0;
+    if (mode == CLI_CONTACT_STATUS && !have_log_key(c))
+        return 0;
+    if ((status = cli_log_key(cmd, c, client, key)))
+        return status;
+    if (have_key)
+        *have_key = 1;
+    if (mode == CLI_CONTACT_READ) {
+        rc = cli_trust_latest(client, key, &note, &cp, &err);
+    } else {
+        rc = kix_client_checkpoint(client, KIX_NO_INDEX, &note, &err);
+        if (rc == KIX_OK)
+            rc = cli_witness_check(key, (const char *)note.ptr, note.len, NULL, &err);
+        if (rc == KIX_OK)
+            rc = kix_trust_check_status(client, key, (const char *)note.ptr, note.len, &cp, &err);
+    }
+    kix_buf_release(&note);
+    return rc ? cli_fail(cmd, rc, &err) : 0;
 }
 
 int cli_witness_check(const struct kix_verifier *key, const char *note, size_t len, size_t *found,

@@ -11,9 +11,17 @@
 int cli_resolve_verified(const char *cmd, struct kix_client *c, const struct kix_verifier *key,
                          const char *ref, struct kix_resolution *res, struct kix_checkpoint *cp)
 {
+    struct kix_buf latest = KIX_BUF_INIT;
     struct kix_err err = {0};
-    int rc = kix_client_resolve(c, ref, res, &err);
+    /* first the server's latest checkpoint against the one this client
+     * verified before: a rollback or fork that hides the run is exit 4,
+     * not "no such run" */
+    int rc = cli_trust_latest(c, key, &latest, cp, &err);
 
+    kix_buf_release(&latest);
+    if (rc)
+        return cli_fail(cmd, rc, &err);
+    rc = kix_client_resolve(c, ref, res, &err);
     if (rc == KIX_OK)
         rc = kix_resolution_verify(res, key, cp, &err);
     if (rc == KIX_OK)

@@ -5,6 +5,7 @@
 
 #include "cli.h"
 #include "kix/client.h"
+#include "kix/trust.h"
 
 /* Parses argv with the common options plus --size; returns exit status or -1. */
 
@@ -18,6 +19,7 @@ int cmd_info(int argc, char **argv)
 {
     struct cli_common common;
     struct kix_client *cl = NULL;
+    struct kix_verifier key;
     struct kix_client_info info;
     struct kix_err err = {0};
     int status = cli_parse("info", info_help, argc, argv, &common, NULL, NULL, NULL), rc;
@@ -28,6 +30,10 @@ int cmd_info(int argc, char **argv)
         return cli_usage_error("info", "unexpected argument %s", argv[optind]);
     if ((status = cli_connect("info", &common, &cl)))
         return status;
+    if ((status = cli_contact("info", &common, cl, &key, CLI_CONTACT_STATUS, NULL))) {
+        kix_client_close(cl);
+        return status;
+    }
     rc = kix_client_info(cl, &info, &err);
     if (rc == KIX_OK && common.json) {
         printf("{\"origin\":");
@@ -109,7 +115,7 @@ int cmd_checkpoint(int argc, char **argv)
         return cli_usage_error("checkpoint", "unexpected argument %s", argv[optind]);
     if ((status = cli_connect("checkpoint", &common, &cl)))
         return status;
-    if ((status = cli_log_key("checkpoint", &common, cl, &key)))
+    if ((status = cli_contact("checkpoint", &common, cl, &key, CLI_CONTACT_READ, NULL)))
         goto out;
     rc = kix_client_checkpoint(cl, size, &note, &err);
     if (rc == KIX_OK)
@@ -117,6 +123,9 @@ int cmd_checkpoint(int argc, char **argv)
     if (rc == KIX_OK)
         rc = kix_checkpoint_open((const char *)note.ptr, note.len, &key, 1, key.name, &opened, &cp,
                                  &err);
+    /* an older checkpoint must be a prefix of what this client verified */
+    if (rc == KIX_OK)
+        rc = kix_trust_check_past(cl, &key, (const char *)note.ptr, note.len, NULL, &err);
     if (rc == KIX_OK && size != KIX_NO_INDEX && cp.size != size)
         rc = kix_err_set(&err, KIX_EVERIFY, "asked for size %llu, got a checkpoint of size %llu",
                          (unsigned long long)size, (unsigned long long)cp.size);
@@ -160,6 +169,7 @@ int cmd_entry(int argc, char **argv)
 {
     struct cli_common common;
     struct kix_client *cl = NULL;
+    struct kix_verifier key;
     struct kix_err err = {0};
     uint64_t index, got = 0;
     int status = cli_parse("entry", entry_help, argc, argv, &common, NULL, NULL, NULL), rc;
@@ -170,6 +180,10 @@ int cmd_entry(int argc, char **argv)
         return cli_usage_error("entry", "expected one INDEX");
     if ((status = cli_connect("entry", &common, &cl)))
         return status;
+    if ((status = cli_contact("entry", &common, cl, &key, CLI_CONTACT_READ, NULL))) {
+        kix_client_close(cl);
+        return status;
+    }
     rc = kix_client_entries(cl, index, 1, write_entry, NULL, &got, &err);
     if (rc == KIX_OK && got == 0)
         rc = kix_err_set(&err, KIX_ENOTFOUND, "no entry %llu in the log at %s",
@@ -206,6 +220,7 @@ int cmd_proof(int argc, char **argv)
 {
     struct cli_common common;
     struct kix_client *cl = NULL;
+    struct kix_verifier key;
     struct kix_hash proof[KIX_MERKLE_MAX_PROOF];
     struct kix_err err = {0};
     uint64_t size = KIX_NO_INDEX, a, b;
@@ -231,6 +246,10 @@ int cmd_proof(int argc, char **argv)
         return cli_usage_error("proof", "expected OLD and NEW sizes");
     if ((status = cli_connect("proof", &common, &cl)))
         return status;
+    if ((status = cli_contact("proof", &common, cl, &key, CLI_CONTACT_READ, NULL))) {
+        kix_client_close(cl);
+        return status;
+    }
     rc = inclusion ? kix_client_inclusion(cl, a, size, proof, &n, &err)
                    : kix_client_consistency(cl, a, b, proof, &n, &err);
     if (rc == KIX_OK)
@@ -249,6 +268,7 @@ int cmd_receipt(int argc, char **argv)
 {
     struct cli_common common;
     struct kix_client *cl = NULL;
+    struct kix_verifier key;
     struct kix_buf out = KIX_BUF_INIT;
     struct kix_err err = {0};
     uint64_t index, size = KIX_NO_INDEX;
@@ -260,6 +280,10 @@ int cmd_receipt(int argc, char **argv)
         return cli_usage_error("receipt", "expected one INDEX");
     if ((status = cli_connect("receipt", &common, &cl)))
         return status;
+    if ((status = cli_contact("receipt", &common, cl, &key, CLI_CONTACT_READ, NULL))) {
+        kix_client_close(cl);
+        return status;
+    }
     rc = kix_client_receipt(cl, index, size, &out, &err);
     if (rc == KIX_OK)
         fwrite(out.ptr, 1, out.len, stdout);

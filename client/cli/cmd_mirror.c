@@ -72,6 +72,7 @@ int cmd_mirror(int argc, char **argv)
     static const struct option longopts[] = {CLI_COMMON_LONGOPTS, {NULL, 0, NULL, 0}};
     struct cli_common common;
     struct kix_client *cl = NULL;
+    struct kix_verifier key;
     struct kix_client_info info;
     struct kix_err err = {0};
     int ch, status, rc;
@@ -94,6 +95,10 @@ int cmd_mirror(int argc, char **argv)
         return cli_usage_error("mirror", "unexpected argument %s", argv[optind + 1]);
     if ((status = cli_connect("mirror", &common, &cl)))
         return status;
+    if ((status = cli_contact("mirror", &common, cl, &key, CLI_CONTACT_STATUS, NULL))) {
+        kix_client_close(cl);
+        return status;
+    }
     rc = kix_client_info(cl, &info, &err);
     if (rc == KIX_OK && !info.mirror)
         rc = kix_err_set(&err, KIX_EINVAL, "%s serves the log %s itself, not a mirror of it",

@@ -81,6 +81,7 @@ static int run_query(const char *cmd, const char *help, int argc, char **argv, i
                                              {NULL, 0, NULL, 0}};
     struct cli_common common;
     struct kix_client *c = NULL;
+    struct kix_verifier key;
     struct kix_query q;
     struct kix_digest group;
     struct kix_err err = {0};
@@ -142,6 +143,10 @@ static int run_query(const char *cmd, const char *help, int argc, char **argv, i
     }
     if ((status = cli_connect(cmd, &common, &c)))
         return status;
+    if ((status = cli_contact(cmd, &common, c, &key, CLI_CONTACT_READ, NULL))) {
+        kix_client_close(c);
+        return status;
+    }
     rows.json = common.json;
     if (rows.json)
         printf("{\"runs\":[");

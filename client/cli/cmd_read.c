@@ -26,6 +26,7 @@ int cmd_get(int argc, char **argv)
 {
     struct cli_common common;
     struct kix_client *c = NULL;
+    struct kix_verifier key;
     struct kix_buf out = KIX_BUF_INIT;
     struct kix_digest d;
     struct kix_err err = {0};
@@ -45,6 +46,10 @@ int cmd_get(int argc, char **argv)
         return cli_fail("get", rc, &err);
     if ((status = cli_connect("get", &common, &c)))
         return status;
+    if ((status = cli_contact("get", &common, c, &key, CLI_CONTACT_READ, NULL))) {
+        kix_client_close(c);
+        return status;
+    }
     rc = kix_client_get_object(c, &d, &out, &err);
     if (rc == KIX_OK)
         fwrite(out.ptr, 1, out.len, stdout);
@@ -545,6 +550,7 @@ int cmd_log(int argc, char **argv)
 {
     struct cli_common common;
     struct kix_client *c = NULL;
+    struct kix_verifier key;
     struct kix_client_info info;
     struct kix_err err = {0};
     struct log_ctx l = {0, 1};
@@ -557,6 +563,10 @@ int cmd_log(int argc, char **argv)
         return cli_usage_error("log", "unexpected argument %s", argv[optind]);
     if ((status = cli_connect("log", &common, &c)))
         return status;
+    if ((status = cli_contact("log", &common, c, &key, CLI_CONTACT_READ, NULL))) {
+        kix_client_close(c);
+        return status;
+    }
     l.json = common.json;
     rc = kix_client_info(c, &info, &err);
     if (rc == KIX_OK && from == KIX_NO_INDEX)

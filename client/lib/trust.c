@@ -74,8 +74,16 @@ static int alarm_fork(const char *dir, const struct kix_buf *remembered, const c
                        what, dir, stamp);
 }
 
-int kix_trust_check(struct kix_client *c, const struct kix_verifier *key, const char *note,
-                    size_t len, struct kix_checkpoint *cp_out, struct kix_err *err)
+/* How an older checkpoint than the remembered one is taken. */
+enum older { OLDER_IS_ROLLBACK, OLDER_IS_PROVEN, OLDER_IS_STALE };
+
+/* OLDER_IS_ROLLBACK: the server's latest must not be older than what this
+ * client verified. OLDER_IS_PROVEN: a checkpoint asked for by size may be,
+ * and is then proven a prefix of it. OLDER_IS_STALE: a status look at a
+ * server that may lag (a mirror) and cannot prove a size it does not have:
+ * older is reported as it is, a fork at the same or a larger size is not. */
+static int check(struct kix_client *c, const struct kix_verifier *key, const char *note, size_t len,
+                 enum older past, struct kix_checkpoint *cp_out, struct kix_err *err)
 {
     struct kix_buf remembered = KIX_BUF_INIT;
     struct kix_note opened, old_opened;
@@ -104,7 +112,29 @@ int kix_trust_check(struct kix_client *c, const struct kix_verifier *key, const 
         kix_err_wrap(err, "the remembered checkpoint %s (delete it to start over)", path);
         goto out;
     }
-    if (cp.size < old.size) {
+    if (cp.size < old.size && past == OLDER_IS_STALE) {
+        rc = KIX_OK;
+    } else if (cp.size < old.size && past == OLDER_IS_PROVEN) {
+        struct kix_hash proof[KIX_MERKLE_MAX_PROOF], r1, r2;
+        struct kix_err perr = {0};
+        size_t n = 0;
+        memcpy(r1.b, cp.root, 32);
+        memcpy(r2.b, old.root, 32);
+        rc = kix_client_consistency(c, cp.size, old.size, proof, &n, &perr);
+        if (rc == KIX_OK)
+            rc = kix_merkle_verify_consistency(cp.size, old.size, &r1, &r2, proof, n, &perr);
+        if (rc == KIX_EUNAVAIL || rc == KIX_EIO) {
+            if (err)
+                *err = perr;
+        } else if (rc) {
+            snprintf(what, sizeof(what),
+                     "%s cannot prove that the size %llu this client verified before extends its "
+                     "checkpoint at size %llu (%s): the log forked or was rewritten",
+                     kix_client_where(c), (unsigned long long)old.size, (unsigned long long)cp.size,
+                     perr.msg);
+            rc = alarm_fork(dir, &remembered, note, len, what, err);
+        }
+    } else if (cp.size < old.size) {
         snprintf(what, sizeof(what),
                  "%s presents log %s at size %llu, but this client verified size %llu before: "
                  "the log was rolled back (or this is a stale mirror)",
@@ -145,6 +175,24 @@ int kix_trust_check(struct kix_client *c, const struct kix_verifier *key, const 
 out:
     kix_buf_release(&remembered);
     return rc;
+}
+
+int kix_trust_check(struct kix_client *c, const struct kix_verifier *key, const char *note,
+                    size_t len, struct kix_checkpoint *cp_out, struct kix_err *err)
+{
+    return check(c, key, note, len, OLDER_IS_ROLLBACK, cp_out, err);
+}
+
+int kix_trust_check_past(struct kix_client *c, const struct kix_verifier *key, const char *note,
+                         size_t len, struct kix_checkpoint *cp_out, struct kix_err *err)
+{
+    return check(c, key, note, len, OLDER_IS_PROVEN, cp_out, err);
+}
+
+int kix_trust_check_status(struct kix_client *c, const struct kix_verifier *key, const char *note,
+                           size_t len, struct kix_checkpoint *cp_out, struct kix_err *err)
+{
+    return check(c, key, note, len, OLDER_IS_STALE, cp_out, err);
 }
 
 int kix_trust_latest(struct kix_client *c, const struct kix_verifier *key, struct kix_buf *note,

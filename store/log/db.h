@@ -34,7 +34,7 @@ struct kix_store {
     size_t map_size, map_max;
     struct kix_canon_opts canon;
     int read_only;
-    int no_cosigs; /* read-only open of a store made before T_COSIGS existed */
+    int no_cosigs;     /* read-only open of a store made before T_COSIGS existed */
     int no_statements; /* read-only open of a store made before T_STATEMENTS existed */
     /* Readers hold it shared for their transaction's life; only a map
      * resize (rare) takes it exclusively, as LMDB requires no live txn. */

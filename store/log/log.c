@@ -462,6 +462,9 @@ static int apply_item(struct kix_store *s, MDB_txn *txn, struct kix_log *l, uint
     memset(res, 0, sizeof(*res));
     res->leaf_hash = p->leaf_hash;
     *dup = 0;
+    rc = kix__policy_signer(l, txn, next, p, item_err);
+    if (rc)
+        return rc;
     rc = lookup_duplicate(s, txn, &p->statement_hash, &dup_index);
     if (rc == KIX_OK) {
         res->index = dup_index;

@@ -63,8 +63,16 @@ void kix__key_record_encode(const struct kix_key_info *k, uint8_t out[KEY_RECORD
 int kix__key_record_decode(const uint8_t *data, size_t len, struct kix_key_info *k);
 
 int kix__key_get(struct kix_store *s, MDB_txn *txn, const uint8_t id[32], struct kix_key_info *k);
-/* policy.c: checks p against the state in txn (at log index `index`) and,
- * when it passes, writes it: objects, leaf, indexes, registry, runs.
+/* policy.c: whether p's signer may append it at `index` (registered, in
+ * force, holding the role, and the signature verifies with that key).
+ * Checked before anything else, duplicates included: an already logged
+ * statement is answered as a duplicate only to a signer who may append it. */
+int kix__policy_signer(struct kix_log *l, MDB_txn *txn, uint64_t index,
+                       const struct kix_prepared *p, struct kix_err *err);
+
+/* policy.c: checks p (its signer already checked) against the state in txn
+ * (at log index `index`) and, when it passes, writes it: objects, leaf,
+ * indexes, registry, and the indexer's tables.
  * KIX_EPOLICY/KIX_EVERIFY refuse only this entry; other codes abort all. */
 int kix__policy_apply(struct kix_log *l, MDB_txn *txn, uint64_t index, const struct kix_prepared *p,
                       struct kix_err *err);

@@ -78,14 +78,17 @@ grep -q '"origin":"kix.cli/log"' "$T/out" || fail "kix info --json: $(cat "$T/ou
 grep -q '"size":1' "$T/out" || fail "kix info size"
 expect_status 0 "$BIN/kix" checkpoint --server "unix://$T/sock" --log-key "$KEY"
 head -1 "$T/out" | grep -q "kix.cli/log" || fail "checkpoint origin"
-expect_status 0 "$BIN/kix" entry 0 --server "unix://$T/sock"
+expect_status 0 "$BIN/kix" entry 0 --server "unix://$T/sock" --log-key "$KEY"
 grep -q "payloadType" "$T/out" || fail "entry 0 is not an envelope"
-expect_status 1 "$BIN/kix" entry 5 --server "unix://$T/sock"
-expect_status 0 "$BIN/kix" proof inclusion 0 --server "unix://$T/sock"
-expect_status 0 "$BIN/kix" receipt 0 --server "unix://$T/sock"
+expect_status 1 "$BIN/kix" entry 5 --server "unix://$T/sock" --log-key "$KEY"
+expect_status 0 "$BIN/kix" proof inclusion 0 --server "unix://$T/sock" --log-key "$KEY"
+expect_status 0 "$BIN/kix" receipt 0 --server "unix://$T/sock" --log-key "$KEY"
 cp "$T/out" "$T/receipt"
 expect_status 0 "$BIN/kix" verify "$T/receipt" --log-key "$KEY"
-expect_status 1 "$BIN/kix" receipt 9 --server "unix://$T/sock"
+expect_status 1 "$BIN/kix" receipt 9 --server "unix://$T/sock" --log-key "$KEY"
+# every command that reads a log verifies against a log key: none, no answer
+expect_status 2 "$BIN/kix" entry 0 --server "unix://$T/sock"
+grep -q "no log key to verify against" "$T/err" || fail "entry without a key: $(cat "$T/err")"
 
 # a second kixd on the same addresses is refused
 expect_status 3 "$BIN/kixd" serve --store "$T/log" --listen "tcp://127.0.0.1:$PORT"

@@ -109,7 +109,15 @@ restart_log swap_back
 expect_status 4 "$KIX" resolve "${LOG[@]}" run-1
 grep -q "rolled back" "$WORK/err" || fail "rollback message: $(cat "$WORK/err")"
 ls "$KIX_STATE_DIR"/logs/kix.test_log+*/evidence/*-presented.checkpoint >/dev/null || fail "no evidence kept"
-pass "rollback detected, evidence kept"
+# the run the rollback hides is a rollback too, not "no such run"; and so
+# is every other command that reads the log
+for cmd in "resolve run-3" "show run-3" "cite run-3" checkpoint "receipt 0" "entry 0" \
+  "proof inclusion 0" log query "get $(cat "$WORK/m1/digest" 2>/dev/null || echo sha256:$(printf %064d 0))"; do
+  # shellcheck disable=SC2086
+  expect_status 4 "$KIX" $cmd "${LOG[@]}"
+  grep -q "ALARM" "$WORK/err" || fail "kix $cmd against a rolled-back log: $(cat "$WORK/err")"
+done
+pass "rollback detected by every command that reads the log, evidence kept"
 rm -rf "$KIX_STATE_DIR"
 
 # A lying store: rewrite one byte of the rerun entry, recomputing nothing

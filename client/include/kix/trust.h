@@ -27,6 +27,22 @@ int kix_trust_dir(const struct kix_verifier *key, char *out, size_t cap,
 int kix_trust_check(struct kix_client *c, const struct kix_verifier *key, const char *note,
                     size_t len, struct kix_checkpoint *cp_out, struct kix_err *err) KIX_MUST_CHECK;
 
+/* kix_trust_check of a checkpoint the caller asked for by size, which may
+ * be older than the remembered one: then c must prove the remembered one
+ * extends it (KIX_EFORK with both kept as evidence when it cannot). A
+ * newer or equal one is checked as kix_trust_check does. */
+int kix_trust_check_past(struct kix_client *c, const struct kix_verifier *key, const char *note,
+                         size_t len, struct kix_checkpoint *cp_out,
+                         struct kix_err *err) KIX_MUST_CHECK;
+
+/* kix_trust_check for a status look at a server that may lag behind what
+ * this client verified (a mirror): an older checkpoint is accepted as
+ * stale, unproven (the server cannot prove a size it does not have); a
+ * fork at the same or a larger size is still KIX_EFORK. */
+int kix_trust_check_status(struct kix_client *c, const struct kix_verifier *key, const char *note,
+                           size_t len, struct kix_checkpoint *cp_out,
+                           struct kix_err *err) KIX_MUST_CHECK;
+
 /* Fetches the latest checkpoint from c and kix_trust_check()s it; the note
  * is appended to `note`. */
 int kix_trust_latest(struct kix_client *c, const struct kix_verifier *key, struct kix_buf *note,
