@@ -24,6 +24,9 @@ static const char check_help[] =
     "    leaf index, and the objects it needs are stored\n"
     "  - every hash in every tile is the node recomputed from the entries\n"
     "  - every object's bytes hash to its digest\n"
+    "  - (full check) the index: every run's record, entry list and comparison\n"
+    "    group recomputed from the entries, and every group record, so a rank or\n"
+    "    an evidence level the store was edited to claim is named\n"
     "Each problem is printed with its table and record (as kix-tamper names them)\n"
     "and the entry index it concerns. Signatures of entries and the log policy are\n"
     "not rechecked here: run kix audit for that.\n"
@@ -127,6 +130,7 @@ int kixd_check_main(int argc, char **argv)
     struct kix_log_opts lopts;
     struct kix_check_opts copts;
     struct kix_check_stats st;
+    struct kix_index_check_stats ist = {0, 0, 0, 0};
     struct kix_log *log = NULL;
     struct kix_err err = {0};
     struct report rep;
@@ -196,6 +200,16 @@ int kixd_check_main(int argc, char **argv)
         printf("{\"problems\":[");
     clock_gettime(CLOCK_MONOTONIC, &t0);
     rc = kix_log_check(log, &copts, &st, &err);
+    if (!copts.quick && (rc == KIX_OK || rc == KIX_ECORRUPT)) {
+        /* the index, recomputed from the entries: ranks and evidence are
+         * the log's, not the store's word */
+        struct kix_err ierr = {0};
+        int irc = kix_index_check(log, &copts, &ist, &ierr);
+        if (irc && rc == KIX_OK) {
+            rc = irc;
+            err = ierr;
+        }
+    }
     secs = seconds_since(&t0);
     if (rep.tty)
         fputs("\r\033[K", stderr);
@@ -204,19 +218,23 @@ int kixd_check_main(int argc, char **argv)
                copts.quick ? "true" : "false");
         json_string(stdout, kix_log_origin(log));
         printf(",\"size\":%llu,\"entries\":%llu,\"checkpoints\":%llu,\"roots\":%llu,"
-               "\"treeHashes\":%llu,\"tiles\":%llu,\"objects\":%llu,\"seconds\":%.3f}\n",
+               "\"treeHashes\":%llu,\"tiles\":%llu,\"objects\":%llu,\"runs\":%llu,"
+               "\"ranked\":%llu,\"seconds\":%.3f}\n",
                (unsigned long long)st.size, (unsigned long long)st.entries,
                (unsigned long long)st.checkpoints, (unsigned long long)st.roots,
                (unsigned long long)st.nodes, (unsigned long long)st.tiles,
-               (unsigned long long)st.objects, secs);
+               (unsigned long long)st.objects, (unsigned long long)ist.runs,
+               (unsigned long long)ist.ranked, secs);
     } else if (rc == KIX_OK || rc == KIX_ECORRUPT) {
         printf("%s%s check of %s (log %s, size %llu): %llu entries, %llu checkpoints "
-               "(%llu roots recomputed), %llu tree hashes in %llu tiles, %llu objects in %.2f s\n",
+               "(%llu roots recomputed), %llu tree hashes in %llu tiles, %llu objects, "
+               "%llu runs (%llu ranked) recomputed in %.2f s\n",
                rc == KIX_OK ? "passed: " : "FAILED: ", copts.quick ? "quick" : "full", dir,
                kix_log_origin(log), (unsigned long long)st.size, (unsigned long long)st.entries,
                (unsigned long long)st.checkpoints, (unsigned long long)st.roots,
                (unsigned long long)st.nodes, (unsigned long long)st.tiles,
-               (unsigned long long)st.objects, secs);
+               (unsigned long long)st.objects, (unsigned long long)ist.runs,
+               (unsigned long long)ist.ranked, secs);
     }
     kix_log_close(log);
     if (rc == KIX_OK)

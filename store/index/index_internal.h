@@ -18,6 +18,14 @@ int kix__run_put(struct kix_log_txn *t, const struct kix_run_info *r, struct kix
 int kix__run_entry_put(struct kix_log_txn *t, const char *run_id, size_t len, uint64_t index,
                        int type, struct kix_err *err);
 
+/* policy.c: what entry e at `index` does to the record of the run it is
+ * about (run; zeroed and filled for a publication) and, for a
+ * supersession, of its successor (new_run). Pure: the writer and the index
+ * check (check.c) share it. A publication's comparison group is the
+ * caller's to set (it needs the manifest); a supersession ungroups run. */
+void kix__run_step(const struct kix_entry *e, uint64_t index, struct kix_run_info *run,
+                   struct kix_run_info *new_run);
+
 /* groups.c: the group index (comparison key ‖ u64be value ‖ run id). */
 int kix__group_insert(struct kix_log_txn *t, const struct kix_run_info *run, struct kix_err *err);
 int kix__group_remove(struct kix_log_txn *t, const struct kix_run_info *run, struct kix_err *err);

@@ -121,6 +121,37 @@ static int join_group(struct kix_log_txn *t, const struct kix_log_item *item,
     return kix__group_insert(t, run, err);
 }
 
+void kix__run_step(const struct kix_entry *e, uint64_t index, struct kix_run_info *run,
+                   struct kix_run_info *new_run)
+{
+    switch (e->type) {
+    case KIX_ENTRY_PUBLICATION:
+        memset(run, 0, sizeof(*run));
+        memcpy(run->run_id, e->run_id, e->run_id_len + 1);
+        run->manifest = e->subject;
+        memcpy(run->publisher, e->signer, 32);
+        run->publication_index = index;
+        run->superseded_by_index = KIX_NO_INDEX;
+        run->supersedes_index = KIX_NO_INDEX;
+        run->evidence = KIX_EVIDENCE_REPORTED;
+        run->evidence_index = KIX_NO_INDEX;
+        break;
+    case KIX_ENTRY_ATTESTATION:
+        run->attestations++;
+        break;
+    case KIX_ENTRY_RERUN:
+        run->reruns++;
+        run->evidence = e->outcome;
+        run->evidence_index = index;
+        break;
+    case KIX_ENTRY_SUPERSESSION:
+        run->superseded_by_index = index;
+        run->grouped = 0;
+        new_run->supersedes_index = index;
+        break;
+    }
+}
+
 static int index_apply(struct kix_log_txn *t, const struct kix_log_item *item, struct kix_err *err)
 {
     const struct kix_entry *e = item->entry;
@@ -129,35 +160,14 @@ static int index_apply(struct kix_log_txn *t, const struct kix_log_item *item, s
 
     if (rc || e->type == KIX_ENTRY_KEY)
         return rc;
+    if (e->type == KIX_ENTRY_SUPERSESSION && run.grouped)
+        rc = kix__group_remove(t, &run, err); /* a superseded run leaves the ranking */
+    kix__run_step(e, item->index, &run, &new_run);
     switch (e->type) {
     case KIX_ENTRY_PUBLICATION:
-        memset(&run, 0, sizeof(run));
-        memcpy(run.run_id, e->run_id, e->run_id_len + 1);
-        run.manifest = e->subject;
-        memcpy(run.publisher, e->signer, 32);
-        run.publication_index = item->index;
-        run.superseded_by_index = KIX_NO_INDEX;
-        run.supersedes_index = KIX_NO_INDEX;
-        run.evidence = KIX_EVIDENCE_REPORTED;
-        run.evidence_index = KIX_NO_INDEX;
         rc = join_group(t, item, &run, err);
         break;
-    case KIX_ENTRY_ATTESTATION:
-        run.attestations++;
-        break;
-    case KIX_ENTRY_RERUN:
-        run.reruns++;
-        run.evidence = e->outcome;
-        run.evidence_index = item->index;
-        break;
     case KIX_ENTRY_SUPERSESSION:
-        run.superseded_by_index = item->index;
-        if (run.grouped) {
-            /* a superseded run leaves the ranking */
-            rc = kix__group_remove(t, &run, err);
-            run.grouped = 0;
-        }
-        new_run.supersedes_index = item->index;
         if (rc == KIX_OK)
             rc = kix__run_put(t, &new_run, err);
         if (rc == KIX_OK)

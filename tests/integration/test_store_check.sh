@@ -123,3 +123,15 @@ expect_status 1 "$KIXD" check --store "$WORK/edge" --quick
 grep -q "the stored tiles fold to" "$WORK/out" || fail "edge: $(cat "$WORK/out")"
 refuses_to_serve "$WORK/edge"
 pass "altered right edge: the start-up check refuses it"
+
+# --- the index: run-3's record edited to claim another evidence level (the
+# byte after the record's seven counters); the log's entries are intact, so
+# only the full check's recomputed index names it
+tampered evidence runs "$(printf run-3 | od -An -tx1 | tr -d ' \n')" $((64 + 56))
+expect_status 0 "$KIXD" check --store "$WORK/evidence" --quick
+expect_status 1 "$KIXD" check --store "$WORK/evidence" --json
+[ "$(json_get "$WORK/out" 'd["problems"][0]["table"]')" = runs ] || fail "index table: $(cat "$WORK/out")"
+[ "$(json_get "$WORK/out" 'd["problems"][0]["where"]')" = "runs run-3" ] || fail "index where: $(cat "$WORK/out")"
+json_get "$WORK/out" 'd["problems"][0]["message"]' | grep -q "is not what its entries make" ||
+  fail "index message: $(cat "$WORK/out")"
+pass "an edited run record: kixd check recomputes the index and names run-3"

@@ -331,6 +331,135 @@ KIX_TEST(comparison_groups_and_ranks)
     teardown(&f);
 }
 
+/* Outside writes to the store's index tables (what a lying server's
+ * operator can do): run fn on a write transaction of the closed store. */
+static void edit_store(struct fixture *f, void (*fn)(MDB_txn *txn, MDB_env *env))
+{
+    MDB_env *env;
+    MDB_txn *txn;
+
+    kix_log_close(f->log);
+    f->log = NULL;
+    if (mdb_env_create(&env) || mdb_env_set_maxdbs(env, 32) || mdb_env_open(env, f->dir, 0, 0600) ||
+        mdb_txn_begin(env, NULL, 0, &txn))
+        abort();
+    fn(txn, env);
+    if (mdb_txn_commit(txn))
+        abort();
+    mdb_env_close(env);
+    if (kix_index_open(f->dir, NULL, &f->log, NULL))
+        abort();
+}
+
+/* "slow" (third of three) moved to the head of its group: value 0. */
+static void promote_slow(MDB_txn *txn, MDB_env *env)
+{
+    MDB_dbi dbi;
+    MDB_cursor *cur;
+    MDB_val k, v;
+    uint8_t moved[64];
+    int rc;
+
+    (void)env;
+    if (mdb_dbi_open(txn, "groups", 0, &dbi) || mdb_cursor_open(txn, dbi, &cur))
+        abort();
+    for (rc = mdb_cursor_get(cur, &k, &v, MDB_FIRST); rc == 0;
+         rc = mdb_cursor_get(cur, &k, &v, MDB_NEXT))
+        if (k.mv_size == 44 && memcmp((uint8_t *)k.mv_data + 40, "slow", 4) == 0)
+            break;
+    if (rc)
+        abort();
+    memcpy(moved, k.mv_data, 44);
+    memset(moved + 32, 0, 8);
+    if (mdb_cursor_del(cur, 0))
+        abort();
+    mdb_cursor_close(cur);
+    k.mv_data = moved;
+    if (mdb_put(txn, dbi, &k, &v, 0))
+        abort();
+}
+
+/* "mid"'s record says it was reproduced (evidence byte of the record). */
+static void reproduce_mid(MDB_txn *txn, MDB_env *env)
+{
+    MDB_dbi dbi;
+    MDB_val k = {3, "mid"}, v;
+    uint8_t rec[256];
+
+    (void)env;
+    if (mdb_dbi_open(txn, "runs", 0, &dbi) || mdb_get(txn, dbi, &k, &v) || v.mv_size > sizeof(rec))
+        abort();
+    memcpy(rec, v.mv_data, v.mv_size);
+    rec[64 + 56] = KIX_EVIDENCE_REPRODUCED;
+    v.mv_data = rec;
+    if (mdb_put(txn, dbi, &k, &v, 0))
+        abort();
+}
+
+static int collect_index_issue(void *ctx, const struct kix_check_issue *is)
+{
+    struct kix_check_issue *first = ctx;
+    if (!first->table)
+        *first = *is;
+    fprintf(stderr, "issue: [%s] %s: %s\n", is->table, is->where, is->message);
+    return 0;
+}
+
+/* The index recomputed from the log: a clean store passes; a rank or an
+ * evidence level edited into the store is named, table and run. */
+KIX_TEST(index_check_recomputes_ranks_and_evidence)
+{
+    struct fixture f;
+    struct kix_err err = {0};
+    struct kix_append_result res;
+    struct kix_index_check_stats st;
+    struct kix_check_opts o;
+    struct kix_check_issue first;
+    struct kix_buf env = KIX_BUF_INIT;
+    struct kix_log_reader *r;
+    struct kix_run_info run;
+
+    setup(&f);
+    ASSERT_EQ_INT(KIX_OK, publish_ranked(&f, "slow", 1, 300, &err));
+    ASSERT_EQ_INT(KIX_OK, publish_ranked(&f, "fast", 1, 100, &err));
+    ASSERT_EQ_INT(KIX_OK, publish_ranked(&f, "mid", 1, 200, &err));
+    ASSERT_EQ_INT(KIX_OK, publish_ranked(&f, "fast-fixed", 1, 250, &err));
+    ASSERT_EQ_INT(KIX_OK, publish(&f, f.publisher, "plain", 1, &res, &err));
+    ASSERT_EQ_INT(KIX_OK, kix_log_read_begin(f.log, &r));
+    ASSERT_EQ_INT(KIX_OK, kix_index_run(r, "fast", 4, &run));
+    kix_log_read_end(r);
+    ASSERT_EQ_INT(KIX_OK, kix_entry_supersession(f.publisher, "fast", &run.manifest, "fast-fixed",
+                                                 NULL, &env, &err));
+    ASSERT_EQ_INT(KIX_OK, submit(&f, &env, NULL, 0, &res, &err));
+    memset(&o, 0, sizeof(o));
+    o.issue = collect_index_issue;
+    o.issue_ctx = &first;
+    memset(&first, 0, sizeof(first));
+    ASSERT_EQ_INT(KIX_OK, kix_index_check(f.log, &o, &st, &err));
+    ASSERT_EQ_U64(5, st.runs);
+    ASSERT_EQ_U64(3, st.ranked); /* slow, mid, fast-fixed; fast was superseded */
+    ASSERT_EQ_U64(0, st.issues);
+
+    edit_store(&f, promote_slow);
+    expect_rank(&f, "slow", 1, 3, "slow"); /* what the store now claims */
+    ASSERT_EQ_INT(KIX_ECORRUPT, kix_index_check(f.log, &o, &st, &err));
+    ASSERT_EQ_STR("groups", first.table);
+    ASSERT_EQ_STR("groups slow", first.where);
+    ASSERT_CONTAINS(err.msg, "index problem");
+
+    teardown(&f);
+    setup(&f);
+    ASSERT_EQ_INT(KIX_OK, publish_ranked(&f, "mid", 1, 200, &err));
+    edit_store(&f, reproduce_mid);
+    memset(&first, 0, sizeof(first));
+    ASSERT_EQ_INT(KIX_ECORRUPT, kix_index_check(f.log, &o, &st, &err));
+    ASSERT_EQ_STR("runs", first.table);
+    ASSERT_EQ_STR("runs mid", first.where);
+    ASSERT_CONTAINS(first.message, "evidence reproduced (want reported)");
+    kix_buf_release(&env);
+    teardown(&f);
+}
+
 /* The group key is the digest of the canonical JSON of the five members,
  * however they are spelled: checked against kix_canon of an unsorted,
  * escaped spelling of the same object. */

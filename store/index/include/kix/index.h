@@ -119,4 +119,25 @@ struct kix_run_entry {
 int kix_index_run_entries(struct kix_log_reader *r, const char *run_id, size_t len,
                           struct kix_run_entry **out, size_t *n) KIX_MUST_CHECK;
 
+/* ---- checking the index against the log ----------------------------------
+ *
+ * kix_index_check() recomputes, from the entries of one snapshot, every
+ * run's record (evidence, counts, supersession, comparison group and
+ * value) and entry list, and compares them with the stored index, and
+ * every group record with the ranked runs: an edited record, entry list or
+ * group (a rank that is only the server's word) is reported through
+ * opts->issue as kix_log_check reports (tables "runs", "run_entries",
+ * "groups"). The recomputed runs are held in memory (about 300 bytes a run).
+ * KIX_OK, KIX_ECORRUPT when problems were found (err: how many and the
+ * first), or the code that stopped the check. */
+struct kix_index_check_stats {
+    uint64_t entries; /* entries replayed */
+    uint64_t runs;    /* run records recomputed and compared */
+    uint64_t ranked;  /* runs in a comparison group */
+    uint64_t issues;
+};
+
+int kix_index_check(struct kix_log *l, const struct kix_check_opts *opts,
+                    struct kix_index_check_stats *stats, struct kix_err *err) KIX_MUST_CHECK;
+
 #endif
