@@ -61,7 +61,10 @@ struct cli_common {
     "  --server ADDR     kixd address, tcp://HOST:PORT or unix:///PATH\n"                          \
     "                    (default $KIX_SERVER or tcp://127.0.0.1:7420)\n"                          \
     "  --log-key KEY     the log's verifier key, a file or the key text\n"                         \
-    "                    (default $KIX_LOG_KEY, then ~/.config/kix/config)\n"                      \
+    "                    (default $KIX_LOG_KEY, then ~/.config/kix/config); every\n"               \
+    "                    command checks the server's latest checkpoint against it\n"               \
+    "                    and against the one it verified before (exit 4: fork or\n"               \
+    "                    rollback, both checkpoints kept as evidence)\n"                           \
     "  --witness KEY     a witness's verifier key (file or text); repeat for more\n"               \
     "  --min-witnesses N believe a checkpoint only when N of the --witness keys\n"                 \
     "                    cosigned it (default 0)\n"                                                \
