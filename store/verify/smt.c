@@ -100,8 +100,7 @@ int kix_smt_proof_parse(const uint8_t *data, size_t len, struct kix_smt_proof *o
         return kix_err_set(err, KIX_EINVAL, "sparse Merkle proof too short (%zu bytes, need 3)",
                            len);
     if (data[0] > KIX_SMT_OTHER)
-        return kix_err_set(err, KIX_EINVAL, "sparse Merkle proof has unknown kind 0x%02x",
-                           data[0]);
+        return kix_err_set(err, KIX_EINVAL, "sparse Merkle proof has unknown kind 0x%02x", data[0]);
     depth = (unsigned)data[1] << 8 | data[2];
     if (depth > DEPTH)
         return kix_err_set(err, KIX_EINVAL, "sparse Merkle proof depth %u is past %u", depth,
@@ -276,8 +275,8 @@ static int read_rec(struct walk *w, unsigned depth, uint8_t rec[REC], int *found
         return KIX_OK;
     if (rc != KIX_OK) {
         if (!err || !err->msg[0])
-            return kix_err_set(err, rc, "reading sparse Merkle node at depth %u failed: %s",
-                               depth, kix_strerror(rc));
+            return kix_err_set(err, rc, "reading sparse Merkle node at depth %u failed: %s", depth,
+                               kix_strerror(rc));
         err->code = rc;
         kix_err_wrap(err, "reading sparse Merkle node at depth %u", depth);
         return rc;
@@ -361,8 +360,7 @@ static int build(struct walk *w, unsigned depth, const struct kix_smt_update *u,
     int rc;
 
     assert(k > 0 || extra);
-    if (k + (extra != NULL) == 1 ||
-        (k == 1 && memcmp(u[0].path.b, extra->path.b, HL) == 0)) {
+    if (k + (extra != NULL) == 1 || (k == 1 && memcmp(u[0].path.b, extra->path.b, HL) == 0)) {
         const struct kix_smt_update *one = k ? &u[0] : extra;
 
         rec[0] = T_LEAF;

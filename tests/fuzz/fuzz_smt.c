@@ -10,10 +10,12 @@
 #define HL   KIX_HASH_LEN
 #define HEAD (1 + 3 * HL)
 
-/* A tiny record store: linear search over at most 64 records. */
+/* A tiny record store: linear search over at most 256 records (paths that
+ * share long prefixes need more: apply then fails with KIX_EFULL, and the
+ * input is skipped). */
 struct tiny {
-    unsigned n, depth[64];
-    uint8_t prefix[64][HL], rec[64][KIX_SMT_RECORD_LEN];
+    unsigned n, depth[256];
+    uint8_t prefix[256][HL], rec[256][KIX_SMT_RECORD_LEN];
 };
 
 static int find(struct tiny *t, unsigned depth, const uint8_t *prefix)
@@ -42,7 +44,7 @@ static int tiny_write(void *ctx, unsigned depth, const uint8_t prefix[HL], const
     struct tiny *t = ctx;
     int i = find(t, depth, prefix);
     (void)err;
-    if (i < 0 && t->n == 64)
+    if (i < 0 && t->n == 256)
         return KIX_EFULL;
     if (i < 0) {
         i = (int)t->n++;
@@ -66,7 +68,7 @@ static void reference(const struct kix_hash *path, const uint8_t *keys, size_t n
     struct kix_buf proof = KIX_BUF_INIT;
     struct kix_hash root, vh;
     size_t k = 0;
-    int present;
+    int present, rc;
 
     t.n = 0;
     for (size_t i = 0; i < n && i < 16; i++) {
@@ -80,8 +82,10 @@ static void reference(const struct kix_hash *path, const uint8_t *keys, size_t n
         k++;
     }
     qsort(u, k, sizeof(u[0]), cmp_upd);
-    if (kix_smt_apply(&io, u, k, &root, NULL) ||
-        kix_smt_prove(&io, path, &proof, &present, &vh, NULL) ||
+    rc = kix_smt_apply(&io, u, k, &root, NULL);
+    if (rc == KIX_EFULL)
+        return;
+    if (rc || kix_smt_prove(&io, path, &proof, &present, &vh, NULL) ||
         kix_smt_verify(&root, path, present ? &vh : NULL, proof.ptr, proof.len, NULL))
         abort();
     proof.ptr[flip / 8 % proof.len] ^= (uint8_t)(1u << flip % 8);

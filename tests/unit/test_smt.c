@@ -486,9 +486,8 @@ KIX_TEST(proofs_verify)
             ASSERT_EQ_INT(1, present);
             ASSERT_EQ_INT(KIX_SMT_MEMBER, proof.ptr[0]);
             kinds[KIX_SMT_MEMBER]++;
-            ASSERT_EQ_INT(KIX_OK,
-                          kix_smt_verify(&root, &u[i].path, &u[i].value_hash, proof.ptr, proof.len,
-                                         &err));
+            ASSERT_EQ_INT(KIX_OK, kix_smt_verify(&root, &u[i].path, &u[i].value_hash, proof.ptr,
+                                                 proof.len, &err));
             /* a wrong value, absence, another key */
             ASSERT_EQ_INT(KIX_EVERIFY, kix_smt_verify(&root, &u[i].path, &other.value_hash,
                                                       proof.ptr, proof.len, &err));

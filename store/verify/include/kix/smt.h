@@ -120,9 +120,9 @@ void kix_smt_node_hash(const struct kix_hash *left, const struct kix_hash *right
 /* A parsed proof. `siblings` points into the parsed bytes (nsiblings hashes
  * of 32 bytes, root side first): valid as long as they are. */
 struct kix_smt_proof {
-    int kind;      /* enum kix_smt_kind */
+    int kind; /* enum kix_smt_kind */
     unsigned depth;
-    uint8_t bitmap[KIX_SMT_DEPTH / 8]; /* bits past depth are zero */
+    uint8_t bitmap[KIX_SMT_DEPTH / 8];          /* bits past depth are zero */
     struct kix_hash leaf_path, leaf_value_hash; /* KIX_SMT_OTHER only, else zero */
     const uint8_t *siblings;
     size_t nsiblings;
