@@ -1,0 +1,200 @@
+/* kix/smt.h — a sparse Merkle tree over 256-bit key paths, with single-leaf
+ * collapse: the authenticated key–value map that commits kix's derived index
+ * (run records, group records, key records) at every checkpoint, with
+ * O(log n) proofs of membership and of absence.
+ *
+ * Keys and values are byte strings. A key lives at the 256-bit path
+ * SHA-256(key), read most significant bit first; bit i of the path picks the
+ * child at depth i+1 (0 = left, 1 = right). A value is committed by its hash
+ * SHA-256(value). The caller keeps the values themselves; the tree holds
+ * (path, value hash) pairs only.
+ *
+ * Hashing (H = SHA-256, ‖ = concatenation), for the subtree at any position:
+ *   no leaf:               32 zero bytes (the "empty hash")
+ *   exactly one leaf:      H(0x02 ‖ path ‖ value_hash), wherever the leaf
+ *                          sits: a lone leaf is collapsed to the highest
+ *                          position whose subtree holds it alone
+ *   two leaves or more:    H(0x03 ‖ left ‖ right), an empty child counting
+ *                          as 32 zero bytes
+ * The root of the empty tree is 32 zero bytes; of a one-key tree, that
+ * key's leaf hash. The prefixes 0x02/0x03 keep both preimages 65 bytes long
+ * and distinct from each other and from RFC 9162's 0x00/0x01, so no leaf can
+ * pass for an interior node or a log node. A leaf hash binds the full path,
+ * so a leaf cannot be moved to another position; the depth is not hashed
+ * and need not be: the root binds the shape of the tree, and along any
+ * path's route the first leaf or empty node ends it, so one root admits at
+ * most one answer per path (present with one value hash, or absent).
+ *
+ * Proof encoding (bytes; what travels, as a msgpack bin, in kix's protocol):
+ *
+ *   kind      1 byte   0x00 empty: the route of the path ends in an empty
+ *                           subtree (absence)
+ *                      0x01 member: it ends in the leaf of the path itself
+ *                      0x02 other leaf: it ends in the leaf of another path
+ *                           (absence); that leaf's path and value hash follow
+ *   depth     2 bytes  big-endian, 0..256: depth of the node that ends the
+ *                      route (0: the root itself)
+ *   bitmap    ceil(depth/8) bytes: bit i (byte i/8, mask 0x80 >> i%8) is set
+ *                      when the sibling across path bit i (the other child
+ *                      of the route node at depth i) is not empty; the
+ *                      padding bits are zero
+ *   leaf      64 bytes, kind 0x02 only: the other path, then its value hash
+ *   siblings  32 bytes for each set bit, from the root down (depth 1 first)
+ *
+ * Every proof has exactly one encoding; kix_smt_proof_parse refuses any
+ * other byte string: an unknown kind, depth > 256, nonzero padding bits, a
+ * sibling marked non-empty that is 32 zero bytes, a length other than the
+ * one the header implies (so a proof is at most KIX_SMT_PROOF_MAX bytes).
+ * kix_smt_verify also refuses non-canonical shapes: a route that ends at
+ * depth d > 0 next to an empty sibling (that node would have collapsed),
+ * and an "other leaf" whose path equals the queried one or does not share
+ * its first `depth` bits.
+ *
+ * Storage: the tree lives in records reached through struct kix_smt_io, so
+ * this code knows nothing of LMDB (as struct kix_tile_io for the log tree).
+ * A record sits at a position (depth, prefix): `prefix` is 32 bytes holding
+ * the first `depth` path bits, the rest zero. Only non-empty subtrees have
+ * records, and a record is exactly the preimage of its subtree's hash:
+ *   leaf      0x02 ‖ path ‖ value_hash     (65 bytes)
+ *   interior  0x03 ‖ left ‖ right          (65 bytes; the children's hashes)
+ * so a subtree hash is SHA-256(record) and an update reads one record per
+ * level (the siblings' hashes are in their parent). Keys are inserted or
+ * their value hashes replaced, never deleted; records are only created or
+ * replaced, never removed. The store holds the current tree only: a proof
+ * at an older root needs an older snapshot of the records (an LMDB read
+ * transaction begun then).
+ *
+ * Memory: functions write into caller-owned structs and buffers; proofs are
+ * appended to a caller's struct kix_buf. A parsed proof borrows the bytes
+ * it was parsed from. Each call uses the io struct only during the call.
+ *
+ * Errors (kix/error.h): KIX_EVERIFY from verification, with a message that
+ * names what failed; KIX_EINVAL for bad arguments (updates not strictly
+ * sorted) and unparseable proofs; KIX_ECORRUPT when stored records are
+ * missing or malformed; KIX_ENOMEM; and the codes of the io callbacks.
+ */
+#ifndef KIX_SMT_H
+#define KIX_SMT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "kix/buf.h"
+#include "kix/error.h"
+#include "kix/merkle.h"
+
+#define KIX_SMT_DEPTH      256 /* path bits; leaves sit at depth 0..256 */
+#define KIX_SMT_RECORD_LEN 65
+/* kind + depth + bitmap + other leaf + one sibling per level */
+#define KIX_SMT_PROOF_MAX (3 + KIX_SMT_DEPTH / 8 + 2 * KIX_HASH_LEN + KIX_SMT_DEPTH * KIX_HASH_LEN)
+/* kix_smt_pos_key: 2 bytes of depth, then the prefix bytes */
+#define KIX_SMT_POS_KEY_MAX (2 + KIX_HASH_LEN)
+
+enum kix_smt_kind {
+    KIX_SMT_EMPTY = 0x00,  /* proof: the route ends in an empty subtree */
+    KIX_SMT_MEMBER = 0x01, /* proof: it ends in the leaf of the path */
+    KIX_SMT_OTHER = 0x02,  /* proof: it ends in another path's leaf */
+};
+
+/* One key to set: its path (kix_smt_path) and its value hash. */
+struct kix_smt_update {
+    struct kix_hash path;
+    struct kix_hash value_hash;
+};
+
+/* ---- Pure hashing ------------------------------------------------------ */
+
+/* SHA-256(key): the path of a key. */
+void kix_smt_path(const void *key, size_t len, struct kix_hash *out);
+/* SHA-256(value): what the tree holds for a value. */
+void kix_smt_value_hash(const void *value, size_t len, struct kix_hash *out);
+/* SHA-256(0x02 ‖ path ‖ value_hash). */
+void kix_smt_leaf_hash(const struct kix_hash *path, const struct kix_hash *value_hash,
+                       struct kix_hash *out);
+/* SHA-256(0x03 ‖ left ‖ right); out may alias left or right. */
+void kix_smt_node_hash(const struct kix_hash *left, const struct kix_hash *right,
+                       struct kix_hash *out);
+
+/* ---- Proofs: parsing and verification (pure) --------------------------- */
+
+/* A parsed proof. `siblings` points into the parsed bytes (nsiblings hashes
+ * of 32 bytes, root side first): valid as long as they are. */
+struct kix_smt_proof {
+    int kind; /* enum kix_smt_kind */
+    unsigned depth;
+    uint8_t bitmap[KIX_SMT_DEPTH / 8];          /* bits past depth are zero */
+    struct kix_hash leaf_path, leaf_value_hash; /* KIX_SMT_OTHER only, else zero */
+    const uint8_t *siblings;
+    size_t nsiblings;
+};
+
+/* Parses proof bytes, refusing every non-canonical encoding (see above).
+ * KIX_EINVAL with a message on any malformed input; reads nothing past
+ * data[len-1]. */
+int kix_smt_proof_parse(const uint8_t *data, size_t len, struct kix_smt_proof *out,
+                        struct kix_err *err) KIX_MUST_CHECK;
+
+/* Appends the encoding of a proof to out (the exact bytes it was parsed
+ * from). KIX_EINVAL for a struct no parse could produce; KIX_ENOMEM. */
+int kix_smt_proof_encode(const struct kix_smt_proof *proof, struct kix_buf *out,
+                         struct kix_err *err) KIX_MUST_CHECK;
+
+/* Checks that under `root` the key at `path` has `value_hash` (membership)
+ * or, with value_hash NULL, that it is absent. KIX_OK, or KIX_EVERIFY with a
+ * message naming what failed: malformed proof, a membership proof given for
+ * absence or the reverse, a leaf off the route, a non-canonical shape, or
+ * the root the proof leads to differing from `root` (which is also what a
+ * wrong value hash gives). Allocates nothing. */
+int kix_smt_verify(const struct kix_hash *root, const struct kix_hash *path,
+                   const struct kix_hash *value_hash, const uint8_t *proof, size_t len,
+                   struct kix_err *err) KIX_MUST_CHECK;
+
+/* ---- Storage ------------------------------------------------------------ */
+
+struct kix_smt_io {
+    /* Finds the record at (depth, prefix): sets *out to a view of it, valid
+     * until the next write; returns KIX_OK, KIX_ENOTFOUND when there is
+     * none, or another code (then err may say why). */
+    int (*read)(void *ctx, unsigned depth, const uint8_t prefix[KIX_HASH_LEN],
+                struct kix_bytes *out, struct kix_err *err);
+    /* Stores (creates or replaces) the record at (depth, prefix); rec is
+     * valid only during the call. Returns KIX_OK or a code. */
+    int (*write)(void *ctx, unsigned depth, const uint8_t prefix[KIX_HASH_LEN], const uint8_t *rec,
+                 size_t len, struct kix_err *err);
+    void *ctx;
+    /* Accounting, incremented by this code: read and write calls, and
+     * SHA-256 computations. */
+    uint64_t reads, writes, hashes;
+};
+
+/* A compact storage key for a position (for an ordered table): depth as 2
+ * bytes big-endian, then the ceil(depth/8) prefix bytes that hold its bits.
+ * Returns the length (2..34). */
+size_t kix_smt_pos_key(unsigned depth, const uint8_t prefix[KIX_HASH_LEN],
+                       uint8_t out[KIX_SMT_POS_KEY_MAX]);
+
+/* The root of the stored tree (one read; 32 zero bytes when empty). */
+int kix_smt_root(struct kix_smt_io *io, struct kix_hash *root, struct kix_err *err) KIX_MUST_CHECK;
+
+/* Sets the value hashes of `count` keys, whose paths must be strictly
+ * increasing (sorted by memcmp, no path twice: else KIX_EINVAL before any
+ * read or write), and sets *new_root. A new path is inserted, a present one
+ * has its value hash replaced. Reads each record on the routes of the
+ * updated paths once, writes each changed record exactly once, children
+ * before parents: for k random paths in a tree of n keys, O(k log n) reads,
+ * writes and hashes. count 0 only reads the root. On error some records may
+ * have been written: the caller aborts its transaction. */
+int kix_smt_apply(struct kix_smt_io *io, const struct kix_smt_update *updates, size_t count,
+                  struct kix_hash *new_root, struct kix_err *err) KIX_MUST_CHECK;
+
+/* The value hash stored for `path`: KIX_OK, or KIX_ENOTFOUND when absent. */
+int kix_smt_get(struct kix_smt_io *io, const struct kix_hash *path, struct kix_hash *value_hash,
+                struct kix_err *err) KIX_MUST_CHECK;
+
+/* Appends to `proof` the proof for `path` in the stored tree (membership
+ * when present, absence otherwise; one read per level of its route). Sets
+ * *present, and *value_hash when present and value_hash is not NULL. */
+int kix_smt_prove(struct kix_smt_io *io, const struct kix_hash *path, struct kix_buf *proof,
+                  int *present, struct kix_hash *value_hash, struct kix_err *err) KIX_MUST_CHECK;
+
+#endif

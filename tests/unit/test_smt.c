@@ -1,0 +1,823 @@
+/* Sparse Merkle tree (kix/smt.h): roots against a naive recursive reference,
+ * batches against one-by-one updates, membership and absence proofs and
+ * their tampering, the proof parser, storage errors, and how reads, hashes
+ * and proof bytes grow with the tree. */
+#include "harness.h"
+
+#include <sodium.h>
+
+#include "kix/smt.h"
+
+#define HL KIX_HASH_LEN
+
+/* ---- An in-memory record map behind struct kix_smt_io ------------------ *
+ * Each write frees the old record and stores a fresh copy (ASan catches a
+ * view used after a write). Each API call runs in its own generation; a
+ * record written twice in one generation counts as a duplicate. */
+
+struct ent {
+    int used;
+    unsigned depth;
+    uint8_t prefix[HL];
+    uint8_t *data;
+    size_t len;
+    uint64_t write_gen;
+};
+
+struct nmap {
+    struct ent *e;
+    size_t cap, n;
+    uint64_t gen, dup_writes;
+    int fail_read, fail_write; /* inject these codes when nonzero */
+    struct kix_smt_io io;
+};
+
+static size_t slot_of(const struct nmap *m, unsigned depth, const uint8_t *prefix)
+{
+    uint64_t h = depth * 0x9e3779b97f4a7c15ull;
+    size_t i;
+
+    for (int k = 0; k < HL; k++)
+        h = (h ^ prefix[k]) * 0x100000001b3ull;
+    i = (size_t)(h >> 17) & (m->cap - 1);
+    while (m->e[i].used && (m->e[i].depth != depth || memcmp(m->e[i].prefix, prefix, HL) != 0))
+        i = (i + 1) & (m->cap - 1);
+    return i;
+}
+
+static void nmap_grow(struct nmap *m)
+{
+    struct ent *old = m->e;
+    size_t oldcap = m->cap;
+
+    m->cap = oldcap ? oldcap * 2 : 64;
+    m->e = calloc(m->cap, sizeof(*m->e));
+    for (size_t i = 0; i < oldcap; i++)
+        if (old[i].used)
+            m->e[slot_of(m, old[i].depth, old[i].prefix)] = old[i];
+    free(old);
+}
+
+static struct ent *nmap_find(struct nmap *m, unsigned depth, const uint8_t *prefix)
+{
+    struct ent *e;
+
+    if (!m->cap)
+        return NULL;
+    e = &m->e[slot_of(m, depth, prefix)];
+    return e->used ? e : NULL;
+}
+
+static int map_read(void *ctx, unsigned depth, const uint8_t prefix[HL], struct kix_bytes *out,
+                    struct kix_err *err)
+{
+    struct nmap *m = ctx;
+    struct ent *e;
+
+    if (m->fail_read)
+        return m->fail_read == KIX_EIO ? kix_err_set(err, KIX_EIO, "disk on fire") : m->fail_read;
+    e = nmap_find(m, depth, prefix);
+    if (!e)
+        return KIX_ENOTFOUND;
+    out->ptr = e->data;
+    out->len = e->len;
+    return KIX_OK;
+}
+
+static int map_write(void *ctx, unsigned depth, const uint8_t prefix[HL], const uint8_t *data,
+                     size_t len, struct kix_err *err)
+{
+    struct nmap *m = ctx;
+    struct ent *e;
+
+    (void)err;
+    if (m->fail_write)
+        return m->fail_write;
+    if (2 * (m->n + 1) > m->cap)
+        nmap_grow(m);
+    e = &m->e[slot_of(m, depth, prefix)];
+    if (!e->used) {
+        e->used = 1;
+        e->depth = depth;
+        memcpy(e->prefix, prefix, HL);
+        m->n++;
+    }
+    m->dup_writes += e->write_gen == m->gen;
+    e->write_gen = m->gen;
+    free(e->data);
+    e->data = malloc(len);
+    memcpy(e->data, data, len);
+    e->len = len;
+    return KIX_OK;
+}
+
+static void nmap_init(struct nmap *m)
+{
+    memset(m, 0, sizeof(*m));
+    m->gen = 1;
+    m->io.read = map_read;
+    m->io.write = map_write;
+    m->io.ctx = m;
+}
+
+static void nmap_release(struct nmap *m)
+{
+    for (size_t i = 0; i < m->cap; i++)
+        free(m->e[i].data);
+    free(m->e);
+}
+
+/* Same records, byte for byte? */
+static int nmap_equal(struct nmap *a, struct nmap *b)
+{
+    if (a->n != b->n)
+        return 0;
+    for (size_t i = 0; i < a->cap; i++) {
+        struct ent *x = &a->e[i], *y;
+        if (!x->used)
+            continue;
+        y = nmap_find(b, x->depth, x->prefix);
+        if (!y || y->len != x->len || memcmp(y->data, x->data, x->len) != 0)
+            return 0;
+    }
+    return 1;
+}
+
+/* ---- Keys, values and the naive reference ------------------------------- */
+
+static uint64_t rng_state = 0x2545f4914f6cdd1dull;
+
+static uint64_t rnd(void)
+{
+    rng_state ^= rng_state << 13;
+    rng_state ^= rng_state >> 7;
+    rng_state ^= rng_state << 17;
+    return rng_state;
+}
+
+/* Key i is "key-i"; its value in version v is "value-i-v". */
+static void kv(uint64_t i, unsigned v, struct kix_smt_update *u)
+{
+    char key[40], val[60];
+    int kl = snprintf(key, sizeof(key), "key-%" PRIu64, i);
+    int vl = snprintf(val, sizeof(val), "value-%" PRIu64 "-%u", i, v);
+
+    crypto_hash_sha256(u->path.b, (const uint8_t *)key, (size_t)kl);
+    crypto_hash_sha256(u->value_hash.b, (const uint8_t *)val, (size_t)vl);
+}
+
+static int cmp_upd(const void *a, const void *b)
+{
+    return memcmp(((const struct kix_smt_update *)a)->path.b,
+                  ((const struct kix_smt_update *)b)->path.b, HL);
+}
+
+static void sort_upd(struct kix_smt_update *u, size_t n)
+{
+    qsort(u, n, sizeof(*u), cmp_upd);
+}
+
+static int rbit(const uint8_t *p, unsigned i)
+{
+    return (p[i / 8] >> (7 - i % 8)) & 1;
+}
+
+static void sha3(uint8_t tag, const uint8_t *a, const uint8_t *b, uint8_t *out)
+{
+    uint8_t buf[1 + 2 * HL];
+
+    buf[0] = tag;
+    memcpy(buf + 1, a, HL);
+    memcpy(buf + 1 + HL, b, HL);
+    crypto_hash_sha256(out, buf, sizeof(buf));
+}
+
+/* The definition, literally: over sorted leaves l[0..n) at `depth`. */
+static void ref_hash(const struct kix_smt_update *l, size_t n, unsigned depth, uint8_t *out)
+{
+    uint8_t left[HL], right[HL];
+    size_t s = 0;
+
+    if (n == 0) {
+        memset(out, 0, HL);
+        return;
+    }
+    if (n == 1) {
+        sha3(0x02, l[0].path.b, l[0].value_hash.b, out);
+        return;
+    }
+    while (s < n && !rbit(l[s].path.b, depth))
+        s++;
+    ref_hash(l, s, depth + 1, left);
+    ref_hash(l + s, n - s, depth + 1, right);
+    sha3(0x03, left, right, out);
+}
+
+/* A set of leaves, kept sorted, last version wins. */
+struct set {
+    struct kix_smt_update *l;
+    size_t n;
+};
+
+static void set_put(struct set *s, const struct kix_smt_update *u, size_t k)
+{
+    s->l = realloc(s->l, (s->n + k + 1) * sizeof(*s->l));
+    for (size_t i = 0; i < k; i++) {
+        size_t j;
+        for (j = 0; j < s->n; j++)
+            if (memcmp(s->l[j].path.b, u[i].path.b, HL) == 0)
+                break;
+        s->l[j] = u[i];
+        if (j == s->n)
+            s->n++;
+    }
+    sort_upd(s->l, s->n);
+}
+
+/* set_put for many fresh keys (no replacement check). */
+static void set_add_fresh(struct set *s, const struct kix_smt_update *u, size_t k)
+{
+    s->l = realloc(s->l, (s->n + k + 1) * sizeof(*s->l));
+    memcpy(s->l + s->n, u, k * sizeof(*u));
+    s->n += k;
+    sort_upd(s->l, s->n);
+}
+
+static int apply(struct nmap *m, struct kix_smt_update *u, size_t k, struct kix_hash *root)
+{
+    struct kix_err err;
+    int rc;
+
+    sort_upd(u, k);
+    m->gen++;
+    rc = kix_smt_apply(&m->io, u, k, root, &err);
+    if (rc)
+        fprintf(stderr, "apply: %s\n", err.msg);
+    return rc;
+}
+
+static void shuffle(uint64_t *a, size_t n)
+{
+    for (size_t i = n; i > 1; i--) {
+        size_t j = rnd() % i;
+        uint64_t t = a[i - 1];
+        a[i - 1] = a[j];
+        a[j] = t;
+    }
+}
+
+/* ---- Roots ---------------------------------------------------------------- */
+
+KIX_TEST(hashing_rules)
+{
+    struct kix_hash p, v, l, r, got;
+    uint8_t want[HL];
+    const char *key = "runs/abc";
+
+    kix_smt_path(key, strlen(key), &p);
+    crypto_hash_sha256(want, (const uint8_t *)key, strlen(key));
+    ASSERT_TRUE(memcmp(p.b, want, HL) == 0);
+    kix_smt_value_hash("x", 1, &v);
+    crypto_hash_sha256(want, (const uint8_t *)"x", 1);
+    ASSERT_TRUE(memcmp(v.b, want, HL) == 0);
+    kix_smt_leaf_hash(&p, &v, &l);
+    sha3(0x02, p.b, v.b, want);
+    ASSERT_TRUE(memcmp(l.b, want, HL) == 0);
+    memset(r.b, 0, HL);
+    kix_smt_node_hash(&l, &r, &got);
+    sha3(0x03, l.b, r.b, want);
+    ASSERT_TRUE(memcmp(got.b, want, HL) == 0);
+    kix_smt_node_hash(&l, &r, &l); /* aliasing */
+    ASSERT_TRUE(memcmp(l.b, want, HL) == 0);
+}
+
+KIX_TEST(empty_tree)
+{
+    struct nmap m;
+    struct kix_hash root, path, zero = {{0}};
+    struct kix_buf proof = KIX_BUF_INIT;
+    int present = 1;
+
+    nmap_init(&m);
+    ASSERT_EQ_INT(KIX_OK, kix_smt_root(&m.io, &root, NULL));
+    ASSERT_TRUE(memcmp(root.b, zero.b, HL) == 0);
+    ASSERT_EQ_INT(KIX_OK, kix_smt_apply(&m.io, NULL, 0, &root, NULL));
+    ASSERT_TRUE(memcmp(root.b, zero.b, HL) == 0);
+    ASSERT_EQ_U64(0, m.io.writes);
+    kix_smt_path("k", 1, &path);
+    ASSERT_EQ_INT(KIX_ENOTFOUND, kix_smt_get(&m.io, &path, &root, NULL));
+    ASSERT_EQ_INT(KIX_OK, kix_smt_prove(&m.io, &path, &proof, &present, NULL, NULL));
+    ASSERT_EQ_INT(0, present);
+    ASSERT_EQ_MEM("\0\0\0", 3, proof.ptr, proof.len);
+    ASSERT_EQ_INT(KIX_OK, kix_smt_verify(&zero, &path, NULL, proof.ptr, proof.len, NULL));
+    ASSERT_EQ_INT(KIX_EVERIFY, kix_smt_verify(&zero, &path, &path, proof.ptr, proof.len, NULL));
+    kix_buf_release(&proof);
+    nmap_release(&m);
+}
+
+/* Inserts n fresh keys in random batch splits, checking the root against
+ * the reference after each batch (and at the end for large n). */
+static void roots_for(size_t n)
+{
+    struct nmap m;
+    struct set s = {NULL, 0};
+    struct kix_smt_update *u = malloc((n + 1) * sizeof(*u));
+    uint64_t *order = malloc((n + 1) * sizeof(*order));
+    struct kix_hash root;
+    uint8_t want[HL];
+    size_t done = 0;
+
+    nmap_init(&m);
+    for (size_t i = 0; i < n; i++)
+        order[i] = i;
+    shuffle(order, n);
+    while (done < n) {
+        size_t k = 1 + rnd() % (n - done < 8 ? n - done : (n - done) / 2);
+        for (size_t i = 0; i < k; i++)
+            kv(order[done + i], 0, &u[i]);
+        ASSERT_EQ_INT(KIX_OK, apply(&m, u, k, &root));
+        ASSERT_EQ_U64(0, m.dup_writes);
+        set_add_fresh(&s, u, k);
+        done += k;
+        if (n <= 1000 || done == n) {
+            ref_hash(s.l, s.n, 0, want);
+            if (memcmp(want, root.b, HL) != 0)
+                KIX_FAIL_AT("root differs from the reference at %zu of %zu keys", done, n);
+        }
+    }
+    ASSERT_EQ_INT(KIX_OK, kix_smt_root(&m.io, &root, NULL));
+    ref_hash(s.l, s.n, 0, want);
+    ASSERT_TRUE(memcmp(want, root.b, HL) == 0);
+    free(s.l);
+    free(u);
+    free(order);
+    nmap_release(&m);
+}
+
+KIX_TEST(roots_match_reference)
+{
+    static const size_t sizes[] = {0, 1, 2, 3, 100, 10000};
+
+    for (size_t i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++) {
+        roots_for(sizes[i]);
+        if (kix_test_failed)
+            KIX_FAIL_AT("at size %zu", sizes[i]);
+    }
+}
+
+KIX_TEST(replace_values)
+{
+    struct nmap m;
+    struct set s = {NULL, 0};
+    struct kix_smt_update u[64];
+    struct kix_hash root, got;
+    uint8_t want[HL];
+
+    nmap_init(&m);
+    for (unsigned round = 0; round < 40; round++) {
+        size_t k = 1 + rnd() % 64, n = 0;
+        /* keys 0..199, each at most once per batch, random versions */
+        uint64_t base = rnd() % 200;
+        for (size_t i = 0; i < k && base + i < 200; i++, n++)
+            kv(base + i, (unsigned)(rnd() % 5), &u[n]);
+        ASSERT_EQ_INT(KIX_OK, apply(&m, u, n, &root));
+        ASSERT_EQ_U64(0, m.dup_writes);
+        set_put(&s, u, n);
+        ref_hash(s.l, s.n, 0, want);
+        ASSERT_TRUE(memcmp(want, root.b, HL) == 0);
+    }
+    for (size_t i = 0; i < s.n; i++) {
+        ASSERT_EQ_INT(KIX_OK, kix_smt_get(&m.io, &s.l[i].path, &got, NULL));
+        ASSERT_TRUE(memcmp(got.b, s.l[i].value_hash.b, HL) == 0);
+    }
+    /* the same value again changes nothing */
+    ASSERT_EQ_INT(KIX_OK, kix_smt_apply(&m.io, s.l, 1, &got, NULL));
+    ASSERT_TRUE(memcmp(got.b, root.b, HL) == 0);
+    free(s.l);
+    nmap_release(&m);
+}
+
+KIX_TEST(batch_equals_one_by_one)
+{
+    struct nmap a, b;
+    struct kix_smt_update u[500];
+    struct kix_hash ra, rb;
+
+    nmap_init(&a);
+    nmap_init(&b);
+    for (uint64_t i = 0; i < 500; i++)
+        kv(i, 1, &u[i]);
+    ASSERT_EQ_INT(KIX_OK, apply(&a, u, 500, &ra));
+    for (uint64_t i = 0; i < 500; i++) {
+        struct kix_smt_update one;
+        kv(499 - i, 1, &one);
+        ASSERT_EQ_INT(KIX_OK, apply(&b, &one, 1, &rb));
+    }
+    ASSERT_TRUE(memcmp(ra.b, rb.b, HL) == 0);
+    ASSERT_TRUE(nmap_equal(&a, &b));
+    /* replacing half of them, in one batch or one by one */
+    for (uint64_t i = 0; i < 250; i++)
+        kv(2 * i, 2, &u[i]);
+    ASSERT_EQ_INT(KIX_OK, apply(&a, u, 250, &ra));
+    for (uint64_t i = 0; i < 250; i++)
+        ASSERT_EQ_INT(KIX_OK, apply(&b, &u[i], 1, &rb));
+    ASSERT_TRUE(memcmp(ra.b, rb.b, HL) == 0);
+    ASSERT_TRUE(nmap_equal(&a, &b));
+    nmap_release(&a);
+    nmap_release(&b);
+}
+
+KIX_TEST(unsorted_refused)
+{
+    struct nmap m;
+    struct kix_smt_update u[3];
+    struct kix_hash root;
+    struct kix_err err;
+
+    nmap_init(&m);
+    for (uint64_t i = 0; i < 3; i++)
+        kv(i, 0, &u[i]);
+    sort_upd(u, 3);
+    u[2] = u[1]; /* a path twice */
+    ASSERT_EQ_INT(KIX_EINVAL, kix_smt_apply(&m.io, u, 3, &root, &err));
+    ASSERT_CONTAINS(err.msg, "strictly increasing");
+    u[2] = u[0]; /* out of order */
+    ASSERT_EQ_INT(KIX_EINVAL, kix_smt_apply(&m.io, u, 3, &root, &err));
+    ASSERT_EQ_U64(0, m.io.reads);
+    ASSERT_EQ_U64(0, m.io.writes);
+    nmap_release(&m);
+}
+
+/* ---- Proofs ---------------------------------------------------------------- */
+
+static int prove(struct nmap *m, const struct kix_hash *path, struct kix_buf *proof, int *present)
+{
+    struct kix_err err;
+    int rc;
+
+    kix_buf_reset(proof);
+    rc = kix_smt_prove(&m->io, path, proof, present, NULL, &err);
+    if (rc)
+        fprintf(stderr, "prove: %s\n", err.msg);
+    return rc;
+}
+
+KIX_TEST(proofs_verify)
+{
+    static const size_t sizes[] = {1, 2, 3, 5, 17, 100, 1000, 5000};
+    struct kix_buf proof = KIX_BUF_INIT;
+    size_t kinds[3] = {0, 0, 0};
+
+    for (size_t si = 0; si < sizeof(sizes) / sizeof(sizes[0]); si++) {
+        size_t n = sizes[si];
+        struct nmap m;
+        struct kix_smt_update *u = malloc(n * sizeof(*u)), other;
+        struct kix_hash root, vh;
+        struct kix_err err;
+        int present;
+
+        nmap_init(&m);
+        for (size_t i = 0; i < n; i++)
+            kv(i, 3, &u[i]);
+        ASSERT_EQ_INT(KIX_OK, apply(&m, u, n, &root));
+        kv(n + 1, 3, &other);
+        for (size_t i = 0; i < n; i++) {
+            ASSERT_EQ_INT(KIX_OK, prove(&m, &u[i].path, &proof, &present));
+            ASSERT_EQ_INT(1, present);
+            ASSERT_EQ_INT(KIX_SMT_MEMBER, proof.ptr[0]);
+            kinds[KIX_SMT_MEMBER]++;
+            ASSERT_EQ_INT(KIX_OK, kix_smt_verify(&root, &u[i].path, &u[i].value_hash, proof.ptr,
+                                                 proof.len, &err));
+            /* a wrong value, absence, another key */
+            ASSERT_EQ_INT(KIX_EVERIFY, kix_smt_verify(&root, &u[i].path, &other.value_hash,
+                                                      proof.ptr, proof.len, &err));
+            ASSERT_CONTAINS(err.msg, "does not lead to the root");
+            ASSERT_EQ_INT(KIX_EVERIFY,
+                          kix_smt_verify(&root, &u[i].path, NULL, proof.ptr, proof.len, &err));
+            ASSERT_CONTAINS(err.msg, "present, not absent");
+            ASSERT_EQ_INT(KIX_EVERIFY, kix_smt_verify(&root, &other.path, &u[i].value_hash,
+                                                      proof.ptr, proof.len, &err));
+            if (i % 7 == 0) {
+                ASSERT_EQ_INT(KIX_OK, kix_smt_get(&m.io, &u[i].path, &vh, NULL));
+                ASSERT_TRUE(memcmp(vh.b, u[i].value_hash.b, HL) == 0);
+            }
+        }
+        for (size_t j = 0; j < (n < 200 ? 200 : n); j++) {
+            struct kix_smt_update a;
+            kv(1000000 + j, 0, &a);
+            ASSERT_EQ_INT(KIX_OK, prove(&m, &a.path, &proof, &present));
+            ASSERT_EQ_INT(0, present);
+            kinds[proof.ptr[0]]++;
+            ASSERT_EQ_INT(KIX_OK, kix_smt_verify(&root, &a.path, NULL, proof.ptr, proof.len, &err));
+            ASSERT_EQ_INT(KIX_EVERIFY, kix_smt_verify(&root, &a.path, &a.value_hash, proof.ptr,
+                                                      proof.len, &err));
+            ASSERT_CONTAINS(err.msg, "absent");
+            ASSERT_EQ_INT(KIX_ENOTFOUND, kix_smt_get(&m.io, &a.path, &vh, NULL));
+            /* an absence proof for one key says nothing about another */
+            if (proof.ptr[0] == KIX_SMT_EMPTY && n > 1)
+                ASSERT_EQ_INT(KIX_EVERIFY,
+                              kix_smt_verify(&root, &u[0].path, NULL, proof.ptr, proof.len, NULL));
+        }
+        free(u);
+        nmap_release(&m);
+    }
+    /* both kinds of absence occurred */
+    ASSERT_TRUE(kinds[KIX_SMT_EMPTY] > 0);
+    ASSERT_TRUE(kinds[KIX_SMT_OTHER] > 0);
+    kix_buf_release(&proof);
+}
+
+/* Every single-bit flip, truncation and extension of `p` must be refused
+ * for (root, path, vh); so must a wrong root. */
+static void tamper(const struct kix_hash *root, const struct kix_hash *path,
+                   const struct kix_hash *vh, const uint8_t *p, size_t len)
+{
+    uint8_t *q = malloc(len + HL + 1);
+    struct kix_hash bad = *root;
+
+    ASSERT_EQ_INT(KIX_OK, kix_smt_verify(root, path, vh, p, len, NULL));
+    for (size_t i = 0; i < len * 8; i++) {
+        memcpy(q, p, len);
+        q[i / 8] ^= (uint8_t)(1u << (i % 8));
+        if (kix_smt_verify(root, path, vh, q, len, NULL) != KIX_EVERIFY)
+            KIX_FAIL_AT("flipping bit %zu of a %zu-byte proof was accepted", i, len);
+    }
+    memcpy(q, p, len);
+    for (size_t l = 0; l < len; l++)
+        if (kix_smt_verify(root, path, vh, q, l, NULL) != KIX_EVERIFY)
+            KIX_FAIL_AT("a proof truncated to %zu of %zu bytes was accepted", l, len);
+    memset(q + len, 0x5a, HL + 1);
+    ASSERT_EQ_INT(KIX_EVERIFY, kix_smt_verify(root, path, vh, q, len + 1, NULL));
+    ASSERT_EQ_INT(KIX_EVERIFY, kix_smt_verify(root, path, vh, q, len + HL, NULL));
+    bad.b[31] ^= 1;
+    ASSERT_EQ_INT(KIX_EVERIFY, kix_smt_verify(&bad, path, vh, p, len, NULL));
+    free(q);
+}
+
+KIX_TEST(proof_tamper)
+{
+    struct nmap m;
+    struct kix_smt_update u[300];
+    struct kix_buf proof = KIX_BUF_INIT;
+    struct kix_hash root;
+    int present, seen[3] = {0, 0, 0};
+
+    nmap_init(&m);
+    for (uint64_t i = 0; i < 300; i++)
+        kv(i, 0, &u[i]);
+    ASSERT_EQ_INT(KIX_OK, apply(&m, u, 300, &root));
+    for (uint64_t i = 0; i < 10; i++) {
+        ASSERT_EQ_INT(KIX_OK, prove(&m, &u[i].path, &proof, &present));
+        tamper(&root, &u[i].path, &u[i].value_hash, proof.ptr, proof.len);
+    }
+    for (uint64_t j = 0; j < 200 && (seen[KIX_SMT_EMPTY] < 5 || seen[KIX_SMT_OTHER] < 5); j++) {
+        struct kix_smt_update a;
+        kv(5000 + j, 0, &a);
+        ASSERT_EQ_INT(KIX_OK, prove(&m, &a.path, &proof, &present));
+        if (seen[proof.ptr[0]]++ >= 5)
+            continue;
+        tamper(&root, &a.path, NULL, proof.ptr, proof.len);
+    }
+    ASSERT_TRUE(seen[KIX_SMT_EMPTY] >= 5 && seen[KIX_SMT_OTHER] >= 5);
+    /* one-key tree: depth-0 proofs */
+    {
+        struct nmap one;
+        nmap_init(&one);
+        ASSERT_EQ_INT(KIX_OK, apply(&one, u, 1, &root));
+        ASSERT_EQ_INT(KIX_OK, prove(&one, &u[0].path, &proof, &present));
+        ASSERT_EQ_INT(3, proof.len);
+        tamper(&root, &u[0].path, &u[0].value_hash, proof.ptr, proof.len);
+        ASSERT_EQ_INT(KIX_OK, prove(&one, &u[1].path, &proof, &present));
+        ASSERT_EQ_INT(3 + 2 * HL, proof.len);
+        tamper(&root, &u[1].path, NULL, proof.ptr, proof.len);
+        nmap_release(&one);
+    }
+    kix_buf_release(&proof);
+    nmap_release(&m);
+}
+
+KIX_TEST(parse_canonical)
+{
+    struct nmap m;
+    struct kix_smt_update u[50];
+    struct kix_buf proof = KIX_BUF_INIT, again = KIX_BUF_INIT;
+    struct kix_smt_proof p;
+    struct kix_hash root;
+    struct kix_err err;
+    uint8_t bad[3 + 1 + HL];
+    int present;
+
+    nmap_init(&m);
+    for (uint64_t i = 0; i < 50; i++)
+        kv(i, 0, &u[i]);
+    ASSERT_EQ_INT(KIX_OK, apply(&m, u, 50, &root));
+    for (uint64_t i = 0; i < 100; i++) {
+        struct kix_smt_update a;
+        kv(i, 0, &a);
+        ASSERT_EQ_INT(KIX_OK, prove(&m, &a.path, &proof, &present));
+        ASSERT_EQ_INT(KIX_OK, kix_smt_proof_parse(proof.ptr, proof.len, &p, &err));
+        kix_buf_reset(&again);
+        ASSERT_EQ_INT(KIX_OK, kix_smt_proof_encode(&p, &again, NULL));
+        ASSERT_EQ_MEM(proof.ptr, proof.len, again.ptr, again.len);
+        ASSERT_TRUE(p.depth <= 32 && p.nsiblings <= p.depth);
+    }
+    ASSERT_EQ_INT(KIX_EINVAL, kix_smt_proof_parse((const uint8_t *)"\x03\0\0", 3, &p, &err));
+    ASSERT_CONTAINS(err.msg, "unknown kind");
+    ASSERT_EQ_INT(KIX_EINVAL, kix_smt_proof_parse((const uint8_t *)"\x00\x01\x01", 3, &p, &err));
+    ASSERT_CONTAINS(err.msg, "past 256");
+    ASSERT_EQ_INT(KIX_EINVAL, kix_smt_proof_parse((const uint8_t *)"\x00\0", 2, &p, &err));
+    /* depth 1, padding bit set */
+    memset(bad, 0x11, sizeof(bad));
+    bad[0] = 0;
+    bad[1] = 0;
+    bad[2] = 1;
+    bad[3] = 0xc0;
+    ASSERT_EQ_INT(KIX_EINVAL, kix_smt_proof_parse(bad, sizeof(bad), &p, &err));
+    ASSERT_CONTAINS(err.msg, "past depth");
+    bad[3] = 0x80;
+    ASSERT_EQ_INT(KIX_OK, kix_smt_proof_parse(bad, sizeof(bad), &p, &err));
+    memset(bad + 4, 0, HL); /* a non-empty sibling that is the empty hash */
+    ASSERT_EQ_INT(KIX_EINVAL, kix_smt_proof_parse(bad, sizeof(bad), &p, &err));
+    ASSERT_CONTAINS(err.msg, "empty hash");
+    /* depth 256 with every sibling: the longest proof, exactly */
+    {
+        uint8_t *big = malloc(KIX_SMT_PROOF_MAX);
+        memset(big, 0xff, KIX_SMT_PROOF_MAX);
+        big[0] = KIX_SMT_OTHER;
+        big[1] = 1;
+        big[2] = 0;
+        ASSERT_EQ_INT(KIX_OK, kix_smt_proof_parse(big, KIX_SMT_PROOF_MAX, &p, &err));
+        ASSERT_EQ_U64(256, p.nsiblings);
+        ASSERT_EQ_INT(KIX_EINVAL, kix_smt_proof_parse(big, KIX_SMT_PROOF_MAX - 1, &p, &err));
+        free(big);
+    }
+    kix_buf_release(&proof);
+    kix_buf_release(&again);
+    nmap_release(&m);
+}
+
+KIX_TEST(noncanonical_shape_refused)
+{
+    /* A one-key tree proven as if the leaf sat one level down next to an
+     * empty sibling: refused for its shape before any root comparison. */
+    struct kix_smt_update a;
+    struct kix_hash root, h;
+    uint8_t p[4] = {KIX_SMT_MEMBER, 0, 1, 0};
+    struct kix_err err;
+
+    kv(1, 0, &a);
+    kix_smt_leaf_hash(&a.path, &a.value_hash, &h);
+    memset(root.b, 0, HL);
+    if (rbit(a.path.b, 0))
+        kix_smt_node_hash(&root, &h, &root);
+    else
+        kix_smt_node_hash(&h, &root, &root);
+    ASSERT_EQ_INT(KIX_EVERIFY, kix_smt_verify(&root, &a.path, &a.value_hash, p, 4, &err));
+    ASSERT_CONTAINS(err.msg, "non-canonical");
+}
+
+/* ---- Storage ---------------------------------------------------------------- */
+
+KIX_TEST(pos_key)
+{
+    uint8_t prefix[HL], key[KIX_SMT_POS_KEY_MAX];
+
+    memset(prefix, 0xff, HL);
+    ASSERT_EQ_INT(2, kix_smt_pos_key(0, prefix, key));
+    ASSERT_EQ_MEM("\0\0", 2, key, 2);
+    ASSERT_EQ_INT(3, kix_smt_pos_key(3, prefix, key));
+    ASSERT_EQ_MEM("\0\x03\xe0", 3, key, 3);
+    ASSERT_EQ_INT(34, kix_smt_pos_key(256, prefix, key));
+    ASSERT_EQ_INT(1, key[0]);
+    ASSERT_EQ_INT(0, key[1]);
+}
+
+KIX_TEST(storage_errors)
+{
+    struct nmap m;
+    struct kix_smt_update u[20], extra;
+    struct kix_buf proof = KIX_BUF_INIT;
+    struct kix_hash root;
+    struct kix_err err;
+    int present;
+
+    nmap_init(&m);
+    for (uint64_t i = 0; i < 20; i++)
+        kv(i, 0, &u[i]);
+    ASSERT_EQ_INT(KIX_OK, apply(&m, u, 20, &root));
+    kv(99, 0, &extra);
+    m.fail_read = KIX_EIO;
+    ASSERT_EQ_INT(KIX_EIO, kix_smt_apply(&m.io, &extra, 1, &root, &err));
+    ASSERT_CONTAINS(err.msg, "disk on fire");
+    ASSERT_EQ_INT(KIX_EIO, kix_smt_prove(&m.io, &extra.path, &proof, &present, NULL, &err));
+    m.fail_read = 0;
+    m.fail_write = KIX_EFULL;
+    ASSERT_EQ_INT(KIX_EFULL, kix_smt_apply(&m.io, &extra, 1, &root, &err));
+    ASSERT_CONTAINS(err.msg, "writing sparse Merkle node");
+    m.fail_write = 0;
+    /* damage: a truncated root record, then a missing child */
+    {
+        uint8_t zero[HL] = {0};
+        struct ent *e = nmap_find(&m, 0, zero);
+        ASSERT_TRUE(e != NULL);
+        e->len = 10;
+        ASSERT_EQ_INT(KIX_ECORRUPT, kix_smt_root(&m.io, &root, &err));
+        ASSERT_CONTAINS(err.msg, "malformed");
+        e->len = KIX_SMT_RECORD_LEN;
+        e = nmap_find(&m, 1, zero);
+        ASSERT_TRUE(e != NULL);
+        e->used = 0; /* no probe chain crosses it in a map this sparse */
+        kv(0, 0, &extra);
+        if (rbit(extra.path.b, 0)) /* the one in the left half */
+            for (uint64_t i = 1; i < 20 && rbit(extra.path.b, 0); i++)
+                extra = u[i];
+        ASSERT_EQ_INT(KIX_ECORRUPT,
+                      kix_smt_prove(&m.io, &extra.path, &proof, &present, NULL, &err));
+        ASSERT_CONTAINS(err.msg, "missing");
+        e->used = 1;
+    }
+    kix_buf_release(&proof);
+    nmap_release(&m);
+}
+
+/* ---- Cost ---------------------------------------------------------------- */
+
+struct cost {
+    double reads, writes, hashes, proof_bytes, batch_reads;
+};
+
+/* Builds a tree of n keys, then measures 256 single-key inserts (each its
+ * own batch), 256 membership proofs, and one batch of 1000 inserts. */
+static void measure(size_t n, struct cost *c)
+{
+    struct nmap m;
+    struct kix_smt_update *u = malloc(1000 * sizeof(*u));
+    struct kix_buf proof = KIX_BUF_INIT;
+    struct kix_hash root;
+    uint64_t r0, w0, h0, bytes = 0;
+    int present;
+
+    nmap_init(&m);
+    for (size_t done = 0; done < n; done += 1000) {
+        size_t k = n - done < 1000 ? n - done : 1000;
+        for (size_t i = 0; i < k; i++)
+            kv(done + i, 0, &u[i]);
+        if (apply(&m, u, k, &root))
+            abort();
+    }
+    r0 = m.io.reads;
+    w0 = m.io.writes;
+    h0 = m.io.hashes;
+    for (size_t i = 0; i < 256; i++) {
+        kv(10000000 + i, 0, &u[0]);
+        if (apply(&m, u, 1, &root))
+            abort();
+    }
+    c->reads = (double)(m.io.reads - r0) / 256;
+    c->writes = (double)(m.io.writes - w0) / 256;
+    c->hashes = (double)(m.io.hashes - h0) / 256;
+    for (size_t i = 0; i < 256; i++) {
+        kv(i * (n / 256), 0, &u[0]);
+        if (prove(&m, &u[0].path, &proof, &present) || !present)
+            abort();
+        bytes += proof.len;
+    }
+    c->proof_bytes = (double)bytes / 256;
+    for (size_t i = 0; i < 1000; i++)
+        kv(20000000 + i, 0, &u[i]);
+    r0 = m.io.reads;
+    if (apply(&m, u, 1000, &root))
+        abort();
+    c->batch_reads = (double)(m.io.reads - r0) / 1000;
+    fprintf(stderr,
+            "n=%zu: per insert %.1f reads %.1f writes %.1f hashes; membership proof %.0f bytes; "
+            "batch of 1000: %.1f reads per key\n",
+            n, c->reads, c->writes, c->hashes, c->proof_bytes, c->batch_reads);
+    kix_buf_release(&proof);
+    free(u);
+    nmap_release(&m);
+}
+
+KIX_TEST(cost_grows_like_log)
+{
+    struct cost small, big;
+    /* log2(1e5) / log2(1e3) = 5/3 */
+    double lo = 1.2, hi = 2.5;
+
+    measure(1000, &small);
+    measure(100000, &big);
+    /* absolute: about log2 n + a few, generously */
+    ASSERT_TRUE(small.reads < 2 * 10 + 6 && big.reads < 2 * 17 + 6);
+    ASSERT_TRUE(small.hashes < 2 * 10 + 6 && big.hashes < 2 * 17 + 6);
+    ASSERT_TRUE(big.proof_bytes < 3 + 3 + 32 * (2 * 17 + 6));
+    /* growth like log n, not like n (100x more keys) */
+    ASSERT_TRUE(big.reads / small.reads > lo && big.reads / small.reads < hi);
+    ASSERT_TRUE(big.hashes / small.hashes > lo && big.hashes / small.hashes < hi);
+    ASSERT_TRUE(big.writes / small.writes > lo && big.writes / small.writes < hi);
+    ASSERT_TRUE(big.proof_bytes / small.proof_bytes > lo &&
+                big.proof_bytes / small.proof_bytes < hi);
+    /* a batch shares the top of the tree: no more per key than one by one */
+    ASSERT_TRUE(big.batch_reads <= big.reads);
+}
+
+KIX_TEST_MAIN()
