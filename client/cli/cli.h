@@ -63,7 +63,7 @@ struct cli_common {
     "  --log-key KEY     the log's verifier key, a file or the key text\n"                         \
     "                    (default $KIX_LOG_KEY, then ~/.config/kix/config); every\n"               \
     "                    command checks the server's latest checkpoint against it\n"               \
-    "                    and against the one it verified before (exit 4: fork or\n"               \
+    "                    and against the one it verified before (exit 4: fork or\n"                \
     "                    rollback, both checkpoints kept as evidence)\n"                           \
     "  --witness KEY     a witness's verifier key (file or text); repeat for more\n"               \
     "  --min-witnesses N believe a checkpoint only when N of the --witness keys\n"                 \
