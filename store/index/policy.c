@@ -25,9 +25,46 @@ static int find_run(struct kix_log_txn *t, const char *id, size_t len, struct ki
     return KIX_OK;
 }
 
+struct first_publication {
+    uint64_t index;
+};
+
+static int first_publication(void *ctx, uint64_t index, int type)
+{
+    struct first_publication *f = ctx;
+    if (type != KIX_ENTRY_PUBLICATION)
+        return 0;
+    f->index = index;
+    return 1;
+}
+
+/* One manifest, one run: the same measurement published under a second run
+ * id would be ranked twice and resolve by digest to the first. */
+static int check_manifest_unpublished(struct kix_log_txn *t, const struct kix_entry *e,
+                                      struct kix_err *err)
+{
+    struct first_publication f = {KIX_NO_INDEX};
+    struct kix_bytes leaf;
+    struct kix_entry other;
+    char text[KIX_DIGEST_TEXT_LEN + 1];
+    int rc = kix_log_txn_subject_entries(t, &e->subject, first_publication, &f);
+
+    if (rc || f.index == KIX_NO_INDEX)
+        return rc;
+    kix_digest_format(&e->subject, text);
+    memset(&other, 0, sizeof(other));
+    if (kix_log_txn_entry(t, f.index, &leaf) == KIX_OK &&
+        kix_entry_parse_leaf(leaf.ptr, leaf.len, &other, NULL) == KIX_OK)
+        kix_entry_release(&other);
+    return kix_err_set(err, KIX_EPOLICY,
+                       "manifest %s is already published as run %s (log index %llu); a manifest "
+                       "is published once: attest or rerun that run instead",
+                       text, other.run_id[0] ? other.run_id : "?", (unsigned long long)f.index);
+}
+
 /* The rules of each run entry; fills the run records the writes update. */
 static int check_entry(struct kix_log_txn *t, const struct kix_entry *e, struct kix_run_info *run,
-                       struct kix_run_info *new_run, struct kix_err *err)
+                       struct kix_run_info *new_run, int checking, struct kix_err *err)
 {
     int rc;
 
@@ -41,7 +78,10 @@ static int check_entry(struct kix_log_txn *t, const struct kix_entry *e, struct 
                                "run id %s is already published (log index %llu); a run id is "
                                "published once",
                                e->run_id, (unsigned long long)run->publication_index);
-        return rc == KIX_ENOTFOUND ? KIX_OK : rc;
+        if (rc != KIX_ENOTFOUND)
+            return rc;
+        /* (apply runs after the log wrote the entry's own subject index) */
+        return checking ? check_manifest_unpublished(t, e, err) : KIX_OK;
     case KIX_ENTRY_ATTESTATION:
     case KIX_ENTRY_RERUN:
         rc = find_run(t, e->run_id, e->run_id_len, run, err);
@@ -90,7 +130,7 @@ static int check_entry(struct kix_log_txn *t, const struct kix_entry *e, struct 
 static int index_check(struct kix_log_txn *t, const struct kix_log_item *item, struct kix_err *err)
 {
     struct kix_run_info run, new_run;
-    return check_entry(t, item->entry, &run, &new_run, err);
+    return check_entry(t, item->entry, &run, &new_run, 1, err);
 }
 
 /* A comparable run enters its comparison group. The manifest is usually in
@@ -156,7 +196,7 @@ static int index_apply(struct kix_log_txn *t, const struct kix_log_item *item, s
 {
     const struct kix_entry *e = item->entry;
     struct kix_run_info run, new_run;
-    int rc = check_entry(t, e, &run, &new_run, err);
+    int rc = check_entry(t, e, &run, &new_run, 0, err); /* the records to update */
 
     if (rc || e->type == KIX_ENTRY_KEY)
         return rc;

@@ -234,7 +234,14 @@ int kix__policy_apply(struct kix_log *l, MDB_txn *txn, uint64_t index, const str
         rc = check_objects(l->store, txn, p, err);
     if (rc == KIX_OK)
         rc = write_entry(l, txn, index, p, err);
-    if (rc == KIX_OK && l->indexer)
+    if (rc == KIX_OK && l->indexer) {
         rc = l->indexer->apply(&t, &item, err);
+        /* the entry is written by now: a refusal here would keep half of
+         * it, so it aborts the whole batch instead */
+        if (rc == KIX_EPOLICY || rc == KIX_EVERIFY || rc == KIX_EINVAL) {
+            kix_err_wrap(err, "the index refused an entry its check accepted");
+            rc = KIX_ECORRUPT;
+        }
+    }
     return rc;
 }

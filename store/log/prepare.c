@@ -106,6 +106,30 @@ static int prepare_object(struct kix_log *l, struct prepared_object *o, const st
     return KIX_OK;
 }
 
+/* Every object of a bundle is one the entry needs or one another object
+ * of the bundle refers to: nothing rides along that no entry covers. */
+static int check_bundle(const struct kix_prepared *p, struct kix_err *err)
+{
+    for (size_t i = 0; i < p->nobjects; i++) {
+        const struct kix_digest *d = &p->objects[i].digest;
+        int wanted = 0;
+        for (size_t k = 0; !wanted && k < p->entry.nneeds; k++)
+            wanted = memcmp(p->entry.needs[k].b, d->b, 32) == 0;
+        for (size_t j = 0; !wanted && j < p->nobjects; j++)
+            for (size_t k = 0; !wanted && j != i && k < p->objects[j].nrefs; k++)
+                wanted = memcmp(p->objects[j].refs[k].b, d->b, 32) == 0;
+        if (!wanted) {
+            char text[KIX_DIGEST_TEXT_LEN + 1];
+            kix_digest_format(d, text);
+            return kix_err_set(err, KIX_EINVAL,
+                               "object %zu (%s) is neither needed by the entry nor referenced by "
+                               "another object of the bundle; send only what the entry needs",
+                               i, text);
+        }
+    }
+    return KIX_OK;
+}
+
 static int prepare_objects(struct kix_log *l, struct kix_prepared *p,
                            const struct kix_submission *sub, struct kix_err *err)
 {
@@ -188,6 +212,9 @@ int kix_log_prepare_objects(struct kix_log *l, struct kix_prepared *p,
     struct kix_submission sub = {{NULL, 0}, objects, nobjects};
     int rc = p->objects ? kix_err_set(err, KIX_EINVAL, "the entry's objects are already prepared")
                         : prepare_objects(l, p, &sub, err);
+
+    if (rc == KIX_OK)
+        rc = check_bundle(p, err);
 
     if (rc == KIX_OK)
         rc = verify_if_known(l, p, err);

@@ -717,6 +717,47 @@ KIX_TEST(supersessions_form_chains)
     teardown(&f);
 }
 
+/* One manifest, one run; and a bundle carries only what its entry needs
+ * (or what those objects refer to). */
+KIX_TEST(one_manifest_one_run_and_no_stowaways)
+{
+    struct fixture f;
+    struct kix_append_result res;
+    struct kix_err err = {0};
+    struct kix_buf env = KIX_BUF_INIT;
+    struct kix_digest d;
+    char manifest[512], extra[64];
+    const char *objs[3];
+    uint64_t size;
+
+    setup(&f);
+    ASSERT_EQ_INT(KIX_OK, publish(&f, f.publisher, "run-1", 1, &res, &err));
+    size = log_size(&f);
+    run_manifest(manifest, sizeof(manifest), 1);
+    digest_of_json(manifest, &d);
+    objs[0] = manifest;
+    objs[1] = workload;
+    ASSERT_EQ_INT(KIX_OK, kix_entry_publication(f.publisher, "run-1-again", &d, NULL, NULL, NULL,
+                                                &env, &err));
+    ASSERT_EQ_INT(KIX_EPOLICY, submit(&f, &env, objs, 2, &res, &err));
+    ASSERT_CONTAINS(err.msg, "is already published as run run-1");
+    kix_buf_reset(&env);
+
+    run_manifest(manifest, sizeof(manifest), 2);
+    digest_of_json(manifest, &d);
+    snprintf(extra, sizeof(extra), "{\"stowaway\":%d}", 1);
+    objs[2] = extra;
+    ASSERT_EQ_INT(KIX_OK,
+                  kix_entry_publication(f.publisher, "run-2", &d, NULL, NULL, NULL, &env, &err));
+    ASSERT_EQ_INT(KIX_EINVAL, submit(&f, &env, objs, 3, &res, &err));
+    ASSERT_CONTAINS(err.msg, "object 2");
+    ASSERT_CONTAINS(err.msg, "neither needed by the entry nor referenced");
+    ASSERT_EQ_U64(size, log_size(&f));
+    ASSERT_EQ_INT(KIX_OK, submit(&f, &env, objs, 2, &res, &err)); /* without it */
+    kix_buf_release(&env);
+    teardown(&f);
+}
+
 /* Many submissions, one transaction, one checkpoint; refusals inside a
  * batch do not stop the others. */
 KIX_TEST(batch_commit_one_checkpoint)
@@ -897,13 +938,12 @@ KIX_TEST(prepare_in_two_steps)
     kix_prepared_needs(p, &needs, &n);
     ASSERT_EQ_INT(1, n);
     ASSERT_EQ_MEM(d.b, 32, needs[0].b, 32);
-    /* the wrong object: canonical and parsed, but not what the entry names */
+    /* the wrong object: canonical and parsed, but not what the entry names
+     * (nor what anything it names refers to): refused before the writer */
     objs[0].ptr = (const uint8_t *)workload;
     objs[0].len = strlen(workload);
-    ASSERT_EQ_INT(KIX_OK, kix_log_prepare_objects(f.log, p, objs, 1, &err));
-    ASSERT_EQ_INT(KIX_OK, kix_log_commit(f.log, &p, 1, &res, NULL, &err));
-    ASSERT_TRUE(res.code != KIX_OK);
-    ASSERT_CONTAINS(res.message, "sha256:");
+    ASSERT_EQ_INT(KIX_EINVAL, kix_log_prepare_objects(f.log, p, objs, 1, &err));
+    ASSERT_CONTAINS(err.msg, "neither needed by the entry nor referenced");
     kix_prepared_free(p);
     ASSERT_EQ_U64(size, log_size(&f));
     /* the right ones */
