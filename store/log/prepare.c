@@ -172,6 +172,7 @@ int kix_log_prepare_leaf(struct kix_log *l, const struct kix_bytes *envelope,
         rc = kix_err_set(err, KIX_EINVAL, "payloadType must be " KIX_DSSE_INTOTO_TYPE);
         goto fail;
     }
+    kix_entry_canonical_keyid(&p->env);
     rc = kix_dsse_encode(&p->env, &p->leaf, err);
     if (rc)
         goto fail;

@@ -352,27 +352,30 @@ void kix_entry_release(struct kix_entry *p)
     p->nneeds = 0;
 }
 
-/* The one signature kix accepts: keyid = the 64 lowercase hex digits of
- * the signer's key id. The keyid is not signed, so it has exactly one
- * spelling: another one would make a second leaf of the same statement. */
+/* The one signature kix accepts: keyid = the 64 hex digits of the signer's
+ * key id (kix_entry_canonical_keyid writes them lowercase in the leaf). */
 int kix_entry_signer(struct kix_entry *p, const struct kix_dsse_envelope *env, struct kix_err *err)
 {
     const struct kix_dsse_sig *sig;
-    int lower = 1;
 
     if (env->n_sigs != 1)
         return kix_err_set(err, KIX_EINVAL,
                            "a kix envelope carries exactly one signature, this one has %zu",
                            env->n_sigs);
     sig = &env->sigs[0];
-    for (size_t i = 0; i < sig->keyid_len; i++)
-        lower &= (sig->keyid[i] >= '0' && sig->keyid[i] <= '9') ||
-                 (sig->keyid[i] >= 'a' && sig->keyid[i] <= 'f');
-    if (sig->keyid_len != 64 || !lower || kix_hex_decode(sig->keyid, 64, p->signer, 32) != KIX_OK)
+    if (sig->keyid_len != 64 || kix_hex_decode(sig->keyid, 64, p->signer, 32) != KIX_OK)
         return kix_err_set(err, KIX_EINVAL,
-                           "the signature's keyid must be the signer's key id: 64 lowercase hex "
-                           "digits of SHA-256 of its public key");
+                           "the signature's keyid must be the signer's key id: 64 hex digits of "
+                           "SHA-256 of its public key");
     return KIX_OK;
+}
+
+void kix_entry_canonical_keyid(struct kix_dsse_envelope *env)
+{
+    for (size_t s = 0; s < env->n_sigs; s++)
+        for (size_t i = 0; i < env->sigs[s].keyid_len; i++)
+            if (env->sigs[s].keyid[i] >= 'A' && env->sigs[s].keyid[i] <= 'F')
+                env->sigs[s].keyid[i] = (char)(env->sigs[s].keyid[i] - 'A' + 'a');
 }
 
 int kix_entry_needs(const uint8_t *leaf, size_t len, struct kix_digest **out, size_t *n,

@@ -595,14 +595,21 @@ KIX_TEST(a_statement_is_logged_once)
     ASSERT_EQ_INT(KIX_OK, submit(&f, &now, NULL, 0, &res, &err));
     size = log_size(&f);
 
-    /* the old rerun with its keyid spelled in capitals: refused */
+    /* the old rerun with its keyid spelled in capitals: the original entry */
     keyid = strstr((char *)old.ptr, "\"keyid\":\"");
     ASSERT_TRUE(keyid != NULL);
     for (char *c = keyid + 9; *c != '"'; c++)
         if (*c >= 'a' && *c <= 'f')
             *c = (char)(*c - 'a' + 'A');
+    ASSERT_EQ_INT(KIX_OK, submit(&f, &old, objs, 1, &res, &err));
+    ASSERT_EQ_INT(1, res.duplicate);
+    ASSERT_EQ_U64(old_index, res.index);
+    /* a keyid that is not the signer's key id is refused */
+    keyid[9] = keyid[9] == '0' ? '1' : '0';
+    ASSERT_EQ_INT(KIX_EPOLICY, submit(&f, &old, objs, 1, &res, &err));
+    keyid[9] = 'x';
     ASSERT_EQ_INT(KIX_EINVAL, submit(&f, &old, objs, 1, &res, &err));
-    ASSERT_CONTAINS(err.msg, "64 lowercase hex");
+    ASSERT_CONTAINS(err.msg, "64 hex digits");
 
     /* the same statement signed by another rerunner: the original entry */
     ASSERT_EQ_INT(KIX_OK, kix_entry_rerun(second, "run-1", &run.manifest, "not_reproduced", &rd,
