@@ -1,15 +1,18 @@
 /* kixd — the kix log server: subcommands, configuration, flags. */
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/time.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "harden.h"
+#include "kix/addr.h"
 #include "kixd.h"
 #include "server.h"
 
@@ -252,6 +255,7 @@ static const char *option_name(int opt)
 static int apply(struct kixd_config *cfg, int opt, const char *v, char *why, size_t cap)
 {
     unsigned long long n = 0;
+    struct kix_err aerr = {0};
     size_t b = 0;
     int bad = 0;
 
@@ -267,9 +271,12 @@ static int apply(struct kixd_config *cfg, int opt, const char *v, char *why, siz
             snprintf(why, cap, "at most %d --listen addresses", KIXD_MAX_LISTEN);
             return -1;
         }
-        if (strlen(v) >= KIXD_ADDR_MAX ||
-            (strncmp(v, "tcp://", 6) != 0 && strncmp(v, "unix://", 7) != 0)) {
-            snprintf(why, cap, "--listen %s: expected tcp://HOST:PORT or unix:///PATH", v);
+        if (strlen(v) >= KIXD_ADDR_MAX) {
+            snprintf(why, cap, "--listen %.80s...: longer than %d bytes", v, KIXD_ADDR_MAX - 1);
+            return -1;
+        }
+        if (kix_addr_validate(v, &aerr) != KIX_OK) {
+            snprintf(why, cap, "--listen: %.400s", aerr.msg);
             return -1;
         }
         snprintf(cfg->listen[cfg->nlisten++], KIXD_ADDR_MAX, "%s", v);
@@ -392,11 +399,27 @@ static char *trim(char *s)
 static int load_config(struct kixd_config *cfg, const char *path, int cli_listen)
 {
     char line[4096 + 64], why[KIX_ERR_MSG_MAX];
-    FILE *f = fopen(path, "r");
-    int lineno = 0, rc = 0;
+    /* nonblocking, so that a FIFO is refused rather than waited on */
+    int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC), lineno = 0, rc = 0;
+    struct stat st = {0};
+    FILE *f;
 
+    if (fd < 0) {
+        fprintf(stderr, "kixd: cannot read config %s: %s\n", path, strerror(errno));
+        return -1;
+    }
+    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+        fprintf(stderr, "kixd: config %s is %s, not a regular file\n", path,
+                S_ISDIR(st.st_mode)    ? "a directory"
+                : S_ISFIFO(st.st_mode) ? "a FIFO"
+                                       : "a special file");
+        close(fd);
+        return -1;
+    }
+    f = fdopen(fd, "r");
     if (!f) {
         fprintf(stderr, "kixd: cannot read config %s: %s\n", path, strerror(errno));
+        close(fd);
         return -1;
     }
     while (fgets(line, sizeof(line), f)) {

@@ -191,7 +191,15 @@ int cli_log_key(const char *cmd, const struct cli_common *c, struct kix_client *
 
     if (status)
         return status;
-    if (given && *given)
+    if (given && !*given) {
+        /* e.g. export KIX_LOG_KEY="$(cat log.vkey)" after kixd init failed */
+        fprintf(stderr,
+                "kix %s: %s is set but empty; set it to the log's verifier key (what kixd init\n"
+                "printed) or unset it\n",
+                cmd, c->log_key ? "--log-key" : "KIX_LOG_KEY");
+        return EXIT_USAGE;
+    }
+    if (given)
         return read_key_arg(cmd, given, c->log_key ? "--log-key" : "$KIX_LOG_KEY", out);
     if (config_log_key(text, sizeof(text)))
         return parse_key_text(cmd, text, "the config file", out);
