@@ -575,9 +575,10 @@ int kixd_server_run(const struct kixd_config *cfg)
         }
     }
     kixd_raise_fd_limit(cfg);
-    rc = open_log(&srv, &err);
+    /* the witness keys first: a usage error is reported before the store is locked */
+    rc = kixd_witnesses_load(&srv, &err);
     if (rc == KIX_OK)
-        rc = kixd_witnesses_load(&srv, &err);
+        rc = open_log(&srv, &err);
     if (rc) {
         kixd_log(KIXD_ERROR, "cannot open the log: %s", kix_err_text(&err, rc));
         kix_log_close(srv.log);

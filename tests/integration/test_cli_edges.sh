@@ -1,0 +1,81 @@
+#!/usr/bin/env bash
+# The edges of kix and kixd's command lines (issue 18): read-only commands
+# never create a store, kixd serves only a store kixd init made and only one
+# kixd per store, addresses are validated with a message that names the
+# fault, config files must be regular files.
+source "$(dirname "$0")/lib.sh"
+
+"$KIXD" init --store "$WORK/log" --origin kix.edges/log >"$WORK/vkey" 2>/dev/null
+export KIX_LOG_KEY="$(cat "$WORK/vkey")"
+
+# read-only commands on a mistyped path create nothing
+for cmd in "info" "resolve 01a2" "show 01a2" "audit" "log" "checkpoint"; do
+  # shellcheck disable=SC2086
+  expect_status 1 "$KIX" $cmd --store "$WORK/typo"
+  [ -e "$WORK/typo" ] && fail "kix $cmd --store created $WORK/typo"
+  grep -q "no kix store at $WORK/typo" "$WORK/err" || { cat "$WORK/err"; fail "kix $cmd: message"; }
+done
+mkdir "$WORK/emptydir"
+expect_status 1 "$KIX" info --store "$WORK/emptydir"
+[ -z "$(ls -A "$WORK/emptydir")" ] || fail "kix info wrote into an empty directory"
+grep -q "no data.mdb" "$WORK/err" || fail "empty directory message: $(cat "$WORK/err")"
+pass "read-only commands never create a store"
+
+# kixd refuses a store kixd init did not make (a 0-byte data.mdb), unchanged
+mkdir "$WORK/zero"
+: >"$WORK/zero/data.mdb"
+chmod 0600 "$WORK/zero/data.mdb"
+expect_status 3 "$KIXD" serve --store "$WORK/zero" --listen "unix://$WORK/zero.sock"
+grep -q "is empty, not a store that kixd init made" "$WORK/err" || { cat "$WORK/err"; fail "0-byte message"; }
+[ ! -s "$WORK/zero/data.mdb" ] || fail "kixd wrote a new store over the 0-byte data.mdb"
+[ ! -e "$WORK/zero/lock.mdb" ] || fail "kixd created lock.mdb in a store it refused"
+expect_status 3 "$KIXD" check --store "$WORK/zero"
+pass "kixd refuses a 0-byte data.mdb"
+
+# one kixd per store
+start_kixd "$WORK/log"
+FIRST=$KIXD_PID
+expect_status 3 "$KIXD" serve --store "$WORK/log" --listen "unix://$WORK/second.sock"
+grep -q "another kixd is serving $WORK/log" "$WORK/err" || { cat "$WORK/err"; fail "second kixd message"; }
+[ ! -e "$WORK/second.sock" ] || fail "the second kixd listened"
+kill -0 "$FIRST" || fail "the first kixd died"
+"$KIX" info --server "$KIXD_ADDR" >/dev/null || fail "the first kixd stopped answering"
+stop_kixd
+start_kixd "$WORK/log" # the lock goes with the process
+stop_kixd
+pass "a second kixd on one store is refused"
+
+# ports past 65535 and other bad addresses: refused (exit 2) with the cause
+for addr in tcp://127.0.0.1:70000 tcp://127.0.0.1:65536 tcp://[::1]:99999; do
+  expect_status 2 "$KIXD" serve --store "$WORK/log" --listen "$addr"
+  grep -q "out of range (0 to 65535)" "$WORK/err" || { cat "$WORK/err"; fail "kixd --listen $addr"; }
+  expect_status 2 "$KIX" info --server "$addr"
+  grep -q "out of range (0 to 65535)" "$WORK/err" || { cat "$WORK/err"; fail "kix --server $addr"; }
+done
+expect_status 2 "$KIX" info --server 127.0.0.1:70000
+grep -q "out of range" "$WORK/err" || fail "kix --server HOST:PORT without a scheme"
+expect_status 2 "$KIXD" serve --store "$WORK/log" --listen tcp://127.0.0.1
+grep -q "no port" "$WORK/err" || fail "no port message: $(cat "$WORK/err")"
+expect_status 2 "$KIXD" serve --store "$WORK/log" --listen tcp://127.0.0.1:7x
+grep -q "the port must be a number" "$WORK/err" || fail "bad port message: $(cat "$WORK/err")"
+expect_status 2 "$KIXD" serve --store "$WORK/log" --listen unix://relative.sock
+grep -q "unix:///ABSOLUTE/PATH" "$WORK/err" || fail "relative socket message: $(cat "$WORK/err")"
+printf 'store = %s\nlisten = tcp://127.0.0.1:70000\n' "$WORK/log" >"$WORK/bad.conf"
+expect_status 2 "$KIXD" serve --config "$WORK/bad.conf"
+grep -q "bad.conf:2: --listen: .*out of range" "$WORK/err" || fail "config listen: $(cat "$WORK/err")"
+pass "addresses are validated everywhere, with the cause"
+
+# a socket in a missing directory: said so, not "permission denied"
+expect_status 3 "$KIXD" serve --store "$WORK/log" --listen "unix://$WORK/nodir/kixd.sock"
+grep -q "the directory $WORK/nodir does not exist" "$WORK/err" || { cat "$WORK/err"; fail "socket dir"; }
+grep -qi "permission denied" "$WORK/err" && fail "a missing directory reported as permission denied"
+pass "a missing socket directory is named"
+
+# --config must be a regular file: a directory is refused, a FIFO does not hang
+mkdir "$WORK/confdir"
+expect_status 2 "$KIXD" serve --config "$WORK/confdir"
+grep -q "is a directory" "$WORK/err" || fail "config directory: $(cat "$WORK/err")"
+mkfifo "$WORK/conf.fifo"
+expect_status 2 timeout 10 "$KIXD" serve --config "$WORK/conf.fifo"
+grep -q "is a FIFO" "$WORK/err" || fail "config FIFO: $(cat "$WORK/err")"
+pass "--config refuses a directory and a FIFO"
