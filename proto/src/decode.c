@@ -177,6 +177,11 @@ static int check_shape(struct kix_proto_msg *msg, const msgpack_object *root, st
     type = a[0].via.u64;
     switch (type) {
     case KIX_PROTO_REQUEST:
+        /* a request of the wrong length whose msgid reads is answered too (§1.4) */
+        if (n < 2 || get_msgid(&a[1], "request", &msg->msgid, NULL) != KIX_OK)
+            msg->msgid = 0;
+        else if (n != 4)
+            msg->type = KIX_PROTO_REQUEST;
         if (n != 4)
             return kix_err_set(err, KIX_EPROTO,
                                "request: expected 4 elements [0, msgid, method, params], got %u",

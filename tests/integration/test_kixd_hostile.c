@@ -171,6 +171,10 @@ KIX_TEST(wrong_shapes_and_types_are_answered)
     static const uint8_t bad_type[] = {0x94, 0x09, 0x09, 0xa4, 'i', 'n', 'f', 'o', 0x91, 0x80};
     /* [2, "info", [{}]]: a notification is never answered */
     static const uint8_t notif[] = {0x93, 0x02, 0xa4, 'i', 'n', 'f', 'o', 0x91, 0x80};
+    /* [0, 83, "info"] and [0, 84, "info", [{}], nil]: the wrong length, but
+     * the msgid reads, so answered EPROTO (PROTOCOL.md §1.4) */
+    static const uint8_t short_req[] = {0x93, 0x00, 0x53, 0xa4, 'i', 'n', 'f', 'o'};
+    static const uint8_t long_req[] = {0x95, 0x00, 0x54, 0xa4, 'i', 'n', 'f', 'o', 0x91, 0x80, 0xc0};
     /* [0, 10, "get_object", [{"digest": "a", "digest": "b"}]]: duplicate key */
     static const uint8_t dup_key[] = {0x94, 0x00, 0x0a, 0xaa, 'g', 'e',  't',  '_',  'o',
                                       'b',  'j',  'e',  'c',  't', 0x91, 0x82, 0xa6, 'd',
@@ -189,6 +193,16 @@ KIX_TEST(wrong_shapes_and_types_are_answered)
     ASSERT_EQ_INT(KIX_OK, kix_rpc_send_raw(c, bad_method, sizeof(bad_method), &err));
     ASSERT_EQ_INT(KIX_OK, kix_rpc_recv(c, &m, &err));
     ASSERT_EQ_INT(8, m.msgid);
+    ASSERT_EQ_INT(KIX_EPROTO, m.error_code);
+    kix_proto_msg_release(&m);
+    ASSERT_EQ_INT(KIX_OK, kix_rpc_send_raw(c, short_req, sizeof(short_req), &err));
+    ASSERT_EQ_INT(KIX_OK, kix_rpc_recv(c, &m, &err));
+    ASSERT_EQ_INT(83, m.msgid);
+    ASSERT_EQ_INT(KIX_EPROTO, m.error_code);
+    kix_proto_msg_release(&m);
+    ASSERT_EQ_INT(KIX_OK, kix_rpc_send_raw(c, long_req, sizeof(long_req), &err));
+    ASSERT_EQ_INT(KIX_OK, kix_rpc_recv(c, &m, &err));
+    ASSERT_EQ_INT(84, m.msgid);
     ASSERT_EQ_INT(KIX_EPROTO, m.error_code);
     kix_proto_msg_release(&m);
     ASSERT_EQ_INT(KIX_OK, kix_rpc_send_raw(c, bad_type, sizeof(bad_type), &err));
