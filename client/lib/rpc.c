@@ -128,9 +128,9 @@ static int open_tcp(struct kix_rpc *c, const char *hp, int64_t deadline, struct 
     snprintf(full, sizeof(full), "tcp://%s", hp);
     rc = kix_addr_validate(full, err);
     if (rc == KIX_OK && kix_split_host_port(hp, host, sizeof(host), port, sizeof(port)) != 0)
-        rc = kix_err_set(err, KIX_EUSAGE,
-                         "bad server address %s: expected tcp://HOST:PORT or unix:///PATH",
-                         c->addr);
+        rc =
+            kix_err_set(err, KIX_EUSAGE,
+                        "bad server address %s: expected tcp://HOST:PORT or unix:///PATH", c->addr);
     if (rc)
         return rc;
     memset(&hints, 0, sizeof(hints));

@@ -69,8 +69,8 @@ int kix_addr_validate(const char *addr, struct kix_err *err)
             return kix_err_set(err, KIX_EUSAGE,
                                "bad address %s: the port must be a number from 0 to 65535", addr);
     if (digits > 5 || strtoul(colon + 1, NULL, 10) > 65535)
-        return kix_err_set(err, KIX_EUSAGE,
-                           "bad address %s: port %s is out of range (0 to 65535)", addr, colon + 1);
+        return kix_err_set(err, KIX_EUSAGE, "bad address %s: port %s is out of range (0 to 65535)",
+                           addr, colon + 1);
     if (kix_split_host_port(hp, host, sizeof(host), port, sizeof(port)) != 0)
         return kix_err_set(err, KIX_EUSAGE,
                            "bad address %s: expected tcp://HOST:PORT (HOST a name, an IPv4 "

@@ -79,3 +79,13 @@ mkfifo "$WORK/conf.fifo"
 expect_status 2 timeout 10 "$KIXD" serve --config "$WORK/conf.fifo"
 grep -q "is a FIFO" "$WORK/err" || fail "config FIFO: $(cat "$WORK/err")"
 pass "--config refuses a directory and a FIFO"
+
+# a query filter that is not UTF-8 is refused, locally and through kixd
+expect_status 1 "$KIX" query --store "$WORK/log" --gpu $'A\xff'
+grep -q "gpu filter is not valid UTF-8" "$WORK/err" || fail "local query: $(cat "$WORK/err")"
+start_kixd "$WORK/log"
+expect_status 1 "$KIX" query --server "$KIXD_ADDR" --kernel $'\xc3('
+grep -q "kernel filter is not valid UTF-8" "$WORK/err" || fail "remote query: $(cat "$WORK/err")"
+expect_status 0 "$KIX" query --server "$KIXD_ADDR" --gpu $'\xc3\xa9'
+stop_kixd
+pass "query filters must be UTF-8"
