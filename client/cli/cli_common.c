@@ -228,7 +228,9 @@ int cli_parse_u64(const char *s, uint64_t *out)
         return -1;
     errno = 0;
     v = strtoull(s, &end, 10);
-    if (errno || *end)
+    /* 2^64-1 is no size, index or count of a log, and the API reads it as
+     * "not given" (the latest checkpoint): refused, never read as such */
+    if (errno || *end || v == UINT64_MAX)
         return -1;
     *out = v;
     return 0;
@@ -260,7 +262,7 @@ int cli_parse(const char *cmd, const char *help, int argc, char **argv, struct c
             continue;
         if (target) {
             if (cli_parse_u64(optarg, target))
-                return cli_usage_error(cmd, "--%s needs a non-negative integer",
+                return cli_usage_error(cmd, "--%s needs an integer from 0 to 2^64-2",
                                        c == 's'   ? "size"
                                        : c == 'f' ? "from"
                                                   : "limit");

@@ -89,3 +89,30 @@ grep -q "kernel filter is not valid UTF-8" "$WORK/err" || fail "remote query: $(
 expect_status 0 "$KIX" query --server "$KIXD_ADDR" --gpu $'\xc3\xa9'
 stop_kixd
 pass "query filters must be UTF-8"
+
+# an explicit size of 2^64-1 is refused, not read as "the latest"; a permalink
+# of another log is refused, locally and through kixd
+"$KIX" keygen --name pub --out "$WORK/pub" >/dev/null 2>&1
+"$KIX" key add --store "$WORK/log" --key "$WORK/log/admin.key" --role publish "$WORK/pub.pub" >/dev/null
+make_manifests "$WORK/m" 1
+"$KIX" publish --store "$WORK/log" --key "$WORK/pub.key" "$WORK/m/run.json" "$WORK/m/workload.json" \
+  >"$WORK/published"
+LINK=$(head -n 1 "$WORK/published")
+RUN=${LINK##*/}
+start_kixd "$WORK/log"
+for where in "--store $WORK/log" "--server $KIXD_ADDR"; do
+  # shellcheck disable=SC2086
+  expect_status 2 "$KIX" checkpoint $where --size 18446744073709551615
+  # shellcheck disable=SC2086
+  expect_status 2 "$KIX" proof inclusion 0 $where --size 18446744073709551615
+  # shellcheck disable=SC2086
+  expect_status 0 "$KIX" resolve $where "$LINK"
+  for cmd in resolve show cite; do
+    # shellcheck disable=SC2086
+    expect_status 1 "$KIX" $cmd $where "https://evil.example/log/runs/$RUN"
+    grep -q "permalink is for log evil.example/log, not kix.edges/log" "$WORK/err" ||
+      fail "kix $cmd $where: $(cat "$WORK/err")"
+  done
+done
+stop_kixd
+pass "size 2^64-1 and a permalink of another log are refused"
