@@ -474,6 +474,21 @@ static int apply_item(struct kix_store *s, MDB_txn *txn, struct kix_log *l, uint
     res->leaf_hash = p->leaf_hash;
     *dup = 0;
     rc = lookup_duplicate(s, txn, &p->leaf_hash, &dup_index);
+    if (rc == KIX_OK && p->entry.type == KIX_ENTRY_KEY && !p->entry.key_revoke) {
+        /* the same registration again (signatures are deterministic): not
+         * "already logged" when the key has since been revoked */
+        struct kix_key_info key;
+        char id[KIX_SHORT_ID_LEN + 1];
+        if (kix__key_get(s, txn, p->entry.subject.b, &key) == KIX_OK &&
+            key.revoked_index != KIX_NO_INDEX) {
+            kix_hex_short_id(p->entry.subject.b, id);
+            return kix_err_set(item_err, KIX_EPOLICY,
+                               "key %s was registered at log index %llu and revoked at %llu; a "
+                               "revoked key stays revoked: generate a new key",
+                               id, (unsigned long long)dup_index,
+                               (unsigned long long)key.revoked_index);
+        }
+    }
     if (rc == KIX_OK) {
         res->index = dup_index;
         res->duplicate = 1;

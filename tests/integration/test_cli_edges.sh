@@ -116,3 +116,20 @@ for where in "--store $WORK/log" "--server $KIXD_ADDR"; do
 done
 stop_kixd
 pass "size 2^64-1 and a permalink of another log are refused"
+
+# re-adding a revoked key is refused (it used to print "already logged ...
+# receipt verified" and exit 0 while the key stayed revoked)
+"$KIX" keygen --name gone --out "$WORK/gone" >/dev/null 2>&1
+"$KIX" key add --store "$WORK/log" --key "$WORK/log/admin.key" --role publish "$WORK/gone.pub" >/dev/null
+"$KIX" key revoke --store "$WORK/log" --key "$WORK/log/admin.key" "$WORK/gone.pub" >/dev/null
+size_before=$("$KIX" info --store "$WORK/log" --json | python3 -c 'import json,sys; print(json.load(sys.stdin)["size"])')
+expect_status 1 "$KIX" key add --store "$WORK/log" --key "$WORK/log/admin.key" --role publish "$WORK/gone.pub"
+grep -q "stays revoked: generate a new key" "$WORK/err" || fail "re-add revoked: $(cat "$WORK/err")"
+grep -q "receipt verified" "$WORK/out" && fail "re-adding a revoked key claimed success"
+start_kixd "$WORK/log"
+expect_status 1 "$KIX" key add --server "$KIXD_ADDR" --key "$WORK/log/admin.key" --role publish "$WORK/gone.pub"
+grep -q "stays revoked" "$WORK/err" || fail "re-add revoked via kixd: $(cat "$WORK/err")"
+stop_kixd
+size_after=$("$KIX" info --store "$WORK/log" --json | python3 -c 'import json,sys; print(json.load(sys.stdin)["size"])')
+[ "$size_before" = "$size_after" ] || fail "refused re-add changed the log ($size_before -> $size_after)"
+pass "a revoked key cannot be re-added, and the refusal is said"
