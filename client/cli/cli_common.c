@@ -269,7 +269,7 @@ int cli_parse(const char *cmd, const char *help, int argc, char **argv, struct c
             continue;
         }
         if (c == 'h') {
-            fputs(help, stdout);
+            cli_print_help(stdout, help);
             return 0;
         }
         return cli_usage_error(cmd, "unknown option%s",

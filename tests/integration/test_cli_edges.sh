@@ -133,3 +133,32 @@ stop_kixd
 size_after=$("$KIX" info --store "$WORK/log" --json | python3 -c 'import json,sys; print(json.load(sys.stdin)["size"])')
 [ "$size_before" = "$size_after" ] || fail "refused re-add changed the log ($size_before -> $size_after)"
 pass "a revoked key cannot be re-added, and the refusal is said"
+
+# every command's --help lists exit statuses, and kix help CMD prints it
+for cmd in $("$KIX" --help | awk '/^  [a-z]/ {print $1}'); do
+  expect_status 0 "$KIX" help "$cmd"
+  grep -q "^exit status: 0" "$WORK/out" || fail "kix help $cmd lists no exit statuses"
+  cp "$WORK/out" "$WORK/help-a"
+  "$KIX" "$cmd" --help >"$WORK/help-b" 2>&1 || true
+  cmp -s "$WORK/help-a" "$WORK/help-b" || fail "kix help $cmd differs from kix $cmd --help"
+done
+expect_status 2 "$KIX" help nosuch
+# a missing input file exits 1, as the help says
+expect_status 1 "$KIX" canon "$WORK/no-such.json"
+expect_status 1 "$KIX" publish --store "$WORK/log" --key "$WORK/pub.key" "$WORK/no-such.json"
+"$KIX" help canon | grep -q "FILE not found" || fail "kix canon --help does not say a missing file exits 1"
+pass "every --help lists its exit statuses; kix help CMD"
+
+# --json is honoured by entry, receipt and get (it used to be ignored)
+is_json() { python3 -c 'import json,sys; json.load(open(sys.argv[1]))' "$1" || fail "$2: not JSON: $(head -c 200 "$1")"; }
+expect_status 0 "$KIX" entry 1 --store "$WORK/log" --json
+is_json "$WORK/out" "kix entry --json"
+[ "$(json_get "$WORK/out" 'd["index"]')" = 1 ] || fail "kix entry --json index"
+expect_status 0 "$KIX" receipt 1 --store "$WORK/log" --json
+is_json "$WORK/out" "kix receipt --json"
+[ "$(json_get "$WORK/out" 'd["receipt"].split(chr(10))[0]')" = c2sp.org/tlog-proof@v1 ] || fail "kix receipt --json receipt"
+WD=$("$KIX" digest "$WORK/m/workload.json")
+expect_status 0 "$KIX" get "$WD" --store "$WORK/log" --json
+is_json "$WORK/out" "kix get --json"
+[ "$(json_get "$WORK/out" 'd["object"]["kind"]')" = Workload ] || fail "kix get --json object"
+pass "--json honoured by entry, receipt, get"
