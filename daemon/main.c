@@ -31,7 +31,8 @@ static const char serve_help[] =
     "usage: kixd [serve] --store DIR [--listen ADDR]... [options]\n"
     "\n"
     "Serves the log in DIR (made by 'kixd init') over msgpack-RPC (proto/PROTOCOL.md).\n"
-    "A store without its log key (a mirror) is served read-only. Logs go to stderr.\n"
+    "A store without its log key (a mirror) is served read-only; one kixd per store\n"
+    "(DIR/kixd.lock). Logs go to stderr.\n"
     "SIGTERM or SIGINT stops accepting, commits and answers the submits in flight,\n"
     "then exits 0.\n"
     "\n"
@@ -41,6 +42,9 @@ static const char serve_help[] =
     "  --config FILE          'key = value' lines, keys as these long options\n"
     "                         (listen may repeat); the command line wins\n"
     "  --log-level LEVEL      debug, info, warn or error (default info)\n"
+    "  --log-format FORMAT    text (\"TIME LEVEL message\"; under systemd the\n"
+    "                         journal's priority prefix instead of the time) or\n"
+    "                         json (one {\"time\",\"level\",\"msg\"} object per line)\n"
     "  --threads N            event loops, each with its own TCP listener\n"
     "                         (default: the number of CPUs)\n"
     "\n"
@@ -61,6 +65,8 @@ static const char serve_help[] =
     "  --max-group N          entries committed in one transaction (default 4096)\n"
     "  --max-entries N        entries in one get_entries answer (default 1000)\n"
     "  --max-objects N        digests in one get_objects request (default 1024)\n"
+    "  fixed: 1000 checkpoints per get_checkpoints, 1000 runs per query page\n"
+    "                         ('kix info' shows the limits a server announces)\n"
     "  --drain-timeout SECS   how long a stop waits for in-flight work (default 30)\n"
     "  --map-max BYTES        the most the store's file may grow to (default 1T); past\n"
     "                         it submits get EFULL while reads go on: raise it and\n"
@@ -189,6 +195,7 @@ enum {
     O_LISTEN,
     O_CONFIG,
     O_LOG_LEVEL,
+    O_LOG_FORMAT,
     O_THREADS,
     O_MAX_MESSAGE,
     O_MAX_IN_FLIGHT,
@@ -218,6 +225,7 @@ static const struct option serve_options[] = {
     {"listen", required_argument, NULL, O_LISTEN},
     {"config", required_argument, NULL, O_CONFIG},
     {"log-level", required_argument, NULL, O_LOG_LEVEL},
+    {"log-format", required_argument, NULL, O_LOG_FORMAT},
     {"threads", required_argument, NULL, O_THREADS},
     {"max-message", required_argument, NULL, O_MAX_MESSAGE},
     {"max-in-flight", required_argument, NULL, O_MAX_IN_FLIGHT},
@@ -283,6 +291,10 @@ static int apply(struct kixd_config *cfg, int opt, const char *v, char *why, siz
         break;
     case O_LOG_LEVEL:
         bad = (cfg->log_level = parse_level(v)) < 0;
+        break;
+    case O_LOG_FORMAT:
+        bad = strcmp(v, "text") != 0 && strcmp(v, "json") != 0;
+        cfg->log_json = strcmp(v, "json") == 0;
         break;
     case O_THREADS:
         bad = kixd_parse_count(v, 1, 64, &n) != 0;
@@ -525,6 +537,7 @@ int kixd_serve_main(int argc, char **argv)
     if (cfg.max_output < (size_t)64 << 10)
         cfg.max_output = (size_t)64 << 10;
     kixd_log_set_level(cfg.log_level);
+    kixd_log_set_format(cfg.log_json);
     return kixd_server_run(&cfg);
 }
 

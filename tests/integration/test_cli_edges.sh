@@ -162,3 +162,31 @@ expect_status 0 "$KIX" get "$WD" --store "$WORK/log" --json
 is_json "$WORK/out" "kix get --json"
 [ "$(json_get "$WORK/out" 'd["object"]["kind"]')" = Workload ] || fail "kix get --json object"
 pass "--json honoured by entry, receipt, get"
+
+# kixd --log-format json: one JSON object per line; text under systemd: the
+# journal's priority prefix instead of a timestamp
+"$KIXD" serve --store "$WORK/log" --listen "unix://$WORK/j.sock" --log-format json 2>"$WORK/json.log" &
+JPID=$!
+KIXD_PIDS+=("$JPID")
+for _ in $(seq 1 100); do "$KIX" info --server "unix://$WORK/j.sock" >/dev/null 2>&1 && break; sleep 0.05; done
+kill -TERM "$JPID"; wait "$JPID" || fail "kixd --log-format json did not stop cleanly"
+python3 - "$WORK/json.log" <<'PY' || fail "kixd --log-format json: $(head -3 "$WORK/json.log")"
+import json, sys
+lines = open(sys.argv[1]).read().splitlines()
+assert len(lines) >= 3, lines
+for l in lines:
+    d = json.loads(l)
+    assert set(d) == {"time", "level", "msg"}, d
+assert any("serving log" in json.loads(l)["msg"] for l in lines)
+PY
+expect_status 2 "$KIXD" serve --store "$WORK/log" --log-format xml
+: >"$WORK/journal.log"
+JOURNAL_STREAM=$(stat -c '%d:%i' "$WORK/journal.log") \
+  "$KIXD" serve --store "$WORK/log" --listen "unix://$WORK/j2.sock" 2>>"$WORK/journal.log" &
+JPID=$!
+KIXD_PIDS+=("$JPID")
+for _ in $(seq 1 100); do "$KIX" info --server "unix://$WORK/j2.sock" >/dev/null 2>&1 && break; sleep 0.05; done
+kill -TERM "$JPID"; wait "$JPID" || true
+grep -q '^<6>info  kixd .* serving log' "$WORK/journal.log" || fail "journal lines: $(head -2 "$WORK/journal.log")"
+grep -qE '^[0-9]{4}-' "$WORK/journal.log" && fail "timestamps in journal lines"
+pass "kixd --log-format text|json, journal-aware"
