@@ -23,6 +23,7 @@ enum kixd_level { KIXD_DEBUG = 0, KIXD_INFO = 1, KIXD_WARN = 2, KIXD_ERROR = 3 }
 void kixd_log(int level, const char *fmt, ...) KIX_PRINTF(2, 3);
 int kixd_log_enabled(int level);
 void kixd_log_set_level(int level); /* log.c owns the level; main sets it once */
+void kixd_log_set_format(int json); /* 0 text (the default), 1 one JSON object per line */
 
 /* A decimal count in [lo, hi] (no sign, no overflow) into *out: 0, or -1. */
 int kixd_parse_count(const char *s, unsigned long long lo, unsigned long long hi,
@@ -54,6 +55,7 @@ struct kixd_config {
     size_t map_max;            /* ceiling of the store's map (0: the store's default) */
     int no_store_check;        /* serve a store that fails the start-up check */
     int log_level;
+    int log_json; /* --log-format json */
     /* mirror mode (mirror.c) and witnesses (cosign.c) */
     char mirror_of[KIXD_ADDR_MAX];            /* upstream address; "" when not a mirror */
     char upstream_key[4096];                  /* its log key: verifier text or a file */

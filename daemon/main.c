@@ -1,15 +1,18 @@
 /* kixd — the kix log server: subcommands, configuration, flags. */
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/time.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "harden.h"
+#include "kix/addr.h"
 #include "kixd.h"
 #include "server.h"
 
@@ -28,7 +31,8 @@ static const char serve_help[] =
     "usage: kixd [serve] --store DIR [--listen ADDR]... [options]\n"
     "\n"
     "Serves the log in DIR (made by 'kixd init') over msgpack-RPC (proto/PROTOCOL.md).\n"
-    "A store without its log key (a mirror) is served read-only. Logs go to stderr.\n"
+    "A store without its log key (a mirror) is served read-only; one kixd per store\n"
+    "(DIR/kixd.lock). Logs go to stderr.\n"
     "SIGTERM or SIGINT stops accepting, commits and answers the submits in flight,\n"
     "then exits 0.\n"
     "\n"
@@ -38,6 +42,9 @@ static const char serve_help[] =
     "  --config FILE          'key = value' lines, keys as these long options\n"
     "                         (listen may repeat); the command line wins\n"
     "  --log-level LEVEL      debug, info, warn or error (default info)\n"
+    "  --log-format FORMAT    text (\"TIME LEVEL message\"; under systemd the\n"
+    "                         journal's priority prefix instead of the time) or\n"
+    "                         json (one {\"time\",\"level\",\"msg\"} object per line)\n"
     "  --threads N            event loops, each with its own TCP listener\n"
     "                         (default: the number of CPUs)\n"
     "\n"
@@ -58,6 +65,8 @@ static const char serve_help[] =
     "  --max-group N          entries committed in one transaction (default 4096)\n"
     "  --max-entries N        entries in one get_entries answer (default 1000)\n"
     "  --max-objects N        digests in one get_objects request (default 1024)\n"
+    "  fixed: 1000 checkpoints per get_checkpoints, 1000 runs per query page\n"
+    "                         ('kix info' shows the limits a server announces)\n"
     "  --drain-timeout SECS   how long a stop waits for in-flight work (default 30)\n"
     "  --map-max BYTES        the most the store's file may grow to (default 1T); past\n"
     "                         it submits get EFULL while reads go on: raise it and\n"
@@ -186,6 +195,7 @@ enum {
     O_LISTEN,
     O_CONFIG,
     O_LOG_LEVEL,
+    O_LOG_FORMAT,
     O_THREADS,
     O_MAX_MESSAGE,
     O_MAX_IN_FLIGHT,
@@ -215,6 +225,7 @@ static const struct option serve_options[] = {
     {"listen", required_argument, NULL, O_LISTEN},
     {"config", required_argument, NULL, O_CONFIG},
     {"log-level", required_argument, NULL, O_LOG_LEVEL},
+    {"log-format", required_argument, NULL, O_LOG_FORMAT},
     {"threads", required_argument, NULL, O_THREADS},
     {"max-message", required_argument, NULL, O_MAX_MESSAGE},
     {"max-in-flight", required_argument, NULL, O_MAX_IN_FLIGHT},
@@ -252,6 +263,7 @@ static const char *option_name(int opt)
 static int apply(struct kixd_config *cfg, int opt, const char *v, char *why, size_t cap)
 {
     unsigned long long n = 0;
+    struct kix_err aerr = {0};
     size_t b = 0;
     int bad = 0;
 
@@ -267,15 +279,22 @@ static int apply(struct kixd_config *cfg, int opt, const char *v, char *why, siz
             snprintf(why, cap, "at most %d --listen addresses", KIXD_MAX_LISTEN);
             return -1;
         }
-        if (strlen(v) >= KIXD_ADDR_MAX ||
-            (strncmp(v, "tcp://", 6) != 0 && strncmp(v, "unix://", 7) != 0)) {
-            snprintf(why, cap, "--listen %s: expected tcp://HOST:PORT or unix:///PATH", v);
+        if (strlen(v) >= KIXD_ADDR_MAX) {
+            snprintf(why, cap, "--listen %.80s...: longer than %d bytes", v, KIXD_ADDR_MAX - 1);
+            return -1;
+        }
+        if (kix_addr_validate(v, &aerr) != KIX_OK) {
+            snprintf(why, cap, "--listen: %.400s", aerr.msg);
             return -1;
         }
         snprintf(cfg->listen[cfg->nlisten++], KIXD_ADDR_MAX, "%s", v);
         break;
     case O_LOG_LEVEL:
         bad = (cfg->log_level = parse_level(v)) < 0;
+        break;
+    case O_LOG_FORMAT:
+        bad = strcmp(v, "text") != 0 && strcmp(v, "json") != 0;
+        cfg->log_json = strcmp(v, "json") == 0;
         break;
     case O_THREADS:
         bad = kixd_parse_count(v, 1, 64, &n) != 0;
@@ -392,11 +411,27 @@ static char *trim(char *s)
 static int load_config(struct kixd_config *cfg, const char *path, int cli_listen)
 {
     char line[4096 + 64], why[KIX_ERR_MSG_MAX];
-    FILE *f = fopen(path, "r");
-    int lineno = 0, rc = 0;
+    /* nonblocking, so that a FIFO is refused rather than waited on */
+    int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC), lineno = 0, rc = 0;
+    struct stat st = {0};
+    FILE *f;
 
+    if (fd < 0) {
+        fprintf(stderr, "kixd: cannot read config %s: %s\n", path, strerror(errno));
+        return -1;
+    }
+    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+        fprintf(stderr, "kixd: config %s is %s, not a regular file\n", path,
+                S_ISDIR(st.st_mode)    ? "a directory"
+                : S_ISFIFO(st.st_mode) ? "a FIFO"
+                                       : "a special file");
+        close(fd);
+        return -1;
+    }
+    f = fdopen(fd, "r");
     if (!f) {
         fprintf(stderr, "kixd: cannot read config %s: %s\n", path, strerror(errno));
+        close(fd);
         return -1;
     }
     while (fgets(line, sizeof(line), f)) {
@@ -502,6 +537,7 @@ int kixd_serve_main(int argc, char **argv)
     if (cfg.max_output < (size_t)64 << 10)
         cfg.max_output = (size_t)64 << 10;
     kixd_log_set_level(cfg.log_level);
+    kixd_log_set_format(cfg.log_json);
     return kixd_server_run(&cfg);
 }
 

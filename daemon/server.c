@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
@@ -372,6 +373,19 @@ static int listen_unix(struct kixd_server *srv, const char *addr, struct kix_err
     rc = unix_path_free(path, addr, err);
     if (rc)
         return rc;
+    {
+        /* libuv reports a missing directory as "permission denied" */
+        char dir[sizeof(sun.sun_path)];
+        const char *slash = strrchr(path, '/');
+        struct stat st;
+        snprintf(dir, sizeof(dir), "%.*s", slash && slash > path ? (int)(slash - path) : 1,
+                 slash ? path : ".");
+        if (stat(dir, &st) != 0 || !S_ISDIR(st.st_mode))
+            return kix_err_set(err, KIX_EUNAVAIL,
+                               "cannot listen on %s: the directory %s does not exist; create it "
+                               "(mode 0700 keeps the socket private) or choose another path",
+                               addr, dir);
+    }
     uv_pipe_init(&w->loop, &l->u.pipe, 0);
     l->u.h.data = l;
     l->w = w;
@@ -469,24 +483,46 @@ static void listened_summary(const struct kixd_config *cfg, char *out, size_t ca
         off += (size_t)snprintf(out + off, cap - off, "%s%s", i ? " " : "", cfg->listen[i]);
 }
 
+/* One kixd per store: an advisory lock on DIR/kixd.lock, held until exit
+ * (the kernel drops it with the process, so a crash leaves no stale lock).
+ * Returns KIX_EEXIST when another process holds it. */
+static int lock_store(struct kixd_server *srv, struct kix_err *err)
+{
+    char path[4200];
+    int fd;
+
+    snprintf(path, sizeof(path), "%s/kixd.lock", srv->cfg->store);
+    fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
+    if (fd < 0)
+        return kix_err_set(err, KIX_EIO, "cannot open the store's lock %s: %s", path,
+                           strerror(errno));
+    if (flock(fd, LOCK_EX | LOCK_NB) != 0) {
+        int e = errno;
+        close(fd);
+        if (e == EWOULDBLOCK)
+            return kix_err_set(err, KIX_EEXIST,
+                               "another kixd is serving %s (it holds %s); stop it first, or "
+                               "serve a mirror of it from another directory",
+                               srv->cfg->store, path);
+        return kix_err_set(err, KIX_EIO, "cannot lock %s: %s", path, strerror(e));
+    }
+    srv->lock_fd = fd;
+    return KIX_OK;
+}
+
 static int open_log(struct kixd_server *srv, struct kix_err *err)
 {
     struct kix_log_opts opts;
     struct kix_buf vkey = KIX_BUF_INIT;
     int rc;
 
-    char path[4200];
-    struct stat st;
-
-    /* opening would create an empty store where a typo points */
-    snprintf(path, sizeof(path), "%s/data.mdb", srv->cfg->store);
-    if (stat(path, &st) != 0)
-        return kix_err_set(err, KIX_ENOTFOUND, "no kix store in %s (create one with kixd init)",
-                           srv->cfg->store);
+    /* kix_log_open refuses a store kixd init did not make (never creates one) */
     memset(&opts, 0, sizeof(opts));
     opts.store.map_max = srv->cfg->map_max;
     /* a store without a log key is a replica (mirror), served read-only */
     rc = kix_index_open_any(srv->cfg->store, &opts, &srv->log, err);
+    if (rc == KIX_OK)
+        rc = lock_store(srv, err);
     if (rc)
         return rc;
     if (srv->cfg->no_store_check)
@@ -518,6 +554,7 @@ int kixd_server_run(const struct kixd_config *cfg)
 
     memset(&srv, 0, sizeof(srv));
     srv.cfg = cfg;
+    srv.lock_fd = -1;
     pthread_mutex_init(&srv.stop_mu, NULL);
     atomic_init(&srv.exit_status, 0);
     atomic_init(&srv.connections, 0);
@@ -538,13 +575,16 @@ int kixd_server_run(const struct kixd_config *cfg)
         }
     }
     kixd_raise_fd_limit(cfg);
-    rc = open_log(&srv, &err);
+    /* the witness keys first: a usage error is reported before the store is locked */
+    rc = kixd_witnesses_load(&srv, &err);
     if (rc == KIX_OK)
-        rc = kixd_witnesses_load(&srv, &err);
+        rc = open_log(&srv, &err);
     if (rc) {
         kixd_log(KIXD_ERROR, "cannot open the log: %s", kix_err_text(&err, rc));
         kix_log_close(srv.log);
         free(srv.witnesses);
+        if (srv.lock_fd >= 0)
+            close(srv.lock_fd);
         return rc == KIX_EUSAGE ? 2 : 3;
     }
     if (kix_log_read_begin(srv.log, &r) == KIX_OK) {
@@ -610,6 +650,8 @@ out:
             unlink(srv.workers[0].listeners[i].addr + 7);
     free(srv.workers);
     kix_log_close(srv.log);
+    if (srv.lock_fd >= 0)
+        close(srv.lock_fd);
     free(srv.witnesses);
     pthread_mutex_destroy(&srv.stop_mu);
     if (status == 0 && (status = atomic_load(&srv.exit_status)) != 0)

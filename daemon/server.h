@@ -35,6 +35,7 @@ struct kixd_mirror;
 struct kixd_server {
     const struct kixd_config *cfg;
     struct kix_log *log;
+    int lock_fd;                    /* DIR/kixd.lock, held (flock) while serving; -1 if none */
     char log_key[1024];             /* verifier key text */
     struct kixd_mirror *mirror;     /* mirror.c: the follower of --mirror-of, or NULL */
     struct kix_verifier *witnesses; /* witness.c: keys add_cosignature accepts */

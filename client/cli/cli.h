@@ -28,6 +28,16 @@ struct cli_command {
 /* Prints "kix CMD: message" for an error and returns its exit status. */
 int cli_fail(const char *cmd, int code, const struct kix_err *err);
 
+/* The exit statuses every command keeps (kix_err_exit_status). */
+#define CLI_EXIT_HELP                                                                              \
+    "exit status: 0 ok, 1 rejected (bad input; a file, record or key not found; a\n"               \
+    "failed verification), 2 usage, 3 internal, I/O or server error, 4 the log\n"                  \
+    "contradicts what this client verified before (fork or rollback; evidence kept)\n"
+
+/* Prints a command's help to f, with CLI_EXIT_HELP when the text does not
+ * list its exit statuses itself. */
+void cli_print_help(FILE *f, const char *help);
+
 /* Prints a usage error and a pointer to --help; returns EXIT_USAGE. */
 int cli_usage_error(const char *cmd, const char *fmt, ...) KIX_PRINTF(2, 3);
 

@@ -229,7 +229,15 @@ int cli_log_key(const char *cmd, const struct cli_common *c, struct kix_client *
 
     if (status)
         return status;
-    if (given && *given)
+    if (given && !*given) {
+        /* e.g. export KIX_LOG_KEY="$(cat log.vkey)" after kixd init failed */
+        fprintf(stderr,
+                "kix %s: %s is set but empty; set it to the log's verifier key (what kixd init\n"
+                "printed) or unset it\n",
+                cmd, c->log_key ? "--log-key" : "KIX_LOG_KEY");
+        return EXIT_USAGE;
+    }
+    if (given)
         return read_key_arg(cmd, given, c->log_key ? "--log-key" : "$KIX_LOG_KEY", out);
     if (config_log_key(text, sizeof(text)))
         return parse_key_text(cmd, text, "the config file", out);
@@ -258,7 +266,9 @@ int cli_parse_u64(const char *s, uint64_t *out)
         return -1;
     errno = 0;
     v = strtoull(s, &end, 10);
-    if (errno || *end)
+    /* 2^64-1 is no size, index or count of a log, and the API reads it as
+     * "not given" (the latest checkpoint): refused, never read as such */
+    if (errno || *end || v == UINT64_MAX)
         return -1;
     *out = v;
     return 0;
@@ -290,14 +300,14 @@ int cli_parse(const char *cmd, const char *help, int argc, char **argv, struct c
             continue;
         if (target) {
             if (cli_parse_u64(optarg, target))
-                return cli_usage_error(cmd, "--%s needs a non-negative integer",
+                return cli_usage_error(cmd, "--%s needs an integer from 0 to 2^64-2",
                                        c == 's'   ? "size"
                                        : c == 'f' ? "from"
                                                   : "limit");
             continue;
         }
         if (c == 'h') {
-            fputs(help, stdout);
+            cli_print_help(stdout, help);
             return 0;
         }
         return cli_usage_error(cmd, "unknown option%s",

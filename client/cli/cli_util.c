@@ -11,6 +11,13 @@ int cli_fail(const char *cmd, int code, const struct kix_err *err)
     return kix_err_exit_status(code);
 }
 
+void cli_print_help(FILE *f, const char *help)
+{
+    fputs(help, f);
+    if (!strstr(help, "exit status:"))
+        fprintf(f, "\n%s", CLI_EXIT_HELP);
+}
+
 int cli_usage_error(const char *cmd, const char *fmt, ...)
 {
     va_list ap;

@@ -28,8 +28,8 @@ static const char audit_help[] =
     "  --restart         discard the local replica and audit from entry 0\n"
     "  --batch N         entries per replica transaction (default 8192)\n" CLI_COMMON_HELP "\n"
     "exit status: 0 the log verifies, 1 a violation (its index and reason are\n"
-    "printed), 2 usage, 3 I/O or server error, 4 the log contradicts what this\n"
-    "client verified before\n";
+    "printed) or no such store, 2 usage, 3 I/O or server error, 4 the log\n"
+    "contradicts what this client verified before\n";
 
 static double now_seconds(void)
 {
@@ -126,7 +126,7 @@ int cmd_audit(int argc, char **argv)
             continue;
         }
         if (ch == 'h') {
-            fputs(audit_help, stdout);
+            cli_print_help(stdout, audit_help);
             return 0;
         }
         return cli_usage_error("audit", "unknown option");

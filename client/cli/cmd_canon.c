@@ -18,8 +18,8 @@ static const char canon_help[] =
     "Any JSON value is accepted at the top level (kix digest and the store\n"
     "take objects only).\n"
     "\n"
-    "exit status: 0 ok, 1 input rejected (the message says why and where),\n"
-    "2 usage, 3 I/O error\n";
+    "exit status: 0 ok, 1 input rejected (the message says why and where) or\n"
+    "FILE not found, 2 usage, 3 I/O error\n";
 
 static const char digest_help[] =
     "usage: kix digest [--max-bytes N] [FILE|-]\n"
@@ -27,7 +27,7 @@ static const char digest_help[] =
     "Prints sha256:<hex> of the canonical form of a JSON object: the name it\n"
     "is stored and cited under.\n"
     "\n"
-    "exit status: 0 ok, 1 input rejected, 2 usage, 3 I/O error\n";
+    "exit status: 0 ok, 1 input rejected or FILE not found, 2 usage, 3 I/O error\n";
 
 static int canon_main(int argc, char **argv, int digest_only)
 {
@@ -55,7 +55,7 @@ static int canon_main(int argc, char **argv, int digest_only)
             opts.allow_any_top = 1;
             break;
         case 'h':
-            fputs(digest_only ? digest_help : canon_help, stdout);
+            cli_print_help(stdout, digest_only ? digest_help : canon_help);
             return 0;
         default:
             return cli_usage_error(cmd, "unknown option");

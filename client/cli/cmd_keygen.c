@@ -47,7 +47,7 @@ int cmd_keygen(int argc, char **argv)
             alg = KIX_NOTE_ALG_COSIGN;
             break;
         case 'h':
-            fputs(keygen_help, stdout);
+            cli_print_help(stdout, keygen_help);
             return 0;
         default:
             return cli_usage_error("keygen", "unknown option");

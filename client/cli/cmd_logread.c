@@ -12,8 +12,9 @@
 static const char info_help[] =
     "usage: kix info [--store DIR | --server ADDR] [--json]\n"
     "\n"
-    "Prints the log's origin, verifier key and size as the server "
-    "reports them\n(unverified; kix checkpoint verifies).\n\n" CLI_COMMON_HELP;
+    "Prints the log's origin, verifier key and size as the server reports them\n"
+    "(unverified; kix checkpoint verifies), and a server's limits per message and\n"
+    "per call.\n\n" CLI_COMMON_HELP;
 
 int cmd_info(int argc, char **argv)
 {
@@ -76,6 +77,16 @@ int cmd_info(int argc, char **argv)
     } else if (rc == KIX_OK) {
         printf("origin   %s\nlog key  %s\nsize     %llu\nversion  %s\n", info.origin, info.log_key,
                (unsigned long long)info.size, info.version);
+        if (info.limits.max_message)
+            printf("limits   message %llu bytes, %llu requests in flight, batch %llu, per "
+                   "call %llu entries, %llu objects, %llu checkpoints, %llu runs\n",
+                   (unsigned long long)info.limits.max_message,
+                   (unsigned long long)info.limits.max_in_flight,
+                   (unsigned long long)info.limits.max_batch,
+                   (unsigned long long)info.limits.max_entries,
+                   (unsigned long long)info.limits.max_objects,
+                   (unsigned long long)info.limits.max_checkpoints,
+                   (unsigned long long)info.limits.max_runs);
         if (info.mirror && info.upstream[0])
             printf("mirror   of %s (upstream size %llu, %llu entries behind)\n", info.upstream,
                    (unsigned long long)info.upstream_size, (unsigned long long)info.lag_entries);
@@ -154,14 +165,19 @@ out:
 static const char entry_help[] =
     "usage: kix entry INDEX [--store DIR | --server ADDR]\n"
     "\n"
-    "Writes the raw leaf bytes of log entry INDEX (the canonical DSSE envelope).\n"
-    "Use kix receipt to get it with its proof.\n\n" CLI_COMMON_HELP;
+    "Writes the raw leaf bytes of log entry INDEX (the canonical DSSE envelope);\n"
+    "with --json, {\"index\": INDEX, \"entry\": ENVELOPE} on one line. Use kix\n"
+    "receipt to get it with its proof.\n\n" CLI_COMMON_HELP;
 
 static int write_entry(void *ctx, uint64_t index, const uint8_t *leaf, size_t len)
 {
-    (void)ctx;
-    (void)index;
-    fwrite(leaf, 1, len, stdout);
+    const struct cli_common *common = ctx;
+
+    if (common->json)
+        printf("{\"index\":%llu,\"entry\":", (unsigned long long)index);
+    fwrite(leaf, 1, len, stdout); /* canonical JSON: it embeds as is */
+    if (common->json)
+        printf("}\n");
     return 0;
 }
 
@@ -184,7 +200,7 @@ int cmd_entry(int argc, char **argv)
         kix_client_close(cl);
         return status;
     }
-    rc = kix_client_entries(cl, index, 1, write_entry, NULL, &got, &err);
+    rc = kix_client_entries(cl, index, 1, write_entry, &common, &got, &err);
     if (rc == KIX_OK && got == 0)
         rc = kix_err_set(&err, KIX_ENOTFOUND, "no entry %llu in the log at %s",
                          (unsigned long long)index, kix_client_where(cl));
@@ -228,7 +244,7 @@ int cmd_proof(int argc, char **argv)
     int status, rc, inclusion;
 
     if (argc < 2 || cli_wants_help(argc, argv)) {
-        fputs(proof_help, argc < 2 ? stderr : stdout);
+        cli_print_help(argc < 2 ? stderr : stdout, proof_help);
         return argc < 2 ? EXIT_USAGE : 0;
     }
     inclusion = strcmp(argv[1], "inclusion") == 0;
@@ -262,7 +278,8 @@ static const char receipt_help[] =
     "usage: kix receipt INDEX [--size N] [--store DIR | --server ADDR]\n"
     "\n"
     "Prints the C2SP tlog-proof receipt of entry INDEX: the entry, its inclusion\n"
-    "proof and the signed checkpoint. 'kix verify' checks it offline.\n\n" CLI_COMMON_HELP;
+    "proof and the signed checkpoint. 'kix verify' checks it offline. With\n"
+    "--json, {\"index\": INDEX, \"receipt\": TEXT} on one line.\n\n" CLI_COMMON_HELP;
 
 int cmd_receipt(int argc, char **argv)
 {
@@ -285,8 +302,13 @@ int cmd_receipt(int argc, char **argv)
         return status;
     }
     rc = kix_client_receipt(cl, index, size, &out, &err);
-    if (rc == KIX_OK)
+    if (rc == KIX_OK && common.json) {
+        printf("{\"index\":%llu,\"receipt\":", (unsigned long long)index);
+        cli_json_string(stdout, (const char *)out.ptr, out.len);
+        printf("}\n");
+    } else if (rc == KIX_OK) {
         fwrite(out.ptr, 1, out.len, stdout);
+    }
     kix_buf_release(&out);
     kix_client_close(cl);
     return rc ? cli_fail("receipt", rc, &err) : 0;

@@ -16,8 +16,8 @@ static const char mirror_help[] =
     "kept both signed checkpoints as evidence). A local replica store has no\n"
     "upstream state to report.\n"
     "\n"
-    "exit status: 0 ok, 1 not a mirror, 3 cannot reach it, 4 the mirror found a\n"
-    "fork\n\n" CLI_COMMON_HELP;
+    "exit status: 0 ok, 1 not a mirror, 2 usage, 3 cannot reach it, 4 the mirror\n"
+    "found a fork\n\n" CLI_COMMON_HELP;
 
 static void print_json(const struct kix_client_info *info)
 {
@@ -78,7 +78,7 @@ int cmd_mirror(int argc, char **argv)
     int ch, status, rc;
 
     if (argc < 2 || cli_wants_help(argc, argv)) {
-        fputs(mirror_help, argc < 2 ? stderr : stdout);
+        cli_print_help(argc < 2 ? stderr : stdout, mirror_help);
         return argc < 2 ? EXIT_USAGE : 0;
     }
     if (strcmp(argv[1], "status") != 0)

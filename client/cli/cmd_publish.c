@@ -113,7 +113,7 @@ static int parse_write_args(const char *cmd, const char *help, int argc, char **
             a->license = optarg;
             break;
         case 'h':
-            fputs(help, stdout);
+            cli_print_help(stdout, help);
             return 0;
         default:
             return cli_usage_error(cmd, "unknown option");
@@ -252,8 +252,9 @@ static const char publish_help[] =
     "  --receipt FILE   where to save the receipt (default: the state directory)\n"
     "  --source TEXT    the publication's source, e.g. \"Liger-Kernel benchmarks\"\n"
     "  --license TEXT   the data's license, e.g. BSD-2-Clause\n" CLI_COMMON_HELP "\n"
-    "exit status: 0 published, 1 refused or unverifiable, 2 usage, 3 I/O or server\n"
-    "error, 4 the log contradicts what this client verified before\n";
+    "exit status: 0 published, 1 refused or unverifiable, or a file or key not\n"
+    "found, 2 usage, 3 I/O or server error, 4 the log contradicts what this client\n"
+    "verified before\n";
 
 static int sign_publication(struct write_job *j, struct kix_err *err)
 {
@@ -415,7 +416,7 @@ int cmd_key(int argc, char **argv)
     int revoke, status, rc;
 
     if (argc < 2 || cli_wants_help(argc, argv)) {
-        fputs(key_help, argc < 2 ? stderr : stdout);
+        cli_print_help(argc < 2 ? stderr : stdout, key_help);
         return argc < 2 ? EXIT_USAGE : 0;
     }
     revoke = strcmp(argv[1], "revoke") == 0;

@@ -122,7 +122,7 @@ static int run_query(const char *cmd, const char *help, int argc, char **argv, i
                 return cli_usage_error(cmd, "--%s needs a number", ch == 'o' ? "offset" : "limit");
             break;
         case 'h':
-            fputs(help, stdout);
+            cli_print_help(stdout, help);
             return 0;
         default:
             return cli_usage_error(cmd, "unknown option");

@@ -20,7 +20,8 @@ static const char get_help[] =
     "usage: kix get DIGEST [--store DIR | --server ADDR]\n"
     "\n"
     "Writes the canonical bytes of an object after checking that they hash to\n"
-    "DIGEST (sha256:<hex>, or an objects permalink).\n\n" CLI_COMMON_HELP;
+    "DIGEST (sha256:<hex>, or an objects permalink); with --json,\n"
+    "{\"digest\": DIGEST, \"object\": OBJECT} on one line.\n\n" CLI_COMMON_HELP;
 
 int cmd_get(int argc, char **argv)
 {
@@ -51,8 +52,15 @@ int cmd_get(int argc, char **argv)
         return status;
     }
     rc = kix_client_get_object(c, &d, &out, &err);
-    if (rc == KIX_OK)
+    if (rc == KIX_OK && common.json) {
+        char text[KIX_DIGEST_TEXT_LEN + 1];
+        kix_digest_format(&d, text);
+        printf("{\"digest\":\"%s\",\"object\":", text);
+        fwrite(out.ptr, 1, out.len, stdout); /* canonical JSON: it embeds as is */
+        printf("}\n");
+    } else if (rc == KIX_OK) {
         fwrite(out.ptr, 1, out.len, stdout);
+    }
     kix_buf_release(&out);
     kix_client_close(c);
     return rc ? cli_fail("get", rc, &err) : 0;
@@ -304,8 +312,9 @@ static const char verify_citation_help[] =
     "in the log at the cited size, and today's log is consistent with the cited\n"
     "checkpoint. Then lists what was added about the run since: attestations,\n"
     "reruns and supersessions.\n\n" CLI_COMMON_HELP "\n"
-    "exit status: 0 verified, 1 does not verify, 2 usage, 3 I/O or server error,\n"
-    "4 the log contradicts the citation or what this client verified before\n";
+    "exit status: 0 verified, 1 does not verify or the citation file is not found,\n"
+    "2 usage, 3 I/O or server error, 4 the log contradicts the citation or what\n"
+    "this client verified before\n";
 
 struct citation {
     const char *run_id, *digest, *note;

@@ -339,7 +339,7 @@ int cmd_show(int argc, char **argv)
             continue;
         }
         if (ch == 'h') {
-            fputs(show_help, stdout);
+            cli_print_help(stdout, show_help);
             return 0;
         }
         return cli_usage_error("show", "unknown option");

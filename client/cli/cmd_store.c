@@ -195,7 +195,7 @@ int cmd_store(int argc, char **argv)
     int c;
 
     if (argc < 2 || cli_wants_help(argc, argv)) {
-        fputs(store_help, argc < 2 ? stderr : stdout);
+        cli_print_help(argc < 2 ? stderr : stdout, store_help);
         return argc < 2 ? EXIT_USAGE : 0;
     }
     sub = argv[1];

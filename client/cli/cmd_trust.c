@@ -24,7 +24,7 @@ int cmd_trust(int argc, char **argv)
     int rc;
 
     if (cli_wants_help(argc, argv)) {
-        fputs(trust_help, stdout);
+        cli_print_help(stdout, trust_help);
         return 0;
     }
     if (argc != 2)

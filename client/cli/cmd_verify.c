@@ -20,7 +20,8 @@ static const char verify_help[] =
     "                   (default $KIX_LOG_KEY, then ~/.config/kix/config)\n"
     "  --json           machine-readable output\n"
     "\n"
-    "exit status: 0 verified, 1 does not verify, 2 usage, 3 I/O error\n";
+    "exit status: 0 verified, 1 does not verify or a file is not found, 2 usage,\n"
+    "3 I/O error\n";
 
 int cmd_verify(int argc, char **argv)
 {
@@ -45,7 +46,7 @@ int cmd_verify(int argc, char **argv)
             continue;
         }
         if (c == 'h') {
-            fputs(verify_help, stdout);
+            cli_print_help(stdout, verify_help);
             return 0;
         }
         return cli_usage_error("verify", "unknown option");

@@ -40,17 +40,27 @@ static void usage(FILE *to)
                 "append-only log of GPU-kernel benchmark runs.\n\ncommands:\n");
     for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
         fprintf(to, "  %-16s %s\n", commands[i].name, commands[i].summary);
-    fprintf(to,
-            "\n'kix COMMAND --help' describes one command; 'kix --version' prints the version.\n"
-            "exit status: 0 ok, 1 rejected input or failed verification, 2 usage,\n"
-            "3 internal, I/O or server error, 4 the log contradicts what this client\n"
-            "verified before (fork or rollback; evidence kept in the state directory)\n");
+    fprintf(to, "\n'kix help COMMAND' (or 'kix COMMAND --help') describes one command; 'kix "
+                "--version'\nprints the version.\n"
+                "exit status: 0 ok, 1 rejected input or failed verification, 2 usage,\n"
+                "3 internal, I/O or server error, 4 the log contradicts what this client\n"
+                "verified before (fork or rollback; evidence kept in the state directory)\n");
 }
 
 int main(int argc, char **argv)
 {
     if (argc < 2) {
         usage(stderr);
+        return EXIT_USAGE;
+    }
+    if (strcmp(argv[1], "help") == 0 && argc == 3) {
+        /* kix help CMD: the command's own --help */
+        char help_opt[] = "--help";
+        char *sub[] = {argv[2], help_opt, NULL};
+        for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
+            if (strcmp(argv[2], commands[i].name) == 0)
+                return commands[i].run(2, sub);
+        fprintf(stderr, "kix help: unknown command '%s'\nTry 'kix --help'.\n", argv[2]);
         return EXIT_USAGE;
     }
     if (strcmp(argv[1], "-h") == 0 || strcmp(argv[1], "--help") == 0 ||

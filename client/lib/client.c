@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "client_internal.h"
+#include "kix/encoding.h"
 #include "kix/resolve.h"
 #include "kix/version.h"
 
@@ -343,6 +344,12 @@ int kix_client_submit(struct kix_client *c, const struct kix_bundle *bundles, si
 int kix_client_query(struct kix_client *c, const struct kix_query *q, kix_query_fn fn, void *ctx,
                      uint64_t *matched, struct kix_err *err)
 {
+    const char *const filters[] = {q->kernel, q->gpu, q->provider, q->mode, q->metric};
+    static const char *const names[] = {"kernel", "gpu", "provider", "mode", "metric"};
+
+    for (size_t i = 0; i < sizeof(filters) / sizeof(filters[0]); i++)
+        if (filters[i] && !kix_utf8_valid(filters[i], strlen(filters[i])))
+            return kix_err_set(err, KIX_EINVAL, "the %s filter is not valid UTF-8", names[i]);
     if (c->remote)
         return kix__remote_query(c->remote, q, fn, ctx, matched, err);
     WITH_READER(c, r, err, kix_index_query(r, q, fn, ctx, matched));

@@ -121,14 +121,18 @@ static int open_unix(struct kix_rpc *c, const char *path, int64_t deadline, stru
 
 static int open_tcp(struct kix_rpc *c, const char *hp, int64_t deadline, struct kix_err *err)
 {
-    char host[256], port[16];
+    char host[256], port[16], full[300];
     struct addrinfo hints, *res = NULL;
     int rc, e = ECONNREFUSED, one = 1;
 
-    if (kix_split_host_port(hp, host, sizeof(host), port, sizeof(port)) != 0)
-        return kix_err_set(err, KIX_EINVAL,
-                           "bad server address %s: expected tcp://HOST:PORT or unix:///PATH",
-                           c->addr);
+    snprintf(full, sizeof(full), "tcp://%s", hp);
+    rc = kix_addr_validate(full, err);
+    if (rc == KIX_OK && kix_split_host_port(hp, host, sizeof(host), port, sizeof(port)) != 0)
+        rc =
+            kix_err_set(err, KIX_EUSAGE,
+                        "bad server address %s: expected tcp://HOST:PORT or unix:///PATH", c->addr);
+    if (rc)
+        return rc;
     memset(&hints, 0, sizeof(hints));
     hints.ai_family = AF_UNSPEC;
     hints.ai_socktype = SOCK_STREAM;

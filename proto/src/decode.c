@@ -5,6 +5,22 @@
 #include <limits.h>
 #include <string.h>
 
+#include "kix/encoding.h"
+
+int kix__proto_utf8_valid(const void *p, size_t len)
+{
+    const char *s = p, *nul;
+
+    /* kix_utf8_valid refuses NUL (kix's own text fields are C strings) */
+    while (len && (nul = memchr(s, '\0', len)) != NULL) {
+        if (!kix_utf8_valid(s, (size_t)(nul - s)))
+            return 0;
+        len -= (size_t)(nul - s) + 1;
+        s = nul + 1;
+    }
+    return kix_utf8_valid(s, len);
+}
+
 static const msgpack_object *obj(const struct kix_proto_value *v)
 {
     return kix__proto_obj(v);
@@ -102,6 +118,8 @@ static int get_method(const msgpack_object *o, const char *what, struct kix_byte
 {
     if (o->type != MSGPACK_OBJECT_STR)
         return kix_err_set(err, KIX_EPROTO, "%s method: expected str, got %s", what, kind_name(o));
+    if (!kix__proto_utf8_valid(o->via.str.ptr, o->via.str.size))
+        return kix_err_set(err, KIX_EPROTO, "%s method: a str that is not valid UTF-8", what);
     *out = bytes_of(o->via.str.ptr, o->via.str.size);
     return KIX_OK;
 }
@@ -127,6 +145,8 @@ static int get_params(const msgpack_object *o, const char *what, const struct ki
         if (k->type != MSGPACK_OBJECT_STR)
             return kix_err_set(err, KIX_EPROTO, "%s params: key %u is %s; field names must be str",
                                what, i, kind_name(k));
+        if (!kix__proto_utf8_valid(k->via.str.ptr, k->via.str.size))
+            return kix_err_set(err, KIX_EPROTO, "%s params: key %u is not valid UTF-8", what, i);
     }
     *out = (const struct kix_proto_map *)(const void *)m;
     return KIX_OK;
@@ -177,6 +197,11 @@ static int check_shape(struct kix_proto_msg *msg, const msgpack_object *root, st
     type = a[0].via.u64;
     switch (type) {
     case KIX_PROTO_REQUEST:
+        /* a request of the wrong length whose msgid reads is answered too (§1.4) */
+        if (n < 2 || get_msgid(&a[1], "request", &msg->msgid, NULL) != KIX_OK)
+            msg->msgid = 0;
+        else if (n != 4)
+            msg->type = KIX_PROTO_REQUEST;
         if (n != 4)
             return kix_err_set(err, KIX_EPROTO,
                                "request: expected 4 elements [0, msgid, method, params], got %u",
@@ -300,6 +325,12 @@ static int get_str(const msgpack_object *o, const char *field, struct kix_bytes 
 {
     if (o->type != MSGPACK_OBJECT_STR)
         return wrong(field, "str", kind_name(o), err);
+    if (!kix__proto_utf8_valid(o->via.str.ptr, o->via.str.size)) {
+        if (field)
+            return kix_err_set(err, KIX_EINVAL, "field \"%s\": a str that is not valid UTF-8",
+                               field);
+        return kix_err_set(err, KIX_EINVAL, "a str that is not valid UTF-8");
+    }
     *out = bytes_of(o->via.str.ptr, o->via.str.size);
     return KIX_OK;
 }

@@ -6,6 +6,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "kix/encoding.h"
+
 static int buf_write(void *data, const char *bytes, size_t len)
 {
     return kix_buf_add(data, bytes, len) == KIX_OK ? 0 : -1;
@@ -201,6 +203,11 @@ static int put_raw(struct kix_proto_writer *w, int is_key, int is_bin, const voi
     if (len > UINT32_MAX)
         return fail(w, KIX_EINVAL, "%s of %zu bytes exceeds the msgpack limit of 4 GiB",
                     is_bin ? "bin" : "str", len);
+    if (!is_bin && !kix__proto_utf8_valid(p, len))
+        return fail(w, KIX_EINVAL,
+                    "a %zu-byte %s is not valid UTF-8; a msgpack str must be text (send bytes "
+                    "as bin)",
+                    len, is_key ? "map key" : "str");
     packer(w, &pk);
     rc = packed(w, is_bin ? msgpack_pack_bin_with_body(&pk, p, len)
                           : msgpack_pack_str_with_body(&pk, p, len));
@@ -362,9 +369,31 @@ int kix_proto_writer_end(struct kix_proto_writer *w, struct kix_err *err)
     return rc;
 }
 
+/* An error message as valid UTF-8: each byte that does not start a valid
+ * sequence becomes '?' (messages may quote what a peer sent). */
+static int utf8_scrub(const char *s, struct kix_buf *out)
+{
+    size_t len = strlen(s), i = 0;
+    int rc = KIX_OK;
+
+    while (rc == KIX_OK && i < len) {
+        unsigned char c = (unsigned char)s[i];
+        size_t n = c < 0x80 ? 1 : (c & 0xE0) == 0xC0 ? 2 : (c & 0xF0) == 0xE0 ? 3 : 4;
+        if (n <= len - i && kix_utf8_valid(s + i, n)) {
+            rc = kix_buf_add(out, s + i, n);
+            i += n;
+        } else {
+            rc = kix_buf_addc(out, '?');
+            i++;
+        }
+    }
+    return rc;
+}
+
 int kix_proto_write_error(struct kix_proto_writer *w, uint32_t msgid, int code, const char *message,
                           struct kix_err *err)
 {
+    struct kix_buf text = KIX_BUF_INIT;
     int rc = begin(w, 4);
 
     if (rc == KIX_OK && code >= 0)
@@ -381,9 +410,12 @@ int kix_proto_write_error(struct kix_proto_writer *w, uint32_t msgid, int code, 
         rc = kix_proto_put_i64(w, code);
     if (rc == KIX_OK)
         rc = kix_proto_put_key(w, "message");
+    if (rc == KIX_OK && utf8_scrub(message, &text) != KIX_OK)
+        rc = fail(w, KIX_ENOMEM, "out of memory writing an error message");
     if (rc == KIX_OK)
-        rc = kix_proto_put_cstr(w, message);
+        rc = kix_proto_put_str(w, text.ptr ? (const char *)text.ptr : "", text.len);
     if (rc == KIX_OK)
         rc = kix_proto_put_nil(w);
+    kix_buf_release(&text);
     return kix_proto_writer_end(w, err);
 }

@@ -27,6 +27,10 @@ static inline const struct kix_proto_value *kix__proto_val(const msgpack_object 
 /* "message: expected an array ..." for a root that is not an array. */
 int kix__proto_not_array(int kind, struct kix_err *err);
 
+/* 1 when p[0..len) is valid UTF-8 (NUL included, which is U+0000): what a
+ * msgpack str must hold, sent or received. */
+int kix__proto_utf8_valid(const void *p, size_t len);
+
 /* Unpacks a frame the scanner accepted (items = its element total, which
  * bounds the tree's size) and checks the message shape. */
 int kix__proto_decode_frame(const uint8_t *frame, size_t len, size_t items,

@@ -44,6 +44,11 @@ static int opt_u64(const struct kix_proto_map *m, const char *name, uint64_t *ou
         *out = KIX_MSG_ABSENT;
         return KIX_OK;
     }
+    if (rc == KIX_OK && *out == KIX_MSG_ABSENT) /* never read as "not given" (latest, all) */
+        return kix_err_set(err, KIX_EINVAL,
+                           "field \"%s\": 18446744073709551615 (2^64-1) is out of range; leave "
+                           "the field out instead",
+                           name);
     return rc;
 }
 

@@ -191,7 +191,8 @@ int kix_index_resolve(struct kix_log_reader *r, const char *ref, size_t len,
     int is_digest = 0, rc;
 
     kix_resolution_init(out);
-    rc = kix_ref_parse(ref, len, NULL, run_id, &is_digest, &d, err);
+    /* a permalink of another log names nothing here (issue 18) */
+    rc = kix_ref_parse(ref, len, kix_log_reader_origin(r), run_id, &is_digest, &d, err);
     if (rc)
         return rc;
     rc = is_digest ? kix_index_run_by_digest(r, &d, &out->run)

@@ -51,8 +51,9 @@ int kix__db_error(int rc, struct kix_err *err, const char *what)
     case MDB_PAGE_NOTFOUND:
     case MDB_INVALID:
     case MDB_VERSION_MISMATCH:
-        return kix_err_set(err, KIX_ECORRUPT, "%s: %s; run kixd --check and restore from a mirror",
-                           what, mdb_strerror(rc));
+        return kix_err_set(err, KIX_ECORRUPT,
+                           "%s: %s; run kixd check --store DIR and restore from a mirror", what,
+                           mdb_strerror(rc));
     case ENOSPC:
         return kix_err_set(err, KIX_EFULL,
                            "%s: no space left on the device holding the store; nothing was "

@@ -8,6 +8,7 @@
 #include <time.h>
 
 #include "kix/entries.h"
+#include "kix/file.h"
 #include "log_internal.h"
 
 #define META_ORIGIN "origin"
@@ -200,6 +201,52 @@ static int refuse_existing(const char *dir, struct kix_err *err)
     return KIX_OK;
 }
 
+/* A new store's directory: created with its parents (0700), and an
+ * existing one narrowed to 0700 (SECURITY.md: only the log's owner reads
+ * its keys and data). */
+static int make_store_dir(const char *dir, struct kix_err *err)
+{
+    int rc = kix_dir_make(dir, 0700, err);
+
+    if (rc)
+        return rc;
+    if (chmod(dir, 0700) != 0)
+        return kix_err_set(err, KIX_EIO, "cannot make %s private (chmod 0700): %s", dir,
+                           strerror(errno));
+    return KIX_OK;
+}
+
+/* Opening never creates: the store must be one kixd init made (a non-empty
+ * data.mdb), so that a typo or a stray empty file is refused, not turned
+ * into a new empty log. */
+static int require_store(const char *dir, struct kix_err *err)
+{
+    char path[4096];
+    struct stat st;
+
+    if ((size_t)snprintf(path, sizeof(path), "%s/data.mdb", dir) >= sizeof(path))
+        return kix_err_set(err, KIX_EINVAL, "store path %.200s... is too long", dir);
+    if (stat(path, &st) != 0) {
+        if (errno == ENOENT && stat(dir, &st) != 0 && errno == ENOENT)
+            return kix_err_set(err, KIX_ENOTFOUND,
+                               "no kix store at %s: no such directory (check the path, or "
+                               "create a store with kixd init --store %s)",
+                               dir, dir);
+        if (errno == ENOENT || errno == ENOTDIR)
+            return kix_err_set(err, KIX_ENOTFOUND,
+                               "no kix store in %s (no data.mdb; check the path, or create a "
+                               "store with kixd init --store %s)",
+                               dir, dir);
+        return kix_err_set(err, KIX_EIO, "cannot read the store %s: %s", path, strerror(errno));
+    }
+    if (!S_ISREG(st.st_mode) || st.st_size == 0)
+        return kix_err_set(err, KIX_ECORRUPT,
+                           "%s is %s, not a store that kixd init made; move it away and "
+                           "restore the store (or create one with kixd init)",
+                           path, S_ISREG(st.st_mode) ? "empty" : "not a regular file");
+    return KIX_OK;
+}
+
 struct identity_ctx {
     struct kix_log *log;
 };
@@ -230,6 +277,9 @@ int kix_log_create(const char *dir, const char *origin, const uint8_t admin_pub[
                            "origin \"%s\" is not a valid key name (no spaces or '+'), e.g. "
                            "kix.example.org/log",
                            origin);
+    rc = make_store_dir(dir, err);
+    if (rc)
+        return rc;
     rc = open_handle(dir, opts, &l, err);
     if (rc)
         return rc;
@@ -273,6 +323,8 @@ int kix_log_create_replica(const char *dir, const struct kix_verifier *log_key,
     struct identity_ctx ictx;
     int rc = refuse_existing(dir, err);
 
+    if (rc == KIX_OK)
+        rc = make_store_dir(dir, err);
     if (rc)
         return rc;
     memset(&o, 0, sizeof(o));
@@ -336,7 +388,9 @@ int kix_log_open(const char *dir, const struct kix_log_opts *opts, struct kix_lo
     int rc;
 
     *out = NULL;
-    rc = open_handle(dir, opts, &l, err);
+    rc = require_store(dir, err);
+    if (rc == KIX_OK)
+        rc = open_handle(dir, opts, &l, err);
     if (rc)
         return rc;
     rc = meta_get(l->store, META_VKEY, vkey, sizeof(vkey), err);
@@ -466,6 +520,21 @@ static int apply_item(struct kix_store *s, MDB_txn *txn, struct kix_log *l, uint
     if (rc)
         return rc;
     rc = lookup_duplicate(s, txn, &p->statement_hash, &dup_index);
+    if (rc == KIX_OK && p->entry.type == KIX_ENTRY_KEY && !p->entry.key_revoke) {
+        /* the same registration again: not "already logged" when the key
+         * has since been revoked */
+        struct kix_key_info key;
+        char id[KIX_SHORT_ID_LEN + 1];
+        if (kix__key_get(s, txn, p->entry.subject.b, &key) == KIX_OK &&
+            key.revoked_index != KIX_NO_INDEX) {
+            kix_hex_short_id(p->entry.subject.b, id);
+            return kix_err_set(item_err, KIX_EPOLICY,
+                               "key %s was registered at log index %llu and revoked at %llu; a "
+                               "revoked key stays revoked: generate a new key",
+                               id, (unsigned long long)dup_index,
+                               (unsigned long long)key.revoked_index);
+        }
+    }
     if (rc == KIX_OK) {
         res->index = dup_index;
         res->duplicate = 1;

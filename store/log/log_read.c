@@ -57,6 +57,11 @@ uint64_t kix_log_reader_size(const struct kix_log_reader *r)
     return r->size;
 }
 
+const char *kix_log_reader_origin(const struct kix_log_reader *r)
+{
+    return kix_log_origin(r->log);
+}
+
 uint64_t kix_log_reader_tile_reads(const struct kix_log_reader *r)
 {
     return r->io.reads;

@@ -2,15 +2,17 @@
  *
  * A pre-scan runs before jansson sees the bytes, for the checks jansson
  * cannot make or cannot place: nesting depth (so a hostile document never
- * reaches a recursive parser deep), and integer literals beyond 2^53 (jansson
- * would quietly keep them as int64, which JSON numbers in JCS are not), and
- * so that canonical output always reads back as itself, other numbers whose
- * value is an integer beyond 2^53 below 1e21 (JCS would write them as such
- * integer literals), and NUL bytes outside strings (jansson 2.14 skips one
- * that follows a number or a literal).
+ * reaches a recursive parser deep), integer literals beyond 2^53 (jansson
+ * would quietly keep them as int64, which JSON numbers in JCS are not: one is
+ * kept only when it is a double's exact value or its canonical form, so that
+ * canonical output always reads back as itself, and rewritten as a real when
+ * jansson could not hold it), and NUL bytes outside strings (jansson 2.14
+ * skips one that follows a number or a literal). Every other number is the
+ * double nearest its text, as in RFC 8785.
  */
 #include "kix/canon.h"
 
+#include <assert.h>
 #include <jansson.h>
 #include <math.h>
 #include <stdio.h>
@@ -50,34 +52,85 @@ static int integer_literal_too_big(const char *p, size_t len)
     return memcmp(p + i, limit, ndigits) > 0;
 }
 
-/* A number written with a fraction or an exponent whose double value is
- * beyond 2^53 and below 1e21 (1e17, 1.5e20, 290071992547409922.5): JCS
- * writes such a value as an integer literal beyond 2^53, which
- * integer_literal_too_big refuses, so its canonical form could not be read
- * back. Returns 1 for such a number, 0 otherwise (also for a malformed one,
- * which the parser reports), -1 when out of memory. */
-static int real_literal_too_big(const char *p, size_t len)
+/* An integer literal beyond 2^53 (sign, then digits without a leading zero)
+ * is kept when it denotes a double without rounding it, or when it is the
+ * canonical (ES6) form of a double: 333333333333333300000 is what JCS writes
+ * for -3.333333333333333e+20's magnitude and must read back as itself.
+ * Anything else (9007199254740993) would change value silently. Returns 1 to
+ * keep it (with its double in *d), 0 to refuse it, -1 when out of memory. */
+static int big_integer_is_double(const char *p, size_t len, double *d)
 {
-    char small[64], *copy = len < sizeof(small) ? small : malloc(len + 1), *end;
-    double v;
+    struct kix_buf t = KIX_BUF_INIT;
+    size_t sign = len && p[0] == '-', i;
+    int keep = 0, rc;
+    char *end;
 
-    if (!copy)
-        return -1;
-    memcpy(copy, p, len);
-    copy[len] = '\0';
-    v = fabs(strtod(copy, &end));
-    if (copy != small)
-        free(copy);
-    return end == copy + len && v > MAX_SAFE_INTEGER && v < 1e21;
+    if (len <= sign || p[sign] == '0')
+        return 0; /* not a JSON integer; the parser says why */
+    for (i = sign; i < len; i++)
+        if (p[i] < '0' || p[i] > '9')
+            return 0;
+    rc = kix_buf_add(&t, p + sign, len - sign);
+    if (rc)
+        goto out;
+    *d = strtod((const char *)t.ptr, &end);
+    if (end != (char *)t.ptr + t.len || !isfinite(*d))
+        goto out;
+    kix_buf_reset(&t);
+    rc = kix_buf_addf(&t, "%.0f", *d); /* its exact decimal value */
+    if (rc)
+        goto out;
+    keep = t.len == len - sign && memcmp(t.ptr, p + sign, t.len) == 0;
+    kix_buf_reset(&t);
+    rc = keep ? KIX_OK : kix_canon_number(*d, &t);
+    if (rc)
+        goto out;
+    keep = keep || (t.len == len - sign && memcmp(t.ptr, p + sign, t.len) == 0);
+out:
+    kix_buf_release(&t);
+    return rc ? -1 : keep;
+}
+
+/* Rewrites a kept integer literal of 19 or more digits, which jansson could
+ * not hold as an int64, in place into the same double in exponent form
+ * (digits "e" exponent, then spaces): 333333333333333300000 becomes
+ * "3333333333333333e5   ", which jansson reads as a real. The shortest
+ * digits number at most 17, so the exponent form is never longer. */
+static void rewrite_as_real(char *p, size_t len, double d)
+{
+    char tmp[40], digits[24], *e, *q = p;
+    size_t k = 0;
+    int exp10;
+
+    if (*q == '-')
+        q++;
+    for (int prec = 0; prec <= 16; prec++) { /* the shortest that reads back */
+        snprintf(tmp, sizeof(tmp), "%.*e", prec, d);
+        if (strtod(tmp, NULL) == d)
+            break;
+    }
+    e = strchr(tmp, 'e');
+    for (char *c = tmp; c < e; c++)
+        if (*c >= '0' && *c <= '9')
+            digits[k++] = *c;
+    exp10 = atoi(e + 1) - (int)(k - 1);
+    k = (size_t)snprintf(tmp, sizeof(tmp), "%.*se%d", (int)k, digits, exp10);
+    assert(k <= len - (size_t)(q - p));
+    memcpy(q, tmp, k);
+    memset(q + k, ' ', len - (size_t)(q - p) - k);
 }
 
 /* Depth and big-integer checks with byte offsets; everything else is left
- * to the parser. Strings are skipped with their escapes. */
-static int prescan(const char *s, size_t len, unsigned max_depth, struct kix_err *err)
+ * to the parser. Strings are skipped with their escapes. A kept integer
+ * literal that jansson cannot read is rewritten (rewrite_as_real) in a copy
+ * of the text made on first need: *copy is NULL or that copy (the caller's
+ * to free), of the same length. */
+static int prescan(const char *s, size_t len, unsigned max_depth, char **copy, struct kix_err *err)
 {
     unsigned depth = 0;
     size_t i = 0;
 
+    *copy = NULL;
     while (i < len) {
         char c = s[i];
         if (c == '"') {
@@ -100,28 +153,37 @@ static int prescan(const char *s, size_t len, unsigned max_depth, struct kix_err
                 depth--;
         } else if (c == '-' || (c >= '0' && c <= '9')) {
             size_t start = i, end = i + 1;
-            int is_integer = 1;
+            int is_integer = 1, keep;
+            double d = 0;
             while (end < len && s[end] && strchr("0123456789+-.eE", s[end])) {
-                if (s[end] == '.' || s[end] == 'e' || s[end] == 'E')
+                if (s[end] == '.' || s[end] == 'e' || s[end] == 'E' || s[end] == '+' ||
+                    s[end] == '-')
                     is_integer = 0;
                 end++;
             }
-            if (is_integer && integer_literal_too_big(s + start, end - start))
-                return kix_err_set(err, KIX_EINVAL,
-                                   "integer %.*s at byte %zu is beyond 2^53 and cannot be held "
-                                   "exactly by a JSON number; send it as a string",
-                                   (int)(end - start > 40 ? 40 : end - start), s + start, start);
-            if (!is_integer) {
-                int big = real_literal_too_big(s + start, end - start);
-                if (big < 0)
+            size_t neg = s[start] == '-';
+            if (end - start > neg + 1 && s[start + neg] == '0')
+                is_integer = 0; /* a leading zero: invalid JSON, the parser reports it */
+            if (is_integer && integer_literal_too_big(s + start, end - start)) {
+                keep = big_integer_is_double(s + start, end - start, &d);
+                if (keep < 0)
                     return kix_err_set(err, KIX_ENOMEM, "out of memory reading a number");
-                if (big)
-                    return kix_err_set(err, KIX_EINVAL,
-                                       "number %.*s at byte %zu is an integer beyond 2^53 as a "
-                                       "double, whose canonical form could not be read back "
-                                       "exactly; send it as a string",
-                                       (int)(end - start > 40 ? 40 : end - start), s + start,
-                                       start);
+                if (!keep)
+                    return kix_err_set(
+                        err, KIX_EINVAL,
+                        "integer %.*s at byte %zu is beyond 2^53 and is not the value of a "
+                        "double, nor the canonical form of one, so a JSON number cannot hold it "
+                        "exactly; send it as a string",
+                        (int)(end - start > 40 ? 40 : end - start), s + start, start);
+                if (end - start - (s[start] == '-') >= 19) {
+                    if (!*copy) {
+                        *copy = malloc(len ? len : 1);
+                        if (!*copy)
+                            return kix_err_set(err, KIX_ENOMEM, "out of memory reading a number");
+                        memcpy(*copy, s, len);
+                    }
+                    rewrite_as_real(*copy + start, end - start, d);
+                }
             }
             i = end;
             continue;
@@ -425,6 +487,10 @@ static int write_value(const json_t *v, struct kix_buf *out)
     case JSON_STRING:
         return kix_canon_string(json_string_value(v), json_string_length(v), out);
     case JSON_INTEGER:
+        /* beyond 2^53 an integer is a double (prescan kept only those) */
+        if (json_integer_value(v) > (json_int_t)MAX_SAFE_INTEGER ||
+            json_integer_value(v) < -(json_int_t)MAX_SAFE_INTEGER)
+            return kix_canon_number((double)json_integer_value(v), out);
         return kix_buf_addf(out, "%" JSON_INTEGER_FORMAT, json_integer_value(v));
     case JSON_REAL:
         return kix_canon_number(json_real_value(v), out);
@@ -447,6 +513,7 @@ int kix_canon_parse_tree(const uint8_t *json, size_t len, const struct kix_canon
                          json_t **value, struct kix_err *err)
 {
     json_error_t je;
+    char *copy = NULL;
     json_t *v;
     int rc;
 
@@ -454,11 +521,14 @@ int kix_canon_parse_tree(const uint8_t *json, size_t len, const struct kix_canon
     if (len > opt_max_bytes(opts))
         return kix_err_set(err, KIX_ELIMIT, "document is %zu bytes, over the limit of %zu bytes",
                            len, opt_max_bytes(opts));
-    rc = prescan((const char *)json, len, opt_max_depth(opts), err);
-    if (rc)
+    rc = prescan((const char *)json, len, opt_max_depth(opts), &copy, err);
+    if (rc) {
+        free(copy);
         return rc;
-    v = json_loadb((const char *)json, len,
+    }
+    v = json_loadb(copy ? copy : (const char *)json, len,
                    JSON_REJECT_DUPLICATES | JSON_DECODE_ANY | JSON_ALLOW_NUL, &je);
+    free(copy);
     if (!v)
         return parse_error(&je, err);
     if (!json_is_object(v) && !(opts && opts->allow_any_top)) {

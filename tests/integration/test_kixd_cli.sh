@@ -90,10 +90,13 @@ expect_status 1 "$BIN/kix" receipt 9 --server "unix://$T/sock" --log-key "$KEY"
 expect_status 2 "$BIN/kix" entry 0 --server "unix://$T/sock"
 grep -q "no log key to verify against" "$T/err" || fail "entry without a key: $(cat "$T/err")"
 
-# a second kixd on the same addresses is refused
+# a second kixd on the same store is refused, and on the same address too
 expect_status 3 "$BIN/kixd" serve --store "$T/log" --listen "tcp://127.0.0.1:$PORT"
+grep -q "another kixd is serving" "$T/err" || fail "second kixd on the store: $(cat "$T/err")"
+"$BIN/kixd" init --store "$T/log2" --origin kix.cli/log2 >/dev/null 2>&1 || fail "init log2"
+expect_status 3 "$BIN/kixd" serve --store "$T/log2" --listen "tcp://127.0.0.1:$PORT"
 grep -q "in use" "$T/err" || fail "second kixd on the port: $(cat "$T/err")"
-expect_status 3 "$BIN/kixd" serve --store "$T/log" --listen "unix://$T/sock"
+expect_status 3 "$BIN/kixd" serve --store "$T/log2" --listen "unix://$T/sock"
 grep -q "a server is running there" "$T/err" || fail "second kixd on the socket: $(cat "$T/err")"
 
 # a config file error names the line

@@ -171,6 +171,11 @@ KIX_TEST(wrong_shapes_and_types_are_answered)
     static const uint8_t bad_type[] = {0x94, 0x09, 0x09, 0xa4, 'i', 'n', 'f', 'o', 0x91, 0x80};
     /* [2, "info", [{}]]: a notification is never answered */
     static const uint8_t notif[] = {0x93, 0x02, 0xa4, 'i', 'n', 'f', 'o', 0x91, 0x80};
+    /* [0, 83, "info"] and [0, 84, "info", [{}], nil]: the wrong length, but
+     * the msgid reads, so answered EPROTO (PROTOCOL.md §1.4) */
+    static const uint8_t short_req[] = {0x93, 0x00, 0x53, 0xa4, 'i', 'n', 'f', 'o'};
+    static const uint8_t long_req[] = {0x95, 0x00, 0x54, 0xa4, 'i', 'n',
+                                       'f',  'o',  0x91, 0x80, 0xc0};
     /* [0, 10, "get_object", [{"digest": "a", "digest": "b"}]]: duplicate key */
     static const uint8_t dup_key[] = {0x94, 0x00, 0x0a, 0xaa, 'g', 'e',  't',  '_',  'o',
                                       'b',  'j',  'e',  'c',  't', 0x91, 0x82, 0xa6, 'd',
@@ -191,6 +196,16 @@ KIX_TEST(wrong_shapes_and_types_are_answered)
     ASSERT_EQ_INT(8, m.msgid);
     ASSERT_EQ_INT(KIX_EPROTO, m.error_code);
     kix_proto_msg_release(&m);
+    ASSERT_EQ_INT(KIX_OK, kix_rpc_send_raw(c, short_req, sizeof(short_req), &err));
+    ASSERT_EQ_INT(KIX_OK, kix_rpc_recv(c, &m, &err));
+    ASSERT_EQ_INT(83, m.msgid);
+    ASSERT_EQ_INT(KIX_EPROTO, m.error_code);
+    kix_proto_msg_release(&m);
+    ASSERT_EQ_INT(KIX_OK, kix_rpc_send_raw(c, long_req, sizeof(long_req), &err));
+    ASSERT_EQ_INT(KIX_OK, kix_rpc_recv(c, &m, &err));
+    ASSERT_EQ_INT(84, m.msgid);
+    ASSERT_EQ_INT(KIX_EPROTO, m.error_code);
+    kix_proto_msg_release(&m);
     ASSERT_EQ_INT(KIX_OK, kix_rpc_send_raw(c, bad_type, sizeof(bad_type), &err));
     ASSERT_EQ_INT(KIX_OK, kix_rpc_send_raw(c, dup_key, sizeof(dup_key), &err));
     ASSERT_EQ_INT(KIX_OK, kix_rpc_recv(c, &m, &err));
@@ -205,6 +220,52 @@ KIX_TEST(wrong_shapes_and_types_are_answered)
     ASSERT_CONTAINS(err.msg, "expected int, got nil");
     ASSERT_EQ_INT(KIX_EINVAL, callv(c, "receipt", &m, &err, "i", "index", (int64_t)-5));
     /* the same connection still works */
+    ASSERT_EQ_INT(KIX_OK, callv(c, "info", &m, &err, ""));
+    kix_proto_msg_release(&m);
+    kix_rpc_close(c);
+    ASSERT_EQ_INT(0, fx_stop(&f, SIGTERM));
+    fx_cleanup(&f);
+}
+
+/* Invalid UTF-8 never goes out in a str and is refused coming in: an
+ * unknown method that is not UTF-8 is answered EPROTO (not echoed), a query
+ * filter that is not UTF-8 is refused EINVAL. */
+KIX_TEST(invalid_utf8_is_refused)
+{
+    struct fx f;
+    struct kix_rpc *c;
+    struct kix_proto_msg m;
+    struct kix_err err;
+    /* [0, 21, "\xff\xfeinfo", [{}]] */
+    static const uint8_t bad_method[] = {0x94, 0x00, 0x15, 0xa6, 0xff, 0xfe,
+                                         'i',  'n',  'f',  'o',  0x91, 0x80};
+    /* [0, 22, "query", [{"gpu": "A\xff"}]] */
+    static const uint8_t bad_filter[] = {0x94, 0x00, 0x16, 0xa5, 'q', 'u', 'e',  'r', 'y',
+                                         0x91, 0x81, 0xa3, 'g',  'p', 'u', 0xa2, 'A', 0xff};
+    /* [0, 23, "nosuch\xc3\xa9", [{}]]: valid UTF-8 is echoed as sent */
+    static const uint8_t unknown[] = {0x94, 0x00, 0x17, 0xa8, 'n',  'o',  's',
+                                      'u',  'c',  'h',  0xc3, 0xa9, 0x91, 0x80};
+
+    ASSERT_EQ_INT(0, fx_start(&f));
+    c = fx_rpc(&f);
+    ASSERT_EQ_INT(KIX_OK, kix_rpc_send_raw(c, bad_method, sizeof(bad_method), &err));
+    ASSERT_EQ_INT(KIX_OK, kix_rpc_recv(c, &m, &err));
+    ASSERT_EQ_INT(21, m.msgid);
+    ASSERT_EQ_INT(KIX_EPROTO, m.error_code);
+    ASSERT_TRUE(kix_utf8_valid((const char *)m.error_message.ptr, m.error_message.len));
+    kix_proto_msg_release(&m);
+    ASSERT_EQ_INT(KIX_OK, kix_rpc_send_raw(c, bad_filter, sizeof(bad_filter), &err));
+    ASSERT_EQ_INT(KIX_OK, kix_rpc_recv(c, &m, &err));
+    ASSERT_EQ_INT(22, m.msgid);
+    ASSERT_EQ_INT(KIX_EINVAL, m.error_code);
+    ASSERT_TRUE(strstr((const char *)m.error_message.ptr, "not valid UTF-8") != NULL);
+    kix_proto_msg_release(&m);
+    ASSERT_EQ_INT(KIX_OK, kix_rpc_send_raw(c, unknown, sizeof(unknown), &err));
+    ASSERT_EQ_INT(KIX_OK, kix_rpc_recv(c, &m, &err));
+    ASSERT_EQ_INT(23, m.msgid);
+    ASSERT_EQ_INT(KIX_EINVAL, m.error_code);
+    ASSERT_TRUE(strstr((const char *)m.error_message.ptr, "nosuch\xc3\xa9") != NULL);
+    kix_proto_msg_release(&m);
     ASSERT_EQ_INT(KIX_OK, callv(c, "info", &m, &err, ""));
     kix_proto_msg_release(&m);
     kix_rpc_close(c);
@@ -313,7 +374,7 @@ static void put_random(struct kix_proto_writer *w, unsigned *seed, int depth)
         "run-x",
         "sha256:44136fa355b3678a1146ad16f7e8649e94fb4fc21fe77e8310c060f61caaff8a",
         "https://kix.test/log/runs/run-x",
-        "\xff\xfe",
+        "\xc3\xa9\xe2\x80\xa8", /* invalid UTF-8: raw frames in invalid_utf8_is_refused */
         "{}",
         "{\"a\":1}"};
     int kind = rand_r(seed) % (depth > 0 ? 9 : 6);

@@ -171,6 +171,22 @@ KIX_TEST(number_literals)
         {"{\"n\":1e21}", "{\"n\":1e+21}"},
         {"{\"n\":0.0000001}", "{\"n\":1e-7}"},
         {"{\"n\":9007199254740993.0}", "{\"n\":9007199254740992}"},
+        /* doubles in [2^53, 1e21) with a fraction or exponent (RFC 8785's ES6 table) */
+        {"{\"n\":-3.333333333333333e+20}", "{\"n\":-333333333333333300000}"},
+        {"{\"n\":1e17}", "{\"n\":100000000000000000}"},
+        {"{\"n\":1.5e20}", "{\"n\":150000000000000000000}"},
+        {"{\"n\":290071992547409922.5}", "{\"n\":290071992547409900}"},
+        /* integer literals that are the canonical form of a double, or its exact value */
+        {"{\"n\":-333333333333333300000}", "{\"n\":-333333333333333300000}"},
+        {"{\"n\":333333333333333300000}", "{\"n\":333333333333333300000}"},
+        {"{\"n\":9007199254740994}", "{\"n\":9007199254740994}"},
+        {"{\"n\":1152921504606846976}", "{\"n\":1152921504606847000}"},
+        {"{\"n\":1152921504606847000}", "{\"n\":1152921504606847000}"},
+        {"{\"n\":9223372036854775808}", "{\"n\":9223372036854776000}"},
+        {"{\"n\":-9223372036854775808}", "{\"n\":-9223372036854776000}"},
+        {"{\"n\":999999999999999900000}", "{\"n\":999999999999999900000}"},
+        {"{\"n\":1000000000000000000000}", "{\"n\":1e+21}"},
+        {"{\"n\":[100000000000000000000 ,1]}", "{\"n\":[100000000000000000000,1]}"},
     };
     struct kix_buf out = KIX_BUF_INIT;
     struct kix_err err = {0};
@@ -225,6 +241,11 @@ KIX_TEST(rejections)
         {"{\"n\":9007199254740993}", KIX_EINVAL, "send it as a string"},
         {"{\"n\":-9007199254740993}", KIX_EINVAL, "beyond 2^53"},
         {"{\"n\":123456789012345678901234567890}", KIX_EINVAL, "at byte 5"},
+        {"{\"n\":333333333333333300001}", KIX_EINVAL, "send it as a string"},
+        {"{\"n\":1152921504606846977}", KIX_EINVAL, "beyond 2^53"},
+        {"{\"n\":1152921504606846900}", KIX_EINVAL, "beyond 2^53"},
+        {"{\"n\":0333333333333333300000}", KIX_EINVAL, "invalid JSON"},
+        {"{\"n\":-0333333333333333300000}", KIX_EINVAL, "invalid JSON"},
         {"{\"n\":NaN}", KIX_EINVAL, "invalid JSON"},
         {"{\"n\":Infinity}", KIX_EINVAL, "invalid JSON"},
         {"{\"n\":1e400}", KIX_EINVAL, "number out of range"},
@@ -272,6 +293,131 @@ KIX_TEST(depth_and_size_limits)
     ASSERT_CONTAINS(err.msg, "over the limit of 16 bytes");
     kix_buf_release(&in);
     kix_buf_release(&out);
+}
+
+/* The whole ES6 number file as one JSON document: each line's double,
+ * written with 17 significant digits, canonicalizes to the line's expected
+ * form, and the canonical document is a fixed point. */
+KIX_TEST(es6_numbers_100k_document)
+{
+    char path[4096], line[128];
+    char *argv[] = {"gzip", "-dc", path, NULL};
+    struct kix_buf in = KIX_BUF_INIT, want = KIX_BUF_INIT, once = KIX_BUF_INIT,
+                   twice = KIX_BUF_INIT;
+    struct kix_canon_opts opts = {64u << 20, 0, 1};
+    struct kix_err err = {0};
+    long lines = 0;
+    pid_t pid;
+    snprintf(path, sizeof(path), "%s/vectors/jcs/es6numbers/es6testfile-100k.txt.gz",
+             KIX_TEST_DATA);
+    FILE *f = kix_test_pipe_open(argv, &pid);
+    ASSERT_TRUE(f);
+    ASSERT_EQ_INT(KIX_OK, kix_buf_addc(&in, '['));
+    ASSERT_EQ_INT(KIX_OK, kix_buf_addc(&want, '['));
+    while (fgets(line, sizeof(line), f)) {
+        char *comma = strchr(line, ',');
+        uint64_t bits;
+        double v;
+        ASSERT_TRUE(comma);
+        *comma = '\0';
+        bits = strtoull(line, NULL, 16);
+        memcpy(&v, &bits, sizeof(v));
+        if (lines) {
+            ASSERT_EQ_INT(KIX_OK, kix_buf_addc(&in, ','));
+            ASSERT_EQ_INT(KIX_OK, kix_buf_addc(&want, ','));
+        }
+        ASSERT_EQ_INT(KIX_OK, kix_buf_addf(&in, "%.17g", v));
+        ASSERT_EQ_INT(KIX_OK, kix_buf_add(&want, comma + 1, strcspn(comma + 1, "\r\n")));
+        lines++;
+    }
+    ASSERT_EQ_INT(0, kix_test_pipe_close(f, pid));
+    ASSERT_EQ_INT(100000, lines);
+    ASSERT_EQ_INT(KIX_OK, kix_buf_addc(&in, ']'));
+    ASSERT_EQ_INT(KIX_OK, kix_buf_addc(&want, ']'));
+    int rc = kix_canon(in.ptr, in.len, &opts, &once, &err);
+    if (rc)
+        fprintf(stderr, "%s\n", err.msg);
+    ASSERT_EQ_INT(KIX_OK, rc);
+    ASSERT_EQ_MEM(want.ptr, want.len, once.ptr, once.len);
+    /* the expected forms themselves are accepted as written */
+    ASSERT_EQ_INT(KIX_OK, kix_canon(want.ptr, want.len, &opts, &twice, &err));
+    ASSERT_EQ_MEM(want.ptr, want.len, twice.ptr, twice.len);
+    kix_buf_release(&in);
+    kix_buf_release(&want);
+    kix_buf_release(&once);
+    kix_buf_release(&twice);
+}
+
+/* xorshift64*: a fixed seed, so a failure names a reproducible case. */
+static uint64_t next_random(uint64_t *s)
+{
+    *s ^= *s >> 12;
+    *s ^= *s << 25;
+    *s ^= *s >> 27;
+    return *s * 2685821657736338717ull;
+}
+
+/* Property: for random doubles (random bits, and random integers around
+ * and beyond 2^53 written as literals), whatever is accepted canonicalizes
+ * to a fixed point, and the canonical form of every finite double is
+ * accepted and reads back as the same double. */
+KIX_TEST(canonical_numbers_are_fixed_points)
+{
+    struct kix_buf in = KIX_BUF_INIT, once = KIX_BUF_INIT, twice = KIX_BUF_INIT;
+    struct kix_err err = {0};
+    uint64_t seed = 0x9E3779B97F4A7C15ull;
+    long accepted = 0, refused = 0;
+
+    for (int i = 0; i < 200000; i++) {
+        uint64_t r = next_random(&seed);
+        double v;
+        kix_buf_reset(&in);
+        switch (i % 4) {
+        case 0: /* any finite double, its canonical text */
+            memcpy(&v, &r, sizeof(v));
+            if (!isfinite(v))
+                continue;
+            ASSERT_EQ_INT(KIX_OK, kix_canon_number(v, &in));
+            break;
+        case 1: /* a double in [2^53, 1e22) with 17 digits and an exponent */
+            v = ldexp((double)(r >> 11), (int)(r % 21)) * ((r & 1) ? -1 : 1);
+            ASSERT_EQ_INT(KIX_OK, kix_buf_addf(&in, "%.16e", v));
+            break;
+        case 2: /* an integer literal beyond 2^53: accepted or not, never changed silently */
+            ASSERT_EQ_INT(KIX_OK, kix_buf_addf(&in, "%llu%03u", (unsigned long long)(r >> 1),
+                                               (unsigned)(r % 1000)));
+            break;
+        default: /* an exact double written as its full integer value */
+            v = ldexp((double)(r >> 11), 10 + (int)(r % 40));
+            ASSERT_EQ_INT(KIX_OK, kix_buf_addf(&in, "%.0f", v));
+            break;
+        }
+        kix_buf_reset(&once);
+        int rc = kix_canon(in.ptr, in.len, &any_top, &once, &err);
+        if (i % 4 == 0 || i % 4 == 1 || i % 4 == 3) {
+            if (rc)
+                fprintf(stderr, "refused %s: %s\n", (const char *)in.ptr, err.msg);
+            ASSERT_EQ_INT(KIX_OK, rc);
+        }
+        if (rc) {
+            ASSERT_EQ_INT(KIX_EINVAL, rc);
+            refused++;
+            continue;
+        }
+        accepted++;
+        /* the value is the text's double, correctly rounded */
+        ASSERT_TRUE(strtod((const char *)once.ptr, NULL) == strtod((const char *)in.ptr, NULL));
+        if (i % 4 == 0)
+            ASSERT_EQ_MEM(in.ptr, in.len, once.ptr, once.len);
+        kix_buf_reset(&twice);
+        ASSERT_EQ_INT(KIX_OK, kix_canon(once.ptr, once.len, &any_top, &twice, &err));
+        ASSERT_EQ_MEM(once.ptr, once.len, twice.ptr, twice.len);
+    }
+    ASSERT_TRUE(accepted > 140000);
+    ASSERT_TRUE(refused > 40000); /* case 2 is almost never a double exactly */
+    kix_buf_release(&in);
+    kix_buf_release(&once);
+    kix_buf_release(&twice);
 }
 
 KIX_TEST(idempotent)

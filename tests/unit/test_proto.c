@@ -847,8 +847,12 @@ KIX_TEST(wrong_shapes)
         {"90", "message: empty array; expected [type, ...]", 0},
         {"94 a1 78 01 a1 6d 91 80", "message type: expected int 0, 1 or 2, got str", 0},
         {"94 03 01 a1 6d 91 80", "message type 3 is not 0 (request), 1 (response) or 2", 0},
-        {"93 00 01 a1 6d", "request: expected 4 elements [0, msgid, method, params], got 3", 0},
-        {"95 00 01 a1 6d 91 80 c0", "request: expected 4 elements", 0},
+        /* wrong length, msgid readable: answered with EPROTO (PROTOCOL.md §1.4) */
+        {"93 00 01 a1 6d", "request: expected 4 elements [0, msgid, method, params], got 3", 1},
+        {"95 00 01 a1 6d 91 80 c0", "request: expected 4 elements", 1},
+        {"92 00 01", "request: expected 4 elements", 1},
+        {"91 00", "request: expected 4 elements", 0},
+        {"95 00 a1 31 a1 6d 91 80 c0", "request: expected 4 elements", 0},
         {"94 00 ff a1 6d 91 80", "request msgid: expected uint32, got int", 0},
         {"94 00 a1 31 a1 6d 91 80", "request msgid: expected uint32, got str", 0},
         {"94 00 cf 00 00 00 01 00 00 00 00 a1 6d 91 80", "request msgid 4294967296 does not fit",
@@ -1352,6 +1356,107 @@ KIX_TEST(split_host_port)
         if (kix_split_host_port(bad[i], host, sizeof(host), port, sizeof(port)) != -1)
             KIX_FAIL_AT("\"%s\" was accepted", bad[i]);
     ASSERT_EQ_INT(-1, kix_split_host_port("abcdefgh:80", host, 8, port, sizeof(port)));
+}
+
+KIX_TEST(addr_validate)
+{
+    static const char *const good[] = {"tcp://127.0.0.1:7420", "tcp://[::1]:0",
+                                       "tcp://example.org:65535", "unix:///run/kixd.sock"};
+    static const struct {
+        const char *in, *needle;
+    } bad[] = {
+        {"tcp://127.0.0.1:70000", "port 70000 is out of range (0 to 65535)"},
+        {"tcp://127.0.0.1:65536", "out of range"},
+        {"tcp://[::1]:99999", "out of range"},
+        {"tcp://127.0.0.1:1234567", "out of range"},
+        {"tcp://127.0.0.1", "no port"},
+        {"tcp://127.0.0.1:", "no port"},
+        {"tcp://[::1]", "no port"},
+        {"tcp://h:8x", "the port must be a number"},
+        {"tcp://:80", "expected tcp://HOST:PORT"},
+        {"http://h:80", "expected tcp://HOST:PORT or unix:///PATH"},
+        {"unix://relative", "unix:///ABSOLUTE/PATH"},
+    };
+    struct kix_err err = {0};
+    char longpath[200];
+
+    for (size_t i = 0; i < sizeof(good) / sizeof(good[0]); i++)
+        ASSERT_EQ_INT(KIX_OK, kix_addr_validate(good[i], &err));
+    for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+        ASSERT_EQ_INT(KIX_EUSAGE, kix_addr_validate(bad[i].in, &err));
+        ASSERT_CONTAINS(err.msg, bad[i].needle);
+    }
+    memset(longpath, 'a', sizeof(longpath));
+    memcpy(longpath, "unix:///", 8);
+    longpath[sizeof(longpath) - 1] = '\0';
+    ASSERT_EQ_INT(KIX_EUSAGE, kix_addr_validate(longpath, &err));
+    ASSERT_CONTAINS(err.msg, "at most 107 bytes");
+}
+
+/* A msgpack str is UTF-8 text: the writer refuses to send anything else,
+ * an error message quoting a peer's bytes is made valid, and the decoder
+ * refuses a method, field name or field value that is not. */
+KIX_TEST(str_is_utf8)
+{
+    struct kix_buf out = KIX_BUF_INIT;
+    struct kix_proto_writer w;
+    struct kix_proto_msg msg;
+    struct kix_bytes b;
+    struct kix_err err = {0};
+    uint8_t frame[64];
+    size_t n;
+
+    /* the writer: invalid UTF-8 refused, NUL (U+0000) and non-ASCII kept */
+    kix_proto_writer_init(&w, &out);
+    ASSERT_EQ_INT(KIX_OK, kix_proto_begin_request(&w, 1, "query"));
+    kix_proto_put_map(&w, 1);
+    kix_proto_put_key(&w, "gpu");
+    ASSERT_EQ_INT(KIX_EINVAL, kix_proto_put_str(&w, "A\xff", 2));
+    ASSERT_EQ_INT(KIX_EINVAL, kix_proto_writer_end(&w, &err));
+    ASSERT_CONTAINS(err.msg, "not valid UTF-8");
+    ASSERT_EQ_U64(0, out.len);
+    kix_proto_writer_init(&w, &out);
+    ASSERT_EQ_INT(KIX_OK, kix_proto_begin_request(&w, 1, "query"));
+    kix_proto_put_map(&w, 1);
+    kix_proto_put_key(&w, "gpu");
+    ASSERT_EQ_INT(KIX_OK, kix_proto_put_str(&w, "\xc3\xa9\0x", 4));
+    ASSERT_EQ_INT(KIX_OK, kix_proto_writer_end(&w, &err));
+    kix_buf_reset(&out);
+    kix_proto_writer_init(&w, &out);
+    ASSERT_EQ_INT(KIX_OK, kix_proto_begin_request(&w, 1, "query"));
+    ASSERT_EQ_INT(KIX_EINVAL, kix_proto_put_key(&w, "g\xc3"));
+    ASSERT_EQ_INT(KIX_EINVAL, kix_proto_writer_end(&w, &err));
+
+    /* an error message quoting invalid bytes goes out as valid UTF-8 */
+    kix_buf_reset(&out);
+    kix_proto_writer_init(&w, &out);
+    ASSERT_EQ_INT(KIX_OK,
+                  kix_proto_write_error(&w, 7, KIX_EINVAL,
+                                        "unknown method \"\xff\xfeinfo\xc3\" \xc3\xa9", &err));
+    ASSERT_EQ_INT(KIX_OK, kix_proto_decode(out.ptr, out.len, NULL, &msg, &err));
+    ASSERT_EQ_INT(KIX_PROTO_RESPONSE, msg.type);
+    ASSERT_EQ_MEM("unknown method \"??info?\" \xc3\xa9", 27, msg.error_message.ptr,
+                  msg.error_message.len);
+    kix_proto_msg_release(&msg);
+
+    /* the decoder: [0, 5, "\xff\xfe", [{}]] answered EPROTO with msgid 5 */
+    n = unhex("94 00 05 a2 ff fe 91 80", frame, sizeof(frame));
+    ASSERT_EQ_INT(KIX_EPROTO, kix_proto_decode(frame, n, NULL, &msg, &err));
+    ASSERT_CONTAINS(err.msg, "method: a str that is not valid UTF-8");
+    ASSERT_EQ_INT(KIX_PROTO_REQUEST, msg.type);
+    ASSERT_EQ_U64(5, msg.msgid);
+    /* [0, 6, "q", [{"\xff": 1}]]: a field name */
+    n = unhex("94 00 06 a1 71 91 81 a1 ff 01", frame, sizeof(frame));
+    ASSERT_EQ_INT(KIX_EPROTO, kix_proto_decode(frame, n, NULL, &msg, &err));
+    ASSERT_CONTAINS(err.msg, "key 0 is not valid UTF-8");
+    ASSERT_EQ_U64(6, msg.msgid);
+    /* [0, 7, "query", [{"gpu": "A\xff"}]]: a field value, refused on access */
+    n = unhex("94 00 07 a5 71 75 65 72 79 91 81 a3 67 70 75 a2 41 ff", frame, sizeof(frame));
+    ASSERT_EQ_INT(KIX_OK, kix_proto_decode(frame, n, NULL, &msg, &err));
+    ASSERT_EQ_INT(KIX_EINVAL, kix_proto_map_get_str(msg.params, "gpu", &b, &err));
+    ASSERT_CONTAINS(err.msg, "field \"gpu\": a str that is not valid UTF-8");
+    kix_proto_msg_release(&msg);
+    kix_buf_release(&out);
 }
 
 KIX_TEST_MAIN()

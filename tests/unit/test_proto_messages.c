@@ -258,6 +258,33 @@ KIX_TEST(entries_round_trip)
     }
 }
 
+/* 2^64-1 is what an absent optional field decodes to (latest, all): sent
+ * explicitly, it is refused rather than read as absent. */
+static int put_explicit_size(struct kix_proto_writer *w, const void *unused)
+{
+    (void)unused;
+    kix_proto_put_map(w, 2);
+    kix_proto_put_key(w, "index");
+    kix_proto_put_u64(w, 0);
+    kix_proto_put_key(w, "size");
+    return kix_proto_put_u64(w, UINT64_MAX);
+}
+
+KIX_TEST(explicit_max_size_is_refused)
+{
+    struct kix_msg_checkpoint_params cpout;
+    struct kix_msg_index_params ipout;
+    struct kix_proto_msg msg;
+    struct kix_buf b;
+    struct kix_err err;
+
+    REQUEST(put_explicit_size, NULL, &msg, &b);
+    ASSERT_EQ_INT(KIX_EINVAL, kix_msg_get_checkpoint_params(msg.params, &cpout, &err));
+    ASSERT_CONTAINS(err.msg, "field \"size\": 18446744073709551615 (2^64-1) is out of range");
+    ASSERT_EQ_INT(KIX_EINVAL, kix_msg_get_index_params(msg.params, &ipout, &err));
+    done(&msg, &b);
+}
+
 KIX_TEST(checkpoint_and_proofs_round_trip)
 {
     struct kix_msg_checkpoint_params cp = {KIX_MSG_ABSENT}, cpout;

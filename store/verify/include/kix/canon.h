@@ -3,15 +3,19 @@
  * kix stores every JSON object as its canonical bytes: keys sorted by UTF-16
  * code units, ES6 shortest round-trip numbers, the RFC's string escaping, no
  * whitespace. Input is parsed strictly and never changed silently: invalid
- * JSON or UTF-8, lone surrogates, duplicate keys, integer literals a double
- * cannot hold exactly (|n| > 2^53), other numbers whose double value is an
- * integer with 2^53 < |n| < 1e21 (1e17: JCS would write it as such an
- * integer literal, so the output would not read back as itself; this keeps
- * kix_canon(kix_canon(x)) == kix_canon(x)), NaN/Infinity, nesting deeper than
+ * JSON or UTF-8, lone surrogates, duplicate keys, integer literals beyond
+ * 2^53 that are neither a double's exact value nor its canonical form
+ * (9007199254740993 would silently become ...992; 333333333333333300000,
+ * the canonical form of 3.333333333333333e+20, is kept, so that
+ * kix_canon(kix_canon(x)) == kix_canon(x) for every accepted x), numbers
+ * beyond the double range, NaN/Infinity, nesting deeper than
  * opts->max_depth, documents over opts->max_bytes and (unless allowed) a top
  * level that is not an object are all rejected with KIX_EINVAL or
  * KIX_ELIMIT and a message naming the cause and, where known, the byte
  * offset.
+ *
+ * Any other number is the double nearest its text (RFC 8785 §3.2.2.3), so
+ * every finite IEEE 754 double is accepted in any of its spellings.
  *
  * Memory: the caller owns `out`; on error its content is unspecified but it
  * stays valid to release.
