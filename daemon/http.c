@@ -12,6 +12,7 @@
 
 #include "kix/tlog_tiles.h"
 #include "mirror.h"
+#include "writer.h"
 
 #define IMMUTABLE "public, max-age=31536000, immutable"
 #define EDGE      "public, max-age=5"
@@ -36,7 +37,21 @@ struct kixd_metrics {
     atomic_uint_least64_t last_grew_ms; /* wall clock of the last growth */
     atomic_uint_least64_t exports_ok, exports_failed, export_size, export_us;
     pthread_mutex_t mu; /* orders grew's read-modify-write of last_size */
+    _Atomic(const char *) rpc_name[KIXD_RPC_SLOTS];
+    atomic_uint_least64_t rpc[KIXD_RPC_SLOTS][2]; /* [ok, error] */
 };
+
+void kixd_metrics_rpc(struct kixd_server *srv, unsigned slot, const char *name, int ok)
+{
+    struct kixd_metrics *m = srv->metrics;
+
+    if (!m)
+        return;
+    if (slot >= KIXD_RPC_SLOTS || (slot != KIXD_RPC_UNKNOWN && !name))
+        slot = KIXD_RPC_UNKNOWN;
+    atomic_store(&m->rpc_name[slot], slot == KIXD_RPC_UNKNOWN ? "(unknown)" : name);
+    atomic_fetch_add(&m->rpc[slot][ok ? 0 : 1], 1);
+}
 
 static uint64_t wall_ms(void)
 {
@@ -160,9 +175,38 @@ static int metrics_text(struct kixd_worker *w, struct kix_buf *out)
     }
     ADD("kix_batch_entries_sum %llu\nkix_batch_entries_count %llu\n",
         (ULL)atomic_load(&m->batch_entries), (ULL)cum);
+    if (srv->writer) {
+        uint64_t b[KIXD_COMMIT_BUCKETS], failed, n = 0;
+        double ms;
+        kixd_writer_stats(srv->writer, b, &failed, &ms);
+        ADD("# HELP kix_commit_seconds Group commits (one durable LMDB transaction with its "
+            "fsync) by latency.\n# TYPE kix_commit_seconds histogram\n");
+        for (size_t i = 0; i < KIXD_COMMIT_BUCKETS; i++) {
+            n += b[i];
+            if (i < KIXD_COMMIT_BUCKETS - 1)
+                ADD("kix_commit_seconds_bucket{le=\"%g\"} %llu\n", KIXD_COMMIT_LE_MS[i] / 1e3,
+                    (ULL)n);
+            else
+                ADD("kix_commit_seconds_bucket{le=\"+Inf\"} %llu\n", (ULL)n);
+        }
+        ADD("kix_commit_seconds_sum %.6f\nkix_commit_seconds_count %llu\n", ms / 1e3, (ULL)n);
+        ADD("# HELP kix_commits_failed_total Group commits that failed (nothing stored).\n"
+            "# TYPE kix_commits_failed_total counter\nkix_commits_failed_total %llu\n",
+            (ULL)failed);
+    }
     ADD("# HELP kixd_connections Open connections (RPC and HTTP).\n"
         "# TYPE kixd_connections gauge\nkixd_connections %u\n",
         atomic_load(&srv->connections));
+    ADD("# HELP kixd_rpc_requests_total RPC requests dispatched, by method and result.\n"
+        "# TYPE kixd_rpc_requests_total counter\n");
+    for (unsigned i = 0; i < KIXD_RPC_SLOTS; i++) {
+        const char *name = atomic_load(&m->rpc_name[i]);
+        if (!name)
+            continue;
+        ADD("kixd_rpc_requests_total{method=\"%s\",result=\"ok\"} %llu\n"
+            "kixd_rpc_requests_total{method=\"%s\",result=\"error\"} %llu\n",
+            name, (ULL)atomic_load(&m->rpc[i][0]), name, (ULL)atomic_load(&m->rpc[i][1]));
+    }
     ADD("# HELP kixd_http_connections_total HTTP connections accepted.\n"
         "# TYPE kixd_http_connections_total counter\nkixd_http_connections_total %llu\n",
         (ULL)atomic_load(&m->http_accepted));

@@ -31,6 +31,12 @@ int kixd_metrics_new(struct kixd_server *srv);
 void kixd_metrics_free(struct kixd_server *srv);
 /* Any thread: the log grew to `size` (one commit or replay batch). */
 void kixd_metrics_grew(struct kixd_server *srv, uint64_t size);
+/* Loop thread: an RPC request for method number `slot` (its index in
+ * dispatch.c's table; KIXD_RPC_UNKNOWN for an unknown name) was dispatched
+ * (ok = 0: answered with an error; a submit counts when queued). */
+#define KIXD_RPC_SLOTS   48u
+#define KIXD_RPC_UNKNOWN (KIXD_RPC_SLOTS - 1)
+void kixd_metrics_rpc(struct kixd_server *srv, unsigned slot, const char *name, int ok);
 /* Any thread: an export finished (ok = 0 failed) after `ms` milliseconds. */
 void kixd_metrics_exported(struct kixd_server *srv, int ok, uint64_t size, double ms);
 
