@@ -870,8 +870,8 @@ void kixd_dispatch(struct kixd_conn *c, struct kix_proto_msg *msg)
                  (int)(msg->method.len > 64 ? 64 : msg->method.len), (const char *)msg->method.ptr);
     else
         rc = m->fn(&k);
-    kixd_metrics_rpc(c->w->srv, m ? (unsigned)(m - methods) : KIXD_RPC_UNKNOWN,
-                     m ? m->name : NULL, rc == ASYNC || rc == KIX_OK);
+    kixd_metrics_rpc(c->w->srv, m ? (unsigned)(m - methods) : KIXD_RPC_UNKNOWN, m ? m->name : NULL,
+                     rc == ASYNC || rc == KIX_OK);
     if (rc == ASYNC || rc == KIX_OK)
         return;
     kixd_log(KIXD_DEBUG, "connection %s: %s: %s %s", c->peer, m ? m->name : "(unknown method)",

@@ -140,7 +140,7 @@ static void count_request(struct kixd_server *srv, int kind, unsigned code, size
 
 #define ADD(...)                                                                                   \
     do {                                                                                           \
-        if (kix_buf_addf(out, __VA_ARGS__) != KIX_OK)                                            \
+        if (kix_buf_addf(out, __VA_ARGS__) != KIX_OK)                                              \
             return KIX_ENOMEM;                                                                     \
     } while (0)
 
@@ -383,15 +383,24 @@ static void flush(struct kixd_http_conn *c)
 static const char *reason(unsigned code)
 {
     switch (code) {
-    case 200: return "OK";
-    case 304: return "Not Modified";
-    case 400: return "Bad Request";
-    case 404: return "Not Found";
-    case 405: return "Method Not Allowed";
-    case 413: return "Content Too Large";
-    case 431: return "Request Header Fields Too Large";
-    case 503: return "Service Unavailable";
-    default: return "Internal Server Error";
+    case 200:
+        return "OK";
+    case 304:
+        return "Not Modified";
+    case 400:
+        return "Bad Request";
+    case 404:
+        return "Not Found";
+    case 405:
+        return "Method Not Allowed";
+    case 413:
+        return "Content Too Large";
+    case 431:
+        return "Request Header Fields Too Large";
+    case 503:
+        return "Service Unavailable";
+    default:
+        return "Internal Server Error";
     }
 }
 
@@ -413,9 +422,9 @@ static void answer(struct kixd_http_conn *c, int kind, unsigned code, const char
             code = 304;
     }
     rc = kix_buf_addf(&c->out,
-                        "HTTP/1.1 %u %s\r\nServer: kixd/" KIX_VERSION_STRING "\r\n"
-                        "Access-Control-Allow-Origin: *\r\nX-Content-Type-Options: nosniff\r\n",
-                        code, reason(code));
+                      "HTTP/1.1 %u %s\r\nServer: kixd/" KIX_VERSION_STRING "\r\n"
+                      "Access-Control-Allow-Origin: *\r\nX-Content-Type-Options: nosniff\r\n",
+                      code, reason(code));
     if (rc == KIX_OK && code == 405)
         rc = kix_buf_addf(&c->out, "Allow: GET, HEAD\r\n");
     if (rc == KIX_OK && etag[0])
@@ -472,11 +481,11 @@ static void respond(struct kixd_http_conn *c, int head)
         }
         /* no ETag or caching for a scrape */
         rc = kix_buf_addf(&c->out,
-                            "HTTP/1.1 200 OK\r\nServer: kixd/" KIX_VERSION_STRING "\r\n"
-                            "Cache-Control: no-store\r\n"
-                            "Content-Type: text/plain; version=0.0.4; charset=utf-8\r\n"
-                            "Content-Length: %zu\r\n%s\r\n",
-                            w->scratch.len, c->close_after ? "Connection: close\r\n" : "");
+                          "HTTP/1.1 200 OK\r\nServer: kixd/" KIX_VERSION_STRING "\r\n"
+                          "Cache-Control: no-store\r\n"
+                          "Content-Type: text/plain; version=0.0.4; charset=utf-8\r\n"
+                          "Content-Length: %zu\r\n%s\r\n",
+                          w->scratch.len, c->close_after ? "Connection: close\r\n" : "");
         if (rc == KIX_OK && !head)
             rc = kix_buf_add(&c->out, w->scratch.ptr, w->scratch.len);
         if (rc)
@@ -514,8 +523,7 @@ static void respond(struct kixd_http_conn *c, int head)
                head);
     else
         answer(c, kind, 200, "application/octet-stream",
-               p.width == KIX_TLOG_WIDTH ? IMMUTABLE : EDGE, w->scratch.ptr, w->scratch.len,
-               head);
+               p.width == KIX_TLOG_WIDTH ? IMMUTABLE : EDGE, w->scratch.ptr, w->scratch.len, head);
 }
 
 /* ---- parsing ---------------------------------------------------------------------------- */

@@ -585,8 +585,7 @@ int kixd_server_run(const struct kixd_config *cfg)
             goto out;
         }
     }
-    rc = kixd_metrics_new(&srv) == KIX_OK ? KIX_OK
-                                          : kix_err_set(&err, KIX_ENOMEM, "out of memory");
+    rc = kixd_metrics_new(&srv) == KIX_OK ? KIX_OK : kix_err_set(&err, KIX_ENOMEM, "out of memory");
     if (rc == KIX_OK)
         rc = open_listeners(&srv, &err);
     if (rc == KIX_OK && cfg->export_dir[0])

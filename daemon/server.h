@@ -47,10 +47,10 @@ struct kixd_server {
     struct kixd_writer *writer;
     struct kixd_worker *workers;
     unsigned nworkers;
-    atomic_uint connections;    /* open connections, all workers */
-    atomic_int stopping;        /* a signal asked us to stop */
-    atomic_size_t read_bytes;   /* receive buffers, all connections */
-    atomic_size_t submit_bytes; /* submits accepted and not yet answered */
+    atomic_uint connections;      /* open connections, all workers */
+    atomic_int stopping;          /* a signal asked us to stop */
+    atomic_size_t read_bytes;     /* receive buffers, all connections */
+    atomic_size_t submit_bytes;   /* submits accepted and not yet answered */
     struct kixd_export *exporter; /* export.c: --export DIR, or NULL */
     struct kixd_metrics *metrics; /* http.c: counters of the HTTP side */
 };
@@ -65,7 +65,7 @@ struct kixd_listener {
     struct kixd_worker *w;
     int is_tcp;
     int is_http; /* an HTTP listener (http.c) */
-    int bound; /* a Unix socket file we created (removed at exit) */
+    int bound;   /* a Unix socket file we created (removed at exit) */
     char addr[KIXD_ADDR_MAX];
 };
 

@@ -23,14 +23,13 @@ int kix_log_reader_tlog_tile(struct kix_log_reader *r, uint32_t level, uint64_t 
     int rc;
 
     if (width < 1 || width > KIX_TLOG_WIDTH || width > have)
-        return kix_err_set(err, KIX_ENOTFOUND, "tile %u/%llu of width %u is not in the tree",
-                           level, (ULL)index, width);
+        return kix_err_set(err, KIX_ENOTFOUND, "tile %u/%llu of width %u is not in the tree", level,
+                           (ULL)index, width);
     kix__tile_io_init(&io, &ctx);
     rc = io.read(io.ctx, level, index, &rec, err);
     if (rc == KIX_ENOTFOUND)
-        return kix_err_set(err, KIX_ECORRUPT,
-                           "tile %u/%llu is missing from the store at size %llu", level,
-                           (ULL)index, (ULL)kix_log_reader_size(r));
+        return kix_err_set(err, KIX_ECORRUPT, "tile %u/%llu is missing from the store at size %llu",
+                           level, (ULL)index, (ULL)kix_log_reader_size(r));
     if (rc)
         return rc;
     stored = rec.len >= 2 ? ((unsigned)rec.ptr[0] << 8 | rec.ptr[1]) : 0;
@@ -49,8 +48,8 @@ int kix_log_reader_tlog_bundle(struct kix_log_reader *r, uint64_t index, unsigne
     int rc;
 
     if (width < 1 || width > KIX_TLOG_WIDTH || width > have)
-        return kix_err_set(err, KIX_ENOTFOUND,
-                           "entry bundle %llu of width %u is not in the log", (ULL)index, width);
+        return kix_err_set(err, KIX_ENOTFOUND, "entry bundle %llu of width %u is not in the log",
+                           (ULL)index, width);
     for (unsigned i = 0; i < width; i++) {
         uint64_t e = index * KIX_TLOG_WIDTH + i;
         struct kix_bytes leaf;
@@ -62,8 +61,8 @@ int kix_log_reader_tlog_bundle(struct kix_log_reader *r, uint64_t index, unsigne
                                "entry %llu cannot be read: %s", (ULL)e, kix_strerror(rc));
         if (leaf.len > 0xffff)
             return kix_err_set(err, KIX_ECORRUPT,
-                               "entry %llu is %zu bytes, more than an entry bundle holds",
-                               (ULL)e, leaf.len);
+                               "entry %llu is %zu bytes, more than an entry bundle holds", (ULL)e,
+                               leaf.len);
         len[0] = (uint8_t)(leaf.len >> 8);
         len[1] = (uint8_t)leaf.len;
         rc = kix_buf_add(out, len, 2);

@@ -56,15 +56,41 @@ KIX_TEST(path_examples)
 /* Every other spelling of a resource is refused: one name each. */
 KIX_TEST(path_rejects)
 {
-    static const char *const bad[] = {
-        "", "checkpoint/", "Checkpoint", "tile", "tile/", "tile/0", "tile/0/", "tile/0/1",
-        "tile/0/01", "tile/0/0000", "tile/0/x000/001", "tile/0/x1/001", "tile/0/x001",
-        "tile/0/x001/", "tile/0/001/", "tile/0/001.p/", "tile/0/001.p/0", "tile/0/001.p/256",
-        "tile/0/001.p/01", "tile/0/001.p/1x", "tile/0/001.p1", "tile/00/001", "tile/64/001",
-        "tile/-1/001", "tile/ 1/001", "tile/entries", "tile/entries/", "tile/entries/1",
-        "tile/entries/001/002", "tile/0/x018/x446/x744/x073/x709/x551/616",
-        "tile/0/x999/x999/x999/x999/x999/x999/x999/999", "tile/0/000?x", "/checkpoint",
-        "tile/0/+01", "tile/0/x001/x002/x003"};
+    static const char *const bad[] = {"",
+                                      "checkpoint/",
+                                      "Checkpoint",
+                                      "tile",
+                                      "tile/",
+                                      "tile/0",
+                                      "tile/0/",
+                                      "tile/0/1",
+                                      "tile/0/01",
+                                      "tile/0/0000",
+                                      "tile/0/x000/001",
+                                      "tile/0/x1/001",
+                                      "tile/0/x001",
+                                      "tile/0/x001/",
+                                      "tile/0/001/",
+                                      "tile/0/001.p/",
+                                      "tile/0/001.p/0",
+                                      "tile/0/001.p/256",
+                                      "tile/0/001.p/01",
+                                      "tile/0/001.p/1x",
+                                      "tile/0/001.p1",
+                                      "tile/00/001",
+                                      "tile/64/001",
+                                      "tile/-1/001",
+                                      "tile/ 1/001",
+                                      "tile/entries",
+                                      "tile/entries/",
+                                      "tile/entries/1",
+                                      "tile/entries/001/002",
+                                      "tile/0/x018/x446/x744/x073/x709/x551/616",
+                                      "tile/0/x999/x999/x999/x999/x999/x999/x999/999",
+                                      "tile/0/000?x",
+                                      "/checkpoint",
+                                      "tile/0/+01",
+                                      "tile/0/x001/x002/x003"};
     struct kix_tlog_path p;
 
     for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {

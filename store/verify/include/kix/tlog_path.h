@@ -42,9 +42,9 @@ enum kix_tlog_kind {
 
 struct kix_tlog_path {
     enum kix_tlog_kind kind;
-    uint32_t level;  /* tiles only */
-    uint64_t index;  /* N (tiles and bundles) */
-    unsigned width;  /* 1..255 for a partial tile or bundle; 256 when full */
+    uint32_t level; /* tiles only */
+    uint64_t index; /* N (tiles and bundles) */
+    unsigned width; /* 1..255 for a partial tile or bundle; 256 when full */
 };
 
 /* Parses `path` (len bytes, no leading "/", no query) into *out. KIX_OK or
