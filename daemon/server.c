@@ -610,6 +610,9 @@ int kixd_server_run(const struct kixd_config *cfg)
     kixd_log(KIXD_INFO, "kixd %s serving %slog %s (size %llu) from %s on %s with %u event loops",
              KIX_VERSION_STRING, kix_log_is_replica(srv.log) ? "the read-only mirror of " : "",
              kix_log_origin(srv.log), (unsigned long long)size, cfg->store, where, srv.nworkers);
+    for (size_t i = 0; i < cfg->nhttp; i++)
+        kixd_log(KIXD_INFO, "HTTP (C2SP tlog-tiles%s) on %s", cfg->http_metrics ? ", /metrics" : "",
+                 cfg->http[i]);
     for (; started < srv.nworkers; started++) {
         if (pthread_create(&srv.workers[started].thread, NULL, worker_main,
                            &srv.workers[started]) != 0) {
