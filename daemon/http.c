@@ -10,6 +10,7 @@
 #include <strings.h>
 #include <time.h>
 
+#include "kix/pages.h"
 #include "kix/tlog_tiles.h"
 #include "mirror.h"
 #include "writer.h"
@@ -20,8 +21,9 @@
 
 /* ---- metrics --------------------------------------------------------------------- */
 
-enum { K_CHECKPOINT, K_TILE, K_ENTRIES, K_METRICS, K_OTHER, K_N };
-static const char *const kind_names[K_N] = {"checkpoint", "tile", "entries", "metrics", "other"};
+enum { K_CHECKPOINT, K_TILE, K_ENTRIES, K_METRICS, K_PAGE, K_OTHER, K_N };
+static const char *const kind_names[K_N] = {"checkpoint", "tile", "entries",
+                                            "metrics",    "page", "other"};
 static const unsigned codes[] = {200, 304, 400, 404, 405, 413, 431, 500, 503};
 #define NCODES (sizeof(codes) / sizeof(codes[0]))
 static const uint64_t batch_le[] = {1, 4, 16, 64, 256, 1024, 4096, 16384};
@@ -267,7 +269,9 @@ struct kixd_http_conn {
     size_t url_len;
     char etag_in[80]; /* If-None-Match, when short enough to be ours */
     size_t etag_len;
-    int header_is_inm; /* the header being read is If-None-Match */
+    int header_is_inm;    /* the header being read is If-None-Match */
+    int header_is_accept; /* ... is Accept */
+    int accept_json;      /* Accept names application/json and not text/html */
     size_t header_bytes;
     unsigned refuse; /* a status decided before the message completed */
     struct kix_buf out;
@@ -453,6 +457,90 @@ static void answer_text(struct kixd_http_conn *c, int kind, unsigned code, const
            head);
 }
 
+/* Decodes %XX in s[0..len) into out (cap bytes); the length, or -1. */
+static long unescape(const char *s, size_t len, char *out, size_t cap)
+{
+    size_t n = 0;
+
+    for (size_t i = 0; i < len; i++) {
+        char ch = s[i];
+        if (ch == '%') {
+            unsigned v = 0;
+            for (int k = 1; k <= 2; k++) {
+                char d = i + (size_t)k < len ? s[i + (size_t)k] : 0;
+                v = v * 16 + (unsigned)(d >= '0' && d <= '9'   ? d - '0'
+                                        : d >= 'a' && d <= 'f' ? d - 'a' + 10
+                                        : d >= 'A' && d <= 'F' ? d - 'A' + 10
+                                                               : 999);
+            }
+            if (v > 255)
+                return -1;
+            ch = (char)v;
+            i += 2;
+        }
+        if (n + 1 >= cap)
+            return -1;
+        out[n++] = ch;
+    }
+    out[n] = '\0';
+    return (long)n;
+}
+
+/* The pages (kix/pages.h): "", "index.html", runs/<id>[.json],
+ * groups/<key>. Returns 0 when path is none of them. */
+static int page(struct kixd_http_conn *c, const char *path, size_t len, int head)
+{
+    struct kixd_worker *w = c->w;
+    struct kix_log_reader *r = NULL;
+    struct kix_err err = {0};
+    char arg[256];
+    long n = 0;
+    int rc, json = 0, what;
+
+    if (len == 0 || (len == 10 && memcmp(path, "index.html", 10) == 0)) {
+        what = 0;
+    } else if (len > 5 && memcmp(path, "runs/", 5) == 0) {
+        what = 1;
+        n = unescape(path + 5, len - 5, arg, sizeof(arg));
+        if (n > 5 && memcmp(arg + n - 5, ".json", 5) == 0) {
+            n -= 5;
+            arg[n] = '\0';
+            json = 1;
+        } else {
+            json = c->accept_json;
+        }
+    } else if (len > 7 && memcmp(path, "groups/", 7) == 0) {
+        what = 2;
+        n = unescape(path + 7, len - 7, arg, sizeof(arg));
+    } else {
+        return 0;
+    }
+    if (n < 0) {
+        answer_text(c, K_PAGE, 404, "not found\n", head);
+        return 1;
+    }
+    rc = kixd_worker_reader(w, &r, &err);
+    kix_buf_reset(&w->scratch);
+    if (rc == KIX_OK)
+        rc = what == 0   ? kix_page_home_html(r, &w->scratch, &err)
+             : what == 2 ? kix_page_group_html(r, arg, (size_t)n, &w->scratch, &err)
+             : json      ? kix_page_run_json(r, arg, (size_t)n, &w->scratch, &err)
+                         : kix_page_run_html(r, arg, (size_t)n, &w->scratch, &err);
+    if (rc == KIX_ENOTFOUND || rc == KIX_EINVAL) {
+        answer_text(c, K_PAGE, 404, "not found: no such run or group in this log\n", head);
+        return 1;
+    }
+    if (rc) {
+        kixd_log(KIXD_WARN, "http %s: GET /%.*s failed: %s", c->peer, (int)len, path,
+                 kix_err_text(&err, rc));
+        answer_text(c, K_PAGE, 500, "internal error (see the server's log)\n", head);
+        return 1;
+    }
+    answer(c, K_PAGE, 200, json ? "application/json" : "text/html; charset=utf-8", EDGE,
+           w->scratch.ptr, w->scratch.len, head);
+    return 1;
+}
+
 /* Answers the request in c->url (method GET or HEAD). */
 static void respond(struct kixd_http_conn *c, int head)
 {
@@ -494,6 +582,8 @@ static void respond(struct kixd_http_conn *c, int head)
             count_request(w->srv, K_METRICS, 200, w->scratch.len);
         return;
     }
+    if (page(c, path, len, head))
+        return;
     if (kix_tlog_path_parse(path, len, &p) != KIX_OK) {
         answer_text(c, K_OTHER, 404,
                     "not found: this server answers the C2SP tlog-tiles paths checkpoint, "
@@ -543,7 +633,7 @@ static int on_message_begin(http_parser *p)
     struct kixd_http_conn *c = p->data;
 
     c->url_len = c->etag_len = c->header_bytes = 0;
-    c->header_is_inm = 0;
+    c->header_is_inm = c->header_is_accept = c->accept_json = 0;
     c->refuse = 0;
     c->in_message = 1;
     c->msg_since = uv_now(&c->w->loop);
@@ -575,6 +665,17 @@ static int on_header_field(http_parser *p, const char *at, size_t len)
     /* a field arrives in one piece unless a read splits it: then the
      * rare split If-None-Match is just not honoured */
     c->header_is_inm = len == 13 && strncasecmp(at, "if-none-match", 13) == 0;
+    c->header_is_accept = len == 6 && strncasecmp(at, "accept", 6) == 0;
+    return 0;
+}
+
+static int contains(const char *s, size_t len, const char *needle)
+{
+    size_t n = strlen(needle);
+
+    for (size_t i = 0; i + n <= len; i++)
+        if (memcmp(s + i, needle, n) == 0)
+            return 1;
     return 0;
 }
 
@@ -584,6 +685,13 @@ static int on_header_value(http_parser *p, const char *at, size_t len)
 
     if (count_header(c, len))
         return 1;
+    if (c->header_is_accept) {
+        /* a value split across reads is judged piece by piece: good enough */
+        if (contains(at, len, "application/json"))
+            c->accept_json = 1;
+        if (contains(at, len, "text/html"))
+            c->accept_json = 0;
+    }
     if (c->header_is_inm) {
         if (c->etag_len + len < sizeof(c->etag_in)) {
             memcpy(c->etag_in + c->etag_len, at, len);
