@@ -9,6 +9,7 @@
 
 #include "http.h"
 #include "kix/index.h"
+#include "kix/pages.h"
 #include "kix/tlog_tiles.h"
 
 struct kixd_export {
@@ -30,9 +31,14 @@ static double now_ms(void)
 static void export_once(struct kixd_export *e)
 {
     struct kix_tlog_export_stats st;
+    struct kix_pages_export_stats ps;
     struct kix_err err = {0};
     double t0 = now_ms(), ms;
     int rc = kix_log_export_tlog(e->srv->log, e->dir, &st, &err);
+
+    /* the pages after the tiles they link to */
+    if (rc == KIX_OK)
+        rc = kix_pages_export(e->srv->log, e->dir, &ps, &err);
 
     ms = now_ms() - t0;
     kixd_metrics_exported(e->srv, rc == KIX_OK, st.size, ms);
@@ -117,7 +123,9 @@ static const char export_help[] =
     "usage: kixd export --store DIR OUTDIR\n"
     "\n"
     "Writes the log in DIR (an origin or a mirror's replica) into OUTDIR as a C2SP\n"
-    "tlog-tiles tree: checkpoint, tile/<L>/<N>[.p/<W>], tile/entries/<N>[.p/<W>].\n"
+    "tlog-tiles tree: checkpoint, tile/<L>/<N>[.p/<W>], tile/entries/<N>[.p/<W>],\n"
+    "with the run pages: runs/<runId> (HTML), runs/<runId>.json, groups/<key>,\n"
+    "index.html.\n"
     "Any static web server, object store or CDN can then serve it. Only what\n"
     "changed since OUTDIR's checkpoint is written; every file atomically, the\n"
     "checkpoint last. The store may be served by kixd meanwhile.\n"
@@ -135,6 +143,7 @@ int kixd_export_main(int argc, char **argv)
     struct kix_log_opts lo;
     struct kix_log *log = NULL;
     struct kix_tlog_export_stats st;
+    struct kix_pages_export_stats ps;
     struct kix_err err = {0};
     char path[4200];
     struct stat sb;
@@ -167,13 +176,17 @@ int kixd_export_main(int argc, char **argv)
     rc = kix_index_open_any(store, &lo, &log, &err);
     if (rc == KIX_OK)
         rc = kix_log_export_tlog(log, argv[optind], &st, &err);
+    if (rc == KIX_OK)
+        rc = kix_pages_export(log, argv[optind], &ps, &err);
     kix_log_close(log);
     if (rc) {
         fprintf(stderr, "kixd: export: %s\n", kix_err_text(&err, rc));
         return rc == KIX_EUSAGE ? 2 : 3;
     }
-    printf("exported %s to %s: size %llu (from %llu), %llu files, %llu bytes\n", store,
-           argv[optind], (unsigned long long)st.size, (unsigned long long)st.from_size,
-           (unsigned long long)st.files, (unsigned long long)st.bytes);
+    printf("exported %s to %s: size %llu (from %llu), %llu files, %llu bytes; %llu run and %llu "
+           "group pages\n",
+           store, argv[optind], (unsigned long long)st.size, (unsigned long long)st.from_size,
+           (unsigned long long)st.files, (unsigned long long)st.bytes, (unsigned long long)ps.runs,
+           (unsigned long long)ps.groups);
     return 0;
 }

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "kix/file.h"
 #include "kix/resolve.h"
 #include "kix/tlog_path.h"
 
@@ -587,4 +588,188 @@ int kix_page_home_html(struct kix_log_reader *r, struct kix_buf *out, struct kix
          (ULL)h.shown, (ULL)matched);
     rc = rc ? rc : o.rc;
     return rc ? kix_err_set(err, rc, "rendering the home page: %s", kix_strerror(rc)) : KIX_OK;
+}
+
+/* ---- export ---------------------------------------------------------------------------- */
+
+struct idset {
+    char (*id)[KIX_RUN_ID_MAX + 1];
+    size_t n, cap;
+};
+
+static int idset_add(struct idset *s, const char *id)
+{
+    if (s->n == s->cap) {
+        size_t cap = s->cap ? s->cap * 2 : 64;
+        void *p = realloc(s->id, cap * sizeof(*s->id));
+        if (!p)
+            return KIX_ENOMEM;
+        s->id = p;
+        s->cap = cap;
+    }
+    snprintf(s->id[s->n++], KIX_RUN_ID_MAX + 1, "%s", id);
+    return KIX_OK;
+}
+
+static int id_cmp(const void *a, const void *b)
+{
+    return strcmp(a, b);
+}
+
+/* Sorts and drops duplicates. */
+static void idset_finish(struct idset *s)
+{
+    size_t k = 0;
+
+    if (s->n == 0)
+        return;
+    qsort(s->id, s->n, sizeof(*s->id), id_cmp);
+    for (size_t i = 1; i < s->n; i++)
+        if (strcmp(s->id[i], s->id[k]) != 0 && ++k != i)
+            memcpy(s->id[k], s->id[i], sizeof(*s->id));
+    s->n = k + 1;
+}
+
+struct pexport {
+    struct kix_log_reader *r;
+    const char *dir;
+    struct kix_buf body;
+    struct idset runs, groups; /* groups: digest texts */
+    struct kix_err *err;
+};
+
+static int write_page(struct pexport *x, const char *sub, const char *name, const char *ext)
+{
+    char path[4400];
+
+    if ((size_t)snprintf(path, sizeof(path), "%s/%s", x->dir, sub) >= sizeof(path))
+        return kix_err_set(x->err, KIX_EINVAL, "page path too long");
+    if (kix_dir_make(path, 0755, x->err) != KIX_OK)
+        return KIX_EIO;
+    snprintf(path, sizeof(path), "%s/%s/%s%s", x->dir, sub, name, ext);
+    return kix_file_write_atomic(path, x->body.ptr, x->body.len, 0644, x->err);
+}
+
+static int add_group_run(void *ctx, uint64_t rank, const char *run_id, uint64_t value)
+{
+    (void)rank;
+    (void)value;
+    return idset_add(&((struct pexport *)ctx)->runs, run_id);
+}
+
+int kix_pages_export(struct kix_log *l, const char *dir, struct kix_pages_export_stats *stats,
+                     struct kix_err *err)
+{
+    struct kix_pages_export_stats local;
+    struct pexport x;
+    struct kix_buf mark = KIX_BUF_INIT;
+    char path[4200], text[32];
+    uint64_t from = 0, size, ngroups;
+    int rc;
+
+    memset(&x, 0, sizeof(x));
+    memset(&local, 0, sizeof(local));
+    stats = stats ? stats : &local;
+    memset(stats, 0, sizeof(*stats));
+    x.dir = dir;
+    x.err = err;
+    kix_buf_init(&x.body);
+    snprintf(path, sizeof(path), "%s/runs/.size", dir);
+    if (kix_file_read(path, 64, &mark, NULL) == KIX_OK) {
+        char *end;
+        from = strtoull((const char *)mark.ptr, &end, 10);
+        if (end == (const char *)mark.ptr || *end != '\n')
+            from = 0;
+    }
+    rc = kix_log_read_begin(l, &x.r);
+    if (rc) {
+        kix_err_set(err, rc, "cannot read the log: %s", kix_strerror(rc));
+        goto out;
+    }
+    size = kix_log_reader_size(x.r);
+    if (from > size)
+        from = 0; /* another log's pages, or a log started over */
+    stats->from_size = from;
+    stats->size = size;
+    if (from == size)
+        goto out;
+    /* every run an entry since `from` is about (ranked or not) */
+    for (uint64_t i = from; rc == KIX_OK && i < size; i++) {
+        struct kix_bytes leaf;
+        struct kix_entry_summary e;
+        rc = kix_log_reader_entry(x.r, i, &leaf);
+        if (rc == KIX_OK && kix_entry_describe(leaf.ptr, leaf.len, &e, NULL) == KIX_OK) {
+            if (e.run_id[0])
+                rc = idset_add(&x.runs, e.run_id);
+            if (rc == KIX_OK && e.new_run_id[0])
+                rc = idset_add(&x.runs, e.new_run_id);
+        }
+    }
+    idset_finish(&x.runs);
+    /* their groups, and every run in those (ranks move) */
+    for (size_t i = 0; rc == KIX_OK && i < x.runs.n; i++) {
+        struct kix_run_info info;
+        char key[KIX_DIGEST_TEXT_LEN + 1];
+        if (kix_index_run(x.r, x.runs.id[i], strlen(x.runs.id[i]), &info) != KIX_OK ||
+            !info.grouped)
+            continue;
+        kix_digest_format(&info.comparison_key, key);
+        rc = idset_add(&x.groups, key);
+    }
+    idset_finish(&x.groups);
+    ngroups = x.groups.n;
+    for (size_t i = 0; rc == KIX_OK && i < ngroups; i++) {
+        struct kix_digest d;
+        uint64_t n;
+        if (kix_digest_parse(x.groups.id[i], strlen(x.groups.id[i]), &d, NULL) == KIX_OK)
+            rc = kix_index_group(x.r, &d, 0, UINT64_MAX, add_group_run, &x, &n);
+    }
+    idset_finish(&x.runs);
+    if (rc) {
+        kix_err_set(err, rc, "finding the pages to write: %s", kix_strerror(rc));
+        goto out;
+    }
+    for (size_t i = 0; rc == KIX_OK && i < x.runs.n; i++) {
+        const char *id = x.runs.id[i];
+        kix_buf_reset(&x.body);
+        rc = kix_page_run_html(x.r, id, strlen(id), &x.body, err);
+        if (rc == KIX_ENOTFOUND) { /* an entry about a run the index refused */
+            rc = KIX_OK;
+            continue;
+        }
+        if (rc == KIX_OK)
+            rc = write_page(&x, "runs", id, "");
+        kix_buf_reset(&x.body);
+        if (rc == KIX_OK)
+            rc = kix_page_run_json(x.r, id, strlen(id), &x.body, err);
+        if (rc == KIX_OK)
+            rc = write_page(&x, "runs", id, ".json");
+        if (rc == KIX_OK)
+            stats->runs++;
+    }
+    for (size_t i = 0; rc == KIX_OK && i < x.groups.n; i++) {
+        kix_buf_reset(&x.body);
+        rc = kix_page_group_html(x.r, x.groups.id[i], strlen(x.groups.id[i]), &x.body, err);
+        if (rc == KIX_OK)
+            rc = write_page(&x, "groups", x.groups.id[i], "");
+        if (rc == KIX_OK)
+            stats->groups++;
+    }
+    kix_buf_reset(&x.body);
+    if (rc == KIX_OK)
+        rc = kix_page_home_html(x.r, &x.body, err);
+    if (rc == KIX_OK)
+        rc = write_page(&x, ".", "index", ".html");
+    if (rc == KIX_OK) {
+        int n = snprintf(text, sizeof(text), "%llu\n", (ULL)size);
+        rc = kix_file_write_atomic(path, text, (size_t)n, 0644, err);
+    }
+out:
+    if (x.r)
+        kix_log_read_end(x.r);
+    kix_buf_release(&x.body);
+    kix_buf_release(&mark);
+    free(x.runs.id);
+    free(x.groups.id);
+    return rc;
 }

@@ -6,6 +6,7 @@
 # group of two and evidence.
 source "$(dirname "$0")/lib.sh"
 source "$(dirname "$0")/mirror_lib.sh"
+source "$(dirname "$0")/tlog_lib.sh"
 
 new_origin "$WORK/o"
 { sed -n 1p "$CSV"; awk '/^rope,/ && n++ < 40' "$CSV"; } >"$WORK/rope.csv"
@@ -19,7 +20,7 @@ for l in open(sys.argv[1]):
 [ -n "$RID" ] || fail "no rope run in the map"
 HPORT=$(free_port)
 H="http://127.0.0.1:$HPORT"
-serve o --http "tcp://127.0.0.1:$HPORT"
+serve o --http "tcp://127.0.0.1:$HPORT" --export "$WORK/exp"
 
 curl -sf -D "$WORK/h" "$H/runs/$RID" -o "$WORK/page.html" || fail "GET /runs/$RID"
 grep -qi '^content-type: text/html; charset=utf-8' "$WORK/h" || fail "page content type"
@@ -69,3 +70,18 @@ for p in runs/nope runs/ "runs/a%2Fb" "runs/%zz" groups/sha256:00 groups/xyz "ru
 done
 "$KIX" info --server "$(addr o)" >/dev/null || fail "kixd after bad page requests"
 pass "unknown runs and groups: 404"
+
+# the same pages as static files in the export, served by nginx
+for _ in $(seq 1 100); do [ -f "$WORK/exp/runs/.size" ] && break; sleep 0.1; done
+[ "$(cat "$WORK/exp/runs/.size")" = "$(sed -n 2p "$WORK/exp/checkpoint")" ] || fail "pages not exported"
+start_nginx "$WORK/exp"
+n=0
+for p in "runs/$RID" "runs/$RID.json" "groups/$GROUP" ""; do
+  curl -sf -D "$WORK/nh" "$NGINX_URL/$p" -o "$WORK/n" || fail "nginx: GET /$p"
+  curl -sf "$H/$p" -o "$WORK/k" || fail "kixd: GET /$p"
+  cmp -s "$WORK/n" "$WORK/k" || fail "/$p differs between the export (nginx) and kixd"
+  n=$((n + 1))
+done
+grep -qi '^content-type: text/html' "$WORK/nh" || fail "nginx content type of the home page"
+[ "$(find "$WORK/exp/runs" -name '*.json' | wc -l)" -ge 40 ] || fail "not every run page was exported"
+pass "the export holds the same pages; nginx serves them ($n compared)"

@@ -46,7 +46,7 @@ while IFS= read -r f; do
   curl -sf "$HTTP/$rel" -o "$WORK/got" || fail "kixd does not serve $rel"
   cmp -s "$f" "$WORK/got" || fail "$rel differs between the export and kixd --http"
   n=$((n + 1))
-done < <(find "$WORK/exp" -type f ! -name '*.tmp.*' | sort)
+done < <(find "$WORK/exp/checkpoint" "$WORK/exp/tile" -type f ! -name '*.tmp.*' | sort)
 [ -f "$WORK/exp/tile/0/002.p/190" ] && [ -f "$WORK/exp/tile/1/000.p/2" ] && [ -f "$WORK/exp/tile/entries/002.p/190" ] \
   || fail "the partial tiles of size 702 are missing: $(cd "$WORK/exp" && find . -type f | sort | tr '\n' ' ')"
 [ -f "$WORK/exp/tile/0/002.p/90" ] || fail "the partial tile of the older checkpoint (602) is gone"
@@ -55,7 +55,10 @@ pass "$n exported files are the bytes kixd serves"
 # the one-shot export of the same store is the same tree
 stop o
 expect_status 0 "$KIXD" export --store "$WORK/o" "$WORK/exp2"
-diff -r "$WORK/exp" "$WORK/exp2" >/dev/null || fail "kixd export differs from serve --export: $(diff -r "$WORK/exp" "$WORK/exp2" | head -5)"
+# (the pages differ: each shows the tree size it was written at)
+pages=(-x runs -x groups -x index.html)
+diff -r "${pages[@]}" "$WORK/exp" "$WORK/exp2" >/dev/null \
+  || fail "kixd export differs from serve --export: $(diff -r "${pages[@]}" "$WORK/exp" "$WORK/exp2" | head -5)"
 # run again: nothing to do, nothing rewritten
 expect_status 0 "$KIXD" export --store "$WORK/o" "$WORK/exp2"
 grep -q "702 (from 702), 0 files" "$WORK/out" || fail "a second export rewrote files: $(cat "$WORK/out")"
@@ -81,7 +84,7 @@ cmp -s "$WORK/body" "$WORK/exp/checkpoint" || fail "the served checkpoint is not
 h=$(curl -sI "$HTTP/tile/0/000" | tr -d '\r')
 grep -qi '^content-length: 8192' <<<"$h" || fail "HEAD: $h"
 for p in tile/0/003 tile/0/002.p/191 tile/entries/003 tile/2/000.p/1 tile/0/2 tile/0/x000/002 \
-  tile/00/000 tile/0/002.p/0 tile/0/002.p/256 tile/64/000 tile/0/000/ nothing ""; do
+  tile/00/000 tile/0/002.p/0 tile/0/002.p/256 tile/64/000 tile/0/000/ nothing; do
   code=$(curl -s -o /dev/null -w '%{http_code}' "$HTTP/$p")
   [ "$code" = 404 ] || fail "GET /$p: $code, want 404"
 done

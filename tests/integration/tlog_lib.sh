@@ -22,7 +22,8 @@ stop_nginx_all() {
 trap 'stop_nginx_all; cleanup' EXIT
 
 # start_nginx ROOT: nginx on a free port serving ROOT the way README.md
-# shows (immutable full tiles and bundles, 5 s for the rest); sets NGINX_URL.
+# shows (immutable full tiles and bundles, 5 s for the rest, HTML run and
+# group pages); sets NGINX_URL.
 start_nginx() {
   local root=$1 port dir pid
   port=$(free_port)
@@ -42,7 +43,7 @@ http {
   fastcgi_temp_path $dir/tmp;
   uwsgi_temp_path $dir/tmp;
   scgi_temp_path $dir/tmp;
-  types { }
+  types { text/html html; }
   default_type application/octet-stream;
   server {
     listen 127.0.0.1:$port;
@@ -53,6 +54,9 @@ http {
     }
     location ~ "\.p/[0-9]+\$" { add_header Cache-Control "public, max-age=5"; }
     location /tile/ { add_header Cache-Control "public, max-age=31536000, immutable"; }
+    location /runs/ { default_type "text/html; charset=utf-8"; add_header Cache-Control "public, max-age=5"; }
+    location /groups/ { default_type "text/html; charset=utf-8"; add_header Cache-Control "public, max-age=5"; }
+    location ~ "^/runs/.*\.json\$" { default_type application/json; add_header Cache-Control "public, max-age=5"; }
   }
 }
 CONF

@@ -42,4 +42,20 @@ int kix_page_group_html(struct kix_log_reader *r, const char *key, size_t len, s
 int kix_page_home_html(struct kix_log_reader *r, struct kix_buf *out,
                        struct kix_err *err) KIX_MUST_CHECK;
 
+/* Writes the pages into `dir` (created if missing) as files, for a static
+ * web server next to the tlog-tiles export: runs/<runId> (HTML),
+ * runs/<runId>.json, groups/<key>, index.html. Incremental: DIR/runs/.size
+ * remembers the log size the pages were written for (written last), and
+ * only the runs that entries since then are about are rewritten, with every
+ * run of their comparison groups (whose ranks may have moved) and those
+ * groups' pages; the first export writes every run's page. Each file is
+ * written atomically. stats (may be NULL): what was written. */
+struct kix_pages_export_stats {
+    uint64_t from_size, size; /* the log sizes before and after */
+    uint64_t runs, groups;    /* pages written */
+};
+
+int kix_pages_export(struct kix_log *l, const char *dir, struct kix_pages_export_stats *stats,
+                     struct kix_err *err) KIX_MUST_CHECK;
+
 #endif
