@@ -660,7 +660,9 @@ static int on_header_field(http_parser *p, const char *at, size_t len)
 {
     struct kixd_http_conn *c = p->data;
 
-    if (count_header(c, len))
+    /* + ": " and CRLF; whitespace beyond that is bounded by http-parser's
+     * own limit on a message's head (HTTP_MAX_HEADER_SIZE, 80 KiB) */
+    if (count_header(c, len + 4))
         return 1;
     /* a field arrives in one piece unless a read splits it: then the
      * rare split If-None-Match is just not honoured */

@@ -94,6 +94,8 @@ code=$(curl -s -o /dev/null -w '%{http_code}' -X DELETE "$HTTP/checkpoint")
 [ "$code" = 405 ] || fail "DELETE: $code"
 code=$(curl -s -o /dev/null -w '%{http_code}' -H "X-Big: $(head -c 9000 /dev/zero | tr '\0' a)" "$HTTP/checkpoint")
 [ "$code" = 431 ] || fail "a 9000-byte header: $code, want 431"
+code=$(curl -s -o /dev/null -w '%{http_code}' $(for i in $(seq 1 1500); do printf -- "-H X$i:y "; done) "$HTTP/checkpoint")
+[ "$code" = 431 ] || fail "1500 small headers: $code, want 431"
 # pipelined requests on one connection are answered in order
 python3 - "$HPORT" <<'PY' || fail "pipelining"
 import socket, sys
