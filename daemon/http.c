@@ -408,9 +408,34 @@ static const char *reason(unsigned code)
     }
 }
 
-/* Appends one answer to c->out. body may be NULL (len 0); head: no body. */
-static void answer(struct kixd_http_conn *c, int kind, unsigned code, const char *type,
-                   const char *cache, const uint8_t *body, size_t len, int head)
+/* The strong ETag of an immutable resource: BLAKE2b-128 of the log's key
+ * and the path (its bytes never change), so that neither the bytes need
+ * hashing nor a revalidation needs them read. */
+static void immutable_etag(struct kixd_http_conn *c, const char *path, size_t len, char etag[40])
+{
+    const char *key = c->w->srv->log_key;
+    crypto_generichash_state st;
+    uint8_t hash[16];
+
+    crypto_generichash_init(&st, NULL, 0, sizeof(hash));
+    crypto_generichash_update(&st, (const uint8_t *)key, strlen(key) + 1);
+    crypto_generichash_update(&st, (const uint8_t *)path, len);
+    crypto_generichash_final(&st, hash, sizeof(hash));
+    etag[0] = '"';
+    sodium_bin2hex(etag + 1, 38, hash, sizeof(hash));
+    strcat(etag, "\"");
+}
+
+static int etag_matches(const struct kixd_http_conn *c, const char *etag)
+{
+    return c->etag_len == strlen(etag) && memcmp(c->etag_in, etag, c->etag_len) == 0;
+}
+
+/* Appends one answer to c->out. body may be NULL (len 0); head: no body.
+ * A 200 gets the ETag `tag` (NULL: BLAKE2b-128 of the body). */
+static void answer_tagged(struct kixd_http_conn *c, int kind, unsigned code, const char *type,
+                          const char *cache, const uint8_t *body, size_t len, int head,
+                          const char *tag)
 {
     uint8_t hash[16];
     char etag[40] = "";
@@ -418,11 +443,15 @@ static void answer(struct kixd_http_conn *c, int kind, unsigned code, const char
     int rc;
 
     if (code == 200) {
-        crypto_generichash(hash, sizeof(hash), body, len, NULL, 0);
-        etag[0] = '"';
-        sodium_bin2hex(etag + 1, sizeof(etag) - 2, hash, sizeof(hash));
-        strcat(etag, "\"");
-        if (c->etag_len == strlen(etag) && memcmp(c->etag_in, etag, c->etag_len) == 0)
+        if (tag) {
+            snprintf(etag, sizeof(etag), "%s", tag);
+        } else {
+            crypto_generichash(hash, sizeof(hash), body, len, NULL, 0);
+            etag[0] = '"';
+            sodium_bin2hex(etag + 1, sizeof(etag) - 2, hash, sizeof(hash));
+            strcat(etag, "\"");
+        }
+        if (etag_matches(c, etag))
             code = 304;
     }
     rc = kix_buf_addf(&c->out,
@@ -448,6 +477,12 @@ static void answer(struct kixd_http_conn *c, int kind, unsigned code, const char
         return;
     }
     count_request(c->w->srv, kind, code, c->out.len - before);
+}
+
+static void answer(struct kixd_http_conn *c, int kind, unsigned code, const char *type,
+                   const char *cache, const uint8_t *body, size_t len, int head)
+{
+    answer_tagged(c, kind, code, type, cache, body, len, head, NULL);
 }
 
 static void answer_text(struct kixd_http_conn *c, int kind, unsigned code, const char *text,
@@ -549,6 +584,7 @@ static void respond(struct kixd_http_conn *c, int head)
     struct kix_tlog_path p;
     struct kix_err err = {0};
     const char *path = c->url;
+    char tag[40];
     size_t len = c->url_len, q;
     int rc, kind;
 
@@ -595,6 +631,15 @@ static void respond(struct kixd_http_conn *c, int head)
            : p.kind == KIX_TLOG_TILE     ? K_TILE
                                          : K_ENTRIES;
     rc = kixd_worker_reader(w, &r, &err);
+    if (rc == KIX_OK && p.kind != KIX_TLOG_CHECKPOINT && p.width == KIX_TLOG_WIDTH) {
+        /* immutable: revalidated without reading it */
+        immutable_etag(c, path, len, tag);
+        if (etag_matches(c, tag) &&
+            kix_tlog_tile_width(kix_log_reader_size(r), p.level, p.index) == KIX_TLOG_WIDTH) {
+            answer_tagged(c, kind, 200, "application/octet-stream", IMMUTABLE, NULL, 0, head, tag);
+            return;
+        }
+    }
     kix_buf_reset(&w->scratch);
     if (rc == KIX_OK)
         rc = kix_log_reader_tlog(r, &p, &w->scratch, &err);
@@ -612,8 +657,9 @@ static void respond(struct kixd_http_conn *c, int head)
         answer(c, kind, 200, "text/plain; charset=utf-8", EDGE, w->scratch.ptr, w->scratch.len,
                head);
     else
-        answer(c, kind, 200, "application/octet-stream",
-               p.width == KIX_TLOG_WIDTH ? IMMUTABLE : EDGE, w->scratch.ptr, w->scratch.len, head);
+        answer_tagged(c, kind, 200, "application/octet-stream",
+                      p.width == KIX_TLOG_WIDTH ? IMMUTABLE : EDGE, w->scratch.ptr, w->scratch.len,
+                      head, p.width == KIX_TLOG_WIDTH ? tag : NULL);
 }
 
 /* ---- parsing ---------------------------------------------------------------------------- */
