@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "conn.h"
+#include "http.h"
 #include "kix/messages.h"
 #include "kix/receipt.h"
 #include "mirror.h"
@@ -810,6 +811,8 @@ static const struct method {
     {"follow", m_follow},
     {"add_cosignature", m_add_cosignature},
 };
+_Static_assert(sizeof(methods) / sizeof(methods[0]) < KIXD_RPC_UNKNOWN,
+               "raise KIXD_RPC_SLOTS (http.h) for the metrics of every method");
 
 static void call_init(struct call *k, struct kixd_conn *c, struct kix_proto_msg *msg)
 {
@@ -867,6 +870,8 @@ void kixd_dispatch(struct kixd_conn *c, struct kix_proto_msg *msg)
                  (int)(msg->method.len > 64 ? 64 : msg->method.len), (const char *)msg->method.ptr);
     else
         rc = m->fn(&k);
+    kixd_metrics_rpc(c->w->srv, m ? (unsigned)(m - methods) : KIXD_RPC_UNKNOWN, m ? m->name : NULL,
+                     rc == ASYNC || rc == KIX_OK);
     if (rc == ASYNC || rc == KIX_OK)
         return;
     kixd_log(KIXD_DEBUG, "connection %s: %s: %s %s", c->peer, m ? m->name : "(unknown method)",

@@ -64,6 +64,15 @@ struct kixd_config {
     char witness_key[4096];                   /* this mirror's witness key file */
     char witnesses[KIXD_MAX_WITNESSES][1024]; /* witness keys accepted (text or file) */
     size_t nwitnesses;
+    /* the HTTP side (http.c, export.c) */
+    char http[KIXD_MAX_LISTEN][KIXD_ADDR_MAX]; /* tcp://HOST:PORT listeners for HTTP */
+    size_t nhttp;
+    size_t http_max_header; /* request line and headers of one request */
+    int http_metrics;       /* serve /metrics on the HTTP listeners */
+    char export_dir[4096];  /* keep a tlog-tiles directory current; "" = off */
 };
+
+/* kixd export: write a store's tlog-tiles tree into a directory once. */
+int kixd_export_main(int argc, char **argv);
 
 #endif

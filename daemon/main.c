@@ -96,6 +96,20 @@ static const char serve_help[] =
     "  --witness KEY          accept add_cosignature from this witness (verifier key\n"
     "                         text or a file); repeat for more\n"
     "\n"
+    "the HTTP side (C2SP tlog-tiles; proto/PROTOCOL.md, 'HTTP'):\n"
+    "  --http ADDR            tcp://HOST:PORT: serve checkpoint, tile/<L>/<N>[.p/<W>]\n"
+    "                         and tile/entries/<N>[.p/<W>] over HTTP/1.1 (GET, HEAD),\n"
+    "                         with the run pages runs/<runId>[.json], groups/<key>\n"
+    "                         and /; repeat for more. --max-connections, --idle-timeout and\n"
+    "                         --max-output apply as to RPC connections\n"
+    "  --http-max-header BYTES  request line and headers of one request; more gets\n"
+    "                         431 (default 8K)\n"
+    "  --http-metrics         also serve /metrics (Prometheus text format) on --http\n"
+    "  --export DIR           keep DIR a tlog-tiles tree of the log (and its pages),\n"
+    "                         updated after each commit (files written atomically,\n"
+    "                         the checkpoint last), for nginx, an object store or a\n"
+    "                         CDN to serve\n"
+    "\n"
     "exit status: 0 stopped by a signal, 1 refused input, 2 usage, 3 cannot serve\n"
     "(store missing or corrupt, address in use), 4 a mirror with --fail-on-fork\n"
     "found a fork\n";
@@ -109,6 +123,7 @@ static const char main_help[] =
     "  init    create a new log (store, log key, entry 0)\n"
     "  serve   serve a log (the default when the first argument is an option)\n"
     "  check   check a store against itself: checkpoints, tree, entries, objects\n"
+    "  export  write a store's log into a directory as C2SP tlog-tiles\n"
     "\n"
     "'kixd COMMAND --help' describes one command; 'kixd --version' prints the version.\n";
 
@@ -131,6 +146,7 @@ static void config_defaults(struct kixd_config *cfg)
     cfg->max_objects = 1024;
     cfg->drain_timeout_ms = 30000;
     cfg->mirror_batch = 1024;
+    cfg->http_max_header = 8192;
     cfg->log_level = KIXD_INFO;
 }
 
@@ -217,6 +233,10 @@ enum {
     O_WITNESS,
     O_MAP_MAX,
     O_NO_STORE_CHECK,
+    O_HTTP,
+    O_HTTP_MAX_HEADER,
+    O_HTTP_METRICS,
+    O_EXPORT,
     O_HELP,
 };
 
@@ -247,6 +267,10 @@ static const struct option serve_options[] = {
     {"witness", required_argument, NULL, O_WITNESS},
     {"map-max", required_argument, NULL, O_MAP_MAX},
     {"no-store-check", no_argument, NULL, O_NO_STORE_CHECK},
+    {"http", required_argument, NULL, O_HTTP},
+    {"http-max-header", required_argument, NULL, O_HTTP_MAX_HEADER},
+    {"http-metrics", no_argument, NULL, O_HTTP_METRICS},
+    {"export", required_argument, NULL, O_EXPORT},
     {"help", no_argument, NULL, O_HELP},
     {NULL, 0, NULL, 0},
 };
@@ -382,6 +406,28 @@ static int apply(struct kixd_config *cfg, int opt, const char *v, char *why, siz
         bad = !*v || strlen(v) >= sizeof(cfg->witnesses[0]);
         if (!bad)
             snprintf(cfg->witnesses[cfg->nwitnesses++], sizeof(cfg->witnesses[0]), "%s", v);
+        break;
+    case O_HTTP:
+        if (cfg->nhttp >= KIXD_MAX_LISTEN) {
+            snprintf(why, cap, "at most %d --http addresses", KIXD_MAX_LISTEN);
+            return -1;
+        }
+        if (strlen(v) >= KIXD_ADDR_MAX || strncmp(v, "tcp://", 6) != 0) {
+            snprintf(why, cap, "--http %s: expected tcp://HOST:PORT", v);
+            return -1;
+        }
+        snprintf(cfg->http[cfg->nhttp++], KIXD_ADDR_MAX, "%s", v);
+        break;
+    case O_HTTP_MAX_HEADER:
+        bad = parse_bytes(v, 1024, (size_t)1 << 20, &cfg->http_max_header) != 0;
+        break;
+    case O_HTTP_METRICS:
+        cfg->http_metrics = 1;
+        break;
+    case O_EXPORT:
+        bad = !*v || strlen(v) >= sizeof(cfg->export_dir);
+        if (!bad)
+            snprintf(cfg->export_dir, sizeof(cfg->export_dir), "%s", v);
         break;
     default:
         snprintf(why, cap, "unknown setting");
@@ -532,6 +578,10 @@ int kixd_serve_main(int argc, char **argv)
                         "--mirror-of ADDR\nTry 'kixd serve --help'.\n");
         return 2;
     }
+    if (cfg.http_metrics && cfg.nhttp == 0) {
+        fprintf(stderr, "kixd: --http-metrics needs --http ADDR\nTry 'kixd serve --help'.\n");
+        return 2;
+    }
     if (cfg.nlisten == 0)
         snprintf(cfg.listen[cfg.nlisten++], KIXD_ADDR_MAX, "tcp://127.0.0.1:7420");
     if (cfg.max_output < (size_t)64 << 10)
@@ -549,6 +599,8 @@ int main(int argc, char **argv)
         return kixd_serve_main(argc - 1, argv + 1);
     if (argc >= 2 && strcmp(argv[1], "check") == 0)
         return kixd_check_main(argc - 1, argv + 1);
+    if (argc >= 2 && strcmp(argv[1], "export") == 0)
+        return kixd_export_main(argc - 1, argv + 1);
     if (argc >= 2 && (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0 ||
                       strcmp(argv[1], "help") == 0)) {
         fputs(main_help, stdout);

@@ -19,6 +19,7 @@
 #include "conn.h"
 #include "mirror.h"
 #include "harden.h"
+#include "http.h"
 #include "kix/addr.h"
 #include "kix/rpc.h"
 #include "writer.h"
@@ -78,7 +79,8 @@ static void post_flag(struct kixd_worker *w, int stop)
 static void log_grew(void *ctx, uint64_t size)
 {
     struct kixd_server *srv = ctx;
-    (void)size;
+    kixd_metrics_grew(srv, size);
+    kixd_export_kick(srv->exporter);
     for (unsigned i = 0; i < srv->nworkers; i++)
         post_flag(&srv->workers[i], 0);
 }
@@ -88,8 +90,15 @@ void kixd_server_grew(struct kixd_server *srv)
     /* under stop_mu: once stopping is set, the loops may close their wake
      * handles, so nobody may post to them any more */
     pthread_mutex_lock(&srv->stop_mu);
-    if (!atomic_load(&srv->stopping))
-        log_grew(srv, 0);
+    if (!atomic_load(&srv->stopping)) {
+        struct kix_log_reader *r;
+        uint64_t size = 0;
+        if (kix_log_read_begin(srv->log, &r) == KIX_OK) {
+            size = kix_log_reader_size(r);
+            kix_log_read_end(r);
+        }
+        log_grew(srv, size);
+    }
     pthread_mutex_unlock(&srv->stop_mu);
 }
 
@@ -176,6 +185,7 @@ static void begin_drain(struct kixd_worker *w)
     for (unsigned i = 0; i < w->nlisteners; i++)
         close_handle(&w->listeners[i].u.h);
     kixd_conn_stop_all(w);
+    kixd_http_stop_all(w);
     uv_timer_start(&w->drain_timer, on_drain_timeout, w->srv->cfg->drain_timeout_ms, 0);
 }
 
@@ -188,7 +198,7 @@ void kixd_worker_check_drained(struct kixd_worker *w)
         if (c->queued == 0 && c->out.len == 0)
             kixd_conn_close(c, KIXD_DEBUG, "server stopping");
     }
-    if (w->nconns > 0)
+    if (w->nconns > 0 || w->nhconns > 0)
         return; /* answers still being written */
     w->handles_closed = 1;
     close_handle((uv_handle_t *)&w->wake);
@@ -219,6 +229,7 @@ static void on_sweep(uv_timer_t *t)
 {
     struct kixd_worker *w = t->data;
     kixd_conn_sweep(w);
+    kixd_http_sweep(w);
     kixd_worker_reader_end(w);
 }
 
@@ -232,7 +243,10 @@ static void on_connection(uv_stream_t *server, int status)
         kixd_log(KIXD_WARN, "accepting on %s failed: %s", l->addr, uv_strerror(status));
         return;
     }
-    kixd_conn_accept(l->w, server);
+    if (l->is_http)
+        kixd_http_accept(l->w, server);
+    else
+        kixd_conn_accept(l->w, server);
     kixd_worker_reader_end(l->w);
 }
 
@@ -266,7 +280,7 @@ static int bound_socket(const struct sockaddr *sa, socklen_t len, int reuseport,
     return KIX_OK;
 }
 
-static int listen_tcp(struct kixd_server *srv, const char *addr, struct kix_err *err)
+static int listen_tcp(struct kixd_server *srv, const char *addr, int is_http, struct kix_err *err)
 {
     char host[256], port[16];
     struct addrinfo hints, *ai = NULL;
@@ -304,6 +318,7 @@ static int listen_tcp(struct kixd_server *srv, const char *addr, struct kix_err 
         l->u.h.data = l;
         l->w = w;
         l->is_tcp = 1;
+        l->is_http = is_http;
         snprintf(l->addr, sizeof(l->addr), "%s", addr);
         w->nlisteners++;
         rc = uv_tcp_open(&l->u.tcp, fd);
@@ -408,12 +423,17 @@ static int open_listeners(struct kixd_server *srv, struct kix_err *err)
         const char *a = cfg->listen[i];
         int rc;
         if (strncmp(a, "tcp://", 6) == 0)
-            rc = listen_tcp(srv, a, err);
+            rc = listen_tcp(srv, a, 0, err);
         else if (strncmp(a, "unix://", 7) == 0)
             rc = listen_unix(srv, a, err);
         else
             rc = kix_err_set(err, KIX_EUSAGE,
                              "bad listen address %s: expected tcp://HOST:PORT or unix:///PATH", a);
+        if (rc)
+            return rc;
+    }
+    for (size_t i = 0; i < cfg->nhttp; i++) {
+        int rc = listen_tcp(srv, cfg->http[i], 1, err);
         if (rc)
             return rc;
     }
@@ -605,7 +625,11 @@ int kixd_server_run(const struct kixd_config *cfg)
             goto out;
         }
     }
-    rc = open_listeners(&srv, &err);
+    rc = kixd_metrics_new(&srv) == KIX_OK ? KIX_OK : kix_err_set(&err, KIX_ENOMEM, "out of memory");
+    if (rc == KIX_OK)
+        rc = open_listeners(&srv, &err);
+    if (rc == KIX_OK && cfg->export_dir[0])
+        rc = kixd_export_start(&srv, cfg->export_dir, &srv.exporter, &err);
     if (rc == KIX_OK && !kix_log_is_replica(srv.log))
         rc = kixd_writer_start(srv.log, cfg->max_group, cfg->max_batch, log_grew, &srv, &srv.writer,
                                &err);
@@ -626,6 +650,9 @@ int kixd_server_run(const struct kixd_config *cfg)
     kixd_log(KIXD_INFO, "kixd %s serving %slog %s (size %llu) from %s on %s with %u event loops",
              KIX_VERSION_STRING, kix_log_is_replica(srv.log) ? "the read-only mirror of " : "",
              kix_log_origin(srv.log), (unsigned long long)size, cfg->store, where, srv.nworkers);
+    for (size_t i = 0; i < cfg->nhttp; i++)
+        kixd_log(KIXD_INFO, "HTTP (C2SP tlog-tiles%s) on %s", cfg->http_metrics ? ", /metrics" : "",
+                 cfg->http[i]);
     for (; started < srv.nworkers; started++) {
         if (pthread_create(&srv.workers[started].thread, NULL, worker_main,
                            &srv.workers[started]) != 0) {
@@ -643,12 +670,15 @@ int kixd_server_run(const struct kixd_config *cfg)
 out:
     kixd_mirror_stop(srv.mirror);
     kixd_writer_stop(srv.writer);
+    kixd_export_stop(srv.exporter); /* after the writers: a last export */
+    srv.exporter = NULL;
     for (unsigned i = 0; i < srv.nworkers; i++)
         worker_release(&srv.workers[i]);
     for (unsigned i = 0; srv.workers && i < srv.workers[0].nlisteners; i++)
         if (srv.workers[0].listeners[i].bound)
             unlink(srv.workers[0].listeners[i].addr + 7);
     free(srv.workers);
+    kixd_metrics_free(&srv);
     kix_log_close(srv.log);
     if (srv.lock_fd >= 0)
         close(srv.lock_fd);

@@ -31,6 +31,9 @@ struct kixd_writer;
 struct kixd_worker;
 
 struct kixd_mirror;
+struct kixd_http_conn;
+struct kixd_export;
+struct kixd_metrics;
 
 struct kixd_server {
     const struct kixd_config *cfg;
@@ -45,10 +48,12 @@ struct kixd_server {
     struct kixd_writer *writer;
     struct kixd_worker *workers;
     unsigned nworkers;
-    atomic_uint connections;    /* open connections, all workers */
-    atomic_int stopping;        /* a signal asked us to stop */
-    atomic_size_t read_bytes;   /* receive buffers, all connections */
-    atomic_size_t submit_bytes; /* submits accepted and not yet answered */
+    atomic_uint connections;      /* open connections, all workers */
+    atomic_int stopping;          /* a signal asked us to stop */
+    atomic_size_t read_bytes;     /* receive buffers, all connections */
+    atomic_size_t submit_bytes;   /* submits accepted and not yet answered */
+    struct kixd_export *exporter; /* export.c: --export DIR, or NULL */
+    struct kixd_metrics *metrics; /* http.c: counters of the HTTP side */
 };
 
 struct kixd_listener {
@@ -60,7 +65,8 @@ struct kixd_listener {
     } u;
     struct kixd_worker *w;
     int is_tcp;
-    int bound; /* a Unix socket file we created (removed at exit) */
+    int is_http; /* an HTTP listener (http.c) */
+    int bound;   /* a Unix socket file we created (removed at exit) */
     char addr[KIXD_ADDR_MAX];
 };
 
@@ -84,6 +90,8 @@ struct kixd_worker {
     /* loop thread only */
     struct kixd_conn *conns; /* open (not closing) connections */
     unsigned nconns;
+    struct kixd_http_conn *hconns; /* open HTTP connections (http.c) */
+    unsigned nhconns;
     unsigned jobs; /* submits from this worker not yet answered */
     int draining, handles_closed, loop_ready, signals;
     struct kix_log_reader *reader; /* the snapshot of the current callback */

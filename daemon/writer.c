@@ -29,7 +29,38 @@ struct kixd_writer {
     uint64_t size;
     struct kix_prepared **items; /* scratch for one group */
     struct kix_append_result *res;
+    /* commit statistics (kixd_writer_stats), under mu */
+    uint64_t commit_buckets[KIXD_COMMIT_BUCKETS], commits_failed;
+    double commit_ms_sum;
 };
+
+const double KIXD_COMMIT_LE_MS[KIXD_COMMIT_BUCKETS - 1] = {1, 2.5, 5, 10, 25, 100, 1000};
+
+void kixd_writer_stats(struct kixd_writer *wr, uint64_t buckets[KIXD_COMMIT_BUCKETS],
+                       uint64_t *failed, double *ms_sum)
+{
+    pthread_mutex_lock(&wr->mu);
+    memcpy(buckets, wr->commit_buckets, sizeof(wr->commit_buckets));
+    *failed = wr->commits_failed;
+    *ms_sum = wr->commit_ms_sum;
+    pthread_mutex_unlock(&wr->mu);
+}
+
+static void count_commit(struct kixd_writer *wr, int ok, double ms)
+{
+    size_t b = 0;
+
+    while (b < KIXD_COMMIT_BUCKETS - 1 && ms > KIXD_COMMIT_LE_MS[b])
+        b++;
+    pthread_mutex_lock(&wr->mu);
+    if (ok) {
+        wr->commit_buckets[b]++;
+        wr->commit_ms_sum += ms;
+    } else {
+        wr->commits_failed++;
+    }
+    pthread_mutex_unlock(&wr->mu);
+}
 
 /* ---- the job ----------------------------------------------------------------- */
 
@@ -169,6 +200,7 @@ static void commit_group(struct kixd_writer *wr, struct kixd_submit *group)
             if (j->prepared[i])
                 wr->items[k++] = j->prepared[i];
     rc = kix_log_commit(wr->log, wr->items, k, wr->res, &size, &err);
+    count_commit(wr, rc == KIX_OK, elapsed_ms(&t0));
     if (rc)
         kixd_log(KIXD_ERROR, "group commit of %zu entries failed, nothing stored: %s", k,
                  kix_err_text(&err, rc));

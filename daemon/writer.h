@@ -60,6 +60,13 @@ int kixd_writer_start(struct kix_log *log, unsigned max_group, unsigned max_batc
                       struct kix_err *err);
 /* Any thread: queues a prepared job for the next group. */
 void kixd_writer_push(struct kixd_writer *wr, struct kixd_submit *job);
+/* Any thread: group commits so far (durable transaction: LMDB commit and
+ * fsync), failed ones, and their latency: buckets[i] counts commits of at
+ * most KIXD_COMMIT_LE_MS[i] ms (the last: any), *ms_sum their total. */
+#define KIXD_COMMIT_BUCKETS 8
+extern const double KIXD_COMMIT_LE_MS[KIXD_COMMIT_BUCKETS - 1];
+void kixd_writer_stats(struct kixd_writer *wr, uint64_t buckets[KIXD_COMMIT_BUCKETS],
+                       uint64_t *failed, double *ms_sum);
 /* Commits what is queued, stops the thread and frees the writer. */
 void kixd_writer_stop(struct kixd_writer *wr);
 

@@ -1,0 +1,192 @@
+/* kixd serve --export DIR: a thread keeping a tlog-tiles directory current
+ * (http.h), and the one-shot `kixd export`. */
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+
+#include "http.h"
+#include "kix/index.h"
+#include "kix/pages.h"
+#include "kix/tlog_tiles.h"
+
+struct kixd_export {
+    struct kixd_server *srv;
+    char dir[4096];
+    pthread_t thread;
+    pthread_mutex_t mu;
+    pthread_cond_t cv;
+    int pending, stop;
+};
+
+static double now_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
+}
+
+static void export_once(struct kixd_export *e)
+{
+    struct kix_tlog_export_stats st;
+    struct kix_pages_export_stats ps;
+    struct kix_err err = {0};
+    double t0 = now_ms(), ms;
+    int rc = kix_log_export_tlog(e->srv->log, e->dir, &st, &err);
+
+    /* the pages after the tiles they link to */
+    if (rc == KIX_OK)
+        rc = kix_pages_export(e->srv->log, e->dir, &ps, &err);
+
+    ms = now_ms() - t0;
+    kixd_metrics_exported(e->srv, rc == KIX_OK, st.size, ms);
+    if (rc)
+        kixd_log(KIXD_ERROR, "export to %s failed: %s", e->dir, kix_err_text(&err, rc));
+    else if (st.files)
+        kixd_log(KIXD_DEBUG, "exported %s: size %llu -> %llu, %llu files, %llu bytes, %.1f ms",
+                 e->dir, (unsigned long long)st.from_size, (unsigned long long)st.size,
+                 (unsigned long long)st.files, (unsigned long long)st.bytes, ms);
+}
+
+static void *export_main(void *arg)
+{
+    struct kixd_export *e = arg;
+
+    pthread_mutex_lock(&e->mu);
+    for (;;) {
+        while (!e->pending && !e->stop)
+            pthread_cond_wait(&e->cv, &e->mu);
+        if (!e->pending)
+            break;
+        e->pending = 0;
+        pthread_mutex_unlock(&e->mu);
+        export_once(e);
+        pthread_mutex_lock(&e->mu);
+    }
+    pthread_mutex_unlock(&e->mu);
+    return NULL;
+}
+
+int kixd_export_start(struct kixd_server *srv, const char *dir, struct kixd_export **out,
+                      struct kix_err *err)
+{
+    struct kixd_export *e = calloc(1, sizeof(*e));
+
+    *out = NULL;
+    if (!e)
+        return kix_err_set(err, KIX_ENOMEM, "out of memory");
+    e->srv = srv;
+    snprintf(e->dir, sizeof(e->dir), "%s", dir);
+    pthread_mutex_init(&e->mu, NULL);
+    pthread_cond_init(&e->cv, NULL);
+    e->pending = 1; /* bring the directory up to date at once */
+    if (pthread_create(&e->thread, NULL, export_main, e) != 0) {
+        pthread_cond_destroy(&e->cv);
+        pthread_mutex_destroy(&e->mu);
+        free(e);
+        return kix_err_set(err, KIX_EUNAVAIL, "cannot start the export thread");
+    }
+    kixd_log(KIXD_INFO, "exporting the log as C2SP tlog-tiles into %s", dir);
+    *out = e;
+    return KIX_OK;
+}
+
+void kixd_export_kick(struct kixd_export *e)
+{
+    if (!e)
+        return;
+    pthread_mutex_lock(&e->mu);
+    e->pending = 1;
+    pthread_cond_signal(&e->cv);
+    pthread_mutex_unlock(&e->mu);
+}
+
+void kixd_export_stop(struct kixd_export *e)
+{
+    if (!e)
+        return;
+    pthread_mutex_lock(&e->mu);
+    e->stop = 1;
+    pthread_cond_signal(&e->cv);
+    pthread_mutex_unlock(&e->mu);
+    pthread_join(e->thread, NULL);
+    pthread_cond_destroy(&e->cv);
+    pthread_mutex_destroy(&e->mu);
+    free(e);
+}
+
+/* ---- kixd export ------------------------------------------------------------------------ */
+
+static const char export_help[] =
+    "usage: kixd export --store DIR OUTDIR\n"
+    "\n"
+    "Writes the log in DIR (an origin or a mirror's replica) into OUTDIR as a C2SP\n"
+    "tlog-tiles tree: checkpoint, tile/<L>/<N>[.p/<W>], tile/entries/<N>[.p/<W>],\n"
+    "with the run pages: runs/<runId> (HTML), runs/<runId>.json, groups/<key>,\n"
+    "index.html.\n"
+    "Any static web server, object store or CDN can then serve it. Only what\n"
+    "changed since OUTDIR's checkpoint is written; every file atomically, the\n"
+    "checkpoint last. The store may be served by kixd meanwhile.\n"
+    "\n"
+    "exit status: 0 done, 2 usage, 3 cannot read the store or write OUTDIR\n";
+
+int kixd_export_main(int argc, char **argv)
+{
+    static const struct option opts[] = {
+        {"store", required_argument, NULL, 's'},
+        {"help", no_argument, NULL, 'h'},
+        {NULL, 0, NULL, 0},
+    };
+    const char *store = NULL;
+    struct kix_log_opts lo;
+    struct kix_log *log = NULL;
+    struct kix_tlog_export_stats st;
+    struct kix_pages_export_stats ps;
+    struct kix_err err = {0};
+    char path[4200];
+    struct stat sb;
+    int c, rc;
+
+    optind = 1;
+    while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+        if (c == 'h') {
+            fputs(export_help, stdout);
+            return 0;
+        }
+        if (c != 's') {
+            fprintf(stderr, "Try 'kixd export --help'.\n");
+            return 2;
+        }
+        store = optarg;
+    }
+    if (!store || optind != argc - 1) {
+        fprintf(stderr, "kixd: export needs --store DIR and one OUTDIR\nTry 'kixd export "
+                        "--help'.\n");
+        return 2;
+    }
+    snprintf(path, sizeof(path), "%s/data.mdb", store);
+    if (stat(path, &sb) != 0) {
+        fprintf(stderr, "kixd: no kix store in %s (create one with kixd init)\n", store);
+        return 3;
+    }
+    memset(&lo, 0, sizeof(lo));
+    lo.store.read_only = 1;
+    rc = kix_index_open_any(store, &lo, &log, &err);
+    if (rc == KIX_OK)
+        rc = kix_log_export_tlog(log, argv[optind], &st, &err);
+    if (rc == KIX_OK)
+        rc = kix_pages_export(log, argv[optind], &ps, &err);
+    kix_log_close(log);
+    if (rc) {
+        fprintf(stderr, "kixd: export: %s\n", kix_err_text(&err, rc));
+        return rc == KIX_EUSAGE ? 2 : 3;
+    }
+    printf("exported %s to %s: size %llu (from %llu), %llu files, %llu bytes; %llu run and %llu "
+           "group pages\n",
+           store, argv[optind], (unsigned long long)st.size, (unsigned long long)st.from_size,
+           (unsigned long long)st.files, (unsigned long long)st.bytes, (unsigned long long)ps.runs,
+           (unsigned long long)ps.groups);
+    return 0;
+}

@@ -1,0 +1,981 @@
+/* kixd's HTTP/1.1 listener: C2SP tlog-tiles reads and /metrics (http.h). */
+#include "http.h"
+
+#include <http_parser.h>
+#include <limits.h>
+#include <sodium.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <time.h>
+
+#include "kix/pages.h"
+#include "kix/tlog_tiles.h"
+#include "mirror.h"
+#include "writer.h"
+
+#define IMMUTABLE "public, max-age=31536000, immutable"
+#define EDGE      "public, max-age=5"
+#define ULL       unsigned long long
+
+/* ---- metrics --------------------------------------------------------------------- */
+
+enum { K_CHECKPOINT, K_TILE, K_ENTRIES, K_METRICS, K_PAGE, K_OTHER, K_N };
+static const char *const kind_names[K_N] = {"checkpoint", "tile", "entries",
+                                            "metrics",    "page", "other"};
+static const unsigned codes[] = {200, 304, 400, 404, 405, 413, 431, 500, 503};
+#define NCODES (sizeof(codes) / sizeof(codes[0]))
+static const uint64_t batch_le[] = {1, 4, 16, 64, 256, 1024, 4096, 16384};
+#define NBATCH (sizeof(batch_le) / sizeof(batch_le[0]))
+
+struct kixd_metrics {
+    atomic_uint_least64_t requests[K_N][NCODES];
+    atomic_uint_least64_t http_bytes;
+    atomic_uint_least64_t http_accepted;
+    atomic_uint_least64_t batches[NBATCH + 1]; /* commits by entries added (last: +Inf) */
+    atomic_uint_least64_t batch_entries;
+    atomic_uint_least64_t last_size;
+    atomic_uint_least64_t last_grew_ms; /* wall clock of the last growth */
+    atomic_uint_least64_t exports_ok, exports_failed, export_size, export_us;
+    pthread_mutex_t mu; /* orders grew's read-modify-write of last_size */
+    _Atomic(const char *) rpc_name[KIXD_RPC_SLOTS];
+    atomic_uint_least64_t rpc[KIXD_RPC_SLOTS][2]; /* [ok, error] */
+};
+
+void kixd_metrics_rpc(struct kixd_server *srv, unsigned slot, const char *name, int ok)
+{
+    struct kixd_metrics *m = srv->metrics;
+
+    if (!m)
+        return;
+    if (slot >= KIXD_RPC_SLOTS || (slot != KIXD_RPC_UNKNOWN && !name))
+        slot = KIXD_RPC_UNKNOWN;
+    atomic_store(&m->rpc_name[slot], slot == KIXD_RPC_UNKNOWN ? "(unknown)" : name);
+    atomic_fetch_add(&m->rpc[slot][ok ? 0 : 1], 1);
+}
+
+static uint64_t wall_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    return (uint64_t)ts.tv_sec * 1000u + (uint64_t)ts.tv_nsec / 1000000u;
+}
+
+int kixd_metrics_new(struct kixd_server *srv)
+{
+    struct kixd_metrics *m = calloc(1, sizeof(*m));
+    struct kix_log_reader *r;
+
+    if (!m)
+        return KIX_ENOMEM;
+    pthread_mutex_init(&m->mu, NULL);
+    if (kix_log_read_begin(srv->log, &r) == KIX_OK) {
+        atomic_store(&m->last_size, kix_log_reader_size(r));
+        kix_log_read_end(r);
+    }
+    atomic_store(&m->last_grew_ms, wall_ms());
+    srv->metrics = m;
+    return KIX_OK;
+}
+
+void kixd_metrics_free(struct kixd_server *srv)
+{
+    if (!srv->metrics)
+        return;
+    pthread_mutex_destroy(&srv->metrics->mu);
+    free(srv->metrics);
+    srv->metrics = NULL;
+}
+
+void kixd_metrics_grew(struct kixd_server *srv, uint64_t size)
+{
+    struct kixd_metrics *m = srv->metrics;
+    uint64_t added;
+    size_t b = 0;
+
+    if (!m)
+        return;
+    pthread_mutex_lock(&m->mu);
+    added = size > atomic_load(&m->last_size) ? size - atomic_load(&m->last_size) : 0;
+    if (added > 0)
+        atomic_store(&m->last_size, size);
+    pthread_mutex_unlock(&m->mu);
+    if (added == 0)
+        return;
+    while (b < NBATCH && added > batch_le[b])
+        b++;
+    atomic_fetch_add(&m->batches[b], 1);
+    atomic_fetch_add(&m->batch_entries, added);
+    atomic_store(&m->last_grew_ms, wall_ms());
+}
+
+void kixd_metrics_exported(struct kixd_server *srv, int ok, uint64_t size, double ms)
+{
+    struct kixd_metrics *m = srv->metrics;
+
+    if (!m)
+        return;
+    if (ok) {
+        atomic_fetch_add(&m->exports_ok, 1);
+        atomic_store(&m->export_size, size);
+    } else {
+        atomic_fetch_add(&m->exports_failed, 1);
+    }
+    atomic_fetch_add(&m->export_us, (uint64_t)(ms * 1000.0));
+}
+
+static void count_request(struct kixd_server *srv, int kind, unsigned code, size_t bytes)
+{
+    struct kixd_metrics *m = srv->metrics;
+
+    if (!m)
+        return;
+    for (size_t i = 0; i < NCODES; i++) {
+        if (codes[i] == code) {
+            atomic_fetch_add(&m->requests[kind][i], 1);
+            break;
+        }
+    }
+    atomic_fetch_add(&m->http_bytes, bytes);
+}
+
+#define ADD(...)                                                                                   \
+    do {                                                                                           \
+        if (kix_buf_addf(out, __VA_ARGS__) != KIX_OK)                                              \
+            return KIX_ENOMEM;                                                                     \
+    } while (0)
+
+/* The Prometheus text exposition format (version 0.0.4). */
+static int metrics_text(struct kixd_worker *w, struct kix_buf *out)
+{
+    struct kixd_server *srv = w->srv;
+    struct kixd_metrics *m = srv->metrics;
+    struct kix_log_reader *r = NULL;
+    struct kix_err err = {0};
+    uint64_t size = 0, cum = 0;
+
+    if (kixd_worker_reader(w, &r, &err) == KIX_OK)
+        size = kix_log_reader_size(r);
+    ADD("# HELP kix_log_entries Entries in the log (the size of its latest checkpoint).\n"
+        "# TYPE kix_log_entries gauge\nkix_log_entries %llu\n",
+        (ULL)size);
+    ADD("# HELP kix_checkpoint_age_seconds Seconds since the log last grew (or kixd started).\n"
+        "# TYPE kix_checkpoint_age_seconds gauge\nkix_checkpoint_age_seconds %.3f\n",
+        (double)(wall_ms() - atomic_load(&m->last_grew_ms)) / 1000.0);
+    ADD("# HELP kix_log_replica 1 when this kixd serves a read-only mirror.\n"
+        "# TYPE kix_log_replica gauge\nkix_log_replica %d\n",
+        kix_log_is_replica(srv->log));
+    ADD("# HELP kix_batch_entries Entries added per commit (or mirror batch) since start.\n"
+        "# TYPE kix_batch_entries histogram\n");
+    for (size_t b = 0; b <= NBATCH; b++) {
+        cum += atomic_load(&m->batches[b]);
+        if (b < NBATCH)
+            ADD("kix_batch_entries_bucket{le=\"%llu\"} %llu\n", (ULL)batch_le[b], (ULL)cum);
+        else
+            ADD("kix_batch_entries_bucket{le=\"+Inf\"} %llu\n", (ULL)cum);
+    }
+    ADD("kix_batch_entries_sum %llu\nkix_batch_entries_count %llu\n",
+        (ULL)atomic_load(&m->batch_entries), (ULL)cum);
+    if (srv->writer) {
+        uint64_t b[KIXD_COMMIT_BUCKETS], failed, n = 0;
+        double ms;
+        kixd_writer_stats(srv->writer, b, &failed, &ms);
+        ADD("# HELP kix_commit_seconds Group commits (one durable LMDB transaction with its "
+            "fsync) by latency.\n# TYPE kix_commit_seconds histogram\n");
+        for (size_t i = 0; i < KIXD_COMMIT_BUCKETS; i++) {
+            n += b[i];
+            if (i < KIXD_COMMIT_BUCKETS - 1)
+                ADD("kix_commit_seconds_bucket{le=\"%g\"} %llu\n", KIXD_COMMIT_LE_MS[i] / 1e3,
+                    (ULL)n);
+            else
+                ADD("kix_commit_seconds_bucket{le=\"+Inf\"} %llu\n", (ULL)n);
+        }
+        ADD("kix_commit_seconds_sum %.6f\nkix_commit_seconds_count %llu\n", ms / 1e3, (ULL)n);
+        ADD("# HELP kix_commits_failed_total Group commits that failed (nothing stored).\n"
+            "# TYPE kix_commits_failed_total counter\nkix_commits_failed_total %llu\n",
+            (ULL)failed);
+    }
+    ADD("# HELP kixd_connections Open connections (RPC and HTTP).\n"
+        "# TYPE kixd_connections gauge\nkixd_connections %u\n",
+        atomic_load(&srv->connections));
+    ADD("# HELP kixd_rpc_requests_total RPC requests dispatched, by method and result.\n"
+        "# TYPE kixd_rpc_requests_total counter\n");
+    for (unsigned i = 0; i < KIXD_RPC_SLOTS; i++) {
+        const char *name = atomic_load(&m->rpc_name[i]);
+        if (!name)
+            continue;
+        ADD("kixd_rpc_requests_total{method=\"%s\",result=\"ok\"} %llu\n"
+            "kixd_rpc_requests_total{method=\"%s\",result=\"error\"} %llu\n",
+            name, (ULL)atomic_load(&m->rpc[i][0]), name, (ULL)atomic_load(&m->rpc[i][1]));
+    }
+    ADD("# HELP kixd_http_connections_total HTTP connections accepted.\n"
+        "# TYPE kixd_http_connections_total counter\nkixd_http_connections_total %llu\n",
+        (ULL)atomic_load(&m->http_accepted));
+    ADD("# HELP kixd_http_requests_total HTTP requests answered, by path kind and status.\n"
+        "# TYPE kixd_http_requests_total counter\n");
+    for (int k = 0; k < K_N; k++)
+        for (size_t i = 0; i < NCODES; i++) {
+            uint64_t v = atomic_load(&m->requests[k][i]);
+            if (v || (k == K_METRICS && codes[i] == 200))
+                ADD("kixd_http_requests_total{path=\"%s\",code=\"%u\"} %llu\n", kind_names[k],
+                    codes[i], (ULL)v);
+        }
+    ADD("# HELP kixd_http_response_bytes_total Bytes of HTTP answers (headers and bodies).\n"
+        "# TYPE kixd_http_response_bytes_total counter\nkixd_http_response_bytes_total %llu\n",
+        (ULL)atomic_load(&m->http_bytes));
+    if (srv->exporter) {
+        ADD("# HELP kixd_exports_total Exports of the tlog-tiles directory, by result.\n"
+            "# TYPE kixd_exports_total counter\n"
+            "kixd_exports_total{result=\"ok\"} %llu\nkixd_exports_total{result=\"failed\"} %llu\n",
+            (ULL)atomic_load(&m->exports_ok), (ULL)atomic_load(&m->exports_failed));
+        ADD("# HELP kixd_export_size The tree size the export directory holds.\n"
+            "# TYPE kixd_export_size gauge\nkixd_export_size %llu\n",
+            (ULL)atomic_load(&m->export_size));
+        ADD("# HELP kixd_export_seconds_total Time spent exporting.\n"
+            "# TYPE kixd_export_seconds_total counter\nkixd_export_seconds_total %.6f\n",
+            (double)atomic_load(&m->export_us) / 1e6);
+    }
+    if (srv->mirror) {
+        struct kixd_mirror_status st;
+        kixd_mirror_status(srv->mirror, &st);
+        ADD("# HELP kix_mirror_upstream_size The upstream's size as last seen.\n"
+            "# TYPE kix_mirror_upstream_size gauge\nkix_mirror_upstream_size %llu\n",
+            (ULL)st.upstream_size);
+        ADD("# HELP kix_mirror_lag_seconds Seconds since the mirror last knew it was in sync.\n"
+            "# TYPE kix_mirror_lag_seconds gauge\nkix_mirror_lag_seconds %llu\n",
+            (ULL)st.lag_seconds);
+        ADD("# HELP kix_mirror_fork 1 when the mirror found a fork.\n"
+            "# TYPE kix_mirror_fork gauge\nkix_mirror_fork %d\n",
+            st.fork);
+    }
+    return KIX_OK;
+}
+
+#undef ADD
+
+/* ---- connections ------------------------------------------------------------------- */
+
+#define URL_MAX 1024
+
+struct kixd_http_conn {
+    uv_tcp_t tcp;
+    struct kixd_worker *w;
+    struct kixd_http_conn *prev, *next;
+    http_parser parser;
+    uint8_t *in; /* unparsed input, http_max_header bytes */
+    size_t in_len;
+    char url[URL_MAX + 1];
+    size_t url_len;
+    char etag_in[80]; /* If-None-Match, when short enough to be ours */
+    size_t etag_len;
+    int header_is_inm;    /* the header being read is If-None-Match */
+    int header_is_accept; /* ... is Accept */
+    int accept_json;      /* Accept names application/json and not text/html */
+    size_t header_bytes;
+    unsigned refuse; /* a status decided before the message completed */
+    struct kix_buf out;
+    size_t queued;
+    unsigned refs;
+    uint64_t last_active, msg_since;
+    int in_message, reading, closing, close_after, paused, counted;
+    char peer[64];
+};
+
+struct hwreq {
+    uv_write_t req;
+    struct kixd_http_conn *c;
+    uint8_t *data;
+    size_t len;
+};
+
+static void process(struct kixd_http_conn *c);
+
+static void hconn_unref(struct kixd_http_conn *c)
+{
+    if (--c->refs > 0)
+        return;
+    kix_buf_release(&c->out);
+    free(c->in);
+    free(c);
+}
+
+static void on_close(uv_handle_t *h)
+{
+    hconn_unref(h->data);
+}
+
+static void hconn_close(struct kixd_http_conn *c, const char *why)
+{
+    struct kixd_worker *w = c->w;
+
+    if (c->closing)
+        return;
+    c->closing = 1;
+    kixd_log(KIXD_DEBUG, "http connection %s closed: %s", c->peer, why);
+    if (c->prev)
+        c->prev->next = c->next;
+    else if (w->hconns == c)
+        w->hconns = c->next;
+    if (c->next)
+        c->next->prev = c->prev;
+    c->prev = c->next = NULL;
+    if (c->counted) {
+        w->nhconns--;
+        atomic_fetch_sub(&w->srv->connections, 1);
+        c->counted = 0;
+    }
+    uv_close((uv_handle_t *)&c->tcp, on_close);
+}
+
+static void on_write(uv_write_t *req, int status)
+{
+    struct hwreq *r = req->data;
+    struct kixd_http_conn *c = r->c;
+    struct kixd_worker *w = c->w;
+
+    c->queued -= r->len;
+    free(r->data);
+    free(r);
+    if (status < 0) {
+        hconn_close(c, uv_strerror(status));
+    } else if (!c->closing) {
+        c->last_active = uv_now(&w->loop);
+        if (c->close_after && c->queued == 0)
+            hconn_close(c, "answered; Connection: close");
+        else
+            process(c);
+    }
+    kixd_worker_reader_end(w);
+    hconn_unref(c);
+    kixd_worker_check_drained(w);
+}
+
+static void flush(struct kixd_http_conn *c)
+{
+    struct hwreq *r;
+    uv_buf_t b;
+    size_t len = c->out.len;
+    int rc;
+
+    if (c->closing || len == 0)
+        return;
+    r = malloc(sizeof(*r));
+    if (!r) {
+        hconn_close(c, "out of memory queueing an answer");
+        return;
+    }
+    r->c = c;
+    r->data = kix_buf_detach(&c->out, &len);
+    r->len = len;
+    r->req.data = r;
+    b = uv_buf_init((char *)r->data, (unsigned)len);
+    c->queued += len;
+    c->refs++;
+    rc = uv_write(&r->req, (uv_stream_t *)&c->tcp, &b, 1, on_write);
+    if (rc) {
+        c->queued -= len;
+        c->refs--;
+        free(r->data);
+        free(r);
+        hconn_close(c, uv_strerror(rc));
+    }
+}
+
+/* ---- answers ------------------------------------------------------------------------- */
+
+static const char *reason(unsigned code)
+{
+    switch (code) {
+    case 200:
+        return "OK";
+    case 304:
+        return "Not Modified";
+    case 400:
+        return "Bad Request";
+    case 404:
+        return "Not Found";
+    case 405:
+        return "Method Not Allowed";
+    case 413:
+        return "Content Too Large";
+    case 431:
+        return "Request Header Fields Too Large";
+    case 503:
+        return "Service Unavailable";
+    default:
+        return "Internal Server Error";
+    }
+}
+
+/* The strong ETag of an immutable resource: BLAKE2b-128 of the log's key
+ * and the path (its bytes never change), so that neither the bytes need
+ * hashing nor a revalidation needs them read. */
+static void immutable_etag(struct kixd_http_conn *c, const char *path, size_t len, char etag[40])
+{
+    const char *key = c->w->srv->log_key;
+    crypto_generichash_state st;
+    uint8_t hash[16];
+
+    crypto_generichash_init(&st, NULL, 0, sizeof(hash));
+    crypto_generichash_update(&st, (const uint8_t *)key, strlen(key) + 1);
+    crypto_generichash_update(&st, (const uint8_t *)path, len);
+    crypto_generichash_final(&st, hash, sizeof(hash));
+    etag[0] = '"';
+    sodium_bin2hex(etag + 1, 38, hash, sizeof(hash));
+    strcat(etag, "\"");
+}
+
+static int etag_matches(const struct kixd_http_conn *c, const char *etag)
+{
+    return c->etag_len == strlen(etag) && memcmp(c->etag_in, etag, c->etag_len) == 0;
+}
+
+/* Appends one answer to c->out. body may be NULL (len 0); head: no body.
+ * A 200 gets the ETag `tag` (NULL: BLAKE2b-128 of the body). */
+static void answer_tagged(struct kixd_http_conn *c, int kind, unsigned code, const char *type,
+                          const char *cache, const uint8_t *body, size_t len, int head,
+                          const char *tag)
+{
+    uint8_t hash[16];
+    char etag[40] = "";
+    size_t before = c->out.len;
+    int rc;
+
+    if (code == 200) {
+        if (tag) {
+            snprintf(etag, sizeof(etag), "%s", tag);
+        } else {
+            crypto_generichash(hash, sizeof(hash), body, len, NULL, 0);
+            etag[0] = '"';
+            sodium_bin2hex(etag + 1, sizeof(etag) - 2, hash, sizeof(hash));
+            strcat(etag, "\"");
+        }
+        if (etag_matches(c, etag))
+            code = 304;
+    }
+    rc = kix_buf_addf(&c->out,
+                      "HTTP/1.1 %u %s\r\nServer: kixd/" KIX_VERSION_STRING "\r\n"
+                      "Access-Control-Allow-Origin: *\r\nX-Content-Type-Options: nosniff\r\n",
+                      code, reason(code));
+    if (rc == KIX_OK && code == 405)
+        rc = kix_buf_addf(&c->out, "Allow: GET, HEAD\r\n");
+    if (rc == KIX_OK && etag[0])
+        rc = kix_buf_addf(&c->out, "ETag: %s\r\nCache-Control: %s\r\n", etag, cache);
+    else if (rc == KIX_OK)
+        rc = kix_buf_addf(&c->out, "Cache-Control: no-store\r\n");
+    if (rc == KIX_OK && code != 304)
+        rc = kix_buf_addf(&c->out, "Content-Type: %s\r\nContent-Length: %zu\r\n", type, len);
+    if (rc == KIX_OK && c->close_after)
+        rc = kix_buf_addf(&c->out, "Connection: close\r\n");
+    if (rc == KIX_OK)
+        rc = kix_buf_add(&c->out, (const uint8_t *)"\r\n", 2);
+    if (rc == KIX_OK && !head && code != 304 && len)
+        rc = kix_buf_add(&c->out, body, len);
+    if (rc) {
+        hconn_close(c, "out of memory answering");
+        return;
+    }
+    count_request(c->w->srv, kind, code, c->out.len - before);
+}
+
+static void answer(struct kixd_http_conn *c, int kind, unsigned code, const char *type,
+                   const char *cache, const uint8_t *body, size_t len, int head)
+{
+    answer_tagged(c, kind, code, type, cache, body, len, head, NULL);
+}
+
+static void answer_text(struct kixd_http_conn *c, int kind, unsigned code, const char *text,
+                        int head)
+{
+    answer(c, kind, code, "text/plain; charset=utf-8", NULL, (const uint8_t *)text, strlen(text),
+           head);
+}
+
+/* Decodes %XX in s[0..len) into out (cap bytes); the length, or -1. */
+static long unescape(const char *s, size_t len, char *out, size_t cap)
+{
+    size_t n = 0;
+
+    for (size_t i = 0; i < len; i++) {
+        char ch = s[i];
+        if (ch == '%') {
+            unsigned v = 0;
+            for (int k = 1; k <= 2; k++) {
+                char d = i + (size_t)k < len ? s[i + (size_t)k] : 0;
+                v = v * 16 + (unsigned)(d >= '0' && d <= '9'   ? d - '0'
+                                        : d >= 'a' && d <= 'f' ? d - 'a' + 10
+                                        : d >= 'A' && d <= 'F' ? d - 'A' + 10
+                                                               : 999);
+            }
+            if (v > 255)
+                return -1;
+            ch = (char)v;
+            i += 2;
+        }
+        if (n + 1 >= cap)
+            return -1;
+        out[n++] = ch;
+    }
+    out[n] = '\0';
+    return (long)n;
+}
+
+/* The pages (kix/pages.h): "", "index.html", runs/<id>[.json],
+ * groups/<key>. Returns 0 when path is none of them. */
+static int page(struct kixd_http_conn *c, const char *path, size_t len, int head)
+{
+    struct kixd_worker *w = c->w;
+    struct kix_log_reader *r = NULL;
+    struct kix_err err = {0};
+    char arg[256];
+    long n = 0;
+    int rc, json = 0, what;
+
+    if (len == 0 || (len == 10 && memcmp(path, "index.html", 10) == 0)) {
+        what = 0;
+    } else if (len > 5 && memcmp(path, "runs/", 5) == 0) {
+        what = 1;
+        n = unescape(path + 5, len - 5, arg, sizeof(arg));
+        if (n > 5 && memcmp(arg + n - 5, ".json", 5) == 0) {
+            n -= 5;
+            arg[n] = '\0';
+            json = 1;
+        } else {
+            json = c->accept_json;
+        }
+    } else if (len > 7 && memcmp(path, "groups/", 7) == 0) {
+        what = 2;
+        n = unescape(path + 7, len - 7, arg, sizeof(arg));
+    } else {
+        return 0;
+    }
+    if (n < 0) {
+        answer_text(c, K_PAGE, 404, "not found\n", head);
+        return 1;
+    }
+    rc = kixd_worker_reader(w, &r, &err);
+    kix_buf_reset(&w->scratch);
+    if (rc == KIX_OK)
+        rc = what == 0   ? kix_page_home_html(r, &w->scratch, &err)
+             : what == 2 ? kix_page_group_html(r, arg, (size_t)n, &w->scratch, &err)
+             : json      ? kix_page_run_json(r, arg, (size_t)n, &w->scratch, &err)
+                         : kix_page_run_html(r, arg, (size_t)n, &w->scratch, &err);
+    if (rc == KIX_ENOTFOUND || rc == KIX_EINVAL) {
+        answer_text(c, K_PAGE, 404, "not found: no such run or group in this log\n", head);
+        return 1;
+    }
+    if (rc) {
+        kixd_log(KIXD_WARN, "http %s: GET /%.*s failed: %s", c->peer, (int)len, path,
+                 kix_err_text(&err, rc));
+        answer_text(c, K_PAGE, 500, "internal error (see the server's log)\n", head);
+        return 1;
+    }
+    answer(c, K_PAGE, 200, json ? "application/json" : "text/html; charset=utf-8", EDGE,
+           w->scratch.ptr, w->scratch.len, head);
+    return 1;
+}
+
+/* Answers the request in c->url (method GET or HEAD). */
+static void respond(struct kixd_http_conn *c, int head)
+{
+    struct kixd_worker *w = c->w;
+    struct kix_log_reader *r = NULL;
+    struct kix_tlog_path p;
+    struct kix_err err = {0};
+    const char *path = c->url;
+    char tag[40];
+    size_t len = c->url_len, q;
+    int rc, kind;
+
+    for (q = 0; q < len && path[q] != '?' && path[q] != '#'; q++)
+        ;
+    len = q;
+    if (len == 0 || path[0] != '/') {
+        answer_text(c, K_OTHER, 400, "bad request target\n", head);
+        return;
+    }
+    path++;
+    len--;
+    if (len == 7 && memcmp(path, "metrics", 7) == 0 && w->srv->cfg->http_metrics) {
+        kix_buf_reset(&w->scratch);
+        if (metrics_text(w, &w->scratch) != KIX_OK) {
+            answer_text(c, K_METRICS, 500, "out of memory\n", head);
+            return;
+        }
+        /* no ETag or caching for a scrape */
+        rc = kix_buf_addf(&c->out,
+                          "HTTP/1.1 200 OK\r\nServer: kixd/" KIX_VERSION_STRING "\r\n"
+                          "Cache-Control: no-store\r\n"
+                          "Content-Type: text/plain; version=0.0.4; charset=utf-8\r\n"
+                          "Content-Length: %zu\r\n%s\r\n",
+                          w->scratch.len, c->close_after ? "Connection: close\r\n" : "");
+        if (rc == KIX_OK && !head)
+            rc = kix_buf_add(&c->out, w->scratch.ptr, w->scratch.len);
+        if (rc)
+            hconn_close(c, "out of memory answering");
+        else
+            count_request(w->srv, K_METRICS, 200, w->scratch.len);
+        return;
+    }
+    if (page(c, path, len, head))
+        return;
+    if (kix_tlog_path_parse(path, len, &p) != KIX_OK) {
+        answer_text(c, K_OTHER, 404,
+                    "not found: this server answers the C2SP tlog-tiles paths checkpoint, "
+                    "tile/<L>/<N>[.p/<W>] and tile/entries/<N>[.p/<W>]\n",
+                    head);
+        return;
+    }
+    kind = p.kind == KIX_TLOG_CHECKPOINT ? K_CHECKPOINT
+           : p.kind == KIX_TLOG_TILE     ? K_TILE
+                                         : K_ENTRIES;
+    rc = kixd_worker_reader(w, &r, &err);
+    if (rc == KIX_OK && p.kind != KIX_TLOG_CHECKPOINT && p.width == KIX_TLOG_WIDTH) {
+        /* immutable: revalidated without reading it */
+        immutable_etag(c, path, len, tag);
+        if (etag_matches(c, tag) &&
+            kix_tlog_tile_width(kix_log_reader_size(r), p.level, p.index) == KIX_TLOG_WIDTH) {
+            answer_tagged(c, kind, 200, "application/octet-stream", IMMUTABLE, NULL, 0, head, tag);
+            return;
+        }
+    }
+    kix_buf_reset(&w->scratch);
+    if (rc == KIX_OK)
+        rc = kix_log_reader_tlog(r, &p, &w->scratch, &err);
+    if (rc == KIX_ENOTFOUND) {
+        answer_text(c, kind, 404, "not found: not in the tree at its current size\n", head);
+        return;
+    }
+    if (rc) {
+        kixd_log(KIXD_WARN, "http %s: GET /%.*s failed: %s", c->peer, (int)len, path,
+                 kix_err_text(&err, rc));
+        answer_text(c, kind, 500, "internal error (see the server's log)\n", head);
+        return;
+    }
+    if (p.kind == KIX_TLOG_CHECKPOINT)
+        answer(c, kind, 200, "text/plain; charset=utf-8", EDGE, w->scratch.ptr, w->scratch.len,
+               head);
+    else
+        answer_tagged(c, kind, 200, "application/octet-stream",
+                      p.width == KIX_TLOG_WIDTH ? IMMUTABLE : EDGE, w->scratch.ptr, w->scratch.len,
+                      head, p.width == KIX_TLOG_WIDTH ? tag : NULL);
+}
+
+/* ---- parsing ---------------------------------------------------------------------------- */
+
+static int count_header(struct kixd_http_conn *c, size_t len)
+{
+    c->header_bytes += len;
+    if (c->header_bytes > c->w->srv->cfg->http_max_header) {
+        c->refuse = 431;
+        return 1; /* stops the parser */
+    }
+    return 0;
+}
+
+static int on_message_begin(http_parser *p)
+{
+    struct kixd_http_conn *c = p->data;
+
+    c->url_len = c->etag_len = c->header_bytes = 0;
+    c->header_is_inm = c->header_is_accept = c->accept_json = 0;
+    c->refuse = 0;
+    c->in_message = 1;
+    c->msg_since = uv_now(&c->w->loop);
+    return 0;
+}
+
+static int on_url(http_parser *p, const char *at, size_t len)
+{
+    struct kixd_http_conn *c = p->data;
+
+    if (count_header(c, len))
+        return 1;
+    if (c->url_len + len > URL_MAX) {
+        c->refuse = 431;
+        return 1;
+    }
+    memcpy(c->url + c->url_len, at, len);
+    c->url_len += len;
+    c->url[c->url_len] = '\0';
+    return 0;
+}
+
+static int on_header_field(http_parser *p, const char *at, size_t len)
+{
+    struct kixd_http_conn *c = p->data;
+
+    /* + ": " and CRLF; whitespace beyond that is bounded by http-parser's
+     * own limit on a message's head (HTTP_MAX_HEADER_SIZE, 80 KiB) */
+    if (count_header(c, len + 4))
+        return 1;
+    /* a field arrives in one piece unless a read splits it: then the
+     * rare split If-None-Match is just not honoured */
+    c->header_is_inm = len == 13 && strncasecmp(at, "if-none-match", 13) == 0;
+    c->header_is_accept = len == 6 && strncasecmp(at, "accept", 6) == 0;
+    return 0;
+}
+
+static int contains(const char *s, size_t len, const char *needle)
+{
+    size_t n = strlen(needle);
+
+    for (size_t i = 0; i + n <= len; i++)
+        if (memcmp(s + i, needle, n) == 0)
+            return 1;
+    return 0;
+}
+
+static int on_header_value(http_parser *p, const char *at, size_t len)
+{
+    struct kixd_http_conn *c = p->data;
+
+    if (count_header(c, len))
+        return 1;
+    if (c->header_is_accept) {
+        /* a value split across reads is judged piece by piece: good enough */
+        if (contains(at, len, "application/json"))
+            c->accept_json = 1;
+        if (contains(at, len, "text/html"))
+            c->accept_json = 0;
+    }
+    if (c->header_is_inm) {
+        if (c->etag_len + len < sizeof(c->etag_in)) {
+            memcpy(c->etag_in + c->etag_len, at, len);
+            c->etag_len += len;
+        } else {
+            c->etag_len = 0;
+            c->header_is_inm = 0;
+        }
+    }
+    return 0;
+}
+
+static int on_headers_complete(http_parser *p)
+{
+    struct kixd_http_conn *c = p->data;
+
+    if ((p->flags & F_CHUNKED) || (p->content_length > 0 && p->content_length != ULLONG_MAX))
+        c->refuse = 413;
+    else if (p->method != HTTP_GET && p->method != HTTP_HEAD)
+        c->refuse = 405;
+    return 0;
+}
+
+static int on_body(http_parser *p, const char *at, size_t len)
+{
+    (void)p;
+    (void)at;
+    (void)len;
+    return 1; /* never wanted: on_headers_complete set refuse */
+}
+
+static int on_message_complete(http_parser *p)
+{
+    struct kixd_http_conn *c = p->data;
+    int head = p->method == HTTP_HEAD;
+
+    c->in_message = 0;
+    if (!http_should_keep_alive(p) || c->w->draining)
+        c->close_after = 1;
+    if (c->refuse) {
+        c->close_after = 1;
+        answer_text(c, K_OTHER, c->refuse, reason(c->refuse), head);
+    } else {
+        respond(c, head);
+    }
+    /* one request at a time: process() resumes when the answer drains */
+    http_parser_pause(p, 1);
+    return 0;
+}
+
+static const http_parser_settings settings = {
+    .on_message_begin = on_message_begin,
+    .on_url = on_url,
+    .on_header_field = on_header_field,
+    .on_header_value = on_header_value,
+    .on_headers_complete = on_headers_complete,
+    .on_body = on_body,
+    .on_message_complete = on_message_complete,
+};
+
+static void update_reading(struct kixd_http_conn *c);
+
+/* Parses buffered input one request at a time while the output allows. */
+static void process(struct kixd_http_conn *c)
+{
+    const struct kixd_config *cfg = c->w->srv->cfg;
+
+    while (!c->closing && !c->close_after) {
+        size_t n;
+        enum http_errno e;
+
+        if (c->queued + c->out.len >= cfg->max_output)
+            break;
+        if (c->paused) {
+            http_parser_pause(&c->parser, 0);
+            c->paused = 0;
+        }
+        if (c->in_len == 0)
+            break;
+        n = http_parser_execute(&c->parser, &settings, (const char *)c->in, c->in_len);
+        e = HTTP_PARSER_ERRNO(&c->parser);
+        if (e == HPE_PAUSED) {
+            c->paused = 1;
+        } else if (e != HPE_OK) {
+            unsigned code = c->refuse ? c->refuse : 400;
+            char why[96];
+            c->close_after = 1;
+            answer_text(c, K_OTHER, code, reason(code), 0);
+            snprintf(why, sizeof(why), "bad request (%s)", http_errno_name(e));
+            kixd_log(KIXD_DEBUG, "http connection %s: %s", c->peer, why);
+            c->in_len = 0;
+            break;
+        }
+        if (n > c->in_len)
+            n = c->in_len;
+        memmove(c->in, c->in + n, c->in_len - n);
+        c->in_len -= n;
+        if (e == HPE_OK)
+            break; /* all input parsed, the request (if any) is incomplete */
+    }
+    if (c->closing)
+        return;
+    flush(c);
+    if (c->closing)
+        return;
+    if (c->close_after && c->queued == 0 && c->out.len == 0) {
+        hconn_close(c, "answered; Connection: close");
+        return;
+    }
+    update_reading(c);
+}
+
+static void on_alloc(uv_handle_t *h, size_t suggested, uv_buf_t *buf)
+{
+    struct kixd_http_conn *c = h->data;
+    size_t cap = c->w->srv->cfg->http_max_header;
+
+    (void)suggested;
+    *buf = uv_buf_init(c->in_len < cap ? (char *)c->in + c->in_len : NULL,
+                       (unsigned)(c->in_len < cap ? cap - c->in_len : 0));
+}
+
+static void on_read(uv_stream_t *s, ssize_t nread, const uv_buf_t *buf)
+{
+    struct kixd_http_conn *c = s->data;
+    struct kixd_worker *w = c->w;
+
+    (void)buf;
+    if (nread > 0) {
+        c->in_len += (size_t)nread;
+        c->last_active = uv_now(&w->loop);
+        if (!c->in_message)
+            c->msg_since = c->last_active;
+        process(c);
+    } else if (nread == UV_ENOBUFS) {
+        /* the input buffer is full of one unfinished request head */
+        c->close_after = 1;
+        answer_text(c, K_OTHER, 431, reason(431), 0);
+        flush(c);
+    } else if (nread < 0) {
+        hconn_close(c, nread == UV_EOF ? "closed by the peer" : uv_strerror((int)nread));
+    }
+    kixd_worker_reader_end(w);
+    kixd_worker_check_drained(w);
+}
+
+static void update_reading(struct kixd_http_conn *c)
+{
+    const struct kixd_config *cfg = c->w->srv->cfg;
+    int want = !c->closing && !c->close_after && !c->w->draining &&
+               c->queued + c->out.len < cfg->max_output && c->in_len < cfg->http_max_header;
+
+    if (want && !c->reading) {
+        if (uv_read_start((uv_stream_t *)&c->tcp, on_alloc, on_read) == 0)
+            c->reading = 1;
+    } else if (!want && c->reading) {
+        uv_read_stop((uv_stream_t *)&c->tcp);
+        c->reading = 0;
+    }
+}
+
+void kixd_http_accept(struct kixd_worker *w, uv_stream_t *server)
+{
+    struct kixd_server *srv = w->srv;
+    const struct kixd_config *cfg = srv->cfg;
+    struct kixd_http_conn *c = calloc(1, sizeof(*c));
+    struct sockaddr_storage ss;
+    int len = sizeof(ss);
+    char ip[64] = "?";
+    unsigned n;
+
+    if (c)
+        c->in = malloc(cfg->http_max_header);
+    if (!c || !c->in) {
+        kixd_log(KIXD_ERROR, "out of memory accepting an HTTP connection");
+        if (c)
+            free(c);
+        return;
+    }
+    c->w = w;
+    c->refs = 1;
+    kix_buf_init(&c->out);
+    uv_tcp_init(&w->loop, &c->tcp);
+    c->tcp.data = c;
+    http_parser_init(&c->parser, HTTP_REQUEST);
+    c->parser.data = c;
+    if (uv_accept(server, (uv_stream_t *)&c->tcp) != 0) {
+        c->closing = 1;
+        uv_close((uv_handle_t *)&c->tcp, on_close);
+        return;
+    }
+    if (uv_tcp_getpeername(&c->tcp, (struct sockaddr *)&ss, &len) == 0) {
+        if (ss.ss_family == AF_INET6)
+            uv_ip6_name((struct sockaddr_in6 *)&ss, ip, sizeof(ip));
+        else
+            uv_ip4_name((struct sockaddr_in *)&ss, ip, sizeof(ip));
+    }
+    snprintf(c->peer, sizeof(c->peer), "%s", ip);
+    n = atomic_fetch_add(&srv->connections, 1) + 1;
+    c->counted = 1;
+    w->nhconns++;
+    c->next = w->hconns;
+    if (w->hconns)
+        w->hconns->prev = c;
+    w->hconns = c;
+    c->last_active = c->msg_since = uv_now(&w->loop);
+    if (srv->metrics)
+        atomic_fetch_add(&srv->metrics->http_accepted, 1);
+    if (n > cfg->max_connections || w->draining) {
+        hconn_close(c, w->draining ? "server stopping" : "too many connections");
+        return;
+    }
+    uv_tcp_nodelay(&c->tcp, 1);
+    update_reading(c);
+}
+
+void kixd_http_sweep(struct kixd_worker *w)
+{
+    uint64_t now = uv_now(&w->loop), limit = w->srv->cfg->idle_timeout_ms;
+
+    for (struct kixd_http_conn *c = w->hconns, *next; c; c = next) {
+        next = c->next;
+        if (c->in_message && c->reading && now - c->msg_since >= limit)
+            hconn_close(c, "a request trickled in for longer than the idle timeout");
+        else if (now - c->last_active >= limit)
+            hconn_close(c, "idle");
+    }
+}
+
+void kixd_http_stop_all(struct kixd_worker *w)
+{
+    for (struct kixd_http_conn *c = w->hconns, *next; c; c = next) {
+        next = c->next;
+        if (c->queued == 0 && c->out.len == 0)
+            hconn_close(c, "server stopping");
+        else
+            c->close_after = 1;
+    }
+}

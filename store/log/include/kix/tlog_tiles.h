@@ -1,0 +1,70 @@
+/* kix/tlog_tiles.h — the log as a C2SP tlog-tiles tree (c2sp.org/tlog-tiles):
+ * the bytes of each resource read from a snapshot, and a static export of
+ * the whole read side into a directory that any web server can serve.
+ *
+ * The log already keeps its tree in tiles of height 8 (kix/merkle.h); the
+ * bottom row of stored tile (L, N) is the C2SP tile tile/L/N, so tiles are
+ * copied out, never recomputed. An entry bundle holds the leaves (the
+ * canonical DSSE envelopes, at most KIX_LEAF_MAX = 65535 bytes each) with a
+ * 2-byte big-endian length before each. The checkpoint is the log's signed
+ * note (c2sp.org/tlog-checkpoint) with the cosignatures stored for it.
+ *
+ * A partial tile or bundle can be read at any width up to the one the
+ * snapshot's size gives (a narrower one is what an older checkpoint named:
+ * its hashes never change). Paths are in kix/tlog_path.h.
+ *
+ * Memory: output is appended to a caller-owned struct kix_buf.
+ * Errors: KIX_ENOTFOUND (no such resource at this size), KIX_ECORRUPT (a
+ * stored tile or leaf does not have the shape the size implies), KIX_EIO,
+ * KIX_ENOMEM; the export also KIX_EIO for the directory (the message names
+ * the file).
+ */
+#ifndef KIX_TLOG_TILES_H
+#define KIX_TLOG_TILES_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "kix/buf.h"
+#include "kix/error.h"
+#include "kix/log.h"
+#include "kix/tlog_path.h"
+
+/* Appends the resource *p (kix/tlog_path.h) as of snapshot r to out:
+ * checkpoint, tile or entry bundle. */
+int kix_log_reader_tlog(struct kix_log_reader *r, const struct kix_tlog_path *p,
+                        struct kix_buf *out, struct kix_err *err) KIX_MUST_CHECK;
+
+/* Appends the first `width` (1..256) hashes of tile (level, index). */
+int kix_log_reader_tlog_tile(struct kix_log_reader *r, uint32_t level, uint64_t index,
+                             unsigned width, struct kix_buf *out,
+                             struct kix_err *err) KIX_MUST_CHECK;
+
+/* Appends the entry bundle of entries 256·index .. 256·index + width - 1. */
+int kix_log_reader_tlog_bundle(struct kix_log_reader *r, uint64_t index, unsigned width,
+                               struct kix_buf *out, struct kix_err *err) KIX_MUST_CHECK;
+
+struct kix_tlog_export_stats {
+    uint64_t from_size; /* the size the directory held before (0: a full export) */
+    uint64_t size;      /* the size it holds now */
+    uint64_t files;     /* files written (tiles, bundles, the checkpoint) */
+    uint64_t bytes;
+};
+
+/* Brings the tlog-tiles tree in `dir` (created if missing) up to the log's
+ * latest checkpoint, from one snapshot. Every file is written atomically
+ * (temporary file, fsync, rename, fsync of its directory) and the
+ * checkpoint last, so that whatever stops the export (kill -9, a full disk)
+ * leaves a directory whose checkpoint names only tiles and bundles already
+ * there. It writes the tiles and bundles that changed since the size of the
+ * checkpoint already in dir (when that file is this log's note at that
+ * size; otherwise everything), and the partial tiles and bundles of every
+ * stored checkpoint whose full tile is not there yet (the spec's rule for
+ * which partial tiles a log serves); it never deletes a file. stats (may
+ * be NULL) says what was done. A replica (mirror) exports the same bytes
+ * as its origin. Safe to run while the log is written; one export per
+ * directory at a time. */
+int kix_log_export_tlog(struct kix_log *l, const char *dir, struct kix_tlog_export_stats *stats,
+                        struct kix_err *err) KIX_MUST_CHECK;
+
+#endif

@@ -1,0 +1,280 @@
+/* The log as a C2SP tlog-tiles tree: resources read from a snapshot, and
+ * the static export (kix/tlog_tiles.h). */
+#include "kix/tlog_tiles.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "kix/file.h"
+#include "log_internal.h"
+
+#define ULL unsigned long long
+
+int kix_log_reader_tlog_tile(struct kix_log_reader *r, uint32_t level, uint64_t index,
+                             unsigned width, struct kix_buf *out, struct kix_err *err)
+{
+    struct kix_log_txn *t = kix_log_reader_txn(r);
+    struct kix__tile_ctx ctx = {t->store, t->txn};
+    struct kix_tile_io io;
+    struct kix_bytes rec;
+    unsigned have = kix_tlog_tile_width(kix_log_reader_size(r), level, index), stored;
+    int rc;
+
+    if (width < 1 || width > KIX_TLOG_WIDTH || width > have)
+        return kix_err_set(err, KIX_ENOTFOUND, "tile %u/%llu of width %u is not in the tree", level,
+                           (ULL)index, width);
+    kix__tile_io_init(&io, &ctx);
+    rc = io.read(io.ctx, level, index, &rec, err);
+    if (rc == KIX_ENOTFOUND)
+        return kix_err_set(err, KIX_ECORRUPT, "tile %u/%llu is missing from the store at size %llu",
+                           level, (ULL)index, (ULL)kix_log_reader_size(r));
+    if (rc)
+        return rc;
+    stored = rec.len >= 2 ? ((unsigned)rec.ptr[0] << 8 | rec.ptr[1]) : 0;
+    if (stored < have || rec.len < 2 + (size_t)KIX_HASH_LEN * stored)
+        return kix_err_set(err, KIX_ECORRUPT,
+                           "tile %u/%llu in the store has width %u, the tree needs %u", level,
+                           (ULL)index, stored, have);
+    rc = kix_buf_add(out, rec.ptr + 2, (size_t)KIX_HASH_LEN * width);
+    return rc ? kix_err_set(err, rc, "out of memory") : KIX_OK;
+}
+
+int kix_log_reader_tlog_bundle(struct kix_log_reader *r, uint64_t index, unsigned width,
+                               struct kix_buf *out, struct kix_err *err)
+{
+    unsigned have = kix_tlog_tile_width(kix_log_reader_size(r), 0, index);
+    int rc;
+
+    if (width < 1 || width > KIX_TLOG_WIDTH || width > have)
+        return kix_err_set(err, KIX_ENOTFOUND, "entry bundle %llu of width %u is not in the log",
+                           (ULL)index, width);
+    for (unsigned i = 0; i < width; i++) {
+        uint64_t e = index * KIX_TLOG_WIDTH + i;
+        struct kix_bytes leaf;
+        uint8_t len[2];
+
+        rc = kix_log_reader_entry(r, e, &leaf);
+        if (rc)
+            return kix_err_set(err, rc == KIX_ENOTFOUND ? KIX_ECORRUPT : rc,
+                               "entry %llu cannot be read: %s", (ULL)e, kix_strerror(rc));
+        if (leaf.len > 0xffff)
+            return kix_err_set(err, KIX_ECORRUPT,
+                               "entry %llu is %zu bytes, more than an entry bundle holds", (ULL)e,
+                               leaf.len);
+        len[0] = (uint8_t)(leaf.len >> 8);
+        len[1] = (uint8_t)leaf.len;
+        rc = kix_buf_add(out, len, 2);
+        if (rc == KIX_OK)
+            rc = kix_buf_add(out, leaf.ptr, leaf.len);
+        if (rc)
+            return kix_err_set(err, rc, "out of memory");
+    }
+    return KIX_OK;
+}
+
+int kix_log_reader_tlog(struct kix_log_reader *r, const struct kix_tlog_path *p,
+                        struct kix_buf *out, struct kix_err *err)
+{
+    switch (p->kind) {
+    case KIX_TLOG_CHECKPOINT:
+        return kix_log_reader_checkpoint_cosigned(r, KIX_NO_INDEX, out, err);
+    case KIX_TLOG_TILE:
+        return kix_log_reader_tlog_tile(r, p->level, p->index, p->width, out, err);
+    case KIX_TLOG_ENTRIES:
+        return kix_log_reader_tlog_bundle(r, p->index, p->width, out, err);
+    }
+    return kix_err_set(err, KIX_EINVAL, "not a tlog-tiles resource");
+}
+
+/* ---- export ------------------------------------------------------------------------ */
+
+struct exporter {
+    struct kix_log_reader *r;
+    const char *dir;
+    uint64_t size;
+    struct kix_buf body;
+    struct kix_tlog_export_stats *st;
+    /* the partial tile last written per level (index 64: bundles) */
+    uint64_t last_index[KIX_TLOG_MAX_LEVEL + 2];
+    unsigned last_width[KIX_TLOG_MAX_LEVEL + 2];
+    char made[4200]; /* the last directory made */
+    struct kix_err *err;
+};
+
+#define BUNDLES (KIX_TLOG_MAX_LEVEL + 1)
+
+static int write_resource(struct exporter *x, const struct kix_tlog_path *p)
+{
+    char rel[KIX_TLOG_PATH_MAX + 1], path[4200], *slash;
+    int rc;
+
+    kix_buf_reset(&x->body);
+    rc = kix_tlog_path_format(p, rel, sizeof(rel));
+    if (rc)
+        return kix_err_set(x->err, KIX_EINVAL, "cannot name a tile: %s", kix_strerror(rc));
+    if ((size_t)snprintf(path, sizeof(path), "%s/%s", x->dir, rel) >= sizeof(path))
+        return kix_err_set(x->err, KIX_EINVAL, "export path %.200s... is too long", x->dir);
+    rc = kix_log_reader_tlog(x->r, p, &x->body, x->err);
+    if (rc)
+        return rc;
+    slash = strrchr(path, '/');
+    *slash = '\0';
+    if (strcmp(path, x->made) != 0) {
+        rc = kix_dir_make(path, 0755, x->err);
+        if (rc)
+            return rc;
+        snprintf(x->made, sizeof(x->made), "%s", path);
+    }
+    *slash = '/';
+    rc = kix_file_write_atomic(path, x->body.ptr, x->body.len, 0644, x->err);
+    if (rc)
+        return rc;
+    x->st->files++;
+    x->st->bytes += x->body.len;
+    return KIX_OK;
+}
+
+/* Writes tile or bundle (level; BUNDLES for bundles) `index` at `width`,
+ * unless it is the partial written last at that level. */
+static int export_tile(struct exporter *x, uint32_t level, uint64_t index, unsigned width)
+{
+    struct kix_tlog_path p;
+    int rc;
+
+    if (width < KIX_TLOG_WIDTH && x->last_width[level] == width && x->last_index[level] == index)
+        return KIX_OK;
+    memset(&p, 0, sizeof(p));
+    p.kind = level == BUNDLES ? KIX_TLOG_ENTRIES : KIX_TLOG_TILE;
+    p.level = level == BUNDLES ? 0 : level;
+    p.index = index;
+    p.width = width;
+    rc = write_resource(x, &p);
+    if (rc == KIX_OK && width < KIX_TLOG_WIDTH) {
+        x->last_width[level] = width;
+        x->last_index[level] = index;
+    }
+    return rc;
+}
+
+/* Every tile and bundle that the growth from `old` to x->size changed. */
+static int export_growth(struct exporter *x, uint64_t old)
+{
+    for (uint32_t L = 0; L <= KIX_TLOG_MAX_LEVEL && 8u * L < 64u; L++) {
+        uint64_t n_new = x->size >> (8u * L), n_old = old >> (8u * L);
+        if (n_new == 0)
+            break;
+        if (n_new == n_old)
+            continue;
+        for (uint64_t N = n_old >> 8; N <= (n_new - 1) >> 8; N++) {
+            unsigned w = kix_tlog_tile_width(x->size, L, N);
+            int rc = export_tile(x, L, N, w);
+            if (rc == KIX_OK && L == 0)
+                rc = export_tile(x, BUNDLES, N, w);
+            if (rc)
+                return rc;
+        }
+    }
+    return KIX_OK;
+}
+
+/* The partial tiles and bundles of an older checkpoint at size s whose
+ * full tile the export does not have. */
+static int export_partials(void *ctx, uint64_t s, const uint8_t *note, size_t len)
+{
+    struct exporter *x = ctx;
+    (void)note;
+    (void)len;
+    if (s >= x->size)
+        return KIX_OK;
+    for (uint32_t L = 0; L <= KIX_TLOG_MAX_LEVEL && 8u * L < 64u; L++) {
+        uint64_t n = s >> (8u * L), N = n >> 8;
+        unsigned w = kix_tlog_tile_width(s, L, N);
+        int rc;
+        if (n == 0)
+            break;
+        if (w == 0 || w == KIX_TLOG_WIDTH || kix_tlog_tile_width(x->size, L, N) == KIX_TLOG_WIDTH)
+            continue;
+        rc = export_tile(x, L, N, w);
+        if (rc == KIX_OK && L == 0)
+            rc = export_tile(x, BUNDLES, N, w);
+        if (rc)
+            return rc;
+    }
+    return KIX_OK;
+}
+
+/* The size of the checkpoint in dir when it is this log's, else 0. */
+static uint64_t exported_size(struct exporter *x)
+{
+    struct kix_buf have = KIX_BUF_INIT;
+    struct kix_err ignored = {0};
+    char path[4200];
+    uint64_t size = 0, s = 0;
+    const char *p, *e;
+    struct kix_bytes note;
+
+    snprintf(path, sizeof(path), "%s/checkpoint", x->dir);
+    if (kix_file_read(path, 1 << 20, &have, &ignored) != KIX_OK)
+        goto out;
+    /* the size is the second line; the stored note at it must be a prefix */
+    p = memchr(have.ptr, '\n', have.len);
+    if (!p)
+        goto out;
+    for (e = ++p; e < (const char *)have.ptr + have.len && *e >= '0' && *e <= '9'; e++) {
+        if (s > (UINT64_MAX - 9) / 10)
+            goto out;
+        s = s * 10 + (uint64_t)(*e - '0');
+    }
+    if (e == p || e >= (const char *)have.ptr + have.len || *e != '\n' || s > x->size)
+        goto out;
+    if (kix_log_reader_checkpoint(x->r, s, &note) != KIX_OK || note.len > have.len ||
+        memcmp(note.ptr, have.ptr, note.len) != 0)
+        goto out;
+    size = s;
+out:
+    kix_buf_release(&have);
+    return size;
+}
+
+int kix_log_export_tlog(struct kix_log *l, const char *dir, struct kix_tlog_export_stats *stats,
+                        struct kix_err *err)
+{
+    struct kix_tlog_export_stats local;
+    struct exporter x;
+    struct kix_tlog_path cp = {KIX_TLOG_CHECKPOINT, 0, 0, 0};
+    uint64_t old;
+    int rc;
+
+    memset(&x, 0, sizeof(x));
+    memset(&local, 0, sizeof(local));
+    x.st = stats ? stats : &local;
+    memset(x.st, 0, sizeof(*x.st));
+    x.dir = dir;
+    x.err = err;
+    kix_buf_init(&x.body);
+    rc = kix_dir_make(dir, 0755, err);
+    if (rc)
+        return rc;
+    rc = kix_log_read_begin(l, &x.r);
+    if (rc)
+        return kix_err_set(err, rc, "cannot read the log: %s", kix_strerror(rc));
+    x.size = kix_log_reader_size(x.r);
+    old = exported_size(&x);
+    x.st->from_size = old;
+    x.st->size = x.size;
+    if (old == x.size)
+        goto out; /* up to date (cosignatures added since are not rewritten) */
+    rc = export_growth(&x, old);
+    if (rc == KIX_OK)
+        rc = kix_log_reader_checkpoints(x.r, old, (size_t)-1, export_partials, &x);
+    if (rc == KIX_OK)
+        rc = write_resource(&x, &cp); /* last: it names only what is there */
+out:
+    if (rc && err && !err->msg[0])
+        kix_err_set(err, rc, "exporting the log to %s failed: %s", dir, kix_strerror(rc));
+    kix_log_read_end(x.r);
+    kix_buf_release(&x.body);
+    return rc;
+}

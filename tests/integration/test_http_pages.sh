@@ -1,0 +1,87 @@
+#!/usr/bin/env bash
+# Permalinks that resolve: kixd --http serves runs/<runId> (HTML, static,
+# no script), runs/<runId>.json (also for Accept: application/json),
+# groups/<key> and a home page, from the index, read here with curl only.
+# The rope runs of the Liger data give a median with p20/p80, a rank in a
+# group of two and evidence.
+source "$(dirname "$0")/lib.sh"
+source "$(dirname "$0")/mirror_lib.sh"
+source "$(dirname "$0")/tlog_lib.sh"
+
+new_origin "$WORK/o"
+{ sed -n 1p "$CSV"; awk '/^rope,/ && n++ < 40' "$CSV"; } >"$WORK/rope.csv"
+"$KIX_BIN/kix-import-liger" --key "$WORK/pub.key" --store "$WORK/o" --batch 10 --map "$WORK/rope.map" \
+  "$WORK/rope.csv" >/dev/null 2>>"$WORK/import.log" || fail "import: $(tail -3 "$WORK/import.log")"
+RID=$(python3 -c 'import json,sys
+for l in open(sys.argv[1]):
+    d = json.loads(l)
+    if d["externalId"].startswith("rope/forward/liger/nvidia-a100-sxm4-80gb/hidden512-"):
+        print(d["runId"]); break' "$WORK/rope.map")
+[ -n "$RID" ] || fail "no rope run in the map"
+HPORT=$(free_port)
+H="http://127.0.0.1:$HPORT"
+serve o --http "tcp://127.0.0.1:$HPORT" --export "$WORK/exp"
+
+curl -sf -D "$WORK/h" "$H/runs/$RID" -o "$WORK/page.html" || fail "GET /runs/$RID"
+grep -qi '^content-type: text/html; charset=utf-8' "$WORK/h" || fail "page content type"
+grep -qi '^etag: ' "$WORK/h" && grep -qi '^cache-control: public, max-age=5' "$WORK/h" || fail "page headers: $(cat "$WORK/h")"
+for want in '<span class="big" id="median">11.4 µs</span> latency median' '<span id="p20">10.3 µs</span>' \
+  '<span id="p80">11.5 µs</span>' 'id="rank">Rank <b>1</b> of 2' 'href="../groups/sha256:' \
+  'id="evidence">reported</b>' '<td>publication</td>' 'href="../tile/0/000.p/' 'href="../tile/entries/000.p/' \
+  "https://kix.test/log/runs/$RID" '<h2>Canonical manifest</h2>' 'NVIDIA A100'; do
+  grep -qF "$want" "$WORK/page.html" || fail "the run page lacks: $want"
+done
+grep -qi '<script' "$WORK/page.html" && fail "the run page has a script"
+pass "run page: median, p20/p80, rank, group link, evidence, entries with tile links, citation, manifest"
+
+curl -sf "$H/runs/$RID.json" -o "$WORK/run.json" || fail "GET /runs/$RID.json"
+curl -sf -H 'Accept: application/json' "$H/runs/$RID" -o "$WORK/run2.json" || fail "GET with Accept json"
+cmp -s "$WORK/run.json" "$WORK/run2.json" || fail "Accept: application/json gives another answer than .json"
+python3 - "$WORK/run.json" "$RID" "$WORK/o" <<'PY' || fail "run JSON: $(head -c 600 "$WORK/run.json")"
+import json, sys, hashlib
+d = json.load(open(sys.argv[1]))
+assert d["runId"] == sys.argv[2]
+assert d["primary"] == {"metric": "latency", "unit": "ns", "median": 11360, "p20": 10336, "p80": 11456}, d["primary"]
+assert d["rank"]["rank"] == 1 and d["rank"]["groupSize"] == 2 and d["rank"]["best"] == d["runId"]
+assert d["evidence"] == "reported" and d["reruns"] == 0
+assert [e["type"] for e in d["entries"]] == ["publication"]
+e = d["entries"][0]
+assert e["tile"].startswith("tile/0/000") and e["entryBundle"].startswith("tile/entries/000")
+assert d["permalink"] == "https://kix.test/log/runs/" + d["runId"]
+assert d["manifest"]["kind"] == "BenchmarkRun"
+assert d["checkpoint"].startswith("kix.test/log\n")
+kinds = sorted(o["kind"] for o in d["objects"])
+assert "Workload" in kinds and "ExecutionEnvironment" in kinds, kinds
+PY
+pass "run JSON parses, same for Accept: application/json"
+
+GROUP=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["rank"]["group"])' "$WORK/run.json")
+curl -sf "$H/groups/$GROUP" -o "$WORK/group.html" || fail "GET /groups/$GROUP"
+first=$(grep -o 'href="../runs/[^"]*"' "$WORK/group.html" | head -1)
+[ "$first" = "href=\"../runs/$RID\"" ] || fail "the group page does not list $RID first: $first"
+[ "$(grep -c '<tr><td>' "$WORK/group.html")" = 2 ] || fail "the group page does not list 2 runs"
+curl -sf "$H/" -o "$WORK/home.html" || fail "GET /"
+grep -q '<td>rope</td>' "$WORK/home.html" && grep -q "href=\"groups/$GROUP\"" "$WORK/home.html" || fail "home page"
+pass "group page (best first) and home page"
+
+for p in runs/nope runs/ "runs/a%2Fb" "runs/%zz" groups/sha256:00 groups/xyz "runs/$RID/x"; do
+  code=$(curl -s -o /dev/null -w '%{http_code}' "$H/$p")
+  [ "$code" = 404 ] || fail "GET /$p: $code, want 404"
+done
+"$KIX" info --server "$(addr o)" >/dev/null || fail "kixd after bad page requests"
+pass "unknown runs and groups: 404"
+
+# the same pages as static files in the export, served by nginx
+for _ in $(seq 1 100); do [ -f "$WORK/exp/runs/.size" ] && break; sleep 0.1; done
+[ "$(cat "$WORK/exp/runs/.size")" = "$(sed -n 2p "$WORK/exp/checkpoint")" ] || fail "pages not exported"
+start_nginx "$WORK/exp"
+n=0
+for p in "runs/$RID" "runs/$RID.json" "groups/$GROUP" ""; do
+  curl -sf -D "$WORK/nh" "$NGINX_URL/$p" -o "$WORK/n" || fail "nginx: GET /$p"
+  curl -sf "$H/$p" -o "$WORK/k" || fail "kixd: GET /$p"
+  cmp -s "$WORK/n" "$WORK/k" || fail "/$p differs between the export (nginx) and kixd"
+  n=$((n + 1))
+done
+grep -qi '^content-type: text/html' "$WORK/nh" || fail "nginx content type of the home page"
+[ "$(find "$WORK/exp/runs" -name '*.json' | wc -l)" -ge 40 ] || fail "not every run page was exported"
+pass "the export holds the same pages; nginx serves them ($n compared)"

@@ -1,0 +1,87 @@
+# tests/integration/tlog_lib.sh — helpers of the C2SP tlog-tiles tests
+# (sourced after lib.sh and mirror_lib.sh): the outside Go client and a real
+# nginx serving an export directory.
+
+CLIENT="$KIX_BIN/kix-tlog-client"
+[ -x "$CLIENT" ] || fail "$CLIENT missing: install golang-go and golang-golang-x-mod-dev (tools/deps.sh) and rebuild"
+NGINX=/usr/sbin/nginx
+[ -x "$NGINX" ] || fail "nginx missing: install nginx-light (tools/deps.sh)"
+NGINX_PIDS=()
+
+stop_nginx_all() {
+  local pid
+  for pid in "${NGINX_PIDS[@]}"; do
+    kill -QUIT "$pid" 2>/dev/null || true
+  done
+  for pid in "${NGINX_PIDS[@]}"; do
+    for _ in $(seq 1 50); do kill -0 "$pid" 2>/dev/null || break; sleep 0.05; done
+    kill -9 "$pid" 2>/dev/null || true
+  done
+  NGINX_PIDS=()
+}
+trap 'stop_nginx_all; cleanup' EXIT
+
+# start_nginx ROOT: nginx on a free port serving ROOT the way README.md
+# shows (immutable full tiles and bundles, 5 s for the rest, HTML run and
+# group pages); sets NGINX_URL.
+start_nginx() {
+  local root=$1 port dir pid
+  port=$(free_port)
+  chmod 711 "$WORK" # nginx's workers run as another user when we are root
+  dir=$(mktemp -d "$WORK/nginx-XXXXXX")
+  mkdir -p "$dir/tmp"
+  cat >"$dir/nginx.conf" <<CONF
+daemon off;
+worker_processes 1;
+pid $dir/nginx.pid;
+error_log $dir/error.log warn;
+events { worker_connections 256; }
+http {
+  access_log off;
+  client_body_temp_path $dir/tmp;
+  proxy_temp_path $dir/tmp;
+  fastcgi_temp_path $dir/tmp;
+  uwsgi_temp_path $dir/tmp;
+  scgi_temp_path $dir/tmp;
+  types { text/html html; }
+  default_type application/octet-stream;
+  server {
+    listen 127.0.0.1:$port;
+    root $root;
+    location = /checkpoint {
+      default_type "text/plain; charset=utf-8";
+      add_header Cache-Control "public, max-age=5";
+    }
+    location ~ "\.p/[0-9]+\$" { add_header Cache-Control "public, max-age=5"; }
+    location /tile/ { add_header Cache-Control "public, max-age=31536000, immutable"; }
+    location /runs/ { default_type "text/html; charset=utf-8"; add_header Cache-Control "public, max-age=5"; }
+    location /groups/ { default_type "text/html; charset=utf-8"; add_header Cache-Control "public, max-age=5"; }
+    location ~ "^/runs/.*\.json\$" { default_type application/json; add_header Cache-Control "public, max-age=5"; }
+  }
+}
+CONF
+  "$NGINX" -c "$dir/nginx.conf" -p "$dir" 2>>"$dir/error.log" &
+  pid=$!
+  NGINX_PIDS+=("$pid")
+  NGINX_URL="http://127.0.0.1:$port"
+  for _ in $(seq 1 100); do
+    curl -s -o /dev/null "$NGINX_URL/" && return 0
+    kill -0 "$pid" 2>/dev/null || { cat "$dir/error.log" >&2; fail "nginx exited"; }
+    sleep 0.05
+  done
+  fail "nginx did not come up on port $port"
+}
+
+# cp_size FILE: the tree size a checkpoint file names.
+cp_size() { sed -n 2p "$1"; }
+
+# wait_export DIR N [SECONDS]: until DIR/checkpoint names size N.
+wait_export() {
+  local i got=
+  for i in $(seq 1 $((${3:-30} * 10))); do
+    got=$(sed -n 2p "$1/checkpoint" 2>/dev/null || true)
+    [ "$got" = "$2" ] && return 0
+    sleep 0.1
+  done
+  fail "the export in $1 has size ${got:-?}, want $2"
+}
