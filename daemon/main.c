@@ -413,7 +413,11 @@ static int apply(struct kixd_config *cfg, int opt, const char *v, char *why, siz
             return -1;
         }
         if (strlen(v) >= KIXD_ADDR_MAX || strncmp(v, "tcp://", 6) != 0) {
-            snprintf(why, cap, "--http %s: expected tcp://HOST:PORT", v);
+            snprintf(why, cap, "--http %.80s: expected tcp://HOST:PORT", v);
+            return -1;
+        }
+        if (kix_addr_validate(v, &aerr) != KIX_OK) {
+            snprintf(why, cap, "--http: %.400s", aerr.msg);
             return -1;
         }
         snprintf(cfg->http[cfg->nhttp++], KIXD_ADDR_MAX, "%s", v);

@@ -51,6 +51,8 @@ for addr in tcp://127.0.0.1:70000 tcp://127.0.0.1:65536 tcp://[::1]:99999; do
   grep -q "out of range (0 to 65535)" "$WORK/err" || { cat "$WORK/err"; fail "kixd --listen $addr"; }
   expect_status 2 "$KIX" info --server "$addr"
   grep -q "out of range (0 to 65535)" "$WORK/err" || { cat "$WORK/err"; fail "kix --server $addr"; }
+  expect_status 2 "$KIXD" serve --store "$WORK/log" --http "$addr"
+  grep -q "out of range (0 to 65535)" "$WORK/err" || { cat "$WORK/err"; fail "kixd --http $addr"; }
 done
 expect_status 2 "$KIX" info --server 127.0.0.1:70000
 grep -q "out of range" "$WORK/err" || fail "kix --server HOST:PORT without a scheme"
