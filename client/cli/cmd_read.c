@@ -106,6 +106,10 @@ static void print_resolution_json(const struct kix_resolution *res, const char *
     cli_json_string(stdout, (const char *)link.ptr, link.len);
     printf(",\"evidence\":\"%s\"", kix_evidence_name(res->run.evidence));
     if (res->successor[0]) {
+        char reason[256];
+        cli_supersession_reason(res, res->run.superseded_by_index, reason, sizeof(reason));
+        printf(",\"supersessionReason\":");
+        cli_json_string(stdout, reason, strlen(reason));
         printf(",\"supersededBy\":");
         cli_json_string(stdout, res->successor, strlen(res->successor));
     }
@@ -134,8 +138,8 @@ static void print_resolution_json(const struct kix_resolution *res, const char *
         cli_json_string(stdout, s.time, strlen(s.time));
         if (e->type == KIX_ENTRY_RERUN)
             printf(",\"outcome\":\"%s\"", kix_evidence_name(s.outcome));
-        if (e->type == KIX_ENTRY_ATTESTATION) {
-            printf(",\"note\":");
+        if (e->type == KIX_ENTRY_ATTESTATION || e->type == KIX_ENTRY_SUPERSESSION) {
+            printf(e->type == KIX_ENTRY_ATTESTATION ? ",\"note\":" : ",\"reason\":");
             cli_json_string(stdout, s.note, strlen(s.note));
         }
         printf(",\"proof\":[");
@@ -169,9 +173,12 @@ static void print_resolution(const struct kix_resolution *res, const char *origi
     if (res->run.evidence_index != KIX_NO_INDEX)
         printf(" (entry %llu)", (unsigned long long)res->run.evidence_index);
     printf("\n");
-    if (res->successor[0])
-        printf("SUPERSEDED by run %s (entry %llu)\n", res->successor,
-               (unsigned long long)res->run.superseded_by_index);
+    if (res->successor[0]) {
+        char reason[256];
+        cli_supersession_reason(res, res->run.superseded_by_index, reason, sizeof(reason));
+        printf("SUPERSEDED by run %s (entry %llu)%s%s\n", res->successor,
+               (unsigned long long)res->run.superseded_by_index, reason[0] ? ": " : "", reason);
+    }
     if (res->predecessor[0])
         printf("supersedes run %s\n", res->predecessor);
     printf("objects    %zu referenced, each checked against its digest\n", res->nobjects);
@@ -189,7 +196,8 @@ static void print_resolution(const struct kix_resolution *res, const char *origi
         if (e->type == KIX_ENTRY_ATTESTATION)
             printf("  \"%s\"", s.note);
         if (e->type == KIX_ENTRY_SUPERSESSION)
-            printf("  %s -> %s", s.run_id, s.new_run_id);
+            printf("  %s -> %s%s%s%s", s.run_id, s.new_run_id, s.note[0] ? "  \"" : "", s.note,
+                   s.note[0] ? "\"" : "");
         printf("\n");
     }
     b64(cp->root, 32, root, sizeof(root));

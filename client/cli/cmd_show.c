@@ -165,9 +165,13 @@ static void print_page(struct page *p)
     printf("\xe2\x97\x8f %s   %s\n", str(p->run, "spec.status"), evidence_line(res->run.evidence));
     if (p->age_days > p->stale_days)
         printf("Not re-observed in %ld days.\n", p->age_days);
-    if (res->successor[0])
-        printf("SUPERSEDED by run %s (entry %llu): this record was corrected.\n", res->successor,
-               (unsigned long long)res->run.superseded_by_index);
+    if (res->successor[0]) {
+        char reason[256];
+        cli_supersession_reason(res, res->run.superseded_by_index, reason, sizeof(reason));
+        printf("SUPERSEDED by run %s (entry %llu): this record was corrected%s%s.\n",
+               res->successor, (unsigned long long)res->run.superseded_by_index,
+               reason[0] ? ": " : "", reason);
+    }
     if (res->predecessor[0])
         printf("Supersedes run %s.\n", res->predecessor);
 
@@ -280,8 +284,12 @@ static void print_page_json(struct page *p)
         json_object_set_new(doc, "groupSize", json_integer((json_int_t)res->rank.group_size));
         json_object_set_new(doc, "best", json_string(res->rank.best));
     }
-    if (res->successor[0])
+    if (res->successor[0]) {
+        char reason[256];
+        cli_supersession_reason(res, res->run.superseded_by_index, reason, sizeof(reason));
         json_object_set_new(doc, "supersededBy", json_string(res->successor));
+        json_object_set_new(doc, "supersessionReason", json_string(reason));
+    }
     if (res->predecessor[0])
         json_object_set_new(doc, "supersedes", json_string(res->predecessor));
     json_object_set(doc, "run", p->run);

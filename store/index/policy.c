@@ -3,6 +3,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include <jansson.h>
+
 #include "index_internal.h"
 
 static int check_run_subject(const struct kix_entry *e, const struct kix_run_info *run,
@@ -127,10 +129,69 @@ static int check_entry(struct kix_log_txn *t, const struct kix_entry *e, struct 
     return kix_err_set(err, KIX_EINVAL, "unknown entry type");
 }
 
+static const char *spec_string(const json_t *doc, const char *field)
+{
+    return json_string_value(json_object_get(json_object_get(doc, "spec"), field));
+}
+
+/* A rerun repeats the run: the same workload, implementation and protocol
+ * (and kind), measured again somewhere it records. Otherwise it would flip
+ * the evidence of a run it never reproduced. */
+static int check_rerun_measures(struct kix_log_txn *t, const struct kix_log_item *item,
+                                const struct kix_run_info *run, struct kix_err *err)
+{
+    static const char *const same[] = {"workloadDigest", "implementationDigest", "protocolDigest"};
+    struct kix_bytes rb, xb;
+    json_t *orig = NULL, *again = NULL;
+    const char *k1, *k2;
+    int rc = KIX_OK;
+
+    /* a missing rerun manifest is the log's to refuse, by name */
+    if (kix_log_item_object(t, item, &run->manifest, &rb) != KIX_OK ||
+        kix_log_item_object(t, item, &item->entry->rerun_digest, &xb) != KIX_OK)
+        return KIX_OK;
+    orig = json_loadb((const char *)rb.ptr, rb.len, 0, NULL);
+    again = json_loadb((const char *)xb.ptr, xb.len, 0, NULL);
+    if (!orig || !again)
+        goto out; /* not JSON objects: the objects check names them */
+    k1 = json_string_value(json_object_get(orig, "kind"));
+    k2 = json_string_value(json_object_get(again, "kind"));
+    if (k1 && (!k2 || strcmp(k1, k2) != 0)) {
+        rc = kix_err_set(err, KIX_EPOLICY,
+                         "the rerun of run %s is a %s, not a %s like the run it repeats",
+                         run->run_id, k2 ? k2 : "manifest without a kind", k1);
+        goto out;
+    }
+    for (size_t i = 0; i < sizeof(same) / sizeof(same[0]); i++) {
+        const char *a = spec_string(orig, same[i]), *b = spec_string(again, same[i]);
+        if ((a || b) && (!a || !b || strcmp(a, b) != 0)) {
+            rc = kix_err_set(err, KIX_EPOLICY,
+                             "the rerun of run %s measures something else: its spec.%s is %s, "
+                             "the run's is %s; a rerun repeats the run's workload, "
+                             "implementation and protocol",
+                             run->run_id, same[i], b ? b : "absent", a ? a : "absent");
+            goto out;
+        }
+    }
+    if (spec_string(orig, "environmentDigest") && !spec_string(again, "environmentDigest"))
+        rc = kix_err_set(err, KIX_EPOLICY,
+                         "the rerun of run %s records no spec.environmentDigest: a rerun says "
+                         "where it ran",
+                         run->run_id);
+out:
+    json_decref(orig);
+    json_decref(again);
+    return rc;
+}
+
 static int index_check(struct kix_log_txn *t, const struct kix_log_item *item, struct kix_err *err)
 {
     struct kix_run_info run, new_run;
-    return check_entry(t, item->entry, &run, &new_run, 1, err);
+    int rc = check_entry(t, item->entry, &run, &new_run, 1, err);
+
+    if (rc == KIX_OK && item->entry->type == KIX_ENTRY_RERUN)
+        rc = check_rerun_measures(t, item, &run, err);
+    return rc;
 }
 
 /* A comparable run enters its comparison group. The manifest is usually in

@@ -206,6 +206,7 @@ static void item_of(const struct kix_prepared *p, uint64_t index, struct kix_log
     memset(it, 0, sizeof(*it));
     it->index = index;
     it->entry = &p->entry;
+    it->prepared = p;
     for (size_t i = 0; i < p->nobjects; i++) {
         const struct prepared_object *o = &p->objects[i];
         if (memcmp(o->digest.b, p->entry.subject.b, 32) != 0)
@@ -216,6 +217,19 @@ static void item_of(const struct kix_prepared *p, uint64_t index, struct kix_log
         it->value = o->value;
         break;
     }
+}
+
+int kix_log_item_object(struct kix_log_txn *t, const struct kix_log_item *item,
+                        const struct kix_digest *d, struct kix_bytes *out)
+{
+    const struct kix_prepared *p = item->prepared;
+
+    for (size_t i = 0; p && i < p->nobjects; i++)
+        if (memcmp(p->objects[i].digest.b, d->b, 32) == 0) {
+            *out = kix_buf_bytes(&p->objects[i].canon);
+            return KIX_OK;
+        }
+    return kix_log_txn_object(t, d, out);
 }
 
 int kix__policy_apply(struct kix_log *l, MDB_txn *txn, uint64_t index, const struct kix_prepared *p,

@@ -52,6 +52,17 @@ make_manifests() {
     "$((11000 + tag))" "$wd" >"$dir/run.json"
 }
 
+# make_rerun RUN_DIR DIR TAG: a rerun of the run in RUN_DIR (its workload,
+# another median) in DIR/run.json, with the workload beside it.
+make_rerun() {
+  local run=$1 dir=$2 tag=$3
+  mkdir -p "$dir"
+  cp "$run/workload.json" "$dir/workload.json"
+  local wd; wd=$("$KIX" digest "$dir/workload.json")
+  printf '{"apiVersion":"kernelindex.dev/v1alpha1","kind":"BenchmarkRun","spec":{"status":"passed","timing":{"latencyNs":{"median":%s}},"workloadDigest":"%s"}}' \
+    "$((11000 + tag))" "$wd" >"$dir/run.json"
+}
+
 # start_kixd STORE: serves STORE on a temp Unix socket; sets KIXD_ADDR and KIXD_PID.
 start_kixd() {
   local store=$1 sock="$WORK/kixd-$RANDOM.sock" i

@@ -71,7 +71,13 @@ grep -q "nothing was added" "$WORK/vc1" || fail "fresh citation lists additions"
 "$KIX" attest "${LOG[@]}" --key "$WORK/att.key" --note "reproduced on my A100" run-1 >/dev/null
 "$KIX" resolve "${LOG[@]}" run-1 --json >"$WORK/res2.json"
 [ "$(json_get "$WORK/res2.json" 'd["evidence"]')" = reported ] || fail "attestation changed evidence"
-make_manifests "$WORK/m1r" 1001
+# a rerun measures what the run measured: another workload is refused
+make_manifests "$WORK/other" 1001
+expect_status 1 "$KIX" rerun "${LOG[@]}" --key "$WORK/rerun.key" --outcome not_reproduced run-1 \
+  "$WORK/other/run.json" "$WORK/other/workload.json"
+grep -q "measures something else: its spec.workloadDigest is" "$WORK/err" ||
+  fail "rerun of another workload: $(cat "$WORK/err")"
+make_rerun "$WORK/m1" "$WORK/m1r" 1001
 "$KIX" rerun "${LOG[@]}" --key "$WORK/rerun.key" --outcome not_reproduced run-1 \
   "$WORK/m1r/run.json" "$WORK/m1r/workload.json" >/dev/null
 "$KIX" resolve "${LOG[@]}" run-1 --json >"$WORK/res3.json"
@@ -84,6 +90,13 @@ make_manifests "$WORK/m2" 2
   "$WORK/m2/run.json" "$WORK/m2/workload.json" >/dev/null
 "$KIX" resolve "${LOG[@]}" run-1 --json >"$WORK/res4.json"
 [ "$(json_get "$WORK/res4.json" 'd["supersededBy"]')" = run-2 ] || fail "supersededBy"
+# the reason the publisher gave is shown wherever the supersession is
+[ "$(json_get "$WORK/res4.json" 'd["supersessionReason"]')" = "fixed timer" ] || fail "reason in resolve --json"
+"$KIX" resolve "${LOG[@]}" run-1 | grep -q "SUPERSEDED by run run-2 (entry [0-9]*): fixed timer" ||
+  fail "reason in resolve"
+"$KIX" show "${LOG[@]}" run-1 | grep -q "this record was corrected: fixed timer" || fail "reason in show"
+"$KIX" show "${LOG[@]}" run-1 --json >"$WORK/show4.json"
+[ "$(json_get "$WORK/show4.json" 'd["supersessionReason"]')" = "fixed timer" ] || fail "reason in show --json"
 "$KIX" resolve "${LOG[@]}" run-2 --json >"$WORK/res5.json"
 [ "$(json_get "$WORK/res5.json" 'd["supersedes"]')" = run-1 ] || fail "supersedes"
 expect_status 1 "$KIX" supersede "${LOG[@]}" --key "$WORK/att.key" run-2 "$WORK/m1/run.json"

@@ -460,6 +460,66 @@ KIX_TEST(index_check_recomputes_ranks_and_evidence)
     teardown(&f);
 }
 
+/* A rerun repeats its run: same kind, workload, implementation and
+ * protocol, and it records where it ran; anything else is refused by name
+ * and changes nothing. */
+KIX_TEST(a_rerun_measures_what_the_run_measured)
+{
+    static const struct {
+        const char *kind, *protocol, *env_member, *want; /* want NULL: accepted */
+    } cases[] = {
+        {"Workload", "p1", ",\"environmentDigest\":\"e2\"", "is a Workload, not a BenchmarkRun"},
+        {"BenchmarkRun", "p2", ",\"environmentDigest\":\"e2\"", "spec.protocolDigest is p2"},
+        {"BenchmarkRun", "p1", "", "records no spec.environmentDigest"},
+        {"BenchmarkRun", "p1", ",\"environmentDigest\":\"e2\"", NULL},
+    };
+    struct fixture f;
+    struct kix_err err = {0};
+    struct kix_append_result res;
+    struct kix_log_reader *r;
+    struct kix_run_info run;
+    struct kix_digest w;
+    char wtext[KIX_DIGEST_TEXT_LEN + 1];
+    uint64_t size;
+
+    setup(&f);
+    ASSERT_EQ_INT(KIX_OK, publish_ranked(&f, "r", 1, 100, &err));
+    ASSERT_EQ_INT(KIX_OK, kix_log_read_begin(f.log, &r));
+    ASSERT_EQ_INT(KIX_OK, kix_index_run(r, "r", 1, &run));
+    kix_log_read_end(r);
+    digest_of_json(workload, &w);
+    kix_digest_format(&w, wtext);
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        char manifest[1024];
+        const char *objs[1] = {manifest};
+        struct kix_buf env = KIX_BUF_INIT;
+        struct kix_digest rd;
+        int rc;
+        snprintf(manifest, sizeof(manifest),
+                 "{\"kind\":\"%s\",\"spec\":{\"timing\":{\"latencyNs\":{\"median\":%zu}},"
+                 "\"workloadDigest\":\"%s\",\"protocolDigest\":\"%s\"%s}}",
+                 cases[i].kind, 200 + i, wtext, cases[i].protocol, cases[i].env_member);
+        digest_of_json(manifest, &rd);
+        ASSERT_EQ_INT(KIX_OK, kix_entry_rerun(f.rerunner, "r", &run.manifest, "not_reproduced", &rd,
+                                              NULL, &env, &err));
+        size = log_size(&f);
+        rc = submit(&f, &env, objs, 1, &res, &err);
+        kix_buf_release(&env);
+        if (!cases[i].want) {
+            ASSERT_EQ_INT(KIX_OK, rc);
+            continue;
+        }
+        ASSERT_EQ_INT(KIX_EPOLICY, rc);
+        ASSERT_CONTAINS(err.msg, cases[i].want);
+        ASSERT_EQ_U64(size, log_size(&f));
+    }
+    ASSERT_EQ_INT(KIX_OK, kix_log_read_begin(f.log, &r));
+    ASSERT_EQ_INT(KIX_OK, kix_index_run(r, "r", 1, &run));
+    kix_log_read_end(r);
+    ASSERT_EQ_U64(1, run.reruns);
+    teardown(&f);
+}
+
 /* The group key is the digest of the canonical JSON of the five members,
  * however they are spelled: checked against kix_canon of an unsorted,
  * escaped spelling of the same object. */

@@ -76,7 +76,14 @@ struct kix_log_item {
     int comparable;
     struct kix_digest comparison_key;
     uint64_t value;
+    const void *prepared; /* the log's own view, for kix_log_item_object */
 };
+
+/* The canonical bytes of object d as the item's submission carried it, or
+ * else as stored before (views valid during the callback). KIX_ENOTFOUND
+ * when neither has it. */
+int kix_log_item_object(struct kix_log_txn *t, const struct kix_log_item *item,
+                        const struct kix_digest *d, struct kix_bytes *out);
 
 /* What keeps a layer's tables in step with the log. For each entry the
  * log checks its own rules (signer and role, key registry, objects), then
