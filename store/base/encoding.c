@@ -122,7 +122,11 @@ int kix_base64_decode_buf(const char *in, size_t len, size_t max, struct kix_buf
 
 int kix_utf8_valid(const char *s, size_t len)
 {
-    const uint8_t *p = (const uint8_t *)s, *end = p + len;
+    const uint8_t *p = (const uint8_t *)s, *end;
+
+    if (len == 0)
+        return 1; /* also for s == NULL (an empty msgpack str) */
+    end = p + len;
 
     while (p < end) {
         uint8_t c = *p;
