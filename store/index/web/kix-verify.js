@@ -84,8 +84,10 @@
 
   /* vkey "<name>+<hash hex>+<base64(0x01 || 32-byte public key)>" */
   async function parseVkey(text) {
-    var parts = text.trim().split('+');
-    if (parts.length !== 3 || !/^[0-9a-f]{8}$/.test(parts[1]))
+    /* the name has no '+'; the base64 key may */
+    var m = /^([^+\s]+)\+([0-9a-f]{8})\+(\S+)$/.exec(text.trim());
+    var parts = m ? m.slice(1) : null;
+    if (!parts)
       throw new Fail('the log key printed on the page is not a note verifier key');
     var key = b64(parts[2]);
     if (key.length !== 33 || key[0] !== 1)
