@@ -14,12 +14,14 @@
 
 #define ULL unsigned long long
 
-#include "kix_verify_js.h" /* generated: static const unsigned char kix_verify_js[] */
+/* Generated at configure time from web/kix-verify.js (CMakeLists.txt). */
+extern const unsigned char kix__verify_js[];
+extern const size_t kix__verify_js_len;
 
 void kix_page_script(struct kix_bytes *out)
 {
-    out->ptr = kix_verify_js;
-    out->len = sizeof(kix_verify_js);
+    out->ptr = kix__verify_js;
+    out->len = kix__verify_js_len;
 }
 
 static const char style[] =
@@ -468,8 +470,9 @@ int kix_page_run_html(struct kix_log_reader *r, const char *run_id, size_t len, 
             object_section(&o, *jstr(obj, "kind") ? jstr(obj, "kind") : "object", obj, d);
         json_decref(obj);
     }
-    put(&o, "<h2>Log entries</h2>\n<table id=\"entries\">\n<tr><th>index</th><th>type</th><th>tile</th>"
-            "<th>entry bundle</th></tr>\n");
+    put(&o,
+        "<h2>Log entries</h2>\n<table id=\"entries\">\n<tr><th>index</th><th>type</th><th>tile</th>"
+        "<th>entry bundle</th></tr>\n");
     for (size_t i = 0; i < res.nentries; i++) {
         char tile[KIX_TLOG_PATH_MAX + 1], bundle[KIX_TLOG_PATH_MAX + 1];
         entry_paths(res.entries[i].index, res.size, tile, bundle);
