@@ -5,8 +5,9 @@
 # inclusion of the run's entries from the tiles and the manifest's digest,
 # and says "verified against <origin> at size N": from kixd --http and from
 # the export served by nginx. Then nginx serves copies of the export with
-# one byte flipped in the run's entry bundle, in the level-0 tile, and in
-# the manifest's page, and the page must name each failure.
+# one byte flipped in the run's entry bundle, in a level-1 tile and a
+# partial level-0 tile its proof reads, in the manifest on the page and in
+# the checkpoint's root, and the page must name each failure.
 # Exit 77 (skipped) only when chromium is missing or cannot start.
 source "$(dirname "$0")/lib.sh"
 source "$(dirname "$0")/mirror_lib.sh"
@@ -28,8 +29,12 @@ if ! dom "data:text/html,<p>chromium-ok</p>" "$WORK/probe.html" || ! grep -q chr
 fi
 
 new_origin "$WORK/o"
-{ sed -n 1p "$CSV"; awk '/^rope,/ && n++ < 40' "$CSV"; } >"$WORK/rope.csv"
-"$KIX_BIN/kix-import-liger" --key "$WORK/pub.key" --store "$WORK/o" --batch 10 --map "$WORK/rope.map" \
+# 600 other runs first, then the rope runs: a log past 512 entries, so the
+# rope run's entry sits in a partial tile and its proof takes hashes from
+# full level-0 tiles and a level-1 tile; EARLY (the first run) is in the
+# full tile 000.
+{ sed -n 1p "$CSV"; awk -F, 'NR > 1 && $1 != "rope" && n++ < 600' "$CSV"; awk '/^rope,/ && n++ < 40' "$CSV"; } >"$WORK/rope.csv"
+"$KIX_BIN/kix-import-liger" --key "$WORK/pub.key" --store "$WORK/o" --batch 50 --map "$WORK/rope.map" \
   "$WORK/rope.csv" >/dev/null 2>>"$WORK/import.log" || fail "import: $(tail -3 "$WORK/import.log")"
 RID=$(python3 -c 'import json,sys
 for l in open(sys.argv[1]):
@@ -37,6 +42,7 @@ for l in open(sys.argv[1]):
     if d["externalId"].startswith("rope/forward/liger/nvidia-a100-sxm4-80gb/hidden512-"):
         print(d["runId"]); break' "$WORK/rope.map")
 [ -n "$RID" ] || fail "no rope run in the map"
+EARLY=$(python3 -c 'import json,sys; print(json.loads(open(sys.argv[1]).readline())["runId"])' "$WORK/rope.map")
 HPORT=$(free_port)
 H="http://127.0.0.1:$HPORT"
 serve o --http "tcp://127.0.0.1:$HPORT" --export "$WORK/exp"
@@ -60,6 +66,7 @@ expect_verified() { # URL NAME
   grep -q 'id="rank">.*class="muted unproven"' "$WORK/dom.html" || fail "$2: rank not marked unproven"
 }
 expect_verified "$H/runs/$RID" "kixd --http"
+expect_verified "$H/runs/$EARLY" "kixd --http, a run in the first full tile"
 pass "kixd --http: the page verifies in Chromium (signature, inclusion, manifest digest; rank/evidence marked unproven)"
 
 for _ in $(seq 1 100); do [ "$(cat "$WORK/exp/runs/.size" 2>/dev/null)" = "$SIZE" ] && break; sleep 0.1; done
@@ -69,9 +76,11 @@ expect_verified "$NGINX_URL/runs/$RID" "nginx (export)"
 pass "the export served by nginx: the page verifies in Chromium"
 
 # tampered copies of the export
-INDEX=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["entries"][0]["index"])' "$WORK/exp/runs/$RID.json")
-W=$SIZE # one partial tile: the log is smaller than 256
-[ "$SIZE" -lt 256 ] || fail "the test expects a log under 256 entries, got $SIZE"
+[ "$SIZE" -gt 512 ] || fail "the test expects a log past 512 entries, got $SIZE"
+read -r INDEX TILE BUNDLE < <(python3 -c 'import json,sys
+e = json.load(open(sys.argv[1]))["entries"][0]
+print(e["index"], e["tile"], e["entryBundle"])' "$WORK/exp/runs/$RID.json")
+case "$BUNDLE" in tile/entries/002.p/*) ;; *) fail "the rope run's bundle: $BUNDLE, want a partial tile/entries/002" ;; esac
 expect_failed() { # DIR WANT NAME
   start_nginx "$1"
   dom "$NGINX_URL/runs/$RID" "$WORK/dom.html" || fail "$3: chromium failed"
@@ -84,9 +93,9 @@ expect_failed() { # DIR WANT NAME
   pass "$3: the page says: ${s#failed: }"
 }
 cp -r "$WORK/exp" "$WORK/bad1"
-python3 - "$WORK/bad1/tile/entries/000.p/$W" "$INDEX" <<'PY'
+python3 - "$WORK/bad1/$BUNDLE" "$INDEX" <<'PY'
 import sys
-p, want = sys.argv[1], int(sys.argv[2])
+p, want = sys.argv[1], int(sys.argv[2]) % 256
 b = bytearray(open(p, "rb").read())
 o = 0
 for i in range(want):
@@ -95,18 +104,29 @@ n = b[o] << 8 | b[o + 1]
 b[o + 2 + n // 2] ^= 1  # a byte in the middle of the run's leaf
 open(p, "wb").write(b)
 PY
-expect_failed "$WORK/bad1" "entry $INDEX: its leaf in tile/entries/000.p/$W does not hash" "entry bundle with one byte flipped"
+expect_failed "$WORK/bad1" "entry $INDEX: its leaf in $BUNDLE does not hash" "entry bundle with one byte flipped"
 
 cp -r "$WORK/exp" "$WORK/bad2"
-OTHER=$(( INDEX == 0 ? 1 : 0 ))
-python3 - "$WORK/bad2/tile/0/000.p/$W" "$OTHER" <<'PY'
+# the proof reads the hash of entries 0..511 from the level-1 tile (the
+# roots of level-0 tiles 000 and 001), and the run's neighbours from its
+# own partial level-0 tile: a byte flipped in either must fail inclusion
+python3 - "$WORK/bad2/tile/1/000.p/2" <<'PY'
 import sys
-p, j = sys.argv[1], int(sys.argv[2])
+p = sys.argv[1]
 b = bytearray(open(p, "rb").read())
-b[32 * j + 7] ^= 0x80  # another entry's leaf hash: a sibling on the run's path
+b[32 + 7] ^= 0x80  # the root of level-0 tile 001
 open(p, "wb").write(b)
 PY
-expect_failed "$WORK/bad2" "entry $INDEX (publication): inclusion fails" "level-0 tile with one byte flipped"
+expect_failed "$WORK/bad2" "entry $INDEX (publication): inclusion fails" "level-1 tile with one byte flipped"
+cp -r "$WORK/exp" "$WORK/bad5"
+python3 - "$WORK/bad5/$TILE" "$INDEX" <<'PY'
+import sys
+p, i = sys.argv[1], int(sys.argv[2]) % 256
+b = bytearray(open(p, "rb").read())
+b[32 * (i ^ 1) + 3] ^= 0x01  # the leaf hash of the run's neighbour
+open(p, "wb").write(b)
+PY
+expect_failed "$WORK/bad5" "entry $INDEX (publication): inclusion fails" "partial level-0 tile with one byte flipped"
 
 cp -r "$WORK/exp" "$WORK/bad3"
 python3 - "$WORK/bad3/runs/$RID" <<'PY'
