@@ -143,6 +143,7 @@
   function Tiles(size) {
     this.size = size;
     this.cache = {};
+    this.used = [];  /* the tiles the current proof read, to name them on failure */
   }
 
   /* Width of tile `index` at `level` (hashes at tree level 8*level) in a tree of `size`. */
@@ -170,6 +171,7 @@
     var t = Math.floor(start / 256), off = start - t * 256, w = this.width(level, t);
     if (w < off + count) throw new Fail('internal: a tile too short for node ' + h + '/' + k);
     var path = this.path('tile/' + level + '/', t, w);
+    if (this.used.indexOf(path) < 0) this.used.push(path);
     var tile = await this.get(path, function (b) {
       if (b.length !== w * 32)
         throw new Fail(path + ' is ' + b.length + ' bytes, not ' + w * 32);
@@ -256,6 +258,7 @@
       var type = rows[r].getAttribute('data-type');
       if (!(i < cp.size))
         throw new Fail('entry ' + i + ' is past the checkpoint (size ' + cp.size + ')');
+      tiles.used = [];
       var e = await tiles.leaf(i);
       var lh = await leafHash(e.leaf);
       var t0 = await tiles.node(0, i);
@@ -265,7 +268,8 @@
       var root = await tiles.root(0, cp.size, i, lh);
       if (!equal(root, cp.root))
         throw new Fail('entry ' + i + ' (' + type + '): inclusion fails: the root recomputed ' +
-                       'from ' + e.path + ' and the tiles is not the checkpoint\'s root');
+                       'from ' + e.path + ' and the tiles it read (' + tiles.used.join(', ') +
+                       ') is not the checkpoint\'s root');
       if (type === 'publication' && !publication) publication = e.leaf;
       checked.push(i);
     }
