@@ -522,7 +522,7 @@ static long unescape(const char *s, size_t len, char *out, size_t cap)
 }
 
 /* The pages (kix/pages.h): "", "index.html", runs/<id>[.json],
- * groups/<key>. Returns 0 when path is none of them. */
+ * groups/<key>, and the pages' script KIX_PAGE_SCRIPT_PATH. Returns 0 when path is none of them. */
 static int page(struct kixd_http_conn *c, const char *path, size_t len, int head)
 {
     struct kixd_worker *w = c->w;
@@ -532,6 +532,13 @@ static int page(struct kixd_http_conn *c, const char *path, size_t len, int head
     long n = 0;
     int rc, json = 0, what;
 
+    if (len == sizeof(KIX_PAGE_SCRIPT_PATH) - 1 &&
+        memcmp(path, KIX_PAGE_SCRIPT_PATH, len) == 0) { /* the run pages' verifier */
+        struct kix_bytes js;
+        kix_page_script(&js);
+        answer(c, K_PAGE, 200, "text/javascript; charset=utf-8", EDGE, js.ptr, js.len, head);
+        return 1;
+    }
     if (len == 0 || (len == 10 && memcmp(path, "index.html", 10) == 0)) {
         what = 0;
     } else if (len > 5 && memcmp(path, "runs/", 5) == 0) {

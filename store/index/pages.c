@@ -8,10 +8,21 @@
 #include <string.h>
 
 #include "kix/file.h"
+#include "kix/note.h"
 #include "kix/resolve.h"
 #include "kix/tlog_path.h"
 
 #define ULL unsigned long long
+
+/* Generated at configure time from web/kix-verify.js (CMakeLists.txt). */
+extern const unsigned char kix__verify_js[];
+extern const size_t kix__verify_js_len;
+
+void kix_page_script(struct kix_bytes *out)
+{
+    out->ptr = kix__verify_js;
+    out->len = kix__verify_js_len;
+}
 
 static const char style[] =
     "<style>body{font:15px/1.45 system-ui,sans-serif;max-width:60rem;margin:2rem auto;"
@@ -337,6 +348,28 @@ static void object_section(struct out *o, const char *title, json_t *obj, const 
     put(o, "</table>\n");
 }
 
+/* The log key, the verifier's status line (what it says without
+ * JavaScript: how to check by hand) and the script (kix/pages.h). */
+static void verify_section(struct out *o, struct kix_log_reader *r, const char *origin)
+{
+    struct kix_buf vkey = KIX_BUF_INIT;
+
+    if (o->rc == KIX_OK)
+        o->rc = kix_verifier_format(kix_log_reader_verifier(r), &vkey);
+    put(o, "<h2>Verification</h2>\n<div id=\"kix-verify\" data-origin=\"");
+    escs(o, origin);
+    put(o, "\">\n<p>Log key <code id=\"log-vkey\">");
+    esc(o, (const char *)vkey.ptr, vkey.len);
+    put(o, "</code></p>\n<p id=\"verify-status\" data-state=\"none\"><b>Not verified by this "
+           "page</b>: with JavaScript, the page checks the checkpoint's signature with this key, "
+           "the inclusion of every entry above and the manifest's digest, reading only the "
+           "tiles; without it, check them with any C2SP tlog-tiles client (and "
+           "<code>sha256sum</code> of the manifest). Rank and evidence are not proven by the "
+           "page (index proofs pending).</p>\n</div>\n<script src=\"../" KIX_PAGE_SCRIPT_PATH
+           "\" defer></script>\n");
+    kix_buf_release(&vkey);
+}
+
 int kix_page_run_html(struct kix_log_reader *r, const char *run_id, size_t len, struct kix_buf *out,
                       struct kix_err *err)
 {
@@ -437,14 +470,16 @@ int kix_page_run_html(struct kix_log_reader *r, const char *run_id, size_t len, 
             object_section(&o, *jstr(obj, "kind") ? jstr(obj, "kind") : "object", obj, d);
         json_decref(obj);
     }
-    put(&o, "<h2>Log entries</h2>\n<table>\n<tr><th>index</th><th>type</th><th>tile</th>"
-            "<th>entry bundle</th></tr>\n");
+    put(&o,
+        "<h2>Log entries</h2>\n<table id=\"entries\">\n<tr><th>index</th><th>type</th><th>tile</th>"
+        "<th>entry bundle</th></tr>\n");
     for (size_t i = 0; i < res.nentries; i++) {
         char tile[KIX_TLOG_PATH_MAX + 1], bundle[KIX_TLOG_PATH_MAX + 1];
         entry_paths(res.entries[i].index, res.size, tile, bundle);
         putf(&o,
-             "<tr><td>%llu</td><td>%s</td><td><a href=\"../%s\">%s</a></td>"
-             "<td><a href=\"../%s\">%s</a></td></tr>\n",
+             "<tr data-index=\"%llu\" data-type=\"%s\"><td>%llu</td><td>%s</td>"
+             "<td><a href=\"../%s\">%s</a></td><td><a href=\"../%s\">%s</a></td></tr>\n",
+             (ULL)res.entries[i].index, kix_entry_type_name(res.entries[i].type),
              (ULL)res.entries[i].index, kix_entry_type_name(res.entries[i].type), tile, tile,
              bundle, bundle);
     }
@@ -460,13 +495,15 @@ int kix_page_run_html(struct kix_log_reader *r, const char *run_id, size_t len, 
     put(&o, "\nlog ");
     escs(&o, origin);
     putf(&o, " at size %llu</pre>\n", (ULL)res.size);
-    put(&o, "<h2>Canonical manifest</h2>\n<p><code>");
+    put(&o, "<h2>Canonical manifest</h2>\n<p><code id=\"manifest-digest\">");
     escs(&o, digest);
     put(&o, "</code></p>\n<pre id=\"manifest\">");
     esc(&o, (const char *)res.manifest.ptr, res.manifest.len);
     put(&o, "</pre>\n<h2>Checkpoint</h2>\n<pre>");
     esc(&o, (const char *)res.checkpoint.ptr, res.checkpoint.len);
-    put(&o, "</pre>\n</body></html>\n");
+    put(&o, "</pre>\n");
+    verify_section(&o, r, origin);
+    put(&o, "</body></html>\n");
     rc = o.rc;
     if (rc)
         kix_err_set(err, rc, "rendering the page of run %s: %s", res.run.run_id, kix_strerror(rc));
@@ -657,6 +694,13 @@ static int add_group_run(void *ctx, uint64_t rank, const char *run_id, uint64_t 
     return idset_add(&((struct pexport *)ctx)->runs, run_id);
 }
 
+/* DIR/kix-verify.js, in path. */
+static const char *path_js(const struct pexport *x, char *path, size_t cap)
+{
+    snprintf(path, cap, "%s/" KIX_PAGE_SCRIPT_PATH, x->dir);
+    return path;
+}
+
 int kix_pages_export(struct kix_log *l, const char *dir, struct kix_pages_export_stats *stats,
                      struct kix_err *err)
 {
@@ -691,6 +735,20 @@ int kix_pages_export(struct kix_log *l, const char *dir, struct kix_pages_export
         from = 0; /* another log's pages, or a log started over */
     stats->from_size = from;
     stats->size = size;
+    {
+        struct kix_bytes js;
+        int have;
+        kix_buf_reset(&mark);
+        have = kix_file_read(path_js(&x, path, sizeof(path)), 1 << 20, &mark, NULL) == KIX_OK;
+        kix_page_script(&js);
+        if (!have && kix_dir_make(dir, 0755, err) != KIX_OK)
+            rc = KIX_EIO;
+        else if (!have || mark.len != js.len || memcmp(mark.ptr, js.ptr, js.len) != 0)
+            rc = kix_file_write_atomic(path, js.ptr, js.len, 0644, err);
+        snprintf(path, sizeof(path), "%s/runs/.size", dir);
+        if (rc)
+            goto out;
+    }
     if (from == size)
         goto out;
     /* every run an entry since `from` is about (ranked or not) */

@@ -62,6 +62,11 @@ const char *kix_log_reader_origin(const struct kix_log_reader *r)
     return kix_log_origin(r->log);
 }
 
+const struct kix_verifier *kix_log_reader_verifier(const struct kix_log_reader *r)
+{
+    return kix_log_verifier(r->log);
+}
+
 uint64_t kix_log_reader_tile_reads(const struct kix_log_reader *r)
 {
     return r->io.reads;

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Permalinks that resolve: kixd --http serves runs/<runId> (HTML, static,
-# no script), runs/<runId>.json (also for Accept: application/json),
+# readable without its one script), runs/<runId>.json (also for Accept: application/json),
 # groups/<key> and a home page, from the index, read here with curl only.
 # The rope runs of the Liger data give a median with p20/p80, a rank in a
 # group of two and evidence.
@@ -31,7 +31,11 @@ for want in '<span class="big" id="median">11.4 µs</span> latency median' '<spa
   "https://kix.test/log/runs/$RID" '<h2>Canonical manifest</h2>' 'NVIDIA A100'; do
   grep -qF "$want" "$WORK/page.html" || fail "the run page lacks: $want"
 done
-grep -qi '<script' "$WORK/page.html" && fail "the run page has a script"
+# one script, the project's own verifier (test_http_verify_browser.sh runs it)
+[ "$(grep -o '<script[^>]*>' "$WORK/page.html")" = '<script src="../kix-verify.js" defer>' ] ||
+  fail "the run page's scripts: $(grep -o '<script[^>]*>' "$WORK/page.html")"
+grep -qF 'id="verify-status" data-state="none"><b>Not verified by this page</b>' "$WORK/page.html" ||
+  fail "the run page does not say it is unverified without JavaScript"
 pass "run page: median, p20/p80, rank, group link, evidence, entries with tile links, citation, manifest"
 
 curl -sf "$H/runs/$RID.json" -o "$WORK/run.json" || fail "GET /runs/$RID.json"
@@ -76,7 +80,7 @@ for _ in $(seq 1 100); do [ -f "$WORK/exp/runs/.size" ] && break; sleep 0.1; don
 [ "$(cat "$WORK/exp/runs/.size")" = "$(sed -n 2p "$WORK/exp/checkpoint")" ] || fail "pages not exported"
 start_nginx "$WORK/exp"
 n=0
-for p in "runs/$RID" "runs/$RID.json" "groups/$GROUP" ""; do
+for p in "runs/$RID" "runs/$RID.json" "groups/$GROUP" kix-verify.js ""; do
   curl -sf -D "$WORK/nh" "$NGINX_URL/$p" -o "$WORK/n" || fail "nginx: GET /$p"
   curl -sf "$H/$p" -o "$WORK/k" || fail "kixd: GET /$p"
   cmp -s "$WORK/n" "$WORK/k" || fail "/$p differs between the export (nginx) and kixd"

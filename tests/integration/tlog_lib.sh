@@ -43,7 +43,7 @@ http {
   fastcgi_temp_path $dir/tmp;
   uwsgi_temp_path $dir/tmp;
   scgi_temp_path $dir/tmp;
-  types { text/html html; }
+  types { text/html html; text/javascript js; }
   default_type application/octet-stream;
   server {
     listen 127.0.0.1:$port;

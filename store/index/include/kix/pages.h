@@ -14,7 +14,11 @@
  * links to its level-0 tile and entry bundle (C2SP tlog-tiles paths), so a
  * reader can check it with any tlog-tiles client. Nothing here is verified
  * for the reader: the page is the server's word until checked against the
- * tiles.
+ * tiles, which the page's script (KIX_PAGE_SCRIPT_PATH, below) does in the
+ * reader's browser with the log key the page prints (#log-vkey): the
+ * checkpoint's signature, the inclusion of each listed entry (#entries
+ * rows, data-index) and the manifest's digest (#manifest, #manifest-digest).
+ * Without JavaScript the page reads the same and says how to verify.
  *
  * Memory: output is appended to a caller-owned struct kix_buf.
  * Errors: KIX_ENOTFOUND (no such run or group), KIX_EINVAL (a malformed
@@ -54,6 +58,12 @@ struct kix_pages_export_stats {
     uint64_t from_size, size; /* the log sizes before and after */
     uint64_t runs, groups;    /* pages written */
 };
+
+/* The in-browser verifier every run page references (store/index/web/
+ * kix-verify.js, compiled in): served and exported at the site root as
+ * KIX_PAGE_SCRIPT_PATH. *out borrows static storage. */
+#define KIX_PAGE_SCRIPT_PATH "kix-verify.js"
+void kix_page_script(struct kix_bytes *out);
 
 int kix_pages_export(struct kix_log *l, const char *dir, struct kix_pages_export_stats *stats,
                      struct kix_err *err) KIX_MUST_CHECK;

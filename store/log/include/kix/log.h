@@ -204,6 +204,8 @@ void kix_log_read_end(struct kix_log_reader *r);
 uint64_t kix_log_reader_size(const struct kix_log_reader *r);
 /* The log's origin (kix_log_origin), valid while the reader is. */
 const char *kix_log_reader_origin(const struct kix_log_reader *r);
+/* The log's verifier key (kix_log_verifier), valid while the reader is. */
+const struct kix_verifier *kix_log_reader_verifier(const struct kix_log_reader *r);
 /* The signed checkpoint note at `size` (KIX_NO_INDEX: the latest). */
 int kix_log_reader_checkpoint(struct kix_log_reader *r, uint64_t size, struct kix_bytes *note);
 /* The stored checkpoints with size > after, by growing size, at most

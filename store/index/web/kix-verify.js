@@ -1,0 +1,313 @@
+/* kix-verify.js: checks a kix run page (runs/<runId>) in the reader's
+ * browser against the log itself, so that the page is no longer the
+ * server's word.
+ *
+ * Shipped with kix and served by kixd at /kix-verify.js (and written to
+ * every export); no third-party code, no build step. It uses only the
+ * browser's WebCrypto (crypto.subtle: SHA-256 and Ed25519), which browsers
+ * offer only on secure pages (https://, or http://localhost / 127.0.0.1).
+ *
+ * What it checks, reading only the C2SP tlog-tiles next to the page
+ * (checkpoint, tile/<L>/<N>[.p/<W>], tile/entries/<N>[.p/<W>]):
+ *   1. the checkpoint (a C2SP signed note) carries a valid Ed25519
+ *      signature by the log key printed on the page (#log-vkey), and names
+ *      the page's origin;
+ *   2. every log entry the page lists (#entries, data-index) is in the
+ *      tree the checkpoint signs: its leaf comes from the entry bundle, its
+ *      RFC 9162 leaf hash must equal the level-0 tile's hash, and the root
+ *      recomputed from it and the tiles' hashes (the inclusion proof a
+ *      tlog-tiles client reads) must equal the checkpoint's root;
+ *   3. the canonical manifest shown on the page (#manifest) hashes to the
+ *      digest the page prints (#manifest-digest), and the run's publication
+ *      entry (a DSSE envelope) names that digest.
+ * It then shows "verified against <origin> at size N", or exactly what
+ * failed. Rank and evidence are computed by the index, whose proofs do not
+ * exist yet: they are marked "not proven by the page (index proofs
+ * pending)", never verified.
+ */
+(function () {
+  'use strict';
+
+  var enc = new TextEncoder();
+  var base = new URL('../', document.location.href); /* the site root */
+
+  function Fail(msg) { this.message = msg; }
+
+  function hex(b) {
+    var s = '';
+    for (var i = 0; i < b.length; i++) s += (b[i] < 16 ? '0' : '') + b[i].toString(16);
+    return s;
+  }
+
+  function b64(s) {
+    var bin;
+    try { bin = atob(s); } catch (e) { throw new Fail('bad base64: ' + s.slice(0, 40)); }
+    var out = new Uint8Array(bin.length);
+    for (var i = 0; i < bin.length; i++) out[i] = bin.charCodeAt(i);
+    return out;
+  }
+
+  function cat() {
+    var n = 0, i, o = 0;
+    for (i = 0; i < arguments.length; i++) n += arguments[i].length;
+    var out = new Uint8Array(n);
+    for (i = 0; i < arguments.length; i++) { out.set(arguments[i], o); o += arguments[i].length; }
+    return out;
+  }
+
+  function equal(a, b) {
+    if (a.length !== b.length) return false;
+    for (var i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+    return true;
+  }
+
+  async function sha256(bytes) {
+    return new Uint8Array(await crypto.subtle.digest('SHA-256', bytes));
+  }
+
+  /* RFC 9162: leaf hash SHA-256(0x00 || leaf), node SHA-256(0x01 || l || r). */
+  function leafHash(leaf) { return sha256(cat(new Uint8Array([0]), leaf)); }
+  function nodeHash(l, r) { return sha256(cat(new Uint8Array([1]), l, r)); }
+
+  async function fetchBytes(path) {
+    var res;
+    try {
+      res = await fetch(new URL(path, base), { cache: 'no-cache' });
+    } catch (e) {
+      throw new Fail('cannot fetch ' + path + ': ' + e);
+    }
+    if (!res.ok) throw new Fail('cannot fetch ' + path + ': HTTP ' + res.status);
+    return new Uint8Array(await res.arrayBuffer());
+  }
+
+  /* ---- the checkpoint: a C2SP signed note ---------------------------------------- */
+
+  /* vkey "<name>+<hash hex>+<base64(0x01 || 32-byte public key)>" */
+  async function parseVkey(text) {
+    /* the name has no '+'; the base64 key may */
+    var m = /^([^+\s]+)\+([0-9a-f]{8})\+(\S+)$/.exec(text.trim());
+    var parts = m ? m.slice(1) : null;
+    if (!parts)
+      throw new Fail('the log key printed on the page is not a note verifier key');
+    var key = b64(parts[2]);
+    if (key.length !== 33 || key[0] !== 1)
+      throw new Fail('the log key printed on the page is not an Ed25519 key');
+    /* key hash: the first 4 bytes of SHA-256(name || "\n" || 0x01 || pub) */
+    var h = await sha256(cat(enc.encode(parts[0] + '\n'), key));
+    if (hex(h.slice(0, 4)) !== parts[1])
+      throw new Fail('the log key printed on the page has a wrong key hash');
+    return { name: parts[0], hash: h.slice(0, 4), pub: key.slice(1) };
+  }
+
+  async function verifyCheckpoint(text, vkey) {
+    var cut = text.indexOf('\n\n');
+    if (cut < 0) throw new Fail('the checkpoint is not a signed note (no blank line)');
+    var body = text.slice(0, cut + 1); /* the signed message: the text and its last newline */
+    var lines = body.split('\n');
+    if (lines.length < 4 || !/^[0-9]+$/.test(lines[1]))
+      throw new Fail('the checkpoint body is malformed');
+    var root = b64(lines[2]);
+    if (root.length !== 32) throw new Fail('the checkpoint root is not 32 bytes');
+    var sigs = text.slice(cut + 2).split('\n'), sig = null;
+    for (var i = 0; i < sigs.length; i++) {
+      var m = /^\u2014 (\S+) (\S+)$/.exec(sigs[i]);
+      if (!m || m[1] !== vkey.name) continue;
+      var raw = b64(m[2]);
+      if (raw.length === 68 && equal(raw.slice(0, 4), vkey.hash)) sig = raw.slice(4);
+    }
+    if (!sig) throw new Fail('the checkpoint has no signature by the log key ' + vkey.name);
+    var key, ok;
+    try {
+      key = await crypto.subtle.importKey('raw', vkey.pub, { name: 'Ed25519' }, false,
+                                          ['verify']);
+    } catch (e) {
+      throw new Fail('this browser cannot check Ed25519 signatures (WebCrypto: ' + e +
+                     '); verify with a tlog-tiles client instead');
+    }
+    ok = await crypto.subtle.verify({ name: 'Ed25519' }, key, sig, enc.encode(body));
+    if (!ok) throw new Fail('the checkpoint signature does not verify with the log key ' +
+                            vkey.name);
+    return { origin: lines[0], size: Number(lines[1]), root: root };
+  }
+
+  /* ---- tiles (c2sp.org/tlog-tiles) ---------------------------------------------------- */
+
+  /* N as 3-digit groups, all but the last prefixed with "x": 1234067 -> x001/x234/067 */
+  function tileIndex(n) {
+    var s = String(n);
+    while (s.length % 3) s = '0' + s;
+    var g = s.match(/.../g);
+    return g.map(function (x, i) { return i < g.length - 1 ? 'x' + x : x; }).join('/');
+  }
+
+  function Tiles(size) {
+    this.size = size;
+    this.cache = {};
+    this.used = [];  /* the tiles the current proof read, to name them on failure */
+  }
+
+  /* Width of tile `index` at `level` (hashes at tree level 8*level) in a tree of `size`. */
+  Tiles.prototype.width = function (level, index) {
+    var n = Math.floor(this.size / Math.pow(256, level)) - index * 256;
+    return n >= 256 ? 256 : n;
+  };
+
+  Tiles.prototype.path = function (prefix, index, w) {
+    return prefix + tileIndex(index) + (w < 256 ? '.p/' + w : '');
+  };
+
+  Tiles.prototype.get = async function (path, check) {
+    if (!this.cache[path]) this.cache[path] = fetchBytes(path).then(function (b) {
+      check(b);
+      return b;
+    });
+    return this.cache[path];
+  };
+
+  /* The hash of the complete subtree at tree level h, index k. */
+  Tiles.prototype.node = async function (h, k) {
+    var level = Math.floor(h / 8), r = h - level * 8;
+    var start = k * Math.pow(2, r), count = Math.pow(2, r);
+    var t = Math.floor(start / 256), off = start - t * 256, w = this.width(level, t);
+    if (w < off + count) throw new Fail('internal: a tile too short for node ' + h + '/' + k);
+    var path = this.path('tile/' + level + '/', t, w);
+    if (this.used.indexOf(path) < 0) this.used.push(path);
+    var tile = await this.get(path, function (b) {
+      if (b.length !== w * 32)
+        throw new Fail(path + ' is ' + b.length + ' bytes, not ' + w * 32);
+    });
+    var hs = [];
+    for (var i = 0; i < count; i++) hs.push(tile.slice((off + i) * 32, (off + i + 1) * 32));
+    while (hs.length > 1) {
+      var up = [];
+      for (var j = 0; j < hs.length; j += 2) up.push(await nodeHash(hs[j], hs[j + 1]));
+      hs = up;
+    }
+    return hs[0];
+  };
+
+  /* Entry `i`'s leaf from its bundle (each entry: 2-byte big-endian length, leaf). */
+  Tiles.prototype.leaf = async function (i) {
+    var t = Math.floor(i / 256), w = Math.min(256, this.size - t * 256);
+    var path = this.path('tile/entries/', t, w);
+    var b = await this.get(path, function (b) {
+      var o = 0, n = 0;
+      while (o < b.length) {
+        if (o + 2 > b.length) break;
+        o += 2 + (b[o] << 8 | b[o + 1]);
+        n++;
+      }
+      if (o !== b.length || n !== w)
+        throw new Fail('entry bundle ' + path + ' is malformed (expected ' + w + ' entries)');
+    });
+    var o = 0;
+    for (var n = 0; n < i - t * 256; n++) o += 2 + (b[o] << 8 | b[o + 1]);
+    return { leaf: b.slice(o + 2, o + 2 + (b[o] << 8 | b[o + 1])), path: path };
+  };
+
+  /* RFC 9162 MTH of leaves [lo, hi), taking entry `target`'s hash as given and
+   * every other complete subtree from the tiles: recomputing the root this way
+   * is checking the inclusion proof of `target`. */
+  Tiles.prototype.root = async function (lo, hi, target, th) {
+    var n = hi - lo;
+    if (n === 1 && lo === target) return th;
+    if ((n & (n - 1)) === 0 && (target < lo || target >= hi))
+      return this.node(Math.log2(n), lo / n);
+    var k = 1;
+    while (k * 2 < n) k *= 2;
+    return nodeHash(await this.root(lo, lo + k, target, th),
+                    await this.root(lo + k, hi, target, th));
+  };
+
+  /* ---- the page --------------------------------------------------------------------- */
+
+  function show(state, text) {
+    var el = document.getElementById('verify-status');
+    el.textContent = text;
+    el.setAttribute('data-state', state);
+    el.style.color = state === 'verified' ? '#146c2e' : state === 'failed' ? '#b00020' : '';
+  }
+
+  function unproven(id) {
+    var el = document.getElementById(id);
+    if (!el) return;
+    var s = document.createElement('span');
+    s.className = 'muted unproven';
+    s.textContent = ' (not proven by the page (index proofs pending))';
+    el.appendChild(s);
+  }
+
+  async function run() {
+    var vkeyEl = document.getElementById('log-vkey');
+    var rows = document.querySelectorAll('#entries tr[data-index]');
+    var manifestEl = document.getElementById('manifest');
+    var digestEl = document.getElementById('manifest-digest');
+    var pageOrigin = document.getElementById('kix-verify').getAttribute('data-origin');
+    if (!window.crypto || !crypto.subtle)
+      throw new Fail('this page is not a secure context (https:// or localhost), so the ' +
+                     'browser offers no WebCrypto; verify with a tlog-tiles client instead');
+    var vkey = await parseVkey(vkeyEl.textContent);
+    var cpText = new TextDecoder().decode(await fetchBytes('checkpoint'));
+    var cp = await verifyCheckpoint(cpText, vkey);
+    if (cp.origin !== pageOrigin)
+      throw new Fail('the checkpoint is for the log "' + cp.origin + '", not "' + pageOrigin +
+                     '"');
+    var tiles = new Tiles(cp.size), checked = [], publication = null;
+    for (var r = 0; r < rows.length; r++) {
+      var i = Number(rows[r].getAttribute('data-index'));
+      var type = rows[r].getAttribute('data-type');
+      if (!(i < cp.size))
+        throw new Fail('entry ' + i + ' is past the checkpoint (size ' + cp.size + ')');
+      tiles.used = [];
+      var e = await tiles.leaf(i);
+      var lh = await leafHash(e.leaf);
+      var t0 = await tiles.node(0, i);
+      if (!equal(lh, t0))
+        throw new Fail('entry ' + i + ': its leaf in ' + e.path +
+                       ' does not hash to the level-0 tile\'s hash (tile or bundle altered)');
+      var root = await tiles.root(0, cp.size, i, lh);
+      if (!equal(root, cp.root))
+        throw new Fail('entry ' + i + ' (' + type + '): inclusion fails: the root recomputed ' +
+                       'from ' + e.path + ' and the tiles it read (' + tiles.used.join(', ') +
+                       ') is not the checkpoint\'s root');
+      if (type === 'publication' && !publication) publication = e.leaf;
+      checked.push(i);
+    }
+    var digest = digestEl.textContent.trim();
+    var got = 'sha256:' + hex(await sha256(enc.encode(manifestEl.textContent)));
+    if (got !== digest)
+      throw new Fail('the manifest shown hashes to ' + got + ', not the page\'s ' + digest);
+    if (publication) {
+      var env, payload;
+      try {
+        env = JSON.parse(new TextDecoder().decode(publication));
+        payload = new TextDecoder().decode(b64(env.payload));
+      } catch (x) {
+        throw new Fail('the publication entry is not a DSSE envelope');
+      }
+      if (payload.indexOf(digest.slice(7)) < 0)
+        throw new Fail('the publication entry does not name the manifest digest ' + digest);
+    }
+    return { cp: cp, checked: checked, digest: digest, publication: !!publication };
+  }
+
+  function start() {
+    if (!document.getElementById('kix-verify')) return;
+    show('running', 'verifying against the log\u2019s tiles\u2026');
+    run().then(function (v) {
+      show('verified', 'verified against ' + v.cp.origin + ' at size ' + v.cp.size +
+           ': checkpoint signature, inclusion of ' + v.checked.length + ' entr' +
+           (v.checked.length === 1 ? 'y' : 'ies') + ' (' + v.checked.join(', ') +
+           '), manifest digest ' + v.digest +
+           (v.publication ? ' (named by the publication entry)' : '') +
+           '. Rank and evidence: not proven by the page (index proofs pending).');
+      unproven('rank');
+      unproven('evidence');
+    }, function (e) {
+      show('failed', 'verification FAILED: ' + (e instanceof Fail ? e.message : String(e)));
+    });
+  }
+
+  if (document.readyState === 'loading') document.addEventListener('DOMContentLoaded', start);
+  else start();
+})();

@@ -1,0 +1,152 @@
+#!/usr/bin/env bash
+# Verified in the browser: a run page loaded in headless Chromium (Debian's
+# chromium, tools/deps.sh) runs its script (kix-verify.js), which checks the
+# checkpoint's Ed25519 signature with the log key on the page, the
+# inclusion of the run's entries from the tiles and the manifest's digest,
+# and says "verified against <origin> at size N": from kixd --http and from
+# the export served by nginx. Then nginx serves copies of the export with
+# one byte flipped in the run's entry bundle, in a level-1 tile and a
+# partial level-0 tile its proof reads, in the manifest on the page and in
+# the checkpoint's root, and the page must name each failure.
+# Exit 77 (skipped) only when chromium is missing or cannot start.
+source "$(dirname "$0")/lib.sh"
+source "$(dirname "$0")/mirror_lib.sh"
+source "$(dirname "$0")/tlog_lib.sh"
+
+CHROMIUM=$(command -v chromium || true)
+[ -n "$CHROMIUM" ] || { echo "skip: chromium is not installed (tools/deps.sh installs it)"; exit 77; }
+# dom URL OUT: the DOM after the page's scripts ran (virtual time: fetches
+# complete before the dump); chromium's own chatter goes to a log.
+dom() {
+  timeout 90 "$CHROMIUM" --headless --no-sandbox --disable-gpu --disable-dev-shm-usage \
+    --no-first-run --user-data-dir="$WORK/chrome" --virtual-time-budget=10000 \
+    --dump-dom "$1" >"$2" 2>>"$WORK/chrome.log"
+}
+mkdir -p "$WORK/chrome"
+if ! dom "data:text/html,<p>chromium-ok</p>" "$WORK/probe.html" || ! grep -q chromium-ok "$WORK/probe.html"; then
+  echo "skip: chromium cannot start here: $(tail -3 "$WORK/chrome.log")"
+  exit 77
+fi
+
+new_origin "$WORK/o"
+# 600 other runs first, then the rope runs: a log past 512 entries, so the
+# rope run's entry sits in a partial tile and its proof takes hashes from
+# full level-0 tiles and a level-1 tile; EARLY (the first run) is in the
+# full tile 000.
+{ sed -n 1p "$CSV"; awk -F, 'NR > 1 && $1 != "rope" && n++ < 600' "$CSV"; awk '/^rope,/ && n++ < 40' "$CSV"; } >"$WORK/rope.csv"
+"$KIX_BIN/kix-import-liger" --key "$WORK/pub.key" --store "$WORK/o" --batch 50 --map "$WORK/rope.map" \
+  "$WORK/rope.csv" >/dev/null 2>>"$WORK/import.log" || fail "import: $(tail -3 "$WORK/import.log")"
+RID=$(python3 -c 'import json,sys
+for l in open(sys.argv[1]):
+    d = json.loads(l)
+    if d["externalId"].startswith("rope/forward/liger/nvidia-a100-sxm4-80gb/hidden512-"):
+        print(d["runId"]); break' "$WORK/rope.map")
+[ -n "$RID" ] || fail "no rope run in the map"
+EARLY=$(python3 -c 'import json,sys; print(json.loads(open(sys.argv[1]).readline())["runId"])' "$WORK/rope.map")
+HPORT=$(free_port)
+H="http://127.0.0.1:$HPORT"
+serve o --http "tcp://127.0.0.1:$HPORT" --export "$WORK/exp"
+SIZE=$(curl -sf "$H/checkpoint" | sed -n 2p)
+[ -n "$SIZE" ] || fail "no checkpoint over HTTP"
+
+# status FILE: the verifier's status line in a dumped DOM
+status() { python3 -c 'import re,sys
+m = re.search(r"<p id=\"verify-status\" data-state=\"(\w+)\"[^>]*>(.*?)</p>", open(sys.argv[1]).read(), re.S)
+print((m.group(1) + ": " + m.group(2)) if m else "no status line")' "$1"; }
+
+expect_verified() { # URL NAME
+  dom "$1" "$WORK/dom.html" || fail "$2: chromium failed: $(tail -3 "$WORK/chrome.log")"
+  local s
+  s=$(status "$WORK/dom.html")
+  case "$s" in
+    "verified: verified against kix.test/log at size $SIZE: checkpoint signature, inclusion of 1 entry"*) ;;
+    *) fail "$2: the page says: $s" ;;
+  esac
+  grep -qF 'not proven by the page (index proofs pending)' "$WORK/dom.html" || fail "$2: rank/evidence not marked unproven"
+  grep -q 'id="rank">.*class="muted unproven"' "$WORK/dom.html" || fail "$2: rank not marked unproven"
+}
+expect_verified "$H/runs/$RID" "kixd --http"
+expect_verified "$H/runs/$EARLY" "kixd --http, a run in the first full tile"
+pass "kixd --http: the page verifies in Chromium (signature, inclusion, manifest digest; rank/evidence marked unproven)"
+
+for _ in $(seq 1 100); do [ "$(cat "$WORK/exp/runs/.size" 2>/dev/null)" = "$SIZE" ] && break; sleep 0.1; done
+[ -f "$WORK/exp/kix-verify.js" ] || fail "the export lacks kix-verify.js"
+start_nginx "$WORK/exp"
+expect_verified "$NGINX_URL/runs/$RID" "nginx (export)"
+pass "the export served by nginx: the page verifies in Chromium"
+
+# tampered copies of the export
+[ "$SIZE" -gt 512 ] || fail "the test expects a log past 512 entries, got $SIZE"
+read -r INDEX TILE BUNDLE < <(python3 -c 'import json,sys
+e = json.load(open(sys.argv[1]))["entries"][0]
+print(e["index"], e["tile"], e["entryBundle"])' "$WORK/exp/runs/$RID.json")
+case "$BUNDLE" in tile/entries/002.p/*) ;; *) fail "the rope run's bundle: $BUNDLE, want a partial tile/entries/002" ;; esac
+expect_failed() { # DIR WANT NAME
+  start_nginx "$1"
+  dom "$NGINX_URL/runs/$RID" "$WORK/dom.html" || fail "$3: chromium failed"
+  local s
+  s=$(status "$WORK/dom.html")
+  case "$s" in
+    "failed: verification FAILED: "*"$2"*) ;;
+    *) fail "$3: want a failure naming '$2', the page says: $s" ;;
+  esac
+  pass "$3: the page says: ${s#failed: }"
+}
+cp -r "$WORK/exp" "$WORK/bad1"
+python3 - "$WORK/bad1/$BUNDLE" "$INDEX" <<'PY'
+import sys
+p, want = sys.argv[1], int(sys.argv[2]) % 256
+b = bytearray(open(p, "rb").read())
+o = 0
+for i in range(want):
+    o += 2 + (b[o] << 8 | b[o + 1])
+n = b[o] << 8 | b[o + 1]
+b[o + 2 + n // 2] ^= 1  # a byte in the middle of the run's leaf
+open(p, "wb").write(b)
+PY
+expect_failed "$WORK/bad1" "entry $INDEX: its leaf in $BUNDLE does not hash" "entry bundle with one byte flipped"
+
+cp -r "$WORK/exp" "$WORK/bad2"
+# the proof reads the hash of entries 0..511 from the level-1 tile (the
+# roots of level-0 tiles 000 and 001), and the run's neighbours from its
+# own partial level-0 tile: a byte flipped in either must fail inclusion
+python3 - "$WORK/bad2/tile/1/000.p/2" <<'PY'
+import sys
+p = sys.argv[1]
+b = bytearray(open(p, "rb").read())
+b[32 + 7] ^= 0x80  # the root of level-0 tile 001
+open(p, "wb").write(b)
+PY
+expect_failed "$WORK/bad2" "entry $INDEX (publication): inclusion fails" "level-1 tile with one byte flipped"
+cp -r "$WORK/exp" "$WORK/bad5"
+python3 - "$WORK/bad5/$TILE" "$INDEX" <<'PY'
+import sys
+p, i = sys.argv[1], int(sys.argv[2]) % 256
+b = bytearray(open(p, "rb").read())
+b[32 * (i ^ 1) + 3] ^= 0x01  # the leaf hash of the run's neighbour
+open(p, "wb").write(b)
+PY
+expect_failed "$WORK/bad5" "entry $INDEX (publication): inclusion fails" "partial level-0 tile with one byte flipped"
+
+cp -r "$WORK/exp" "$WORK/bad3"
+python3 - "$WORK/bad3/runs/$RID" <<'PY'
+import sys
+p = sys.argv[1]
+s = open(p, encoding="utf-8").read()
+a = s.index('<pre id="manifest">')
+i = s.index('&quot;median&quot;:', a) + len('&quot;median&quot;:')
+s = s[:i] + ("9" if s[i] != "9" else "8") + s[i + 1:]  # the page's manifest, one digit changed
+open(p, "w", encoding="utf-8").write(s)
+PY
+expect_failed "$WORK/bad3" "the manifest shown hashes to sha256:" "manifest on the page with one digit changed"
+
+cp -r "$WORK/exp" "$WORK/bad4"
+python3 - "$WORK/bad4/checkpoint" <<'PY'
+import sys, base64
+p = sys.argv[1]
+lines = open(p, encoding="utf-8").read().split("\n")
+root = bytearray(base64.b64decode(lines[2])); root[0] ^= 1
+lines[2] = base64.b64encode(bytes(root)).decode()
+open(p, "w", encoding="utf-8").write("\n".join(lines))
+PY
+expect_failed "$WORK/bad4" "the checkpoint signature does not verify" "checkpoint root changed"
