@@ -105,11 +105,9 @@ static void workload_text(const uint8_t *bytes, size_t len, char *out, size_t ca
     if (json_is_string(json_object_get(x, "name")))
         add_scalar(out, cap, json_string_value(json_object_get(x, "name")),
                    json_object_get(x, "value"));
-    json_object_foreach(json_object_get(spec, "parameters"), k, v)
+    json_object_foreach(json_object_get(spec, "parameters"), k, v) add_scalar(out, cap, k, v);
+    json_object_foreach(spec, k, v) if (strcmp(k, "kernel") != 0 && strcmp(k, "dtype") != 0)
         add_scalar(out, cap, k, v);
-    json_object_foreach(spec, k, v)
-        if (strcmp(k, "kernel") != 0 && strcmp(k, "dtype") != 0)
-            add_scalar(out, cap, k, v);
     if ((v = json_object_get(spec, "dtype")))
         add_scalar(out, cap, NULL, v);
     json_decref(doc);
@@ -125,8 +123,8 @@ static int got_manifest(void *ctx, size_t i, const uint8_t *bytes, size_t len)
 {
     struct fetch *f = ctx;
     json_t *doc = bytes ? json_loadb((const char *)bytes, len, 0, NULL) : NULL;
-    const char *w = json_string_value(
-        json_object_get(json_object_get(doc, "spec"), "workloadDigest"));
+    const char *w =
+        json_string_value(json_object_get(json_object_get(doc, "spec"), "workloadDigest"));
 
     f->have[i] = w && kix_digest_parse(w, strlen(w), &f->workload[i], NULL) == KIX_OK;
     json_decref(doc);
@@ -187,8 +185,8 @@ static void print_rows(const struct rows *r, int json, uint64_t matched)
                    "\"groupSize\":%llu,\"median\":%llu,\"metric\":\"%s\",\"evidence\":\"%s\","
                    "\"kernel\":",
                    digest, group, (unsigned long long)row->rank,
-                   (unsigned long long)row->group_size, (unsigned long long)row->value,
-                   row->metric, kix_evidence_name(row->evidence));
+                   (unsigned long long)row->group_size, (unsigned long long)row->value, row->metric,
+                   kix_evidence_name(row->evidence));
             cli_json_string(stdout, row->kernel, strlen(row->kernel));
             printf(",\"workload\":");
             cli_json_string(stdout, r->workload[i], strlen(r->workload[i]));
@@ -304,8 +302,9 @@ static int run_query(const char *cmd, const char *help, int argc, char **argv, i
         rc = fetch_workloads(c, &rows, &err);
     if (rc == KIX_OK) {
         if (!common.json)
-            printf("  rank    median        kernel               workload                         gpu "
-                   "             provider   pass     run\n");
+            printf(
+                "  rank    median        kernel               workload                         gpu "
+                "             provider   pass     run\n");
         print_rows(&rows, common.json, matched);
         if (!common.json)
             printf("%llu matching runs%s\n", (unsigned long long)matched,
