@@ -7,7 +7,11 @@
 #include <sys/time.h>
 #include <unistd.h>
 
+#include <sodium.h>
+
 #include "cli.h"
+#include "kix/client.h"
+#include "kix/encoding.h"
 #include "kix/sync.h"
 #include "kix/trust.h"
 
@@ -22,14 +26,38 @@ static const char audit_help[] =
     "hash and inclusion proof), naming the node and tile that differ. Reports the\n"
     "first violation by index and reason. Resumable: a later audit continues\n"
     "where the last one stopped, also after a crash or kill (the replica lives in\n"
-    "the state directory; --restart discards it). Shows progress on a terminal and\n"
-    "the rate at the end.\n"
+    "the state directory, one per log and per source: each --store directory and\n"
+    "each --server address has its own; --restart discards that one). Shows\n"
+    "progress on a terminal and the rate at the end.\n"
     "\n"
     "  --restart         discard the local replica and audit from entry 0\n"
     "  --batch N         entries per replica transaction (default 8192)\n" CLI_COMMON_HELP "\n"
     "exit status: 0 the log verifies, 1 a violation (its index and reason are\n"
     "printed) or no such store, 2 usage, 3 I/O or server error, 4 the log\n"
     "contradicts what this client verified before\n";
+
+/* The replica of this log for this source: "<state>/audit-<16 hex>", the
+ * hex of SHA-256 of "store:<real path>" or "server:<address>", so that an
+ * audit of a store and an audit through a server keep separate replicas
+ * (each resumes only its own). */
+static int replica_path(const struct cli_common *common, struct kix_client *c, const char *dir,
+                        char *out, size_t cap, struct kix_err *err)
+{
+    char source[4200], real[4096], hex[65];
+    uint8_t h[crypto_hash_sha256_BYTES];
+
+    if (common->store && !realpath(common->store, real))
+        return kix_err_set(err, KIX_EIO, "cannot resolve %s: %s", common->store, strerror(errno));
+    if (common->store)
+        snprintf(source, sizeof(source), "store:%s", real);
+    else
+        snprintf(source, sizeof(source), "server:%s", kix_client_where(c));
+    crypto_hash_sha256(h, (const uint8_t *)source, strlen(source));
+    kix_hex_encode(h, 8, hex);
+    if ((size_t)snprintf(out, cap, "%s/audit-%s", dir, hex) >= cap)
+        return kix_err_set(err, KIX_ELIMIT, "the state directory path %s is too long", dir);
+    return KIX_OK;
+}
 
 static double now_seconds(void)
 {
@@ -144,7 +172,10 @@ int cmd_audit(int argc, char **argv)
         status = cli_fail("audit", rc, &err);
         goto out;
     }
-    snprintf(path, sizeof(path), "%s/audit", dir);
+    if ((rc = replica_path(&common, c, dir, path, sizeof(path), &err)) != KIX_OK) {
+        status = cli_fail("audit", rc, &err);
+        goto out;
+    }
     if (restart && (rc = kix_dir_remove_tree(path, &err)) != KIX_OK) {
         status = cli_fail("audit", rc, &err);
         goto out;
