@@ -250,6 +250,8 @@ static void answer_shape_error(struct kixd_conn *c, uint32_t msgid, const struct
     struct kix_proto_writer pw;
     struct kix_err werr;
 
+    kixd_log_request(KIXD_INFO, kixd_request_id(), "(malformed)", c->peer, KIX_EPROTO, -1,
+                     "request refused: %s", err->msg);
     kix_proto_writer_init(&pw, &c->out);
     if (kix_proto_write_error(&pw, msgid, KIX_EPROTO, err->msg, &werr) != KIX_OK)
         kixd_conn_close(c, KIXD_WARN, "out of memory answering an error");

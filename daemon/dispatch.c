@@ -29,6 +29,8 @@ struct call {
     const struct kix_proto_map *params;
     struct kix_proto_writer pw;
     struct kix_err err;
+    uint64_t req_id;   /* kixd_request_id: every log line about it */
+    double started_ms; /* when it arrived (kixd_now_ms) */
 };
 
 /* ---- helpers ------------------------------------------------------------------------ */
@@ -683,6 +685,8 @@ static int m_submit(struct call *k)
     job->w = k->w;
     job->srv = k->srv;
     job->msgid = k->msgid;
+    job->req_id = k->req_id;
+    job->started_ms = k->started_ms;
     job->frame_len = frame;
     /* the job takes the message: the views above point into it */
     job->msg = *k->msg;
@@ -849,14 +853,35 @@ static void answer_error(struct call *k, size_t start, uint32_t msgid, int rc)
         kixd_conn_close(k->c, KIXD_WARN, "out of memory answering an error");
 }
 
+/* The line about a request once answered: a refusal at info (a failure
+ * of kixd itself at warn), a slow answer at warn. */
+static void log_answer(uint64_t id, const char *method, const char *peer, int rc,
+                       const struct kix_err *err, double started)
+{
+    double ms = kixd_now_ms() - started;
+    int slow = ms >= (double)kixd_log_slow_ms();
+    int refusal = rc == KIX_EPOLICY || rc == KIX_EVERIFY || rc == KIX_EINVAL || rc == KIX_ELIMIT ||
+                  rc == KIX_ENOTFOUND || rc == KIX_EPROTO;
+
+    if (rc)
+        kixd_log_request(refusal ? KIXD_INFO : KIXD_WARN, id, method, peer, rc, ms,
+                         "request refused: %s", kix_err_text(err, rc));
+    else if (slow)
+        kixd_log_request(KIXD_WARN, id, method, peer, 0, ms, "slow request");
+}
+
 void kixd_dispatch(struct kixd_conn *c, struct kix_proto_msg *msg)
 {
     const struct method *m = NULL;
     struct call k;
     size_t start = c->out.len;
+    uint64_t id = kixd_request_id();
+    double started = kixd_now_ms();
     int rc;
 
     call_init(&k, c, msg);
+    k.req_id = id;
+    k.started_ms = started;
     for (size_t i = 0; i < sizeof(methods) / sizeof(methods[0]); i++) {
         if (strlen(methods[i].name) == msg->method.len &&
             memcmp(methods[i].name, msg->method.ptr, msg->method.len) == 0) {
@@ -872,10 +897,12 @@ void kixd_dispatch(struct kixd_conn *c, struct kix_proto_msg *msg)
         rc = m->fn(&k);
     kixd_metrics_rpc(c->w->srv, m ? (unsigned)(m - methods) : KIXD_RPC_UNKNOWN, m ? m->name : NULL,
                      rc == ASYNC || rc == KIX_OK);
-    if (rc == ASYNC || rc == KIX_OK)
+    if (rc == ASYNC) /* submit's job logs its own answer (kixd_submit_answer) */
         return;
-    kixd_log(KIXD_DEBUG, "connection %s: %s: %s %s", c->peer, m ? m->name : "(unknown method)",
-             kix_err_name(rc), kix_err_text(&k.err, rc));
+    log_answer(id, m ? m->name : "(unknown method)", c->peer, rc == KIX_OK ? 0 : rc, &k.err,
+               started);
+    if (rc == KIX_OK)
+        return;
     answer_error(&k, start, msg->msgid, rc);
 }
 
@@ -897,6 +924,13 @@ void kixd_submit_answer(struct kixd_submit *job)
         k.msgid = job->msgid;
         rc = submit_results(&k, job);
     }
+    /* each refused bundle, then the request as a whole */
+    for (size_t i = 0; rc == KIX_OK && !job->rc && i < job->n; i++)
+        if (job->results[i].code)
+            kixd_log_request(KIXD_INFO, job->req_id, "submit", c->peer, job->results[i].code,
+                             kixd_now_ms() - job->started_ms, "bundle %zu of %zu refused: %s", i,
+                             job->n, job->results[i].message);
+    log_answer(job->req_id, "submit", c->peer, rc, &k.err, job->started_ms);
     if (rc)
         answer_error(&k, start, job->msgid, rc);
     kixd_conn_flush(c, 1);

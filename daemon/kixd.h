@@ -25,6 +25,20 @@ int kixd_log_enabled(int level);
 void kixd_log_set_level(int level); /* log.c owns the level; main sets it once */
 void kixd_log_set_format(int json); /* 0 text (the default), 1 one JSON object per line */
 
+/* Requests: each gets an id (kixd_request_id, unique in this process,
+ * from 1) that every line about it carries. kixd_log_request logs one line
+ * about request `id` with its fields: in text "TIME LEVEL message req=ID
+ * method=M peer=P cause=NAME ms=T" (cause only for an error code, ms only
+ * when >= 0), in json the same as "req", "method", "peer", "cause", "ms"
+ * beside "time", "level" and "msg". Refusals are logged at info, requests
+ * slower than kixd_log_slow_ms() (--log-slow-ms) at warn. */
+uint64_t kixd_request_id(void);
+double kixd_now_ms(void); /* a monotonic clock, for request durations */
+void kixd_log_request(int level, uint64_t id, const char *method, const char *peer, int code,
+                      double ms, const char *fmt, ...) KIX_PRINTF(7, 8);
+void kixd_log_set_slow_ms(unsigned ms); /* main sets it once; 0: every request is slow */
+unsigned kixd_log_slow_ms(void);
+
 /* A decimal count in [lo, hi] (no sign, no overflow) into *out: 0, or -1. */
 int kixd_parse_count(const char *s, unsigned long long lo, unsigned long long hi,
                      unsigned long long *out);
@@ -55,7 +69,8 @@ struct kixd_config {
     size_t map_max;            /* ceiling of the store's map (0: the store's default) */
     int no_store_check;        /* serve a store that fails the start-up check */
     int log_level;
-    int log_json; /* --log-format json */
+    int log_json;         /* --log-format json */
+    unsigned log_slow_ms; /* --log-slow-ms: a request this slow is logged */
     /* mirror mode (mirror.c) and witnesses (cosign.c) */
     char mirror_of[KIXD_ADDR_MAX];            /* upstream address; "" when not a mirror */
     char upstream_key[4096];                  /* its log key: verifier text or a file */

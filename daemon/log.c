@@ -1,8 +1,11 @@
 /* kixd's log: one line per event on stderr. Text: "TIME LEVEL message";
  * under systemd (JOURNAL_STREAM names stderr) "<PRIORITY>LEVEL message",
  * since the journal stamps the time itself and reads the sd-daemon prefix
- * as the line's priority. JSON: {"time":..,"level":..,"msg":..}. */
+ * as the line's priority. JSON: {"time":..,"level":..,"msg":..}. A line
+ * about a request adds its fields: " req=ID method=M peer=P cause=C ms=T"
+ * in text, "req", "method", "peer", "cause", "ms" in json. */
 #include <stdarg.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,6 +19,8 @@
 static int log_min = KIXD_INFO;
 static int log_json;
 static int log_journal = -1; /* -1: not yet looked at */
+static unsigned log_slow_ms = 1000;
+static atomic_uint_fast64_t next_request_id;
 
 /* JOURNAL_STREAM is "DEVICE:INODE" of the journal's stream: stderr only
  * goes there if stderr is that very file. */
@@ -51,38 +56,107 @@ int kixd_log_enabled(int level)
     return level >= log_min;
 }
 
-void kixd_log(int level, const char *fmt, ...)
+/* The fields of a request line (NULL: a plain line). */
+struct fields {
+    uint64_t id;
+    const char *method, *peer;
+    int code;
+    double ms;
+};
+
+/* Appends " key=value" to a text line; values with a space, quote or '='
+ * are quoted (\" and \\ escaped), so that lines split on spaces. */
+static size_t text_field(char *line, size_t n, size_t cap, const char *key, const char *v)
+{
+    int quote = !*v || strpbrk(v, " \"=\\") != NULL;
+
+    if (n + strlen(key) + 4 >= cap)
+        return n;
+    n += (size_t)snprintf(line + n, cap - n, " %s=%s", key, quote ? "\"" : "");
+    for (; *v && n + 3 < cap; v++) {
+        if (*v == '"' || *v == '\\')
+            line[n++] = '\\';
+        line[n++] = (unsigned char)*v < 0x20 ? '?' : *v;
+    }
+    if (quote && n + 1 < cap)
+        line[n++] = '"';
+    line[n] = '\0';
+    return n;
+}
+
+static size_t json_field(char *line, size_t n, size_t cap, const char *key, const char *v)
+{
+    if (n + strlen(key) + 8 >= cap)
+        return n;
+    n += (size_t)snprintf(line + n, cap - n, ",\"%s\":\"", key);
+    n = json_escape(line, n, cap - 2, v);
+    line[n++] = '"';
+    line[n] = '\0';
+    return n;
+}
+
+static size_t add_fields(char *line, size_t n, size_t cap, const struct fields *f)
+{
+    char num[32];
+
+    if (!f)
+        return n;
+    if (log_json) {
+        n += (size_t)snprintf(line + n, cap - n, ",\"req\":%llu", (unsigned long long)f->id);
+        n = json_field(line, n, cap, "method", f->method ? f->method : "");
+        n = json_field(line, n, cap, "peer", f->peer ? f->peer : "");
+        if (f->code && n < cap)
+            n = json_field(line, n, cap, "cause", kix_err_name(f->code));
+        if (f->ms >= 0 && n < cap)
+            n += (size_t)snprintf(line + n, cap - n, ",\"ms\":%.1f", f->ms);
+        return n < cap ? n : cap - 1;
+    }
+    snprintf(num, sizeof(num), "%llu", (unsigned long long)f->id);
+    n = text_field(line, n, cap, "req", num);
+    n = text_field(line, n, cap, "method", f->method ? f->method : "");
+    n = text_field(line, n, cap, "peer", f->peer ? f->peer : "");
+    if (f->code)
+        n = text_field(line, n, cap, "cause", kix_err_name(f->code));
+    if (f->ms >= 0) {
+        snprintf(num, sizeof(num), "%.1f", f->ms);
+        n = text_field(line, n, cap, "ms", num);
+    }
+    return n;
+}
+
+static void log_line(int level, const struct fields *f, const char *fmt, va_list ap)
 {
     static const char *const names[] = {"debug", "info", "warn", "error"};
     static const char priorities[] = {'7', '6', '4', '3'};
-    char line[2048], msg[1800], stamp[40];
+    char line[2048], msg[1500], stamp[40];
     int li = level < 0 ? 0 : level > 3 ? 3 : level;
     struct timeval tv;
     struct tm tm;
-    va_list ap;
     size_t n;
 
-    if (level < log_min)
-        return;
     if (log_journal < 0)
         log_journal = stderr_is_journal();
     gettimeofday(&tv, NULL);
     gmtime_r(&tv.tv_sec, &tm);
     n = strftime(stamp, sizeof(stamp), "%Y-%m-%dT%H:%M:%S", &tm);
     snprintf(stamp + n, sizeof(stamp) - n, ".%03dZ", (int)(tv.tv_usec / 1000));
-    va_start(ap, fmt);
     vsnprintf(msg, sizeof(msg), fmt, ap);
-    va_end(ap);
     if (log_json) {
         n = (size_t)snprintf(line, sizeof(line), "{\"time\":\"%s\",\"level\":\"%s\",\"msg\":\"",
                              stamp, names[li]);
         n = json_escape(line, n, sizeof(line) - 3, msg);
         line[n++] = '"';
+        line[n] = '\0';
+        n = add_fields(line, n, sizeof(line) - 2, f);
         line[n++] = '}';
-    } else if (log_journal) {
-        n = (size_t)snprintf(line, sizeof(line), "<%c>%-5s %s", priorities[li], names[li], msg);
     } else {
-        n = (size_t)snprintf(line, sizeof(line), "%s %-5s %s", stamp, names[li], msg);
+        if (log_journal)
+            n = (size_t)snprintf(line, sizeof(line), "<%c>%-5s %s", priorities[li], names[li], msg);
+        else
+            n = (size_t)snprintf(line, sizeof(line), "%s %-5s %s", stamp, names[li], msg);
+        if (n > sizeof(line) - 2)
+            n = sizeof(line) - 2;
+        n = add_fields(line, n, sizeof(line) - 1, f);
     }
     if (n > sizeof(line) - 2)
         n = sizeof(line) - 2;
@@ -90,6 +164,52 @@ void kixd_log(int level, const char *fmt, ...)
     /* one write per line: lines of different threads never interleave */
     if (write(STDERR_FILENO, line, n) < 0)
         return;
+}
+
+void kixd_log(int level, const char *fmt, ...)
+{
+    va_list ap;
+
+    if (level < log_min)
+        return;
+    va_start(ap, fmt);
+    log_line(level, NULL, fmt, ap);
+    va_end(ap);
+}
+
+void kixd_log_request(int level, uint64_t id, const char *method, const char *peer, int code,
+                      double ms, const char *fmt, ...)
+{
+    struct fields f = {id, method, peer, code, ms};
+    va_list ap;
+
+    if (level < log_min)
+        return;
+    va_start(ap, fmt);
+    log_line(level, &f, fmt, ap);
+    va_end(ap);
+}
+
+uint64_t kixd_request_id(void)
+{
+    return (uint64_t)atomic_fetch_add(&next_request_id, 1) + 1;
+}
+
+double kixd_now_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
+}
+
+void kixd_log_set_slow_ms(unsigned ms)
+{
+    log_slow_ms = ms;
+}
+
+unsigned kixd_log_slow_ms(void)
+{
+    return log_slow_ms;
 }
 
 void kixd_log_set_format(int json)

@@ -44,7 +44,13 @@ static const char serve_help[] =
     "  --log-level LEVEL      debug, info, warn or error (default info)\n"
     "  --log-format FORMAT    text (\"TIME LEVEL message\"; under systemd the\n"
     "                         journal's priority prefix instead of the time) or\n"
-    "                         json (one {\"time\",\"level\",\"msg\"} object per line)\n"
+    "                         json (one {\"time\",\"level\",\"msg\"} object per line).\n"
+    "                         Each request has an id; a refused request is\n"
+    "                         logged at info and a slow one at warn with\n"
+    "                         req=ID method=M peer=P cause=NAME ms=T (json:\n"
+    "                         \"req\", \"method\", \"peer\", \"cause\", \"ms\")\n"
+    "  --log-slow-ms MS       a request answered after this long is slow\n"
+    "                         (default 1000; 0 logs every request)\n"
     "  --threads N            event loops, each with its own TCP listener\n"
     "                         (default: the number of CPUs)\n"
     "\n"
@@ -148,6 +154,7 @@ static void config_defaults(struct kixd_config *cfg)
     cfg->mirror_batch = 1024;
     cfg->http_max_header = 8192;
     cfg->log_level = KIXD_INFO;
+    cfg->log_slow_ms = 1000;
 }
 
 int kixd_parse_count(const char *s, unsigned long long lo, unsigned long long hi,
@@ -212,6 +219,7 @@ enum {
     O_CONFIG,
     O_LOG_LEVEL,
     O_LOG_FORMAT,
+    O_LOG_SLOW_MS,
     O_THREADS,
     O_MAX_MESSAGE,
     O_MAX_IN_FLIGHT,
@@ -246,6 +254,7 @@ static const struct option serve_options[] = {
     {"config", required_argument, NULL, O_CONFIG},
     {"log-level", required_argument, NULL, O_LOG_LEVEL},
     {"log-format", required_argument, NULL, O_LOG_FORMAT},
+    {"log-slow-ms", required_argument, NULL, O_LOG_SLOW_MS},
     {"threads", required_argument, NULL, O_THREADS},
     {"max-message", required_argument, NULL, O_MAX_MESSAGE},
     {"max-in-flight", required_argument, NULL, O_MAX_IN_FLIGHT},
@@ -319,6 +328,10 @@ static int apply(struct kixd_config *cfg, int opt, const char *v, char *why, siz
     case O_LOG_FORMAT:
         bad = strcmp(v, "text") != 0 && strcmp(v, "json") != 0;
         cfg->log_json = strcmp(v, "json") == 0;
+        break;
+    case O_LOG_SLOW_MS:
+        bad = kixd_parse_count(v, 0, 3600000, &n) != 0;
+        cfg->log_slow_ms = (unsigned)n;
         break;
     case O_THREADS:
         bad = kixd_parse_count(v, 1, 64, &n) != 0;
@@ -592,6 +605,7 @@ int kixd_serve_main(int argc, char **argv)
         cfg.max_output = (size_t)64 << 10;
     kixd_log_set_level(cfg.log_level);
     kixd_log_set_format(cfg.log_json);
+    kixd_log_set_slow_ms(cfg.log_slow_ms);
     return kixd_server_run(&cfg);
 }
 

@@ -37,10 +37,11 @@ struct kixd_mirror {
     int stop_pipe[2];
     atomic_int stop;
     /* mirror thread only */
-    struct kix_client *up;  /* requests and kix_sync */
-    struct kix_rpc *follow; /* the follow stream (wake-ups) */
-    uint64_t cosigned;      /* the size last cosigned */
-    char cosign_error[KIX_ERR_MSG_MAX];
+    struct kix_client *up;              /* requests and kix_sync */
+    struct kix_rpc *follow;             /* the follow stream (wake-ups) */
+    uint64_t cosigned;                  /* the size last cosigned */
+    char cosign_error[KIX_ERR_MSG_MAX]; /* the upstream's last refusal (mu) */
+    uint64_t cosign_refused;            /* of the cosignature of this size */
 
     pthread_mutex_t mu; /* guards the state below */
     uint64_t upstream_size;
@@ -176,6 +177,13 @@ void kixd_mirror_status(struct kixd_mirror *m, struct kixd_mirror_status *out)
     out->upstream_size = m->upstream_size;
     out->lag_seconds = now > m->last_ok_ms ? (uint64_t)(now - m->last_ok_ms) / 1000 : 0;
     snprintf(out->last_error, sizeof(out->last_error), "%s", m->last_error);
+    /* a refused cosignature is an error of this mirror too (the sync's own
+     * error, when there is one, comes first) */
+    if (!out->last_error[0] && m->cosign_error[0])
+        snprintf(out->last_error, sizeof(out->last_error),
+                 "the upstream refused this witness's cosignature of size %llu: %.*s",
+                 (unsigned long long)m->cosign_refused, (int)sizeof(out->last_error) - 96,
+                 m->cosign_error);
     out->fork = m->forked;
     out->fork_size = m->fork_size;
     snprintf(out->fork_reason, sizeof(out->fork_reason), "%s", m->fork_reason);
@@ -509,9 +517,14 @@ static void cosign(struct kixd_mirror *m)
         kixd_log(m->cosign_error[0] ? KIXD_DEBUG : KIXD_WARN,
                  "mirror of %s: the upstream did not take the cosignature of size %llu: %s",
                  m->cfg->mirror_of, (unsigned long long)size, text);
+        pthread_mutex_lock(&m->mu);
         snprintf(m->cosign_error, sizeof(m->cosign_error), "%s", text);
+        m->cosign_refused = size;
+        pthread_mutex_unlock(&m->mu);
     } else {
+        pthread_mutex_lock(&m->mu);
         m->cosign_error[0] = '\0';
+        pthread_mutex_unlock(&m->mu);
     }
 out:
     free(opened);

@@ -29,6 +29,8 @@ struct kixd_submit {
     struct kixd_worker *w;
     struct kixd_server *srv;
     uint32_t msgid;
+    uint64_t req_id;          /* kixd_request_id, for its log lines */
+    double started_ms;        /* kixd_now_ms when it arrived */
     struct kix_proto_msg msg; /* the request: bundle bytes, until prepared */
     size_t frame_len;
     size_t n;

@@ -148,6 +148,7 @@ int cmd_attest(int argc, char **argv);
 int cmd_rerun(int argc, char **argv);
 int cmd_supersede(int argc, char **argv);
 int cmd_key(int argc, char **argv);
+int cmd_key_list(int argc, char **argv);
 int cmd_get(int argc, char **argv);
 int cmd_resolve(int argc, char **argv);
 int cmd_cite(int argc, char **argv);

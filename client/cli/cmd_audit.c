@@ -7,7 +7,12 @@
 #include <sys/time.h>
 #include <unistd.h>
 
+#include <sodium.h>
+
 #include "cli.h"
+#include "kix/client.h"
+#include "kix/encoding.h"
+#include "kix/progress.h"
 #include "kix/sync.h"
 #include "kix/trust.h"
 
@@ -22,14 +27,39 @@ static const char audit_help[] =
     "hash and inclusion proof), naming the node and tile that differ. Reports the\n"
     "first violation by index and reason. Resumable: a later audit continues\n"
     "where the last one stopped, also after a crash or kill (the replica lives in\n"
-    "the state directory; --restart discards it). Shows progress on a terminal and\n"
-    "the rate at the end.\n"
+    "the state directory, one per log and per source: each --store directory and\n"
+    "each --server address has its own; --restart discards that one). Shows\n"
+    "progress on stderr when stdout and stderr are both terminals (the same bar\n"
+    "as kix-import-liger's), and the rate at the end.\n"
     "\n"
     "  --restart         discard the local replica and audit from entry 0\n"
     "  --batch N         entries per replica transaction (default 8192)\n" CLI_COMMON_HELP "\n"
     "exit status: 0 the log verifies, 1 a violation (its index and reason are\n"
     "printed) or no such store, 2 usage, 3 I/O or server error, 4 the log\n"
     "contradicts what this client verified before\n";
+
+/* The replica of this log for this source: "<state>/audit-<16 hex>", the
+ * hex of SHA-256 of "store:<real path>" or "server:<address>", so that an
+ * audit of a store and an audit through a server keep separate replicas
+ * (each resumes only its own). */
+static int replica_path(const struct cli_common *common, struct kix_client *c, const char *dir,
+                        char *out, size_t cap, struct kix_err *err)
+{
+    char source[4200], real[4096], hex[65];
+    uint8_t h[crypto_hash_sha256_BYTES];
+
+    if (common->store && !realpath(common->store, real))
+        return kix_err_set(err, KIX_EIO, "cannot resolve %s: %s", common->store, strerror(errno));
+    if (common->store)
+        snprintf(source, sizeof(source), "store:%s", real);
+    else
+        snprintf(source, sizeof(source), "server:%s", kix_client_where(c));
+    crypto_hash_sha256(h, (const uint8_t *)source, strlen(source));
+    kix_hex_encode(h, 8, hex);
+    if ((size_t)snprintf(out, cap, "%s/audit-%s", dir, hex) >= cap)
+        return kix_err_set(err, KIX_ELIMIT, "the state directory path %s is too long", dir);
+    return KIX_OK;
+}
 
 static double now_seconds(void)
 {
@@ -38,27 +68,15 @@ static double now_seconds(void)
     return (double)tv.tv_sec + tv.tv_usec / 1e6;
 }
 
-struct progress {
-    double start;
-    uint64_t first;
-    int tty;
-};
-
 static void show_progress(void *arg, uint64_t size, uint64_t target)
 {
-    struct progress *p = arg;
-    double dt = now_seconds() - p->start, pct = target ? 100.0 * (double)size / target : 100;
-    char bar[31];
-    int filled = (int)(pct * 30 / 100);
+    char line[KIX_PROGRESS_LINE_MAX];
+    size_t n = kix_progress_line(arg, size, target, line, sizeof(line));
 
-    if (!p->tty)
-        return;
-    for (int i = 0; i < 30; i++)
-        bar[i] = i < filled ? '=' : ' ';
-    bar[30] = '\0';
-    fprintf(stderr, "\raudit [%s] %5.1f%%  %llu/%llu entries  %.0f entries/s ", bar, pct,
-            (unsigned long long)size, (unsigned long long)target,
-            dt > 0 ? (double)(size - p->first) / dt : 0.0);
+    if (n) {
+        fwrite(line, 1, n, stderr);
+        fflush(stderr);
+    }
 }
 
 /* How far the server's proofs were compared, kept beside the replica
@@ -105,7 +123,7 @@ int cmd_audit(int argc, char **argv)
     struct kix_buf note = KIX_BUF_INIT;
     struct kix_checkpoint cp;
     struct kix_err err = {0};
-    struct progress prog;
+    struct kix_progress prog;
     char dir[4096], path[4200];
     uint64_t first = 0, synced = 0, batch = 0;
     int restart = 0, ch, rc, status;
@@ -144,7 +162,10 @@ int cmd_audit(int argc, char **argv)
         status = cli_fail("audit", rc, &err);
         goto out;
     }
-    snprintf(path, sizeof(path), "%s/audit", dir);
+    if ((rc = replica_path(&common, c, dir, path, sizeof(path), &err)) != KIX_OK) {
+        status = cli_fail("audit", rc, &err);
+        goto out;
+    }
     if (restart && (rc = kix_dir_remove_tree(path, &err)) != KIX_OK) {
         status = cli_fail("audit", rc, &err);
         goto out;
@@ -186,9 +207,7 @@ int cmd_audit(int argc, char **argv)
         }
     }
     memset(&sopts, 0, sizeof(sopts));
-    prog.start = now_seconds();
-    prog.first = first;
-    prog.tty = isatty(2);
+    kix_progress_init(&prog, "audit", "entries", kix_progress_wanted(), first);
     sopts.progress = show_progress;
     sopts.progress_ctx = &prog;
     sopts.max_batch = (size_t)batch;
@@ -204,8 +223,7 @@ int cmd_audit(int argc, char **argv)
         }
     }
     secs = now_seconds() - prog.start;
-    if (prog.tty)
-        fprintf(stderr, "\n");
+    fputs(kix_progress_clear(&prog), stderr);
     if (rc) {
         uint64_t bad = err.cause == KIX_CAUSE_ENTRY ? err.entry : KIX_NO_INDEX;
         if (common.json) {

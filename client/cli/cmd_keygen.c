@@ -71,7 +71,11 @@ int cmd_keygen(int argc, char **argv)
         if (kix_signer_format_verifier(s, &text) == KIX_OK)
             printf("%s\n", (const char *)text.ptr);
         kix_buf_release(&text);
+        char id[KIX_KEY_ID_HEX_LEN + 1];
+        kix_key_id(v.pub, id);
         fprintf(stderr, "wrote %s (private, mode 0600) and %s\n", keypath, pubpath);
+        /* the log's form of this key, as kix key list and every message show it */
+        fprintf(stderr, "key id %.16s (full %s)\n", id, id);
     }
     kix_signer_free(s);
     return rc ? cli_fail("keygen", rc, &err) : 0;

@@ -397,10 +397,13 @@ int cmd_supersede(int argc, char **argv)
 static const char key_help[] =
     "usage: kix key add --key ADMIN_KEY --role ROLE[,ROLE...] PUBFILE\n"
     "       kix key revoke --key ADMIN_KEY PUBFILE\n"
+    "       kix key list [PUBFILE...]   (kix key list --help)\n"
     "\n"
     "Registers a key with roles (admin, publish, attest, rerun), or revokes one\n"
     "from the next log index on. Signed with an admin key. PUBFILE is the\n"
-    "verifier key file that kix keygen wrote (PREFIX.pub).\n\n" CLI_COMMON_HELP;
+    "verifier key file that kix keygen wrote (PREFIX.pub). Adding a live key\n"
+    "again with other roles changes its roles: the new roles replace the old\n"
+    "from that log index on. A revoked key stays revoked.\n\n" CLI_COMMON_HELP;
 
 static int sign_key(struct write_job *j, struct kix_err *err)
 {
@@ -415,13 +418,15 @@ int cmd_key(int argc, char **argv)
     struct kix_err err = {0};
     int revoke, status, rc;
 
+    if (argc >= 2 && strcmp(argv[1], "list") == 0)
+        return cmd_key_list(argc - 1, argv + 1);
     if (argc < 2 || cli_wants_help(argc, argv)) {
         cli_print_help(argc < 2 ? stderr : stdout, key_help);
         return argc < 2 ? EXIT_USAGE : 0;
     }
     revoke = strcmp(argv[1], "revoke") == 0;
     if (!revoke && strcmp(argv[1], "add") != 0)
-        return cli_usage_error("key", "unknown subcommand '%s' (add or revoke)", argv[1]);
+        return cli_usage_error("key", "unknown subcommand '%s' (add, revoke or list)", argv[1]);
     status = parse_write_args("key", key_help, argc - 1, argv + 1, &a);
     if (status >= 0)
         return status;

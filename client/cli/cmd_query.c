@@ -1,5 +1,7 @@
 /* kix query, kix group: ranked runs of the index. */
 #include <getopt.h>
+#include <jansson.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cli.h"
@@ -12,10 +14,25 @@ static const char query_help[] =
     "                 [--store DIR | --server ADDR]\n"
     "\n"
     "Lists ranked runs, best first within each comparison group, with their\n"
-    "rank, group size and median (latency or peak memory). --gpu matches part\n"
-    "of the GPU's name (\"A100\"). Ranks are computed by the log from its\n"
-    "entries; kix audit recomputes them. Pages with --offset and --limit\n"
-    "(default 50).\n\n" CLI_COMMON_HELP;
+    "rank, group size, median (latency or peak memory), kernel, workload, GPU,\n"
+    "provider, timed pass and run id. Groups come in a stable order: by kernel,\n"
+    "GPU, timed pass and metric, then group key; each starts with a line\n"
+    "naming it. Ranks are computed by the log from its entries; kix audit\n"
+    "recomputes them. Text filters are case-insensitive:\n"
+    "\n"
+    "  --gpu G      G's words (cut at anything not a letter or digit) each equal\n"
+    "               a word of the GPU's name and form factor, in order: A100,\n"
+    "               a100-sxm4, \"A100 80GB\" and \"NVIDIA A100-SXM4-80GB\" match an\n"
+    "               NVIDIA A100 SXM4-80GB; A10 does not. The vendor word\n"
+    "               (nvidia, amd, intel) may be left out or put in.\n"
+    "  --kernel K   the kernel K and its family (K followed by _ - . or /:\n"
+    "               rms_norm matches rms_norm_backward); K* is a plain prefix\n"
+    "  --provider P, --mode M, --metric M   exact\n"
+    "  --offset N   skip the first N matching runs (paging)\n"
+    "  --limit N    print at most N runs (default 50)\n"
+    "\n"
+    "With --json: {\"runs\": [...], \"matched\": N}, each run with runId,\n"
+    "workload (the same summary) and the fields above.\n\n" CLI_COMMON_HELP;
 
 static const char group_help[] =
     "usage: kix group KEY [--json] [--store DIR | --server ADDR]\n"
@@ -23,8 +40,13 @@ static const char group_help[] =
     "Shows one comparison group (the comparisonKey of kix resolve --json), best\n"
     "run first.\n\n" CLI_COMMON_HELP;
 
+#define QUERY_PAGE_MAX 1000
+
 struct rows {
-    int json, first;
+    struct kix_query_row *row;
+    char (*workload)[96];
+    size_t n, cap;
+    int failed;
 };
 
 static void value_text(const struct kix_query_row *row, char *out, size_t cap)
@@ -35,36 +57,158 @@ static void value_text(const struct kix_query_row *row, char *out, size_t cap)
         snprintf(out, cap, "%.3f us", (double)row->value / 1000.0);
 }
 
-static int print_row(void *ctx, const struct kix_query_row *row)
+static int keep_row(void *ctx, const struct kix_query_row *row)
 {
     struct rows *r = ctx;
+
+    if (r->n == r->cap) {
+        size_t cap = r->cap ? 2 * r->cap : 64;
+        struct kix_query_row *grown = realloc(r->row, cap * sizeof(*grown));
+        if (!grown)
+            return r->failed = KIX_ENOMEM;
+        r->row = grown;
+        r->cap = cap;
+    }
+    r->row[r->n++] = *row;
+    return 0;
+}
+
+static void add_scalar(char *out, size_t cap, const char *name, const json_t *v)
+{
+    size_t len = strlen(out);
+    const char *sep = len ? " " : "";
+    char val[64];
+
+    if (json_is_string(v))
+        snprintf(val, sizeof(val), "%s", json_string_value(v));
+    else if (json_is_integer(v))
+        snprintf(val, sizeof(val), "%lld", (long long)json_integer_value(v));
+    else if (json_is_real(v))
+        snprintf(val, sizeof(val), "%g", json_real_value(v));
+    else if (json_is_boolean(v))
+        snprintf(val, sizeof(val), "%s", json_is_true(v) ? "true" : "false");
+    else
+        return;
+    if (len + 1 < cap)
+        snprintf(out + len, cap - len, name ? "%s%s=%s" : "%s%s", sep, name ? name : val, val);
+}
+
+/* A Workload's spec in one short line: its parameters as name=value (the
+ * swept x first), its dtype; never the kernel (a column of its own). */
+static void workload_text(const uint8_t *bytes, size_t len, char *out, size_t cap)
+{
+    json_t *doc = json_loadb((const char *)bytes, len, 0, NULL);
+    json_t *spec = json_object_get(doc, "spec"), *x = json_object_get(spec, "x"), *v;
+    const char *k;
+
+    out[0] = '\0';
+    if (json_is_string(json_object_get(x, "name")))
+        add_scalar(out, cap, json_string_value(json_object_get(x, "name")),
+                   json_object_get(x, "value"));
+    json_object_foreach(json_object_get(spec, "parameters"), k, v) add_scalar(out, cap, k, v);
+    json_object_foreach(spec, k, v) if (strcmp(k, "kernel") != 0 && strcmp(k, "dtype") != 0)
+        add_scalar(out, cap, k, v);
+    if ((v = json_object_get(spec, "dtype")))
+        add_scalar(out, cap, NULL, v);
+    json_decref(doc);
+}
+
+struct fetch {
+    struct rows *r;
+    struct kix_digest *workload; /* per row; zero when unknown */
+    int *have;
+};
+
+static int got_manifest(void *ctx, size_t i, const uint8_t *bytes, size_t len)
+{
+    struct fetch *f = ctx;
+    json_t *doc = bytes ? json_loadb((const char *)bytes, len, 0, NULL) : NULL;
+    const char *w =
+        json_string_value(json_object_get(json_object_get(doc, "spec"), "workloadDigest"));
+
+    f->have[i] = w && kix_digest_parse(w, strlen(w), &f->workload[i], NULL) == KIX_OK;
+    json_decref(doc);
+    return 0;
+}
+
+static int got_workload(void *ctx, size_t i, const uint8_t *bytes, size_t len)
+{
+    struct fetch *f = ctx;
+    if (bytes && f->have[i])
+        workload_text(bytes, len, f->r->workload[i], sizeof(f->r->workload[i]));
+    return 0;
+}
+
+/* Each row's workload, from its manifest and Workload object (two round
+ * trips a page; each object checked against its digest). */
+static int fetch_workloads(struct kix_client *c, struct rows *r, struct kix_err *err)
+{
+    struct kix_digest *d = calloc(r->n ? r->n : 1, sizeof(*d));
+    struct fetch f = {r, calloc(r->n ? r->n : 1, sizeof(*f.workload)),
+                      calloc(r->n ? r->n : 1, sizeof(*f.have))};
+    int rc = KIX_OK;
+
+    r->workload = calloc(r->n ? r->n : 1, sizeof(*r->workload));
+    if (!d || !f.workload || !f.have || !r->workload) {
+        rc = kix_err_set(err, KIX_ENOMEM, "out of memory");
+        goto out;
+    }
+    for (size_t i = 0; i < r->n; i++)
+        d[i] = r->row[i].manifest;
+    if (r->n)
+        rc = kix_client_get_objects(c, d, r->n, got_manifest, &f, err);
+    for (size_t i = 0; rc == KIX_OK && i < r->n; i++)
+        d[i] = f.workload[i]; /* unknown ones ask for a zero digest: absent */
+    if (rc == KIX_OK && r->n)
+        rc = kix_client_get_objects(c, d, r->n, got_workload, &f, err);
+out:
+    free(d);
+    free(f.workload);
+    free(f.have);
+    return rc;
+}
+
+static void print_rows(const struct rows *r, int json, uint64_t matched)
+{
     char digest[KIX_DIGEST_TEXT_LEN + 1], group[KIX_DIGEST_TEXT_LEN + 1], v[40];
 
-    kix_digest_format(&row->manifest, digest);
-    kix_digest_format(&row->group, group);
-    if (r->json) {
-        printf(
-            "%s{\"runId\":\"%s\",\"digest\":\"%s\",\"group\":\"%s\",\"rank\":%llu,"
-            "\"groupSize\":%llu,\"median\":%llu,\"metric\":\"%s\",\"evidence\":\"%s\",\"kernel\":",
-            r->first ? "" : ",", row->run_id, digest, group, (unsigned long long)row->rank,
-            (unsigned long long)row->group_size, (unsigned long long)row->value, row->metric,
-            kix_evidence_name(row->evidence));
-        cli_json_string(stdout, row->kernel, strlen(row->kernel));
-        printf(",\"gpu\":");
-        cli_json_string(stdout, row->gpu, strlen(row->gpu));
-        printf(",\"provider\":");
-        cli_json_string(stdout, row->provider, strlen(row->provider));
-        printf(",\"mode\":");
-        cli_json_string(stdout, row->mode, strlen(row->mode));
-        printf("}");
-    } else {
+    if (json)
+        printf("{\"runs\":[");
+    for (size_t i = 0; i < r->n; i++) {
+        const struct kix_query_row *row = &r->row[i];
+        kix_digest_format(&row->manifest, digest);
+        kix_digest_format(&row->group, group);
+        if (json) {
+            printf("%s{\"runId\":", i ? "," : "");
+            cli_json_string(stdout, row->run_id, strlen(row->run_id));
+            printf(",\"digest\":\"%s\",\"group\":\"%s\",\"rank\":%llu,"
+                   "\"groupSize\":%llu,\"median\":%llu,\"metric\":\"%s\",\"evidence\":\"%s\","
+                   "\"kernel\":",
+                   digest, group, (unsigned long long)row->rank,
+                   (unsigned long long)row->group_size, (unsigned long long)row->value, row->metric,
+                   kix_evidence_name(row->evidence));
+            cli_json_string(stdout, row->kernel, strlen(row->kernel));
+            printf(",\"workload\":");
+            cli_json_string(stdout, r->workload[i], strlen(r->workload[i]));
+            printf(",\"gpu\":");
+            cli_json_string(stdout, row->gpu, strlen(row->gpu));
+            printf(",\"provider\":");
+            cli_json_string(stdout, row->provider, strlen(row->provider));
+            printf(",\"mode\":");
+            cli_json_string(stdout, row->mode, strlen(row->mode));
+            printf("}");
+            continue;
+        }
+        if (i == 0 || memcmp(row->group.b, r->row[i - 1].group.b, 32) != 0)
+            printf("group %s  %llu ranked\n", group, (unsigned long long)row->group_size);
         value_text(row, v, sizeof(v));
-        printf("%2llu/%-2llu %-14s %-24.24s %-18.18s %-8s %-28s %.19s...\n",
+        printf("  %3llu/%-3llu %-13s %-20.20s %-32.32s %-16.16s %-10.10s %-8s %s\n",
                (unsigned long long)row->rank, (unsigned long long)row->group_size, v, row->kernel,
-               row->provider, row->mode, row->gpu, group + 7);
+               r->workload[i][0] ? r->workload[i] : "-", row->gpu, row->provider,
+               row->mode[0] ? row->mode : "-", row->run_id);
     }
-    r->first = 0;
-    return 0;
+    if (json)
+        printf("],\"matched\":%llu}\n", (unsigned long long)matched);
 }
 
 static int run_query(const char *cmd, const char *help, int argc, char **argv, int group_mode)
@@ -85,7 +229,7 @@ static int run_query(const char *cmd, const char *help, int argc, char **argv, i
     struct kix_query q;
     struct kix_digest group;
     struct kix_err err = {0};
-    struct rows rows = {0, 1};
+    struct rows rows = {0};
     const char *group_text = NULL;
     uint64_t matched = 0;
     int ch, rc, status;
@@ -147,18 +291,27 @@ static int run_query(const char *cmd, const char *help, int argc, char **argv, i
         kix_client_close(c);
         return status;
     }
-    rows.json = common.json;
-    if (rows.json)
-        printf("{\"runs\":[");
-    else
-        printf("rank   median         kernel                   provider           pass     gpu "
-               "                         group\n");
-    rc = kix_client_query(c, &q, print_row, &rows, &matched, &err);
-    if (rows.json)
-        printf("],\"matched\":%llu}\n", (unsigned long long)matched);
-    else if (rc == KIX_OK)
-        printf("%llu matching runs%s\n", (unsigned long long)matched,
-               matched > q.offset + q.limit ? " (more with --offset)" : "");
+    if (q.limit > QUERY_PAGE_MAX) {
+        kix_client_close(c);
+        return cli_usage_error(cmd, "--limit is at most %d; page with --offset", QUERY_PAGE_MAX);
+    }
+    rc = kix_client_query(c, &q, keep_row, &rows, &matched, &err);
+    if (rc == KIX_OK && rows.failed)
+        rc = kix_err_set(&err, rows.failed, "out of memory keeping the query's rows");
+    if (rc == KIX_OK)
+        rc = fetch_workloads(c, &rows, &err);
+    if (rc == KIX_OK) {
+        if (!common.json)
+            printf(
+                "  rank    median        kernel               workload                         gpu "
+                "             provider   pass     run\n");
+        print_rows(&rows, common.json, matched);
+        if (!common.json)
+            printf("%llu matching runs%s\n", (unsigned long long)matched,
+                   matched > q.offset + rows.n ? " (more with --offset)" : "");
+    }
+    free(rows.row);
+    free(rows.workload);
     kix_client_close(c);
     return rc ? cli_fail(cmd, rc, &err) : 0;
 }

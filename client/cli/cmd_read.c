@@ -251,12 +251,118 @@ int cmd_resolve(int argc, char **argv)
 /* ---- cite / verify-citation ------------------------------------------------ */
 
 static const char cite_help[] =
-    "usage: kix cite PERMALINK|RUN_ID|DIGEST [--json] [--store DIR | --server ADDR]\n"
+    "usage: kix cite PERMALINK|RUN_ID|DIGEST [--format text|bibtex|csl-json] [--json]\n"
+    "                [--store DIR | --server ADDR]\n"
     "\n"
-    "Prints a citation of a run: permalink, digest, access date, the log index\n"
-    "of its publication and the checkpoint seen (origin, size, root, and the\n"
-    "signed checkpoint text), as one line a paper can carry and (--json) as a\n"
-    "document 'kix verify-citation' checks later.\n\n" CLI_COMMON_HELP;
+    "Prints a citation of a run, after verifying it: permalink, digest, access\n"
+    "date, the log index of its publication and the checkpoint seen (origin,\n"
+    "size, root). --format picks the form: text (default, one line a paper can\n"
+    "carry), bibtex (a @misc entry) or csl-json (an array of one CSL item, for\n"
+    "Zotero, pandoc and citeproc). --json prints the document 'kix\n"
+    "verify-citation' checks later (with the signed checkpoint text); it\n"
+    "cannot be combined with another --format. Citing a run that has been\n"
+    "superseded prints a warning naming the successor on stderr (and says so\n"
+    "in the citation's note); the citation is still of the run asked for.\n\n" CLI_COMMON_HELP;
+
+enum cite_format { CITE_TEXT, CITE_BIBTEX, CITE_CSL };
+
+struct cite {
+    const char *link, *run_id, *digest, *origin, *root, *accessed;
+    const char *title;     /* the manifest's metadata.title, or NULL */
+    char published[11];    /* YYYY-MM-DD of the publication entry, or "" */
+    const char *successor; /* superseded: the successor's permalink, or NULL */
+    uint64_t index, size;
+};
+
+/* BibTeX-safe: braces and backslashes dropped, the rest as is (UTF-8). */
+static void bib_text(const char *s)
+{
+    for (; *s; s++)
+        if (*s != '{' && *s != '}' && *s != '\\')
+            putchar(*s);
+}
+
+static void print_bibtex(const struct cite *c)
+{
+    printf("@misc{kix:%.*s,\n", (int)strcspn(c->run_id, "{},\\ "), c->run_id);
+    printf("  title = {");
+    if (c->title)
+        bib_text(c->title);
+    else
+        printf("Benchmark run %s", c->run_id);
+    printf("},\n  howpublished = {kix transparency log ");
+    bib_text(c->origin);
+    printf(", entry %llu},\n", (unsigned long long)c->index);
+    if (c->published[0])
+        printf("  year = {%.4s},\n  month = {%.2s},\n  date = {%s},\n", c->published,
+               c->published + 5, c->published);
+    printf("  url = {%s},\n  urldate = {%s},\n", c->link, c->accessed);
+    printf("  note = {Manifest %s; verified at checkpoint %llu/%s", c->digest,
+           (unsigned long long)c->size, c->root);
+    if (c->successor)
+        printf("; superseded by %s", c->successor);
+    printf("},\n}\n");
+}
+
+static json_t *date_parts(const char *ymd)
+{
+    int y = 0, m = 0, d = 0;
+    if (sscanf(ymd, "%4d-%2d-%2d", &y, &m, &d) != 3)
+        return NULL;
+    return json_pack("{s:[[i,i,i]]}", "date-parts", y, m, d);
+}
+
+static int print_csl(const struct cite *c)
+{
+    struct kix_buf note = KIX_BUF_INIT;
+    json_t *item, *issued, *list = NULL;
+    char *text = NULL;
+    int rc = kix_buf_addf(
+        &note, "Manifest %s; kix log %s, entry %llu; verified at checkpoint %llu/%s", c->digest,
+        c->origin, (unsigned long long)c->index, (unsigned long long)c->size, c->root);
+
+    if (rc == KIX_OK && c->successor)
+        rc = kix_buf_addf(&note, "; superseded by %s", c->successor);
+    item =
+        rc ? NULL
+           : json_pack("{s:s, s:s, s:s, s:s, s:s, s:o*, s:s}", "id", c->run_id, "type", "dataset",
+                       "URL", c->link, "publisher", c->origin, "note", (const char *)note.ptr,
+                       "accessed", date_parts(c->accessed), "number", c->run_id);
+    if (item)
+        json_object_set_new(item, "title",
+                            c->title ? json_string(c->title)
+                                     : json_sprintf("Benchmark run %s", c->run_id));
+    if (item && c->published[0] && (issued = date_parts(c->published)))
+        json_object_set_new(item, "issued", issued);
+    if (item && (list = json_pack("[o]", item)) != NULL)
+        text = json_dumps(list, JSON_INDENT(2) | JSON_SORT_KEYS);
+    json_decref(list);
+    if (text)
+        printf("%s\n", text);
+    else
+        rc = KIX_ENOMEM;
+    free(text);
+    kix_buf_release(&note);
+    return rc;
+}
+
+/* The publication's date and the manifest's title, from verified bytes. */
+static void cite_details(const struct kix_resolution *res, struct cite *c, json_t **doc)
+{
+    struct kix_entry_summary s;
+
+    *doc = json_loadb((const char *)res->manifest.ptr, res->manifest.len, 0, NULL);
+    c->title = json_string_value(json_object_get(json_object_get(*doc, "metadata"), "title"));
+    c->published[0] = '\0';
+    for (size_t i = 0; i < res->nentries; i++)
+        if (res->entries[i].type == KIX_ENTRY_PUBLICATION &&
+            kix_entry_describe(res->entries[i].leaf.ptr, res->entries[i].leaf.len, &s, NULL) ==
+                KIX_OK &&
+            strlen(s.time) >= 10) {
+            memcpy(c->published, s.time, 10);
+            c->published[10] = '\0';
+        }
+}
 
 int cmd_cite(int argc, char **argv)
 {
@@ -265,27 +371,86 @@ int cmd_cite(int argc, char **argv)
     struct kix_verifier key;
     struct kix_resolution res;
     struct kix_checkpoint cp;
-    struct kix_buf link = KIX_BUF_INIT;
+    struct kix_buf link = KIX_BUF_INIT, next = KIX_BUF_INIT;
     char text[KIX_DIGEST_TEXT_LEN + 1], root[64], date[16];
+    char *args[64];
+    enum cite_format format = CITE_TEXT;
+    const char *format_name = NULL;
+    struct cite cite;
+    json_t *doc = NULL;
     time_t now = time(NULL);
     struct tm tm;
-    int status = cli_parse("cite", cite_help, argc, argv, &common, NULL, NULL, NULL);
+    int nargs = 0, status;
 
-    if (status >= 0)
+    /* --format is cite's own option; the rest are the common ones */
+    for (int i = 0; i < argc; i++) {
+        if (strcmp(argv[i], "--") == 0) {
+            while (i < argc && nargs < (int)(sizeof(args) / sizeof(args[0])))
+                args[nargs++] = argv[i++];
+            break;
+        }
+        if (strcmp(argv[i], "--format") == 0 && i + 1 < argc)
+            format_name = argv[++i];
+        else if (strncmp(argv[i], "--format=", 9) == 0)
+            format_name = argv[i] + 9;
+        else if (strcmp(argv[i], "--format") == 0)
+            return cli_usage_error("cite", "--format needs text, bibtex or csl-json");
+        else if (nargs < (int)(sizeof(args) / sizeof(args[0])))
+            args[nargs++] = argv[i];
+        else
+            return cli_usage_error("cite", "too many arguments");
+    }
+    if ((status = cli_parse("cite", cite_help, nargs, args, &common, NULL, NULL, NULL)) >= 0)
         return status;
-    if (argc - optind != 1)
+    if (nargs - optind != 1)
         return cli_usage_error("cite", "expected one PERMALINK, RUN_ID or DIGEST");
+    if (format_name && strcmp(format_name, "bibtex") == 0)
+        format = CITE_BIBTEX;
+    else if (format_name && strcmp(format_name, "csl-json") == 0)
+        format = CITE_CSL;
+    else if (format_name && strcmp(format_name, "text") != 0)
+        return cli_usage_error("cite", "unknown --format '%s' (text, bibtex or csl-json)",
+                               format_name);
+    if (common.json && format != CITE_TEXT)
+        return cli_usage_error("cite", "--json is the verify-citation document; drop --format");
     kix_resolution_init(&res);
     if ((status = cli_connect("cite", &common, &c)) ||
         (status = cli_log_key("cite", &common, c, &key)) ||
-        (status = cli_resolve_verified("cite", c, &key, argv[optind], &res, &cp)))
+        (status = cli_resolve_verified("cite", c, &key, args[optind], &res, &cp)))
         goto out;
     gmtime_r(&now, &tm);
     strftime(date, sizeof(date), "%Y-%m-%d", &tm);
     kix_digest_format(&res.run.manifest, text);
     b64(cp.root, 32, root, sizeof(root));
-    if (kix_permalink(key.name, res.run.run_id, &link) != KIX_OK) {
+    if (kix_permalink(key.name, res.run.run_id, &link) != KIX_OK ||
+        (res.successor[0] && kix_permalink(key.name, res.successor, &next) != KIX_OK)) {
         status = cli_fail("cite", KIX_ENOMEM, NULL);
+        goto out;
+    }
+    if (res.successor[0])
+        fprintf(stderr,
+                "kix cite: warning: run %s was superseded by run %s (log entry %llu); cite %s "
+                "for the corrected result\n",
+                res.run.run_id, res.successor, (unsigned long long)res.run.superseded_by_index,
+                (const char *)next.ptr);
+    memset(&cite, 0, sizeof(cite));
+    cite.link = (const char *)link.ptr;
+    cite.run_id = res.run.run_id;
+    cite.digest = text;
+    cite.origin = cp.origin;
+    cite.root = root;
+    cite.accessed = date;
+    cite.successor = res.successor[0] ? (const char *)next.ptr : NULL;
+    cite.index = res.run.publication_index;
+    cite.size = cp.size;
+    cite_details(&res, &cite, &doc);
+    if (format == CITE_BIBTEX) {
+        print_bibtex(&cite);
+        goto out;
+    }
+    if (format == CITE_CSL) {
+        if (print_csl(&cite) != KIX_OK)
+            status = cli_fail("cite", KIX_ENOMEM, NULL);
         goto out;
     }
     if (common.json) {
@@ -299,14 +464,22 @@ int cmd_cite(int argc, char **argv)
         cli_json_string(stdout, cp.origin, strlen(cp.origin));
         printf(",\"size\":%llu,\"root\":\"%s\",\"note\":", (unsigned long long)cp.size, root);
         cli_json_string(stdout, (const char *)res.checkpoint.ptr, res.checkpoint.len);
-        printf("},\"text\":\"");
+        if (res.successor[0]) {
+            printf("},\"supersededBy\":");
+            cli_json_string(stdout, (const char *)next.ptr, next.len);
+            printf(",\"text\":\"");
+        } else {
+            printf("},\"text\":\"");
+        }
     }
     printf("%s (%s), kix log %s entry %llu, checkpoint %llu/%s, accessed %s",
            (const char *)link.ptr, text, cp.origin, (unsigned long long)res.run.publication_index,
            (unsigned long long)cp.size, root, date);
     printf(common.json ? "\"}\n" : "\n");
 out:
+    json_decref(doc);
     kix_buf_release(&link);
+    kix_buf_release(&next);
     kix_resolution_release(&res);
     kix_client_close(c);
     return status;

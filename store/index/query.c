@@ -2,7 +2,9 @@
  * provider and timed pass. A scan of the ranked runs (each read once from
  * the snapshot), fine at the index's scale; see kix/index.h. */
 #include <jansson.h>
+#include <ctype.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 
@@ -26,11 +28,11 @@ static void copy_string(char *out, size_t cap, const json_t *v)
 
 /* Fills the descriptive fields of a row from its manifest and objects. */
 static int describe(struct kix_log_reader *r, const struct kix_run_info *run,
-                    struct kix_query_row *row)
+                    struct kix_query_row *row, char *gpu_full, size_t gpu_cap)
 {
     struct kix_bytes v;
     json_t *doc, *spec, *w, *e, *impl;
-    const char *bench, *slash;
+    const char *bench, *slash, *form;
 
     if (kix_log_reader_object(r, &run->manifest, &v) != KIX_OK)
         return KIX_ECORRUPT;
@@ -52,6 +54,11 @@ static int describe(struct kix_log_reader *r, const struct kix_run_info *run,
         json_object_get(json_object_get(json_object_get(e, "spec"), "hardware"), "product"));
     copy_string(row->provider, sizeof(row->provider),
                 json_object_get(json_object_get(impl, "spec"), "provider"));
+    /* what --gpu matches: the product and its form factor, as in
+     * "NVIDIA A100-SXM4-80GB" */
+    form = json_string_value(
+        json_object_get(json_object_get(json_object_get(e, "spec"), "hardware"), "formFactor"));
+    snprintf(gpu_full, gpu_cap, "%s %s", row->gpu, form ? form : "");
     json_decref(w);
     json_decref(e);
     json_decref(impl);
@@ -59,25 +66,78 @@ static int describe(struct kix_log_reader *r, const struct kix_run_info *run,
     return KIX_OK;
 }
 
-/* Case-insensitive substring test (strcasestr is a GNU extension). */
-static int contains_nocase(const char *hay, const char *needle)
+/* The next token of s at or after *pos: a run of letters and digits,
+ * lowercased into tok (truncated to cap - 1). 0 at the end. */
+static int next_token(const char *s, size_t *pos, char *tok, size_t cap)
 {
-    size_t n = strlen(needle);
-    for (; *hay; hay++)
-        if (strncasecmp(hay, needle, n) == 0)
-            return 1;
-    return n == 0;
+    size_t i = *pos, n = 0;
+
+    while (s[i] && !isalnum((unsigned char)s[i]))
+        i++;
+    if (!s[i])
+        return 0;
+    for (; isalnum((unsigned char)s[i]); i++)
+        if (n + 1 < cap)
+            tok[n++] = (char)tolower((unsigned char)s[i]);
+    tok[n] = '\0';
+    *pos = i;
+    return 1;
 }
 
-static int matches(const struct kix_query *q, const struct kix_query_row *row)
+static int vendor_word(const char *tok)
 {
-    if (q->kernel && strcasecmp(q->kernel, row->kernel) != 0)
+    return strcmp(tok, "nvidia") == 0 || strcmp(tok, "amd") == 0 || strcmp(tok, "intel") == 0;
+}
+
+/* --gpu: case-insensitive; both names cut into tokens at every character
+ * that is not a letter or digit; each token of the query must equal a
+ * token of the GPU's name (product and form factor), in order, though not
+ * necessarily adjacent; a vendor word of the query (nvidia, amd, intel) may
+ * be missing from the name. "A100", "a100 sxm4", "A100-80GB" and "NVIDIA
+ * A100-SXM4-80GB" all match "NVIDIA A100" of form factor "SXM4-80GB"; "A10"
+ * does not. */
+static int gpu_matches(const char *name, const char *query)
+{
+    char want[64], have[64];
+    size_t qpos = 0, npos = 0;
+
+    while (next_token(query, &qpos, want, sizeof(want))) {
+        size_t save = npos;
+        int found = 0;
+        while (!found && next_token(name, &npos, have, sizeof(have)))
+            found = strcmp(want, have) == 0;
+        if (!found && !vendor_word(want))
+            return 0;
+        if (!found)
+            npos = save;
+    }
+    return 1;
+}
+
+/* --kernel: case-insensitive; "K" matches the kernel K and its family, the
+ * kernels named K followed by '_', '-', '.' or '/' ("rms_norm" matches
+ * "rms_norm" and "rms_norm_backward", not "rms_normalize"); "K*" matches
+ * every kernel whose name begins with K. */
+static int kernel_matches(const char *kernel, const char *query)
+{
+    size_t n = strlen(query);
+
+    if (n && query[n - 1] == '*')
+        return strncasecmp(kernel, query, n - 1) == 0;
+    if (strncasecmp(kernel, query, n) != 0)
+        return 0;
+    return kernel[n] == '\0' || strchr("_-./", kernel[n]) != NULL;
+}
+
+static int matches(const struct kix_query *q, const struct kix_query_row *row, const char *gpu_full)
+{
+    if (q->kernel && !kernel_matches(row->kernel, q->kernel))
         return 0;
     if (q->provider && strcasecmp(q->provider, row->provider) != 0)
         return 0;
     if (q->mode && strcasecmp(q->mode, row->mode) != 0)
         return 0;
-    if (q->gpu && !contains_nocase(row->gpu, q->gpu))
+    if (q->gpu && !gpu_matches(gpu_full, q->gpu))
         return 0;
     if (q->metric && strcasecmp(q->metric, row->metric) != 0)
         return 0;
@@ -87,10 +147,10 @@ static int matches(const struct kix_query *q, const struct kix_query_row *row)
 struct query_ctx {
     struct kix_log_reader *r;
     const struct kix_query *q;
-    kix_query_fn fn;
-    void *ctx;
     const struct kix_digest *group;
-    uint64_t group_size, matched, emitted;
+    uint64_t group_size;
+    struct kix_query_row *rows; /* every match, sorted before the page is cut */
+    size_t nrows, cap;
     int rc;
 };
 
@@ -99,21 +159,29 @@ static int query_run(void *arg, uint64_t rank, const char *run_id, uint64_t valu
     struct query_ctx *c = arg;
     struct kix_query_row row;
     struct kix_run_info run;
+    char gpu_full[160];
     int rc;
 
     memset(&row, 0, sizeof(row));
     rc = kix_index_run(c->r, run_id, strlen(run_id), &run);
     if (rc == KIX_OK)
-        rc = describe(c->r, &run, &row);
+        rc = describe(c->r, &run, &row, gpu_full, sizeof(gpu_full));
     if (rc) {
         c->rc = rc;
         return -1;
     }
-    if (!matches(c->q, &row))
+    if (!matches(c->q, &row, gpu_full))
         return 0;
-    c->matched++;
-    if (c->matched <= c->q->offset || c->emitted >= c->q->limit)
-        return 0;
+    if (c->nrows == c->cap) {
+        size_t cap = c->cap ? 2 * c->cap : 64;
+        struct kix_query_row *grown = realloc(c->rows, cap * sizeof(*grown));
+        if (!grown) {
+            c->rc = KIX_ENOMEM;
+            return -1;
+        }
+        c->rows = grown;
+        c->cap = cap;
+    }
     snprintf(row.run_id, sizeof(row.run_id), "%s", run_id);
     row.manifest = run.manifest;
     row.group = *c->group;
@@ -121,8 +189,8 @@ static int query_run(void *arg, uint64_t rank, const char *run_id, uint64_t valu
     row.group_size = c->group_size;
     row.value = value;
     row.evidence = run.evidence;
-    c->emitted++;
-    return c->fn(c->ctx, &row) ? 1 : 0;
+    c->rows[c->nrows++] = row;
+    return 0;
 }
 
 static int query_group(void *arg, const struct kix_digest *key)
@@ -141,14 +209,35 @@ static int query_group(void *arg, const struct kix_digest *key)
     return rc ? rc : c->rc;
 }
 
+/* Groups in the order people read them: by kernel, GPU, timed pass and
+ * metric (case-insensitive; what a group holds constant), then by group
+ * key; runs best first within each group. */
+static int row_order(const void *a, const void *b)
+{
+    const struct kix_query_row *x = a, *y = b;
+    int d;
+
+    if ((d = strcasecmp(x->kernel, y->kernel)) || (d = strcasecmp(x->gpu, y->gpu)) ||
+        (d = strcasecmp(x->mode, y->mode)) || (d = strcasecmp(x->metric, y->metric)) ||
+        (d = memcmp(x->group.b, y->group.b, 32)))
+        return d;
+    return x->rank < y->rank ? -1 : x->rank > y->rank;
+}
+
 int kix_index_query(struct kix_log_reader *r, const struct kix_query *q, kix_query_fn fn, void *ctx,
                     uint64_t *matched)
 {
-    struct query_ctx c = {r, q, fn, ctx, NULL, 0, 0, 0, KIX_OK};
+    struct query_ctx c = {r, q, NULL, 0, NULL, 0, 0, KIX_OK};
     int rc;
 
     rc = q->group ? query_group(&c, q->group) : kix_index_groups(r, query_group, &c);
+    if (rc == KIX_OK && c.nrows > 1)
+        qsort(c.rows, c.nrows, sizeof(*c.rows), row_order);
+    for (uint64_t i = q->offset; rc == KIX_OK && i < c.nrows && i - q->offset < q->limit; i++)
+        if (fn(ctx, &c.rows[i]))
+            break;
     if (matched)
-        *matched = c.matched;
+        *matched = c.nrows;
+    free(c.rows);
     return rc;
 }

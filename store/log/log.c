@@ -534,6 +534,17 @@ static int apply_item(struct kix_store *s, MDB_txn *txn, struct kix_log *l, uint
                                id, (unsigned long long)dup_index,
                                (unsigned long long)key.revoked_index);
         }
+        /* nor when its roles have changed since: the statement is logged
+         * once, so the earlier roles cannot come back by repeating it */
+        if (kix__key_get(s, txn, p->entry.subject.b, &key) == KIX_OK &&
+            key.roles != p->entry.key_roles) {
+            kix_hex_short_id(p->entry.subject.b, id);
+            return kix_err_set(item_err, KIX_EPOLICY,
+                               "key %s had these roles from log index %llu and its roles have "
+                               "changed since; the log holds each registration once, so earlier "
+                               "roles cannot be restored: generate a new key",
+                               id, (unsigned long long)dup_index);
+        }
     }
     if (rc == KIX_OK) {
         res->index = dup_index;

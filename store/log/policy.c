@@ -132,10 +132,16 @@ static int check_key_entry(struct kix_log *l, MDB_txn *txn, const struct kix_pre
     rc = kix__key_get(l->store, txn, p->entry.subject.b, &key);
     if (rc && rc != KIX_ENOTFOUND)
         return kix_err_set(err, rc, "reading the key registry: %s", kix_strerror(rc));
-    if (!p->entry.key_revoke && rc == KIX_OK)
-        return kix_err_set(
-            err, KIX_EPOLICY, "key %s is already registered%s", id,
-            key.revoked_index != KIX_NO_INDEX ? " and was revoked; generate a new key" : "");
+    /* A live key registered again with other roles: a roles change, the
+     * new roles superseding the old from this index on. A revoked key stays
+     * revoked, and the same roles again change nothing. */
+    if (!p->entry.key_revoke && rc == KIX_OK && key.revoked_index != KIX_NO_INDEX)
+        return kix_err_set(err, KIX_EPOLICY,
+                           "key %s was revoked at log index %llu; a revoked key stays revoked: "
+                           "generate a new key",
+                           id, (unsigned long long)key.revoked_index);
+    if (!p->entry.key_revoke && rc == KIX_OK && key.roles == p->entry.key_roles)
+        return kix_err_set(err, KIX_EPOLICY, "key %s already has exactly these roles", id);
     if (p->entry.key_revoke && rc == KIX_ENOTFOUND)
         return kix_err_set(err, KIX_EPOLICY, "key %s is not registered", id);
     if (p->entry.key_revoke && key.revoked_index != KIX_NO_INDEX)
@@ -191,9 +197,13 @@ static int write_entry(struct kix_log *l, MDB_txn *txn, uint64_t index,
             return kix_err_set(err, rc, "reading the key registry");
         key.revoked_index = index;
     } else {
+        rc = kix__key_get(s, txn, p->entry.subject.b, &key);
+        if (rc && rc != KIX_ENOTFOUND)
+            return kix_err_set(err, rc, "reading the key registry");
+        if (rc == KIX_ENOTFOUND)
+            key.added_index = index; /* a roles change keeps when it was added */
         memcpy(key.pub, p->entry.key_pub, 32);
         key.roles = p->entry.key_roles;
-        key.added_index = index;
         key.revoked_index = KIX_NO_INDEX;
     }
     kix__key_record_encode(&key, rec);

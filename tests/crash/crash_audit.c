@@ -45,7 +45,7 @@ static int replica_dir(const char *state, char *out, size_t cap)
     glob_t g;
     int found = 0;
 
-    snprintf(pattern, sizeof(pattern), "%s/logs/*/audit", state);
+    snprintf(pattern, sizeof(pattern), "%s/logs/*/audit-*", state);
     if (glob(pattern, 0, NULL, &g) == 0 && g.gl_pathc == 1) {
         snprintf(out, cap, "%s", g.gl_pathv[0]);
         found = 1;

@@ -38,6 +38,16 @@ grep -q "cosignature refused: .*stranger.test is not by a witness this log accep
 grep -q "the upstream did not take the cosignature" "$WORK/m2.log" || fail "m2 log: $(tail -3 "$WORK/m2.log")"
 pass "the witness mirror cosigned size 22; the origin serves it and refused the stranger's"
 
+# kix mirror status shows the refusal as the mirror's last error (issue 18)
+expect_status 0 "$KIX" mirror status --server "$(addr m2)"
+grep -q "^last error     the upstream refused this witness's cosignature of size 22: .*stranger.test is not by a witness this log accepts" \
+  "$WORK/out" || fail "m2 status: $(cat "$WORK/out")"
+expect_status 0 "$KIX" mirror status --server "$(addr m2)" --json
+json_get "$WORK/out" 'd["lastError"]' | grep -q "refused this witness's cosignature" || fail "m2 status --json: $(cat "$WORK/out")"
+expect_status 0 "$KIX" mirror status --server "$(addr m)"
+grep -q "^last error     none$" "$WORK/out" || fail "m status: $(cat "$WORK/out")"
+pass "kix mirror status shows a refused cosignature as the last error"
+
 # publish more: the next checkpoint gets cosigned too; receipts and resolve carry it
 import "--server $(addr o)" 21 23 1
 wait_size m 25

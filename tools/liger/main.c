@@ -21,6 +21,7 @@
 #include "kix/entries.h"
 #include "kix/liger.h"
 #include "kix/note.h"
+#include "kix/progress.h"
 #include "kix/resolve.h"
 #include "kix/version.h"
 
@@ -65,7 +66,8 @@ static const char help[] =
     "                  or log needed)\n"
     "  --version       print the version and exit\n"
     "\n"
-    "A progress bar is drawn on stderr when it is a terminal.\n"
+    "A progress bar (the same as kix audit's) is drawn on stderr when stdout\n"
+    "and stderr are both terminals.\n"
     "\n"
     "exit status: 0 ok, 1 invalid rows (nothing published) or rows refused by\n"
     "the log, 2 usage, 3 I/O or internal error\n";
@@ -158,6 +160,7 @@ struct import {
     struct kix_liger_header header;
     struct kix_liger_cache *cache;
     int skip_bad, json, dry_run, progress;
+    struct kix_progress bar; /* the phase's bar (kix/progress.h) */
     size_t batch;
     FILE *map;
 
@@ -269,27 +272,22 @@ static int open_csv(struct import *im, struct kix_csv *csv, struct kix_err *err)
 
 static void progress(struct import *im, const char *what, size_t n, size_t total, const char *unit)
 {
-    char bar[31];
-    size_t fill = total ? n * 30 / total : 30;
-    double t = since(&im->t0);
+    char line[KIX_PROGRESS_LINE_MAX];
+    size_t len;
 
-    if (!im->progress)
-        return;
-    for (size_t i = 0; i < 30; i++)
-        bar[i] = i < fill ? '#' : '.';
-    bar[30] = '\0';
-    fprintf(stderr, "\r%s [%s] %zu/%zu %s %3zu%%", what, bar, n, total, unit,
-            total ? n * 100 / total : 100);
-    if (im->done && t > 0)
-        fprintf(stderr, "  %.0f runs/s", (double)im->done / t);
-    fputs("\033[K", stderr);
-    fflush(stderr);
+    if (im->bar.what != what) /* a new phase: its own bar and rate */
+        kix_progress_init(&im->bar, what, unit, im->progress, 0);
+    len = kix_progress_line(&im->bar, n, total, line, sizeof(line));
+    if (len) {
+        fwrite(line, 1, len, stderr);
+        fflush(stderr);
+    }
 }
 
 static void progress_end(struct import *im)
 {
-    if (im->progress)
-        fputs("\r\033[K", stderr);
+    fputs(kix_progress_clear(&im->bar), stderr);
+    im->bar.drawn = 0;
 }
 
 /* ---- pass 1: validation ------------------------------------------------------ */
@@ -474,7 +472,7 @@ static int flush(struct import *im, struct kix_err *err)
             im->refused++;
             if (im->shown_refused++ < SHOW_MAX)
                 fprintf(stderr, "%s" PROG ": row %zu, line %zu (run %s): refused: %s\n",
-                        im->progress ? "\r\033[K" : "", it->row, it->run.line, it->run.run_id,
+                        kix_progress_clear(&im->bar), it->row, it->run.line, it->run.run_id,
                         res->message);
         }
         if (rc == KIX_OK)
@@ -725,7 +723,7 @@ int main(int argc, char **argv)
     if (!server)
         server = KIX_DEFAULT_SERVER;
     im.path = argv[optind];
-    im.progress = isatty(STDERR_FILENO);
+    im.progress = kix_progress_wanted();
     clock_gettime(CLOCK_MONOTONIC, &im.t0);
 
     rc = read_file(&im, &err);

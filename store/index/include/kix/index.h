@@ -87,9 +87,13 @@ int kix_index_group(struct kix_log_reader *r, const struct kix_digest *key, uint
 typedef int (*kix_groups_fn)(void *ctx, const struct kix_digest *key);
 int kix_index_groups(struct kix_log_reader *r, kix_groups_fn fn, void *ctx) KIX_MUST_CHECK;
 
-/* Ranked runs filtered by kernel, GPU (substring of the product name),
- * provider, timed pass and metric (each NULL: any; case-insensitive), or one group;
- * `offset`/`limit` page through the matches in group order, best first. */
+/* Ranked runs filtered by kernel (K: K and its family, K followed by one
+ * of "_-./"; "K*": prefix), GPU (the query's words, cut at anything not a
+ * letter or digit, equal words of the product name and form factor in
+ * order; vendor words optional), provider, timed pass and metric (each
+ * NULL: any; case-insensitive), or one group. Groups are ordered by
+ * kernel, GPU, timed pass, metric, then group key; runs best first within
+ * a group; `offset`/`limit` page through the matches in that order. */
 struct kix_query {
     const char *kernel, *gpu, *provider, *mode, *metric; /* metric: latency | peak_memory */
     const struct kix_digest *group;

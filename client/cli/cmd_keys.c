@@ -1,0 +1,231 @@
+/* kix key list: the log's key registry, recomputed from the log's own key
+ * entries (each checked against the verified checkpoint's root), with the
+ * key id in every form a user meets: the log's 64-hex id, its 16-hex short
+ * form (what every kix message prints) and, where the name is known (the
+ * log key, or a PUBFILE given), the C2SP note key hash of the .pub file. */
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "kix/client.h"
+#include "kix/encoding.h"
+#include "kix/entry.h"
+#include "kix/merkle.h"
+#include "kix/note.h"
+
+#define KEYS_MAX_PUBFILES 64
+
+struct key_row {
+    uint8_t id[32];
+    uint8_t pub[32];
+    unsigned roles;
+    uint64_t added, roles_changed, revoked; /* KIX_NO_INDEX: never */
+    const struct kix_verifier *named;       /* the PUBFILE (or log key) naming it */
+};
+
+struct key_scan {
+    struct kix_hash *leaves;
+    uint64_t n, cap;
+    struct key_row *rows;
+    size_t nrows, rowcap;
+    int failed;
+};
+
+static struct key_row *row_of(struct key_scan *k, const uint8_t id[32])
+{
+    struct key_row *grown;
+
+    for (size_t i = 0; i < k->nrows; i++)
+        if (memcmp(k->rows[i].id, id, 32) == 0)
+            return &k->rows[i];
+    if (k->nrows == k->rowcap) {
+        size_t cap = k->rowcap ? 2 * k->rowcap : 16;
+        if (!(grown = realloc(k->rows, cap * sizeof(*grown))))
+            return NULL;
+        k->rows = grown;
+        k->rowcap = cap;
+    }
+    memset(&k->rows[k->nrows], 0, sizeof(k->rows[0]));
+    memcpy(k->rows[k->nrows].id, id, 32);
+    k->rows[k->nrows].added = k->rows[k->nrows].roles_changed = KIX_NO_INDEX;
+    k->rows[k->nrows].revoked = KIX_NO_INDEX;
+    return &k->rows[k->nrows++];
+}
+
+static int scan_entry(void *ctx, uint64_t index, const uint8_t *leaf, size_t len)
+{
+    struct key_scan *k = ctx;
+    struct kix_entry_summary s;
+    struct key_row *r;
+
+    if (k->n == k->cap) {
+        uint64_t cap = k->cap ? 2 * k->cap : 1024;
+        struct kix_hash *grown = realloc(k->leaves, cap * sizeof(*grown));
+        if (!grown)
+            return k->failed = KIX_ENOMEM;
+        k->leaves = grown;
+        k->cap = cap;
+    }
+    kix_merkle_leaf_hash(leaf, len, &k->leaves[k->n++]);
+    if (kix_entry_describe(leaf, len, &s, NULL) != KIX_OK || s.type != KIX_ENTRY_KEY)
+        return 0;
+    if (!(r = row_of(k, s.subject.b)))
+        return k->failed = KIX_ENOMEM;
+    if (s.key_revoke) {
+        r->revoked = index;
+    } else if (r->added == KIX_NO_INDEX) {
+        r->added = index;
+        r->roles = s.key_roles;
+    } else {
+        r->roles_changed = index;
+        r->roles = s.key_roles;
+    }
+    return 0;
+}
+
+static void print_roles(FILE *f, unsigned roles, int json)
+{
+    static const char *names[] = {"admin", "publish", "attest", "rerun"};
+    int first = 1;
+
+    for (int i = 0; i < 4; i++)
+        if (roles & (1u << i)) {
+            fprintf(f, json ? "%s\"%s\"" : "%s%s", first ? "" : ",", names[i]);
+            first = 0;
+        }
+    if (first && !json)
+        fprintf(f, "-");
+}
+
+static void print_index(uint64_t i, int json)
+{
+    if (i == KIX_NO_INDEX)
+        printf(json ? "null" : "-");
+    else
+        printf("%" PRIu64, i);
+}
+
+static void print_row(const struct key_row *r, int json)
+{
+    char hex[65], shortid[KIX_SHORT_ID_LEN + 1];
+
+    kix_hex_encode(r->id, 32, hex);
+    kix_hex_short_id(r->id, shortid);
+    if (json) {
+        printf("{\"key_id\":\"%s\",\"short_id\":\"%s\",\"name\":", hex, shortid);
+        if (r->named)
+            cli_json_string(stdout, r->named->name, strlen(r->named->name));
+        else
+            printf("null");
+        if (r->named)
+            printf(",\"note_key_hash\":\"%08" PRIx32 "\"", r->named->key_hash);
+        else
+            printf(",\"note_key_hash\":null");
+        printf(",\"roles\":[");
+        print_roles(stdout, r->roles, 1);
+        printf("],\"added\":");
+        print_index(r->added, 1);
+        printf(",\"roles_changed\":");
+        print_index(r->roles_changed, 1);
+        printf(",\"revoked\":");
+        print_index(r->revoked, 1);
+        printf("}\n");
+        return;
+    }
+    printf("%s  %s  ", shortid, r->revoked == KIX_NO_INDEX ? "live   " : "revoked");
+    print_roles(stdout, r->roles, 0);
+    printf("  added ");
+    print_index(r->added, 0);
+    if (r->roles_changed != KIX_NO_INDEX)
+        printf("  roles changed %" PRIu64, r->roles_changed);
+    if (r->revoked != KIX_NO_INDEX)
+        printf("  revoked %" PRIu64, r->revoked);
+    if (r->named)
+        printf("  name %s note-hash %08" PRIx32, r->named->name, r->named->key_hash);
+    printf("\n  id %s\n", hex);
+}
+
+static const char key_list_help[] =
+    "usage: kix key list [--store DIR | --server ADDR] [--json] [PUBFILE...]\n"
+    "\n"
+    "Lists the log's keys, recomputed from the log's key entries, which are\n"
+    "checked against the verified latest checkpoint: state (live or revoked),\n"
+    "roles, the log index that added the key, last changed its roles and\n"
+    "revoked it. Each key is shown by its short id (the first 16 hex digits,\n"
+    "the form every kix message uses) and its full 64-hex id (SHA-256 of the\n"
+    "public key). The log does not record names: the log key, and each key\n"
+    "whose PUBFILE (PREFIX.pub from kix keygen) is given, is also shown with\n"
+    "its name and the C2SP note key hash the .pub file shows (NAME+HASH+...).\n"
+    "With --json, one object per key per line: key_id, short_id, name,\n"
+    "note_key_hash, roles, added, roles_changed, revoked (null when not).\n\n" CLI_COMMON_HELP;
+
+int cmd_key_list(int argc, char **argv)
+{
+    struct cli_common common;
+    struct kix_client *cl = NULL;
+    struct kix_verifier key, named[KEYS_MAX_PUBFILES];
+    struct kix_buf note = KIX_BUF_INIT;
+    struct kix_checkpoint cp;
+    struct kix_err err = {0};
+    struct key_scan k = {0};
+    struct kix_hash root;
+    uint64_t got = 0;
+    size_t nnamed = 0;
+    int status = cli_parse("key list", key_list_help, argc, argv, &common, NULL, NULL, NULL);
+    int rc = KIX_OK;
+
+    if (status >= 0)
+        return status;
+    if (argc - optind > KEYS_MAX_PUBFILES)
+        return cli_usage_error("key list", "at most %d PUBFILEs", KEYS_MAX_PUBFILES);
+    for (int i = optind; rc == KIX_OK && i < argc; i++)
+        rc = kix_pubfile_read(argv[i], &named[nnamed++], &err);
+    if (rc)
+        return cli_fail("key list", rc, &err);
+    if ((status = cli_connect("key list", &common, &cl)))
+        return status;
+    if ((status = cli_contact("key list", &common, cl, &key, CLI_CONTACT_READ, NULL)))
+        goto out;
+    rc = cli_trust_latest(cl, &key, &note, &cp, &err);
+    if (rc == KIX_OK)
+        rc = kix_client_entries(cl, 0, cp.size, scan_entry, &k, &got, &err);
+    if (rc == KIX_OK && k.failed)
+        rc = kix_err_set(&err, k.failed, "out of memory reading the key entries");
+    if (rc == KIX_OK && got != cp.size)
+        rc = kix_err_set(&err, KIX_EPROTO, "the log at %s sent %" PRIu64 " of %" PRIu64 " entries",
+                         kix_client_where(cl), got, cp.size);
+    if (rc == KIX_OK) {
+        kix_merkle_root(k.leaves, k.n, &root);
+        if (memcmp(root.b, cp.root, 32) != 0)
+            rc = kix_err_set(&err, KIX_EVERIFY,
+                             "the entries from %s do not hash to the checkpoint's root at size "
+                             "%" PRIu64,
+                             kix_client_where(cl), cp.size);
+    }
+    if (rc) {
+        status = cli_fail("key list", rc, &err);
+        goto out;
+    }
+    for (size_t i = 0; i < k.nrows; i++) {
+        struct key_row *r = &k.rows[i];
+        char hex[KIX_KEY_ID_HEX_LEN + 1], want[65];
+        kix_hex_encode(r->id, 32, want);
+        kix_key_id(key.pub, hex);
+        if (strcmp(hex, want) == 0)
+            r->named = &key;
+        for (size_t j = 0; j < nnamed; j++) {
+            kix_key_id(named[j].pub, hex);
+            if (strcmp(hex, want) == 0)
+                r->named = &named[j];
+        }
+        print_row(r, common.json);
+    }
+out:
+    free(k.leaves);
+    free(k.rows);
+    kix_buf_release(&note);
+    kix_client_close(cl);
+    return status;
+}

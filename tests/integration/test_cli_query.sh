@@ -1,0 +1,84 @@
+#!/usr/bin/env bash
+# Issue 18, kix query: a run id and a workload column, --gpu matching the
+# names people type, --kernel by family or prefix, best first within each
+# group and groups in a stable meaningful order, --limit and --offset paging;
+# the same through kixd.
+. "$KIX_TESTS/integration/lib.sh"
+
+python3 - "$KIX_TESTS/data/liger/all_benchmark_data.csv" "$WORK/s.csv" <<'PY'
+import csv, sys
+r = csv.reader(open(sys.argv[1], newline="")); w = csv.writer(open(sys.argv[2], "w", newline=""))
+w.writerow(next(r))
+for x in r:
+    if (x[0] in ("rope", "fused_linear_grpo_loss_sequence", "fused_linear_grpo_loss_token")
+            and x[12] == "NVIDIA A100-SXM4-80GB") or \
+       (x[0] in ("llama4_rope", "relu_squared") and x[12] == "NVIDIA H100 80GB HBM3"):
+        w.writerow(x)
+PY
+"$KIXD" init --store "$WORK/log" --origin kix.query/log >"$WORK/vkey" 2>/dev/null
+export KIX_LOG_KEY="$(cat "$WORK/vkey")"
+"$KIX" keygen --name imp --out "$WORK/imp" >/dev/null 2>&1
+"$KIX" key add --store "$WORK/log" --key "$WORK/log/admin.key" --role publish "$WORK/imp.pub" >/dev/null
+"$KIX_BIN/kix-import-liger" --key "$WORK/imp.key" --store "$WORK/log" "$WORK/s.csv" >/dev/null
+
+count() { # count ARGS...: how many runs kix query matches
+  "$KIX" query --store "$WORK/log" --json --limit 1 "$@" | python3 -c 'import json,sys; print(json.load(sys.stdin)["matched"])'
+}
+A100=128 H100=128
+for g in A100 a100 A100-SXM4 "NVIDIA A100-SXM4-80GB" "a100 80gb" "nvidia a100"; do
+  [ "$(count --gpu "$g")" = $A100 ] || fail "--gpu '$g' matches $(count --gpu "$g"), want $A100"
+done
+for g in H100 "H100 80GB" "NVIDIA H100-SXM5-80GB" h100-sxm5; do
+  [ "$(count --gpu "$g")" = $H100 ] || fail "--gpu '$g' matches $(count --gpu "$g"), want $H100"
+done
+for g in A10 SXM4-40GB "A100 H100" 100; do
+  [ "$(count --gpu "$g")" = 0 ] || fail "--gpu '$g' matches $(count --gpu "$g"), want 0"
+done
+pass "--gpu matches A100, A100-SXM4, NVIDIA A100-SXM4-80GB (and not A10)"
+
+[ "$(count --kernel rope)" = 64 ] || fail "--kernel rope: $(count --kernel rope)"
+[ "$(count --kernel ROPE)" = 64 ] || fail "--kernel ROPE"
+[ "$(count --kernel fused_linear_grpo_loss)" = 64 ] || fail "family: $(count --kernel fused_linear_grpo_loss)"
+[ "$(count --kernel fused_linear_grpo_loss_token)" = 32 ] || fail "exact kernel"
+[ "$(count --kernel fused_linear_grpo_loss_t)" = 0 ] || fail "a part of a word is no family"
+[ "$(count --kernel 'fused_linear_grpo_loss_t*')" = 32 ] || fail "prefix with *"
+[ "$(count --kernel 'llama*')" = 64 ] || fail "prefix llama*"
+[ "$(count --kernel rope --gpu h100)" = 0 ] || fail "rope is not llama4_rope"
+pass "--kernel matches a kernel, its family, or a prefix with *"
+
+expect_status 0 "$KIX" query --store "$WORK/log" --json --limit 1000
+cp "$WORK/out" "$WORK/all.json"
+start_kixd "$WORK/log"
+: >"$WORK/pages.jsonl"
+for off in 0 100 200; do
+  expect_status 0 "$KIX" query --server "$KIXD_ADDR" --json --offset $off --limit 100
+  cat "$WORK/out" >>"$WORK/pages.jsonl"
+done
+stop_kixd
+python3 - "$WORK/all.json" "$WORK/pages.jsonl" <<'PY' || fail "order or paging"
+import json, sys
+runs = json.load(open(sys.argv[1]))["runs"]
+assert len(runs) == 256, len(runs)
+paged = [r for l in open(sys.argv[2]) for r in json.loads(l)["runs"]]
+assert paged == runs, "pages through kixd differ from one local page"
+seen, prev = set(), None
+for r in runs:
+    assert r["runId"] and r["workload"], r
+    key = (r["kernel"].lower(), r["gpu"].lower(), r["mode"].lower(), r["metric"], r["group"])
+    if prev is None or key[-1] != prev[-1]:
+        assert r["group"] not in seen, "a group is split: %s" % r["group"]
+        seen.add(r["group"])
+        assert prev is None or key > prev, (prev, key)
+        assert r["rank"] == 1, r
+    else:
+        assert r["rank"] == prev_rank + 1 and r["median"] >= prev_median, r
+    prev, prev_rank, prev_median = key, r["rank"], r["median"]
+PY
+pass "best first in each group, groups by kernel, GPU, pass, metric; paging through kixd"
+
+expect_status 0 "$KIX" query --store "$WORK/log" --kernel rope --limit 3
+grep -q "^  rank .* workload .* run$" "$WORK/out" || fail "header: $(head -1 "$WORK/out")"
+grep -qE '^ +1/2 +[0-9.]+ us +rope +T=[0-9]+ hidden=.* [0-9a-f-]{36}$' "$WORK/out" || fail "row: $(cat "$WORK/out")"
+grep -q "^64 matching runs (more with --offset)$" "$WORK/out" || fail "footer: $(tail -1 "$WORK/out")"
+expect_status 2 "$KIX" query --store "$WORK/log" --limit 1001
+pass "run id and workload columns"
