@@ -74,6 +74,21 @@ static int alarm_fork(const char *dir, const struct kix_buf *remembered, const c
                        what, dir, stamp);
 }
 
+/* c proves that the tree of `newer` extends the tree of `older`. */
+static int prove_extends(struct kix_client *c, const struct kix_checkpoint *older,
+                         const struct kix_checkpoint *newer, struct kix_err *err)
+{
+    struct kix_hash proof[KIX_MERKLE_MAX_PROOF], r1, r2;
+    size_t n = 0;
+    int rc = kix_client_consistency(c, older->size, newer->size, proof, &n, err);
+
+    memcpy(r1.b, older->root, 32);
+    memcpy(r2.b, newer->root, 32);
+    if (rc == KIX_OK)
+        rc = kix_merkle_verify_consistency(older->size, newer->size, &r1, &r2, proof, n, err);
+    return rc;
+}
+
 /* How an older checkpoint than the remembered one is taken. */
 enum older { OLDER_IS_ROLLBACK, OLDER_IS_PROVEN, OLDER_IS_STALE };
 
@@ -115,14 +130,8 @@ static int check(struct kix_client *c, const struct kix_verifier *key, const cha
     if (cp.size < old.size && past == OLDER_IS_STALE) {
         rc = KIX_OK;
     } else if (cp.size < old.size && past == OLDER_IS_PROVEN) {
-        struct kix_hash proof[KIX_MERKLE_MAX_PROOF], r1, r2;
         struct kix_err perr = {0};
-        size_t n = 0;
-        memcpy(r1.b, cp.root, 32);
-        memcpy(r2.b, old.root, 32);
-        rc = kix_client_consistency(c, cp.size, old.size, proof, &n, &perr);
-        if (rc == KIX_OK)
-            rc = kix_merkle_verify_consistency(cp.size, old.size, &r1, &r2, proof, n, &perr);
+        rc = prove_extends(c, &cp, &old, &perr);
         if (rc == KIX_EUNAVAIL || rc == KIX_EIO) {
             if (err)
                 *err = perr;
@@ -150,14 +159,8 @@ static int check(struct kix_client *c, const struct kix_verifier *key, const cha
             rc = alarm_fork(dir, &remembered, note, len, what, err);
         }
     } else {
-        struct kix_hash proof[KIX_MERKLE_MAX_PROOF], r1, r2;
         struct kix_err perr = {0};
-        size_t n = 0;
-        memcpy(r1.b, old.root, 32);
-        memcpy(r2.b, cp.root, 32);
-        rc = kix_client_consistency(c, old.size, cp.size, proof, &n, &perr);
-        if (rc == KIX_OK)
-            rc = kix_merkle_verify_consistency(old.size, cp.size, &r1, &r2, proof, n, &perr);
+        rc = prove_extends(c, &old, &cp, &perr);
         if (rc == KIX_OK) {
             rc = kix_file_write_atomic(path, note, len, 0600, err);
         } else if (rc == KIX_EUNAVAIL || rc == KIX_EIO) {
