@@ -50,7 +50,8 @@ static const char help[] =
     "refused by the log and reported.\n"
     "\n"
     "  --key KEY       the publisher's private key file (from kix keygen)\n"
-    "  --server ADDR   a kixd, tcp://HOST:PORT or unix:///PATH (default " KIX_DEFAULT_SERVER ")\n"
+    "  --server ADDR   a kixd, tcp://HOST:PORT or unix:///PATH (default $KIX_SERVER,\n"
+    "                  then " KIX_DEFAULT_SERVER ")\n"
     "  --store DIR     a log on this machine instead of a server\n"
     "  --map FILE      write one JSON line per data row: {\"row\", \"line\", \"status\",\n"
     "                  \"runId\", \"digest\", \"externalId\", \"permalink\", \"index\"}\n"
@@ -720,8 +721,9 @@ int main(int argc, char **argv)
         return usage("--server and --store exclude each other");
     if (!key && !im.dry_run)
         return usage("--key KEY is required (the publisher's private key)");
-    if (!server)
-        server = KIX_DEFAULT_SERVER;
+    if (!server && !store) /* as kix: $KIX_SERVER, then the default */
+        server = getenv("KIX_SERVER") && *getenv("KIX_SERVER") ? getenv("KIX_SERVER")
+                                                               : KIX_DEFAULT_SERVER;
     im.path = argv[optind];
     im.progress = kix_progress_wanted();
     clock_gettime(CLOCK_MONOTONIC, &im.t0);
