@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # kix-bench --quick: the shape of its output (every figure and ratio there,
 # numbers positive, the targets judged), never its speed. Once as it runs
-# (with Redis when redis-server is installed), once without Redis.
+# (with Redis when redis-server is installed, the HTTP reads against nginx
+# when /usr/sbin/nginx is), once without Redis and without the HTTP part.
 set -euo pipefail
 : "${KIX_BIN:?set KIX_BIN to the bin directory of a build}"
 WORK=$(mktemp -d /tmp/kix-bench-test-XXXXXX)
@@ -49,6 +50,24 @@ else:
     assert "get_vs_redis" not in d["ratios"], "no Redis, yet a Redis ratio"
     assert not any(k.startswith("redis") for k in d["limits"]), "no Redis, yet Redis figures"
     targets.append("get_vs_echo")
+import os
+nginx = d["machine"]["nginx"]
+if mode == "full":
+    assert nginx == os.access("/usr/sbin/nginx", os.X_OK), "nginx installed but not run, or the reverse"
+else:
+    assert nginx is False, "--only limits,kix ran the HTTP part"
+http_ratios = ["http_tile_kixd_vs_nginx", "http_bundle_kixd_vs_nginx",
+               "http_checkpoint_kixd_vs_nginx"]
+if nginx:
+    need["http"] = ["export_s", "export_entries_per_s", "full_tiles", "bundle_bytes"]
+    for who in ("kixd", "nginx"):
+        for what in ("tile", "bundle", "checkpoint"):
+            k = "%s_%s_16x1" % (who, what)
+            need["http"] += [k, k + "_p50_us", k + "_p99_us"]
+    need["ratios"] += http_ratios
+else:
+    assert "http" not in d, "no nginx, yet HTTP figures"
+    assert not any(k in d["ratios"] for k in http_ratios), "no nginx, yet an nginx ratio"
 for section, keys in need.items():
     for k in keys:
         assert k in d[section], "missing %s.%s" % (section, k)
@@ -62,7 +81,7 @@ for t in targets:
     tt = d["targets"][t]
     assert isinstance(tt["met"], bool) and tt["value"] > 0 and tt["bound"] > 0, t
 assert set(d["targets"]) == set(targets), "targets %s, want %s" % (sorted(d["targets"]), sorted(targets))
-print("ok: %s (%d sections, redis %s)" % (mode, len(d), redis))
+print("ok: %s (%d sections, redis %s, nginx %s)" % (mode, len(d), redis, nginx))
 EOF
 }
 

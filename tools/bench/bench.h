@@ -90,10 +90,11 @@ double bench_get(const struct bench_report *r, const char *key);
 
 /* ---- load ------------------------------------------------------------------ */
 
-enum bench_proto { BENCH_MSGPACK, BENCH_RESP };
+enum bench_proto { BENCH_MSGPACK, BENCH_RESP, BENCH_HTTP };
 
 /* Writes request k of connection `conn` into out, returns its msgid through
- * *id (msgpack; RESP requests are answered in order). 0 to stop sending. */
+ * *id (msgpack; RESP and HTTP requests are answered in order). 0 to stop
+ * sending. */
 typedef int (*bench_request_fn)(void *ctx, int conn, long k, struct kix_buf *out, uint32_t *id);
 
 struct bench_load {

@@ -1,7 +1,10 @@
 /* kix-bench: the load client. C connections x D requests in flight, all on
  * one thread with epoll, so that the client takes as little of the machine
  * as it can and every server (kixd, the echo server, Redis) is driven by the
- * same code. Speaks msgpack-RPC (through kix/proto.h) or RESP (Redis). */
+ * same code. Speaks msgpack-RPC (through kix/proto.h), RESP (Redis) or
+ * HTTP/1.1 GETs on keep-alive connections (kixd --http, nginx): requests are
+ * the caller's fixed strings, answers are parsed only for their status and
+ * Content-Length, with bounded headers and bodies. */
 #include <errno.h>
 #include <fcntl.h>
 #include <netinet/in.h>
@@ -9,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/epoll.h>
 #include <sys/socket.h>
 #include <time.h>
@@ -26,7 +30,7 @@ struct slot {
 struct lconn {
     int fd, idx, closed_sending;
     struct kix_proto_reader rd; /* msgpack */
-    struct kix_buf in;          /* RESP */
+    struct kix_buf in;          /* RESP, HTTP */
     size_t in_off;
     struct kix_buf out;
     size_t out_off;
@@ -34,7 +38,7 @@ struct lconn {
     int inflight;
     long sent;
     struct slot *slots; /* msgpack: by msgid */
-    uint64_t *fifo;     /* RESP: send times in order */
+    uint64_t *fifo;     /* RESP, HTTP: send times in order */
     size_t fhead, fcount;
 };
 
@@ -267,6 +271,52 @@ static size_t resp_reply(const uint8_t *p, size_t len, int *error)
     return head + (size_t)blen + 2;
 }
 
+#define HTTP_MAX_HEAD (16u << 10) /* status line and headers of one answer */
+#define HTTP_MAX_BODY (64u << 20) /* one answer's body */
+#define REPLY_BAD     ((size_t)-1)
+
+/* One HTTP/1.1 answer at p: its length, 0 when incomplete, REPLY_BAD when
+ * malformed or unbounded (no Content-Length: chunked answers are not
+ * expected from a static file or a tile). *error: the status is not 200. */
+static size_t http_reply(const uint8_t *p, size_t len, int *error)
+{
+    size_t lim = len < HTTP_MAX_HEAD ? len : HTTP_MAX_HEAD, head = 0, pos, body = 0;
+    int have_len = 0;
+
+    for (size_t i = 0; i + 4 <= lim; i++)
+        if (p[i] == '\r' && p[i + 1] == '\n' && p[i + 2] == '\r' && p[i + 3] == '\n') {
+            head = i + 4;
+            break;
+        }
+    if (!head)
+        return len >= HTTP_MAX_HEAD ? REPLY_BAD : 0;
+    if (head < 16 || memcmp(p, "HTTP/1.", 7) != 0 || p[8] != ' ')
+        return REPLY_BAD;
+    *error = memcmp(p + 9, "200", 3) != 0;
+    pos = (size_t)((const uint8_t *)memchr(p, '\n', head) - p) + 1;
+    while (pos < head - 2) {
+        const uint8_t *nl = memchr(p + pos, '\n', head - pos);
+        size_t ll = (size_t)(nl - (p + pos)), k = 15;
+        if (ll > k && strncasecmp((const char *)p + pos, "content-length:", k) == 0) {
+            while (k < ll && (p[pos + k] == ' ' || p[pos + k] == '\t'))
+                k++;
+            if (k == ll || p[pos + k] < '0' || p[pos + k] > '9' || have_len)
+                return REPLY_BAD;
+            for (; k < ll && p[pos + k] >= '0' && p[pos + k] <= '9'; k++) {
+                body = body * 10 + (size_t)(p[pos + k] - '0');
+                if (body > HTTP_MAX_BODY)
+                    return REPLY_BAD;
+            }
+            have_len = 1;
+        }
+        pos += ll + 1;
+    }
+    if (!have_len)
+        return REPLY_BAD;
+    return len < head + body ? 0 : head + body;
+}
+
+/* RESP and HTTP: answers in the order of the requests. */
 static int read_resp(struct run *r, struct lconn *c)
 {
     struct bench_load *ld = r->ld;
@@ -287,8 +337,16 @@ static int read_resp(struct run *r, struct lconn *c)
         c->in.len += (size_t)n;
         for (;;) {
             int error = 0;
-            size_t got = resp_reply(c->in.ptr + c->in_off, c->in.len - c->in_off, &error);
+            const uint8_t *p = c->in.ptr + c->in_off;
+            size_t avail = c->in.len - c->in_off;
+            size_t got = ld->proto == BENCH_HTTP ? http_reply(p, avail, &error)
+                                                 : resp_reply(p, avail, &error);
             uint64_t t_sent;
+            if (got == REPLY_BAD) {
+                snprintf(ld->first_error, sizeof(ld->first_error), "bad HTTP answer: %.*s",
+                         (int)(avail < 60 ? avail : 60), (const char *)p);
+                return -1;
+            }
             if (!got)
                 break;
             if (!c->fcount) {

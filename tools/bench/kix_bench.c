@@ -4,8 +4,8 @@
  *   kix-bench [--quick] [--json] [options]
  *
  * One process tree: this process drives the load; kixd, the echo server
- * (kix-bench --echo-server) and, when installed, redis-server run as its
- * children on loopback ports. See tools/bench/RESULTS.md for what each
+ * (kix-bench --echo-server) and, when installed, redis-server and nginx run
+ * as its children on loopback ports. See tools/bench/RESULTS.md for what each
  * figure and ratio means; --help lists the options.
  */
 #include <getopt.h>
@@ -31,7 +31,7 @@
 #define CACHE_FORMAT "v1" /* bump when the store layout or the workload changes */
 
 struct opts {
-    int quick, json, keep, no_redis, clients, depth, verify_threads;
+    int quick, json, keep, no_redis, no_nginx, clients, depth, verify_threads;
     long appends, big, small;
     double seconds, limit_seconds;
     const char *work, *cache, *only, *bin_dir;
@@ -619,6 +619,220 @@ static void run_kix(const struct opts *o, const char *work, struct bench_report 
     bench_workload_release(&w);
 }
 
+/* ---- HTTP reads: kixd --http against nginx serving the export ------------------ */
+
+#define NGINX      "/usr/sbin/nginx" /* Debian's nginx-light */
+#define HTTP_PATHS 64                /* distinct tiles or bundles asked for, at most */
+
+struct http_ctx {
+    char (*reqs)[128]; /* fixed request strings */
+    long n;
+    unsigned seed;
+};
+
+static int req_http(void *arg, int conn, long k, struct kix_buf *out, uint32_t *id)
+{
+    struct http_ctx *h = arg;
+    (void)conn;
+    (void)k;
+    *id = 0;
+    return kix_buf_adds(out, h->reqs[(unsigned long)rand_r(&h->seed) % (unsigned long)h->n]) ==
+           KIX_OK;
+}
+
+/* The C2SP tlog-tiles spelling of an index: 3-digit groups, all but the last "x"-prefixed. */
+static void tlog_index(char *out, size_t cap, uint64_t n)
+{
+    char groups[8][5];
+    int k = 0;
+    size_t len = 0;
+    do {
+        snprintf(groups[k++], sizeof(groups[0]), "%03u", (unsigned)(n % 1000));
+        n /= 1000;
+    } while (n && k < 8);
+    out[0] = '\0';
+    while (k-- > 0)
+        len +=
+            (size_t)snprintf(out + len, len < cap ? cap - len : 0, "%s%s", k ? "x" : "", groups[k]);
+}
+
+/* Requests for `what` ("tile/0" or "tile/entries") of full tiles 0..full-1, or the checkpoint. */
+static long http_requests(char (*reqs)[128], const char *what, uint64_t full)
+{
+    long n = 0;
+    char idx[40];
+    if (!what) {
+        snprintf(reqs[0], sizeof(reqs[0]), "GET /checkpoint HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n");
+        return 1;
+    }
+    for (uint64_t i = 0; i < full && n < HTTP_PATHS; i++, n++) {
+        tlog_index(idx, sizeof(idx), i);
+        snprintf(reqs[n], sizeof(reqs[0]), "GET /%s/%s HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n", what,
+                 idx);
+    }
+    return n;
+}
+
+static int write_nginx_conf(const char *path, const char *dir, const char *root, int port,
+                            int workers)
+{
+    FILE *f = fopen(path, "w");
+    if (!f)
+        return -1;
+    /* as tests/integration/tlog_lib.sh and README.md: immutable full tiles and bundles */
+    fprintf(f,
+            "daemon off;\n"
+            "%s"
+            "worker_processes %d;\n"
+            "pid %s/nginx.pid;\n"
+            "error_log %s/error.log warn;\n"
+            "events { worker_connections 1024; }\n"
+            "http {\n"
+            "  access_log off;\n"
+            "  sendfile on;\n"
+            "  keepalive_requests 1000000;\n"
+            "  client_body_temp_path %s/tmp;\n"
+            "  proxy_temp_path %s/tmp;\n"
+            "  fastcgi_temp_path %s/tmp;\n"
+            "  uwsgi_temp_path %s/tmp;\n"
+            "  scgi_temp_path %s/tmp;\n"
+            "  default_type application/octet-stream;\n"
+            "  server {\n"
+            "    listen 127.0.0.1:%d;\n"
+            "    root %s;\n"
+            "    location = /checkpoint {\n"
+            "      default_type \"text/plain; charset=utf-8\";\n"
+            "      add_header Cache-Control \"public, max-age=5\";\n"
+            "    }\n"
+            "    location /tile/ { add_header Cache-Control \"public, max-age=31536000, "
+            "immutable\"; }\n"
+            "  }\n"
+            "}\n",
+            /* as root, workers would run as nobody and not reach a 0700 scratch directory */
+            geteuid() == 0 ? "user root;\n" : "", workers, dir, dir, dir, dir, dir, dir, dir, port,
+            root);
+    return fclose(f) == 0 ? 0 : -1;
+}
+
+/* GETs of full tiles, full bundles and the checkpoint from kixd --http and
+ * from nginx serving `kixd export` of the same log, each at the same
+ * concurrency with the same client. Returns 1 when nginx ran. */
+static int run_http(const struct opts *o, const char *work, struct bench_report *rep)
+{
+    static const struct {
+        const char *what, *key, *label;
+    } kinds[] = {
+        {"tile/0", "tile", "full tile"},
+        {"tile/entries", "bundle", "full bundle"},
+        {NULL, "checkpoint", "checkpoint"},
+    };
+    char kixd[PATH_MAX], store[PATH_MAX], export[PATH_MAX], log[PATH_MAX], ndir[PATH_MAX];
+    char conf[PATH_MAX], nlog[PATH_MAX], http[64], listen[64], threads[16], label[128], key[64];
+    char(*reqs)[128];
+    struct http_ctx h;
+    struct bench_load ld;
+    struct kix_log_opts lopts;
+    struct kix_log *lg = NULL;
+    struct kix_log_reader *rd = NULL;
+    struct kix_err err;
+    uint64_t size, full;
+    double t = o->seconds;
+    int kport = bench_free_port(), rport = bench_free_port(), nport, conns = 16,
+        workers = bench_cpus();
+    pid_t kpid, npid;
+
+    if (o->no_nginx || access(NGINX, X_OK) != 0) {
+        bench_say("http: no %s (Debian nginx-light); skipping the HTTP reads", NGINX);
+        return 0;
+    }
+    bench_path(kixd, sizeof(kixd), "%s/kixd", o->bin);
+    bench_path(store, sizeof(store), "%s/log", work);
+    bench_path(export, sizeof(export), "%s/export", work);
+    bench_path(log, sizeof(log), "%s/kixd-http.log", work);
+    memset(&lopts, 0, sizeof(lopts));
+    lopts.store.read_only = 1;
+    if (kix_index_open(store, &lopts, &lg, &err) != KIX_OK || kix_log_read_begin(lg, &rd) != KIX_OK)
+        bench_die("http: reading %s: %s", store, err.msg);
+    size = kix_log_reader_size(rd);
+    kix_log_read_end(rd);
+    kix_log_close(lg);
+    full = size / 256;
+    if (full == 0)
+        bench_die("http: the log has no full tile (%llu entries)", (unsigned long long)size);
+
+    bench_say("http: kixd export, then kixd --http and nginx, GETs %d conns x 1", conns);
+    {
+        char *argv[] = {kixd, "export", "--store", store, export, NULL};
+        double t0 = bench_now();
+        if (bench_run(argv, log) != 0)
+            bench_die("kixd export failed (see %s)", log);
+        double secs = bench_now() - t0;
+        bench_fig(rep, "http.export_s", secs, "s", "kixd export of the append log");
+        bench_fig(rep, "http.export_entries_per_s", (double)size / secs, "/s",
+                  "  entries exported (tiles, bundles, run pages)");
+    }
+    snprintf(http, sizeof(http), "tcp://127.0.0.1:%d", kport);
+    snprintf(listen, sizeof(listen), "tcp://127.0.0.1:%d", rport);
+    snprintf(threads, sizeof(threads), "%d", workers);
+    {
+        char *argv[] = {kixd, "serve",     "--store", store,         "--listen", listen, "--http",
+                        http, "--threads", threads,   "--log-level", "warn",     NULL};
+        kpid = bench_spawn(argv, log);
+    }
+    if (kpid < 0 || bench_wait_port(kport, kpid, 30) != 0)
+        bench_die("kixd --http did not start (see %s)", log);
+
+    bench_path(ndir, sizeof(ndir), "%s/nginx", work);
+    bench_path(conf, sizeof(conf), "%s/nginx.conf", ndir);
+    bench_path(nlog, sizeof(nlog), "%s/tmp", ndir);
+    if (bench_mkdirs(nlog) != 0)
+        bench_die("cannot create %s", nlog);
+    bench_path(nlog, sizeof(nlog), "%s/nginx.log", ndir);
+    nport = bench_free_port();
+    if (write_nginx_conf(conf, ndir, export, nport, workers) != 0)
+        bench_die("cannot write %s", conf);
+    {
+        char *argv[] = {NGINX, "-c", conf, "-p", ndir, NULL};
+        npid = bench_spawn(argv, nlog);
+    }
+    if (npid < 0 || bench_wait_port(nport, npid, 10) != 0) {
+        bench_say("http: nginx did not start (see %s and %s/error.log); skipping", nlog, ndir);
+        bench_stop(npid > 0 ? npid : 0);
+        bench_stop(kpid);
+        return 0;
+    }
+
+    reqs = calloc(HTTP_PATHS, sizeof(*reqs));
+    if (!reqs)
+        bench_die("out of memory");
+    bench_fig(rep, "http.full_tiles", (double)full, "", "full tiles (= bundles) asked for");
+    bench_fig_note(rep, "nginx %d workers, kixd %d threads", workers, workers);
+    bench_path(log, sizeof(log), "%s/tile/entries/000", export);
+    bench_fig(rep, "http.bundle_bytes", (double)bench_file_size(log), "",
+              "  bytes of full bundle 000 (a tile: 8192)");
+    for (size_t i = 0; i < sizeof(kinds) / sizeof(kinds[0]); i++) {
+        /* kixd and nginx alternately, the same requests in the same order */
+        memset(&h, 0, sizeof(h));
+        h.reqs = reqs;
+        h.n = http_requests(reqs, kinds[i].what, full);
+        h.seed = 1;
+        snprintf(label, sizeof(label), "kixd --http GET %s", kinds[i].label);
+        load(label, kport, BENCH_HTTP, conns, 1, t / 4, t, 0, req_http, &h, 0, &ld);
+        snprintf(key, sizeof(key), "http.kixd_%s_16x1", kinds[i].key);
+        snprintf(label, sizeof(label), "kixd --http GET %s, 16 conns x 1", kinds[i].label);
+        read_figs(rep, key, label, &ld);
+        h.seed = 1;
+        load("nginx", nport, BENCH_HTTP, conns, 1, t / 4, t, 0, req_http, &h, 0, &ld);
+        snprintf(key, sizeof(key), "http.nginx_%s_16x1", kinds[i].key);
+        snprintf(label, sizeof(label), "nginx GET %s (export), 16 conns x 1", kinds[i].label);
+        read_figs(rep, key, label, &ld);
+    }
+    free(reqs);
+    bench_stop(npid);
+    bench_stop(kpid);
+    return 1;
+}
+
 /* ---- scale --------------------------------------------------------------------------- */
 
 static void run_scale(const struct opts *o, const char *work, const char *cache,
@@ -734,6 +948,12 @@ static void add_ratios(struct bench_report *rep, int redis)
           bench_get(rep, "scale.resolve_small_p50_us"), "resolve p50: big log / small log");
     ratio(rep, "ratios.disk_vs_canonical", bench_get(rep, "disk.big_bytes"),
           bench_get(rep, "disk.big_canonical_bytes"), "data.mdb / canonical bytes (big log)");
+    ratio(rep, "ratios.http_tile_kixd_vs_nginx", bench_get(rep, "http.kixd_tile_16x1"),
+          bench_get(rep, "http.nginx_tile_16x1"), "GET full tile 16x1: kixd --http / nginx");
+    ratio(rep, "ratios.http_bundle_kixd_vs_nginx", bench_get(rep, "http.kixd_bundle_16x1"),
+          bench_get(rep, "http.nginx_bundle_16x1"), "GET full bundle 16x1: kixd --http / nginx");
+    ratio(rep, "ratios.http_checkpoint_kixd_vs_nginx", bench_get(rep, "http.kixd_checkpoint_16x1"),
+          bench_get(rep, "http.nginx_checkpoint_16x1"), "GET checkpoint 16x1: kixd --http / nginx");
 }
 
 static const struct target targets[] = {
@@ -795,7 +1015,7 @@ struct machine {
     int cpus;
     double load_start, load_end;
     char cpu[128], kernel[128];
-    int redis, quick;
+    int redis, nginx, quick;
 };
 
 static size_t section_len(const char *key);
@@ -865,8 +1085,11 @@ static void print_json(FILE *out, const struct bench_report *rep, const struct m
     json_str(out, m->cpu);
     fprintf(out, ", \"kernel\": ");
     json_str(out, m->kernel);
-    fprintf(out, ", \"load_start\": %.2f, \"load_end\": %.2f, \"redis\": %s, \"quick\": %s},\n",
-            m->load_start, m->load_end, m->redis ? "true" : "false", m->quick ? "true" : "false");
+    fprintf(out,
+            ", \"load_start\": %.2f, \"load_end\": %.2f, \"redis\": %s, \"nginx\": %s, "
+            "\"quick\": %s},\n",
+            m->load_start, m->load_end, m->redis ? "true" : "false", m->nginx ? "true" : "false",
+            m->quick ? "true" : "false");
     /* sections in order of first appearance, each with all its figures */
     for (size_t i = 0; i < rep->n; i++) {
         const char *key = rep->figs[i].key;
@@ -950,8 +1173,9 @@ static const char usage[] =
     "\n"
     "Measures kix (durable appends, reads, audit, mirror catch-up, proofs at scale,\n"
     "bytes on disk) and, in the same run, the limits it is held to: Ed25519 verify,\n"
-    "SHA-256, LMDB durable commits, a libuv msgpack echo server and Redis (when\n"
-    "redis-server is on PATH). Prints a table, or JSON with --json.\n"
+    "SHA-256, LMDB durable commits, a libuv msgpack echo server, Redis (when\n"
+    "redis-server is on PATH) and nginx (" NGINX ") for kixd --http.\n"
+    "Prints a table, or JSON with --json.\n"
     "\n"
     "  --quick            small sizes, under a minute; the big log has 10^4 entries\n"
     "  --json             JSON on stdout (the table goes to stderr)\n"
@@ -965,22 +1189,31 @@ static const char usage[] =
     "  --work DIR         scratch directory (default a new /tmp/kix-bench-XXXXXX)\n"
     "  --keep             keep the scratch directory\n"
     "  --no-redis         do not run Redis even when installed\n"
+    "  --no-nginx         do not run nginx even when installed\n"
     "  --bin DIR          where kixd is (default: next to kix-bench)\n"
     "  --only LIST        run only these parts (comma-separated: limits, kix,\n"
-    "                     scale), e.g. to profile one of them\n"
+    "                     http, scale), e.g. to profile one of them\n"
     "  --version          print the version and exit\n";
 
 int main(int argc, char **argv)
 {
-    static const struct option longopts[] = {
-        {"quick", no_argument, NULL, 'q'},         {"json", no_argument, NULL, 'j'},
-        {"clients", required_argument, NULL, 'c'}, {"depth", required_argument, NULL, 'd'},
-        {"appends", required_argument, NULL, 'n'}, {"seconds", required_argument, NULL, 't'},
-        {"big", required_argument, NULL, 'b'},     {"cache", required_argument, NULL, 'C'},
-        {"work", required_argument, NULL, 'w'},    {"keep", no_argument, NULL, 'k'},
-        {"no-redis", no_argument, NULL, 'R'},      {"only", required_argument, NULL, 'O'},
-        {"bin", required_argument, NULL, 'B'},     {"help", no_argument, NULL, 'h'},
-        {"version", no_argument, NULL, 'V'},       {NULL, 0, NULL, 0}};
+    static const struct option longopts[] = {{"quick", no_argument, NULL, 'q'},
+                                             {"json", no_argument, NULL, 'j'},
+                                             {"clients", required_argument, NULL, 'c'},
+                                             {"depth", required_argument, NULL, 'd'},
+                                             {"appends", required_argument, NULL, 'n'},
+                                             {"seconds", required_argument, NULL, 't'},
+                                             {"big", required_argument, NULL, 'b'},
+                                             {"cache", required_argument, NULL, 'C'},
+                                             {"work", required_argument, NULL, 'w'},
+                                             {"keep", no_argument, NULL, 'k'},
+                                             {"no-redis", no_argument, NULL, 'R'},
+                                             {"only", required_argument, NULL, 'O'},
+                                             {"no-nginx", no_argument, NULL, 'N'},
+                                             {"bin", required_argument, NULL, 'B'},
+                                             {"help", no_argument, NULL, 'h'},
+                                             {"version", no_argument, NULL, 'V'},
+                                             {NULL, 0, NULL, 0}};
     struct opts o;
     struct bench_report rep = {NULL, 0, 0};
     struct machine m;
@@ -1036,6 +1269,9 @@ int main(int argc, char **argv)
             break;
         case 'R':
             o.no_redis = 1;
+            break;
+        case 'N':
+            o.no_nginx = 1;
             break;
         case 'O':
             o.only = optarg;
@@ -1117,10 +1353,14 @@ int main(int argc, char **argv)
         bench_die("--only kix needs limits too (its figures are read against them)");
     if (part(&o, "kix"))
         run_kix(&o, work, &rep, &sv);
+    if (part(&o, "http") && !part(&o, "kix"))
+        bench_die("--only http needs kix too (it reads the log kix appends)");
     bench_stop(sv.echo_pid);
     bench_stop(sv.redis_pid);
     bench_items_release(&probe, 1);
     bench_workload_release(&w);
+    if (part(&o, "http"))
+        m.nginx = run_http(&o, work, &rep);
     if (part(&o, "scale"))
         run_scale(&o, work, cache, &rep);
     add_ratios(&rep, redis);
