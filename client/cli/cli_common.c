@@ -43,8 +43,6 @@ int cli_common_option(struct cli_common *c, int opt, const char *arg)
     return 0;
 }
 
-static int config_log_key(char *out, size_t cap);
-
 /* The command's witness rules (one command per process). */
 static struct kix_verifier witness_keys[CLI_WITNESSES_MAX];
 static struct kix_witness_policy witness_policy = {witness_keys, 0, 0};
@@ -67,9 +65,7 @@ int cli_trust_latest(struct kix_client *c, const struct kix_verifier *key, struc
 
 static int have_log_key(const struct cli_common *c)
 {
-    const char *given = c->log_key ? c->log_key : getenv("KIX_LOG_KEY");
-    char text[2048];
-    return (given && *given) || config_log_key(text, sizeof(text)) || c->store;
+    return kix_trust_log_key_given(c->log_key) || c->store;
 }
 
 int cli_contact(const char *cmd, const struct cli_common *c, struct kix_client *client,
@@ -153,109 +149,25 @@ int cli_connect(const char *cmd, const struct cli_common *c, struct kix_client *
     return rc ? cli_fail(cmd, rc, &err) : 0;
 }
 
-/* "log-key = TEXT" from $XDG_CONFIG_HOME/kix/config (or ~/.config). */
-static int config_log_key(char *out, size_t cap)
-{
-    char path[4096], line[2048];
-    const char *xdg = getenv("XDG_CONFIG_HOME"), *home = getenv("HOME");
-    FILE *f;
-    int found = 0;
-
-    if (xdg && *xdg)
-        snprintf(path, sizeof(path), "%s/kix/config", xdg);
-    else if (home)
-        snprintf(path, sizeof(path), "%s/.config/kix/config", home);
-    else
-        return 0;
-    f = fopen(path, "r");
-    if (!f)
-        return 0;
-    while (!found && fgets(line, sizeof(line), f)) {
-        char *v = line + strspn(line, " \t");
-        if (strncmp(v, "log-key", 7) != 0)
-            continue;
-        v += 7 + strspn(v + 7, " \t");
-        if (*v != '=')
-            continue;
-        v += 1 + strspn(v + 1, " \t");
-        v[strcspn(v, "\r\n")] = '\0';
-        snprintf(out, cap, "%s", v);
-        found = 1;
-    }
-    fclose(f);
-    return found;
-}
-
-static int parse_key_text(const char *cmd, const char *text, const char *from,
-                          struct kix_verifier *out)
-{
-    struct kix_err err = {0};
-    size_t len = strcspn(text, "\r\n");
-    int rc = kix_verifier_parse(text, len, out, &err);
-    if (rc) {
-        kix_err_wrap(&err, "%s key from %s", strncmp(from, "--witness", 9) == 0 ? "witness" : "log",
-                     from);
-        return cli_fail(cmd, rc, &err);
-    }
-    return 0;
-}
-
+/* A verifier key given as a file name or as the key text itself. */
 static int read_key_arg(const char *cmd, const char *given, const char *what,
                         struct kix_verifier *out)
 {
-    struct kix_buf file = KIX_BUF_INIT;
     struct kix_err err = {0};
-    char from[4200];
-    int status, rc;
-
-    if (access(given, F_OK) != 0)
-        return parse_key_text(cmd, given, what, out);
-    rc = kix_file_read(given, 4096, &file, &err);
-    if (rc)
-        return cli_fail(cmd, rc, &err);
-    snprintf(from, sizeof(from), "%s%s%s", strcmp(what, "--witness") == 0 ? "--witness " : "",
-             given, "");
-    status = parse_key_text(cmd, file.ptr ? (const char *)file.ptr : "", from, out);
-    kix_buf_release(&file);
-    return status;
+    int rc = kix_trust_key_arg(given, "witness", what, out, &err);
+    return rc ? cli_fail(cmd, rc, &err) : 0;
 }
 
 int cli_log_key(const char *cmd, const struct cli_common *c, struct kix_client *client,
                 struct kix_verifier *out)
 {
-    const char *given = c->log_key ? c->log_key : getenv("KIX_LOG_KEY");
-    char text[2048];
-    int status = load_witnesses(cmd, c);
+    struct kix_err err = {0};
+    int status = load_witnesses(cmd, c), rc;
 
     if (status)
         return status;
-    if (given && !*given) {
-        /* e.g. export KIX_LOG_KEY="$(cat log.vkey)" after kixd init failed */
-        fprintf(stderr,
-                "kix %s: %s is set but empty; set it to the log's verifier key (what kixd init\n"
-                "printed) or unset it\n",
-                cmd, c->log_key ? "--log-key" : "KIX_LOG_KEY");
-        return EXIT_USAGE;
-    }
-    if (given)
-        return read_key_arg(cmd, given, c->log_key ? "--log-key" : "$KIX_LOG_KEY", out);
-    if (config_log_key(text, sizeof(text)))
-        return parse_key_text(cmd, text, "the config file", out);
-    if (c->store && client) {
-        /* our own store: its key is as trusted as the files themselves */
-        struct kix_client_info info;
-        struct kix_err err = {0};
-        int rc = kix_client_info(client, &info, &err);
-        if (rc)
-            return cli_fail(cmd, rc, &err);
-        return parse_key_text(cmd, info.log_key, c->store, out);
-    }
-    fprintf(stderr,
-            "kix %s: no log key to verify against. Pass --log-key KEY, set KIX_LOG_KEY, or add\n"
-            "'log-key = KEY' to ~/.config/kix/config. 'kix trust ADDR' fetches a server's key\n"
-            "for you to check and pin (trust on first use).\n",
-            cmd);
-    return EXIT_USAGE;
+    rc = kix_trust_log_key(c->log_key, c->store ? client : NULL, out, &err);
+    return rc ? cli_fail(cmd, rc, &err) : 0;
 }
 
 int cli_parse_u64(const char *s, uint64_t *out)

@@ -271,3 +271,107 @@ int kix_trust_check_witnessed(struct kix_client *c, const struct kix_verifier *k
     }
     return kix_trust_check(c, key, note, len, cp_out, err);
 }
+
+/* ---- the log key -------------------------------------------------------------- */
+
+/* "log-key = TEXT" from $XDG_CONFIG_HOME/kix/config (or ~/.config). */
+static int config_log_key(char *out, size_t cap)
+{
+    char path[4096], line[2048];
+    const char *xdg = getenv("XDG_CONFIG_HOME"), *home = getenv("HOME");
+    FILE *f;
+    int found = 0;
+
+    if (xdg && *xdg)
+        snprintf(path, sizeof(path), "%s/kix/config", xdg);
+    else if (home)
+        snprintf(path, sizeof(path), "%s/.config/kix/config", home);
+    else
+        return 0;
+    f = fopen(path, "r");
+    if (!f)
+        return 0;
+    while (!found && fgets(line, sizeof(line), f)) {
+        char *v = line + strspn(line, " \t");
+        if (strncmp(v, "log-key", 7) != 0)
+            continue;
+        v += 7 + strspn(v + 7, " \t");
+        if (*v != '=')
+            continue;
+        v += 1 + strspn(v + 1, " \t");
+        v[strcspn(v, "\r\n")] = '\0';
+        snprintf(out, cap, "%s", v);
+        found = 1;
+    }
+    fclose(f);
+    return found;
+}
+
+static int key_text(const char *text, const char *kind, const char *from, struct kix_verifier *out,
+                    struct kix_err *err)
+{
+    int rc = kix_verifier_parse(text, strcspn(text, "\r\n"), out, err);
+    if (rc)
+        kix_err_wrap(err, "%s key from %s", kind, from);
+    return rc;
+}
+
+int kix_trust_key_arg(const char *arg, const char *kind, const char *option,
+                      struct kix_verifier *out, struct kix_err *err)
+{
+    struct kix_buf file = KIX_BUF_INIT;
+    char from[4200];
+    int rc;
+
+    if (access(arg, F_OK) != 0)
+        return key_text(arg, kind, option, out, err);
+    rc = kix_file_read(arg, 4096, &file, err);
+    if (rc)
+        goto out;
+    /* a log key file is named by itself; a witness by its option too */
+    snprintf(from, sizeof(from), "%s%s", strcmp(kind, "log") == 0 ? "" : "--witness ", arg);
+    rc = key_text(file.ptr ? (const char *)file.ptr : "", kind, from, out, err);
+out:
+    kix_buf_release(&file);
+    return rc;
+}
+
+int kix_trust_log_key_given(const char *given)
+{
+    char text[2048];
+    if (!given)
+        given = getenv("KIX_LOG_KEY");
+    return (given && *given) || config_log_key(text, sizeof(text));
+}
+
+int kix_trust_log_key(const char *given, struct kix_client *store, struct kix_verifier *out,
+                      struct kix_err *err)
+{
+    const char *option = given ? "--log-key" : "$KIX_LOG_KEY";
+    struct kix_client_info info;
+    char text[2048];
+    int rc;
+
+    if (!given)
+        given = getenv("KIX_LOG_KEY");
+    if (given && !*given) /* e.g. KIX_LOG_KEY="$(cat log.vkey)" after kixd init failed */
+        return kix_err_set(err, KIX_EUSAGE,
+                           "%s is set but empty; set it to the log's verifier key (what kixd "
+                           "init\nprinted) or unset it",
+                           option[0] == '$' ? option + 1 : option);
+    if (given)
+        return kix_trust_key_arg(given, "log", option, out, err);
+    if (config_log_key(text, sizeof(text)))
+        return key_text(text, "log", "the config file", out, err);
+    if (store) {
+        /* our own store: its key is as trusted as the files themselves */
+        rc = kix_client_info(store, &info, err);
+        if (rc)
+            return rc;
+        return key_text(info.log_key, "log", kix_client_where(store), out, err);
+    }
+    return kix_err_set(err, KIX_EUSAGE,
+                       "no log key to verify against. Pass --log-key KEY, set KIX_LOG_KEY, or "
+                       "add\n'log-key = KEY' to ~/.config/kix/config. 'kix trust ADDR' fetches a "
+                       "server's key\nfor you to check and pin (trust on first use).");
+}

@@ -19,7 +19,14 @@ new_origin() {
 # or --server ADDR, one word each).
 import() {
   rows "$2" "$3" >"$WORK/rows-$2-$3.csv"
-  "$KIX_BIN/kix-import-liger" --key "$WORK/pub.key" $1 --batch "$4" \
+  local lk=()
+  # a server's answers are verified against the log key (a store has its own)
+  case "$1" in --server*) [ -n "${KIX_LOG_KEY:-}" ] || lk=(--log-key "$WORK/vkey") ;; esac
+  # the publisher is another client than the reader the tests play, with its
+  # own remembered checkpoints (a reader may look at a mirror that lags
+  # behind), one per WHERE (the fork tests publish into copies of one log)
+  KIX_STATE_DIR="$WORK/publisher-state/${1//[^A-Za-z0-9]/_}" \
+    "$KIX_BIN/kix-import-liger" --key "$WORK/pub.key" $1 "${lk[@]}" --batch "$4" \
     --map "$WORK/rows-$2-$3.map" "$WORK/rows-$2-$3.csv" >/dev/null 2>>"$WORK/import.log"
 }
 

@@ -9,6 +9,11 @@
 #  - a file with a bad row publishes nothing (exit 1, the line named);
 #    --skip-bad publishes the rest and reports the skipped row
 #  - a key the log does not know: every row refused, exit 1
+#  - the log is verified as kix verifies it: every receipt (counted in the
+#    summary); --receipts DIR saves them for `kix verify`; a --server import
+#    takes its key from $KIX_LOG_KEY; no key anywhere is exit 2 naming the
+#    three ways; a wrong --log-key or a rolled-back store (exit 4) is refused
+#    before anything is published
 #  - usage errors exit 2
 set -euo pipefail
 
@@ -58,6 +63,7 @@ expect 0 "$(field refused "$out")" "refused"
 expect 2448 "$(field runs "$out")" "runs"
 expect 2716 "$(field objects "$out")" "objects (2448 runs + 268 shared)"
 expect 2450 "$(field logSize "$out")" "log size in the summary"
+expect 2448 "$(field receiptsVerified "$out")" "receipts verified (the store's own key)"
 expect 2450 "$(log_size "$tmp/a")" "log size"
 expect 2448 "$(wc -l <"$tmp/a.map")" "map lines"
 expect 2448 "$(grep -c '"status":"new"' "$tmp/a.map")" "map lines with status new"
@@ -146,6 +152,89 @@ expect 1 "$rc" "exit status with an unregistered key"
 expect 1000 "$(field refused "$(cat "$tmp/out")")" "refused rows with an unregistered key"
 grep -q "is not registered in this log" "$tmp/err" || fail "refusal report: $(head -3 "$tmp/err")"
 expect 21 "$(log_size "$tmp/c")" "log size after refusals"
+
+# ---- the log key, receipts, the remembered checkpoint -----------------------------------
+head -n 21 "$csv" >"$tmp/first20.csv"
+new_store "$tmp/d"
+cp -a "$tmp/d" "$tmp/d.before" # for the rollback below
+out=$("$bin/kix-import-liger" --key "$tmp/pub.key" --store "$tmp/d" --receipts "$tmp/receipts" \
+    --log-key "$tmp/d.vkey" --json "$tmp/first20.csv")
+expect 20 "$(field newEntries "$out")" "new entries with --receipts"
+expect 20 "$(field receiptsVerified "$out")" "receipts verified with --receipts"
+expect 20 "$(find "$tmp/receipts" -name '*.tlog-proof' | wc -l)" "receipt files"
+for f in "$tmp/receipts"/*.tlog-proof; do
+    expect 644 "$(stat -c %a "$f")" "mode of $f"
+    "$bin/kix" verify "$f" --log-key "$(cat "$tmp/d.vkey")" >/dev/null ||
+        fail "saved receipt $f does not verify"
+done
+run=$(ls "$tmp/receipts" | head -1)
+[[ "$run" =~ ^[0-9a-f-]{36}\.tlog-proof$ ]] || fail "receipt file name: $run"
+
+# a wrong --log-key (another log's key, same origin name): refused before publishing
+set +e
+"$bin/kix-import-liger" --key "$tmp/pub.key" --store "$tmp/d" --log-key "$tmp/c.vkey" \
+    "$tmp/first1000.csv" >"$tmp/out" 2>"$tmp/err"
+rc=$?
+set -e
+expect 1 "$rc" "exit status with a wrong --log-key"
+grep -q "nothing was published" "$tmp/err" || fail "wrong --log-key report: $(cat "$tmp/err")"
+expect 22 "$(log_size "$tmp/d")" "log size after a wrong --log-key"
+
+# the store rolled back behind the checkpoint remembered: exit 4, nothing published
+mv "$tmp/d" "$tmp/d.after"
+cp -a "$tmp/d.before" "$tmp/d"
+set +e
+"$bin/kix-import-liger" --key "$tmp/pub.key" --store "$tmp/d" "$tmp/first1000.csv" \
+    >"$tmp/out" 2>"$tmp/err"
+rc=$?
+set -e
+expect 4 "$rc" "exit status against a rolled-back store"
+grep -q "nothing was published" "$tmp/err" || fail "rollback report: $(cat "$tmp/err")"
+expect 2 "$(log_size "$tmp/d")" "log size of the rolled-back store"
+
+# no key anywhere for a server: exit 2 naming the three ways; a dry run needs none
+set +e
+env -u KIX_LOG_KEY "$bin/kix-import-liger" --key "$tmp/pub.key" --server "unix://$tmp/none.sock" \
+    "$tmp/first20.csv" >"$tmp/out" 2>"$tmp/err"
+rc=$?
+set -e
+expect 2 "$rc" "exit status with no log key"
+grep -q "no log key to verify against. Pass --log-key KEY, set KIX_LOG_KEY, or add" "$tmp/err" ||
+    fail "no-key report: $(cat "$tmp/err")"
+grep -q "'log-key = KEY' to ~/.config/kix/config" "$tmp/err" || fail "no-key report: $(cat "$tmp/err")"
+env -u KIX_LOG_KEY "$bin/kix-import-liger" --dry-run "$tmp/first20.csv" >/dev/null ||
+    fail "a dry run without a log key"
+
+# through kixd, the key from $KIX_LOG_KEY, the final checkpoint remembered
+new_store "$tmp/e"
+"$bin/kixd" serve --store "$tmp/e" --listen "unix://$tmp/e.sock" --log-level warn 2>"$tmp/e.log" &
+kixd_pid=$!
+trap 'kill -TERM $kixd_pid 2>/dev/null; wait $kixd_pid 2>/dev/null; rm -rf "$tmp"' EXIT
+for _ in $(seq 1 100); do
+    KIX_LOG_KEY= XDG_CONFIG_HOME=/nonexistent "$bin/kix" info --server "unix://$tmp/e.sock" \
+        >/dev/null 2>&1 && break
+    sleep 0.05
+done
+out=$(KIX_LOG_KEY="$(cat "$tmp/e.vkey")" "$bin/kix-import-liger" --key "$tmp/pub.key" \
+    --server "unix://$tmp/e.sock" --json "$tmp/first20.csv")
+expect 20 "$(field newEntries "$out")" "new entries through kixd"
+expect 20 "$(field receiptsVerified "$out")" "receipts verified through kixd"
+KIX_LOG_KEY="$(cat "$tmp/e.vkey")" "$bin/kix" info --server "unix://$tmp/e.sock" >/dev/null ||
+    fail "kix does not agree with the checkpoint the importer remembered"
+# the same kixd with a wrong key in the config file: refused, nothing published
+mkdir -p "$tmp/config/kix"
+echo "log-key = $(cat "$tmp/c.vkey")" >"$tmp/config/kix/config"
+set +e
+env -u KIX_LOG_KEY "$bin/kix-import-liger" --key "$tmp/pub.key" --server "unix://$tmp/e.sock" \
+    "$tmp/first1000.csv" >"$tmp/out" 2>"$tmp/err"
+rc=$?
+set -e
+expect 1 "$rc" "exit status with a wrong key in the config file"
+rm "$tmp/config/kix/config"
+kill -TERM $kixd_pid
+wait $kixd_pid || true
+trap 'rm -rf "$tmp"' EXIT
+expect 22 "$(log_size "$tmp/e")" "log size after the wrong config key"
 
 # ---- usage ----------------------------------------------------------------------------------
 "$bin/kix-import-liger" --help | grep -q "^usage: kix-import-liger" || fail "--help"

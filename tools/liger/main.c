@@ -6,6 +6,11 @@
  * Run ids and publishedAt come from the row, so importing the same rows
  * again yields byte-identical envelopes, which the log answers as
  * duplicates: nothing new is appended.
+ *
+ * The log is verified as kix verifies it (kix/trust.h): the log key is
+ * found as kix finds it, the server's checkpoint must be consistent with
+ * the one remembered before anything is submitted, every receipt must
+ * prove the envelope submitted, and the final checkpoint is checked again.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -19,10 +24,13 @@
 #include "kix/client.h"
 #include "kix/csv.h"
 #include "kix/entries.h"
+#include "kix/file.h"
 #include "kix/liger.h"
 #include "kix/note.h"
 #include "kix/progress.h"
+#include "kix/receipt.h"
 #include "kix/resolve.h"
+#include "kix/trust.h"
 #include "kix/version.h"
 
 #define PROG          "kix-import-liger"
@@ -32,8 +40,9 @@
 #define FILE_MAX      ((size_t)1 << 30)
 
 static const char help[] =
-    "usage: " PROG " --key KEY [--server ADDR | --store DIR] [--map FILE] [--batch N]\n"
-    "                        [--skip-bad] [--json] [--dry-run] CSV\n"
+    "usage: " PROG " --key KEY [--server ADDR | --store DIR] [--log-key KEY]\n"
+    "                        [--receipts DIR] [--map FILE] [--batch N] [--skip-bad]\n"
+    "                        [--json] [--dry-run] CSV\n"
     "\n"
     "Publishes Liger-Kernel's benchmark CSV (benchmark/data/all_benchmark_data.csv)\n"
     "to a kix log: every data row becomes one run, signed with KEY (which needs\n"
@@ -49,10 +58,21 @@ static const char help[] =
     "A row whose run id is already published with different figures is\n"
     "refused by the log and reported.\n"
     "\n"
+    "The log is verified as kix verifies it: before anything is submitted, the\n"
+    "log's latest checkpoint must be signed by the log key and consistent with\n"
+    "the one this client remembers (a fork or a rollback stops the import);\n"
+    "every receipt the log answers must prove the entry submitted; and the\n"
+    "final checkpoint is checked again and remembered.\n"
+    "\n"
     "  --key KEY       the publisher's private key file (from kix keygen)\n"
     "  --server ADDR   a kixd, tcp://HOST:PORT or unix:///PATH (default $KIX_SERVER,\n"
     "                  then " KIX_DEFAULT_SERVER ")\n"
     "  --store DIR     a log on this machine instead of a server\n"
+    "  --log-key KEY   the log's verifier key, a file or the key text (default\n"
+    "                  $KIX_LOG_KEY, then 'log-key = KEY' in ~/.config/kix/config,\n"
+    "                  then, with --store, the store's own key)\n"
+    "  --receipts DIR  save each new entry's receipt as DIR/<runId>.tlog-proof\n"
+    "                  (kix verify FILE checks one offline)\n"
     "  --map FILE      write one JSON line per data row: {\"row\", \"line\", \"status\",\n"
     "                  \"runId\", \"digest\", \"externalId\", \"permalink\", \"index\"}\n"
     "                  (row 1 is the first data line; status new, duplicate,\n"
@@ -71,7 +91,9 @@ static const char help[] =
     "and stderr are both terminals.\n"
     "\n"
     "exit status: 0 ok, 1 invalid rows (nothing published) or rows refused by\n"
-    "the log, 2 usage, 3 I/O or internal error\n";
+    "the log, or a receipt that does not verify, 2 usage (e.g. no log key), 3 I/O\n"
+    "or internal error, 4 the log is inconsistent with the checkpoint remembered\n"
+    "(a fork or a rollback)\n";
 
 /* ---- a set of digests (open addressing) ------------------------------------- */
 
@@ -171,6 +193,10 @@ struct import {
 
     struct kix_client *client;
     struct kix_signer *key;
+    struct kix_verifier log_key;
+    const char *receipts;   /* --receipts DIR, or NULL */
+    struct kix_buf checked; /* the last checkpoint note kix_trust_check()ed */
+    size_t verified;        /* receipts verified */
     char origin[KIX_NOTE_NAME_MAX + 1];
     uint64_t size_before, size_after;
 
@@ -421,9 +447,60 @@ static int map_item(struct import *im, const struct item *it, const char *status
 
 /* ---- pass 2: publishing --------------------------------------------------------- */
 
-static int flush(struct import *im, struct kix_err *err)
+/* Checks a checkpoint note against the log key and the remembered one
+ * (kix_trust_check), once per distinct note. */
+static int check_checkpoint(struct import *im, const char *note, size_t len, struct kix_err *err)
 {
     int rc;
+
+    if (im->checked.len == len && memcmp(im->checked.ptr, note, len) == 0)
+        return KIX_OK;
+    rc = kix_trust_check(im->client, &im->log_key, note, len, NULL, err);
+    if (rc)
+        return rc;
+    kix_buf_reset(&im->checked);
+    return kix_buf_add(&im->checked, note, len);
+}
+
+/* The receipt of an accepted bundle must prove its envelope, at the index
+ * the log answered, under a checkpoint consistent with the remembered one;
+ * a new entry's receipt is then saved when --receipts asks. */
+static int check_receipt(struct import *im, const struct item *it, const struct kix_bundle *b,
+                         const struct kix_submit_result *res, struct kix_err *err)
+{
+    struct kix_receipt receipt;
+    char path[4400];
+    int rc;
+
+    kix_receipt_init(&receipt);
+    rc = kix_receipt_verify((const char *)res->receipt.ptr, res->receipt.len, &im->log_key,
+                            b->envelope.ptr, b->envelope.len, &receipt, NULL, err);
+    if (rc == KIX_OK && receipt.index != res->index)
+        rc = kix_err_set(err, KIX_EVERIFY, "the receipt is for entry %llu, not %llu",
+                         (unsigned long long)receipt.index, (unsigned long long)res->index);
+    if (rc == KIX_OK)
+        rc =
+            check_checkpoint(im, (const char *)receipt.checkpoint.ptr, receipt.checkpoint.len, err);
+    if (rc) {
+        kix_err_wrap(err, "row %zu, line %zu (run %s): the receipt from %s does not verify",
+                     it->row, it->run.line, it->run.run_id, kix_client_where(im->client));
+        goto out;
+    }
+    im->verified++;
+    if (im->receipts && !res->duplicate) {
+        snprintf(path, sizeof(path), "%s/%s.tlog-proof", im->receipts, it->run.run_id);
+        rc = kix_file_write_atomic(path, res->receipt.ptr, res->receipt.len, 0644, err);
+        if (rc)
+            kix_err_wrap(err, "saving the receipt of row %zu", it->row);
+    }
+out:
+    kix_receipt_release(&receipt);
+    return rc;
+}
+
+static int flush(struct import *im, struct kix_err *err)
+{
+    int rc, vrc = KIX_OK;
 
     if (im->nitems == 0)
         return KIX_OK;
@@ -460,6 +537,12 @@ static int flush(struct import *im, struct kix_err *err)
         struct item *it = &im->items[i];
         struct kix_submit_result *res = &im->results[i];
         const char *status = "refused";
+        if (vrc == KIX_OK && res->code == KIX_OK)
+            vrc = check_receipt(im, it, &im->bundles[i], res, err);
+        if (vrc) { /* stop: what follows is not reported as published */
+            kix_submit_result_release(res);
+            continue;
+        }
         if (res->code == KIX_OK) {
             status = res->duplicate ? "duplicate" : "new";
             res->duplicate ? im->dups++ : im->fresh++;
@@ -480,6 +563,8 @@ static int flush(struct import *im, struct kix_err *err)
             rc = map_item(im, it, status, res);
         kix_submit_result_release(res);
     }
+    if (vrc)
+        return vrc;
     if (rc)
         return kix_err_set(err, rc, "%s",
                            rc == KIX_EIO ? "writing the map failed" : "out of memory");
@@ -565,6 +650,7 @@ static void summary(struct import *im, double secs)
         if (o && im->client) {
             json_object_set_new(o, "logSizeBefore", json_integer((json_int_t)im->size_before));
             json_object_set_new(o, "logSize", json_integer((json_int_t)im->size_after));
+            json_object_set_new(o, "receiptsVerified", json_integer((json_int_t)im->verified));
         }
         char *text = o ? json_dumps(o, JSON_COMPACT) : NULL;
         if (text)
@@ -587,8 +673,10 @@ static void summary(struct import *im, double secs)
            im->kinds[KIX_LIGER_WORKLOAD].n, im->kinds[KIX_LIGER_ENVIRONMENT].n,
            im->kinds[KIX_LIGER_IMPLEMENTATION].n);
     if (!im->dry_run)
-        printf("  log      %llu entries (was %llu)\n", (unsigned long long)im->size_after,
-               (unsigned long long)im->size_before);
+        printf("  log      %llu entries (was %llu); %zu receipts verified, checkpoint "
+               "consistent\n",
+               (unsigned long long)im->size_after, (unsigned long long)im->size_before,
+               im->verified);
     printf("  time     %.2f s, %.0f runs/s\n", secs, rate);
 }
 
@@ -601,9 +689,10 @@ static int usage(const char *msg)
 }
 
 static int setup(struct import *im, const char *key, const char *server, const char *store,
-                 struct kix_err *err)
+                 const char *log_key, struct kix_err *err)
 {
     struct kix_client_info info;
+    struct kix_buf note = KIX_BUF_INIT;
     int rc;
 
     im->items = calloc(im->batch, sizeof(*im->items));
@@ -618,20 +707,57 @@ static int setup(struct import *im, const char *key, const char *server, const c
     rc = kix_keyfile_read(key, &im->key, err);
     if (rc) {
         kix_err_wrap(err, "reading the key %s", key);
-        return rc;
+        goto out;
     }
+    /* a server's key is found before connecting; a store may hold its own */
+    if (!store && (rc = kix_trust_log_key(log_key, NULL, &im->log_key, err)))
+        goto out;
     rc = store ? kix_client_open_store(store, &im->client, err)
                : kix_client_connect(server, NULL, &im->client, err);
     if (rc)
-        return rc;
+        goto out;
+    if (store && (rc = kix_trust_log_key(log_key, im->client, &im->log_key, err)))
+        goto out;
     rc = kix_client_info(im->client, &info, err);
     if (rc) {
         kix_err_wrap(err, "asking %s for its origin", kix_client_where(im->client));
-        return rc;
+        goto out;
     }
     snprintf(im->origin, sizeof(im->origin), "%s", info.origin);
+    /* nothing is submitted to a log inconsistent with what we verified */
+    rc = kix_trust_latest(im->client, &im->log_key, &note, NULL, err);
+    if (rc) {
+        kix_err_wrap(err,
+                     "checking %s against the log key and the remembered checkpoint; "
+                     "nothing was published",
+                     kix_client_where(im->client));
+        goto out;
+    }
+    rc = kix_buf_add(&im->checked, note.ptr, note.len);
+    if (rc)
+        goto out;
     im->size_before = info.size;
-    return KIX_OK;
+    if (im->receipts && (rc = kix_dir_make(im->receipts, 0755, err)))
+        kix_err_wrap(err, "--receipts %s", im->receipts);
+out:
+    kix_buf_release(&note);
+    return rc;
+}
+
+/* The final checkpoint: consistent with the remembered one (kix_trust_check
+ * remembers it when newer). */
+static int finish(struct import *im, struct kix_err *err)
+{
+    struct kix_buf note = KIX_BUF_INIT;
+    struct kix_checkpoint cp;
+    int rc = kix_trust_latest(im->client, &im->log_key, &note, &cp, err);
+
+    if (rc)
+        kix_err_wrap(err, "checking the final checkpoint of %s", kix_client_where(im->client));
+    else
+        im->size_after = cp.size;
+    kix_buf_release(&note);
+    return rc;
 }
 
 static void cleanup(struct import *im)
@@ -649,6 +775,7 @@ static void cleanup(struct import *im)
     dset_free(&im->stored);
     for (int k = 0; k < KIX_LIGER_NOBJECTS; k++)
         dset_free(&im->kinds[k]);
+    kix_buf_release(&im->checked);
     kix_client_close(im->client);
     kix_signer_free(im->key);
     kix_liger_cache_free(im->cache);
@@ -660,6 +787,8 @@ int main(int argc, char **argv)
     static const struct option longopts[] = {{"key", required_argument, NULL, 'k'},
                                              {"server", required_argument, NULL, 's'},
                                              {"store", required_argument, NULL, 'S'},
+                                             {"log-key", required_argument, NULL, 'L'},
+                                             {"receipts", required_argument, NULL, 'R'},
                                              {"map", required_argument, NULL, 'm'},
                                              {"batch", required_argument, NULL, 'b'},
                                              {"skip-bad", no_argument, NULL, 'x'},
@@ -670,7 +799,7 @@ int main(int argc, char **argv)
                                              {NULL, 0, NULL, 0}};
     struct import im;
     struct kix_err err = {0};
-    const char *key = NULL, *server = NULL, *store = NULL, *map = NULL;
+    const char *key = NULL, *server = NULL, *store = NULL, *map = NULL, *log_key = NULL;
     char *end;
     int c, rc, status = 0;
 
@@ -689,6 +818,12 @@ int main(int argc, char **argv)
             break;
         case 'm':
             map = optarg;
+            break;
+        case 'L':
+            log_key = optarg;
+            break;
+        case 'R':
+            im.receipts = optarg;
             break;
         case 'b':
             errno = 0;
@@ -721,6 +856,8 @@ int main(int argc, char **argv)
         return usage("--server and --store exclude each other");
     if (!key && !im.dry_run)
         return usage("--key KEY is required (the publisher's private key)");
+    if (im.receipts && im.dry_run)
+        return usage("--receipts has nothing to save on a --dry-run");
     if (!server && !store) /* as kix: $KIX_SERVER, then the default */
         server = getenv("KIX_SERVER") && *getenv("KIX_SERVER") ? getenv("KIX_SERVER")
                                                                : KIX_DEFAULT_SERVER;
@@ -732,7 +869,7 @@ int main(int argc, char **argv)
     if (rc == KIX_OK && kix_liger_cache_new(&im.cache))
         rc = kix_err_set(&err, KIX_ENOMEM, "out of memory");
     if (rc == KIX_OK)
-        rc = setup(&im, key, server, store, &err);
+        rc = setup(&im, key, server, store, log_key, &err);
     if (rc == KIX_OK)
         rc = validate(&im, &err);
     if (rc)
@@ -752,11 +889,8 @@ int main(int argc, char **argv)
         rc = kix_err_set(&err, KIX_EIO, "cannot write %s: %s", map, strerror(errno));
     if (rc == KIX_OK)
         rc = publish(&im, &err);
-    if (rc == KIX_OK && im.client) {
-        struct kix_client_info info;
-        rc = kix_client_info(im.client, &info, &err);
-        im.size_after = info.size;
-    }
+    if (rc == KIX_OK && im.client)
+        rc = finish(&im, &err);
     if (rc == KIX_OK) {
         summary(&im, since(&im.t0));
         if (im.refused)

@@ -48,6 +48,30 @@ int kix_trust_check_status(struct kix_client *c, const struct kix_verifier *key,
 int kix_trust_latest(struct kix_client *c, const struct kix_verifier *key, struct kix_buf *note,
                      struct kix_checkpoint *cp_out, struct kix_err *err) KIX_MUST_CHECK;
 
+/* ---- the log key ----------------------------------------------------------
+ *
+ * Every client finds the key it verifies a log against in one order (kix
+ * and kix-import-liger alike): `given` (the --log-key option, NULL when
+ * absent), else $KIX_LOG_KEY, each the name of a file holding the key or the
+ * key text itself; else "log-key = KEY" in $XDG_CONFIG_HOME/kix/config
+ * (default ~/.config/kix/config); else, when `store` is a client of a log on
+ * this machine (NULL for a server), that store's own key (as trusted as the
+ * files themselves). An empty option or variable, or no key anywhere, is
+ * KIX_EUSAGE with a message naming the three ways to give one; a key that
+ * does not parse is the parser's code, the message naming where it came
+ * from. */
+int kix_trust_log_key(const char *given, struct kix_client *store, struct kix_verifier *out,
+                      struct kix_err *err) KIX_MUST_CHECK;
+
+/* 1 when --log-key (`given`), $KIX_LOG_KEY or the config file names a log
+ * key (not checked), else 0. */
+int kix_trust_log_key_given(const char *given);
+
+/* A verifier key given as a file name or as the key text itself; `kind`
+ * ("log", "witness") and `option` name it in messages. */
+int kix_trust_key_arg(const char *arg, const char *kind, const char *option,
+                      struct kix_verifier *out, struct kix_err *err) KIX_MUST_CHECK;
+
 /* ---- witnesses ------------------------------------------------------------
  *
  * A client may also require that independent witnesses (mirrors started with
