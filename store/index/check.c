@@ -110,17 +110,9 @@ static int report(struct checker *c, const char *table, uint64_t index, const ch
 static void group_of(struct checker *c, struct kix_run_info *run)
 {
     struct kix_bytes m;
-    struct kix_digest key;
-    uint64_t value;
-    char metric[16];
 
-    /* as the writer does: only a comparable run has a group and a value */
-    if (kix_log_reader_object(c->r, &run->manifest, &m) == KIX_OK &&
-        kix_run_comparison_key(m.ptr, m.len, &key, &value, metric) == KIX_OK) {
-        run->grouped = 1;
-        run->comparison_key = key;
-        run->value = value;
-    }
+    if (kix_log_reader_object(c->r, &run->manifest, &m) == KIX_OK)
+        kix__run_group_by_manifest(run, m.ptr, m.len);
 }
 
 static int replay_one(struct checker *c, uint64_t index, const struct kix_entry *e)

@@ -20,6 +20,21 @@ static size_t group_key(uint8_t out[GROUP_KEY_MAX], const struct kix_run_info *r
     return 40 + n;
 }
 
+void kix__run_group_by_manifest(struct kix_run_info *run, const uint8_t *manifest, size_t len)
+{
+    struct kix_digest key;
+    uint64_t value;
+    char metric[16];
+
+    /* kix_run_comparison_key may have written parts of its outputs when it
+     * finds the manifest is not comparable: only a whole answer is taken */
+    if (kix_run_comparison_key(manifest, len, &key, &value, metric) != KIX_OK)
+        return;
+    run->grouped = 1;
+    run->comparison_key = key;
+    run->value = value;
+}
+
 int kix__group_insert(struct kix_log_txn *t, const struct kix_run_info *run, struct kix_err *err)
 {
     uint8_t k[GROUP_KEY_MAX];

@@ -26,6 +26,11 @@ int kix__run_entry_put(struct kix_log_txn *t, const char *run_id, size_t len, ui
 void kix__run_step(const struct kix_entry *e, uint64_t index, struct kix_run_info *run,
                    struct kix_run_info *new_run);
 
+/* groups.c: puts run in the comparison group its manifest names, if it
+ * names one (kix/manifest.h): grouped, comparison_key and value are set
+ * together or not at all. The writer and the index check share it. */
+void kix__run_group_by_manifest(struct kix_run_info *run, const uint8_t *manifest, size_t len);
+
 /* groups.c: the group index (comparison key ‖ u64be value ‖ run id). */
 int kix__group_insert(struct kix_log_txn *t, const struct kix_run_info *run, struct kix_err *err);
 int kix__group_remove(struct kix_log_txn *t, const struct kix_run_info *run, struct kix_err *err);

@@ -200,7 +200,6 @@ static int join_group(struct kix_log_txn *t, const struct kix_log_item *item,
                       struct kix_run_info *run, struct kix_err *err)
 {
     struct kix_bytes stored;
-    char metric[16];
     int rc;
 
     if (item->manifest_sent) {
@@ -215,11 +214,8 @@ static int join_group(struct kix_log_txn *t, const struct kix_log_item *item,
     if (rc)
         return kix_err_set(err, rc == KIX_ENOTFOUND ? KIX_ECORRUPT : rc,
                            "reading the run manifest");
-    if (kix_run_comparison_key(stored.ptr, stored.len, &run->comparison_key, &run->value, metric) !=
-        KIX_OK)
-        return KIX_OK; /* not a comparable benchmark run */
-    run->grouped = 1;
-    return kix__group_insert(t, run, err);
+    kix__run_group_by_manifest(run, stored.ptr, stored.len);
+    return run->grouped ? kix__group_insert(t, run, err) : KIX_OK;
 }
 
 void kix__run_step(const struct kix_entry *e, uint64_t index, struct kix_run_info *run,

@@ -520,6 +520,52 @@ KIX_TEST(a_rerun_measures_what_the_run_measured)
     teardown(&f);
 }
 
+/* A run whose manifest was stored before (here as a rerun's) and is not a
+ * comparable run: the writer and kixd check agree it has no group and no
+ * value (the writer once kept a half-read value from such a manifest). */
+KIX_TEST(stored_manifest_not_comparable_agrees_with_check)
+{
+    struct fixture f;
+    struct kix_err err = {0};
+    struct kix_append_result res;
+    struct kix_log_reader *r;
+    struct kix_run_info run;
+    struct kix_index_check_stats st;
+    struct kix_buf env = KIX_BUF_INIT;
+    struct kix_digest w, m;
+    char wtext[KIX_DIGEST_TEXT_LEN + 1], manifest[1024];
+    const char *objs[1] = {manifest};
+
+    setup(&f);
+    ASSERT_EQ_INT(KIX_OK, publish_ranked(&f, "a", 1, 100, &err));
+    ASSERT_EQ_INT(KIX_OK, kix_log_read_begin(f.log, &r));
+    ASSERT_EQ_INT(KIX_OK, kix_index_run(r, "a", 1, &run));
+    kix_log_read_end(r);
+    digest_of_json(workload, &w);
+    kix_digest_format(&w, wtext);
+    /* a primary statistic but no benchmark name: not comparable */
+    snprintf(manifest, sizeof(manifest),
+             "{\"kind\":\"BenchmarkRun\",\"spec\":{\"timing\":{\"latencyNs\":{\"median\":300}},"
+             "\"workloadDigest\":\"%s\",\"protocolDigest\":\"p1\",\"environmentDigest\":\"e2\"}}",
+             wtext);
+    digest_of_json(manifest, &m);
+    ASSERT_EQ_INT(KIX_OK, kix_entry_rerun(f.rerunner, "a", &run.manifest, "reproduced", &m, NULL,
+                                          &env, &err));
+    ASSERT_EQ_INT(KIX_OK, submit(&f, &env, objs, 1, &res, &err));
+    kix_buf_reset(&env);
+    ASSERT_EQ_INT(KIX_OK,
+                  kix_entry_publication(f.publisher, "b", &m, NULL, NULL, NULL, &env, &err));
+    ASSERT_EQ_INT(KIX_OK, submit(&f, &env, NULL, 0, &res, &err)); /* manifest already stored */
+    ASSERT_EQ_INT(KIX_OK, kix_log_read_begin(f.log, &r));
+    ASSERT_EQ_INT(KIX_OK, kix_index_run(r, "b", 1, &run));
+    kix_log_read_end(r);
+    ASSERT_EQ_INT(0, run.grouped);
+    ASSERT_EQ_U64(0, run.value);
+    ASSERT_EQ_INT(KIX_OK, kix_index_check(f.log, NULL, &st, &err));
+    kix_buf_release(&env);
+    teardown(&f);
+}
+
 /* The group key is the digest of the canonical JSON of the five members,
  * however they are spelled: checked against kix_canon of an unsorted,
  * escaped spelling of the same object. */
