@@ -437,6 +437,12 @@ static int put_resolution(struct call *k, const struct kix_resolution *res)
     m.objects = objs;
     m.nentries = res->nentries;
     m.entries = ents;
+    m.index_note = res->index_note;
+    m.run_record = res->run_record;
+    m.run_proof = res->run_proof;
+    m.group_record = res->group_record;
+    m.group_proof = res->group_proof;
+    m.entries_from = res->entries_from;
     m.checkpoint = res->checkpoint;
     m.size = res->size;
     begin(k);
@@ -459,11 +465,51 @@ static int m_resolve(struct call *k)
         rc = reader(k, &r);
     if (rc)
         return rc;
-    rc = kix_index_resolve(r, (const char *)p.ref.ptr, p.ref.len, &res, &k->err);
+    /* pages of at most --max-entries entries: a run with more is resolved
+     * in several answers, each proven (kix_resolution_merge) */
+    rc = kix_index_resolve_from(r, (const char *)p.ref.ptr, p.ref.len, p.from, k->cfg->max_entries,
+                                &res, &k->err);
     if (rc)
         return rc;
     rc = put_resolution(k, &res);
     kix_resolution_release(&res);
+    return rc;
+}
+
+/* One key of the verifiable index with its proof, at the latest size. */
+static int m_index_proof(struct call *k)
+{
+    struct kix_log_reader *r;
+    struct kix_msg_vindex_params p;
+    struct kix_msg_vindex_result m;
+    struct kix_buf record = KIX_BUF_INIT, proof = KIX_BUF_INIT;
+    struct kix_bytes cp, note;
+    int present = 0, rc = kix_msg_get_vindex_params(k->params, &p, &k->err);
+
+    if (rc == KIX_OK)
+        rc = reader(k, &r);
+    if (rc)
+        return rc;
+    if (kix_log_reader_checkpoint(r, KIX_NO_INDEX, &cp) != KIX_OK)
+        return fail(k, KIX_ENOTFOUND, "the log has no checkpoint yet");
+    if (kix_log_reader_index_note(r, KIX_NO_INDEX, &note) != KIX_OK)
+        return fail(k, KIX_ENOTFOUND, "this log keeps no verifiable index");
+    rc = kix_index_prove(r, (const char *)p.key.ptr, p.key.len, &record, &proof, &present, &k->err);
+    if (rc == KIX_OK) {
+        memset(&m, 0, sizeof(m));
+        m.key = p.key;
+        m.present = present;
+        m.record = kix_buf_bytes(&record);
+        m.proof = kix_buf_bytes(&proof);
+        m.checkpoint = cp;
+        m.index_note = note;
+        m.size = kix_log_reader_size(r);
+        begin(k);
+        kix_msg_put_vindex_result(&k->pw, &m);
+        rc = finish(k);
+    }
+    kix_buf_release(&record);
+    kix_buf_release(&proof);
     return rc;
 }
 
@@ -479,16 +525,21 @@ struct cp_collect {
     size_t count, bytes;
 };
 
-static int collect_checkpoint(void *arg, uint64_t size, const uint8_t *note, size_t len)
+/* ends[2i] ends checkpoint i, ends[2i+1] its index note (maybe empty) */
+static int collect_checkpoint(void *arg, uint64_t size, const uint8_t *note, size_t len,
+                              const uint8_t *index_note, size_t index_len)
 {
     struct cp_collect *c = arg;
-    if (c->bytes + len + 32 > c->k->cfg->max_message / 2 && c->count > 0)
+    if (c->bytes + len + index_len + 48 > c->k->cfg->max_message / 2 && c->count > 0)
         return 1;
     if (kix_buf_add(c->notes, note, len))
         return KIX_ENOMEM;
-    c->bytes += len + 32;
+    c->ends[2 * c->count] = c->notes->len;
+    if (index_len && kix_buf_add(c->notes, index_note, index_len))
+        return KIX_ENOMEM;
+    c->ends[2 * c->count + 1] = c->notes->len;
+    c->bytes += len + index_len + 48;
     c->sizes[c->count] = size;
-    c->ends[c->count] = c->notes->len;
     c->count++;
     return 0;
 }
@@ -514,7 +565,7 @@ static int m_checkpoints(struct call *k)
         return rc;
     kix_buf_reset(notes);
     c.sizes = calloc((size_t)p.limit, sizeof(*c.sizes));
-    c.ends = calloc((size_t)p.limit, sizeof(*c.ends));
+    c.ends = calloc(2 * (size_t)p.limit, sizeof(*c.ends));
     items = calloc((size_t)p.limit, sizeof(*items));
     if (!c.sizes || !c.ends || !items) {
         rc = fail(k, KIX_ENOMEM, "out of memory");
@@ -526,10 +577,14 @@ static int m_checkpoints(struct call *k)
         goto out;
     }
     for (size_t i = 0; i < c.count; i++) {
-        size_t from = i ? c.ends[i - 1] : 0;
+        size_t from = i ? c.ends[2 * i - 1] : 0, mid = c.ends[2 * i], end = c.ends[2 * i + 1];
         items[i].size = c.sizes[i];
         items[i].checkpoint.ptr = notes->ptr + from;
-        items[i].checkpoint.len = c.ends[i] - from;
+        items[i].checkpoint.len = mid - from;
+        if (end > mid) {
+            items[i].index_note.ptr = notes->ptr + mid;
+            items[i].index_note.len = end - mid;
+        }
     }
     res.ncheckpoints = c.count;
     res.checkpoints = items;
@@ -810,6 +865,7 @@ static const struct method {
     {"consistency_proof", m_consistency_proof},
     {"receipt", m_receipt},
     {"resolve", m_resolve},
+    {"index_proof", m_index_proof},
     {"checkpoints", m_checkpoints},
     {"query", m_query},
     {"follow", m_follow},

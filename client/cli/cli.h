@@ -151,6 +151,7 @@ int cmd_key(int argc, char **argv);
 int cmd_key_list(int argc, char **argv);
 int cmd_get(int argc, char **argv);
 int cmd_resolve(int argc, char **argv);
+int cmd_index(int argc, char **argv);
 int cmd_cite(int argc, char **argv);
 int cmd_show(int argc, char **argv);
 int cmd_query(int argc, char **argv);

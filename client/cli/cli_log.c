@@ -1,5 +1,6 @@
 /* Shared steps of the commands that talk to a log: verified resolution,
  * submitting signed bundles and checking their receipts. */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -7,12 +8,84 @@
 #include "cli_log.h"
 #include "kix/receipt.h"
 #include "kix/trust.h"
+#include "kix/vindex.h"
+
+/* The server says there is no such run: it must prove the absence from
+ * its signed index, at a checkpoint consistent with the remembered one,
+ * and the run must not be one this client saw published. Returns
+ * KIX_ENOTFOUND (proven absent) or why the denial does not hold. */
+static int prove_absent(struct kix_client *c, const struct kix_verifier *key, const char *ref,
+                        struct kix_err *err)
+{
+    char run_id[KIX_RUN_ID_MAX + 1], ikey[KIX_VINDEX_KEY_MAX + 1];
+    struct kix_index_answer a;
+    struct kix_digest d;
+    struct kix_err perr = {0};
+    int is_digest = 0;
+    int rc = kix_ref_parse(ref, strlen(ref), key->name, run_id, &is_digest, &d, &perr);
+
+    if (rc)
+        return KIX_ENOTFOUND; /* the server's message stands */
+    if (is_digest)
+        kix_vindex_key_manifest(&d, ikey);
+    else
+        kix_vindex_key_run(run_id, strlen(run_id), ikey);
+    rc = kix_client_index_proof(c, key, ikey, &a, &perr);
+    if (rc == KIX_OK)
+        rc = cli_trust_check(c, key, (const char *)a.checkpoint.ptr, a.checkpoint.len, NULL, &perr);
+    if (rc == KIX_OK && a.present)
+        rc = kix_err_set(&perr, KIX_EVERIFY,
+                         "%s says there is no %s, but its signed index holds it at size %llu",
+                         kix_client_where(c), ref, (unsigned long long)a.cp.size);
+    if (rc == KIX_OK && !is_digest)
+        rc = kix_trust_run_denied(key, run_id, (const char *)a.checkpoint.ptr, a.checkpoint.len,
+                                  a.cp.size, &perr);
+    if (rc == KIX_OK) {
+        kix_err_wrap(err, "absence proven by the log's signed index at size %llu",
+                     (unsigned long long)a.cp.size);
+        rc = KIX_ENOTFOUND;
+    } else if (rc != KIX_EFORK && rc != KIX_EVERIFY) {
+        /* no proof to be had: say so, beside the server's answer */
+        kix_err_wrap(err, "not proven absent: %s", perr.msg);
+        rc = KIX_ENOTFOUND;
+    } else {
+        *err = perr;
+    }
+    kix_index_answer_release(&a);
+    return rc;
+}
+
+/* The rest of a run's entries, page after page, each verified and its
+ * checkpoint checked against the remembered one. */
+static int resolve_pages(struct kix_client *c, const struct kix_verifier *key,
+                         struct kix_resolution *res, struct kix_checkpoint *cp, struct kix_err *err)
+{
+    int rc = KIX_OK;
+
+    while (rc == KIX_OK && !res->complete) {
+        struct kix_resolution page;
+        uint64_t before = res->chained;
+        rc = kix_client_resolve_from(c, res->run.run_id, res->chained, &page, err);
+        if (rc == KIX_OK)
+            rc = kix_resolution_merge(res, &page, key, cp, err);
+        kix_resolution_release(&page);
+        if (rc == KIX_OK)
+            rc = cli_trust_check(c, key, (const char *)res->checkpoint.ptr, res->checkpoint.len, cp,
+                                 err);
+        if (rc == KIX_OK && !res->complete && res->chained == before)
+            rc = kix_err_set(err, KIX_EVERIFY,
+                             "the server stopped sending the entries of run %s after %llu of %llu",
+                             res->run.run_id, (unsigned long long)before,
+                             (unsigned long long)res->record.info.entries);
+    }
+    return rc;
+}
 
 int cli_resolve_verified(const char *cmd, struct kix_client *c, const struct kix_verifier *key,
                          const char *ref, struct kix_resolution *res, struct kix_checkpoint *cp)
 {
     struct kix_buf latest = KIX_BUF_INIT;
-    struct kix_err err = {0};
+    struct kix_err err = {0}, ignore = {0};
     /* first the server's latest checkpoint against the one this client
      * verified before: a rollback or fork that hides the run is exit 4,
      * not "no such run" */
@@ -22,11 +95,18 @@ int cli_resolve_verified(const char *cmd, struct kix_client *c, const struct kix
     if (rc)
         return cli_fail(cmd, rc, &err);
     rc = kix_client_resolve(c, ref, res, &err);
+    if (rc == KIX_ENOTFOUND)
+        rc = prove_absent(c, key, ref, &err);
     if (rc == KIX_OK)
         rc = kix_resolution_verify(res, key, cp, &err);
     if (rc == KIX_OK)
         rc = cli_trust_check(c, key, (const char *)res->checkpoint.ptr, res->checkpoint.len, cp,
                              &err);
+    if (rc == KIX_OK)
+        rc = resolve_pages(c, key, res, cp, &err);
+    if (rc == KIX_OK &&
+        kix_trust_run_seen(key, res->run.run_id, res->run.publication_index, &ignore) != KIX_OK)
+        fprintf(stderr, "kix %s: warning: %s\n", cmd, ignore.msg);
     if (rc) {
         if (rc == KIX_EVERIFY)
             kix_err_wrap(&err, "%s answered a resolution of %s that does not verify",

@@ -182,9 +182,9 @@ static void print_page(struct page *p)
     }
     if (res->rank.rank)
         printf("  Rank %llu of %llu in its comparison group " DOT " best: run %s " DOT
-               " observed %.10s\n",
+               " observed %.10s\n  (rank proven by the log's signed index at size %llu)\n",
                (unsigned long long)res->rank.rank, (unsigned long long)res->rank.group_size,
-               res->rank.best, p->observed);
+               res->rank.best, p->observed, (unsigned long long)res->size);
     else if (res->run.grouped == 0 && res->successor[0])
         printf("  Not ranked: superseded (its successor is ranked instead).\n");
     {
@@ -284,6 +284,11 @@ static void print_page_json(struct page *p)
         json_object_set_new(doc, "groupSize", json_integer((json_int_t)res->rank.group_size));
         json_object_set_new(doc, "best", json_string(res->rank.best));
     }
+    /* what the signed index proved (kix_resolution_verify refuses less) */
+    json_object_set_new(doc, "proven",
+                        json_pack("{s:I,s:b,s:b,s:I}", "indexSize", (json_int_t)res->size, "rank",
+                                  1, "entriesComplete", res->complete, "entries",
+                                  (json_int_t)res->chained));
     if (res->successor[0]) {
         char reason[256];
         cli_supersession_reason(res, res->run.superseded_by_index, reason, sizeof(reason));

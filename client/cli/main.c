@@ -26,6 +26,7 @@ static const struct cli_command commands[] = {
     {"show", cmd_show, "print the run page, verified"},
     {"query", cmd_query, "list ranked runs by kernel, GPU, provider, pass"},
     {"group", cmd_group, "show one comparison group, best first"},
+    {"index", cmd_index, "prove one record (or absence) of the verifiable index"},
     {"cite", cmd_cite, "print a citation of a run"},
     {"verify-citation", cmd_verify_citation, "check a citation against today's log"},
     {"log", cmd_log, "list log entries"},

@@ -355,31 +355,116 @@ int kix_client_query(struct kix_client *c, const struct kix_query *q, kix_query_
     WITH_READER(c, r, err, kix_index_query(r, q, fn, ctx, matched));
 }
 
-/* A local resolution borrows from a read snapshot kept open until release. */
-static void end_reader(void *r)
+/* A local resolution borrows from a read snapshot kept open until release,
+ * and owns what the index made for it. */
+struct local_backing {
+    struct kix_log_reader *r;
+    void *inner;
+    void (*inner_free)(void *);
+};
+
+static void end_reader(void *p)
 {
+    struct local_backing *b = p;
+    if (!b)
+        return;
+    if (b->inner_free)
+        b->inner_free(b->inner);
+    kix_log_read_end(b->r);
+    free(b);
+}
+
+int kix_client_resolve_from(struct kix_client *c, const char *ref, uint64_t from,
+                            struct kix_resolution *out, struct kix_err *err)
+{
+    struct local_backing *b;
+    int rc;
+
+    if (c->remote)
+        return kix__remote_resolve(c->remote, ref, from, out, err);
+    b = calloc(1, sizeof(*b));
+    if (!b)
+        return kix_err_set(err, KIX_ENOMEM, "out of memory");
+    rc = kix_log_read_begin(c->log, &b->r);
+    if (rc) {
+        free(b);
+        return kix_err_set(err, rc, "reading the store: %s", kix_strerror(rc));
+    }
+    rc = kix_index_resolve_from(b->r, ref, strlen(ref), from, 0, out, err);
+    if (rc) {
+        kix_log_read_end(b->r);
+        free(b);
+        return rc;
+    }
+    b->inner = out->backing;
+    b->inner_free = out->backing_free;
+    out->backing = b;
+    out->backing_free = end_reader;
+    return KIX_OK;
+}
+
+void kix_index_answer_release(struct kix_index_answer *a)
+{
+    kix_buf_release(&a->record);
+    kix_buf_release(&a->proof);
+    kix_buf_release(&a->checkpoint);
+    kix_buf_release(&a->index_note);
+    memset(a, 0, sizeof(*a));
+}
+
+static int local_index_proof(struct kix_client *c, const char *ikey, struct kix_index_answer *a,
+                             struct kix_err *err)
+{
+    struct kix_log_reader *r;
+    struct kix_bytes b;
+    int rc = kix_log_read_begin(c->log, &r);
+
+    if (rc)
+        return kix_err_set(err, rc, "reading the store: %s", kix_strerror(rc));
+    if (kix_log_reader_checkpoint(r, KIX_NO_INDEX, &b) != KIX_OK ||
+        kix_buf_add(&a->checkpoint, b.ptr, b.len))
+        rc = kix_err_set(err, KIX_ENOTFOUND, "the log has no checkpoint yet");
+    else if (kix_log_reader_index_note(r, KIX_NO_INDEX, &b) != KIX_OK ||
+             kix_buf_add(&a->index_note, b.ptr, b.len))
+        rc = kix_err_set(err, KIX_ENOTFOUND,
+                         "this store keeps no verifiable index (a plain log, or one older than "
+                         "kix-index/2 opened read-only: open it once with kixd to rebuild it)");
+    else
+        rc = kix_index_prove(r, ikey, strlen(ikey), &a->record, &a->proof, &a->present, err);
     kix_log_read_end(r);
+    return rc;
+}
+
+int kix_client_index_proof(struct kix_client *c, const struct kix_verifier *key, const char *ikey,
+                           struct kix_index_answer *a, struct kix_err *err)
+{
+    struct kix_note opened;
+    int rc;
+
+    memset(a, 0, sizeof(*a));
+    if (c->remote)
+        rc = kix__remote_index_proof(c->remote, ikey, &a->record, &a->present, &a->proof,
+                                     &a->checkpoint, &a->index_note, err);
+    else
+        rc = local_index_proof(c, ikey, a, err);
+    if (rc == KIX_OK)
+        rc = kix_checkpoint_open((const char *)a->checkpoint.ptr, a->checkpoint.len, key, 1,
+                                 key->name, &opened, &a->cp, err);
+    if (rc == KIX_OK)
+        rc = kix_vindex_note_open((const char *)a->index_note.ptr, a->index_note.len, key, &a->cp,
+                                  &a->note, err);
+    if (rc == KIX_OK)
+        rc = kix_vindex_verify(&a->note, ikey, strlen(ikey), a->present ? a->record.ptr : NULL,
+                               a->record.len, a->proof.ptr, a->proof.len, err);
+    if (rc)
+        kix_index_answer_release(a);
+    return rc;
 }
 
 int kix_client_resolve(struct kix_client *c, const char *ref, struct kix_resolution *out,
                        struct kix_err *err)
 {
-    struct kix_log_reader *r = NULL;
-    int rc;
-
-    if (c->remote)
-        return kix__remote_resolve(c->remote, ref, out, err);
-    rc = kix_log_read_begin(c->log, &r);
-    if (rc)
-        return kix_err_set(err, rc, "reading the store: %s", kix_strerror(rc));
-    rc = kix_index_resolve(r, ref, strlen(ref), out, err);
-    if (rc) {
-        kix_log_read_end(r);
-        return rc;
-    }
-    out->backing = r;
-    out->backing_free = end_reader;
-    return KIX_OK;
+    return kix_client_resolve_from(c, ref, 0, out, err);
 }
 
 int kix_client_add_cosignature(struct kix_client *c, const char *checkpoint, size_t len,

@@ -42,7 +42,11 @@ int kix__remote_submit(struct kix__remote *r, const struct kix_bundle *bundles, 
                        struct kix_submit_result *results, struct kix_err *err);
 int kix__remote_add_cosignature(struct kix__remote *r, const char *checkpoint, size_t len,
                                 const char *line, size_t line_len, struct kix_err *err);
-int kix__remote_resolve(struct kix__remote *r, const char *ref, struct kix_resolution *out,
-                        struct kix_err *err);
+/* The index_proof method: bytes appended to the caller's buffers. */
+int kix__remote_index_proof(struct kix__remote *r, const char *key, struct kix_buf *record,
+                            int *present, struct kix_buf *proof, struct kix_buf *checkpoint,
+                            struct kix_buf *index_note, struct kix_err *err);
+int kix__remote_resolve(struct kix__remote *r, const char *ref, uint64_t from,
+                        struct kix_resolution *out, struct kix_err *err);
 
 #endif

@@ -79,6 +79,7 @@ PARAMS_FN(consistency)
 PARAMS_FN(get_object)
 PARAMS_FN(submit)
 PARAMS_FN(resolve)
+PARAMS_FN(vindex)
 PARAMS_FN(checkpoints)
 PARAMS_FN(get_objects)
 PARAMS_FN(query)
@@ -539,13 +540,19 @@ static int read_resolution(const struct kix_msg_resolve_result *m, struct kix_re
     }
     res->checkpoint = m->checkpoint;
     res->size = m->size;
+    res->index_note = m->index_note;
+    res->run_record = m->run_record;
+    res->run_proof = m->run_proof;
+    res->group_record = m->group_record;
+    res->group_proof = m->group_proof;
+    res->entries_from = m->entries_from;
     return KIX_OK;
 }
 
-int kix__remote_resolve(struct kix__remote *r, const char *ref, struct kix_resolution *out,
-                        struct kix_err *err)
+int kix__remote_resolve(struct kix__remote *r, const char *ref, uint64_t from,
+                        struct kix_resolution *out, struct kix_err *err)
 {
-    struct kix_msg_resolve_params p = {{(const uint8_t *)ref, strlen(ref)}};
+    struct kix_msg_resolve_params p = {{(const uint8_t *)ref, strlen(ref)}, from};
     struct kix_proto_msg *resp = malloc(sizeof(*resp));
     struct kix_msg_resolve_result m;
     int rc;
@@ -571,6 +578,34 @@ int kix__remote_resolve(struct kix__remote *r, const char *ref, struct kix_resol
         return bad_answer(r, "resolve", rc, err);
     }
     return KIX_OK;
+}
+
+/* ---- index_proof ---------------------------------------------------------------- */
+
+int kix__remote_index_proof(struct kix__remote *r, const char *key, struct kix_buf *record,
+                            int *present, struct kix_buf *proof, struct kix_buf *checkpoint,
+                            struct kix_buf *index_note, struct kix_err *err)
+{
+    struct kix_msg_vindex_params p = {{(const uint8_t *)key, strlen(key)}};
+    struct kix_msg_vindex_result m;
+    struct kix_proto_msg resp;
+    int rc = call(r, "index_proof", params_vindex, &p, &resp, err);
+
+    if (rc)
+        return rc;
+    rc = kix_msg_get_vindex_result(resp.result, &m, err);
+    if (rc == KIX_OK && (m.key.len != p.key.len || memcmp(m.key.ptr, key, m.key.len) != 0))
+        rc = kix_err_set(err, KIX_EPROTO, "index_proof answered about another key");
+    if (rc == KIX_OK) {
+        *present = m.present;
+        if (kix_buf_add(record, m.record.ptr, m.record.len) ||
+            kix_buf_add(proof, m.proof.ptr, m.proof.len) ||
+            kix_buf_add(checkpoint, m.checkpoint.ptr, m.checkpoint.len) ||
+            kix_buf_add(index_note, m.index_note.ptr, m.index_note.len))
+            rc = kix_err_set(err, KIX_ENOMEM, "out of memory");
+    }
+    kix_proto_msg_release(&resp);
+    return rc ? bad_answer(r, "index_proof", rc, err) : KIX_OK;
 }
 
 /* ---- checkpoints, objects, query, cosignatures ---------------------------------- */
@@ -605,7 +640,8 @@ int kix__remote_checkpoints(struct kix__remote *r, uint64_t after, size_t limit,
                 break;
             }
             after = it->size;
-            rc = fn(ctx, it->size, it->checkpoint.ptr, it->checkpoint.len);
+            rc = fn(ctx, it->size, it->checkpoint.ptr, it->checkpoint.len, it->index_note.ptr,
+                    it->index_note.len);
         }
         if (shape)
             rc = bad_answer(r, "checkpoints", rc, err);

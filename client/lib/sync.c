@@ -63,7 +63,8 @@ struct cp_collect {
     size_t cap;
 };
 
-static int collect_cp(void *arg, uint64_t size, const uint8_t *note, size_t len)
+static int collect_cp(void *arg, uint64_t size, const uint8_t *note, size_t len,
+                      const uint8_t *index_note, size_t index_len)
 {
     struct cp_collect *c = arg;
     struct batch *b = c->b;
@@ -85,8 +86,13 @@ static int collect_cp(void *arg, uint64_t size, const uint8_t *note, size_t len)
     c->offsets[b->ncps] = b->notes.len;
     b->cps[b->ncps].size = size;
     b->cps[b->ncps].note_len = len;
+    b->cps[b->ncps].index_note = NULL;
+    b->cps[b->ncps].index_note_len = index_len;
     b->ncps++;
-    return kix_buf_add(&b->notes, note, len);
+    /* the index note follows its checkpoint in b->notes */
+    if (kix_buf_add(&b->notes, note, len))
+        return KIX_ENOMEM;
+    return index_len ? kix_buf_add(&b->notes, index_note, index_len) : KIX_OK;
 }
 
 static int fetch_checkpoints(struct kix_client *up, struct batch *b, uint64_t start,
@@ -97,8 +103,11 @@ static int fetch_checkpoints(struct kix_client *up, struct batch *b, uint64_t st
 
     if (rc == 1)
         rc = KIX_OK;
-    for (size_t i = 0; rc == KIX_OK && i < b->ncps; i++)
+    for (size_t i = 0; rc == KIX_OK && i < b->ncps; i++) {
         b->cps[i].note = (const char *)b->notes.ptr + c.offsets[i];
+        if (b->cps[i].index_note_len)
+            b->cps[i].index_note = b->cps[i].note + b->cps[i].note_len;
+    }
     free(c.offsets);
     if (rc)
         return rc == KIX_ENOMEM ? kix_err_set(err, rc, "out of memory") : rc;

@@ -375,3 +375,64 @@ int kix_trust_log_key(const char *given, struct kix_client *store, struct kix_ve
                        "add\n'log-key = KEY' to ~/.config/kix/config. 'kix trust ADDR' fetches a "
                        "server's key\nfor you to check and pin (trust on first use).");
 }
+
+/* ---- runs this client saw ---------------------------------------------- */
+
+static int run_path(const struct kix_verifier *key, const char *run_id, char *dir, size_t dcap,
+                    char *path, size_t cap, struct kix_err *err)
+{
+    int rc = kix_trust_dir(key, dir, dcap, err);
+
+    if (rc)
+        return rc;
+    if (!kix_run_id_valid(run_id, strlen(run_id)))
+        return kix_err_set(err, KIX_EINVAL, "invalid run id");
+    if ((size_t)snprintf(path, cap, "%s/runs", dir) >= cap)
+        return kix_err_set(err, KIX_EINVAL, "state directory path is too long");
+    rc = kix_dir_make(path, 0700, err);
+    if (rc == KIX_OK && (size_t)snprintf(path, cap, "%s/runs/%s", dir, run_id) >= cap)
+        rc = kix_err_set(err, KIX_EINVAL, "state directory path is too long");
+    return rc;
+}
+
+int kix_trust_run_seen(const struct kix_verifier *key, const char *run_id, uint64_t index,
+                       struct kix_err *err)
+{
+    char dir[4096], path[4400], text[32];
+    struct kix_buf old = KIX_BUF_INIT;
+    int n, rc = run_path(key, run_id, dir, sizeof(dir), path, sizeof(path), err);
+
+    if (rc)
+        return rc;
+    n = snprintf(text, sizeof(text), "%llu\n", (unsigned long long)index);
+    /* written once: what was seen first is what is kept */
+    if (kix_file_read(path, 64, &old, NULL) == KIX_OK) {
+        kix_buf_release(&old);
+        return KIX_OK;
+    }
+    return kix_file_write_atomic(path, text, (size_t)n, 0600, err);
+}
+
+int kix_trust_run_denied(const struct kix_verifier *key, const char *run_id, const char *note,
+                         size_t len, uint64_t size, struct kix_err *err)
+{
+    char dir[4096], path[4400], what[512];
+    struct kix_buf seen = KIX_BUF_INIT;
+    unsigned long long index;
+    int rc = run_path(key, run_id, dir, sizeof(dir), path, sizeof(path), err);
+
+    if (rc)
+        return rc;
+    if (kix_file_read(path, 64, &seen, NULL) != KIX_OK)
+        return KIX_OK; /* never seen here: nothing contradicts the proof */
+    rc = kix_buf_addc(&seen, '\0');
+    if (rc == KIX_OK && sscanf((const char *)seen.ptr, "%llu", &index) == 1 && index < size) {
+        snprintf(what, sizeof(what),
+                 "the log's signed index proves run %s absent at size %llu, but this client "
+                 "verified its publication at log index %llu",
+                 run_id, (unsigned long long)size, index);
+        rc = alarm_fork(dir, &seen, note, len, what, err);
+    }
+    kix_buf_release(&seen);
+    return rc;
+}

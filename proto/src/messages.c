@@ -76,6 +76,18 @@ static int get_bin(const struct kix_proto_map *m, const char *name, struct kix_b
     return required(kix_proto_map_get_bin(m, name, out, err), err);
 }
 
+static int opt_bin(const struct kix_proto_map *m, const char *name, struct kix_bytes *out,
+                   struct kix_err *err)
+{
+    int rc = kix_proto_map_get_bin(m, name, out, err);
+    if (rc == KIX_ENOTFOUND) {
+        out->ptr = NULL;
+        out->len = 0;
+        return KIX_OK;
+    }
+    return rc;
+}
+
 static int get_bool(const struct kix_proto_map *m, const char *name, bool *out, struct kix_err *err)
 {
     return required(kix_proto_map_get_bool(m, name, out, err), err);
@@ -989,16 +1001,21 @@ int kix_msg_get_receipt_result(const struct kix_proto_value *v, struct kix_msg_r
 
 int kix_msg_put_resolve_params(struct kix_proto_writer *w, const struct kix_msg_resolve_params *p)
 {
-    kix_proto_put_map(w, 1);
-    return put_bytes_str(w, "ref", p->ref);
+    kix_proto_put_map(w, 1 + (p->from != KIX_MSG_ABSENT && p->from != 0));
+    put_bytes_str(w, "ref", p->ref);
+    return p->from != 0 ? put_opt_u64(w, "from", p->from) : w->rc;
 }
 
 int kix_msg_get_resolve_params(const struct kix_proto_map *m, struct kix_msg_resolve_params *out,
                                struct kix_err *err)
 {
     int rc = get_str(m, "ref", &out->ref, err);
+    if (rc == KIX_OK)
+        rc = opt_u64(m, "from", &out->from, err);
     if (rc)
         return rc;
+    if (out->from == KIX_MSG_ABSENT)
+        out->from = 0;
     if (out->ref.len == 0 || out->ref.len > KIX_MSG_REF_MAX)
         return kix_err_set(err, KIX_EINVAL,
                            "field \"ref\" must be 1 to %d bytes: a permalink, a run id or a digest",
@@ -1011,7 +1028,8 @@ int kix_msg_put_resolve_result(struct kix_proto_writer *w, const struct kix_msg_
     char keyid[64];
     size_t fields = 13 + (r->evidence_index != KIX_MSG_ABSENT) + (r->successor.ptr != NULL) +
                     (r->predecessor.ptr != NULL) + (r->superseded_by_index != KIX_MSG_ABSENT) +
-                    (r->supersedes_index != KIX_MSG_ABSENT) + (r->ranked ? 4 : 0);
+                    (r->supersedes_index != KIX_MSG_ABSENT) + (r->ranked ? 4 : 0) +
+                    (r->index_note.ptr ? 4 : 0) + (r->group_record.ptr ? 2 : 0);
 
     kix_proto_put_map(w, fields);
     put_bytes_str(w, "runId", r->run_id);
@@ -1054,6 +1072,16 @@ int kix_msg_put_resolve_result(struct kix_proto_writer *w, const struct kix_msg_
         put_proof(w, e->proof, e->nproof);
     }
     put_bytes_str(w, "checkpoint", r->checkpoint);
+    if (r->index_note.ptr) {
+        put_bytes_str(w, "indexNote", r->index_note);
+        put_bytes_bin(w, "runRecord", r->run_record);
+        put_bytes_bin(w, "runProof", r->run_proof);
+        put_u64(w, "entriesFrom", r->entries_from);
+        if (r->group_record.ptr) {
+            put_bytes_bin(w, "groupRecord", r->group_record);
+            put_bytes_bin(w, "groupProof", r->group_proof);
+        }
+    }
     return put_u64(w, "size", r->size);
 }
 
@@ -1165,7 +1193,77 @@ int kix_msg_get_resolve_result(const struct kix_proto_value *v, size_t max_objec
     if (rc == KIX_OK)
         rc = get_u64(m, "size", &out->size, err);
     if (rc == KIX_OK)
+        rc = opt_str(m, "indexNote", &out->index_note, err);
+    if (rc == KIX_OK && out->index_note.ptr) {
+        rc = get_bin(m, "runRecord", &out->run_record, err);
+        if (rc == KIX_OK)
+            rc = get_bin(m, "runProof", &out->run_proof, err);
+        if (rc == KIX_OK)
+            rc = get_u64(m, "entriesFrom", &out->entries_from, err);
+        if (rc == KIX_OK)
+            rc = opt_bin(m, "groupRecord", &out->group_record, err);
+        if (rc == KIX_OK && out->group_record.ptr)
+            rc = get_bin(m, "groupProof", &out->group_proof, err);
+    }
+    if (rc == KIX_OK)
         rc = read_resolve_lists(m, max_objects, max_entries, out, err);
+    return answer(rc, err);
+}
+
+/* ---- index_proof: one key of the verifiable index -------------------------------- */
+
+int kix_msg_put_vindex_params(struct kix_proto_writer *w, const struct kix_msg_vindex_params *p)
+{
+    kix_proto_put_map(w, 1);
+    return put_bytes_str(w, "key", p->key);
+}
+
+int kix_msg_get_vindex_params(const struct kix_proto_map *m, struct kix_msg_vindex_params *out,
+                              struct kix_err *err)
+{
+    int rc = get_str(m, "key", &out->key, err);
+    if (rc)
+        return rc;
+    if (out->key.len == 0 || out->key.len > KIX_MSG_REF_MAX)
+        return kix_err_set(err, KIX_EINVAL, "field \"key\" must be 1 to %d bytes", KIX_MSG_REF_MAX);
+    return KIX_OK;
+}
+
+int kix_msg_put_vindex_result(struct kix_proto_writer *w, const struct kix_msg_vindex_result *r)
+{
+    kix_proto_put_map(w, 6 + (r->present ? 1 : 0));
+    put_bytes_str(w, "key", r->key);
+    kix_proto_put_key(w, "present");
+    kix_proto_put_bool(w, r->present);
+    if (r->present)
+        put_bytes_bin(w, "record", r->record);
+    put_bytes_bin(w, "proof", r->proof);
+    put_bytes_str(w, "checkpoint", r->checkpoint);
+    put_bytes_str(w, "indexNote", r->index_note);
+    return put_u64(w, "size", r->size);
+}
+
+int kix_msg_get_vindex_result(const struct kix_proto_value *v, struct kix_msg_vindex_result *out,
+                              struct kix_err *err)
+{
+    const struct kix_proto_map *m;
+    int rc = result_map(v, &m, err);
+
+    memset(out, 0, sizeof(*out));
+    if (rc == KIX_OK)
+        rc = get_str(m, "key", &out->key, err);
+    if (rc == KIX_OK)
+        rc = get_bool(m, "present", &out->present, err);
+    if (rc == KIX_OK && out->present)
+        rc = get_bin(m, "record", &out->record, err);
+    if (rc == KIX_OK)
+        rc = get_bin(m, "proof", &out->proof, err);
+    if (rc == KIX_OK)
+        rc = get_str(m, "checkpoint", &out->checkpoint, err);
+    if (rc == KIX_OK)
+        rc = get_str(m, "indexNote", &out->index_note, err);
+    if (rc == KIX_OK)
+        rc = get_u64(m, "size", &out->size, err);
     return answer(rc, err);
 }
 
@@ -1193,9 +1291,10 @@ int kix_msg_put_checkpoints_result(struct kix_proto_writer *w,
     kix_proto_put_key(w, "checkpoints");
     kix_proto_put_array(w, r->ncheckpoints);
     for (size_t i = 0; i < r->ncheckpoints; i++) {
-        kix_proto_put_map(w, 2);
+        kix_proto_put_map(w, r->checkpoints[i].index_note.ptr ? 3 : 2);
         put_u64(w, "size", r->checkpoints[i].size);
         put_bytes_str(w, "checkpoint", r->checkpoints[i].checkpoint);
+        put_opt_str(w, "indexNote", r->checkpoints[i].index_note);
     }
     return w->rc;
 }
@@ -1222,6 +1321,8 @@ int kix_msg_get_checkpoints_result(const struct kix_proto_value *v, size_t max,
             rc = get_u64(o, "size", &items[i].size, err);
         if (rc == KIX_OK)
             rc = get_str(o, "checkpoint", &items[i].checkpoint, err);
+        if (rc == KIX_OK)
+            rc = opt_str(o, "indexNote", &items[i].index_note, err);
         if (rc)
             kix_err_wrap(err, "checkpoints[%zu]", i);
     }

@@ -9,9 +9,11 @@
 
 #include "index_internal.h"
 #include "kix/encoding.h"
+#include "kix/vindex.h"
 
 struct run_slot {
     struct kix_run_info info;
+    int damaged; /* an entry about it does not hash as logged (kix_log_check names it) */
     struct kix_run_entry *entries;
     size_t nentries, cap;
 };
@@ -24,7 +26,25 @@ struct checker {
     size_t cap, nruns;
     uint64_t issues, max_issues;
     struct kix_err first;
+    /* for the verifiable index: registry keys met, groups ever joined */
+    struct kix_hash *keys, *groups;
+    size_t nkeys, ngroups, cap_keys, cap_groups;
+    uint64_t damaged;
 };
+
+static int push_hash(struct kix_hash **a, size_t *n, size_t *cap, const uint8_t h[32])
+{
+    if (*n == *cap) {
+        size_t c = *cap ? *cap * 2 : 64;
+        struct kix_hash *g = realloc(*a, c * sizeof(*g));
+        if (!g)
+            return KIX_ENOMEM;
+        *a = g;
+        *cap = c;
+    }
+    memcpy((*a)[(*n)++].b, h, 32);
+    return KIX_OK;
+}
 
 static uint64_t hash_id(const char *id)
 {
@@ -115,7 +135,8 @@ static void group_of(struct checker *c, struct kix_run_info *run)
         kix__run_group_by_manifest(run, m.ptr, m.len);
 }
 
-static int replay_one(struct checker *c, uint64_t index, const struct kix_entry *e)
+static int replay_one(struct checker *c, uint64_t index, const struct kix_hash *leaf_hash,
+                      int damaged, const struct kix_entry *e)
 {
     struct run_slot *run = NULL, *next = NULL;
     struct kix_run_info scratch;
@@ -123,7 +144,7 @@ static int replay_one(struct checker *c, uint64_t index, const struct kix_entry 
     int rc;
 
     if (e->type == KIX_ENTRY_KEY)
-        return KIX_OK;
+        return push_hash(&c->keys, &c->nkeys, &c->cap_keys, e->subject.b);
     snprintf(where, sizeof(where), "leaves u64:%llu", (unsigned long long)index);
     if (e->type == KIX_ENTRY_PUBLICATION) {
         if (find(c, e->run_id))
@@ -133,10 +154,14 @@ static int replay_one(struct checker *c, uint64_t index, const struct kix_entry 
         run = calloc(1, sizeof(*run));
         if (!run)
             return KIX_ENOMEM;
-        kix__run_step(e, index, &run->info, &scratch);
+        kix__run_step(e, index, leaf_hash, &run->info, &scratch);
         group_of(c, &run->info);
+        if (run->info.grouped &&
+            push_hash(&c->groups, &c->ngroups, &c->cap_groups, run->info.comparison_key.b))
+            return KIX_ENOMEM;
         *slot_of(c, e->run_id) = run;
         c->nruns++;
+        run->damaged |= damaged;
         return add_entry(run, index, e->type);
     }
     run = find(c, e->run_id);
@@ -145,7 +170,10 @@ static int replay_one(struct checker *c, uint64_t index, const struct kix_entry 
     if (!run || (e->type == KIX_ENTRY_SUPERSESSION && !next))
         return report(c, "leaves", index, where, "entry %llu is about a run never published",
                       (unsigned long long)index);
-    kix__run_step(e, index, &run->info, next ? &next->info : &scratch);
+    kix__run_step(e, index, leaf_hash, &run->info, next ? &next->info : &scratch);
+    run->damaged |= damaged;
+    if (next)
+        next->damaged |= damaged;
     rc = add_entry(run, index, e->type);
     if (rc == KIX_OK && next)
         rc = add_entry(next, index, e->type);
@@ -256,6 +284,180 @@ static int run_record(void *arg, const struct kix_bytes *key, const struct kix_b
     return sc->rc ? sc->rc : 0;
 }
 
+/* ---- the verifiable index, recomputed ------------------------------------------ */
+
+struct tree_check {
+    struct checker *c;
+    struct kix_smt_io io;
+    struct kix__smt_ctx ctx;
+    struct kix_smt_update *up;
+    size_t n, cap;
+    struct kix_buf value;
+};
+
+/* One recomputed record: compared with what the stored tree commits for
+ * its key (naming the key), and kept for the root. */
+static int tree_add(struct tree_check *tc, const char *key, size_t len)
+{
+    struct kix_hash vh, stored;
+    char where[32 + KIX_VINDEX_KEY_MAX];
+    int rc;
+
+    if (tc->n == tc->cap) {
+        size_t cap = tc->cap ? tc->cap * 2 : 256;
+        struct kix_smt_update *u = realloc(tc->up, cap * sizeof(*u));
+        if (!u)
+            return KIX_ENOMEM;
+        tc->up = u;
+        tc->cap = cap;
+    }
+    kix_smt_path(key, len, &tc->up[tc->n].path);
+    kix_smt_value_hash(tc->value.ptr, tc->value.len, &vh);
+    tc->up[tc->n++].value_hash = vh;
+    rc = kix_smt_get(&tc->io, &tc->up[tc->n - 1].path, &stored, NULL);
+    if (rc == KIX_OK && memcmp(stored.b, vh.b, 32) == 0)
+        return KIX_OK;
+    if (rc && rc != KIX_ENOTFOUND)
+        return rc;
+    snprintf(where, sizeof(where), "smt %.*s", (int)len, key);
+    return report(tc->c, "smt", KIX_NO_INDEX, where,
+                  "the verifiable index %s for %.*s than the log's entries make",
+                  rc ? "has no record" : "commits another record", (int)len, key);
+}
+
+static int by_group(const void *a, const void *b)
+{
+    const struct kix_run_info *x = *(const struct kix_run_info *const *)a;
+    const struct kix_run_info *y = *(const struct kix_run_info *const *)b;
+    int k = memcmp(x->comparison_key.b, y->comparison_key.b, 32);
+    size_t nx = strlen(x->run_id), ny = strlen(y->run_id);
+    int c;
+
+    if (k)
+        return k;
+    if (x->value != y->value)
+        return x->value < y->value ? -1 : 1;
+    c = memcmp(x->run_id, y->run_id, nx < ny ? nx : ny);
+    return c ? c : (nx > ny) - (nx < ny);
+}
+
+static int by_hash(const void *a, const void *b)
+{
+    return memcmp(a, b, 32);
+}
+
+static int by_path(const void *a, const void *b)
+{
+    return memcmp(((const struct kix_smt_update *)a)->path.b,
+                  ((const struct kix_smt_update *)b)->path.b, 32);
+}
+
+static size_t unique(struct kix_hash *a, size_t n)
+{
+    size_t k = 0;
+    if (n == 0)
+        return 0;
+    qsort(a, n, sizeof(*a), by_hash);
+    for (size_t i = 0; i < n; i++)
+        if (k == 0 || memcmp(a[k - 1].b, a[i].b, 32) != 0)
+            a[k++] = a[i];
+    return k;
+}
+
+static int check_tree(struct checker *c, struct kix_log *l)
+{
+    struct tree_check tc;
+    struct kix_log_txn *t = kix_log_reader_txn(c->r);
+    const struct kix_run_info **ranked = NULL;
+    char key[KIX_VINDEX_KEY_MAX + 1];
+    size_t nranked = 0, g = 0;
+    struct kix_bytes note, cpb;
+    struct kix_hash root;
+    int rc = KIX_OK;
+
+    memset(&tc, 0, sizeof(tc));
+    tc.c = c;
+    kix__smt_io(&tc.io, &tc.ctx, t);
+    ranked = malloc((c->nruns ? c->nruns : 1) * sizeof(*ranked));
+    if (!ranked)
+        return KIX_ENOMEM;
+    for (size_t i = 0; rc == KIX_OK && i < c->cap; i++) {
+        const struct kix_run_info *run = c->table[i] ? &c->table[i]->info : NULL;
+        if (!run || c->table[i]->damaged)
+            continue;
+        if (run->grouped)
+            ranked[nranked++] = run;
+        kix_buf_reset(&tc.value);
+        rc = kix__vindex_run_record(t, run, &tc.value, NULL);
+        if (rc == KIX_OK)
+            rc = tree_add(&tc, key, kix_vindex_key_run(run->run_id, strlen(run->run_id), key));
+        kix_buf_reset(&tc.value);
+        if (rc == KIX_OK)
+            rc = kix_vindex_manifest_encode(&run->manifest, run->run_id, run->publication_index,
+                                            &tc.value);
+        if (rc == KIX_OK)
+            rc = tree_add(&tc, key, kix_vindex_key_manifest(&run->manifest, key));
+    }
+    /* groups: every group a run ever joined, its ranked runs best first */
+    if (nranked)
+        qsort(ranked, nranked, sizeof(*ranked), by_group);
+    c->ngroups = unique(c->groups, c->ngroups);
+    for (size_t i = 0; rc == KIX_OK && i < c->ngroups; i++) {
+        const struct kix_digest *gk = (const struct kix_digest *)c->groups[i].b;
+        size_t first;
+        while (g < nranked && memcmp(ranked[g]->comparison_key.b, gk->b, 32) < 0)
+            g++;
+        first = g;
+        while (g < nranked && memcmp(ranked[g]->comparison_key.b, gk->b, 32) == 0)
+            g++;
+        kix_buf_reset(&tc.value);
+        rc = kix_vindex_group_begin(gk, g - first, &tc.value);
+        for (size_t m = first; rc == KIX_OK && m < g; m++)
+            rc = kix_vindex_group_add(ranked[m]->run_id, ranked[m]->value, &tc.value);
+        if (rc == KIX_OK)
+            rc = tree_add(&tc, key, kix_vindex_key_group(gk, key));
+    }
+    c->nkeys = unique(c->keys, c->nkeys);
+    for (size_t i = 0; rc == KIX_OK && i < c->nkeys; i++) {
+        struct kix_key_info k;
+        kix_buf_reset(&tc.value);
+        if (kix_log_reader_key(c->r, c->keys[i].b, &k) != KIX_OK)
+            continue; /* kix_log_check names a registry that lacks a logged key */
+        rc = kix_vindex_key_encode(c->keys[i].b, &k, &tc.value);
+        if (rc == KIX_OK)
+            rc = tree_add(&tc, key, kix_vindex_key_key(c->keys[i].b, key));
+    }
+    if (tc.n)
+        qsort(tc.up, tc.n, sizeof(*tc.up), by_path);
+    if (rc == KIX_OK)
+        rc = kix_smt_root_of(tc.up, tc.n, &root, NULL);
+    /* the root the log key signed at this size must be the recomputed one */
+    if (rc == KIX_OK && kix_log_reader_size(c->r) > 0 && c->damaged == 0 &&
+        kix_log_reader_index_note(c->r, KIX_NO_INDEX, &note) == KIX_OK &&
+        kix_log_reader_checkpoint(c->r, KIX_NO_INDEX, &cpb) == KIX_OK) {
+        struct kix_vindex_note vn;
+        struct kix_checkpoint cp;
+        struct kix_note cpn;
+        struct kix_err e = {0};
+        if (kix_checkpoint_open((const char *)cpb.ptr, cpb.len, kix_log_verifier(l), 1, NULL, &cpn,
+                                &cp, &e) != KIX_OK ||
+            kix_vindex_note_open((const char *)note.ptr, note.len, kix_log_verifier(l), &cp, &vn,
+                                 &e) != KIX_OK)
+            rc = report(c, "index_notes", kix_log_reader_size(c->r), "index_notes",
+                        "the index note at size %llu does not verify: %s",
+                        (unsigned long long)kix_log_reader_size(c->r), e.msg);
+        else if (memcmp(vn.index_root.b, root.b, 32) != 0)
+            rc = report(c, "index_notes", kix_log_reader_size(c->r), "index_notes",
+                        "the index root signed at size %llu is not the root of the index its "
+                        "entries make",
+                        (unsigned long long)kix_log_reader_size(c->r));
+    }
+    kix_buf_release(&tc.value);
+    free(tc.up);
+    free(ranked);
+    return rc;
+}
+
 int kix_index_check(struct kix_log *l, const struct kix_check_opts *opts,
                     struct kix_index_check_stats *stats, struct kix_err *err)
 {
@@ -279,7 +481,15 @@ int kix_index_check(struct kix_log *l, const struct kix_check_opts *opts,
         if (kix_log_reader_entry(c.r, i, &leaf) != KIX_OK ||
             kix_entry_parse_leaf(leaf.ptr, leaf.len, &e, NULL) != KIX_OK)
             continue; /* kix_log_check names entries that are missing or do not parse */
-        rc = replay_one(&c, i, &e);
+        /* an entry or tile altered since it was logged is kix_log_check's
+         * to name: the runs it is about are not compared a second time */
+        struct kix_hash lh, logged;
+        int damaged;
+        kix_merkle_leaf_hash(leaf.ptr, leaf.len, &lh);
+        damaged = kix_log_reader_leaf_hash(c.r, i, &logged, NULL) != KIX_OK ||
+                  memcmp(lh.b, logged.b, 32) != 0;
+        c.damaged += (uint64_t)damaged;
+        rc = replay_one(&c, i, &lh, damaged, &e);
         kix_entry_release(&e);
         if (opts && opts->progress && (i & 4095) == 0)
             opts->progress(opts->progress_ctx, "index", i, size);
@@ -287,7 +497,8 @@ int kix_index_check(struct kix_log *l, const struct kix_check_opts *opts,
     for (size_t i = 0; rc == KIX_OK && i < c.cap; i++)
         if (c.table[i]) {
             grouped += c.table[i]->info.grouped;
-            rc = compare_run(&c, c.table[i]);
+            if (!c.table[i]->damaged)
+                rc = compare_run(&c, c.table[i]);
         }
     if (rc == KIX_OK)
         rc =
@@ -299,6 +510,8 @@ int kix_index_check(struct kix_log *l, const struct kix_check_opts *opts,
     sc.records = 0;
     if (rc == KIX_OK && sc.rc == KIX_OK)
         rc = kix_log_txn_scan(kix_log_reader_txn(c.r), KIX_TABLE_RUNS, NULL, 0, run_record, &sc);
+    if (rc == KIX_OK && sc.rc == KIX_OK)
+        rc = check_tree(&c, l);
     if (stats) {
         stats->entries = size;
         stats->runs = c.nruns;
@@ -311,6 +524,8 @@ int kix_index_check(struct kix_log *l, const struct kix_check_opts *opts,
             free(c.table[i]);
         }
     free(c.table);
+    free(c.keys);
+    free(c.groups);
     kix_log_read_end(c.r);
     if (rc == KIX_ECORRUPT || (rc == KIX_OK && c.issues)) {
         if (err) {

@@ -5,9 +5,11 @@
 #define KIX_INDEX_INTERNAL_H
 
 #include "kix/index.h"
+#include "kix/smt.h"
 
 /* Run record: fixed layout, see runs.c. */
-#define RUN_RECORD_LEN (32 + 32 + 8 * 7 + 1 + 32 + 8 + 1)
+#define RUN_RECORD_LEN_V1 (32 + 32 + 8 * 7 + 1 + 32 + 8 + 1)
+#define RUN_RECORD_LEN    (RUN_RECORD_LEN_V1 + 32)
 void kix__run_record_encode(const struct kix_run_info *r, uint8_t out[RUN_RECORD_LEN]);
 int kix__run_record_decode(const uint8_t *data, size_t len, struct kix_run_info *r);
 
@@ -23,8 +25,29 @@ int kix__run_entry_put(struct kix_log_txn *t, const char *run_id, size_t len, ui
  * supersession, of its successor (new_run). Pure: the writer and the index
  * check (check.c) share it. A publication's comparison group is the
  * caller's to set (it needs the manifest); a supersession ungroups run. */
-void kix__run_step(const struct kix_entry *e, uint64_t index, struct kix_run_info *run,
-                   struct kix_run_info *new_run);
+void kix__run_step(const struct kix_entry *e, uint64_t index, const struct kix_hash *leaf_hash,
+                   struct kix_run_info *run, struct kix_run_info *new_run);
+
+/* vindex_build.c: the verifiable index kept beside the tables. */
+/* Notes that `key` changed in this batch: seal derives its record. */
+int kix__vindex_touch(struct kix_log_txn *t, const char *key, size_t len,
+                      struct kix_err *err) KIX_MUST_CHECK;
+/* The record of any index key derived from the tables in t, appended to
+ * out: KIX_ENOTFOUND when the key has none (absent from the tree). */
+int kix__vindex_value(struct kix_log_txn *t, const char *key, size_t len, struct kix_buf *out,
+                      struct kix_err *err) KIX_MUST_CHECK;
+/* The committed record of a run (its links read from the entries in t). */
+int kix__vindex_run_record(struct kix_log_txn *t, const struct kix_run_info *run,
+                           struct kix_buf *out, struct kix_err *err) KIX_MUST_CHECK;
+int kix__vindex_seal(struct kix_log_txn *t, const char *origin, uint64_t size,
+                     const struct kix_hash *log_root, struct kix_buf *note, struct kix_err *err);
+int kix__vindex_reset(struct kix_log_txn *t, struct kix_err *err);
+/* The tree's storage through t (kix_smt_io over KIX_TABLE_SMT). */
+struct kix__smt_ctx {
+    struct kix_log_txn *t;
+    struct kix_err *err;
+};
+void kix__smt_io(struct kix_smt_io *io, struct kix__smt_ctx *ctx, struct kix_log_txn *t);
 
 /* groups.c: puts run in the comparison group its manifest names, if it
  * names one (kix/manifest.h): grouped, comparison_key and value are set

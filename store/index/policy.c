@@ -6,6 +6,7 @@
 #include <jansson.h>
 
 #include "index_internal.h"
+#include "kix/vindex.h"
 
 static int check_run_subject(const struct kix_entry *e, const struct kix_run_info *run,
                              struct kix_err *err)
@@ -218,8 +219,15 @@ static int join_group(struct kix_log_txn *t, const struct kix_log_item *item,
     return run->grouped ? kix__group_insert(t, run, err) : KIX_OK;
 }
 
-void kix__run_step(const struct kix_entry *e, uint64_t index, struct kix_run_info *run,
-                   struct kix_run_info *new_run)
+/* An entry about a run joins its committed list (kix/vindex.h). */
+static void chain_entry(struct kix_run_info *run, uint64_t index, const struct kix_hash *leaf_hash)
+{
+    kix_vindex_chain(&run->entries_chain, index, leaf_hash, &run->entries_chain);
+    run->entries++;
+}
+
+void kix__run_step(const struct kix_entry *e, uint64_t index, const struct kix_hash *leaf_hash,
+                   struct kix_run_info *run, struct kix_run_info *new_run)
 {
     switch (e->type) {
     case KIX_ENTRY_PUBLICATION:
@@ -232,34 +240,84 @@ void kix__run_step(const struct kix_entry *e, uint64_t index, struct kix_run_inf
         run->supersedes_index = KIX_NO_INDEX;
         run->evidence = KIX_EVIDENCE_REPORTED;
         run->evidence_index = KIX_NO_INDEX;
+        chain_entry(run, index, leaf_hash);
         break;
     case KIX_ENTRY_ATTESTATION:
         run->attestations++;
+        chain_entry(run, index, leaf_hash);
         break;
     case KIX_ENTRY_RERUN:
         run->reruns++;
         run->evidence = e->outcome;
         run->evidence_index = index;
+        chain_entry(run, index, leaf_hash);
         break;
     case KIX_ENTRY_SUPERSESSION:
         run->superseded_by_index = index;
         run->grouped = 0;
         new_run->supersedes_index = index;
+        chain_entry(run, index, leaf_hash);
+        chain_entry(new_run, index, leaf_hash);
         break;
     }
+}
+
+/* The verifiable index's keys this entry changes. */
+static int touch_run(struct kix_log_txn *t, const char *id, struct kix_err *err)
+{
+    char key[KIX_VINDEX_KEY_MAX + 1];
+    size_t n = kix_vindex_key_run(id, strlen(id), key);
+    return kix__vindex_touch(t, key, n, err);
+}
+
+static int touch_group(struct kix_log_txn *t, const struct kix_digest *group, struct kix_err *err)
+{
+    char key[KIX_VINDEX_KEY_MAX + 1];
+    size_t n = kix_vindex_key_group(group, key);
+    return kix__vindex_touch(t, key, n, err);
+}
+
+static int touch_entry(struct kix_log_txn *t, const struct kix_log_item *item,
+                       const struct kix_run_info *before, const struct kix_run_info *run,
+                       struct kix_err *err)
+{
+    const struct kix_entry *e = item->entry;
+    char key[KIX_VINDEX_KEY_MAX + 1];
+    size_t n;
+    int rc = KIX_OK;
+
+    switch (e->type) {
+    case KIX_ENTRY_KEY:
+        n = kix_vindex_key_key(e->subject.b, key);
+        return kix__vindex_touch(t, key, n, err);
+    case KIX_ENTRY_PUBLICATION:
+        n = kix_vindex_key_manifest(&e->subject, key);
+        rc = kix__vindex_touch(t, key, n, err);
+        if (rc == KIX_OK && run->grouped)
+            rc = touch_group(t, &run->comparison_key, err);
+        break;
+    case KIX_ENTRY_SUPERSESSION:
+        if (before->grouped)
+            rc = touch_group(t, &before->comparison_key, err);
+        if (rc == KIX_OK)
+            rc = touch_run(t, e->new_run_id, err);
+        break;
+    }
+    return rc ? rc : touch_run(t, e->run_id, err);
 }
 
 static int index_apply(struct kix_log_txn *t, const struct kix_log_item *item, struct kix_err *err)
 {
     const struct kix_entry *e = item->entry;
-    struct kix_run_info run, new_run;
+    struct kix_run_info run, new_run, before;
     int rc = check_entry(t, e, &run, &new_run, 0, err); /* the records to update */
 
     if (rc || e->type == KIX_ENTRY_KEY)
-        return rc;
+        return rc ? rc : touch_entry(t, item, NULL, NULL, err);
+    before = run;
     if (e->type == KIX_ENTRY_SUPERSESSION && run.grouped)
         rc = kix__group_remove(t, &run, err); /* a superseded run leaves the ranking */
-    kix__run_step(e, item->index, &run, &new_run);
+    kix__run_step(e, item->index, &item->leaf_hash, &run, &new_run);
     switch (e->type) {
     case KIX_ENTRY_PUBLICATION:
         rc = join_group(t, item, &run, err);
@@ -275,10 +333,14 @@ static int index_apply(struct kix_log_txn *t, const struct kix_log_item *item, s
         rc = kix__run_put(t, &run, err);
     if (rc == KIX_OK)
         rc = kix__run_entry_put(t, e->run_id, e->run_id_len, item->index, e->type, err);
+    if (rc == KIX_OK)
+        rc = touch_entry(t, item, &before, &run, err);
     return rc;
 }
 
-static const struct kix_log_indexer indexer = {"kix-index/1", index_check, index_apply};
+/* kix-index/2: run records commit their entry list; the verifiable index */
+static const struct kix_log_indexer indexer = {"kix-index/2", index_check, index_apply,
+                                               kix__vindex_seal, kix__vindex_reset};
 
 const struct kix_log_indexer *kix_index_indexer(void)
 {

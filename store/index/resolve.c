@@ -16,8 +16,12 @@ void kix_resolution_init(struct kix_resolution *res)
 void kix_resolution_release(struct kix_resolution *res)
 {
     free(res->entries);
-    if (res->backing_free)
+    if (res->backing_free) {
         res->backing_free(res->backing);
+        for (size_t i = 0; i < res->npages; i++)
+            res->backing_free(res->pages[i]);
+    }
+    free(res->pages);
     kix_resolution_init(res);
 }
 
@@ -94,7 +98,8 @@ static int gather_objects(struct kix_log_reader *r, struct kix_resolution *res, 
     return KIX_OK;
 }
 
-static int gather_entries(struct kix_log_reader *r, struct kix_resolution *res, struct kix_err *err)
+static int gather_entries(struct kix_log_reader *r, struct kix_resolution *res, uint64_t from,
+                          size_t limit, struct kix_err *err)
 {
     struct kix_run_entry *list = NULL;
     size_t n = 0;
@@ -102,8 +107,17 @@ static int gather_entries(struct kix_log_reader *r, struct kix_resolution *res, 
 
     if (rc)
         return kix_err_set(err, rc, "reading the run's entries: %s", kix_strerror(rc));
-    if (n > KIX_RESOLVE_MAX_ENTRIES)
-        n = KIX_RESOLVE_MAX_ENTRIES;
+    if (from > n) {
+        free(list);
+        return kix_err_set(err, KIX_EINVAL, "run %s has %zu entries: none from position %llu",
+                           res->run.run_id, n, (unsigned long long)from);
+    }
+    res->entries_from = from;
+    n -= (size_t)from;
+    if (limit == 0 || limit > KIX_RESOLVE_MAX_ENTRIES)
+        limit = KIX_RESOLVE_MAX_ENTRIES;
+    if (n > limit)
+        n = limit;
     res->entries = calloc(n ? n : 1, sizeof(*res->entries));
     if (!res->entries) {
         free(list);
@@ -111,8 +125,8 @@ static int gather_entries(struct kix_log_reader *r, struct kix_resolution *res, 
     }
     for (size_t i = 0; i < n; i++) {
         struct kix_resolution_entry *e = &res->entries[i];
-        e->index = list[i].index;
-        e->type = list[i].type;
+        e->index = list[from + i].index;
+        e->type = list[from + i].type;
         rc = kix_log_reader_entry(r, e->index, &e->leaf);
         if (rc == KIX_OK)
             rc = kix_log_reader_inclusion(r, e->index, res->size, e->proof, &e->nproof, err);
@@ -144,18 +158,30 @@ static void link_runs(struct kix_log_reader *r, struct kix_resolution *res)
     }
 }
 
-static void free_buf(void *p)
+/* What a local resolution owns beside the reader's views. */
+struct owned {
+    struct kix_buf cosigned, run_record, run_proof, group_record, group_proof;
+};
+
+static void free_owned(void *p)
 {
-    kix_buf_release(p);
-    free(p);
+    struct owned *o = p;
+    if (!o)
+        return;
+    kix_buf_release(&o->cosigned);
+    kix_buf_release(&o->run_record);
+    kix_buf_release(&o->run_proof);
+    kix_buf_release(&o->group_record);
+    kix_buf_release(&o->group_proof);
+    free(o);
 }
 
 /* With witness cosignatures, the checkpoint is the note plus their lines,
  * owned by the resolution. */
 static int attach_cosignatures(struct kix_log_reader *r, struct kix_resolution *out,
-                               struct kix_err *err)
+                               struct owned *o, struct kix_err *err)
 {
-    struct kix_buf lines = KIX_BUF_INIT, *b;
+    struct kix_buf lines = KIX_BUF_INIT, *b = &o->cosigned;
     size_t n = 0;
     int rc = kix_log_reader_cosignatures(r, out->size, &lines, &n);
 
@@ -163,31 +189,63 @@ static int attach_cosignatures(struct kix_log_reader *r, struct kix_resolution *
         kix_buf_release(&lines);
         return rc ? kix_err_set(err, rc, "reading cosignatures: %s", kix_strerror(rc)) : KIX_OK;
     }
-    b = malloc(sizeof(*b));
-    if (b) {
-        kix_buf_init(b);
-        rc = kix_buf_add(b, out->checkpoint.ptr, out->checkpoint.len);
-        if (rc == KIX_OK)
-            rc = kix_buf_add(b, lines.ptr, lines.len);
-    }
+    rc = kix_buf_add(b, out->checkpoint.ptr, out->checkpoint.len);
+    if (rc == KIX_OK)
+        rc = kix_buf_add(b, lines.ptr, lines.len);
     kix_buf_release(&lines);
-    if (!b || rc) {
-        if (b)
-            free_buf(b);
+    if (rc)
         return kix_err_set(err, KIX_ENOMEM, "out of memory");
-    }
     out->checkpoint.ptr = b->ptr;
     out->checkpoint.len = b->len;
-    out->backing = b;
-    out->backing_free = free_buf;
     return KIX_OK;
+}
+
+/* The run's record and, when ranked, its group's, each with its proof
+ * against the index note of the snapshot (a store with no index note — a
+ * plain or read-only old store — sends none: clients refuse that). */
+static int attach_index(struct kix_log_reader *r, struct kix_resolution *out, struct owned *o,
+                        struct kix_err *err)
+{
+    char key[KIX_VINDEX_KEY_MAX + 1];
+    size_t n;
+    int present, rc;
+
+    if (kix_log_reader_index_note(r, out->size, &out->index_note) != KIX_OK) {
+        out->index_note.ptr = NULL;
+        out->index_note.len = 0;
+        return KIX_OK;
+    }
+    n = kix_vindex_key_run(out->run.run_id, strlen(out->run.run_id), key);
+    rc = kix_index_prove(r, key, n, &o->run_record, &o->run_proof, &present, err);
+    if (rc == KIX_OK && !present)
+        rc = kix_err_set(err, KIX_ECORRUPT, "run %s has no record in the index tree",
+                         out->run.run_id);
+    if (rc == KIX_OK && out->run.grouped) {
+        n = kix_vindex_key_group(&out->run.comparison_key, key);
+        rc = kix_index_prove(r, key, n, &o->group_record, &o->group_proof, &present, err);
+        if (rc == KIX_OK && !present)
+            rc = kix_err_set(err, KIX_ECORRUPT, "the group of run %s has no record",
+                             out->run.run_id);
+        out->group_record = kix_buf_bytes(&o->group_record);
+        out->group_proof = kix_buf_bytes(&o->group_proof);
+    }
+    out->run_record = kix_buf_bytes(&o->run_record);
+    out->run_proof = kix_buf_bytes(&o->run_proof);
+    return rc;
 }
 
 int kix_index_resolve(struct kix_log_reader *r, const char *ref, size_t len,
                       struct kix_resolution *out, struct kix_err *err)
 {
+    return kix_index_resolve_from(r, ref, len, 0, 0, out, err);
+}
+
+int kix_index_resolve_from(struct kix_log_reader *r, const char *ref, size_t len, uint64_t from,
+                           size_t limit, struct kix_resolution *out, struct kix_err *err)
+{
     char run_id[KIX_RUN_ID_MAX + 1];
     struct kix_digest d;
+    struct owned *o;
     int is_digest = 0, rc;
 
     kix_resolution_init(out);
@@ -210,15 +268,20 @@ int kix_index_resolve(struct kix_log_reader *r, const char *ref, size_t len,
         kix_log_reader_object(r, &out->run.manifest, &out->manifest) != KIX_OK)
         return kix_err_set(err, KIX_ECORRUPT, "run %s lacks its manifest or checkpoint",
                            out->run.run_id);
-    rc = attach_cosignatures(r, out, err);
-    if (rc)
-        return rc;
-    rc = kix_index_rank(r, &out->run, &out->rank);
-    if (rc)
-        return kix_err_set(err, rc, "reading the run's comparison group: %s", kix_strerror(rc));
-    rc = gather_objects(r, out, err);
+    o = calloc(1, sizeof(*o));
+    if (!o)
+        return kix_err_set(err, KIX_ENOMEM, "out of memory");
+    out->backing = o;
+    out->backing_free = free_owned;
+    rc = attach_cosignatures(r, out, o, err);
     if (rc == KIX_OK)
-        rc = gather_entries(r, out, err);
+        rc = attach_index(r, out, o, err);
+    if (rc == KIX_OK && (rc = kix_index_rank(r, &out->run, &out->rank)) != KIX_OK)
+        kix_err_set(err, rc, "reading the run's comparison group: %s", kix_strerror(rc));
+    if (rc == KIX_OK)
+        rc = gather_objects(r, out, err);
+    if (rc == KIX_OK)
+        rc = gather_entries(r, out, from, limit, err);
     if (rc == KIX_OK)
         link_runs(r, out);
     if (rc)
@@ -268,6 +331,7 @@ static int verify_entry(struct kix_resolution *res, const struct kix_resolution_
             return kix_err_set(err, KIX_EVERIFY, "run %s has two publications", id);
         *published = 1;
         res->run.publication_index = e->index;
+        memcpy(res->run.publisher, p.signer, 32);
         break;
     case KIX_ENTRY_ATTESTATION:
         res->run.attestations++;
@@ -287,6 +351,102 @@ static int verify_entry(struct kix_resolution *res, const struct kix_resolution_
     return KIX_OK;
 }
 
+/* The run's record and its group's, proven against the signed index
+ * root; the rank is computed here from the proven group record. */
+static int verify_index(struct kix_resolution *res, const struct kix_verifier *log_key,
+                        const struct kix_checkpoint *cp, struct kix_err *err)
+{
+    struct kix_vindex_note vn;
+    char key[KIX_VINDEX_KEY_MAX + 1];
+    const char *id = res->run.run_id;
+    size_t n;
+    int rc;
+
+    if (!res->index_note.ptr)
+        return kix_err_set(err, KIX_EVERIFY,
+                           "the answer about run %s carries no proof from the verifiable index, so "
+                           "neither its completeness nor its rank can be checked (is the server "
+                           "older than this client?)",
+                           id);
+    rc = kix_vindex_note_open((const char *)res->index_note.ptr, res->index_note.len, log_key, cp,
+                              &vn, err);
+    n = kix_vindex_key_run(id, strlen(id), key);
+    if (rc == KIX_OK)
+        rc = kix_vindex_verify(&vn, key, n, res->run_record.ptr, res->run_record.len,
+                               res->run_proof.ptr, res->run_proof.len, err);
+    if (rc == KIX_OK)
+        rc = kix_vindex_run_decode(res->run_record.ptr, res->run_record.len, id, &res->record, err);
+    if (rc)
+        return rc;
+    if (memcmp(res->record.info.manifest.b, res->run.manifest.b, 32) != 0)
+        return kix_err_set(err, KIX_EVERIFY,
+                           "the signed index gives run %s another manifest than the answer", id);
+    /* the run's own place in its group is recomputed from its manifest */
+    if (res->record.info.grouped) {
+        struct kix_run_info own;
+        memset(&own, 0, sizeof(own));
+        kix__run_group_by_manifest(&own, res->manifest.ptr, res->manifest.len);
+        if (!own.grouped ||
+            memcmp(own.comparison_key.b, res->record.info.comparison_key.b, 32) != 0 ||
+            own.value != res->record.info.value)
+            return kix_err_set(err, KIX_EVERIFY,
+                               "the signed index ranks run %s in a group or with a value its "
+                               "manifest does not give",
+                               id);
+    }
+    memset(&res->rank, 0, sizeof(res->rank));
+    res->run.grouped = res->record.info.grouped;
+    res->run.comparison_key = res->record.info.comparison_key;
+    res->run.value = res->record.info.value;
+    if (!res->record.info.grouped)
+        return KIX_OK; /* proven unranked */
+    if (!res->group_record.ptr)
+        return kix_err_set(err, KIX_EVERIFY,
+                           "run %s is ranked but the answer carries no proven group record", id);
+    n = kix_vindex_key_group(&res->record.info.comparison_key, key);
+    rc = kix_vindex_verify(&vn, key, n, res->group_record.ptr, res->group_record.len,
+                           res->group_proof.ptr, res->group_proof.len, err);
+    if (rc == KIX_OK)
+        rc = kix_vindex_group_rank(res->group_record.ptr, res->group_record.len,
+                                   &res->record.info.comparison_key, id, &res->rank, err);
+    if (rc == KIX_OK && res->rank.rank == 0)
+        rc = kix_err_set(err, KIX_EVERIFY,
+                         "the signed group record of run %s does not list it, though its record "
+                         "says it is ranked",
+                         id);
+    return rc;
+}
+
+/* Once every entry was seen: they chain to the record, and the record
+ * says what they make. */
+static int verify_complete(struct kix_resolution *res, struct kix_err *err)
+{
+    const struct kix_run_info *a = &res->run, *b = &res->record.info;
+    const char *id = res->run.run_id;
+
+    if (memcmp(res->chain.b, b->entries_chain.b, 32) != 0)
+        return kix_err_set(err, KIX_EVERIFY,
+                           "the %llu entries sent about run %s are not the %llu the signed index "
+                           "commits: the server withheld, added or changed entries",
+                           (unsigned long long)res->chained, id, (unsigned long long)b->entries);
+    if (a->publication_index != b->publication_index || a->evidence != b->evidence ||
+        a->evidence_index != b->evidence_index || a->attestations != b->attestations ||
+        a->reruns != b->reruns || a->superseded_by_index != b->superseded_by_index ||
+        a->supersedes_index != b->supersedes_index || memcmp(a->publisher, b->publisher, 32) != 0 ||
+        strcmp(res->successor, res->record.successor) != 0 ||
+        strcmp(res->predecessor, res->record.predecessor) != 0)
+        return kix_err_set(
+            err, KIX_EVERIFY,
+            "the signed index record of run %s contradicts its entries (evidence %s, "
+            "%llu attestations, %llu reruns in the record; %s, %llu, %llu from the "
+            "entries)",
+            id, kix_evidence_name(b->evidence), (unsigned long long)b->attestations,
+            (unsigned long long)b->reruns, kix_evidence_name(a->evidence),
+            (unsigned long long)a->attestations, (unsigned long long)a->reruns);
+    res->complete = 1;
+    return KIX_OK;
+}
+
 int kix_resolution_verify(struct kix_resolution *res, const struct kix_verifier *log_key,
                           struct kix_checkpoint *cp_out, struct kix_err *err)
 {
@@ -294,7 +454,7 @@ int kix_resolution_verify(struct kix_resolution *res, const struct kix_verifier 
     struct kix_checkpoint cp;
     struct kix_digest d;
     char text[KIX_DIGEST_TEXT_LEN + 1];
-    int published = 0, rc;
+    int rc;
 
     rc = kix_checkpoint_open((const char *)res->checkpoint.ptr, res->checkpoint.len, log_key, 1,
                              log_key->name, &note, &cp, err);
@@ -317,23 +477,120 @@ int kix_resolution_verify(struct kix_resolution *res, const struct kix_verifier 
             return kix_err_set(err, KIX_EVERIFY, "object %s does not hash to its digest", text);
         }
     }
-    /* derive, do not trust: start from nothing and replay the entries */
-    res->run.evidence = KIX_EVIDENCE_REPORTED;
-    res->run.evidence_index = KIX_NO_INDEX;
-    res->run.reruns = res->run.attestations = 0;
-    res->run.superseded_by_index = res->run.supersedes_index = KIX_NO_INDEX;
-    res->successor[0] = res->predecessor[0] = '\0';
+    rc = verify_index(res, log_key, &cp, err);
+    if (rc)
+        return rc;
+    /* derive, do not trust: start from nothing (or from the pages before)
+     * and replay the entries */
+    if (res->entries_from == 0) {
+        res->run.evidence = KIX_EVIDENCE_REPORTED;
+        res->run.evidence_index = KIX_NO_INDEX;
+        res->run.reruns = res->run.attestations = 0;
+        res->run.superseded_by_index = res->run.supersedes_index = KIX_NO_INDEX;
+        res->run.publication_index = KIX_NO_INDEX;
+        memset(res->run.publisher, 0, 32);
+        res->successor[0] = res->predecessor[0] = '\0';
+        memset(res->chain.b, 0, 32);
+        res->chained = 0;
+        res->published = 0;
+    } else if (res->entries_from != res->chained) {
+        return kix_err_set(err, KIX_EVERIFY,
+                           "the page of run %s's entries starts at %llu, not after the %llu seen",
+                           res->run.run_id, (unsigned long long)res->entries_from,
+                           (unsigned long long)res->chained);
+    }
+    res->complete = 0;
     for (size_t i = 0; i < res->nentries; i++) {
-        rc = verify_entry(res, &res->entries[i], &cp, &published, err);
+        struct kix_hash lh;
+        rc = verify_entry(res, &res->entries[i], &cp, &res->published, err);
         if (rc)
             return rc;
+        kix_merkle_leaf_hash(res->entries[i].leaf.ptr, res->entries[i].leaf.len, &lh);
+        kix_vindex_chain(&res->chain, res->entries[i].index, &lh, &res->chain);
+        res->chained++;
     }
-    if (!published)
+    if (!res->published)
         return kix_err_set(err, KIX_EVERIFY,
                            "the answer lacks the publication of run %s; the server is hiding "
                            "entries",
                            res->run.run_id);
+    if (res->chained > res->record.info.entries)
+        return kix_err_set(err, KIX_EVERIFY,
+                           "the answer sends %llu entries about run %s; the signed index commits "
+                           "%llu",
+                           (unsigned long long)res->chained, res->run.run_id,
+                           (unsigned long long)res->record.info.entries);
+    if (res->chained == res->record.info.entries && (rc = verify_complete(res, err)) != KIX_OK)
+        return rc;
     if (cp_out)
         *cp_out = cp;
+    return KIX_OK;
+}
+
+int kix_resolution_merge(struct kix_resolution *res, struct kix_resolution *page,
+                         const struct kix_verifier *log_key, struct kix_checkpoint *cp,
+                         struct kix_err *err)
+{
+    struct kix_resolution_entry *all;
+    void **pages;
+    int rc;
+
+    if (strcmp(page->run.run_id, res->run.run_id) != 0 ||
+        memcmp(page->run.manifest.b, res->run.manifest.b, 32) != 0)
+        return kix_err_set(err, KIX_EVERIFY, "a page about run %s answered a resolution of %s",
+                           page->run.run_id, res->run.run_id);
+    /* the tally so far */
+    page->run.evidence = res->run.evidence;
+    page->run.evidence_index = res->run.evidence_index;
+    page->run.attestations = res->run.attestations;
+    page->run.reruns = res->run.reruns;
+    page->run.superseded_by_index = res->run.superseded_by_index;
+    page->run.supersedes_index = res->run.supersedes_index;
+    page->run.publication_index = res->run.publication_index;
+    memcpy(page->run.publisher, res->run.publisher, 32);
+    memcpy(page->successor, res->successor, sizeof(page->successor));
+    memcpy(page->predecessor, res->predecessor, sizeof(page->predecessor));
+    page->chain = res->chain;
+    page->chained = res->chained;
+    page->published = res->published;
+    rc = kix_resolution_verify(page, log_key, cp, err);
+    if (rc)
+        return rc;
+    all = realloc(res->entries, (res->nentries + page->nentries + 1) * sizeof(*all));
+    pages = realloc(res->pages, (res->npages + page->npages + 2) * sizeof(*pages));
+    if (all)
+        res->entries = all;
+    if (pages)
+        res->pages = pages;
+    if (!all || !pages)
+        return kix_err_set(err, KIX_ENOMEM, "out of memory");
+    memcpy(res->entries + res->nentries, page->entries, page->nentries * sizeof(*all));
+    res->nentries += page->nentries;
+    if (page->backing)
+        res->pages[res->npages++] = page->backing;
+    for (size_t i = 0; i < page->npages; i++)
+        res->pages[res->npages++] = page->pages[i];
+    /* the later snapshot's word, now proven, replaces the earlier's */
+    res->run = page->run;
+    memcpy(res->successor, page->successor, sizeof(res->successor));
+    memcpy(res->predecessor, page->predecessor, sizeof(res->predecessor));
+    res->rank = page->rank;
+    res->checkpoint = page->checkpoint;
+    res->size = page->size;
+    res->index_note = page->index_note;
+    res->run_record = page->run_record;
+    res->run_proof = page->run_proof;
+    res->group_record = page->group_record;
+    res->group_proof = page->group_proof;
+    res->record = page->record;
+    res->chain = page->chain;
+    res->chained = page->chained;
+    res->complete = page->complete;
+    res->published = page->published;
+    if (!res->backing_free)
+        res->backing_free = page->backing_free;
+    free(page->entries);
+    free(page->pages);
+    kix_resolution_init(page);
     return KIX_OK;
 }

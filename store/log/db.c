@@ -11,9 +11,9 @@
 #include <unistd.h>
 
 static const char *const table_names[T_COUNT] = {
-    "meta",     "blobs",       "objects", "leaves",       "leaf_index",
-    "tiles",    "checkpoints", "keys",    "runs",         "run_entries",
-    "subjects", "signers",     "groups",  "cosignatures", "statements",
+    "meta",        "blobs",        "objects",    "leaves",      "leaf_index",  "tiles",
+    "checkpoints", "keys",         "runs",       "run_entries", "subjects",    "signers",
+    "groups",      "cosignatures", "statements", "smt",         "index_notes",
 };
 
 #define DEFAULT_MAP_INITIAL ((size_t)64 << 20)
@@ -76,12 +76,14 @@ static int open_tables(struct kix_store *s, struct kix_err *err)
         return kix__db_error(rc, err, "opening the store's tables");
     for (int t = 0; t < T_COUNT; t++) {
         rc = mdb_dbi_open(txn, table_names[t], s->read_only ? 0 : MDB_CREATE, &s->dbi[t]);
-        if (rc == MDB_NOTFOUND && (t == T_COSIGS || t == T_STATEMENTS)) {
+        if (rc == MDB_NOTFOUND && t >= T_COSIGS) {
             /* added later than the others: an older store has none yet */
             if (t == T_COSIGS)
                 s->no_cosigs = 1;
-            else
+            else if (t == T_STATEMENTS)
                 s->no_statements = 1;
+            else
+                s->no_vindex = 1;
             continue;
         }
         if (rc) {

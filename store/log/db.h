@@ -25,6 +25,8 @@ enum kix_table {
     T_GROUPS,      /* comparison key(32) ‖ statistic ‖ run → empty */
     T_COSIGS,      /* u64be size ‖ u32be witness key hash ‖ name → cosignature line */
     T_STATEMENTS,  /* SHA-256 of the signed statement (DSSE PAE) → u64be log index */
+    T_SMT,         /* verifiable index: SMT position key → 65-byte record (kix/smt.h) */
+    T_INDEX_NOTES, /* u64be tree size → the index note signed beside its checkpoint */
     T_COUNT
 };
 
@@ -36,6 +38,7 @@ struct kix_store {
     int read_only;
     int no_cosigs;     /* read-only open of a store made before T_COSIGS existed */
     int no_statements; /* read-only open of a store made before T_STATEMENTS existed */
+    int no_vindex;     /* read-only open of a store made before the verifiable index */
     /* Readers hold it shared for their transaction's life; only a map
      * resize (rare) takes it exclusively, as LMDB requires no live txn. */
     pthread_rwlock_t resize_lock;

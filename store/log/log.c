@@ -16,6 +16,8 @@
 /* present in a log created without an indexer (a plain log); a log without
  * it keeps the benchmark index, as every log made before indexers had */
 #define META_PLAIN "plain"
+/* the indexer format (struct kix_log_indexer.name) its tables were written in */
+#define META_INDEX "index"
 
 /* ---- tiles in LMDB ------------------------------------------------------ */
 
@@ -132,6 +134,89 @@ static int put_checkpoint(struct kix_store *s, MDB_txn *txn, uint64_t size, cons
     return rc ? kix__db_error(rc, err, "writing a checkpoint") : KIX_OK;
 }
 
+static int put_index_note(struct kix_store *s, MDB_txn *txn, uint64_t size, const void *note,
+                          size_t len, struct kix_err *err)
+{
+    uint8_t k[8];
+    MDB_val key = {8, k}, val = {len, (void *)note};
+    int rc;
+
+    kix_u64be_put(k, size);
+    rc = mdb_put(txn, s->dbi[T_INDEX_NOTES], &key, &val, 0);
+    return rc ? kix__db_error(rc, err, "writing an index note") : KIX_OK;
+}
+
+/* The indexer's note text at a checkpoint (empty without an indexer). */
+static int seal_text(struct kix_log *l, struct kix_store *s, MDB_txn *txn, uint64_t size,
+                     const struct kix_hash *root, struct kix_buf *text, struct kix_err *err)
+{
+    struct kix_log_txn t = {s, txn, 1, &l->scratch};
+    if (!l->indexer || !l->indexer->seal)
+        return KIX_OK;
+    return l->indexer->seal(&t, l->origin, size, root, text, err);
+}
+
+/* Origin: signs and keeps the indexer's note beside the checkpoint. */
+static int seal_and_sign(struct kix_log *l, struct kix_store *s, MDB_txn *txn, uint64_t size,
+                         const struct kix_hash *root, struct kix_err *err)
+{
+    struct kix_buf text = KIX_BUF_INIT, note = KIX_BUF_INIT;
+    struct kix_signer *signer = l->signer;
+    int rc = seal_text(l, s, txn, size, root, &text, err);
+
+    if (rc == KIX_OK && text.len > 0) {
+        if (!signer) {
+            rc = KIX_OK; /* a replica's own rebuild: its notes come from upstream */
+        } else {
+            rc = kix_note_sign((const char *)text.ptr, text.len, &signer, 1, &note, err);
+            if (rc == KIX_OK)
+                rc = put_index_note(s, txn, size, note.ptr, note.len, err);
+        }
+    }
+    kix_buf_release(&text);
+    kix_buf_release(&note);
+    return rc;
+}
+
+/* Replica: the upstream's index note must be signed by the log key and
+ * say exactly what this store derived from the same entries. */
+static int seal_and_check(struct kix_log *l, struct kix_store *s, MDB_txn *txn,
+                          const struct kix_replay_checkpoint *c, const struct kix_hash *root,
+                          struct kix_err *err)
+{
+    struct kix_buf text = KIX_BUF_INIT;
+    struct kix_note note;
+    int rc = seal_text(l, s, txn, c->size, root, &text, err);
+
+    if (rc || text.len == 0)
+        goto out;
+    if (!c->index_note) {
+        rc = kix_err_set(err, KIX_EVERIFY,
+                         "the upstream sent no index note for size %llu; a log that keeps the "
+                         "benchmark index signs one at every checkpoint",
+                         (unsigned long long)c->size);
+        goto out;
+    }
+    rc = kix_note_open(c->index_note, c->index_note_len, &l->verifier, 1, &note, err);
+    if (rc) {
+        kix_err_wrap(err, "upstream index note at size %llu", (unsigned long long)c->size);
+        goto out;
+    }
+    if (note.text.len != text.len || memcmp(note.text.ptr, text.ptr, text.len) != 0) {
+        rc = kix_err_set(err, KIX_EVERIFY,
+                         "the upstream's signed index at size %llu is not the index of its "
+                         "entries (recomputed here: %.*s); the upstream lies about runs, "
+                         "groups or keys",
+                         (unsigned long long)c->size, (int)text.len, (const char *)text.ptr);
+        kix_err_cause(err, KIX_CAUSE_ROOT_MISMATCH, 0, c->size);
+        goto out;
+    }
+    rc = put_index_note(s, txn, c->size, c->index_note, c->index_note_len, err);
+out:
+    kix_buf_release(&text);
+    return rc;
+}
+
 static int sign_checkpoint(struct kix_log *l, uint64_t size, const struct kix_hash *root,
                            struct kix_buf *note, struct kix_err *err)
 {
@@ -186,6 +271,8 @@ static int store_identity(struct kix_log *l, MDB_txn *txn, struct kix_err *err)
         rc = meta_put(txn, l->store, META_VKEY, vkey.ptr, vkey.len, err);
     if (rc == KIX_OK && !l->indexer)
         rc = meta_put(txn, l->store, META_PLAIN, "1", 1, err);
+    if (rc == KIX_OK && l->indexer)
+        rc = meta_put(txn, l->store, META_INDEX, l->indexer->name, strlen(l->indexer->name), err);
     kix_buf_release(&vkey);
     return rc;
 }
@@ -379,6 +466,92 @@ static int backfill_fn(struct kix_store *s, MDB_txn *txn, void *arg, struct kix_
                                          : kix__db_error(rc, err, "indexing logged statements");
 }
 
+/* An index written in another format (or none) is rebuilt from every
+ * entry, sealed at every stored checkpoint as it had been on append. */
+static int rebuild_fn(struct kix_store *s, MDB_txn *txn, void *arg, struct kix_err *err)
+{
+    struct kix_log *l = arg;
+    struct kix_log_txn t = {s, txn, 1, &l->scratch};
+    MDB_cursor *leaves = NULL, *cps = NULL;
+    MDB_val lk, lv, ck, cv;
+    uint64_t next = 0;
+    int rc, mrc, crc;
+
+    kix_buf_reset(&l->scratch); /* a retried attempt starts afresh */
+    rc = l->indexer->reset(&t, err);
+
+    if (rc)
+        return rc;
+    mrc = mdb_cursor_open(txn, s->dbi[T_LEAVES], &leaves);
+    if (mrc == 0)
+        mrc = mdb_cursor_open(txn, s->dbi[T_CHECKPOINTS], &cps);
+    if (mrc) {
+        rc = kix__db_error(mrc, err, "reading the log");
+        goto out;
+    }
+    crc = mdb_cursor_get(cps, &ck, &cv, MDB_FIRST);
+    for (mrc = mdb_cursor_get(leaves, &lk, &lv, MDB_FIRST); rc == KIX_OK;
+         mrc = mdb_cursor_get(leaves, &lk, &lv, MDB_NEXT)) {
+        /* seal at each checkpoint the entries so far reach */
+        while (rc == KIX_OK && crc == 0 && ck.mv_size == 8 && kix_u64be_get(ck.mv_data) <= next) {
+            struct kix_note note;
+            struct kix_checkpoint cp;
+            struct kix_hash root;
+            if (kix_u64be_get(ck.mv_data) == next && next > 0) {
+                rc = kix_checkpoint_open(cv.mv_data, cv.mv_size, &l->verifier, 1, NULL, &note, &cp,
+                                         err);
+                memcpy(root.b, cp.root, 32);
+                if (rc == KIX_OK)
+                    rc = seal_and_sign(l, s, txn, next, &root, err);
+            }
+            crc = mdb_cursor_get(cps, &ck, &cv, MDB_NEXT);
+        }
+        if (rc || mrc)
+            break;
+        {
+            struct kix_entry e;
+            struct kix_log_item item;
+            memset(&item, 0, sizeof(item));
+            if (lk.mv_size != 8 || kix_u64be_get(lk.mv_data) != next ||
+                kix_entry_parse_leaf(lv.mv_data, lv.mv_size, &e, NULL) != KIX_OK) {
+                rc = kix_err_set(err, KIX_ECORRUPT,
+                                 "entry %llu does not parse; run kixd check --store DIR",
+                                 (unsigned long long)next);
+                break;
+            }
+            item.index = next;
+            kix_merkle_leaf_hash(lv.mv_data, lv.mv_size, &item.leaf_hash);
+            item.entry = &e;
+            rc = l->indexer->apply(&t, &item, err);
+            kix_entry_release(&e);
+            if (rc)
+                kix_err_wrap(err, "rebuilding the index at entry %llu", (unsigned long long)next);
+            next++;
+        }
+    }
+    if (rc == KIX_OK && mrc != MDB_NOTFOUND)
+        rc = kix__db_error(mrc, err, "reading the log");
+    if (rc == KIX_OK)
+        rc = meta_put(txn, s, META_INDEX, l->indexer->name, strlen(l->indexer->name), err);
+out:
+    if (leaves)
+        mdb_cursor_close(leaves);
+    if (cps)
+        mdb_cursor_close(cps);
+    return rc;
+}
+
+static int index_current(struct kix_log *l, int *current, struct kix_err *err)
+{
+    char name[64];
+    int rc = meta_get(l->store, META_INDEX, name, sizeof(name), NULL);
+
+    *current = rc == KIX_OK && strcmp(name, l->indexer->name) == 0;
+    if (rc == KIX_ENOTFOUND || rc == KIX_ECORRUPT)
+        rc = KIX_OK;
+    return rc ? kix_err_set(err, rc, "reading store metadata: %s", kix_strerror(rc)) : KIX_OK;
+}
+
 int kix_log_open(const char *dir, const struct kix_log_opts *opts, struct kix_log **out,
                  struct kix_err *err)
 {
@@ -412,6 +585,17 @@ int kix_log_open(const char *dir, const struct kix_log_opts *opts, struct kix_lo
         if (rc)
             goto fail;
     }
+    if (!(opts && opts->store.read_only) && l->indexed && l->indexer && l->indexer->reset) {
+        int current = 0;
+        rc = index_current(l, &current, err);
+        if (rc == KIX_OK && !current) {
+            /* the signer is needed to sign the rebuilt notes: read below,
+             * so rebuild after it is loaded */
+            l->rebuild = 1;
+        }
+        if (rc)
+            goto fail;
+    }
     if (!l->replica && !(opts && opts->store.read_only)) {
         snprintf(keypath, sizeof(keypath), "%s/log.key", dir);
         rc = kix_keyfile_read(keypath, &l->signer, err);
@@ -423,6 +607,12 @@ int kix_log_open(const char *dir, const struct kix_log_opts *opts, struct kix_lo
                              keypath);
         if (rc)
             goto fail;
+    }
+    if (l->rebuild) {
+        rc = kix__db_write(l->store, rebuild_fn, l, err);
+        if (rc)
+            goto fail;
+        l->rebuild = 0;
     }
     *out = l;
     return KIX_OK;
@@ -436,6 +626,7 @@ void kix_log_close(struct kix_log *l)
     if (!l)
         return;
     kix_signer_free(l->signer);
+    kix_buf_release(&l->scratch);
     kix_store_close(l->store);
     pthread_mutex_destroy(&l->edge_mu);
     free(l);
@@ -576,6 +767,7 @@ static int commit_fn(struct kix_store *s, MDB_txn *txn, void *arg, struct kix_er
     size_t accepted = 0;
     int rc = kix__log_size(s, txn, &size);
 
+    kix_buf_reset(&c->log->scratch); /* a retried attempt starts afresh */
     if (rc)
         return kix_err_set(err, rc, "reading the log size: %s", kix_strerror(rc));
     next = size;
@@ -610,6 +802,8 @@ static int commit_fn(struct kix_store *s, MDB_txn *txn, void *arg, struct kix_er
         rc = sign_checkpoint(c->log, next, &root, &note, err);
     if (rc == KIX_OK)
         rc = put_checkpoint(s, txn, next, note.ptr, note.len, err);
+    if (rc == KIX_OK)
+        rc = seal_and_sign(c->log, s, txn, next, &root, err);
     kix_buf_release(&note);
     return rc;
 }
@@ -626,6 +820,7 @@ static int replay_fn(struct kix_store *s, MDB_txn *txn, void *arg, struct kix_er
     size_t i = 0;
     int rc = kix__log_size(s, txn, &size);
 
+    kix_buf_reset(&c->log->scratch); /* a retried attempt starts afresh */
     if (rc)
         return kix_err_set(err, rc, "reading the log size: %s", kix_strerror(rc));
     if (c->first_index != size)
@@ -659,6 +854,8 @@ static int replay_fn(struct kix_store *s, MDB_txn *txn, void *arg, struct kix_er
             rc = replay_check_checkpoint(c->log, &c->cps[k], &root, err);
         if (rc == KIX_OK)
             rc = put_checkpoint(s, txn, next, c->cps[k].note, c->cps[k].note_len, err);
+        if (rc == KIX_OK)
+            rc = seal_and_check(c->log, s, txn, &c->cps[k], &root, err);
         if (rc)
             return rc;
     }

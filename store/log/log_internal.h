@@ -21,6 +21,8 @@ struct kix_log {
      * store was made with one (then every write needs it) */
     const struct kix_log_indexer *indexer;
     int indexed;
+    int rebuild;            /* during open: the index must be rebuilt */
+    struct kix_buf scratch; /* the indexer's, for one write transaction */
     /* the right edge of the latest size proven, shared by readers */
     pthread_mutex_t edge_mu;
     struct kix_tile_edge edge;
@@ -30,6 +32,7 @@ struct kix_log_txn {
     struct kix_store *store;
     MDB_txn *txn;
     int writable;
+    struct kix_buf *scratch; /* the writer's: kix_log_txn_scratch */
 };
 
 struct prepared_object {

@@ -152,6 +152,22 @@ int kix_log_reader_checkpoint_cosigned(struct kix_log_reader *r, uint64_t size, 
               : KIX_OK;
 }
 
+static int index_note_get(struct kix_log_reader *r, uint64_t size, struct kix_bytes *out)
+{
+    if (r->log->store->no_vindex)
+        return KIX_ENOTFOUND;
+    return get_u64_key(r, T_INDEX_NOTES, size, out);
+}
+
+int kix_log_reader_index_note(struct kix_log_reader *r, uint64_t size, struct kix_bytes *note)
+{
+    if (size == KIX_NO_INDEX)
+        size = r->size;
+    if (size > r->size)
+        return KIX_ENOTFOUND;
+    return index_note_get(r, size, note);
+}
+
 int kix_log_reader_checkpoints(struct kix_log_reader *r, uint64_t after, size_t limit,
                                kix_checkpoint_fn fn, void *ctx)
 {
@@ -173,7 +189,10 @@ int kix_log_reader_checkpoints(struct kix_log_reader *r, uint64_t after, size_t 
         int frc;
         if (size > r->size)
             break;
-        frc = fn(ctx, size, val.mv_data, val.mv_size);
+        struct kix_bytes inote = {NULL, 0};
+        if (index_note_get(r, size, &inote) != KIX_OK)
+            inote.ptr = NULL, inote.len = 0;
+        frc = fn(ctx, size, val.mv_data, val.mv_size, inote.ptr, inote.len);
         if (frc) {
             mdb_cursor_close(cur);
             return frc;

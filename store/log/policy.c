@@ -215,6 +215,7 @@ static void item_of(const struct kix_prepared *p, uint64_t index, struct kix_log
 {
     memset(it, 0, sizeof(*it));
     it->index = index;
+    it->leaf_hash = p->leaf_hash;
     it->entry = &p->entry;
     it->prepared = p;
     for (size_t i = 0; i < p->nobjects; i++) {
@@ -245,7 +246,7 @@ int kix_log_item_object(struct kix_log_txn *t, const struct kix_log_item *item,
 int kix__policy_apply(struct kix_log *l, MDB_txn *txn, uint64_t index, const struct kix_prepared *p,
                       struct kix_err *err)
 {
-    struct kix_log_txn t = {l->store, txn, 1};
+    struct kix_log_txn t = {l->store, txn, 1, &l->scratch};
     struct kix_log_item item;
     int rc = KIX_OK;
 

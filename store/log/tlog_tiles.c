@@ -181,10 +181,13 @@ static int export_growth(struct exporter *x, uint64_t old)
 
 /* The partial tiles and bundles of an older checkpoint at size s whose
  * full tile the export does not have. */
-static int export_partials(void *ctx, uint64_t s, const uint8_t *note, size_t len)
+static int export_partials(void *ctx, uint64_t s, const uint8_t *note, size_t len,
+                           const uint8_t *index_note, size_t index_len)
 {
     struct exporter *x = ctx;
     (void)note;
+    (void)index_note;
+    (void)index_len;
     (void)len;
     if (s >= x->size)
         return KIX_OK;

@@ -9,15 +9,22 @@ static MDB_dbi dbi_of(struct kix_log_txn *t, enum kix_log_table table)
         [KIX_TABLE_RUNS] = T_RUNS,
         [KIX_TABLE_RUN_ENTRIES] = T_RUN_ENTRIES,
         [KIX_TABLE_GROUPS] = T_GROUPS,
+        [KIX_TABLE_SMT] = T_SMT,
     };
     return t->store->dbi[tables[table]];
+}
+
+/* A read-only open of a store older than the table: it is empty. */
+static int missing(struct kix_log_txn *t, enum kix_log_table table)
+{
+    return t->store->no_vindex && table == KIX_TABLE_SMT;
 }
 
 int kix_log_txn_get(struct kix_log_txn *t, enum kix_log_table table, const void *key, size_t klen,
                     struct kix_bytes *val)
 {
     MDB_val k = {klen, (void *)key}, v;
-    int rc = mdb_get(t->txn, dbi_of(t, table), &k, &v);
+    int rc = missing(t, table) ? MDB_NOTFOUND : mdb_get(t->txn, dbi_of(t, table), &k, &v);
 
     if (rc == MDB_NOTFOUND)
         return KIX_ENOTFOUND;
@@ -80,7 +87,29 @@ static int scan(MDB_txn *txn, MDB_dbi dbi, const void *from, size_t from_len, ki
 int kix_log_txn_scan(struct kix_log_txn *t, enum kix_log_table table, const void *from,
                      size_t from_len, kix_log_scan_fn fn, void *ctx)
 {
+    if (missing(t, table))
+        return KIX_OK;
     return scan(t->txn, dbi_of(t, table), from, from_len, fn, ctx, "reading the index");
+}
+
+int kix_log_txn_clear(struct kix_log_txn *t, enum kix_log_table table, struct kix_err *err)
+{
+    int rc;
+
+    if (!t->writable)
+        return kix_err_set(err, KIX_EREADONLY, "writing the index through a reader");
+    rc = mdb_drop(t->txn, dbi_of(t, table), 0);
+    return rc ? kix__db_error(rc, err, "emptying an index table") : KIX_OK;
+}
+
+struct kix_buf *kix_log_txn_scratch(struct kix_log_txn *t)
+{
+    return t->writable ? t->scratch : NULL;
+}
+
+int kix_log_txn_key(struct kix_log_txn *t, const uint8_t key_id[32], struct kix_key_info *out)
+{
+    return kix__key_get(t->store, t->txn, key_id, out);
 }
 
 int kix_log_txn_object(struct kix_log_txn *t, const struct kix_digest *d, struct kix_bytes *out)

@@ -519,6 +519,35 @@ static int descend(struct kix_smt_io *io, const struct kix_hash *path, struct ki
     return KIX_OK;
 }
 
+static void root_of(const struct kix_smt_update *u, size_t n, unsigned depth, struct kix_hash *out)
+{
+    struct kix_hash left, right;
+    size_t k;
+
+    if (n == 0) {
+        memset(out->b, 0, HL);
+        return;
+    }
+    if (n == 1) {
+        kix_smt_leaf_hash(&u[0].path, &u[0].value_hash, out);
+        return;
+    }
+    k = split_at(u, n, depth);
+    root_of(u, k, depth + 1, &left);
+    root_of(u + k, n - k, depth + 1, &right);
+    kix_smt_node_hash(&left, &right, out);
+}
+
+int kix_smt_root_of(const struct kix_smt_update *updates, size_t count, struct kix_hash *root,
+                    struct kix_err *err)
+{
+    for (size_t i = 1; i < count; i++)
+        if (memcmp(updates[i - 1].path.b, updates[i].path.b, HL) >= 0)
+            return kix_err_set(err, KIX_EINVAL, "SMT keys must be strictly sorted by path");
+    root_of(updates, count, 0, root);
+    return KIX_OK;
+}
+
 int kix_smt_get(struct kix_smt_io *io, const struct kix_hash *path, struct kix_hash *value_hash,
                 struct kix_err *err)
 {

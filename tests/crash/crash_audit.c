@@ -134,8 +134,11 @@ static int cmp_entry(void *ctx, uint64_t index, const uint8_t *leaf, size_t len)
     return rc;
 }
 
-static int cmp_checkpoint(void *ctx, uint64_t size, const uint8_t *note, size_t len)
+static int cmp_checkpoint(void *ctx, uint64_t size, const uint8_t *note, size_t len,
+                          const uint8_t *index_note, size_t index_len)
 {
+    (void)index_note;
+    (void)index_len;
     struct cmp *k = ctx;
     struct kix_buf theirs = KIX_BUF_INIT;
     int rc = kix_client_checkpoint(k->c, size, &theirs, NULL);
@@ -149,8 +152,11 @@ static int cmp_checkpoint(void *ctx, uint64_t size, const uint8_t *note, size_t 
     return rc;
 }
 
-static int count_checkpoint(void *ctx, uint64_t size, const uint8_t *note, size_t len)
+static int count_checkpoint(void *ctx, uint64_t size, const uint8_t *note, size_t len,
+                            const uint8_t *index_note, size_t index_len)
 {
+    (void)index_note;
+    (void)index_len;
     (void)size;
     (void)note;
     (void)len;

@@ -103,8 +103,11 @@ static int all_entries(struct kix_client *c, uint64_t size, struct leaves *out)
     return KIX_OK;
 }
 
-static int keep_note(void *ctx, uint64_t size, const uint8_t *note, size_t len)
+static int keep_note(void *ctx, uint64_t size, const uint8_t *note, size_t len,
+                     const uint8_t *index_note, size_t index_len)
 {
+    (void)index_note;
+    (void)index_len;
     struct kix_buf *b = ctx;
     if (kix_buf_addf(b, "%llu\n", (unsigned long long)size) || kix_buf_add(b, note, len))
         return KIX_ENOMEM;

@@ -1205,12 +1205,15 @@ struct cp_list {
     size_t n;
 };
 
-static int collect_checkpoint(void *ctx, uint64_t size, const uint8_t *note, size_t len)
+static int collect_checkpoint(void *ctx, uint64_t size, const uint8_t *note, size_t len,
+                              const uint8_t *index_note, size_t index_len)
 {
     struct cp_list *l = ctx;
     l->cps[l->n].size = size;
     l->cps[l->n].note = (const char *)note;
     l->cps[l->n].note_len = len;
+    l->cps[l->n].index_note = (const char *)index_note;
+    l->cps[l->n].index_note_len = index_len;
     l->n++;
     return 0;
 }
@@ -1261,14 +1264,14 @@ KIX_TEST(replica_replays_and_refuses_tampering)
     }
     ASSERT_EQ_INT(KIX_OK, kix_log_reader_checkpoint(r, KIX_NO_INDEX, &note));
     /* a wrong starting index is refused */
-    struct kix_replay_checkpoint cp_all = {size, (const char *)note.ptr, note.len};
-    struct kix_replay_checkpoint cp_short = {4, (const char *)note.ptr, note.len};
+    struct kix_replay_checkpoint cp_all = {size, (const char *)note.ptr, note.len, NULL, 0};
+    struct kix_replay_checkpoint cp_short = {4, (const char *)note.ptr, note.len, NULL, 0};
     ASSERT_TRUE(kix_log_replay(replica, 1, items, size - 1, &cp_all, 1, &err) != KIX_OK);
     /* entries 0..3 with the checkpoint of size 5 do not match */
     ASSERT_EQ_INT(KIX_EVERIFY, kix_log_replay(replica, 0, items, 4, &cp_short, 1, &err));
     ASSERT_CONTAINS(err.msg, "upstream checkpoint");
     /* every origin checkpoint on the way is checked: swap two of them */
-    struct cp_list list = {{{0, NULL, 0}}, 0};
+    struct cp_list list = {{{0, NULL, 0, NULL, 0}}, 0};
     ASSERT_EQ_INT(KIX_OK, kix_log_reader_checkpoints(r, 0, 16, collect_checkpoint, &list));
     ASSERT_EQ_U64(size, list.n);
     struct kix_replay_checkpoint saved = list.cps[2];
@@ -1276,6 +1279,16 @@ KIX_TEST(replica_replays_and_refuses_tampering)
     list.cps[2].note_len = list.cps[1].note_len;
     ASSERT_EQ_INT(KIX_EVERIFY, kix_log_replay(replica, 0, items, size, list.cps, list.n, &err));
     ASSERT_CONTAINS(err.msg, "is for size 2, not 3");
+    list.cps[2] = saved;
+    /* and so is every index note: another size's, or none, is refused */
+    list.cps[2].index_note = list.cps[3].index_note;
+    list.cps[2].index_note_len = list.cps[3].index_note_len;
+    ASSERT_EQ_INT(KIX_EVERIFY, kix_log_replay(replica, 0, items, size, list.cps, list.n, &err));
+    ASSERT_CONTAINS(err.msg, "signed index at size 3 is not the index of its entries");
+    list.cps[2].index_note = NULL;
+    list.cps[2].index_note_len = 0;
+    ASSERT_EQ_INT(KIX_EVERIFY, kix_log_replay(replica, 0, items, size, list.cps, list.n, &err));
+    ASSERT_CONTAINS(err.msg, "sent no index note for size 3");
     list.cps[2] = saved;
     ASSERT_EQ_INT(KIX_OK, kix_log_replay(replica, 0, items, size, list.cps, list.n, &err));
     (void)cp_all;

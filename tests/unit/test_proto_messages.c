@@ -351,7 +351,7 @@ KIX_TEST(checkpoint_and_proofs_round_trip)
 
 KIX_TEST(resolve_round_trip)
 {
-    struct kix_msg_resolve_params p = {T("run-1")}, pout;
+    struct kix_msg_resolve_params p = {T("run-1"), 0}, pout;
     struct kix_msg_resolve_result r, out;
     struct kix_msg_resolve_object obj;
     struct kix_msg_resolve_entry ents[2];
@@ -442,7 +442,7 @@ KIX_TEST(resolve_round_trip)
 KIX_TEST(checkpoints_query_follow_cosign_round_trip)
 {
     struct kix_msg_checkpoints_params cp = {4, 10}, cpout;
-    struct kix_msg_checkpoint_item items[2] = {{5, T("n5")}, {7, T("n7")}};
+    struct kix_msg_checkpoint_item items[2] = {{5, T("n5"), {NULL, 0}}, {7, T("n7"), T("i7")}};
     struct kix_msg_checkpoints_result cr = {2, items, NULL}, crout;
     struct kix_msg_query_params qp, qpout;
     struct kix_msg_query_run run;
@@ -465,6 +465,8 @@ KIX_TEST(checkpoints_query_follow_cosign_round_trip)
     ASSERT_EQ_U64(2, crout.ncheckpoints);
     ASSERT_EQ_U64(7, crout.checkpoints[1].size);
     ASSERT_TRUE(same(crout.checkpoints[1].checkpoint, "n7"));
+    ASSERT_TRUE(crout.checkpoints[0].index_note.ptr == NULL);
+    ASSERT_TRUE(same(crout.checkpoints[1].index_note, "i7"));
     kix_msg_free(crout.owned);
     done(&msg, &b);
 

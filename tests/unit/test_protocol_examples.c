@@ -288,7 +288,7 @@ static int build(const struct ex *e, const char *name, struct kix_buf *out)
         kix_proto_begin_response(&w, 9);
         kix_msg_put_receipt_result(&w, &r);
     } else if (strcmp(name, "resolve.request") == 0) {
-        struct kix_msg_resolve_params p = {T("https://" ORIGIN "/runs/run-1")};
+        struct kix_msg_resolve_params p = {T("https://" ORIGIN "/runs/run-1"), 0};
         kix_proto_begin_request(&w, 10, "resolve");
         kix_msg_put_resolve_params(&w, &p);
     } else if (strcmp(name, "resolve.response") == 0 ||
@@ -301,7 +301,8 @@ static int build(const struct ex *e, const char *name, struct kix_buf *out)
         kix_proto_begin_request(&w, 12, "checkpoints");
         kix_msg_put_checkpoints_params(&w, &p);
     } else if (strcmp(name, "checkpoints.response") == 0) {
-        struct kix_msg_checkpoint_item items[2] = {{1, T(e->note1)}, {2, T(e->note2)}};
+        struct kix_msg_checkpoint_item items[2] = {{1, T(e->note1), {NULL, 0}},
+                                                   {2, T(e->note2), {NULL, 0}}};
         struct kix_msg_checkpoints_result r = {2, items, NULL};
         kix_proto_begin_response(&w, 12);
         kix_msg_put_checkpoints_result(&w, &r);

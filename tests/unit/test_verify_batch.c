@@ -64,13 +64,21 @@ static size_t prepare_all(struct fixture *f, struct kix_log *replica, struct lea
     return lv->n;
 }
 
-static void checkpoint_of(struct fixture *f, struct kix_buf *note, uint64_t *size)
+/* The latest checkpoint, then its index note, back to back in note. */
+static void checkpoint_of(struct fixture *f, struct kix_buf *note, uint64_t *size,
+                          struct kix_replay_checkpoint *cp)
 {
     struct kix_log_reader *r;
-    struct kix_bytes v;
+    struct kix_bytes v, iv;
     if (kix_log_read_begin(f->log, &r) || kix_log_reader_checkpoint(r, KIX_NO_INDEX, &v) ||
-        kix_buf_add(note, v.ptr, v.len))
+        kix_log_reader_index_note(r, KIX_NO_INDEX, &iv) || kix_buf_add(note, v.ptr, v.len) ||
+        kix_buf_add(note, iv.ptr, iv.len))
         abort();
+    memset(cp, 0, sizeof(*cp));
+    cp->note = (const char *)note->ptr;
+    cp->note_len = v.len;
+    cp->index_note = cp->note + v.len;
+    cp->index_note_len = iv.len;
     *size = kix_log_reader_size(r);
     kix_log_read_end(r);
 }
@@ -94,7 +102,7 @@ KIX_TEST(keys_of_the_batch_verify_in_prepare)
         snprintf(id, sizeof(id), "run-%d", i);
         ASSERT_EQ_INT(KIX_OK, publish(&f, f.publisher, id, i, &res, &err));
     }
-    checkpoint_of(&f, &note, &size);
+    checkpoint_of(&f, &note, &size, &cp);
     replica = new_replica(&f, &rdir);
     memset(&lv, 0, sizeof(lv));
     n = prepare_all(&f, replica, &lv, items, SIZE_MAX);
@@ -107,8 +115,6 @@ KIX_TEST(keys_of_the_batch_verify_in_prepare)
     for (size_t i = 0; i < n; i++)
         ASSERT_EQ_INT(1, kix_prepared_sig_checked(items[i]));
     cp.size = size;
-    cp.note = (const char *)note.ptr;
-    cp.note_len = note.len;
     ASSERT_EQ_INT(KIX_OK, kix_log_replay(replica, 0, items, n, &cp, 1, &err));
     for (size_t i = 0; i < n; i++) {
         kix_prepared_free(items[i]);
@@ -137,7 +143,7 @@ KIX_TEST(bad_signature_left_to_replay)
     setup(&f);
     ASSERT_EQ_INT(KIX_OK, publish(&f, f.publisher, "run-0", 0, &res, &err));
     ASSERT_EQ_INT(KIX_OK, publish(&f, f.publisher, "run-1", 1, &res, &err));
-    checkpoint_of(&f, &note, &size);
+    checkpoint_of(&f, &note, &size, &cp);
     replica = new_replica(&f, &rdir);
     memset(&lv, 0, sizeof(lv));
     /* a signature that does not verify: entry 5's */
@@ -147,8 +153,6 @@ KIX_TEST(bad_signature_left_to_replay)
     ASSERT_EQ_INT(1, kix_prepared_sig_checked(items[4]));
     ASSERT_EQ_INT(0, kix_prepared_sig_checked(items[5]));
     cp.size = size;
-    cp.note = (const char *)note.ptr;
-    cp.note_len = note.len;
     ASSERT_EQ_INT(KIX_EVERIFY, kix_log_replay(replica, 0, items, n, &cp, 1, &err));
     ASSERT_TRUE(strstr(err.msg, "entry 5") != NULL);
     ASSERT_TRUE(strstr(err.msg, "bad signature") != NULL);

@@ -144,5 +144,24 @@ int kix_client_add_cosignature(struct kix_client *c, const char *checkpoint, siz
 /* An unverified resolution (see kix/resolve.h); release it when done. */
 int kix_client_resolve(struct kix_client *c, const char *ref, struct kix_resolution *out,
                        struct kix_err *err) KIX_MUST_CHECK;
+/* The page of entries from position `from` (kix_resolution_merge). */
+int kix_client_resolve_from(struct kix_client *c, const char *ref, uint64_t from,
+                            struct kix_resolution *out, struct kix_err *err) KIX_MUST_CHECK;
+
+/* One key of the verifiable index (kix/vindex.h) at the server's latest
+ * checkpoint, verified against key (the log key): the checkpoint, the index
+ * note signed beside it, and the proof of the record or of the key's
+ * absence. Check the checkpoint against the remembered one (kix/trust.h)
+ * before believing an absence. Release the answer when done. */
+struct kix_index_answer {
+    int present;
+    struct kix_buf record, proof;          /* record empty when absent */
+    struct kix_buf checkpoint, index_note; /* the signed notes */
+    struct kix_checkpoint cp;              /* parsed (views into checkpoint) */
+    struct kix_vindex_note note;
+};
+void kix_index_answer_release(struct kix_index_answer *a);
+int kix_client_index_proof(struct kix_client *c, const struct kix_verifier *key, const char *ikey,
+                           struct kix_index_answer *out, struct kix_err *err) KIX_MUST_CHECK;
 
 #endif

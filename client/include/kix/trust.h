@@ -48,6 +48,22 @@ int kix_trust_check_status(struct kix_client *c, const struct kix_verifier *key,
 int kix_trust_latest(struct kix_client *c, const struct kix_verifier *key, struct kix_buf *note,
                      struct kix_checkpoint *cp_out, struct kix_err *err) KIX_MUST_CHECK;
 
+/* ---- runs this client saw ------------------------------------------------
+ *
+ * A run whose record this client verified stays published: the index is
+ * derived from the log, which only grows. kix keeps, per log, the runs it
+ * resolved (.../runs/<runId>: the log index of the publication), so that a
+ * server that later proves a run absent (with an index it signed over a
+ * lie, at a checkpoint consistent with the remembered one) is caught. */
+int kix_trust_run_seen(const struct kix_verifier *key, const char *run_id, uint64_t index,
+                       struct kix_err *err) KIX_MUST_CHECK;
+/* Call after an absence of run_id was proven at the signed checkpoint
+ * `note` of tree size `size`: KIX_EFORK, with the checkpoint and what was
+ * remembered kept as evidence, when this client saw the run published at an
+ * index below size; else KIX_OK. */
+int kix_trust_run_denied(const struct kix_verifier *key, const char *run_id, const char *note,
+                         size_t len, uint64_t size, struct kix_err *err) KIX_MUST_CHECK;
+
 /* ---- the log key ----------------------------------------------------------
  *
  * Every client finds the key it verifies a log against in one order (kix

@@ -311,6 +311,7 @@ int kix_msg_get_receipt_result(const struct kix_proto_value *v, struct kix_msg_r
 
 struct kix_msg_resolve_params {
     struct kix_bytes ref; /* 1 … KIX_MSG_REF_MAX bytes */
+    uint64_t from;        /* optional: position of the first entry to send (paging) */
 };
 
 struct kix_msg_resolve_object {
@@ -347,6 +348,11 @@ struct kix_msg_resolve_result {
     const struct kix_msg_resolve_entry *entries;
     struct kix_bytes checkpoint;
     uint64_t size;
+    /* the verifiable index (optional, together): the index note at size,
+     * the run's record and its proof, the group's record and proof when
+     * ranked, and where the entries of this answer sit in the run's list */
+    struct kix_bytes index_note, run_record, run_proof, group_record, group_proof;
+    uint64_t entries_from;
     void *owned;
 };
 
@@ -360,6 +366,28 @@ int kix_msg_get_resolve_result(const struct kix_proto_value *v, size_t max_objec
                                size_t max_entries, struct kix_msg_resolve_result *out,
                                struct kix_err *err) KIX_MUST_CHECK;
 
+/* ---- index_proof: one key of the verifiable index, proven ---------------------- */
+
+struct kix_msg_vindex_params {
+    struct kix_bytes key; /* 1 … KIX_MSG_REF_MAX bytes (kix/vindex.h keys) */
+};
+
+struct kix_msg_vindex_result {
+    struct kix_bytes key;
+    bool present;
+    struct kix_bytes record; /* present only */
+    struct kix_bytes proof;
+    struct kix_bytes checkpoint, index_note;
+    uint64_t size;
+};
+
+int kix_msg_put_vindex_params(struct kix_proto_writer *w, const struct kix_msg_vindex_params *p);
+int kix_msg_get_vindex_params(const struct kix_proto_map *m, struct kix_msg_vindex_params *out,
+                              struct kix_err *err) KIX_MUST_CHECK;
+int kix_msg_put_vindex_result(struct kix_proto_writer *w, const struct kix_msg_vindex_result *r);
+int kix_msg_get_vindex_result(const struct kix_proto_value *v, struct kix_msg_vindex_result *out,
+                              struct kix_err *err) KIX_MUST_CHECK;
+
 /* ---- checkpoints ------------------------------------------------------------------ */
 
 struct kix_msg_checkpoints_params {
@@ -370,6 +398,7 @@ struct kix_msg_checkpoints_params {
 struct kix_msg_checkpoint_item {
     uint64_t size;
     struct kix_bytes checkpoint;
+    struct kix_bytes index_note; /* optional: the index note at that size */
 };
 
 struct kix_msg_checkpoints_result {

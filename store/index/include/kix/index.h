@@ -59,6 +59,10 @@ struct kix_run_info {
     int grouped;
     struct kix_digest comparison_key;
     uint64_t value; /* the primary statistic: latency ns or peak bytes; lower is better */
+    /* every entry about the run, committed (kix/vindex.h): how many, and
+     * the chain hash over their indexes and leaf hashes in log order */
+    uint64_t entries;
+    struct kix_hash entries_chain;
 };
 
 /* By run id, or by the digest of its manifest. KIX_ENOTFOUND when unknown. */

@@ -22,6 +22,7 @@
 #define KIX_RESOLVE_H
 
 #include "kix/index.h"
+#include "kix/vindex.h"
 
 #define KIX_RESOLVE_MAX_OBJECTS 64u
 #define KIX_RESOLVE_MAX_ENTRIES 4096u
@@ -48,12 +49,28 @@ struct kix_resolution {
     struct kix_resolution_object objects[KIX_RESOLVE_MAX_OBJECTS];
     size_t nentries;
     struct kix_resolution_entry *entries; /* malloc'ed */
-    struct kix_rank rank;                 /* in its comparison group, as the server
-                                             computed it (audit recomputes it) */
+    struct kix_rank rank;                 /* in its comparison group: the server's
+                                             word until verified, then computed from
+                                             the proven group record */
     struct kix_bytes checkpoint;          /* signed note */
     uint64_t size;                        /* the checkpoint's tree size */
+    /* The verifiable index (kix/vindex.h): the index note signed at size,
+     * the run's record with its proof, and the group's when ranked. The
+     * entries are those at positions entries_from.. of the run's list, in
+     * pages of at most KIX_RESOLVE_MAX_ENTRIES (kix_index_resolve_from). */
+    struct kix_bytes index_note, run_record, run_proof, group_record, group_proof;
+    uint64_t entries_from;
+    /* Set by kix_resolution_verify: */
+    struct kix_vindex_run record; /* the proven record */
+    int complete;                 /* all entries seen, chaining to the record */
+    struct kix_hash chain;        /* over the entries seen so far */
+    uint64_t chained;             /* how many */
+    int published;
     void *backing;
     void (*backing_free)(void *backing);
+    /* further pages merged in (kix_resolution_merge) */
+    void **pages;
+    size_t npages;
 };
 
 void kix_resolution_init(struct kix_resolution *res);
@@ -73,11 +90,29 @@ int kix_permalink(const char *origin, const char *run_id, struct kix_buf *out) K
  * `backing`). */
 int kix_index_resolve(struct kix_log_reader *r, const char *ref, size_t len,
                       struct kix_resolution *out, struct kix_err *err) KIX_MUST_CHECK;
+/* The same from position `from` of the run's entry list, at most `limit`
+ * entries (0: KIX_RESOLVE_MAX_ENTRIES). */
+int kix_index_resolve_from(struct kix_log_reader *r, const char *ref, size_t len, uint64_t from,
+                           size_t limit, struct kix_resolution *out,
+                           struct kix_err *err) KIX_MUST_CHECK;
 
 /* Verifies a resolution against the log key (see above) and recomputes
  * run.evidence, run.reruns, run.attestations and the supersession links from
- * the verified entries. cp (may be NULL) receives the checkpoint. */
+ * the verified entries. With the verifiable index it also proves the run's
+ * record against the signed index root, and the group record, from which
+ * it computes res->rank; when the entries are complete (res->complete) they
+ * must chain to the record and agree with it field by field. An answer
+ * without the index proofs is refused. cp (may be NULL) receives the
+ * checkpoint. A page after the first (entries_from > 0) continues from the
+ * tally of the pages merged before it (kix_resolution_merge). */
 int kix_resolution_verify(struct kix_resolution *res, const struct kix_verifier *log_key,
                           struct kix_checkpoint *cp, struct kix_err *err) KIX_MUST_CHECK;
+
+/* Verifies `page` (the next page of res's entries, at res->chained) as a
+ * continuation of res, then moves its entries and backing into res, whose
+ * checkpoint, record and rank become the page's. page is left empty. */
+int kix_resolution_merge(struct kix_resolution *res, struct kix_resolution *page,
+                         const struct kix_verifier *log_key, struct kix_checkpoint *cp,
+                         struct kix_err *err) KIX_MUST_CHECK;
 
 #endif

@@ -152,15 +152,20 @@ struct kix_replay_checkpoint {
     uint64_t size;
     const char *note;
     size_t note_len;
+    /* the upstream's index note at that size (see struct kix_log_indexer):
+     * required when the log keeps an index; its text must be the one the
+     * replica derives, and its signature the log key's */
+    const char *index_note;
+    size_t index_note_len;
 };
 
 /* For replicas: appends `n` prepared entries that must land at indexes
  * first_index.. in order, every one accepted by the policy. cps lists the
  * upstream's signed checkpoints met on the way, by growing size, the last
  * at first_index + n; at each the recomputed root must be the signed one,
- * and the note is stored as the replica's checkpoint at that size. All in
- * one transaction: any failure stores nothing, and the message names the
- * index or checkpoint that failed. */
+ * and so must the recomputed index note, and the notes are stored as the replica's checkpoint at
+ * that size. All in one transaction: any failure stores nothing, and the message names the index or
+ * checkpoint that failed. */
 int kix_log_replay(struct kix_log *l, uint64_t first_index, struct kix_prepared *const *items,
                    size_t n, const struct kix_replay_checkpoint *cps, size_t ncps,
                    struct kix_err *err) KIX_MUST_CHECK;
@@ -211,7 +216,10 @@ int kix_log_reader_checkpoint(struct kix_log_reader *r, uint64_t size, struct ki
 /* The stored checkpoints with size > after, by growing size, at most
  * `limit`, through fn (views valid during the call). Every commit of an
  * origin stores one, so these are the sizes a replica can replay to. */
-typedef int (*kix_checkpoint_fn)(void *ctx, uint64_t size, const uint8_t *note, size_t len);
+/* index_note: the index note signed beside the checkpoint (kix/vindex.h),
+ * or NULL and 0 when the store has none at that size. */
+typedef int (*kix_checkpoint_fn)(void *ctx, uint64_t size, const uint8_t *note, size_t len,
+                                 const uint8_t *index_note, size_t index_len);
 int kix_log_reader_checkpoints(struct kix_log_reader *r, uint64_t after, size_t limit,
                                kix_checkpoint_fn fn, void *ctx) KIX_MUST_CHECK;
 /* The stored cosignature lines of the checkpoint at `size` (KIX_NO_INDEX:
@@ -225,6 +233,10 @@ int kix_log_reader_cosignatures(struct kix_log_reader *r, uint64_t size, struct 
  * no checkpoint at that size. */
 int kix_log_reader_checkpoint_cosigned(struct kix_log_reader *r, uint64_t size, struct kix_buf *out,
                                        struct kix_err *err) KIX_MUST_CHECK;
+/* The index note signed beside the checkpoint at `size` (KIX_NO_INDEX: the
+ * snapshot's size): KIX_ENOTFOUND when there is none (a plain log, a store
+ * older than the verifiable index, a size with no checkpoint). */
+int kix_log_reader_index_note(struct kix_log_reader *r, uint64_t size, struct kix_bytes *note);
 int kix_log_reader_entry(struct kix_log_reader *r, uint64_t index, struct kix_bytes *leaf);
 int kix_log_reader_object(struct kix_log_reader *r, const struct kix_digest *d,
                           struct kix_bytes *out);

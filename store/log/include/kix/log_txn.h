@@ -27,6 +27,7 @@
 #include "kix/digest.h"
 #include "kix/entry.h"
 #include "kix/error.h"
+#include "kix/log.h"
 
 struct kix_log_txn;
 struct kix_log_reader;
@@ -36,6 +37,7 @@ enum kix_log_table {
     KIX_TABLE_RUNS,        /* run id text → run record */
     KIX_TABLE_RUN_ENTRIES, /* run id text ‖ 0 ‖ u64be index → entry type (u8) */
     KIX_TABLE_GROUPS,      /* comparison key(32) ‖ u64be value ‖ run id → empty */
+    KIX_TABLE_SMT,         /* the verifiable index's tree: position key → record */
 };
 
 int kix_log_txn_get(struct kix_log_txn *t, enum kix_log_table table, const void *key, size_t klen,
@@ -53,6 +55,18 @@ typedef int (*kix_log_scan_fn)(void *ctx, const struct kix_bytes *key, const str
 int kix_log_txn_scan(struct kix_log_txn *t, enum kix_log_table table, const void *from,
                      size_t from_len, kix_log_scan_fn fn, void *ctx) KIX_MUST_CHECK;
 
+/* The writer's scratch buffer: empty when a write transaction begins (and
+ * when it is retried), kept across the indexer's calls within it, for its
+ * own bookkeeping (keys a batch changed). NULL through a reader. */
+struct kix_buf *kix_log_txn_scratch(struct kix_log_txn *t);
+
+/* Empties a table (writer only). */
+int kix_log_txn_clear(struct kix_log_txn *t, enum kix_log_table table,
+                      struct kix_err *err) KIX_MUST_CHECK;
+
+/* The key registry's record of a key id (raw 32 bytes): KIX_ENOTFOUND. */
+int kix_log_txn_key(struct kix_log_txn *t, const uint8_t key_id[32], struct kix_key_info *out);
+
 /* The canonical bytes of a stored object, and the leaf at a log index. */
 int kix_log_txn_object(struct kix_log_txn *t, const struct kix_digest *d, struct kix_bytes *out);
 int kix_log_txn_entry(struct kix_log_txn *t, uint64_t index, struct kix_bytes *leaf);
@@ -69,6 +83,7 @@ struct kix_log_txn *kix_log_reader_txn(struct kix_log_reader *r);
 /* One entry being appended, as the indexer sees it. */
 struct kix_log_item {
     uint64_t index;
+    struct kix_hash leaf_hash;     /* RFC 9162 leaf hash of the entry */
     const struct kix_entry *entry; /* what its statement says; entry->signer verified */
     /* the subject manifest, when the submission carried it: whether it is
      * a comparable run, and its group (kix/manifest.h), found by prepare */
@@ -90,11 +105,25 @@ int kix_log_item_object(struct kix_log_txn *t, const struct kix_log_item *item,
  * calls check (no writes: KIX_EPOLICY refuses only this entry, with the
  * message in err; other codes abort the batch), then writes the entry and
  * calls apply (writes; any error aborts the batch). Both run in the
- * writer's transaction, so earlier entries of the same batch are seen. */
+ * writer's transaction, so earlier entries of the same batch are seen.
+ *
+ * At every checkpoint (the end of a batch, or each upstream checkpoint of
+ * a replay) the log calls seal with the tree's size and root; seal appends
+ * to `note` the text of a note the log signs with its key and keeps beside
+ * that checkpoint (the origin), or that must equal, byte for byte, the
+ * upstream's note at that size (a replica): the layer's commitment to what
+ * it derived from the entries so far. Any error aborts the batch.
+ *
+ * `name` names the tables' format: a store whose index was written under
+ * another name has its tables emptied (reset) and rebuilt from every
+ * entry, in one transaction, when it is opened to write. */
 struct kix_log_indexer {
     const char *name;
     int (*check)(struct kix_log_txn *t, const struct kix_log_item *item, struct kix_err *err);
     int (*apply)(struct kix_log_txn *t, const struct kix_log_item *item, struct kix_err *err);
+    int (*seal)(struct kix_log_txn *t, const char *origin, uint64_t size,
+                const struct kix_hash *log_root, struct kix_buf *note, struct kix_err *err);
+    int (*reset)(struct kix_log_txn *t, struct kix_err *err);
 };
 
 #endif

@@ -187,6 +187,12 @@ int kix_smt_root(struct kix_smt_io *io, struct kix_hash *root, struct kix_err *e
 int kix_smt_apply(struct kix_smt_io *io, const struct kix_smt_update *updates, size_t count,
                   struct kix_hash *new_root, struct kix_err *err) KIX_MUST_CHECK;
 
+/* The root of the tree holding exactly `count` keys, computed in memory
+ * (no storage; recursion depth at most 256): the same root kix_smt_apply
+ * reaches from an empty tree. Paths strictly sorted, else KIX_EINVAL. */
+int kix_smt_root_of(const struct kix_smt_update *updates, size_t count, struct kix_hash *root,
+                    struct kix_err *err) KIX_MUST_CHECK;
+
 /* The value hash stored for `path`: KIX_OK, or KIX_ENOTFOUND when absent. */
 int kix_smt_get(struct kix_smt_io *io, const struct kix_hash *path, struct kix_hash *value_hash,
                 struct kix_err *err) KIX_MUST_CHECK;

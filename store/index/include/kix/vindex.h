@@ -1,0 +1,143 @@
+/* kix/vindex.h — the verifiable index: what kix derives from a log prefix,
+ * committed in a sparse Merkle tree (kix/smt.h) whose root the log key
+ * signs beside every checkpoint, so that a reader can check a run's record,
+ * its complete entry list and its rank without trusting the server.
+ *
+ * Keys (ASCII bytes; the tree's path is SHA-256 of the key):
+ *   run/<runId>            the run's record (struct kix_vindex_run)
+ *   group/<64 hex>         a comparison group: its ranked members, best first
+ *   key/<64 hex key id>    a registry key: public key, roles, added, revoked
+ *   manifest/<64 hex>      the run a manifest digest was published as
+ * Values are the fixed binary records below (integers u64 big-endian,
+ * "none" = 2^64-1, strings a 1-byte length then the bytes); the tree holds
+ * SHA-256 of the value. The format is specified in proto/PROTOCOL.md
+ * ("The verifiable index") and checked by tests/integration/vindex_verify.py,
+ * which shares no code with this file.
+ *
+ * A run's entries (publication, attestations, reruns, supersessions of it
+ * and to it, in log order) are committed by their count and a chain hash:
+ * c0 = 32 zero bytes, c' = SHA-256(0x04 ‖ c ‖ u64be index ‖ leaf hash),
+ * the leaf hash being RFC 9162's. A reader who holds every entry (pages of
+ * them, each proven included) recomputes it: nothing can be withheld.
+ *
+ * The index note binds the tree's root to one checkpoint; it is a C2SP
+ * signed note, signed by the log key, whose text is
+ *   kix.index/v1\norigin <origin>\nsize <N>\nlog <b64 root>\nindex <b64 root>\n
+ * It is never a checkpoint (its second line is not a number), and the
+ * checkpoint itself is unchanged, so every tlog verifier still accepts it.
+ *
+ * Memory: encoders append to a caller's struct kix_buf; decoders fill
+ * caller structs and, for groups, call back per member. Errors: KIX_EVERIFY
+ * (a proof, note or record that does not check, with a message naming
+ * what), KIX_EINVAL (bad arguments), KIX_ENOMEM.
+ */
+#ifndef KIX_VINDEX_H
+#define KIX_VINDEX_H
+
+#include "kix/index.h"
+#include "kix/note.h"
+#include "kix/smt.h"
+
+#define KIX_VINDEX_NOTE_HEADER "kix.index/v1"
+#define KIX_VINDEX_KEY_MAX     (9 + KIX_RUN_ID_MAX) /* "manifest/" or "run/" + id */
+/* record tags: the first byte of each value */
+enum kix_vindex_tag {
+    KIX_VINDEX_RUN = 0x01,
+    KIX_VINDEX_GROUP = 0x02,
+    KIX_VINDEX_KEY = 0x03,
+    KIX_VINDEX_MANIFEST = 0x04,
+};
+
+/* ---- keys ------------------------------------------------------------------ */
+
+size_t kix_vindex_key_run(const char *run_id, size_t len, char out[KIX_VINDEX_KEY_MAX + 1]);
+size_t kix_vindex_key_group(const struct kix_digest *key, char out[KIX_VINDEX_KEY_MAX + 1]);
+size_t kix_vindex_key_key(const uint8_t key_id[32], char out[KIX_VINDEX_KEY_MAX + 1]);
+size_t kix_vindex_key_manifest(const struct kix_digest *d, char out[KIX_VINDEX_KEY_MAX + 1]);
+
+/* ---- records ----------------------------------------------------------------- */
+
+/* A run's record: kix_run_info's derived fields, its supersession links by
+ * run id, and its entry list's count and chain. */
+struct kix_vindex_run {
+    struct kix_run_info info; /* run_id is the key's, not in the value */
+    char predecessor[KIX_RUN_ID_MAX + 1];
+    char successor[KIX_RUN_ID_MAX + 1];
+};
+
+/* The chain step over one entry (see above); out may alias chain. */
+void kix_vindex_chain(const struct kix_hash *chain, uint64_t index,
+                      const struct kix_hash *leaf_hash, struct kix_hash *out);
+
+int kix_vindex_run_encode(const struct kix_vindex_run *r, struct kix_buf *out) KIX_MUST_CHECK;
+/* Strict: exact length, known tag and evidence, grouped 0/1 with a zero
+ * group when 0, run ids valid or empty. KIX_EVERIFY otherwise. */
+int kix_vindex_run_decode(const uint8_t *v, size_t len, const char *run_id,
+                          struct kix_vindex_run *out, struct kix_err *err) KIX_MUST_CHECK;
+
+/* Group: tag, comparison key(32), u64 count, then per member in rank order
+ * (value ascending, then run id bytes): u64 value, u8 id length, id. */
+int kix_vindex_group_begin(const struct kix_digest *key, uint64_t count,
+                           struct kix_buf *out) KIX_MUST_CHECK;
+int kix_vindex_group_add(const char *run_id, uint64_t value, struct kix_buf *out) KIX_MUST_CHECK;
+/* Decodes and checks a group value: its key is `key`, its members are
+ * strictly in rank order and valid, the count is exact. fn (may be NULL)
+ * sees each member with its rank (1-based); it returns non-zero to stop. */
+typedef int (*kix_vindex_member_fn)(void *ctx, uint64_t rank, const char *run_id, uint64_t value);
+int kix_vindex_group_decode(const uint8_t *v, size_t len, const struct kix_digest *key,
+                            uint64_t *count, kix_vindex_member_fn fn, void *ctx,
+                            struct kix_err *err) KIX_MUST_CHECK;
+/* The rank of run_id in a decoded group value: rank (0 when absent), size,
+ * best run and its value (struct kix_rank). */
+int kix_vindex_group_rank(const uint8_t *v, size_t len, const struct kix_digest *key,
+                          const char *run_id, struct kix_rank *out,
+                          struct kix_err *err) KIX_MUST_CHECK;
+
+/* Key: tag, key id(32), public key(32), roles(u8), added(u64), revoked(u64). */
+int kix_vindex_key_encode(const uint8_t key_id[32], const struct kix_key_info *k,
+                          struct kix_buf *out) KIX_MUST_CHECK;
+int kix_vindex_key_decode(const uint8_t *v, size_t len, const uint8_t key_id[32],
+                          struct kix_key_info *out, struct kix_err *err) KIX_MUST_CHECK;
+
+/* Manifest: tag, digest(32), run id (u8 length, id), publication index. */
+int kix_vindex_manifest_encode(const struct kix_digest *d, const char *run_id,
+                               uint64_t publication_index, struct kix_buf *out) KIX_MUST_CHECK;
+int kix_vindex_manifest_decode(const uint8_t *v, size_t len, const struct kix_digest *d,
+                               char run_id[KIX_RUN_ID_MAX + 1], uint64_t *publication_index,
+                               struct kix_err *err) KIX_MUST_CHECK;
+
+/* ---- the index note ------------------------------------------------------------ */
+
+struct kix_vindex_note {
+    char origin[KIX_NOTE_NAME_MAX + 1];
+    uint64_t size;
+    struct kix_hash log_root, index_root;
+};
+
+/* Appends the note text (to be signed by the log key). */
+int kix_vindex_note_text(const struct kix_vindex_note *n, struct kix_buf *out) KIX_MUST_CHECK;
+/* Opens a signed index note with the log key and parses it strictly; when
+ * cp is not NULL its origin, size and root must be the checkpoint's.
+ * KIX_EVERIFY (or KIX_EINVAL for a malformed note) with the reason. */
+int kix_vindex_note_open(const char *note, size_t len, const struct kix_verifier *log_key,
+                         const struct kix_checkpoint *cp, struct kix_vindex_note *out,
+                         struct kix_err *err) KIX_MUST_CHECK;
+
+/* Checks that under note->index_root `key` has `value` (membership) or,
+ * with value NULL, is absent, by an SMT proof (kix_smt_verify). */
+int kix_vindex_verify(const struct kix_vindex_note *note, const char *key, size_t key_len,
+                      const uint8_t *value, size_t value_len, const uint8_t *proof,
+                      size_t proof_len, struct kix_err *err) KIX_MUST_CHECK;
+
+/* ---- the server side: proofs from a snapshot (store/index) ------------------- */
+
+/* Appends to `value` (empty on entry) the record of `key` in the snapshot
+ * and to `proof` its SMT proof against the root in the snapshot's index
+ * note (kix_log_reader_index_note); *present 0 (value left empty, proof of
+ * absence) when the index holds no such key. The record comes from the
+ * tables and the proof from the tree: on an altered store they disagree,
+ * which the proof's verifier sees and kixd check names. */
+int kix_index_prove(struct kix_log_reader *r, const char *key, size_t len, struct kix_buf *value,
+                    struct kix_buf *proof, int *present, struct kix_err *err) KIX_MUST_CHECK;
+
+#endif

@@ -1,0 +1,332 @@
+/* The verifiable index kept beside the index tables (kix/vindex.h). Each
+ * entry's apply notes the keys it changed (KIX_TABLE_SMT_DIRTY); at every
+ * checkpoint seal derives their records from the tables, writes them into
+ * the sparse Merkle tree (KIX_TABLE_SMT) as one sorted batch — O(k log n)
+ * for k changed keys — and returns the note text binding the new root to
+ * the checkpoint. Readers derive the same records from their snapshot and
+ * prove them from the same tree. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "index_internal.h"
+#include "kix/encoding.h"
+#include "kix/vindex.h"
+
+/* ---- the tree's storage ------------------------------------------------------ */
+
+static int smt_read(void *arg, unsigned depth, const uint8_t prefix[KIX_HASH_LEN],
+                    struct kix_bytes *out, struct kix_err *err)
+{
+    struct kix__smt_ctx *c = arg;
+    uint8_t k[KIX_SMT_POS_KEY_MAX];
+    size_t n = kix_smt_pos_key(depth, prefix, k);
+    int rc = kix_log_txn_get(c->t, KIX_TABLE_SMT, k, n, out);
+
+    if (rc && rc != KIX_ENOTFOUND)
+        return kix_err_set(err, rc, "reading the index tree: %s", kix_strerror(rc));
+    return rc;
+}
+
+static int smt_write(void *arg, unsigned depth, const uint8_t prefix[KIX_HASH_LEN],
+                     const uint8_t *rec, size_t len, struct kix_err *err)
+{
+    struct kix__smt_ctx *c = arg;
+    uint8_t k[KIX_SMT_POS_KEY_MAX];
+    size_t n = kix_smt_pos_key(depth, prefix, k);
+    return kix_log_txn_put(c->t, KIX_TABLE_SMT, k, n, rec, len, err);
+}
+
+void kix__smt_io(struct kix_smt_io *io, struct kix__smt_ctx *ctx, struct kix_log_txn *t)
+{
+    memset(io, 0, sizeof(*io));
+    ctx->t = t;
+    ctx->err = NULL;
+    io->read = smt_read;
+    io->write = smt_write;
+    io->ctx = ctx;
+}
+
+/* ---- records derived from the tables ------------------------------------------ */
+
+/* The keys a batch changed, in the writer's scratch buffer: each as a
+ * 1-byte length and its bytes (keys are under 256 bytes), repeats allowed. */
+int kix__vindex_touch(struct kix_log_txn *t, const char *key, size_t len, struct kix_err *err)
+{
+    struct kix_buf *b = kix_log_txn_scratch(t);
+    int rc;
+
+    if (!b || len > 255)
+        return kix_err_set(err, KIX_EINVAL, "index key %.*s cannot be noted", (int)len, key);
+    rc = kix_buf_addc(b, (uint8_t)len);
+    if (rc == KIX_OK)
+        rc = kix_buf_add(b, key, len);
+    return rc ? kix_err_set(err, rc, "out of memory") : KIX_OK;
+}
+
+/* The run at the other end of a supersession entry. */
+static void linked_run(struct kix_log_txn *t, uint64_t index, int successor,
+                       char out[KIX_RUN_ID_MAX + 1])
+{
+    struct kix_bytes leaf;
+    struct kix_entry e;
+
+    out[0] = '\0';
+    if (index == KIX_NO_INDEX || kix_log_txn_entry(t, index, &leaf) != KIX_OK ||
+        kix_entry_parse_leaf(leaf.ptr, leaf.len, &e, NULL) != KIX_OK)
+        return;
+    memcpy(out, successor ? e.new_run_id : e.run_id, KIX_RUN_ID_MAX + 1);
+    kix_entry_release(&e);
+}
+
+int kix__vindex_run_record(struct kix_log_txn *t, const struct kix_run_info *run,
+                           struct kix_buf *out, struct kix_err *err)
+{
+    struct kix_vindex_run v;
+    int rc;
+
+    memset(&v, 0, sizeof(v));
+    v.info = *run;
+    linked_run(t, run->supersedes_index, 0, v.predecessor);
+    linked_run(t, run->superseded_by_index, 1, v.successor);
+    if ((run->supersedes_index != KIX_NO_INDEX && !v.predecessor[0]) ||
+        (run->superseded_by_index != KIX_NO_INDEX && !v.successor[0]))
+        return kix_err_set(err, KIX_ECORRUPT, "run %s names a supersession that does not parse",
+                           run->run_id);
+    rc = kix_vindex_run_encode(&v, out);
+    return rc ? kix_err_set(err, rc, "encoding the record of run %s", run->run_id) : KIX_OK;
+}
+
+struct group_walk {
+    const uint8_t *key;
+    struct kix_buf members;
+    uint64_t count;
+    int rc;
+};
+
+static int group_member(void *arg, const struct kix_bytes *key, const struct kix_bytes *val)
+{
+    struct group_walk *g = arg;
+    char id[KIX_RUN_ID_MAX + 1];
+    size_t n;
+
+    (void)val;
+    if (key->len <= 40 || memcmp(key->ptr, g->key, 32) != 0)
+        return 1;
+    n = key->len - 40;
+    if (n > KIX_RUN_ID_MAX) {
+        g->rc = KIX_ECORRUPT;
+        return 1;
+    }
+    memcpy(id, key->ptr + 40, n);
+    id[n] = '\0';
+    g->rc = kix_vindex_group_add(id, kix_u64be_get(key->ptr + 32), &g->members);
+    g->count++;
+    return g->rc ? 1 : 0;
+}
+
+static int group_record(struct kix_log_txn *t, const struct kix_digest *group, struct kix_buf *out,
+                        struct kix_err *err)
+{
+    struct group_walk g = {group->b, KIX_BUF_INIT, 0, KIX_OK};
+    int rc = kix_log_txn_scan(t, KIX_TABLE_GROUPS, group->b, 32, group_member, &g);
+
+    if (rc == KIX_OK)
+        rc = g.rc;
+    if (rc == KIX_OK)
+        rc = kix_vindex_group_begin(group, g.count, out);
+    if (rc == KIX_OK)
+        rc = kix_buf_add(out, g.members.ptr, g.members.len);
+    kix_buf_release(&g.members);
+    return rc ? kix_err_set(err, rc, "reading a comparison group: %s", kix_strerror(rc)) : KIX_OK;
+}
+
+struct first_pub {
+    struct kix_log_txn *t;
+    char run_id[KIX_RUN_ID_MAX + 1];
+    uint64_t index;
+};
+
+static int first_pub(void *arg, uint64_t index, int type)
+{
+    struct first_pub *f = arg;
+    struct kix_bytes leaf;
+    struct kix_entry e;
+
+    if (type != KIX_ENTRY_PUBLICATION)
+        return 0;
+    if (kix_log_txn_entry(f->t, index, &leaf) == KIX_OK &&
+        kix_entry_parse_leaf(leaf.ptr, leaf.len, &e, NULL) == KIX_OK) {
+        memcpy(f->run_id, e.run_id, sizeof(f->run_id));
+        f->index = index;
+        kix_entry_release(&e);
+    }
+    return 1;
+}
+
+/* The 64 hex digits after a key's prefix, as 32 bytes. */
+static int hex_tail(const char *key, size_t len, size_t prefix, uint8_t out[32])
+{
+    return len == prefix + 64 && kix_hex_decode(key + prefix, 64, out, 32) == KIX_OK;
+}
+
+int kix__vindex_value(struct kix_log_txn *t, const char *key, size_t len, struct kix_buf *out,
+                      struct kix_err *err)
+{
+    struct kix_digest d;
+    int rc;
+
+    if (len > 4 && memcmp(key, "run/", 4) == 0) {
+        struct kix_run_info run;
+        rc = kix__run_get(t, key + 4, len - 4, &run);
+        if (rc)
+            return rc == KIX_ENOTFOUND
+                       ? rc
+                       : kix_err_set(err, rc, "reading a run: %s", kix_strerror(rc));
+        return kix__vindex_run_record(t, &run, out, err);
+    }
+    /* a group is in the tree once a run joined it (only a join or a leave
+     * touches it), so also when its runs have all left: a record with no
+     * member; whether a memberless group ever formed, only the tree says */
+    if (len > 6 && memcmp(key, "group/", 6) == 0 && hex_tail(key, len, 6, d.b))
+        return group_record(t, &d, out, err);
+    if (len > 4 && memcmp(key, "key/", 4) == 0 && hex_tail(key, len, 4, d.b)) {
+        struct kix_key_info k;
+        rc = kix_log_txn_key(t, d.b, &k);
+        if (rc)
+            return rc == KIX_ENOTFOUND
+                       ? rc
+                       : kix_err_set(err, rc, "reading a key: %s", kix_strerror(rc));
+        rc = kix_vindex_key_encode(d.b, &k, out);
+        return rc ? kix_err_set(err, rc, "out of memory") : KIX_OK;
+    }
+    if (len > 9 && memcmp(key, "manifest/", 9) == 0 && hex_tail(key, len, 9, d.b)) {
+        struct first_pub f = {t, "", KIX_NO_INDEX};
+        rc = kix_log_txn_subject_entries(t, &d, first_pub, &f);
+        if (rc)
+            return kix_err_set(err, rc, "reading the subject index: %s", kix_strerror(rc));
+        if (f.index == KIX_NO_INDEX)
+            return KIX_ENOTFOUND;
+        rc = kix_vindex_manifest_encode(&d, f.run_id, f.index, out);
+        return rc ? kix_err_set(err, rc, "out of memory") : KIX_OK;
+    }
+    return KIX_ENOTFOUND; /* not a key of the index: never in the tree */
+}
+
+/* ---- sealing a checkpoint ---------------------------------------------------------- */
+
+/* A key the batch touched: its path, and where its bytes are in scratch. */
+struct touched_key {
+    struct kix_hash path;
+    size_t off;
+};
+
+static int by_path(const void *a, const void *b)
+{
+    return memcmp(((const struct touched_key *)a)->path.b, ((const struct touched_key *)b)->path.b,
+                  KIX_HASH_LEN);
+}
+
+int kix__vindex_seal(struct kix_log_txn *t, const char *origin, uint64_t size,
+                     const struct kix_hash *log_root, struct kix_buf *note, struct kix_err *err)
+{
+    struct kix_buf *touched = kix_log_txn_scratch(t);
+    struct touched_key *keys = NULL;
+    struct kix_smt_update *up = NULL;
+    struct kix_buf value = KIX_BUF_INIT;
+    struct kix__smt_ctx ctx;
+    struct kix_smt_io io;
+    struct kix_vindex_note n;
+    size_t nup = 0, count = 0, k = 0;
+    int rc = KIX_OK;
+
+    for (size_t off = 0; touched && off < touched->len; off += 1 + touched->ptr[off])
+        count++;
+    up = malloc((count ? count : 1) * sizeof(*up));
+    keys = malloc((count ? count : 1) * sizeof(*keys));
+    if (!up || !keys) {
+        rc = kix_err_set(err, KIX_ENOMEM, "out of memory");
+        goto out;
+    }
+    /* each key once (by path), its record as the batch left it */
+    for (size_t off = 0; off < (touched ? touched->len : 0); off += 1 + touched->ptr[off]) {
+        kix_smt_path(touched->ptr + off + 1, touched->ptr[off], &keys[nup].path);
+        keys[nup++].off = off;
+    }
+    qsort(keys, nup, sizeof(*keys), by_path);
+    for (size_t i = 0; i < nup; i++) {
+        size_t off = keys[i].off;
+        if (k > 0 && memcmp(up[k - 1].path.b, keys[i].path.b, KIX_HASH_LEN) == 0)
+            continue;
+        kix_buf_reset(&value);
+        rc = kix__vindex_value(t, (const char *)touched->ptr + off + 1, touched->ptr[off], &value,
+                               err);
+        if (rc)
+            goto out;
+        up[k].path = keys[i].path;
+        kix_smt_value_hash(value.ptr, value.len, &up[k].value_hash);
+        k++;
+    }
+    kix__smt_io(&io, &ctx, t);
+    memset(&n, 0, sizeof(n));
+    rc = kix_smt_apply(&io, up, k, &n.index_root, err);
+    if (touched)
+        kix_buf_reset(touched);
+    if (rc)
+        goto out;
+    snprintf(n.origin, sizeof(n.origin), "%s", origin);
+    n.size = size;
+    n.log_root = *log_root;
+    rc = kix_vindex_note_text(&n, note);
+    if (rc)
+        kix_err_set(err, rc, "out of memory");
+out:
+    kix_buf_release(&value);
+    free(keys);
+    free(up);
+    return rc;
+}
+
+int kix__vindex_reset(struct kix_log_txn *t, struct kix_err *err)
+{
+    static const enum kix_log_table tables[] = {KIX_TABLE_RUNS, KIX_TABLE_RUN_ENTRIES,
+                                                KIX_TABLE_GROUPS, KIX_TABLE_SMT};
+    int rc = KIX_OK;
+
+    for (size_t i = 0; rc == KIX_OK && i < sizeof(tables) / sizeof(tables[0]); i++)
+        rc = kix_log_txn_clear(t, tables[i], err);
+    return rc;
+}
+
+/* ---- readers ------------------------------------------------------------------------ */
+
+int kix_index_prove(struct kix_log_reader *r, const char *key, size_t len, struct kix_buf *value,
+                    struct kix_buf *proof, int *present, struct kix_err *err)
+{
+    struct kix_log_txn *t = kix_log_reader_txn(r);
+    struct kix__smt_ctx ctx;
+    struct kix_smt_io io;
+    struct kix_hash path;
+    size_t before = value->len;
+    int rc = kix__vindex_value(t, key, len, value, err), in_tree;
+
+    if (rc && rc != KIX_ENOTFOUND)
+        return rc;
+    *present = rc == KIX_OK;
+    kix__smt_io(&io, &ctx, t);
+    kix_smt_path(key, len, &path);
+    rc = kix_smt_prove(&io, &path, proof, &in_tree, NULL, err);
+    if (rc)
+        return rc;
+    /* a group whose runs all left is in the tree only if one ever joined */
+    if (*present && !in_tree && value->len == before + 1 + 32 + 8 &&
+        value->ptr[before] == KIX_VINDEX_GROUP) {
+        *present = 0;
+        value->len = before;
+    }
+    /* The record comes from the tables, the proof from the tree; both are
+     * written in one transaction, so they agree unless the store was
+     * altered, which the client then sees (the proof does not verify) and
+     * kixd check names. The server does not vouch for its own disk. */
+    return KIX_OK;
+}
