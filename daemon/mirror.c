@@ -442,13 +442,19 @@ static int root_mismatch(struct kixd_mirror *m, const struct kix_err *serr)
     uint64_t mine = 0;
     int rc;
 
-    if (serr->cause != KIX_CAUSE_ROOT_MISMATCH)
+    if (serr->cause != KIX_CAUSE_ROOT_MISMATCH && serr->cause != KIX_CAUSE_INDEX_MISMATCH)
         return 0;
     size = serr->size;
     rc = local_checkpoint(m, KIX_NO_INDEX, &ours, &mine, &err);
+    /* a lying index can show at the first sync, before any checkpoint here */
+    if (rc && serr->cause == KIX_CAUSE_INDEX_MISMATCH && mine == 0)
+        rc = KIX_OK;
     if (rc == KIX_OK)
         rc = upstream_checkpoint(m, size, &theirs, &cp, &err);
-    if (rc == KIX_OK) {
+    if (rc == KIX_OK && serr->cause == KIX_CAUSE_INDEX_MISMATCH) {
+        snprintf(reason, sizeof(reason), "%s", serr->msg);
+        found_fork(m, size, &ours, &theirs, reason);
+    } else if (rc == KIX_OK) {
         snprintf(reason, sizeof(reason),
                  "the upstream's entries up to size %llu do not hash to the root it signed for "
                  "that size (a fork, or entries rewritten after signing)",

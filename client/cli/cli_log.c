@@ -74,7 +74,8 @@ static int resolve_pages(struct kix_client *c, const struct kix_verifier *key,
                                  err);
         if (rc == KIX_OK && !res->complete && res->chained == before)
             rc = kix_err_set(err, KIX_EVERIFY,
-                             "the server stopped sending the entries of run %s after %llu of %llu",
+                             "the server withheld entries about run %s: it sent %llu of the %llu "
+                             "the signed index commits",
                              res->run.run_id, (unsigned long long)before,
                              (unsigned long long)res->record.info.entries);
     }

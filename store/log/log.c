@@ -147,13 +147,32 @@ static int put_index_note(struct kix_store *s, MDB_txn *txn, uint64_t size, cons
 }
 
 /* The indexer's note text at a checkpoint (empty without an indexer). */
+static uint64_t now_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
 static int seal_text(struct kix_log *l, struct kix_store *s, MDB_txn *txn, uint64_t size,
                      const struct kix_hash *root, struct kix_buf *text, struct kix_err *err)
 {
     struct kix_log_txn t = {s, txn, 1, &l->scratch};
+    uint64_t t0;
+    int rc;
+
     if (!l->indexer || !l->indexer->seal)
         return KIX_OK;
-    return l->indexer->seal(&t, l->origin, size, root, text, err);
+    t0 = now_ns();
+    rc = l->indexer->seal(&t, l->origin, size, root, text, err);
+    l->seal_stats.ns += now_ns() - t0;
+    l->seal_stats.seals++;
+    return rc;
+}
+
+void kix_log_seal_stats(const struct kix_log *l, struct kix_log_seal_stats *out)
+{
+    *out = l->seal_stats;
 }
 
 /* Origin: signs and keeps the indexer's note beside the checkpoint. */
@@ -203,12 +222,17 @@ static int seal_and_check(struct kix_log *l, struct kix_store *s, MDB_txn *txn,
         goto out;
     }
     if (note.text.len != text.len || memcmp(note.text.ptr, text.ptr, text.len) != 0) {
+        /* one line: the recomputed root is the text's last line */
+        const char *last = (const char *)text.ptr + text.len - 1;
+        while (last > (const char *)text.ptr && last[-1] != '\n')
+            last--;
         rc = kix_err_set(err, KIX_EVERIFY,
                          "the upstream's signed index at size %llu is not the index of its "
                          "entries (recomputed here: %.*s); the upstream lies about runs, "
                          "groups or keys",
-                         (unsigned long long)c->size, (int)text.len, (const char *)text.ptr);
-        kix_err_cause(err, KIX_CAUSE_ROOT_MISMATCH, 0, c->size);
+                         (unsigned long long)c->size,
+                         (int)((const char *)text.ptr + text.len - 1 - last), last);
+        kix_err_cause(err, KIX_CAUSE_INDEX_MISMATCH, 0, c->size);
         goto out;
     }
     rc = put_index_note(s, txn, c->size, c->index_note, c->index_note_len, err);
@@ -804,6 +828,8 @@ static int commit_fn(struct kix_store *s, MDB_txn *txn, void *arg, struct kix_er
         rc = put_checkpoint(s, txn, next, note.ptr, note.len, err);
     if (rc == KIX_OK)
         rc = seal_and_sign(c->log, s, txn, next, &root, err);
+    if (rc == KIX_OK)
+        c->log->seal_stats.entries += accepted;
     kix_buf_release(&note);
     return rc;
 }

@@ -23,6 +23,7 @@ struct kix_log {
     int indexed;
     int rebuild;            /* during open: the index must be rebuilt */
     struct kix_buf scratch; /* the indexer's, for one write transaction */
+    struct kix_log_seal_stats seal_stats;
     /* the right edge of the latest size proven, shared by readers */
     pthread_mutex_t edge_mu;
     struct kix_tile_edge edge;

@@ -171,6 +171,12 @@ struct bench_scale_point {
     double resolve_p50_us, resolve_p99_us;
     double wire_resolve_p50_us, wire_resolve_p99_us;
     double wire_proof_p50_us, wire_proof_p99_us;
+    /* the verifiable index: its update inside the last build batch (µs an
+     * entry; from the cache's record), proof sizes, and what a client spends
+     * verifying a resolution with its index proofs */
+    double index_update_us_per_entry;
+    double run_proof_bytes, group_proof_bytes, group_record_bytes;
+    double verify_p50_us;
 };
 
 /* Builds (or takes from cache_dir) a log of `entries` entries and measures

@@ -16,6 +16,8 @@
 #define BUILD_CHUNK 8192
 #define SCALE_TAG   "scale"
 #define ORIGIN      "bench.kix/log"
+/* a cached log built before this index format is built again */
+#define INDEX_FORMAT "kix-index/2"
 
 struct prep_job {
     struct kix_log *log;
@@ -95,7 +97,8 @@ static int commit_one(struct kix_log *log, struct kix_prepared *p, struct kix_er
 
 /* Builds a log of `entries` entries in dir; *object_bytes gets the bytes
  * of the objects stored. */
-static int build(const char *dir, long entries, uint64_t *object_bytes, struct kix_err *err)
+static int build(const char *dir, long entries, uint64_t *object_bytes, double *update_us,
+                 struct kix_err *err)
 {
     struct kix_signer *admin = NULL;
     struct kix_log *log = NULL;
@@ -144,8 +147,15 @@ static int build(const char *dir, long entries, uint64_t *object_bytes, struct k
         rc = bench_workload_make(&w, done, items, n, bench_cpus(), err);
         if (rc == KIX_OK)
             rc = prepare_parallel(log, &w, items, done, n, prep, err);
-        if (rc == KIX_OK)
+        if (rc == KIX_OK) {
+            /* the index update of the last batch: the tree at its fullest */
+            struct kix_log_seal_stats a, b;
+            kix_log_seal_stats(log, &a);
             rc = kix_log_commit(log, prep, (size_t)n, res, NULL, err);
+            kix_log_seal_stats(log, &b);
+            if (b.entries > a.entries)
+                *update_us = (double)(b.ns - a.ns) / 1e3 / (double)(b.entries - a.entries);
+        }
         for (long k = 0; rc == KIX_OK && k < n; k++)
             if (res[k].code)
                 rc = kix_err_set(err, res[k].code, "publication %ld: %s", done + k, res[k].message);
@@ -172,16 +182,20 @@ out:
     return rc;
 }
 
-static int read_meta(const char *path, long *entries, uint64_t *leaf, uint64_t *obj)
+static int read_meta(const char *path, long *entries, uint64_t *leaf, uint64_t *obj,
+                     double *update_us)
 {
     FILE *f = fopen(path, "r");
     unsigned long long l = 0, o = 0;
     long e = 0;
+    char format[32];
     int ok;
 
     if (!f)
         return -1;
-    ok = fscanf(f, "entries %ld leaf_bytes %llu object_bytes %llu", &e, &l, &o) == 3;
+    ok = fscanf(f, "entries %ld leaf_bytes %llu object_bytes %llu index %31s update_us %lf", &e, &l,
+                &o, format, update_us) == 5 &&
+         strcmp(format, INDEX_FORMAT) == 0;
     fclose(f);
     if (!ok)
         return -1;
@@ -287,7 +301,9 @@ static int measure(const char *dir, long entries, int samples, struct bench_scal
     struct kix_log_opts opts;
     struct kix_log *log = NULL;
     struct kix_err err = {0};
-    struct bench_lat proof = {0}, resolve = {0};
+    struct bench_lat proof = {0}, resolve = {0}, verify = {0};
+    double run_proof = 0, group_proof = 0, group_record = 0;
+    long proven = 0, grouped = 0;
     unsigned seed = 4242;
     long pubs = entries - 2;
     int rc;
@@ -335,11 +351,24 @@ static int measure(const char *dir, long entries, int samples, struct bench_scal
             rc = kix_log_read_begin(log, &r);
             if (rc == KIX_OK)
                 rc = kix_index_resolve(r, run_id, strlen(run_id), &res, &err);
+            if (pass)
+                bench_lat_add(&resolve, (uint64_t)((bench_now() - t0) * 1e9));
+            /* what a client does with it: every proof, the index's too */
+            if (rc == KIX_OK && pass) {
+                t0 = bench_now();
+                rc = kix_resolution_verify(&res, kix_log_verifier(log), NULL, &err);
+                bench_lat_add(&verify, (uint64_t)((bench_now() - t0) * 1e9));
+                run_proof += (double)res.run_proof.len;
+                proven++;
+                if (res.group_proof.len) {
+                    group_proof += (double)res.group_proof.len;
+                    group_record += (double)res.group_record.len;
+                    grouped++;
+                }
+            }
             if (rc == KIX_OK)
                 kix_resolution_release(&res);
             kix_log_read_end(r);
-            if (pass)
-                bench_lat_add(&resolve, (uint64_t)((bench_now() - t0) * 1e9));
         }
     }
     if (rc)
@@ -348,8 +377,13 @@ static int measure(const char *dir, long entries, int samples, struct bench_scal
     out->proof_p99_us = bench_lat_quantile(&proof, 0.99) / 1e3;
     out->resolve_p50_us = bench_lat_quantile(&resolve, 0.5) / 1e3;
     out->resolve_p99_us = bench_lat_quantile(&resolve, 0.99) / 1e3;
+    out->verify_p50_us = bench_lat_quantile(&verify, 0.5) / 1e3;
+    out->run_proof_bytes = proven ? run_proof / (double)proven : 0;
+    out->group_proof_bytes = grouped ? group_proof / (double)grouped : 0;
+    out->group_record_bytes = grouped ? group_record / (double)grouped : 0;
     bench_lat_release(&proof);
     bench_lat_release(&resolve);
+    bench_lat_release(&verify);
     kix_log_close(log);
     return rc ? -1 : 0;
 }
@@ -397,7 +431,8 @@ int bench_scale_point(const char *cache_dir, const char *work_dir, const char *k
     bench_path(dir, sizeof(dir), "%s/log-%ld", cache_dir, entries);
     bench_path(meta, sizeof(meta), "%s/bench-meta", dir);
     bench_path(data, sizeof(data), "%s/data.mdb", dir);
-    if (read_meta(meta, &got, &leaf, &obj) == 0 && got == entries) {
+    if (read_meta(meta, &got, &leaf, &obj, &out->index_update_us_per_entry) == 0 &&
+        got == entries) {
         out->cached = 1;
     } else {
         struct kix_err err = {0};
@@ -409,7 +444,7 @@ int bench_scale_point(const char *cache_dir, const char *work_dir, const char *k
             return -1;
         }
         bench_say("building a log of %ld entries in %s (cached for later runs)", entries, dir);
-        if (build(dir, entries, &obj, &err) != KIX_OK) {
+        if (build(dir, entries, &obj, &out->index_update_us_per_entry, &err) != KIX_OK) {
             bench_say("building the %ld-entry log: %s", entries, err.msg);
             bench_rmrf(dir);
             return -1;
@@ -420,8 +455,10 @@ int bench_scale_point(const char *cache_dir, const char *work_dir, const char *k
             return -1;
         }
         f = fopen(meta, "w");
-        if (!f || fprintf(f, "entries %ld leaf_bytes %llu object_bytes %llu\n", entries,
-                          (unsigned long long)leaf, (unsigned long long)obj) < 0) {
+        if (!f ||
+            fprintf(f, "entries %ld leaf_bytes %llu object_bytes %llu index %s update_us %.3f\n",
+                    entries, (unsigned long long)leaf, (unsigned long long)obj, INDEX_FORMAT,
+                    out->index_update_us_per_entry) < 0) {
             bench_say("cannot write %s", meta);
             if (f)
                 fclose(f);

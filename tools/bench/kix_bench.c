@@ -877,6 +877,23 @@ static void run_scale(const struct opts *o, const char *work, const char *cache,
     snprintf(label, sizeof(label), "resolve p50, %ld entries", big.entries);
     bench_fig(rep, "scale.resolve_big_p50_us", big.resolve_p50_us, "us", label);
     bench_fig(rep, "scale.resolve_big_p99_us", big.resolve_p99_us, "us", "  p99");
+    snprintf(label, sizeof(label), "verifiable index update, %ld entries (µs/entry)",
+             small.entries);
+    bench_fig(rep, "scale.index_update_small_us", small.index_update_us_per_entry, "us", label);
+    snprintf(label, sizeof(label), "verifiable index update, %ld entries (µs/entry)", big.entries);
+    bench_fig(rep, "scale.index_update_big_us", big.index_update_us_per_entry, "us", label);
+    snprintf(label, sizeof(label), "run record proof, %ld entries (bytes)", small.entries);
+    bench_fig(rep, "scale.run_proof_small_bytes", small.run_proof_bytes, "B", label);
+    snprintf(label, sizeof(label), "run record proof, %ld entries (bytes)", big.entries);
+    bench_fig(rep, "scale.run_proof_big_bytes", big.run_proof_bytes, "B", label);
+    snprintf(label, sizeof(label), "group record proof, %ld entries (bytes)", small.entries);
+    bench_fig(rep, "scale.group_proof_small_bytes", small.group_proof_bytes, "B", label);
+    snprintf(label, sizeof(label), "group record proof, %ld entries (bytes)", big.entries);
+    bench_fig(rep, "scale.group_proof_big_bytes", big.group_proof_bytes, "B", label);
+    snprintf(label, sizeof(label), "client verify of a resolution, %ld entries", small.entries);
+    bench_fig(rep, "scale.verify_small_p50_us", small.verify_p50_us, "us", label);
+    snprintf(label, sizeof(label), "client verify of a resolution, %ld entries", big.entries);
+    bench_fig(rep, "scale.verify_big_p50_us", big.verify_p50_us, "us", label);
     snprintf(label, sizeof(label), "kixd inclusion_proof 1x1 p50, %ld entries", small.entries);
     bench_fig(rep, "scale.wire_proof_small_p50_us", small.wire_proof_p50_us, "us", label);
     snprintf(label, sizeof(label), "kixd inclusion_proof 1x1 p50, %ld entries", big.entries);

@@ -62,6 +62,9 @@ enum kix_err_cause {
     /* the entries up to tree size `size` do not hash to the root signed for
      * that size: a fork, or entries rewritten after signing */
     KIX_CAUSE_ROOT_MISMATCH,
+    /* the upstream's signed index note at `size` is not the index its
+     * entries make (a log that signs a lie about runs or groups) */
+    KIX_CAUSE_INDEX_MISMATCH,
     /* a log opened to append has no log key (DIR/log.key): it is a replica */
     KIX_CAUSE_NO_LOG_KEY,
     /* line `entry` of an input file (a CSV row, ...) is at fault */
@@ -73,7 +76,7 @@ struct kix_err {
     char msg[KIX_ERR_MSG_MAX];
     int cause;      /* enum kix_err_cause; KIX_CAUSE_NONE unless set by kix_err_cause */
     uint64_t entry; /* KIX_CAUSE_ENTRY: the log index; KIX_CAUSE_LINE: the line */
-    uint64_t size;  /* KIX_CAUSE_ROOT_MISMATCH: the tree size */
+    uint64_t size;  /* KIX_CAUSE_ROOT_MISMATCH, _INDEX_MISMATCH: the tree size */
 };
 
 /* Sets err (if not NULL) to code and a formatted message, and clears its

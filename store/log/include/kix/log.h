@@ -159,6 +159,15 @@ struct kix_replay_checkpoint {
     size_t index_note_len;
 };
 
+/* What the indexer's seal (struct kix_log_indexer) has cost this handle,
+ * summed over its commits: for benchmarks. */
+struct kix_log_seal_stats {
+    uint64_t seals;   /* checkpoints sealed */
+    uint64_t entries; /* entries appended by those commits */
+    uint64_t ns;      /* wall time inside seal */
+};
+void kix_log_seal_stats(const struct kix_log *l, struct kix_log_seal_stats *out);
+
 /* For replicas: appends `n` prepared entries that must land at indexes
  * first_index.. in order, every one accepted by the policy. cps lists the
  * upstream's signed checkpoints met on the way, by growing size, the last

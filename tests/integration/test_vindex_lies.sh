@@ -1,0 +1,87 @@
+#!/usr/bin/env bash
+# The verifiable index against a lying server (issue 14), through a real
+# kixd. A server that edits its index without re-signing is caught by kix
+# show/resolve on the spot (the proof does not reach the signed root); one
+# that withholds an entry about a run is caught by resolve (the entry chain
+# does not close); one that edits a group and signs the lie with its own
+# log key passes a reader's checks but not kixd check, kix audit or a
+# mirror, which recompute the index from the entries. A run the index does
+# not hold is answered with a proof of absence.
+source "$(dirname "$0")/lib.sh"
+source "$(dirname "$0")/mirror_lib.sh"
+LIE="$KIX_BIN/kix-lie"
+export KIX_STATE_DIR="$WORK/state"
+
+new_origin "$WORK/o"
+export KIX_LOG_KEY="$(cat "$WORK/vkey")"
+"$KIX" keygen --name community --out "$WORK/att" >/dev/null 2>&1
+"$KIX" key add --store "$WORK/o" --key "$WORK/o/admin.key" --role attest "$WORK/att.pub" >/dev/null
+import "--store $WORK/o" 1 40 40
+# a group of two runs or more, its runs best first
+"$KIX" query --store "$WORK/o" --json --limit 1000 >"$WORK/q.json"
+read -r GROUP BEST OTHER < <(json_get "$WORK/q.json" '
+next(" ".join([g.split(":")[-1], rs[0]["runId"], rs[1]["runId"]])
+     for g in dict.fromkeys(r["group"] for r in d["runs"])
+     for rs in [sorted([r for r in d["runs"] if r["group"] == g], key=lambda r: r["rank"])]
+     if len(rs) >= 2)')
+[ -n "$OTHER" ] || fail "no group of two runs in the first 40 rows"
+"$KIX" attest --store "$WORK/o" --key "$WORK/att.key" --note "seen it" "$OTHER" >/dev/null
+cp -a "$WORK/o" "$WORK/clean"
+serve o
+S=(--server "$(addr o)")
+
+"$KIX" show "${S[@]}" "$OTHER" --json >"$WORK/show.json"
+[ "$(json_get "$WORK/show.json" 'd["rank"]')" = 2 ] || fail "baseline rank: $(cat "$WORK/show.json")"
+[ "$(json_get "$WORK/show.json" 'd["proven"]["entriesComplete"]')" = True ] || fail "not complete"
+"$KIX" index "${S[@]}" "group/$GROUP" >/dev/null || fail "group proof"
+pass "baseline: $OTHER ranks 2 of its group, proven"
+
+# ---- absence is proven ----------------------------------------------------------
+expect_status 1 "$KIX" resolve "${S[@]}" no-such-run
+grep -q "absence proven by the log's signed index at size" "$WORK/err" || fail "absence: $(cat "$WORK/err")"
+"$KIX" index "${S[@]}" run/no-such-run --json >"$WORK/abs.json"
+[ "$(json_get "$WORK/abs.json" 'd["present"]')" = False ] || fail "absent key reported present"
+pass "a run the log does not hold comes with a proof of absence"
+
+# ---- a withheld entry: the chain does not close ------------------------------------
+att=$(json_get "$WORK/show.json" '[a["index"] for a in d["attestations"]][0]')
+stop o
+"$LIE" "$WORK/o" withhold "$OTHER" "$att" || fail "kix-lie withhold"
+serve o
+expect_status 1 "$KIX" resolve "${S[@]}" "$OTHER"
+grep -q "the server withheld entries about run $OTHER" "$WORK/err" || fail "withheld: $(cat "$WORK/err")"
+expect_status 1 "$KIX" show "${S[@]}" "$OTHER"
+pass "an entry withheld by the server is caught by resolve and show"
+
+# ---- an unsigned edit of a group: the proof does not reach the signed root --------
+stop o
+rm -rf "$WORK/o" && cp -a "$WORK/clean" "$WORK/o"
+"$LIE" "$WORK/o" drop "$GROUP" "$BEST" --no-sign || fail "kix-lie drop --no-sign"
+serve o
+expect_status 1 "$KIX" show "${S[@]}" "$OTHER"
+grep -q "does not verify" "$WORK/err" || fail "unsigned group edit: $(cat "$WORK/err")"
+pass "a group edited without re-signing is refused by kix show"
+
+# ---- the same lie signed with the log key: only recomputation catches it ----------
+stop o
+rm -rf "$WORK/o" && cp -a "$WORK/clean" "$WORK/o"
+"$LIE" "$WORK/o" drop "$GROUP" "$BEST" || fail "kix-lie drop"
+expect_status 1 "$KIXD" check --store "$WORK/o" --json
+json_get "$WORK/out" '[p["where"] for p in d["problems"]]' | grep -q "smt group/$GROUP" ||
+  fail "kixd check did not name the group: $(cat "$WORK/out")"
+json_get "$WORK/out" '[p["table"] for p in d["problems"]]' | grep -q "index_notes" ||
+  fail "kixd check did not refuse the signed root: $(cat "$WORK/out")"
+serve o
+"$KIX" show "${S[@]}" "$OTHER" --json >"$WORK/lie.json" || fail "the signed lie should verify for a reader"
+[ "$(json_get "$WORK/lie.json" 'd["rank"]')" = 1 ] || fail "the lie: $(cat "$WORK/lie.json")"
+KIX_STATE_DIR="$WORK/auditor" expect_status 1 "$KIX" audit "${S[@]}"
+grep -q "is not the index of its entries" "$WORK/err" || fail "audit: $(cat "$WORK/err")"
+mirror m o
+for i in $(seq 1 200); do
+  "$KIX" mirror status --server "$(addr m)" --json >"$WORK/st.json" 2>"$WORK/st.err" || true
+  grep -q '"fork":{' "$WORK/st.json" && break
+  sleep 0.05
+done
+json_get "$WORK/st.json" 'd["fork"]["reason"]' | grep -q "is not the index of its entries" ||
+  fail "mirror: $(cat "$WORK/st.json" "$WORK/st.err"; grep -v "request refused" "$WORK/m.log" | tail -8)"
+pass "a group lie signed with the log key: kixd check names it, kix audit and a mirror refuse it"

@@ -1,0 +1,217 @@
+/* kix-lie — what a log operator who holds the log key can do to its own
+ * index: change what a comparison group says, then recompute the index
+ * tree over the lie and sign a new index note for the latest checkpoint,
+ * so that every proof the server sends verifies against a signed root.
+ *
+ *   kix-lie STORE_DIR drop GROUP_HEX RUN_ID [--no-sign]
+ *       removes RUN_ID from its comparison group (the groups table), then
+ *       rewrites the group's record in the tree; with --no-sign the signed
+ *       index note is left as it was (the tree then disagrees with it)
+ *   kix-lie STORE_DIR withhold RUN_ID INDEX
+ *       removes entry INDEX from RUN_ID's entry list (run_entries): the
+ *       server then leaves it out of every answer
+ *
+ * Only a client that recomputes (kix audit, a mirror, kixd check) can catch
+ * the signed lie; a client catches the unsigned one and the withheld entry
+ * on the spot. Tests use it to play a lying server. Not installed. */
+#include <lmdb.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "kix/encoding.h"
+#include "kix/note.h"
+#include "kix/smt.h"
+#include "kix/vindex.h"
+
+static MDB_env *env;
+static MDB_txn *txn;
+
+static MDB_dbi table(const char *name)
+{
+    MDB_dbi dbi;
+    if (mdb_dbi_open(txn, name, 0, &dbi)) {
+        fprintf(stderr, "kix-lie: no table %s\n", name);
+        exit(1);
+    }
+    return dbi;
+}
+
+static int smt_read(void *ctx, unsigned depth, const uint8_t prefix[KIX_HASH_LEN],
+                    struct kix_bytes *out, struct kix_err *err)
+{
+    uint8_t k[KIX_SMT_POS_KEY_MAX];
+    MDB_val key = {kix_smt_pos_key(depth, prefix, k), k}, val;
+    int rc = mdb_get(txn, *(MDB_dbi *)ctx, &key, &val);
+    (void)err;
+    if (rc == MDB_NOTFOUND)
+        return KIX_ENOTFOUND;
+    if (rc)
+        return KIX_EIO;
+    out->ptr = val.mv_data;
+    out->len = val.mv_size;
+    return KIX_OK;
+}
+
+static int smt_write(void *ctx, unsigned depth, const uint8_t prefix[KIX_HASH_LEN],
+                     const uint8_t *rec, size_t len, struct kix_err *err)
+{
+    uint8_t k[KIX_SMT_POS_KEY_MAX];
+    MDB_val key = {kix_smt_pos_key(depth, prefix, k), k}, val = {len, (void *)rec};
+    (void)err;
+    return mdb_put(txn, *(MDB_dbi *)ctx, &key, &val, 0) ? KIX_EIO : KIX_OK;
+}
+
+/* The group's record as its (edited) table now says. */
+static void group_record(const struct kix_digest *g, struct kix_buf *out)
+{
+    MDB_dbi groups = table("groups");
+    MDB_cursor *cur;
+    MDB_val k = {32, (void *)g->b}, v;
+    struct kix_buf members = KIX_BUF_INIT;
+    uint64_t n = 0;
+
+    mdb_cursor_open(txn, groups, &cur);
+    for (int rc = mdb_cursor_get(cur, &k, &v, MDB_SET_RANGE);
+         rc == 0 && k.mv_size > 40 && memcmp(k.mv_data, g->b, 32) == 0;
+         rc = mdb_cursor_get(cur, &k, &v, MDB_NEXT)) {
+        char id[KIX_RUN_ID_MAX + 1];
+        size_t len = k.mv_size - 40;
+        memcpy(id, (const uint8_t *)k.mv_data + 40, len);
+        id[len] = '\0';
+        if (kix_vindex_group_add(id, kix_u64be_get((const uint8_t *)k.mv_data + 32), &members))
+            exit(1);
+        n++;
+    }
+    mdb_cursor_close(cur);
+    if (kix_vindex_group_begin(g, n, out) || kix_buf_add(out, members.ptr, members.len))
+        exit(1);
+    kix_buf_release(&members);
+}
+
+/* Signs a new index note with `root` for the latest checkpoint. */
+static void resign(const char *dir, const struct kix_hash *root)
+{
+    MDB_dbi notes = table("index_notes");
+    MDB_cursor *cur;
+    MDB_val k, v;
+    struct kix_signer *signer;
+    struct kix_verifier vk;
+    struct kix_vindex_note n;
+    struct kix_buf text = KIX_BUF_INIT, note = KIX_BUF_INIT;
+    struct kix_err err = {0};
+    char path[4096];
+
+    snprintf(path, sizeof(path), "%s/log.key", dir);
+    if (kix_keyfile_read(path, &signer, &err)) {
+        fprintf(stderr, "kix-lie: %s\n", err.msg);
+        exit(1);
+    }
+    kix_verifier_from_signer(signer, &vk);
+    mdb_cursor_open(txn, notes, &cur);
+    if (mdb_cursor_get(cur, &k, &v, MDB_LAST) ||
+        kix_vindex_note_open(v.mv_data, v.mv_size, &vk, NULL, &n, &err)) {
+        fprintf(stderr, "kix-lie: no index note to replace: %s\n", err.msg);
+        exit(1);
+    }
+    n.index_root = *root;
+    if (kix_vindex_note_text(&n, &text) ||
+        kix_note_sign((const char *)text.ptr, text.len, &signer, 1, &note, &err)) {
+        fprintf(stderr, "kix-lie: signing: %s\n", err.msg);
+        exit(1);
+    }
+    v.mv_data = note.ptr;
+    v.mv_size = note.len;
+    if (mdb_cursor_put(cur, &k, &v, MDB_CURRENT))
+        exit(1);
+    mdb_cursor_close(cur);
+    kix_buf_release(&text);
+    kix_buf_release(&note);
+    kix_signer_free(signer);
+}
+
+static void drop(const char *dir, const char *group_hex, const char *run_id, int sign)
+{
+    MDB_dbi groups = table("groups"), smt = table("smt");
+    MDB_cursor *cur;
+    MDB_val k, v;
+    struct kix_digest g;
+    struct kix_smt_io io = {smt_read, smt_write, &smt, 0, 0, 0};
+    struct kix_smt_update up;
+    struct kix_buf rec = KIX_BUF_INIT;
+    char key[KIX_VINDEX_KEY_MAX + 1];
+    struct kix_hash root;
+    size_t idlen = strlen(run_id);
+    int found = 0;
+
+    if (kix_hex_decode(group_hex, strlen(group_hex), g.b, 32)) {
+        fprintf(stderr, "kix-lie: GROUP_HEX must be 64 hex digits\n");
+        exit(2);
+    }
+    k.mv_size = 32;
+    k.mv_data = g.b;
+    mdb_cursor_open(txn, groups, &cur);
+    for (int rc = mdb_cursor_get(cur, &k, &v, MDB_SET_RANGE);
+         rc == 0 && !found && memcmp(k.mv_data, g.b, 32) == 0;
+         rc = mdb_cursor_get(cur, &k, &v, MDB_NEXT))
+        if (k.mv_size == 40 + idlen && memcmp((const uint8_t *)k.mv_data + 40, run_id, idlen) == 0)
+            found = mdb_cursor_del(cur, 0) == 0;
+    mdb_cursor_close(cur);
+    if (!found) {
+        fprintf(stderr, "kix-lie: run %s is not in that group\n", run_id);
+        exit(1);
+    }
+    group_record(&g, &rec);
+    kix_smt_path(key, kix_vindex_key_group(&g, key), &up.path);
+    kix_smt_value_hash(rec.ptr, rec.len, &up.value_hash);
+    if (kix_smt_apply(&io, &up, 1, &root, NULL)) {
+        fprintf(stderr, "kix-lie: rewriting the tree failed\n");
+        exit(1);
+    }
+    if (sign)
+        resign(dir, &root);
+    kix_buf_release(&rec);
+}
+
+static void withhold(const char *run_id, unsigned long long index)
+{
+    MDB_dbi entries = table("run_entries");
+    uint8_t k[KIX_RUN_ID_MAX + 9];
+    size_t n = strlen(run_id);
+    MDB_val key = {n + 9, k};
+
+    memcpy(k, run_id, n);
+    k[n] = 0;
+    kix_u64be_put(k + n + 1, index);
+    if (mdb_del(txn, entries, &key, NULL)) {
+        fprintf(stderr, "kix-lie: run %s lists no entry %llu\n", run_id, index);
+        exit(1);
+    }
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 4) {
+        fprintf(stderr, "usage: kix-lie STORE_DIR drop GROUP_HEX RUN_ID [--no-sign]\n"
+                        "       kix-lie STORE_DIR withhold RUN_ID INDEX\n");
+        return 2;
+    }
+    if (mdb_env_create(&env) || mdb_env_set_maxdbs(env, 32) ||
+        mdb_env_set_mapsize(env, 1ull << 36) || mdb_env_open(env, argv[1], 0, 0600) ||
+        mdb_txn_begin(env, NULL, 0, &txn)) {
+        fprintf(stderr, "kix-lie: cannot open %s\n", argv[1]);
+        return 1;
+    }
+    if (strcmp(argv[2], "drop") == 0 && argc >= 5)
+        drop(argv[1], argv[3], argv[4], !(argc == 6 && strcmp(argv[5], "--no-sign") == 0));
+    else if (strcmp(argv[2], "withhold") == 0 && argc == 5)
+        withhold(argv[3], strtoull(argv[4], NULL, 10));
+    else
+        return 2;
+    if (mdb_txn_commit(txn)) {
+        fprintf(stderr, "kix-lie: commit failed\n");
+        return 1;
+    }
+    mdb_env_close(env);
+    return 0;
+}
