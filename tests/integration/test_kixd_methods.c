@@ -605,6 +605,72 @@ KIX_TEST(resolve)
     fx_cleanup(&f);
 }
 
+/* A run with more entries than one answer holds resolves in pages, each
+ * proven; the entry chain closes only over all of them, so a page that
+ * skips or a server that stops early is caught. */
+KIX_TEST(resolve_pages)
+{
+    static const char *const extra[] = {"--max-entries", "10", NULL};
+    enum { ATTESTATIONS = 25 };
+    struct fx f;
+    struct kix_client *cl;
+    struct kix_err err = {0};
+    struct kix_resolution res, page;
+    struct kix_buf env[ATTESTATIONS];
+    struct kix_bundle b[ATTESTATIONS];
+    struct kix_submit_result sr[ATTESTATIONS];
+    struct kix_digest d;
+    char manifest[512], note[32];
+
+    ASSERT_EQ_INT(0, fx_start_opts(&f, 0, extra));
+    ASSERT_EQ_INT(KIX_OK, fx_publish(&f, "run-p", 1, NULL));
+    fx_manifest(manifest, sizeof(manifest), 1);
+    fx_digest_of_json(manifest, &d);
+    for (int i = 0; i < ATTESTATIONS; i++) {
+        kix_buf_init(&env[i]);
+        snprintf(note, sizeof(note), "seen it %d", i);
+        ASSERT_EQ_INT(
+            KIX_OK, kix_entry_attestation(f.publisher, "run-p", &d, note, NULL, 0, &env[i], NULL));
+        b[i].envelope = kix_buf_bytes(&env[i]);
+        b[i].objects = NULL;
+        b[i].nobjects = 0;
+    }
+    cl = fx_client(&f);
+    ASSERT_EQ_INT(KIX_OK, kix_client_submit(cl, b, ATTESTATIONS, sr, &err));
+    for (int i = 0; i < ATTESTATIONS; i++) {
+        ASSERT_EQ_INT(0, sr[i].code);
+        kix_submit_result_release(&sr[i]);
+        kix_buf_release(&env[i]);
+    }
+    /* the first page: proven, not complete */
+    ASSERT_EQ_INT(KIX_OK, kix_client_resolve(cl, "run-p", &res, &err));
+    ASSERT_EQ_INT(KIX_OK, kix_resolution_verify(&res, &f.log_key, NULL, &err));
+    ASSERT_EQ_U64(10, res.nentries);
+    ASSERT_EQ_INT(0, res.complete);
+    ASSERT_EQ_U64(1 + ATTESTATIONS, res.record.info.entries);
+    /* a page that skips entries is refused */
+    ASSERT_EQ_INT(KIX_OK, kix_client_resolve_from(cl, "run-p", 12, &page, &err));
+    ASSERT_EQ_INT(KIX_EVERIFY, kix_resolution_merge(&res, &page, &f.log_key, NULL, &err));
+    ASSERT_CONTAINS(err.msg, "starts at 12, not after the 10 seen");
+    kix_resolution_release(&page);
+    /* the rest, page after page */
+    while (!res.complete) {
+        ASSERT_EQ_INT(KIX_OK, kix_client_resolve_from(cl, "run-p", res.chained, &page, &err));
+        ASSERT_EQ_INT(KIX_OK, kix_resolution_merge(&res, &page, &f.log_key, NULL, &err));
+        kix_resolution_release(&page);
+    }
+    ASSERT_EQ_U64(1 + ATTESTATIONS, res.nentries);
+    ASSERT_EQ_U64(ATTESTATIONS, res.run.attestations);
+    for (size_t i = 1; i < res.nentries; i++)
+        ASSERT_TRUE(res.entries[i].index > res.entries[i - 1].index);
+    kix_resolution_release(&res);
+    /* past the end: refused by the server */
+    ASSERT_EQ_INT(KIX_EINVAL, kix_client_resolve_from(cl, "run-p", 27, &page, &err));
+    kix_client_close(cl);
+    ASSERT_EQ_INT(0, fx_stop(&f, SIGTERM));
+    fx_cleanup(&f);
+}
+
 KIX_TEST(follow_errors)
 {
     struct fx f;

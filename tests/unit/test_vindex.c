@@ -1,0 +1,339 @@
+/* The verifiable index (kix/vindex.h): strict record and note codecs, proofs
+ * of membership and absence from a real log, the root binding to the
+ * checkpoint, and a store whose index is rebuilt from its entries reaching
+ * the same signed notes byte for byte. */
+#include <sodium.h>
+
+#include "fixture.h"
+#include "kix/vindex.h"
+
+static void sample_run(struct kix_vindex_run *r)
+{
+    memset(r, 0, sizeof(*r));
+    memset(r->info.manifest.b, 0x11, 32);
+    memset(r->info.publisher, 0x22, 32);
+    r->info.publication_index = 4;
+    r->info.evidence = KIX_EVIDENCE_REPRODUCED;
+    r->info.evidence_index = 9;
+    r->info.attestations = 2;
+    r->info.reruns = 1;
+    r->info.supersedes_index = KIX_NO_INDEX;
+    r->info.superseded_by_index = 12;
+    snprintf(r->successor, sizeof(r->successor), "run-2");
+    r->info.grouped = 0;
+    r->info.entries = 5;
+    memset(r->info.entries_chain.b, 0x33, 32);
+}
+
+KIX_TEST(run_record_round_trips_and_is_strict)
+{
+    struct kix_vindex_run r, back;
+    struct kix_buf b = KIX_BUF_INIT;
+    struct kix_err err = {0};
+
+    sample_run(&r);
+    ASSERT_EQ_INT(KIX_OK, kix_vindex_run_encode(&r, &b));
+    ASSERT_EQ_INT(KIX_OK, kix_vindex_run_decode(b.ptr, b.len, "run-1", &back, &err));
+    ASSERT_EQ_U64(12, back.info.superseded_by_index);
+    ASSERT_EQ_STR("run-2", back.successor);
+    ASSERT_EQ_STR("", back.predecessor);
+    ASSERT_EQ_U64(5, back.info.entries);
+    ASSERT_EQ_INT(KIX_EVIDENCE_REPRODUCED, back.info.evidence);
+    /* every byte matters to the verifier: a short, long or tagless record,
+     * an unknown evidence level, a successor link without its id */
+    ASSERT_EQ_INT(KIX_EVERIFY, kix_vindex_run_decode(b.ptr, b.len - 1, "run-1", &back, &err));
+    ASSERT_EQ_INT(KIX_OK, kix_buf_addc(&b, 0));
+    ASSERT_EQ_INT(KIX_EVERIFY, kix_vindex_run_decode(b.ptr, b.len, "run-1", &back, &err));
+    b.len--;
+    b.ptr[0] = KIX_VINDEX_GROUP;
+    ASSERT_EQ_INT(KIX_EVERIFY, kix_vindex_run_decode(b.ptr, b.len, "run-1", &back, &err));
+    b.ptr[0] = KIX_VINDEX_RUN;
+    b.ptr[1 + 32 + 32 + 8] = 7; /* evidence */
+    ASSERT_EQ_INT(KIX_EVERIFY, kix_vindex_run_decode(b.ptr, b.len, "run-1", &back, &err));
+    ASSERT_CONTAINS(err.msg, "malformed run record");
+    kix_buf_reset(&b);
+    r.successor[0] = '\0';
+    ASSERT_EQ_INT(KIX_OK, kix_vindex_run_encode(&r, &b));
+    ASSERT_EQ_INT(KIX_EVERIFY, kix_vindex_run_decode(b.ptr, b.len, "run-1", &back, &err));
+    kix_buf_release(&b);
+}
+
+KIX_TEST(group_record_ranks_and_refuses_disorder)
+{
+    struct kix_digest g, other;
+    struct kix_buf b = KIX_BUF_INIT;
+    struct kix_rank rank;
+    struct kix_err err = {0};
+
+    memset(g.b, 0x44, 32);
+    memset(other.b, 0x45, 32);
+    /* ties by run id bytes, a prefix first */
+    ASSERT_EQ_INT(KIX_OK, kix_vindex_group_begin(&g, 4, &b));
+    ASSERT_EQ_INT(KIX_OK, kix_vindex_group_add("b", 100, &b));
+    ASSERT_EQ_INT(KIX_OK, kix_vindex_group_add("a", 200, &b));
+    ASSERT_EQ_INT(KIX_OK, kix_vindex_group_add("ab", 200, &b));
+    ASSERT_EQ_INT(KIX_OK, kix_vindex_group_add("b", 200, &b));
+    ASSERT_EQ_INT(KIX_OK, kix_vindex_group_rank(b.ptr, b.len, &g, "ab", &rank, &err));
+    ASSERT_EQ_U64(3, rank.rank);
+    ASSERT_EQ_U64(4, rank.group_size);
+    ASSERT_EQ_STR("b", rank.best);
+    ASSERT_EQ_U64(100, rank.best_value);
+    ASSERT_EQ_INT(KIX_OK, kix_vindex_group_rank(b.ptr, b.len, &g, "zz", &rank, &err));
+    ASSERT_EQ_U64(0, rank.rank);
+    /* another group's key, a count that lies, members out of order */
+    ASSERT_EQ_INT(KIX_EVERIFY, kix_vindex_group_rank(b.ptr, b.len, &other, "a", &rank, &err));
+    b.ptr[1 + 32 + 7] = 5;
+    ASSERT_EQ_INT(KIX_EVERIFY, kix_vindex_group_rank(b.ptr, b.len, &g, "a", &rank, &err));
+    kix_buf_reset(&b);
+    ASSERT_EQ_INT(KIX_OK, kix_vindex_group_begin(&g, 2, &b));
+    ASSERT_EQ_INT(KIX_OK, kix_vindex_group_add("a", 200, &b));
+    ASSERT_EQ_INT(KIX_OK, kix_vindex_group_add("b", 100, &b));
+    ASSERT_EQ_INT(KIX_EVERIFY, kix_vindex_group_rank(b.ptr, b.len, &g, "a", &rank, &err));
+    kix_buf_reset(&b);
+    ASSERT_EQ_INT(KIX_OK, kix_vindex_group_begin(&g, 2, &b));
+    ASSERT_EQ_INT(KIX_OK, kix_vindex_group_add("a", 200, &b));
+    ASSERT_EQ_INT(KIX_OK, kix_vindex_group_add("a", 200, &b));
+    ASSERT_EQ_INT(KIX_EVERIFY, kix_vindex_group_rank(b.ptr, b.len, &g, "a", &rank, &err));
+    /* a group all of whose runs left: no member, still a record */
+    kix_buf_reset(&b);
+    ASSERT_EQ_INT(KIX_OK, kix_vindex_group_begin(&g, 0, &b));
+    ASSERT_EQ_INT(KIX_OK, kix_vindex_group_rank(b.ptr, b.len, &g, "a", &rank, &err));
+    ASSERT_EQ_U64(0, rank.group_size);
+    kix_buf_release(&b);
+}
+
+/* The latest checkpoint and index note of the fixture's log. */
+static void latest_notes(struct fixture *f, struct kix_buf *cp, struct kix_buf *note)
+{
+    struct kix_log_reader *r;
+    struct kix_bytes v;
+    if (kix_log_read_begin(f->log, &r) || kix_log_reader_checkpoint(r, KIX_NO_INDEX, &v) ||
+        kix_buf_add(cp, v.ptr, v.len) || kix_log_reader_index_note(r, KIX_NO_INDEX, &v) ||
+        kix_buf_add(note, v.ptr, v.len))
+        abort();
+    kix_log_read_end(r);
+}
+
+KIX_TEST(index_note_binds_the_checkpoint_and_is_strict)
+{
+    struct fixture f;
+    struct kix_append_result res;
+    struct kix_err err = {0};
+    struct kix_buf cpb = KIX_BUF_INIT, nb = KIX_BUF_INIT, text = KIX_BUF_INIT,
+                   forged = KIX_BUF_INIT;
+    struct kix_note opened;
+    struct kix_checkpoint cp, other;
+    struct kix_vindex_note n;
+    struct kix_signer *mallory = new_key(ORIGIN);
+
+    setup(&f);
+    ASSERT_EQ_INT(KIX_OK, publish(&f, f.publisher, "run-1", 1, &res, &err));
+    latest_notes(&f, &cpb, &nb);
+    ASSERT_EQ_INT(KIX_OK, kix_checkpoint_open((const char *)cpb.ptr, cpb.len, &f.vkey, 1, ORIGIN,
+                                              &opened, &cp, &err));
+    ASSERT_EQ_INT(KIX_OK,
+                  kix_vindex_note_open((const char *)nb.ptr, nb.len, &f.vkey, &cp, &n, &err));
+    ASSERT_EQ_U64(cp.size, n.size);
+    ASSERT_EQ_STR(ORIGIN, n.origin);
+    /* the second line is no number: never a checkpoint */
+    ASSERT_TRUE(kix_checkpoint_open((const char *)nb.ptr, nb.len, &f.vkey, 1, NULL, &opened, &other,
+                                    &err) != KIX_OK);
+    /* another checkpoint's size or root is refused */
+    other = cp;
+    other.size++;
+    ASSERT_EQ_INT(KIX_EVERIFY,
+                  kix_vindex_note_open((const char *)nb.ptr, nb.len, &f.vkey, &other, &n, &err));
+    other = cp;
+    other.root[0] ^= 1;
+    ASSERT_EQ_INT(KIX_EVERIFY,
+                  kix_vindex_note_open((const char *)nb.ptr, nb.len, &f.vkey, &other, &n, &err));
+    /* another key's signature over the same text is refused */
+    ASSERT_EQ_INT(KIX_OK,
+                  kix_vindex_note_open((const char *)nb.ptr, nb.len, &f.vkey, NULL, &n, &err));
+    ASSERT_EQ_INT(KIX_OK, kix_vindex_note_text(&n, &text));
+    ASSERT_EQ_INT(KIX_OK,
+                  kix_note_sign((const char *)text.ptr, text.len, &mallory, 1, &forged, &err));
+    ASSERT_EQ_INT(KIX_EVERIFY, kix_vindex_note_open((const char *)forged.ptr, forged.len, &f.vkey,
+                                                    NULL, &n, &err));
+    /* a second spelling of the same facts (leading zero) is refused even
+     * when signed by the log key: one text per index */
+    kix_buf_reset(&forged);
+    {
+        char bad[512];
+        const char *size_line = strstr((const char *)text.ptr, "size ");
+        int k = (int)(size_line - (const char *)text.ptr) + 5;
+        snprintf(bad, sizeof(bad), "%.*s0%s", k, (const char *)text.ptr,
+                 (const char *)text.ptr + k);
+        struct kix_signer *log_key = NULL;
+        char path[4096];
+        snprintf(path, sizeof(path), "%s/log.key", f.dir);
+        ASSERT_EQ_INT(KIX_OK, kix_keyfile_read(path, &log_key, &err));
+        ASSERT_EQ_INT(KIX_OK, kix_note_sign(bad, strlen(bad), &log_key, 1, &forged, &err));
+        ASSERT_EQ_INT(KIX_EVERIFY, kix_vindex_note_open((const char *)forged.ptr, forged.len,
+                                                        &f.vkey, NULL, &n, &err));
+        ASSERT_CONTAINS(err.msg, "malformed index note");
+        kix_signer_free(log_key);
+    }
+    kix_buf_release(&cpb);
+    kix_buf_release(&nb);
+    kix_buf_release(&text);
+    kix_buf_release(&forged);
+    kix_signer_free(mallory);
+    teardown(&f);
+}
+
+static void prove(struct fixture *f, const char *key, struct kix_buf *value, struct kix_buf *proof,
+                  int *present)
+{
+    struct kix_log_reader *r;
+    struct kix_err err = {0};
+    if (kix_log_read_begin(f->log, &r) ||
+        kix_index_prove(r, key, strlen(key), value, proof, present, &err))
+        abort();
+    kix_log_read_end(r);
+}
+
+KIX_TEST(records_and_absences_are_proven)
+{
+    struct fixture f;
+    struct kix_append_result res;
+    struct kix_err err = {0};
+    struct kix_buf cpb = KIX_BUF_INIT, nb = KIX_BUF_INIT, v = KIX_BUF_INIT, p = KIX_BUF_INIT;
+    struct kix_note opened;
+    struct kix_checkpoint cp;
+    struct kix_vindex_note n;
+    struct kix_vindex_run run;
+    char key[KIX_VINDEX_KEY_MAX + 1];
+    int present = 0;
+
+    setup(&f);
+    ASSERT_EQ_INT(KIX_OK, publish(&f, f.publisher, "run-1", 1, &res, &err));
+    ASSERT_EQ_INT(KIX_OK, publish(&f, f.publisher, "run-2", 2, &res, &err));
+    latest_notes(&f, &cpb, &nb);
+    ASSERT_EQ_INT(KIX_OK, kix_checkpoint_open((const char *)cpb.ptr, cpb.len, &f.vkey, 1, ORIGIN,
+                                              &opened, &cp, &err));
+    ASSERT_EQ_INT(KIX_OK,
+                  kix_vindex_note_open((const char *)nb.ptr, nb.len, &f.vkey, &cp, &n, &err));
+    /* a run: present, its record decodes, one entry chained */
+    prove(&f, "run/run-1", &v, &p, &present);
+    ASSERT_EQ_INT(1, present);
+    ASSERT_EQ_INT(KIX_OK, kix_vindex_verify(&n, "run/run-1", 9, v.ptr, v.len, p.ptr, p.len, &err));
+    ASSERT_EQ_INT(KIX_OK, kix_vindex_run_decode(v.ptr, v.len, "run-1", &run, &err));
+    ASSERT_EQ_U64(1, run.info.entries);
+    /* the same proof for another record, or as an absence, fails */
+    v.ptr[v.len - 1] ^= 1;
+    ASSERT_EQ_INT(KIX_EVERIFY,
+                  kix_vindex_verify(&n, "run/run-1", 9, v.ptr, v.len, p.ptr, p.len, &err));
+    ASSERT_EQ_INT(KIX_EVERIFY, kix_vindex_verify(&n, "run/run-1", 9, NULL, 0, p.ptr, p.len, &err));
+    /* the registry key and the manifest are in the index too */
+    kix_buf_reset(&v);
+    kix_buf_reset(&p);
+    {
+        uint8_t id[32];
+        struct kix_key_info k;
+        crypto_hash_sha256(id, kix_signer_public_key(f.publisher), 32);
+        kix_vindex_key_key(id, key);
+        prove(&f, key, &v, &p, &present);
+        ASSERT_EQ_INT(1, present);
+        ASSERT_EQ_INT(KIX_OK,
+                      kix_vindex_verify(&n, key, strlen(key), v.ptr, v.len, p.ptr, p.len, &err));
+        ASSERT_EQ_INT(KIX_OK, kix_vindex_key_decode(v.ptr, v.len, id, &k, &err));
+        ASSERT_EQ_INT(KIX_ROLE_PUBLISH, (int)k.roles);
+        ASSERT_EQ_U64(KIX_NO_INDEX, k.revoked_index);
+    }
+    kix_buf_reset(&v);
+    kix_buf_reset(&p);
+    kix_vindex_key_manifest(&run.info.manifest, key);
+    prove(&f, key, &v, &p, &present);
+    ASSERT_EQ_INT(1, present);
+    ASSERT_EQ_INT(KIX_OK,
+                  kix_vindex_verify(&n, key, strlen(key), v.ptr, v.len, p.ptr, p.len, &err));
+    /* absent: a run, a group no run joined; absence proofs do not prove
+     * presence */
+    const char *absent[] = {
+        "run/run-3", "group/0000000000000000000000000000000000000000000000000000000000000000",
+        "nonsense"};
+    for (size_t i = 0; i < 3; i++) {
+        kix_buf_reset(&v);
+        kix_buf_reset(&p);
+        prove(&f, absent[i], &v, &p, &present);
+        ASSERT_EQ_INT(0, present);
+        ASSERT_EQ_U64(0, v.len);
+        ASSERT_EQ_INT(KIX_OK, kix_vindex_verify(&n, absent[i], strlen(absent[i]), NULL, 0, p.ptr,
+                                                p.len, &err));
+        ASSERT_EQ_INT(KIX_EVERIFY, kix_vindex_verify(&n, absent[i], strlen(absent[i]),
+                                                     (const uint8_t *)"x", 1, p.ptr, p.len, &err));
+    }
+    kix_buf_release(&cpb);
+    kix_buf_release(&nb);
+    kix_buf_release(&v);
+    kix_buf_release(&p);
+    teardown(&f);
+}
+
+static int keep_notes(void *ctx, uint64_t size, const uint8_t *note, size_t len,
+                      const uint8_t *index_note, size_t index_len)
+{
+    struct kix_buf *all = ctx;
+    (void)note;
+    (void)len;
+    return kix_buf_addf(all, "%llu:", (unsigned long long)size) ||
+                   kix_buf_add(all, index_note ? index_note : (const uint8_t *)"-",
+                               index_note ? index_len : 1)
+               ? KIX_ENOMEM
+               : 0;
+}
+
+static void all_index_notes(struct kix_log *l, struct kix_buf *out)
+{
+    struct kix_log_reader *r;
+    if (kix_log_read_begin(l, &r) || kix_log_reader_checkpoints(r, 0, 1000, keep_notes, out))
+        abort();
+    kix_log_read_end(r);
+}
+
+/* A store whose index was written in another format (or lost) gets it
+ * rebuilt from its entries when opened to write: every checkpoint's index
+ * note comes back byte for byte (Ed25519 signatures are deterministic). */
+KIX_TEST(index_rebuilt_from_the_entries_is_the_same)
+{
+    struct fixture f;
+    struct kix_append_result res;
+    struct kix_err err = {0};
+    struct kix_buf before = KIX_BUF_INIT, after = KIX_BUF_INIT;
+    MDB_env *env;
+    MDB_txn *txn;
+    MDB_dbi meta, smt, notes;
+    MDB_val k = {5, (void *)"index"}, v = {11, (void *)"kix-index/1"};
+
+    setup(&f);
+    ASSERT_EQ_INT(KIX_OK, publish(&f, f.publisher, "run-1", 1, &res, &err));
+    ASSERT_EQ_INT(KIX_OK, publish(&f, f.publisher, "run-2", 2, &res, &err));
+    all_index_notes(f.log, &before);
+    kix_log_close(f.log);
+    f.log = NULL;
+    /* an old store: another format name, no tree, no notes */
+    ASSERT_EQ_INT(0, mdb_env_create(&env));
+    ASSERT_EQ_INT(0, mdb_env_set_maxdbs(env, 32));
+    ASSERT_EQ_INT(0, mdb_env_open(env, f.dir, 0, 0600));
+    ASSERT_EQ_INT(0, mdb_txn_begin(env, NULL, 0, &txn));
+    ASSERT_EQ_INT(0, mdb_dbi_open(txn, "meta", 0, &meta));
+    ASSERT_EQ_INT(0, mdb_dbi_open(txn, "smt", 0, &smt));
+    ASSERT_EQ_INT(0, mdb_dbi_open(txn, "index_notes", 0, &notes));
+    ASSERT_EQ_INT(0, mdb_put(txn, meta, &k, &v, 0));
+    ASSERT_EQ_INT(0, mdb_drop(txn, smt, 0));
+    ASSERT_EQ_INT(0, mdb_drop(txn, notes, 0));
+    ASSERT_EQ_INT(0, mdb_txn_commit(txn));
+    mdb_env_close(env);
+    ASSERT_EQ_INT(KIX_OK, kix_index_open(f.dir, NULL, &f.log, &err));
+    all_index_notes(f.log, &after);
+    ASSERT_TRUE(before.len > 0);
+    ASSERT_EQ_MEM(before.ptr, before.len, after.ptr, after.len);
+    /* and kixd check agrees with it */
+    ASSERT_EQ_INT(KIX_OK, kix_index_check(f.log, NULL, NULL, &err));
+    kix_buf_release(&before);
+    kix_buf_release(&after);
+    teardown(&f);
+}
+
+KIX_TEST_MAIN()
