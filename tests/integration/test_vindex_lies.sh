@@ -71,12 +71,13 @@ json_get "$WORK/out" '[p["where"] for p in d["problems"]]' | grep -q "smt group/
   fail "kixd check did not name the group: $(cat "$WORK/out")"
 json_get "$WORK/out" '[p["table"] for p in d["problems"]]' | grep -q "index_notes" ||
   fail "kixd check did not refuse the signed root: $(cat "$WORK/out")"
-serve o
+"$KIX" keygen --witness --name witness.test --out "$WORK/w" >/dev/null 2>&1
+serve o --witness "$WORK/w.pub"
 "$KIX" show "${S[@]}" "$OTHER" --json >"$WORK/lie.json" || fail "the signed lie should verify for a reader"
 [ "$(json_get "$WORK/lie.json" 'd["rank"]')" = 1 ] || fail "the lie: $(cat "$WORK/lie.json")"
 KIX_STATE_DIR="$WORK/auditor" expect_status 1 "$KIX" audit "${S[@]}"
 grep -q "is not the index of its entries" "$WORK/err" || fail "audit: $(cat "$WORK/err")"
-mirror m o
+mirror m o --witness-key "$WORK/w.key"
 for i in $(seq 1 200); do
   "$KIX" mirror status --server "$(addr m)" --json >"$WORK/st.json" 2>"$WORK/st.err" || true
   grep -q '"fork":{' "$WORK/st.json" && break
@@ -84,4 +85,7 @@ for i in $(seq 1 200); do
 done
 json_get "$WORK/st.json" 'd["fork"]["reason"]' | grep -q "is not the index of its entries" ||
   fail "mirror: $(cat "$WORK/st.json" "$WORK/st.err"; grep -v "request refused" "$WORK/m.log" | tail -8)"
-pass "a group lie signed with the log key: kixd check names it, kix audit and a mirror refuse it"
+# a witness cosigns only what it recomputed: nothing here
+"$KIX" checkpoint "${S[@]}" --witness "$WORK/w.pub" --json >"$WORK/cp.json"
+[ "$(json_get "$WORK/cp.json" 'd["witnesses"]')" = 0 ] || fail "a witness cosigned the lie"
+pass "a group lie signed with the log key: kixd check names it, kix audit, a mirror and a witness refuse it"
