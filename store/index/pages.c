@@ -1,5 +1,6 @@
 /* Run, group and home pages (kix/pages.h). */
 #include "kix/pages.h"
+#include "kix/vindex.h"
 
 #include <jansson.h>
 #include <stdarg.h>
@@ -7,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "kix/encoding.h"
 #include "kix/file.h"
 #include "kix/note.h"
 #include "kix/resolve.h"
@@ -350,7 +352,56 @@ static void object_section(struct out *o, const char *title, json_t *obj, const 
 
 /* The log key, the verifier's status line (what it says without
  * JavaScript: how to check by hand) and the script (kix/pages.h). */
-static void verify_section(struct out *o, struct kix_log_reader *r, const char *origin)
+/* The index proofs of the run at the page's size, as JSON the page's script
+ * reads (#kix-index): the checkpoint and index note of that size, the run's
+ * and its group's records with their proofs (PROTOCOL.md §4). '/' is
+ * escaped, so no "</script>" can close the element early. */
+static void index_proofs(struct out *o, const struct kix_resolution *res)
+{
+    json_t *x;
+    char *text, *hexbuf;
+    char key[KIX_VINDEX_KEY_MAX + 1];
+    const struct kix_bytes *parts[] = {&res->run_record, &res->run_proof, &res->group_record,
+                                       &res->group_proof};
+    const char *names[] = {"runRecord", "runProof", "groupRecord", "groupProof"};
+
+    if (o->rc || !res->index_note.ptr)
+        return;
+    /* the whole note: the script finds the log key's line among the
+     * witnesses' cosignature lines */
+    x = json_pack("{s:s%,s:s%}", "checkpoint", (const char *)res->checkpoint.ptr,
+                  res->checkpoint.len, "indexNote", (const char *)res->index_note.ptr,
+                  res->index_note.len);
+    for (size_t i = 0; x && i < 4; i++) {
+        if (!parts[i]->ptr)
+            continue;
+        hexbuf = malloc(2 * parts[i]->len + 1);
+        if (!hexbuf) {
+            o->rc = KIX_ENOMEM;
+            break;
+        }
+        kix_hex_encode(parts[i]->ptr, parts[i]->len, hexbuf);
+        json_object_set_new(x, names[i], json_string(hexbuf));
+        free(hexbuf);
+    }
+    if (x && res->group_record.ptr) {
+        kix_vindex_key_group(&res->run.comparison_key, key);
+        json_object_set_new(x, "groupKey", json_string(key));
+    }
+    text = x ? json_dumps(x, JSON_COMPACT | JSON_ESCAPE_SLASH) : NULL;
+    if (!text) {
+        o->rc = o->rc ? o->rc : KIX_ENOMEM;
+    } else {
+        put(o, "<script type=\"application/json\" id=\"kix-index\">");
+        put(o, text);
+        put(o, "</script>\n");
+    }
+    free(text);
+    json_decref(x);
+}
+
+static void verify_section(struct out *o, struct kix_log_reader *r, const char *origin,
+                           const struct kix_resolution *res)
 {
     struct kix_buf vkey = KIX_BUF_INIT;
 
@@ -358,15 +409,19 @@ static void verify_section(struct out *o, struct kix_log_reader *r, const char *
         o->rc = kix_verifier_format(kix_log_reader_verifier(r), &vkey);
     put(o, "<h2>Verification</h2>\n<div id=\"kix-verify\" data-origin=\"");
     escs(o, origin);
+    put(o, "\" data-run=\"");
+    escs(o, res->run.run_id);
     put(o, "\">\n<p>Log key <code id=\"log-vkey\">");
     esc(o, (const char *)vkey.ptr, vkey.len);
     put(o, "</code></p>\n<p id=\"verify-status\" data-state=\"none\"><b>Not verified by this "
            "page</b>: with JavaScript, the page checks the checkpoint's signature with this key, "
            "the inclusion of every entry above and the manifest's digest, reading only the "
            "tiles; without it, check them with any C2SP tlog-tiles client (and "
-           "<code>sha256sum</code> of the manifest). Rank and evidence are not proven by the "
-           "page (index proofs pending).</p>\n</div>\n<script src=\"../" KIX_PAGE_SCRIPT_PATH
-           "\" defer></script>\n");
+           "<code>sha256sum</code> of the manifest). With JavaScript it also checks the rank "
+           "and evidence against the log's signed index (the proofs below); without it, "
+           "<code>kix show</code> does.</p>\n</div>\n");
+    index_proofs(o, res);
+    put(o, "<script src=\"../" KIX_PAGE_SCRIPT_PATH "\" defer></script>\n");
     kix_buf_release(&vkey);
 }
 
@@ -502,7 +557,7 @@ int kix_page_run_html(struct kix_log_reader *r, const char *run_id, size_t len, 
     put(&o, "</pre>\n<h2>Checkpoint</h2>\n<pre>");
     esc(&o, (const char *)res.checkpoint.ptr, res.checkpoint.len);
     put(&o, "</pre>\n");
-    verify_section(&o, r, origin);
+    verify_section(&o, r, origin, &res);
     put(&o, "</body></html>\n");
     rc = o.rc;
     if (rc)

@@ -31,9 +31,13 @@ for want in '<span class="big" id="median">11.4 µs</span> latency median' '<spa
   "https://kix.test/log/runs/$RID" '<h2>Canonical manifest</h2>' 'NVIDIA A100'; do
   grep -qF "$want" "$WORK/page.html" || fail "the run page lacks: $want"
 done
-# one script, the project's own verifier (test_http_verify_browser.sh runs it)
-[ "$(grep -o '<script[^>]*>' "$WORK/page.html")" = '<script src="../kix-verify.js" defer>' ] ||
+# one script, the project's own verifier (test_http_verify_browser.sh runs
+# it), and one data block, not executed: the index proofs it checks
+[ "$(grep -o '<script[^>]*>' "$WORK/page.html" | grep -v '^<script type="application/json" id="kix-index">$')" = \
+  '<script src="../kix-verify.js" defer>' ] ||
   fail "the run page's scripts: $(grep -o '<script[^>]*>' "$WORK/page.html")"
+grep -c '<script type="application/json" id="kix-index">' "$WORK/page.html" | grep -qx 1 ||
+  fail "the run page carries no index proofs"
 grep -qF 'id="verify-status" data-state="none"><b>Not verified by this page</b>' "$WORK/page.html" ||
   fail "the run page does not say it is unverified without JavaScript"
 pass "run page: median, p20/p80, rank, group link, evidence, entries with tile links, citation, manifest"

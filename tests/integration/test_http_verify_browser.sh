@@ -62,12 +62,16 @@ expect_verified() { # URL NAME
     "verified: verified against kix.test/log at size $SIZE: checkpoint signature, inclusion of 1 entry"*) ;;
     *) fail "$2: the page says: $s" ;;
   esac
-  grep -qF 'not proven by the page (index proofs pending)' "$WORK/dom.html" || fail "$2: rank/evidence not marked unproven"
-  grep -q 'id="rank">.*class="muted unproven"' "$WORK/dom.html" || fail "$2: rank not marked unproven"
+  case "$s" in
+    *"rank and evidence proven by the log’s signed index at size "*) ;;
+    *) fail "$2: rank and evidence not proven by the index: $s" ;;
+  esac
+  grep -q 'class="muted unproven"' "$WORK/dom.html" && fail "$2: something is still marked unproven"
+  return 0
 }
 expect_verified "$H/runs/$RID" "kixd --http"
 expect_verified "$H/runs/$EARLY" "kixd --http, a run in the first full tile"
-pass "kixd --http: the page verifies in Chromium (signature, inclusion, manifest digest; rank/evidence marked unproven)"
+pass "kixd --http: the page verifies in Chromium (signature, inclusion, manifest digest, rank and evidence by the signed index)"
 
 for _ in $(seq 1 100); do [ "$(cat "$WORK/exp/runs/.size" 2>/dev/null)" = "$SIZE" ] && break; sleep 0.1; done
 [ -f "$WORK/exp/kix-verify.js" ] || fail "the export lacks kix-verify.js"
@@ -150,3 +154,21 @@ lines[2] = base64.b64encode(bytes(root)).decode()
 open(p, "w", encoding="utf-8").write("\n".join(lines))
 PY
 expect_failed "$WORK/bad4" "the checkpoint signature does not verify" "checkpoint root changed"
+
+# the page's rank is checked against the signed index: another rank written
+# into the page, or another group record in its proofs, fails
+cp -r "$WORK/exp" "$WORK/bad6"
+sed -i 's|id="rank">Rank <b>\([0-9]*\)</b>|id="rank">Rank <b>9\1</b>|' "$WORK/bad6/runs/$RID"
+grep -q 'id="rank">Rank <b>9' "$WORK/bad6/runs/$RID" || fail "could not edit the page's rank"
+expect_failed "$WORK/bad6" "the signed index proves" "a page whose rank was edited"
+cp -r "$WORK/exp" "$WORK/bad7"
+python3 - "$WORK/bad7/runs/$RID" <<'PY'
+import re, sys
+p = sys.argv[1]
+t = open(p).read()
+m = re.search(r'"groupRecord":"([0-9a-f]+)"', t)
+h = m.group(1)
+flipped = h[:-1] + ("0" if h[-1] != "0" else "1")
+open(p, "w").write(t.replace(h, flipped))
+PY
+expect_failed "$WORK/bad7" "record is not in the signed index" "a page whose group record was edited"

@@ -20,10 +20,15 @@
  *   3. the canonical manifest shown on the page (#manifest) hashes to the
  *      digest the page prints (#manifest-digest), and the run's publication
  *      entry (a DSSE envelope) names that digest.
+ *   4. the index proofs the page carries (#kix-index, PROTOCOL.md \u00a74):
+ *      the checkpoint at the page's size, signed, and a prefix of the latest
+ *      tree (recomputed from the tiles); the index note signed beside it;
+ *      the run's record and its group's record, each with its sparse Merkle
+ *      proof to the signed index root; the rank and evidence the page shows
+ *      must be the ones these records prove.
  * It then shows "verified against <origin> at size N", or exactly what
- * failed. Rank and evidence are computed by the index, whose proofs do not
- * exist yet: they are marked "not proven by the page (index proofs
- * pending)", never verified.
+ * failed. A page without index proofs has its rank and evidence marked
+ * "not proven by the page", never verified.
  */
 (function () {
   'use strict';
@@ -99,15 +104,11 @@
     return { name: parts[0], hash: h.slice(0, 4), pub: key.slice(1) };
   }
 
-  async function verifyCheckpoint(text, vkey) {
+  /* A C2SP signed note's text, once its signature by the log key verifies. */
+  async function verifyNote(text, vkey, what) {
     var cut = text.indexOf('\n\n');
-    if (cut < 0) throw new Fail('the checkpoint is not a signed note (no blank line)');
+    if (cut < 0) throw new Fail('the ' + what + ' is not a signed note (no blank line)');
     var body = text.slice(0, cut + 1); /* the signed message: the text and its last newline */
-    var lines = body.split('\n');
-    if (lines.length < 4 || !/^[0-9]+$/.test(lines[1]))
-      throw new Fail('the checkpoint body is malformed');
-    var root = b64(lines[2]);
-    if (root.length !== 32) throw new Fail('the checkpoint root is not 32 bytes');
     var sigs = text.slice(cut + 2).split('\n'), sig = null;
     for (var i = 0; i < sigs.length; i++) {
       var m = /^\u2014 (\S+) (\S+)$/.exec(sigs[i]);
@@ -115,7 +116,7 @@
       var raw = b64(m[2]);
       if (raw.length === 68 && equal(raw.slice(0, 4), vkey.hash)) sig = raw.slice(4);
     }
-    if (!sig) throw new Fail('the checkpoint has no signature by the log key ' + vkey.name);
+    if (!sig) throw new Fail('the ' + what + ' has no signature by the log key ' + vkey.name);
     var key, ok;
     try {
       key = await crypto.subtle.importKey('raw', vkey.pub, { name: 'Ed25519' }, false,
@@ -125,9 +126,125 @@
                      '); verify with a tlog-tiles client instead');
     }
     ok = await crypto.subtle.verify({ name: 'Ed25519' }, key, sig, enc.encode(body));
-    if (!ok) throw new Fail('the checkpoint signature does not verify with the log key ' +
+    if (!ok) throw new Fail('the ' + what + ' signature does not verify with the log key ' +
                             vkey.name);
+    return body;
+  }
+
+  async function verifyCheckpoint(text, vkey) {
+    var lines = (await verifyNote(text, vkey, 'checkpoint')).split('\n');
+    if (lines.length < 4 || !/^[0-9]+$/.test(lines[1]))
+      throw new Fail('the checkpoint body is malformed');
+    var root = b64(lines[2]);
+    if (root.length !== 32) throw new Fail('the checkpoint root is not 32 bytes');
     return { origin: lines[0], size: Number(lines[1]), root: root };
+  }
+
+  /* ---- the verifiable index (PROTOCOL.md \u00a74, store/verify/SMT.md) ------------- */
+
+  function unhex(s) {
+    if (!/^([0-9a-f]{2})*$/.test(s)) throw new Fail('bad hex in the index proofs');
+    var b = new Uint8Array(s.length / 2);
+    for (var i = 0; i < b.length; i++) b[i] = parseInt(s.substr(2 * i, 2), 16);
+    return b;
+  }
+
+  function bit(p, i) { return (p[i >> 3] >> (7 - (i & 7))) & 1; }
+
+  /* The root an SMT proof leads to for `key` holding `record` (null: absent). */
+  async function smtRoot(key, record, proof) {
+    var path = await sha256(enc.encode(key)), zero = new Uint8Array(32);
+    if (proof.length < 3) throw new Fail('an index proof is truncated');
+    var kind = proof[0], depth = proof[1] << 8 | proof[2], o = 3 + Math.ceil(depth / 8);
+    var bitmap = proof.slice(3, o), h, ones = 0;
+    if (depth > 256 || kind > 2) throw new Fail('an index proof is malformed');
+    for (var i = 0; i < depth; i++) ones += bit(bitmap, i);
+    if (proof.length !== o + (kind === 2 ? 64 : 0) + 32 * ones)
+      throw new Fail('an index proof has the wrong length');
+    if (kind === 1) {
+      if (!record) throw new Fail('a proof of membership was given for an absence');
+      h = await sha256(cat(new Uint8Array([2]), path, await sha256(record)));
+    } else {
+      if (record) throw new Fail('a proof of absence was given for a record');
+      if (kind === 2) {
+        var other = proof.slice(o, o + 32);
+        for (var j = 0; j < depth; j++)
+          if (bit(other, j) !== bit(path, j)) throw new Fail('an absence proof is off its route');
+        if (equal(other, path)) throw new Fail('an absence proof names the key itself');
+        h = await sha256(cat(new Uint8Array([2]), proof.slice(o, o + 64)));
+        o += 64;
+      } else {
+        h = zero;
+      }
+    }
+    if (depth > 0 && !bit(bitmap, depth - 1)) throw new Fail('an index proof is not canonical');
+    var end = proof.length;
+    for (var d = depth - 1; d >= 0; d--) {
+      var s = zero;
+      if (bit(bitmap, d)) { s = proof.slice(end - 32, end); end -= 32; }
+      h = await sha256(bit(path, d) ? cat(new Uint8Array([3]), s, h)
+                                    : cat(new Uint8Array([3]), h, s));
+    }
+    return h;
+  }
+
+  var EVIDENCE = ['reported', 'reproduced', 'not_reproduced', 'failed'];
+
+  /* The rank of runId in a group record (tag 2, key, u64 count, members). */
+  function groupRank(rec, runId) {
+    var o = 33, n = 0, rank = 0, count;
+    function u64() {
+      var v = 0;
+      for (var i = 0; i < 8; i++) v = v * 256 + rec[o + i];
+      o += 8;
+      return v;
+    }
+    if (rec[0] !== 2) throw new Fail('the group record has the wrong tag');
+    count = u64();
+    for (; n < count; n++) {
+      u64();
+      var len = rec[o], id = new TextDecoder().decode(rec.slice(o + 1, o + 1 + len));
+      o += 1 + len;
+      if (id === runId) rank = n + 1;
+    }
+    if (o !== rec.length) throw new Fail('the group record is malformed');
+    return { rank: rank, size: count };
+  }
+
+  /* Checks the page's embedded index proofs (#kix-index): the checkpoint at
+   * the page's size, signed and a prefix of the latest tree; the index note
+   * signed beside it; the run's and its group's records in the signed index
+   * root. Returns what they prove, or null when the page carries none. */
+  async function verifyIndex(vkey, origin, latest, tiles, runId) {
+    var el = document.getElementById('kix-index');
+    if (!el) return null;
+    var x = JSON.parse(el.textContent);
+    var cp = await verifyCheckpoint(x.checkpoint, vkey);
+    if (cp.origin !== origin || cp.size > latest.size)
+      throw new Fail('the page\u2019s checkpoint is not one of this log at or before size ' +
+                     latest.size);
+    if (cp.size < latest.size && !equal(await tiles.root(0, cp.size, -1, null), cp.root))
+      throw new Fail('the log at size ' + latest.size + ' does not extend the page\u2019s ' +
+                     'checkpoint at size ' + cp.size + ' (a fork)');
+    var lines = (await verifyNote(x.indexNote, vkey, 'index note')).split('\n');
+    if (lines.length !== 6 || lines[0] !== 'kix.index/v1' || lines[1] !== 'origin ' + origin ||
+        lines[2] !== 'size ' + cp.size || !equal(b64(lines[3].slice(4)), cp.root) ||
+        lines[3].slice(0, 4) !== 'log ' || lines[4].slice(0, 6) !== 'index ')
+      throw new Fail('the index note is not bound to the page\u2019s checkpoint');
+    var root = b64(lines[4].slice(6));
+    var rec = unhex(x.runRecord);
+    if (!equal(await smtRoot('run/' + runId, rec, unhex(x.runProof)), root))
+      throw new Fail('the run\u2019s record is not in the signed index');
+    var out = { size: cp.size, evidence: EVIDENCE[rec[1 + 32 + 32 + 8]], rank: 0, groupSize: 0 };
+    if (x.groupRecord) {
+      var g = unhex(x.groupRecord);
+      if (!equal(await smtRoot(x.groupKey, g, unhex(x.groupProof)), root))
+        throw new Fail('the group\u2019s record is not in the signed index');
+      var r = groupRank(g, runId);
+      out.rank = r.rank;
+      out.groupSize = r.size;
+    }
+    return out;
   }
 
   /* ---- tiles (c2sp.org/tlog-tiles) ---------------------------------------------------- */
@@ -233,7 +350,7 @@
     if (!el) return;
     var s = document.createElement('span');
     s.className = 'muted unproven';
-    s.textContent = ' (not proven by the page (index proofs pending))';
+    s.textContent = ' (not proven by the page)';
     el.appendChild(s);
   }
 
@@ -288,7 +405,22 @@
       if (payload.indexOf(digest.slice(7)) < 0)
         throw new Fail('the publication entry does not name the manifest digest ' + digest);
     }
-    return { cp: cp, checked: checked, digest: digest, publication: !!publication };
+    var runId = document.getElementById('kix-verify').getAttribute('data-run');
+    if (publication && runId && payload.indexOf('"' + runId + '"') < 0)
+      throw new Fail('the publication entry is not about run ' + runId);
+    var index = runId ? await verifyIndex(vkey, pageOrigin, cp, tiles, runId) : null;
+    if (index) {
+      var rankEl = document.getElementById('rank'), evEl = document.getElementById('evidence');
+      var m = rankEl ? /Rank (\d+) of (\d+)/.exec(rankEl.textContent) : null;
+      var shown = m ? Number(m[1]) + ' of ' + Number(m[2]) : 'unranked';
+      var proven = index.rank ? index.rank + ' of ' + index.groupSize : 'unranked';
+      if (shown !== proven)
+        throw new Fail('the page shows rank ' + shown + '; the signed index proves ' + proven);
+      if (evEl && evEl.textContent.trim() !== index.evidence)
+        throw new Fail('the page shows evidence "' + evEl.textContent.trim() +
+                       '"; the signed index proves "' + index.evidence + '"');
+    }
+    return { cp: cp, checked: checked, digest: digest, publication: !!publication, index: index };
   }
 
   function start() {
@@ -300,9 +432,14 @@
            (v.checked.length === 1 ? 'y' : 'ies') + ' (' + v.checked.join(', ') +
            '), manifest digest ' + v.digest +
            (v.publication ? ' (named by the publication entry)' : '') +
-           '. Rank and evidence: not proven by the page (index proofs pending).');
-      unproven('rank');
-      unproven('evidence');
+           (v.index ? '; rank and evidence proven by the log\u2019s signed index at size ' +
+                      v.index.size + '.'
+                    : '. Rank and evidence: not proven by the page (it carries no index ' +
+                      'proofs).'));
+      if (!v.index) {
+        unproven('rank');
+        unproven('evidence');
+      }
     }, function (e) {
       show('failed', 'verification FAILED: ' + (e instanceof Fail ? e.message : String(e)));
     });
