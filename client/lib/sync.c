@@ -1,6 +1,7 @@
 /* Replaying an upstream log into a replica: fetch, verify in parallel,
  * commit whole upstream batches with their checkpoints. */
 #include "kix/sync.h"
+#include "kix/vindex.h"
 
 #include <pthread.h>
 #include <stdlib.h>
@@ -507,6 +508,76 @@ static void *stage_fill(void *arg)
     return NULL;
 }
 
+/* ---- naming the record an upstream lies about ------------------------------------ */
+
+#define DIAGNOSE_MAX_KEYS 100000 /* a diagnosis, not a second audit */
+
+struct diagnosis {
+    struct kix_client *up;
+    const struct kix_verifier *key;
+    uint64_t size, compared;
+    char found[KIX_VINDEX_KEY_MAX + 1];
+    int differs; /* 1 another record upstream, 2 none upstream */
+};
+
+/* One key of the replica's own index against the upstream's proven record. */
+static int diagnose_key(void *ctx, const char *key, size_t len, const struct kix_hash *vh)
+{
+    struct diagnosis *d = ctx;
+    struct kix_index_answer a;
+    struct kix_hash theirs;
+    struct kix_err err = {0};
+    char text[KIX_VINDEX_KEY_MAX + 1];
+
+    if (d->differs || len > KIX_VINDEX_KEY_MAX || d->compared++ >= DIAGNOSE_MAX_KEYS)
+        return 1;
+    memcpy(text, key, len);
+    text[len] = '\0';
+    if (kix_client_index_proof(d->up, d->key, text, &a, &err) != KIX_OK)
+        return 1; /* nothing more to learn from this upstream */
+    if (a.cp.size != d->size) {
+        kix_index_answer_release(&a);
+        return 1; /* it moved on: its proofs are for another size */
+    }
+    if (a.present)
+        kix_smt_value_hash(a.record.ptr, a.record.len, &theirs);
+    d->differs = !a.present ? 2 : memcmp(theirs.b, vh->b, 32) != 0 ? 1 : 0;
+    kix_index_answer_release(&a);
+    if (!d->differs)
+        return 0;
+    memcpy(d->found, text, len + 1);
+    return 1;
+}
+
+static int diagnose(void *ctx, struct kix_log_txn *t, struct kix_err *err)
+{
+    return kix_index_each_key(t, diagnose_key, ctx, err);
+}
+
+/* The replay refused the upstream's index note at size err->size: replay
+ * the batch again without that check, its index as the entries make it, and
+ * compare it key by key with what the upstream proves at that size (when
+ * that is still its latest), to name the first record it lies about. */
+static void name_the_lie(struct stage *s, struct kix_err *err)
+{
+    struct diagnosis d;
+    struct kix_err ignore = {0};
+
+    memset(&d, 0, sizeof(d));
+    d.up = s->up;
+    d.key = kix_log_verifier(s->replica);
+    d.size = err->size;
+    if (kix_log_replay_inspect(s->replica, s->start, s->items, s->b.nleaves, s->b.cps, s->b.ncps,
+                               diagnose, &d, &ignore) != KIX_OK ||
+        !d.differs)
+        return;
+    kix_err_wrap(err, "%s %s", d.found,
+                 d.differs == 2 ? "is in the index its entries make but the upstream proves it "
+                                  "absent"
+                                : "has another record in the upstream's signed index than its "
+                                  "entries make");
+}
+
 static int stage_replay(struct stage *s, struct kix_err *err)
 {
     int rc = s->rc;
@@ -522,6 +593,12 @@ static int stage_replay(struct stage *s, struct kix_err *err)
         return rc;
     }
     rc = kix_log_replay(s->replica, s->start, s->items, s->b.nleaves, s->b.cps, s->b.ncps, err);
+    if (rc == KIX_EVERIFY && err && err->cause == KIX_CAUSE_INDEX_MISMATCH) {
+        struct kix_err keep = *err;
+        name_the_lie(s, err);
+        err->cause = keep.cause; /* kix_err_wrap keeps them; say so */
+        err->size = keep.size;
+    }
     return rc;
 }
 

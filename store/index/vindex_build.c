@@ -330,3 +330,98 @@ int kix_index_prove(struct kix_log_reader *r, const char *key, size_t len, struc
      * kixd check names. The server does not vouch for its own disk. */
     return KIX_OK;
 }
+
+/* ---- every key, for comparisons ---------------------------------------------------- */
+
+struct each {
+    struct kix_log_txn *t;
+    kix_vindex_key_fn fn;
+    void *ctx;
+    struct kix_err *err;
+    struct kix_buf value;
+    uint8_t last_group[32];
+    int have_group, stopped, rc;
+};
+
+/* The record of one key through e->fn; 1 when the walk is to stop. */
+static int each_one(struct each *e, const char *key, size_t len)
+{
+    struct kix_hash vh;
+    int rc;
+
+    kix_buf_reset(&e->value);
+    rc = kix__vindex_value(e->t, key, len, &e->value, e->err);
+    if (rc == KIX_ENOTFOUND)
+        return 0;
+    if (rc) {
+        e->rc = rc;
+        return 1;
+    }
+    kix_smt_value_hash(e->value.ptr, e->value.len, &vh);
+    rc = e->fn(e->ctx, key, len, &vh);
+    if (rc < 0)
+        e->rc = rc;
+    e->stopped = rc != 0;
+    return rc != 0;
+}
+
+static int each_run(void *arg, const struct kix_bytes *k, const struct kix_bytes *v)
+{
+    struct each *e = arg;
+    struct kix_run_info run;
+    char key[KIX_VINDEX_KEY_MAX + 1];
+
+    if (k->len == 0 || k->len > KIX_RUN_ID_MAX || kix__run_record_decode(v->ptr, v->len, &run))
+        return 0;
+    if (each_one(e, key, kix_vindex_key_run((const char *)k->ptr, k->len, key)))
+        return 1;
+    return each_one(e, key, kix_vindex_key_manifest(&run.manifest, key));
+}
+
+static int each_group(void *arg, const struct kix_bytes *k, const struct kix_bytes *v)
+{
+    struct each *e = arg;
+    struct kix_digest g;
+    char key[KIX_VINDEX_KEY_MAX + 1];
+
+    (void)v;
+    if (k->len < 32 || (e->have_group && memcmp(e->last_group, k->ptr, 32) == 0))
+        return 0;
+    memcpy(e->last_group, k->ptr, 32);
+    e->have_group = 1;
+    memcpy(g.b, k->ptr, 32);
+    return each_one(e, key, kix_vindex_key_group(&g, key));
+}
+
+static int each_registry_key(void *arg, const struct kix_bytes *k, const struct kix_bytes *v)
+{
+    struct each *e = arg;
+    char key[KIX_VINDEX_KEY_MAX + 1];
+
+    (void)v;
+    if (k->len != 32)
+        return 0;
+    return each_one(e, key, kix_vindex_key_key(k->ptr, key));
+}
+
+int kix_index_each_key(struct kix_log_txn *t, kix_vindex_key_fn fn, void *ctx, struct kix_err *err)
+{
+    struct each e;
+    int rc;
+
+    memset(&e, 0, sizeof(e));
+    e.t = t;
+    e.fn = fn;
+    e.ctx = ctx;
+    e.err = err;
+    kix_buf_init(&e.value);
+    rc = kix_log_txn_scan(t, KIX_TABLE_RUNS, NULL, 0, each_run, &e);
+    if (rc == KIX_OK && !e.stopped)
+        rc = kix_log_txn_scan(t, KIX_TABLE_GROUPS, NULL, 0, each_group, &e);
+    if (rc == KIX_OK && !e.stopped)
+        rc = kix_log_txn_scan(t, KIX_TABLE_KEYS, NULL, 0, each_registry_key, &e);
+    kix_buf_release(&e.value);
+    if (rc == KIX_OK)
+        rc = e.rc;
+    return rc;
+}

@@ -689,7 +689,14 @@ struct commit_ctx {
     size_t ncps;
     uint64_t size;
     struct kix_hash *hashes; /* scratch: leaf hashes of accepted items */
+    /* kix_log_replay_inspect: no index note compared; inspect, then abort */
+    kix_log_inspect_fn inspect;
+    void *inspect_ctx;
+    int inspect_rc;
 };
+
+/* The write function's way to abort after an inspection that succeeded. */
+#define INSPECTED (-101)
 
 static int replay_check_checkpoint(struct kix_log *l, const struct kix_replay_checkpoint *c,
                                    const struct kix_hash *root, struct kix_err *err)
@@ -880,8 +887,13 @@ static int replay_fn(struct kix_store *s, MDB_txn *txn, void *arg, struct kix_er
             rc = replay_check_checkpoint(c->log, &c->cps[k], &root, err);
         if (rc == KIX_OK)
             rc = put_checkpoint(s, txn, next, c->cps[k].note, c->cps[k].note_len, err);
-        if (rc == KIX_OK)
+        if (rc == KIX_OK && !c->inspect)
             rc = seal_and_check(c->log, s, txn, &c->cps[k], &root, err);
+        if (rc == KIX_OK && c->inspect) {
+            struct kix_buf text = KIX_BUF_INIT;
+            rc = seal_text(c->log, s, txn, next, &root, &text, err);
+            kix_buf_release(&text);
+        }
         if (rc)
             return rc;
     }
@@ -889,6 +901,11 @@ static int replay_fn(struct kix_store *s, MDB_txn *txn, void *arg, struct kix_er
         return kix_err_set(err, KIX_EINVAL, "%zu replayed entries lie beyond the last checkpoint",
                            c->n - i);
     c->size = next;
+    if (c->inspect) {
+        struct kix_log_txn t = {s, txn, 0, NULL};
+        c->inspect_rc = c->inspect(c->inspect_ctx, &t, err);
+        return INSPECTED; /* never commit what was only replayed to be looked at */
+    }
     return KIX_OK;
 }
 
@@ -938,6 +955,31 @@ int kix_log_commit(struct kix_log *l, struct kix_prepared *const *items, size_t 
     if (rc == KIX_OK && new_size)
         *new_size = c.size;
     return rc;
+}
+
+int kix_log_replay_inspect(struct kix_log *l, uint64_t first_index,
+                           struct kix_prepared *const *items, size_t n,
+                           const struct kix_replay_checkpoint *cps, size_t ncps,
+                           kix_log_inspect_fn inspect, void *ctx, struct kix_err *err)
+{
+    struct commit_ctx c;
+    int rc;
+
+    if (ncps == 0 || cps[ncps - 1].size != first_index + n)
+        return kix_err_set(err, KIX_EINVAL,
+                           "a replay must end at an upstream checkpoint (size %llu)",
+                           (unsigned long long)(first_index + n));
+    memset(&c, 0, sizeof(c));
+    c.log = l;
+    c.items = items;
+    c.n = n;
+    c.first_index = first_index;
+    c.cps = cps;
+    c.ncps = ncps;
+    c.inspect = inspect;
+    c.inspect_ctx = ctx;
+    rc = run_commit(&c, replay_fn, err);
+    return rc == INSPECTED ? c.inspect_rc : rc;
 }
 
 int kix_log_replay(struct kix_log *l, uint64_t first_index, struct kix_prepared *const *items,

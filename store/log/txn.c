@@ -6,10 +6,9 @@
 static MDB_dbi dbi_of(struct kix_log_txn *t, enum kix_log_table table)
 {
     static const int tables[] = {
-        [KIX_TABLE_RUNS] = T_RUNS,
-        [KIX_TABLE_RUN_ENTRIES] = T_RUN_ENTRIES,
-        [KIX_TABLE_GROUPS] = T_GROUPS,
-        [KIX_TABLE_SMT] = T_SMT,
+        [KIX_TABLE_RUNS] = T_RUNS,     [KIX_TABLE_RUN_ENTRIES] = T_RUN_ENTRIES,
+        [KIX_TABLE_GROUPS] = T_GROUPS, [KIX_TABLE_SMT] = T_SMT,
+        [KIX_TABLE_KEYS] = T_KEYS,
     };
     return t->store->dbi[tables[table]];
 }
@@ -41,7 +40,7 @@ int kix_log_txn_put(struct kix_log_txn *t, enum kix_log_table table, const void 
     MDB_val k = {klen, (void *)key}, v = {vlen, (void *)val};
     int rc;
 
-    if (!t->writable)
+    if (!t->writable || table == KIX_TABLE_KEYS)
         return kix_err_set(err, KIX_EREADONLY, "writing the index through a reader");
     rc = mdb_put(t->txn, dbi_of(t, table), &k, &v, 0);
     return rc ? kix__db_error(rc, err, "writing the index") : KIX_OK;

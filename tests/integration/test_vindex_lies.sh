@@ -77,6 +77,8 @@ serve o --witness "$WORK/w.pub"
 [ "$(json_get "$WORK/lie.json" 'd["rank"]')" = 1 ] || fail "the lie: $(cat "$WORK/lie.json")"
 KIX_STATE_DIR="$WORK/auditor" expect_status 1 "$KIX" audit "${S[@]}"
 grep -q "is not the index of its entries" "$WORK/err" || fail "audit: $(cat "$WORK/err")"
+grep -q "group/$GROUP has another record in the upstream's signed index" "$WORK/err" ||
+  fail "audit does not name the group: $(cat "$WORK/err")"
 mirror m o --witness-key "$WORK/w.key"
 for i in $(seq 1 200); do
   "$KIX" mirror status --server "$(addr m)" --json >"$WORK/st.json" 2>"$WORK/st.err" || true

@@ -140,4 +140,13 @@ int kix_vindex_verify(const struct kix_vindex_note *note, const char *key, size_
 int kix_index_prove(struct kix_log_reader *r, const char *key, size_t len, struct kix_buf *value,
                     struct kix_buf *proof, int *present, struct kix_err *err) KIX_MUST_CHECK;
 
+/* Every key the index in t holds (runs and their manifests, groups with a
+ * ranked run, registry keys) with the hash of its record, through fn,
+ * until fn returns non-zero (1 stops with KIX_OK; a negative code stops
+ * with it). For comparing two indexes key by key (kix audit's diagnosis). */
+typedef int (*kix_vindex_key_fn)(void *ctx, const char *key, size_t len,
+                                 const struct kix_hash *value_hash);
+int kix_index_each_key(struct kix_log_txn *t, kix_vindex_key_fn fn, void *ctx,
+                       struct kix_err *err) KIX_MUST_CHECK;
+
 #endif

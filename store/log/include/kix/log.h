@@ -179,6 +179,19 @@ int kix_log_replay(struct kix_log *l, uint64_t first_index, struct kix_prepared 
                    size_t n, const struct kix_replay_checkpoint *cps, size_t ncps,
                    struct kix_err *err) KIX_MUST_CHECK;
 
+/* For diagnosis, after kix_log_replay refused an upstream's index note:
+ * replays the same entries in one transaction without comparing index
+ * notes (the replica's own index as the entries make it), calls inspect
+ * with that transaction (read it through kix/log_txn.h), then aborts it:
+ * nothing is stored. Returns inspect's code, or the replay's. */
+struct kix_log_txn;
+typedef int (*kix_log_inspect_fn)(void *ctx, struct kix_log_txn *t, struct kix_err *err);
+int kix_log_replay_inspect(struct kix_log *l, uint64_t first_index,
+                           struct kix_prepared *const *items, size_t n,
+                           const struct kix_replay_checkpoint *cps, size_t ncps,
+                           kix_log_inspect_fn inspect, void *ctx,
+                           struct kix_err *err) KIX_MUST_CHECK;
+
 /* ---- witness cosignatures ------------------------------------------------
  *
  * Witnesses (mirrors that verified the log) cosign its checkpoints

@@ -38,6 +38,7 @@ enum kix_log_table {
     KIX_TABLE_RUN_ENTRIES, /* run id text ‖ 0 ‖ u64be index → entry type (u8) */
     KIX_TABLE_GROUPS,      /* comparison key(32) ‖ u64be value ‖ run id → empty */
     KIX_TABLE_SMT,         /* the verifiable index's tree: position key → record */
+    KIX_TABLE_KEYS,        /* the log's key registry, to read: key id(32) → record */
 };
 
 int kix_log_txn_get(struct kix_log_txn *t, enum kix_log_table table, const void *key, size_t klen,
