@@ -882,14 +882,14 @@ static void run_scale(const struct opts *o, const char *work, const char *cache,
     bench_fig(rep, "scale.index_update_small_us", small.index_update_us_per_entry, "us", label);
     snprintf(label, sizeof(label), "verifiable index update, %ld entries (µs/entry)", big.entries);
     bench_fig(rep, "scale.index_update_big_us", big.index_update_us_per_entry, "us", label);
-    snprintf(label, sizeof(label), "run record proof, %ld entries (bytes)", small.entries);
-    bench_fig(rep, "scale.run_proof_small_bytes", small.run_proof_bytes, "B", label);
-    snprintf(label, sizeof(label), "run record proof, %ld entries (bytes)", big.entries);
-    bench_fig(rep, "scale.run_proof_big_bytes", big.run_proof_bytes, "B", label);
-    snprintf(label, sizeof(label), "group record proof, %ld entries (bytes)", small.entries);
-    bench_fig(rep, "scale.group_proof_small_bytes", small.group_proof_bytes, "B", label);
-    snprintf(label, sizeof(label), "group record proof, %ld entries (bytes)", big.entries);
-    bench_fig(rep, "scale.group_proof_big_bytes", big.group_proof_bytes, "B", label);
+    snprintf(label, sizeof(label), "run record proof, %ld entries", small.entries);
+    bench_fig(rep, "scale.run_proof_small_bytes", small.run_proof_bytes, "bytes", label);
+    snprintf(label, sizeof(label), "run record proof, %ld entries", big.entries);
+    bench_fig(rep, "scale.run_proof_big_bytes", big.run_proof_bytes, "bytes", label);
+    snprintf(label, sizeof(label), "group record proof, %ld entries", small.entries);
+    bench_fig(rep, "scale.group_proof_small_bytes", small.group_proof_bytes, "bytes", label);
+    snprintf(label, sizeof(label), "group record proof, %ld entries", big.entries);
+    bench_fig(rep, "scale.group_proof_big_bytes", big.group_proof_bytes, "bytes", label);
     snprintf(label, sizeof(label), "client verify of a resolution, %ld entries", small.entries);
     bench_fig(rep, "scale.verify_small_p50_us", small.verify_p50_us, "us", label);
     snprintf(label, sizeof(label), "client verify of a resolution, %ld entries", big.entries);
@@ -1023,6 +1023,8 @@ static void fmt_value(const struct bench_fig *f, char *out, size_t cap)
         snprintf(out, cap, "%.2f x", f->value);
     } else if (strcmp(f->unit, "B") == 0) {
         snprintf(out, cap, "%.1f MB", f->value / 1e6);
+    } else if (strcmp(f->unit, "bytes") == 0) {
+        snprintf(out, cap, "%.0f bytes", f->value);
     } else {
         snprintf(out, cap, "%.0f", f->value);
     }
@@ -1121,7 +1123,11 @@ static void print_json(FILE *out, const struct bench_report *rep, const struct m
             const struct bench_fig *f = &rep->figs[j];
             if (section_len(f->key) != sl || strncmp(f->key, key, sl) != 0)
                 continue;
-            fprintf(out, "%s\"%s\": %.6g", first ? "" : ", ", f->key + sl + 1, f->value);
+            /* JSON has no NaN: a figure not measured is null */
+            if (isnan(f->value))
+                fprintf(out, "%s\"%s\": null", first ? "" : ", ", f->key + sl + 1);
+            else
+                fprintf(out, "%s\"%s\": %.6g", first ? "" : ", ", f->key + sl + 1, f->value);
             first = 0;
         }
         fprintf(out, "},\n");
