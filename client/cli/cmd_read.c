@@ -154,6 +154,12 @@ static void print_resolution_json(const struct kix_resolution *res, const char *
     cli_json_string(stdout, cp->origin, strlen(cp->origin));
     printf(",\"size\":%llu,\"root\":\"%s\",\"note\":", (unsigned long long)cp->size, root);
     cli_json_string(stdout, (const char *)res->checkpoint.ptr, res->checkpoint.len);
+    /* what the log's signed index proved (kix_resolution_verify) */
+    printf("},\"proven\":{\"indexSize\":%llu,\"entriesComplete\":%s,\"entries\":%llu,"
+           "\"indexNote\":",
+           (unsigned long long)res->size, res->complete ? "true" : "false",
+           (unsigned long long)res->chained);
+    cli_json_string(stdout, (const char *)res->index_note.ptr, res->index_note.len);
     printf("}}\n");
     kix_buf_release(&link);
 }
@@ -182,7 +188,9 @@ static void print_resolution(const struct kix_resolution *res, const char *origi
     if (res->predecessor[0])
         printf("supersedes run %s\n", res->predecessor);
     printf("objects    %zu referenced, each checked against its digest\n", res->nobjects);
-    printf("entries    %zu, each proven in the checkpoint below:\n", res->nentries);
+    printf("entries    %zu, each proven in the checkpoint below; all of them, as the log's "
+           "signed index commits at size %llu\n",
+           res->nentries, (unsigned long long)res->size);
     for (size_t i = 0; i < res->nentries; i++) {
         const struct kix_resolution_entry *e = &res->entries[i];
         struct kix_entry_summary s;
