@@ -104,7 +104,9 @@ static void print_resolution_json(const struct kix_resolution *res, const char *
     cli_json_string(stdout, res->run.run_id, strlen(res->run.run_id));
     printf(",\"digest\":\"%s\",\"permalink\":", text);
     cli_json_string(stdout, (const char *)link.ptr, link.len);
-    printf(",\"evidence\":\"%s\"", kix_evidence_name(res->run.evidence));
+    printf(",\"evidence\":\"%s\",\"attestations\":%llu,\"reruns\":%llu",
+           kix_evidence_name(res->run.evidence), (unsigned long long)res->run.attestations,
+           (unsigned long long)res->run.reruns);
     if (res->successor[0]) {
         char reason[256];
         cli_supersession_reason(res, res->run.superseded_by_index, reason, sizeof(reason));

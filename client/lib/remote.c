@@ -534,8 +534,12 @@ static int read_resolution(const struct kix_msg_resolve_result *m, struct kix_re
                                (int)(in->type.len > 40 ? 40 : in->type.len),
                                (const char *)in->type.ptr);
         e->leaf = in->leaf;
-        e->nproof = in->nproof;
-        copy_proof(e->proof, in->proof, in->nproof);
+        {
+            struct kix_hash proof[KIX_MSG_MAX_PROOF];
+            copy_proof(proof, in->proof, in->nproof);
+            if (kix_resolution_entry_set_proof(e, proof, in->nproof) != KIX_OK)
+                return kix_err_set(err, KIX_ENOMEM, "out of memory");
+        }
         res->nentries++;
     }
     res->checkpoint = m->checkpoint;

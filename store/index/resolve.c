@@ -13,8 +13,22 @@ void kix_resolution_init(struct kix_resolution *res)
     memset(res, 0, sizeof(*res));
 }
 
+int kix_resolution_entry_set_proof(struct kix_resolution_entry *e, const struct kix_hash *proof,
+                                   size_t n)
+{
+    free(e->proof);
+    e->proof = malloc((n ? n : 1) * sizeof(*proof));
+    e->nproof = e->proof ? n : 0;
+    if (!e->proof)
+        return KIX_ENOMEM;
+    memcpy(e->proof, proof, n * sizeof(*proof));
+    return KIX_OK;
+}
+
 void kix_resolution_release(struct kix_resolution *res)
 {
+    for (size_t i = 0; res->entries && i < res->nentries; i++)
+        free(res->entries[i].proof);
     free(res->entries);
     if (res->backing_free) {
         res->backing_free(res->backing);
@@ -125,11 +139,15 @@ static int gather_entries(struct kix_log_reader *r, struct kix_resolution *res, 
     }
     for (size_t i = 0; i < n; i++) {
         struct kix_resolution_entry *e = &res->entries[i];
+        struct kix_hash proof[KIX_MERKLE_MAX_PROOF];
+        size_t nproof = 0;
         e->index = list[from + i].index;
         e->type = list[from + i].type;
         rc = kix_log_reader_entry(r, e->index, &e->leaf);
         if (rc == KIX_OK)
-            rc = kix_log_reader_inclusion(r, e->index, res->size, e->proof, &e->nproof, err);
+            rc = kix_log_reader_inclusion(r, e->index, res->size, proof, &nproof, err);
+        if (rc == KIX_OK && kix_resolution_entry_set_proof(e, proof, nproof) != KIX_OK)
+            rc = kix_err_set(err, KIX_ENOMEM, "out of memory");
         if (rc)
             break;
         res->nentries++;

@@ -2,7 +2,10 @@
  * path (kix_log_prepare on two threads, kix_log_commit in batches), for
  * scale tests. Prints the log's verifier key.
  *
- *   kix-gen-log STORE_DIR N [BATCH]
+ *   kix-gen-log STORE_DIR N [BATCH [ATTESTATIONS]]
+ *
+ * ATTESTATIONS more entries attest run gen-0 (a run with very many entries
+ * about it, for resolving in pages).
  *
  * Test-only: the keys it makes are thrown away. */
 #include <pthread.h>
@@ -19,19 +22,50 @@ struct job {
     struct kix_prepared **items;
     size_t first, from, to;
     int rc;
+    int attest; /* attestations of gen-0 instead of publications */
 };
+
+static const char *manifest_of(size_t i, char *out, size_t cap)
+{
+    snprintf(out, cap, "{\"kind\":\"BenchmarkRun\",\"spec\":{\"n\":%zu}}", i);
+    return out;
+}
+
+static void *prepare_attestations(struct job *j)
+{
+    char manifest[128], note[48];
+    struct kix_buf canon = KIX_BUF_INIT;
+    struct kix_digest d;
+
+    manifest_of(0, manifest, sizeof(manifest));
+    j->rc = kix_canon((const uint8_t *)manifest, strlen(manifest), NULL, &canon, NULL);
+    kix_digest_of(canon.ptr, canon.len, &d);
+    kix_buf_release(&canon);
+    for (size_t i = j->from; j->rc == KIX_OK && i < j->to; i++) {
+        struct kix_buf env = KIX_BUF_INIT;
+        struct kix_submission sub = {{NULL, 0}, NULL, 0};
+        snprintf(note, sizeof(note), "seen %zu", j->first + i);
+        j->rc = kix_entry_attestation(j->key, "gen-0", &d, note, NULL, 0, &env, NULL);
+        sub.envelope = kix_buf_bytes(&env);
+        if (j->rc == KIX_OK)
+            j->rc = kix_log_prepare(j->log, &sub, &j->items[i], NULL);
+        kix_buf_release(&env);
+    }
+    return NULL;
+}
 
 static void *prepare(void *arg)
 {
     struct job *j = arg;
+    if (j->attest)
+        return prepare_attestations(j);
     for (size_t i = j->from; j->rc == KIX_OK && i < j->to; i++) {
         char manifest[128], id[32];
         struct kix_buf canon = KIX_BUF_INIT, env = KIX_BUF_INIT;
         struct kix_digest d;
         struct kix_bytes obj;
         struct kix_submission sub;
-        snprintf(manifest, sizeof(manifest), "{\"kind\":\"BenchmarkRun\",\"spec\":{\"n\":%zu}}",
-                 j->first + i);
+        manifest_of(j->first + i, manifest, sizeof(manifest));
         snprintf(id, sizeof(id), "gen-%zu", j->first + i);
         j->rc = kix_canon((const uint8_t *)manifest, strlen(manifest), NULL, &canon, NULL);
         kix_digest_of(canon.ptr, canon.len, &d);
@@ -68,7 +102,7 @@ int main(int argc, char **argv)
     struct kix_log *log = NULL;
     struct kix_buf vkey = KIX_BUF_INIT, env = KIX_BUF_INIT;
     struct kix_err err = {0};
-    size_t n, batch;
+    size_t n, batch, attestations;
     int rc;
 
     if (argc < 3) {
@@ -77,6 +111,7 @@ int main(int argc, char **argv)
     }
     n = strtoull(argv[2], NULL, 10);
     batch = argc > 3 ? strtoull(argv[3], NULL, 10) : 4096;
+    attestations = argc > 4 ? strtoull(argv[4], NULL, 10) : 0;
     rc = kix_signer_generate("admin", KIX_NOTE_ALG_ED25519, &admin, &err);
     if (rc == KIX_OK)
         rc = kix_signer_generate("gen", KIX_NOTE_ALG_ED25519, &pub, &err);
@@ -86,15 +121,19 @@ int main(int argc, char **argv)
     if (rc == KIX_OK)
         rc = kix_index_open(argv[1], NULL, &log, &err);
     if (rc == KIX_OK)
-        rc = kix_entry_key(admin, 0, kix_signer_public_key(pub), KIX_ROLE_PUBLISH, &env, &err);
+        rc = kix_entry_key(admin, 0, kix_signer_public_key(pub),
+                           KIX_ROLE_PUBLISH | (attestations ? KIX_ROLE_ATTEST : 0), &env, &err);
     if (rc == KIX_OK)
         rc = commit_one(log, &env);
-    for (size_t done = 0; rc == KIX_OK && done < n; done += batch) {
-        size_t k = n - done < batch ? n - done : batch;
+    for (size_t done = 0, k = 0; rc == KIX_OK && done < n + attestations; done += k) {
+        /* publications first, then the attestations of gen-0 */
+        int attest = done >= n;
+        size_t left = attest ? n + attestations - done : n - done, first = attest ? done - n : done;
+        k = left < batch ? left : batch;
         struct kix_prepared **items = calloc(k, sizeof(*items));
         struct kix_append_result *res = calloc(k, sizeof(*res));
-        struct job jobs[2] = {{log, pub, items, done, 0, k / 2, KIX_OK},
-                              {log, pub, items, done, k / 2, k, KIX_OK}};
+        struct job jobs[2] = {{log, pub, items, first, 0, k / 2, KIX_OK, attest},
+                              {log, pub, items, first, k / 2, k, KIX_OK, attest}};
         pthread_t t;
         pthread_create(&t, NULL, prepare, &jobs[1]);
         prepare(&jobs[0]);

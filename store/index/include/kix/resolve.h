@@ -32,8 +32,13 @@ struct kix_resolution_entry {
     int type; /* enum kix_entry_type */
     struct kix_bytes leaf;
     size_t nproof;
-    struct kix_hash proof[KIX_MERKLE_MAX_PROOF];
+    struct kix_hash *proof; /* nproof hashes, malloc'ed (kix_resolution_release
+                               frees them): a run may have 100,000 entries */
 };
+
+/* Sets e's inclusion proof to a malloc'ed copy of n hashes. KIX_ENOMEM. */
+int kix_resolution_entry_set_proof(struct kix_resolution_entry *e, const struct kix_hash *proof,
+                                   size_t n) KIX_MUST_CHECK;
 
 struct kix_resolution_object {
     struct kix_digest digest;
