@@ -29,9 +29,11 @@ void kix__run_step(const struct kix_entry *e, uint64_t index, const struct kix_h
                    struct kix_run_info *run, struct kix_run_info *new_run);
 
 /* vindex_build.c: the verifiable index kept beside the tables. */
-/* Notes that `key` changed in this batch: seal derives its record. */
-int kix__vindex_touch(struct kix_log_txn *t, const char *key, size_t len,
-                      struct kix_err *err) KIX_MUST_CHECK;
+/* Notes that `key` changed in this batch: seal derives its record from
+ * the tables, or takes `record` (may be NULL) when the caller has it and
+ * it cannot change later in the batch (a manifest's). */
+int kix__vindex_touch(struct kix_log_txn *t, const char *key, size_t len, const uint8_t *record,
+                      size_t record_len, struct kix_err *err) KIX_MUST_CHECK;
 /* The record of any index key derived from the tables in t, appended to
  * out: KIX_ENOTFOUND when the key has none (absent from the tree). */
 int kix__vindex_value(struct kix_log_txn *t, const char *key, size_t len, struct kix_buf *out,

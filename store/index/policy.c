@@ -267,14 +267,14 @@ static int touch_run(struct kix_log_txn *t, const char *id, struct kix_err *err)
 {
     char key[KIX_VINDEX_KEY_MAX + 1];
     size_t n = kix_vindex_key_run(id, strlen(id), key);
-    return kix__vindex_touch(t, key, n, err);
+    return kix__vindex_touch(t, key, n, NULL, 0, err);
 }
 
 static int touch_group(struct kix_log_txn *t, const struct kix_digest *group, struct kix_err *err)
 {
     char key[KIX_VINDEX_KEY_MAX + 1];
     size_t n = kix_vindex_key_group(group, key);
-    return kix__vindex_touch(t, key, n, err);
+    return kix__vindex_touch(t, key, n, NULL, 0, err);
 }
 
 static int touch_entry(struct kix_log_txn *t, const struct kix_log_item *item,
@@ -289,10 +289,18 @@ static int touch_entry(struct kix_log_txn *t, const struct kix_log_item *item,
     switch (e->type) {
     case KIX_ENTRY_KEY:
         n = kix_vindex_key_key(e->subject.b, key);
-        return kix__vindex_touch(t, key, n, err);
-    case KIX_ENTRY_PUBLICATION:
+        return kix__vindex_touch(t, key, n, NULL, 0, err);
+    case KIX_ENTRY_PUBLICATION: {
+        /* published once: its record is known now, no need to derive it */
+        struct kix_buf v = KIX_BUF_INIT;
         n = kix_vindex_key_manifest(&e->subject, key);
-        rc = kix__vindex_touch(t, key, n, err);
+        rc = kix_vindex_manifest_encode(&e->subject, e->run_id, item->index, &v);
+        if (rc == KIX_OK)
+            rc = kix__vindex_touch(t, key, n, v.ptr, v.len, err);
+        else
+            kix_err_set(err, rc, "out of memory");
+        kix_buf_release(&v);
+    }
         if (rc == KIX_OK && run->grouped)
             rc = touch_group(t, &run->comparison_key, err);
         break;

@@ -49,19 +49,33 @@ void kix__smt_io(struct kix_smt_io *io, struct kix__smt_ctx *ctx, struct kix_log
 
 /* ---- records derived from the tables ------------------------------------------ */
 
-/* The keys a batch changed, in the writer's scratch buffer: each as a
- * 1-byte length and its bytes (keys are under 256 bytes), repeats allowed. */
-int kix__vindex_touch(struct kix_log_txn *t, const char *key, size_t len, struct kix_err *err)
+/* The keys a batch changed, in the writer's scratch buffer, repeats
+ * allowed: each as a 1-byte key length, the key (keys are under 256 bytes),
+ * a 1-byte record length and the record (0: seal derives it). */
+int kix__vindex_touch(struct kix_log_txn *t, const char *key, size_t len, const uint8_t *record,
+                      size_t record_len, struct kix_err *err)
 {
     struct kix_buf *b = kix_log_txn_scratch(t);
     int rc;
 
-    if (!b || len > 255)
+    if (!record)
+        record_len = 0;
+    if (!b || len > 255 || record_len > 255)
         return kix_err_set(err, KIX_EINVAL, "index key %.*s cannot be noted", (int)len, key);
     rc = kix_buf_addc(b, (uint8_t)len);
     if (rc == KIX_OK)
         rc = kix_buf_add(b, key, len);
+    if (rc == KIX_OK)
+        rc = kix_buf_addc(b, (uint8_t)record_len);
+    if (rc == KIX_OK && record_len)
+        rc = kix_buf_add(b, record, record_len);
     return rc ? kix_err_set(err, rc, "out of memory") : KIX_OK;
+}
+
+/* The size of one noted key in scratch (see kix__vindex_touch). */
+static size_t touched_len(const uint8_t *p)
+{
+    return 1 + (size_t)p[0] + 1 + (size_t)p[1 + p[0]];
 }
 
 /* The run at the other end of a supersession entry. */
@@ -240,7 +254,7 @@ int kix__vindex_seal(struct kix_log_txn *t, const char *origin, uint64_t size,
     size_t nup = 0, count = 0, k = 0;
     int rc = KIX_OK;
 
-    for (size_t off = 0; touched && off < touched->len; off += 1 + touched->ptr[off])
+    for (size_t off = 0; touched && off < touched->len; off += touched_len(touched->ptr + off))
         count++;
     up = malloc((count ? count : 1) * sizeof(*up));
     keys = malloc((count ? count : 1) * sizeof(*keys));
@@ -249,7 +263,8 @@ int kix__vindex_seal(struct kix_log_txn *t, const char *origin, uint64_t size,
         goto out;
     }
     /* each key once (by path), its record as the batch left it */
-    for (size_t off = 0; off < (touched ? touched->len : 0); off += 1 + touched->ptr[off]) {
+    for (size_t off = 0; off < (touched ? touched->len : 0);
+         off += touched_len(touched->ptr + off)) {
         kix_smt_path(touched->ptr + off + 1, touched->ptr[off], &keys[nup].path);
         keys[nup++].off = off;
     }
@@ -258,12 +273,17 @@ int kix__vindex_seal(struct kix_log_txn *t, const char *origin, uint64_t size,
         size_t off = keys[i].off;
         if (k > 0 && memcmp(up[k - 1].path.b, keys[i].path.b, KIX_HASH_LEN) == 0)
             continue;
+        const uint8_t *rec = touched->ptr + off + 1 + touched->ptr[off];
+        up[k].path = keys[i].path;
+        if (rec[0]) {
+            kix_smt_value_hash(rec + 1, rec[0], &up[k++].value_hash);
+            continue;
+        }
         kix_buf_reset(&value);
         rc = kix__vindex_value(t, (const char *)touched->ptr + off + 1, touched->ptr[off], &value,
                                err);
         if (rc)
             goto out;
-        up[k].path = keys[i].path;
         kix_smt_value_hash(value.ptr, value.len, &up[k].value_hash);
         k++;
     }
