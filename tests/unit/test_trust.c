@@ -1,0 +1,55 @@
+/* What a client remembers about runs it verified (kix/trust.h): a run seen
+ * published stays published, so a later proof of its absence at a larger
+ * size is an alarm (KIX_EFORK) with the evidence kept; below the index it
+ * was published at, or for a run never seen, an absence is believed. */
+#include <dirent.h>
+#include <stdlib.h>
+
+#include "fixture.h"
+#include "kix/trust.h"
+
+static size_t count_files(const char *dir)
+{
+    DIR *d = opendir(dir);
+    struct dirent *e;
+    size_t n = 0;
+    if (!d)
+        return 0;
+    while ((e = readdir(d)))
+        n += e->d_name[0] != '.';
+    closedir(d);
+    return n;
+}
+
+KIX_TEST(a_run_seen_and_then_denied_is_an_alarm)
+{
+    struct kix_signer *log_key = new_key("trust.test/log");
+    struct kix_verifier v;
+    struct kix_err err = {0};
+    char *state = temp_dir(), dir[4096], evidence[4200];
+    const char note[] = "trust.test/log\n9\nAAAA\n\n— trust.test/log sig\n";
+
+    setenv("KIX_STATE_DIR", state, 1);
+    kix_verifier_from_signer(log_key, &v);
+    /* never seen: an absence is believed */
+    ASSERT_EQ_INT(KIX_OK, kix_trust_run_denied(&v, "run-1", note, strlen(note), 9, &err));
+    ASSERT_EQ_INT(KIX_OK, kix_trust_run_seen(&v, "run-1", 5, &err));
+    /* seen again later at another index: the first sighting is kept */
+    ASSERT_EQ_INT(KIX_OK, kix_trust_run_seen(&v, "run-1", 7, &err));
+    /* proven absent at a size that holds its publication: an alarm */
+    ASSERT_EQ_INT(KIX_EFORK, kix_trust_run_denied(&v, "run-1", note, strlen(note), 9, &err));
+    ASSERT_CONTAINS(err.msg, "verified its publication at log index 5");
+    ASSERT_CONTAINS(err.msg, "kept as evidence");
+    ASSERT_EQ_INT(KIX_OK, kix_trust_dir(&v, dir, sizeof(dir), &err));
+    snprintf(evidence, sizeof(evidence), "%s/evidence", dir);
+    ASSERT_EQ_U64(2, count_files(evidence));
+    /* absent at a size before its publication: consistent */
+    ASSERT_EQ_INT(KIX_OK, kix_trust_run_denied(&v, "run-1", note, strlen(note), 5, &err));
+    /* a run id that is not one is refused, not written as a path */
+    ASSERT_EQ_INT(KIX_EINVAL, kix_trust_run_seen(&v, "../x", 1, &err));
+    unsetenv("KIX_STATE_DIR");
+    kix_signer_free(log_key);
+    remove_dir(state);
+}
+
+KIX_TEST_MAIN()
