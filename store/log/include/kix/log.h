@@ -183,7 +183,8 @@ int kix_log_replay(struct kix_log *l, uint64_t first_index, struct kix_prepared 
  * replays the same entries in one transaction without comparing index
  * notes (the replica's own index as the entries make it), calls inspect
  * with that transaction (read it through kix/log_txn.h), then aborts it:
- * nothing is stored. Returns inspect's code, or the replay's. */
+ * nothing is stored. Returns inspect's code, or the replay's. With inspect
+ * NULL it is kix_log_replay (checks the notes, commits). */
 struct kix_log_txn;
 typedef int (*kix_log_inspect_fn)(void *ctx, struct kix_log_txn *t, struct kix_err *err);
 int kix_log_replay_inspect(struct kix_log *l, uint64_t first_index,
