@@ -578,12 +578,80 @@ struct group_ctx {
 static int group_row(void *ctx, uint64_t rank, const char *run_id, uint64_t value)
 {
     struct group_ctx *g = ctx;
-    putf(g->o, "<tr><td>%llu</td><td><a href=\"../runs/", (ULL)rank);
+    putf(g->o, "<tr data-rank=\"%llu\" data-value=\"%llu\" data-run=\"", (ULL)rank, (ULL)value);
+    escs(g->o, run_id);
+    putf(g->o, "\"><td>%llu</td><td><a href=\"../runs/", (ULL)rank);
     escs(g->o, run_id);
     put(g->o, "\">");
     escs(g->o, run_id);
     putf(g->o, "</a></td><td>%llu</td></tr>\n", (ULL)value);
     return g->o->rc;
+}
+
+/* The group's record with its proof, the latest checkpoint and the index
+ * note beside it, for the page's script (#kix-index), and the
+ * verification section a group page shares with run pages. */
+static void group_verify_section(struct out *o, struct kix_log_reader *r,
+                                 const struct kix_digest *group)
+{
+    struct kix_buf vkey = KIX_BUF_INIT, record = KIX_BUF_INIT, proof = KIX_BUF_INIT;
+    struct kix_bytes cp = {NULL, 0}, note = {NULL, 0};
+    char key[KIX_VINDEX_KEY_MAX + 1], origin[256];
+    char *rec_hex = NULL, *proof_hex = NULL, *text = NULL;
+    json_t *x = NULL;
+    const uint8_t *nl;
+    int present = 0;
+    size_t n;
+
+    if (o->rc)
+        return;
+    kix_vindex_key_group(group, key);
+    if (kix_verifier_format(kix_log_reader_verifier(r), &vkey) != KIX_OK ||
+        kix_log_reader_checkpoint(r, KIX_NO_INDEX, &cp) != KIX_OK ||
+        kix_log_reader_index_note(r, KIX_NO_INDEX, &note) != KIX_OK ||
+        kix_index_prove(r, key, strlen(key), &record, &proof, &present, NULL) != KIX_OK || !present)
+        goto out; /* no signed index here: the page says it is not verified */
+    nl = memchr(cp.ptr, '\n', cp.len);
+    n = nl ? (size_t)(nl - cp.ptr) : 0;
+    snprintf(origin, sizeof(origin), "%.*s", (int)(n < sizeof(origin) ? n : sizeof(origin) - 1),
+             (const char *)cp.ptr);
+    rec_hex = malloc(2 * record.len + 1);
+    proof_hex = malloc(2 * proof.len + 1);
+    if (!rec_hex || !proof_hex) {
+        o->rc = KIX_ENOMEM;
+        goto out;
+    }
+    kix_hex_encode(record.ptr, record.len, rec_hex);
+    kix_hex_encode(proof.ptr, proof.len, proof_hex);
+    x = json_pack("{s:s%,s:s%,s:s,s:s,s:s}", "checkpoint", (const char *)cp.ptr, cp.len,
+                  "indexNote", (const char *)note.ptr, note.len, "groupKey", key, "groupRecord",
+                  rec_hex, "groupProof", proof_hex);
+    text = x ? json_dumps(x, JSON_COMPACT | JSON_ESCAPE_SLASH) : NULL;
+    if (!text) {
+        o->rc = KIX_ENOMEM;
+        goto out;
+    }
+    put(o, "<h2>Verification</h2>\n<div id=\"kix-verify\" data-origin=\"");
+    escs(o, origin);
+    put(o, "\" data-group=\"");
+    escs(o, key);
+    put(o, "\">\n<p>Log key <code id=\"log-vkey\">");
+    esc(o, (const char *)vkey.ptr, vkey.len);
+    put(o, "</code></p>\n<p id=\"verify-status\" data-state=\"none\"><b>Not verified by this "
+           "page</b>: with JavaScript, the page checks the checkpoint's signature with this key "
+           "and every rank above against the group's record in the log's signed index (the "
+           "proof below); without it, <code>kix group</code> does.</p>\n</div>\n");
+    put(o, "<script type=\"application/json\" id=\"kix-index\">");
+    put(o, text);
+    put(o, "</script>\n<script src=\"../" KIX_PAGE_SCRIPT_PATH "\" defer></script>\n");
+out:
+    free(text);
+    json_decref(x);
+    free(rec_hex);
+    free(proof_hex);
+    kix_buf_release(&vkey);
+    kix_buf_release(&record);
+    kix_buf_release(&proof);
 }
 
 int kix_page_group_html(struct kix_log_reader *r, const char *key, size_t len, struct kix_buf *out,
@@ -607,9 +675,14 @@ int kix_page_group_html(struct kix_log_reader *r, const char *key, size_t len, s
     rc = kix_index_group(r, &d, 0, 1000, group_row, &g, &size);
     if (rc == KIX_OK && size == 0)
         return kix_err_set(err, KIX_ENOTFOUND, "no such group");
-    if (rc == KIX_OK)
-        putf(&o, "</table>\n<p>%llu runs, best first (lower is better).</p>\n</body></html>\n",
+    if (rc == KIX_OK) {
+        putf(&o,
+             "</table>\n<p><span id=\"group-size\">%llu</span> runs, best first (lower is "
+             "better).</p>\n",
              (ULL)size);
+        group_verify_section(&o, r, &d);
+        put(&o, "</body></html>\n");
+    }
     rc = rc ? rc : o.rc;
     return rc ? kix_err_set(err, rc, "rendering a group page: %s", kix_strerror(rc)) : KIX_OK;
 }

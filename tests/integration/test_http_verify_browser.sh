@@ -85,9 +85,9 @@ read -r INDEX TILE BUNDLE < <(python3 -c 'import json,sys
 e = json.load(open(sys.argv[1]))["entries"][0]
 print(e["index"], e["tile"], e["entryBundle"])' "$WORK/exp/runs/$RID.json")
 case "$BUNDLE" in tile/entries/002.p/*) ;; *) fail "the rope run's bundle: $BUNDLE, want a partial tile/entries/002" ;; esac
-expect_failed() { # DIR WANT NAME
+expect_failed() { # DIR WANT NAME [PAGE]
   start_nginx "$1"
-  dom "$NGINX_URL/runs/$RID" "$WORK/dom.html" || fail "$3: chromium failed"
+  dom "$NGINX_URL/${4:-runs/$RID}" "$WORK/dom.html" || fail "$3: chromium failed"
   local s
   s=$(status "$WORK/dom.html")
   case "$s" in
@@ -172,3 +172,49 @@ flipped = h[:-1] + ("0" if h[-1] != "0" else "1")
 open(p, "w").write(t.replace(h, flipped))
 PY
 expect_failed "$WORK/bad7" "record is not in the signed index" "a page whose group record was edited"
+
+# ---- a group page: every rank proven by the group's signed index record ------------
+GROUP=$(sed -n 's|.*href="../groups/\(sha256:[0-9a-f]*\)".*|\1|p' "$WORK/exp/runs/$RID" | head -1)
+[ -n "$GROUP" ] || fail "the run page links no group"
+expect_group_verified() { # URL NAME
+  dom "$1" "$WORK/dom.html" || fail "$2: chromium failed: $(tail -3 "$WORK/chrome.log")"
+  local s
+  s=$(status "$WORK/dom.html")
+  case "$s" in
+    "verified: verified against kix.test/log at size $SIZE: checkpoint signature; the ranks of "*" runs proven by the log’s signed index at size $SIZE.") ;;
+    *) fail "$2: the group page says: $s" ;;
+  esac
+}
+expect_group_verified "$H/groups/$GROUP" "kixd --http group page"
+start_nginx "$WORK/exp"
+expect_group_verified "$NGINX_URL/groups/$GROUP" "nginx group page"
+pass "a group page verifies its ranks in Chromium (kixd --http and the export)"
+[ "$(grep -c '<tr data-rank=' "$WORK/exp/groups/$GROUP")" -ge 2 ] || fail "the group has one run"
+cp -r "$WORK/exp" "$WORK/bad8"
+python3 - "$WORK/bad8/groups/$GROUP" <<'PY'
+import re, sys
+p = sys.argv[1]
+t = open(p).read()
+rows = re.findall(r'<tr data-rank="(\d+)" data-value="(\d+)" data-run="([^"]+)">', t)
+(r1, v1, a), (r2, v2, b) = rows[0], rows[1]
+row = '<tr data-rank="%s" data-value="%s" data-run="%s">'
+# the second run promoted: shown first, with its own median, the first second
+t = t.replace(row % (r1, v1, a), "@1@").replace(row % (r2, v2, b), row % (r2, v1, a))
+t = t.replace("@1@", row % (r1, v2, b))
+open(p, "w").write(t)
+PY
+expect_failed "$WORK/bad8" "row 1 shows run" "a group page whose second run is shown first" "groups/$GROUP"
+cp -r "$WORK/exp" "$WORK/bad10"
+python3 - "$WORK/bad10/groups/$GROUP" <<'PY'
+import re, sys
+p = sys.argv[1]
+t = open(p).read()
+# the attributes kept honest, the median the reader sees halved
+m = re.search(r'(<tr data-rank="1" data-value="(\d+)"[^>]*>.*?</td><td>)(\d+)(</td></tr>)', t)
+t = t[: m.start()] + m.group(1) + str(int(m.group(3)) // 2) + m.group(4) + t[m.end() :]
+open(p, "w").write(t)
+PY
+expect_failed "$WORK/bad10" "row 1 shows run" "a group page whose visible median was edited" "groups/$GROUP"
+cp -r "$WORK/exp" "$WORK/bad9"
+sed -i 's|<span id="group-size">\([0-9]*\)</span>|<span id="group-size">9\1</span>|' "$WORK/bad9/groups/$GROUP"
+expect_failed "$WORK/bad9" "the signed index proves" "a group page with its size edited" "groups/$GROUP"

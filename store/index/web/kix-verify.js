@@ -26,6 +26,9 @@
  *      the run's record and its group's record, each with its sparse Merkle
  *      proof to the signed index root; the rank and evidence the page shows
  *      must be the ones these records prove.
+ * On a group page (groups/<key>) it checks the checkpoint and, from the
+ * group's record in the signed index (#kix-index), every row's rank, run
+ * and median and the group's size.
  * It then shows "verified against <origin> at size N", or exactly what
  * failed. A page without index proofs has its rank and evidence marked
  * "not proven by the page", never verified.
@@ -211,14 +214,38 @@
     return { rank: rank, size: count };
   }
 
-  /* Checks the page's embedded index proofs (#kix-index): the checkpoint at
-   * the page's size, signed and a prefix of the latest tree; the index note
-   * signed beside it; the run's and its group's records in the signed index
-   * root. Returns what they prove, or null when the page carries none. */
-  async function verifyIndex(vkey, origin, latest, tiles, runId) {
-    var el = document.getElementById('kix-index');
-    if (!el) return null;
-    var x = JSON.parse(el.textContent);
+  /* A group record's members, checked as PROTOCOL.md \u00a74.2 says: its tag,
+   * its key, strictly in rank order (value, then run id bytes), exact length. */
+  function groupMembers(rec, keyHex) {
+    var o = 33, members = [], count, last = null;
+    function u64() {
+      var v = 0;
+      for (var i = 0; i < 8; i++) v = v * 256 + rec[o + i];
+      o += 8;
+      return v;
+    }
+    if (rec.length < 41 || rec[0] !== 2) throw new Fail('the group record has the wrong tag');
+    if (hex(rec.slice(1, 33)) !== keyHex) throw new Fail('the group record is another group\u2019s');
+    count = u64();
+    for (var n = 0; n < count; n++) {
+      if (o + 9 > rec.length) throw new Fail('the group record is truncated');
+      var value = u64(), len = rec[o], raw = rec.slice(o + 1, o + 1 + len);
+      o += 1 + len;
+      if (len === 0 || o > rec.length) throw new Fail('the group record is malformed');
+      if (last && !(last.value < value || (last.value === value && hex(last.raw) < hex(raw))))
+        throw new Fail('the group record is not in rank order');
+      last = { value: value, raw: raw };
+      members.push({ runId: new TextDecoder().decode(raw), value: value });
+    }
+    if (o !== rec.length) throw new Fail('the group record is malformed');
+    return members;
+  }
+
+  /* The index note of the page's embedded proofs (x: #kix-index): the
+   * checkpoint at the page's size, signed and a prefix of the latest tree,
+   * and the index note signed beside it. Returns that checkpoint and the
+   * signed index root. */
+  async function verifyIndexNote(x, vkey, origin, latest, tiles) {
     var cp = await verifyCheckpoint(x.checkpoint, vkey);
     if (cp.origin !== origin || cp.size > latest.size)
       throw new Fail('the page\u2019s checkpoint is not one of this log at or before size ' +
@@ -231,7 +258,18 @@
         lines[2] !== 'size ' + cp.size || !equal(b64(lines[3].slice(4)), cp.root) ||
         lines[3].slice(0, 4) !== 'log ' || lines[4].slice(0, 6) !== 'index ')
       throw new Fail('the index note is not bound to the page\u2019s checkpoint');
-    var root = b64(lines[4].slice(6));
+    return { cp: cp, root: b64(lines[4].slice(6)) };
+  }
+
+  /* Checks a run page's embedded index proofs (#kix-index): the run's and
+   * its group's records in the signed index root. Returns what they prove,
+   * or null when the page carries none. */
+  async function verifyIndex(vkey, origin, latest, tiles, runId) {
+    var el = document.getElementById('kix-index');
+    if (!el) return null;
+    var x = JSON.parse(el.textContent);
+    var signed = await verifyIndexNote(x, vkey, origin, latest, tiles);
+    var cp = signed.cp, root = signed.root;
     var rec = unhex(x.runRecord);
     if (!equal(await smtRoot('run/' + runId, rec, unhex(x.runProof)), root))
       throw new Fail('the run\u2019s record is not in the signed index');
@@ -240,9 +278,10 @@
       var g = unhex(x.groupRecord);
       if (!equal(await smtRoot(x.groupKey, g, unhex(x.groupProof)), root))
         throw new Fail('the group\u2019s record is not in the signed index');
+      var members = groupMembers(g, x.groupKey.slice(6));
       var r = groupRank(g, runId);
       out.rank = r.rank;
-      out.groupSize = r.size;
+      out.groupSize = members.length;
     }
     return out;
   }
@@ -354,6 +393,47 @@
     el.appendChild(s);
   }
 
+  /* A group page (groups/<key>): every row's rank, run and median must be
+   * the member at that rank of the group's record in the signed index, and
+   * the page's group size the record's. */
+  async function verifyGroupPage(vkey, origin, cp, tiles) {
+    var el = document.getElementById('kix-index');
+    if (!el) throw new Fail('the page carries no index proof of its group');
+    var x = JSON.parse(el.textContent);
+    var key = document.getElementById('kix-verify').getAttribute('data-group');
+    if (x.groupKey !== key || !/^group\/[0-9a-f]{64}$/.test(key))
+      throw new Fail('the page\u2019s proof is for ' + x.groupKey + ', not ' + key);
+    var signed = await verifyIndexNote(x, vkey, origin, cp, tiles);
+    var rec = unhex(x.groupRecord);
+    if (!equal(await smtRoot(key, rec, unhex(x.groupProof)), signed.root))
+      throw new Fail('the group\u2019s record is not in the signed index');
+    var members = groupMembers(rec, key.slice(6));
+    var rows = document.querySelectorAll('tr[data-rank]');
+    var sizeEl = document.getElementById('group-size');
+    if (!sizeEl || Number(sizeEl.textContent) !== members.length)
+      throw new Fail('the page says ' + (sizeEl ? sizeEl.textContent : '?') + ' runs; the ' +
+                     'signed index proves ' + members.length);
+    if (rows.length > members.length)
+      throw new Fail('the page lists ' + rows.length + ' runs; the signed index proves ' +
+                     members.length);
+    for (var i = 0; i < rows.length; i++) {
+      /* what the reader sees (the cells and the link), and what scripts read */
+      var m = members[i], row = rows[i], td = row.querySelectorAll('td');
+      var link = td.length === 3 ? td[1].querySelector('a') : null;
+      if (Number(row.getAttribute('data-rank')) !== i + 1 ||
+          row.getAttribute('data-run') !== m.runId ||
+          Number(row.getAttribute('data-value')) !== m.value || td.length !== 3 ||
+          td[0].textContent !== String(i + 1) || td[1].textContent !== m.runId ||
+          td[2].textContent !== String(m.value) || !link ||
+          link.getAttribute('href') !== '../runs/' + m.runId)
+        throw new Fail('row ' + (i + 1) + ' shows run ' +
+                       (td.length > 1 ? td[1].textContent : '?') + ' at rank ' +
+                       (td.length ? td[0].textContent : '?') + '; the signed index proves ' +
+                       m.runId + ' (' + m.value + ') there');
+    }
+    return { size: signed.cp.size, runs: rows.length, groupSize: members.length };
+  }
+
   async function run() {
     var vkeyEl = document.getElementById('log-vkey');
     var rows = document.querySelectorAll('#entries tr[data-index]');
@@ -370,6 +450,8 @@
       throw new Fail('the checkpoint is for the log "' + cp.origin + '", not "' + pageOrigin +
                      '"');
     var tiles = new Tiles(cp.size), checked = [], publication = null;
+    if (document.getElementById('kix-verify').hasAttribute('data-group'))
+      return { cp: cp, group: await verifyGroupPage(vkey, pageOrigin, cp, tiles) };
     for (var r = 0; r < rows.length; r++) {
       var i = Number(rows[r].getAttribute('data-index'));
       var type = rows[r].getAttribute('data-type');
@@ -427,6 +509,13 @@
     if (!document.getElementById('kix-verify')) return;
     show('running', 'verifying against the log\u2019s tiles\u2026');
     run().then(function (v) {
+      if (v.group) {
+        show('verified', 'verified against ' + v.cp.origin + ' at size ' + v.cp.size +
+             ': checkpoint signature; the ranks of ' + v.group.runs + ' of ' +
+             v.group.groupSize + ' runs proven by the log\u2019s signed index at size ' +
+             v.group.size + '.');
+        return;
+      }
       show('verified', 'verified against ' + v.cp.origin + ' at size ' + v.cp.size +
            ': checkpoint signature, inclusion of ' + v.checked.length + ' entr' +
            (v.checked.length === 1 ? 'y' : 'ies') + ' (' + v.checked.join(', ') +
