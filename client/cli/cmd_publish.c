@@ -669,8 +669,8 @@ int cmd_supersede(int argc, char **argv)
     if (!a.run_id)
         kix_uuid7(uuid);
     a.run_id = a.run_id ? a.run_id : uuid;
-    return run_write("supersede", "supersession", &a, a.rest + 1, (size_t)a.nrest - 1, 1,
-                     a.rest[0], sign_supersession);
+    return run_write("supersede", "supersession", &a, a.rest + 1, (size_t)a.nrest - 1, 1, a.rest[0],
+                     sign_supersession);
 }
 
 static const char key_help[] =

@@ -449,9 +449,9 @@ static void print_page_json(struct page *p)
             if (x && r->status[0])
                 json_object_set_new(x, "status", json_string(r->status));
             if (x && r->have) {
-                json_t *m = json_pack("{s:s, s:s, s:I}", "metric",
-                                      r->bytes ? "peak_memory" : "latency", "unit",
-                                      r->bytes ? "bytes" : "ns", "median", (json_int_t)r->median);
+                json_t *m =
+                    json_pack("{s:s, s:s, s:I}", "metric", r->bytes ? "peak_memory" : "latency",
+                              "unit", r->bytes ? "bytes" : "ns", "median", (json_int_t)r->median);
                 if (m && r->have_p20)
                     json_object_set_new(m, "p20", json_integer((json_int_t)r->p20));
                 if (m && r->have_p80)

@@ -605,8 +605,9 @@ int kix_page_run_html(struct kix_log_reader *r, const char *run_id, size_t len, 
         if (n == 0)
             put(&o, "<p>No controlled reruns yet.</p>\n");
         else
-            put(&o, "<table id=\"reruns\">\n<tr><th>entry</th><th>observed</th><th>outcome</th>"
-                    "<th>status</th><th>median</th><th>p20</th><th>p80</th><th>manifest</th></tr>\n");
+            put(&o,
+                "<table id=\"reruns\">\n<tr><th>entry</th><th>observed</th><th>outcome</th>"
+                "<th>status</th><th>median</th><th>p20</th><th>p80</th><th>manifest</th></tr>\n");
         for (size_t i = 0; i < n; i++) {
             const struct rerun_row *x = &rows[i];
             putf(&o, "<tr data-index=\"%llu\"><td>%llu</td><td>", (ULL)x->index, (ULL)x->index);
