@@ -294,8 +294,30 @@ static void print_page(struct page *p)
     }
 
     printf("\nIdentity\n");
-    printf("  %-22s %s\n", "implementation", str(p->implementation, "spec.provider"));
+    printf("  %-22s %s\n", "implementation",
+           str(p->implementation, "spec.name")[0] ? str(p->implementation, "spec.name")
+                                                  : str(p->implementation, "spec.provider"));
+    printf("  %-22s %s\n", "provider", str(p->implementation, "spec.provider"));
     printf("  %-22s %s\n", "project", str(p->implementation, "spec.project"));
+    printf("  %-22s %s\n", "revision",
+           str(p->implementation, "spec.revision")[0] ? str(p->implementation, "spec.revision")
+                                                      : "unknown");
+    if (str(p->implementation, "spec.repository")[0])
+        printf("  %-22s %s\n", "repository", str(p->implementation, "spec.repository"));
+    if (str(p->workload, "metadata.title")[0])
+        printf("  %-22s %s\n", "workload", str(p->workload, "metadata.title"));
+    {
+        const char *k;
+        json_t *v;
+        json_object_foreach(get(p->run, "metadata.labels"), k, v)
+        {
+            if (json_is_string(v))
+                printf("  %-22s %s %s\n", "label", k, json_string_value(v));
+        }
+    }
+    printf("  %-22s %s\n", "observed at", p->observed[0] ? p->observed : "not recorded");
+    if (str(p->run, "spec.sourceNative.benchmark")[0])
+        printf("  %-22s %s\n", "benchmark", str(p->run, "spec.sourceNative.benchmark"));
     printf("  %-22s %s\n", "comparison key", res->rank.group_size ? key : "(not ranked)");
     printf("  %-22s %s\n", "source", p->source);
     printf("  %-22s %s\n", "external id", str(p->run, "spec.sourceNative.externalId"));
@@ -318,10 +340,30 @@ static void print_page(struct page *p)
                : str(p->protocol, "spec.measurement.tool"));
     printf("  %-22s %s\n", "primaryStatistic",
            str(p->protocol, "spec.measurement.primaryStatistic"));
+    if (str(p->protocol, "spec.measurement.metric")[0])
+        printf("  %-22s %s\n", "metric", str(p->protocol, "spec.measurement.metric"));
+    if (str(p->protocol, "spec.measurement.pass")[0])
+        printf("  %-22s %s\n", "pass", str(p->protocol, "spec.measurement.pass"));
     printf("  %-22s %s\n", "comparabilityFamily", str(p->protocol, "spec.comparability.family"));
     printf("  %s\n", str(p->protocol, "spec.comparability.notes"));
     printf("\nEnvironment\n  %-22s %s (%s)\n", "gpu", str(p->environment, "spec.hardware.product"),
            str(p->environment, "spec.hardware.architecture"));
+    if (str(p->environment, "spec.hardware.formFactor")[0])
+        printf("  %-22s %s\n", "form factor", str(p->environment, "spec.hardware.formFactor"));
+    {
+        const char *k;
+        json_t *v;
+        int any = 0;
+        json_object_foreach(get(p->environment, "spec.software"), k, v)
+        {
+            if (json_is_string(v)) {
+                printf("  %-22s %s\n", k, json_string_value(v));
+                any = 1;
+            }
+        }
+        if (!any)
+            printf("  %-22s %s\n", "software", "not recorded");
+    }
 
     printf("\nEvidence\n  %s", evidence_line(res->run.evidence));
     if (res->run.evidence_index != KIX_NO_INDEX)
