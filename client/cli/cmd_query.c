@@ -17,8 +17,13 @@ static const char query_help[] =
     "rank, group size, median (latency or peak memory), kernel, workload, GPU,\n"
     "provider, timed pass and run id. Groups come in a stable order: by kernel,\n"
     "GPU, timed pass and metric, then group key; each starts with a line\n"
-    "naming it. Ranks are computed by the log from its entries; kix audit\n"
-    "recomputes them. Text filters are case-insensitive:\n"
+    "naming it. What each row says is proven, not told: its kernel, workload,\n"
+    "GPU, provider and pass come from objects checked by digest, its group and\n"
+    "median from its manifest, its rank and group size from the group's record\n"
+    "in the log's signed index (one proof per group, at a checkpoint checked\n"
+    "against the one this client verified before). Which runs match is the\n"
+    "server's answer (kix audit replays the log). Text filters are\n"
+    "case-insensitive:\n"
     "\n"
     "  --gpu G      G's words (cut at anything not a letter or digit) each equal\n"
     "               a word of the GPU's name and form factor, in order: A100,\n"
@@ -31,14 +36,25 @@ static const char query_help[] =
     "  --offset N   skip the first N matching runs (paging)\n"
     "  --limit N    print at most N runs (default 50)\n"
     "\n"
-    "With --json: {\"runs\": [...], \"matched\": N}, each run with runId,\n"
-    "workload (the same summary) and the fields above.\n\n" CLI_COMMON_HELP;
+    "With --json: {\"runs\": [...], \"matched\": N, \"proven\": {...}}, each run\n"
+    "with runId, workload (the same summary) and the fields above; \"proven\"\n"
+    "says the index size the ranks are proven at and that evidence (kix show\n"
+    "proves it) and the selection of matches are not.\n"
+    "\n"
+    "exit status: 0 listed, 1 a row is not what the log proves (or bad input),\n"
+    "2 usage, 3 I/O or server error, 4 the log contradicts what this client\n"
+    "verified before\n\n" CLI_COMMON_HELP;
 
 static const char group_help[] =
     "usage: kix group KEY [--json] [--store DIR | --server ADDR]\n"
     "\n"
     "Shows one comparison group (the comparisonKey of kix resolve --json), best\n"
-    "run first.\n\n" CLI_COMMON_HELP;
+    "run first, every rank proven against the group's record in the log's signed\n"
+    "index (see kix query --help).\n"
+    "\n"
+    "exit status: 0 listed, 1 a row is not what the log proves (or bad input),\n"
+    "2 usage, 3 I/O or server error, 4 the log contradicts what this client\n"
+    "verified before\n\n" CLI_COMMON_HELP;
 
 #define QUERY_PAGE_MAX 1000
 
@@ -113,62 +129,48 @@ static void workload_text(const uint8_t *bytes, size_t len, char *out, size_t ca
     json_decref(doc);
 }
 
-struct fetch {
-    struct rows *r;
-    struct kix_digest *workload; /* per row; zero when unknown */
-    int *have;
-};
-
-static int got_manifest(void *ctx, size_t i, const uint8_t *bytes, size_t len)
-{
-    struct fetch *f = ctx;
-    json_t *doc = bytes ? json_loadb((const char *)bytes, len, 0, NULL) : NULL;
-    const char *w =
-        json_string_value(json_object_get(json_object_get(doc, "spec"), "workloadDigest"));
-
-    f->have[i] = w && kix_digest_parse(w, strlen(w), &f->workload[i], NULL) == KIX_OK;
-    json_decref(doc);
-    return 0;
-}
-
 static int got_workload(void *ctx, size_t i, const uint8_t *bytes, size_t len)
 {
-    struct fetch *f = ctx;
-    if (bytes && f->have[i])
-        workload_text(bytes, len, f->r->workload[i], sizeof(f->r->workload[i]));
+    struct rows *r = ctx;
+    workload_text(bytes, len, r->workload[i], sizeof(r->workload[i]));
     return 0;
 }
 
-/* Each row's workload, from its manifest and Workload object (two round
- * trips a page; each object checked against its digest). */
-static int fetch_workloads(struct kix_client *c, struct rows *r, struct kix_err *err)
+/* Queries and proves the page (kix_client_query_verify). A mismatch at a
+ * size other than the last attempt's may be the log's growth between the
+ * query and the proofs: query again, at most three times. */
+static int query_proven(struct kix_client *c, const struct kix_verifier *key,
+                        const struct kix_query *q, struct rows *rows, uint64_t *matched,
+                        struct kix_query_proof *proof, struct kix_err *err)
 {
-    struct kix_digest *d = calloc(r->n ? r->n : 1, sizeof(*d));
-    struct fetch f = {r, calloc(r->n ? r->n : 1, sizeof(*f.workload)),
-                      calloc(r->n ? r->n : 1, sizeof(*f.have))};
+    uint64_t last = 0;
     int rc = KIX_OK;
 
-    r->workload = calloc(r->n ? r->n : 1, sizeof(*r->workload));
-    if (!d || !f.workload || !f.have || !r->workload) {
-        rc = kix_err_set(err, KIX_ENOMEM, "out of memory");
-        goto out;
+    for (int attempt = 0; attempt < 3; attempt++) {
+        free(rows->row);
+        free(rows->workload);
+        memset(rows, 0, sizeof(*rows));
+        rc = kix_client_query(c, q, keep_row, rows, matched, err);
+        if (rc == KIX_OK && rows->failed)
+            rc = kix_err_set(err, rows->failed, "out of memory keeping the query's rows");
+        if (rc == KIX_OK &&
+            !(rows->workload = calloc(rows->n ? rows->n : 1, sizeof(*rows->workload))))
+            rc = kix_err_set(err, KIX_ENOMEM, "out of memory");
+        if (rc == KIX_OK)
+            rc =
+                kix_client_query_verify(c, key, rows->row, rows->n, got_workload, rows, proof, err);
+        if (!((rc == KIX_EVERIFY && proof->size && proof->size != last) || rc == KIX_EUNAVAIL))
+            break;
+        last = proof->size;
     }
-    for (size_t i = 0; i < r->n; i++)
-        d[i] = r->row[i].manifest;
-    if (r->n)
-        rc = kix_client_get_objects(c, d, r->n, got_manifest, &f, err);
-    for (size_t i = 0; rc == KIX_OK && i < r->n; i++)
-        d[i] = f.workload[i]; /* unknown ones ask for a zero digest: absent */
-    if (rc == KIX_OK && r->n)
-        rc = kix_client_get_objects(c, d, r->n, got_workload, &f, err);
-out:
-    free(d);
-    free(f.workload);
-    free(f.have);
+    if (rc == KIX_OK && proof->groups)
+        rc = cli_trust_check(c, key, (const char *)proof->checkpoint.ptr, proof->checkpoint.len,
+                             NULL, err);
     return rc;
 }
 
-static void print_rows(const struct rows *r, int json, uint64_t matched)
+static void print_rows(const struct rows *r, int json, uint64_t matched,
+                       const struct kix_query_proof *proof)
 {
     char digest[KIX_DIGEST_TEXT_LEN + 1], group[KIX_DIGEST_TEXT_LEN + 1], v[40];
 
@@ -208,7 +210,9 @@ static void print_rows(const struct rows *r, int json, uint64_t matched)
                row->mode[0] ? row->mode : "-", row->run_id);
     }
     if (json)
-        printf("],\"matched\":%llu}\n", (unsigned long long)matched);
+        printf("],\"matched\":%llu,\"proven\":{\"indexSize\":%llu,\"groups\":%zu,"
+               "\"ranks\":true,\"descriptions\":true,\"evidence\":false,\"matches\":false}}\n",
+               (unsigned long long)matched, (unsigned long long)proof->size, proof->groups);
 }
 
 static int run_query(const char *cmd, const char *help, int argc, char **argv, int group_mode)
@@ -230,6 +234,7 @@ static int run_query(const char *cmd, const char *help, int argc, char **argv, i
     struct kix_digest group;
     struct kix_err err = {0};
     struct rows rows = {0};
+    struct kix_query_proof proof = {0, 0, KIX_BUF_INIT};
     const char *group_text = NULL;
     uint64_t matched = 0;
     int ch, rc, status;
@@ -295,21 +300,22 @@ static int run_query(const char *cmd, const char *help, int argc, char **argv, i
         kix_client_close(c);
         return cli_usage_error(cmd, "--limit is at most %d; page with --offset", QUERY_PAGE_MAX);
     }
-    rc = kix_client_query(c, &q, keep_row, &rows, &matched, &err);
-    if (rc == KIX_OK && rows.failed)
-        rc = kix_err_set(&err, rows.failed, "out of memory keeping the query's rows");
-    if (rc == KIX_OK)
-        rc = fetch_workloads(c, &rows, &err);
+    rc = query_proven(c, &key, &q, &rows, &matched, &proof, &err);
     if (rc == KIX_OK) {
         if (!common.json)
             printf(
                 "  rank    median        kernel               workload                         gpu "
                 "             provider   pass     run\n");
-        print_rows(&rows, common.json, matched);
-        if (!common.json)
-            printf("%llu matching runs%s\n", (unsigned long long)matched,
-                   matched > q.offset + rows.n ? " (more with --offset)" : "");
+        print_rows(&rows, common.json, matched, &proof);
+        if (!common.json && rows.n)
+            printf("%llu matching runs%s; ranks proven by the log's signed index at size %llu\n",
+                   (unsigned long long)matched,
+                   matched > q.offset + rows.n ? " (more with --offset)" : "",
+                   (unsigned long long)proof.size);
+        else if (!common.json)
+            printf("%llu matching runs\n", (unsigned long long)matched);
     }
+    kix_buf_release(&proof.checkpoint);
     free(rows.row);
     free(rows.workload);
     kix_client_close(c);

@@ -1,6 +1,6 @@
 /* Crash-safe file writes, whole-file reads and directory trees
  * (kix/file.h). */
-#define _XOPEN_SOURCE 700 /* nftw */
+#define _GNU_SOURCE /* nftw, syncfs */
 #include "kix/file.h"
 
 #include <errno.h>
@@ -35,8 +35,8 @@ static void fsync_parent(const char *path)
     }
 }
 
-int kix_file_write_atomic(const char *path, const void *data, size_t len, int mode,
-                          struct kix_err *err)
+static int write_file(const char *path, const void *data, size_t len, int mode, int sync,
+                      struct kix_err *err)
 {
     char tmp[PATH_CAP];
     const char *p = data;
@@ -57,7 +57,7 @@ int kix_file_write_atomic(const char *path, const void *data, size_t len, int mo
         else
             done += (size_t)n;
     }
-    if (rc == KIX_OK && fsync(fd) != 0)
+    if (rc == KIX_OK && sync && fsync(fd) != 0)
         rc = kix_err_set(err, KIX_EIO, "cannot write %s: %s", tmp, strerror(errno));
     if (close(fd) != 0 && rc == KIX_OK)
         rc = kix_err_set(err, KIX_EIO, "cannot write %s: %s", tmp, strerror(errno));
@@ -67,7 +67,36 @@ int kix_file_write_atomic(const char *path, const void *data, size_t len, int mo
         unlink(tmp);
         return rc;
     }
-    fsync_parent(path);
+    if (sync)
+        fsync_parent(path);
+    return KIX_OK;
+}
+
+int kix_file_write_atomic(const char *path, const void *data, size_t len, int mode,
+                          struct kix_err *err)
+{
+    return write_file(path, data, len, mode, 1, err);
+}
+
+int kix_file_write_batched(const char *path, const void *data, size_t len, int mode,
+                           struct kix_err *err)
+{
+    /* a file that exists is replaced durably at once: a power cut must
+     * leave its old bytes, never an empty file */
+    return write_file(path, data, len, mode, access(path, F_OK) == 0, err);
+}
+
+int kix_dir_sync(const char *dir, struct kix_err *err)
+{
+    int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC), rc = 0;
+
+    if (fd < 0)
+        return kix_err_set(err, KIX_EIO, "cannot open %s: %s", dir, strerror(errno));
+    rc = syncfs(fd);
+    close(fd);
+    if (rc != 0)
+        return kix_err_set(err, KIX_EIO, "cannot sync the file system of %s: %s", dir,
+                           strerror(errno));
     return KIX_OK;
 }
 

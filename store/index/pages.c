@@ -860,7 +860,7 @@ static int write_page(struct pexport *x, const char *sub, const char *name, cons
     if (kix_dir_make(path, 0755, x->err) != KIX_OK)
         return KIX_EIO;
     snprintf(path, sizeof(path), "%s/%s/%s%s", x->dir, sub, name, ext);
-    return kix_file_write_atomic(path, x->body.ptr, x->body.len, 0644, x->err);
+    return kix_file_write_batched(path, x->body.ptr, x->body.len, 0644, x->err);
 }
 
 static int add_group_run(void *ctx, uint64_t rank, const char *run_id, uint64_t value)
@@ -994,6 +994,8 @@ int kix_pages_export(struct kix_log *l, const char *dir, struct kix_pages_export
         rc = kix_page_home_html(x.r, &x.body, err);
     if (rc == KIX_OK)
         rc = write_page(&x, ".", "index", ".html");
+    if (rc == KIX_OK) /* the new pages durable before the mark that says they are there */
+        rc = kix_dir_sync(dir, err);
     if (rc == KIX_OK) {
         int n = snprintf(text, sizeof(text), "%llu\n", (ULL)size);
         rc = kix_file_write_atomic(path, text, (size_t)n, 0644, err);

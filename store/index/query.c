@@ -10,33 +10,42 @@
 
 #include "index_internal.h"
 
-static json_t *load_object(struct kix_log_reader *r, const char *digest_text)
-{
-    struct kix_digest d;
-    struct kix_bytes v;
-
-    if (!digest_text || kix_digest_parse(digest_text, strlen(digest_text), &d, NULL) != KIX_OK ||
-        kix_log_reader_object(r, &d, &v) != KIX_OK)
-        return NULL;
-    return json_loadb((const char *)v.ptr, v.len, 0, NULL);
-}
-
 static void copy_string(char *out, size_t cap, const json_t *v)
 {
     snprintf(out, cap, "%s", json_is_string(v) ? json_string_value(v) : "");
 }
 
-/* Fills the descriptive fields of a row from its manifest and objects. */
-static int describe(struct kix_log_reader *r, const struct kix_run_info *run,
-                    struct kix_query_row *row, char *gpu_full, size_t gpu_cap)
+static const char *const ref_fields[KIX_QUERY_NREFS] = {"workloadDigest", "environmentDigest",
+                                                        "implementationDigest"};
+
+void kix_query_row_refs(const uint8_t *manifest, size_t len,
+                        struct kix_digest refs[KIX_QUERY_NREFS])
 {
-    struct kix_bytes v;
-    json_t *doc, *spec, *w, *e, *impl;
+    json_t *doc = json_loadb((const char *)manifest, len, 0, NULL);
+    json_t *spec = json_object_get(doc, "spec");
+
+    for (int i = 0; i < KIX_QUERY_NREFS; i++) {
+        const char *t = json_string_value(json_object_get(spec, ref_fields[i]));
+        if (!t || kix_digest_parse(t, strlen(t), &refs[i], NULL) != KIX_OK)
+            memset(&refs[i], 0, sizeof(refs[i]));
+    }
+    json_decref(doc);
+}
+
+static json_t *load(const struct kix_bytes *b)
+{
+    return b->ptr ? json_loadb((const char *)b->ptr, b->len, 0, NULL) : NULL;
+}
+
+void kix_query_row_describe(const uint8_t *manifest, size_t len,
+                            const struct kix_bytes objs[KIX_QUERY_NREFS], struct kix_query_row *row,
+                            char *gpu_full, size_t gpu_cap)
+{
+    json_t *doc = json_loadb((const char *)manifest, len, 0, NULL), *spec, *hw;
+    json_t *w = load(&objs[KIX_QUERY_WORKLOAD]), *e = load(&objs[KIX_QUERY_ENVIRONMENT]),
+           *impl = load(&objs[KIX_QUERY_IMPLEMENTATION]);
     const char *bench, *slash, *form;
 
-    if (kix_log_reader_object(r, &run->manifest, &v) != KIX_OK)
-        return KIX_ECORRUPT;
-    doc = json_loadb((const char *)v.ptr, v.len, 0, NULL);
     spec = json_object_get(doc, "spec");
     bench = json_string_value(json_object_get(json_object_get(spec, "sourceNative"), "benchmark"));
     row->mode[0] = '\0';
@@ -44,25 +53,38 @@ static int describe(struct kix_log_reader *r, const struct kix_run_info *run,
         snprintf(row->mode, sizeof(row->mode), "%.*s", (int)strcspn(slash + 1, "/"), slash + 1);
     snprintf(row->metric, sizeof(row->metric), "%s",
              json_object_get(spec, "memory") ? "peak_memory" : "latency");
-    w = load_object(r, json_string_value(json_object_get(spec, "workloadDigest")));
-    e = load_object(r, json_string_value(json_object_get(spec, "environmentDigest")));
-    impl = load_object(r, json_string_value(json_object_get(spec, "implementationDigest")));
     copy_string(row->kernel, sizeof(row->kernel),
                 json_object_get(json_object_get(w, "spec"), "kernel"));
-    copy_string(
-        row->gpu, sizeof(row->gpu),
-        json_object_get(json_object_get(json_object_get(e, "spec"), "hardware"), "product"));
+    hw = json_object_get(json_object_get(e, "spec"), "hardware");
+    copy_string(row->gpu, sizeof(row->gpu), json_object_get(hw, "product"));
     copy_string(row->provider, sizeof(row->provider),
                 json_object_get(json_object_get(impl, "spec"), "provider"));
     /* what --gpu matches: the product and its form factor, as in
      * "NVIDIA A100-SXM4-80GB" */
-    form = json_string_value(
-        json_object_get(json_object_get(json_object_get(e, "spec"), "hardware"), "formFactor"));
+    form = json_string_value(json_object_get(hw, "formFactor"));
     snprintf(gpu_full, gpu_cap, "%s %s", row->gpu, form ? form : "");
     json_decref(w);
     json_decref(e);
     json_decref(impl);
     json_decref(doc);
+}
+
+/* Fills the descriptive fields of a row from its manifest and objects. */
+static int describe(struct kix_log_reader *r, const struct kix_run_info *run,
+                    struct kix_query_row *row, char *gpu_full, size_t gpu_cap)
+{
+    static const struct kix_digest none;
+    struct kix_digest refs[KIX_QUERY_NREFS];
+    struct kix_bytes m, objs[KIX_QUERY_NREFS];
+
+    if (kix_log_reader_object(r, &run->manifest, &m) != KIX_OK)
+        return KIX_ECORRUPT;
+    kix_query_row_refs(m.ptr, m.len, refs);
+    for (int i = 0; i < KIX_QUERY_NREFS; i++)
+        if (memcmp(&refs[i], &none, sizeof(none)) == 0 ||
+            kix_log_reader_object(r, &refs[i], &objs[i]) != KIX_OK)
+            objs[i] = (struct kix_bytes){NULL, 0};
+    kix_query_row_describe(m.ptr, m.len, objs, row, gpu_full, gpu_cap);
     return KIX_OK;
 }
 

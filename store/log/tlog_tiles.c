@@ -128,7 +128,12 @@ static int write_resource(struct exporter *x, const struct kix_tlog_path *p)
         snprintf(x->made, sizeof(x->made), "%s", path);
     }
     *slash = '/';
-    rc = kix_file_write_atomic(path, x->body.ptr, x->body.len, 0644, x->err);
+    /* tiles and bundles are new files, synced together before the
+     * checkpoint that names them (kix_log_export_tlog) */
+    if (p->kind == KIX_TLOG_CHECKPOINT)
+        rc = kix_file_write_atomic(path, x->body.ptr, x->body.len, 0644, x->err);
+    else
+        rc = kix_file_write_batched(path, x->body.ptr, x->body.len, 0644, x->err);
     if (rc)
         return rc;
     x->st->files++;
@@ -272,6 +277,8 @@ int kix_log_export_tlog(struct kix_log *l, const char *dir, struct kix_tlog_expo
     rc = export_growth(&x, old);
     if (rc == KIX_OK)
         rc = kix_log_reader_checkpoints(x.r, old, (size_t)-1, export_partials, &x);
+    if (rc == KIX_OK)
+        rc = kix_dir_sync(dir, err); /* everything the checkpoint names, durable */
     if (rc == KIX_OK)
         rc = write_resource(&x, &cp); /* last: it names only what is there */
 out:

@@ -60,7 +60,29 @@ rm -rf "$WORK/o" && cp -a "$WORK/clean" "$WORK/o"
 serve o
 expect_status 1 "$KIX" show "${S[@]}" "$OTHER"
 grep -q "does not verify" "$WORK/err" || fail "unsigned group edit: $(cat "$WORK/err")"
+expect_status 1 "$KIX" group "sha256:$GROUP" "${S[@]}"
+grep -q "does not lead to the root" "$WORK/err" || fail "unsigned group edit, kix group: $(cat "$WORK/err")"
 pass "a group edited without re-signing is refused by kix show"
+
+# ---- a query that lies while the signed index is honest ---------------------------
+stop o
+rm -rf "$WORK/o" && cp -a "$WORK/clean" "$WORK/o"
+serve o
+"$KIX" query "${S[@]}" --group "sha256:$GROUP" --json >"$WORK/q-honest.json" ||
+  fail "honest query: $(cat "$WORK/q-honest.json")"
+[ "$(json_get "$WORK/q-honest.json" 'd["proven"]["groups"]')" = 1 ] || fail "query proof: $(cat "$WORK/q-honest.json")"
+stop o
+"$LIE" "$WORK/o" drop "$GROUP" "$BEST" --table-only || fail "kix-lie drop --table-only"
+serve o
+for cmd in "query --group sha256:$GROUP" "group sha256:$GROUP" "query"; do
+  expect_status 1 "$KIX" $cmd "${S[@]}"
+  # the server's index answers are made from the same tables: their record
+  # no longer reaches the signed root (tests/unit/test_query_verify.c plays
+  # a server whose rows alone lie)
+  grep -q "group/$GROUP at size [0-9]*: sparse Merkle proof refused" "$WORK/err" ||
+    fail "kix $cmd believed the server's ranks: $(cat "$WORK/out" "$WORK/err")"
+done
+pass "ranks a server's query invents are refused by kix query and kix group"
 
 # ---- the same lie signed with the log key: only recomputation catches it ----------
 stop o

@@ -3,10 +3,12 @@
  * tree over the lie and sign a new index note for the latest checkpoint,
  * so that every proof the server sends verifies against a signed root.
  *
- *   kix-lie STORE_DIR drop GROUP_HEX RUN_ID [--no-sign]
+ *   kix-lie STORE_DIR drop GROUP_HEX RUN_ID [--no-sign | --table-only]
  *       removes RUN_ID from its comparison group (the groups table), then
  *       rewrites the group's record in the tree; with --no-sign the signed
- *       index note is left as it was (the tree then disagrees with it)
+ *       index note is left as it was (the tree then disagrees with it);
+ *       with --table-only the tree is left as well (the server's query
+ *       answers then disagree with its honest signed index)
  *   kix-lie STORE_DIR withhold RUN_ID INDEX
  *       removes entry INDEX from RUN_ID's entry list (run_entries): the
  *       server then leaves it out of every answer
@@ -130,7 +132,9 @@ static void resign(const char *dir, const struct kix_hash *root)
     kix_signer_free(signer);
 }
 
-static void drop(const char *dir, const char *group_hex, const char *run_id, int sign)
+enum lie { SIGNED, UNSIGNED, TABLE_ONLY };
+
+static void drop(const char *dir, const char *group_hex, const char *run_id, enum lie how)
 {
     MDB_dbi groups = table("groups"), smt = table("smt");
     MDB_cursor *cur;
@@ -161,6 +165,8 @@ static void drop(const char *dir, const char *group_hex, const char *run_id, int
         fprintf(stderr, "kix-lie: run %s is not in that group\n", run_id);
         exit(1);
     }
+    if (how == TABLE_ONLY)
+        return;
     group_record(&g, &rec);
     kix_smt_path(key, kix_vindex_key_group(&g, key), &up.path);
     kix_smt_value_hash(rec.ptr, rec.len, &up.value_hash);
@@ -168,7 +174,7 @@ static void drop(const char *dir, const char *group_hex, const char *run_id, int
         fprintf(stderr, "kix-lie: rewriting the tree failed\n");
         exit(1);
     }
-    if (sign)
+    if (how == SIGNED)
         resign(dir, &root);
     kix_buf_release(&rec);
 }
@@ -192,8 +198,9 @@ static void withhold(const char *run_id, unsigned long long index)
 int main(int argc, char **argv)
 {
     if (argc < 4) {
-        fprintf(stderr, "usage: kix-lie STORE_DIR drop GROUP_HEX RUN_ID [--no-sign]\n"
-                        "       kix-lie STORE_DIR withhold RUN_ID INDEX\n");
+        fprintf(stderr,
+                "usage: kix-lie STORE_DIR drop GROUP_HEX RUN_ID [--no-sign | --table-only]\n"
+                "       kix-lie STORE_DIR withhold RUN_ID INDEX\n");
         return 2;
     }
     if (mdb_env_create(&env) || mdb_env_set_maxdbs(env, 32) ||
@@ -202,8 +209,12 @@ int main(int argc, char **argv)
         fprintf(stderr, "kix-lie: cannot open %s\n", argv[1]);
         return 1;
     }
-    if (strcmp(argv[2], "drop") == 0 && argc >= 5)
-        drop(argv[1], argv[3], argv[4], !(argc == 6 && strcmp(argv[5], "--no-sign") == 0));
+    if (strcmp(argv[2], "drop") == 0 && argc == 5)
+        drop(argv[1], argv[3], argv[4], SIGNED);
+    else if (strcmp(argv[2], "drop") == 0 && argc == 6 && strcmp(argv[5], "--no-sign") == 0)
+        drop(argv[1], argv[3], argv[4], UNSIGNED);
+    else if (strcmp(argv[2], "drop") == 0 && argc == 6 && strcmp(argv[5], "--table-only") == 0)
+        drop(argv[1], argv[3], argv[4], TABLE_ONLY);
     else if (strcmp(argv[2], "withhold") == 0 && argc == 5)
         withhold(argv[3], strtoull(argv[4], NULL, 10));
     else

@@ -1,5 +1,6 @@
 /* C2SP tlog-tiles: resource paths (kix/tlog_path.h), the resources read
  * from a log snapshot and the static export (kix/tlog_tiles.h). */
+#include <dirent.h>
 #include "fixture.h"
 #include "kix/tlog_tiles.h"
 
@@ -259,6 +260,42 @@ KIX_TEST(export_grows_and_keeps_partials)
     kix_buf_release(&want);
     teardown(&f);
     remove_dir(out);
+}
+
+/* Batched writes (an export's): new files and replaced ones hold exactly
+ * their bytes, no temporary file is left, and the one sync reports a
+ * directory it cannot open. */
+KIX_TEST(batched_writes_and_one_sync)
+{
+    char *dir = temp_dir(), path[4200], missing[4200];
+    struct kix_buf have = KIX_BUF_INIT;
+    struct kix_err err = {0};
+    DIR *d;
+    struct dirent *de;
+    size_t files = 0;
+
+    snprintf(path, sizeof(path), "%s/tile", dir);
+    ASSERT_EQ_INT(KIX_OK, kix_file_write_batched(path, "new", 3, 0644, &err));
+    ASSERT_EQ_INT(KIX_OK, kix_file_read(path, 64, &have, &err));
+    ASSERT_EQ_MEM("new", 3, have.ptr, have.len);
+    ASSERT_EQ_INT(KIX_OK, kix_file_write_batched(path, "replaced", 8, 0644, &err));
+    kix_buf_reset(&have);
+    ASSERT_EQ_INT(KIX_OK, kix_file_read(path, 64, &have, &err));
+    ASSERT_EQ_MEM("replaced", 8, have.ptr, have.len);
+    ASSERT_EQ_INT(KIX_OK, kix_dir_sync(dir, &err));
+    d = opendir(dir);
+    ASSERT_TRUE(d != NULL);
+    while ((de = readdir(d)) != NULL)
+        files += de->d_name[0] != '.';
+    closedir(d);
+    ASSERT_EQ_U64(1, files);
+    snprintf(missing, sizeof(missing), "%s/no-such-dir", dir);
+    ASSERT_EQ_INT(KIX_EIO, kix_dir_sync(missing, &err));
+    ASSERT_CONTAINS(err.msg, "no-such-dir");
+    snprintf(path, sizeof(path), "%s/no-such-dir/x", dir);
+    ASSERT_EQ_INT(KIX_EIO, kix_file_write_batched(path, "x", 1, 0644, &err));
+    kix_buf_release(&have);
+    remove_dir(dir);
 }
 
 KIX_TEST_MAIN()

@@ -2,6 +2,7 @@
  * of membership and absence from a real log, the root binding to the
  * checkpoint, and a store whose index is rebuilt from its entries reaching
  * the same signed notes byte for byte. */
+#include <jansson.h>
 #include <sodium.h>
 
 #include "fixture.h"
@@ -334,6 +335,96 @@ KIX_TEST(index_rebuilt_from_the_entries_is_the_same)
     kix_buf_release(&before);
     kix_buf_release(&after);
     teardown(&f);
+}
+
+/* ---- PROTOCOL.md §4.6: the worked example is what this code verifies ---------- */
+
+static json_t *doc_example(struct kix_verifier *vkey)
+{
+    char *doc = kix_test_read_file("../proto/PROTOCOL.md", NULL), *p, *end, *line;
+    json_t *j = NULL;
+
+    if (!doc)
+        return NULL;
+    p = strstr(doc, "<!-- example vindex.vkey -->");
+    line = p ? strstr(p, "\n    ") : NULL;
+    if (line && (end = strchr(line + 5, '\n')) &&
+        kix_verifier_parse(line + 5, (size_t)(end - line - 5), vkey, NULL) == KIX_OK &&
+        (p = strstr(doc, "<!-- example vindex -->\n```json\n")) && (end = strstr(p, "\n```\n"))) {
+        p += strlen("<!-- example vindex -->\n```json\n");
+        j = json_loadb(p, (size_t)(end - p), 0, NULL);
+    }
+    free(doc);
+    return j;
+}
+
+static void hex_field(json_t *a, const char *name, struct kix_buf *out)
+{
+    const char *h = json_string_value(json_object_get(a, name));
+    ASSERT_TRUE(h != NULL);
+    ASSERT_EQ_INT(KIX_OK, kix_buf_grow(out, strlen(h) / 2));
+    ASSERT_EQ_INT(KIX_OK, kix_hex_decode(h, strlen(h), out->ptr, strlen(h) / 2));
+    out->len = strlen(h) / 2;
+}
+
+KIX_TEST(protocol_worked_example_verifies)
+{
+    struct kix_verifier vkey;
+    json_t *ex = doc_example(&vkey), *answers;
+    struct kix_vindex_run run;
+    struct kix_rank rank;
+    struct kix_digest group;
+    struct kix_err err = {0};
+    const char *run_key = NULL;
+
+    ASSERT_TRUE(ex != NULL);
+    answers = json_object_get(ex, "answers");
+    ASSERT_EQ_U64(2, json_array_size(answers));
+    for (size_t i = 0; i < 2; i++) {
+        json_t *a = json_array_get(answers, i);
+        const char *key = json_string_value(json_object_get(a, "key"));
+        const char *cp_text = json_string_value(json_object_get(a, "checkpoint"));
+        const char *note = json_string_value(json_object_get(a, "indexNote"));
+        struct kix_buf record = KIX_BUF_INIT, proof = KIX_BUF_INIT;
+        struct kix_note opened;
+        struct kix_checkpoint cp;
+        struct kix_vindex_note n;
+
+        ASSERT_TRUE(key && cp_text && note);
+        ASSERT_EQ_INT(KIX_OK, kix_checkpoint_open(cp_text, strlen(cp_text), &vkey, 1, "log.example",
+                                                  &opened, &cp, &err));
+        ASSERT_EQ_INT(KIX_OK, kix_vindex_note_open(note, strlen(note), &vkey, &cp, &n, &err));
+        hex_field(a, "record", &record);
+        hex_field(a, "proof", &proof);
+        ASSERT_EQ_INT(KIX_OK, kix_vindex_verify(&n, key, strlen(key), record.ptr, record.len,
+                                                proof.ptr, proof.len, &err));
+        /* one changed byte of the record is refused */
+        record.ptr[record.len - 1] ^= 1;
+        ASSERT_EQ_INT(KIX_EVERIFY, kix_vindex_verify(&n, key, strlen(key), record.ptr, record.len,
+                                                     proof.ptr, proof.len, &err));
+        record.ptr[record.len - 1] ^= 1;
+        if (strncmp(key, "run/", 4) == 0) {
+            run_key = key + 4;
+            ASSERT_EQ_INT(KIX_OK,
+                          kix_vindex_run_decode(record.ptr, record.len, run_key, &run, &err));
+            ASSERT_EQ_U64(13, run.info.publication_index);
+            ASSERT_EQ_U64(1, run.info.attestations);
+            ASSERT_EQ_U64(2, run.info.entries);
+            ASSERT_EQ_U64(10615104, run.info.value);
+        } else {
+            ASSERT_TRUE(run_key != NULL);
+            ASSERT_EQ_INT(KIX_OK, kix_hex_decode(key + 6, strlen(key + 6), group.b, 32));
+            ASSERT_EQ_MEM(group.b, 32, run.info.comparison_key.b, 32);
+            ASSERT_EQ_INT(KIX_OK, kix_vindex_group_rank(record.ptr, record.len, &group, run_key,
+                                                        &rank, &err));
+            ASSERT_EQ_U64(2, rank.rank);
+            ASSERT_EQ_U64(2, rank.group_size);
+            ASSERT_EQ_STR("173d8b38-3c61-8b39-b0aa-e0e7b621b514", rank.best);
+        }
+        kix_buf_release(&record);
+        kix_buf_release(&proof);
+    }
+    json_decref(ex);
 }
 
 KIX_TEST_MAIN()

@@ -164,4 +164,29 @@ void kix_index_answer_release(struct kix_index_answer *a);
 int kix_client_index_proof(struct kix_client *c, const struct kix_verifier *key, const char *ikey,
                            struct kix_index_answer *out, struct kix_err *err) KIX_MUST_CHECK;
 
+/* Proves what query rows (kix_client_query) say, against key (the log
+ * key): each row's kernel, GPU, provider and timed pass are recomputed from
+ * its manifest and the objects it names (all fetched and checked by
+ * digest), its group, value and metric from its manifest, and its rank and
+ * group size from its group's record in the signed index (one index proof
+ * per group, all at one checkpoint, returned in out->checkpoint for the
+ * caller to check against the remembered one). Which runs match is the
+ * server's choice; what it says of each is proven. workload_fn (may be
+ * NULL) is handed each row's verified Workload object. KIX_EVERIFY with the
+ * run and what differs; KIX_EUNAVAIL when the log grew between two group
+ * proofs (query again). out->size is the size of the first group proof
+ * made, also when a check then failed (0 when none was made): a mismatch
+ * at a size the rows were not computed at may be the log's growth, not a
+ * lie; one at the same size twice is a lie. out->checkpoint is the
+ * caller's: init it with KIX_BUF_INIT, release it when done. */
+struct kix_query_proof {
+    uint64_t size; /* the checkpoint the ranks are proven at */
+    size_t groups; /* group records proven */
+    struct kix_buf checkpoint;
+};
+int kix_client_query_verify(struct kix_client *c, const struct kix_verifier *key,
+                            const struct kix_query_row *rows, size_t n, kix_object_fn workload_fn,
+                            void *ctx, struct kix_query_proof *out,
+                            struct kix_err *err) KIX_MUST_CHECK;
+
 #endif

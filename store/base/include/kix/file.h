@@ -4,8 +4,14 @@
  * kix_file_write_atomic writes a temporary file beside the target, fsyncs
  * it, renames it over the target and fsyncs the directory: readers see the
  * old bytes or the new ones, never a mix, and an acknowledged write
- * survives a power cut. kix_dir_make creates a directory and its missing
- * parents; kix_dir_remove_tree removes a tree without following symbolic
+ * survives a power cut. kix_file_write_batched is the same for many files
+ * written together (an export): a target that exists is replaced as
+ * kix_file_write_atomic does, but a new one is not synced one by one;
+ * kix_dir_sync (syncfs of the directory's file system) makes all of them
+ * durable at once, so write the file that names the others (a checkpoint)
+ * with kix_file_write_atomic after it: a power cut then never leaves a
+ * named file missing or short, and a thousand new files cost one sync. kix_dir_make creates a
+ * directory and its missing parents; kix_dir_remove_tree removes a tree without following symbolic
  * links (nftw, no shell). kix_file_read reads a whole small file ("-":
  * standard input) up to a bound.
  *
@@ -23,6 +29,10 @@
 
 int kix_file_write_atomic(const char *path, const void *data, size_t len, int mode,
                           struct kix_err *err) KIX_MUST_CHECK;
+
+int kix_file_write_batched(const char *path, const void *data, size_t len, int mode,
+                           struct kix_err *err) KIX_MUST_CHECK;
+int kix_dir_sync(const char *dir, struct kix_err *err) KIX_MUST_CHECK;
 
 int kix_file_read(const char *path, size_t max, struct kix_buf *out,
                   struct kix_err *err) KIX_MUST_CHECK;

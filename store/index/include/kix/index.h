@@ -113,6 +113,20 @@ struct kix_query_row {
     char kernel[64], gpu[64], provider[64], mode[16], metric[16];
 };
 
+/* What a row says besides its rank is derived from objects: its manifest,
+ * and the Workload, ExecutionEnvironment and Implementation the manifest
+ * names. A client recomputes it from objects it verified by digest. */
+enum { KIX_QUERY_WORKLOAD, KIX_QUERY_ENVIRONMENT, KIX_QUERY_IMPLEMENTATION, KIX_QUERY_NREFS };
+/* The digests of those objects (all zero where the manifest names none). */
+void kix_query_row_refs(const uint8_t *manifest, size_t len,
+                        struct kix_digest refs[KIX_QUERY_NREFS]);
+/* Fills row's kernel, gpu, provider, mode and metric, and gpu_full (what
+ * --gpu matches), from the manifest and objs (ptr NULL: the object is
+ * missing, its fields empty). */
+void kix_query_row_describe(const uint8_t *manifest, size_t len,
+                            const struct kix_bytes objs[KIX_QUERY_NREFS], struct kix_query_row *row,
+                            char *gpu_full, size_t gpu_cap);
+
 typedef int (*kix_query_fn)(void *ctx, const struct kix_query_row *row);
 /* *matched (may be NULL) counts every match, also beyond the page. */
 int kix_index_query(struct kix_log_reader *r, const struct kix_query *q, kix_query_fn fn, void *ctx,

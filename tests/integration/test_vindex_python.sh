@@ -1,0 +1,95 @@
+#!/usr/bin/env bash
+# The verifiable index checked without kix's code (issue 14): for a real log
+# served by kixd, tests/integration/vindex_verify.py (Python standard library
+# and PyNaCl, from PROTOCOL.md §4 alone) verifies `kix index --json` answers
+# for one run and its group, its absence proofs, and computes the same rank
+# kix show prints; it refuses a changed record, proof, note or log key. It
+# also verifies PROTOCOL.md's worked example (§4.6) byte for byte.
+source "$(dirname "$0")/lib.sh"
+source "$(dirname "$0")/mirror_lib.sh"
+VERIFY=(/usr/bin/python3 "$KIX_TESTS/integration/vindex_verify.py")
+DOC="$KIX_TESTS/../proto/PROTOCOL.md"
+export KIX_STATE_DIR="$WORK/state"
+
+new_origin "$WORK/o"
+export KIX_LOG_KEY="$(cat "$WORK/vkey")"
+"$KIX" keygen --name community --out "$WORK/att" >/dev/null 2>&1
+"$KIX" key add --store "$WORK/o" --key "$WORK/o/admin.key" --role attest "$WORK/att.pub" >/dev/null
+import "--store $WORK/o" 1 40 40
+"$KIX" query --store "$WORK/o" --json --limit 1000 >"$WORK/q.json"
+read -r GROUP BEST OTHER < <(json_get "$WORK/q.json" '
+next(" ".join([g.split(":")[-1], rs[0]["runId"], rs[1]["runId"]])
+     for g in dict.fromkeys(r["group"] for r in d["runs"])
+     for rs in [sorted([r for r in d["runs"] if r["group"] == g], key=lambda r: r["rank"])]
+     if len(rs) >= 2)')
+[ -n "$OTHER" ] || fail "no group of two runs in the first 40 rows"
+"$KIX" attest --store "$WORK/o" --key "$WORK/att.key" --note "seen it" "$OTHER" >/dev/null
+serve o
+S=(--server "$(addr o)")
+
+"$KIX" show "${S[@]}" "$OTHER" --json >"$WORK/show.json"
+RANK="$(json_get "$WORK/show.json" '"%d/%d" % (d["rank"], d["groupSize"])')"
+"$KIX" index "${S[@]}" --json "run/$OTHER" >"$WORK/run.json"
+"$KIX" index "${S[@]}" --json "group/$GROUP" >"$WORK/group.json"
+"$KIX" index "${S[@]}" --json "run/no-such-run" >"$WORK/absent.json"
+"${VERIFY[@]}" "$WORK/vkey" "$WORK/run.json" "$WORK/group.json" "$WORK/absent.json" \
+  --rank "$OTHER=$RANK" >"$WORK/v.out" 2>&1 || fail "independent index check: $(cat "$WORK/v.out")"
+grep -q "^$OTHER: evidence reported, 2 entries, rank $RANK, best $BEST$" "$WORK/v.out" ||
+  fail "independent verdict: $(cat "$WORK/v.out")"
+grep -q "^run/no-such-run: absent" "$WORK/v.out" || fail "absence: $(cat "$WORK/v.out")"
+pass "an outside verifier proves $OTHER's record, its group and its rank $RANK, and an absence"
+
+# ---- and it is not a checker that accepts anything --------------------------------
+refuse() { # refuse WHAT FILE...: the verifier must fail
+  local what="$1"; shift
+  if "${VERIFY[@]}" "$@" >"$WORK/r.out" 2>&1; then fail "accepted $what: $(cat "$WORK/r.out")"; fi
+}
+refuse "another rank" "$WORK/vkey" "$WORK/run.json" "$WORK/group.json" --rank "$OTHER=1/2"
+mutate() { python3 - "$@" <<'PY'
+import json, sys
+src, dst, field, how = sys.argv[1:5]
+d = json.load(open(src))
+v = d[field]
+if how == "flip":     # the last hex digit of a record or proof
+    d[field] = v[:-1] + ("0" if v[-1] != "0" else "1")
+elif how == "sig":    # one base64 character of the signature line
+    i = v.rindex(" ") + 5
+    d[field] = v[:i] + ("A" if v[i] != "A" else "B") + v[i + 1:]
+elif how == "absent": # claim a present key absent
+    d["present"] = False
+json.dump(d, open(dst, "w"))
+PY
+}
+for f in record proof; do
+  mutate "$WORK/run.json" "$WORK/bad.json" "$f" flip
+  refuse "a changed run $f" "$WORK/vkey" "$WORK/bad.json"
+  mutate "$WORK/group.json" "$WORK/bad.json" "$f" flip
+  refuse "a changed group $f" "$WORK/vkey" "$WORK/bad.json"
+done
+mutate "$WORK/run.json" "$WORK/bad.json" indexNote sig
+refuse "a forged index note" "$WORK/vkey" "$WORK/bad.json"
+mutate "$WORK/run.json" "$WORK/bad.json" checkpoint sig
+refuse "a forged checkpoint" "$WORK/vkey" "$WORK/bad.json"
+mutate "$WORK/run.json" "$WORK/bad.json" record absent
+refuse "a present run claimed absent" "$WORK/vkey" "$WORK/bad.json"
+# the group record of another group under this key
+json_get "$WORK/run.json" 'd["key"]' >/dev/null
+python3 -c '
+import json, sys
+g, r = json.load(open(sys.argv[1])), json.load(open(sys.argv[2]))
+g["key"] = r["key"]; json.dump(g, open(sys.argv[3], "w"))' "$WORK/group.json" "$WORK/run.json" "$WORK/bad.json"
+refuse "a group record under a run key" "$WORK/vkey" "$WORK/bad.json"
+"$KIXD" init --store "$WORK/other" --origin kix.test/log >"$WORK/other.vkey" 2>/dev/null
+refuse "another log key of the same name" "$WORK/other.vkey" "$WORK/run.json"
+pass "the outside verifier refuses changed records, proofs, notes, claims and keys"
+
+# ---- PROTOCOL.md's worked example ---------------------------------------------------
+awk '/<!-- example vindex.vkey -->/ {f = 1; next} f && /^    / {sub(/^    /, ""); print; exit}' \
+  "$DOC" >"$WORK/doc.vkey"
+[ -s "$WORK/doc.vkey" ] || fail "PROTOCOL.md has no example log key"
+"${VERIFY[@]}" "$WORK/doc.vkey" --doc "$DOC" >"$WORK/doc.out" 2>&1 ||
+  fail "PROTOCOL.md §4.6 does not verify: $(cat "$WORK/doc.out")"
+want="$(sed -n 's/^<!-- example vindex.verdict: \(.*\) -->$/\1/p' "$DOC")"
+[ -n "$want" ] && grep -qxF "$want" "$WORK/doc.out" ||
+  fail "PROTOCOL.md's example says '$want', the verifier: $(cat "$WORK/doc.out")"
+pass "PROTOCOL.md's worked example verifies independently: $want"

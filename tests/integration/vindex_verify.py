@@ -1,0 +1,295 @@
+#!/usr/bin/python3
+"""An independent verifier of kix's verifiable index (proto/PROTOCOL.md §4),
+from the document alone: it shares no code with kix (Python standard
+library, PyNaCl, and this folder's other independent checkers of the C2SP
+note and the sparse Merkle tree).
+
+    vindex_verify.py VKEY ANSWER.json [ANSWER.json ...] [--rank RUN=R/N]
+    vindex_verify.py VKEY --doc PROTOCOL.md [--rank RUN=R/N]
+
+An ANSWER is what `kix index KEY --json` prints: the key, whether it is
+present, the record and proof in hex, the checkpoint and the index note.
+With --doc the answers are the worked example of PROTOCOL.md §4.6 (the JSON
+block after `<!-- example vindex -->`), whose log key is the VKEY given.
+
+For every answer: the checkpoint is signed by the log key (C2SP signed
+note); the index note is signed by the same key, has exactly the §4.3 text,
+and names the checkpoint's origin, size and root; the proof (§4.4, the
+encoding of store/verify/SMT.md) takes SHA-256(key) and SHA-256(record) (or
+absence) to the note's index root; the record decodes strictly by §4.2
+(exact length, known tag and evidence, members in rank order). A run and
+its group given together must agree: the run's comparison key is the
+group's, and the run is a member with the run record's value. The rank is
+computed from the group record and printed; --rank requires it.
+Exit 0 when everything holds, 1 with the reason otherwise.
+"""
+import base64
+import hashlib
+import json
+import os
+import re
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import independent_verify as note  # noqa: E402  (C2SP signed notes)
+import smt_verify as smt  # noqa: E402  (the sparse Merkle tree)
+
+NONE = 2**64 - 1
+EVIDENCE = ["reported", "reproduced", "not_reproduced", "failed"]
+
+
+def fail(msg):
+    print("vindex verifier: " + msg, file=sys.stderr)
+    sys.exit(1)
+
+
+class Reader:
+    """Strict big-endian reader over a record's bytes."""
+
+    def __init__(self, b, what):
+        self.b, self.at, self.what = b, 0, what
+
+    def take(self, n):
+        if self.at + n > len(self.b):
+            fail("%s: record too short" % self.what)
+        out = self.b[self.at : self.at + n]
+        self.at += n
+        return out
+
+    def u8(self):
+        return self.take(1)[0]
+
+    def u64(self):
+        return int.from_bytes(self.take(8), "big")
+
+    def run_id(self, may_be_empty):
+        n = self.u8()
+        rid = self.take(n)
+        if n == 0 and not may_be_empty:
+            fail("%s: empty run id" % self.what)
+        if n and not re.fullmatch(rb"[A-Za-z0-9._:-]+", rid):
+            fail("%s: run id %r is not one" % (self.what, rid))
+        return rid.decode()
+
+    def end(self):
+        if self.at != len(self.b):
+            fail("%s: %d bytes after the record" % (self.what, len(self.b) - self.at))
+
+
+def decode_run(b, key):
+    r = Reader(b, key)
+    if r.u8() != 0x01:
+        fail("%s: not a run record" % key)
+    rec = {
+        "manifest": r.take(32).hex(),
+        "publisher": r.take(32).hex(),
+        "publication": r.u64(),
+    }
+    ev = r.u8()
+    if ev >= len(EVIDENCE):
+        fail("%s: unknown evidence level %d" % (key, ev))
+    rec["evidence"] = EVIDENCE[ev]
+    rec["evidenceIndex"] = r.u64()
+    rec["attestations"] = r.u64()
+    rec["reruns"] = r.u64()
+    rec["supersedesIndex"] = r.u64()
+    rec["predecessor"] = r.run_id(True)
+    rec["supersededByIndex"] = r.u64()
+    rec["successor"] = r.run_id(True)
+    grouped = r.u8()
+    rec["comparisonKey"] = r.take(32).hex()
+    rec["value"] = r.u64()
+    rec["entries"] = r.u64()
+    rec["entriesChain"] = r.take(32).hex()
+    r.end()
+    if grouped not in (0, 1):
+        fail("%s: grouped is %d" % (key, grouped))
+    if not grouped and (rec["comparisonKey"] != "00" * 32 or rec["value"]):
+        fail("%s: an unranked run with a group" % key)
+    # a link and its id go together
+    if (rec["supersedesIndex"] == NONE) != (rec["predecessor"] == ""):
+        fail("%s: predecessor link without its run" % key)
+    if (rec["supersededByIndex"] == NONE) != (rec["successor"] == ""):
+        fail("%s: successor link without its run" % key)
+    if (rec["evidence"] == "reported") != (rec["evidenceIndex"] == NONE):
+        fail("%s: evidence without the rerun that set it" % key)
+    if rec["entries"] < 1 + rec["attestations"] + rec["reruns"]:
+        fail("%s: fewer entries than publication, attestations and reruns" % key)
+    rec["grouped"] = bool(grouped)
+    return rec
+
+
+def decode_group(b, key):
+    r = Reader(b, key)
+    if r.u8() != 0x02:
+        fail("%s: not a group record" % key)
+    ck = r.take(32).hex()
+    if key != "group/" + ck:
+        fail("%s: the record is group %s's" % (key, ck))
+    count = r.u64()
+    members, last = [], None
+    for _ in range(count):
+        value = r.u64()
+        rid = r.run_id(False)
+        here = (value, rid.encode())
+        # rank order: value ascending, ties by run id bytes (a prefix first)
+        if last is not None and not last < here:
+            fail("%s: members not strictly in rank order at %s" % (key, rid))
+        last = here
+        members.append((rid, value))
+    r.end()
+    return {"comparisonKey": ck, "members": members}
+
+
+def decode_key(b, key):
+    r = Reader(b, key)
+    if r.u8() != 0x03:
+        fail("%s: not a key record" % key)
+    kid, pub = r.take(32), r.take(32)
+    rec = {"roles": r.u8(), "registeredAt": r.u64(), "revokedAt": r.u64()}
+    r.end()
+    if "key/" + kid.hex() != key or hashlib.sha256(pub).digest() != kid:
+        fail("%s: the key id is not SHA-256 of the public key" % key)
+    if rec["roles"] & ~0x0F:
+        fail("%s: unknown roles" % key)
+    return rec
+
+
+def decode_manifest(b, key):
+    r = Reader(b, key)
+    if r.u8() != 0x04:
+        fail("%s: not a manifest record" % key)
+    d = r.take(32).hex()
+    rec = {"runId": r.run_id(False), "publication": r.u64()}
+    r.end()
+    if key != "manifest/" + d:
+        fail("%s: the record is manifest %s's" % (key, d))
+    return rec
+
+
+DECODERS = {"run/": decode_run, "group/": decode_group, "key/": decode_key,
+            "manifest/": decode_manifest}
+
+
+def open_index_note(text, vkey, cp_origin, cp_size, cp_root):
+    """The §4.3 note: signed by the log key, exact text, bound to the checkpoint."""
+    name, keyhash, key = vkey
+    body, sep, sigs = text.rpartition("\n\n")
+    if not sep:
+        fail("index note has no signature block")
+    body += "\n"
+    signed = False
+    for line in sigs.splitlines():
+        signer, _, b64 = line[2:].partition(" ")
+        blob = base64.b64decode(b64, validate=True)
+        if line.startswith("\u2014 ") and signer == name and blob[:4] == keyhash:
+            try:
+                key.verify(body.encode(), blob[4:])
+            except note.nacl.exceptions.BadSignatureError:
+                fail("index note signature does not verify")
+            signed = True
+    if not signed:
+        fail("index note not signed by the log key")
+    m = re.fullmatch(r"kix\.index/v1\norigin (.+)\nsize (0|[1-9][0-9]*)\nlog (\S+)\nindex (\S+)\n",
+                     body)
+    if not m:
+        fail("index note text is not kix.index/v1: %r" % body)
+    origin, size = m.group(1), int(m.group(2))
+    log_root = base64.b64decode(m.group(3), validate=True)
+    index_root = base64.b64decode(m.group(4), validate=True)
+    if base64.b64encode(log_root).decode() != m.group(3) or len(index_root) != 32:
+        fail("index note roots are not canonical base64 of 32 bytes")
+    if (origin, size, log_root) != (cp_origin, cp_size, cp_root):
+        fail("index note is for %s at %d, not the checkpoint's %s at %d (or another root)"
+             % (origin, size, cp_origin, cp_size))
+    return index_root
+
+
+def verify_answer(a, vkey):
+    size, root = note.open_checkpoint(a["checkpoint"], vkey)
+    index_root = open_index_note(a["indexNote"], vkey, vkey[0], size, root)
+    if a.get("size", size) != size:
+        fail("answer size %s is not the checkpoint's %d" % (a.get("size"), size))
+    key = a["key"]
+    path = hashlib.sha256(key.encode()).digest()
+    record = bytes.fromhex(a["record"]) if a["present"] else None
+    vh = hashlib.sha256(record).digest() if record is not None else None
+    if not smt.verify(index_root, path, vh, bytes.fromhex(a["proof"])):
+        fail("%s: the proof of %s does not reach the signed index root at size %d"
+             % (key, "membership" if record is not None else "absence", size))
+    if record is None:
+        return key, size, None
+    for prefix, decode in DECODERS.items():
+        if key.startswith(prefix):
+            return key, size, decode(record, key)
+    fail("%s: not an index key" % key)
+
+
+def doc_example(path):
+    text = open(path).read()
+    m = re.search(r"<!-- example vindex -->\s*```json\n(.*?)\n```", text, re.S)
+    if not m:
+        fail("%s has no `<!-- example vindex -->` JSON block" % path)
+    answers = json.loads(m.group(1))["answers"]
+    # the field-by-field tables of the example must be the records' bytes
+    tail = text[m.end() :]
+    run_hex = "".join(re.findall(r"^       [a-zA-Z]+ +([0-9a-f]+)\b", tail, re.M))
+    members = re.findall(r"^       ([0-9a-f]{16}) ([0-9a-f]{2}) (\S+)", tail, re.M)
+    group_tail = "".join(v + n + rid.encode().hex() for v, n, rid in members)
+    for a in answers:
+        if a["key"].startswith("run/") and a["record"] != run_hex:
+            fail("the document's run record table is not the record's bytes")
+        if a["key"].startswith("group/") and not a["record"].endswith(group_tail):
+            fail("the document's group member table is not the record's bytes")
+    return answers
+
+
+def main(argv):
+    args = argv[2:]
+    want_rank = None
+    if "--rank" in args:
+        i = args.index("--rank")
+        want_rank = args[i + 1]
+        del args[i : i + 2]
+    vkey = note.parse_vkey(open(argv[1]).read())
+    if args[:1] == ["--doc"]:
+        answers = doc_example(args[1])
+    else:
+        answers = [json.load(open(p)) for p in args]
+    if not answers:
+        fail("no answers to verify")
+    records, sizes = {}, set()
+    for a in answers:
+        key, size, rec = verify_answer(a, vkey)
+        sizes.add(size)
+        records[key] = rec
+        print("%s: %s at size %d" % (key, "present" if rec is not None else "absent", size))
+    runs = [(k[4:], r) for k, r in records.items() if k.startswith("run/") and r]
+    for rid, run in runs:
+        gkey = "group/" + run["comparisonKey"]
+        if not run["grouped"] or gkey not in records:
+            print("%s: evidence %s, %d entries, not ranked here" % (rid, run["evidence"],
+                                                                    run["entries"]))
+            continue
+        if len(sizes) != 1:
+            fail("the run and its group are proven at different sizes")
+        members = records[gkey]["members"]
+        rank = [i for i, (m, _) in enumerate(members) if m == rid]
+        if not rank:
+            fail("run %s says it is ranked in %s, which does not list it" % (rid, gkey))
+        if members[rank[0]][1] != run["value"]:
+            fail("run %s has value %d, its group says %d" % (rid, run["value"],
+                                                             members[rank[0]][1]))
+        got = "%d/%d" % (rank[0] + 1, len(members))
+        print("%s: evidence %s, %d entries, rank %s, best %s" % (rid, run["evidence"],
+                                                                run["entries"], got,
+                                                                members[0][0]))
+        if want_rank and want_rank == "%s=%s" % (rid, got):
+            want_rank = None
+    if want_rank:
+        fail("rank %s is not what the proven records say" % want_rank)
+    print("vindex verifier: %d answers verified" % len(answers))
+
+
+if __name__ == "__main__":
+    main(sys.argv)
