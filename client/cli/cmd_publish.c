@@ -582,6 +582,8 @@ int cmd_attest(int argc, char **argv)
 
     if (status >= 0)
         return status;
+    if (a.new_run)
+        return cli_usage_error("attest", "--new-run is for kix publish");
     if (a.nrest != 1 || !a.note)
         return cli_usage_error("attest", "expected --note TEXT and one RUN");
     return run_write("attest", "attestation", &a, (char **)a.evidence, a.nevidence, 0, a.rest[0],
@@ -620,6 +622,8 @@ int cmd_rerun(int argc, char **argv)
 
     if (status >= 0)
         return status;
+    if (a.new_run)
+        return cli_usage_error("rerun", "--new-run is for kix publish");
     if (a.nrest < 2 || !a.outcome)
         return cli_usage_error("rerun", "expected --outcome O, RUN and RERUN.json");
     if (kix_evidence_parse(a.outcome, strlen(a.outcome)) <= KIX_EVIDENCE_REPORTED)
@@ -664,6 +668,8 @@ int cmd_supersede(int argc, char **argv)
 
     if (status >= 0)
         return status;
+    if (a.new_run)
+        return cli_usage_error("supersede", "--new-run is for kix publish");
     if (a.nrest < 2)
         return cli_usage_error("supersede", "expected OLD_RUN and NEW_RUN.json");
     if (!a.run_id)

@@ -52,3 +52,8 @@ pass "--new-run: a manifest of its own (metadata.runId), each digest resolves to
 expect_status 1 "$KIX" publish --key "$WORK/pub.key" --run-id second --new-run "$WORK/m/run.json" "$WORK/m/workload.json"
 grep -q "run id second is already published\|already published" "$WORK/err" || fail "second --new-run: $(cat "$WORK/err")"
 pass "a run id is still published once"
+
+# --new-run belongs to publish alone
+expect_status 2 "$KIX" rerun --key "$WORK/pub.key" --new-run --outcome reproduced first "$WORK/m/run.json"
+grep -q -- "--new-run is for kix publish" "$WORK/err" || fail "rerun --new-run: $(cat "$WORK/err")"
+pass "--new-run elsewhere is a usage error"
