@@ -144,6 +144,7 @@ int cmd_verify(int argc, char **argv);
 
 int cmd_trust(int argc, char **argv);
 int cmd_publish(int argc, char **argv);
+int cmd_new(int argc, char **argv);
 int cmd_attest(int argc, char **argv);
 int cmd_rerun(int argc, char **argv);
 int cmd_supersede(int argc, char **argv);

@@ -1,12 +1,16 @@
 /* kix publish, attest, rerun, supersede, key: signed entries, submitted and
  * proven by their receipts. */
 #include <getopt.h>
+#include <jansson.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cli.h"
 #include "cli_log.h"
 #include "kix/entries.h"
+#include "kix/file.h"
+#include "kix/json.h"
 
 #define MAX_FILES 64
 
@@ -21,37 +25,284 @@ struct write_args {
     /* kix key */
     int key_revoke, key_roles;
     struct kix_verifier key_subject;
+    int new_run; /* publish --new-run */
 };
 
-/* Manifests read from files: canonical bytes and digests. */
+/* Manifests read from files: canonical bytes and digests; [0] is the run
+ * manifest (publish, rerun, supersede) and the files it names follow the
+ * files given. */
 struct manifests {
     struct kix_buf canon[MAX_FILES];
     struct kix_digest digest[MAX_FILES];
     struct kix_bytes view[MAX_FILES];
+    char *path[MAX_FILES]; /* the file each came from (malloc'ed) */
     size_t n;
+    char observed_at[40]; /* the run manifest's spec.observedAt, or "" */
 };
 
 static void manifests_release(struct manifests *m)
 {
-    for (size_t i = 0; i < m->n; i++)
+    for (size_t i = 0; i < m->n; i++) {
         kix_buf_release(&m->canon[i]);
+        free(m->path[i]);
+    }
     m->n = 0;
 }
 
-static int read_manifests(const char *cmd, char **files, size_t n, struct manifests *m)
+static int manifests_find(const struct manifests *m, const struct kix_digest *d)
 {
-    if (n > MAX_FILES)
+    for (size_t i = 0; i < m->n; i++)
+        if (memcmp(m->digest[i].b, d->b, sizeof(d->b)) == 0)
+            return (int)i;
+    return -1;
+}
+
+/* Reads one file as canonical JSON into slot m->n. */
+static int read_one(const char *cmd, const char *path, struct manifests *m)
+{
+    size_t i = m->n;
+    int status;
+
+    if (i == MAX_FILES)
         return cli_usage_error(cmd, "at most %d files per entry", MAX_FILES);
-    for (size_t i = 0; i < n; i++) {
-        int status;
-        kix_buf_init(&m->canon[i]);
-        m->n++;
-        status = cli_read_json_object(cmd, files[i], &m->canon[i], &m->digest[i]);
-        if (status)
-            return status;
+    kix_buf_init(&m->canon[i]);
+    m->path[i] = strdup(path);
+    m->n++;
+    if (!m->path[i]) {
+        fprintf(stderr, "kix %s: out of memory\n", cmd);
+        return EXIT_INTERNAL;
+    }
+    status = cli_read_json_object(cmd, path, &m->canon[i], &m->digest[i]);
+    if (status == 0)
         m->view[i] = kix_buf_bytes(&m->canon[i]);
+    return status;
+}
+
+/* The path of `name` relative to the directory of `base`. */
+static char *beside(const char *base, const char *name)
+{
+    const char *slash = strrchr(base, '/');
+    size_t dir = slash && name[0] != '/' ? (size_t)(slash - base + 1) : 0;
+    char *out = malloc(dir + strlen(name) + 1);
+
+    if (out) {
+        memcpy(out, base, dir);
+        strcpy(out + dir, name);
+    }
+    return out;
+}
+
+/* A run manifest's references given by file name: every spec.*Digest that
+ * is not a sha256: digest names a file beside the run manifest, which is
+ * read, sent with the entry and referenced by its digest (a publisher never
+ * computes a digest by hand). */
+static int fill_digests(const char *cmd, json_t *run, struct manifests *m)
+{
+    json_t *spec = json_object_get(run, "spec"), *v;
+    const char *k;
+    void *it;
+
+    json_object_foreach_safe(spec, it, k, v)
+    {
+        size_t klen = strlen(k);
+        const char *name = json_string_value(v);
+        char text[KIX_DIGEST_TEXT_LEN + 1], *path;
+        size_t before = m->n;
+        int status, at;
+
+        if (klen < 7 || strcmp(k + klen - 6, "Digest") != 0 || !name ||
+            strncmp(name, "sha256:", 7) == 0)
+            continue;
+        if (!*name) {
+            fprintf(stderr,
+                    "kix %s: %s: spec.%s is empty; give the file it refers to (a path "
+                    "relative to %s) or its sha256: digest\n",
+                    cmd, m->path[0], k, m->path[0]);
+            return EXIT_REJECTED;
+        }
+        path = beside(m->path[0], name);
+        if (!path) {
+            fprintf(stderr, "kix %s: out of memory\n", cmd);
+            return EXIT_INTERNAL;
+        }
+        status = read_one(cmd, path, m);
+        if (status) {
+            fprintf(stderr,
+                    "kix %s: %s: spec.%s names the file %s, which could not be read as a "
+                    "JSON object (above); fix the name or give the object's sha256: digest\n",
+                    cmd, m->path[0], k, path);
+            free(path);
+            return status;
+        }
+        free(path);
+        at = manifests_find(m, &m->digest[before]);
+        if (at >= 0 && (size_t)at < before) { /* given already: send it once */
+            kix_buf_release(&m->canon[before]);
+            free(m->path[before]);
+            m->n = before;
+        }
+        kix_digest_format(&m->digest[at >= 0 ? (size_t)at : before], text);
+        if (json_object_set_new(spec, k, json_string(text))) {
+            fprintf(stderr, "kix %s: out of memory\n", cmd);
+            return EXIT_INTERNAL;
+        }
     }
     return 0;
+}
+
+/* Reads the files of an entry. With `run` set, files[0] is a run manifest:
+ * its file-named references are filled in (fill_digests), and `new_run_id`
+ * (--new-run) is written into its metadata.runId. */
+static int read_manifests(const char *cmd, char **files, size_t n, int run, const char *new_run_id,
+                          struct manifests *m)
+{
+    struct kix_buf raw = KIX_BUF_INIT;
+    struct kix_err err = {0};
+    json_t *tree = NULL;
+    int status = 0, rc;
+
+    if (n > MAX_FILES)
+        return cli_usage_error(cmd, "at most %d files per entry", MAX_FILES);
+    for (size_t i = 0; status == 0 && i < n; i++)
+        status = read_one(cmd, files[i], m);
+    if (status || !run || n == 0)
+        return status;
+    /* the run manifest once more, as a tree, to fill in what publish fills */
+    rc = kix_file_read(files[0], KIX_CANON_DEFAULT_MAX_BYTES, &raw, &err);
+    if (rc == KIX_OK)
+        rc = kix_canon_parse_tree(raw.ptr, raw.len, NULL, &tree, &err);
+    kix_buf_release(&raw);
+    if (rc) {
+        kix_err_wrap(&err, "%s", files[0]);
+        return cli_fail(cmd, rc, &err);
+    }
+    if (!json_is_object(json_object_get(tree, "spec"))) {
+        fprintf(stderr,
+                "kix %s: %s: a run manifest needs a \"spec\" object (kix new run writes a "
+                "complete one)\n",
+                cmd, files[0]);
+        status = EXIT_REJECTED;
+        goto out;
+    }
+    snprintf(m->observed_at, sizeof(m->observed_at), "%s",
+             json_string_value(json_object_get(json_object_get(tree, "spec"), "observedAt"))
+                 ? json_string_value(json_object_get(json_object_get(tree, "spec"), "observedAt"))
+                 : "");
+    status = fill_digests(cmd, tree, m);
+    if (status == 0 && new_run_id) {
+        json_t *meta = json_object_get(tree, "metadata");
+        if (!json_is_object(meta)) {
+            meta = json_object();
+            json_object_set_new(tree, "metadata", meta);
+        }
+        if (!meta || json_object_set_new(meta, "runId", json_string(new_run_id))) {
+            fprintf(stderr, "kix %s: out of memory\n", cmd);
+            status = EXIT_INTERNAL;
+        }
+    }
+    if (status)
+        goto out;
+    kix_buf_reset(&m->canon[0]);
+    if (kix_canon_write_tree(tree, &m->canon[0]) != KIX_OK) {
+        fprintf(stderr, "kix %s: out of memory\n", cmd);
+        status = EXIT_INTERNAL;
+        goto out;
+    }
+    kix_digest_of(m->canon[0].ptr, m->canon[0].len, &m->digest[0]);
+    m->view[0] = kix_buf_bytes(&m->canon[0]);
+out:
+    json_decref(tree);
+    return status;
+}
+
+/* Where in a document a digest is referenced: "spec.workloadDigest". */
+static int ref_path(const json_t *v, const char *text, char *path, size_t cap, size_t at)
+{
+    const char *k;
+    json_t *x;
+    size_t i;
+
+    if (json_is_string(v))
+        return strcmp(json_string_value(v), text) == 0;
+    if (json_is_object(v)) {
+        json_object_foreach((json_t *)v, k, x)
+        {
+            int n = snprintf(path + at, cap - at, "%s%s", at ? "." : "", k);
+            if (n < 0 || (size_t)n >= cap - at)
+                continue;
+            if (ref_path(x, text, path, cap, at + (size_t)n))
+                return 1;
+        }
+    } else if (json_is_array(v)) {
+        json_array_foreach(v, i, x)
+        {
+            int n = snprintf(path + at, cap - at, "[%zu]", i);
+            if (n < 0 || (size_t)n >= cap - at)
+                continue;
+            if (ref_path(x, text, path, cap, at + (size_t)n))
+                return 1;
+        }
+    }
+    path[at] = '\0';
+    return 0;
+}
+
+struct have_ctx {
+    int *have;
+};
+
+static int note_have(void *ctx, size_t i, const uint8_t *bytes, size_t len)
+{
+    struct have_ctx *h = ctx;
+    (void)len;
+    h->have[i] = bytes != NULL;
+    return 0;
+}
+
+/* Every reference of the files sent must be among them or stored in the
+ * log; otherwise the field and the file are named before anything is
+ * signed. */
+static int check_references(const char *cmd, struct kix_client *c, const struct manifests *m)
+{
+    int status = 0;
+
+    for (size_t f = 0; status == 0 && f < m->n; f++) {
+        struct kix_digest *refs = NULL, missing[MAX_FILES];
+        int have[MAX_FILES];
+        struct have_ctx h = {have};
+        struct kix_err err = {0};
+        size_t nrefs = 0, nmissing = 0;
+        int rc = kix_refs_extract(m->canon[f].ptr, m->canon[f].len, &refs, &nrefs, &err);
+
+        if (rc)
+            return cli_fail(cmd, rc, &err);
+        for (size_t i = 0; i < nrefs && nmissing < MAX_FILES; i++)
+            if (manifests_find(m, &refs[i]) < 0)
+                missing[nmissing++] = refs[i];
+        free(refs);
+        if (nmissing == 0)
+            continue;
+        rc = kix_client_get_objects(c, missing, nmissing, note_have, &h, &err);
+        if (rc)
+            return cli_fail(cmd, rc, &err);
+        for (size_t i = 0; i < nmissing; i++) {
+            char text[KIX_DIGEST_TEXT_LEN + 1], path[256] = "";
+            json_t *doc;
+            if (have[i])
+                continue;
+            kix_digest_format(&missing[i], text);
+            doc = json_loadb((const char *)m->canon[f].ptr, m->canon[f].len, 0, NULL);
+            ref_path(doc, text, path, sizeof(path), 0);
+            json_decref(doc);
+            fprintf(stderr,
+                    "kix %s: %s: %s references %s, which is neither among the files given nor "
+                    "stored in the log; give the file it names (as a path in place of the "
+                    "digest, or as one more file)\n",
+                    cmd, m->path[f], path[0] ? path : "a field", text);
+            status = EXIT_REJECTED;
+        }
+    }
+    return status;
 }
 
 static int parse_write_args(const char *cmd, const char *help, int argc, char **argv,
@@ -69,6 +320,7 @@ static int parse_write_args(const char *cmd, const char *help, int argc, char **
         {"role", required_argument, NULL, 'l'},
         {"source", required_argument, NULL, 's'},
         {"license", required_argument, NULL, 'L'},
+        {"new-run", no_argument, NULL, 'N'},
         {NULL, 0, NULL, 0},
     };
     int c;
@@ -111,6 +363,9 @@ static int parse_write_args(const char *cmd, const char *help, int argc, char **
             break;
         case 'L':
             a->license = optarg;
+            break;
+        case 'N':
+            a->new_run = 1;
             break;
         case 'h':
             cli_print_help(stdout, help);
@@ -189,10 +444,11 @@ struct write_job {
 
 typedef int (*sign_fn)(struct write_job *j, struct kix_err *err);
 
-/* The steps every write command shares; `files` are the manifests to send,
- * `ref` the run the entry is about (NULL for none). */
+/* The steps every write command shares; `files` are the manifests to send
+ * (with `is_run`, files[0] is a run manifest), `ref` the run the entry is
+ * about (NULL for none). */
 static int run_write(const char *cmd, const char *what, struct write_args *a, char **files,
-                     size_t nfiles, const char *ref, sign_fn sign)
+                     size_t nfiles, int is_run, const char *ref, sign_fn sign)
 {
     struct write_job j;
     struct kix_client *c = NULL;
@@ -208,9 +464,11 @@ static int run_write(const char *cmd, const char *what, struct write_args *a, ch
     kix_resolution_init(&j.res);
     kix_buf_init(&j.env[0]);
     kix_buf_init(&j.env[1]);
-    status = read_manifests(cmd, files, nfiles, &j.m);
+    status = read_manifests(cmd, files, nfiles, is_run, a->new_run ? a->run_id : NULL, &j.m);
     if (status == 0)
         status = open_all(cmd, a, &c, &key, &j.signer);
+    if (status == 0)
+        status = check_references(cmd, c, &j.m);
     if (status == 0 && ref)
         status = cli_resolve_verified(cmd, c, &key, ref, &j.res, &cp);
     if (status)
@@ -240,18 +498,33 @@ out:
 }
 
 static const char publish_help[] =
-    "usage: kix publish --key KEY [--run-id ID] [--receipt FILE] RUN.json [REFERENCED.json...]\n"
+    "usage: kix publish --key KEY [--run-id ID] [--new-run] [--receipt FILE] RUN.json\n"
+    "                   [REFERENCED.json...]\n"
     "\n"
     "Publishes a benchmark run: canonicalizes the manifests, signs a publication\n"
     "statement for RUN.json (DSSE, in-toto) with KEY, submits it with every file\n"
     "given (the objects RUN.json references by digest, unless already logged),\n"
     "verifies the receipt against the log key, saves it and prints the permalink.\n"
     "\n"
+    "A reference in RUN.json's spec (workloadDigest, protocolDigest, ...) may name\n"
+    "a file instead of a digest (\"workloadDigest\": \"workload.json\", relative to\n"
+    "RUN.json): publish reads it, sends it and writes its digest in (kix new run\n"
+    "writes such a bundle). A reference that is neither a file given nor stored in\n"
+    "the log is refused before anything is signed, naming the field and the file.\n"
+    "\n"
+    "A manifest is published once. A new measurement whose figures (and every\n"
+    "other field) equal a published run's is a run of its own with --new-run: the\n"
+    "new run id is written into the manifest as metadata.runId, so its digest,\n"
+    "and so its identity, is its own.\n"
+    "\n"
     "  --key KEY        your private key file (kix keygen), registered with role publish\n"
     "  --run-id ID      the run id (default: a fresh UUIDv7)\n"
     "  --receipt FILE   where to save the receipt (default: the state directory)\n"
     "  --source TEXT    the publication's source, e.g. \"Liger-Kernel benchmarks\"\n"
-    "  --license TEXT   the data's license, e.g. BSD-2-Clause\n" CLI_COMMON_HELP "\n"
+    "  --license TEXT   the data's license, e.g. BSD-2-Clause\n"
+    "  --new-run        a new measurement with the same figures as a published\n"
+    "                   run: record the run id in the manifest (metadata.runId)\n" CLI_COMMON_HELP
+    "\n"
     "exit status: 0 published, 1 refused or unverifiable, or a file or key not\n"
     "found, 2 usage, 3 I/O or server error, 4 the log contradicts what this client\n"
     "verified before\n";
@@ -278,7 +551,8 @@ int cmd_publish(int argc, char **argv)
     if (!a.run_id)
         kix_uuid7(uuid);
     a.run_id = a.run_id ? a.run_id : uuid;
-    return run_write("publish", "publication", &a, a.rest, (size_t)a.nrest, NULL, sign_publication);
+    return run_write("publish", "publication", &a, a.rest, (size_t)a.nrest, 1, NULL,
+                     sign_publication);
 }
 
 static const char attest_help[] =
@@ -308,9 +582,11 @@ int cmd_attest(int argc, char **argv)
 
     if (status >= 0)
         return status;
+    if (a.new_run)
+        return cli_usage_error("attest", "--new-run is for kix publish");
     if (a.nrest != 1 || !a.note)
         return cli_usage_error("attest", "expected --note TEXT and one RUN");
-    return run_write("attest", "attestation", &a, (char **)a.evidence, a.nevidence, a.rest[0],
+    return run_write("attest", "attestation", &a, (char **)a.evidence, a.nevidence, 0, a.rest[0],
                      sign_attestation);
 }
 
@@ -319,8 +595,10 @@ static const char rerun_help[] =
     "                 [REFERENCED.json...]\n"
     "\n"
     "Records a controlled rerun of RUN: its outcome and the rerun's own run\n"
-    "manifest (logged with the files it references). This is the only entry that\n"
-    "changes a run's evidence level.\n"
+    "manifest (logged with the files it references; references may name files,\n"
+    "as with kix publish). The rerun is dated by its manifest's spec.observedAt\n"
+    "(now when it has none). This is the only entry that changes a run's\n"
+    "evidence level.\n"
     "\n"
     "  --key KEY        your private key file, registered with role rerun\n"
     "  --outcome O      reproduced, not_reproduced or failed\n"
@@ -331,8 +609,10 @@ static int sign_rerun(struct write_job *j, struct kix_err *err)
     j->run_id = j->res.run.run_id;
     j->digest = &j->m.digest[0];
     j->nenv = 1;
+    /* the rerun was observed when its own manifest says (else now) */
     return kix_entry_rerun(j->signer, j->res.run.run_id, &j->res.run.manifest, j->a->outcome,
-                           j->digest, NULL, &j->env[0], err);
+                           j->digest, j->m.observed_at[0] ? j->m.observed_at : NULL, &j->env[0],
+                           err);
 }
 
 int cmd_rerun(int argc, char **argv)
@@ -342,11 +622,14 @@ int cmd_rerun(int argc, char **argv)
 
     if (status >= 0)
         return status;
+    if (a.new_run)
+        return cli_usage_error("rerun", "--new-run is for kix publish");
     if (a.nrest < 2 || !a.outcome)
         return cli_usage_error("rerun", "expected --outcome O, RUN and RERUN.json");
     if (kix_evidence_parse(a.outcome, strlen(a.outcome)) <= KIX_EVIDENCE_REPORTED)
         return cli_usage_error("rerun", "--outcome must be reproduced, not_reproduced or failed");
-    return run_write("rerun", "rerun", &a, a.rest + 1, (size_t)a.nrest - 1, a.rest[0], sign_rerun);
+    return run_write("rerun", "rerun", &a, a.rest + 1, (size_t)a.nrest - 1, 1, a.rest[0],
+                     sign_rerun);
 }
 
 static const char supersede_help[] =
@@ -385,12 +668,14 @@ int cmd_supersede(int argc, char **argv)
 
     if (status >= 0)
         return status;
+    if (a.new_run)
+        return cli_usage_error("supersede", "--new-run is for kix publish");
     if (a.nrest < 2)
         return cli_usage_error("supersede", "expected OLD_RUN and NEW_RUN.json");
     if (!a.run_id)
         kix_uuid7(uuid);
     a.run_id = a.run_id ? a.run_id : uuid;
-    return run_write("supersede", "supersession", &a, a.rest + 1, (size_t)a.nrest - 1, a.rest[0],
+    return run_write("supersede", "supersession", &a, a.rest + 1, (size_t)a.nrest - 1, 1, a.rest[0],
                      sign_supersession);
 }
 
@@ -441,6 +726,6 @@ int cmd_key(int argc, char **argv)
     rc = kix_pubfile_read(a.rest[0], &a.key_subject, &err);
     if (rc)
         return cli_fail("key", rc, &err);
-    return run_write("key", revoke ? "key revocation" : "key registration", &a, NULL, 0, NULL,
+    return run_write("key", revoke ? "key revocation" : "key registration", &a, NULL, 0, 0, NULL,
                      sign_key);
 }

@@ -23,13 +23,30 @@ static const char show_help[] =
     "record' block. Everything shown is verified against the log key first.\n"
     "--json exports the same as one document.\n\n" CLI_COMMON_HELP;
 
+#define RERUNS_SHOWN 256 /* reruns listed one by one */
+
+/* A controlled rerun as the page lists it: its own date, outcome and
+ * figures, from its entry and its own run manifest. */
+struct rerun_row {
+    uint64_t index;
+    int outcome;
+    char observed[40]; /* the rerun manifest's spec.observedAt, else the entry's */
+    char status[32];
+    char digest[KIX_DIGEST_TEXT_LEN + 1];
+    uint8_t signer[32];
+    int have, bytes, have_p20, have_p80;
+    uint64_t median, p20, p80;
+};
+
 struct page {
     json_t *run, *protocol, *workload, *environment, *implementation;
+    struct rerun_row *reruns;
+    size_t nreruns;
     const struct kix_resolution *res;
     const char *origin;
     struct kix_checkpoint cp;
     long stale_days, age_days;
-    const char *observed;
+    const char *observed; /* the run's own observation: never a rerun's */
     char published[40], source[128], license[64], reobserved[40];
 };
 
@@ -131,6 +148,78 @@ static void print_params(json_t *obj)
     }
 }
 
+/* The median (and p20/p80) of a run manifest's primary statistic. */
+static void read_figures(json_t *run, struct rerun_row *r)
+{
+    json_t *t = get(run, "spec.timing.latencyNs.median");
+    json_t *m = get(run, "spec.memory.peakBytes.median"), *x;
+    size_t i;
+
+    r->bytes = !t && m;
+    if (!json_is_integer(t ? t : m) || json_integer_value(t ? t : m) < 0)
+        return;
+    r->have = 1;
+    r->median = (uint64_t)json_integer_value(t ? t : m);
+    json_array_foreach(get(run, "spec.measurements"), i, x)
+    {
+        json_t *v = json_object_get(x, "value");
+        if (strcmp(str(x, "metric"), r->bytes ? "peak_memory" : "latency") != 0 ||
+            !json_is_integer(v) || json_integer_value(v) < 0)
+            continue;
+        if (strcmp(str(x, "statistic"), "p20") == 0) {
+            r->p20 = (uint64_t)json_integer_value(v);
+            r->have_p20 = 1;
+        } else if (strcmp(str(x, "statistic"), "p80") == 0) {
+            r->p80 = (uint64_t)json_integer_value(v);
+            r->have_p80 = 1;
+        }
+    }
+}
+
+/* Each rerun entry with its own manifest (fetched, digest checked). */
+static int read_reruns(const char *cmd, struct kix_client *c, struct page *p)
+{
+    const struct kix_resolution *res = p->res;
+
+    for (size_t i = 0; i < res->nentries && p->nreruns < RERUNS_SHOWN; i++) {
+        struct kix_entry_summary s;
+        struct kix_buf bytes = KIX_BUF_INIT;
+        struct kix_err err = {0};
+        struct rerun_row *r;
+        json_t *doc;
+        int rc;
+
+        if (res->entries[i].type != KIX_ENTRY_RERUN ||
+            kix_entry_describe(res->entries[i].leaf.ptr, res->entries[i].leaf.len, &s, NULL))
+            continue;
+        if (!p->reruns && !(p->reruns = calloc(RERUNS_SHOWN, sizeof(*p->reruns)))) {
+            fprintf(stderr, "kix %s: out of memory\n", cmd);
+            return EXIT_INTERNAL;
+        }
+        r = &p->reruns[p->nreruns++];
+        r->index = res->entries[i].index;
+        r->outcome = s.outcome;
+        memcpy(r->signer, s.signer, 32);
+        kix_digest_format(&s.rerun_digest, r->digest);
+        snprintf(r->observed, sizeof(r->observed), "%s", s.time);
+        rc = kix_client_get_object(c, &s.rerun_digest, &bytes, &err);
+        if (rc) {
+            kix_err_wrap(&err, "reading the manifest of the rerun at entry %llu",
+                         (unsigned long long)r->index);
+            kix_buf_release(&bytes);
+            return cli_fail(cmd, rc, &err);
+        }
+        doc = json_loadb((const char *)bytes.ptr, bytes.len, 0, NULL);
+        kix_buf_release(&bytes);
+        if (str(doc, "spec.observedAt")[0])
+            snprintf(r->observed, sizeof(r->observed), "%s", str(doc, "spec.observedAt"));
+        snprintf(r->status, sizeof(r->status), "%s", str(doc, "spec.status"));
+        read_figures(doc, r);
+        json_decref(doc);
+    }
+    return 0;
+}
+
 static const char *evidence_line(int e)
 {
     switch (e) {
@@ -205,8 +294,30 @@ static void print_page(struct page *p)
     }
 
     printf("\nIdentity\n");
-    printf("  %-22s %s\n", "implementation", str(p->implementation, "spec.provider"));
+    printf("  %-22s %s\n", "implementation",
+           str(p->implementation, "spec.name")[0] ? str(p->implementation, "spec.name")
+                                                  : str(p->implementation, "spec.provider"));
+    printf("  %-22s %s\n", "provider", str(p->implementation, "spec.provider"));
     printf("  %-22s %s\n", "project", str(p->implementation, "spec.project"));
+    printf("  %-22s %s\n", "revision",
+           str(p->implementation, "spec.revision")[0] ? str(p->implementation, "spec.revision")
+                                                      : "unknown");
+    if (str(p->implementation, "spec.repository")[0])
+        printf("  %-22s %s\n", "repository", str(p->implementation, "spec.repository"));
+    if (str(p->workload, "metadata.title")[0])
+        printf("  %-22s %s\n", "workload", str(p->workload, "metadata.title"));
+    {
+        const char *k;
+        json_t *v;
+        json_object_foreach(get(p->run, "metadata.labels"), k, v)
+        {
+            if (json_is_string(v))
+                printf("  %-22s %s %s\n", "label", k, json_string_value(v));
+        }
+    }
+    printf("  %-22s %s\n", "observed at", p->observed[0] ? p->observed : "not recorded");
+    if (str(p->run, "spec.sourceNative.benchmark")[0])
+        printf("  %-22s %s\n", "benchmark", str(p->run, "spec.sourceNative.benchmark"));
     printf("  %-22s %s\n", "comparison key", res->rank.group_size ? key : "(not ranked)");
     printf("  %-22s %s\n", "source", p->source);
     printf("  %-22s %s\n", "external id", str(p->run, "spec.sourceNative.externalId"));
@@ -229,15 +340,66 @@ static void print_page(struct page *p)
                : str(p->protocol, "spec.measurement.tool"));
     printf("  %-22s %s\n", "primaryStatistic",
            str(p->protocol, "spec.measurement.primaryStatistic"));
+    if (str(p->protocol, "spec.measurement.metric")[0])
+        printf("  %-22s %s\n", "metric", str(p->protocol, "spec.measurement.metric"));
+    if (str(p->protocol, "spec.measurement.pass")[0])
+        printf("  %-22s %s\n", "pass", str(p->protocol, "spec.measurement.pass"));
     printf("  %-22s %s\n", "comparabilityFamily", str(p->protocol, "spec.comparability.family"));
     printf("  %s\n", str(p->protocol, "spec.comparability.notes"));
     printf("\nEnvironment\n  %-22s %s (%s)\n", "gpu", str(p->environment, "spec.hardware.product"),
            str(p->environment, "spec.hardware.architecture"));
+    if (str(p->environment, "spec.hardware.formFactor")[0])
+        printf("  %-22s %s\n", "form factor", str(p->environment, "spec.hardware.formFactor"));
+    {
+        const char *k;
+        json_t *v;
+        int any = 0;
+        json_object_foreach(get(p->environment, "spec.software"), k, v)
+        {
+            if (json_is_string(v)) {
+                printf("  %-22s %s\n", k, json_string_value(v));
+                any = 1;
+            }
+        }
+        if (!any)
+            printf("  %-22s %s\n", "software", "not recorded");
+    }
 
     printf("\nEvidence\n  %s", evidence_line(res->run.evidence));
     if (res->run.evidence_index != KIX_NO_INDEX)
         printf(" (controlled rerun, entry %llu)", (unsigned long long)res->run.evidence_index);
-    printf(". Last observed %.10s.\n", p->observed);
+    printf(". Observed %.10s", p->observed);
+    if (p->reobserved[0])
+        printf("; last re-observed %.10s by a controlled rerun", p->reobserved);
+    printf(".\n");
+    printf("\nControlled reruns\n");
+    if (!res->run.reruns)
+        printf("  No controlled reruns yet.\n");
+    for (size_t i = 0; i < p->nreruns; i++) {
+        const struct rerun_row *r = &p->reruns[i];
+        char signer[65];
+        kix_hex_encode(r->signer, 32, signer);
+        printf("  #%llu observed %.10s " DOT " %s", (unsigned long long)r->index, r->observed,
+               kix_evidence_name(r->outcome));
+        if (r->status[0])
+            printf(" " DOT " status %s", r->status);
+        if (r->have) {
+            human(r->median, r->bytes, h, sizeof(h));
+            printf(" " DOT " %s median", h);
+            if (r->have_p20) {
+                human(r->p20, r->bytes, h, sizeof(h));
+                printf(" " DOT " p20 %s", h);
+            }
+            if (r->have_p80) {
+                human(r->p80, r->bytes, h, sizeof(h));
+                printf(" " DOT " p80 %s", h);
+            }
+        }
+        printf(" " DOT " by key %.16s\n    manifest %s\n", signer, r->digest);
+    }
+    if (res->run.reruns > p->nreruns)
+        printf("  ... and %llu more (kix resolve lists every entry)\n",
+               (unsigned long long)(res->run.reruns - p->nreruns));
     printf("\nReplications and notes\n");
     if (!res->run.attestations)
         printf("  No attestations yet.\n");
@@ -316,6 +478,32 @@ static void print_page_json(struct page *p)
                                               "note", s.note));
     }
     json_object_set_new(doc, "attestations", atts);
+    json_object_set_new(doc, "observedAt", json_string(p->observed));
+    if (p->reobserved[0])
+        json_object_set_new(doc, "lastReobservedAt", json_string(p->reobserved));
+    {
+        json_t *list = json_array();
+        for (size_t i = 0; i < p->nreruns; i++) {
+            const struct rerun_row *r = &p->reruns[i];
+            json_t *x = json_pack("{s:I, s:s, s:s, s:s}", "index", (json_int_t)r->index,
+                                  "observedAt", r->observed, "outcome",
+                                  kix_evidence_name(r->outcome), "manifestDigest", r->digest);
+            if (x && r->status[0])
+                json_object_set_new(x, "status", json_string(r->status));
+            if (x && r->have) {
+                json_t *m =
+                    json_pack("{s:s, s:s, s:I}", "metric", r->bytes ? "peak_memory" : "latency",
+                              "unit", r->bytes ? "bytes" : "ns", "median", (json_int_t)r->median);
+                if (m && r->have_p20)
+                    json_object_set_new(m, "p20", json_integer((json_int_t)r->p20));
+                if (m && r->have_p80)
+                    json_object_set_new(m, "p80", json_integer((json_int_t)r->p80));
+                json_object_set_new(x, "primary", m);
+            }
+            json_array_append_new(list, x);
+        }
+        json_object_set_new(doc, "reruns", list);
+    }
     json_object_set_new(doc, "published",
                         json_pack("{s:s, s:s, s:s}", "at", p->published, "source", p->source,
                                   "license", p->license));
@@ -371,26 +559,29 @@ int cmd_show(int argc, char **argv)
     p.run = json_loadb((const char *)res.manifest.ptr, res.manifest.len, 0, NULL);
     find_objects(&p);
     p.observed = str(p.run, "spec.observedAt");
+    if ((status = read_reruns("show", c, &p)))
+        goto out;
+    /* the latest re-observation: for staleness, never the run's own date */
+    for (size_t i = 0; i < p.nreruns; i++)
+        if (strcmp(p.reruns[i].observed, p.reobserved) > 0)
+            snprintf(p.reobserved, sizeof(p.reobserved), "%s", p.reruns[i].observed);
     for (size_t i = 0; i < res.nentries; i++) {
         struct kix_entry_summary s;
         if (kix_entry_describe(res.entries[i].leaf.ptr, res.entries[i].leaf.len, &s, NULL))
             continue;
-        if (s.type == KIX_ENTRY_RERUN && s.time[0]) /* re-observed by a controlled rerun */
-            snprintf(p.reobserved, sizeof(p.reobserved), "%s", s.time);
         if (s.type == KIX_ENTRY_PUBLICATION) {
             snprintf(p.published, sizeof(p.published), "%s", s.time);
             snprintf(p.source, sizeof(p.source), "%s", s.source);
             snprintf(p.license, sizeof(p.license), "%s", s.license);
         }
     }
-    if (p.reobserved[0])
-        p.observed = p.reobserved;
-    p.age_days = days_since(p.observed);
+    p.age_days = days_since(p.reobserved[0] ? p.reobserved : p.observed);
     if (common.json)
         print_page_json(&p);
     else
         print_page(&p);
 out:
+    free(p.reruns);
     json_decref(p.run);
     json_decref(p.protocol);
     json_decref(p.workload);

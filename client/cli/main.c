@@ -16,6 +16,7 @@ static const struct cli_command commands[] = {
     {"receipt", cmd_receipt, "print the tlog-proof receipt of an entry"},
     {"verify", cmd_verify, "check a receipt offline against the log key"},
     {"trust", cmd_trust, "fetch a server's log key once, to check and pin"},
+    {"new", cmd_new, "write a run bundle skeleton to edit and publish (kix new run)"},
     {"publish", cmd_publish, "sign and publish a benchmark run"},
     {"attest", cmd_attest, "add a community note or reproduction about a run"},
     {"rerun", cmd_rerun, "record a controlled rerun's outcome"},

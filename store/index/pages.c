@@ -168,6 +168,51 @@ static void human(json_int_t v, int bytes, char *out, size_t cap)
              x, bytes ? b[u] : t[u]);
 }
 
+#define RERUNS_SHOWN 256 /* reruns a page lists */
+
+/* A controlled rerun as a page lists it: its own date (its manifest's
+ * spec.observedAt, else the entry's), outcome and figures. */
+struct rerun_row {
+    uint64_t index;
+    int outcome;
+    char observed[40], status[32], digest[KIX_DIGEST_TEXT_LEN + 1];
+    struct stats st;
+};
+
+/* The reruns among the resolution's entries, with their manifests read
+ * from the log (*rows malloc'ed, caller frees). */
+static int read_reruns(struct kix_log_reader *r, const struct kix_resolution *res,
+                       struct rerun_row **rows, size_t *n)
+{
+    *rows = NULL;
+    *n = 0;
+    for (size_t i = 0; i < res->nentries && *n < RERUNS_SHOWN; i++) {
+        struct kix_entry_summary s;
+        struct kix_bytes b;
+        struct rerun_row *x;
+        json_t *doc = NULL;
+
+        if (res->entries[i].type != KIX_ENTRY_RERUN ||
+            kix_entry_describe(res->entries[i].leaf.ptr, res->entries[i].leaf.len, &s, NULL))
+            continue;
+        if (!*rows && !(*rows = calloc(RERUNS_SHOWN, sizeof(**rows))))
+            return KIX_ENOMEM;
+        x = &(*rows)[(*n)++];
+        x->index = res->entries[i].index;
+        x->outcome = s.outcome;
+        snprintf(x->observed, sizeof(x->observed), "%s", s.time);
+        kix_digest_format(&s.rerun_digest, x->digest);
+        if (kix_log_reader_object(r, &s.rerun_digest, &b) == KIX_OK)
+            doc = json_loadb((const char *)b.ptr, b.len, 0, NULL);
+        if (*jstr(doc, "spec.observedAt"))
+            snprintf(x->observed, sizeof(x->observed), "%s", jstr(doc, "spec.observedAt"));
+        snprintf(x->status, sizeof(x->status), "%s", jstr(doc, "spec.status"));
+        read_stats(doc, &x->st);
+        json_decref(doc);
+    }
+    return KIX_OK;
+}
+
 /* The origin: the checkpoint's first line. */
 static void origin_of(const struct kix_resolution *res, char *out, size_t cap)
 {
@@ -279,6 +324,36 @@ int kix_page_run_json(struct kix_log_reader *r, const char *run_id, size_t len, 
     }
     bad |= set(o, "evidence", json_string(kix_evidence_name(res.run.evidence)));
     bad |= set(o, "reruns", json_integer((json_int_t)res.run.reruns));
+    bad |= set(o, "observedAt", json_string(jstr(manifest, "spec.observedAt")));
+    {
+        struct rerun_row *rows = NULL;
+        size_t n = 0;
+        json_t *list = json_array();
+        bad |= !list || read_reruns(r, &res, &rows, &n) != KIX_OK;
+        for (size_t i = 0; list && i < n; i++) {
+            json_t *x = json_object();
+            bad |= set(x, "index", json_integer((json_int_t)rows[i].index));
+            bad |= set(x, "observedAt", json_string(rows[i].observed));
+            bad |= set(x, "outcome", json_string(kix_evidence_name(rows[i].outcome)));
+            bad |= set(x, "manifestDigest", json_string(rows[i].digest));
+            if (rows[i].status[0])
+                bad |= set(x, "status", json_string(rows[i].status));
+            if (rows[i].st.have) {
+                json_t *m = json_object();
+                bad |= set(x, "primary", m);
+                bad |= set(m, "metric", json_string(rows[i].st.bytes ? "peak_memory" : "latency"));
+                bad |= set(m, "unit", json_string(rows[i].st.bytes ? "bytes" : "ns"));
+                bad |= set(m, "median", json_integer(rows[i].st.median));
+                if (rows[i].st.have_p20)
+                    bad |= set(m, "p20", json_integer(rows[i].st.p20));
+                if (rows[i].st.have_p80)
+                    bad |= set(m, "p80", json_integer(rows[i].st.p80));
+            }
+            bad |= json_array_append_new(list, x) != 0;
+        }
+        free(rows);
+        bad |= set(o, "rerunList", list);
+    }
     bad |= set(o, "attestations", json_integer((json_int_t)res.run.attestations));
     if (res.successor[0])
         bad |= set(o, "supersededBy", json_string(res.successor));
@@ -515,6 +590,52 @@ int kix_page_run_html(struct kix_log_reader *r, const char *run_id, size_t len, 
         put(&o, "\">");
         escs(&o, res.predecessor);
         put(&o, "</a>.</p>\n");
+    }
+    if (*jstr(manifest, "spec.observedAt")) {
+        put(&o, "<p>Observed <span id=\"observed\">");
+        esc(&o, jstr(manifest, "spec.observedAt"), strnlen(jstr(manifest, "spec.observedAt"), 10));
+        put(&o, "</span> (the run's own measurement; reruns below carry their own dates).</p>\n");
+    }
+    {
+        struct rerun_row *rows = NULL;
+        size_t n = 0;
+        if (o.rc == KIX_OK)
+            o.rc = read_reruns(r, &res, &rows, &n);
+        put(&o, "<h2>Controlled reruns</h2>\n");
+        if (n == 0)
+            put(&o, "<p>No controlled reruns yet.</p>\n");
+        else
+            put(&o,
+                "<table id=\"reruns\">\n<tr><th>entry</th><th>observed</th><th>outcome</th>"
+                "<th>status</th><th>median</th><th>p20</th><th>p80</th><th>manifest</th></tr>\n");
+        for (size_t i = 0; i < n; i++) {
+            const struct rerun_row *x = &rows[i];
+            putf(&o, "<tr data-index=\"%llu\"><td>%llu</td><td>", (ULL)x->index, (ULL)x->index);
+            esc(&o, x->observed, strnlen(x->observed, 10));
+            putf(&o, "</td><td>%s</td><td>", kix_evidence_name(x->outcome));
+            escs(&o, x->status);
+            put(&o, "</td>");
+            {
+                const json_int_t v[3] = {x->st.median, x->st.p20, x->st.p80};
+                const int have[3] = {x->st.have, x->st.have && x->st.have_p20,
+                                     x->st.have && x->st.have_p80};
+                for (int k = 0; k < 3; k++) {
+                    human(v[k], x->st.bytes, h, sizeof(h));
+                    put(&o, "<td>");
+                    escs(&o, have[k] ? h : "");
+                    put(&o, "</td>");
+                }
+            }
+            put(&o, "<td><code>");
+            escs(&o, x->digest);
+            put(&o, "</code></td></tr>\n");
+        }
+        if (n)
+            put(&o, "</table>\n");
+        if (res.run.reruns > n)
+            putf(&o, "<p>... and %llu more (the log entries below list every one).</p>\n",
+                 (ULL)(res.run.reruns - n));
+        free(rows);
     }
     for (size_t i = 0; i < res.nobjects; i++) {
         char d[KIX_DIGEST_TEXT_LEN + 1];

@@ -61,7 +61,10 @@ static int check_manifest_unpublished(struct kix_log_txn *t, const struct kix_en
         kix_entry_release(&other);
     return kix_err_set(err, KIX_EPOLICY,
                        "manifest %s is already published as run %s (log index %llu); a manifest "
-                       "is published once: attest or rerun that run instead",
+                       "is published once: attest or rerun that run instead, or, if this is a "
+                       "new measurement with the same figures, publish it with --new-run (kix "
+                       "publish --new-run writes the new run id into the manifest's "
+                       "metadata.runId, which gives it a digest of its own)",
                        text, other.run_id[0] ? other.run_id : "?", (unsigned long long)f.index);
 }
 

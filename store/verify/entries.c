@@ -94,9 +94,18 @@ int kix_entry_attestation(const struct kix_signer *key, const char *run_id,
                           const struct kix_digest *evidence, size_t nevidence,
                           struct kix_buf *envelope, struct kix_err *err)
 {
+    return kix_entry_attestation_at(key, run_id, manifest, note, evidence, nevidence, NULL,
+                                    envelope, err);
+}
+
+int kix_entry_attestation_at(const struct kix_signer *key, const char *run_id,
+                             const struct kix_digest *manifest, const char *note,
+                             const struct kix_digest *evidence, size_t nevidence,
+                             const char *attested_at, struct kix_buf *envelope, struct kix_err *err)
+{
     char now[32];
     json_t *pred = json_pack("{s:s, s:s, s:s}", "runId", run_id, "note", note, "attestedAt",
-                             now_if_null(NULL, now));
+                             now_if_null(attested_at, now));
     if (pred && nevidence) {
         json_t *list = json_array();
         for (size_t i = 0; i < nevidence; i++) {
@@ -125,9 +134,18 @@ int kix_entry_supersession(const struct kix_signer *key, const char *old_run_id,
                            const struct kix_digest *old_manifest, const char *new_run_id,
                            const char *reason, struct kix_buf *envelope, struct kix_err *err)
 {
+    return kix_entry_supersession_at(key, old_run_id, old_manifest, new_run_id, reason, NULL,
+                                     envelope, err);
+}
+
+int kix_entry_supersession_at(const struct kix_signer *key, const char *old_run_id,
+                              const struct kix_digest *old_manifest, const char *new_run_id,
+                              const char *reason, const char *superseded_at,
+                              struct kix_buf *envelope, struct kix_err *err)
+{
     char now[32];
     json_t *pred = json_pack("{s:s, s:s, s:s}", "runId", old_run_id, "newRunId", new_run_id,
-                             "supersededAt", now_if_null(NULL, now));
+                             "supersededAt", now_if_null(superseded_at, now));
     if (pred && reason)
         json_object_set_new(pred, "reason", json_string(reason));
     return sign_statement(key, old_run_id, old_manifest->b, KIX_PREDICATE_SUPERSESSION, pred,

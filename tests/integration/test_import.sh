@@ -3,7 +3,10 @@
 #  - the FULL upstream CSV (2,448 rows) into a fresh store: one new entry and
 #    one map line per row, the example row's external id, run id and
 #    permalink, a receipt that verifies; runs/s and store bytes per run printed
-#  - the same file again adds nothing (2,448 duplicates, log size unchanged)
+#  - every field of the CSV a page shows is on kix show's page of its run
+#    (three rows); the row's time is observedAt, publishedAt the log's time
+#  - the same file again adds nothing (2,448 duplicates, each proven
+#    published by the signed index; log size unchanged)
 #  - a first part of the file, then the whole: only the new rows are added,
 #    with the same run ids as in the other store
 #  - a file with a bad row publishes nothing (exit 1, the line named);
@@ -88,6 +91,60 @@ grep -q '"latencyNs":{"median":11360}' "$tmp/rope.json" || fail "rope median: $(
 "$bin/kix" verify "$tmp/rope.receipt" --log-key "$(cat "$tmp/a.vkey")" >/dev/null ||
     fail "the receipt of the rope row does not verify"
 
+# ---- every CSV field a page shows is in the records: kix show says it ------------------
+# (the rope and tiled_geglu rows of the example pages and a memory row): the
+# row's time is the run's observedAt; publishedAt is when it was published
+today=$(date -u +%Y-%m-%d)
+for line in 332 1643 $(awk -F, '$4 == "memory" { print NR; exit }' "$csv"); do
+    m=$(sed -n "$((line - 1))p" "$tmp/a.map")
+    rid=$(grep -o '"runId":"[^"]*"' <<<"$m" | cut -d'"' -f4)
+    "$bin/kix" show --store "$tmp/a" "$rid" >"$tmp/show-$line.txt" || fail "kix show of line $line"
+    "$bin/kix" show --store "$tmp/a" "$rid" --json >"$tmp/show-$line.json" || fail "kix show --json of line $line"
+    python3 - "$csv" "$line" "$tmp/show-$line.txt" "$tmp/show-$line.json" "$today" <<'PY' ||
+import csv, json, re, sys
+rows = list(csv.reader(open(sys.argv[1], newline="")))
+head, row = rows[0], rows[int(sys.argv[2]) - 1]
+f = dict(zip(head, row))
+page = open(sys.argv[3]).read()
+doc = json.load(open(sys.argv[4]))
+def shown(what, text):
+    if text not in page:
+        sys.exit("line %s: %s (%r) is not on the page:\n%s" % (sys.argv[2], what, text, page))
+def line_with(label, *parts):
+    for l in page.splitlines():
+        if l.strip().startswith(label) and all(p in l for p in parts):
+            return
+    sys.exit("line %s: no %r line with %r:\n%s" % (sys.argv[2], label, parts, page))
+line_with("kernel", f["kernel_name"])
+line_with("provider", f["kernel_provider"])
+line_with("pass", f["kernel_operation_mode"])
+line_with("metric", {"speed": "latency", "memory": "peak_memory"}[f["metric_name"]])
+x = json.dumps({"label": f["x_label"], "name": f["x_name"], "value": json.loads(f["x_value"])},
+               separators=(",", ":"), sort_keys=True)
+line_with("x", x)
+u = f["metric_unit"]
+for q, col in (("20", "y_value_20"), ("50", "y_value_50"), ("80", "y_value_80")):
+    shown(col, "%s_%s %r" % (u, q, float(f[col])))
+cfg = json.loads(f["extra_benchmark_config_str"])
+line_with("config", json.dumps(cfg, separators=(",", ":"), sort_keys=True))
+hw = doc["environment"]["spec"]["hardware"]
+line_with("gpu", hw["product"])
+name = hw["product"] + ("-" + hw["formFactor"] if "formFactor" in hw else "")
+known = {"NVIDIA H100 80GB HBM3": "NVIDIA H100-SXM5-80GB"}
+assert name == known.get(f["gpu_name"], f["gpu_name"]), (name, f["gpu_name"])
+if "formFactor" in hw:
+    line_with("form factor", hw["formFactor"])
+ts = f["timestamp"].replace(" ", "T")
+line_with("observed at", ts)
+assert doc["run"]["spec"]["observedAt"].startswith(ts), doc["run"]["spec"]["observedAt"]
+line_with("label", "liger_version", f["liger_version"])
+assert doc["published"]["at"].startswith(sys.argv[5]), ("publishedAt is not the log's time", doc["published"])
+PY
+        fail "line $line: a CSV field is not shown"
+done
+echo "every CSV field of three rows is on their kix show pages; observedAt the row's, publishedAt the log's"
+"$bin/kix-import-liger" --version | grep -q '^kix-import-liger [0-9]' || fail "--version: $("$bin/kix-import-liger" --version)"
+
 secs=$(field seconds "$out")
 rate=$(field runsPerSecond "$out")
 mdb_bytes=$(stat -c %s "$tmp/a/data.mdb")
@@ -149,7 +206,9 @@ set +e
 rc=$?
 set -e
 expect 1 "$rc" "exit status with an unregistered key"
-expect 1000 "$(field refused "$(cat "$tmp/out")")" "refused rows with an unregistered key"
+# the 19 rows already published are found so (duplicates); the rest is refused
+expect 981 "$(field refused "$(cat "$tmp/out")")" "refused rows with an unregistered key"
+expect 19 "$(field duplicates "$(cat "$tmp/out")")" "rows already published, with an unregistered key"
 grep -q "is not registered in this log" "$tmp/err" || fail "refusal report: $(head -3 "$tmp/err")"
 expect 21 "$(log_size "$tmp/c")" "log size after refusals"
 

@@ -40,9 +40,10 @@ pass "keys registered"
 make_manifests "$WORK/m1" 1
 expect_status 1 "$KIX" publish "${LOG[@]}" --key "$WORK/att.key" "$WORK/m1/run.json" "$WORK/m1/workload.json"
 grep -q "lacks the publish role" "$WORK/err" || fail "no role message: $(cat "$WORK/err")"
-# a missing reference is refused with its digest
+# a missing reference is refused before signing, naming the file, the field and the digest
 expect_status 1 "$KIX" publish "${LOG[@]}" --key "$WORK/pub.key" "$WORK/m1/run.json"
-grep -q "missing reference" "$WORK/err" || fail "no missing-reference message: $(cat "$WORK/err")"
+grep -q "$WORK/m1/run.json: spec.workloadDigest references sha256:[0-9a-f]\{64\}, which is neither among the files given nor stored in the log" "$WORK/err" ||
+  fail "no missing-reference message: $(cat "$WORK/err")"
 
 "$KIX" publish "${LOG[@]}" --key "$WORK/pub.key" --run-id run-1 --receipt "$WORK/r1.tlog-proof" \
   --json "$WORK/m1/run.json" "$WORK/m1/workload.json" >"$WORK/pub1.json"

@@ -1024,7 +1024,6 @@ static int build(struct kix_liger_cache *cache, const struct kix_liger_header *h
         goto out;
     }
     kix_liger_run_id(out->external_id, out->run_id);
-    snprintf(out->published_at, sizeof(out->published_at), "%.19sZ", r.observed);
     out->memory = r.memory;
     scale = r.memory ? 1048576.0 : 1e6;
     out->median = llround(r.y[0] * scale);

@@ -3,9 +3,10 @@
  * Two passes over the file: the first validates every row (and that no two
  * rows make the same run), the second builds each row's manifests, signs a
  * publication for it and submits them in batches, one group commit each.
- * Run ids and publishedAt come from the row, so importing the same rows
- * again yields byte-identical envelopes, which the log answers as
- * duplicates: nothing new is appended.
+ * Run ids and manifests come from the row (the row's time is the run's
+ * observedAt); publishedAt is the time of publication. Importing the same
+ * rows again finds each manifest already published as its run (proven by
+ * the log's signed index) and appends nothing.
  *
  * The log is verified as kix verifies it (kix/trust.h): the log key is
  * found as kix finds it, the server's checkpoint must be consistent with
@@ -31,6 +32,7 @@
 #include "kix/receipt.h"
 #include "kix/resolve.h"
 #include "kix/trust.h"
+#include "kix/vindex.h"
 #include "kix/version.h"
 
 #define PROG          "kix-import-liger"
@@ -52,9 +54,11 @@ static const char help[] =
     "\n"
     "The whole file is validated first: if any row is invalid, nothing is\n"
     "published and each bad row is reported with its line number, unless\n"
-    "--skip-bad is given. Run ids derive from the row (its external id) and\n"
-    "publishedAt from its timestamp, so importing the same file again adds\n"
-    "nothing (the log answers duplicates) and a newer file adds only new rows.\n"
+    "--skip-bad is given. Run ids derive from the row (its external id), so\n"
+    "importing the same file again adds nothing (each run found published,\n"
+    "proven by the log's signed index) and a newer file adds only new rows.\n"
+    "The row's timestamp is the run's observedAt; the publication's\n"
+    "publishedAt is the time it is published.\n"
     "A row whose run id is already published with different figures is\n"
     "refused by the log and reported.\n"
     "\n"
@@ -174,6 +178,8 @@ struct item {
     struct kix_liger_run run;
     struct kix_buf envelope;
     struct kix_bytes objects[KIX_LIGER_NOBJECTS];
+    int published;        /* its manifest is already published as this run */
+    uint64_t publication; /* at this log index (proven by the signed index) */
 };
 
 struct import {
@@ -498,8 +504,62 @@ out:
     return rc;
 }
 
+struct stored_ctx {
+    struct import *im;
+};
+
+static int note_stored(void *ctx, size_t i, const uint8_t *bytes, size_t len)
+{
+    struct stored_ctx *s = ctx;
+    (void)len;
+    s->im->items[i].published = bytes != NULL;
+    return 0;
+}
+
+/* Which runs of the batch are published already: a stored run manifest is
+ * then proven, by the log's signed index (manifest/<hex>), to be the
+ * manifest of this very run; one published under another run id is the
+ * log's to refuse as usual. */
+static int find_published(struct import *im, struct kix_err *err)
+{
+    struct kix_digest digests[BATCH_MAX];
+    struct stored_ctx ctx = {im};
+    int rc;
+
+    for (size_t i = 0; i < im->nitems; i++) {
+        digests[i] = im->items[i].run.digest[KIX_LIGER_RUN];
+        im->items[i].published = 0;
+    }
+    rc = kix_client_get_objects(im->client, digests, im->nitems, note_stored, &ctx, err);
+    for (size_t i = 0; rc == KIX_OK && i < im->nitems; i++) {
+        struct item *it = &im->items[i];
+        struct kix_index_answer a;
+        char key[KIX_VINDEX_KEY_MAX + 1], run_id[KIX_RUN_ID_MAX + 1];
+        uint64_t index = 0;
+
+        if (!it->published)
+            continue;
+        kix_vindex_key_manifest(&it->run.digest[KIX_LIGER_RUN], key);
+        memset(&a, 0, sizeof(a));
+        rc = kix_client_index_proof(im->client, &im->log_key, key, &a, err);
+        if (rc == KIX_OK)
+            rc = check_checkpoint(im, (const char *)a.checkpoint.ptr, a.checkpoint.len, err);
+        if (rc == KIX_OK && a.present)
+            rc = kix_vindex_manifest_decode(a.record.ptr, a.record.len,
+                                            &it->run.digest[KIX_LIGER_RUN], run_id, &index, err);
+        it->published = rc == KIX_OK && a.present && strcmp(run_id, it->run.run_id) == 0;
+        it->publication = index;
+        kix_index_answer_release(&a);
+        if (rc)
+            kix_err_wrap(err, "row %zu, line %zu (run %s): proving its manifest's publication",
+                         it->row, it->run.line, it->run.run_id);
+    }
+    return rc;
+}
+
 static int flush(struct import *im, struct kix_err *err)
 {
+    size_t nsubmit = 0;
     int rc, vrc = KIX_OK;
 
     if (im->nitems == 0)
@@ -517,28 +577,42 @@ static int flush(struct import *im, struct kix_err *err)
         im->nitems = 0;
         return KIX_OK;
     }
+    rc = find_published(im, err);
+    if (rc)
+        return rc;
     for (size_t i = 0; i < im->nitems; i++) {
         struct item *it = &im->items[i];
-        struct kix_bundle *b = &im->bundles[i];
+        struct kix_bundle *b = &im->bundles[nsubmit];
         size_t n = 0;
+        if (it->published)
+            continue;
         for (int k = 0; k < KIX_LIGER_NOBJECTS; k++)
             if (k == KIX_LIGER_RUN || !dset_has(&im->stored, &it->run.digest[k]))
                 it->objects[n++] = kix_buf_bytes(&it->run.canon[k]);
         b->envelope = kix_buf_bytes(&it->envelope);
         b->objects = it->objects;
         b->nobjects = n;
+        nsubmit++;
     }
-    rc = kix_client_submit(im->client, im->bundles, im->nitems, im->results, err);
+    rc = nsubmit ? kix_client_submit(im->client, im->bundles, nsubmit, im->results, err) : KIX_OK;
     if (rc) {
         kix_err_wrap(err, "submitting to %s", kix_client_where(im->client));
         return rc;
     }
-    for (size_t i = 0; i < im->nitems; i++) {
+    for (size_t i = 0, j = 0; i < im->nitems; i++) {
         struct item *it = &im->items[i];
-        struct kix_submit_result *res = &im->results[i];
+        struct kix_submit_result published, *res = &published;
         const char *status = "refused";
-        if (vrc == KIX_OK && res->code == KIX_OK)
-            vrc = check_receipt(im, it, &im->bundles[i], res, err);
+        memset(&published, 0, sizeof(published));
+        if (it->published) { /* proven above: as a duplicate of its publication */
+            published.index = it->publication;
+            published.duplicate = 1;
+        } else {
+            res = &im->results[j];
+            if (vrc == KIX_OK && res->code == KIX_OK)
+                vrc = check_receipt(im, it, &im->bundles[j], res, err);
+            j++;
+        }
         if (vrc) { /* stop: what follows is not reported as published */
             kix_submit_result_release(res);
             continue;
@@ -600,9 +674,11 @@ static int publish(struct import *im, struct kix_err *err)
         rc = kix_liger_build(im->cache, &im->header, &rec, &it->run, err);
         if (rc == KIX_OK && !im->dry_run) {
             kix_buf_reset(&it->envelope);
-            rc = kix_entry_publication(im->key, it->run.run_id, &it->run.digest[KIX_LIGER_RUN],
-                                       it->run.published_at, KIX_LIGER_SOURCE, KIX_LIGER_LICENSE,
-                                       &it->envelope, err);
+            /* publishedAt: now, when the log publishes it (the row's
+             * time is the run's spec.observedAt) */
+            rc =
+                kix_entry_publication(im->key, it->run.run_id, &it->run.digest[KIX_LIGER_RUN], NULL,
+                                      KIX_LIGER_SOURCE, KIX_LIGER_LICENSE, &it->envelope, err);
         }
         if (rc)
             break;

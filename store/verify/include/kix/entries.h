@@ -2,7 +2,7 @@
  * rerunner or admin appends to a kix log.
  *
  * Each builder writes the JCS canonical DSSE envelope (payload: an in-toto
- * Statement v1 with one subject and a kix predicate, DESIGN.md) signed with
+ * Statement v1 with one subject and a kix predicate, PROTOCOL.md §5) signed with
  * the given Ed25519 key; the signature's keyid is the key's id (hex SHA-256
  * of its public key). Timestamps default to now (RFC 3339, UTC) when NULL.
  * The caller owns `envelope` (appended to). Errors: KIX_EINVAL for a bad
@@ -33,6 +33,13 @@ int kix_entry_attestation(const struct kix_signer *key, const char *run_id,
                           const struct kix_digest *evidence, size_t nevidence,
                           struct kix_buf *envelope, struct kix_err *err) KIX_MUST_CHECK;
 
+/* The same with the attestation's time given (RFC 3339 UTC; NULL: now). */
+int kix_entry_attestation_at(const struct kix_signer *key, const char *run_id,
+                             const struct kix_digest *manifest, const char *note,
+                             const struct kix_digest *evidence, size_t nevidence,
+                             const char *attested_at, struct kix_buf *envelope,
+                             struct kix_err *err) KIX_MUST_CHECK;
+
 /* outcome: "reproduced", "not_reproduced" or "failed". */
 int kix_entry_rerun(const struct kix_signer *key, const char *run_id,
                     const struct kix_digest *manifest, const char *outcome,
@@ -43,6 +50,12 @@ int kix_entry_supersession(const struct kix_signer *key, const char *old_run_id,
                            const struct kix_digest *old_manifest, const char *new_run_id,
                            const char *reason, struct kix_buf *envelope,
                            struct kix_err *err) KIX_MUST_CHECK;
+
+/* The same with the supersession's time given (RFC 3339 UTC; NULL: now). */
+int kix_entry_supersession_at(const struct kix_signer *key, const char *old_run_id,
+                              const struct kix_digest *old_manifest, const char *new_run_id,
+                              const char *reason, const char *superseded_at,
+                              struct kix_buf *envelope, struct kix_err *err) KIX_MUST_CHECK;
 
 /* roles: bitmask of enum kix_role (ignored for a revoke). */
 int kix_entry_key(const struct kix_signer *admin, int revoke, const uint8_t pub[32], unsigned roles,

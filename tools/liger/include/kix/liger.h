@@ -41,8 +41,9 @@
  * setting) are left out of the slug but kept in the workload.
  *
  * Run id: a UUIDv8 (RFC 9562) from SHA-256("kix-import-liger/v1\n" ||
- * external id), so importing a row again yields the same run id, and with
- * publishedAt taken from the row, the same signed envelope.
+ * external id), so importing a row again yields the same run id and the
+ * same manifests (the row's time is the run's spec.observedAt; when it was
+ * published is the publication's, not the row's).
  *
  * Errors: KIX_EINVAL with a message "line N: ..." naming the column and
  * what is wrong (N is the file line where the record starts); KIX_ENOMEM.
@@ -110,7 +111,6 @@ struct kix_liger_run {
     size_t line; /* file line of the row */
     char external_id[KIX_LIGER_EXTERNAL_ID_MAX + 1];
     char run_id[37];                          /* UUIDv8, see above */
-    char published_at[32];                    /* the row's time, RFC 3339 */
     int memory;                               /* 1: a peak-memory row */
     int64_t median, p20, p80;                 /* ns, or bytes for memory */
     struct kix_buf canon[KIX_LIGER_NOBJECTS]; /* canonical JSON */

@@ -1,0 +1,410 @@
+/* kix new run: a complete bundle skeleton a publisher edits and publishes
+ * (run, protocol, workload, environment, implementation, and a README that
+ * explains each field). No log is read or written. */
+#include <errno.h>
+#include <getopt.h>
+#include <jansson.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "cli.h"
+#include "kix/entries.h"
+#include "kix/file.h"
+
+#define API_VERSION "kernelindex.dev/v1alpha1"
+#define MAX_PARAMS  32
+
+static const char new_help[] =
+    "usage: kix new run --kernel K --gpu G [--provider P] [--pass forward|backward|full]\n"
+    "                   [--dtype T] [--param NAME=VALUE...] [--repository URL]\n"
+    "                   [--revision REV] [--source TEXT] [--force] [--json] DIR\n"
+    "\n"
+    "Writes a complete run bundle into DIR for you to edit and publish: run.json\n"
+    "(the measurement: median, p20 and p80 in nanoseconds, status, observedAt),\n"
+    "workload.json (the kernel, dtype and parameters), protocol.json (how it was\n"
+    "timed), environment.json (GPU, driver, CUDA/ROCm, framework versions),\n"
+    "implementation.json (whose code, which revision), and README.md, which says\n"
+    "what each field means. run.json names the other four by file; kix publish\n"
+    "fills in their digests itself, so after editing the figures, kix publish\n"
+    "with your key and DIR/run.json publishes the bundle. The figures are 0\n"
+    "until you write yours in.\n"
+    "\n"
+    "  --kernel K       the kernel measured, e.g. rope, geglu (required)\n"
+    "  --gpu G          the GPU product as the driver names it, e.g.\n"
+    "                   \"NVIDIA A100-SXM4-80GB\" (required)\n"
+    "  --provider P     whose implementation, e.g. liger, torch (default: unknown)\n"
+    "  --pass P         the pass timed: forward, backward or full (default forward)\n"
+    "  --dtype T        the data type, e.g. bfloat16 (default bfloat16)\n"
+    "  --param N=V      a workload parameter (repeatable); numbers stay numbers\n"
+    "  --repository URL the implementation's source repository\n"
+    "  --revision REV   the implementation's revision (a commit or release)\n"
+    "  --source TEXT    who measured it, for sourceNative.source (default: the provider)\n"
+    "  --force          overwrite the files of an existing bundle in DIR\n"
+    "  --json           print what was written as one JSON object\n"
+    "\n"
+    "exit status: 0 written, 1 DIR already holds a bundle (see --force), 2 usage,\n"
+    "3 I/O error\n";
+
+static const char readme[] =
+    "# A kix run bundle\n"
+    "\n"
+    "Written by `kix new run`. Edit the figures and the descriptions, then\n"
+    "\n"
+    "    kix publish --key YOUR.key run.json\n"
+    "\n"
+    "`run.json` names the other files in its `spec.*Digest` fields\n"
+    "(`\"workloadDigest\": \"workload.json\"`); `kix publish` reads each, sends it\n"
+    "with the run and writes its `sha256:` digest in its place. You never compute\n"
+    "a digest by hand. Every duration is an integer number of nanoseconds and\n"
+    "every size an integer number of bytes; timestamps are RFC 3339 in UTC\n"
+    "(`2026-11-30T12:00:00Z`). The full field list is in `proto/schema/` and\n"
+    "`proto/PROTOCOL.md` (section 5) of kix.\n"
+    "\n"
+    "## run.json (kind BenchmarkRun): the measurement\n"
+    "\n"
+    "- `spec.status`: `passed` when the kernel's output was checked and correct,\n"
+    "  `failed` when not.\n"
+    "- `spec.observedAt`: when you measured (not when you publish; the\n"
+    "  publication records that itself).\n"
+    "- `spec.timing.latencyNs.median`: the median latency in nanoseconds: the\n"
+    "  figure the run is ranked by (lower is better). For a memory run use\n"
+    "  `spec.memory.peakBytes.median` (bytes) instead of `spec.timing`.\n"
+    "- `spec.timing.primaryStatistic`: `median`.\n"
+    "- `spec.measurements`: further statistics, each `{metric, statistic, unit,\n"
+    "  value}`: here p20 and p80 of the latency, in `ns`.\n"
+    "- `spec.sourceNative`: what your own harness calls it: `source` (who\n"
+    "  measured), `benchmark` (`<kernel>/<pass>`: runs are compared only with\n"
+    "  runs of the same benchmark), optionally `externalId` (your own id for the\n"
+    "  row) and `metrics` (your raw figures, in your units).\n"
+    "- `spec.workloadDigest`, `spec.protocolDigest`, `spec.environmentDigest`,\n"
+    "  `spec.implementationDigest`: the files below (or `sha256:` digests of\n"
+    "  objects already in the log).\n"
+    "- `metadata.name`, `metadata.title`: a short id and a title for people.\n"
+    "\n"
+    "Runs are ranked against runs with the same benchmark, workload, protocol,\n"
+    "environment and metric: their comparison group.\n"
+    "\n"
+    "## workload.json (kind Workload): what was computed\n"
+    "\n"
+    "- `spec.kernel`: the kernel (`rope`, `geglu`, ...).\n"
+    "- `spec.dtype`: the data type.\n"
+    "- `spec.parameters`: every size that defines the problem (sequence length,\n"
+    "  hidden size, heads, batch): two runs compare only on equal parameters.\n"
+    "- `spec.tensors` (optional): the input tensors, `{name: {dtype, shape}}`.\n"
+    "\n"
+    "## protocol.json (kind BenchmarkProtocol): how it was measured\n"
+    "\n"
+    "- `spec.harness`: the benchmark script or tool (`name`, `repository`).\n"
+    "- `spec.measurement`: `timer` (`cuda_events`, `cupti`, `wall_clock`), the\n"
+    "  `primaryStatistic` (`median`), the `metric` (`latency` or `peak_memory`)\n"
+    "  and the `pass` timed (`forward`, `backward`, `full`).\n"
+    "- `spec.comparability`: a `family` name shared by runs timed the same way,\n"
+    "  and `notes` on what was and was not timed (warm-up, iterations, syncs).\n"
+    "\n"
+    "## environment.json (kind ExecutionEnvironment): where it ran\n"
+    "\n"
+    "- `spec.hardware`: `vendor` (`nvidia`, `amd`, `intel`), `product` (the GPU\n"
+    "  as the driver names it), optionally `architecture` (`sm_80`) and\n"
+    "  `formFactor` (`SXM4-80GB`).\n"
+    "- `spec.software`: what you know of `driver`, `cuda` or `rocm`, `torch`,\n"
+    "  `triton` and other framework versions, as strings.\n"
+    "\n"
+    "## implementation.json (kind Implementation): whose code\n"
+    "\n"
+    "- `spec.provider`: the implementation's short name (`liger`, `torch`).\n"
+    "- `spec.name`, `spec.project`: its name and the project it belongs to.\n"
+    "- `spec.repository`, `spec.revision`: where its source is and which\n"
+    "  commit or release was measured.\n"
+    "\n"
+    "## After publishing\n"
+    "\n"
+    "`kix publish` prints the run's permalink and digest and saves the receipt.\n"
+    "A manifest is published once; a new measurement is a new `run.json` (a new\n"
+    "`observedAt`, new figures), or, when every figure is the same, `kix publish\n"
+    "--new-run`. A controlled rerun of someone's run is `kix rerun`, with a\n"
+    "run.json of the same workload, protocol and implementation.\n";
+
+struct new_args {
+    const char *kernel, *gpu, *provider, *pass, *dtype, *repository, *revision, *source, *dir;
+    const char *param[MAX_PARAMS];
+    size_t nparams;
+    int force, json;
+};
+
+/* "x y/z" → "x-y-z", lowercase: for metadata.name. */
+static void slug(const char *in, char *out, size_t cap)
+{
+    size_t n = 0;
+    int dash = 0;
+
+    for (; *in && n + 1 < cap; in++) {
+        char c = *in;
+        if (c >= 'A' && c <= 'Z')
+            c = (char)(c - 'A' + 'a');
+        if ((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9')) {
+            if (dash && n && n + 2 < cap)
+                out[n++] = '-';
+            out[n++] = c;
+            dash = 0;
+        } else {
+            dash = 1;
+        }
+    }
+    out[n] = '\0';
+}
+
+/* "1024" → 1024, "0.5" → 0.5, else the text. */
+static json_t *param_value(const char *v)
+{
+    char *end;
+    long long i;
+    double d;
+
+    errno = 0;
+    i = strtoll(v, &end, 10);
+    if (*v && !*end && errno == 0 && i > -9007199254740992LL && i < 9007199254740992LL)
+        return json_integer(i);
+    d = strtod(v, &end);
+    if (*v && !*end && errno == 0)
+        return json_real(d);
+    return json_string(v);
+}
+
+static json_t *object(const char *kind, json_t *metadata, json_t *spec)
+{
+    return json_pack("{s:s, s:s, s:o, s:o}", "apiVersion", API_VERSION, "kind", kind, "metadata",
+                     metadata, "spec", spec);
+}
+
+static json_t *measurement(const char *statistic)
+{
+    return json_pack("{s:s, s:s, s:s, s:i}", "metric", "latency", "statistic", statistic, "unit",
+                     "ns", "value", 0);
+}
+
+static int build(const struct new_args *a, json_t *files[5])
+{
+    char kslug[64], gslug[96], pslug[64], name[256], now[32];
+    const char *vendor = strncmp(a->gpu, "NVIDIA", 6) == 0  ? "nvidia"
+                         : strncmp(a->gpu, "AMD", 3) == 0   ? "amd"
+                         : strncmp(a->gpu, "Intel", 5) == 0 ? "intel"
+                                                            : "unknown";
+    json_t *params = json_object(), *impl;
+
+    kix_now_rfc3339(now);
+    slug(a->kernel, kslug, sizeof(kslug));
+    slug(a->gpu, gslug, sizeof(gslug));
+    slug(a->provider, pslug, sizeof(pslug));
+    for (size_t i = 0; params && i < a->nparams; i++) {
+        const char *eq = strchr(a->param[i], '=');
+        char key[128];
+        snprintf(key, sizeof(key), "%.*s", (int)(eq - a->param[i]), a->param[i]);
+        json_object_set_new(params, key, param_value(eq + 1));
+    }
+    snprintf(name, sizeof(name), "%s-%s-%s-%s", kslug, pslug, a->pass, gslug);
+    files[0] = object(
+        "BenchmarkRun",
+        json_pack("{s:s, s:s++++++}", "name", name, "title", a->kernel, " · ", a->provider, " · ",
+                  a->pass, " · ", a->gpu),
+        json_pack("{s:s, s:s, s:{s:{s:i}, s:s}, s:[o, o], s:{s:s, s:s++}, s:s, s:s, s:s, s:s}",
+                  "status", "passed", "observedAt", now, "timing", "latencyNs", "median", 0,
+                  "primaryStatistic", "median", "measurements", measurement("p20"),
+                  measurement("p80"), "sourceNative", "source", a->source ? a->source : a->provider,
+                  "benchmark", a->kernel, "/", a->pass, "workloadDigest", "workload.json",
+                  "protocolDigest", "protocol.json", "environmentDigest", "environment.json",
+                  "implementationDigest", "implementation.json"));
+    files[1] = object(
+        "Workload", json_pack("{s:s+, s:s}", "name", kslug, "-workload", "title", a->kernel),
+        json_pack("{s:s, s:s, s:o}", "kernel", a->kernel, "dtype", a->dtype, "parameters", params));
+    files[2] =
+        object("BenchmarkProtocol",
+               json_pack("{s:s++, s:s++}", "name", pslug, "-bench-", a->pass, "title",
+                         "benchmark harness · ", a->pass, " pass"),
+               json_pack("{s:{s:s}, s:{s:s, s:s, s:s, s:s}, s:{s:s, s:s}}", "harness", "name",
+                         "describe your benchmark script or tool", "measurement", "timer",
+                         "cuda_events", "primaryStatistic", "median", "metric", "latency", "pass",
+                         a->pass, "comparability", "family", pslug, "notes",
+                         "what was timed and how: warm-up, iterations, synchronisation"));
+    files[3] =
+        object("ExecutionEnvironment", json_pack("{s:s, s:s}", "name", gslug, "title", a->gpu),
+               json_pack("{s:{s:s, s:s}, s:{}}", "hardware", "vendor", vendor, "product", a->gpu,
+                         "software"));
+    impl = json_pack("{s:s, s:s, s:s}", "provider", a->provider, "name", a->provider, "project",
+                     a->provider);
+    if (impl && a->repository)
+        json_object_set_new(impl, "repository", json_string(a->repository));
+    if (impl && a->revision)
+        json_object_set_new(impl, "revision", json_string(a->revision));
+    files[4] = object("Implementation",
+                      json_pack("{s:s, s:s}", "name", pslug, "title", a->provider), impl);
+    for (int i = 0; i < 5; i++)
+        if (!files[i])
+            return KIX_ENOMEM;
+    return KIX_OK;
+}
+
+static int write_bundle(const struct new_args *a)
+{
+    static const char *const names[5] = {"run.json", "workload.json", "protocol.json",
+                                         "environment.json", "implementation.json"};
+    json_t *files[5] = {NULL, NULL, NULL, NULL, NULL};
+    char path[4096];
+    struct kix_err err = {0};
+    int status = 0, rc;
+    struct stat st;
+
+    if (mkdir(a->dir, 0755) != 0 && errno != EEXIST) {
+        fprintf(stderr, "kix new: creating %s: %s\n", a->dir, strerror(errno));
+        return EXIT_INTERNAL;
+    }
+    for (int i = 0; i < 5 && !a->force; i++) {
+        snprintf(path, sizeof(path), "%s/%s", a->dir, names[i]);
+        if (stat(path, &st) == 0) {
+            fprintf(stderr,
+                    "kix new: %s already exists: DIR holds a bundle; pick another directory, or "
+                    "--force to overwrite it\n",
+                    path);
+            return EXIT_REJECTED;
+        }
+    }
+    if (build(a, files) != KIX_OK) {
+        fprintf(stderr, "kix new: out of memory\n");
+        status = EXIT_INTERNAL;
+        goto out;
+    }
+    for (int i = 0; i < 6 && status == 0; i++) {
+        char *text = i < 5 ? json_dumps(files[i], JSON_INDENT(2) | JSON_PRESERVE_ORDER |
+                                                      JSON_REAL_PRECISION(17))
+                           : NULL;
+        snprintf(path, sizeof(path), "%s/%s", a->dir, i < 5 ? names[i] : "README.md");
+        if (i < 5 && !text) {
+            fprintf(stderr, "kix new: out of memory\n");
+            status = EXIT_INTERNAL;
+            break;
+        }
+        if (text) {
+            struct kix_buf b = KIX_BUF_INIT;
+            rc = kix_buf_adds(&b, text);
+            if (rc == KIX_OK)
+                rc = kix_buf_addc(&b, '\n');
+            if (rc == KIX_OK)
+                rc = kix_file_write_atomic(path, b.ptr, b.len, 0644, &err);
+            else
+                kix_err_set(&err, rc, "out of memory");
+            kix_buf_release(&b);
+        } else {
+            rc = kix_file_write_atomic(path, (const uint8_t *)readme, sizeof(readme) - 1, 0644,
+                                       &err);
+        }
+        free(text);
+        if (rc)
+            status = cli_fail("new", rc, &err);
+    }
+    if (status == 0 && a->json) {
+        printf("{\"dir\":");
+        cli_json_string(stdout, a->dir, strlen(a->dir));
+        printf(",\"files\":[\"run.json\",\"workload.json\",\"protocol.json\",\"environment.json\","
+               "\"implementation.json\",\"README.md\"]}\n");
+    } else if (status == 0) {
+        printf("wrote %s/{run,workload,protocol,environment,implementation}.json and README.md\n"
+               "edit the figures in %s/run.json (spec.timing.latencyNs.median, "
+               "spec.measurements), then:\n  kix publish --key KEY %s/run.json\n",
+               a->dir, a->dir, a->dir);
+    }
+out:
+    for (int i = 0; i < 5; i++)
+        json_decref(files[i]);
+    return status;
+}
+
+int cmd_new(int argc, char **argv)
+{
+    static const struct option longopts[] = {
+        {"kernel", required_argument, NULL, 'k'},
+        {"gpu", required_argument, NULL, 'g'},
+        {"provider", required_argument, NULL, 'p'},
+        {"pass", required_argument, NULL, 'P'},
+        {"dtype", required_argument, NULL, 'd'},
+        {"param", required_argument, NULL, 'x'},
+        {"repository", required_argument, NULL, 'r'},
+        {"revision", required_argument, NULL, 'R'},
+        {"source", required_argument, NULL, 's'},
+        {"force", no_argument, NULL, 'f'},
+        {"json", no_argument, NULL, 'j'},
+        {"help", no_argument, NULL, 'h'},
+        {NULL, 0, NULL, 0},
+    };
+    struct new_args a;
+    int c;
+
+    if (argc < 2 || cli_wants_help(argc, argv)) {
+        cli_print_help(argc < 2 ? stderr : stdout, new_help);
+        return argc < 2 ? EXIT_USAGE : 0;
+    }
+    if (strcmp(argv[1], "run") != 0)
+        return cli_usage_error("new", "unknown kind '%s' (kix new run)", argv[1]);
+    memset(&a, 0, sizeof(a));
+    a.provider = "unknown";
+    a.pass = "forward";
+    a.dtype = "bfloat16";
+    argc--;
+    argv++;
+    optind = 1;
+    while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
+        switch (c) {
+        case 'k':
+            a.kernel = optarg;
+            break;
+        case 'g':
+            a.gpu = optarg;
+            break;
+        case 'p':
+            a.provider = optarg;
+            break;
+        case 'P':
+            a.pass = optarg;
+            break;
+        case 'd':
+            a.dtype = optarg;
+            break;
+        case 'x':
+            if (a.nparams == MAX_PARAMS)
+                return cli_usage_error("new", "at most %d --param", MAX_PARAMS);
+            if (!strchr(optarg, '=') || optarg[0] == '=' || strchr(optarg, '=') - optarg >= 128)
+                return cli_usage_error("new", "--param takes NAME=VALUE, not '%s'", optarg);
+            a.param[a.nparams++] = optarg;
+            break;
+        case 'r':
+            a.repository = optarg;
+            break;
+        case 'R':
+            a.revision = optarg;
+            break;
+        case 's':
+            a.source = optarg;
+            break;
+        case 'f':
+            a.force = 1;
+            break;
+        case 'j':
+            a.json = 1;
+            break;
+        case 'h':
+            cli_print_help(stdout, new_help);
+            return 0;
+        default:
+            return cli_usage_error("new", "unknown option");
+        }
+    }
+    if (argc - optind != 1)
+        return cli_usage_error("new", "expected one DIR to write the bundle into");
+    if (!a.kernel || !*a.kernel || !a.gpu || !*a.gpu)
+        return cli_usage_error("new", "--kernel and --gpu are required");
+    if (strcmp(a.pass, "forward") != 0 && strcmp(a.pass, "backward") != 0 &&
+        strcmp(a.pass, "full") != 0)
+        return cli_usage_error("new", "--pass is forward, backward or full");
+    a.dir = argv[optind];
+    return write_bundle(&a);
+}

@@ -1,0 +1,67 @@
+#!/usr/bin/env bash
+# Issue 16 point 4: kix new run writes a complete bundle; a publisher edits
+# two numbers and publishes it against a real kixd on the first try (the
+# digests filled in by kix publish), and kix show shows the edited figures.
+# A reference to a file that is not there is refused naming field and file.
+source "$(dirname "$0")/lib.sh"
+source "$(dirname "$0")/mirror_lib.sh"
+
+new_origin "$WORK/o"
+serve o
+export KIX_SERVER=$(addr o) KIX_LOG_KEY="$(cat "$WORK/vkey")"
+
+"$KIX" new run --kernel rope --gpu "NVIDIA A100-SXM4-80GB" --provider liger \
+  --param seq_len=2048 --param hidden=512 --json "$WORK/b" >"$WORK/new.json" || fail "kix new run"
+for f in run workload protocol environment implementation; do
+  [ -s "$WORK/b/$f.json" ] || fail "no $f.json"
+  grep -q "## $f.json" "$WORK/b/README.md" || fail "the README does not explain $f.json"
+done
+[ "$(json_get "$WORK/new.json" 'len(d["files"])')" = 6 ] || fail "--json: $(cat "$WORK/new.json")"
+expect_status 1 "$KIX" new run --kernel rope --gpu "NVIDIA A100-SXM4-80GB" "$WORK/b"
+grep -q -- "--force" "$WORK/err" || fail "overwriting a bundle: $(cat "$WORK/err")"
+expect_status 2 "$KIX" new run --gpu "NVIDIA A100" "$WORK/c"
+pass "kix new run: five manifests and a README explaining each; an existing bundle is kept"
+
+# the publisher edits two numbers
+python3 - "$WORK/b/run.json" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+d["spec"]["timing"]["latencyNs"]["median"] = 11360
+d["spec"]["measurements"][0]["value"] = 10336
+json.dump(d, open(sys.argv[1], "w"), indent=2)
+PY
+SIZE=$("$KIX" info | awk '$1 == "size" { print $2 }')
+(cd "$WORK" && "$KIX" publish --key "$WORK/pub.key" b/run.json --json >"$WORK/pub.json" 2>"$WORK/pub.err") ||
+  fail "kix publish of the edited bundle: $(cat "$WORK/pub.err")"
+RID=$(json_get "$WORK/pub.json" 'd["runId"]')
+[ "$("$KIX" info | awk '$1 == "size" { print $2 }')" = $((SIZE + 1)) ] || fail "one publication expected"
+pass "the edited bundle published on the first try (run $RID)"
+
+"$KIX" show "$RID" >"$WORK/show.txt" || fail "kix show"
+grep -q '^  11.4 µs median' "$WORK/show.txt" || fail "show lacks the edited median: $(head -12 "$WORK/show.txt")"
+grep -q 'latency · p20      10.3 µs' "$WORK/show.txt" || fail "show lacks the edited p20: $(grep -A4 '^Measurements' "$WORK/show.txt")"
+"$KIX" show "$RID" --json >"$WORK/show.json" || fail "kix show --json"
+python3 - "$WORK/show.json" <<'PY' || fail "show --json: $(head -c 600 "$WORK/show.json")"
+import json, sys
+d = json.load(open(sys.argv[1]))
+s = d["run"]["spec"]
+assert s["timing"]["latencyNs"]["median"] == 11360
+assert s["measurements"][0]["value"] == 10336
+for k in ("workload", "protocol", "environment", "implementation"):
+    assert k in d, k
+    assert s[k + "Digest"].startswith("sha256:"), s[k + "Digest"]
+assert d["workload"]["spec"]["parameters"] == {"seq_len": 2048, "hidden": 512}
+assert d["environment"]["spec"]["hardware"]["product"] == "NVIDIA A100-SXM4-80GB"
+assert d["groupSize"] == 1 and d["rank"] == 1
+PY
+pass "kix show: the edited figures, every referenced object, ranked"
+
+# a file-named reference that is not there: field and file named, nothing stored
+"$KIX" new run --kernel geglu --gpu "NVIDIA H100" "$WORK/d" >/dev/null || fail "kix new run"
+sed -i 's/"workload.json"/"nope.json"/' "$WORK/d/run.json"
+SIZE=$("$KIX" info | awk '$1 == "size" { print $2 }')
+expect_status 1 "$KIX" publish --key "$WORK/pub.key" "$WORK/d/run.json"
+grep -q "$WORK/d/run.json: spec.workloadDigest names the file $WORK/d/nope.json" "$WORK/err" ||
+  fail "missing file: $(cat "$WORK/err")"
+[ "$("$KIX" info | awk '$1 == "size" { print $2 }')" = "$SIZE" ] || fail "a refused bundle changed the log"
+pass "a reference to a missing file is refused naming the field and the file"

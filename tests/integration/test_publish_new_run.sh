@@ -1,0 +1,59 @@
+#!/usr/bin/env bash
+# Issue 16 point 3: a manifest already published under one run id is
+# refused under another, and the error points at --new-run; with --new-run
+# the new measurement is a manifest of its own (metadata.runId), published,
+# ranked beside the first, and resolvable by its own digest.
+source "$(dirname "$0")/lib.sh"
+source "$(dirname "$0")/mirror_lib.sh"
+
+new_origin "$WORK/o"
+serve o
+export KIX_SERVER=$(addr o) KIX_LOG_KEY="$(cat "$WORK/vkey")"
+# a comparable run: benchmark, workload, protocol and environment (by file name)
+mkdir -p "$WORK/m"
+echo '{"apiVersion":"kernelindex.dev/v1alpha1","kind":"Workload","spec":{"kernel":"rope","seq":7}}' >"$WORK/m/workload.json"
+echo '{"apiVersion":"kernelindex.dev/v1alpha1","kind":"BenchmarkProtocol","spec":{"measurement":{"primaryStatistic":"median"}}}' >"$WORK/m/protocol.json"
+echo '{"apiVersion":"kernelindex.dev/v1alpha1","kind":"ExecutionEnvironment","spec":{"hardware":{"product":"NVIDIA A100"}}}' >"$WORK/m/env.json"
+echo '{"apiVersion":"kernelindex.dev/v1alpha1","kind":"BenchmarkRun","spec":{"status":"passed","timing":{"latencyNs":{"median":11007}},"sourceNative":{"benchmark":"rope/forward"},"workloadDigest":"workload.json","protocolDigest":"protocol.json","environmentDigest":"env.json"}}' >"$WORK/m/run.json"
+"$KIX" publish --key "$WORK/pub.key" --run-id first "$WORK/m/run.json" "$WORK/m/workload.json" \
+  --json >"$WORK/p1.json" || fail "first publication"
+D1=$(json_get "$WORK/p1.json" 'd["digest"]')
+SIZE=$("$KIX" info | awk '$1 == "size" { print $2 }')
+
+expect_status 1 "$KIX" publish --key "$WORK/pub.key" --run-id second "$WORK/m/run.json" "$WORK/m/workload.json"
+grep -q "is already published as run first" "$WORK/err" || fail "refusal: $(cat "$WORK/err")"
+grep -q -- "--new-run" "$WORK/err" || fail "the refusal does not name --new-run: $(cat "$WORK/err")"
+[ "$("$KIX" info | awk '$1 == "size" { print $2 }')" = "$SIZE" ] || fail "the refused publication changed the log"
+pass "the same manifest under a second run id is refused, pointing at --new-run, nothing stored"
+
+"$KIX" publish --key "$WORK/pub.key" --run-id second --new-run "$WORK/m/run.json" "$WORK/m/workload.json" \
+  --json >"$WORK/p2.json" || fail "publish --new-run"
+D2=$(json_get "$WORK/p2.json" 'd["digest"]')
+[ "$D1" != "$D2" ] || fail "--new-run kept the digest"
+"$KIX" get "$D2" >"$WORK/m2.json" || fail "kix get the new manifest"
+"$KIX" get "$D1" >"$WORK/m1.json" || fail "kix get the first manifest"
+python3 - "$WORK/m1.json" "$WORK/m2.json" <<'PY' || fail "the --new-run manifest is not the first plus metadata.runId"
+import json, sys
+a, b = json.load(open(sys.argv[1])), json.load(open(sys.argv[2]))
+assert b["metadata"] == {"runId": "second"}, b.get("metadata")
+del b["metadata"]
+assert a == b
+assert a["spec"]["workloadDigest"].startswith("sha256:")
+PY
+"$KIX" resolve "$D2" --json >"$WORK/r2.json" || fail "resolve the new digest"
+[ "$(json_get "$WORK/r2.json" 'd["runId"]')" = second ] || fail "the new digest resolves to $(json_get "$WORK/r2.json" 'd["runId"]')"
+"$KIX" resolve "$D1" --json >"$WORK/r1.json" || fail "resolve the first digest"
+[ "$(json_get "$WORK/r1.json" 'd["runId"]')" = first ] || fail "the first digest moved"
+"$KIX" show second --json >"$WORK/s2.json" || fail "show second"
+[ "$(json_get "$WORK/s2.json" 'd["groupSize"]')" = 2 ] || fail "both measurements are not ranked: $(cat "$WORK/s2.json" | head -c 300)"
+pass "--new-run: a manifest of its own (metadata.runId), each digest resolves to its run, both ranked"
+
+# --new-run again with the same run id is the same manifest: refused as a duplicate run id
+expect_status 1 "$KIX" publish --key "$WORK/pub.key" --run-id second --new-run "$WORK/m/run.json" "$WORK/m/workload.json"
+grep -q "run id second is already published\|already published" "$WORK/err" || fail "second --new-run: $(cat "$WORK/err")"
+pass "a run id is still published once"
+
+# --new-run belongs to publish alone
+expect_status 2 "$KIX" rerun --key "$WORK/pub.key" --new-run --outcome reproduced first "$WORK/m/run.json"
+grep -q -- "--new-run is for kix publish" "$WORK/err" || fail "rerun --new-run: $(cat "$WORK/err")"
+pass "--new-run elsewhere is a usage error"
