@@ -188,6 +188,31 @@ out:
     return rc;
 }
 
+/* A manifest that names its run (metadata.runId, what kix publish --new-run
+ * writes) is published as that run and no other: else one measurement
+ * could claim to be another run's, on every page that shows it. */
+static int check_manifest_names_run(struct kix_log_txn *t, const struct kix_log_item *item,
+                                    struct kix_err *err)
+{
+    const struct kix_entry *e = item->entry;
+    struct kix_bytes mb;
+    json_t *doc, *named;
+    int rc = KIX_OK;
+
+    if (kix_log_item_object(t, item, &e->subject, &mb) != KIX_OK)
+        return KIX_OK; /* a missing manifest is the log's to refuse, by name */
+    doc = json_loadb((const char *)mb.ptr, mb.len, 0, NULL);
+    named = json_object_get(json_object_get(doc, "metadata"), "runId");
+    if (named && (!json_is_string(named) || strcmp(json_string_value(named), e->run_id) != 0))
+        rc = kix_err_set(err, KIX_EPOLICY,
+                         "the manifest's metadata.runId is %s, but the publication names run "
+                         "%s; a manifest that names its run is published as that run",
+                         json_is_string(named) ? json_string_value(named) : "not a string",
+                         e->run_id);
+    json_decref(doc);
+    return rc;
+}
+
 static int index_check(struct kix_log_txn *t, const struct kix_log_item *item, struct kix_err *err)
 {
     struct kix_run_info run, new_run;
@@ -195,6 +220,8 @@ static int index_check(struct kix_log_txn *t, const struct kix_log_item *item, s
 
     if (rc == KIX_OK && item->entry->type == KIX_ENTRY_RERUN)
         rc = check_rerun_measures(t, item, &run, err);
+    if (rc == KIX_OK && item->entry->type == KIX_ENTRY_PUBLICATION)
+        rc = check_manifest_names_run(t, item, err);
     return rc;
 }
 

@@ -871,6 +871,52 @@ KIX_TEST(one_manifest_one_run_and_no_stowaways)
     teardown(&f);
 }
 
+/* A manifest that names its run (metadata.runId) is published as that run:
+ * another run id, or a name that is no string, is refused, nothing stored. */
+KIX_TEST(a_manifest_names_its_own_run)
+{
+    struct fixture f;
+    struct kix_append_result res;
+    struct kix_err err = {0};
+    struct kix_buf env = KIX_BUF_INIT;
+    struct kix_digest d, w;
+    char manifest[512], wtext[KIX_DIGEST_TEXT_LEN + 1];
+    const char *objs[2];
+    const char *names[] = {"\"run-x\"", "7"};
+    uint64_t size;
+
+    setup(&f);
+    size = log_size(&f);
+    digest_of_json(workload, &w);
+    kix_digest_format(&w, wtext);
+    objs[1] = workload;
+    for (size_t i = 0; i < 2; i++) {
+        snprintf(manifest, sizeof(manifest),
+                 "{\"kind\":\"BenchmarkRun\",\"metadata\":{\"runId\":%s},\"spec\":{\"median\":"
+                 "1000,\"workloadDigest\":\"%s\"}}",
+                 names[i], wtext);
+        digest_of_json(manifest, &d);
+        objs[0] = manifest;
+        kix_buf_reset(&env);
+        ASSERT_EQ_INT(
+            KIX_OK, kix_entry_publication(f.publisher, "run-y", &d, NULL, NULL, NULL, &env, &err));
+        ASSERT_EQ_INT(KIX_EPOLICY, submit(&f, &env, objs, 2, &res, &err));
+        ASSERT_CONTAINS(err.msg, "but the publication names run run-y");
+        ASSERT_EQ_U64(size, log_size(&f));
+    }
+    snprintf(manifest, sizeof(manifest),
+             "{\"kind\":\"BenchmarkRun\",\"metadata\":{\"runId\":\"run-x\"},\"spec\":{"
+             "\"median\":1000,\"workloadDigest\":\"%s\"}}",
+             wtext);
+    digest_of_json(manifest, &d);
+    kix_buf_reset(&env);
+    ASSERT_EQ_INT(KIX_OK,
+                  kix_entry_publication(f.publisher, "run-x", &d, NULL, NULL, NULL, &env, &err));
+    ASSERT_EQ_INT(KIX_OK, submit(&f, &env, objs, 2, &res, &err));
+    kix_buf_release(&env);
+    teardown(&f);
+}
+
 /* Many submissions, one transaction, one checkpoint; refusals inside a
  * batch do not stop the others. */
 KIX_TEST(batch_commit_one_checkpoint)
