@@ -21,6 +21,7 @@ struct write_args {
     /* kix key */
     int key_revoke, key_roles;
     struct kix_verifier key_subject;
+    int dry_run; /* kix publish --dry-run */
 };
 
 /* Manifests read from files: canonical bytes and digests. */
@@ -69,6 +70,7 @@ static int parse_write_args(const char *cmd, const char *help, int argc, char **
         {"role", required_argument, NULL, 'l'},
         {"source", required_argument, NULL, 's'},
         {"license", required_argument, NULL, 'L'},
+        {"dry-run", no_argument, NULL, 'D'},
         {NULL, 0, NULL, 0},
     };
     int c;
@@ -111,6 +113,9 @@ static int parse_write_args(const char *cmd, const char *help, int argc, char **
             break;
         case 'L':
             a->license = optarg;
+            break;
+        case 'D':
+            a->dry_run = 1;
             break;
         case 'h':
             cli_print_help(stdout, help);
@@ -203,6 +208,8 @@ static int run_write(const char *cmd, const char *what, struct write_args *a, ch
     struct kix_err err = {0};
     int rc, status;
 
+    if (a->dry_run)
+        return cli_usage_error(cmd, "--dry-run is an option of kix publish");
     memset(&j, 0, sizeof(j));
     j.a = a;
     kix_resolution_init(&j.res);
@@ -251,7 +258,11 @@ static const char publish_help[] =
     "  --run-id ID      the run id (default: a fresh UUIDv7)\n"
     "  --receipt FILE   where to save the receipt (default: the state directory)\n"
     "  --source TEXT    the publication's source, e.g. \"Liger-Kernel benchmarks\"\n"
-    "  --license TEXT   the data's license, e.g. BSD-2-Clause\n" CLI_COMMON_HELP "\n"
+    "  --license TEXT   the data's license, e.g. BSD-2-Clause\n"
+    "  --dry-run        check the bundle offline as the log would (kix validate's\n"
+    "                   checks: RUN.json a valid BenchmarkRun, every file valid and\n"
+    "                   referenced, digest fields naming the right kinds); needs no\n"
+    "                   key or server, signs and sends nothing\n" CLI_COMMON_HELP "\n"
     "exit status: 0 published, 1 refused or unverifiable, or a file or key not\n"
     "found, 2 usage, 3 I/O or server error, 4 the log contradicts what this client\n"
     "verified before\n";
@@ -275,6 +286,8 @@ int cmd_publish(int argc, char **argv)
         return status;
     if (a.nrest < 1)
         return cli_usage_error("publish", "expected RUN.json [REFERENCED.json...]");
+    if (a.dry_run)
+        return cli_validate_files("publish", a.rest, (size_t)a.nrest, NULL, a.common.json, 1);
     if (!a.run_id)
         kix_uuid7(uuid);
     a.run_id = a.run_id ? a.run_id : uuid;

@@ -1,0 +1,814 @@
+/* The record schemas' validator: an interpreter of exactly the JSON Schema
+ * keywords proto/schema/ uses (kix/schema.h). */
+#include "kix/schema.h"
+
+#include <math.h>
+#include <pthread.h>
+#include <regex.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "kix/encoding.h"
+
+/* generated from proto/schema/ at build time (schemas.c) */
+struct kix__schema_file {
+    const char *name;
+    const char *text;
+    size_t len;
+};
+extern const struct kix__schema_file kix__schema_files[];
+extern const size_t kix__schema_nfiles;
+
+struct pattern {
+    const json_t *node; /* the "pattern" string of one schema node */
+    regex_t re;
+};
+
+struct kix_schema {
+    json_t *root;
+    char name[64];
+    const char *subject_kind;
+    struct pattern *patterns;
+    size_t npatterns, cap;
+};
+
+/* ---- compiling -------------------------------------------------------------- */
+
+static const char *const annotations[] = {
+    "$schema",    "$id",        "$comment",           "title", "description",
+    "x-kix-unit", "x-kix-kind", "x-kix-subject-kind", "$defs"};
+static const char *const keywords[] = {
+    "type",      "properties", "required", "additionalProperties",
+    "enum",      "const",      "minimum",  "maximum",
+    "minLength", "maxLength",  "pattern",  "format",
+    "items",     "minItems",   "maxItems", "anyOf",
+    "$ref"};
+static const char *const types[] = {"object",  "array",   "string", "number",
+                                    "integer", "boolean", "null"};
+
+static int in_list(const char *k, const char *const *list, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        if (strcmp(k, list[i]) == 0)
+            return 1;
+    return 0;
+}
+
+#define COUNT(a) (sizeof(a) / sizeof((a)[0]))
+
+static int bad(struct kix_err *err, const char *where, const char *fmt, ...) KIX_PRINTF(3, 4);
+static int bad(struct kix_err *err, const char *where, const char *fmt, ...)
+{
+    char msg[256];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof(msg), fmt, ap);
+    va_end(ap);
+    return kix_err_set(err, KIX_EINVAL, "schema %s: %s", where[0] ? where : "(root)", msg);
+}
+
+static int is_count(const json_t *v)
+{
+    return json_is_integer(v) && json_integer_value(v) >= 0;
+}
+
+static int compile_node(struct kix_schema *s, const json_t *node, const char *where, int depth,
+                        struct kix_err *err);
+
+static int compile_child(struct kix_schema *s, const json_t *node, const char *where,
+                         const char *key, int depth, struct kix_err *err)
+{
+    char sub[KIX_SCHEMA_POINTER_MAX];
+    snprintf(sub, sizeof(sub), "%s/%s", where, key);
+    return compile_node(s, node, sub, depth + 1, err);
+}
+
+static int add_pattern(struct kix_schema *s, const json_t *p, const char *where,
+                       struct kix_err *err)
+{
+    struct pattern *np;
+    int rc;
+
+    if (s->npatterns == s->cap) {
+        size_t cap = s->cap ? 2 * s->cap : 8;
+        np = realloc(s->patterns, cap * sizeof(*np));
+        if (!np)
+            return kix_err_set(err, KIX_ENOMEM, "compiling a schema: out of memory");
+        s->patterns = np;
+        s->cap = cap;
+    }
+    rc = regcomp(&s->patterns[s->npatterns].re, json_string_value(p), REG_EXTENDED | REG_NOSUB);
+    if (rc)
+        return bad(err, where, "pattern %s is not a POSIX extended regular expression",
+                   json_string_value(p));
+    s->patterns[s->npatterns++].node = p;
+    return KIX_OK;
+}
+
+static int compile_ref(const struct kix_schema *s, const json_t *v, const char *where,
+                       struct kix_err *err)
+{
+    const char *ref = json_string_value(v);
+    if (!ref || strncmp(ref, "#/$defs/", 8) != 0)
+        return bad(err, where, "$ref must be \"#/$defs/NAME\"");
+    if (!json_is_object(json_object_get(json_object_get(s->root, "$defs"), ref + 8)))
+        return bad(err, where, "$ref %s names no entry of $defs", ref);
+    return KIX_OK;
+}
+
+static int compile_type(const json_t *v, const char *where, struct kix_err *err)
+{
+    size_t i;
+    const json_t *t;
+
+    if (json_is_string(v))
+        return in_list(json_string_value(v), types, COUNT(types))
+                   ? KIX_OK
+                   : bad(err, where, "unknown type %s", json_string_value(v));
+    if (!json_is_array(v) || !json_array_size(v))
+        return bad(err, where, "type must be a type name or a non-empty array of them");
+    json_array_foreach(v, i, t)
+    {
+        if (!json_is_string(t) || !in_list(json_string_value(t), types, COUNT(types)))
+            return bad(err, where, "type names an unknown type");
+    }
+    return KIX_OK;
+}
+
+static int compile_keyword(struct kix_schema *s, const char *k, const json_t *v, const char *where,
+                           int depth, struct kix_err *err)
+{
+    const char *key;
+    const json_t *sub;
+    size_t i;
+    int rc = KIX_OK;
+
+    if (strcmp(k, "type") == 0)
+        return compile_type(v, where, err);
+    if (strcmp(k, "properties") == 0 || strcmp(k, "$defs") == 0) {
+        if (!json_is_object(v))
+            return bad(err, where, "%s must be an object of schemas", k);
+        json_object_foreach((json_t *)v, key, sub)
+        {
+            char sub_where[KIX_SCHEMA_POINTER_MAX];
+            snprintf(sub_where, sizeof(sub_where), "%s/%s", where, k);
+            rc = compile_child(s, sub, sub_where, key, depth, err);
+            if (rc)
+                return rc;
+        }
+        return KIX_OK;
+    }
+    if (strcmp(k, "required") == 0) {
+        if (!json_is_array(v))
+            return bad(err, where, "required must be an array of names");
+        json_array_foreach(v, i, sub)
+        {
+            if (!json_is_string(sub))
+                return bad(err, where, "required must be an array of names");
+        }
+        return KIX_OK;
+    }
+    if (strcmp(k, "additionalProperties") == 0)
+        return json_is_boolean(v) ? KIX_OK : compile_child(s, v, where, k, depth, err);
+    if (strcmp(k, "items") == 0)
+        return compile_child(s, v, where, k, depth, err);
+    if (strcmp(k, "enum") == 0)
+        return json_is_array(v) && json_array_size(v)
+                   ? KIX_OK
+                   : bad(err, where, "enum must be a non-empty array");
+    if (strcmp(k, "const") == 0)
+        return KIX_OK;
+    if (strcmp(k, "minimum") == 0 || strcmp(k, "maximum") == 0)
+        return json_is_number(v) ? KIX_OK : bad(err, where, "%s must be a number", k);
+    if (strcmp(k, "minLength") == 0 || strcmp(k, "maxLength") == 0 || strcmp(k, "minItems") == 0 ||
+        strcmp(k, "maxItems") == 0)
+        return is_count(v) ? KIX_OK : bad(err, where, "%s must be a non-negative integer", k);
+    if (strcmp(k, "pattern") == 0)
+        return json_is_string(v) ? add_pattern(s, v, where, err)
+                                 : bad(err, where, "pattern must be a string");
+    if (strcmp(k, "format") == 0)
+        return json_is_string(v) && strcmp(json_string_value(v), "date-time") == 0
+                   ? KIX_OK
+                   : bad(err, where, "the only format implemented is date-time");
+    if (strcmp(k, "anyOf") == 0) {
+        if (!json_is_array(v) || !json_array_size(v))
+            return bad(err, where, "anyOf must be a non-empty array of schemas");
+        json_array_foreach(v, i, sub)
+        {
+            char idx[32];
+            snprintf(idx, sizeof(idx), "anyOf/%zu", i);
+            rc = compile_child(s, sub, where, idx, depth, err);
+            if (rc)
+                return rc;
+        }
+        return KIX_OK;
+    }
+    if (strcmp(k, "$ref") == 0)
+        return compile_ref(s, v, where, err);
+    return bad(err, where, "keyword %s is not implemented by the kix validator", k);
+}
+
+static int compile_node(struct kix_schema *s, const json_t *node, const char *where, int depth,
+                        struct kix_err *err)
+{
+    const char *k;
+    const json_t *v;
+
+    if (depth > 32)
+        return bad(err, where, "nested more than 32 deep");
+    if (!json_is_object(node))
+        return bad(err, where, "a schema must be an object");
+    json_object_foreach((json_t *)node, k, v)
+    {
+        int rc;
+        if (strcmp(k, "$defs") != 0 && in_list(k, annotations, COUNT(annotations))) {
+            if (strcmp(k, "x-kix-kind") == 0 && !kix_record_kind_known(json_string_value(v)))
+                return bad(err, where, "x-kix-kind must name a record kind");
+            continue;
+        }
+        if (!in_list(k, keywords, COUNT(keywords)) && strcmp(k, "$defs") != 0)
+            return bad(err, where, "keyword %s is not implemented by the kix validator", k);
+        rc = compile_keyword(s, k, v, where, depth, err);
+        if (rc)
+            return rc;
+    }
+    return KIX_OK;
+}
+
+void kix_schema_free(struct kix_schema *s)
+{
+    if (!s)
+        return;
+    for (size_t i = 0; i < s->npatterns; i++)
+        regfree(&s->patterns[i].re);
+    free(s->patterns);
+    json_decref(s->root);
+    free(s);
+}
+
+static int compile_named(const char *text, size_t len, const char *file, struct kix_schema **out,
+                         struct kix_err *err)
+{
+    struct kix_schema *s = calloc(1, sizeof(*s));
+    json_error_t jerr;
+    const char *kind, *uri;
+    int rc;
+
+    *out = NULL;
+    if (!s)
+        return kix_err_set(err, KIX_ENOMEM, "compiling a schema: out of memory");
+    s->root = json_loadb(text, len, JSON_REJECT_DUPLICATES, &jerr);
+    if (!s->root) {
+        rc = kix_err_set(err, KIX_EINVAL, "schema: invalid JSON at line %d: %s", jerr.line,
+                         jerr.text);
+        goto out;
+    }
+    uri = json_string_value(json_object_get(s->root, "$schema"));
+    if (!uri || strcmp(uri, "https://json-schema.org/draft/2020-12/schema") != 0) {
+        rc = bad(err, "", "$schema must be https://json-schema.org/draft/2020-12/schema");
+        goto out;
+    }
+    rc = compile_node(s, s->root, "", 0, err);
+    if (rc)
+        goto out;
+    kind = json_string_value(
+        json_object_get(json_object_get(json_object_get(s->root, "properties"), "kind"), "const"));
+    snprintf(s->name, sizeof(s->name), "%s", kind ? kind : file ? file : "");
+    s->subject_kind = json_string_value(json_object_get(s->root, "x-kix-subject-kind"));
+    *out = s;
+    s = NULL;
+out:
+    kix_schema_free(s);
+    return rc;
+}
+
+int kix_schema_compile(const char *text, size_t len, struct kix_schema **out, struct kix_err *err)
+{
+    return compile_named(text, len, NULL, out, err);
+}
+
+const char *kix_schema_name(const struct kix_schema *s)
+{
+    return s->name;
+}
+
+const char *kix_schema_subject_kind(const struct kix_schema *s)
+{
+    return s->subject_kind;
+}
+
+/* ---- the built-in schemas --------------------------------------------------- */
+
+#define BUILTIN_MAX 16
+
+static struct {
+    pthread_once_t once;
+    struct kix_schema *s[BUILTIN_MAX];
+    size_t n;
+    int rc;
+    char message[256];
+} builtin = {PTHREAD_ONCE_INIT, {NULL}, 0, 0, ""};
+
+static void builtin_load(void)
+{
+    struct kix_err err = {0};
+
+    for (size_t i = 0; i < kix__schema_nfiles && i < BUILTIN_MAX; i++) {
+        const struct kix__schema_file *f = &kix__schema_files[i];
+        int rc = compile_named(f->text, f->len, f->name, &builtin.s[builtin.n], &err);
+        if (rc) {
+            builtin.rc = rc;
+            snprintf(builtin.message, sizeof(builtin.message), "%.40s.schema.json: %.200s", f->name,
+                     err.msg);
+            return;
+        }
+        builtin.n++;
+    }
+}
+
+static int builtin_ready(struct kix_err *err)
+{
+    pthread_once(&builtin.once, builtin_load);
+    if (builtin.rc)
+        return kix_err_set(err, KIX_ECORRUPT, "the built-in record schemas do not compile: %s",
+                           builtin.message);
+    return KIX_OK;
+}
+
+int kix_schema_builtin(const char *name, const struct kix_schema **out, struct kix_err *err)
+{
+    int rc = builtin_ready(err);
+
+    *out = NULL;
+    if (rc)
+        return rc;
+    for (size_t i = 0; i < builtin.n; i++)
+        if (strcmp(builtin.s[i]->name, name) == 0) {
+            *out = builtin.s[i];
+            return KIX_OK;
+        }
+    return kix_err_set(err, KIX_ENOTFOUND, "no schema named %s", name);
+}
+
+const struct kix_schema *kix_schema_builtin_at(size_t i)
+{
+    if (builtin_ready(NULL))
+        return NULL;
+    return i < builtin.n ? builtin.s[i] : NULL;
+}
+
+const char *kix_schema_builtin_file(size_t i, const char **text, size_t *len)
+{
+    if (i >= kix__schema_nfiles)
+        return NULL;
+    *text = kix__schema_files[i].text;
+    *len = kix__schema_files[i].len;
+    return kix__schema_files[i].name;
+}
+
+static const char *const record_kinds[] = {"BenchmarkRun", "BenchmarkProtocol", "Workload",
+                                           "ExecutionEnvironment", "Implementation"};
+
+int kix_record_kind_known(const char *kind)
+{
+    return kind && in_list(kind, record_kinds, COUNT(record_kinds));
+}
+
+/* ---- RFC 3339 --------------------------------------------------------------- */
+
+static int digits(const char *s, size_t n, int *out)
+{
+    int v = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (s[i] < '0' || s[i] > '9')
+            return 0;
+        v = v * 10 + (s[i] - '0');
+    }
+    *out = v;
+    return 1;
+}
+
+int kix_rfc3339_valid(const char *s, size_t len)
+{
+    static const int mdays[] = {31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
+    int y, mo, d, h, mi, sec, oh, om, leap;
+    size_t i = 19;
+
+    if (len < 20 || !digits(s, 4, &y) || s[4] != '-' || !digits(s + 5, 2, &mo) || s[7] != '-' ||
+        !digits(s + 8, 2, &d) || (s[10] != 'T' && s[10] != 't') || !digits(s + 11, 2, &h) ||
+        s[13] != ':' || !digits(s + 14, 2, &mi) || s[16] != ':' || !digits(s + 17, 2, &sec))
+        return 0;
+    leap = (y % 4 == 0 && y % 100 != 0) || y % 400 == 0;
+    if (mo < 1 || mo > 12 || d < 1 || d > mdays[mo - 1] + (mo == 2 && leap) || h > 23 || mi > 59 ||
+        sec > 59)
+        return 0;
+    if (s[i] == '.') {
+        size_t start = ++i;
+        while (i < len && s[i] >= '0' && s[i] <= '9')
+            i++;
+        if (i == start)
+            return 0;
+    }
+    if (i + 1 == len && (s[i] == 'Z' || s[i] == 'z'))
+        return 1;
+    if (i + 6 != len || (s[i] != '+' && s[i] != '-') || !digits(s + i + 1, 2, &oh) ||
+        s[i + 3] != ':' || !digits(s + i + 4, 2, &om))
+        return 0;
+    return oh <= 23 && om <= 59;
+}
+
+/* ---- validating ------------------------------------------------------------- */
+
+struct run {
+    const struct kix_schema *s;
+    struct kix_schema_result *res;
+    int collect; /* refs are collected outside anyOf branches only */
+    int oom;
+};
+
+static int fail(struct run *r, const char *ptr, const char *fmt, ...) KIX_PRINTF(3, 4);
+static int fail(struct run *r, const char *ptr, const char *fmt, ...)
+{
+    va_list ap;
+    if (!r->res->valid)
+        return 0; /* the first violation is the one reported */
+    r->res->valid = 0;
+    snprintf(r->res->pointer, sizeof(r->res->pointer), "%s", ptr);
+    va_start(ap, fmt);
+    vsnprintf(r->res->message, sizeof(r->res->message), fmt, ap);
+    va_end(ap);
+    return 0;
+}
+
+/* RFC 6901: "~" → "~0", "/" → "~1". */
+static void pointer_join(char *out, size_t cap, const char *base, const char *key)
+{
+    size_t n = (size_t)snprintf(out, cap, "%s/", base);
+    for (; *key && n + 3 < cap; key++) {
+        if (*key == '~' || *key == '/') {
+            out[n++] = '~';
+            out[n++] = *key == '~' ? '0' : '1';
+        } else {
+            out[n++] = *key;
+        }
+    }
+    out[n < cap ? n : cap - 1] = '\0';
+}
+
+static int is_integer(const json_t *v)
+{
+    double d;
+    if (json_is_integer(v))
+        return 1;
+    if (!json_is_real(v))
+        return 0;
+    d = json_real_value(v);
+    return isfinite(d) && floor(d) == d;
+}
+
+static int type_matches(const char *t, const json_t *v)
+{
+    if (strcmp(t, "object") == 0)
+        return json_is_object(v);
+    if (strcmp(t, "array") == 0)
+        return json_is_array(v);
+    if (strcmp(t, "string") == 0)
+        return json_is_string(v);
+    if (strcmp(t, "number") == 0)
+        return json_is_number(v);
+    if (strcmp(t, "integer") == 0)
+        return is_integer(v);
+    if (strcmp(t, "boolean") == 0)
+        return json_is_boolean(v);
+    return json_is_null(v);
+}
+
+static const char *article(const char *t)
+{
+    return t[0] == 'a' || t[0] == 'i' || t[0] == 'o' ? "an" : "a";
+}
+
+/* JSON Schema equality: numbers by value, whatever their spelling. */
+static int json_same(const json_t *a, const json_t *b)
+{
+    if (json_is_number(a) && json_is_number(b))
+        return json_number_value(a) == json_number_value(b);
+    return json_equal((json_t *)a, (json_t *)b);
+}
+
+static void describe_value(const json_t *v, char *out, size_t cap)
+{
+    char *text = json_dumps(v, JSON_ENCODE_ANY | JSON_COMPACT);
+    snprintf(out, cap, "%s", text ? text : "?");
+    free(text);
+}
+
+static int nonneg_integer_node(const json_t *node)
+{
+    const json_t *t = json_object_get(node, "type"), *min = json_object_get(node, "minimum");
+    return json_is_string(t) && strcmp(json_string_value(t), "integer") == 0 && min &&
+           json_number_value(min) == 0;
+}
+
+static size_t code_points(const char *s, size_t len)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < len; i++)
+        n += ((unsigned char)s[i] & 0xC0) != 0x80;
+    return n;
+}
+
+static const regex_t *pattern_of(const struct kix_schema *s, const json_t *p)
+{
+    for (size_t i = 0; i < s->npatterns; i++)
+        if (s->patterns[i].node == p)
+            return &s->patterns[i].re;
+    return NULL;
+}
+
+static int check(struct run *r, const json_t *node, const json_t *v, const char *ptr);
+
+static int check_type(struct run *r, const json_t *node, const json_t *v, const char *ptr)
+{
+    const json_t *t = json_object_get(node, "type"), *x;
+    size_t i;
+
+    if (!t)
+        return 1;
+    if (json_is_string(t)) {
+        if (type_matches(json_string_value(t), v))
+            return 1;
+        if (nonneg_integer_node(node))
+            return fail(r, ptr, "must be a non-negative integer");
+        return fail(r, ptr, "must be %s %s", article(json_string_value(t)), json_string_value(t));
+    }
+    json_array_foreach(t, i, x)
+    {
+        if (type_matches(json_string_value(x), v))
+            return 1;
+    }
+    {
+        char *names = json_dumps(t, JSON_COMPACT);
+        fail(r, ptr, "must be of type %s", names ? names : "?");
+        free(names);
+    }
+    return 0;
+}
+
+static int check_values(struct run *r, const json_t *node, const json_t *v, const char *ptr)
+{
+    const json_t *c = json_object_get(node, "const"), *e = json_object_get(node, "enum"), *x;
+    const json_t *min = json_object_get(node, "minimum"), *max = json_object_get(node, "maximum");
+    char text[200];
+    size_t i;
+
+    if (c && !json_same(c, v)) {
+        describe_value(c, text, sizeof(text));
+        return fail(r, ptr, "must be %s", text);
+    }
+    if (e) {
+        int found = 0;
+        json_array_foreach(e, i, x) found |= json_same(x, v);
+        if (!found) {
+            describe_value(e, text, sizeof(text));
+            return fail(r, ptr, "must be one of %s", text);
+        }
+    }
+    if (json_is_number(v) && min && json_number_value(v) < json_number_value(min)) {
+        if (nonneg_integer_node(node))
+            return fail(r, ptr, "must be a non-negative integer");
+        return fail(r, ptr, "must be at least %g", json_number_value(min));
+    }
+    if (json_is_number(v) && max && json_number_value(v) > json_number_value(max))
+        return fail(r, ptr, "must be at most %g", json_number_value(max));
+    return 1;
+}
+
+static int check_string(struct run *r, const json_t *node, const json_t *v, const char *ptr)
+{
+    const json_t *minl = json_object_get(node, "minLength"),
+                 *maxl = json_object_get(node, "maxLength"), *p = json_object_get(node, "pattern"),
+                 *f = json_object_get(node, "format");
+    const char *s = json_string_value(v);
+    size_t len = json_string_length(v), n = code_points(s, len);
+
+    if (minl && n < (size_t)json_integer_value(minl))
+        return n == 0 ? fail(r, ptr, "must not be empty")
+                      : fail(r, ptr, "must be at least %lld characters",
+                             (long long)json_integer_value(minl));
+    if (maxl && n > (size_t)json_integer_value(maxl))
+        return fail(r, ptr, "must be at most %lld characters", (long long)json_integer_value(maxl));
+    if (f && !kix_rfc3339_valid(s, len))
+        return fail(r, ptr, "must be an RFC 3339 UTC time such as 2024-09-03T15:39:55Z");
+    if (p) {
+        const regex_t *re = pattern_of(r->s, p);
+        /* a string with a NUL never matches: regexec would stop at it */
+        if (!re || strlen(s) != len || regexec(re, s, 0, NULL, 0) != 0) {
+            const char *what = json_string_value(json_object_get(node, "description"));
+            if (json_object_get(node, "format"))
+                return fail(r, ptr, "must be an RFC 3339 UTC time such as 2024-09-03T15:39:55Z");
+            return fail(r, ptr, "must match %s%s%s%s", json_string_value(p), what ? " (" : "",
+                        what ? what : "", what ? ")" : "");
+        }
+    }
+    return 1;
+}
+
+static int add_ref(struct run *r, const json_t *node, const json_t *v, const char *ptr)
+{
+    const char *kind = json_string_value(json_object_get(node, "x-kix-kind"));
+    struct kix_schema_result *res = r->res;
+    struct kix_schema_ref *refs, *ref;
+
+    if (!kind || !r->collect || !json_is_string(v))
+        return 1;
+    refs = realloc(res->refs, (res->nrefs + 1) * sizeof(*refs));
+    if (!refs) {
+        r->oom = 1;
+        return 0;
+    }
+    res->refs = refs;
+    ref = &refs[res->nrefs];
+    memset(ref, 0, sizeof(*ref));
+    if (kix_digest_parse(json_string_value(v), json_string_length(v), &ref->digest, NULL) != KIX_OK)
+        return fail(r, ptr, "must be a sha256: digest");
+    snprintf(ref->pointer, sizeof(ref->pointer), "%s", ptr);
+    snprintf(ref->kind, sizeof(ref->kind), "%s", kind);
+    res->nrefs++;
+    return 1;
+}
+
+static int check_object(struct run *r, const json_t *node, const json_t *v, const char *ptr)
+{
+    const json_t *req = json_object_get(node, "required"),
+                 *props = json_object_get(node, "properties");
+    const json_t *extra = json_object_get(node, "additionalProperties"), *x;
+    char sub[KIX_SCHEMA_POINTER_MAX];
+    const char *key;
+    size_t i;
+
+    json_array_foreach(req, i, x)
+    {
+        if (!json_object_get(v, json_string_value(x))) {
+            pointer_join(sub, sizeof(sub), ptr, json_string_value(x));
+            return fail(r, sub, "is required");
+        }
+    }
+    json_object_foreach((json_t *)v, key, x)
+    {
+        const json_t *p = json_object_get(props, key);
+        pointer_join(sub, sizeof(sub), ptr, key);
+        if (p) {
+            if (!check(r, p, x, sub))
+                return 0;
+        } else if (json_is_false(extra)) {
+            char names[160] = "";
+            const char *k2;
+            const json_t *unused;
+            size_t n = 0;
+            json_object_foreach((json_t *)props, k2, unused)
+            {
+                n += (size_t)snprintf(names + n, n < sizeof(names) ? sizeof(names) - n : 0, "%s%s",
+                                      n ? ", " : "", k2);
+                if (n >= sizeof(names))
+                    break;
+            }
+            if (n >= sizeof(names))
+                memcpy(names + sizeof(names) - 4, "...", 4);
+            return fail(r, sub, "is not a known field here (known: %s)", names);
+        } else if (json_is_object(extra) && !check(r, extra, x, sub)) {
+            return 0;
+        }
+    }
+    return 1;
+}
+
+static int check_array(struct run *r, const json_t *node, const json_t *v, const char *ptr)
+{
+    const json_t *items = json_object_get(node, "items"), *mn = json_object_get(node, "minItems"),
+                 *mx = json_object_get(node, "maxItems"), *x;
+    size_t i, n = json_array_size(v);
+    char sub[KIX_SCHEMA_POINTER_MAX];
+
+    if (mn && n < (size_t)json_integer_value(mn))
+        return fail(r, ptr, "must have at least %lld items", (long long)json_integer_value(mn));
+    if (mx && n > (size_t)json_integer_value(mx))
+        return fail(r, ptr, "must have at most %lld items", (long long)json_integer_value(mx));
+    if (!items)
+        return 1;
+    json_array_foreach(v, i, x)
+    {
+        snprintf(sub, sizeof(sub), "%s/%zu", ptr, i);
+        if (!check(r, items, x, sub))
+            return 0;
+    }
+    return 1;
+}
+
+/* anyOf: valid when one branch is. Reported as the names a branch of
+ * plain `required` lists, else as "no allowed shape". */
+static int check_any_of(struct run *r, const json_t *any, const json_t *v, const char *ptr)
+{
+    struct kix_schema_result scratch = {0};
+    struct run sub = {r->s, &scratch, 0, 0};
+    char names[200] = "";
+    size_t i, n = 0;
+    const json_t *branch;
+    int plain = 1;
+
+    json_array_foreach(any, i, branch)
+    {
+        const json_t *req = json_object_get(branch, "required");
+        scratch.valid = 1;
+        if (check(&sub, branch, v, ptr) && scratch.valid)
+            return 1;
+        if (json_object_size(branch) != 1 || json_array_size(req) != 1)
+            plain = 0;
+        else if (n < sizeof(names))
+            n += (size_t)snprintf(names + n, sizeof(names) - n, "%s%s", n ? ", " : "",
+                                  json_string_value(json_array_get(req, 0)));
+    }
+    if (plain)
+        return fail(r, ptr, "must have one of: %s", names);
+    return fail(r, ptr, "matches none of the allowed shapes");
+}
+
+static int check(struct run *r, const json_t *node, const json_t *v, const char *ptr)
+{
+    const json_t *ref = json_object_get(node, "$ref"), *any = json_object_get(node, "anyOf");
+
+    if (ref) {
+        const json_t *target =
+            json_object_get(json_object_get(r->s->root, "$defs"), json_string_value(ref) + 8);
+        if (!check(r, target, v, ptr))
+            return 0;
+    }
+    if (!check_type(r, node, v, ptr) || !check_values(r, node, v, ptr))
+        return 0;
+    if (json_is_string(v) && !check_string(r, node, v, ptr))
+        return 0;
+    if (json_is_object(v) && !check_object(r, node, v, ptr))
+        return 0;
+    if (json_is_array(v) && !check_array(r, node, v, ptr))
+        return 0;
+    if (any && !check_any_of(r, any, v, ptr))
+        return 0;
+    return add_ref(r, node, v, ptr);
+}
+
+void kix_schema_result_release(struct kix_schema_result *r)
+{
+    if (!r)
+        return;
+    free(r->refs);
+    r->refs = NULL;
+    r->nrefs = 0;
+}
+
+int kix_schema_validate(const struct kix_schema *s, const json_t *doc,
+                        struct kix_schema_result *res)
+{
+    struct run r = {s, res, 1, 0};
+
+    memset(res, 0, sizeof(*res));
+    res->valid = 1;
+    check(&r, s->root, doc, "");
+    if (r.oom || !res->valid)
+        kix_schema_result_release(res);
+    return r.oom ? KIX_ENOMEM : KIX_OK;
+}
+
+int kix_record_validate(const json_t *doc, struct kix_schema_result *res, struct kix_err *err)
+{
+    struct kix_schema_result local;
+    const struct kix_schema *s = NULL;
+    const char *kind = json_string_value(json_object_get(doc, "kind"));
+    int rc;
+
+    if (!res)
+        res = &local;
+    memset(res, 0, sizeof(*res));
+    if (!json_is_object(doc)) {
+        snprintf(res->message, sizeof(res->message), "must be a JSON object");
+        return kix_err_set(err, KIX_EINVAL, ": must be a JSON object (a record)");
+    }
+    if (!kix_record_kind_known(kind)) {
+        snprintf(res->pointer, sizeof(res->pointer), "/kind");
+        snprintf(res->message, sizeof(res->message),
+                 "must be one of BenchmarkRun, BenchmarkProtocol, Workload, "
+                 "ExecutionEnvironment, Implementation");
+        return kix_err_set(err, KIX_EINVAL, "/kind: %s", res->message);
+    }
+    rc = kix_schema_builtin(kind, &s, err);
+    if (rc == KIX_OK)
+        rc = kix_schema_validate(s, doc, res);
+    if (rc == KIX_ENOMEM)
+        return kix_err_set(err, rc, "validating a %s: out of memory", kind);
+    if (rc == KIX_OK && !res->valid)
+        rc = kix_err_set(err, KIX_EINVAL, "%s: %s", res->pointer, res->message);
+    if (res == &local)
+        kix_schema_result_release(&local);
+    return rc;
+}
