@@ -303,60 +303,71 @@ const char *kix_schema_subject_kind(const struct kix_schema *s)
 
 #define BUILTIN_MAX 16
 
-static struct {
-    pthread_once_t once;
-    struct kix_schema *s[BUILTIN_MAX];
-    size_t n;
-    int rc;
-    char message[256];
-} builtin = {PTHREAD_ONCE_INIT, {NULL}, 0, 0, ""};
+/* The built-in schemas, each compiled on first use (a process that checks
+ * publications never compiles the key schema); the names are known
+ * without compiling: the kind a record schema's file is named for. */
+static const struct {
+    const char *file, *name;
+} builtin_names[] = {
+    {"benchmark-run", "BenchmarkRun"},
+    {"benchmark-protocol", "BenchmarkProtocol"},
+    {"workload", "Workload"},
+    {"execution-environment", "ExecutionEnvironment"},
+    {"implementation", "Implementation"},
+};
 
-static void builtin_load(void)
+static pthread_mutex_t builtin_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct kix_schema *builtin[BUILTIN_MAX];
+
+static const char *file_name(const char *file)
 {
-    struct kix_err err = {0};
-
-    for (size_t i = 0; i < kix__schema_nfiles && i < BUILTIN_MAX; i++) {
-        const struct kix__schema_file *f = &kix__schema_files[i];
-        int rc = compile_named(f->text, f->len, f->name, &builtin.s[builtin.n], &err);
-        if (rc) {
-            builtin.rc = rc;
-            snprintf(builtin.message, sizeof(builtin.message), "%.40s.schema.json: %.200s", f->name,
-                     err.msg);
-            return;
-        }
-        builtin.n++;
-    }
+    for (size_t i = 0; i < COUNT(builtin_names); i++)
+        if (strcmp(builtin_names[i].file, file) == 0)
+            return builtin_names[i].name;
+    return file;
 }
 
-static int builtin_ready(struct kix_err *err)
+/* The i-th built-in schema, compiled once. */
+static int builtin_get(size_t i, const struct kix_schema **out, struct kix_err *err)
 {
-    pthread_once(&builtin.once, builtin_load);
-    if (builtin.rc)
-        return kix_err_set(err, KIX_ECORRUPT, "the built-in record schemas do not compile: %s",
-                           builtin.message);
-    return KIX_OK;
+    const struct kix__schema_file *f = &kix__schema_files[i];
+    int rc = KIX_OK;
+
+    pthread_mutex_lock(&builtin_lock);
+    if (!builtin[i]) {
+        struct kix_err e = {0};
+        rc = compile_named(f->text, f->len, file_name(f->name), &builtin[i], &e);
+        if (rc == KIX_OK && strcmp(builtin[i]->name, file_name(f->name)) != 0) {
+            rc = kix_err_set(&e, KIX_EINVAL, "its kind is %s", builtin[i]->name);
+            kix_schema_free(builtin[i]);
+            builtin[i] = NULL;
+        }
+        if (rc)
+            rc =
+                kix_err_set(err, KIX_ECORRUPT,
+                            "the built-in record schema %.40s.schema.json does not compile: %.200s",
+                            f->name, e.msg);
+    }
+    *out = builtin[i];
+    pthread_mutex_unlock(&builtin_lock);
+    return rc;
 }
 
 int kix_schema_builtin(const char *name, const struct kix_schema **out, struct kix_err *err)
 {
-    int rc = builtin_ready(err);
-
     *out = NULL;
-    if (rc)
-        return rc;
-    for (size_t i = 0; i < builtin.n; i++)
-        if (strcmp(builtin.s[i]->name, name) == 0) {
-            *out = builtin.s[i];
-            return KIX_OK;
-        }
+    for (size_t i = 0; i < kix__schema_nfiles && i < BUILTIN_MAX; i++)
+        if (strcmp(file_name(kix__schema_files[i].name), name) == 0)
+            return builtin_get(i, out, err);
     return kix_err_set(err, KIX_ENOTFOUND, "no schema named %s", name);
 }
 
 const struct kix_schema *kix_schema_builtin_at(size_t i)
 {
-    if (builtin_ready(NULL))
+    const struct kix_schema *s = NULL;
+    if (i >= kix__schema_nfiles || i >= BUILTIN_MAX || builtin_get(i, &s, NULL) != KIX_OK)
         return NULL;
-    return i < builtin.n ? builtin.s[i] : NULL;
+    return s;
 }
 
 const char *kix_schema_builtin_file(size_t i, const char **text, size_t *len)
@@ -591,28 +602,31 @@ static int check_string(struct run *r, const json_t *node, const json_t *v, cons
     const json_t *minl = json_object_get(node, "minLength"),
                  *maxl = json_object_get(node, "maxLength"), *p = json_object_get(node, "pattern"),
                  *f = json_object_get(node, "format");
-    const char *s = json_string_value(v);
+    const char *s = json_string_value(v),
+               *what = json_string_value(json_object_get(node, "description"));
+    const char *open = what ? " (" : "", *close = what ? ")" : "";
     size_t len = json_string_length(v), n = code_points(s, len);
 
-    if (minl && n < (size_t)json_integer_value(minl))
-        return n == 0 ? fail(r, ptr, "must not be empty")
-                      : fail(r, ptr, "must be at least %lld characters",
-                             (long long)json_integer_value(minl));
-    if (maxl && n > (size_t)json_integer_value(maxl))
-        return fail(r, ptr, "must be at most %lld characters", (long long)json_integer_value(maxl));
+    if (!what)
+        what = "";
     if (f && !kix_rfc3339_valid(s, len))
         return fail(r, ptr, "must be an RFC 3339 UTC time such as 2024-09-03T15:39:55Z");
     if (p) {
         const regex_t *re = pattern_of(r->s, p);
         /* a string with a NUL never matches: regexec would stop at it */
         if (!re || strlen(s) != len || regexec(re, s, 0, NULL, 0) != 0) {
-            const char *what = json_string_value(json_object_get(node, "description"));
-            if (json_object_get(node, "format"))
+            if (f)
                 return fail(r, ptr, "must be an RFC 3339 UTC time such as 2024-09-03T15:39:55Z");
-            return fail(r, ptr, "must match %s%s%s%s", json_string_value(p), what ? " (" : "",
-                        what ? what : "", what ? ")" : "");
+            return fail(r, ptr, "must match %s%s%s%s", json_string_value(p), open, what, close);
         }
     }
+    if (minl && n < (size_t)json_integer_value(minl))
+        return n == 0 ? fail(r, ptr, "must not be empty%s%s%s", open, what, close)
+                      : fail(r, ptr, "must be at least %lld characters%s%s%s",
+                             (long long)json_integer_value(minl), open, what, close);
+    if (maxl && n > (size_t)json_integer_value(maxl))
+        return fail(r, ptr, "must be at most %lld characters%s%s%s",
+                    (long long)json_integer_value(maxl), open, what, close);
     return 1;
 }
 

@@ -252,7 +252,7 @@ KIX_TEST(bad_manifests_named_by_pointer)
          "\"name\":\"r\"},\"spec\":{\"status\":\"passed\",\"timing\":{\"latencyNs\":{\"median\":"
          "5}},\"protocolDigest\":\"sha256:00\",\"workloadDigest\":" DIGEST_A
          ",\"environmentDigest\":" DIGEST_A ",\"implementationDigest\":" DIGEST_A "}}",
-         "/spec/protocolDigest", "must match ^sha256:"},
+         "/spec/protocolDigest", "must be at least 71 characters (a digest: sha256: and 64"},
         {"{\"apiVersion\":\"kernelindex.dev/v1alpha1\",\"kind\":\"Workload\",\"metadata\":{"
          "\"name\":\"w\"},\"spec\":{}}",
          "/spec/kernel", "is required"},
