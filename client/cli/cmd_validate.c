@@ -176,6 +176,11 @@ static void read_one(struct vfile *f)
     kix_buf_release(&canon);
 }
 
+static const char *article(const char *kind)
+{
+    return strchr("AEIOU", kind[0]) ? "an" : "a";
+}
+
 /* The kinds digest fields require, among the files. */
 static void check_kinds(struct vfile *files, size_t n)
 {
@@ -187,9 +192,10 @@ static void check_kinds(struct vfile *files, size_t n)
                     continue;
                 files[i].checked[r] = 1;
                 if (strcmp(files[j].schema, ref->kind) != 0) {
-                    invalid(&files[i], ref->pointer, "must name a %s, but %s is %s%s", ref->kind,
-                            files[j].path, files[j].schema[0] ? "a " : "not a record",
-                            files[j].schema);
+                    invalid(&files[i], ref->pointer, "must name %s %s, but %s is %s%s%s",
+                            article(ref->kind), ref->kind, files[j].path,
+                            files[j].schema[0] ? article(files[j].schema) : "not a record",
+                            files[j].schema[0] ? " " : "", files[j].schema);
                     break;
                 }
             }

@@ -654,8 +654,30 @@ static int add_ref(struct run *r, const json_t *node, const json_t *v, const cha
     return 1;
 }
 
+static int key_cmp(const void *a, const void *b)
+{
+    return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+static int sort_keys(const json_t *v, const char ***out, size_t *n)
+{
+    const char *key;
+    const json_t *x;
+    size_t i = 0;
+
+    *n = json_object_size(v);
+    *out = malloc((*n ? *n : 1) * sizeof(**out));
+    if (!*out)
+        return KIX_ENOMEM;
+    json_object_foreach((json_t *)v, key, x)(*out)[i++] = key;
+    qsort(*out, *n, sizeof(**out), key_cmp);
+    return KIX_OK;
+}
+
 static int check_object(struct run *r, const json_t *node, const json_t *v, const char *ptr)
 {
+    const char **keys = NULL;
+    size_t nkeys = 0;
     const json_t *req = json_object_get(node, "required"),
                  *props = json_object_get(node, "properties");
     const json_t *extra = json_object_get(node, "additionalProperties"), *x;
@@ -670,13 +692,20 @@ static int check_object(struct run *r, const json_t *node, const json_t *v, cons
             return fail(r, sub, "is required");
         }
     }
-    json_object_foreach((json_t *)v, key, x)
-    {
-        const json_t *p = json_object_get(props, key);
+    /* members in sorted order (as canonical JSON has them), so the first
+     * violation named is the same however the object was spelled */
+    if (sort_keys(v, &keys, &nkeys) != KIX_OK) {
+        r->oom = 1;
+        return 0;
+    }
+    for (i = 0; i < nkeys; i++) {
+        const json_t *p = json_object_get(props, keys[i]);
+        key = keys[i];
+        x = json_object_get(v, key);
         pointer_join(sub, sizeof(sub), ptr, key);
         if (p) {
             if (!check(r, p, x, sub))
-                return 0;
+                break;
         } else if (json_is_false(extra)) {
             char names[160] = "";
             const char *k2;
@@ -691,12 +720,14 @@ static int check_object(struct run *r, const json_t *node, const json_t *v, cons
             }
             if (n >= sizeof(names))
                 memcpy(names + sizeof(names) - 4, "...", 4);
-            return fail(r, sub, "is not a known field here (known: %s)", names);
+            fail(r, sub, "is not a known field here (known: %s)", names);
+            break;
         } else if (json_is_object(extra) && !check(r, extra, x, sub)) {
-            return 0;
+            break;
         }
     }
-    return 1;
+    free(keys);
+    return i == nkeys;
 }
 
 static int check_array(struct run *r, const json_t *node, const json_t *v, const char *ptr)

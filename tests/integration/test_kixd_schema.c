@@ -151,7 +151,8 @@ KIX_TEST(swapped_digests_refused)
 {
     char m[1024];
     run_manifest_of(m, sizeof(m), "passed", "11360", 1);
-    refused(m, KIX_EPOLICY, ": /spec/workloadDigest: must name a Workload, but sha256:");
+    refused(m, KIX_EPOLICY,
+            ": /spec/implementationDigest: must name an Implementation, but sha256:");
 }
 
 /* A digest field naming a stored object of the wrong kind is refused too
@@ -181,7 +182,8 @@ KIX_TEST(stored_object_of_the_wrong_kind_refused)
                   kix_entry_publication(f.publisher, "run-2", &d, NULL, NULL, NULL, &env, NULL));
     objs[0] = bad;
     ASSERT_EQ_INT(KIX_EPOLICY, fx_submit(&f, &env, objs, 1, &res));
-    ASSERT_CONTAINS(res.message, "/spec/workloadDigest: must name a Workload, but sha256:");
+    ASSERT_CONTAINS(res.message,
+                    "/spec/implementationDigest: must name an Implementation, but sha256:");
     ASSERT_EQ_U64(3, log_size(&f));
     ASSERT_TRUE(!stored(&f, bad));
     kix_submit_result_release(&res);
