@@ -456,7 +456,12 @@ static int fail(struct run *r, const char *ptr, const char *fmt, ...)
 /* RFC 6901: "~" → "~0", "/" → "~1". */
 static void pointer_join(char *out, size_t cap, const char *base, const char *key)
 {
-    size_t n = (size_t)snprintf(out, cap, "%s/", base);
+    size_t n = strlen(base);
+
+    if (n + 2 > cap)
+        n = cap - 2;
+    memmove(out, base, n);
+    out[n++] = '/';
     for (; *key && n + 3 < cap; key++) {
         if (*key == '~' || *key == '/') {
             out[n++] = '~';
@@ -465,7 +470,19 @@ static void pointer_join(char *out, size_t cap, const char *base, const char *ke
             out[n++] = *key;
         }
     }
-    out[n < cap ? n : cap - 1] = '\0';
+    out[n] = '\0';
+}
+
+static void pointer_index(char *out, size_t cap, const char *base, size_t i)
+{
+    char digits[24];
+    size_t k = sizeof(digits);
+
+    digits[--k] = '\0';
+    do
+        digits[--k] = (char)('0' + i % 10);
+    while ((i /= 10) && k);
+    pointer_join(out, cap, base, digits + k);
 }
 
 static int is_integer(const json_t *v)
@@ -659,14 +676,17 @@ static int key_cmp(const void *a, const void *b)
     return strcmp(*(const char *const *)a, *(const char *const *)b);
 }
 
-static int sort_keys(const json_t *v, const char ***out, size_t *n)
+#define SMALL_OBJECT 32
+
+/* Sorted member names into *out: `small` when they fit, else malloc'ed. */
+static int sort_keys(const json_t *v, const char **small, const char ***out, size_t *n)
 {
     const char *key;
     const json_t *x;
     size_t i = 0;
 
     *n = json_object_size(v);
-    *out = malloc((*n ? *n : 1) * sizeof(**out));
+    *out = *n <= SMALL_OBJECT ? small : malloc(*n * sizeof(**out));
     if (!*out)
         return KIX_ENOMEM;
     json_object_foreach((json_t *)v, key, x)(*out)[i++] = key;
@@ -676,7 +696,7 @@ static int sort_keys(const json_t *v, const char ***out, size_t *n)
 
 static int check_object(struct run *r, const json_t *node, const json_t *v, const char *ptr)
 {
-    const char **keys = NULL;
+    const char *small[SMALL_OBJECT], **keys = NULL;
     size_t nkeys = 0;
     const json_t *req = json_object_get(node, "required"),
                  *props = json_object_get(node, "properties");
@@ -694,7 +714,7 @@ static int check_object(struct run *r, const json_t *node, const json_t *v, cons
     }
     /* members in sorted order (as canonical JSON has them), so the first
      * violation named is the same however the object was spelled */
-    if (sort_keys(v, &keys, &nkeys) != KIX_OK) {
+    if (sort_keys(v, small, &keys, &nkeys) != KIX_OK) {
         r->oom = 1;
         return 0;
     }
@@ -726,7 +746,8 @@ static int check_object(struct run *r, const json_t *node, const json_t *v, cons
             break;
         }
     }
-    free(keys);
+    if (keys != small)
+        free(keys);
     return i == nkeys;
 }
 
@@ -745,7 +766,7 @@ static int check_array(struct run *r, const json_t *node, const json_t *v, const
         return 1;
     json_array_foreach(v, i, x)
     {
-        snprintf(sub, sizeof(sub), "%s/%zu", ptr, i);
+        pointer_index(sub, sizeof(sub), ptr, i);
         if (!check(r, items, x, sub))
             return 0;
     }
