@@ -109,6 +109,18 @@ grep -q 'workload.json: invalid: /kind: must be "BenchmarkRun"' "$WORK/out" || {
 expect_status 1 "$KIX" publish --dry-run --json "$WORK/m/swapped.json" "$WORK/m/workload.json" "$WORK/m/impl.json"
 [ "$(json_get "$WORK/out" 'd["files"][0]["pointer"]')" = /spec/implementationDigest ] || { cat "$WORK/out"; fail "dry run --json"; }
 expect_status 2 "$KIX" attest --dry-run --note x run-1
+# an object without a kind is kept as it is by the log: valid in a bundle that references it
+printf '{"log":"compiled in 3 s"}' >"$WORK/m/opaque.json"
+python3 - "$WORK/m" "$("$KIX" digest "$WORK/m/opaque.json")" <<'PY'
+import json, sys
+d, o = sys.argv[1:3]
+run = json.load(open(d + "/run.json"))
+run["spec"]["sourceNative"] = {"source": "test", "buildLog": o}
+json.dump(run, open(d + "/run-opaque.json", "w"))
+PY
+expect_status 0 "$KIX" publish --dry-run "$WORK/m/run-opaque.json" "$WORK/m/workload.json" "$WORK/m/opaque.json"
+grep -q "opaque.json: valid object without a kind" "$WORK/out" || { cat "$WORK/out"; fail "an opaque object"; }
+expect_status 1 "$KIX" validate "$WORK/m/opaque.json"   # alone, it is no record
 pass "publish --dry-run checks the bundle as the log would"
 
 # and the log agrees: what the dry run refuses, the store refuses, storing nothing
@@ -125,3 +137,12 @@ grep -q "/spec/timing/latencyNs/median: must be a non-negative integer" "$WORK/e
   fail "a refused bundle changed the log"
 expect_status 0 "$KIX" publish --store "$WORK/log" --key "$WORK/pub.key" "$WORK/m/run.json" "$WORK/m/workload.json"
 pass "the log refuses what the dry run refuses, and accepts what it accepts"
+
+# a logged entry (the canonical DSSE envelope) validates by its predicate type
+"$KIX" entry 2 --store "$WORK/log" >"$WORK/entry2.json"
+expect_status 0 "$KIX" validate "$WORK/entry2.json"
+grep -q "entry2.json: valid publication sha256:" "$WORK/out" || { cat "$WORK/out"; fail "an envelope"; }
+"$KIX" entry 1 --store "$WORK/log" >"$WORK/entry1.json"
+expect_status 0 "$KIX" validate "$WORK/entry1.json"
+grep -q "entry1.json: valid key" "$WORK/out" || { cat "$WORK/out"; fail "a key entry"; }
+pass "logged envelopes validate by their predicate type"
