@@ -224,8 +224,9 @@ static int compile_node(struct kix_schema *s, const json_t *node, const char *wh
     {
         int rc;
         if (strcmp(k, "$defs") != 0 && in_list(k, annotations, COUNT(annotations))) {
-            if (strcmp(k, "x-kix-kind") == 0 && !kix_record_kind_known(json_string_value(v)))
-                return bad(err, where, "x-kix-kind must name a record kind");
+            if ((strcmp(k, "x-kix-kind") == 0 || strcmp(k, "x-kix-subject-kind") == 0) &&
+                !kix_record_kind_known(json_string_value(v)))
+                return bad(err, where, "%s must name a record kind", k);
             continue;
         }
         if (!in_list(k, keywords, COUNT(keywords)) && strcmp(k, "$defs") != 0)

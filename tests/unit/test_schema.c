@@ -91,6 +91,7 @@ KIX_TEST(unknown_keyword_refused)
         {"{\"properties\":{\"d\":{\"x-kix-kind\":\"Blob\"}}}",
          "x-kix-kind must name a record kind"},
         {"{\"if\":{},\"then\":{}}", "keyword if"},
+        {"{\"x-kix-subject-kind\":\"Run\"}", "x-kix-subject-kind must name a record kind"},
     };
     char text[512];
     struct kix_schema *s = NULL;
