@@ -6,6 +6,7 @@
 #include <pthread.h>
 #include <regex.h>
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -26,12 +27,27 @@ struct pattern {
     regex_t re;
 };
 
+/* One schema object, its keywords looked up once at compile time. */
+struct snode {
+    const json_t *json;
+    const json_t *ref; /* the $defs entry its $ref names, or NULL */
+    const json_t *type, *cnst, *enm, *min, *max, *minl, *maxl, *pattern, *format, *desc, *required,
+        *props, *extra, *items, *minitems, *maxitems, *any, *kind;
+    const regex_t *re;
+    unsigned types; /* TYPE_* bits of "type"; 0 when it has none */
+    int nonneg;     /* "type": "integer" with "minimum": 0 */
+};
+
 struct kix_schema {
     json_t *root;
     char name[64];
     const char *subject_kind;
     struct pattern *patterns;
     size_t npatterns, cap;
+    struct snode *nodes; /* every schema object, found by its json_t (slots) */
+    size_t nnodes, ncap;
+    size_t *slots; /* node index + 1; 0 = empty */
+    size_t nslots; /* a power of two */
 };
 
 /* ---- compiling -------------------------------------------------------------- */
@@ -245,8 +261,129 @@ void kix_schema_free(struct kix_schema *s)
     for (size_t i = 0; i < s->npatterns; i++)
         regfree(&s->patterns[i].re);
     free(s->patterns);
+    free(s->nodes);
+    free(s->slots);
     json_decref(s->root);
     free(s);
+}
+
+/* ---- the node index (built once the schema compiled) -------------------------- */
+
+enum {
+    TYPE_OBJECT = 1,
+    TYPE_ARRAY = 2,
+    TYPE_STRING = 4,
+    TYPE_NUMBER = 8,
+    TYPE_INTEGER = 16,
+    TYPE_BOOLEAN = 32,
+    TYPE_NULL = 64
+};
+
+static unsigned type_bit(const char *t)
+{
+    for (size_t i = 0; i < COUNT(types); i++)
+        if (strcmp(t, types[i]) == 0)
+            return 1u << i;
+    return 0;
+}
+
+static size_t slot_of(const struct kix_schema *s, const json_t *j)
+{
+    uint64_t h = (uint64_t)(uintptr_t)j * 0x9E3779B97F4A7C15ull;
+    size_t i = (size_t)(h >> 32) & (s->nslots - 1);
+    while (s->slots[i] && s->nodes[s->slots[i] - 1].json != j)
+        i = (i + 1) & (s->nslots - 1);
+    return i;
+}
+
+static const struct snode *node_of(const struct kix_schema *s, const json_t *j)
+{
+    size_t i = slot_of(s, j);
+    return s->slots[i] ? &s->nodes[s->slots[i] - 1] : NULL;
+}
+
+static const regex_t *pattern_of(const struct kix_schema *s, const json_t *p);
+
+/* Adds j and the schemas under it (calls itself; depth is bounded by
+ * compile_node). Counts only when s->nodes is NULL. */
+static int index_node(struct kix_schema *s, const json_t *j)
+{
+    const char *const subs[] = {"properties", "$defs"};
+    const json_t *v, *t;
+    const char *k;
+    size_t i;
+
+    if (s->nodes) {
+        struct snode *n;
+        i = slot_of(s, j);
+        if (s->slots[i])
+            return KIX_OK;
+        if (s->nnodes == s->ncap)
+            return KIX_ENOMEM; /* (the count pass sized it) */
+        n = &s->nodes[s->nnodes++];
+        s->slots[i] = s->nnodes;
+        memset(n, 0, sizeof(*n));
+        n->json = j;
+        if ((v = json_object_get(j, "$ref")) != NULL)
+            n->ref = json_object_get(json_object_get(s->root, "$defs"), json_string_value(v) + 8);
+        n->type = json_object_get(j, "type");
+        n->cnst = json_object_get(j, "const");
+        n->enm = json_object_get(j, "enum");
+        n->min = json_object_get(j, "minimum");
+        n->max = json_object_get(j, "maximum");
+        n->minl = json_object_get(j, "minLength");
+        n->maxl = json_object_get(j, "maxLength");
+        n->pattern = json_object_get(j, "pattern");
+        n->format = json_object_get(j, "format");
+        n->desc = json_object_get(j, "description");
+        n->required = json_object_get(j, "required");
+        n->props = json_object_get(j, "properties");
+        n->extra = json_object_get(j, "additionalProperties");
+        n->items = json_object_get(j, "items");
+        n->minitems = json_object_get(j, "minItems");
+        n->maxitems = json_object_get(j, "maxItems");
+        n->any = json_object_get(j, "anyOf");
+        n->kind = json_object_get(j, "x-kix-kind");
+        n->re = n->pattern ? pattern_of(s, n->pattern) : NULL;
+        if (json_is_string(n->type))
+            n->types = type_bit(json_string_value(n->type));
+        json_array_foreach(n->type, i, t) n->types |= type_bit(json_string_value(t));
+        n->nonneg = n->types == TYPE_INTEGER && n->min && json_number_value(n->min) == 0;
+    } else {
+        s->ncap++;
+    }
+    for (size_t w = 0; w < COUNT(subs); w++)
+        json_object_foreach(json_object_get(j, subs[w]), k, v)
+        {
+            if (index_node(s, v) != KIX_OK)
+                return KIX_ENOMEM;
+        }
+    if (json_is_object(v = json_object_get(j, "additionalProperties")) && index_node(s, v))
+        return KIX_ENOMEM;
+    if ((v = json_object_get(j, "items")) != NULL && index_node(s, v))
+        return KIX_ENOMEM;
+    json_array_foreach(json_object_get(j, "anyOf"), i, t)
+    {
+        if (index_node(s, t) != KIX_OK)
+            return KIX_ENOMEM;
+    }
+    return KIX_OK;
+}
+
+static int build_index(struct kix_schema *s, struct kix_err *err)
+{
+    int rc = index_node(s, s->root); /* the count */
+
+    s->nslots = 8;
+    while (s->nslots < 2 * s->ncap)
+        s->nslots *= 2;
+    s->nodes = calloc(s->ncap, sizeof(*s->nodes));
+    s->slots = calloc(s->nslots, sizeof(*s->slots));
+    if (rc == KIX_OK && s->nodes && s->slots)
+        rc = index_node(s, s->root);
+    else
+        rc = KIX_ENOMEM;
+    return rc ? kix_err_set(err, rc, "compiling a schema: out of memory") : KIX_OK;
 }
 
 static int compile_named(const char *text, size_t len, const char *file, struct kix_schema **out,
@@ -272,6 +409,8 @@ static int compile_named(const char *text, size_t len, const char *file, struct 
         goto out;
     }
     rc = compile_node(s, s->root, "", 0, err);
+    if (rc == KIX_OK)
+        rc = build_index(s, err);
     if (rc)
         goto out;
     kind = json_string_value(
@@ -504,23 +643,6 @@ static int is_integer(const json_t *v)
     return isfinite(d) && floor(d) == d;
 }
 
-static int type_matches(const char *t, const json_t *v)
-{
-    if (strcmp(t, "object") == 0)
-        return json_is_object(v);
-    if (strcmp(t, "array") == 0)
-        return json_is_array(v);
-    if (strcmp(t, "string") == 0)
-        return json_is_string(v);
-    if (strcmp(t, "number") == 0)
-        return json_is_number(v);
-    if (strcmp(t, "integer") == 0)
-        return is_integer(v);
-    if (strcmp(t, "boolean") == 0)
-        return json_is_boolean(v);
-    return json_is_null(v);
-}
-
 static const char *article(const char *t)
 {
     return t[0] == 'a' || t[0] == 'i' || t[0] == 'o' ? "an" : "a";
@@ -541,13 +663,6 @@ static void describe_value(const json_t *v, char *out, size_t cap)
     free(text);
 }
 
-static int nonneg_integer_node(const json_t *node)
-{
-    const json_t *t = json_object_get(node, "type"), *min = json_object_get(node, "minimum");
-    return json_is_string(t) && strcmp(json_string_value(t), "integer") == 0 && min &&
-           json_number_value(min) == 0;
-}
-
 static size_t code_points(const char *s, size_t len)
 {
     size_t n = 0;
@@ -564,100 +679,107 @@ static const regex_t *pattern_of(const struct kix_schema *s, const json_t *p)
     return NULL;
 }
 
-static int check(struct run *r, const json_t *node, const json_t *v, const char *ptr);
+static int check(struct run *r, const struct snode *n, const json_t *v, const char *ptr);
 
-static int check_type(struct run *r, const json_t *node, const json_t *v, const char *ptr)
+static unsigned value_types(const json_t *v)
 {
-    const json_t *t = json_object_get(node, "type"), *x;
-    size_t i;
+    switch (json_typeof(v)) {
+    case JSON_OBJECT:
+        return TYPE_OBJECT;
+    case JSON_ARRAY:
+        return TYPE_ARRAY;
+    case JSON_STRING:
+        return TYPE_STRING;
+    case JSON_INTEGER:
+        return TYPE_NUMBER | TYPE_INTEGER;
+    case JSON_REAL:
+        return TYPE_NUMBER | (is_integer(v) ? TYPE_INTEGER : 0);
+    case JSON_TRUE:
+    case JSON_FALSE:
+        return TYPE_BOOLEAN;
+    default:
+        return TYPE_NULL;
+    }
+}
 
-    if (!t)
+static int check_type(struct run *r, const struct snode *n, const json_t *v, const char *ptr)
+{
+    if (!n->types || (n->types & value_types(v)))
         return 1;
-    if (json_is_string(t)) {
-        if (type_matches(json_string_value(t), v))
-            return 1;
-        if (nonneg_integer_node(node))
-            return fail(r, ptr, "must be a non-negative integer");
-        return fail(r, ptr, "must be %s %s", article(json_string_value(t)), json_string_value(t));
-    }
-    json_array_foreach(t, i, x)
+    if (n->nonneg)
+        return fail(r, ptr, "must be a non-negative integer");
+    if (json_is_string(n->type))
+        return fail(r, ptr, "must be %s %s", article(json_string_value(n->type)),
+                    json_string_value(n->type));
     {
-        if (type_matches(json_string_value(x), v))
-            return 1;
-    }
-    {
-        char *names = json_dumps(t, JSON_COMPACT);
+        char *names = json_dumps(n->type, JSON_COMPACT);
         fail(r, ptr, "must be of type %s", names ? names : "?");
         free(names);
     }
     return 0;
 }
 
-static int check_values(struct run *r, const json_t *node, const json_t *v, const char *ptr)
+static int check_values(struct run *r, const struct snode *n, const json_t *v, const char *ptr)
 {
-    const json_t *c = json_object_get(node, "const"), *e = json_object_get(node, "enum"), *x;
-    const json_t *min = json_object_get(node, "minimum"), *max = json_object_get(node, "maximum");
+    const json_t *x;
     char text[200];
     size_t i;
 
-    if (c && !json_same(c, v)) {
-        describe_value(c, text, sizeof(text));
+    if (n->cnst && !json_same(n->cnst, v)) {
+        describe_value(n->cnst, text, sizeof(text));
         return fail(r, ptr, "must be %s", text);
     }
-    if (e) {
+    if (n->enm) {
         int found = 0;
-        json_array_foreach(e, i, x) found |= json_same(x, v);
+        json_array_foreach(n->enm, i, x) found |= json_same(x, v);
         if (!found) {
-            describe_value(e, text, sizeof(text));
+            describe_value(n->enm, text, sizeof(text));
             return fail(r, ptr, "must be one of %s", text);
         }
     }
-    if (json_is_number(v) && min && json_number_value(v) < json_number_value(min)) {
-        if (nonneg_integer_node(node))
+    if (json_is_number(v) && n->min && json_number_value(v) < json_number_value(n->min)) {
+        if (n->nonneg)
             return fail(r, ptr, "must be a non-negative integer");
-        return fail(r, ptr, "must be at least %g", json_number_value(min));
+        return fail(r, ptr, "must be at least %g", json_number_value(n->min));
     }
-    if (json_is_number(v) && max && json_number_value(v) > json_number_value(max))
-        return fail(r, ptr, "must be at most %g", json_number_value(max));
+    if (json_is_number(v) && n->max && json_number_value(v) > json_number_value(n->max))
+        return fail(r, ptr, "must be at most %g", json_number_value(n->max));
     return 1;
 }
 
-static int check_string(struct run *r, const json_t *node, const json_t *v, const char *ptr)
+static int check_string(struct run *r, const struct snode *n, const json_t *v, const char *ptr)
 {
-    const json_t *minl = json_object_get(node, "minLength"),
-                 *maxl = json_object_get(node, "maxLength"), *p = json_object_get(node, "pattern"),
-                 *f = json_object_get(node, "format");
-    const char *s = json_string_value(v),
-               *what = json_string_value(json_object_get(node, "description"));
+    const char *s = json_string_value(v), *what = json_string_value(n->desc);
     const char *open = what ? " (" : "", *close = what ? ")" : "";
-    size_t len = json_string_length(v), n = code_points(s, len);
+    size_t len = json_string_length(v), cp;
 
     if (!what)
         what = "";
-    if (f && !kix_rfc3339_valid(s, len))
+    if (n->format && !kix_rfc3339_valid(s, len))
         return fail(r, ptr, "must be an RFC 3339 UTC time such as 2024-09-03T15:39:55Z");
-    if (p) {
-        const regex_t *re = pattern_of(r->s, p);
-        /* a string with a NUL never matches: regexec would stop at it */
-        if (!re || strlen(s) != len || regexec(re, s, 0, NULL, 0) != 0) {
-            if (f)
-                return fail(r, ptr, "must be an RFC 3339 UTC time such as 2024-09-03T15:39:55Z");
-            return fail(r, ptr, "must match %s%s%s%s", json_string_value(p), open, what, close);
-        }
+    /* a string with a NUL never matches: regexec would stop at it */
+    if (n->pattern && (!n->re || strlen(s) != len || regexec(n->re, s, 0, NULL, 0) != 0)) {
+        if (n->format)
+            return fail(r, ptr, "must be an RFC 3339 UTC time such as 2024-09-03T15:39:55Z");
+        return fail(r, ptr, "must match %s%s%s%s", json_string_value(n->pattern), open, what,
+                    close);
     }
-    if (minl && n < (size_t)json_integer_value(minl))
-        return n == 0 ? fail(r, ptr, "must not be empty%s%s%s", open, what, close)
-                      : fail(r, ptr, "must be at least %lld characters%s%s%s",
-                             (long long)json_integer_value(minl), open, what, close);
-    if (maxl && n > (size_t)json_integer_value(maxl))
+    if (!n->minl && !n->maxl)
+        return 1;
+    cp = code_points(s, len);
+    if (n->minl && cp < (size_t)json_integer_value(n->minl))
+        return cp == 0 ? fail(r, ptr, "must not be empty%s%s%s", open, what, close)
+                       : fail(r, ptr, "must be at least %lld characters%s%s%s",
+                              (long long)json_integer_value(n->minl), open, what, close);
+    if (n->maxl && cp > (size_t)json_integer_value(n->maxl))
         return fail(r, ptr, "must be at most %lld characters%s%s%s",
-                    (long long)json_integer_value(maxl), open, what, close);
+                    (long long)json_integer_value(n->maxl), open, what, close);
     return 1;
 }
 
-static int add_ref(struct run *r, const json_t *node, const json_t *v, const char *ptr)
+static int add_ref(struct run *r, const struct snode *n, const json_t *v, const char *ptr)
 {
-    const char *kind = json_string_value(json_object_get(node, "x-kix-kind"));
+    const char *kind = json_string_value(n->kind);
     struct kix_schema_result *res = r->res;
     struct kix_schema_ref *refs, *ref;
 
@@ -702,24 +824,42 @@ static int sort_keys(const json_t *v, const char **small, const char ***out, siz
     return KIX_OK;
 }
 
-static int check_object(struct run *r, const json_t *node, const json_t *v, const char *ptr)
+static void unknown_field(struct run *r, const struct snode *n, const char *sub)
+{
+    char names[160] = "";
+    const char *k;
+    const json_t *unused;
+    size_t len = 0;
+
+    json_object_foreach((json_t *)n->props, k, unused)
+    {
+        len += (size_t)snprintf(names + len, len < sizeof(names) ? sizeof(names) - len : 0, "%s%s",
+                                len ? ", " : "", k);
+        if (len >= sizeof(names))
+            break;
+    }
+    if (len >= sizeof(names))
+        memcpy(names + sizeof(names) - 4, "...", 4);
+    fail(r, sub, "is not a known field here (known: %s)", names);
+}
+
+static int check_object(struct run *r, const struct snode *n, const json_t *v, const char *ptr)
 {
     const char *small[SMALL_OBJECT], **keys = NULL;
-    size_t nkeys = 0;
-    const json_t *req = json_object_get(node, "required"),
-                 *props = json_object_get(node, "properties");
-    const json_t *extra = json_object_get(node, "additionalProperties"), *x;
+    const struct snode *extra = json_is_object(n->extra) ? node_of(r->s, n->extra) : NULL;
+    size_t nkeys = 0, i;
     char sub[KIX_SCHEMA_POINTER_MAX];
-    const char *key;
-    size_t i;
+    const json_t *x;
 
-    json_array_foreach(req, i, x)
+    json_array_foreach(n->required, i, x)
     {
         if (!json_object_get(v, json_string_value(x))) {
             pointer_join(sub, sizeof(sub), ptr, json_string_value(x));
             return fail(r, sub, "is required");
         }
     }
+    if (!n->props && !n->extra)
+        return 1;
     /* members in sorted order (as canonical JSON has them), so the first
      * violation named is the same however the object was spelled */
     if (sort_keys(v, small, &keys, &nkeys) != KIX_OK) {
@@ -727,30 +867,16 @@ static int check_object(struct run *r, const json_t *node, const json_t *v, cons
         return 0;
     }
     for (i = 0; i < nkeys; i++) {
-        const json_t *p = json_object_get(props, keys[i]);
-        key = keys[i];
-        x = json_object_get(v, key);
-        pointer_join(sub, sizeof(sub), ptr, key);
+        const json_t *p = json_object_get(n->props, keys[i]);
+        x = json_object_get(v, keys[i]);
+        pointer_join(sub, sizeof(sub), ptr, keys[i]);
         if (p) {
-            if (!check(r, p, x, sub))
+            if (!check(r, node_of(r->s, p), x, sub))
                 break;
-        } else if (json_is_false(extra)) {
-            char names[160] = "";
-            const char *k2;
-            const json_t *unused;
-            size_t n = 0;
-            json_object_foreach((json_t *)props, k2, unused)
-            {
-                n += (size_t)snprintf(names + n, n < sizeof(names) ? sizeof(names) - n : 0, "%s%s",
-                                      n ? ", " : "", k2);
-                if (n >= sizeof(names))
-                    break;
-            }
-            if (n >= sizeof(names))
-                memcpy(names + sizeof(names) - 4, "...", 4);
-            fail(r, sub, "is not a known field here (known: %s)", names);
+        } else if (json_is_false(n->extra)) {
+            unknown_field(r, n, sub);
             break;
-        } else if (json_is_object(extra) && !check(r, extra, x, sub)) {
+        } else if (extra && !check(r, extra, x, sub)) {
             break;
         }
     }
@@ -759,17 +885,19 @@ static int check_object(struct run *r, const json_t *node, const json_t *v, cons
     return i == nkeys;
 }
 
-static int check_array(struct run *r, const json_t *node, const json_t *v, const char *ptr)
+static int check_array(struct run *r, const struct snode *n, const json_t *v, const char *ptr)
 {
-    const json_t *items = json_object_get(node, "items"), *mn = json_object_get(node, "minItems"),
-                 *mx = json_object_get(node, "maxItems"), *x;
-    size_t i, n = json_array_size(v);
+    const struct snode *items = n->items ? node_of(r->s, n->items) : NULL;
+    size_t i, len = json_array_size(v);
     char sub[KIX_SCHEMA_POINTER_MAX];
+    const json_t *x;
 
-    if (mn && n < (size_t)json_integer_value(mn))
-        return fail(r, ptr, "must have at least %lld items", (long long)json_integer_value(mn));
-    if (mx && n > (size_t)json_integer_value(mx))
-        return fail(r, ptr, "must have at most %lld items", (long long)json_integer_value(mx));
+    if (n->minitems && len < (size_t)json_integer_value(n->minitems))
+        return fail(r, ptr, "must have at least %lld items",
+                    (long long)json_integer_value(n->minitems));
+    if (n->maxitems && len > (size_t)json_integer_value(n->maxitems))
+        return fail(r, ptr, "must have at most %lld items",
+                    (long long)json_integer_value(n->maxitems));
     if (!items)
         return 1;
     json_array_foreach(v, i, x)
@@ -783,53 +911,49 @@ static int check_array(struct run *r, const json_t *node, const json_t *v, const
 
 /* anyOf: valid when one branch is. Reported as the names a branch of
  * plain `required` lists, else as "no allowed shape". */
-static int check_any_of(struct run *r, const json_t *any, const json_t *v, const char *ptr)
+static int check_any_of(struct run *r, const struct snode *n, const json_t *v, const char *ptr)
 {
     struct kix_schema_result scratch = {0};
     struct run sub = {r->s, &scratch, 0, 0};
     char names[200] = "";
-    size_t i, n = 0;
+    size_t i, len = 0;
     const json_t *branch;
     int plain = 1;
 
-    json_array_foreach(any, i, branch)
+    json_array_foreach(n->any, i, branch)
     {
         const json_t *req = json_object_get(branch, "required");
         scratch.valid = 1;
-        if (check(&sub, branch, v, ptr) && scratch.valid)
+        if (check(&sub, node_of(r->s, branch), v, ptr) && scratch.valid)
             return 1;
         if (json_object_size(branch) != 1 || json_array_size(req) != 1)
             plain = 0;
-        else if (n < sizeof(names))
-            n += (size_t)snprintf(names + n, sizeof(names) - n, "%s%s", n ? ", " : "",
-                                  json_string_value(json_array_get(req, 0)));
+        else if (len < sizeof(names))
+            len += (size_t)snprintf(names + len, sizeof(names) - len, "%s%s", len ? ", " : "",
+                                    json_string_value(json_array_get(req, 0)));
     }
     if (plain)
         return fail(r, ptr, "must have one of: %s", names);
     return fail(r, ptr, "matches none of the allowed shapes");
 }
 
-static int check(struct run *r, const json_t *node, const json_t *v, const char *ptr)
+static int check(struct run *r, const struct snode *n, const json_t *v, const char *ptr)
 {
-    const json_t *ref = json_object_get(node, "$ref"), *any = json_object_get(node, "anyOf");
-
-    if (ref) {
-        const json_t *target =
-            json_object_get(json_object_get(r->s->root, "$defs"), json_string_value(ref) + 8);
-        if (!check(r, target, v, ptr))
-            return 0;
-    }
-    if (!check_type(r, node, v, ptr) || !check_values(r, node, v, ptr))
+    if (!n)
+        return 1; /* (every schema object is indexed: not reached) */
+    if (n->ref && !check(r, node_of(r->s, n->ref), v, ptr))
         return 0;
-    if (json_is_string(v) && !check_string(r, node, v, ptr))
+    if (!check_type(r, n, v, ptr) || !check_values(r, n, v, ptr))
         return 0;
-    if (json_is_object(v) && !check_object(r, node, v, ptr))
+    if (json_is_string(v) && !check_string(r, n, v, ptr))
         return 0;
-    if (json_is_array(v) && !check_array(r, node, v, ptr))
+    if (json_is_object(v) && !check_object(r, n, v, ptr))
         return 0;
-    if (any && !check_any_of(r, any, v, ptr))
+    if (json_is_array(v) && !check_array(r, n, v, ptr))
         return 0;
-    return add_ref(r, node, v, ptr);
+    if (n->any && !check_any_of(r, n, v, ptr))
+        return 0;
+    return add_ref(r, n, v, ptr);
 }
 
 void kix_schema_result_release(struct kix_schema_result *r)
@@ -848,7 +972,7 @@ int kix_schema_validate(const struct kix_schema *s, const json_t *doc,
 
     memset(res, 0, sizeof(*res));
     res->valid = 1;
-    check(&r, s->root, doc, "");
+    check(&r, node_of(s, s->root), doc, "");
     if (r.oom || !res->valid)
         kix_schema_result_release(res);
     return r.oom ? KIX_ENOMEM : KIX_OK;
