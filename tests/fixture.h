@@ -156,7 +156,9 @@ static inline uint64_t log_size(struct fixture *f)
     return n;
 }
 
-static const char *workload = "{\"kind\":\"Workload\",\"spec\":{\"kernel\":\"rope\"}}";
+static const char *workload =
+    "{\"apiVersion\":\"kernelindex.dev/v1alpha1\",\"kind\":\"Workload\",\"metadata\":{\"name\":"
+    "\"rope\"},\"spec\":{\"kernel\":\"rope\"}}";
 
 /* A run manifest referencing the workload; `tag` makes it unique. */
 static inline void run_manifest(char *out, size_t cap, int tag)
@@ -166,8 +168,35 @@ static inline void run_manifest(char *out, size_t cap, int tag)
     digest_of_json(workload, &w);
     kix_digest_format(&w, text);
     snprintf(out, cap,
-             "{\"kind\":\"BenchmarkRun\",\"spec\":{\"median\":%d,\"workloadDigest\":\"%s\"}}",
+             "{\"apiVersion\":\"kernelindex.dev/v1alpha1\",\"kind\":\"BenchmarkRun\",\"metadata\":{"
+             "\"name\":\"run\"},\"spec\":{\"status\":\"passed\",\"timing\":{\"latencyNs\":{"
+             "\"median\":%d}},\"workloadDigest\":\"%s\"}}",
              1000 + tag, text);
+}
+
+/* A BenchmarkProtocol and an ExecutionEnvironment record, distinct per tag. */
+static inline void protocol_record(char *out, size_t cap, int tag)
+{
+    snprintf(out, cap,
+             "{\"apiVersion\":\"kernelindex.dev/v1alpha1\",\"kind\":\"BenchmarkProtocol\","
+             "\"metadata\":{\"name\":\"p%d\"},\"spec\":{\"harness\":{\"name\":\"test\"},"
+             "\"measurement\":{\"primaryStatistic\":\"median\"}}}",
+             tag);
+}
+
+static inline void environment_record(char *out, size_t cap, int tag)
+{
+    snprintf(out, cap,
+             "{\"apiVersion\":\"kernelindex.dev/v1alpha1\",\"kind\":\"ExecutionEnvironment\","
+             "\"metadata\":{\"name\":\"e%d\"},\"spec\":{\"hardware\":{\"product\":\"GPU %d\"}}}",
+             tag, tag);
+}
+
+static inline void digest_text_of_json(const char *json, char out[KIX_DIGEST_TEXT_LEN + 1])
+{
+    struct kix_digest d;
+    digest_of_json(json, &d);
+    kix_digest_format(&d, out);
 }
 
 static inline int publish(struct fixture *f, struct kix_signer *key, const char *run_id, int tag,

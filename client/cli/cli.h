@@ -164,6 +164,14 @@ int cmd_audit(int argc, char **argv);
 int cmd_mirror(int argc, char **argv);
 
 int cmd_canon(int argc, char **argv);
+int cmd_validate(int argc, char **argv);
+/* kix validate's checks of FILEs (force: a schema name, or NULL to choose by
+ * content); bundle adds kix publish --dry-run's rules (the first file a
+ * BenchmarkRun, every other one referenced). data (or NULL: read each path)
+ * holds each file's bytes as publish would send them, the paths naming
+ * them. Returns the exit status. */
+int cli_validate_files(const char *cmd, char **paths, const struct kix_bytes *data, size_t n,
+                       const char *force, int json, int bundle);
 int cmd_digest(int argc, char **argv);
 int cmd_store(int argc, char **argv);
 

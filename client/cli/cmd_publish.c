@@ -26,6 +26,7 @@ struct write_args {
     int key_revoke, key_roles;
     struct kix_verifier key_subject;
     int new_run; /* publish --new-run */
+    int dry_run; /* kix publish --dry-run */
 };
 
 /* Manifests read from files: canonical bytes and digests; [0] is the run
@@ -321,6 +322,7 @@ static int parse_write_args(const char *cmd, const char *help, int argc, char **
         {"source", required_argument, NULL, 's'},
         {"license", required_argument, NULL, 'L'},
         {"new-run", no_argument, NULL, 'N'},
+        {"dry-run", no_argument, NULL, 'D'},
         {NULL, 0, NULL, 0},
     };
     int c;
@@ -366,6 +368,9 @@ static int parse_write_args(const char *cmd, const char *help, int argc, char **
             break;
         case 'N':
             a->new_run = 1;
+            break;
+        case 'D':
+            a->dry_run = 1;
             break;
         case 'h':
             cli_print_help(stdout, help);
@@ -459,6 +464,8 @@ static int run_write(const char *cmd, const char *what, struct write_args *a, ch
     struct kix_err err = {0};
     int rc, status;
 
+    if (a->dry_run)
+        return cli_usage_error(cmd, "--dry-run is an option of kix publish");
     memset(&j, 0, sizeof(j));
     j.a = a;
     kix_resolution_init(&j.res);
@@ -498,7 +505,7 @@ out:
 }
 
 static const char publish_help[] =
-    "usage: kix publish --key KEY [--run-id ID] [--new-run] [--receipt FILE] RUN.json\n"
+    "usage: kix publish --key KEY [--run-id ID] [--new-run] [--dry-run] [--receipt FILE] RUN.json\n"
     "                   [REFERENCED.json...]\n"
     "\n"
     "Publishes a benchmark run: canonicalizes the manifests, signs a publication\n"
@@ -523,8 +530,11 @@ static const char publish_help[] =
     "  --source TEXT    the publication's source, e.g. \"Liger-Kernel benchmarks\"\n"
     "  --license TEXT   the data's license, e.g. BSD-2-Clause\n"
     "  --new-run        a new measurement with the same figures as a published\n"
-    "                   run: record the run id in the manifest (metadata.runId)\n" CLI_COMMON_HELP
-    "\n"
+    "                   run: record the run id in the manifest (metadata.runId)\n"
+    "  --dry-run        check the bundle offline as the log would (kix validate's\n"
+    "                   checks: RUN.json a valid BenchmarkRun, every file valid and\n"
+    "                   referenced, digest fields naming the right kinds); needs no\n"
+    "                   key or server, signs and sends nothing\n" CLI_COMMON_HELP "\n"
     "exit status: 0 published, 1 refused or unverifiable, or a file or key not\n"
     "found, 2 usage, 3 I/O or server error, 4 the log contradicts what this client\n"
     "verified before\n";
@@ -551,6 +561,18 @@ int cmd_publish(int argc, char **argv)
     if (!a.run_id)
         kix_uuid7(uuid);
     a.run_id = a.run_id ? a.run_id : uuid;
+    if (a.dry_run) {
+        /* the bundle as publish would send it: file-named references filled
+         * in, --new-run's metadata.runId written */
+        struct manifests m;
+        memset(&m, 0, sizeof(m));
+        status =
+            read_manifests("publish", a.rest, (size_t)a.nrest, 1, a.new_run ? a.run_id : NULL, &m);
+        if (status == 0)
+            status = cli_validate_files("publish", m.path, m.view, m.n, NULL, a.common.json, 1);
+        manifests_release(&m);
+        return status;
+    }
     return run_write("publish", "publication", &a, a.rest, (size_t)a.nrest, 1, NULL,
                      sign_publication);
 }

@@ -7,6 +7,7 @@
 static const struct cli_command commands[] = {
     {"canon", cmd_canon, "write the RFC 8785 canonical form of a JSON object"},
     {"digest", cmd_digest, "print the sha256: digest of a JSON object's canonical form"},
+    {"validate", cmd_validate, "check records against the schemas the log enforces, offline"},
     {"store", cmd_store, "put, get and check objects in an embedded store"},
     {"keygen", cmd_keygen, "generate an Ed25519 key pair (C2SP text forms)"},
     {"info", cmd_info, "show a log's origin, key and size"},

@@ -9,6 +9,7 @@
 #include "kix/dsse.h"
 #include "kix/log.h"
 #include "kix/log_txn.h"
+#include "kix/schema.h"
 
 struct kix_log {
     struct kix_store *store;
@@ -46,6 +47,12 @@ struct prepared_object {
     int comparable;
     struct kix_digest comparison_key;
     uint64_t value;
+    /* its record kind ("" for an object without one), validated against
+     * its schema in prepare, and the kinds its digest fields require
+     * (checked in the writer's transaction: the objects may be stored) */
+    char kind[KIX_SCHEMA_KIND_MAX];
+    struct kix_schema_ref *kind_refs;
+    size_t nkind_refs;
 };
 
 struct kix_prepared {
@@ -59,6 +66,10 @@ struct kix_prepared {
 
     struct prepared_object *objects;
     size_t nobjects;
+    /* the kinds the predicate requires of the objects it names (a
+     * publication's subject, a rerun's rerunDigest: kix/schema.h) */
+    struct kix_schema_ref *kind_refs;
+    size_t nkind_refs;
 };
 
 /* Key registry record: pub(32) roles(1) added(8) revoked(8). */

@@ -3,6 +3,9 @@
  * transaction (so earlier entries of the same batch count), then the
  * writes that make an accepted entry part of the log. The index above
  * (struct kix_log_indexer) adds its own rules and writes per entry. */
+#include <assert.h>
+#include <jansson.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -86,6 +89,140 @@ static int available(struct kix_store *s, MDB_txn *txn, const struct kix_prepare
     return kix__object_get(s, txn, d->b, &v);
 }
 
+/* The top-level "kind" of canonical JSON (RFC 8785: no whitespace) by a
+ * scan, the writer's cost of a kind check on a stored object: 1 with *out
+ * set ("" when it is no string or too long), 0 when there is none, -1 when
+ * unsure (an escape: parse instead). */
+static int scan_kind(const uint8_t *p, size_t n, char out[KIX_SCHEMA_KIND_MAX])
+{
+    size_t i = 1;
+    int depth = 1, key = 1;
+
+    if (n == 0 || p[0] != '{')
+        return -1;
+    while (i < n) {
+        if (p[i] == '"') {
+            size_t start = ++i;
+            int esc = 0;
+            while (i < n && p[i] != '"') {
+                esc |= p[i] == '\\';
+                i += p[i] == '\\' ? 2 : 1;
+            }
+            if (i >= n)
+                return -1;
+            if (depth == 1 && key) {
+                key = 0;
+                if (esc)
+                    return -1;
+                if (i - start == 4 && memcmp(p + start, "kind", 4) == 0) {
+                    size_t v = i + 2; /* past '"' and ':' */
+                    out[0] = '\0';
+                    if (v >= n || p[v] != '"')
+                        return 1;
+                    for (i = ++v; i < n && p[i] != '"'; i++)
+                        if (p[i] == '\\')
+                            return -1;
+                    if (i < n && i - v < KIX_SCHEMA_KIND_MAX) {
+                        memcpy(out, p + v, i - v);
+                        out[i - v] = '\0';
+                    }
+                    return 1;
+                }
+            }
+        } else if (p[i] == '{' || p[i] == '[') {
+            depth++;
+        } else if (p[i] == '}' || p[i] == ']') {
+            depth--;
+        } else if (p[i] == ',' && depth == 1) {
+            key = 1;
+        }
+        i++;
+    }
+    return 0;
+}
+
+static void parse_kind(const uint8_t *p, size_t n, char kind[KIX_SCHEMA_KIND_MAX])
+{
+    json_t *doc = json_loadb((const char *)p, n, 0, NULL);
+    const char *k = json_string_value(json_object_get(doc, "kind"));
+    snprintf(kind, KIX_SCHEMA_KIND_MAX, "%s", k && strlen(k) < KIX_SCHEMA_KIND_MAX ? k : "");
+    json_decref(doc);
+}
+
+/* The record kind of an object of the bundle or the store ("" when it
+ * has none kix knows). KIX_ENOTFOUND when it is in neither. */
+static int object_kind(struct kix_store *s, MDB_txn *txn, const struct kix_prepared *p,
+                       const struct kix_digest *d, char kind[KIX_SCHEMA_KIND_MAX])
+{
+    MDB_val v;
+    int rc, found;
+
+    for (size_t i = 0; i < p->nobjects; i++)
+        if (memcmp(p->objects[i].digest.b, d->b, 32) == 0) {
+            memcpy(kind, p->objects[i].kind, KIX_SCHEMA_KIND_MAX);
+            return KIX_OK;
+        }
+    rc = kix__object_get(s, txn, d->b, &v);
+    if (rc)
+        return rc;
+    found = scan_kind(v.mv_data, v.mv_size, kind);
+    if (found < 0)
+        parse_kind(v.mv_data, v.mv_size, kind);
+    else if (found == 0)
+        kind[0] = '\0';
+#ifndef NDEBUG
+    {
+        char parsed[KIX_SCHEMA_KIND_MAX];
+        parse_kind(v.mv_data, v.mv_size, parsed);
+        assert(strcmp(parsed, kind) == 0); /* the scan reads what a parse reads */
+    }
+#endif
+    if (!kix_record_kind_known(kind))
+        kind[0] = '\0';
+    return KIX_OK;
+}
+
+static const char *article(const char *kind)
+{
+    return strchr("AEIOU", kind[0]) ? "an" : "a";
+}
+
+/* A digest field that requires a kind (x-kix-kind) names an object of it. */
+static int check_kind(struct kix_store *s, MDB_txn *txn, const struct kix_prepared *p,
+                      const struct kix_schema_ref *ref, const char *where, struct kix_err *err)
+{
+    char kind[KIX_SCHEMA_KIND_MAX], text[KIX_DIGEST_TEXT_LEN + 1];
+    int rc = object_kind(s, txn, p, &ref->digest, kind);
+
+    if (rc == KIX_ENOTFOUND || (rc == KIX_OK && strcmp(kind, ref->kind) == 0))
+        return KIX_OK; /* (a missing object is named by the check of references) */
+    kix_digest_format(&ref->digest, text);
+    if (rc)
+        return kix_err_set(err, rc, "reading object %s: %s", text, kix_strerror(rc));
+    return kix_err_set(err, KIX_EPOLICY, "%s: %s: must name %s %s, but %s is %s%s%s", where,
+                       ref->pointer, article(ref->kind), ref->kind, text,
+                       kind[0] ? article(kind) : "not a record", kind[0] ? " " : "", kind);
+}
+
+static int check_kinds(struct kix_store *s, MDB_txn *txn, const struct kix_prepared *p,
+                       struct kix_err *err)
+{
+    char where[160], text[KIX_DIGEST_TEXT_LEN + 1];
+    int rc = KIX_OK;
+
+    snprintf(where, sizeof(where), "%s entry", kix_entry_type_name(p->entry.type));
+    for (size_t i = 0; rc == KIX_OK && i < p->nkind_refs; i++)
+        rc = check_kind(s, txn, p, &p->kind_refs[i], where, err);
+    for (size_t i = 0; rc == KIX_OK && i < p->nobjects; i++) {
+        const struct prepared_object *o = &p->objects[i];
+        kix_digest_format(&o->digest, text);
+        snprintf(where, sizeof(where), "record %s %s", o->kind, text);
+        for (size_t j = 0; rc == KIX_OK && j < o->nkind_refs; j++)
+            rc = check_kind(s, txn, p, &o->kind_refs[j], where, err);
+    }
+    return rc;
+}
+
 static int check_objects(struct kix_store *s, MDB_txn *txn, const struct kix_prepared *p,
                          struct kix_err *err)
 {
@@ -117,7 +254,7 @@ static int check_objects(struct kix_store *s, MDB_txn *txn, const struct kix_pre
                                    i, text);
             }
         }
-    return KIX_OK;
+    return check_kinds(s, txn, p, err);
 }
 
 /* The key registry's rules for a key entry. */

@@ -20,8 +20,10 @@ void kix_prepared_free(struct kix_prepared *p)
     for (size_t i = 0; i < p->nobjects; i++) {
         kix_buf_release(&p->objects[i].canon);
         free(p->objects[i].refs);
+        free(p->objects[i].kind_refs);
     }
     free(p->objects);
+    free(p->kind_refs);
     kix_entry_release(&p->entry);
     free(p);
 }
@@ -82,8 +84,34 @@ static int verify_if_known(struct kix_log *l, struct kix_prepared *p, struct kix
     return KIX_OK;
 }
 
-/* One parse per object: its canonical form, references and comparison
- * group all come from the same tree. */
+/* An object with a "kind" is a record: it must be one of the kinds the
+ * schemas define (proto/schema) and valid against its schema. Objects
+ * without one (evidence files, ...) are opaque, and can be named by no
+ * field that requires a kind. */
+static int validate_record(const json_t *tree, struct prepared_object *o, struct kix_err *err)
+{
+    struct kix_schema_result res;
+    const char *kind;
+    int rc;
+
+    if (!json_object_get(tree, "kind"))
+        return KIX_OK;
+    rc = kix_record_validate(tree, &res, err);
+    if (rc) {
+        kind = json_string_value(json_object_get(tree, "kind"));
+        if (rc == KIX_EINVAL)
+            kix_err_wrap(err, "record %s", kix_record_kind_known(kind) ? kind : "of no known kind");
+        return rc;
+    }
+    kind = json_string_value(json_object_get(tree, "kind"));
+    snprintf(o->kind, sizeof(o->kind), "%s", kind);
+    o->kind_refs = res.refs;
+    o->nkind_refs = res.nrefs;
+    return KIX_OK;
+}
+
+/* One parse per object: its canonical form, references, comparison group
+ * and record check all come from the same tree. */
 static int prepare_object(struct kix_log *l, struct prepared_object *o, const struct kix_bytes *in,
                           struct kix_err *err)
 {
@@ -93,6 +121,11 @@ static int prepare_object(struct kix_log *l, struct prepared_object *o, const st
 
     if (rc)
         return rc;
+    rc = validate_record(tree, o, err);
+    if (rc) {
+        json_decref(tree);
+        return rc;
+    }
     rc = kix_canon_write_tree(tree, &o->canon);
     if (rc == KIX_OK)
         rc = kix_refs_collect_tree(tree, &o->refs, &o->nrefs);
@@ -154,10 +187,51 @@ static int prepare_objects(struct kix_log *l, struct kix_prepared *p,
     return KIX_OK;
 }
 
+/* The predicate against its schema (proto/schema/<type>.schema.json); the
+ * kinds it requires of the objects it names are kept for the writer. */
+static int validate_predicate(struct kix_prepared *p, const json_t *pred, struct kix_err *err)
+{
+    const struct kix_schema *s = NULL;
+    const char *subject_kind;
+    struct kix_schema_result res;
+    int rc = kix_schema_builtin(kix_entry_type_name(p->entry.type), &s, err);
+
+    if (rc == KIX_OK)
+        rc = kix_schema_validate(s, pred, &res);
+    if (rc)
+        return rc == KIX_ENOMEM ? kix_err_set(err, rc, "out of memory") : rc;
+    if (!res.valid)
+        return kix_err_set(err, KIX_EINVAL, "%s entry: /predicate%s: %s",
+                           kix_entry_type_name(p->entry.type), res.pointer, res.message);
+    p->kind_refs = res.refs;
+    p->nkind_refs = res.nrefs;
+    for (size_t i = 0; i < p->nkind_refs; i++) {
+        char ptr[KIX_SCHEMA_POINTER_MAX];
+        snprintf(ptr, sizeof(ptr), "/predicate%.*s", (int)sizeof(ptr) - 16,
+                 p->kind_refs[i].pointer);
+        memcpy(p->kind_refs[i].pointer, ptr, sizeof(ptr));
+    }
+    subject_kind = kix_schema_subject_kind(s);
+    /* the subject of a publication is the manifest it publishes (entries
+     * about a run name the run's manifest, which the index checks) */
+    if (subject_kind && p->entry.type == KIX_ENTRY_PUBLICATION) {
+        struct kix_schema_ref *refs = realloc(p->kind_refs, (p->nkind_refs + 1) * sizeof(*refs));
+        if (!refs)
+            return kix_err_set(err, KIX_ENOMEM, "out of memory");
+        p->kind_refs = refs;
+        memset(&refs[p->nkind_refs], 0, sizeof(*refs));
+        snprintf(refs[p->nkind_refs].pointer, sizeof(refs->pointer), "/subject/0/digest/sha256");
+        snprintf(refs[p->nkind_refs].kind, sizeof(refs->kind), "%s", subject_kind);
+        refs[p->nkind_refs++].digest = p->entry.subject;
+    }
+    return KIX_OK;
+}
+
 int kix_log_prepare_leaf(struct kix_log *l, const struct kix_bytes *envelope,
                          struct kix_prepared **out, struct kix_err *err)
 {
     struct kix_prepared *p = calloc(1, sizeof(*p));
+    json_t *pred = NULL;
     int rc;
 
     (void)l;
@@ -189,7 +263,11 @@ int kix_log_prepare_leaf(struct kix_log *l, const struct kix_bytes *envelope,
         kix_err_set(err, rc, "out of memory");
         goto fail;
     }
-    rc = kix_entry_parse_statement(&p->entry, p->env.payload.ptr, p->env.payload.len, err);
+    rc = kix_entry_parse_statement_tree(&p->entry, p->env.payload.ptr, p->env.payload.len, &pred,
+                                        err);
+    if (rc == KIX_OK)
+        rc = validate_predicate(p, pred, err);
+    json_decref(pred);
     if (rc == KIX_OK)
         rc = kix_entry_signer(&p->entry, &p->env, err);
     if (rc)

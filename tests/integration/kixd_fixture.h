@@ -280,7 +280,9 @@ static inline void fx_digest_of_json(const char *json, struct kix_digest *d)
     kix_buf_release(&canon);
 }
 
-static const char fx_workload[] = "{\"kind\":\"Workload\",\"spec\":{\"kernel\":\"rope\"}}";
+static const char fx_workload[] =
+    "{\"apiVersion\":\"kernelindex.dev/v1alpha1\",\"kind\":\"Workload\",\"metadata\":{\"name\":"
+    "\"rope\"},\"spec\":{\"kernel\":\"rope\"}}";
 
 /* A run manifest referencing the workload; `tag` makes it unique. */
 static inline void fx_manifest(char *out, size_t cap, int tag)
@@ -290,7 +292,9 @@ static inline void fx_manifest(char *out, size_t cap, int tag)
     fx_digest_of_json(fx_workload, &w);
     kix_digest_format(&w, text);
     snprintf(out, cap,
-             "{\"kind\":\"BenchmarkRun\",\"spec\":{\"median\":%d,\"workloadDigest\":\"%s\"}}",
+             "{\"apiVersion\":\"kernelindex.dev/v1alpha1\",\"kind\":\"BenchmarkRun\",\"metadata\":{"
+             "\"name\":\"run\"},\"spec\":{\"status\":\"passed\",\"timing\":{\"latencyNs\":{"
+             "\"median\":%d}},\"workloadDigest\":\"%s\"}}",
              1000 + tag, text);
 }
 

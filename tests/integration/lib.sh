@@ -45,10 +45,10 @@ free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",
 make_manifests() {
   local dir=$1 tag=$2
   mkdir -p "$dir"
-  printf '{"apiVersion":"kernelindex.dev/v1alpha1","kind":"Workload","spec":{"kernel":"rope","seq":%s}}' \
+  printf '{"apiVersion":"kernelindex.dev/v1alpha1","kind":"Workload","metadata":{"name":"rope"},"spec":{"kernel":"rope","parameters":{"seq":%s}}}' \
     "$tag" >"$dir/workload.json"
   local wd; wd=$("$KIX" digest "$dir/workload.json")
-  printf '{"apiVersion":"kernelindex.dev/v1alpha1","kind":"BenchmarkRun","spec":{"status":"passed","timing":{"latencyNs":{"median":%s}},"workloadDigest":"%s"}}' \
+  printf '{"apiVersion":"kernelindex.dev/v1alpha1","kind":"BenchmarkRun","metadata":{"name":"run"},"spec":{"status":"passed","timing":{"latencyNs":{"median":%s}},"workloadDigest":"%s"}}' \
     "$((11000 + tag))" "$wd" >"$dir/run.json"
 }
 
@@ -59,7 +59,7 @@ make_rerun() {
   mkdir -p "$dir"
   cp "$run/workload.json" "$dir/workload.json"
   local wd; wd=$("$KIX" digest "$dir/workload.json")
-  printf '{"apiVersion":"kernelindex.dev/v1alpha1","kind":"BenchmarkRun","spec":{"status":"passed","timing":{"latencyNs":{"median":%s}},"workloadDigest":"%s"}}' \
+  printf '{"apiVersion":"kernelindex.dev/v1alpha1","kind":"BenchmarkRun","metadata":{"name":"run"},"spec":{"status":"passed","timing":{"latencyNs":{"median":%s}},"workloadDigest":"%s"}}' \
     "$((11000 + tag))" "$wd" >"$dir/run.json"
 }
 

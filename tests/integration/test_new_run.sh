@@ -65,3 +65,14 @@ grep -q "$WORK/d/run.json: spec.workloadDigest names the file $WORK/d/nope.json"
   fail "missing file: $(cat "$WORK/err")"
 [ "$("$KIX" info | awk '$1 == "size" { print $2 }')" = "$SIZE" ] || fail "a refused bundle changed the log"
 pass "a reference to a missing file is refused naming the field and the file"
+
+# the skeleton checks offline: kix validate points at --dry-run for file-named
+# references, and the dry run fills them in as publish does
+"$KIX" new run --kernel rope --gpu "NVIDIA A100" "$WORK/v" >/dev/null || fail "kix new run"
+expect_status 1 "$KIX" validate "$WORK/v/run.json"
+grep -q "a file named here is filled in by kix publish: check the bundle with kix publish --dry-run" "$WORK/out" ||
+  fail "validate of a skeleton: $(cat "$WORK/out")"
+expect_status 0 "$KIX" publish --dry-run "$WORK/v/run.json"
+[ "$(grep -c ': valid ' "$WORK/out")" = 5 ] || fail "dry run of a skeleton: $(cat "$WORK/out")"
+expect_status 0 "$KIX" publish --dry-run --new-run --run-id again "$WORK/v/run.json"
+pass "kix new run's bundle validates offline (kix publish --dry-run), file-named references filled in"

@@ -9,12 +9,15 @@ source "$(dirname "$0")/mirror_lib.sh"
 new_origin "$WORK/o"
 serve o
 export KIX_SERVER=$(addr o) KIX_LOG_KEY="$(cat "$WORK/vkey")"
-# a comparable run: benchmark, workload, protocol and environment (by file name)
-mkdir -p "$WORK/m"
-echo '{"apiVersion":"kernelindex.dev/v1alpha1","kind":"Workload","spec":{"kernel":"rope","seq":7}}' >"$WORK/m/workload.json"
-echo '{"apiVersion":"kernelindex.dev/v1alpha1","kind":"BenchmarkProtocol","spec":{"measurement":{"primaryStatistic":"median"}}}' >"$WORK/m/protocol.json"
-echo '{"apiVersion":"kernelindex.dev/v1alpha1","kind":"ExecutionEnvironment","spec":{"hardware":{"product":"NVIDIA A100"}}}' >"$WORK/m/env.json"
-echo '{"apiVersion":"kernelindex.dev/v1alpha1","kind":"BenchmarkRun","spec":{"status":"passed","timing":{"latencyNs":{"median":11007}},"sourceNative":{"benchmark":"rope/forward"},"workloadDigest":"workload.json","protocolDigest":"protocol.json","environmentDigest":"env.json"}}' >"$WORK/m/run.json"
+# a comparable run: benchmark, workload, protocol, environment, implementation
+# (kix new run: valid records, referenced by file name)
+"$KIX" new run --kernel rope --gpu "NVIDIA A100" "$WORK/m" >/dev/null || fail "kix new run"
+python3 - "$WORK/m/run.json" <<'PY'
+import json, sys
+run = json.load(open(sys.argv[1]))
+run["spec"]["timing"]["latencyNs"]["median"] = 11007
+json.dump(run, open(sys.argv[1], "w"))
+PY
 "$KIX" publish --key "$WORK/pub.key" --run-id first "$WORK/m/run.json" "$WORK/m/workload.json" \
   --json >"$WORK/p1.json" || fail "first publication"
 D1=$(json_get "$WORK/p1.json" 'd["digest"]')
@@ -35,8 +38,7 @@ D2=$(json_get "$WORK/p2.json" 'd["digest"]')
 python3 - "$WORK/m1.json" "$WORK/m2.json" <<'PY' || fail "the --new-run manifest is not the first plus metadata.runId"
 import json, sys
 a, b = json.load(open(sys.argv[1])), json.load(open(sys.argv[2]))
-assert b["metadata"] == {"runId": "second"}, b.get("metadata")
-del b["metadata"]
+assert b["metadata"].pop("runId") == "second", b.get("metadata")
 assert a == b
 assert a["spec"]["workloadDigest"].startswith("sha256:")
 PY

@@ -14,17 +14,18 @@ H="http://127.0.0.1:$HPORT"
 serve o --http "tcp://127.0.0.1:$HPORT"
 export KIX_SERVER=$(addr o) KIX_LOG_KEY="$(cat "$WORK/vkey")"
 
-W='{"apiVersion":"kernelindex.dev/v1alpha1","kind":"Workload","spec":{"kernel":"rope","seq":2048}}'
-E1='{"apiVersion":"kernelindex.dev/v1alpha1","kind":"ExecutionEnvironment","spec":{"hardware":{"product":"NVIDIA A100"}}}'
-E2='{"apiVersion":"kernelindex.dev/v1alpha1","kind":"ExecutionEnvironment","spec":{"hardware":{"product":"NVIDIA A100","host":"rerun-2"}}}'
-mkdir -p "$WORK/m"
-echo "$W" >"$WORK/m/workload.json"
-echo "$E1" >"$WORK/m/env1.json"
-echo "$E2" >"$WORK/m/env2.json"
-echo '{"apiVersion":"kernelindex.dev/v1alpha1","kind":"BenchmarkProtocol","spec":{"measurement":{"timer":"cuda_events","primaryStatistic":"median"}}}' >"$WORK/m/protocol.json"
+# valid records (kix new run), a second environment for the reruns
+"$KIX" new run --kernel rope --gpu "NVIDIA A100" "$WORK/m" >/dev/null || fail "kix new run"
+mv "$WORK/m/environment.json" "$WORK/m/env1.json"
+python3 - "$WORK/m/env1.json" "$WORK/m/env2.json" <<'PY'
+import json, sys
+e = json.load(open(sys.argv[1]))
+e["spec"]["notes"] = "the rerun host"
+json.dump(e, open(sys.argv[2], "w"))
+PY
 # run.json and the reruns name their references by file (publish fills the digests)
 run() { # FILE OBSERVED MEDIAN P20 P80 ENV
-  printf '{"apiVersion":"kernelindex.dev/v1alpha1","kind":"BenchmarkRun","spec":{"status":"passed","observedAt":"%s","timing":{"latencyNs":{"median":%s}},"measurements":[{"metric":"latency","statistic":"p20","unit":"ns","value":%s},{"metric":"latency","statistic":"p80","unit":"ns","value":%s}],"sourceNative":{"benchmark":"rope/forward"},"workloadDigest":"workload.json","protocolDigest":"protocol.json","environmentDigest":"%s"}}' \
+  printf '{"apiVersion":"kernelindex.dev/v1alpha1","kind":"BenchmarkRun","metadata":{"name":"rope"},"spec":{"status":"passed","observedAt":"%s","timing":{"latencyNs":{"median":%s}},"measurements":[{"metric":"latency","statistic":"p20","unit":"ns","value":%s},{"metric":"latency","statistic":"p80","unit":"ns","value":%s}],"sourceNative":{"source":"test","benchmark":"rope/forward"},"workloadDigest":"workload.json","protocolDigest":"protocol.json","environmentDigest":"%s"}}' \
     "$2" "$3" "$4" "$5" "$6" >"$WORK/m/$1"
 }
 run run.json 2024-09-03T15:39:55Z 11360 10336 11456 env1.json

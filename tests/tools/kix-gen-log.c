@@ -25,15 +25,29 @@ struct job {
     int attest; /* attestations of gen-0 instead of publications */
 };
 
+/* Every run references this workload (canonical; sent with each run). */
+static const char workload[] =
+    "{\"apiVersion\":\"kernelindex.dev/v1alpha1\",\"kind\":\"Workload\",\"metadata\":{\"name\":"
+    "\"gen\"},\"spec\":{\"kernel\":\"gen\"}}";
+
+/* Run i's manifest, a valid BenchmarkRun (proto/schema). */
 static const char *manifest_of(size_t i, char *out, size_t cap)
 {
-    snprintf(out, cap, "{\"kind\":\"BenchmarkRun\",\"spec\":{\"n\":%zu}}", i);
+    struct kix_digest w;
+    char text[KIX_DIGEST_TEXT_LEN + 1];
+    kix_digest_of(workload, sizeof(workload) - 1, &w);
+    kix_digest_format(&w, text);
+    snprintf(out, cap,
+             "{\"apiVersion\":\"kernelindex.dev/v1alpha1\",\"kind\":\"BenchmarkRun\",\"metadata\":{"
+             "\"name\":\"gen-%zu\"},\"spec\":{\"status\":\"passed\",\"timing\":{\"latencyNs\":{"
+             "\"median\":%zu}},\"workloadDigest\":\"%s\"}}",
+             i, i, text);
     return out;
 }
 
 static void *prepare_attestations(struct job *j)
 {
-    char manifest[128], note[48];
+    char manifest[512], note[48];
     struct kix_buf canon = KIX_BUF_INIT;
     struct kix_digest d;
 
@@ -60,10 +74,10 @@ static void *prepare(void *arg)
     if (j->attest)
         return prepare_attestations(j);
     for (size_t i = j->from; j->rc == KIX_OK && i < j->to; i++) {
-        char manifest[128], id[32];
+        char manifest[512], id[32];
         struct kix_buf canon = KIX_BUF_INIT, env = KIX_BUF_INIT;
         struct kix_digest d;
-        struct kix_bytes obj;
+        struct kix_bytes obj[2] = {{NULL, 0}, {(const uint8_t *)workload, sizeof(workload) - 1}};
         struct kix_submission sub;
         manifest_of(j->first + i, manifest, sizeof(manifest));
         snprintf(id, sizeof(id), "gen-%zu", j->first + i);
@@ -72,10 +86,10 @@ static void *prepare(void *arg)
         if (j->rc == KIX_OK)
             j->rc = kix_entry_publication(j->key, id, &d, "2026-01-01T00:00:00Z", NULL, NULL, &env,
                                           NULL);
-        obj = kix_buf_bytes(&canon);
+        obj[0] = kix_buf_bytes(&canon);
         sub.envelope = kix_buf_bytes(&env);
-        sub.objects = &obj;
-        sub.nobjects = 1;
+        sub.objects = obj;
+        sub.nobjects = 2;
         if (j->rc == KIX_OK)
             j->rc = kix_log_prepare(j->log, &sub, &j->items[i], NULL);
         kix_buf_release(&canon);

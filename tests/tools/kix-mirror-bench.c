@@ -107,31 +107,39 @@ int main(int argc, char **argv)
                              (unsigned long long)size, (unsigned long long)info.size);
     }
     for (int i = 0; rc == KIX_OK && i < n; i++) {
-        char manifest[256], run_id[37];
+        /* a valid BenchmarkRun (proto/schema) and the workload it references */
+        static const char workload[] =
+            "{\"apiVersion\":\"kernelindex.dev/v1alpha1\",\"kind\":\"Workload\",\"metadata\":{"
+            "\"name\":\"bench\"},\"spec\":{\"kernel\":\"bench\"}}";
+        char manifest[512], run_id[37], wtext[KIX_DIGEST_TEXT_LEN + 1];
         struct kix_buf env = KIX_BUF_INIT, canon = KIX_BUF_INIT;
-        struct kix_digest d;
-        struct kix_bytes obj;
+        struct kix_digest d, w;
+        struct kix_bytes obj[2] = {{NULL, 0}, {(const uint8_t *)workload, sizeof(workload) - 1}};
         struct kix_bundle b;
         struct kix_submit_result res;
         double t0, t1, t2;
 
         memset(&res, 0, sizeof(res));
         kix_uuid7(run_id);
+        kix_digest_of(workload, sizeof(workload) - 1, &w);
+        kix_digest_format(&w, wtext);
         snprintf(manifest, sizeof(manifest),
-                 "{\"kind\":\"BenchmarkRun\",\"spec\":{\"bench\":\"%s\",\"median\":%d}}", run_id,
-                 1000 + i);
+                 "{\"apiVersion\":\"kernelindex.dev/v1alpha1\",\"kind\":\"BenchmarkRun\","
+                 "\"metadata\":{\"name\":\"%s\"},\"spec\":{\"status\":\"passed\",\"timing\":{"
+                 "\"latencyNs\":{\"median\":%d}},\"workloadDigest\":\"%s\"}}",
+                 run_id, 1000 + i, wtext);
         rc = kix_canon((const uint8_t *)manifest, strlen(manifest), NULL, &canon, &err);
         if (rc == KIX_OK) {
             kix_digest_of(canon.ptr, canon.len, &d);
             rc = kix_entry_publication(key, run_id, &d, NULL, "kix-mirror-bench", "CC0-1.0", &env,
                                        &err);
         }
-        obj.ptr = canon.ptr;
-        obj.len = canon.len;
+        obj[0].ptr = canon.ptr;
+        obj[0].len = canon.len;
         b.envelope.ptr = env.ptr;
         b.envelope.len = env.len;
-        b.objects = &obj;
-        b.nobjects = 1;
+        b.objects = obj;
+        b.nobjects = 2;
         t0 = now_ms();
         if (rc == KIX_OK)
             rc = kix_client_submit(origin, &b, 1, &res, &err);

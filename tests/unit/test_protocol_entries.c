@@ -145,17 +145,20 @@ static void build(struct examples *ex)
            &w);
     object(ex, "protocol", "protocol.digest",
            "{\"apiVersion\":\"kernelindex.dev/v1alpha1\",\"kind\":\"BenchmarkProtocol\","
-           "\"spec\":{\"harness\":{\"name\":\"example bench\"},\"measurement\":{\"timer\":"
+           "\"metadata\":{\"name\":\"rope-bench-forward\"},\"spec\":{\"harness\":{\"name\":"
+           "\"example bench\"},\"measurement\":{\"timer\":"
            "\"cuda_events\",\"primaryStatistic\":\"median\",\"metric\":\"latency\",\"pass\":"
            "\"forward\"}}}",
            &p);
     object(ex, "environment", "environment.digest",
            "{\"apiVersion\":\"kernelindex.dev/v1alpha1\",\"kind\":\"ExecutionEnvironment\","
-           "\"spec\":{\"hardware\":{\"vendor\":\"nvidia\",\"product\":\"NVIDIA A100\","
-           "\"architecture\":\"sm_80\"},\"software\":{\"cuda\":\"12.4\"}}}",
+           "\"metadata\":{\"name\":\"nvidia-a100\"},\"spec\":{\"hardware\":{\"vendor\":\"nvidia\","
+           "\"product\":\"NVIDIA A100\","
+           "\"architecture\":\"sm_80\"},\"software\":{\"cudaVersion\":\"12.4\"}}}",
            &e);
     object(ex, "implementation", "implementation.digest",
-           "{\"apiVersion\":\"kernelindex.dev/v1alpha1\",\"kind\":\"Implementation\",\"spec\":"
+           "{\"apiVersion\":\"kernelindex.dev/v1alpha1\",\"kind\":\"Implementation\",\"metadata\":"
+           "{\"name\":\"liger-rope\"},\"spec\":"
            "{\"provider\":\"liger\",\"name\":\"Liger\",\"project\":\"Liger-Kernel\"}}",
            &i);
     kix_digest_format(&w, text[0]);
@@ -163,7 +166,8 @@ static void build(struct examples *ex)
     kix_digest_format(&e, text[2]);
     kix_digest_format(&i, text[3]);
     snprintf(json, sizeof(json),
-             "{\"apiVersion\":\"kernelindex.dev/v1alpha1\",\"kind\":\"BenchmarkRun\",\"spec\":"
+             "{\"apiVersion\":\"kernelindex.dev/v1alpha1\",\"kind\":\"BenchmarkRun\",\"metadata\":"
+             "{\"name\":\"rope-liger-a100\"},\"spec\":"
              "{\"status\":\"passed\",\"observedAt\":\"2026-11-30T12:00:00Z\",\"timing\":"
              "{\"latencyNs\":{\"median\":11360},\"primaryStatistic\":\"median\"},"
              "\"measurements\":[{\"metric\":\"latency\",\"statistic\":\"p20\",\"unit\":\"ns\","
@@ -175,7 +179,8 @@ static void build(struct examples *ex)
     object(ex, "run", "run.digest", json, &run);
     /* the rerun: same workload, protocol and implementation, its own date and figures */
     snprintf(json, sizeof(json),
-             "{\"apiVersion\":\"kernelindex.dev/v1alpha1\",\"kind\":\"BenchmarkRun\",\"spec\":"
+             "{\"apiVersion\":\"kernelindex.dev/v1alpha1\",\"kind\":\"BenchmarkRun\",\"metadata\":"
+             "{\"name\":\"rope-liger-a100\"},\"spec\":"
              "{\"status\":\"passed\",\"observedAt\":\"2026-12-03T08:00:00Z\",\"timing\":"
              "{\"latencyNs\":{\"median\":11420},\"primaryStatistic\":\"median\"},"
              "\"sourceNative\":{\"source\":\"example rerun\",\"benchmark\":\"rope/forward\"},"
@@ -185,7 +190,8 @@ static void build(struct examples *ex)
     object(ex, "rerun-run", "rerun-run.digest", json, &rerun);
     /* the correction that supersedes the run: another median */
     snprintf(json, sizeof(json),
-             "{\"apiVersion\":\"kernelindex.dev/v1alpha1\",\"kind\":\"BenchmarkRun\",\"spec\":"
+             "{\"apiVersion\":\"kernelindex.dev/v1alpha1\",\"kind\":\"BenchmarkRun\",\"metadata\":"
+             "{\"name\":\"rope-liger-a100\"},\"spec\":"
              "{\"status\":\"passed\",\"observedAt\":\"2026-11-30T12:00:00Z\",\"timing\":"
              "{\"latencyNs\":{\"median\":11630},\"primaryStatistic\":\"median\"},"
              "\"sourceNative\":{\"source\":\"example\",\"benchmark\":\"rope/forward\"},"

@@ -14,8 +14,19 @@
 #include "kix/canon.h"
 #include "kix/entries.h"
 
-static const char *const shared_kinds[BENCH_NSHARED] = {"Protocol", "Workload", "Environment",
-                                                        "Implementation"};
+/* The four shared records, valid against their schemas (proto/schema). */
+static const char *const shared_specs[BENCH_NSHARED][2] = {
+    {"BenchmarkProtocol",
+     "{\"harness\":{\"name\":\"kix-bench\"},\"measurement\":{\"primaryStatistic\":\"median\"},"
+     "\"comparability\":{\"notes\":\"the protocol every kix-bench run shares\"}}"},
+    {"Workload",
+     "{\"kernel\":\"kix-bench\",\"description\":\"the workload every kix-bench run shares\"}"},
+    {"ExecutionEnvironment",
+     "{\"hardware\":{\"product\":\"kix-bench host\"},\"notes\":\"the environment every "
+     "kix-bench run shares\"}"},
+    {"Implementation",
+     "{\"provider\":\"kix-bench\",\"notes\":\"the implementation every kix-bench run shares\"}"},
+};
 
 int bench_workload_init(struct bench_workload *w, const char *tag, struct kix_err *err)
 {
@@ -26,12 +37,10 @@ int bench_workload_init(struct bench_workload *w, const char *tag, struct kix_er
     snprintf(w->tag, sizeof(w->tag), "%s", tag);
     rc = kix_signer_generate("bench-publisher", KIX_NOTE_ALG_ED25519, &w->publisher, err);
     for (int i = 0; rc == KIX_OK && i < BENCH_NSHARED; i++) {
-        snprintf(
-            json, sizeof(json),
-            "{\"apiVersion\":\"kernelindex.dev/v1alpha1\",\"kind\":\"%s\",\"metadata\":"
-            "{\"name\":\"kix-bench-%s-%s\"},\"spec\":{\"description\":\"the %s every kix-bench "
-            "run shares\",\"version\":%d}}",
-            shared_kinds[i], tag, shared_kinds[i], shared_kinds[i], i + 1);
+        snprintf(json, sizeof(json),
+                 "{\"apiVersion\":\"kernelindex.dev/v1alpha1\",\"kind\":\"%s\",\"metadata\":"
+                 "{\"name\":\"kix-bench-%s-%d\"},\"spec\":%s}",
+                 shared_specs[i][0], tag, i + 1, shared_specs[i][1]);
         rc = kix_canon((const uint8_t *)json, strlen(json), NULL, &w->shared[i], err);
         if (rc == KIX_OK)
             kix_digest_of(w->shared[i].ptr, w->shared[i].len, &w->shared_digest[i]);

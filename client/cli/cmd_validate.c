@@ -1,0 +1,377 @@
+/* kix validate: the log's record checks (kix/schema.h), offline; and the
+ * bundle check behind kix publish --dry-run. */
+#include <getopt.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "kix/canon.h"
+#include "kix/dsse.h"
+#include "kix/entry.h"
+#include "kix/json.h"
+#include "kix/schema.h"
+
+#define VALIDATE_MAX_FILES 4096
+
+static const char validate_help[] =
+    "usage: kix validate [--kind NAME] [--json] FILE...\n"
+    "\n"
+    "Checks each FILE against the record schemas the log enforces on submit\n"
+    "(proto/schema/ in the source, compiled into kix): a record by its \"kind\"\n"
+    "(BenchmarkRun, BenchmarkProtocol, Workload, ExecutionEnvironment,\n"
+    "Implementation), an in-toto statement or DSSE envelope by its predicate\n"
+    "type. A violation is named by the JSON pointer of the offending field:\n"
+    "\n"
+    "  run.json: invalid: /spec/timing/latencyNs/median: must be a non-negative integer\n"
+    "\n"
+    "A digest field must name an object of the right kind (spec.workloadDigest\n"
+    "a Workload, ...): checked among the files given; a digest of an object not\n"
+    "given is not checked here (the log checks it on submit). Nothing is sent.\n"
+    "\n"
+    "  --kind NAME  validate every FILE against this schema: a record kind, or\n"
+    "               publication, attestation, rerun, supersession, key for a bare\n"
+    "               predicate\n"
+    "  --json       one JSON object: {\"valid\", \"files\": [{\"file\", \"valid\",\n"
+    "               \"schema\", \"digest\", \"pointer\", \"message\", \"refs\"}]}\n"
+    "\n"
+    "exit status: 0 every FILE valid, 1 some invalid or unreadable, 2 usage\n";
+
+struct vfile {
+    const char *path;
+    const struct kix_bytes *data; /* the bytes, or NULL: read path */
+    json_t *doc;
+    struct kix_digest digest;
+    int have_digest;
+    char schema[KIX_SCHEMA_KIND_MAX];
+    int valid;
+    char pointer[KIX_SCHEMA_POINTER_MAX];
+    char message[512];
+    struct kix_schema_ref *refs;
+    size_t nrefs;
+    unsigned char *checked; /* per ref: 1 when its object was among the files */
+};
+
+static void invalid(struct vfile *f, const char *pointer, const char *fmt, ...) KIX_PRINTF(3, 4);
+static void invalid(struct vfile *f, const char *pointer, const char *fmt, ...)
+{
+    va_list ap;
+    f->valid = 0;
+    snprintf(f->pointer, sizeof(f->pointer), "%s", pointer);
+    va_start(ap, fmt);
+    vsnprintf(f->message, sizeof(f->message), fmt, ap);
+    va_end(ap);
+}
+
+/* The schema a document is checked against and the value checked: a
+ * record itself, or a statement's (an envelope's statement's) predicate. */
+static const char *pick(struct vfile *f, json_t **value, json_t **owned, const char **prefix)
+{
+    const char *ptype, *kind;
+    json_t *payload = json_object_get(f->doc, "payload");
+
+    *value = f->doc;
+    *owned = NULL;
+    *prefix = "";
+    if (json_is_string(payload) && json_object_get(f->doc, "payloadType")) {
+        char *text = json_dumps(f->doc, JSON_COMPACT);
+        struct kix_dsse_envelope env;
+        kix_dsse_envelope_init(&env);
+        if (text && kix_dsse_parse((const uint8_t *)text, strlen(text), &env, NULL) == KIX_OK)
+            *owned = json_loadb((const char *)env.payload.ptr, env.payload.len, 0, NULL);
+        kix_dsse_envelope_release(&env);
+        free(text);
+        if (!*owned)
+            return NULL;
+        *value = *owned;
+    }
+    ptype = json_string_value(json_object_get(*value, "predicateType"));
+    if (ptype) {
+        static char name[KIX_SCHEMA_KIND_MAX];
+        size_t plen = strlen(KIX_PREDICATE_PREFIX), n = strlen(ptype);
+        if (n <= plen + 3 || strncmp(ptype, KIX_PREDICATE_PREFIX, plen) != 0 ||
+            strcmp(ptype + n - 3, "/v1") != 0 || n - plen - 3 >= sizeof(name))
+            return NULL;
+        memcpy(name, ptype + plen, n - plen - 3);
+        name[n - plen - 3] = '\0';
+        *value = json_object_get(*value, "predicate");
+        *prefix = "/predicate";
+        return name;
+    }
+    kind = json_string_value(json_object_get(*value, "kind"));
+    return kix_record_kind_known(kind) ? kind : NULL;
+}
+
+static void validate_one(struct vfile *f, const char *force, int bundle)
+{
+    struct kix_schema_result res;
+    const struct kix_schema *s = NULL;
+    json_t *value = NULL, *owned = NULL;
+    const char *prefix = "", *name = force;
+
+    if (!name)
+        name = pick(f, &value, &owned, &prefix);
+    else
+        value = f->doc;
+    if (!name && bundle && !json_object_get(f->doc, "kind") &&
+        !json_object_get(f->doc, "predicateType") && !json_object_get(f->doc, "payloadType")) {
+        /* the log keeps an object without a kind as it is (opaque) */
+        f->valid = 1;
+        f->checked = calloc(1, 1);
+        goto out;
+    }
+    if (!name) {
+        if (json_object_get(f->doc, "payloadType") || json_object_get(f->doc, "predicateType"))
+            invalid(f, "/predicateType",
+                    "must be " KIX_PREDICATE_PREFIX
+                    "{publication,attestation,rerun,supersession,key}/v1");
+        else
+            invalid(f, "/kind",
+                    "must be one of BenchmarkRun, BenchmarkProtocol, Workload, "
+                    "ExecutionEnvironment, Implementation");
+        goto out;
+    }
+    snprintf(f->schema, sizeof(f->schema), "%s", name);
+    if (kix_schema_builtin(name, &s, NULL) != KIX_OK) {
+        invalid(f, "", "no schema named %s", name);
+        goto out;
+    }
+    if (!value) {
+        invalid(f, "/predicate", "is required");
+        goto out;
+    }
+    if (kix_schema_validate(s, value, &res) != KIX_OK) {
+        invalid(f, "", "out of memory");
+        goto out;
+    }
+    if (!res.valid) {
+        size_t pl = strlen(res.pointer);
+        /* kix new run's bundles name their files where digests go */
+        int file_named = pl > 6 && strcmp(res.pointer + pl - 6, "Digest") == 0 &&
+                         strstr(res.message, "^sha256:") != NULL;
+        invalid(f, "", "%s%s: %s", prefix, res.pointer, res.message);
+        snprintf(f->pointer, sizeof(f->pointer), "%s%s", prefix, res.pointer);
+        snprintf(f->message, sizeof(f->message), "%s%s", res.message,
+                 file_named ? "; a file named here is filled in by kix publish: check the "
+                              "bundle with kix publish --dry-run"
+                            : "");
+        goto out;
+    }
+    f->valid = 1;
+    f->refs = res.refs;
+    f->nrefs = res.nrefs;
+    f->checked = calloc(f->nrefs ? f->nrefs : 1, 1);
+    for (size_t i = 0; i < f->nrefs; i++) {
+        char p[KIX_SCHEMA_POINTER_MAX];
+        snprintf(p, sizeof(p), "%s%s", prefix, f->refs[i].pointer);
+        snprintf(f->refs[i].pointer, sizeof(f->refs[i].pointer), "%s", p);
+    }
+out:
+    json_decref(owned);
+}
+
+static void read_one(struct vfile *f)
+{
+    struct kix_buf raw = KIX_BUF_INIT, canon = KIX_BUF_INIT;
+    struct kix_err err = {0};
+    int rc = f->data ? kix_buf_add(&raw, f->data->ptr, f->data->len)
+                     : kix_file_read(f->path, KIX_CANON_DEFAULT_MAX_BYTES, &raw, &err);
+
+    if (rc == KIX_OK)
+        rc = kix_canon_parse_tree(raw.ptr ? raw.ptr : (const uint8_t *)"", raw.len, NULL, &f->doc,
+                                  &err);
+    if (rc == KIX_OK)
+        rc = kix_canon_write_tree(f->doc, &canon);
+    if (rc == KIX_OK) {
+        kix_digest_of(canon.ptr, canon.len, &f->digest);
+        f->have_digest = 1;
+    } else {
+        invalid(f, "", "%s", err.msg[0] ? err.msg : kix_strerror(rc));
+    }
+    kix_buf_release(&raw);
+    kix_buf_release(&canon);
+}
+
+static const char *article(const char *kind)
+{
+    return strchr("AEIOU", kind[0]) ? "an" : "a";
+}
+
+/* The kinds digest fields require, among the files. */
+static void check_kinds(struct vfile *files, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        for (size_t r = 0; files[i].valid && r < files[i].nrefs; r++) {
+            const struct kix_schema_ref *ref = &files[i].refs[r];
+            for (size_t j = 0; j < n; j++) {
+                if (!files[j].have_digest || memcmp(files[j].digest.b, ref->digest.b, 32) != 0)
+                    continue;
+                files[i].checked[r] = 1;
+                if (strcmp(files[j].schema, ref->kind) != 0) {
+                    invalid(&files[i], ref->pointer, "must name %s %s, but %s is %s%s%s",
+                            article(ref->kind), ref->kind, files[j].path,
+                            files[j].schema[0] ? article(files[j].schema) : "not a record",
+                            files[j].schema[0] ? " " : "", files[j].schema);
+                    break;
+                }
+            }
+        }
+}
+
+/* kix publish --dry-run: RUN.json is a BenchmarkRun and every other file
+ * is one it (or another file) references, as the log requires. */
+static void check_bundle(struct vfile *files, size_t n)
+{
+    if (n && files[0].valid && strcmp(files[0].schema, "BenchmarkRun") != 0)
+        invalid(&files[0], "/kind", "must be \"BenchmarkRun\": a publication publishes a run");
+    for (size_t i = 1; i < n; i++) {
+        struct kix_digest *refs = NULL;
+        size_t nrefs = 0;
+        int wanted = 0;
+        if (!files[i].have_digest)
+            continue;
+        for (size_t j = 0; !wanted && j < n; j++) {
+            if (j == i || !files[j].doc)
+                continue;
+            if (kix_refs_collect_tree(files[j].doc, &refs, &nrefs) == KIX_OK)
+                for (size_t k = 0; k < nrefs; k++)
+                    wanted |= memcmp(refs[k].b, files[i].digest.b, 32) == 0;
+            free(refs);
+            refs = NULL;
+        }
+        if (!wanted && files[i].valid)
+            invalid(&files[i], "",
+                    "no other file of the bundle references it; send only what the run needs");
+    }
+}
+
+static void print_text(const struct vfile *f)
+{
+    char d[KIX_DIGEST_TEXT_LEN + 1] = "";
+    if (f->have_digest)
+        kix_digest_format(&f->digest, d);
+    if (f->valid && !f->schema[0])
+        printf("%s: valid object without a kind (kept as it is) %s\n", f->path, d);
+    else if (f->valid)
+        printf("%s: valid %s %s\n", f->path, f->schema, d);
+    else if (f->pointer[0])
+        printf("%s: invalid: %s: %s\n", f->path, f->pointer, f->message);
+    else
+        printf("%s: invalid: %s\n", f->path, f->message);
+}
+
+static void print_json(const struct vfile *files, size_t n, int all_valid)
+{
+    printf("{\"valid\":%s,\"files\":[", all_valid ? "true" : "false");
+    for (size_t i = 0; i < n; i++) {
+        const struct vfile *f = &files[i];
+        char d[KIX_DIGEST_TEXT_LEN + 1];
+        printf("%s{\"file\":", i ? "," : "");
+        cli_json_string(stdout, f->path, strlen(f->path));
+        printf(",\"valid\":%s,\"schema\":", f->valid ? "true" : "false");
+        if (f->schema[0])
+            cli_json_string(stdout, f->schema, strlen(f->schema));
+        else
+            printf("null");
+        if (f->have_digest) {
+            kix_digest_format(&f->digest, d);
+            printf(",\"digest\":\"%s\"", d);
+        } else {
+            printf(",\"digest\":null");
+        }
+        if (!f->valid) {
+            printf(",\"pointer\":");
+            cli_json_string(stdout, f->pointer, strlen(f->pointer));
+            printf(",\"message\":");
+            cli_json_string(stdout, f->message, strlen(f->message));
+        }
+        printf(",\"refs\":[");
+        for (size_t r = 0; f->valid && r < f->nrefs; r++) {
+            kix_digest_format(&f->refs[r].digest, d);
+            printf("%s{\"pointer\":", r ? "," : "");
+            cli_json_string(stdout, f->refs[r].pointer, strlen(f->refs[r].pointer));
+            printf(",\"digest\":\"%s\",\"kind\":\"%s\",\"checked\":%s}", d, f->refs[r].kind,
+                   f->checked[r] ? "true" : "false");
+        }
+        printf("]}");
+    }
+    printf("]}\n");
+}
+
+int cli_validate_files(const char *cmd, char **paths, const struct kix_bytes *data, size_t n,
+                       const char *force, int json, int bundle)
+{
+    struct vfile *files;
+    int all_valid = 1, status;
+
+    if (!n)
+        return cli_usage_error(cmd, "expected FILE...");
+    if (n > VALIDATE_MAX_FILES)
+        return cli_usage_error(cmd, "at most %d files", VALIDATE_MAX_FILES);
+    files = calloc(n, sizeof(*files));
+    if (!files) {
+        struct kix_err err = {0};
+        return cli_fail(cmd, kix_err_set(&err, KIX_ENOMEM, "out of memory"), &err);
+    }
+    for (size_t i = 0; i < n; i++) {
+        files[i].path = paths[i];
+        files[i].data = data ? &data[i] : NULL;
+        files[i].valid = 1;
+        read_one(&files[i]);
+        if (files[i].valid)
+            validate_one(&files[i], force, bundle);
+    }
+    check_kinds(files, n);
+    if (bundle)
+        check_bundle(files, n);
+    for (size_t i = 0; i < n; i++)
+        all_valid &= files[i].valid;
+    if (json)
+        print_json(files, n, all_valid);
+    else
+        for (size_t i = 0; i < n; i++)
+            print_text(&files[i]);
+    status = fflush(stdout) ? EXIT_INTERNAL : all_valid ? 0 : EXIT_REJECTED;
+    for (size_t i = 0; i < n; i++) {
+        json_decref(files[i].doc);
+        free(files[i].refs);
+        free(files[i].checked);
+    }
+    free(files);
+    return status;
+}
+
+int cmd_validate(int argc, char **argv)
+{
+    static const struct option longopts[] = {{"kind", required_argument, NULL, 'k'},
+                                             {"json", no_argument, NULL, 'j'},
+                                             {"help", no_argument, NULL, 'h'},
+                                             {NULL, 0, NULL, 0}};
+    const struct kix_schema *s;
+    const char *force = NULL;
+    int c, json = 0;
+
+    optind = 1;
+    while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
+        switch (c) {
+        case 'k':
+            force = optarg;
+            break;
+        case 'j':
+            json = 1;
+            break;
+        case 'h':
+            cli_print_help(stdout, validate_help);
+            return 0;
+        default:
+            return cli_usage_error("validate", "unknown option");
+        }
+    }
+    if (force && kix_schema_builtin(force, &s, NULL) != KIX_OK)
+        return cli_usage_error("validate",
+                               "--kind must be a record kind (BenchmarkRun, BenchmarkProtocol, "
+                               "Workload, ExecutionEnvironment, Implementation) or a predicate "
+                               "(publication, attestation, rerun, supersession, key)");
+    return cli_validate_files("validate", argv + optind, NULL, (size_t)(argc - optind), force, json,
+                              0);
+}

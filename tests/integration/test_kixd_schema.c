@@ -1,0 +1,242 @@
+/* The record schemas enforced on submit through a real kixd (issue 16):
+ * each bad manifest is refused with the JSON pointer of the offending
+ * field, and nothing is stored (the log's size and the objects unchanged);
+ * the same bundle made right is accepted. */
+#include "harness.h"
+#include "kixd_fixture.h"
+
+#define API "\"apiVersion\":\"kernelindex.dev/v1alpha1\""
+
+static const char implementation[] = "{" API ",\"kind\":\"Implementation\",\"metadata\":{\"name\":"
+                                     "\"liger\"},\"spec\":{\"provider\":\"liger\"}}";
+
+static void digest_text(const char *json, char out[KIX_DIGEST_TEXT_LEN + 1])
+{
+    struct kix_digest d;
+    fx_digest_of_json(json, &d);
+    kix_digest_format(&d, out);
+}
+
+/* A run manifest: `status`, latency `median` (JSON text), and the
+ * workload and implementation digests (swapped when asked). */
+static void run_manifest_of(char *out, size_t cap, const char *status, const char *median,
+                            int swapped)
+{
+    char w[KIX_DIGEST_TEXT_LEN + 1], i[KIX_DIGEST_TEXT_LEN + 1];
+    digest_text(fx_workload, w);
+    digest_text(implementation, i);
+    snprintf(
+        out, cap,
+        "{" API ",\"kind\":\"BenchmarkRun\",\"metadata\":{\"name\":\"rope-a100\"},\"spec\":{"
+        "\"status\":\"%s\",\"timing\":{\"latencyNs\":{\"median\":%s}},\"workloadDigest\":\"%s\","
+        "\"implementationDigest\":\"%s\"}}",
+        status, median, swapped ? i : w, swapped ? w : i);
+}
+
+static uint64_t log_size(const struct fx *f)
+{
+    struct kix_client *c = fx_client(f);
+    struct kix_client_info info;
+    struct kix_err err = {0};
+    uint64_t n = 0;
+    if (c && kix_client_info(c, &info, &err) == KIX_OK)
+        n = info.size;
+    kix_client_close(c);
+    return n;
+}
+
+static int stored(const struct fx *f, const char *json)
+{
+    struct kix_client *c = fx_client(f);
+    struct kix_buf out = KIX_BUF_INIT;
+    struct kix_digest d;
+    struct kix_err err = {0};
+    int rc;
+    fx_digest_of_json(json, &d);
+    rc = c ? kix_client_get_object(c, &d, &out, &err) : KIX_EUNAVAIL;
+    kix_buf_release(&out);
+    kix_client_close(c);
+    return rc == KIX_OK;
+}
+
+/* Publishes `manifest` (objects: it, the workload, the implementation)
+ * and expects refusal `code` with `want` in the message, nothing stored. */
+static void refused(const char *manifest, int code, const char *want)
+{
+    struct fx f;
+    struct kix_buf env = KIX_BUF_INIT;
+    struct kix_submit_result res;
+    struct kix_digest d;
+    const char *objs[3] = {manifest, fx_workload, implementation};
+    uint64_t size;
+
+    ASSERT_EQ_INT(0, fx_start(&f));
+    size = log_size(&f);
+    ASSERT_EQ_U64(2, size);
+    fx_digest_of_json(manifest, &d);
+    ASSERT_EQ_INT(KIX_OK,
+                  kix_entry_publication(f.publisher, "run-1", &d, NULL, NULL, NULL, &env, NULL));
+    ASSERT_EQ_INT(code, fx_submit(&f, &env, objs, 3, &res));
+    ASSERT_CONTAINS(res.message, want);
+    ASSERT_EQ_U64(size, log_size(&f));
+    ASSERT_TRUE(!stored(&f, manifest));
+    ASSERT_TRUE(!stored(&f, fx_workload));
+    kix_submit_result_release(&res);
+    kix_buf_release(&env);
+    fx_cleanup(&f);
+}
+
+KIX_TEST(negative_median_refused)
+{
+    char m[1024];
+    run_manifest_of(m, sizeof(m), "passed", "-5", 0);
+    refused(m, KIX_EINVAL, "/spec/timing/latencyNs/median: must be a non-negative integer");
+}
+
+KIX_TEST(exploded_status_refused)
+{
+    char m[1024];
+    run_manifest_of(m, sizeof(m), "exploded", "11360", 0);
+    refused(m, KIX_EINVAL, "/spec/status: must be one of [\"passed\",\"failed\",\"error\"");
+}
+
+KIX_TEST(bare_manifest_refused)
+{
+    /* no kind: not a record at all, so not a run manifest */
+    struct fx f;
+    struct kix_buf env = KIX_BUF_INIT;
+    struct kix_submit_result res;
+    struct kix_digest d;
+    const char *bare = "{\"gpu\":\"A100\",\"kernel\":\"rope\",\"median_ms\":0.0113}";
+    const char *objs[1] = {bare};
+
+    ASSERT_EQ_INT(0, fx_start(&f));
+    fx_digest_of_json(bare, &d);
+    ASSERT_EQ_INT(KIX_OK,
+                  kix_entry_publication(f.publisher, "run-1", &d, NULL, NULL, NULL, &env, NULL));
+    ASSERT_EQ_INT(KIX_EPOLICY, fx_submit(&f, &env, objs, 1, &res));
+    ASSERT_CONTAINS(res.message,
+                    "publication entry: /subject/0/digest/sha256: must name a BenchmarkRun");
+    ASSERT_CONTAINS(res.message, "is not a record");
+    ASSERT_EQ_U64(2, log_size(&f));
+    ASSERT_TRUE(!stored(&f, bare));
+    kix_submit_result_release(&res);
+    kix_buf_release(&env);
+    fx_cleanup(&f);
+}
+
+KIX_TEST(workload_published_as_run_refused)
+{
+    struct fx f;
+    struct kix_buf env = KIX_BUF_INIT;
+    struct kix_submit_result res;
+    struct kix_digest d;
+    const char *objs[1] = {fx_workload};
+
+    ASSERT_EQ_INT(0, fx_start(&f));
+    fx_digest_of_json(fx_workload, &d);
+    ASSERT_EQ_INT(KIX_OK,
+                  kix_entry_publication(f.publisher, "run-1", &d, NULL, NULL, NULL, &env, NULL));
+    ASSERT_EQ_INT(KIX_EPOLICY, fx_submit(&f, &env, objs, 1, &res));
+    ASSERT_CONTAINS(res.message, "/subject/0/digest/sha256: must name a BenchmarkRun, but sha256:");
+    ASSERT_CONTAINS(res.message, "is a Workload");
+    ASSERT_EQ_U64(2, log_size(&f));
+    ASSERT_TRUE(!stored(&f, fx_workload));
+    kix_submit_result_release(&res);
+    kix_buf_release(&env);
+    fx_cleanup(&f);
+}
+
+KIX_TEST(swapped_digests_refused)
+{
+    char m[1024];
+    run_manifest_of(m, sizeof(m), "passed", "11360", 1);
+    refused(m, KIX_EPOLICY,
+            ": /spec/implementationDigest: must name an Implementation, but sha256:");
+}
+
+/* A digest field naming a stored object of the wrong kind is refused too
+ * (the kind is read from the store, not only from the bundle). */
+KIX_TEST(stored_object_of_the_wrong_kind_refused)
+{
+    struct fx f;
+    struct kix_buf env = KIX_BUF_INIT;
+    struct kix_submit_result res;
+    struct kix_digest d;
+    char good[1024], bad[1024];
+    const char *objs[3] = {good, fx_workload, implementation};
+
+    ASSERT_EQ_INT(0, fx_start(&f));
+    run_manifest_of(good, sizeof(good), "passed", "11360", 0);
+    fx_digest_of_json(good, &d);
+    ASSERT_EQ_INT(KIX_OK,
+                  kix_entry_publication(f.publisher, "run-1", &d, NULL, NULL, NULL, &env, NULL));
+    ASSERT_EQ_INT(KIX_OK, fx_submit(&f, &env, objs, 3, &res));
+    kix_submit_result_release(&res);
+    ASSERT_EQ_U64(3, log_size(&f));
+    /* both objects are stored now; a second run names them the wrong way round */
+    run_manifest_of(bad, sizeof(bad), "passed", "11361", 1);
+    fx_digest_of_json(bad, &d);
+    kix_buf_reset(&env);
+    ASSERT_EQ_INT(KIX_OK,
+                  kix_entry_publication(f.publisher, "run-2", &d, NULL, NULL, NULL, &env, NULL));
+    objs[0] = bad;
+    ASSERT_EQ_INT(KIX_EPOLICY, fx_submit(&f, &env, objs, 1, &res));
+    ASSERT_CONTAINS(res.message,
+                    "/spec/implementationDigest: must name an Implementation, but sha256:");
+    ASSERT_EQ_U64(3, log_size(&f));
+    ASSERT_TRUE(!stored(&f, bad));
+    kix_submit_result_release(&res);
+    kix_buf_release(&env);
+    fx_cleanup(&f);
+}
+
+/* The same bundle made right is accepted: the refusals above are the
+ * schema's, not the bundle's shape. */
+KIX_TEST(valid_run_accepted)
+{
+    struct fx f;
+    struct kix_buf env = KIX_BUF_INIT;
+    struct kix_submit_result res;
+    struct kix_digest d;
+    char m[1024];
+    const char *objs[3] = {m, fx_workload, implementation};
+
+    ASSERT_EQ_INT(0, fx_start(&f));
+    run_manifest_of(m, sizeof(m), "passed", "11360", 0);
+    fx_digest_of_json(m, &d);
+    ASSERT_EQ_INT(KIX_OK,
+                  kix_entry_publication(f.publisher, "run-1", &d, NULL, NULL, NULL, &env, NULL));
+    ASSERT_EQ_INT(KIX_OK, fx_submit(&f, &env, objs, 3, &res));
+    ASSERT_EQ_U64(3, log_size(&f));
+    ASSERT_TRUE(stored(&f, m));
+    ASSERT_TRUE(stored(&f, implementation));
+    kix_submit_result_release(&res);
+    kix_buf_release(&env);
+    fx_cleanup(&f);
+}
+
+/* A predicate is checked against its schema too, by pointer. */
+KIX_TEST(bad_predicate_refused)
+{
+    struct fx f;
+    struct kix_buf env = KIX_BUF_INIT;
+    struct kix_submit_result res;
+    struct kix_digest d;
+    char m[1024];
+    const char *objs[3] = {m, fx_workload, implementation};
+
+    ASSERT_EQ_INT(0, fx_start(&f));
+    run_manifest_of(m, sizeof(m), "passed", "11360", 0);
+    fx_digest_of_json(m, &d);
+    ASSERT_EQ_INT(KIX_OK, kix_entry_publication(f.publisher, "run-1", &d, "2024-09-03 15:39:55",
+                                                NULL, NULL, &env, NULL));
+    ASSERT_EQ_INT(KIX_EINVAL, fx_submit(&f, &env, objs, 3, &res));
+    ASSERT_CONTAINS(res.message, "publication entry: /predicate/publishedAt: must be an RFC 3339");
+    ASSERT_EQ_U64(2, log_size(&f));
+    kix_submit_result_release(&res);
+    kix_buf_release(&env);
+    fx_cleanup(&f);
+}
+
+KIX_TEST_MAIN()
