@@ -1,0 +1,86 @@
+#!/usr/bin/env bash
+# Witnesses over HTTP (c2sp.org/tlog-witness), real processes on free ports:
+# - a kix witness (a mirror started with --witness-key and --http) answers
+#   POST /add-checkpoint for an outside C2SP log it knows only by its
+#   verifier key (--witness-log), checked case by case by c2sp_log.py, a log
+#   and witness client of its own sharing no code with kix: 404 unknown
+#   origin, 403 bad signature, 400 malformed, 409 with its size as
+#   text/x.tlog.size, 422 bad proof or fork, 405, 413, state kept across a
+#   restart, each cosignature verified as a C2SP tlog-cosignature;
+# - a kix origin started with --http-witness gets that witness's
+#   cosignatures for its own checkpoints over HTTP, stores them beside the
+#   checkpoint (clients with --min-witnesses 1 accept it, and c2sp_log.py
+#   verifies the line), and after a restart (it no longer knows the
+#   witness's size) handles the witness's 409 and asks again from its size.
+source "$(dirname "$0")/lib.sh"
+source "$(dirname "$0")/mirror_lib.sh"
+PY=/usr/bin/python3
+C2SP=("$PY" "$KIX_TESTS/integration/c2sp_log.py")
+"$PY" -c 'import nacl.signing' 2>/dev/null || fail "python3-nacl missing (tools/deps.sh installs it)"
+
+"$KIX" keygen --witness --name witness.test --out "$WORK/w" >/dev/null 2>&1
+WKEY=$(cat "$WORK/w.pub")
+LOGKEY=$("${C2SP[@]}" init "$WORK/outside")
+WPORT=$(free_port)
+WURL="http://127.0.0.1:$WPORT"
+
+# usage errors
+expect_status 2 "$KIXD" serve --store "$WORK/none" --witness-log "$LOGKEY"
+grep -q "needs --witness-key" "$WORK/err" || fail "--witness-log alone: $(cat "$WORK/err")"
+expect_status 2 "$KIXD" serve --store "$WORK/none" --http-witness "$WURL"
+grep -q 'expected "URL KEY"' "$WORK/err" || fail "--http-witness without a key: $(cat "$WORK/err")"
+pass "usage: --witness-log needs --witness-key, --http-witness needs URL and KEY"
+
+new_origin "$WORK/o"
+import "--store $WORK/o" 1 10 5
+expect_status 2 "$KIXD" serve --store "$WORK/o" --http-witness "$WURL $WORK/vkey"
+grep -q "not a witness cosignature key" "$WORK/err" || fail "--http-witness with a log key: $(cat "$WORK/err")"
+serve o --http-witness "$WURL $WORK/w.pub" --log-level debug
+mirror m o --witness-key "$WORK/w.key" --http "tcp://127.0.0.1:$WPORT" --witness-log "$LOGKEY"
+for _ in $(seq 1 100); do curl -s -o /dev/null "$WURL/checkpoint" && break; sleep 0.05; done
+
+# the outside log, case by case
+"${C2SP[@]}" scenario "$WORK/outside" "$WURL" "$WKEY" || fail "the witness protocol (above)"
+grep -q "add-checkpoint for example.test/outside-log refused (422)" "$WORK/m.log" ||
+  fail "a refused fork is not logged: $(grep witness "$WORK/m.log" | tail -3)"
+stop m || true
+mirror m o --witness-key "$WORK/w.key" --http "tcp://127.0.0.1:$WPORT" --witness-log "$LOGKEY"
+for _ in $(seq 1 100); do curl -s -o /dev/null "$WURL/checkpoint" && break; sleep 0.05; done
+"${C2SP[@]}" restarted "$WORK/outside" "$WURL" "$WKEY" || fail "the witness after a restart (above)"
+
+# the kix origin asks the kix witness over HTTP
+W=(--witness "$WORK/w.pub" --min-witnesses 1)
+cosigned_at() { # cosigned_at SIZE: until the origin serves SIZE cosigned by the witness
+  local i
+  for i in $(seq 1 200); do
+    "$KIX" checkpoint --server "$(addr o)" --log-key "$WORK/vkey" "${W[@]}" --json >"$WORK/cp.json" 2>/dev/null &&
+      [ "$(json_get "$WORK/cp.json" 'd["size"]')" = "$1" ] && return 0
+    sleep 0.1
+  done
+  grep -i witness "$WORK/o.log" | tail -5 >&2
+  fail "the origin has no cosignature of size $1"
+}
+cosigned_at 12
+json_get "$WORK/cp.json" 'd["checkpoint"]' >"$WORK/cp.txt"
+"${C2SP[@]}" cosigned-note "$WORK/cp.txt" "$WKEY" || fail "the kix checkpoint's cosignature (above)"
+grep -q "witness witness.test cosigned size 12" "$WORK/o.log" || fail "origin log: $(tail -3 "$WORK/o.log")"
+pass "the origin got the kix witness's cosignature of size 12 over HTTP; it verifies as tlog-cosignature"
+
+import "--server $(addr o)" 11 14 2
+cosigned_at 16
+pass "the next checkpoint (16) is cosigned after its commit, with a consistency proof"
+
+# restarted, the origin starts from old size 0: the witness's 409 names 16
+stop o || true
+serve o --http-witness "$WURL $WORK/w.pub" --log-level debug
+import "--server $(addr o)" 15 15 1
+cosigned_at 17
+grep -Eq "has size 1[67] \(409 to old size 0\): asking again from it" "$WORK/o.log" ||
+  fail "no 409 handled: $(grep -i witness "$WORK/o.log" | tail -5)"
+pass "after a restart the origin took the witness's size from its 409 and was cosigned at 17"
+
+# the witness's state for the kix log is the one its mirror side cosigns through
+wait_size m 17
+ls "$WORK/m/witness/" | grep -q "^$("$PY" -c 'import hashlib; print(hashlib.sha256(b"kix.test/log").hexdigest())')$" ||
+  fail "no witness state for kix.test/log in $(ls "$WORK/m/witness")"
+pass "the witness keeps one state per origin in DIR/witness/"
