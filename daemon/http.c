@@ -437,8 +437,8 @@ static void access_log(struct kixd_http_conn *c, unsigned code, size_t bytes)
         path[n] = ch < 0x21 || ch > 0x7e ? '?' : (char)ch;
     }
     path[n] = '\0';
-    kixd_log_access(c->in_message || c->url_len == 0 ? "-" : http_method_str(c->parser.method),
-                    n ? path : "-", code, bytes, kixd_now_ms() - c->started_ms, c->peer);
+    kixd_log_access(c->url_len == 0 ? "-" : http_method_str(c->parser.method), n ? path : "-", code,
+                    bytes, kixd_now_ms() - c->started_ms, c->peer);
 }
 
 /* The strong ETag of an immutable resource: BLAKE2b-128 of the log's key
@@ -1098,6 +1098,7 @@ void kixd_http_accept(struct kixd_worker *w, uv_stream_t *server)
         w->hconns->prev = c;
     w->hconns = c;
     c->last_active = c->msg_since = uv_now(&w->loop);
+    c->started_ms = kixd_now_ms();
     if (srv->metrics)
         atomic_fetch_add(&srv->metrics->http_accepted, 1);
     if (n > cfg->max_connections || w->draining) {
