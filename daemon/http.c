@@ -663,6 +663,20 @@ static void respond(struct kixd_http_conn *c, int head)
     }
     if (page(c, path, len, head))
         return;
+    if (w->srv->tlogw && len == 64 + 11 && memcmp(path + 64, "/checkpoint", 11) == 0) {
+        /* a witness's monitoring path: <hex SHA-256 of the origin>/checkpoint */
+        kix_buf_reset(&w->scratch);
+        rc = kixd_tlogw_monitor(w->srv->tlogw, path, &w->scratch, &err);
+        if (rc == KIX_OK)
+            answer(c, K_WITNESS, 200, "text/plain; charset=utf-8", EDGE, w->scratch.ptr,
+                   w->scratch.len, head);
+        else
+            answer_text(c, K_WITNESS, rc == KIX_ENOTFOUND ? 404 : 500,
+                        rc == KIX_ENOTFOUND ? "not found: this witness never cosigned that log\n"
+                                            : "internal error (see the server's log)\n",
+                        head);
+        return;
+    }
     if (kix_tlog_path_parse(path, len, &p) != KIX_OK) {
         answer_text(c, K_OTHER, 404,
                     "not found: this server answers the C2SP tlog-tiles paths checkpoint, "
@@ -820,14 +834,15 @@ static int on_headers_complete(http_parser *p)
         } else if (p->content_length > KIXD_WITNESS_MAX_BODY) {
             c->refuse = 413;
         } else {
-            if (c->body_cap < KIXD_WITNESS_MAX_BODY) {
-                char *b = realloc(c->body, KIXD_WITNESS_MAX_BODY);
+            size_t want = p->content_length > 0 ? (size_t)p->content_length : 1;
+            if (c->body_cap < want) {
+                char *b = realloc(c->body, want);
                 if (!b) {
                     c->refuse = 503;
                     return 0;
                 }
                 c->body = b;
-                c->body_cap = KIXD_WITNESS_MAX_BODY;
+                c->body_cap = want;
             }
             c->witness = 1;
         }

@@ -205,20 +205,59 @@ static int parse_old(const char *s, size_t len, uint64_t *old, size_t *next)
 }
 
 /* Under t->mu: stores `note` as the latest of its origin, then cosigns it. */
-static int store_and_cosign(struct kixd_tlogw *t, const char *origin, const char *note, size_t len,
-                            const struct kix_bytes *text, struct kix_buf *line, struct kix_err *err)
+/* Under t->mu: cosigns the opened checkpoint, then stores it as the latest
+ * of its origin: its text, its signatures but this witness's older ones,
+ * and the new cosignature (what GET /<origin hash>/checkpoint serves). The
+ * line is appended to `line` only once the state is durable. */
+static int store_and_cosign(struct kixd_tlogw *t, const char *origin, const struct kix_note *note,
+                            struct kix_buf *line, struct kix_err *err)
 {
-    char path[4400];
+    struct kix_buf state = KIX_BUF_INIT, sig = KIX_BUF_INIT;
     uint64_t now = (uint64_t)time(NULL);
+    char path[4400];
     int rc;
 
-    state_path(t, origin, path, sizeof(path));
-    rc = kix_file_write_atomic(path, note, len, 0600, err);
-    if (rc) {
-        kix_err_wrap(err, "storing the witness state %s", path);
-        return rc;
+    rc = kix_cosign(t->signer, (const char *)note->text.ptr, note->text.len, now > 0 ? now : 1,
+                    &sig, err);
+    if (rc == KIX_OK && (kix_buf_add(&state, note->text.ptr, note->text.len) != KIX_OK ||
+                         kix_buf_addc(&state, '\n') != KIX_OK))
+        rc = kix_err_set(err, KIX_ENOMEM, "out of memory");
+    for (size_t i = 0; rc == KIX_OK && i < note->nsigs; i++) {
+        const struct kix_note_sig *s = &note->sigs[i];
+        if (s->key_hash == t->self.key_hash && s->name.len == strlen(t->self.name) &&
+            memcmp(s->name.ptr, t->self.name, s->name.len) == 0)
+            continue;
+        if (kix_buf_add(&state, s->line.ptr, s->line.len) != KIX_OK ||
+            kix_buf_addc(&state, '\n') != KIX_OK)
+            rc = kix_err_set(err, KIX_ENOMEM, "out of memory");
     }
-    return kix_cosign(t->signer, (const char *)text->ptr, text->len, now > 0 ? now : 1, line, err);
+    if (rc == KIX_OK && kix_buf_add(&state, sig.ptr, sig.len) != KIX_OK)
+        rc = kix_err_set(err, KIX_ENOMEM, "out of memory");
+    if (rc == KIX_OK) {
+        state_path(t, origin, path, sizeof(path));
+        rc = kix_file_write_atomic(path, state.ptr, state.len, 0600, err);
+        if (rc)
+            kix_err_wrap(err, "storing the witness state %s", path);
+    }
+    if (rc == KIX_OK && kix_buf_add(line, sig.ptr, sig.len) != KIX_OK)
+        rc = kix_err_set(err, KIX_ENOMEM, "out of memory");
+    kix_buf_release(&state);
+    kix_buf_release(&sig);
+    return rc;
+}
+
+int kixd_tlogw_monitor(struct kixd_tlogw *t, const char *hex, struct kix_buf *out,
+                       struct kix_err *err)
+{
+    char path[4400];
+
+    for (size_t i = 0; i < 64; i++)
+        if (!((hex[i] >= '0' && hex[i] <= '9') || (hex[i] >= 'a' && hex[i] <= 'f')))
+            return kix_err_set(err, KIX_ENOTFOUND, "not an origin hash");
+    snprintf(path, sizeof(path), "%s/%.64s", t->dir, hex);
+    if (access(path, F_OK) != 0)
+        return kix_err_set(err, KIX_ENOTFOUND, "this witness never cosigned that log");
+    return kix_file_read(path, STATE_MAX, out, err);
 }
 
 unsigned kixd_tlogw_add_checkpoint(struct kixd_tlogw *t, const char *body, size_t len,
@@ -310,7 +349,7 @@ unsigned kixd_tlogw_add_checkpoint(struct kixd_tlogw *t, const char *body, size_
                    (unsigned long long)old, (unsigned long long)cp.size);
     } else {
         kix_buf_reset(out);
-        rc = store_and_cosign(t, cp.origin, body + at, len - at, &note->text, out, &err);
+        rc = store_and_cosign(t, cp.origin, note, out, &err);
         if (rc) {
             kixd_log(KIXD_ERROR, "witness: %s", kix_err_text(&err, rc));
             code = say(out, type, 500, "the witness cannot store its state (see its log)");
@@ -358,7 +397,7 @@ int kixd_tlogw_cosign_verified(struct kixd_tlogw *t, struct kix_log_reader *r, c
                              (unsigned long long)have.size);
     }
     if (rc == KIX_OK)
-        rc = store_and_cosign(t, cp.origin, note, len, &opened->text, line, err);
+        rc = store_and_cosign(t, cp.origin, opened, line, err);
     pthread_mutex_unlock(&t->mu);
 out_free:
     free(opened);

@@ -55,6 +55,13 @@ void kixd_tlogw_close(struct kixd_tlogw *t);
 unsigned kixd_tlogw_add_checkpoint(struct kixd_tlogw *t, const char *body, size_t len,
                                    struct kix_buf *out, const char **type);
 
+/* Any thread: GET /<hex>/checkpoint (the spec's monitoring path), hex the
+ * 64 lowercase hex of SHA-256 of an origin: the latest checkpoint cosigned
+ * for it, with the log's signatures and this witness's cosignature,
+ * appended to out. KIX_ENOTFOUND when it never cosigned that origin. */
+int kixd_tlogw_monitor(struct kixd_tlogw *t, const char *hex, struct kix_buf *out,
+                       struct kix_err *err);
+
 /* Mirror thread: cosigns `note`, a checkpoint of the replica `r` verified
  * by replay, through the witness state of its origin: the state must be a
  * prefix of the replica (else KIX_EFORK: the witness cosigned something the

@@ -135,6 +135,35 @@ def add(url, old, proof, note):
     return post(url, data + b"\n" + note.encode())
 
 
+def get(url, path):
+    try:
+        with urllib.request.urlopen(url.rstrip("/") + "/" + path, timeout=10) as r:
+            return r.status, r.headers.get("Content-Type", ""), r.read()
+    except urllib.error.HTTPError as e:
+        return e.code, e.headers.get("Content-Type", ""), e.read()
+
+
+def monitored(url, sk, body, wkey):
+    """GET <prefix>/<hex SHA-256 of the origin>/checkpoint: the checkpoint
+    cosigned last, with the log's signature and the witness's cosignature."""
+    got = get(url, hashlib.sha256(ORIGIN.encode()).hexdigest() + "/checkpoint")
+    expect(got, 200, "monitoring checkpoint")
+    text = got[2].decode("utf-8")
+    if not text.startswith(body + "\n"):
+        fail("monitoring checkpoint %r is not %r" % (text, body))
+    sigs = text[len(body) + 1:]
+    name = ORIGIN
+    pub = bytes(sk.verify_key)
+    mine = [l for l in sigs.splitlines() if l.startswith("\u2014 %s " % name)]
+    if len(mine) != 1:
+        fail("monitoring checkpoint without the log's signature: %r" % text)
+    raw = base64.b64decode(mine[0].split(" ")[2])
+    nacl.signing.VerifyKey(pub).verify(body.encode(), raw[4:])
+    others = "".join(l + "\n" for l in sigs.splitlines() if not l.startswith("\u2014 %s " % name))
+    if len(verify_cosignatures(others.encode(), body, wkey)) != 1:
+        fail("monitoring checkpoint: want one cosignature of the witness: %r" % text)
+
+
 def verify_cosignatures(answer, body, wkey):
     """Every line of the witness key in `answer` (bytes) must verify; returns their times."""
     name, alg, pub = parse_vkey(wkey)
@@ -243,6 +272,10 @@ def scenario(d, url, wkey):
         fail("after 12: %r" % (got,))
     ok("the honest log goes on (12); its fork at 12 is refused")
 
+    monitored(url, sk, body, wkey)
+    expect(get(url, "0" * 64 + "/checkpoint"), 404, "monitoring an unknown origin")
+    ok("GET <origin hash>/checkpoint serves the checkpoint cosigned last, both signatures valid")
+
     # HTTP itself
     expect(post(url, None, method="GET"), 405, "GET /add-checkpoint")
     expect(post(url, b"old 0\n\n" + b"x" * (70 * 1024)), 413, "oversize body")
@@ -259,6 +292,7 @@ def restarted(d, url, wkey):
     got = add(url, 12, consistency(12, honest[:15]), note)
     expect(got, 200, "12 -> 15 after the restart")
     verify_cosignatures(got[2], body, wkey)
+    monitored(url, sk, body, wkey)
     ok("the witness kept its state across a restart (409 says 12) and cosigns 15")
 
 
