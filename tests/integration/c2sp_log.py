@@ -11,6 +11,7 @@ Ed25519 over "cosignature/v1\\ntime T\\n" + the checkpoint body).
   c2sp_log.py init DIR                  make the log's key; print its vkey
   c2sp_log.py scenario DIR URL WKEY     the witness protocol, case by case
   c2sp_log.py restarted DIR URL WKEY    after the witness restarted
+  c2sp_log.py once DIR URL WKEY         one first cosignature, from old size 0
   c2sp_log.py cosigned-note NOTE WKEY   verify the WKEY cosignature of a note file
 
 URL is the witness's submission prefix, WKEY its verifier key text.
@@ -296,6 +297,16 @@ def restarted(d, url, wkey):
     ok("the witness kept its state across a restart (409 says 12) and cosigns 15")
 
 
+def once(d, url, wkey):
+    sk = load_key(d)
+    honest = leaves_of(20)
+    body, note = checkpoint(sk, 3, mth(honest[:3]))
+    got = add(url, 0, [], note)
+    expect(got, 200, "size 3 from old 0")
+    verify_cosignatures(got[2], body, wkey)
+    ok("size 3 cosigned from old 0 by a fresh witness")
+
+
 def cosigned_note(path, wkey):
     text = open(path, encoding="utf-8").read().rstrip("\n") + "\n"
     body, sigs = text.split("\n\n", 1)
@@ -313,6 +324,8 @@ def main():
         scenario(*sys.argv[2:])
     elif len(sys.argv) == 5 and sys.argv[1] == "restarted":
         restarted(*sys.argv[2:])
+    elif len(sys.argv) == 5 and sys.argv[1] == "once":
+        once(*sys.argv[2:])
     elif len(sys.argv) == 4 and sys.argv[1] == "cosigned-note":
         cosigned_note(*sys.argv[2:])
     else:

@@ -47,6 +47,21 @@ stop m || true
 mirror m o --witness-key "$WORK/w.key" --http "tcp://127.0.0.1:$WPORT" --witness-log "$LOGKEY"
 for _ in $(seq 1 100); do curl -s -o /dev/null "$WURL/checkpoint" && break; sleep 0.05; done
 "${C2SP[@]}" restarted "$WORK/outside" "$WURL" "$WKEY" || fail "the witness after a restart (above)"
+code=$(curl -s -o /dev/null -w '%{http_code}' -X POST "$WURL/add-checkpoint")
+[ "$code" = 411 ] || fail "POST without a Content-Length: $code, want 411"
+printf 'old 0\n\n' >"$WORK/body"
+code=$(curl -s -o /dev/null -w '%{http_code}' -H 'Transfer-Encoding: chunked' --data-binary @"$WORK/body" "$WURL/add-checkpoint")
+[ "$code" = 411 ] || fail "a chunked POST: $code, want 411"
+pass "a body without a Content-Length (none, or chunked) gets 411"
+
+# a kixd that is not a mirror is a witness of the logs it is given
+"$KIXD" init --store "$WORK/wonly" --origin wonly.test/log >/dev/null 2>&1
+P3=$(free_port)
+serve wonly --witness-key "$WORK/w.key" --witness-log "$LOGKEY" --http "tcp://127.0.0.1:$P3"
+"${C2SP[@]}" once "$WORK/outside" "http://127.0.0.1:$P3" "$WKEY" || fail "a witness that is no mirror (above)"
+code=$(curl -s -o /dev/null -w '%{http_code}' --data-binary @"$WORK/body" "$WURL/add-checkpointx")
+[ "$code" = 413 ] || fail "POST to another path: $code, want 413 (a body where none is taken)"
+stop wonly || true
 
 # the kix origin asks the kix witness over HTTP
 W=(--witness "$WORK/w.pub" --min-witnesses 1)
