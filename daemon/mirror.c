@@ -41,6 +41,7 @@ struct kixd_mirror {
     struct kix_client *up;              /* requests and kix_sync */
     struct kix_rpc *follow;             /* the follow stream (wake-ups) */
     uint64_t cosigned;                  /* the size last cosigned */
+    uint64_t cosign_failed;             /* the size last failed to cosign (logged once) */
     char cosign_error[KIX_ERR_MSG_MAX]; /* the upstream's last refusal (mu) */
     uint64_t cosign_refused;            /* of the cosignature of this size */
 
@@ -527,8 +528,10 @@ static void cosign(struct kixd_mirror *m)
                                      (const char *)line.ptr, line.len, &m->witness_v, 1, NULL, NULL,
                                      &err);
     if (rc) {
-        kixd_log(KIXD_ERROR, "mirror of %s: cannot cosign size %llu: %s", m->cfg->mirror_of,
+        kixd_log(m->cosign_failed == size ? KIXD_DEBUG : KIXD_ERROR,
+                 "mirror of %s: cannot cosign size %llu: %s", m->cfg->mirror_of,
                  (unsigned long long)size, kix_err_text(&err, rc));
+        m->cosign_failed = size;
         goto out;
     }
     m->cosigned = size;

@@ -204,11 +204,25 @@ static int parse_old(const char *s, size_t len, uint64_t *old, size_t *next)
     return 0;
 }
 
-/* Under t->mu: stores `note` as the latest of its origin, then cosigns it. */
+/* 1 when the state file holds the checkpoint text of `note` already. */
+static int same_text(const char *path, const struct kix_note *note)
+{
+    struct kix_buf b = KIX_BUF_INIT;
+    int same = 0;
+
+    if (access(path, F_OK) == 0 && kix_file_read(path, STATE_MAX, &b, NULL) == KIX_OK)
+        same = b.len > note->text.len && memcmp(b.ptr, note->text.ptr, note->text.len) == 0 &&
+               b.ptr[note->text.len] == '\n';
+    kix_buf_release(&b);
+    return same;
+}
+
 /* Under t->mu: cosigns the opened checkpoint, then stores it as the latest
  * of its origin: its text, its signatures but this witness's older ones,
  * and the new cosignature (what GET /<origin hash>/checkpoint serves). The
- * line is appended to `line` only once the state is durable. */
+ * line is appended to `line` only once the state is durable. The same
+ * checkpoint again is cosigned without rewriting the state, so that
+ * replaying a valid request costs no fsync. */
 static int store_and_cosign(struct kixd_tlogw *t, const char *origin, const struct kix_note *note,
                             struct kix_buf *line, struct kix_err *err)
 {
@@ -233,8 +247,10 @@ static int store_and_cosign(struct kixd_tlogw *t, const char *origin, const stru
     }
     if (rc == KIX_OK && kix_buf_add(&state, sig.ptr, sig.len) != KIX_OK)
         rc = kix_err_set(err, KIX_ENOMEM, "out of memory");
-    if (rc == KIX_OK) {
-        state_path(t, origin, path, sizeof(path));
+    state_path(t, origin, path, sizeof(path));
+    if (rc == KIX_OK && same_text(path, note)) {
+        kixd_log(KIXD_DEBUG, "witness: %s again at the size it holds: state kept", origin);
+    } else if (rc == KIX_OK) {
         rc = kix_file_write_atomic(path, state.ptr, state.len, 0600, err);
         if (rc)
             kix_err_wrap(err, "storing the witness state %s", path);

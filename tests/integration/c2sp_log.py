@@ -12,6 +12,7 @@ Ed25519 over "cosignature/v1\\ntime T\\n" + the checkpoint body).
   c2sp_log.py scenario DIR URL WKEY     the witness protocol, case by case
   c2sp_log.py restarted DIR URL WKEY    after the witness restarted
   c2sp_log.py once DIR URL WKEY         one first cosignature, from old size 0
+  c2sp_log.py again DIR URL WKEY N      the checkpoint of size N again, from old size N
   c2sp_log.py cosigned-note NOTE WKEY   verify the WKEY cosignature of a note file
 
 URL is the witness's submission prefix, WKEY its verifier key text.
@@ -307,6 +308,16 @@ def once(d, url, wkey):
     ok("size 3 cosigned from old 0 by a fresh witness")
 
 
+def again(d, url, wkey, size):
+    sk = load_key(d)
+    size = int(size)
+    body, note = checkpoint(sk, size, mth(leaves_of(20)[:size]))
+    got = add(url, size, [], note)
+    expect(got, 200, "size %d again" % size)
+    verify_cosignatures(got[2], body, wkey)
+    ok("size %d cosigned again" % size)
+
+
 def cosigned_note(path, wkey):
     text = open(path, encoding="utf-8").read().rstrip("\n") + "\n"
     body, sigs = text.split("\n\n", 1)
@@ -326,6 +337,8 @@ def main():
         restarted(*sys.argv[2:])
     elif len(sys.argv) == 5 and sys.argv[1] == "once":
         once(*sys.argv[2:])
+    elif len(sys.argv) == 6 and sys.argv[1] == "again":
+        again(*sys.argv[2:])
     elif len(sys.argv) == 4 and sys.argv[1] == "cosigned-note":
         cosigned_note(*sys.argv[2:])
     else:

@@ -47,6 +47,11 @@ stop m || true
 mirror m o --witness-key "$WORK/w.key" --http "tcp://127.0.0.1:$WPORT" --witness-log "$LOGKEY"
 for _ in $(seq 1 100); do curl -s -o /dev/null "$WURL/checkpoint" && break; sleep 0.05; done
 "${C2SP[@]}" restarted "$WORK/outside" "$WURL" "$WKEY" || fail "the witness after a restart (above)"
+state="$WORK/m/witness/$("$PY" -c 'import hashlib; print(hashlib.sha256(b"example.test/outside-log").hexdigest())')"
+inode=$(stat -c %i "$state")
+"${C2SP[@]}" again "$WORK/outside" "$WURL" "$WKEY" 15 || fail "the same checkpoint again (above)"
+[ "$(stat -c %i "$state")" = "$inode" ] || fail "the same checkpoint again rewrote the witness state"
+pass "the same checkpoint again is cosigned without rewriting the state (no fsync to replay)"
 code=$(curl -s -o /dev/null -w '%{http_code}' -X POST "$WURL/add-checkpoint")
 [ "$code" = 411 ] || fail "POST without a Content-Length: $code, want 411"
 printf 'old 0\n\n' >"$WORK/body"
