@@ -197,6 +197,8 @@ static int metrics_text(struct kixd_worker *w, struct kix_buf *out)
             "# TYPE kix_commits_failed_total counter\nkix_commits_failed_total %llu\n",
             (ULL)failed);
     }
+    if (kixd_wclient_metrics(srv->wclient, out) != KIX_OK)
+        return KIX_ENOMEM;
     ADD("# HELP kixd_connections Open connections (RPC and HTTP).\n"
         "# TYPE kixd_connections gauge\nkixd_connections %u\n",
         atomic_load(&srv->connections));

@@ -79,6 +79,9 @@ struct kixd_wclient;
 int kixd_wclient_start(struct kixd_server *srv, struct kixd_wclient **out, struct kix_err *err);
 /* Any thread: the log grew. NULL is fine. */
 void kixd_wclient_kick(struct kixd_wclient *c);
+/* Any thread: kix_witness_cosigned_size{witness} and
+ * kixd_witness_requests_total{witness,result} for /metrics (NULL: none). */
+int kixd_wclient_metrics(struct kixd_wclient *c, struct kix_buf *out);
 /* Stops and joins the thread (requests in flight are abandoned). */
 void kixd_wclient_stop(struct kixd_wclient *c);
 

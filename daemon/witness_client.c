@@ -33,6 +33,8 @@ struct target {
     uint64_t sent;     /* the checkpoint size of the request in flight */
     uint64_t retry_at; /* loop time before which we do not ask again */
     unsigned backoff, conflicts;
+    /* for /metrics (read by other threads) */
+    atomic_uint_least64_t m_cosigned, m_answers[4]; /* [200, 409, other status, no answer] */
 };
 
 struct sock {
@@ -286,6 +288,7 @@ static void cosigned(struct target *t)
     } else {
         kixd_log(KIXD_INFO, "witness %s cosigned size %llu", t->key.name, (ULL)t->sent);
         t->cosigned = t->old = t->sent;
+        atomic_store(&t->m_cosigned, t->sent);
         t->backoff = 0;
         t->retry_at = 0;
     }
@@ -310,6 +313,7 @@ static void finished(struct target *t, CURLcode res)
 
     curl_easy_getinfo(t->easy, CURLINFO_RESPONSE_CODE, &code);
     curl_easy_getinfo(t->easy, CURLINFO_CONTENT_TYPE, &type);
+    atomic_fetch_add(&t->m_answers[res != CURLE_OK ? 3 : code == 200 ? 0 : code == 409 ? 1 : 2], 1);
     if (res != CURLE_OK) {
         kixd_log(KIXD_WARN, "witness %s: no answer: %s", t->url, curl_easy_strerror(res));
         later(t);
@@ -495,6 +499,53 @@ int kixd_wclient_start(struct kixd_server *srv, struct kixd_wclient **out, struc
              wc->n);
     *out = wc;
     return KIX_OK;
+}
+
+/* A Prometheus label value: \\, \" and \n escaped. */
+static int add_label(struct kix_buf *out, const char *v)
+{
+    for (; *v; v++) {
+        int rc = *v == '\\' || *v == '"' ? kix_buf_addf(out, "\\%c", *v)
+                 : *v == '\n'            ? kix_buf_adds(out, "\\n")
+                                         : kix_buf_addc(out, (uint8_t)*v);
+        if (rc)
+            return rc;
+    }
+    return KIX_OK;
+}
+
+int kixd_wclient_metrics(struct kixd_wclient *wc, struct kix_buf *out)
+{
+    static const char *const results[4] = {"200", "409", "refused", "unreachable"};
+    int rc = KIX_OK;
+
+    if (!wc)
+        return KIX_OK;
+    rc = kix_buf_adds(out, "# HELP kix_witness_cosigned_size The size a --http-witness last "
+                           "cosigned (0: none since kixd started).\n"
+                           "# TYPE kix_witness_cosigned_size gauge\n");
+    for (size_t i = 0; rc == KIX_OK && i < wc->n; i++) {
+        rc = kix_buf_adds(out, "kix_witness_cosigned_size{witness=\"");
+        if (rc == KIX_OK)
+            rc = add_label(out, wc->t[i].key.name);
+        if (rc == KIX_OK)
+            rc = kix_buf_addf(out, "\"} %llu\n", (ULL)atomic_load(&wc->t[i].m_cosigned));
+    }
+    if (rc == KIX_OK)
+        rc = kix_buf_adds(out, "# HELP kixd_witness_requests_total add-checkpoint requests to "
+                               "--http-witness witnesses by result.\n"
+                               "# TYPE kixd_witness_requests_total counter\n");
+    for (size_t i = 0; rc == KIX_OK && i < wc->n; i++) {
+        for (size_t k = 0; rc == KIX_OK && k < 4; k++) {
+            rc = kix_buf_adds(out, "kixd_witness_requests_total{witness=\"");
+            if (rc == KIX_OK)
+                rc = add_label(out, wc->t[i].key.name);
+            if (rc == KIX_OK)
+                rc = kix_buf_addf(out, "\",result=\"%s\"} %llu\n", results[k],
+                                  (ULL)atomic_load(&wc->t[i].m_answers[k]));
+        }
+    }
+    return rc;
 }
 
 void kixd_wclient_kick(struct kixd_wclient *wc)

@@ -92,12 +92,21 @@ pass "the next checkpoint (16) is cosigned after its commit, with a consistency 
 
 # restarted, the origin starts from old size 0: the witness's 409 names 16
 stop o || true
-serve o --http-witness "$WURL $WORK/w.pub" --log-level debug
+OPORT=$(free_port)
+serve o --http-witness "$WURL $WORK/w.pub" --log-level debug --http "tcp://127.0.0.1:$OPORT" --http-metrics
 import "--server $(addr o)" 15 15 1
 cosigned_at 17
 grep -Eq "has size 1[67] \(409 to old size 0\): asking again from it" "$WORK/o.log" ||
   fail "no 409 handled: $(grep -i witness "$WORK/o.log" | tail -5)"
 pass "after a restart the origin took the witness's size from its 409 and was cosigned at 17"
+curl -sf "http://127.0.0.1:$OPORT/metrics" >"$WORK/metrics" || fail "GET /metrics"
+grep -qx 'kix_witness_cosigned_size{witness="witness.test"} 17' "$WORK/metrics" ||
+  fail "cosigned size metric: $(grep witness "$WORK/metrics")"
+awk '/^kixd_witness_requests_total\{witness="witness.test",result="409"\}/ { ok = $2 >= 1 } END { exit !ok }' "$WORK/metrics" ||
+  fail "409 metric: $(grep witness "$WORK/metrics")"
+awk '/^kixd_witness_requests_total\{witness="witness.test",result="200"\}/ { ok = $2 >= 2 } END { exit !ok }' "$WORK/metrics" ||
+  fail "200 metric: $(grep witness "$WORK/metrics")"
+pass "/metrics: the size each --http-witness last cosigned and its answers by result"
 
 # the witness's state for the kix log is the one its mirror side cosigns through
 wait_size m 17
