@@ -33,6 +33,7 @@ struct target {
     uint64_t sent;     /* the checkpoint size of the request in flight */
     uint64_t retry_at; /* loop time before which we do not ask again */
     unsigned backoff, conflicts;
+    long failing; /* the status (-1: no answer) of the failures logged at warn since the last 200 */
     /* for /metrics (read by other threads) */
     atomic_uint_least64_t m_cosigned, m_answers[4]; /* [200, 409, other status, no answer] */
 };
@@ -290,6 +291,7 @@ static void cosigned(struct target *t)
         t->cosigned = t->old = t->sent;
         atomic_store(&t->m_cosigned, t->sent);
         t->backoff = 0;
+        t->failing = 0;
         t->retry_at = 0;
     }
     free(note);
@@ -315,7 +317,9 @@ static void finished(struct target *t, CURLcode res)
     curl_easy_getinfo(t->easy, CURLINFO_CONTENT_TYPE, &type);
     atomic_fetch_add(&t->m_answers[res != CURLE_OK ? 3 : code == 200 ? 0 : code == 409 ? 1 : 2], 1);
     if (res != CURLE_OK) {
-        kixd_log(KIXD_WARN, "witness %s: no answer: %s", t->url, curl_easy_strerror(res));
+        kixd_log(t->failing == -1 ? KIXD_DEBUG : KIXD_WARN, "witness %s: no answer: %s", t->url,
+                 curl_easy_strerror(res));
+        t->failing = -1;
         later(t);
     } else if (code == 200) {
         t->conflicts = 0;
@@ -340,8 +344,10 @@ static void finished(struct target *t, CURLcode res)
         }
     } else {
         first_line(&t->answer, line, sizeof(line));
-        kixd_log(KIXD_WARN, "witness %s refused the checkpoint of size %llu: HTTP %ld: %s", t->url,
+        kixd_log(t->failing == code ? KIXD_DEBUG : KIXD_WARN,
+                 "witness %s refused the checkpoint of size %llu: HTTP %ld: %s", t->url,
                  (ULL)t->sent, code, line[0] ? line : "(no reason given)");
+        t->failing = code;
         t->conflicts = 0;
         later(t);
     }
