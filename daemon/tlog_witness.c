@@ -45,7 +45,7 @@ static int parse_log(const char *given, struct wlog *out, struct kix_err *err)
     rc = kixd_read_verifier(sp ? sp + 1 : given, &out->key, err);
     if (rc) {
         kix_err_wrap(err, "--witness-log %s", given);
-        return rc;
+        return rc == KIX_EINVAL || rc == KIX_ENOTFOUND ? KIX_EUSAGE : rc;
     }
     if (out->key.alg != KIX_NOTE_ALG_ED25519)
         return kix_err_set(err, KIX_EUSAGE,

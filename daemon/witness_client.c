@@ -469,7 +469,7 @@ int kixd_wclient_start(struct kixd_server *srv, struct kixd_wclient **out, struc
                              t->key.name);
         if (rc) {
             kix_err_wrap(err, "--http-witness %s", given);
-            rc = rc == KIX_EINVAL ? KIX_EUSAGE : rc;
+            rc = rc == KIX_EINVAL || rc == KIX_ENOTFOUND ? KIX_EUSAGE : rc;
             break;
         }
         t->headers = curl_slist_append(NULL, "Content-Type: text/plain; charset=utf-8");
