@@ -73,6 +73,7 @@ int kixd_tlogw_open(const struct kixd_config *cfg, const struct kix_verifier *up
     rc = kix_keyfile_read(cfg->witness_key, &t->signer, err);
     if (rc) {
         kix_err_wrap(err, "--witness-key");
+        rc = rc == KIX_EINVAL || rc == KIX_ENOTFOUND ? KIX_EUSAGE : rc;
         goto out;
     }
     if (kix_signer_alg(t->signer) != KIX_NOTE_ALG_COSIGN) {
@@ -93,7 +94,6 @@ int kixd_tlogw_open(const struct kixd_config *cfg, const struct kix_verifier *up
     if (rc)
         goto out;
     snprintf(t->dir, sizeof(t->dir), "%s/witness", cfg->store);
-    rc = kix_dir_make(t->dir, 0700, err);
 out:
     if (rc) {
         kixd_tlogw_close(t);
@@ -251,7 +251,9 @@ static int store_and_cosign(struct kixd_tlogw *t, const char *origin, const stru
     if (rc == KIX_OK && same_text(path, note)) {
         kixd_log(KIXD_DEBUG, "witness: %s again at the size it holds: state kept", origin);
     } else if (rc == KIX_OK) {
-        rc = kix_file_write_atomic(path, state.ptr, state.len, 0600, err);
+        rc = kix_dir_make(t->dir, 0700, err);
+        if (rc == KIX_OK)
+            rc = kix_file_write_atomic(path, state.ptr, state.len, 0600, err);
         if (rc)
             kix_err_wrap(err, "storing the witness state %s", path);
     }

@@ -41,9 +41,10 @@
 
 struct kixd_tlogw;
 
-/* Opens the witness side: the signing key (cfg->witness_key), the logs it
- * witnesses (cfg->witness_logs, and `upstream` when not NULL: a mirror's
- * upstream) and DIR/witness/. */
+/* Opens the witness side, before the log is opened: the signing key
+ * (cfg->witness_key) and the logs it witnesses (cfg->witness_logs, and
+ * `upstream` when not NULL: a mirror's upstream). KIX_EUSAGE for a bad key.
+ * DIR/witness/ is made when the first state is stored. */
 int kixd_tlogw_open(const struct kixd_config *cfg, const struct kix_verifier *upstream,
                     struct kixd_tlogw **out, struct kix_err *err);
 void kixd_tlogw_close(struct kixd_tlogw *t);
@@ -75,14 +76,18 @@ int kixd_tlogw_cosign_verified(struct kixd_tlogw *t, struct kix_log_reader *r, c
 struct kixd_server;
 struct kixd_wclient;
 
-/* Starts the thread asking cfg->http_witnesses; *out stays NULL when none. */
-int kixd_wclient_start(struct kixd_server *srv, struct kixd_wclient **out, struct kix_err *err);
+/* Before the log is opened: parses cfg->http_witnesses (KIX_EUSAGE for a
+ * bad URL or key); *out stays NULL when there are none. */
+int kixd_wclient_new(const struct kixd_config *cfg, struct kixd_wclient **out, struct kix_err *err);
+/* Starts its loop and thread on srv's open log (NULL: a no-op). */
+int kixd_wclient_start(struct kixd_server *srv, struct kixd_wclient *c, struct kix_err *err);
 /* Any thread: the log grew. NULL is fine. */
 void kixd_wclient_kick(struct kixd_wclient *c);
 /* Any thread: kix_witness_cosigned_size{witness} and
  * kixd_witness_requests_total{witness,result} for /metrics (NULL: none). */
 int kixd_wclient_metrics(struct kixd_wclient *c, struct kix_buf *out);
-/* Stops and joins the thread (requests in flight are abandoned). */
+/* Stops and joins the thread if started (requests in flight are
+ * abandoned), then frees; NULL is fine. */
 void kixd_wclient_stop(struct kixd_wclient *c);
 
 #endif

@@ -52,6 +52,7 @@ struct kixd_wclient {
     uv_timer_t timeout, tick;
     CURLM *multi;
     atomic_int stop, kicked;
+    int started; /* the loop and its thread run (kixd_wclient_start) */
     struct target *t;
     size_t n;
 };
@@ -431,9 +432,8 @@ static void wclient_free(struct kixd_wclient *wc)
     free(wc);
 }
 
-int kixd_wclient_start(struct kixd_server *srv, struct kixd_wclient **out, struct kix_err *err)
+int kixd_wclient_new(const struct kixd_config *cfg, struct kixd_wclient **out, struct kix_err *err)
 {
-    const struct kixd_config *cfg = srv->cfg;
     struct kixd_wclient *wc;
     int rc = KIX_OK;
 
@@ -447,9 +447,9 @@ int kixd_wclient_start(struct kixd_server *srv, struct kixd_wclient **out, struc
         wc->t = calloc(cfg->nhttp_witnesses, sizeof(*wc->t));
     if (!wc || !wc->t) {
         free(wc);
+        curl_global_cleanup();
         return kix_err_set(err, KIX_ENOMEM, "out of memory");
     }
-    wc->srv = srv;
     for (size_t i = 0; i < cfg->nhttp_witnesses && rc == KIX_OK; i++) {
         const char *given = cfg->http_witnesses[i], *sp = strrchr(given, ' ');
         struct target *t = &wc->t[i];
@@ -482,8 +482,18 @@ int kixd_wclient_start(struct kixd_server *srv, struct kixd_wclient **out, struc
         rc = kix_err_set(err, KIX_ENOMEM, "cannot start libcurl");
     if (rc) {
         wclient_free(wc);
+        curl_global_cleanup();
         return rc;
     }
+    *out = wc;
+    return KIX_OK;
+}
+
+int kixd_wclient_start(struct kixd_server *srv, struct kixd_wclient *wc, struct kix_err *err)
+{
+    if (!wc)
+        return KIX_OK;
+    wc->srv = srv;
     curl_multi_setopt(wc->multi, CURLMOPT_SOCKETFUNCTION, on_socket);
     curl_multi_setopt(wc->multi, CURLMOPT_SOCKETDATA, wc);
     curl_multi_setopt(wc->multi, CURLMOPT_TIMERFUNCTION, on_timer);
@@ -498,12 +508,11 @@ int kixd_wclient_start(struct kixd_server *srv, struct kixd_wclient **out, struc
         uv_walk(&wc->loop, close_walk, NULL);
         uv_run(&wc->loop, UV_RUN_DEFAULT);
         uv_loop_close(&wc->loop);
-        wclient_free(wc);
         return kix_err_set(err, KIX_EUNAVAIL, "cannot start the witness client thread");
     }
+    wc->started = 1;
     kixd_log(KIXD_INFO, "asking %zu witnesses for cosignatures over HTTP (c2sp.org/tlog-witness)",
              wc->n);
-    *out = wc;
     return KIX_OK;
 }
 
@@ -556,7 +565,7 @@ int kixd_wclient_metrics(struct kixd_wclient *wc, struct kix_buf *out)
 
 void kixd_wclient_kick(struct kixd_wclient *wc)
 {
-    if (!wc || atomic_exchange(&wc->kicked, 1))
+    if (!wc || !wc->started || atomic_exchange(&wc->kicked, 1))
         return;
     uv_async_send(&wc->wake);
 }
@@ -565,10 +574,12 @@ void kixd_wclient_stop(struct kixd_wclient *wc)
 {
     if (!wc)
         return;
-    atomic_store(&wc->stop, 1);
-    uv_async_send(&wc->wake);
-    pthread_join(wc->thread, NULL);
-    uv_loop_close(&wc->loop);
+    if (wc->started) {
+        atomic_store(&wc->stop, 1);
+        uv_async_send(&wc->wake);
+        pthread_join(wc->thread, NULL);
+        uv_loop_close(&wc->loop);
+    }
     wclient_free(wc);
     curl_global_cleanup();
 }

@@ -33,14 +33,16 @@ pass "usage: --witness-log needs --witness-key, --http-witness needs URL and KEY
 
 new_origin "$WORK/o"
 import "--store $WORK/o" 1 10 5
-expect_status 2 "$KIXD" serve --store "$WORK/o" --http-witness "$WURL $WORK/vkey"
+expect_status 2 "$KIXD" serve --store "$WORK/o" --listen "unix://$WORK/x.sock" --http-witness "$WURL $WORK/vkey"
 grep -q "not a witness cosignature key" "$WORK/err" || fail "--http-witness with a log key: $(cat "$WORK/err")"
-expect_status 2 "$KIXD" serve --store "$WORK/o" --http-witness "$WURL $WORK/nonexistent.pub"
-expect_status 2 "$KIXD" serve --store "$WORK/o" --witness-key "$WORK/w.key" --witness-log "not a key"
+expect_status 2 "$KIXD" serve --store "$WORK/o" --listen "unix://$WORK/x.sock" --http-witness "$WURL $WORK/nonexistent.pub"
+expect_status 2 "$KIXD" serve --store "$WORK/o" --listen "unix://$WORK/x.sock" --witness-key "$WORK/w.key" --witness-log "not a key"
 grep -q "witness-log not a key" "$WORK/err" || fail "--witness-log with a bad key: $(cat "$WORK/err")"
-expect_status 2 "$KIXD" serve --store "$WORK/o" --witness-key "$WORK/w.key" --witness-log "$WORK/w.pub"
+expect_status 2 "$KIXD" serve --store "$WORK/o" --listen "unix://$WORK/x.sock" --witness-key "$WORK/w.key" --witness-log "$WORK/w.pub"
 grep -q "is not a log key" "$WORK/err" || fail "--witness-log with a witness key: $(cat "$WORK/err")"
-pass "usage: bad or wrong keys for --http-witness and --witness-log exit 2"
+expect_status 2 "$KIXD" serve --store "$WORK/none" --witness-key "$WORK/w.key" --witness-log "not a key"
+[ ! -e "$WORK/none" ] || fail "a usage error touched the store directory"
+pass "usage: bad or wrong keys for --http-witness and --witness-log exit 2 (before the store is opened)"
 serve o --http-witness "$WURL $WORK/w.pub" --log-level debug
 mirror m o --witness-key "$WORK/w.key" --http "tcp://127.0.0.1:$WPORT" --witness-log "$LOGKEY"
 for _ in $(seq 1 100); do curl -s -o /dev/null "$WURL/checkpoint" && break; sleep 0.05; done
