@@ -89,6 +89,7 @@ struct kixd_config {
     size_t nwitness_logs;
     char http_witnesses[KIXD_MAX_WITNESSES][3072]; /* "URL KEY": ask them add-checkpoint */
     size_t nhttp_witnesses;
+    char http_witness_ca[4096]; /* CA certificates for https:// witnesses; "": the system's */
     /* the HTTP side (http.c, export.c) */
     char http[KIXD_MAX_LISTEN][KIXD_ADDR_MAX]; /* tcp://HOST:PORT listeners for HTTP */
     size_t nhttp;

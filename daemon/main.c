@@ -110,6 +110,8 @@ static const char serve_help[] =
     "                         submission prefix) for a cosignature with POST\n"
     "                         URL/add-checkpoint; KEY is its cosignature verifier\n"
     "                         key (text or a file). Repeat for more\n"
+    "  --http-witness-ca FILE  the CA certificates (PEM) that https:// witnesses'\n"
+    "                         certificates must chain to (default: the system's)\n"
     "\n"
     "the HTTP side (C2SP tlog-tiles; proto/PROTOCOL.md, 'HTTP'):\n"
     "  --http ADDR            tcp://HOST:PORT: serve checkpoint, tile/<L>/<N>[.p/<W>]\n"
@@ -259,6 +261,7 @@ enum {
     O_WITNESS_LOG,
     O_HTTP_WITNESS,
     O_HTTP_ACCESS_LOG,
+    O_HTTP_WITNESS_CA,
     O_HELP,
 };
 
@@ -297,6 +300,7 @@ static const struct option serve_options[] = {
     {"witness-log", required_argument, NULL, O_WITNESS_LOG},
     {"http-witness", required_argument, NULL, O_HTTP_WITNESS},
     {"http-access-log", no_argument, NULL, O_HTTP_ACCESS_LOG},
+    {"http-witness-ca", required_argument, NULL, O_HTTP_WITNESS_CA},
     {"help", no_argument, NULL, O_HELP},
     {NULL, 0, NULL, 0},
 };
@@ -468,6 +472,11 @@ static int apply(struct kixd_config *cfg, int opt, const char *v, char *why, siz
     }
     case O_HTTP_ACCESS_LOG:
         cfg->http_access_log = 1;
+        break;
+    case O_HTTP_WITNESS_CA:
+        bad = !*v || strlen(v) >= sizeof(cfg->http_witness_ca);
+        if (!bad)
+            snprintf(cfg->http_witness_ca, sizeof(cfg->http_witness_ca), "%s", v);
         break;
     case O_HTTP:
         if (cfg->nhttp >= KIXD_MAX_LISTEN) {
@@ -652,6 +661,10 @@ int kixd_serve_main(int argc, char **argv)
     if (cfg.nwitness_logs > 0 && !cfg.witness_key[0]) {
         fprintf(stderr, "kixd: --witness-log needs --witness-key FILE (the key it cosigns "
                         "with)\nTry 'kixd serve --help'.\n");
+        return 2;
+    }
+    if (cfg.http_witness_ca[0] && cfg.nhttp_witnesses == 0) {
+        fprintf(stderr, "kixd: --http-witness-ca needs --http-witness\nTry 'kixd serve --help'.\n");
         return 2;
     }
     if (cfg.http_access_log && cfg.nhttp == 0) {

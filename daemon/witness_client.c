@@ -245,6 +245,8 @@ static void ask(struct target *t)
     curl_easy_setopt(t->easy, CURLOPT_WRITEFUNCTION, on_data);
     curl_easy_setopt(t->easy, CURLOPT_WRITEDATA, t);
     curl_easy_setopt(t->easy, CURLOPT_PRIVATE, t);
+    if (t->wc->srv->cfg->http_witness_ca[0])
+        curl_easy_setopt(t->easy, CURLOPT_CAINFO, t->wc->srv->cfg->http_witness_ca);
     if (curl_multi_add_handle(t->wc->multi, t->easy) != CURLM_OK) {
         curl_easy_cleanup(t->easy);
         t->easy = NULL;
