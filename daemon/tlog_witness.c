@@ -218,9 +218,9 @@ static int same_text(const char *path, const struct kix_note *note)
 }
 
 /* Under t->mu: cosigns the opened checkpoint, then stores it as the latest
- * of its origin: its text, its signatures but this witness's older ones,
- * and the new cosignature (what GET /<origin hash>/checkpoint serves). The
- * line is appended to `line` only once the state is durable. The same
+ * of its origin: its text, the log's signatures that verified (not lines of
+ * unknown keys, this witness's older ones included), and the new cosignature (what GET /<origin
+ * hash>/checkpoint serves). The line is appended to `line` only once the state is durable. The same
  * checkpoint again is cosigned without rewriting the state, so that
  * replaying a valid request costs no fsync. */
 static int store_and_cosign(struct kixd_tlogw *t, const char *origin, const struct kix_note *note,
@@ -238,9 +238,8 @@ static int store_and_cosign(struct kixd_tlogw *t, const char *origin, const stru
         rc = kix_err_set(err, KIX_ENOMEM, "out of memory");
     for (size_t i = 0; rc == KIX_OK && i < note->nsigs; i++) {
         const struct kix_note_sig *s = &note->sigs[i];
-        if (s->key_hash == t->self.key_hash && s->name.len == strlen(t->self.name) &&
-            memcmp(s->name.ptr, t->self.name, s->name.len) == 0)
-            continue;
+        if (s->verifier < 0)
+            continue; /* only the log's signatures that verified */
         if (kix_buf_add(&state, s->line.ptr, s->line.len) != KIX_OK ||
             kix_buf_addc(&state, '\n') != KIX_OK)
             rc = kix_err_set(err, KIX_ENOMEM, "out of memory");

@@ -154,6 +154,8 @@ def monitored(url, sk, body, wkey):
     if not text.startswith(body + "\n"):
         fail("monitoring checkpoint %r is not %r" % (text, body))
     sigs = text[len(body) + 1:]
+    if "stranger" in sigs:
+        fail("the monitoring checkpoint keeps a line of an unknown key: %r" % text)
     name = ORIGIN
     pub = bytes(sk.verify_key)
     mine = [l for l in sigs.splitlines() if l.startswith("\u2014 %s " % name)]
@@ -267,7 +269,9 @@ def scenario(d, url, wkey):
     ok("a forked checkpoint is refused (422): same size with another root, or not an extension")
 
     body, note12 = checkpoint(sk, 12, mth(honest[:12]))
-    expect(add(url, 7, consistency(7, honest[:12]), note12), 200, "7 -> 12")
+    # a line of a key the witness does not know is ignored, and not kept
+    stranger = "\u2014 stranger.example %s\n" % base64.b64encode(b"\x01\x02\x03\x04" + b"\x00" * 64).decode()
+    expect(add(url, 7, consistency(7, honest[:12]), note12 + stranger), 200, "7 -> 12")
     expect(add(url, 12, [], fnote12), 422, "forked checkpoint of size 12")
     got = add(url, 0, [], note12)
     if got[0] != 409 or got[2] != b"12\n":
