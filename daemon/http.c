@@ -13,6 +13,7 @@
 #include "kix/pages.h"
 #include "kix/tlog_tiles.h"
 #include "mirror.h"
+#include "tlog_witness.h"
 #include "writer.h"
 
 #define IMMUTABLE "public, max-age=31536000, immutable"
@@ -21,10 +22,10 @@
 
 /* ---- metrics --------------------------------------------------------------------- */
 
-enum { K_CHECKPOINT, K_TILE, K_ENTRIES, K_METRICS, K_PAGE, K_OTHER, K_N };
-static const char *const kind_names[K_N] = {"checkpoint", "tile", "entries",
-                                            "metrics",    "page", "other"};
-static const unsigned codes[] = {200, 304, 400, 404, 405, 413, 431, 500, 503};
+enum { K_CHECKPOINT, K_TILE, K_ENTRIES, K_METRICS, K_PAGE, K_WITNESS, K_OTHER, K_N };
+static const char *const kind_names[K_N] = {"checkpoint", "tile",    "entries", "metrics",
+                                            "page",       "witness", "other"};
+static const unsigned codes[] = {200, 304, 400, 403, 404, 405, 409, 411, 413, 422, 431, 500, 503};
 #define NCODES (sizeof(codes) / sizeof(codes[0]))
 static const uint64_t batch_le[] = {1, 4, 16, 64, 256, 1024, 4096, 16384};
 #define NBATCH (sizeof(batch_le) / sizeof(batch_le[0]))
@@ -196,6 +197,8 @@ static int metrics_text(struct kixd_worker *w, struct kix_buf *out)
             "# TYPE kix_commits_failed_total counter\nkix_commits_failed_total %llu\n",
             (ULL)failed);
     }
+    if (kixd_wclient_metrics(srv->wclient, out) != KIX_OK)
+        return KIX_ENOMEM;
     ADD("# HELP kixd_connections Open connections (RPC and HTTP).\n"
         "# TYPE kixd_connections gauge\nkixd_connections %u\n",
         atomic_load(&srv->connections));
@@ -274,6 +277,12 @@ struct kixd_http_conn {
     int accept_json;      /* Accept names application/json and not text/html */
     size_t header_bytes;
     unsigned refuse; /* a status decided before the message completed */
+    int allow_post;  /* the target is POST-only (/add-checkpoint) */
+    int witness;     /* this request is an add-checkpoint with a body */
+    int waiting;     /* its answer is being made on the thread pool */
+    char *body;      /* its body (Content-Length bytes, bounded) */
+    size_t body_len, body_cap;
+    double started_ms;
     struct kix_buf out;
     size_t queued;
     unsigned refs;
@@ -297,6 +306,7 @@ static void hconn_unref(struct kixd_http_conn *c)
         return;
     kix_buf_release(&c->out);
     free(c->in);
+    free(c->body);
     free(c);
 }
 
@@ -393,10 +403,18 @@ static const char *reason(unsigned code)
         return "Not Modified";
     case 400:
         return "Bad Request";
+    case 403:
+        return "Forbidden";
     case 404:
         return "Not Found";
     case 405:
         return "Method Not Allowed";
+    case 409:
+        return "Conflict";
+    case 411:
+        return "Length Required";
+    case 422:
+        return "Unprocessable Entity";
     case 413:
         return "Content Too Large";
     case 431:
@@ -406,6 +424,23 @@ static const char *reason(unsigned code)
     default:
         return "Internal Server Error";
     }
+}
+
+/* --http-access-log: one line about the request just answered. */
+static void access_log(struct kixd_http_conn *c, unsigned code, size_t bytes)
+{
+    char path[URL_MAX + 1];
+    size_t n = 0;
+
+    if (!c->w->srv->cfg->http_access_log)
+        return;
+    for (; n < c->url_len && n < URL_MAX; n++) {
+        unsigned char ch = (unsigned char)c->url[n];
+        path[n] = ch < 0x21 || ch > 0x7e ? '?' : (char)ch;
+    }
+    path[n] = '\0';
+    kixd_log_access(c->url_len == 0 ? "-" : http_method_str(c->parser.method), n ? path : "-", code,
+                    bytes, kixd_now_ms() - c->started_ms, c->peer);
 }
 
 /* The strong ETag of an immutable resource: BLAKE2b-128 of the log's key
@@ -442,7 +477,7 @@ static void answer_tagged(struct kixd_http_conn *c, int kind, unsigned code, con
     size_t before = c->out.len;
     int rc;
 
-    if (code == 200) {
+    if (code == 200 && cache) {
         if (tag) {
             snprintf(etag, sizeof(etag), "%s", tag);
         } else {
@@ -459,7 +494,7 @@ static void answer_tagged(struct kixd_http_conn *c, int kind, unsigned code, con
                       "Access-Control-Allow-Origin: *\r\nX-Content-Type-Options: nosniff\r\n",
                       code, reason(code));
     if (rc == KIX_OK && code == 405)
-        rc = kix_buf_addf(&c->out, "Allow: GET, HEAD\r\n");
+        rc = kix_buf_addf(&c->out, "Allow: %s\r\n", c->allow_post ? "POST" : "GET, HEAD");
     if (rc == KIX_OK && etag[0])
         rc = kix_buf_addf(&c->out, "ETag: %s\r\nCache-Control: %s\r\n", etag, cache);
     else if (rc == KIX_OK)
@@ -477,6 +512,7 @@ static void answer_tagged(struct kixd_http_conn *c, int kind, unsigned code, con
         return;
     }
     count_request(c->w->srv, kind, code, c->out.len - before);
+    access_log(c, code, c->out.len - before);
 }
 
 static void answer(struct kixd_http_conn *c, int kind, unsigned code, const char *type,
@@ -619,14 +655,30 @@ static void respond(struct kixd_http_conn *c, int head)
                           w->scratch.len, c->close_after ? "Connection: close\r\n" : "");
         if (rc == KIX_OK && !head)
             rc = kix_buf_add(&c->out, w->scratch.ptr, w->scratch.len);
-        if (rc)
+        if (rc) {
             hconn_close(c, "out of memory answering");
-        else
+        } else {
             count_request(w->srv, K_METRICS, 200, w->scratch.len);
+            access_log(c, 200, w->scratch.len);
+        }
         return;
     }
     if (page(c, path, len, head))
         return;
+    if (w->srv->tlogw && len == 64 + 11 && memcmp(path + 64, "/checkpoint", 11) == 0) {
+        /* a witness's monitoring path: <hex SHA-256 of the origin>/checkpoint */
+        kix_buf_reset(&w->scratch);
+        rc = kixd_tlogw_monitor(w->srv->tlogw, path, &w->scratch, &err);
+        if (rc == KIX_OK)
+            answer(c, K_WITNESS, 200, "text/plain; charset=utf-8", EDGE, w->scratch.ptr,
+                   w->scratch.len, head);
+        else
+            answer_text(c, K_WITNESS, rc == KIX_ENOTFOUND ? 404 : 500,
+                        rc == KIX_ENOTFOUND ? "not found: this witness never cosigned that log\n"
+                                            : "internal error (see the server's log)\n",
+                        head);
+        return;
+    }
     if (kix_tlog_path_parse(path, len, &p) != KIX_OK) {
         answer_text(c, K_OTHER, 404,
                     "not found: this server answers the C2SP tlog-tiles paths checkpoint, "
@@ -688,6 +740,9 @@ static int on_message_begin(http_parser *p)
     c->url_len = c->etag_len = c->header_bytes = 0;
     c->header_is_inm = c->header_is_accept = c->accept_json = 0;
     c->refuse = 0;
+    c->allow_post = c->witness = 0;
+    c->body_len = 0;
+    c->started_ms = kixd_now_ms();
     c->in_message = 1;
     c->msg_since = uv_now(&c->w->loop);
     return 0;
@@ -759,10 +814,42 @@ static int on_header_value(http_parser *p, const char *at, size_t len)
     return 0;
 }
 
+/* 1 when the request target's path is /add-checkpoint (c2sp.org/tlog-witness). */
+static int is_add_checkpoint(const struct kixd_http_conn *c)
+{
+    static const char path[] = "/add-checkpoint";
+    size_t n = sizeof(path) - 1;
+
+    return c->url_len >= n && memcmp(c->url, path, n) == 0 && (c->url_len == n || c->url[n] == '?');
+}
+
 static int on_headers_complete(http_parser *p)
 {
     struct kixd_http_conn *c = p->data;
 
+    if (c->w->srv->tlogw && is_add_checkpoint(c)) {
+        c->allow_post = 1;
+        if (p->method != HTTP_POST) {
+            c->refuse = 405;
+        } else if ((p->flags & F_CHUNKED) || p->content_length == ULLONG_MAX) {
+            c->refuse = 411;
+        } else if (p->content_length > KIXD_WITNESS_MAX_BODY) {
+            c->refuse = 413;
+        } else {
+            size_t want = p->content_length > 0 ? (size_t)p->content_length : 1;
+            if (c->body_cap < want) {
+                char *b = realloc(c->body, want);
+                if (!b) {
+                    c->refuse = 503;
+                    return 0;
+                }
+                c->body = b;
+                c->body_cap = want;
+            }
+            c->witness = 1;
+        }
+        return 0;
+    }
     if ((p->flags & F_CHUNKED) || (p->content_length > 0 && p->content_length != ULLONG_MAX))
         c->refuse = 413;
     else if (p->method != HTTP_GET && p->method != HTTP_HEAD)
@@ -772,10 +859,83 @@ static int on_headers_complete(http_parser *p)
 
 static int on_body(http_parser *p, const char *at, size_t len)
 {
-    (void)p;
-    (void)at;
-    (void)len;
-    return 1; /* never wanted: on_headers_complete set refuse */
+    struct kixd_http_conn *c = p->data;
+
+    if (!c->witness || c->refuse || len > c->body_cap - c->body_len)
+        return 1; /* not wanted: on_headers_complete set refuse */
+    memcpy(c->body + c->body_len, at, len);
+    c->body_len += len;
+    return 0;
+}
+
+/* ---- add-checkpoint, on the thread pool ------------------------------------------------ */
+
+struct wjob {
+    uv_work_t req;
+    struct kixd_http_conn *c;
+    struct kixd_tlogw *t;
+    char *body;
+    size_t len;
+    struct kix_buf out;
+    const char *type;
+    unsigned code;
+};
+
+static void witness_work(uv_work_t *req)
+{
+    struct wjob *j = req->data;
+    j->code = kixd_tlogw_add_checkpoint(j->t, j->body, j->len, &j->out, &j->type);
+}
+
+static void witness_done(uv_work_t *req, int status)
+{
+    struct wjob *j = req->data;
+    struct kixd_http_conn *c = j->c;
+    struct kixd_worker *w = c->w;
+
+    c->waiting = 0;
+    if (!c->closing) {
+        if (status != 0)
+            answer_text(c, K_WITNESS, 503, "kixd is stopping; send it again later\n", 0);
+        else
+            answer(c, K_WITNESS, j->code, j->type, NULL, j->out.ptr, j->out.len, 0);
+        process(c);
+    }
+    kix_buf_release(&j->out);
+    free(j->body);
+    free(j);
+    w->jobs--;
+    hconn_unref(c);
+    kixd_worker_reader_end(w);
+    kixd_worker_check_drained(w);
+}
+
+/* Loop thread: hands the body to the thread pool; the answer comes later. */
+static void witness_start(struct kixd_http_conn *c)
+{
+    struct wjob *j = calloc(1, sizeof(*j));
+
+    if (j) {
+        j->body = c->body;
+        j->len = c->body_len;
+        c->body = NULL;
+        c->body_cap = c->body_len = 0;
+        j->c = c;
+        j->t = c->w->srv->tlogw;
+        j->req.data = j;
+        kix_buf_init(&j->out);
+    }
+    if (!j || uv_queue_work(&c->w->loop, &j->req, witness_work, witness_done) != 0) {
+        if (j)
+            free(j->body);
+        free(j);
+        c->close_after = 1;
+        answer_text(c, K_WITNESS, 503, "cannot queue the request; retry\n", 0);
+        return;
+    }
+    c->waiting = 1;
+    c->refs++;
+    c->w->jobs++;
 }
 
 static int on_message_complete(http_parser *p)
@@ -788,7 +948,9 @@ static int on_message_complete(http_parser *p)
         c->close_after = 1;
     if (c->refuse) {
         c->close_after = 1;
-        answer_text(c, K_OTHER, c->refuse, reason(c->refuse), head);
+        answer_text(c, c->allow_post ? K_WITNESS : K_OTHER, c->refuse, reason(c->refuse), head);
+    } else if (c->witness) {
+        witness_start(c);
     } else {
         respond(c, head);
     }
@@ -814,7 +976,7 @@ static void process(struct kixd_http_conn *c)
 {
     const struct kixd_config *cfg = c->w->srv->cfg;
 
-    while (!c->closing && !c->close_after) {
+    while (!c->closing && !c->close_after && !c->waiting) {
         size_t n;
         enum http_errno e;
 
@@ -852,7 +1014,7 @@ static void process(struct kixd_http_conn *c)
     flush(c);
     if (c->closing)
         return;
-    if (c->close_after && c->queued == 0 && c->out.len == 0) {
+    if (c->close_after && c->queued == 0 && c->out.len == 0 && !c->waiting) {
         hconn_close(c, "answered; Connection: close");
         return;
     }
@@ -896,7 +1058,7 @@ static void on_read(uv_stream_t *s, ssize_t nread, const uv_buf_t *buf)
 static void update_reading(struct kixd_http_conn *c)
 {
     const struct kixd_config *cfg = c->w->srv->cfg;
-    int want = !c->closing && !c->close_after && !c->w->draining &&
+    int want = !c->closing && !c->close_after && !c->w->draining && !c->waiting &&
                c->queued + c->out.len < cfg->max_output && c->in_len < cfg->http_max_header;
 
     if (want && !c->reading) {
@@ -953,6 +1115,7 @@ void kixd_http_accept(struct kixd_worker *w, uv_stream_t *server)
         w->hconns->prev = c;
     w->hconns = c;
     c->last_active = c->msg_since = uv_now(&w->loop);
+    c->started_ms = kixd_now_ms();
     if (srv->metrics)
         atomic_fetch_add(&srv->metrics->http_accepted, 1);
     if (n > cfg->max_connections || w->draining) {
@@ -980,7 +1143,7 @@ void kixd_http_stop_all(struct kixd_worker *w)
 {
     for (struct kixd_http_conn *c = w->hconns, *next; c; c = next) {
         next = c->next;
-        if (c->queued == 0 && c->out.len == 0)
+        if (c->queued == 0 && c->out.len == 0 && !c->waiting)
             hconn_close(c, "server stopping");
         else
             c->close_after = 1;

@@ -36,6 +36,11 @@ uint64_t kixd_request_id(void);
 double kixd_now_ms(void); /* a monotonic clock, for request durations */
 void kixd_log_request(int level, uint64_t id, const char *method, const char *peer, int code,
                       double ms, const char *fmt, ...) KIX_PRINTF(7, 8);
+/* One line per HTTP request (--http-access-log), at info: in text "TIME INFO
+ * http METHOD PATH method=M path=P status=S bytes=B ms=T peer=P", in json
+ * the same fields beside "time", "level" and "msg". */
+void kixd_log_access(const char *method, const char *path, unsigned status, uint64_t bytes,
+                     double ms, const char *peer);
 void kixd_log_set_slow_ms(unsigned ms); /* main sets it once; 0: every request is slow */
 unsigned kixd_log_slow_ms(void);
 
@@ -79,11 +84,18 @@ struct kixd_config {
     char witness_key[4096];                   /* this mirror's witness key file */
     char witnesses[KIXD_MAX_WITNESSES][1024]; /* witness keys accepted (text or file) */
     size_t nwitnesses;
+    /* c2sp.org/tlog-witness (tlog_witness.c, witness_client.c) */
+    char witness_logs[KIXD_MAX_WITNESSES][1280]; /* "[ORIGIN ]KEY" this witness cosigns */
+    size_t nwitness_logs;
+    char http_witnesses[KIXD_MAX_WITNESSES][3072]; /* "URL KEY": ask them add-checkpoint */
+    size_t nhttp_witnesses;
+    char http_witness_ca[4096]; /* CA certificates for https:// witnesses; "": the system's */
     /* the HTTP side (http.c, export.c) */
     char http[KIXD_MAX_LISTEN][KIXD_ADDR_MAX]; /* tcp://HOST:PORT listeners for HTTP */
     size_t nhttp;
     size_t http_max_header; /* request line and headers of one request */
     int http_metrics;       /* serve /metrics on the HTTP listeners */
+    int http_access_log;    /* one log line per HTTP request */
     char export_dir[4096];  /* keep a tlog-tiles directory current; "" = off */
 };
 

@@ -62,6 +62,10 @@ struct fields {
     const char *method, *peer;
     int code;
     double ms;
+    /* an access line (kixd_log_access): no req or cause */
+    const char *path;
+    unsigned status;
+    uint64_t bytes;
 };
 
 /* Appends " key=value" to a text line; values with a space, quote or '='
@@ -101,6 +105,26 @@ static size_t add_fields(char *line, size_t n, size_t cap, const struct fields *
 
     if (!f)
         return n;
+    if (f->path && log_json) {
+        n = json_field(line, n, cap, "method", f->method);
+        n = json_field(line, n, cap, "path", f->path);
+        if (n + 64 < cap)
+            n += (size_t)snprintf(line + n, cap - n, ",\"status\":%u,\"bytes\":%llu,\"ms\":%.1f",
+                                  f->status, (unsigned long long)f->bytes, f->ms);
+        n = json_field(line, n, cap, "peer", f->peer);
+        return n < cap ? n : cap - 1;
+    }
+    if (f->path) {
+        n = text_field(line, n, cap, "method", f->method);
+        n = text_field(line, n, cap, "path", f->path);
+        snprintf(num, sizeof(num), "%u", f->status);
+        n = text_field(line, n, cap, "status", num);
+        snprintf(num, sizeof(num), "%llu", (unsigned long long)f->bytes);
+        n = text_field(line, n, cap, "bytes", num);
+        snprintf(num, sizeof(num), "%.1f", f->ms);
+        n = text_field(line, n, cap, "ms", num);
+        return text_field(line, n, cap, "peer", f->peer);
+    }
     if (log_json) {
         n += (size_t)snprintf(line + n, cap - n, ",\"req\":%llu", (unsigned long long)f->id);
         n = json_field(line, n, cap, "method", f->method ? f->method : "");
@@ -180,7 +204,7 @@ void kixd_log(int level, const char *fmt, ...)
 void kixd_log_request(int level, uint64_t id, const char *method, const char *peer, int code,
                       double ms, const char *fmt, ...)
 {
-    struct fields f = {id, method, peer, code, ms};
+    struct fields f = {id, method, peer, code, ms, NULL, 0, 0};
     va_list ap;
 
     if (level < log_min)
@@ -188,6 +212,26 @@ void kixd_log_request(int level, uint64_t id, const char *method, const char *pe
     va_start(ap, fmt);
     log_line(level, &f, fmt, ap);
     va_end(ap);
+}
+
+static void access_line(const struct fields *f, const char *fmt, ...) KIX_PRINTF(2, 3);
+static void access_line(const struct fields *f, const char *fmt, ...)
+{
+    va_list ap;
+
+    va_start(ap, fmt);
+    log_line(KIXD_INFO, f, fmt, ap);
+    va_end(ap);
+}
+
+void kixd_log_access(const char *method, const char *path, unsigned status, uint64_t bytes,
+                     double ms, const char *peer)
+{
+    struct fields f = {0, method, peer, 0, ms, path, status, bytes};
+
+    if (KIXD_INFO < log_min)
+        return;
+    access_line(&f, "http %s %.200s %u", method, path, status);
 }
 
 uint64_t kixd_request_id(void)

@@ -101,6 +101,17 @@ static const char serve_help[] =
     "                         witness key (kix keygen --witness) and send it upstream\n"
     "  --witness KEY          accept add_cosignature from this witness (verifier key\n"
     "                         text or a file); repeat for more\n"
+    "  --witness-log \"[ORIGIN ]KEY\"  with --witness-key: also witness this log (any\n"
+    "                         C2SP log, known by its verifier key, text or a file, and\n"
+    "                         its origin when not the key's name): answer its\n"
+    "                         POST /add-checkpoint (c2sp.org/tlog-witness) on --http;\n"
+    "                         a mirror witnesses its upstream too. Repeat for more\n"
+    "  --http-witness \"URL KEY\"  after each commit, ask the witness at URL (its\n"
+    "                         submission prefix) for a cosignature with POST\n"
+    "                         URL/add-checkpoint; KEY is its cosignature verifier\n"
+    "                         key (text or a file). Repeat for more\n"
+    "  --http-witness-ca FILE  the CA certificates (PEM) that https:// witnesses'\n"
+    "                         certificates must chain to (default: the system's)\n"
     "\n"
     "the HTTP side (C2SP tlog-tiles; proto/PROTOCOL.md, 'HTTP'):\n"
     "  --http ADDR            tcp://HOST:PORT: serve checkpoint, tile/<L>/<N>[.p/<W>]\n"
@@ -111,6 +122,8 @@ static const char serve_help[] =
     "  --http-max-header BYTES  request line and headers of one request; more gets\n"
     "                         431 (default 8K)\n"
     "  --http-metrics         also serve /metrics (Prometheus text format) on --http\n"
+    "  --http-access-log      log one line per HTTP request (method, path, status,\n"
+    "                         bytes, ms, peer) in the --log-format, at info\n"
     "  --export DIR           keep DIR a tlog-tiles tree of the log (and its pages),\n"
     "                         updated after each commit (files written atomically,\n"
     "                         the checkpoint last), for nginx, an object store or a\n"
@@ -245,6 +258,10 @@ enum {
     O_HTTP_MAX_HEADER,
     O_HTTP_METRICS,
     O_EXPORT,
+    O_WITNESS_LOG,
+    O_HTTP_WITNESS,
+    O_HTTP_ACCESS_LOG,
+    O_HTTP_WITNESS_CA,
     O_HELP,
 };
 
@@ -280,6 +297,10 @@ static const struct option serve_options[] = {
     {"http-max-header", required_argument, NULL, O_HTTP_MAX_HEADER},
     {"http-metrics", no_argument, NULL, O_HTTP_METRICS},
     {"export", required_argument, NULL, O_EXPORT},
+    {"witness-log", required_argument, NULL, O_WITNESS_LOG},
+    {"http-witness", required_argument, NULL, O_HTTP_WITNESS},
+    {"http-access-log", no_argument, NULL, O_HTTP_ACCESS_LOG},
+    {"http-witness-ca", required_argument, NULL, O_HTTP_WITNESS_CA},
     {"help", no_argument, NULL, O_HELP},
     {NULL, 0, NULL, 0},
 };
@@ -419,6 +440,43 @@ static int apply(struct kixd_config *cfg, int opt, const char *v, char *why, siz
         bad = !*v || strlen(v) >= sizeof(cfg->witnesses[0]);
         if (!bad)
             snprintf(cfg->witnesses[cfg->nwitnesses++], sizeof(cfg->witnesses[0]), "%s", v);
+        break;
+    case O_WITNESS_LOG:
+        if (cfg->nwitness_logs >= KIXD_MAX_WITNESSES) {
+            snprintf(why, cap, "at most %d --witness-log logs", KIXD_MAX_WITNESSES);
+            return -1;
+        }
+        bad = !*v || strlen(v) >= sizeof(cfg->witness_logs[0]);
+        if (!bad)
+            snprintf(cfg->witness_logs[cfg->nwitness_logs++], sizeof(cfg->witness_logs[0]), "%s",
+                     v);
+        break;
+    case O_HTTP_WITNESS: {
+        const char *sp = strrchr(v, ' ');
+        if (cfg->nhttp_witnesses >= KIXD_MAX_WITNESSES) {
+            snprintf(why, cap, "at most %d --http-witness witnesses", KIXD_MAX_WITNESSES);
+            return -1;
+        }
+        if (!sp || sp == v || !sp[1] || strlen(v) >= sizeof(cfg->http_witnesses[0]) ||
+            (strncmp(v, "http://", 7) != 0 && strncmp(v, "https://", 8) != 0)) {
+            snprintf(why, cap,
+                     "--http-witness %.200s: expected \"URL KEY\" (the witness's submission "
+                     "prefix, http:// or https://, a space, and its verifier key or a file "
+                     "holding it)",
+                     v);
+            return -1;
+        }
+        snprintf(cfg->http_witnesses[cfg->nhttp_witnesses++], sizeof(cfg->http_witnesses[0]), "%s",
+                 v);
+        break;
+    }
+    case O_HTTP_ACCESS_LOG:
+        cfg->http_access_log = 1;
+        break;
+    case O_HTTP_WITNESS_CA:
+        bad = !*v || strlen(v) >= sizeof(cfg->http_witness_ca);
+        if (!bad)
+            snprintf(cfg->http_witness_ca, sizeof(cfg->http_witness_ca), "%s", v);
         break;
     case O_HTTP:
         if (cfg->nhttp >= KIXD_MAX_LISTEN) {
@@ -590,9 +648,27 @@ int kixd_serve_main(int argc, char **argv)
                         "key)\nTry 'kixd serve --help'.\n");
         return 2;
     }
-    if (!cfg.mirror_of[0] && (cfg.upstream_key[0] || cfg.fail_on_fork || cfg.witness_key[0])) {
-        fprintf(stderr, "kixd: --upstream-key, --fail-on-fork and --witness-key need "
+    if (!cfg.mirror_of[0] && (cfg.upstream_key[0] || cfg.fail_on_fork)) {
+        fprintf(stderr, "kixd: --upstream-key and --fail-on-fork need "
                         "--mirror-of ADDR\nTry 'kixd serve --help'.\n");
+        return 2;
+    }
+    if (!cfg.mirror_of[0] && cfg.witness_key[0] && cfg.nwitness_logs == 0) {
+        fprintf(stderr, "kixd: --witness-key needs --mirror-of ADDR or --witness-log KEY (the "
+                        "logs this witness cosigns)\nTry 'kixd serve --help'.\n");
+        return 2;
+    }
+    if (cfg.nwitness_logs > 0 && !cfg.witness_key[0]) {
+        fprintf(stderr, "kixd: --witness-log needs --witness-key FILE (the key it cosigns "
+                        "with)\nTry 'kixd serve --help'.\n");
+        return 2;
+    }
+    if (cfg.http_witness_ca[0] && cfg.nhttp_witnesses == 0) {
+        fprintf(stderr, "kixd: --http-witness-ca needs --http-witness\nTry 'kixd serve --help'.\n");
+        return 2;
+    }
+    if (cfg.http_access_log && cfg.nhttp == 0) {
+        fprintf(stderr, "kixd: --http-access-log needs --http ADDR\nTry 'kixd serve --help'.\n");
         return 2;
     }
     if (cfg.http_metrics && cfg.nhttp == 0) {

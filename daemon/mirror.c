@@ -18,6 +18,7 @@
 #include "kix/file.h"
 #include "kix/trust.h"
 #include "mirror.h"
+#include "tlog_witness.h"
 
 #define TICK_MS        2000  /* a round at least this often, notification or not */
 #define BACKOFF_MIN_MS 100   /* first retry after a failure */
@@ -40,6 +41,7 @@ struct kixd_mirror {
     struct kix_client *up;              /* requests and kix_sync */
     struct kix_rpc *follow;             /* the follow stream (wake-ups) */
     uint64_t cosigned;                  /* the size last cosigned */
+    uint64_t cosign_failed;             /* the size last failed to cosign (logged once) */
     char cosign_error[KIX_ERR_MSG_MAX]; /* the upstream's last refusal (mu) */
     uint64_t cosign_refused;            /* of the cosignature of this size */
 
@@ -500,17 +502,36 @@ static void cosign(struct kixd_mirror *m)
 
     if (rc || size == 0 || size == m->cosigned)
         goto out;
-    rc = kix_note_open((const char *)note.ptr, note.len, &m->upstream_key, 1, opened, &err);
-    if (rc == KIX_OK)
-        rc = kix_cosign(m->witness, (const char *)opened->text.ptr, opened->text.len,
-                        (uint64_t)time(NULL), &line, &err);
+    if (m->srv->tlogw) {
+        /* one witness state with the HTTP add-checkpoint (tlog_witness.h) */
+        struct kix_log_reader *r;
+        rc = kix_log_read_begin(m->srv->log, &r);
+        if (rc == KIX_OK) {
+            rc = kixd_tlogw_cosign_verified(m->srv->tlogw, r, (const char *)note.ptr, note.len,
+                                            &line, &err);
+            kix_log_read_end(r);
+        }
+        if (rc == KIX_EEXIST) {
+            kixd_log(KIXD_DEBUG, "mirror of %s: not cosigning size %llu: %s", m->cfg->mirror_of,
+                     (unsigned long long)size, kix_err_text(&err, rc));
+            m->cosigned = size;
+            goto out;
+        }
+    } else {
+        rc = kix_note_open((const char *)note.ptr, note.len, &m->upstream_key, 1, opened, &err);
+        if (rc == KIX_OK)
+            rc = kix_cosign(m->witness, (const char *)opened->text.ptr, opened->text.len,
+                            (uint64_t)time(NULL), &line, &err);
+    }
     if (rc == KIX_OK)
         rc = kix_log_add_cosignature(m->srv->log, (const char *)note.ptr, note.len,
                                      (const char *)line.ptr, line.len, &m->witness_v, 1, NULL, NULL,
                                      &err);
     if (rc) {
-        kixd_log(KIXD_ERROR, "mirror of %s: cannot cosign size %llu: %s", m->cfg->mirror_of,
+        kixd_log(m->cosign_failed == size ? KIXD_DEBUG : KIXD_ERROR,
+                 "mirror of %s: cannot cosign size %llu: %s", m->cfg->mirror_of,
                  (unsigned long long)size, kix_err_text(&err, rc));
+        m->cosign_failed = size;
         goto out;
     }
     m->cosigned = size;

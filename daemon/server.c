@@ -21,6 +21,7 @@
 #include "harden.h"
 #include "http.h"
 #include "kix/addr.h"
+#include "tlog_witness.h"
 #include "kix/rpc.h"
 #include "writer.h"
 
@@ -81,6 +82,7 @@ static void log_grew(void *ctx, uint64_t size)
     struct kixd_server *srv = ctx;
     kixd_metrics_grew(srv, size);
     kixd_export_kick(srv->exporter);
+    kixd_wclient_kick(srv->wclient);
     for (unsigned i = 0; i < srv->nworkers; i++)
         post_flag(&srv->workers[i], 0);
 }
@@ -597,11 +599,27 @@ int kixd_server_run(const struct kixd_config *cfg)
     kixd_raise_fd_limit(cfg);
     /* the witness keys first: a usage error is reported before the store is locked */
     rc = kixd_witnesses_load(&srv, &err);
+    if (rc == KIX_OK && cfg->witness_key[0]) {
+        struct kix_verifier up;
+        if (cfg->mirror_of[0])
+            rc = kixd_read_verifier(cfg->upstream_key, &up, &err);
+        if (rc == KIX_OK)
+            rc = kixd_tlogw_open(cfg, cfg->mirror_of[0] ? &up : NULL, &srv.tlogw, &err);
+    }
     if (rc == KIX_OK)
-        rc = open_log(&srv, &err);
+        rc = kixd_wclient_new(cfg, &srv.wclient, &err);
+    if (rc) {
+        kixd_log(KIXD_ERROR, "%s", kix_err_text(&err, rc));
+        kixd_tlogw_close(srv.tlogw);
+        free(srv.witnesses);
+        return rc == KIX_EUSAGE ? 2 : 3;
+    }
+    rc = open_log(&srv, &err);
     if (rc) {
         kixd_log(KIXD_ERROR, "cannot open the log: %s", kix_err_text(&err, rc));
         kix_log_close(srv.log);
+        kixd_wclient_stop(srv.wclient);
+        kixd_tlogw_close(srv.tlogw);
         free(srv.witnesses);
         if (srv.lock_fd >= 0)
             close(srv.lock_fd);
@@ -615,6 +633,8 @@ int kixd_server_run(const struct kixd_config *cfg)
     srv.workers = calloc(srv.nworkers, sizeof(*srv.workers));
     if (!srv.workers) {
         kix_log_close(srv.log);
+        kixd_wclient_stop(srv.wclient);
+        kixd_tlogw_close(srv.tlogw);
         kixd_log(KIXD_ERROR, "out of memory");
         return 3;
     }
@@ -630,11 +650,14 @@ int kixd_server_run(const struct kixd_config *cfg)
         rc = open_listeners(&srv, &err);
     if (rc == KIX_OK && cfg->export_dir[0])
         rc = kixd_export_start(&srv, cfg->export_dir, &srv.exporter, &err);
+    if (rc == KIX_OK) /* before the writer, which kicks it */
+        rc = kixd_wclient_start(&srv, srv.wclient, &err);
     if (rc == KIX_OK && !kix_log_is_replica(srv.log))
         rc = kixd_writer_start(srv.log, cfg->max_group, cfg->max_batch, log_grew, &srv, &srv.writer,
                                &err);
     if (rc == KIX_OK && cfg->mirror_of[0])
         rc = kixd_mirror_start(&srv, &srv.mirror, &err);
+
     if (rc) {
         kixd_log(KIXD_ERROR, "%s", kix_err_text(&err, rc));
         status = rc == KIX_EUSAGE ? 2 : rc == KIX_EFORK ? kix_err_exit_status(rc) : 3;
@@ -670,6 +693,8 @@ int kixd_server_run(const struct kixd_config *cfg)
 out:
     kixd_mirror_stop(srv.mirror);
     kixd_writer_stop(srv.writer);
+    kixd_wclient_stop(srv.wclient); /* after the writer: it kicks the client */
+    srv.wclient = NULL;
     kixd_export_stop(srv.exporter); /* after the writers: a last export */
     srv.exporter = NULL;
     for (unsigned i = 0; i < srv.nworkers; i++)
@@ -679,6 +704,7 @@ out:
             unlink(srv.workers[0].listeners[i].addr + 7);
     free(srv.workers);
     kixd_metrics_free(&srv);
+    kixd_tlogw_close(srv.tlogw);
     kix_log_close(srv.log);
     if (srv.lock_fd >= 0)
         close(srv.lock_fd);

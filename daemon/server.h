@@ -34,6 +34,8 @@ struct kixd_mirror;
 struct kixd_http_conn;
 struct kixd_export;
 struct kixd_metrics;
+struct kixd_tlogw;
+struct kixd_wclient;
 
 struct kixd_server {
     const struct kixd_config *cfg;
@@ -54,6 +56,8 @@ struct kixd_server {
     atomic_size_t submit_bytes;   /* submits accepted and not yet answered */
     struct kixd_export *exporter; /* export.c: --export DIR, or NULL */
     struct kixd_metrics *metrics; /* http.c: counters of the HTTP side */
+    struct kixd_tlogw *tlogw;     /* tlog_witness.c: --witness-key, answers add-checkpoint */
+    struct kixd_wclient *wclient; /* witness_client.c: --http-witness, asks witnesses */
 };
 
 struct kixd_listener {

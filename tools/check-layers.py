@@ -36,12 +36,12 @@ LAYERS = [  # name, folder, may use (layer names), third-party headers it may in
     ("cli", "client/cli", ["base", "verify", "log", "index", "proto", "client"],
      {"sodium.h", "jansson.h"}),
     ("daemon", "daemon", ["base", "verify", "log", "index", "proto", "client"],
-     {"sodium.h", "jansson.h", "uv.h"}),
+     {"sodium.h", "jansson.h", "uv.h", "curl/curl.h"}),
 ]
 LIBRARY = {"base": "kix_base", "verify": "kix_verify", "log": "kix_log", "index": "kix_index",
            "proto": "kix_proto", "client": "kix_client"}
 HEADERS = {"client": "client", "cli": "-"}  # where a layer's include/kix lives, if not its folder
-THIRD_PARTY = {"sodium.h", "jansson.h", "lmdb.h", "msgpack.h", "uv.h"}
+THIRD_PARTY = {"sodium.h", "jansson.h", "lmdb.h", "msgpack.h", "uv.h", "curl/curl.h"}
 INCLUDE = re.compile(r'^\s*#\s*include\s*([<"])([^>"]+)[>"]', re.M)
 
 

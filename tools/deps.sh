@@ -4,7 +4,7 @@ set -euo pipefail
 packages=(build-essential cmake pkg-config clang clang-format
           python3 python3-nacl python3-jsonschema liblmdb-dev libsodium-dev libmsgpack-dev libuv1-dev libjansson-dev lmdb-utils
           man-db groff-base systemd
-          libhttp-parser-dev golang-go golang-golang-x-mod-dev nginx-light curl
+          libhttp-parser-dev libcurl4-openssl-dev golang-go golang-golang-x-mod-dev nginx-light curl
           chromium)
 missing=()
 for p in "${packages[@]}"; do

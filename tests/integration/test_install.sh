@@ -100,6 +100,25 @@ complete_words kix log --store "$KIX_SRC/tools/dis" | grep -qx ".*/tools/dist" |
 complete_words kix rerun --outcome "" | grep -qx not_reproduced || fail "no --outcome values"
 pass "bash completion offers every command and every option of the --help texts"
 
+# kixd's completion: every command, and every option of each command's --help
+dcomp="$P/share/bash-completion/completions/kixd"
+[ -f "$dcomp" ] || fail "$dcomp not installed"
+bash -n "$dcomp" || fail "$dcomp: syntax error"
+dcomplete() {
+    bash -c 'source "$1"; shift; COMP_WORDS=("$@"); COMP_CWORD=$(($# - 1)); COMPREPLY=()
+             _kixd; printf "%s\n" "${COMPREPLY[@]}"' _ "$dcomp" "$@"
+}
+dcommands=$(dcomplete kixd "")
+for c in init serve check export; do
+    grep -qx -- "$c" <<<"$dcommands" || fail "kixd completion does not offer command $c"
+    offered=$(dcomplete kixd "$c" --)
+    for o in $("$P/bin/kixd" "$c" --help | grep -o -- '--[a-z][a-z-]*' | sort -u); do
+        grep -qx -- "$o" <<<"$offered" || fail "completion of 'kixd $c' lacks $o"
+    done
+done
+grep -qx json <<<"$(dcomplete kixd serve --log-format "")" || fail "no --log-format values"
+pass "kixd's bash completion offers every command and every option of its --help texts"
+
 # ---- systemd unit --------------------------------------------------------------------
 unit="$P/lib/systemd/system/kixd.service"
 [ -f "$unit" ] || fail "$unit not installed"

@@ -1,0 +1,93 @@
+/* daemon/tlog_witness.h — c2sp.org/tlog-witness in kixd, both sides.
+ *
+ * The witness (tlog_witness.c): a kixd started with --witness-key answers
+ * POST /add-checkpoint on its HTTP listeners for the logs it witnesses: a
+ * mirror's upstream (its --upstream-key) and every --witness-log, each known
+ * only by origin and verifier key, kix or not. Per origin it keeps the
+ * latest checkpoint it cosigned in DIR/witness/<hex SHA-256 of the origin>
+ * (the signed note as received, written atomically and fsynced before the
+ * answer). One mutex orders every check-and-update, so two requests can
+ * never both move the state, and the witness never cosigns two different
+ * checkpoints of one size: a new checkpoint must be consistent with the one
+ * stored (same size: same root). A mirror's own cosignatures (mirror.c)
+ * go through the same state.
+ *
+ * The client (witness_client.c): a kixd started with --http-witness "URL
+ * KEY" asks that witness for a cosignature of its latest checkpoint after
+ * every commit (and retries every few seconds while it has none), over
+ * libcurl's multi interface driven by a libuv loop on a thread of its own.
+ * A 409 carries the witness's size: the next request is from it. The lines
+ * of the witness key in a 200 are verified and stored as add_cosignature
+ * stores them (kix_log_add_cosignature); everything else is logged.
+ *
+ * Memory: both handles are heap-allocated by their _start/_open and freed
+ * by _stop/_close (NULL is fine). Errors: KIX_EUSAGE for bad configuration,
+ * KIX_EIO / KIX_ENOMEM otherwise; messages say which option or file.
+ */
+#ifndef KIXD_TLOG_WITNESS_H
+#define KIXD_TLOG_WITNESS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "kix/buf.h"
+#include "kix/log.h"
+#include "kix/note.h"
+#include "kixd.h"
+
+/* The most bytes of one add-checkpoint request body (old size line, up to
+ * 63 proof lines and a checkpoint note with its signatures). More: 413. */
+#define KIXD_WITNESS_MAX_BODY (64u * 1024u)
+
+struct kixd_tlogw;
+
+/* Opens the witness side, before the log is opened: the signing key
+ * (cfg->witness_key) and the logs it witnesses (cfg->witness_logs, and
+ * `upstream` when not NULL: a mirror's upstream). KIX_EUSAGE for a bad key.
+ * DIR/witness/ is made when the first state is stored. */
+int kixd_tlogw_open(const struct kixd_config *cfg, const struct kix_verifier *upstream,
+                    struct kixd_tlogw **out, struct kix_err *err);
+void kixd_tlogw_close(struct kixd_tlogw *t);
+
+/* Any thread: one add-checkpoint request. Returns the HTTP status (200,
+ * 400, 403, 404, 409, 422 or 500); the body goes to out (its content type
+ * in *type: the cosignature lines, the witness's size for 409, or a line
+ * saying what was wrong), and the state is stored before 200 is returned. */
+unsigned kixd_tlogw_add_checkpoint(struct kixd_tlogw *t, const char *body, size_t len,
+                                   struct kix_buf *out, const char **type);
+
+/* Any thread: GET /<hex>/checkpoint (the spec's monitoring path), hex the
+ * 64 lowercase hex of SHA-256 of an origin: the latest checkpoint cosigned
+ * for it, with the log's signatures and this witness's cosignature,
+ * appended to out. KIX_ENOTFOUND when it never cosigned that origin. */
+int kixd_tlogw_monitor(struct kixd_tlogw *t, const char *hex, struct kix_buf *out,
+                       struct kix_err *err);
+
+/* Mirror thread: cosigns `note`, a checkpoint of the replica `r` verified
+ * by replay, through the witness state of its origin: the state must be a
+ * prefix of the replica (else KIX_EFORK: the witness cosigned something the
+ * upstream's entries contradict), and a state already past the note's size
+ * is KIX_EEXIST (nothing cosigned). The cosignature line is appended. */
+int kixd_tlogw_cosign_verified(struct kixd_tlogw *t, struct kix_log_reader *r, const char *note,
+                               size_t len, struct kix_buf *line, struct kix_err *err);
+
+/* ---- witness_client.c ------------------------------------------------------------------- */
+
+struct kixd_server;
+struct kixd_wclient;
+
+/* Before the log is opened: parses cfg->http_witnesses (KIX_EUSAGE for a
+ * bad URL or key); *out stays NULL when there are none. */
+int kixd_wclient_new(const struct kixd_config *cfg, struct kixd_wclient **out, struct kix_err *err);
+/* Starts its loop and thread on srv's open log (NULL: a no-op). */
+int kixd_wclient_start(struct kixd_server *srv, struct kixd_wclient *c, struct kix_err *err);
+/* Any thread: the log grew. NULL is fine. */
+void kixd_wclient_kick(struct kixd_wclient *c);
+/* Any thread: kix_witness_cosigned_size{witness} and
+ * kixd_witness_requests_total{witness,result} for /metrics (NULL: none). */
+int kixd_wclient_metrics(struct kixd_wclient *c, struct kix_buf *out);
+/* Stops and joins the thread if started (requests in flight are
+ * abandoned), then frees; NULL is fine. */
+void kixd_wclient_stop(struct kixd_wclient *c);
+
+#endif
