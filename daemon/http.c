@@ -619,6 +619,61 @@ static int page(struct kixd_http_conn *c, const char *path, size_t len, int head
     return 1;
 }
 
+/* ---- full entry bundles, cached ----------------------------------------------------------- */
+
+/* A full entry bundle never changes (the log only grows), but assembling
+ * one reads 256 leaves: each worker keeps the last few it served, so a
+ * bundle read by many clients (a mirror fleet, a CDN filling its edges) is
+ * assembled once. */
+#define BUNDLE_CACHE_SLOTS 8
+
+struct kixd_bundle_cache {
+    struct {
+        uint64_t index, used; /* used 0: empty */
+        struct kix_buf body;
+    } slot[BUNDLE_CACHE_SLOTS];
+    uint64_t clock;
+};
+
+void kixd_http_cache_free(struct kixd_worker *w)
+{
+    if (!w->bundles)
+        return;
+    for (int i = 0; i < BUNDLE_CACHE_SLOTS; i++)
+        kix_buf_release(&w->bundles->slot[i].body);
+    free(w->bundles);
+    w->bundles = NULL;
+}
+
+/* The full bundle `index`, from the cache or read into it (the least
+ * recently used slot); NULL with *rc set when it cannot be read, or with
+ * *rc KIX_OK when there is no memory for a cache (the caller reads it). */
+static const struct kix_buf *bundle_cached(struct kixd_worker *w, struct kix_log_reader *r,
+                                           uint64_t index, int *rc, struct kix_err *err)
+{
+    struct kixd_bundle_cache *b = w->bundles;
+    int victim = 0;
+
+    if (!b && !(b = w->bundles = calloc(1, sizeof(*b))))
+        return NULL;
+    for (int i = 0; i < BUNDLE_CACHE_SLOTS; i++) {
+        if (b->slot[i].used && b->slot[i].index == index) {
+            b->slot[i].used = ++b->clock;
+            return &b->slot[i].body;
+        }
+        if (b->slot[i].used < b->slot[victim].used)
+            victim = i;
+    }
+    kix_buf_reset(&b->slot[victim].body);
+    b->slot[victim].used = 0;
+    *rc = kix_log_reader_tlog_bundle(r, index, KIX_TLOG_WIDTH, &b->slot[victim].body, err);
+    if (*rc)
+        return NULL;
+    b->slot[victim].index = index;
+    b->slot[victim].used = ++b->clock;
+    return &b->slot[victim].body;
+}
+
 /* Answers the request in c->url (method GET or HEAD). */
 static void respond(struct kixd_http_conn *c, int head)
 {
@@ -696,6 +751,15 @@ static void respond(struct kixd_http_conn *c, int head)
         if (etag_matches(c, tag) &&
             kix_tlog_tile_width(kix_log_reader_size(r), p.level, p.index) == KIX_TLOG_WIDTH) {
             answer_tagged(c, kind, 200, "application/octet-stream", IMMUTABLE, NULL, 0, head, tag);
+            return;
+        }
+    }
+    if (rc == KIX_OK && p.kind == KIX_TLOG_ENTRIES && p.width == KIX_TLOG_WIDTH &&
+        kix_tlog_tile_width(kix_log_reader_size(r), 0, p.index) == KIX_TLOG_WIDTH) {
+        const struct kix_buf *hit = bundle_cached(w, r, p.index, &rc, &err);
+        if (hit) {
+            answer_tagged(c, kind, 200, "application/octet-stream", IMMUTABLE, hit->ptr, hit->len,
+                          head, tag);
             return;
         }
     }

@@ -46,6 +46,8 @@ void kixd_http_accept(struct kixd_worker *w, uv_stream_t *server);
 void kixd_http_sweep(struct kixd_worker *w);
 /* Loop thread, stopping: closes every HTTP connection not writing. */
 void kixd_http_stop_all(struct kixd_worker *w);
+/* Frees the worker's cache of full entry bundles (worker teardown). */
+void kixd_http_cache_free(struct kixd_worker *w);
 
 /* export.c: a thread that runs kix_log_export_tlog into dir at start and
  * after every kick (coalesced). stop runs a last export when one is due. */

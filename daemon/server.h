@@ -98,9 +98,10 @@ struct kixd_worker {
     unsigned nhconns;
     unsigned jobs; /* submits from this worker not yet answered */
     int draining, handles_closed, loop_ready, signals;
-    struct kix_log_reader *reader; /* the snapshot of the current callback */
-    struct kix_buf scratch;        /* receipts and such, reused */
-    uint64_t rejected;             /* connections refused since the last log line */
+    struct kix_log_reader *reader;     /* the snapshot of the current callback */
+    struct kix_buf scratch;            /* receipts and such, reused */
+    struct kixd_bundle_cache *bundles; /* full entry bundles served (http.c), or NULL */
+    uint64_t rejected;                 /* connections refused since the last log line */
     uint64_t rejected_logged_at;
 };
 

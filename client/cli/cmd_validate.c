@@ -52,6 +52,15 @@ struct vfile {
     unsigned char *checked; /* per ref: 1 when its object was among the files */
 };
 
+/* a ‖ b into out, cut to fit (pointers and messages are shown, not parsed) */
+static void join(char *out, size_t cap, const char *a, const char *b)
+{
+    size_t na = strnlen(a, cap - 1), nb = strnlen(b, cap - 1 - na);
+    memmove(out, a, na);
+    memmove(out + na, b, nb);
+    out[na + nb] = '\0';
+}
+
 static void invalid(struct vfile *f, const char *pointer, const char *fmt, ...) KIX_PRINTF(3, 4);
 static void invalid(struct vfile *f, const char *pointer, const char *fmt, ...)
 {
@@ -150,11 +159,11 @@ static void validate_one(struct vfile *f, const char *force, int bundle)
         int file_named = pl > 6 && strcmp(res.pointer + pl - 6, "Digest") == 0 &&
                          strstr(res.message, "^sha256:") != NULL;
         invalid(f, "", "%s%s: %s", prefix, res.pointer, res.message);
-        snprintf(f->pointer, sizeof(f->pointer), "%s%s", prefix, res.pointer);
-        snprintf(f->message, sizeof(f->message), "%s%s", res.message,
-                 file_named ? "; a file named here is filled in by kix publish: check the "
-                              "bundle with kix publish --dry-run"
-                            : "");
+        join(f->pointer, sizeof(f->pointer), prefix, res.pointer);
+        join(f->message, sizeof(f->message), res.message,
+             file_named ? "; a file named here is filled in by kix publish: check the "
+                          "bundle with kix publish --dry-run"
+                        : "");
         goto out;
     }
     f->valid = 1;
@@ -163,8 +172,8 @@ static void validate_one(struct vfile *f, const char *force, int bundle)
     f->checked = calloc(f->nrefs ? f->nrefs : 1, 1);
     for (size_t i = 0; i < f->nrefs; i++) {
         char p[KIX_SCHEMA_POINTER_MAX];
-        snprintf(p, sizeof(p), "%s%s", prefix, f->refs[i].pointer);
-        snprintf(f->refs[i].pointer, sizeof(f->refs[i].pointer), "%s", p);
+        join(p, sizeof(p), prefix, f->refs[i].pointer);
+        join(f->refs[i].pointer, sizeof(f->refs[i].pointer), p, "");
     }
 out:
     json_decref(owned);

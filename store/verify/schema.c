@@ -97,7 +97,10 @@ static int compile_child(struct kix_schema *s, const json_t *node, const char *w
                          const char *key, int depth, struct kix_err *err)
 {
     char sub[KIX_SCHEMA_POINTER_MAX];
-    snprintf(sub, sizeof(sub), "%s/%s", where, key);
+    int n = snprintf(sub, sizeof(sub), "%s/%s", where, key);
+    if (n < 0 || (size_t)n >= sizeof(sub))
+        return kix_err_set(err, KIX_EINVAL, "schema: the path %.64s.../%.64s is too deep", where,
+                           key);
     return compile_node(s, node, sub, depth + 1, err);
 }
 

@@ -77,6 +77,17 @@ h=$(hdr -H "If-None-Match: $etag" "$HTTP/tile/0/001")
 grep -q '^HTTP/1.1 304' <<<"$h" || fail "If-None-Match: $h"
 h=$(hdr "$HTTP/tile/entries/002.p/190")
 grep -qi '^cache-control: public, max-age=5$' <<<"$h" || fail "partial bundle headers: $h"
+# full bundles come from each worker's cache after their first read: the
+# same bytes as the export's, read after read, bundle after bundle (and HEAD
+# and a revalidation agree)
+for round in 1 2 3; do
+  for b in 000 001 000; do
+    curl -sf "$HTTP/tile/entries/$b" -o "$WORK/bundle" || fail "GET tile/entries/$b"
+    cmp -s "$WORK/bundle" "$WORK/exp/tile/entries/$b" || fail "bundle $b, read $round: not the export's bytes"
+  done
+done
+h=$(curl -sI "$HTTP/tile/entries/001" | tr -d '\r')
+grep -qi "^content-length: $(stat -c %s "$WORK/exp/tile/entries/001")" <<<"$h" || fail "HEAD of a cached bundle: $h"
 h=$(hdr "$HTTP/checkpoint")
 grep -qi '^cache-control: public, max-age=5$' <<<"$h" && grep -qi '^content-type: text/plain; charset=utf-8' <<<"$h" \
   || fail "checkpoint headers: $h"
