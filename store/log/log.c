@@ -1,6 +1,5 @@
 /* The log: creation, opening, and the group-commit writer. */
 #include <errno.h>
-#include <sodium.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -9,6 +8,7 @@
 
 #include "kix/entries.h"
 #include "kix/file.h"
+#include "kix/sha256.h"
 #include "log_internal.h"
 
 #define META_ORIGIN "origin"
@@ -280,7 +280,7 @@ static int set_verifier(struct kix_log *l, const struct kix_verifier *v)
 {
     l->verifier = *v;
     snprintf(l->origin, sizeof(l->origin), "%s", v->name);
-    crypto_hash_sha256(l->log_key_id, v->pub, 32);
+    kix_sha256(v->pub, 32, l->log_key_id);
     return KIX_OK;
 }
 

@@ -2,13 +2,13 @@
  * the signature. Stateless but for one registry lookup, so it runs on any
  * thread while the writer commits earlier batches. */
 #include <jansson.h>
-#include <sodium.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "kix/encoding.h"
 #include "kix/json.h"
+#include "kix/sha256.h"
 #include "log_internal.h"
 
 void kix_prepared_free(struct kix_prepared *p)
@@ -33,7 +33,7 @@ int kix__statement_hash(const struct kix_dsse_envelope *env, struct kix_hash *ou
                           env->payload.len, &pae);
 
     if (rc == KIX_OK)
-        crypto_hash_sha256(out->b, pae.ptr, pae.len);
+        kix_sha256(pae.ptr, pae.len, out->b);
     kix_buf_release(&pae);
     return rc;
 }

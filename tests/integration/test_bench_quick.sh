@@ -16,7 +16,8 @@ mode = sys.argv[2]
 redis = d["machine"]["redis"]
 need = {
     "machine": ["cpus", "load_start", "load_end"],
-    "limits": ["ed25519_verify_1core", "ed25519_verify_all", "sha256_node",
+    "limits": ["ed25519_verify_1core", "ed25519_verify_all", "sha256_node", "sha256_node_evp",
+               "sha256_node_sodium",
                "lmdb_batched_puts", "echo_1x1", "echo_1x1_p50_us", "echo_16x16",
                "echo_16x16_p99_us"],
     "append": ["entries_per_s", "ack_p50_ms", "ack_p99_ms", "ack_max_ms", "entries"],
