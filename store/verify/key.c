@@ -228,7 +228,7 @@ int kix_signer_parse(const char *text, size_t len, struct kix_signer **out, stru
     key = sodium_malloc(64);
     if (!key)
         return kix_err_set(err, KIX_ENOMEM, "out of secure memory reading a private key");
-    if (kix_base64_decode_std(p, (size_t)(end - p), key, 64, &key_len) != 0 || key_len == 0) {
+    if (kix_base64_decode_secret(p, (size_t)(end - p), key, 64, &key_len) != 0 || key_len == 0) {
         rc = kix_err_set(err, KIX_EINVAL, "invalid private key: key data is not valid base64");
         goto out;
     }
