@@ -134,15 +134,18 @@ static int put_checkpoint(struct kix_store *s, MDB_txn *txn, uint64_t size, cons
     return rc ? kix__db_error(rc, err, "writing a checkpoint") : KIX_OK;
 }
 
+/* flags: MDB_APPEND where size is past every stored note (a commit, a
+ * replay: pages fill completely), 0 where the rebuild re-signs the notes
+ * of checkpoints the store already has. */
 static int put_index_note(struct kix_store *s, MDB_txn *txn, uint64_t size, const void *note,
-                          size_t len, struct kix_err *err)
+                          size_t len, unsigned flags, struct kix_err *err)
 {
     uint8_t k[8];
     MDB_val key = {8, k}, val = {len, (void *)note};
     int rc;
 
     kix_u64be_put(k, size);
-    rc = mdb_put(txn, s->dbi[T_INDEX_NOTES], &key, &val, 0);
+    rc = mdb_put(txn, s->dbi[T_INDEX_NOTES], &key, &val, flags);
     return rc ? kix__db_error(rc, err, "writing an index note") : KIX_OK;
 }
 
@@ -177,7 +180,7 @@ void kix_log_seal_stats(const struct kix_log *l, struct kix_log_seal_stats *out)
 
 /* Origin: signs and keeps the indexer's note beside the checkpoint. */
 static int seal_and_sign(struct kix_log *l, struct kix_store *s, MDB_txn *txn, uint64_t size,
-                         const struct kix_hash *root, struct kix_err *err)
+                         const struct kix_hash *root, unsigned flags, struct kix_err *err)
 {
     struct kix_buf text = KIX_BUF_INIT, note = KIX_BUF_INIT;
     struct kix_signer *signer = l->signer;
@@ -189,7 +192,7 @@ static int seal_and_sign(struct kix_log *l, struct kix_store *s, MDB_txn *txn, u
         } else {
             rc = kix_note_sign((const char *)text.ptr, text.len, &signer, 1, &note, err);
             if (rc == KIX_OK)
-                rc = put_index_note(s, txn, size, note.ptr, note.len, err);
+                rc = put_index_note(s, txn, size, note.ptr, note.len, flags, err);
         }
     }
     kix_buf_release(&text);
@@ -235,7 +238,7 @@ static int seal_and_check(struct kix_log *l, struct kix_store *s, MDB_txn *txn,
         kix_err_cause(err, KIX_CAUSE_INDEX_MISMATCH, 0, c->size);
         goto out;
     }
-    rc = put_index_note(s, txn, c->size, c->index_note, c->index_note_len, err);
+    rc = put_index_note(s, txn, c->size, c->index_note, c->index_note_len, MDB_APPEND, err);
 out:
     kix_buf_release(&text);
     return rc;
@@ -526,7 +529,7 @@ static int rebuild_fn(struct kix_store *s, MDB_txn *txn, void *arg, struct kix_e
                                          err);
                 memcpy(root.b, cp.root, 32);
                 if (rc == KIX_OK)
-                    rc = seal_and_sign(l, s, txn, next, &root, err);
+                    rc = seal_and_sign(l, s, txn, next, &root, 0, err);
             }
             crc = mdb_cursor_get(cps, &ck, &cv, MDB_NEXT);
         }
@@ -834,7 +837,7 @@ static int commit_fn(struct kix_store *s, MDB_txn *txn, void *arg, struct kix_er
     if (rc == KIX_OK)
         rc = put_checkpoint(s, txn, next, note.ptr, note.len, err);
     if (rc == KIX_OK)
-        rc = seal_and_sign(c->log, s, txn, next, &root, err);
+        rc = seal_and_sign(c->log, s, txn, next, &root, MDB_APPEND, err);
     if (rc == KIX_OK)
         c->log->seal_stats.entries += accepted;
     kix_buf_release(&note);
