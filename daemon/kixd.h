@@ -84,6 +84,7 @@ struct kixd_config {
     size_t nhttp;
     size_t http_max_header; /* request line and headers of one request */
     int http_metrics;       /* serve /metrics on the HTTP listeners */
+    int phase_stats;        /* count CPU time per append phase (kix_log_phase_stats) */
     char export_dir[4096];  /* keep a tlog-tiles directory current; "" = off */
 };
 

@@ -54,7 +54,13 @@ struct kixd_server {
     atomic_size_t submit_bytes;   /* submits accepted and not yet answered */
     struct kixd_export *exporter; /* export.c: --export DIR, or NULL */
     struct kixd_metrics *metrics; /* http.c: counters of the HTTP side */
+    /* --phase-stats: CPU time of the daemon's own append phases (the log
+     * counts the rest, kix_log_phase_stats) */
+    _Atomic uint64_t phase_receive_ns, phase_answer_ns;
 };
+
+/* The calling thread's CPU time in ns (CLOCK_THREAD_CPUTIME_ID). */
+uint64_t kixd_thread_cpu_ns(void);
 
 struct kixd_listener {
     union {

@@ -85,7 +85,7 @@ static int verify_if_known(struct kix_log *l, struct kix_prepared *p, struct kix
 /* One parse per object: its canonical form, references and comparison
  * group all come from the same tree. */
 static int prepare_object(struct kix_log *l, struct prepared_object *o, const struct kix_bytes *in,
-                          struct kix_err *err)
+                          struct kix__clock *clk, struct kix_err *err)
 {
     json_t *tree = NULL;
     char metric[16];
@@ -100,9 +100,11 @@ static int prepare_object(struct kix_log *l, struct prepared_object *o, const st
         o->comparable =
             kix_run_comparison_key_tree(tree, &o->comparison_key, &o->value, metric) == KIX_OK;
     json_decref(tree);
+    kix__clock_mark(clk, KIX_LOG_PHASE_CANON);
     if (rc)
         return kix_err_set(err, rc, "canonicalizing: %s", kix_strerror(rc));
     kix_digest_of(o->canon.ptr, o->canon.len, &o->digest);
+    kix__clock_mark(clk, KIX_LOG_PHASE_HASH);
     return KIX_OK;
 }
 
@@ -131,7 +133,8 @@ static int check_bundle(const struct kix_prepared *p, struct kix_err *err)
 }
 
 static int prepare_objects(struct kix_log *l, struct kix_prepared *p,
-                           const struct kix_submission *sub, struct kix_err *err)
+                           const struct kix_submission *sub, struct kix__clock *clk,
+                           struct kix_err *err)
 {
     if (sub->nobjects > KIX_BUNDLE_MAX_OBJECTS)
         return kix_err_set(err, KIX_ELIMIT, "a submission carries at most %u objects, not %zu",
@@ -145,7 +148,7 @@ static int prepare_objects(struct kix_log *l, struct kix_prepared *p,
         struct prepared_object *o = &p->objects[i];
         int rc;
         p->nobjects++;
-        rc = prepare_object(l, o, &sub->objects[i], err);
+        rc = prepare_object(l, o, &sub->objects[i], clk, err);
         if (rc) {
             kix_err_wrap(err, "object %zu", i);
             return rc;
@@ -158,12 +161,13 @@ int kix_log_prepare_leaf(struct kix_log *l, const struct kix_bytes *envelope,
                          struct kix_prepared **out, struct kix_err *err)
 {
     struct kix_prepared *p = calloc(1, sizeof(*p));
+    struct kix__clock clk;
     int rc;
 
-    (void)l;
     *out = NULL;
     if (!p)
         return kix_err_set(err, KIX_ENOMEM, "out of memory");
+    kix__clock_start(&clk, l, 0);
     kix_dsse_envelope_init(&p->env);
     rc = kix_dsse_parse(envelope->ptr, envelope->len, &p->env, err);
     if (rc)
@@ -183,8 +187,10 @@ int kix_log_prepare_leaf(struct kix_log *l, const struct kix_bytes *envelope,
                          p->leaf.len, KIX_LEAF_MAX);
         goto fail;
     }
+    kix__clock_mark(&clk, KIX_LOG_PHASE_CANON);
     kix_merkle_leaf_hash(p->leaf.ptr, p->leaf.len, &p->leaf_hash);
     rc = kix__statement_hash(&p->env, &p->statement_hash);
+    kix__clock_mark(&clk, KIX_LOG_PHASE_HASH);
     if (rc) {
         kix_err_set(err, rc, "out of memory");
         goto fail;
@@ -192,8 +198,11 @@ int kix_log_prepare_leaf(struct kix_log *l, const struct kix_bytes *envelope,
     rc = kix_entry_parse_statement(&p->entry, p->env.payload.ptr, p->env.payload.len, err);
     if (rc == KIX_OK)
         rc = kix_entry_signer(&p->entry, &p->env, err);
+    kix__clock_mark(&clk, KIX_LOG_PHASE_CANON);
     if (rc)
         goto fail;
+    if (l->phase_on)
+        atomic_fetch_add_explicit(&l->phase_prepared, 1, memory_order_relaxed);
     *out = p;
     return KIX_OK;
 fail:
@@ -211,14 +220,18 @@ int kix_log_prepare_objects(struct kix_log *l, struct kix_prepared *p,
                             const struct kix_bytes *objects, size_t nobjects, struct kix_err *err)
 {
     struct kix_submission sub = {{NULL, 0}, objects, nobjects};
-    int rc = p->objects ? kix_err_set(err, KIX_EINVAL, "the entry's objects are already prepared")
-                        : prepare_objects(l, p, &sub, err);
+    struct kix__clock clk;
+    int rc;
 
+    kix__clock_start(&clk, l, 0);
+    rc = p->objects ? kix_err_set(err, KIX_EINVAL, "the entry's objects are already prepared")
+                    : prepare_objects(l, p, &sub, &clk, err);
     if (rc == KIX_OK)
         rc = check_bundle(p, err);
-
+    kix__clock_mark(&clk, KIX_LOG_PHASE_POLICY);
     if (rc == KIX_OK)
         rc = verify_if_known(l, p, err);
+    kix__clock_mark(&clk, KIX_LOG_PHASE_VERIFY);
     return rc;
 }
 

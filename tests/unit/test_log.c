@@ -1376,4 +1376,54 @@ KIX_TEST(sequence_tables_are_appended_into_full_pages)
     teardown(&f);
 }
 
+/* Per-phase CPU time of appends (kix_log_phase_stats): nothing is counted
+ * until it is enabled; then every phase of each append is, and the entries
+ * prepared and committed are counted once each (a duplicate is prepared but
+ * not committed). */
+KIX_TEST(phase_stats_count_every_phase)
+{
+    struct fixture f;
+    struct kix_append_result res;
+    struct kix_err err = {0};
+    struct kix_log_phase_stats st;
+    char run[32];
+
+    setup(&f);
+    ASSERT_EQ_INT(KIX_OK, publish(&f, f.publisher, "before", 0, &res, &err));
+    kix_log_phase_stats(f.log, &st);
+    ASSERT_EQ_U64(0, st.prepared);
+    ASSERT_EQ_U64(0, st.committed);
+    for (int i = 0; i < KIX_LOG_PHASES; i++)
+        ASSERT_EQ_U64(0, st.ns[i]);
+
+    kix_log_phase_stats_enable(f.log, 1);
+    for (int i = 1; i <= 20; i++) {
+        snprintf(run, sizeof(run), "run-%d", i);
+        ASSERT_EQ_INT(KIX_OK, publish(&f, f.publisher, run, i, &res, &err));
+    }
+    ASSERT_EQ_INT(KIX_OK, publish(&f, f.publisher, "run-20", 20, &res, &err)); /* a duplicate */
+    ASSERT_TRUE(res.duplicate);
+    kix_log_phase_stats(f.log, &st);
+    ASSERT_EQ_U64(21, st.prepared);
+    ASSERT_EQ_U64(20, st.committed);
+    for (int i = 0; i < KIX_LOG_PHASES; i++) {
+        fprintf(stderr, "%s: %.1f us an entry\n", kix_log_phase_name(i),
+                (double)st.ns[i] / 1e3 / 20);
+        if (st.ns[i] == 0)
+            KIX_FAIL_AT("phase %s counted no time", kix_log_phase_name(i));
+    }
+    ASSERT_TRUE(kix_log_phase_name(KIX_LOG_PHASES) == NULL);
+
+    kix_log_phase_stats_enable(f.log, 0);
+    ASSERT_EQ_INT(KIX_OK, publish(&f, f.publisher, "after", 30, &res, &err));
+    {
+        struct kix_log_phase_stats again;
+        kix_log_phase_stats(f.log, &again);
+        ASSERT_EQ_U64(st.prepared, again.prepared);
+        ASSERT_EQ_U64(st.committed, again.committed);
+        ASSERT_EQ_MEM(st.ns, sizeof(st.ns), again.ns, sizeof(again.ns));
+    }
+    teardown(&f);
+}
+
 KIX_TEST_MAIN()
