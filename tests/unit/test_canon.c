@@ -573,4 +573,84 @@ KIX_TEST(shortest_digits_at_powers_of_two)
     }
 }
 
+/* kix_canon_is_canonical: every JCS vector's output is recognised, and
+ * each kind of non-canonical or refused text is not (kix_canon then
+ * decides); whatever it recognises, kix_canon returns unchanged. */
+KIX_TEST(recogniser_cases)
+{
+    static const char *names[] = {"arrays", "french", "structures", "unicode", "values", "weird"};
+    static const struct {
+        const char *text;
+        int canonical;
+    } cases[] = {
+        {"{}", 1},
+        {"{\"a\":1,\"b\":[true,false,null,\"x\"],\"c\":{\"d\":-12}}", 1},
+        {"{\"a\":1.5,\"b\":-0.001,\"c\":1e+21,\"d\":1e-7,\"e\":333333333333333300000}", 1},
+        {"{\"a\":\"\\u001f\\n\\\"\\\\\\u0000\x7f\xc3\xa9/\"}", 1},
+        {"{\"\xef\xbf\xbd\":1,\"\xf0\x9f\x98\x80\":2}", 0}, /* U+FFFD after U+1F600 in UTF-16 */
+        {"{\"\xf0\x9f\x98\x80\":2,\"\xef\xbf\xbd\":1}", 1},
+        {"{\"b\":1,\"a\":2}", 0},                /* unsorted */
+        {"{\"a\":1,\"a\":2}", 0},                /* duplicate */
+        {"{ \"a\":1}", 0},                       /* whitespace */
+        {"{\"a\":1.0}", 0},                      /* 1 */
+        {"{\"a\":-0}", 0},                       /* 0 */
+        {"{\"a\":1E+21}", 0},                    /* 1e+21 */
+        {"{\"a\":1e21}", 0},                     /* 1e+21 */
+        {"{\"a\":100000000000000000000000}", 0}, /* 1e+23 */
+        {"{\"a\":9007199254740993}", 0},         /* refused: not a double */
+        {"{\"a\":012}", 0},                      /* invalid */
+        {"{\"a\":.5}", 0},
+        {"{\"a\":1e400}", 0},                                  /* refused: out of range */
+        {"{\"a\":\"\\u0041\"}", 0},                            /* A */
+        {"{\"a\":\"\\/\"}", 0},                                /* / */
+        {"{\"a\":\"\\u000a\"}", 0},                            /* \n */
+        {"{\"a\":\"\\u001F\"}", 0},                            /* lowercase hex */
+        {"{\"a\":\"\\ud83d\"}", 0},                            /* lone surrogate */
+        {"{\"a\":\"\xc0\xaf\"}", 0},                           /* overlong UTF-8 */
+        {"{\"a\":\"\x01\"}", 0},                               /* raw control */
+        {"{\"a\\n\":1,\"a\\r\":2,\"a\\u001f\":3,\"b\":4}", 1}, /* keys compared by value */
+        {"{\"a\\r\":1,\"a\\n\":2}", 0},
+        {"{\"a\\u0000\":1}", 0}, /* refused: NUL in a key */
+        {"[1,2]", 0},            /* top level not an object */
+        {"{\"a\":1}x", 0},
+        {"{\"a\":tru}", 0},
+        {"{\"a\":[1,]}", 0},
+        {"", 0},
+    };
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        const uint8_t *t = (const uint8_t *)cases[i].text;
+        size_t n = strlen(cases[i].text);
+        struct kix_buf out = KIX_BUF_INIT;
+        int rec = kix_canon_is_canonical(t, n, NULL);
+        if (rec != cases[i].canonical)
+            KIX_FAIL_AT("recogniser on %s: %d, want %d", cases[i].text, rec, cases[i].canonical);
+        if (rec) {
+            ASSERT_EQ_INT(KIX_OK, kix_canon(t, n, NULL, &out, NULL));
+            ASSERT_EQ_MEM(t, n, out.ptr, out.len);
+        }
+        kix_buf_release(&out);
+    }
+    /* arrays and scalars with allow_any_top; depth within max_depth */
+    ASSERT_EQ_INT(1, kix_canon_is_canonical((const uint8_t *)"[1,\"a\"]", 7, &any_top));
+    ASSERT_EQ_INT(1, kix_canon_is_canonical((const uint8_t *)"1.5", 3, &any_top));
+    {
+        struct kix_canon_opts shallow = {0, 2, 0};
+        ASSERT_EQ_INT(1, kix_canon_is_canonical((const uint8_t *)"{\"a\":{}}", 8, &shallow));
+        ASSERT_EQ_INT(0,
+                      kix_canon_is_canonical((const uint8_t *)"{\"a\":{\"b\":[]}}", 14, &shallow));
+    }
+    for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+        char path[256];
+        size_t len = 0;
+        int rec;
+        snprintf(path, sizeof(path), "vectors/jcs/output/%s.json", names[i]);
+        char *want = kix_test_read_file(path, &len);
+        ASSERT_TRUE(want != NULL);
+        rec = kix_canon_is_canonical((const uint8_t *)want, len, &any_top);
+        free(want);
+        if (!rec)
+            KIX_FAIL_AT("the canonical vector %s is not recognised", names[i]);
+    }
+}
+
 KIX_TEST_MAIN()
