@@ -9,6 +9,7 @@
 
 #include "kix/encoding.h"
 #include "kix/json.h"
+#include "kix/manifest.h"
 #include "kix/sha256.h"
 #include "log_internal.h"
 
@@ -84,14 +85,13 @@ static int verify_if_known(struct kix_log *l, struct kix_prepared *p, struct kix
 }
 
 /* An object that arrives canonical (what kix clients send) is kept as it
- * came, its references found by one scan (kix_refs_canonical), and only a
- * run manifest is parsed, for its comparison group (the same strict parse
- * as below, so the group is the same). */
-static int prepare_canonical(struct kix_log *l, struct prepared_object *o,
-                             const struct kix_bytes *in, struct kix_err *err)
+ * came, its references found by one scan (kix_refs_canonical) and a run
+ * manifest's comparison group read off its bytes
+ * (kix_run_comparison_key_canonical): no tree is built. */
+static int prepare_canonical(struct prepared_object *o, const struct kix_bytes *in,
+                             struct kix_err *err)
 {
     static const char run_kind[] = "\"kind\":\"BenchmarkRun\"";
-    json_t *tree = NULL;
     char metric[16];
     int rc = kix_buf_add(&o->canon, in->ptr, in->len);
 
@@ -102,12 +102,8 @@ static int prepare_canonical(struct kix_log *l, struct prepared_object *o,
     /* the top level's kind, if BenchmarkRun, is these very bytes */
     if (!memmem(in->ptr, in->len, run_kind, sizeof(run_kind) - 1))
         return KIX_OK;
-    rc = kix_canon_parse_tree(in->ptr, in->len, &l->store->canon, &tree, err);
-    if (rc)
-        return rc; /* cannot happen for bytes kix_canon_is_canonical accepted */
-    o->comparable =
-        kix_run_comparison_key_tree(tree, &o->comparison_key, &o->value, metric) == KIX_OK;
-    json_decref(tree);
+    o->comparable = kix_run_comparison_key_canonical(o->canon.ptr, o->canon.len, &o->comparison_key,
+                                                     &o->value, metric) == KIX_OK;
     return KIX_OK;
 }
 
@@ -121,7 +117,7 @@ static int prepare_object(struct kix_log *l, struct prepared_object *o, const st
     int rc;
 
     if (kix_canon_is_canonical(in->ptr, in->len, &l->store->canon)) {
-        rc = prepare_canonical(l, o, in, err);
+        rc = prepare_canonical(o, in, err);
         kix__clock_mark(clk, KIX_LOG_PHASE_CANON);
         if (rc)
             return rc;

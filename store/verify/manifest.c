@@ -79,6 +79,138 @@ int kix_run_comparison_key_tree(const json_t *doc, struct kix_digest *key, uint6
     return rc;
 }
 
+/* ---- the same over canonical bytes, without a parse ----------------------- */
+
+/* One past the canonical value starting at p (before end): after a
+ * string's closing quote or a container's closing bracket, at the byte
+ * that ends a number or literal; end when the bytes stop first. */
+static const uint8_t *skip_value(const uint8_t *p, const uint8_t *end)
+{
+    unsigned depth = 0;
+
+    while (p < end) {
+        uint8_t c = *p;
+        if (c == '"') {
+            for (p++; p < end && *p != '"'; p++)
+                if (*p == '\\' && p + 1 < end)
+                    p++;
+            if (p < end)
+                p++;
+            if (depth == 0)
+                return p;
+            continue;
+        }
+        if (c == '{' || c == '[') {
+            depth++;
+        } else if (c == '}' || c == ']') {
+            if (depth == 0)
+                return p;
+            if (--depth == 0)
+                return p + 1;
+        } else if ((c == ',' || c == ':') && depth == 0) {
+            return p;
+        }
+        p++;
+    }
+    return end;
+}
+
+/* Member `name` (plain ASCII, no escapes) of the canonical object at
+ * [p, end): its value's span, or 0. */
+static int member(const uint8_t *p, const uint8_t *end, const char *name, const uint8_t **v,
+                  const uint8_t **vend)
+{
+    size_t n = strlen(name);
+
+    if (!p || p >= end || *p != '{')
+        return 0;
+    p++;
+    while (p < end && *p == '"') {
+        const uint8_t *k = p + 1, *ke = skip_value(p, end), *ve;
+        if (ke >= end || *ke != ':')
+            return 0;
+        p = ke + 1;
+        ve = skip_value(p, end);
+        if ((size_t)(ke - k) == n + 1 && memcmp(k, name, n) == 0 && k[n] == '"') {
+            *v = p;
+            *vend = ve;
+            return 1;
+        }
+        if (ve >= end || *ve != ',')
+            return 0;
+        p = ve + 1;
+    }
+    return 0;
+}
+
+/* A value that is a JSON string: its canonical text, as is. */
+static int is_string(const uint8_t *v, const uint8_t *e)
+{
+    return e - v >= 2 && v[0] == '"' && e[-1] == '"';
+}
+
+int kix_run_comparison_key_canonical(const uint8_t *canon, size_t len, struct kix_digest *key,
+                                     uint64_t *value, char metric[16])
+{
+    static const char *const groups[2][3] = {{"timing", "latencyNs", "latency"},
+                                             {"memory", "peakBytes", "peak_memory"}};
+    static const char *const names[5] = {
+        "{\"benchmark\":", ",\"environmentDigest\":", ",\"metric\":", ",\"protocolDigest\":",
+        ",\"workloadDigest\":"};
+    const uint8_t *end = canon + len, *spec, *spec_end, *v, *ve, *m[5], *me[5];
+    struct kix_buf buf = KIX_BUF_INIT;
+    int found = 0, rc = KIX_OK;
+
+    if (!member(canon, end, "kind", &v, &ve) || ve - v != 14 || memcmp(v, "\"BenchmarkRun\"", 14))
+        return KIX_ENOTFOUND;
+    if (!member(canon, end, "spec", &spec, &spec_end))
+        return KIX_ENOTFOUND;
+    /* the primary statistic: a whole number >= 0 that an int64 holds is, in
+     * canonical form, digits alone (19 or more digits read as a real, past 2^53) */
+    for (int i = 0; i < 2 && !found; i++) {
+        const uint8_t *g, *ge, *s, *se;
+        uint64_t x = 0;
+        if (!member(spec, spec_end, groups[i][0], &g, &ge) ||
+            !member(g, ge, groups[i][1], &s, &se) || !member(s, se, "median", &v, &ve) ||
+            ve - v < 1 || ve - v > 18)
+            continue;
+        found = 1;
+        for (const uint8_t *d = v; found && d < ve; d++) {
+            found = *d >= '0' && *d <= '9';
+            x = x * 10 + (uint64_t)(*d - '0');
+        }
+        if (found) {
+            *value = x;
+            snprintf(metric, 16, "%s", groups[i][2]);
+        }
+    }
+    if (!found)
+        return KIX_ENOTFOUND;
+    if (!member(spec, spec_end, "sourceNative", &v, &ve) ||
+        !member(v, ve, "benchmark", &m[0], &me[0]) ||
+        !member(spec, spec_end, "environmentDigest", &m[1], &me[1]) ||
+        !member(spec, spec_end, "protocolDigest", &m[3], &me[3]) ||
+        !member(spec, spec_end, "workloadDigest", &m[4], &me[4]))
+        return KIX_ENOTFOUND;
+    for (int i = 0; i < 5; i++)
+        if (i != 2 && !is_string(m[i], me[i]))
+            return KIX_ENOTFOUND;
+    /* as kix_run_comparison_key_tree writes it: the members' canonical text */
+    for (int i = 0; rc == KIX_OK && i < 5; i++) {
+        rc = kix_buf_adds(&buf, names[i]);
+        if (rc == KIX_OK && i == 2)
+            rc = kix_canon_string(metric, strlen(metric), &buf);
+        else if (rc == KIX_OK)
+            rc = kix_buf_add(&buf, m[i], (size_t)(me[i] - m[i]));
+    }
+    if (rc == KIX_OK)
+        rc = kix_buf_addc(&buf, '}');
+    if (rc == KIX_OK)
+        kix_digest_of(buf.ptr, buf.len, key);
+    kix_buf_release(&buf);
+    return rc;
+}
+
 int kix_run_comparison_key(const uint8_t *manifest, size_t len, struct kix_digest *key,
                            uint64_t *value, char metric[16])
 {

@@ -5,6 +5,27 @@
  * first byte picks the options (any top level, a small depth limit). */
 #include "fuzz.h"
 #include "kix/json.h"
+#include "kix/manifest.h"
+
+/* What kixd reads off recognised bytes (the comparison group of a run
+ * manifest) is what the tree of the same bytes gives. */
+static void same_group(const uint8_t *data, size_t size, const struct kix_canon_opts *opts)
+{
+    struct kix_digest k1, k2;
+    uint64_t v1 = 0, v2 = 0;
+    char m1[16] = "", m2[16] = "";
+    json_t *tree = NULL;
+    int r1, r2;
+
+    if (kix_canon_parse_tree(data, size, opts, &tree, NULL) != KIX_OK)
+        abort();
+    r1 = kix_run_comparison_key_tree(tree, &k1, &v1, m1);
+    r2 = kix_run_comparison_key_canonical(data, size, &k2, &v2, m2);
+    json_decref(tree);
+    if (r1 != r2 ||
+        (r1 == KIX_OK && (memcmp(k1.b, k2.b, 32) != 0 || v1 != v2 || strcmp(m1, m2) != 0)))
+        abort();
+}
 
 /* Whether an object key of v is long and needs an escape in JCS. */
 static int key_escaped(const json_t *v)
@@ -49,6 +70,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
            memcmp(out.ptr, data, size) == 0;
     if (rec && !same)
         abort(); /* recognised bytes that are not canonical */
+    if (rec)
+        same_group(data, size, &opts);
     if (same && !rec) {
         /* missed: allowed only for a long key with escapes */
         json_t *tree = NULL;

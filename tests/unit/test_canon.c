@@ -3,6 +3,7 @@
 #include <stdint.h>
 
 #include "harness.h"
+#include "kix/manifest.h"
 #include "kix/canon.h"
 #include "kix/digest.h"
 
@@ -651,6 +652,58 @@ KIX_TEST(recogniser_cases)
         if (!rec)
             KIX_FAIL_AT("the canonical vector %s is not recognised", names[i]);
     }
+}
+
+/* A run manifest's comparison group read off its canonical bytes
+ * (kix_run_comparison_key_canonical, kixd's fast path) is the one its
+ * tree gives, for each shape the group code distinguishes. */
+KIX_TEST(comparison_key_from_canonical_bytes)
+{
+    static const char h[] =
+        "\"sha256:abababababababababababababababababababababababababababababab\"";
+    static const char *const medians[] = {
+        "15000", "0", "-5", "1.5", "1e+21", "123456789012345680", "\"7\"", "null"};
+    static const char *const benchmarks[] = {"\"rope/forward\"", "\"a\\\"b\\\\c\xc3\xa9\"", "7"};
+    int comparable = 0, not_comparable = 0;
+
+    for (int with_timing = 0; with_timing < 2; with_timing++)
+        for (size_t i = 0; i < sizeof(medians) / sizeof(medians[0]); i++)
+            for (size_t b = 0; b < sizeof(benchmarks) / sizeof(benchmarks[0]); b++) {
+                struct kix_buf m = KIX_BUF_INIT;
+                struct kix_digest k1, k2;
+                uint64_t v1 = 0, v2 = 0;
+                char m1[16] = "", m2[16] = "";
+                int r1, r2;
+                ASSERT_EQ_INT(
+                    KIX_OK,
+                    kix_buf_addf(&m,
+                                 "{\"kind\":\"BenchmarkRun\",\"spec\":{\"environmentDigest\""
+                                 ":%s,\"memory\":{\"peakBytes\":{\"median\":77}},"
+                                 "\"protocolDigest\":%s,\"sourceNative\":{\"benchmark\":%s},"
+                                 "%s%s%s\"workloadDigest\":%s}}",
+                                 h, h, benchmarks[b],
+                                 with_timing ? "\"timing\":{\"latencyNs\":{\"median\":" : "",
+                                 with_timing ? medians[i] : "", with_timing ? ",\"p20\":1}}," : "",
+                                 h));
+                ASSERT_EQ_INT(1, kix_canon_is_canonical(m.ptr, m.len, NULL));
+                r1 = kix_run_comparison_key(m.ptr, m.len, &k1, &v1, m1);
+                r2 = kix_run_comparison_key_canonical(m.ptr, m.len, &k2, &v2, m2);
+                if (r1 != r2)
+                    KIX_FAIL_AT("%s: tree %d, bytes %d", (const char *)m.ptr, r1, r2);
+                if (r1 == KIX_OK) {
+                    ASSERT_EQ_MEM(k1.b, 32, k2.b, 32);
+                    ASSERT_EQ_U64(v1, v2);
+                    ASSERT_EQ_STR(m1, m2);
+                    comparable++;
+                } else {
+                    not_comparable++;
+                }
+                kix_buf_release(&m);
+            }
+    ASSERT_TRUE(comparable >= 8 && not_comparable >= 8);
+    ASSERT_EQ_INT(KIX_ENOTFOUND,
+                  kix_run_comparison_key_canonical((const uint8_t *)"{\"kind\":\"Other\"}", 16,
+                                                   NULL, NULL, NULL));
 }
 
 KIX_TEST_MAIN()
