@@ -3,16 +3,17 @@
  * Every hash kix computes over public bytes goes through here: Merkle
  * leaves and nodes, object digests, the sparse Merkle tree, statements
  * (DSSE PAE), tiles, key ids and note key hashes. libcrypto uses the CPU's
- * SHA extensions where it has them (about 3-5x libsodium's portable code on
- * this project's hosts, tools/bench/RESULTS.md); libsodium stays the library
- * for signatures and anything secret. Nothing here is constant-time, and
- * nothing here needs to be: the inputs are public.
+ * SHA extensions where it has them (4-7x libsodium's portable code on a
+ * 65-byte node on this project's host, tools/bench/RESULTS.md); libsodium
+ * stays the library for signatures and anything secret. Nothing here is
+ * constant-time, and nothing here needs to be: the inputs are public.
  *
- * The calls are OpenSSL's SHA256_Init/Update/Final on a caller-held context,
- * deprecated since OpenSSL 3.0 but kept in every 3.x: its EVP interface,
- * even with a reused context, costs 1.6x as much on a 65-byte Merkle node
- * (measured, RESULTS.md), and the node is the hash kix computes most. Only
- * sha256.c names OpenSSL; this header shows no backend type.
+ * The calls are OpenSSL's SHA256_Init/Update/Final on a caller-held
+ * context, deprecated since OpenSSL 3.0 but kept in every 3.x: its EVP
+ * interface, even with a reused context, costs 1.1-1.8x as much on a
+ * 65-byte Merkle node (kix-bench limits.sha256_node_evp), and the node is
+ * the hash kix computes most. Only sha256.c names OpenSSL; this header
+ * shows no backend type.
  *
  * Memory: the caller owns every buffer and the state; no call allocates.
  * Errors: none (SHA-256 of bytes in memory cannot fail).
