@@ -751,6 +751,9 @@ static int m_submit(struct call *k)
     c->refs++;
     k->w->jobs++;
     atomic_fetch_add(&k->srv->submit_bytes, frame);
+    if (k->cfg->phase_stats) /* receive: the frame's decode to here */
+        atomic_fetch_add_explicit(&k->srv->phase_receive_ns, kixd_thread_cpu_ns() - c->decode_cpu,
+                                  memory_order_relaxed);
     kixd_submit_start(job);
     rc = ASYNC;
 out:
@@ -967,10 +970,12 @@ void kixd_submit_answer(struct kixd_submit *job)
     struct kixd_conn *c = job->conn;
     struct call k;
     size_t start;
+    uint64_t t0;
     int rc;
 
     if (c->closing)
         return;
+    t0 = job->srv->cfg->phase_stats ? kixd_thread_cpu_ns() : 0;
     call_init(&k, c, NULL);
     start = c->out.len;
     if (job->rc) {
@@ -990,4 +995,7 @@ void kixd_submit_answer(struct kixd_submit *job)
     if (rc)
         answer_error(&k, start, job->msgid, rc);
     kixd_conn_flush(c, 1);
+    if (job->srv->cfg->phase_stats)
+        atomic_fetch_add_explicit(&job->srv->phase_answer_ns, kixd_thread_cpu_ns() - t0,
+                                  memory_order_relaxed);
 }

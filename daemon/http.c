@@ -178,6 +178,24 @@ static int metrics_text(struct kixd_worker *w, struct kix_buf *out)
     }
     ADD("kix_batch_entries_sum %llu\nkix_batch_entries_count %llu\n",
         (ULL)atomic_load(&m->batch_entries), (ULL)cum);
+    if (srv->cfg->phase_stats) {
+        struct kix_log_phase_stats ps;
+        kix_log_phase_stats(srv->log, &ps);
+        ADD("# HELP kixd_append_cpu_seconds_total CPU time of appends by phase (--phase-stats).\n"
+            "# TYPE kixd_append_cpu_seconds_total counter\n"
+            "kixd_append_cpu_seconds_total{phase=\"receive\"} %.9f\n",
+            (double)atomic_load(&srv->phase_receive_ns) / 1e9);
+        for (int i = 0; i < KIX_LOG_PHASES; i++)
+            ADD("kixd_append_cpu_seconds_total{phase=\"%s\"} %.9f\n", kix_log_phase_name(i),
+                (double)ps.ns[i] / 1e9);
+        ADD("kixd_append_cpu_seconds_total{phase=\"answer\"} %.9f\n",
+            (double)atomic_load(&srv->phase_answer_ns) / 1e9);
+        ADD("# HELP kixd_append_phase_entries_total Entries prepared and committed while "
+            "counting.\n# TYPE kixd_append_phase_entries_total counter\n"
+            "kixd_append_phase_entries_total{step=\"prepared\"} %llu\n"
+            "kixd_append_phase_entries_total{step=\"committed\"} %llu\n",
+            (ULL)ps.prepared, (ULL)ps.committed);
+    }
     if (srv->writer) {
         uint64_t b[KIXD_COMMIT_BUCKETS], failed, n = 0;
         double ms;

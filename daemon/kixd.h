@@ -96,6 +96,7 @@ struct kixd_config {
     size_t http_max_header; /* request line and headers of one request */
     int http_metrics;       /* serve /metrics on the HTTP listeners */
     int http_access_log;    /* one log line per HTTP request */
+    int phase_stats;        /* count CPU time per append phase (kix_log_phase_stats) */
     char export_dir[4096];  /* keep a tlog-tiles directory current; "" = off */
 };
 

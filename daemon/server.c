@@ -533,6 +533,13 @@ static int lock_store(struct kixd_server *srv, struct kix_err *err)
     return KIX_OK;
 }
 
+uint64_t kixd_thread_cpu_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
 static int open_log(struct kixd_server *srv, struct kix_err *err)
 {
     struct kix_log_opts opts;
@@ -548,6 +555,7 @@ static int open_log(struct kixd_server *srv, struct kix_err *err)
         rc = lock_store(srv, err);
     if (rc)
         return rc;
+    kix_log_phase_stats_enable(srv->log, srv->cfg->phase_stats);
     if (srv->cfg->no_store_check)
         kixd_log(KIXD_WARN, "--no-store-check: serving %s without checking it first",
                  srv->cfg->store);

@@ -58,7 +58,13 @@ struct kixd_server {
     struct kixd_metrics *metrics; /* http.c: counters of the HTTP side */
     struct kixd_tlogw *tlogw;     /* tlog_witness.c: --witness-key, answers add-checkpoint */
     struct kixd_wclient *wclient; /* witness_client.c: --http-witness, asks witnesses */
+    /* --phase-stats: CPU time of the daemon's own append phases (the log
+     * counts the rest, kix_log_phase_stats) */
+    _Atomic uint64_t phase_receive_ns, phase_answer_ns;
 };
+
+/* The calling thread's CPU time in ns (CLOCK_THREAD_CPUTIME_ID). */
+uint64_t kixd_thread_cpu_ns(void);
 
 struct kixd_listener {
     union {

@@ -3,7 +3,7 @@
 
 The layers (ARCHITECTURE.md), lowest first; each may use those before it:
 
-  base    store/base     errors, buffers, files, encodings   libsodium
+  base    store/base     errors, buffers, files, encodings   libsodium, libcrypto (SHA-256)
   verify  store/verify   formats and their verification      + jansson
   log     store/log      the signed log in LMDB              + lmdb
   index   store/index    the benchmark index                 (no lmdb.h)
@@ -26,7 +26,7 @@ import tempfile
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 LAYERS = [  # name, folder, may use (layer names), third-party headers it may include
-    ("base", "store/base", [], {"sodium.h"}),
+    ("base", "store/base", [], {"sodium.h", "openssl/sha.h"}),
     ("verify", "store/verify", ["base"], {"sodium.h", "jansson.h"}),
     ("log", "store/log", ["base", "verify"], {"sodium.h", "jansson.h", "lmdb.h"}),
     ("index", "store/index", ["base", "verify", "log"], {"jansson.h"}),
@@ -41,7 +41,8 @@ LAYERS = [  # name, folder, may use (layer names), third-party headers it may in
 LIBRARY = {"base": "kix_base", "verify": "kix_verify", "log": "kix_log", "index": "kix_index",
            "proto": "kix_proto", "client": "kix_client"}
 HEADERS = {"client": "client", "cli": "-"}  # where a layer's include/kix lives, if not its folder
-THIRD_PARTY = {"sodium.h", "jansson.h", "lmdb.h", "msgpack.h", "uv.h", "curl/curl.h"}
+THIRD_PARTY = {"sodium.h", "jansson.h", "lmdb.h", "msgpack.h", "uv.h", "curl/curl.h",
+               "openssl/sha.h", "openssl/evp.h"}
 INCLUDE = re.compile(r'^\s*#\s*include\s*([<"])([^>"]+)[>"]', re.M)
 
 

@@ -2,7 +2,7 @@
 # Installs the Debian packages kix needs to build and test, only those missing.
 set -euo pipefail
 packages=(build-essential cmake pkg-config clang clang-format
-          python3 python3-nacl python3-jsonschema liblmdb-dev libsodium-dev libmsgpack-dev libuv1-dev libjansson-dev lmdb-utils
+          python3 python3-nacl python3-jsonschema liblmdb-dev libsodium-dev libssl-dev libmsgpack-dev libuv1-dev libjansson-dev lmdb-utils
           man-db groff-base systemd
           libhttp-parser-dev libcurl4-openssl-dev golang-go golang-golang-x-mod-dev nginx-light curl
           chromium)

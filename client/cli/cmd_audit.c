@@ -7,12 +7,11 @@
 #include <sys/time.h>
 #include <unistd.h>
 
-#include <sodium.h>
-
 #include "cli.h"
 #include "kix/client.h"
 #include "kix/encoding.h"
 #include "kix/progress.h"
+#include "kix/sha256.h"
 #include "kix/sync.h"
 #include "kix/trust.h"
 
@@ -46,7 +45,7 @@ static int replica_path(const struct cli_common *common, struct kix_client *c, c
                         char *out, size_t cap, struct kix_err *err)
 {
     char source[4200], real[4096], hex[65];
-    uint8_t h[crypto_hash_sha256_BYTES];
+    uint8_t h[KIX_SHA256_LEN];
 
     if (common->store && !realpath(common->store, real))
         return kix_err_set(err, KIX_EIO, "cannot resolve %s: %s", common->store, strerror(errno));
@@ -54,7 +53,7 @@ static int replica_path(const struct cli_common *common, struct kix_client *c, c
         snprintf(source, sizeof(source), "store:%s", real);
     else
         snprintf(source, sizeof(source), "server:%s", kix_client_where(c));
-    crypto_hash_sha256(h, (const uint8_t *)source, strlen(source));
+    kix_sha256((const uint8_t *)source, strlen(source), h);
     kix_hex_encode(h, 8, hex);
     if ((size_t)snprintf(out, cap, "%s/audit-%s", dir, hex) >= cap)
         return kix_err_set(err, KIX_ELIMIT, "the state directory path %s is too long", dir);

@@ -26,7 +26,8 @@ enum kix_table {
     T_COSIGS,      /* u64be size ‖ u32be witness key hash ‖ name → cosignature line */
     T_STATEMENTS,  /* SHA-256 of the signed statement (DSSE PAE) → u64be log index */
     T_SMT,         /* verifiable index: SMT position key → 65-byte record (kix/smt.h) */
-    T_INDEX_NOTES, /* u64be tree size → the index note signed beside its checkpoint */
+    T_INDEX_NOTES, /* u64be tree size → the index note signed beside its checkpoint (append,
+                      but for the rebuild's re-signing) */
     T_COUNT
 };
 

@@ -1,6 +1,5 @@
 /* The log: creation, opening, and the group-commit writer. */
 #include <errno.h>
-#include <sodium.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -9,6 +8,7 @@
 
 #include "kix/entries.h"
 #include "kix/file.h"
+#include "kix/sha256.h"
 #include "log_internal.h"
 
 #define META_ORIGIN "origin"
@@ -134,15 +134,18 @@ static int put_checkpoint(struct kix_store *s, MDB_txn *txn, uint64_t size, cons
     return rc ? kix__db_error(rc, err, "writing a checkpoint") : KIX_OK;
 }
 
+/* flags: MDB_APPEND where size is past every stored note (a commit, a
+ * replay: pages fill completely), 0 where the rebuild re-signs the notes
+ * of checkpoints the store already has. */
 static int put_index_note(struct kix_store *s, MDB_txn *txn, uint64_t size, const void *note,
-                          size_t len, struct kix_err *err)
+                          size_t len, unsigned flags, struct kix_err *err)
 {
     uint8_t k[8];
     MDB_val key = {8, k}, val = {len, (void *)note};
     int rc;
 
     kix_u64be_put(k, size);
-    rc = mdb_put(txn, s->dbi[T_INDEX_NOTES], &key, &val, 0);
+    rc = mdb_put(txn, s->dbi[T_INDEX_NOTES], &key, &val, flags);
     return rc ? kix__db_error(rc, err, "writing an index note") : KIX_OK;
 }
 
@@ -158,15 +161,18 @@ static int seal_text(struct kix_log *l, struct kix_store *s, MDB_txn *txn, uint6
                      const struct kix_hash *root, struct kix_buf *text, struct kix_err *err)
 {
     struct kix_log_txn t = {s, txn, 1, &l->scratch};
+    struct kix__clock clk;
     uint64_t t0;
     int rc;
 
     if (!l->indexer || !l->indexer->seal)
         return KIX_OK;
+    kix__clock_start(&clk, l, 1);
     t0 = now_ns();
     rc = l->indexer->seal(&t, l->origin, size, root, text, err);
     l->seal_stats.ns += now_ns() - t0;
     l->seal_stats.seals++;
+    kix__clock_mark(&clk, KIX_LOG_PHASE_INDEX);
     return rc;
 }
 
@@ -175,9 +181,60 @@ void kix_log_seal_stats(const struct kix_log *l, struct kix_log_seal_stats *out)
     *out = l->seal_stats;
 }
 
+/* ---- phase stats ------------------------------------------------------------ */
+
+static uint64_t thread_cpu_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+void kix__clock_start(struct kix__clock *c, struct kix_log *l, int in_txn)
+{
+    c->l = l;
+    c->in_txn = in_txn;
+    c->t = l->phase_on ? thread_cpu_ns() : 0;
+}
+
+void kix__clock_mark(struct kix__clock *c, enum kix_log_phase phase)
+{
+    uint64_t now;
+
+    if (!c->l->phase_on)
+        return;
+    now = thread_cpu_ns();
+    atomic_fetch_add_explicit(&c->l->phase_ns[phase], now - c->t, memory_order_relaxed);
+    if (c->in_txn)
+        c->l->phase_in_txn += now - c->t; /* the writer's own: under the write lock */
+    c->t = now;
+}
+
+void kix_log_phase_stats_enable(struct kix_log *l, int on)
+{
+    l->phase_on = on;
+}
+
+void kix_log_phase_stats(const struct kix_log *l, struct kix_log_phase_stats *out)
+{
+    struct kix_log *m = (struct kix_log *)l; /* atomics: loads only */
+
+    out->prepared = atomic_load_explicit(&m->phase_prepared, memory_order_relaxed);
+    out->committed = atomic_load_explicit(&m->phase_committed, memory_order_relaxed);
+    for (int i = 0; i < KIX_LOG_PHASES; i++)
+        out->ns[i] = atomic_load_explicit(&m->phase_ns[i], memory_order_relaxed);
+}
+
+const char *kix_log_phase_name(enum kix_log_phase phase)
+{
+    static const char *const names[KIX_LOG_PHASES] = {"canonical", "hash",  "verify",
+                                                      "policy",    "index", "commit"};
+    return (unsigned)phase < KIX_LOG_PHASES ? names[phase] : NULL;
+}
+
 /* Origin: signs and keeps the indexer's note beside the checkpoint. */
 static int seal_and_sign(struct kix_log *l, struct kix_store *s, MDB_txn *txn, uint64_t size,
-                         const struct kix_hash *root, struct kix_err *err)
+                         const struct kix_hash *root, unsigned flags, struct kix_err *err)
 {
     struct kix_buf text = KIX_BUF_INIT, note = KIX_BUF_INIT;
     struct kix_signer *signer = l->signer;
@@ -189,7 +246,7 @@ static int seal_and_sign(struct kix_log *l, struct kix_store *s, MDB_txn *txn, u
         } else {
             rc = kix_note_sign((const char *)text.ptr, text.len, &signer, 1, &note, err);
             if (rc == KIX_OK)
-                rc = put_index_note(s, txn, size, note.ptr, note.len, err);
+                rc = put_index_note(s, txn, size, note.ptr, note.len, flags, err);
         }
     }
     kix_buf_release(&text);
@@ -235,7 +292,7 @@ static int seal_and_check(struct kix_log *l, struct kix_store *s, MDB_txn *txn,
         kix_err_cause(err, KIX_CAUSE_INDEX_MISMATCH, 0, c->size);
         goto out;
     }
-    rc = put_index_note(s, txn, c->size, c->index_note, c->index_note_len, err);
+    rc = put_index_note(s, txn, c->size, c->index_note, c->index_note_len, MDB_APPEND, err);
 out:
     kix_buf_release(&text);
     return rc;
@@ -280,7 +337,7 @@ static int set_verifier(struct kix_log *l, const struct kix_verifier *v)
 {
     l->verifier = *v;
     snprintf(l->origin, sizeof(l->origin), "%s", v->name);
-    crypto_hash_sha256(l->log_key_id, v->pub, 32);
+    kix_sha256(v->pub, 32, l->log_key_id);
     return KIX_OK;
 }
 
@@ -526,7 +583,7 @@ static int rebuild_fn(struct kix_store *s, MDB_txn *txn, void *arg, struct kix_e
                                          err);
                 memcpy(root.b, cp.root, 32);
                 if (rc == KIX_OK)
-                    rc = seal_and_sign(l, s, txn, next, &root, err);
+                    rc = seal_and_sign(l, s, txn, next, &root, 0, err);
             }
             crc = mdb_cursor_get(cps, &ck, &cv, MDB_NEXT);
         }
@@ -689,6 +746,7 @@ struct commit_ctx {
     size_t ncps;
     uint64_t size;
     struct kix_hash *hashes; /* scratch: leaf hashes of accepted items */
+    size_t accepted;         /* commit: items appended (not duplicates or refused) */
     /* kix_log_replay_inspect: no index note compared; inspect, then abort */
     kix_log_inspect_fn inspect;
     void *inspect_ctx;
@@ -733,8 +791,10 @@ static int apply_item(struct kix_store *s, MDB_txn *txn, struct kix_log *l, uint
                       struct kix_err *item_err)
 {
     uint64_t dup_index = 0;
+    struct kix__clock clk;
     int rc;
 
+    kix__clock_start(&clk, l, 1);
     memset(res, 0, sizeof(*res));
     res->leaf_hash = p->leaf_hash;
     *dup = 0;
@@ -776,7 +836,8 @@ static int apply_item(struct kix_store *s, MDB_txn *txn, struct kix_log *l, uint
     }
     if (rc != KIX_ENOTFOUND)
         return kix_err_set(item_err, rc, "reading the statement index: %s", kix_strerror(rc));
-    rc = kix__policy_apply(l, txn, next, p, item_err);
+    kix__clock_mark(&clk, KIX_LOG_PHASE_POLICY);
+    rc = kix__policy_apply(l, txn, next, p, &clk, item_err);
     if (rc == KIX_OK)
         res->index = next;
     return rc;
@@ -799,6 +860,7 @@ static int commit_fn(struct kix_store *s, MDB_txn *txn, void *arg, struct kix_er
     int rc = kix__log_size(s, txn, &size);
 
     kix_buf_reset(&c->log->scratch); /* a retried attempt starts afresh */
+    c->accepted = 0;
     if (rc)
         return kix_err_set(err, rc, "reading the log size: %s", kix_strerror(rc));
     next = size;
@@ -825,6 +887,7 @@ static int commit_fn(struct kix_store *s, MDB_txn *txn, void *arg, struct kix_er
         }
     }
     c->size = next;
+    c->accepted = accepted;
     if (accepted == 0)
         return KIX_OK; /* nothing new: no new checkpoint */
     kix__tile_io_init(&io, &tctx);
@@ -834,7 +897,7 @@ static int commit_fn(struct kix_store *s, MDB_txn *txn, void *arg, struct kix_er
     if (rc == KIX_OK)
         rc = put_checkpoint(s, txn, next, note.ptr, note.len, err);
     if (rc == KIX_OK)
-        rc = seal_and_sign(c->log, s, txn, next, &root, err);
+        rc = seal_and_sign(c->log, s, txn, next, &root, MDB_APPEND, err);
     if (rc == KIX_OK)
         c->log->seal_stats.entries += accepted;
     kix_buf_release(&note);
@@ -946,14 +1009,26 @@ int kix_log_commit(struct kix_log *l, struct kix_prepared *const *items, size_t 
     if (l->replica || !l->signer)
         return kix_err_set(err, KIX_EREADONLY,
                            "this store is a replica of %s; submit to the origin", l->origin);
+    uint64_t t0 = l->phase_on ? thread_cpu_ns() : 0;
+
     memset(&c, 0, sizeof(c));
     c.log = l;
     c.items = items;
     c.n = n;
     c.results = results;
+    l->phase_in_txn = 0;
     rc = run_commit(&c, commit_fn, err);
     if (rc == KIX_OK && new_size)
         *new_size = c.size;
+    if (l->phase_on) {
+        /* the commit phase: the whole write less what its marks counted */
+        uint64_t all = thread_cpu_ns() - t0;
+        atomic_fetch_add_explicit(&l->phase_ns[KIX_LOG_PHASE_COMMIT],
+                                  all > l->phase_in_txn ? all - l->phase_in_txn : 0,
+                                  memory_order_relaxed);
+        if (rc == KIX_OK)
+            atomic_fetch_add_explicit(&l->phase_committed, c.accepted, memory_order_relaxed);
+    }
     return rc;
 }
 

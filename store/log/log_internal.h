@@ -4,6 +4,7 @@
 #define KIX_LOG_INTERNAL_H
 
 #include <pthread.h>
+#include <stdatomic.h>
 
 #include "db.h"
 #include "kix/dsse.h"
@@ -25,6 +26,11 @@ struct kix_log {
     int rebuild;            /* during open: the index must be rebuilt */
     struct kix_buf scratch; /* the indexer's, for one write transaction */
     struct kix_log_seal_stats seal_stats;
+    /* kix_log_phase_stats: on or off, the sums, and (writer only) the
+     * policy and index time inside the current write transaction */
+    int phase_on;
+    _Atomic uint64_t phase_ns[KIX_LOG_PHASES], phase_prepared, phase_committed;
+    uint64_t phase_in_txn;
     /* the right edge of the latest size proven, shared by readers */
     pthread_mutex_t edge_mu;
     struct kix_tile_edge edge;
@@ -78,6 +84,19 @@ void kix__key_record_encode(const struct kix_key_info *k, uint8_t out[KEY_RECORD
 int kix__key_record_decode(const uint8_t *data, size_t len, struct kix_key_info *k);
 
 int kix__key_get(struct kix_store *s, MDB_txn *txn, const uint8_t id[32], struct kix_key_info *k);
+/* A phase clock (kix_log_phase_stats): start, then mark at each phase's
+ * end; marks add the thread's CPU time since the previous mark to that
+ * phase. Free when the stats are off. in_txn: the clock runs inside a
+ * write transaction (the writer's thread), whose marks kix_log_commit
+ * subtracts from the commit phase. */
+struct kix__clock {
+    struct kix_log *l;
+    uint64_t t;
+    int in_txn;
+};
+void kix__clock_start(struct kix__clock *c, struct kix_log *l, int in_txn);
+void kix__clock_mark(struct kix__clock *c, enum kix_log_phase phase);
+
 /* policy.c: whether p's signer may append it at `index` (registered, in
  * force, holding the role, and the signature verifies with that key).
  * Checked before anything else, duplicates included: an already logged
@@ -90,7 +109,7 @@ int kix__policy_signer(struct kix_log *l, MDB_txn *txn, uint64_t index,
  * indexes, registry, and the indexer's tables.
  * KIX_EPOLICY/KIX_EVERIFY refuse only this entry; other codes abort all. */
 int kix__policy_apply(struct kix_log *l, MDB_txn *txn, uint64_t index, const struct kix_prepared *p,
-                      struct kix_err *err);
+                      struct kix__clock *clk, struct kix_err *err);
 
 /* prepare.c: SHA-256 of PAE(payloadType, payload), the identity of an
  * entry: one statement is logged once, whatever its envelope looks like. */

@@ -381,23 +381,29 @@ int kix_log_item_object(struct kix_log_txn *t, const struct kix_log_item *item,
 }
 
 int kix__policy_apply(struct kix_log *l, MDB_txn *txn, uint64_t index, const struct kix_prepared *p,
-                      struct kix_err *err)
+                      struct kix__clock *clk, struct kix_err *err)
 {
     struct kix_log_txn t = {l->store, txn, 1, &l->scratch};
     struct kix_log_item item;
     int rc = KIX_OK;
 
     item_of(p, index, &item);
-    if (rc == KIX_OK && p->entry.type == KIX_ENTRY_KEY)
+    if (rc == KIX_OK && p->entry.type == KIX_ENTRY_KEY) {
         rc = check_key_entry(l, txn, p, err);
-    else if (rc == KIX_OK && l->indexer)
+        kix__clock_mark(clk, KIX_LOG_PHASE_POLICY);
+    } else if (rc == KIX_OK && l->indexer) {
         rc = l->indexer->check(&t, &item, err);
+        kix__clock_mark(clk, KIX_LOG_PHASE_INDEX);
+    }
     if (rc == KIX_OK)
         rc = check_objects(l->store, txn, p, err);
+    kix__clock_mark(clk, KIX_LOG_PHASE_POLICY);
     if (rc == KIX_OK)
         rc = write_entry(l, txn, index, p, err);
+    kix__clock_mark(clk, KIX_LOG_PHASE_COMMIT);
     if (rc == KIX_OK && l->indexer) {
         rc = l->indexer->apply(&t, &item, err);
+        kix__clock_mark(clk, KIX_LOG_PHASE_INDEX);
         /* the entry is written by now: a refusal here would keep half of
          * it, so it aborts the whole batch instead */
         if (rc == KIX_EPOLICY || rc == KIX_EVERIFY || rc == KIX_EINVAL) {

@@ -1,4 +1,6 @@
-/* RFC 8785 (JCS) canonical JSON: jansson parses, this file only writes.
+/* RFC 8785 (JCS) canonical JSON: jansson parses, this file only writes;
+ * and a one-pass recogniser of text that is canonical already
+ * (kix_canon_is_canonical, at the end), which builds no tree.
  *
  * A pre-scan runs before jansson sees the bytes, for the checks jansson
  * cannot make or cannot place: nesting depth (so a hostile document never
@@ -19,6 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "kix/encoding.h"
 #include "kix/json.h"
 
 #define MAX_SAFE_INTEGER 9007199254740992.0 /* 2^53 */
@@ -538,6 +541,310 @@ int kix_canon_parse_tree(const uint8_t *json, size_t len, const struct kix_canon
     }
     *value = v;
     return KIX_OK;
+}
+
+/* ---- the one-pass recogniser (kix_canon_is_canonical) ------------------------- */
+
+#define REC_MAX_DEPTH 64 /* deeper documents go to kix_canon */
+
+struct rec {
+    const unsigned char *p, *end;
+    unsigned depth, max_depth;
+};
+
+/* A string literal in JCS escaping at r->p (the opening quote), valid
+ * UTF-8. Sets *s, *n to its raw content and *escaped when it has an
+ * escape; key: no \u0000 (the parser refuses a NUL in a key). */
+static int rec_string(struct rec *r, int key, const unsigned char **s, size_t *n, int *escaped)
+{
+    const unsigned char *p = r->p + 1, *start = p;
+
+    *escaped = 0;
+
+    for (;;) {
+        if (p == r->end)
+            return 0;
+        if (*p == '"')
+            break;
+        if (*p < 0x20)
+            return 0;
+        if (*p == '\\') {
+            if (r->end - p < 2)
+                return 0;
+            *escaped = 1;
+            switch (p[1]) {
+            case '"':
+            case '\\':
+            case 'b':
+            case 't':
+            case 'n':
+            case 'f':
+            case 'r':
+                p += 2;
+                continue;
+            case 'u': {
+                /* \u00xx, lowercase, only for controls without a short escape */
+                static const char hex[] = "0123456789abcdef";
+                const char *hi, *lo;
+                unsigned v;
+                if (r->end - p < 6 || p[2] != '0' || p[3] != '0' || !p[4] || !p[5] ||
+                    !(hi = strchr(hex, p[4])) || !(lo = strchr(hex, p[5])))
+                    return 0;
+                v = (unsigned)((hi - hex) << 4 | (lo - hex));
+                if (v >= 0x20 || v == '\b' || v == '\t' || v == '\n' || v == '\f' || v == '\r' ||
+                    (key && v == 0))
+                    return 0;
+                p += 6;
+                continue;
+            }
+            default:
+                return 0;
+            }
+        }
+        p++;
+    }
+    /* escapes are ASCII, so the whole content is UTF-8 checked at once
+     * (kix_utf8_valid refuses a raw NUL, which cannot occur here) */
+    if (!kix_utf8_valid((const char *)start, (size_t)(p - start)))
+        return 0;
+    *s = start;
+    *n = (size_t)(p - start);
+    r->p = p + 1;
+    return 1;
+}
+
+/* A number token that is exactly kix_canon_number of the double it reads
+ * as: plain safe integers directly, anything else through strtod and the
+ * writer (so the rules cannot drift apart). */
+static int rec_number(struct rec *r)
+{
+    const unsigned char *p = r->p, *q = p;
+    int plain = 1;
+    char tmp[400];
+    double d;
+    size_t n;
+
+    if (q < r->end && *q == '-')
+        q++;
+    if (q == r->end || *q < '0' || *q > '9')
+        return 0;
+    if (*q == '0' && q + 1 < r->end && q[1] >= '0' && q[1] <= '9')
+        return 0; /* a leading zero */
+    while (q < r->end && ((*q >= '0' && *q <= '9') || *q == '.' || *q == 'e' || *q == 'E' ||
+                          *q == '+' || *q == '-')) {
+        if (*q < '0' || *q > '9')
+            plain = 0;
+        q++;
+    }
+    n = (size_t)(q - p);
+    if (plain && n - (*p == '-') <= 15 && !(n == 2 && p[0] == '-' && p[1] == '0')) {
+        r->p = q; /* |v| < 10^15 < 2^53: "%.0f" writes these very digits */
+        return 1;
+    }
+    if (n >= sizeof(tmp))
+        return 0;
+    {
+        /* strict JSON grammar first: strtod accepts more (hex, inf, ".5") */
+        const unsigned char *g = p + (*p == '-');
+        if (*g == '0')
+            g++;
+        else
+            while (g < q && *g >= '0' && *g <= '9')
+                g++;
+        if (g < q && *g == '.') {
+            const unsigned char *f = ++g;
+            while (g < q && *g >= '0' && *g <= '9')
+                g++;
+            if (g == f)
+                return 0;
+        }
+        if (g < q && (*g == 'e' || *g == 'E')) {
+            const unsigned char *x;
+            g++;
+            if (g < q && (*g == '+' || *g == '-'))
+                g++;
+            x = g;
+            while (g < q && *g >= '0' && *g <= '9')
+                g++;
+            if (g == x)
+                return 0;
+        }
+        if (g != q)
+            return 0;
+    }
+    memcpy(tmp, p, n);
+    tmp[n] = '\0';
+    d = strtod(tmp, NULL);
+    {
+        struct kix_buf b = KIX_BUF_INIT;
+        int same = kix_canon_number(d, &b) == KIX_OK && b.len == n && memcmp(b.ptr, p, n) == 0;
+        kix_buf_release(&b);
+        if (!same)
+            return 0;
+    }
+    r->p = q;
+    return 1;
+}
+
+static int rec_value(struct rec *r);
+
+#define REC_KEY_MAX 256 /* longer keys with escapes go to kix_canon */
+
+/* The value of a key with escapes (rec_string checked them) into out. */
+static size_t unescape_key(const unsigned char *s, size_t n, unsigned char *out)
+{
+    size_t k = 0;
+
+    for (size_t i = 0; i < n; i++) {
+        if (s[i] != '\\') {
+            out[k++] = s[i];
+            continue;
+        }
+        switch (s[++i]) {
+        case 'b':
+            out[k++] = '\b';
+            break;
+        case 't':
+            out[k++] = '\t';
+            break;
+        case 'n':
+            out[k++] = '\n';
+            break;
+        case 'f':
+            out[k++] = '\f';
+            break;
+        case 'r':
+            out[k++] = '\r';
+            break;
+        case 'u': /* \u00xx, lowercase hex */
+            out[k++] =
+                (unsigned char)((s[i + 3] <= '9' ? s[i + 3] - '0' : s[i + 3] - 'a' + 10) << 4 |
+                                (s[i + 4] <= '9' ? s[i + 4] - '0' : s[i + 4] - 'a' + 10));
+            i += 4;
+            break;
+        default: /* '"' and '\\' */
+            out[k++] = s[i];
+            break;
+        }
+    }
+    return k;
+}
+
+static int rec_object(struct rec *r)
+{
+    unsigned char bufs[2][REC_KEY_MAX];
+    const unsigned char *prev = NULL, *key;
+    size_t prev_len = 0, key_len;
+    int escaped, which = 0;
+
+    r->p++;
+    if (r->p < r->end && *r->p == '}') {
+        r->p++;
+        return 1;
+    }
+    for (;;) {
+        if (r->p == r->end || *r->p != '"' || !rec_string(r, 1, &key, &key_len, &escaped))
+            return 0;
+        if (escaped) {
+            /* compare the key's value: into the buffer prev does not use */
+            if (key_len > REC_KEY_MAX)
+                return 0;
+            key_len = unescape_key(key, key_len, bufs[which]);
+            key = bufs[which];
+            which ^= 1;
+        }
+        if (prev) {
+            /* strictly increasing in UTF-16 code units: sorted, no duplicate */
+            struct member a = {(const char *)prev, prev_len, NULL};
+            struct member b = {(const char *)key, key_len, NULL};
+            if (compare_utf16(&a, &b) >= 0)
+                return 0;
+        }
+        prev = key;
+        prev_len = key_len;
+        if (r->p == r->end || *r->p != ':')
+            return 0;
+        r->p++;
+        if (!rec_value(r) || r->p == r->end)
+            return 0;
+        if (*r->p == '}') {
+            r->p++;
+            return 1;
+        }
+        if (*r->p != ',')
+            return 0;
+        r->p++;
+    }
+}
+
+static int rec_array(struct rec *r)
+{
+    r->p++;
+    if (r->p < r->end && *r->p == ']') {
+        r->p++;
+        return 1;
+    }
+    for (;;) {
+        if (!rec_value(r) || r->p == r->end)
+            return 0;
+        if (*r->p == ']') {
+            r->p++;
+            return 1;
+        }
+        if (*r->p != ',')
+            return 0;
+        r->p++;
+    }
+}
+
+static int rec_literal(struct rec *r, const char *word, size_t n)
+{
+    if ((size_t)(r->end - r->p) < n || memcmp(r->p, word, n) != 0)
+        return 0;
+    r->p += n;
+    return 1;
+}
+
+static int rec_value(struct rec *r)
+{
+    const unsigned char *s;
+    size_t n;
+    int ok;
+
+    if (r->p == r->end)
+        return 0;
+    switch (*r->p) {
+    case '{':
+    case '[':
+        if (++r->depth > r->max_depth)
+            return 0;
+        ok = *r->p == '{' ? rec_object(r) : rec_array(r);
+        r->depth--;
+        return ok;
+    case '"':
+        return rec_string(r, 0, &s, &n, &ok);
+    case 't':
+        return rec_literal(r, "true", 4);
+    case 'f':
+        return rec_literal(r, "false", 5);
+    case 'n':
+        return rec_literal(r, "null", 4);
+    default:
+        return rec_number(r);
+    }
+}
+
+int kix_canon_is_canonical(const uint8_t *json, size_t len, const struct kix_canon_opts *opts)
+{
+    struct rec r;
+
+    if (len == 0 || len > opt_max_bytes(opts) || (json[0] != '{' && !(opts && opts->allow_any_top)))
+        return 0;
+    r.p = json;
+    r.end = json + len;
+    r.depth = 0;
+    r.max_depth = opt_max_depth(opts) < REC_MAX_DEPTH ? opt_max_depth(opts) : REC_MAX_DEPTH;
+    return rec_value(&r) && r.p == r.end;
 }
 
 int kix_canon(const uint8_t *json, size_t len, const struct kix_canon_opts *opts,

@@ -2,18 +2,18 @@
 #define _GNU_SOURCE /* memmem */
 #include "kix/digest.h"
 
-#include <sodium.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "kix/json.h"
+#include "kix/sha256.h"
 
 static const char digest_prefix[] = "sha256:";
 #define PREFIX_LEN (sizeof(digest_prefix) - 1)
 
 void kix_digest_of(const void *data, size_t len, struct kix_digest *out)
 {
-    crypto_hash_sha256(out->b, data, len);
+    kix_sha256(data, len, out->b);
 }
 
 void kix_digest_format(const struct kix_digest *d, char *out)

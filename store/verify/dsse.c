@@ -6,8 +6,9 @@
 #include <sodium.h>
 #include <string.h>
 
-#include "kix/encoding.h"
 #include "kix/canon.h"
+#include "kix/encoding.h"
+#include "kix/sha256.h"
 
 void kix_dsse_envelope_init(struct kix_dsse_envelope *env)
 {
@@ -66,9 +67,9 @@ int kix_dsse_pae(const char *type, size_t type_len, const uint8_t *body, size_t 
 
 void kix_dsse_keyid(const uint8_t pub[32], char out[KIX_DSSE_KEYID_HEX_LEN + 1])
 {
-    uint8_t h[crypto_hash_sha256_BYTES];
+    uint8_t h[KIX_SHA256_LEN];
 
-    crypto_hash_sha256(h, pub, 32);
+    kix_sha256(pub, 32, h);
     sodium_bin2hex(out, KIX_DSSE_KEYID_HEX_LEN + 1, h, sizeof(h));
 }
 

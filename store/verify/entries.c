@@ -10,6 +10,7 @@
 #include "kix/canon.h"
 #include "kix/dsse.h"
 #include "kix/entry.h"
+#include "kix/sha256.h"
 
 void kix_uuid7(char out[37])
 {
@@ -159,7 +160,7 @@ int kix_entry_key(const struct kix_signer *admin, int revoke, const uint8_t pub[
     uint8_t id[32];
     json_t *pred, *list;
 
-    crypto_hash_sha256(id, pub, 32);
+    kix_sha256(pub, 32, id);
     kix_hex_encode(id, 32, id_hex);
     sodium_bin2base64(b64, sizeof(b64), pub, 32, sodium_base64_VARIANT_ORIGINAL);
     pred = json_pack("{s:s, s:s}", "action", revoke ? "revoke" : "add", "publicKey", b64);

@@ -3,13 +3,13 @@
 #include "kix/entry.h"
 
 #include <jansson.h>
-#include <sodium.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "kix/encoding.h"
 #include "kix/json.h"
+#include "kix/sha256.h"
 
 static const char *const entry_names[] = {"unknown",     "key",   "publication",
                                           "attestation", "rerun", "supersession"};
@@ -171,7 +171,7 @@ static int parse_key(struct kix_entry *p, const json_t *pred, struct kix_err *er
         return kix_err_set(err, KIX_EINVAL,
                            "predicate field \"publicKey\" must be the standard base64 of a 32-byte "
                            "Ed25519 public key");
-    crypto_hash_sha256(id, p->key_pub, 32);
+    kix_sha256(p->key_pub, 32, id);
     if (memcmp(id, p->subject.b, 32) != 0)
         return kix_err_set(err, KIX_EINVAL,
                            "the key entry's subject digest is not SHA-256 of its publicKey");

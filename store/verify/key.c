@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "kix/encoding.h"
+#include "kix/sha256.h"
 #include "note_impl.h"
 
 struct kix_signer {
@@ -92,24 +93,24 @@ int kix_note_name_valid(const char *name, size_t len)
 uint32_t kix_note_key_hash(const char *name, size_t name_len, uint8_t alg,
                            const uint8_t pub[KIX_NOTE_PUBKEY_LEN])
 {
-    crypto_hash_sha256_state st;
-    uint8_t h[crypto_hash_sha256_BYTES];
+    struct kix_sha256 st;
+    uint8_t h[KIX_SHA256_LEN];
     uint8_t nl = '\n';
 
-    crypto_hash_sha256_init(&st);
-    crypto_hash_sha256_update(&st, (const uint8_t *)name, name_len);
-    crypto_hash_sha256_update(&st, &nl, 1);
-    crypto_hash_sha256_update(&st, &alg, 1);
-    crypto_hash_sha256_update(&st, pub, KIX_NOTE_PUBKEY_LEN);
-    crypto_hash_sha256_final(&st, h);
+    kix_sha256_init(&st);
+    kix_sha256_update(&st, (const uint8_t *)name, name_len);
+    kix_sha256_update(&st, &nl, 1);
+    kix_sha256_update(&st, &alg, 1);
+    kix_sha256_update(&st, pub, KIX_NOTE_PUBKEY_LEN);
+    kix_sha256_final(&st, h);
     return (uint32_t)h[0] << 24 | (uint32_t)h[1] << 16 | (uint32_t)h[2] << 8 | h[3];
 }
 
 void kix_key_id(const uint8_t pub[KIX_NOTE_PUBKEY_LEN], char out_hex[KIX_KEY_ID_HEX_LEN + 1])
 {
-    uint8_t h[crypto_hash_sha256_BYTES];
+    uint8_t h[KIX_SHA256_LEN];
 
-    crypto_hash_sha256(h, pub, KIX_NOTE_PUBKEY_LEN);
+    kix_sha256(pub, KIX_NOTE_PUBKEY_LEN, h);
     sodium_bin2hex(out_hex, KIX_KEY_ID_HEX_LEN + 1, h, sizeof(h));
 }
 
@@ -227,7 +228,7 @@ int kix_signer_parse(const char *text, size_t len, struct kix_signer **out, stru
     key = sodium_malloc(64);
     if (!key)
         return kix_err_set(err, KIX_ENOMEM, "out of secure memory reading a private key");
-    if (kix_base64_decode_std(p, (size_t)(end - p), key, 64, &key_len) != 0 || key_len == 0) {
+    if (kix_base64_decode_secret(p, (size_t)(end - p), key, 64, &key_len) != 0 || key_len == 0) {
         rc = kix_err_set(err, KIX_EINVAL, "invalid private key: key data is not valid base64");
         goto out;
     }

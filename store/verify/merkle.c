@@ -2,19 +2,20 @@
  * verifiers (after transparency-dev/merkle proof/verify.go). */
 #include "kix/merkle.h"
 
-#include <sodium.h>
 #include <string.h>
+
+#include "kix/sha256.h"
 
 void kix_merkle_leaf_hash(const void *data, size_t len, struct kix_hash *out)
 {
     static const uint8_t prefix = 0x00;
-    crypto_hash_sha256_state st;
+    struct kix_sha256 st;
 
     /* Streaming, so a leaf of any size is hashed without a copy. */
-    crypto_hash_sha256_init(&st);
-    crypto_hash_sha256_update(&st, &prefix, 1);
-    crypto_hash_sha256_update(&st, data, len);
-    crypto_hash_sha256_final(&st, out->b);
+    kix_sha256_init(&st);
+    kix_sha256_update(&st, &prefix, 1);
+    kix_sha256_update(&st, data, len);
+    kix_sha256_final(&st, out->b);
 }
 
 void kix_merkle_node_hash(const struct kix_hash *left, const struct kix_hash *right,
@@ -27,12 +28,12 @@ void kix_merkle_node_hash(const struct kix_hash *left, const struct kix_hash *ri
     in[0] = 0x01;
     memcpy(in + 1, left->b, KIX_HASH_LEN);
     memcpy(in + 1 + KIX_HASH_LEN, right->b, KIX_HASH_LEN);
-    crypto_hash_sha256(out->b, in, sizeof(in));
+    kix_sha256(in, sizeof(in), out->b);
 }
 
 void kix_merkle_empty_root(struct kix_hash *out)
 {
-    crypto_hash_sha256(out->b, (const uint8_t *)"", 0);
+    kix_sha256((const uint8_t *)"", 0, out->b);
 }
 
 /* ---- Reference implementation: the RFC's recursion, literally ---------- */

@@ -4,8 +4,9 @@
 #include "kix/smt.h"
 
 #include <assert.h>
-#include <sodium.h>
 #include <string.h>
+
+#include "kix/sha256.h"
 
 #define HL     KIX_HASH_LEN
 #define DEPTH  KIX_SMT_DEPTH
@@ -46,23 +47,23 @@ static int same_prefix(const uint8_t *a, const uint8_t *b, unsigned n)
 
 static void hash3(uint8_t tag, const uint8_t *a, const uint8_t *b, uint8_t *out)
 {
-    crypto_hash_sha256_state st;
+    struct kix_sha256 st;
 
-    crypto_hash_sha256_init(&st);
-    crypto_hash_sha256_update(&st, &tag, 1);
-    crypto_hash_sha256_update(&st, a, HL);
-    crypto_hash_sha256_update(&st, b, HL);
-    crypto_hash_sha256_final(&st, out);
+    kix_sha256_init(&st);
+    kix_sha256_update(&st, &tag, 1);
+    kix_sha256_update(&st, a, HL);
+    kix_sha256_update(&st, b, HL);
+    kix_sha256_final(&st, out);
 }
 
 void kix_smt_path(const void *key, size_t len, struct kix_hash *out)
 {
-    crypto_hash_sha256(out->b, key, len);
+    kix_sha256(key, len, out->b);
 }
 
 void kix_smt_value_hash(const void *value, size_t len, struct kix_hash *out)
 {
-    crypto_hash_sha256(out->b, value, len);
+    kix_sha256(value, len, out->b);
 }
 
 void kix_smt_leaf_hash(const struct kix_hash *path, const struct kix_hash *value_hash,
@@ -257,7 +258,7 @@ struct walk {
 static void rec_hash(struct walk *w, const uint8_t *rec, uint8_t *out)
 {
     w->io->hashes++;
-    crypto_hash_sha256(out, rec, REC);
+    kix_sha256(rec, REC, out);
 }
 
 /* Reads the record at (depth, w->pos) into rec (a copy); *found 0 when none. */

@@ -16,10 +16,14 @@ mode = sys.argv[2]
 redis = d["machine"]["redis"]
 need = {
     "machine": ["cpus", "load_start", "load_end"],
-    "limits": ["ed25519_verify_1core", "ed25519_verify_all", "sha256_node",
+    "limits": ["ed25519_verify_1core", "ed25519_verify_all", "sha256_node", "sha256_node_evp",
+               "sha256_node_sodium",
                "lmdb_batched_puts", "echo_1x1", "echo_1x1_p50_us", "echo_16x16",
                "echo_16x16_p99_us"],
-    "append": ["entries_per_s", "ack_p50_ms", "ack_p99_ms", "ack_max_ms", "entries"],
+    "append": ["entries_per_s", "ack_p50_ms", "ack_p99_ms", "ack_max_ms", "entries",
+               "kixd_cpu_us_per_entry", "phase_sum_us"] +
+              ["phase_%s_us" % p for p in ("receive", "canonical", "hash", "verify", "policy",
+                                            "index", "commit", "answer")],
     "read": ["get_1x1", "get_1x1_p50_us", "get_1x1_p99_us", "get_16x16", "get_16x16_p99_us",
              "resolve_1x1", "resolve_1x1_p50_us", "resolve_16x16", "resolve_16x16_p99_us"],
     "audit": ["entries_per_s", "entries"],
@@ -75,6 +79,13 @@ for section, keys in need.items():
         assert isinstance(v, (int, float)) and not isinstance(v, bool), "%s.%s: %r" % (section, k, v)
         assert math.isfinite(v) and v > 0, "%s.%s is not positive: %r" % (section, k, v)
 assert d["append"]["entries"] == 3000
+# kixd's per-phase CPU (serve --phase-stats) is part of its process CPU, and most of it
+a = d["append"]
+phases = sum(a["phase_%s_us" % p] for p in ("receive", "canonical", "hash", "verify", "policy",
+                                            "index", "commit", "answer"))
+assert abs(phases - a["phase_sum_us"]) < 1e-6 * max(1, phases), "phase_sum_us is not the sum"
+assert 0.3 * a["kixd_cpu_us_per_entry"] < phases <= 1.05 * a["kixd_cpu_us_per_entry"], \
+    "phases %.1f us against kixd's %.1f us an entry" % (phases, a["kixd_cpu_us_per_entry"])
 assert d["audit"]["entries"] == d["mirror"]["entries"] >= 3000
 for t in targets:
     assert t in d["targets"], "target %s not judged" % t

@@ -61,14 +61,38 @@ assert v('kixd_http_requests_total{path="tile",code="404"}') == 1
 assert v("kixd_connections") >= 1 and v("kixd_http_connections_total") >= 4
 assert v('kixd_exports_total{result="ok"}') >= 1 and v("kixd_export_size") == 42
 assert v("kix_log_replica") == 0
+assert not any(k.startswith("kixd_append_") for k in values), "phase stats without --phase-stats"
 PY
 pass "origin metrics parse and count what happened"
 
+# --phase-stats: the CPU of every phase of an append, and the entries counted
+stop o || true
+expect_status 2 "$KIXD" serve --store "$WORK/o" --http "tcp://127.0.0.1:$HPORT" --phase-stats
+grep -q "needs --http-metrics" "$WORK/err" || fail "--phase-stats alone: $(cat "$WORK/err")"
+serve o --http "tcp://127.0.0.1:$HPORT" --http-metrics --phase-stats
+import "--server $(addr o)" 41 60 4 || fail "import: $(tail -3 "$WORK/import.log")"
+curl -sf "$HTTP/metrics" -o "$WORK/metrics" || fail "GET /metrics"
+python3 - "$WORK/metrics" <<'PY' || fail "phase metrics: $(grep kixd_append "$WORK/metrics")"
+import re, sys
+values = {}
+for line in open(sys.argv[1]).read().splitlines():
+    m = re.match(r'^(kixd_append_[a-z_]+)\{([a-z]+)="([a-z]+)"\} ([0-9.e+-]+)$', line)
+    if m:
+        values[m.group(3)] = float(m.group(4))
+phases = ["receive", "canonical", "hash", "verify", "policy", "index", "commit", "answer"]
+for p in phases:
+    assert values.get(p, 0) > 0, "phase %s: %r" % (p, values)
+assert values["prepared"] >= 20 and values["committed"] == 20, values
+per = sum(values[p] for p in phases) / values["committed"] * 1e6
+assert 10 < per < 1e5, "%.1f us an entry" % per
+PY
+pass "--phase-stats: every phase of 20 appends counted in /metrics"
+
 MPORT=$(free_port)
 mirror m o --http "tcp://127.0.0.1:$MPORT" --http-metrics
-wait_size m 42
+wait_size m 62
 curl -sf "http://127.0.0.1:$MPORT/metrics" -o "$WORK/mm" || fail "mirror /metrics"
-grep -q '^kix_log_replica 1$' "$WORK/mm" && grep -q '^kix_mirror_upstream_size 42$' "$WORK/mm" \
+grep -q '^kix_log_replica 1$' "$WORK/mm" && grep -q '^kix_mirror_upstream_size 62$' "$WORK/mm" \
   && grep -q '^kix_mirror_lag_seconds [0-9]' "$WORK/mm" && grep -q '^kix_mirror_fork 0$' "$WORK/mm" \
   || fail "mirror metrics: $(grep kix_ "$WORK/mm")"
 pass "mirror metrics: upstream size, lag, fork"

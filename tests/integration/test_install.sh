@@ -155,7 +155,7 @@ so=$(find "$P" -name 'libkix-verify.so*' 2>/dev/null | head -1)
 for f in kix.pc libkix.so libkix.a libkix-verify.a; do
     [ -n "$(find "$P" -name "$f" | head -1)" ] || fail "$f is not installed under $P"
 done
-for h in error buf encoding file version canon digest merkle note dsse receipt entry manifest \
+for h in error buf encoding file sha256 version canon digest merkle note dsse receipt entry manifest \
     log log_txn store index resolve proto messages addr client rpc sync trust; do
     [ -f "$P/include/kix/$h.h" ] || fail "the public header kix/$h.h is not installed"
 done
@@ -163,7 +163,8 @@ deps=$(ldd "$so") || fail "ldd $so"
 for lib in liblmdb libuv libmsgpack; do
     ! grep -q "$lib" <<<"$deps" || fail "$so links $lib: $(grep "$lib" <<<"$deps")"
 done
-pass "libkix-verify.so needs no LMDB, libuv or msgpack"
+grep -q libcrypto <<<"$deps" || fail "$so does not link libcrypto (kix/sha256.h): $deps"
+pass "libkix-verify.so needs no LMDB, libuv or msgpack; its SHA-256 is libcrypto's"
 
 cp -r "$KIX_SRC/tools/examples" "$WORK/examples"
 rm -f "$WORK/examples/verify_offline"

@@ -3,6 +3,7 @@
 #include <stdint.h>
 
 #include "harness.h"
+#include "kix/manifest.h"
 #include "kix/canon.h"
 #include "kix/digest.h"
 
@@ -571,6 +572,138 @@ KIX_TEST(shortest_digits_at_powers_of_two)
             kix_buf_release(&out);
         }
     }
+}
+
+/* kix_canon_is_canonical: every JCS vector's output is recognised, and
+ * each kind of non-canonical or refused text is not (kix_canon then
+ * decides); whatever it recognises, kix_canon returns unchanged. */
+KIX_TEST(recogniser_cases)
+{
+    static const char *names[] = {"arrays", "french", "structures", "unicode", "values", "weird"};
+    static const struct {
+        const char *text;
+        int canonical;
+    } cases[] = {
+        {"{}", 1},
+        {"{\"a\":1,\"b\":[true,false,null,\"x\"],\"c\":{\"d\":-12}}", 1},
+        {"{\"a\":1.5,\"b\":-0.001,\"c\":1e+21,\"d\":1e-7,\"e\":333333333333333300000}", 1},
+        {"{\"a\":\"\\u001f\\n\\\"\\\\\\u0000\x7f\xc3\xa9/\"}", 1},
+        {"{\"\xef\xbf\xbd\":1,\"\xf0\x9f\x98\x80\":2}", 0}, /* U+FFFD after U+1F600 in UTF-16 */
+        {"{\"\xf0\x9f\x98\x80\":2,\"\xef\xbf\xbd\":1}", 1},
+        {"{\"b\":1,\"a\":2}", 0},                /* unsorted */
+        {"{\"a\":1,\"a\":2}", 0},                /* duplicate */
+        {"{ \"a\":1}", 0},                       /* whitespace */
+        {"{\"a\":1.0}", 0},                      /* 1 */
+        {"{\"a\":-0}", 0},                       /* 0 */
+        {"{\"a\":1E+21}", 0},                    /* 1e+21 */
+        {"{\"a\":1e21}", 0},                     /* 1e+21 */
+        {"{\"a\":100000000000000000000000}", 0}, /* 1e+23 */
+        {"{\"a\":9007199254740993}", 0},         /* refused: not a double */
+        {"{\"a\":012}", 0},                      /* invalid */
+        {"{\"a\":.5}", 0},
+        {"{\"a\":1e400}", 0},                                  /* refused: out of range */
+        {"{\"a\":\"\\u0041\"}", 0},                            /* A */
+        {"{\"a\":\"\\/\"}", 0},                                /* / */
+        {"{\"a\":\"\\u000a\"}", 0},                            /* \n */
+        {"{\"a\":\"\\u001F\"}", 0},                            /* lowercase hex */
+        {"{\"a\":\"\\ud83d\"}", 0},                            /* lone surrogate */
+        {"{\"a\":\"\xc0\xaf\"}", 0},                           /* overlong UTF-8 */
+        {"{\"a\":\"\x01\"}", 0},                               /* raw control */
+        {"{\"a\\n\":1,\"a\\r\":2,\"a\\u001f\":3,\"b\":4}", 1}, /* keys compared by value */
+        {"{\"a\\r\":1,\"a\\n\":2}", 0},
+        {"{\"a\\u0000\":1}", 0}, /* refused: NUL in a key */
+        {"[1,2]", 0},            /* top level not an object */
+        {"{\"a\":1}x", 0},
+        {"{\"a\":tru}", 0},
+        {"{\"a\":[1,]}", 0},
+        {"", 0},
+    };
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        const uint8_t *t = (const uint8_t *)cases[i].text;
+        size_t n = strlen(cases[i].text);
+        struct kix_buf out = KIX_BUF_INIT;
+        int rec = kix_canon_is_canonical(t, n, NULL);
+        if (rec != cases[i].canonical)
+            KIX_FAIL_AT("recogniser on %s: %d, want %d", cases[i].text, rec, cases[i].canonical);
+        if (rec) {
+            ASSERT_EQ_INT(KIX_OK, kix_canon(t, n, NULL, &out, NULL));
+            ASSERT_EQ_MEM(t, n, out.ptr, out.len);
+        }
+        kix_buf_release(&out);
+    }
+    /* arrays and scalars with allow_any_top; depth within max_depth */
+    ASSERT_EQ_INT(1, kix_canon_is_canonical((const uint8_t *)"[1,\"a\"]", 7, &any_top));
+    ASSERT_EQ_INT(1, kix_canon_is_canonical((const uint8_t *)"1.5", 3, &any_top));
+    {
+        struct kix_canon_opts shallow = {0, 2, 0};
+        ASSERT_EQ_INT(1, kix_canon_is_canonical((const uint8_t *)"{\"a\":{}}", 8, &shallow));
+        ASSERT_EQ_INT(0,
+                      kix_canon_is_canonical((const uint8_t *)"{\"a\":{\"b\":[]}}", 14, &shallow));
+    }
+    for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+        char path[256];
+        size_t len = 0;
+        int rec;
+        snprintf(path, sizeof(path), "vectors/jcs/output/%s.json", names[i]);
+        char *want = kix_test_read_file(path, &len);
+        ASSERT_TRUE(want != NULL);
+        rec = kix_canon_is_canonical((const uint8_t *)want, len, &any_top);
+        free(want);
+        if (!rec)
+            KIX_FAIL_AT("the canonical vector %s is not recognised", names[i]);
+    }
+}
+
+/* A run manifest's comparison group read off its canonical bytes
+ * (kix_run_comparison_key_canonical, kixd's fast path) is the one its
+ * tree gives, for each shape the group code distinguishes. */
+KIX_TEST(comparison_key_from_canonical_bytes)
+{
+    static const char h[] =
+        "\"sha256:abababababababababababababababababababababababababababababab\"";
+    static const char *const medians[] = {
+        "15000", "0", "-5", "1.5", "1e+21", "123456789012345680", "\"7\"", "null"};
+    static const char *const benchmarks[] = {"\"rope/forward\"", "\"a\\\"b\\\\c\xc3\xa9\"", "7"};
+    int comparable = 0, not_comparable = 0;
+
+    for (int with_timing = 0; with_timing < 2; with_timing++)
+        for (size_t i = 0; i < sizeof(medians) / sizeof(medians[0]); i++)
+            for (size_t b = 0; b < sizeof(benchmarks) / sizeof(benchmarks[0]); b++) {
+                struct kix_buf m = KIX_BUF_INIT;
+                struct kix_digest k1, k2;
+                uint64_t v1 = 0, v2 = 0;
+                char m1[16] = "", m2[16] = "";
+                int r1, r2;
+                ASSERT_EQ_INT(
+                    KIX_OK,
+                    kix_buf_addf(&m,
+                                 "{\"kind\":\"BenchmarkRun\",\"spec\":{\"environmentDigest\""
+                                 ":%s,\"memory\":{\"peakBytes\":{\"median\":77}},"
+                                 "\"protocolDigest\":%s,\"sourceNative\":{\"benchmark\":%s},"
+                                 "%s%s%s\"workloadDigest\":%s}}",
+                                 h, h, benchmarks[b],
+                                 with_timing ? "\"timing\":{\"latencyNs\":{\"median\":" : "",
+                                 with_timing ? medians[i] : "", with_timing ? ",\"p20\":1}}," : "",
+                                 h));
+                ASSERT_EQ_INT(1, kix_canon_is_canonical(m.ptr, m.len, NULL));
+                r1 = kix_run_comparison_key(m.ptr, m.len, &k1, &v1, m1);
+                r2 = kix_run_comparison_key_canonical(m.ptr, m.len, &k2, &v2, m2);
+                if (r1 != r2)
+                    KIX_FAIL_AT("%s: tree %d, bytes %d", (const char *)m.ptr, r1, r2);
+                if (r1 == KIX_OK) {
+                    ASSERT_EQ_MEM(k1.b, 32, k2.b, 32);
+                    ASSERT_EQ_U64(v1, v2);
+                    ASSERT_EQ_STR(m1, m2);
+                    comparable++;
+                } else {
+                    not_comparable++;
+                }
+                kix_buf_release(&m);
+            }
+    ASSERT_TRUE(comparable >= 8 && not_comparable >= 8);
+    ASSERT_EQ_INT(KIX_ENOTFOUND,
+                  kix_run_comparison_key_canonical((const uint8_t *)"{\"kind\":\"Other\"}", 16,
+                                                   NULL, NULL, NULL));
 }
 
 KIX_TEST_MAIN()

@@ -278,9 +278,10 @@ KIX_TEST(base64_strictness)
     }
 }
 
-/* The standard-alphabet decoder of notes, keys and receipts: the same
- * strictness, no URL-safe alphabet, and a result longer than the buffer
- * reported whole with its first bytes written. */
+/* The standard-alphabet decoder of notes, keys and receipts, and the
+ * constant-time one of private keys: the same strictness, no URL-safe
+ * alphabet, and a result longer than the buffer reported whole with its
+ * first bytes written. */
 KIX_TEST(base64_standard_only)
 {
     static const struct {
@@ -298,11 +299,18 @@ KIX_TEST(base64_standard_only)
             kix_base64_decode_std(cases[i].text, strlen(cases[i].text), dst, sizeof(dst), &got);
         if ((rc == 0) != cases[i].ok)
             KIX_FAIL_AT("base64 \"%s\": rc %d", cases[i].text, rc);
+        rc = kix_base64_decode_secret(cases[i].text, strlen(cases[i].text), dst, sizeof(dst), &got);
+        if ((rc == 0) != cases[i].ok)
+            KIX_FAIL_AT("secret base64 \"%s\": rc %d", cases[i].text, rc);
     }
     {
         uint8_t two[2] = {0, 0};
         size_t got = 0;
         ASSERT_EQ_INT(0, kix_base64_decode_std("aGVsbG8=", 8, two, sizeof(two), &got));
+        ASSERT_EQ_U64(5, got);
+        ASSERT_EQ_MEM("he", 2, two, 2);
+        memset(two, 0, sizeof(two));
+        ASSERT_EQ_INT(0, kix_base64_decode_secret("aGVsbG8=", 8, two, sizeof(two), &got));
         ASSERT_EQ_U64(5, got);
         ASSERT_EQ_MEM("he", 2, two, 2);
     }

@@ -124,7 +124,13 @@ struct bench_ctx; /* kix_bench.c */
 
 /* Verifications per second; *cpu_us (may be NULL) gets the CPU time of one. */
 double bench_ed25519_verify(int threads, double seconds, size_t msg_len, double *cpu_us);
-double bench_sha256_node(double seconds);
+/* SHA-256 of a 65-byte Merkle node per second, by one library: */
+enum bench_sha256_impl {
+    BENCH_SHA256_KIX,    /* kix/sha256.h (libcrypto SHA256_*), what kix uses */
+    BENCH_SHA256_EVP,    /* libcrypto EVP with one reused context */
+    BENCH_SHA256_SODIUM, /* libsodium (what kix used before) */
+};
+double bench_sha256_node(enum bench_sha256_impl impl, double seconds);
 double bench_lmdb_batched(const char *dir, double seconds, int per_commit, size_t value_len);
 /* The echo server (runs in a child: kix-bench --echo-server PORT THREADS). */
 int bench_echo_server_main(int port, int threads, size_t reply_len);

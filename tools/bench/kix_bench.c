@@ -198,6 +198,85 @@ static double verify_now(const struct opts *o)
     return bench_ed25519_verify(o->verify_threads, o->limit_seconds / 2, 700, NULL);
 }
 
+/* ---- kixd's per-phase CPU of appends (serve --phase-stats, read from /metrics) ---- */
+
+#define NPHASES 8
+static const char *const phase_names[NPHASES] = {"receive", "canonical", "hash",   "verify",
+                                                 "policy",  "index",     "commit", "answer"};
+
+struct phase_sample {
+    double seconds[NPHASES];
+    double committed;
+};
+
+/* GET /metrics from kixd's HTTP listener on 127.0.0.1:port (one request,
+ * Connection: close, at most 1 MiB read) and the phase counters in it.
+ * 0 when every counter was found. */
+static int phase_scrape(int port, struct phase_sample *out)
+{
+    static const char req[] = "GET /metrics HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+                              "Connection: close\r\n\r\n";
+    struct sockaddr_in sa;
+    size_t cap = (size_t)1 << 20, len = 0;
+    char *buf = malloc(cap + 1), *line;
+    int fd = socket(AF_INET, SOCK_STREAM, 0), found = 0;
+    ssize_t n;
+
+    memset(out, 0, sizeof(*out));
+    memset(&sa, 0, sizeof(sa));
+    sa.sin_family = AF_INET;
+    sa.sin_port = htons((uint16_t)port);
+    sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    if (!buf || fd < 0 || connect(fd, (struct sockaddr *)&sa, sizeof(sa)) != 0 ||
+        write(fd, req, sizeof(req) - 1) != (ssize_t)(sizeof(req) - 1)) {
+        if (fd >= 0)
+            close(fd);
+        free(buf);
+        return -1;
+    }
+    while (len < cap && (n = read(fd, buf + len, cap - len)) > 0)
+        len += (size_t)n;
+    close(fd);
+    buf[len] = '\0';
+    for (line = strtok(buf, "\n"); line; line = strtok(NULL, "\n")) {
+        char name[32];
+        double v;
+        if (sscanf(line, "kixd_append_cpu_seconds_total{phase=\"%31[a-z]\"} %lf", name, &v) == 2) {
+            for (int i = 0; i < NPHASES; i++)
+                if (strcmp(name, phase_names[i]) == 0) {
+                    out->seconds[i] = v;
+                    found |= 1 << i;
+                }
+        } else if (sscanf(line, "kixd_append_phase_entries_total{step=\"committed\"} %lf", &v) ==
+                   1) {
+            out->committed = v;
+            found |= 1 << NPHASES;
+        }
+    }
+    free(buf);
+    return found == (1 << (NPHASES + 1)) - 1 ? 0 : -1;
+}
+
+/* The figures append.phase_<name>_us: kixd's CPU per appended entry in each
+ * phase between two scrapes, and their sum. */
+static void phase_figs(struct bench_report *rep, const struct phase_sample *a,
+                       const struct phase_sample *b)
+{
+    double entries = b->committed - a->committed, sum = 0;
+    char key[64], label[96];
+
+    if (entries <= 0)
+        bench_die("appends: kixd counted no committed entry in its phase stats");
+    for (int i = 0; i < NPHASES; i++) {
+        double us = (b->seconds[i] - a->seconds[i]) * 1e6 / entries;
+        snprintf(key, sizeof(key), "append.phase_%s_us", phase_names[i]);
+        snprintf(label, sizeof(label), "    %s", phase_names[i]);
+        bench_fig(rep, key, us, "us", i == 0 ? "  kixd CPU per entry by phase: receive" : label);
+        sum += us;
+    }
+    bench_fig(rep, "append.phase_sum_us", sum, "us", "    sum of the phases");
+}
+
 /* CPU seconds of this process (all threads) and of a child. */
 static double cpu_self(void)
 {
@@ -252,8 +331,12 @@ static void run_limits(const struct opts *o, const char *work, struct bench_repo
     bench_fig(rep, "limits.ed25519_verify_all", bench_ed25519_verify(cpus, t, 700, NULL), "/s",
               "Ed25519 verify, all cores");
     bench_fig_note(rep, "%d threads", cpus);
-    bench_fig(rep, "limits.sha256_node", bench_sha256_node(t), "/s",
-              "SHA-256 of a 65-byte Merkle node");
+    bench_fig(rep, "limits.sha256_node", bench_sha256_node(BENCH_SHA256_KIX, t), "/s",
+              "SHA-256 of a 65-byte Merkle node (kix/sha256.h)");
+    bench_fig(rep, "limits.sha256_node_evp", bench_sha256_node(BENCH_SHA256_EVP, t), "/s",
+              "  the same through EVP, one reused context");
+    bench_fig(rep, "limits.sha256_node_sodium", bench_sha256_node(BENCH_SHA256_SODIUM, t), "/s",
+              "  the same by libsodium");
     bench_path(dir, sizeof(dir), "%s/lmdb-limit", work);
     bench_fig(rep, "limits.lmdb_batched_puts", bench_lmdb_batched(dir, t, 100, 1024), "/s",
               "LMDB durable puts, 100 x 1 KiB per commit");
@@ -467,7 +550,9 @@ static void run_kix(const struct opts *o, const char *work, struct bench_report 
     double t0, secs, t = o->seconds, v0, v1, e0, e1, r0, r1, cpu0, cpu1, kcpu0, kcpu1, ksys0 = 0,
                      ksys1 = 0;
     long n = o->appends;
-    int port = bench_free_port();
+    int port = bench_free_port(), hport = bench_free_port();
+    char http[64];
+    struct phase_sample ph0, ph1;
     pid_t pid;
     uint8_t rnd[4];
 
@@ -481,12 +566,15 @@ static void run_kix(const struct opts *o, const char *work, struct bench_report 
     }
     snprintf(listen, sizeof(listen), "tcp://127.0.0.1:%d", port);
     snprintf(addr, sizeof(addr), "tcp://127.0.0.1:%d", port);
+    snprintf(http, sizeof(http), "tcp://127.0.0.1:%d", hport);
     {
-        char *argv[] = {kixd,   "serve",       "--store", store, "--listen",
-                        listen, "--log-level", "warn",    NULL};
+        /* --phase-stats: the CPU of each phase of an append, from /metrics */
+        char *argv[] = {kixd,          "serve", "--store", store, "--listen",       listen,
+                        "--log-level", "warn",  "--http",  http,  "--http-metrics", "--phase-stats",
+                        NULL};
         pid = bench_spawn(argv, log);
     }
-    if (pid < 0 || bench_wait_port(port, pid, 30) != 0)
+    if (pid < 0 || bench_wait_port(port, pid, 30) != 0 || bench_wait_port(hport, pid, 30) != 0)
         bench_die("kixd did not start (see %s)", log);
 
     /* the publisher, the shared objects (with publication 0), pre-signed runs */
@@ -521,11 +609,15 @@ static void run_kix(const struct opts *o, const char *work, struct bench_report 
     rq.method = "submit";
     rq.next_id = 1;
     v0 = verify_now(o);
+    if (phase_scrape(hport, &ph0) != 0)
+        bench_die("appends: no phase counters in kixd's /metrics (see %s)", log);
     kcpu0 = cpu_child_split(pid, &ksys0);
     cpu0 = cpu_self() + kcpu0;
     load("submit", port, BENCH_MSGPACK, o->clients, o->depth, 0, 0, n, req_kix, &rq, 1, &ld);
     kcpu1 = cpu_child_split(pid, &ksys1);
     cpu1 = cpu_self() + kcpu1;
+    if (phase_scrape(hport, &ph1) != 0)
+        bench_die("appends: no phase counters in kixd's /metrics (see %s)", log);
     v1 = verify_now(o);
     snprintf(label, sizeof(label), "durable appends, %d clients x %d in flight", o->clients,
              o->depth);
@@ -542,6 +634,7 @@ static void run_kix(const struct opts *o, const char *work, struct bench_report 
               "  CPU per entry, kixd alone");
     bench_fig(rep, "append.kixd_sys_cpu_us_per_entry", (ksys1 - ksys0) * 1e6 / (double)ld.done,
               "us", "    of which in the kernel");
+    phase_figs(rep, &ph0, &ph1);
     bench_fig(rep, "append.verify_all_around", (v0 + v1) / 2, "/s",
               "  Ed25519 verify all cores, just before/after");
     bench_fig(rep, "append.presign_per_s", (double)n / secs, "/s", "  pre-signing (off the clock)");
@@ -861,7 +954,8 @@ static void run_scale(const struct opts *o, const char *work, const char *cache,
         bench_fig(rep, "scale.merkle_node_hash_per_s", (double)k / (bench_now() - t0), "/s",
                   "kix_merkle_node_hash");
         bench_fig_note(rep, "%.2f x libsodium's",
-                       (double)k / (bench_now() - t0) / bench_get(rep, "limits.sha256_node"));
+                       (double)k / (bench_now() - t0) /
+                           bench_get(rep, "limits.sha256_node_sodium"));
     }
     bench_fig(rep, "scale.small_entries", (double)small.entries, "", "small log (entries)");
     bench_fig(rep, "scale.big_entries", (double)big.entries, "", "big log (entries)");

@@ -1,7 +1,11 @@
 /* kix/encoding.h — text encodings of bytes: hex, base64, UTF-8 checks.
  *
- * Hex is lowercase on output and strict on input. Base64 (RFC 4648) is done
- * by libsodium in constant time (key files decode through it). Encoding is
+ * Hex is lowercase on output and strict on input. Base64 (RFC 4648) of
+ * public data (envelopes, receipts, notes, roots) is kix's own table-driven
+ * codec, whose time depends on the text; secrets (private key files) decode
+ * through kix_base64_decode_secret, libsodium's constant-time decoder, with
+ * the same strictness (tests/fuzz/fuzz_base64.c holds the two to the same
+ * answers on every input). Encoding is
  * always the standard alphabet with `=` padding. kix_base64_decode accepts
  * the standard alphabet or the URL-safe one (DSSE protocol.md: verifiers
  * MUST accept either), one alphabet per string, and is otherwise strict,
@@ -39,12 +43,19 @@ int kix_base64_encode(const uint8_t *in, size_t n, struct kix_buf *out) KIX_MUST
 int kix_base64_decode(const char *in, size_t len, uint8_t *dst, size_t dst_max,
                       size_t *dst_len) KIX_MUST_CHECK;
 
-/* Strict standard-alphabet base64 only (signed notes, keys, receipts),
- * decoded by the same code: writes the first cap decoded bytes to out, sets
- * *out_len to the full decoded length (callers check it against cap) and
- * returns 0; -1 when not valid. A longer result passes through a scratch
- * buffer that is wiped before it is freed (key files decode through here). */
+/* Strict standard-alphabet base64 only (signed notes, public keys,
+ * receipts), decoded by the same code: writes the first cap decoded bytes
+ * to out, sets *out_len to the full decoded length (callers check it
+ * against cap) and returns 0; -1 when not valid. Public data only. */
 int kix_base64_decode_std(const char *b64, size_t len, uint8_t *out, size_t cap, size_t *out_len);
+
+/* kix_base64_decode_std for secrets (private key files): the same
+ * acceptance, decoded by libsodium in constant time (bytes >= 0x80, which
+ * libsodium 1.0.18 would read as '/', are refused first). A result longer
+ * than cap passes through a scratch buffer that is wiped before it is
+ * freed. */
+int kix_base64_decode_secret(const char *b64, size_t len, uint8_t *out, size_t cap,
+                             size_t *out_len);
 
 /* kix_base64_decode appending to out to out; max bounds the decoded length. On error out
  * keeps its previous content. Adds KIX_ENOMEM. */

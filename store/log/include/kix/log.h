@@ -168,6 +168,32 @@ struct kix_log_seal_stats {
 };
 void kix_log_seal_stats(const struct kix_log *l, struct kix_log_seal_stats *out);
 
+/* CPU time an append costs, by phase: the calling thread's CPU clock
+ * (CLOCK_THREAD_CPUTIME_ID) read at each phase's end, summed over this
+ * handle's prepares (any number of threads at once) and its commits and
+ * replays. Off until kix_log_phase_stats_enable (kixd serve
+ * --phase-stats): about a dozen clock reads an entry, 0.5 us each here. */
+enum kix_log_phase {
+    KIX_LOG_PHASE_CANON,  /* prepare: parse envelope, statement, objects; canonical forms */
+    KIX_LOG_PHASE_HASH,   /* prepare: leaf hash, statement hash (PAE), object digests */
+    KIX_LOG_PHASE_VERIFY, /* prepare: the signer's key looked up, the Ed25519 verify */
+    KIX_LOG_PHASE_POLICY, /* prepare's bundle check; commit: signer, role, duplicates, objects */
+    KIX_LOG_PHASE_INDEX,  /* commit: the indexer's check and apply per entry, and its seal */
+    KIX_LOG_PHASE_COMMIT, /* commit: the rest of the write transaction (the log's own writes,
+                             tiles, the checkpoint and its signature, LMDB's commit; the fsync's
+                             wait is not CPU) */
+    KIX_LOG_PHASES
+};
+struct kix_log_phase_stats {
+    uint64_t prepared;  /* entries prepared (kix_log_prepare_leaf succeeded) */
+    uint64_t committed; /* entries kix_log_commit appended */
+    uint64_t ns[KIX_LOG_PHASES];
+};
+/* "canonical", "hash", "verify", "policy", "index", "commit"; NULL past the last. */
+const char *kix_log_phase_name(enum kix_log_phase phase);
+void kix_log_phase_stats_enable(struct kix_log *l, int on);
+void kix_log_phase_stats(const struct kix_log *l, struct kix_log_phase_stats *out);
+
 /* For replicas: appends `n` prepared entries that must land at indexes
  * first_index.. in order, every one accepted by the policy. cps lists the
  * upstream's signed checkpoints met on the way, by growing size, the last

@@ -42,6 +42,16 @@ struct kix_canon_opts {
 int kix_canon(const uint8_t *json, size_t len, const struct kix_canon_opts *opts,
               struct kix_buf *out, struct kix_err *err) KIX_MUST_CHECK;
 
+/* 1 when `len` bytes are already the canonical form of a document
+ * kix_canon accepts with these opts (so kix_canon would return them
+ * unchanged), found in one pass without building a tree; 0 otherwise.
+ * Sound, not quite complete: 1 guarantees kix_canon(json) == json byte for
+ * byte (tests/fuzz/fuzz_canon_recognise.c checks it on every input); 0 only
+ * means "ask kix_canon", which also finds canonical a document with an
+ * object key over 256 bytes written with escapes, or nested deeper than 64.
+ * Numbers are checked against kix_canon_number's own output. */
+int kix_canon_is_canonical(const uint8_t *json, size_t len, const struct kix_canon_opts *opts);
+
 /* Appends the ES6 Number.prototype.toString form of a finite double
  * (-0 is written "0"). Returns KIX_EINVAL for NaN or an infinity. */
 int kix_canon_number(double value, struct kix_buf *out) KIX_MUST_CHECK;

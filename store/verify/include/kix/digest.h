@@ -22,7 +22,7 @@ struct kix_digest {
     uint8_t b[KIX_DIGEST_LEN];
 };
 
-/* SHA-256 of bytes (libsodium). */
+/* SHA-256 of bytes (kix/sha256.h: libcrypto). */
 void kix_digest_of(const void *data, size_t len, struct kix_digest *out);
 
 /* Writes "sha256:<hex>" and a NUL into out (at least KIX_DIGEST_TEXT_LEN + 1 bytes). */

@@ -27,4 +27,12 @@
 int kix_run_comparison_key(const uint8_t *manifest, size_t len, struct kix_digest *key,
                            uint64_t *value, char metric[16]) KIX_MUST_CHECK;
 
+/* The same, read from bytes that are canonical JSON (kix_canon_is_canonical
+ * said so) by walking them, without a parse: what kixd does for a manifest
+ * that arrives canonical. On other bytes the result is unspecified but
+ * memory-safe. tests/fuzz/fuzz_canon_recognise.c holds it to
+ * kix_run_comparison_key on every recognised input. */
+int kix_run_comparison_key_canonical(const uint8_t *canon, size_t len, struct kix_digest *key,
+                                     uint64_t *value, char metric[16]) KIX_MUST_CHECK;
+
 #endif
