@@ -160,8 +160,9 @@ static const char *workload =
     "{\"apiVersion\":\"kernelindex.dev/v1alpha1\",\"kind\":\"Workload\",\"metadata\":{\"name\":"
     "\"rope\"},\"spec\":{\"kernel\":\"rope\"}}";
 
-/* A run manifest referencing the workload; `tag` makes it unique. */
-static inline void run_manifest(char *out, size_t cap, int tag)
+/* A run manifest referencing the workload; `tag` makes it unique;
+ * `metadata` more members of its metadata ("" or ",\"runId\":...") . */
+static inline void run_manifest_with(char *out, size_t cap, int tag, const char *metadata)
 {
     struct kix_digest w;
     char text[KIX_DIGEST_TEXT_LEN + 1];
@@ -169,9 +170,14 @@ static inline void run_manifest(char *out, size_t cap, int tag)
     kix_digest_format(&w, text);
     snprintf(out, cap,
              "{\"apiVersion\":\"kernelindex.dev/v1alpha1\",\"kind\":\"BenchmarkRun\",\"metadata\":{"
-             "\"name\":\"run\"},\"spec\":{\"status\":\"passed\",\"timing\":{\"latencyNs\":{"
+             "\"name\":\"run\"%s},\"spec\":{\"status\":\"passed\",\"timing\":{\"latencyNs\":{"
              "\"median\":%d}},\"workloadDigest\":\"%s\"}}",
-             1000 + tag, text);
+             metadata, 1000 + tag, text);
+}
+
+static inline void run_manifest(char *out, size_t cap, int tag)
+{
+    run_manifest_with(out, cap, tag, "");
 }
 
 /* A BenchmarkProtocol and an ExecutionEnvironment record, distinct per tag. */

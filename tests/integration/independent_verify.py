@@ -32,11 +32,13 @@ def parse_vkey(text):
     return name, want, nacl.signing.VerifyKey(raw[1:])
 
 
-def open_checkpoint(note, vkey):
+def open_note(note, vkey, what):
+    """The text of a C2SP signed note that the log key signed (other
+    signers' lines, a witness's cosignature, are passed over)."""
     name, keyhash, key = vkey
     text, sep, sigs = note.rpartition("\n\n")
     if not sep:
-        fail("note has no signature block")
+        fail("%s has no signature block" % what)
     text += "\n"
     ok = False
     for line in sigs.splitlines():
@@ -48,10 +50,16 @@ def open_checkpoint(note, vkey):
             try:
                 key.verify(text.encode(), blob[4:])
             except nacl.exceptions.BadSignatureError:
-                fail("checkpoint signature does not verify")
+                fail("%s signature does not verify" % what)
             ok = True
     if not ok:
-        fail("no signature by the log key")
+        fail("no signature by the log key on the %s" % what)
+    return text
+
+
+def open_checkpoint(note, vkey):
+    name = vkey[0]
+    text = open_note(note, vkey, "checkpoint")
     lines = text.split("\n")
     origin, size, root = lines[0], int(lines[1]), base64.b64decode(lines[2], validate=True)
     if origin != name:

@@ -88,3 +88,14 @@ wait_size() {
 
 # info_json NAME: kix info --json into $WORK/info.json.
 info_json() { KIX_LOG_KEY= XDG_CONFIG_HOME=/nonexistent "$KIX" info --server "$(addr "$1")" --json >"$WORK/info.json"; }
+
+# group_of_two QUERY_JSON: "GROUP BEST SECOND" of the first comparison group
+# with two runs or more in a `kix query --json` answer (GROUP without its
+# sha256: prefix, its runs best first).
+group_of_two() {
+  json_get "$1" '
+next(" ".join([g.split(":")[-1], rs[0]["runId"], rs[1]["runId"]])
+     for g in dict.fromkeys(r["group"] for r in d["runs"])
+     for rs in [sorted([r for r in d["runs"] if r["group"] == g], key=lambda r: r["rank"])]
+     if len(rs) >= 2)'
+}

@@ -17,11 +17,7 @@ export KIX_LOG_KEY="$(cat "$WORK/vkey")"
 "$KIX" key add --store "$WORK/o" --key "$WORK/o/admin.key" --role attest "$WORK/att.pub" >/dev/null
 import "--store $WORK/o" 1 40 40
 "$KIX" query --store "$WORK/o" --json --limit 1000 >"$WORK/q.json"
-read -r GROUP BEST OTHER < <(json_get "$WORK/q.json" '
-next(" ".join([g.split(":")[-1], rs[0]["runId"], rs[1]["runId"]])
-     for g in dict.fromkeys(r["group"] for r in d["runs"])
-     for rs in [sorted([r for r in d["runs"] if r["group"] == g], key=lambda r: r["rank"])]
-     if len(rs) >= 2)')
+read -r GROUP BEST OTHER < <(group_of_two "$WORK/q.json")
 [ -n "$OTHER" ] || fail "no group of two runs in the first 40 rows"
 "$KIX" attest --store "$WORK/o" --key "$WORK/att.key" --note "seen it" "$OTHER" >/dev/null
 serve o

@@ -15,11 +15,7 @@ source "$(dirname "$0")/mirror_lib.sh"
 "$KIX" key add --store "$WORK/o" --key "$WORK/o/admin.key" --role attest "$WORK/att.pub" >/dev/null
 import "--store $WORK/o" 1 40 40
 "$KIX" query --store "$WORK/o" --json --limit 1000 >"$WORK/q.json"
-read -r GROUP OTHER < <(json_get "$WORK/q.json" '
-next(" ".join([g.split(":")[-1], rs[1]["runId"]])
-     for g in dict.fromkeys(r["group"] for r in d["runs"])
-     for rs in [sorted([r for r in d["runs"] if r["group"] == g], key=lambda r: r["rank"])]
-     if len(rs) >= 2)')
+read -r GROUP _ OTHER < <(group_of_two "$WORK/q.json")
 "$KIX" attest --store "$WORK/o" --key "$WORK/att.key" --note "seen it" "$OTHER" >/dev/null
 export KIX_LOG_KEY="$(cat "$WORK/vkey")"
 "$KIX" index --store "$WORK/o" --json "run/$OTHER" >"$WORK/run.json"

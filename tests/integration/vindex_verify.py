@@ -173,23 +173,7 @@ DECODERS = {"run/": decode_run, "group/": decode_group, "key/": decode_key,
 
 def open_index_note(text, vkey, cp_origin, cp_size, cp_root):
     """The §4.3 note: signed by the log key, exact text, bound to the checkpoint."""
-    name, keyhash, key = vkey
-    body, sep, sigs = text.rpartition("\n\n")
-    if not sep:
-        fail("index note has no signature block")
-    body += "\n"
-    signed = False
-    for line in sigs.splitlines():
-        signer, _, b64 = line[2:].partition(" ")
-        blob = base64.b64decode(b64, validate=True)
-        if line.startswith("\u2014 ") and signer == name and blob[:4] == keyhash:
-            try:
-                key.verify(body.encode(), blob[4:])
-            except note.nacl.exceptions.BadSignatureError:
-                fail("index note signature does not verify")
-            signed = True
-    if not signed:
-        fail("index note not signed by the log key")
+    body = note.open_note(text, vkey, "index note")
     m = re.fullmatch(r"kix\.index/v1\norigin (.+)\nsize (0|[1-9][0-9]*)\nlog (\S+)\nindex (\S+)\n",
                      body)
     if not m:

@@ -913,19 +913,6 @@ KIX_TEST(one_manifest_one_run_and_no_stowaways)
 /* A manifest that names its run (metadata.runId) is published as that run:
  * another run id is refused by the policy, a name that is no string by the
  * schema, nothing stored. */
-static void named_run_manifest(char *out, size_t cap, const char *run_id_json)
-{
-    struct kix_digest w;
-    char text[KIX_DIGEST_TEXT_LEN + 1];
-    digest_of_json(workload, &w);
-    kix_digest_format(&w, text);
-    snprintf(out, cap,
-             "{\"apiVersion\":\"kernelindex.dev/v1alpha1\",\"kind\":\"BenchmarkRun\",\"metadata\":{"
-             "\"name\":\"run\",\"runId\":%s},\"spec\":{\"status\":\"passed\",\"timing\":{"
-             "\"latencyNs\":{\"median\":1000}},\"workloadDigest\":\"%s\"}}",
-             run_id_json, text);
-}
-
 KIX_TEST(a_manifest_names_its_own_run)
 {
     struct fixture f;
@@ -935,7 +922,7 @@ KIX_TEST(a_manifest_names_its_own_run)
     struct kix_digest d;
     char manifest[768];
     const char *objs[2] = {manifest, workload};
-    const char *names[] = {"\"run-x\"", "7"};
+    const char *names[] = {",\"runId\":\"run-x\"", ",\"runId\":7"};
     const int want[] = {KIX_EPOLICY, KIX_EINVAL};
     const char *why[] = {"but the publication names run run-y", "/metadata/runId"};
     uint64_t size;
@@ -943,7 +930,7 @@ KIX_TEST(a_manifest_names_its_own_run)
     setup(&f);
     size = log_size(&f);
     for (size_t i = 0; i < 2; i++) {
-        named_run_manifest(manifest, sizeof(manifest), names[i]);
+        run_manifest_with(manifest, sizeof(manifest), 1, names[i]);
         digest_of_json(manifest, &d);
         kix_buf_reset(&env);
         ASSERT_EQ_INT(
@@ -952,7 +939,7 @@ KIX_TEST(a_manifest_names_its_own_run)
         ASSERT_CONTAINS(err.msg, why[i]);
         ASSERT_EQ_U64(size, log_size(&f));
     }
-    named_run_manifest(manifest, sizeof(manifest), "\"run-x\"");
+    run_manifest_with(manifest, sizeof(manifest), 1, names[0]);
     digest_of_json(manifest, &d);
     kix_buf_reset(&env);
     ASSERT_EQ_INT(KIX_OK,
