@@ -84,7 +84,7 @@ a = d["append"]
 phases = sum(a["phase_%s_us" % p] for p in ("receive", "canonical", "hash", "verify", "policy",
                                             "index", "commit", "answer"))
 # (--json writes 6 significant digits: nine roundings apart)
-assert abs(phases - a["phase_sum_us"]) < 1e-5 * max(1, phases), "phase_sum_us is not the sum"
+assert abs(phases - a["phase_sum_us"]) < 1e-4 * max(1, phases), "phase_sum_us is not the sum"
 assert 0.3 * a["kixd_cpu_us_per_entry"] < phases <= 1.05 * a["kixd_cpu_us_per_entry"], \
     "phases %.1f us against kixd's %.1f us an entry" % (phases, a["kixd_cpu_us_per_entry"])
 assert d["audit"]["entries"] == d["mirror"]["entries"] >= 3000
