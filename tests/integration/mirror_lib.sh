@@ -99,3 +99,19 @@ next(" ".join([g.split(":")[-1], rs[0]["runId"], rs[1]["runId"]])
      for rs in [sorted([r for r in d["runs"] if r["group"] == g], key=lambda r: r["rank"])]
      if len(rs) >= 2)'
 }
+
+# attested_log DIR: a log of the first 40 CSV rows with an attester key
+# ($WORK/att) registered; GROUP BEST OTHER name a comparison group of two
+# runs or more, its best run and the second, which the attester attested
+# once. KIX_LOG_KEY is the log's key.
+attested_log() {
+  new_origin "$1"
+  export KIX_LOG_KEY="$(cat "$WORK/vkey")"
+  "$KIX" keygen --name community --out "$WORK/att" >/dev/null 2>&1
+  "$KIX" key add --store "$1" --key "$1/admin.key" --role attest "$WORK/att.pub" >/dev/null
+  import "--store $1" 1 40 40
+  "$KIX" query --store "$1" --json --limit 1000 >"$WORK/q.json"
+  read -r GROUP BEST OTHER < <(group_of_two "$WORK/q.json")
+  [ -n "$OTHER" ] || fail "no group of two runs in the first 40 rows"
+  "$KIX" attest --store "$1" --key "$WORK/att.key" --note "seen it" "$OTHER" >/dev/null
+}

@@ -12,16 +12,8 @@ source "$(dirname "$0")/mirror_lib.sh"
 LIE="$KIX_BIN/kix-lie"
 export KIX_STATE_DIR="$WORK/state"
 
-new_origin "$WORK/o"
-export KIX_LOG_KEY="$(cat "$WORK/vkey")"
-"$KIX" keygen --name community --out "$WORK/att" >/dev/null 2>&1
-"$KIX" key add --store "$WORK/o" --key "$WORK/o/admin.key" --role attest "$WORK/att.pub" >/dev/null
-import "--store $WORK/o" 1 40 40
-# a group of two runs or more, its runs best first
-"$KIX" query --store "$WORK/o" --json --limit 1000 >"$WORK/q.json"
-read -r GROUP BEST OTHER < <(group_of_two "$WORK/q.json")
-[ -n "$OTHER" ] || fail "no group of two runs in the first 40 rows"
-"$KIX" attest --store "$WORK/o" --key "$WORK/att.key" --note "seen it" "$OTHER" >/dev/null
+# a group of two runs or more (GROUP, BEST, OTHER), OTHER attested once
+attested_log "$WORK/o"
 cp -a "$WORK/o" "$WORK/clean"
 serve o
 S=(--server "$(addr o)")
