@@ -38,7 +38,9 @@ static pid_t spawn_audit(const struct fx *f, const char *state, const char *vkey
     return pid;
 }
 
-/* The replica directory kix audit made under state (NULL until then). */
+/* The replica directory kix audit made under state (0 until then). The
+ * one it is making (audit-<hex>.new, renamed into place when made) is not
+ * it: a kill while it is made leaves that behind for the next run. */
 static int replica_dir(const char *state, char *out, size_t cap)
 {
     char pattern[512];
@@ -46,12 +48,18 @@ static int replica_dir(const char *state, char *out, size_t cap)
     int found = 0;
 
     snprintf(pattern, sizeof(pattern), "%s/logs/*/audit-*", state);
-    if (glob(pattern, 0, NULL, &g) == 0 && g.gl_pathc == 1) {
-        snprintf(out, cap, "%s", g.gl_pathv[0]);
-        found = 1;
-    }
+    if (glob(pattern, 0, NULL, &g) == 0)
+        for (size_t i = 0; i < g.gl_pathc; i++) {
+            size_t n = strlen(g.gl_pathv[i]);
+            if (n > 4 && strcmp(g.gl_pathv[i] + n - 4, ".new") == 0)
+                continue;
+            snprintf(out, cap, "%s", g.gl_pathv[i]);
+            found++;
+        }
     globfree(&g);
-    return found;
+    if (found != 1)
+        out[0] = '\0';
+    return found == 1;
 }
 
 static int open_replica(const char *dir, struct kix_log **out)
