@@ -213,15 +213,15 @@ static int read_reruns(struct kix_log_reader *r, const struct kix_resolution *re
     return KIX_OK;
 }
 
-/* The origin: the checkpoint's first line. */
-static void origin_of(const struct kix_resolution *res, char *out, size_t cap)
+/* The origin: a checkpoint's first line. */
+static void origin_of(const struct kix_bytes *checkpoint, char *out, size_t cap)
 {
-    const uint8_t *nl = memchr(res->checkpoint.ptr, '\n', res->checkpoint.len);
-    size_t n = nl ? (size_t)(nl - res->checkpoint.ptr) : 0;
+    const uint8_t *nl = memchr(checkpoint->ptr, '\n', checkpoint->len);
+    size_t n = nl ? (size_t)(nl - checkpoint->ptr) : 0;
 
     if (n >= cap)
         n = cap - 1;
-    memcpy(out, res->checkpoint.ptr, n);
+    memcpy(out, checkpoint->ptr, n);
     out[n] = '\0';
 }
 
@@ -282,7 +282,7 @@ int kix_page_run_json(struct kix_log_reader *r, const char *run_id, size_t len, 
     rc = resolve(r, run_id, len, &res, &manifest, err);
     if (rc)
         goto out;
-    origin_of(&res, origin, sizeof(origin));
+    origin_of(&res.checkpoint, origin, sizeof(origin));
     read_stats(manifest, &st);
     o = json_object();
     entries = json_array();
@@ -516,7 +516,7 @@ int kix_page_run_html(struct kix_log_reader *r, const char *run_id, size_t len, 
     rc = resolve(r, run_id, len, &res, &manifest, err);
     if (rc)
         goto out;
-    origin_of(&res, origin, sizeof(origin));
+    origin_of(&res.checkpoint, origin, sizeof(origin));
     kix_digest_format(&res.run.manifest, digest);
     read_stats(manifest, &st);
     rc = kix_permalink(origin, res.run.run_id, &link);
@@ -720,9 +720,7 @@ static void group_verify_section(struct out *o, struct kix_log_reader *r,
     char key[KIX_VINDEX_KEY_MAX + 1], origin[256];
     char *rec_hex = NULL, *proof_hex = NULL, *text = NULL;
     json_t *x = NULL;
-    const uint8_t *nl;
     int present = 0;
-    size_t n;
 
     if (o->rc)
         return;
@@ -732,10 +730,7 @@ static void group_verify_section(struct out *o, struct kix_log_reader *r,
         kix_log_reader_index_note(r, KIX_NO_INDEX, &note) != KIX_OK ||
         kix_index_prove(r, key, strlen(key), &record, &proof, &present, NULL) != KIX_OK || !present)
         goto out; /* no signed index here: the page says it is not verified */
-    nl = memchr(cp.ptr, '\n', cp.len);
-    n = nl ? (size_t)(nl - cp.ptr) : 0;
-    snprintf(origin, sizeof(origin), "%.*s", (int)(n < sizeof(origin) ? n : sizeof(origin) - 1),
-             (const char *)cp.ptr);
+    origin_of(&cp, origin, sizeof(origin));
     rec_hex = malloc(2 * record.len + 1);
     proof_hex = malloc(2 * proof.len + 1);
     if (!rec_hex || !proof_hex) {

@@ -193,27 +193,6 @@
 
   var EVIDENCE = ['reported', 'reproduced', 'not_reproduced', 'failed'];
 
-  /* The rank of runId in a group record (tag 2, key, u64 count, members). */
-  function groupRank(rec, runId) {
-    var o = 33, n = 0, rank = 0, count;
-    function u64() {
-      var v = 0;
-      for (var i = 0; i < 8; i++) v = v * 256 + rec[o + i];
-      o += 8;
-      return v;
-    }
-    if (rec[0] !== 2) throw new Fail('the group record has the wrong tag');
-    count = u64();
-    for (; n < count; n++) {
-      u64();
-      var len = rec[o], id = new TextDecoder().decode(rec.slice(o + 1, o + 1 + len));
-      o += 1 + len;
-      if (id === runId) rank = n + 1;
-    }
-    if (o !== rec.length) throw new Fail('the group record is malformed');
-    return { rank: rank, size: count };
-  }
-
   /* A group record's members, checked as PROTOCOL.md \u00a74.2 says: its tag,
    * its key, strictly in rank order (value, then run id bytes), exact length. */
   function groupMembers(rec, keyHex) {
@@ -279,8 +258,7 @@
       if (!equal(await smtRoot(x.groupKey, g, unhex(x.groupProof)), root))
         throw new Fail('the group\u2019s record is not in the signed index');
       var members = groupMembers(g, x.groupKey.slice(6));
-      var r = groupRank(g, runId);
-      out.rank = r.rank;
+      out.rank = members.findIndex(function (m) { return m.runId === runId; }) + 1;
       out.groupSize = members.length;
     }
     return out;
