@@ -215,8 +215,9 @@ KIX_TEST(audit)
         if (status < 0) {
             kill(pid, SIGKILL);
             status = fx_wait(pid, 10000);
-            ASSERT_EQ_INT(128 + SIGKILL, status);
-            kills++;
+            /* it may have finished on its own just before the signal */
+            ASSERT_TRUE(status == 128 + SIGKILL || status == 0);
+            kills += status != 0;
         } else if (status != 0) {
             fx_show_file(out, 4096);
             KIX_FAIL_AT("kix audit exited %d after %u kills", status, kills);
