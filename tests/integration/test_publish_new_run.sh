@@ -51,7 +51,10 @@ PY
 pass "--new-run: a manifest of its own (metadata.runId), each digest resolves to its run, both ranked"
 
 # --new-run again with the same run id is the same manifest: refused as a duplicate run id
-expect_status 1 "$KIX" publish --key "$WORK/pub.key" --run-id second --new-run "$WORK/m/run.json" "$WORK/m/workload.json"
+# (another source, so that the statement is not the logged one whatever the
+# second: an identical statement would be answered with its original entry)
+expect_status 1 "$KIX" publish --key "$WORK/pub.key" --run-id second --new-run --source "a second try" \
+  "$WORK/m/run.json" "$WORK/m/workload.json"
 grep -q "run id second is already published\|already published" "$WORK/err" || fail "second --new-run: $(cat "$WORK/err")"
 pass "a run id is still published once"
 
