@@ -199,6 +199,9 @@ static int check_manifest_names_run(struct kix_log_txn *t, const struct kix_log_
     json_t *doc, *named;
     int rc = KIX_OK;
 
+    if (item->run_named == KIX_RUN_NAMED_NONE ||
+        (item->run_named == KIX_RUN_NAMED_STRING && strcmp(item->named_run, e->run_id) == 0))
+        return KIX_OK;
     if (kix_log_item_object(t, item, &e->subject, &mb) != KIX_OK)
         return KIX_OK; /* a missing manifest is the log's to refuse, by name */
     doc = json_loadb((const char *)mb.ptr, mb.len, 0, NULL);

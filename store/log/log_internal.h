@@ -59,6 +59,10 @@ struct prepared_object {
     char kind[KIX_SCHEMA_KIND_MAX];
     struct kix_schema_ref *kind_refs;
     size_t nkind_refs;
+    /* its metadata.runId, read from the same parse (kix_log_item's
+     * run_named and named_run), so the writer parses no manifest */
+    int run_named;
+    char named_run[KIX_RUN_ID_MAX + 1];
 };
 
 struct kix_prepared {

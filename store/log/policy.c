@@ -355,6 +355,7 @@ static void item_of(const struct kix_prepared *p, uint64_t index, struct kix_log
     it->leaf_hash = p->leaf_hash;
     it->entry = &p->entry;
     it->prepared = p;
+    it->run_named = KIX_RUN_NAMED_UNKNOWN;
     for (size_t i = 0; i < p->nobjects; i++) {
         const struct prepared_object *o = &p->objects[i];
         if (memcmp(o->digest.b, p->entry.subject.b, 32) != 0)
@@ -363,6 +364,8 @@ static void item_of(const struct kix_prepared *p, uint64_t index, struct kix_log
         it->comparable = o->comparable;
         it->comparison_key = o->comparison_key;
         it->value = o->value;
+        it->run_named = o->run_named;
+        it->named_run = o->named_run;
         break;
     }
 }

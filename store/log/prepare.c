@@ -86,6 +86,23 @@ static int verify_if_known(struct kix_log *l, struct kix_prepared *p, struct kix
     return KIX_OK;
 }
 
+/* What the policy asks of a manifest that names its run (metadata.runId),
+ * read here on the parse prepare makes anyway, not on the writer's. */
+static void note_named_run(const json_t *tree, struct prepared_object *o)
+{
+    const json_t *named = json_object_get(json_object_get(tree, "metadata"), "runId");
+
+    o->run_named = KIX_RUN_NAMED_NONE;
+    if (!named)
+        return;
+    o->run_named = KIX_RUN_NAMED_OTHER;
+    if (json_is_string(named) && json_string_length(named) <= KIX_RUN_ID_MAX &&
+        !memchr(json_string_value(named), 0, json_string_length(named))) {
+        memcpy(o->named_run, json_string_value(named), json_string_length(named) + 1);
+        o->run_named = KIX_RUN_NAMED_STRING;
+    }
+}
+
 /* An object with a "kind" is a record: it must be one of the kinds the
  * schemas define (proto/schema) and valid against its schema. Objects
  * without one (evidence files, ...) are opaque, and can be named by no
@@ -96,6 +113,7 @@ static int validate_record(const json_t *tree, struct prepared_object *o, struct
     const char *kind;
     int rc;
 
+    note_named_run(tree, o);
     if (!json_object_get(tree, "kind"))
         return KIX_OK;
     rc = kix_record_validate(tree, &res, err);
@@ -129,6 +147,9 @@ static int prepare_canonical(const struct kix_canon_opts *opts, struct prepared_
         rc = kix_refs_canonical(o->canon.ptr, o->canon.len, &o->refs, &o->nrefs);
     if (rc)
         return kix_err_set(err, rc, "canonicalizing: %s", kix_strerror(rc));
+    /* no tree unless it is a record: a runId then leaves it to the writer */
+    o->run_named =
+        memmem(in->ptr, in->len, "\"runId\":", 8) ? KIX_RUN_NAMED_UNKNOWN : KIX_RUN_NAMED_NONE;
     if (memmem(in->ptr, in->len, "\"kind\":", 7)) {
         json_t *tree = NULL;
         rc = kix_canon_parse_tree(in->ptr, in->len, opts, &tree, err);

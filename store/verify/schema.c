@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "kix/encoding.h"
+#include "kix/pattern.h"
 
 /* generated from proto/schema/ at build time (schemas.c) */
 struct kix__schema_file {
@@ -25,6 +26,7 @@ extern const size_t kix__schema_nfiles;
 struct pattern {
     const json_t *node; /* the "pattern" string of one schema node */
     regex_t re;
+    struct kix_pattern *fast; /* the same without regex, when it can (kix/pattern.h) */
 };
 
 /* One schema object, its keywords looked up once at compile time. */
@@ -33,7 +35,7 @@ struct snode {
     const json_t *ref; /* the $defs entry its $ref names, or NULL */
     const json_t *type, *cnst, *enm, *min, *max, *minl, *maxl, *pattern, *format, *desc, *required,
         *props, *extra, *items, *minitems, *maxitems, *any, *kind;
-    const regex_t *re;
+    const struct pattern *re;
     unsigned types; /* TYPE_* bits of "type"; 0 when it has none */
     int nonneg;     /* "type": "integer" with "minimum": 0 */
 };
@@ -122,8 +124,12 @@ static int add_pattern(struct kix_schema *s, const json_t *p, const char *where,
     if (rc)
         return bad(err, where, "pattern %s is not a POSIX extended regular expression",
                    json_string_value(p));
-    s->patterns[s->npatterns++].node = p;
-    return KIX_OK;
+    s->patterns[s->npatterns].node = p;
+    rc = kix_pattern_compile(json_string_value(p), &s->patterns[s->npatterns].fast);
+    s->npatterns++;
+    if (rc == KIX_ENOMEM)
+        return kix_err_set(err, KIX_ENOMEM, "compiling a schema: out of memory");
+    return KIX_OK; /* KIX_EINVAL: outside the fast subset, regexec decides */
 }
 
 static int compile_ref(const struct kix_schema *s, const json_t *v, const char *where,
@@ -261,8 +267,10 @@ void kix_schema_free(struct kix_schema *s)
 {
     if (!s)
         return;
-    for (size_t i = 0; i < s->npatterns; i++)
+    for (size_t i = 0; i < s->npatterns; i++) {
         regfree(&s->patterns[i].re);
+        kix_pattern_free(s->patterns[i].fast);
+    }
     free(s->patterns);
     free(s->nodes);
     free(s->slots);
@@ -305,7 +313,7 @@ static const struct snode *node_of(const struct kix_schema *s, const json_t *j)
     return s->slots[i] ? &s->nodes[s->slots[i] - 1] : NULL;
 }
 
-static const regex_t *pattern_of(const struct kix_schema *s, const json_t *p);
+static const struct pattern *pattern_of(const struct kix_schema *s, const json_t *p);
 
 /* Adds j and the schemas under it (calls itself; depth is bounded by
  * compile_node). Counts only when s->nodes is NULL. */
@@ -674,12 +682,22 @@ static size_t code_points(const char *s, size_t len)
     return n;
 }
 
-static const regex_t *pattern_of(const struct kix_schema *s, const json_t *p)
+static const struct pattern *pattern_of(const struct kix_schema *s, const json_t *p)
 {
     for (size_t i = 0; i < s->npatterns; i++)
         if (s->patterns[i].node == p)
-            return &s->patterns[i].re;
+            return &s->patterns[i];
     return NULL;
+}
+
+/* A string with a NUL never matches: regexec would stop at it. */
+static int pattern_matches(const struct pattern *p, const char *s, size_t len)
+{
+    if (!p)
+        return 0;
+    if (p->fast)
+        return kix_pattern_match(p->fast, s, len);
+    return strlen(s) == len && regexec(&p->re, s, 0, NULL, 0) == 0;
 }
 
 static int check(struct run *r, const struct snode *n, const json_t *v, const char *ptr);
@@ -760,8 +778,7 @@ static int check_string(struct run *r, const struct snode *n, const json_t *v, c
         what = "";
     if (n->format && !kix_rfc3339_valid(s, len))
         return fail(r, ptr, "must be an RFC 3339 UTC time such as 2024-09-03T15:39:55Z");
-    /* a string with a NUL never matches: regexec would stop at it */
-    if (n->pattern && (!n->re || strlen(s) != len || regexec(n->re, s, 0, NULL, 0) != 0)) {
+    if (n->pattern && !pattern_matches(n->re, s, len)) {
         if (n->format)
             return fail(r, ptr, "must be an RFC 3339 UTC time such as 2024-09-03T15:39:55Z");
         return fail(r, ptr, "must match %s%s%s%s", json_string_value(n->pattern), open, what,

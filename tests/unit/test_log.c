@@ -912,7 +912,9 @@ KIX_TEST(one_manifest_one_run_and_no_stowaways)
 
 /* A manifest that names its run (metadata.runId) is published as that run:
  * another run id is refused by the policy, a name that is no string by the
- * schema, nothing stored. */
+ * schema, nothing stored; whether the manifest comes canonical (its name
+ * read in prepare), not canonical (read from the slow path's tree) or was
+ * stored before (read by the writer). */
 KIX_TEST(a_manifest_names_its_own_run)
 {
     struct fixture f;
@@ -922,15 +924,18 @@ KIX_TEST(a_manifest_names_its_own_run)
     struct kix_digest d;
     char manifest[768];
     const char *objs[2] = {manifest, workload};
-    const char *names[] = {",\"runId\":\"run-x\"", ",\"runId\":7"};
-    const int want[] = {KIX_EPOLICY, KIX_EINVAL};
-    const char *why[] = {"but the publication names run run-y", "/metadata/runId"};
+    const char *names[] = {",\"runId\":\"run-x\"", ",\"runId\":7", ",\"runId\":\"run-x\""};
+    const int want[] = {KIX_EPOLICY, KIX_EINVAL, KIX_EPOLICY};
+    const char *why[] = {"but the publication names run run-y", "/metadata/runId",
+                         "but the publication names run run-y"};
     uint64_t size;
 
     setup(&f);
     size = log_size(&f);
-    for (size_t i = 0; i < 2; i++) {
+    for (size_t i = 0; i < 3; i++) {
         run_manifest_with(manifest, sizeof(manifest), 1, names[i]);
+        if (i == 2) /* not canonical: the slow path */
+            memmove(manifest + 2, manifest + 1, strlen(manifest)), manifest[1] = ' ';
         digest_of_json(manifest, &d);
         kix_buf_reset(&env);
         ASSERT_EQ_INT(
@@ -945,6 +950,14 @@ KIX_TEST(a_manifest_names_its_own_run)
     ASSERT_EQ_INT(KIX_OK,
                   kix_entry_publication(f.publisher, "run-x", &d, NULL, NULL, NULL, &env, &err));
     ASSERT_EQ_INT(KIX_OK, submit(&f, &env, objs, 2, &res, &err));
+    /* the stored manifest, not sent again, is run-x's only */
+    size = log_size(&f);
+    kix_buf_reset(&env);
+    ASSERT_EQ_INT(KIX_OK,
+                  kix_entry_publication(f.publisher, "run-z", &d, NULL, NULL, NULL, &env, &err));
+    ASSERT_EQ_INT(KIX_EPOLICY, submit(&f, &env, NULL, 0, &res, &err));
+    ASSERT_CONTAINS(err.msg, "already published as run run-x");
+    ASSERT_EQ_U64(size, log_size(&f));
     kix_buf_release(&env);
     teardown(&f);
 }

@@ -81,6 +81,8 @@ int kix_log_txn_subject_entries(struct kix_log_txn *t, const struct kix_digest *
 /* A reader's snapshot as a transaction (valid until kix_log_read_end). */
 struct kix_log_txn *kix_log_reader_txn(struct kix_log_reader *r);
 
+enum { KIX_RUN_NAMED_UNKNOWN = -1, KIX_RUN_NAMED_NONE, KIX_RUN_NAMED_STRING, KIX_RUN_NAMED_OTHER };
+
 /* One entry being appended, as the indexer sees it. */
 struct kix_log_item {
     uint64_t index;
@@ -92,6 +94,11 @@ struct kix_log_item {
     int comparable;
     struct kix_digest comparison_key;
     uint64_t value;
+    /* and its metadata.runId: KIX_RUN_NAMED_UNKNOWN (not sent, or not read
+     * by prepare: read the stored manifest), _NONE, _STRING (named_run, a
+     * run id's length at most: a longer one is _OTHER) or _OTHER */
+    int run_named;
+    const char *named_run;
     const void *prepared; /* the log's own view, for kix_log_item_object */
 };
 

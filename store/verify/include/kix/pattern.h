@@ -1,0 +1,33 @@
+/* kix/pattern.h: the record schemas' "pattern"s matched without regex.
+ *
+ * The schemas (proto/schema/) use anchored patterns of one simple kind:
+ * ^...$ around literals, bracket classes ([a-z0-9._-]) and groups, each
+ * with an optional ?, *, +, {n} or {n,m} (a group only with ?).
+ * kix_pattern_compile accepts exactly that subset and refuses anything else
+ * with KIX_EINVAL, so a caller keeps POSIX regcomp/regexec for those; on
+ * the subset it decides the same strings as regexec with REG_EXTENDED in
+ * the C locale, byte by byte whatever the process's locale (the
+ * validator's hot path, where glibc's regexec was most of a record check).
+ *
+ * Memory: kix_pattern_compile allocates *out; kix_pattern_free releases it.
+ * kix_pattern_match allocates nothing and may be called from many threads
+ * on one compiled pattern.
+ */
+#ifndef KIX_PATTERN_H
+#define KIX_PATTERN_H
+
+#include <stddef.h>
+
+#include "kix/error.h"
+
+struct kix_pattern;
+
+/* KIX_OK, KIX_EINVAL (outside the subset: use regex), KIX_ENOMEM. */
+int kix_pattern_compile(const char *pattern, struct kix_pattern **out) KIX_MUST_CHECK;
+
+/* 1 when the len bytes at s match the whole pattern, else 0. */
+int kix_pattern_match(const struct kix_pattern *p, const char *s, size_t len);
+
+void kix_pattern_free(struct kix_pattern *p);
+
+#endif

@@ -1,0 +1,213 @@
+/* The schemas' anchored patterns matched by a small backtracking matcher
+ * over byte classes (kix/pattern.h). */
+#include "kix/pattern.h"
+
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define MAX_ATOMS 64u
+#define MAX_COUNT 1024u
+
+/* One atom: a byte class (a literal is a class of one byte) or a group,
+ * whose body is the `body` atoms after it; repeated min..max times. */
+struct atom {
+    uint8_t set[32]; /* class: bit b of byte b/8 */
+    unsigned min, max;
+    size_t body; /* group: its atoms; 0 for a class */
+    int group;
+};
+
+struct kix_pattern {
+    size_t n;
+    struct atom a[MAX_ATOMS];
+};
+
+static void add(uint8_t set[32], unsigned c)
+{
+    set[c / 8] |= (uint8_t)(1u << (c % 8));
+}
+
+static int has(const uint8_t set[32], unsigned char c)
+{
+    return set[c / 8] >> (c % 8) & 1;
+}
+
+static int number(const char **p, unsigned *out)
+{
+    unsigned v = 0;
+
+    if (**p < '0' || **p > '9')
+        return 0;
+    while (**p >= '0' && **p <= '9') {
+        v = v * 10 + (unsigned)(**p - '0');
+        if (v > MAX_COUNT)
+            return 0;
+        (*p)++;
+    }
+    *out = v;
+    return 1;
+}
+
+/* A bracket class after its '[': ranges and bytes; no negation, no
+ * [:name:], no ']' or '\\' inside (regex then). */
+static int bracket(const char **p, uint8_t set[32])
+{
+    const unsigned char *q = (const unsigned char *)*p;
+
+    if (*q == '^' || *q == ']')
+        return 0;
+    while (*q && *q != ']') {
+        unsigned lo = *q, hi = lo;
+        if (lo == '[' || lo == '\\')
+            return 0;
+        if (q[1] == '-' && q[2] && q[2] != ']') {
+            hi = q[2];
+            if (hi < lo || hi == '[' || hi == '\\')
+                return 0;
+            q += 3;
+        } else {
+            q++;
+        }
+        for (unsigned c = lo; c <= hi; c++)
+            add(set, c);
+    }
+    if (*q != ']')
+        return 0;
+    *p = (const char *)q + 1;
+    return 1;
+}
+
+static int quantifier(const char **p, struct atom *a)
+{
+    a->min = a->max = 1;
+    switch (**p) {
+    case '?':
+        a->min = 0, (*p)++;
+        return 1;
+    case '*':
+        a->min = 0, a->max = MAX_COUNT, (*p)++;
+        return 1;
+    case '+':
+        a->max = MAX_COUNT, (*p)++;
+        return 1;
+    case '{':
+        (*p)++;
+        if (!number(p, &a->min))
+            return 0;
+        a->max = a->min;
+        if (**p == ',') {
+            (*p)++;
+            a->max = MAX_COUNT;
+            if (**p != '}' && (!number(p, &a->max) || a->max < a->min))
+                return 0;
+        }
+        if (**p != '}')
+            return 0;
+        (*p)++;
+        return 1;
+    default:
+        return 1;
+    }
+}
+
+/* Atoms up to the end of a group (')') or of the pattern ('$'). */
+static int sequence(const char **p, struct kix_pattern *out, int in_group)
+{
+    while (**p && **p != ')' && **p != '$') {
+        struct atom *a;
+        size_t at = out->n;
+        char c = **p;
+
+        if (out->n == MAX_ATOMS)
+            return 0;
+        a = &out->a[out->n++];
+        memset(a, 0, sizeof(*a));
+        if (c == '[') {
+            (*p)++;
+            if (!bracket(p, a->set))
+                return 0;
+        } else if (c == '(') {
+            (*p)++;
+            a->group = 1;
+            if (!sequence(p, out, 1) || **p != ')')
+                return 0;
+            (*p)++;
+            a = &out->a[at];
+            a->body = out->n - at - 1;
+        } else if (strchr(".*+?{}]^|\\", c)) {
+            return 0;
+        } else {
+            add(a->set, (unsigned char)c);
+            (*p)++;
+        }
+        if (!quantifier(p, a))
+            return 0;
+        /* a group repeated otherwise than once or not at all is regex's */
+        if (a->group && (a->max != 1 || a->body == 0))
+            return 0;
+    }
+    return in_group ? **p == ')' : **p == '$';
+}
+
+int kix_pattern_compile(const char *pattern, struct kix_pattern **out)
+{
+    struct kix_pattern *p;
+    const char *q = pattern;
+
+    *out = NULL;
+    if (*q++ != '^')
+        return KIX_EINVAL;
+    p = calloc(1, sizeof(*p));
+    if (!p)
+        return KIX_ENOMEM;
+    if (!sequence(&q, p, 0) || strcmp(q, "$") != 0) {
+        free(p);
+        return KIX_EINVAL;
+    }
+    *out = p;
+    return KIX_OK;
+}
+
+/* What is left to match after the current atoms: the rest of the
+ * enclosing sequences. */
+struct cont {
+    const struct atom *a;
+    size_t n;
+    const struct cont *next;
+};
+
+static int match(const struct atom *a, size_t n, const struct cont *k, const unsigned char *s,
+                 size_t len, size_t pos)
+{
+    size_t run = 0;
+
+    if (n == 0)
+        return k ? match(k->a, k->n, k->next, s, len, pos) : pos == len;
+    if (a->group) {
+        struct cont rest = {a + 1 + a->body, n - 1 - a->body, k};
+        return match(a + 1, a->body, &rest, s, len, pos) ||
+               (a->min == 0 && match(rest.a, rest.n, rest.next, s, len, pos));
+    }
+    while (run < a->max && pos + run < len && has(a->set, s[pos + run]))
+        run++;
+    if (run < a->min)
+        return 0;
+    /* the last atom of the whole pattern takes all it can or fails */
+    if (n == 1 && !k)
+        return pos + run == len;
+    for (size_t c = run + 1; c-- > a->min;)
+        if (match(a + 1, n - 1, k, s, len, pos + c))
+            return 1;
+    return 0;
+}
+
+int kix_pattern_match(const struct kix_pattern *p, const char *s, size_t len)
+{
+    return match(p->a, p->n, NULL, (const unsigned char *)s, len, 0);
+}
+
+void kix_pattern_free(struct kix_pattern *p)
+{
+    free(p);
+}
