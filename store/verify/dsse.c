@@ -202,8 +202,93 @@ static int parse_root(json_t *root, struct kix_dsse_envelope *env, struct kix_er
     return KIX_OK;
 }
 
+/* ---- the canonical layout, read without a tree ------------------------- */
+
+/* The string at *p (its opening quote) when it has no escape, no control
+ * byte and is UTF-8: sets *out and *n to its content and moves *p past it. */
+static int plain_string(const uint8_t **p, const uint8_t *end, const char **out, size_t *n)
+{
+    const uint8_t *q = *p, *s;
+
+    if (q >= end || *q != '"')
+        return 0;
+    s = ++q;
+    while (q < end && *q != '"') {
+        if (*q == '\\' || *q < 0x20)
+            return 0;
+        q++;
+    }
+    if (q >= end || !kix_utf8_valid((const char *)s, (size_t)(q - s)))
+        return 0;
+    *out = (const char *)s;
+    *n = (size_t)(q - s);
+    *p = q + 1;
+    return 1;
+}
+
+static int literal(const uint8_t **p, const uint8_t *end, const char *lit, size_t n)
+{
+    if ((size_t)(end - *p) < n || memcmp(*p, lit, n) != 0)
+        return 0;
+    *p += n;
+    return 1;
+}
+
+int kix_dsse_parse_canonical(const uint8_t *json, size_t len, struct kix_dsse_envelope *env)
+{
+    const uint8_t *p = json, *end = json + len;
+    const char *s;
+    size_t n;
+
+    kix_dsse_envelope_init(env);
+    if (len > KIX_DSSE_MAX_ENVELOPE || !literal(&p, end, "{\"payload\":", 11) ||
+        !plain_string(&p, end, &s, &n) ||
+        kix_base64_decode_buf(s, n, KIX_DSSE_MAX_ENVELOPE, &env->payload) != KIX_OK ||
+        !literal(&p, end, ",\"payloadType\":", 15) || !plain_string(&p, end, &s, &n) ||
+        n > KIX_DSSE_MAX_TYPE || !literal(&p, end, ",\"signatures\":[", 15))
+        goto other;
+    memcpy(env->payload_type, s, n);
+    env->payload_type[n] = '\0';
+    env->payload_type_len = n;
+    do {
+        struct kix_dsse_sig *sig = &env->sigs[env->n_sigs];
+        if (env->n_sigs == KIX_DSSE_MAX_SIGS || !literal(&p, end, "{", 1))
+            goto other;
+        sig->has_keyid = 0;
+        sig->keyid[0] = '\0';
+        sig->keyid_len = 0;
+        if (literal(&p, end, "\"keyid\":", 8)) {
+            if (!plain_string(&p, end, &s, &n) || n > KIX_DSSE_MAX_KEYID ||
+                !literal(&p, end, ",", 1))
+                goto other;
+            memcpy(sig->keyid, s, n);
+            sig->keyid[n] = '\0';
+            sig->keyid_len = n;
+            sig->has_keyid = 1;
+        }
+        if (!literal(&p, end, "\"sig\":", 6) || !plain_string(&p, end, &s, &n) ||
+            kix_base64_decode(s, n, sig->sig, KIX_DSSE_MAX_SIG, &sig->sig_len) != KIX_OK ||
+            sig->sig_len == 0 || !literal(&p, end, "}", 1))
+            goto other;
+        env->n_sigs++;
+    } while (literal(&p, end, ",", 1));
+    if (literal(&p, end, "]}", 2) && p == end)
+        return KIX_OK;
+other:
+    kix_dsse_envelope_release(env);
+    return KIX_EINVAL;
+}
+
 int kix_dsse_parse(const uint8_t *json, size_t len, struct kix_dsse_envelope *env,
                    struct kix_err *err)
+{
+    if (kix_dsse_parse_canonical(json, len, env) == KIX_OK)
+        return KIX_OK;
+    return kix_dsse_parse_json(json, len, env, err);
+}
+
+int kix_dsse_parse_json(const uint8_t *json, size_t len, struct kix_dsse_envelope *env,
+                        struct kix_err *err)
 {
     json_error_t jerr;
     json_t *root;

@@ -1,13 +1,36 @@
 /* DSSE envelopes and in-toto statements: a parsed envelope encodes, the
  * encoding re-parses and re-encodes identically; its payload goes through
  * the statement parser (the raw input does when it is no envelope), and its
- * signatures through Ed25519 verification with the seed log's key. */
+ * signatures through Ed25519 verification with the seed log's key. The
+ * canonical-layout reader (kix_dsse_parse_canonical, kixd's fast path)
+ * accepts only what the general parser accepts, with the same envelope, and
+ * accepts every encoding without an escape. */
+#include <string.h>
+
 #include "fuzz.h"
 #include "kix/dsse.h"
 
+static int same_envelope(const struct kix_dsse_envelope *a, const struct kix_dsse_envelope *b)
+{
+    if (a->payload_type_len != b->payload_type_len ||
+        memcmp(a->payload_type, b->payload_type, a->payload_type_len + 1) != 0 ||
+        a->payload.len != b->payload.len ||
+        (a->payload.len && memcmp(a->payload.ptr, b->payload.ptr, a->payload.len) != 0) ||
+        a->n_sigs != b->n_sigs)
+        return 0;
+    for (size_t i = 0; i < a->n_sigs; i++) {
+        const struct kix_dsse_sig *x = &a->sigs[i], *y = &b->sigs[i];
+        if (x->has_keyid != y->has_keyid || x->keyid_len != y->keyid_len ||
+            memcmp(x->keyid, y->keyid, x->keyid_len + 1) != 0 || x->sig_len != y->sig_len ||
+            memcmp(x->sig, y->sig, x->sig_len) != 0)
+            return 0;
+    }
+    return 1;
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-    static struct kix_dsse_envelope env, again; /* 5 KiB each */
+    static struct kix_dsse_envelope env, again, fast; /* 5 KiB each */
     static struct kix_verifier log_key;
     struct kix_statement st;
     struct kix_buf once = KIX_BUF_INIT, twice = KIX_BUF_INIT;
@@ -16,12 +39,22 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         log_key = fuzz_verifier(FUZZ_LOG_VKEY);
     kix_dsse_envelope_init(&again);
     kix_statement_init(&st);
+    if (kix_dsse_parse_canonical(data, size, &fast) == KIX_OK &&
+        (kix_dsse_parse_json(data, size, &env, NULL) != KIX_OK || !same_envelope(&fast, &env)))
+        abort();
+    kix_dsse_envelope_release(&fast);
+    kix_dsse_envelope_release(&env);
     if (kix_dsse_parse(data, size, &env, NULL) == KIX_OK) {
         if (kix_dsse_encode(&env, &once, NULL) != KIX_OK ||
             kix_dsse_parse(once.ptr, once.len, &again, NULL) != KIX_OK ||
             kix_dsse_encode(&again, &twice, NULL) != KIX_OK || twice.len != once.len ||
             memcmp(twice.ptr, once.ptr, once.len) != 0)
             abort();
+        if (!memchr(once.ptr, '\\', once.len) &&
+            (kix_dsse_parse_canonical(once.ptr, once.len, &fast) != KIX_OK ||
+             !same_envelope(&fast, &env)))
+            abort();
+        kix_dsse_envelope_release(&fast);
         if (kix_dsse_verify(&env, log_key.pub, NULL, NULL)) {
         }
         if (kix_statement_parse(env.payload.ptr, env.payload.len, &st, NULL)) {

@@ -79,6 +79,17 @@ void kix_dsse_keyid(const uint8_t pub[32], char out[KIX_DSSE_KEYID_HEX_LEN + 1])
 int kix_dsse_parse(const uint8_t *json, size_t len, struct kix_dsse_envelope *env,
                    struct kix_err *err) KIX_MUST_CHECK;
 
+/* kix_dsse_parse's two ways: _canonical reads the envelope's canonical
+ * layout (what kix_dsse_encode writes: members in JCS order, strings
+ * without escapes) off the bytes, building no tree, and returns KIX_EINVAL
+ * (env left empty, no message) for anything else, which _json, the general
+ * parser, then decides. Where _canonical accepts, _json accepts with the
+ * same env (fuzz_dsse holds them to it). */
+int kix_dsse_parse_canonical(const uint8_t *json, size_t len,
+                             struct kix_dsse_envelope *env) KIX_MUST_CHECK;
+int kix_dsse_parse_json(const uint8_t *json, size_t len, struct kix_dsse_envelope *env,
+                        struct kix_err *err) KIX_MUST_CHECK;
+
 /* Signs PAE(payload_type, payload) with the libsodium Ed25519 secret key
  * sk (seed || public key) and appends the canonical envelope JSON, one
  * signature with keyid `keyid` (NULL: no keyid member). payload_type must
