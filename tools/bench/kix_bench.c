@@ -207,6 +207,7 @@ static const char *const phase_names[NPHASES] = {"receive", "canonical", "hash",
 struct phase_sample {
     double seconds[NPHASES];
     double committed;
+    double batch_entries, batches; /* kix_batch_entries_sum and _count */
 };
 
 /* GET /metrics from kixd's HTTP listener on 127.0.0.1:port (one request,
@@ -251,6 +252,10 @@ static int phase_scrape(int port, struct phase_sample *out)
                    1) {
             out->committed = v;
             found |= 1 << NPHASES;
+        } else if (sscanf(line, "kix_batch_entries_sum %lf", &v) == 1) {
+            out->batch_entries = v;
+        } else if (sscanf(line, "kix_batch_entries_count %lf", &v) == 1) {
+            out->batches = v;
         }
     }
     free(buf);
@@ -275,6 +280,31 @@ static void phase_figs(struct bench_report *rep, const struct phase_sample *a,
         sum += us;
     }
     bench_fig(rep, "append.phase_sum_us", sum, "us", "    sum of the phases");
+    if (b->batches > a->batches)
+        bench_fig(rep, "append.entries_per_commit",
+                  (b->batch_entries - a->batch_entries) / (b->batches - a->batches), "",
+                  "  entries a group commit (one fdatasync)");
+}
+
+/* Bytes a child has caused to be written to storage (/proc/PID/io
+ * write_bytes: LMDB's page writes, what its fdatasync waits for); -1 when
+ * the kernel does not say. */
+static double io_written(pid_t pid)
+{
+    char path[64], line[128];
+    unsigned long long v;
+    double out = -1;
+    FILE *f;
+
+    snprintf(path, sizeof(path), "/proc/%d/io", (int)pid);
+    f = fopen(path, "r");
+    if (!f)
+        return -1;
+    while (fgets(line, sizeof(line), f))
+        if (sscanf(line, "write_bytes: %llu", &v) == 1)
+            out = (double)v;
+    fclose(f);
+    return out;
 }
 
 /* CPU seconds of this process (all threads) and of a child. */
@@ -548,7 +578,7 @@ static void run_kix(const struct opts *o, const char *work, struct bench_report 
     struct bench_load ld;
     uint64_t synced = 0;
     double t0, secs, t = o->seconds, v0, v1, e0, e1, r0, r1, cpu0, cpu1, kcpu0, kcpu1, ksys0 = 0,
-                     ksys1 = 0;
+                     ksys1 = 0, io0, io1;
     long n = o->appends;
     int port = bench_free_port(), hport = bench_free_port();
     char http[64];
@@ -612,8 +642,10 @@ static void run_kix(const struct opts *o, const char *work, struct bench_report 
     if (phase_scrape(hport, &ph0) != 0)
         bench_die("appends: no phase counters in kixd's /metrics (see %s)", log);
     kcpu0 = cpu_child_split(pid, &ksys0);
+    io0 = io_written(pid);
     cpu0 = cpu_self() + kcpu0;
     load("submit", port, BENCH_MSGPACK, o->clients, o->depth, 0, 0, n, req_kix, &rq, 1, &ld);
+    io1 = io_written(pid);
     kcpu1 = cpu_child_split(pid, &ksys1);
     cpu1 = cpu_self() + kcpu1;
     if (phase_scrape(hport, &ph1) != 0)
@@ -635,6 +667,9 @@ static void run_kix(const struct opts *o, const char *work, struct bench_report 
     bench_fig(rep, "append.kixd_sys_cpu_us_per_entry", (ksys1 - ksys0) * 1e6 / (double)ld.done,
               "us", "    of which in the kernel");
     phase_figs(rep, &ph0, &ph1);
+    if (io0 >= 0 && io1 >= io0)
+        bench_fig(rep, "append.kixd_write_bytes_per_entry", (io1 - io0) / (double)ld.done, "B",
+                  "  bytes kixd wrote to storage an entry");
     bench_fig(rep, "append.verify_all_around", (v0 + v1) / 2, "/s",
               "  Ed25519 verify all cores, just before/after");
     bench_fig(rep, "append.presign_per_s", (double)n / secs, "/s", "  pre-signing (off the clock)");
