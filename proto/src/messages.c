@@ -152,25 +152,24 @@ static int get_proof(const struct kix_proto_map *m, const char *name,
     return KIX_OK;
 }
 
-static int hex_digit(uint8_t c)
-{
-    if (c >= '0' && c <= '9')
-        return c - '0';
-    if (c >= 'a' && c <= 'f')
-        return c - 'a' + 10;
-    return -1;
-}
+/* lowercase hex digit values + 1 (0: not a digit), so a digest parses
+ * with one load and no branch a byte: it is on every read's path */
+static const uint8_t hex_value[256] = {
+    ['0'] = 1, ['1'] = 2,  ['2'] = 3,  ['3'] = 4,  ['4'] = 5,  ['5'] = 6,  ['6'] = 7,  ['7'] = 8,
+    ['8'] = 9, ['9'] = 10, ['a'] = 11, ['b'] = 12, ['c'] = 13, ['d'] = 14, ['e'] = 15, ['f'] = 16,
+};
 
 /* 64 lowercase hex digits → 32 bytes; -1 when malformed. */
 static int hex32_parse(const uint8_t *text, uint8_t out[32])
 {
+    unsigned bad = 0;
+
     for (size_t i = 0; i < 32; i++) {
-        int hi = hex_digit(text[2 * i]), lo = hex_digit(text[2 * i + 1]);
-        if (hi < 0 || lo < 0)
-            return -1;
-        out[i] = (uint8_t)(hi << 4 | lo);
+        unsigned hi = hex_value[text[2 * i]], lo = hex_value[text[2 * i + 1]];
+        bad |= (hi - 1) >> 8 | (lo - 1) >> 8; /* a 0 wraps to a huge value */
+        out[i] = (uint8_t)((hi - 1) << 4 | (lo - 1));
     }
-    return 0;
+    return bad ? -1 : 0;
 }
 
 #define DIGEST_PREFIX     "sha256:"
