@@ -63,6 +63,10 @@ struct prepared_object {
      * run_named and named_run), so the writer parses no manifest */
     int run_named;
     char named_run[KIX_RUN_ID_MAX + 1];
+    /* sent canonical but already stored: its references found, nothing
+     * else (no parse, no schema check: it passed them when stored); the
+     * writer reads it from the store like an object not sent */
+    int stored_before;
 };
 
 struct kix_prepared {

@@ -158,7 +158,7 @@ static int object_kind(struct kix_store *s, MDB_txn *txn, const struct kix_prepa
     int rc, found;
 
     for (size_t i = 0; i < p->nobjects; i++)
-        if (memcmp(p->objects[i].digest.b, d->b, 32) == 0) {
+        if (!p->objects[i].stored_before && memcmp(p->objects[i].digest.b, d->b, 32) == 0) {
             memcpy(kind, p->objects[i].kind, KIX_SCHEMA_KIND_MAX);
             return KIX_OK;
         }
@@ -358,7 +358,7 @@ static void item_of(const struct kix_prepared *p, uint64_t index, struct kix_log
     it->run_named = KIX_RUN_NAMED_UNKNOWN;
     for (size_t i = 0; i < p->nobjects; i++) {
         const struct prepared_object *o = &p->objects[i];
-        if (memcmp(o->digest.b, p->entry.subject.b, 32) != 0)
+        if (o->stored_before || memcmp(o->digest.b, p->entry.subject.b, 32) != 0)
             continue;
         it->manifest_sent = 1;
         it->comparable = o->comparable;

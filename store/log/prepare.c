@@ -167,9 +167,22 @@ static int prepare_canonical(const struct kix_canon_opts *opts, struct prepared_
     return KIX_OK;
 }
 
+/* Whether the canonical object with this digest is stored already (a
+ * shared workload, protocol, environment or implementation that a client
+ * sent again). One read transaction for the bundle, begun on first need. */
+static int stored_before(struct kix_log *l, struct kix_reader **r, const struct kix_digest *d)
+{
+    MDB_val v;
+
+    if (!*r && kix_store_read_begin(l->store, r) != KIX_OK)
+        return 0; /* then it is prepared in full, as if new */
+    return kix__object_get(l->store, (*r)->txn, d->b, &v) == KIX_OK;
+}
+
 /* One parse per object: its canonical form, references, comparison group
  * and record check all come from the same tree. */
 static int prepare_object(struct kix_log *l, struct prepared_object *o, const struct kix_bytes *in,
+                          const struct kix_digest *subject, struct kix_reader **r,
                           struct kix__clock *clk, struct kix_err *err)
 {
     json_t *tree = NULL;
@@ -177,13 +190,21 @@ static int prepare_object(struct kix_log *l, struct prepared_object *o, const st
     int rc;
 
     if (kix_canon_is_canonical(in->ptr, in->len, &l->store->canon)) {
+        /* the subject is new (a manifest is published once): look up the rest */
+        kix_digest_of(in->ptr, in->len, &o->digest);
+        if (memcmp(o->digest.b, subject->b, 32) != 0 && stored_before(l, r, &o->digest)) {
+            o->stored_before = 1;
+            o->run_named = KIX_RUN_NAMED_UNKNOWN;
+            rc = kix_buf_add(&o->canon, in->ptr, in->len);
+            if (rc == KIX_OK)
+                rc = kix_refs_canonical(o->canon.ptr, o->canon.len, &o->refs, &o->nrefs);
+            kix__clock_mark(clk, KIX_LOG_PHASE_HASH);
+            return rc ? kix_err_set(err, rc, "out of memory") : KIX_OK;
+        }
+        kix__clock_mark(clk, KIX_LOG_PHASE_HASH);
         rc = prepare_canonical(&l->store->canon, o, in, err);
         kix__clock_mark(clk, KIX_LOG_PHASE_CANON);
-        if (rc)
-            return rc;
-        kix_digest_of(o->canon.ptr, o->canon.len, &o->digest);
-        kix__clock_mark(clk, KIX_LOG_PHASE_HASH);
-        return KIX_OK;
+        return rc;
     }
     rc = kix_canon_parse_tree(in->ptr, in->len, &l->store->canon, &tree, err);
     if (rc)
@@ -236,6 +257,9 @@ static int prepare_objects(struct kix_log *l, struct kix_prepared *p,
                            const struct kix_submission *sub, struct kix__clock *clk,
                            struct kix_err *err)
 {
+    struct kix_reader *r = NULL;
+    int rc = KIX_OK;
+
     if (sub->nobjects > KIX_BUNDLE_MAX_OBJECTS)
         return kix_err_set(err, KIX_ELIMIT, "a submission carries at most %u objects, not %zu",
                            KIX_BUNDLE_MAX_OBJECTS, sub->nobjects);
@@ -244,17 +268,15 @@ static int prepare_objects(struct kix_log *l, struct kix_prepared *p,
     p->objects = calloc(sub->nobjects, sizeof(*p->objects));
     if (!p->objects)
         return KIX_ENOMEM;
-    for (size_t i = 0; i < sub->nobjects; i++) {
-        struct prepared_object *o = &p->objects[i];
-        int rc;
+    for (size_t i = 0; rc == KIX_OK && i < sub->nobjects; i++) {
         p->nobjects++;
-        rc = prepare_object(l, o, &sub->objects[i], clk, err);
-        if (rc) {
+        rc = prepare_object(l, &p->objects[i], &sub->objects[i], &p->entry.subject, &r, clk, err);
+        if (rc)
             kix_err_wrap(err, "object %zu", i);
-            return rc;
-        }
     }
-    return KIX_OK;
+    if (r)
+        kix_store_read_end(r);
+    return rc;
 }
 
 /* The predicate against its schema (proto/schema/<type>.schema.json); the

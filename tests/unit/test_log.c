@@ -437,6 +437,49 @@ static int collect_index_issue(void *ctx, const struct kix_check_issue *is)
 
 /* The index recomputed from the log: a clean store passes; a rank or an
  * evidence level edited into the store is named, table and run. */
+/* Objects sent again that are stored already (the shared workload and
+ * protocol of every ranked run here) are not parsed again, but they still
+ * count for what the entry needs and what a field's kind requires: the
+ * kinds come from the store. */
+KIX_TEST(objects_sent_again_keep_their_kinds)
+{
+    struct fixture f;
+    struct kix_err err = {0};
+    struct kix_append_result res;
+    struct kix_buf env = KIX_BUF_INIT;
+    struct kix_digest d;
+    struct ranked_bufs b;
+    const char *objs[4];
+    char wtext[KIX_DIGEST_TEXT_LEN + 1], ptext[KIX_DIGEST_TEXT_LEN + 1], *at;
+    size_t n;
+    uint64_t size;
+
+    setup(&f);
+    ASSERT_EQ_INT(KIX_OK, publish_ranked(&f, "first", 1, 300, &err));
+    ASSERT_EQ_INT(KIX_OK, publish_ranked(&f, "second", 1, 200, &err)); /* all but one stored */
+    expect_rank(&f, "second", 1, 2, "second");
+    /* the workload field naming the (stored, sent again) protocol record */
+    ranked_manifest(&b, "BenchmarkRun", "third", "100", 1, 1, objs, &n);
+    digest_text_of_json(workload, wtext);
+    digest_text_of_json(b.protocol, ptext);
+    at = strstr(b.manifest, wtext);
+    ASSERT_TRUE(at != NULL);
+    memcpy(at, ptext, strlen(ptext));
+    objs[1] = objs[2]; /* no workload in the bundle: nothing needs it */
+    objs[2] = objs[3];
+    n--;
+    digest_of_json(b.manifest, &d);
+    ASSERT_EQ_INT(KIX_OK,
+                  kix_entry_publication(f.publisher, "third", &d, NULL, NULL, NULL, &env, &err));
+    size = log_size(&f);
+    ASSERT_EQ_INT(KIX_EPOLICY, submit(&f, &env, objs, n, &res, &err));
+    ASSERT_CONTAINS(err.msg, "must name a Workload");
+    ASSERT_CONTAINS(err.msg, "is a BenchmarkProtocol");
+    ASSERT_EQ_U64(size, log_size(&f));
+    kix_buf_release(&env);
+    teardown(&f);
+}
+
 KIX_TEST(index_check_recomputes_ranks_and_evidence)
 {
     struct fixture f;
