@@ -818,6 +818,7 @@ int kix_log_check(struct kix_log *l, const struct kix_check_opts *opts,
     c->txn = r->txn;
     c->tctx.store = c->s;
     c->tctx.txn = r->txn;
+    c->tctx.snapshot = 0; /* the stored tiles themselves are checked */
     kix__tile_io_init(&c->io, &c->tctx);
     rc = run_check(c);
     kix_store_read_end(r);

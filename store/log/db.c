@@ -121,7 +121,8 @@ int kix_store_open(const char *dir, const struct kix_store_opts *opts, struct ki
     pthread_rwlock_init(&s->resize_lock, NULL);
     pthread_mutex_init(&s->write_lock, NULL);
     s->dir = strdup(dir);
-    if (!s->dir) {
+    s->tile_cache = kix__tile_cache_new();
+    if (!s->dir || !s->tile_cache) {
         rc = kix_err_set(err, KIX_ENOMEM, "opening store %s: out of memory", dir);
         goto fail;
     }
@@ -175,6 +176,7 @@ void kix_store_close(struct kix_store *s)
         mdb_env_close(s->env);
     pthread_rwlock_destroy(&s->resize_lock);
     pthread_mutex_destroy(&s->write_lock);
+    kix__tile_cache_free(s->tile_cache);
     free(s->dir);
     free(s);
 }

@@ -45,7 +45,14 @@ struct kix_store {
     pthread_rwlock_t resize_lock;
     pthread_mutex_t write_lock;
     char *dir;
+    /* full tiles above level 0 as read from committed snapshots (log.c):
+     * immutable once full, few, and on every proof's path */
+    struct kix__tile_cache *tile_cache;
 };
+
+struct kix__tile_cache;
+struct kix__tile_cache *kix__tile_cache_new(void);
+void kix__tile_cache_free(struct kix__tile_cache *c);
 
 struct kix_reader {
     struct kix_store *store;

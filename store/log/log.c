@@ -1,5 +1,6 @@
 /* The log: creation, opening, and the group-commit writer. */
 #include <errno.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -27,20 +28,83 @@ static void tile_key(uint8_t key[9], uint32_t level, uint64_t index)
     kix_u64be_put(key + 1, index);
 }
 
+/* The store's cache of full tiles of levels 1 to CACHE_LEVELS, the first
+ * CACHE_SLOTS of each: at most 256 x 16 KiB a level, and level 1 alone
+ * covers 2^24 entries. A proof at 10^6 entries then reads one stored tile,
+ * its leaf's, where it read three. A full tile never changes (the log only
+ * grows), so a copy taken from a committed snapshot stays true; slots are
+ * filled once (compare-and-swap) and freed with the store. */
+#define CACHE_LEVELS 7u
+#define CACHE_SLOTS  256u
+/* a full tile's record: its width, then rows of 256, 128, ... 2 hashes (kix/merkle.h) */
+#define FULL_TILE (2u + KIX_HASH_LEN * (2u * KIX_TILE_WIDTH - 2u))
+
+struct kix__tile_cache {
+    _Atomic(uint8_t *) slot[CACHE_LEVELS][CACHE_SLOTS];
+};
+
+struct kix__tile_cache *kix__tile_cache_new(void)
+{
+    return calloc(1, sizeof(struct kix__tile_cache));
+}
+
+void kix__tile_cache_free(struct kix__tile_cache *c)
+{
+    if (!c)
+        return;
+    for (unsigned l = 0; l < CACHE_LEVELS; l++)
+        for (unsigned i = 0; i < CACHE_SLOTS; i++)
+            free(atomic_load(&c->slot[l][i]));
+    free(c);
+}
+
+static _Atomic(uint8_t *) *cache_slot(const struct kix__tile_ctx *c, uint32_t level, uint64_t index)
+{
+    if (!c->snapshot || !c->store->tile_cache || level < 1 || level > CACHE_LEVELS ||
+        index >= CACHE_SLOTS)
+        return NULL;
+    return &c->store->tile_cache->slot[level - 1][index];
+}
+
+/* Keeps a copy of a full tile just read; the view stays the stored one. */
+static void cache_fill(_Atomic(uint8_t *) *slot, const MDB_val *val)
+{
+    uint8_t *copy, *none = NULL;
+    const uint8_t *p = val->mv_data;
+
+    if (val->mv_size != FULL_TILE || ((unsigned)p[0] << 8 | p[1]) != KIX_TILE_WIDTH)
+        return;
+    copy = malloc(FULL_TILE);
+    if (!copy)
+        return; /* a cache: the next read tries again */
+    memcpy(copy, p, FULL_TILE);
+    if (!atomic_compare_exchange_strong(slot, &none, copy))
+        free(copy); /* another reader filled it first, with the same bytes */
+}
+
 static int tile_read(void *arg, uint32_t level, uint64_t index, struct kix_bytes *out,
                      struct kix_err *err)
 {
     struct kix__tile_ctx *c = arg;
-    uint8_t k[9];
+    _Atomic(uint8_t *) *slot = cache_slot(c, level, index);
+    uint8_t k[9], *cached = slot ? atomic_load(slot) : NULL;
     MDB_val key = {9, k}, val;
     int rc;
 
+    if (cached) {
+        c->cached++;
+        out->ptr = cached;
+        out->len = FULL_TILE;
+        return KIX_OK;
+    }
     tile_key(k, level, index);
     rc = mdb_get(c->txn, c->store->dbi[T_TILES], &key, &val);
     if (rc == MDB_NOTFOUND)
         return KIX_ENOTFOUND;
     if (rc)
         return kix__db_error(rc, err, "reading a tree tile");
+    if (slot)
+        cache_fill(slot, &val);
     out->ptr = val.mv_data;
     out->len = val.mv_size;
     return KIX_OK;
@@ -851,7 +915,7 @@ static int is_refusal(int rc)
 static int commit_fn(struct kix_store *s, MDB_txn *txn, void *arg, struct kix_err *err)
 {
     struct commit_ctx *c = arg;
-    struct kix__tile_ctx tctx = {s, txn};
+    struct kix__tile_ctx tctx = {s, txn, 0, 0}; /* a write: no cached tiles */
     struct kix_tile_io io;
     struct kix_buf note = KIX_BUF_INIT;
     struct kix_hash root;
@@ -909,7 +973,7 @@ static int commit_fn(struct kix_store *s, MDB_txn *txn, void *arg, struct kix_er
 static int replay_fn(struct kix_store *s, MDB_txn *txn, void *arg, struct kix_err *err)
 {
     struct commit_ctx *c = arg;
-    struct kix__tile_ctx tctx = {s, txn};
+    struct kix__tile_ctx tctx = {s, txn, 0, 0}; /* a write: no cached tiles */
     struct kix_tile_io io;
     struct kix_hash root;
     uint64_t size, next;

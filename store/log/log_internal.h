@@ -130,6 +130,11 @@ int kix__log_size(struct kix_store *s, MDB_txn *txn, uint64_t *size);
 struct kix__tile_ctx {
     struct kix_store *store;
     MDB_txn *txn;
+    /* a committed snapshot (a reader): full upper tiles may come from and
+     * go to the store's tile cache. Never a write transaction, which may
+     * abort, nor the check, which reads the stored bytes themselves. */
+    int snapshot;
+    uint64_t cached; /* reads answered from the cache */
 };
 void kix__tile_io_init(struct kix_tile_io *io, struct kix__tile_ctx *ctx);
 

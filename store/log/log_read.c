@@ -37,6 +37,7 @@ int kix_log_read_begin(struct kix_log *l, struct kix_log_reader **out)
     lr->log = l;
     lr->tctx.store = l->store;
     lr->tctx.txn = lr->r->txn;
+    lr->tctx.snapshot = 1;
     lr->txn.store = l->store;
     lr->txn.txn = lr->r->txn;
     kix__tile_io_init(&lr->io, &lr->tctx);
@@ -70,6 +71,11 @@ const struct kix_verifier *kix_log_reader_verifier(const struct kix_log_reader *
 uint64_t kix_log_reader_tile_reads(const struct kix_log_reader *r)
 {
     return r->io.reads;
+}
+
+uint64_t kix_log_reader_tile_cache_hits(const struct kix_log_reader *r)
+{
+    return r->tctx.cached;
 }
 
 static int get_u64_key(struct kix_log_reader *r, int table, uint64_t k, struct kix_bytes *out)

@@ -16,7 +16,7 @@ int kix_log_reader_tlog_tile(struct kix_log_reader *r, uint32_t level, uint64_t 
                              unsigned width, struct kix_buf *out, struct kix_err *err)
 {
     struct kix_log_txn *t = kix_log_reader_txn(r);
-    struct kix__tile_ctx ctx = {t->store, t->txn};
+    struct kix__tile_ctx ctx = {t->store, t->txn, 1, 0}; /* a reader's snapshot */
     struct kix_tile_io io;
     struct kix_bytes rec;
     unsigned have = kix_tlog_tile_width(kix_log_reader_size(r), level, index), stored;

@@ -174,6 +174,7 @@ struct bench_scale_point {
     uint64_t disk_bytes;  /* data.mdb */
     uint64_t canon_bytes; /* leaves + objects */
     double proof_p50_us, proof_p99_us;
+    double proof_tiles, proof_stored_tiles; /* tile reads a proof, and those from LMDB */
     double resolve_p50_us, resolve_p99_us;
     double wire_resolve_p50_us, wire_resolve_p99_us;
     double wire_proof_p50_us, wire_proof_p99_us;

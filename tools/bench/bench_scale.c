@@ -302,7 +302,7 @@ static int measure(const char *dir, long entries, int samples, struct bench_scal
     struct kix_log *log = NULL;
     struct kix_err err = {0};
     struct bench_lat proof = {0}, resolve = {0}, verify = {0};
-    double run_proof = 0, group_proof = 0, group_record = 0;
+    double run_proof = 0, group_proof = 0, group_record = 0, tiles = 0, stored = 0;
     long proven = 0, grouped = 0;
     unsigned seed = 4242;
     long pubs = entries - 2;
@@ -337,9 +337,13 @@ static int measure(const char *dir, long entries, int samples, struct bench_scal
             rc = kix_log_read_begin(log, &r);
             if (rc == KIX_OK)
                 rc = kix_log_reader_inclusion(r, idx, kix_log_reader_size(r), p, &n, &err);
-            kix_log_read_end(r);
-            if (pass)
+            if (pass) {
                 bench_lat_add(&proof, (uint64_t)((bench_now() - t0) * 1e9));
+                tiles += (double)kix_log_reader_tile_reads(r);
+                stored +=
+                    (double)(kix_log_reader_tile_reads(r) - kix_log_reader_tile_cache_hits(r));
+            }
+            kix_log_read_end(r);
         }
         for (int i = 0; i < samples && rc == KIX_OK; i++) {
             struct kix_log_reader *r = NULL;
@@ -374,6 +378,8 @@ static int measure(const char *dir, long entries, int samples, struct bench_scal
     if (rc)
         bench_say("measuring %s: %s", dir, kix_err_text(&err, rc));
     out->proof_p50_us = bench_lat_quantile(&proof, 0.5) / 1e3;
+    out->proof_tiles = samples ? tiles / samples : 0;
+    out->proof_stored_tiles = samples ? stored / samples : 0;
     out->proof_p99_us = bench_lat_quantile(&proof, 0.99) / 1e3;
     out->resolve_p50_us = bench_lat_quantile(&resolve, 0.5) / 1e3;
     out->resolve_p99_us = bench_lat_quantile(&resolve, 0.99) / 1e3;

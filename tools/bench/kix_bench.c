@@ -1020,6 +1020,12 @@ static void run_scale(const struct opts *o, const char *work, const char *cache,
     snprintf(label, sizeof(label), "inclusion proof p50, %ld entries", big.entries);
     bench_fig(rep, "scale.proof_big_p50_us", big.proof_p50_us, "us", label);
     bench_fig(rep, "scale.proof_big_p99_us", big.proof_p99_us, "us", "  p99");
+    bench_fig(rep, "scale.proof_small_tiles", small.proof_tiles, "", "  tiles a proof, small log");
+    bench_fig(rep, "scale.proof_small_stored_tiles", small.proof_stored_tiles, "",
+              "    of them read from LMDB (the rest cached)");
+    bench_fig(rep, "scale.proof_big_tiles", big.proof_tiles, "", "  tiles a proof, big log");
+    bench_fig(rep, "scale.proof_big_stored_tiles", big.proof_stored_tiles, "",
+              "    of them read from LMDB (the rest cached)");
     snprintf(label, sizeof(label), "resolve p50, %ld entries", small.entries);
     bench_fig(rep, "scale.resolve_small_p50_us", small.resolve_p50_us, "us", label);
     snprintf(label, sizeof(label), "resolve p50, %ld entries", big.entries);

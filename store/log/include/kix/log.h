@@ -303,8 +303,11 @@ int kix_log_reader_root(struct kix_log_reader *r, uint64_t size, struct kix_hash
  * checkpoint at `size` (KIX_NO_INDEX: the latest), with its cosignatures. */
 int kix_log_reader_receipt(struct kix_log_reader *r, uint64_t index, uint64_t size,
                            struct kix_buf *out, struct kix_err *err) KIX_MUST_CHECK;
-/* Tile reads made by this reader so far (for the O(log n) test). */
+/* Tile reads made by this reader so far (for the O(log n) test), and how
+ * many of them the store's cache of full upper tiles answered (the rest
+ * read LMDB). */
 uint64_t kix_log_reader_tile_reads(const struct kix_log_reader *r);
+uint64_t kix_log_reader_tile_cache_hits(const struct kix_log_reader *r);
 
 struct kix_key_info {
     uint8_t pub[32];
