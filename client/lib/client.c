@@ -428,7 +428,7 @@ static int local_index_proof(struct kix_client *c, const char *ikey, struct kix_
              kix_buf_add(&a->index_note, b.ptr, b.len))
         rc = kix_err_set(err, KIX_ENOTFOUND,
                          "this store keeps no verifiable index (a plain log, or one older than "
-                         "kix-index/2 opened read-only: open it once with kixd to rebuild it)");
+                         "kix-index/3 opened read-only: open it once with kixd to rebuild it)");
     else
         rc = kix_index_prove(r, ikey, strlen(ikey), &a->record, &a->proof, &a->present, err);
     kix_log_read_end(r);

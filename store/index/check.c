@@ -288,8 +288,7 @@ static int run_record(void *arg, const struct kix_bytes *key, const struct kix_b
 
 struct tree_check {
     struct checker *c;
-    struct kix_smt_io io;
-    struct kix__smt_ctx ctx;
+    struct kix_smt_tiles tiles;
     struct kix_smt_update *up;
     size_t n, cap;
     struct kix_buf value;
@@ -314,7 +313,9 @@ static int tree_add(struct tree_check *tc, const char *key, size_t len)
     kix_smt_path(key, len, &tc->up[tc->n].path);
     kix_smt_value_hash(tc->value.ptr, tc->value.len, &vh);
     tc->up[tc->n++].value_hash = vh;
-    rc = kix_smt_get(&tc->io, &tc->up[tc->n - 1].path, &stored, NULL);
+    rc = kix_smt_get(&tc->tiles.io, &tc->up[tc->n - 1].path, &stored, NULL);
+    /* one lookup's tiles in memory at a time, however large the tree */
+    kix_smt_tiles_reset(&tc->tiles);
     if (rc == KIX_OK && memcmp(stored.b, vh.b, 32) == 0)
         return KIX_OK;
     if (rc && rc != KIX_ENOTFOUND)
@@ -377,7 +378,7 @@ static int check_tree(struct checker *c, struct kix_log *l)
 
     memset(&tc, 0, sizeof(tc));
     tc.c = c;
-    kix__smt_io(&tc.io, &tc.ctx, t);
+    kix__smt_tiles(&tc.tiles, t);
     ranked = malloc((c->nruns ? c->nruns : 1) * sizeof(*ranked));
     if (!ranked)
         return KIX_ENOMEM;
@@ -452,6 +453,7 @@ static int check_tree(struct checker *c, struct kix_log *l)
                         "entries make",
                         (unsigned long long)kix_log_reader_size(c->r));
     }
+    kix_smt_tiles_release(&tc.tiles);
     kix_buf_release(&tc.value);
     free(tc.up);
     free(ranked);

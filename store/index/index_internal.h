@@ -44,12 +44,9 @@ int kix__vindex_run_record(struct kix_log_txn *t, const struct kix_run_info *run
 int kix__vindex_seal(struct kix_log_txn *t, const char *origin, uint64_t size,
                      const struct kix_hash *log_root, struct kix_buf *note, struct kix_err *err);
 int kix__vindex_reset(struct kix_log_txn *t, struct kix_err *err);
-/* The tree's storage through t (kix_smt_io over KIX_TABLE_SMT). */
-struct kix__smt_ctx {
-    struct kix_log_txn *t;
-    struct kix_err *err;
-};
-void kix__smt_io(struct kix_smt_io *io, struct kix__smt_ctx *ctx, struct kix_log_txn *t);
+/* The tree's storage through t: tiles (kix_smt_tiles) in KIX_TABLE_SMT.
+ * Use tiles->io; a writer flushes after kix_smt_apply; release after. */
+void kix__smt_tiles(struct kix_smt_tiles *tiles, struct kix_log_txn *t);
 
 /* groups.c: puts run in the comparison group its manifest names, if it
  * names one (kix/manifest.h): grouped, comparison_key and value are set

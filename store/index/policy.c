@@ -379,8 +379,10 @@ static int index_apply(struct kix_log_txn *t, const struct kix_log_item *item, s
     return rc;
 }
 
-/* kix-index/2: run records commit their entry list; the verifiable index */
-static const struct kix_log_indexer indexer = {"kix-index/2", index_check, index_apply,
+/* kix-index/3: run records commit their entry list; the verifiable index,
+ * its tree kept in tiles of four levels (kix-index/2 kept one record per
+ * node: a store of that name is rebuilt on its first writable open) */
+static const struct kix_log_indexer indexer = {"kix-index/3", index_check, index_apply,
                                                kix__vindex_seal, kix__vindex_reset};
 
 const struct kix_log_indexer *kix_index_indexer(void)

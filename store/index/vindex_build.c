@@ -15,36 +15,27 @@
 
 /* ---- the tree's storage ------------------------------------------------------ */
 
-static int smt_read(void *arg, unsigned depth, const uint8_t prefix[KIX_HASH_LEN],
-                    struct kix_bytes *out, struct kix_err *err)
+/* The tree is kept in tiles of four levels (kix_smt_tiles, kix/smt.h): one
+ * table record and one B-tree lookup per four levels of a route. */
+static int tile_get(void *arg, const uint8_t *key, size_t klen, struct kix_bytes *out,
+                    struct kix_err *err)
 {
-    struct kix__smt_ctx *c = arg;
-    uint8_t k[KIX_SMT_POS_KEY_MAX];
-    size_t n = kix_smt_pos_key(depth, prefix, k);
-    int rc = kix_log_txn_get(c->t, KIX_TABLE_SMT, k, n, out);
+    int rc = kix_log_txn_get(arg, KIX_TABLE_SMT, key, klen, out);
 
     if (rc && rc != KIX_ENOTFOUND)
         return kix_err_set(err, rc, "reading the index tree: %s", kix_strerror(rc));
     return rc;
 }
 
-static int smt_write(void *arg, unsigned depth, const uint8_t prefix[KIX_HASH_LEN],
-                     const uint8_t *rec, size_t len, struct kix_err *err)
+static int tile_put(void *arg, const uint8_t *key, size_t klen, const uint8_t *val, size_t vlen,
+                    struct kix_err *err)
 {
-    struct kix__smt_ctx *c = arg;
-    uint8_t k[KIX_SMT_POS_KEY_MAX];
-    size_t n = kix_smt_pos_key(depth, prefix, k);
-    return kix_log_txn_put(c->t, KIX_TABLE_SMT, k, n, rec, len, err);
+    return kix_log_txn_put(arg, KIX_TABLE_SMT, key, klen, val, vlen, err);
 }
 
-void kix__smt_io(struct kix_smt_io *io, struct kix__smt_ctx *ctx, struct kix_log_txn *t)
+void kix__smt_tiles(struct kix_smt_tiles *tiles, struct kix_log_txn *t)
 {
-    memset(io, 0, sizeof(*io));
-    ctx->t = t;
-    ctx->err = NULL;
-    io->read = smt_read;
-    io->write = smt_write;
-    io->ctx = ctx;
+    kix_smt_tiles_init(tiles, tile_get, tile_put, t);
 }
 
 /* ---- records derived from the tables ------------------------------------------ */
@@ -248,11 +239,12 @@ int kix__vindex_seal(struct kix_log_txn *t, const char *origin, uint64_t size,
     struct touched_key *keys = NULL;
     struct kix_smt_update *up = NULL;
     struct kix_buf value = KIX_BUF_INIT;
-    struct kix__smt_ctx ctx;
-    struct kix_smt_io io;
+    struct kix_smt_tiles tiles;
     struct kix_vindex_note n;
     size_t nup = 0, count = 0, k = 0;
     int rc = KIX_OK;
+
+    kix__smt_tiles(&tiles, t);
 
     for (size_t off = 0; touched && off < touched->len; off += touched_len(touched->ptr + off))
         count++;
@@ -287,9 +279,11 @@ int kix__vindex_seal(struct kix_log_txn *t, const char *origin, uint64_t size,
         kix_smt_value_hash(value.ptr, value.len, &up[k].value_hash);
         k++;
     }
-    kix__smt_io(&io, &ctx, t);
     memset(&n, 0, sizeof(n));
-    rc = kix_smt_apply(&io, up, k, &n.index_root, err);
+    rc = kix_smt_apply(&tiles.io, up, k, &n.index_root, err);
+    /* the changed tiles, each once, in this transaction: an error aborts it */
+    if (rc == KIX_OK)
+        rc = kix_smt_tiles_flush(&tiles, err);
     if (touched)
         kix_buf_reset(touched);
     if (rc)
@@ -301,6 +295,7 @@ int kix__vindex_seal(struct kix_log_txn *t, const char *origin, uint64_t size,
     if (rc)
         kix_err_set(err, rc, "out of memory");
 out:
+    kix_smt_tiles_release(&tiles);
     kix_buf_release(&value);
     free(keys);
     free(up);
@@ -324,8 +319,7 @@ int kix_index_prove(struct kix_log_reader *r, const char *key, size_t len, struc
                     struct kix_buf *proof, int *present, struct kix_err *err)
 {
     struct kix_log_txn *t = kix_log_reader_txn(r);
-    struct kix__smt_ctx ctx;
-    struct kix_smt_io io;
+    struct kix_smt_tiles tiles;
     struct kix_hash path;
     size_t before = value->len;
     int rc = kix__vindex_value(t, key, len, value, err), in_tree;
@@ -333,9 +327,10 @@ int kix_index_prove(struct kix_log_reader *r, const char *key, size_t len, struc
     if (rc && rc != KIX_ENOTFOUND)
         return rc;
     *present = rc == KIX_OK;
-    kix__smt_io(&io, &ctx, t);
+    kix__smt_tiles(&tiles, t);
     kix_smt_path(key, len, &path);
-    rc = kix_smt_prove(&io, &path, proof, &in_tree, NULL, err);
+    rc = kix_smt_prove(&tiles.io, &path, proof, &in_tree, NULL, err);
+    kix_smt_tiles_release(&tiles);
     if (rc)
         return rc;
     /* a group whose runs all left is in the tree only if one ever joined */

@@ -741,6 +741,18 @@ int kix_log_open(const char *dir, const struct kix_log_opts *opts, struct kix_lo
         if (rc)
             goto fail;
     }
+    if (opts && opts->store.read_only && l->indexed && l->indexer && l->indexer->reset) {
+        int current = 0;
+        rc = index_current(l, &current, err);
+        /* an index of another format cannot be rebuilt without writing: its
+         * tree may be laid out otherwise (kix-index/2 kept one record per
+         * node), so it is read as none, with no index notes, rather than
+         * misread until a writable open rebuilds it */
+        if (rc == KIX_OK && !current)
+            l->store->no_vindex = 1;
+        if (rc)
+            goto fail;
+    }
     if (!l->replica && !(opts && opts->store.read_only)) {
         snprintf(keypath, sizeof(keypath), "%s/log.key", dir);
         rc = kix_keyfile_read(keypath, &l->signer, err);

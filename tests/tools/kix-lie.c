@@ -39,11 +39,11 @@ static MDB_dbi table(const char *name)
     return dbi;
 }
 
-static int smt_read(void *ctx, unsigned depth, const uint8_t prefix[KIX_HASH_LEN],
-                    struct kix_bytes *out, struct kix_err *err)
+/* The tree's tiles (kix_smt_tiles) in the smt table, raw. */
+static int tile_get(void *ctx, const uint8_t *k, size_t klen, struct kix_bytes *out,
+                    struct kix_err *err)
 {
-    uint8_t k[KIX_SMT_POS_KEY_MAX];
-    MDB_val key = {kix_smt_pos_key(depth, prefix, k), k}, val;
+    MDB_val key = {klen, (void *)k}, val;
     int rc = mdb_get(txn, *(MDB_dbi *)ctx, &key, &val);
     (void)err;
     if (rc == MDB_NOTFOUND)
@@ -55,11 +55,10 @@ static int smt_read(void *ctx, unsigned depth, const uint8_t prefix[KIX_HASH_LEN
     return KIX_OK;
 }
 
-static int smt_write(void *ctx, unsigned depth, const uint8_t prefix[KIX_HASH_LEN],
-                     const uint8_t *rec, size_t len, struct kix_err *err)
+static int tile_put(void *ctx, const uint8_t *k, size_t klen, const uint8_t *v, size_t vlen,
+                    struct kix_err *err)
 {
-    uint8_t k[KIX_SMT_POS_KEY_MAX];
-    MDB_val key = {kix_smt_pos_key(depth, prefix, k), k}, val = {len, (void *)rec};
+    MDB_val key = {klen, (void *)k}, val = {vlen, (void *)v};
     (void)err;
     return mdb_put(txn, *(MDB_dbi *)ctx, &key, &val, 0) ? KIX_EIO : KIX_OK;
 }
@@ -140,7 +139,7 @@ static void drop(const char *dir, const char *group_hex, const char *run_id, enu
     MDB_cursor *cur;
     MDB_val k, v;
     struct kix_digest g;
-    struct kix_smt_io io = {smt_read, smt_write, &smt, 0, 0, 0};
+    struct kix_smt_tiles tiles;
     struct kix_smt_update up;
     struct kix_buf rec = KIX_BUF_INIT;
     char key[KIX_VINDEX_KEY_MAX + 1];
@@ -170,10 +169,12 @@ static void drop(const char *dir, const char *group_hex, const char *run_id, enu
     group_record(&g, &rec);
     kix_smt_path(key, kix_vindex_key_group(&g, key), &up.path);
     kix_smt_value_hash(rec.ptr, rec.len, &up.value_hash);
-    if (kix_smt_apply(&io, &up, 1, &root, NULL)) {
+    kix_smt_tiles_init(&tiles, tile_get, tile_put, &smt);
+    if (kix_smt_apply(&tiles.io, &up, 1, &root, NULL) || kix_smt_tiles_flush(&tiles, NULL)) {
         fprintf(stderr, "kix-lie: rewriting the tree failed\n");
         exit(1);
     }
+    kix_smt_tiles_release(&tiles);
     if (how == SIGNED)
         resign(dir, &root);
     kix_buf_release(&rec);

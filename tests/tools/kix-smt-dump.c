@@ -6,7 +6,8 @@
  *
  * Keys "key-0".."key-(N-1)" with values "value-I", inserted in batches of
  * varying size; one membership proof per key and ABSENT (default 50)
- * absence proofs for keys "absent-J". Bytes are printed as lowercase hex.
+ * absence proofs for keys "absent-J". The tree is stored in tiles
+ * (kix_smt_tiles), as kixd stores it. Bytes are printed as lowercase hex.
  * Test-only. */
 #include <stdio.h>
 #include <stdlib.h>
@@ -16,10 +17,13 @@
 
 #define HL KIX_HASH_LEN
 
+/* The stored tiles (kix_smt_tiles over a hash map of key bytes): the tree
+ * is kept as kixd keeps it. */
 struct ent {
-    unsigned depth; /* 0: unused slot (depth + 1 stored) */
-    uint8_t prefix[HL];
-    uint8_t rec[KIX_SMT_RECORD_LEN];
+    size_t klen; /* 0: unused slot */
+    uint8_t key[KIX_SMT_TILE_KEY_MAX];
+    size_t vlen;
+    uint8_t val[KIX_SMT_TILE_MAX];
 };
 
 struct map {
@@ -27,57 +31,60 @@ struct map {
     size_t cap, n;
 };
 
-static struct ent *slot(struct map *m, unsigned depth, const uint8_t *prefix)
+static struct ent *slot(struct map *m, const uint8_t *key, size_t klen)
 {
-    uint64_t h = (depth + 1) * 0x9e3779b97f4a7c15ull;
+    uint64_t h = klen * 0x9e3779b97f4a7c15ull;
     size_t i;
 
-    for (int k = 0; k < HL; k++)
-        h = (h ^ prefix[k]) * 0x100000001b3ull;
-    i = (size_t)(h >> 17) & (m->cap - 1);
-    while (m->e[i].depth && (m->e[i].depth != depth + 1 || memcmp(m->e[i].prefix, prefix, HL)))
+    for (size_t k = 0; k < klen; k++)
+        h = (h ^ key[k]) * 0x100000001b3ull;
+    h ^= h >> 33; /* keys are short: mix the last bytes in */
+    h *= 0xff51afd7ed558ccdull;
+    i = (size_t)(h >> 33) & (m->cap - 1);
+    while (m->e[i].klen && (m->e[i].klen != klen || memcmp(m->e[i].key, key, klen)))
         i = (i + 1) & (m->cap - 1);
     return &m->e[i];
 }
 
-static int map_read(void *ctx, unsigned depth, const uint8_t prefix[HL], struct kix_bytes *out,
-                    struct kix_err *err)
+static int map_get(void *ctx, const uint8_t *key, size_t klen, struct kix_bytes *out,
+                   struct kix_err *err)
 {
-    struct ent *e = slot(ctx, depth, prefix);
+    struct ent *e = slot(ctx, key, klen);
 
     (void)err;
-    if (!e->depth)
+    if (!e->klen)
         return KIX_ENOTFOUND;
-    out->ptr = e->rec;
-    out->len = KIX_SMT_RECORD_LEN;
+    out->ptr = e->val;
+    out->len = e->vlen;
     return KIX_OK;
 }
 
-static int map_write(void *ctx, unsigned depth, const uint8_t prefix[HL], const uint8_t *rec,
-                     size_t len, struct kix_err *err)
+static int map_put(void *ctx, const uint8_t *key, size_t klen, const uint8_t *val, size_t vlen,
+                   struct kix_err *err)
 {
     struct map *m = ctx;
     struct ent *e;
 
-    if (len != KIX_SMT_RECORD_LEN)
-        return kix_err_set(err, KIX_EINVAL, "record of %zu bytes", len);
+    if (klen == 0 || klen > KIX_SMT_TILE_KEY_MAX || vlen > KIX_SMT_TILE_MAX)
+        return kix_err_set(err, KIX_EINVAL, "tile of %zu bytes at a key of %zu", vlen, klen);
     if (2 * (m->n + 1) > m->cap) {
         struct map bigger = {calloc(m->cap * 2, sizeof(struct ent)), m->cap * 2, m->n};
         if (!bigger.e)
             return KIX_ENOMEM;
         for (size_t i = 0; i < m->cap; i++)
-            if (m->e[i].depth)
-                *slot(&bigger, m->e[i].depth - 1, m->e[i].prefix) = m->e[i];
+            if (m->e[i].klen)
+                *slot(&bigger, m->e[i].key, m->e[i].klen) = m->e[i];
         free(m->e);
         *m = bigger;
     }
-    e = slot(m, depth, prefix);
-    if (!e->depth) {
-        e->depth = depth + 1;
-        memcpy(e->prefix, prefix, HL);
+    e = slot(m, key, klen);
+    if (!e->klen) {
+        e->klen = klen;
+        memcpy(e->key, key, klen);
         m->n++;
     }
-    memcpy(e->rec, rec, len);
+    memcpy(e->val, val, vlen);
+    e->vlen = vlen;
     return KIX_OK;
 }
 
@@ -132,7 +139,8 @@ out:
 int main(int argc, char **argv)
 {
     struct map m = {calloc(64, sizeof(struct ent)), 64, 0};
-    struct kix_smt_io io = {map_read, map_write, &m, 0, 0, 0};
+    struct kix_smt_tiles tiles;
+    struct kix_smt_io *io = &tiles.io;
     struct kix_smt_update *u = NULL;
     struct kix_hash root;
     struct kix_err err;
@@ -146,6 +154,7 @@ int main(int argc, char **argv)
         fprintf(stderr, "usage: kix-smt-dump N [ABSENT]\n");
         return 2;
     }
+    kix_smt_tiles_init(&tiles, map_get, map_put, &m);
     u = malloc(((size_t)n + 1) * sizeof(*u));
     if (!u || !m.e)
         return 3;
@@ -158,14 +167,15 @@ int main(int argc, char **argv)
             kix_smt_value_hash(val, strlen(val), &u[i].value_hash);
         }
         qsort(u, k, sizeof(*u), cmp_upd);
-        if ((rc = kix_smt_apply(&io, u, k, &root, &err))) {
+        if ((rc = kix_smt_apply(io, u, k, &root, &err)) ||
+            (rc = kix_smt_tiles_flush(&tiles, &err))) {
             fprintf(stderr, "kix-smt-dump: %s\n", kix_err_text(&err, rc));
             goto out;
         }
         done += k;
         batch = batch * 3 + 1;
     }
-    if ((rc = kix_smt_root(&io, &root, &err))) {
+    if ((rc = kix_smt_root(io, &root, &err))) {
         fprintf(stderr, "kix-smt-dump: %s\n", kix_err_text(&err, rc));
         goto out;
     }
@@ -187,14 +197,15 @@ int main(int argc, char **argv)
         if (i < n) {
             snprintf(key, sizeof(key), "key-%ld", i);
             snprintf(val, sizeof(val), "value-%ld", i);
-            rc = print_proof(&io, key, val);
+            rc = print_proof(io, key, val);
         } else {
             snprintf(key, sizeof(key), "absent-%ld", i - n);
-            rc = print_proof(&io, key, NULL);
+            rc = print_proof(io, key, NULL);
         }
     }
     printf("]}\n");
 out:
+    kix_smt_tiles_release(&tiles);
     free(u);
     free(m.e);
     return rc ? 1 : 0;

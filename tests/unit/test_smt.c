@@ -740,6 +740,520 @@ KIX_TEST(storage_errors)
     nmap_release(&m);
 }
 
+/* ---- Tiled storage (kix_smt_tiles) ------------------------------------------ *
+ * The same tree kept in tiles of four levels: a raw map of tile records by
+ * key bytes behind the adapter's get/put. A get's view is a fresh copy that
+ * the next call frees (ASan catches a view kept past it, as LMDB's past a
+ * put); each flush is a generation, a tile put twice in one counts. */
+
+struct tent {
+    int used;
+    uint8_t key[KIX_SMT_TILE_KEY_MAX];
+    size_t klen;
+    uint8_t *val;
+    size_t vlen;
+    uint64_t put_gen;
+};
+
+struct tmap {
+    struct tent *e;
+    size_t cap, n;
+    uint64_t gen, dup_puts;
+    uint8_t *view; /* the last get's copy */
+    int fail_get, fail_put;
+    struct kix_smt_tiles tiles;
+};
+
+static size_t tslot(const struct tmap *m, const uint8_t *key, size_t klen)
+{
+    uint64_t h = klen * 0x9e3779b97f4a7c15ull;
+    size_t i;
+
+    for (size_t k = 0; k < klen; k++)
+        h = (h ^ key[k]) * 0x100000001b3ull;
+    h ^= h >> 33; /* keys are short: mix the last bytes in */
+    h *= 0xff51afd7ed558ccdull;
+    i = (size_t)(h >> 33) & (m->cap - 1);
+    while (m->e[i].used && (m->e[i].klen != klen || memcmp(m->e[i].key, key, klen) != 0))
+        i = (i + 1) & (m->cap - 1);
+    return i;
+}
+
+static struct tent *tmap_find(struct tmap *m, const uint8_t *key, size_t klen)
+{
+    struct tent *e;
+
+    if (!m->cap)
+        return NULL;
+    e = &m->e[tslot(m, key, klen)];
+    return e->used ? e : NULL;
+}
+
+static int tmap_get(void *ctx, const uint8_t *key, size_t klen, struct kix_bytes *out,
+                    struct kix_err *err)
+{
+    struct tmap *m = ctx;
+    struct tent *e;
+
+    free(m->view);
+    m->view = NULL;
+    if (m->fail_get)
+        return m->fail_get == KIX_EIO ? kix_err_set(err, KIX_EIO, "disk on fire") : m->fail_get;
+    e = tmap_find(m, key, klen);
+    if (!e)
+        return KIX_ENOTFOUND;
+    m->view = malloc(e->vlen + 1);
+    memcpy(m->view, e->val, e->vlen);
+    out->ptr = m->view;
+    out->len = e->vlen;
+    return KIX_OK;
+}
+
+/* Stores a raw tile record (also used to plant damage). */
+static void tmap_set(struct tmap *m, const uint8_t *key, size_t klen, const uint8_t *val,
+                     size_t vlen)
+{
+    struct tent *e;
+
+    if (2 * (m->n + 1) > m->cap) {
+        struct tent *old = m->e;
+        size_t oldcap = m->cap;
+        m->cap = oldcap ? oldcap * 2 : 64;
+        m->e = calloc(m->cap, sizeof(*m->e));
+        for (size_t i = 0; i < oldcap; i++)
+            if (old[i].used)
+                m->e[tslot(m, old[i].key, old[i].klen)] = old[i];
+        free(old);
+    }
+    e = &m->e[tslot(m, key, klen)];
+    if (!e->used) {
+        e->used = 1;
+        memcpy(e->key, key, klen);
+        e->klen = klen;
+        m->n++;
+    }
+    free(e->val);
+    e->val = malloc(vlen + 1);
+    memcpy(e->val, val, vlen);
+    e->vlen = vlen;
+}
+
+static int tmap_put(void *ctx, const uint8_t *key, size_t klen, const uint8_t *val, size_t vlen,
+                    struct kix_err *err)
+{
+    struct tmap *m = ctx;
+    struct tent *e;
+
+    (void)err;
+    free(m->view);
+    m->view = NULL;
+    if (m->fail_put)
+        return m->fail_put;
+    if (klen < 1 || klen > KIX_SMT_TILE_KEY_MAX || vlen > KIX_SMT_TILE_MAX)
+        return KIX_EINVAL;
+    tmap_set(m, key, klen, val, vlen);
+    e = tmap_find(m, key, klen);
+    m->dup_puts += e->put_gen == m->gen;
+    e->put_gen = m->gen;
+    return KIX_OK;
+}
+
+static void tmap_init(struct tmap *m)
+{
+    memset(m, 0, sizeof(*m));
+    m->gen = 1;
+    kix_smt_tiles_init(&m->tiles, tmap_get, tmap_put, m);
+}
+
+static void tmap_release(struct tmap *m)
+{
+    kix_smt_tiles_release(&m->tiles);
+    for (size_t i = 0; i < m->cap; i++)
+        free(m->e[i].val);
+    free(m->e);
+    free(m->view);
+}
+
+/* A batch through the tiles, flushed as a writer does. */
+static int tapply(struct tmap *m, struct kix_smt_update *u, size_t k, struct kix_hash *root)
+{
+    struct kix_err err;
+    int rc;
+
+    sort_upd(u, k);
+    m->gen++;
+    rc = kix_smt_apply(&m->tiles.io, u, k, root, &err);
+    if (rc == KIX_OK)
+        rc = kix_smt_tiles_flush(&m->tiles, &err);
+    if (rc)
+        fprintf(stderr, "tiled apply: %s\n", err.msg);
+    return rc;
+}
+
+/* The proof of path through both stores: the same bytes, the same answer. */
+static void same_proof(struct nmap *m, struct tmap *t, const struct kix_hash *path)
+{
+    struct kix_buf a = KIX_BUF_INIT, b = KIX_BUF_INIT;
+    struct kix_hash va, vb;
+    int pa = -1, pb = -2;
+
+    ASSERT_EQ_INT(KIX_OK, kix_smt_prove(&m->io, path, &a, &pa, &va, NULL));
+    ASSERT_EQ_INT(KIX_OK, kix_smt_prove(&t->tiles.io, path, &b, &pb, &vb, NULL));
+    ASSERT_EQ_INT(pa, pb);
+    ASSERT_EQ_MEM(a.ptr, a.len, b.ptr, b.len);
+    if (pa)
+        ASSERT_EQ_MEM(va.b, HL, vb.b, HL);
+    kix_buf_release(&a);
+    kix_buf_release(&b);
+}
+
+/* Random batches of new keys and new values of present ones, through the
+ * per-node map and through tiles: the same root after every batch, the
+ * same proof bytes for present and absent keys, and in the end the same
+ * records (each node's, read back through tiles; as many as the tiles'
+ * bitmaps count); every flush stores each changed tile once. */
+KIX_TEST(tiles_match_per_node)
+{
+    enum { KEYS = 6000, BATCHES = 90 };
+    struct nmap m;
+    struct tmap t;
+    struct kix_smt_update *u = malloc(400 * sizeof(*u));
+    unsigned *version = calloc(KEYS, sizeof(*version));
+    struct kix_hash ra, rb;
+    uint64_t next = 0, reads = 0, gets = 0, writes = 0, puts = 0, slots = 0;
+
+    nmap_init(&m);
+    tmap_init(&t);
+    for (unsigned batch = 0; batch < BATCHES; batch++) {
+        size_t k = 0, want = batch % 9 == 8 ? 0 : 1 + rnd() % 250;
+        uint64_t r0 = t.tiles.io.reads, g0 = t.tiles.gets, w0 = t.tiles.io.writes,
+                 p0 = t.tiles.puts;
+        /* fresh keys, then (once there are some) new values of old ones,
+         * each key at most once in a batch */
+        while (k < want - want / 4 && next < KEYS) {
+            kv(next, version[next], &u[k++]);
+            next++;
+        }
+        for (size_t i = 0; next > 0 && k < want && i < want; i++) {
+            uint64_t j = rnd() % next;
+            int dup = 0;
+            kv(j, version[j] + 1, &u[k]);
+            for (size_t q = 0; q < k; q++)
+                dup |= memcmp(u[q].path.b, u[k].path.b, HL) == 0;
+            if (!dup) {
+                version[j]++;
+                k++;
+            }
+        }
+        ASSERT_EQ_INT(KIX_OK, apply(&m, u, k, &ra));
+        ASSERT_EQ_INT(KIX_OK, tapply(&t, u, k, &rb));
+        ASSERT_EQ_MEM(ra.b, HL, rb.b, HL);
+        ASSERT_EQ_U64(0, t.dup_puts);
+        ASSERT_EQ_U64(0, t.tiles.count); /* flushed: nothing kept */
+        reads += t.tiles.io.reads - r0;
+        gets += t.tiles.gets - g0;
+        writes += t.tiles.io.writes - w0;
+        puts += t.tiles.puts - p0;
+        if (batch % 10 == 9 || batch == BATCHES - 1) {
+            for (unsigned i = 0; i < 150; i++) {
+                struct kix_smt_update a;
+                kv(rnd() % next, 0, &a);
+                same_proof(&m, &t, &a.path);
+                kv(KEYS + rnd() % 100000, 0, &a);
+                same_proof(&m, &t, &a.path);
+                if (kix_test_failed)
+                    KIX_FAIL_AT("proofs differ after batch %u", batch);
+            }
+            kix_smt_tiles_reset(&t.tiles);
+        }
+    }
+    ASSERT_EQ_U64(KEYS, next);
+    /* the same records, node for node */
+    for (size_t i = 0; i < m.cap; i++) {
+        struct ent *e = &m.e[i];
+        struct kix_bytes v;
+        if (!e->used)
+            continue;
+        ASSERT_EQ_INT(KIX_OK, t.tiles.io.read(t.tiles.io.ctx, e->depth, e->prefix, &v, NULL));
+        ASSERT_EQ_MEM(e->data, e->len, v.ptr, v.len);
+    }
+    for (size_t i = 0; i < t.cap; i++) {
+        struct tent *e = &t.e[i];
+        if (!e->used)
+            continue;
+        ASSERT_TRUE(e->vlen >= 2 + KIX_SMT_RECORD_LEN && e->vlen <= KIX_SMT_TILE_MAX);
+        for (unsigned b = 0; b < 16; b++)
+            slots += (e->val[b / 8] >> (7 - b % 8)) & 1;
+    }
+    ASSERT_EQ_U64(m.n, slots);
+    fprintf(stderr,
+            "%zu nodes in %zu tiles; per batch %.1f node reads -> %.1f tile gets, %.1f node "
+            "writes -> %.1f tile puts\n",
+            m.n, t.n, (double)reads / BATCHES, (double)gets / BATCHES, (double)writes / BATCHES,
+            (double)puts / BATCHES);
+    ASSERT_TRUE(gets < reads && puts < writes);
+    free(u);
+    free(version);
+    nmap_release(&m);
+    tmap_release(&t);
+}
+
+/* The root tile stored as val: refused as damage by a root read and a proof. */
+static void tile_refused(struct tmap *t, const uint8_t *key, size_t klen, const uint8_t *val,
+                         size_t len, const struct kix_hash *path)
+{
+    struct kix_buf proof = KIX_BUF_INIT;
+    struct kix_hash root;
+    struct kix_err err;
+    int present;
+
+    tmap_set(t, key, klen, val, len);
+    kix_smt_tiles_reset(&t->tiles);
+    ASSERT_EQ_INT(KIX_ECORRUPT, kix_smt_root(&t->tiles.io, &root, &err));
+    ASSERT_CONTAINS(err.msg, "tile at stratum 0 is malformed");
+    ASSERT_CONTAINS(err.msg, "the index store is damaged; rebuild it from the log");
+    kix_smt_tiles_reset(&t->tiles);
+    ASSERT_EQ_INT(KIX_ECORRUPT, kix_smt_prove(&t->tiles.io, path, &proof, &present, NULL, &err));
+    kix_buf_release(&proof);
+}
+
+/* A stored tile that is not exactly what its bitmap says is refused as
+ * damage, wherever a walk meets it. */
+KIX_TEST(tiles_malformed_refused)
+{
+    struct tmap t;
+    struct kix_smt_update u[100];
+    struct kix_buf proof = KIX_BUF_INIT;
+    struct kix_hash root;
+    struct kix_bytes v;
+    struct kix_err err;
+    uint8_t prefix[HL] = {0}, key[KIX_SMT_TILE_KEY_MAX], good[KIX_SMT_TILE_MAX], bad[1100];
+    size_t klen, glen;
+    struct tent *e;
+    int present;
+
+    tmap_init(&t);
+    for (uint64_t i = 0; i < 100; i++)
+        kv(i, 0, &u[i]);
+    ASSERT_EQ_INT(KIX_OK, tapply(&t, u, 100, &root));
+    klen = kix_smt_tile_key(0, prefix, key);
+    ASSERT_EQ_INT(1, klen);
+    e = tmap_find(&t, key, klen);
+    ASSERT_TRUE(e != NULL);
+    ASSERT_EQ_U64(2 + 15 * KIX_SMT_RECORD_LEN, e->vlen); /* 100 keys fill the top tile */
+    glen = e->vlen;
+    memcpy(good, e->val, glen);
+    /* bit 15 set (with the length of 16 records); one byte short; one
+     * record more than the bitmap says; no bit set; no bitmap */
+    memcpy(bad, good, glen);
+    memset(bad + glen, 0x03, KIX_SMT_RECORD_LEN);
+    bad[1] |= 0x01;
+    tile_refused(&t, key, klen, bad, glen + KIX_SMT_RECORD_LEN, &u[0].path);
+    tile_refused(&t, key, klen, good, glen - 1, &u[0].path);
+    bad[1] = good[1];
+    tile_refused(&t, key, klen, bad, glen + KIX_SMT_RECORD_LEN, &u[0].path);
+    bad[0] = bad[1] = 0;
+    tile_refused(&t, key, klen, bad, 2, &u[0].path);
+    tile_refused(&t, key, klen, good, 1, &u[0].path);
+    if (kix_test_failed)
+        return;
+    tmap_set(&t, key, klen, good, glen);
+    kix_smt_tiles_reset(&t.tiles);
+    ASSERT_EQ_INT(KIX_OK, kix_smt_root(&t.tiles.io, &root, &err));
+    /* a tile further down: the one under key 0's route at stratum 1 */
+    klen = kix_smt_tile_key(1, u[0].path.b, key);
+    e = tmap_find(&t, key, klen);
+    ASSERT_TRUE(e != NULL);
+    e->vlen--;
+    kix_smt_tiles_reset(&t.tiles);
+    ASSERT_EQ_INT(KIX_ECORRUPT,
+                  kix_smt_prove(&t.tiles.io, &u[0].path, &proof, &present, NULL, &err));
+    ASSERT_CONTAINS(err.msg, "tile at stratum 1 is malformed");
+    e->vlen++;
+    /* stratum 64 holds depth 256 alone: slot 0, no other bit */
+    memset(prefix, 0xa5, HL);
+    klen = kix_smt_tile_key(64, prefix, key);
+    ASSERT_EQ_INT(33, klen);
+    memset(bad, 0x02, sizeof(bad));
+    bad[0] = 0xc0;
+    bad[1] = 0;
+    tmap_set(&t, key, klen, bad, 2 + 2 * KIX_SMT_RECORD_LEN);
+    kix_smt_tiles_reset(&t.tiles);
+    ASSERT_EQ_INT(KIX_ECORRUPT, t.tiles.io.read(t.tiles.io.ctx, 256, prefix, &v, &err));
+    ASSERT_CONTAINS(err.msg, "tile at stratum 64 is malformed");
+    bad[0] = 0x80;
+    tmap_set(&t, key, klen, bad, 2 + KIX_SMT_RECORD_LEN);
+    kix_smt_tiles_reset(&t.tiles);
+    ASSERT_EQ_INT(KIX_OK, t.tiles.io.read(t.tiles.io.ctx, 256, prefix, &v, &err));
+    ASSERT_EQ_MEM(bad + 2, KIX_SMT_RECORD_LEN, v.ptr, v.len);
+    ASSERT_EQ_INT(KIX_EINVAL, t.tiles.io.read(t.tiles.io.ctx, 257, prefix, &v, &err));
+    kix_buf_release(&proof);
+    tmap_release(&t);
+}
+
+/* Tile keys: the stratum, then the first 4 x stratum bits, the rest zero. */
+KIX_TEST(tiles_key)
+{
+    uint8_t prefix[HL], key[KIX_SMT_TILE_KEY_MAX];
+
+    memset(prefix, 0xff, HL);
+    ASSERT_EQ_INT(1, kix_smt_tile_key(0, prefix, key));
+    ASSERT_EQ_INT(0, key[0]);
+    ASSERT_EQ_INT(2, kix_smt_tile_key(1, prefix, key));
+    ASSERT_EQ_MEM("\x01\xf0", 2, key, 2);
+    ASSERT_EQ_INT(2, kix_smt_tile_key(2, prefix, key));
+    ASSERT_EQ_MEM("\x02\xff", 2, key, 2);
+    ASSERT_EQ_INT(3, kix_smt_tile_key(3, prefix, key));
+    ASSERT_EQ_MEM("\x03\xff\xf0", 3, key, 3);
+    ASSERT_EQ_INT(33, kix_smt_tile_key(64, prefix, key));
+    ASSERT_EQ_INT(64, key[0]);
+    ASSERT_EQ_INT(0xff, key[32]);
+}
+
+/* A proof reads one stored tile per stratum its route crosses: at most
+ * ceil(depth / 4) + 1 for a route ending at `depth`, at 10^5 keys; and an
+ * insert stores about as many tiles. */
+KIX_TEST(tiles_reads_per_proof)
+{
+    enum { N = 100000 };
+    struct tmap t;
+    struct kix_smt_update *u = malloc(1000 * sizeof(*u));
+    struct kix_buf proof = KIX_BUF_INIT;
+    struct kix_smt_proof p;
+    struct kix_hash root;
+    uint64_t gets = 0, reads = 0, g0, p0, w0;
+    int present;
+
+    tmap_init(&t);
+    for (size_t done = 0; done < N; done += 1000) {
+        for (size_t i = 0; i < 1000; i++)
+            kv(done + i, 0, &u[i]);
+        ASSERT_EQ_INT(KIX_OK, tapply(&t, u, 1000, &root));
+    }
+    for (size_t i = 0; i < 512; i++) {
+        uint64_t r0 = t.tiles.io.reads;
+        kv(i < 256 ? i * (N / 256) : 50000000 + i, 0, &u[0]);
+        g0 = t.tiles.gets;
+        kix_buf_reset(&proof);
+        ASSERT_EQ_INT(KIX_OK, kix_smt_prove(&t.tiles.io, &u[0].path, &proof, &present, NULL, NULL));
+        ASSERT_EQ_INT(i < 256, present);
+        ASSERT_EQ_INT(KIX_OK, kix_smt_proof_parse(proof.ptr, proof.len, &p, NULL));
+        if (t.tiles.gets - g0 > (p.depth + 3) / 4 + 1)
+            KIX_FAIL_AT("a proof ending at depth %u read %llu tiles", p.depth,
+                        (unsigned long long)(t.tiles.gets - g0));
+        gets += t.tiles.gets - g0;
+        reads += t.tiles.io.reads - r0;
+        kix_smt_tiles_reset(&t.tiles); /* every proof from a cold cache */
+    }
+    fprintf(stderr, "n=%d: a proof reads %.1f nodes in %.1f stored tiles\n", N, (double)reads / 512,
+            (double)gets / 512);
+    /* one-key batches: tiles read and stored per insert */
+    g0 = t.tiles.gets;
+    p0 = t.tiles.puts;
+    w0 = t.tiles.io.writes;
+    for (size_t i = 0; i < 256; i++) {
+        kv(10000000 + i, 0, &u[0]);
+        ASSERT_EQ_INT(KIX_OK, tapply(&t, u, 1, &root));
+    }
+    fprintf(stderr, "n=%d: an insert writes %.1f nodes in %.1f stored tiles, reading %.1f\n", N,
+            (double)(t.tiles.io.writes - w0) / 256, (double)(t.tiles.puts - p0) / 256,
+            (double)(t.tiles.gets - g0) / 256);
+    ASSERT_TRUE((double)(t.tiles.gets - g0) / 256 < 7 && (double)(t.tiles.puts - p0) / 256 < 7);
+    kix_buf_release(&proof);
+    free(u);
+    tmap_release(&t);
+}
+
+/* Storage errors come back with their code; a failed flush and a reset
+ * drop what was not stored; reads see the batch's writes before the flush;
+ * a record other than 65 bytes is refused. */
+KIX_TEST(tiles_storage_errors)
+{
+    struct tmap t;
+    struct kix_smt_update u[20], extra;
+    struct kix_hash root, before, vh;
+    struct kix_err err;
+    uint8_t prefix[HL] = {0}, rec[KIX_SMT_RECORD_LEN] = {0x02};
+    uint64_t g0;
+
+    tmap_init(&t);
+    for (uint64_t i = 0; i < 20; i++)
+        kv(i, 0, &u[i]);
+    ASSERT_EQ_INT(KIX_OK, tapply(&t, u, 20, &before));
+    kv(99, 0, &extra);
+    t.fail_get = KIX_EIO;
+    ASSERT_EQ_INT(KIX_EIO, kix_smt_apply(&t.tiles.io, &extra, 1, &root, &err));
+    ASSERT_CONTAINS(err.msg, "disk on fire");
+    kix_smt_tiles_reset(&t.tiles);
+    t.fail_get = 0;
+    /* written, not yet stored: visible through the tiles, not in the store */
+    ASSERT_EQ_INT(KIX_OK, kix_smt_apply(&t.tiles.io, &extra, 1, &root, &err));
+    g0 = t.tiles.gets;
+    ASSERT_EQ_INT(KIX_OK, kix_smt_get(&t.tiles.io, &extra.path, &vh, &err));
+    ASSERT_EQ_MEM(extra.value_hash.b, HL, vh.b, HL);
+    ASSERT_EQ_U64(g0, t.tiles.gets);
+    t.fail_put = KIX_EFULL;
+    ASSERT_EQ_INT(KIX_EFULL, kix_smt_tiles_flush(&t.tiles, &err));
+    ASSERT_CONTAINS(err.msg, "storing a sparse Merkle tile");
+    ASSERT_EQ_U64(0, t.tiles.count);
+    t.fail_put = 0;
+    ASSERT_EQ_INT(KIX_OK, kix_smt_root(&t.tiles.io, &root, &err));
+    ASSERT_EQ_MEM(before.b, HL, root.b, HL);
+    /* reset drops a batch that was not flushed */
+    ASSERT_EQ_INT(KIX_OK, kix_smt_apply(&t.tiles.io, &extra, 1, &root, &err));
+    kix_smt_tiles_reset(&t.tiles);
+    ASSERT_EQ_INT(KIX_OK, kix_smt_root(&t.tiles.io, &root, &err));
+    ASSERT_EQ_MEM(before.b, HL, root.b, HL);
+    ASSERT_EQ_INT(KIX_ENOTFOUND, kix_smt_get(&t.tiles.io, &extra.path, &vh, NULL));
+    ASSERT_EQ_INT(KIX_EINVAL, t.tiles.io.write(t.tiles.io.ctx, 3, prefix, rec, 64, &err));
+    ASSERT_EQ_INT(KIX_EINVAL, t.tiles.io.write(t.tiles.io.ctx, 300, prefix, rec, 65, &err));
+    /* the same record again is no change: nothing to store */
+    ASSERT_EQ_INT(KIX_OK, kix_smt_apply(&t.tiles.io, u, 1, &root, &err));
+    ASSERT_EQ_MEM(before.b, HL, root.b, HL);
+    g0 = t.tiles.puts;
+    ASSERT_EQ_INT(KIX_OK, kix_smt_tiles_flush(&t.tiles, &err));
+    ASSERT_EQ_U64(g0, t.tiles.puts);
+    tmap_release(&t);
+}
+
+/* A tile that only a new subtree reaches is written without being read:
+ * below a stored leaf nothing stored counts, even a damaged tile left
+ * there, which the flush replaces. Paths here are made up, not hashes. */
+KIX_TEST(tiles_unreachable_not_read)
+{
+    struct tmap t;
+    struct nmap m;
+    struct kix_smt_update a, b;
+    struct kix_hash ra, rb;
+    uint8_t key[KIX_SMT_TILE_KEY_MAX], junk[7] = {0xff, 0xff, 1, 2, 3, 4, 5};
+    size_t klen;
+    uint64_t g0, p0;
+
+    tmap_init(&t);
+    nmap_init(&m);
+    memset(&a, 0, sizeof(a));
+    memset(&b, 0, sizeof(b));
+    b.path.b[1] = 0x01; /* a and b part at bit 15: a leaf pair at depth 16 */
+    a.value_hash.b[0] = 1;
+    b.value_hash.b[0] = 2;
+    ASSERT_EQ_INT(KIX_OK, tapply(&t, &a, 1, &ra)); /* the root tile: one leaf */
+    ASSERT_EQ_INT(KIX_OK, apply(&m, &a, 1, &rb));
+    klen = kix_smt_tile_key(2, a.path.b, key);
+    tmap_set(&t, key, klen, junk, sizeof(junk));
+    g0 = t.tiles.gets;
+    p0 = t.tiles.puts;
+    ASSERT_EQ_INT(KIX_OK, tapply(&t, &b, 1, &ra));
+    ASSERT_EQ_INT(KIX_OK, apply(&m, &b, 1, &rb));
+    ASSERT_EQ_MEM(rb.b, HL, ra.b, HL);
+    ASSERT_EQ_U64(g0 + 1, t.tiles.gets); /* the root tile alone */
+    ASSERT_EQ_U64(p0 + 6, t.tiles.puts); /* strata 0..3, and one tile for each leaf */
+    same_proof(&m, &t, &a.path);
+    same_proof(&m, &t, &b.path);
+    ASSERT_TRUE(tmap_find(&t, key, klen)->vlen > sizeof(junk));
+    tmap_release(&t);
+    nmap_release(&m);
+}
+
 /* ---- Cost ---------------------------------------------------------------- */
 
 struct cost {

@@ -337,6 +337,174 @@ KIX_TEST(index_rebuilt_from_the_entries_is_the_same)
     teardown(&f);
 }
 
+/* The tree as kix-index/2 stored it: one record per node in the smt table,
+ * at kix_smt_pos_key. */
+struct old_tree {
+    MDB_txn *txn;
+    MDB_dbi dbi;
+    struct kix_smt_update *up;
+    size_t n;
+};
+
+static int old_read(void *ctx, unsigned depth, const uint8_t prefix[KIX_HASH_LEN],
+                    struct kix_bytes *out, struct kix_err *err)
+{
+    struct old_tree *o = ctx;
+    uint8_t k[KIX_SMT_POS_KEY_MAX];
+    MDB_val key = {kix_smt_pos_key(depth, prefix, k), k}, val;
+    int rc = mdb_get(o->txn, o->dbi, &key, &val);
+    (void)err;
+    if (rc)
+        return rc == MDB_NOTFOUND ? KIX_ENOTFOUND : KIX_EIO;
+    out->ptr = val.mv_data;
+    out->len = val.mv_size;
+    return KIX_OK;
+}
+
+static int old_write(void *ctx, unsigned depth, const uint8_t prefix[KIX_HASH_LEN],
+                     const uint8_t *rec, size_t len, struct kix_err *err)
+{
+    struct old_tree *o = ctx;
+    uint8_t k[KIX_SMT_POS_KEY_MAX];
+    MDB_val key = {kix_smt_pos_key(depth, prefix, k), k}, val = {len, (void *)rec};
+    (void)err;
+    return mdb_put(o->txn, o->dbi, &key, &val, 0) ? KIX_EIO : KIX_OK;
+}
+
+static int collect_key(void *ctx, const char *key, size_t len, const struct kix_hash *value_hash)
+{
+    struct old_tree *o = ctx;
+    o->up = realloc(o->up, (o->n + 1) * sizeof(*o->up));
+    kix_smt_path(key, len, &o->up[o->n].path);
+    o->up[o->n++].value_hash = *value_hash;
+    return 0;
+}
+
+static int by_path(const void *a, const void *b)
+{
+    return memcmp(a, b, KIX_HASH_LEN); /* the path comes first */
+}
+
+/* A store of the previous format, kix-index/2 (its tree one record per
+ * node, its index notes kept), is not misread when opened read-only (no
+ * index then) and is rebuilt on its first writable open: the old records
+ * are gone, only tiles are left, the notes come back byte for byte, proofs
+ * verify and kixd check agrees. */
+KIX_TEST(index_of_the_previous_format_is_rebuilt_in_tiles)
+{
+    struct fixture f;
+    struct kix_append_result res;
+    struct kix_err err = {0};
+    struct kix_buf before = KIX_BUF_INIT, after = KIX_BUF_INIT, cpb = KIX_BUF_INIT,
+                   nb = KIX_BUF_INIT, v = KIX_BUF_INIT, p = KIX_BUF_INIT;
+    struct old_tree old = {NULL, 0, NULL, 0};
+    struct kix_smt_io io = {old_read, old_write, &old, 0, 0, 0};
+    struct kix_log_reader *r;
+    struct kix_log_opts ro;
+    struct kix_bytes b;
+    struct kix_hash root;
+    struct kix_note opened;
+    struct kix_checkpoint cp;
+    struct kix_vindex_note n;
+    MDB_env *env;
+    MDB_dbi meta;
+    MDB_cursor *cur;
+    MDB_stat st;
+    MDB_val k = {5, (void *)"index"}, val = {11, (void *)"kix-index/2"};
+    size_t nodes = 0, tiles = 0;
+    int present = 0, mrc;
+
+    setup(&f);
+    for (int i = 0; i < 12; i++) {
+        char id[16];
+        snprintf(id, sizeof(id), "run-%d", i);
+        ASSERT_EQ_INT(KIX_OK, publish(&f, f.publisher, id, i + 1, &res, &err));
+    }
+    all_index_notes(f.log, &before);
+    ASSERT_EQ_INT(KIX_OK, kix_log_read_begin(f.log, &r));
+    ASSERT_EQ_INT(KIX_OK, kix_index_each_key(kix_log_reader_txn(r), collect_key, &old, &err));
+    kix_log_read_end(r);
+    ASSERT_TRUE(old.n > 20);
+    qsort(old.up, old.n, sizeof(*old.up), by_path);
+    kix_log_close(f.log);
+    f.log = NULL;
+    /* the same tree laid out as kix-index/2 did, under its name */
+    ASSERT_EQ_INT(0, mdb_env_create(&env));
+    ASSERT_EQ_INT(0, mdb_env_set_maxdbs(env, 32));
+    ASSERT_EQ_INT(0, mdb_env_open(env, f.dir, 0, 0600));
+    ASSERT_EQ_INT(0, mdb_txn_begin(env, NULL, 0, &old.txn));
+    ASSERT_EQ_INT(0, mdb_dbi_open(old.txn, "meta", 0, &meta));
+    ASSERT_EQ_INT(0, mdb_dbi_open(old.txn, "smt", 0, &old.dbi));
+    ASSERT_EQ_INT(0, mdb_put(old.txn, meta, &k, &val, 0));
+    ASSERT_EQ_INT(0, mdb_drop(old.txn, old.dbi, 0));
+    ASSERT_EQ_INT(KIX_OK, kix_smt_apply(&io, old.up, old.n, &root, &err));
+    ASSERT_EQ_INT(0, mdb_stat(old.txn, old.dbi, &st));
+    ASSERT_EQ_U64(io.writes, st.ms_entries); /* one record per node */
+    ASSERT_EQ_INT(0, mdb_txn_commit(old.txn));
+    mdb_env_close(env);
+    /* read-only: the old tree is not taken for tiles, there is no index */
+    memset(&ro, 0, sizeof(ro));
+    ro.store.read_only = 1;
+    ASSERT_EQ_INT(KIX_OK, kix_index_open(f.dir, &ro, &f.log, &err));
+    ASSERT_EQ_INT(KIX_OK, kix_log_read_begin(f.log, &r));
+    ASSERT_EQ_INT(KIX_ENOTFOUND, kix_log_reader_index_note(r, KIX_NO_INDEX, &b));
+    kix_log_read_end(r);
+    kix_log_close(f.log);
+    f.log = NULL;
+    /* writable: rebuilt, in tiles */
+    ASSERT_EQ_INT(KIX_OK, kix_index_open(f.dir, NULL, &f.log, &err));
+    all_index_notes(f.log, &after);
+    ASSERT_TRUE(before.len > 0);
+    ASSERT_EQ_MEM(before.ptr, before.len, after.ptr, after.len);
+    ASSERT_EQ_INT(KIX_OK, kix_index_check(f.log, NULL, NULL, &err));
+    latest_notes(&f, &cpb, &nb);
+    ASSERT_EQ_INT(KIX_OK, kix_checkpoint_open((const char *)cpb.ptr, cpb.len, &f.vkey, 1, ORIGIN,
+                                              &opened, &cp, &err));
+    ASSERT_EQ_INT(KIX_OK,
+                  kix_vindex_note_open((const char *)nb.ptr, nb.len, &f.vkey, &cp, &n, &err));
+    ASSERT_EQ_MEM(root.b, KIX_HASH_LEN, n.index_root.b, KIX_HASH_LEN);
+    prove(&f, "run/run-7", &v, &p, &present);
+    ASSERT_EQ_INT(1, present);
+    ASSERT_EQ_INT(KIX_OK, kix_vindex_verify(&n, "run/run-7", 9, v.ptr, v.len, p.ptr, p.len, &err));
+    kix_log_close(f.log);
+    f.log = NULL;
+    /* nothing of the old layout is left: every record is a tile */
+    ASSERT_EQ_INT(0, mdb_env_create(&env));
+    ASSERT_EQ_INT(0, mdb_env_set_maxdbs(env, 32));
+    ASSERT_EQ_INT(0, mdb_env_open(env, f.dir, MDB_RDONLY, 0600));
+    ASSERT_EQ_INT(0, mdb_txn_begin(env, NULL, MDB_RDONLY, &old.txn));
+    ASSERT_EQ_INT(0, mdb_dbi_open(old.txn, "smt", 0, &old.dbi));
+    ASSERT_EQ_INT(0, mdb_cursor_open(old.txn, old.dbi, &cur));
+    for (mrc = mdb_cursor_get(cur, &k, &val, MDB_FIRST); mrc == 0;
+         mrc = mdb_cursor_get(cur, &k, &val, MDB_NEXT)) {
+        const uint8_t *key = k.mv_data, *tile = val.mv_data;
+        unsigned bits = 0, count = 0;
+        ASSERT_TRUE(k.mv_size >= 1 && key[0] <= 64 && k.mv_size == 1 + (key[0] + 1u) / 2u);
+        ASSERT_TRUE(val.mv_size >= 2);
+        bits = (unsigned)tile[0] << 8 | tile[1];
+        for (unsigned x = bits; x; x &= x - 1)
+            count++;
+        ASSERT_TRUE(bits != 0 && !(bits & 1));
+        ASSERT_EQ_U64(2 + 65 * (uint64_t)count, val.mv_size);
+        nodes += count;
+        tiles++;
+    }
+    ASSERT_EQ_INT(MDB_NOTFOUND, mrc);
+    mdb_cursor_close(cur);
+    mdb_txn_abort(old.txn);
+    mdb_env_close(env);
+    ASSERT_EQ_U64(st.ms_entries, nodes); /* the same nodes */
+    ASSERT_TRUE(tiles > 1 && tiles < nodes);
+    free(old.up);
+    kix_buf_release(&before);
+    kix_buf_release(&after);
+    kix_buf_release(&cpb);
+    kix_buf_release(&nb);
+    kix_buf_release(&v);
+    kix_buf_release(&p);
+    teardown(&f);
+}
+
 /* ---- PROTOCOL.md §4.6: the worked example is what this code verifies ---------- */
 
 static json_t *doc_example(struct kix_verifier *vkey)

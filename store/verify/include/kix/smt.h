@@ -60,9 +60,11 @@
  * so a subtree hash is SHA-256(record) and an update reads one record per
  * level (the siblings' hashes are in their parent). Keys are inserted or
  * their value hashes replaced, never deleted; records are only created or
- * replaced, never removed. The store holds the current tree only: a proof
- * at an older root needs an older snapshot of the records (an LMDB read
- * transaction begun then).
+ * replaced, never removed. kix_smt_tiles (below) is the io kixd uses: it
+ * stores the records of four levels together, one stored tile for up to
+ * 15 records. The store holds the current tree only: a proof at an older
+ * root needs an older snapshot of the records (an LMDB read transaction
+ * begun then).
  *
  * Memory: functions write into caller-owned structs and buffers; proofs are
  * appended to a caller's struct kix_buf. A parsed proof borrows the bytes
@@ -167,9 +169,10 @@ struct kix_smt_io {
     uint64_t reads, writes, hashes;
 };
 
-/* A compact storage key for a position (for an ordered table): depth as 2
- * bytes big-endian, then the ceil(depth/8) prefix bytes that hold its bits.
- * Returns the length (2..34). */
+/* A compact storage key for one record's position (for an ordered table of
+ * one record per node, as kix-index/2 kept them; kix now keeps tiles, see
+ * below): depth as 2 bytes big-endian, then the ceil(depth/8) prefix bytes
+ * that hold its bits. Returns the length (2..34). */
 size_t kix_smt_pos_key(unsigned depth, const uint8_t prefix[KIX_HASH_LEN],
                        uint8_t out[KIX_SMT_POS_KEY_MAX]);
 
@@ -202,5 +205,98 @@ int kix_smt_get(struct kix_smt_io *io, const struct kix_hash *path, struct kix_h
  * *present, and *value_hash when present and value_hash is not NULL. */
 int kix_smt_prove(struct kix_smt_io *io, const struct kix_hash *path, struct kix_buf *proof,
                   int *present, struct kix_hash *value_hash, struct kix_err *err) KIX_MUST_CHECK;
+
+/* ---- Tiled storage ------------------------------------------------------ *
+ *
+ * struct kix_smt_tiles keeps the records of a struct kix_smt_io in tiles of
+ * four levels, for a store with a cost per stored record (LMDB's: a B-tree
+ * lookup per read, some 20 bytes and a share of half-full pages per record):
+ * a proof then reads one tile per four levels of its route, and the store
+ * holds a few records per tile instead of one per node. It changes only
+ * where the records are kept: the tree, its hashes and its proofs are the
+ * same as over any other io.
+ *
+ * Tile (stratum s, prefix), s = 0..64, holds the records at depths 4s..4s+3
+ * whose positions share the first 4s bits of prefix, in 15 slots: the record
+ * at depth 4s + l whose l path bits after the first 4s read b (a number,
+ * most significant first) is in slot 2^l - 1 + b, so slot 0 is the tile's
+ * top, then each level left to right. Stratum 64 holds depth 256 only
+ * (slot 0). A tile is stored as
+ *   key    1 byte s, then the ceil(4s/8) bytes holding the first 4s prefix
+ *          bits, the bits past them zero (kix_smt_tile_key: 1..33 bytes)
+ *   value  2 bytes of bitmap, bit i (byte i/8, mask 0x80 >> i%8) set when
+ *          slot i holds a record (bit 15, and past bit 0 for stratum 64,
+ *          zero; never all zero), then the 65-byte record of each set slot
+ *          in slot order: 2 + 65 x (set bits) bytes, at most
+ *          KIX_SMT_TILE_MAX (977, which fits an ordinary LMDB page)
+ * A read checks exactly that; any other value is refused.
+ *
+ * The caller gives two callbacks over the stored tiles and uses `io`. Every
+ * tile read or written is kept in memory until kix_smt_tiles_flush or
+ * kix_smt_tiles_reset: reads are answered from there first (a walk reads
+ * each tile from the store once), and writes change only that copy (one
+ * kix_smt_apply rewrites a tile's records several times; the store sees
+ * the tile once). So a writer flushes after kix_smt_apply and before its
+ * transaction commits; nothing else changes the stored tiles between two
+ * flushes (or resets). A write to a tile not in memory that the tiles in
+ * memory show to be out of reach of the stored root (below a stored leaf or
+ * empty position, so never read by a walk from the root) does not read it
+ * first: the flush stores the new tile whole.
+ *
+ * Memory: the struct owns its cache (release frees it; a struct that was
+ * released or only initialised holds no memory). A view from io.read is
+ * valid until the next io.write, flush, reset or release. The view that
+ * get returns is copied at once: it need only live until the next call of
+ * a callback (as LMDB's mdb_get, whose views a put invalidates). Neither
+ * the struct nor its io may be copied once initialised (io.ctx is it).
+ *
+ * Errors: KIX_ECORRUPT for a stored tile that is malformed (its message
+ * says the index store is damaged and is to be rebuilt from the log),
+ * KIX_EINVAL for a record other than 65 bytes or a depth past 256,
+ * KIX_ENOMEM, and the callbacks' codes (get: KIX_ENOTFOUND when there is no
+ * such tile, another code on failure; err may say why).
+ */
+#define KIX_SMT_TILE_LEVELS  4
+#define KIX_SMT_TILE_SLOTS   15 /* 1 + 2 + 4 + 8 */
+#define KIX_SMT_TILE_KEY_MAX (1 + KIX_HASH_LEN)
+#define KIX_SMT_TILE_MAX     (2 + KIX_SMT_TILE_SLOTS * KIX_SMT_RECORD_LEN)
+
+typedef int (*kix_smt_tile_get_fn)(void *ctx, const uint8_t *key, size_t klen,
+                                   struct kix_bytes *out, struct kix_err *err);
+typedef int (*kix_smt_tile_put_fn)(void *ctx, const uint8_t *key, size_t klen, const uint8_t *val,
+                                   size_t vlen, struct kix_err *err);
+
+struct kix__smt_tile;
+
+struct kix_smt_tiles {
+    struct kix_smt_io io; /* for kix_smt_*: its ctx is this struct */
+    kix_smt_tile_get_fn get;
+    kix_smt_tile_put_fn put;
+    void *ctx; /* the callbacks' */
+    /* Accounting, incremented here: get and put calls. */
+    uint64_t gets, puts;
+    /* The cache (private): an open-addressing table of cap slots (a power
+     * of two, or 0) holding count tiles. */
+    struct kix__smt_tile **table;
+    size_t cap, count;
+};
+
+/* Sets up t over get/put and ctx; allocates nothing. */
+void kix_smt_tiles_init(struct kix_smt_tiles *t, kix_smt_tile_get_fn get, kix_smt_tile_put_fn put,
+                        void *ctx);
+/* Stores each tile changed since the last flush or reset, once, in key
+ * order, then empties the cache. On error (a put's code) some tiles may
+ * have been stored, and the cache is emptied too: the caller aborts its
+ * transaction. */
+int kix_smt_tiles_flush(struct kix_smt_tiles *t, struct kix_err *err) KIX_MUST_CHECK;
+/* Empties the cache, dropping the changes not flushed: after an error, or
+ * between the lookups of a long read-only walk to bound its memory. */
+void kix_smt_tiles_reset(struct kix_smt_tiles *t);
+/* Frees the cache (the changes not flushed are dropped). */
+void kix_smt_tiles_release(struct kix_smt_tiles *t);
+/* The storage key of tile (stratum, first 4 x stratum bits of prefix);
+ * returns its length (1..33). */
+size_t kix_smt_tile_key(unsigned stratum, const uint8_t prefix[KIX_HASH_LEN],
+                        uint8_t out[KIX_SMT_TILE_KEY_MAX]);
 
 #endif

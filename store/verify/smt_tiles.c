@@ -1,0 +1,347 @@
+/* The sparse Merkle tree's records kept in tiles of four levels (format in
+ * kix/smt.h): a struct kix_smt_io over get/put callbacks of whole tiles,
+ * with a write-back cache of the tiles one walk or one batch touches. */
+#include "kix/smt.h"
+
+#include <assert.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define HL     KIX_HASH_LEN
+#define REC    KIX_SMT_RECORD_LEN
+#define LEVELS KIX_SMT_TILE_LEVELS
+#define SLOTS  KIX_SMT_TILE_SLOTS
+#define STRATA (KIX_SMT_DEPTH / LEVELS) /* the last stratum: depth 256 alone */
+#define T_NODE 0x03
+
+/* One tile in memory. `present` and `stored_nodes` have bit i (1 << i) for
+ * slot i; stored_nodes are the slots that held an interior record in the
+ * store when the tile was read (0 for a tile not in the store), kept as
+ * read whatever is written since: what a write-miss below may rely on. */
+struct kix__smt_tile {
+    uint8_t key[KIX_SMT_TILE_KEY_MAX];
+    uint8_t klen, dirty;
+    uint16_t present, stored_nodes;
+    uint8_t rec[SLOTS][REC];
+};
+
+size_t kix_smt_tile_key(unsigned stratum, const uint8_t prefix[KIX_HASH_LEN],
+                        uint8_t out[KIX_SMT_TILE_KEY_MAX])
+{
+    size_t nb = (stratum + 1) / 2; /* ceil(4 x stratum / 8) */
+
+    assert(stratum <= STRATA);
+    out[0] = (uint8_t)stratum;
+    memcpy(out + 1, prefix, nb);
+    if (stratum % 2)
+        out[nb] &= 0xf0;
+    return 1 + nb;
+}
+
+/* The slot of the record at `depth` (in stratum depth / 4) on prefix. */
+static unsigned slot_of(unsigned depth, const uint8_t *prefix)
+{
+    unsigned s = depth / LEVELS, l = depth % LEVELS, nibble;
+
+    if (l == 0)
+        return 0; /* also depth 256, whose nibble would be past the prefix */
+    nibble = s % 2 ? prefix[s / 2] & 0x0fu : prefix[s / 2] >> 4;
+    return (1u << l) - 1 + (nibble >> (LEVELS - l));
+}
+
+/* The wire bitmap's mask of slot i (bit i, most significant first). */
+static unsigned wire_bit(unsigned i)
+{
+    return 0x8000u >> i;
+}
+
+/* ---- The cache ------------------------------------------------------------ */
+
+static size_t key_hash(const uint8_t *key, size_t len)
+{
+    uint64_t h = 0xcbf29ce484222325ull;
+
+    for (size_t i = 0; i < len; i++)
+        h = (h ^ key[i]) * 0x100000001b3ull;
+    /* FNV-1a mixes its last bytes into few bits: finish as MurmurHash3 */
+    h ^= h >> 33;
+    h *= 0xff51afd7ed558ccdull;
+    return (size_t)(h ^ h >> 33);
+}
+
+/* The table slot holding key, or the empty slot where it would go. */
+static size_t find_slot(const struct kix_smt_tiles *t, const uint8_t *key, size_t len)
+{
+    size_t i = key_hash(key, len) & (t->cap - 1);
+
+    while (t->table[i] && (t->table[i]->klen != len || memcmp(t->table[i]->key, key, len) != 0))
+        i = (i + 1) & (t->cap - 1);
+    return i;
+}
+
+static struct kix__smt_tile *lookup(const struct kix_smt_tiles *t, const uint8_t *key, size_t len)
+{
+    return t->cap ? t->table[find_slot(t, key, len)] : NULL;
+}
+
+/* Adds a tile known not to be in the table (which stays at most half full,
+ * so a probe always ends). */
+static int insert(struct kix_smt_tiles *t, struct kix__smt_tile *tile)
+{
+    if (2 * (t->count + 1) > t->cap) {
+        size_t cap = t->cap ? 2 * t->cap : 64;
+        struct kix__smt_tile **old = t->table, **table = calloc(cap, sizeof(*table));
+        size_t oldcap = t->cap;
+
+        if (!table)
+            return KIX_ENOMEM;
+        t->table = table;
+        t->cap = cap;
+        for (size_t i = 0; i < oldcap; i++)
+            if (old[i])
+                t->table[find_slot(t, old[i]->key, old[i]->klen)] = old[i];
+        free(old);
+    }
+    t->table[find_slot(t, tile->key, tile->klen)] = tile;
+    t->count++;
+    return KIX_OK;
+}
+
+/* ---- Reading a stored tile ------------------------------------------------ */
+
+static unsigned popcount16(unsigned v)
+{
+    unsigned n = 0;
+
+    for (; v; v &= v - 1)
+        n++;
+    return n;
+}
+
+/* Fills tile from a stored value, checking it strictly (kix/smt.h). */
+static int decode(struct kix__smt_tile *tile, unsigned stratum, struct kix_bytes v,
+                  struct kix_err *err)
+{
+    unsigned allowed = stratum == STRATA ? wire_bit(0) : 0xfffeu; /* 15 slots, or 1 */
+    unsigned bits = v.len >= 2 ? (unsigned)v.ptr[0] << 8 | v.ptr[1] : 0;
+    const uint8_t *p = v.ptr + 2;
+
+    if (bits == 0 || (bits & ~allowed) || v.len != 2 + (size_t)REC * popcount16(bits))
+        return kix_err_set(err, KIX_ECORRUPT,
+                           "sparse Merkle tile at stratum %u is malformed (%zu bytes, bitmap "
+                           "%04x): the index store is damaged; rebuild it from the log",
+                           stratum, v.len, bits);
+    for (unsigned i = 0; i < SLOTS; i++) {
+        if (!(bits & wire_bit(i)))
+            continue;
+        memcpy(tile->rec[i], p, REC);
+        tile->present = (uint16_t)(tile->present | 1u << i);
+        if (p[0] == T_NODE)
+            tile->stored_nodes = (uint16_t)(tile->stored_nodes | 1u << i);
+        p += REC;
+    }
+    return KIX_OK;
+}
+
+/* Is the tile of stratum s on prefix out of reach of the stored root, as
+ * the nearest tile above it in memory shows? Its route leaves that tile at
+ * the slot of depth 4a + 3; only below a stored interior record there can
+ * anything below be reached (a walk stops at a leaf and at an empty
+ * position). Nothing in memory above: unknown, so no. */
+static int unreachable(const struct kix_smt_tiles *t, unsigned s, const uint8_t *prefix)
+{
+    uint8_t key[KIX_SMT_TILE_KEY_MAX];
+
+    while (s-- > 0) {
+        size_t len = kix_smt_tile_key(s, prefix, key);
+        const struct kix__smt_tile *above = lookup(t, key, len);
+        if (above)
+            return !(above->stored_nodes & 1u << slot_of(LEVELS * s + LEVELS - 1, prefix));
+    }
+    return 0;
+}
+
+/* The tile holding the record at `depth` on prefix, from memory or else
+ * from the store (read, unless `writing` and the tile is out of reach;
+ * absent: an empty tile), kept in memory from then on. */
+static int tile_at(struct kix_smt_tiles *t, unsigned depth, const uint8_t *prefix, int writing,
+                   struct kix__smt_tile **out, struct kix_err *err)
+{
+    unsigned s = depth / LEVELS;
+    struct kix__smt_tile *tile;
+    struct kix_bytes v = {NULL, 0};
+    uint8_t key[KIX_SMT_TILE_KEY_MAX];
+    size_t len;
+    int rc = KIX_OK;
+
+    *out = NULL;
+    if (depth > KIX_SMT_DEPTH)
+        return kix_err_set(err, KIX_EINVAL, "sparse Merkle depth %u is past %u", depth,
+                           KIX_SMT_DEPTH);
+    len = kix_smt_tile_key(s, prefix, key);
+    if ((*out = lookup(t, key, len)))
+        return KIX_OK;
+    tile = malloc(sizeof(*tile));
+    if (!tile)
+        return kix_err_set(err, KIX_ENOMEM, "out of memory");
+    memcpy(tile->key, key, len);
+    tile->klen = (uint8_t)len;
+    tile->dirty = 0;
+    tile->present = tile->stored_nodes = 0;
+    if (!(writing && unreachable(t, s, prefix))) {
+        t->gets++;
+        rc = t->get(t->ctx, key, len, &v, err);
+        if (rc == KIX_OK)
+            rc = decode(tile, s, v, err);
+        else if (rc == KIX_ENOTFOUND)
+            rc = KIX_OK;
+    }
+    if (rc == KIX_OK && (rc = insert(t, tile)) != KIX_OK)
+        kix_err_set(err, rc, "out of memory");
+    if (rc) {
+        free(tile);
+        return rc;
+    }
+    *out = tile;
+    return KIX_OK;
+}
+
+/* ---- struct kix_smt_io ---------------------------------------------------- */
+
+static int tiles_read(void *ctx, unsigned depth, const uint8_t prefix[KIX_HASH_LEN],
+                      struct kix_bytes *out, struct kix_err *err)
+{
+    struct kix__smt_tile *tile;
+    unsigned slot;
+    int rc = tile_at(ctx, depth, prefix, 0, &tile, err);
+
+    if (rc)
+        return rc;
+    slot = slot_of(depth, prefix);
+    if (!(tile->present & 1u << slot))
+        return KIX_ENOTFOUND;
+    out->ptr = tile->rec[slot];
+    out->len = REC;
+    return KIX_OK;
+}
+
+static int tiles_write(void *ctx, unsigned depth, const uint8_t prefix[KIX_HASH_LEN],
+                       const uint8_t *rec, size_t len, struct kix_err *err)
+{
+    struct kix__smt_tile *tile;
+    unsigned slot;
+    int rc;
+
+    if (len != REC)
+        return kix_err_set(err, KIX_EINVAL, "a sparse Merkle record of %zu bytes (not %d)", len,
+                           REC);
+    if ((rc = tile_at(ctx, depth, prefix, 1, &tile, err)))
+        return rc;
+    slot = slot_of(depth, prefix);
+    /* the same bytes again change nothing the store has to see */
+    if ((tile->present & 1u << slot) && memcmp(tile->rec[slot], rec, REC) == 0)
+        return KIX_OK;
+    memcpy(tile->rec[slot], rec, REC);
+    tile->present = (uint16_t)(tile->present | 1u << slot);
+    tile->dirty = 1;
+    return KIX_OK;
+}
+
+void kix_smt_tiles_init(struct kix_smt_tiles *t, kix_smt_tile_get_fn get, kix_smt_tile_put_fn put,
+                        void *ctx)
+{
+    memset(t, 0, sizeof(*t));
+    t->io.read = tiles_read;
+    t->io.write = tiles_write;
+    t->io.ctx = t;
+    t->get = get;
+    t->put = put;
+    t->ctx = ctx;
+}
+
+/* ---- Flush, reset ----------------------------------------------------------- */
+
+static int by_key(const void *a, const void *b)
+{
+    const struct kix__smt_tile *x = *(struct kix__smt_tile *const *)a;
+    const struct kix__smt_tile *y = *(struct kix__smt_tile *const *)b;
+    int c = memcmp(x->key, y->key, x->klen < y->klen ? x->klen : y->klen);
+
+    return c ? c : (x->klen > y->klen) - (x->klen < y->klen);
+}
+
+/* The stored value of a tile (at least one slot present). */
+static size_t encode(const struct kix__smt_tile *tile, uint8_t out[KIX_SMT_TILE_MAX])
+{
+    unsigned bits = 0;
+    size_t off = 2;
+
+    for (unsigned i = 0; i < SLOTS; i++) {
+        if (!(tile->present & 1u << i))
+            continue;
+        bits |= wire_bit(i);
+        memcpy(out + off, tile->rec[i], REC);
+        off += REC;
+    }
+    out[0] = (uint8_t)(bits >> 8);
+    out[1] = (uint8_t)bits;
+    return off;
+}
+
+int kix_smt_tiles_flush(struct kix_smt_tiles *t, struct kix_err *err)
+{
+    uint8_t val[KIX_SMT_TILE_MAX];
+    size_t ndirty = 0;
+    int rc = KIX_OK;
+
+    /* The table is dropped after: gather the changed tiles at its front
+     * (freeing the others) and store them in key order, which is the order
+     * an ordered store inserts cheapest. */
+    for (size_t i = 0; i < t->cap; i++) {
+        struct kix__smt_tile *tile = t->table[i];
+        t->table[i] = NULL;
+        if (tile && tile->dirty)
+            t->table[ndirty++] = tile;
+        else
+            free(tile);
+    }
+    if (ndirty > 1)
+        qsort(t->table, ndirty, sizeof(*t->table), by_key);
+    for (size_t i = 0; i < ndirty; i++) {
+        struct kix__smt_tile *tile = t->table[i];
+        t->table[i] = NULL;
+        if (rc == KIX_OK) {
+            assert(tile->present != 0);
+            kix_err_clear(err);
+            t->puts++;
+            rc = t->put(t->ctx, tile->key, tile->klen, val, encode(tile, val), err);
+            if (rc && err && err->msg[0]) {
+                err->code = rc;
+                kix_err_wrap(err, "storing a sparse Merkle tile at stratum %u", tile->key[0]);
+            } else if (rc) {
+                kix_err_set(err, rc, "storing a sparse Merkle tile at stratum %u failed: %s",
+                            tile->key[0], kix_strerror(rc));
+            }
+        }
+        free(tile);
+    }
+    t->count = 0;
+    return rc;
+}
+
+void kix_smt_tiles_reset(struct kix_smt_tiles *t)
+{
+    for (size_t i = 0; i < t->cap; i++) {
+        free(t->table[i]);
+        t->table[i] = NULL;
+    }
+    t->count = 0;
+}
+
+void kix_smt_tiles_release(struct kix_smt_tiles *t)
+{
+    kix_smt_tiles_reset(t);
+    free(t->table);
+    t->table = NULL;
+    t->cap = 0;
+}
