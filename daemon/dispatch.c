@@ -146,12 +146,12 @@ static int m_get_object(struct call *k)
     if (rc)
         return rc;
     memcpy(d.b, p.digest, 32);
-    kix_digest_format(&d, text);
     rc = kix_log_reader_object(r, &d, &res.object);
-    if (rc == KIX_ENOTFOUND)
-        return fail(k, rc, "object %s is not in this log", text);
-    if (rc)
-        return fail(k, rc, "reading object %s: %s", text, kix_strerror(rc));
+    if (rc) {
+        kix_digest_format(&d, text); /* only for the refusal: this is the hot path */
+        return rc == KIX_ENOTFOUND ? fail(k, rc, "object %s is not in this log", text)
+                                   : fail(k, rc, "reading object %s: %s", text, kix_strerror(rc));
+    }
     begin(k);
     kix_msg_put_get_object_result(&k->pw, &res);
     return finish(k);

@@ -454,6 +454,10 @@ struct stage {
     uint64_t start, target, end;
     struct batch b;
     struct kix_prepared **items;
+    /* the batch replayed while this one is prepared (NULL when none): the
+     * keys it registers verify this one's signatures */
+    struct kix_prepared *const *earlier;
+    size_t nearlier;
     int rc;
     struct kix_err err;
 };
@@ -502,8 +506,8 @@ static void *stage_fill(void *arg)
         rc = prepare_all(s->replica, &s->b, s->items, thread_count(s->opts), &s->err);
     /* keys the batch itself registers: verify with them now, in parallel */
     if (rc == KIX_OK)
-        rc = kix_log_verify_batch(s->replica, s->items, s->b.nleaves, thread_count(s->opts),
-                                  &s->err);
+        rc = kix_log_verify_batch(s->replica, s->items, s->b.nleaves, s->earlier, s->nearlier,
+                                  thread_count(s->opts), &s->err);
     s->rc = rc;
     return NULL;
 }
@@ -638,6 +642,8 @@ int kix_sync(struct kix_client *up, struct kix_log *replica, uint64_t target,
 
         if (cur->rc == KIX_OK && cur->end < target && !cancelled(opts)) {
             stage_init(next, up, replica, opts, cur->end, target);
+            next->earlier = cur->items;
+            next->nearlier = cur->b.nleaves;
             have_next = 1;
             ahead = pthread_create(&tid, NULL, stage_fill, next) == 0;
         }

@@ -30,8 +30,14 @@ static void *verify_some(void *arg)
     return NULL;
 }
 
+static int registers(const struct kix_prepared *p)
+{
+    return p && p->entry.type == KIX_ENTRY_KEY && !p->entry.key_revoke;
+}
+
 int kix_log_verify_batch(struct kix_log *l, struct kix_prepared *const *items, size_t n,
-                         unsigned threads, struct kix_err *err)
+                         struct kix_prepared *const *earlier, size_t nearlier, unsigned threads,
+                         struct kix_err *err)
 {
     struct batch_verify bv;
     struct kix_prepared **keys = NULL;
@@ -42,8 +48,10 @@ int kix_log_verify_batch(struct kix_log *l, struct kix_prepared *const *items, s
 
     (void)l;
     memset(&bv, 0, sizeof(bv));
+    for (size_t i = 0; i < nearlier; i++)
+        nkeys += registers(earlier[i]);
     for (size_t i = 0; i < n; i++)
-        nkeys += items[i] && items[i]->entry.type == KIX_ENTRY_KEY && !items[i]->entry.key_revoke;
+        nkeys += registers(items[i]);
     if (!nkeys)
         return KIX_OK;
     keys = malloc(nkeys * sizeof(*keys));
@@ -54,6 +62,10 @@ int kix_log_verify_batch(struct kix_log *l, struct kix_prepared *const *items, s
         goto out;
     }
     nkeys = 0;
+    /* the batch before's keys (its items are only read: it may be replaying) */
+    for (size_t i = 0; i < nearlier; i++)
+        if (registers(earlier[i]))
+            keys[nkeys++] = earlier[i];
     /* in order: an item can use the keys added before it */
     for (size_t i = 0; i < n; i++) {
         struct kix_prepared *p = items[i];
@@ -67,7 +79,7 @@ int kix_log_verify_batch(struct kix_log *l, struct kix_prepared *const *items, s
                     bv.n++;
                     break;
                 }
-        if (p->entry.type == KIX_ENTRY_KEY && !p->entry.key_revoke)
+        if (registers(p))
             keys[nkeys++] = p;
     }
     bv.pubs = (const uint8_t(*)[32])pubs;

@@ -111,9 +111,58 @@ KIX_TEST(keys_of_the_batch_verify_in_prepare)
     for (size_t i = 0; i < n; i++)
         unchecked += !kix_prepared_sig_checked(items[i]);
     ASSERT_EQ_U64(103, unchecked);
-    ASSERT_EQ_INT(KIX_OK, kix_log_verify_batch(replica, items, n, 2, &err));
+    ASSERT_EQ_INT(KIX_OK, kix_log_verify_batch(replica, items, n, NULL, 0, 2, &err));
     for (size_t i = 0; i < n; i++)
         ASSERT_EQ_INT(1, kix_prepared_sig_checked(items[i]));
+    cp.size = size;
+    ASSERT_EQ_INT(KIX_OK, kix_log_replay(replica, 0, items, n, &cp, 1, &err));
+    for (size_t i = 0; i < n; i++) {
+        kix_prepared_free(items[i]);
+        kix_buf_release(&lv.bytes[i]);
+    }
+    kix_buf_release(&note);
+    kix_log_close(replica);
+    remove_dir(rdir);
+    teardown(&f);
+}
+
+/* A batch prepared while the one before it replays (kix_sync pipelines
+ * them) is verified with the keys that batch registers, read from it. */
+KIX_TEST(keys_of_the_batch_before_verify_in_prepare)
+{
+    struct fixture f;
+    struct kix_log *replica;
+    struct leaves lv;
+    struct kix_prepared *items[200];
+    struct kix_append_result res;
+    struct kix_replay_checkpoint cp;
+    struct kix_buf note = KIX_BUF_INIT;
+    struct kix_err err = {0};
+    char *rdir, id[32];
+    uint64_t size;
+    size_t n, checked = 0;
+
+    setup(&f);
+    for (int i = 0; i < 100; i++) {
+        snprintf(id, sizeof(id), "run-%d", i);
+        ASSERT_EQ_INT(KIX_OK, publish(&f, f.publisher, id, i, &res, &err));
+    }
+    checkpoint_of(&f, &note, &size, &cp);
+    replica = new_replica(&f, &rdir);
+    memset(&lv, 0, sizeof(lv));
+    n = prepare_all(&f, replica, &lv, items, SIZE_MAX);
+    ASSERT_EQ_U64(104, n);
+    /* entries 0..3 register the keys; 4.. are "the next batch" */
+    ASSERT_EQ_INT(KIX_OK, kix_log_verify_batch(replica, items + 4, n - 4, NULL, 0, 2, &err));
+    for (size_t i = 4; i < n; i++)
+        checked += kix_prepared_sig_checked(items[i]);
+    ASSERT_EQ_U64(0, checked); /* no key of their own batch */
+    ASSERT_EQ_INT(KIX_OK, kix_log_verify_batch(replica, items + 4, n - 4, items, 4, 2, &err));
+    for (size_t i = 4; i < n; i++)
+        ASSERT_EQ_INT(1, kix_prepared_sig_checked(items[i]));
+    for (size_t i = 1; i < 4; i++) /* the batch before is only read */
+        ASSERT_EQ_INT(0, kix_prepared_sig_checked(items[i]));
+    ASSERT_EQ_INT(KIX_OK, kix_log_verify_batch(replica, items, 4, NULL, 0, 1, &err));
     cp.size = size;
     ASSERT_EQ_INT(KIX_OK, kix_log_replay(replica, 0, items, n, &cp, 1, &err));
     for (size_t i = 0; i < n; i++) {
@@ -149,7 +198,7 @@ KIX_TEST(bad_signature_left_to_replay)
     /* a signature that does not verify: entry 5's */
     n = prepare_all(&f, replica, &lv, items, 5);
     ASSERT_EQ_U64(6, n);
-    ASSERT_EQ_INT(KIX_OK, kix_log_verify_batch(replica, items, n, 2, &err));
+    ASSERT_EQ_INT(KIX_OK, kix_log_verify_batch(replica, items, n, NULL, 0, 2, &err));
     ASSERT_EQ_INT(1, kix_prepared_sig_checked(items[4]));
     ASSERT_EQ_INT(0, kix_prepared_sig_checked(items[5]));
     cp.size = size;
@@ -189,12 +238,12 @@ KIX_TEST(order_within_the_batch)
     ASSERT_EQ_INT(KIX_OK, kix_log_prepare(f.log, &sub, &items[1], &err));
     ASSERT_EQ_INT(0, kix_prepared_sig_checked(items[0]));
     ASSERT_EQ_INT(1, kix_prepared_sig_checked(items[1])); /* the admin is registered */
-    ASSERT_EQ_INT(KIX_OK, kix_log_verify_batch(f.log, items, 2, 1, &err));
+    ASSERT_EQ_INT(KIX_OK, kix_log_verify_batch(f.log, items, 2, NULL, 0, 1, &err));
     ASSERT_EQ_INT(0, kix_prepared_sig_checked(items[0])); /* nothing to verify it with */
     /* in the other order the key vouches for the publication */
     {
         struct kix_prepared *swapped[2] = {items[1], items[0]};
-        ASSERT_EQ_INT(KIX_OK, kix_log_verify_batch(f.log, swapped, 2, 1, &err));
+        ASSERT_EQ_INT(KIX_OK, kix_log_verify_batch(f.log, swapped, 2, NULL, 0, 1, &err));
         ASSERT_EQ_INT(1, kix_prepared_sig_checked(items[0]));
     }
     kix_prepared_free(items[0]);

@@ -124,12 +124,17 @@ int kix_prepared_sig_checked(const struct kix_prepared *p);
 
 /* For a batch prepared before any of it is committed (a replica replaying
  * an upstream batch): prepare could not verify the signatures made with a
- * key that a key entry earlier in the same batch registers, and commit
- * would verify those one at a time. This verifies them now, on `threads`
- * threads (0: one per CPU). A signature that does not verify is left for
- * commit, which refuses it with its usual message. KIX_OK or KIX_ENOMEM. */
+ * key that a key entry earlier in the same batch registers, nor, when the
+ * batch is prepared while the one before it is still being replayed, with a
+ * key that batch registers; commit would verify those one at a time. This
+ * verifies them now, on `threads` threads (0: one per CPU), with the keys
+ * registered by `earlier` (the batch before, read only: NULL, 0 when none)
+ * and by items before them. A signature that does not verify is left for
+ * commit, which refuses it with its usual message; so is one whose key the
+ * replay then does not register. KIX_OK or KIX_ENOMEM. */
 int kix_log_verify_batch(struct kix_log *l, struct kix_prepared *const *items, size_t n,
-                         unsigned threads, struct kix_err *err) KIX_MUST_CHECK;
+                         struct kix_prepared *const *earlier, size_t nearlier, unsigned threads,
+                         struct kix_err *err) KIX_MUST_CHECK;
 
 struct kix_append_result {
     int code;                      /* KIX_OK or why this submission was refused */
