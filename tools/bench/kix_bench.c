@@ -681,7 +681,7 @@ static void run_kix(const struct opts *o, const char *work, struct bench_report 
               "us", "    of which in the kernel");
     phase_figs(rep, &ph0, &ph1);
     if (io0 >= 0 && io1 >= io0)
-        bench_fig(rep, "append.kixd_write_bytes_per_entry", (io1 - io0) / (double)ld.done, "B",
+        bench_fig(rep, "append.kixd_write_bytes_per_entry", (io1 - io0) / (double)ld.done, "bytes",
                   "  bytes kixd wrote an entry (LMDB pages and answers)");
     bench_fig(rep, "append.verify_all_around", (v0 + v1) / 2, "/s",
               "  Ed25519 verify all cores, just before/after");
