@@ -21,7 +21,8 @@ need = {
                "lmdb_batched_puts", "echo_1x1", "echo_1x1_p50_us", "echo_16x16",
                "echo_16x16_p99_us"],
     "append": ["entries_per_s", "ack_p50_ms", "ack_p99_ms", "ack_max_ms", "entries",
-               "kixd_cpu_us_per_entry", "phase_sum_us"] +
+               "kixd_cpu_us_per_entry", "phase_sum_us", "entries_per_commit",
+               "kixd_write_bytes_per_entry"] +
               ["phase_%s_us" % p for p in ("receive", "canonical", "hash", "verify", "policy",
                                             "index", "commit", "answer")],
     "read": ["get_1x1", "get_1x1_p50_us", "get_1x1_p99_us", "get_16x16", "get_16x16_p99_us",
@@ -33,10 +34,12 @@ need = {
                "get_vs_echo", "resolve_vs_get", "append_ack_p99_ms"],
 }
 targets = ["append_vs_verify_all", "append_ack_p99_ms", "audit_vs_verify_all",
-           "resolve_vs_get"]
+           "mirror_vs_verify_all", "resolve_vs_get"]
 if mode == "full":
     need["scale"] = ["small_entries", "big_entries", "proof_small_p50_us", "proof_big_p50_us",
                      "proof_big_p99_us", "resolve_small_p50_us", "resolve_big_p50_us",
+                     "proof_small_tiles", "proof_small_stored_tiles", "proof_big_tiles",
+                     "proof_big_stored_tiles",
                      "wire_proof_small_p50_us", "wire_proof_big_p50_us",
                      "wire_resolve_small_p50_us", "wire_resolve_big_p50_us"]
     need["disk"] += ["big_bytes", "big_canonical_bytes", "big_vs_canonical"]
