@@ -616,16 +616,32 @@ KIX_TEST(params_refused)
     done(&msg, &b);
 }
 
+/* get_object's params for a digest text, decoded: the code, *go set. */
+static int get_object_of(const char *text, struct kix_msg_get_object_params *go)
+{
+    struct kix_proto_writer w;
+    struct kix_proto_msg msg;
+    struct kix_buf b;
+    struct kix_err err;
+    int rc;
+
+    kix_buf_init(&b);
+    kix_proto_writer_init(&w, &b);
+    kix_proto_begin_request(&w, 1, "get_object");
+    kix_proto_put_map(&w, 1);
+    KEY("digest"), STR(text);
+    finish(&w, &b, &msg);
+    rc = kix_msg_get_get_object_params(msg.params, go, &err);
+    done(&msg, &b);
+    return rc;
+}
+
 /* A digest's 64 hex digits: every byte value decodes, and a byte that is
  * no lowercase hex digit is refused at each of the 64 places. */
 KIX_TEST(digest_hex_every_place)
 {
     static const char bad[] = {'g', 'A', 'F', '/', ':', '`', '@', ' ', '\x7f'};
     char text[8 + 64];
-    struct kix_proto_writer w;
-    struct kix_proto_msg msg;
-    struct kix_buf b;
-    struct kix_err err;
     struct kix_msg_get_object_params go;
 
     for (int v = 0; v < 256; v++) {
@@ -634,15 +650,8 @@ KIX_TEST(digest_hex_every_place)
             want[i] = (uint8_t)(v + i);
         memcpy(text, "sha256:", 7);
         kix_hex_encode(want, 32, text + 7);
-        kix_buf_init(&b);
-        kix_proto_writer_init(&w, &b);
-        kix_proto_begin_request(&w, 1, "get_object");
-        kix_proto_put_map(&w, 1);
-        KEY("digest"), STR(text);
-        finish(&w, &b, &msg);
-        ASSERT_EQ_INT(KIX_OK, kix_msg_get_get_object_params(msg.params, &go, &err));
+        ASSERT_EQ_INT(KIX_OK, get_object_of(text, &go));
         ASSERT_TRUE(memcmp(want, go.digest, 32) == 0);
-        done(&msg, &b);
     }
     for (int at = 0; at < 64; at++)
         for (size_t k = 0; k < sizeof(bad); k++) {
@@ -650,14 +659,7 @@ KIX_TEST(digest_hex_every_place)
             memcpy(text, "sha256:", 7);
             text[7 + at] = bad[k];
             text[7 + 64] = '\0';
-            kix_buf_init(&b);
-            kix_proto_writer_init(&w, &b);
-            kix_proto_begin_request(&w, 1, "get_object");
-            kix_proto_put_map(&w, 1);
-            KEY("digest"), STR(text);
-            finish(&w, &b, &msg);
-            ASSERT_EQ_INT(KIX_EINVAL, kix_msg_get_get_object_params(msg.params, &go, &err));
-            done(&msg, &b);
+            ASSERT_EQ_INT(KIX_EINVAL, get_object_of(text, &go));
         }
 }
 

@@ -83,96 +83,96 @@ static void checkpoint_of(struct fixture *f, struct kix_buf *note, uint64_t *siz
     kix_log_read_end(r);
 }
 
-KIX_TEST(keys_of_the_batch_verify_in_prepare)
-{
+/* A log of the fixture's keys and 100 publications, all of it prepared
+ * into a fresh replica (nothing committed there yet). */
+struct prepared_log {
     struct fixture f;
     struct kix_log *replica;
     struct leaves lv;
     struct kix_prepared *items[200];
-    struct kix_append_result res;
     struct kix_replay_checkpoint cp;
-    struct kix_buf note = KIX_BUF_INIT;
-    struct kix_err err = {0};
-    char *rdir, id[32];
+    struct kix_buf note;
+    char *rdir;
     uint64_t size;
-    size_t n, unchecked = 0;
+    size_t n;
+};
 
-    setup(&f);
+static void prepared_log_open(struct prepared_log *pl)
+{
+    struct kix_append_result res;
+    struct kix_err err = {0};
+    char id[32];
+
+    memset(pl, 0, sizeof(*pl));
+    setup(&pl->f);
     for (int i = 0; i < 100; i++) {
         snprintf(id, sizeof(id), "run-%d", i);
-        ASSERT_EQ_INT(KIX_OK, publish(&f, f.publisher, id, i, &res, &err));
+        if (publish(&pl->f, pl->f.publisher, id, i, &res, &err))
+            abort();
     }
-    checkpoint_of(&f, &note, &size, &cp);
-    replica = new_replica(&f, &rdir);
-    memset(&lv, 0, sizeof(lv));
-    n = prepare_all(&f, replica, &lv, items, SIZE_MAX);
-    ASSERT_EQ_U64(104, n);
+    checkpoint_of(&pl->f, &pl->note, &pl->size, &pl->cp);
+    pl->replica = new_replica(&pl->f, &pl->rdir);
+    pl->n = prepare_all(&pl->f, pl->replica, &pl->lv, pl->items, SIZE_MAX);
+    pl->cp.size = pl->size;
+}
+
+static void prepared_log_close(struct prepared_log *pl)
+{
+    for (size_t i = 0; i < pl->n; i++) {
+        kix_prepared_free(pl->items[i]);
+        kix_buf_release(&pl->lv.bytes[i]);
+    }
+    kix_buf_release(&pl->note);
+    kix_log_close(pl->replica);
+    remove_dir(pl->rdir);
+    teardown(&pl->f);
+}
+
+KIX_TEST(keys_of_the_batch_verify_in_prepare)
+{
+    struct prepared_log pl;
+    struct kix_err err = {0};
+    size_t unchecked = 0;
+
+    prepared_log_open(&pl);
+    ASSERT_EQ_U64(104, pl.n);
     /* the fresh replica knows no key: only entry 0 (the log key) verified */
-    for (size_t i = 0; i < n; i++)
-        unchecked += !kix_prepared_sig_checked(items[i]);
+    for (size_t i = 0; i < pl.n; i++)
+        unchecked += !kix_prepared_sig_checked(pl.items[i]);
     ASSERT_EQ_U64(103, unchecked);
-    ASSERT_EQ_INT(KIX_OK, kix_log_verify_batch(replica, items, n, NULL, 0, 2, &err));
-    for (size_t i = 0; i < n; i++)
-        ASSERT_EQ_INT(1, kix_prepared_sig_checked(items[i]));
-    cp.size = size;
-    ASSERT_EQ_INT(KIX_OK, kix_log_replay(replica, 0, items, n, &cp, 1, &err));
-    for (size_t i = 0; i < n; i++) {
-        kix_prepared_free(items[i]);
-        kix_buf_release(&lv.bytes[i]);
-    }
-    kix_buf_release(&note);
-    kix_log_close(replica);
-    remove_dir(rdir);
-    teardown(&f);
+    ASSERT_EQ_INT(KIX_OK, kix_log_verify_batch(pl.replica, pl.items, pl.n, NULL, 0, 2, &err));
+    for (size_t i = 0; i < pl.n; i++)
+        ASSERT_EQ_INT(1, kix_prepared_sig_checked(pl.items[i]));
+    ASSERT_EQ_INT(KIX_OK, kix_log_replay(pl.replica, 0, pl.items, pl.n, &pl.cp, 1, &err));
+    prepared_log_close(&pl);
 }
 
 /* A batch prepared while the one before it replays (kix_sync pipelines
  * them) is verified with the keys that batch registers, read from it. */
 KIX_TEST(keys_of_the_batch_before_verify_in_prepare)
 {
-    struct fixture f;
-    struct kix_log *replica;
-    struct leaves lv;
-    struct kix_prepared *items[200];
-    struct kix_append_result res;
-    struct kix_replay_checkpoint cp;
-    struct kix_buf note = KIX_BUF_INIT;
+    struct prepared_log pl;
+    struct kix_prepared **items;
     struct kix_err err = {0};
-    char *rdir, id[32];
-    uint64_t size;
-    size_t n, checked = 0;
+    size_t checked = 0, n;
 
-    setup(&f);
-    for (int i = 0; i < 100; i++) {
-        snprintf(id, sizeof(id), "run-%d", i);
-        ASSERT_EQ_INT(KIX_OK, publish(&f, f.publisher, id, i, &res, &err));
-    }
-    checkpoint_of(&f, &note, &size, &cp);
-    replica = new_replica(&f, &rdir);
-    memset(&lv, 0, sizeof(lv));
-    n = prepare_all(&f, replica, &lv, items, SIZE_MAX);
+    prepared_log_open(&pl);
+    items = pl.items;
+    n = pl.n;
     ASSERT_EQ_U64(104, n);
     /* entries 0..3 register the keys; 4.. are "the next batch" */
-    ASSERT_EQ_INT(KIX_OK, kix_log_verify_batch(replica, items + 4, n - 4, NULL, 0, 2, &err));
+    ASSERT_EQ_INT(KIX_OK, kix_log_verify_batch(pl.replica, items + 4, n - 4, NULL, 0, 2, &err));
     for (size_t i = 4; i < n; i++)
         checked += kix_prepared_sig_checked(items[i]);
     ASSERT_EQ_U64(0, checked); /* no key of their own batch */
-    ASSERT_EQ_INT(KIX_OK, kix_log_verify_batch(replica, items + 4, n - 4, items, 4, 2, &err));
+    ASSERT_EQ_INT(KIX_OK, kix_log_verify_batch(pl.replica, items + 4, n - 4, items, 4, 2, &err));
     for (size_t i = 4; i < n; i++)
         ASSERT_EQ_INT(1, kix_prepared_sig_checked(items[i]));
     for (size_t i = 1; i < 4; i++) /* the batch before is only read */
         ASSERT_EQ_INT(0, kix_prepared_sig_checked(items[i]));
-    ASSERT_EQ_INT(KIX_OK, kix_log_verify_batch(replica, items, 4, NULL, 0, 1, &err));
-    cp.size = size;
-    ASSERT_EQ_INT(KIX_OK, kix_log_replay(replica, 0, items, n, &cp, 1, &err));
-    for (size_t i = 0; i < n; i++) {
-        kix_prepared_free(items[i]);
-        kix_buf_release(&lv.bytes[i]);
-    }
-    kix_buf_release(&note);
-    kix_log_close(replica);
-    remove_dir(rdir);
-    teardown(&f);
+    ASSERT_EQ_INT(KIX_OK, kix_log_verify_batch(pl.replica, items, 4, NULL, 0, 1, &err));
+    ASSERT_EQ_INT(KIX_OK, kix_log_replay(pl.replica, 0, items, n, &pl.cp, 1, &err));
+    prepared_log_close(&pl);
 }
 
 KIX_TEST(bad_signature_left_to_replay)
