@@ -190,6 +190,7 @@ static int prepare_object(struct kix_log *l, struct prepared_object *o, const st
     int rc;
 
     if (kix_canon_is_canonical(in->ptr, in->len, &l->store->canon)) {
+        kix__clock_mark(clk, KIX_LOG_PHASE_CANON);
         /* the subject is new (a manifest is published once): look up the rest */
         kix_digest_of(in->ptr, in->len, &o->digest);
         if (memcmp(o->digest.b, subject->b, 32) != 0 && stored_before(l, r, &o->digest)) {
