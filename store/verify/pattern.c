@@ -211,3 +211,106 @@ void kix_pattern_free(struct kix_pattern *p)
 {
     free(p);
 }
+
+/* ---- what regcomp may be given -------------------------------------------- */
+
+#define TAME_DEPTH 16
+#define TAME_BOUND 255
+#define TAME_SIZE  4096
+
+/* The repetitions a quantifier at *p allows (1 when there is none) and
+ * moves past it; 0 when it is malformed or over the bound. */
+static size_t repetitions(const char **p)
+{
+    unsigned lo, hi;
+
+    switch (**p) {
+    case '*':
+    case '+':
+    case '?':
+        (*p)++;
+        return 2; /* regcomp writes "a+" as "aa*" */
+    case '{':
+        (*p)++;
+        if (!number(p, &lo))
+            return 0;
+        hi = lo;
+        if (**p == ',') {
+            (*p)++;
+            hi = lo + 1;
+            if (**p != '}' && !number(p, &hi))
+                return 0;
+        }
+        if (*(*p)++ != '}' || lo > TAME_BOUND || hi > TAME_BOUND)
+            return 0;
+        return (size_t)(hi > lo ? hi : lo) + 1;
+    default:
+        return 1;
+    }
+}
+
+static int quantifier_at(char c)
+{
+    return c == '*' || c == '+' || c == '?' || c == '{';
+}
+
+int kix_pattern_regex_tame(const char *pattern)
+{
+    size_t size[TAME_DEPTH + 1] = {0};
+    unsigned depth = 0;
+    const char *p = pattern;
+
+    while (*p) {
+        size_t atom = 1, times;
+        char c = *p++;
+
+        if (c == '(') {
+            if (++depth > TAME_DEPTH)
+                return 0;
+            size[depth] = 0;
+            continue;
+        }
+        if (c == '|' || c == '^' || c == '$') {
+            if (quantifier_at(*p) && c != '|')
+                return 0; /* a quantified anchor */
+            continue;
+        }
+        if (quantifier_at(c))
+            return 0; /* a quantifier after a quantifier, or after nothing */
+        if (c == ')') {
+            if (depth == 0)
+                return 0;
+            atom = size[depth--] + 1;
+        } else if (c == '\\') {
+            if (!*p++)
+                return 0;
+        } else if (c == '[') {
+            if (*p == '^')
+                p++;
+            if (*p == ']')
+                p++;
+            while (*p && *p != ']') {
+                if (p[0] == '[' && (p[1] == ':' || p[1] == '.' || p[1] == '=')) {
+                    char close = p[1];
+                    p += 2;
+                    while (*p && !(p[0] == close && p[1] == ']'))
+                        p++;
+                    if (!*p)
+                        return 0;
+                    p += 2;
+                } else {
+                    p++;
+                }
+            }
+            if (*p++ != ']')
+                return 0;
+        }
+        times = repetitions(&p);
+        if (times == 0 || quantifier_at(*p))
+            return 0;
+        size[depth] += atom * times;
+        if (size[depth] > TAME_SIZE)
+            return 0;
+    }
+    return depth == 0;
+}

@@ -120,6 +120,12 @@ static int add_pattern(struct kix_schema *s, const json_t *p, const char *where,
         s->patterns = np;
         s->cap = cap;
     }
+    /* regcomp's memory grows exponentially with stacked or nested repeats */
+    if (!kix_pattern_regex_tame(json_string_value(p)))
+        return bad(err, where,
+                   "pattern %.64s is too complex (stacked or nested repetitions, a bound over "
+                   "255, or over 4096 atoms when expanded): write it more simply",
+                   json_string_value(p));
     rc = regcomp(&s->patterns[s->npatterns].re, json_string_value(p), REG_EXTENDED | REG_NOSUB);
     if (rc)
         return bad(err, where, "pattern %s is not a POSIX extended regular expression",

@@ -181,4 +181,53 @@ KIX_TEST(outside_the_subset_is_left_to_regex)
     }
 }
 
+/* What regcomp is given is bounded: glibc copies a subexpression once per
+ * repetition, so stacked and nested repeats are refused before it sees
+ * them (a fuzzed schema with "6+++...+" took regcomp past 2 GB). */
+KIX_TEST(regex_is_given_only_tame_patterns)
+{
+    static const char *const tame[] = {
+        "^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}([.][0-9]{1,9})?Z$",
+        "^sha256:[0-9a-f]+$",
+        "^[[:digit:]]+$",
+        "^a\\++$",
+        "^(a|b)*c{0,255}$",
+        "^[]a-]*$",
+        "(((((a)))))",
+        "x{10}(y{10}){10}",
+    };
+    static const char *const wild[] = {
+        "^sha256++$",
+        "^a**$",
+        "^a{2}{2}$",
+        "((a{200}){200}){200}",
+        "a{256}",
+        "a{1,256}",
+        "*a",
+        "(*a)",
+        "^*",
+        "a)",
+        "(a",
+        "[a",
+        "a\\",
+        "(a{100}){100}",
+        "((((((((((((((((((a))))))))))))))))))",
+    };
+    char big[5000];
+
+    for (size_t i = 0; i < sizeof(tame) / sizeof(tame[0]); i++)
+        if (!kix_pattern_regex_tame(tame[i])) {
+            fprintf(stderr, "refused %s\n", tame[i]);
+            ASSERT_TRUE(0);
+        }
+    for (size_t i = 0; i < sizeof(wild) / sizeof(wild[0]); i++)
+        if (kix_pattern_regex_tame(wild[i])) {
+            fprintf(stderr, "accepted %s\n", wild[i]);
+            ASSERT_TRUE(0);
+        }
+    memset(big, 'a', sizeof(big) - 1); /* 4999 atoms: past the expanded size */
+    big[sizeof(big) - 1] = '\0';
+    ASSERT_EQ_INT(0, kix_pattern_regex_tame(big));
+}
+
 KIX_TEST_MAIN()

@@ -30,4 +30,12 @@ int kix_pattern_match(const struct kix_pattern *p, const char *s, size_t len);
 
 void kix_pattern_free(struct kix_pattern *p);
 
+/* Whether a pattern outside that subset is safe to give to glibc's
+ * regcomp: it copies a subexpression once per repetition, so stacked
+ * quantifiers ("a++") or nested bounds ("((a{200}){200}){200}") make it
+ * allocate exponentially. 1 when every quantifier follows an atom, bounds
+ * are at most 255, groups nest at most 16 deep and the expanded size (each
+ * atom times its repetitions, summed) stays under 4096; else 0. */
+int kix_pattern_regex_tame(const char *pattern);
+
 #endif
