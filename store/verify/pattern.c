@@ -260,6 +260,8 @@ int kix_pattern_regex_tame(const char *pattern)
     unsigned depth = 0;
     const char *p = pattern;
 
+    /* Only the repetitions are judged; a pattern malformed otherwise (an
+     * unclosed bracket or group) is regcomp's to refuse, in its words. */
     while (*p) {
         size_t atom = 1, times;
         char c = *p++;
@@ -270,20 +272,21 @@ int kix_pattern_regex_tame(const char *pattern)
             size[depth] = 0;
             continue;
         }
-        if (c == '|' || c == '^' || c == '$') {
-            if (quantifier_at(*p) && c != '|')
-                return 0; /* a quantified anchor */
+        if (c == '|' || c == '^' || c == '$')
+            continue;
+        if (quantifier_at(c)) {
+            /* after nothing to repeat (no copy is made), unless stacked */
+            if (quantifier_at(*p))
+                return 0;
             continue;
         }
-        if (quantifier_at(c))
-            return 0; /* a quantifier after a quantifier, or after nothing */
         if (c == ')') {
             if (depth == 0)
-                return 0;
+                return 1;
             atom = size[depth--] + 1;
         } else if (c == '\\') {
             if (!*p++)
-                return 0;
+                return 1;
         } else if (c == '[') {
             if (*p == '^')
                 p++;
@@ -296,14 +299,14 @@ int kix_pattern_regex_tame(const char *pattern)
                     while (*p && !(p[0] == close && p[1] == ']'))
                         p++;
                     if (!*p)
-                        return 0;
+                        return 1;
                     p += 2;
                 } else {
                     p++;
                 }
             }
             if (*p++ != ']')
-                return 0;
+                return 1;
         }
         times = repetitions(&p);
         if (times == 0 || quantifier_at(*p))
@@ -312,5 +315,5 @@ int kix_pattern_regex_tame(const char *pattern)
         if (size[depth] > TAME_SIZE)
             return 0;
     }
-    return depth == 0;
+    return 1;
 }

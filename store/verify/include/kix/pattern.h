@@ -33,9 +33,10 @@ void kix_pattern_free(struct kix_pattern *p);
 /* Whether a pattern outside that subset is safe to give to glibc's
  * regcomp: it copies a subexpression once per repetition, so stacked
  * quantifiers ("a++") or nested bounds ("((a{200}){200}){200}") make it
- * allocate exponentially. 1 when every quantifier follows an atom, bounds
- * are at most 255, groups nest at most 16 deep and the expanded size (each
- * atom times its repetitions, summed) stays under 4096; else 0. */
+ * allocate exponentially. 0 for a quantifier on a quantifier, a bound over
+ * 255, groups nested over 16 deep, or an expanded size (each atom times
+ * its repetitions, summed) over 4096; else 1 (other syntax errors are left
+ * to regcomp to refuse). */
 int kix_pattern_regex_tame(const char *pattern);
 
 #endif
