@@ -1,6 +1,9 @@
 # tests/integration/lib.sh — shared helpers of the shell integration tests.
 # Sourced; expects KIX_BIN (the build's bin dir) and KIX_TESTS in the environment.
 set -euo pipefail
+# With pipefail, "producer | grep -q" fails when grep matches and exits
+# before the producer's last write, which then dies of SIGPIPE (status
+# 141): match what may take more than one write as grep -q P <<<"$(cmd)".
 
 : "${KIX_BIN:?set KIX_BIN to the bin directory of a build}"
 KIX="$KIX_BIN/kix"

@@ -23,7 +23,7 @@ import "--server $(addr o)" 1 40 4 || fail "import: $(tail -3 "$WORK/import.log"
 curl -sf "$HTTP/checkpoint" >/dev/null
 curl -sf "$HTTP/tile/0/000.p/42" >/dev/null
 curl -s "$HTTP/tile/0/009" >/dev/null
-for _ in $(seq 1 50); do curl -s "$HTTP/metrics" | grep -q "^kixd_export_size 42$" && break; sleep 0.1; done
+for _ in $(seq 1 50); do grep -q "^kixd_export_size 42$" <<<"$(curl -s "$HTTP/metrics")" && break; sleep 0.1; done
 curl -sf -D "$WORK/mh" "$HTTP/metrics" -o "$WORK/metrics" || fail "GET /metrics"
 grep -qi '^content-type: text/plain; version=0.0.4' "$WORK/mh" || fail "metrics content type: $(cat "$WORK/mh")"
 python3 - "$WORK/metrics" <<'PY' || fail "metrics: $(cat "$WORK/metrics")"

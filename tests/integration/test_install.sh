@@ -93,11 +93,11 @@ for c in $commands; do
         grep -qx -- "$o" <<<"$offered" || fail "completion of 'kix $c' lacks $o"
     done
 done
-complete_words kix publish --key "$KIX_SRC/tools/dist/completion/k" | grep -q "/completion/kix$" ||
+grep -q "/completion/kix$" <<<"$(complete_words kix publish --key "$KIX_SRC/tools/dist/completion/k")" ||
     fail "completion does not complete file names after --key"
-complete_words kix log --store "$KIX_SRC/tools/dis" | grep -qx ".*/tools/dist" ||
+grep -qx ".*/tools/dist" <<<"$(complete_words kix log --store "$KIX_SRC/tools/dis")" ||
     fail "completion does not complete directories after --store"
-complete_words kix rerun --outcome "" | grep -qx not_reproduced || fail "no --outcome values"
+grep -qx not_reproduced <<<"$(complete_words kix rerun --outcome "")" || fail "no --outcome values"
 pass "bash completion offers every command and every option of the --help texts"
 
 # kixd's completion: every command, and every option of each command's --help

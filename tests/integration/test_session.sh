@@ -93,9 +93,9 @@ make_manifests "$WORK/m2" 2
 [ "$(json_get "$WORK/res4.json" 'd["supersededBy"]')" = run-2 ] || fail "supersededBy"
 # the reason the publisher gave is shown wherever the supersession is
 [ "$(json_get "$WORK/res4.json" 'd["supersessionReason"]')" = "fixed timer" ] || fail "reason in resolve --json"
-"$KIX" resolve "${LOG[@]}" run-1 | grep -q "SUPERSEDED by run run-2 (entry [0-9]*): fixed timer" ||
+grep -q "SUPERSEDED by run run-2 (entry [0-9]*): fixed timer" <<<"$("$KIX" resolve "${LOG[@]}" run-1)" ||
   fail "reason in resolve"
-"$KIX" show "${LOG[@]}" run-1 | grep -q "this record was corrected: fixed timer" || fail "reason in show"
+grep -q "this record was corrected: fixed timer" <<<"$("$KIX" show "${LOG[@]}" run-1)" || fail "reason in show"
 "$KIX" show "${LOG[@]}" run-1 --json >"$WORK/show4.json"
 [ "$(json_get "$WORK/show4.json" 'd["supersessionReason"]')" = "fixed timer" ] || fail "reason in show --json"
 "$KIX" resolve "${LOG[@]}" run-2 --json >"$WORK/res5.json"
