@@ -135,7 +135,8 @@ static int validate_record(const json_t *tree, struct prepared_object *o, struct
  * manifest's comparison group read off its bytes
  * (kix_run_comparison_key_canonical): no canonical form is written. A
  * record (an object with a kind) is still checked against its schema, on
- * the one plain parse the check needs. */
+ * the one plain parse the check needs; unless it is stored already
+ * (o->stored_before), when its references are all it needs. */
 static int prepare_canonical(const struct kix_canon_opts *opts, struct prepared_object *o,
                              const struct kix_bytes *in, struct kix_err *err)
 {
@@ -147,6 +148,8 @@ static int prepare_canonical(const struct kix_canon_opts *opts, struct prepared_
         rc = kix_refs_canonical(o->canon.ptr, o->canon.len, &o->refs, &o->nrefs);
     if (rc)
         return kix_err_set(err, rc, "canonicalizing: %s", kix_strerror(rc));
+    if (o->stored_before)
+        return KIX_OK; /* it passed the rest when it was stored */
     /* no tree unless it is a record: a runId then leaves it to the writer */
     o->run_named =
         memmem(in->ptr, in->len, "\"runId\":", 8) ? KIX_RUN_NAMED_UNKNOWN : KIX_RUN_NAMED_NONE;
@@ -193,15 +196,8 @@ static int prepare_object(struct kix_log *l, struct prepared_object *o, const st
         kix__clock_mark(clk, KIX_LOG_PHASE_CANON);
         /* the subject is new (a manifest is published once): look up the rest */
         kix_digest_of(in->ptr, in->len, &o->digest);
-        if (memcmp(o->digest.b, subject->b, 32) != 0 && stored_before(l, r, &o->digest)) {
-            o->stored_before = 1;
-            o->run_named = KIX_RUN_NAMED_UNKNOWN;
-            rc = kix_buf_add(&o->canon, in->ptr, in->len);
-            if (rc == KIX_OK)
-                rc = kix_refs_canonical(o->canon.ptr, o->canon.len, &o->refs, &o->nrefs);
-            kix__clock_mark(clk, KIX_LOG_PHASE_HASH);
-            return rc ? kix_err_set(err, rc, "out of memory") : KIX_OK;
-        }
+        o->stored_before =
+            memcmp(o->digest.b, subject->b, 32) != 0 && stored_before(l, r, &o->digest);
         kix__clock_mark(clk, KIX_LOG_PHASE_HASH);
         rc = prepare_canonical(&l->store->canon, o, in, err);
         kix__clock_mark(clk, KIX_LOG_PHASE_CANON);
