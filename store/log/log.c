@@ -60,8 +60,7 @@ void kix__tile_cache_free(struct kix__tile_cache *c)
 
 static _Atomic(uint8_t *) *cache_slot(const struct kix__tile_ctx *c, uint32_t level, uint64_t index)
 {
-    if (!c->snapshot || !c->store->tile_cache || level < 1 || level > CACHE_LEVELS ||
-        index >= CACHE_SLOTS)
+    if (!c->snapshot || level < 1 || level > CACHE_LEVELS || index >= CACHE_SLOTS)
         return NULL;
     return &c->store->tile_cache->slot[level - 1][index];
 }
