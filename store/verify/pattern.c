@@ -49,11 +49,12 @@ static int number(const char **p, unsigned *out)
     return 1;
 }
 
-/* A bracket class after its '[': ranges and bytes; no negation, no
- * [:name:], no ']' or '\\' inside (regex then). */
+/* A bracket class after its '[': ranges and bytes, a '-' only first, last
+ * or between a range's two ends; no negation, no [:name:], no ']' or '\\'
+ * inside (regex then). */
 static int bracket(const char **p, uint8_t set[32])
 {
-    const unsigned char *q = (const unsigned char *)*p;
+    const unsigned char *first = (const unsigned char *)*p, *q = first;
 
     if (*q == '^' || *q == ']')
         return 0;
@@ -61,9 +62,13 @@ static int bracket(const char **p, uint8_t set[32])
         unsigned lo = *q, hi = lo;
         if (lo == '[' || lo == '\\')
             return 0;
+        /* '-' stands for itself only first or last: anywhere else (after
+         * a range, "a-c-e") POSIX leaves it undefined and glibc refuses it */
+        if (lo == '-' && q != first && q[1] != ']')
+            return 0;
         if (q[1] == '-' && q[2] && q[2] != ']') {
             hi = q[2];
-            if (hi < lo || hi == '[' || hi == '\\')
+            if (hi < lo || hi == '[' || hi == '\\' || lo == '-' || hi == '-')
                 return 0;
             q += 3;
         } else {
@@ -75,6 +80,28 @@ static int bracket(const char **p, uint8_t set[32])
     if (*q != ']')
         return 0;
     *p = (const char *)q + 1;
+    return 1;
+}
+
+#define UNBOUNDED (~0u)
+
+/* A bound's text after its '{': "n}", "n,}" or "n,m}". Sets *lo and *hi
+ * (UNBOUNDED for "n,") and moves past the '}'; 0 when malformed or a
+ * number is over MAX_COUNT. Both readers of quantifiers below use it. */
+static int braces(const char **p, unsigned *lo, unsigned *hi)
+{
+    if (!number(p, lo))
+        return 0;
+    *hi = *lo;
+    if (**p == ',') {
+        (*p)++;
+        *hi = UNBOUNDED;
+        if (**p != '}' && !number(p, hi))
+            return 0;
+    }
+    if (**p != '}')
+        return 0;
+    (*p)++;
     return 1;
 }
 
@@ -93,19 +120,11 @@ static int quantifier(const char **p, struct atom *a)
         return 1;
     case '{':
         (*p)++;
-        if (!number(p, &a->min))
+        if (!braces(p, &a->min, &a->max))
             return 0;
-        a->max = a->min;
-        if (**p == ',') {
-            (*p)++;
+        if (a->max == UNBOUNDED)
             a->max = MAX_COUNT;
-            if (**p != '}' && (!number(p, &a->max) || a->max < a->min))
-                return 0;
-        }
-        if (**p != '}')
-            return 0;
-        (*p)++;
-        return 1;
+        return a->max >= a->min;
     default:
         return 1;
     }
@@ -232,16 +251,11 @@ static size_t repetitions(const char **p)
         return 2; /* regcomp writes "a+" as "aa*" */
     case '{':
         (*p)++;
-        if (!number(p, &lo))
+        if (!braces(p, &lo, &hi))
             return 0;
-        hi = lo;
-        if (**p == ',') {
-            (*p)++;
+        if (hi == UNBOUNDED)
             hi = lo + 1;
-            if (**p != '}' && !number(p, &hi))
-                return 0;
-        }
-        if (*(*p)++ != '}' || lo > TAME_BOUND || hi > TAME_BOUND)
+        if (lo > TAME_BOUND || hi > TAME_BOUND)
             return 0;
         return (size_t)(hi > lo ? hi : lo) + 1;
     default:

@@ -24,9 +24,9 @@ extern const struct kix__schema_file kix__schema_files[];
 extern const size_t kix__schema_nfiles;
 
 struct pattern {
-    const json_t *node; /* the "pattern" string of one schema node */
-    regex_t re;
-    struct kix_pattern *fast; /* the same without regex, when it can (kix/pattern.h) */
+    const json_t *node;       /* the "pattern" string of one schema node */
+    struct kix_pattern *fast; /* the matcher (kix/pattern.h), when the pattern is in its subset */
+    regex_t re;               /* else POSIX regex (compiled only then) */
 };
 
 /* One schema object, its keywords looked up once at compile time. */
@@ -126,16 +126,17 @@ static int add_pattern(struct kix_schema *s, const json_t *p, const char *where,
                    "pattern %.64s is too complex (stacked or nested repetitions, a bound over "
                    "255, or over 4096 atoms when expanded): write it more simply",
                    json_string_value(p));
-    rc = regcomp(&s->patterns[s->npatterns].re, json_string_value(p), REG_EXTENDED | REG_NOSUB);
-    if (rc)
-        return bad(err, where, "pattern %s is not a POSIX extended regular expression",
-                   json_string_value(p));
-    s->patterns[s->npatterns].node = p;
+    /* the matcher's subset is POSIX extended syntax decided alike (the
+     * differential tests hold it to that): regcomp only for the rest */
     rc = kix_pattern_compile(json_string_value(p), &s->patterns[s->npatterns].fast);
-    s->npatterns++;
     if (rc == KIX_ENOMEM)
         return kix_err_set(err, KIX_ENOMEM, "compiling a schema: out of memory");
-    return KIX_OK; /* KIX_EINVAL: outside the fast subset, regexec decides */
+    if (rc != KIX_OK &&
+        regcomp(&s->patterns[s->npatterns].re, json_string_value(p), REG_EXTENDED | REG_NOSUB))
+        return bad(err, where, "pattern %s is not a POSIX extended regular expression",
+                   json_string_value(p));
+    s->patterns[s->npatterns++].node = p;
+    return KIX_OK;
 }
 
 static int compile_ref(const struct kix_schema *s, const json_t *v, const char *where,
@@ -274,8 +275,10 @@ void kix_schema_free(struct kix_schema *s)
     if (!s)
         return;
     for (size_t i = 0; i < s->npatterns; i++) {
-        regfree(&s->patterns[i].re);
-        kix_pattern_free(s->patterns[i].fast);
+        if (s->patterns[i].fast)
+            kix_pattern_free(s->patterns[i].fast);
+        else
+            regfree(&s->patterns[i].re);
     }
     free(s->patterns);
     free(s->nodes);

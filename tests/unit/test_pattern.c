@@ -169,9 +169,9 @@ KIX_TEST(the_subset_agrees_with_regexec)
 KIX_TEST(outside_the_subset_is_left_to_regex)
 {
     static const char *const outside[] = {
-        "abc$",       "^abc",    "^a|b$",    "^.*$", "^[^a]$", "^[[:digit:]]$",
-        "^a\\.b$",    "^(a)+$",  "^(a){2}$", "^()$", "^[]a]$", "^a{2,1}$",
-        "^a{99999}$", "^[z-a]$", "^(a$",     "^a)$", "^a$b",
+        "abc$",   "^abc",     "^a|b$", "^.*$",      "^[^a]$",   "^[[:digit:]]$", "^a\\.b$",
+        "^(a)+$", "^(a){2}$", "^()$",  "^[]a]$",    "^a{2,1}$", "^a{99999}$",    "^[z-a]$",
+        "^(a$",   "^a)$",     "^a$b",  "^[a-c-e]$", "^[--/]$",  "^[!--]$",
     };
     struct kix_pattern *p = NULL;
 
