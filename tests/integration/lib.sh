@@ -25,6 +25,17 @@ cleanup() {
 trap cleanup EXIT
 
 fail() { echo "FAIL: $*" >&2; exit 1; }
+# wait_log FILE PATTERN WHAT [CONTEXT]: waits up to 10 s for a line of FILE
+# matching PATTERN (grep), else fails saying WHAT and FILE's last 3 lines
+# matching CONTEXT (grep -i; default: any)
+wait_log() {
+  local file=$1 pattern=$2 what=$3 context=${4:-.}
+  for _ in $(seq 1 100); do
+    grep -q -- "$pattern" "$file" && return 0
+    sleep 0.1
+  done
+  grep -q -- "$pattern" "$file" || fail "$what: $(grep -i -- "$context" "$file" | tail -3)"
+}
 pass() { echo "ok: $*"; }
 
 # expect_status N CMD...: runs CMD, fails unless it exits with N.

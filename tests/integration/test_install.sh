@@ -74,11 +74,13 @@ pass "kix.1 documents every command of kix --help"
 comp="$P/share/bash-completion/completions/kix"
 [ -f "$comp" ] || fail "$comp not installed"
 bash -n "$comp" || fail "$comp: syntax error"
-# complete WORDS...: what _kix offers for the last word
-complete_words() {
-    bash -c 'source "$1"; shift; COMP_WORDS=("$@"); COMP_CWORD=$(($# - 1)); COMPREPLY=()
-             _kix; printf "%s\n" "${COMPREPLY[@]}"' _ "$comp" "$@"
+# complete_in FILE FUNCTION WORDS...: what the completion FUNCTION of FILE
+# offers for the last word
+complete_in() {
+    bash -c 'source "$1"; f=$2; shift 2; COMP_WORDS=("$@"); COMP_CWORD=$(($# - 1)); COMPREPLY=()
+             "$f"; printf "%s\n" "${COMPREPLY[@]}"' _ "$@"
 }
+complete_words() { complete_in "$comp" _kix "$@"; }
 offered=$(complete_words kix "")
 for c in $commands; do
     grep -qx -- "$c" <<<"$offered" || fail "completion does not offer command $c"
@@ -104,10 +106,7 @@ pass "bash completion offers every command and every option of the --help texts"
 dcomp="$P/share/bash-completion/completions/kixd"
 [ -f "$dcomp" ] || fail "$dcomp not installed"
 bash -n "$dcomp" || fail "$dcomp: syntax error"
-dcomplete() {
-    bash -c 'source "$1"; shift; COMP_WORDS=("$@"); COMP_CWORD=$(($# - 1)); COMPREPLY=()
-             _kixd; printf "%s\n" "${COMPREPLY[@]}"' _ "$dcomp" "$@"
-}
+dcomplete() { complete_in "$dcomp" _kixd "$@"; }
 dcommands=$(dcomplete kixd "")
 for c in init serve check export; do
     grep -qx -- "$c" <<<"$dcommands" || fail "kixd completion does not offer command $c"

@@ -59,30 +59,42 @@ static int stored(const struct fx *f, const char *json)
     return rc == KIX_OK;
 }
 
-/* Publishes `manifest` (objects: it, the workload, the implementation)
- * and expects refusal `code` with `want` in the message, nothing stored. */
+/* Submits run-1's publication of `manifest` (objects: it, the workload,
+ * the implementation), published at `at` (NULL: no publishedAt); returns
+ * the submit's code. Signing is the client's, which checks nothing here. */
+static int submit_run(struct fx *f, const char *manifest, const char *at,
+                      struct kix_submit_result *res)
+{
+    struct kix_buf env = KIX_BUF_INIT;
+    struct kix_digest d;
+    const char *objs[3] = {manifest, fx_workload, implementation};
+    int rc;
+
+    fx_digest_of_json(manifest, &d);
+    if (kix_entry_publication(f->publisher, "run-1", &d, at, NULL, NULL, &env, NULL) != KIX_OK)
+        abort();
+    rc = fx_submit(f, &env, objs, 3, res);
+    kix_buf_release(&env);
+    return rc;
+}
+
+/* Publishes `manifest` and expects refusal `code` with `want` in the
+ * message, nothing stored. */
 static void refused(const char *manifest, int code, const char *want)
 {
     struct fx f;
-    struct kix_buf env = KIX_BUF_INIT;
     struct kix_submit_result res;
-    struct kix_digest d;
-    const char *objs[3] = {manifest, fx_workload, implementation};
     uint64_t size;
 
     ASSERT_EQ_INT(0, fx_start(&f));
     size = log_size(&f);
     ASSERT_EQ_U64(2, size);
-    fx_digest_of_json(manifest, &d);
-    ASSERT_EQ_INT(KIX_OK,
-                  kix_entry_publication(f.publisher, "run-1", &d, NULL, NULL, NULL, &env, NULL));
-    ASSERT_EQ_INT(code, fx_submit(&f, &env, objs, 3, &res));
+    ASSERT_EQ_INT(code, submit_run(&f, manifest, NULL, &res));
     ASSERT_CONTAINS(res.message, want);
     ASSERT_EQ_U64(size, log_size(&f));
     ASSERT_TRUE(!stored(&f, manifest));
     ASSERT_TRUE(!stored(&f, fx_workload));
     kix_submit_result_release(&res);
-    kix_buf_release(&env);
     fx_cleanup(&f);
 }
 
@@ -196,23 +208,16 @@ KIX_TEST(stored_object_of_the_wrong_kind_refused)
 KIX_TEST(valid_run_accepted)
 {
     struct fx f;
-    struct kix_buf env = KIX_BUF_INIT;
     struct kix_submit_result res;
-    struct kix_digest d;
     char m[1024];
-    const char *objs[3] = {m, fx_workload, implementation};
 
     ASSERT_EQ_INT(0, fx_start(&f));
     run_manifest_of(m, sizeof(m), "passed", "11360", 0);
-    fx_digest_of_json(m, &d);
-    ASSERT_EQ_INT(KIX_OK,
-                  kix_entry_publication(f.publisher, "run-1", &d, NULL, NULL, NULL, &env, NULL));
-    ASSERT_EQ_INT(KIX_OK, fx_submit(&f, &env, objs, 3, &res));
+    ASSERT_EQ_INT(KIX_OK, submit_run(&f, m, NULL, &res));
     ASSERT_EQ_U64(3, log_size(&f));
     ASSERT_TRUE(stored(&f, m));
     ASSERT_TRUE(stored(&f, implementation));
     kix_submit_result_release(&res);
-    kix_buf_release(&env);
     fx_cleanup(&f);
 }
 
@@ -220,22 +225,15 @@ KIX_TEST(valid_run_accepted)
 KIX_TEST(bad_predicate_refused)
 {
     struct fx f;
-    struct kix_buf env = KIX_BUF_INIT;
     struct kix_submit_result res;
-    struct kix_digest d;
     char m[1024];
-    const char *objs[3] = {m, fx_workload, implementation};
 
     ASSERT_EQ_INT(0, fx_start(&f));
     run_manifest_of(m, sizeof(m), "passed", "11360", 0);
-    fx_digest_of_json(m, &d);
-    ASSERT_EQ_INT(KIX_OK, kix_entry_publication(f.publisher, "run-1", &d, "2024-09-03 15:39:55",
-                                                NULL, NULL, &env, NULL));
-    ASSERT_EQ_INT(KIX_EINVAL, fx_submit(&f, &env, objs, 3, &res));
+    ASSERT_EQ_INT(KIX_EINVAL, submit_run(&f, m, "2024-09-03 15:39:55", &res));
     ASSERT_CONTAINS(res.message, "publication entry: /predicate/publishedAt: must be an RFC 3339");
     ASSERT_EQ_U64(2, log_size(&f));
     kix_submit_result_release(&res);
-    kix_buf_release(&env);
     fx_cleanup(&f);
 }
 

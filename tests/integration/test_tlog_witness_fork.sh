@@ -30,12 +30,7 @@ for _ in $(seq 1 100); do
 done
 "$KIX" checkpoint --server "$(addr m)" "${W[@]}" >/dev/null || fail "the mirror did not cosign a's 17"
 serve b --http-witness "http://127.0.0.1:$P1 $WORK/w.pub"
-for _ in $(seq 1 100); do
-  grep -q "refused the checkpoint of size 17: HTTP 422" "$WORK/b.log" && break
-  sleep 0.1
-done
-grep -q "refused the checkpoint of size 17: HTTP 422" "$WORK/b.log" ||
-  fail "the fork was not refused: $(grep -i witness "$WORK/b.log" | tail -3)"
+wait_log "$WORK/b.log" "refused the checkpoint of size 17: HTTP 422" "the fork was not refused" witness
 KIX_STATE_DIR="$WORK/reader-b" expect_status 1 "$KIX" checkpoint --server "$(addr b)" "${W[@]}"
 grep -q "has 0 of the 1 witness cosignatures required" "$WORK/err" || fail "b: $(cat "$WORK/err")"
 pass "after the mirror cosigned a's 17, the fork's 17 gets 422 over HTTP and stays uncosigned"
@@ -47,20 +42,10 @@ stop a || true
 P2=$(free_port)
 mirror m2 a --witness-key "$WORK/w.key" --http "tcp://127.0.0.1:$P2" # a is down: nothing replayed
 serve b --http-witness "http://127.0.0.1:$P2 $WORK/w.pub"
-for _ in $(seq 1 100); do
-  grep -q "witness witness.test cosigned size 17" "$WORK/b.log" && break
-  sleep 0.1
-done
-grep -q "witness witness.test cosigned size 17" "$WORK/b.log" ||
-  fail "the witness did not cosign b's 17: $(grep -i witness "$WORK/b.log" | tail -3)"
+wait_log "$WORK/b.log" "witness witness.test cosigned size 17" "the witness did not cosign b's 17" witness
 serve a
 wait_size m2 17
-for _ in $(seq 1 100); do
-  grep -q "cannot cosign size 17: .*whose root is not the verified replica's" "$WORK/m2.log" && break
-  sleep 0.1
-done
-grep -q "cannot cosign size 17: .*whose root is not the verified replica's" "$WORK/m2.log" ||
-  fail "the mirror's refusal: $(grep -i cosign "$WORK/m2.log" | tail -3)"
+wait_log "$WORK/m2.log" "cannot cosign size 17: .*whose root is not the verified replica's" "the mirror's refusal" cosign
 expect_status 1 "$KIX" checkpoint --server "$(addr m2)" "${W[@]}"
 grep -q "has 0 of the 1 witness cosignatures required" "$WORK/err" || fail "m2: $(cat "$WORK/err")"
 pass "after it cosigned the fork's 17 over HTTP, the witness mirror does not cosign a's 17"

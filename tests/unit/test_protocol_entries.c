@@ -122,6 +122,22 @@ static void entry(struct examples *ex, const char *stmt_name, const char *env_na
     kix_buf_release(env);
 }
 
+/* A BenchmarkRun of the example's rope kernel without measurements: its
+ * date, median and source, naming the four records in `text`. */
+static void run_of(char *json, size_t cap, const char *observed, int median, const char *source,
+                   char text[4][KIX_DIGEST_TEXT_LEN + 1])
+{
+    snprintf(json, cap,
+             "{\"apiVersion\":\"kernelindex.dev/v1alpha1\",\"kind\":\"BenchmarkRun\",\"metadata\":"
+             "{\"name\":\"rope-liger-a100\"},\"spec\":"
+             "{\"status\":\"passed\",\"observedAt\":\"%s\",\"timing\":"
+             "{\"latencyNs\":{\"median\":%d},\"primaryStatistic\":\"median\"},"
+             "\"sourceNative\":{\"source\":\"%s\",\"benchmark\":\"rope/forward\"},"
+             "\"workloadDigest\":\"%s\",\"protocolDigest\":\"%s\",\"environmentDigest\":\"%s\","
+             "\"implementationDigest\":\"%s\"}}",
+             observed, median, source, text[0], text[1], text[2], text[3]);
+}
+
 #define RUN1 "example-run-1"
 #define RUN2 "example-run-2"
 
@@ -178,26 +194,10 @@ static void build(struct examples *ex)
              text[0], text[1], text[2], text[3]);
     object(ex, "run", "run.digest", json, &run);
     /* the rerun: same workload, protocol and implementation, its own date and figures */
-    snprintf(json, sizeof(json),
-             "{\"apiVersion\":\"kernelindex.dev/v1alpha1\",\"kind\":\"BenchmarkRun\",\"metadata\":"
-             "{\"name\":\"rope-liger-a100\"},\"spec\":"
-             "{\"status\":\"passed\",\"observedAt\":\"2026-12-03T08:00:00Z\",\"timing\":"
-             "{\"latencyNs\":{\"median\":11420},\"primaryStatistic\":\"median\"},"
-             "\"sourceNative\":{\"source\":\"example rerun\",\"benchmark\":\"rope/forward\"},"
-             "\"workloadDigest\":\"%s\",\"protocolDigest\":\"%s\",\"environmentDigest\":\"%s\","
-             "\"implementationDigest\":\"%s\"}}",
-             text[0], text[1], text[2], text[3]);
+    run_of(json, sizeof(json), "2026-12-03T08:00:00Z", 11420, "example rerun", text);
     object(ex, "rerun-run", "rerun-run.digest", json, &rerun);
     /* the correction that supersedes the run: another median */
-    snprintf(json, sizeof(json),
-             "{\"apiVersion\":\"kernelindex.dev/v1alpha1\",\"kind\":\"BenchmarkRun\",\"metadata\":"
-             "{\"name\":\"rope-liger-a100\"},\"spec\":"
-             "{\"status\":\"passed\",\"observedAt\":\"2026-11-30T12:00:00Z\",\"timing\":"
-             "{\"latencyNs\":{\"median\":11630},\"primaryStatistic\":\"median\"},"
-             "\"sourceNative\":{\"source\":\"example\",\"benchmark\":\"rope/forward\"},"
-             "\"workloadDigest\":\"%s\",\"protocolDigest\":\"%s\",\"environmentDigest\":\"%s\","
-             "\"implementationDigest\":\"%s\"}}",
-             text[0], text[1], text[2], text[3]);
+    run_of(json, sizeof(json), "2026-11-30T12:00:00Z", 11630, "example", text);
     object(ex, "corrected-run", "corrected-run.digest", json, &run2);
 
     /* entry 0: the log key registers the publisher with every role */
