@@ -7,7 +7,7 @@
 #include <string.h>
 
 #define MAX_ATOMS 64u
-#define MAX_COUNT 1024u
+#define MAX_COUNT 1024u /* the largest n or m of a {n,m} */
 
 /* One atom: a byte class (a literal is a class of one byte) or a group,
  * whose body is the `body` atoms after it; repeated min..max times. */
@@ -83,7 +83,7 @@ static int bracket(const char **p, uint8_t set[32])
     return 1;
 }
 
-#define UNBOUNDED (~0u)
+#define UNBOUNDED (~0u) /* "*", "+" and "{n,}": longer than any string kix takes */
 
 /* A bound's text after its '{': "n}", "n,}" or "n,m}". Sets *lo and *hi
  * (UNBOUNDED for "n,") and moves past the '}'; 0 when malformed or a
@@ -113,18 +113,16 @@ static int quantifier(const char **p, struct atom *a)
         a->min = 0, (*p)++;
         return 1;
     case '*':
-        a->min = 0, a->max = MAX_COUNT, (*p)++;
+        a->min = 0, a->max = UNBOUNDED, (*p)++;
         return 1;
     case '+':
-        a->max = MAX_COUNT, (*p)++;
+        a->max = UNBOUNDED, (*p)++;
         return 1;
     case '{':
         (*p)++;
         if (!braces(p, &a->min, &a->max))
             return 0;
-        if (a->max == UNBOUNDED)
-            a->max = MAX_COUNT;
-        return a->max >= a->min;
+        return a->max >= a->min; /* "{n,}": UNBOUNDED, as "*" and "+" */
     default:
         return 1;
     }
@@ -169,8 +167,63 @@ static int sequence(const char **p, struct kix_pattern *out, int in_group)
     return in_group ? **p == ')' : **p == '$';
 }
 
+static int meets(const uint8_t a[32], const uint8_t b[32])
+{
+    for (unsigned i = 0; i < 32; i++)
+        if (a[i] & b[i])
+            return 1;
+    return 0;
+}
+
+/* Whether a[0..n) can match the empty string. */
+static int nullable(const struct atom *a, size_t n)
+{
+    for (size_t i = 0; i < n; i += 1 + a[i].body)
+        if (a[i].min > 0 && !(a[i].group && nullable(a + i + 1, a[i].body)))
+            return 0;
+    return 1;
+}
+
+/* Sets follow, the bytes that may begin what comes after a[0..n), to
+ * those that may begin a[0..n) and then that. 0 when a choice of the
+ * matcher could go two ways: a repeat whose class meets what may follow
+ * it, or an optional group whose body may be empty or meets what follows
+ * the group. The matcher tries every count, so on such a pattern ("a+a+a+")
+ * it could take exponential time; without them a wrong count fails at the
+ * next byte, and a match costs the string's length times the pattern's. */
+static int deterministic(const struct atom *a, size_t n, uint8_t follow[32])
+{
+    uint8_t after[32];
+    size_t skip;
+
+    if (n == 0)
+        return 1;
+    skip = 1 + a->body;
+    if (!deterministic(a + skip, n - skip, follow))
+        return 0;
+    if (!a->group) {
+        if (a->min < a->max && meets(a->set, follow))
+            return 0;
+        for (unsigned i = 0; i < 32; i++)
+            follow[i] = (uint8_t)(a->min ? a->set[i] : a->set[i] | follow[i]);
+        return 1;
+    }
+    memcpy(after, follow, sizeof(after));
+    if (!deterministic(a + 1, a->body, follow))
+        return 0;
+    if (a->min == 0) {
+        /* not nullable: follow is now exactly what may begin the body */
+        if (nullable(a + 1, a->body) || meets(follow, after))
+            return 0;
+        for (unsigned i = 0; i < 32; i++)
+            follow[i] |= after[i];
+    }
+    return 1;
+}
+
 int kix_pattern_compile(const char *pattern, struct kix_pattern **out)
 {
+    uint8_t follow[32] = {0};
     struct kix_pattern *p;
     const char *q = pattern;
 
@@ -180,7 +233,7 @@ int kix_pattern_compile(const char *pattern, struct kix_pattern **out)
     p = calloc(1, sizeof(*p));
     if (!p)
         return KIX_ENOMEM;
-    if (!sequence(&q, p, 0) || strcmp(q, "$") != 0) {
+    if (!sequence(&q, p, 0) || strcmp(q, "$") != 0 || !deterministic(p->a, p->n, follow)) {
         free(p);
         return KIX_EINVAL;
     }

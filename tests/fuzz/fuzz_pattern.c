@@ -21,13 +21,13 @@ static const char *const patterns[] = {
     "^[A-Za-z0-9][A-Za-z0-9._-]*$",
     "^[a-z0-9][a-z0-9._-]*$",
     "^sha256:[0-9a-f]+$",
-    /* backtracking and groups */
-    "^a*a$",
-    "^(ab)?a?b$",
-    "^[a-c]{2,3}c$",
-    "^(x[0-9]*)?[0-9]+$",
+    /* repeats, bounds and groups */
+    "^a*b$",
+    "^(ab)?c?b$",
+    "^[a-c]{2,3}d$",
+    "^(x[0-9]*)?y[0-9]+$",
     "^((a)?b)?c$",
-    "^[ -~]*[a-z]{3}[0-9]?$",
+    "^[ -@]*[a-z]{3}[0-9]?$",
 };
 #define NPATTERNS (sizeof(patterns) / sizeof(patterns[0]))
 

@@ -158,12 +158,62 @@ KIX_TEST(schema_patterns_agree_with_regexec)
 KIX_TEST(the_subset_agrees_with_regexec)
 {
     static const char *const more[] = {
-        "^a*a$",   "^(ab)?a?b$", "^[a-c]{2,3}c$", "^x{0}y$",  "^[0-9]{1,}$", "^(x[0-9]*)?[0-9]+$",
+        "^a*b$",   "^(ab)?c?b$", "^[a-c]{2,3}d$", "^x{0}y$",  "^[0-9]{1,}$", "^(x[0-9]*)?y[0-9]+$",
         "^[-a]+$", "^[a-]?b*$",  "^((a)?b)?c$",   "^[ -~]*$",
     };
     size_t matched;
     for (size_t i = 0; i < sizeof(more) / sizeof(more[0]); i++)
         differential(more[i], 20000, &matched);
+}
+
+/* A pattern the matcher could read two ways ("a*a": which a ends the
+ * run?) is left to regex: tried count by count, "a+a+a+...a+" would take
+ * exponential time on a long enough string of a's (fuzz_pattern found it). */
+/* "+" and "*" have no upper bound: a run longer than any {n,m} may write
+ * (1024) still matches, as regexec decides (the matcher capped it at 1024
+ * once, refusing a long hex string regexec accepted). */
+KIX_TEST(long_runs_match_as_regexec_does)
+{
+    static const char *const patterns[] = {"^[0-9a-f]+$", "^[A-Za-z0-9][A-Za-z0-9._-]*$",
+                                           "^a{2,}$"};
+    static char s[5001];
+    regex_t re;
+    struct kix_pattern *p = NULL;
+
+    for (size_t i = 0; i < sizeof(patterns) / sizeof(patterns[0]); i++) {
+        ASSERT_EQ_INT(0, regcomp(&re, patterns[i], REG_EXTENDED | REG_NOSUB));
+        ASSERT_EQ_INT(KIX_OK, kix_pattern_compile(patterns[i], &p));
+        for (size_t len = 1020; len <= 5000; len += 995) {
+            memset(s, 'a', len);
+            s[len] = '\0';
+            ASSERT_EQ_INT(regexec(&re, s, 0, NULL, 0) == 0, kix_pattern_match(p, s, len));
+            ASSERT_EQ_INT(1, kix_pattern_match(p, s, len));
+        }
+        kix_pattern_free(p);
+        regfree(&re);
+    }
+}
+
+KIX_TEST(ambiguous_patterns_are_left_to_regex)
+{
+    static const char *const ambiguous[] = {
+        "^a*a$",    "^(ab)?a?b$",       "^[a-c]{2,3}c$", "^(x[0-9]*)?[0-9]+$", "^a+a+a+a+a+a+a+a+$",
+        "^(a?)?b$", "^[ -~]*[a-z]{3}$", "^(a)?[a-c]$",
+    };
+    struct kix_pattern *p = NULL;
+    char s[4097];
+
+    for (size_t i = 0; i < sizeof(ambiguous) / sizeof(ambiguous[0]); i++) {
+        ASSERT_EQ_INT(KIX_EINVAL, kix_pattern_compile(ambiguous[i], &p));
+        ASSERT_TRUE(p == NULL);
+    }
+    /* the unambiguous form of the same thing: linear on 4096 a's */
+    ASSERT_EQ_INT(KIX_OK, kix_pattern_compile("^a+b*c?$", &p));
+    memset(s, 'a', sizeof(s) - 1);
+    s[sizeof(s) - 1] = 'x';
+    ASSERT_EQ_INT(0, kix_pattern_match(p, s, sizeof(s)));
+    ASSERT_EQ_INT(1, kix_pattern_match(p, s, sizeof(s) - 1));
+    kix_pattern_free(p);
 }
 
 KIX_TEST(outside_the_subset_is_left_to_regex)

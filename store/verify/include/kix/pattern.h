@@ -2,7 +2,11 @@
  *
  * The schemas (proto/schema/) use anchored patterns of one simple kind:
  * ^...$ around literals, bracket classes ([a-z0-9._-]) and groups, each
- * with an optional ?, *, +, {n} or {n,m} (a group only with ?).
+ * with an optional ?, *, +, {n} or {n,m} (a group only with ?), and
+ * unambiguous: a class repeated a varying number of times meets nothing
+ * that may follow it, and an optional group's body is never empty and
+ * meets nothing after the group (so a match takes time linear in the
+ * string, times the pattern).
  * kix_pattern_compile accepts exactly that subset and refuses anything else
  * with KIX_EINVAL, so a caller keeps POSIX regcomp/regexec for those; on
  * the subset it decides the same strings as regexec with REG_EXTENDED in
