@@ -1,5 +1,5 @@
 /* Internal to the index layer: run records and the group index, shared by
- * the indexer (policy.c), the readers (runs.c, groups.c, query.c) and
+ * the indexer (indexer.c), the readers (runs.c, groups.c, query.c) and
  * resolve.c. Everything goes through the log's kix/log_txn.h. */
 #ifndef KIX_INDEX_INTERNAL_H
 #define KIX_INDEX_INTERNAL_H
@@ -20,10 +20,10 @@ int kix__run_put(struct kix_log_txn *t, const struct kix_run_info *r, struct kix
 int kix__run_entry_put(struct kix_log_txn *t, const char *run_id, size_t len, uint64_t index,
                        int type, struct kix_err *err);
 
-/* policy.c: what entry e at `index` does to the record of the run it is
+/* indexer.c: what entry e at `index` does to the record of the run it is
  * about (run; zeroed and filled for a publication) and, for a
  * supersession, of its successor (new_run). Pure: the writer and the index
- * check (check.c) share it. A publication's comparison group is the
+ * check (index_check.c) share it. A publication's comparison group is the
  * caller's to set (it needs the manifest); a supersession ungroups run. */
 void kix__run_step(const struct kix_entry *e, uint64_t index, const struct kix_hash *leaf_hash,
                    struct kix_run_info *run, struct kix_run_info *new_run);

@@ -7,6 +7,7 @@
 #include <pthread.h>
 
 #include "kix/store.h"
+#include "tile_cache.h"
 
 /* Tables (named LMDB databases). Keys that grow in order use MDB_APPEND. */
 enum kix_table {
@@ -45,14 +46,10 @@ struct kix_store {
     pthread_rwlock_t resize_lock;
     pthread_mutex_t write_lock;
     char *dir;
-    /* full tiles above level 0 as read from committed snapshots (log.c):
-     * immutable once full, few, and on every proof's path */
+    /* full tiles above level 0 as read from committed snapshots
+     * (tile_cache.h): immutable once full, few, and on every proof's path */
     struct kix__tile_cache *tile_cache;
 };
-
-struct kix__tile_cache;
-struct kix__tile_cache *kix__tile_cache_new(void);
-void kix__tile_cache_free(struct kix__tile_cache *c);
 
 struct kix_reader {
     struct kix_store *store;

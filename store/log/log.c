@@ -20,136 +20,6 @@
 /* the indexer format (struct kix_log_indexer.name) its tables were written in */
 #define META_INDEX "index"
 
-/* ---- tiles in LMDB ------------------------------------------------------ */
-
-static void tile_key(uint8_t key[9], uint32_t level, uint64_t index)
-{
-    key[0] = (uint8_t)level;
-    kix_u64be_put(key + 1, index);
-}
-
-/* The store's cache of full tiles of levels 1 to CACHE_LEVELS, the first
- * CACHE_SLOTS of each: at most 256 x 16 KiB a level, and level 1 alone
- * covers 2^24 entries. A proof at 10^6 entries then reads one stored tile,
- * its leaf's, where it read three. A full tile never changes (the log only
- * grows), so a copy taken from a committed snapshot stays true; slots are
- * filled once (compare-and-swap) and freed with the store. */
-#define CACHE_LEVELS 7u
-#define CACHE_SLOTS  256u
-/* a full tile's record: its width, then rows of 256, 128, ... 2 hashes (kix/merkle.h) */
-#define FULL_TILE (2u + KIX_HASH_LEN * (2u * KIX_TILE_WIDTH - 2u))
-
-struct kix__tile_cache {
-    _Atomic(uint8_t *) slot[CACHE_LEVELS][CACHE_SLOTS];
-};
-
-struct kix__tile_cache *kix__tile_cache_new(void)
-{
-    return calloc(1, sizeof(struct kix__tile_cache));
-}
-
-void kix__tile_cache_free(struct kix__tile_cache *c)
-{
-    if (!c)
-        return;
-    for (unsigned l = 0; l < CACHE_LEVELS; l++)
-        for (unsigned i = 0; i < CACHE_SLOTS; i++)
-            free(atomic_load(&c->slot[l][i]));
-    free(c);
-}
-
-static _Atomic(uint8_t *) *cache_slot(const struct kix__tile_ctx *c, uint32_t level, uint64_t index)
-{
-    if (!c->snapshot || level < 1 || level > CACHE_LEVELS || index >= CACHE_SLOTS)
-        return NULL;
-    return &c->store->tile_cache->slot[level - 1][index];
-}
-
-/* Keeps a copy of a full tile just read; the view stays the stored one. */
-static void cache_fill(_Atomic(uint8_t *) *slot, const MDB_val *val)
-{
-    uint8_t *copy, *none = NULL;
-    const uint8_t *p = val->mv_data;
-
-    if (val->mv_size != FULL_TILE || ((unsigned)p[0] << 8 | p[1]) != KIX_TILE_WIDTH)
-        return;
-    copy = malloc(FULL_TILE);
-    if (!copy)
-        return; /* a cache: the next read tries again */
-    memcpy(copy, p, FULL_TILE);
-    if (!atomic_compare_exchange_strong(slot, &none, copy))
-        free(copy); /* another reader filled it first, with the same bytes */
-}
-
-static int tile_read(void *arg, uint32_t level, uint64_t index, struct kix_bytes *out,
-                     struct kix_err *err)
-{
-    struct kix__tile_ctx *c = arg;
-    _Atomic(uint8_t *) *slot = cache_slot(c, level, index);
-    uint8_t k[9], *cached = slot ? atomic_load(slot) : NULL;
-    MDB_val key = {9, k}, val;
-    int rc;
-
-    if (cached) {
-        c->cached++;
-        out->ptr = cached;
-        out->len = FULL_TILE;
-        return KIX_OK;
-    }
-    tile_key(k, level, index);
-    rc = mdb_get(c->txn, c->store->dbi[T_TILES], &key, &val);
-    if (rc == MDB_NOTFOUND)
-        return KIX_ENOTFOUND;
-    if (rc)
-        return kix__db_error(rc, err, "reading a tree tile");
-    if (slot)
-        cache_fill(slot, &val);
-    out->ptr = val.mv_data;
-    out->len = val.mv_size;
-    return KIX_OK;
-}
-
-static int tile_write(void *arg, uint32_t level, uint64_t index, const uint8_t *data, size_t len,
-                      struct kix_err *err)
-{
-    struct kix__tile_ctx *c = arg;
-    uint8_t k[9];
-    MDB_val key = {9, k}, val = {len, (void *)data};
-    int rc;
-
-    tile_key(k, level, index);
-    rc = mdb_put(c->txn, c->store->dbi[T_TILES], &key, &val, 0);
-    return rc ? kix__db_error(rc, err, "writing a tree tile") : KIX_OK;
-}
-
-void kix__tile_io_init(struct kix_tile_io *io, struct kix__tile_ctx *ctx)
-{
-    io->read = tile_read;
-    io->write = tile_write;
-    io->ctx = ctx;
-    io->reads = 0;
-}
-
-int kix__log_size(struct kix_store *s, MDB_txn *txn, uint64_t *size)
-{
-    MDB_cursor *cur;
-    MDB_val k, v;
-    int rc = mdb_cursor_open(txn, s->dbi[T_CHECKPOINTS], &cur);
-
-    if (rc)
-        return kix__db_error(rc, NULL, "reading the log size");
-    rc = mdb_cursor_get(cur, &k, &v, MDB_LAST);
-    mdb_cursor_close(cur);
-    if (rc == MDB_NOTFOUND) {
-        *size = 0;
-        return KIX_OK;
-    }
-    if (rc || k.mv_size != 8)
-        return rc ? kix__db_error(rc, NULL, "reading the log size") : KIX_ECORRUPT;
-    *size = kix_u64be_get(k.mv_data);
-    return KIX_OK;
-}
-
 /* ---- meta ---------------------------------------------------------------- */
 
 static int meta_put(MDB_txn *txn, struct kix_store *s, const char *name, const void *v, size_t len,
@@ -212,7 +82,6 @@ static int put_index_note(struct kix_store *s, MDB_txn *txn, uint64_t size, cons
     return rc ? kix__db_error(rc, err, "writing an index note") : KIX_OK;
 }
 
-/* The indexer's note text at a checkpoint (empty without an indexer). */
 static uint64_t now_ns(void)
 {
     struct timespec ts;
@@ -220,6 +89,7 @@ static uint64_t now_ns(void)
     return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
+/* The indexer's note text at a checkpoint (empty without an indexer). */
 static int seal_text(struct kix_log *l, struct kix_store *s, MDB_txn *txn, uint64_t size,
                      const struct kix_hash *root, struct kix_buf *text, struct kix_err *err)
 {
@@ -230,7 +100,7 @@ static int seal_text(struct kix_log *l, struct kix_store *s, MDB_txn *txn, uint6
 
     if (!l->indexer || !l->indexer->seal)
         return KIX_OK;
-    kix__clock_start(&clk, l, 1);
+    kix__clock_start(&clk, &l->phases, 1);
     t0 = now_ns();
     rc = l->indexer->seal(&t, l->origin, size, root, text, err);
     l->seal_stats.ns += now_ns() - t0;
@@ -244,55 +114,14 @@ void kix_log_seal_stats(const struct kix_log *l, struct kix_log_seal_stats *out)
     *out = l->seal_stats;
 }
 
-/* ---- phase stats ------------------------------------------------------------ */
-
-static uint64_t thread_cpu_ns(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
-
-void kix__clock_start(struct kix__clock *c, struct kix_log *l, int in_txn)
-{
-    c->l = l;
-    c->in_txn = in_txn;
-    c->t = l->phase_on ? thread_cpu_ns() : 0;
-}
-
-void kix__clock_mark(struct kix__clock *c, enum kix_log_phase phase)
-{
-    uint64_t now;
-
-    if (!c->l->phase_on)
-        return;
-    now = thread_cpu_ns();
-    atomic_fetch_add_explicit(&c->l->phase_ns[phase], now - c->t, memory_order_relaxed);
-    if (c->in_txn)
-        c->l->phase_in_txn += now - c->t; /* the writer's own: under the write lock */
-    c->t = now;
-}
-
 void kix_log_phase_stats_enable(struct kix_log *l, int on)
 {
-    l->phase_on = on;
+    l->phases.on = on;
 }
 
 void kix_log_phase_stats(const struct kix_log *l, struct kix_log_phase_stats *out)
 {
-    struct kix_log *m = (struct kix_log *)l; /* atomics: loads only */
-
-    out->prepared = atomic_load_explicit(&m->phase_prepared, memory_order_relaxed);
-    out->committed = atomic_load_explicit(&m->phase_committed, memory_order_relaxed);
-    for (int i = 0; i < KIX_LOG_PHASES; i++)
-        out->ns[i] = atomic_load_explicit(&m->phase_ns[i], memory_order_relaxed);
-}
-
-const char *kix_log_phase_name(enum kix_log_phase phase)
-{
-    static const char *const names[KIX_LOG_PHASES] = {"canonical", "hash",  "verify",
-                                                      "policy",    "index", "commit"};
-    return (unsigned)phase < KIX_LOG_PHASES ? names[phase] : NULL;
+    kix__phases_read(&l->phases, out);
 }
 
 /* Origin: signs and keeps the indexer's note beside the checkpoint. */
@@ -869,7 +698,7 @@ static int apply_item(struct kix_store *s, MDB_txn *txn, struct kix_log *l, uint
     struct kix__clock clk;
     int rc;
 
-    kix__clock_start(&clk, l, 1);
+    kix__clock_start(&clk, &l->phases, 1);
     memset(res, 0, sizeof(*res));
     res->leaf_hash = p->leaf_hash;
     *dup = 0;
@@ -1084,26 +913,17 @@ int kix_log_commit(struct kix_log *l, struct kix_prepared *const *items, size_t 
     if (l->replica || !l->signer)
         return kix_err_set(err, KIX_EREADONLY,
                            "this store is a replica of %s; submit to the origin", l->origin);
-    uint64_t t0 = l->phase_on ? thread_cpu_ns() : 0;
+    uint64_t t0 = kix__phases_write_begin(&l->phases);
 
     memset(&c, 0, sizeof(c));
     c.log = l;
     c.items = items;
     c.n = n;
     c.results = results;
-    l->phase_in_txn = 0;
     rc = run_commit(&c, commit_fn, err);
     if (rc == KIX_OK && new_size)
         *new_size = c.size;
-    if (l->phase_on) {
-        /* the commit phase: the whole write less what its marks counted */
-        uint64_t all = thread_cpu_ns() - t0;
-        atomic_fetch_add_explicit(&l->phase_ns[KIX_LOG_PHASE_COMMIT],
-                                  all > l->phase_in_txn ? all - l->phase_in_txn : 0,
-                                  memory_order_relaxed);
-        if (rc == KIX_OK)
-            atomic_fetch_add_explicit(&l->phase_committed, c.accepted, memory_order_relaxed);
-    }
+    kix__phases_write_end(&l->phases, t0, rc == KIX_OK, c.accepted);
     return rc;
 }
 

@@ -1,5 +1,6 @@
-/* Internal to kix_store: the log's in-memory types shared by prepare
- * (entry.c), policy (policy.c), writing (log.c) and reading (log_read.c). */
+/* Internal to kix_log: the log's in-memory types shared by prepare
+ * (prepare.c), admission (admission.c), writing (log.c) and reading
+ * (log_read.c). */
 #ifndef KIX_LOG_INTERNAL_H
 #define KIX_LOG_INTERNAL_H
 
@@ -7,6 +8,8 @@
 #include <stdatomic.h>
 
 #include "db.h"
+#include "phase_clock.h"
+#include "tile_io.h"
 #include "kix/dsse.h"
 #include "kix/log.h"
 #include "kix/log_txn.h"
@@ -26,11 +29,7 @@ struct kix_log {
     int rebuild;            /* during open: the index must be rebuilt */
     struct kix_buf scratch; /* the indexer's, for one write transaction */
     struct kix_log_seal_stats seal_stats;
-    /* kix_log_phase_stats: on or off, the sums, and (writer only) the
-     * policy and index time inside the current write transaction */
-    int phase_on;
-    _Atomic uint64_t phase_ns[KIX_LOG_PHASES], phase_prepared, phase_committed;
-    uint64_t phase_in_txn;
+    struct kix__phases phases; /* kix_log_phase_stats */
     /* the right edge of the latest size proven, shared by readers */
     pthread_mutex_t edge_mu;
     struct kix_tile_edge edge;
@@ -92,27 +91,14 @@ void kix__key_record_encode(const struct kix_key_info *k, uint8_t out[KEY_RECORD
 int kix__key_record_decode(const uint8_t *data, size_t len, struct kix_key_info *k);
 
 int kix__key_get(struct kix_store *s, MDB_txn *txn, const uint8_t id[32], struct kix_key_info *k);
-/* A phase clock (kix_log_phase_stats): start, then mark at each phase's
- * end; marks add the thread's CPU time since the previous mark to that
- * phase. Free when the stats are off. in_txn: the clock runs inside a
- * write transaction (the writer's thread), whose marks kix_log_commit
- * subtracts from the commit phase. */
-struct kix__clock {
-    struct kix_log *l;
-    uint64_t t;
-    int in_txn;
-};
-void kix__clock_start(struct kix__clock *c, struct kix_log *l, int in_txn);
-void kix__clock_mark(struct kix__clock *c, enum kix_log_phase phase);
-
-/* policy.c: whether p's signer may append it at `index` (registered, in
+/* admission.c: whether p's signer may append it at `index` (registered, in
  * force, holding the role, and the signature verifies with that key).
  * Checked before anything else, duplicates included: an already logged
  * statement is answered as a duplicate only to a signer who may append it. */
 int kix__policy_signer(struct kix_log *l, MDB_txn *txn, uint64_t index,
                        const struct kix_prepared *p, struct kix_err *err);
 
-/* policy.c: checks p (its signer already checked) against the state in txn
+/* admission.c: checks p (its signer already checked) against the state in txn
  * (at log index `index`) and, when it passes, writes it: objects, leaf,
  * indexes, registry, and the indexer's tables.
  * KIX_EPOLICY/KIX_EVERIFY refuse only this entry; other codes abort all. */
@@ -123,20 +109,8 @@ int kix__policy_apply(struct kix_log *l, MDB_txn *txn, uint64_t index, const str
  * entry: one statement is logged once, whatever its envelope looks like. */
 int kix__statement_hash(const struct kix_dsse_envelope *env, struct kix_hash *out);
 
-/* The committed tree size (that of the latest checkpoint). */
+/* records.c: the committed tree size (that of the latest checkpoint). */
 int kix__log_size(struct kix_store *s, MDB_txn *txn, uint64_t *size);
-
-/* Tile storage through LMDB for the Merkle code. */
-struct kix__tile_ctx {
-    struct kix_store *store;
-    MDB_txn *txn;
-    /* a committed snapshot (a reader): full upper tiles may come from and
-     * go to the store's tile cache. Never a write transaction, which may
-     * abort, nor the check, which reads the stored bytes themselves. */
-    int snapshot;
-    uint64_t cached; /* reads answered from the cache */
-};
-void kix__tile_io_init(struct kix_tile_io *io, struct kix__tile_ctx *ctx);
 
 /* cosign.c: the T_COSIGS key u64be size ‖ u32be key hash ‖ name; values
  * are u64be cosignature time ‖ the signature line (no "\n"). */

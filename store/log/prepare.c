@@ -327,7 +327,7 @@ int kix_log_prepare_leaf(struct kix_log *l, const struct kix_bytes *envelope,
     *out = NULL;
     if (!p)
         return kix_err_set(err, KIX_ENOMEM, "out of memory");
-    kix__clock_start(&clk, l, 0);
+    kix__clock_start(&clk, &l->phases, 0);
     kix_dsse_envelope_init(&p->env);
     rc = kix_dsse_parse(envelope->ptr, envelope->len, &p->env, err);
     if (rc)
@@ -365,8 +365,7 @@ int kix_log_prepare_leaf(struct kix_log *l, const struct kix_bytes *envelope,
     kix__clock_mark(&clk, KIX_LOG_PHASE_CANON);
     if (rc)
         goto fail;
-    if (l->phase_on)
-        atomic_fetch_add_explicit(&l->phase_prepared, 1, memory_order_relaxed);
+    kix__phases_prepared(&l->phases);
     *out = p;
     return KIX_OK;
 fail:
@@ -387,7 +386,7 @@ int kix_log_prepare_objects(struct kix_log *l, struct kix_prepared *p,
     struct kix__clock clk;
     int rc;
 
-    kix__clock_start(&clk, l, 0);
+    kix__clock_start(&clk, &l->phases, 0);
     rc = p->objects ? kix_err_set(err, KIX_EINVAL, "the entry's objects are already prepared")
                     : prepare_objects(l, p, &sub, &clk, err);
     if (rc == KIX_OK)

@@ -1,4 +1,5 @@
-/* The key registry record: its fixed binary layout and lookup. */
+/* The log's own small records: the key registry's (its fixed binary
+ * layout and lookup) and the committed tree size. */
 #include <string.h>
 
 #include "log_internal.h"
@@ -31,4 +32,24 @@ int kix__key_get(struct kix_store *s, MDB_txn *txn, const uint8_t id[32], struct
     if (rc)
         return kix__db_error(rc, NULL, "reading the key registry");
     return kix__key_record_decode(val.mv_data, val.mv_size, k);
+}
+
+int kix__log_size(struct kix_store *s, MDB_txn *txn, uint64_t *size)
+{
+    MDB_cursor *cur;
+    MDB_val k, v;
+    int rc = mdb_cursor_open(txn, s->dbi[T_CHECKPOINTS], &cur);
+
+    if (rc)
+        return kix__db_error(rc, NULL, "reading the log size");
+    rc = mdb_cursor_get(cur, &k, &v, MDB_LAST);
+    mdb_cursor_close(cur);
+    if (rc == MDB_NOTFOUND) {
+        *size = 0;
+        return KIX_OK;
+    }
+    if (rc || k.mv_size != 8)
+        return rc ? kix__db_error(rc, NULL, "reading the log size") : KIX_ECORRUPT;
+    *size = kix_u64be_get(k.mv_data);
+    return KIX_OK;
 }

@@ -1,4 +1,4 @@
-/* The log's policy: who may sign what (key registry and roles) and which
+/* Admission: the log's policy, who may sign what (key registry and roles) and which
  * objects must be stored, checked against the state inside the writer's
  * transaction (so earlier entries of the same batch count), then the
  * writes that make an accepted entry part of the log. The index above

@@ -1,0 +1,42 @@
+/* Internal to kix_log: the phase clock behind kix_log_phase_stats (kix/log.h),
+ * which says where an append's CPU time goes (canonical form, hashing,
+ * signatures, policy, index, commit). Prepare threads and the writer mark
+ * phases on one struct kix__phases; the sums are atomics, so marks from
+ * many threads need no lock. When the stats are off a mark costs a load. */
+#ifndef KIX_PHASE_CLOCK_H
+#define KIX_PHASE_CLOCK_H
+
+#include <stdatomic.h>
+#include <stdint.h>
+
+#include "kix/log.h"
+
+struct kix__phases {
+    int on;
+    _Atomic uint64_t ns[KIX_LOG_PHASES], prepared, committed;
+    /* the writer's marks inside the current write transaction (under the
+     * write lock), which the commit phase does not count again */
+    uint64_t in_txn;
+};
+
+/* A clock: start, then mark at each phase's end; a mark adds the thread's
+ * CPU time since the previous mark to that phase. in_txn: the clock runs
+ * inside a write transaction (the writer's thread). */
+struct kix__clock {
+    struct kix__phases *ph;
+    uint64_t t;
+    int in_txn;
+};
+void kix__clock_start(struct kix__clock *c, struct kix__phases *ph, int in_txn);
+void kix__clock_mark(struct kix__clock *c, enum kix_log_phase phase);
+
+/* One more entry prepared. */
+void kix__phases_prepared(struct kix__phases *ph);
+/* Around a whole commit: begin returns its start; end adds to the commit
+ * phase the commit's time less its marks, and the entries it accepted. */
+uint64_t kix__phases_write_begin(struct kix__phases *ph);
+void kix__phases_write_end(struct kix__phases *ph, uint64_t start, int committed,
+                           uint64_t accepted);
+void kix__phases_read(const struct kix__phases *ph, struct kix_log_phase_stats *out);
+
+#endif
