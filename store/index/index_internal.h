@@ -7,6 +7,40 @@
 #include "kix/index.h"
 #include "kix/smt.h"
 
+/* The index's tables, as it names them to the log (indexer.c), by their
+ * position in that list (kix/log_txn.h). */
+enum kix__index_table {
+    KIX_TABLE_RUNS,        /* run id text → run record */
+    KIX_TABLE_RUN_ENTRIES, /* run id text ‖ 0 ‖ u64be index → entry type (u8) */
+    KIX_TABLE_GROUPS,      /* comparison key(32) ‖ u64be value ‖ run id → empty */
+    KIX_TABLE_SMT,         /* the verifiable index's tree: position key → record */
+    KIX_INDEX_TABLES
+};
+
+/* manifest_memo.c: what the index reads of an object while the log
+ * prepares it (kix_log_indexer.prepare), so the writer parses no manifest:
+ * whether it is a comparable run and its group (kix/manifest.h), and its
+ * metadata.runId: KIX__RUN_NAMED_UNKNOWN (not read: read the stored
+ * manifest), _NONE, _STRING (named_run, a run id's length at most: a
+ * longer one is _OTHER) or _OTHER. */
+enum {
+    KIX__RUN_NAMED_UNKNOWN = -1,
+    KIX__RUN_NAMED_NONE,
+    KIX__RUN_NAMED_STRING,
+    KIX__RUN_NAMED_OTHER
+};
+struct kix__manifest_memo {
+    int comparable;
+    struct kix_digest comparison_key;
+    uint64_t value;
+    int run_named;
+    char named_run[KIX_RUN_ID_MAX + 1];
+};
+int kix__manifest_memo_prepare(const struct kix_log_object *o, void *memo, struct kix_err *err);
+/* The memo of the item's subject when its submission carried it: 1, *out
+ * filled; 0 when it did not (read the stored manifest). */
+int kix__manifest_memo_of(const struct kix_log_item *item, struct kix__manifest_memo *out);
+
 /* Run record: fixed layout, see runs.c. */
 #define RUN_RECORD_LEN_V1 (32 + 32 + 8 * 7 + 1 + 32 + 8 + 1)
 #define RUN_RECORD_LEN    (RUN_RECORD_LEN_V1 + 32)

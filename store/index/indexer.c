@@ -195,12 +195,15 @@ static int check_manifest_names_run(struct kix_log_txn *t, const struct kix_log_
                                     struct kix_err *err)
 {
     const struct kix_entry *e = item->entry;
+    struct kix__manifest_memo m;
     struct kix_bytes mb;
     json_t *doc, *named;
     int rc = KIX_OK;
 
-    if (item->run_named == KIX_RUN_NAMED_NONE ||
-        (item->run_named == KIX_RUN_NAMED_STRING && strcmp(item->named_run, e->run_id) == 0))
+    if (!kix__manifest_memo_of(item, &m))
+        m.run_named = KIX__RUN_NAMED_UNKNOWN;
+    if (m.run_named == KIX__RUN_NAMED_NONE ||
+        (m.run_named == KIX__RUN_NAMED_STRING && strcmp(m.named_run, e->run_id) == 0))
         return KIX_OK;
     if (kix_log_item_object(t, item, &e->subject, &mb) != KIX_OK)
         return KIX_OK; /* a missing manifest is the log's to refuse, by name */
@@ -229,18 +232,20 @@ static int index_check(struct kix_log_txn *t, const struct kix_log_item *item, s
 }
 
 /* A comparable run enters its comparison group. The manifest is usually in
- * the submission, its group found by prepare; else it was stored before. */
+ * the submission, its group found while the log prepared it
+ * (manifest_memo.c); else it was stored before. */
 static int join_group(struct kix_log_txn *t, const struct kix_log_item *item,
                       struct kix_run_info *run, struct kix_err *err)
 {
+    struct kix__manifest_memo m;
     struct kix_bytes stored;
     int rc;
 
-    if (item->manifest_sent) {
-        if (!item->comparable)
+    if (kix__manifest_memo_of(item, &m)) {
+        if (!m.comparable)
             return KIX_OK;
-        run->comparison_key = item->comparison_key;
-        run->value = item->value;
+        run->comparison_key = m.comparison_key;
+        run->value = m.value;
         run->grouped = 1;
         return kix__group_insert(t, run, err);
     }
@@ -382,8 +387,24 @@ static int index_apply(struct kix_log_txn *t, const struct kix_log_item *item, s
 /* kix-index/3: run records commit their entry list; the verifiable index,
  * its tree kept in tiles of four levels (kix-index/2 kept one record per
  * node: a store of that name is rebuilt on its first writable open) */
-static const struct kix_log_indexer indexer = {"kix-index/3", index_check, index_apply,
-                                               kix__vindex_seal, kix__vindex_reset};
+static const struct kix_log_table_spec tables[KIX_INDEX_TABLES] = {
+    [KIX_TABLE_RUNS] = {"runs", 0},
+    [KIX_TABLE_RUN_ENTRIES] = {"run_entries", 0},
+    [KIX_TABLE_GROUPS] = {"groups", 0},
+    /* what the index notes commit to, kept since kix-index/2 */
+    [KIX_TABLE_SMT] = {"smt", KIX_LOG_TABLE_SEALED},
+};
+
+static const struct kix_log_indexer indexer = {
+    .name = "kix-index/3",
+    .tables = tables,
+    .ntables = KIX_INDEX_TABLES,
+    .prepare = kix__manifest_memo_prepare,
+    .check = index_check,
+    .apply = index_apply,
+    .seal = kix__vindex_seal,
+    .reset = kix__vindex_reset,
+};
 
 const struct kix_log_indexer *kix_index_indexer(void)
 {

@@ -304,8 +304,8 @@ out:
 
 int kix__vindex_reset(struct kix_log_txn *t, struct kix_err *err)
 {
-    static const enum kix_log_table tables[] = {KIX_TABLE_RUNS, KIX_TABLE_RUN_ENTRIES,
-                                                KIX_TABLE_GROUPS, KIX_TABLE_SMT};
+    static const enum kix__index_table tables[] = {KIX_TABLE_RUNS, KIX_TABLE_RUN_ENTRIES,
+                                                   KIX_TABLE_GROUPS, KIX_TABLE_SMT};
     int rc = KIX_OK;
 
     for (size_t i = 0; rc == KIX_OK && i < sizeof(tables) / sizeof(tables[0]); i++)
@@ -434,7 +434,7 @@ int kix_index_each_key(struct kix_log_txn *t, kix_vindex_key_fn fn, void *ctx, s
     if (rc == KIX_OK && !e.stopped)
         rc = kix_log_txn_scan(t, KIX_TABLE_GROUPS, NULL, 0, each_group, &e);
     if (rc == KIX_OK && !e.stopped)
-        rc = kix_log_txn_scan(t, KIX_TABLE_KEYS, NULL, 0, each_registry_key, &e);
+        rc = kix_log_txn_scan_keys(t, each_registry_key, &e);
     kix_buf_release(&e.value);
     if (rc == KIX_OK)
         rc = e.rc;

@@ -355,19 +355,18 @@ static void item_of(const struct kix_prepared *p, uint64_t index, struct kix_log
     it->leaf_hash = p->leaf_hash;
     it->entry = &p->entry;
     it->prepared = p;
-    it->run_named = KIX_RUN_NAMED_UNKNOWN;
-    for (size_t i = 0; i < p->nobjects; i++) {
+}
+
+const void *kix_log_item_memo(const struct kix_log_item *item, const struct kix_digest *d)
+{
+    const struct kix_prepared *p = item->prepared;
+
+    for (size_t i = 0; p && i < p->nobjects; i++) {
         const struct prepared_object *o = &p->objects[i];
-        if (o->stored_before || memcmp(o->digest.b, p->entry.subject.b, 32) != 0)
-            continue;
-        it->manifest_sent = 1;
-        it->comparable = o->comparable;
-        it->comparison_key = o->comparison_key;
-        it->value = o->value;
-        it->run_named = o->run_named;
-        it->named_run = o->named_run;
-        break;
+        if (!o->stored_before && o->memoed && memcmp(o->digest.b, d->b, 32) == 0)
+            return o->memo;
     }
+    return NULL;
 }
 
 int kix_log_item_object(struct kix_log_txn *t, const struct kix_log_item *item,

@@ -11,9 +11,8 @@
 #include <unistd.h>
 
 static const char *const table_names[T_COUNT] = {
-    "meta",        "blobs",        "objects",    "leaves",      "leaf_index",  "tiles",
-    "checkpoints", "keys",         "runs",       "run_entries", "subjects",    "signers",
-    "groups",      "cosignatures", "statements", "smt",         "index_notes",
+    "meta", "blobs",    "objects", "leaves",       "leaf_index", "tiles",       "checkpoints",
+    "keys", "subjects", "signers", "cosignatures", "statements", "index_notes",
 };
 
 #define DEFAULT_MAP_INITIAL ((size_t)64 << 20)
@@ -66,7 +65,26 @@ int kix__db_error(int rc, struct kix_err *err, const char *what)
     }
 }
 
-static int open_tables(struct kix_store *s, struct kix_err *err)
+/* The layer above's tables: a read-only open of a store without one notes
+ * it absent (log.c decides whether that may be). */
+static int open_layer_tables(struct kix_store *s, MDB_txn *txn,
+                             const struct kix_log_table_spec *tables, struct kix_err *err)
+{
+    for (size_t i = 0; i < s->ntables; i++) {
+        int rc = mdb_dbi_open(txn, tables[i].name, s->read_only ? 0 : MDB_CREATE, &s->table_dbi[i]);
+        s->table_flags[i] = tables[i].flags;
+        if (rc == MDB_NOTFOUND && s->read_only) {
+            s->table_absent[i] = 1;
+            continue;
+        }
+        if (rc)
+            return kix__db_error(rc, err, "opening a table");
+    }
+    return KIX_OK;
+}
+
+static int open_tables(struct kix_store *s, const struct kix_log_table_spec *tables,
+                       struct kix_err *err)
 {
     MDB_txn *txn = NULL;
     unsigned flags = s->read_only ? MDB_RDONLY : 0;
@@ -83,7 +101,7 @@ static int open_tables(struct kix_store *s, struct kix_err *err)
             else if (t == T_STATEMENTS)
                 s->no_statements = 1;
             else
-                s->no_vindex = 1;
+                s->no_index_notes = 1;
             continue;
         }
         if (rc) {
@@ -95,6 +113,11 @@ static int open_tables(struct kix_store *s, struct kix_err *err)
             return kix__db_error(rc, err, "opening a table");
         }
     }
+    rc = open_layer_tables(s, txn, tables, err);
+    if (rc) {
+        mdb_txn_abort(txn);
+        return rc;
+    }
     rc = mdb_txn_commit(txn);
     return kix__db_error(rc, err, "opening the store's tables");
 }
@@ -102,12 +125,24 @@ static int open_tables(struct kix_store *s, struct kix_err *err)
 int kix_store_open(const char *dir, const struct kix_store_opts *opts, struct kix_store **out,
                    struct kix_err *err)
 {
+    return kix__store_open(dir, opts, NULL, 0, out, err);
+}
+
+int kix__store_open(const char *dir, const struct kix_store_opts *opts,
+                    const struct kix_log_table_spec *tables, size_t ntables, struct kix_store **out,
+                    struct kix_err *err)
+{
     struct kix_store *s;
     unsigned flags = MDB_NOTLS;
     MDB_envinfo info;
     int rc;
 
     *out = NULL;
+    if (ntables > KIX_LOG_TABLES_MAX)
+        return kix_err_set(err, KIX_EINVAL,
+                           "opening store %s: %zu index tables, over the %u a "
+                           "store keeps",
+                           dir, ntables, KIX_LOG_TABLES_MAX);
     s = calloc(1, sizeof(*s));
     if (!s)
         return kix_err_set(err, KIX_ENOMEM, "opening store %s: out of memory", dir);
@@ -116,6 +151,7 @@ int kix_store_open(const char *dir, const struct kix_store_opts *opts, struct ki
     if (s->map_size > s->map_max)
         s->map_size = s->map_max;
     s->read_only = opts ? opts->read_only : 0;
+    s->ntables = ntables;
     if (opts)
         s->canon = opts->canon;
     pthread_rwlock_init(&s->resize_lock, NULL);
@@ -133,7 +169,7 @@ int kix_store_open(const char *dir, const struct kix_store_opts *opts, struct ki
     }
     rc = mdb_env_create(&s->env);
     if (rc == 0)
-        rc = mdb_env_set_maxdbs(s->env, T_COUNT + 2);
+        rc = mdb_env_set_maxdbs(s->env, T_COUNT + KIX_LOG_TABLES_MAX + 2);
     if (rc == 0)
         rc = mdb_env_set_maxreaders(s->env, 1024);
     if (rc == 0)
@@ -158,7 +194,7 @@ int kix_store_open(const char *dir, const struct kix_store_opts *opts, struct ki
     /* An existing store may already be bigger than the initial size. */
     if (mdb_env_info(s->env, &info) == 0 && info.me_mapsize > s->map_size)
         s->map_size = info.me_mapsize;
-    rc = open_tables(s, err);
+    rc = open_tables(s, tables, err);
     if (rc)
         goto fail;
     *out = s;

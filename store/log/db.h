@@ -6,6 +6,7 @@
 #include <lmdb.h>
 #include <pthread.h>
 
+#include "kix/log_txn.h"
 #include "kix/store.h"
 #include "tile_cache.h"
 
@@ -19,14 +20,10 @@ enum kix_table {
     T_TILES,       /* u8 level ‖ u64be index → Merkle tile */
     T_CHECKPOINTS, /* u64be tree size → signed checkpoint note */
     T_KEYS,        /* key id(32) → key record */
-    T_RUNS,        /* run id text → run record */
-    T_RUN_ENTRIES, /* run id text ‖ 0 ‖ u64be index → entry type (u8) */
     T_SUBJECTS,    /* digest(32) ‖ u64be index → empty */
     T_SIGNERS,     /* key id(32) ‖ u64be index → empty */
-    T_GROUPS,      /* comparison key(32) ‖ statistic ‖ run → empty */
     T_COSIGS,      /* u64be size ‖ u32be witness key hash ‖ name → cosignature line */
     T_STATEMENTS,  /* SHA-256 of the signed statement (DSSE PAE) → u64be log index */
-    T_SMT,         /* verifiable index: SMT position key → 65-byte record (kix/smt.h) */
     T_INDEX_NOTES, /* u64be tree size → the index note signed beside its checkpoint (append,
                       but for the rebuild's re-signing) */
     T_COUNT
@@ -40,7 +37,15 @@ struct kix_store {
     int read_only;
     int no_cosigs;     /* read-only open of a store made before T_COSIGS existed */
     int no_statements; /* read-only open of a store made before T_STATEMENTS existed */
-    int no_vindex;     /* read-only open of a store made before the verifiable index */
+    /* read-only open of a store with no index notes to read: made before
+     * them, or its indexer's tables written in another format (log.c) */
+    int no_index_notes;
+    /* the tables the layer above named (struct kix_log_indexer's), opened
+     * with the store's own; absent: a read-only open found none */
+    size_t ntables;
+    MDB_dbi table_dbi[KIX_LOG_TABLES_MAX];
+    unsigned table_flags[KIX_LOG_TABLES_MAX];
+    unsigned char table_absent[KIX_LOG_TABLES_MAX];
     /* Readers hold it shared for their transaction's life; only a map
      * resize (rare) takes it exclusively, as LMDB requires no live txn. */
     pthread_rwlock_t resize_lock;
@@ -50,6 +55,12 @@ struct kix_store {
      * (tile_cache.h): immutable once full, few, and on every proof's path */
     struct kix__tile_cache *tile_cache;
 };
+
+/* kix_store_open, also opening (creating, unless read-only) the tables of
+ * the layer above: KIX_EINVAL when there are more than KIX_LOG_TABLES_MAX. */
+int kix__store_open(const char *dir, const struct kix_store_opts *opts,
+                    const struct kix_log_table_spec *tables, size_t ntables, struct kix_store **out,
+                    struct kix_err *err);
 
 struct kix_reader {
     struct kix_store *store;

@@ -212,13 +212,14 @@ static int open_handle(const char *dir, const struct kix_log_opts *opts, struct 
     *out = NULL;
     if (!l)
         return kix_err_set(err, KIX_ENOMEM, "out of memory");
-    rc = kix_store_open(dir, opts ? &opts->store : NULL, &l->store, err);
+    l->indexer = opts ? opts->indexer : NULL;
+    rc = kix__store_open(dir, opts ? &opts->store : NULL, l->indexer ? l->indexer->tables : NULL,
+                         l->indexer ? l->indexer->ntables : 0, &l->store, err);
     if (rc) {
         free(l);
         return rc;
     }
     l->replica = opts ? opts->replica : 0;
-    l->indexer = opts ? opts->indexer : NULL;
     l->indexed = l->indexer != NULL;
     pthread_mutex_init(&l->edge_mu, NULL);
     *out = l;
@@ -514,6 +515,20 @@ out:
     return rc;
 }
 
+/* A store kept by an indexer holds its tables, but for the sealed ones
+ * (kix/log_txn.h), which stores made before them lack. */
+static int require_tables(struct kix_log *l, struct kix_err *err)
+{
+    const struct kix_store *s = l->store;
+
+    for (size_t i = 0; i < s->ntables; i++)
+        if (s->table_absent[i] && !(s->table_flags[i] & KIX_LOG_TABLE_SEALED))
+            return kix_err_set(err, KIX_ECORRUPT,
+                               "table %s is missing; this is not a kix store (run kixd init)",
+                               l->indexer->tables[i].name);
+    return KIX_OK;
+}
+
 static int index_current(struct kix_log *l, int *current, struct kix_err *err)
 {
     char name[64];
@@ -551,7 +566,9 @@ int kix_log_open(const char *dir, const struct kix_log_opts *opts, struct kix_lo
         if (rc && rc != KIX_ENOTFOUND)
             goto fail;
         l->indexed = rc == KIX_ENOTFOUND;
-        rc = KIX_OK;
+        rc = l->indexed ? require_tables(l, err) : KIX_OK;
+        if (rc)
+            goto fail;
     }
     if (!(opts && opts->store.read_only)) {
         rc = kix__db_write(l->store, backfill_fn, NULL, err);
@@ -577,7 +594,7 @@ int kix_log_open(const char *dir, const struct kix_log_opts *opts, struct kix_lo
          * node), so it is read as none, with no index notes, rather than
          * misread until a writable open rebuilds it */
         if (rc == KIX_OK && !current)
-            l->store->no_vindex = 1;
+            l->store->no_index_notes = 1;
         if (rc)
             goto fail;
     }

@@ -47,21 +47,16 @@ struct prepared_object {
     struct kix_digest digest;
     struct kix_digest *refs;
     size_t nrefs;
-    /* its comparison group, found while the object was parsed in prepare
-     * (the writer then need not parse it again) */
-    int comparable;
-    struct kix_digest comparison_key;
-    uint64_t value;
     /* its record kind ("" for an object without one), validated against
      * its schema in prepare, and the kinds its digest fields require
      * (checked in the writer's transaction: the objects may be stored) */
     char kind[KIX_SCHEMA_KIND_MAX];
     struct kix_schema_ref *kind_refs;
     size_t nkind_refs;
-    /* its metadata.runId, read from the same parse (kix_log_item's
-     * run_named and named_run), so the writer parses no manifest */
-    int run_named;
-    char named_run[KIX_RUN_ID_MAX + 1];
+    /* what the indexer's prepare read of it (kix_log_item_memo), from the
+     * same parse, so the writer parses it no more; memoed: it ran */
+    int memoed;
+    unsigned char memo[KIX_LOG_MEMO_MAX];
     /* sent canonical but already stored: its references found, nothing
      * else (no parse, no schema check: it passed them when stored); the
      * writer reads it from the store like an object not sent */

@@ -160,7 +160,7 @@ int kix_log_reader_checkpoint_cosigned(struct kix_log_reader *r, uint64_t size, 
 
 static int index_note_get(struct kix_log_reader *r, uint64_t size, struct kix_bytes *out)
 {
-    if (r->log->store->no_vindex)
+    if (r->log->store->no_index_notes)
         return KIX_ENOTFOUND;
     return get_u64_key(r, T_INDEX_NOTES, size, out);
 }

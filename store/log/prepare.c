@@ -9,7 +9,6 @@
 
 #include "kix/encoding.h"
 #include "kix/json.h"
-#include "kix/manifest.h"
 #include "kix/sha256.h"
 #include "log_internal.h"
 
@@ -86,21 +85,19 @@ static int verify_if_known(struct kix_log *l, struct kix_prepared *p, struct kix
     return KIX_OK;
 }
 
-/* What the policy asks of a manifest that names its run (metadata.runId),
- * read here on the parse prepare makes anyway, not on the writer's. */
-static void note_named_run(const json_t *tree, struct prepared_object *o)
+/* The indexer's memo of an object (kix_log_indexer.prepare), taken while
+ * its parse is at hand: tree is NULL when prepare made none. */
+static int memo_object(struct kix_log *l, struct prepared_object *o, const json_t *tree,
+                       int sent_canonical, struct kix_err *err)
 {
-    const json_t *named = json_object_get(json_object_get(tree, "metadata"), "runId");
+    struct kix_log_object view = {kix_buf_bytes(&o->canon), tree, sent_canonical};
+    int rc;
 
-    o->run_named = KIX_RUN_NAMED_NONE;
-    if (!named)
-        return;
-    o->run_named = KIX_RUN_NAMED_OTHER;
-    if (json_is_string(named) && json_string_length(named) <= KIX_RUN_ID_MAX &&
-        !memchr(json_string_value(named), 0, json_string_length(named))) {
-        memcpy(o->named_run, json_string_value(named), json_string_length(named) + 1);
-        o->run_named = KIX_RUN_NAMED_STRING;
-    }
+    if (!l->indexer || !l->indexer->prepare)
+        return KIX_OK;
+    rc = l->indexer->prepare(&view, o->memo, err);
+    o->memoed = rc == KIX_OK;
+    return rc;
 }
 
 /* An object with a "kind" is a record: it must be one of the kinds the
@@ -113,7 +110,6 @@ static int validate_record(const json_t *tree, struct prepared_object *o, struct
     const char *kind;
     int rc;
 
-    note_named_run(tree, o);
     if (!json_object_get(tree, "kind"))
         return KIX_OK;
     rc = kix_record_validate(tree, &res, err);
@@ -131,17 +127,15 @@ static int validate_record(const json_t *tree, struct prepared_object *o, struct
 }
 
 /* An object that arrives canonical (what kix clients send) is kept as it
- * came, its references found by one scan (kix_refs_canonical) and a run
- * manifest's comparison group read off its bytes
- * (kix_run_comparison_key_canonical): no canonical form is written. A
- * record (an object with a kind) is still checked against its schema, on
- * the one plain parse the check needs; unless it is stored already
+ * came, its references found by one scan (kix_refs_canonical): no
+ * canonical form is written. A record (an object with a kind) is still
+ * checked against its schema, on the one plain parse the check needs,
+ * which the indexer's memo then reads too; unless it is stored already
  * (o->stored_before), when its references are all it needs. */
-static int prepare_canonical(const struct kix_canon_opts *opts, struct prepared_object *o,
+static int prepare_canonical(struct kix_log *l, struct prepared_object *o,
                              const struct kix_bytes *in, struct kix_err *err)
 {
-    static const char run_kind[] = "\"kind\":\"BenchmarkRun\"";
-    char metric[16];
+    json_t *tree = NULL;
     int rc = kix_buf_add(&o->canon, in->ptr, in->len);
 
     if (rc == KIX_OK)
@@ -150,24 +144,15 @@ static int prepare_canonical(const struct kix_canon_opts *opts, struct prepared_
         return kix_err_set(err, rc, "canonicalizing: %s", kix_strerror(rc));
     if (o->stored_before)
         return KIX_OK; /* it passed the rest when it was stored */
-    /* no tree unless it is a record: a runId then leaves it to the writer */
-    o->run_named =
-        memmem(in->ptr, in->len, "\"runId\":", 8) ? KIX_RUN_NAMED_UNKNOWN : KIX_RUN_NAMED_NONE;
     if (memmem(in->ptr, in->len, "\"kind\":", 7)) {
-        json_t *tree = NULL;
-        rc = kix_canon_parse_tree(in->ptr, in->len, opts, &tree, err);
+        rc = kix_canon_parse_tree(in->ptr, in->len, &l->store->canon, &tree, err);
         if (rc == KIX_OK)
             rc = validate_record(tree, o, err);
-        json_decref(tree);
-        if (rc)
-            return rc;
     }
-    /* the top level's kind, if BenchmarkRun, is these very bytes */
-    if (!memmem(in->ptr, in->len, run_kind, sizeof(run_kind) - 1))
-        return KIX_OK;
-    o->comparable = kix_run_comparison_key_canonical(o->canon.ptr, o->canon.len, &o->comparison_key,
-                                                     &o->value, metric) == KIX_OK;
-    return KIX_OK;
+    if (rc == KIX_OK)
+        rc = memo_object(l, o, tree, 1, err);
+    json_decref(tree);
+    return rc;
 }
 
 /* Whether the canonical object with this digest is stored already (a
@@ -182,14 +167,13 @@ static int stored_before(struct kix_log *l, struct kix_reader **r, const struct 
     return kix__object_get(l->store, (*r)->txn, d->b, &v) == KIX_OK;
 }
 
-/* One parse per object: its canonical form, references, comparison group
- * and record check all come from the same tree. */
+/* One parse per object: its canonical form, references, record check and
+ * the indexer's memo all come from the same tree. */
 static int prepare_object(struct kix_log *l, struct prepared_object *o, const struct kix_bytes *in,
                           const struct kix_digest *subject, struct kix_reader **r,
                           struct kix__clock *clk, struct kix_err *err)
 {
     json_t *tree = NULL;
-    char metric[16];
     int rc;
 
     if (kix_canon_is_canonical(in->ptr, in->len, &l->store->canon)) {
@@ -199,7 +183,7 @@ static int prepare_object(struct kix_log *l, struct prepared_object *o, const st
         o->stored_before =
             memcmp(o->digest.b, subject->b, 32) != 0 && stored_before(l, r, &o->digest);
         kix__clock_mark(clk, KIX_LOG_PHASE_HASH);
-        rc = prepare_canonical(&l->store->canon, o, in, err);
+        rc = prepare_canonical(l, o, in, err);
         kix__clock_mark(clk, KIX_LOG_PHASE_CANON);
         return rc;
     }
@@ -214,13 +198,15 @@ static int prepare_object(struct kix_log *l, struct prepared_object *o, const st
     rc = kix_canon_write_tree(tree, &o->canon);
     if (rc == KIX_OK)
         rc = kix_refs_collect_tree(tree, &o->refs, &o->nrefs);
-    if (rc == KIX_OK)
-        o->comparable =
-            kix_run_comparison_key_tree(tree, &o->comparison_key, &o->value, metric) == KIX_OK;
+    if (rc) {
+        json_decref(tree);
+        return kix_err_set(err, rc, "canonicalizing: %s", kix_strerror(rc));
+    }
+    rc = memo_object(l, o, tree, 0, err);
     json_decref(tree);
     kix__clock_mark(clk, KIX_LOG_PHASE_CANON);
     if (rc)
-        return kix_err_set(err, rc, "canonicalizing: %s", kix_strerror(rc));
+        return rc;
     kix_digest_of(o->canon.ptr, o->canon.len, &o->digest);
     kix__clock_mark(clk, KIX_LOG_PHASE_HASH);
     return KIX_OK;

@@ -3,27 +3,28 @@
 
 #include "log_internal.h"
 
-static MDB_dbi dbi_of(struct kix_log_txn *t, enum kix_log_table table)
+/* A read-only open found the table absent; or it is sealed and the store
+ * keeps no index notes to read it against; or no layer named it. */
+static int reads_empty(const struct kix_log_txn *t, unsigned table)
 {
-    static const int tables[] = {
-        [KIX_TABLE_RUNS] = T_RUNS,     [KIX_TABLE_RUN_ENTRIES] = T_RUN_ENTRIES,
-        [KIX_TABLE_GROUPS] = T_GROUPS, [KIX_TABLE_SMT] = T_SMT,
-        [KIX_TABLE_KEYS] = T_KEYS,
-    };
-    return t->store->dbi[tables[table]];
+    const struct kix_store *s = t->store;
+
+    return table >= s->ntables || s->table_absent[table] ||
+           (s->no_index_notes && (s->table_flags[table] & KIX_LOG_TABLE_SEALED));
 }
 
-/* A read-only open of a store older than the table: it is empty. */
-static int missing(struct kix_log_txn *t, enum kix_log_table table)
+static int no_such_table(unsigned table, struct kix_err *err)
 {
-    return t->store->no_vindex && table == KIX_TABLE_SMT;
+    return kix_err_set(err, KIX_EINVAL, "writing index table %u, which the indexer did not name",
+                       table);
 }
 
-int kix_log_txn_get(struct kix_log_txn *t, enum kix_log_table table, const void *key, size_t klen,
+int kix_log_txn_get(struct kix_log_txn *t, unsigned table, const void *key, size_t klen,
                     struct kix_bytes *val)
 {
     MDB_val k = {klen, (void *)key}, v;
-    int rc = missing(t, table) ? MDB_NOTFOUND : mdb_get(t->txn, dbi_of(t, table), &k, &v);
+    int rc =
+        reads_empty(t, table) ? MDB_NOTFOUND : mdb_get(t->txn, t->store->table_dbi[table], &k, &v);
 
     if (rc == MDB_NOTFOUND)
         return KIX_ENOTFOUND;
@@ -34,19 +35,21 @@ int kix_log_txn_get(struct kix_log_txn *t, enum kix_log_table table, const void 
     return KIX_OK;
 }
 
-int kix_log_txn_put(struct kix_log_txn *t, enum kix_log_table table, const void *key, size_t klen,
+int kix_log_txn_put(struct kix_log_txn *t, unsigned table, const void *key, size_t klen,
                     const void *val, size_t vlen, struct kix_err *err)
 {
     MDB_val k = {klen, (void *)key}, v = {vlen, (void *)val};
     int rc;
 
-    if (!t->writable || table == KIX_TABLE_KEYS)
+    if (!t->writable)
         return kix_err_set(err, KIX_EREADONLY, "writing the index through a reader");
-    rc = mdb_put(t->txn, dbi_of(t, table), &k, &v, 0);
+    if (table >= t->store->ntables)
+        return no_such_table(table, err);
+    rc = mdb_put(t->txn, t->store->table_dbi[table], &k, &v, 0);
     return rc ? kix__db_error(rc, err, "writing the index") : KIX_OK;
 }
 
-int kix_log_txn_del(struct kix_log_txn *t, enum kix_log_table table, const void *key, size_t klen,
+int kix_log_txn_del(struct kix_log_txn *t, unsigned table, const void *key, size_t klen,
                     struct kix_err *err)
 {
     MDB_val k = {klen, (void *)key};
@@ -54,7 +57,9 @@ int kix_log_txn_del(struct kix_log_txn *t, enum kix_log_table table, const void 
 
     if (!t->writable)
         return kix_err_set(err, KIX_EREADONLY, "writing the index through a reader");
-    rc = mdb_del(t->txn, dbi_of(t, table), &k, NULL);
+    if (table >= t->store->ntables)
+        return no_such_table(table, err);
+    rc = mdb_del(t->txn, t->store->table_dbi[table], &k, NULL);
     if (rc == MDB_NOTFOUND)
         return KIX_ENOTFOUND;
     return rc ? kix__db_error(rc, err, "writing the index") : KIX_OK;
@@ -83,21 +88,28 @@ static int scan(MDB_txn *txn, MDB_dbi dbi, const void *from, size_t from_len, ki
     return rc == 0 || rc == MDB_NOTFOUND ? KIX_OK : kix__db_error(rc, NULL, what);
 }
 
-int kix_log_txn_scan(struct kix_log_txn *t, enum kix_log_table table, const void *from,
-                     size_t from_len, kix_log_scan_fn fn, void *ctx)
+int kix_log_txn_scan(struct kix_log_txn *t, unsigned table, const void *from, size_t from_len,
+                     kix_log_scan_fn fn, void *ctx)
 {
-    if (missing(t, table))
+    if (reads_empty(t, table))
         return KIX_OK;
-    return scan(t->txn, dbi_of(t, table), from, from_len, fn, ctx, "reading the index");
+    return scan(t->txn, t->store->table_dbi[table], from, from_len, fn, ctx, "reading the index");
 }
 
-int kix_log_txn_clear(struct kix_log_txn *t, enum kix_log_table table, struct kix_err *err)
+int kix_log_txn_scan_keys(struct kix_log_txn *t, kix_log_scan_fn fn, void *ctx)
+{
+    return scan(t->txn, t->store->dbi[T_KEYS], NULL, 0, fn, ctx, "reading the key registry");
+}
+
+int kix_log_txn_clear(struct kix_log_txn *t, unsigned table, struct kix_err *err)
 {
     int rc;
 
     if (!t->writable)
         return kix_err_set(err, KIX_EREADONLY, "writing the index through a reader");
-    rc = mdb_drop(t->txn, dbi_of(t, table), 0);
+    if (table >= t->store->ntables)
+        return no_such_table(table, err);
+    rc = mdb_drop(t->txn, t->store->table_dbi[table], 0);
     return rc ? kix__db_error(rc, err, "emptying an index table") : KIX_OK;
 }
 

@@ -1,6 +1,6 @@
 /* kix/log_txn.h — the log's storage, lent to the layer above it.
  *
- * The benchmark index (store/index) keeps its tables in the log's own LMDB
+ * The index (store/index) keeps its tables in the log's own LMDB
  * environment so that an entry and everything derived from it commit in one
  * durable transaction, and a read snapshot sees both at the same tree size.
  * It never sees LMDB: it reads and writes its tables through struct
@@ -31,30 +31,42 @@
 
 struct kix_log_txn;
 struct kix_log_reader;
+struct json_t; /* jansson's */
 
-/* The tables the log keeps for the index above it; opened with the store. */
-enum kix_log_table {
-    KIX_TABLE_RUNS,        /* run id text → run record */
-    KIX_TABLE_RUN_ENTRIES, /* run id text ‖ 0 ‖ u64be index → entry type (u8) */
-    KIX_TABLE_GROUPS,      /* comparison key(32) ‖ u64be value ‖ run id → empty */
-    KIX_TABLE_SMT,         /* the verifiable index's tree: position key → record */
-    KIX_TABLE_KEYS,        /* the log's key registry, to read: key id(32) → record */
+/* The layer above names its own tables (struct kix_log_indexer's
+ * `tables`): the log keeps each as a table of its store under that name,
+ * opened with the store, and the layer addresses it by its position in
+ * that list. At most KIX_LOG_TABLES_MAX. A table the layer did not name
+ * reads as empty (writes fail with KIX_EINVAL).
+ *
+ * flags: KIX_LOG_TABLE_SEALED marks a table whose contents the layer's
+ * seal commits to in its index notes: where the store keeps no index
+ * notes to read it against (a read-only open of a store made before them,
+ * or of one whose tables were written under another indexer `name`, which
+ * may lay them out otherwise), it reads as empty, as it does when a
+ * read-only open finds it absent. Any other table a read-only open of a
+ * store kept by an indexer does not find is a damaged store (KIX_ECORRUPT). */
+#define KIX_LOG_TABLES_MAX   16u
+#define KIX_LOG_TABLE_SEALED 1u
+struct kix_log_table_spec {
+    const char *name; /* its name in the store (an LMDB database) */
+    unsigned flags;
 };
 
-int kix_log_txn_get(struct kix_log_txn *t, enum kix_log_table table, const void *key, size_t klen,
+int kix_log_txn_get(struct kix_log_txn *t, unsigned table, const void *key, size_t klen,
                     struct kix_bytes *val);
-int kix_log_txn_put(struct kix_log_txn *t, enum kix_log_table table, const void *key, size_t klen,
+int kix_log_txn_put(struct kix_log_txn *t, unsigned table, const void *key, size_t klen,
                     const void *val, size_t vlen, struct kix_err *err) KIX_MUST_CHECK;
 /* KIX_ENOTFOUND (err untouched) when there was no such key. */
-int kix_log_txn_del(struct kix_log_txn *t, enum kix_log_table table, const void *key, size_t klen,
+int kix_log_txn_del(struct kix_log_txn *t, unsigned table, const void *key, size_t klen,
                     struct kix_err *err) KIX_MUST_CHECK;
 
 /* Calls fn with every record whose key is >= from, in key order, until fn
  * returns non-zero: 1 stops the scan with KIX_OK, a negative KIX_E* code
  * stops it with that code. */
 typedef int (*kix_log_scan_fn)(void *ctx, const struct kix_bytes *key, const struct kix_bytes *val);
-int kix_log_txn_scan(struct kix_log_txn *t, enum kix_log_table table, const void *from,
-                     size_t from_len, kix_log_scan_fn fn, void *ctx) KIX_MUST_CHECK;
+int kix_log_txn_scan(struct kix_log_txn *t, unsigned table, const void *from, size_t from_len,
+                     kix_log_scan_fn fn, void *ctx) KIX_MUST_CHECK;
 
 /* The writer's scratch buffer: empty when a write transaction begins (and
  * when it is retried), kept across the indexer's calls within it, for its
@@ -62,11 +74,13 @@ int kix_log_txn_scan(struct kix_log_txn *t, enum kix_log_table table, const void
 struct kix_buf *kix_log_txn_scratch(struct kix_log_txn *t);
 
 /* Empties a table (writer only). */
-int kix_log_txn_clear(struct kix_log_txn *t, enum kix_log_table table,
-                      struct kix_err *err) KIX_MUST_CHECK;
+int kix_log_txn_clear(struct kix_log_txn *t, unsigned table, struct kix_err *err) KIX_MUST_CHECK;
 
 /* The key registry's record of a key id (raw 32 bytes): KIX_ENOTFOUND. */
 int kix_log_txn_key(struct kix_log_txn *t, const uint8_t key_id[32], struct kix_key_info *out);
+/* Every record of the key registry (key id(32) → its stored record), in key
+ * order, through fn (which returns as for kix_log_txn_scan). */
+int kix_log_txn_scan_keys(struct kix_log_txn *t, kix_log_scan_fn fn, void *ctx) KIX_MUST_CHECK;
 
 /* The canonical bytes of a stored object, and the leaf at a log index. */
 int kix_log_txn_object(struct kix_log_txn *t, const struct kix_digest *d, struct kix_bytes *out);
@@ -81,26 +95,31 @@ int kix_log_txn_subject_entries(struct kix_log_txn *t, const struct kix_digest *
 /* A reader's snapshot as a transaction (valid until kix_log_read_end). */
 struct kix_log_txn *kix_log_reader_txn(struct kix_log_reader *r);
 
-enum { KIX_RUN_NAMED_UNKNOWN = -1, KIX_RUN_NAMED_NONE, KIX_RUN_NAMED_STRING, KIX_RUN_NAMED_OTHER };
+/* One object of a submission, as the indexer's prepare sees it. */
+struct kix_log_object {
+    struct kix_bytes canon;    /* its canonical bytes */
+    const struct json_t *tree; /* its parse, when prepare made one (a record, or an
+                                  object not sent canonical), else NULL */
+    int sent_canonical;        /* 1: it arrived canonical: canon is what was sent */
+};
+
+/* The bytes an indexer keeps about one object (kix_log_indexer.prepare). */
+#define KIX_LOG_MEMO_MAX 256u
 
 /* One entry being appended, as the indexer sees it. */
 struct kix_log_item {
     uint64_t index;
     struct kix_hash leaf_hash;     /* RFC 9162 leaf hash of the entry */
     const struct kix_entry *entry; /* what its statement says; entry->signer verified */
-    /* the subject manifest, when the submission carried it: whether it is
-     * a comparable run, and its group (kix/manifest.h), found by prepare */
-    int manifest_sent;
-    int comparable;
-    struct kix_digest comparison_key;
-    uint64_t value;
-    /* and its metadata.runId: KIX_RUN_NAMED_UNKNOWN (not sent, or not read
-     * by prepare: read the stored manifest), _NONE, _STRING (named_run, a
-     * run id's length at most: a longer one is _OTHER) or _OTHER */
-    int run_named;
-    const char *named_run;
-    const void *prepared; /* the log's own view, for kix_log_item_object */
+    const void *prepared;          /* the log's own view, for kix_log_item_object/_memo */
 };
+
+/* The memo the indexer's prepare wrote about object d, when the item's
+ * submission carried it (and it was not stored before, when prepare reads
+ * no more of it than its references): a view of KIX_LOG_MEMO_MAX bytes,
+ * valid during the callback. NULL otherwise: no such object was sent, or
+ * the item is replayed from the stored log (a rebuild). */
+const void *kix_log_item_memo(const struct kix_log_item *item, const struct kix_digest *d);
 
 /* The canonical bytes of object d as the item's submission carried it, or
  * else as stored before (views valid during the callback). KIX_ENOTFOUND
@@ -124,9 +143,20 @@ int kix_log_item_object(struct kix_log_txn *t, const struct kix_log_item *item,
  *
  * `name` names the tables' format: a store whose index was written under
  * another name has its tables emptied (reset) and rebuilt from every
- * entry, in one transaction, when it is opened to write. */
+ * entry, in one transaction, when it is opened to write.
+ *
+ * prepare (may be NULL) reads what the layer needs of each object a
+ * submission carries while kix_log_prepare has it parsed, so the writer
+ * need not parse it again: it writes up to KIX_LOG_MEMO_MAX bytes to
+ * `memo` (zeroed before the call), which the log keeps with the object and
+ * hands back to check and apply (kix_log_item_memo) without reading them.
+ * It runs on the threads that prepare, many at once: it may keep no state
+ * but the memo. An error refuses the submission (KIX_EINVAL, ...). */
 struct kix_log_indexer {
     const char *name;
+    const struct kix_log_table_spec *tables; /* its tables (see above) */
+    size_t ntables;
+    int (*prepare)(const struct kix_log_object *o, void *memo, struct kix_err *err);
     int (*check)(struct kix_log_txn *t, const struct kix_log_item *item, struct kix_err *err);
     int (*apply)(struct kix_log_txn *t, const struct kix_log_item *item, struct kix_err *err);
     int (*seal)(struct kix_log_txn *t, const char *origin, uint64_t size,

@@ -1,0 +1,69 @@
+/* What the index reads of each object a submission carries while the log
+ * prepares it (kix_log_indexer.prepare), on the parse prepare makes anyway,
+ * so that the writer parses no manifest: a run manifest's comparison group
+ * (kix/manifest.h) and the run its metadata.runId names. Runs on the
+ * log's prepare threads: it keeps nothing but the memo. */
+#define _GNU_SOURCE /* memmem */
+#include <jansson.h>
+#include <string.h>
+
+#include "index_internal.h"
+#include "kix/json.h"
+#include "kix/manifest.h"
+
+_Static_assert(sizeof(struct kix__manifest_memo) <= KIX_LOG_MEMO_MAX,
+               "the memo fits the bytes the log keeps for it");
+
+/* metadata.runId of a parsed object. */
+static void note_named_run(const json_t *tree, struct kix__manifest_memo *m)
+{
+    const json_t *named = json_object_get(json_object_get(tree, "metadata"), "runId");
+
+    m->run_named = KIX__RUN_NAMED_NONE;
+    if (!named)
+        return;
+    m->run_named = KIX__RUN_NAMED_OTHER;
+    if (json_is_string(named) && json_string_length(named) <= KIX_RUN_ID_MAX &&
+        !memchr(json_string_value(named), 0, json_string_length(named))) {
+        memcpy(m->named_run, json_string_value(named), json_string_length(named) + 1);
+        m->run_named = KIX__RUN_NAMED_STRING;
+    }
+}
+
+/* An object that arrived canonical was parsed only if it is a record: a
+ * runId in one that was not leaves it to the writer. Its comparison group
+ * is read off its bytes (kix_run_comparison_key_canonical) when its top
+ * level's kind, if BenchmarkRun, is these very bytes. */
+int kix__manifest_memo_prepare(const struct kix_log_object *o, void *memo, struct kix_err *err)
+{
+    static const char run_kind[] = "\"kind\":\"BenchmarkRun\"";
+    struct kix__manifest_memo m;
+    char metric[16];
+
+    (void)err;
+    memset(&m, 0, sizeof(m));
+    if (o->tree)
+        note_named_run(o->tree, &m);
+    else
+        m.run_named = memmem(o->canon.ptr, o->canon.len, "\"runId\":", 8) ? KIX__RUN_NAMED_UNKNOWN
+                                                                          : KIX__RUN_NAMED_NONE;
+    if (!o->sent_canonical)
+        m.comparable =
+            kix_run_comparison_key_tree(o->tree, &m.comparison_key, &m.value, metric) == KIX_OK;
+    else if (memmem(o->canon.ptr, o->canon.len, run_kind, sizeof(run_kind) - 1))
+        m.comparable =
+            kix_run_comparison_key_canonical(o->canon.ptr, o->canon.len, &m.comparison_key,
+                                             &m.value, metric) == KIX_OK;
+    memcpy(memo, &m, sizeof(m));
+    return KIX_OK;
+}
+
+int kix__manifest_memo_of(const struct kix_log_item *item, struct kix__manifest_memo *out)
+{
+    const void *memo = kix_log_item_memo(item, &item->entry->subject);
+
+    if (!memo)
+        return 0;
+    memcpy(out, memo, sizeof(*out));
+    return 1;
+}
