@@ -16,6 +16,17 @@ Also: no system() or popen() anywhere, no string compare on an error's
 message outside tests, no file includes another folder's private header (a quoted include
 that is not kix/NAME.h must live beside the file, or be a test helper in
 tests/), and each layer's CMake library links only layers below it.
+
+And the log knows no benchmarks: nothing in store/log (code, comments,
+strings, its CMakeLists.txt) says what the index makes of the entries, so
+that a new index dimension never means editing the log. The words
+(LOG_VOCABULARY below): run id (run_id, runId, RUN_ID, "run id"),
+named_run/run_named, run_entries, RUNS/RUN as an upper-case name part
+(T_RUNS, KIX_TABLE_RUNS), comparison, comparable, group/groups (but "group
+commit", which is the log's: many submissions, one transaction), rank,
+ranks, ranked, ranking(s), benchmark. Not "run" or "runs" in lower case,
+which mostly means to execute, nor "manifest", the name kix/store.h gives
+the JSON objects it stores.
 """
 import os
 import re
@@ -43,6 +54,11 @@ LIBRARY = {"base": "kix_base", "verify": "kix_verify", "log": "kix_log", "index"
 HEADERS = {"client": "client", "cli": "-"}  # where a layer's include/kix lives, if not its folder
 THIRD_PARTY = {"sodium.h", "jansson.h", "lmdb.h", "msgpack.h", "uv.h", "curl/curl.h",
                "openssl/sha.h", "openssl/evp.h"}
+LOG_VOCABULARY = [
+    re.compile(r"run[_ ]?id|named_run|run_named|run_entries|compar(?:ison|able)|benchmark"
+               r"|\bgroups?\b(?![- ]commit)|\brank(?:s|ed|ings?)?\b", re.I),
+    re.compile(r"\b(?:[A-Z0-9]+_)*RUNS?(?:_[A-Z0-9]+)*\b"),  # T_RUNS, KIX_TABLE_RUN_ENTRIES
+]
 INCLUDE = re.compile(r'^\s*#\s*include\s*([<"])([^>"]+)[>"]', re.M)
 
 
@@ -123,6 +139,16 @@ def main():
                 for m in re.finditer(r"\b(strstr|strncmp|strcmp)\s*\([^;]*\bmsg\b", text):
                     problems.append(f"{rel}: {m.group(1)} on an error message: act on "
                                     f"err->cause, not its text")
+    # the log knows no benchmarks (see the top)
+    log_files = list(sources("store/log")) + [os.path.join(ROOT, "store/log/CMakeLists.txt")]
+    for path in log_files:
+        if not os.path.exists(path):
+            continue
+        rel = os.path.relpath(path, ROOT)
+        for n, line in enumerate(open(path, encoding="utf-8"), 1):
+            for word in (m.group(0) for r in LOG_VOCABULARY for m in r.finditer(line)):
+                problems.append(f"{rel}:{n}: \"{word}\": the log knows entries, objects and the "
+                                f"indexer's tables, not what the index (store/index) makes of them")
     for p in problems:
         print(p)
     if problems:
@@ -145,6 +171,9 @@ def self_test():
         ("store/verify/CMakeLists.txt", "target_link_libraries(kix_verify PUBLIC kix_log)\n"),
         ("client/cli/cmd_audit.c", 'static int f(void) { return system("rm -rf x"); }\n'),
         ("daemon/mirror.c", 'static int g(struct kix_err *e) { return !!strstr(e->msg, "x"); }\n'),
+        ("store/log/txn.c", "/* a comparable run joins its group */\n"),  # the log knowing runs
+        ("store/log/db.h", "enum { T_RUNS };\n"),                          # ... or their table
+        ("store/log/log.c", 'static const char *k = "metadata.runId";\n'),  # ... or their names
     ]
     real, failures = ROOT, 0
     for rel, line in plants:

@@ -15,7 +15,7 @@
 #define META_ORIGIN "origin"
 #define META_VKEY   "log_vkey"
 /* present in a log created without an indexer (a plain log); a log without
- * it keeps the benchmark index, as every log made before indexers had */
+ * it keeps an index, as every log made before indexers had */
 #define META_PLAIN "plain"
 /* the indexer format (struct kix_log_indexer.name) its tables were written in */
 #define META_INDEX "index"
@@ -160,8 +160,8 @@ static int seal_and_check(struct kix_log *l, struct kix_store *s, MDB_txn *txn,
         goto out;
     if (!c->index_note) {
         rc = kix_err_set(err, KIX_EVERIFY,
-                         "the upstream sent no index note for size %llu; a log that keeps the "
-                         "benchmark index signs one at every checkpoint",
+                         "the upstream sent no index note for size %llu; a log that keeps an "
+                         "index signs one at every checkpoint",
                          (unsigned long long)c->size);
         goto out;
     }
@@ -177,8 +177,8 @@ static int seal_and_check(struct kix_log *l, struct kix_store *s, MDB_txn *txn,
             last--;
         rc = kix_err_set(err, KIX_EVERIFY,
                          "the upstream's signed index at size %llu is not the index of its "
-                         "entries (recomputed here: %.*s); the upstream lies about runs, "
-                         "groups or keys",
+                         "entries (recomputed here: %.*s); the upstream lies about what its "
+                         "entries say",
                          (unsigned long long)c->size,
                          (int)((const char *)text.ptr + text.len - 1 - last), last);
         kix_err_cause(err, KIX_CAUSE_INDEX_MISMATCH, 0, c->size);
@@ -911,7 +911,7 @@ static int run_commit(struct commit_ctx *c, kix__write_fn fn, struct kix_err *er
     int rc;
     if (c->log->indexed && !c->log->indexer)
         return kix_err_set(err, KIX_EINVAL,
-                           "this log keeps the benchmark index: open it with kix_index_open "
+                           "this log keeps an index: open it with its indexer (kix_index_open) "
                            "so that the index follows every append");
     c->hashes = malloc((c->n ? c->n : 1) * sizeof(*c->hashes));
     if (!c->hashes)

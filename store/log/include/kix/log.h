@@ -6,8 +6,8 @@
  * admin key and is signed by the log key itself; every later entry must be
  * signed by a registered, unrevoked key holding the role its type needs,
  * and every object it names must be stored or sent with it. What the
- * entries mean for runs and rankings is the index's business (kix/index.h),
- * which the log keeps in step through struct kix_log_indexer.
+ * entries mean beyond that is the business of the index above (kix/index.h),
+ * which the log keeps in step through struct kix_log_indexer (kix/log_txn.h).
  *
  * Appending is two steps so that the expensive, stateless part can run on
  * many threads: kix_log_prepare() parses, canonicalizes and verifies the
@@ -57,8 +57,8 @@ struct kix_log_indexer; /* kix/log_txn.h */
 struct kix_log_opts {
     struct kix_store_opts store;
     int replica; /* open a replica (no log key; kix_log_replay only) */
-    /* The layer above whose tables follow every append (the benchmark
-     * index: kix_index_indexer()), or NULL for a plain log. A log created
+    /* The layer above whose tables follow every append (the index:
+     * kix_index_indexer()), or NULL for a plain log. A log created
      * with an indexer refuses to append when opened without one, so its
      * tables never fall behind. */
     const struct kix_log_indexer *indexer;
@@ -165,7 +165,7 @@ struct kix_replay_checkpoint {
 };
 
 /* What the indexer's seal (struct kix_log_indexer) has cost this handle,
- * summed over its commits: for benchmarks. */
+ * summed over its commits: for measuring it (tools/bench). */
 struct kix_log_seal_stats {
     uint64_t seals;   /* checkpoints sealed */
     uint64_t entries; /* entries appended by those commits */
