@@ -1,10 +1,15 @@
 /* One client connection: reading and decoding requests within the limits,
- * writing answers, backpressure, idle and half-closed connections. */
+ * writing answers, backpressure, idle and half-closed connections
+ * (conn.h). */
 #include "conn.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "diag.h"
+#include "dispatch.h"
+#include "follow.h"
 
 #define READ_SMALL   ((size_t)16 << 10) /* idle connections keep little */
 #define READ_LARGE   ((size_t)64 << 10) /* a message is arriving */

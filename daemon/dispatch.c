@@ -1,17 +1,22 @@
 /* The methods: each request's params → the log → its answer
- * (proto/PROTOCOL.md section 2 is the spec of every method here). */
+ * (proto/PROTOCOL.md section 2 is the spec of every method here;
+ * dispatch.h). */
+#include "dispatch.h"
+
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "conn.h"
-#include "http.h"
+#include "diag.h"
+#include "follow.h"
 #include "kix/messages.h"
 #include "kix/receipt.h"
-#include "mirror.h"
 #include "kix/resolve.h"
-#include "writer.h"
+#include "kix/version.h"
+#include "metrics.h"
+#include "mirror.h"
+#include "witness.h"
 
 #define ASYNC 1 /* the method answers later (or already answered) */
 

@@ -6,12 +6,15 @@
  * connection has less than max_output bytes waiting: a follower that does
  * not read is paused, and closed by the idle sweep if it stays stuck. The
  * stream continues from write callbacks (pump flushes with a write request,
- * never uv_try_write, so there always is one) and from commit wake-ups. */
+ * never uv_try_write, so there always is one) and from commit wake-ups.
+ * (follow.h) */
+#include "follow.h"
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "conn.h"
+#include "diag.h"
 #include "kix/messages.h"
 
 #define CHUNKS_PER_PUMP 8                 /* then yield to other connections */

@@ -16,13 +16,22 @@
 #include <sys/un.h>
 #include <unistd.h>
 
+#include "cmd_check.h"
 #include "conn.h"
-#include "mirror.h"
-#include "harden.h"
+#include "diag.h"
+#include "dispatch.h"
+#include "export.h"
+#include "fd_limit.h"
+#include "follow.h"
 #include "http.h"
 #include "kix/addr.h"
-#include "tlog_witness.h"
 #include "kix/rpc.h"
+#include "kix/version.h"
+#include "metrics.h"
+#include "mirror.h"
+#include "tlog_witness.h"
+#include "witness.h"
+#include "witness_client.h"
 #include "writer.h"
 
 #define LISTEN_BACKLOG 1024

@@ -23,7 +23,7 @@
 
 #include "kix/buf.h"
 #include "kix/index.h"
-#include "kixd.h"
+#include "config.h"
 
 struct kixd_conn;
 struct kixd_submit;
@@ -55,7 +55,7 @@ struct kixd_server {
     atomic_size_t read_bytes;     /* receive buffers, all connections */
     atomic_size_t submit_bytes;   /* submits accepted and not yet answered */
     struct kixd_export *exporter; /* export.c: --export DIR, or NULL */
-    struct kixd_metrics *metrics; /* http.c: counters of the HTTP side */
+    struct kixd_metrics *metrics; /* metrics.c: the counters of /metrics */
     struct kixd_tlogw *tlogw;     /* tlog_witness.c: --witness-key, answers add-checkpoint */
     struct kixd_wclient *wclient; /* witness_client.c: --http-witness, asks witnesses */
     /* --phase-stats: CPU time of the daemon's own append phases (the log

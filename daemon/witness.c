@@ -1,12 +1,15 @@
 /* Witness cosignatures at the server: the keys it accepts (--witness) and
- * the add_cosignature method, verified and stored on the thread pool. */
+ * the add_cosignature method, verified and stored on the thread pool
+ * (witness.h). */
+#include "witness.h"
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
+#include "diag.h"
 #include "kix/messages.h"
-#include "mirror.h"
 
 int kixd_read_verifier(const char *given, struct kix_verifier *out, struct kix_err *err)
 {

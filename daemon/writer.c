@@ -7,6 +7,8 @@
 #include <time.h>
 
 #include "conn.h"
+#include "diag.h"
+#include "dispatch.h"
 
 #define PREP_CHUNK 16 /* bundles per thread-pool task */
 
