@@ -3,6 +3,7 @@
  * (conn.h). */
 #include "conn.h"
 
+#include <assert.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -50,6 +51,10 @@ static void account(struct kixd_conn *c)
 
 static void free_conn(struct kixd_conn *c)
 {
+    /* the last reference goes with the handle's close or the last write or
+     * job after it: nothing may still point here */
+    assert(c->refs == 0 && c->closing && c->queued == 0 && !c->counted);
+    assert(!c->prev && !c->next && c->w->conns != c);
     kix_proto_reader_release(&c->rd);
     account(c);
     kix_buf_release(&c->out);
@@ -58,6 +63,8 @@ static void free_conn(struct kixd_conn *c)
 
 void kixd_conn_unref(struct kixd_conn *c)
 {
+    KIXD_ASSERT_LOOP(c->w);
+    assert(c->refs > 0); /* a reference dropped twice */
     if (--c->refs == 0)
         free_conn(c);
 }
@@ -71,6 +78,7 @@ void kixd_conn_close(struct kixd_conn *c, int level, const char *why)
 {
     struct kixd_worker *w = c->w;
 
+    KIXD_ASSERT_LOOP(w);
     if (c->closing)
         return;
     c->closing = 1;
@@ -84,6 +92,7 @@ void kixd_conn_close(struct kixd_conn *c, int level, const char *why)
         c->next->prev = c->prev;
     c->prev = c->next = NULL;
     if (c->counted) {
+        assert(w->nconns > 0);
         w->nconns--;
         atomic_fetch_sub(&w->srv->connections, 1);
         c->counted = 0;
@@ -101,6 +110,8 @@ static void on_write(uv_write_t *req, int status)
     struct kixd_conn *c = r->c;
     struct kixd_worker *w = c->w;
 
+    KIXD_ASSERT_LOOP(w);
+    assert(c->queued >= r->len && c->refs > 1); /* the handle's ref and this write's */
     c->queued -= r->len;
     free(r->data);
     free(r);
@@ -131,6 +142,7 @@ void kixd_conn_flush(struct kixd_conn *c, int allow_try)
     size_t off = 0, len = c->out.len;
     int rc;
 
+    KIXD_ASSERT_LOOP(c->w);
     if (c->closing || len == 0)
         return;
     if (allow_try && c->queued == 0) {
@@ -296,6 +308,7 @@ static int decode_some(struct kixd_conn *c)
                 answer_shape_error(c, msg.msgid, &err);
             continue;
         }
+        assert(!c->closing && c->in_flight < c->w->srv->cfg->max_in_flight);
         if (msg.type == KIX_PROTO_REQUEST)
             kixd_dispatch(c, &msg);
         else
@@ -338,6 +351,7 @@ static void maybe_finish(struct kixd_conn *c)
 
 void kixd_conn_resume(struct kixd_conn *c)
 {
+    KIXD_ASSERT_LOOP(c->w);
     if (c->closing)
         return;
     process(c);
@@ -385,6 +399,7 @@ void kixd_conn_accept(struct kixd_worker *w, uv_stream_t *server)
     unsigned n;
     uint64_t now = uv_now(&w->loop);
 
+    KIXD_ASSERT_LOOP(w);
     if (!c) {
         kixd_log(KIXD_ERROR, "out of memory accepting a connection");
         return;
@@ -440,6 +455,7 @@ void kixd_conn_sweep(struct kixd_worker *w)
     uint64_t now = uv_now(&w->loop), limit = w->srv->cfg->idle_timeout_ms;
     char why[96];
 
+    KIXD_ASSERT_LOOP(w);
     for (struct kixd_conn *c = w->conns, *next; c; c = next) {
         next = c->next;
         if (c->reading && kix_proto_reader_buffered(&c->rd) > 0 && now - c->msg_since >= limit) {
@@ -463,6 +479,7 @@ void kixd_conn_sweep(struct kixd_worker *w)
 
 void kixd_conn_stop_all(struct kixd_worker *w)
 {
+    KIXD_ASSERT_LOOP(w);
     for (struct kixd_conn *c = w->conns, *next; c; c = next) {
         next = c->next;
         if (c->following) {

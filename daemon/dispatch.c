@@ -3,6 +3,7 @@
  * dispatch.h). */
 #include "dispatch.h"
 
+#include <assert.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -943,6 +944,8 @@ void kixd_dispatch(struct kixd_conn *c, struct kix_proto_msg *msg)
     double started = kixd_now_ms();
     int rc;
 
+    KIXD_ASSERT_LOOP(c->w);
+    assert(!c->closing);
     call_init(&k, c, msg);
     k.req_id = id;
     k.started_ms = started;
@@ -978,6 +981,10 @@ void kixd_submit_answer(struct kixd_submit *job)
     uint64_t t0;
     int rc;
 
+    KIXD_ASSERT_LOOP(job->w);
+    /* answered once: after its commit, or at once when prepare refused all */
+    assert(job->state == KIXD_SUBMIT_COMMITTED ||
+           (job->state == KIXD_SUBMIT_PREPARING && job->nprepared == 0));
     if (c->closing)
         return;
     t0 = job->srv->cfg->phase_stats ? kixd_thread_cpu_ns() : 0;

@@ -10,6 +10,7 @@
  * (follow.h) */
 #include "follow.h"
 
+#include <assert.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -28,6 +29,8 @@ int kixd_follow_start(struct kixd_conn *c, uint32_t msgid, uint64_t from, struct
     uint64_t size;
     int rc;
 
+    KIXD_ASSERT_LOOP(c->w);
+    assert(!c->closing);
     if (c->following)
         return kix_err_set(err, KIX_EINVAL,
                            "this connection already follows the log; open another connection "
@@ -120,6 +123,7 @@ void kixd_follow_pump(struct kixd_conn *c)
     char why[128];
     int rc;
 
+    KIXD_ASSERT_LOOP(c->w);
     if (!c->following || c->closing)
         return;
     if (kixd_worker_reader(c->w, &r, &err) != KIX_OK) {

@@ -2,6 +2,7 @@
  * (http.h; the counters are metrics.c's). */
 #include "http.h"
 
+#include <assert.h>
 #include <http_parser.h>
 #include <limits.h>
 #include <sodium.h>
@@ -77,6 +78,8 @@ static void process(struct kixd_http_conn *c);
 
 static void hconn_unref(struct kixd_http_conn *c)
 {
+    KIXD_ASSERT_LOOP(c->w);
+    assert(c->refs > 0); /* a reference dropped twice */
     if (--c->refs > 0)
         return;
     kix_buf_release(&c->out);

@@ -150,6 +150,7 @@ int kixd_metrics_text(struct kixd_worker *w, struct kix_buf *out)
     struct kix_err err = {0};
     uint64_t size = 0, cum = 0;
 
+    KIXD_ASSERT_LOOP(w);
     if (kixd_worker_reader(w, &r, &err) == KIX_OK)
         size = kix_log_reader_size(r);
     ADD("# HELP kix_log_entries Entries in the log (the size of its latest checkpoint).\n"

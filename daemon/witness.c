@@ -3,6 +3,7 @@
  * (witness.h). */
 #include "witness.h"
 
+#include <assert.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -106,6 +107,7 @@ static void cosign_done(uv_work_t *req, int status)
         cosign_answer(j);
         kixd_conn_flush(c, 1);
     }
+    assert(c->in_flight > 0 && w->jobs > 0 && c->refs > 0);
     c->in_flight--;
     w->jobs--;
     free(j->checkpoint);
@@ -124,6 +126,7 @@ int kixd_witness_add(struct kixd_conn *c, uint32_t msgid, const struct kix_bytes
     struct kixd_server *srv = c->w->srv;
     struct cosign_job *j;
 
+    KIXD_ASSERT_LOOP(c->w);
     if (srv->nwitnesses == 0)
         return kix_err_set(err, KIX_EVERIFY,
                            "this server accepts no witness cosignatures (its operator lists the "
