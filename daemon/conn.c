@@ -265,7 +265,7 @@ static void update_reading(struct kixd_conn *c)
 static void answer_shape_error(struct kixd_conn *c, uint32_t msgid, const struct kix_err *err)
 {
     struct kix_proto_writer pw;
-    struct kix_err werr;
+    struct kix_err werr = {0};
 
     kixd_log_request(KIXD_INFO, kixd_request_id(), "(malformed)", c->peer, KIX_EPROTO, -1,
                      "request refused: %s", err->msg);

@@ -273,7 +273,7 @@ static void answer_tagged(struct kixd_http_conn *c, int kind, unsigned code, con
                       code, reason(code));
     if (rc == KIX_OK && code == 405)
         rc = kix_buf_addf(&c->out, "Allow: %s\r\n", c->allow_post ? "POST" : "GET, HEAD");
-    if (rc == KIX_OK && etag[0])
+    if (rc == KIX_OK && etag[0] && cache) /* etag[0] implies cache: said for gcc -O3 */
         rc = kix_buf_addf(&c->out, "ETag: %s\r\nCache-Control: %s\r\n", etag, cache);
     else if (rc == KIX_OK)
         rc = kix_buf_addf(&c->out, "Cache-Control: no-store\r\n");

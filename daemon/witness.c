@@ -71,7 +71,7 @@ static void cosign_answer(struct cosign_job *j)
 {
     struct kixd_conn *c = j->c;
     struct kix_proto_writer pw;
-    struct kix_err werr;
+    struct kix_err werr = {0};
     size_t start = c->out.len;
 
     kix_proto_writer_init(&pw, &c->out);
