@@ -1,10 +1,16 @@
 /* One client connection: reading and decoding requests within the limits,
- * writing answers, backpressure, idle and half-closed connections. */
+ * writing answers, backpressure, idle and half-closed connections
+ * (conn.h). */
 #include "conn.h"
 
+#include <assert.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "diag.h"
+#include "dispatch.h"
+#include "follow.h"
 
 #define READ_SMALL   ((size_t)16 << 10) /* idle connections keep little */
 #define READ_LARGE   ((size_t)64 << 10) /* a message is arriving */
@@ -45,6 +51,10 @@ static void account(struct kixd_conn *c)
 
 static void free_conn(struct kixd_conn *c)
 {
+    /* the last reference goes with the handle's close or the last write or
+     * job after it: nothing may still point here */
+    assert(c->refs == 0 && c->closing && c->queued == 0 && !c->counted);
+    assert(!c->prev && !c->next && c->w->conns != c);
     kix_proto_reader_release(&c->rd);
     account(c);
     kix_buf_release(&c->out);
@@ -53,6 +63,8 @@ static void free_conn(struct kixd_conn *c)
 
 void kixd_conn_unref(struct kixd_conn *c)
 {
+    KIXD_ASSERT_LOOP(c->w);
+    assert(c->refs > 0); /* a reference dropped twice */
     if (--c->refs == 0)
         free_conn(c);
 }
@@ -66,6 +78,7 @@ void kixd_conn_close(struct kixd_conn *c, int level, const char *why)
 {
     struct kixd_worker *w = c->w;
 
+    KIXD_ASSERT_LOOP(w);
     if (c->closing)
         return;
     c->closing = 1;
@@ -79,6 +92,7 @@ void kixd_conn_close(struct kixd_conn *c, int level, const char *why)
         c->next->prev = c->prev;
     c->prev = c->next = NULL;
     if (c->counted) {
+        assert(w->nconns > 0);
         w->nconns--;
         atomic_fetch_sub(&w->srv->connections, 1);
         c->counted = 0;
@@ -96,6 +110,8 @@ static void on_write(uv_write_t *req, int status)
     struct kixd_conn *c = r->c;
     struct kixd_worker *w = c->w;
 
+    KIXD_ASSERT_LOOP(w);
+    assert(c->queued >= r->len && c->refs > 1); /* the handle's ref and this write's */
     c->queued -= r->len;
     free(r->data);
     free(r);
@@ -126,6 +142,7 @@ void kixd_conn_flush(struct kixd_conn *c, int allow_try)
     size_t off = 0, len = c->out.len;
     int rc;
 
+    KIXD_ASSERT_LOOP(c->w);
     if (c->closing || len == 0)
         return;
     if (allow_try && c->queued == 0) {
@@ -248,7 +265,7 @@ static void update_reading(struct kixd_conn *c)
 static void answer_shape_error(struct kixd_conn *c, uint32_t msgid, const struct kix_err *err)
 {
     struct kix_proto_writer pw;
-    struct kix_err werr;
+    struct kix_err werr = {0};
 
     kixd_log_request(KIXD_INFO, kixd_request_id(), "(malformed)", c->peer, KIX_EPROTO, -1,
                      "request refused: %s", err->msg);
@@ -291,6 +308,7 @@ static int decode_some(struct kixd_conn *c)
                 answer_shape_error(c, msg.msgid, &err);
             continue;
         }
+        assert(!c->closing && c->in_flight < c->w->srv->cfg->max_in_flight);
         if (msg.type == KIX_PROTO_REQUEST)
             kixd_dispatch(c, &msg);
         else
@@ -333,6 +351,7 @@ static void maybe_finish(struct kixd_conn *c)
 
 void kixd_conn_resume(struct kixd_conn *c)
 {
+    KIXD_ASSERT_LOOP(c->w);
     if (c->closing)
         return;
     process(c);
@@ -380,6 +399,7 @@ void kixd_conn_accept(struct kixd_worker *w, uv_stream_t *server)
     unsigned n;
     uint64_t now = uv_now(&w->loop);
 
+    KIXD_ASSERT_LOOP(w);
     if (!c) {
         kixd_log(KIXD_ERROR, "out of memory accepting a connection");
         return;
@@ -435,6 +455,7 @@ void kixd_conn_sweep(struct kixd_worker *w)
     uint64_t now = uv_now(&w->loop), limit = w->srv->cfg->idle_timeout_ms;
     char why[96];
 
+    KIXD_ASSERT_LOOP(w);
     for (struct kixd_conn *c = w->conns, *next; c; c = next) {
         next = c->next;
         if (c->reading && kix_proto_reader_buffered(&c->rd) > 0 && now - c->msg_since >= limit) {
@@ -458,6 +479,7 @@ void kixd_conn_sweep(struct kixd_worker *w)
 
 void kixd_conn_stop_all(struct kixd_worker *w)
 {
+    KIXD_ASSERT_LOOP(w);
     for (struct kixd_conn *c = w->conns, *next; c; c = next) {
         next = c->next;
         if (c->following) {

@@ -1,5 +1,7 @@
-/* daemon/conn.h — one client connection (conn.c), the methods (dispatch.c)
- * and follow streams (follow.c).
+/* daemon/conn.h — one RPC client connection (conn.c): reading and
+ * decoding requests within the limits, writing answers, backpressure, idle
+ * and half-closed connections. The methods are dispatch.c's, follow
+ * streams follow.c's.
  *
  * Memory: the worker allocates a connection on accept; it is freed when the
  * libuv handle is closed AND nothing refers to it any more (refs: one for
@@ -18,6 +20,7 @@
 #ifndef KIXD_CONN_H
 #define KIXD_CONN_H
 
+#include "diag.h"
 #include "kix/proto.h"
 #include "server.h"
 
@@ -46,7 +49,6 @@ struct kixd_conn {
     char peer[80];
 };
 
-/* conn.c */
 void kixd_conn_accept(struct kixd_worker *w, uv_stream_t *server);
 /* Closes (idempotent); level and why go to the log. */
 void kixd_conn_close(struct kixd_conn *c, int level, const char *why);
@@ -64,16 +66,5 @@ void kixd_conn_unref(struct kixd_conn *c);
 void kixd_conn_sweep(struct kixd_worker *w);
 /* Stopping: stop reading everywhere, close follow streams. */
 void kixd_conn_stop_all(struct kixd_worker *w);
-
-/* dispatch.c: answers one request (msg may be taken over: it is released
- * by the caller either way). */
-void kixd_dispatch(struct kixd_conn *c, struct kix_proto_msg *msg);
-/* dispatch.c: writes the answer of a finished submit to its connection. */
-void kixd_submit_answer(struct kixd_submit *job);
-
-/* follow.c */
-int kixd_follow_start(struct kixd_conn *c, uint32_t msgid, uint64_t from, struct kix_err *err);
-/* Sends what the follower lacks, as far as its output budget allows. */
-void kixd_follow_pump(struct kixd_conn *c);
 
 #endif

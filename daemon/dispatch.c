@@ -1,17 +1,23 @@
 /* The methods: each request's params → the log → its answer
- * (proto/PROTOCOL.md section 2 is the spec of every method here). */
+ * (proto/PROTOCOL.md section 2 is the spec of every method here;
+ * dispatch.h). */
+#include "dispatch.h"
+
+#include <assert.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "conn.h"
-#include "http.h"
+#include "diag.h"
+#include "follow.h"
 #include "kix/messages.h"
 #include "kix/receipt.h"
-#include "mirror.h"
 #include "kix/resolve.h"
-#include "writer.h"
+#include "kix/version.h"
+#include "metrics.h"
+#include "mirror.h"
+#include "witness.h"
 
 #define ASYNC 1 /* the method answers later (or already answered) */
 
@@ -37,13 +43,18 @@ struct call {
 
 static int fail(struct call *k, int code, const char *fmt, ...) KIX_PRINTF(3, 4);
 
+/* kix_err_set for the request's error: the message for the client and the
+ * log, the code for both, and no cause (the error is the request's own, not
+ * about an entry or a tree size). */
 static int fail(struct call *k, int code, const char *fmt, ...)
 {
     va_list ap;
+
+    kix_err_clear(&k->err);
+    k->err.code = code;
     va_start(ap, fmt);
     vsnprintf(k->err.msg, sizeof(k->err.msg), fmt, ap);
     va_end(ap);
-    k->err.code = code;
     return code;
 }
 
@@ -886,8 +897,7 @@ static void call_init(struct call *k, struct kixd_conn *c, struct kix_proto_msg 
     k->msg = msg;
     k->msgid = msg ? msg->msgid : 0;
     k->params = msg ? msg->params : NULL;
-    k->err.code = 0;
-    k->err.msg[0] = '\0';
+    kix_err_clear(&k->err);
     kix_proto_writer_init(&k->pw, &c->out);
     k->pw.max_message = k->cfg->max_message;
 }
@@ -895,11 +905,11 @@ static void call_init(struct call *k, struct kixd_conn *c, struct kix_proto_msg 
 /* Replaces whatever the method began with an error answer. */
 static void answer_error(struct call *k, size_t start, uint32_t msgid, int rc)
 {
-    struct kix_err werr;
+    struct kix_err werr = {0};
 
     if (k->pw.active) {
         /* end the partial answer (it fails as incomplete and is removed) */
-        struct kix_err ignore;
+        struct kix_err ignore = {0};
         if (kix_proto_writer_end(&k->pw, &ignore) == KIX_OK)
             k->c->out.len = start;
     }
@@ -938,6 +948,8 @@ void kixd_dispatch(struct kixd_conn *c, struct kix_proto_msg *msg)
     double started = kixd_now_ms();
     int rc;
 
+    KIXD_ASSERT_LOOP(c->w);
+    assert(!c->closing);
     call_init(&k, c, msg);
     k.req_id = id;
     k.started_ms = started;
@@ -973,6 +985,10 @@ void kixd_submit_answer(struct kixd_submit *job)
     uint64_t t0;
     int rc;
 
+    KIXD_ASSERT_LOOP(job->w);
+    /* answered once: after its commit, or at once when prepare refused all */
+    assert(job->state == KIXD_SUBMIT_COMMITTED ||
+           (job->state == KIXD_SUBMIT_PREPARING && job->nprepared == 0));
     if (c->closing)
         return;
     t0 = job->srv->cfg->phase_stats ? kixd_thread_cpu_ns() : 0;

@@ -1,5 +1,7 @@
-/* kixd serve --export DIR: a thread keeping a tlog-tiles directory current
- * (http.h), and the one-shot `kixd export`. */
+/* kixd serve --export DIR: a thread keeping a tlog-tiles directory current,
+ * and the one-shot `kixd export` (export.h). */
+#include "export.h"
+
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -7,10 +9,11 @@
 #include <sys/stat.h>
 #include <time.h>
 
-#include "http.h"
+#include "diag.h"
 #include "kix/index.h"
 #include "kix/pages.h"
 #include "kix/tlog_tiles.h"
+#include "metrics.h"
 
 struct kixd_export {
     struct kixd_server *srv;

@@ -6,12 +6,16 @@
  * connection has less than max_output bytes waiting: a follower that does
  * not read is paused, and closed by the idle sweep if it stays stuck. The
  * stream continues from write callbacks (pump flushes with a write request,
- * never uv_try_write, so there always is one) and from commit wake-ups. */
+ * never uv_try_write, so there always is one) and from commit wake-ups.
+ * (follow.h) */
+#include "follow.h"
+
+#include <assert.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "conn.h"
+#include "diag.h"
 #include "kix/messages.h"
 
 #define CHUNKS_PER_PUMP 8                 /* then yield to other connections */
@@ -25,6 +29,8 @@ int kixd_follow_start(struct kixd_conn *c, uint32_t msgid, uint64_t from, struct
     uint64_t size;
     int rc;
 
+    KIXD_ASSERT_LOOP(c->w);
+    assert(!c->closing);
     if (c->following)
         return kix_err_set(err, KIX_EINVAL,
                            "this connection already follows the log; open another connection "
@@ -117,6 +123,7 @@ void kixd_follow_pump(struct kixd_conn *c)
     char why[128];
     int rc;
 
+    KIXD_ASSERT_LOOP(c->w);
     if (!c->following || c->closing)
         return;
     if (kixd_worker_reader(c->w, &r, &err) != KIX_OK) {

@@ -1,6 +1,8 @@
-/* kixd's HTTP/1.1 listener: C2SP tlog-tiles reads and /metrics (http.h). */
+/* kixd's HTTP/1.1 listener: C2SP tlog-tiles reads, the pages and /metrics
+ * (http.h; the counters are metrics.c's). */
 #include "http.h"
 
+#include <assert.h>
 #include <http_parser.h>
 #include <limits.h>
 #include <sodium.h>
@@ -10,270 +12,26 @@
 #include <strings.h>
 #include <time.h>
 
+#include "diag.h"
 #include "kix/pages.h"
 #include "kix/tlog_tiles.h"
-#include "mirror.h"
+#include "kix/version.h"
+#include "metrics.h"
 #include "tlog_witness.h"
-#include "writer.h"
 
 #define IMMUTABLE "public, max-age=31536000, immutable"
 #define EDGE      "public, max-age=5"
-#define ULL       unsigned long long
 
-/* ---- metrics --------------------------------------------------------------------- */
-
-enum { K_CHECKPOINT, K_TILE, K_ENTRIES, K_METRICS, K_PAGE, K_WITNESS, K_OTHER, K_N };
-static const char *const kind_names[K_N] = {"checkpoint", "tile",    "entries", "metrics",
-                                            "page",       "witness", "other"};
-static const unsigned codes[] = {200, 304, 400, 403, 404, 405, 409, 411, 413, 422, 431, 500, 503};
-#define NCODES (sizeof(codes) / sizeof(codes[0]))
-static const uint64_t batch_le[] = {1, 4, 16, 64, 256, 1024, 4096, 16384};
-#define NBATCH (sizeof(batch_le) / sizeof(batch_le[0]))
-
-struct kixd_metrics {
-    atomic_uint_least64_t requests[K_N][NCODES];
-    atomic_uint_least64_t http_bytes;
-    atomic_uint_least64_t http_accepted;
-    atomic_uint_least64_t batches[NBATCH + 1]; /* commits by entries added (last: +Inf) */
-    atomic_uint_least64_t batch_entries;
-    atomic_uint_least64_t last_size;
-    atomic_uint_least64_t last_grew_ms; /* wall clock of the last growth */
-    atomic_uint_least64_t exports_ok, exports_failed, export_size, export_us;
-    pthread_mutex_t mu; /* orders grew's read-modify-write of last_size */
-    _Atomic(const char *) rpc_name[KIXD_RPC_SLOTS];
-    atomic_uint_least64_t rpc[KIXD_RPC_SLOTS][2]; /* [ok, error] */
+/* The kinds of path /metrics counts answers by (metrics.h). */
+enum {
+    K_CHECKPOINT = KIXD_HTTP_CHECKPOINT,
+    K_TILE = KIXD_HTTP_TILE,
+    K_ENTRIES = KIXD_HTTP_ENTRIES,
+    K_METRICS = KIXD_HTTP_METRICS,
+    K_PAGE = KIXD_HTTP_PAGE,
+    K_WITNESS = KIXD_HTTP_WITNESS,
+    K_OTHER = KIXD_HTTP_OTHER,
 };
-
-void kixd_metrics_rpc(struct kixd_server *srv, unsigned slot, const char *name, int ok)
-{
-    struct kixd_metrics *m = srv->metrics;
-
-    if (!m)
-        return;
-    if (slot >= KIXD_RPC_SLOTS || (slot != KIXD_RPC_UNKNOWN && !name))
-        slot = KIXD_RPC_UNKNOWN;
-    atomic_store(&m->rpc_name[slot], slot == KIXD_RPC_UNKNOWN ? "(unknown)" : name);
-    atomic_fetch_add(&m->rpc[slot][ok ? 0 : 1], 1);
-}
-
-static uint64_t wall_ms(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_REALTIME, &ts);
-    return (uint64_t)ts.tv_sec * 1000u + (uint64_t)ts.tv_nsec / 1000000u;
-}
-
-int kixd_metrics_new(struct kixd_server *srv)
-{
-    struct kixd_metrics *m = calloc(1, sizeof(*m));
-    struct kix_log_reader *r;
-
-    if (!m)
-        return KIX_ENOMEM;
-    pthread_mutex_init(&m->mu, NULL);
-    if (kix_log_read_begin(srv->log, &r) == KIX_OK) {
-        atomic_store(&m->last_size, kix_log_reader_size(r));
-        kix_log_read_end(r);
-    }
-    atomic_store(&m->last_grew_ms, wall_ms());
-    srv->metrics = m;
-    return KIX_OK;
-}
-
-void kixd_metrics_free(struct kixd_server *srv)
-{
-    if (!srv->metrics)
-        return;
-    pthread_mutex_destroy(&srv->metrics->mu);
-    free(srv->metrics);
-    srv->metrics = NULL;
-}
-
-void kixd_metrics_grew(struct kixd_server *srv, uint64_t size)
-{
-    struct kixd_metrics *m = srv->metrics;
-    uint64_t added;
-    size_t b = 0;
-
-    if (!m)
-        return;
-    pthread_mutex_lock(&m->mu);
-    added = size > atomic_load(&m->last_size) ? size - atomic_load(&m->last_size) : 0;
-    if (added > 0)
-        atomic_store(&m->last_size, size);
-    pthread_mutex_unlock(&m->mu);
-    if (added == 0)
-        return;
-    while (b < NBATCH && added > batch_le[b])
-        b++;
-    atomic_fetch_add(&m->batches[b], 1);
-    atomic_fetch_add(&m->batch_entries, added);
-    atomic_store(&m->last_grew_ms, wall_ms());
-}
-
-void kixd_metrics_exported(struct kixd_server *srv, int ok, uint64_t size, double ms)
-{
-    struct kixd_metrics *m = srv->metrics;
-
-    if (!m)
-        return;
-    if (ok) {
-        atomic_fetch_add(&m->exports_ok, 1);
-        atomic_store(&m->export_size, size);
-    } else {
-        atomic_fetch_add(&m->exports_failed, 1);
-    }
-    atomic_fetch_add(&m->export_us, (uint64_t)(ms * 1000.0));
-}
-
-static void count_request(struct kixd_server *srv, int kind, unsigned code, size_t bytes)
-{
-    struct kixd_metrics *m = srv->metrics;
-
-    if (!m)
-        return;
-    for (size_t i = 0; i < NCODES; i++) {
-        if (codes[i] == code) {
-            atomic_fetch_add(&m->requests[kind][i], 1);
-            break;
-        }
-    }
-    atomic_fetch_add(&m->http_bytes, bytes);
-}
-
-#define ADD(...)                                                                                   \
-    do {                                                                                           \
-        if (kix_buf_addf(out, __VA_ARGS__) != KIX_OK)                                              \
-            return KIX_ENOMEM;                                                                     \
-    } while (0)
-
-/* The Prometheus text exposition format (version 0.0.4). */
-static int metrics_text(struct kixd_worker *w, struct kix_buf *out)
-{
-    struct kixd_server *srv = w->srv;
-    struct kixd_metrics *m = srv->metrics;
-    struct kix_log_reader *r = NULL;
-    struct kix_err err = {0};
-    uint64_t size = 0, cum = 0;
-
-    if (kixd_worker_reader(w, &r, &err) == KIX_OK)
-        size = kix_log_reader_size(r);
-    ADD("# HELP kix_log_entries Entries in the log (the size of its latest checkpoint).\n"
-        "# TYPE kix_log_entries gauge\nkix_log_entries %llu\n",
-        (ULL)size);
-    ADD("# HELP kix_checkpoint_age_seconds Seconds since the log last grew (or kixd started).\n"
-        "# TYPE kix_checkpoint_age_seconds gauge\nkix_checkpoint_age_seconds %.3f\n",
-        (double)(wall_ms() - atomic_load(&m->last_grew_ms)) / 1000.0);
-    ADD("# HELP kix_log_replica 1 when this kixd serves a read-only mirror.\n"
-        "# TYPE kix_log_replica gauge\nkix_log_replica %d\n",
-        kix_log_is_replica(srv->log));
-    ADD("# HELP kix_batch_entries Entries added per commit (or mirror batch) since start.\n"
-        "# TYPE kix_batch_entries histogram\n");
-    for (size_t b = 0; b <= NBATCH; b++) {
-        cum += atomic_load(&m->batches[b]);
-        if (b < NBATCH)
-            ADD("kix_batch_entries_bucket{le=\"%llu\"} %llu\n", (ULL)batch_le[b], (ULL)cum);
-        else
-            ADD("kix_batch_entries_bucket{le=\"+Inf\"} %llu\n", (ULL)cum);
-    }
-    ADD("kix_batch_entries_sum %llu\nkix_batch_entries_count %llu\n",
-        (ULL)atomic_load(&m->batch_entries), (ULL)cum);
-    if (srv->cfg->phase_stats) {
-        struct kix_log_phase_stats ps;
-        kix_log_phase_stats(srv->log, &ps);
-        ADD("# HELP kixd_append_cpu_seconds_total CPU time of appends by phase (--phase-stats).\n"
-            "# TYPE kixd_append_cpu_seconds_total counter\n"
-            "kixd_append_cpu_seconds_total{phase=\"receive\"} %.9f\n",
-            (double)atomic_load(&srv->phase_receive_ns) / 1e9);
-        for (int i = 0; i < KIX_LOG_PHASES; i++)
-            ADD("kixd_append_cpu_seconds_total{phase=\"%s\"} %.9f\n", kix_log_phase_name(i),
-                (double)ps.ns[i] / 1e9);
-        ADD("kixd_append_cpu_seconds_total{phase=\"answer\"} %.9f\n",
-            (double)atomic_load(&srv->phase_answer_ns) / 1e9);
-        ADD("# HELP kixd_append_phase_entries_total Entries prepared and committed while "
-            "counting.\n# TYPE kixd_append_phase_entries_total counter\n"
-            "kixd_append_phase_entries_total{step=\"prepared\"} %llu\n"
-            "kixd_append_phase_entries_total{step=\"committed\"} %llu\n",
-            (ULL)ps.prepared, (ULL)ps.committed);
-    }
-    if (srv->writer) {
-        uint64_t b[KIXD_COMMIT_BUCKETS], failed, n = 0;
-        double ms;
-        kixd_writer_stats(srv->writer, b, &failed, &ms);
-        ADD("# HELP kix_commit_seconds Group commits (one durable LMDB transaction with its "
-            "fsync) by latency.\n# TYPE kix_commit_seconds histogram\n");
-        for (size_t i = 0; i < KIXD_COMMIT_BUCKETS; i++) {
-            n += b[i];
-            if (i < KIXD_COMMIT_BUCKETS - 1)
-                ADD("kix_commit_seconds_bucket{le=\"%g\"} %llu\n", KIXD_COMMIT_LE_MS[i] / 1e3,
-                    (ULL)n);
-            else
-                ADD("kix_commit_seconds_bucket{le=\"+Inf\"} %llu\n", (ULL)n);
-        }
-        ADD("kix_commit_seconds_sum %.6f\nkix_commit_seconds_count %llu\n", ms / 1e3, (ULL)n);
-        ADD("# HELP kix_commits_failed_total Group commits that failed (nothing stored).\n"
-            "# TYPE kix_commits_failed_total counter\nkix_commits_failed_total %llu\n",
-            (ULL)failed);
-    }
-    if (kixd_wclient_metrics(srv->wclient, out) != KIX_OK)
-        return KIX_ENOMEM;
-    ADD("# HELP kixd_connections Open connections (RPC and HTTP).\n"
-        "# TYPE kixd_connections gauge\nkixd_connections %u\n",
-        atomic_load(&srv->connections));
-    ADD("# HELP kixd_rpc_requests_total RPC requests dispatched, by method and result.\n"
-        "# TYPE kixd_rpc_requests_total counter\n");
-    for (unsigned i = 0; i < KIXD_RPC_SLOTS; i++) {
-        const char *name = atomic_load(&m->rpc_name[i]);
-        if (!name)
-            continue;
-        ADD("kixd_rpc_requests_total{method=\"%s\",result=\"ok\"} %llu\n"
-            "kixd_rpc_requests_total{method=\"%s\",result=\"error\"} %llu\n",
-            name, (ULL)atomic_load(&m->rpc[i][0]), name, (ULL)atomic_load(&m->rpc[i][1]));
-    }
-    ADD("# HELP kixd_http_connections_total HTTP connections accepted.\n"
-        "# TYPE kixd_http_connections_total counter\nkixd_http_connections_total %llu\n",
-        (ULL)atomic_load(&m->http_accepted));
-    ADD("# HELP kixd_http_requests_total HTTP requests answered, by path kind and status.\n"
-        "# TYPE kixd_http_requests_total counter\n");
-    for (int k = 0; k < K_N; k++)
-        for (size_t i = 0; i < NCODES; i++) {
-            uint64_t v = atomic_load(&m->requests[k][i]);
-            if (v || (k == K_METRICS && codes[i] == 200))
-                ADD("kixd_http_requests_total{path=\"%s\",code=\"%u\"} %llu\n", kind_names[k],
-                    codes[i], (ULL)v);
-        }
-    ADD("# HELP kixd_http_response_bytes_total Bytes of HTTP answers (headers and bodies).\n"
-        "# TYPE kixd_http_response_bytes_total counter\nkixd_http_response_bytes_total %llu\n",
-        (ULL)atomic_load(&m->http_bytes));
-    if (srv->exporter) {
-        ADD("# HELP kixd_exports_total Exports of the tlog-tiles directory, by result.\n"
-            "# TYPE kixd_exports_total counter\n"
-            "kixd_exports_total{result=\"ok\"} %llu\nkixd_exports_total{result=\"failed\"} %llu\n",
-            (ULL)atomic_load(&m->exports_ok), (ULL)atomic_load(&m->exports_failed));
-        ADD("# HELP kixd_export_size The tree size the export directory holds.\n"
-            "# TYPE kixd_export_size gauge\nkixd_export_size %llu\n",
-            (ULL)atomic_load(&m->export_size));
-        ADD("# HELP kixd_export_seconds_total Time spent exporting.\n"
-            "# TYPE kixd_export_seconds_total counter\nkixd_export_seconds_total %.6f\n",
-            (double)atomic_load(&m->export_us) / 1e6);
-    }
-    if (srv->mirror) {
-        struct kixd_mirror_status st;
-        kixd_mirror_status(srv->mirror, &st);
-        ADD("# HELP kix_mirror_upstream_size The upstream's size as last seen.\n"
-            "# TYPE kix_mirror_upstream_size gauge\nkix_mirror_upstream_size %llu\n",
-            (ULL)st.upstream_size);
-        ADD("# HELP kix_mirror_lag_seconds Seconds since the mirror last knew it was in sync.\n"
-            "# TYPE kix_mirror_lag_seconds gauge\nkix_mirror_lag_seconds %llu\n",
-            (ULL)st.lag_seconds);
-        ADD("# HELP kix_mirror_fork 1 when the mirror found a fork.\n"
-            "# TYPE kix_mirror_fork gauge\nkix_mirror_fork %d\n",
-            st.fork);
-    }
-    return KIX_OK;
-}
-
-#undef ADD
 
 /* ---- connections ------------------------------------------------------------------- */
 
@@ -320,6 +78,8 @@ static void process(struct kixd_http_conn *c);
 
 static void hconn_unref(struct kixd_http_conn *c)
 {
+    KIXD_ASSERT_LOOP(c->w);
+    assert(c->refs > 0); /* a reference dropped twice */
     if (--c->refs > 0)
         return;
     kix_buf_release(&c->out);
@@ -513,7 +273,7 @@ static void answer_tagged(struct kixd_http_conn *c, int kind, unsigned code, con
                       code, reason(code));
     if (rc == KIX_OK && code == 405)
         rc = kix_buf_addf(&c->out, "Allow: %s\r\n", c->allow_post ? "POST" : "GET, HEAD");
-    if (rc == KIX_OK && etag[0])
+    if (rc == KIX_OK && etag[0] && cache) /* etag[0] implies cache: said for gcc -O3 */
         rc = kix_buf_addf(&c->out, "ETag: %s\r\nCache-Control: %s\r\n", etag, cache);
     else if (rc == KIX_OK)
         rc = kix_buf_addf(&c->out, "Cache-Control: no-store\r\n");
@@ -529,7 +289,7 @@ static void answer_tagged(struct kixd_http_conn *c, int kind, unsigned code, con
         hconn_close(c, "out of memory answering");
         return;
     }
-    count_request(c->w->srv, kind, code, c->out.len - before);
+    kixd_metrics_http_answer(c->w->srv, kind, code, c->out.len - before);
     access_log(c, code, c->out.len - before);
 }
 
@@ -715,7 +475,7 @@ static void respond(struct kixd_http_conn *c, int head)
     len--;
     if (len == 7 && memcmp(path, "metrics", 7) == 0 && w->srv->cfg->http_metrics) {
         kix_buf_reset(&w->scratch);
-        if (metrics_text(w, &w->scratch) != KIX_OK) {
+        if (kixd_metrics_text(w, &w->scratch) != KIX_OK) {
             answer_text(c, K_METRICS, 500, "out of memory\n", head);
             return;
         }
@@ -731,7 +491,7 @@ static void respond(struct kixd_http_conn *c, int head)
         if (rc) {
             hconn_close(c, "out of memory answering");
         } else {
-            count_request(w->srv, K_METRICS, 200, w->scratch.len);
+            kixd_metrics_http_answer(w->srv, K_METRICS, 200, w->scratch.len);
             access_log(c, 200, w->scratch.len);
         }
         return;
@@ -1198,8 +958,7 @@ void kixd_http_accept(struct kixd_worker *w, uv_stream_t *server)
     w->hconns = c;
     c->last_active = c->msg_since = uv_now(&w->loop);
     c->started_ms = kixd_now_ms();
-    if (srv->metrics)
-        atomic_fetch_add(&srv->metrics->http_accepted, 1);
+    kixd_metrics_http_accepted(srv);
     if (n > cfg->max_connections || w->draining) {
         hconn_close(c, w->draining ? "server stopping" : "too many connections");
         return;

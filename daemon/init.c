@@ -1,10 +1,12 @@
-/* kixd init: create a store with its log key and entry 0. */
+/* kixd init: create a store with its log key and entry 0 (init.h). */
+#include "init.h"
+
 #include <getopt.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
 
-#include "kixd.h"
+#include "diag.h"
 #include "kix/index.h"
 #include "kix/note.h"
 

@@ -2,6 +2,8 @@
  * (kix_sync), checks that the upstream never contradicts what was verified,
  * follows it, cosigns what it verified (witness), and reports its state to
  * the info method. See mirror.h. */
+#include "mirror.h"
+
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
@@ -17,8 +19,10 @@
 #include "kix/sync.h"
 #include "kix/file.h"
 #include "kix/trust.h"
+#include "diag.h"
 #include "mirror.h"
 #include "tlog_witness.h"
+#include "witness.h"
 
 #define TICK_MS        2000  /* a round at least this often, notification or not */
 #define BACKOFF_MIN_MS 100   /* first retry after a failure */

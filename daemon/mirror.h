@@ -1,5 +1,4 @@
-/* daemon/mirror.h — mirror mode (mirror.c) and witness cosignatures
- * (witness.c).
+/* daemon/mirror.h — mirror mode (mirror.c).
  *
  * A mirror (kixd serve --mirror-of ADDR --upstream-key KEY) serves a replica
  * store: kix_sync on one thread of its own (never an event loop) catches
@@ -18,15 +17,13 @@
  *
  * With --witness-key the mirror cosigns the latest checkpoint it verified
  * after each round, keeps the cosignature in its own store and sends it
- * upstream (add_cosignature). A server started with --witness KEY accepts
- * such cosignatures from those keys (witness.c) and serves them with its
- * checkpoints.
+ * upstream (add_cosignature), which witness.h describes.
  */
 #ifndef KIXD_MIRROR_H
 #define KIXD_MIRROR_H
 
-#include "conn.h"
 #include "kix/note.h"
+#include "config.h"
 #include "server.h"
 
 /* Before the log is opened: creates DIR as a replica of the upstream key's
@@ -54,19 +51,5 @@ struct kixd_mirror_status {
 
 /* Any thread: a consistent copy of the mirror's state. */
 void kixd_mirror_status(struct kixd_mirror *m, struct kixd_mirror_status *out);
-
-/* ---- witness.c ----------------------------------------------------------- */
-
-/* A verifier key given as its text or as a file holding it. */
-int kixd_read_verifier(const char *given, struct kix_verifier *out, struct kix_err *err);
-
-/* Parses --witness keys into srv->witnesses (cosignature keys only). */
-int kixd_witnesses_load(struct kixd_server *srv, struct kix_err *err);
-
-/* Loop thread: verifies and stores a cosignature on the thread pool, then
- * answers request msgid on c. KIX_OK: the answer comes later; otherwise
- * nothing was started and err says why. */
-int kixd_witness_add(struct kixd_conn *c, uint32_t msgid, const struct kix_bytes *checkpoint,
-                     const struct kix_bytes *line, struct kix_err *err);
 
 #endif

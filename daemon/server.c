@@ -16,16 +16,44 @@
 #include <sys/un.h>
 #include <unistd.h>
 
+#include "cmd_check.h"
 #include "conn.h"
-#include "mirror.h"
-#include "harden.h"
+#include "diag.h"
+#include "dispatch.h"
+#include "export.h"
+#include "fd_limit.h"
+#include "follow.h"
 #include "http.h"
 #include "kix/addr.h"
-#include "tlog_witness.h"
 #include "kix/rpc.h"
+#include "kix/version.h"
+#include "metrics.h"
+#include "mirror.h"
+#include "tlog_witness.h"
+#include "witness.h"
+#include "witness_client.h"
 #include "writer.h"
 
 #define LISTEN_BACKLOG 1024
+
+/* ---- loop ownership ------------------------------------------------------------- */
+
+void kixd_worker_own(struct kixd_worker *w)
+{
+    w->owner = uv_thread_self();
+    atomic_store(&w->owned, 1);
+}
+
+void kixd_worker_disown(struct kixd_worker *w)
+{
+    atomic_store(&w->owned, 0);
+}
+
+int kixd_worker_on_loop(struct kixd_worker *w)
+{
+    uv_thread_t self = uv_thread_self();
+    return !atomic_load(&w->owned) || uv_thread_equal(&w->owner, &self);
+}
 
 /* ---- the read snapshot of a callback ------------------------------------------ */
 
@@ -33,6 +61,7 @@ int kixd_worker_reader(struct kixd_worker *w, struct kix_log_reader **out, struc
 {
     int rc;
 
+    KIXD_ASSERT_LOOP(w);
     if (!w->reader) {
         rc = kix_log_read_begin(w->srv->log, &w->reader);
         if (rc)
@@ -44,6 +73,7 @@ int kixd_worker_reader(struct kixd_worker *w, struct kix_log_reader **out, struc
 
 void kixd_worker_reader_end(struct kixd_worker *w)
 {
+    KIXD_ASSERT_LOOP(w);
     if (w->reader) {
         kix_log_read_end(w->reader);
         w->reader = NULL;
@@ -139,8 +169,10 @@ static void on_wake(uv_async_t *a)
     stop = w->stop_asked;
     w->grew = w->stop_asked = 0;
     pthread_mutex_unlock(&w->mu);
+    KIXD_ASSERT_LOOP(w);
     while (jobs) {
         struct kixd_submit *next = jobs->next;
+        assert(jobs->w == w && jobs->state == KIXD_SUBMIT_COMMITTED);
         kixd_submit_answer(jobs);
         kixd_submit_free(jobs);
         jobs = next;
@@ -193,6 +225,7 @@ static void begin_drain(struct kixd_worker *w)
 
 void kixd_worker_check_drained(struct kixd_worker *w)
 {
+    KIXD_ASSERT_LOOP(w);
     if (!w->draining || w->handles_closed || w->jobs > 0)
         return;
     for (struct kixd_conn *c = w->conns, *next; c; c = next) {
@@ -494,7 +527,9 @@ static void worker_release(struct kixd_worker *w)
 static void *worker_main(void *arg)
 {
     struct kixd_worker *w = arg;
+    kixd_worker_own(w);
     uv_run(&w->loop, UV_RUN_DEFAULT);
+    kixd_worker_disown(w);
     return NULL;
 }
 
@@ -696,7 +731,9 @@ int kixd_server_run(const struct kixd_config *cfg)
             break;
         }
     }
+    kixd_worker_own(&srv.workers[0]);
     uv_run(&srv.workers[0].loop, UV_RUN_DEFAULT);
+    kixd_worker_disown(&srv.workers[0]);
     for (unsigned i = 1; i < started; i++)
         pthread_join(srv.workers[i].thread, NULL);
 out:

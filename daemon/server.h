@@ -17,13 +17,14 @@
 #ifndef KIXD_SERVER_H
 #define KIXD_SERVER_H
 
+#include <assert.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <uv.h>
 
 #include "kix/buf.h"
 #include "kix/index.h"
-#include "kixd.h"
+#include "config.h"
 
 struct kixd_conn;
 struct kixd_submit;
@@ -55,7 +56,7 @@ struct kixd_server {
     atomic_size_t read_bytes;     /* receive buffers, all connections */
     atomic_size_t submit_bytes;   /* submits accepted and not yet answered */
     struct kixd_export *exporter; /* export.c: --export DIR, or NULL */
-    struct kixd_metrics *metrics; /* http.c: counters of the HTTP side */
+    struct kixd_metrics *metrics; /* metrics.c: the counters of /metrics */
     struct kixd_tlogw *tlogw;     /* tlog_witness.c: --witness-key, answers add-checkpoint */
     struct kixd_wclient *wclient; /* witness_client.c: --http-witness, asks witnesses */
     /* --phase-stats: CPU time of the daemon's own append phases (the log
@@ -91,6 +92,8 @@ struct kixd_worker {
     struct kixd_listener listeners[KIXD_MAX_LISTEN];
     unsigned nlisteners;
     pthread_t thread;
+    uv_thread_t owner; /* the thread running the loop, while `owned` */
+    atomic_int owned;
 
     pthread_mutex_t mu; /* guards the next three */
     struct kixd_submit *done_head, *done_tail;
@@ -110,6 +113,16 @@ struct kixd_worker {
     uint64_t rejected;                 /* connections refused since the last log line */
     uint64_t rejected_logged_at;
 };
+
+/* Loop ownership, checked by assert in every function that must run on a
+ * worker's loop thread (KIXD_ASSERT_LOOP): the thread that runs w's loop
+ * owns it from kixd_worker_own until kixd_worker_disown. Before the loop
+ * runs and after it stopped (start-up, teardown on the main thread) nobody
+ * owns it, and any thread passes. */
+void kixd_worker_own(struct kixd_worker *w);
+void kixd_worker_disown(struct kixd_worker *w);
+int kixd_worker_on_loop(struct kixd_worker *w);
+#define KIXD_ASSERT_LOOP(w) assert(kixd_worker_on_loop(w))
 
 /* Runs the server until a signal stops it; returns a process exit status. */
 int kixd_server_run(const struct kixd_config *cfg);

@@ -12,8 +12,9 @@
 
 #include "kix/encoding.h"
 #include "kix/file.h"
+#include "diag.h"
 #include "kix/merkle.h"
-#include "mirror.h"
+#include "witness.h"
 
 #define MAX_LOGS        (KIXD_MAX_WITNESSES + 1)
 #define MAX_PROOF_LINES 63

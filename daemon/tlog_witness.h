@@ -1,6 +1,7 @@
-/* daemon/tlog_witness.h — c2sp.org/tlog-witness in kixd, both sides.
+/* daemon/tlog_witness.h — c2sp.org/tlog-witness in kixd, the witness's
+ * side (tlog_witness.c); witness_client.h is the log's side.
  *
- * The witness (tlog_witness.c): a kixd started with --witness-key answers
+ * The witness: a kixd started with --witness-key answers
  * POST /add-checkpoint on its HTTP listeners for the logs it witnesses: a
  * mirror's upstream (its --upstream-key) and every --witness-log, each known
  * only by origin and verifier key, kix or not. Per origin it keeps the
@@ -12,17 +13,9 @@
  * stored (same size: same root). A mirror's own cosignatures (mirror.c)
  * go through the same state.
  *
- * The client (witness_client.c): a kixd started with --http-witness "URL
- * KEY" asks that witness for a cosignature of its latest checkpoint after
- * every commit (and retries every few seconds while it has none), over
- * libcurl's multi interface driven by a libuv loop on a thread of its own.
- * A 409 carries the witness's size: the next request is from it. The lines
- * of the witness key in a 200 are verified and stored as add_cosignature
- * stores them (kix_log_add_cosignature); everything else is logged.
- *
- * Memory: both handles are heap-allocated by their _start/_open and freed
- * by _stop/_close (NULL is fine). Errors: KIX_EUSAGE for bad configuration,
- * KIX_EIO / KIX_ENOMEM otherwise; messages say which option or file.
+ * Memory: the handle is heap-allocated by _open and freed by _close (NULL
+ * is fine). Errors: KIX_EUSAGE for bad configuration, KIX_EIO / KIX_ENOMEM
+ * otherwise; messages say which option or file.
  */
 #ifndef KIXD_TLOG_WITNESS_H
 #define KIXD_TLOG_WITNESS_H
@@ -33,7 +26,7 @@
 #include "kix/buf.h"
 #include "kix/log.h"
 #include "kix/note.h"
-#include "kixd.h"
+#include "config.h"
 
 /* The most bytes of one add-checkpoint request body (old size line, up to
  * 63 proof lines and a checkpoint note with its signatures). More: 413. */
@@ -70,24 +63,5 @@ int kixd_tlogw_monitor(struct kixd_tlogw *t, const char *hex, struct kix_buf *ou
  * is KIX_EEXIST (nothing cosigned). The cosignature line is appended. */
 int kixd_tlogw_cosign_verified(struct kixd_tlogw *t, struct kix_log_reader *r, const char *note,
                                size_t len, struct kix_buf *line, struct kix_err *err);
-
-/* ---- witness_client.c ------------------------------------------------------------------- */
-
-struct kixd_server;
-struct kixd_wclient;
-
-/* Before the log is opened: parses cfg->http_witnesses (KIX_EUSAGE for a
- * bad URL or key); *out stays NULL when there are none. */
-int kixd_wclient_new(const struct kixd_config *cfg, struct kixd_wclient **out, struct kix_err *err);
-/* Starts its loop and thread on srv's open log (NULL: a no-op). */
-int kixd_wclient_start(struct kixd_server *srv, struct kixd_wclient *c, struct kix_err *err);
-/* Any thread: the log grew. NULL is fine. */
-void kixd_wclient_kick(struct kixd_wclient *c);
-/* Any thread: kix_witness_cosigned_size{witness} and
- * kixd_witness_requests_total{witness,result} for /metrics (NULL: none). */
-int kixd_wclient_metrics(struct kixd_wclient *c, struct kix_buf *out);
-/* Stops and joins the thread if started (requests in flight are
- * abandoned), then frees; NULL is fine. */
-void kixd_wclient_stop(struct kixd_wclient *c);
 
 #endif

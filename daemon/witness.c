@@ -1,12 +1,16 @@
 /* Witness cosignatures at the server: the keys it accepts (--witness) and
- * the add_cosignature method, verified and stored on the thread pool. */
+ * the add_cosignature method, verified and stored on the thread pool
+ * (witness.h). */
+#include "witness.h"
+
+#include <assert.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
+#include "diag.h"
 #include "kix/messages.h"
-#include "mirror.h"
 
 int kixd_read_verifier(const char *given, struct kix_verifier *out, struct kix_err *err)
 {
@@ -67,7 +71,7 @@ static void cosign_answer(struct cosign_job *j)
 {
     struct kixd_conn *c = j->c;
     struct kix_proto_writer pw;
-    struct kix_err werr;
+    struct kix_err werr = {0};
     size_t start = c->out.len;
 
     kix_proto_writer_init(&pw, &c->out);
@@ -103,6 +107,7 @@ static void cosign_done(uv_work_t *req, int status)
         cosign_answer(j);
         kixd_conn_flush(c, 1);
     }
+    assert(c->in_flight > 0 && w->jobs > 0 && c->refs > 0);
     c->in_flight--;
     w->jobs--;
     free(j->checkpoint);
@@ -121,6 +126,7 @@ int kixd_witness_add(struct kixd_conn *c, uint32_t msgid, const struct kix_bytes
     struct kixd_server *srv = c->w->srv;
     struct cosign_job *j;
 
+    KIXD_ASSERT_LOOP(c->w);
     if (srv->nwitnesses == 0)
         return kix_err_set(err, KIX_EVERIFY,
                            "this server accepts no witness cosignatures (its operator lists the "

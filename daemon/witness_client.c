@@ -1,5 +1,7 @@
 /* Asks C2SP witnesses for cosignatures: POST <prefix>/add-checkpoint over
- * libcurl's multi interface on a libuv loop of its own (tlog_witness.h). */
+ * libcurl's multi interface on a libuv loop of its own (witness_client.h). */
+#include "witness_client.h"
+
 #include <curl/curl.h>
 #include <pthread.h>
 #include <stdatomic.h>
@@ -10,9 +12,10 @@
 
 #include "kix/encoding.h"
 #include "kix/merkle.h"
-#include "mirror.h"
+#include "kix/version.h"
+#include "diag.h"
 #include "server.h"
-#include "tlog_witness.h"
+#include "witness.h"
 
 #define ULL           unsigned long long
 #define MAX_ANSWER    (64u * 1024u) /* bytes of a witness's answer we read */

@@ -1,12 +1,15 @@
 /* kixd submissions: prepare on the thread pool, group commit on one thread. */
 #include "writer.h"
 
+#include <assert.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
 #include "conn.h"
+#include "diag.h"
+#include "dispatch.h"
 
 #define PREP_CHUNK 16 /* bundles per thread-pool task */
 
@@ -92,6 +95,8 @@ void kixd_submit_free(struct kixd_submit *job)
 
     if (!job)
         return;
+    /* the writer thread holds a queued job: freeing it here is a bug */
+    assert(job->state != KIXD_SUBMIT_QUEUED);
     c = job->conn;
     for (size_t i = 0; job->prepared && i < job->n; i++)
         kix_prepared_free(job->prepared[i]);
@@ -102,6 +107,8 @@ void kixd_submit_free(struct kixd_submit *job)
     free(job->results);
     free(job->chunks);
     if (c) {
+        KIXD_ASSERT_LOOP(job->w);
+        assert(c->in_flight > 0 && c->inflight_bytes >= job->frame_len && job->w->jobs > 0);
         c->in_flight--;
         c->inflight_bytes -= job->frame_len;
         atomic_fetch_sub(&job->srv->submit_bytes, job->frame_len);
@@ -140,6 +147,8 @@ static void prepare_done(uv_work_t *req, int status)
     struct kixd_submit *job = ch->job;
 
     (void)status; /* never cancelled */
+    KIXD_ASSERT_LOOP(job->w);
+    assert(job->state == KIXD_SUBMIT_PREPARING && job->chunks_left > 0);
     if (--job->chunks_left > 0)
         return;
     /* the prepared items own copies; the request bytes can go */
@@ -164,6 +173,9 @@ static void prepare_done(uv_work_t *req, int status)
 
 void kixd_submit_start(struct kixd_submit *job)
 {
+    KIXD_ASSERT_LOOP(job->w);
+    assert(job->state == KIXD_SUBMIT_NEW);
+    job->state = KIXD_SUBMIT_PREPARING;
     job->chunks_left = job->nchunks;
     for (size_t k = 0; k < job->nchunks; k++) {
         struct kixd_prep_chunk *ch = &job->chunks[k];
@@ -211,6 +223,8 @@ static void commit_group(struct kixd_writer *wr, struct kixd_submit *group)
     k = 0;
     while (group) {
         struct kixd_submit *next = group->next;
+        assert(group->state == KIXD_SUBMIT_QUEUED);
+        group->state = KIXD_SUBMIT_COMMITTED;
         group->rc = rc;
         if (rc)
             group->err = err;
@@ -309,6 +323,8 @@ int kixd_writer_start(struct kix_log *log, unsigned max_group, unsigned max_batc
 
 void kixd_writer_push(struct kixd_writer *wr, struct kixd_submit *job)
 {
+    assert(job->state == KIXD_SUBMIT_PREPARING && job->nprepared > 0);
+    job->state = KIXD_SUBMIT_QUEUED;
     job->next = NULL;
     pthread_mutex_lock(&wr->mu);
     if (wr->tail)

@@ -24,6 +24,17 @@
 
 struct kixd_prep_chunk;
 
+/* Where a job is; each step is taken once, in this order (checked by
+ * assert): made on its loop, prepared on the thread pool, queued for and
+ * committed by the writer thread, then answered and freed on its loop. A
+ * job every bundle of which prepare refused skips the writer. */
+enum kixd_submit_state {
+    KIXD_SUBMIT_NEW,       /* kixd_submit_new: being filled in */
+    KIXD_SUBMIT_PREPARING, /* kixd_submit_start: chunks on the thread pool */
+    KIXD_SUBMIT_QUEUED,    /* kixd_writer_push: waiting for or in a group commit */
+    KIXD_SUBMIT_COMMITTED, /* posted back to its worker (rc says how the commit went) */
+};
+
 struct kixd_submit {
     struct kixd_conn *conn;
     struct kixd_worker *w;
@@ -44,6 +55,7 @@ struct kixd_submit {
     int rc; /* the commit failed as a whole (nothing stored) */
     struct kix_err err;
     uint64_t size; /* tree size after the commit */
+    enum kixd_submit_state state;
     struct kixd_submit *next;
 };
 

@@ -1,54 +1,16 @@
-/* daemon/kixd.h — kixd's subcommands, configuration and logging (not a
- * library API; shared by the files of daemon/). main.c parses the
- * configuration; log.c writes the log. */
-#ifndef KIXD_H
-#define KIXD_H
+/* daemon/config.h — kixd serve's configuration (config.c): struct
+ * kixd_config, and the one table of options that parses the command line
+ * and the --config file and prints --help.
+ *
+ * Every option is accepted on the command line (--NAME VALUE, or --NAME for
+ * a flag) and in the config file ("NAME = VALUE" lines; a flag takes true
+ * or false); the command line wins, and --listen given there replaces the
+ * file's listen lines. The configuration is plain data, filled once on the
+ * main thread and read-only afterwards (every thread reads it). */
+#ifndef KIXD_CONFIG_H
+#define KIXD_CONFIG_H
 
 #include <stddef.h>
-#include <stdint.h>
-
-#include "kix/error.h"
-#include "kix/version.h"
-
-/* kixd init: create a store, its log key and entry 0. Returns an exit status. */
-int kixd_init_main(int argc, char **argv);
-/* kixd serve: run the server until SIGTERM/SIGINT. Returns an exit status. */
-int kixd_serve_main(int argc, char **argv);
-
-/* ---- logging: one line per event on stderr, "TIME LEVEL message" ---------- */
-
-enum kixd_level { KIXD_DEBUG = 0, KIXD_INFO = 1, KIXD_WARN = 2, KIXD_ERROR = 3 };
-
-/* Lines below the level are dropped (cheap to call). Never pass secrets. */
-void kixd_log(int level, const char *fmt, ...) KIX_PRINTF(2, 3);
-int kixd_log_enabled(int level);
-void kixd_log_set_level(int level); /* log.c owns the level; main sets it once */
-void kixd_log_set_format(int json); /* 0 text (the default), 1 one JSON object per line */
-
-/* Requests: each gets an id (kixd_request_id, unique in this process,
- * from 1) that every line about it carries. kixd_log_request logs one line
- * about request `id` with its fields: in text "TIME LEVEL message req=ID
- * method=M peer=P cause=NAME ms=T" (cause only for an error code, ms only
- * when >= 0), in json the same as "req", "method", "peer", "cause", "ms"
- * beside "time", "level" and "msg". Refusals are logged at info, requests
- * slower than kixd_log_slow_ms() (--log-slow-ms) at warn. */
-uint64_t kixd_request_id(void);
-double kixd_now_ms(void); /* a monotonic clock, for request durations */
-void kixd_log_request(int level, uint64_t id, const char *method, const char *peer, int code,
-                      double ms, const char *fmt, ...) KIX_PRINTF(7, 8);
-/* One line per HTTP request (--http-access-log), at info: in text "TIME INFO
- * http METHOD PATH method=M path=P status=S bytes=B ms=T peer=P", in json
- * the same fields beside "time", "level" and "msg". */
-void kixd_log_access(const char *method, const char *path, unsigned status, uint64_t bytes,
-                     double ms, const char *peer);
-void kixd_log_set_slow_ms(unsigned ms); /* main sets it once; 0: every request is slow */
-unsigned kixd_log_slow_ms(void);
-
-/* A decimal count in [lo, hi] (no sign, no overflow) into *out: 0, or -1. */
-int kixd_parse_count(const char *s, unsigned long long lo, unsigned long long hi,
-                     unsigned long long *out);
-
-/* ---- configuration ------------------------------------------------------------ */
 
 #define KIXD_MAX_LISTEN    16
 #define KIXD_ADDR_MAX      512
@@ -76,7 +38,7 @@ struct kixd_config {
     int log_level;
     int log_json;         /* --log-format json */
     unsigned log_slow_ms; /* --log-slow-ms: a request this slow is logged */
-    /* mirror mode (mirror.c) and witnesses (cosign.c) */
+    /* mirror mode (mirror.c) and witness cosignatures (witness.c) */
     char mirror_of[KIXD_ADDR_MAX];            /* upstream address; "" when not a mirror */
     char upstream_key[4096];                  /* its log key: verifier text or a file */
     int fail_on_fork;                         /* exit (status 4) when a fork is found */
@@ -100,7 +62,14 @@ struct kixd_config {
     char export_dir[4096];  /* keep a tlog-tiles directory current; "" = off */
 };
 
-/* kixd export: write a store's tlog-tiles tree into a directory once. */
-int kixd_export_main(int argc, char **argv);
+/* Fills cfg from the defaults, the --config file and argv (argv[0] is the
+ * command's name). Returns -1 when kixd should serve with cfg, else the
+ * exit status to end with: 0 after --help (printed on stdout), 2 for a
+ * usage error (the message is on stderr). */
+int kixd_config_parse(struct kixd_config *cfg, int argc, char **argv);
+
+/* A decimal count in [lo, hi] (no sign, no overflow) into *out: 0, or -1. */
+int kixd_parse_count(const char *s, unsigned long long lo, unsigned long long hi,
+                     unsigned long long *out);
 
 #endif

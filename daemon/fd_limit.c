@@ -1,9 +1,11 @@
-/* Process limits kixd needs for its configured connection count. */
+/* Process limits kixd needs for its configured connection count (fd_limit.h). */
+#include "fd_limit.h"
+
 #include <errno.h>
 #include <string.h>
 #include <sys/resource.h>
 
-#include "harden.h"
+#include "diag.h"
 
 /* Descriptors kixd needs besides connections: the store, listeners, the
  * event loops' own, stderr and a margin. */

@@ -1,5 +1,7 @@
 /* kixd check (the full offline check of a store) and the quick check that
- * kixd serve runs before it serves (kix_log_check in kix/log.h). */
+ * kixd serve runs before it serves (kix_log_check in kix/log.h; cmd_check.h). */
+#include "cmd_check.h"
+
 #include <getopt.h>
 #include <limits.h>
 #include <stdio.h>
@@ -9,7 +11,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "harden.h"
+#include "config.h"
+#include "diag.h"
 
 #define START_ISSUES_LOGGED 10 /* problems kixd serve logs before refusing */
 

@@ -1,5 +1,5 @@
-/* kixd's log: one line per event on stderr. Text: "TIME LEVEL message";
- * under systemd (JOURNAL_STREAM names stderr) "<PRIORITY>LEVEL message",
+/* kixd's diagnostics (diag.h): one line per event on stderr. Text: "TIME
+ * LEVEL message"; under systemd (JOURNAL_STREAM names stderr) "<PRIORITY>LEVEL message",
  * since the journal stamps the time itself and reads the sd-daemon prefix
  * as the line's priority. JSON: {"time":..,"level":..,"msg":..}. A line
  * about a request adds its fields: " req=ID method=M peer=P cause=C ms=T"
@@ -14,7 +14,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "kixd.h"
+#include "diag.h"
 
 static int log_min = KIXD_INFO;
 static int log_json;
