@@ -12,8 +12,7 @@
  * bytes with one byte changed. Each must be refused with KIX_EVERIFY at
  * the step that checks it. The source interface carries no trust. */
 #include "kixd_fixture.h"
-#include "kix/csv.h"
-#include "kix/liger.h"
+#include "liger_sample.h"
 #include "kix/resolve.h"
 #include "kix/source.h"
 #include "kix/vindex.h"
@@ -500,53 +499,34 @@ static struct kix_client *liar_client(struct kix_source *inner, enum lie lie)
 
 /* ---- the tests -------------------------------------------------------------- */
 
+/* Submits one row through kixd; the first is the run the tests prove. */
+static int submit_row(void *ctx, size_t row, const char *run_id, const struct kix_buf *envelope,
+                      const struct kix_bytes *objects)
+{
+    struct kix_client *c = ctx;
+    struct kix_bundle b = {kix_buf_bytes(envelope), objects, KIX_LIGER_NOBJECTS};
+    struct kix_submit_result res = {0};
+    struct kix_err err = {0};
+    int rc = kix_client_submit(c, &b, 1, &res, &err);
+
+    if (rc || res.code)
+        fprintf(stderr, "publishing row %zu: %s %s\n", row, err.msg, res.message);
+    if (row == 0)
+        snprintf(victim, sizeof(victim), "%s", run_id);
+    kix_submit_result_release(&res);
+    return rc ? rc : res.code;
+}
+
 /* RUNS rows of the Liger sample, published through kixd: ranked runs in
  * comparison groups, so that queries have rows to prove. */
 static void start_with_runs(struct fx *f)
 {
-    size_t len;
-    char *text = kix_test_read_file("data/liger/all_benchmark_data.csv", &len);
-    struct kix_liger_cache *cache = NULL;
-    struct kix_liger_header h;
-    struct kix_csv csv;
-    struct kix_csv_record rec;
     struct kix_client *c;
-    struct kix_err err = {0};
 
-    if (fx_start(f) != 0 || !text || kix_liger_cache_new(&cache) || !(c = fx_client(f)))
+    if (fx_start(f) != 0 || !(c = fx_client(f)) ||
+        liger_sample_publish(f->publisher, RUNS, submit_row, c))
         abort();
-    kix_csv_init(&csv, text, len);
-    if (kix_csv_next(&csv, &rec, &err) != 1 || kix_liger_header_parse(&rec, &h, &err))
-        abort();
-    for (size_t i = 0; i < RUNS && kix_csv_next(&csv, &rec, &err) == 1; i++) {
-        struct kix_liger_run run;
-        struct kix_buf env = KIX_BUF_INIT;
-        struct kix_bytes objs[KIX_LIGER_NOBJECTS];
-        struct kix_bundle b = {{NULL, 0}, objs, KIX_LIGER_NOBJECTS};
-        struct kix_submit_result res;
-
-        kix_liger_run_init(&run);
-        if (kix_liger_build(cache, &h, &rec, &run, &err) ||
-            kix_entry_publication(f->publisher, run.run_id, &run.digest[KIX_LIGER_RUN],
-                                  "2026-11-29T00:00:00Z", "test", "BSD-2-Clause", &env, &err))
-            abort();
-        for (int k = 0; k < KIX_LIGER_NOBJECTS; k++)
-            objs[k] = kix_buf_bytes(&run.canon[k]);
-        b.envelope = kix_buf_bytes(&env);
-        if (kix_client_submit(c, &b, 1, &res, &err) || res.code) {
-            fprintf(stderr, "publishing row %zu: %s %s\n", i, err.msg, res.message);
-            abort();
-        }
-        if (i == 0)
-            snprintf(victim, sizeof(victim), "%s", run.run_id);
-        kix_submit_result_release(&res);
-        kix_buf_release(&env);
-        kix_liger_run_release(&run);
-    }
     kix_client_close(c);
-    kix_csv_release(&csv);
-    kix_liger_cache_free(cache);
-    free(text);
 }
 
 static int verify_print(struct kix_client *c, const struct kix_verifier *key, struct verified *v)
