@@ -3,19 +3,15 @@
  * The replay (kix_sync) recomputes the tree from the entries and checks it
  * against every signed root; it never reads the server's stored tree
  * hashes. Those are what the server builds every proof from, so here each
- * entry's inclusion proof (and, from a kixd, its leaf hash) is asked for and
+ * entry's inclusion proof (and its leaf hash, when the source gives it) is
+ * asked for (kix_client_inclusion_proofs: a kixd's are pipelined) and
  * compared, hash by hash, with the replica's: a difference names the node
- * and the tile it is stored in (tile layout: kix/merkle.h). Requests to a
- * kixd are pipelined on one connection of their own. */
+ * and the tile it is stored in (tile layout: kix/merkle.h). */
 #include <stdlib.h>
 #include <string.h>
 
 #include "cli.h"
 #include "kix/client.h"
-#include "kix/messages.h"
-#include "kix/rpc.h"
-
-#define WINDOW 128 /* inclusion proofs in flight */
 
 struct span {
     uint64_t a, b; /* entries [a, b) */
@@ -124,80 +120,20 @@ static int compare_one(struct compare *c, uint64_t index, const struct kix_hash 
     return KIX_OK;
 }
 
-/* ---- over a kixd: pipelined ------------------------------------------------------- */
-
-static int put_params(void *ctx, struct kix_proto_writer *w)
+/* One entry's answer from the source, against the replica. */
+static int compare_answer(void *ctx, uint64_t index, const struct kix_hash *leaf,
+                          const struct kix_hash *proof, size_t n)
 {
-    return kix_msg_put_index_params(w, ctx);
-}
+    struct compare *c = ctx;
+    int rc = compare_one(c, index, leaf, proof, n);
 
-static int take_answer(struct compare *c, const struct kix_proto_msg *m, uint64_t index)
-{
-    struct kix_msg_inclusion_result *res;
-    struct kix_hash lh, proof[KIX_MERKLE_MAX_PROOF];
-    struct kix_err err;
-    int rc;
-
-    if (m->error_code)
-        return kix_err_set(c->err, m->error_code,
-                           "entry %llu: %s refused its inclusion proof at size %llu: %.*s",
-                           (unsigned long long)index, c->where, (unsigned long long)c->size,
-                           (int)m->error_message.len, (const char *)m->error_message.ptr);
-    res = malloc(sizeof(*res));
-    if (!res)
-        return kix_err_set(c->err, KIX_ENOMEM, "out of memory");
-    rc = kix_msg_get_inclusion_result(m->result, res, &err);
-    if (rc == KIX_OK) {
-        memcpy(lh.b, res->leaf_hash, 32);
-        for (size_t k = 0; k < res->nproof; k++)
-            memcpy(proof[k].b, res->proof[k], 32);
-        rc = compare_one(c, index, &lh, proof, res->nproof);
-    } else {
-        rc = kix_err_set(c->err, rc, "%s answered a malformed inclusion proof for entry %llu: %s",
-                         c->where, (unsigned long long)index, kix_err_text(&err, rc));
-    }
-    free(res);
     if (rc)
         kix_err_cause(c->err, KIX_CAUSE_ENTRY, index, 0);
     return rc;
 }
 
-static int remote_proofs(struct compare *c, uint64_t from, uint64_t to)
-{
-    struct kix_rpc *rpc = NULL;
-    struct kix_proto_msg m;
-    uint64_t next = from, done = 0, total = to - from;
-    uint32_t base = 0;
-    int rc = kix_rpc_connect(c->where, NULL, &rpc, c->err);
-
-    while (rc == KIX_OK && done < total) {
-        while (rc == KIX_OK && next < to && next - from - done < WINDOW) {
-            struct kix_msg_index_params p = {next, c->size};
-            uint32_t id;
-            rc = kix_rpc_send(rpc, "inclusion_proof", put_params, &p, &id, c->err);
-            if (next == from)
-                base = id;
-            next++;
-        }
-        if (rc)
-            break;
-        rc = kix_rpc_recv(rpc, &m, c->err);
-        if (rc)
-            break;
-        if (m.type != KIX_PROTO_RESPONSE || (uint32_t)(m.msgid - base) >= next - from) {
-            kix_proto_msg_release(&m);
-            continue; /* not one of ours */
-        }
-        rc = take_answer(c, &m, from + (uint32_t)(m.msgid - base));
-        kix_proto_msg_release(&m);
-        done++;
-    }
-    kix_rpc_close(rpc);
-    return rc;
-}
-
-int audit_proofs(struct kix_client *c, int local, struct kix_log *replica, uint64_t from,
-                 uint64_t to, uint64_t size, struct kix_err *err)
+int audit_proofs(struct kix_client *c, struct kix_log *replica, uint64_t from, uint64_t to,
+                 uint64_t size, struct kix_err *err)
 {
     struct compare cmp = {NULL, size, kix_client_where(c), err};
     int rc;
@@ -207,21 +143,7 @@ int audit_proofs(struct kix_client *c, int local, struct kix_log *replica, uint6
     rc = kix_log_read_begin(replica, &cmp.rd);
     if (rc)
         return kix_err_set(err, rc, "reading the replica: %s", kix_strerror(rc));
-    if (!local) {
-        rc = remote_proofs(&cmp, from, to);
-    } else {
-        for (uint64_t i = from; rc == KIX_OK && i < to; i++) {
-            struct kix_hash proof[KIX_MERKLE_MAX_PROOF];
-            size_t n = 0;
-            rc = kix_client_inclusion(c, i, size, proof, &n, err);
-            if (rc == KIX_OK)
-                rc = compare_one(&cmp, i, NULL, proof, n);
-            else
-                kix_err_wrap(err, "entry %llu", (unsigned long long)i);
-            if (rc)
-                kix_err_cause(err, KIX_CAUSE_ENTRY, i, 0);
-        }
-    }
+    rc = kix_client_inclusion_proofs(c, from, to, size, compare_answer, &cmp, err);
     kix_log_read_end(cmp.rd);
     return rc;
 }

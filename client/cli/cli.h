@@ -131,8 +131,8 @@ void cli_json_string(FILE *f, const char *s, size_t len);
 /* kix audit: compares the server's leaf hashes and inclusion proofs of
  * entries [from, to) at `size` with the replica's (audit_proofs.c). */
 struct kix_log;
-int audit_proofs(struct kix_client *c, int local, struct kix_log *replica, uint64_t from,
-                 uint64_t to, uint64_t size, struct kix_err *err);
+int audit_proofs(struct kix_client *c, struct kix_log *replica, uint64_t from, uint64_t to,
+                 uint64_t size, struct kix_err *err);
 
 int cmd_keygen(int argc, char **argv);
 int cmd_info(int argc, char **argv);

@@ -216,7 +216,7 @@ int cmd_audit(int argc, char **argv)
         uint64_t from = proofs_checked(path);
         for (from = from < synced ? from : synced; rc == KIX_OK && from < synced;) {
             uint64_t to = synced - from > 8192 ? from + 8192 : synced;
-            rc = audit_proofs(c, common.store != NULL, replica, from, to, cp.size, &err);
+            rc = audit_proofs(c, replica, from, to, cp.size, &err);
             if (rc == KIX_OK)
                 proofs_record(path, from = to);
         }

@@ -256,8 +256,10 @@ int kix_rpc_send(struct kix_rpc *c, const char *method, kix_rpc_params_fn fn, vo
                            wrc ? werr.msg : "the params callback failed");
     }
     rc = kix_proto_writer_end(&w, err);
-    if (rc)
-        return kix_err_wrap(err, "building the %s request", method);
+    if (rc) {
+        kix_err_wrap(err, "building the %s request", method);
+        return rc;
+    }
     if (msgid)
         *msgid = id;
     return KIX_OK;
@@ -426,7 +428,8 @@ int kix_rpc_recv(struct kix_rpc *c, struct kix_proto_msg *msg, struct kix_err *e
             return KIX_OK;
         if (rc != KIX_PROTO_AGAIN) {
             c->broken = 1;
-            return kix_err_wrap(err, "%s sent a bad message", c->addr);
+            kix_err_wrap(err, "%s sent a bad message", c->addr);
+            return rc;
         }
         w = wait_fd(c->fd, POLLIN, deadline, &rev);
         if (w == 0)

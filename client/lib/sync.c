@@ -273,10 +273,13 @@ static int fill_object(void *arg, size_t i, const uint8_t *bytes, size_t len)
     char text[KIX_DIGEST_TEXT_LEN + 1];
 
     if (!bytes) {
+        /* kix_err_cause's return is not the code when err is NULL: keep it */
+        int rc;
         kix_digest_format(&o->digest, text);
-        kix_err_set(f->err, KIX_EVERIFY, "the upstream lacks object %s, needed by entry %llu", text,
-                    (unsigned long long)(f->b->first + o->entry));
-        return kix_err_cause(f->err, KIX_CAUSE_ENTRY, f->b->first + o->entry, 0);
+        rc = kix_err_set(f->err, KIX_EVERIFY, "the upstream lacks object %s, needed by entry %llu",
+                         text, (unsigned long long)(f->b->first + o->entry));
+        kix_err_cause(f->err, KIX_CAUSE_ENTRY, f->b->first + o->entry, 0);
+        return rc;
     }
     f->done++;
     return kix_buf_add(&o->bytes, bytes, len);

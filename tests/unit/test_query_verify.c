@@ -4,56 +4,34 @@
  * manifest, group), and each edit must be refused with the run named. */
 #include "fixture.h"
 #include "kix/client.h"
-#include "kix/csv.h"
-#include "kix/liger.h"
+#include "liger_sample.h"
 
 #define ROWS 40
 
-static void publish_liger_rows(struct fixture *f, size_t n)
+/* Commits one row to the fixture's log. */
+static int commit_row(void *ctx, size_t row, const char *run_id, const struct kix_buf *envelope,
+                      const struct kix_bytes *objects)
 {
-    size_t len;
-    char *text = kix_test_read_file("data/liger/all_benchmark_data.csv", &len);
-    struct kix_liger_cache *cache = NULL;
-    struct kix_liger_header h;
-    struct kix_csv csv;
-    struct kix_csv_record rec;
+    struct fixture *f = ctx;
+    struct kix_submission sub = {kix_buf_bytes(envelope), objects, KIX_LIGER_NOBJECTS};
+    struct kix_prepared *p = NULL;
+    struct kix_append_result res;
     struct kix_err err = {0};
 
-    if (!text || kix_liger_cache_new(&cache))
+    (void)run_id;
+    if (kix_log_prepare(f->log, &sub, &p, &err) ||
+        kix_log_commit(f->log, &p, 1, &res, NULL, &err) || res.code) {
+        fprintf(stderr, "publishing row %zu: %s %s\n", row, err.msg, res.message);
         abort();
-    kix_csv_init(&csv, text, len);
-    if (kix_csv_next(&csv, &rec, &err) != 1 || kix_liger_header_parse(&rec, &h, &err))
-        abort();
-    for (size_t i = 0; i < n && kix_csv_next(&csv, &rec, &err) == 1; i++) {
-        struct kix_liger_run run;
-        struct kix_buf env = KIX_BUF_INIT;
-        struct kix_bytes objs[KIX_LIGER_NOBJECTS];
-        struct kix_submission sub;
-        struct kix_prepared *p = NULL;
-        struct kix_append_result res;
-
-        kix_liger_run_init(&run);
-        if (kix_liger_build(cache, &h, &rec, &run, &err) ||
-            kix_entry_publication(f->publisher, run.run_id, &run.digest[KIX_LIGER_RUN],
-                                  "2026-11-29T00:00:00Z", "test", "BSD-2-Clause", &env, &err))
-            abort();
-        for (int k = 0; k < KIX_LIGER_NOBJECTS; k++)
-            objs[k] = kix_buf_bytes(&run.canon[k]);
-        sub.envelope = kix_buf_bytes(&env);
-        sub.objects = objs;
-        sub.nobjects = KIX_LIGER_NOBJECTS;
-        if (kix_log_prepare(f->log, &sub, &p, &err) ||
-            kix_log_commit(f->log, &p, 1, &res, NULL, &err) || res.code) {
-            fprintf(stderr, "publishing row %zu: %s %s\n", i, err.msg, res.message);
-            abort();
-        }
-        kix_prepared_free(p);
-        kix_buf_release(&env);
-        kix_liger_run_release(&run);
     }
-    kix_csv_release(&csv);
-    kix_liger_cache_free(cache);
-    free(text);
+    kix_prepared_free(p);
+    return 0;
+}
+
+static void publish_liger_rows(struct fixture *f, size_t n)
+{
+    if (liger_sample_publish(f->publisher, n, commit_row, f))
+        abort();
 }
 
 struct rows {

@@ -1,9 +1,12 @@
 /* kix/client.h — one interface to a kix log, local or remote.
  *
- * A struct kix_client talks either to a store directory on this machine
- * (kix_client_open_store: the log's own files, as kixd would) or to a kixd
- * over TCP or a Unix socket (kix_client_connect: "tcp://host:port",
- * "unix:///path"). The calls are the same; commands are written once.
+ * A struct kix_client reads and writes a log through one source
+ * (kix/source.h): a store directory on this machine (kix_client_open_store:
+ * the log's own files, as kixd would), a kixd over TCP or a Unix socket
+ * (kix_client_connect: "tcp://host:port", "unix:///path"), or any other
+ * source (kix_client_open_source). The calls are the same; commands are
+ * written once. An operation the source does not offer is KIX_ENOTSUP,
+ * its message naming both.
  *
  * Nothing a client returns about the log is trusted by this layer: callers
  * verify checkpoints, proofs and digests against the log key (kix/receipt.h,
@@ -92,6 +95,15 @@ int kix_client_inclusion(struct kix_client *c, uint64_t index, uint64_t size,
 int kix_client_consistency(struct kix_client *c, uint64_t size1, uint64_t size2,
                            struct kix_hash proof[KIX_MERKLE_MAX_PROOF], size_t *n,
                            struct kix_err *err) KIX_MUST_CHECK;
+/* The inclusion proofs of entries [from, to) at size, as the log answers
+ * them, through fn in any order (a kixd's are pipelined): `leaf` is the leaf
+ * hash the log holds for the entry, NULL when it does not say. Unverified:
+ * kix audit compares them with its replica's own tree. A refused entry is
+ * the call's error with err's cause KIX_CAUSE_ENTRY naming it. */
+typedef int (*kix_inclusion_fn)(void *ctx, uint64_t index, const struct kix_hash *leaf,
+                                const struct kix_hash *proof, size_t n);
+int kix_client_inclusion_proofs(struct kix_client *c, uint64_t from, uint64_t to, uint64_t size,
+                                kix_inclusion_fn fn, void *ctx, struct kix_err *err) KIX_MUST_CHECK;
 /* A tlog-proof receipt for entry `index` at `size` (KIX_NO_INDEX: latest). */
 int kix_client_receipt(struct kix_client *c, uint64_t index, uint64_t size, struct kix_buf *out,
                        struct kix_err *err) KIX_MUST_CHECK;
@@ -136,7 +148,7 @@ int kix_client_query(struct kix_client *c, const struct kix_query *q, kix_query_
 /* Hands a witness cosignature to a kixd (method add_cosignature):
  * `checkpoint` is the signed note cosigned, `line` the cosignature line
  * (kix_cosign). The server checks it against the witness keys it accepts.
- * KIX_EINVAL for a local store (witness keys are a server's configuration). */
+ * KIX_ENOTSUP for a local store (witness keys are a server's configuration). */
 int kix_client_add_cosignature(struct kix_client *c, const char *checkpoint, size_t len,
                                const char *line, size_t line_len,
                                struct kix_err *err) KIX_MUST_CHECK;

@@ -43,7 +43,8 @@
     X(EUNAVAIL, -12, 3, "service unavailable")                                                     \
     X(EREADONLY, -13, 1, "read-only")                                                              \
     X(EFORK, -14, 4, "inconsistent log (fork or rollback)")                                        \
-    X(EEXIST, -15, 1, "already exists")
+    X(EEXIST, -15, 1, "already exists")                                                            \
+    X(ENOTSUP, -16, 1, "not supported")
 
 enum kix_err_code {
 #define KIX__ERR_ENUM(name, value, exit_status, text) KIX_##name = value,

@@ -1,5 +1,6 @@
-/* The remote transport of kix_client: each call is one request to a kixd
- * (proto/PROTOCOL.md section 2) over a blocking kix_rpc connection. The
+/* The kixd source (kix/source.h): each call is one request to a kixd
+ * (proto/PROTOCOL.md section 2) over a blocking kix_rpc connection, except
+ * inclusion_proofs, which pipelines its requests. The
  * messages are encoded and decoded by kix/messages.h (the codec kixd uses
  * too); this file converts them to and from the client's types. Requests
  * are sized by the limits the server reports in `info`, read once per
@@ -9,9 +10,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "client_internal.h"
 #include "kix/messages.h"
 #include "kix/rpc.h"
+#include "kix/source.h"
 
 _Static_assert(KIX_NO_INDEX == KIX_MSG_ABSENT, "absent index");
 _Static_assert(KIX_MERKLE_MAX_PROOF == KIX_MSG_MAX_PROOF, "proof length");
@@ -31,37 +32,22 @@ _Static_assert(KIX_MERKLE_MAX_PROOF == KIX_MSG_MAX_PROOF, "proof length");
 #define SUBMIT_OVERHEAD_BUNDLE 64u
 #define SUBMIT_OVERHEAD        ((size_t)4 << 10)
 
-struct kix__remote {
+struct rpc_source {
+    struct kix_source base; /* first: the ops get &base */
     struct kix_rpc *rpc;
     int have_limits;           /* lim holds the server's limits (or the fallbacks) */
     struct kix_msg_limits lim; /* every field set once have_limits */
 };
 
-int kix__remote_connect(const char *addr, const struct kix_client_opts *opts,
-                        struct kix__remote **out, struct kix_err *err)
+static struct rpc_source *rpc_of(struct kix_source *s)
 {
-    struct kix_rpc_opts ro = {opts ? opts->timeout_ms : 0, 0};
-    struct kix__remote *r = calloc(1, sizeof(*r));
-    int rc;
-
-    *out = NULL;
-    if (!r)
-        return kix_err_set(err, KIX_ENOMEM, "out of memory");
-    rc = kix_rpc_connect(addr, &ro, &r->rpc, err);
-    if (rc) {
-        free(r);
-        return rc;
-    }
-    *out = r;
-    return KIX_OK;
+    return (struct rpc_source *)s;
 }
 
-void kix__remote_close(struct kix__remote *r)
+static void rpc_close(struct kix_source *s)
 {
-    if (!r)
-        return;
-    kix_rpc_close(r->rpc);
-    free(r);
+    kix_rpc_close(rpc_of(s)->rpc);
+    free(s);
 }
 
 /* ---- calls ----------------------------------------------------------------- */
@@ -86,7 +72,7 @@ PARAMS_FN(query)
 PARAMS_FN(add_cosignature)
 
 /* Wraps a shape error of the answer as KIX_EPROTO naming the method. */
-static int bad_answer(struct kix__remote *r, const char *method, int rc, struct kix_err *err)
+static int bad_answer(struct rpc_source *r, const char *method, int rc, struct kix_err *err)
 {
     if (rc == KIX_ENOMEM)
         return rc;
@@ -97,7 +83,7 @@ static int bad_answer(struct kix__remote *r, const char *method, int rc, struct 
 }
 
 /* Sends one request (fn NULL: params {}) and takes its response. */
-static int call(struct kix__remote *r, const char *method, kix_rpc_params_fn fn, void *p,
+static int call(struct rpc_source *r, const char *method, kix_rpc_params_fn fn, void *p,
                 struct kix_proto_msg *resp, struct kix_err *err)
 {
     return kix_rpc_call(r->rpc, method, fn, p, resp, err);
@@ -122,7 +108,7 @@ static void copy_proof(struct kix_hash *out, const uint8_t in[][32], size_t n)
         memcpy(out[i].b, in[i], 32);
 }
 
-static void take_limits(struct kix__remote *r, const struct kix_msg_info *m)
+static void take_limits(struct rpc_source *r, const struct kix_msg_info *m)
 {
     static const uint64_t fallback[] = {FALLBACK_MAX_MESSAGE, 1,
                                         FALLBACK_MAX_BATCH,   FALLBACK_MAX_ENTRIES,
@@ -183,8 +169,9 @@ static int read_info(const struct kix_msg_info *m, struct kix_client_info *out, 
     return rc;
 }
 
-int kix__remote_info(struct kix__remote *r, struct kix_client_info *out, struct kix_err *err)
+static int rpc_info(struct kix_source *s, struct kix_client_info *out, struct kix_err *err)
 {
+    struct rpc_source *r = rpc_of(s);
     struct kix_proto_msg resp;
     struct kix_msg_info m;
     int rc = call(r, "info", NULL, NULL, &resp, err);
@@ -202,7 +189,7 @@ int kix__remote_info(struct kix__remote *r, struct kix_client_info *out, struct 
 }
 
 /* The server's limits, asked for once per connection. */
-static int limits(struct kix__remote *r, const struct kix_msg_limits **out, struct kix_err *err)
+static int limits(struct rpc_source *r, const struct kix_msg_limits **out, struct kix_err *err)
 {
     struct kix_client_info *info;
     int rc = KIX_OK;
@@ -211,7 +198,7 @@ static int limits(struct kix__remote *r, const struct kix_msg_limits **out, stru
         info = malloc(sizeof(*info));
         if (!info)
             return kix_err_set(err, KIX_ENOMEM, "out of memory");
-        rc = kix__remote_info(r, info, err);
+        rc = rpc_info(&r->base, info, err);
         free(info);
         if (rc)
             kix_err_wrap(err, "asking %s for its limits", kix_rpc_addr(r->rpc));
@@ -222,9 +209,10 @@ static int limits(struct kix__remote *r, const struct kix_msg_limits **out, stru
 
 /* ---- the calls -------------------------------------------------------------- */
 
-int kix__remote_checkpoint(struct kix__remote *r, uint64_t size, struct kix_buf *note,
-                           struct kix_err *err)
+static int rpc_checkpoint(struct kix_source *s, uint64_t size, struct kix_buf *note,
+                          struct kix_err *err)
 {
+    struct rpc_source *r = rpc_of(s);
     struct kix_msg_checkpoint_params p = {size};
     struct kix_msg_checkpoint_result res;
     struct kix_proto_msg resp;
@@ -239,9 +227,10 @@ int kix__remote_checkpoint(struct kix__remote *r, uint64_t size, struct kix_buf 
     return rc ? bad_answer(r, "checkpoint", rc, err) : KIX_OK;
 }
 
-int kix__remote_entries(struct kix__remote *r, uint64_t start, uint64_t count, kix_entry_fn fn,
-                        void *ctx, uint64_t *got, struct kix_err *err)
+static int rpc_entries(struct kix_source *s, uint64_t start, uint64_t count, kix_entry_fn fn,
+                       void *ctx, uint64_t *got, struct kix_err *err)
 {
+    struct rpc_source *r = rpc_of(s);
     const struct kix_msg_limits *lim = NULL;
     uint64_t n = 0;
     int rc = limits(r, &lim, err);
@@ -288,9 +277,10 @@ int kix__remote_entries(struct kix__remote *r, uint64_t start, uint64_t count, k
     return rc;
 }
 
-int kix__remote_inclusion(struct kix__remote *r, uint64_t index, uint64_t size,
-                          struct kix_hash *proof, size_t *n, struct kix_err *err)
+static int rpc_inclusion(struct kix_source *s, uint64_t index, uint64_t size,
+                         struct kix_hash *proof, size_t *n, struct kix_err *err)
 {
+    struct rpc_source *r = rpc_of(s);
     struct kix_msg_index_params p = {index, size};
     struct kix_msg_inclusion_result *res = malloc(sizeof(*res));
     struct kix_proto_msg resp;
@@ -314,9 +304,10 @@ out:
     return rc;
 }
 
-int kix__remote_consistency(struct kix__remote *r, uint64_t size1, uint64_t size2,
-                            struct kix_hash *proof, size_t *n, struct kix_err *err)
+static int rpc_consistency(struct kix_source *s, uint64_t size1, uint64_t size2,
+                           struct kix_hash *proof, size_t *n, struct kix_err *err)
 {
+    struct rpc_source *r = rpc_of(s);
     struct kix_msg_consistency_params p = {size1, size2};
     struct kix_msg_consistency_result *res = malloc(sizeof(*res));
     struct kix_proto_msg resp;
@@ -340,9 +331,10 @@ out:
     return rc;
 }
 
-int kix__remote_receipt(struct kix__remote *r, uint64_t index, uint64_t size, struct kix_buf *out,
-                        struct kix_err *err)
+static int rpc_receipt(struct kix_source *s, uint64_t index, uint64_t size, struct kix_buf *out,
+                       struct kix_err *err)
 {
+    struct rpc_source *r = rpc_of(s);
     struct kix_msg_index_params p = {index, size};
     struct kix_msg_receipt_result res;
     struct kix_proto_msg resp;
@@ -357,9 +349,10 @@ int kix__remote_receipt(struct kix__remote *r, uint64_t index, uint64_t size, st
     return rc ? bad_answer(r, "receipt", rc, err) : KIX_OK;
 }
 
-int kix__remote_get_object(struct kix__remote *r, const struct kix_digest *d, struct kix_buf *out,
-                           struct kix_err *err)
+static int rpc_get_object(struct kix_source *s, const struct kix_digest *d, struct kix_buf *out,
+                          struct kix_err *err)
 {
+    struct rpc_source *r = rpc_of(s);
     struct kix_msg_get_object_params p;
     struct kix_msg_get_object_result res;
     struct kix_proto_msg resp;
@@ -419,9 +412,10 @@ static int take_submit_item(const struct kix_msg_submit_item *it, struct kix_sub
     return KIX_OK;
 }
 
-int kix__remote_submit(struct kix__remote *r, const struct kix_bundle *bundles, size_t n,
-                       struct kix_submit_result *results, struct kix_err *err)
+static int rpc_submit(struct kix_source *s, const struct kix_bundle *bundles, size_t n,
+                      struct kix_submit_result *results, struct kix_err *err)
 {
+    struct rpc_source *r = rpc_of(s);
     const struct kix_msg_limits *lim = NULL;
     struct kix_msg_bundle *page = NULL;
     int rc;
@@ -553,9 +547,10 @@ static int read_resolution(const struct kix_msg_resolve_result *m, struct kix_re
     return KIX_OK;
 }
 
-int kix__remote_resolve(struct kix__remote *r, const char *ref, uint64_t from,
-                        struct kix_resolution *out, struct kix_err *err)
+static int rpc_resolve(struct kix_source *s, const char *ref, uint64_t from,
+                       struct kix_resolution *out, struct kix_err *err)
 {
+    struct rpc_source *r = rpc_of(s);
     struct kix_msg_resolve_params p = {{(const uint8_t *)ref, strlen(ref)}, from};
     struct kix_proto_msg *resp = malloc(sizeof(*resp));
     struct kix_msg_resolve_result m;
@@ -586,10 +581,10 @@ int kix__remote_resolve(struct kix__remote *r, const char *ref, uint64_t from,
 
 /* ---- index_proof ---------------------------------------------------------------- */
 
-int kix__remote_index_proof(struct kix__remote *r, const char *key, struct kix_buf *record,
-                            int *present, struct kix_buf *proof, struct kix_buf *checkpoint,
-                            struct kix_buf *index_note, struct kix_err *err)
+static int rpc_index_proof(struct kix_source *s, const char *key, struct kix_index_answer *a,
+                           struct kix_err *err)
 {
+    struct rpc_source *r = rpc_of(s);
     struct kix_msg_vindex_params p = {{(const uint8_t *)key, strlen(key)}};
     struct kix_msg_vindex_result m;
     struct kix_proto_msg resp;
@@ -601,11 +596,11 @@ int kix__remote_index_proof(struct kix__remote *r, const char *key, struct kix_b
     if (rc == KIX_OK && (m.key.len != p.key.len || memcmp(m.key.ptr, key, m.key.len) != 0))
         rc = kix_err_set(err, KIX_EPROTO, "index_proof answered about another key");
     if (rc == KIX_OK) {
-        *present = m.present;
-        if (kix_buf_add(record, m.record.ptr, m.record.len) ||
-            kix_buf_add(proof, m.proof.ptr, m.proof.len) ||
-            kix_buf_add(checkpoint, m.checkpoint.ptr, m.checkpoint.len) ||
-            kix_buf_add(index_note, m.index_note.ptr, m.index_note.len))
+        a->present = m.present;
+        if (kix_buf_add(&a->record, m.record.ptr, m.record.len) ||
+            kix_buf_add(&a->proof, m.proof.ptr, m.proof.len) ||
+            kix_buf_add(&a->checkpoint, m.checkpoint.ptr, m.checkpoint.len) ||
+            kix_buf_add(&a->index_note, m.index_note.ptr, m.index_note.len))
             rc = kix_err_set(err, KIX_ENOMEM, "out of memory");
     }
     kix_proto_msg_release(&resp);
@@ -614,9 +609,10 @@ int kix__remote_index_proof(struct kix__remote *r, const char *key, struct kix_b
 
 /* ---- checkpoints, objects, query, cosignatures ---------------------------------- */
 
-int kix__remote_checkpoints(struct kix__remote *r, uint64_t after, size_t limit,
-                            kix_checkpoint_fn fn, void *ctx, struct kix_err *err)
+static int rpc_checkpoints(struct kix_source *s, uint64_t after, size_t limit, kix_checkpoint_fn fn,
+                           void *ctx, struct kix_err *err)
 {
+    struct rpc_source *r = rpc_of(s);
     const struct kix_msg_limits *lim = NULL;
     size_t done = 0, n = 1;
     int rc = limits(r, &lim, err);
@@ -656,9 +652,10 @@ int kix__remote_checkpoints(struct kix__remote *r, uint64_t after, size_t limit,
     return rc;
 }
 
-int kix__remote_get_objects(struct kix__remote *r, const struct kix_digest *digests, size_t n,
-                            kix_object_fn fn, void *ctx, struct kix_err *err)
+static int rpc_get_objects(struct kix_source *s, const struct kix_digest *digests, size_t n,
+                           kix_object_fn fn, void *ctx, struct kix_err *err)
 {
+    struct rpc_source *r = rpc_of(s);
     const struct kix_msg_limits *lim = NULL;
     uint8_t(*d)[32] = NULL;
     int rc = limits(r, &lim, err);
@@ -727,9 +724,10 @@ static int read_row(const struct kix_msg_query_run *in, struct kix_query_row *ro
     return rc;
 }
 
-int kix__remote_query(struct kix__remote *r, const struct kix_query *q, kix_query_fn fn, void *ctx,
-                      uint64_t *matched, struct kix_err *err)
+static int rpc_query(struct kix_source *s, const struct kix_query *q, kix_query_fn fn, void *ctx,
+                     uint64_t *matched, struct kix_err *err)
 {
+    struct rpc_source *r = rpc_of(s);
     const struct kix_msg_limits *lim = NULL;
     struct kix_msg_query_params p;
     uint64_t done = 0;
@@ -780,9 +778,10 @@ int kix__remote_query(struct kix__remote *r, const struct kix_query *q, kix_quer
     return rc;
 }
 
-int kix__remote_add_cosignature(struct kix__remote *r, const char *checkpoint, size_t len,
-                                const char *line, size_t line_len, struct kix_err *err)
+static int rpc_add_cosignature(struct kix_source *s, const char *checkpoint, size_t len,
+                               const char *line, size_t line_len, struct kix_err *err)
 {
+    struct rpc_source *r = rpc_of(s);
     struct kix_msg_add_cosignature_params p = {{(const uint8_t *)checkpoint, len},
                                                {(const uint8_t *)line, line_len}};
     struct kix_msg_add_cosignature_result res;
@@ -794,4 +793,128 @@ int kix__remote_add_cosignature(struct kix__remote *r, const char *checkpoint, s
     rc = kix_msg_get_add_cosignature_result(resp.result, &res, err);
     kix_proto_msg_release(&resp);
     return rc ? bad_answer(r, "add_cosignature", rc, err) : KIX_OK;
+}
+
+/* ---- inclusion proofs, pipelined ------------------------------------------------ */
+
+#define PROOFS_IN_FLIGHT 128
+
+/* One entry's answer: its proof and leaf hash to fn, or the server's refusal. */
+static int take_proof(struct rpc_source *r, const struct kix_proto_msg *m, uint64_t index,
+                      uint64_t size, kix_inclusion_fn fn, void *ctx, struct kix_err *err)
+{
+    struct kix_msg_inclusion_result *res;
+    struct kix_hash leaf, proof[KIX_MERKLE_MAX_PROOF];
+    struct kix_err shape = {0};
+    int rc;
+
+    if (m->error_code) {
+        rc = kix_err_set(err, m->error_code,
+                         "entry %llu: %s refused its inclusion proof at size %llu: %.*s",
+                         (unsigned long long)index, kix_rpc_addr(r->rpc), (unsigned long long)size,
+                         (int)m->error_message.len, (const char *)m->error_message.ptr);
+        kix_err_cause(err, KIX_CAUSE_ENTRY, index, 0);
+        return rc;
+    }
+    res = malloc(sizeof(*res));
+    if (!res)
+        return kix_err_set(err, KIX_ENOMEM, "out of memory");
+    rc = kix_msg_get_inclusion_result(m->result, res, &shape);
+    if (rc == KIX_OK) {
+        memcpy(leaf.b, res->leaf_hash, 32);
+        copy_proof(proof, res->proof, res->nproof);
+        rc = fn(ctx, index, &leaf, proof, res->nproof);
+    } else {
+        rc = kix_err_set(err, rc, "%s answered a malformed inclusion proof for entry %llu: %s",
+                         kix_rpc_addr(r->rpc), (unsigned long long)index, kix_err_text(&shape, rc));
+        kix_err_cause(err, KIX_CAUSE_ENTRY, index, 0);
+    }
+    free(res);
+    return rc;
+}
+
+static int put_index_params(void *ctx, struct kix_proto_writer *w)
+{
+    return kix_msg_put_index_params(w, ctx);
+}
+
+/* At most PROOFS_IN_FLIGHT requests outstanding; answers are matched to
+ * entries by msgid. */
+static int rpc_inclusion_proofs(struct kix_source *s, uint64_t from, uint64_t to, uint64_t size,
+                                kix_inclusion_fn fn, void *ctx, struct kix_err *err)
+{
+    struct rpc_source *r = rpc_of(s);
+    uint64_t next = from, done = 0, total = to > from ? to - from : 0;
+    uint32_t base = 0;
+    int rc = KIX_OK;
+
+    while (rc == KIX_OK && done < total) {
+        struct kix_proto_msg m;
+        uint64_t index;
+
+        while (rc == KIX_OK && next < to && next - from - done < PROOFS_IN_FLIGHT) {
+            struct kix_msg_index_params p = {next, size};
+            uint32_t id;
+            rc = kix_rpc_send(r->rpc, "inclusion_proof", put_index_params, &p, &id, err);
+            if (next == from)
+                base = id;
+            next++;
+        }
+        if (rc)
+            break;
+        rc = kix_rpc_recv(r->rpc, &m, err);
+        if (rc)
+            break;
+        if (m.type != KIX_PROTO_RESPONSE || (uint32_t)(m.msgid - base) >= next - from) {
+            kix_proto_msg_release(&m);
+            continue; /* not one of ours */
+        }
+        index = from + (uint32_t)(m.msgid - base);
+        rc = take_proof(r, &m, index, size, fn, ctx, err);
+        kix_proto_msg_release(&m);
+        done++;
+    }
+    return rc;
+}
+
+/* ---- the table ------------------------------------------------------------------ */
+
+static const struct kix_source_ops rpc_ops = {
+    .close = rpc_close,
+    .info = rpc_info,
+    .checkpoint = rpc_checkpoint,
+    .entries = rpc_entries,
+    .inclusion = rpc_inclusion,
+    .consistency = rpc_consistency,
+    .inclusion_proofs = rpc_inclusion_proofs,
+    .checkpoints = rpc_checkpoints,
+    .receipt = rpc_receipt,
+    .objects = rpc_get_objects,
+    .object = rpc_get_object,
+    .index_proof = rpc_index_proof,
+    .resolve = rpc_resolve,
+    .query = rpc_query,
+    .submit = rpc_submit,
+    .add_cosignature = rpc_add_cosignature,
+};
+
+int kix_source_connect(const char *addr, const struct kix_client_opts *opts,
+                       struct kix_source **out, struct kix_err *err)
+{
+    struct kix_rpc_opts ro = {opts ? opts->timeout_ms : 0, 0};
+    struct rpc_source *r = calloc(1, sizeof(*r));
+    int rc;
+
+    *out = NULL;
+    if (!r)
+        return kix_err_set(err, KIX_ENOMEM, "out of memory");
+    rc = kix_rpc_connect(addr, &ro, &r->rpc, err);
+    if (rc) {
+        free(r);
+        return rc;
+    }
+    r->base.ops = &rpc_ops;
+    snprintf(r->base.where, sizeof(r->base.where), "%s", addr);
+    *out = &r->base;
+    return KIX_OK;
 }

@@ -1,0 +1,147 @@
+/* kix/source.h — where a kix_client's bytes come from.
+ *
+ * A struct kix_client (kix/client.h) reads a log through one struct
+ * kix_source: a table of fetchers (struct kix_source_ops) and the state
+ * behind them. kix_client verifies; a source only fetches. Two are built
+ * in: the store layers on this machine (kix_source_open_store,
+ * client/lib/source_local.c) and kixd's msgpack-RPC (kix_source_connect,
+ * client/lib/source_rpc.c). The idea is Tessera's client, which takes a
+ * checkpoint fetcher, a tile fetcher and an entry bundle fetcher and
+ * builds every proof from them; here the fetchers sit one level higher
+ * (proofs, not tiles) because kixd answers proofs, and the operations a
+ * tile-only source cannot offer are optional.
+ *
+ * Trust: NOTHING a source returns is trusted. Checkpoints, proofs,
+ * entries, objects, index records and resolutions are checked by the
+ * callers (kix_client_get_object(s) and kix_client_index_proof check
+ * digests and proofs themselves; kix/trust.h, kix/resolve.h, kix/sync.h,
+ * kix_client_query_verify and kix audit check the rest). A source may be
+ * wrong, stale, or lying; it cannot make a client believe a forgery.
+ * Sources therefore need no crypto and make no trust decision.
+ *
+ * What a new source (an HTTP tlog-tiles reader, a cache, a test wrapper)
+ * must provide: a struct kix_source embedded in its own state (first
+ * member, or found with offsetof), `ops` pointing to a static table and
+ * `where` naming it for messages ("store DIR", an address, a URL); and in
+ * that table at least close, info, checkpoint, entries, inclusion and
+ * consistency. A tlog-tiles source answers checkpoint from /checkpoint,
+ * entries from tile/entries bundles, and inclusion and consistency from
+ * the hash tiles (kix/merkle.h, kix_tiles_inclusion_proof with a struct
+ * kix_tile_io over fetched tiles; kix/tlog_path.h names them). Every other
+ * operation is optional: leave it NULL and kix_client answers KIX_ENOTSUP
+ * naming the source and the operation (inclusion_proofs and object have
+ * generic fallbacks instead, see below). No verification code changes for
+ * a new source.
+ *
+ * Memory: outputs are appended to caller-owned buffers, or handed to a
+ * callback as views valid only during that callback. A resolution owns
+ * what it points into through its backing (kix/resolve.h). The client owns
+ * its source once kix_client_open_source took it, and closes it with
+ * itself.
+ *
+ * Errors: each op returns a KIX_E* code and fills err (which may be NULL).
+ * KIX_ENOTFOUND for what the log does not hold, KIX_EUNAVAIL when the
+ * source cannot be reached, KIX_EPROTO when its answer has the wrong shape
+ * (not when its content is false: that is the caller's KIX_EVERIFY),
+ * KIX_ENOTSUP for an operation it does not offer. A nonzero return of a
+ * caller's callback stops the op and is returned as is.
+ */
+#ifndef KIX_SOURCE_H
+#define KIX_SOURCE_H
+
+#include "kix/client.h"
+
+#define KIX_SOURCE_WHERE_MAX 4200
+
+struct kix_source;
+
+struct kix_source_ops {
+    /* ---- required ---- */
+    /* Frees the source and everything it holds. */
+    void (*close)(struct kix_source *s);
+    /* What the source says of itself (kix_client_info): origin, log key
+     * text, size, a server's limits. Untrusted like the rest. */
+    int (*info)(struct kix_source *s, struct kix_client_info *out, struct kix_err *err);
+    /* The signed checkpoint at size (KIX_NO_INDEX: the latest) with the
+     * cosignature lines it holds, appended to note. */
+    int (*checkpoint)(struct kix_source *s, uint64_t size, struct kix_buf *note,
+                      struct kix_err *err);
+    /* The entries [start, start + count) it holds, in order, through fn;
+     * *got (may be NULL) counts them. Fewer than asked: the log ends. */
+    int (*entries)(struct kix_source *s, uint64_t start, uint64_t count, kix_entry_fn fn, void *ctx,
+                   uint64_t *got, struct kix_err *err);
+    /* Inclusion proof of entry index at size, consistency proof from
+     * size1 to size2 (size KIX_NO_INDEX: the latest), at most
+     * KIX_MERKLE_MAX_PROOF hashes, *n set. */
+    int (*inclusion)(struct kix_source *s, uint64_t index, uint64_t size,
+                     struct kix_hash proof[KIX_MERKLE_MAX_PROOF], size_t *n, struct kix_err *err);
+    int (*consistency)(struct kix_source *s, uint64_t size1, uint64_t size2,
+                       struct kix_hash proof[KIX_MERKLE_MAX_PROOF], size_t *n, struct kix_err *err);
+
+    /* ---- optional (NULL: see each) ---- */
+    /* The inclusion proofs of entries [from, to) at size, with their leaf
+     * hashes when known, through fn in any order (a kixd pipelines them).
+     * An entry refused is the op's error with err's cause
+     * KIX_CAUSE_ENTRY naming it. NULL: kix_client asks inclusion() per
+     * entry, with no leaf hash. */
+    int (*inclusion_proofs)(struct kix_source *s, uint64_t from, uint64_t to, uint64_t size,
+                            kix_inclusion_fn fn, void *ctx, struct kix_err *err);
+    /* The stored checkpoints with size > after, at most limit, by growing
+     * size, each with its index note. NULL: KIX_ENOTSUP. */
+    int (*checkpoints)(struct kix_source *s, uint64_t after, size_t limit, kix_checkpoint_fn fn,
+                       void *ctx, struct kix_err *err);
+    /* A tlog-proof receipt (kix/receipt.h) for index at size. NULL: ENOTSUP. */
+    int (*receipt)(struct kix_source *s, uint64_t index, uint64_t size, struct kix_buf *out,
+                   struct kix_err *err);
+    /* Several objects by digest, fn(ctx, i, bytes, len) for each in order,
+     * bytes NULL when not held; the bytes are NOT checked here. NULL:
+     * KIX_ENOTSUP. */
+    int (*objects)(struct kix_source *s, const struct kix_digest *digests, size_t n,
+                   kix_object_fn fn, void *ctx, struct kix_err *err);
+    /* One object's bytes appended to out, KIX_ENOTFOUND when not held.
+     * NULL: kix_client asks objects() for the one digest. */
+    int (*object)(struct kix_source *s, const struct kix_digest *d, struct kix_buf *out,
+                  struct kix_err *err);
+    /* One key of the verifiable index at the latest checkpoint: fills
+     * out->present and appends to out->record, proof, checkpoint and
+     * index_note (nothing else; kix_client_index_proof opens and checks
+     * them). NULL: KIX_ENOTSUP. */
+    int (*index_proof)(struct kix_source *s, const char *key, struct kix_index_answer *out,
+                       struct kix_err *err);
+    /* A run's resolution from position from of its entry list
+     * (kix_index_resolve_from); out is inited here, released by the caller
+     * also on failure. NULL: KIX_ENOTSUP. */
+    int (*resolve)(struct kix_source *s, const char *ref, uint64_t from, struct kix_resolution *out,
+                   struct kix_err *err);
+    /* Ranked runs as the source computed them (kix_index_query). NULL: ENOTSUP. */
+    int (*query)(struct kix_source *s, const struct kix_query *q, kix_query_fn fn, void *ctx,
+                 uint64_t *matched, struct kix_err *err);
+    /* Writes. NULL (a read-only source): KIX_ENOTSUP. submit fills every
+     * results[i] (memset first), as kix_client_submit documents. */
+    int (*submit)(struct kix_source *s, const struct kix_bundle *bundles, size_t n,
+                  struct kix_submit_result *results, struct kix_err *err);
+    int (*add_cosignature)(struct kix_source *s, const char *checkpoint, size_t len,
+                           const char *line, size_t line_len, struct kix_err *err);
+};
+
+struct kix_source {
+    const struct kix_source_ops *ops;
+    char where[KIX_SOURCE_WHERE_MAX]; /* for messages: "store DIR", an address */
+};
+
+/* The store directory on this machine, through the store layers (a store
+ * without a log key, a replica, is readable as is). */
+int kix_source_open_store(const char *dir, struct kix_source **out,
+                          struct kix_err *err) KIX_MUST_CHECK;
+/* A kixd at addr ("tcp://host:port", "unix:///path"), one connection,
+ * requests sized by the limits its info reports. */
+int kix_source_connect(const char *addr, const struct kix_client_opts *opts,
+                       struct kix_source **out, struct kix_err *err) KIX_MUST_CHECK;
+/* Closes any source; NULL is fine. */
+void kix_source_close(struct kix_source *s);
+
+/* A client over src, which it takes in all cases (closed on failure). */
+int kix_client_open_source(struct kix_source *src, struct kix_client **out,
+                           struct kix_err *err) KIX_MUST_CHECK;
+
+#endif

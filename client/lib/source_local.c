@@ -1,0 +1,369 @@
+/* The local source (kix/source.h): a store directory read and written
+ * through the store layers, as kixd would. Every read takes its own read
+ * snapshot; a resolution keeps its snapshot open until released. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "kix/encoding.h"
+#include "kix/resolve.h"
+#include "kix/source.h"
+#include "kix/version.h"
+
+struct local_source {
+    struct kix_source base; /* first: the ops get &base */
+    struct kix_log *log;
+};
+
+static struct kix_log *log_of(struct kix_source *s)
+{
+    return ((struct local_source *)s)->log;
+}
+
+static int begin(struct kix_source *s, struct kix_log_reader **r, struct kix_err *err)
+{
+    int rc = kix_log_read_begin(log_of(s), r);
+    if (rc)
+        return kix_err_set(err, rc, "reading the store: %s", kix_strerror(rc));
+    return KIX_OK;
+}
+
+/* Runs body with a read snapshot r of the store. */
+#define WITH_READER(s, r, err, body)                                                               \
+    do {                                                                                           \
+        struct kix_log_reader *r = NULL;                                                           \
+        int rc_ = begin((s), &r, (err));                                                           \
+        if (rc_)                                                                                   \
+            return rc_;                                                                            \
+        rc_ = (body);                                                                              \
+        kix_log_read_end(r);                                                                       \
+        return rc_;                                                                                \
+    } while (0)
+
+static void local_close(struct kix_source *s)
+{
+    kix_log_close(log_of(s));
+    free(s);
+}
+
+static int info_of(struct kix_log_reader *r, struct kix_log *l, struct kix_client_info *out)
+{
+    struct kix_buf vkey = KIX_BUF_INIT;
+    int rc = kix_verifier_format(kix_log_verifier(l), &vkey);
+    if (rc)
+        return rc;
+    memset(out, 0, sizeof(*out));
+    snprintf(out->origin, sizeof(out->origin), "%s", kix_log_origin(l));
+    snprintf(out->log_key, sizeof(out->log_key), "%s", (const char *)vkey.ptr);
+    snprintf(out->version, sizeof(out->version), "kix %s", KIX_VERSION_STRING);
+    out->size = kix_log_reader_size(r);
+    out->mirror = kix_log_is_replica(l);
+    kix_buf_release(&vkey);
+    return KIX_OK;
+}
+
+static int local_info(struct kix_source *s, struct kix_client_info *out, struct kix_err *err)
+{
+    WITH_READER(s, r, err, info_of(r, log_of(s), out));
+}
+
+static int local_checkpoint(struct kix_source *s, uint64_t size, struct kix_buf *note,
+                            struct kix_err *err)
+{
+    WITH_READER(s, r, err, kix_log_reader_checkpoint_cosigned(r, size, note, err));
+}
+
+static int entries_of(struct kix_log_reader *r, uint64_t start, uint64_t count, kix_entry_fn fn,
+                      void *ctx, uint64_t *got, struct kix_err *err)
+{
+    uint64_t size = kix_log_reader_size(r), n = 0;
+    for (uint64_t i = start; i < size && i - start < count; i++) {
+        struct kix_bytes leaf;
+        int rc = kix_log_reader_entry(r, i, &leaf);
+        if (rc)
+            return kix_err_set(err, KIX_ECORRUPT, "entry %llu is missing from the store",
+                               (unsigned long long)i);
+        rc = fn(ctx, i, leaf.ptr, leaf.len);
+        if (rc)
+            return rc;
+        n++;
+    }
+    if (got)
+        *got = n;
+    return KIX_OK;
+}
+
+static int local_entries(struct kix_source *s, uint64_t start, uint64_t count, kix_entry_fn fn,
+                         void *ctx, uint64_t *got, struct kix_err *err)
+{
+    WITH_READER(s, r, err, entries_of(r, start, count, fn, ctx, got, err));
+}
+
+static int local_checkpoints(struct kix_source *s, uint64_t after, size_t limit,
+                             kix_checkpoint_fn fn, void *ctx, struct kix_err *err)
+{
+    WITH_READER(s, r, err, kix_log_reader_checkpoints(r, after, limit, fn, ctx));
+}
+
+static uint64_t latest(struct kix_log_reader *r, uint64_t size)
+{
+    return size == KIX_NO_INDEX ? kix_log_reader_size(r) : size;
+}
+
+static int local_inclusion(struct kix_source *s, uint64_t index, uint64_t size,
+                           struct kix_hash proof[KIX_MERKLE_MAX_PROOF], size_t *n,
+                           struct kix_err *err)
+{
+    WITH_READER(s, r, err, kix_log_reader_inclusion(r, index, latest(r, size), proof, n, err));
+}
+
+static int local_consistency(struct kix_source *s, uint64_t size1, uint64_t size2,
+                             struct kix_hash proof[KIX_MERKLE_MAX_PROOF], size_t *n,
+                             struct kix_err *err)
+{
+    WITH_READER(s, r, err, kix_log_reader_consistency(r, size1, latest(r, size2), proof, n, err));
+}
+
+/* Every proof of [from, to) from one snapshot, each with its leaf hash. */
+static int proofs_of(struct kix_log_reader *r, uint64_t from, uint64_t to, uint64_t size,
+                     kix_inclusion_fn fn, void *ctx, struct kix_err *err)
+{
+    int rc = KIX_OK;
+
+    for (uint64_t i = from; rc == KIX_OK && i < to; i++) {
+        struct kix_hash proof[KIX_MERKLE_MAX_PROOF], leaf;
+        size_t n = 0;
+
+        rc = kix_log_reader_inclusion(r, i, latest(r, size), proof, &n, err);
+        if (rc == KIX_OK)
+            rc = kix_log_reader_leaf_hash(r, i, &leaf, err);
+        if (rc) {
+            kix_err_wrap(err, "entry %llu", (unsigned long long)i);
+            kix_err_cause(err, KIX_CAUSE_ENTRY, i, 0);
+            break;
+        }
+        rc = fn(ctx, i, &leaf, proof, n);
+    }
+    return rc;
+}
+
+static int local_inclusion_proofs(struct kix_source *s, uint64_t from, uint64_t to, uint64_t size,
+                                  kix_inclusion_fn fn, void *ctx, struct kix_err *err)
+{
+    WITH_READER(s, r, err, proofs_of(r, from, to, size, fn, ctx, err));
+}
+
+static int local_receipt(struct kix_source *s, uint64_t index, uint64_t size, struct kix_buf *out,
+                         struct kix_err *err)
+{
+    WITH_READER(s, r, err, kix_log_reader_receipt(r, index, size, out, err));
+}
+
+static int object_of(struct kix_log_reader *r, const struct kix_digest *d, struct kix_buf *out,
+                     struct kix_err *err)
+{
+    struct kix_bytes v;
+    char text[KIX_DIGEST_TEXT_LEN + 1];
+    int rc = kix_log_reader_object(r, d, &v);
+
+    if (rc == KIX_ENOTFOUND) {
+        kix_digest_format(d, text);
+        return kix_err_set(err, rc, "object %s is not in this log", text);
+    }
+    if (rc)
+        return rc;
+    return kix_buf_add(out, v.ptr, v.len);
+}
+
+static int local_object(struct kix_source *s, const struct kix_digest *d, struct kix_buf *out,
+                        struct kix_err *err)
+{
+    WITH_READER(s, r, err, object_of(r, d, out, err));
+}
+
+static int objects_of(struct kix_log_reader *r, const struct kix_digest *digests, size_t n,
+                      kix_object_fn fn, void *ctx)
+{
+    for (size_t i = 0; i < n; i++) {
+        struct kix_bytes v;
+        int rc = kix_log_reader_object(r, &digests[i], &v);
+        if (rc && rc != KIX_ENOTFOUND)
+            return rc;
+        rc = rc ? fn(ctx, i, NULL, 0) : fn(ctx, i, v.ptr, v.len);
+        if (rc)
+            return rc;
+    }
+    return KIX_OK;
+}
+
+static int local_objects(struct kix_source *s, const struct kix_digest *digests, size_t n,
+                         kix_object_fn fn, void *ctx, struct kix_err *err)
+{
+    WITH_READER(s, r, err, objects_of(r, digests, n, fn, ctx));
+}
+
+static int local_submit(struct kix_source *s, const struct kix_bundle *bundles, size_t n,
+                        struct kix_submit_result *results, struct kix_err *err)
+{
+    struct kix_log *log = log_of(s);
+    struct kix_prepared **items = calloc(n ? n : 1, sizeof(*items));
+    struct kix_append_result *res = calloc(n ? n : 1, sizeof(*res));
+    size_t *slot = calloc(n ? n : 1, sizeof(*slot)), nitems = 0;
+    int rc = KIX_OK;
+
+    if (!items || !res || !slot) {
+        rc = kix_err_set(err, KIX_ENOMEM, "out of memory");
+        goto out;
+    }
+    for (size_t i = 0; i < n; i++) {
+        struct kix_submission sub = {bundles[i].envelope, bundles[i].objects, bundles[i].nobjects};
+        struct kix_err item_err = {0};
+        memset(&results[i], 0, sizeof(results[i]));
+        results[i].code = kix_log_prepare(log, &sub, &items[nitems], &item_err);
+        if (results[i].code) {
+            snprintf(results[i].message, sizeof(results[i].message), "%s", item_err.msg);
+            continue;
+        }
+        slot[nitems++] = i;
+    }
+    if (nitems)
+        rc = kix_log_commit(log, items, nitems, res, NULL, err);
+    if (rc)
+        goto out;
+    for (size_t k = 0; k < nitems; k++) {
+        struct kix_submit_result *r = &results[slot[k]];
+        r->code = res[k].code;
+        r->index = res[k].index;
+        r->duplicate = res[k].duplicate;
+        snprintf(r->message, sizeof(r->message), "%s", res[k].message);
+        if (r->code == KIX_OK) {
+            struct kix_err rerr = {0};
+            r->code = local_receipt(s, r->index, KIX_NO_INDEX, &r->receipt, &rerr);
+            if (r->code)
+                snprintf(r->message, sizeof(r->message), "%s", rerr.msg);
+        }
+    }
+out:
+    for (size_t k = 0; items && k < nitems; k++)
+        kix_prepared_free(items[k]);
+    free(items);
+    free(res);
+    free(slot);
+    return rc;
+}
+
+static int local_query(struct kix_source *s, const struct kix_query *q, kix_query_fn fn, void *ctx,
+                       uint64_t *matched, struct kix_err *err)
+{
+    WITH_READER(s, r, err, kix_index_query(r, q, fn, ctx, matched));
+}
+
+/* A local resolution borrows from a read snapshot kept open until release,
+ * and owns what the index made for it. */
+struct local_backing {
+    struct kix_log_reader *r;
+    void *inner;
+    void (*inner_free)(void *);
+};
+
+static void end_reader(void *p)
+{
+    struct local_backing *b = p;
+    if (!b)
+        return;
+    if (b->inner_free)
+        b->inner_free(b->inner);
+    kix_log_read_end(b->r);
+    free(b);
+}
+
+static int local_resolve(struct kix_source *s, const char *ref, uint64_t from,
+                         struct kix_resolution *out, struct kix_err *err)
+{
+    struct local_backing *b;
+    int rc;
+
+    kix_resolution_init(out);
+    b = calloc(1, sizeof(*b));
+    if (!b)
+        return kix_err_set(err, KIX_ENOMEM, "out of memory");
+    rc = begin(s, &b->r, err);
+    if (rc) {
+        free(b);
+        return rc;
+    }
+    rc = kix_index_resolve_from(b->r, ref, strlen(ref), from, 0, out, err);
+    if (rc) {
+        kix_log_read_end(b->r);
+        free(b);
+        return rc;
+    }
+    b->inner = out->backing;
+    b->inner_free = out->backing_free;
+    out->backing = b;
+    out->backing_free = end_reader;
+    return KIX_OK;
+}
+
+static int index_proof_of(struct kix_log_reader *r, const char *ikey, struct kix_index_answer *a,
+                          struct kix_err *err)
+{
+    struct kix_bytes b;
+
+    if (kix_log_reader_checkpoint(r, KIX_NO_INDEX, &b) != KIX_OK ||
+        kix_buf_add(&a->checkpoint, b.ptr, b.len))
+        return kix_err_set(err, KIX_ENOTFOUND, "the log has no checkpoint yet");
+    if (kix_log_reader_index_note(r, KIX_NO_INDEX, &b) != KIX_OK ||
+        kix_buf_add(&a->index_note, b.ptr, b.len))
+        return kix_err_set(err, KIX_ENOTFOUND,
+                           "this store keeps no verifiable index (a plain log, or one older than "
+                           "kix-index/3 opened read-only: open it once with kixd to rebuild it)");
+    return kix_index_prove(r, ikey, strlen(ikey), &a->record, &a->proof, &a->present, err);
+}
+
+static int local_index_proof(struct kix_source *s, const char *ikey, struct kix_index_answer *a,
+                             struct kix_err *err)
+{
+    WITH_READER(s, r, err, index_proof_of(r, ikey, a, err));
+}
+
+static const struct kix_source_ops local_ops = {
+    .close = local_close,
+    .info = local_info,
+    .checkpoint = local_checkpoint,
+    .entries = local_entries,
+    .inclusion = local_inclusion,
+    .consistency = local_consistency,
+    .inclusion_proofs = local_inclusion_proofs,
+    .checkpoints = local_checkpoints,
+    .receipt = local_receipt,
+    .objects = local_objects,
+    .object = local_object,
+    .index_proof = local_index_proof,
+    .resolve = local_resolve,
+    .query = local_query,
+    .submit = local_submit,
+    /* add_cosignature: witness keys are a kixd's configuration, not a store's */
+};
+
+int kix_source_open_store(const char *dir, struct kix_source **out, struct kix_err *err)
+{
+    struct local_source *s = calloc(1, sizeof(*s));
+    struct kix_log_opts opts;
+    int rc;
+
+    *out = NULL;
+    if (!s)
+        return kix_err_set(err, KIX_ENOMEM, "out of memory");
+    memset(&opts, 0, sizeof(opts));
+    /* a store without a log key is a replica (mirror), readable as is */
+    rc = kix_index_open_any(dir, &opts, &s->log, err);
+    if (rc) {
+        free(s);
+        return rc;
+    }
+    s->base.ops = &local_ops;
+    snprintf(s->base.where, sizeof(s->base.where), "store %s", dir);
+    *out = &s->base;
+    return KIX_OK;
+}
