@@ -1,11 +1,10 @@
 /* The kixd source (kix/source.h): each call is one request to a kixd
  * (proto/PROTOCOL.md section 2) over a blocking kix_rpc connection, except
- * inclusion_proofs, which pipelines its requests. The
- * messages are encoded and decoded by kix/messages.h (the codec kixd uses
- * too); this file converts them to and from the client's types. Requests
- * are sized by the limits the server reports in `info`, read once per
- * connection. Nothing here trusts the answers beyond their shape; callers
- * verify. */
+ * inclusion_proofs, which pipelines its requests on it. The messages are
+ * encoded and decoded by kix/messages.h (the codec kixd uses too); this
+ * file converts them to and from the client's types. Requests are sized by
+ * the limits the server reports in `info`, read once per connection.
+ * Nothing here trusts the answers beyond their shape; callers verify. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -833,11 +832,6 @@ static int take_proof(struct rpc_source *r, const struct kix_proto_msg *m, uint6
     return rc;
 }
 
-static int put_index_params(void *ctx, struct kix_proto_writer *w)
-{
-    return kix_msg_put_index_params(w, ctx);
-}
-
 /* At most PROOFS_IN_FLIGHT requests outstanding; answers are matched to
  * entries by msgid. */
 static int rpc_inclusion_proofs(struct kix_source *s, uint64_t from, uint64_t to, uint64_t size,
@@ -855,7 +849,7 @@ static int rpc_inclusion_proofs(struct kix_source *s, uint64_t from, uint64_t to
         while (rc == KIX_OK && next < to && next - from - done < PROOFS_IN_FLIGHT) {
             struct kix_msg_index_params p = {next, size};
             uint32_t id;
-            rc = kix_rpc_send(r->rpc, "inclusion_proof", put_index_params, &p, &id, err);
+            rc = kix_rpc_send(r->rpc, "inclusion_proof", params_index, &p, &id, err);
             if (next == from)
                 base = id;
             next++;

@@ -1,4 +1,4 @@
-/* kix/client.h — one interface to a kix log, local or remote.
+/* kix/client.h — one interface to a kix log, whatever its source.
  *
  * A struct kix_client reads and writes a log through one source
  * (kix/source.h): a store directory on this machine (kix_client_open_store:
@@ -63,7 +63,7 @@ struct kix_client_info {
     char fork_reason[KIX_ERR_MSG_MAX]; /* what was found */
     char fork_evidence[512];           /* where both signed checkpoints are kept */
     /* a server's limits as its info reported them, 0 for one it did not
-     * report (and all 0 for a local store): the remote transport sizes its
+     * report (and all 0 for a local store): the kixd source sizes its
      * requests by them (see proto/PROTOCOL.md, info) */
     struct {
         uint64_t max_message, max_in_flight, max_batch, max_entries, max_objects, max_checkpoints,

@@ -17,7 +17,7 @@
  * digests and proofs themselves; kix/trust.h, kix/resolve.h, kix/sync.h,
  * kix_client_query_verify and kix audit check the rest). A source may be
  * wrong, stale, or lying; it cannot make a client believe a forgery.
- * Sources therefore need no crypto and make no trust decision.
+ * Sources therefore check no signature and make no trust decision.
  *
  * What a new source (an HTTP tlog-tiles reader, a cache, a test wrapper)
  * must provide: a struct kix_source embedded in its own state (first
@@ -25,6 +25,7 @@
  * `where` naming it for messages ("store DIR", an address, a URL); and in
  * that table at least close, info, checkpoint, entries, inclusion and
  * consistency. A tlog-tiles source answers checkpoint from /checkpoint,
+ * info with the origin and size read off it (unverified, like all info),
  * entries from tile/entries bundles, and inclusion and consistency from
  * the hash tiles (kix/merkle.h, kix_tiles_inclusion_proof with a struct
  * kix_tile_io over fetched tiles; kix/tlog_path.h names them). Every other
@@ -38,6 +39,8 @@
  * what it points into through its backing (kix/resolve.h). The client owns
  * its source once kix_client_open_source took it, and closes it with
  * itself.
+ *
+ * Threads: a source, like its client, is used by one thread at a time.
  *
  * Errors: each op returns a KIX_E* code and fills err (which may be NULL).
  * KIX_ENOTFOUND for what the log does not hold, KIX_EUNAVAIL when the
