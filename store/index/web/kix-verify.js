@@ -760,12 +760,12 @@
 
   /* ---- the page ------------------------------------------------------------------------ */
 
-  function startPage() {
-    var root = document.getElementById('kix-verify');
-    var status = document.getElementById('verify-status');
+  function startPage(doc) {
+    var root = doc.getElementById('kix-verify');
+    var status = doc.getElementById('verify-status');
     if (!root || !status) return;
     var page = root.getAttribute('data-page') === 'group' ? 'group' : 'run';
-    var base = new URL('../', document.location.href); /* the site root */
+    var base = new URL('../', doc.location.href); /* the site root */
 
     async function fetchBytes(path) {
       var res;
@@ -791,7 +791,7 @@
     }
 
     function slots(name) {
-      return document.querySelectorAll('[data-kix-slot="' + name + '"]');
+      return doc.querySelectorAll('[data-kix-slot="' + name + '"]');
     }
 
     function fill(name, text) {
@@ -806,14 +806,14 @@
         if (!members) return mark(tbody, false);
         while (tbody.firstChild) tbody.removeChild(tbody.firstChild);
         members.forEach(function (m) {
-          var tr = document.createElement('tr'), a = document.createElement('a');
+          var tr = doc.createElement('tr'), a = doc.createElement('a');
           var cells = [String(m.rank), null, String(m.value)];
           tr.setAttribute('data-rank', String(m.rank));
           tr.setAttribute('data-run', m.runId);
           a.setAttribute('href', '../runs/' + encodeURIComponent(m.runId));
           a.textContent = m.runId;
           cells.forEach(function (c) {
-            var td = document.createElement('td');
+            var td = doc.createElement('td');
             if (c === null) td.appendChild(a);
             else td.textContent = c;
             tr.appendChild(td);
@@ -827,7 +827,7 @@
     /* the DOM from what was proven, whatever failed after it */
     function write(proven) {
       var f = proven.facts, members = page === 'group' ? proven.members : f && f.members;
-      document.querySelectorAll('tr[data-kix-entry]').forEach(function (tr) {
+      doc.querySelectorAll('tr[data-kix-entry]').forEach(function (tr) {
         mark(tr, !!(proven.entries && proven.entries[tr.getAttribute('data-kix-entry')]));
       });
       fill('rank', f ? (f.rank ? 'Rank ' + f.rank.rank + ' of ' + f.rank.groupSize
@@ -840,7 +840,7 @@
     var view, proven = {};
     show('running', 'verifying against the log\u2019s tiles\u2026');
     (async function () {
-      var el = document.getElementById('kix-view');
+      var el = doc.getElementById('kix-view');
       if (!el) throw new Fail('the page carries no view (#kix-view) to verify');
       try { view = JSON.parse(el.textContent); } catch (e) {
         throw new Fail('the page\u2019s view (#kix-view) is not JSON');
@@ -871,8 +871,10 @@
   };
 
   if (typeof document !== 'undefined' && document.getElementById) {
-    if (document.readyState === 'loading') document.addEventListener('DOMContentLoaded', startPage);
-    else startPage();
+    var doc = document;
+    if (doc.readyState === 'loading')
+      doc.addEventListener('DOMContentLoaded', function () { startPage(doc); });
+    else startPage(doc);
   }
   if (typeof module !== 'undefined' && module.exports) module.exports = api;
 })();
