@@ -49,7 +49,8 @@ function unproven(el) { return el.getAttribute('data-verified') === 'no' && el.c
 
 main(async () => {
   const f = await build();
-  const RUN = 'https://js.test/runs/run-b', GROUP = 'https://js.test/groups/sha256:x';
+  const RUN = 'https://js.test/runs/run-b';
+  const GROUP = 'https://js.test/groups/' + encodeURIComponent(f.group.group);
 
   let d = await load('run', f.run, f.files, RUN);
   check(state(d) === 'ok' && text(d).startsWith('verified against js.test/log at size 300: '),
@@ -91,6 +92,16 @@ main(async () => {
   check(state(d) === 'partial' && unproven(slot(d, 'rank')) && unproven(slot(d, 'evidence')) &&
         proven(d.querySelectorAll('tr[data-kix-entry]')[0]), 'a run page without index proofs is partial');
 
+  /* a view shown at another run's address */
+  d = await load('run', f.run, f.files, 'https://js.test/runs/run-a');
+  check(state(d) === 'fail' && text(d).includes('this page is at runs/run-a, but its view is of run-b') &&
+        unproven(slot(d, 'rank')), 'a run view at another run\'s address fails: ' + text(d));
+  d = await load('run', f.run, f.files, 'https://js.test/runs/run-b.html?q=1');
+  check(state(d) === 'ok', 'a run page as .html, with a query: ' + text(d));
+  check(JSON.stringify(kv.pageSubject('/groups/sha256%3Aab')) === '{"page":"group","id":"sha256:ab"}' &&
+        kv.pageSubject('/') === null && kv.pageSubject('/runs/') === null &&
+        kv.pageSubject('/runs/%E0%A4%A') === null, 'what a page\'s path names');
+
   /* no view at all */
   d = await load('run', null, f.files, RUN);
   check(state(d) === 'fail' && text(d).includes('the page carries no view (#kix-view)'), 'no view: ' + text(d));
@@ -100,6 +111,8 @@ main(async () => {
   check(state(d) === 'ok' && text(d).includes('the ranks of 4 runs proven'), 'a group page verifies: ' + text(d));
   check(slot(d, 'group-rows').querySelectorAll('tr').length === 4 && slot(d, 'group-size').textContent === '4' &&
         unproven(slot(d, 'rank')), 'its rows and size proven, no rank on a group page');
+  d = await load('group', f.group, f.files, 'https://js.test/groups/sha256:' + 'f'.repeat(64));
+  check(state(d) === 'fail' && text(d).includes('this page is at groups/sha256:fff'), 'a group view at another group\'s address');
   const rowLie = JSON.parse(JSON.stringify(f.group));
   rowLie.rows[0].runId = 'run-c';
   d = await load('group', rowLie, f.files, GROUP);

@@ -8,10 +8,12 @@
  *
  * What it reads: ONLY the page's view document, the JSON in
  * <script type="application/json" id="kix-view"> ("kix.run/1" or
- * "kix.group/1"), and the C2SP tlog-tiles next to the page (checkpoint,
- * tile/<L>/<N>[.p/<W>], tile/entries/<N>[.p/<W>]). Never the page's text.
+ * "kix.group/1"), the page's kind (#kix-verify's data-page, "run" or
+ * "group") and address, and the C2SP tlog-tiles next to the page
+ * (checkpoint, tile/<L>/<N>[.p/<W>], tile/entries/<N>[.p/<W>]). Never the
+ * page's text.
  *
- * What it checks, on a run page:
+ * What it checks, on a run page (at runs/<runId>, the view's run):
  *   1. the latest checkpoint (../checkpoint, a C2SP signed note) and the
  *      view's `checkpoint` carry valid Ed25519 signatures by the view's
  *      `logKey` and name the view's origin; the view's is at `treeSize` and
@@ -28,20 +30,23 @@
  *      signed and a prefix of the latest tree; the index note is signed and
  *      bound to it; the run's record and its group's record are in the
  *      signed index root by their sparse Merkle proofs; the run record names
- *      the manifest digest and the publication entry;
+ *      the manifest digest and the publication entry (which `entries` must
+ *      list), and a ranked run is in its group's record at its own value;
  *   5. rank, group size, best run and evidence are derived from those proven
  *      records; the view's own `rank` and `evidence` must equal them.
- * On a group page: the checkpoints as in 1, and the group's record in the
- * signed index (`index`); `size` and every one of `rows` must be the
- * proven record's.
+ * On a group page (at groups/<group>, the view's group): the checkpoints
+ * as in 1, and the group's record in the signed index (`index`); `size`
+ * and every one of `rows` must be the proven record's.
  *
- * What it writes (from what it proved, never from the view's claims):
- * #verify-status (data-state "ok", "partial": no index proofs, so rank and
- * evidence unproven, or "fail", with what failed), and the elements with
- * data-kix-slot: "rank" ("Rank R of G"), "evidence", "group-size",
- * "group-rows" (a <tbody> rebuilt from the proven group members), and each
+ * What it writes (from what it proved, never from the view's claims, and
+ * also what was proven before a check failed): #verify-status (data-state
+ * "ok"; "partial": no index proofs, so rank and evidence unproven; or
+ * "fail", with what failed), and the elements with data-kix-slot: "rank"
+ * ("Rank R of G", or "Unranked"), "evidence", "group-size", "group-rows"
+ * (a <tbody> rebuilt from the proven group members: a <tr data-rank="R">
+ * each, cells rank, link to ../runs/<runId>, value), and each
  * tr[data-kix-entry="I"]. Each gets data-verified="yes" when proven, else
- * data-verified="no" and the class "unproven".
+ * data-verified="no" and the class "unproven" (its text left as it was).
  *
  * Its pure functions (no DOM, no network) are exported to node for the
  * tests in tests/js/ when `module` exists; the page part runs only when
@@ -123,12 +128,6 @@
     for (var i = 0; i < a.length && i < b.length; i++)
       if (a[i] !== b[i]) return a[i] < b[i] ? -1 : 1;
     return a.length === b.length ? 0 : a.length < b.length ? -1 : 1;
-  }
-
-  function u64be(v) {
-    var b = new Uint8Array(8), x = BigInt(v);
-    for (var i = 7; i >= 0; i--) { b[i] = Number(x & 255n); x >>= 8n; }
-    return b;
   }
 
   /* Two JSON values equal in value (objects by their keys, in any order). */
@@ -413,14 +412,6 @@
     }
     if (r.o !== rec.length) throw new Fail('the group record is malformed');
     return members;
-  }
-
-  /* The entries' chain hash (PROTOCOL.md section 4.2): c' = SHA-256(0x04 || c || u64 index || leaf hash). */
-  async function entriesChain(list) {
-    var c = new Uint8Array(32);
-    for (var i = 0; i < list.length; i++)
-      c = await sha256(cat(new Uint8Array([4]), c, u64be(list[i].index), list[i].leafHash));
-    return c;
   }
 
   /* ---- tiles (c2sp.org/tlog-tiles) -------------------------------------------------- */
@@ -735,6 +726,29 @@
     return proven;
   }
 
+  /* What a page at `pathname` is about, by its place in the site
+   * (runs/<runId> or groups/<group>, as kixd and the export name them):
+   * { page, id }, or null for a path that names neither. */
+  function pageSubject(pathname) {
+    var m = /\/(runs|groups)\/([^\/]+?)(?:\.html)?$/.exec(pathname);
+    if (!m) return null;
+    try {
+      return { page: m[1] === 'runs' ? 'run' : 'group', id: decodeURIComponent(m[2]) };
+    } catch (e) {
+      return null;
+    }
+  }
+
+  /* A view shown at another run's or group's address proves nothing about
+   * the page the reader asked for. */
+  function checkSubject(subject, view) {
+    if (!subject) return;
+    var id = subject.page === 'run' ? view.runId : view.group;
+    if (subject.id !== id)
+      throw new Fail('this page is at ' + (subject.page === 'run' ? 'runs/' : 'groups/') +
+                     subject.id + ', but its view is of ' + id);
+  }
+
   /* What the status line says once verification ends (state, text). */
   function summary(page, proven, failure) {
     if (failure) return { state: 'fail', text: 'verification FAILED: ' + failure.message };
@@ -845,6 +859,7 @@
       try { view = JSON.parse(el.textContent); } catch (e) {
         throw new Fail('the page\u2019s view (#kix-view) is not JSON');
       }
+      checkSubject(pageSubject(new URL(doc.location.href).pathname), view);
       var io = { fetchBytes: fetchBytes };
       return page === 'group' ? verifyGroupView(view, io, proven)
                               : verifyRunView(view, io, proven);
@@ -864,7 +879,7 @@
     nodeHash: nodeHash, parseVkey: parseVkey, openNote: openNote, verifyNote: verifyNote,
     parseCheckpoint: parseCheckpoint, verifyCheckpoint: verifyCheckpoint,
     parseIndexNote: parseIndexNote, smtRoot: smtRoot, decodeRunRecord: decodeRunRecord,
-    decodeGroupRecord: decodeGroupRecord, entriesChain: entriesChain, tileIndex: tileIndex,
+    decodeGroupRecord: decodeGroupRecord, tileIndex: tileIndex, pageSubject: pageSubject,
     tilePath: tilePath, Tiles: Tiles, provenLeaf: provenLeaf, runFacts: runFacts,
     compareRunView: compareRunView, compareGroupView: compareGroupView,
     verifyRunView: verifyRunView, verifyGroupView: verifyGroupView, summary: summary
