@@ -179,7 +179,7 @@ int main(void)
 {
     static const char *const ids[] = {"run-a", "run-b", "run-b2", "run-c"};
     static const uint64_t values[] = {500, 700, 700, 700};
-    struct kix_buf rec = KIX_BUF_INIT, grp = KIX_BUF_INIT, proof = KIX_BUF_INIT, bad = KIX_BUF_INIT;
+    struct kix_buf grp = KIX_BUF_INIT, proof = KIX_BUF_INIT, bad = KIX_BUF_INIT;
     struct kix_buf keep[3] = {KIX_BUF_INIT, KIX_BUF_INIT, KIX_BUF_INIT};
     const char *keep_keys[3] = {"run/run-b", "run/run-x", NULL};
     struct map m = {calloc(64, sizeof(struct ent)), 64, 0};
@@ -242,24 +242,25 @@ int main(void)
     len = keep[0].len;
     struct {
         const char *name;
-        size_t at; /* byte to set; SIZE_MAX: none */
+        size_t at;    /* first byte to set; SIZE_MAX: none */
+        size_t width; /* how many bytes from there */
         uint8_t to;
         long grow; /* bytes added (or removed) at the end */
         int from;  /* 0: ranked, 1: superseded */
     } muts[] = {
-        {"wrong-tag", 0, 0x02, 0, 0},
-        {"truncated", SIZE_MAX, 0, -1, 0},
-        {"trailing-byte", SIZE_MAX, 0, 1, 0},
-        {"evidence-4", 73, 4, 0, 0},
-        {"evidence-3", 73, 3, 0, 0},
-        {"grouped-2", len - 81, 2, 0, 0},
-        {"ungrouped-with-key", len - 81, 0, 0, 0},
-        {"ungrouped-with-value", keep[1].len - 41, 1, 0, 1},
-        {"reruns-without-evidence-index", 97, 0, 0, 0},
-        {"publication-none", 65, 0xff, 0, 1},
-        {"predecessor-bad-char", 107, '/', 0, 1},
-        {"predecessor-high-byte", 108, 0xc3, 0, 1},
-        {"predecessor-empty-with-index", 106, 0, 0, 1},
+        {"wrong-tag", 0, 1, 0x02, 0, 0},
+        {"truncated", SIZE_MAX, 0, 0, -1, 0},
+        {"trailing-byte", SIZE_MAX, 0, 0, 1, 0},
+        {"evidence-4", 73, 1, 4, 0, 0},
+        {"evidence-3", 73, 1, 3, 0, 0},
+        {"grouped-2", len - 81, 1, 2, 0, 0},
+        {"ungrouped-with-key", len - 81, 1, 0, 0, 0},
+        {"ungrouped-with-value", keep[1].len - 41, 1, 1, 0, 1},
+        {"reruns-without-evidence-index", 97, 1, 0, 0, 0},
+        {"publication-none", 65, 8, 0xff, 0, 1},
+        {"predecessor-bad-char", 107, 1, '/', 0, 1},
+        {"predecessor-high-byte", 108, 1, 0xc3, 0, 1},
+        {"predecessor-empty-with-index", 106, 1, 0, 0, 1},
     };
     for (size_t i = 0; i < sizeof(muts) / sizeof(muts[0]); i++) {
         const struct kix_buf *src = &keep[muts[i].from];
@@ -268,9 +269,7 @@ int main(void)
             return 3;
         bad.len = src->len + (size_t)muts[i].grow;
         if (muts[i].at != SIZE_MAX)
-            bad.ptr[muts[i].at] = muts[i].to;
-        if (muts[i].name[0] == 'p' && muts[i].at == 65)
-            memset(bad.ptr + 65, 0xff, 8);
+            memset(bad.ptr + muts[i].at, muts[i].to, muts[i].width);
         print_run(muts[i].name, bad.ptr, bad.len, &first);
     }
 
@@ -287,22 +286,23 @@ int main(void)
                                  *const dup[] = {"run-a", "run-a"}, *const empty[] = {""},
                                  *const slash[] = {"run/a"};
         static const uint64_t v2[] = {700, 500}, same[] = {700, 700}, one[] = {1};
-        group_of(&gkey, 2, swapped, v2, 2, &grp);
-        print_group("value-order", &gkey, grp.ptr, grp.len, &first);
-        group_of(&gkey, 2, tie, same, 2, &grp);
-        print_group("tie-order", &gkey, grp.ptr, grp.len, &first);
-        group_of(&gkey, 2, prefix, same, 2, &grp);
-        print_group("prefix-order", &gkey, grp.ptr, grp.len, &first);
-        group_of(&gkey, 2, dup, same, 2, &grp);
-        print_group("duplicate", &gkey, grp.ptr, grp.len, &first);
-        group_of(&gkey, 1, empty, one, 1, &grp);
-        print_group("empty-id", &gkey, grp.ptr, grp.len, &first);
-        group_of(&gkey, 1, slash, one, 1, &grp);
-        print_group("bad-id", &gkey, grp.ptr, grp.len, &first);
-        group_of(&gkey, 5, ids, values, 4, &grp);
-        print_group("count-too-high", &gkey, grp.ptr, grp.len, &first);
-        group_of(&gkey, 3, ids, values, 4, &grp);
-        print_group("count-too-low", &gkey, grp.ptr, grp.len, &first);
+        static const struct {
+            const char *name;
+            uint64_t count; /* the count written, whatever the members */
+            const char *const *ids;
+            const uint64_t *values;
+            size_t n;
+        } bad_groups[] = {
+            {"value-order", 2, swapped, v2, 2},    {"tie-order", 2, tie, same, 2},
+            {"prefix-order", 2, prefix, same, 2},  {"duplicate", 2, dup, same, 2},
+            {"empty-id", 1, empty, one, 1},        {"bad-id", 1, slash, one, 1},
+            {"count-too-high", 5, ids, values, 4}, {"count-too-low", 3, ids, values, 4},
+        };
+        for (size_t i = 0; i < sizeof(bad_groups) / sizeof(bad_groups[0]); i++) {
+            group_of(&gkey, bad_groups[i].count, bad_groups[i].ids, bad_groups[i].values,
+                     bad_groups[i].n, &grp);
+            print_group(bad_groups[i].name, &gkey, grp.ptr, grp.len, &first);
+        }
         group_of(&gkey, 4, ids, values, 4, &grp);
         grp.ptr[0] = 0x01;
         print_group("wrong-tag", &gkey, grp.ptr, grp.len, &first);
@@ -370,7 +370,6 @@ int main(void)
     kix_smt_tiles_release(&tiles);
     for (int i = 0; i < 3; i++)
         kix_buf_release(&keep[i]);
-    kix_buf_release(&rec);
     kix_buf_release(&grp);
     kix_buf_release(&proof);
     kix_buf_release(&bad);
