@@ -12,7 +12,7 @@ main(async () => {
     check(kv.hex(b) === h && kv.equal(kv.unhex(h), b), 'hex of ' + n + ' bytes');
     check(kv.b64encode(b) === s && kv.equal(kv.b64(s), b), 'base64 of ' + n + ' bytes: ' + s);
   }
-  for (const bad of ['YQ', 'YQ=', 'Y Q==', 'YQ==\n', 'a===', '====', 'YQ==YQ==', 'Y-_=', '*AAA'])
+  for (const bad of ['YQ', 'YQ=', 'YWI', 'YWJj=', 'Y Q==', 'YQ==\n', 'a===', '====', 'YQ==YQ==', 'Y-_=', '*AAA'])
     await refuses(() => kv.b64(bad), 'bad base64', 'base64 ' + JSON.stringify(bad));
   for (const bad of ['0', 'AB', 'zz', '0g', null])
     await refuses(() => kv.unhex(bad), 'bad hex', 'hex ' + JSON.stringify(bad));

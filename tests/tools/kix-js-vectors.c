@@ -161,6 +161,23 @@ static void print_smt(const char *name, const struct kix_hash *root, const char 
     *first = 0;
 }
 
+/* A membership proof of `key` rewritten as an absence proof whose "other
+ * leaf" is the key's own: it leads to the root, and must still be refused. */
+static void as_other_leaf(const char *key, const struct kix_buf *rec, const struct kix_buf *proof,
+                          struct kix_buf *out)
+{
+    size_t head = 3 + ((size_t)(proof->ptr[1] << 8 | proof->ptr[2]) + 7) / 8;
+    struct kix_hash path, vh;
+
+    kix_smt_path(key, strlen(key), &path);
+    kix_smt_value_hash(rec->ptr, rec->len, &vh);
+    out->len = 0;
+    if (kix_buf_add(out, proof->ptr, head) || kix_buf_add(out, path.b, 32) ||
+        kix_buf_add(out, vh.b, 32) || kix_buf_add(out, proof->ptr + head, proof->len - head))
+        exit(3);
+    out->ptr[0] = KIX_SMT_OTHER;
+}
+
 static void prove(struct kix_smt_io *io, const char *key, struct kix_buf *proof)
 {
     struct kix_hash path;
@@ -349,6 +366,9 @@ int main(void)
                   proof.len, &first);
         print_smt("member-truncated", &root, keep_keys[i], keep[i].ptr, keep[i].len, proof.ptr,
                   proof.len - 1, &first);
+        prove(&tiles.io, keep_keys[i], &proof);
+        as_other_leaf(keep_keys[i], &keep[i], &proof, &bad);
+        print_smt("member-as-other-leaf", &root, keep_keys[i], NULL, 0, bad.ptr, bad.len, &first);
     }
     for (int i = 0; i < 6; i++) {
         snprintf(filler, sizeof(filler), "run/absent-%d", i);
