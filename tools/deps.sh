@@ -1,13 +1,13 @@
 #!/usr/bin/env bash
 # Installs the Debian packages kix needs to build and test, only those missing.
-# (nginx-light, redis-server: the referees kix-bench measures kixd against; chromium: the browser tests)
+# (nginx-light, redis-server: the referees kix-bench measures kixd against; chromium: the browser tests; nodejs: kix-verify.js's tests)
 set -euo pipefail
 packages=(build-essential cmake pkg-config clang clang-format
           python3 python3-nacl python3-jsonschema liblmdb-dev libsodium-dev libssl-dev libmsgpack-dev libuv1-dev libjansson-dev lmdb-utils
           man-db groff-base systemd
           libhttp-parser-dev libcurl4-openssl-dev golang-go golang-golang-x-mod-dev nginx-light curl
           redis-server
-          chromium)
+          chromium nodejs)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

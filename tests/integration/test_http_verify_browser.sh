@@ -1,13 +1,16 @@
 #!/usr/bin/env bash
 # Verified in the browser: a run page loaded in headless Chromium (Debian's
-# chromium, tools/deps.sh) runs its script (kix-verify.js), which checks the
-# checkpoint's Ed25519 signature with the log key on the page, the
-# inclusion of the run's entries from the tiles and the manifest's digest,
-# and says "verified against <origin> at size N": from kixd --http and from
-# the export served by nginx. Then nginx serves copies of the export with
-# one byte flipped in the run's entry bundle, in a level-1 tile and a
-# partial level-0 tile its proof reads, in the manifest on the page and in
-# the checkpoint's root, and the page must name each failure.
+# chromium, tools/deps.sh) runs its script (kix-verify.js), which reads only
+# the page's view document (#kix-view, VIEW-CONTRACT) and the tiles, checks
+# the checkpoint's Ed25519 signature with the view's log key, the inclusion
+# of the run's entries, the manifest's digest and the index proofs, says
+# "verified against <origin> at size N" (data-state "ok") and writes the
+# proven rank and evidence into the page's data-kix-slot elements: from
+# kixd --http and from the export served by nginx. Then nginx serves copies
+# of the export with one byte flipped in the run's entry bundle, in a
+# level-1 tile and a partial level-0 tile its proof reads, in the view's
+# manifest and in the checkpoint's root, and the page must name each
+# failure (data-state "fail"); text outside the slots is not read.
 # Exit 77 (skipped) only when chromium is missing or cannot start.
 source "$(dirname "$0")/lib.sh"
 source "$(dirname "$0")/mirror_lib.sh"
@@ -49,6 +52,22 @@ serve o --http "tcp://127.0.0.1:$HPORT" --export "$WORK/exp"
 SIZE=$(curl -sf "$H/checkpoint" | sed -n 2p)
 [ -n "$SIZE" ] || fail "no checkpoint over HTTP"
 
+# view FILE: the view document (#kix-view) of a page, as JSON
+view() { python3 -c 'import json,re,sys
+m = re.search(r"<script type=\"application/json\" id=\"kix-view\">(.*?)</script>", open(sys.argv[1]).read(), re.S)
+print(json.dumps(json.loads(m.group(1))) if m else "")' "$1"; }
+# edit_view PAGE PYTHON: the page's view changed by PYTHON (on v, the view)
+edit_view() { python3 - "$1" "$2" <<'PY'
+import json, re, sys
+p, code = sys.argv[1], sys.argv[2]
+t = open(p, encoding="utf-8").read()
+m = re.search(r'(<script type="application/json" id="kix-view">)(.*?)(</script>)', t, re.S)
+v = json.loads(m.group(2))
+exec(code)
+text = json.dumps(v, separators=(",", ":"), sort_keys=True, ensure_ascii=False).replace("/", "\\/")
+open(p, "w", encoding="utf-8").write(t[: m.start(2)] + text + t[m.end(2) :])
+PY
+}
 # status FILE: the verifier's status line in a dumped DOM
 status() { python3 -c 'import re,sys
 m = re.search(r"<p id=\"verify-status\" data-state=\"(\w+)\"[^>]*>(.*?)</p>", open(sys.argv[1]).read(), re.S)
@@ -59,14 +78,16 @@ expect_verified() { # URL NAME
   local s
   s=$(status "$WORK/dom.html")
   case "$s" in
-    "verified: verified against kix.test/log at size $SIZE: checkpoint signature, inclusion of 1 entry"*) ;;
+    "ok: verified against kix.test/log at size $SIZE: checkpoint signature, inclusion of "*) ;;
     *) fail "$2: the page says: $s" ;;
   esac
   case "$s" in
     *"rank and evidence proven by the log’s signed index at size "*) ;;
     *) fail "$2: rank and evidence not proven by the index: $s" ;;
   esac
-  grep -q 'class="muted unproven"' "$WORK/dom.html" && fail "$2: something is still marked unproven"
+  grep -q 'data-verified="no"' "$WORK/dom.html" && fail "$2: something is still marked unproven"
+  grep -q 'data-kix-slot="rank"[^>]*data-verified="yes"' "$WORK/dom.html" ||
+    fail "$2: the rank slot is not marked proven"
   return 0
 }
 expect_verified "$H/runs/$RID" "kixd --http"
@@ -75,6 +96,7 @@ pass "kixd --http: the page verifies in Chromium (signature, inclusion, manifest
 
 for _ in $(seq 1 100); do [ "$(cat "$WORK/exp/runs/.size" 2>/dev/null)" = "$SIZE" ] && break; sleep 0.1; done
 [ -f "$WORK/exp/kix-verify.js" ] || fail "the export lacks kix-verify.js"
+[ -n "$(view "$WORK/exp/runs/$RID")" ] || fail "the run page carries no view (#kix-view)"
 start_nginx "$WORK/exp"
 expect_verified "$NGINX_URL/runs/$RID" "nginx (export)"
 pass "the export served by nginx: the page verifies in Chromium"
@@ -91,10 +113,10 @@ expect_failed() { # DIR WANT NAME [PAGE]
   local s
   s=$(status "$WORK/dom.html")
   case "$s" in
-    "failed: verification FAILED: "*"$2"*) ;;
+    "fail: verification FAILED: "*"$2"*) ;;
     *) fail "$3: want a failure naming '$2', the page says: $s" ;;
   esac
-  pass "$3: the page says: ${s#failed: }"
+  pass "$3: the page says: ${s#fail: }"
 }
 cp -r "$WORK/exp" "$WORK/bad1"
 python3 - "$WORK/bad1/$BUNDLE" "$INDEX" <<'PY'
@@ -133,16 +155,15 @@ PY
 expect_failed "$WORK/bad5" "entry $INDEX (publication): inclusion fails" "partial level-0 tile with one byte flipped"
 
 cp -r "$WORK/exp" "$WORK/bad3"
-python3 - "$WORK/bad3/runs/$RID" <<'PY'
-import sys
-p = sys.argv[1]
-s = open(p, encoding="utf-8").read()
-a = s.index('<pre id="manifest">')
-i = s.index('&quot;median&quot;:', a) + len('&quot;median&quot;:')
-s = s[:i] + ("9" if s[i] != "9" else "8") + s[i + 1:]  # the page's manifest, one digit changed
-open(p, "w", encoding="utf-8").write(s)
-PY
-expect_failed "$WORK/bad3" "the manifest shown hashes to sha256:" "manifest on the page with one digit changed"
+# the view's canonical manifest, one digit of its median changed
+edit_view "$WORK/bad3/runs/$RID" '
+c = v["manifestCanonical"]
+i = c.index("\"median\":") + len("\"median\":")
+v["manifestCanonical"] = c[:i] + ("9" if c[i] != "9" else "8") + c[i + 1:]'
+expect_failed "$WORK/bad3" "the manifest shown hashes to sha256:" "the view's canonical manifest with one digit changed"
+cp -r "$WORK/exp" "$WORK/bad3b"
+edit_view "$WORK/bad3b/runs/$RID" 'v["manifest"]["runId"] = v["manifest"].get("runId", "") + "x"'
+expect_failed "$WORK/bad3b" "is not its canonical manifest" "the view's manifest unlike its canonical text"
 
 cp -r "$WORK/exp" "$WORK/bad4"
 python3 - "$WORK/bad4/checkpoint" <<'PY'
@@ -155,66 +176,61 @@ open(p, "w", encoding="utf-8").write("\n".join(lines))
 PY
 expect_failed "$WORK/bad4" "the checkpoint signature does not verify" "checkpoint root changed"
 
-# the page's rank is checked against the signed index: another rank written
-# into the page, or another group record in its proofs, fails
+# the view's rank is checked against the signed index: another rank in the
+# view, or another group record in its proofs, fails; another rank in the
+# page's text is not read, and the proven one replaces it
 cp -r "$WORK/exp" "$WORK/bad6"
-sed -i 's|id="rank">Rank <b>\([0-9]*\)</b>|id="rank">Rank <b>9\1</b>|' "$WORK/bad6/runs/$RID"
-grep -q 'id="rank">Rank <b>9' "$WORK/bad6/runs/$RID" || fail "could not edit the page's rank"
-expect_failed "$WORK/bad6" "the signed index proves" "a page whose rank was edited"
+edit_view "$WORK/bad6/runs/$RID" 'v["rank"]["rank"] += 90'
+expect_failed "$WORK/bad6" "the signed index proves" "a view whose rank was edited"
 cp -r "$WORK/exp" "$WORK/bad7"
-python3 - "$WORK/bad7/runs/$RID" <<'PY'
+edit_view "$WORK/bad7/runs/$RID" '
+h = v["index"]["groupRecord"]
+v["index"]["groupRecord"] = h[:-1] + ("0" if h[-1] != "0" else "1")'
+expect_failed "$WORK/bad7" "record is not in the signed index" "a view whose group record was edited"
+cp -r "$WORK/exp" "$WORK/text"
+RANK=$(python3 -c 'import json,sys; r = json.loads(sys.argv[1])["rank"]; print("Rank %d of %d" % (r["rank"], r["groupSize"]))' "$(view "$WORK/exp/runs/$RID")")
+python3 - "$WORK/text/runs/$RID" <<'PY'
 import re, sys
 p = sys.argv[1]
-t = open(p).read()
-m = re.search(r'"groupRecord":"([0-9a-f]+)"', t)
-h = m.group(1)
-flipped = h[:-1] + ("0" if h[-1] != "0" else "1")
-open(p, "w").write(t.replace(h, flipped))
+t = open(p, encoding="utf-8").read()
+t2 = re.sub(r'(<[^>]*data-kix-slot="rank"[^>]*>).*?(</)', r"\1Rank 99 of 99\2", t, count=1, flags=re.S)
+assert t2 != t, "no rank slot"
+open(p, "w", encoding="utf-8").write(t2)
 PY
-expect_failed "$WORK/bad7" "record is not in the signed index" "a page whose group record was edited"
+start_nginx "$WORK/text"
+expect_verified "$NGINX_URL/runs/$RID" "a page whose visible rank text was edited"
+grep -q "data-kix-slot=\"rank\"[^>]*>$RANK<" "$WORK/dom.html" || fail "the rank slot does not show the proven $RANK"
+pass "the page's text is not read: the rank slot shows the proven $RANK"
 
 # ---- a group page: every rank proven by the group's signed index record ------------
-GROUP=$(sed -n 's|.*href="../groups/\(sha256:[0-9a-f]*\)".*|\1|p' "$WORK/exp/runs/$RID" | head -1)
+GROUP=$(python3 -c 'import json,sys; print(json.loads(sys.argv[1])["rank"]["group"])' "$(view "$WORK/exp/runs/$RID")")
 [ -n "$GROUP" ] || fail "the run page links no group"
 expect_group_verified() { # URL NAME
   dom "$1" "$WORK/dom.html" || fail "$2: chromium failed: $(tail -3 "$WORK/chrome.log")"
   local s
   s=$(status "$WORK/dom.html")
   case "$s" in
-    "verified: verified against kix.test/log at size $SIZE: checkpoint signature; the ranks of "*" runs proven by the log’s signed index at size $SIZE.") ;;
+    "ok: verified against kix.test/log at size $SIZE: checkpoint signature; the ranks of "*" runs proven by the log’s signed index at size $SIZE.") ;;
     *) fail "$2: the group page says: $s" ;;
   esac
+  grep -q 'data-kix-slot="group-rows"[^>]*data-verified="yes"' "$WORK/dom.html" ||
+    fail "$2: the group rows are not marked proven"
 }
 expect_group_verified "$H/groups/$GROUP" "kixd --http group page"
 start_nginx "$WORK/exp"
 expect_group_verified "$NGINX_URL/groups/$GROUP" "nginx group page"
 pass "a group page verifies its ranks in Chromium (kixd --http and the export)"
-[ "$(grep -c '<tr data-rank=' "$WORK/exp/groups/$GROUP")" -ge 2 ] || fail "the group has one run"
+[ "$(python3 -c 'import json,sys; print(len(json.loads(sys.argv[1])["rows"]))' "$(view "$WORK/exp/groups/$GROUP")")" -ge 2 ] ||
+  fail "the group has one run"
 cp -r "$WORK/exp" "$WORK/bad8"
-python3 - "$WORK/bad8/groups/$GROUP" <<'PY'
-import re, sys
-p = sys.argv[1]
-t = open(p).read()
-rows = re.findall(r'<tr data-rank="(\d+)" data-value="(\d+)" data-run="([^"]+)">', t)
-(r1, v1, a), (r2, v2, b) = rows[0], rows[1]
-row = '<tr data-rank="%s" data-value="%s" data-run="%s">'
-# the second run promoted: shown first, with its own median, the first second
-t = t.replace(row % (r1, v1, a), "@1@").replace(row % (r2, v2, b), row % (r2, v1, a))
-t = t.replace("@1@", row % (r1, v2, b))
-open(p, "w").write(t)
-PY
-expect_failed "$WORK/bad8" "row 1 shows run" "a group page whose second run is shown first" "groups/$GROUP"
+# the second run promoted: shown first, with the first's median, the first second
+edit_view "$WORK/bad8/groups/$GROUP" '
+a, b = v["rows"][0], v["rows"][1]
+a["runId"], b["runId"] = b["runId"], a["runId"]'
+expect_failed "$WORK/bad8" "row 1 shows run" "a group view whose second run is shown first" "groups/$GROUP"
 cp -r "$WORK/exp" "$WORK/bad10"
-python3 - "$WORK/bad10/groups/$GROUP" <<'PY'
-import re, sys
-p = sys.argv[1]
-t = open(p).read()
-# the attributes kept honest, the median the reader sees halved
-m = re.search(r'(<tr data-rank="1" data-value="(\d+)"[^>]*>.*?</td><td>)(\d+)(</td></tr>)', t)
-t = t[: m.start()] + m.group(1) + str(int(m.group(3)) // 2) + m.group(4) + t[m.end() :]
-open(p, "w").write(t)
-PY
-expect_failed "$WORK/bad10" "row 1 shows run" "a group page whose visible median was edited" "groups/$GROUP"
+edit_view "$WORK/bad10/groups/$GROUP" 'v["rows"][0]["value"] //= 2'
+expect_failed "$WORK/bad10" "row 1 shows run" "a group view whose first median was halved" "groups/$GROUP"
 cp -r "$WORK/exp" "$WORK/bad9"
-sed -i 's|<span id="group-size">\([0-9]*\)</span>|<span id="group-size">9\1</span>|' "$WORK/bad9/groups/$GROUP"
-expect_failed "$WORK/bad9" "the signed index proves" "a group page with its size edited" "groups/$GROUP"
+edit_view "$WORK/bad9/groups/$GROUP" 'v["size"] += 90'
+expect_failed "$WORK/bad9" "the signed index proves" "a group view with its size edited" "groups/$GROUP"

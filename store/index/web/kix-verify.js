@@ -1,45 +1,69 @@
-/* kix-verify.js: checks a kix run page (runs/<runId>) in the reader's
- * browser against the log itself, so that the page is no longer the
- * server's word.
+/* kix-verify.js: checks a kix run or group page in the reader's browser
+ * against the log itself, so that the page is no longer the server's word.
  *
  * Shipped with kix and served by kixd at /kix-verify.js (and written to
- * every export); no third-party code, no build step. It uses only the
- * browser's WebCrypto (crypto.subtle: SHA-256 and Ed25519), which browsers
- * offer only on secure pages (https://, or http://localhost / 127.0.0.1).
+ * every export); no third-party code, no build step. It uses only WebCrypto
+ * (crypto.subtle: SHA-256 and Ed25519), which browsers offer only on secure
+ * pages (https://, or http://localhost / 127.0.0.1).
  *
- * What it checks, reading only the C2SP tlog-tiles next to the page
- * (checkpoint, tile/<L>/<N>[.p/<W>], tile/entries/<N>[.p/<W>]):
- *   1. the checkpoint (a C2SP signed note) carries a valid Ed25519
- *      signature by the log key printed on the page (#log-vkey), and names
- *      the page's origin;
- *   2. every log entry the page lists (#entries, data-index) is in the
- *      tree the checkpoint signs: its leaf comes from the entry bundle, its
- *      RFC 9162 leaf hash must equal the level-0 tile's hash, and the root
- *      recomputed from it and the tiles' hashes (the inclusion proof a
- *      tlog-tiles client reads) must equal the checkpoint's root;
- *   3. the canonical manifest shown on the page (#manifest) hashes to the
- *      digest the page prints (#manifest-digest), and the run's publication
- *      entry (a DSSE envelope) names that digest.
- *   4. the index proofs the page carries (#kix-index, PROTOCOL.md \u00a74):
- *      the checkpoint at the page's size, signed, and a prefix of the latest
- *      tree (recomputed from the tiles); the index note signed beside it;
- *      the run's record and its group's record, each with its sparse Merkle
- *      proof to the signed index root; the rank and evidence the page shows
- *      must be the ones these records prove.
- * On a group page (groups/<key>) it checks the checkpoint and, from the
- * group's record in the signed index (#kix-index), every row's rank, run
- * and median and the group's size.
- * It then shows "verified against <origin> at size N", or exactly what
- * failed. A page without index proofs has its rank and evidence marked
- * "not proven by the page", never verified.
+ * What it reads: ONLY the page's view document, the JSON in
+ * <script type="application/json" id="kix-view"> ("kix.run/1" or
+ * "kix.group/1"), the page's kind (#kix-verify's data-page, "run" or
+ * "group") and address, and the C2SP tlog-tiles next to the page
+ * (checkpoint, tile/<L>/<N>[.p/<W>], tile/entries/<N>[.p/<W>]). Never the
+ * page's text.
+ *
+ * What it checks, on a run page (at runs/<runId>, the view's run):
+ *   1. the latest checkpoint (../checkpoint, a C2SP signed note) and the
+ *      view's `checkpoint` carry valid Ed25519 signatures by the view's
+ *      `logKey` and name the view's origin; the view's is at `treeSize` and
+ *      the latest tree extends it (recomputed from the tiles: no fork);
+ *   2. every entry in `entries` is in the latest tree: its leaf comes from
+ *      the entry bundle, its RFC 9162 leaf hash must equal the level-0
+ *      tile's hash, and the root recomputed from it and the tiles' hashes
+ *      (the inclusion proof a tlog-tiles client reads) must equal the
+ *      checkpoint's root;
+ *   3. SHA-256(`manifestCanonical`) is `manifestDigest`, JSON.parse of it
+ *      equals `manifest` in value, and the publication entry (a DSSE
+ *      envelope) names that digest and the run;
+ *   4. the index proofs (`index`, PROTOCOL.md section 4): its checkpoint is
+ *      signed and a prefix of the latest tree; the index note is signed and
+ *      bound to it; the run's record and its group's record are in the
+ *      signed index root by their sparse Merkle proofs; the run record names
+ *      the manifest digest and the publication entry (which `entries` must
+ *      list), and a ranked run is in its group's record at its own value;
+ *   5. rank, group size, best run and evidence are derived from those proven
+ *      records; the view's own `rank` and `evidence` must equal them.
+ * On a group page (at groups/<group>, the view's group): the checkpoints
+ * as in 1, and the group's record in the signed index (`index`); `size`
+ * and every one of `rows` must be the proven record's.
+ *
+ * What it writes (from what it proved, never from the view's claims, and
+ * also what was proven before a check failed): #verify-status (data-state
+ * "ok"; "partial": no index proofs, so rank and evidence unproven; or
+ * "fail", with what failed), and the elements with data-kix-slot: "rank"
+ * ("Rank R of G", or "Unranked"), "evidence", "group-size", "group-rows"
+ * (a <tbody> rebuilt from the proven group members: a <tr data-rank="R">
+ * each, cells rank, link to ../runs/<runId>, value), and each
+ * tr[data-kix-entry="I"]. Each gets data-verified="yes" when proven, else
+ * data-verified="no" and the class "unproven" (its text left as it was).
+ *
+ * Its pure functions (no DOM, no network) are exported to node for the
+ * tests in tests/js/ when `module` exists; the page part runs only when
+ * `document` does.
  */
 (function () {
   'use strict';
 
   var enc = new TextEncoder();
-  var base = new URL('../', document.location.href); /* the site root */
 
-  function Fail(msg) { this.message = msg; }
+  function Fail(msg, code) {
+    this.message = msg;
+    this.code = code || 'fail';
+  }
+  Fail.prototype.toString = function () { return 'Fail: ' + this.message; };
+
+  /* ---- bytes ------------------------------------------------------------------------- */
 
   function hex(b) {
     var s = '';
@@ -47,12 +71,42 @@
     return s;
   }
 
+  function unhex(s) {
+    if (typeof s !== 'string' || !/^([0-9a-f]{2})*$/.test(s)) throw new Fail('bad hex: ' +
+                                                                            String(s).slice(0, 40));
+    var b = new Uint8Array(s.length / 2);
+    for (var i = 0; i < b.length; i++) b[i] = parseInt(s.substr(2 * i, 2), 16);
+    return b;
+  }
+
+  var B64 = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/';
+
+  /* Standard base64 with its padding, nothing else (as Go's StdEncoding and
+   * kix's decoder: no whitespace, no missing '='). */
   function b64(s) {
-    var bin;
-    try { bin = atob(s); } catch (e) { throw new Fail('bad base64: ' + s.slice(0, 40)); }
-    var out = new Uint8Array(bin.length);
-    for (var i = 0; i < bin.length; i++) out[i] = bin.charCodeAt(i);
+    if (typeof s !== 'string' ||
+        !/^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/.test(s))
+      throw new Fail('bad base64: ' + String(s).slice(0, 40));
+    var n = s.length / 4 * 3 - (s.endsWith('==') ? 2 : s.endsWith('=') ? 1 : 0);
+    var out = new Uint8Array(n), o = 0;
+    for (var i = 0; i < s.length; i += 4) {
+      var v = 0;
+      for (var j = 0; j < 4; j++) v = v << 6 | (s[i + j] === '=' ? 0 : B64.indexOf(s[i + j]));
+      if (o < n) out[o++] = v >> 16 & 255;
+      if (o < n) out[o++] = v >> 8 & 255;
+      if (o < n) out[o++] = v & 255;
+    }
     return out;
+  }
+
+  function b64encode(b) {
+    var s = '';
+    for (var i = 0; i < b.length; i += 3) {
+      var v = b[i] << 16 | (i + 1 < b.length ? b[i + 1] << 8 : 0) | (i + 2 < b.length ? b[i + 2] : 0);
+      s += B64[v >> 18 & 63] + B64[v >> 12 & 63] + (i + 1 < b.length ? B64[v >> 6 & 63] : '=') +
+           (i + 2 < b.length ? B64[v & 63] : '=');
+    }
+    return s;
   }
 
   function cat() {
@@ -69,94 +123,171 @@
     return true;
   }
 
+  /* -1, 0, 1: a before, equal to, after b as bytes (a prefix first) */
+  function compareBytes(a, b) {
+    for (var i = 0; i < a.length && i < b.length; i++)
+      if (a[i] !== b[i]) return a[i] < b[i] ? -1 : 1;
+    return a.length === b.length ? 0 : a.length < b.length ? -1 : 1;
+  }
+
+  /* Two JSON values equal in value (objects by their keys, in any order). */
+  function deepEqual(a, b) {
+    if (a === b) return true;
+    if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null) return false;
+    if (Array.isArray(a) !== Array.isArray(b)) return false;
+    var ka = Object.keys(a), kb = Object.keys(b);
+    if (ka.length !== kb.length) return false;
+    for (var i = 0; i < ka.length; i++)
+      if (!Object.prototype.hasOwnProperty.call(b, ka[i]) || !deepEqual(a[ka[i]], b[ka[i]]))
+        return false;
+    return true;
+  }
+
+  /* ---- hashes (RFC 9162: leaf SHA-256(0x00 || leaf), node SHA-256(0x01 || l || r)) ------ */
+
   async function sha256(bytes) {
     return new Uint8Array(await crypto.subtle.digest('SHA-256', bytes));
   }
 
-  /* RFC 9162: leaf hash SHA-256(0x00 || leaf), node SHA-256(0x01 || l || r). */
   function leafHash(leaf) { return sha256(cat(new Uint8Array([0]), leaf)); }
   function nodeHash(l, r) { return sha256(cat(new Uint8Array([1]), l, r)); }
 
-  async function fetchBytes(path) {
-    var res;
-    try {
-      res = await fetch(new URL(path, base), { cache: 'no-cache' });
-    } catch (e) {
-      throw new Fail('cannot fetch ' + path + ': ' + e);
-    }
-    if (!res.ok) throw new Fail('cannot fetch ' + path + ': HTTP ' + res.status);
-    return new Uint8Array(await res.arrayBuffer());
-  }
+  /* ---- C2SP signed notes ------------------------------------------------------------- */
 
-  /* ---- the checkpoint: a C2SP signed note ---------------------------------------- */
+  /* A key or signature name: non-empty, no white space, no '+'. */
+  function validName(s) { return s.length > 0 && !/[\s+]/.test(s); }
 
-  /* vkey "<name>+<hash hex>+<base64(0x01 || 32-byte public key)>" */
+  /* vkey "<name>+<8 hex key hash>+<base64(0x01 || 32-byte Ed25519 public key)>" */
   async function parseVkey(text) {
+    if (typeof text !== 'string') throw new Fail('there is no log key', 'vkey');
+    var parts = text.trim().split('+');
     /* the name has no '+'; the base64 key may */
-    var m = /^([^+\s]+)\+([0-9a-f]{8})\+(\S+)$/.exec(text.trim());
-    var parts = m ? m.slice(1) : null;
-    if (!parts)
-      throw new Fail('the log key printed on the page is not a note verifier key');
-    var key = b64(parts[2]);
+    if (parts.length < 3) throw new Fail('the log key is not a note verifier key', 'vkey');
+    var name = parts[0], hash = parts[1], key64 = parts.slice(2).join('+'), key;
+    try { key = b64(key64); } catch (e) { key = null; }
+    if (!validName(name) || !/^[0-9a-fA-F]{8}$/.test(hash) || !key || !key.length)
+      throw new Fail('the log key is not a note verifier key', 'vkey');
     if (key.length !== 33 || key[0] !== 1)
-      throw new Fail('the log key printed on the page is not an Ed25519 key');
+      throw new Fail('the log key is not an Ed25519 key', 'vkey');
     /* key hash: the first 4 bytes of SHA-256(name || "\n" || 0x01 || pub) */
-    var h = await sha256(cat(enc.encode(parts[0] + '\n'), key));
-    if (hex(h.slice(0, 4)) !== parts[1])
-      throw new Fail('the log key printed on the page has a wrong key hash');
-    return { name: parts[0], hash: h.slice(0, 4), pub: key.slice(1) };
+    var h = await sha256(cat(enc.encode(name + '\n'), key));
+    if (hex(h.slice(0, 4)) !== hash.toLowerCase())
+      throw new Fail('the log key has a wrong key hash', 'vkey');
+    return { name: name, hash: h.slice(0, 4), pub: key.slice(1) };
   }
 
-  /* A C2SP signed note's text, once its signature by the log key verifies. */
-  async function verifyNote(text, vkey, what) {
-    var cut = text.indexOf('\n\n');
-    if (cut < 0) throw new Fail('the ' + what + ' is not a signed note (no blank line)');
-    var body = text.slice(0, cut + 1); /* the signed message: the text and its last newline */
-    var sigs = text.slice(cut + 2).split('\n'), sig = null;
-    for (var i = 0; i < sigs.length; i++) {
-      var m = /^\u2014 (\S+) (\S+)$/.exec(sigs[i]);
-      if (!m || m[1] !== vkey.name) continue;
-      var raw = b64(m[2]);
-      if (raw.length === 68 && equal(raw.slice(0, 4), vkey.hash)) sig = raw.slice(4);
-    }
-    if (!sig) throw new Fail('the ' + what + ' has no signature by the log key ' + vkey.name);
-    var key, ok;
+  async function ed25519Verify(pub, sig, msg) {
+    var key;
     try {
-      key = await crypto.subtle.importKey('raw', vkey.pub, { name: 'Ed25519' }, false,
-                                          ['verify']);
+      key = await crypto.subtle.importKey('raw', pub, { name: 'Ed25519' }, false, ['verify']);
     } catch (e) {
       throw new Fail('this browser cannot check Ed25519 signatures (WebCrypto: ' + e +
-                     '); verify with a tlog-tiles client instead');
+                     '); verify with a tlog-tiles client instead', 'crypto');
     }
-    ok = await crypto.subtle.verify({ name: 'Ed25519' }, key, sig, enc.encode(body));
-    if (!ok) throw new Fail('the ' + what + ' signature does not verify with the log key ' +
-                            vkey.name);
-    return body;
+    return sig.length === 64 && crypto.subtle.verify({ name: 'Ed25519' }, key, sig, msg);
   }
 
-  async function verifyCheckpoint(text, vkey) {
-    var lines = (await verifyNote(text, vkey, 'checkpoint')).split('\n');
-    if (lines.length < 4 || !/^[0-9]+$/.test(lines[1]))
+  var LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(^|[^\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+
+  /* Opens a signed note (text or bytes) as golang.org/x/mod/sumdb/note's
+   * Open does: valid UTF-8, no control character but '\n', the text up to
+   * its last blank line, then signature lines "— <name> <base64(4-byte key
+   * hash || signature)>"; signatures by keys not in `vkeys` are ignored, a
+   * bad one by a listed key refuses the note, and one listed key must sign.
+   * Fails with code "malformed", "invalid" or "unverified". */
+  async function openNote(note, vkeys) {
+    var text = note;
+    if (typeof note !== 'string') {
+      try { text = new TextDecoder('utf-8', { fatal: true }).decode(note); } catch (e) {
+        throw new Fail('malformed note', 'malformed');
+      }
+    } else if (LONE_SURROGATE.test(note)) {
+      throw new Fail('malformed note', 'malformed');
+    }
+    if (/[\u0000-\u0009\u000b-\u001f]/.test(text)) throw new Fail('malformed note', 'malformed');
+    var split = text.lastIndexOf('\n\n');
+    if (split < 0) throw new Fail('malformed note', 'malformed');
+    var body = text.slice(0, split + 1), sigs = text.slice(split + 2);
+    if (!sigs.length || sigs[sigs.length - 1] !== '\n') throw new Fail('malformed note', 'malformed');
+    var lines = sigs.slice(0, -1).split('\n'), seen = {}, verified = [], unverified = [];
+    for (var i = 0; i < lines.length; i++) {
+      if (!lines[i].startsWith('\u2014 ')) throw new Fail('malformed note', 'malformed');
+      var line = lines[i].slice(2), sp = line.indexOf(' ');
+      var name = sp < 0 ? line : line.slice(0, sp), b = sp < 0 ? '' : line.slice(sp + 1), raw;
+      try { raw = b64(b); } catch (e) { raw = null; }
+      if (!raw || !validName(name) || b === '' || raw.length < 5)
+        throw new Fail('malformed note', 'malformed');
+      if (i >= 100) throw new Fail('malformed note', 'malformed');
+      var id = hex(raw.slice(0, 4)), key = null;
+      for (var k = 0; k < vkeys.length; k++)
+        if (vkeys[k].name === name && hex(vkeys[k].hash) === id) key = vkeys[k];
+      if (!key) {
+        if (unverified.indexOf(line) < 0) unverified.push(line);
+        continue;
+      }
+      if (seen[name + '+' + id]) continue;
+      seen[name + '+' + id] = true;
+      if (!(await ed25519Verify(key.pub, raw.slice(4), enc.encode(body))))
+        throw new Fail('invalid signature for key ' + name + '+' + id, 'invalid');
+      verified.push(name + '+' + id);
+    }
+    if (!verified.length) throw new Fail('note has no verifiable signatures', 'unverified');
+    return { text: body, verified: verified, unverified: unverified.length };
+  }
+
+  /* A note's text once the log key signed it; failures say which note. */
+  async function verifyNote(text, vkey, what) {
+    try {
+      return (await openNote(text, [vkey])).text;
+    } catch (e) {
+      if (!(e instanceof Fail)) throw e;
+      if (e.code === 'invalid')
+        throw new Fail('the ' + what + ' signature does not verify with the log key ' + vkey.name);
+      if (e.code === 'unverified')
+        throw new Fail('the ' + what + ' has no signature by the log key ' + vkey.name);
+      if (e.code === 'malformed') throw new Fail('the ' + what + ' is not a signed note');
+      throw e;
+    }
+  }
+
+  /* A checkpoint's text (c2sp.org/tlog-checkpoint): origin, size, root, extensions. */
+  function parseCheckpoint(text) {
+    var lines = text.split('\n');
+    if (lines.length < 4 || lines[lines.length - 1] !== '' || !lines[0] ||
+        !/^(0|[1-9][0-9]*)$/.test(lines[1]) || !Number.isSafeInteger(Number(lines[1])))
       throw new Fail('the checkpoint body is malformed');
     var root = b64(lines[2]);
     if (root.length !== 32) throw new Fail('the checkpoint root is not 32 bytes');
     return { origin: lines[0], size: Number(lines[1]), root: root };
   }
 
-  /* ---- the verifiable index (PROTOCOL.md \u00a74, store/verify/SMT.md) ------------- */
-
-  function unhex(s) {
-    if (!/^([0-9a-f]{2})*$/.test(s)) throw new Fail('bad hex in the index proofs');
-    var b = new Uint8Array(s.length / 2);
-    for (var i = 0; i < b.length; i++) b[i] = parseInt(s.substr(2 * i, 2), 16);
-    return b;
+  async function verifyCheckpoint(text, vkey) {
+    return parseCheckpoint(await verifyNote(text, vkey, 'checkpoint'));
   }
+
+  /* The index note's text (PROTOCOL.md section 4.3). */
+  function parseIndexNote(text) {
+    var l = text.split('\n'), log, index;
+    if (l.length !== 6 || l[0] !== 'kix.index/v1' || !l[1].startsWith('origin ') ||
+        !/^size (0|[1-9][0-9]*)$/.test(l[2]) || !l[3].startsWith('log ') ||
+        !l[4].startsWith('index ') || l[5] !== '')
+      throw new Fail('the index note is malformed');
+    log = b64(l[3].slice(4));
+    index = b64(l[4].slice(6));
+    if (log.length !== 32 || index.length !== 32) throw new Fail('the index note is malformed');
+    return { origin: l[1].slice(7), size: Number(l[2].slice(5)), log: log, index: index };
+  }
+
+  /* ---- the sparse Merkle tree (store/verify/SMT.md) ------------------------------------ */
 
   function bit(p, i) { return (p[i >> 3] >> (7 - (i & 7))) & 1; }
 
-  /* The root an SMT proof leads to for `key` holding `record` (null: absent). */
+  /* The root an SMT proof leads to for `key` (a string or bytes) holding
+   * `record` (bytes; null: absent). Fails on a malformed proof or one of
+   * the wrong kind. */
   async function smtRoot(key, record, proof) {
-    var path = await sha256(enc.encode(key)), zero = new Uint8Array(32);
+    var path = await sha256(typeof key === 'string' ? enc.encode(key) : key);
+    var zero = new Uint8Array(32);
     if (proof.length < 3) throw new Fail('an index proof is truncated');
     var kind = proof[0], depth = proof[1] << 8 | proof[2], o = 3 + Math.ceil(depth / 8);
     var bitmap = proof.slice(3, o), h, ones = 0;
@@ -164,6 +295,9 @@
     for (var i = 0; i < depth; i++) ones += bit(bitmap, i);
     if (proof.length !== o + (kind === 2 ? 64 : 0) + 32 * ones)
       throw new Fail('an index proof has the wrong length');
+    /* unused bits of the bitmap's last byte are zero */
+    for (var u = depth; u < bitmap.length * 8; u++)
+      if (bit(bitmap, u)) throw new Fail('an index proof is malformed');
     if (kind === 1) {
       if (!record) throw new Fail('a proof of membership was given for an absence');
       h = await sha256(cat(new Uint8Array([2]), path, await sha256(record)));
@@ -184,87 +318,103 @@
     var end = proof.length;
     for (var d = depth - 1; d >= 0; d--) {
       var s = zero;
-      if (bit(bitmap, d)) { s = proof.slice(end - 32, end); end -= 32; }
+      if (bit(bitmap, d)) {
+        s = proof.slice(end - 32, end);
+        end -= 32;
+        if (equal(s, zero)) throw new Fail('an index proof is malformed'); /* marked non-empty */
+      }
       h = await sha256(bit(path, d) ? cat(new Uint8Array([3]), s, h)
                                     : cat(new Uint8Array([3]), h, s));
     }
     return h;
   }
 
-  var EVIDENCE = ['reported', 'reproduced', 'not_reproduced', 'failed'];
+  /* ---- index records (PROTOCOL.md section 4.2) -------------------------------------- */
 
-  /* A group record's members, checked as PROTOCOL.md \u00a74.2 says: its tag,
-   * its key, strictly in rank order (value, then run id bytes), exact length. */
-  function groupMembers(rec, keyHex) {
-    var o = 33, members = [], count, last = null;
-    function u64() {
-      var v = 0;
-      for (var i = 0; i < 8; i++) v = v * 256 + rec[o + i];
-      o += 8;
-      return v;
-    }
-    if (rec.length < 41 || rec[0] !== 2) throw new Fail('the group record has the wrong tag');
-    if (hex(rec.slice(1, 33)) !== keyHex) throw new Fail('the group record is another group\u2019s');
-    count = u64();
-    for (var n = 0; n < count; n++) {
-      if (o + 9 > rec.length) throw new Fail('the group record is truncated');
-      var value = u64(), len = rec[o], raw = rec.slice(o + 1, o + 1 + len);
-      o += 1 + len;
-      if (len === 0 || o > rec.length) throw new Fail('the group record is malformed');
-      if (last && !(last.value < value || (last.value === value && hex(last.raw) < hex(raw))))
+  var EVIDENCE = ['reported', 'reproduced', 'not_reproduced', 'failed'];
+  var NONE = 18446744073709551615n; /* 2^64 - 1 */
+  var RUN_ID = /^[A-Za-z0-9._:-]{1,128}$/;
+
+  function Reader(rec, what) {
+    this.rec = rec;
+    this.o = 0;
+    this.what = what;
+  }
+  Reader.prototype.take = function (n) {
+    if (this.o + n > this.rec.length) throw new Fail('the ' + this.what + ' record is truncated');
+    this.o += n;
+    return this.rec.slice(this.o - n, this.o);
+  };
+  Reader.prototype.u8 = function () { return this.take(1)[0]; };
+  Reader.prototype.u64 = function () {
+    var b = this.take(8), v = 0n;
+    for (var i = 0; i < 8; i++) v = v << 8n | BigInt(b[i]);
+    return v;
+  };
+  /* a run id: a length byte and its bytes, empty only where `optional` */
+  Reader.prototype.id = function (optional) {
+    var n = this.u8(), s = String.fromCharCode.apply(null, this.take(n));
+    if (n === 0 ? !optional : !RUN_ID.test(s))
+      throw new Fail('the ' + this.what + ' record holds a malformed run id');
+    return s;
+  };
+
+  /* A run record's fields, refused where kix_vindex_run_decode
+   * (store/index/vindex.c) refuses it. u64 fields are BigInt. */
+  function decodeRunRecord(rec) {
+    var r = new Reader(rec, 'run'), x = {};
+    if (r.u8() !== 1) throw new Fail('the run record has the wrong tag');
+    x.manifest = hex(r.take(32));
+    x.publisher = hex(r.take(32));
+    x.publication = r.u64();
+    x.evidenceCode = r.u8();
+    x.evidence = EVIDENCE[x.evidenceCode];
+    x.evidenceIndex = r.u64();
+    x.attestations = r.u64();
+    x.reruns = r.u64();
+    x.supersedesIndex = r.u64();
+    x.predecessor = r.id(true);
+    x.supersededByIndex = r.u64();
+    x.successor = r.id(true);
+    x.grouped = r.u8();
+    x.comparisonKey = hex(r.take(32));
+    x.value = r.u64();
+    x.entries = r.u64();
+    x.entriesChain = hex(r.take(32));
+    if (r.o !== rec.length || x.evidenceCode > 3 || x.grouped > 1 ||
+        (!x.grouped && (x.value !== 0n || !/^0{64}$/.test(x.comparisonKey))) ||
+        (x.supersedesIndex === NONE) !== (x.predecessor === '') ||
+        (x.supersededByIndex === NONE) !== (x.successor === '') ||
+        (x.evidenceIndex === NONE) !== (x.reruns === 0n) || x.publication === NONE)
+      throw new Fail('the run record is malformed');
+    x.grouped = x.grouped === 1;
+    return x;
+  }
+
+  /* A group record's members, checked as PROTOCOL.md section 4.2 (and
+   * kix_vindex_group_decode) says: its tag, its key (64 hex), strictly in
+   * rank order (value, then run id bytes), exact length. */
+  function decodeGroupRecord(rec, keyHex) {
+    var r = new Reader(rec, 'group'), members = [], last = null;
+    if (r.u8() !== 2) throw new Fail('the group record has the wrong tag');
+    if (hex(r.take(32)) !== keyHex) throw new Fail('the group record is another group\u2019s');
+    var count = r.u64();
+    /* each member takes at least 10 bytes: a count past that is a lie */
+    if (count > BigInt(rec.length - r.o) / 10n) throw new Fail('the group record is truncated');
+    for (var n = 0n; n < count; n++) {
+      var value = r.u64(), runId = r.id(false);
+      if (last && !(last.value < value || (last.value === value &&
+                                            compareBytes(enc.encode(last.runId),
+                                                         enc.encode(runId)) < 0)))
         throw new Fail('the group record is not in rank order');
-      last = { value: value, raw: raw };
-      members.push({ runId: new TextDecoder().decode(raw), value: value });
+      last = { rank: members.length + 1, runId: runId, value: value };
+      members.push(last);
     }
-    if (o !== rec.length) throw new Fail('the group record is malformed');
+    if (r.o !== rec.length) throw new Fail('the group record is malformed');
     return members;
   }
 
-  /* The index note of the page's embedded proofs (x: #kix-index): the
-   * checkpoint at the page's size, signed and a prefix of the latest tree,
-   * and the index note signed beside it. Returns that checkpoint and the
-   * signed index root. */
-  async function verifyIndexNote(x, vkey, origin, latest, tiles) {
-    var cp = await verifyCheckpoint(x.checkpoint, vkey);
-    if (cp.origin !== origin || cp.size > latest.size)
-      throw new Fail('the page\u2019s checkpoint is not one of this log at or before size ' +
-                     latest.size);
-    if (cp.size < latest.size && !equal(await tiles.root(0, cp.size, -1, null), cp.root))
-      throw new Fail('the log at size ' + latest.size + ' does not extend the page\u2019s ' +
-                     'checkpoint at size ' + cp.size + ' (a fork)');
-    var lines = (await verifyNote(x.indexNote, vkey, 'index note')).split('\n');
-    if (lines.length !== 6 || lines[0] !== 'kix.index/v1' || lines[1] !== 'origin ' + origin ||
-        lines[2] !== 'size ' + cp.size || !equal(b64(lines[3].slice(4)), cp.root) ||
-        lines[3].slice(0, 4) !== 'log ' || lines[4].slice(0, 6) !== 'index ')
-      throw new Fail('the index note is not bound to the page\u2019s checkpoint');
-    return { cp: cp, root: b64(lines[4].slice(6)) };
-  }
-
-  /* Checks a run page's embedded index proofs (#kix-index): the run's and
-   * its group's records in the signed index root. Returns what they prove,
-   * or null when the page carries none. */
-  async function verifyIndex(vkey, origin, latest, tiles, runId) {
-    var el = document.getElementById('kix-index');
-    if (!el) return null;
-    var x = JSON.parse(el.textContent);
-    var signed = await verifyIndexNote(x, vkey, origin, latest, tiles);
-    var cp = signed.cp, root = signed.root;
-    var rec = unhex(x.runRecord);
-    if (!equal(await smtRoot('run/' + runId, rec, unhex(x.runProof)), root))
-      throw new Fail('the run\u2019s record is not in the signed index');
-    var out = { size: cp.size, evidence: EVIDENCE[rec[1 + 32 + 32 + 8]], rank: 0, groupSize: 0 };
-    if (x.groupRecord) {
-      var g = unhex(x.groupRecord);
-      if (!equal(await smtRoot(x.groupKey, g, unhex(x.groupProof)), root))
-        throw new Fail('the group\u2019s record is not in the signed index');
-      var members = groupMembers(g, x.groupKey.slice(6));
-      out.rank = members.findIndex(function (m) { return m.runId === runId; }) + 1;
-      out.groupSize = members.length;
-    }
-    return out;
-  }
-
-  /* ---- tiles (c2sp.org/tlog-tiles) ---------------------------------------------------- */
+  /* ---- tiles (c2sp.org/tlog-tiles) -------------------------------------------------- */
 
   /* N as 3-digit groups, all but the last prefixed with "x": 1234067 -> x001/x234/067 */
   function tileIndex(n) {
@@ -274,8 +424,16 @@
     return g.map(function (x, i) { return i < g.length - 1 ? 'x' + x : x; }).join('/');
   }
 
-  function Tiles(size) {
+  /* tile/<level>/<index>[.p/<width>]; level "entries" for entry bundles */
+  function tilePath(level, index, width) {
+    return 'tile/' + level + '/' + tileIndex(index) + (width < 256 ? '.p/' + width : '');
+  }
+
+  /* The tiles of a tree of `size`, read through fetchBytes(path) (an async
+   * function returning a Uint8Array or failing). */
+  function Tiles(size, fetchBytes) {
     this.size = size;
+    this.fetchBytes = fetchBytes;
     this.cache = {};
     this.used = [];  /* the tiles the current proof read, to name them on failure */
   }
@@ -286,12 +444,8 @@
     return n >= 256 ? 256 : n;
   };
 
-  Tiles.prototype.path = function (prefix, index, w) {
-    return prefix + tileIndex(index) + (w < 256 ? '.p/' + w : '');
-  };
-
   Tiles.prototype.get = async function (path, check) {
-    if (!this.cache[path]) this.cache[path] = fetchBytes(path).then(function (b) {
+    if (!this.cache[path]) this.cache[path] = this.fetchBytes(path).then(function (b) {
       check(b);
       return b;
     });
@@ -304,7 +458,7 @@
     var start = k * Math.pow(2, r), count = Math.pow(2, r);
     var t = Math.floor(start / 256), off = start - t * 256, w = this.width(level, t);
     if (w < off + count) throw new Fail('internal: a tile too short for node ' + h + '/' + k);
-    var path = this.path('tile/' + level + '/', t, w);
+    var path = tilePath(level, t, w);
     if (this.used.indexOf(path) < 0) this.used.push(path);
     var tile = await this.get(path, function (b) {
       if (b.length !== w * 32)
@@ -323,11 +477,10 @@
   /* Entry `i`'s leaf from its bundle (each entry: 2-byte big-endian length, leaf). */
   Tiles.prototype.leaf = async function (i) {
     var t = Math.floor(i / 256), w = Math.min(256, this.size - t * 256);
-    var path = this.path('tile/entries/', t, w);
+    var path = tilePath('entries', t, w);
     var b = await this.get(path, function (b) {
       var o = 0, n = 0;
-      while (o < b.length) {
-        if (o + 2 > b.length) break;
+      while (o + 2 <= b.length) {
         o += 2 + (b[o] << 8 | b[o + 1]);
         n++;
       }
@@ -341,9 +494,10 @@
 
   /* RFC 9162 MTH of leaves [lo, hi), taking entry `target`'s hash as given and
    * every other complete subtree from the tiles: recomputing the root this way
-   * is checking the inclusion proof of `target`. */
+   * is checking the inclusion proof of `target` (-1: none, the tree's root). */
   Tiles.prototype.root = async function (lo, hi, target, th) {
     var n = hi - lo;
+    if (n === 0) return sha256(new Uint8Array(0));
     if (n === 1 && lo === target) return th;
     if ((n & (n - 1)) === 0 && (target < lo || target >= hi))
       return this.node(Math.log2(n), lo / n);
@@ -353,165 +507,389 @@
                     await this.root(lo + k, hi, target, th));
   };
 
-  /* ---- the page --------------------------------------------------------------------- */
-
-  function show(state, text) {
-    var el = document.getElementById('verify-status');
-    el.textContent = text;
-    el.setAttribute('data-state', state);
-    el.style.color = state === 'verified' ? '#146c2e' : state === 'failed' ? '#b00020' : '';
+  /* Entry i's leaf, proven in the tree of tiles.size whose root is `root`. */
+  async function provenLeaf(tiles, i, root, type) {
+    if (!(Number.isSafeInteger(i) && i >= 0 && i < tiles.size))
+      throw new Fail('entry ' + i + ' is past the checkpoint (size ' + tiles.size + ')');
+    tiles.used = [];
+    var e = await tiles.leaf(i);
+    var lh = await leafHash(e.leaf);
+    if (!equal(lh, await tiles.node(0, i)))
+      throw new Fail('entry ' + i + ': its leaf in ' + e.path +
+                     ' does not hash to the level-0 tile\'s hash (tile or bundle altered)');
+    if (!equal(await tiles.root(0, tiles.size, i, lh), root))
+      throw new Fail('entry ' + i + ' (' + type + '): inclusion fails: the root recomputed ' +
+                     'from ' + e.path + ' and the tiles it read (' + tiles.used.join(', ') +
+                     ') is not the checkpoint\'s root');
+    return { leaf: e.leaf, leafHash: lh };
   }
 
-  function unproven(id) {
-    var el = document.getElementById(id);
-    if (!el) return;
-    var s = document.createElement('span');
-    s.className = 'muted unproven';
-    s.textContent = ' (not proven by the page)';
-    el.appendChild(s);
+  /* ---- the view: what it claims, checked against what the proofs say ------------------ */
+
+  function str(x) { return typeof x === 'string' ? x : undefined; }
+
+  /* A signed checkpoint of the view (at `size` when given) that the latest
+   * tree extends. */
+  async function viewCheckpoint(text, what, vkey, latest, tiles, size) {
+    if (typeof text !== 'string') throw new Fail('the view carries no ' + what);
+    var cp = await verifyCheckpoint(text, vkey);
+    if (cp.origin !== latest.origin || cp.size > latest.size)
+      throw new Fail('the ' + what + ' is not one of this log at or before size ' + latest.size);
+    if (size !== undefined && cp.size !== size)
+      throw new Fail('the ' + what + ' is at size ' + cp.size + ', the view says ' + size);
+    if (cp.size < latest.size ? !equal(await tiles.root(0, cp.size, -1, null), cp.root)
+                              : !equal(cp.root, latest.root))
+      throw new Fail('the log at size ' + latest.size + ' does not extend the ' + what +
+                     ' at size ' + cp.size + ' (a fork)');
+    return cp;
   }
 
-  /* A group page (groups/<key>): every row's rank, run and median must be
-   * the member at that rank of the group's record in the signed index, and
-   * the page's group size the record's. */
-  async function verifyGroupPage(vkey, origin, cp, tiles) {
-    var el = document.getElementById('kix-index');
-    if (!el) throw new Fail('the page carries no index proof of its group');
-    var x = JSON.parse(el.textContent);
-    var key = document.getElementById('kix-verify').getAttribute('data-group');
-    if (x.groupKey !== key || !/^group\/[0-9a-f]{64}$/.test(key))
-      throw new Fail('the page\u2019s proof is for ' + x.groupKey + ', not ' + key);
-    var signed = await verifyIndexNote(x, vkey, origin, cp, tiles);
-    var rec = unhex(x.groupRecord);
-    if (!equal(await smtRoot(key, rec, unhex(x.groupProof)), signed.root))
+  /* The view's index proofs' note: its checkpoint signed and extended by
+   * the latest tree, the index note signed beside it and bound to it.
+   * Returns that checkpoint and the signed index root. */
+  async function verifyIndexNote(x, vkey, latest, tiles) {
+    var cp = await viewCheckpoint(x.checkpoint, 'index proofs\u2019 checkpoint', vkey, latest,
+                                  tiles);
+    var n = parseIndexNote(await verifyNote(str(x.indexNote) || '', vkey, 'index note'));
+    if (n.origin !== cp.origin || n.size !== cp.size || !equal(n.log, cp.root))
+      throw new Fail('the index note is not bound to the view\u2019s checkpoint');
+    return { cp: cp, root: n.index };
+  }
+
+  /* The group record the index proves (x: the view's `index`) and its members. */
+  async function provenGroup(x, root) {
+    var key = str(x.groupKey) || '';
+    if (!/^group\/[0-9a-f]{64}$/.test(key)) throw new Fail('the view names no group key');
+    var rec = unhex(x.groupRecord || '');
+    if (!equal(await smtRoot(key, rec, unhex(x.groupProof || '')), root))
       throw new Fail('the group\u2019s record is not in the signed index');
-    var members = groupMembers(rec, key.slice(6));
-    var rows = document.querySelectorAll('tr[data-rank]');
-    var sizeEl = document.getElementById('group-size');
-    if (!sizeEl || Number(sizeEl.textContent) !== members.length)
-      throw new Fail('the page says ' + (sizeEl ? sizeEl.textContent : '?') + ' runs; the ' +
-                     'signed index proves ' + members.length);
-    if (rows.length > members.length)
-      throw new Fail('the page lists ' + rows.length + ' runs; the signed index proves ' +
+    return { key: key, members: decodeGroupRecord(rec, key.slice(6)) };
+  }
+
+  /* What the run's records prove about run `runId`: its record, evidence,
+   * and when ranked its rank, group size, best run and the group's members. */
+  function runFacts(runId, run, group) {
+    var f = { run: run, evidence: run.evidence, rank: null, members: null };
+    if (!run.grouped) return f; /* a superseded run keeps no rank, whatever its group holds */
+    if (!group) throw new Fail('the run is ranked, and the view carries no proof of its group');
+    if (group.key !== 'group/' + run.comparisonKey)
+      throw new Fail('the view\u2019s group record is not the run\u2019s group');
+    var me = group.members.filter(function (m) { return m.runId === runId; })[0];
+    if (!me || me.value !== run.value)
+      throw new Fail('the run is not a member of its group\u2019s signed record');
+    f.members = group.members;
+    f.rank = { group: 'sha256:' + run.comparisonKey, rank: me.rank,
+               groupSize: group.members.length, best: group.members[0].runId,
+               bestValue: group.members[0].value };
+    return f;
+  }
+
+  /* A u64 (BigInt) as the JSON number a view holds for it. */
+  function sameNumber(big, n) { return typeof n === 'number' && Number(big) === n; }
+
+  /* The view's claims against the proven facts; fails on the first that differs. */
+  function compareRunView(view, facts) {
+    var r = view.rank, p = facts.rank;
+    var shown = r ? 'rank ' + r.rank + ' of ' + r.groupSize : 'unranked';
+    var proven = p ? 'rank ' + p.rank + ' of ' + p.groupSize : 'unranked';
+    if (shown !== proven)
+      throw new Fail('the view says ' + shown + '; the signed index proves ' + proven);
+    if (p && (r.group !== p.group || r.best !== p.best || !sameNumber(p.bestValue, r.bestValue)))
+      throw new Fail('the view says group ' + r.group + ', best ' + r.best + ' (' + r.bestValue +
+                     '); the signed index proves group ' + p.group + ', best ' + p.best + ' (' +
+                     p.bestValue + ')');
+    if (view.evidence !== facts.evidence)
+      throw new Fail('the view says evidence "' + view.evidence + '"; the signed index proves "' +
+                     facts.evidence + '"');
+  }
+
+  function compareGroupView(view, members) {
+    if (view.size !== members.length)
+      throw new Fail('the view says ' + view.size + ' runs; the signed index proves ' +
+                     members.length);
+    var rows = Array.isArray(view.rows) ? view.rows : [];
+    if (rows.length !== members.length)
+      throw new Fail('the view lists ' + rows.length + ' runs; the signed index proves ' +
                      members.length);
     for (var i = 0; i < rows.length; i++) {
-      /* what the reader sees (the cells and the link), and what scripts read */
-      var m = members[i], row = rows[i], td = row.querySelectorAll('td');
-      var link = td.length === 3 ? td[1].querySelector('a') : null;
-      if (Number(row.getAttribute('data-rank')) !== i + 1 ||
-          row.getAttribute('data-run') !== m.runId ||
-          Number(row.getAttribute('data-value')) !== m.value || td.length !== 3 ||
-          td[0].textContent !== String(i + 1) || td[1].textContent !== m.runId ||
-          td[2].textContent !== String(m.value) || !link ||
-          link.getAttribute('href') !== '../runs/' + m.runId)
-        throw new Fail('row ' + (i + 1) + ' shows run ' +
-                       (td.length > 1 ? td[1].textContent : '?') + ' at rank ' +
-                       (td.length ? td[0].textContent : '?') + '; the signed index proves ' +
-                       m.runId + ' (' + m.value + ') there');
+      var m = members[i], row = rows[i] || {};
+      if (row.rank !== m.rank || row.runId !== m.runId || !sameNumber(m.value, row.value))
+        throw new Fail('row ' + (i + 1) + ' shows run ' + row.runId + ' (' + row.value +
+                       ') at rank ' + row.rank + '; the signed index proves ' + m.runId + ' (' +
+                       m.value + ') there');
     }
-    return { size: signed.cp.size, runs: rows.length, groupSize: members.length };
   }
 
-  async function run() {
-    var vkeyEl = document.getElementById('log-vkey');
-    var rows = document.querySelectorAll('#entries tr[data-index]');
-    var manifestEl = document.getElementById('manifest');
-    var digestEl = document.getElementById('manifest-digest');
-    var pageOrigin = document.getElementById('kix-verify').getAttribute('data-origin');
-    if (!window.crypto || !crypto.subtle)
+  /* The log key, the latest checkpoint and the view's own, checked. */
+  async function verifyLog(view, io, proven) {
+    if (typeof crypto === 'undefined' || !crypto.subtle)
       throw new Fail('this page is not a secure context (https:// or localhost), so the ' +
                      'browser offers no WebCrypto; verify with a tlog-tiles client instead');
-    var vkey = await parseVkey(vkeyEl.textContent);
-    var cpText = new TextDecoder().decode(await fetchBytes('checkpoint'));
-    var cp = await verifyCheckpoint(cpText, vkey);
-    if (cp.origin !== pageOrigin)
-      throw new Fail('the checkpoint is for the log "' + cp.origin + '", not "' + pageOrigin +
+    if (typeof view.logKey !== 'string') throw new Fail('the view carries no log key');
+    var vkey = await parseVkey(view.logKey);
+    var cp = await verifyCheckpoint(new TextDecoder().decode(await io.fetchBytes('checkpoint')),
+                                    vkey);
+    if (cp.origin !== view.origin)
+      throw new Fail('the checkpoint is for the log "' + cp.origin + '", not "' + view.origin +
                      '"');
-    var tiles = new Tiles(cp.size), checked = [], publication = null;
-    if (document.getElementById('kix-verify').hasAttribute('data-group'))
-      return { cp: cp, group: await verifyGroupPage(vkey, pageOrigin, cp, tiles) };
-    for (var r = 0; r < rows.length; r++) {
-      var i = Number(rows[r].getAttribute('data-index'));
-      var type = rows[r].getAttribute('data-type');
-      if (!(i < cp.size))
-        throw new Fail('entry ' + i + ' is past the checkpoint (size ' + cp.size + ')');
-      tiles.used = [];
-      var e = await tiles.leaf(i);
-      var lh = await leafHash(e.leaf);
-      var t0 = await tiles.node(0, i);
-      if (!equal(lh, t0))
-        throw new Fail('entry ' + i + ': its leaf in ' + e.path +
-                       ' does not hash to the level-0 tile\'s hash (tile or bundle altered)');
-      var root = await tiles.root(0, cp.size, i, lh);
-      if (!equal(root, cp.root))
-        throw new Fail('entry ' + i + ' (' + type + '): inclusion fails: the root recomputed ' +
-                       'from ' + e.path + ' and the tiles it read (' + tiles.used.join(', ') +
-                       ') is not the checkpoint\'s root');
-      if (type === 'publication' && !publication) publication = e.leaf;
-      checked.push(i);
+    var tiles = new Tiles(cp.size, io.fetchBytes);
+    await viewCheckpoint(view.checkpoint, 'view\u2019s checkpoint', vkey, cp, tiles,
+                         view.treeSize);
+    proven.cp = cp;
+    return { vkey: vkey, cp: cp, tiles: tiles };
+  }
+
+  /* Verifies a run view (kix.run/1). io.fetchBytes(path) reads the tiles
+   * relative to the site root. Fills `proven` as it goes (so that a caller
+   * can show what was proven before a failure): cp, entries {index: true},
+   * digest, publication, index {size}, facts (runFacts). Fails with a Fail. */
+  async function verifyRunView(view, io, proven) {
+    if (!view || view.view !== 'kix.run/1') throw new Fail('the page carries no run view');
+    var runId = str(view.runId) || '';
+    if (!RUN_ID.test(runId)) throw new Fail('the view names no valid run id');
+    var log = await verifyLog(view, io, proven), cp = log.cp, tiles = log.tiles;
+    var entries = Array.isArray(view.entries) ? view.entries : [], leaves = {};
+    proven.entries = {};
+    for (var r = 0; r < entries.length; r++) {
+      var i = entries[r].index;
+      leaves[i] = await provenLeaf(tiles, i, cp.root, entries[r].type);
+      proven.entries[i] = true;
     }
-    var digest = digestEl.textContent.trim();
-    var got = 'sha256:' + hex(await sha256(enc.encode(manifestEl.textContent)));
+
+    var digest = str(view.manifestDigest) || '', canon = str(view.manifestCanonical);
+    if (canon === undefined) throw new Fail('the view carries no canonical manifest');
+    var got = 'sha256:' + hex(await sha256(enc.encode(canon)));
     if (got !== digest)
-      throw new Fail('the manifest shown hashes to ' + got + ', not the page\'s ' + digest);
-    if (publication) {
-      var env, payload;
+      throw new Fail('the manifest shown hashes to ' + got + ', not the view\u2019s ' + digest);
+    var parsed;
+    try { parsed = JSON.parse(canon); } catch (e) {
+      throw new Fail('the canonical manifest is not JSON');
+    }
+    if (!deepEqual(parsed, view.manifest))
+      throw new Fail('the view\u2019s manifest is not its canonical manifest ' + digest);
+    proven.digest = digest;
+
+    var facts = null, pubIndex;
+    if (view.index) {
+      var x = view.index, signed = await verifyIndexNote(x, log.vkey, cp, tiles);
+      var rec = unhex(x.runRecord || '');
+      if (!equal(await smtRoot('run/' + runId, rec, unhex(x.runProof || '')), signed.root))
+        throw new Fail('the run\u2019s record is not in the signed index');
+      var run = decodeRunRecord(rec);
+      if ('sha256:' + run.manifest !== digest)
+        throw new Fail('the signed index gives the run the manifest sha256:' + run.manifest +
+                       ', not ' + digest);
+      facts = runFacts(runId, run, x.groupRecord ? await provenGroup(x, signed.root) : null);
+      proven.index = { size: signed.cp.size };
+      proven.facts = facts;
+      pubIndex = Number(run.publication);
+      if (!leaves[pubIndex])
+        throw new Fail('the view does not list the run\u2019s publication (entry ' + pubIndex +
+                       ')');
+    } else {
+      for (var e = 0; e < entries.length && pubIndex === undefined; e++)
+        if (entries[e].type === 'publication') pubIndex = entries[e].index;
+    }
+    if (pubIndex !== undefined) {
+      var payload;
       try {
-        env = JSON.parse(new TextDecoder().decode(publication));
+        var env = JSON.parse(new TextDecoder().decode(leaves[pubIndex].leaf));
         payload = new TextDecoder().decode(b64(env.payload));
-      } catch (x) {
+      } catch (err) {
         throw new Fail('the publication entry is not a DSSE envelope');
       }
       if (payload.indexOf(digest.slice(7)) < 0)
         throw new Fail('the publication entry does not name the manifest digest ' + digest);
+      if (payload.indexOf('"' + runId + '"') < 0)
+        throw new Fail('the publication entry is not about run ' + runId);
+      proven.publication = true;
     }
-    var runId = document.getElementById('kix-verify').getAttribute('data-run');
-    if (publication && runId && payload.indexOf('"' + runId + '"') < 0)
-      throw new Fail('the publication entry is not about run ' + runId);
-    var index = runId ? await verifyIndex(vkey, pageOrigin, cp, tiles, runId) : null;
-    if (index) {
-      var rankEl = document.getElementById('rank'), evEl = document.getElementById('evidence');
-      var m = rankEl ? /Rank (\d+) of (\d+)/.exec(rankEl.textContent) : null;
-      var shown = m ? Number(m[1]) + ' of ' + Number(m[2]) : 'unranked';
-      var proven = index.rank ? index.rank + ' of ' + index.groupSize : 'unranked';
-      if (shown !== proven)
-        throw new Fail('the page shows rank ' + shown + '; the signed index proves ' + proven);
-      if (evEl && evEl.textContent.trim() !== index.evidence)
-        throw new Fail('the page shows evidence "' + evEl.textContent.trim() +
-                       '"; the signed index proves "' + index.evidence + '"');
-    }
-    return { cp: cp, checked: checked, digest: digest, publication: !!publication, index: index };
+    if (facts) compareRunView(view, facts);
+    return proven;
   }
 
-  function start() {
-    if (!document.getElementById('kix-verify')) return;
+  /* Verifies a group view (kix.group/1); fills `proven`: cp, index {size},
+   * members (when the view carries index proofs). */
+  async function verifyGroupView(view, io, proven) {
+    if (!view || view.view !== 'kix.group/1') throw new Fail('the page carries no group view');
+    var group = str(view.group) || '';
+    if (!/^sha256:[0-9a-f]{64}$/.test(group)) throw new Fail('the view names no valid group');
+    var log = await verifyLog(view, io, proven);
+    if (!view.index) return proven;
+    if (view.index.groupKey !== 'group/' + group.slice(7))
+      throw new Fail('the view\u2019s proof is for ' + view.index.groupKey + ', not ' + group);
+    var signed = await verifyIndexNote(view.index, log.vkey, log.cp, log.tiles);
+    var g = await provenGroup(view.index, signed.root);
+    proven.index = { size: signed.cp.size };
+    proven.members = g.members;
+    compareGroupView(view, g.members);
+    return proven;
+  }
+
+  /* What a page at `pathname` is about, by its place in the site
+   * (runs/<runId> or groups/<group>, as kixd and the export name them):
+   * { page, id }, or null for a path that names neither. */
+  function pageSubject(pathname) {
+    var m = /\/(runs|groups)\/([^\/]+?)(?:\.html)?$/.exec(pathname);
+    if (!m) return null;
+    try {
+      return { page: m[1] === 'runs' ? 'run' : 'group', id: decodeURIComponent(m[2]) };
+    } catch (e) {
+      return null;
+    }
+  }
+
+  /* A view shown at another run's or group's address proves nothing about
+   * the page the reader asked for. */
+  function checkSubject(subject, view) {
+    if (!subject) return;
+    var id = subject.page === 'run' ? view.runId : view.group;
+    if (subject.id !== id)
+      throw new Fail('this page is at ' + (subject.page === 'run' ? 'runs/' : 'groups/') +
+                     subject.id + ', but its view is of ' + id);
+  }
+
+  /* What the status line says once verification ends (state, text). */
+  function summary(page, proven, failure) {
+    if (failure) return { state: 'fail', text: 'verification FAILED: ' + failure.message };
+    var head = 'verified against ' + proven.cp.origin + ' at size ' + proven.cp.size + ': ';
+    if (page === 'group') {
+      if (!proven.members)
+        return { state: 'partial', text: head + 'checkpoint signature. The ranks: not proven ' +
+                                         'by the page (it carries no index proofs).' };
+      return { state: 'ok', text: head + 'checkpoint signature; the ranks of ' +
+                                  proven.members.length + ' runs proven by the log\u2019s ' +
+                                  'signed index at size ' + proven.index.size + '.' };
+    }
+    var ids = Object.keys(proven.entries).map(Number).sort(function (a, b) { return a - b; });
+    var text = head + 'checkpoint signature, inclusion of ' + ids.length + ' entr' +
+               (ids.length === 1 ? 'y' : 'ies') + ' (' + ids.join(', ') + '), manifest digest ' +
+               proven.digest + (proven.publication ? ' (named by the publication entry)' : '');
+    if (!proven.index)
+      return { state: 'partial', text: text + '. Rank and evidence: not proven by the page (it ' +
+                                       'carries no index proofs).' };
+    return { state: 'ok', text: text + '; rank and evidence proven by the log\u2019s signed ' +
+                                'index at size ' + proven.index.size + '.' };
+  }
+
+  /* ---- the page ------------------------------------------------------------------------ */
+
+  function startPage(doc) {
+    var root = doc.getElementById('kix-verify');
+    var status = doc.getElementById('verify-status');
+    if (!root || !status) return;
+    var page = root.getAttribute('data-page') === 'group' ? 'group' : 'run';
+    var base = new URL('../', doc.location.href); /* the site root */
+
+    async function fetchBytes(path) {
+      var res;
+      try {
+        res = await fetch(new URL(path, base), { cache: 'no-cache' });
+      } catch (e) {
+        throw new Fail('cannot fetch ' + path + ': ' + e);
+      }
+      if (!res.ok) throw new Fail('cannot fetch ' + path + ': HTTP ' + res.status);
+      return new Uint8Array(await res.arrayBuffer());
+    }
+
+    function show(state, text) {
+      status.textContent = text;
+      status.setAttribute('data-state', state);
+      status.style.color = state === 'ok' ? '#146c2e' : state === 'fail' ? '#b00020' : '';
+    }
+
+    function mark(el, ok) {
+      el.setAttribute('data-verified', ok ? 'yes' : 'no');
+      if (ok) el.classList.remove('unproven');
+      else el.classList.add('unproven');
+    }
+
+    function slots(name) {
+      return doc.querySelectorAll('[data-kix-slot="' + name + '"]');
+    }
+
+    function fill(name, text) {
+      slots(name).forEach(function (el) {
+        if (text !== null) el.textContent = text;
+        mark(el, text !== null);
+      });
+    }
+
+    function rows(members) {
+      slots('group-rows').forEach(function (tbody) {
+        if (!members) return mark(tbody, false);
+        while (tbody.firstChild) tbody.removeChild(tbody.firstChild);
+        members.forEach(function (m) {
+          var tr = doc.createElement('tr'), a = doc.createElement('a');
+          var cells = [String(m.rank), null, String(m.value)];
+          tr.setAttribute('data-rank', String(m.rank));
+          tr.setAttribute('data-run', m.runId);
+          a.setAttribute('href', '../runs/' + encodeURIComponent(m.runId));
+          a.textContent = m.runId;
+          cells.forEach(function (c) {
+            var td = doc.createElement('td');
+            if (c === null) td.appendChild(a);
+            else td.textContent = c;
+            tr.appendChild(td);
+          });
+          tbody.appendChild(tr);
+        });
+        mark(tbody, true);
+      });
+    }
+
+    /* the DOM from what was proven, whatever failed after it */
+    function write(proven) {
+      var f = proven.facts, members = page === 'group' ? proven.members : f && f.members;
+      doc.querySelectorAll('tr[data-kix-entry]').forEach(function (tr) {
+        mark(tr, !!(proven.entries && proven.entries[tr.getAttribute('data-kix-entry')]));
+      });
+      fill('rank', f ? (f.rank ? 'Rank ' + f.rank.rank + ' of ' + f.rank.groupSize
+                               : 'Unranked') : null);
+      fill('evidence', f ? f.evidence : null);
+      fill('group-size', members ? String(members.length) : null);
+      rows(members || null);
+    }
+
+    var view, proven = {};
     show('running', 'verifying against the log\u2019s tiles\u2026');
-    run().then(function (v) {
-      if (v.group) {
-        show('verified', 'verified against ' + v.cp.origin + ' at size ' + v.cp.size +
-             ': checkpoint signature; the ranks of ' + v.group.runs + ' of ' +
-             v.group.groupSize + ' runs proven by the log\u2019s signed index at size ' +
-             v.group.size + '.');
-        return;
+    (async function () {
+      var el = doc.getElementById('kix-view');
+      if (!el) throw new Fail('the page carries no view (#kix-view) to verify');
+      try { view = JSON.parse(el.textContent); } catch (e) {
+        throw new Fail('the page\u2019s view (#kix-view) is not JSON');
       }
-      show('verified', 'verified against ' + v.cp.origin + ' at size ' + v.cp.size +
-           ': checkpoint signature, inclusion of ' + v.checked.length + ' entr' +
-           (v.checked.length === 1 ? 'y' : 'ies') + ' (' + v.checked.join(', ') +
-           '), manifest digest ' + v.digest +
-           (v.publication ? ' (named by the publication entry)' : '') +
-           (v.index ? '; rank and evidence proven by the log\u2019s signed index at size ' +
-                      v.index.size + '.'
-                    : '. Rank and evidence: not proven by the page (it carries no index ' +
-                      'proofs).'));
-      if (!v.index) {
-        unproven('rank');
-        unproven('evidence');
-      }
+      checkSubject(pageSubject(new URL(doc.location.href).pathname), view);
+      var io = { fetchBytes: fetchBytes };
+      return page === 'group' ? verifyGroupView(view, io, proven)
+                              : verifyRunView(view, io, proven);
+    })().then(function () {
+      var s = summary(page, proven, null);
+      write(proven);
+      show(s.state, s.text);
     }, function (e) {
-      show('failed', 'verification FAILED: ' + (e instanceof Fail ? e.message : String(e)));
+      write(proven);
+      show('fail', summary(page, proven, e instanceof Fail ? e : new Fail(String(e))).text);
     });
   }
 
-  if (document.readyState === 'loading') document.addEventListener('DOMContentLoaded', start);
-  else start();
+  var api = {
+    Fail: Fail, hex: hex, unhex: unhex, b64: b64, b64encode: b64encode, cat: cat, equal: equal,
+    compareBytes: compareBytes, deepEqual: deepEqual, sha256: sha256, leafHash: leafHash,
+    nodeHash: nodeHash, parseVkey: parseVkey, openNote: openNote, verifyNote: verifyNote,
+    parseCheckpoint: parseCheckpoint, verifyCheckpoint: verifyCheckpoint,
+    parseIndexNote: parseIndexNote, smtRoot: smtRoot, decodeRunRecord: decodeRunRecord,
+    decodeGroupRecord: decodeGroupRecord, tileIndex: tileIndex, pageSubject: pageSubject,
+    tilePath: tilePath, Tiles: Tiles, provenLeaf: provenLeaf, runFacts: runFacts,
+    compareRunView: compareRunView, compareGroupView: compareGroupView,
+    verifyRunView: verifyRunView, verifyGroupView: verifyGroupView, summary: summary
+  };
+
+  if (typeof document !== 'undefined' && document.getElementById) {
+    var doc = document;
+    if (doc.readyState === 'loading')
+      doc.addEventListener('DOMContentLoaded', function () { startPage(doc); });
+    else startPage(doc);
+  }
+  if (typeof module !== 'undefined' && module.exports) module.exports = api;
 })();

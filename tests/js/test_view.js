@@ -1,0 +1,119 @@
+/* js.view: kix-verify.js's verification of whole view documents
+ * (VIEW-CONTRACT: kix.run/1, kix.group/1) against a log's tiles, with no
+ * browser: a run view whose claims are the proven ones verifies ("ok"),
+ * without index proofs only partly ("partial"); each claim that differs
+ * from the proofs (rank, best run, evidence, manifest, group size, a row)
+ * and each altered proof, note, key, checkpoint or tile fails, naming it. */
+'use strict';
+const { kv, check, refuses, main } = require('./lib.js');
+const { build } = require('./fixture.js');
+const { fetcher } = require('./tlog.js');
+
+const copy = (x) => JSON.parse(JSON.stringify(x));
+const flipHex = (h) => h.slice(0, -1) + (h.slice(-1) === '0' ? '1' : '0');
+
+main(async () => {
+  const f = await build(), io = { fetchBytes: fetcher(f.files) };
+
+  const proven = await kv.verifyRunView(f.run, io, {});
+  const s = kv.summary('run', proven, null);
+  check(s.state === 'ok' && s.text === 'verified against js.test/log at size 300: checkpoint ' +
+        'signature, inclusion of 2 entries (1, 2), manifest digest ' + f.run.manifestDigest +
+        ' (named by the publication entry); rank and evidence proven by the log\u2019s signed ' +
+        'index at size 280.', 'the run view verifies: ' + s.text);
+  check(proven.facts.rank.rank === 2 && proven.facts.rank.groupSize === 4 &&
+        proven.facts.evidence === 'reproduced' && proven.facts.members.length === 4 &&
+        proven.entries[1] && proven.entries[2], 'what the run view proves');
+
+  const runFails = async (edit, want, what, files) => {
+    const view = copy(f.run);
+    edit(view);
+    await refuses(() => kv.verifyRunView(view, { fetchBytes: fetcher(files || f.files) }, {}), want, what);
+  };
+  await runFails((v) => { v.rank.rank = 1; }, 'the view says rank 1 of 4; the signed index proves rank 2 of 4', 'another rank');
+  await runFails((v) => { v.rank.groupSize = 5; }, 'the signed index proves rank 2 of 4', 'another group size');
+  await runFails((v) => { delete v.rank; }, 'the view says unranked; the signed index proves rank 2 of 4', 'no rank');
+  await runFails((v) => { v.rank.best = 'run-c'; }, 'best run-a (500)', 'another best run');
+  await runFails((v) => { v.rank.bestValue = 499; }, 'best run-a (500)', 'another best value');
+  await runFails((v) => { v.rank.group = 'sha256:' + '0'.repeat(64); }, 'the signed index proves group', 'another group');
+  await runFails((v) => { v.evidence = 'reported'; }, 'the view says evidence "reported"; the signed index proves "reproduced"', 'another evidence');
+  await runFails((v) => { v.manifest.kind = 'Other'; }, 'is not its canonical manifest', 'a manifest unlike its canonical text');
+  await runFails((v) => { v.manifestCanonical = v.manifestCanonical.replace('run-b', 'run-c'); }, 'the manifest shown hashes to', 'an altered canonical manifest');
+  await runFails((v) => { v.index.runRecord = flipHex(v.index.runRecord); }, 'the run\u2019s record is not in the signed index', 'an altered run record');
+  await runFails((v) => { v.index.runProof = flipHex(v.index.runProof); }, 'the run\u2019s record is not in the signed index', 'an altered run proof');
+  await runFails((v) => { v.index.groupRecord = flipHex(v.index.groupRecord); }, 'the group\u2019s record is not in the signed index', 'an altered group record');
+  await runFails((v) => { v.index.groupKey = 'group/' + '1'.repeat(64); }, 'not in the signed index', 'another group key');
+  await runFails((v) => { delete v.index.groupRecord; }, 'the view carries no proof of its group', 'a ranked run without its group');
+  await runFails((v) => { v.runId = 'run-a'; }, 'the run\u2019s record is not in the signed index', 'another run id');
+  await runFails((v) => { v.entries = [v.entries[1]]; }, 'the view does not list the run\u2019s publication (entry 1)', 'no publication entry');
+  await runFails((v) => { v.entries.push({ index: 300, type: 'x' }); }, 'entry 300 is past the checkpoint (size 300)', 'an entry past the log');
+  await runFails((v) => { v.origin = 'other/log'; }, 'the checkpoint is for the log "js.test/log", not "other/log"', 'another origin');
+  await runFails((v) => { v.treeSize = 281; }, 'the view\u2019s checkpoint is at size 280, the view says 281', 'another tree size');
+  await runFails((v) => { v.index.indexNote = v.index.indexNote.replace('size 280', 'size 279'); }, 'the index note signature does not verify', 'an altered index note');
+  await runFails((v) => { v.view = 'kix.group/1'; }, 'the page carries no run view', 'a group view on a run page');
+  await runFails((v) => { delete v.logKey; }, 'the view carries no log key', 'no log key');
+  const other = await f.logKey('js.test/log');
+  await runFails((v) => { v.logKey = other.vkey; }, 'the checkpoint has no signature by the log key js.test/log', 'another log key (same name)');
+  /* the view's checkpoint signed, but of another tree at 280: a fork */
+  const forked = await f.sign(f.key, f.checkpointText('js.test/log', 280, new Uint8Array(32).fill(7)));
+  await runFails((v) => { v.checkpoint = forked; }, 'does not extend the view\u2019s checkpoint at size 280 (a fork)', 'a forked checkpoint');
+  await runFails((v) => { v.index.checkpoint = forked; }, '(a fork)', 'a forked index checkpoint');
+  /* the index note bound to another checkpoint */
+  const note281 = await f.sign(f.key, f.run.index.indexNote.split('\n\n')[0].replace('size 280', 'size 281') + '\n');
+  await runFails((v) => { v.index.indexNote = note281; }, 'the index note is not bound to the view\u2019s checkpoint', 'an index note of another size');
+  /* a tile altered on the server */
+  const bad = new Map(f.files), b = Buffer.from(bad.get('tile/entries/000'));
+  b[2 + 14 + 2 + 40] ^= 1; /* in entry 1, after entry 0's 14 bytes */
+  bad.set('tile/entries/000', b);
+  await runFails(() => {}, 'entry 1: its leaf in tile/entries/000 does not hash', 'an altered entry bundle', bad);
+  const bad1 = new Map(f.files), b1 = Buffer.from(bad1.get('tile/entries/001.p/44'));
+  b1[30] ^= 1; /* an entry the view does not list: not read */
+  bad1.set('tile/entries/001.p/44', b1);
+  check((await kv.verifyRunView(f.run, { fetchBytes: fetcher(bad1) }, {})).facts.rank.rank === 2,
+        'an entry the view does not list is not read');
+  const bad2 = new Map(f.files), t = Buffer.from(bad2.get('tile/0/000'));
+  t[32 * 1 + 3] ^= 1;
+  bad2.set('tile/0/000', t);
+  await runFails(() => {}, 'entry 1: its leaf in tile/entries/000 does not hash', 'an altered level-0 tile', bad2);
+  const bad3 = new Map(f.files), t3 = Buffer.from(bad3.get('tile/0/001.p/44'));
+  t3[32 * 34 + 5] ^= 1; /* entry 290's hash: in the latest tree, after the view's 280 */
+  bad3.set('tile/0/001.p/44', t3);
+  await runFails(() => {}, 'entry 1 (publication): inclusion fails', 'an altered partial tile', bad3);
+  /* the publication entry must name the digest and the run */
+  const g = await build({ publication: '{"subject":"run-b"}' });
+  await refuses(() => kv.verifyRunView(g.run, { fetchBytes: fetcher(g.files) }, {}),
+                'the publication entry does not name the manifest digest', 'a publication of another manifest');
+
+  /* no index proofs: partial, rank and evidence unproven */
+  const noIndex = copy(f.run);
+  delete noIndex.index;
+  const p2 = await kv.verifyRunView(noIndex, io, {});
+  const s2 = kv.summary('run', p2, null);
+  check(s2.state === 'partial' && !p2.facts && s2.text.endsWith('Rank and evidence: not proven by ' +
+        'the page (it carries no index proofs).'), 'a run view without index proofs: ' + s2.text);
+
+  /* a group view */
+  const pg = await kv.verifyGroupView(f.group, io, {});
+  const sg = kv.summary('group', pg, null);
+  check(sg.state === 'ok' && sg.text === 'verified against js.test/log at size 300: checkpoint ' +
+        'signature; the ranks of 4 runs proven by the log\u2019s signed index at size 280.',
+        'the group view verifies: ' + sg.text);
+  check(pg.members.map((m) => m.runId).join() === 'run-a,run-b,run-b2,run-c', 'its members');
+  const groupFails = async (edit, want, what) => {
+    const view = copy(f.group);
+    edit(view);
+    await refuses(() => kv.verifyGroupView(view, io, {}), want, what);
+  };
+  await groupFails((v) => { v.size = 5; }, 'the view says 5 runs; the signed index proves 4', 'another size');
+  await groupFails((v) => { v.rows.pop(); }, 'the view lists 3 runs; the signed index proves 4', 'a row left out');
+  await groupFails((v) => { [v.rows[0], v.rows[1]] = [v.rows[1], v.rows[0]]; }, 'row 1 shows run run-b', 'two rows swapped');
+  await groupFails((v) => { v.rows[2].value = 350; }, 'row 3 shows run run-b2 (350)', 'a value halved');
+  await groupFails((v) => { v.rows[3].rank = 3; }, 'row 4', 'a rank changed');
+  await groupFails((v) => { v.group = 'sha256:' + 'a'.repeat(64); }, 'the view\u2019s proof is for', 'another group');
+  await groupFails((v) => { v.index.groupRecord = flipHex(v.index.groupRecord); }, 'the group\u2019s record is not in the signed index', 'an altered group record');
+  const ng = copy(f.group);
+  delete ng.index;
+  check(kv.summary('group', await kv.verifyGroupView(ng, io, {}), null).state === 'partial',
+        'a group view without index proofs is partial');
+  check(kv.summary('run', {}, new kv.Fail('x')).text === 'verification FAILED: x', 'a failure\'s text');
+});

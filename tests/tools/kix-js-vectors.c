@@ -1,0 +1,398 @@
+/* kix-js-vectors — test vectors from kix's own C code for the browser
+ * verifier (store/index/web/kix-verify.js), printed as JSON on stdout, so
+ * that the node tests (tests/js/) hold the JavaScript to the C answers:
+ *
+ *   runRecords    run records (PROTOCOL.md §4.2) made by kix_vindex_run_encode,
+ *                 valid and mutated, each with kix_vindex_run_decode's verdict
+ *                 and, when valid, its fields;
+ *   groupRecords  group records made by kix_vindex_group_begin/add, valid and
+ *                 mutated, with kix_vindex_group_decode's verdict and members;
+ *   smt           a sparse Merkle tree (kix/smt.h, stored as kixd stores it)
+ *                 holding the valid run records, the group record and filler
+ *                 keys: its root and proofs of membership and absence, real
+ *                 and tampered, each with kix_smt_verify's verdict;
+ *   manifestCanonical / manifestDigest: the manifest the "run-b" record names.
+ *
+ * Bytes are lowercase hex; u64 fields decimal strings. Test-only. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "kix/digest.h"
+#include "kix/smt.h"
+#include "kix/vindex.h"
+#include "smt_mem.h"
+
+#define NONE UINT64_MAX
+
+static const char manifest[] = "{\"kind\":\"BenchmarkRun\",\"runId\":\"run-b\"}";
+
+static void hex(const uint8_t *p, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        printf("%02x", p[i]);
+}
+
+static void print_id_field(const char *name, const char *v)
+{
+    printf(",\"%s\":\"%s\"", name, v);
+}
+
+static void print_u64_field(const char *name, uint64_t v)
+{
+    printf(",\"%s\":\"%llu\"", name, (unsigned long long)v);
+}
+
+/* One run record vector: the bytes, and what the C decoder makes of them. */
+static void print_run(const char *name, const uint8_t *v, size_t len, int *first)
+{
+    struct kix_vindex_run r;
+    struct kix_err err;
+    int valid = kix_vindex_run_decode(v, len, "run-x", &r, &err) == KIX_OK;
+    const struct kix_run_info *i = &r.info;
+
+    printf("%s\n{\"name\":\"%s\",\"record\":\"", *first ? "" : ",", name);
+    hex(v, len);
+    printf("\",\"valid\":%s", valid ? "true" : "false");
+    if (valid) {
+        printf(",\"fields\":{\"manifest\":\"");
+        hex(i->manifest.b, 32);
+        printf("\",\"publisher\":\"");
+        hex(i->publisher, 32);
+        printf("\",\"comparisonKey\":\"");
+        hex(i->comparison_key.b, 32);
+        printf("\",\"entriesChain\":\"");
+        hex(i->entries_chain.b, 32);
+        printf("\",\"evidenceCode\":%d,\"grouped\":%s", i->evidence, i->grouped ? "true" : "false");
+        print_u64_field("publication", i->publication_index);
+        print_u64_field("evidenceIndex", i->evidence_index);
+        print_u64_field("attestations", i->attestations);
+        print_u64_field("reruns", i->reruns);
+        print_u64_field("supersedesIndex", i->supersedes_index);
+        print_id_field("predecessor", r.predecessor);
+        print_u64_field("supersededByIndex", i->superseded_by_index);
+        print_id_field("successor", r.successor);
+        print_u64_field("value", i->value);
+        print_u64_field("entries", i->entries);
+        printf("}");
+    }
+    printf("}");
+    *first = 0;
+}
+
+struct members {
+    int first;
+};
+
+static int print_member(void *ctx, uint64_t rank, const char *run_id, uint64_t value)
+{
+    struct members *m = ctx;
+    printf("%s{\"rank\":%llu,\"runId\":\"%s\",\"value\":\"%llu\"}", m->first ? "" : ",",
+           (unsigned long long)rank, run_id, (unsigned long long)value);
+    m->first = 0;
+    return 0;
+}
+
+static void print_group(const char *name, const struct kix_digest *key, const uint8_t *v,
+                        size_t len, int *first)
+{
+    struct kix_err err;
+    struct members m = {1};
+    int valid = kix_vindex_group_decode(v, len, key, NULL, NULL, NULL, &err) == KIX_OK;
+
+    printf("%s\n{\"name\":\"%s\",\"key\":\"", *first ? "" : ",", name);
+    hex(key->b, 32);
+    printf("\",\"record\":\"");
+    hex(v, len);
+    printf("\",\"valid\":%s", valid ? "true" : "false");
+    if (valid) {
+        printf(",\"members\":[");
+        if (kix_vindex_group_decode(v, len, key, NULL, print_member, &m, &err) != KIX_OK)
+            exit(3);
+        printf("]");
+    }
+    printf("}");
+    *first = 0;
+}
+
+/* A group record of `n` members as given (in whatever order), count `count`. */
+static void group_of(const struct kix_digest *key, uint64_t count, const char *const *ids,
+                     const uint64_t *values, size_t n, struct kix_buf *out)
+{
+    out->len = 0;
+    if (kix_vindex_group_begin(key, count, out))
+        exit(3);
+    for (size_t i = 0; i < n; i++)
+        if (kix_vindex_group_add(ids[i], values[i], out))
+            exit(3);
+}
+
+static void run_of(const struct kix_vindex_run *r, struct kix_buf *out)
+{
+    out->len = 0;
+    if (kix_vindex_run_encode(r, out))
+        exit(3);
+}
+
+/* One SMT vector: kix_smt_verify's verdict on (key, record or absent, proof). */
+static void print_smt(const char *name, const struct kix_hash *root, const char *key,
+                      const uint8_t *rec, size_t rlen, const uint8_t *proof, size_t plen,
+                      int *first)
+{
+    struct kix_hash path, vh;
+    struct kix_err err;
+    int valid;
+
+    kix_smt_path(key, strlen(key), &path);
+    if (rec)
+        kix_smt_value_hash(rec, rlen, &vh);
+    valid = kix_smt_verify(root, &path, rec ? &vh : NULL, proof, plen, &err) == KIX_OK;
+    printf("%s\n{\"name\":\"%s\",\"key\":\"%s\",\"record\":", *first ? "" : ",", name, key);
+    if (rec) {
+        printf("\"");
+        hex(rec, rlen);
+        printf("\"");
+    } else {
+        printf("null");
+    }
+    printf(",\"proof\":\"");
+    hex(proof, plen);
+    printf("\",\"valid\":%s}", valid ? "true" : "false");
+    *first = 0;
+}
+
+/* A membership proof of `key` rewritten as an absence proof whose "other
+ * leaf" is the key's own: it leads to the root, and must still be refused. */
+static void as_other_leaf(const char *key, const struct kix_buf *rec, const struct kix_buf *proof,
+                          struct kix_buf *out)
+{
+    size_t head = 3 + ((size_t)(proof->ptr[1] << 8 | proof->ptr[2]) + 7) / 8;
+    struct kix_hash path, vh;
+
+    kix_smt_path(key, strlen(key), &path);
+    kix_smt_value_hash(rec->ptr, rec->len, &vh);
+    out->len = 0;
+    if (kix_buf_add(out, proof->ptr, head) || kix_buf_add(out, path.b, 32) ||
+        kix_buf_add(out, vh.b, 32) || kix_buf_add(out, proof->ptr + head, proof->len - head))
+        exit(3);
+    out->ptr[0] = KIX_SMT_OTHER;
+}
+
+static void prove(struct kix_smt_io *io, const char *key, struct kix_buf *proof)
+{
+    struct kix_hash path;
+    struct kix_err err;
+    int present;
+
+    proof->len = 0;
+    kix_smt_path(key, strlen(key), &path);
+    if (kix_smt_prove(io, &path, proof, &present, NULL, &err)) {
+        fprintf(stderr, "kix-js-vectors: %s\n", err.msg);
+        exit(3);
+    }
+}
+
+int main(void)
+{
+    static const char *const ids[] = {"run-a", "run-b", "run-b2", "run-c"};
+    static const uint64_t values[] = {500, 700, 700, 700};
+    struct kix_buf grp = KIX_BUF_INIT, proof = KIX_BUF_INIT, bad = KIX_BUF_INIT;
+    struct kix_buf keep[3] = {KIX_BUF_INIT, KIX_BUF_INIT, KIX_BUF_INIT};
+    const char *keep_keys[3] = {"run/run-b", "run/run-x", NULL};
+    struct map m = {calloc(64, sizeof(struct ent)), 64, 0};
+    struct kix_smt_tiles tiles;
+    struct kix_smt_update u[43];
+    struct kix_vindex_run b, x;
+    struct kix_digest gkey, other;
+    struct kix_hash root;
+    struct kix_err err;
+    char gname[KIX_VINDEX_KEY_MAX + 1], filler[32];
+    size_t nu = 0, len;
+    int first = 1;
+
+    if (!m.e)
+        return 3;
+    kix_digest_of("group-key-vector", 16, &gkey);
+    kix_digest_of("another-group", 13, &other);
+    kix_vindex_key_group(&gkey, gname);
+    keep_keys[2] = gname;
+
+    /* run-b: ranked in the group (rank 2 of 4), reproduced by entry 2 */
+    memset(&b, 0, sizeof(b));
+    kix_digest_of(manifest, strlen(manifest), &b.info.manifest);
+    memset(b.info.publisher, 0x5a, 32);
+    b.info.publication_index = 1;
+    b.info.evidence = 1;
+    b.info.evidence_index = 2;
+    b.info.reruns = 1;
+    b.info.attestations = 0;
+    b.info.supersedes_index = NONE;
+    b.info.superseded_by_index = NONE;
+    b.info.grouped = 1;
+    b.info.comparison_key = gkey;
+    b.info.value = 700;
+    b.info.entries = 2;
+    memset(b.info.entries_chain.b, 0xc4, 32);
+    /* run-x: superseded by run-b (unranked), itself a successor of run-0 */
+    x = b;
+    x.info.evidence = 0;
+    x.info.evidence_index = NONE;
+    x.info.reruns = 0;
+    x.info.attestations = 3;
+    x.info.publication_index = 9000000000ull;
+    x.info.supersedes_index = 11;
+    snprintf(x.predecessor, sizeof(x.predecessor), "run-0");
+    x.info.superseded_by_index = 12;
+    snprintf(x.successor, sizeof(x.successor), "run-b");
+    x.info.grouped = 0;
+    x.info.value = 0;
+
+    printf("{\"manifestCanonical\":\"{\\\"kind\\\":\\\"BenchmarkRun\\\",\\\"runId\\\":"
+           "\\\"run-b\\\"}\",\"manifestDigest\":\"sha256:");
+    hex(b.info.manifest.b, 32);
+    printf("\",\"groupKey\":\"%s\",\n\"runRecords\":[", gname);
+    run_of(&b, &keep[0]);
+    run_of(&x, &keep[1]);
+    print_run("ranked", keep[0].ptr, keep[0].len, &first);
+    print_run("superseded", keep[1].ptr, keep[1].len, &first);
+    /* mutations: C decides which still decode */
+    len = keep[0].len;
+    struct {
+        const char *name;
+        size_t at;    /* first byte to set; SIZE_MAX: none */
+        size_t width; /* how many bytes from there */
+        uint8_t to;
+        long grow; /* bytes added (or removed) at the end */
+        int from;  /* 0: ranked, 1: superseded */
+    } muts[] = {
+        {"wrong-tag", 0, 1, 0x02, 0, 0},
+        {"truncated", SIZE_MAX, 0, 0, -1, 0},
+        {"trailing-byte", SIZE_MAX, 0, 0, 1, 0},
+        {"evidence-4", 73, 1, 4, 0, 0},
+        {"evidence-3", 73, 1, 3, 0, 0},
+        {"grouped-2", len - 81, 1, 2, 0, 0},
+        {"ungrouped-with-key", len - 81, 1, 0, 0, 0},
+        {"ungrouped-with-value", keep[1].len - 41, 1, 1, 0, 1},
+        {"reruns-without-evidence-index", 97, 1, 0, 0, 0},
+        {"publication-none", 65, 8, 0xff, 0, 1},
+        {"predecessor-bad-char", 107, 1, '/', 0, 1},
+        {"predecessor-high-byte", 108, 1, 0xc3, 0, 1},
+        {"predecessor-empty-with-index", 106, 1, 0, 0, 1},
+    };
+    for (size_t i = 0; i < sizeof(muts) / sizeof(muts[0]); i++) {
+        const struct kix_buf *src = &keep[muts[i].from];
+        bad.len = 0;
+        if (kix_buf_add(&bad, src->ptr, src->len) || kix_buf_addc(&bad, 0))
+            return 3;
+        bad.len = src->len + (size_t)muts[i].grow;
+        if (muts[i].at != SIZE_MAX)
+            memset(bad.ptr + muts[i].at, muts[i].to, muts[i].width);
+        print_run(muts[i].name, bad.ptr, bad.len, &first);
+    }
+
+    printf("],\n\"groupRecords\":[");
+    first = 1;
+    group_of(&gkey, 4, ids, values, 4, &keep[2]);
+    print_group("four", &gkey, keep[2].ptr, keep[2].len, &first);
+    group_of(&gkey, 0, ids, values, 0, &grp);
+    print_group("empty", &gkey, grp.ptr, grp.len, &first);
+    print_group("another-key", &other, keep[2].ptr, keep[2].len, &first);
+    {
+        static const char *const swapped[] = {"run-b", "run-a"}, *const tie[] = {"run-c", "run-b"},
+                                 *const prefix[] = {"run-b2", "run-b"},
+                                 *const dup[] = {"run-a", "run-a"}, *const empty[] = {""},
+                                 *const slash[] = {"run/a"};
+        static const uint64_t v2[] = {700, 500}, same[] = {700, 700}, one[] = {1};
+        static const struct {
+            const char *name;
+            uint64_t count; /* the count written, whatever the members */
+            const char *const *ids;
+            const uint64_t *values;
+            size_t n;
+        } bad_groups[] = {
+            {"value-order", 2, swapped, v2, 2},    {"tie-order", 2, tie, same, 2},
+            {"prefix-order", 2, prefix, same, 2},  {"duplicate", 2, dup, same, 2},
+            {"empty-id", 1, empty, one, 1},        {"bad-id", 1, slash, one, 1},
+            {"count-too-high", 5, ids, values, 4}, {"count-too-low", 3, ids, values, 4},
+        };
+        for (size_t i = 0; i < sizeof(bad_groups) / sizeof(bad_groups[0]); i++) {
+            group_of(&gkey, bad_groups[i].count, bad_groups[i].ids, bad_groups[i].values,
+                     bad_groups[i].n, &grp);
+            print_group(bad_groups[i].name, &gkey, grp.ptr, grp.len, &first);
+        }
+        group_of(&gkey, 4, ids, values, 4, &grp);
+        grp.ptr[0] = 0x01;
+        print_group("wrong-tag", &gkey, grp.ptr, grp.len, &first);
+        grp.ptr[0] = 0x02;
+        grp.len--;
+        print_group("truncated", &gkey, grp.ptr, grp.len, &first);
+    }
+
+    /* the tree: the two runs, the group and 40 fillers */
+    for (int i = 0; i < 3; i++) {
+        kix_smt_path(keep_keys[i], strlen(keep_keys[i]), &u[nu].path);
+        kix_smt_value_hash(keep[i].ptr, keep[i].len, &u[nu++].value_hash);
+    }
+    for (int i = 0; i < 40; i++) {
+        snprintf(filler, sizeof(filler), "filler/%d", i);
+        kix_smt_path(filler, strlen(filler), &u[nu].path);
+        kix_smt_value_hash(filler, strlen(filler), &u[nu++].value_hash);
+    }
+    kix_smt_tiles_init(&tiles, smt_map_get, smt_map_put, &m);
+    for (size_t i = 0; i < nu; i++) /* one at a time: kix_smt_apply wants sorted batches */
+        if (kix_smt_apply(&tiles.io, &u[i], 1, &root, &err) || kix_smt_tiles_flush(&tiles, &err)) {
+            fprintf(stderr, "kix-js-vectors: %s\n", err.msg);
+            return 3;
+        }
+    printf("],\n\"smt\":{\"root\":\"");
+    hex(root.b, 32);
+    printf("\",\"proofs\":[");
+    first = 1;
+    for (int i = 0; i < 3; i++) {
+        prove(&tiles.io, keep_keys[i], &proof);
+        print_smt("member", &root, keep_keys[i], keep[i].ptr, keep[i].len, proof.ptr, proof.len,
+                  &first);
+        print_smt("member-as-absent", &root, keep_keys[i], NULL, 0, proof.ptr, proof.len, &first);
+        print_smt("member-wrong-record", &root, keep_keys[i], keep[(i + 1) % 3].ptr,
+                  keep[(i + 1) % 3].len, proof.ptr, proof.len, &first);
+        print_smt("member-wrong-key", &root, keep_keys[(i + 1) % 3], keep[i].ptr, keep[i].len,
+                  proof.ptr, proof.len, &first);
+        proof.ptr[proof.len - 1] ^= 0x01;
+        print_smt("member-sibling-flipped", &root, keep_keys[i], keep[i].ptr, keep[i].len,
+                  proof.ptr, proof.len, &first);
+        proof.ptr[proof.len - 1] ^= 0x01;
+        memset(proof.ptr + proof.len - 32, 0, 32);
+        print_smt("member-sibling-zeroed", &root, keep_keys[i], keep[i].ptr, keep[i].len, proof.ptr,
+                  proof.len, &first);
+        print_smt("member-truncated", &root, keep_keys[i], keep[i].ptr, keep[i].len, proof.ptr,
+                  proof.len - 1, &first);
+        prove(&tiles.io, keep_keys[i], &proof);
+        as_other_leaf(keep_keys[i], &keep[i], &proof, &bad);
+        print_smt("member-as-other-leaf", &root, keep_keys[i], NULL, 0, bad.ptr, bad.len, &first);
+    }
+    for (int i = 0; i < 6; i++) {
+        snprintf(filler, sizeof(filler), "run/absent-%d", i);
+        prove(&tiles.io, filler, &proof);
+        print_smt("absent", &root, filler, NULL, 0, proof.ptr, proof.len, &first);
+        print_smt("absent-with-record", &root, filler, keep[0].ptr, keep[0].len, proof.ptr,
+                  proof.len, &first);
+        print_smt("absent-wrong-key", &root, keep_keys[0], NULL, 0, proof.ptr, proof.len, &first);
+        proof.ptr[proof.len - 1] ^= 0x80;
+        print_smt("absent-flipped", &root, filler, NULL, 0, proof.ptr, proof.len, &first);
+        proof.ptr[proof.len - 1] ^= 0x80;
+        if (proof.ptr[0] == KIX_SMT_OTHER) { /* the other leaf's path changed */
+            proof.ptr[3 + ((proof.ptr[1] << 8 | proof.ptr[2]) + 7) / 8 + 31] ^= 0x01;
+            print_smt("absent-other-leaf-moved", &root, filler, NULL, 0, proof.ptr, proof.len,
+                      &first);
+        }
+    }
+    printf("]}}\n");
+    kix_smt_tiles_release(&tiles);
+    for (int i = 0; i < 3; i++)
+        kix_buf_release(&keep[i]);
+    kix_buf_release(&grp);
+    kix_buf_release(&proof);
+    kix_buf_release(&bad);
+    free(m.e);
+    return 0;
+}
