@@ -897,7 +897,7 @@ static const struct method {
     {"add_cosignature", m_add_cosignature},
 };
 _Static_assert(sizeof(methods) / sizeof(methods[0]) < KIXD_RPC_UNKNOWN,
-               "raise KIXD_RPC_SLOTS (http.h) for the metrics of every method");
+               "raise KIXD_RPC_SLOTS (metrics.h) for the metrics of every method");
 
 static void call_init(struct call *k, struct kixd_conn *c, struct kix_proto_msg *msg)
 {
