@@ -152,8 +152,9 @@ static int m_get_object(struct call *k)
     char text[KIX_DIGEST_TEXT_LEN + 1];
     int rc = kix_msg_get_get_object_params(k->params, &p, &k->err);
 
-    if (rc == KIX_OK)
-        rc = reader(k, &r);
+    if (rc)
+        return rc;
+    rc = reader(k, &r);
     if (rc)
         return rc;
     memcpy(d.b, p.digest, 32);
@@ -177,8 +178,9 @@ static int m_get_objects(struct call *k)
     size_t total = 0;
     int rc = kix_msg_get_get_objects_params(k->params, k->cfg->max_objects, &p, &k->err);
 
-    if (rc == KIX_OK)
-        rc = reader(k, &r);
+    if (rc)
+        goto out;
+    rc = reader(k, &r);
     if (rc)
         goto out;
     objs = calloc(p.ndigests ? p.ndigests : 1, sizeof(*objs));
@@ -285,8 +287,9 @@ static int m_checkpoint(struct call *k)
     struct kix_msg_checkpoint_result res;
     int rc = kix_msg_get_checkpoint_params(k->params, &p, &k->err);
 
-    if (rc == KIX_OK)
-        rc = reader(k, &r);
+    if (rc)
+        return rc;
+    rc = reader(k, &r);
     if (rc)
         return rc;
     if (p.size == KIX_NO_INDEX)
@@ -320,15 +323,17 @@ static int m_inclusion_proof(struct call *k)
     size_t n = 0;
     int rc = kix_msg_get_index_params(k->params, &p, &k->err);
 
-    if (rc == KIX_OK)
-        rc = reader(k, &r);
+    if (rc)
+        return rc;
+    rc = reader(k, &r);
     if (rc)
         return rc;
     if (p.size == KIX_NO_INDEX)
         p.size = kix_log_reader_size(r);
     rc = kix_log_reader_inclusion(r, p.index, p.size, proof, &n, &k->err);
-    if (rc == KIX_OK)
-        rc = kix_log_reader_leaf_hash(r, p.index, &leaf, &k->err);
+    if (rc)
+        return rc;
+    rc = kix_log_reader_leaf_hash(r, p.index, &leaf, &k->err);
     if (rc)
         return rc;
     res.index = p.index;
@@ -350,8 +355,9 @@ static int m_consistency_proof(struct call *k)
     size_t n = 0;
     int rc = kix_msg_get_consistency_params(k->params, &p, &k->err);
 
-    if (rc == KIX_OK)
-        rc = reader(k, &r);
+    if (rc)
+        return rc;
+    rc = reader(k, &r);
     if (rc)
         return rc;
     if (p.size2 == KIX_NO_INDEX)
@@ -376,8 +382,9 @@ static int m_receipt(struct call *k)
     struct kix_msg_receipt_result res;
     int rc = kix_msg_get_index_params(k->params, &p, &k->err);
 
-    if (rc == KIX_OK)
-        rc = reader(k, &r);
+    if (rc)
+        return rc;
+    rc = reader(k, &r);
     if (rc)
         return rc;
     kix_buf_reset(text);
@@ -472,8 +479,9 @@ static int m_resolve(struct call *k)
     struct kix_msg_resolve_params p;
     int rc = kix_msg_get_resolve_params(k->params, &p, &k->err);
 
-    if (rc == KIX_OK)
-        rc = reader(k, &r);
+    if (rc)
+        return rc;
+    rc = reader(k, &r);
     if (rc)
         return rc;
     /* pages of at most --max-entries entries: a run with more is resolved
@@ -497,8 +505,9 @@ static int m_index_proof(struct call *k)
     struct kix_bytes cp, note;
     int present = 0, rc = kix_msg_get_vindex_params(k->params, &p, &k->err);
 
-    if (rc == KIX_OK)
-        rc = reader(k, &r);
+    if (rc)
+        return rc;
+    rc = reader(k, &r);
     if (rc)
         return rc;
     if (kix_log_reader_checkpoint(r, KIX_NO_INDEX, &cp) != KIX_OK)
@@ -506,19 +515,20 @@ static int m_index_proof(struct call *k)
     if (kix_log_reader_index_note(r, KIX_NO_INDEX, &note) != KIX_OK)
         return fail(k, KIX_ENOTFOUND, "this log keeps no verifiable index");
     rc = kix_index_prove(r, (const char *)p.key.ptr, p.key.len, &record, &proof, &present, &k->err);
-    if (rc == KIX_OK) {
-        memset(&m, 0, sizeof(m));
-        m.key = p.key;
-        m.present = present;
-        m.record = kix_buf_bytes(&record);
-        m.proof = kix_buf_bytes(&proof);
-        m.checkpoint = cp;
-        m.index_note = note;
-        m.size = kix_log_reader_size(r);
-        begin(k);
-        kix_msg_put_vindex_result(&k->pw, &m);
-        rc = finish(k);
-    }
+    if (rc)
+        goto out;
+    memset(&m, 0, sizeof(m));
+    m.key = p.key;
+    m.present = present;
+    m.record = kix_buf_bytes(&record);
+    m.proof = kix_buf_bytes(&proof);
+    m.checkpoint = cp;
+    m.index_note = note;
+    m.size = kix_log_reader_size(r);
+    begin(k);
+    kix_msg_put_vindex_result(&k->pw, &m);
+    rc = finish(k);
+out:
     kix_buf_release(&record);
     kix_buf_release(&proof);
     return rc;
@@ -845,8 +855,9 @@ static int m_add_cosignature(struct call *k)
     struct kix_msg_add_cosignature_params p;
     int rc = kix_msg_get_add_cosignature_params(k->params, &p, &k->err);
 
-    if (rc == KIX_OK)
-        rc = kixd_witness_add(k->c, k->msgid, &p.checkpoint, &p.cosignature, &k->err);
+    if (rc)
+        return rc;
+    rc = kixd_witness_add(k->c, k->msgid, &p.checkpoint, &p.cosignature, &k->err);
     return rc ? rc : ASYNC;
 }
 
@@ -886,7 +897,7 @@ static const struct method {
     {"add_cosignature", m_add_cosignature},
 };
 _Static_assert(sizeof(methods) / sizeof(methods[0]) < KIXD_RPC_UNKNOWN,
-               "raise KIXD_RPC_SLOTS (http.h) for the metrics of every method");
+               "raise KIXD_RPC_SLOTS (metrics.h) for the metrics of every method");
 
 static void call_init(struct call *k, struct kixd_conn *c, struct kix_proto_msg *msg)
 {

@@ -107,8 +107,9 @@ static int write_chunk(struct kixd_conn *c, struct kix_log_reader *r, uint64_t s
         msg.checkpoint = note;
     kix_msg_put_entries_notification(&pw, &msg);
     rc = kix_proto_writer_end(&pw, &err);
-    if (rc == KIX_OK)
-        c->follow_next = start + n;
+    if (rc)
+        goto out;
+    c->follow_next = start + n;
 out:
     free(leaves);
     return rc;

@@ -68,29 +68,34 @@ int kixd_init_main(int argc, char **argv)
     }
     if (admin_pub) {
         rc = kix_pubfile_read(admin_pub, &admin_v, &err);
+        if (rc)
+            goto out;
     } else {
         rc = kix_signer_generate("admin", KIX_NOTE_ALG_ED25519, &admin, &err);
-        if (rc == KIX_OK)
-            kix_verifier_from_signer(admin, &admin_v);
+        if (rc)
+            goto out;
+        kix_verifier_from_signer(admin, &admin_v);
     }
-    if (rc == KIX_OK)
-        rc = kix_index_create(dir, origin, admin_v.pub, NULL, &vkey, &err);
-    if (rc == KIX_OK && admin) {
+    rc = kix_index_create(dir, origin, admin_v.pub, NULL, &vkey, &err);
+    if (rc)
+        goto out;
+    if (admin) {
         snprintf(path, sizeof(path), "%s/admin.key", dir);
         rc = kix_keyfile_write(path, admin, &err);
+        if (rc)
+            goto out;
         snprintf(path, sizeof(path), "%s/admin.pub", dir);
-        if (rc == KIX_OK)
-            rc = kix_pubfile_write(path, &admin_v, &err);
-    }
-    kix_signer_free(admin);
-    if (rc) {
-        fprintf(stderr, "kixd init: %s\n", kix_err_text(&err, rc));
-        kix_buf_release(&vkey);
-        return kix_err_exit_status(rc);
+        rc = kix_pubfile_write(path, &admin_v, &err);
+        if (rc)
+            goto out;
     }
     fprintf(stderr, "created log %s in %s%s; its verifier key:\n", origin, dir,
             admin ? " (admin key pair: admin.key, admin.pub)" : "");
     printf("%s\n", (const char *)vkey.ptr);
+out:
+    if (rc)
+        fprintf(stderr, "kixd init: %s\n", kix_err_text(&err, rc));
+    kix_signer_free(admin);
     kix_buf_release(&vkey);
-    return 0;
+    return rc ? kix_err_exit_status(rc) : 0;
 }

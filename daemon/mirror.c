@@ -161,8 +161,10 @@ static int local_checkpoint(struct kixd_mirror *m, uint64_t size, struct kix_buf
     if (size == KIX_NO_INDEX)
         size = kix_log_reader_size(r);
     rc = kix_log_reader_checkpoint(r, size, &v);
-    if (rc == KIX_OK)
-        rc = kix_buf_add(note, v.ptr, v.len);
+    if (rc)
+        goto out;
+    rc = kix_buf_add(note, v.ptr, v.len);
+out:
     kix_log_read_end(r);
     if (got)
         *got = size;
@@ -254,20 +256,24 @@ static int found_fork(struct kixd_mirror *m, uint64_t size, const struct kix_buf
     int rc = KIX_OK;
 
     fork_path(m, NULL, dir, sizeof(dir));
-    if (mkdir(dir, 0700) != 0 && errno != EEXIST)
+    if (mkdir(dir, 0700) != 0 && errno != EEXIST) {
         rc = kix_err_set(&ferr, KIX_EIO, "cannot create %s: %s", dir, strerror(errno));
-    if (rc == KIX_OK) {
-        fork_path(m, "local.checkpoint", path, sizeof(path));
-        rc = kix_file_write_atomic(path, ours->ptr, ours->len, 0644, &ferr);
+        goto out;
     }
-    if (rc == KIX_OK) {
-        fork_path(m, "upstream.checkpoint", path, sizeof(path));
-        rc = kix_file_write_atomic(path, theirs->ptr, theirs->len, 0644, &ferr);
-    }
-    if (rc == KIX_OK && kix_buf_addf(&text, "%llu\n%s\n", (unsigned long long)size, reason) == 0) {
+    fork_path(m, "local.checkpoint", path, sizeof(path));
+    rc = kix_file_write_atomic(path, ours->ptr, ours->len, 0644, &ferr);
+    if (rc)
+        goto out;
+    fork_path(m, "upstream.checkpoint", path, sizeof(path));
+    rc = kix_file_write_atomic(path, theirs->ptr, theirs->len, 0644, &ferr);
+    if (rc)
+        goto out;
+    /* out of memory for the reason: the log line below still says it */
+    if (kix_buf_addf(&text, "%llu\n%s\n", (unsigned long long)size, reason) == KIX_OK) {
         fork_path(m, "reason", path, sizeof(path));
         rc = kix_file_write_atomic(path, text.ptr, text.len, 0644, &ferr);
     }
+out:
     kix_buf_release(&text);
     pthread_mutex_lock(&m->mu);
     m->forked = 1;
@@ -323,17 +329,18 @@ static int upstream_checkpoint(struct kixd_mirror *m, uint64_t size, struct kix_
     if (!opened)
         return kix_err_set(err, KIX_ENOMEM, "out of memory");
     rc = kix_client_checkpoint(m->up, size, note, err);
-    if (rc == KIX_OK) {
-        rc = kix_checkpoint_open((const char *)note->ptr, note->len, &m->upstream_key, 1,
-                                 m->upstream_key.name, opened, cp, err);
-        if (rc && size == KIX_NO_INDEX)
-            kix_err_wrap(err, "the upstream's latest checkpoint");
-        else if (rc)
-            kix_err_wrap(err, "the upstream's checkpoint at size %llu", (unsigned long long)size);
-        else if (size != KIX_NO_INDEX && cp->size != size)
-            rc = kix_err_set(err, KIX_EVERIFY, "asked the upstream for size %llu, got %llu",
-                             (unsigned long long)size, (unsigned long long)cp->size);
-    }
+    if (rc)
+        goto out;
+    rc = kix_checkpoint_open((const char *)note->ptr, note->len, &m->upstream_key, 1,
+                             m->upstream_key.name, opened, cp, err);
+    if (rc && size == KIX_NO_INDEX)
+        kix_err_wrap(err, "the upstream's latest checkpoint");
+    else if (rc)
+        kix_err_wrap(err, "the upstream's checkpoint at size %llu", (unsigned long long)size);
+    else if (size != KIX_NO_INDEX && cp->size != size)
+        rc = kix_err_set(err, KIX_EVERIFY, "asked the upstream for size %llu, got %llu",
+                         (unsigned long long)size, (unsigned long long)cp->size);
+out:
     free(opened);
     return rc;
 }
@@ -363,14 +370,18 @@ static int check_consistent(struct kixd_mirror *m, uint64_t size, uint64_t upstr
     if (size == 0)
         return KIX_OK;
     rc = local_checkpoint(m, size, &ours, NULL, err);
-    if (rc == KIX_OK && parse_cp(&ours, &mine) != KIX_OK)
-        rc = kix_err_set(err, KIX_ECORRUPT, "the replica's checkpoint at size %llu is unreadable",
-                         (unsigned long long)size);
     if (rc)
         goto out;
+    if (parse_cp(&ours, &mine) != KIX_OK) {
+        rc = kix_err_set(err, KIX_ECORRUPT, "the replica's checkpoint at size %llu is unreadable",
+                         (unsigned long long)size);
+        goto out;
+    }
     if (upstream < size) {
         rc = upstream_checkpoint(m, KIX_NO_INDEX, &theirs, &cp, err);
-        if (rc == KIX_OK && cp.size < size) {
+        if (rc)
+            goto out;
+        if (cp.size < size) {
             snprintf(reason, sizeof(reason),
                      "the upstream went back from size %llu, which this mirror verified, to "
                      "size %llu (a rollback)",
@@ -396,7 +407,9 @@ static int check_consistent(struct kixd_mirror *m, uint64_t size, uint64_t upstr
     kix_buf_reset(&theirs);
     kix_err_clear(err);
     rc = upstream_checkpoint(m, KIX_NO_INDEX, &theirs, &cp, err);
-    if (rc == KIX_OK && cp.size > size) {
+    if (rc)
+        goto out;
+    if (cp.size > size) {
         struct kix_hash proof[KIX_MERKLE_MAX_PROOF], r1, r2;
         struct kix_err perr = {0};
         size_t n = 0;
@@ -453,20 +466,20 @@ static int root_mismatch(struct kixd_mirror *m, const struct kix_err *serr)
     size = serr->size;
     rc = local_checkpoint(m, KIX_NO_INDEX, &ours, &mine, &err);
     /* a lying index can show at the first sync, before any checkpoint here */
-    if (rc && serr->cause == KIX_CAUSE_INDEX_MISMATCH && mine == 0)
-        rc = KIX_OK;
-    if (rc == KIX_OK)
-        rc = upstream_checkpoint(m, size, &theirs, &cp, &err);
-    if (rc == KIX_OK && serr->cause == KIX_CAUSE_INDEX_MISMATCH) {
+    if (rc && !(serr->cause == KIX_CAUSE_INDEX_MISMATCH && mine == 0))
+        goto out;
+    rc = upstream_checkpoint(m, size, &theirs, &cp, &err);
+    if (rc)
+        goto out;
+    if (serr->cause == KIX_CAUSE_INDEX_MISMATCH)
         snprintf(reason, sizeof(reason), "%s", serr->msg);
-        found_fork(m, size, &ours, &theirs, reason);
-    } else if (rc == KIX_OK) {
+    else
         snprintf(reason, sizeof(reason),
                  "the upstream's entries up to size %llu do not hash to the root it signed for "
                  "that size (a fork, or entries rewritten after signing)",
                  size);
-        found_fork(m, size, &ours, &theirs, reason);
-    }
+    found_fork(m, size, &ours, &theirs, reason);
+out:
     kix_buf_release(&ours);
     kix_buf_release(&theirs);
     return rc == KIX_OK;
@@ -495,6 +508,37 @@ static void salvage(struct kixd_mirror *m, uint64_t bad)
                  m->cfg->mirror_of, (unsigned long long)(synced - before), (unsigned long long)bad);
 }
 
+/* Cosigns `note`, a checkpoint this mirror verified, into `line` and keeps
+ * the cosignature in the replica: through the witness state when this kixd
+ * is a C2SP witness too (one state with the HTTP add-checkpoint,
+ * tlog_witness.h), where KIX_EEXIST says the state is past it. */
+static int cosign_and_keep(struct kixd_mirror *m, const struct kix_buf *note,
+                           struct kix_note *opened, struct kix_buf *line, struct kix_err *err)
+{
+    struct kix_log_reader *r;
+    int rc;
+
+    if (m->srv->tlogw) {
+        rc = kix_log_read_begin(m->srv->log, &r);
+        if (rc)
+            return rc;
+        rc = kixd_tlogw_cosign_verified(m->srv->tlogw, r, (const char *)note->ptr, note->len, line,
+                                        err);
+        kix_log_read_end(r);
+    } else {
+        rc = kix_note_open((const char *)note->ptr, note->len, &m->upstream_key, 1, opened, err);
+        if (rc)
+            return rc;
+        rc = kix_cosign(m->witness, (const char *)opened->text.ptr, opened->text.len,
+                        (uint64_t)time(NULL), line, err);
+    }
+    if (rc)
+        return rc;
+    return kix_log_add_cosignature(m->srv->log, (const char *)note->ptr, note->len,
+                                   (const char *)line->ptr, line->len, &m->witness_v, 1, NULL, NULL,
+                                   err);
+}
+
 /* Cosigns the latest checkpoint verified (witness), keeps it and sends it up. */
 static void cosign(struct kixd_mirror *m)
 {
@@ -506,31 +550,13 @@ static void cosign(struct kixd_mirror *m)
 
     if (rc || size == 0 || size == m->cosigned)
         goto out;
-    if (m->srv->tlogw) {
-        /* one witness state with the HTTP add-checkpoint (tlog_witness.h) */
-        struct kix_log_reader *r;
-        rc = kix_log_read_begin(m->srv->log, &r);
-        if (rc == KIX_OK) {
-            rc = kixd_tlogw_cosign_verified(m->srv->tlogw, r, (const char *)note.ptr, note.len,
-                                            &line, &err);
-            kix_log_read_end(r);
-        }
-        if (rc == KIX_EEXIST) {
-            kixd_log(KIXD_DEBUG, "mirror of %s: not cosigning size %llu: %s", m->cfg->mirror_of,
-                     (unsigned long long)size, kix_err_text(&err, rc));
-            m->cosigned = size;
-            goto out;
-        }
-    } else {
-        rc = kix_note_open((const char *)note.ptr, note.len, &m->upstream_key, 1, opened, &err);
-        if (rc == KIX_OK)
-            rc = kix_cosign(m->witness, (const char *)opened->text.ptr, opened->text.len,
-                            (uint64_t)time(NULL), &line, &err);
+    rc = cosign_and_keep(m, &note, opened, &line, &err);
+    if (rc == KIX_EEXIST && m->srv->tlogw) {
+        kixd_log(KIXD_DEBUG, "mirror of %s: not cosigning size %llu: %s", m->cfg->mirror_of,
+                 (unsigned long long)size, kix_err_text(&err, rc));
+        m->cosigned = size;
+        goto out;
     }
-    if (rc == KIX_OK)
-        rc = kix_log_add_cosignature(m->srv->log, (const char *)note.ptr, note.len,
-                                     (const char *)line.ptr, line.len, &m->witness_v, 1, NULL, NULL,
-                                     &err);
     if (rc) {
         kixd_log(m->cosign_failed == size ? KIXD_DEBUG : KIXD_ERROR,
                  "mirror of %s: cannot cosign size %llu: %s", m->cfg->mirror_of,
@@ -647,14 +673,37 @@ static int open_follow(struct kixd_mirror *m, struct kix_err *err)
     struct kix_msg_follow_params from = {local_size(m)};
     int rc = kix_rpc_connect(m->cfg->mirror_of, &opts, &m->follow, err);
 
-    if (rc == KIX_OK)
-        rc = kix_rpc_call(m->follow, "follow", put_from, &from, &resp, err);
+    if (rc)
+        goto out;
+    rc = kix_rpc_call(m->follow, "follow", put_from, &from, &resp, err);
+    if (rc)
+        goto out;
+    kix_proto_msg_release(&resp);
+out:
     if (rc) {
         kix_rpc_close(m->follow);
         m->follow = NULL;
-        return rc;
     }
-    kix_proto_msg_release(&resp);
+    return rc;
+}
+
+/* One turn of the mirror thread: connects when it must, runs a round,
+ * then makes sure a follow stream will wake the next. */
+static int mirror_turn(struct kixd_mirror *m, const struct kix_client_opts *copts,
+                       struct kix_err *err)
+{
+    int rc;
+
+    if (!m->up) {
+        rc = kix_client_connect(m->cfg->mirror_of, copts, &m->up, err);
+        if (rc)
+            return rc;
+    }
+    rc = mirror_round(m, err);
+    if (rc)
+        return rc;
+    if (!m->follow && !atomic_load(&m->stop))
+        return open_follow(m, err);
     return KIX_OK;
 }
 
@@ -667,19 +716,14 @@ static void *mirror_main(void *arg)
     while (!atomic_load(&m->stop)) {
         struct kix_err err = {0};
         struct kix_proto_msg msg;
-        int rc = KIX_OK;
+        int rc;
 
         if (m->forked) {
             drop_upstream(m);
             wait_for(m, -1, 60000);
             continue;
         }
-        if (!m->up)
-            rc = kix_client_connect(m->cfg->mirror_of, &copts, &m->up, &err);
-        if (rc == KIX_OK)
-            rc = mirror_round(m, &err);
-        if (rc == KIX_OK && !m->follow && !atomic_load(&m->stop))
-            rc = open_follow(m, &err);
+        rc = mirror_turn(m, &copts, &err);
         if (rc == FORK_FOUND || atomic_load(&m->stop))
             continue;
         if (rc) {
@@ -724,44 +768,54 @@ int kixd_mirror_start(struct kixd_server *srv, struct kixd_mirror **out, struct 
     pthread_mutex_init(&m->mu, NULL);
     m->last_ok_ms = now_ms();
     rc = read_upstream_key(m->cfg, &m->upstream_key, err);
-    if (rc == KIX_OK && kix_verifier_format(&m->upstream_key, &text) != KIX_OK)
+    if (rc)
+        goto out;
+    if (kix_verifier_format(&m->upstream_key, &text) != KIX_OK) {
         rc = kix_err_set(err, KIX_ENOMEM, "out of memory");
-    if (rc == KIX_OK)
-        snprintf(m->upstream_key_text, sizeof(m->upstream_key_text), "%s", (const char *)text.ptr);
-    kix_buf_release(&text);
-    if (rc == KIX_OK && m->cfg->witness_key[0]) {
+        goto out;
+    }
+    snprintf(m->upstream_key_text, sizeof(m->upstream_key_text), "%s", (const char *)text.ptr);
+    if (m->cfg->witness_key[0]) {
         rc = kix_keyfile_read(m->cfg->witness_key, &m->witness, err);
-        if (rc)
+        if (rc) {
             kix_err_wrap(err, "--witness-key");
-        else if (kix_signer_alg(m->witness) != KIX_NOTE_ALG_COSIGN)
+            goto out;
+        }
+        if (kix_signer_alg(m->witness) != KIX_NOTE_ALG_COSIGN) {
             rc = kix_err_set(err, KIX_EUSAGE,
                              "--witness-key %s is not a witness key (make one with kix keygen "
                              "--witness)",
                              m->cfg->witness_key);
-        if (rc == KIX_OK)
-            kix_verifier_from_signer(m->witness, &m->witness_v);
+            goto out;
+        }
+        kix_verifier_from_signer(m->witness, &m->witness_v);
     }
-    if (rc == KIX_OK && pipe(m->stop_pipe) != 0)
+    if (pipe(m->stop_pipe) != 0) {
         rc = kix_err_set(err, KIX_EIO, "cannot create a pipe: %s", strerror(errno));
-    for (int i = 0; rc == KIX_OK && i < 2; i++)
+        goto out;
+    }
+    for (int i = 0; i < 2; i++)
         fcntl(m->stop_pipe[i], F_SETFD, FD_CLOEXEC);
-    if (rc == KIX_OK && load_fork(m)) {
+    if (load_fork(m)) {
         kixd_log(KIXD_ERROR,
                  "mirror of %s: a fork was found earlier (%s); not following it. The evidence "
                  "is in %s/; remove that directory to follow again",
                  m->cfg->mirror_of, m->fork_reason, m->fork_dir);
-        if (m->cfg->fail_on_fork)
+        if (m->cfg->fail_on_fork) {
             rc = kix_err_set(err, KIX_EFORK,
                              "the upstream %s forked (found earlier, evidence in %s/) and "
                              "--fail-on-fork is set",
                              m->cfg->mirror_of, m->fork_dir);
+            goto out;
+        }
     }
-    if (rc == KIX_OK) {
-        if (pthread_create(&m->thread, NULL, mirror_main, m) == 0)
-            m->started = 1;
-        else
-            rc = kix_err_set(err, KIX_EIO, "cannot start the mirror thread");
+    if (pthread_create(&m->thread, NULL, mirror_main, m) != 0) {
+        rc = kix_err_set(err, KIX_EIO, "cannot start the mirror thread");
+        goto out;
     }
+    m->started = 1;
+out:
+    kix_buf_release(&text);
     if (rc) {
         kixd_mirror_stop(m);
         return rc;

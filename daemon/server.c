@@ -586,26 +586,28 @@ static int open_log(struct kixd_server *srv, struct kix_err *err)
     opts.store.map_max = srv->cfg->map_max;
     /* a store without a log key is a replica (mirror), served read-only */
     rc = kix_index_open_any(srv->cfg->store, &opts, &srv->log, err);
-    if (rc == KIX_OK)
-        rc = lock_store(srv, err);
     if (rc)
-        return rc;
+        goto out;
+    rc = lock_store(srv, err);
+    if (rc)
+        goto out;
     kix_log_phase_stats_enable(srv->log, srv->cfg->phase_stats);
     if (srv->cfg->no_store_check)
         kixd_log(KIXD_WARN, "--no-store-check: serving %s without checking it first",
                  srv->cfg->store);
     else
         rc = kixd_check_at_start(srv->log, srv->cfg->store, err);
-    if (rc) {
-        kix_log_close(srv->log);
-        srv->log = NULL;
-        return rc;
-    }
+    if (rc)
+        goto out;
     rc = kix_verifier_format(kix_log_verifier(srv->log), &vkey);
-    if (rc == KIX_OK)
-        snprintf(srv->log_key, sizeof(srv->log_key), "%s", (const char *)vkey.ptr);
+    if (rc) {
+        kix_err_set(err, rc, "out of memory");
+        goto out;
+    }
+    snprintf(srv->log_key, sizeof(srv->log_key), "%s", (const char *)vkey.ptr);
+out:
     kix_buf_release(&vkey);
-    return rc ? kix_err_set(err, rc, "out of memory") : KIX_OK;
+    return rc; /* the caller closes srv->log and the lock */
 }
 
 int kixd_server_run(const struct kixd_config *cfg)
@@ -636,76 +638,78 @@ int kixd_server_run(const struct kixd_config *cfg)
     if (cfg->mirror_of[0]) {
         rc = kixd_mirror_prepare(cfg, &err);
         if (rc) {
-            kixd_log(KIXD_ERROR, "cannot mirror %s: %s", cfg->mirror_of, kix_err_text(&err, rc));
-            return rc == KIX_EUSAGE ? 2 : 3;
+            err.code = rc; /* its text when the message is empty */
+            kix_err_wrap(&err, "cannot mirror %s", cfg->mirror_of);
+            goto out;
         }
     }
     kixd_raise_fd_limit(cfg);
     /* the witness keys first: a usage error is reported before the store is locked */
     rc = kixd_witnesses_load(&srv, &err);
-    if (rc == KIX_OK && cfg->witness_key[0]) {
+    if (rc)
+        goto out;
+    if (cfg->witness_key[0]) {
         struct kix_verifier up;
-        if (cfg->mirror_of[0])
+        if (cfg->mirror_of[0]) {
             rc = kixd_read_verifier(cfg->upstream_key, &up, &err);
-        if (rc == KIX_OK)
-            rc = kixd_tlogw_open(cfg, cfg->mirror_of[0] ? &up : NULL, &srv.tlogw, &err);
+            if (rc)
+                goto out;
+        }
+        rc = kixd_tlogw_open(cfg, cfg->mirror_of[0] ? &up : NULL, &srv.tlogw, &err);
+        if (rc)
+            goto out;
     }
-    if (rc == KIX_OK)
-        rc = kixd_wclient_new(cfg, &srv.wclient, &err);
-    if (rc) {
-        kixd_log(KIXD_ERROR, "%s", kix_err_text(&err, rc));
-        kixd_tlogw_close(srv.tlogw);
-        free(srv.witnesses);
-        return rc == KIX_EUSAGE ? 2 : 3;
-    }
+    rc = kixd_wclient_new(cfg, &srv.wclient, &err);
+    if (rc)
+        goto out;
     rc = open_log(&srv, &err);
     if (rc) {
-        kixd_log(KIXD_ERROR, "cannot open the log: %s", kix_err_text(&err, rc));
-        kix_log_close(srv.log);
-        kixd_wclient_stop(srv.wclient);
-        kixd_tlogw_close(srv.tlogw);
-        free(srv.witnesses);
-        if (srv.lock_fd >= 0)
-            close(srv.lock_fd);
-        return rc == KIX_EUSAGE ? 2 : 3;
+        err.code = rc; /* its text when the message is empty */
+        kix_err_wrap(&err, "cannot open the log");
+        goto out;
     }
     if (kix_log_read_begin(srv.log, &r) == KIX_OK) {
         size = kix_log_reader_size(r);
         kix_log_read_end(r);
     }
-    srv.nworkers = cfg->threads;
-    srv.workers = calloc(srv.nworkers, sizeof(*srv.workers));
+    srv.workers = calloc(cfg->threads, sizeof(*srv.workers));
     if (!srv.workers) {
-        kix_log_close(srv.log);
-        kixd_wclient_stop(srv.wclient);
-        kixd_tlogw_close(srv.tlogw);
-        kixd_log(KIXD_ERROR, "out of memory");
-        return 3;
+        rc = kix_err_set(&err, KIX_ENOMEM, "out of memory");
+        goto out;
     }
+    srv.nworkers = cfg->threads;
     for (unsigned i = 0; i < srv.nworkers; i++) {
         if (worker_init(&srv, &srv.workers[i], i) != 0) {
-            kixd_log(KIXD_ERROR, "cannot start event loop %u", i);
-            status = 3;
+            rc = kix_err_set(&err, KIX_EIO, "cannot start event loop %u", i);
             goto out;
         }
     }
-    rc = kixd_metrics_new(&srv) == KIX_OK ? KIX_OK : kix_err_set(&err, KIX_ENOMEM, "out of memory");
-    if (rc == KIX_OK)
-        rc = open_listeners(&srv, &err);
-    if (rc == KIX_OK && cfg->export_dir[0])
+    rc = kixd_metrics_new(&srv);
+    if (rc) {
+        kix_err_set(&err, rc, "out of memory");
+        goto out;
+    }
+    rc = open_listeners(&srv, &err);
+    if (rc)
+        goto out;
+    if (cfg->export_dir[0]) {
         rc = kixd_export_start(&srv, cfg->export_dir, &srv.exporter, &err);
-    if (rc == KIX_OK) /* before the writer, which kicks it */
-        rc = kixd_wclient_start(&srv, srv.wclient, &err);
-    if (rc == KIX_OK && !kix_log_is_replica(srv.log))
+        if (rc)
+            goto out;
+    }
+    rc = kixd_wclient_start(&srv, srv.wclient, &err); /* before the writer, which kicks it */
+    if (rc)
+        goto out;
+    if (!kix_log_is_replica(srv.log)) {
         rc = kixd_writer_start(srv.log, cfg->max_group, cfg->max_batch, log_grew, &srv, &srv.writer,
                                &err);
-    if (rc == KIX_OK && cfg->mirror_of[0])
+        if (rc)
+            goto out;
+    }
+    if (cfg->mirror_of[0]) {
         rc = kixd_mirror_start(&srv, &srv.mirror, &err);
-
-    if (rc) {
-        kixd_log(KIXD_ERROR, "%s", kix_err_text(&err, rc));
-        status = rc == KIX_EUSAGE ? 2 : rc == KIX_EFORK ? kix_err_exit_status(rc) : 3;
-        goto out;
+        if (rc)
+            goto out;
     }
     uv_signal_init(&srv.workers[0].loop, &srv.workers[0].sigterm);
     uv_signal_init(&srv.workers[0].loop, &srv.workers[0].sigint);
@@ -737,6 +741,10 @@ int kixd_server_run(const struct kixd_config *cfg)
     for (unsigned i = 1; i < started; i++)
         pthread_join(srv.workers[i].thread, NULL);
 out:
+    if (rc) { /* start-up failed */
+        kixd_log(KIXD_ERROR, "%s", kix_err_text(&err, rc));
+        status = rc == KIX_EUSAGE ? 2 : rc == KIX_EFORK ? kix_err_exit_status(rc) : 3;
+    }
     kixd_mirror_stop(srv.mirror);
     kixd_writer_stop(srv.writer);
     kixd_wclient_stop(srv.wclient); /* after the writer: it kicks the client */

@@ -152,11 +152,15 @@ static int state_load(struct kixd_tlogw *t, const char *origin, const struct kix
     if (access(path, F_OK) != 0)
         return KIX_OK;
     rc = kix_file_read(path, STATE_MAX, &b, err);
-    note = rc == KIX_OK ? malloc(sizeof(*note)) : NULL;
-    if (rc == KIX_OK && !note)
+    if (rc)
+        goto out;
+    note = malloc(sizeof(*note));
+    if (!note) {
         rc = kix_err_set(err, KIX_ENOMEM, "out of memory");
-    if (rc == KIX_OK)
-        rc = kix_checkpoint_open((const char *)b.ptr, b.len, keys, nkeys, origin, note, cp, err);
+        goto out;
+    }
+    rc = kix_checkpoint_open((const char *)b.ptr, b.len, keys, nkeys, origin, note, cp, err);
+out:
     if (rc)
         kix_err_wrap(err, "the witness state %s", path);
     cp->extensions.ptr = NULL;
@@ -234,31 +238,42 @@ static int store_and_cosign(struct kixd_tlogw *t, const char *origin, const stru
 
     rc = kix_cosign(t->signer, (const char *)note->text.ptr, note->text.len, now > 0 ? now : 1,
                     &sig, err);
-    if (rc == KIX_OK && (kix_buf_add(&state, note->text.ptr, note->text.len) != KIX_OK ||
-                         kix_buf_addc(&state, '\n') != KIX_OK))
-        rc = kix_err_set(err, KIX_ENOMEM, "out of memory");
-    for (size_t i = 0; rc == KIX_OK && i < note->nsigs; i++) {
+    if (rc)
+        goto out;
+    if (kix_buf_add(&state, note->text.ptr, note->text.len) != KIX_OK ||
+        kix_buf_addc(&state, '\n') != KIX_OK)
+        goto out_of_memory;
+    for (size_t i = 0; i < note->nsigs; i++) {
         const struct kix_note_sig *s = &note->sigs[i];
         if (s->verifier < 0)
             continue; /* only the log's signatures that verified */
         if (kix_buf_add(&state, s->line.ptr, s->line.len) != KIX_OK ||
             kix_buf_addc(&state, '\n') != KIX_OK)
-            rc = kix_err_set(err, KIX_ENOMEM, "out of memory");
+            goto out_of_memory;
     }
-    if (rc == KIX_OK && kix_buf_add(&state, sig.ptr, sig.len) != KIX_OK)
-        rc = kix_err_set(err, KIX_ENOMEM, "out of memory");
+    if (kix_buf_add(&state, sig.ptr, sig.len) != KIX_OK)
+        goto out_of_memory;
     state_path(t, origin, path, sizeof(path));
-    if (rc == KIX_OK && same_text(path, note)) {
+    if (same_text(path, note)) {
         kixd_log(KIXD_DEBUG, "witness: %s again at the size it holds: state kept", origin);
-    } else if (rc == KIX_OK) {
+    } else {
         rc = kix_dir_make(t->dir, 0700, err);
-        if (rc == KIX_OK)
-            rc = kix_file_write_atomic(path, state.ptr, state.len, 0600, err);
-        if (rc)
+        if (rc) {
             kix_err_wrap(err, "storing the witness state %s", path);
+            goto out;
+        }
+        rc = kix_file_write_atomic(path, state.ptr, state.len, 0600, err);
+        if (rc) {
+            kix_err_wrap(err, "storing the witness state %s", path);
+            goto out;
+        }
     }
-    if (rc == KIX_OK && kix_buf_add(line, sig.ptr, sig.len) != KIX_OK)
-        rc = kix_err_set(err, KIX_ENOMEM, "out of memory");
+    if (kix_buf_add(line, sig.ptr, sig.len) != KIX_OK)
+        goto out_of_memory;
+    goto out;
+out_of_memory:
+    rc = kix_err_set(err, KIX_ENOMEM, "out of memory");
+out:
     kix_buf_release(&state);
     kix_buf_release(&sig);
     return rc;
@@ -403,19 +418,27 @@ int kixd_tlogw_cosign_verified(struct kixd_tlogw *t, struct kix_log_reader *r, c
         goto out_free;
     pthread_mutex_lock(&t->mu);
     rc = state_load(t, cp.origin, v, 1, &have, err);
-    if (rc == KIX_OK && have.size > cp.size)
+    if (rc)
+        goto out_unlock;
+    if (have.size > cp.size) {
         rc = kix_err_set(err, KIX_EEXIST, "the witness already cosigned size %llu",
                          (unsigned long long)have.size);
-    if (rc == KIX_OK && have.size > 0) {
+        goto out_unlock;
+    }
+    if (have.size > 0) {
         rc = kix_log_reader_root(r, have.size, &root, err);
-        if (rc == KIX_OK && memcmp(root.b, have.root, 32) != 0)
+        if (rc)
+            goto out_unlock;
+        if (memcmp(root.b, have.root, 32) != 0) {
             rc = kix_err_set(err, KIX_EFORK,
                              "the witness cosigned a checkpoint of size %llu whose root is not "
                              "the verified replica's: it will not cosign this log further",
                              (unsigned long long)have.size);
+            goto out_unlock;
+        }
     }
-    if (rc == KIX_OK)
-        rc = store_and_cosign(t, cp.origin, opened, line, err);
+    rc = store_and_cosign(t, cp.origin, opened, line, err);
+out_unlock:
     pthread_mutex_unlock(&t->mu);
 out_free:
     free(opened);

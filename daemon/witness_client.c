@@ -178,27 +178,29 @@ static int build(struct target *t, uint64_t *size, struct kix_err *err)
                          (ULL)t->old, (ULL)*size);
         goto out;
     }
-    if (t->old > 0 && t->old < *size)
+    if (t->old > 0 && t->old < *size) {
         rc = kix_log_reader_consistency(r, t->old, *size, proof, &n, err);
-    if (rc == KIX_OK)
-        rc = kix_log_reader_checkpoint(r, KIX_NO_INDEX, &note) == KIX_OK
-                 ? KIX_OK
-                 : kix_err_set(err, KIX_ENOTFOUND, "the log has no checkpoint at its size");
-    if (rc == KIX_OK)
-        rc = kix_buf_addf(&t->body, "old %llu\n", (ULL)t->old);
-    for (size_t i = 0; rc == KIX_OK && i < n; i++) {
-        rc = kix_base64_encode(proof[i].b, sizeof(proof[i].b), &t->body);
-        if (rc == KIX_OK)
-            rc = kix_buf_addc(&t->body, '\n');
+        if (rc)
+            goto out;
     }
-    if (rc == KIX_OK)
-        rc = kix_buf_addc(&t->body, '\n');
-    if (rc == KIX_OK)
-        rc = kix_buf_add(&t->body, note.ptr, note.len);
-    if (rc == KIX_OK)
-        rc = kix_buf_add(&t->note, note.ptr, note.len);
-    if (rc == KIX_ENOMEM)
-        kix_err_set(err, rc, "out of memory");
+    if (kix_log_reader_checkpoint(r, KIX_NO_INDEX, &note) != KIX_OK) {
+        rc = kix_err_set(err, KIX_ENOTFOUND, "the log has no checkpoint at its size");
+        goto out;
+    }
+    /* the request body: old size, proof lines, an empty line, the note */
+    if (kix_buf_addf(&t->body, "old %llu\n", (ULL)t->old) != KIX_OK)
+        goto out_of_memory;
+    for (size_t i = 0; i < n; i++)
+        if (kix_base64_encode(proof[i].b, sizeof(proof[i].b), &t->body) != KIX_OK ||
+            kix_buf_addc(&t->body, '\n') != KIX_OK)
+            goto out_of_memory;
+    if (kix_buf_addc(&t->body, '\n') != KIX_OK ||
+        kix_buf_add(&t->body, note.ptr, note.len) != KIX_OK ||
+        kix_buf_add(&t->note, note.ptr, note.len) != KIX_OK)
+        goto out_of_memory;
+    goto out;
+out_of_memory:
+    rc = kix_err_set(err, KIX_ENOMEM, "out of memory");
 out:
     kix_log_read_end(r);
     return rc;
@@ -267,27 +269,33 @@ static void cosigned(struct target *t)
     struct kix_note *note = malloc(sizeof(*note));
     struct kix_err err = {0};
     size_t stored = 0;
-    int rc = note ? KIX_OK : kix_err_set(&err, KIX_ENOMEM, "out of memory");
+    int rc = KIX_OK;
 
     known[0] = *kix_log_verifier(srv->log);
     known[1] = t->key;
     /* the answer is signature lines: appended to the note, they open with it */
-    if (rc == KIX_OK && (kix_buf_add(&all, t->note.ptr, t->note.len) != KIX_OK ||
-                         kix_buf_add(&all, t->answer.ptr, t->answer.len) != KIX_OK))
+    if (!note || kix_buf_add(&all, t->note.ptr, t->note.len) != KIX_OK ||
+        kix_buf_add(&all, t->answer.ptr, t->answer.len) != KIX_OK) {
         rc = kix_err_set(&err, KIX_ENOMEM, "out of memory");
-    if (rc == KIX_OK)
-        rc = kix_note_open((const char *)all.ptr, all.len, known, 2, note, &err);
-    for (size_t i = 0; rc == KIX_OK && i < note->nsigs; i++) {
+        goto out;
+    }
+    rc = kix_note_open((const char *)all.ptr, all.len, known, 2, note, &err);
+    if (rc)
+        goto out;
+    for (size_t i = 0; i < note->nsigs; i++) {
         const struct kix_note_sig *sig = &note->sigs[i];
         if (sig->verifier != 1)
             continue;
         rc = kix_log_add_cosignature(srv->log, (const char *)t->note.ptr, t->note.len,
                                      (const char *)sig->line.ptr, sig->line.len, &t->key, 1, NULL,
                                      NULL, &err);
-        stored += rc == KIX_OK;
+        if (rc)
+            goto out;
+        stored++;
     }
-    if (rc == KIX_OK && stored == 0)
+    if (stored == 0)
         rc = kix_err_set(&err, KIX_EVERIFY, "its answer holds no cosignature by %s", t->key.name);
+out:
     if (rc) {
         kixd_log(KIXD_WARN, "witness %s: refused its answer for size %llu: %s", t->url,
                  (ULL)t->sent, kix_err_text(&err, rc));
@@ -455,7 +463,7 @@ int kixd_wclient_new(const struct kixd_config *cfg, struct kixd_wclient **out, s
         curl_global_cleanup();
         return kix_err_set(err, KIX_ENOMEM, "out of memory");
     }
-    for (size_t i = 0; i < cfg->nhttp_witnesses && rc == KIX_OK; i++) {
+    for (size_t i = 0; i < cfg->nhttp_witnesses; i++) {
         const char *given = cfg->http_witnesses[i], *sp = strrchr(given, ' ');
         struct target *t = &wc->t[i];
         size_t ulen = (size_t)(sp - given);
@@ -472,19 +480,22 @@ int kixd_wclient_new(const struct kixd_config *cfg, struct kixd_wclient **out, s
             rc = kix_err_set(err, KIX_EUSAGE,
                              "key %s is not a witness cosignature key (algorithm 0x04)",
                              t->key.name);
-        if (rc) {
+        if (rc) { /* either way a bad --http-witness KEY */
             kix_err_wrap(err, "--http-witness %s", given);
             rc = rc == KIX_EINVAL || rc == KIX_ENOTFOUND ? KIX_EUSAGE : rc;
-            break;
+            goto out;
         }
         t->headers = curl_slist_append(NULL, "Content-Type: text/plain; charset=utf-8");
         if (t->headers)
             t->headers = curl_slist_append(t->headers, "Expect:"); /* no 100-continue */
-        if (!t->headers)
+        if (!t->headers) {
             rc = kix_err_set(err, KIX_ENOMEM, "out of memory");
+            goto out;
+        }
     }
-    if (rc == KIX_OK && (wc->multi = curl_multi_init()) == NULL)
+    if ((wc->multi = curl_multi_init()) == NULL)
         rc = kix_err_set(err, KIX_ENOMEM, "cannot start libcurl");
+out:
     if (rc) {
         wclient_free(wc);
         curl_global_cleanup();
@@ -537,35 +548,30 @@ static int add_label(struct kix_buf *out, const char *v)
 int kixd_wclient_metrics(struct kixd_wclient *wc, struct kix_buf *out)
 {
     static const char *const results[4] = {"200", "409", "refused", "unreachable"};
-    int rc = KIX_OK;
 
     if (!wc)
         return KIX_OK;
-    rc = kix_buf_adds(out, "# HELP kix_witness_cosigned_size The size a --http-witness last "
-                           "cosigned (0: none since kixd started).\n"
-                           "# TYPE kix_witness_cosigned_size gauge\n");
-    for (size_t i = 0; rc == KIX_OK && i < wc->n; i++) {
-        rc = kix_buf_adds(out, "kix_witness_cosigned_size{witness=\"");
-        if (rc == KIX_OK)
-            rc = add_label(out, wc->t[i].key.name);
-        if (rc == KIX_OK)
-            rc = kix_buf_addf(out, "\"} %llu\n", (ULL)atomic_load(&wc->t[i].m_cosigned));
-    }
-    if (rc == KIX_OK)
-        rc = kix_buf_adds(out, "# HELP kixd_witness_requests_total add-checkpoint requests to "
-                               "--http-witness witnesses by result.\n"
-                               "# TYPE kixd_witness_requests_total counter\n");
-    for (size_t i = 0; rc == KIX_OK && i < wc->n; i++) {
-        for (size_t k = 0; rc == KIX_OK && k < 4; k++) {
-            rc = kix_buf_adds(out, "kixd_witness_requests_total{witness=\"");
-            if (rc == KIX_OK)
-                rc = add_label(out, wc->t[i].key.name);
-            if (rc == KIX_OK)
-                rc = kix_buf_addf(out, "\",result=\"%s\"} %llu\n", results[k],
-                                  (ULL)atomic_load(&wc->t[i].m_answers[k]));
-        }
-    }
-    return rc;
+    if (kix_buf_adds(out, "# HELP kix_witness_cosigned_size The size a --http-witness last "
+                          "cosigned (0: none since kixd started).\n"
+                          "# TYPE kix_witness_cosigned_size gauge\n") != KIX_OK)
+        return KIX_ENOMEM;
+    for (size_t i = 0; i < wc->n; i++)
+        if (kix_buf_adds(out, "kix_witness_cosigned_size{witness=\"") != KIX_OK ||
+            add_label(out, wc->t[i].key.name) != KIX_OK ||
+            kix_buf_addf(out, "\"} %llu\n", (ULL)atomic_load(&wc->t[i].m_cosigned)) != KIX_OK)
+            return KIX_ENOMEM;
+    if (kix_buf_adds(out, "# HELP kixd_witness_requests_total add-checkpoint requests to "
+                          "--http-witness witnesses by result.\n"
+                          "# TYPE kixd_witness_requests_total counter\n") != KIX_OK)
+        return KIX_ENOMEM;
+    for (size_t i = 0; i < wc->n; i++)
+        for (size_t k = 0; k < 4; k++)
+            if (kix_buf_adds(out, "kixd_witness_requests_total{witness=\"") != KIX_OK ||
+                add_label(out, wc->t[i].key.name) != KIX_OK ||
+                kix_buf_addf(out, "\",result=\"%s\"} %llu\n", results[k],
+                             (ULL)atomic_load(&wc->t[i].m_answers[k])) != KIX_OK)
+                return KIX_ENOMEM;
+    return KIX_OK;
 }
 
 void kixd_wclient_kick(struct kixd_wclient *wc)
