@@ -96,16 +96,10 @@ static void toy_setup(struct fixture *f)
     struct kix_log_opts opts;
     struct kix_buf vkey = KIX_BUF_INIT;
 
-    memset(f, 0, sizeof(*f));
+    setup_keys(f);
     memset(&opts, 0, sizeof(opts));
     memset(&seen, 0, sizeof(seen));
     opts.indexer = &toy;
-    f->dir = temp_dir();
-    f->admin = new_key("admin");
-    f->publisher = new_key("publisher");
-    f->attester = new_key("attester");
-    f->rerunner = new_key("rerunner");
-    f->stranger = new_key("stranger");
     if (kix_log_create(f->dir, ORIGIN, kix_signer_public_key(f->admin), &opts, &vkey, NULL) ||
         kix_log_open(f->dir, &opts, &f->log, NULL) ||
         add_key(f, f->admin, f->publisher, KIX_ROLE_PUBLISH, 0))
