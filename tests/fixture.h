@@ -97,9 +97,9 @@ static inline void digest_of_json(const char *json, struct kix_digest *d)
     kix_buf_release(&canon);
 }
 
-static inline void setup(struct fixture *f)
+/* A temp dir and the fixture's keys, no log yet. */
+static inline void setup_keys(struct fixture *f)
 {
-    struct kix_buf vkey = KIX_BUF_INIT;
     memset(f, 0, sizeof(*f));
     f->dir = temp_dir();
     f->admin = new_key("admin");
@@ -107,6 +107,12 @@ static inline void setup(struct fixture *f)
     f->attester = new_key("attester");
     f->rerunner = new_key("rerunner");
     f->stranger = new_key("stranger");
+}
+
+static inline void setup(struct fixture *f)
+{
+    struct kix_buf vkey = KIX_BUF_INIT;
+    setup_keys(f);
     if (kix_index_create(f->dir, ORIGIN, kix_signer_public_key(f->admin), NULL, &vkey, NULL) ||
         kix_verifier_parse((const char *)vkey.ptr, vkey.len, &f->vkey, NULL) ||
         kix_index_open(f->dir, NULL, &f->log, NULL))
