@@ -576,7 +576,8 @@ static long unescape(const char *s, size_t len, char *out, size_t cap)
 }
 
 /* The pages (kix/pages.h): "", "index.html", runs/<id>[.json],
- * groups/<key>, and the pages' script KIX_PAGE_SCRIPT_PATH. Returns 0 when path is none of them. */
+ * groups/<key>[.json], and the pages' script KIX_PAGE_SCRIPT_PATH and
+ * style sheet KIX_PAGE_STYLE_PATH. Returns 0 when path is none of them. */
 static int page(struct kixd_http_conn *c, const char *path, size_t len, int head)
 {
     struct kixd_worker *w = c->w;
@@ -593,23 +594,29 @@ static int page(struct kixd_http_conn *c, const char *path, size_t len, int head
         answer(c, K_PAGE, 200, "text/javascript; charset=utf-8", EDGE, js.ptr, js.len, head);
         return 1;
     }
+    if (len == sizeof(KIX_PAGE_STYLE_PATH) - 1 && memcmp(path, KIX_PAGE_STYLE_PATH, len) == 0) {
+        struct kix_bytes css;
+        kix_page_style(&css);
+        answer(c, K_PAGE, 200, "text/css; charset=utf-8", EDGE, css.ptr, css.len, head);
+        return 1;
+    }
     if (len == 0 || (len == 10 && memcmp(path, "index.html", 10) == 0)) {
         what = 0;
     } else if (len > 5 && memcmp(path, "runs/", 5) == 0) {
         what = 1;
         n = unescape(path + 5, len - 5, arg, sizeof(arg));
-        if (n > 5 && memcmp(arg + n - 5, ".json", 5) == 0) {
-            n -= 5;
-            arg[n] = '\0';
-            json = 1;
-        } else {
-            json = c->accept_json;
-        }
     } else if (len > 7 && memcmp(path, "groups/", 7) == 0) {
         what = 2;
         n = unescape(path + 7, len - 7, arg, sizeof(arg));
     } else {
         return 0;
+    }
+    if (what && n > 5 && memcmp(arg + n - 5, ".json", 5) == 0) {
+        n -= 5;
+        arg[n] = '\0';
+        json = 1;
+    } else if (what) {
+        json = c->accept_json;
     }
     if (n < 0) {
         answer_text(c, K_PAGE, 404, "not found\n", head);
@@ -619,9 +626,10 @@ static int page(struct kixd_http_conn *c, const char *path, size_t len, int head
     kix_buf_reset(&w->scratch);
     if (rc == KIX_OK)
         rc = what == 0   ? kix_page_home_html(r, &w->scratch, &err)
-             : what == 2 ? kix_page_group_html(r, arg, (size_t)n, &w->scratch, &err)
-             : json      ? kix_page_run_json(r, arg, (size_t)n, &w->scratch, &err)
-                         : kix_page_run_html(r, arg, (size_t)n, &w->scratch, &err);
+             : what == 2 ? (json ? kix_page_group_json : kix_page_group_html)(r, arg, (size_t)n,
+                                                                              &w->scratch, &err)
+                         : (json ? kix_page_run_json : kix_page_run_html)(r, arg, (size_t)n,
+                                                                          &w->scratch, &err);
     if (rc == KIX_ENOTFOUND || rc == KIX_EINVAL) {
         answer_text(c, K_PAGE, 404, "not found: no such run or group in this log\n", head);
         return 1;

@@ -9,13 +9,18 @@ The layers (ARCHITECTURE.md), lowest first; each may use those before it:
   index   store/index    the benchmark index                 (no lmdb.h)
   proto   proto          msgpack-RPC messages                base + msgpack
   client  client/lib     the client library                  all of the above
-  cli     client/cli     the kix commands                    client and below
-  daemon  daemon         kixd                                client and below, never cli
+  view    client/view    what a reader is shown: the view     base, verify, log, index
+                         model, its JSON, kix show's text
+  web     client/web     templates, HTML pages, static site  view and what it uses
+  cli     client/cli     the kix commands                    client, view and below
+  daemon  daemon         kixd                                client, web and below, never cli
 
 Also: no system() or popen() anywhere, no string compare on an error's
 message outside tests, no file includes another folder's private header (a quoted include
 that is not kix/NAME.h must live beside the file, or be a test helper in
 tests/), and each layer's CMake library links only layers below it.
+Storage renders nothing: no HTML or CSS under store/ (no .html/.css file,
+no tag such as "<html", "<div", "<table" or a closing "</x" in a source).
 """
 import os
 import re
@@ -33,13 +38,15 @@ LAYERS = [  # name, folder, may use (layer names), third-party headers it may in
     ("proto", "proto", ["base"], {"msgpack.h"}),
     ("client", "client/lib", ["base", "verify", "log", "index", "proto"],
      {"sodium.h", "jansson.h"}),
-    ("cli", "client/cli", ["base", "verify", "log", "index", "proto", "client"],
+    ("view", "client/view", ["base", "verify", "log", "index"], {"jansson.h"}),
+    ("web", "client/web", ["base", "verify", "log", "index", "view"], {"jansson.h"}),
+    ("cli", "client/cli", ["base", "verify", "log", "index", "proto", "client", "view"],
      {"sodium.h", "jansson.h"}),
-    ("daemon", "daemon", ["base", "verify", "log", "index", "proto", "client"],
+    ("daemon", "daemon", ["base", "verify", "log", "index", "proto", "client", "view", "web"],
      {"sodium.h", "jansson.h", "uv.h", "curl/curl.h"}),
 ]
 LIBRARY = {"base": "kix_base", "verify": "kix_verify", "log": "kix_log", "index": "kix_index",
-           "proto": "kix_proto", "client": "kix_client"}
+           "proto": "kix_proto", "client": "kix_client", "view": "kix_view", "web": "kix_web"}
 HEADERS = {"client": "client", "cli": "-"}  # where a layer's include/kix lives, if not its folder
 THIRD_PARTY = {"sodium.h", "jansson.h", "lmdb.h", "msgpack.h", "uv.h", "curl/curl.h",
                "openssl/sha.h", "openssl/evp.h"}
@@ -65,6 +72,27 @@ def sources(folder):
         for f in files:
             if f.endswith((".c", ".h")):
                 yield os.path.join(dirpath, f)
+
+
+MARKUP = re.compile(r"<(html|head|body|div|table|tr|td|th|span|p|a|h[1-6]|script|style|pre|code)[\s>]"
+                    r"|</[a-z][a-z0-9]*>", re.I)
+
+
+def markup_in_store():
+    """Storage only returns data: pages, templates and styles live in client/web."""
+    problems = []
+    for dirpath, _, files in os.walk(os.path.join(ROOT, "store")):
+        for f in files:
+            rel = os.path.relpath(os.path.join(dirpath, f), ROOT)
+            if f.endswith((".html", ".htm", ".css")):
+                problems.append(f"{rel}: HTML or CSS in store/ (pages belong in client/web)")
+            elif f.endswith((".c", ".h", ".js")):
+                text = open(os.path.join(dirpath, f), encoding="utf-8").read()
+                m = MARKUP.search(text)
+                if m:
+                    problems.append(f"{rel}: HTML markup {m.group(0)!r} in store/ "
+                                    f"(pages belong in client/web)")
+    return problems
 
 
 def main():
@@ -123,6 +151,7 @@ def main():
                 for m in re.finditer(r"\b(strstr|strncmp|strcmp)\s*\([^;]*\bmsg\b", text):
                     problems.append(f"{rel}: {m.group(1)} on an error message: act on "
                                     f"err->cause, not its text")
+    problems += markup_in_store()
     for p in problems:
         print(p)
     if problems:
@@ -145,6 +174,10 @@ def self_test():
         ("store/verify/CMakeLists.txt", "target_link_libraries(kix_verify PUBLIC kix_log)\n"),
         ("client/cli/cmd_audit.c", 'static int f(void) { return system("rm -rf x"); }\n'),
         ("daemon/mirror.c", 'static int g(struct kix_err *e) { return !!strstr(e->msg, "x"); }\n'),
+        ("store/index/query.c", 'static const char page[] = "<table><tr></tr></table>";\n'),
+        ("store/index/web/page.css", "body{margin:0}\n"),                # a style sheet in store/
+        ("client/view/figures.c", '#include "kix/pages.h"\n'),            # the view using the web
+        ("client/web/CMakeLists.txt", "target_link_libraries(kix_web PUBLIC kix_client)\n"),
     ]
     real, failures = ROOT, 0
     for rel, line in plants:
@@ -153,6 +186,7 @@ def self_test():
             for d in ("store", "proto", "client", "daemon", "tests", "tools"):
                 shutil.copytree(os.path.join(real, d), os.path.join(tmp, d),
                                 ignore=shutil.ignore_patterns("vectors", "corpus", "samples"))
+            os.makedirs(os.path.dirname(os.path.join(tmp, rel)), exist_ok=True)
             with open(os.path.join(tmp, rel), "a", encoding="utf-8") as f:
                 f.write(line)
             ROOT = tmp
