@@ -2,6 +2,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "kix/encoding.h"
 #include "kix/note.h"
@@ -160,50 +161,121 @@ int kix_group_view_json(const struct kix_group_view *v, unsigned flags, struct k
 
 /* ---- home ----------------------------------------------------------------------------- */
 
-#define HOME_MAX 20000 /* ranked runs read for the home page */
+/* What the home page lists, per group: its best run described from that
+ * run's manifest and objects alone (the rest of the group is counted by
+ * the index, never read), and the keys it is ordered by. */
+struct home_group {
+    struct kix_query_row row;
+};
 
-static int home_row(void *ctx, const struct kix_query_row *q)
+struct home_walk {
+    struct kix_log_reader *r;
+    struct home_group *groups;
+    size_t n, cap;
+    uint64_t ranked;
+    int rc;
+};
+
+static int best_run(void *ctx, uint64_t rank, const char *run_id, uint64_t value)
 {
-    struct kix_home_view *v = ctx;
-    struct kix_home_row *row;
-    char key[KIX_DIGEST_TEXT_LEN + 1];
+    struct kix_query_row *row = ctx;
 
-    kix_digest_format(&q->group, key);
-    if (v->nrows && strcmp(v->rows[v->nrows - 1].group, key) == 0)
-        return KIX_OK; /* one line per group: its best run */
-    if (v->nrows % 64 == 0) {
-        void *p = realloc(v->rows, (v->nrows + 64) * sizeof(*v->rows));
+    row->rank = rank;
+    row->value = value;
+    snprintf(row->run_id, sizeof(row->run_id), "%s", run_id);
+    return KIX_OK;
+}
+
+/* Fills row's kernel, GPU, provider, pass and metric as kix query does. */
+static void describe(struct kix_log_reader *r, struct kix_query_row *row)
+{
+    static const struct kix_digest none;
+    struct kix_run_info run;
+    struct kix_digest refs[KIX_QUERY_NREFS];
+    struct kix_bytes m, objs[KIX_QUERY_NREFS];
+    char gpu_full[160];
+
+    if (kix_index_run(r, row->run_id, strlen(row->run_id), &run) != KIX_OK ||
+        kix_log_reader_object(r, &run.manifest, &m) != KIX_OK)
+        return;
+    kix_query_row_refs(m.ptr, m.len, refs);
+    for (int i = 0; i < KIX_QUERY_NREFS; i++)
+        if (memcmp(&refs[i], &none, sizeof(none)) == 0 ||
+            kix_log_reader_object(r, &refs[i], &objs[i]) != KIX_OK)
+            objs[i] = (struct kix_bytes){NULL, 0};
+    kix_query_row_describe(m.ptr, m.len, objs, row, gpu_full, sizeof(gpu_full));
+}
+
+static int home_group(void *ctx, const struct kix_digest *key)
+{
+    struct home_walk *h = ctx;
+    struct kix_query_row *row;
+    int rc;
+
+    if (h->n == h->cap) {
+        size_t cap = h->cap ? 2 * h->cap : 64;
+        void *p = realloc(h->groups, cap * sizeof(*h->groups));
         if (!p)
             return KIX_ENOMEM;
-        v->rows = p;
+        h->groups = p;
+        h->cap = cap;
     }
-    row = &v->rows[v->nrows++];
+    row = &h->groups[h->n].row;
     memset(row, 0, sizeof(*row));
-    snprintf(row->kernel, sizeof(row->kernel), "%s", q->kernel);
-    snprintf(row->gpu, sizeof(row->gpu), "%s", q->gpu);
-    snprintf(row->provider, sizeof(row->provider), "%s", q->provider);
-    snprintf(row->group, sizeof(row->group), "%s", key);
-    snprintf(row->best, sizeof(row->best), "%s", q->run_id);
-    row->group_size = q->group_size;
+    row->group = *key;
+    rc = kix_index_group(h->r, key, 0, 1, best_run, row, &row->group_size);
+    if (rc || row->group_size == 0)
+        return rc;
+    describe(h->r, row);
+    h->ranked += row->group_size;
+    h->n++;
     return KIX_OK;
+}
+
+/* The order of kix query (kix/index.h): kernel, GPU, timed pass, metric,
+ * then group key. */
+static int home_order(const void *a, const void *b)
+{
+    const struct kix_query_row *x = &((const struct home_group *)a)->row,
+                               *y = &((const struct home_group *)b)->row;
+    int d;
+
+    if ((d = strcasecmp(x->kernel, y->kernel)) || (d = strcasecmp(x->gpu, y->gpu)) ||
+        (d = strcasecmp(x->mode, y->mode)) || (d = strcasecmp(x->metric, y->metric)))
+        return d;
+    return memcmp(x->group.b, y->group.b, sizeof(x->group.b));
 }
 
 int kix_home_view_from_store(struct kix_log_reader *r, struct kix_home_view *v, struct kix_err *err)
 {
-    struct kix_query q;
+    struct home_walk h = {r, NULL, 0, 0, 0, KIX_OK};
     struct kix_bytes cp;
     int rc;
 
     memset(v, 0, sizeof(*v));
-    memset(&q, 0, sizeof(q));
-    q.limit = HOME_MAX;
     if (kix_log_reader_checkpoint(r, KIX_NO_INDEX, &cp) == KIX_OK) {
         const uint8_t *nl = memchr(cp.ptr, '\n', cp.len);
         size_t n = nl ? (size_t)(nl - cp.ptr) : 0;
         snprintf(v->origin, sizeof(v->origin), "%.*s", (int)n, (const char *)cp.ptr);
     }
     v->tree_size = kix_log_reader_size(r);
-    rc = kix_index_query(r, &q, home_row, v, &v->ranked_runs);
+    rc = kix_index_groups(r, home_group, &h);
+    if (rc == KIX_OK && h.n > 1)
+        qsort(h.groups, h.n, sizeof(*h.groups), home_order);
+    if (rc == KIX_OK && h.n && !(v->rows = calloc(h.n, sizeof(*v->rows))))
+        rc = KIX_ENOMEM;
+    for (size_t i = 0; rc == KIX_OK && i < h.n; i++) {
+        const struct kix_query_row *q = &h.groups[i].row;
+        struct kix_home_row *row = &v->rows[v->nrows++];
+        snprintf(row->kernel, sizeof(row->kernel), "%s", q->kernel);
+        snprintf(row->gpu, sizeof(row->gpu), "%s", q->gpu);
+        snprintf(row->provider, sizeof(row->provider), "%s", q->provider);
+        kix_digest_format(&q->group, row->group);
+        snprintf(row->best, sizeof(row->best), "%s", q->run_id);
+        row->group_size = q->group_size;
+    }
+    v->ranked_runs = h.ranked;
+    free(h.groups);
     return rc ? kix_err_set(err, rc, "the home page: %s", kix_strerror(rc)) : KIX_OK;
 }
 

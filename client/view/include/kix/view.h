@@ -140,8 +140,11 @@ void kix_group_view_release(struct kix_group_view *v);
 int kix_group_view_json(const struct kix_group_view *v, unsigned flags, struct kix_buf *out,
                         struct kix_err *err) KIX_MUST_CHECK;
 
-/* The home page: one row per ranked group (its best run), from what the
- * index's query returns (no manifest read). */
+/* The home page: one row per ranked group, in the order of kix query
+ * (kernel, GPU, timed pass, metric, group key), with its size and best run
+ * from the index; only the best run's manifest and objects are read, to
+ * name the kernel, GPU and provider (the old page described every ranked
+ * run, five JSON parses each). */
 struct kix_home_row {
     char kernel[128], gpu[128], provider[128];
     char group[KIX_DIGEST_TEXT_LEN + 1];
