@@ -8,9 +8,9 @@
 #include "kix/entry.h"
 #include "kix/note.h"
 #include "kix/view.h"
+#include "view_internal.h"
 
-/* The origin: a checkpoint's first line. */
-static void origin_of(const uint8_t *cp, size_t len, char *out, size_t cap)
+void kix__view_origin(const uint8_t *cp, size_t len, char *out, size_t cap)
 {
     const uint8_t *nl = cp ? memchr(cp, '\n', len) : NULL;
     size_t n = nl ? (size_t)(nl - cp) : 0;
@@ -69,7 +69,7 @@ int kix_run_view_build(struct kix_run_view *v, const struct kix_resolution *res,
     kix_buf_init(&v->log_key);
     v->res = res;
     v->observed = "";
-    origin_of(res->checkpoint.ptr, res->checkpoint.len, v->origin, sizeof(v->origin));
+    kix__view_origin(res->checkpoint.ptr, res->checkpoint.len, v->origin, sizeof(v->origin));
     kix_digest_format(&res->run.manifest, v->manifest_digest);
     v->manifest = json_loadb((const char *)res->manifest.ptr, res->manifest.len, 0, NULL);
     if (!v->manifest)

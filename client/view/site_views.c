@@ -7,6 +7,7 @@
 #include "kix/encoding.h"
 #include "kix/note.h"
 #include "kix/view.h"
+#include "view_internal.h"
 
 static int add_row(void *ctx, uint64_t rank, const char *run_id, uint64_t value)
 {
@@ -91,9 +92,7 @@ int kix_group_view_from_store(struct kix_log_reader *r, const char *key, size_t 
     if (rc == KIX_OK && v->size == 0)
         return kix_err_set(err, KIX_ENOTFOUND, "no such group");
     if (rc == KIX_OK && kix_log_reader_checkpoint(r, KIX_NO_INDEX, &cp) == KIX_OK) {
-        const uint8_t *nl = memchr(cp.ptr, '\n', cp.len);
-        size_t n = nl ? (size_t)(nl - cp.ptr) : 0;
-        snprintf(v->origin, sizeof(v->origin), "%.*s", (int)n, (const char *)cp.ptr);
+        kix__view_origin(cp.ptr, cp.len, v->origin, sizeof(v->origin));
         rc = kix_buf_add(&v->checkpoint, cp.ptr, cp.len);
     }
     v->tree_size = kix_log_reader_size(r);
@@ -253,11 +252,8 @@ int kix_home_view_from_store(struct kix_log_reader *r, struct kix_home_view *v, 
     int rc;
 
     memset(v, 0, sizeof(*v));
-    if (kix_log_reader_checkpoint(r, KIX_NO_INDEX, &cp) == KIX_OK) {
-        const uint8_t *nl = memchr(cp.ptr, '\n', cp.len);
-        size_t n = nl ? (size_t)(nl - cp.ptr) : 0;
-        snprintf(v->origin, sizeof(v->origin), "%.*s", (int)n, (const char *)cp.ptr);
-    }
+    if (kix_log_reader_checkpoint(r, KIX_NO_INDEX, &cp) == KIX_OK)
+        kix__view_origin(cp.ptr, cp.len, v->origin, sizeof(v->origin));
     v->tree_size = kix_log_reader_size(r);
     rc = kix_index_groups(r, home_group, &h);
     if (rc == KIX_OK && h.n > 1)
