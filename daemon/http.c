@@ -335,38 +335,103 @@ static long unescape(const char *s, size_t len, char *out, size_t cap)
     return (long)n;
 }
 
+/* ---- pages, rendered on the thread pool ------------------------------------------------ */
+
+enum { PAGE_HOME, PAGE_RUN, PAGE_GROUP };
+
+struct pjob {
+    uv_work_t req;
+    struct kixd_http_conn *c;
+    struct kix_log *log;
+    int what, json, head, rc;
+    char arg[256];
+    size_t len;
+    struct kix_buf out;
+    struct kix_err err;
+};
+
+/* Thread pool: the page from a read snapshot of its own, so the loop
+ * never waits for a render (the home page reads every ranked group). */
+static void page_work(uv_work_t *req)
+{
+    struct pjob *j = req->data;
+    struct kix_log_reader *r = NULL;
+
+    j->rc = kix_log_read_begin(j->log, &r);
+    if (j->rc) {
+        kix_err_set(&j->err, j->rc, "cannot read the log: %s", kix_strerror(j->rc));
+        return;
+    }
+    j->rc = j->what == PAGE_HOME ? kix_page_home_html(r, &j->out, &j->err)
+            : j->what == PAGE_GROUP
+                ? (j->json ? kix_page_group_json : kix_page_group_html)(r, j->arg, j->len, &j->out,
+                                                                        &j->err)
+                : (j->json ? kix_page_run_json : kix_page_run_html)(r, j->arg, j->len, &j->out,
+                                                                    &j->err);
+    kix_log_read_end(r);
+}
+
+/* Loop thread: only writes the answer. */
+static void page_done(uv_work_t *req, int status)
+{
+    struct pjob *j = req->data;
+    struct kixd_http_conn *c = j->c;
+    struct kixd_worker *w = c->w;
+
+    c->waiting = 0;
+    if (!c->closing) {
+        if (status != 0)
+            answer_text(c, K_PAGE, 503, "kixd is stopping; send it again later\n", j->head);
+        else if (j->rc == KIX_ENOTFOUND || j->rc == KIX_EINVAL)
+            answer_text(c, K_PAGE, 404, "not found: no such run or group in this log\n", j->head);
+        else if (j->rc) {
+            kixd_log(KIXD_WARN, "http %s: GET %s failed: %s", c->peer, c->url,
+                     kix_err_text(&j->err, j->rc));
+            answer_text(c, K_PAGE, 500, "internal error (see the server's log)\n", j->head);
+        } else
+            answer(c, K_PAGE, 200, j->json ? "application/json" : "text/html; charset=utf-8", EDGE,
+                   j->out.ptr, j->out.len, j->head);
+        process(c);
+    }
+    kix_buf_release(&j->out);
+    free(j);
+    w->jobs--;
+    hconn_unref(c);
+    kixd_worker_check_drained(w);
+}
+
 /* The pages (kix/pages.h): "", "index.html", runs/<id>[.json],
- * groups/<key>, and the pages' script KIX_PAGE_SCRIPT_PATH. Returns 0 when path is none of them. */
+ * groups/<key>[.json], and the pages' script KIX_PAGE_SCRIPT_PATH and
+ * style sheet KIX_PAGE_STYLE_PATH. Returns 0 when path is none of them.
+ * A page is rendered on the thread pool (page_work); its answer comes
+ * later (page_done). */
 static int page(struct kixd_http_conn *c, const char *path, size_t len, int head)
 {
-    struct kixd_worker *w = c->w;
-    struct kix_log_reader *r = NULL;
-    struct kix_err err = {0};
+    struct pjob *j;
     char arg[256];
     long n = 0;
-    int rc, json = 0, what;
+    int json = 0, what;
 
     if (len == sizeof(KIX_PAGE_SCRIPT_PATH) - 1 &&
-        memcmp(path, KIX_PAGE_SCRIPT_PATH, len) == 0) { /* the run pages' verifier */
+        memcmp(path, KIX_PAGE_SCRIPT_PATH, len) == 0) { /* the pages' verifier */
         struct kix_bytes js;
         kix_page_script(&js);
         answer(c, K_PAGE, 200, "text/javascript; charset=utf-8", EDGE, js.ptr, js.len, head);
         return 1;
     }
+    if (len == sizeof(KIX_PAGE_STYLE_PATH) - 1 && memcmp(path, KIX_PAGE_STYLE_PATH, len) == 0) {
+        struct kix_bytes css;
+        kix_page_style(&css);
+        answer(c, K_PAGE, 200, "text/css; charset=utf-8", EDGE, css.ptr, css.len, head);
+        return 1;
+    }
     if (len == 0 || (len == 10 && memcmp(path, "index.html", 10) == 0)) {
-        what = 0;
+        what = PAGE_HOME;
     } else if (len > 5 && memcmp(path, "runs/", 5) == 0) {
-        what = 1;
+        what = PAGE_RUN;
         n = unescape(path + 5, len - 5, arg, sizeof(arg));
-        if (n > 5 && memcmp(arg + n - 5, ".json", 5) == 0) {
-            n -= 5;
-            arg[n] = '\0';
-            json = 1;
-        } else {
-            json = c->accept_json;
-        }
     } else if (len > 7 && memcmp(path, "groups/", 7) == 0) {
-        what = 2;
+        what = PAGE_GROUP;
         n = unescape(path + 7, len - 7, arg, sizeof(arg));
     } else {
         return 0;
@@ -375,25 +440,35 @@ static int page(struct kixd_http_conn *c, const char *path, size_t len, int head
         answer_text(c, K_PAGE, 404, "not found\n", head);
         return 1;
     }
-    rc = kixd_worker_reader(w, &r, &err);
-    kix_buf_reset(&w->scratch);
-    if (rc == KIX_OK)
-        rc = what == 0   ? kix_page_home_html(r, &w->scratch, &err)
-             : what == 2 ? kix_page_group_html(r, arg, (size_t)n, &w->scratch, &err)
-             : json      ? kix_page_run_json(r, arg, (size_t)n, &w->scratch, &err)
-                         : kix_page_run_html(r, arg, (size_t)n, &w->scratch, &err);
-    if (rc == KIX_ENOTFOUND || rc == KIX_EINVAL) {
-        answer_text(c, K_PAGE, 404, "not found: no such run or group in this log\n", head);
+    if (what != PAGE_HOME && n > 5 && memcmp(arg + n - 5, ".json", 5) == 0) {
+        n -= 5;
+        json = 1;
+    } else if (what != PAGE_HOME) {
+        json = c->accept_json;
+    }
+    if (!(j = calloc(1, sizeof(*j)))) {
+        c->close_after = 1;
+        answer_text(c, K_PAGE, 503, "cannot queue the request; retry\n", head);
         return 1;
     }
-    if (rc) {
-        kixd_log(KIXD_WARN, "http %s: GET /%.*s failed: %s", c->peer, (int)len, path,
-                 kix_err_text(&err, rc));
-        answer_text(c, K_PAGE, 500, "internal error (see the server's log)\n", head);
+    j->c = c;
+    j->log = c->w->srv->log;
+    j->what = what;
+    j->json = json;
+    j->head = head;
+    j->len = (size_t)n;
+    memcpy(j->arg, arg, (size_t)n);
+    j->req.data = j;
+    kix_buf_init(&j->out);
+    if (uv_queue_work(&c->w->loop, &j->req, page_work, page_done) != 0) {
+        free(j);
+        c->close_after = 1;
+        answer_text(c, K_PAGE, 503, "cannot queue the request; retry\n", head);
         return 1;
     }
-    answer(c, K_PAGE, 200, json ? "application/json" : "text/html; charset=utf-8", EDGE,
-           w->scratch.ptr, w->scratch.len, head);
+    c->waiting = 1;
+    c->refs++;
+    c->w->jobs++;
     return 1;
 }
 

@@ -9,8 +9,11 @@ The layers (ARCHITECTURE.md), lowest first; each may use those before it:
   index   store/index    the benchmark index                 (no lmdb.h)
   proto   proto          msgpack-RPC messages                base + msgpack
   client  client/lib     the client library                  all of the above
-  cli     client/cli     the kix commands                    client and below
-  daemon  daemon         kixd                                client and below, never cli
+  view    client/view    what a reader is shown: the view     base, verify, log, index
+                         model, its JSON, kix show's text
+  web     client/web     templates, HTML pages, static site  view and what it uses
+  cli     client/cli     the kix commands                    client, view and below
+  daemon  daemon         kixd                                client, web and below, never cli
 
 Also: no system() or popen() anywhere, no string compare on an error's
 message outside tests, no file includes another folder's private header (a quoted include
@@ -27,6 +30,9 @@ commit", which is the log's: many submissions, one transaction), rank,
 ranks, ranked, ranking(s), benchmark. Not "run" or "runs" in lower case,
 which mostly means to execute, nor "manifest", the name kix/store.h gives
 the JSON objects it stores.
+
+Storage renders nothing: no HTML or CSS under store/ (no .html/.css file,
+no tag such as "<html", "<div", "<table" or a closing "</x" in a source).
 """
 import os
 import re
@@ -44,13 +50,15 @@ LAYERS = [  # name, folder, may use (layer names), third-party headers it may in
     ("proto", "proto", ["base"], {"msgpack.h"}),
     ("client", "client/lib", ["base", "verify", "log", "index", "proto"],
      {"sodium.h", "jansson.h"}),
-    ("cli", "client/cli", ["base", "verify", "log", "index", "proto", "client"],
+    ("view", "client/view", ["base", "verify", "log", "index"], {"jansson.h"}),
+    ("web", "client/web", ["base", "verify", "log", "index", "view"], {"jansson.h"}),
+    ("cli", "client/cli", ["base", "verify", "log", "index", "proto", "client", "view"],
      {"sodium.h", "jansson.h"}),
-    ("daemon", "daemon", ["base", "verify", "log", "index", "proto", "client"],
+    ("daemon", "daemon", ["base", "verify", "log", "index", "proto", "client", "view", "web"],
      {"sodium.h", "jansson.h", "uv.h", "curl/curl.h"}),
 ]
 LIBRARY = {"base": "kix_base", "verify": "kix_verify", "log": "kix_log", "index": "kix_index",
-           "proto": "kix_proto", "client": "kix_client"}
+           "proto": "kix_proto", "client": "kix_client", "view": "kix_view", "web": "kix_web"}
 HEADERS = {"client": "client", "cli": "-"}  # where a layer's include/kix lives, if not its folder
 THIRD_PARTY = {"sodium.h", "jansson.h", "lmdb.h", "msgpack.h", "uv.h", "curl/curl.h",
                "openssl/sha.h", "openssl/evp.h"}
@@ -81,6 +89,27 @@ def sources(folder):
         for f in files:
             if f.endswith((".c", ".h")):
                 yield os.path.join(dirpath, f)
+
+
+MARKUP = re.compile(r"<(html|head|body|div|table|tr|td|th|span|p|a|h[1-6]|script|style|pre|code)[\s>]"
+                    r"|</[a-z][a-z0-9]*>", re.I)
+
+
+def markup_in_store():
+    """Storage only returns data: pages, templates and styles live in client/web."""
+    problems = []
+    for dirpath, _, files in os.walk(os.path.join(ROOT, "store")):
+        for f in files:
+            rel = os.path.relpath(os.path.join(dirpath, f), ROOT)
+            if f.endswith((".html", ".htm", ".css")):
+                problems.append(f"{rel}: HTML or CSS in store/ (pages belong in client/web)")
+            elif f.endswith((".c", ".h", ".js")):
+                text = open(os.path.join(dirpath, f), encoding="utf-8").read()
+                m = MARKUP.search(text)
+                if m:
+                    problems.append(f"{rel}: HTML markup {m.group(0)!r} in store/ "
+                                    f"(pages belong in client/web)")
+    return problems
 
 
 def main():
@@ -149,6 +178,7 @@ def main():
             for word in (m.group(0) for r in LOG_VOCABULARY for m in r.finditer(line)):
                 problems.append(f"{rel}:{n}: \"{word}\": the log knows entries, objects and the "
                                 f"indexer's tables, not what the index (store/index) makes of them")
+    problems += markup_in_store()
     for p in problems:
         print(p)
     if problems:
@@ -174,6 +204,10 @@ def self_test():
         ("store/log/txn.c", "/* a comparable run joins its group */\n"),  # the log knowing runs
         ("store/log/db.h", "enum { T_RUNS };\n"),                          # ... or their table
         ("store/log/log.c", 'static const char *k = "metadata.runId";\n'),  # ... or their names
+        ("store/index/query.c", 'static const char page[] = "<table><tr></tr></table>";\n'),
+        ("store/index/web/page.css", "body{margin:0}\n"),                # a style sheet in store/
+        ("client/view/figures.c", '#include "kix/pages.h"\n'),            # the view using the web
+        ("client/web/CMakeLists.txt", "target_link_libraries(kix_web PUBLIC kix_client)\n"),
     ]
     real, failures = ROOT, 0
     for rel, line in plants:
@@ -182,6 +216,7 @@ def self_test():
             for d in ("store", "proto", "client", "daemon", "tests", "tools"):
                 shutil.copytree(os.path.join(real, d), os.path.join(tmp, d),
                                 ignore=shutil.ignore_patterns("vectors", "corpus", "samples"))
+            os.makedirs(os.path.dirname(os.path.join(tmp, rel)), exist_ok=True)
             with open(os.path.join(tmp, rel), "a", encoding="utf-8") as f:
                 f.write(line)
             ROOT = tmp

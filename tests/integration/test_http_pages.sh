@@ -32,12 +32,16 @@ for want in '<span class="big" id="median">11.4 µs</span> latency median' '<spa
   grep -qF "$want" "$WORK/page.html" || fail "the run page lacks: $want"
 done
 # one script, the project's own verifier (test_http_verify_browser.sh runs
-# it), and one data block, not executed: the index proofs it checks
-[ "$(grep -o '<script[^>]*>' "$WORK/page.html" | grep -v '^<script type="application/json" id="kix-index">$')" = \
+# it), and one data block, not executed: the run's view with the proofs it checks
+[ "$(grep -o '<script[^>]*>' "$WORK/page.html" | grep -v '^<script type="application/json" id="kix-view">$')" = \
   '<script src="../kix-verify.js" defer>' ] ||
   fail "the run page's scripts: $(grep -o '<script[^>]*>' "$WORK/page.html")"
-grep -c '<script type="application/json" id="kix-index">' "$WORK/page.html" | grep -qx 1 ||
-  fail "the run page carries no index proofs"
+grep -c '<script type="application/json" id="kix-view">' "$WORK/page.html" | grep -qx 1 ||
+  fail "the run page carries no view"
+for slot in rank evidence; do
+  grep -qF "data-kix-slot=\"$slot\"" "$WORK/page.html" || fail "the run page has no $slot slot"
+done
+grep -qF '<div id="kix-verify" data-page="run"' "$WORK/page.html" || fail "the run page's #kix-verify"
 grep -qF 'id="verify-status" data-state="none"><b>Not verified by this page</b>' "$WORK/page.html" ||
   fail "the run page does not say it is unverified without JavaScript"
 pass "run page: median, p20/p80, rank, group link, evidence, entries with tile links, citation, manifest"
@@ -51,7 +55,12 @@ d = json.load(open(sys.argv[1]))
 assert d["runId"] == sys.argv[2]
 assert d["primary"] == {"metric": "latency", "unit": "ns", "median": 11360, "p20": 10336, "p80": 11456}, d["primary"]
 assert d["rank"]["rank"] == 1 and d["rank"]["groupSize"] == 2 and d["rank"]["best"] == d["runId"]
-assert d["evidence"] == "reported" and d["reruns"] == 0
+assert d["view"] == "kix.run/1"
+assert d["evidence"] == "reported" and d["reruns"] == []
+assert "rerunList" not in d and "digest" not in d
+assert hashlib.sha256(d["manifestCanonical"].encode()).hexdigest() == d["manifestDigest"][7:]
+assert json.loads(d["manifestCanonical"]) == d["manifest"]
+assert d["logKey"].startswith("kix.test/log+") and d["index"]["runRecord"]
 assert [e["type"] for e in d["entries"]] == ["publication"]
 e = d["entries"][0]
 assert e["tile"].startswith("tile/0/000") and e["entryBundle"].startswith("tile/entries/000")
@@ -63,11 +72,39 @@ assert "Workload" in kinds and "ExecutionEnvironment" in kinds, kinds
 PY
 pass "run JSON parses, same for Accept: application/json"
 
+# one document: kix show --json (verified by the client), /runs/<id>.json and
+# the view the HTML embeds are the same bytes
+"$KIX" show --server "$(addr o)" --log-key "$WORK/vkey" "$RID" --json >"$WORK/show.json" || fail "kix show --json"
+python3 - "$WORK/show.json" "$WORK/run.json" "$WORK/page.html" <<'PY' || fail "the three documents differ"
+import json, re, sys
+show = open(sys.argv[1], "rb").read()
+page = open(sys.argv[2], "rb").read()
+assert show == page + b"\n", (show[:300], page[:300])
+html = open(sys.argv[3], encoding="utf-8").read()
+m = re.search(r'<script type="application/json" id="kix-view">(.*?)</script>', html, re.S)
+embedded = m.group(1)
+assert "</" not in embedded and "<" not in embedded
+assert json.loads(embedded) == json.loads(page)
+PY
+pass "kix show --json, /runs/<id>.json and the page's #kix-view are one document"
+
 GROUP=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["rank"]["group"])' "$WORK/run.json")
 curl -sf "$H/groups/$GROUP" -o "$WORK/group.html" || fail "GET /groups/$GROUP"
 first=$(grep -o 'href="../runs/[^"]*"' "$WORK/group.html" | head -1)
 [ "$first" = "href=\"../runs/$RID\"" ] || fail "the group page does not list $RID first: $first"
 [ "$(grep -c '<tr data-rank=' "$WORK/group.html")" = 2 ] || fail "the group page does not list 2 runs"
+grep -qF '<tbody data-kix-slot="group-rows">' "$WORK/group.html" || fail "the group page has no group-rows slot"
+curl -sf "$H/groups/$GROUP.json" -o "$WORK/group.json" || fail "GET /groups/$GROUP.json"
+python3 - "$WORK/group.json" "$WORK/group.html" "$RID" <<'PY' || fail "group JSON: $(head -c 600 "$WORK/group.json")"
+import json, re, sys
+d = json.load(open(sys.argv[1]))
+assert d["view"] == "kix.group/1" and d["size"] == 2, d
+assert d["rows"][0]["rank"] == 1 and d["rows"][0]["runId"] == sys.argv[3] and d["rows"][0]["unit"] == "ns"
+assert d["index"]["groupKey"] == "group/" + d["group"][7:]
+html = open(sys.argv[2], encoding="utf-8").read()
+m = re.search(r'<script type="application/json" id="kix-view">(.*?)</script>', html, re.S)
+assert json.loads(m.group(1)) == d
+PY
 curl -sf "$H/" -o "$WORK/home.html" || fail "GET /"
 grep -q '<td>rope</td>' "$WORK/home.html" && grep -q "href=\"groups/$GROUP\"" "$WORK/home.html" || fail "home page"
 pass "group page (best first) and home page"
@@ -84,7 +121,7 @@ for _ in $(seq 1 100); do [ -f "$WORK/exp/runs/.size" ] && break; sleep 0.1; don
 [ "$(cat "$WORK/exp/runs/.size")" = "$(sed -n 2p "$WORK/exp/checkpoint")" ] || fail "pages not exported"
 start_nginx "$WORK/exp"
 n=0
-for p in "runs/$RID" "runs/$RID.json" "groups/$GROUP" kix-verify.js ""; do
+for p in "runs/$RID" "runs/$RID.json" "groups/$GROUP" "groups/$GROUP.json" kix-verify.js style.css ""; do
   curl -sf -D "$WORK/nh" "$NGINX_URL/$p" -o "$WORK/n" || fail "nginx: GET /$p"
   curl -sf "$H/$p" -o "$WORK/k" || fail "kixd: GET /$p"
   cmp -s "$WORK/n" "$WORK/k" || fail "/$p differs between the export (nginx) and kixd"

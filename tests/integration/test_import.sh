@@ -127,7 +127,8 @@ for q, col in (("20", "y_value_20"), ("50", "y_value_50"), ("80", "y_value_80"))
     shown(col, "%s_%s %r" % (u, q, float(f[col])))
 cfg = json.loads(f["extra_benchmark_config_str"])
 line_with("config", json.dumps(cfg, separators=(",", ":"), sort_keys=True))
-hw = doc["environment"]["spec"]["hardware"]
+objs = {o["kind"]: o["object"] for o in doc["objects"]}
+hw = objs["ExecutionEnvironment"]["spec"]["hardware"]
 line_with("gpu", hw["product"])
 name = hw["product"] + ("-" + hw["formFactor"] if "formFactor" in hw else "")
 known = {"NVIDIA H100 80GB HBM3": "NVIDIA H100-SXM5-80GB"}
@@ -136,9 +137,10 @@ if "formFactor" in hw:
     line_with("form factor", hw["formFactor"])
 ts = f["timestamp"].replace(" ", "T")
 line_with("observed at", ts)
-assert doc["run"]["spec"]["observedAt"].startswith(ts), doc["run"]["spec"]["observedAt"]
+assert doc["manifest"]["spec"]["observedAt"].startswith(ts), doc["manifest"]["spec"]["observedAt"]
 line_with("label", "liger_version", f["liger_version"])
-assert doc["published"]["at"].startswith(sys.argv[5]), ("publishedAt is not the log's time", doc["published"])
+published = re.search(r"^Published (\S+)", page, re.M).group(1)
+assert published.startswith(sys.argv[5]), ("publishedAt is not the log's time", published)
 PY
         fail "line $line: a CSV field is not shown"
 done

@@ -35,14 +35,14 @@ page() { # page EXTERNAL_ID_PREFIX OUT
   "$KIX" show "$id" --json >"$2"
 }
 page "rope/forward/liger/nvidia-a100-sxm4-80gb/hidden512-kv_heads8-q_heads32-seq2048-bf16/" "$WORK/rope.json"
-[ "$(json_get "$WORK/rope.json" 'd["run"]["spec"]["timing"]["latencyNs"]["median"]')" = 11360 ] || fail "rope median"
-[ "$(json_get "$WORK/rope.json" '[m["value"] for m in d["run"]["spec"]["measurements"]]')" = "[10336, 11456]" ] ||
+[ "$(json_get "$WORK/rope.json" 'd["manifest"]["spec"]["timing"]["latencyNs"]["median"]')" = 11360 ] || fail "rope median"
+[ "$(json_get "$WORK/rope.json" '[m["value"] for m in d["manifest"]["spec"]["measurements"]]')" = "[10336, 11456]" ] ||
   fail "rope p20/p80"
-[ "$(json_get "$WORK/rope.json" 'd["rank"]')" = 1 ] || fail "rope rank: $(json_get "$WORK/rope.json" 'd.get("rank")')"
+[ "$(json_get "$WORK/rope.json" 'd["rank"]["rank"]')" = 1 ] || fail "rope rank: $(json_get "$WORK/rope.json" 'd.get("rank")')"
 page "tiled_geglu/full/deepspeed_tiled/nvidia-geforce-rtx-4090/batch2-hidden2048-intermediate4096-seq16384-bf16/" \
   "$WORK/geglu.json"
-[ "$(json_get "$WORK/geglu.json" 'd["run"]["spec"]["timing"]["latencyNs"]["median"]')" = 49462273 ] || fail "geglu median"
-[ "$(json_get "$WORK/geglu.json" 'd["rank"]')" = 4 ] || fail "geglu rank: $(json_get "$WORK/geglu.json" 'd.get("rank")')"
+[ "$(json_get "$WORK/geglu.json" 'd["manifest"]["spec"]["timing"]["latencyNs"]["median"]')" = 49462273 ] || fail "geglu median"
+[ "$(json_get "$WORK/geglu.json" 'd["rank"]["rank"]')" = 4 ] || fail "geglu rank: $(json_get "$WORK/geglu.json" 'd.get("rank")')"
 pass "example pages: rope 11.4 us rank 1, geglu 49.5 ms rank 4"
 
 # Every group's ranking against a brute force over the CSV.

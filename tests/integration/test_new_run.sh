@@ -44,15 +44,18 @@ grep -q 'latency · p20      10.3 µs' "$WORK/show.txt" || fail "show lacks the 
 python3 - "$WORK/show.json" <<'PY' || fail "show --json: $(head -c 600 "$WORK/show.json")"
 import json, sys
 d = json.load(open(sys.argv[1]))
-s = d["run"]["spec"]
+s = d["manifest"]["spec"]
+o = {x["kind"]: x["object"] for x in d["objects"]}
+names = {"workload": "Workload", "protocol": "BenchmarkProtocol", "environment": "ExecutionEnvironment",
+         "implementation": "Implementation"}
 assert s["timing"]["latencyNs"]["median"] == 11360
 assert s["measurements"][0]["value"] == 10336
 for k in ("workload", "protocol", "environment", "implementation"):
-    assert k in d, k
+    assert names[k] in o, k
     assert s[k + "Digest"].startswith("sha256:"), s[k + "Digest"]
-assert d["workload"]["spec"]["parameters"] == {"seq_len": 2048, "hidden": 512}
-assert d["environment"]["spec"]["hardware"]["product"] == "NVIDIA A100-SXM4-80GB"
-assert d["groupSize"] == 1 and d["rank"] == 1
+assert o["Workload"]["spec"]["parameters"] == {"seq_len": 2048, "hidden": 512}
+assert o["ExecutionEnvironment"]["spec"]["hardware"]["product"] == "NVIDIA A100-SXM4-80GB"
+assert d["rank"]["groupSize"] == 1 and d["rank"]["rank"] == 1
 PY
 pass "kix show: the edited figures, every referenced object, ranked"
 

@@ -47,7 +47,7 @@ PY
 "$KIX" resolve "$D1" --json >"$WORK/r1.json" || fail "resolve the first digest"
 [ "$(json_get "$WORK/r1.json" 'd["runId"]')" = first ] || fail "the first digest moved"
 "$KIX" show second --json >"$WORK/s2.json" || fail "show second"
-[ "$(json_get "$WORK/s2.json" 'd["groupSize"]')" = 2 ] || fail "both measurements are not ranked: $(cat "$WORK/s2.json" | head -c 300)"
+[ "$(json_get "$WORK/s2.json" 'd["rank"]["groupSize"]')" = 2 ] || fail "both measurements are not ranked: $(cat "$WORK/s2.json" | head -c 300)"
 pass "--new-run: a manifest of its own (metadata.runId), each digest resolves to its run, both ranked"
 
 # --new-run again with the same run id is the same manifest: refused as a duplicate run id

@@ -97,7 +97,7 @@ grep -q "SUPERSEDED by run run-2 (entry [0-9]*): fixed timer" <<<"$("$KIX" resol
   fail "reason in resolve"
 grep -q "this record was corrected: fixed timer" <<<"$("$KIX" show "${LOG[@]}" run-1)" || fail "reason in show"
 "$KIX" show "${LOG[@]}" run-1 --json >"$WORK/show4.json"
-[ "$(json_get "$WORK/show4.json" 'd["supersessionReason"]')" = "fixed timer" ] || fail "reason in show --json"
+[ "$(json_get "$WORK/show4.json" 'd["supersededBy"]')" = run-2 ] || fail "supersededBy in show --json"
 "$KIX" resolve "${LOG[@]}" run-2 --json >"$WORK/res5.json"
 [ "$(json_get "$WORK/res5.json" 'd["supersedes"]')" = run-1 ] || fail "supersedes"
 expect_status 1 "$KIX" supersede "${LOG[@]}" --key "$WORK/att.key" run-2 "$WORK/m1/run.json"

@@ -17,7 +17,7 @@ serve o
 S=(--server "$(addr o)")
 
 "$KIX" show "${S[@]}" "$OTHER" --json >"$WORK/show.json"
-RANK="$(json_get "$WORK/show.json" '"%d/%d" % (d["rank"], d["groupSize"])')"
+RANK="$(json_get "$WORK/show.json" '"%d/%d" % (d["rank"]["rank"], d["rank"]["groupSize"])')"
 "$KIX" index "${S[@]}" --json "run/$OTHER" >"$WORK/run.json"
 "$KIX" index "${S[@]}" --json "group/$GROUP" >"$WORK/group.json"
 "$KIX" index "${S[@]}" --json "run/no-such-run" >"$WORK/absent.json"

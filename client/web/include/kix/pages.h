@@ -1,24 +1,17 @@
 /* kix/pages.h — the index on the web: a run's permalink page
- * (https://<origin>/runs/<runId>) as static HTML and as JSON, a comparison
- * group's page and a home page, rendered server side from one read
- * snapshot. The HTML needs no JavaScript and no third-party resource; its
- * links are relative to the site's root (runs/…, groups/…, tile/…), so the
- * same pages work from kixd --http and from a static copy.
- *
- * What a run page shows: the run id, median with p20/p80 (the manifest's
- * measurements), rank in its group with links to the best run and the
- * group, evidence with the rerun count, attestations, supersession, the
- * workload/protocol/environment/implementation objects it references, a
- * citation block (permalink, manifest digest, log origin and size), the
- * canonical manifest and its digest, and every log entry about the run with
- * links to its level-0 tile and entry bundle (C2SP tlog-tiles paths), so a
- * reader can check it with any tlog-tiles client. Nothing here is verified
- * for the reader: the page is the server's word until checked against the
- * tiles, which the page's script (KIX_PAGE_SCRIPT_PATH, below) does in the
- * reader's browser with the log key the page prints (#log-vkey): the
- * checkpoint's signature, the inclusion of each listed entry (#entries
- * rows, data-index) and the manifest's digest (#manifest, #manifest-digest).
- * Without JavaScript the page reads the same and says how to verify.
+ * (https://<origin>/runs/<runId>) as HTML and as JSON, a comparison group's
+ * page and JSON, and a home page, rendered from the views of kix/view.h
+ * (one read snapshot each). The JSON is the view document itself; the HTML
+ * is the page templates in client/web/templates/ filled by the template engine
+ * (kix/template.h), with the view embedded as
+ * <script type="application/json" id="kix-view"> and the data-kix-slot
+ * elements the page's script (KIX_PAGE_SCRIPT_PATH) fills from what it
+ * proves in the reader's browser (proto/PROTOCOL.md §"Run pages"). The
+ * pages need no third-party resource; their links are relative to the
+ * site's root (runs/…, groups/…, tile/…, style.css), so the same pages work
+ * from kixd --http and from a static copy. Nothing here is verified for
+ * the reader: the page is the server's word until its script (or kix show)
+ * checks it against the tiles and the signed index.
  *
  * Memory: output is appended to a caller-owned struct kix_buf.
  * Errors: KIX_ENOTFOUND (no such run or group), KIX_EINVAL (a malformed
@@ -28,7 +21,7 @@
 #ifndef KIX_PAGES_H
 #define KIX_PAGES_H
 
-#include "kix/index.h"
+#include "kix/view.h"
 
 /* The run `run_id` (len bytes) as JSON (one object) or HTML. */
 int kix_page_run_json(struct kix_log_reader *r, const char *run_id, size_t len, struct kix_buf *out,
@@ -37,7 +30,9 @@ int kix_page_run_html(struct kix_log_reader *r, const char *run_id, size_t len, 
                       struct kix_err *err) KIX_MUST_CHECK;
 
 /* The comparison group whose key is the digest text `key` ("sha256:…"):
- * its runs best first (at most 1000). */
+ * its runs best first (at most KIX_VIEW_GROUP_MAX). */
+int kix_page_group_json(struct kix_log_reader *r, const char *key, size_t len, struct kix_buf *out,
+                        struct kix_err *err) KIX_MUST_CHECK;
 int kix_page_group_html(struct kix_log_reader *r, const char *key, size_t len, struct kix_buf *out,
                         struct kix_err *err) KIX_MUST_CHECK;
 
@@ -48,7 +43,8 @@ int kix_page_home_html(struct kix_log_reader *r, struct kix_buf *out,
 
 /* Writes the pages into `dir` (created if missing) as files, for a static
  * web server next to the tlog-tiles export: runs/<runId> (HTML),
- * runs/<runId>.json, groups/<key>, index.html. Incremental: DIR/runs/.size
+ * runs/<runId>.json, groups/<key>[.json], index.html,
+ * kix-verify.js and style.css. Incremental: DIR/runs/.size
  * remembers the log size the pages were written for (written last), and
  * only the runs that entries since then are about are rewritten, with every
  * run of their comparison groups (whose ranks may have moved) and those
@@ -59,11 +55,14 @@ struct kix_pages_export_stats {
     uint64_t runs, groups;    /* pages written */
 };
 
-/* The in-browser verifier every run page references (store/index/web/
- * kix-verify.js, compiled in): served and exported at the site root as
- * KIX_PAGE_SCRIPT_PATH. *out borrows static storage. */
+/* The in-browser verifier every page references (client/web/static/
+ * kix-verify.js, compiled in) and the pages' style sheet (client/web/
+ * style.css): served and exported at the site root as KIX_PAGE_SCRIPT_PATH
+ * and KIX_PAGE_STYLE_PATH. *out borrows static storage. */
 #define KIX_PAGE_SCRIPT_PATH "kix-verify.js"
+#define KIX_PAGE_STYLE_PATH  "style.css"
 void kix_page_script(struct kix_bytes *out);
+void kix_page_style(struct kix_bytes *out);
 
 int kix_pages_export(struct kix_log *l, const char *dir, struct kix_pages_export_stats *stats,
                      struct kix_err *err) KIX_MUST_CHECK;

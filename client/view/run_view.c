@@ -1,0 +1,323 @@
+/* The run view and its JSON document (kix/view.h, VIEW-CONTRACT in
+ * proto/PROTOCOL.md §"Run pages"). */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "kix/encoding.h"
+#include "kix/entry.h"
+#include "kix/note.h"
+#include "kix/view.h"
+#include "view_internal.h"
+
+void kix__view_origin(const uint8_t *cp, size_t len, char *out, size_t cap)
+{
+    const uint8_t *nl = cp ? memchr(cp, '\n', len) : NULL;
+    size_t n = nl ? (size_t)(nl - cp) : 0;
+
+    if (n >= cap)
+        n = cap - 1;
+    if (n)
+        memcpy(out, cp, n);
+    out[n] = '\0';
+}
+
+static const char *str_at(json_t *o, const char *a, const char *b)
+{
+    const char *s = json_string_value(json_object_get(json_object_get(o, a), b));
+    return s ? s : "";
+}
+
+static int read_rerun(struct kix_rerun_view *x, const struct kix_resolution_entry *e,
+                      const struct kix_entry_summary *s, kix_view_get_object_fn get, void *ctx,
+                      struct kix_err *err)
+{
+    struct kix_buf bytes = KIX_BUF_INIT;
+    json_t *doc;
+    int rc;
+
+    x->index = e->index;
+    x->outcome = s->outcome;
+    memcpy(x->signer, s->signer, sizeof(x->signer));
+    kix_digest_format(&s->rerun_digest, x->manifest_digest);
+    snprintf(x->observed, sizeof(x->observed), "%s", s->time);
+    rc = get(ctx, &s->rerun_digest, &bytes, err);
+    if (rc) {
+        kix_err_wrap(err, "reading the manifest of the rerun at entry %llu",
+                     (unsigned long long)e->index);
+        goto out;
+    }
+    doc = json_loadb((const char *)bytes.ptr, bytes.len, 0, NULL);
+    if (*str_at(doc, "spec", "observedAt"))
+        snprintf(x->observed, sizeof(x->observed), "%s", str_at(doc, "spec", "observedAt"));
+    snprintf(x->status, sizeof(x->status), "%s", str_at(doc, "spec", "status"));
+    kix_figures_of(doc, &x->figures);
+    json_decref(doc);
+out:
+    kix_buf_release(&bytes);
+    return rc;
+}
+
+int kix_run_view_build(struct kix_run_view *v, const struct kix_resolution *res,
+                       const struct kix_verifier *log_key, kix_view_get_object_fn get, void *ctx,
+                       struct kix_err *err)
+{
+    int rc = KIX_OK;
+
+    memset(v, 0, sizeof(*v));
+    kix_buf_init(&v->permalink);
+    kix_buf_init(&v->log_key);
+    v->res = res;
+    v->observed = "";
+    kix__view_origin(res->checkpoint.ptr, res->checkpoint.len, v->origin, sizeof(v->origin));
+    kix_digest_format(&res->run.manifest, v->manifest_digest);
+    v->manifest = json_loadb((const char *)res->manifest.ptr, res->manifest.len, 0, NULL);
+    if (!v->manifest)
+        return kix_err_set(err, KIX_ECORRUPT, "the manifest of run %s does not parse",
+                           res->run.run_id);
+    v->observed = str_at(v->manifest, "spec", "observedAt");
+    kix_figures_of(v->manifest, &v->primary);
+    v->ranked = res->run.grouped && res->rank.rank;
+    kix_digest_format(&res->run.comparison_key, v->group);
+    if ((rc = kix_permalink(v->origin, res->run.run_id, &v->permalink)) ||
+        (log_key && (rc = kix_verifier_format(log_key, &v->log_key))))
+        return kix_err_set(err, rc, "out of memory");
+    for (size_t i = 0; i < res->nobjects; i++) {
+        struct kix_view_object *o = &v->objects[v->nobjects++];
+        kix_digest_format(&res->objects[i].digest, o->digest);
+        o->json =
+            json_loadb((const char *)res->objects[i].bytes.ptr, res->objects[i].bytes.len, 0, NULL);
+        o->kind = json_string_value(json_object_get(o->json, "kind"));
+        o->kind = o->kind ? o->kind : "";
+    }
+    for (size_t i = 0; i < res->nentries; i++) {
+        struct kix_entry_summary s;
+        if (kix_entry_describe(res->entries[i].leaf.ptr, res->entries[i].leaf.len, &s, NULL))
+            continue;
+        if (s.type == KIX_ENTRY_PUBLICATION) {
+            snprintf(v->published, sizeof(v->published), "%s", s.time);
+            snprintf(v->source, sizeof(v->source), "%s", s.source);
+            snprintf(v->license, sizeof(v->license), "%s", s.license);
+        }
+        if (s.type != KIX_ENTRY_RERUN || v->nreruns == KIX_VIEW_RERUNS_MAX)
+            continue;
+        if (!v->reruns && !(v->reruns = calloc(KIX_VIEW_RERUNS_MAX, sizeof(*v->reruns))))
+            return kix_err_set(err, KIX_ENOMEM, "out of memory");
+        rc = read_rerun(&v->reruns[v->nreruns], &res->entries[i], &s, get, ctx, err);
+        if (rc)
+            return rc;
+        /* the latest re-observation: for staleness, never the run's own date */
+        if (strcmp(v->reruns[v->nreruns].observed, v->reobserved) > 0)
+            snprintf(v->reobserved, sizeof(v->reobserved), "%s", v->reruns[v->nreruns].observed);
+        v->nreruns++;
+    }
+    return KIX_OK;
+}
+
+void kix_run_view_release(struct kix_run_view *v)
+{
+    kix_buf_release(&v->permalink);
+    kix_buf_release(&v->log_key);
+    json_decref(v->manifest);
+    for (size_t i = 0; i < v->nobjects; i++)
+        json_decref(v->objects[i].json);
+    free(v->reruns);
+    memset(v, 0, sizeof(*v));
+}
+
+static int get_from_reader(void *ctx, const struct kix_digest *d, struct kix_buf *out,
+                           struct kix_err *err)
+{
+    struct kix_bytes b;
+    int rc = kix_log_reader_object(ctx, d, &b);
+
+    if (rc)
+        return kix_err_set(err, rc, "the object is not in the store");
+    rc = kix_buf_add(out, b.ptr, b.len);
+    return rc ? kix_err_set(err, rc, "out of memory") : KIX_OK;
+}
+
+int kix_run_view_from_store(struct kix_log_reader *r, const char *run_id, size_t len,
+                            struct kix_resolution *res, struct kix_run_view *v, struct kix_err *err)
+{
+    int rc;
+
+    memset(v, 0, sizeof(*v));
+    for (size_t i = 0; i < len; i++) {
+        char c = run_id[i];
+        if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+              c == '.' || c == '_' || c == ':' || c == '-'))
+            return kix_err_set(err, KIX_EINVAL, "not a run id");
+    }
+    if (len == 0 || len > KIX_RUN_ID_MAX)
+        return kix_err_set(err, KIX_EINVAL, "not a run id");
+    rc = kix_index_resolve(r, run_id, len, res, err);
+    if (rc == KIX_OK)
+        rc = kix_run_view_build(v, res, kix_log_reader_verifier(r), get_from_reader, r, err);
+    return rc;
+}
+
+/* ---- JSON ------------------------------------------------------------------------------ */
+
+static int set(json_t *o, const char *k, json_t *v)
+{
+    return v && json_object_set_new(o, k, v) == 0 ? 0 : -1;
+}
+
+static json_t *bytes_string(const struct kix_bytes *b)
+{
+    return json_stringn((const char *)b->ptr, b->len);
+}
+
+static json_t *figures_json(const struct kix_figures *f)
+{
+    json_t *m = json_pack("{s:s,s:s,s:I}", "metric", kix_figures_metric(f), "unit",
+                          kix_figures_unit(f), "median", (json_int_t)f->median);
+    int bad = !m;
+
+    if (m && f->have_p20)
+        bad |= set(m, "p20", json_integer((json_int_t)f->p20));
+    if (m && f->have_p80)
+        bad |= set(m, "p80", json_integer((json_int_t)f->p80));
+    if (bad) {
+        json_decref(m);
+        return NULL;
+    }
+    return m;
+}
+
+static json_t *hex_string(const struct kix_bytes *b)
+{
+    char *h = malloc(2 * b->len + 1);
+    json_t *s;
+
+    if (!h)
+        return NULL;
+    kix_hex_encode(b->ptr, b->len, h);
+    s = json_string(h);
+    free(h);
+    return s;
+}
+
+/* The index proofs at the view's size (PROTOCOL.md §4). */
+static int index_json(const struct kix_resolution *res, json_t *o)
+{
+    const struct kix_bytes *parts[] = {&res->run_record, &res->run_proof, &res->group_record,
+                                       &res->group_proof};
+    const char *names[] = {"runRecord", "runProof", "groupRecord", "groupProof"};
+    char key[KIX_VINDEX_KEY_MAX + 1];
+    json_t *x = json_object();
+    int bad = !x;
+
+    bad |= set(x, "checkpoint", bytes_string(&res->checkpoint));
+    bad |= set(x, "indexNote", bytes_string(&res->index_note));
+    for (size_t i = 0; i < 4; i++)
+        if (parts[i]->ptr)
+            bad |= set(x, names[i], hex_string(parts[i]));
+    if (res->group_record.ptr) {
+        kix_vindex_key_group(&res->run.comparison_key, key);
+        bad |= set(x, "groupKey", json_string(key));
+    }
+    bad |= set(o, "index", x);
+    return bad;
+}
+
+void kix_view_entry_paths(uint64_t index, uint64_t size, char tile[KIX_TLOG_PATH_MAX + 1],
+                          char bundle[KIX_TLOG_PATH_MAX + 1])
+{
+    struct kix_tlog_path p = {KIX_TLOG_TILE, 0, index / KIX_TLOG_WIDTH, 0};
+
+    p.width = kix_tlog_tile_width(size, 0, p.index);
+    if (kix_tlog_path_format(&p, tile, KIX_TLOG_PATH_MAX + 1) != KIX_OK)
+        tile[0] = '\0';
+    p.kind = KIX_TLOG_ENTRIES;
+    if (kix_tlog_path_format(&p, bundle, KIX_TLOG_PATH_MAX + 1) != KIX_OK)
+        bundle[0] = '\0';
+}
+
+static int dump(json_t *o, unsigned flags, struct kix_buf *out, struct kix_err *err)
+{
+    char *text = json_dumps(o, JSON_COMPACT | JSON_SORT_KEYS |
+                                   (flags & KIX_VIEW_JSON_HTML ? JSON_ESCAPE_SLASH : 0));
+    int rc = text ? kix_buf_adds(out, text) : KIX_ENOMEM;
+
+    free(text);
+    return rc ? kix_err_set(err, rc, "out of memory") : KIX_OK;
+}
+
+static int run_json(const struct kix_run_view *v, json_t *o)
+{
+    const struct kix_resolution *res = v->res;
+    json_t *list, *x;
+    int bad = 0;
+
+    bad |= set(o, "view", json_string(KIX_VIEW_RUN));
+    bad |= set(o, "runId", json_string(res->run.run_id));
+    bad |= set(o, "permalink", json_stringn((const char *)v->permalink.ptr, v->permalink.len));
+    bad |= set(o, "origin", json_string(v->origin));
+    bad |= set(o, "treeSize", json_integer((json_int_t)res->size));
+    bad |= set(o, "checkpoint", bytes_string(&res->checkpoint));
+    if (v->log_key.len)
+        bad |= set(o, "logKey", json_stringn((const char *)v->log_key.ptr, v->log_key.len));
+    bad |= set(o, "manifestDigest", json_string(v->manifest_digest));
+    bad |= set(o, "manifestCanonical", bytes_string(&res->manifest));
+    bad |= set(o, "manifest", json_incref(v->manifest));
+    if (*v->observed)
+        bad |= set(o, "observedAt", json_string(v->observed));
+    if (v->primary.have)
+        bad |= set(o, "primary", figures_json(&v->primary));
+    if (v->ranked)
+        bad |=
+            set(o, "rank",
+                json_pack("{s:s,s:I,s:I,s:s,s:I}", "group", v->group, "rank",
+                          (json_int_t)res->rank.rank, "groupSize", (json_int_t)res->rank.group_size,
+                          "best", res->rank.best, "bestValue", (json_int_t)res->rank.best_value));
+    bad |= set(o, "evidence", json_string(kix_evidence_name(res->run.evidence)));
+    bad |= set(o, "reruns", list = json_array());
+    for (size_t i = 0; list && i < v->nreruns; i++) {
+        const struct kix_rerun_view *r = &v->reruns[i];
+        x = json_pack("{s:I,s:s,s:s,s:s}", "index", (json_int_t)r->index, "observedAt", r->observed,
+                      "outcome", kix_evidence_name(r->outcome), "manifestDigest",
+                      r->manifest_digest);
+        bad |= !x || json_array_append_new(list, x) != 0;
+        if (x && r->status[0])
+            bad |= set(x, "status", json_string(r->status));
+        if (x && r->figures.have)
+            bad |= set(x, "primary", figures_json(&r->figures));
+    }
+    bad |= set(o, "attestations", json_integer((json_int_t)res->run.attestations));
+    if (res->successor[0])
+        bad |= set(o, "supersededBy", json_string(res->successor));
+    if (res->predecessor[0])
+        bad |= set(o, "supersedes", json_string(res->predecessor));
+    bad |= set(o, "objects", list = json_array());
+    for (size_t i = 0; list && i < v->nobjects; i++) {
+        const struct kix_view_object *ob = &v->objects[i];
+        x = json_pack("{s:s,s:s,s:O}", "digest", ob->digest, "kind", ob->kind, "object",
+                      ob->json ? ob->json : json_null());
+        bad |= !x || json_array_append_new(list, x) != 0;
+    }
+    bad |= set(o, "entries", list = json_array());
+    for (size_t i = 0; list && i < res->nentries; i++) {
+        char tile[KIX_TLOG_PATH_MAX + 1], bundle[KIX_TLOG_PATH_MAX + 1];
+        kix_view_entry_paths(res->entries[i].index, res->size, tile, bundle);
+        x = json_pack("{s:I,s:s,s:s,s:s}", "index", (json_int_t)res->entries[i].index, "type",
+                      kix_entry_type_name(res->entries[i].type), "tile", tile, "entryBundle",
+                      bundle);
+        bad |= !x || json_array_append_new(list, x) != 0;
+    }
+    if (res->index_note.ptr)
+        bad |= index_json(res, o);
+    return bad;
+}
+
+int kix_run_view_json(const struct kix_run_view *v, unsigned flags, struct kix_buf *out,
+                      struct kix_err *err)
+{
+    json_t *o = json_object();
+    int rc = !o || run_json(v, o) ? kix_err_set(err, KIX_ENOMEM, "out of memory")
+                                  : dump(o, flags, out, err);
+
+    json_decref(o);
+    return rc;
+}

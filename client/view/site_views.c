@@ -1,0 +1,282 @@
+/* The group and home views (kix/view.h), from the store. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "kix/encoding.h"
+#include "kix/note.h"
+#include "kix/view.h"
+#include "view_internal.h"
+
+static int add_row(void *ctx, uint64_t rank, const char *run_id, uint64_t value)
+{
+    struct kix_group_view *v = ctx;
+    struct kix_group_row *row;
+
+    if (v->nrows == KIX_VIEW_GROUP_MAX)
+        return KIX_OK;
+    if (!v->rows && !(v->rows = calloc(KIX_VIEW_GROUP_MAX, sizeof(*v->rows))))
+        return KIX_ENOMEM;
+    row = &v->rows[v->nrows++];
+    row->rank = rank;
+    row->value = value;
+    snprintf(row->run_id, sizeof(row->run_id), "%s", run_id);
+    return KIX_OK;
+}
+
+static char *hex_of(const struct kix_buf *b)
+{
+    char *h = malloc(2 * b->len + 1);
+
+    if (h)
+        kix_hex_encode(b->ptr, b->len, h);
+    return h;
+}
+
+/* The members' unit: the best run's primary statistic. */
+static void group_unit(struct kix_log_reader *r, struct kix_group_view *v)
+{
+    struct kix_run_info info;
+    struct kix_bytes b;
+    struct kix_figures f;
+    json_t *doc;
+
+    if (!v->nrows ||
+        kix_index_run(r, v->rows[0].run_id, strlen(v->rows[0].run_id), &info) != KIX_OK ||
+        kix_log_reader_object(r, &info.manifest, &b) != KIX_OK)
+        return;
+    doc = json_loadb((const char *)b.ptr, b.len, 0, NULL);
+    kix_figures_of(doc, &f);
+    v->bytes = f.bytes;
+    json_decref(doc);
+}
+
+/* The signed index's proof of the group record, when the store has one. */
+static int group_proof(struct kix_log_reader *r, struct kix_group_view *v)
+{
+    struct kix_buf record = KIX_BUF_INIT, proof = KIX_BUF_INIT;
+    struct kix_bytes note;
+    int present = 0, rc = KIX_OK;
+
+    kix_vindex_key_group(&v->key, v->group_key);
+    if (kix_log_reader_index_note(r, KIX_NO_INDEX, &note) != KIX_OK ||
+        kix_index_prove(r, v->group_key, strlen(v->group_key), &record, &proof, &present, NULL) !=
+            KIX_OK ||
+        !present)
+        goto out; /* no signed index here: the document has no "index" */
+    rc = kix_buf_add(&v->index_note, note.ptr, note.len);
+    if (rc == KIX_OK &&
+        (!(v->group_record = hex_of(&record)) || !(v->group_proof = hex_of(&proof))))
+        rc = KIX_ENOMEM;
+out:
+    kix_buf_release(&record);
+    kix_buf_release(&proof);
+    return rc;
+}
+
+int kix_group_view_from_store(struct kix_log_reader *r, const char *key, size_t len,
+                              struct kix_group_view *v, struct kix_err *err)
+{
+    struct kix_bytes cp = {NULL, 0};
+    int rc;
+
+    memset(v, 0, sizeof(*v));
+    kix_buf_init(&v->checkpoint);
+    kix_buf_init(&v->log_key);
+    kix_buf_init(&v->index_note);
+    if (kix_digest_parse(key, len, &v->key, NULL) != KIX_OK)
+        return kix_err_set(err, KIX_EINVAL, "not a group key");
+    kix_digest_format(&v->key, v->group);
+    rc = kix_index_group(r, &v->key, 0, KIX_VIEW_GROUP_MAX, add_row, v, &v->size);
+    if (rc == KIX_OK && v->size == 0)
+        return kix_err_set(err, KIX_ENOTFOUND, "no such group");
+    if (rc == KIX_OK && kix_log_reader_checkpoint(r, KIX_NO_INDEX, &cp) == KIX_OK) {
+        kix__view_origin(cp.ptr, cp.len, v->origin, sizeof(v->origin));
+        rc = kix_buf_add(&v->checkpoint, cp.ptr, cp.len);
+    }
+    v->tree_size = kix_log_reader_size(r);
+    if (rc == KIX_OK)
+        rc = kix_verifier_format(kix_log_reader_verifier(r), &v->log_key);
+    if (rc == KIX_OK)
+        rc = group_proof(r, v);
+    group_unit(r, v);
+    return rc ? kix_err_set(err, rc, "the group %s: %s", v->group, kix_strerror(rc)) : KIX_OK;
+}
+
+void kix_group_view_release(struct kix_group_view *v)
+{
+    kix_buf_release(&v->checkpoint);
+    kix_buf_release(&v->log_key);
+    kix_buf_release(&v->index_note);
+    free(v->group_record);
+    free(v->group_proof);
+    free(v->rows);
+    memset(v, 0, sizeof(*v));
+}
+
+static int set(json_t *o, const char *k, json_t *v)
+{
+    return v && json_object_set_new(o, k, v) == 0 ? 0 : -1;
+}
+
+int kix_group_view_json(const struct kix_group_view *v, unsigned flags, struct kix_buf *out,
+                        struct kix_err *err)
+{
+    json_t *o = json_object(), *rows = json_array();
+    char *text = NULL;
+    int bad = !o || !rows, rc;
+
+    bad |= set(o, "view", json_string(KIX_VIEW_GROUP));
+    bad |= set(o, "group", json_string(v->group));
+    bad |= set(o, "origin", json_string(v->origin));
+    bad |= set(o, "treeSize", json_integer((json_int_t)v->tree_size));
+    bad |= set(o, "checkpoint", json_stringn((const char *)v->checkpoint.ptr, v->checkpoint.len));
+    if (v->log_key.len)
+        bad |= set(o, "logKey", json_stringn((const char *)v->log_key.ptr, v->log_key.len));
+    bad |= set(o, "size", json_integer((json_int_t)v->size));
+    for (size_t i = 0; rows && i < v->nrows; i++) {
+        json_t *x = json_pack("{s:I,s:s,s:I,s:s}", "rank", (json_int_t)v->rows[i].rank, "runId",
+                              v->rows[i].run_id, "value", (json_int_t)v->rows[i].value, "unit",
+                              v->bytes ? "bytes" : "ns");
+        bad |= !x || json_array_append_new(rows, x) != 0;
+    }
+    bad |= set(o, "rows", rows);
+    if (v->group_record)
+        bad |=
+            set(o, "index",
+                json_pack("{s:s%,s:s%,s:s,s:s,s:s}", "checkpoint", (const char *)v->checkpoint.ptr,
+                          v->checkpoint.len, "indexNote", (const char *)v->index_note.ptr,
+                          v->index_note.len, "groupKey", v->group_key, "groupRecord",
+                          v->group_record, "groupProof", v->group_proof));
+    text = bad ? NULL
+               : json_dumps(o, JSON_COMPACT | JSON_SORT_KEYS |
+                                   (flags & KIX_VIEW_JSON_HTML ? JSON_ESCAPE_SLASH : 0));
+    rc = text ? kix_buf_adds(out, text) : KIX_ENOMEM;
+    free(text);
+    json_decref(o);
+    return rc ? kix_err_set(err, rc, "out of memory") : KIX_OK;
+}
+
+/* ---- home ----------------------------------------------------------------------------- */
+
+/* What the home page lists, per group: its best run described from that
+ * run's manifest and objects alone (the rest of the group is counted by
+ * the index, never read), and the keys it is ordered by. */
+struct home_group {
+    struct kix_query_row row;
+};
+
+struct home_walk {
+    struct kix_log_reader *r;
+    struct home_group *groups;
+    size_t n, cap;
+    uint64_t ranked;
+    int rc;
+};
+
+static int best_run(void *ctx, uint64_t rank, const char *run_id, uint64_t value)
+{
+    struct kix_query_row *row = ctx;
+
+    row->rank = rank;
+    row->value = value;
+    snprintf(row->run_id, sizeof(row->run_id), "%s", run_id);
+    return KIX_OK;
+}
+
+/* Fills row's kernel, GPU, provider, pass and metric as kix query does. */
+static void describe(struct kix_log_reader *r, struct kix_query_row *row)
+{
+    static const struct kix_digest none;
+    struct kix_run_info run;
+    struct kix_digest refs[KIX_QUERY_NREFS];
+    struct kix_bytes m, objs[KIX_QUERY_NREFS];
+    char gpu_full[160];
+
+    if (kix_index_run(r, row->run_id, strlen(row->run_id), &run) != KIX_OK ||
+        kix_log_reader_object(r, &run.manifest, &m) != KIX_OK)
+        return;
+    kix_query_row_refs(m.ptr, m.len, refs);
+    for (int i = 0; i < KIX_QUERY_NREFS; i++)
+        if (memcmp(&refs[i], &none, sizeof(none)) == 0 ||
+            kix_log_reader_object(r, &refs[i], &objs[i]) != KIX_OK)
+            objs[i] = (struct kix_bytes){NULL, 0};
+    kix_query_row_describe(m.ptr, m.len, objs, row, gpu_full, sizeof(gpu_full));
+}
+
+static int home_group(void *ctx, const struct kix_digest *key)
+{
+    struct home_walk *h = ctx;
+    struct kix_query_row *row;
+    int rc;
+
+    if (h->n == h->cap) {
+        size_t cap = h->cap ? 2 * h->cap : 64;
+        void *p = realloc(h->groups, cap * sizeof(*h->groups));
+        if (!p)
+            return KIX_ENOMEM;
+        h->groups = p;
+        h->cap = cap;
+    }
+    row = &h->groups[h->n].row;
+    memset(row, 0, sizeof(*row));
+    row->group = *key;
+    rc = kix_index_group(h->r, key, 0, 1, best_run, row, &row->group_size);
+    if (rc || row->group_size == 0)
+        return rc;
+    describe(h->r, row);
+    h->ranked += row->group_size;
+    h->n++;
+    return KIX_OK;
+}
+
+/* The order of kix query (kix/index.h): kernel, GPU, timed pass, metric,
+ * then group key. */
+static int home_order(const void *a, const void *b)
+{
+    const struct kix_query_row *x = &((const struct home_group *)a)->row,
+                               *y = &((const struct home_group *)b)->row;
+    int d;
+
+    if ((d = strcasecmp(x->kernel, y->kernel)) || (d = strcasecmp(x->gpu, y->gpu)) ||
+        (d = strcasecmp(x->mode, y->mode)) || (d = strcasecmp(x->metric, y->metric)))
+        return d;
+    return memcmp(x->group.b, y->group.b, sizeof(x->group.b));
+}
+
+int kix_home_view_from_store(struct kix_log_reader *r, struct kix_home_view *v, struct kix_err *err)
+{
+    struct home_walk h = {r, NULL, 0, 0, 0, KIX_OK};
+    struct kix_bytes cp;
+    int rc;
+
+    memset(v, 0, sizeof(*v));
+    if (kix_log_reader_checkpoint(r, KIX_NO_INDEX, &cp) == KIX_OK)
+        kix__view_origin(cp.ptr, cp.len, v->origin, sizeof(v->origin));
+    v->tree_size = kix_log_reader_size(r);
+    rc = kix_index_groups(r, home_group, &h);
+    if (rc == KIX_OK && h.n > 1)
+        qsort(h.groups, h.n, sizeof(*h.groups), home_order);
+    if (rc == KIX_OK && h.n && !(v->rows = calloc(h.n, sizeof(*v->rows))))
+        rc = KIX_ENOMEM;
+    for (size_t i = 0; rc == KIX_OK && i < h.n; i++) {
+        const struct kix_query_row *q = &h.groups[i].row;
+        struct kix_home_row *row = &v->rows[v->nrows++];
+        snprintf(row->kernel, sizeof(row->kernel), "%s", q->kernel);
+        snprintf(row->gpu, sizeof(row->gpu), "%s", q->gpu);
+        snprintf(row->provider, sizeof(row->provider), "%s", q->provider);
+        kix_digest_format(&q->group, row->group);
+        snprintf(row->best, sizeof(row->best), "%s", q->run_id);
+        row->group_size = q->group_size;
+    }
+    v->ranked_runs = h.ranked;
+    free(h.groups);
+    return rc ? kix_err_set(err, rc, "the home page: %s", kix_strerror(rc)) : KIX_OK;
+}
+
+void kix_home_view_release(struct kix_home_view *v)
+{
+    free(v->rows);
+    memset(v, 0, sizeof(*v));
+}

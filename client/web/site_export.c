@@ -1,0 +1,237 @@
+/* The static-site writer (kix_pages_export, kix/pages.h). */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "kix/entry.h"
+#include "kix/file.h"
+#include "kix/pages.h"
+
+#define ULL unsigned long long
+
+/* ---- export ---------------------------------------------------------------------------- */
+
+struct idset {
+    char (*id)[KIX_RUN_ID_MAX + 1];
+    size_t n, cap;
+};
+
+static int idset_add(struct idset *s, const char *id)
+{
+    if (s->n == s->cap) {
+        size_t cap = s->cap ? s->cap * 2 : 64;
+        void *p = realloc(s->id, cap * sizeof(*s->id));
+        if (!p)
+            return KIX_ENOMEM;
+        s->id = p;
+        s->cap = cap;
+    }
+    snprintf(s->id[s->n++], KIX_RUN_ID_MAX + 1, "%s", id);
+    return KIX_OK;
+}
+
+static int id_cmp(const void *a, const void *b)
+{
+    return strcmp(a, b);
+}
+
+/* Sorts and drops duplicates. */
+static void idset_finish(struct idset *s)
+{
+    size_t k = 0;
+
+    if (s->n == 0)
+        return;
+    qsort(s->id, s->n, sizeof(*s->id), id_cmp);
+    for (size_t i = 1; i < s->n; i++)
+        if (strcmp(s->id[i], s->id[k]) != 0 && ++k != i)
+            memcpy(s->id[k], s->id[i], sizeof(*s->id));
+    s->n = k + 1;
+}
+
+struct pexport {
+    struct kix_log_reader *r;
+    const char *dir;
+    struct kix_buf body;
+    struct idset runs, groups; /* groups: digest texts */
+    struct kix_err *err;
+};
+
+static int write_page(struct pexport *x, const char *sub, const char *name, const char *ext)
+{
+    char path[4400];
+
+    if ((size_t)snprintf(path, sizeof(path), "%s/%s", x->dir, sub) >= sizeof(path))
+        return kix_err_set(x->err, KIX_EINVAL, "page path too long");
+    if (kix_dir_make(path, 0755, x->err) != KIX_OK)
+        return KIX_EIO;
+    snprintf(path, sizeof(path), "%s/%s/%s%s", x->dir, sub, name, ext);
+    return kix_file_write_batched(path, x->body.ptr, x->body.len, 0644, x->err);
+}
+
+static int add_group_run(void *ctx, uint64_t rank, const char *run_id, uint64_t value)
+{
+    (void)rank;
+    (void)value;
+    return idset_add(&((struct pexport *)ctx)->runs, run_id);
+}
+
+/* DIR/name holding `bytes`, rewritten only when it differs. */
+static int write_static(struct pexport *x, const char *name, const struct kix_bytes *bytes)
+{
+    struct kix_buf old = KIX_BUF_INIT;
+    char path[4400];
+    int have, rc = KIX_OK;
+
+    snprintf(path, sizeof(path), "%s/%s", x->dir, name);
+    have = kix_file_read(path, 1 << 20, &old, NULL) == KIX_OK;
+    if (!have && kix_dir_make(x->dir, 0755, x->err) != KIX_OK)
+        rc = KIX_EIO;
+    else if (!have || old.len != bytes->len || memcmp(old.ptr, bytes->ptr, bytes->len) != 0)
+        rc = kix_file_write_atomic(path, bytes->ptr, bytes->len, 0644, x->err);
+    kix_buf_release(&old);
+    return rc;
+}
+
+/* The log size DIR's pages were written for (0: none, or unreadable). */
+static uint64_t exported_size(const char *dir)
+{
+    struct kix_buf mark = KIX_BUF_INIT;
+    char path[4200], *end;
+    uint64_t from = 0;
+
+    snprintf(path, sizeof(path), "%s/runs/.size", dir);
+    if (kix_file_read(path, 64, &mark, NULL) == KIX_OK && mark.len) {
+        from = strtoull((const char *)mark.ptr, &end, 10);
+        if (end == (const char *)mark.ptr || *end != '\n')
+            from = 0;
+    }
+    kix_buf_release(&mark);
+    return from;
+}
+
+/* Every run an entry in [from, size) is is about (ranked or not), their
+ * groups, and every run of those groups (ranks move). */
+static int find_pages(struct pexport *x, uint64_t from, uint64_t size)
+{
+    int rc = KIX_OK;
+
+    for (uint64_t i = from; rc == KIX_OK && i < size; i++) {
+        struct kix_bytes leaf;
+        struct kix_entry_summary e;
+        rc = kix_log_reader_entry(x->r, i, &leaf);
+        if (rc == KIX_OK && kix_entry_describe(leaf.ptr, leaf.len, &e, NULL) == KIX_OK) {
+            if (e.run_id[0])
+                rc = idset_add(&x->runs, e.run_id);
+            if (rc == KIX_OK && e.new_run_id[0])
+                rc = idset_add(&x->runs, e.new_run_id);
+        }
+    }
+    idset_finish(&x->runs);
+    for (size_t i = 0; rc == KIX_OK && i < x->runs.n; i++) {
+        struct kix_run_info info;
+        char key[KIX_DIGEST_TEXT_LEN + 1];
+        if (kix_index_run(x->r, x->runs.id[i], strlen(x->runs.id[i]), &info) != KIX_OK ||
+            !info.grouped)
+            continue;
+        kix_digest_format(&info.comparison_key, key);
+        rc = idset_add(&x->groups, key);
+    }
+    idset_finish(&x->groups);
+    for (size_t i = 0; rc == KIX_OK && i < x->groups.n; i++) {
+        struct kix_digest d;
+        uint64_t n;
+        if (kix_digest_parse(x->groups.id[i], strlen(x->groups.id[i]), &d, NULL) == KIX_OK)
+            rc = kix_index_group(x->r, &d, 0, UINT64_MAX, add_group_run, x, &n);
+    }
+    idset_finish(&x->runs);
+    return rc ? kix_err_set(x->err, rc, "finding the pages to write: %s", kix_strerror(rc))
+              : KIX_OK;
+}
+
+typedef int (*page_fn)(struct kix_log_reader *r, const char *id, size_t len, struct kix_buf *out,
+                       struct kix_err *err);
+
+/* DIR/sub/<id> and DIR/sub/<id>.json for every id; *written counts them.
+ * A run the index refused (an entry about it, no page) is skipped. */
+static int write_pages(struct pexport *x, const struct idset *ids, const char *sub, page_fn html,
+                       page_fn json, uint64_t *written)
+{
+    int rc = KIX_OK;
+
+    for (size_t i = 0; rc == KIX_OK && i < ids->n; i++) {
+        const char *id = ids->id[i];
+        kix_buf_reset(&x->body);
+        rc = html(x->r, id, strlen(id), &x->body, x->err);
+        if (rc == KIX_ENOTFOUND) {
+            rc = KIX_OK;
+            continue;
+        }
+        if (rc == KIX_OK)
+            rc = write_page(x, sub, id, "");
+        kix_buf_reset(&x->body);
+        if (rc == KIX_OK)
+            rc = json(x->r, id, strlen(id), &x->body, x->err);
+        if (rc == KIX_OK)
+            rc = write_page(x, sub, id, ".json");
+        if (rc == KIX_OK)
+            (*written)++;
+    }
+    return rc;
+}
+
+int kix_pages_export(struct kix_log *l, const char *dir, struct kix_pages_export_stats *stats,
+                     struct kix_err *err)
+{
+    struct kix_pages_export_stats local;
+    struct pexport x;
+    struct kix_bytes script, style;
+    char path[4200], text[32];
+    uint64_t from = exported_size(dir), size;
+    int rc;
+
+    memset(&x, 0, sizeof(x));
+    stats = stats ? stats : &local;
+    memset(stats, 0, sizeof(*stats));
+    x.dir = dir;
+    x.err = err;
+    kix_buf_init(&x.body);
+    rc = kix_log_read_begin(l, &x.r);
+    if (rc) {
+        kix_err_set(err, rc, "cannot read the log: %s", kix_strerror(rc));
+        goto out;
+    }
+    size = kix_log_reader_size(x.r);
+    if (from > size)
+        from = 0; /* another log's pages, or a log started over */
+    stats->from_size = from;
+    stats->size = size;
+    kix_page_script(&script);
+    kix_page_style(&style);
+    if ((rc = write_static(&x, KIX_PAGE_SCRIPT_PATH, &script)) ||
+        (rc = write_static(&x, KIX_PAGE_STYLE_PATH, &style)) || from == size ||
+        (rc = find_pages(&x, from, size)) ||
+        (rc = write_pages(&x, &x.runs, "runs", kix_page_run_html, kix_page_run_json,
+                          &stats->runs)) ||
+        (rc = write_pages(&x, &x.groups, "groups", kix_page_group_html, kix_page_group_json,
+                          &stats->groups)))
+        goto out;
+    kix_buf_reset(&x.body);
+    rc = kix_page_home_html(x.r, &x.body, err);
+    if (rc == KIX_OK)
+        rc = write_page(&x, ".", "index", ".html");
+    if (rc == KIX_OK) /* the new pages durable before the mark that says they are there */
+        rc = kix_dir_sync(dir, err);
+    if (rc == KIX_OK) {
+        int n = snprintf(text, sizeof(text), "%llu\n", (ULL)size);
+        snprintf(path, sizeof(path), "%s/runs/.size", dir);
+        rc = kix_file_write_atomic(path, text, (size_t)n, 0644, err);
+    }
+out:
+    if (x.r)
+        kix_log_read_end(x.r);
+    kix_buf_release(&x.body);
+    free(x.runs.id);
+    free(x.groups.id);
+    return rc;
+}

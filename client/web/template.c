@@ -1,0 +1,269 @@
+/* The pages' template engine (kix/template.h). */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "kix/template.h"
+
+struct slot {
+    char *name;
+    char *text;            /* a text slot, or NULL for a section */
+    struct kix_tpl **rows; /* a section's rows */
+    size_t nrows;
+    struct slot *next;
+};
+
+struct kix_tpl {
+    struct slot *slots;
+    const struct kix_tpl *parent; /* set while rendering a row */
+};
+
+struct kix_tpl *kix_tpl_new(void)
+{
+    return calloc(1, sizeof(struct kix_tpl));
+}
+
+void kix_tpl_free(struct kix_tpl *t)
+{
+    while (t && t->slots) {
+        struct slot *s = t->slots;
+        t->slots = s->next;
+        for (size_t i = 0; i < s->nrows; i++)
+            kix_tpl_free(s->rows[i]);
+        free(s->rows);
+        free(s->name);
+        free(s->text);
+        free(s);
+    }
+    free(t);
+}
+
+static struct slot *own_slot(const struct kix_tpl *t, const char *name, size_t len)
+{
+    for (struct slot *s = t->slots; s; s = s->next)
+        if (strlen(s->name) == len && memcmp(s->name, name, len) == 0)
+            return s;
+    return NULL;
+}
+
+/* The slot, here or in an enclosing tree. */
+static const struct slot *find(const struct kix_tpl *t, const char *name, size_t len)
+{
+    for (; t; t = t->parent) {
+        const struct slot *s = own_slot(t, name, len);
+        if (s)
+            return s;
+    }
+    return NULL;
+}
+
+static struct slot *slot_for(struct kix_tpl *t, const char *name)
+{
+    struct slot *s = own_slot(t, name, strlen(name));
+
+    if (s)
+        return s;
+    if (!(s = calloc(1, sizeof(*s))) || !(s->name = strdup(name))) {
+        free(s);
+        return NULL;
+    }
+    s->next = t->slots;
+    t->slots = s;
+    return s;
+}
+
+int kix_tpl_setn(struct kix_tpl *t, const char *name, const char *text, size_t len)
+{
+    struct slot *s = slot_for(t, name);
+    char *copy = malloc(len + 1);
+
+    if (!s || !copy) {
+        free(copy);
+        return KIX_ENOMEM;
+    }
+    if (len)
+        memcpy(copy, text, len);
+    copy[len] = '\0';
+    free(s->text);
+    s->text = copy;
+    return KIX_OK;
+}
+
+int kix_tpl_set(struct kix_tpl *t, const char *name, const char *text)
+{
+    return kix_tpl_setn(t, name, text, strlen(text));
+}
+
+int kix_tpl_setf(struct kix_tpl *t, const char *name, const char *fmt, ...)
+{
+    va_list ap;
+    char *text;
+    int n, rc;
+
+    va_start(ap, fmt);
+    n = vsnprintf(NULL, 0, fmt, ap);
+    va_end(ap);
+    if (n < 0 || !(text = malloc((size_t)n + 1)))
+        return KIX_ENOMEM;
+    va_start(ap, fmt);
+    vsnprintf(text, (size_t)n + 1, fmt, ap);
+    va_end(ap);
+    rc = kix_tpl_setn(t, name, text, (size_t)n);
+    free(text);
+    return rc;
+}
+
+int kix_tpl_section(struct kix_tpl *t, const char *name)
+{
+    struct slot *s = slot_for(t, name);
+
+    if (!s)
+        return KIX_ENOMEM;
+    free(s->text);
+    s->text = NULL;
+    return KIX_OK;
+}
+
+struct kix_tpl *kix_tpl_row(struct kix_tpl *t, const char *name)
+{
+    struct slot *s = slot_for(t, name);
+    struct kix_tpl *row, **rows;
+
+    if (!s || s->text)
+        return NULL;
+    if (!(rows = realloc(s->rows, (s->nrows + 1) * sizeof(*rows))))
+        return NULL;
+    s->rows = rows;
+    if (!(row = kix_tpl_new()))
+        return NULL;
+    s->rows[s->nrows++] = row;
+    return row;
+}
+
+/* ---- rendering ------------------------------------------------------------------------- */
+
+struct render {
+    const char *tpl, *end;
+    struct kix_buf *out;
+    struct kix_err *err;
+};
+
+static int put_html(struct kix_buf *out, const char *s)
+{
+    int rc = KIX_OK;
+
+    for (; *s && rc == KIX_OK; s++) {
+        const char *e = *s == '<'    ? "&lt;"
+                        : *s == '>'  ? "&gt;"
+                        : *s == '&'  ? "&amp;"
+                        : *s == '"'  ? "&quot;"
+                        : *s == '\'' ? "&#39;"
+                                     : NULL;
+        rc = e ? kix_buf_adds(out, e) : kix_buf_addc(out, (uint8_t)*s);
+    }
+    return rc;
+}
+
+static int put_json(struct kix_buf *out, const char *s)
+{
+    int rc = KIX_OK;
+
+    for (; *s && rc == KIX_OK; s++) {
+        const char *e = *s == '<'   ? "\\u003c"
+                        : *s == '>' ? "\\u003e"
+                        : *s == '&' ? "\\u0026"
+                                    : NULL;
+        rc = e ? kix_buf_adds(out, e) : kix_buf_addc(out, (uint8_t)*s);
+    }
+    return rc;
+}
+
+/* The end of the section opened with tag `name`: the position of its
+ * "{{/name}}", counting nested sections of the same name. */
+static const char *section_end(const char *p, const char *end, const char *name, size_t len)
+{
+    int depth = 1;
+
+    while ((p = strstr(p, "{{")) && p < end) {
+        const char *n = p + 3;
+        if ((p[2] == '#' || p[2] == '?' || p[2] == '^' || p[2] == '/') && n + len + 2 <= end &&
+            memcmp(n, name, len) == 0 && memcmp(n + len, "}}", 2) == 0) {
+            depth += p[2] == '/' ? -1 : 1;
+            if (depth == 0)
+                return p;
+        }
+        p += 2;
+    }
+    return NULL;
+}
+
+static int render(const char *p, const char *end, const struct kix_tpl *t, struct kix_buf *out,
+                  struct kix_err *err)
+{
+    while (p < end) {
+        const char *open = strstr(p, "{{"), *close, *name, *body_end;
+        const struct slot *s;
+        size_t len;
+        char kind;
+        int rc;
+
+        if (!open || open >= end)
+            open = end;
+        if ((rc = kix_buf_add(out, p, (size_t)(open - p))) != KIX_OK)
+            return kix_err_set(err, rc, "out of memory");
+        if (open == end)
+            break;
+        if (!(close = strstr(open, "}}")) || close > end)
+            return kix_err_set(err, KIX_EINVAL, "template: an unclosed {{");
+        kind = strchr("#?^/", open[2]) && open[2] ? open[2] : 0;
+        name = open + 2 + (kind ? 1 : 0);
+        if (!kind && strncmp(name, "json ", 5) == 0) {
+            kind = 'j';
+            name += 5;
+        }
+        len = (size_t)(close - name);
+        if (kind == '/')
+            return kix_err_set(err, KIX_EINVAL, "template: {{/%.*s}} closes no section", (int)len,
+                               name);
+        if (!(s = find(t, name, len)))
+            return kix_err_set(err, KIX_EINVAL, "template: no slot \"%.*s\"", (int)len, name);
+        p = close + 2;
+        if (!kind || kind == 'j') {
+            if (!s->text)
+                return kix_err_set(err, KIX_EINVAL, "template: \"%.*s\" is a section", (int)len,
+                                   name);
+            if ((rc = kind ? put_json(out, s->text) : put_html(out, s->text)) != KIX_OK)
+                return kix_err_set(err, rc, "out of memory");
+            continue;
+        }
+        if (!(body_end = section_end(p, end, name, len)))
+            return kix_err_set(err, KIX_EINVAL, "template: section \"%.*s\" is not closed",
+                               (int)len, name);
+        if (kind == '#') {
+            if (s->text)
+                return kix_err_set(err, KIX_EINVAL, "template: \"%.*s\" is not a section", (int)len,
+                                   name);
+            for (size_t i = 0; i < s->nrows; i++) {
+                struct kix_tpl *row = s->rows[i];
+                row->parent = t;
+                rc = render(p, body_end, row, out, err);
+                row->parent = NULL;
+                if (rc)
+                    return rc;
+            }
+        } else {
+            int full = s->text ? s->text[0] != '\0' : s->nrows > 0;
+            if (full == (kind == '?') && (rc = render(p, body_end, t, out, err)) != KIX_OK)
+                return rc;
+        }
+        p = body_end + len + 5;
+    }
+    return KIX_OK;
+}
+
+int kix_tpl_render(const char *tpl, size_t len, const struct kix_tpl *t, struct kix_buf *out,
+                   struct kix_err *err)
+{
+    return render(tpl, tpl + len, t, out, err);
+}
