@@ -14,7 +14,7 @@
 #include "kix/encoding.h"
 #include "kix/pattern.h"
 
-/* generated from proto/schema/ at build time (schemas.c) */
+/* generated from proto/schema/ at build time (kix_schemas.c) */
 struct kix__schema_file {
     const char *name;
     const char *text;
