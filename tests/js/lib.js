@@ -1,4 +1,4 @@
-/* lib.js: what the node tests of store/index/web/kix-verify.js share: the
+/* lib.js: what the node tests of client/web/static/kix-verify.js share: the
  * module under test, the project's paths, the programs of the build (KIX_BIN),
  * and checks that count, name what failed, and set the exit code. */
 'use strict';
@@ -8,7 +8,7 @@ const { execFileSync } = require('child_process');
 
 const src = process.env.KIX_SRC || path.join(__dirname, '..', '..');
 const tests = process.env.KIX_TESTS || path.join(src, 'tests');
-const kv = require(path.join(src, 'store', 'index', 'web', 'kix-verify.js'));
+const kv = require(path.join(src, 'client', 'web', 'static', 'kix-verify.js'));
 
 let passed = 0, failed = 0;
 

@@ -10,7 +10,7 @@ const { kv, src, check, main } = require('./lib.js');
 const { build } = require('./fixture.js');
 const { h, documentOf, fetchOf } = require('./dom.js');
 
-const SCRIPT = path.join(src, 'store', 'index', 'web', 'kix-verify.js');
+const SCRIPT = path.join(src, 'client', 'web', 'static', 'kix-verify.js');
 
 /* Runs the script on a page of `view` (null: none) at `href`; returns the
  * document once the status line has its verdict. */

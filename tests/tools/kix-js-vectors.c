@@ -1,5 +1,5 @@
 /* kix-js-vectors — test vectors from kix's own C code for the browser
- * verifier (store/index/web/kix-verify.js), printed as JSON on stdout, so
+ * verifier (client/web/static/kix-verify.js), printed as JSON on stdout, so
  * that the node tests (tests/js/) hold the JavaScript to the C answers:
  *
  *   runRecords    run records (PROTOCOL.md §4.2) made by kix_vindex_run_encode,
