@@ -130,3 +130,15 @@ done
 grep -qi '^content-type: text/html' "$WORK/nh" || fail "nginx content type of the home page"
 [ "$(find "$WORK/exp/runs" -name '*.json' | wc -l)" -ge 40 ] || fail "not every run page was exported"
 pass "the export holds the same pages; nginx serves them ($n compared)"
+
+# the home page follows the log (kixd keeps the last one only for the log
+# state it shows): a kernel published now appears on it
+grep -q '<td>cross_entropy</td>' "$WORK/home.html" && fail "cross_entropy before it was published"
+import "--server $(addr o)" 1 3 3
+for _ in $(seq 1 50); do
+  curl -sf "$H/" -o "$WORK/home2.html" || fail "GET / after publishing"
+  grep -q '<td>cross_entropy</td>' "$WORK/home2.html" && break
+  sleep 0.1
+done
+grep -q '<td>cross_entropy</td>' "$WORK/home2.html" || fail "the home page did not follow the log"
+pass "the home page follows the log"
