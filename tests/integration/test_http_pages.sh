@@ -56,6 +56,7 @@ assert d["runId"] == sys.argv[2]
 assert d["primary"] == {"metric": "latency", "unit": "ns", "median": 11360, "p20": 10336, "p80": 11456}, d["primary"]
 assert d["rank"]["rank"] == 1 and d["rank"]["groupSize"] == 2 and d["rank"]["best"] == d["runId"]
 assert d["view"] == "kix.run/1"
+assert d["treeSize"] == int(d["checkpoint"].split("\n")[1]) and d["index"]["checkpoint"] == d["checkpoint"]
 assert d["evidence"] == "reported" and d["reruns"] == []
 assert "rerunList" not in d and "digest" not in d
 assert hashlib.sha256(d["manifestCanonical"].encode()).hexdigest() == d["manifestDigest"][7:]
@@ -99,6 +100,7 @@ python3 - "$WORK/group.json" "$WORK/group.html" "$RID" <<'PY' || fail "group JSO
 import json, re, sys
 d = json.load(open(sys.argv[1]))
 assert d["view"] == "kix.group/1" and d["size"] == 2, d
+assert d["treeSize"] == int(d["checkpoint"].split("\n")[1]) and d["index"]["checkpoint"] == d["checkpoint"]
 assert d["rows"][0]["rank"] == 1 and d["rows"][0]["runId"] == sys.argv[3] and d["rows"][0]["unit"] == "ns"
 assert d["index"]["groupKey"] == "group/" + d["group"][7:]
 html = open(sys.argv[2], encoding="utf-8").read()
