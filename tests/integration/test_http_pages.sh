@@ -130,6 +130,8 @@ for p in "runs/$RID" "runs/$RID.json" "groups/$GROUP" "groups/$GROUP.json" kix-v
   n=$((n + 1))
 done
 grep -qi '^content-type: text/html' "$WORK/nh" || fail "nginx content type of the home page"
+curl -sf -D "$WORK/nh" "$NGINX_URL/groups/$GROUP.json" -o /dev/null && grep -qi '^content-type: application/json' "$WORK/nh" ||
+  fail "nginx content type of a group's JSON: $(cat "$WORK/nh")"
 [ "$(find "$WORK/exp/runs" -name '*.json' | wc -l)" -ge 40 ] || fail "not every run page was exported"
 pass "the export holds the same pages; nginx serves them ($n compared)"
 
