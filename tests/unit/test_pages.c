@@ -71,6 +71,15 @@ KIX_TEST(template_missing_slot_is_an_error)
     ASSERT_TRUE(fill("{{/here}}", t, &err) == NULL);           /* closes nothing */
     ASSERT_TRUE(fill("{{#here}}x{{/here}}", t, &err) == NULL); /* text, not a section */
     ASSERT_TRUE(fill("{{here", t, &err) == NULL);
+    ASSERT_TRUE(fill("{{here}", t, &err) == NULL);
+    {
+        /* a length, not a string: "{{here}}" cut before its "}}" is unclosed */
+        struct kix_buf out = KIX_BUF_INIT;
+        ASSERT_EQ_INT(KIX_EINVAL, kix_tpl_render("{{here}}", 6, t, &out, &err));
+        ASSERT_EQ_INT(KIX_OK, kix_tpl_render("{{here}}tail", 8, t, &out, &err));
+        ASSERT_EQ_MEM("x", 1, out.ptr, out.len);
+        kix_buf_release(&out);
+    }
     kix_tpl_free(t);
 }
 
