@@ -91,11 +91,15 @@ int kix_group_view_from_store(struct kix_log_reader *r, const char *key, size_t 
     rc = kix_index_group(r, &v->key, 0, KIX_VIEW_GROUP_MAX, add_row, v, &v->size);
     if (rc == KIX_OK && v->size == 0)
         return kix_err_set(err, KIX_ENOTFOUND, "no such group");
+    v->tree_size = kix_log_reader_size(r);
     if (rc == KIX_OK && kix_log_reader_checkpoint(r, KIX_NO_INDEX, &cp) == KIX_OK) {
+        const uint8_t *nl = memchr(cp.ptr, '\n', cp.len);
         kix__view_origin(cp.ptr, cp.len, v->origin, sizeof(v->origin));
         rc = kix_buf_add(&v->checkpoint, cp.ptr, cp.len);
+        /* the size the checkpoint (and the index note, and so the proof) is at */
+        if (rc == KIX_OK && nl)
+            v->tree_size = strtoull((const char *)v->checkpoint.ptr + (nl - cp.ptr) + 1, NULL, 10);
     }
-    v->tree_size = kix_log_reader_size(r);
     if (rc == KIX_OK)
         rc = kix_verifier_format(kix_log_reader_verifier(r), &v->log_key);
     if (rc == KIX_OK)

@@ -179,16 +179,26 @@ static int put_json(struct kix_buf *out, const char *s)
     return rc;
 }
 
+/* The first "{{" or "}}" (two) in [p, end), or NULL: templates are bytes
+ * with a length, not strings. */
+static const char *find2(const char *p, const char *end, char c)
+{
+    for (; p + 1 < end; p++)
+        if (p[0] == c && p[1] == c)
+            return p;
+    return NULL;
+}
+
 /* The end of the section opened with tag `name`: the position of its
  * "{{/name}}", counting nested sections of the same name. */
 static const char *section_end(const char *p, const char *end, const char *name, size_t len)
 {
     int depth = 1;
 
-    while ((p = strstr(p, "{{")) && p < end) {
+    while ((p = find2(p, end, '{'))) {
         const char *n = p + 3;
-        if ((p[2] == '#' || p[2] == '?' || p[2] == '^' || p[2] == '/') && n + len + 2 <= end &&
-            memcmp(n, name, len) == 0 && memcmp(n + len, "}}", 2) == 0) {
+        if (p + 2 < end && (p[2] == '#' || p[2] == '?' || p[2] == '^' || p[2] == '/') &&
+            n + len + 2 <= end && memcmp(n, name, len) == 0 && memcmp(n + len, "}}", 2) == 0) {
             depth += p[2] == '/' ? -1 : 1;
             if (depth == 0)
                 return p;
@@ -202,23 +212,23 @@ static int render(const char *p, const char *end, const struct kix_tpl *t, struc
                   struct kix_err *err)
 {
     while (p < end) {
-        const char *open = strstr(p, "{{"), *close, *name, *body_end;
+        const char *open = find2(p, end, '{'), *close, *name, *body_end;
         const struct slot *s;
         size_t len;
         char kind;
         int rc;
 
-        if (!open || open >= end)
+        if (!open)
             open = end;
         if ((rc = kix_buf_add(out, p, (size_t)(open - p))) != KIX_OK)
             return kix_err_set(err, rc, "out of memory");
         if (open == end)
             break;
-        if (!(close = strstr(open, "}}")) || close > end)
+        if (!(close = find2(open + 2, end, '}')))
             return kix_err_set(err, KIX_EINVAL, "template: an unclosed {{");
-        kind = strchr("#?^/", open[2]) && open[2] ? open[2] : 0;
+        kind = open + 2 < close && strchr("#?^/", open[2]) ? open[2] : 0;
         name = open + 2 + (kind ? 1 : 0);
-        if (!kind && strncmp(name, "json ", 5) == 0) {
+        if (!kind && close - name > 5 && memcmp(name, "json ", 5) == 0) {
             kind = 'j';
             name += 5;
         }

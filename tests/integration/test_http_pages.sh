@@ -56,6 +56,7 @@ assert d["runId"] == sys.argv[2]
 assert d["primary"] == {"metric": "latency", "unit": "ns", "median": 11360, "p20": 10336, "p80": 11456}, d["primary"]
 assert d["rank"]["rank"] == 1 and d["rank"]["groupSize"] == 2 and d["rank"]["best"] == d["runId"]
 assert d["view"] == "kix.run/1"
+assert d["treeSize"] == int(d["checkpoint"].split("\n")[1]) and d["index"]["checkpoint"] == d["checkpoint"]
 assert d["evidence"] == "reported" and d["reruns"] == []
 assert "rerunList" not in d and "digest" not in d
 assert hashlib.sha256(d["manifestCanonical"].encode()).hexdigest() == d["manifestDigest"][7:]
@@ -99,6 +100,7 @@ python3 - "$WORK/group.json" "$WORK/group.html" "$RID" <<'PY' || fail "group JSO
 import json, re, sys
 d = json.load(open(sys.argv[1]))
 assert d["view"] == "kix.group/1" and d["size"] == 2, d
+assert d["treeSize"] == int(d["checkpoint"].split("\n")[1]) and d["index"]["checkpoint"] == d["checkpoint"]
 assert d["rows"][0]["rank"] == 1 and d["rows"][0]["runId"] == sys.argv[3] and d["rows"][0]["unit"] == "ns"
 assert d["index"]["groupKey"] == "group/" + d["group"][7:]
 html = open(sys.argv[2], encoding="utf-8").read()
@@ -128,5 +130,19 @@ for p in "runs/$RID" "runs/$RID.json" "groups/$GROUP" "groups/$GROUP.json" kix-v
   n=$((n + 1))
 done
 grep -qi '^content-type: text/html' "$WORK/nh" || fail "nginx content type of the home page"
+curl -sf -D "$WORK/nh" "$NGINX_URL/groups/$GROUP.json" -o /dev/null && grep -qi '^content-type: application/json' "$WORK/nh" ||
+  fail "nginx content type of a group's JSON: $(cat "$WORK/nh")"
 [ "$(find "$WORK/exp/runs" -name '*.json' | wc -l)" -ge 40 ] || fail "not every run page was exported"
 pass "the export holds the same pages; nginx serves them ($n compared)"
+
+# the home page follows the log (kixd keeps the last one only for the log
+# state it shows): a kernel published now appears on it
+grep -q '<td>cross_entropy</td>' "$WORK/home.html" && fail "cross_entropy before it was published"
+import "--server $(addr o)" 1 3 3
+for _ in $(seq 1 50); do
+  curl -sf "$H/" -o "$WORK/home2.html" || fail "GET / after publishing"
+  grep -q '<td>cross_entropy</td>' "$WORK/home2.html" && break
+  sleep 0.1
+done
+grep -q '<td>cross_entropy</td>' "$WORK/home2.html" || fail "the home page did not follow the log"
+pass "the home page follows the log"

@@ -43,7 +43,7 @@ http {
   fastcgi_temp_path $dir/tmp;
   uwsgi_temp_path $dir/tmp;
   scgi_temp_path $dir/tmp;
-  types { text/html html; text/javascript js; }
+  types { text/html html; text/javascript js; text/css css; }
   default_type application/octet-stream;
   server {
     listen 127.0.0.1:$port;
@@ -56,7 +56,7 @@ http {
     location /tile/ { add_header Cache-Control "public, max-age=31536000, immutable"; }
     location /runs/ { default_type "text/html; charset=utf-8"; add_header Cache-Control "public, max-age=5"; }
     location /groups/ { default_type "text/html; charset=utf-8"; add_header Cache-Control "public, max-age=5"; }
-    location ~ "^/runs/.*\.json\$" { default_type application/json; add_header Cache-Control "public, max-age=5"; }
+    location ~ "^/(runs|groups)/.*\.json\$" { default_type application/json; add_header Cache-Control "public, max-age=5"; }
   }
 }
 CONF

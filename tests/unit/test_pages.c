@@ -2,7 +2,9 @@
  * the one number formatter and the primary statistic (kix/view.h). The
  * pages themselves are checked against a real kixd in
  * tests/integration/test_http_pages.sh. */
+#define _GNU_SOURCE /* memmem */
 #include <jansson.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -71,6 +73,15 @@ KIX_TEST(template_missing_slot_is_an_error)
     ASSERT_TRUE(fill("{{/here}}", t, &err) == NULL);           /* closes nothing */
     ASSERT_TRUE(fill("{{#here}}x{{/here}}", t, &err) == NULL); /* text, not a section */
     ASSERT_TRUE(fill("{{here", t, &err) == NULL);
+    ASSERT_TRUE(fill("{{here}", t, &err) == NULL);
+    {
+        /* a length, not a string: "{{here}}" cut before its "}}" is unclosed */
+        struct kix_buf out = KIX_BUF_INIT;
+        ASSERT_EQ_INT(KIX_EINVAL, kix_tpl_render("{{here}}", 6, t, &out, &err));
+        ASSERT_EQ_INT(KIX_OK, kix_tpl_render("{{here}}tail", 8, t, &out, &err));
+        ASSERT_EQ_MEM("x", 1, out.ptr, out.len);
+        kix_buf_release(&out);
+    }
     kix_tpl_free(t);
 }
 
@@ -149,6 +160,68 @@ KIX_TEST(primary_statistic_decided_once)
     ASSERT_TRUE(!f.have);
     figures("{\"spec\":{\"timing\":{\"latencyNs\":{\"median\":1.5}}}}", &f);
     ASSERT_TRUE(!f.have);
+}
+
+/* A resolution of run "r/1" with manifest m and no entries, at size 7. */
+static void small_resolution(struct kix_resolution *res, const char *m)
+{
+    static const char cp[] = "example.test/log\n7\nAAAA\n\n\xe2\x80\x94 example.test/log x\n";
+
+    kix_resolution_init(res);
+    snprintf(res->run.run_id, sizeof(res->run.run_id), "r-1");
+    res->manifest = (struct kix_bytes){(const uint8_t *)m, strlen(m)};
+    res->checkpoint = (struct kix_bytes){(const uint8_t *)cp, sizeof(cp) - 1};
+    res->size = 7;
+    res->run.evidence = KIX_EVIDENCE_REPORTED;
+}
+
+static json_t *view_of(const char *manifest, unsigned flags, struct kix_buf *text)
+{
+    struct kix_resolution res;
+    struct kix_run_view v;
+    struct kix_err err = {0};
+    json_t *doc = NULL;
+
+    small_resolution(&res, manifest);
+    if (kix_run_view_build(&v, &res, NULL, NULL, NULL, &err) == KIX_OK &&
+        kix_run_view_json(&v, flags, text, &err) == KIX_OK)
+        doc = json_loadb((const char *)text->ptr, text->len, 0, NULL);
+    kix_run_view_release(&v);
+    kix_resolution_release(&res);
+    return doc;
+}
+
+KIX_TEST(run_view_leaves_out_what_it_does_not_have)
+{
+    struct kix_buf text = KIX_BUF_INIT;
+    json_t *d = view_of("{\"kind\":\"BenchmarkRun\",\"spec\":{\"note\":\"a/b\"}}", 0, &text);
+
+    ASSERT_TRUE(d != NULL);
+    ASSERT_EQ_STR("kix.run/1", json_string_value(json_object_get(d, "view")));
+    ASSERT_EQ_STR("https://example.test/log/runs/r-1",
+                  json_string_value(json_object_get(d, "permalink")));
+    ASSERT_EQ_INT(7, json_integer_value(json_object_get(d, "treeSize")));
+    ASSERT_TRUE(json_is_array(json_object_get(d, "reruns")));
+    ASSERT_EQ_INT(0, json_array_size(json_object_get(d, "reruns")));
+    /* no figure, no rank, no observation, no index, no key: absent, not empty */
+    ASSERT_TRUE(!json_object_get(d, "primary") && !json_object_get(d, "rank") &&
+                !json_object_get(d, "observedAt") && !json_object_get(d, "index") &&
+                !json_object_get(d, "logKey") && !json_object_get(d, "rerunList"));
+    ASSERT_EQ_STR("{\"kind\":\"BenchmarkRun\",\"spec\":{\"note\":\"a/b\"}}",
+                  json_string_value(json_object_get(d, "manifestCanonical")));
+    ASSERT_TRUE(strstr((const char *)text.ptr, "a/b") != NULL);
+    json_decref(d);
+    kix_buf_release(&text);
+    /* for a page: '/' escaped, the same value */
+    d = view_of("{\"kind\":\"BenchmarkRun\",\"spec\":{\"note\":\"</script>\"}}", KIX_VIEW_JSON_HTML,
+                &text);
+    ASSERT_TRUE(d != NULL);
+    ASSERT_TRUE(memmem(text.ptr, text.len, "</", 2) == NULL);
+    ASSERT_EQ_STR("</script>",
+                  json_string_value(json_object_get(
+                      json_object_get(json_object_get(d, "manifest"), "spec"), "note")));
+    json_decref(d);
+    kix_buf_release(&text);
 }
 
 KIX_TEST_MAIN()
