@@ -39,8 +39,7 @@ static void export_once(struct kixd_export *e)
     double t0 = now_ms(), ms;
     int rc = kix_log_export_tlog(e->srv->log, e->dir, &st, &err);
 
-    /* the pages after the tiles they link to */
-    if (rc == KIX_OK)
+    if (!rc) /* the pages after the tiles they link to */
         rc = kix_pages_export(e->srv->log, e->dir, &ps, &err);
 
     ms = now_ms() - t0;
@@ -176,11 +175,12 @@ int kixd_export_main(int argc, char **argv)
     }
     memset(&lo, 0, sizeof(lo));
     lo.store.read_only = 1;
-    rc = kix_index_open_any(store, &lo, &log, &err);
-    if (rc == KIX_OK)
-        rc = kix_log_export_tlog(log, argv[optind], &st, &err);
-    if (rc == KIX_OK)
-        rc = kix_pages_export(log, argv[optind], &ps, &err);
+    if ((rc = kix_index_open_any(store, &lo, &log, &err)))
+        goto out;
+    if ((rc = kix_log_export_tlog(log, argv[optind], &st, &err)))
+        goto out;
+    rc = kix_pages_export(log, argv[optind], &ps, &err);
+out:
     kix_log_close(log);
     if (rc) {
         fprintf(stderr, "kixd: export: %s\n", kix_err_text(&err, rc));

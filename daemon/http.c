@@ -271,20 +271,27 @@ static void answer_tagged(struct kixd_http_conn *c, int kind, unsigned code, con
                       "HTTP/1.1 %u %s\r\nServer: kixd/" KIX_VERSION_STRING "\r\n"
                       "Access-Control-Allow-Origin: *\r\nX-Content-Type-Options: nosniff\r\n",
                       code, reason(code));
-    if (rc == KIX_OK && code == 405)
-        rc = kix_buf_addf(&c->out, "Allow: %s\r\n", c->allow_post ? "POST" : "GET, HEAD");
-    if (rc == KIX_OK && etag[0] && cache) /* etag[0] implies cache: said for gcc -O3 */
+    if (rc)
+        goto out;
+    if (code == 405 &&
+        (rc = kix_buf_addf(&c->out, "Allow: %s\r\n", c->allow_post ? "POST" : "GET, HEAD")))
+        goto out;
+    if (etag[0] && cache) /* etag[0] implies cache: said for gcc -O3 */
         rc = kix_buf_addf(&c->out, "ETag: %s\r\nCache-Control: %s\r\n", etag, cache);
-    else if (rc == KIX_OK)
+    else
         rc = kix_buf_addf(&c->out, "Cache-Control: no-store\r\n");
-    if (rc == KIX_OK && code != 304)
-        rc = kix_buf_addf(&c->out, "Content-Type: %s\r\nContent-Length: %zu\r\n", type, len);
-    if (rc == KIX_OK && c->close_after)
-        rc = kix_buf_addf(&c->out, "Connection: close\r\n");
-    if (rc == KIX_OK)
-        rc = kix_buf_add(&c->out, (const uint8_t *)"\r\n", 2);
-    if (rc == KIX_OK && !head && code != 304 && len)
+    if (rc)
+        goto out;
+    if (code != 304 &&
+        (rc = kix_buf_addf(&c->out, "Content-Type: %s\r\nContent-Length: %zu\r\n", type, len)))
+        goto out;
+    if (c->close_after && (rc = kix_buf_addf(&c->out, "Connection: close\r\n")))
+        goto out;
+    if ((rc = kix_buf_add(&c->out, (const uint8_t *)"\r\n", 2)))
+        goto out;
+    if (!head && code != 304 && len)
         rc = kix_buf_add(&c->out, body, len);
+out:
     if (rc) {
         hconn_close(c, "out of memory answering");
         return;
@@ -561,7 +568,7 @@ static void respond(struct kixd_http_conn *c, int head)
                           "Content-Type: text/plain; version=0.0.4; charset=utf-8\r\n"
                           "Content-Length: %zu\r\n%s\r\n",
                           w->scratch.len, c->close_after ? "Connection: close\r\n" : "");
-        if (rc == KIX_OK && !head)
+        if (!rc && !head)
             rc = kix_buf_add(&c->out, w->scratch.ptr, w->scratch.len);
         if (rc) {
             hconn_close(c, "out of memory answering");
