@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "index_internal.h"
+#include "kix/json.h"
 
 const struct kix_run_object_field kix_run_object_fields[KIX_RUN_OBJECT_FIELDS] = {
     {"workloadDigest", "Workload"},
@@ -16,14 +17,11 @@ const struct kix_run_object_field kix_run_object_fields[KIX_RUN_OBJECT_FIELDS] =
     {"environmentDigest", "ExecutionEnvironment"},
 };
 
-/* The digest each object field of the manifest holds (named[i] 0: none).
- * KIX_ENOTFOUND when the manifest is not a JSON object. */
-static int field_digests(const struct kix_bytes *manifest,
-                         struct kix_digest digest[KIX_RUN_OBJECT_FIELDS],
-                         int named[KIX_RUN_OBJECT_FIELDS])
+/* The digest each object field of a manifest holds (named[i] 0: none). */
+static void field_digests(const json_t *manifest, struct kix_digest digest[KIX_RUN_OBJECT_FIELDS],
+                          int named[KIX_RUN_OBJECT_FIELDS])
 {
-    json_t *doc = json_loadb((const char *)manifest->ptr, manifest->len, 0, NULL);
-    json_t *spec = json_object_get(doc, "spec");
+    json_t *spec = json_object_get(manifest, "spec");
 
     for (size_t i = 0; i < KIX_RUN_OBJECT_FIELDS; i++) {
         json_t *v = json_object_get(spec, kix_run_object_fields[i].field);
@@ -31,8 +29,6 @@ static int field_digests(const struct kix_bytes *manifest,
             json_is_string(v) && kix_digest_parse(json_string_value(v), json_string_length(v),
                                                   &digest[i], NULL) == KIX_OK;
     }
-    json_decref(doc);
-    return doc ? KIX_OK : KIX_ENOTFOUND;
 }
 
 static int same_digest(const struct kix_digest *a, const struct kix_digest *b)
@@ -139,7 +135,9 @@ static int gather_objects(struct kix_log_reader *r, struct kix_resolution *res, 
         struct kix_digest named[KIX_RUN_OBJECT_FIELDS];
         int has[KIX_RUN_OBJECT_FIELDS];
         size_t front = 0;
-        (void)field_digests(&res->manifest, named, has);
+        json_t *doc = json_loadb((const char *)res->manifest.ptr, res->manifest.len, 0, NULL);
+        field_digests(doc, named, has);
+        json_decref(doc);
         for (size_t f = 0; f < KIX_RUN_OBJECT_FIELDS; f++)
             for (size_t i = front; has[f] && i < nrefs; i++)
                 if (same_digest(&refs[i], &named[f])) {
@@ -504,14 +502,16 @@ static int verify_objects(const struct kix_resolution *res, struct kix_err *err)
     char text[KIX_DIGEST_TEXT_LEN + 1], kind[64];
     const char *id = res->run.run_id;
     size_t nrefs = 0;
-    int rc = kix_refs_extract(res->manifest.ptr, res->manifest.len, &refs, &nrefs, NULL);
+    json_t *manifest = json_loadb((const char *)res->manifest.ptr, res->manifest.len, 0, NULL);
+    int rc;
 
-    if (rc == KIX_ENOMEM)
+    if (!manifest)
+        return kix_err_set(err, KIX_EVERIFY, "the manifest of run %s is not JSON", id);
+    field_digests(manifest, named, has);
+    rc = kix_refs_collect_tree(manifest, &refs, &nrefs);
+    json_decref(manifest);
+    if (rc)
         return kix_err_set(err, rc, "out of memory");
-    if (rc || field_digests(&res->manifest, named, has) != KIX_OK) {
-        rc = kix_err_set(err, KIX_EVERIFY, "the manifest of run %s is not JSON", id);
-        goto out;
-    }
     for (size_t i = 0; i < res->nobjects; i++) {
         const struct kix_resolution_object *o = &res->objects[i];
         size_t r = 0;

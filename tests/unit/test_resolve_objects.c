@@ -51,7 +51,11 @@ KIX_TEST(honest_resolution_carries_the_referenced_objects)
     teardown(&f);
 }
 
-KIX_TEST(unreferenced_object_is_refused)
+enum lie { ADD_UNREFERENCED, SWAP_SAME_KIND, SEND_TWICE, WITHHOLD };
+
+/* Resolves run-1 of a fresh log, tells `lie` in the answer, and expects
+ * kix_resolution_verify to refuse it, naming `cause`. */
+static void expect_refused(enum lie lie, const char *cause)
 {
     struct fixture f;
     struct kix_log_reader *r;
@@ -60,64 +64,49 @@ KIX_TEST(unreferenced_object_is_refused)
     char env[512];
 
     resolve_run(&f, &r, &res);
-    environment_record(env, sizeof(env), 7);
-    set_object(&res.objects[res.nobjects++], env);
+    switch (lie) {
+    case ADD_UNREFERENCED: /* an object of a referenced kind, its digest true */
+        environment_record(env, sizeof(env), 7);
+        set_object(&res.objects[res.nobjects++], env);
+        break;
+    case SWAP_SAME_KIND:
+        set_object(&res.objects[0], other_workload);
+        break;
+    case SEND_TWICE:
+        res.objects[res.nobjects++] = res.objects[0];
+        break;
+    case WITHHOLD:
+        res.nobjects = 0;
+        break;
+    }
     ASSERT_EQ_INT(KIX_EVERIFY, kix_resolution_verify(&res, &f.vkey, NULL, &err));
-    ASSERT_CONTAINS(err.msg, "(ExecutionEnvironment), which the manifest of run run-1 does not "
-                             "reference");
+    ASSERT_CONTAINS(err.msg, cause);
     kix_resolution_release(&res);
     kix_log_read_end(r);
     teardown(&f);
+}
+
+KIX_TEST(unreferenced_object_is_refused)
+{
+    expect_refused(ADD_UNREFERENCED,
+                   "(ExecutionEnvironment), which the manifest of run run-1 does not reference");
 }
 
 KIX_TEST(swapped_object_of_the_same_kind_is_refused)
 {
-    struct fixture f;
-    struct kix_log_reader *r;
-    struct kix_resolution res;
-    struct kix_err err = {0};
-
-    resolve_run(&f, &r, &res);
-    set_object(&res.objects[0], other_workload);
-    ASSERT_EQ_INT(KIX_EVERIFY, kix_resolution_verify(&res, &f.vkey, NULL, &err));
-    ASSERT_CONTAINS(err.msg, "(Workload), which the manifest of run run-1 does not reference");
-    kix_resolution_release(&res);
-    kix_log_read_end(r);
-    teardown(&f);
+    expect_refused(SWAP_SAME_KIND,
+                   "(Workload), which the manifest of run run-1 does not reference");
 }
 
 KIX_TEST(object_sent_twice_is_refused)
 {
-    struct fixture f;
-    struct kix_log_reader *r;
-    struct kix_resolution res;
-    struct kix_err err = {0};
-
-    resolve_run(&f, &r, &res);
-    res.objects[1] = res.objects[0];
-    res.nobjects = 2;
-    ASSERT_EQ_INT(KIX_EVERIFY, kix_resolution_verify(&res, &f.vkey, NULL, &err));
-    ASSERT_CONTAINS(err.msg, "twice");
-    kix_resolution_release(&res);
-    kix_log_read_end(r);
-    teardown(&f);
+    expect_refused(SEND_TWICE, "twice");
 }
 
 KIX_TEST(withheld_field_object_is_refused)
 {
-    struct fixture f;
-    struct kix_log_reader *r;
-    struct kix_resolution res;
-    struct kix_err err = {0};
-
-    resolve_run(&f, &r, &res);
-    res.nobjects = 0;
-    ASSERT_EQ_INT(KIX_EVERIFY, kix_resolution_verify(&res, &f.vkey, NULL, &err));
-    ASSERT_CONTAINS(err.msg, "withholds the Workload that the manifest of run run-1 names at "
+    expect_refused(WITHHOLD, "withholds the Workload that the manifest of run run-1 names at "
                              "spec.workloadDigest");
-    kix_resolution_release(&res);
-    kix_log_read_end(r);
-    teardown(&f);
 }
 
 /* The table names exactly the digest fields the BenchmarkRun schema
