@@ -189,7 +189,8 @@ static void print_resolution(const struct kix_resolution *res, const char *origi
     }
     if (res->predecessor[0])
         printf("supersedes run %s\n", res->predecessor);
-    printf("objects    %zu referenced, each checked against its digest\n", res->nobjects);
+    printf("objects    %zu, each one the manifest references, checked against its digest\n",
+           res->nobjects);
     printf("entries    %zu, each proven in the checkpoint below; all of them, as the log's "
            "signed index commits at size %llu\n",
            res->nentries, (unsigned long long)res->size);

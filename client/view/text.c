@@ -26,11 +26,15 @@ static const char *str(json_t *v, const char *path)
     return s ? s : "";
 }
 
-/* The first object of `kind` the run references, or NULL. */
-static json_t *object(const struct kix_run_view *v, const char *kind)
+/* The object the manifest names at spec.<field> (kix_run_object_fields),
+ * by its digest, or NULL: never the first object of some kind, so that an
+ * object the manifest does not name is never shown in its place. */
+static json_t *object(const struct kix_run_view *v, const char *field)
 {
-    for (size_t i = 0; i < v->nobjects; i++)
-        if (v->objects[i].json && strcmp(v->objects[i].kind, kind) == 0)
+    const char *digest = json_string_value(json_object_get(get(v->manifest, "spec"), field));
+
+    for (size_t i = 0; digest && i < v->nobjects; i++)
+        if (v->objects[i].json && strcmp(v->objects[i].digest, digest) == 0)
             return v->objects[i].json;
     return NULL;
 }
@@ -69,7 +73,7 @@ static void print_params(FILE *out, json_t *obj)
 static void print_head(const struct kix_run_view *v, const struct kix_run_text *t, FILE *out)
 {
     const struct kix_resolution *res = v->res;
-    json_t *impl = object(v, "Implementation");
+    json_t *impl = object(v, "implementationDigest");
     char h[KIX_HUMAN_MAX];
 
     fprintf(out, "%s\n",
@@ -120,7 +124,7 @@ static void print_head(const struct kix_run_view *v, const struct kix_run_text *
 
 static void print_identity(const struct kix_run_view *v, FILE *out)
 {
-    json_t *impl = object(v, "Implementation"), *workload = object(v, "Workload");
+    json_t *impl = object(v, "implementationDigest"), *workload = object(v, "workloadDigest");
     const char *k;
     json_t *x;
 
@@ -150,7 +154,7 @@ static void print_identity(const struct kix_run_view *v, FILE *out)
 
 static void print_setup(const struct kix_run_view *v, FILE *out)
 {
-    json_t *protocol = object(v, "BenchmarkProtocol"), *env = object(v, "ExecutionEnvironment"), *m;
+    json_t *protocol = object(v, "protocolDigest"), *env = object(v, "environmentDigest"), *m;
     char h[KIX_HUMAN_MAX];
     const char *k;
     size_t i;
@@ -161,7 +165,7 @@ static void print_setup(const struct kix_run_view *v, FILE *out)
             "published.\n",
             str(v->manifest, "spec.status"));
     fprintf(out, "\nWorkload\n");
-    print_params(out, get(object(v, "Workload"), "spec"));
+    print_params(out, get(object(v, "workloadDigest"), "spec"));
     fprintf(out, "\nMeasurements\n");
     if (v->primary.have) {
         kix_human((int64_t)v->primary.median, v->primary.bytes, h, sizeof(h));

@@ -2,11 +2,39 @@
  * resolution against the log key (client side). */
 #include "kix/resolve.h"
 
+#include <jansson.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "index_internal.h"
+#include "kix/json.h"
+
+const struct kix_run_object_field kix_run_object_fields[KIX_RUN_OBJECT_FIELDS] = {
+    {"workloadDigest", "Workload"},
+    {"implementationDigest", "Implementation"},
+    {"protocolDigest", "BenchmarkProtocol"},
+    {"environmentDigest", "ExecutionEnvironment"},
+};
+
+/* The digest each object field of a manifest holds (named[i] 0: none). */
+static void field_digests(const json_t *manifest, struct kix_digest digest[KIX_RUN_OBJECT_FIELDS],
+                          int named[KIX_RUN_OBJECT_FIELDS])
+{
+    json_t *spec = json_object_get(manifest, "spec");
+
+    for (size_t i = 0; i < KIX_RUN_OBJECT_FIELDS; i++) {
+        json_t *v = json_object_get(spec, kix_run_object_fields[i].field);
+        named[i] =
+            json_is_string(v) && kix_digest_parse(json_string_value(v), json_string_length(v),
+                                                  &digest[i], NULL) == KIX_OK;
+    }
+}
+
+static int same_digest(const struct kix_digest *a, const struct kix_digest *b)
+{
+    return memcmp(a->b, b->b, sizeof(a->b)) == 0;
+}
 
 void kix_resolution_init(struct kix_resolution *res)
 {
@@ -101,6 +129,24 @@ static int gather_objects(struct kix_log_reader *r, struct kix_resolution *res, 
 
     if (rc)
         return kix_err_set(err, rc, "out of memory");
+    if (nrefs > KIX_RESOLVE_MAX_OBJECTS) {
+        /* more than an answer holds: the objects the fields name first,
+         * so that a reader always gets those */
+        struct kix_digest named[KIX_RUN_OBJECT_FIELDS];
+        int has[KIX_RUN_OBJECT_FIELDS];
+        size_t front = 0;
+        json_t *doc = json_loadb((const char *)res->manifest.ptr, res->manifest.len, 0, NULL);
+        field_digests(doc, named, has);
+        json_decref(doc);
+        for (size_t f = 0; f < KIX_RUN_OBJECT_FIELDS; f++)
+            for (size_t i = front; has[f] && i < nrefs; i++)
+                if (same_digest(&refs[i], &named[f])) {
+                    struct kix_digest t = refs[front];
+                    refs[front++] = refs[i];
+                    refs[i] = t;
+                    break;
+                }
+    }
     for (size_t i = 0; i < nrefs && res->nobjects < KIX_RESOLVE_MAX_OBJECTS; i++) {
         struct kix_resolution_object *o = &res->objects[res->nobjects];
         if (kix_log_reader_object(r, &refs[i], &o->bytes) == KIX_OK) {
@@ -435,6 +481,82 @@ static int verify_index(struct kix_resolution *res, const struct kix_verifier *l
     return rc;
 }
 
+/* The kind an object's bytes say, for messages ("" when none). */
+static void object_kind(const struct kix_bytes *b, char *out, size_t cap)
+{
+    json_t *doc = json_loadb((const char *)b->ptr, b->len, 0, NULL);
+    const char *kind = json_string_value(json_object_get(doc, "kind"));
+
+    snprintf(out, cap, "%s", kind ? kind : "");
+    json_decref(doc);
+}
+
+/* The objects are the manifest's (already proven by verify_index): each
+ * hashes to its digest, is one the manifest references, comes once, and
+ * each object field of the manifest finds its object. A reader may then
+ * pick objects by field, and show every object it holds. */
+static int verify_objects(const struct kix_resolution *res, struct kix_err *err)
+{
+    struct kix_digest *refs = NULL, named[KIX_RUN_OBJECT_FIELDS], d;
+    int has[KIX_RUN_OBJECT_FIELDS];
+    char text[KIX_DIGEST_TEXT_LEN + 1], kind[64];
+    const char *id = res->run.run_id;
+    size_t nrefs = 0;
+    json_t *manifest = json_loadb((const char *)res->manifest.ptr, res->manifest.len, 0, NULL);
+    int rc;
+
+    if (!manifest)
+        return kix_err_set(err, KIX_EVERIFY, "the manifest of run %s is not JSON", id);
+    field_digests(manifest, named, has);
+    rc = kix_refs_collect_tree(manifest, &refs, &nrefs);
+    json_decref(manifest);
+    if (rc)
+        return kix_err_set(err, rc, "out of memory");
+    for (size_t i = 0; i < res->nobjects; i++) {
+        const struct kix_resolution_object *o = &res->objects[i];
+        size_t r = 0;
+        kix_digest_format(&o->digest, text);
+        kix_digest_of(o->bytes.ptr, o->bytes.len, &d);
+        if (!same_digest(&d, &o->digest)) {
+            rc = kix_err_set(err, KIX_EVERIFY, "object %s does not hash to its digest", text);
+            goto out;
+        }
+        while (r < nrefs && !same_digest(&refs[r], &o->digest))
+            r++;
+        if (r == nrefs) {
+            object_kind(&o->bytes, kind, sizeof(kind));
+            rc = kix_err_set(err, KIX_EVERIFY,
+                             "the answer carries object %s%s%s%s, which the manifest of run %s "
+                             "does not reference",
+                             text, kind[0] ? " (" : "", kind, kind[0] ? ")" : "", id);
+            goto out;
+        }
+        for (size_t j = 0; j < i; j++)
+            if (same_digest(&res->objects[j].digest, &o->digest)) {
+                rc = kix_err_set(err, KIX_EVERIFY, "the answer carries object %s twice", text);
+                goto out;
+            }
+    }
+    for (size_t f = 0; f < KIX_RUN_OBJECT_FIELDS; f++) {
+        size_t i = 0;
+        while (has[f] && i < res->nobjects && !same_digest(&res->objects[i].digest, &named[f]))
+            i++;
+        if (has[f] && i == res->nobjects) {
+            kix_digest_format(&named[f], text);
+            rc = kix_err_set(err, KIX_EVERIFY,
+                             "the answer withholds the %s that the manifest of run %s names at "
+                             "spec.%s (%s)",
+                             kix_run_object_fields[f].kind, id, kix_run_object_fields[f].field,
+                             text);
+            goto out;
+        }
+    }
+    rc = KIX_OK;
+out:
+    free(refs);
+    return rc;
+}
+
 /* Once every entry was seen: they chain to the record, and the record
  * says what they make. */
 static int verify_complete(struct kix_resolution *res, struct kix_err *err)
@@ -488,14 +610,9 @@ int kix_resolution_verify(struct kix_resolution *res, const struct kix_verifier 
         kix_digest_format(&res->run.manifest, text);
         return kix_err_set(err, KIX_EVERIFY, "the manifest's bytes do not hash to %s", text);
     }
-    for (size_t i = 0; i < res->nobjects; i++) {
-        kix_digest_of(res->objects[i].bytes.ptr, res->objects[i].bytes.len, &d);
-        if (memcmp(d.b, res->objects[i].digest.b, 32) != 0) {
-            kix_digest_format(&res->objects[i].digest, text);
-            return kix_err_set(err, KIX_EVERIFY, "object %s does not hash to its digest", text);
-        }
-    }
     rc = verify_index(res, log_key, &cp, err);
+    if (rc == KIX_OK)
+        rc = verify_objects(res, err);
     if (rc)
         return rc;
     /* derive, do not trust: start from nothing (or from the pages before)

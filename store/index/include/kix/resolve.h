@@ -7,7 +7,9 @@
  * struct comes back from a kixd (client side), where nothing in it is
  * trusted until kix_resolution_verify() has checked it against the log's
  * key: the checkpoint signature, each entry's inclusion proof, the digest of
- * the manifest and of every object, and that every entry is about this run.
+ * the manifest and of every object, that every object is one the manifest
+ * references (and each it names by a field of kix_run_object_fields is
+ * there), and that every entry is about this run.
  * The evidence level is then derived from the verified entries, never taken
  * from the server.
  *
@@ -40,6 +42,18 @@ struct kix_resolution_entry {
 int kix_resolution_entry_set_proof(struct kix_resolution_entry *e, const struct kix_hash *proof,
                                    size_t n) KIX_MUST_CHECK;
 
+/* The fields of a run manifest's spec that name an object, and the kind of
+ * record each must name: the "x-kix-kind" digest fields of
+ * proto/schema/benchmark-run.schema.json (tests/unit/test_resolve_objects.c
+ * holds the two together). Readers pick an object by the digest its field
+ * holds, never by its kind alone. */
+struct kix_run_object_field {
+    const char *field; /* under spec: "workloadDigest" */
+    const char *kind;  /* "Workload" */
+};
+#define KIX_RUN_OBJECT_FIELDS 4u
+extern const struct kix_run_object_field kix_run_object_fields[KIX_RUN_OBJECT_FIELDS];
+
 struct kix_resolution_object {
     struct kix_digest digest;
     struct kix_bytes bytes;
@@ -50,7 +64,9 @@ struct kix_resolution {
     char successor[KIX_RUN_ID_MAX + 1];   /* run that superseded this one, or "" */
     char predecessor[KIX_RUN_ID_MAX + 1]; /* run this one superseded, or "" */
     struct kix_bytes manifest;
-    size_t nobjects;
+    size_t nobjects; /* objects the manifest references, each once: all of
+                        them up to the maximum, those its object fields name
+                        (kix_run_object_fields) always among them */
     struct kix_resolution_object objects[KIX_RESOLVE_MAX_OBJECTS];
     size_t nentries;
     struct kix_resolution_entry *entries; /* malloc'ed */
