@@ -384,7 +384,10 @@ static int parse_write_args(const char *cmd, const char *help, int argc, char **
     return -1;
 }
 
-/* Connects, reads the log key and the signing key. */
+/* Connects, reads the log key and the signing key, and checks the
+ * server's latest checkpoint against the one this client verified before:
+ * a rolled-back or forked log is exit 4 before anything is signed or sent
+ * (a write's receipt would show it only after the server stored it). */
 static int open_all(const char *cmd, struct write_args *a, struct kix_client **c,
                     struct kix_verifier *key, struct kix_signer **signer)
 {
@@ -392,7 +395,7 @@ static int open_all(const char *cmd, struct write_args *a, struct kix_client **c
     if (status == 0)
         status = cli_connect(cmd, &a->common, c);
     if (status == 0)
-        status = cli_log_key(cmd, &a->common, *c, key);
+        status = cli_contact(cmd, &a->common, *c, key, CLI_CONTACT_READ, NULL);
     return status;
 }
 
