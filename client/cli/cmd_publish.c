@@ -540,7 +540,7 @@ static const char publish_help[] =
     "                   key or server, signs and sends nothing\n" CLI_COMMON_HELP "\n"
     "exit status: 0 published, 1 refused or unverifiable, or a file or key not\n"
     "found, 2 usage, 3 I/O or server error, 4 the log contradicts what this client\n"
-    "verified before\n";
+    "verified before (checked before anything is signed or sent; evidence kept)\n";
 
 static int sign_publication(struct write_job *j, struct kix_err *err)
 {
