@@ -75,11 +75,23 @@ for cmd in checkpoint "show run-1" query "index run/run-1" audit; do
   [ "$(sed -n 2p "$KIX_STATE_DIR"/logs/kix.alarm_log+*/checkpoint)" = "$PINNED" ] ||
     fail "kix $cmd remembered the unproven checkpoint"
 done
-# an alarm in the same second as another keeps its own evidence
+# each alarm keeps its own evidence, even in the same second as another
 [ "$(ls "$KIX_STATE_DIR"/logs/kix.alarm_log+*/evidence/*-presented.checkpoint | wc -l)" = 5 ] ||
   fail "evidence overwritten: $(ls "$KIX_STATE_DIR"/logs/*/evidence)"
+# a write checks first: nothing is signed or sent to a log that cannot prove it
+BEFORE=$(server_size)
+expect_status 4 "$KIX" publish --server "$LIAR" --key "$WORK/pub.key" --run-id run-6 \
+  "$WORK/m6/run.json" "$WORK/m6/workload.json"
+expect_alarm "$KIX_STATE_DIR" "cannot prove consistency" remembered.checkpoint presented.checkpoint
+[ "$(server_size)" = "$BEFORE" ] || fail "publish wrote to a log that cannot prove consistency"
 stop_liar
 expect_status 0 "$KIX" checkpoint --server "$KIXD_ADDR" # proven now: believed and remembered
+# an older checkpoint asked for by size must be proven a prefix of the pinned one
+start_liar consistency_proof=-12
+expect_status 4 "$KIX" checkpoint --size 2 --server "$LIAR"
+expect_alarm "$KIX_STATE_DIR" "cannot prove that the size .* extends its checkpoint at size 2" \
+  remembered.checkpoint presented.checkpoint
+stop_liar
 pass "a larger checkpoint whose consistency proof is refused: exit 4, kept, not remembered"
 
 # --- a run this client verified, denied without a proof of absence ----------
