@@ -69,14 +69,15 @@ static int alarm_keep(const char *dir, const struct kix_alarm_item *items, size_
     struct kix_err ignore = {0};
     int saved;
 
+    for (size_t i = 0; i < n; i++)
+        if (strchr(items[i].name, '/'))
+            return kix_err_set(err, KIX_EINVAL, "evidence name %s is not a file name",
+                               items[i].name);
     snprintf(evidence, sizeof(evidence), "%s/evidence", dir);
     saved = kix_dir_make(evidence, 0700, &ignore) == KIX_OK;
     if (saved)
         evidence_stamp(evidence, stamp, sizeof(stamp));
     for (size_t i = 0; saved && i < n; i++) {
-        if (strchr(items[i].name, '/'))
-            return kix_err_set(err, KIX_EINVAL, "evidence name %s is not a file name",
-                               items[i].name);
         snprintf(path, sizeof(path), "%s/%s-%s", evidence, stamp, items[i].name);
         saved = kix_file_write_atomic(path, items[i].ptr, items[i].len, 0600, &ignore) == KIX_OK;
     }
