@@ -32,7 +32,8 @@ int cli_fail(const char *cmd, int code, const struct kix_err *err);
 #define CLI_EXIT_HELP                                                                              \
     "exit status: 0 ok, 1 rejected (bad input; a file, record or key not found; a\n"               \
     "failed verification), 2 usage, 3 internal, I/O or server error, 4 the log\n"                  \
-    "contradicts what this client verified before (fork or rollback; evidence kept)\n"
+    "contradicts what this client verified before (fork, rollback, or a consistency\n"             \
+    "proof refused; evidence kept)\n"
 
 /* Prints a command's help to f, with CLI_EXIT_HELP when the text does not
  * list its exit statuses itself. */
@@ -73,8 +74,9 @@ struct cli_common {
     "  --log-key KEY     the log's verifier key, a file or the key text\n"                         \
     "                    (default $KIX_LOG_KEY, then ~/.config/kix/config); every\n"               \
     "                    command checks the server's latest checkpoint against it\n"               \
-    "                    and against the one it verified before (exit 4: fork or\n"                \
-    "                    rollback, both checkpoints kept as evidence)\n"                           \
+    "                    and against the one it verified before (exit 4: fork,\n"                  \
+    "                    rollback or consistency proof refused, both checkpoints\n"                \
+    "                    kept as evidence)\n"                                                      \
     "  --witness KEY     a witness's verifier key (file or text); repeat for more\n"               \
     "  --min-witnesses N believe a checkpoint only when N of the --witness keys\n"                 \
     "                    cosigned it (default 0)\n"                                                \
@@ -97,7 +99,8 @@ int cli_log_key(const char *cmd, const struct cli_common *c, struct kix_client *
 /* The first thing every command that reads a log does: take the log key
  * (cli_log_key) and check the server's latest checkpoint against the one
  * this client verified before, remembering it when newer. A fork or a
- * rollback is exit 4 with both checkpoints kept as evidence.
+ * rollback, or a larger checkpoint whose consistency proof the server will
+ * not give, is exit 4 with both checkpoints kept as evidence.
  * CLI_CONTACT_STATUS is for status looks (kix info, kix mirror status): a
  * server behind what this client verified is stale, not rolled back, and
  * with no log key configured anywhere nothing is checked (*have_key 0:

@@ -12,10 +12,12 @@
 
 /* The server says there is no such run: it must prove the absence from
  * its signed index, at a checkpoint consistent with the remembered one,
- * and the run must not be one this client saw published. Returns
- * KIX_ENOTFOUND (proven absent) or why the denial does not hold. */
+ * and the run must not be one this client saw published (a run it saw and
+ * the server denies, proven or not, is the alarm: `latest`, the server's
+ * checkpoint, is kept as evidence). Returns KIX_ENOTFOUND (proven absent,
+ * or unproven for a run never seen here) or why the denial does not hold. */
 static int prove_absent(struct kix_client *c, const struct kix_verifier *key, const char *ref,
-                        struct kix_err *err)
+                        const struct kix_buf *latest, struct kix_err *err)
 {
     char run_id[KIX_RUN_ID_MAX + 1], ikey[KIX_VINDEX_KEY_MAX + 1];
     struct kix_index_answer a;
@@ -40,6 +42,14 @@ static int prove_absent(struct kix_client *c, const struct kix_verifier *key, co
     if (rc == KIX_OK && !is_digest)
         rc = kix_trust_run_denied(key, run_id, (const char *)a.checkpoint.ptr, a.checkpoint.len,
                                   a.cp.size, &perr);
+    if (rc != KIX_OK && rc != KIX_EFORK && rc != KIX_ENOMEM && !is_digest) {
+        struct kix_err alarm = {0};
+        if (kix_trust_run_unproven(key, run_id, (const char *)latest->ptr, latest->len,
+                                   kix_client_where(c), perr.msg, &alarm) == KIX_EFORK) {
+            perr = alarm;
+            rc = KIX_EFORK;
+        }
+    }
     if (rc == KIX_OK) {
         kix_err_wrap(err, "absence proven by the log's signed index at size %llu",
                      (unsigned long long)a.cp.size);
@@ -92,12 +102,14 @@ int cli_resolve_verified(const char *cmd, struct kix_client *c, const struct kix
      * not "no such run" */
     int rc = cli_trust_latest(c, key, &latest, cp, &err);
 
-    kix_buf_release(&latest);
-    if (rc)
+    if (rc) {
+        kix_buf_release(&latest);
         return cli_fail(cmd, rc, &err);
+    }
     rc = kix_client_resolve(c, ref, res, &err);
     if (rc == KIX_ENOTFOUND)
-        rc = prove_absent(c, key, ref, &err);
+        rc = prove_absent(c, key, ref, &latest, &err);
+    kix_buf_release(&latest);
     if (rc == KIX_OK)
         rc = kix_resolution_verify(res, key, cp, &err);
     if (rc == KIX_OK)

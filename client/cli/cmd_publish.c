@@ -384,7 +384,10 @@ static int parse_write_args(const char *cmd, const char *help, int argc, char **
     return -1;
 }
 
-/* Connects, reads the log key and the signing key. */
+/* Connects, reads the log key and the signing key, and checks the
+ * server's latest checkpoint against the one this client verified before:
+ * a rolled-back or forked log is exit 4 before anything is signed or sent
+ * (a write's receipt would show it only after the server stored it). */
 static int open_all(const char *cmd, struct write_args *a, struct kix_client **c,
                     struct kix_verifier *key, struct kix_signer **signer)
 {
@@ -392,7 +395,7 @@ static int open_all(const char *cmd, struct write_args *a, struct kix_client **c
     if (status == 0)
         status = cli_connect(cmd, &a->common, c);
     if (status == 0)
-        status = cli_log_key(cmd, &a->common, *c, key);
+        status = cli_contact(cmd, &a->common, *c, key, CLI_CONTACT_READ, NULL);
     return status;
 }
 
@@ -537,7 +540,7 @@ static const char publish_help[] =
     "                   key or server, signs and sends nothing\n" CLI_COMMON_HELP "\n"
     "exit status: 0 published, 1 refused or unverifiable, or a file or key not\n"
     "found, 2 usage, 3 I/O or server error, 4 the log contradicts what this client\n"
-    "verified before\n";
+    "verified before (checked before anything is signed or sent; evidence kept)\n";
 
 static int sign_publication(struct write_job *j, struct kix_err *err)
 {

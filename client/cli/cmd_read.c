@@ -540,39 +540,47 @@ static int load_citation(const char *path, json_t **doc, struct citation *cit, s
     return KIX_OK;
 }
 
-/* The cited publication is at cit->index in the cited tree. */
-static int check_cited_entry(struct kix_client *c, const struct citation *cit,
-                             const struct kix_checkpoint *cited, struct kix_err *err)
+/* The server's proof that the entry at cit->index is in the cited tree:
+ * *entry gets the entry. Any failure here is the log's: the cited root is
+ * signed and the tree today was proven to extend it. */
+static int prove_cited_entry(struct kix_client *c, const struct citation *cit,
+                             const struct kix_checkpoint *cited, struct kix_buf *receipt,
+                             struct kix_buf *entry, struct kix_err *err)
 {
-    struct kix_hash proof[KIX_MERKLE_MAX_PROOF], leaf, root;
+    struct kix_hash leaf, root;
+    struct kix_receipt rcpt;
+    int rc = kix_client_receipt(c, cit->index, cited->size, receipt, err);
+
+    if (rc)
+        return rc;
+    /* the receipt at the cited size carries the entry and its proof */
+    kix_receipt_init(&rcpt);
+    rc = kix_receipt_parse((const char *)receipt->ptr, receipt->len, &rcpt, err);
+    if (rc == KIX_OK && (rcpt.index != cit->index || !rcpt.entry.len))
+        rc = kix_err_set(err, KIX_EVERIFY, "its receipt is not for entry %llu",
+                         (unsigned long long)cit->index);
+    if (rc == KIX_OK) {
+        kix_merkle_leaf_hash(rcpt.entry.ptr, rcpt.entry.len, &leaf);
+        memcpy(root.b, cited->root, 32);
+        rc = kix_merkle_verify_inclusion(cit->index, cited->size, &leaf, rcpt.proof, rcpt.nproof,
+                                         &root, err);
+    }
+    if (rc == KIX_OK)
+        rc = kix_buf_add(entry, rcpt.entry.ptr, rcpt.entry.len);
+    kix_receipt_release(&rcpt);
+    return rc;
+}
+
+/* The entry proven at the cited index is the publication the citation
+ * names: when not, the citation is wrong (exit 1), not the log. */
+static int check_cited_entry(const struct citation *cit, const struct kix_buf *entry,
+                             struct kix_err *err)
+{
     struct kix_entry_summary s;
-    struct kix_buf entry = KIX_BUF_INIT;
     struct kix_digest d;
     char text[KIX_DIGEST_TEXT_LEN + 1];
-    size_t n = 0;
-    int rc;
+    int rc = kix_entry_describe(entry->ptr, entry->len, &s, err);
 
-    rc = kix_client_receipt(c, cit->index, cited->size, &entry, err);
-    if (rc == KIX_OK) {
-        /* the receipt at the cited size carries the entry and its proof */
-        struct kix_receipt rcpt;
-        kix_receipt_init(&rcpt);
-        rc = kix_receipt_parse((const char *)entry.ptr, entry.len, &rcpt, err);
-        if (rc == KIX_OK && rcpt.index == cit->index && rcpt.entry.len) {
-            kix_merkle_leaf_hash(rcpt.entry.ptr, rcpt.entry.len, &leaf);
-            memcpy(root.b, cited->root, 32);
-            memcpy(proof, rcpt.proof, rcpt.nproof * sizeof(proof[0]));
-            n = rcpt.nproof;
-            rc = kix_merkle_verify_inclusion(cit->index, cited->size, &leaf, proof, n, &root, err);
-            if (rc == KIX_OK)
-                rc = kix_entry_describe(rcpt.entry.ptr, rcpt.entry.len, &s, err);
-        } else if (rc == KIX_OK) {
-            rc = kix_err_set(err, KIX_EVERIFY, "the server's receipt is not for entry %llu",
-                             (unsigned long long)cit->index);
-        }
-        kix_receipt_release(&rcpt);
-    }
-    kix_buf_release(&entry);
     if (rc)
         return rc;
     if (kix_digest_parse(cit->digest, strlen(cit->digest), &d, err))
@@ -588,6 +596,76 @@ static int check_cited_entry(struct kix_client *c, const struct citation *cit,
     return KIX_OK;
 }
 
+/* Today's log (`now`, its signed note) must extend the cited checkpoint
+ * and prove the cited entry in it: whatever it cannot prove contradicts a
+ * checkpoint the log signed, the alarm (KIX_EFORK, the cited and presented
+ * checkpoints, the citation and any receipt kept as evidence). */
+static int check_against_citation(struct kix_client *c, const struct kix_verifier *key,
+                                  const char *path, const struct citation *cit,
+                                  const struct kix_checkpoint *cited, const struct kix_buf *note,
+                                  const struct kix_checkpoint *now, struct kix_buf *entry,
+                                  struct kix_err *err)
+{
+    struct kix_hash proof[KIX_MERKLE_MAX_PROOF], r1, r2;
+    struct kix_buf receipt = KIX_BUF_INIT, file = KIX_BUF_INIT;
+    struct kix_err perr = {0};
+    char what[1024];
+    size_t n = 0;
+    int rc = KIX_OK;
+
+    memcpy(r1.b, cited->root, 32);
+    memcpy(r2.b, now->root, 32);
+    if (now->size < cited->size) {
+        snprintf(what, sizeof(what),
+                 "%s presents log %s at size %llu, fewer entries than the %llu of the cited "
+                 "checkpoint: the log was rolled back since it was cited",
+                 kix_client_where(c), now->origin, (unsigned long long)now->size,
+                 (unsigned long long)cited->size);
+        rc = KIX_EFORK;
+    } else if (now->size == cited->size && memcmp(now->root, cited->root, 32) != 0) {
+        snprintf(what, sizeof(what),
+                 "%s presents a different root for size %llu than the cited checkpoint: the log "
+                 "forked",
+                 kix_client_where(c), (unsigned long long)now->size);
+        rc = KIX_EFORK;
+    } else if (now->size > cited->size) {
+        rc = kix_client_consistency(c, cited->size, now->size, proof, &n, &perr);
+        if (rc == KIX_OK)
+            rc = kix_merkle_verify_consistency(cited->size, now->size, &r1, &r2, proof, n, &perr);
+        if (rc && rc != KIX_ENOMEM)
+            snprintf(what, sizeof(what),
+                     "%s cannot prove its size %llu extends the cited checkpoint at size %llu "
+                     "(%s): the log was rewritten since it was cited",
+                     kix_client_where(c), (unsigned long long)now->size,
+                     (unsigned long long)cited->size, perr.msg);
+    }
+    if (rc == KIX_OK) {
+        rc = prove_cited_entry(c, cit, cited, &receipt, entry, &perr);
+        if (rc && rc != KIX_ENOMEM)
+            snprintf(what, sizeof(what),
+                     "%s cannot prove the cited entry %llu in the cited checkpoint at size %llu "
+                     "(%s): the citation's proof no longer verifies",
+                     kix_client_where(c), (unsigned long long)cit->index,
+                     (unsigned long long)cited->size, perr.msg);
+    }
+    if (rc == KIX_ENOMEM) {
+        *err = perr;
+    } else if (rc) {
+        if (kix_file_read(path, 1 << 20, &file, NULL) != KIX_OK)
+            kix_buf_reset(&file);
+        const struct kix_alarm_item items[] = {
+            {"cited.checkpoint", cit->note, strlen(cit->note)},
+            {"presented.checkpoint", note->ptr, note->len},
+            {"citation.json", file.ptr, file.len},
+            {"receipt.tlog-proof", receipt.ptr, receipt.len},
+        };
+        rc = kix_trust_alarm(key, items, receipt.len ? 4 : 3, what, err);
+    }
+    kix_buf_release(&receipt);
+    kix_buf_release(&file);
+    return rc;
+}
+
 int cmd_verify_citation(int argc, char **argv)
 {
     struct cli_common common;
@@ -595,13 +673,11 @@ int cmd_verify_citation(int argc, char **argv)
     struct kix_verifier key;
     struct kix_note opened;
     struct kix_checkpoint cited, now;
-    struct kix_buf note = KIX_BUF_INIT;
+    struct kix_buf note = KIX_BUF_INIT, entry = KIX_BUF_INIT;
     struct kix_resolution res;
-    struct kix_hash proof[KIX_MERKLE_MAX_PROOF], r1, r2;
     struct citation cit = {NULL, NULL, NULL, 0};
     struct kix_err err = {0};
     json_t *doc = NULL;
-    size_t n = 0;
     int rc, status = cli_parse("verify-citation", verify_citation_help, argc, argv, &common, NULL,
                                NULL, NULL);
 
@@ -618,31 +694,22 @@ int cmd_verify_citation(int argc, char **argv)
     if ((status = cli_connect("verify-citation", &common, &c)) ||
         (status = cli_log_key("verify-citation", &common, c, &key)))
         goto out;
+    /* the pin first: a log that contradicts what this client verified
+     * before is the alarm whatever the citation says */
     rc = kix_checkpoint_open(cit.note, strlen(cit.note), &key, 1, key.name, &opened, &cited, &err);
     if (rc)
         kix_err_wrap(&err, "the cited checkpoint");
-    if (rc == KIX_OK)
-        rc = check_cited_entry(c, &cit, &cited, &err);
+    if (rc == KIX_OK && cit.index >= cited.size)
+        rc = kix_err_set(&err, KIX_EVERIFY,
+                         "the cited entry %llu is not in the cited checkpoint "
+                         "(size %llu)",
+                         (unsigned long long)cit.index, (unsigned long long)cited.size);
     if (rc == KIX_OK)
         rc = cli_trust_latest(c, &key, &note, &now, &err);
-    if (rc == KIX_OK && now.size < cited.size)
-        rc = kix_err_set(&err, KIX_EFORK, "today's log has %llu entries, fewer than the %llu cited",
-                         (unsigned long long)now.size, (unsigned long long)cited.size);
-    if (rc == KIX_OK && now.size > cited.size) {
-        memcpy(r1.b, cited.root, 32);
-        memcpy(r2.b, now.root, 32);
-        rc = kix_client_consistency(c, cited.size, now.size, proof, &n, &err);
-        if (rc == KIX_OK)
-            rc = kix_merkle_verify_consistency(cited.size, now.size, &r1, &r2, proof, n, &err);
-        if (rc == KIX_EVERIFY)
-            rc = kix_err_set(&err, KIX_EFORK,
-                             "today's log (size %llu) is not consistent with the cited checkpoint "
-                             "(size %llu): the log was rewritten since it was cited",
-                             (unsigned long long)now.size, (unsigned long long)cited.size);
-    } else if (rc == KIX_OK && now.size == cited.size && memcmp(now.root, cited.root, 32) != 0) {
-        rc = kix_err_set(&err, KIX_EFORK, "today's root at size %llu differs from the cited one",
-                         (unsigned long long)now.size);
-    }
+    if (rc == KIX_OK)
+        rc = check_against_citation(c, &key, argv[optind], &cit, &cited, &note, &now, &entry, &err);
+    if (rc == KIX_OK)
+        rc = check_cited_entry(&cit, &entry, &err);
     if (rc) {
         status = cli_fail("verify-citation", rc, &err);
         goto out;
@@ -700,6 +767,7 @@ out:
     json_decref(doc);
     kix_resolution_release(&res);
     kix_buf_release(&note);
+    kix_buf_release(&entry);
     kix_client_close(c);
     return status;
 }

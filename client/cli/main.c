@@ -47,7 +47,8 @@ static void usage(FILE *to)
                 "--version'\nprints the version.\n"
                 "exit status: 0 ok, 1 rejected input or failed verification, 2 usage,\n"
                 "3 internal, I/O or server error, 4 the log contradicts what this client\n"
-                "verified before (fork or rollback; evidence kept in the state directory)\n");
+                "verified before (fork, rollback or consistency proof refused; evidence kept\n"
+                "in the state directory)\n");
 }
 
 int main(int argc, char **argv)

@@ -41,37 +41,78 @@ int kix_trust_dir(const struct kix_verifier *key, char *out, size_t cap, struct 
     return kix_dir_make(out, 0700, err);
 }
 
-/* Keeps both signed checkpoints and returns the alarm. */
-static int alarm_fork(const char *dir, const struct kix_buf *remembered, const char *note,
-                      size_t len, const char *what, struct kix_err *err)
+/* A stamp no earlier alarm in evidence_dir used: two alarms in one second
+ * keep both sets of evidence. */
+static void evidence_stamp(const char *evidence_dir, char *stamp, size_t cap)
 {
-    char path[4400], stamp[32];
-    struct kix_err ignore = {0};
+    char base[32], path[4400];
     time_t now = time(NULL);
     struct tm tm;
 
+    gmtime_r(&now, &tm);
+    strftime(base, sizeof(base), "%Y%m%dT%H%M%SZ", &tm);
+    snprintf(stamp, cap, "%s", base);
+    for (int i = 2; i < 1000; i++) {
+        snprintf(path, sizeof(path), "%s/%s-alarm.txt", evidence_dir, stamp);
+        if (access(path, F_OK) != 0)
+            return;
+        snprintf(stamp, cap, "%s.%d", base, i);
+    }
+}
+
+/* Keeps the items and `what` (as STAMP-alarm.txt) in dir/evidence/ and
+ * returns the alarm. */
+static int alarm_keep(const char *dir, const struct kix_alarm_item *items, size_t n,
+                      const char *what, struct kix_err *err)
+{
+    char path[4400], evidence[4200], stamp[48];
+    struct kix_err ignore = {0};
     int saved;
 
-    gmtime_r(&now, &tm);
-    strftime(stamp, sizeof(stamp), "%Y%m%dT%H%M%SZ", &tm);
-    snprintf(path, sizeof(path), "%s/evidence", dir);
-    saved = kix_dir_make(path, 0700, &ignore) == KIX_OK;
-    if (saved) {
-        snprintf(path, sizeof(path), "%s/evidence/%s-remembered.checkpoint", dir, stamp);
-        saved =
-            kix_file_write_atomic(path, remembered->ptr, remembered->len, 0600, &ignore) == KIX_OK;
+    for (size_t i = 0; i < n; i++)
+        if (strchr(items[i].name, '/'))
+            return kix_err_set(err, KIX_EINVAL, "evidence name %s is not a file name",
+                               items[i].name);
+    snprintf(evidence, sizeof(evidence), "%s/evidence", dir);
+    saved = kix_dir_make(evidence, 0700, &ignore) == KIX_OK;
+    if (saved)
+        evidence_stamp(evidence, stamp, sizeof(stamp));
+    for (size_t i = 0; saved && i < n; i++) {
+        snprintf(path, sizeof(path), "%s/%s-%s", evidence, stamp, items[i].name);
+        saved = kix_file_write_atomic(path, items[i].ptr, items[i].len, 0600, &ignore) == KIX_OK;
     }
     if (saved) {
-        snprintf(path, sizeof(path), "%s/evidence/%s-presented.checkpoint", dir, stamp);
-        saved = kix_file_write_atomic(path, note, len, 0600, &ignore) == KIX_OK;
+        snprintf(path, sizeof(path), "%s/%s-alarm.txt", evidence, stamp);
+        saved = kix_file_write_atomic(path, what, strlen(what), 0600, &ignore) == KIX_OK;
     }
     if (!saved)
         return kix_err_set(err, KIX_EFORK, "ALARM: %s. Saving the evidence failed: %s", what,
                            ignore.msg);
+    /* the message has room for a shortened `what` and where the evidence
+     * is; STAMP-alarm.txt holds all of it */
     return kix_err_set(err, KIX_EFORK,
-                       "ALARM: %s. Both signed checkpoints are kept as evidence in %s/evidence/ "
-                       "(%s-*.checkpoint); report them to the log's operators and witnesses",
-                       what, dir, stamp);
+                       "ALARM: %.*s%s. The signed checkpoints are kept as evidence in %s/ (%s-*); "
+                       "report them to the log's operators and witnesses",
+                       240, what, strlen(what) > 240 ? "..." : "", evidence, stamp);
+}
+
+/* Keeps both signed checkpoints and returns the alarm. */
+static int alarm_fork(const char *dir, const struct kix_buf *remembered, const char *note,
+                      size_t len, const char *what, struct kix_err *err)
+{
+    const struct kix_alarm_item items[] = {
+        {"remembered.checkpoint", remembered->ptr, remembered->len},
+        {"presented.checkpoint", note, len},
+    };
+    return alarm_keep(dir, items, 2, what, err);
+}
+
+int kix_trust_alarm(const struct kix_verifier *key, const struct kix_alarm_item *items, size_t n,
+                    const char *what, struct kix_err *err)
+{
+    char dir[4096];
+    int rc = kix_trust_dir(key, dir, sizeof(dir), err);
+    return rc ? rc : alarm_keep(dir, items, n, what, err);
 }
 
 /* c proves that the tree of `newer` extends the tree of `older`. */
@@ -132,7 +173,7 @@ static int check(struct kix_client *c, const struct kix_verifier *key, const cha
     } else if (cp.size < old.size && past == OLDER_IS_PROVEN) {
         struct kix_err perr = {0};
         rc = prove_extends(c, &cp, &old, &perr);
-        if (rc == KIX_EUNAVAIL || rc == KIX_EIO) {
+        if (rc == KIX_ENOMEM) {
             if (err)
                 *err = perr;
         } else if (rc) {
@@ -163,9 +204,20 @@ static int check(struct kix_client *c, const struct kix_verifier *key, const cha
         rc = prove_extends(c, &old, &cp, &perr);
         if (rc == KIX_OK) {
             rc = kix_file_write_atomic(path, note, len, 0600, err);
-        } else if (rc == KIX_EUNAVAIL || rc == KIX_EIO) {
+        } else if (rc == KIX_ENOMEM) {
             if (err)
                 *err = perr;
+        } else if (rc != KIX_EVERIFY) {
+            /* a server that signs a larger tree and will not prove it grew
+             * from ours may be hiding a fork: the unproven checkpoint is
+             * evidence, and it is not remembered */
+            snprintf(what, sizeof(what),
+                     "%s presents a signed checkpoint at size %llu but cannot prove consistency "
+                     "with the size %llu this client verified before (%s): the log may have "
+                     "forked",
+                     kix_client_where(c), (unsigned long long)cp.size, (unsigned long long)old.size,
+                     perr.msg);
+            rc = alarm_fork(dir, &remembered, note, len, what, err);
         } else {
             snprintf(what, sizeof(what),
                      "%s cannot prove its size %llu extends the size %llu this client verified "
@@ -413,6 +465,36 @@ int kix_trust_run_seen(const struct kix_verifier *key, const char *run_id, uint6
     return kix_file_write_atomic(path, text, (size_t)n, 0600, err);
 }
 
+/* The alarm about a run this client saw published (`seen` its record) and
+ * the server now denies: keeps the remembered checkpoint, the server's
+ * `note` and the record. */
+static int alarm_run(const char *dir, const char *run_id, const struct kix_buf *seen,
+                     const char *note, size_t len, const char *what, struct kix_err *err)
+{
+    struct kix_buf remembered = KIX_BUF_INIT, record = KIX_BUF_INIT;
+    char path[4200];
+    int rc;
+
+    snprintf(path, sizeof(path), "%s/checkpoint", dir);
+    if (kix_file_read(path, 1u << 20, &remembered, NULL) != KIX_OK)
+        kix_buf_reset(&remembered);
+    rc = kix_buf_addf(&record, "run %s\npublished at log index %.*s", run_id, (int)seen->len,
+                      seen->ptr ? (const char *)seen->ptr : "");
+    if (rc == KIX_OK) {
+        const struct kix_alarm_item items[] = {
+            {"remembered.checkpoint", remembered.ptr, remembered.len},
+            {"seen-run.txt", record.ptr, record.len},
+            {"presented.checkpoint", note, len},
+        };
+        rc = alarm_keep(dir, items, note ? 3 : 2, what, err);
+    } else {
+        rc = kix_err_set(err, rc, "out of memory");
+    }
+    kix_buf_release(&remembered);
+    kix_buf_release(&record);
+    return rc;
+}
+
 int kix_trust_run_denied(const struct kix_verifier *key, const char *run_id, const char *note,
                          size_t len, uint64_t size, struct kix_err *err)
 {
@@ -431,7 +513,37 @@ int kix_trust_run_denied(const struct kix_verifier *key, const char *run_id, con
                  "the log's signed index proves run %s absent at size %llu, but this client "
                  "verified its publication at log index %llu",
                  run_id, (unsigned long long)size, index);
-        rc = alarm_fork(dir, &seen, note, len, what, err);
+        seen.len--;
+        rc = alarm_run(dir, run_id, &seen, note, len, what, err);
+    }
+    kix_buf_release(&seen);
+    return rc;
+}
+
+int kix_trust_run_unproven(const struct kix_verifier *key, const char *run_id, const char *note,
+                           size_t len, const char *where, const char *why, struct kix_err *err)
+{
+    char dir[4096], path[4400], what[1024];
+    struct kix_buf seen = KIX_BUF_INIT;
+    unsigned long long index = 0;
+    int rc = run_path(key, run_id, dir, sizeof(dir), path, sizeof(path), err);
+
+    if (rc)
+        return rc;
+    if (kix_file_read(path, 64, &seen, NULL) != KIX_OK)
+        return KIX_OK; /* never seen here: the denial stands, unproven */
+    rc = kix_buf_addc(&seen, '\0');
+    if (rc == KIX_OK) {
+        if (sscanf((const char *)seen.ptr, "%llu", &index) != 1)
+            index = 0;
+        seen.len--;
+        /* the run is in the remembered tree, which the server's latest
+         * checkpoint was proven to extend: the denial is a lie */
+        snprintf(what, sizeof(what),
+                 "%s says there is no run %s and cannot prove its absence (%s), but this client "
+                 "verified its publication at log index %llu",
+                 where, run_id, why, index);
+        rc = alarm_run(dir, run_id, &seen, note, len, what, err);
     }
     kix_buf_release(&seen);
     return rc;

@@ -42,9 +42,19 @@ KIX_TEST(a_run_seen_and_then_denied_is_an_alarm)
     ASSERT_CONTAINS(err.msg, "kept as evidence");
     ASSERT_EQ_INT(KIX_OK, kix_trust_dir(&v, dir, sizeof(dir), &err));
     snprintf(evidence, sizeof(evidence), "%s/evidence", dir);
-    ASSERT_EQ_U64(2, count_files(evidence));
+    /* what was remembered, what was presented, the run's record, the reason */
+    ASSERT_EQ_U64(4, count_files(evidence));
     /* absent at a size before its publication: consistent */
     ASSERT_EQ_INT(KIX_OK, kix_trust_run_denied(&v, "run-1", note, strlen(note), 5, &err));
+    /* denied without a proof of absence: never seen, the denial stands;
+     * seen, an alarm whose evidence does not overwrite the first's */
+    ASSERT_EQ_INT(KIX_OK, kix_trust_run_unproven(&v, "run-2", note, strlen(note), "kixd",
+                                                 "index proofs refused", &err));
+    ASSERT_EQ_INT(KIX_EFORK, kix_trust_run_unproven(&v, "run-1", note, strlen(note), "kixd",
+                                                    "index proofs refused", &err));
+    ASSERT_CONTAINS(err.msg, "kixd says there is no run run-1 and cannot prove its absence");
+    ASSERT_CONTAINS(err.msg, "kept as evidence");
+    ASSERT_EQ_U64(8, count_files(evidence));
     /* a run id that is not one is refused, not written as a path */
     ASSERT_EQ_INT(KIX_EINVAL, kix_trust_run_seen(&v, "../x", 1, &err));
     unsetenv("KIX_STATE_DIR");

@@ -6,8 +6,12 @@
  * written atomically. Every later contact must prove consistency with it:
  * a newer checkpoint needs a valid consistency proof from the server, an
  * equal size needs the same root, and a smaller size means the log was
- * rolled back. An inconsistency is KIX_EFORK: both signed checkpoints are
- * kept as evidence in .../<origin>/evidence/ and the message says where.
+ * rolled back; a newer one whose consistency proof the server will not give
+ * ("cannot prove consistency") is not remembered. An inconsistency is
+ * KIX_EFORK (exit 4), the alarm: both signed checkpoints (the unproven one
+ * included) and the reason are kept as evidence in .../evidence/ as
+ * STAMP-remembered.checkpoint, STAMP-presented.checkpoint and
+ * STAMP-alarm.txt, and the message says where.
  * KIX_STATE_DIR overrides the state directory (tests).
  */
 #ifndef KIX_TRUST_H
@@ -20,6 +24,20 @@
 int kix_trust_dir(const struct kix_verifier *key, char *out, size_t cap,
                   struct kix_err *err) KIX_MUST_CHECK;
 
+/* Evidence of an alarm: a file's name (no '/') and content. */
+struct kix_alarm_item {
+    const char *name;
+    const void *ptr;
+    size_t len;
+};
+
+/* The alarm about something that contradicts what a client holds signed (a
+ * citation's checkpoint, say): keeps each item as STAMP-NAME, and `what` as
+ * STAMP-alarm.txt, in the log's evidence directory, and returns KIX_EFORK
+ * with a message saying what and where (or that saving failed). */
+int kix_trust_alarm(const struct kix_verifier *key, const struct kix_alarm_item *items, size_t n,
+                    const char *what, struct kix_err *err) KIX_MUST_CHECK;
+
 /* Verifies `note` (a signed checkpoint from `c`) against key, checks it is
  * consistent with the remembered one (fetching a consistency proof from c
  * when it is newer), and remembers it when it is newer. cp_out (may be
@@ -29,7 +47,7 @@ int kix_trust_check(struct kix_client *c, const struct kix_verifier *key, const 
 
 /* kix_trust_check of a checkpoint the caller asked for by size, which may
  * be older than the remembered one: then c must prove the remembered one
- * extends it (KIX_EFORK with both kept as evidence when it cannot). A
+ * extends it (KIX_EFORK with both kept as evidence when it does not). A
  * newer or equal one is checked as kix_trust_check does. */
 int kix_trust_check_past(struct kix_client *c, const struct kix_verifier *key, const char *note,
                          size_t len, struct kix_checkpoint *cp_out,
@@ -63,6 +81,15 @@ int kix_trust_run_seen(const struct kix_verifier *key, const char *run_id, uint6
  * index below size; else KIX_OK. */
 int kix_trust_run_denied(const struct kix_verifier *key, const char *run_id, const char *note,
                          size_t len, uint64_t size, struct kix_err *err) KIX_MUST_CHECK;
+/* Call when `where` (a server) says there is no run run_id and its absence
+ * could not be proven (`why`): KIX_EFORK, with the remembered checkpoint,
+ * the server's latest signed checkpoint `note` (may be NULL) and what was
+ * remembered of the run kept as evidence, when this client saw the run
+ * published (it is in the remembered tree, which the server's latest
+ * checkpoint must have been proven to extend); else KIX_OK. */
+int kix_trust_run_unproven(const struct kix_verifier *key, const char *run_id, const char *note,
+                           size_t len, const char *where, const char *why,
+                           struct kix_err *err) KIX_MUST_CHECK;
 
 /* ---- the log key ----------------------------------------------------------
  *
