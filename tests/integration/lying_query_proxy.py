@@ -39,7 +39,7 @@ def decode(b, i):
             k, at = decode(b, at)
             if pairs:
                 v, at = decode(b, at)
-                out[k if not isinstance(k, bytes) else k] = v
+                out[k] = v
             else:
                 out.append(k)
         return out, at
