@@ -20,10 +20,12 @@ static const char query_help[] =
     "naming it. What each row says is proven, not told: its kernel, workload,\n"
     "GPU, provider and pass come from objects checked by digest, its group and\n"
     "median from its manifest, its rank and group size from the group's record\n"
-    "in the log's signed index (one proof per group, at a checkpoint checked\n"
-    "against the one this client verified before). Which runs match is the\n"
-    "server's answer (kix audit replays the log). Text filters are\n"
-    "case-insensitive:\n"
+    "in the log's signed index (one proof per group), its evidence from the\n"
+    "run's record there (one proof per run), all at a checkpoint checked\n"
+    "against the one this client verified before. Which runs match is the\n"
+    "server's answer (kix audit replays the log), except with --group alone:\n"
+    "then the page is proven to be exactly the group's, as with kix group.\n"
+    "Text filters are case-insensitive:\n"
     "\n"
     "  --gpu G      G's words (cut at anything not a letter or digit) each equal\n"
     "               a word of the GPU's name and form factor, in order: A100,\n"
@@ -38,21 +40,25 @@ static const char query_help[] =
     "\n"
     "With --json: {\"runs\": [...], \"matched\": N, \"proven\": {...}}, each run\n"
     "with runId, workload (the same summary) and the fields above; \"proven\"\n"
-    "says the index size the ranks are proven at and that evidence (kix show\n"
-    "proves it) and the selection of matches are not.\n"
+    "says the index size the rows are proven at, and whether the selection of\n"
+    "matches is (with --group alone).\n"
     "\n"
     "exit status: 0 listed, 1 a row is not what the log proves (or bad input),\n"
     "2 usage, 3 I/O or server error, 4 the log contradicts what this client\n"
     "verified before\n\n" CLI_COMMON_HELP;
 
 static const char group_help[] =
-    "usage: kix group KEY [--json] [--store DIR | --server ADDR]\n"
+    "usage: kix group KEY [--offset N] [--limit N] [--json]\n"
+    "                 [--store DIR | --server ADDR]\n"
     "\n"
     "Shows one comparison group (the comparisonKey of kix resolve --json), best\n"
-    "run first, every rank proven against the group's record in the log's signed\n"
-    "index (see kix query --help).\n"
+    "run first, proven against the group's record in the log's signed index:\n"
+    "the page shown is exactly the record's members at ranks N+1 to N+limit\n"
+    "(default 50), in its order, and the count is its count; every column is\n"
+    "proven as kix query --help says.\n"
     "\n"
-    "exit status: 0 listed, 1 a row is not what the log proves (or bad input),\n"
+    "exit status: 0 listed, 1 a row is not what the log proves, a row missing,\n"
+    "added, repeated or moved, or another page (or bad input),\n"
     "2 usage, 3 I/O or server error, 4 the log contradicts what this client\n"
     "verified before\n\n" CLI_COMMON_HELP;
 
@@ -140,8 +146,8 @@ static int got_workload(void *ctx, size_t i, const uint8_t *bytes, size_t len)
  * size other than the last attempt's may be the log's growth between the
  * query and the proofs: query again, at most three times. */
 static int query_proven(struct kix_client *c, const struct kix_verifier *key,
-                        const struct kix_query *q, struct rows *rows, uint64_t *matched,
-                        struct kix_query_proof *proof, struct kix_err *err)
+                        const struct kix_query *q, int whole_group, struct rows *rows,
+                        uint64_t *matched, struct kix_query_proof *proof, struct kix_err *err)
 {
     uint64_t last = 0;
     int rc = KIX_OK;
@@ -159,17 +165,20 @@ static int query_proven(struct kix_client *c, const struct kix_verifier *key,
         if (rc == KIX_OK)
             rc =
                 kix_client_query_verify(c, key, rows->row, rows->n, got_workload, rows, proof, err);
+        if (rc == KIX_OK && whole_group)
+            rc = kix_client_group_page_verify(c, key, q->group, q->offset, q->limit, rows->row,
+                                              rows->n, *matched, proof, err);
         if (!((rc == KIX_EVERIFY && proof->size && proof->size != last) || rc == KIX_EUNAVAIL))
             break;
         last = proof->size;
     }
-    if (rc == KIX_OK && proof->groups)
+    if (rc == KIX_OK && proof->checkpoint.len)
         rc = cli_trust_check(c, key, (const char *)proof->checkpoint.ptr, proof->checkpoint.len,
                              NULL, err);
     return rc;
 }
 
-static void print_rows(const struct rows *r, int json, uint64_t matched,
+static void print_rows(const struct rows *r, int json, int whole_group, uint64_t matched,
                        const struct kix_query_proof *proof)
 {
     char digest[KIX_DIGEST_TEXT_LEN + 1], group[KIX_DIGEST_TEXT_LEN + 1], v[40];
@@ -211,8 +220,9 @@ static void print_rows(const struct rows *r, int json, uint64_t matched,
     }
     if (json)
         printf("],\"matched\":%llu,\"proven\":{\"indexSize\":%llu,\"groups\":%zu,"
-               "\"ranks\":true,\"descriptions\":true,\"evidence\":false,\"matches\":false}}\n",
-               (unsigned long long)matched, (unsigned long long)proof->size, proof->groups);
+               "\"ranks\":true,\"descriptions\":true,\"evidence\":true,\"matches\":%s}}\n",
+               (unsigned long long)matched, (unsigned long long)proof->size, proof->groups,
+               whole_group ? "true" : "false");
 }
 
 static int run_query(const char *cmd, const char *help, int argc, char **argv, int group_mode)
@@ -237,7 +247,7 @@ static int run_query(const char *cmd, const char *help, int argc, char **argv, i
     struct kix_query_proof proof = {0, 0, KIX_BUF_INIT};
     const char *group_text = NULL;
     uint64_t matched = 0;
-    int ch, rc, status;
+    int ch, rc, status, whole_group, filtered;
 
     memset(&q, 0, sizeof(q));
     q.limit = 50;
@@ -277,7 +287,11 @@ static int run_query(const char *cmd, const char *help, int argc, char **argv, i
             return cli_usage_error(cmd, "unknown option");
         }
     }
+    filtered = q.kernel || q.gpu || q.provider || q.mode || q.metric;
     if (group_mode) {
+        if (filtered || group_text)
+            return cli_usage_error(cmd,
+                                   "kix group shows a whole group: no filters (see kix query)");
         if (argc - optind != 1)
             return cli_usage_error(cmd, "expected one group KEY (sha256:...)");
         group_text = argv[optind];
@@ -290,6 +304,7 @@ static int run_query(const char *cmd, const char *help, int argc, char **argv, i
             return cli_fail(cmd, rc, &err);
         q.group = &group;
     }
+    whole_group = q.group && !filtered;
     if ((status = cli_connect(cmd, &common, &c)))
         return status;
     if ((status = cli_contact(cmd, &common, c, &key, CLI_CONTACT_READ, NULL))) {
@@ -300,17 +315,18 @@ static int run_query(const char *cmd, const char *help, int argc, char **argv, i
         kix_client_close(c);
         return cli_usage_error(cmd, "--limit is at most %d; page with --offset", QUERY_PAGE_MAX);
     }
-    rc = query_proven(c, &key, &q, &rows, &matched, &proof, &err);
+    rc = query_proven(c, &key, &q, whole_group, &rows, &matched, &proof, &err);
     if (rc == KIX_OK) {
         if (!common.json)
             printf(
                 "  rank    median        kernel               workload                         gpu "
                 "             provider   pass     run\n");
-        print_rows(&rows, common.json, matched, &proof);
-        if (!common.json && rows.n)
-            printf("%llu matching runs%s; ranks proven by the log's signed index at size %llu\n",
+        print_rows(&rows, common.json, whole_group, matched, &proof);
+        if (!common.json && (rows.n || whole_group))
+            printf("%llu matching runs%s; %s proven by the log's signed index at size %llu\n",
                    (unsigned long long)matched,
                    matched > q.offset + rows.n ? " (more with --offset)" : "",
+                   whole_group ? "the group's page, ranks and evidence" : "ranks and evidence",
                    (unsigned long long)proof.size);
         else if (!common.json)
             printf("%llu matching runs\n", (unsigned long long)matched);

@@ -1,9 +1,11 @@
 /* kix_client_query_verify: a query's rows proven, not told. The server
  * chooses which runs match (a query is a scan, not a proof of
- * completeness), but everything a row says about a run is checked: its
- * description is recomputed from objects verified by digest, its group and
- * value from its manifest, and its rank and group size from the group's
- * record in the log's signed index. See kix/client.h. */
+ * completeness; kix_client_group_page_verify in client/lib/group_page.c
+ * proves a whole group's page), but everything a row says about a run is
+ * checked: its description is recomputed from objects verified by digest,
+ * its group and value from its manifest, its rank and group size from the
+ * group's record in the log's signed index, and its manifest, group, value
+ * and evidence from the run's record there. See kix/client.h. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -204,6 +206,64 @@ static int prove_groups(struct kix_client *c, const struct kix_verifier *key,
     return rc;
 }
 
+/* The row is its run's record in the signed index at the groups' size. */
+static int check_run(const struct kix_index_answer *a, const struct kix_query_row *row,
+                     uint64_t size, struct kix_err *err)
+{
+    struct kix_vindex_run r;
+    int rc;
+
+    if (a->cp.size != size)
+        return kix_err_set(err, KIX_EUNAVAIL,
+                           "the log grew from size %llu to %llu while its runs were proven; "
+                           "try again",
+                           (unsigned long long)size, (unsigned long long)a->cp.size);
+    if (!a->present)
+        return kix_err_set(err, KIX_EVERIFY,
+                           "the server ranks run %s, which the log's signed index at size %llu "
+                           "proves absent",
+                           row->run_id, (unsigned long long)size);
+    rc = kix_vindex_run_decode(a->record.ptr, a->record.len, row->run_id, &r, err);
+    if (rc)
+        return rc;
+    if (memcmp(r.info.manifest.b, row->manifest.b, 32) != 0 || !r.info.grouped ||
+        memcmp(r.info.comparison_key.b, row->group.b, 32) != 0 || r.info.value != row->value)
+        return kix_err_set(err, KIX_EVERIFY,
+                           "the server ranks run %s, which the log's signed index at size %llu "
+                           "records with another manifest, group or value%s",
+                           row->run_id, (unsigned long long)size,
+                           r.info.grouped ? "" : " (it is not ranked)");
+    if (r.info.evidence != row->evidence)
+        return kix_err_set(err, KIX_EVERIFY,
+                           "the server says run %s is %s; the log's signed index at size %llu "
+                           "says %s",
+                           row->run_id, kix_evidence_name(row->evidence), (unsigned long long)size,
+                           kix_evidence_name(r.info.evidence));
+    return KIX_OK;
+}
+
+/* One run record proof per row, all at the size the groups were proven at:
+ * the evidence column is the log's, not the server's summary. */
+static int prove_runs(struct kix_client *c, const struct kix_verifier *key,
+                      const struct kix_query_row *rows, size_t n, uint64_t size,
+                      struct kix_err *err)
+{
+    int rc = KIX_OK;
+
+    for (size_t i = 0; rc == KIX_OK && i < n; i++) {
+        char ikey[KIX_VINDEX_KEY_MAX + 1];
+        struct kix_index_answer a;
+
+        kix_vindex_key_run(rows[i].run_id, strlen(rows[i].run_id), ikey);
+        rc = kix_client_index_proof(c, key, ikey, &a, err);
+        if (rc)
+            break;
+        rc = check_run(&a, &rows[i], size, err);
+        kix_index_answer_release(&a);
+    }
+    return rc;
+}
+
 int kix_client_query_verify(struct kix_client *c, const struct kix_verifier *key,
                             const struct kix_query_row *rows, size_t n, kix_object_fn workload_fn,
                             void *ctx, struct kix_query_proof *out, struct kix_err *err)
@@ -250,6 +310,8 @@ int kix_client_query_verify(struct kix_client *c, const struct kix_verifier *key
             goto out;
     }
     rc = prove_groups(c, key, rows, n, out, err);
+    if (rc == KIX_OK)
+        rc = prove_runs(c, key, rows, n, out->size, err);
 out:
     fetched_release(&man, n);
     fetched_release(&objs, n * KIX_QUERY_NREFS);

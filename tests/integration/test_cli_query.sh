@@ -79,6 +79,22 @@ pass "best first in each group, groups by kernel, GPU, pass, metric; paging thro
 expect_status 0 "$KIX" query --store "$WORK/log" --kernel rope --limit 3
 grep -q "^  rank .* workload .* run$" "$WORK/out" || fail "header: $(head -1 "$WORK/out")"
 grep -qE '^ +1/2 +[0-9.]+ us +rope +T=[0-9]+ hidden=.* [0-9a-f-]{36}$' "$WORK/out" || fail "row: $(cat "$WORK/out")"
-grep -q "^64 matching runs (more with --offset); ranks proven by the log's signed index at size [0-9]*$" "$WORK/out" || fail "footer: $(tail -1 "$WORK/out")"
+grep -q "^64 matching runs (more with --offset); ranks and evidence proven by the log's signed index at size [0-9]*$" "$WORK/out" || fail "footer: $(tail -1 "$WORK/out")"
 expect_status 2 "$KIX" query --store "$WORK/log" --limit 1001
 pass "run id and workload columns"
+
+# kix group: the page asked for, proven whole (tests/unit/test_query_verify.c
+# plays the server whose pages lie)
+G=$(json_get "$WORK/all.json" 'd["runs"][0]["group"]')
+N=$(json_get "$WORK/all.json" 'd["runs"][0]["groupSize"]')
+expect_status 0 "$KIX" group "$G" --store "$WORK/log" --offset 1 --limit 1 --json
+[ "$(json_get "$WORK/out" '[r["rank"] for r in d["runs"]]')" = "[2]" ] || fail "group page: $(cat "$WORK/out")"
+[ "$(json_get "$WORK/out" 'd["proven"]["matches"] and d["proven"]["evidence"]')" = True ] ||
+  fail "group proof: $(cat "$WORK/out")"
+expect_status 0 "$KIX" group "$G" --store "$WORK/log" --offset 1000
+grep -q "^$N matching runs; the group's page, ranks and evidence proven by the log's signed index at size [0-9]*$" "$WORK/out" ||
+  fail "group past its end: $(cat "$WORK/out")"
+expect_status 0 "$KIX" query --store "$WORK/log" --group "$G" --json
+[ "$(json_get "$WORK/out" 'd["proven"]["matches"]')" = True ] || fail "query --group: $(cat "$WORK/out")"
+expect_status 2 "$KIX" group "$G" --store "$WORK/log" --kernel rope
+pass "kix group and query --group show the proven page of the group's record"

@@ -144,4 +144,134 @@ KIX_TEST(query_rows_are_proven_and_lies_refused)
     teardown(&f);
 }
 
+/* The first row of the largest group of the page, and its size. */
+static size_t largest_group(const struct rows *r, uint64_t *size)
+{
+    size_t best = 0;
+    for (size_t i = 0; i < r->n; i++)
+        if (r->row[i].group_size > r->row[best].group_size)
+            best = i;
+    *size = r->row[best].group_size;
+    return best;
+}
+
+static int page_verify(struct kix_client *c, const struct fixture *f, const struct kix_digest *g,
+                       uint64_t offset, uint64_t limit, const struct rows *r, uint64_t matched,
+                       struct kix_err *err)
+{
+    struct kix_query_proof proof = {0, 0, KIX_BUF_INIT};
+    int rc = kix_client_group_page_verify(c, &f->vkey, g, offset, limit, r->row, r->n, matched,
+                                          &proof, err);
+    kix_buf_release(&proof.checkpoint);
+    return rc;
+}
+
+static void drop_row(struct rows *r, size_t i)
+{
+    memmove(&r->row[i], &r->row[i + 1], (r->n - i - 1) * sizeof(r->row[0]));
+    r->n--;
+}
+
+/* A server answering a group's page: every row must be the record's member
+ * at its place, the page the one asked for, the count the record's. */
+KIX_TEST(group_page_is_exactly_the_records)
+{
+    struct fixture f;
+    struct kix_client *c = NULL;
+    struct kix_query q;
+    struct kix_err err = {0};
+    static struct rows all, honest, r, second;
+    struct kix_digest g, other;
+    uint64_t matched = 0, size = 0, m = 0;
+    size_t first;
+
+    setup(&f);
+    publish_liger_rows(&f, ROWS);
+    kix_log_close(f.log);
+    f.log = NULL;
+    ASSERT_EQ_INT(KIX_OK, kix_client_open_store(f.dir, &c, &err));
+    memset(&q, 0, sizeof(q));
+    q.limit = ROWS;
+    ASSERT_EQ_INT(KIX_OK, kix_client_query(c, &q, keep, &all, &matched, &err));
+    first = largest_group(&all, &size);
+    ASSERT_TRUE(size >= 2); /* the Liger sample ranks two providers per group */
+    g = all.row[first].group;
+    other = g;
+    for (size_t i = 0; i < all.n; i++)
+        if (memcmp(all.row[i].group.b, g.b, 32) != 0)
+            other = all.row[i].group;
+    q.group = &g;
+    ASSERT_EQ_INT(KIX_OK, kix_client_query(c, &q, keep, &honest, &matched, &err));
+    ASSERT_EQ_U64(size, matched);
+    ASSERT_EQ_U64(size, honest.n);
+    ASSERT_TRUE(honest.n < ROWS && memcmp(other.b, g.b, 32) != 0);
+
+    /* the honest page verifies, its rows and its selection */
+    ASSERT_EQ_INT(KIX_OK, verify(c, &f, &honest, &err));
+    ASSERT_EQ_INT(KIX_OK, page_verify(c, &f, &g, 0, ROWS, &honest, matched, &err));
+    /* the best run dropped; a later one dropped */
+    r = honest;
+    drop_row(&r, 0);
+    ASSERT_EQ_INT(KIX_EVERIFY, page_verify(c, &f, &g, 0, ROWS, &r, matched, &err));
+    ASSERT_CONTAINS(err.msg, "has another run");
+    r = honest;
+    drop_row(&r, 1);
+    ASSERT_EQ_INT(KIX_EVERIFY, page_verify(c, &f, &g, 0, ROWS, &r, matched, &err));
+    /* ... and the count lowered to match */
+    ASSERT_EQ_INT(KIX_EVERIFY, page_verify(c, &f, &g, 0, ROWS, &r, matched - 1, &err));
+    /* a row twice: added, or in place of another */
+    r = honest;
+    r.row[r.n++] = honest.row[0];
+    ASSERT_EQ_INT(KIX_EVERIFY, page_verify(c, &f, &g, 0, ROWS, &r, matched, &err));
+    r = honest;
+    r.row[1] = honest.row[0];
+    ASSERT_EQ_INT(KIX_EVERIFY, page_verify(c, &f, &g, 0, ROWS, &r, matched, &err));
+    /* the rows reversed */
+    r = honest;
+    for (size_t i = 0; i < r.n; i++)
+        r.row[i] = honest.row[r.n - 1 - i];
+    ASSERT_EQ_INT(KIX_EVERIFY, page_verify(c, &f, &g, 0, ROWS, &r, matched, &err));
+    /* another group's row mixed in, in place or added */
+    for (size_t i = 0; i < all.n; i++)
+        if (memcmp(all.row[i].group.b, other.b, 32) == 0 && all.row[i].rank == 1) {
+            r = honest;
+            r.row[r.n - 1] = all.row[i];
+            ASSERT_EQ_INT(KIX_EVERIFY, page_verify(c, &f, &g, 0, ROWS, &r, matched, &err));
+            r = honest;
+            r.row[r.n++] = all.row[i];
+            ASSERT_EQ_INT(KIX_EVERIFY, page_verify(c, &f, &g, 0, ROWS, &r, matched, &err));
+        }
+    /* the first page again when the second was asked for */
+    r = honest;
+    r.n = 1;
+    ASSERT_EQ_INT(KIX_OK, page_verify(c, &f, &g, 0, 1, &r, matched, &err));
+    ASSERT_EQ_INT(KIX_EVERIFY, page_verify(c, &f, &g, 1, 1, &r, matched, &err));
+    ASSERT_CONTAINS(err.msg, "has another run");
+    q.offset = 1;
+    q.limit = 1;
+    ASSERT_EQ_INT(KIX_OK, kix_client_query(c, &q, keep, &second, &m, &err));
+    ASSERT_EQ_INT(KIX_OK, page_verify(c, &f, &g, 1, 1, &second, m, &err));
+    /* a page past the end holds nothing, and says nothing */
+    r.n = 0;
+    ASSERT_EQ_INT(KIX_OK, page_verify(c, &f, &g, size, 10, &r, matched, &err));
+    ASSERT_EQ_INT(KIX_EVERIFY, page_verify(c, &f, &g, size, 10, &second, matched, &err));
+    /* the count alone wrong */
+    ASSERT_EQ_INT(KIX_EVERIFY, page_verify(c, &f, &g, 0, ROWS, &honest, matched + 1, &err));
+    ASSERT_CONTAINS(err.msg, "runs match in group");
+    ASSERT_EQ_INT(KIX_EVERIFY, page_verify(c, &f, &g, 0, ROWS, &honest, 7, &err));
+    /* a group the index does not hold: nothing matches */
+    other = g;
+    other.b[0] ^= 1;
+    r.n = 0;
+    ASSERT_EQ_INT(KIX_OK, page_verify(c, &f, &other, 0, 10, &r, 0, &err));
+    ASSERT_EQ_INT(KIX_EVERIFY, page_verify(c, &f, &other, 0, 10, &r, 1, &err));
+    /* the evidence column is the run record's */
+    r = honest;
+    r.row[1].evidence = KIX_EVIDENCE_REPRODUCED;
+    ASSERT_EQ_INT(KIX_EVERIFY, verify(c, &f, &r, &err));
+    ASSERT_CONTAINS(err.msg, "says reported");
+    kix_client_close(c);
+    teardown(&f);
+}
+
 KIX_TEST_MAIN()

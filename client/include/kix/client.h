@@ -179,11 +179,13 @@ int kix_client_index_proof(struct kix_client *c, const struct kix_verifier *key,
 /* Proves what query rows (kix_client_query) say, against key (the log
  * key): each row's kernel, GPU, provider and timed pass are recomputed from
  * its manifest and the objects it names (all fetched and checked by
- * digest), its group, value and metric from its manifest, and its rank and
+ * digest), its group, value and metric from its manifest, its rank and
  * group size from its group's record in the signed index (one index proof
- * per group, all at one checkpoint, returned in out->checkpoint for the
- * caller to check against the remembered one). Which runs match is the
- * server's choice; what it says of each is proven. workload_fn (may be
+ * per group), and its manifest, group, value and evidence from its run's
+ * record there (one index proof per row), all at one checkpoint, returned
+ * in out->checkpoint for the caller to check against the remembered one.
+ * Which runs match is the server's choice (see kix_client_group_page_verify
+ * for a whole group); what it says of each is proven. workload_fn (may be
  * NULL) is handed each row's verified Workload object. KIX_EVERIFY with the
  * run and what differs; KIX_EUNAVAIL when the log grew between two group
  * proofs (query again). out->size is the size of the first group proof
@@ -200,5 +202,18 @@ int kix_client_query_verify(struct kix_client *c, const struct kix_verifier *key
                             const struct kix_query_row *rows, size_t n, kix_object_fn workload_fn,
                             void *ctx, struct kix_query_proof *out,
                             struct kix_err *err) KIX_MUST_CHECK;
+
+/* Proves that rows (already proven by kix_client_query_verify into proof,
+ * or none) are exactly the page [offset, offset + limit) of group's record
+ * in the signed index, in rank order, and that matched is the record's
+ * count (0, with no rows, for a group the index proves absent): a missing,
+ * added, repeated or reordered row, or another page, is KIX_EVERIFY. The
+ * group is proven at proof->size (KIX_EUNAVAIL when the log grew: query
+ * again); when proof->size is 0 it is set, with proof->checkpoint, for the
+ * caller to check against the remembered one. */
+int kix_client_group_page_verify(struct kix_client *c, const struct kix_verifier *key,
+                                 const struct kix_digest *group, uint64_t offset, uint64_t limit,
+                                 const struct kix_query_row *rows, size_t n, uint64_t matched,
+                                 struct kix_query_proof *proof, struct kix_err *err) KIX_MUST_CHECK;
 
 #endif

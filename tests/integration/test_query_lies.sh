@@ -1,0 +1,71 @@
+#!/usr/bin/env bash
+# Issue 25, proven selections: a server whose query answers lie while its
+# index is honest (tests/integration/lying_query_proxy.py between kix and
+# kixd). kix group, and kix query --group, show exactly the page of the
+# group's proven record: a dropped best or later run, a run twice, the rows
+# reversed, another group's run mixed in, the first page again for
+# --offset 1, or another match count is refused with exit 1; so is a row
+# whose evidence is not its run record's, on any query. Honest answers pass.
+. "$KIX_TESTS/integration/lib.sh"
+
+python3 - "$KIX_TESTS/data/liger/all_benchmark_data.csv" "$WORK/s.csv" <<'PY'
+import csv, sys
+r = csv.reader(open(sys.argv[1], newline="")); w = csv.writer(open(sys.argv[2], "w", newline=""))
+w.writerow(next(r))
+for x in r:
+    if x[0] == "rope" and x[12] == "NVIDIA A100-SXM4-80GB":
+        w.writerow(x)
+PY
+"$KIXD" init --store "$WORK/log" --origin kix.query-lies/log >"$WORK/vkey" 2>/dev/null
+export KIX_LOG_KEY="$(cat "$WORK/vkey")"
+"$KIX" keygen --name imp --out "$WORK/imp" >/dev/null 2>&1
+"$KIX" key add --store "$WORK/log" --key "$WORK/log/admin.key" --role publish "$WORK/imp.pub" >/dev/null
+"$KIX_BIN/kix-import-liger" --key "$WORK/imp.key" --store "$WORK/log" "$WORK/s.csv" >/dev/null
+start_kixd "$WORK/log"
+
+PROXY_PID=
+liar() { # liar LIE: a proxy to kixd that tells that lie; LIAR its address
+  [ -z "$PROXY_PID" ] || { kill "$PROXY_PID" 2>/dev/null; wait "$PROXY_PID" 2>/dev/null || true; }
+  local sock="$WORK/liar-$1.sock"
+  python3 "$KIX_TESTS/integration/lying_query_proxy.py" "$sock" "${KIXD_ADDR#unix://}" "$1" &
+  PROXY_PID=$!
+  KIXD_PIDS+=("$PROXY_PID") # lib.sh's cleanup ends it
+  for _ in $(seq 1 100); do [ -S "$sock" ] && break; sleep 0.05; done
+  LIAR=(--server "unix://$sock")
+}
+
+expect_status 0 "$KIX" query --server "$KIXD_ADDR" --json --limit 1000
+G=$(json_get "$WORK/out" 'd["runs"][0]["group"]')
+N=$(json_get "$WORK/out" 'd["runs"][0]["groupSize"]')
+[ "$N" -ge 2 ] || fail "a group of two runs or more: $N"
+
+liar honest
+expect_status 0 "$KIX" group "$G" "${LIAR[@]}"
+expect_status 0 "$KIX" group "$G" "${LIAR[@]}" --offset 1 --limit 1
+expect_status 0 "$KIX" query "${LIAR[@]}" --group "$G"
+expect_status 0 "$KIX" query "${LIAR[@]}" --kernel rope
+pass "honest answers through the proxy pass"
+
+for lie in drop-best drop-last duplicate reversed foreign matched; do
+  liar "$lie"
+  # the foreign lie mixes in a row of an earlier answer
+  [ "$lie" != foreign ] || "$KIX" query "${LIAR[@]}" --limit 100 >/dev/null 2>&1 || true
+  expect_status 1 "$KIX" group "$G" "${LIAR[@]}"
+  grep -q "group sha256:[0-9a-f]*\|in group\|the server" "$WORK/err" || fail "$lie: $(cat "$WORK/err")"
+  expect_status 1 "$KIX" query "${LIAR[@]}" --group "$G"
+done
+pass "a group's page with a run dropped (best or later), twice, reversed, foreign, or a wrong count is refused"
+
+liar page1
+expect_status 1 "$KIX" group "$G" "${LIAR[@]}" --offset 1
+grep -q "from rank 2 shows run .* where the log's signed index at size [0-9]* has another run" "$WORK/err" ||
+  fail "page1: $(cat "$WORK/err")"
+expect_status 0 "$KIX" group "$G" "${LIAR[@]}"
+pass "the first page again for --offset 1 is refused"
+
+liar evidence
+expect_status 1 "$KIX" query "${LIAR[@]}" --kernel rope
+grep -q "the server says run .* is reproduced; the log's signed index at size [0-9]* says reported" "$WORK/err" ||
+  fail "evidence: $(cat "$WORK/err")"
+expect_status 1 "$KIX" group "$G" "${LIAR[@]}"
+pass "evidence other than the run record's is refused"
