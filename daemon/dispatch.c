@@ -501,8 +501,8 @@ static int m_index_proof(struct call *k)
     struct kix_log_reader *r;
     struct kix_msg_vindex_params p;
     struct kix_msg_vindex_result m;
-    struct kix_buf record = KIX_BUF_INIT, proof = KIX_BUF_INIT;
-    struct kix_bytes cp, note;
+    struct kix_buf record = KIX_BUF_INIT, proof = KIX_BUF_INIT, cp = KIX_BUF_INIT;
+    struct kix_bytes latest, note;
     int present = 0, rc = kix_msg_get_vindex_params(k->params, &p, &k->err);
 
     if (rc)
@@ -510,10 +510,15 @@ static int m_index_proof(struct call *k)
     rc = reader(k, &r);
     if (rc)
         return rc;
-    if (kix_log_reader_checkpoint(r, KIX_NO_INDEX, &cp) != KIX_OK)
+    if (kix_log_reader_checkpoint(r, KIX_NO_INDEX, &latest) != KIX_OK)
         return fail(k, KIX_ENOTFOUND, "the log has no checkpoint yet");
     if (kix_log_reader_index_note(r, KIX_NO_INDEX, &note) != KIX_OK)
         return fail(k, KIX_ENOTFOUND, "this log keeps no verifiable index");
+    /* with its witnesses' cosignatures, as every answer that carries a
+     * checkpoint: a reader with --min-witnesses counts them */
+    rc = kix_log_reader_checkpoint_cosigned(r, kix_log_reader_size(r), &cp, &k->err);
+    if (rc)
+        goto out;
     rc = kix_index_prove(r, (const char *)p.key.ptr, p.key.len, &record, &proof, &present, &k->err);
     if (rc)
         goto out;
@@ -522,7 +527,7 @@ static int m_index_proof(struct call *k)
     m.present = present;
     m.record = kix_buf_bytes(&record);
     m.proof = kix_buf_bytes(&proof);
-    m.checkpoint = cp;
+    m.checkpoint = kix_buf_bytes(&cp);
     m.index_note = note;
     m.size = kix_log_reader_size(r);
     begin(k);
@@ -531,6 +536,7 @@ static int m_index_proof(struct call *k)
 out:
     kix_buf_release(&record);
     kix_buf_release(&proof);
+    kix_buf_release(&cp);
     return rc;
 }
 

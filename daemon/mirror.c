@@ -282,6 +282,8 @@ out:
     snprintf(m->last_error, sizeof(m->last_error), "%s", reason);
     snprintf(m->fork_dir, sizeof(m->fork_dir), "%s", dir);
     pthread_mutex_unlock(&m->mu);
+    if (m->srv->tlogw)
+        kixd_tlogw_refuse(m->srv->tlogw, m->upstream_key.name, size, reason);
     kixd_log(KIXD_ERROR,
              "FORK: %s. The mirror stopped following %s and keeps serving what it verified; "
              "both signed checkpoints are in %s/ (%s). Report them to the log's operators; "
@@ -315,6 +317,8 @@ static int load_fork(struct kixd_mirror *m)
     m->fork_size = size;
     snprintf(m->fork_reason, sizeof(m->fork_reason), "%.*s", (int)sizeof(m->fork_reason) - 1, line);
     fork_path(m, NULL, m->fork_dir, sizeof(m->fork_dir));
+    if (m->srv->tlogw)
+        kixd_tlogw_refuse(m->srv->tlogw, m->upstream_key.name, size, m->fork_reason);
     return 1;
 }
 

@@ -309,10 +309,14 @@ static int index_proof_of(struct kix_log_reader *r, const char *ikey, struct kix
                           struct kix_err *err)
 {
     struct kix_bytes b;
+    int rc;
 
-    if (kix_log_reader_checkpoint(r, KIX_NO_INDEX, &b) != KIX_OK ||
-        kix_buf_add(&a->checkpoint, b.ptr, b.len))
+    if (kix_log_reader_checkpoint(r, KIX_NO_INDEX, &b) != KIX_OK)
         return kix_err_set(err, KIX_ENOTFOUND, "the log has no checkpoint yet");
+    /* with the cosignatures the store holds, as source_rpc's kixd sends it */
+    rc = kix_log_reader_checkpoint_cosigned(r, kix_log_reader_size(r), &a->checkpoint, err);
+    if (rc)
+        return rc;
     if (kix_log_reader_index_note(r, KIX_NO_INDEX, &b) != KIX_OK ||
         kix_buf_add(&a->index_note, b.ptr, b.len))
         return kix_err_set(err, KIX_ENOTFOUND,

@@ -90,7 +90,8 @@ KIX_STATE_DIR="$WORK/auditor" expect_status 1 "$KIX" audit "${S[@]}"
 grep -q "is not the index of its entries" "$WORK/err" || fail "audit: $(cat "$WORK/err")"
 grep -q "group/$GROUP has another record in the upstream's signed index" "$WORK/err" ||
   fail "audit does not name the group: $(cat "$WORK/err")"
-mirror m o --witness-key "$WORK/w.key"
+WPORT=$(free_port)
+mirror m o --witness-key "$WORK/w.key" --http "tcp://127.0.0.1:$WPORT"
 for i in $(seq 1 200); do
   "$KIX" mirror status --server "$(addr m)" --json >"$WORK/st.json" 2>"$WORK/st.err" || true
   grep -q '"fork":{' "$WORK/st.json" && break
@@ -101,4 +102,23 @@ json_get "$WORK/st.json" 'd["fork"]["reason"]' | grep -q "is not the index of it
 # a witness cosigns only what it recomputed: nothing here
 "$KIX" checkpoint "${S[@]}" --witness "$WORK/w.pub" --json >"$WORK/cp.json"
 [ "$(json_get "$WORK/cp.json" 'd["witnesses"]')" = 0 ] || fail "a witness cosigned the lie"
-pass "a group lie signed with the log key: kixd check names it, kix audit, a mirror and a witness refuse it"
+# nor when the log asks it over HTTP (c2sp.org/tlog-witness): the checkpoint
+# and its tree are honest, only the index note beside it lies, so only the
+# replica's verdict can refuse it; 422 as for any inconsistent checkpoint
+python3 -c 'import json,sys; sys.stdout.write("old 0\n\n" + json.load(open(sys.argv[1]))["checkpoint"])' \
+  "$WORK/cp.json" >"$WORK/add.body"
+code=$(curl -s -o "$WORK/add.out" -w '%{http_code}' --data-binary @"$WORK/add.body" \
+  "http://127.0.0.1:$WPORT/add-checkpoint")
+[ "$code" = 422 ] || fail "add-checkpoint of the lying log's checkpoint: $code $(cat "$WORK/add.out")"
+grep -q "replica found the log inconsistent at size .*is not the index of its entries" "$WORK/add.out" ||
+  fail "add-checkpoint refusal: $(cat "$WORK/add.out")"
+"$KIX" checkpoint "${S[@]}" --witness "$WORK/w.pub" --json >"$WORK/cp.json"
+[ "$(json_get "$WORK/cp.json" 'd["witnesses"]')" = 0 ] || fail "the witness's own path cosigned the lie"
+# and across a restart (the fork's evidence is kept)
+stop m || true
+mirror m o --witness-key "$WORK/w.key" --http "tcp://127.0.0.1:$WPORT"
+for _ in $(seq 1 100); do curl -s -o /dev/null "http://127.0.0.1:$WPORT/checkpoint" && break; sleep 0.05; done
+code=$(curl -s -o "$WORK/add.out" -w '%{http_code}' --data-binary @"$WORK/add.body" \
+  "http://127.0.0.1:$WPORT/add-checkpoint")
+[ "$code" = 422 ] || fail "add-checkpoint after a restart: $code $(cat "$WORK/add.out")"
+pass "a group lie signed with the log key: kixd check names it, kix audit, a mirror and a witness refuse it (its own cosigning and add-checkpoint: 422)"

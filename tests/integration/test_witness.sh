@@ -59,6 +59,16 @@ done
 [ "$(json_get "$WORK/cp.json" 'd["size"]')" = 25 ] || fail "cosigned size"
 run=$(grep -o '"runId":"[^"]*"' "$WORK/rows-21-23.map" | tail -1 | cut -d'"' -f4)
 "$KIX" resolve --server "$(addr o)" "${W[@]}" "$run" >/dev/null || fail "resolve with --min-witnesses 1"
+# index proofs carry the checkpoint with its cosignatures (PROTOCOL.md §2.17)
+"$KIX" show --server "$(addr o)" "${W[@]}" "$run" --json >"$WORK/show.json" || fail "show with --min-witnesses 1"
+group=$(json_get "$WORK/show.json" 'd["rank"]["group"]')
+"$KIX" index --server "$(addr o)" "${W[@]}" "run/$run" >/dev/null || fail "index with --min-witnesses 1: $(cat "$WORK/err" 2>/dev/null)"
+"$KIX" group --server "$(addr o)" "${W[@]}" "$group" >/dev/null 2>"$WORK/err" ||
+  fail "group with --min-witnesses 1: $(cat "$WORK/err")"
+"$KIX" query --server "$(addr o)" "${W[@]}" >/dev/null 2>"$WORK/err" || fail "query with --min-witnesses 1: $(cat "$WORK/err")"
+"$KIX" query --server "$(addr o)" --witness "$WORK/w2.pub" --min-witnesses 1 >/dev/null 2>"$WORK/err" &&
+  fail "query with a witness that did not cosign"
+grep -q "has 0 of the 1" "$WORK/err" || fail "query, other witness: $(cat "$WORK/err")"
 "$KIX" receipt 24 --server "$(addr o)" >"$WORK/r24"
 "$KIX" verify "$WORK/r24" "${W[@]}" >/dev/null || fail "receipt offline with --min-witnesses 1"
 expect_status 1 "$KIX" verify "$WORK/r24" --witness "$WORK/w2.pub" --min-witnesses 1
