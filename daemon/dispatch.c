@@ -502,7 +502,8 @@ static int m_index_proof(struct call *k)
     struct kix_msg_vindex_params p;
     struct kix_msg_vindex_result m;
     struct kix_buf record = KIX_BUF_INIT, proof = KIX_BUF_INIT, cp = KIX_BUF_INIT;
-    struct kix_bytes latest, note;
+    struct kix_buf note = KIX_BUF_INIT;
+    struct kix_bytes latest, raw;
     int present = 0, rc = kix_msg_get_vindex_params(k->params, &p, &k->err);
 
     if (rc)
@@ -512,11 +513,13 @@ static int m_index_proof(struct call *k)
         return rc;
     if (kix_log_reader_checkpoint(r, KIX_NO_INDEX, &latest) != KIX_OK)
         return fail(k, KIX_ENOTFOUND, "the log has no checkpoint yet");
-    if (kix_log_reader_index_note(r, KIX_NO_INDEX, &note) != KIX_OK)
+    if (kix_log_reader_index_note(r, KIX_NO_INDEX, &raw) != KIX_OK)
         return fail(k, KIX_ENOTFOUND, "this log keeps no verifiable index");
-    /* with its witnesses' cosignatures, as every answer that carries a
-     * checkpoint: a reader with --min-witnesses counts them */
+    /* both notes with their witnesses' cosignatures, as every answer that
+     * carries them: a reader with --min-witnesses counts them */
     rc = kix_log_reader_checkpoint_cosigned(r, kix_log_reader_size(r), &cp, &k->err);
+    if (rc == KIX_OK)
+        rc = kix_log_reader_index_note_cosigned(r, kix_log_reader_size(r), &note, &k->err);
     if (rc)
         goto out;
     rc = kix_index_prove(r, (const char *)p.key.ptr, p.key.len, &record, &proof, &present, &k->err);
@@ -528,7 +531,7 @@ static int m_index_proof(struct call *k)
     m.record = kix_buf_bytes(&record);
     m.proof = kix_buf_bytes(&proof);
     m.checkpoint = kix_buf_bytes(&cp);
-    m.index_note = note;
+    m.index_note = kix_buf_bytes(&note);
     m.size = kix_log_reader_size(r);
     begin(k);
     kix_msg_put_vindex_result(&k->pw, &m);
@@ -537,6 +540,7 @@ out:
     kix_buf_release(&record);
     kix_buf_release(&proof);
     kix_buf_release(&cp);
+    kix_buf_release(&note);
     return rc;
 }
 

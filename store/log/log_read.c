@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "kix/receipt.h"
+#include "kix/sha256.h"
 #include "log_internal.h"
 
 struct kix_log_reader {
@@ -172,6 +173,75 @@ int kix_log_reader_index_note(struct kix_log_reader *r, uint64_t size, struct ki
     if (size > r->size)
         return KIX_ENOTFOUND;
     return index_note_get(r, size, note);
+}
+
+/* The lines of T_INDEX_COSIGS at `size` whose hash is that of `text`. */
+static int index_cosignatures(struct kix_log_reader *r, uint64_t size, const uint8_t *text,
+                              size_t text_len, struct kix_buf *out)
+{
+    struct kix_store *s = r->log->store;
+    MDB_cursor *cur;
+    uint8_t k[8], h[32];
+    MDB_val key = {8, k}, val;
+    int rc;
+
+    if (s->no_index_cosigs)
+        return KIX_OK;
+    kix_sha256(text, text_len, h);
+    kix_u64be_put(k, size);
+    rc = mdb_cursor_open(r->r->txn, s->dbi[T_INDEX_COSIGS], &cur);
+    if (rc)
+        return kix__db_error(rc, NULL, "reading cosignatures");
+    for (rc = mdb_cursor_get(cur, &key, &val, MDB_SET_RANGE); rc == 0;
+         rc = mdb_cursor_get(cur, &key, &val, MDB_NEXT)) {
+        if (key.mv_size < 12 || memcmp(key.mv_data, k, 8) != 0)
+            break;
+        if (val.mv_size <= 8 + 32) {
+            rc = KIX_ECORRUPT;
+            break;
+        }
+        if (memcmp((const uint8_t *)val.mv_data + 8, h, 32) != 0)
+            continue; /* of a text this store no longer signs */
+        rc = kix_buf_add(out, (const uint8_t *)val.mv_data + 8 + 32, val.mv_size - 8 - 32);
+        if (rc == KIX_OK)
+            rc = kix_buf_addc(out, '\n');
+        if (rc)
+            break;
+    }
+    mdb_cursor_close(cur);
+    if (rc == MDB_NOTFOUND)
+        rc = KIX_OK;
+    else if (rc > 0)
+        rc = kix__db_error(rc, NULL, "reading cosignatures");
+    return rc;
+}
+
+int kix_log_reader_index_note_cosigned(struct kix_log_reader *r, uint64_t size, struct kix_buf *out,
+                                       struct kix_err *err)
+{
+    struct kix_bytes note = {NULL, 0};
+    const uint8_t *blank;
+    int rc;
+
+    if (size == KIX_NO_INDEX)
+        size = r->size;
+    rc = kix_log_reader_index_note(r, size, &note);
+    if (rc == KIX_ENOTFOUND)
+        return kix_err_set(err, rc, "no index note at size %llu", (unsigned long long)size);
+    if (rc)
+        return kix_err_set(err, rc, "reading the index note: %s", kix_strerror(rc));
+    /* the text is what precedes the blank line before the signatures */
+    blank = NULL;
+    for (size_t i = 1; i < note.len; i++)
+        if (note.ptr[i] == '\n' && note.ptr[i - 1] == '\n') {
+            blank = note.ptr + i - 1;
+            break;
+        }
+    rc = kix_buf_add(out, note.ptr, note.len);
+    if (rc == KIX_OK && blank)
+        rc = index_cosignatures(r, size, note.ptr, (size_t)(blank - note.ptr) + 1, out);
+    return rc ? kix_err_set(err, rc, "reading the index note's cosignatures: %s", kix_strerror(rc))
+              : KIX_OK;
 }
 
 int kix_log_reader_checkpoints(struct kix_log_reader *r, uint64_t after, size_t limit,

@@ -51,14 +51,15 @@ pass "kix mirror status shows a refused cosignature as the last error"
 # publish more: the next checkpoint gets cosigned too; receipts and resolve carry it
 import "--server $(addr o)" 21 23 1
 wait_size m 25
+run=$(grep -o '"runId":"[^"]*"' "$WORK/rows-21-23.map" | tail -1 | cut -d'"' -f4)
+# the witness cosigns the checkpoint, then the index note beside it
 for i in $(seq 1 100); do
-  "$KIX" checkpoint --server "$(addr o)" "${W[@]}" >/dev/null 2>&1 && break
+  "$KIX" resolve --server "$(addr o)" "${W[@]}" "$run" >/dev/null 2>&1 && break
   sleep 0.1
 done
 "$KIX" checkpoint --server "$(addr o)" "${W[@]}" --json >"$WORK/cp.json" || fail "size 25 not cosigned"
 [ "$(json_get "$WORK/cp.json" 'd["size"]')" = 25 ] || fail "cosigned size"
-run=$(grep -o '"runId":"[^"]*"' "$WORK/rows-21-23.map" | tail -1 | cut -d'"' -f4)
-"$KIX" resolve --server "$(addr o)" "${W[@]}" "$run" >/dev/null || fail "resolve with --min-witnesses 1"
+"$KIX" resolve --server "$(addr o)" "${W[@]}" "$run" >/dev/null || fail "resolve with --min-witnesses 1: $(grep -i cosign "$WORK/o.log" "$WORK/m.log" | tail -5)"
 # index proofs carry the checkpoint with its cosignatures (PROTOCOL.md §2.17)
 "$KIX" show --server "$(addr o)" "${W[@]}" "$run" --json >"$WORK/show.json" || fail "show with --min-witnesses 1"
 group=$(json_get "$WORK/show.json" 'd["rank"]["group"]')
