@@ -27,8 +27,9 @@ size_t kix__cosig_key(uint8_t *out, uint64_t size, uint32_t key_hash, const char
 }
 
 struct add_ctx {
+    int index; /* 0: a checkpoint's cosignature; 1: an index note's */
     uint64_t size;
-    const char *text; /* the cosigned checkpoint's text */
+    const char *text; /* the cosigned note's text */
     size_t text_len;
     const char *line; /* without its "\n" */
     size_t line_len;
@@ -37,106 +38,56 @@ struct add_ctx {
     int stored;
 };
 
+/* Values: u64be time ‖ (index notes: SHA-256 of the text covered) ‖ line. */
 static int add_fn(struct kix_store *s, MDB_txn *txn, void *arg, struct kix_err *err)
 {
     struct add_ctx *c = arg;
-    uint8_t kb[12 + KIX_NOTE_NAME_MAX], cp[8];
-    MDB_val key = {0, kb}, val, ckey = {8, cp}, cval;
-    size_t name_len = strlen(c->witness->name);
-    int rc;
-
-    c->stored = 0;
-    kix_u64be_put(cp, c->size);
-    rc = mdb_get(txn, s->dbi[T_CHECKPOINTS], &ckey, &cval);
-    if (rc == MDB_NOTFOUND)
-        return kix_err_set(err, KIX_ENOTFOUND,
-                           "this log has no checkpoint at size %llu to attach a cosignature to",
-                           (unsigned long long)c->size);
-    if (rc)
-        return kix__db_error(rc, err, "reading a checkpoint");
-    /* the stored note is the same text, a blank line, then signatures */
-    if (cval.mv_size <= c->text_len || memcmp(cval.mv_data, c->text, c->text_len) != 0 ||
-        ((const char *)cval.mv_data)[c->text_len] != '\n')
-        return kix_err_set(err, KIX_EVERIFY,
-                           "the cosigned checkpoint is not this log's checkpoint at size %llu "
-                           "(its root differs: a fork, or another log's checkpoint)",
-                           (unsigned long long)c->size);
-    key.mv_size = kix__cosig_key(kb, c->size, c->witness->key_hash, c->witness->name, name_len);
-    rc = mdb_get(txn, s->dbi[T_COSIGS], &key, &val);
-    if (rc == 0 && val.mv_size >= 8) {
-        /* value: u64be time ‖ line; keep the newest */
-        uint64_t old = kix_u64be_get(val.mv_data);
-        if (old >= c->time)
-            return KIX_OK;
-    } else if (rc && rc != MDB_NOTFOUND) {
-        return kix__db_error(rc, err, "reading a cosignature");
-    }
-    val.mv_size = 8 + c->line_len;
-    rc = mdb_put(txn, s->dbi[T_COSIGS], &key, &val, MDB_RESERVE);
-    if (rc)
-        return kix__db_error(rc, err, "writing a cosignature");
-    kix_u64be_put(val.mv_data, c->time);
-    memcpy((uint8_t *)val.mv_data + 8, c->line, c->line_len);
-    c->stored = 1;
-    return KIX_OK;
-}
-
-struct index_ctx {
-    uint64_t size;
-    const char *text; /* the cosigned index note's text */
-    size_t text_len;
-    const char *line; /* without its "\n" */
-    size_t line_len;
-    uint64_t time;
-    const struct kix_verifier *witness;
-    int stored;
-};
-
-static int add_index_fn(struct kix_store *s, MDB_txn *txn, void *arg, struct kix_err *err)
-{
-    struct index_ctx *c = arg;
-    uint8_t kb[12 + KIX_NOTE_NAME_MAX], nk[8];
+    const char *what = c->index ? "index note" : "checkpoint";
+    int notes = c->index ? T_INDEX_NOTES : T_CHECKPOINTS,
+        cosigs = c->index ? T_INDEX_COSIGS : T_COSIGS;
+    size_t hash_len = c->index ? 32 : 0, name_len = strlen(c->witness->name);
+    uint8_t kb[12 + KIX_NOTE_NAME_MAX], nk[8], h[32];
     MDB_val key = {0, kb}, val, nkey = {8, nk}, nval;
-    size_t name_len = strlen(c->witness->name);
     int rc;
 
     c->stored = 0;
-    if (s->no_index_notes)
+    if (c->index && s->no_index_notes)
         return kix_err_set(err, KIX_ENOTFOUND, "this log keeps no index notes");
     kix_u64be_put(nk, c->size);
-    rc = mdb_get(txn, s->dbi[T_INDEX_NOTES], &nkey, &nval);
+    rc = mdb_get(txn, s->dbi[notes], &nkey, &nval);
     if (rc == MDB_NOTFOUND)
         return kix_err_set(err, KIX_ENOTFOUND,
-                           "this log has no index note at size %llu to attach a cosignature to",
+                           "this log has no %s at size %llu to attach a cosignature to", what,
                            (unsigned long long)c->size);
     if (rc)
-        return kix__db_error(rc, err, "reading an index note");
+        return kix__db_error(rc, err, "reading a signed note");
+    /* the stored note is the same text, a blank line, then signatures */
     if (nval.mv_size <= c->text_len || memcmp(nval.mv_data, c->text, c->text_len) != 0 ||
         ((const char *)nval.mv_data)[c->text_len] != '\n')
         return kix_err_set(err, KIX_EVERIFY,
-                           "the cosigned index note is not this log's index note at size %llu "
-                           "(another index root: a split view of the index)",
-                           (unsigned long long)c->size);
+                           "the cosigned %s is not this log's %s at size %llu (%s)", what, what,
+                           (unsigned long long)c->size,
+                           c->index ? "another index root: a split view of the index"
+                                    : "its root differs: a fork, or another log's checkpoint");
+    kix_sha256(c->text, c->text_len, h);
     key.mv_size = kix__cosig_key(kb, c->size, c->witness->key_hash, c->witness->name, name_len);
-    rc = mdb_get(txn, s->dbi[T_INDEX_COSIGS], &key, &val);
-    if (rc == 0 && val.mv_size >= 8 + 32) {
-        uint8_t h[32];
-        kix_sha256(c->text, c->text_len, h);
-        /* the newest of the same text; a cosignature of the current text
-         * replaces one of a text the store no longer signs */
+    rc = mdb_get(txn, s->dbi[cosigs], &key, &val);
+    if (rc == 0 && val.mv_size >= 8 + hash_len) {
+        /* keep the newest of the same text; one of an index note's text
+         * the store no longer signs is replaced */
         if (kix_u64be_get(val.mv_data) >= c->time &&
-            memcmp((const uint8_t *)val.mv_data + 8, h, 32) == 0)
+            memcmp((const uint8_t *)val.mv_data + 8, h, hash_len) == 0)
             return KIX_OK;
     } else if (rc && rc != MDB_NOTFOUND) {
         return kix__db_error(rc, err, "reading a cosignature");
     }
-    val.mv_size = 8 + 32 + c->line_len;
-    rc = mdb_put(txn, s->dbi[T_INDEX_COSIGS], &key, &val, MDB_RESERVE);
+    val.mv_size = 8 + hash_len + c->line_len;
+    rc = mdb_put(txn, s->dbi[cosigs], &key, &val, MDB_RESERVE);
     if (rc)
         return kix__db_error(rc, err, "writing a cosignature");
     kix_u64be_put(val.mv_data, c->time);
-    kix_sha256(c->text, c->text_len, (uint8_t *)val.mv_data + 8);
-    memcpy((uint8_t *)val.mv_data + 8 + 32, c->line, c->line_len);
+    memcpy((uint8_t *)val.mv_data + 8, h, hash_len);
+    memcpy((uint8_t *)val.mv_data + 8 + hash_len, c->line, c->line_len);
     c->stored = 1;
     return KIX_OK;
 }
@@ -273,7 +224,7 @@ int kix_log_add_index_cosignature(struct kix_log *l, uint64_t size, const char *
                                   int *stored, struct kix_err *err)
 {
     struct kix_note *note = NULL;
-    struct index_ctx c;
+    struct add_ctx c;
     int rc;
 
     if (stored)
@@ -296,12 +247,13 @@ int kix_log_add_index_cosignature(struct kix_log *l, uint64_t size, const char *
                      "index note", size, &c.witness, &c.time, err);
     if (rc)
         goto out;
+    c.index = 1;
     c.size = size;
     c.text = (const char *)note->text.ptr;
     c.text_len = note->text.len;
     c.line = line;
     c.line_len = line_len;
-    rc = kix__db_write(l->store, add_index_fn, &c, err);
+    rc = kix__db_write(l->store, add_fn, &c, err);
     if (rc == KIX_OK && stored)
         *stored = c.stored;
 out:

@@ -93,35 +93,33 @@ int kix_log_reader_checkpoint(struct kix_log_reader *r, uint64_t size, struct ki
     return get_u64_key(r, T_CHECKPOINTS, size, note);
 }
 
-int kix_log_reader_cosignatures(struct kix_log_reader *r, uint64_t size, struct kix_buf *out,
-                                size_t *n)
+/* The cosignature lines of `table` (T_COSIGS, or T_INDEX_COSIGS whose
+ * values carry the hash of the text covered: only those of `hash`) at
+ * `size`, appended to out; *n counts them. */
+static int cosignature_lines(struct kix_log_reader *r, int table, uint64_t size,
+                             const uint8_t *hash, struct kix_buf *out, size_t *n)
 {
-    struct kix_store *s = r->log->store;
+    size_t skip = 8 + (hash ? 32 : 0), count = 0;
     MDB_cursor *cur;
     uint8_t k[8];
     MDB_val key = {8, k}, val;
-    size_t count = 0;
     int rc;
 
-    if (n)
-        *n = 0;
-    if (size == KIX_NO_INDEX)
-        size = r->size;
-    if (s->no_cosigs)
-        return KIX_OK;
     kix_u64be_put(k, size);
-    rc = mdb_cursor_open(r->r->txn, s->dbi[T_COSIGS], &cur);
+    rc = mdb_cursor_open(r->r->txn, r->log->store->dbi[table], &cur);
     if (rc)
         return kix__db_error(rc, NULL, "reading cosignatures");
     for (rc = mdb_cursor_get(cur, &key, &val, MDB_SET_RANGE); rc == 0;
          rc = mdb_cursor_get(cur, &key, &val, MDB_NEXT)) {
         if (key.mv_size < 12 || memcmp(key.mv_data, k, 8) != 0)
             break;
-        if (val.mv_size <= 8) {
+        if (val.mv_size <= skip) {
             rc = KIX_ECORRUPT;
             break;
         }
-        rc = kix_buf_add(out, (const uint8_t *)val.mv_data + 8, val.mv_size - 8);
+        if (hash && memcmp((const uint8_t *)val.mv_data + 8, hash, 32) != 0)
+            continue; /* of a text this store no longer signs */
+        rc = kix_buf_add(out, (const uint8_t *)val.mv_data + skip, val.mv_size - skip);
         if (rc == KIX_OK)
             rc = kix_buf_addc(out, '\n');
         if (rc)
@@ -136,6 +134,18 @@ int kix_log_reader_cosignatures(struct kix_log_reader *r, uint64_t size, struct 
     if (n)
         *n = count;
     return rc;
+}
+
+int kix_log_reader_cosignatures(struct kix_log_reader *r, uint64_t size, struct kix_buf *out,
+                                size_t *n)
+{
+    if (n)
+        *n = 0;
+    if (size == KIX_NO_INDEX)
+        size = r->size;
+    if (r->log->store->no_cosigs)
+        return KIX_OK;
+    return cosignature_lines(r, T_COSIGS, size, NULL, out, n);
 }
 
 int kix_log_reader_checkpoint_cosigned(struct kix_log_reader *r, uint64_t size, struct kix_buf *out,
@@ -175,47 +185,6 @@ int kix_log_reader_index_note(struct kix_log_reader *r, uint64_t size, struct ki
     return index_note_get(r, size, note);
 }
 
-/* The lines of T_INDEX_COSIGS at `size` whose hash is that of `text`. */
-static int index_cosignatures(struct kix_log_reader *r, uint64_t size, const uint8_t *text,
-                              size_t text_len, struct kix_buf *out)
-{
-    struct kix_store *s = r->log->store;
-    MDB_cursor *cur;
-    uint8_t k[8], h[32];
-    MDB_val key = {8, k}, val;
-    int rc;
-
-    if (s->no_index_cosigs)
-        return KIX_OK;
-    kix_sha256(text, text_len, h);
-    kix_u64be_put(k, size);
-    rc = mdb_cursor_open(r->r->txn, s->dbi[T_INDEX_COSIGS], &cur);
-    if (rc)
-        return kix__db_error(rc, NULL, "reading cosignatures");
-    for (rc = mdb_cursor_get(cur, &key, &val, MDB_SET_RANGE); rc == 0;
-         rc = mdb_cursor_get(cur, &key, &val, MDB_NEXT)) {
-        if (key.mv_size < 12 || memcmp(key.mv_data, k, 8) != 0)
-            break;
-        if (val.mv_size <= 8 + 32) {
-            rc = KIX_ECORRUPT;
-            break;
-        }
-        if (memcmp((const uint8_t *)val.mv_data + 8, h, 32) != 0)
-            continue; /* of a text this store no longer signs */
-        rc = kix_buf_add(out, (const uint8_t *)val.mv_data + 8 + 32, val.mv_size - 8 - 32);
-        if (rc == KIX_OK)
-            rc = kix_buf_addc(out, '\n');
-        if (rc)
-            break;
-    }
-    mdb_cursor_close(cur);
-    if (rc == MDB_NOTFOUND)
-        rc = KIX_OK;
-    else if (rc > 0)
-        rc = kix__db_error(rc, NULL, "reading cosignatures");
-    return rc;
-}
-
 int kix_log_reader_index_note_cosigned(struct kix_log_reader *r, uint64_t size, struct kix_buf *out,
                                        struct kix_err *err)
 {
@@ -238,8 +207,11 @@ int kix_log_reader_index_note_cosigned(struct kix_log_reader *r, uint64_t size, 
             break;
         }
     rc = kix_buf_add(out, note.ptr, note.len);
-    if (rc == KIX_OK && blank)
-        rc = index_cosignatures(r, size, note.ptr, (size_t)(blank - note.ptr) + 1, out);
+    if (rc == KIX_OK && blank && !r->log->store->no_index_cosigs) {
+        uint8_t h[32];
+        kix_sha256(note.ptr, (size_t)(blank - note.ptr) + 1, h);
+        rc = cosignature_lines(r, T_INDEX_COSIGS, size, h, out, NULL);
+    }
     return rc ? kix_err_set(err, rc, "reading the index note's cosignatures: %s", kix_strerror(rc))
               : KIX_OK;
 }
