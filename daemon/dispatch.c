@@ -501,8 +501,9 @@ static int m_index_proof(struct call *k)
     struct kix_log_reader *r;
     struct kix_msg_vindex_params p;
     struct kix_msg_vindex_result m;
-    struct kix_buf record = KIX_BUF_INIT, proof = KIX_BUF_INIT;
-    struct kix_bytes cp, note;
+    struct kix_buf record = KIX_BUF_INIT, proof = KIX_BUF_INIT, cp = KIX_BUF_INIT;
+    struct kix_buf note = KIX_BUF_INIT;
+    struct kix_bytes latest, raw;
     int present = 0, rc = kix_msg_get_vindex_params(k->params, &p, &k->err);
 
     if (rc)
@@ -510,10 +511,17 @@ static int m_index_proof(struct call *k)
     rc = reader(k, &r);
     if (rc)
         return rc;
-    if (kix_log_reader_checkpoint(r, KIX_NO_INDEX, &cp) != KIX_OK)
+    if (kix_log_reader_checkpoint(r, KIX_NO_INDEX, &latest) != KIX_OK)
         return fail(k, KIX_ENOTFOUND, "the log has no checkpoint yet");
-    if (kix_log_reader_index_note(r, KIX_NO_INDEX, &note) != KIX_OK)
+    if (kix_log_reader_index_note(r, KIX_NO_INDEX, &raw) != KIX_OK)
         return fail(k, KIX_ENOTFOUND, "this log keeps no verifiable index");
+    /* both notes with their witnesses' cosignatures, as every answer that
+     * carries them: a reader with --min-witnesses counts them */
+    rc = kix_log_reader_checkpoint_cosigned(r, kix_log_reader_size(r), &cp, &k->err);
+    if (rc == KIX_OK)
+        rc = kix_log_reader_index_note_cosigned(r, kix_log_reader_size(r), &note, &k->err);
+    if (rc)
+        goto out;
     rc = kix_index_prove(r, (const char *)p.key.ptr, p.key.len, &record, &proof, &present, &k->err);
     if (rc)
         goto out;
@@ -522,8 +530,8 @@ static int m_index_proof(struct call *k)
     m.present = present;
     m.record = kix_buf_bytes(&record);
     m.proof = kix_buf_bytes(&proof);
-    m.checkpoint = cp;
-    m.index_note = note;
+    m.checkpoint = kix_buf_bytes(&cp);
+    m.index_note = kix_buf_bytes(&note);
     m.size = kix_log_reader_size(r);
     begin(k);
     kix_msg_put_vindex_result(&k->pw, &m);
@@ -531,6 +539,8 @@ static int m_index_proof(struct call *k)
 out:
     kix_buf_release(&record);
     kix_buf_release(&proof);
+    kix_buf_release(&cp);
+    kix_buf_release(&note);
     return rc;
 }
 

@@ -282,6 +282,8 @@ out:
     snprintf(m->last_error, sizeof(m->last_error), "%s", reason);
     snprintf(m->fork_dir, sizeof(m->fork_dir), "%s", dir);
     pthread_mutex_unlock(&m->mu);
+    if (m->srv->tlogw)
+        kixd_tlogw_refuse(m->srv->tlogw, m->upstream_key.name, size, reason);
     kixd_log(KIXD_ERROR,
              "FORK: %s. The mirror stopped following %s and keeps serving what it verified; "
              "both signed checkpoints are in %s/ (%s). Report them to the log's operators; "
@@ -315,6 +317,8 @@ static int load_fork(struct kixd_mirror *m)
     m->fork_size = size;
     snprintf(m->fork_reason, sizeof(m->fork_reason), "%.*s", (int)sizeof(m->fork_reason) - 1, line);
     fork_path(m, NULL, m->fork_dir, sizeof(m->fork_dir));
+    if (m->srv->tlogw)
+        kixd_tlogw_refuse(m->srv->tlogw, m->upstream_key.name, size, m->fork_reason);
     return 1;
 }
 
@@ -539,6 +543,57 @@ static int cosign_and_keep(struct kixd_mirror *m, const struct kix_buf *note,
                                    err);
 }
 
+/* Cosigns the replica's index note at `size`, which the replay required to
+ * be byte for byte the one it derived (PROTOCOL.md §4.3): keeps the
+ * cosignature and sends it up, so that readers who require this witness
+ * hold the upstream to this index root. Nothing when the log keeps no index. */
+static void cosign_index(struct kixd_mirror *m, uint64_t size)
+{
+    struct kix_buf note = KIX_BUF_INIT, line = KIX_BUF_INIT;
+    struct kix_note *opened = malloc(sizeof(*opened));
+    struct kix_log_reader *r = NULL;
+    struct kix_bytes v;
+    struct kix_err err = {0};
+    int rc = opened ? kix_log_read_begin(m->srv->log, &r) : KIX_ENOMEM;
+
+    if (rc)
+        goto out;
+    rc = kix_log_reader_index_note(r, size, &v);
+    if (rc == KIX_OK)
+        rc = kix_buf_add(&note, v.ptr, v.len);
+    kix_log_read_end(r);
+    if (rc == KIX_ENOTFOUND) {
+        rc = KIX_OK; /* a plain log: no index to cosign */
+        goto out;
+    }
+    if (rc == KIX_OK)
+        rc = kix_note_open((const char *)note.ptr, note.len, &m->upstream_key, 1, opened, &err);
+    if (rc == KIX_OK)
+        rc = kix_cosign_text(m->witness, (const char *)opened->text.ptr, opened->text.len,
+                             (uint64_t)time(NULL), &line, &err);
+    if (rc == KIX_OK)
+        rc = kix_log_add_index_cosignature(m->srv->log, size, (const char *)note.ptr, note.len,
+                                           (const char *)line.ptr, line.len, &m->witness_v, 1, NULL,
+                                           &err);
+    if (rc)
+        goto out;
+    rc = kix_client_add_cosignature(m->up, (const char *)note.ptr, note.len, (const char *)line.ptr,
+                                    line.len, &err);
+    if (rc)
+        kixd_log(KIXD_DEBUG,
+                 "mirror of %s: the upstream did not take the index note's cosignature of size "
+                 "%llu: %s",
+                 m->cfg->mirror_of, (unsigned long long)size, kix_err_text(&err, rc));
+    rc = KIX_OK;
+out:
+    if (rc)
+        kixd_log(KIXD_ERROR, "mirror of %s: cannot cosign the index note of size %llu: %s",
+                 m->cfg->mirror_of, (unsigned long long)size, kix_err_text(&err, rc));
+    free(opened);
+    kix_buf_release(&note);
+    kix_buf_release(&line);
+}
+
 /* Cosigns the latest checkpoint verified (witness), keeps it and sends it up. */
 static void cosign(struct kixd_mirror *m)
 {
@@ -567,6 +622,7 @@ static void cosign(struct kixd_mirror *m)
     m->cosigned = size;
     kixd_log(KIXD_DEBUG, "witness %s cosigned size %llu", m->witness_v.name,
              (unsigned long long)size);
+    cosign_index(m, size);
     rc = kix_client_add_cosignature(m->up, (const char *)note.ptr, note.len, (const char *)line.ptr,
                                     line.len, &err);
     if (rc) {

@@ -23,6 +23,7 @@
 struct wlog {
     char origin[KIX_NOTE_NAME_MAX + 1];
     struct kix_verifier key;
+    char refused[KIX_ERR_MSG_MAX]; /* why the replica contradicts it; "" while it does not */
 };
 
 struct kixd_tlogw {
@@ -123,6 +124,28 @@ static size_t keys_of(const struct kixd_tlogw *t, const char *origin, size_t len
         if (strlen(t->logs[i].origin) == len && memcmp(t->logs[i].origin, origin, len) == 0)
             keys[n++] = t->logs[i].key;
     return n;
+}
+
+/* Under t->mu: why this witness cosigns nothing more of `origin` (its
+ * replica found that log inconsistent), or NULL. */
+static const char *refusal_of(const struct kixd_tlogw *t, const char *origin)
+{
+    for (size_t i = 0; i < t->nlogs; i++)
+        if (t->logs[i].refused[0] && strcmp(t->logs[i].origin, origin) == 0)
+            return t->logs[i].refused;
+    return NULL;
+}
+
+void kixd_tlogw_refuse(struct kixd_tlogw *t, const char *origin, uint64_t size, const char *reason)
+{
+    pthread_mutex_lock(&t->mu);
+    for (size_t i = 0; i < t->nlogs; i++)
+        if (strcmp(t->logs[i].origin, origin) == 0)
+            snprintf(t->logs[i].refused, sizeof(t->logs[i].refused),
+                     "this witness's replica found the log inconsistent at size %llu (%s): it "
+                     "cosigns none of its checkpoints",
+                     (unsigned long long)size, reason);
+    pthread_mutex_unlock(&t->mu);
 }
 
 static void state_path(const struct kixd_tlogw *t, const char *origin, char *path, size_t cap)
@@ -359,6 +382,10 @@ unsigned kixd_tlogw_add_checkpoint(struct kixd_tlogw *t, const char *body, size_
     if (rc) {
         kixd_log(KIXD_ERROR, "witness: %s", kix_err_text(&err, rc));
         code = say(out, type, 500, "the witness cannot read its state (see its log)");
+    } else if (refusal_of(t, cp.origin)) {
+        /* the log's own proofs may all hold (a lying index note beside an
+         * honest tree): what the replica saw decides, as for a fork */
+        code = say(out, type, 422, "%s", refusal_of(t, cp.origin));
     } else if (old != have.size) {
         kix_buf_reset(out);
         code = kix_buf_addf(out, "%llu\n", (unsigned long long)have.size) == KIX_OK ? 409 : 500;
@@ -417,6 +444,10 @@ int kixd_tlogw_cosign_verified(struct kixd_tlogw *t, struct kix_log_reader *r, c
     if (rc)
         goto out_free;
     pthread_mutex_lock(&t->mu);
+    if (refusal_of(t, cp.origin)) {
+        rc = kix_err_set(err, KIX_EFORK, "%s", refusal_of(t, cp.origin));
+        goto out_unlock;
+    }
     rc = state_load(t, cp.origin, v, 1, &have, err);
     if (rc)
         goto out_unlock;

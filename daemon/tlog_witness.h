@@ -64,4 +64,10 @@ int kixd_tlogw_monitor(struct kixd_tlogw *t, const char *hex, struct kix_buf *ou
 int kixd_tlogw_cosign_verified(struct kixd_tlogw *t, struct kix_log_reader *r, const char *note,
                                size_t len, struct kix_buf *line, struct kix_err *err);
 
+/* Mirror thread: the replica found `origin` inconsistent at `size` (its
+ * entries, or its index note, contradict what it signed: `reason`). From
+ * then on neither route cosigns any checkpoint of that origin:
+ * add-checkpoint answers 422 with the reason, _cosign_verified KIX_EFORK. */
+void kixd_tlogw_refuse(struct kixd_tlogw *t, const char *origin, uint64_t size, const char *reason);
+
 #endif

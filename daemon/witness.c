@@ -11,6 +11,7 @@
 
 #include "diag.h"
 #include "kix/messages.h"
+#include "kix/vindex.h"
 
 int kixd_read_verifier(const char *given, struct kix_verifier *out, struct kix_err *err)
 {
@@ -59,12 +60,34 @@ struct cosign_job {
     int stored;
 };
 
+/* 1 when the note is an index note (PROTOCOL.md §4.3): its first line is
+ * not an origin a checkpoint may have beside it, its second not a size. */
+static int is_index_note(const char *note, size_t len)
+{
+    size_t n = sizeof(KIX_VINDEX_NOTE_HEADER) - 1;
+    return len > n && memcmp(note, KIX_VINDEX_NOTE_HEADER, n) == 0 && note[n] == '\n';
+}
+
 static void cosign_work(uv_work_t *req)
 {
     struct cosign_job *j = req->data;
-    j->rc = kix_log_add_cosignature(j->srv->log, j->checkpoint, j->len, j->line, j->line_len,
-                                    j->srv->witnesses, j->srv->nwitnesses, &j->size, &j->stored,
-                                    &j->err);
+    struct kix_vindex_note vn;
+
+    memset(&vn, 0, sizeof(vn));
+    if (!is_index_note(j->checkpoint, j->len)) {
+        j->rc = kix_log_add_cosignature(j->srv->log, j->checkpoint, j->len, j->line, j->line_len,
+                                        j->srv->witnesses, j->srv->nwitnesses, &j->size, &j->stored,
+                                        &j->err);
+        return;
+    }
+    /* a witness that recomputed the index cosigns the note of its root too */
+    j->rc = kix_vindex_note_open(j->checkpoint, j->len, kix_log_verifier(j->srv->log), NULL, &vn,
+                                 &j->err);
+    if (j->rc == KIX_OK)
+        j->rc = kix_log_add_index_cosignature(j->srv->log, vn.size, j->checkpoint, j->len, j->line,
+                                              j->line_len, j->srv->witnesses, j->srv->nwitnesses,
+                                              &j->stored, &j->err);
+    j->size = vn.size;
 }
 
 static void cosign_answer(struct cosign_job *j)

@@ -123,6 +123,9 @@ int cli_trust_check(struct kix_client *c, const struct kix_verifier *key, const 
                     size_t len, struct kix_checkpoint *cp, struct kix_err *err);
 int cli_trust_latest(struct kix_client *c, const struct kix_verifier *key, struct kix_buf *note,
                      struct kix_checkpoint *cp, struct kix_err *err);
+/* The index note's witness cosignatures, by the same rules. */
+int cli_witness_check_index(const struct kix_verifier *key, const char *note, size_t len,
+                            struct kix_err *err);
 int cli_witness_check(const struct kix_verifier *key, const char *note, size_t len, size_t *found,
                       struct kix_err *err);
 

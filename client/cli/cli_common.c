@@ -103,6 +103,12 @@ int cli_contact(const char *cmd, const struct cli_common *c, struct kix_client *
     return rc ? cli_fail(cmd, rc, &err) : 0;
 }
 
+int cli_witness_check_index(const struct kix_verifier *key, const char *note, size_t len,
+                            struct kix_err *err)
+{
+    return kix_witness_check_index(note, len, key, &witness_policy, NULL, err);
+}
+
 int cli_witness_check(const struct kix_verifier *key, const char *note, size_t len, size_t *found,
                       struct kix_err *err)
 {
@@ -172,6 +178,9 @@ int cli_log_key(const char *cmd, const struct cli_common *c, struct kix_client *
 
     if (status)
         return status;
+    /* the index notes it proves records against are witnessed too */
+    if (client)
+        kix_client_require_witnesses(client, &witness_policy);
     rc = kix_trust_log_key(c->log_key, c->store ? client : NULL, out, &err);
     return rc ? cli_fail(cmd, rc, &err) : 0;
 }

@@ -82,6 +82,9 @@ static int resolve_pages(struct kix_client *c, const struct kix_verifier *key,
         if (rc == KIX_OK)
             rc = cli_trust_check(c, key, (const char *)res->checkpoint.ptr, res->checkpoint.len, cp,
                                  err);
+        if (rc == KIX_OK && res->index_note.ptr)
+            rc = cli_witness_check_index(key, (const char *)res->index_note.ptr,
+                                         res->index_note.len, err);
         if (rc == KIX_OK && !res->complete && res->chained == before)
             rc = kix_err_set(err, KIX_EVERIFY,
                              "the server withheld entries about run %s: it sent %llu of the %llu "
@@ -115,6 +118,9 @@ int cli_resolve_verified(const char *cmd, struct kix_client *c, const struct kix
     if (rc == KIX_OK)
         rc = cli_trust_check(c, key, (const char *)res->checkpoint.ptr, res->checkpoint.len, cp,
                              &err);
+    if (rc == KIX_OK && res->index_note.ptr)
+        rc = cli_witness_check_index(key, (const char *)res->index_note.ptr, res->index_note.len,
+                                     &err);
     if (rc == KIX_OK)
         rc = resolve_pages(c, key, res, cp, &err);
     if (rc == KIX_OK &&

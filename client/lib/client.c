@@ -7,9 +7,11 @@
 #include "kix/encoding.h"
 #include "kix/resolve.h"
 #include "kix/source.h"
+#include "kix/trust.h"
 
 struct kix_client {
     struct kix_source *src;
+    const struct kix_witness_policy *witnesses; /* required on index notes, or NULL */
 };
 
 int kix_client_open_source(struct kix_source *src, struct kix_client **out, struct kix_err *err)
@@ -286,6 +288,11 @@ void kix_index_answer_release(struct kix_index_answer *a)
     memset(a, 0, sizeof(*a));
 }
 
+void kix_client_require_witnesses(struct kix_client *c, const struct kix_witness_policy *policy)
+{
+    c->witnesses = policy;
+}
+
 int kix_client_index_proof(struct kix_client *c, const struct kix_verifier *key, const char *ikey,
                            struct kix_index_answer *a, struct kix_err *err)
 {
@@ -302,6 +309,9 @@ int kix_client_index_proof(struct kix_client *c, const struct kix_verifier *key,
     if (rc == KIX_OK)
         rc = kix_vindex_note_open((const char *)a->index_note.ptr, a->index_note.len, key, &a->cp,
                                   &a->note, err);
+    if (rc == KIX_OK && c->witnesses)
+        rc = kix_witness_check_index((const char *)a->index_note.ptr, a->index_note.len, key,
+                                     c->witnesses, NULL, err);
     if (rc == KIX_OK)
         rc = kix_vindex_verify(&a->note, ikey, strlen(ikey), a->present ? a->record.ptr : NULL,
                                a->record.len, a->proof.ptr, a->proof.len, err);

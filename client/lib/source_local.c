@@ -309,12 +309,16 @@ static int index_proof_of(struct kix_log_reader *r, const char *ikey, struct kix
                           struct kix_err *err)
 {
     struct kix_bytes b;
+    int rc;
 
-    if (kix_log_reader_checkpoint(r, KIX_NO_INDEX, &b) != KIX_OK ||
-        kix_buf_add(&a->checkpoint, b.ptr, b.len))
+    if (kix_log_reader_checkpoint(r, KIX_NO_INDEX, &b) != KIX_OK)
         return kix_err_set(err, KIX_ENOTFOUND, "the log has no checkpoint yet");
+    /* with the cosignatures the store holds, as source_rpc's kixd sends it */
+    rc = kix_log_reader_checkpoint_cosigned(r, kix_log_reader_size(r), &a->checkpoint, err);
+    if (rc)
+        return rc;
     if (kix_log_reader_index_note(r, KIX_NO_INDEX, &b) != KIX_OK ||
-        kix_buf_add(&a->index_note, b.ptr, b.len))
+        kix_log_reader_index_note_cosigned(r, KIX_NO_INDEX, &a->index_note, err) != KIX_OK)
         return kix_err_set(err, KIX_ENOTFOUND,
                            "this store keeps no verifiable index (a plain log, or one older than "
                            "kix-index/3 opened read-only: open it once with kixd to rebuild it)");

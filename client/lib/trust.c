@@ -262,17 +262,12 @@ int kix_trust_latest(struct kix_client *c, const struct kix_verifier *key, struc
 
 /* ---- witnesses ------------------------------------------------------------ */
 
-int kix_witness_check(const char *note, size_t len, const struct kix_verifier *log_key,
-                      const struct kix_witness_policy *policy, size_t *found, struct kix_err *err)
+/* known[0] the log key, then the policy's witness keys, checked. */
+static int known_keys(const struct kix_verifier *log_key, const struct kix_witness_policy *policy,
+                      struct kix_verifier *known, struct kix_err *err)
 {
-    struct kix_verifier known[1 + KIX_WITNESSES_MAX];
-    struct kix_note *opened;
-    struct kix_checkpoint cp;
-    size_t nkeys = policy ? policy->nkeys : 0, min = policy ? policy->min : 0, count = 0;
-    int rc;
+    size_t nkeys = policy ? policy->nkeys : 0, min = policy ? policy->min : 0;
 
-    if (found)
-        *found = 0;
     if (nkeys > KIX_WITNESSES_MAX)
         return kix_err_set(err, KIX_ELIMIT, "at most %d witness keys, not %zu", KIX_WITNESSES_MAX,
                            nkeys);
@@ -289,16 +284,48 @@ int kix_witness_check(const char *note, size_t len, const struct kix_verifier *l
                                policy->keys[i].name);
         known[1 + i] = policy->keys[i];
     }
+    return KIX_OK;
+}
+
+/* Opens `note` with the log key and the policy's witness keys (as a
+ * checkpoint into *cp, or any signed note when cp is NULL) and counts the
+ * witnesses whose cosignature verifies. */
+static int count_witnesses(const char *note, size_t len, const struct kix_verifier *log_key,
+                           const struct kix_witness_policy *policy, struct kix_checkpoint *cp,
+                           size_t *count, struct kix_err *err)
+{
+    struct kix_verifier known[1 + KIX_WITNESSES_MAX];
+    struct kix_note *opened;
+    size_t nkeys = policy ? policy->nkeys : 0;
+    int rc = known_keys(log_key, policy, known, err);
+
+    *count = 0;
+    if (rc)
+        return rc;
     opened = malloc(sizeof(*opened));
     if (!opened)
         return kix_err_set(err, KIX_ENOMEM, "out of memory");
-    rc = kix_checkpoint_open(note, len, known, 1 + nkeys, log_key->name, opened, &cp, err);
+    /* a known witness's line that does not verify is KIX_EVERIFY here */
+    rc = cp ? kix_checkpoint_open(note, len, known, 1 + nkeys, log_key->name, opened, cp, err)
+            : kix_note_open(note, len, known, 1 + nkeys, opened, err);
     if (rc == KIX_OK && !kix_note_verified_by(opened, 0))
-        rc = kix_err_set(err, KIX_EVERIFY, "the checkpoint is not signed by the log key %s",
-                         log_key->name);
+        rc = kix_err_set(err, KIX_EVERIFY, "the %s is not signed by the log key %s",
+                         cp ? "checkpoint" : "note", log_key->name);
     for (size_t i = 1; rc == KIX_OK && i <= nkeys; i++)
-        count += kix_note_verified_by(opened, i) != 0;
+        *count += kix_note_verified_by(opened, i) != 0;
     free(opened);
+    return rc;
+}
+
+int kix_witness_check(const char *note, size_t len, const struct kix_verifier *log_key,
+                      const struct kix_witness_policy *policy, size_t *found, struct kix_err *err)
+{
+    struct kix_checkpoint cp;
+    size_t nkeys = policy ? policy->nkeys : 0, min = policy ? policy->min : 0, count = 0;
+    int rc = count_witnesses(note, len, log_key, policy, &cp, &count, err);
+
+    if (found)
+        *found = 0;
     if (rc)
         return rc;
     if (found)
@@ -309,6 +336,36 @@ int kix_witness_check(const char *note, size_t len, const struct kix_verifier *l
                            "cosignatures required (from %zu witness keys); wait for the "
                            "witnesses to cosign it, or ask a server they cosign for",
                            cp.origin, (unsigned long long)cp.size, count, min, nkeys);
+    return KIX_OK;
+}
+
+int kix_witness_check_index(const char *note, size_t len, const struct kix_verifier *log_key,
+                            const struct kix_witness_policy *policy, size_t *found,
+                            struct kix_err *err)
+{
+    size_t nkeys = policy ? policy->nkeys : 0, min = policy ? policy->min : 0, count = 0;
+    int rc;
+
+    if (found)
+        *found = 0;
+    if (min == 0)
+        return KIX_OK;
+    /* a known witness's line that does not verify over this text: it
+     * cosigned another index note of this size */
+    rc = count_witnesses(note, len, log_key, policy, NULL, &count, err);
+    if (rc) {
+        kix_err_wrap(err, "the index note");
+        return rc;
+    }
+    if (found)
+        *found = count;
+    if (count < min)
+        return kix_err_set(err, KIX_EVERIFY,
+                           "the index note of %s has %zu of the %zu witness cosignatures "
+                           "required (from %zu witness keys): the witnesses did not recompute "
+                           "this index root (a split view of the index, or witnesses that do not "
+                           "replay the index: only a kix mirror-witness cosigns index notes)",
+                           log_key->name, count, min, nkeys);
     return KIX_OK;
 }
 

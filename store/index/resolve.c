@@ -224,7 +224,7 @@ static void link_runs(struct kix_log_reader *r, struct kix_resolution *res)
 
 /* What a local resolution owns beside the reader's views. */
 struct owned {
-    struct kix_buf cosigned, run_record, run_proof, group_record, group_proof;
+    struct kix_buf cosigned, index_note, run_record, run_proof, group_record, group_proof;
 };
 
 static void free_owned(void *p)
@@ -233,6 +233,7 @@ static void free_owned(void *p)
     if (!o)
         return;
     kix_buf_release(&o->cosigned);
+    kix_buf_release(&o->index_note);
     kix_buf_release(&o->run_record);
     kix_buf_release(&o->run_proof);
     kix_buf_release(&o->group_record);
@@ -279,6 +280,11 @@ static int attach_index(struct kix_log_reader *r, struct kix_resolution *out, st
         out->index_note.len = 0;
         return KIX_OK;
     }
+    /* with the cosignatures of the witnesses that recomputed it */
+    rc = kix_log_reader_index_note_cosigned(r, out->size, &o->index_note, err);
+    if (rc)
+        return rc;
+    out->index_note = kix_buf_bytes(&o->index_note);
     n = kix_vindex_key_run(out->run.run_id, strlen(out->run.run_id), key);
     rc = kix_index_prove(r, key, n, &o->run_record, &o->run_proof, &present, err);
     if (rc == KIX_OK && !present)

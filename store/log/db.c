@@ -11,8 +11,13 @@
 #include <unistd.h>
 
 static const char *const table_names[T_COUNT] = {
-    "meta", "blobs",    "objects", "leaves",       "leaf_index", "tiles",       "checkpoints",
-    "keys", "subjects", "signers", "cosignatures", "statements", "index_notes",
+    "meta",         "blobs",
+    "objects",      "leaves",
+    "leaf_index",   "tiles",
+    "checkpoints",  "keys",
+    "subjects",     "signers",
+    "cosignatures", "statements",
+    "index_notes",  "index_cosignatures",
 };
 
 #define DEFAULT_MAP_INITIAL ((size_t)64 << 20)
@@ -100,6 +105,8 @@ static int open_tables(struct kix_store *s, const struct kix_log_table_spec *tab
                 s->no_cosigs = 1;
             else if (t == T_STATEMENTS)
                 s->no_statements = 1;
+            else if (t == T_INDEX_COSIGS)
+                s->no_index_cosigs = 1;
             else
                 s->no_index_notes = 1;
             continue;

@@ -26,6 +26,8 @@ enum kix_table {
     T_STATEMENTS,  /* SHA-256 of the signed statement (DSSE PAE) → u64be log index */
     T_INDEX_NOTES, /* u64be tree size → the index note signed beside its checkpoint (append,
                       but for the rebuild's re-signing) */
+    T_INDEX_COSIGS, /* u64be size ‖ u32be witness key hash ‖ name → u64be time ‖ SHA-256 of the
+                       index note's text ‖ cosignature line */
     T_COUNT
 };
 
@@ -40,6 +42,7 @@ struct kix_store {
     /* read-only open of a store with no index notes to read: made before
      * them, or its indexer's tables written in another format (log.c) */
     int no_index_notes;
+    int no_index_cosigs; /* read-only open of a store made before T_INDEX_COSIGS existed */
     /* the tables the layer above named (struct kix_log_indexer's), opened
      * with the store's own; absent: a read-only open found none */
     size_t ntables;

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "kix/receipt.h"
+#include "kix/sha256.h"
 #include "log_internal.h"
 
 struct kix_log_reader {
@@ -92,35 +93,33 @@ int kix_log_reader_checkpoint(struct kix_log_reader *r, uint64_t size, struct ki
     return get_u64_key(r, T_CHECKPOINTS, size, note);
 }
 
-int kix_log_reader_cosignatures(struct kix_log_reader *r, uint64_t size, struct kix_buf *out,
-                                size_t *n)
+/* The cosignature lines of `table` (T_COSIGS, or T_INDEX_COSIGS whose
+ * values carry the hash of the text covered: only those of `hash`) at
+ * `size`, appended to out; *n counts them. */
+static int cosignature_lines(struct kix_log_reader *r, int table, uint64_t size,
+                             const uint8_t *hash, struct kix_buf *out, size_t *n)
 {
-    struct kix_store *s = r->log->store;
+    size_t skip = 8 + (hash ? 32 : 0), count = 0;
     MDB_cursor *cur;
     uint8_t k[8];
     MDB_val key = {8, k}, val;
-    size_t count = 0;
     int rc;
 
-    if (n)
-        *n = 0;
-    if (size == KIX_NO_INDEX)
-        size = r->size;
-    if (s->no_cosigs)
-        return KIX_OK;
     kix_u64be_put(k, size);
-    rc = mdb_cursor_open(r->r->txn, s->dbi[T_COSIGS], &cur);
+    rc = mdb_cursor_open(r->r->txn, r->log->store->dbi[table], &cur);
     if (rc)
         return kix__db_error(rc, NULL, "reading cosignatures");
     for (rc = mdb_cursor_get(cur, &key, &val, MDB_SET_RANGE); rc == 0;
          rc = mdb_cursor_get(cur, &key, &val, MDB_NEXT)) {
         if (key.mv_size < 12 || memcmp(key.mv_data, k, 8) != 0)
             break;
-        if (val.mv_size <= 8) {
+        if (val.mv_size <= skip) {
             rc = KIX_ECORRUPT;
             break;
         }
-        rc = kix_buf_add(out, (const uint8_t *)val.mv_data + 8, val.mv_size - 8);
+        if (hash && memcmp((const uint8_t *)val.mv_data + 8, hash, 32) != 0)
+            continue; /* of a text this store no longer signs */
+        rc = kix_buf_add(out, (const uint8_t *)val.mv_data + skip, val.mv_size - skip);
         if (rc == KIX_OK)
             rc = kix_buf_addc(out, '\n');
         if (rc)
@@ -135,6 +134,18 @@ int kix_log_reader_cosignatures(struct kix_log_reader *r, uint64_t size, struct 
     if (n)
         *n = count;
     return rc;
+}
+
+int kix_log_reader_cosignatures(struct kix_log_reader *r, uint64_t size, struct kix_buf *out,
+                                size_t *n)
+{
+    if (n)
+        *n = 0;
+    if (size == KIX_NO_INDEX)
+        size = r->size;
+    if (r->log->store->no_cosigs)
+        return KIX_OK;
+    return cosignature_lines(r, T_COSIGS, size, NULL, out, n);
 }
 
 int kix_log_reader_checkpoint_cosigned(struct kix_log_reader *r, uint64_t size, struct kix_buf *out,
@@ -172,6 +183,37 @@ int kix_log_reader_index_note(struct kix_log_reader *r, uint64_t size, struct ki
     if (size > r->size)
         return KIX_ENOTFOUND;
     return index_note_get(r, size, note);
+}
+
+int kix_log_reader_index_note_cosigned(struct kix_log_reader *r, uint64_t size, struct kix_buf *out,
+                                       struct kix_err *err)
+{
+    struct kix_bytes note = {NULL, 0};
+    const uint8_t *blank;
+    int rc;
+
+    if (size == KIX_NO_INDEX)
+        size = r->size;
+    rc = kix_log_reader_index_note(r, size, &note);
+    if (rc == KIX_ENOTFOUND)
+        return kix_err_set(err, rc, "no index note at size %llu", (unsigned long long)size);
+    if (rc)
+        return kix_err_set(err, rc, "reading the index note: %s", kix_strerror(rc));
+    /* the text is what precedes the blank line before the signatures */
+    blank = NULL;
+    for (size_t i = 1; i < note.len; i++)
+        if (note.ptr[i] == '\n' && note.ptr[i - 1] == '\n') {
+            blank = note.ptr + i - 1;
+            break;
+        }
+    rc = kix_buf_add(out, note.ptr, note.len);
+    if (rc == KIX_OK && blank && !r->log->store->no_index_cosigs) {
+        uint8_t h[32];
+        kix_sha256(note.ptr, (size_t)(blank - note.ptr) + 1, h);
+        rc = cosignature_lines(r, T_INDEX_COSIGS, size, h, out, NULL);
+    }
+    return rc ? kix_err_set(err, rc, "reading the index note's cosignatures: %s", kix_strerror(rc))
+              : KIX_OK;
 }
 
 int kix_log_reader_checkpoints(struct kix_log_reader *r, uint64_t after, size_t limit,

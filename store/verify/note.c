@@ -214,8 +214,20 @@ static int cosig_message(struct kix_buf *msg, uint64_t time, const char *text, s
 int kix_cosign(const struct kix_signer *witness, const char *checkpoint_text, size_t len,
                uint64_t time, struct kix_buf *sig_line_out, struct kix_err *err)
 {
-    struct kix_buf msg = KIX_BUF_INIT;
     struct kix_checkpoint cp;
+    int rc = kix_checkpoint_parse(checkpoint_text, len, &cp, err);
+
+    if (rc) {
+        kix_err_wrap(err, "cosigning");
+        return rc;
+    }
+    return kix_cosign_text(witness, checkpoint_text, len, time, sig_line_out, err);
+}
+
+int kix_cosign_text(const struct kix_signer *witness, const char *text, size_t len, uint64_t time,
+                    struct kix_buf *sig_line_out, struct kix_err *err)
+{
+    struct kix_buf msg = KIX_BUF_INIT;
     uint8_t blob[COSIG_BLOB_LEN];
     int rc;
 
@@ -226,13 +238,8 @@ int kix_cosign(const struct kix_signer *witness, const char *checkpoint_text, si
                            kix_signer_name(witness), kix_signer_alg(witness));
     if (time > KIX_COSIGN_TIME_MAX)
         return kix_err_set(err, KIX_EINVAL, "cosignature time %" PRIu64 " is over 2^63-1", time);
-    rc = kix_checkpoint_parse(checkpoint_text, len, &cp, err);
-    if (rc) {
-        kix_err_wrap(err, "cosigning");
-        return rc;
-    }
-    if (cosig_message(&msg, time, checkpoint_text, len)) {
-        rc = kix_err_set(err, KIX_ENOMEM, "out of memory cosigning a checkpoint");
+    if (cosig_message(&msg, time, text, len)) {
+        rc = kix_err_set(err, KIX_ENOMEM, "out of memory cosigning a note");
         goto out;
     }
     put_be32(blob, kix_signer_key_hash(witness));
@@ -242,7 +249,7 @@ int kix_cosign(const struct kix_signer *witness, const char *checkpoint_text, si
     if (!rc)
         rc = add_sig_line(sig_line_out, kix_signer_name(witness), blob, sizeof(blob));
     if (rc)
-        rc = kix_err_set(err, rc, "out of memory cosigning a checkpoint");
+        rc = kix_err_set(err, rc, "out of memory cosigning a note");
 out:
     kix_buf_release(&msg);
     return rc;

@@ -90,7 +90,8 @@ KIX_STATE_DIR="$WORK/auditor" expect_status 1 "$KIX" audit "${S[@]}"
 grep -q "is not the index of its entries" "$WORK/err" || fail "audit: $(cat "$WORK/err")"
 grep -q "group/$GROUP has another record in the upstream's signed index" "$WORK/err" ||
   fail "audit does not name the group: $(cat "$WORK/err")"
-mirror m o --witness-key "$WORK/w.key"
+WPORT=$(free_port)
+mirror m o --witness-key "$WORK/w.key" --http "tcp://127.0.0.1:$WPORT"
 for i in $(seq 1 200); do
   "$KIX" mirror status --server "$(addr m)" --json >"$WORK/st.json" 2>"$WORK/st.err" || true
   grep -q '"fork":{' "$WORK/st.json" && break
@@ -101,4 +102,56 @@ json_get "$WORK/st.json" 'd["fork"]["reason"]' | grep -q "is not the index of it
 # a witness cosigns only what it recomputed: nothing here
 "$KIX" checkpoint "${S[@]}" --witness "$WORK/w.pub" --json >"$WORK/cp.json"
 [ "$(json_get "$WORK/cp.json" 'd["witnesses"]')" = 0 ] || fail "a witness cosigned the lie"
-pass "a group lie signed with the log key: kixd check names it, kix audit, a mirror and a witness refuse it"
+# nor when the log asks it over HTTP (c2sp.org/tlog-witness): the checkpoint
+# and its tree are honest, only the index note beside it lies, so only the
+# replica's verdict can refuse it; 422 as for any inconsistent checkpoint
+python3 -c 'import json,sys; sys.stdout.write("old 0\n\n" + json.load(open(sys.argv[1]))["checkpoint"])' \
+  "$WORK/cp.json" >"$WORK/add.body"
+code=$(curl -s -o "$WORK/add.out" -w '%{http_code}' --data-binary @"$WORK/add.body" \
+  "http://127.0.0.1:$WPORT/add-checkpoint")
+[ "$code" = 422 ] || fail "add-checkpoint of the lying log's checkpoint: $code $(cat "$WORK/add.out")"
+grep -q "replica found the log inconsistent at size .*is not the index of its entries" "$WORK/add.out" ||
+  fail "add-checkpoint refusal: $(cat "$WORK/add.out")"
+"$KIX" checkpoint "${S[@]}" --witness "$WORK/w.pub" --json >"$WORK/cp.json"
+[ "$(json_get "$WORK/cp.json" 'd["witnesses"]')" = 0 ] || fail "the witness's own path cosigned the lie"
+# and across a restart (the fork's evidence is kept)
+stop m || true
+mirror m o --witness-key "$WORK/w.key" --http "tcp://127.0.0.1:$WPORT"
+for _ in $(seq 1 100); do curl -s -o /dev/null "http://127.0.0.1:$WPORT/checkpoint" && break; sleep 0.05; done
+code=$(curl -s -o "$WORK/add.out" -w '%{http_code}' --data-binary @"$WORK/add.body" \
+  "http://127.0.0.1:$WPORT/add-checkpoint")
+[ "$code" = 422 ] || fail "add-checkpoint after a restart: $code $(cat "$WORK/add.out")"
+pass "a group lie signed with the log key: kixd check names it, kix audit, a mirror and a witness refuse it (its own cosigning and add-checkpoint: 422)"
+
+# ---- a lying index note beside an honestly witnessed checkpoint (issue 25) -------
+# A witness mirror cosigns the checkpoint and the index note it recomputed;
+# the operator then signs another index note for the same checkpoint. The
+# checkpoint is still honestly witnessed, but a reader who requires the
+# witness refuses the index: its root is not the one the witness cosigned.
+stop m || true
+stop o
+rm -rf "$WORK/o" "$WORK/m" && cp -a "$WORK/clean" "$WORK/o"
+serve o --witness "$WORK/w.pub"
+mirror m o --witness-key "$WORK/w.key"
+W=(--witness "$WORK/w.pub" --min-witnesses 1)
+for i in $(seq 1 200); do
+  "$KIX" show "${S[@]}" "${W[@]}" "$OTHER" >/dev/null 2>&1 && break
+  sleep 0.05
+done
+"$KIX" show "${S[@]}" "${W[@]}" "$OTHER" --json >"$WORK/w.json" || fail "honest, witnessed: $(cat "$WORK/err" 2>/dev/null)"
+[ "$(json_get "$WORK/w.json" 'd["rank"]["rank"]')" = 2 ] || fail "honest rank: $(cat "$WORK/w.json")"
+"$KIX" index "${S[@]}" "${W[@]}" "group/$GROUP" >/dev/null || fail "kix index with --min-witnesses 1 (honest)"
+"$KIX" group "${S[@]}" "${W[@]}" "sha256:$GROUP" >/dev/null || fail "kix group with --min-witnesses 1 (honest)"
+stop m
+stop o
+"$LIE" "$WORK/o" drop "$GROUP" "$BEST" || fail "kix-lie drop"
+serve o --witness "$WORK/w.pub"
+"$KIX" checkpoint "${S[@]}" "${W[@]}" >/dev/null || fail "the checkpoint itself is still witnessed"
+"$KIX" show "${S[@]}" "$OTHER" --json >"$WORK/lie.json" || fail "without witnesses the signed lie verifies"
+[ "$(json_get "$WORK/lie.json" 'd["rank"]["rank"]')" = 1 ] || fail "the lie: $(cat "$WORK/lie.json")"
+for cmd in "show $OTHER" "resolve $OTHER" "index group/$GROUP" "group sha256:$GROUP" "query --group sha256:$GROUP"; do
+  expect_status 1 "$KIX" $cmd "${S[@]}" "${W[@]}"
+  grep -q "the index note of .* has 0 of the 1 witness cosignatures required" "$WORK/err" ||
+    fail "kix $cmd --min-witnesses 1 believed a lying index note: $(cat "$WORK/out" "$WORK/err")"
+done
+pass "a lying index note beside a witnessed checkpoint: show, resolve, index, group and query with --min-witnesses 1 refuse it"

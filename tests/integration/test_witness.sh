@@ -5,6 +5,10 @@
 # was given (--witness) and serves it with its checkpoints, receipts and
 # resolutions. Clients with --min-witnesses N accept checkpoints cosigned by
 # N of their --witness keys and reject the others, naming how many they found.
+# The witness mirror also cosigns the index note beside each checkpoint it
+# verified, and every answer carrying a checkpoint or an index note carries
+# their cosignatures (index_proof included: index, group and query with
+# --min-witnesses 1 pass on this honest log).
 source "$(dirname "$0")/lib.sh"
 source "$(dirname "$0")/mirror_lib.sh"
 
@@ -51,14 +55,31 @@ pass "kix mirror status shows a refused cosignature as the last error"
 # publish more: the next checkpoint gets cosigned too; receipts and resolve carry it
 import "--server $(addr o)" 21 23 1
 wait_size m 25
+run=$(grep -o '"runId":"[^"]*"' "$WORK/rows-21-23.map" | tail -1 | cut -d'"' -f4)
+# the witness cosigns the checkpoint, then the index note beside it
 for i in $(seq 1 100); do
-  "$KIX" checkpoint --server "$(addr o)" "${W[@]}" >/dev/null 2>&1 && break
+  "$KIX" resolve --server "$(addr o)" "${W[@]}" "$run" >/dev/null 2>&1 && break
   sleep 0.1
 done
 "$KIX" checkpoint --server "$(addr o)" "${W[@]}" --json >"$WORK/cp.json" || fail "size 25 not cosigned"
 [ "$(json_get "$WORK/cp.json" 'd["size"]')" = 25 ] || fail "cosigned size"
-run=$(grep -o '"runId":"[^"]*"' "$WORK/rows-21-23.map" | tail -1 | cut -d'"' -f4)
-"$KIX" resolve --server "$(addr o)" "${W[@]}" "$run" >/dev/null || fail "resolve with --min-witnesses 1"
+"$KIX" resolve --server "$(addr o)" "${W[@]}" "$run" >/dev/null || fail "resolve with --min-witnesses 1: $(grep -i cosign "$WORK/o.log" "$WORK/m.log" | tail -5)"
+# index proofs carry the checkpoint with its cosignatures (PROTOCOL.md §2.17)
+"$KIX" show --server "$(addr o)" "${W[@]}" "$run" --json >"$WORK/show.json" || fail "show with --min-witnesses 1"
+group=$(json_get "$WORK/show.json" 'd["rank"]["group"]')
+"$KIX" index --server "$(addr o)" "${W[@]}" "run/$run" --json >"$WORK/idx.json" ||
+  fail "index with --min-witnesses 1"
+# the index note's cosignature is a plain C2SP tlog-cosignature over the
+# note's text, as the Python referee (no code of kix's) reads it
+json_get "$WORK/idx.json" 'd["indexNote"]' >"$WORK/idx.txt"
+/usr/bin/python3 "$KIX_TESTS/integration/c2sp_log.py" cosigned-note "$WORK/idx.txt" "$(cat "$WORK/w.pub")" >/dev/null ||
+  fail "the index note's cosignature, read by c2sp_log.py: $(cat "$WORK/idx.txt")"
+"$KIX" group --server "$(addr o)" "${W[@]}" "$group" >/dev/null 2>"$WORK/err" ||
+  fail "group with --min-witnesses 1: $(cat "$WORK/err")"
+"$KIX" query --server "$(addr o)" "${W[@]}" >/dev/null 2>"$WORK/err" || fail "query with --min-witnesses 1: $(cat "$WORK/err")"
+"$KIX" query --server "$(addr o)" --witness "$WORK/w2.pub" --min-witnesses 1 >/dev/null 2>"$WORK/err" &&
+  fail "query with a witness that did not cosign"
+grep -q "has 0 of the 1" "$WORK/err" || fail "query, other witness: $(cat "$WORK/err")"
 "$KIX" receipt 24 --server "$(addr o)" >"$WORK/r24"
 "$KIX" verify "$WORK/r24" "${W[@]}" >/dev/null || fail "receipt offline with --min-witnesses 1"
 expect_status 1 "$KIX" verify "$WORK/r24" --witness "$WORK/w2.pub" --min-witnesses 1

@@ -1,11 +1,13 @@
 /* Witness cosignatures kept by a log (kix_log_add_cosignature), served
  * with its checkpoints and receipts, and counted by clients
- * (kix_witness_check). */
+ * (kix_witness_check); the same for the index notes beside the checkpoints
+ * (kix_log_add_index_cosignature, kix_witness_check_index). */
 #include "fixture.h"
 #include "harness.h"
 #include "kix/receipt.h"
 #include "kix/resolve.h"
 #include "kix/trust.h"
+#include "kix/vindex.h"
 
 static struct kix_signer *new_witness(const char *name)
 {
@@ -326,6 +328,109 @@ KIX_TEST(witness_check_counts_distinct_verified_witnesses)
     kix_buf_release(&cosigned);
     kix_signer_free(w1);
     kix_signer_free(w2);
+    teardown(&f);
+}
+
+/* The index note at `size`, copied. */
+static void index_note_at(struct kix_log *l, uint64_t size, struct kix_buf *out)
+{
+    struct kix_log_reader *r;
+    struct kix_bytes note;
+    if (kix_log_read_begin(l, &r) || kix_log_reader_index_note(r, size, &note) ||
+        kix_buf_add(out, note.ptr, note.len))
+        abort();
+    kix_log_read_end(r);
+}
+
+/* A cosignature line by w over any signed note's text. */
+static void cosign_text(const struct kix_signer *w, const struct kix_buf *note, uint64_t time,
+                        struct kix_buf *line)
+{
+    struct kix_note opened;
+    if (kix_note_open((const char *)note->ptr, note->len, NULL, 0, &opened, NULL) != KIX_EVERIFY ||
+        kix_cosign_text(w, (const char *)opened.text.ptr, opened.text.len, time, line, NULL))
+        abort();
+}
+
+KIX_TEST(index_note_cosignature_covers_only_the_stored_note)
+{
+    struct fixture f;
+    struct kix_signer *w = new_witness("witness.test");
+    struct kix_verifier wv;
+    struct kix_buf note = KIX_BUF_INIT, early = KIX_BUF_INIT, cp = KIX_BUF_INIT,
+                   line = KIX_BUF_INIT, cp_line = KIX_BUF_INIT, served = KIX_BUF_INIT,
+                   forged = KIX_BUF_INIT;
+    struct kix_append_result res;
+    struct kix_witness_policy policy = {&wv, 1, 1};
+    struct kix_vindex_note vn;
+    struct kix_log_reader *r;
+    struct kix_err err = {0};
+    uint64_t size, first;
+    size_t found = 9;
+    int stored = -1;
+
+    setup(&f);
+    kix_verifier_from_signer(w, &wv);
+    ASSERT_EQ_INT(KIX_OK, publish(&f, f.publisher, "run-1", 1, &res, &err));
+    first = note_at(f.log, KIX_NO_INDEX, &cp);
+    index_note_at(f.log, first, &early);
+    ASSERT_EQ_INT(KIX_OK, publish(&f, f.publisher, "run-2", 2, &res, &err));
+    kix_buf_reset(&cp);
+    size = note_at(f.log, KIX_NO_INDEX, &cp);
+    index_note_at(f.log, size, &note);
+    /* unwitnessed: 0 of 1 */
+    ASSERT_EQ_INT(KIX_EVERIFY, kix_witness_check_index((const char *)note.ptr, note.len, &f.vkey,
+                                                       &policy, &found, &err));
+    ASSERT_CONTAINS(err.msg, "has 0 of the 1 witness cosignatures required");
+    cosign_text(w, &note, 1700000000, &line);
+    ASSERT_EQ_INT(KIX_OK, kix_log_add_index_cosignature(f.log, size, (const char *)note.ptr,
+                                                        note.len, (const char *)line.ptr, line.len,
+                                                        &wv, 1, &stored, &err));
+    ASSERT_EQ_INT(1, stored);
+    /* served after the log's signature; a reader counts it, and the note
+     * still opens for one that requires no witness */
+    ASSERT_EQ_INT(KIX_OK, kix_log_read_begin(f.log, &r));
+    ASSERT_EQ_INT(KIX_OK, kix_log_reader_index_note_cosigned(r, size, &served, &err));
+    kix_log_read_end(r);
+    ASSERT_EQ_U64(note.len + line.len, served.len);
+    ASSERT_EQ_INT(KIX_OK, kix_witness_check_index((const char *)served.ptr, served.len, &f.vkey,
+                                                  &policy, &found, &err));
+    ASSERT_EQ_U64(1, found);
+    ASSERT_EQ_INT(KIX_OK, kix_vindex_note_open((const char *)served.ptr, served.len, &f.vkey, NULL,
+                                               &vn, &err));
+    ASSERT_EQ_U64(size, vn.size);
+    /* another index note named as this size's (a split view): refused */
+    ASSERT_EQ_INT(KIX_EVERIFY, kix_log_add_index_cosignature(f.log, size, (const char *)early.ptr,
+                                                             early.len, (const char *)line.ptr,
+                                                             line.len, &wv, 1, &stored, &err));
+    kix_buf_reset(&line);
+    cosign_text(w, &early, 1700000001, &line);
+    ASSERT_EQ_INT(KIX_EVERIFY, kix_log_add_index_cosignature(f.log, size, (const char *)early.ptr,
+                                                             early.len, (const char *)line.ptr,
+                                                             line.len, &wv, 1, &stored, &err));
+    ASSERT_CONTAINS(err.msg, "split view of the index");
+    /* the checkpoint's cosignature is not the index note's: the line does
+     * not verify over the note, by the store or by a reader */
+    cosign_note(w, &cp, 5, &cp_line);
+    ASSERT_EQ_INT(KIX_EVERIFY, kix_log_add_index_cosignature(f.log, size, (const char *)note.ptr,
+                                                             note.len, (const char *)cp_line.ptr,
+                                                             cp_line.len, &wv, 1, &stored, &err));
+    ASSERT_EQ_INT(KIX_OK, kix_buf_add(&forged, note.ptr, note.len));
+    ASSERT_EQ_INT(KIX_OK, kix_buf_add(&forged, cp_line.ptr, cp_line.len));
+    ASSERT_EQ_INT(KIX_EVERIFY, kix_witness_check_index((const char *)forged.ptr, forged.len,
+                                                       &f.vkey, &policy, &found, &err));
+    /* no witnesses required: nothing counted */
+    policy.min = 0;
+    ASSERT_EQ_INT(KIX_OK, kix_witness_check_index((const char *)note.ptr, note.len, &f.vkey,
+                                                  &policy, NULL, &err));
+    kix_buf_release(&note);
+    kix_buf_release(&early);
+    kix_buf_release(&cp);
+    kix_buf_release(&line);
+    kix_buf_release(&cp_line);
+    kix_buf_release(&served);
+    kix_buf_release(&forged);
+    kix_signer_free(w);
     teardown(&f);
 }
 

@@ -164,7 +164,11 @@ int kix_client_resolve_from(struct kix_client *c, const char *ref, uint64_t from
  * checkpoint, verified against key (the log key): the checkpoint, the index
  * note signed beside it, and the proof of the record or of the key's
  * absence. Check the checkpoint against the remembered one (kix/trust.h)
- * before believing an absence. Release the answer when done. */
+ * before believing an absence. With witnesses required
+ * (kix_client_require_witnesses), the index note must carry enough of their
+ * cosignatures too (kix_witness_check_index; the checkpoint's are the
+ * caller's to count, with the rest of kix/trust.h). Release the answer when
+ * done. */
 struct kix_index_answer {
     int present;
     struct kix_buf record, proof;          /* record empty when absent */
@@ -173,6 +177,11 @@ struct kix_index_answer {
     struct kix_vindex_note note;
 };
 void kix_index_answer_release(struct kix_index_answer *a);
+struct kix_witness_policy;
+/* The witnesses every index note this client verifies must be cosigned by
+ * (kix/trust.h; NULL: none). The policy is the caller's and must outlive
+ * the client's use of it. */
+void kix_client_require_witnesses(struct kix_client *c, const struct kix_witness_policy *policy);
 int kix_client_index_proof(struct kix_client *c, const struct kix_verifier *key, const char *ikey,
                            struct kix_index_answer *out, struct kix_err *err) KIX_MUST_CHECK;
 

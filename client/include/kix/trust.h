@@ -141,6 +141,16 @@ int kix_witness_check(const char *note, size_t len, const struct kix_verifier *l
                       const struct kix_witness_policy *policy, size_t *found,
                       struct kix_err *err) KIX_MUST_CHECK;
 
+/* The same count for an index note (PROTOCOL.md §4.3), whose cosignatures
+ * only witnesses that recomputed the index make (kix mirrors with
+ * --witness-key): so a log that shows two index roots at one size needs
+ * its witnesses to collude, as for two checkpoints. KIX_OK at once when the
+ * policy requires none; KIX_EVERIFY when fewer than policy->min verify, or
+ * a known witness's line does not verify over this text. */
+int kix_witness_check_index(const char *note, size_t len, const struct kix_verifier *log_key,
+                            const struct kix_witness_policy *policy, size_t *found,
+                            struct kix_err *err) KIX_MUST_CHECK;
+
 /* kix_witness_check, then kix_trust_check. */
 int kix_trust_check_witnessed(struct kix_client *c, const struct kix_verifier *key,
                               const struct kix_witness_policy *policy, const char *note, size_t len,

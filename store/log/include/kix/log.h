@@ -252,6 +252,19 @@ int kix_log_add_cosignature(struct kix_log *l, const char *checkpoint, size_t le
                             size_t nwitnesses, uint64_t *size, int *stored,
                             struct kix_err *err) KIX_MUST_CHECK;
 
+/* The same for the index note signed beside the checkpoint at `size`
+ * (PROTOCOL.md §4.3): `index_note` must verify against the log key and its
+ * text be that of the stored index note at that size (else KIX_EVERIFY: a
+ * split view of the index); `line` is a witness's cosignature of that
+ * text. The log does not read the note's lines: the caller says which size
+ * it is for. Kept one per witness and size, with the hash of the text it
+ * covers (a rebuilt index re-signs its notes; older cosignatures are then
+ * not served). Errors as kix_log_add_cosignature's. */
+int kix_log_add_index_cosignature(struct kix_log *l, uint64_t size, const char *index_note,
+                                  size_t len, const char *line, size_t line_len,
+                                  const struct kix_verifier *witnesses, size_t nwitnesses,
+                                  int *stored, struct kix_err *err) KIX_MUST_CHECK;
+
 /* ---- reading -------------------------------------------------------------- */
 
 struct kix_log_reader;
@@ -291,6 +304,12 @@ int kix_log_reader_checkpoint_cosigned(struct kix_log_reader *r, uint64_t size, 
  * snapshot's size): KIX_ENOTFOUND when there is none (a plain log, a store
  * older than the verifiable index, a size with no checkpoint). */
 int kix_log_reader_index_note(struct kix_log_reader *r, uint64_t size, struct kix_bytes *note);
+/* The index note at `size` (KIX_NO_INDEX: the snapshot's size) with the
+ * witness cosignature lines of its text after the log's signature,
+ * appended to out: what every answer carrying an index note sends.
+ * KIX_ENOTFOUND (err says why) when there is no index note at that size. */
+int kix_log_reader_index_note_cosigned(struct kix_log_reader *r, uint64_t size, struct kix_buf *out,
+                                       struct kix_err *err) KIX_MUST_CHECK;
 int kix_log_reader_entry(struct kix_log_reader *r, uint64_t index, struct kix_bytes *leaf);
 int kix_log_reader_object(struct kix_log_reader *r, const struct kix_digest *d,
                           struct kix_bytes *out);

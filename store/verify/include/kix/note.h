@@ -204,6 +204,12 @@ int kix_note_verified_by(const struct kix_note *note, size_t index);
  * (kix_checkpoint_parse must accept it). time <= KIX_COSIGN_TIME_MAX. */
 int kix_cosign(const struct kix_signer *witness, const char *checkpoint_text, size_t len,
                uint64_t time, struct kix_buf *sig_line_out, struct kix_err *err) KIX_MUST_CHECK;
+/* The same line over any signed note's text (the same signed message,
+ * "cosignature/v1\ntime T\n" then the text): kix's witnesses cosign index
+ * notes with it (PROTOCOL.md §4.3), whose first two lines keep them from
+ * ever reading as a checkpoint. */
+int kix_cosign_text(const struct kix_signer *witness, const char *text, size_t len, uint64_t time,
+                    struct kix_buf *sig_line_out, struct kix_err *err) KIX_MUST_CHECK;
 
 /* ---- checkpoints -------------------------------------------------------- */
 
