@@ -143,15 +143,11 @@ int kix_run_view_from_store(struct kix_log_reader *r, const char *run_id, size_t
     int rc;
 
     memset(v, 0, sizeof(*v));
-    for (size_t i = 0; i < len; i++) {
-        char c = run_id[i];
-        if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
-              c == '.' || c == '_' || c == ':' || c == '-'))
-            return kix_err_set(err, KIX_EINVAL, "not a run id");
-    }
-    if (len == 0 || len > KIX_RUN_ID_MAX)
-        return kix_err_set(err, KIX_EINVAL, "not a run id");
-    rc = kix_index_resolve(r, run_id, len, res, err);
+    /* a page's name is its run id: one logged before the run-id grammar
+     * has no page (no file or URL path names it as it is) */
+    rc = kix_run_id_check(run_id, len, err);
+    if (rc == KIX_OK)
+        rc = kix_index_resolve(r, run_id, len, res, err);
     if (rc == KIX_OK)
         rc = kix_run_view_build(v, res, kix_log_reader_verifier(r), get_from_reader, r, err);
     return rc;

@@ -219,10 +219,27 @@ static int check_manifest_names_run(struct kix_log_txn *t, const struct kix_log_
     return rc;
 }
 
+/* A new run id follows the run-id grammar (PROTOCOL.md §5.3); a replica
+ * takes what its upstream logged before the grammar, as a rebuild does. */
+static int check_new_run_id(const struct kix_log_item *item, struct kix_err *err)
+{
+    const struct kix_entry *e = item->entry;
+
+    if (e->type != KIX_ENTRY_PUBLICATION || item->replayed ||
+        kix_run_id_check(e->run_id, e->run_id_len, err) == KIX_OK)
+        return KIX_OK;
+    if (err)
+        err->code = KIX_EPOLICY; /* refuses this entry only */
+    return KIX_EPOLICY;
+}
+
 static int index_check(struct kix_log_txn *t, const struct kix_log_item *item, struct kix_err *err)
 {
     struct kix_run_info run, new_run;
-    int rc = check_entry(t, item->entry, &run, &new_run, 1, err);
+    int rc = check_new_run_id(item, err);
+
+    if (rc == KIX_OK)
+        rc = check_entry(t, item->entry, &run, &new_run, 1, err);
 
     if (rc == KIX_OK && item->entry->type == KIX_ENTRY_RERUN)
         rc = check_rerun_measures(t, item, &run, err);
