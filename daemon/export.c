@@ -46,6 +46,9 @@ static void export_once(struct kixd_export *e)
     kixd_metrics_exported(e->srv, rc == KIX_OK, st.size, ms);
     if (rc)
         kixd_log(KIXD_ERROR, "export to %s failed: %s", e->dir, kix_err_text(&err, rc));
+    else if (ps.skipped)
+        kixd_log(KIXD_WARN, "export to %s: skipped %llu run page(s): %s", e->dir,
+                 (unsigned long long)ps.skipped, ps.skipped_reason);
     else if (st.files)
         kixd_log(KIXD_DEBUG, "exported %s: size %llu -> %llu, %llu files, %llu bytes, %.1f ms",
                  e->dir, (unsigned long long)st.from_size, (unsigned long long)st.size,
@@ -186,6 +189,9 @@ out:
         fprintf(stderr, "kixd: export: %s\n", kix_err_text(&err, rc));
         return rc == KIX_EUSAGE ? 2 : 3;
     }
+    if (ps.skipped)
+        fprintf(stderr, "kixd: export: skipped %llu run page(s): %s\n",
+                (unsigned long long)ps.skipped, ps.skipped_reason);
     printf("exported %s to %s: size %llu (from %llu), %llu files, %llu bytes; %llu run and %llu "
            "group pages\n",
            store, argv[optind], (unsigned long long)st.size, (unsigned long long)st.from_size,

@@ -256,4 +256,28 @@ static inline void tamper(const char *dir, const char *table, const void *key, s
     mdb_env_close(env);
 }
 
+/* What a store an older index wrote looks like before its first writable
+ * open: the index's tables there, under no index name of today's. Made of
+ * a log-only store by writing LMDB directly, as a test may (tamper, above,
+ * does too): its "plain" mark goes, the index's tables come. */
+static inline void as_written_by_an_older_index(const char *dir)
+{
+    static const char *const tables[] = {"runs", "run_entries", "groups"};
+    MDB_env *env;
+    MDB_txn *txn;
+    MDB_dbi dbi;
+    MDB_val k = {5, (void *)"plain"};
+
+    if (mdb_env_create(&env) || mdb_env_set_maxdbs(env, 32) || mdb_env_open(env, dir, 0, 0600) ||
+        mdb_txn_begin(env, NULL, 0, &txn) || mdb_dbi_open(txn, "meta", 0, &dbi) ||
+        mdb_del(txn, dbi, &k, NULL))
+        abort();
+    for (size_t i = 0; i < sizeof(tables) / sizeof(tables[0]); i++)
+        if (mdb_dbi_open(txn, tables[i], MDB_CREATE, &dbi))
+            abort();
+    if (mdb_txn_commit(txn))
+        abort();
+    mdb_env_close(env);
+}
+
 #endif

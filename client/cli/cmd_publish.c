@@ -507,6 +507,17 @@ out:
     return status;
 }
 
+/* --run-id follows the run-id grammar (PROTOCOL.md §5.3), checked before
+ * anything is read, signed or sent: -1 when it does, else the exit status. */
+static int check_new_run_id(const char *cmd, const struct write_args *a)
+{
+    struct kix_err err = {0};
+
+    if (kix_run_id_check(a->run_id, strlen(a->run_id), &err) == KIX_OK)
+        return -1;
+    return cli_fail(cmd, KIX_EINVAL, &err);
+}
+
 static const char publish_help[] =
     "usage: kix publish --key KEY [--run-id ID] [--new-run] [--dry-run] [--receipt FILE] RUN.json\n"
     "                   [REFERENCED.json...]\n"
@@ -564,6 +575,8 @@ int cmd_publish(int argc, char **argv)
     if (!a.run_id)
         kix_uuid7(uuid);
     a.run_id = a.run_id ? a.run_id : uuid;
+    if ((status = check_new_run_id("publish", &a)) >= 0)
+        return status;
     if (a.dry_run) {
         /* the bundle as publish would send it: file-named references filled
          * in, --new-run's metadata.runId written */
@@ -700,6 +713,8 @@ int cmd_supersede(int argc, char **argv)
     if (!a.run_id)
         kix_uuid7(uuid);
     a.run_id = a.run_id ? a.run_id : uuid;
+    if ((status = check_new_run_id("supersede", &a)) >= 0)
+        return status;
     return run_write("supersede", "supersession", &a, a.rest + 1, (size_t)a.nrest - 1, 1, a.rest[0],
                      sign_supersession);
 }

@@ -62,8 +62,10 @@ int kix_run_view_build(struct kix_run_view *v, const struct kix_resolution *res,
                        const struct kix_verifier *log_key, kix_view_get_object_fn get, void *ctx,
                        struct kix_err *err)
 {
+    uint8_t publisher[32]; /* who published the run: a rerun it signs is its own */
     int rc = KIX_OK;
 
+    memcpy(publisher, res->run.publisher, sizeof(publisher));
     memset(v, 0, sizeof(*v));
     kix_buf_init(&v->permalink);
     kix_buf_init(&v->log_key);
@@ -95,6 +97,7 @@ int kix_run_view_build(struct kix_run_view *v, const struct kix_resolution *res,
         if (kix_entry_describe(res->entries[i].leaf.ptr, res->entries[i].leaf.len, &s, NULL))
             continue;
         if (s.type == KIX_ENTRY_PUBLICATION) {
+            memcpy(publisher, s.signer, sizeof(publisher)); /* the verified entry's word */
             snprintf(v->published, sizeof(v->published), "%s", s.time);
             snprintf(v->source, sizeof(v->source), "%s", s.source);
             snprintf(v->license, sizeof(v->license), "%s", s.license);
@@ -106,6 +109,7 @@ int kix_run_view_build(struct kix_run_view *v, const struct kix_resolution *res,
         rc = read_rerun(&v->reruns[v->nreruns], &res->entries[i], &s, get, ctx, err);
         if (rc)
             return rc;
+        v->reruns[v->nreruns].self = memcmp(s.signer, publisher, sizeof(publisher)) == 0;
         /* the latest re-observation: for staleness, never the run's own date */
         if (strcmp(v->reruns[v->nreruns].observed, v->reobserved) > 0)
             snprintf(v->reobserved, sizeof(v->reobserved), "%s", v->reruns[v->nreruns].observed);
@@ -143,15 +147,11 @@ int kix_run_view_from_store(struct kix_log_reader *r, const char *run_id, size_t
     int rc;
 
     memset(v, 0, sizeof(*v));
-    for (size_t i = 0; i < len; i++) {
-        char c = run_id[i];
-        if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
-              c == '.' || c == '_' || c == ':' || c == '-'))
-            return kix_err_set(err, KIX_EINVAL, "not a run id");
-    }
-    if (len == 0 || len > KIX_RUN_ID_MAX)
-        return kix_err_set(err, KIX_EINVAL, "not a run id");
-    rc = kix_index_resolve(r, run_id, len, res, err);
+    /* a page's name is its run id: one logged before the run-id grammar
+     * has no page (no file or URL path names it as it is) */
+    rc = kix_run_id_check(run_id, len, err);
+    if (rc == KIX_OK)
+        rc = kix_index_resolve(r, run_id, len, res, err);
     if (rc == KIX_OK)
         rc = kix_run_view_build(v, res, kix_log_reader_verifier(r), get_from_reader, r, err);
     return rc;
@@ -276,9 +276,11 @@ static int run_json(const struct kix_run_view *v, json_t *o)
     bad |= set(o, "reruns", list = json_array());
     for (size_t i = 0; list && i < v->nreruns; i++) {
         const struct kix_rerun_view *r = &v->reruns[i];
-        x = json_pack("{s:I,s:s,s:s,s:s}", "index", (json_int_t)r->index, "observedAt", r->observed,
-                      "outcome", kix_evidence_name(r->outcome), "manifestDigest",
-                      r->manifest_digest);
+        char signer[65];
+        kix_hex_encode(r->signer, 32, signer);
+        x = json_pack("{s:I,s:s,s:s,s:s,s:s,s:b}", "index", (json_int_t)r->index, "observedAt",
+                      r->observed, "outcome", kix_evidence_name(r->outcome), "manifestDigest",
+                      r->manifest_digest, "signer", signer, "self", r->self);
         bad |= !x || json_array_append_new(list, x) != 0;
         if (x && r->status[0])
             bad |= set(x, "status", json_string(r->status));

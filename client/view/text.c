@@ -225,7 +225,9 @@ static void print_rerun(const struct kix_rerun_view *r, FILE *out)
             fprintf(out, " " DOT " p80 %s", h);
         }
     }
-    fprintf(out, " " DOT " by key %.16s\n    manifest %s\n", signer, r->manifest_digest);
+    fprintf(out, " " DOT " by key %.16s%s\n    manifest %s\n", signer,
+            r->self ? " (the publisher's own key: the publisher reran its own run)" : "",
+            r->manifest_digest);
 }
 
 static void print_evidence(const struct kix_run_view *v, FILE *out)

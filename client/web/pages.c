@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "kix/encoding.h"
 #include "kix/entry.h"
 #include "kix/pages.h"
 #include "kix/template.h"
@@ -68,6 +69,8 @@ static int run_reruns(struct kix_tpl *t, const struct kix_run_view *v)
         const struct kix_rerun_view *x = &v->reruns[i];
         const struct kix_figures *f = &x->figures;
         struct kix_tpl *row = kix_tpl_row(t, "rerunRows");
+        char signer[65];
+        kix_hex_encode(x->signer, 32, signer);
         if (!row)
             return KIX_ENOMEM;
         if ((rc = kix_tpl_setf(row, "index", "%llu", (unsigned long long)x->index)) ||
@@ -77,7 +80,9 @@ static int run_reruns(struct kix_tpl *t, const struct kix_run_view *v)
             (rc = figure(row, "median", f->have, f->median, f->bytes)) ||
             (rc = figure(row, "p20", f->have && f->have_p20, f->p20, f->bytes)) ||
             (rc = figure(row, "p80", f->have && f->have_p80, f->p80, f->bytes)) ||
-            (rc = kix_tpl_set(row, "digest", x->manifest_digest)))
+            (rc = kix_tpl_set(row, "digest", x->manifest_digest)) ||
+            (rc = kix_tpl_setf(row, "rerunBy", "key %.16s%s", signer,
+                               x->self ? " (the publisher itself)" : "")))
             return rc;
     }
     if (rc == KIX_OK && v->res->run.reruns > v->nreruns)

@@ -54,6 +54,7 @@ struct pexport {
     const char *dir;
     struct kix_buf body;
     struct idset runs, groups; /* groups: digest texts */
+    struct kix_pages_export_stats *stats;
     struct kix_err *err;
 };
 
@@ -161,6 +162,14 @@ static int write_pages(struct pexport *x, const struct idset *ids, const char *s
 
     for (size_t i = 0; rc == KIX_OK && i < ids->n; i++) {
         const char *id = ids->id[i];
+        struct kix_err why = {0};
+        /* a run id logged before the run-id grammar names no file ("..",
+         * ".size"): skipped and said, never a failed export */
+        if (ids == &x->runs && kix_run_id_check(id, strlen(id), &why) != KIX_OK) {
+            if (x->stats->skipped++ == 0)
+                snprintf(x->stats->skipped_reason, sizeof(x->stats->skipped_reason), "%s", why.msg);
+            continue;
+        }
         kix_buf_reset(&x->body);
         rc = html(x->r, id, strlen(id), &x->body, x->err);
         if (rc == KIX_ENOTFOUND) {
@@ -194,6 +203,7 @@ int kix_pages_export(struct kix_log *l, const char *dir, struct kix_pages_export
     stats = stats ? stats : &local;
     memset(stats, 0, sizeof(*stats));
     x.dir = dir;
+    x.stats = stats;
     x.err = err;
     kix_buf_init(&x.body);
     rc = kix_log_read_begin(l, &x.r);

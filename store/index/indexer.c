@@ -6,6 +6,7 @@
 #include <jansson.h>
 
 #include "index_internal.h"
+#include "kix/encoding.h"
 #include "kix/vindex.h"
 
 static int check_run_subject(const struct kix_entry *e, const struct kix_run_info *run,
@@ -219,11 +220,50 @@ static int check_manifest_names_run(struct kix_log_txn *t, const struct kix_log_
     return rc;
 }
 
+/* Evidence is another key's word: a controlled rerun signed by the key
+ * that published the run (every run of a supersession chain has that one
+ * publisher) would raise the run's evidence on its publisher's own say.
+ * A replica takes what its upstream logged before the rule. */
+static int check_rerun_independent(const struct kix_log_item *item, const struct kix_run_info *run,
+                                   struct kix_err *err)
+{
+    char id[65];
+
+    if (item->replayed || memcmp(run->publisher, item->entry->signer, 32) != 0)
+        return KIX_OK;
+    kix_hex_encode(item->entry->signer, 32, id);
+    return kix_err_set(err, KIX_EPOLICY,
+                       "key %.16s published run %s, so its controlled rerun of that run would "
+                       "raise the run's evidence on the publisher's own word; a controlled rerun "
+                       "is signed by another key (kix key add --role rerun), or record this as an "
+                       "attestation (kix attest), which never changes the evidence",
+                       id, run->run_id);
+}
+
+/* A new run id follows the run-id grammar (PROTOCOL.md §5.3); a replica
+ * takes what its upstream logged before the grammar, as a rebuild does. */
+static int check_new_run_id(const struct kix_log_item *item, struct kix_err *err)
+{
+    const struct kix_entry *e = item->entry;
+
+    if (e->type != KIX_ENTRY_PUBLICATION || item->replayed ||
+        kix_run_id_check(e->run_id, e->run_id_len, err) == KIX_OK)
+        return KIX_OK;
+    if (err)
+        err->code = KIX_EPOLICY; /* refuses this entry only */
+    return KIX_EPOLICY;
+}
+
 static int index_check(struct kix_log_txn *t, const struct kix_log_item *item, struct kix_err *err)
 {
     struct kix_run_info run, new_run;
-    int rc = check_entry(t, item->entry, &run, &new_run, 1, err);
+    int rc = check_new_run_id(item, err);
 
+    if (rc == KIX_OK)
+        rc = check_entry(t, item->entry, &run, &new_run, 1, err);
+
+    if (rc == KIX_OK && item->entry->type == KIX_ENTRY_RERUN)
+        rc = check_rerun_independent(item, &run, err);
     if (rc == KIX_OK && item->entry->type == KIX_ENTRY_RERUN)
         rc = check_rerun_measures(t, item, &run, err);
     if (rc == KIX_OK && item->entry->type == KIX_ENTRY_PUBLICATION)

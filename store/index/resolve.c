@@ -110,10 +110,13 @@ int kix_ref_parse(const char *ref, size_t len, const char *origin, char run_id[K
         *is_digest = 1;
         return kix_digest_parse(rest, rest_len, digest, err);
     }
-    if (!kix_run_id_valid(rest, rest_len))
-        return kix_err_set(err, KIX_EINVAL,
-                           "\"%.*s\" is neither a permalink, a run id nor a sha256: digest",
-                           (int)(rest_len > 200 ? 200 : rest_len), rest);
+    /* the run-id grammar: a run id never parses as a digest, and one
+     * logged before the grammar is reached by its manifest digest only */
+    if (kix_run_id_check(rest, rest_len, err) != KIX_OK) {
+        kix_err_wrap(err, "\"%.*s\" is neither a permalink, a run id nor a sha256: digest",
+                     (int)(rest_len > 200 ? 200 : rest_len), rest);
+        return KIX_EINVAL;
+    }
     memcpy(run_id, rest, rest_len);
     run_id[rest_len] = '\0';
     return KIX_OK;

@@ -390,6 +390,7 @@ int kix__policy_apply(struct kix_log *l, MDB_txn *txn, uint64_t index, const str
     int rc = KIX_OK;
 
     item_of(p, index, &item);
+    item.replayed = l->replica;
     if (rc == KIX_OK && p->entry.type == KIX_ENTRY_KEY) {
         rc = check_key_entry(l, txn, p, err);
         kix__clock_mark(clk, KIX_LOG_PHASE_POLICY);

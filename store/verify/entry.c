@@ -84,6 +84,41 @@ int kix_run_id_valid(const char *s, size_t len)
     return 1;
 }
 
+static int id_letter_or_digit(char c)
+{
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9');
+}
+
+int kix_run_id_check(const char *s, size_t len, struct kix_err *err)
+{
+    const char *broken = NULL;
+    int printable = 1;
+
+    for (size_t i = 0; i < len && i < KIX_RUN_ID_MAX; i++)
+        printable &= s[i] > ' ' && s[i] < 0x7f;
+    if (len == 0)
+        broken = "it is empty";
+    else if (len > KIX_RUN_ID_MAX)
+        broken = "it is too long";
+    else if (!id_letter_or_digit(s[0]))
+        broken = s[0] == '.' ? "it begins with a dot (., .. and .size name directories and the "
+                               "static export's own files)"
+                             : "it does not begin with a letter or digit";
+    for (size_t i = 1; !broken && i < len; i++) {
+        if (s[i] == ':')
+            broken = "it holds a ':' (a run id never parses as a digest such as sha256:...)";
+        else if (!id_letter_or_digit(s[i]) && s[i] != '.' && s[i] != '_' && s[i] != '-')
+            broken = "it holds a character outside A-Z a-z 0-9 . _ -";
+    }
+    if (!broken)
+        return KIX_OK;
+    if (printable && len <= KIX_RUN_ID_MAX)
+        return kix_err_set(err, KIX_EINVAL, "run id \"%.*s\" is refused: %s; %s (PROTOCOL.md §5.3)",
+                           (int)len, s, broken, KIX_RUN_ID_GRAMMAR);
+    return kix_err_set(err, KIX_EINVAL, "run id refused: %s; %s (PROTOCOL.md §5.3)", broken,
+                       KIX_RUN_ID_GRAMMAR);
+}
+
 static int add_need(struct kix_entry *p, const struct kix_digest *d)
 {
     struct kix_digest *n;

@@ -48,7 +48,7 @@ def digest(text):
 
 # ---- keys (section 5.8: seeds) ----------------------------------------------------
 keys = {}
-for who in ("log-key", "publisher-key"):
+for who in ("log-key", "publisher-key", "rerunner-key"):
     sk = nacl.signing.SigningKey(bytes.fromhex(blocks[who + ".seed"]))
     pub = bytes(sk.verify_key)
     check(who + ".public", blocks[who + ".public"], base64.b64encode(pub).decode())
@@ -92,12 +92,16 @@ def statement(ptype, predicate):
     })
 
 
-signers = {"key": "log-key", "publication": "publisher-key", "attestation": "publisher-key",
-           "rerun": "publisher-key", "supersession": "publisher-key"}
-for ptype, who in signers.items():
-    predicate = json.loads(blocks[ptype + ".predicate"])
+# each example: its name, its predicate type and who signs it (a run's
+# controlled rerun is never signed by the key that published the run)
+signers = {"key": ("key", "log-key"), "rerunner-key-entry": ("key", "publisher-key"),
+           "publication": ("publication", "publisher-key"),
+           "attestation": ("attestation", "publisher-key"), "rerun": ("rerun", "rerunner-key"),
+           "supersession": ("supersession", "publisher-key")}
+for name, (ptype, who) in signers.items():
+    predicate = json.loads(blocks[name + ".predicate"])
     stmt = statement(ptype, predicate)
-    check(ptype + ".statement", blocks[ptype + ".statement"], stmt)
+    check(name + ".statement", blocks[name + ".statement"], stmt)
     sk, pub, keyid = keys[who]
     payload = stmt.encode("utf-8")
     sig = sk.sign(pae(PAYLOAD_TYPE, payload)).signature
@@ -106,18 +110,20 @@ for ptype, who in signers.items():
         "payloadType": PAYLOAD_TYPE,
         "signatures": [{"keyid": keyid, "sig": base64.b64encode(sig).decode()}],
     })
-    check(ptype + ".envelope", blocks[ptype + ".envelope"], env)
-    check(ptype + ".leaf-hash", blocks[ptype + ".leaf-hash"],
+    check(name + ".envelope", blocks[name + ".envelope"], env)
+    check(name + ".leaf-hash", blocks[name + ".leaf-hash"],
           hashlib.sha256(b"\x00" + env.encode("utf-8")).hexdigest())
     # the document's envelope verifies with the signer's public key
-    d = json.loads(blocks[ptype + ".envelope"])
+    d = json.loads(blocks[name + ".envelope"])
     nacl.signing.VerifyKey(pub).verify(
         pae(d["payloadType"], base64.b64decode(d["payload"])),
         base64.b64decode(d["signatures"][0]["sig"]))
     if ptype == "rerun":
         check("rerunDigest", digests["rerun-run"], predicate["rerunDigest"])
-    if ptype == "key":
+    if name == "key":
         check("entry 0's publicKey", blocks["publisher-key.public"], predicate["publicKey"])
+    if name == "rerunner-key-entry":
+        check("entry 1's publicKey", blocks["rerunner-key.public"], predicate["publicKey"])
 
 # ---- comparisonKey (section 5.6) --------------------------------------------------
 spec = json.loads(blocks["run"])["spec"]

@@ -535,6 +535,7 @@ KIX_TEST(resolve)
     struct kix_digest d, rd;
     char manifest[512], rerun[512], ref[300], dtext[KIX_DIGEST_TEXT_LEN + 1], text[300];
     const char *objs[] = {rerun};
+    struct kix_signer *rerunner = NULL;
     uint64_t pub = 0;
 
     ASSERT_EQ_INT(0, fx_start(&f));
@@ -551,8 +552,15 @@ KIX_TEST(resolve)
     kix_buf_reset(&env);
     fx_manifest(rerun, sizeof(rerun), 50);
     fx_digest_of_json(rerun, &rd);
+    /* by a key of its own: the publisher's own rerun is refused */
+    ASSERT_EQ_INT(KIX_OK, kix_signer_generate("rerunner", KIX_NOTE_ALG_ED25519, &rerunner, NULL));
+    ASSERT_EQ_INT(KIX_OK, kix_entry_key(f.admin, 0, kix_signer_public_key(rerunner), KIX_ROLE_RERUN,
+                                        &env, NULL));
+    ASSERT_EQ_INT(KIX_OK, fx_submit(&f, &env, NULL, 0, &sr));
+    kix_submit_result_release(&sr);
+    kix_buf_reset(&env);
     ASSERT_EQ_INT(KIX_OK,
-                  kix_entry_rerun(f.publisher, "run-x", &d, "reproduced", &rd, NULL, &env, NULL));
+                  kix_entry_rerun(rerunner, "run-x", &d, "reproduced", &rd, NULL, &env, NULL));
     ASSERT_EQ_INT(KIX_OK, fx_submit(&f, &env, objs, 1, &sr));
     kix_submit_result_release(&sr);
     kix_buf_reset(&env);
@@ -600,6 +608,7 @@ KIX_TEST(resolve)
     EXPECT_ERROR(callv(c, "resolve", &m, &err, ""), KIX_EINVAL, "missing field \"ref\"");
     EXPECT_ERROR(callv(c, "resolve", &m, &err, "b", "ref", "run-x", (size_t)5), KIX_EINVAL,
                  "expected str, got bin");
+    kix_signer_free(rerunner);
     kix_rpc_close(c);
     ASSERT_EQ_INT(0, fx_stop(&f, SIGTERM));
     fx_cleanup(&f);

@@ -143,7 +143,8 @@ static void run_of(char *json, size_t cap, const char *observed, int median, con
 
 static void build(struct examples *ex)
 {
-    struct kix_signer *log = signer(0x01, "log.example"), *pub = signer(0x41, "publisher");
+    struct kix_signer *log = signer(0x01, "log.example"), *pub = signer(0x41, "publisher"),
+                      *rer = signer(0x61, "rerunner");
     struct kix_digest w, p, e, i, run, rerun, run2, key;
     struct kix_buf env = KIX_BUF_INIT, canon = KIX_BUF_INIT;
     char text[4][KIX_DIGEST_TEXT_LEN + 1], json[2048], metric[16];
@@ -152,6 +153,7 @@ static void build(struct examples *ex)
     memset(ex, 0, sizeof(*ex));
     key_blocks(ex, 0x01, log, "log-key.seed", "log-key.public", "log-key.keyid");
     key_blocks(ex, 0x41, pub, "publisher-key.seed", "publisher-key.public", "publisher-key.keyid");
+    key_blocks(ex, 0x61, rer, "rerunner-key.seed", "rerunner-key.public", "rerunner-key.keyid");
 
     object(ex, "workload", "workload.digest",
            "{\"apiVersion\":\"kernelindex.dev/v1alpha1\",\"kind\":\"Workload\",\"metadata\":"
@@ -206,6 +208,12 @@ static void build(struct examples *ex)
                       NULL))
         abort();
     entry(ex, "key.statement", "key.envelope", "key.leaf-hash", &env);
+    /* entry 1: the publisher, as admin, registers a rerunner: a run's
+     * controlled rerun is never signed by the key that published it */
+    if (kix_entry_key(pub, 0, kix_signer_public_key(rer), KIX_ROLE_RERUN, &env, NULL))
+        abort();
+    entry(ex, "rerunner-key-entry.statement", "rerunner-key-entry.envelope",
+          "rerunner-key-entry.leaf-hash", &env);
     if (kix_entry_publication(pub, RUN1, &run, "2026-12-01T12:00:00Z", "example benchmarks",
                               "CC0-1.0", &env, NULL))
         abort();
@@ -214,7 +222,7 @@ static void build(struct examples *ex)
                                  "2026-12-02T09:30:00Z", &env, NULL))
         abort();
     entry(ex, "attestation.statement", "attestation.envelope", "attestation.leaf-hash", &env);
-    if (kix_entry_rerun(pub, RUN1, &run, "reproduced", &rerun, "2026-12-03T08:00:00Z", &env, NULL))
+    if (kix_entry_rerun(rer, RUN1, &run, "reproduced", &rerun, "2026-12-03T08:00:00Z", &env, NULL))
         abort();
     entry(ex, "rerun.statement", "rerun.envelope", "rerun.leaf-hash", &env);
     if (kix_entry_supersession_at(pub, RUN1, &run, RUN2, "the median was misread from the log",
@@ -251,6 +259,7 @@ static void build(struct examples *ex)
     kix_buf_release(&canon);
     kix_signer_free(log);
     kix_signer_free(pub);
+    kix_signer_free(rer);
 }
 
 /* The fenced block after `<!-- entry-example NAME -->` (malloc'ed), or NULL. */
@@ -305,6 +314,7 @@ KIX_TEST(entries_parse_as_their_kind)
         int type;
     } want[] = {
         {"key.envelope", KIX_ENTRY_KEY},
+        {"rerunner-key-entry.envelope", KIX_ENTRY_KEY},
         {"publication.envelope", KIX_ENTRY_PUBLICATION},
         {"attestation.envelope", KIX_ENTRY_ATTESTATION},
         {"rerun.envelope", KIX_ENTRY_RERUN},
@@ -390,11 +400,12 @@ KIX_TEST(examples_are_accepted_by_a_log)
     objects[2] = block(&ex, "protocol");
     objects[3] = block(&ex, "environment");
     objects[4] = block(&ex, "implementation");
+    submit_example(&f, &ex, "rerunner-key-entry", NULL, 0);
     submit_example(&f, &ex, "publication", objects, 5);
     submit_example(&f, &ex, "attestation", NULL, 0);
     objects[0] = block(&ex, "rerun-run");
     submit_example(&f, &ex, "rerun", objects, 1);
-    /* entry 4: the successor, an ordinary publication */
+    /* entry 5: the successor, an ordinary publication */
     digest_of_json(block(&ex, "corrected-run"), &run2);
     ASSERT_EQ_INT(KIX_OK, kix_entry_publication(pub, RUN2, &run2, "2026-12-04T09:59:00Z", NULL,
                                                 NULL, &env, &err));

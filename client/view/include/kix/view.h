@@ -60,7 +60,8 @@ struct kix_rerun_view {
     char observed[40]; /* its manifest's spec.observedAt, else the entry's time */
     char status[32];
     char manifest_digest[KIX_DIGEST_TEXT_LEN + 1];
-    uint8_t signer[32];
+    uint8_t signer[32]; /* who reran: the key id of the rerun entry's signer */
+    int self;           /* 1: the key that published the run signed it too */
     struct kix_figures figures;
 };
 

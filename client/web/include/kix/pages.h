@@ -53,6 +53,11 @@ int kix_page_home_html(struct kix_log_reader *r, struct kix_buf *out,
 struct kix_pages_export_stats {
     uint64_t from_size, size; /* the log sizes before and after */
     uint64_t runs, groups;    /* pages written */
+    /* runs without a page: logged before the run-id grammar
+     * (kix_run_id_check), their ids are no file or URL name; the first
+     * one's reason, for the caller's log ("" when none) */
+    uint64_t skipped;
+    char skipped_reason[KIX_ERR_MSG_MAX];
 };
 
 /* The in-browser verifier every page references (client/web/static/

@@ -112,6 +112,10 @@ struct kix_log_item {
     struct kix_hash leaf_hash;     /* RFC 9162 leaf hash of the entry */
     const struct kix_entry *entry; /* what its statement says; entry->signer verified */
     const void *prepared;          /* the log's own view, for kix_log_item_object/_memo */
+    /* 1: replayed into a replica from its upstream, which logged it under
+     * the rules of its time; a rule an indexer adds later for new
+     * submissions only (grandfathering what logs already hold) skips it */
+    int replayed;
 };
 
 /* The memo the indexer's prepare wrote about object d, when the item's

@@ -75,8 +75,22 @@ int kix_roles_parse(const char *text, size_t len);
 /* Writes role names joined by ',' into out. */
 int kix_roles_format(unsigned roles, struct kix_buf *out) KIX_MUST_CHECK;
 
-/* Run ids: 1..KIX_RUN_ID_MAX bytes of [A-Za-z0-9._:-]. */
+/* The ids a logged entry may carry: 1..KIX_RUN_ID_MAX bytes of
+ * [A-Za-z0-9._:-]. A log written before the run-id grammar (below) may hold
+ * any of them, so readers of stored entries accept them all. */
 int kix_run_id_valid(const char *s, size_t len);
+
+/* The run-id grammar (PROTOCOL.md §5.3), what a new run id must follow:
+ * 1..KIX_RUN_ID_MAX bytes of [A-Za-z0-9._-], the first a letter or digit.
+ * So no leading dot (".", "..", ".size" name directories and the static
+ * export's own files), nothing that parses as a digest (no ':'), and only
+ * characters that a URL path segment and a file name both take as they
+ * are. The one check for submit (the index), run references (kix_ref_parse),
+ * the CLI and the pages' export. KIX_EINVAL with the rule broken and the
+ * grammar in err's message. */
+#define KIX_RUN_ID_GRAMMAR                                                                         \
+    "a run id is 1 to 128 characters of A-Z a-z 0-9 . _ -, the first a letter or digit"
+int kix_run_id_check(const char *s, size_t len, struct kix_err *err) KIX_MUST_CHECK;
 
 /* What an entry's statement says, as kix reads it. */
 struct kix_entry {
