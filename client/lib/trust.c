@@ -2,7 +2,10 @@
  * alarm when a server contradicts it. */
 #include "kix/trust.h"
 
+#include "kix/encoding.h"
+#include "kix/entry.h"
 #include "kix/file.h"
+#include "kix/sha256.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -499,8 +502,23 @@ static int run_path(const struct kix_verifier *key, const char *run_id, char *di
     if ((size_t)snprintf(path, cap, "%s/runs", dir) >= cap)
         return kix_err_set(err, KIX_EINVAL, "state directory path is too long");
     rc = kix_dir_make(path, 0700, err);
-    if (rc == KIX_OK && (size_t)snprintf(path, cap, "%s/runs/%s", dir, run_id) >= cap)
-        rc = kix_err_set(err, KIX_EINVAL, "state directory path is too long");
+    if (rc)
+        return rc;
+    /* An id of the grammar is a safe file name as it is. One a log holds
+     * from before the grammar ("..", ".size") is named by its SHA-256
+     * after '=', which no id of the grammar starts with, so that no run id
+     * can name the runs directory, its parent or another run's file. */
+    if (kix_run_id_check(run_id, strlen(run_id), NULL) == KIX_OK) {
+        if ((size_t)snprintf(path, cap, "%s/runs/%s", dir, run_id) >= cap)
+            rc = kix_err_set(err, KIX_EINVAL, "state directory path is too long");
+    } else {
+        uint8_t h[KIX_SHA256_LEN];
+        char hexid[2 * KIX_SHA256_LEN + 1];
+        kix_sha256(run_id, strlen(run_id), h);
+        kix_hex_encode(h, sizeof(h), hexid);
+        if ((size_t)snprintf(path, cap, "%s/runs/=%s", dir, hexid) >= cap)
+            rc = kix_err_set(err, KIX_EINVAL, "state directory path is too long");
+    }
     return rc;
 }
 

@@ -62,4 +62,35 @@ KIX_TEST(a_run_seen_and_then_denied_is_an_alarm)
     remove_dir(state);
 }
 
+/* Ids a log may hold from before the run-id grammar (".", "..", ".size")
+ * are remembered apart from each other and from every id of the grammar,
+ * and never as the runs directory or its parent. */
+KIX_TEST(a_run_id_from_before_the_grammar_is_remembered_under_its_hash)
+{
+    struct kix_signer *log_key = new_key("trust.test/log");
+    struct kix_verifier v;
+    struct kix_err err = {0};
+    char *state = temp_dir(), dir[4096], runs[4200];
+    const char note[] = "trust.test/log\n9\nAAAA\n\n— trust.test/log sig\n";
+    const char *old_ids[] = {".", "..", ".size"};
+
+    setenv("KIX_STATE_DIR", state, 1);
+    kix_verifier_from_signer(log_key, &v);
+    for (size_t i = 0; i < 3; i++)
+        ASSERT_EQ_INT(KIX_OK, kix_trust_run_seen(&v, old_ids[i], 5, &err));
+    ASSERT_EQ_INT(KIX_OK, kix_trust_run_seen(&v, "run-1", 6, &err));
+    ASSERT_EQ_INT(KIX_OK, kix_trust_dir(&v, dir, sizeof(dir), &err));
+    snprintf(runs, sizeof(runs), "%s/runs", dir);
+    /* one file each: "run-1" and three named '=' and a hash */
+    ASSERT_EQ_U64(4, count_files(runs));
+    /* each is remembered as its own: denied at a size past it, an alarm */
+    for (size_t i = 0; i < 3; i++)
+        ASSERT_EQ_INT(KIX_EFORK, kix_trust_run_denied(&v, old_ids[i], note, strlen(note), 9, &err));
+    /* and "run-1"'s memory is untouched by theirs */
+    ASSERT_EQ_INT(KIX_OK, kix_trust_run_denied(&v, "run-1", note, strlen(note), 6, &err));
+    unsetenv("KIX_STATE_DIR");
+    kix_signer_free(log_key);
+    remove_dir(state);
+}
+
 KIX_TEST_MAIN()
