@@ -13,53 +13,9 @@ Serves until killed; prints "ready" once listening.
 """
 import hashlib
 import json
-import os
-import socket
-import struct
 import sys
-import threading
 
-from get_objects import Short, unpack
-
-
-def pack(v):
-    """msgpack of v, keeping str (str) and bytes (bin) apart."""
-    if v is None:
-        return b"\xc0"
-    if v is True or v is False:
-        return b"\xc3" if v else b"\xc2"
-    if isinstance(v, int):
-        if 0 <= v < 128:
-            return bytes([v])
-        if v >= 0:
-            return b"\xcf" + struct.pack(">Q", v)
-        return b"\xd3" + struct.pack(">q", v)
-    if isinstance(v, str):
-        b = v.encode()
-        return b"\xdb" + struct.pack(">I", len(b)) + b
-    if isinstance(v, bytes):
-        return b"\xc6" + struct.pack(">I", len(v)) + v
-    if isinstance(v, list):
-        return b"\xdd" + struct.pack(">I", len(v)) + b"".join(pack(x) for x in v)
-    if isinstance(v, dict):
-        return b"\xdf" + struct.pack(">I", len(v)) + b"".join(pack(k) + pack(x) for k, x in v.items())
-    raise TypeError(v)
-
-
-def messages(sock):
-    """(raw bytes, decoded message) of each message read from sock."""
-    buf = b""
-    while True:
-        try:
-            msg, end = unpack(buf, 0)
-        except Short:
-            chunk = sock.recv(1 << 16)
-            if not chunk:
-                return
-            buf += chunk
-            continue
-        yield buf[:end], msg
-        buf = buf[end:]
+from rpc_proxy import is_request, is_response, pack, serve
 
 
 def kind_of(obj):
@@ -82,33 +38,24 @@ def lie(result, mode, obj):
     result["objects"] = objects
 
 
-def serve(client, upstream_path, mode, obj):
-    up = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-    up.connect(upstream_path)
-    resolves = set()
+class ResolveLie:
+    """Edits the answers to this connection's resolve requests."""
 
-    def requests():
-        try:
-            for raw, msg in messages(client):
-                if isinstance(msg, list) and len(msg) == 4 and msg[0] == 0 and msg[2] == "resolve":
-                    resolves.add(msg[1])
-                up.sendall(raw)
-        except OSError:
-            pass
-        up.close()
+    def __init__(self, mode, obj):
+        self.mode, self.obj, self.resolves = mode, obj, set()
 
-    threading.Thread(target=requests, daemon=True).start()
-    try:
-        for raw, msg in messages(up):
-            if (isinstance(msg, list) and len(msg) == 4 and msg[0] == 1 and msg[1] in resolves and
-                    msg[2] is None and isinstance(msg[3], dict)):
-                resolves.discard(msg[1])
-                lie(msg[3], mode, obj)
-                raw = pack(msg)
-            client.sendall(raw)
-    except OSError:
-        pass
-    client.close()
+    def request(self, msg, raw):
+        if is_request(msg, "resolve"):
+            self.resolves.add(msg[1])
+        return raw, None
+
+    def response(self, msg, raw):
+        if is_response(msg) and msg[1] in self.resolves and msg[2] is None and \
+                isinstance(msg[3], dict):
+            self.resolves.discard(msg[1])
+            lie(msg[3], self.mode, self.obj)
+            return pack(msg)
+        return raw
 
 
 def main(argv):
@@ -116,15 +63,7 @@ def main(argv):
     if mode not in ("add", "swap"):
         sys.exit("lying_proxy.py: mode is add or swap")
     obj = open(path, "rb").read()
-    if os.path.exists(listen_path):
-        os.unlink(listen_path)
-    srv = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-    srv.bind(listen_path)
-    srv.listen(16)
-    print("ready", flush=True)
-    while True:
-        client, _ = srv.accept()
-        threading.Thread(target=serve, args=(client, upstream_path, mode, obj), daemon=True).start()
+    serve(listen_path, upstream_path, lambda: ResolveLie(mode, obj))
 
 
 if __name__ == "__main__":
