@@ -22,6 +22,21 @@ void kix__view_origin(const uint8_t *cp, size_t len, char *out, size_t cap)
     out[n] = '\0';
 }
 
+void kix__utf8_trim(char *s)
+{
+    size_t n = strlen(s), lead = n;
+
+    /* back to the last sequence's lead byte; drop it when it is cut short */
+    while (lead > 0 && ((unsigned char)s[lead - 1] & 0xc0) == 0x80 && n - lead < 3)
+        lead--;
+    if (lead > 0 && ((unsigned char)s[lead - 1] & 0x80)) {
+        unsigned char c = (unsigned char)s[lead - 1];
+        size_t want = c >= 0xf0 ? 4 : c >= 0xe0 ? 3 : c >= 0xc0 ? 2 : 1;
+        if (n - (lead - 1) < want)
+            s[lead - 1] = '\0';
+    }
+}
+
 static const char *str_at(json_t *o, const char *a, const char *b)
 {
     const char *s = json_string_value(json_object_get(json_object_get(o, a), b));
@@ -56,6 +71,131 @@ static int read_rerun(struct kix_rerun_view *x, const struct kix_resolution_entr
 out:
     kix_buf_release(&bytes);
     return rc;
+}
+
+/* "a · b" appended to out when piece is not empty. */
+static void join(char *out, size_t cap, const char *piece)
+{
+    size_t n = strlen(out);
+
+    if (*piece && n < cap)
+        snprintf(out + n, cap - n, "%s%s", n ? " \xc2\xb7 " : "", piece);
+}
+
+/* The header in words, from the objects the manifest names. */
+static void header_words(struct kix_run_view *v)
+{
+    json_t *impl = kix__view_object(v, "implementationDigest");
+    json_t *work = kix__view_object(v, "workloadDigest");
+    json_t *proto = kix__view_object(v, "protocolDigest");
+    json_t *env = kix__view_object(v, "environmentDigest");
+    const char *title = str_at(work, "metadata", "title"), *k,
+               *impl_name = str_at(impl, "spec", "name");
+    json_t *x;
+
+    snprintf(v->implementation, sizeof(v->implementation), "%s",
+             *impl_name ? impl_name : str_at(impl, "spec", "provider"));
+    /* the workload's title starts with the kernel's name in words */
+    if (*title && strstr(title, " \xc2\xb7 "))
+        snprintf(v->kernel, sizeof(v->kernel), "%.*s", (int)(strstr(title, " \xc2\xb7 ") - title),
+                 title);
+    else
+        snprintf(v->kernel, sizeof(v->kernel), "%s",
+                 *title ? title : str_at(work, "spec", "kernel"));
+    json_object_foreach(json_object_get(json_object_get(work, "spec"), "parameters"), k, x)
+    {
+        char value[128] = "", piece[256];
+        if (json_is_string(x))
+            snprintf(value, sizeof(value), "%s", json_string_value(x));
+        else if (json_is_integer(x))
+            snprintf(value, sizeof(value), "%" JSON_INTEGER_FORMAT, json_integer_value(x));
+        else
+            kix_view_format(x, "text", value, sizeof(value));
+        snprintf(piece, sizeof(piece), "%s = %s", k, value);
+        join(v->workload, sizeof(v->workload), piece);
+    }
+    snprintf(v->pass, sizeof(v->pass), "%s",
+             str_at(json_object_get(proto, "spec"), "measurement", "pass"));
+    snprintf(v->gpu, sizeof(v->gpu), "%s",
+             str_at(json_object_get(env, "spec"), "hardware", "product"));
+    snprintf(v->dtype, sizeof(v->dtype), "%s", str_at(work, "spec", "dtype"));
+    join(v->title, sizeof(v->title), v->implementation);
+    join(v->title, sizeof(v->title), v->kernel);
+    join(v->title, sizeof(v->title), v->workload);
+    join(v->title, sizeof(v->title), v->pass);
+    join(v->title, sizeof(v->title), v->gpu);
+    join(v->title, sizeof(v->title), v->dtype);
+    if (!v->title[0])
+        snprintf(v->title, sizeof(v->title), "%s", str_at(v->manifest, "metadata", "title"));
+    kix__utf8_trim(v->implementation);
+    kix__utf8_trim(v->kernel);
+    kix__utf8_trim(v->workload);
+    kix__utf8_trim(v->gpu);
+    kix__utf8_trim(v->title);
+}
+
+/* The evidence level in words, with the date of the rerun it rests on. */
+static void evidence_words(struct kix_run_view *v)
+{
+    const struct kix_resolution *res = v->res;
+    const char *day = "";
+
+    for (size_t i = 0; i < v->nreruns; i++)
+        if (v->reruns[i].index == res->run.evidence_index)
+            day = v->reruns[i].observed;
+    switch (res->run.evidence) {
+    case KIX_EVIDENCE_REPRODUCED:
+        snprintf(v->evidence_text, sizeof(v->evidence_text),
+                 "Reproduced by a controlled rerun%s%.10s", *day ? " on " : "", day);
+        break;
+    case KIX_EVIDENCE_NOT_REPRODUCED:
+        snprintf(v->evidence_text, sizeof(v->evidence_text),
+                 "Not reproduced by a controlled rerun%s%.10s", *day ? " on " : "", day);
+        break;
+    case KIX_EVIDENCE_FAILED:
+        snprintf(v->evidence_text, sizeof(v->evidence_text), "A controlled rerun%s%.10s failed",
+                 *day ? " on " : "", day);
+        break;
+    default:
+        snprintf(v->evidence_text, sizeof(v->evidence_text), "Reported evidence");
+    }
+    snprintf(v->last_observed, sizeof(v->last_observed), "%s",
+             v->reobserved[0] ? v->reobserved : v->observed);
+}
+
+static void supersession(struct kix_supersession_view *x, const char *run_id, uint64_t index,
+                         const struct kix_resolution_entry *e, const struct kix_entry_summary *s)
+{
+    if (!*run_id || e->index != index)
+        return;
+    snprintf(x->run_id, sizeof(x->run_id), "%s", run_id);
+    x->index = index;
+    snprintf(x->date, sizeof(x->date), "%s", s->time);
+    memcpy(x->signer, s->signer, sizeof(x->signer));
+    snprintf(x->reason, sizeof(x->reason), "%s", s->note);
+}
+
+void kix_run_view_staleness(const struct kix_run_view *v, long stale_days, int64_t now, char *out,
+                            size_t cap)
+{
+    int y, m, d, hh = 0, mm = 0, ss = 0;
+    long days;
+    int64_t t;
+
+    out[0] = '\0';
+    if (sscanf(v->last_observed, "%4d-%2d-%2dT%2d:%2d:%2d", &y, &m, &d, &hh, &mm, &ss) < 3)
+        return;
+    /* days from the civil date (proleptic Gregorian), no time zone involved */
+    y -= m <= 2;
+    {
+        int64_t era = (y >= 0 ? y : y - 399) / 400, yoe = y - era * 400;
+        int64_t doy = (153 * (m + (m > 2 ? -3 : 9)) + 2) / 5 + d - 1;
+        int64_t doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+        t = ((era * 146097 + doe - 719468) * 86400) + hh * 3600 + mm * 60 + ss;
+    }
+    days = (long)((now - t) / 86400);
+    if (days > stale_days)
+        snprintf(out, cap, "Not re-observed in %ld days.", days);
 }
 
 int kix_run_view_build(struct kix_run_view *v, const struct kix_resolution *res,
@@ -102,6 +242,23 @@ int kix_run_view_build(struct kix_run_view *v, const struct kix_resolution *res,
             snprintf(v->source, sizeof(v->source), "%s", s.source);
             snprintf(v->license, sizeof(v->license), "%s", s.license);
         }
+        if (s.type == KIX_ENTRY_SUPERSESSION) {
+            supersession(&v->superseded_by, res->successor, res->run.superseded_by_index,
+                         &res->entries[i], &s);
+            supersession(&v->supersedes, res->predecessor, res->run.supersedes_index,
+                         &res->entries[i], &s);
+        }
+        if (s.type == KIX_ENTRY_ATTESTATION && v->nattestations < KIX_VIEW_RERUNS_MAX) {
+            struct kix_attestation_view *a;
+            if (!v->attestations &&
+                !(v->attestations = calloc(KIX_VIEW_RERUNS_MAX, sizeof(*v->attestations))))
+                return kix_err_set(err, KIX_ENOMEM, "out of memory");
+            a = &v->attestations[v->nattestations++];
+            a->index = res->entries[i].index;
+            snprintf(a->date, sizeof(a->date), "%s", s.time);
+            memcpy(a->signer, s.signer, sizeof(a->signer));
+            snprintf(a->text, sizeof(a->text), "%s", s.note);
+        }
         if (s.type != KIX_ENTRY_RERUN || v->nreruns == KIX_VIEW_RERUNS_MAX)
             continue;
         if (!v->reruns && !(v->reruns = calloc(KIX_VIEW_RERUNS_MAX, sizeof(*v->reruns))))
@@ -115,7 +272,20 @@ int kix_run_view_build(struct kix_run_view *v, const struct kix_resolution *res,
             snprintf(v->reobserved, sizeof(v->reobserved), "%s", v->reruns[v->nreruns].observed);
         v->nreruns++;
     }
-    return KIX_OK;
+    /* a supersession whose entry is not in this answer's page: the run only */
+    if (res->successor[0] && !v->superseded_by.run_id[0])
+        snprintf(v->superseded_by.run_id, sizeof(v->superseded_by.run_id), "%s", res->successor);
+    if (res->predecessor[0] && !v->supersedes.run_id[0])
+        snprintf(v->supersedes.run_id, sizeof(v->supersedes.run_id), "%s", res->predecessor);
+    v->superseded_by.index = res->run.superseded_by_index;
+    v->supersedes.index = res->run.supersedes_index;
+    header_words(v);
+    evidence_words(v);
+    for (size_t i = 0; i < v->nattestations; i++)
+        kix__utf8_trim(v->attestations[i].text);
+    kix__utf8_trim(v->superseded_by.reason);
+    kix__utf8_trim(v->supersedes.reason);
+    return kix_run_view_sections(v, err);
 }
 
 void kix_run_view_release(struct kix_run_view *v)
@@ -126,6 +296,8 @@ void kix_run_view_release(struct kix_run_view *v)
     for (size_t i = 0; i < v->nobjects; i++)
         json_decref(v->objects[i].json);
     free(v->reruns);
+    free(v->attestations);
+    kix__view_sections_release(v);
     memset(v, 0, sizeof(*v));
 }
 
@@ -245,6 +417,52 @@ static int dump(json_t *o, unsigned flags, struct kix_buf *out, struct kix_err *
     return rc ? kix_err_set(err, rc, "out of memory") : KIX_OK;
 }
 
+static json_t *supersession_json(const struct kix_supersession_view *x)
+{
+    char signer[65];
+    json_t *o = json_pack("{s:s}", "runId", x->run_id);
+
+    if (o && x->index != KIX_NO_INDEX && x->date[0]) {
+        kix_hex_encode(x->signer, 32, signer);
+        if (set(o, "index", json_integer((json_int_t)x->index)) ||
+            set(o, "date", json_string(x->date)) || set(o, "signer", json_string(signer)) ||
+            set(o, "reason", json_string(x->reason))) {
+            json_decref(o);
+            return NULL;
+        }
+    }
+    return o;
+}
+
+static json_t *sections_json(const struct kix_run_view *v)
+{
+    json_t *list = json_array(), *rows, *sec, *r;
+    int bad = !list;
+
+    for (int i = 0; !bad && i < KIX_VIEW_SECTIONS; i++) {
+        const struct kix_view_section *s = &v->sections[i];
+        sec = json_pack("{s:s,s:o}", "title", s->title, "rows", rows = json_array());
+        bad |= !sec || json_array_append_new(list, sec) != 0;
+        if (!bad && s->note[0])
+            bad |= set(sec, "note", json_string(s->note));
+        if (!bad && !s->nrows && !s->note[0])
+            bad |= set(sec, "empty", json_string(s->empty));
+        for (size_t j = 0; !bad && j < s->nrows; j++) {
+            const struct kix_view_row *w = &s->rows[j];
+            r = json_pack("{s:s,s:s,s:s}", "label", w->label, "value", w->value, "fmt", w->fmt);
+            bad |= !r || json_array_append_new(rows, r) != 0;
+            if (!bad && w->ptr[0])
+                bad |=
+                    set(r, "object", json_string(w->object)) || set(r, "ptr", json_string(w->ptr));
+        }
+    }
+    if (bad) {
+        json_decref(list);
+        return NULL;
+    }
+    return list;
+}
+
 static int run_json(const struct kix_run_view *v, json_t *o)
 {
     const struct kix_resolution *res = v->res;
@@ -288,10 +506,32 @@ static int run_json(const struct kix_run_view *v, json_t *o)
             bad |= set(x, "primary", figures_json(&r->figures));
     }
     bad |= set(o, "attestations", json_integer((json_int_t)res->run.attestations));
+    bad |= set(o, "attestationList", list = json_array());
+    for (size_t i = 0; list && i < v->nattestations; i++) {
+        const struct kix_attestation_view *a = &v->attestations[i];
+        char signer[65];
+        kix_hex_encode(a->signer, 32, signer);
+        x = json_pack("{s:I,s:s,s:s,s:s}", "index", (json_int_t)a->index, "attestedAt", a->date,
+                      "signer", signer, "text", a->text);
+        bad |= !x || json_array_append_new(list, x) != 0;
+    }
     if (res->successor[0])
         bad |= set(o, "supersededBy", json_string(res->successor));
     if (res->predecessor[0])
         bad |= set(o, "supersedes", json_string(res->predecessor));
+    if (v->superseded_by.run_id[0])
+        bad |= set(o, "supersededByEntry", supersession_json(&v->superseded_by));
+    if (v->supersedes.run_id[0])
+        bad |= set(o, "supersedesEntry", supersession_json(&v->supersedes));
+    bad |= set(o, "title", json_string(v->title));
+    bad |= set(o, "header",
+               json_pack("{s:s,s:s,s:s,s:s,s:s,s:s}", "implementation", v->implementation, "kernel",
+                         v->kernel, "workload", v->workload, "pass", v->pass, "gpu", v->gpu,
+                         "dtype", v->dtype));
+    bad |= set(o, "evidenceText", json_string(v->evidence_text));
+    if (v->last_observed[0])
+        bad |= set(o, "lastObserved", json_string(v->last_observed));
+    bad |= set(o, "sections", sections_json(v));
     bad |= set(o, "objects", list = json_array());
     for (size_t i = 0; list && i < v->nobjects; i++) {
         const struct kix_view_object *ob = &v->objects[i];

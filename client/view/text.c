@@ -4,7 +4,9 @@
 
 #include "kix/encoding.h"
 #include "kix/entry.h"
+#include "kix/canon.h"
 #include "kix/view_text.h"
+#include "view_internal.h"
 
 #define DOT "\xc2\xb7" /* the page's separator, U+00B7 */
 
@@ -26,70 +28,36 @@ static const char *str(json_t *v, const char *path)
     return s ? s : "";
 }
 
-/* The object the manifest names at spec.<field> (kix_run_object_fields),
- * by its digest, or NULL: never the first object of some kind, so that an
- * object the manifest does not name is never shown in its place. */
-static json_t *object(const struct kix_run_view *v, const char *field)
-{
-    const char *digest = json_string_value(json_object_get(get(v->manifest, "spec"), field));
-
-    for (size_t i = 0; digest && i < v->nobjects; i++)
-        if (v->objects[i].json && strcmp(v->objects[i].digest, digest) == 0)
-            return v->objects[i].json;
-    return NULL;
-}
-
-static const char *evidence_line(int e)
-{
-    switch (e) {
-    case KIX_EVIDENCE_REPRODUCED:
-        return "Reproduced by a controlled rerun";
-    case KIX_EVIDENCE_NOT_REPRODUCED:
-        return "Not reproduced";
-    case KIX_EVIDENCE_FAILED:
-        return "Controlled rerun failed";
-    default:
-        return "Reported evidence";
-    }
-}
-
+/* "  label<padding> value", the label padded to 22 columns (not bytes). */
 static void field(FILE *out, const char *k, const char *v)
 {
-    fprintf(out, "  %-22s %s\n", k, v);
-}
+    size_t cols = 0;
 
-static void print_params(FILE *out, json_t *obj)
-{
-    const char *k;
-    json_t *v;
-    json_object_foreach(obj, k, v)
-    {
-        char *text = json_is_string(v) ? NULL : json_dumps(v, JSON_COMPACT | JSON_ENCODE_ANY);
-        field(out, k, text ? text : json_string_value(v));
-        free(text);
-    }
+    for (const char *p = k; *p; p++)
+        cols += ((unsigned char)*p & 0xc0) != 0x80;
+    fprintf(out, "  %s%*s %s\n", k, cols < 22 ? (int)(22 - cols) : 0, "", v);
 }
 
 static void print_head(const struct kix_run_view *v, const struct kix_run_text *t, FILE *out)
 {
     const struct kix_resolution *res = v->res;
-    json_t *impl = object(v, "implementationDigest");
+    const struct kix_supersession_view *by = &v->superseded_by, *of = &v->supersedes;
     char h[KIX_HUMAN_MAX];
 
-    fprintf(out, "%s\n",
-            str(impl, "metadata.title")[0] ? str(impl, "metadata.title")
-                                           : str(impl, "spec.provider"));
-    fprintf(out, "%s " DOT " run %s\n", str(v->manifest, "metadata.title"), res->run.run_id);
-    fprintf(out, "\xe2\x97\x8f %s   %s\n", str(v->manifest, "spec.status"),
-            evidence_line(res->run.evidence));
+    fprintf(out, "%s\n", v->implementation);
+    fprintf(out, "%s " DOT " run %s\n", v->title, res->run.run_id);
+    fprintf(out, "\xe2\x97\x8f %s   %s\n", str(v->manifest, "spec.status"), v->evidence_text);
     if (t->age_days > t->stale_days)
         fprintf(out, "Not re-observed in %ld days.\n", t->age_days);
-    if (res->successor[0])
-        fprintf(out, "SUPERSEDED by run %s (entry %llu): this record was corrected%s%s.\n",
-                res->successor, (unsigned long long)res->run.superseded_by_index,
-                t->supersession[0] ? ": " : "", t->supersession);
-    if (res->predecessor[0])
-        fprintf(out, "Supersedes run %s.\n", res->predecessor);
+    if (by->run_id[0])
+        fprintf(out, "SUPERSEDED by run %s (entry %llu%s%.10s): this record was corrected%s%s.\n",
+                by->run_id, (unsigned long long)by->index, by->date[0] ? ", " : "", by->date,
+                by->reason[0] || t->supersession[0] ? ": " : "",
+                by->reason[0] ? by->reason : t->supersession);
+    if (of->run_id[0])
+        fprintf(out, "Supersedes run %s (entry %llu%s%.10s)%s%s.\n", of->run_id,
+                (unsigned long long)of->index, of->date[0] ? ", " : "", of->date,
+                of->reason[0] ? ": " : "", of->reason);
 
     fprintf(out, "\nPrimary measurement\n");
     if (v->primary.have) {
@@ -102,6 +70,8 @@ static void print_head(const struct kix_run_view *v, const struct kix_run_text *
                 " observed %.10s\n  (rank proven by the log's signed index at size %llu)\n",
                 (unsigned long long)res->rank.rank, (unsigned long long)res->rank.group_size,
                 res->rank.best, v->observed, (unsigned long long)res->size);
+    if (v->ranked && res->rank.rank != 1)
+        fprintf(out, "  Compare with #1: run %s\n", res->rank.best);
     else if (res->run.grouped == 0 && res->successor[0])
         fprintf(out, "  Not ranked: superseded (its successor is ranked instead).\n");
     {
@@ -122,85 +92,19 @@ static void print_head(const struct kix_run_view *v, const struct kix_run_text *
     }
 }
 
-static void print_identity(const struct kix_run_view *v, FILE *out)
+/* The sections (kix/view.h), each row "label  value". */
+static void print_sections(const struct kix_run_view *v, FILE *out)
 {
-    json_t *impl = object(v, "implementationDigest"), *workload = object(v, "workloadDigest");
-    const char *k;
-    json_t *x;
-
-    fprintf(out, "\nIdentity\n");
-    field(out, "implementation",
-          str(impl, "spec.name")[0] ? str(impl, "spec.name") : str(impl, "spec.provider"));
-    field(out, "provider", str(impl, "spec.provider"));
-    field(out, "project", str(impl, "spec.project"));
-    field(out, "revision", str(impl, "spec.revision")[0] ? str(impl, "spec.revision") : "unknown");
-    if (str(impl, "spec.repository")[0])
-        field(out, "repository", str(impl, "spec.repository"));
-    if (str(workload, "metadata.title")[0])
-        field(out, "workload", str(workload, "metadata.title"));
-    json_object_foreach(get(v->manifest, "metadata.labels"), k, x)
-    {
-        if (json_is_string(x))
-            fprintf(out, "  %-22s %s %s\n", "label", k, json_string_value(x));
+    for (int i = 0; i < KIX_VIEW_SECTIONS; i++) {
+        const struct kix_view_section *s = &v->sections[i];
+        fprintf(out, "\n%s\n", s->title);
+        if (s->note[0])
+            fprintf(out, "  %s\n", s->note);
+        else if (!s->nrows)
+            fprintf(out, "  %s\n", s->empty);
+        for (size_t j = 0; j < s->nrows; j++)
+            field(out, s->rows[j].label, s->rows[j].value);
     }
-    field(out, "observed at", v->observed[0] ? v->observed : "not recorded");
-    if (str(v->manifest, "spec.sourceNative.benchmark")[0])
-        field(out, "benchmark", str(v->manifest, "spec.sourceNative.benchmark"));
-    field(out, "comparison key", v->res->rank.group_size ? v->group : "(not ranked)");
-    field(out, "source", v->source);
-    field(out, "external id", str(v->manifest, "spec.sourceNative.externalId"));
-    field(out, "digest", v->manifest_digest);
-}
-
-static void print_setup(const struct kix_run_view *v, FILE *out)
-{
-    json_t *protocol = object(v, "protocolDigest"), *env = object(v, "environmentDigest"), *m;
-    char h[KIX_HUMAN_MAX];
-    const char *k;
-    size_t i;
-    int any = 0;
-
-    fprintf(out,
-            "\nCorrectness\n  Marked %s by the source; the correctness policy was not "
-            "published.\n",
-            str(v->manifest, "spec.status"));
-    fprintf(out, "\nWorkload\n");
-    print_params(out, get(object(v, "workloadDigest"), "spec"));
-    fprintf(out, "\nMeasurements\n");
-    if (v->primary.have) {
-        kix_human((int64_t)v->primary.median, v->primary.bytes, h, sizeof(h));
-        fprintf(out, "  %s " DOT " %-8s %s\n", kix_figures_metric(&v->primary), "median", h);
-    }
-    json_array_foreach(get(v->manifest, "spec.measurements"), i, m)
-    {
-        kix_human(json_integer_value(json_object_get(m, "value")), v->primary.bytes, h, sizeof(h));
-        fprintf(out, "  %s " DOT " %-8s %s\n", str(m, "metric"), str(m, "statistic"), h);
-    }
-    fprintf(out, "\nProtocol\n");
-    field(out, "harness", str(protocol, "spec.harness.name"));
-    field(out, "timer",
-          str(protocol, "spec.measurement.timer")[0] ? str(protocol, "spec.measurement.timer")
-                                                     : str(protocol, "spec.measurement.tool"));
-    field(out, "primaryStatistic", str(protocol, "spec.measurement.primaryStatistic"));
-    if (str(protocol, "spec.measurement.metric")[0])
-        field(out, "metric", str(protocol, "spec.measurement.metric"));
-    if (str(protocol, "spec.measurement.pass")[0])
-        field(out, "pass", str(protocol, "spec.measurement.pass"));
-    field(out, "comparabilityFamily", str(protocol, "spec.comparability.family"));
-    fprintf(out, "  %s\n", str(protocol, "spec.comparability.notes"));
-    fprintf(out, "\nEnvironment\n  %-22s %s (%s)\n", "gpu", str(env, "spec.hardware.product"),
-            str(env, "spec.hardware.architecture"));
-    if (str(env, "spec.hardware.formFactor")[0])
-        field(out, "form factor", str(env, "spec.hardware.formFactor"));
-    json_object_foreach(get(env, "spec.software"), k, m)
-    {
-        if (json_is_string(m)) {
-            field(out, k, json_string_value(m));
-            any = 1;
-        }
-    }
-    if (!any)
-        field(out, "software", "not recorded");
 }
 
 static void print_rerun(const struct kix_rerun_view *r, FILE *out)
@@ -234,7 +138,7 @@ static void print_evidence(const struct kix_run_view *v, FILE *out)
 {
     const struct kix_resolution *res = v->res;
 
-    fprintf(out, "\nEvidence\n  %s", evidence_line(res->run.evidence));
+    fprintf(out, "\nEvidence\n  %s", v->evidence_text);
     if (res->run.evidence_index != KIX_NO_INDEX)
         fprintf(out, " (controlled rerun, entry %llu)",
                 (unsigned long long)res->run.evidence_index);
@@ -252,16 +156,16 @@ static void print_evidence(const struct kix_run_view *v, FILE *out)
     fprintf(out, "\nReplications and notes\n");
     if (!res->run.attestations)
         fprintf(out, "  No attestations yet.\n");
-    for (size_t i = 0; i < res->nentries; i++) {
-        struct kix_entry_summary s;
+    for (size_t i = 0; i < v->nattestations; i++) {
+        const struct kix_attestation_view *a = &v->attestations[i];
         char signer[65];
-        if (res->entries[i].type != KIX_ENTRY_ATTESTATION ||
-            kix_entry_describe(res->entries[i].leaf.ptr, res->entries[i].leaf.len, &s, NULL))
-            continue;
-        kix_hex_encode(s.signer, 32, signer);
-        fprintf(out, "  #%llu %.10s by key %.16s: %s\n", (unsigned long long)res->entries[i].index,
-                s.time, signer, s.note);
+        kix_hex_encode(a->signer, 32, signer);
+        fprintf(out, "  #%llu %.10s by key %.16s: %s\n", (unsigned long long)a->index, a->date,
+                signer, a->text);
     }
+    if (res->run.attestations > v->nattestations)
+        fprintf(out, "  ... and %llu more (kix resolve lists every entry)\n",
+                (unsigned long long)(res->run.attestations - v->nattestations));
     fprintf(out, "  Community attestations never change the evidence level; only a controlled\n"
                  "  rerun does.\n");
 }
@@ -269,8 +173,7 @@ static void print_evidence(const struct kix_run_view *v, FILE *out)
 void kix_run_view_text(const struct kix_run_view *v, const struct kix_run_text *t, FILE *out)
 {
     print_head(v, t, out);
-    print_identity(v, out);
-    print_setup(v, out);
+    print_sections(v, out);
     print_evidence(v, out);
     fprintf(out,
             "\nCite this record\n  %.*s\n  %s\n  accessed %s " DOT " log %s " DOT

@@ -119,14 +119,15 @@ line_with("kernel", f["kernel_name"])
 line_with("provider", f["kernel_provider"])
 line_with("pass", f["kernel_operation_mode"])
 line_with("metric", {"speed": "latency", "memory": "peak_memory"}[f["metric_name"]])
-x = json.dumps({"label": f["x_label"], "name": f["x_name"], "value": json.loads(f["x_value"])},
-               separators=(",", ":"), sort_keys=True)
-line_with("x", x)
+# in words, never as JSON: "x (swept)  H (hidden size) = 512"
+line_with("x (swept)", "%s (%s) = %s" % (f["x_name"], f["x_label"], f["x_value"]))
 u = f["metric_unit"]
 for q, col in (("20", "y_value_20"), ("50", "y_value_50"), ("80", "y_value_80")):
     shown(col, "%s_%s %r" % (u, q, float(f[col])))
 cfg = json.loads(f["extra_benchmark_config_str"])
-line_with("config", json.dumps(cfg, separators=(",", ":"), sort_keys=True))
+for k, v in cfg.items():
+    if v is not None:
+        line_with("config " + k, v if isinstance(v, str) else json.dumps(v))
 objs = {o["kind"]: o["object"] for o in doc["objects"]}
 hw = objs["ExecutionEnvironment"]["spec"]["hardware"]
 line_with("gpu", hw["product"])

@@ -65,6 +65,49 @@ struct kix_rerun_view {
     struct kix_figures figures;
 };
 
+/* An attestation about the run, as its verified entry gives it. */
+struct kix_attestation_view {
+    uint64_t index; /* its log entry */
+    char date[40];  /* attestedAt */
+    uint8_t signer[32];
+    char text[256]; /* the attestation's note (cut at 255 bytes by kix_entry_describe) */
+};
+
+/* One end of a supersession: the other run, the entry, its reason. */
+struct kix_supersession_view {
+    char run_id[KIX_RUN_ID_MAX + 1]; /* "" when none */
+    uint64_t index;                  /* the supersession entry */
+    char date[40];
+    uint8_t signer[32];
+    char reason[256];
+};
+
+/* A run's page in sections of rows in words (Identity, Correctness,
+ * Workload, Measurements, Protocol, Environment, Artifacts): built once
+ * (client/view/sections.c) and printed by kix show, the page and the JSON
+ * alike. A value is never JSON: nested values are flattened into rows; the
+ * one bracketed form is a tensor's shape ("bf16 [1, 32, 2048, 16]").
+ * A row read from one field names it (object: "manifest" or the manifest's
+ * object field such as "workloadDigest"; ptr: a JSON pointer in that
+ * object; fmt: how the value was written from it, PROTOCOL.md "The view
+ * documents"), so a verifier can recompute it; a row put together from
+ * several fields has object "" and ptr "". */
+#define KIX_VIEW_SECTIONS 7
+struct kix_view_row {
+    char label[96];
+    char value[1024];
+    const char *object; /* "manifest", "<field>Digest" or "" */
+    char ptr[192];
+    const char *fmt; /* text|count|ns|bytes|list|shape|date */
+};
+struct kix_view_section {
+    const char *title;
+    char note[256];    /* a sentence before the rows, or "" */
+    const char *empty; /* what to say when there are no rows and no note */
+    struct kix_view_row *rows;
+    size_t nrows, cap;
+};
+
 struct kix_view_object {
     char digest[KIX_DIGEST_TEXT_LEN + 1];
     const char *kind; /* borrows json; "" when none */
@@ -89,6 +132,18 @@ struct kix_run_view {
     struct kix_view_object objects[KIX_RESOLVE_MAX_OBJECTS];
     /* the publication entry, for the text page (not in the document) */
     char published[40], source[128], license[64];
+    /* the header in words: implementation · kernel · workload · pass · GPU
+     * · dtype (each "" when the records do not say), and all of them */
+    char implementation[128], kernel[128], workload[512], pass[32], gpu[160], dtype[32];
+    char title[1024];
+    /* the evidence in words ("Reproduced by a controlled rerun on 2026-10-01"),
+     * the date it rests on (the latest observation: rerun or the run's own) */
+    char evidence_text[160];
+    char last_observed[40];
+    struct kix_attestation_view *attestations; /* the first KIX_VIEW_RERUNS_MAX */
+    size_t nattestations;
+    struct kix_supersession_view superseded_by, supersedes;
+    struct kix_view_section sections[KIX_VIEW_SECTIONS];
 };
 
 /* Builds *v from res (kept borrowed). log_key (may be NULL) is put in the
@@ -97,6 +152,19 @@ int kix_run_view_build(struct kix_run_view *v, const struct kix_resolution *res,
                        const struct kix_verifier *log_key, kix_view_get_object_fn get, void *ctx,
                        struct kix_err *err) KIX_MUST_CHECK;
 void kix_run_view_release(struct kix_run_view *v);
+
+/* "Not re-observed in 120 days." when the last observation is older than
+ * stale_days at now (seconds since the epoch), else "" (out: cap >= 64). */
+void kix_run_view_staleness(const struct kix_run_view *v, long stale_days, int64_t now, char *out,
+                            size_t cap);
+
+/* A field's value written as a section row writes it: fmt is one of
+ * text, count, ns, bytes, list, shape, date (PROTOCOL.md "The view
+ * documents"); "" when v does not fit it. */
+void kix_view_format(json_t *v, const char *fmt, char *out, size_t cap);
+
+/* The sections of v (kept in v->sections; kix_run_view_build calls it). */
+int kix_run_view_sections(struct kix_run_view *v, struct kix_err *err) KIX_MUST_CHECK;
 
 /* The store's own view of a run (kixd's pages): validates run_id (len
  * bytes), resolves it into *res from r (res initialised by the caller and
