@@ -8,6 +8,7 @@
 
 #include "cli.h"
 #include "cli_log.h"
+#include "kix/cite.h"
 #include "kix/receipt.h"
 #include "kix/trust.h"
 
@@ -277,104 +278,6 @@ static const char cite_help[] =
 
 enum cite_format { CITE_TEXT, CITE_BIBTEX, CITE_CSL };
 
-struct cite {
-    const char *link, *run_id, *digest, *origin, *root, *accessed;
-    const char *title;     /* the manifest's metadata.title, or NULL */
-    char published[11];    /* YYYY-MM-DD of the publication entry, or "" */
-    const char *successor; /* superseded: the successor's permalink, or NULL */
-    uint64_t index, size;
-};
-
-/* BibTeX-safe: braces and backslashes dropped, the rest as is (UTF-8). */
-static void bib_text(const char *s)
-{
-    for (; *s; s++)
-        if (*s != '{' && *s != '}' && *s != '\\')
-            putchar(*s);
-}
-
-static void print_bibtex(const struct cite *c)
-{
-    printf("@misc{kix:%.*s,\n", (int)strcspn(c->run_id, "{},\\ "), c->run_id);
-    printf("  title = {");
-    if (c->title)
-        bib_text(c->title);
-    else
-        printf("Benchmark run %s", c->run_id);
-    printf("},\n  howpublished = {kix transparency log ");
-    bib_text(c->origin);
-    printf(", entry %llu},\n", (unsigned long long)c->index);
-    if (c->published[0])
-        printf("  year = {%.4s},\n  month = {%.2s},\n  date = {%s},\n", c->published,
-               c->published + 5, c->published);
-    printf("  url = {%s},\n  urldate = {%s},\n", c->link, c->accessed);
-    printf("  note = {Manifest %s; verified at checkpoint %llu/%s", c->digest,
-           (unsigned long long)c->size, c->root);
-    if (c->successor)
-        printf("; superseded by %s", c->successor);
-    printf("},\n}\n");
-}
-
-static json_t *date_parts(const char *ymd)
-{
-    int y = 0, m = 0, d = 0;
-    if (sscanf(ymd, "%4d-%2d-%2d", &y, &m, &d) != 3)
-        return NULL;
-    return json_pack("{s:[[i,i,i]]}", "date-parts", y, m, d);
-}
-
-static int print_csl(const struct cite *c)
-{
-    struct kix_buf note = KIX_BUF_INIT;
-    json_t *item, *issued, *list = NULL;
-    char *text = NULL;
-    int rc = kix_buf_addf(
-        &note, "Manifest %s; kix log %s, entry %llu; verified at checkpoint %llu/%s", c->digest,
-        c->origin, (unsigned long long)c->index, (unsigned long long)c->size, c->root);
-
-    if (rc == KIX_OK && c->successor)
-        rc = kix_buf_addf(&note, "; superseded by %s", c->successor);
-    item =
-        rc ? NULL
-           : json_pack("{s:s, s:s, s:s, s:s, s:s, s:o*, s:s}", "id", c->run_id, "type", "dataset",
-                       "URL", c->link, "publisher", c->origin, "note", (const char *)note.ptr,
-                       "accessed", date_parts(c->accessed), "number", c->run_id);
-    if (item)
-        json_object_set_new(item, "title",
-                            c->title ? json_string(c->title)
-                                     : json_sprintf("Benchmark run %s", c->run_id));
-    if (item && c->published[0] && (issued = date_parts(c->published)))
-        json_object_set_new(item, "issued", issued);
-    if (item && (list = json_pack("[o]", item)) != NULL)
-        text = json_dumps(list, JSON_INDENT(2) | JSON_SORT_KEYS);
-    json_decref(list);
-    if (text)
-        printf("%s\n", text);
-    else
-        rc = KIX_ENOMEM;
-    free(text);
-    kix_buf_release(&note);
-    return rc;
-}
-
-/* The publication's date and the manifest's title, from verified bytes. */
-static void cite_details(const struct kix_resolution *res, struct cite *c, json_t **doc)
-{
-    struct kix_entry_summary s;
-
-    *doc = json_loadb((const char *)res->manifest.ptr, res->manifest.len, 0, NULL);
-    c->title = json_string_value(json_object_get(json_object_get(*doc, "metadata"), "title"));
-    c->published[0] = '\0';
-    for (size_t i = 0; i < res->nentries; i++)
-        if (res->entries[i].type == KIX_ENTRY_PUBLICATION &&
-            kix_entry_describe(res->entries[i].leaf.ptr, res->entries[i].leaf.len, &s, NULL) ==
-                KIX_OK &&
-            strlen(s.time) >= 10) {
-            memcpy(c->published, s.time, 10);
-            c->published[10] = '\0';
-        }
-}
-
 int cmd_cite(int argc, char **argv)
 {
     struct cli_common common;
@@ -382,17 +285,17 @@ int cmd_cite(int argc, char **argv)
     struct kix_verifier key;
     struct kix_resolution res;
     struct kix_checkpoint cp;
-    struct kix_buf link = KIX_BUF_INIT, next = KIX_BUF_INIT;
-    char text[KIX_DIGEST_TEXT_LEN + 1], root[64], date[16];
+    struct kix_buf form = KIX_BUF_INIT;
+    char root[64], date[16];
     char *args[64];
     enum cite_format format = CITE_TEXT;
     const char *format_name = NULL;
-    struct cite cite;
-    json_t *doc = NULL;
+    struct kix_cite cite;
     time_t now = time(NULL);
     struct tm tm;
     int nargs = 0, status;
 
+    memset(&cite, 0, sizeof(cite)); /* released at out whatever happened */
     /* --format is cite's own option; the rest are the common ones */
     for (int i = 0; i < argc; i++) {
         if (strcmp(argv[i], "--") == 0) {
@@ -431,10 +334,9 @@ int cmd_cite(int argc, char **argv)
         goto out;
     gmtime_r(&now, &tm);
     strftime(date, sizeof(date), "%Y-%m-%d", &tm);
-    kix_digest_format(&res.run.manifest, text);
     b64(cp.root, 32, root, sizeof(root));
-    if (kix_permalink(key.name, res.run.run_id, &link) != KIX_OK ||
-        (res.successor[0] && kix_permalink(key.name, res.successor, &next) != KIX_OK)) {
+    /* the one citation (kix/cite.h), as the run page's cite box gives it */
+    if (kix_cite_init(&cite, &res, cp.origin, cp.size, root, date) != KIX_OK) {
         status = cli_fail("cite", KIX_ENOMEM, NULL);
         goto out;
     }
@@ -443,54 +345,46 @@ int cmd_cite(int argc, char **argv)
                 "kix cite: warning: run %s was superseded by run %s (log entry %llu); cite %s "
                 "for the corrected result\n",
                 res.run.run_id, res.successor, (unsigned long long)res.run.superseded_by_index,
-                (const char *)next.ptr);
-    memset(&cite, 0, sizeof(cite));
-    cite.link = (const char *)link.ptr;
-    cite.run_id = res.run.run_id;
-    cite.digest = text;
-    cite.origin = cp.origin;
-    cite.root = root;
-    cite.accessed = date;
-    cite.successor = res.successor[0] ? (const char *)next.ptr : NULL;
-    cite.index = res.run.publication_index;
-    cite.size = cp.size;
-    cite_details(&res, &cite, &doc);
-    if (format == CITE_BIBTEX) {
-        print_bibtex(&cite);
-        goto out;
-    }
-    if (format == CITE_CSL) {
-        if (print_csl(&cite) != KIX_OK)
+                (const char *)cite.successor.ptr);
+    if (format == CITE_BIBTEX || format == CITE_CSL) {
+        if ((format == CITE_BIBTEX ? kix_cite_bibtex(&cite, &form) : kix_cite_csl(&cite, &form)) !=
+            KIX_OK)
             status = cli_fail("cite", KIX_ENOMEM, NULL);
+        else
+            fwrite(form.ptr, 1, form.len, stdout);
         goto out;
     }
-    if (common.json) {
-        printf("{\"permalink\":");
-        cli_json_string(stdout, (const char *)link.ptr, link.len);
-        printf(",\"runId\":");
-        cli_json_string(stdout, res.run.run_id, strlen(res.run.run_id));
-        printf(",\"digest\":\"%s\",\"accessed\":\"%s\",\"logIndex\":%llu,\"checkpoint\":{"
-               "\"origin\":",
-               text, date, (unsigned long long)res.run.publication_index);
-        cli_json_string(stdout, cp.origin, strlen(cp.origin));
-        printf(",\"size\":%llu,\"root\":\"%s\",\"note\":", (unsigned long long)cp.size, root);
-        cli_json_string(stdout, (const char *)res.checkpoint.ptr, res.checkpoint.len);
-        if (res.successor[0]) {
-            printf("},\"supersededBy\":");
-            cli_json_string(stdout, (const char *)next.ptr, next.len);
-            printf(",\"text\":\"");
-        } else {
-            printf("},\"text\":\"");
-        }
+    if (kix_cite_text(&cite, &form) != KIX_OK) {
+        status = cli_fail("cite", KIX_ENOMEM, NULL);
+        goto out;
     }
-    printf("%s (%s), kix log %s entry %llu, checkpoint %llu/%s, accessed %s",
-           (const char *)link.ptr, text, cp.origin, (unsigned long long)res.run.publication_index,
-           (unsigned long long)cp.size, root, date);
-    printf(common.json ? "\"}\n" : "\n");
+    if (!common.json) {
+        printf("%.*s\n", (int)form.len, (const char *)form.ptr);
+        goto out;
+    }
+    printf("{\"permalink\":");
+    cli_json_string(stdout, (const char *)cite.link.ptr, strlen((const char *)cite.link.ptr));
+    printf(",\"runId\":");
+    cli_json_string(stdout, res.run.run_id, strlen(res.run.run_id));
+    printf(",\"digest\":\"%s\",\"accessed\":\"%s\",\"logIndex\":%llu,\"checkpoint\":{"
+           "\"origin\":",
+           cite.digest, date, (unsigned long long)res.run.publication_index);
+    cli_json_string(stdout, cp.origin, strlen(cp.origin));
+    printf(",\"size\":%llu,\"root\":\"%s\",\"note\":", (unsigned long long)cp.size, root);
+    cli_json_string(stdout, (const char *)res.checkpoint.ptr, res.checkpoint.len);
+    if (res.successor[0]) {
+        printf("},\"supersededBy\":");
+        cli_json_string(stdout, (const char *)cite.successor.ptr,
+                        strlen((const char *)cite.successor.ptr));
+        printf(",\"text\":");
+    } else {
+        printf("},\"text\":");
+    }
+    cli_json_string(stdout, (const char *)form.ptr, form.len);
+    printf("}\n");
 out:
-    json_decref(doc);
-    kix_buf_release(&link);
-    kix_buf_release(&next);
+    kix_cite_release(&cite);
+    kix_buf_release(&form);
     kix_resolution_release(&res);
     kix_client_close(c);
     return status;
