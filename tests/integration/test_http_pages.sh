@@ -25,10 +25,14 @@ serve o --http "tcp://127.0.0.1:$HPORT" --export "$WORK/exp"
 curl -sf -D "$WORK/h" "$H/runs/$RID" -o "$WORK/page.html" || fail "GET /runs/$RID"
 grep -qi '^content-type: text/html; charset=utf-8' "$WORK/h" || fail "page content type"
 grep -qi '^etag: ' "$WORK/h" && grep -qi '^cache-control: public, max-age=5' "$WORK/h" || fail "page headers: $(cat "$WORK/h")"
-for want in '<span class="big" id="median">11.4 µs</span> latency median' '<span id="p20">10.3 µs</span>' \
-  '<span id="p80">11.5 µs</span>' 'id="rank">Rank <b>1</b> of 2' 'href="../groups/sha256:' \
-  'id="evidence">reported</b>' '<td>publication</td>' 'href="../tile/0/000.p/' 'href="../tile/entries/000.p/' \
-  "https://kix.test/log/runs/$RID" '<h2>Canonical manifest</h2>' 'NVIDIA A100'; do
+for want in '<span class="big" data-kix-slot="median" id="median">11.4 µs</span> <span class="muted">latency median</span>' \
+  '<span data-kix-slot="spread">10.3 µs – 11.5 µs</span>' 'id="rank">Rank 1 of 2</span>' 'href="../groups/sha256:' \
+  'id="evidence">Reported evidence</span>' '<td>publication</td>' 'href="../tile/0/000.p/' 'href="../tile/entries/000.p/' \
+  "https://kix.test/log/runs/$RID" '<h2>Canonical manifest</h2>' '<td>NVIDIA A100 (sm_80)</td>' \
+  '<h1 data-kix-slot="title">Liger · Rotary position embedding · hidden = 512 · kv_heads = 8 · q_heads = 32 · seq = 2048 · forward · NVIDIA A100 · bf16</h1>' \
+  '<h2>Identity</h2>' '<h2>Correctness</h2>' '<h2>Workload</h2>' '<h2>Measurements</h2>' '<h2>Protocol</h2>' \
+  '<h2>Environment</h2>' '<h2>Artifacts</h2>' '<h2>Cite this record</h2>' \
+  '<td data-kix-slot="field" data-kix-object="workloadDigest" data-kix-ptr="/spec/parameters/seq" data-kix-fmt="count">2048</td>'; do
   grep -qF "$want" "$WORK/page.html" || fail "the run page lacks: $want"
 done
 # one script, the project's own verifier (test_http_verify_browser.sh runs
