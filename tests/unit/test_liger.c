@@ -374,7 +374,10 @@ KIX_TEST(rope_workload_exact)
         "position embedding \xc2\xb7 hidden = 512 \xc2\xb7 kv_heads = 8 \xc2\xb7 q_heads = 32 "
         "\xc2\xb7 seq = 2048 \xc2\xb7 bf16\"},\"spec\":{\"config\":{\"dtype\":\"torch.bfloat16\","
         "\"num_kv_heads\":8,\"num_q_heads\":32,\"seq_len\":2048},\"dtype\":\"bf16\",\"kernel\":"
-        "\"rope\",\"parameters\":{\"hidden\":512,\"kv_heads\":8,\"q_heads\":32,\"seq\":2048},\"x\":"
+        "\"rope\",\"parameters\":{\"hidden\":512,\"kv_heads\":8,\"q_heads\":32,\"seq\":2048},"
+        /* the shapes the example page shows: q and k [1, heads, seq, hidden / q_heads] */
+        "\"tensors\":[{\"dtype\":\"bf16\",\"name\":\"k\",\"shape\":[1,8,2048,16]},"
+        "{\"dtype\":\"bf16\",\"name\":\"q\",\"shape\":[1,32,2048,16]}],\"x\":"
         "{\"label\":\"hidden size\",\"name\":\"H\",\"value\":512}}}";
     struct kix_liger_run run;
     struct kix_err err = {0};
@@ -406,6 +409,12 @@ KIX_TEST(geglu_example_row)
                        "\"hidden_act\":\"gelu_pytorch_tanh\"") != NULL);
     ASSERT_TRUE(strstr((const char *)run.canon[KIX_LIGER_WORKLOAD].ptr, "\"num_shards\":4") !=
                 NULL);
+    /* the example page's shapes: x [batch, seq, hidden], the projections' weights */
+    ASSERT_TRUE(strstr((const char *)run.canon[KIX_LIGER_WORKLOAD].ptr,
+                       "\"tensors\":[{\"dtype\":\"bf16\",\"name\":\"x\",\"shape\":[2,16384,2048]},"
+                       "{\"dtype\":\"bf16\",\"name\":\"w_gate\",\"shape\":[4096,2048]},"
+                       "{\"dtype\":\"bf16\",\"name\":\"w_up\",\"shape\":[4096,2048]},"
+                       "{\"dtype\":\"bf16\",\"name\":\"w_down\",\"shape\":[2048,4096]}]") != NULL);
     ASSERT_EQ_STR("DeepSpeed", member(&run.canon[KIX_LIGER_IMPLEMENTATION], "spec", "project", buf,
                                       sizeof(buf)));
     kix_liger_run_release(&run);

@@ -650,6 +650,69 @@ static int build_protocol(struct row *r, struct kix_liger_run *out, struct kix_e
                   out, KIX_LIGER_PROTOCOL, err);
 }
 
+static int64_t param_int(const struct row *r, const char *name)
+{
+    for (size_t i = 0; i < r->nparams; i++)
+        if (strcmp(r->params[i].name, name) == 0 && json_is_integer(r->params[i].value))
+            return json_integer_value(r->params[i].value);
+    return -1;
+}
+
+static int add_tensor(json_t *list, const struct row *r, const char *name, int n,
+                      const int64_t *dims)
+{
+    json_t *shape = json_array(), *t;
+
+    for (int i = 0; shape && i < n; i++)
+        if (dims[i] < 0 || json_array_append_new(shape, json_integer(dims[i])))
+            goto bad;
+    t = json_pack("{s:s, s:o}", "name", name, "shape", shape);
+    shape = NULL;
+    if (t && r->dtype[0])
+        json_object_set_new(t, "dtype", json_string(r->dtype));
+    return t && json_array_append_new(list, t) == 0 ? 0 : -1;
+bad:
+    json_decref(shape);
+    return -1;
+}
+
+/* The input tensors of the kernels whose shapes follow from their
+ * parameters, as Liger-Kernel's benchmark scripts make them
+ * (benchmark/scripts/benchmark_<kernel>.py): rope's q and k
+ * ([1, heads, seq, hidden / q_heads], after the scripts' transpose), and the
+ * GeGLU and SwiGLU MLPs' input x [batch, seq, hidden] with their
+ * projection weights (gate and up [intermediate, hidden], down [hidden,
+ * intermediate]). NULL for every other kernel, or when a parameter is
+ * missing: no shape is better than a guessed one. */
+static json_t *tensors_of(const struct row *r)
+{
+    const char *k = r->f[KIX_LIGER_KERNEL_NAME];
+    int64_t seq = param_int(r, "seq"), hidden = param_int(r, "hidden");
+    json_t *list = json_array();
+    int bad = !list;
+
+    if (strcmp(k, "rope") == 0) {
+        int64_t q = param_int(r, "q_heads"), kv = param_int(r, "kv_heads");
+        int64_t head = q > 0 && hidden > 0 && hidden % q == 0 ? hidden / q : -1;
+        int64_t kd[] = {1, kv, seq, head}, qd[] = {1, q, seq, head};
+        bad |= add_tensor(list, r, "k", 4, kd) || add_tensor(list, r, "q", 4, qd);
+    } else if (strcmp(k, "geglu") == 0 || strcmp(k, "swiglu") == 0 ||
+               strcmp(k, "tiled_geglu") == 0 || strcmp(k, "tiled_swiglu") == 0) {
+        int64_t inter = param_int(r, "intermediate");
+        int64_t x[] = {param_int(r, "batch"), seq, hidden}, up[] = {inter, hidden},
+                down[] = {hidden, inter};
+        bad |= add_tensor(list, r, "x", 3, x) || add_tensor(list, r, "w_gate", 2, up) ||
+               add_tensor(list, r, "w_up", 2, up) || add_tensor(list, r, "w_down", 2, down);
+    } else {
+        bad = 1;
+    }
+    if (bad) {
+        json_decref(list);
+        return NULL;
+    }
+    return list;
+}
+
 static int build_workload(struct row *r, struct kix_liger_run *out, struct kix_err *err)
 {
     struct kix_buf title = KIX_BUF_INIT, id = KIX_BUF_INIT;
@@ -674,6 +737,11 @@ static int build_workload(struct row *r, struct kix_liger_run *out, struct kix_e
         json_object_set(spec, "config", r->config);
     if (spec && r->dtype[0])
         json_object_set_new(spec, "dtype", json_string(r->dtype));
+    if (spec) {
+        json_t *tensors = tensors_of(r);
+        if (tensors)
+            json_object_set_new(spec, "tensors", tensors);
+    }
     if (rc == KIX_OK)
         name = meta_name("liger-", (const char *)id.ptr);
     kix_buf_release(&id);
