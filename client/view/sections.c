@@ -241,7 +241,10 @@ static int flatten(struct kix_view_section *s, const char *object, json_t *doc, 
             } else {
                 const char *fmt = json_is_integer(x) ? "count" : "text";
                 size_t kl = strlen(kw);
-                if (json_is_integer(x) && kl > 6 && strcmp(kw + kl - 6, " bytes") == 0) {
+                if (json_is_integer(x) && strcmp(kw, "bytes") == 0) {
+                    snprintf(kw, sizeof(kw), "size"); /* an artifact's size */
+                    fmt = "bytes";
+                } else if (json_is_integer(x) && kl > 6 && strcmp(kw + kl - 6, " bytes") == 0) {
                     kw[kl - 6] = '\0';
                     fmt = "bytes";
                 } else if (json_is_integer(x) && kl > 3 && strcmp(kw + kl - 3, " ns") == 0) {
@@ -411,9 +414,9 @@ static int measurements(struct kix_run_view *v, struct kix_view_section *s)
     json_array_foreach(kix__json_pointer(v->manifest, "/spec/measurements"), i, m)
     {
         const char *unit = json_string_value(json_object_get(m, "unit"));
-        const char *fmt = unit && strcmp(unit, "ns") == 0      ? "ns"
-                          : unit && strcmp(unit, "bytes") == 0 ? "bytes"
-                                                               : "text";
+        const char *fmt = unit && strcmp(unit, "ns") == 0                                  ? "ns"
+                          : unit && (strcmp(unit, "B") == 0 || strcmp(unit, "bytes") == 0) ? "bytes"
+                                                                                           : "text";
         char ptr[64];
         struct kix_view_row *r;
         if (rc)

@@ -1,0 +1,469 @@
+/* A run's view in words (kix/view.h): the header, the evidence, the
+ * sections (never a JSON value in a cell), attestations with their text,
+ * supersession both ways with its reason; and that the view document
+ * (kix.run/1), kix show's text (kix/view_text.h) and the page (kix/pages.h)
+ * say the same, with the cite box giving kix cite's forms (kix/cite.h). */
+#define _GNU_SOURCE /* open_memstream */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "fixture.h"
+#include "kix/cite.h"
+#include "kix/pages.h"
+#include "kix/view_text.h"
+
+static const char *const nested_workload =
+    "{\"apiVersion\":\"kernelindex.dev/v1alpha1\",\"kind\":\"Workload\",\"metadata\":{\"name\":"
+    "\"w\",\"title\":\"Rotary position embedding \xc2\xb7 seq = 2048\"},\"spec\":{\"kernel\":"
+    "\"rope\",\"dtype\":\"bf16\",\"parameters\":{\"seq\":2048,\"causal\":true,\"eps\":1e-06},"
+    "\"tensors\":[{\"name\":\"q\",\"dtype\":\"bf16\",\"shape\":[1,32,2048,16]}],\"config\":{"
+    "\"a\":{\"b\":[1,2],\"c\":{\"d\":\"deep\"}},\"list\":[{\"k\":1},{\"k\":[\"x\",\"y\"]}]},"
+    "\"definition\":{\"name\":\"rope\",\"comparator\":\"allclose\",\"tolerance\":0.01}}}";
+static const char *const nested_environment =
+    "{\"apiVersion\":\"kernelindex.dev/v1alpha1\",\"kind\":\"ExecutionEnvironment\",\"metadata\":"
+    "{\"name\":\"e\"},\"spec\":{\"hardware\":{\"vendor\":\"nvidia\",\"product\":\"NVIDIA A100\","
+    "\"architecture\":\"sm_80\",\"count\":8,\"memoryBytes\":85899345920},\"software\":{"
+    "\"cudaVersion\":\"12.4\",\"frameworks\":{\"torch\":\"2.4.0\",\"triton\":\"3.0.0\"}}}}";
+static const char *const nested_protocol =
+    "{\"apiVersion\":\"kernelindex.dev/v1alpha1\",\"kind\":\"BenchmarkProtocol\",\"metadata\":{"
+    "\"name\":\"p\"},\"spec\":{\"harness\":{\"name\":\"bench\",\"command\":\"python b.py\"},"
+    "\"measurement\":{\"timer\":\"cuda_events\",\"primaryStatistic\":\"median\",\"pass\":"
+    "\"forward\",\"iterations\":100}}}";
+static const char *const nested_implementation =
+    "{\"apiVersion\":\"kernelindex.dev/v1alpha1\",\"kind\":\"Implementation\",\"metadata\":{"
+    "\"name\":\"i\"},\"spec\":{\"provider\":\"liger\",\"name\":\"Liger\"}}";
+
+/* A run whose records nest: objects in objects, lists of objects, a shape. */
+static int publish_nested(struct fixture *f, const char *run_id)
+{
+    char manifest[2048], w[KIX_DIGEST_TEXT_LEN + 1], e[KIX_DIGEST_TEXT_LEN + 1],
+        p[KIX_DIGEST_TEXT_LEN + 1], i[KIX_DIGEST_TEXT_LEN + 1];
+    const char *objects[5] = {manifest, nested_workload, nested_environment, nested_protocol,
+                              nested_implementation};
+    struct kix_buf env = KIX_BUF_INIT;
+    struct kix_append_result res;
+    struct kix_err err = {0};
+    struct kix_digest d;
+    int rc;
+
+    digest_text_of_json(nested_workload, w);
+    digest_text_of_json(nested_environment, e);
+    digest_text_of_json(nested_protocol, p);
+    digest_text_of_json(nested_implementation, i);
+    snprintf(
+        manifest, sizeof(manifest),
+        "{\"apiVersion\":\"kernelindex.dev/v1alpha1\",\"kind\":\"BenchmarkRun\",\"metadata\":"
+        "{\"name\":\"r\",\"labels\":{\"v\":\"1\"}},\"spec\":{\"status\":\"passed\","
+        "\"observedAt\":\"2026-01-02T03:04:05Z\",\"timing\":{\"latencyNs\":{\"median\":11360}},"
+        "\"measurements\":[{\"metric\":\"latency\",\"statistic\":\"p20\",\"unit\":\"ns\","
+        "\"value\":10336},{\"metric\":\"peak_memory\",\"statistic\":\"p80\",\"unit\":"
+        "\"B\",\"value\":1048576}],\"correctness\":{\"policy\":\"allclose\",\"notes\":"
+        "\"rtol 1e-2\"},\"artifacts\":[{\"name\":\"log.txt\",\"bytes\":2048,\"url\":"
+        "\"https://x.test/log.txt\"}],\"workloadDigest\":\"%s\",\"environmentDigest\":\"%s\","
+        "\"protocolDigest\":\"%s\",\"implementationDigest\":\"%s\"}}",
+        w, e, p, i);
+    digest_of_json(manifest, &d);
+    rc = kix_entry_publication(f->publisher, run_id, &d, "2026-11-29T00:00:00Z", "test",
+                               "BSD-2-Clause", &env, &err);
+    if (rc == KIX_OK)
+        rc = submit(f, &env, objects, 5, &res, &err);
+    if (rc)
+        fprintf(stderr, "publish %s: %s\n", run_id, err.msg);
+    kix_buf_release(&env);
+    return rc;
+}
+
+struct shown {
+    struct kix_resolution res;
+    struct kix_run_view v;
+    struct kix_buf doc, page;
+    char *text;
+};
+
+/* run_id's view from the store, its document, kix show's text, its page. */
+static void show(struct fixture *f, const char *run_id, struct shown *s)
+{
+    struct kix_log_reader *r;
+    struct kix_run_text t = {0};
+    struct kix_err err = {0};
+    size_t len = 0;
+    FILE *out = open_memstream(&s->text, &len);
+
+    kix_resolution_init(&s->res);
+    kix_buf_init(&s->doc);
+    kix_buf_init(&s->page);
+    t.supersession = "";
+    t.cite_origin = ORIGIN;
+    t.today = "2026-12-03";
+    t.stale_days = 100000;
+    if (!out || kix_log_read_begin(f->log, &r) ||
+        kix_run_view_from_store(r, run_id, strlen(run_id), &s->res, &s->v, &err) ||
+        kix_run_view_json(&s->v, 0, &s->doc, &err) ||
+        kix_page_run_html(r, run_id, strlen(run_id), &s->page, &err) || kix_buf_addc(&s->doc, 0) ||
+        kix_buf_addc(&s->page, 0)) {
+        fprintf(stderr, "show %s: %s\n", run_id, err.msg);
+        abort();
+    }
+    kix_run_view_text(&s->v, &t, out);
+    fclose(out);
+    kix_log_read_end(r); /* the resolution owns what the view borrows */
+}
+
+static void shown_release(struct shown *s)
+{
+    kix_run_view_release(&s->v);
+    kix_resolution_release(&s->res);
+    kix_buf_release(&s->doc);
+    kix_buf_release(&s->page);
+    free(s->text);
+}
+
+/* s HTML-escaped as the template engine writes it. */
+static char *escaped(const char *s)
+{
+    size_t n = 0;
+    char *out = malloc(6 * strlen(s) + 1);
+
+    for (; out && *s; s++) {
+        const char *e = *s == '&'    ? "&amp;"
+                        : *s == '<'  ? "&lt;"
+                        : *s == '>'  ? "&gt;"
+                        : *s == '"'  ? "&quot;"
+                        : *s == '\'' ? "&#39;"
+                                     : NULL;
+        if (e) {
+            memcpy(out + n, e, strlen(e));
+            n += strlen(e);
+        } else {
+            out[n++] = *s;
+        }
+    }
+    if (out)
+        out[n] = '\0';
+    return out;
+}
+
+KIX_TEST(every_section_row_is_words_and_the_three_renderings_agree)
+{
+    struct fixture f;
+    struct shown s;
+    json_t *doc, *sections, *sec, *row;
+    size_t i, j, rows = 0;
+
+    setup(&f);
+    ASSERT_EQ_INT(KIX_OK, publish_nested(&f, "nested"));
+    show(&f, "nested", &s);
+    doc = json_loads((const char *)s.doc.ptr, 0, NULL);
+    ASSERT_TRUE(doc != NULL);
+    sections = json_object_get(doc, "sections");
+    ASSERT_EQ_U64(KIX_VIEW_SECTIONS, json_array_size(sections));
+    json_array_foreach(sections, i, sec)
+    {
+        const struct kix_view_section *vs = &s.v.sections[i];
+        ASSERT_EQ_STR(vs->title, json_string_value(json_object_get(sec, "title")));
+        ASSERT_EQ_U64(vs->nrows, json_array_size(json_object_get(sec, "rows")));
+        json_array_foreach(json_object_get(sec, "rows"), j, row)
+        {
+            const char *label = json_string_value(json_object_get(row, "label"));
+            const char *value = json_string_value(json_object_get(row, "value"));
+            const char *fmt = json_string_value(json_object_get(row, "fmt"));
+            char line[1400], *cell, *ev;
+            /* no JSON in a cell: only a shape is bracketed */
+            if (strcmp(fmt, "shape") != 0 && (strchr(value, '{') || strchr(value, '['))) {
+                fprintf(stderr, "%s: %s = %s\n", vs->title, label, value);
+                ASSERT_TRUE(!"a section row holds JSON");
+            }
+            ASSERT_TRUE(!strchr(label, '{') && !strchr(label, '['));
+            /* the text prints the row, the page holds it in a cell */
+            snprintf(line, sizeof(line), "  %s", label);
+            ASSERT_CONTAINS(s.text, line);
+            snprintf(line, sizeof(line), " %s\n", value);
+            ASSERT_CONTAINS(s.text, line);
+            ev = escaped(value);
+            ASSERT_TRUE(ev != NULL);
+            if (json_object_get(row, "ptr")) {
+                char *ptr = escaped(json_string_value(json_object_get(row, "ptr")));
+                cell = malloc(strlen(ev) + 512);
+                sprintf(cell,
+                        "<td data-kix-slot=\"field\" data-kix-object=\"%s\" data-kix-ptr=\"%s\" "
+                        "data-kix-fmt=\"%s\">%s</td>",
+                        json_string_value(json_object_get(row, "object")), ptr, fmt, ev);
+                free(ptr);
+            } else {
+                cell = malloc(strlen(ev) + 16);
+                sprintf(cell, "<td>%s</td>", ev);
+            }
+            ASSERT_CONTAINS((const char *)s.page.ptr, cell);
+            free(cell);
+            free(ev);
+            rows++;
+        }
+    }
+    ASSERT_TRUE(rows > 30);
+    /* what nested is flattened into rows, by its path in words */
+    ASSERT_CONTAINS(s.text, "  config a b             1, 2\n");
+    ASSERT_CONTAINS(s.text, "  config a c d           deep\n");
+    ASSERT_CONTAINS(s.text, "  config list 2 k        x, y\n");
+    ASSERT_CONTAINS(s.text, "  q                      bf16 [1, 32, 2048, 16]\n");
+    ASSERT_CONTAINS(s.text, "  frameworks torch       2.4.0\n");
+    ASSERT_CONTAINS(s.text, "  memory                 80.0 GiB\n");
+    ASSERT_CONTAINS(s.text, "  artifact 1 size        2.00 KiB\n");
+    ASSERT_CONTAINS(s.text, "  peak_memory \xc2\xb7 p80      1.00 MiB\n");
+    ASSERT_CONTAINS(s.text, "  causal                 true\n");
+    ASSERT_CONTAINS(s.text, "  eps                    0.000001\n");
+    ASSERT_CONTAINS(s.text, "  policy                 allclose\n");
+    ASSERT_CONTAINS(s.text, "  harness                bench\n");
+    ASSERT_CONTAINS(s.text, "  harness command        python b.py\n");
+    ASSERT_CONTAINS(s.text, "  timer                  cuda_events\n");
+    /* the header in words: implementation · kernel · workload · pass · GPU · dtype */
+    ASSERT_EQ_STR(
+        "Liger \xc2\xb7 Rotary position embedding \xc2\xb7 causal = true \xc2\xb7 eps = "
+        "0.000001 \xc2\xb7 seq = 2048 \xc2\xb7 forward \xc2\xb7 NVIDIA A100 \xc2\xb7 bf16",
+        s.v.title);
+    ASSERT_EQ_STR(s.v.title, json_string_value(json_object_get(doc, "title")));
+    ASSERT_CONTAINS(s.text, s.v.title);
+    ASSERT_CONTAINS((const char *)s.page.ptr, "<h1 data-kix-slot=\"title\">Liger \xc2\xb7 Rotary");
+    ASSERT_EQ_STR("Reported evidence", json_string_value(json_object_get(doc, "evidenceText")));
+    ASSERT_CONTAINS((const char *)s.page.ptr,
+                    "data-kix-slot=\"median\" id=\"median\">11.4 \xc2\xb5s</span>");
+    json_decref(doc);
+    shown_release(&s);
+    teardown(&f);
+}
+
+static int attest(struct fixture *f, const char *run_id, int tag, const char *note)
+{
+    char manifest[512];
+    struct kix_digest d;
+    struct kix_buf env = KIX_BUF_INIT;
+    struct kix_append_result res;
+    struct kix_err err = {0};
+    int rc;
+
+    run_manifest(manifest, sizeof(manifest), tag);
+    digest_of_json(manifest, &d);
+    rc = kix_entry_attestation_at(f->attester, run_id, &d, note, NULL, 0, "2026-11-30T10:00:00Z",
+                                  &env, &err);
+    if (rc == KIX_OK)
+        rc = submit(f, &env, NULL, 0, &res, &err);
+    kix_buf_release(&env);
+    return rc;
+}
+
+static int rerun(struct fixture *f, const char *run_id, int tag)
+{
+    char manifest[512];
+    struct kix_digest d, rd;
+    struct kix_buf env = KIX_BUF_INIT;
+    struct kix_append_result res;
+    struct kix_err err = {0};
+    const char *objs[1] = {manifest};
+    int rc;
+
+    run_manifest(manifest, sizeof(manifest), tag);
+    digest_of_json(manifest, &d);
+    run_manifest(manifest, sizeof(manifest), 100 + tag);
+    digest_of_json(manifest, &rd);
+    rc = kix_entry_rerun(f->rerunner, run_id, &d, "reproduced", &rd, "2026-10-01T00:00:00Z", &env,
+                         &err);
+    if (rc == KIX_OK)
+        rc = submit(f, &env, objs, 1, &res, &err);
+    kix_buf_release(&env);
+    return rc;
+}
+
+static int supersede(struct fixture *f, const char *from, int tag, const char *to,
+                     const char *reason, uint64_t *index)
+{
+    char manifest[512];
+    struct kix_digest d;
+    struct kix_buf env = KIX_BUF_INIT;
+    struct kix_append_result res;
+    struct kix_err err = {0};
+    int rc;
+
+    run_manifest(manifest, sizeof(manifest), tag);
+    digest_of_json(manifest, &d);
+    rc = kix_entry_supersession_at(f->publisher, from, &d, to, reason, "2026-12-01T00:00:00Z", &env,
+                                   &err);
+    if (rc == KIX_OK)
+        rc = submit(f, &env, NULL, 0, &res, &err);
+    *index = res.index;
+    kix_buf_release(&env);
+    return rc;
+}
+
+KIX_TEST(attestations_reruns_and_supersession_both_ways_in_words)
+{
+    struct fixture f;
+    struct kix_append_result res;
+    struct kix_err err = {0};
+    struct shown old, fixed;
+    uint64_t sup = 0;
+    char want[512];
+
+    setup(&f);
+    ASSERT_EQ_INT(KIX_OK, publish(&f, f.publisher, "run-1", 1, &res, &err));
+    ASSERT_EQ_INT(KIX_OK, attest(&f, "run-1", 1, "Same figure on our A100 <b>& co</b>"));
+    ASSERT_EQ_INT(KIX_OK, rerun(&f, "run-1", 1));
+    ASSERT_EQ_INT(KIX_OK, publish(&f, f.publisher, "run-2", 2, &res, &err));
+    ASSERT_EQ_INT(KIX_OK, supersede(&f, "run-1", 1, "run-2", "fixed timer", &sup));
+
+    show(&f, "run-1", &old);
+    ASSERT_EQ_U64(1, old.v.nattestations);
+    ASSERT_EQ_STR("Same figure on our A100 <b>& co</b>", old.v.attestations[0].text);
+    ASSERT_EQ_STR("Reproduced by a controlled rerun on 2026-10-01", old.v.evidence_text);
+    ASSERT_EQ_STR("run-2", old.v.superseded_by.run_id);
+    ASSERT_EQ_STR("fixed timer", old.v.superseded_by.reason);
+    ASSERT_EQ_U64(sup, old.v.superseded_by.index);
+    /* the document */
+    ASSERT_CONTAINS((const char *)old.doc.ptr,
+                    "\"attestationList\":[{\"attestedAt\":\"2026-11-30T10:00:00Z\",\"index\":");
+    ASSERT_CONTAINS((const char *)old.doc.ptr,
+                    "\"text\":\"Same figure on our A100 <b>& co</b>\"}]");
+    snprintf(want, sizeof(want),
+             "\"supersededByEntry\":{\"date\":\"2026-12-01T00:00:00Z\",\"index\":%llu,\"reason\":"
+             "\"fixed timer\",\"runId\":\"run-2\",\"signer\":\"",
+             (unsigned long long)sup);
+    ASSERT_CONTAINS((const char *)old.doc.ptr, want);
+    ASSERT_CONTAINS((const char *)old.doc.ptr,
+                    "\"evidenceText\":\"Reproduced by a controlled rerun on 2026-10-01\"");
+    /* the text */
+    ASSERT_CONTAINS(old.text, ": Same figure on our A100 <b>& co</b>\n");
+    snprintf(want, sizeof(want),
+             "SUPERSEDED by run run-2 (entry %llu, 2026-12-01): this record was corrected: fixed "
+             "timer.\n",
+             (unsigned long long)sup);
+    ASSERT_CONTAINS(old.text, want);
+    ASSERT_CONTAINS(old.text, "Reproduced by a controlled rerun on 2026-10-01");
+    /* the page: escaped, in its slots */
+    ASSERT_CONTAINS((const char *)old.page.ptr,
+                    "<td>Same figure on our A100 &lt;b&gt;&amp; co&lt;/b&gt;</td>");
+    ASSERT_CONTAINS((const char *)old.page.ptr,
+                    "<a data-kix-slot=\"superseded-by\" href=\"run-2\">run run-2</a>");
+    ASSERT_CONTAINS((const char *)old.page.ptr, "<q>fixed timer</q>");
+    ASSERT_CONTAINS((const char *)old.page.ptr, "<tbody data-kix-slot=\"attestations\">");
+    ASSERT_CONTAINS((const char *)old.page.ptr, "<td>reproduced</td>");
+    ASSERT_CONTAINS((const char *)old.page.ptr,
+                    "data-kix-slot=\"evidence\" id=\"evidence\">Reproduced by a controlled rerun "
+                    "on 2026-10-01</span>");
+    shown_release(&old);
+
+    show(&f, "run-2", &fixed);
+    ASSERT_EQ_STR("run-1", fixed.v.supersedes.run_id);
+    ASSERT_EQ_STR("fixed timer", fixed.v.supersedes.reason);
+    snprintf(want, sizeof(want),
+             "\"supersedesEntry\":{\"date\":\"2026-12-01T00:00:00Z\",\"index\":%llu,\"reason\":"
+             "\"fixed timer\",\"runId\":\"run-1\"",
+             (unsigned long long)sup);
+    ASSERT_CONTAINS((const char *)fixed.doc.ptr, want);
+    snprintf(want, sizeof(want), "Supersedes run run-1 (entry %llu, 2026-12-01): fixed timer.\n",
+             (unsigned long long)sup);
+    ASSERT_CONTAINS(fixed.text, want);
+    ASSERT_CONTAINS((const char *)fixed.page.ptr,
+                    "<a data-kix-slot=\"supersedes\" href=\"run-1\">run run-1</a>");
+    ASSERT_CONTAINS((const char *)fixed.page.ptr, "<q>fixed timer</q>");
+    ASSERT_CONTAINS((const char *)fixed.doc.ptr, "\"attestationList\":[]");
+    shown_release(&fixed);
+    teardown(&f);
+}
+
+KIX_TEST(the_cite_box_gives_kix_cites_three_forms)
+{
+    struct fixture f;
+    struct kix_append_result res;
+    struct kix_err err = {0};
+    struct shown s;
+    struct kix_cite c;
+    struct kix_buf bib = KIX_BUF_INIT, csl = KIX_BUF_INIT, text = KIX_BUF_INIT;
+    char today[16], *want;
+    time_t now = time(NULL);
+    struct tm tm;
+
+    setup(&f);
+    ASSERT_EQ_INT(KIX_OK, publish(&f, f.publisher, "run-1", 1, &res, &err));
+    show(&f, "run-1", &s);
+    gmtime_r(&now, &tm);
+    strftime(today, sizeof(today), "%Y-%m-%d", &tm);
+    ASSERT_EQ_INT(KIX_OK, kix_cite_init_at_res(&c, &s.res, today));
+    ASSERT_EQ_STR(ORIGIN, c.origin);
+    ASSERT_EQ_U64(s.res.size, c.size);
+    ASSERT_EQ_INT(44, (int)strlen(c.root)); /* the checkpoint's root, base64 */
+    ASSERT_EQ_INT(KIX_OK, kix_cite_bibtex(&c, &bib));
+    ASSERT_EQ_INT(KIX_OK, kix_cite_csl(&c, &csl));
+    ASSERT_EQ_INT(KIX_OK, kix_cite_text(&c, &text));
+    ASSERT_EQ_INT(KIX_OK, kix_buf_addc(&bib, 0));
+    ASSERT_EQ_INT(KIX_OK, kix_buf_addc(&csl, 0));
+    ASSERT_EQ_INT(KIX_OK, kix_buf_addc(&text, 0));
+    ASSERT_CONTAINS((const char *)bib.ptr, "@misc{kix:run-1,\n");
+    ASSERT_CONTAINS((const char *)bib.ptr, "  url = {https://kix.test/log/runs/run-1},\n");
+    ASSERT_CONTAINS((const char *)csl.ptr, "\"URL\": \"https://kix.test/log/runs/run-1\"");
+    /* the page carries each form, escaped, whole */
+    want = escaped((const char *)bib.ptr);
+    ASSERT_CONTAINS((const char *)s.page.ptr, want);
+    free(want);
+    want = escaped((const char *)csl.ptr);
+    ASSERT_CONTAINS((const char *)s.page.ptr, want);
+    free(want);
+    want = escaped((const char *)text.ptr);
+    ASSERT_CONTAINS((const char *)s.page.ptr, want);
+    free(want);
+    ASSERT_CONTAINS((const char *)s.page.ptr,
+                    "download=\"kix-run-1.bib\" href=\"data:application/x-bibtex;charset=utf-8,"
+                    "%40misc%7Bkix%3Arun-1%2C%0A");
+    kix_cite_release(&c);
+    kix_buf_release(&bib);
+    kix_buf_release(&csl);
+    kix_buf_release(&text);
+    shown_release(&s);
+    teardown(&f);
+}
+
+KIX_TEST(formats_and_staleness_have_one_rule)
+{
+    struct kix_run_view v;
+    char out[128];
+    json_t *x;
+
+    x = json_loads("{\"a\":11360,\"b\":1610612736,\"l\":[1,\"two\",true,0.5],\"t\":{\"name\":"
+                   "\"q\",\"dtype\":\"bf16\",\"shape\":[1,32,2048,16]},\"u\":{\"shape\":[3]},"
+                   "\"d\":\"2024-09-03T15:39:55Z\",\"r\":1e-06,\"s\":\"<x>\"}",
+                   0, NULL);
+    ASSERT_TRUE(x != NULL);
+    kix_view_format(json_object_get(x, "a"), "ns", out, sizeof(out));
+    ASSERT_EQ_STR("11.4 \xc2\xb5s", out);
+    kix_view_format(json_object_get(x, "b"), "bytes", out, sizeof(out));
+    ASSERT_EQ_STR("1.50 GiB", out);
+    kix_view_format(json_object_get(x, "a"), "count", out, sizeof(out));
+    ASSERT_EQ_STR("11360", out);
+    kix_view_format(json_object_get(x, "l"), "list", out, sizeof(out));
+    ASSERT_EQ_STR("1, two, true, 0.5", out);
+    kix_view_format(json_object_get(x, "t"), "shape", out, sizeof(out));
+    ASSERT_EQ_STR("bf16 [1, 32, 2048, 16]", out);
+    kix_view_format(json_object_get(x, "u"), "shape", out, sizeof(out));
+    ASSERT_EQ_STR("[3]", out);
+    kix_view_format(json_object_get(x, "d"), "date", out, sizeof(out));
+    ASSERT_EQ_STR("2024-09-03", out);
+    kix_view_format(json_object_get(x, "r"), "text", out, sizeof(out));
+    ASSERT_EQ_STR("0.000001", out);
+    kix_view_format(json_object_get(x, "s"), "text", out, sizeof(out));
+    ASSERT_EQ_STR("<x>", out);
+    kix_view_format(json_object_get(x, "s"), "ns", out, sizeof(out)); /* not a number: nothing */
+    ASSERT_EQ_STR("", out);
+    json_decref(x);
+
+    memset(&v, 0, sizeof(v));
+    snprintf(v.last_observed, sizeof(v.last_observed), "2024-09-03T15:39:55.000Z");
+    /* 2024-12-12T15:39:55Z is 100 days later */
+    kix_run_view_staleness(&v, 90, 1734017995, out, sizeof(out));
+    ASSERT_EQ_STR("Not re-observed in 100 days.", out);
+    kix_run_view_staleness(&v, 100, 1734017995, out, sizeof(out));
+    ASSERT_EQ_STR("", out);
+    v.last_observed[0] = '\0'; /* never observed: nothing said */
+    kix_run_view_staleness(&v, 0, 1734017995, out, sizeof(out));
+    ASSERT_EQ_STR("", out);
+}
+
+KIX_TEST_MAIN()
