@@ -93,6 +93,62 @@ assert json.loads(embedded) == json.loads(page)
 PY
 pass "kix show --json, /runs/<id>.json and the page's #kix-view are one document"
 
+# the cite box is kix cite's: its text, BibTeX and CSL-JSON, byte for byte
+curl -sf "$H/runs/$RID" -o "$WORK/page.html" || fail "GET /runs/$RID again"
+for f in text bibtex csl-json; do
+  "$KIX" cite --server "$(addr o)" --log-key "$WORK/vkey" --format $f "$RID" >"$WORK/cite.$f" ||
+    fail "kix cite --format $f"
+done
+python3 - "$WORK/page.html" "$WORK/cite.text" "$WORK/cite.bibtex" "$WORK/cite.csl-json" <<'PY' ||
+import html, re, sys, urllib.parse
+page = open(sys.argv[1], encoding="utf-8").read()
+def pre(id):
+    m = re.search(r'<pre id="%s"[^>]*>(.*?)</pre>' % id, page, re.S)
+    return html.unescape(m.group(1))
+text, bib, csl = (open(p, encoding="utf-8").read() for p in sys.argv[2:5])
+assert pre("citation") + "\n" == text, (pre("citation"), text)
+assert pre("cite-bibtex") == bib, (pre("cite-bibtex"), bib)
+assert pre("cite-csl") == csl, (pre("cite-csl"), csl)
+for kind, want in (("x-bibtex", bib), ("vnd.citationstyles.csl+json", csl)):
+    m = re.search(r'href="data:application/%s;charset=utf-8,([^"]*)"' % re.escape(kind), page)
+    assert urllib.parse.unquote(html.unescape(m.group(1))) == want, kind
+PY
+  fail "the page's cite box is not kix cite's"
+pass "the cite box: kix cite's text, BibTeX and CSL-JSON (shown and downloadable)"
+
+# every section of the page in words: no JSON in a cell (a shape is the one
+# bracketed value), each row the document's, in the page and in kix show
+"$KIX" show --server "$(addr o)" --log-key "$WORK/vkey" "$RID" >"$WORK/show.txt" || fail "kix show"
+python3 - "$WORK/run.json" "$WORK/page.html" "$WORK/show.txt" <<'PY' || fail "the sections differ or hold JSON"
+import html, json, re, sys
+d = json.load(open(sys.argv[1]))
+page = open(sys.argv[2], encoding="utf-8").read()
+text = open(sys.argv[3], encoding="utf-8").read()
+titles = [s["title"] for s in d["sections"]]
+assert titles == ["Identity", "Correctness", "Workload", "Measurements", "Protocol", "Environment",
+                  "Artifacts"], titles
+cells = [html.unescape(c) for c in re.findall(r"<td[^>]*>(.*?)</td>", page, re.S)]
+n = 0
+for s in d["sections"]:
+    assert "<h2>%s</h2>" % s["title"] in page and "\n%s\n" % s["title"] in text, s["title"]
+    for r in s["rows"]:
+        v = r["value"]
+        assert r["fmt"] == "shape" or not re.search(r"[{\[]", v), (s["title"], r)
+        assert v in cells, (s["title"], r)
+        assert re.search(r"^  %s +%s$" % (re.escape(r["label"]), re.escape(v)), text, re.M), (s["title"], r)
+        n += 1
+assert n > 30, n
+rows = {r["label"]: r for s in d["sections"] for r in s["rows"]}
+assert rows["q"]["value"] == "bf16 [1, 32, 2048, 16]" and rows["q"]["fmt"] == "shape", rows["q"]
+assert rows["k"]["value"] == "bf16 [1, 8, 2048, 16]", rows["k"]
+assert rows["gpu"]["value"] == "NVIDIA A100 (sm_80)", rows["gpu"]
+assert rows["latency \u00b7 median"]["value"] == "11.4 \u00b5s", rows
+assert d["title"] == ("Liger \u00b7 Rotary position embedding \u00b7 hidden = 512 \u00b7 kv_heads = 8 "
+                      "\u00b7 q_heads = 32 \u00b7 seq = 2048 \u00b7 forward \u00b7 NVIDIA A100 \u00b7 bf16"), d["title"]
+assert d["evidenceText"] == "Reported evidence" and d["attestationList"] == []
+PY
+pass "the sections in words, the same in kix.run/1, the page and kix show"
+
 GROUP=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["rank"]["group"])' "$WORK/run.json")
 curl -sf "$H/groups/$GROUP" -o "$WORK/group.html" || fail "GET /groups/$GROUP"
 first=$(grep -o 'href="../runs/[^"]*"' "$WORK/group.html" | head -1)
