@@ -233,63 +233,37 @@ KIX_TEST(every_section_row_is_words_and_the_three_renderings_agree)
     teardown(&f);
 }
 
-static int attest(struct fixture *f, const char *run_id, int tag, const char *note)
-{
-    char manifest[512];
-    struct kix_digest d;
-    struct kix_buf env = KIX_BUF_INIT;
-    struct kix_append_result res;
-    struct kix_err err = {0};
-    int rc;
+enum about { ATTEST, RERUN, SUPERSEDE };
 
-    run_manifest(manifest, sizeof(manifest), tag);
-    digest_of_json(manifest, &d);
-    rc = kix_entry_attestation_at(f->attester, run_id, &d, note, NULL, 0, "2026-11-30T10:00:00Z",
-                                  &env, &err);
-    if (rc == KIX_OK)
-        rc = submit(f, &env, NULL, 0, &res, &err);
-    kix_buf_release(&env);
-    return rc;
-}
-
-static int rerun(struct fixture *f, const char *run_id, int tag)
+/* Logs an entry about run_id (published with `tag`): an attestation whose
+ * note is text, a reproducing rerun, or its supersession by run text
+ * ("fixed timer"). *index: the entry's. */
+static int log_about(struct fixture *f, enum about what, const char *run_id, int tag,
+                     const char *text, uint64_t *index)
 {
     char manifest[512];
     struct kix_digest d, rd;
     struct kix_buf env = KIX_BUF_INIT;
-    struct kix_append_result res;
+    struct kix_append_result res = {0};
     struct kix_err err = {0};
     const char *objs[1] = {manifest};
     int rc;
 
     run_manifest(manifest, sizeof(manifest), tag);
     digest_of_json(manifest, &d);
-    run_manifest(manifest, sizeof(manifest), 100 + tag);
+    run_manifest(manifest, sizeof(manifest), 100 + tag); /* a rerun's own manifest */
     digest_of_json(manifest, &rd);
-    rc = kix_entry_rerun(f->rerunner, run_id, &d, "reproduced", &rd, "2026-10-01T00:00:00Z", &env,
-                         &err);
+    if (what == ATTEST)
+        rc = kix_entry_attestation_at(f->attester, run_id, &d, text, NULL, 0,
+                                      "2026-11-30T10:00:00Z", &env, &err);
+    else if (what == RERUN)
+        rc = kix_entry_rerun(f->rerunner, run_id, &d, "reproduced", &rd, "2026-10-01T00:00:00Z",
+                             &env, &err);
+    else
+        rc = kix_entry_supersession_at(f->publisher, run_id, &d, text, "fixed timer",
+                                       "2026-12-01T00:00:00Z", &env, &err);
     if (rc == KIX_OK)
-        rc = submit(f, &env, objs, 1, &res, &err);
-    kix_buf_release(&env);
-    return rc;
-}
-
-static int supersede(struct fixture *f, const char *from, int tag, const char *to,
-                     const char *reason, uint64_t *index)
-{
-    char manifest[512];
-    struct kix_digest d;
-    struct kix_buf env = KIX_BUF_INIT;
-    struct kix_append_result res;
-    struct kix_err err = {0};
-    int rc;
-
-    run_manifest(manifest, sizeof(manifest), tag);
-    digest_of_json(manifest, &d);
-    rc = kix_entry_supersession_at(f->publisher, from, &d, to, reason, "2026-12-01T00:00:00Z", &env,
-                                   &err);
-    if (rc == KIX_OK)
-        rc = submit(f, &env, NULL, 0, &res, &err);
+        rc = submit(f, &env, objs, what == RERUN, &res, &err);
     *index = res.index;
     kix_buf_release(&env);
     return rc;
@@ -306,10 +280,11 @@ KIX_TEST(attestations_reruns_and_supersession_both_ways_in_words)
 
     setup(&f);
     ASSERT_EQ_INT(KIX_OK, publish(&f, f.publisher, "run-1", 1, &res, &err));
-    ASSERT_EQ_INT(KIX_OK, attest(&f, "run-1", 1, "Same figure on our A100 <b>& co</b>"));
-    ASSERT_EQ_INT(KIX_OK, rerun(&f, "run-1", 1));
+    ASSERT_EQ_INT(KIX_OK,
+                  log_about(&f, ATTEST, "run-1", 1, "Same figure on our A100 <b>& co</b>", &sup));
+    ASSERT_EQ_INT(KIX_OK, log_about(&f, RERUN, "run-1", 1, NULL, &sup));
     ASSERT_EQ_INT(KIX_OK, publish(&f, f.publisher, "run-2", 2, &res, &err));
-    ASSERT_EQ_INT(KIX_OK, supersede(&f, "run-1", 1, "run-2", "fixed timer", &sup));
+    ASSERT_EQ_INT(KIX_OK, log_about(&f, SUPERSEDE, "run-1", 1, "run-2", &sup));
 
     show(&f, "run-1", &old);
     ASSERT_EQ_U64(1, old.v.nattestations);
@@ -423,6 +398,20 @@ KIX_TEST(the_cite_box_gives_kix_cites_three_forms)
 
 KIX_TEST(formats_and_staleness_have_one_rule)
 {
+    static const struct {
+        const char *key, *fmt, *want;
+    } cases[] = {
+        {"a", "ns", "11.4 \xc2\xb5s"},
+        {"b", "bytes", "1.50 GiB"},
+        {"a", "count", "11360"},
+        {"l", "list", "1, two, true, 0.5"},
+        {"t", "shape", "bf16 [1, 32, 2048, 16]"},
+        {"u", "shape", "[3]"},
+        {"d", "date", "2024-09-03"},
+        {"r", "text", "0.000001"},
+        {"s", "text", "<x>"},
+        {"s", "ns", ""}, /* not a number: nothing */
+    };
     struct kix_run_view v;
     char out[128];
     json_t *x;
@@ -432,26 +421,10 @@ KIX_TEST(formats_and_staleness_have_one_rule)
                    "\"d\":\"2024-09-03T15:39:55Z\",\"r\":1e-06,\"s\":\"<x>\"}",
                    0, NULL);
     ASSERT_TRUE(x != NULL);
-    kix_view_format(json_object_get(x, "a"), "ns", out, sizeof(out));
-    ASSERT_EQ_STR("11.4 \xc2\xb5s", out);
-    kix_view_format(json_object_get(x, "b"), "bytes", out, sizeof(out));
-    ASSERT_EQ_STR("1.50 GiB", out);
-    kix_view_format(json_object_get(x, "a"), "count", out, sizeof(out));
-    ASSERT_EQ_STR("11360", out);
-    kix_view_format(json_object_get(x, "l"), "list", out, sizeof(out));
-    ASSERT_EQ_STR("1, two, true, 0.5", out);
-    kix_view_format(json_object_get(x, "t"), "shape", out, sizeof(out));
-    ASSERT_EQ_STR("bf16 [1, 32, 2048, 16]", out);
-    kix_view_format(json_object_get(x, "u"), "shape", out, sizeof(out));
-    ASSERT_EQ_STR("[3]", out);
-    kix_view_format(json_object_get(x, "d"), "date", out, sizeof(out));
-    ASSERT_EQ_STR("2024-09-03", out);
-    kix_view_format(json_object_get(x, "r"), "text", out, sizeof(out));
-    ASSERT_EQ_STR("0.000001", out);
-    kix_view_format(json_object_get(x, "s"), "text", out, sizeof(out));
-    ASSERT_EQ_STR("<x>", out);
-    kix_view_format(json_object_get(x, "s"), "ns", out, sizeof(out)); /* not a number: nothing */
-    ASSERT_EQ_STR("", out);
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        kix_view_format(json_object_get(x, cases[i].key), cases[i].fmt, out, sizeof(out));
+        ASSERT_EQ_STR(cases[i].want, out);
+    }
     json_decref(x);
 
     memset(&v, 0, sizeof(v));
