@@ -45,7 +45,7 @@ static int print_view(const char *cmd, const struct kix_run_view *v,
     struct kix_run_text t;
     struct kix_buf doc = KIX_BUF_INIT;
     struct kix_err err = {0};
-    char reason[256] = "", today[16];
+    char today[16];
     time_t now = time(NULL);
     struct tm tm;
     int rc;
@@ -59,11 +59,8 @@ static int print_view(const char *cmd, const struct kix_run_view *v,
     }
     gmtime_r(&now, &tm);
     strftime(today, sizeof(today), "%Y-%m-%d", &tm);
-    if (v->res->successor[0])
-        cli_supersession_reason(v->res, v->res->run.superseded_by_index, reason, sizeof(reason));
     t.stale_days = stale_days;
     t.age_days = days_since(v->reobserved[0] ? v->reobserved : v->observed);
-    t.supersession = reason;
     t.cite_origin = cp->origin;
     t.cite_size = cp->size;
     t.today = today;

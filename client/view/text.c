@@ -52,8 +52,7 @@ static void print_head(const struct kix_run_view *v, const struct kix_run_text *
     if (by->run_id[0])
         fprintf(out, "SUPERSEDED by run %s (entry %llu%s%.10s): this record was corrected%s%s.\n",
                 by->run_id, (unsigned long long)by->index, by->date[0] ? ", " : "", by->date,
-                by->reason[0] || t->supersession[0] ? ": " : "",
-                by->reason[0] ? by->reason : t->supersession);
+                by->reason[0] ? ": " : "", by->reason);
     if (of->run_id[0])
         fprintf(out, "Supersedes run %s (entry %llu%s%.10s)%s%s.\n", of->run_id,
                 (unsigned long long)of->index, of->date[0] ? ", " : "", of->date,

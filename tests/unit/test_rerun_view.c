@@ -46,7 +46,6 @@ static void show(struct fixture *f, const char *run_id, struct kix_buf *doc, cha
     FILE *out = open_memstream(text, &len);
 
     kix_resolution_init(&res);
-    t.supersession = "";
     t.cite_origin = ORIGIN;
     t.today = "2026-12-03";
     if (!out || kix_log_read_begin(f->log, &r) ||

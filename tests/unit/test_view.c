@@ -94,7 +94,6 @@ static void show(struct fixture *f, const char *run_id, struct shown *s)
     kix_resolution_init(&s->res);
     kix_buf_init(&s->doc);
     kix_buf_init(&s->page);
-    t.supersession = "";
     t.cite_origin = ORIGIN;
     t.today = "2026-12-03";
     t.stale_days = 100000;

@@ -1,6 +1,6 @@
 /* kix/view_text.h — the run view (kix/view.h) as the text `kix show`
  * prints. What the view does not hold comes from the caller: the client's
- * checkpoint it cites, the staleness it computed, the supersession reason. */
+ * checkpoint it cites and the staleness it computed at its clock. */
 #ifndef KIX_VIEW_TEXT_H
 #define KIX_VIEW_TEXT_H
 
@@ -10,7 +10,6 @@
 
 struct kix_run_text {
     long stale_days, age_days; /* "Not re-observed in N days" when age > stale */
-    const char *supersession;  /* the supersession's reason, or "" */
     const char *cite_origin;   /* the checkpoint the reader verified */
     uint64_t cite_size;
     const char *today; /* YYYY-MM-DD, the citation's access date */
