@@ -196,13 +196,19 @@ static int vague(const char *key)
     return 0;
 }
 
+/* ptr + "/" + key escaped (RFC 6901). A pointer that does not fit becomes
+ * "?", which names nothing (kix__json_pointer: NULL), so a field too deep
+ * for a row is left out rather than shown under another field's name. */
 static void ptr_append(char *ptr, size_t cap, const char *key)
 {
     size_t n = strlen(ptr);
 
-    if (n + 1 < cap)
-        ptr[n++] = '/';
-    for (; *key && n + 2 < cap; key++) {
+    if (ptr[0] == '?' || n + 2 > cap)
+        goto too_long;
+    ptr[n++] = '/';
+    for (; *key; key++) {
+        if (n + 3 > cap)
+            goto too_long;
         if (*key == '~' || *key == '/') {
             ptr[n++] = '~';
             ptr[n++] = *key == '~' ? '0' : '1';
@@ -211,6 +217,9 @@ static void ptr_append(char *ptr, size_t cap, const char *key)
         }
     }
     ptr[n] = '\0';
+    return;
+too_long:
+    snprintf(ptr, cap, "?");
 }
 
 /* Every scalar under v (at ptr) as its own row. prefix: the label's start
@@ -274,7 +283,8 @@ static int flatten(struct kix_view_section *s, const char *object, json_t *doc, 
     }
     json_array_foreach(v, i, x)
     {
-        snprintf(sub, sizeof(sub), "%s/%zu", ptr, i);
+        if ((size_t)snprintf(sub, sizeof(sub), "%s/%zu", ptr, i) >= sizeof(sub) || *ptr == '?')
+            snprintf(sub, sizeof(sub), "?");
         snprintf(label, sizeof(label), "%s %zu ", prefix, i + 1);
         if ((rc = flatten(s, object, doc, x, sub, label, "")))
             return rc;

@@ -19,7 +19,12 @@ static const char *const nested_workload =
     "\"w\",\"title\":\"Rotary position embedding \xc2\xb7 seq = 2048\"},\"spec\":{\"kernel\":"
     "\"rope\",\"dtype\":\"bf16\",\"parameters\":{\"seq\":2048,\"causal\":true,\"eps\":1e-06},"
     "\"tensors\":[{\"name\":\"q\",\"dtype\":\"bf16\",\"shape\":[1,32,2048,16]}],\"config\":{"
-    "\"a\":{\"b\":[1,2],\"c\":{\"d\":\"deep\"}},\"list\":[{\"k\":1},{\"k\":[\"x\",\"y\"]}]},"
+    "\"a\":{\"b\":[1,2],\"c\":{\"d\":\"deep\"}},\"list\":[{\"k\":1},{\"k\":[\"x\",\"y\"]}],"
+    /* a field too deep for a row's pointer: left out, never misnamed */
+    "\"deep\":{\"aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa\":{"
+    "\"bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb\":"
+    "{\"cccccccccccccccccccccccccccccccccccccccc\":{\"dddddddddddddddddddddddddddddddddddddddd\":{"
+    "\"eeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeee\":{\"ffff\":\"hidden\"}}}}}}},"
     "\"definition\":{\"name\":\"rope\",\"comparator\":\"allclose\",\"tolerance\":0.01}}}";
 static const char *const nested_environment =
     "{\"apiVersion\":\"kernelindex.dev/v1alpha1\",\"kind\":\"ExecutionEnvironment\",\"metadata\":"
@@ -119,6 +124,40 @@ static void shown_release(struct shown *s)
     free(s->text);
 }
 
+/* The value at a JSON pointer without escapes (the test's data has none). */
+static json_t *at(json_t *doc, const char *ptr)
+{
+    char key[256];
+
+    while (doc && *ptr == '/') {
+        size_t n = strcspn(ptr + 1, "/");
+        snprintf(key, sizeof(key), "%.*s", (int)n, ptr + 1);
+        doc = json_is_array(doc) ? json_array_get(doc, strtoul(key, NULL, 10))
+                                 : json_object_get(doc, key);
+        ptr += n + 1;
+    }
+    return *ptr ? NULL : doc;
+}
+
+/* The object a row names: the manifest, or the one its digest field names. */
+static json_t *row_object(json_t *doc, const char *object)
+{
+    const char *digest;
+    json_t *o;
+    size_t i;
+
+    if (strcmp(object, "manifest") == 0)
+        return json_object_get(doc, "manifest");
+    digest = json_string_value(
+        at(doc, "/manifest/spec") ? json_object_get(at(doc, "/manifest/spec"), object) : NULL);
+    json_array_foreach(json_object_get(doc, "objects"), i, o)
+    {
+        if (digest && strcmp(json_string_value(json_object_get(o, "digest")), digest) == 0)
+            return json_object_get(o, "object");
+    }
+    return NULL;
+}
+
 /* s HTML-escaped as the template engine writes it. */
 static char *escaped(const char *s)
 {
@@ -175,6 +214,16 @@ KIX_TEST(every_section_row_is_words_and_the_three_renderings_agree)
                 ASSERT_TRUE(!"a section row holds JSON");
             }
             ASSERT_TRUE(!strchr(label, '{') && !strchr(label, '['));
+            if (json_object_get(row, "ptr")) {
+                /* a verifier recomputes the value from the field the row names */
+                char again[1024];
+                json_t *field =
+                    at(row_object(doc, json_string_value(json_object_get(row, "object"))),
+                       json_string_value(json_object_get(row, "ptr")));
+                ASSERT_TRUE(field != NULL);
+                kix_view_format(field, fmt, again, sizeof(again));
+                ASSERT_EQ_STR(value, again);
+            }
             /* the text prints the row, the page holds it in a cell */
             snprintf(line, sizeof(line), "  %s", label);
             ASSERT_CONTAINS(s.text, line);
@@ -204,6 +253,7 @@ KIX_TEST(every_section_row_is_words_and_the_three_renderings_agree)
     /* what nested is flattened into rows, by its path in words */
     ASSERT_CONTAINS(s.text, "  config a b             1, 2\n");
     ASSERT_CONTAINS(s.text, "  config a c d           deep\n");
+    ASSERT_TRUE(strstr(s.text, "hidden") == NULL && strstr(s.text, "ffff") == NULL);
     ASSERT_CONTAINS(s.text, "  config list 2 k        x, y\n");
     ASSERT_CONTAINS(s.text, "  q                      bf16 [1, 32, 2048, 16]\n");
     ASSERT_CONTAINS(s.text, "  frameworks torch       2.4.0\n");
