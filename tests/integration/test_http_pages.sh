@@ -25,7 +25,7 @@ serve o --http "tcp://127.0.0.1:$HPORT" --export "$WORK/exp"
 curl -sf -D "$WORK/h" "$H/runs/$RID" -o "$WORK/page.html" || fail "GET /runs/$RID"
 grep -qi '^content-type: text/html; charset=utf-8' "$WORK/h" || fail "page content type"
 grep -qi '^etag: ' "$WORK/h" && grep -qi '^cache-control: public, max-age=5' "$WORK/h" || fail "page headers: $(cat "$WORK/h")"
-for want in '<span class="big" id="median">11.4 µs</span> latency median' '<span id="p20">10.3 µs</span>' \
+for want in '<span class="big" id="median" data-kix-slot="median">11.4 µs</span> latency median' '<span id="p20">10.3 µs</span>' \
   '<span id="p80">11.5 µs</span>' 'id="rank">Rank <b>1</b> of 2' 'href="../groups/sha256:' \
   'id="evidence">reported</b>' '<td>publication</td>' 'href="../tile/0/000.p/' 'href="../tile/entries/000.p/' \
   "https://kix.test/log/runs/$RID" '<h2>Canonical manifest</h2>' 'NVIDIA A100'; do
