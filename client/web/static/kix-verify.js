@@ -1078,6 +1078,8 @@
     if (param && param !== id)
       throw new Fail('the address names ' + page + ' ' + param + ' and ' + id);
     var attr = root.getAttribute('data-' + page);
+    /* a group page may name its group by its index key, group/<hex> */
+    if (page === 'group' && attr && attr.startsWith('group/')) attr = 'sha256:' + attr.slice(6);
     if (attr === null)
       throw new Fail('the page does not say which ' + page + ' it shows (#kix-verify data-' + page + ')');
     if (attr !== id)
