@@ -60,6 +60,11 @@ main(async () => {
   await runFails((v) => { v.entries.push({ index: 300, type: 'x' }); }, 'entry 300 is past the checkpoint (size 300)', 'an entry past the log');
   await runFails((v) => { v.origin = 'other/log'; }, 'the checkpoint is for the log "js.test/log", not "other/log"', 'another origin');
   await runFails((v) => { v.treeSize = 281; }, 'the view\u2019s checkpoint is at size 280, the view says 281', 'another tree size');
+  await runFails((v) => { v.primary = { metric: 'latency', unit: 'ns', median: 700 }; }, 'the view\u2019s claims differ from what its proofs show: its primary measurement', 'a median the manifest does not hold');
+  await runFails((v) => { v.reruns = []; }, 'differ from what its proofs show: its reruns', 'the view\u2019s rerun list emptied');
+  await runFails((v) => { v.reruns[0].outcome = 'failed'; }, 'its reruns', 'a rerun\u2019s outcome changed');
+  await runFails((v) => { v.supersededBy = 'run-c'; }, 'its successor', 'a successor the entries do not show');
+  await runFails((v) => { v.attestations = 3; }, 'its attestations', 'attestations the entries do not show');
   await runFails((v) => { v.index.indexNote = v.index.indexNote.replace('size 300', 'size 299'); }, 'the index note signature does not verify', 'an altered index note');
   await runFails((v) => { delete v.index; }, 'the page carries no index proofs', 'no index proofs');
   await runFails((v) => { v.view = 'kix.group/1'; }, 'the page carries no run view', 'a group view on a run page');

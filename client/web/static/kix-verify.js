@@ -866,6 +866,28 @@
                      facts.evidence + '"');
   }
 
+  /* The view's other claims against what its entries, manifest and
+   * records prove (x: runEntries, fig: figuresOf): a server whose JSON says
+   * otherwise than its proofs is caught, not only its page. */
+  function compareRunClaims(view, x, fig) {
+    var p = view.primary, lies = [];
+    if (fig.have ? !p || p.median !== fig.median || p.p20 !== fig.p20 || p.p80 !== fig.p80 ||
+                   p.unit !== (fig.bytes ? 'bytes' : 'ns')
+                 : p !== undefined) lies.push('its primary measurement');
+    if ((view.supersededBy || '') !== (x.supersededBy ? x.supersededBy.runId : ''))
+      lies.push('its successor');
+    if ((view.supersedes || '') !== (x.supersedes ? x.supersedes.runId : ''))
+      lies.push('its predecessor');
+    var reruns = Array.isArray(view.reruns) ? view.reruns : [];
+    if (reruns.length !== Math.min(x.reruns.length, 256) || reruns.some(function (r, i) {
+      return !r || r.index !== x.reruns[i].index || r.outcome !== x.reruns[i].outcome;
+    })) lies.push('its reruns');
+    if (typeof view.attestations === 'number' && view.attestations !== x.attestations.length)
+      lies.push('its attestations');
+    if (lies.length)
+      throw new Fail('the view\u2019s claims differ from what its proofs show: ' + lies.join(', '));
+  }
+
   function compareGroupView(view, members) {
     if (view.size !== members.length)
       throw new Fail('the view says ' + view.size + ' runs; the signed index proves ' +
@@ -990,6 +1012,7 @@
     proven.publication = true;
     proven.objects = await provenObjects(view.objects, parsed);
     compareRunView(view, facts);
+    compareRunClaims(view, proven.run, proven.figures);
     return proven;
   }
 
