@@ -1092,7 +1092,8 @@
    * groups/<key>), else ?run= or ?group= in it (a page saved to a file).
    * #kix-verify's data-run (data-group) must name the same. */
   function pageTarget(href, root, page) {
-    var u = new URL(href), subject = pageSubject(u.pathname);
+    /* a saved file's name says nothing: there only ?run= (?group=) does */
+    var u = new URL(href), subject = u.protocol === 'file:' ? null : pageSubject(u.pathname);
     var param = u.searchParams.get(page);
     if (subject && subject.page !== page)
       throw new Fail('this page is at a ' + subject.page + '\u2019s address, not a ' + page + '\u2019s');
