@@ -363,9 +363,10 @@ static int home_html(struct kix_log_reader *r, const char *arg, size_t len, stru
 /* Every kind of page, each with its JSON document (the view it renders):
  * <prefix><arg> is the HTML, <prefix><arg>.json the JSON, and the HTML's
  * own address gives the JSON to `Accept: application/json` (PROTOCOL.md §3,
- * "Pages and their JSON"). The home page is "" or "index.html", its JSON
- * "index.json". A kind without a JSON document (json NULL) has no .json
- * and ignores Accept. */
+ * "Pages and their JSON"); <prefix><arg>.html is the HTML too (the
+ * export's name of it for servers that type files by extension). The home page is "" or
+ * "index.html", its JSON "index.json". A kind without a JSON document (json NULL) has no .json and
+ * ignores Accept. */
 static const struct page_kind {
     const char *prefix;
     page_fn html, json;
@@ -463,6 +464,10 @@ static const struct page_kind *page_of(const char *path, size_t len, int accept_
         *n -= 5;
         arg[*n] = '\0';
         *json = 1;
+    } else if (*n > 5 && memcmp(arg + *n - 5, ".html", 5) == 0) {
+        /* the export's <page>.html, for servers that type by extension */
+        *n -= 5;
+        arg[*n] = '\0';
     } else {
         *json = k->json && accept_json;
     }

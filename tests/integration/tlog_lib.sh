@@ -48,15 +48,17 @@ http {
   server {
     listen 127.0.0.1:$port;
     root $root;
+    add_header Access-Control-Allow-Origin "*" always;
     location = /checkpoint {
       default_type "text/plain; charset=utf-8";
       add_header Cache-Control "public, max-age=5";
+      add_header Access-Control-Allow-Origin "*" always;
     }
-    location ~ "\.p/[0-9]+\$" { add_header Cache-Control "public, max-age=5"; }
-    location /tile/ { add_header Cache-Control "public, max-age=31536000, immutable"; }
-    location /runs/ { default_type "text/html; charset=utf-8"; add_header Cache-Control "public, max-age=5"; }
-    location /groups/ { default_type "text/html; charset=utf-8"; add_header Cache-Control "public, max-age=5"; }
-    location ~ "^/(runs|groups)/.*\.json\$" { default_type application/json; add_header Cache-Control "public, max-age=5"; }
+    location ~ "\.p/[0-9]+\$" { add_header Cache-Control "public, max-age=5"; add_header Access-Control-Allow-Origin "*" always; }
+    location /tile/ { add_header Cache-Control "public, max-age=31536000, immutable"; add_header Access-Control-Allow-Origin "*" always; }
+    location /runs/ { default_type "text/html; charset=utf-8"; add_header Cache-Control "public, max-age=5"; add_header Access-Control-Allow-Origin "*" always; }
+    location /groups/ { default_type "text/html; charset=utf-8"; add_header Cache-Control "public, max-age=5"; add_header Access-Control-Allow-Origin "*" always; }
+    location ~ "^/(runs|groups)/.*\.json\$" { default_type application/json; add_header Cache-Control "public, max-age=5"; add_header Access-Control-Allow-Origin "*" always; }
   }
 }
 CONF
