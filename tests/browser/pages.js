@@ -2,14 +2,15 @@
  * test_pages.sh, which set up the log and gives, in order: kixd's HTTP
  * base, the export directory, a run that is ranked, attested and
  * reproduced, a superseded run, its successor, their group, the log's
- * size, the screenshot directory, and the export of the same log at an
- * earlier size. It checks:
+ * size, the screenshot directory, the export of the same log at an
+ * earlier size, and python3 -m http.server serving the export. It checks:
  *   - each kind of page at 1280x900 and 390x844: a screenshot, the
  *     verification result (#verify-status), the header words and the
  *     median with its unit inside the first viewport (bounding boxes);
  *   - axe-core: no serious or critical violation on any page;
  *   - the verifier from another origin (the page's copy on a second
- *     server, ?kix-base= naming kixd) and from a local file;
+ *     server, ?kix-base= naming kixd), from a local file, and the export's
+ *     <page>.html served by python3 -m http.server;
  *   - each tamper of issue 26 turns the page red (data-state "fail"),
  *     served from a copy of the export by a small static server here; a
  *     page whose visible text alone was edited shows the proven value.
@@ -20,7 +21,7 @@ const path = require('path');
 const http = require('http');
 const puppeteer = require('./node_modules/puppeteer-core');
 
-const [H, EXP, RUN, OLD, NEW, GROUP, SIZE, SHOTS, EXP_OLD] = process.argv.slice(2);
+const [H, EXP, RUN, OLD, NEW, GROUP, SIZE, SHOTS, EXP_OLD, PYHTTP] = process.argv.slice(2);
 const AXE = fs.readFileSync(require.resolve('./node_modules/axe-core/axe.min.js'), 'utf8');
 const VIEWPORTS = [{ width: 1280, height: 900 }, { width: 390, height: 844 }];
 const MEDIAN = /^-?[0-9]+(\.[0-9]+)? (ns|\u00b5s|ms|s|B|KiB|MiB|GiB|TiB)$/;
@@ -212,6 +213,12 @@ async function elsewhere(browser) {
   check(v.state === 'ok' && v.text.includes('size ' + SIZE), 'loaded from another origin, verified against kixd\'s tiles: ' + v.text.slice(0, 120));
   await page.close();
   await other.close();
+  if (PYHTTP) {
+    page = await open(browser, PYHTTP + '/runs/' + RUN + '.html');
+    v = await verdict(page);
+    check(v.state === 'ok', 'the export\'s runs/<id>.html from python3 -m http.server verifies: ' + v.text.slice(0, 120));
+    await page.close();
+  }
   /* a local file (the page and the script saved side by side) */
   const dir = fs.mkdtempSync(path.join(path.dirname(EXP), 'local-'));
   fs.mkdirSync(path.join(dir, 'runs'));

@@ -76,7 +76,13 @@ serve o --http "tcp://127.0.0.1:$HPORT" --export "$WORK/exp"
 export_until_current "$WORK/exp"
 GROUP=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["rank"]["group"])' "$WORK/run.json")
 
+# the export served by python3 -m http.server (types by extension alone)
+pport=$(free_port)
+(cd "$WORK/exp" && exec python3 -m http.server --bind 127.0.0.1 "$pport") >"$WORK/pyhttp.log" 2>&1 &
+KIXD_PIDS+=("$!")
+for _ in $(seq 1 100); do curl -s -o /dev/null "http://127.0.0.1:$pport/" && break; sleep 0.05; done
+
 SHOTS="${KIX_SCREENSHOTS:-$KIX_BIN/../screenshots}"
 mkdir -p "$SHOTS"
 KIX_CHROMIUM="$CHROMIUM" timeout 500 node "$HERE/pages.js" "$H" "$WORK/exp" "$RUN" "$OLD" rope-corrected "$GROUP" \
-  "$SIZE" "$SHOTS" "$WORK/exp-old" || fail "pages.js (above)"
+  "$SIZE" "$SHOTS" "$WORK/exp-old" "http://127.0.0.1:$pport" || fail "pages.js (above)"
