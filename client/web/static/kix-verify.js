@@ -8,45 +8,48 @@
  *
  * What it reads: ONLY the page's view document, the JSON in
  * <script type="application/json" id="kix-view"> ("kix.run/1" or
- * "kix.group/1"), the page's kind (#kix-verify's data-page, "run" or
- * "group") and address, and the C2SP tlog-tiles next to the page
- * (checkpoint, tile/<L>/<N>[.p/<W>], tile/entries/<N>[.p/<W>]). Never the
- * page's text.
+ * "kix.group/1"; without one, <page>.json from the log's site), the page's
+ * kind and subject (#kix-verify's data-page and data-run / data-group) and
+ * address, and the C2SP tlog-tiles of the log's site (checkpoint,
+ * tile/<L>/<N>[.p/<W>], tile/entries/<N>[.p/<W>]). Never the page's text.
+ * The log's site: ?kix-base=<URL> in the page's address, else #kix-verify's
+ * data-kix-base, else the page's parent directory; so the script works
+ * from another origin or a file against any mirror (SECURITY.md: whoever
+ * serves the script decides what it says; load it from a source you trust).
  *
- * What it checks, on a run page (at runs/<runId>, the view's run):
- *   1. the latest checkpoint (../checkpoint, a C2SP signed note) and the
- *      view's `checkpoint` carry valid Ed25519 signatures by the view's
- *      `logKey` and name the view's origin; the view's is at `treeSize` and
- *      the latest tree extends it (recomputed from the tiles: no fork);
- *   2. every entry in `entries` is in the latest tree: its leaf comes from
- *      the entry bundle, its RFC 9162 leaf hash must equal the level-0
- *      tile's hash, and the root recomputed from it and the tiles' hashes
- *      (the inclusion proof a tlog-tiles client reads) must equal the
- *      checkpoint's root;
- *   3. SHA-256(`manifestCanonical`) is `manifestDigest`, JSON.parse of it
- *      equals `manifest` in value, and the publication entry (a DSSE
- *      envelope) names that digest and the run;
- *   4. the index proofs (`index`, PROTOCOL.md section 4): its checkpoint is
- *      signed and a prefix of the latest tree; the index note is signed and
- *      bound to it; the run's record and its group's record are in the
- *      signed index root by their sparse Merkle proofs; the run record names
- *      the manifest digest and the publication entry (which `entries` must
- *      list), and a ranked run is in its group's record at its own value;
- *   5. rank, group size, best run and evidence are derived from those proven
- *      records; the view's own `rank` and `evidence` must equal them.
- * On a group page (at groups/<group>, the view's group): the checkpoints
- * as in 1, and the group's record in the signed index (`index`); `size`
- * and every one of `rows` must be the proven record's.
+ * What it checks, on a run page (at runs/<runId>, or ?run=<runId> for a
+ * file; data-run must name the same run, and so must the view):
+ *   1. the latest checkpoint and the view's `checkpoint` carry valid Ed25519
+ *      signatures by the view's `logKey` and name its origin; the latest
+ *      tree extends the view's (recomputed from the tiles: no fork);
+ *   2. the index proofs are at the latest checkpoint (else <page>.json is
+ *      fetched again for fresh ones, or it fails); the index note is signed
+ *      and bound to that checkpoint; the run's and its group's records are
+ *      in the signed index root by their sparse Merkle proofs; the run
+ *      record names the view's manifest digest;
+ *   3. SHA-256(`manifestCanonical`) is `manifestDigest` and `manifest` is
+ *      that text parsed; every object hashes (RFC 8785) to its digest and
+ *      every object the manifest names is there;
+ *   4. every entry in `entries` is in the latest tree (its leaf from the
+ *      entry bundle, RFC 9162 leaf hash equal to the level-0 tile's, the
+ *      root recomputed from it and the tiles' hashes); together they are
+ *      exactly the entries about the run the run record commits (count and
+ *      chain hash, PROTOCOL.md section 4.2), read as publication, reruns,
+ *      attestations and supersessions, and consistent with the record;
+ *   5. rank, group size and best run come from the proven group record;
+ *      the view's own claims (rank, evidence, primary, reruns, supersession,
+ *      attestations) must equal what was proven;
+ *   6. every fact it proved has its slot on the page, visible.
+ * On a group page (at groups/<group>): 1 and 2 for the group's record;
+ * `size` and every one of `rows` must be the proven record's.
  *
  * What it writes (from what it proved, never from the view's claims, and
  * also what was proven before a check failed): #verify-status (data-state
- * "ok"; "partial": no index proofs, so rank and evidence unproven; or
- * "fail", with what failed), and the elements with data-kix-slot: "rank"
- * ("Rank R of G", or "Unranked"), "evidence", "group-size", "group-rows"
- * (a <tbody> rebuilt from the proven group members: a <tr data-rank="R">
- * each, cells rank, link to ../runs/<runId>, value), and each
- * tr[data-kix-entry="I"]. Each gets data-verified="yes" when proven, else
- * data-verified="no" and the class "unproven" (its text left as it was).
+ * "ok", or "fail" with what failed: a red banner), and the elements with
+ * data-kix-slot (PROTOCOL.md, "The pages' verifier", lists them and their
+ * formats; numbers as C's kix_human writes them). Each gets
+ * data-verified="yes" when proven, else data-verified="no" and the class
+ * "unproven" (its text left as it was).
  *
  * Its pure functions (no DOM, no network) are exported to node for the
  * tests in tests/js/ when `module` exists; the page part runs only when
