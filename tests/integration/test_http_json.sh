@@ -77,29 +77,8 @@ want_header "nginx CORS" "$(head_of "$NGINX_URL/checkpoint")" "access-control-al
 pass "nginx with README's rules: pages text/html, JSON application/json, Access-Control-Allow-Origin"
 
 # nginx with no rule but its own mime.types: the .html and .json names suffice
-port=$(free_port)
-ndir=$(mktemp -d "$WORK/nginx-plain-XXXXXX")
-mkdir -p "$ndir/tmp"
-cat >"$ndir/nginx.conf" <<CONF
-daemon off;
-worker_processes 1;
-pid $ndir/nginx.pid;
-error_log $ndir/error.log warn;
-events { worker_connections 64; }
-http {
-  access_log off;
-  client_body_temp_path $ndir/tmp;
-  proxy_temp_path $ndir/tmp;
-  fastcgi_temp_path $ndir/tmp;
-  uwsgi_temp_path $ndir/tmp;
-  scgi_temp_path $ndir/tmp;
-  include /etc/nginx/mime.types;
-  server { listen 127.0.0.1:$port; root $WORK/exp; }
-}
-CONF
-/usr/sbin/nginx -c "$ndir/nginx.conf" -p "$ndir" 2>>"$ndir/error.log" &
-NGINX_PIDS+=("$!")
-for _ in $(seq 1 100); do curl -s -o /dev/null "http://127.0.0.1:$port/" && break; sleep 0.05; done
+start_nginx "$WORK/exp" plain
+port=${NGINX_URL##*:}
 want_header "plain nginx .html" "$(head_of "http://127.0.0.1:$port/runs/$RID.html")" "content-type: text/html"
 want_header "plain nginx .json" "$(head_of "http://127.0.0.1:$port/runs/$RID.json")" "content-type: application/json"
 pass "nginx with mime.types only: <page>.html is text/html, <page>.json application/json"
