@@ -311,6 +311,18 @@ async function tampers(browser) {
     await page.close();
     await srv.close();
   }
+  /* an environment table's cell edited: recomputed from the proven object */
+  const cell = '<table><tr><th>GPU</th><td data-kix-slot="field" data-kix-object="environmentDigest" ' +
+               'data-kix-ptr="/spec/hardware/product" data-kix-fmt="text">NVIDIA H100</td></tr></table>';
+  {
+    const srv = await serveDir(EXP, { [runPath]: run.replace('<h2>Log entries</h2>', cell + '<h2>Log entries</h2>') });
+    const page = await open(browser, srv.url + '/' + runPath);
+    const v = await verdict(page);
+    const s = await page.evaluate(() => document.querySelector('[data-kix-slot="field"]').textContent);
+    check(v.state === 'ok' && s === 'NVIDIA A100', 'text edited, proven value shown: the environment table\'s GPU: "' + s + '"');
+    await page.close();
+    await srv.close();
+  }
   if (EXP_OLD) {
     /* an older page, today's JSON beside it: fresh proofs fetched, verified */
     const srv = await serveDir(EXP, { [runPath]: fs.readFileSync(path.join(EXP_OLD, 'runs', RUN)) });
