@@ -88,6 +88,13 @@ main(async () => {
   await refuses(() => kv.verifyRunView(f.staleRun, { fetchBytes: io.fetchBytes, fetchView: async () => Object.assign(copy(f.run), { runId: 'run-a' }) }, {}),
                 'the fresh view is of run run-a', 'fresh proofs of another run');
   await refuses(() => kv.verifyGroupView(f.staleGroup, io, {}), 'older than the log', 'a group view with stale proofs');
+  /* proofs past the checkpoint the site serves: read again, then refused */
+  let reads = 0;
+  const files280 = new Map(f.files);
+  files280.set('old-checkpoint', Buffer.from(f.run.checkpoint));
+  await refuses(() => kv.verifyRunView(f.run, { fetchBytes: async (p) => { if (p === 'checkpoint') reads++; return fetcher(files280)(p === 'checkpoint' ? 'old-checkpoint' : p); } }, {}),
+                'the index proofs are at size 300, past the log\u2019s latest checkpoint at size 280', 'proofs newer than the checkpoint served');
+  check(reads === 4, 'the checkpoint read again before refusing: ' + reads);
   /* a tile altered on the server */
   const bad = new Map(f.files), b = Buffer.from(bad.get('tile/entries/000'));
   b[2 + 14 + 2 + 40] ^= 1; /* in entry 1, after entry 0's 14 bytes */
