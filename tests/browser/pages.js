@@ -275,6 +275,7 @@ async function tampers(browser) {
     ['a group\'s last row dropped', groupPath, editView(group, (v) => { v.rows.pop(); }), 'the signed index proves'],
     ['a fake row in a group', groupPath, editView(group, (v) => { v.rows.push(Object.assign({}, v.rows[0], { rank: v.rows.length + 1, runId: 'fake' })); }), 'the signed index proves'],
     ['a group\'s size edited', groupPath, editView(group, (v) => { v.size += 90; }), 'the signed index proves'],
+    ['a group page without its rows', groupPath, drop(group, 'group-rows'), 'data-kix-slot="group-rows"'],
     ['a group page without index proofs', groupPath, editView(group, (v) => { delete v.index; }), 'the page carries no index proofs']
   ];
   if (EXP_OLD) {

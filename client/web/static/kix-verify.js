@@ -1352,6 +1352,7 @@
       await (page === 'group' ? verifyGroupView(view, io, proven)
                               : verifyRunView(view, io, proven));
       if (page === 'run') requireRun(proven);
+      else required('group-rows', 'the group\u2019s rows');
     })().then(function () {
       var s = summary(page, proven, null);
       write(proven);
