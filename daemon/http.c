@@ -51,6 +51,7 @@ struct kixd_http_conn {
     int header_is_inm;    /* the header being read is If-None-Match */
     int header_is_accept; /* ... is Accept */
     int accept_json;      /* Accept names application/json and not text/html */
+    int vary_accept;      /* the answer depends on Accept (a page with a JSON document) */
     size_t header_bytes;
     unsigned refuse; /* a status decided before the message completed */
     int allow_post;  /* the target is POST-only (/add-checkpoint) */
@@ -276,6 +277,8 @@ static void answer_tagged(struct kixd_http_conn *c, int kind, unsigned code, con
     if (code == 405 &&
         (rc = kix_buf_addf(&c->out, "Allow: %s\r\n", c->allow_post ? "POST" : "GET, HEAD")))
         goto out;
+    if (c->vary_accept && (rc = kix_buf_addf(&c->out, "Vary: Accept\r\n")))
+        goto out;
     if (etag[0] && cache) /* etag[0] implies cache: said for gcc -O3 */
         rc = kix_buf_addf(&c->out, "ETag: %s\r\nCache-Control: %s\r\n", etag, cache);
     else
@@ -344,13 +347,41 @@ static long unescape(const char *s, size_t len, char *out, size_t cap)
 
 /* ---- pages, rendered on the thread pool ------------------------------------------------ */
 
-enum { PAGE_HOME, PAGE_RUN, PAGE_GROUP };
+/* A page renderer (kix/pages.h): the page or document of `arg` (len bytes,
+ * unescaped; empty for the home page). */
+typedef int (*page_fn)(struct kix_log_reader *r, const char *arg, size_t len, struct kix_buf *out,
+                       struct kix_err *err);
+
+static int home_html(struct kix_log_reader *r, const char *arg, size_t len, struct kix_buf *out,
+                     struct kix_err *err)
+{
+    (void)arg;
+    (void)len;
+    return kix_page_home_html(r, out, err);
+}
+
+/* Every kind of page, each with its JSON document (the view it renders):
+ * <prefix><arg> is the HTML, <prefix><arg>.json the JSON, and the HTML's
+ * own address gives the JSON to `Accept: application/json` (PROTOCOL.md §3,
+ * "Pages and their JSON"); <prefix><arg>.html is the HTML too (the
+ * export's name of it for servers that type files by extension). The home page is "" or
+ * "index.html", its JSON "index.json". A kind without a JSON document (json NULL) has no .json and
+ * ignores Accept. */
+static const struct page_kind {
+    const char *prefix;
+    page_fn html, json;
+} PAGE_KINDS[] = {
+    {"runs/", kix_page_run_html, kix_page_run_json},
+    {"groups/", kix_page_group_html, kix_page_group_json},
+    {"", home_html, NULL}, /* the home page: last, its prefix matches anything */
+};
 
 struct pjob {
     uv_work_t req;
     struct kixd_http_conn *c;
     struct kix_log *log;
-    int what, json, head, rc;
+    page_fn fn;
+    int json, head, rc;
     char arg[256];
     size_t len;
     struct kix_buf out;
@@ -369,12 +400,7 @@ static void page_work(uv_work_t *req)
         kix_err_set(&j->err, j->rc, "cannot read the log: %s", kix_strerror(j->rc));
         return;
     }
-    j->rc = j->what == PAGE_HOME ? kix_page_home_html(r, &j->out, &j->err)
-            : j->what == PAGE_GROUP
-                ? (j->json ? kix_page_group_json : kix_page_group_html)(r, j->arg, j->len, &j->out,
-                                                                        &j->err)
-                : (j->json ? kix_page_run_json : kix_page_run_html)(r, j->arg, j->len, &j->out,
-                                                                    &j->err);
+    j->rc = j->fn(r, j->arg, j->len, &j->out, &j->err);
     kix_log_read_end(r);
 }
 
@@ -390,7 +416,7 @@ static void page_done(uv_work_t *req, int status)
         if (status != 0)
             answer_text(c, K_PAGE, 503, "kixd is stopping; send it again later\n", j->head);
         else if (j->rc == KIX_ENOTFOUND || j->rc == KIX_EINVAL)
-            answer_text(c, K_PAGE, 404, "not found: no such run or group in this log\n", j->head);
+            answer_text(c, K_PAGE, 404, "not found: no such page in this log\n", j->head);
         else if (j->rc) {
             kixd_log(KIXD_WARN, "http %s: GET %s failed: %s", c->peer, c->url,
                      kix_err_text(&j->err, j->rc));
@@ -407,17 +433,58 @@ static void page_done(uv_work_t *req, int status)
     kixd_worker_check_drained(w);
 }
 
-/* The pages (kix/pages.h): "", "index.html", runs/<id>[.json],
- * groups/<key>[.json], and the pages' script KIX_PAGE_SCRIPT_PATH and
- * style sheet KIX_PAGE_STYLE_PATH. Returns 0 when path is none of them.
- * A page is rendered on the thread pool (page_work); its answer comes
- * later (page_done). */
+/* Which page `path` (len bytes, the target without its leading '/') is:
+ * its kind, its argument unescaped into arg (cap bytes; *n its length, -1
+ * when it does not unescape) and whether the JSON is asked for, by
+ * ".json" or by `accept_json`. NULL: no page. */
+static const struct page_kind *page_of(const char *path, size_t len, int accept_json, char *arg,
+                                       size_t cap, long *n, int *json)
+{
+    static const size_t nkinds = sizeof(PAGE_KINDS) / sizeof(PAGE_KINDS[0]);
+    const struct page_kind *k = NULL;
+
+    *n = 0;
+    *json = 0;
+    if (len == 0 || (len == 10 && memcmp(path, "index.html", 10) == 0) ||
+        (len == 10 && memcmp(path, "index.json", 10) == 0)) {
+        k = &PAGE_KINDS[nkinds - 1];
+        *json = k->json && (len == 10 ? path[6] == 'j' : accept_json);
+        return len == 10 && path[6] == 'j' && !k->json ? NULL : k;
+    }
+    for (size_t i = 0; i + 1 < nkinds && !k; i++) {
+        size_t pl = strlen(PAGE_KINDS[i].prefix);
+        if (len > pl && memcmp(path, PAGE_KINDS[i].prefix, pl) == 0) {
+            k = &PAGE_KINDS[i];
+            *n = unescape(path + pl, len - pl, arg, cap);
+        }
+    }
+    if (!k || *n < 0)
+        return k;
+    if (k->json && *n > 5 && memcmp(arg + *n - 5, ".json", 5) == 0) {
+        *n -= 5;
+        arg[*n] = '\0';
+        *json = 1;
+    } else if (*n > 5 && memcmp(arg + *n - 5, ".html", 5) == 0) {
+        /* the export's <page>.html, for servers that type by extension */
+        *n -= 5;
+        arg[*n] = '\0';
+    } else {
+        *json = k->json && accept_json;
+    }
+    return k;
+}
+
+/* The pages (kix/pages.h): PAGE_KINDS, and the pages' script
+ * KIX_PAGE_SCRIPT_PATH and style sheet KIX_PAGE_STYLE_PATH. Returns 0 when
+ * path is none of them. A page is rendered on the thread pool
+ * (page_work); its answer comes later (page_done). */
 static int page(struct kixd_http_conn *c, const char *path, size_t len, int head)
 {
+    const struct page_kind *k;
     struct pjob *j;
     char arg[256];
     long n = 0;
-    int json = 0, what;
+    int json = 0;
 
     if (len == sizeof(KIX_PAGE_SCRIPT_PATH) - 1 &&
         memcmp(path, KIX_PAGE_SCRIPT_PATH, len) == 0) { /* the pages' verifier */
@@ -432,26 +499,13 @@ static int page(struct kixd_http_conn *c, const char *path, size_t len, int head
         answer(c, K_PAGE, 200, "text/css; charset=utf-8", EDGE, css.ptr, css.len, head);
         return 1;
     }
-    if (len == 0 || (len == 10 && memcmp(path, "index.html", 10) == 0)) {
-        what = PAGE_HOME;
-    } else if (len > 5 && memcmp(path, "runs/", 5) == 0) {
-        what = PAGE_RUN;
-        n = unescape(path + 5, len - 5, arg, sizeof(arg));
-    } else if (len > 7 && memcmp(path, "groups/", 7) == 0) {
-        what = PAGE_GROUP;
-        n = unescape(path + 7, len - 7, arg, sizeof(arg));
-    } else {
+    if (!(k = page_of(path, len, c->accept_json, arg, sizeof(arg), &n, &json)))
         return 0;
-    }
+    /* one address, two documents: a cache keys the answer by Accept too */
+    c->vary_accept = k->json != NULL;
     if (n < 0) {
         answer_text(c, K_PAGE, 404, "not found\n", head);
         return 1;
-    }
-    if (what != PAGE_HOME && n > 5 && memcmp(arg + n - 5, ".json", 5) == 0) {
-        n -= 5;
-        json = 1;
-    } else if (what != PAGE_HOME) {
-        json = c->accept_json;
     }
     if (!(j = calloc(1, sizeof(*j)))) {
         c->close_after = 1;
@@ -460,7 +514,7 @@ static int page(struct kixd_http_conn *c, const char *path, size_t len, int head
     }
     j->c = c;
     j->log = c->w->srv->log;
-    j->what = what;
+    j->fn = json ? k->json : k->html;
     j->json = json;
     j->head = head;
     j->len = (size_t)n;
@@ -662,7 +716,7 @@ static int on_message_begin(http_parser *p)
     struct kixd_http_conn *c = p->data;
 
     c->url_len = c->etag_len = c->header_bytes = 0;
-    c->header_is_inm = c->header_is_accept = c->accept_json = 0;
+    c->header_is_inm = c->header_is_accept = c->accept_json = c->vary_accept = 0;
     c->refuse = 0;
     c->allow_post = c->witness = 0;
     c->body_len = 0;

@@ -85,7 +85,9 @@ def public_headers():
 
 
 def sources(folder):
-    for dirpath, _, files in os.walk(os.path.join(ROOT, folder)):
+    for dirpath, dirs, files in os.walk(os.path.join(ROOT, folder)):
+        # npm's test-only packages (tests/browser/node_modules) are not kix
+        dirs[:] = [d for d in dirs if d != "node_modules"]
         for f in files:
             if f.endswith((".c", ".h")):
                 yield os.path.join(dirpath, f)

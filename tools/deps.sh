@@ -19,3 +19,21 @@ if [ ${#missing[@]} -gt 0 ]; then
   $sudo apt-get update -qq
   DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq "${missing[@]}" >/dev/null
 fi
+
+# The browser tests' test-only npm packages (tests/browser/package.json:
+# puppeteer-core drives the chromium above, axe-core checks accessibility),
+# installed into tests/browser/node_modules exactly as package-lock.json
+# pins them; again only when the lock file changed. npm comes with
+# nodesource's nodejs; Debian's nodejs needs Debian's npm.
+if ! command -v npm >/dev/null 2>&1; then
+  echo "kix: installing npm" >&2
+  sudo=""
+  [ "$(id -u)" -eq 0 ] || sudo="sudo"
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq npm >/dev/null
+fi
+browser="$(cd "$(dirname "$0")/.." && pwd)/tests/browser"
+if ! cmp -s "$browser/package-lock.json" "$browser/node_modules/.kix-installed-lock"; then
+  echo "kix: installing tests/browser's npm packages (npm ci)" >&2
+  (cd "$browser" && npm ci --ignore-scripts --no-audit --no-fund --loglevel=error >/dev/null)
+  cp "$browser/package-lock.json" "$browser/node_modules/.kix-installed-lock"
+fi

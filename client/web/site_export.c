@@ -1,7 +1,9 @@
 /* The static-site writer (kix_pages_export, kix/pages.h). */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "kix/entry.h"
 #include "kix/file.h"
@@ -68,6 +70,30 @@ static int write_page(struct pexport *x, const char *sub, const char *name, cons
         return KIX_EIO;
     snprintf(path, sizeof(path), "%s/%s/%s%s", x->dir, sub, name, ext);
     return kix_file_write_batched(path, x->body.ptr, x->body.len, 0644, x->err);
+}
+
+/* DIR/sub/<name>.html: the page DIR/sub/<name> again, for static servers
+ * that type a file by its extension alone (python3 -m http.server, object
+ * stores): a hard link, so no byte is stored twice, put in place by rename
+ * (readers see the old page or the new one); a copy where the file system
+ * has no hard links. The body is still in x->body. */
+static int write_html_alias(struct pexport *x, const char *sub, const char *name)
+{
+    char from[4400], tmp[4420], to[4420];
+
+    snprintf(from, sizeof(from), "%s/%s/%s", x->dir, sub, name);
+    snprintf(to, sizeof(to), "%s.html", from);
+    snprintf(tmp, sizeof(tmp), "%s.html.tmp", from);
+    (void)unlink(tmp); /* left by a crash between link and rename */
+    if (link(from, tmp) == 0) {
+        if (rename(tmp, to) == 0)
+            return KIX_OK;
+        (void)unlink(tmp);
+        return kix_err_set(x->err, KIX_EIO, "cannot rename %s to %s: %s", tmp, to, strerror(errno));
+    }
+    if (errno != EPERM && errno != ENOTSUP && errno != EXDEV && errno != EMLINK)
+        return kix_err_set(x->err, KIX_EIO, "cannot link %s as %s: %s", from, tmp, strerror(errno));
+    return kix_file_write_batched(to, x->body.ptr, x->body.len, 0644, x->err);
 }
 
 static int add_group_run(void *ctx, uint64_t rank, const char *run_id, uint64_t value)
@@ -153,7 +179,8 @@ static int find_pages(struct pexport *x, uint64_t from, uint64_t size)
 typedef int (*page_fn)(struct kix_log_reader *r, const char *id, size_t len, struct kix_buf *out,
                        struct kix_err *err);
 
-/* DIR/sub/<id> and DIR/sub/<id>.json for every id; *written counts them.
+/* DIR/sub/<id> (and <id>.html, the same file) and DIR/sub/<id>.json for
+ * every id; *written counts them.
  * A run the index refused (an entry about it, no page) is skipped. */
 static int write_pages(struct pexport *x, const struct idset *ids, const char *sub, page_fn html,
                        page_fn json, uint64_t *written)
@@ -178,6 +205,8 @@ static int write_pages(struct pexport *x, const struct idset *ids, const char *s
         }
         if (rc == KIX_OK)
             rc = write_page(x, sub, id, "");
+        if (rc == KIX_OK)
+            rc = write_html_alias(x, sub, id);
         kix_buf_reset(&x->body);
         if (rc == KIX_OK)
             rc = json(x->r, id, strlen(id), &x->body, x->err);

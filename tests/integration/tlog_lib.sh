@@ -21,15 +21,35 @@ stop_nginx_all() {
 }
 trap 'stop_nginx_all; cleanup' EXIT
 
-# start_nginx ROOT: nginx on a free port serving ROOT the way README.md
-# shows (immutable full tiles and bundles, 5 s for the rest, HTML run and
-# group pages); sets NGINX_URL.
+# start_nginx ROOT [plain]: nginx on a free port serving ROOT the way
+# README.md shows (immutable full tiles and bundles, 5 s for the rest, HTML
+# run and group pages, Access-Control-Allow-Origin); "plain": with no rule
+# but nginx's own mime.types. Sets NGINX_URL.
 start_nginx() {
-  local root=$1 port dir pid
+  local root=$1 port dir pid rules
   port=$(free_port)
   chmod 711 "$WORK" # nginx's workers run as another user when we are root
   dir=$(mktemp -d "$WORK/nginx-XXXXXX")
   mkdir -p "$dir/tmp"
+  rules=$(cat <<RULES
+    add_header Access-Control-Allow-Origin "*" always;
+    location = /checkpoint {
+      default_type "text/plain; charset=utf-8";
+      add_header Cache-Control "public, max-age=5";
+      add_header Access-Control-Allow-Origin "*" always;
+    }
+    location ~ "\.p/[0-9]+\$" { add_header Cache-Control "public, max-age=5"; add_header Access-Control-Allow-Origin "*" always; }
+    location /tile/ { add_header Cache-Control "public, max-age=31536000, immutable"; add_header Access-Control-Allow-Origin "*" always; }
+    location /runs/ { default_type "text/html; charset=utf-8"; add_header Cache-Control "public, max-age=5"; add_header Access-Control-Allow-Origin "*" always; }
+    location /groups/ { default_type "text/html; charset=utf-8"; add_header Cache-Control "public, max-age=5"; add_header Access-Control-Allow-Origin "*" always; }
+    location ~ "^/(runs|groups)/.*\.json\$" { default_type application/json; add_header Cache-Control "public, max-age=5"; add_header Access-Control-Allow-Origin "*" always; }
+RULES
+)
+  local types='types { text/html html; text/javascript js; text/css css; }'
+  if [ "${2:-}" = plain ]; then
+    rules=""
+    types="include /etc/nginx/mime.types;"
+  fi
   cat >"$dir/nginx.conf" <<CONF
 daemon off;
 worker_processes 1;
@@ -43,20 +63,12 @@ http {
   fastcgi_temp_path $dir/tmp;
   uwsgi_temp_path $dir/tmp;
   scgi_temp_path $dir/tmp;
-  types { text/html html; text/javascript js; text/css css; }
+  $types
   default_type application/octet-stream;
   server {
     listen 127.0.0.1:$port;
     root $root;
-    location = /checkpoint {
-      default_type "text/plain; charset=utf-8";
-      add_header Cache-Control "public, max-age=5";
-    }
-    location ~ "\.p/[0-9]+\$" { add_header Cache-Control "public, max-age=5"; }
-    location /tile/ { add_header Cache-Control "public, max-age=31536000, immutable"; }
-    location /runs/ { default_type "text/html; charset=utf-8"; add_header Cache-Control "public, max-age=5"; }
-    location /groups/ { default_type "text/html; charset=utf-8"; add_header Cache-Control "public, max-age=5"; }
-    location ~ "^/(runs|groups)/.*\.json\$" { default_type application/json; add_header Cache-Control "public, max-age=5"; }
+$rules
   }
 }
 CONF

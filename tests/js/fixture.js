@@ -2,9 +2,11 @@
  * "kix.group/1") over a log built here, for the node tests of kix-verify.js:
  * a fresh Ed25519 log key signs the checkpoints and the index note; the
  * index records, their proofs and the index root are kix's own
- * (tests/tools/kix-js-vectors.c): run "run-b", ranked 2 of 4 in its group,
- * reproduced, published at entry 1. The view is at size 280, the log (its
- * ../checkpoint) at 300. */
+ * (tests/tools/kix-js-vectors.c, given the chain hash of the entries about
+ * run-b here): run "run-b", ranked 2 of 4 in its group, reproduced by the
+ * rerun at entry 2, published at entry 1. The view's checkpoint is at size
+ * 280, its index proofs and the log (its ../checkpoint) at 300; `stale`
+ * holds index proofs at 280 (older than the log). */
 'use strict';
 const { kv, program } = require('./lib.js');
 const { buildLog, sha } = require('./tlog.js');
@@ -29,28 +31,57 @@ function checkpointText(origin, size, root) {
   return origin + '\n' + size + '\n' + Buffer.from(root).toString('base64') + '\n';
 }
 
-/* The log's leaves: entry 1 the publication of run-b (a DSSE envelope
- * whose payload names the manifest digest), entry 2 its rerun. */
+const PUBLISHER = '5a'.repeat(32), RERUNNER = 'b7'.repeat(32);
+
+/* A DSSE envelope of a kix statement (PROTOCOL.md section 5.2); the
+ * signature is not read by the verifier (the log checked it). */
+function envelope(type, name, digest, predicate, keyid) {
+  const st = { _type: 'https://in-toto.io/Statement/v1', predicate, predicateType: 'https://kernelindex.dev/' + type + '/v1',
+               subject: [{ digest: { sha256: digest }, name }] };
+  return enc.encode(JSON.stringify({ payload: Buffer.from(JSON.stringify(st)).toString('base64'),
+                                     payloadType: 'application/vnd.in-toto+json', signatures: [{ keyid, sig: 'AA==' }] }));
+}
+
+/* The log's leaves: entry 1 the publication of run-b (by PUBLISHER), entry
+ * 2 its rerun (by RERUNNER, reproduced). `publication`: another payload
+ * for entry 1. */
 function leaves(digest, publication) {
-  const out = [];
+  const out = [], d = digest.slice(7);
   for (let i = 0; i < 300; i++) out.push(enc.encode('{"entry":' + i + '}'));
-  const payload = publication || JSON.stringify({ predicateType: 'kix.run/v1', subject: [{ name: 'run-b', digest: { sha256: digest.slice(7) } }] });
-  out[1] = enc.encode(JSON.stringify({ payloadType: 'application/vnd.in-toto+json', payload: Buffer.from(payload).toString('base64'), signatures: [] }));
-  out[2] = enc.encode('{"rerun":"run-b"}');
+  out[1] = publication
+    ? enc.encode(JSON.stringify({ payloadType: 'application/vnd.in-toto+json', payload: Buffer.from(publication).toString('base64'), signatures: [{ keyid: PUBLISHER, sig: 'AA==' }] }))
+    : envelope('publication', 'run-b', d, { publishedAt: '2026-11-01T00:00:00Z', runId: 'run-b' }, PUBLISHER);
+  out[2] = envelope('rerun', 'run-b', d, { observedAt: '2026-11-02T09:00:00Z', outcome: 'reproduced', rerunDigest: 'sha256:' + 'e'.repeat(64), runId: 'run-b' }, RERUNNER);
   return out;
+}
+
+/* The chain hash of entries `ids` of `leaves` (PROTOCOL.md section 4.2). */
+function entriesChain(all, ids) {
+  let c = new Uint8Array(32);
+  for (const i of ids) {
+    const u = Buffer.alloc(8);
+    u.writeBigUInt64BE(BigInt(i));
+    c = sha(Buffer.from([4]), c, u, sha(Buffer.from([0]), all[i]));
+  }
+  return Buffer.from(c).toString('hex');
 }
 
 /* { key, files (the site's tiles and checkpoint), run (view), group (view), vectors } */
 async function build(opts) {
   opts = opts || {};
-  const v = program('kix-js-vectors');
-  const key = await logKey(ORIGIN), log = buildLog(leaves(v.manifestDigest, opts.publication));
+  const digest = 'sha256:' + Buffer.from(sha(enc.encode('{"kind":"BenchmarkRun","runId":"run-b"}'))).toString('hex');
+  const all = leaves(digest, opts.publication);
+  const v = program('kix-js-vectors', ['--entries-chain', entriesChain(all, [1, 2])]);
+  if (v.manifestDigest !== digest) throw new Error('fixture.js: the vectors\' manifest is another');
+  const key = await logKey(ORIGIN), log = buildLog(all);
   const files = new Map(log.files);
   files.set('checkpoint', Buffer.from(await sign(key, checkpointText(ORIGIN, 300, log.root(300)))));
   const cp = await sign(key, checkpointText(ORIGIN, 280, log.root(280)));
-  const indexNote = await sign(key, 'kix.index/v1\norigin ' + ORIGIN + '\nsize 280\nlog ' +
-                               Buffer.from(log.root(280)).toString('base64') + '\nindex ' +
+  const cp300 = await sign(key, checkpointText(ORIGIN, 300, log.root(300)));
+  const note = (n) => sign(key, 'kix.index/v1\norigin ' + ORIGIN + '\nsize ' + n + '\nlog ' +
+                               Buffer.from(log.root(n)).toString('base64') + '\nindex ' +
                                Buffer.from(kv.unhex(v.smt.root)).toString('base64') + '\n');
+  const indexNote = await note(300), indexNote280 = await note(280);
   const proof = (k) => v.smt.proofs.find((p) => p.name === 'member' && p.key === k);
   const run = proof('run/run-b'), group = proof(v.groupKey), gk = v.groupKey.slice(6);
   const members = v.groupRecords.find((g) => g.name === 'four').members;
@@ -59,20 +90,24 @@ async function build(opts) {
     view: 'kix.run/1', runId: 'run-b', permalink: 'https://js.test/runs/run-b',
     manifestDigest: v.manifestDigest, manifestCanonical: v.manifestCanonical,
     manifest: JSON.parse(v.manifestCanonical),
-    primary: { metric: 'latency', unit: 'ns', median: 700 },
     rank: { group: 'sha256:' + gk, rank: 2, groupSize: 4, best: 'run-a', bestValue: 500 },
-    evidence: 'reproduced', reruns: [], attestations: 0, objects: [],
+    evidence: 'reproduced', attestations: 0, objects: [],
+    reruns: [{ index: 2, outcome: 'reproduced', observedAt: '2026-11-02T09:00:00Z', manifestDigest: 'sha256:' + 'e'.repeat(64),
+               signer: RERUNNER, self: false }],
     entries: [{ index: 1, type: 'publication', tile: 'tile/0/001.p/44', entryBundle: 'tile/entries/001.p/44' },
               { index: 2, type: 'rerun', tile: 'tile/0/001.p/44', entryBundle: 'tile/entries/001.p/44' }],
-    index: { checkpoint: cp, indexNote, runRecord: run.record, runProof: run.proof,
+    index: { checkpoint: cp300, indexNote, runRecord: run.record, runProof: run.proof,
              groupKey: v.groupKey, groupRecord: group.record, groupProof: group.proof }
   }, common);
   const groupView = Object.assign({
     view: 'kix.group/1', group: 'sha256:' + gk, size: 4,
     rows: members.map((m) => ({ rank: m.rank, runId: m.runId, value: Number(m.value), unit: 'ns' })),
-    index: { checkpoint: cp, indexNote, groupKey: v.groupKey, groupRecord: group.record, groupProof: group.proof }
+    index: { checkpoint: cp300, indexNote, groupKey: v.groupKey, groupRecord: group.record, groupProof: group.proof }
   }, common);
-  return { key, log, files, run: runView, group: groupView, vectors: v, sign, checkpointText, logKey };
+  const stale = (view) => Object.assign(JSON.parse(JSON.stringify(view)), {
+    index: Object.assign({}, view.index, { checkpoint: cp, indexNote: indexNote280 }) });
+  return { key, log, files, run: runView, group: groupView, staleRun: stale(runView), staleGroup: stale(groupView),
+           vectors: v, sign, checkpointText, logKey, envelope, PUBLISHER, RERUNNER };
 }
 
 module.exports = { ORIGIN, build };

@@ -1,9 +1,11 @@
 /* js.page: kix-verify.js's page part under a minimal DOM (dom.js), with
- * no browser: it reads only #kix-view and the tiles, writes the status
- * (data-state ok / partial / fail) and the data-kix-slot elements from what
- * it proved (VIEW-CONTRACT.md): the proven rank, evidence, group size and
- * group rows replace whatever the page showed there; unproven slots are
- * marked data-verified="no" and "unproven". */
+ * no browser: it reads only #kix-view (or, without one, the page's JSON at
+ * the log's site), the page's address and the tiles, writes the status
+ * (data-state ok / fail) and the data-kix-slot elements from what it
+ * proved (ROUND3 slot contract): the proven values replace whatever the
+ * page showed there; unproven slots are marked data-verified="no" and
+ * "unproven". A page that does not say which run it shows (data-run), is
+ * at another run's address, or has no slot for a proven fact fails. */
 'use strict';
 const path = require('path');
 const { kv, src, check, main } = require('./lib.js');
@@ -14,24 +16,37 @@ const SCRIPT = path.join(src, 'client', 'web', 'static', 'kix-verify.js');
 
 /* Runs the script on a page of `view` (null: none) at `href`; returns the
  * document once the status line has its verdict. */
-async function load(page, view, files, href, extra) {
+async function load(page, view, files, href, extra, opts) {
+  opts = opts || {};
+  const attrs = { id: 'kix-verify', 'data-page': page };
+  if (opts.subject !== null) attrs['data-' + page] = opts.subject || (page === 'run' ? 'run-b' : view && view.group);
+  if (opts.base) attrs['data-kix-base'] = opts.base;
+  const runSlots = (opts.drop ? ['run-id', 'title', 'status', 'evidence', 'median', 'spread', 'best', 'observed',
+                                 'checkpoint', 'manifest', 'manifest-digest', 'superseded-by', 'supersedes']
+    .filter((n) => !opts.drop.includes(n)) : ['run-id', 'title', 'status', 'evidence', 'median', 'spread',
+                                             'best', 'observed', 'checkpoint', 'manifest', 'manifest-digest',
+                                             'superseded-by', 'supersedes'])
+    .map((n) => h('span', { 'data-kix-slot': n }, 'page text of ' + n));
+  const tbody = (n) => (opts.drop || []).includes(n) ? [] :
+    [h('table', {}, h('tbody', { 'data-kix-slot': n }, h('tr', {}, h('td', {}, 'page row of ' + n))))];
   const body = h('body', {},
-    h('p', {}, 'Rank ', h('span', { 'data-kix-slot': 'rank' }, 'Rank 1 of 9'), ' evidence ',
-      h('span', { 'data-kix-slot': 'evidence' }, 'failed'), ' of ',
+    h('div', attrs, h('p', { id: 'verify-status', 'data-state': 'none' }, 'Not verified by this page')),
+    ...runSlots,
+    h('p', {}, 'Rank ', ...((opts.drop || []).includes('rank') ? [] : [h('span', { 'data-kix-slot': 'rank' }, 'Rank 1 of 9')]), ' of ',
       h('span', { 'data-kix-slot': 'group-size' }, '9')),
     h('table', {}, h('tbody', { 'data-kix-slot': 'group-rows' },
       h('tr', { 'data-rank': '1' }, h('td', {}, '1'), h('td', {}, 'run-z'), h('td', {}, '1')))),
-    h('table', { id: 'entries' }, h('tr', { 'data-kix-entry': '1' }, h('td', {}, 'entry 1')),
+    ...tbody('entries'), ...tbody('reruns'), ...tbody('attestations'),
+    h('table', { id: 'fields' }, h('tr', {}, h('td', { 'data-kix-slot': 'field', 'data-kix-object': 'manifest', 'data-kix-ptr': '/runId', 'data-kix-fmt': 'text' }, 'run-z'))),
+    h('table', { id: 'old-entries' }, h('tr', { 'data-kix-entry': '1' }, h('td', {}, 'entry 1')),
       h('tr', { 'data-kix-entry': '2' }, h('td', {}, 'entry 2')),
       h('tr', { 'data-kix-entry': '7' }, h('td', {}, 'entry 7'))),
-    h('div', { id: 'kix-verify', 'data-page': page },
-      h('p', { id: 'verify-status', 'data-state': 'none' }, 'Not verified by this page')),
     ...(view ? [h('script', { type: 'application/json', id: 'kix-view' },
                   JSON.stringify(view).replace(/\//g, '\\/'))] : []),
     ...(extra || []));
   const doc = documentOf(body, href);
   globalThis.document = doc;
-  globalThis.fetch = fetchOf(files, new URL(href).origin);
+  globalThis.fetch = fetchOf(files, opts.origin || new URL(href).origin);
   delete require.cache[require.resolve(SCRIPT)];
   require(SCRIPT);
   delete globalThis.document;
@@ -39,6 +54,11 @@ async function load(page, view, files, href, extra) {
   for (let i = 0; i < 500 && ['none', 'running'].includes(status.getAttribute('data-state')); i++)
     await new Promise((r) => setTimeout(r, 10));
   return doc;
+}
+
+/* load, the log's files served at `origin` (a mirror), not the page's */
+function loadAt(page, view, files, href, origin, opts) {
+  return load(page, view, files, href, [], Object.assign({ origin: new URL(origin).origin }, opts));
 }
 
 function slot(doc, name) { return doc.querySelectorAll('[data-kix-slot="' + name + '"]')[0]; }
@@ -51,18 +71,38 @@ main(async () => {
   const f = await build();
   const RUN = 'https://js.test/runs/run-b';
   const GROUP = 'https://js.test/groups/' + encodeURIComponent(f.group.group);
+  const withJson = (files, view, name) => {
+    const m = new Map(files);
+    m.set(name || 'runs/run-b.json', Buffer.from(JSON.stringify(view)));
+    return m;
+  };
 
   let d = await load('run', f.run, f.files, RUN);
   check(state(d) === 'ok' && text(d).startsWith('verified against js.test/log at size 300: '),
         'a run page verifies: ' + state(d) + ': ' + text(d));
-  check(slot(d, 'rank').textContent === 'Rank 2 of 4' && proven(slot(d, 'rank')), 'the proven rank replaces the page\'s');
-  check(slot(d, 'evidence').textContent === 'reproduced' && proven(slot(d, 'evidence')), 'the proven evidence');
-  check(slot(d, 'group-size').textContent === '4' && proven(slot(d, 'group-size')), 'the proven group size');
-  const rows = slot(d, 'group-rows').querySelectorAll('tr');
-  check(rows.length === 4 && proven(slot(d, 'group-rows')), 'the group rows rebuilt: ' + rows.length);
-  check(rows.map((r) => r.getAttribute('data-rank') + ':' + r.querySelectorAll('td').map((c) => c.textContent).join('|')).join(' ') ===
-        '1:1|run-a|500 2:2|run-b|700 3:3|run-b2|700 4:4|run-c|700', 'the rows\' cells');
-  check(rows[1].querySelector('a').getAttribute('href') === '../runs/run-b', 'a row links its run');
+  const shows = (n, want) => check(slot(d, n).textContent === want && proven(slot(d, n)),
+                                   'the proven ' + n + ': "' + slot(d, n).textContent + '", want "' + want + '"');
+  shows('rank', 'Rank 2 of 4');
+  shows('evidence', 'Reproduced by a controlled rerun on 2026-11-02');
+  shows('run-id', 'run-b');
+  shows('status', 'unknown');
+  shows('median', 'not recorded');
+  shows('manifest', f.run.manifestCanonical);
+  shows('manifest-digest', f.run.manifestDigest);
+  shows('superseded-by', '');
+  check(slot(d, 'checkpoint').textContent.startsWith('js.test/log\n300\n') && proven(slot(d, 'checkpoint')),
+        'the checkpoint slot: the latest signed checkpoint');
+  check(slot(d, 'best').querySelector('a').getAttribute('href') === 'https://js.test/runs/run-a', 'best links run-a');
+  const reruns = slot(d, 'reruns').querySelectorAll('tr');
+  check(reruns.length === 1 && reruns[0].querySelectorAll('td').map((c) => c.textContent).join('|') ===
+        '2|2026-11-02|reproduced|key ' + 'b7'.repeat(8) + '|sha256:' + 'e'.repeat(64), 'the rerun row, proven');
+  check(slot(d, 'attestations').querySelectorAll('tr').length === 0 && proven(slot(d, 'attestations')),
+        'no attestations: the page\'s row replaced by none');
+  const er = slot(d, 'entries').querySelectorAll('tr');
+  check(er.length === 2 && er[0].querySelectorAll('td')[1].textContent === 'publication' &&
+        er[1].querySelectorAll('td')[2].textContent === 'tile/0/000' &&
+        er[1].querySelector('a').getAttribute('href') === 'https://js.test/tile/0/000', 'the entries table from the proven entries');
+  check(slot(d, 'field').textContent === 'run-b' && proven(slot(d, 'field')), 'an object field cell recomputed from the manifest');
   const entries = d.querySelectorAll('tr[data-kix-entry]');
   check(proven(entries[0]) && proven(entries[1]) && unproven(entries[2]),
         'the listed entries proven, a row the view does not list not');
@@ -75,25 +115,41 @@ main(async () => {
         'signed index proves rank 2 of 4', 'a view with another rank fails: ' + text(d));
   check(slot(d, 'rank').textContent === 'Rank 2 of 4', 'and the rank slot shows the proven rank');
 
-  /* a tile altered: nothing of the index proven, every slot unproven */
+  /* a checkpoint altered: nothing of the index proven, every slot unproven */
   const bad = new Map(f.files), cp = Buffer.from(bad.get('checkpoint'));
   cp[cp.indexOf('\n') + 1] ^= 1; /* the size line */
   bad.set('checkpoint', cp);
   d = await load('run', f.run, bad, RUN);
   check(state(d) === 'fail' && text(d).includes('checkpoint'), 'an altered checkpoint fails: ' + text(d));
-  check(['rank', 'evidence', 'group-size', 'group-rows'].every((n) => unproven(slot(d, n))) &&
+  check(['rank', 'evidence', 'median', 'reruns', 'entries', 'field'].every((n) => unproven(slot(d, n))) &&
         d.querySelectorAll('tr[data-kix-entry]').every(unproven) &&
         slot(d, 'rank').textContent === 'Rank 1 of 9', 'every slot unproven, its text left');
 
-  /* no index proofs: partial */
+  /* no index proofs: red, not a downgrade */
   const noIndex = JSON.parse(JSON.stringify(f.run));
   delete noIndex.index;
   d = await load('run', noIndex, f.files, RUN);
-  check(state(d) === 'partial' && unproven(slot(d, 'rank')) && unproven(slot(d, 'evidence')) &&
-        proven(d.querySelectorAll('tr[data-kix-entry]')[0]), 'a run page without index proofs is partial');
+  check(state(d) === 'fail' && text(d).includes('the page carries no index proofs') && unproven(slot(d, 'rank')),
+        'a run page without index proofs fails: ' + text(d));
+  /* stale index proofs: the page's JSON at the site gives fresh ones, or it fails */
+  d = await load('run', f.staleRun, withJson(f.files, f.run), RUN);
+  check(state(d) === 'ok', 'stale index proofs, fresh ones from runs/run-b.json: ' + text(d));
+  d = await load('run', f.staleRun, withJson(f.files, f.staleRun), RUN);
+  check(state(d) === 'fail' && text(d).includes('older than the log\u2019s latest checkpoint at size 300'),
+        'stale index proofs and a stale JSON: ' + text(d));
+  /* no data-run, another data-run */
+  d = await load('run', f.run, f.files, RUN, [], { subject: null });
+  check(state(d) === 'fail' && text(d).includes('data-run'), 'a page without data-run fails: ' + text(d));
+  d = await load('run', f.run, f.files, RUN, [], { subject: 'run-a' });
+  check(state(d) === 'fail' && text(d).includes('says it shows run run-a'), 'a page whose data-run is another: ' + text(d));
+  /* a proven fact without its slot */
+  for (const n of ['reruns', 'rank', 'run-id', 'entries']) {
+    d = await load('run', f.run, f.files, RUN, [], { drop: [n] });
+    check(state(d) === 'fail' && text(d).includes('data-kix-slot="' + n + '"'), 'a page without the ' + n + ' slot: ' + text(d));
+  }
 
   /* a view shown at another run's address */
-  d = await load('run', f.run, f.files, 'https://js.test/runs/run-a');
+  d = await load('run', f.run, f.files, 'https://js.test/runs/run-a', [], { subject: 'run-a' });
   check(state(d) === 'fail' && text(d).includes('this page is at runs/run-a, but its view is of run-b') &&
         unproven(slot(d, 'rank')), 'a run view at another run\'s address fails: ' + text(d));
   d = await load('run', f.run, f.files, 'https://js.test/runs/run-b.html?q=1');
@@ -102,16 +158,28 @@ main(async () => {
         kv.pageSubject('/') === null && kv.pageSubject('/runs/') === null &&
         kv.pageSubject('/runs/%E0%A4%A') === null, 'what a page\'s path names');
 
-  /* no view at all */
+  /* a page saved to a file, the log at a mirror (?kix-base=, ?run=) */
+  const mirror = 'https://mirror.test/';
+  const mfiles = new Map([...f.files].map(([k, v]) => [k, v]));
+  d = await load('run', f.run, new Map(), 'file:///home/r/page.html?run=run-b&kix-base=' + encodeURIComponent(mirror));
+  check(state(d) === 'fail' && text(d).includes('cannot fetch https://mirror.test/checkpoint'), 'a file page reads the mirror (none here): ' + text(d));
+  d = await loadAt('run', f.run, mfiles, 'file:///home/r/page.html?run=run-b&kix-base=' + encodeURIComponent(mirror), mirror);
+  check(state(d) === 'ok', 'a page saved to a file verifies against a mirror\'s tiles: ' + text(d));
+  d = await loadAt('run', null, withJson(mfiles, f.run), 'file:///home/r/page.html?run=run-b&kix-base=' + encodeURIComponent(mirror), mirror);
+  check(state(d) === 'ok' && slot(d, 'rank').textContent === 'Rank 2 of 4', 'a bare page: its view from the mirror\'s JSON: ' + text(d));
+  d = await loadAt('run', null, withJson(mfiles, f.run), 'file:///home/r/page.html', mirror, { base: mirror });
+  check(state(d) === 'fail' && text(d).includes('names no run'), 'a file page that names no run: ' + text(d));
+
+  /* no view and no JSON */
   d = await load('run', null, f.files, RUN);
-  check(state(d) === 'fail' && text(d).includes('the page carries no view (#kix-view)'), 'no view: ' + text(d));
+  check(state(d) === 'fail' && text(d).includes('runs/run-b.json: HTTP 404'), 'no view: ' + text(d));
 
   /* a group page */
   d = await load('group', f.group, f.files, GROUP);
   check(state(d) === 'ok' && text(d).includes('the ranks of 4 runs proven'), 'a group page verifies: ' + text(d));
-  check(slot(d, 'group-rows').querySelectorAll('tr').length === 4 && slot(d, 'group-size').textContent === '4' &&
-        unproven(slot(d, 'rank')), 'its rows and size proven, no rank on a group page');
-  d = await load('group', f.group, f.files, 'https://js.test/groups/sha256:' + 'f'.repeat(64));
+  check(slot(d, 'group-rows').querySelectorAll('tr').length === 4 && slot(d, 'group-size').textContent === '4',
+        'its rows and size proven');
+  d = await load('group', f.group, f.files, 'https://js.test/groups/sha256:' + 'f'.repeat(64), [], { subject: 'sha256:' + 'f'.repeat(64) });
   check(state(d) === 'fail' && text(d).includes('this page is at groups/sha256:fff'), 'a group view at another group\'s address');
   const rowLie = JSON.parse(JSON.stringify(f.group));
   rowLie.rows[0].runId = 'run-c';

@@ -1,9 +1,11 @@
 /* js.view: kix-verify.js's verification of whole view documents
  * (VIEW-CONTRACT: kix.run/1, kix.group/1) against a log's tiles, with no
- * browser: a run view whose claims are the proven ones verifies ("ok"),
- * without index proofs only partly ("partial"); each claim that differs
- * from the proofs (rank, best run, evidence, manifest, group size, a row)
- * and each altered proof, note, key, checkpoint or tile fails, naming it. */
+ * browser: a run view whose claims are the proven ones verifies ("ok");
+ * one without index proofs, or with proofs older than the log's latest
+ * checkpoint and no fresher ones from the site, fails; so does each claim
+ * that differs from the proofs (rank, best run, evidence, manifest, group
+ * size, a row), each entry about the run withheld or added, and each
+ * altered proof, note, key, checkpoint, object or tile, naming it. */
 'use strict';
 const { kv, check, refuses, main } = require('./lib.js');
 const { build } = require('./fixture.js');
@@ -19,8 +21,14 @@ main(async () => {
   const s = kv.summary('run', proven, null);
   check(s.state === 'ok' && s.text === 'verified against js.test/log at size 300: checkpoint ' +
         'signature, inclusion of 2 entries (1, 2), manifest digest ' + f.run.manifestDigest +
-        ' (named by the publication entry); rank and evidence proven by the log\u2019s signed ' +
-        'index at size 280.', 'the run view verifies: ' + s.text);
+        ' (named by the publication entry) and its objects; rank and evidence proven by the ' +
+        'log\u2019s signed index at size 300, with every entry about the run.',
+        'the run view verifies: ' + s.text);
+  check(proven.run.reruns.length === 1 && proven.run.reruns[0].outcome === 'reproduced' &&
+        proven.run.reruns[0].signer === f.RERUNNER && !proven.run.reruns[0].self &&
+        proven.run.publication.signer === f.PUBLISHER && proven.run.attestations.length === 0 &&
+        kv.evidenceText(proven.run) === 'Reproduced by a controlled rerun on 2026-11-02',
+        'the entries about the run, read: ' + JSON.stringify(proven.run));
   check(proven.facts.rank.rank === 2 && proven.facts.rank.groupSize === 4 &&
         proven.facts.evidence === 'reproduced' && proven.facts.members.length === 4 &&
         proven.entries[1] && proven.entries[2], 'what the run view proves');
@@ -45,11 +53,20 @@ main(async () => {
   await runFails((v) => { v.index.groupKey = 'group/' + '1'.repeat(64); }, 'not in the signed index', 'another group key');
   await runFails((v) => { delete v.index.groupRecord; }, 'the view carries no proof of its group', 'a ranked run without its group');
   await runFails((v) => { v.runId = 'run-a'; }, 'the run\u2019s record is not in the signed index', 'another run id');
-  await runFails((v) => { v.entries = [v.entries[1]]; }, 'the view does not list the run\u2019s publication (entry 1)', 'no publication entry');
+  await runFails((v) => { v.entries = [v.entries[1]]; }, 'the page lists 1 entries about the run; the signed index commits 2', 'no publication entry');
+  await runFails((v) => { v.entries = [v.entries[0]]; }, 'the page lists 1 entries about the run; the signed index commits 2', 'the rerun row removed');
+  await runFails((v) => { v.entries.push({ index: 5, type: 'attestation' }); }, 'the page lists 3 entries about the run; the signed index commits 2', 'an entry added');
+  await runFails((v) => { v.entries.push(v.entries[0]); }, 'the page lists entry 1 twice', 'an entry listed twice');
   await runFails((v) => { v.entries.push({ index: 300, type: 'x' }); }, 'entry 300 is past the checkpoint (size 300)', 'an entry past the log');
   await runFails((v) => { v.origin = 'other/log'; }, 'the checkpoint is for the log "js.test/log", not "other/log"', 'another origin');
   await runFails((v) => { v.treeSize = 281; }, 'the view\u2019s checkpoint is at size 280, the view says 281', 'another tree size');
-  await runFails((v) => { v.index.indexNote = v.index.indexNote.replace('size 280', 'size 279'); }, 'the index note signature does not verify', 'an altered index note');
+  await runFails((v) => { v.primary = { metric: 'latency', unit: 'ns', median: 700 }; }, 'the view\u2019s claims differ from what its proofs show: its primary measurement', 'a median the manifest does not hold');
+  await runFails((v) => { v.reruns = []; }, 'differ from what its proofs show: its reruns', 'the view\u2019s rerun list emptied');
+  await runFails((v) => { v.reruns[0].outcome = 'failed'; }, 'its reruns', 'a rerun\u2019s outcome changed');
+  await runFails((v) => { v.supersededBy = 'run-c'; }, 'its successor', 'a successor the entries do not show');
+  await runFails((v) => { v.attestations = 3; }, 'its attestations', 'attestations the entries do not show');
+  await runFails((v) => { v.index.indexNote = v.index.indexNote.replace('size 300', 'size 299'); }, 'the index note signature does not verify', 'an altered index note');
+  await runFails((v) => { delete v.index; }, 'the page carries no index proofs', 'no index proofs');
   await runFails((v) => { v.view = 'kix.group/1'; }, 'the page carries no run view', 'a group view on a run page');
   await runFails((v) => { delete v.logKey; }, 'the view carries no log key', 'no log key');
   const other = await f.logKey('js.test/log');
@@ -57,10 +74,27 @@ main(async () => {
   /* the view's checkpoint signed, but of another tree at 280: a fork */
   const forked = await f.sign(f.key, f.checkpointText('js.test/log', 280, new Uint8Array(32).fill(7)));
   await runFails((v) => { v.checkpoint = forked; }, 'does not extend the view\u2019s checkpoint at size 280 (a fork)', 'a forked checkpoint');
-  await runFails((v) => { v.index.checkpoint = forked; }, '(a fork)', 'a forked index checkpoint');
+  const forked300 = await f.sign(f.key, f.checkpointText('js.test/log', 300, new Uint8Array(32).fill(7)));
+  await runFails((v) => { v.index.checkpoint = forked300; }, '(a fork)', 'a forked index checkpoint');
   /* the index note bound to another checkpoint */
-  const note281 = await f.sign(f.key, f.run.index.indexNote.split('\n\n')[0].replace('size 280', 'size 281') + '\n');
-  await runFails((v) => { v.index.indexNote = note281; }, 'the index note is not bound to the view\u2019s checkpoint', 'an index note of another size');
+  const note299 = await f.sign(f.key, f.run.index.indexNote.split('\n\n')[0].replace('size 300', 'size 299') + '\n');
+  await runFails((v) => { v.index.indexNote = note299; }, 'the index note is not bound to the view\u2019s checkpoint', 'an index note of another size');
+  /* index proofs older than the log: fresh ones from the site, or a failure */
+  await refuses(() => kv.verifyRunView(f.staleRun, io, {}), 'the index proofs are at size 280, older than the log\u2019s latest checkpoint at size 300', 'stale index proofs, no fresher');
+  await refuses(() => kv.verifyRunView(f.staleRun, { fetchBytes: io.fetchBytes, fetchView: async () => copy(f.staleRun) }, {}),
+                'the index proofs are at size 280', 'stale index proofs, the site\u2019s as stale');
+  const fresh = await kv.verifyRunView(f.staleRun, { fetchBytes: io.fetchBytes, fetchView: async () => copy(f.run) }, {});
+  check(fresh.index.size === 300 && fresh.view.index.checkpoint === f.run.index.checkpoint, 'stale index proofs replaced by the site\u2019s fresh ones');
+  await refuses(() => kv.verifyRunView(f.staleRun, { fetchBytes: io.fetchBytes, fetchView: async () => Object.assign(copy(f.run), { runId: 'run-a' }) }, {}),
+                'the fresh view is of run run-a', 'fresh proofs of another run');
+  await refuses(() => kv.verifyGroupView(f.staleGroup, io, {}), 'older than the log', 'a group view with stale proofs');
+  /* proofs past the checkpoint the site serves: read again, then refused */
+  let reads = 0;
+  const files280 = new Map(f.files);
+  files280.set('old-checkpoint', Buffer.from(f.run.checkpoint));
+  await refuses(() => kv.verifyRunView(f.run, { fetchBytes: async (p) => { if (p === 'checkpoint') reads++; return fetcher(files280)(p === 'checkpoint' ? 'old-checkpoint' : p); } }, {}),
+                'the index proofs are at size 300, past the log\u2019s latest checkpoint at size 280', 'proofs newer than the checkpoint served');
+  check(reads === 4, 'the checkpoint read again before refusing: ' + reads);
   /* a tile altered on the server */
   const bad = new Map(f.files), b = Buffer.from(bad.get('tile/entries/000'));
   b[2 + 14 + 2 + 40] ^= 1; /* in entry 1, after entry 0's 14 bytes */
@@ -82,21 +116,13 @@ main(async () => {
   /* the publication entry must name the digest and the run */
   const g = await build({ publication: '{"subject":"run-b"}' });
   await refuses(() => kv.verifyRunView(g.run, { fetchBytes: fetcher(g.files) }, {}),
-                'the publication entry does not name the manifest digest', 'a publication of another manifest');
-
-  /* no index proofs: partial, rank and evidence unproven */
-  const noIndex = copy(f.run);
-  delete noIndex.index;
-  const p2 = await kv.verifyRunView(noIndex, io, {});
-  const s2 = kv.summary('run', p2, null);
-  check(s2.state === 'partial' && !p2.facts && s2.text.endsWith('Rank and evidence: not proven by ' +
-        'the page (it carries no index proofs).'), 'a run view without index proofs: ' + s2.text);
+                'entry 1 is not a kix statement', 'a publication that is no statement');
 
   /* a group view */
   const pg = await kv.verifyGroupView(f.group, io, {});
   const sg = kv.summary('group', pg, null);
   check(sg.state === 'ok' && sg.text === 'verified against js.test/log at size 300: checkpoint ' +
-        'signature; the ranks of 4 runs proven by the log\u2019s signed index at size 280.',
+        'signature; the ranks of 4 runs proven by the log\u2019s signed index at size 300.',
         'the group view verifies: ' + sg.text);
   check(pg.members.map((m) => m.runId).join() === 'run-a,run-b,run-b2,run-c', 'its members');
   const groupFails = async (edit, want, what) => {
@@ -113,7 +139,6 @@ main(async () => {
   await groupFails((v) => { v.index.groupRecord = flipHex(v.index.groupRecord); }, 'the group\u2019s record is not in the signed index', 'an altered group record');
   const ng = copy(f.group);
   delete ng.index;
-  check(kv.summary('group', await kv.verifyGroupView(ng, io, {}), null).state === 'partial',
-        'a group view without index proofs is partial');
+  await refuses(() => kv.verifyGroupView(ng, io, {}), 'the page carries no index proofs', 'a group view without index proofs');
   check(kv.summary('run', {}, new kv.Fail('x')).text === 'verification FAILED: x', 'a failure\'s text');
 });

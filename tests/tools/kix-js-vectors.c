@@ -11,15 +11,22 @@
  *                 holding the valid run records, the group record and filler
  *                 keys: its root and proofs of membership and absence, real
  *                 and tampered, each with kix_smt_verify's verdict;
- *   manifestCanonical / manifestDigest: the manifest the "run-b" record names.
+ *   manifestCanonical / manifestDigest: the manifest the "run-b" record names;
+ *   human         values as kix_human (kix/view.h) writes them for people, in
+ *                 ns and in bytes, across every unit boundary and rounding
+ *                 step (kix-verify.js must write the same text).
  *
- * Bytes are lowercase hex; u64 fields decimal strings. Test-only. */
+ * Bytes are lowercase hex; u64 fields decimal strings. Test-only.
+ * Usage: kix-js-vectors [--entries-chain HEX] (run-b's entriesChain: the
+ * chain of the test log's entries about it; 32 bytes 0xc4 without). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "kix/digest.h"
+#include "kix/encoding.h"
 #include "kix/smt.h"
+#include "kix/view.h"
 #include "kix/vindex.h"
 #include "smt_mem.h"
 
@@ -192,7 +199,37 @@ static void prove(struct kix_smt_io *io, const char *key, struct kix_buf *proof)
     }
 }
 
-int main(void)
+/* kix_human's text for values around every boundary it has (a unit's
+ * step, the 10 and 100 where the decimals change, rounding up to them). */
+static void print_human(void)
+{
+    /* 10250 and 102500: exact ties, which printf rounds to even */
+    static const int64_t base[] = {
+        10250,   102500,     100500,    12345,      1536,          0,         1,
+        9,       99,         999,       1000,       1023,          1024,      1500,
+        9994,    9995,       9999,      10000,      11360,         99949,     99950,
+        99999,   100000,     999499,    999500,     999999,        1000000,   1048575,
+        1048576, 1610612736, 123456789, 3600000000, 1099511627776, 5LL << 50, INT64_MAX};
+    char h[KIX_HUMAN_MAX];
+    int first = 1;
+
+    printf(",\"human\":[");
+    for (size_t i = 0; i < sizeof(base) / sizeof(base[0]); i++)
+        for (int sign = 1; sign >= -1; sign -= 2)
+            for (int bytes = 0; bytes <= 1; bytes++) {
+                int64_t v = sign * base[i];
+                if (sign < 0 && base[i] == 0)
+                    continue;
+                kix_human(v, bytes, h, sizeof(h));
+                printf("%s\n{\"value\":\"%lld\",\"bytes\":%s,\"text\":\"%s\"}", first ? "" : ",",
+                       (long long)v, bytes ? "true" : "false", h);
+                first = 0;
+            }
+    kix_human(INT64_MIN, 0, h, sizeof(h));
+    printf(",\n{\"value\":\"%lld\",\"bytes\":false,\"text\":\"%s\"}]", (long long)INT64_MIN, h);
+}
+
+int main(int argc, char **argv)
 {
     static const char *const ids[] = {"run-a", "run-b", "run-b2", "run-c"};
     static const uint64_t values[] = {500, 700, 700, 700};
@@ -233,6 +270,10 @@ int main(void)
     b.info.value = 700;
     b.info.entries = 2;
     memset(b.info.entries_chain.b, 0xc4, 32);
+    /* --entries-chain HEX: the chain of the entries a test's log holds */
+    if (argc == 3 && strcmp(argv[1], "--entries-chain") == 0 &&
+        kix_hex_decode(argv[2], strlen(argv[2]), b.info.entries_chain.b, 32) != KIX_OK)
+        return 2;
     /* run-x: superseded by run-b (unranked), itself a successor of run-0 */
     x = b;
     x.info.evidence = 0;
@@ -250,7 +291,9 @@ int main(void)
     printf("{\"manifestCanonical\":\"{\\\"kind\\\":\\\"BenchmarkRun\\\",\\\"runId\\\":"
            "\\\"run-b\\\"}\",\"manifestDigest\":\"sha256:");
     hex(b.info.manifest.b, 32);
-    printf("\",\"groupKey\":\"%s\",\n\"runRecords\":[", gname);
+    printf("\",\"groupKey\":\"%s\"", gname);
+    print_human();
+    printf(",\n\"runRecords\":[");
     run_of(&b, &keep[0]);
     run_of(&x, &keep[1]);
     print_run("ranked", keep[0].ptr, keep[0].len, &first);

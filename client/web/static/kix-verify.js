@@ -8,45 +8,48 @@
  *
  * What it reads: ONLY the page's view document, the JSON in
  * <script type="application/json" id="kix-view"> ("kix.run/1" or
- * "kix.group/1"), the page's kind (#kix-verify's data-page, "run" or
- * "group") and address, and the C2SP tlog-tiles next to the page
- * (checkpoint, tile/<L>/<N>[.p/<W>], tile/entries/<N>[.p/<W>]). Never the
- * page's text.
+ * "kix.group/1"; without one, <page>.json from the log's site), the page's
+ * kind and subject (#kix-verify's data-page and data-run / data-group) and
+ * address, and the C2SP tlog-tiles of the log's site (checkpoint,
+ * tile/<L>/<N>[.p/<W>], tile/entries/<N>[.p/<W>]). Never the page's text.
+ * The log's site: ?kix-base=<URL> in the page's address, else #kix-verify's
+ * data-kix-base, else the page's parent directory; so the script works
+ * from another origin or a file against any mirror (SECURITY.md: whoever
+ * serves the script decides what it says; load it from a source you trust).
  *
- * What it checks, on a run page (at runs/<runId>, the view's run):
- *   1. the latest checkpoint (../checkpoint, a C2SP signed note) and the
- *      view's `checkpoint` carry valid Ed25519 signatures by the view's
- *      `logKey` and name the view's origin; the view's is at `treeSize` and
- *      the latest tree extends it (recomputed from the tiles: no fork);
- *   2. every entry in `entries` is in the latest tree: its leaf comes from
- *      the entry bundle, its RFC 9162 leaf hash must equal the level-0
- *      tile's hash, and the root recomputed from it and the tiles' hashes
- *      (the inclusion proof a tlog-tiles client reads) must equal the
- *      checkpoint's root;
- *   3. SHA-256(`manifestCanonical`) is `manifestDigest`, JSON.parse of it
- *      equals `manifest` in value, and the publication entry (a DSSE
- *      envelope) names that digest and the run;
- *   4. the index proofs (`index`, PROTOCOL.md section 4): its checkpoint is
- *      signed and a prefix of the latest tree; the index note is signed and
- *      bound to it; the run's record and its group's record are in the
- *      signed index root by their sparse Merkle proofs; the run record names
- *      the manifest digest and the publication entry (which `entries` must
- *      list), and a ranked run is in its group's record at its own value;
- *   5. rank, group size, best run and evidence are derived from those proven
- *      records; the view's own `rank` and `evidence` must equal them.
- * On a group page (at groups/<group>, the view's group): the checkpoints
- * as in 1, and the group's record in the signed index (`index`); `size`
- * and every one of `rows` must be the proven record's.
+ * What it checks, on a run page (at runs/<runId>, or ?run=<runId> for a
+ * file; data-run must name the same run, and so must the view):
+ *   1. the latest checkpoint and the view's `checkpoint` carry valid Ed25519
+ *      signatures by the view's `logKey` and name its origin; the latest
+ *      tree extends the view's (recomputed from the tiles: no fork);
+ *   2. the index proofs are at the latest checkpoint (else <page>.json is
+ *      fetched again for fresh ones, or it fails); the index note is signed
+ *      and bound to that checkpoint; the run's and its group's records are
+ *      in the signed index root by their sparse Merkle proofs; the run
+ *      record names the view's manifest digest;
+ *   3. SHA-256(`manifestCanonical`) is `manifestDigest` and `manifest` is
+ *      that text parsed; every object hashes (RFC 8785) to its digest and
+ *      every object the manifest names is there;
+ *   4. every entry in `entries` is in the latest tree (its leaf from the
+ *      entry bundle, RFC 9162 leaf hash equal to the level-0 tile's, the
+ *      root recomputed from it and the tiles' hashes); together they are
+ *      exactly the entries about the run the run record commits (count and
+ *      chain hash, PROTOCOL.md section 4.2), read as publication, reruns,
+ *      attestations and supersessions, and consistent with the record;
+ *   5. rank, group size and best run come from the proven group record;
+ *      the view's own claims (rank, evidence, primary, reruns, supersession,
+ *      attestations) must equal what was proven;
+ *   6. every fact it proved has its slot on the page, visible.
+ * On a group page (at groups/<group>): 1 and 2 for the group's record;
+ * `size` and every one of `rows` must be the proven record's.
  *
  * What it writes (from what it proved, never from the view's claims, and
  * also what was proven before a check failed): #verify-status (data-state
- * "ok"; "partial": no index proofs, so rank and evidence unproven; or
- * "fail", with what failed), and the elements with data-kix-slot: "rank"
- * ("Rank R of G", or "Unranked"), "evidence", "group-size", "group-rows"
- * (a <tbody> rebuilt from the proven group members: a <tr data-rank="R">
- * each, cells rank, link to ../runs/<runId>, value), and each
- * tr[data-kix-entry="I"]. Each gets data-verified="yes" when proven, else
- * data-verified="no" and the class "unproven" (its text left as it was).
+ * "ok", or "fail" with what failed: a red banner), and the elements with
+ * data-kix-slot (PROTOCOL.md, "The pages' verifier", lists them and their
+ * formats; numbers as C's kix_human writes them). Each gets
+ * data-verified="yes" when proven, else data-verified="no" and the class
+ * "unproven" (its text left as it was).
  *
  * Its pure functions (no DOM, no network) are exported to node for the
  * tests in tests/js/ when `module` exists; the page part runs only when
@@ -141,6 +144,57 @@
       if (!Object.prototype.hasOwnProperty.call(b, ka[i]) || !deepEqual(a[ka[i]], b[ka[i]]))
         return false;
     return true;
+  }
+
+  /* RFC 8785 (JCS) canonical JSON of a parsed value: keys sorted by UTF-16
+   * code units (JavaScript's own string order), numbers and strings as
+   * ECMAScript writes them, which is what JCS prescribes; an object's
+   * digest is SHA-256 of these bytes (PROTOCOL.md section 5.1). */
+  function jcs(v) {
+    if (v === null || typeof v !== 'object') return JSON.stringify(v);
+    if (Array.isArray(v)) return '[' + v.map(jcs).join(',') + ']';
+    return '{' + Object.keys(v).sort().map(function (k) {
+      return JSON.stringify(k) + ':' + jcs(v[k]);
+    }).join(',') + '}';
+  }
+
+  /* ---- numbers for people: C's kix_human (client/view/figures.c) ---------------------- */
+
+  /* The non-negative double x with d decimals, exactly as glibc's printf
+   * "%.<d>f" writes it: from x's exact binary value, an exact tie to even. */
+  function fixed(x, d) {
+    var dv = new DataView(new ArrayBuffer(8));
+    dv.setFloat64(0, x);
+    var hi = dv.getUint32(0), lo = dv.getUint32(4), exp = hi >>> 20 & 0x7ff;
+    var m = BigInt(hi & 0xfffff) << 32n | BigInt(lo), q;
+    if (exp === 0) exp = 1;
+    else m |= 1n << 52n;
+    var e = exp - 1075, n = m * 10n ** BigInt(d); /* x = m * 2^e */
+    if (e >= 0) {
+      q = n << BigInt(e);
+    } else {
+      var sh = BigInt(-e), r, half = 1n << (sh - 1n);
+      q = n >> sh;
+      r = n - (q << sh);
+      if (r > half || (r === half && (q & 1n))) q++;
+    }
+    var t = q.toString();
+    if (!d) return t;
+    while (t.length <= d) t = '0' + t;
+    return t.slice(0, -d) + '.' + t.slice(-d);
+  }
+
+  /* A value for people, as kix_human (kix/view.h): 11360 ns -> "11.4 µs",
+   * 1610612736 bytes -> "1.50 GiB". v: a Number or a BigInt (an int64). */
+  function human(v, bytes) {
+    var big = BigInt(v), neg = big < 0n, x = Number(neg ? -big : big);
+    var step = bytes ? 1024 : 1000, max = bytes ? 4 : 3, u = 0;
+    var units = bytes ? ['B', 'KiB', 'MiB', 'GiB', 'TiB'] : ['ns', '\u00b5s', 'ms', 's'];
+    while (x >= step && u < max) {
+      x /= step;
+      u++;
+    }
+    return (neg ? '-' : '') + fixed(x, x >= 100 || u === 0 ? 0 : x >= 10 ? 1 : 2) + ' ' + units[u];
   }
 
   /* ---- hashes (RFC 9162: leaf SHA-256(0x00 || leaf), node SHA-256(0x01 || l || r)) ------ */
@@ -584,6 +638,218 @@
     return f;
   }
 
+  /* ---- the entries about a run (PROTOCOL.md sections 4.2, 5.3, 5.5) ------------------- */
+
+  var PREDICATE = /^https:\/\/kernelindex\.dev\/([a-z]+)\/v1$/;
+
+  /* A log leaf as the statement it carries: type, subject, predicate and
+   * the signer's key id (the one unsigned field, which the log spells once). */
+  function entryStatement(leaf, index) {
+    var env, st;
+    try {
+      env = JSON.parse(new TextDecoder('utf-8', { fatal: true }).decode(leaf));
+      st = JSON.parse(new TextDecoder('utf-8', { fatal: true }).decode(b64(env.payload)));
+    } catch (e) {
+      throw new Fail('entry ' + index + ' is not a DSSE envelope of a statement');
+    }
+    var m = PREDICATE.exec(str(st && st.predicateType) || ''), sub = st && st.subject;
+    var sig = env.signatures && env.signatures[0];
+    if (!m || !Array.isArray(sub) || sub.length !== 1 || !sub[0] || !sub[0].digest ||
+        typeof st.predicate !== 'object' || st.predicate === null || !sig ||
+        !/^[0-9a-f]{64}$/.test(str(sig.keyid) || ''))
+      throw new Fail('entry ' + index + ' is not a kix statement');
+    return { index: index, type: m[1], name: str(sub[0].name), digest: str(sub[0].digest.sha256),
+             predicate: st.predicate, signer: sig.keyid };
+  }
+
+  /* c' = SHA-256(0x04 || c || u64(index) || leaf hash) */
+  async function chainStep(c, index, lh) {
+    var u = new Uint8Array(8), v = BigInt(index);
+    for (var i = 7; i >= 0; i--, v >>= 8n) u[i] = Number(v & 255n);
+    return sha256(cat(new Uint8Array([4]), c, u, lh));
+  }
+
+  /* The entries about run `runId` (`list`: {index, leaf, leafHash}, any
+   * order) checked complete against its proven record `run` (their count
+   * and chain hash) and read: publication, reruns, attestations, the
+   * supersession of the run and the one that names it as successor, each
+   * consistent with the record. `digest`: the manifest's ("sha256:..."). */
+  async function runEntries(runId, run, list, digest) {
+    var sorted = list.slice().sort(function (a, b) { return a.index - b.index; });
+    var chain = new Uint8Array(32), hexDigest = digest.slice(7), x = {
+      publication: null, reruns: [], attestations: [], supersededBy: null, supersedes: null,
+      evidence: 'reported', evidenceEntry: null
+    };
+    for (var i = 0; i < sorted.length; i++) {
+      if (i && sorted[i].index === sorted[i - 1].index)
+        throw new Fail('the page lists entry ' + sorted[i].index + ' twice');
+      chain = await chainStep(chain, sorted[i].index, sorted[i].leafHash);
+    }
+    if (BigInt(sorted.length) !== run.entries || hex(chain) !== run.entriesChain)
+      throw new Fail('the page lists ' + sorted.length + ' entries about the run; the signed ' +
+                     'index commits ' + run.entries + (BigInt(sorted.length) === run.entries
+                                                        ? ' others' : '') +
+                     ' (an entry withheld, added or altered)');
+    for (var k = 0; k < sorted.length; k++) {
+      var e = entryStatement(sorted[k].leaf, sorted[k].index), p = e.predicate;
+      var about = e.name === runId && p.runId === runId;
+      if (e.type === 'supersession' && p.newRunId === runId && e.name !== runId) {
+        x.supersedes = { index: e.index, runId: e.name, reason: str(p.reason) || '',
+                         at: str(p.supersededAt) || '' };
+        continue;
+      }
+      if (!about || e.digest !== hexDigest)
+        throw new Fail('entry ' + e.index + ' (' + e.type + ') is not about run ' + runId +
+                       ' and its manifest ' + digest);
+      if (e.type === 'publication') {
+        x.publication = { index: e.index, signer: e.signer, at: str(p.publishedAt) || '',
+                          source: str(p.source) || '', license: str(p.license) || '' };
+      } else if (e.type === 'rerun') {
+        var r = { index: e.index, outcome: str(p.outcome) || '', observedAt: str(p.observedAt) || '',
+                  digest: str(p.rerunDigest) || '', signer: e.signer };
+        if (EVIDENCE.indexOf(r.outcome) < 1)
+          throw new Fail('rerun entry ' + e.index + ' has no valid outcome');
+        x.reruns.push(r);
+        x.evidence = r.outcome;
+        x.evidenceEntry = r;
+      } else if (e.type === 'attestation') {
+        x.attestations.push({ index: e.index, note: str(p.note) || '', at: str(p.attestedAt) || '',
+                              signer: e.signer });
+      } else if (e.type === 'supersession') {
+        x.supersededBy = { index: e.index, runId: str(p.newRunId) || '', reason: str(p.reason) || '',
+                           at: str(p.supersededAt) || '' };
+      } else {
+        throw new Fail('entry ' + e.index + ' is a ' + e.type + ' entry, not one about a run');
+      }
+    }
+    var idx = function (o) { return o ? BigInt(o.index) : NONE; };
+    var lies = [];
+    if (!x.publication || BigInt(x.publication.index) !== run.publication ||
+        x.publication.signer !== run.publisher) lies.push('publication');
+    if (x.evidence !== run.evidence || idx(x.evidenceEntry) !== run.evidenceIndex) lies.push('evidence');
+    if (BigInt(x.reruns.length) !== run.reruns) lies.push('reruns');
+    if (BigInt(x.attestations.length) !== run.attestations) lies.push('attestations');
+    if (idx(x.supersededBy) !== run.supersededByIndex ||
+        (x.supersededBy ? x.supersededBy.runId : '') !== run.successor) lies.push('successor');
+    if (idx(x.supersedes) !== run.supersedesIndex ||
+        (x.supersedes ? x.supersedes.runId : '') !== run.predecessor) lies.push('predecessor');
+    if (lies.length)
+      throw new Fail('the run\u2019s entries disagree with its signed record on: ' + lies.join(', '));
+    x.reruns.forEach(function (r) { r.self = r.signer === run.publisher; });
+    return x;
+  }
+
+  /* ---- the run manifest and its objects ------------------------------------------------ */
+
+  /* The manifest fields that name an object by its digest (x-kix-kind in
+   * benchmark-run.schema.json). */
+  var OBJECT_FIELDS = ['workloadDigest', 'implementationDigest', 'protocolDigest',
+                       'environmentDigest'];
+
+  /* The view's objects, each hashed (JCS) to its digest; returns
+   * {field: object} for every object field of the proven manifest. */
+  async function provenObjects(objects, manifest) {
+    var byDigest = {}, out = {}, spec = (manifest && manifest.spec) || {};
+    for (var i = 0; i < (Array.isArray(objects) ? objects.length : 0); i++) {
+      var o = objects[i] || {}, d = str(o.digest) || '';
+      var got = 'sha256:' + hex(await sha256(enc.encode(jcs(o.object))));
+      if (got !== d) throw new Fail('the page\u2019s object ' + d + ' hashes to ' + got);
+      byDigest[d] = o.object;
+    }
+    for (var k = 0; k < OBJECT_FIELDS.length; k++) {
+      var f = OBJECT_FIELDS[k], want = spec[f];
+      if (typeof want !== 'string') continue;
+      if (!byDigest[want])
+        throw new Fail('the page does not carry the run\u2019s ' + f + ' object ' + want);
+      out[f] = byDigest[want];
+    }
+    return out;
+  }
+
+  /* The manifest's primary statistic, as kix_figures_of (client/view/figures.c). */
+  function figuresOf(manifest) {
+    var spec = (manifest && manifest.spec) || {};
+    var t = spec.timing && spec.timing.latencyNs && spec.timing.latencyNs.median;
+    var m = spec.memory && spec.memory.peakBytes && spec.memory.peakBytes.median;
+    var f = { have: false, bytes: t === undefined && m !== undefined };
+    var median = t !== undefined ? t : m;
+    var nat = function (v) { return Number.isSafeInteger(v) && v >= 0; };
+    if (!nat(median)) return f;
+    f.have = true;
+    f.median = median;
+    var metric = f.bytes ? 'peak_memory' : 'latency';
+    (Array.isArray(spec.measurements) ? spec.measurements : []).forEach(function (x) {
+      if (!x || x.metric !== metric || !nat(x.value)) return;
+      if (x.statistic === 'p20') f.p20 = x.value;
+      else if (x.statistic === 'p80') f.p80 = x.value;
+    });
+    return f;
+  }
+
+  /* RFC 6901 JSON pointer into v; undefined where it leads nowhere. */
+  function pointer(v, ptr) {
+    if (ptr === '') return v;
+    if (typeof ptr !== 'string' || ptr[0] !== '/') return undefined;
+    var parts = ptr.slice(1).split('/');
+    for (var i = 0; i < parts.length; i++) {
+      var k = parts[i].replace(/~1/g, '/').replace(/~0/g, '~');
+      if (v === null || typeof v !== 'object' || !Object.prototype.hasOwnProperty.call(v, k))
+        return undefined;
+      v = v[k];
+    }
+    return v;
+  }
+
+  /* An object field's value for people, by data-kix-fmt (PROTOCOL.md,
+   * "The view documents"): text, bytes, ns, count, list, shape, date. A
+   * value that is not there is "not recorded". */
+  function formatField(v, fmt) {
+    if (v === undefined || v === null || v === '') return 'not recorded';
+    var n = function (x) { return Number.isSafeInteger(x); };
+    switch (fmt) {
+    case 'bytes': return n(v) ? human(v, true) : String(v);
+    case 'ns': return n(v) ? human(v, false) : String(v);
+    case 'count': return n(v) ? v.toLocaleString('en-US') : String(v);
+    case 'date': return typeof v === 'string' ? v.slice(0, 10) : String(v);
+    case 'list': return Array.isArray(v) ? v.map(function (x) { return formatField(x, 'text'); }).join(', ')
+                                          : formatField(v, 'text');
+    case 'shape': return Array.isArray(v) ? '[' + v.join(', ') + ']' : String(v);
+    default:
+      if (typeof v === 'string') return v;
+      if (typeof v === 'object') return Array.isArray(v) ? formatField(v, 'list') :
+        Object.keys(v).map(function (k) { return k + ' ' + formatField(v[k], 'text'); }).join(', ');
+      return String(v);
+    }
+  }
+
+  /* The page's header in words: implementation · kernel · workload
+   * parameters · pass · GPU · dtype, each from the proven objects, the
+   * ones a run does not record left out. */
+  function runTitle(manifest, objects) {
+    var w = (objects.workloadDigest || {}).spec || {}, impl = (objects.implementationDigest || {}).spec || {};
+    var proto = (objects.protocolDigest || {}).spec || {}, env = (objects.environmentDigest || {}).spec || {};
+    var params = w.parameters && typeof w.parameters === 'object' ? w.parameters : {};
+    var words = [impl.name || impl.provider, w.kernel || (manifest.spec || {}).kernel,
+                 Object.keys(params).map(function (k) {
+                   return k + ' ' + formatField(params[k], 'text');
+                 }).join(', '),
+                 proto.measurement && proto.measurement.pass,
+                 env.hardware && env.hardware.product, w.dtype];
+    return words.filter(function (x) { return typeof x === 'string' && x; }).join(' \u00b7 ');
+  }
+
+  /* The evidence line (kix show's, client/view/text.c, with the rerun's date). */
+  function evidenceText(x) {
+    var on = x.evidenceEntry && x.evidenceEntry.observedAt
+      ? ' on ' + x.evidenceEntry.observedAt.slice(0, 10) : '';
+    switch (x.evidence) {
+    case 'reproduced': return 'Reproduced by a controlled rerun' + on;
+    case 'not_reproduced': return 'Not reproduced by a controlled rerun' + on;
+    case 'failed': return 'Controlled rerun failed' + on;
+    default: return 'Reported evidence';
+    }
+  }
+
   /* A u64 (BigInt) as the JSON number a view holds for it. */
   function sameNumber(big, n) { return typeof n === 'number' && Number(big) === n; }
 
@@ -601,6 +867,28 @@
     if (view.evidence !== facts.evidence)
       throw new Fail('the view says evidence "' + view.evidence + '"; the signed index proves "' +
                      facts.evidence + '"');
+  }
+
+  /* The view's other claims against what its entries, manifest and
+   * records prove (x: runEntries, fig: figuresOf): a server whose JSON says
+   * otherwise than its proofs is caught, not only its page. */
+  function compareRunClaims(view, x, fig) {
+    var p = view.primary, lies = [];
+    if (fig.have ? !p || p.median !== fig.median || p.p20 !== fig.p20 || p.p80 !== fig.p80 ||
+                   p.unit !== (fig.bytes ? 'bytes' : 'ns')
+                 : p !== undefined) lies.push('its primary measurement');
+    if ((view.supersededBy || '') !== (x.supersededBy ? x.supersededBy.runId : ''))
+      lies.push('its successor');
+    if ((view.supersedes || '') !== (x.supersedes ? x.supersedes.runId : ''))
+      lies.push('its predecessor');
+    var reruns = Array.isArray(view.reruns) ? view.reruns : [];
+    if (reruns.length !== Math.min(x.reruns.length, 256) || reruns.some(function (r, i) {
+      return !r || r.index !== x.reruns[i].index || r.outcome !== x.reruns[i].outcome;
+    })) lies.push('its reruns');
+    if (typeof view.attestations === 'number' && view.attestations !== x.attestations.length)
+      lies.push('its attestations');
+    if (lies.length)
+      throw new Fail('the view\u2019s claims differ from what its proofs show: ' + lies.join(', '));
   }
 
   function compareGroupView(view, members) {
@@ -627,8 +915,9 @@
                      'browser offers no WebCrypto; verify with a tlog-tiles client instead');
     if (typeof view.logKey !== 'string') throw new Fail('the view carries no log key');
     var vkey = await parseVkey(view.logKey);
-    var cp = await verifyCheckpoint(new TextDecoder().decode(await io.fetchBytes('checkpoint')),
-                                    vkey);
+    var note = new TextDecoder().decode(await io.fetchBytes('checkpoint'));
+    var cp = await verifyCheckpoint(note, vkey);
+    cp.text = note;
     if (cp.origin !== view.origin)
       throw new Fail('the checkpoint is for the log "' + cp.origin + '", not "' + view.origin +
                      '"');
@@ -639,22 +928,59 @@
     return { vkey: vkey, cp: cp, tiles: tiles };
   }
 
+  /* The size of the index proofs' checkpoint (unverified: only to decide
+   * whether to ask for fresher ones). */
+  function indexSize(view) {
+    var t = view && view.index && str(view.index.checkpoint);
+    var m = t && /^[^\n]*\n(0|[1-9][0-9]*)\n/.exec(t);
+    return m ? Number(m[1]) : -1;
+  }
+
+  /* The log and a view whose index proofs are at the latest checkpoint:
+   * when the page's are older, io.fetchView() (the page's JSON, fetched
+   * again from the log's site) must give fresh ones; the log may grow
+   * meanwhile, so the checkpoint is read again, a few times at most.
+   * Returns { log, view }. A view without index proofs fails: nothing it
+   * claims about ranks, evidence or entries could be proven. */
+  async function freshLog(view, io, proven) {
+    for (var tries = 0; ; tries++) {
+      if (!view.index)
+        throw new Fail('the page carries no index proofs, so its rank, evidence and entries ' +
+                       'cannot be proven');
+      var log = await verifyLog(view, io, proven), have = indexSize(view);
+      if (have === log.cp.size) return { log: log, view: view };
+      if (have > log.cp.size) { /* a checkpoint older than the proofs (a cache): read it again */
+        if (tries < 3) continue;
+        throw new Fail('the index proofs are at size ' + have + ', past the log\u2019s latest ' +
+                       'checkpoint at size ' + log.cp.size);
+      }
+      if (tries >= 3 || !io.fetchView)
+        throw new Fail('the index proofs are at size ' + have + ', older than the log\u2019s ' +
+                       'latest checkpoint at size ' + log.cp.size + ', and the site gives none ' +
+                       'fresher (an old copy of the page?)');
+      var next = await io.fetchView();
+      if (!next || next.view !== view.view)
+        throw new Fail('the site\u2019s fresh JSON of this page is not a ' + view.view + ' view');
+      view = next;
+    }
+  }
+
   /* Verifies a run view (kix.run/1). io.fetchBytes(path) reads the tiles
-   * relative to the site root. Fills `proven` as it goes (so that a caller
-   * can show what was proven before a failure): cp, entries {index: true},
-   * digest, publication, index {size}, facts (runFacts). Fails with a Fail. */
+   * relative to the log's site; io.fetchView() (optional) reads the page's
+   * JSON again for index proofs at the latest checkpoint. Fills `proven`
+   * as it goes (so that a caller can show what was proven before a
+   * failure): cp, view (the one verified), entries {index: true}, digest,
+   * manifest, figures, publication, index {size}, facts (runFacts), run
+   * (runEntries: reruns, attestations, supersession), objects. Fails with
+   * a Fail. */
   async function verifyRunView(view, io, proven) {
     if (!view || view.view !== 'kix.run/1') throw new Fail('the page carries no run view');
     var runId = str(view.runId) || '';
     if (!RUN_ID.test(runId)) throw new Fail('the view names no valid run id');
-    var log = await verifyLog(view, io, proven), cp = log.cp, tiles = log.tiles;
-    var entries = Array.isArray(view.entries) ? view.entries : [], leaves = {};
-    proven.entries = {};
-    for (var r = 0; r < entries.length; r++) {
-      var i = entries[r].index;
-      leaves[i] = await provenLeaf(tiles, i, cp.root, entries[r].type);
-      proven.entries[i] = true;
-    }
+    var fresh = await freshLog(view, io, proven), log = fresh.log, cp = log.cp, tiles = log.tiles;
+    view = fresh.view;
+    if (view.runId !== runId) throw new Fail('the fresh view is of run ' + view.runId);
+    proven.view = view;
 
     var digest = str(view.manifestDigest) || '', canon = str(view.manifestCanonical);
     if (canon === undefined) throw new Fail('the view carries no canonical manifest');
@@ -667,44 +993,34 @@
     }
     if (!deepEqual(parsed, view.manifest))
       throw new Fail('the view\u2019s manifest is not its canonical manifest ' + digest);
-    proven.digest = digest;
 
-    var facts = null, pubIndex;
-    if (view.index) {
-      var x = view.index, signed = await verifyIndexNote(x, log.vkey, cp, tiles);
-      var rec = unhex(x.runRecord || '');
-      if (!equal(await smtRoot('run/' + runId, rec, unhex(x.runProof || '')), signed.root))
-        throw new Fail('the run\u2019s record is not in the signed index');
-      var run = decodeRunRecord(rec);
-      if ('sha256:' + run.manifest !== digest)
-        throw new Fail('the signed index gives the run the manifest sha256:' + run.manifest +
-                       ', not ' + digest);
-      facts = runFacts(runId, run, x.groupRecord ? await provenGroup(x, signed.root) : null);
-      proven.index = { size: signed.cp.size };
-      proven.facts = facts;
-      pubIndex = Number(run.publication);
-      if (!leaves[pubIndex])
-        throw new Fail('the view does not list the run\u2019s publication (entry ' + pubIndex +
-                       ')');
-    } else {
-      for (var e = 0; e < entries.length && pubIndex === undefined; e++)
-        if (entries[e].type === 'publication') pubIndex = entries[e].index;
+    var x = view.index, signed = await verifyIndexNote(x, log.vkey, cp, tiles);
+    var rec = unhex(x.runRecord || '');
+    if (!equal(await smtRoot('run/' + runId, rec, unhex(x.runProof || '')), signed.root))
+      throw new Fail('the run\u2019s record is not in the signed index');
+    var run = decodeRunRecord(rec);
+    if ('sha256:' + run.manifest !== digest)
+      throw new Fail('the signed index gives run ' + runId + ' the manifest sha256:' +
+                     run.manifest + ', not the page\u2019s ' + digest);
+    proven.digest = digest;
+    proven.manifest = { canonical: canon, value: parsed };
+    proven.figures = figuresOf(parsed);
+    var facts = runFacts(runId, run, x.groupRecord ? await provenGroup(x, signed.root) : null);
+    proven.index = { size: signed.cp.size };
+    proven.facts = facts;
+
+    var entries = Array.isArray(view.entries) ? view.entries : [], list = [];
+    proven.entries = {};
+    for (var r = 0; r < entries.length; r++) {
+      var i = entries[r].index, leaf = await provenLeaf(tiles, i, cp.root, entries[r].type);
+      list.push({ index: i, leaf: leaf.leaf, leafHash: leaf.leafHash });
+      proven.entries[i] = true;
     }
-    if (pubIndex !== undefined) {
-      var payload;
-      try {
-        var env = JSON.parse(new TextDecoder().decode(leaves[pubIndex].leaf));
-        payload = new TextDecoder().decode(b64(env.payload));
-      } catch (err) {
-        throw new Fail('the publication entry is not a DSSE envelope');
-      }
-      if (payload.indexOf(digest.slice(7)) < 0)
-        throw new Fail('the publication entry does not name the manifest digest ' + digest);
-      if (payload.indexOf('"' + runId + '"') < 0)
-        throw new Fail('the publication entry is not about run ' + runId);
-      proven.publication = true;
-    }
-    if (facts) compareRunView(view, facts);
+    proven.run = await runEntries(runId, run, list, digest);
+    proven.publication = true;
+    proven.objects = await provenObjects(view.objects, parsed);
+    compareRunView(view, facts);
+    compareRunClaims(view, proven.run, proven.figures);
     return proven;
   }
 
@@ -714,8 +1030,10 @@
     if (!view || view.view !== 'kix.group/1') throw new Fail('the page carries no group view');
     var group = str(view.group) || '';
     if (!/^sha256:[0-9a-f]{64}$/.test(group)) throw new Fail('the view names no valid group');
-    var log = await verifyLog(view, io, proven);
-    if (!view.index) return proven;
+    var fresh = await freshLog(view, io, proven), log = fresh.log;
+    view = fresh.view;
+    if (view.group !== group) throw new Fail('the fresh view is of group ' + view.group);
+    proven.view = view;
     if (view.index.groupKey !== 'group/' + group.slice(7))
       throw new Fail('the view\u2019s proof is for ' + view.index.groupKey + ', not ' + group);
     var signed = await verifyIndexNote(view.index, log.vkey, log.cp, log.tiles);
@@ -753,49 +1071,87 @@
   function summary(page, proven, failure) {
     if (failure) return { state: 'fail', text: 'verification FAILED: ' + failure.message };
     var head = 'verified against ' + proven.cp.origin + ' at size ' + proven.cp.size + ': ';
-    if (page === 'group') {
-      if (!proven.members)
-        return { state: 'partial', text: head + 'checkpoint signature. The ranks: not proven ' +
-                                         'by the page (it carries no index proofs).' };
+    if (page === 'group')
       return { state: 'ok', text: head + 'checkpoint signature; the ranks of ' +
                                   proven.members.length + ' runs proven by the log\u2019s ' +
                                   'signed index at size ' + proven.index.size + '.' };
-    }
     var ids = Object.keys(proven.entries).map(Number).sort(function (a, b) { return a - b; });
-    var text = head + 'checkpoint signature, inclusion of ' + ids.length + ' entr' +
-               (ids.length === 1 ? 'y' : 'ies') + ' (' + ids.join(', ') + '), manifest digest ' +
-               proven.digest + (proven.publication ? ' (named by the publication entry)' : '');
-    if (!proven.index)
-      return { state: 'partial', text: text + '. Rank and evidence: not proven by the page (it ' +
-                                       'carries no index proofs).' };
-    return { state: 'ok', text: text + '; rank and evidence proven by the log\u2019s signed ' +
-                                'index at size ' + proven.index.size + '.' };
+    return { state: 'ok', text: head + 'checkpoint signature, inclusion of ' + ids.length + ' entr' +
+                                (ids.length === 1 ? 'y' : 'ies') + ' (' + ids.join(', ') +
+                                '), manifest digest ' + proven.digest + ' (named by the ' +
+                                'publication entry) and its objects; rank and evidence proven by ' +
+                                'the log\u2019s signed index at size ' + proven.index.size +
+                                ', with every entry about the run.' };
   }
 
   /* ---- the page ------------------------------------------------------------------------ */
+
+  /* Where the log's site is (its checkpoint, tiles and pages' JSON): the
+   * reader's own choice first, ?kix-base=URL in the page's address, then
+   * the page's #kix-verify data-kix-base, else the directory above the page
+   * (runs/<id> and groups/<key> sit one level down). */
+  function siteBase(href, root) {
+    var u = new URL(href), q = u.searchParams.get('kix-base');
+    var attr = root && root.getAttribute('data-kix-base');
+    return new URL(q || attr || '../', href);
+  }
+
+  /* The run or group the page must be about: its address (runs/<id>,
+   * groups/<key>), else ?run= or ?group= in it (a page saved to a file).
+   * #kix-verify's data-run (data-group) must name the same. */
+  function pageTarget(href, root, page) {
+    /* a saved file's name says nothing: there only ?run= (?group=) does */
+    var u = new URL(href), subject = u.protocol === 'file:' ? null : pageSubject(u.pathname);
+    var param = u.searchParams.get(page);
+    if (subject && subject.page !== page)
+      throw new Fail('this page is at a ' + subject.page + '\u2019s address, not a ' + page + '\u2019s');
+    var id = subject ? subject.id : param;
+    if (!id) throw new Fail('the page\u2019s address names no ' + page + ' (runs/<id>, or ?' + page + '=)');
+    if (param && param !== id)
+      throw new Fail('the address names ' + page + ' ' + param + ' and ' + id);
+    var attr = root.getAttribute('data-' + page);
+    /* a group page may name its group by its index key, group/<hex> */
+    if (page === 'group' && attr && attr.startsWith('group/')) attr = 'sha256:' + attr.slice(6);
+    if (attr === null)
+      throw new Fail('the page does not say which ' + page + ' it shows (#kix-verify data-' + page + ')');
+    if (attr !== id)
+      throw new Fail('the page says it shows ' + page + ' ' + attr + ', but its address is of ' + id);
+    return id;
+  }
 
   function startPage(doc) {
     var root = doc.getElementById('kix-verify');
     var status = doc.getElementById('verify-status');
     if (!root || !status) return;
     var page = root.getAttribute('data-page') === 'group' ? 'group' : 'run';
-    var base = new URL('../', doc.location.href); /* the site root */
+    var base = siteBase(doc.location.href, root), target = null;
 
     async function fetchBytes(path) {
-      var res;
+      var res, url = new URL(path, base);
       try {
-        res = await fetch(new URL(path, base), { cache: 'no-cache' });
+        res = await fetch(url, { cache: 'no-cache' });
       } catch (e) {
-        throw new Fail('cannot fetch ' + path + ': ' + e);
+        throw new Fail('cannot fetch ' + url + ': ' + e);
       }
-      if (!res.ok) throw new Fail('cannot fetch ' + path + ': HTTP ' + res.status);
+      if (!res.ok) throw new Fail('cannot fetch ' + url + ': HTTP ' + res.status);
       return new Uint8Array(await res.arrayBuffer());
+    }
+
+    /* the page's JSON (runs/<id>.json, groups/<key>.json) at the log's site */
+    async function fetchView() {
+      var path = (page === 'run' ? 'runs/' : 'groups/') + encodeURIComponent(target) + '.json';
+      try {
+        return JSON.parse(new TextDecoder().decode(await fetchBytes(path)));
+      } catch (e) {
+        throw e instanceof Fail ? e : new Fail(path + ' is not JSON');
+      }
     }
 
     function show(state, text) {
       status.textContent = text;
       status.setAttribute('data-state', state);
-      status.style.color = state === 'ok' ? '#146c2e' : state === 'fail' ? '#b00020' : '';
+      if (state === 'fail') status.setAttribute('role', 'alert');
+      if (status.hidden) status.hidden = false;
     }
 
     function mark(el, ok) {
@@ -808,27 +1164,163 @@
       return doc.querySelectorAll('[data-kix-slot="' + name + '"]');
     }
 
-    function fill(name, text) {
-      slots(name).forEach(function (el) {
-        if (text !== null) el.textContent = text;
-        mark(el, text !== null);
+    function clear(el) {
+      while (el.firstChild) el.removeChild(el.firstChild);
+    }
+
+    /* el's content: text, or nodes (an array of strings and elements) */
+    function put(el, content) {
+      clear(el);
+      if (typeof content === 'string') el.textContent = content;
+      else content.forEach(function (c) {
+        el.appendChild(typeof c === 'string' ? textNode(c) : c);
       });
     }
 
-    function rows(members) {
+    function textNode(t) {
+      if (doc.createTextNode) return doc.createTextNode(t);
+      var span = doc.createElement('span');
+      span.textContent = t;
+      return span;
+    }
+
+    function link(href, text) {
+      var a = doc.createElement('a');
+      a.setAttribute('href', href);
+      a.textContent = text;
+      return a;
+    }
+
+    function runHref(id) { return new URL('runs/' + encodeURIComponent(id), base).href; }
+    function siteHref(path) { return new URL(path, base).href; }
+
+    /* Fills slot `name` with content (null: unproven, its text left). */
+    function fill(name, content) {
+      slots(name).forEach(function (el) {
+        if (content !== null) put(el, content);
+        mark(el, content !== null);
+      });
+    }
+
+    /* rows of cells into each slot `name` (a tbody, or a list: one li each) */
+    function table(name, rows) {
+      slots(name).forEach(function (el) {
+        if (!rows) return mark(el, false);
+        clear(el);
+        var list = el.tagName === 'UL' || el.tagName === 'OL';
+        rows.forEach(function (cells) {
+          var tr = doc.createElement(list ? 'li' : 'tr');
+          cells.forEach(function (c) {
+            var td = list ? doc.createElement('span') : doc.createElement('td');
+            if (list && tr.children && tr.children.length) tr.appendChild(textNode(' \u00b7 '));
+            put(td, Array.isArray(c) ? c : [c]);
+            tr.appendChild(td);
+          });
+          el.appendChild(tr);
+        });
+        mark(el, true);
+      });
+    }
+
+    /* A slot a proven fact needs: present, and not hidden from the reader. */
+    function required(name, what) {
+      var els = slots(name);
+      if (!els.length)
+        throw new Fail('the page does not show ' + what + ' (no data-kix-slot="' + name + '")');
+      els.forEach(function (el) {
+        if (el.hidden) el.hidden = false;
+        if (typeof el.checkVisibility === 'function' && !el.checkVisibility())
+          throw new Fail('the page hides ' + what + ' (data-kix-slot="' + name + '")');
+      });
+    }
+
+    function key(k) { return 'key ' + k.slice(0, 16); }
+    function day(t) { return t ? t.slice(0, 10) : 'not recorded'; }
+
+    /* the run page's slots from what was proven, whatever failed after it */
+    function writeRun(p) {
+      var v = p.view, f = p.facts, x = p.run, m = p.manifest, fig = p.figures;
+      fill('run-id', p.facts ? v.runId : null);
+      fill('checkpoint', p.cp ? p.cp.text : null);
+      fill('manifest', m ? m.canonical : null);
+      fill('manifest-digest', m ? p.digest : null);
+      fill('status', m ? str((m.value.spec || {}).status) || 'unknown' : null);
+      fill('observed', m ? day(str((m.value.spec || {}).observedAt)) : null);
+      fill('median', m ? (fig.have ? human(fig.median, fig.bytes) : 'not recorded') : null);
+      fill('spread', m ? (fig.p20 !== undefined && fig.p80 !== undefined
+        ? human(fig.p20, fig.bytes) + ' \u2013 ' + human(fig.p80, fig.bytes) : 'not recorded') : null);
+      fill('rank', f ? (f.rank ? 'Rank ' + f.rank.rank + ' of ' + f.rank.groupSize : 'Not ranked')
+                     : null);
+      fill('best', f ? (f.rank ? [link(runHref(f.rank.best), f.rank.best === v.runId
+        ? 'this run is #1' : 'Compare with #1 \u2192')] : 'not ranked') : null);
+      fill('evidence', x ? evidenceText(x) : null);
+      fill('title', p.objects ? runTitle(m.value, p.objects) : null);
+      table('reruns', x ? x.reruns.map(function (r) {
+        return [String(r.index), day(r.observedAt), r.outcome, key(r.signer) +
+                (r.self ? ' (the publisher itself)' : ''), r.digest];
+      }) : null);
+      table('attestations', x ? x.attestations.map(function (a) {
+        return [String(a.index), day(a.at), key(a.signer), a.note];
+      }) : null);
+      fill('superseded-by', x ? (x.supersededBy ? ['Superseded by ', link(runHref(x.supersededBy.runId),
+        x.supersededBy.runId), ' (entry ' + x.supersededBy.index + ')' +
+        (x.supersededBy.reason ? ': ' + x.supersededBy.reason : '')] : '') : null);
+      fill('supersedes', x ? (x.supersedes ? ['Supersedes ', link(runHref(x.supersedes.runId),
+        x.supersedes.runId), ' (entry ' + x.supersedes.index + ')' +
+        (x.supersedes.reason ? ': ' + x.supersedes.reason : '')] : '') : null);
+      var ids = p.entries ? Object.keys(p.entries).map(Number).sort(function (a, b) { return a - b; })
+                          : [];
+      table('entries', x ? ids.map(function (i) {
+        var e = (v.entries || []).filter(function (y) { return y.index === i; })[0];
+        var w = Math.min(256, p.cp.size - Math.floor(i / 256) * 256);
+        var tile = tilePath(0, Math.floor(i / 256), w), bundle = tilePath('entries', Math.floor(i / 256), w);
+        return [String(i), e.type, [link(siteHref(tile), tile)], [link(siteHref(bundle), bundle)]];
+      }) : null);
+      doc.querySelectorAll('tr[data-kix-entry]').forEach(function (tr) {
+        mark(tr, !!(p.entries && p.entries[tr.getAttribute('data-kix-entry')] && x));
+      });
+      doc.querySelectorAll('[data-kix-slot="field"]').forEach(function (el) {
+        var name = el.getAttribute('data-kix-object') || '', obj = name === 'manifest'
+          ? (m && m.value) : p.objects && p.objects[name];
+        if (!p.objects || (!obj && name !== 'manifest' && OBJECT_FIELDS.indexOf(name) < 0))
+          return mark(el, false);
+        put(el, formatField(obj ? pointer(obj, el.getAttribute('data-kix-ptr') || '') : undefined,
+                            el.getAttribute('data-kix-fmt') || 'text'));
+        mark(el, true);
+      });
+    }
+
+    /* the run page's facts the page must show (checked once all is proven) */
+    function requireRun(p) {
+      var x = p.run;
+      required('run-id', 'the run id');
+      required('title', 'the run\u2019s header');
+      required('status', 'the run\u2019s status');
+      required('evidence', 'the run\u2019s evidence');
+      required('rank', 'the run\u2019s rank');
+      required('entries', 'the entries about the run');
+      if (p.figures.have) required('median', 'the run\u2019s median');
+      if (x.reruns.length) required('reruns', 'the run\u2019s ' + x.reruns.length + ' reruns');
+      if (x.attestations.length)
+        required('attestations', 'the run\u2019s ' + x.attestations.length + ' attestations');
+      if (x.supersededBy) required('superseded-by', 'that the run is superseded');
+      if (x.supersedes) required('supersedes', 'the run it supersedes');
+    }
+
+    function writeGroup(p) {
+      var members = p.members;
+      fill('group-size', members ? String(members.length) : null);
       slots('group-rows').forEach(function (tbody) {
         if (!members) return mark(tbody, false);
-        while (tbody.firstChild) tbody.removeChild(tbody.firstChild);
+        clear(tbody);
         members.forEach(function (m) {
-          var tr = doc.createElement('tr'), a = doc.createElement('a');
+          var tr = doc.createElement('tr');
           var cells = [String(m.rank), null, String(m.value)];
           tr.setAttribute('data-rank', String(m.rank));
           tr.setAttribute('data-run', m.runId);
-          a.setAttribute('href', '../runs/' + encodeURIComponent(m.runId));
-          a.textContent = m.runId;
           cells.forEach(function (c) {
             var td = doc.createElement('td');
-            if (c === null) td.appendChild(a);
+            if (c === null) td.appendChild(link('../runs/' + encodeURIComponent(m.runId), m.runId));
             else td.textContent = c;
             tr.appendChild(td);
           });
@@ -838,31 +1330,29 @@
       });
     }
 
-    /* the DOM from what was proven, whatever failed after it */
-    function write(proven) {
-      var f = proven.facts, members = page === 'group' ? proven.members : f && f.members;
-      doc.querySelectorAll('tr[data-kix-entry]').forEach(function (tr) {
-        mark(tr, !!(proven.entries && proven.entries[tr.getAttribute('data-kix-entry')]));
-      });
-      fill('rank', f ? (f.rank ? 'Rank ' + f.rank.rank + ' of ' + f.rank.groupSize
-                               : 'Unranked') : null);
-      fill('evidence', f ? f.evidence : null);
-      fill('group-size', members ? String(members.length) : null);
-      rows(members || null);
+    function write(p) {
+      if (page === 'group') writeGroup(p);
+      else writeRun(p);
     }
 
-    var view, proven = {};
+    var proven = {};
     show('running', 'verifying against the log\u2019s tiles\u2026');
     (async function () {
-      var el = doc.getElementById('kix-view');
-      if (!el) throw new Fail('the page carries no view (#kix-view) to verify');
-      try { view = JSON.parse(el.textContent); } catch (e) {
-        throw new Fail('the page\u2019s view (#kix-view) is not JSON');
+      target = pageTarget(doc.location.href, root, page);
+      var el = doc.getElementById('kix-view'), view;
+      if (el) {
+        try { view = JSON.parse(el.textContent); } catch (e) {
+          throw new Fail('the page\u2019s view (#kix-view) is not JSON');
+        }
+      } else {
+        view = await fetchView(); /* a bare page: the view from the log's site */
       }
-      checkSubject(pageSubject(new URL(doc.location.href).pathname), view);
-      var io = { fetchBytes: fetchBytes };
-      return page === 'group' ? verifyGroupView(view, io, proven)
-                              : verifyRunView(view, io, proven);
+      checkSubject({ page: page, id: target }, view);
+      var io = { fetchBytes: fetchBytes, fetchView: fetchView };
+      await (page === 'group' ? verifyGroupView(view, io, proven)
+                              : verifyRunView(view, io, proven));
+      if (page === 'run') requireRun(proven);
+      else required('group-rows', 'the group\u2019s rows');
     })().then(function () {
       var s = summary(page, proven, null);
       write(proven);
@@ -882,7 +1372,10 @@
     decodeGroupRecord: decodeGroupRecord, tileIndex: tileIndex, pageSubject: pageSubject,
     tilePath: tilePath, Tiles: Tiles, provenLeaf: provenLeaf, runFacts: runFacts,
     compareRunView: compareRunView, compareGroupView: compareGroupView,
-    verifyRunView: verifyRunView, verifyGroupView: verifyGroupView, summary: summary
+    verifyRunView: verifyRunView, verifyGroupView: verifyGroupView, summary: summary,
+    jcs: jcs, fixed: fixed, human: human, entryStatement: entryStatement, runEntries: runEntries,
+    provenObjects: provenObjects, figuresOf: figuresOf, pointer: pointer, formatField: formatField,
+    runTitle: runTitle, evidenceText: evidenceText, siteBase: siteBase, pageTarget: pageTarget
   };
 
   if (typeof document !== 'undefined' && document.getElementById) {

@@ -42,8 +42,9 @@ int kix_page_home_html(struct kix_log_reader *r, struct kix_buf *out,
                        struct kix_err *err) KIX_MUST_CHECK;
 
 /* Writes the pages into `dir` (created if missing) as files, for a static
- * web server next to the tlog-tiles export: runs/<runId> (HTML),
- * runs/<runId>.json, groups/<key>[.json], index.html,
+ * web server next to the tlog-tiles export: runs/<runId> (HTML; also as
+ * runs/<runId>.html, a hard link, for servers that type files by their
+ * extension alone), runs/<runId>.json, groups/<key>[.html|.json], index.html,
  * kix-verify.js and style.css. Incremental: DIR/runs/.size
  * remembers the log size the pages were written for (written last), and
  * only the runs that entries since then are about are rewritten, with every

@@ -1,0 +1,350 @@
+/* pages.js: the pages in Debian's chromium (driven by puppeteer-core), for
+ * test_pages.sh, which set up the log and gives, in order: kixd's HTTP
+ * base, the export directory, a run that is ranked, attested and
+ * reproduced, a superseded run, its successor, their group, the log's
+ * size, the screenshot directory, the export of the same log at an
+ * earlier size, and python3 -m http.server serving the export. It checks:
+ *   - each kind of page at 1280x900 and 390x844: a screenshot, the
+ *     verification result (#verify-status), the header words and the
+ *     median with its unit inside the first viewport (bounding boxes);
+ *   - axe-core: no serious or critical violation on any page;
+ *   - the verifier from another origin (the page's copy on a second
+ *     server, ?kix-base= naming kixd), from a local file, and the export's
+ *     <page>.html served by python3 -m http.server;
+ *   - each tamper of issue 26 turns the page red (data-state "fail"),
+ *     served from a copy of the export by a small static server here; a
+ *     page whose visible text alone was edited shows the proven value.
+ * Prints "N passed, M failed" and exits 1 on any failure. */
+'use strict';
+const fs = require('fs');
+const path = require('path');
+const http = require('http');
+const puppeteer = require('./node_modules/puppeteer-core');
+
+const [H, EXP, RUN, OLD, NEW, GROUP, SIZE, SHOTS, EXP_OLD, PYHTTP] = process.argv.slice(2);
+const AXE = fs.readFileSync(require.resolve('./node_modules/axe-core/axe.min.js'), 'utf8');
+const VIEWPORTS = [{ width: 1280, height: 900 }, { width: 390, height: 844 }];
+const MEDIAN = /^-?[0-9]+(\.[0-9]+)? (ns|\u00b5s|ms|s|B|KiB|MiB|GiB|TiB)$/;
+
+let passed = 0, failed = 0;
+function check(ok, what) {
+  if (ok) { passed++; console.log('ok: ' + what); } else { failed++; console.log('FAIL: ' + what); }
+}
+
+/* ---- a static server of an export directory, with edits ------------------------------ */
+
+/* Content types as a web server configured as README.md says sends them. */
+function typeOf(p) {
+  if (p.endsWith('.json')) return 'application/json';
+  if (p.endsWith('.js')) return 'text/javascript; charset=utf-8';
+  if (p.endsWith('.css')) return 'text/css; charset=utf-8';
+  if (p === 'checkpoint') return 'text/plain; charset=utf-8';
+  if (p.startsWith('tile/')) return 'application/octet-stream';
+  return 'text/html; charset=utf-8';
+}
+
+/* Serves `dir`; edits: path -> Buffer|string (null: 404). Resolves to
+ * { url, close }. */
+function serveDir(dir, edits) {
+  edits = edits || {};
+  const srv = http.createServer((req, res) => {
+    let p = decodeURIComponent(new URL(req.url, 'http://x').pathname).slice(1);
+    if (p === '') p = 'index.html';
+    let body = Object.prototype.hasOwnProperty.call(edits, p) ? edits[p] : undefined;
+    if (body === undefined) {
+      const f = path.join(dir, p);
+      body = f.startsWith(dir) && fs.existsSync(f) && fs.statSync(f).isFile() ? fs.readFileSync(f) : null;
+    }
+    if (body === null) { res.writeHead(404, { 'Access-Control-Allow-Origin': '*' }); return res.end('not found'); }
+    res.writeHead(200, { 'Content-Type': typeOf(p), 'Access-Control-Allow-Origin': '*', 'Cache-Control': 'no-store' });
+    res.end(body);
+  });
+  return new Promise((resolve) => srv.listen(0, '127.0.0.1', () =>
+    resolve({ url: 'http://127.0.0.1:' + srv.address().port, close: () => new Promise((r) => srv.close(r)) })));
+}
+
+const VIEW = /(<script type="application\/json" id="kix-view">)([\s\S]*?)(<\/script>)/;
+
+/* A page's HTML with its view document changed by fn(view). */
+function editView(html, fn) {
+  const m = VIEW.exec(html);
+  if (!m) throw new Error('no #kix-view');
+  const v = JSON.parse(m[2]);
+  fn(v);
+  const text = JSON.stringify(v).replace(/\//g, '\\/').replace(/</g, '\\u003c').replace(/>/g, '\\u003e')
+    .replace(/&/g, '\\u0026');
+  return html.slice(0, m.index) + m[1] + text + m[3] + html.slice(m.index + m[0].length);
+}
+
+function viewOf(html) { return JSON.parse(VIEW.exec(html)[2]); }
+
+/* ---- the browser ------------------------------------------------------------------------- */
+
+async function verdict(page) {
+  await page.waitForFunction(() => {
+    const s = document.getElementById('verify-status');
+    return !s || !['none', 'running'].includes(s.getAttribute('data-state'));
+  }, { timeout: 30000 });
+  return page.evaluate(() => {
+    const s = document.getElementById('verify-status');
+    return s ? { state: s.getAttribute('data-state'), text: s.textContent } : { state: 'absent', text: '' };
+  });
+}
+
+/* the first element matching sel: its box and text, and whether the box
+ * lies in the first viewport */
+function firstScreen(page, sel) {
+  return page.evaluate((sel) => {
+    const el = document.querySelector(sel);
+    if (!el) return { found: false };
+    const r = el.getBoundingClientRect();
+    return { found: true, text: el.textContent.trim(), box: [r.left, r.top, r.width, r.height],
+             inside: r.width > 0 && r.height > 0 && r.top >= 0 && r.left >= 0 &&
+                     r.bottom <= window.innerHeight && r.right <= window.innerWidth };
+  }, sel);
+}
+
+async function axe(page) {
+  await page.addScriptTag({ content: AXE });
+  return page.evaluate(async () => {
+    const r = await window.axe.run(document, { resultTypes: ['violations'] });
+    return r.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical')
+      .map((v) => v.id + ' (' + v.impact + '): ' + v.help + ' at ' + v.nodes.slice(0, 3).map((n) => n.target.join(' ')).join(', '));
+  });
+}
+
+/* chromium under a loaded machine may lose a target now and then: the
+ * browser is launched again and the page opened once more */
+const LAUNCH = {
+  executablePath: process.env.KIX_CHROMIUM || '/usr/bin/chromium', headless: true,
+  args: ['--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage', '--no-first-run']
+};
+const chrome = { browser: null };
+
+async function newPage() {
+  for (let tries = 0; ; tries++) {
+    try {
+      if (!chrome.browser || !chrome.browser.connected) chrome.browser = await puppeteer.launch(LAUNCH);
+      return await chrome.browser.newPage();
+    } catch (e) {
+      if (tries >= 2) throw e;
+      console.log('note: chromium lost a target (' + e.message + '); launching it again');
+      try { await chrome.browser.close(); } catch (x) { /* already gone */ }
+      chrome.browser = null;
+    }
+  }
+}
+
+async function open(browser, url, viewport) {
+  const page = await newPage();
+  await page.setViewport(viewport || VIEWPORTS[0]);
+  await page.goto(url, { waitUntil: 'load' });
+  return page;
+}
+
+/* ---- the checks ---------------------------------------------------------------------- */
+
+async function pageKinds(browser) {
+  const kinds = [
+    { name: 'run', url: H + '/runs/' + RUN, verify: true, need: ['#verify-status', '[data-kix-slot="title"]', '[data-kix-slot="median"]'] },
+    { name: 'run-superseded', url: H + '/runs/' + OLD, verify: true, need: ['#verify-status', '[data-kix-slot="title"]', '[data-kix-slot="median"]'] },
+    { name: 'group', url: H + '/groups/' + GROUP, verify: true, need: ['#verify-status', 'h1'] },
+    { name: 'home', url: H + '/', verify: false, need: ['h1'] }
+  ];
+  /* kernel pages, where this kixd has them */
+  const k = await fetch(H + '/kernels/rope');
+  if (k.ok) kinds.push({ name: 'kernel', url: H + '/kernels/rope', verify: false, need: ['h1'] });
+  for (const kind of kinds) {
+    for (const vp of VIEWPORTS) {
+      const page = await open(browser, kind.url, vp), tag = kind.name + ' ' + vp.width + 'x' + vp.height;
+      const v = await verdict(page);
+      if (kind.verify)
+        check(v.state === 'ok', tag + ': verified: ' + v.state + ': ' + v.text.slice(0, 160));
+      const shot = path.join(SHOTS, kind.name + '-' + vp.width + 'x' + vp.height + '.png');
+      await page.screenshot({ path: shot });
+      for (const sel of kind.need) {
+        const s = await firstScreen(page, sel);
+        check(s.found && s.inside, tag + ': ' + sel + ' in the first viewport: ' + JSON.stringify(s).slice(0, 200));
+        if (sel.includes('median')) check(MEDIAN.test(s.text || ''), tag + ': the median has its unit: "' + s.text + '"');
+        if (sel.includes('title')) check((s.text || '').split(' \u00b7 ').length >= 3, tag + ': the header is in words: "' + s.text + '"');
+      }
+      if (vp.width === 1280) {
+        const bad = await axe(page);
+        check(bad.length === 0, tag + ': axe-core finds no serious or critical violation' + (bad.length ? ': ' + bad.join('; ') : ''));
+      }
+      await page.close();
+    }
+  }
+}
+
+/* The run page's slots show the proven values. */
+async function provenSlots(browser) {
+  const page = await open(browser, H + '/runs/' + RUN);
+  check((await verdict(page)).state === 'ok', 'the run page verifies');
+  const slots = await page.evaluate(() => {
+    const t = (n) => { const e = document.querySelector('[data-kix-slot="' + n + '"]'); return e ? e.textContent.trim() : null; };
+    const rows = (n) => [...document.querySelectorAll('[data-kix-slot="' + n + '"] tr')].map((r) => [...r.cells].map((c) => c.textContent.trim()));
+    return { rank: t('rank'), evidence: t('evidence'), reruns: rows('reruns'), attestations: rows('attestations'),
+             entries: rows('entries'), verified: [...document.querySelectorAll('[data-kix-slot]')].every((e) => e.getAttribute('data-verified') === 'yes') };
+  });
+  check(slots.rank === 'Rank 1 of 2', 'rank: ' + slots.rank);
+  check(slots.evidence === 'Reproduced by a controlled rerun on 2026-11-20', 'evidence: ' + slots.evidence);
+  check(slots.reruns.length === 1 && slots.reruns[0][2] === 'reproduced', 'the rerun row: ' + JSON.stringify(slots.reruns));
+  check(slots.attestations.length === 1 && slots.attestations[0][3] === 'Checked the harness: the forward pass is timed alone.',
+        'the attestation with its text: ' + JSON.stringify(slots.attestations));
+  check(slots.entries.length === 3, 'three entries about the run: ' + JSON.stringify(slots.entries.map((r) => r[1])));
+  check(slots.verified, 'every slot marked data-verified="yes"');
+  await page.close();
+  const old = await open(browser, H + '/runs/' + OLD);
+  check((await verdict(old)).state === 'ok', 'the superseded run verifies');
+  const sup = await firstScreen(old, '[data-kix-slot="superseded-by"]');
+  check(sup.text === 'Superseded by ' + NEW + ' (entry ' + (Number(SIZE) - 1) + '): the first import read the wrong column',
+        'supersession with its reason: ' + sup.text);
+  await old.close();
+}
+
+/* The verifier from another origin and from a local file. */
+async function elsewhere(browser) {
+  const html = fs.readFileSync(path.join(EXP, 'runs', RUN), 'utf8');
+  /* another origin serves the page and the script; the log is kixd's */
+  const other = await serveDir(EXP, {});
+  let page = await open(browser, other.url + '/runs/' + RUN + '?kix-base=' + encodeURIComponent(H + '/'));
+  let v = await verdict(page);
+  check(v.state === 'ok' && v.text.includes('size ' + SIZE), 'loaded from another origin, verified against kixd\'s tiles: ' + v.text.slice(0, 120));
+  await page.close();
+  await other.close();
+  if (PYHTTP) {
+    page = await open(browser, PYHTTP + '/runs/' + RUN + '.html');
+    v = await verdict(page);
+    check(v.state === 'ok', 'the export\'s runs/<id>.html from python3 -m http.server verifies: ' + v.text.slice(0, 120));
+    await page.close();
+  }
+  /* a local file (the page and the script saved side by side) */
+  const dir = fs.mkdtempSync(path.join(path.dirname(EXP), 'local-'));
+  fs.mkdirSync(path.join(dir, 'runs'));
+  fs.writeFileSync(path.join(dir, 'runs', 'page.html'), html);
+  fs.copyFileSync(path.join(EXP, 'kix-verify.js'), path.join(dir, 'kix-verify.js'));
+  fs.copyFileSync(path.join(EXP, 'style.css'), path.join(dir, 'style.css'));
+  page = await open(browser, 'file://' + path.join(dir, 'runs', 'page.html') + '?run=' + RUN + '&kix-base=' + encodeURIComponent(H + '/'));
+  v = await verdict(page);
+  check(v.state === 'ok', 'a page saved to a file verifies against kixd: ' + v.text.slice(0, 120));
+  await page.close();
+  page = await open(browser, 'file://' + path.join(dir, 'runs', 'page.html') + '?run=' + OLD + '&kix-base=' + encodeURIComponent(H + '/'));
+  v = await verdict(page);
+  check(v.state === 'fail', 'a saved page opened as another run\'s is red: ' + v.text.slice(0, 120));
+  await page.close();
+}
+
+/* Each tamper of issue 26, served from the export with one edit. */
+async function tampers(browser) {
+  const run = fs.readFileSync(path.join(EXP, 'runs', RUN), 'utf8');
+  const old = fs.readFileSync(path.join(EXP, 'runs', OLD), 'utf8');
+  const group = fs.readFileSync(path.join(EXP, 'groups', GROUP), 'utf8');
+  const runPath = 'runs/' + RUN, oldPath = 'runs/' + OLD, groupPath = 'groups/' + GROUP;
+  const env = (v) => v.objects.find((o) => o.kind === 'ExecutionEnvironment');
+  const drop = (html, slot) => {
+    const re = new RegExp('<(\\w+)([^>]*)data-kix-slot="' + slot + '"[^>]*>[\\s\\S]*?</\\1>');
+    if (!re.test(html)) throw new Error('no ' + slot + ' slot');
+    return html.replace(re, '');
+  };
+  const red = [
+    ['the view\'s median changed', runPath, editView(run, (v) => { v.primary.median = Math.floor(v.primary.median / 2); }), 'its primary measurement'],
+    ['the canonical manifest\'s median changed', runPath, editView(run, (v) => {
+      v.manifestCanonical = v.manifestCanonical.replace(/"median":(\d)/, (m, d) => '"median":' + (d === '9' ? '8' : '9'));
+    }), 'the manifest shown hashes to'],
+    ['the best run changed', runPath, editView(run, (v) => { v.rank.best = OLD; }), 'the signed index proves group'],
+    ['the environment object changed', runPath, editView(run, (v) => { env(v).object.spec.hardware.product = 'NVIDIA H100'; }), 'hashes to'],
+    ['the environment object withheld', runPath, editView(run, (v) => { v.objects = v.objects.filter((o) => o !== env(v)); }), 'environmentDigest'],
+    ['the view\'s checkpoint changed', runPath, editView(run, (v) => { v.checkpoint = v.checkpoint.replace(/\n(\d+)\n/, (m, n) => '\n' + (Number(n) + 1) + '\n'); }), 'signature'],
+    ['the rerun entry removed', runPath, editView(run, (v) => { v.entries = v.entries.filter((e) => e.type !== 'rerun'); v.reruns = []; }), 'the signed index commits 3'],
+    ['the attestation entry removed', runPath, editView(run, (v) => { v.entries = v.entries.filter((e) => e.type !== 'attestation'); }), 'the signed index commits 3'],
+    ['the reruns table removed', runPath, drop(run, 'reruns'), 'data-kix-slot="reruns"'],
+    ['the attestations table removed', runPath, drop(run, 'attestations'), 'data-kix-slot="attestations"'],
+    ['the median removed', runPath, drop(run, 'median'), 'data-kix-slot="median"'],
+    ['"Superseded by" removed', oldPath, drop(old, 'superseded-by'), 'data-kix-slot="superseded-by"'],
+    ['"Superseded by" hidden', oldPath, old.replace('data-kix-slot="superseded-by"', 'data-kix-slot="superseded-by" style="display:none"'), 'the page hides'],
+    ['the supersession left out of the view', oldPath, editView(old, (v) => { delete v.supersededBy; v.entries = v.entries.filter((e) => e.type !== 'supersession'); }), 'the signed index commits 2'],
+    ['another run\'s whole page at /runs/' + RUN, runPath, old, 'the page says it shows run ' + OLD],
+    ['another run\'s page with its data-run changed', runPath, old.replace('data-run="' + OLD + '"', 'data-run="' + RUN + '"'), 'its view is of ' + OLD],
+    ['the index proofs removed', runPath, editView(run, (v) => { delete v.index; }), 'the page carries no index proofs'],
+    ['data-run removed', runPath, run.replace(/ data-run="[^"]*"/, ''), 'data-run'],
+    ['another manifest (digest and text) in the view', runPath, editView(run, (v) => {
+      const o = viewOf(old);
+      v.manifestDigest = o.manifestDigest; v.manifestCanonical = o.manifestCanonical; v.manifest = o.manifest;
+    }), 'the signed index gives run ' + RUN + ' the manifest'],
+    ['a group\'s last row dropped', groupPath, editView(group, (v) => { v.rows.pop(); }), 'the signed index proves'],
+    ['a fake row in a group', groupPath, editView(group, (v) => { v.rows.push(Object.assign({}, v.rows[0], { rank: v.rows.length + 1, runId: 'fake' })); }), 'the signed index proves'],
+    ['a group\'s size edited', groupPath, editView(group, (v) => { v.size += 90; }), 'the signed index proves'],
+    ['a group page without its rows', groupPath, drop(group, 'group-rows'), 'data-kix-slot="group-rows"'],
+    ['a group page without index proofs', groupPath, editView(group, (v) => { delete v.index; }), 'the page carries no index proofs']
+  ];
+  if (EXP_OLD) {
+    const stale = fs.readFileSync(path.join(EXP_OLD, 'runs', RUN), 'utf8');
+    const staleJson = fs.readFileSync(path.join(EXP_OLD, 'runs', RUN + '.json'));
+    red.push(['the page and JSON of an older export, the tiles of today\'s', runPath, stale, 'older than the log\u2019s latest checkpoint', { [runPath + '.json']: staleJson }]);
+  }
+  for (const [what, p, body, want, more] of red) {
+    const srv = await serveDir(EXP, Object.assign({ [p]: body }, more || {}));
+    const page = await open(browser, srv.url + '/' + p);
+    const v = await verdict(page);
+    const banner = await firstScreen(page, '#verify-status');
+    check(v.state === 'fail' && v.text.includes(want) && banner.inside,
+          'red, at the top: ' + what + ': ' + v.state + ': ' + v.text.slice(0, 200));
+    await page.close();
+    await srv.close();
+  }
+
+  /* visible text alone edited: the verifier writes the proven values over it */
+  const shown = [
+    ['the displayed median', 'median', '1.00 ns'],
+    ['the displayed rank', 'rank', 'Rank 1 of 1'],
+    ['the printed checkpoint', 'checkpoint', 'kix.test/log\n1\nAAAA\n'],
+    ['the displayed evidence', 'evidence', 'Reproduced by a controlled rerun on 2030-01-01']
+  ];
+  for (const [what, slot, lie] of shown) {
+    const re = new RegExp('(<(\\w+)[^>]*data-kix-slot="' + slot + '"[^>]*>)[\\s\\S]*?(</\\2>)');
+    const srv = await serveDir(EXP, { [runPath]: run.replace(re, (m, a, t, b) => a + lie + b) });
+    const page = await open(browser, srv.url + '/' + runPath);
+    const v = await verdict(page);
+    const s = await firstScreen(page, '[data-kix-slot="' + slot + '"]');
+    check(v.state === 'ok' && s.text !== lie.trim() && s.text.length > 0,
+          'text edited, proven value shown: ' + what + ': "' + s.text.slice(0, 60) + '"');
+    await page.close();
+    await srv.close();
+  }
+  /* an environment table's cell edited: recomputed from the proven object */
+  const cell = '<table><tr><th>GPU</th><td data-kix-slot="field" data-kix-object="environmentDigest" ' +
+               'data-kix-ptr="/spec/hardware/product" data-kix-fmt="text">NVIDIA H100</td></tr></table>';
+  {
+    const srv = await serveDir(EXP, { [runPath]: run.replace('<h2>Log entries</h2>', cell + '<h2>Log entries</h2>') });
+    const page = await open(browser, srv.url + '/' + runPath);
+    const v = await verdict(page);
+    const s = await page.evaluate(() => document.querySelector('[data-kix-slot="field"]').textContent);
+    check(v.state === 'ok' && s === 'NVIDIA A100', 'text edited, proven value shown: the environment table\'s GPU: "' + s + '"');
+    await page.close();
+    await srv.close();
+  }
+  if (EXP_OLD) {
+    /* an older page, today's JSON beside it: fresh proofs fetched, verified */
+    const srv = await serveDir(EXP, { [runPath]: fs.readFileSync(path.join(EXP_OLD, 'runs', RUN)) });
+    const page = await open(browser, srv.url + '/' + runPath);
+    const v = await verdict(page);
+    check(v.state === 'ok' && v.text.includes('at size ' + SIZE), 'an older page with today\'s JSON: fresh index proofs: ' + v.text.slice(0, 120));
+    await page.close();
+    await srv.close();
+  }
+}
+
+(async () => {
+  const browser = null; /* newPage() launches and relaunches chromium */
+  try {
+    await pageKinds(browser);
+    await provenSlots(browser);
+    await elsewhere(browser);
+    await tampers(browser);
+  } finally {
+    if (chrome.browser) await chrome.browser.close();
+  }
+  console.log(passed + ' passed, ' + failed + ' failed');
+  process.exit(failed || !passed ? 1 : 0);
+})().catch((e) => { console.log('ERROR: ' + (e && e.stack || e)); process.exit(1); });
