@@ -313,14 +313,19 @@ async function tampers(browser) {
     await srv.close();
   }
   /* an environment table's cell edited: recomputed from the proven object */
-  const cell = '<table><tr><th>GPU</th><td data-kix-slot="field" data-kix-object="environmentDigest" ' +
-               'data-kix-ptr="/spec/hardware/product" data-kix-fmt="text">NVIDIA H100</td></tr></table>';
   {
-    const srv = await serveDir(EXP, { [runPath]: run.replace('<h2>Log entries</h2>', cell + '<h2>Log entries</h2>') });
+    const sel = 'data-kix-object="environmentDigest" data-kix-ptr="/spec/hardware/formFactor" data-kix-fmt="text">';
+    const at = run.indexOf(sel);
+    check(at > 0, 'the run page has an environment cell for the GPU form factor');
+    const end = run.indexOf('</td>', at);
+    const proven = run.slice(at + sel.length, end);
+    const srv = await serveDir(EXP, { [runPath]: run.slice(0, at + sel.length) + 'PCIe-made-up' + run.slice(end) });
     const page = await open(browser, srv.url + '/' + runPath);
     const v = await verdict(page);
-    const s = await page.evaluate(() => document.querySelector('[data-kix-slot="field"]').textContent);
-    check(v.state === 'ok' && s === 'NVIDIA A100', 'text edited, proven value shown: the environment table\'s GPU: "' + s + '"');
+    const s = await page.evaluate((q) => document.querySelector('[' + q + ']').textContent,
+                                  'data-kix-ptr="/spec/hardware/formFactor"');
+    check(v.state === 'ok' && s === proven && s !== 'PCIe-made-up',
+          'text edited, proven value shown: the environment table\'s form factor: "' + s + '"');
     await page.close();
     await srv.close();
   }
