@@ -33,7 +33,7 @@ main(async () => {
   const objects = [env, wl, impl, proto].map((o) => ({ digest: digest(o), kind: o.kind, object: o }));
   const got = await kv.provenObjects(objects, manifest);
   check(got.environmentDigest === env && got.workloadDigest === wl, 'objects by the manifest\'s digest fields');
-  check(kv.runTitle(manifest, got) === 'Liger \u00b7 rope \u00b7 hidden 512, seq 2048 \u00b7 forward \u00b7 NVIDIA A100 \u00b7 bf16',
+  check(kv.runTitle(manifest, got) === 'Liger \u00b7 rope \u00b7 hidden = 512 \u00b7 seq = 2048 \u00b7 forward \u00b7 NVIDIA A100 \u00b7 bf16',
         'the header in words: ' + kv.runTitle(manifest, got));
   const altered = JSON.parse(JSON.stringify(objects));
   altered[0].object.spec.hardware.product = 'NVIDIA H100';

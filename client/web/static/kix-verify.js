@@ -826,16 +826,22 @@
    * parameters · pass · GPU · dtype, each from the proven objects, the
    * ones a run does not record left out. */
   function runTitle(manifest, objects) {
-    var w = (objects.workloadDigest || {}).spec || {}, impl = (objects.implementationDigest || {}).spec || {};
+    /* the header in words as C's header_words (client/view/run_view.c) writes it */
+    var work = objects.workloadDigest || {}, w = work.spec || {};
+    var impl = (objects.implementationDigest || {}).spec || {};
     var proto = (objects.protocolDigest || {}).spec || {}, env = (objects.environmentDigest || {}).spec || {};
+    var str = function (x) { return typeof x === 'string' ? x : ''; };
+    var title = str((work.metadata || {}).title), dot = ' \u00b7 ';
+    var kernel = title ? (title.indexOf(dot) >= 0 ? title.slice(0, title.indexOf(dot)) : title)
+                       : str(w.kernel);
     var params = w.parameters && typeof w.parameters === 'object' ? w.parameters : {};
-    var words = [impl.name || impl.provider, w.kernel || (manifest.spec || {}).kernel,
-                 Object.keys(params).map(function (k) {
-                   return k + ' ' + formatField(params[k], 'text');
-                 }).join(', '),
-                 proto.measurement && proto.measurement.pass,
-                 env.hardware && env.hardware.product, w.dtype];
-    return words.filter(function (x) { return typeof x === 'string' && x; }).join(' \u00b7 ');
+    var workload = Object.keys(params).map(function (k) {
+      return k + ' = ' + formatField(params[k], 'text');
+    }).join(dot);
+    var words = [str(impl.name) || str(impl.provider), kernel, workload,
+                 str((proto.measurement || {}).pass), str((env.hardware || {}).product), str(w.dtype)];
+    var t = words.filter(function (x) { return x; }).join(dot);
+    return t || str((manifest.metadata || {}).title);
   }
 
   /* The evidence line (kix show's, client/view/text.c, with the rerun's date). */
