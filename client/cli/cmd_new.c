@@ -12,6 +12,7 @@
 #include "cli.h"
 #include "kix/entries.h"
 #include "kix/file.h"
+#include "kix/record_rules.h"
 
 #define API_VERSION "kernelindex.dev/v1alpha1"
 #define MAX_PARAMS  32
@@ -29,7 +30,9 @@ static const char new_help[] =
     "what each field means. run.json names the other four by file; kix publish\n"
     "fills in their digests itself, so after editing the figures, kix publish\n"
     "with your key and DIR/run.json publishes the bundle. The figures are 0\n"
-    "until you write yours in.\n"
+    "until you write yours in, and the log refuses the template as it is: its\n"
+    "0 figures, its marker (the label kix-template in run.json) and its\n"
+    "placeholder texts (protocol.json's harness name and notes) must go.\n"
     "\n"
     "  --kernel K       the kernel measured, e.g. rope, geglu (required)\n"
     "  --gpu G          the GPU product as the driver names it, e.g.\n"
@@ -50,7 +53,10 @@ static const char new_help[] =
 static const char readme[] =
     "# A kix run bundle\n"
     "\n"
-    "Written by `kix new run`. Edit the figures and the descriptions, then\n"
+    "Written by `kix new run`. Edit the figures and the descriptions, remove\n"
+    "the label `kix-template` from `run.json` (the log refuses the template as\n"
+    "it is: a median of 0, quantiles out of order, an `observedAt` in the\n"
+    "future and the placeholder texts are refused too), then\n"
     "\n"
     "    kix publish --key YOUR.key run.json\n"
     "\n"
@@ -206,8 +212,9 @@ static int build(const struct new_args *a, json_t *files[5])
     snprintf(name, sizeof(name), "%s-%s-%s-%s", kslug, pslug, a->pass, gslug);
     files[0] = object(
         "BenchmarkRun",
-        json_pack("{s:s, s:s++++++}", "name", name, "title", a->kernel, " · ", a->provider, " · ",
-                  a->pass, " · ", a->gpu),
+        json_pack("{s:s, s:s++++++, s:{s:s}}", "name", name, "title", a->kernel, " · ", a->provider,
+                  " · ", a->pass, " · ", a->gpu, "labels", KIX_TEMPLATE_LABEL,
+                  "remove this label once the figures are yours: the log refuses it"),
         json_pack("{s:s, s:s, s:{s:{s:i}, s:s}, s:[o, o], s:{s:s, s:s++}, s:s, s:s, s:s, s:s}",
                   "status", "passed", "observedAt", now, "timing", "latencyNs", "median", 0,
                   "primaryStatistic", "median", "measurements", measurement("p20"),
@@ -223,10 +230,9 @@ static int build(const struct new_args *a, json_t *files[5])
                json_pack("{s:s++, s:s++}", "name", pslug, "-bench-", a->pass, "title",
                          "benchmark harness · ", a->pass, " pass"),
                json_pack("{s:{s:s}, s:{s:s, s:s, s:s, s:s}, s:{s:s, s:s}}", "harness", "name",
-                         "describe your benchmark script or tool", "measurement", "timer",
-                         "cuda_events", "primaryStatistic", "median", "metric", "latency", "pass",
-                         a->pass, "comparability", "family", pslug, "notes",
-                         "what was timed and how: warm-up, iterations, synchronisation"));
+                         kix_template_placeholders[0], "measurement", "timer", "cuda_events",
+                         "primaryStatistic", "median", "metric", "latency", "pass", a->pass,
+                         "comparability", "family", pslug, "notes", kix_template_placeholders[1]));
     files[3] =
         object("ExecutionEnvironment", json_pack("{s:s, s:s}", "name", gslug, "title", a->gpu),
                json_pack("{s:{s:s, s:s}, s:{}}", "hardware", "vendor", vendor, "product", a->gpu,

@@ -4,24 +4,30 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "cli.h"
 #include "kix/canon.h"
 #include "kix/dsse.h"
 #include "kix/entry.h"
 #include "kix/json.h"
+#include "kix/record_rules.h"
 #include "kix/schema.h"
 
-#define VALIDATE_MAX_FILES 4096
+#define VALIDATE_MAX_FILES  4096
+#define VALIDATE_MAX_ERRORS 64 /* per file */
 
 static const char validate_help[] =
-    "usage: kix validate [--kind NAME] [--json] FILE...\n"
+    "usage: kix validate [--kind NAME] [--schema-only] [--json] FILE...\n"
     "\n"
-    "Checks each FILE against the record schemas the log enforces on submit\n"
-    "(proto/schema/ in the source, compiled into kix): a record by its \"kind\"\n"
-    "(BenchmarkRun, BenchmarkProtocol, Workload, ExecutionEnvironment,\n"
+    "Checks each FILE as the log checks it on submit: against the record\n"
+    "schemas (proto/schema/ in the source, compiled into kix): a record by its\n"
+    "\"kind\" (BenchmarkRun, BenchmarkProtocol, Workload, ExecutionEnvironment,\n"
     "Implementation), an in-toto statement or DSSE envelope by its predicate\n"
-    "type. A violation is named by the JSON pointer of the offending field:\n"
+    "type; and a record against the log's record rules (PROTOCOL.md 5.3): a\n"
+    "median above 0, quantiles in order, an observedAt no later than this\n"
+    "machine's clock plus 600 s, none of kix new run's placeholders. Every\n"
+    "violation is reported, each named by the JSON pointer of the offending field:\n"
     "\n"
     "  run.json: invalid: /spec/timing/latencyNs/median: must be a non-negative integer\n"
     "\n"
@@ -29,11 +35,14 @@ static const char validate_help[] =
     "a Workload, ...): checked among the files given; a digest of an object not\n"
     "given is not checked here (the log checks it on submit). Nothing is sent.\n"
     "\n"
-    "  --kind NAME  validate every FILE against this schema: a record kind, or\n"
-    "               publication, attestation, rerun, supersession, key for a bare\n"
-    "               predicate\n"
-    "  --json       one JSON object: {\"valid\", \"files\": [{\"file\", \"valid\",\n"
-    "               \"schema\", \"digest\", \"pointer\", \"message\", \"refs\"}]}\n"
+    "  --kind NAME    validate every FILE against this schema: a record kind, or\n"
+    "                 publication, attestation, rerun, supersession, key for a\n"
+    "                 bare predicate\n"
+    "  --schema-only  the schemas alone, without the record rules\n"
+    "  --json         one JSON object: {\"valid\", \"files\": [{\"file\", \"valid\",\n"
+    "                 \"schema\", \"digest\", \"pointer\", \"message\", \"errors\",\n"
+    "                 \"refs\"}]}: pointer and message the first violation,\n"
+    "                 errors every one ({\"pointer\", \"message\"})\n"
     "\n"
     "exit status: 0 every FILE valid, 1 some invalid or unreadable, 2 usage\n";
 
@@ -45,8 +54,8 @@ struct vfile {
     int have_digest;
     char schema[KIX_SCHEMA_KIND_MAX];
     int valid;
-    char pointer[KIX_SCHEMA_POINTER_MAX];
-    char message[512];
+    struct kix_schema_violation errors[VALIDATE_MAX_ERRORS]; /* every violation, in order */
+    size_t nerrors;
     struct kix_schema_ref *refs;
     size_t nrefs;
     unsigned char *checked; /* per ref: 1 when its object was among the files */
@@ -61,14 +70,23 @@ static void join(char *out, size_t cap, const char *a, const char *b)
     out[na + nb] = '\0';
 }
 
+/* One more violation of f (past VALIDATE_MAX_ERRORS, the last one says so). */
 static void invalid(struct vfile *f, const char *pointer, const char *fmt, ...) KIX_PRINTF(3, 4);
 static void invalid(struct vfile *f, const char *pointer, const char *fmt, ...)
 {
+    struct kix_schema_violation *e;
     va_list ap;
+
     f->valid = 0;
-    snprintf(f->pointer, sizeof(f->pointer), "%s", pointer);
+    if (f->nerrors == VALIDATE_MAX_ERRORS) {
+        snprintf(f->errors[VALIDATE_MAX_ERRORS - 1].message,
+                 sizeof(f->errors[VALIDATE_MAX_ERRORS - 1].message), "and more violations");
+        return;
+    }
+    e = &f->errors[f->nerrors++];
+    snprintf(e->pointer, sizeof(e->pointer), "%s", pointer);
     va_start(ap, fmt);
-    vsnprintf(f->message, sizeof(f->message), fmt, ap);
+    vsnprintf(e->message, sizeof(e->message), fmt, ap);
     va_end(ap);
 }
 
@@ -111,6 +129,8 @@ static const char *pick(struct vfile *f, json_t **value, json_t **owned, const c
     return kix_record_kind_known(kind) ? kind : NULL;
 }
 
+static int schema_only; /* kix validate --schema-only */
+
 static void validate_one(struct vfile *f, const char *force, int bundle)
 {
     struct kix_schema_result res;
@@ -149,24 +169,37 @@ static void validate_one(struct vfile *f, const char *force, int bundle)
         invalid(f, "/predicate", "is required");
         goto out;
     }
-    if (kix_schema_validate(s, value, &res) != KIX_OK) {
-        invalid(f, "", "out of memory");
+    {
+        struct kix_schema_violation v[VALIDATE_MAX_ERRORS];
+        size_t nv = 0;
+        if (kix_schema_validate_all(s, value, &res, v, VALIDATE_MAX_ERRORS, &nv) != KIX_OK) {
+            invalid(f, "", "out of memory");
+            goto out;
+        }
+        for (size_t i = 0; i < nv && i < VALIDATE_MAX_ERRORS; i++) {
+            char p[KIX_SCHEMA_POINTER_MAX];
+            size_t pl = strlen(v[i].pointer);
+            /* kix new run's bundles name their files where digests go */
+            int file_named = pl > 6 && strcmp(v[i].pointer + pl - 6, "Digest") == 0 &&
+                             strstr(v[i].message, "^sha256:") != NULL;
+            join(p, sizeof(p), prefix, v[i].pointer);
+            invalid(f, p, "%s%s", v[i].message,
+                    file_named ? "; a file named here is filled in by kix publish: check the "
+                                 "bundle with kix publish --dry-run"
+                               : "");
+        }
+        /* the log's record rules on submit, all of them too */
+        if (!*prefix && kix_record_kind_known(name) && !schema_only) {
+            nv = 0;
+            kix_record_rules(value, (int64_t)time(NULL), v, VALIDATE_MAX_ERRORS, &nv);
+            for (size_t i = 0; i < nv && i < VALIDATE_MAX_ERRORS; i++)
+                invalid(f, v[i].pointer, "%s", v[i].message);
+        }
+    }
+    if (!f->valid) {
+        kix_schema_result_release(&res);
         goto out;
     }
-    if (!res.valid) {
-        size_t pl = strlen(res.pointer);
-        /* kix new run's bundles name their files where digests go */
-        int file_named = pl > 6 && strcmp(res.pointer + pl - 6, "Digest") == 0 &&
-                         strstr(res.message, "^sha256:") != NULL;
-        invalid(f, "", "%s%s: %s", prefix, res.pointer, res.message);
-        join(f->pointer, sizeof(f->pointer), prefix, res.pointer);
-        join(f->message, sizeof(f->message), res.message,
-             file_named ? "; a file named here is filled in by kix publish: check the "
-                          "bundle with kix publish --dry-run"
-                        : "");
-        goto out;
-    }
-    f->valid = 1;
     f->refs = res.refs;
     f->nrefs = res.nrefs;
     f->checked = calloc(f->nrefs ? f->nrefs : 1, 1);
@@ -210,7 +243,7 @@ static const char *article(const char *kind)
 static void check_kinds(struct vfile *files, size_t n)
 {
     for (size_t i = 0; i < n; i++)
-        for (size_t r = 0; files[i].valid && r < files[i].nrefs; r++) {
+        for (size_t r = 0; r < files[i].nrefs; r++) {
             const struct kix_schema_ref *ref = &files[i].refs[r];
             for (size_t j = 0; j < n; j++) {
                 if (!files[j].have_digest || memcmp(files[j].digest.b, ref->digest.b, 32) != 0)
@@ -263,10 +296,11 @@ static void print_text(const struct vfile *f)
         printf("%s: valid object without a kind (kept as it is) %s\n", f->path, d);
     else if (f->valid)
         printf("%s: valid %s %s\n", f->path, f->schema, d);
-    else if (f->pointer[0])
-        printf("%s: invalid: %s: %s\n", f->path, f->pointer, f->message);
-    else
-        printf("%s: invalid: %s\n", f->path, f->message);
+    for (size_t i = 0; i < f->nerrors; i++)
+        if (f->errors[i].pointer[0])
+            printf("%s: invalid: %s: %s\n", f->path, f->errors[i].pointer, f->errors[i].message);
+        else
+            printf("%s: invalid: %s\n", f->path, f->errors[i].message);
 }
 
 static void print_json(const struct vfile *files, size_t n, int all_valid)
@@ -288,11 +322,20 @@ static void print_json(const struct vfile *files, size_t n, int all_valid)
         } else {
             printf(",\"digest\":null");
         }
-        if (!f->valid) {
+        if (!f->valid && f->nerrors) { /* the first, and every one */
             printf(",\"pointer\":");
-            cli_json_string(stdout, f->pointer, strlen(f->pointer));
+            cli_json_string(stdout, f->errors[0].pointer, strlen(f->errors[0].pointer));
             printf(",\"message\":");
-            cli_json_string(stdout, f->message, strlen(f->message));
+            cli_json_string(stdout, f->errors[0].message, strlen(f->errors[0].message));
+            printf(",\"errors\":[");
+            for (size_t e = 0; e < f->nerrors; e++) {
+                printf("%s{\"pointer\":", e ? "," : "");
+                cli_json_string(stdout, f->errors[e].pointer, strlen(f->errors[e].pointer));
+                printf(",\"message\":");
+                cli_json_string(stdout, f->errors[e].message, strlen(f->errors[e].message));
+                printf("}");
+            }
+            printf("]");
         }
         printf(",\"refs\":[");
         for (size_t r = 0; f->valid && r < f->nrefs; r++) {
@@ -354,6 +397,7 @@ int cmd_validate(int argc, char **argv)
 {
     static const struct option longopts[] = {{"kind", required_argument, NULL, 'k'},
                                              {"json", no_argument, NULL, 'j'},
+                                             {"schema-only", no_argument, NULL, 'S'},
                                              {"help", no_argument, NULL, 'h'},
                                              {NULL, 0, NULL, 0}};
     const struct kix_schema *s;
@@ -368,6 +412,9 @@ int cmd_validate(int argc, char **argv)
             break;
         case 'j':
             json = 1;
+            break;
+        case 'S':
+            schema_only = 1;
             break;
         case 'h':
             cli_print_help(stdout, validate_help);

@@ -18,6 +18,7 @@ S=(--server "$(addr o)")
 publish_bundle() { # DIR GPU: prints the run id
   "$KIX" new run --kernel rope --gpu "$2" --provider liger --param seq_len=2048 "$1" >/dev/null ||
     fail "kix new run $2"
+  fill_bundle "$1"
   "$KIX" publish "${S[@]}" --key "$WORK/pub.key" "$1/run.json" --json >"$1.pub.json" 2>"$1.err" ||
     fail "publish $2: $(cat "$1.err")"
   json_get "$1.pub.json" 'd["runId"]'
