@@ -13,7 +13,9 @@
 #include "kix/entries.h"
 #include "kix/file.h"
 #include "kix/record_rules.h"
+#include "kix/vocabulary.h"
 #include "new_like.h"
+#include "vocab_check.h"
 
 #define API_VERSION "kernelindex.dev/v1alpha1"
 #define MAX_PARAMS  32
@@ -46,11 +48,15 @@ static const char new_help[] =
     "placeholder texts (protocol.json's harness name and notes) must go.\n"
     "\n"
     "  --kernel K       the kernel measured, e.g. rope, geglu (required)\n"
-    "  --gpu G          the GPU product as the driver names it, e.g.\n"
-    "                   \"NVIDIA A100-SXM4-80GB\" (required)\n"
+    "  --gpu G          the GPU as the driver names it, e.g. \"NVIDIA A100-SXM4-80GB\"\n"
+    "                   (required); a GPU of the vocabulary is written as its product,\n"
+    "                   form factor and architecture (\"NVIDIA A100\", SXM4-80GB, sm_80)\n"
     "  --provider P     whose implementation, e.g. liger, torch (default: unknown)\n"
     "  --pass P         the pass timed: forward, backward or full (default forward)\n"
-    "  --dtype T        the data type, e.g. bfloat16 (default bfloat16)\n"
+    "  --dtype T        the data type, e.g. bf16, fp32 (default bf16; bfloat16,\n"
+    "                   torch.float32 and the like are written the vocabulary's way)\n"
+    "  --family F       the protocol family, spec.comparability.family (default:\n"
+    "                   the provider), e.g. liger_kernel_bench\n"
     "  --param N=V      a workload parameter (repeatable); numbers stay numbers\n"
     "  --repository URL the implementation's source repository\n"
     "  --revision REV   the implementation's revision (a commit or release)\n"
@@ -148,6 +154,8 @@ static const char readme[] =
 
 struct new_args {
     const char *kernel, *gpu, *provider, *pass, *dtype, *repository, *revision, *source, *dir;
+    const char *family;   /* spec.comparability.family (default: the provider's slug) */
+    char dtype_short[32]; /* dtype as the vocabulary writes it */
     const char *like, *group;
     const struct new_like *joined; /* --like/--group: the group to join */
     const char *param[MAX_PARAMS];
@@ -213,7 +221,8 @@ static int build(const struct new_args *a, json_t *files[5])
                          : strncmp(a->gpu, "AMD", 3) == 0   ? "amd"
                          : strncmp(a->gpu, "Intel", 5) == 0 ? "intel"
                                                             : "unknown";
-    json_t *params = json_object(), *impl;
+    const struct kix_vocab_gpu *known = kix_vocab_gpu(a->gpu);
+    json_t *params = json_object(), *impl, *hw;
 
     kix_now_rfc3339(now);
     slug(a->kernel, kslug, sizeof(kslug));
@@ -238,9 +247,10 @@ static int build(const struct new_args *a, json_t *files[5])
                   "benchmark", a->kernel, "/", a->pass, "workloadDigest", "workload.json",
                   "protocolDigest", "protocol.json", "environmentDigest", "environment.json",
                   "implementationDigest", "implementation.json"));
-    files[1] = object(
-        "Workload", json_pack("{s:s+, s:s}", "name", kslug, "-workload", "title", a->kernel),
-        json_pack("{s:s, s:s, s:o}", "kernel", a->kernel, "dtype", a->dtype, "parameters", params));
+    files[1] =
+        object("Workload", json_pack("{s:s+, s:s}", "name", kslug, "-workload", "title", a->kernel),
+               json_pack("{s:s, s:s, s:o}", "kernel", a->kernel, "dtype", a->dtype_short,
+                         "parameters", params));
     files[2] =
         object("BenchmarkProtocol",
                json_pack("{s:s++, s:s++}", "name", pslug, "-bench-", a->pass, "title",
@@ -248,11 +258,17 @@ static int build(const struct new_args *a, json_t *files[5])
                json_pack("{s:{s:s}, s:{s:s, s:s, s:s, s:s}, s:{s:s, s:s}}", "harness", "name",
                          kix_template_placeholders[0], "measurement", "timer", "cuda_events",
                          "primaryStatistic", "median", "metric", "latency", "pass", a->pass,
-                         "comparability", "family", pslug, "notes", kix_template_placeholders[1]));
+                         "comparability", "family", a->family ? a->family : pslug, "notes",
+                         kix_template_placeholders[1]));
+    hw = json_pack("{s:s, s:s}", "vendor", known ? known->vendor : vendor, "product",
+                   known ? known->product : a->gpu);
+    if (hw && known && known->form_factor)
+        json_object_set_new(hw, "formFactor", json_string(known->form_factor));
+    if (hw && known)
+        json_object_set_new(hw, "architecture", json_string(known->arch));
     files[3] =
         object("ExecutionEnvironment", json_pack("{s:s, s:s}", "name", gslug, "title", a->gpu),
-               json_pack("{s:{s:s, s:s}, s:{}}", "hardware", "vendor", vendor, "product", a->gpu,
-                         "software"));
+               json_pack("{s:o, s:{}}", "hardware", hw, "software"));
     impl = json_pack("{s:s, s:s, s:s}", "provider", a->provider, "name", a->provider, "project",
                      a->provider);
     if (impl && a->repository)
@@ -430,6 +446,36 @@ out:
     return status;
 }
 
+/* A kernel, GPU or protocol family near a known one: "did you mean" on
+ * stderr; the bundle is written as asked (new names are welcome). */
+static void vocab_notes(const struct new_args *a)
+{
+    char pslug[64];
+    const char *near, *family = a->family;
+
+    if ((near =
+             cli_vocab_near(a->kernel, kix_vocab_kernel_name, kix_vocab_kernel(a->kernel) != NULL)))
+        fprintf(stderr,
+                "kix new: warning: --kernel %s is no kernel of the vocabulary: did you "
+                "mean %s?\n",
+                a->kernel, near);
+    if (!kix_vocab_gpu(a->gpu) && (near = kix_vocab_suggest(a->gpu, kix_vocab_gpu_name)))
+        fprintf(stderr,
+                "kix new: warning: --gpu %s is no GPU of the vocabulary: did you mean "
+                "%s?\n",
+                a->gpu, near);
+    if (!family) {
+        slug(a->provider, pslug, sizeof(pslug));
+        family = pslug;
+    }
+    if ((near = cli_vocab_near(family, kix_vocab_family_name, kix_vocab_family(family) != NULL)))
+        fprintf(stderr,
+                "kix new: warning: protocol family %s is no family of the vocabulary: did you "
+                "mean %s? (--family; runs compare only under one protocol: to join an existing "
+                "comparison, use --like RUN)\n",
+                family, near);
+}
+
 int cmd_new(int argc, char **argv)
 {
     static const struct option longopts[] = {
@@ -444,6 +490,7 @@ int cmd_new(int argc, char **argv)
         {"source", required_argument, NULL, 's'},
         {"force", no_argument, NULL, 'f'},
         {"like", required_argument, NULL, 'L'},
+        {"family", required_argument, NULL, 'F'},
         {"group", required_argument, NULL, 'G'},
         CLI_COMMON_LONGOPTS, /* the log --like/--group read, and --json */
         {NULL, 0, NULL, 0},
@@ -463,7 +510,7 @@ int cmd_new(int argc, char **argv)
     cli_common_init(&common);
     a.provider = "unknown";
     a.pass = "forward";
-    a.dtype = "bfloat16";
+    a.dtype = "bf16";
     argc--;
     argv++;
     optind = 1;
@@ -473,6 +520,9 @@ int cmd_new(int argc, char **argv)
         switch (c) {
         case 'L':
             a.like = optarg;
+            break;
+        case 'F':
+            a.family = optarg;
             break;
         case 'G':
             a.group = optarg;
@@ -523,8 +573,8 @@ int cmd_new(int argc, char **argv)
         return cli_usage_error("new", "expected one DIR to write the bundle into");
     if (a.like && a.group)
         return cli_usage_error("new", "--like and --group both name the group to join: give one");
-    if ((a.like || a.group) && (a.kernel || a.gpu || a.nparams || strcmp(a.dtype, "bfloat16") ||
-                                strcmp(a.pass, "forward")))
+    if ((a.like || a.group) &&
+        (a.kernel || a.gpu || a.nparams || strcmp(a.dtype, "bf16") || strcmp(a.pass, "forward")))
         return cli_usage_error("new",
                                "--%s takes the workload, protocol and environment from the "
                                "group it joins: --kernel, --gpu, --dtype, --param and "
@@ -543,6 +593,15 @@ int cmd_new(int argc, char **argv)
     if (strcmp(a.pass, "forward") != 0 && strcmp(a.pass, "backward") != 0 &&
         strcmp(a.pass, "full") != 0)
         return cli_usage_error("new", "--pass is forward, backward or full");
+    if (!kix_vocab_dtype(a.dtype, a.dtype_short, sizeof(a.dtype_short))) {
+        const char *near = kix_vocab_suggest(a.dtype_short, kix_vocab_dtype_at);
+        return cli_usage_error("new",
+                               "--dtype %s is no dtype of the vocabulary "
+                               "(docs/VOCABULARY.md)%s%s%s",
+                               a.dtype, near ? ": did you mean " : "", near ? near : "",
+                               near ? "?" : "");
+    }
+    vocab_notes(&a);
     a.dir = argv[optind];
     return write_bundle(&a);
 }

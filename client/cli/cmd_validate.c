@@ -13,6 +13,7 @@
 #include "kix/json.h"
 #include "kix/record_rules.h"
 #include "kix/schema.h"
+#include "vocab_check.h"
 
 #define VALIDATE_MAX_FILES  4096
 #define VALIDATE_MAX_ERRORS 64 /* per file */
@@ -34,11 +35,13 @@ static const char validate_help[] =
     "A digest field must name an object of the right kind (spec.workloadDigest\n"
     "a Workload, ...): checked among the files given; a digest of an object not\n"
     "given is not checked here (the log checks it on submit). Nothing is sent.\n"
+    "A kernel, dtype, GPU or protocol family spelled otherwise than the shared\n"
+    "vocabulary (docs/VOCABULARY.md) is a warning with a \"did you mean\".\n"
     "\n"
     "  --kind NAME    validate every FILE against this schema: a record kind, or\n"
     "                 publication, attestation, rerun, supersession, key for a\n"
     "                 bare predicate\n"
-    "  --schema-only  the schemas alone, without the record rules\n"
+    "  --schema-only  the schemas alone, without the record rules or warnings\n"
     "  --json         one JSON object: {\"valid\", \"files\": [{\"file\", \"valid\",\n"
     "                 \"schema\", \"digest\", \"pointer\", \"message\", \"errors\",\n"
     "                 \"refs\"}]}: pointer and message the first violation,\n"
@@ -56,6 +59,8 @@ struct vfile {
     int valid;
     struct kix_schema_violation errors[VALIDATE_MAX_ERRORS]; /* every violation, in order */
     size_t nerrors;
+    struct kix_schema_violation warnings[8]; /* the vocabulary's (vocab_check.h): not errors */
+    size_t nwarnings;
     struct kix_schema_ref *refs;
     size_t nrefs;
     unsigned char *checked; /* per ref: 1 when its object was among the files */
@@ -194,6 +199,9 @@ static void validate_one(struct vfile *f, const char *force, int bundle)
             kix_record_rules(value, (int64_t)time(NULL), v, VALIDATE_MAX_ERRORS, &nv);
             for (size_t i = 0; i < nv && i < VALIDATE_MAX_ERRORS; i++)
                 invalid(f, v[i].pointer, "%s", v[i].message);
+            cli_vocab_warnings(value, f->warnings, 8, &f->nwarnings);
+            if (f->nwarnings > 8)
+                f->nwarnings = 8;
         }
     }
     if (!f->valid) {
@@ -296,6 +304,8 @@ static void print_text(const struct vfile *f)
         printf("%s: valid object without a kind (kept as it is) %s\n", f->path, d);
     else if (f->valid)
         printf("%s: valid %s %s\n", f->path, f->schema, d);
+    for (size_t i = 0; i < f->nwarnings; i++)
+        printf("%s: warning: %s: %s\n", f->path, f->warnings[i].pointer, f->warnings[i].message);
     for (size_t i = 0; i < f->nerrors; i++)
         if (f->errors[i].pointer[0])
             printf("%s: invalid: %s: %s\n", f->path, f->errors[i].pointer, f->errors[i].message);
@@ -337,6 +347,15 @@ static void print_json(const struct vfile *files, size_t n, int all_valid)
             }
             printf("]");
         }
+        printf(",\"warnings\":[");
+        for (size_t w = 0; w < f->nwarnings; w++) {
+            printf("%s{\"pointer\":", w ? "," : "");
+            cli_json_string(stdout, f->warnings[w].pointer, strlen(f->warnings[w].pointer));
+            printf(",\"message\":");
+            cli_json_string(stdout, f->warnings[w].message, strlen(f->warnings[w].message));
+            printf("}");
+        }
+        printf("]");
         printf(",\"refs\":[");
         for (size_t r = 0; f->valid && r < f->nrefs; r++) {
             kix_digest_format(&f->refs[r].digest, d);

@@ -70,7 +70,10 @@ for k in ("workload", "protocol", "environment", "implementation"):
     assert names[k] in o, k
     assert s[k + "Digest"].startswith("sha256:"), s[k + "Digest"]
 assert o["Workload"]["spec"]["parameters"] == {"seq_len": 2048, "hidden": 512}
-assert o["ExecutionEnvironment"]["spec"]["hardware"]["product"] == "NVIDIA A100-SXM4-80GB"
+# the GPU as the vocabulary writes it (docs/VOCABULARY.md), dtype too
+hw = o["ExecutionEnvironment"]["spec"]["hardware"]
+assert (hw["product"], hw["formFactor"], hw["architecture"]) == ("NVIDIA A100", "SXM4-80GB", "sm_80"), hw
+assert o["Workload"]["spec"]["dtype"] == "bf16"
 assert d["rank"]["groupSize"] == 1 and d["rank"]["rank"] == 1
 PY
 pass "kix show: the edited figures, every referenced object, ranked"
@@ -97,3 +100,23 @@ expect_status 0 "$KIX" publish --dry-run "$WORK/v/run.json"
 [ "$(grep -c ': valid ' "$WORK/out")" = 5 ] || fail "dry run of a skeleton: $(cat "$WORK/out")"
 expect_status 0 "$KIX" publish --dry-run --new-run --run-id again "$WORK/v/run.json"
 pass "kix new run's bundle validates offline (kix publish --dry-run), file-named references filled in"
+
+# one vocabulary (docs/VOCABULARY.md) with "did you mean" for a near miss
+expect_status 0 "$KIX" new run --kernel ropee --gpu "NVIDIA A100-SXM4-80G" --provider liger "$WORK/voc"
+grep -q "kernel ropee is no kernel of the vocabulary: did you mean rope?" "$WORK/err" || fail "kernel near miss: $(cat "$WORK/err")"
+grep -q "did you mean NVIDIA A100-SXM4-80GB?" "$WORK/err" || fail "GPU near miss: $(cat "$WORK/err")"
+grep -q "protocol family liger is no family of the vocabulary: did you mean liger_kernel_bench?" "$WORK/err" ||
+  fail "family near miss: $(cat "$WORK/err")"
+expect_status 2 "$KIX" new run --kernel rope --gpu "NVIDIA A100" --dtype bfloat61 "$WORK/voc2"
+grep -q "did you mean bf16?" "$WORK/err" || fail "dtype near miss: $(cat "$WORK/err")"
+"$KIX" new run --kernel rope --gpu "NVIDIA A100" --dtype torch.float32 "$WORK/voc3" >/dev/null 2>&1 || fail "dtype alias"
+[ "$(json_get "$WORK/voc3/workload.json" 'd["spec"]["dtype"]')" = fp32 ] || fail "torch.float32 is not written fp32"
+python3 - "$WORK/voc3/workload.json" <<'PY'
+import json, sys
+w = json.load(open(sys.argv[1]))
+w["spec"]["dtype"] = "bfloat16"
+json.dump(w, open(sys.argv[1], "w"))
+PY
+expect_status 0 "$KIX" validate "$WORK/voc3/workload.json"
+grep -q "warning: /spec/dtype: 'bfloat16' is written 'bf16' in the vocabulary" "$WORK/out" || fail "validate: $(cat "$WORK/out")"
+pass "one vocabulary: kix new run and kix validate say 'did you mean' for a near miss"
