@@ -176,8 +176,10 @@ int cmd_validate(int argc, char **argv);
  * BenchmarkRun, every other one referenced). data (or NULL: read each path)
  * holds each file's bytes as publish would send them, the paths naming
  * them. Returns the exit status. */
+/* log (or NULL: offline): where the references not among the files are
+ * looked up, each an error when it names no stored object. */
 int cli_validate_files(const char *cmd, char **paths, const struct kix_bytes *data, size_t n,
-                       const char *force, int json, int bundle);
+                       const char *force, int json, int bundle, const struct cli_common *log);
 int cmd_digest(int argc, char **argv);
 int cmd_store(int argc, char **argv);
 

@@ -8,6 +8,7 @@
 
 #include "cli.h"
 #include "kix/canon.h"
+#include "kix/client.h"
 #include "kix/dsse.h"
 #include "kix/entry.h"
 #include "kix/json.h"
@@ -19,7 +20,8 @@
 #define VALIDATE_MAX_ERRORS 64 /* per file */
 
 static const char validate_help[] =
-    "usage: kix validate [--kind NAME] [--schema-only] [--json] FILE...\n"
+    "usage: kix validate [--kind NAME] [--schema-only] [--server ADDR | --store DIR]\n"
+    "                    [--json] FILE...\n"
     "\n"
     "Checks each FILE as the log checks it on submit: against the record\n"
     "schemas (proto/schema/ in the source, compiled into kix): a record by its\n"
@@ -33,8 +35,10 @@ static const char validate_help[] =
     "  run.json: invalid: /spec/timing/latencyNs/median: must be a non-negative integer\n"
     "\n"
     "A digest field must name an object of the right kind (spec.workloadDigest\n"
-    "a Workload, ...): checked among the files given; a digest of an object not\n"
-    "given is not checked here (the log checks it on submit). Nothing is sent.\n"
+    "a Workload, ...): checked among the files given, and with --server or\n"
+    "--store in that log, where a digest that names no stored object is an error\n"
+    "(\"resolves to nothing\"); without a log, a digest of an object not given is\n"
+    "not checked here (the log checks it on submit). Nothing is sent.\n"
     "A kernel, dtype, GPU or protocol family spelled otherwise than the shared\n"
     "vocabulary (docs/VOCABULARY.md) is a warning with a \"did you mean\".\n"
     "\n"
@@ -42,6 +46,8 @@ static const char validate_help[] =
     "                 publication, attestation, rerun, supersession, key for a\n"
     "                 bare predicate\n"
     "  --schema-only  the schemas alone, without the record rules or warnings\n"
+    "  --server ADDR, --store DIR\n"
+    "                 check the references not among the files against this log\n"
     "  --json         one JSON object: {\"valid\", \"files\": [{\"file\", \"valid\",\n"
     "                 \"schema\", \"digest\", \"pointer\", \"message\", \"errors\",\n"
     "                 \"refs\"}]}: pointer and message the first violation,\n"
@@ -204,7 +210,7 @@ static void validate_one(struct vfile *f, const char *force, int bundle)
                 f->nwarnings = 8;
         }
     }
-    if (!f->valid) {
+    if (!res.valid) { /* (valid against its schema, a record keeps its refs to check) */
         kix_schema_result_release(&res);
         goto out;
     }
@@ -266,6 +272,79 @@ static void check_kinds(struct vfile *files, size_t n)
                 }
             }
         }
+}
+
+struct found_kind {
+    int *found;
+    char (*kind)[KIX_SCHEMA_KIND_MAX];
+};
+
+static int note_object(void *ctx, size_t i, const uint8_t *bytes, size_t len)
+{
+    struct found_kind *f = ctx;
+    json_t *doc = bytes ? json_loadb((const char *)bytes, len, 0, NULL) : NULL;
+    const char *kind = json_string_value(json_object_get(doc, "kind"));
+
+    f->found[i] = bytes != NULL;
+    snprintf(f->kind[i], KIX_SCHEMA_KIND_MAX, "%s", kix_record_kind_known(kind) ? kind : "");
+    json_decref(doc);
+    return 0;
+}
+
+/* The references not among the files, looked up in the log (c) when there
+ * is one: each must name a stored object of the kind its field requires.
+ * Without a log, a bundle's (publish --dry-run) are named as unchecked. */
+static int check_log_refs(const char *cmd, struct vfile *files, size_t n, struct kix_client *c,
+                          int bundle)
+{
+    for (size_t i = 0; i < n; i++) {
+        struct vfile *f = &files[i];
+        struct kix_digest want[VALIDATE_MAX_ERRORS];
+        size_t at[VALIDATE_MAX_ERRORS], nwant = 0;
+        int found[VALIDATE_MAX_ERRORS];
+        char kinds[VALIDATE_MAX_ERRORS][KIX_SCHEMA_KIND_MAX];
+        struct found_kind ctx = {found, kinds};
+        struct kix_err err = {0};
+        int rc;
+
+        for (size_t r = 0; r < f->nrefs && nwant < VALIDATE_MAX_ERRORS; r++)
+            if (!f->checked[r]) {
+                at[nwant] = r;
+                want[nwant++] = f->refs[r].digest;
+            }
+        if (!nwant)
+            continue;
+        if (!c) {
+            for (size_t k = 0; bundle && k < nwant && f->nwarnings < 8; k++) {
+                struct kix_schema_violation *w = &f->warnings[f->nwarnings++];
+                snprintf(w->pointer, sizeof(w->pointer), "%s", f->refs[at[k]].pointer);
+                snprintf(w->message, sizeof(w->message),
+                         "names no file of the bundle; not checked against a log (give --server "
+                         "or --store to check that it is stored)");
+            }
+            continue;
+        }
+        rc = kix_client_get_objects(c, want, nwant, note_object, &ctx, &err);
+        if (rc)
+            return cli_fail(cmd, rc, &err);
+        for (size_t k = 0; k < nwant; k++) {
+            const struct kix_schema_ref *ref = &f->refs[at[k]];
+            char text[KIX_DIGEST_TEXT_LEN + 1];
+            kix_digest_format(&ref->digest, text);
+            f->checked[at[k]] = 1;
+            if (!found[k])
+                invalid(f, ref->pointer,
+                        "%s resolves to nothing: neither a file given nor an object stored in "
+                        "%s",
+                        text, kix_client_where(c));
+            else if (strcmp(kinds[k], ref->kind) != 0)
+                invalid(f, ref->pointer, "must name %s %s, but the log's %s is %s%s%s",
+                        article(ref->kind), ref->kind, text,
+                        kinds[k][0] ? article(kinds[k]) : "not a record", kinds[k][0] ? " " : "",
+                        kinds[k]);
+        }
+    }
+    return 0;
 }
 
 /* kix publish --dry-run: RUN.json is a BenchmarkRun and every other file
@@ -370,9 +449,10 @@ static void print_json(const struct vfile *files, size_t n, int all_valid)
 }
 
 int cli_validate_files(const char *cmd, char **paths, const struct kix_bytes *data, size_t n,
-                       const char *force, int json, int bundle)
+                       const char *force, int json, int bundle, const struct cli_common *log)
 {
     struct vfile *files;
+    struct kix_client *c = NULL;
     int all_valid = 1, status;
 
     if (!n)
@@ -395,6 +475,10 @@ int cli_validate_files(const char *cmd, char **paths, const struct kix_bytes *da
     check_kinds(files, n);
     if (bundle)
         check_bundle(files, n);
+    if (log && (status = cli_connect(cmd, log, &c)) != 0)
+        goto out;
+    if ((status = check_log_refs(cmd, files, n, c, bundle)) != 0)
+        goto out;
     for (size_t i = 0; i < n; i++)
         all_valid &= files[i].valid;
     if (json)
@@ -403,6 +487,8 @@ int cli_validate_files(const char *cmd, char **paths, const struct kix_bytes *da
         for (size_t i = 0; i < n; i++)
             print_text(&files[i]);
     status = fflush(stdout) ? EXIT_INTERNAL : all_valid ? 0 : EXIT_REJECTED;
+out:
+    kix_client_close(c);
     for (size_t i = 0; i < n; i++) {
         json_decref(files[i].doc);
         free(files[i].refs);
@@ -415,22 +501,23 @@ int cli_validate_files(const char *cmd, char **paths, const struct kix_bytes *da
 int cmd_validate(int argc, char **argv)
 {
     static const struct option longopts[] = {{"kind", required_argument, NULL, 'k'},
-                                             {"json", no_argument, NULL, 'j'},
                                              {"schema-only", no_argument, NULL, 'S'},
-                                             {"help", no_argument, NULL, 'h'},
+                                             CLI_COMMON_LONGOPTS,
                                              {NULL, 0, NULL, 0}};
     const struct kix_schema *s;
     const char *force = NULL;
-    int c, json = 0;
+    struct cli_common common;
+    int c;
+
+    cli_common_init(&common);
 
     optind = 1;
     while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
+        if (cli_common_option(&common, c, optarg))
+            continue;
         switch (c) {
         case 'k':
             force = optarg;
-            break;
-        case 'j':
-            json = 1;
             break;
         case 'S':
             schema_only = 1;
@@ -447,6 +534,6 @@ int cmd_validate(int argc, char **argv)
                                "--kind must be a record kind (BenchmarkRun, BenchmarkProtocol, "
                                "Workload, ExecutionEnvironment, Implementation) or a predicate "
                                "(publication, attestation, rerun, supersession, key)");
-    return cli_validate_files("validate", argv + optind, NULL, (size_t)(argc - optind), force, json,
-                              0);
+    return cli_validate_files("validate", argv + optind, NULL, (size_t)(argc - optind), force,
+                              common.json, 0, common.store || common.server ? &common : NULL);
 }

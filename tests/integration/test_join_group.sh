@@ -54,6 +54,12 @@ run["spec"]["measurements"][1]["value"] = 9300
 del run["metadata"]["labels"]
 json.dump(run, open(sys.argv[1], "w"), indent=2)
 PY
+# the dry run looks the reused objects up in the log ($KIX_SERVER): all there
+expect_status 0 "$KIX" publish --dry-run "$WORK/b/run.json"
+! grep -q "warning" "$WORK/out" || fail "dry run against the log: $(cat "$WORK/out")"
+expect_status 0 env -u KIX_SERVER "$KIX" publish --dry-run "$WORK/b/run.json"
+grep -q "warning: /spec/workloadDigest: names no file of the bundle; not checked against a log" "$WORK/out" ||
+  fail "offline dry run: $(cat "$WORK/out")"
 "$KIX" publish --key "$WORK/pub.key" --json "$WORK/b/run.json" >"$WORK/pub.json" 2>"$WORK/pub.err" ||
   fail "publish: $(cat "$WORK/pub.err")"
 RID=$(json_get "$WORK/pub.json" 'd["runId"]')
@@ -79,3 +85,26 @@ grep -q "ranks no run in the comparison group" "$WORK/err" || fail "unknown grou
 expect_status 2 "$KIX" new run --like "$LIKE" --kernel rope "$WORK/mixed"
 expect_status 2 "$KIX" new run --like "$LIKE" --group "$GROUP" "$WORK/both"
 pass "an unknown group, and --like mixed with --kernel or --group, are refused"
+
+# issue 27 point 3: references checked against a log, every error reported
+ZERO="sha256:$(printf '0%.0s' $(seq 64))"
+"$KIX" get "$(json_get "$WORK/pub.json" 'd["digest"]')" >"$WORK/m.json" || fail "kix get"
+python3 - "$WORK/m.json" "$WORK/bad.json" "$ZERO" <<'PY'
+import json, sys
+m = json.load(open(sys.argv[1]))
+m["spec"]["protocolDigest"] = sys.argv[3]                         # names nothing
+m["spec"]["workloadDigest"] = m["spec"]["environmentDigest"]      # names the wrong kind
+m["spec"]["timing"]["latencyNs"]["median"] = 0                    # and a rule broken
+json.dump(m, open(sys.argv[2], "w"))
+PY
+expect_status 1 "$KIX" validate "$WORK/bad.json"
+[ "$(grep -c invalid "$WORK/out")" = 2 ] || fail "offline, only the rules can be checked: $(cat "$WORK/out")"
+expect_status 1 "$KIX" validate --server "$KIX_SERVER" "$WORK/bad.json"
+grep -q "invalid: /spec/protocolDigest: $ZERO resolves to nothing: neither a file given nor an object stored in" "$WORK/out" ||
+  fail "validate --server, a digest naming nothing: $(cat "$WORK/out")"
+grep -q "invalid: /spec/workloadDigest: must name a Workload, but the log's sha256:.* is an ExecutionEnvironment" "$WORK/out" ||
+  fail "validate --server, the wrong kind: $(cat "$WORK/out")"
+grep -q "invalid: /spec/timing/latencyNs/median: must be above 0" "$WORK/out" || fail "validate --server, the rule: $(cat "$WORK/out")"
+expect_status 1 "$KIX" publish --dry-run "$WORK/bad.json"
+grep -q "/spec/protocolDigest: $ZERO resolves to nothing" "$WORK/out" || fail "dry run: $(cat "$WORK/out")"
+pass "kix validate --server and publish --dry-run check every reference against the log, reporting every error"
