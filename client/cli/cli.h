@@ -70,7 +70,8 @@ struct cli_common {
 #define CLI_COMMON_HELP                                                                            \
     "  --store DIR       use a local store directory instead of a server\n"                        \
     "  --server ADDR     kixd address, tcp://HOST:PORT or unix:///PATH\n"                          \
-    "                    (default $KIX_SERVER or tcp://127.0.0.1:7420)\n"                          \
+    "                    (default $KIX_SERVER, server in ~/.config/kix/config,\n"                  \
+    "                    or tcp://127.0.0.1:7420)\n"                                               \
     "  --log-key KEY     the log's verifier key, a file or the key text\n"                         \
     "                    (default $KIX_LOG_KEY, then ~/.config/kix/config); every\n"               \
     "                    command checks the server's latest checkpoint against it\n"               \
@@ -79,7 +80,8 @@ struct cli_common {
     "                    kept as evidence)\n"                                                      \
     "  --witness KEY     a witness's verifier key (file or text); repeat for more\n"               \
     "  --min-witnesses N believe a checkpoint only when N of the --witness keys\n"                 \
-    "                    cosigned it (default 0)\n"                                                \
+    "                    cosigned it (default 0; without either option, the\n"                     \
+    "                    witnesses and quorum of ~/.config/kix/config)\n"                          \
     "  --json            machine-readable output\n"
 
 /* Takes a common option (returns 1) or not (returns 0). */
