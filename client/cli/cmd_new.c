@@ -214,6 +214,19 @@ static json_t *measurement(const char *statistic)
                      "ns", "value", 0);
 }
 
+/* implementation.json: --provider, --repository, --revision */
+static json_t *implementation(const struct new_args *a, const char *pslug)
+{
+    json_t *impl = json_pack("{s:s, s:s, s:s}", "provider", a->provider, "name", a->provider,
+                             "project", a->provider);
+    if (impl && a->repository)
+        json_object_set_new(impl, "repository", json_string(a->repository));
+    if (impl && a->revision)
+        json_object_set_new(impl, "revision", json_string(a->revision));
+    return object("Implementation", json_pack("{s:s, s:s}", "name", pslug, "title", a->provider),
+                  impl);
+}
+
 static int build(const struct new_args *a, json_t *files[5])
 {
     char kslug[64], gslug[96], pslug[64], name[256], now[32];
@@ -222,7 +235,7 @@ static int build(const struct new_args *a, json_t *files[5])
                          : strncmp(a->gpu, "Intel", 5) == 0 ? "intel"
                                                             : "unknown";
     const struct kix_vocab_gpu *known = kix_vocab_gpu(a->gpu);
-    json_t *params = json_object(), *impl, *hw;
+    json_t *params = json_object(), *hw;
 
     kix_now_rfc3339(now);
     slug(a->kernel, kslug, sizeof(kslug));
@@ -269,14 +282,7 @@ static int build(const struct new_args *a, json_t *files[5])
     files[3] =
         object("ExecutionEnvironment", json_pack("{s:s, s:s}", "name", gslug, "title", a->gpu),
                json_pack("{s:o, s:{}}", "hardware", hw, "software"));
-    impl = json_pack("{s:s, s:s, s:s}", "provider", a->provider, "name", a->provider, "project",
-                     a->provider);
-    if (impl && a->repository)
-        json_object_set_new(impl, "repository", json_string(a->repository));
-    if (impl && a->revision)
-        json_object_set_new(impl, "revision", json_string(a->revision));
-    files[4] = object("Implementation",
-                      json_pack("{s:s, s:s}", "name", pslug, "title", a->provider), impl);
+    files[4] = implementation(a, pslug);
     for (int i = 0; i < 5; i++)
         if (!files[i])
             return KIX_ENOMEM;
@@ -302,7 +308,7 @@ static int build_like(const struct new_args *a, json_t *files[5])
     const struct new_like *j = a->joined;
     char pslug[64], bslug[128], name[256], now[32];
     int latency = strcmp(j->metric, "latency") == 0;
-    json_t *spec, *impl, *refs;
+    json_t *spec, *refs;
 
     kix_now_rfc3339(now);
     slug(a->provider, pslug, sizeof(pslug));
@@ -334,14 +340,7 @@ static int build_like(const struct new_args *a, json_t *files[5])
                                 "remove this label once the figures are yours: the log refuses "
                                 "it"),
                       spec);
-    impl = json_pack("{s:s, s:s, s:s}", "provider", a->provider, "name", a->provider, "project",
-                     a->provider);
-    if (impl && a->repository)
-        json_object_set_new(impl, "repository", json_string(a->repository));
-    if (impl && a->revision)
-        json_object_set_new(impl, "revision", json_string(a->revision));
-    files[4] = object("Implementation",
-                      json_pack("{s:s, s:s}", "name", pslug, "title", a->provider), impl);
+    files[4] = implementation(a, pslug);
     return files[0] && files[4] ? KIX_OK : KIX_ENOMEM;
 }
 

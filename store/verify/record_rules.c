@@ -181,24 +181,6 @@ static void check_run(const json_t *spec, int64_t now, struct issues *is)
     check_observed(spec, now, is);
 }
 
-/* RFC 6901: '~' as ~0, '/' as ~1. */
-static void pointer_append(char *ptr, size_t cap, const char *key)
-{
-    size_t n = strlen(ptr);
-
-    if (n + 1 < cap)
-        ptr[n++] = '/';
-    for (; *key && n + 2 < cap; key++) {
-        if (*key == '~' || *key == '/') {
-            ptr[n++] = '~';
-            ptr[n++] = *key == '~' ? '0' : '1';
-        } else {
-            ptr[n++] = *key;
-        }
-    }
-    ptr[n] = '\0';
-}
-
 static void check_placeholders(const json_t *v, char *ptr, size_t cap, int depth, struct issues *is)
 {
     size_t len = strlen(ptr), i;
@@ -215,7 +197,9 @@ static void check_placeholders(const json_t *v, char *ptr, size_t cap, int depth
     } else if (json_is_object(v)) {
         json_object_foreach((json_t *)v, key, m)
         {
-            pointer_append(ptr, cap, key);
+            char parent[KIX_SCHEMA_POINTER_MAX];
+            snprintf(parent, sizeof(parent), "%s", ptr);
+            kix_schema_pointer_join(ptr, cap, parent, key);
             check_placeholders(m, ptr, cap, depth + 1, is);
             ptr[len] = '\0';
         }

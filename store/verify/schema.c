@@ -633,7 +633,7 @@ static int fail(struct run *r, const char *ptr, const char *fmt, ...)
 }
 
 /* RFC 6901: "~" → "~0", "/" → "~1". */
-static void pointer_join(char *out, size_t cap, const char *base, const char *key)
+void kix_schema_pointer_join(char *out, size_t cap, const char *base, const char *key)
 {
     size_t n = strlen(base);
 
@@ -661,7 +661,7 @@ static void pointer_index(char *out, size_t cap, const char *base, size_t i)
     do
         digits[--k] = (char)('0' + i % 10);
     while ((i /= 10) && k);
-    pointer_join(out, cap, base, digits + k);
+    kix_schema_pointer_join(out, cap, base, digits + k);
 }
 
 static int is_integer(const json_t *v)
@@ -896,7 +896,7 @@ static int check_object(struct run *r, const struct snode *n, const json_t *v, c
     json_array_foreach(n->required, i, x)
     {
         if (!json_object_get(v, json_string_value(x))) {
-            pointer_join(sub, sizeof(sub), ptr, json_string_value(x));
+            kix_schema_pointer_join(sub, sizeof(sub), ptr, json_string_value(x));
             ok = fail(r, sub, "is required");
             if (!r->every)
                 return 0;
@@ -914,7 +914,7 @@ static int check_object(struct run *r, const struct snode *n, const json_t *v, c
         const json_t *p = json_object_get(n->props, keys[i]);
         int good = 1;
         x = json_object_get(v, keys[i]);
-        pointer_join(sub, sizeof(sub), ptr, keys[i]);
+        kix_schema_pointer_join(sub, sizeof(sub), ptr, keys[i]);
         if (p) {
             good = check(r, node_of(r->s, p), x, sub);
         } else if (json_is_false(n->extra)) {
@@ -1019,16 +1019,11 @@ void kix_schema_result_release(struct kix_schema_result *r)
 int kix_schema_validate(const struct kix_schema *s, const json_t *doc,
                         struct kix_schema_result *res)
 {
-    struct run r = {s, res, 1, 0, NULL, 0, 0};
-
-    memset(res, 0, sizeof(*res));
-    res->valid = 1;
-    check(&r, node_of(s, s->root), doc, "");
-    if (r.oom || !res->valid)
-        kix_schema_result_release(res);
-    return r.oom ? KIX_ENOMEM : KIX_OK;
+    size_t n;
+    return kix_schema_validate_all(s, doc, res, NULL, 0, &n);
 }
 
+/* out NULL: stop at the first violation (kix_schema_validate) */
 int kix_schema_validate_all(const struct kix_schema *s, const json_t *doc,
                             struct kix_schema_result *res, struct kix_schema_violation *out,
                             size_t cap, size_t *n)

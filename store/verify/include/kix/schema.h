@@ -121,6 +121,10 @@ int kix_schema_validate_all(const struct kix_schema *s, const json_t *doc,
 int kix_record_validate(const json_t *doc, struct kix_schema_result *res,
                         struct kix_err *err) KIX_MUST_CHECK;
 
+/* base + "/" + key as a JSON pointer (RFC 6901: "~" as ~0, "/" as ~1), cut
+ * to fit cap. */
+void kix_schema_pointer_join(char *out, size_t cap, const char *base, const char *key);
+
 /* Is this one of the record kinds that have a schema? */
 int kix_record_kind_known(const char *kind);
 
