@@ -117,15 +117,26 @@ struct option_spec {
 static int set_flag(struct kixd_config *cfg, const struct option_spec *o, const char *v, char *why,
                     size_t cap)
 {
-    (void)why;
-    (void)cap;
-    if (!v || strcmp(v, "true") == 0)
+    /* the spellings config files of other daemons use (systemd, nginx, sshd) */
+    static const char *const yes[] = {"true", "yes", "on", "1"}, *const no[] = {"false", "no",
+                                                                                "off", "0"};
+    if (!v) {
         TARGET(int) = 1;
-    else if (strcmp(v, "false") == 0)
-        TARGET(int) = 0;
-    else
-        return 1;
-    return 0;
+        return 0;
+    }
+    for (size_t i = 0; i < 4; i++) {
+        if (strcmp(v, yes[i]) == 0) {
+            TARGET(int) = 1;
+            return 0;
+        }
+        if (strcmp(v, no[i]) == 0) {
+            TARGET(int) = 0;
+            return 0;
+        }
+    }
+    snprintf(why, cap, "--%s: bad value \"%s\" (a flag: true, yes, on or 1; false, no, off or 0)",
+             o->name, v);
+    return -1;
 }
 
 static int set_text(struct kixd_config *cfg, const struct option_spec *o, const char *v, char *why,
@@ -321,8 +332,12 @@ static const struct option_spec options[] = {
          "(default tcp://127.0.0.1:7420)"),
     {"config", 0, ARG_VALUE, "FILE", NULL, 0, 0, 0, 0, 0, 0,
      "'key = value' lines, keys as these long options\n"
-     "(listen may repeat; a flag takes true or false);\n"
-     "the command line wins"},
+     "(listen may repeat; a flag takes true/yes/on/1 or\n"
+     "false/no/off/0); the command line wins"},
+    VALUE("log-file", "FILE", set_text, log_file, 0, 0,
+          "write the diagnostics to FILE (appended) instead of\n"
+          "stderr; SIGHUP reopens it (after a log rotation) and\n"
+          "says so in it"),
     VALUE("log-level", "LEVEL", set_log_level, log_level, 0, 0,
           "debug, info, warn or error (default info)"),
     VALUE("log-format", "FORMAT", set_log_format, log_json, 0, 0,

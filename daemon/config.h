@@ -60,6 +60,7 @@ struct kixd_config {
     int http_access_log;    /* one log line per HTTP request */
     int phase_stats;        /* count CPU time per append phase (kix_log_phase_stats) */
     char export_dir[4096];  /* keep a tlog-tiles directory current; "" = off */
+    char log_file[4096];    /* --log-file: the diagnostics go there, reopened on SIGHUP */
 };
 
 /* Fills cfg from the defaults, the --config file and argv (argv[0] is the

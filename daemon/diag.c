@@ -4,6 +4,8 @@
  * as the line's priority. JSON: {"time":..,"level":..,"msg":..}. A line
  * about a request adds its fields: " req=ID method=M peer=P cause=C ms=T"
  * in text, "req", "method", "peer", "cause", "ms" in json. */
+#include <errno.h>
+#include <fcntl.h>
 #include <stdarg.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -264,4 +266,41 @@ void kixd_log_set_format(int json)
 void kixd_log_set_level(int level)
 {
     log_min = level;
+}
+
+/* ---- --log-file ------------------------------------------------------------------------ */
+
+static char log_path[4096]; /* set once by main before any thread starts */
+
+/* stderr becomes the file at log_path, appended to (every line one write,
+ * so lines from several threads stay whole). */
+static int open_log_file(void)
+{
+    int fd = open(log_path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0640), saved;
+
+    if (fd < 0)
+        return -1;
+    if (dup2(fd, STDERR_FILENO) < 0) {
+        saved = errno;
+        close(fd);
+        errno = saved;
+        return -1;
+    }
+    close(fd);
+    return 0;
+}
+
+int kixd_log_open_file(const char *path)
+{
+    snprintf(log_path, sizeof(log_path), "%s", path);
+    log_journal = 0; /* a file, not the journal */
+    return open_log_file();
+}
+
+int kixd_log_reopen(const char **path)
+{
+    *path = log_path;
+    if (!log_path[0])
+        return 1;
+    return open_log_file();
 }

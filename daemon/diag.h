@@ -20,6 +20,14 @@ int kixd_log_enabled(int level);
 void kixd_log_set_level(int level); /* diag.c owns the level; main sets it once */
 void kixd_log_set_format(int json); /* 0 text (the default), 1 one JSON object per line */
 
+/* --log-file: stderr (where every line goes) becomes PATH, appended to and
+ * created 0640; main calls it once before any thread starts. 0, or -1 with
+ * errno. kixd_log_reopen opens the same path again (SIGHUP, after a log
+ * rotation): 0, -1 with errno (the old file stays in use), 1 when there is
+ * no --log-file; *path names it. */
+int kixd_log_open_file(const char *path);
+int kixd_log_reopen(const char **path);
+
 /* Requests: each gets an id (kixd_request_id, unique in this process,
  * from 1) that every line about it carries. kixd_log_request logs one line
  * about request `id` with its fields: in text "TIME LEVEL message req=ID

@@ -1,6 +1,7 @@
 /* kixd — the kix log server: its subcommands (each in its own file) and
  * serve, whose options are config.c's. */
 #include <stdio.h>
+#include <errno.h>
 #include <string.h>
 
 #include "cmd_check.h"
@@ -31,6 +32,10 @@ static int serve_main(int argc, char **argv)
 
     if (status >= 0)
         return status;
+    if (cfg.log_file[0] && kixd_log_open_file(cfg.log_file) != 0) {
+        fprintf(stderr, "kixd: --log-file %s: %s\n", cfg.log_file, strerror(errno));
+        return 3;
+    }
     kixd_log_set_level(cfg.log_level);
     kixd_log_set_format(cfg.log_json);
     kixd_log_set_slow_ms(cfg.log_slow_ms);

@@ -242,6 +242,7 @@ void kixd_worker_check_drained(struct kixd_worker *w)
     if (w->signals) {
         close_handle((uv_handle_t *)&w->sigterm);
         close_handle((uv_handle_t *)&w->sigint);
+        close_handle((uv_handle_t *)&w->sighup);
     }
 }
 
@@ -256,6 +257,25 @@ static void on_signal(uv_signal_t *s, int signum)
     }
     kixd_log(KIXD_INFO, "received %s: no new connections or requests; finishing in-flight submits",
              strsignal(signum));
+}
+
+/* SIGHUP: reopen --log-file (a rotation moved it away), and say so there. */
+static void on_sighup(uv_signal_t *s, int signum)
+{
+    const char *path;
+    int rc = kixd_log_reopen(&path);
+
+    (void)s;
+    (void)signum;
+    if (rc == 1)
+        kixd_log(KIXD_INFO, "received SIGHUP: no --log-file to reopen (logging to stderr)");
+    else if (rc)
+        kixd_log(KIXD_WARN,
+                 "received SIGHUP: cannot reopen the log file %s (%s); still writing "
+                 "to the one open",
+                 path, strerror(errno));
+    else
+        kixd_log(KIXD_INFO, "received SIGHUP: reopened the log file %s", path);
 }
 
 /* ---- timers ---------------------------------------------------------------------------- */
@@ -713,9 +733,12 @@ int kixd_server_run(const struct kixd_config *cfg)
     }
     uv_signal_init(&srv.workers[0].loop, &srv.workers[0].sigterm);
     uv_signal_init(&srv.workers[0].loop, &srv.workers[0].sigint);
+    uv_signal_init(&srv.workers[0].loop, &srv.workers[0].sighup);
     srv.workers[0].sigterm.data = srv.workers[0].sigint.data = &srv.workers[0];
+    srv.workers[0].sighup.data = &srv.workers[0];
     uv_signal_start(&srv.workers[0].sigterm, on_signal, SIGTERM);
     uv_signal_start(&srv.workers[0].sigint, on_signal, SIGINT);
+    uv_signal_start(&srv.workers[0].sighup, on_sighup, SIGHUP);
     srv.workers[0].signals = 1;
     listened_summary(cfg, where, sizeof(where));
     kixd_log(KIXD_INFO, "kixd %s serving %slog %s (size %llu) from %s on %s with %u event loops",

@@ -88,7 +88,7 @@ struct kixd_worker {
     uv_async_t wake;
     uv_timer_t sweep;
     uv_timer_t drain_timer;
-    uv_signal_t sigterm, sigint; /* worker 0 only */
+    uv_signal_t sigterm, sigint, sighup; /* worker 0 only */
     struct kixd_listener listeners[KIXD_MAX_LISTEN];
     unsigned nlisteners;
     pthread_t thread;

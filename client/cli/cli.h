@@ -70,7 +70,8 @@ struct cli_common {
 #define CLI_COMMON_HELP                                                                            \
     "  --store DIR       use a local store directory instead of a server\n"                        \
     "  --server ADDR     kixd address, tcp://HOST:PORT or unix:///PATH\n"                          \
-    "                    (default $KIX_SERVER or tcp://127.0.0.1:7420)\n"                          \
+    "                    (default $KIX_SERVER, server in ~/.config/kix/config,\n"                  \
+    "                    or tcp://127.0.0.1:7420)\n"                                               \
     "  --log-key KEY     the log's verifier key, a file or the key text\n"                         \
     "                    (default $KIX_LOG_KEY, then ~/.config/kix/config); every\n"               \
     "                    command checks the server's latest checkpoint against it\n"               \
@@ -79,7 +80,8 @@ struct cli_common {
     "                    kept as evidence)\n"                                                      \
     "  --witness KEY     a witness's verifier key (file or text); repeat for more\n"               \
     "  --min-witnesses N believe a checkpoint only when N of the --witness keys\n"                 \
-    "                    cosigned it (default 0)\n"                                                \
+    "                    cosigned it (default 0; without either option, the\n"                     \
+    "                    witnesses and quorum of ~/.config/kix/config)\n"                          \
     "  --json            machine-readable output\n"
 
 /* Takes a common option (returns 1) or not (returns 0). */
@@ -176,8 +178,10 @@ int cmd_validate(int argc, char **argv);
  * BenchmarkRun, every other one referenced). data (or NULL: read each path)
  * holds each file's bytes as publish would send them, the paths naming
  * them. Returns the exit status. */
+/* log (or NULL: offline): where the references not among the files are
+ * looked up, each an error when it names no stored object. */
 int cli_validate_files(const char *cmd, char **paths, const struct kix_bytes *data, size_t n,
-                       const char *force, int json, int bundle);
+                       const char *force, int json, int bundle, const struct cli_common *log);
 int cmd_digest(int argc, char **argv);
 int cmd_store(int argc, char **argv);
 

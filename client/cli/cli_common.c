@@ -1,6 +1,7 @@
 /* The options every log command shares: where the log is, which key. */
 #include <errno.h>
 #include <getopt.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -8,6 +9,7 @@
 #include "cli.h"
 #include "kix/canon.h"
 #include "kix/client.h"
+#include "kix/config.h"
 #include "kix/note.h"
 #include "kix/trust.h"
 
@@ -41,6 +43,29 @@ int cli_common_option(struct cli_common *c, int opt, const char *arg)
         return 1;
     }
     return 0;
+}
+
+/* The config file (kix/config.h), read once per process; its warnings
+ * (an unknown line) on stderr. NULL after an error it printed. */
+static void config_warn(void *ctx, const char *message)
+{
+    fprintf(stderr, "kix %s: warning: %s\n", (const char *)ctx, message);
+}
+
+static const struct kix_config *config(const char *cmd, int *status)
+{
+    static struct kix_config cfg;
+    static int loaded, failed;
+    struct kix_err err = {0};
+
+    if (!loaded) {
+        loaded = 1;
+        if (kix_config_load(&cfg, config_warn, (void *)cmd, &err) != KIX_OK) {
+            failed = 1;
+            *status = cli_fail(cmd, err.code, &err);
+        }
+    }
+    return failed ? NULL : &cfg;
 }
 
 /* The command's witness rules (one command per process). */
@@ -120,10 +145,25 @@ static int read_key_arg(const char *cmd, const char *given, const char *what,
                         struct kix_verifier *out);
 
 /* Parses --witness and --min-witnesses into the command's policy. */
-static int load_witnesses(const char *cmd, const struct cli_common *c)
+static int load_witnesses(const char *cmd, const struct cli_common *given)
 {
     uint64_t min = 0;
-    int status;
+    int status = 0;
+    struct cli_common from_config;
+    const struct cli_common *c = given;
+    const struct kix_config *cfg = config(cmd, &status);
+
+    if (!cfg)
+        return status;
+    /* the command line wins; else the config file's witnesses and quorum */
+    if (!given->nwitness && !given->min_witnesses && (cfg->nwitness || cfg->min_witnesses[0])) {
+        from_config = *given;
+        for (size_t i = 0; i < cfg->nwitness; i++)
+            from_config.witness[i] = cfg->witness[i];
+        from_config.nwitness = cfg->nwitness;
+        from_config.min_witnesses = cfg->min_witnesses[0] ? cfg->min_witnesses : NULL;
+        c = &from_config;
+    }
 
     if (c->nwitness > CLI_WITNESSES_MAX)
         return cli_usage_error(cmd, "at most %d --witness keys", CLI_WITNESSES_MAX);
@@ -152,7 +192,13 @@ int cli_connect(const char *cmd, const struct cli_common *c, struct kix_client *
 {
     struct kix_err err = {0};
     const char *server = c->server ? c->server : getenv("KIX_SERVER");
-    int rc;
+    const struct kix_config *cfg;
+    int rc, status = 0;
+
+    if (!(cfg = config(cmd, &status)))
+        return status;
+    if (!(server && *server) && cfg->server[0])
+        server = cfg->server; /* "server = ADDR" in the config file */
 
     if (c->store)
         rc = kix_client_open_store(c->store, out, &err);

@@ -12,6 +12,10 @@
 #include "cli.h"
 #include "kix/entries.h"
 #include "kix/file.h"
+#include "kix/record_rules.h"
+#include "kix/vocabulary.h"
+#include "new_like.h"
+#include "vocab_check.h"
 
 #define API_VERSION "kernelindex.dev/v1alpha1"
 #define MAX_PARAMS  32
@@ -20,6 +24,16 @@ static const char new_help[] =
     "usage: kix new run --kernel K --gpu G [--provider P] [--pass forward|backward|full]\n"
     "                   [--dtype T] [--param NAME=VALUE...] [--repository URL]\n"
     "                   [--revision REV] [--source TEXT] [--force] [--json] DIR\n"
+    "       kix new run --like RUN | --group KEY [--provider P] [--repository URL]\n"
+    "                   [--revision REV] [--source TEXT] [--server ADDR | --store DIR]\n"
+    "                   [--force] [--json] DIR\n"
+    "\n"
+    "With --like RUN (a run id or permalink) or --group KEY (a comparison key,\n"
+    "sha256:HEX, as kix show and kix query --json print it), the bundle joins that\n"
+    "run's comparison group: run.json reuses the group's workload, protocol and\n"
+    "environment by digest, its benchmark and metric, read from a run the log\n"
+    "resolves and kix verifies (as kix show does); only implementation.json and\n"
+    "the figures are left to fill in. kix publish then ranks it in that group.\n"
     "\n"
     "Writes a complete run bundle into DIR for you to edit and publish: run.json\n"
     "(the measurement: median, p20 and p80 in nanoseconds, status, observedAt),\n"
@@ -29,18 +43,27 @@ static const char new_help[] =
     "what each field means. run.json names the other four by file; kix publish\n"
     "fills in their digests itself, so after editing the figures, kix publish\n"
     "with your key and DIR/run.json publishes the bundle. The figures are 0\n"
-    "until you write yours in.\n"
+    "until you write yours in, and the log refuses the template as it is: its\n"
+    "0 figures, its marker (the label kix-template in run.json) and its\n"
+    "placeholder texts (protocol.json's harness name and notes) must go.\n"
     "\n"
     "  --kernel K       the kernel measured, e.g. rope, geglu (required)\n"
-    "  --gpu G          the GPU product as the driver names it, e.g.\n"
-    "                   \"NVIDIA A100-SXM4-80GB\" (required)\n"
+    "  --gpu G          the GPU as the driver names it, e.g. \"NVIDIA A100-SXM4-80GB\"\n"
+    "                   (required); a GPU of the vocabulary is written as its product,\n"
+    "                   form factor and architecture (\"NVIDIA A100\", SXM4-80GB, sm_80)\n"
     "  --provider P     whose implementation, e.g. liger, torch (default: unknown)\n"
     "  --pass P         the pass timed: forward, backward or full (default forward)\n"
-    "  --dtype T        the data type, e.g. bfloat16 (default bfloat16)\n"
+    "  --dtype T        the data type, e.g. bf16, fp32 (default bf16; bfloat16,\n"
+    "                   torch.float32 and the like are written the vocabulary's way)\n"
+    "  --family F       the protocol family, spec.comparability.family (default:\n"
+    "                   the provider), e.g. liger_kernel_bench\n"
     "  --param N=V      a workload parameter (repeatable); numbers stay numbers\n"
     "  --repository URL the implementation's source repository\n"
     "  --revision REV   the implementation's revision (a commit or release)\n"
     "  --source TEXT    who measured it, for sourceNative.source (default: the provider)\n"
+    "  --like RUN       join RUN's comparison group (needs the log: --server,\n"
+    "                   --store, $KIX_SERVER; and its key: --log-key, $KIX_LOG_KEY)\n"
+    "  --group KEY      join the comparison group KEY (the same)\n"
     "  --force          overwrite the files of an existing bundle in DIR\n"
     "  --json           print what was written as one JSON object\n"
     "\n"
@@ -50,7 +73,10 @@ static const char new_help[] =
 static const char readme[] =
     "# A kix run bundle\n"
     "\n"
-    "Written by `kix new run`. Edit the figures and the descriptions, then\n"
+    "Written by `kix new run`. Edit the figures and the descriptions, remove\n"
+    "the label `kix-template` from `run.json` (the log refuses the template as\n"
+    "it is: a median of 0, quantiles out of order, an `observedAt` in the\n"
+    "future and the placeholder texts are refused too), then\n"
     "\n"
     "    kix publish --key YOUR.key run.json\n"
     "\n"
@@ -128,6 +154,10 @@ static const char readme[] =
 
 struct new_args {
     const char *kernel, *gpu, *provider, *pass, *dtype, *repository, *revision, *source, *dir;
+    const char *family;   /* spec.comparability.family (default: the provider's slug) */
+    char dtype_short[32]; /* dtype as the vocabulary writes it */
+    const char *like, *group;
+    const struct new_like *joined; /* --like/--group: the group to join */
     const char *param[MAX_PARAMS];
     size_t nparams;
     int force, json;
@@ -184,6 +214,19 @@ static json_t *measurement(const char *statistic)
                      "ns", "value", 0);
 }
 
+/* implementation.json: --provider, --repository, --revision */
+static json_t *implementation(const struct new_args *a, const char *pslug)
+{
+    json_t *impl = json_pack("{s:s, s:s, s:s}", "provider", a->provider, "name", a->provider,
+                             "project", a->provider);
+    if (impl && a->repository)
+        json_object_set_new(impl, "repository", json_string(a->repository));
+    if (impl && a->revision)
+        json_object_set_new(impl, "revision", json_string(a->revision));
+    return object("Implementation", json_pack("{s:s, s:s}", "name", pslug, "title", a->provider),
+                  impl);
+}
+
 static int build(const struct new_args *a, json_t *files[5])
 {
     char kslug[64], gslug[96], pslug[64], name[256], now[32];
@@ -191,7 +234,8 @@ static int build(const struct new_args *a, json_t *files[5])
                          : strncmp(a->gpu, "AMD", 3) == 0   ? "amd"
                          : strncmp(a->gpu, "Intel", 5) == 0 ? "intel"
                                                             : "unknown";
-    json_t *params = json_object(), *impl;
+    const struct kix_vocab_gpu *known = kix_vocab_gpu(a->gpu);
+    json_t *params = json_object(), *hw;
 
     kix_now_rfc3339(now);
     slug(a->kernel, kslug, sizeof(kslug));
@@ -206,8 +250,9 @@ static int build(const struct new_args *a, json_t *files[5])
     snprintf(name, sizeof(name), "%s-%s-%s-%s", kslug, pslug, a->pass, gslug);
     files[0] = object(
         "BenchmarkRun",
-        json_pack("{s:s, s:s++++++}", "name", name, "title", a->kernel, " · ", a->provider, " · ",
-                  a->pass, " · ", a->gpu),
+        json_pack("{s:s, s:s++++++, s:{s:s}}", "name", name, "title", a->kernel, " · ", a->provider,
+                  " · ", a->pass, " · ", a->gpu, "labels", KIX_TEMPLATE_LABEL,
+                  "remove this label once the figures are yours: the log refuses it"),
         json_pack("{s:s, s:s, s:{s:{s:i}, s:s}, s:[o, o], s:{s:s, s:s++}, s:s, s:s, s:s, s:s}",
                   "status", "passed", "observedAt", now, "timing", "latencyNs", "median", 0,
                   "primaryStatistic", "median", "measurements", measurement("p20"),
@@ -215,34 +260,88 @@ static int build(const struct new_args *a, json_t *files[5])
                   "benchmark", a->kernel, "/", a->pass, "workloadDigest", "workload.json",
                   "protocolDigest", "protocol.json", "environmentDigest", "environment.json",
                   "implementationDigest", "implementation.json"));
-    files[1] = object(
-        "Workload", json_pack("{s:s+, s:s}", "name", kslug, "-workload", "title", a->kernel),
-        json_pack("{s:s, s:s, s:o}", "kernel", a->kernel, "dtype", a->dtype, "parameters", params));
+    files[1] =
+        object("Workload", json_pack("{s:s+, s:s}", "name", kslug, "-workload", "title", a->kernel),
+               json_pack("{s:s, s:s, s:o}", "kernel", a->kernel, "dtype", a->dtype_short,
+                         "parameters", params));
     files[2] =
         object("BenchmarkProtocol",
                json_pack("{s:s++, s:s++}", "name", pslug, "-bench-", a->pass, "title",
                          "benchmark harness · ", a->pass, " pass"),
                json_pack("{s:{s:s}, s:{s:s, s:s, s:s, s:s}, s:{s:s, s:s}}", "harness", "name",
-                         "describe your benchmark script or tool", "measurement", "timer",
-                         "cuda_events", "primaryStatistic", "median", "metric", "latency", "pass",
-                         a->pass, "comparability", "family", pslug, "notes",
-                         "what was timed and how: warm-up, iterations, synchronisation"));
+                         kix_template_placeholders[0], "measurement", "timer", "cuda_events",
+                         "primaryStatistic", "median", "metric", "latency", "pass", a->pass,
+                         "comparability", "family", a->family ? a->family : pslug, "notes",
+                         kix_template_placeholders[1]));
+    hw = json_pack("{s:s, s:s}", "vendor", known ? known->vendor : vendor, "product",
+                   known ? known->product : a->gpu);
+    if (hw && known && known->form_factor)
+        json_object_set_new(hw, "formFactor", json_string(known->form_factor));
+    if (hw && known)
+        json_object_set_new(hw, "architecture", json_string(known->arch));
     files[3] =
         object("ExecutionEnvironment", json_pack("{s:s, s:s}", "name", gslug, "title", a->gpu),
-               json_pack("{s:{s:s, s:s}, s:{}}", "hardware", "vendor", vendor, "product", a->gpu,
-                         "software"));
-    impl = json_pack("{s:s, s:s, s:s}", "provider", a->provider, "name", a->provider, "project",
-                     a->provider);
-    if (impl && a->repository)
-        json_object_set_new(impl, "repository", json_string(a->repository));
-    if (impl && a->revision)
-        json_object_set_new(impl, "revision", json_string(a->revision));
-    files[4] = object("Implementation",
-                      json_pack("{s:s, s:s}", "name", pslug, "title", a->provider), impl);
+               json_pack("{s:o, s:{}}", "hardware", hw, "software"));
+    files[4] = implementation(a, pslug);
     for (int i = 0; i < 5; i++)
         if (!files[i])
             return KIX_ENOMEM;
     return KIX_OK;
+}
+
+static const char like_readme_head[] =
+    "# A kix run bundle that joins a comparison group\n"
+    "\n"
+    "Written by `kix new run --like`/`--group`. `run.json` reuses the group's\n"
+    "workload, protocol and environment by digest (`spec.workloadDigest`,\n"
+    "`spec.protocolDigest`, `spec.environmentDigest`: objects already in the\n"
+    "log) and its `spec.sourceNative.benchmark`, so that kix publish ranks it in\n"
+    "that group. Leave those as they are. Fill in `implementation.json` (whose\n"
+    "code, which revision) and the figures in `run.json`, remove its label\n"
+    "`kix-template`, then `kix publish --key YOUR.key run.json`.\n"
+    "\n";
+
+/* --like/--group: run.json naming the group's objects by digest, and
+ * implementation.json; files[1..3] stay NULL (the log has them). */
+static int build_like(const struct new_args *a, json_t *files[5])
+{
+    const struct new_like *j = a->joined;
+    char pslug[64], bslug[128], name[256], now[32];
+    int latency = strcmp(j->metric, "latency") == 0;
+    json_t *spec, *refs;
+
+    kix_now_rfc3339(now);
+    slug(a->provider, pslug, sizeof(pslug));
+    slug(j->benchmark, bslug, sizeof(bslug));
+    snprintf(name, sizeof(name), "%s-%s", bslug, pslug);
+    spec = json_pack("{s:s, s:s}", "status", "passed", "observedAt", now);
+    if (spec && latency) {
+        json_object_set_new(
+            spec, "timing",
+            json_pack("{s:{s:i}, s:s}", "latencyNs", "median", 0, "primaryStatistic", "median"));
+        json_object_set_new(spec, "measurements",
+                            json_pack("[o, o]", measurement("p20"), measurement("p80")));
+    } else if (spec) {
+        json_object_set_new(
+            spec, "memory",
+            json_pack("{s:{s:i}, s:s}", "peakBytes", "median", 0, "primaryStatistic", "median"));
+    }
+    refs =
+        json_pack("{s:{s:s, s:s}, s:s, s:s, s:s, s:s}", "sourceNative", "source",
+                  a->source ? a->source : a->provider, "benchmark", j->benchmark, "workloadDigest",
+                  j->workload, "protocolDigest", j->protocol, "environmentDigest", j->environment,
+                  "implementationDigest", "implementation.json");
+    if (spec && refs)
+        json_object_update(spec, refs);
+    json_decref(refs);
+    files[0] = object("BenchmarkRun",
+                      json_pack("{s:s, s:s++, s:{s:s}}", "name", name, "title", j->benchmark, " · ",
+                                a->provider, "labels", KIX_TEMPLATE_LABEL,
+                                "remove this label once the figures are yours: the log refuses "
+                                "it"),
+                      spec);
+    files[4] = implementation(a, pslug);
+    return files[0] && files[4] ? KIX_OK : KIX_ENOMEM;
 }
 
 static int write_bundle(const struct new_args *a)
@@ -260,6 +359,8 @@ static int write_bundle(const struct new_args *a)
         return EXIT_INTERNAL;
     }
     for (int i = 0; i < 5 && !a->force; i++) {
+        if (a->joined && i >= 1 && i <= 3)
+            continue; /* not written */
         snprintf(path, sizeof(path), "%s/%s", a->dir, names[i]);
         if (stat(path, &st) == 0) {
             fprintf(stderr,
@@ -269,15 +370,18 @@ static int write_bundle(const struct new_args *a)
             return EXIT_REJECTED;
         }
     }
-    if (build(a, files) != KIX_OK) {
+    if ((a->joined ? build_like(a, files) : build(a, files)) != KIX_OK) {
         fprintf(stderr, "kix new: out of memory\n");
         status = EXIT_INTERNAL;
         goto out;
     }
     for (int i = 0; i < 6 && status == 0; i++) {
-        char *text = i < 5 ? json_dumps(files[i], JSON_INDENT(2) | JSON_PRESERVE_ORDER |
-                                                      JSON_REAL_PRECISION(17))
-                           : NULL;
+        char *text;
+        if (i < 5 && !files[i])
+            continue; /* --like: the log holds it */
+        text = i < 5 ? json_dumps(files[i],
+                                  JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(17))
+                     : NULL;
         snprintf(path, sizeof(path), "%s/%s", a->dir, i < 5 ? names[i] : "README.md");
         if (i < 5 && !text) {
             fprintf(stderr, "kix new: out of memory\n");
@@ -295,18 +399,40 @@ static int write_bundle(const struct new_args *a)
                 kix_err_set(&err, rc, "out of memory");
             kix_buf_release(&b);
         } else {
-            rc = kix_file_write_atomic(path, (const uint8_t *)readme, sizeof(readme) - 1, 0644,
-                                       &err);
+            struct kix_buf b = KIX_BUF_INIT;
+            rc = a->joined ? kix_buf_adds(&b, like_readme_head) : KIX_OK;
+            if (rc == KIX_OK)
+                rc = kix_buf_adds(&b, readme);
+            if (rc == KIX_OK)
+                rc = kix_file_write_atomic(path, b.ptr, b.len, 0644, &err);
+            else
+                kix_err_set(&err, rc, "out of memory");
+            kix_buf_release(&b);
         }
         free(text);
         if (rc)
             status = cli_fail("new", rc, &err);
     }
-    if (status == 0 && a->json) {
+    if (status == 0 && a->json && a->joined) {
+        printf("{\"dir\":");
+        cli_json_string(stdout, a->dir, strlen(a->dir));
+        printf(",\"files\":[\"run.json\",\"implementation.json\",\"README.md\"],\"group\":\"%s\","
+               "\"groupSize\":%llu,\"like\":",
+               a->joined->group, (unsigned long long)a->joined->group_size);
+        cli_json_string(stdout, a->joined->run_id, strlen(a->joined->run_id));
+        printf("}\n");
+    } else if (status == 0 && a->json) {
         printf("{\"dir\":");
         cli_json_string(stdout, a->dir, strlen(a->dir));
         printf(",\"files\":[\"run.json\",\"workload.json\",\"protocol.json\",\"environment.json\","
                "\"implementation.json\",\"README.md\"]}\n");
+    } else if (status == 0 && a->joined) {
+        printf("wrote %s/run.json, implementation.json and README.md: joins the comparison group "
+               "%s\n(%llu runs now, read from run %s)\n"
+               "fill in %s/implementation.json and the figures in %s/run.json, remove its label "
+               "kix-template, then:\n  kix publish --key KEY %s/run.json\n",
+               a->dir, a->joined->group, (unsigned long long)a->joined->group_size,
+               a->joined->run_id, a->dir, a->dir, a->dir);
     } else if (status == 0) {
         printf("wrote %s/{run,workload,protocol,environment,implementation}.json and README.md\n"
                "edit the figures in %s/run.json (spec.timing.latencyNs.median, "
@@ -317,6 +443,36 @@ out:
     for (int i = 0; i < 5; i++)
         json_decref(files[i]);
     return status;
+}
+
+/* A kernel, GPU or protocol family near a known one: "did you mean" on
+ * stderr; the bundle is written as asked (new names are welcome). */
+static void vocab_notes(const struct new_args *a)
+{
+    char pslug[64];
+    const char *near, *family = a->family;
+
+    if ((near =
+             cli_vocab_near(a->kernel, kix_vocab_kernel_name, kix_vocab_kernel(a->kernel) != NULL)))
+        fprintf(stderr,
+                "kix new: warning: --kernel %s is no kernel of the vocabulary: did you "
+                "mean %s?\n",
+                a->kernel, near);
+    if (!kix_vocab_gpu(a->gpu) && (near = kix_vocab_suggest(a->gpu, kix_vocab_gpu_name)))
+        fprintf(stderr,
+                "kix new: warning: --gpu %s is no GPU of the vocabulary: did you mean "
+                "%s?\n",
+                a->gpu, near);
+    if (!family) {
+        slug(a->provider, pslug, sizeof(pslug));
+        family = pslug;
+    }
+    if ((near = cli_vocab_near(family, kix_vocab_family_name, kix_vocab_family(family) != NULL)))
+        fprintf(stderr,
+                "kix new: warning: protocol family %s is no family of the vocabulary: did you "
+                "mean %s? (--family; runs compare only under one protocol: to join an existing "
+                "comparison, use --like RUN)\n",
+                family, near);
 }
 
 int cmd_new(int argc, char **argv)
@@ -332,12 +488,16 @@ int cmd_new(int argc, char **argv)
         {"revision", required_argument, NULL, 'R'},
         {"source", required_argument, NULL, 's'},
         {"force", no_argument, NULL, 'f'},
-        {"json", no_argument, NULL, 'j'},
-        {"help", no_argument, NULL, 'h'},
+        {"like", required_argument, NULL, 'L'},
+        {"family", required_argument, NULL, 'F'},
+        {"group", required_argument, NULL, 'G'},
+        CLI_COMMON_LONGOPTS, /* the log --like/--group read, and --json */
         {NULL, 0, NULL, 0},
     };
     struct new_args a;
-    int c;
+    struct cli_common common;
+    struct new_like joined;
+    int c, status;
 
     if (argc < 2 || cli_wants_help(argc, argv)) {
         cli_print_help(argc < 2 ? stderr : stdout, new_help);
@@ -346,14 +506,26 @@ int cmd_new(int argc, char **argv)
     if (strcmp(argv[1], "run") != 0)
         return cli_usage_error("new", "unknown kind '%s' (kix new run)", argv[1]);
     memset(&a, 0, sizeof(a));
+    cli_common_init(&common);
     a.provider = "unknown";
     a.pass = "forward";
-    a.dtype = "bfloat16";
+    a.dtype = "bf16";
     argc--;
     argv++;
     optind = 1;
     while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
+        if (cli_common_option(&common, c, optarg))
+            continue;
         switch (c) {
+        case 'L':
+            a.like = optarg;
+            break;
+        case 'F':
+            a.family = optarg;
+            break;
+        case 'G':
+            a.group = optarg;
+            break;
         case 'k':
             a.kernel = optarg;
             break;
@@ -388,9 +560,6 @@ int cmd_new(int argc, char **argv)
         case 'f':
             a.force = 1;
             break;
-        case 'j':
-            a.json = 1;
-            break;
         case 'h':
             cli_print_help(stdout, new_help);
             return 0;
@@ -398,13 +567,40 @@ int cmd_new(int argc, char **argv)
             return cli_usage_error("new", "unknown option");
         }
     }
+    a.json = common.json;
     if (argc - optind != 1)
         return cli_usage_error("new", "expected one DIR to write the bundle into");
+    if (a.like && a.group)
+        return cli_usage_error("new", "--like and --group both name the group to join: give one");
+    if ((a.like || a.group) &&
+        (a.kernel || a.gpu || a.nparams || strcmp(a.dtype, "bf16") || strcmp(a.pass, "forward")))
+        return cli_usage_error("new",
+                               "--%s takes the workload, protocol and environment from the "
+                               "group it joins: --kernel, --gpu, --dtype, --param and "
+                               "--pass are not used with it",
+                               a.like ? "like" : "group");
+    if (a.like || a.group) {
+        a.dir = argv[optind];
+        status = cli_new_like("new", &common, a.like, a.group, &joined);
+        if (status)
+            return status;
+        a.joined = &joined;
+        return write_bundle(&a);
+    }
     if (!a.kernel || !*a.kernel || !a.gpu || !*a.gpu)
         return cli_usage_error("new", "--kernel and --gpu are required");
     if (strcmp(a.pass, "forward") != 0 && strcmp(a.pass, "backward") != 0 &&
         strcmp(a.pass, "full") != 0)
         return cli_usage_error("new", "--pass is forward, backward or full");
+    if (!kix_vocab_dtype(a.dtype, a.dtype_short, sizeof(a.dtype_short))) {
+        const char *near = kix_vocab_suggest(a.dtype_short, kix_vocab_dtype_at);
+        return cli_usage_error("new",
+                               "--dtype %s is no dtype of the vocabulary "
+                               "(docs/VOCABULARY.md)%s%s%s",
+                               a.dtype, near ? ": did you mean " : "", near ? near : "",
+                               near ? "?" : "");
+    }
+    vocab_notes(&a);
     a.dir = argv[optind];
     return write_bundle(&a);
 }

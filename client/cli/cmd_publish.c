@@ -547,8 +547,11 @@ static const char publish_help[] =
     "                   run: record the run id in the manifest (metadata.runId)\n"
     "  --dry-run        check the bundle offline as the log would (kix validate's\n"
     "                   checks: RUN.json a valid BenchmarkRun, every file valid and\n"
-    "                   referenced, digest fields naming the right kinds); needs no\n"
-    "                   key or server, signs and sends nothing\n" CLI_COMMON_HELP "\n"
+    "                   referenced, digest fields naming the right kinds, the\n"
+    "                   record rules); needs no key; with --server, --store or\n"
+    "                   $KIX_SERVER, every reference not in the bundle must name\n"
+    "                   an object stored in that log; signs and sends nothing\n" CLI_COMMON_HELP
+    "\n"
     "exit status: 0 published, 1 refused or unverifiable, or a file or key not\n"
     "found, 2 usage, 3 I/O or server error, 4 the log contradicts what this client\n"
     "verified before (checked before anything is signed or sent; evidence kept)\n";
@@ -585,7 +588,10 @@ int cmd_publish(int argc, char **argv)
         status =
             read_manifests("publish", a.rest, (size_t)a.nrest, 1, a.new_run ? a.run_id : NULL, &m);
         if (status == 0)
-            status = cli_validate_files("publish", m.path, m.view, m.n, NULL, a.common.json, 1);
+            /* references not in the bundle: against the log, when one is named */
+            status = cli_validate_files(
+                "publish", m.path, m.view, m.n, NULL, a.common.json, 1,
+                a.common.store || a.common.server || getenv("KIX_SERVER") ? &a.common : NULL);
         manifests_release(&m);
         return status;
     }

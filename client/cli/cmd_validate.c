@@ -4,36 +4,54 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "cli.h"
 #include "kix/canon.h"
+#include "kix/client.h"
 #include "kix/dsse.h"
 #include "kix/entry.h"
 #include "kix/json.h"
+#include "kix/record_rules.h"
 #include "kix/schema.h"
+#include "vocab_check.h"
 
-#define VALIDATE_MAX_FILES 4096
+#define VALIDATE_MAX_FILES  4096
+#define VALIDATE_MAX_ERRORS 64 /* per file */
 
 static const char validate_help[] =
-    "usage: kix validate [--kind NAME] [--json] FILE...\n"
+    "usage: kix validate [--kind NAME] [--schema-only] [--server ADDR | --store DIR]\n"
+    "                    [--json] FILE...\n"
     "\n"
-    "Checks each FILE against the record schemas the log enforces on submit\n"
-    "(proto/schema/ in the source, compiled into kix): a record by its \"kind\"\n"
-    "(BenchmarkRun, BenchmarkProtocol, Workload, ExecutionEnvironment,\n"
+    "Checks each FILE as the log checks it on submit: against the record\n"
+    "schemas (proto/schema/ in the source, compiled into kix): a record by its\n"
+    "\"kind\" (BenchmarkRun, BenchmarkProtocol, Workload, ExecutionEnvironment,\n"
     "Implementation), an in-toto statement or DSSE envelope by its predicate\n"
-    "type. A violation is named by the JSON pointer of the offending field:\n"
+    "type; and a record against the log's record rules (PROTOCOL.md 5.3): a\n"
+    "median above 0, quantiles in order, an observedAt no later than this\n"
+    "machine's clock plus 600 s, none of kix new run's placeholders. Every\n"
+    "violation is reported, each named by the JSON pointer of the offending field:\n"
     "\n"
     "  run.json: invalid: /spec/timing/latencyNs/median: must be a non-negative integer\n"
     "\n"
     "A digest field must name an object of the right kind (spec.workloadDigest\n"
-    "a Workload, ...): checked among the files given; a digest of an object not\n"
-    "given is not checked here (the log checks it on submit). Nothing is sent.\n"
+    "a Workload, ...): checked among the files given, and with --server or\n"
+    "--store in that log, where a digest that names no stored object is an error\n"
+    "(\"resolves to nothing\"); without a log, a digest of an object not given is\n"
+    "not checked here (the log checks it on submit). Nothing is sent.\n"
+    "A kernel, dtype, GPU or protocol family spelled otherwise than the shared\n"
+    "vocabulary (docs/VOCABULARY.md) is a warning with a \"did you mean\".\n"
     "\n"
-    "  --kind NAME  validate every FILE against this schema: a record kind, or\n"
-    "               publication, attestation, rerun, supersession, key for a bare\n"
-    "               predicate\n"
-    "  --json       one JSON object: {\"valid\", \"files\": [{\"file\", \"valid\",\n"
-    "               \"schema\", \"digest\", \"pointer\", \"message\", \"refs\"}]}\n"
+    "  --kind NAME    validate every FILE against this schema: a record kind, or\n"
+    "                 publication, attestation, rerun, supersession, key for a\n"
+    "                 bare predicate\n"
+    "  --schema-only  the schemas alone, without the record rules or warnings\n"
+    "  --server ADDR, --store DIR\n"
+    "                 check the references not among the files against this log\n"
+    "  --json         one JSON object: {\"valid\", \"files\": [{\"file\", \"valid\",\n"
+    "                 \"schema\", \"digest\", \"pointer\", \"message\", \"errors\",\n"
+    "                 \"refs\"}]}: pointer and message the first violation,\n"
+    "                 errors every one ({\"pointer\", \"message\"})\n"
     "\n"
     "exit status: 0 every FILE valid, 1 some invalid or unreadable, 2 usage\n";
 
@@ -45,8 +63,10 @@ struct vfile {
     int have_digest;
     char schema[KIX_SCHEMA_KIND_MAX];
     int valid;
-    char pointer[KIX_SCHEMA_POINTER_MAX];
-    char message[512];
+    struct kix_schema_violation errors[VALIDATE_MAX_ERRORS]; /* every violation, in order */
+    size_t nerrors;
+    struct kix_schema_violation warnings[8]; /* the vocabulary's (vocab_check.h): not errors */
+    size_t nwarnings;
     struct kix_schema_ref *refs;
     size_t nrefs;
     unsigned char *checked; /* per ref: 1 when its object was among the files */
@@ -61,14 +81,23 @@ static void join(char *out, size_t cap, const char *a, const char *b)
     out[na + nb] = '\0';
 }
 
+/* One more violation of f (past VALIDATE_MAX_ERRORS, the last one says so). */
 static void invalid(struct vfile *f, const char *pointer, const char *fmt, ...) KIX_PRINTF(3, 4);
 static void invalid(struct vfile *f, const char *pointer, const char *fmt, ...)
 {
+    struct kix_schema_violation *e;
     va_list ap;
+
     f->valid = 0;
-    snprintf(f->pointer, sizeof(f->pointer), "%s", pointer);
+    if (f->nerrors == VALIDATE_MAX_ERRORS) {
+        snprintf(f->errors[VALIDATE_MAX_ERRORS - 1].message,
+                 sizeof(f->errors[VALIDATE_MAX_ERRORS - 1].message), "and more violations");
+        return;
+    }
+    e = &f->errors[f->nerrors++];
+    snprintf(e->pointer, sizeof(e->pointer), "%s", pointer);
     va_start(ap, fmt);
-    vsnprintf(f->message, sizeof(f->message), fmt, ap);
+    vsnprintf(e->message, sizeof(e->message), fmt, ap);
     va_end(ap);
 }
 
@@ -111,6 +140,8 @@ static const char *pick(struct vfile *f, json_t **value, json_t **owned, const c
     return kix_record_kind_known(kind) ? kind : NULL;
 }
 
+static int schema_only; /* kix validate --schema-only */
+
 static void validate_one(struct vfile *f, const char *force, int bundle)
 {
     struct kix_schema_result res;
@@ -149,24 +180,40 @@ static void validate_one(struct vfile *f, const char *force, int bundle)
         invalid(f, "/predicate", "is required");
         goto out;
     }
-    if (kix_schema_validate(s, value, &res) != KIX_OK) {
-        invalid(f, "", "out of memory");
+    {
+        struct kix_schema_violation v[VALIDATE_MAX_ERRORS];
+        size_t nv = 0;
+        if (kix_schema_validate_all(s, value, &res, v, VALIDATE_MAX_ERRORS, &nv) != KIX_OK) {
+            invalid(f, "", "out of memory");
+            goto out;
+        }
+        for (size_t i = 0; i < nv && i < VALIDATE_MAX_ERRORS; i++) {
+            char p[KIX_SCHEMA_POINTER_MAX];
+            size_t pl = strlen(v[i].pointer);
+            /* kix new run's bundles name their files where digests go */
+            int file_named = pl > 6 && strcmp(v[i].pointer + pl - 6, "Digest") == 0 &&
+                             strstr(v[i].message, "^sha256:") != NULL;
+            join(p, sizeof(p), prefix, v[i].pointer);
+            invalid(f, p, "%s%s", v[i].message,
+                    file_named ? "; a file named here is filled in by kix publish: check the "
+                                 "bundle with kix publish --dry-run"
+                               : "");
+        }
+        /* the log's record rules on submit, all of them too */
+        if (!*prefix && kix_record_kind_known(name) && !schema_only) {
+            nv = 0;
+            kix_record_rules(value, (int64_t)time(NULL), v, VALIDATE_MAX_ERRORS, &nv);
+            for (size_t i = 0; i < nv && i < VALIDATE_MAX_ERRORS; i++)
+                invalid(f, v[i].pointer, "%s", v[i].message);
+            cli_vocab_warnings(value, f->warnings, 8, &f->nwarnings);
+            if (f->nwarnings > 8)
+                f->nwarnings = 8;
+        }
+    }
+    if (!res.valid) { /* (valid against its schema, a record keeps its refs to check) */
+        kix_schema_result_release(&res);
         goto out;
     }
-    if (!res.valid) {
-        size_t pl = strlen(res.pointer);
-        /* kix new run's bundles name their files where digests go */
-        int file_named = pl > 6 && strcmp(res.pointer + pl - 6, "Digest") == 0 &&
-                         strstr(res.message, "^sha256:") != NULL;
-        invalid(f, "", "%s%s: %s", prefix, res.pointer, res.message);
-        join(f->pointer, sizeof(f->pointer), prefix, res.pointer);
-        join(f->message, sizeof(f->message), res.message,
-             file_named ? "; a file named here is filled in by kix publish: check the "
-                          "bundle with kix publish --dry-run"
-                        : "");
-        goto out;
-    }
-    f->valid = 1;
     f->refs = res.refs;
     f->nrefs = res.nrefs;
     f->checked = calloc(f->nrefs ? f->nrefs : 1, 1);
@@ -210,7 +257,7 @@ static const char *article(const char *kind)
 static void check_kinds(struct vfile *files, size_t n)
 {
     for (size_t i = 0; i < n; i++)
-        for (size_t r = 0; files[i].valid && r < files[i].nrefs; r++) {
+        for (size_t r = 0; r < files[i].nrefs; r++) {
             const struct kix_schema_ref *ref = &files[i].refs[r];
             for (size_t j = 0; j < n; j++) {
                 if (!files[j].have_digest || memcmp(files[j].digest.b, ref->digest.b, 32) != 0)
@@ -225,6 +272,79 @@ static void check_kinds(struct vfile *files, size_t n)
                 }
             }
         }
+}
+
+struct found_kind {
+    int *found;
+    char (*kind)[KIX_SCHEMA_KIND_MAX];
+};
+
+static int note_object(void *ctx, size_t i, const uint8_t *bytes, size_t len)
+{
+    struct found_kind *f = ctx;
+    json_t *doc = bytes ? json_loadb((const char *)bytes, len, 0, NULL) : NULL;
+    const char *kind = json_string_value(json_object_get(doc, "kind"));
+
+    f->found[i] = bytes != NULL;
+    snprintf(f->kind[i], KIX_SCHEMA_KIND_MAX, "%s", kix_record_kind_known(kind) ? kind : "");
+    json_decref(doc);
+    return 0;
+}
+
+/* The references not among the files, looked up in the log (c) when there
+ * is one: each must name a stored object of the kind its field requires.
+ * Without a log, a bundle's (publish --dry-run) are named as unchecked. */
+static int check_log_refs(const char *cmd, struct vfile *files, size_t n, struct kix_client *c,
+                          int bundle)
+{
+    for (size_t i = 0; i < n; i++) {
+        struct vfile *f = &files[i];
+        struct kix_digest want[VALIDATE_MAX_ERRORS];
+        size_t at[VALIDATE_MAX_ERRORS], nwant = 0;
+        int found[VALIDATE_MAX_ERRORS];
+        char kinds[VALIDATE_MAX_ERRORS][KIX_SCHEMA_KIND_MAX];
+        struct found_kind ctx = {found, kinds};
+        struct kix_err err = {0};
+        int rc;
+
+        for (size_t r = 0; r < f->nrefs && nwant < VALIDATE_MAX_ERRORS; r++)
+            if (!f->checked[r]) {
+                at[nwant] = r;
+                want[nwant++] = f->refs[r].digest;
+            }
+        if (!nwant)
+            continue;
+        if (!c) {
+            for (size_t k = 0; bundle && k < nwant && f->nwarnings < 8; k++) {
+                struct kix_schema_violation *w = &f->warnings[f->nwarnings++];
+                snprintf(w->pointer, sizeof(w->pointer), "%s", f->refs[at[k]].pointer);
+                snprintf(w->message, sizeof(w->message),
+                         "names no file of the bundle; not checked against a log (give --server "
+                         "or --store to check that it is stored)");
+            }
+            continue;
+        }
+        rc = kix_client_get_objects(c, want, nwant, note_object, &ctx, &err);
+        if (rc)
+            return cli_fail(cmd, rc, &err);
+        for (size_t k = 0; k < nwant; k++) {
+            const struct kix_schema_ref *ref = &f->refs[at[k]];
+            char text[KIX_DIGEST_TEXT_LEN + 1];
+            kix_digest_format(&ref->digest, text);
+            f->checked[at[k]] = 1;
+            if (!found[k])
+                invalid(f, ref->pointer,
+                        "%s resolves to nothing: neither a file given nor an object stored in "
+                        "%s",
+                        text, kix_client_where(c));
+            else if (strcmp(kinds[k], ref->kind) != 0)
+                invalid(f, ref->pointer, "must name %s %s, but the log's %s is %s%s%s",
+                        article(ref->kind), ref->kind, text,
+                        kinds[k][0] ? article(kinds[k]) : "not a record", kinds[k][0] ? " " : "",
+                        kinds[k]);
+        }
+    }
+    return 0;
 }
 
 /* kix publish --dry-run: RUN.json is a BenchmarkRun and every other file
@@ -263,10 +383,13 @@ static void print_text(const struct vfile *f)
         printf("%s: valid object without a kind (kept as it is) %s\n", f->path, d);
     else if (f->valid)
         printf("%s: valid %s %s\n", f->path, f->schema, d);
-    else if (f->pointer[0])
-        printf("%s: invalid: %s: %s\n", f->path, f->pointer, f->message);
-    else
-        printf("%s: invalid: %s\n", f->path, f->message);
+    for (size_t i = 0; i < f->nwarnings; i++)
+        printf("%s: warning: %s: %s\n", f->path, f->warnings[i].pointer, f->warnings[i].message);
+    for (size_t i = 0; i < f->nerrors; i++)
+        if (f->errors[i].pointer[0])
+            printf("%s: invalid: %s: %s\n", f->path, f->errors[i].pointer, f->errors[i].message);
+        else
+            printf("%s: invalid: %s\n", f->path, f->errors[i].message);
 }
 
 static void print_json(const struct vfile *files, size_t n, int all_valid)
@@ -288,12 +411,30 @@ static void print_json(const struct vfile *files, size_t n, int all_valid)
         } else {
             printf(",\"digest\":null");
         }
-        if (!f->valid) {
+        if (!f->valid && f->nerrors) { /* the first, and every one */
             printf(",\"pointer\":");
-            cli_json_string(stdout, f->pointer, strlen(f->pointer));
+            cli_json_string(stdout, f->errors[0].pointer, strlen(f->errors[0].pointer));
             printf(",\"message\":");
-            cli_json_string(stdout, f->message, strlen(f->message));
+            cli_json_string(stdout, f->errors[0].message, strlen(f->errors[0].message));
+            printf(",\"errors\":[");
+            for (size_t e = 0; e < f->nerrors; e++) {
+                printf("%s{\"pointer\":", e ? "," : "");
+                cli_json_string(stdout, f->errors[e].pointer, strlen(f->errors[e].pointer));
+                printf(",\"message\":");
+                cli_json_string(stdout, f->errors[e].message, strlen(f->errors[e].message));
+                printf("}");
+            }
+            printf("]");
         }
+        printf(",\"warnings\":[");
+        for (size_t w = 0; w < f->nwarnings; w++) {
+            printf("%s{\"pointer\":", w ? "," : "");
+            cli_json_string(stdout, f->warnings[w].pointer, strlen(f->warnings[w].pointer));
+            printf(",\"message\":");
+            cli_json_string(stdout, f->warnings[w].message, strlen(f->warnings[w].message));
+            printf("}");
+        }
+        printf("]");
         printf(",\"refs\":[");
         for (size_t r = 0; f->valid && r < f->nrefs; r++) {
             kix_digest_format(&f->refs[r].digest, d);
@@ -308,9 +449,10 @@ static void print_json(const struct vfile *files, size_t n, int all_valid)
 }
 
 int cli_validate_files(const char *cmd, char **paths, const struct kix_bytes *data, size_t n,
-                       const char *force, int json, int bundle)
+                       const char *force, int json, int bundle, const struct cli_common *log)
 {
     struct vfile *files;
+    struct kix_client *c = NULL;
     int all_valid = 1, status;
 
     if (!n)
@@ -333,6 +475,10 @@ int cli_validate_files(const char *cmd, char **paths, const struct kix_bytes *da
     check_kinds(files, n);
     if (bundle)
         check_bundle(files, n);
+    if (log && (status = cli_connect(cmd, log, &c)) != 0)
+        goto out;
+    if ((status = check_log_refs(cmd, files, n, c, bundle)) != 0)
+        goto out;
     for (size_t i = 0; i < n; i++)
         all_valid &= files[i].valid;
     if (json)
@@ -341,6 +487,8 @@ int cli_validate_files(const char *cmd, char **paths, const struct kix_bytes *da
         for (size_t i = 0; i < n; i++)
             print_text(&files[i]);
     status = fflush(stdout) ? EXIT_INTERNAL : all_valid ? 0 : EXIT_REJECTED;
+out:
+    kix_client_close(c);
     for (size_t i = 0; i < n; i++) {
         json_decref(files[i].doc);
         free(files[i].refs);
@@ -353,21 +501,26 @@ int cli_validate_files(const char *cmd, char **paths, const struct kix_bytes *da
 int cmd_validate(int argc, char **argv)
 {
     static const struct option longopts[] = {{"kind", required_argument, NULL, 'k'},
-                                             {"json", no_argument, NULL, 'j'},
-                                             {"help", no_argument, NULL, 'h'},
+                                             {"schema-only", no_argument, NULL, 'S'},
+                                             CLI_COMMON_LONGOPTS,
                                              {NULL, 0, NULL, 0}};
     const struct kix_schema *s;
     const char *force = NULL;
-    int c, json = 0;
+    struct cli_common common;
+    int c;
+
+    cli_common_init(&common);
 
     optind = 1;
     while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
+        if (cli_common_option(&common, c, optarg))
+            continue;
         switch (c) {
         case 'k':
             force = optarg;
             break;
-        case 'j':
-            json = 1;
+        case 'S':
+            schema_only = 1;
             break;
         case 'h':
             cli_print_help(stdout, validate_help);
@@ -381,6 +534,6 @@ int cmd_validate(int argc, char **argv)
                                "--kind must be a record kind (BenchmarkRun, BenchmarkProtocol, "
                                "Workload, ExecutionEnvironment, Implementation) or a predicate "
                                "(publication, attestation, rerun, supersession, key)");
-    return cli_validate_files("validate", argv + optind, NULL, (size_t)(argc - optind), force, json,
-                              0);
+    return cli_validate_files("validate", argv + optind, NULL, (size_t)(argc - optind), force,
+                              common.json, 0, common.store || common.server ? &common : NULL);
 }

@@ -2,6 +2,8 @@
  * alarm when a server contradicts it. */
 #include "kix/trust.h"
 
+#include "kix/config.h"
+
 #include "kix/encoding.h"
 #include "kix/entry.h"
 #include "kix/file.h"
@@ -386,37 +388,15 @@ int kix_trust_check_witnessed(struct kix_client *c, const struct kix_verifier *k
 
 /* ---- the log key -------------------------------------------------------------- */
 
-/* "log-key = TEXT" from $XDG_CONFIG_HOME/kix/config (or ~/.config). */
+/* "log-key = TEXT" from the config file (kix/config.h). */
 static int config_log_key(char *out, size_t cap)
 {
-    char path[4096], line[2048];
-    const char *xdg = getenv("XDG_CONFIG_HOME"), *home = getenv("HOME");
-    FILE *f;
-    int found = 0;
+    struct kix_config cfg;
 
-    if (xdg && *xdg)
-        snprintf(path, sizeof(path), "%s/kix/config", xdg);
-    else if (home)
-        snprintf(path, sizeof(path), "%s/.config/kix/config", home);
-    else
+    if (kix_config_load(&cfg, NULL, NULL, NULL) != KIX_OK || !cfg.log_key[0])
         return 0;
-    f = fopen(path, "r");
-    if (!f)
-        return 0;
-    while (!found && fgets(line, sizeof(line), f)) {
-        char *v = line + strspn(line, " \t");
-        if (strncmp(v, "log-key", 7) != 0)
-            continue;
-        v += 7 + strspn(v + 7, " \t");
-        if (*v != '=')
-            continue;
-        v += 1 + strspn(v + 1, " \t");
-        v[strcspn(v, "\r\n")] = '\0';
-        snprintf(out, cap, "%s", v);
-        found = 1;
-    }
-    fclose(f);
-    return found;
+    snprintf(out, cap, "%s", cfg.log_key);
+    return 1;
 }
 
 static int key_text(const char *text, const char *kind, const char *from, struct kix_verifier *out,

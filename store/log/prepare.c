@@ -4,11 +4,13 @@
 #define _GNU_SOURCE /* memmem */
 #include <jansson.h>
 #include <stdio.h>
+#include <time.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "kix/encoding.h"
 #include "kix/json.h"
+#include "kix/record_rules.h"
 #include "kix/sha256.h"
 #include "log_internal.h"
 
@@ -101,10 +103,13 @@ static int memo_object(struct kix_log *l, struct prepared_object *o, const json_
 }
 
 /* An object with a "kind" is a record: it must be one of the kinds the
- * schemas define (proto/schema) and valid against its schema. Objects
+ * schemas define (proto/schema) and valid against its schema; on submit
+ * (rules), it must also pass the record rules (kix/record_rules.h), which a
+ * replica does not apply to what its upstream logged before them. Objects
  * without one (evidence files, ...) are opaque, and can be named by no
  * field that requires a kind. */
-static int validate_record(const json_t *tree, struct prepared_object *o, struct kix_err *err)
+static int validate_record(const json_t *tree, struct prepared_object *o, int rules,
+                           struct kix_err *err)
 {
     struct kix_schema_result res;
     const char *kind;
@@ -113,6 +118,11 @@ static int validate_record(const json_t *tree, struct prepared_object *o, struct
     if (!json_object_get(tree, "kind"))
         return KIX_OK;
     rc = kix_record_validate(tree, &res, err);
+    if (rc == KIX_OK && rules) {
+        rc = kix_record_rules_check(tree, (int64_t)time(NULL), err);
+        if (rc)
+            kix_schema_result_release(&res);
+    }
     if (rc) {
         kind = json_string_value(json_object_get(tree, "kind"));
         if (rc == KIX_EINVAL)
@@ -133,7 +143,7 @@ static int validate_record(const json_t *tree, struct prepared_object *o, struct
  * which the indexer's memo then reads too; unless it is stored already
  * (o->stored_before), when its references are all it needs. */
 static int prepare_canonical(struct kix_log *l, struct prepared_object *o,
-                             const struct kix_bytes *in, struct kix_err *err)
+                             const struct kix_bytes *in, int rules, struct kix_err *err)
 {
     json_t *tree = NULL;
     int rc = kix_buf_add(&o->canon, in->ptr, in->len);
@@ -147,7 +157,7 @@ static int prepare_canonical(struct kix_log *l, struct prepared_object *o,
     if (memmem(in->ptr, in->len, "\"kind\":", 7)) {
         rc = kix_canon_parse_tree(in->ptr, in->len, &l->store->canon, &tree, err);
         if (rc == KIX_OK)
-            rc = validate_record(tree, o, err);
+            rc = validate_record(tree, o, rules, err);
     }
     if (rc == KIX_OK)
         rc = memo_object(l, o, tree, 1, err);
@@ -170,7 +180,7 @@ static int stored_before(struct kix_log *l, struct kix_reader **r, const struct 
 /* One parse per object: its canonical form, references, record check and
  * the indexer's memo all come from the same tree. */
 static int prepare_object(struct kix_log *l, struct prepared_object *o, const struct kix_bytes *in,
-                          const struct kix_digest *subject, struct kix_reader **r,
+                          const struct kix_digest *subject, int rules, struct kix_reader **r,
                           struct kix__clock *clk, struct kix_err *err)
 {
     json_t *tree = NULL;
@@ -183,14 +193,14 @@ static int prepare_object(struct kix_log *l, struct prepared_object *o, const st
         o->stored_before =
             memcmp(o->digest.b, subject->b, 32) != 0 && stored_before(l, r, &o->digest);
         kix__clock_mark(clk, KIX_LOG_PHASE_HASH);
-        rc = prepare_canonical(l, o, in, err);
+        rc = prepare_canonical(l, o, in, rules, err);
         kix__clock_mark(clk, KIX_LOG_PHASE_CANON);
         return rc;
     }
     rc = kix_canon_parse_tree(in->ptr, in->len, &l->store->canon, &tree, err);
     if (rc)
         return rc;
-    rc = validate_record(tree, o, err);
+    rc = validate_record(tree, o, rules, err);
     if (rc) {
         json_decref(tree);
         return rc;
@@ -237,7 +247,7 @@ static int check_bundle(const struct kix_prepared *p, struct kix_err *err)
 }
 
 static int prepare_objects(struct kix_log *l, struct kix_prepared *p,
-                           const struct kix_submission *sub, struct kix__clock *clk,
+                           const struct kix_submission *sub, int rules, struct kix__clock *clk,
                            struct kix_err *err)
 {
     struct kix_reader *r = NULL;
@@ -253,7 +263,8 @@ static int prepare_objects(struct kix_log *l, struct kix_prepared *p,
         return KIX_ENOMEM;
     for (size_t i = 0; rc == KIX_OK && i < sub->nobjects; i++) {
         p->nobjects++;
-        rc = prepare_object(l, &p->objects[i], &sub->objects[i], &p->entry.subject, &r, clk, err);
+        rc = prepare_object(l, &p->objects[i], &sub->objects[i], &p->entry.subject, rules, &r, clk,
+                            err);
         if (rc)
             kix_err_wrap(err, "object %zu", i);
     }
@@ -365,8 +376,11 @@ void kix_prepared_needs(const struct kix_prepared *p, const struct kix_digest **
     *n = p->entry.nneeds;
 }
 
-int kix_log_prepare_objects(struct kix_log *l, struct kix_prepared *p,
-                            const struct kix_bytes *objects, size_t nobjects, struct kix_err *err)
+/* The objects of an entry: on submit (rules) with the record rules, from a
+ * replica's upstream without them. */
+static int prepare_entry_objects(struct kix_log *l, struct kix_prepared *p,
+                                 const struct kix_bytes *objects, size_t nobjects, int rules,
+                                 struct kix_err *err)
 {
     struct kix_submission sub = {{NULL, 0}, objects, nobjects};
     struct kix__clock clk;
@@ -374,7 +388,7 @@ int kix_log_prepare_objects(struct kix_log *l, struct kix_prepared *p,
 
     kix__clock_start(&clk, &l->phases, 0);
     rc = p->objects ? kix_err_set(err, KIX_EINVAL, "the entry's objects are already prepared")
-                    : prepare_objects(l, p, &sub, &clk, err);
+                    : prepare_objects(l, p, &sub, rules, &clk, err);
     if (rc == KIX_OK)
         rc = check_bundle(p, err);
     kix__clock_mark(&clk, KIX_LOG_PHASE_POLICY);
@@ -382,6 +396,12 @@ int kix_log_prepare_objects(struct kix_log *l, struct kix_prepared *p,
         rc = verify_if_known(l, p, err);
     kix__clock_mark(&clk, KIX_LOG_PHASE_VERIFY);
     return rc;
+}
+
+int kix_log_prepare_objects(struct kix_log *l, struct kix_prepared *p,
+                            const struct kix_bytes *objects, size_t nobjects, struct kix_err *err)
+{
+    return prepare_entry_objects(l, p, objects, nobjects, 0, err);
 }
 
 int kix_log_prepare(struct kix_log *l, const struct kix_submission *sub, struct kix_prepared **out,
@@ -392,7 +412,7 @@ int kix_log_prepare(struct kix_log *l, const struct kix_submission *sub, struct 
 
     *out = NULL;
     if (rc == KIX_OK)
-        rc = kix_log_prepare_objects(l, p, sub->objects, sub->nobjects, err);
+        rc = prepare_entry_objects(l, p, sub->objects, sub->nobjects, 1, err);
     if (rc) {
         kix_prepared_free(p);
         return rc;

@@ -604,12 +604,24 @@ struct run {
     struct kix_schema_result *res;
     int collect; /* refs are collected outside anyOf branches only */
     int oom;
+    /* kix_schema_validate_all: every violation, not only the first */
+    struct kix_schema_violation *every;
+    size_t cap, count;
 };
 
 static int fail(struct run *r, const char *ptr, const char *fmt, ...) KIX_PRINTF(3, 4);
 static int fail(struct run *r, const char *ptr, const char *fmt, ...)
 {
     va_list ap;
+    if (r->every && r->count < r->cap) {
+        struct kix_schema_violation *v = &r->every[r->count];
+        snprintf(v->pointer, sizeof(v->pointer), "%s", ptr);
+        va_start(ap, fmt);
+        vsnprintf(v->message, sizeof(v->message), fmt, ap);
+        va_end(ap);
+    }
+    if (r->every)
+        r->count++;
     if (!r->res->valid)
         return 0; /* the first violation is the one reported */
     r->res->valid = 0;
@@ -621,7 +633,7 @@ static int fail(struct run *r, const char *ptr, const char *fmt, ...)
 }
 
 /* RFC 6901: "~" → "~0", "/" → "~1". */
-static void pointer_join(char *out, size_t cap, const char *base, const char *key)
+void kix_schema_pointer_join(char *out, size_t cap, const char *base, const char *key)
 {
     size_t n = strlen(base);
 
@@ -649,7 +661,7 @@ static void pointer_index(char *out, size_t cap, const char *base, size_t i)
     do
         digits[--k] = (char)('0' + i % 10);
     while ((i /= 10) && k);
-    pointer_join(out, cap, base, digits + k);
+    kix_schema_pointer_join(out, cap, base, digits + k);
 }
 
 static int is_integer(const json_t *v)
@@ -879,39 +891,45 @@ static int check_object(struct run *r, const struct snode *n, const json_t *v, c
     size_t nkeys = 0, i;
     char sub[KIX_SCHEMA_POINTER_MAX];
     const json_t *x;
+    int ok = 1;
 
     json_array_foreach(n->required, i, x)
     {
         if (!json_object_get(v, json_string_value(x))) {
-            pointer_join(sub, sizeof(sub), ptr, json_string_value(x));
-            return fail(r, sub, "is required");
+            kix_schema_pointer_join(sub, sizeof(sub), ptr, json_string_value(x));
+            ok = fail(r, sub, "is required");
+            if (!r->every)
+                return 0;
         }
     }
     if (!n->props && !n->extra)
-        return 1;
+        return ok;
     /* members in sorted order (as canonical JSON has them), so the first
      * violation named is the same however the object was spelled */
     if (sort_keys(v, small, &keys, &nkeys) != KIX_OK) {
         r->oom = 1;
         return 0;
     }
-    for (i = 0; i < nkeys; i++) {
+    for (i = 0; i < nkeys && !r->oom; i++) {
         const json_t *p = json_object_get(n->props, keys[i]);
+        int good = 1;
         x = json_object_get(v, keys[i]);
-        pointer_join(sub, sizeof(sub), ptr, keys[i]);
+        kix_schema_pointer_join(sub, sizeof(sub), ptr, keys[i]);
         if (p) {
-            if (!check(r, node_of(r->s, p), x, sub))
-                break;
+            good = check(r, node_of(r->s, p), x, sub);
         } else if (json_is_false(n->extra)) {
             unknown_field(r, n, sub);
-            break;
-        } else if (extra && !check(r, extra, x, sub)) {
-            break;
+            good = 0;
+        } else if (extra) {
+            good = check(r, extra, x, sub);
         }
+        ok &= good;
+        if (!good && !r->every)
+            break;
     }
     if (keys != small)
         free(keys);
-    return i == nkeys;
+    return ok;
 }
 
 static int check_array(struct run *r, const struct snode *n, const json_t *v, const char *ptr)
@@ -920,6 +938,7 @@ static int check_array(struct run *r, const struct snode *n, const json_t *v, co
     size_t i, len = json_array_size(v);
     char sub[KIX_SCHEMA_POINTER_MAX];
     const json_t *x;
+    int ok = 1;
 
     if (n->minitems && len < (size_t)json_integer_value(n->minitems))
         return fail(r, ptr, "must have at least %lld items",
@@ -932,10 +951,13 @@ static int check_array(struct run *r, const struct snode *n, const json_t *v, co
     json_array_foreach(v, i, x)
     {
         pointer_index(sub, sizeof(sub), ptr, i);
-        if (!check(r, items, x, sub))
-            return 0;
+        if (!check(r, items, x, sub)) {
+            ok = 0;
+            if (!r->every || r->oom)
+                return 0;
+        }
     }
-    return 1;
+    return ok;
 }
 
 /* anyOf: valid when one branch is. Reported as the names a branch of
@@ -943,7 +965,7 @@ static int check_array(struct run *r, const struct snode *n, const json_t *v, co
 static int check_any_of(struct run *r, const struct snode *n, const json_t *v, const char *ptr)
 {
     struct kix_schema_result scratch = {0};
-    struct run sub = {r->s, &scratch, 0, 0};
+    struct run sub = {r->s, &scratch, 0, 0, NULL, 0, 0};
     char names[200] = "";
     size_t i, len = 0;
     const json_t *branch;
@@ -997,11 +1019,21 @@ void kix_schema_result_release(struct kix_schema_result *r)
 int kix_schema_validate(const struct kix_schema *s, const json_t *doc,
                         struct kix_schema_result *res)
 {
-    struct run r = {s, res, 1, 0};
+    size_t n;
+    return kix_schema_validate_all(s, doc, res, NULL, 0, &n);
+}
+
+/* out NULL: stop at the first violation (kix_schema_validate) */
+int kix_schema_validate_all(const struct kix_schema *s, const json_t *doc,
+                            struct kix_schema_result *res, struct kix_schema_violation *out,
+                            size_t cap, size_t *n)
+{
+    struct run r = {s, res, 1, 0, out, cap, 0};
 
     memset(res, 0, sizeof(*res));
     res->valid = 1;
     check(&r, node_of(s, s->root), doc, "");
+    *n = r.count;
     if (r.oom || !res->valid)
         kix_schema_result_release(res);
     return r.oom ? KIX_ENOMEM : KIX_OK;

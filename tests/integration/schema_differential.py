@@ -331,7 +331,7 @@ for i, (name, kind, doc) in enumerate(corpus):
 
 kix_says = {}
 for name, items in sorted(by_schema.items()):
-    out = subprocess.run([KIX, "validate", "--json", "--kind", name] + [p for _, p in items],
+    out = subprocess.run([KIX, "validate", "--schema-only", "--json", "--kind", name] + [p for _, p in items],
                          capture_output=True, text=True)
     assert out.returncode in (0, 1), (name, out.returncode, out.stderr)
     res = json.loads(out.stdout)

@@ -133,6 +133,7 @@ expect_status 1 "$KIX" publish --store "$WORK/log" --key "$WORK/pub.key" "$WORK/
 grep -q "/spec/implementationDigest: must name an Implementation, but sha256:.* is a Workload" "$WORK/err" || { cat "$WORK/err"; fail "the log's refusal"; }
 # a complete bundle (kix new run) with a negative median: only the log's check stands in the way
 "$KIX" new run --kernel rope --gpu "NVIDIA A100" "$WORK/nr" >/dev/null
+fill_bundle "$WORK/nr"
 python3 - "$WORK/nr/run.json" <<'PY'
 import json, sys
 run = json.load(open(sys.argv[1]))

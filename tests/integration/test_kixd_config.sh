@@ -104,3 +104,28 @@ for key in config help; do
   grep -q "unknown setting \"$key\"" "$WORK/err" || fail "$key in the config file: $(cat "$WORK/err")"
 done
 pass "bad values and command-line-only keys are refused from the config file"
+
+# issue 27 point 6: a flag takes the spellings of other daemons' config files
+printf 'store = %s\nhttp = %s\nhttp-metrics = yes\nphase-stats = on\nno-store-check = 0\n' "$NONE" "$UP" >"$WORK/kixd.conf"
+expect_status 3 "$KIXD" serve --config "$WORK/kixd.conf"
+! grep -q "bad value" "$WORK/err" || fail "yes/on/0 in the config file: $(cat "$WORK/err")"
+pass "a flag takes yes/no, on/off, 1/0 in the config file"
+
+# --log-file, and SIGHUP reopens it after a rotation, saying so in the new one
+"$KIXD" init --store "$WORK/log" --origin kix.test/config >/dev/null 2>&1
+printf 'store = %s\nlisten = unix://%s\nlog-file = %s\n' "$WORK/log" "$WORK/s.sock" "$WORK/kixd.log" >"$WORK/kixd.conf"
+"$KIXD" serve --config "$WORK/kixd.conf" >/dev/null 2>"$WORK/serve.err" &
+SPID=$!
+for _ in $(seq 1 100); do grep -q "serving" "$WORK/kixd.log" 2>/dev/null && break; sleep 0.1; done
+grep -q "serving" "$WORK/kixd.log" || { kill $SPID; fail "--log-file: nothing logged there: $(cat "$WORK/serve.err")"; }
+[ ! -s "$WORK/serve.err" ] || { kill $SPID; fail "--log-file: stderr still used: $(cat "$WORK/serve.err")"; }
+mv "$WORK/kixd.log" "$WORK/kixd.log.1"
+kill -HUP $SPID
+for _ in $(seq 1 100); do [ -s "$WORK/kixd.log" ] && break; sleep 0.1; done
+grep -q "received SIGHUP: reopened the log file $WORK/kixd.log" "$WORK/kixd.log" || { kill $SPID; fail "SIGHUP: $(cat "$WORK/kixd.log" 2>&1)"; }
+kill -0 $SPID || fail "SIGHUP stopped kixd"
+kill $SPID
+wait $SPID || true
+grep -q "received Terminated" "$WORK/kixd.log" || fail "after SIGHUP, the new file gets the lines: $(cat "$WORK/kixd.log")"
+! grep -q "received Terminated" "$WORK/kixd.log.1" || fail "the rotated file still written"
+pass "--log-file: SIGHUP reopens it after a rotation and says so in it"

@@ -1,8 +1,13 @@
 /* The record schemas enforced on submit through a real kixd (issue 16):
  * each bad manifest is refused with the JSON pointer of the offending
  * field, and nothing is stored (the log's size and the objects unchanged);
- * the same bundle made right is accepted. */
+ * the same bundle made right is accepted. So are the record rules (issue
+ * 27, kix/record_rules.h), submitted raw through the client library with no
+ * CLI in the way, and on the liar's detours: the manifest sent canonical
+ * (the other prepare path) or slipped in as an attestation's evidence. */
 #include "harness.h"
+#include "kix/canon.h"
+#include "kix/entry.h"
 #include "kixd_fixture.h"
 
 #define API "\"apiVersion\":\"kernelindex.dev/v1alpha1\""
@@ -19,8 +24,17 @@ static void digest_text(const char *json, char out[KIX_DIGEST_TEXT_LEN + 1])
 
 /* A run manifest: `status`, latency `median` (JSON text), and the
  * workload and implementation digests (swapped when asked). */
+static void run_manifest_extra(char *out, size_t cap, const char *status, const char *median,
+                               int swapped, const char *extra);
 static void run_manifest_of(char *out, size_t cap, const char *status, const char *median,
                             int swapped)
+{
+    run_manifest_extra(out, cap, status, median, swapped, "");
+}
+
+/* The same, with `extra` (",\"member\":..." text) at the end of the spec. */
+static void run_manifest_extra(char *out, size_t cap, const char *status, const char *median,
+                               int swapped, const char *extra)
 {
     char w[KIX_DIGEST_TEXT_LEN + 1], i[KIX_DIGEST_TEXT_LEN + 1];
     digest_text(fx_workload, w);
@@ -29,8 +43,8 @@ static void run_manifest_of(char *out, size_t cap, const char *status, const cha
         out, cap,
         "{" API ",\"kind\":\"BenchmarkRun\",\"metadata\":{\"name\":\"rope-a100\"},\"spec\":{"
         "\"status\":\"%s\",\"timing\":{\"latencyNs\":{\"median\":%s}},\"workloadDigest\":\"%s\","
-        "\"implementationDigest\":\"%s\"}}",
-        status, median, swapped ? i : w, swapped ? w : i);
+        "\"implementationDigest\":\"%s\"%s}}",
+        status, median, swapped ? i : w, swapped ? w : i, extra);
 }
 
 static uint64_t log_size(const struct fx *f)
@@ -234,6 +248,118 @@ KIX_TEST(bad_predicate_refused)
     ASSERT_CONTAINS(res.message, "publication entry: /predicate/publishedAt: must be an RFC 3339");
     ASSERT_EQ_U64(2, log_size(&f));
     kix_submit_result_release(&res);
+    fx_cleanup(&f);
+}
+
+/* issue 27: the unedited template's median of 0 */
+KIX_TEST(zero_median_refused)
+{
+    char m[1024];
+    run_manifest_of(m, sizeof(m), "passed", "0", 0);
+    refused(m, KIX_EPOLICY, "/spec/timing/latencyNs/median: must be above 0");
+}
+
+/* issue 27: p20 20000 > median 11360 > p80 100 */
+KIX_TEST(quantiles_out_of_order_refused)
+{
+    char m[1024];
+    run_manifest_extra(m, sizeof(m), "passed", "11360", 0,
+                       ",\"measurements\":[{\"metric\":\"latency\",\"statistic\":\"p20\","
+                       "\"unit\":\"ns\",\"value\":20000},{\"metric\":\"latency\",\"statistic\":"
+                       "\"p80\",\"unit\":\"ns\",\"value\":100}]");
+    refused(m, KIX_EPOLICY,
+            "/spec/measurements/0/value: p20 20000 is above median 11360: quantiles must be in "
+            "order");
+}
+
+/* issue 27: an observedAt in 2031 */
+KIX_TEST(observed_in_the_future_refused)
+{
+    char m[1024];
+    run_manifest_extra(m, sizeof(m), "passed", "11360", 0,
+                       ",\"observedAt\":\"2031-01-01T00:00:00Z\"");
+    refused(m, KIX_EPOLICY, "/spec/observedAt: 2031-01-01T00:00:00Z is in the future");
+}
+
+/* issue 27: kix new run's marker left in */
+KIX_TEST(template_marker_refused)
+{
+    char m[1024], w[KIX_DIGEST_TEXT_LEN + 1];
+    digest_text(fx_workload, w);
+    snprintf(m, sizeof(m),
+             "{" API ",\"kind\":\"BenchmarkRun\",\"metadata\":{\"name\":\"r\",\"labels\":{"
+             "\"kix-template\":\"remove me\"}},\"spec\":{\"status\":\"passed\",\"timing\":{"
+             "\"latencyNs\":{\"median\":11360}},\"workloadDigest\":\"%s\"}}",
+             w);
+    {
+        struct fx f;
+        struct kix_submit_result res;
+        struct kix_buf env = KIX_BUF_INIT;
+        struct kix_digest d;
+        const char *objs[2] = {m, fx_workload};
+        ASSERT_EQ_INT(0, fx_start(&f));
+        fx_digest_of_json(m, &d);
+        ASSERT_EQ_INT(
+            KIX_OK, kix_entry_publication(f.publisher, "run-1", &d, NULL, NULL, NULL, &env, NULL));
+        ASSERT_EQ_INT(KIX_EPOLICY, fx_submit(&f, &env, objs, 2, &res));
+        ASSERT_CONTAINS(res.message,
+                        "/metadata/labels/kix-template: is the kix new run template's");
+        ASSERT_EQ_U64(2, log_size(&f));
+        kix_submit_result_release(&res);
+        kix_buf_release(&env);
+        fx_cleanup(&f);
+    }
+}
+
+/* The liar sends the manifest as canonical bytes, which kixd keeps as they
+ * came (a path of its own through prepare): refused all the same. */
+KIX_TEST(canonical_zero_median_refused)
+{
+    char m[1024];
+    struct kix_buf canon = KIX_BUF_INIT;
+    run_manifest_of(m, sizeof(m), "passed", "0", 0);
+    ASSERT_EQ_INT(KIX_OK, kix_canon((const uint8_t *)m, strlen(m), NULL, &canon, NULL));
+    ASSERT_EQ_INT(KIX_OK, kix_buf_addc(&canon, '\0'));
+    refused((const char *)canon.ptr, KIX_EPOLICY, "/spec/timing/latencyNs/median: must be above 0");
+    kix_buf_release(&canon);
+}
+
+/* The liar stores the bad manifest first as an attestation's evidence, to
+ * publish it later as an object "already stored": the evidence is a record
+ * too, and refused when sent. */
+KIX_TEST(bad_run_as_evidence_refused)
+{
+    struct fx f;
+    struct kix_submit_result res;
+    struct kix_signer *attester = NULL;
+    struct kix_buf env = KIX_BUF_INIT;
+    struct kix_digest good_d, bad_d;
+    char good[1024], bad[1024];
+    const char *objs[1];
+
+    ASSERT_EQ_INT(0, fx_start(&f));
+    run_manifest_of(good, sizeof(good), "passed", "11360", 0);
+    ASSERT_EQ_INT(KIX_OK, submit_run(&f, good, NULL, &res));
+    kix_submit_result_release(&res);
+    ASSERT_EQ_INT(KIX_OK, kix_signer_generate("attester", KIX_NOTE_ALG_ED25519, &attester, NULL));
+    ASSERT_EQ_INT(KIX_OK, kix_entry_key(f.admin, 0, kix_signer_public_key(attester),
+                                        KIX_ROLE_ATTEST, &env, NULL));
+    ASSERT_EQ_INT(KIX_OK, fx_submit(&f, &env, NULL, 0, &res));
+    kix_submit_result_release(&res);
+    kix_buf_reset(&env);
+    run_manifest_of(bad, sizeof(bad), "passed", "0", 0);
+    fx_digest_of_json(good, &good_d);
+    fx_digest_of_json(bad, &bad_d);
+    ASSERT_EQ_INT(KIX_OK, kix_entry_attestation(attester, "run-1", &good_d, "see the evidence",
+                                                &bad_d, 1, &env, NULL));
+    objs[0] = bad;
+    ASSERT_EQ_INT(KIX_EPOLICY, fx_submit(&f, &env, objs, 1, &res));
+    ASSERT_CONTAINS(res.message, "/spec/timing/latencyNs/median: must be above 0");
+    ASSERT_TRUE(!stored(&f, bad));
+    ASSERT_EQ_U64(4, log_size(&f));
+    kix_submit_result_release(&res);
+    kix_buf_release(&env);
+    kix_signer_free(attester);
     fx_cleanup(&f);
 }
 

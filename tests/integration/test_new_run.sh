@@ -22,12 +22,28 @@ grep -q -- "--force" "$WORK/err" || fail "overwriting a bundle: $(cat "$WORK/err
 expect_status 2 "$KIX" new run --gpu "NVIDIA A100" "$WORK/c"
 pass "kix new run: five manifests and a README explaining each; an existing bundle is kept"
 
-# the publisher edits two numbers
+# the unedited template is refused, by the dry run as by the log, each
+# placeholder named by its pointer (issue 27 point 1)
+expect_status 1 "$KIX" publish --dry-run "$WORK/b/run.json"
+for want in "/spec/timing/latencyNs/median: must be above 0" "/metadata/labels/kix-template: is the kix new run template's marker" \
+  "/spec/harness/name: is the kix new run template's placeholder" "/spec/comparability/notes: is the kix new run template's placeholder"; do
+  grep -qF "$want" "$WORK/out" || fail "the dry run of the template does not say $want: $(cat "$WORK/out")"
+done
+SIZE=$("$KIX" info | awk '$1 == "size" { print $2 }')
+expect_status 1 "$KIX" publish --key "$WORK/pub.key" "$WORK/b/run.json"
+grep -q "refused it: object 0: /metadata/labels/kix-template: is the kix new run template's marker" "$WORK/err" ||
+  fail "the log took the template: $(cat "$WORK/err")"
+[ "$("$KIX" info | awk '$1 == "size" { print $2 }')" = "$SIZE" ] || fail "the template changed the log"
+pass "the unedited template is refused (dry run and log), each placeholder named"
+
+# the publisher edits the figures, removes the marker, describes the harness
+fill_bundle "$WORK/b"
 python3 - "$WORK/b/run.json" <<'PY'
 import json, sys
 d = json.load(open(sys.argv[1]))
 d["spec"]["timing"]["latencyNs"]["median"] = 11360
 d["spec"]["measurements"][0]["value"] = 10336
+d["spec"]["measurements"][1]["value"] = 11456
 json.dump(d, open(sys.argv[1], "w"), indent=2)
 PY
 SIZE=$("$KIX" info | awk '$1 == "size" { print $2 }')
@@ -54,13 +70,17 @@ for k in ("workload", "protocol", "environment", "implementation"):
     assert names[k] in o, k
     assert s[k + "Digest"].startswith("sha256:"), s[k + "Digest"]
 assert o["Workload"]["spec"]["parameters"] == {"seq_len": 2048, "hidden": 512}
-assert o["ExecutionEnvironment"]["spec"]["hardware"]["product"] == "NVIDIA A100-SXM4-80GB"
+# the GPU as the vocabulary writes it (docs/VOCABULARY.md), dtype too
+hw = o["ExecutionEnvironment"]["spec"]["hardware"]
+assert (hw["product"], hw["formFactor"], hw["architecture"]) == ("NVIDIA A100", "SXM4-80GB", "sm_80"), hw
+assert o["Workload"]["spec"]["dtype"] == "bf16"
 assert d["rank"]["groupSize"] == 1 and d["rank"]["rank"] == 1
 PY
 pass "kix show: the edited figures, every referenced object, ranked"
 
 # a file-named reference that is not there: field and file named, nothing stored
 "$KIX" new run --kernel geglu --gpu "NVIDIA H100" "$WORK/d" >/dev/null || fail "kix new run"
+fill_bundle "$WORK/d"
 sed -i 's/"workload.json"/"nope.json"/' "$WORK/d/run.json"
 SIZE=$("$KIX" info | awk '$1 == "size" { print $2 }')
 expect_status 1 "$KIX" publish --key "$WORK/pub.key" "$WORK/d/run.json"
@@ -75,7 +95,28 @@ pass "a reference to a missing file is refused naming the field and the file"
 expect_status 1 "$KIX" validate "$WORK/v/run.json"
 grep -q "a file named here is filled in by kix publish: check the bundle with kix publish --dry-run" "$WORK/out" ||
   fail "validate of a skeleton: $(cat "$WORK/out")"
+fill_bundle "$WORK/v"
 expect_status 0 "$KIX" publish --dry-run "$WORK/v/run.json"
 [ "$(grep -c ': valid ' "$WORK/out")" = 5 ] || fail "dry run of a skeleton: $(cat "$WORK/out")"
 expect_status 0 "$KIX" publish --dry-run --new-run --run-id again "$WORK/v/run.json"
 pass "kix new run's bundle validates offline (kix publish --dry-run), file-named references filled in"
+
+# one vocabulary (docs/VOCABULARY.md) with "did you mean" for a near miss
+expect_status 0 "$KIX" new run --kernel ropee --gpu "NVIDIA A100-SXM4-80G" --provider liger "$WORK/voc"
+grep -q "kernel ropee is no kernel of the vocabulary: did you mean rope?" "$WORK/err" || fail "kernel near miss: $(cat "$WORK/err")"
+grep -q "did you mean NVIDIA A100-SXM4-80GB?" "$WORK/err" || fail "GPU near miss: $(cat "$WORK/err")"
+grep -q "protocol family liger is no family of the vocabulary: did you mean liger_kernel_bench?" "$WORK/err" ||
+  fail "family near miss: $(cat "$WORK/err")"
+expect_status 2 "$KIX" new run --kernel rope --gpu "NVIDIA A100" --dtype bfloat61 "$WORK/voc2"
+grep -q "did you mean bf16?" "$WORK/err" || fail "dtype near miss: $(cat "$WORK/err")"
+"$KIX" new run --kernel rope --gpu "NVIDIA A100" --dtype torch.float32 "$WORK/voc3" >/dev/null 2>&1 || fail "dtype alias"
+[ "$(json_get "$WORK/voc3/workload.json" 'd["spec"]["dtype"]')" = fp32 ] || fail "torch.float32 is not written fp32"
+python3 - "$WORK/voc3/workload.json" <<'PY'
+import json, sys
+w = json.load(open(sys.argv[1]))
+w["spec"]["dtype"] = "bfloat16"
+json.dump(w, open(sys.argv[1], "w"))
+PY
+expect_status 0 "$KIX" validate "$WORK/voc3/workload.json"
+grep -q "warning: /spec/dtype: 'bfloat16' is written 'bf16' in the vocabulary" "$WORK/out" || fail "validate: $(cat "$WORK/out")"
+pass "one vocabulary: kix new run and kix validate say 'did you mean' for a near miss"

@@ -12,6 +12,7 @@ export KIX_SERVER=$(addr o) KIX_LOG_KEY="$(cat "$WORK/vkey")"
 # a comparable run: benchmark, workload, protocol, environment, implementation
 # (kix new run: valid records, referenced by file name)
 "$KIX" new run --kernel rope --gpu "NVIDIA A100" "$WORK/m" >/dev/null || fail "kix new run"
+fill_bundle "$WORK/m"
 python3 - "$WORK/m/run.json" <<'PY'
 import json, sys
 run = json.load(open(sys.argv[1]))

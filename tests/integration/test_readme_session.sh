@@ -1,22 +1,48 @@
 #!/usr/bin/env bash
-# README.md's "## A session" code block, run as written (bash -e) in an empty
-# directory with the built kix and kixd first on PATH: the session users copy
-# must work, and a failed step must stop it rather than leave e.g. an empty
-# log key behind for the next line to use.
+# README.md's "## A session" code block, then "### Publishing your own run"
+# and the tile-tools block of "## The log on the web", run as written (bash
+# -e, one script, so the later blocks continue the session) in an empty
+# directory with the built kix and kixd first on PATH: the session users
+# copy must work, and a failed step must stop it rather than leave e.g. an
+# empty log key behind for the next line to use. Two stand-ins: EDITOR is a
+# script that writes what a publisher would (figures, no template marker,
+# a harness), and the tile block's port 8080 is a free one.
 source "$(dirname "$0")/lib.sh"
 : "${KIX_SRC:?set KIX_SRC to the source tree}"
 
-python3 - "$KIX_SRC/README.md" "$WORK/session.sh" <<'PY'
+PORT=$(free_port)
+python3 - "$KIX_SRC/README.md" "$WORK/session.sh" "$PORT" <<'PY'
 import re, sys
 text = open(sys.argv[1]).read()
-m = re.search(r"^## A session\n.*?^```sh\n(.*?)^```$", text, re.S | re.M)
-if not m:
-    sys.exit("README.md has no '## A session' sh code block")
-open(sys.argv[2], "w").write(m.group(1))
+blocks = []
+for title in (r"## A session", r"### Publishing your own run", r"## The log on the web \(C2SP tlog-tiles\)"):
+    m = re.search(r"^" + title + r"\n.*?^```sh\n(.*?)^```$", text, re.S | re.M)
+    if not m:
+        sys.exit("README.md has no '%s' sh code block" % title)
+    blocks.append(m.group(1))
+blocks[2] = blocks[2].replace("8080", sys.argv[3])
+open(sys.argv[2], "w").write("".join(blocks))
 PY
+cat >"$WORK/editor" <<'ED'
+#!/usr/bin/env python3
+# what a publisher writes into kix new run's bundle
+import json, sys
+path = sys.argv[1]
+d = json.load(open(path))
+if d["kind"] == "BenchmarkRun":
+    d["spec"]["timing"]["latencyNs"]["median"] = 11000
+    for m in d["spec"]["measurements"]:
+        m["value"] = {"p20": 10500, "p80": 11800}[m["statistic"]]
+    d["metadata"].pop("labels", None)
+else:
+    d["spec"]["harness"]["name"] = "my harness"
+    d["spec"]["comparability"]["notes"] = "CUDA events, 100 iterations after 10 warm-up"
+json.dump(d, open(path, "w"), indent=2)
+ED
+chmod +x "$WORK/editor"
 mkdir "$WORK/empty"
 cd "$WORK/empty"
-PATH="$KIX_BIN:$PATH" bash -euo pipefail "$WORK/session.sh" >"$WORK/out" 2>"$WORK/err" || {
+EDITOR="$WORK/editor" PATH="$KIX_BIN:$PATH" bash -euo pipefail "$WORK/session.sh" >"$WORK/out" 2>"$WORK/err" || {
   cat "$WORK/out" "$WORK/err"
   fail "the README session failed"
 }
@@ -24,9 +50,14 @@ PATH="$KIX_BIN:$PATH" bash -euo pipefail "$WORK/session.sh" >"$WORK/out" 2>"$WOR
 [ "$(stat -c %a var)" = 700 ] || fail "var (created for the store) is not 0700"
 [ -s log.vkey ] || fail "log.vkey is empty"
 grep -q "^https://kix.example.org/log/runs/" published.txt || fail "no permalink printed"
-grep -q "audit passed: all 3 entries" "$WORK/out" || { cat "$WORK/out"; fail "audit did not pass"; }
+grep -q "audit passed: all 5 entries" "$WORK/out" || { cat "$WORK/out"; fail "audit did not pass"; }
 json_get citation.json 'd' >/dev/null || fail "citation.json is not JSON"
-pass "README session runs as written from an empty directory"
+pass "README session runs as written from an empty directory (roles: alice attests, bob may rerun)"
+grep -q "^https://kix.example.org/log/runs/" mine.txt || fail "publishing your own run: no permalink"
+[ -s joined/run.json ] && [ ! -e joined/workload.json ] || fail "kix new run --like wrote no joining bundle"
+grep -Eq "^(0|[1-9][0-9]*)$" <(sed -n 2p tiles/checkpoint) || fail "kixd export wrote no checkpoint"
+[ "$(grep -Ec '^ *192$' "$WORK/out")" = 1 ] || fail "the partial tile of 6 entries is not 192 bytes: $(cat "$WORK/out")"
+pass "README: publishing your own run (template filled, dry run, publish, --like) and the tile tools on a small log"
 
 # kixd init into an existing 0755 directory makes it private
 mkdir -m 0755 "$WORK/open"
@@ -43,3 +74,22 @@ export KIX_LOG_KEY="$(cat log.vkey)"
 expect_status 2 "$KIX" audit --store "$WORK/empty/var/log"
 grep -q "KIX_LOG_KEY is set but empty" "$WORK/err" || { cat "$WORK/err"; fail "no clear message"; }
 pass "an empty KIX_LOG_KEY is refused"
+
+# every environment variable the programs read is in the README's table
+python3 - "$KIX_SRC" <<'PY' || fail "README.md's Environment table is missing variables"
+import os, re, sys
+src = sys.argv[1]
+readme = open(os.path.join(src, "README.md")).read()
+table = readme[readme.index("## Environment"):]
+table = table[:table.index("\n## ")]
+names = set()
+for top in ("client", "daemon", "tools", "store", "proto"):
+    for d, _, files in os.walk(os.path.join(src, top)):
+        for f in files:
+            if f.endswith(".c"):
+                names |= set(re.findall(r'getenv\("([A-Z_]+)"\)', open(os.path.join(d, f)).read()))
+missing = sorted(n for n in names - {"PATH"} if "| `%s` |" % n not in table)
+if missing:
+    sys.exit("not documented: %s" % ", ".join(missing))
+PY
+pass "every environment variable kix, kixd and the tools read is documented in README.md"

@@ -16,6 +16,7 @@ export KIX_SERVER=$(addr o) KIX_LOG_KEY="$(cat "$WORK/vkey")"
 
 # valid records (kix new run), a second environment for the reruns
 "$KIX" new run --kernel rope --gpu "NVIDIA A100" "$WORK/m" >/dev/null || fail "kix new run"
+fill_bundle "$WORK/m"
 mv "$WORK/m/environment.json" "$WORK/m/env1.json"
 python3 - "$WORK/m/env1.json" "$WORK/m/env2.json" <<'PY'
 import json, sys

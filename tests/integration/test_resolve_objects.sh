@@ -18,6 +18,7 @@ S=(--server "$(addr o)")
 publish_bundle() { # DIR GPU: prints the run id
   "$KIX" new run --kernel rope --gpu "$2" --provider liger --param seq_len=2048 "$1" >/dev/null ||
     fail "kix new run $2"
+  fill_bundle "$1"
   "$KIX" publish "${S[@]}" --key "$WORK/pub.key" "$1/run.json" --json >"$1.pub.json" 2>"$1.err" ||
     fail "publish $2: $(cat "$1.err")"
   json_get "$1.pub.json" 'd["runId"]'
@@ -27,7 +28,8 @@ OTHER=$(publish_bundle "$WORK/b" "NVIDIA-H200-made-up")
 
 # ---- honest: every referenced object, each by its field -------------------------
 "$KIX" show "${S[@]}" "$RUN" >"$WORK/show.txt" || fail "kix show"
-grep -q "gpu  *NVIDIA A100-SXM4-80GB" "$WORK/show.txt" || fail "honest show: $(grep -A2 Environment "$WORK/show.txt")"
+grep -q "gpu  *NVIDIA A100 (sm_80)$" "$WORK/show.txt" && grep -q "form factor  *SXM4-80GB" "$WORK/show.txt" ||
+  fail "honest show: $(grep -A3 Environment "$WORK/show.txt")"
 "$KIX" resolve "${S[@]}" "$RUN" >"$WORK/resolve.txt" || fail "kix resolve"
 grep -q "^objects    4, each one the manifest references" "$WORK/resolve.txt" ||
   fail "honest resolve: $(grep objects "$WORK/resolve.txt")"

@@ -11,6 +11,7 @@ new_origin "$WORK/o"
 serve o
 export KIX_SERVER=$(addr o) KIX_LOG_KEY="$(cat "$WORK/vkey")"
 "$KIX" new run --kernel rope --gpu "NVIDIA A100" "$WORK/m" >/dev/null || fail "kix new run"
+fill_bundle "$WORK/m"
 "$KIX" publish --key "$WORK/pub.key" --run-id first "$WORK/m/run.json" "$WORK/m/workload.json" \
   --json >"$WORK/p1.json" || fail "first publication"
 D1=$(json_get "$WORK/p1.json" 'd["digest"]')

@@ -3,6 +3,7 @@
  * manifests of issue 16 are named by their JSON pointer; a schema using a
  * keyword the validator does not implement is refused. */
 #include <jansson.h>
+#include <time.h>
 
 #include "harness.h"
 #include "kix/canon.h"
@@ -11,6 +12,7 @@
 #include "kix/csv.h"
 #include "kix/entries.h"
 #include "kix/liger.h"
+#include "kix/record_rules.h"
 #include "kix/schema.h"
 
 /* Validates a record given as text: KIX_OK or KIX_EINVAL, pointer and
@@ -144,6 +146,10 @@ KIX_TEST(examples_validate)
             ASSERT_EQ_INT(KIX_OK, rc);
             if (strcmp(key, "run") == 0)
                 ASSERT_EQ_U64(4, res.nrefs);
+            rc = kix_record_rules_check(v, (int64_t)time(NULL), &err); /* sane, as on submit */
+            if (rc)
+                fprintf(stderr, "%s %s: %s\n", names[i], key, err.msg);
+            ASSERT_EQ_INT(KIX_OK, rc);
             kix_schema_result_release(&res);
             n++;
         }
@@ -181,6 +187,10 @@ static void liger_file_validates(const char *rel, size_t want_rows)
         for (int k = 0; k < KIX_LIGER_NOBJECTS; k++) {
             json_t *doc = json_loadb((const char *)run.canon[k].ptr, run.canon[k].len, 0, NULL);
             rc = kix_record_validate(doc, &res, &err);
+            if (rc)
+                fprintf(stderr, "line %zu %s: %s\n", run.line, kind_of[k], err.msg);
+            ASSERT_EQ_INT(KIX_OK, rc);
+            rc = kix_record_rules_check(doc, (int64_t)time(NULL), &err); /* sane, as on submit */
             if (rc)
                 fprintf(stderr, "line %zu %s: %s\n", run.line, kind_of[k], err.msg);
             ASSERT_EQ_INT(KIX_OK, rc);

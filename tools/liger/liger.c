@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "kix/canon.h"
+#include "kix/vocabulary.h"
 
 #define DOT        " \xc2\xb7 " /* " · " */
 #define LIGER_REPO "https://github.com/linkedin/Liger-Kernel"
@@ -25,58 +26,6 @@ static const char *const column_names[KIX_LIGER_NCOLUMNS] = {
     "gpu_name",    "timestamp",       "liger_version"};
 
 /* ---- what the importer knows about Liger's vocabulary ------------------- */
-
-static const struct {
-    const char *name, *title;
-} kernels[] = {
-    {"cross_entropy", "Cross entropy"},
-    {"distill_cosine_loss", "Distillation cosine loss"},
-    {"distill_jsd_loss", "Distillation JSD loss"},
-    {"embedding", "Embedding"},
-    {"fused_add_rms_norm", "Fused add + RMSNorm"},
-    {"fused_linear_cpo_loss", "Fused linear CPO loss"},
-    {"fused_linear_cross_entropy", "Fused linear cross entropy"},
-    {"fused_linear_grpo_loss_sequence", "Fused linear GRPO loss (sequence level)"},
-    {"fused_linear_grpo_loss_token", "Fused linear GRPO loss (token level)"},
-    {"fused_linear_jsd", "Fused linear JSD"},
-    {"fused_linear_orpo_loss", "Fused linear ORPO loss"},
-    {"fused_linear_simpo_loss", "Fused linear SimPO loss"},
-    {"fused_moe", "Fused mixture of experts"},
-    {"fused_neighborhood_attention", "Fused neighborhood attention"},
-    {"geglu", "GeGLU MLP"},
-    {"group_norm", "Group normalization"},
-    {"jsd", "Jensen-Shannon divergence"},
-    {"kl_div", "KL divergence"},
-    {"kto_loss", "KTO loss"},
-    {"layer_norm", "Layer normalization"},
-    {"llama4_rope", "Llama 4 rotary position embedding"},
-    {"megatron_cross_entropy", "Megatron cross entropy"},
-    {"megatron_rms_norm", "Megatron RMSNorm"},
-    {"megatron_swiglu", "Megatron SwiGLU"},
-    {"multi_token_attention", "Multi-token attention"},
-    {"relu_squared", "Squared ReLU"},
-    {"rms_norm", "RMSNorm"},
-    {"rope", "Rotary position embedding"},
-    {"softmax", "Softmax"},
-    {"sparse_multi_token_attention", "Sparse multi-token attention"},
-    {"sparsemax", "Sparsemax"},
-    {"swiglu", "SwiGLU MLP"},
-    {"tiled_geglu", "GeGLU MLP (tiled benchmark)"},
-    {"tiled_swiglu", "SwiGLU MLP (tiled benchmark)"},
-    {"tvd", "Total variation distance"},
-};
-
-/* torch.cuda.get_device_name() strings seen in the CSV. */
-static const struct {
-    const char *name, *vendor, *product, *form_factor, *arch;
-} gpus[] = {
-    {"NVIDIA A100-SXM4-80GB", "nvidia", "NVIDIA A100", "SXM4-80GB", "sm_80"},
-    {"NVIDIA H100 80GB HBM3", "nvidia", "NVIDIA H100", "SXM5-80GB", "sm_90"},
-    {"NVIDIA H100 PCIe", "nvidia", "NVIDIA H100", "PCIe", "sm_90"},
-    {"NVIDIA GeForce RTX 3090", "nvidia", "NVIDIA GeForce RTX 3090", NULL, "sm_86"},
-    {"NVIDIA GeForce RTX 4090", "nvidia", "NVIDIA GeForce RTX 4090", NULL, "sm_89"},
-    {"NVIDIA B200", "nvidia", "NVIDIA B200", NULL, "sm_100"},
-};
 
 static const struct {
     const char *provider, *name, *project, *repository, *notes;
@@ -426,24 +375,16 @@ static int check_fields(struct row *r, struct kix_err *err)
         return BAD(r, "liger_version '%.64s' must be letters, digits, '_', '.', '+' or '-'",
                    r->f[KIX_LIGER_LIGER_VERSION]);
     r->kernel_title = kernel;
-    for (size_t i = 0; i < COUNT(kernels); i++)
-        if (strcmp(kernel, kernels[i].name) == 0)
-            r->kernel_title = kernels[i].title;
+    if (kix_vocab_kernel(kernel))
+        r->kernel_title = kix_vocab_kernel(kernel)->title;
     return check_timestamp(r, err);
 }
 
-/* "torch.bfloat16" → "bf16", "torch.float32" → "fp32". */
+/* "torch.bfloat16" → "bf16", "torch.float32" → "fp32" (kix/vocabulary.h). */
 static int short_dtype(const char *t, char out[32])
 {
-    if (strncmp(t, "torch.", 6) == 0)
-        t += 6;
-    if (strncmp(t, "bfloat", 6) == 0)
-        snprintf(out, 32, "bf%.24s", t + 6);
-    else if (strncmp(t, "float", 5) == 0)
-        snprintf(out, 32, "fp%.24s", t + 5);
-    else
-        snprintf(out, 32, "%.28s", t);
-    return strlen(t) < 24 && is_ident(out, "_");
+    (void)kix_vocab_dtype(t, out, 32); /* a dtype the vocabulary lacks is kept */
+    return strlen(t) < 30 && is_ident(out, "_");
 }
 
 static int name_taken(const struct row *r, const char *name)
@@ -759,17 +700,15 @@ static int build_workload(struct row *r, struct kix_liger_run *out, struct kix_e
 static int build_environment(struct row *r, struct kix_liger_run *out, struct kix_err *err)
 {
     const char *gpu = r->f[KIX_LIGER_GPU_NAME], *shown = gpu;
+    const struct kix_vocab_gpu *known = kix_vocab_gpu(gpu);
     json_t *hw = json_object();
-    size_t i = 0;
 
-    while (i < COUNT(gpus) && strcmp(gpus[i].name, gpu) != 0)
-        i++;
-    if (i < COUNT(gpus)) {
-        json_object_set_new(hw, "vendor", json_string(gpus[i].vendor));
-        json_object_set_new(hw, "product", json_string(gpus[i].product));
-        if (gpus[i].form_factor)
-            json_object_set_new(hw, "formFactor", json_string(gpus[i].form_factor));
-        json_object_set_new(hw, "architecture", json_string(gpus[i].arch));
+    if (known && strcmp(known->name, gpu) == 0) {
+        json_object_set_new(hw, "vendor", json_string(known->vendor));
+        json_object_set_new(hw, "product", json_string(known->product));
+        if (known->form_factor)
+            json_object_set_new(hw, "formFactor", json_string(known->form_factor));
+        json_object_set_new(hw, "architecture", json_string(known->arch));
     } else {
         /* unknown GPU: the name as reported, the vendor when the name says it */
         if (strncmp(gpu, "NVIDIA ", 7) == 0)

@@ -108,8 +108,10 @@ void kix_prepared_free(struct kix_prepared *p);
  * objects to fetch: kix_log_prepare_leaf parses the envelope and statement
  * (no objects, no signature check) and kix_prepared_needs lists the digests
  * the entry needs stored (a view into p); kix_log_prepare_objects then
- * canonicalizes the objects and verifies as kix_log_prepare does. On its
- * failure p is still the caller's to free. */
+ * canonicalizes the objects and verifies as kix_log_prepare does, except for
+ * the record rules of a new submission (kix/record_rules.h): what an
+ * upstream logged is replicated as it is. On its failure p is still the
+ * caller's to free. */
 int kix_log_prepare_leaf(struct kix_log *l, const struct kix_bytes *envelope,
                          struct kix_prepared **out, struct kix_err *err) KIX_MUST_CHECK;
 void kix_prepared_needs(const struct kix_prepared *p, const struct kix_digest **needs, size_t *n);

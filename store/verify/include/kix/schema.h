@@ -22,7 +22,8 @@
  * subject). kix_schema_compile refuses a schema using any other keyword,
  * so the files and the validator cannot drift apart silently.
  *
- * Validation stops at the first violation and reports it as the JSON
+ * Validation stops at the first violation (kix_schema_validate_all goes
+ * on to every one) and reports it as the JSON
  * pointer (RFC 6901) of the offending value and a message for people:
  * "/spec/timing/latencyNs/median: must be a non-negative integer". A
  * missing member is reported at the pointer it would have, an extra one at
@@ -99,12 +100,30 @@ const char *kix_schema_builtin_file(size_t i, const char **text, size_t *len);
 int kix_schema_validate(const struct kix_schema *s, const json_t *doc,
                         struct kix_schema_result *res) KIX_MUST_CHECK;
 
+/* One violation: the JSON pointer of the offending value and what is wrong. */
+struct kix_schema_violation {
+    char pointer[KIX_SCHEMA_POINTER_MAX];
+    char message[256];
+};
+
+/* kix_schema_validate reporting every violation, not only the first: up to
+ * cap of them into out (in the order a validation meets them: members by
+ * name, items by index), their count in *n; res as kix_schema_validate (its
+ * pointer and message the first). What kix validate shows. */
+int kix_schema_validate_all(const struct kix_schema *s, const json_t *doc,
+                            struct kix_schema_result *res, struct kix_schema_violation *out,
+                            size_t cap, size_t *n) KIX_MUST_CHECK;
+
 /* A record: its "kind" chooses the built-in schema (a missing or unknown
  * kind is itself the violation, at "/kind"). KIX_OK valid; KIX_EINVAL
  * invalid, with err's message "pointer: message" and res filled; refs as
  * kix_schema_validate. res may be NULL. */
 int kix_record_validate(const json_t *doc, struct kix_schema_result *res,
                         struct kix_err *err) KIX_MUST_CHECK;
+
+/* base + "/" + key as a JSON pointer (RFC 6901: "~" as ~0, "/" as ~1), cut
+ * to fit cap. */
+void kix_schema_pointer_join(char *out, size_t cap, const char *base, const char *key);
 
 /* Is this one of the record kinds that have a schema? */
 int kix_record_kind_known(const char *kind);
