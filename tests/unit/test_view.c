@@ -366,7 +366,8 @@ KIX_TEST(attestations_reruns_and_supersession_both_ways_in_words)
     ASSERT_CONTAINS((const char *)old.page.ptr,
                     "<td>Same figure on our A100 &lt;b&gt;&amp; co&lt;/b&gt;</td>");
     ASSERT_CONTAINS((const char *)old.page.ptr,
-                    "<p class=\"alert\" data-kix-slot=\"superseded-by\">Superseded by <a href=\"run-2\">run run-2</a>");
+                    "<p class=\"alert\" data-kix-slot=\"superseded-by\">Superseded by <a "
+                    "href=\"run-2\">run run-2</a>");
     ASSERT_CONTAINS((const char *)old.page.ptr, "<q>fixed timer</q>");
     ASSERT_CONTAINS((const char *)old.page.ptr, "<tbody data-kix-slot=\"attestations\">");
     ASSERT_CONTAINS((const char *)old.page.ptr, "<td>reproduced</td>");
@@ -387,7 +388,8 @@ KIX_TEST(attestations_reruns_and_supersession_both_ways_in_words)
              (unsigned long long)sup);
     ASSERT_CONTAINS(fixed.text, want);
     ASSERT_CONTAINS((const char *)fixed.page.ptr,
-                    "<p class=\"note\" data-kix-slot=\"supersedes\">Supersedes <a href=\"run-1\">run run-1</a>");
+                    "<p class=\"note\" data-kix-slot=\"supersedes\">Supersedes <a "
+                    "href=\"run-1\">run run-1</a>");
     ASSERT_CONTAINS((const char *)fixed.page.ptr, "<q>fixed timer</q>");
     ASSERT_CONTAINS((const char *)fixed.doc.ptr, "\"attestationList\":[]");
     shown_release(&fixed);
