@@ -344,7 +344,7 @@ static long unescape(const char *s, size_t len, char *out, size_t cap)
 
 /* ---- pages, rendered on the thread pool ------------------------------------------------ */
 
-enum { PAGE_HOME, PAGE_RUN, PAGE_GROUP };
+enum { PAGE_HOME, PAGE_RUN, PAGE_GROUP, PAGE_BROWSE };
 
 struct pjob {
     uv_work_t req;
@@ -369,7 +369,10 @@ static void page_work(uv_work_t *req)
         kix_err_set(&j->err, j->rc, "cannot read the log: %s", kix_strerror(j->rc));
         return;
     }
-    j->rc = j->what == PAGE_HOME ? kix_page_home_html(r, &j->out, &j->err)
+    j->rc = j->what == PAGE_HOME ? (j->json ? kix_page_home_json(r, 1, &j->out, &j->err)
+                                            : kix_page_home_html(r, &j->out, &j->err))
+            : j->what == PAGE_BROWSE
+                ? kix_page_browse(r, j->arg, j->len, j->json, &j->out, &j->json, &j->err)
             : j->what == PAGE_GROUP
                 ? (j->json ? kix_page_group_json : kix_page_group_html)(r, j->arg, j->len, &j->out,
                                                                         &j->err)
@@ -426,6 +429,12 @@ static int page(struct kixd_http_conn *c, const char *path, size_t len, int head
         answer(c, K_PAGE, 200, "text/javascript; charset=utf-8", EDGE, js.ptr, js.len, head);
         return 1;
     }
+    if (len == sizeof(KIX_PAGE_SEARCH_PATH) - 1 && memcmp(path, KIX_PAGE_SEARCH_PATH, len) == 0) {
+        struct kix_bytes js;
+        kix_page_search_script(&js);
+        answer(c, K_PAGE, 200, "text/javascript; charset=utf-8", EDGE, js.ptr, js.len, head);
+        return 1;
+    }
     if (len == sizeof(KIX_PAGE_STYLE_PATH) - 1 && memcmp(path, KIX_PAGE_STYLE_PATH, len) == 0) {
         struct kix_bytes css;
         kix_page_style(&css);
@@ -440,6 +449,9 @@ static int page(struct kixd_http_conn *c, const char *path, size_t len, int head
     } else if (len > 7 && memcmp(path, "groups/", 7) == 0) {
         what = PAGE_GROUP;
         n = unescape(path + 7, len - 7, arg, sizeof(arg));
+    } else if (kix_page_browse_path(path, len)) { /* home/, kernels/, search/, index.json */
+        what = PAGE_BROWSE;
+        n = unescape(path, len, arg, sizeof(arg));
     } else {
         return 0;
     }
@@ -447,10 +459,12 @@ static int page(struct kixd_http_conn *c, const char *path, size_t len, int head
         answer_text(c, K_PAGE, 404, "not found\n", head);
         return 1;
     }
-    if (what != PAGE_HOME && n > 5 && memcmp(arg + n - 5, ".json", 5) == 0) {
+    if (what == PAGE_BROWSE) {
+        json = c->accept_json; /* kix_page_browse reads the path's ".json" */
+    } else if (what != PAGE_HOME && n > 5 && memcmp(arg + n - 5, ".json", 5) == 0) {
         n -= 5;
         json = 1;
-    } else if (what != PAGE_HOME) {
+    } else {
         json = c->accept_json;
     }
     if (!(j = calloc(1, sizeof(*j)))) {

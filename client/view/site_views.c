@@ -1,4 +1,5 @@
 /* The group and home views (kix/view.h), from the store. */
+#include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -166,39 +167,49 @@ int kix_group_view_json(const struct kix_group_view *v, unsigned flags, struct k
 
 /* What the home page lists, per group: its best run described from that
  * run's manifest and objects alone (the rest of the group is counted by
- * the index, never read), and the keys it is ordered by. */
-struct home_group {
-    struct kix_query_row row;
-};
-
+ * the index, never read). */
 struct home_walk {
     struct kix_log_reader *r;
-    struct home_group *groups;
+    struct kix_home_row *rows;
     size_t n, cap;
     uint64_t ranked;
-    int rc;
+};
+
+struct best {
+    uint64_t value;
+    char run_id[KIX_RUN_ID_MAX + 1];
 };
 
 static int best_run(void *ctx, uint64_t rank, const char *run_id, uint64_t value)
 {
-    struct kix_query_row *row = ctx;
+    struct best *b = ctx;
 
-    row->rank = rank;
-    row->value = value;
-    snprintf(row->run_id, sizeof(row->run_id), "%s", run_id);
+    (void)rank;
+    b->value = value;
+    snprintf(b->run_id, sizeof(b->run_id), "%s", run_id);
     return KIX_OK;
 }
 
-/* Fills row's kernel, GPU, provider, pass and metric as kix query does. */
-static void describe(struct kix_log_reader *r, struct kix_query_row *row)
+static json_t *load(const struct kix_bytes *b)
+{
+    return b->ptr ? json_loadb((const char *)b->ptr, b->len, 0, NULL) : NULL;
+}
+
+/* Names row's kernel, GPU, provider, pass and metric as kix query does,
+ * and its implementation, dtype and workload from the same objects. */
+static void describe(struct kix_log_reader *r, struct kix_home_row *row)
 {
     static const struct kix_digest none;
     struct kix_run_info run;
     struct kix_digest refs[KIX_QUERY_NREFS];
     struct kix_bytes m, objs[KIX_QUERY_NREFS];
+    struct kix_query_row q;
+    struct kix__workload_words w;
+    struct kix_figures f;
     char gpu_full[160];
+    json_t *doc, *impl, *work;
 
-    if (kix_index_run(r, row->run_id, strlen(row->run_id), &run) != KIX_OK ||
+    if (kix_index_run(r, row->best, strlen(row->best), &run) != KIX_OK ||
         kix_log_reader_object(r, &run.manifest, &m) != KIX_OK)
         return;
     kix_query_row_refs(m.ptr, m.len, refs);
@@ -206,81 +217,262 @@ static void describe(struct kix_log_reader *r, struct kix_query_row *row)
         if (memcmp(&refs[i], &none, sizeof(none)) == 0 ||
             kix_log_reader_object(r, &refs[i], &objs[i]) != KIX_OK)
             objs[i] = (struct kix_bytes){NULL, 0};
-    kix_query_row_describe(m.ptr, m.len, objs, row, gpu_full, sizeof(gpu_full));
+    memset(&q, 0, sizeof(q));
+    kix_query_row_describe(m.ptr, m.len, objs, &q, gpu_full, sizeof(gpu_full));
+    /* kix query's fields are cut to their arrays, maybe inside a character */
+    kix__text_copy(row->kernel, sizeof(row->kernel), q.kernel);
+    kix__text_copy(row->gpu, sizeof(row->gpu), q.gpu);
+    kix__text_copy(row->provider, sizeof(row->provider), q.provider);
+    kix__text_copy(row->mode, sizeof(row->mode), q.mode);
+    kix__text_copy(row->metric, sizeof(row->metric), q.metric);
+    doc = load(&m);
+    kix_figures_of(doc, &f);
+    row->bytes = f.bytes;
+    json_decref(doc);
+    impl = load(&objs[KIX_QUERY_IMPLEMENTATION]);
+    doc = json_object_get(json_object_get(impl, "spec"), "name");
+    kix__text_copy(row->implementation, sizeof(row->implementation),
+                   json_is_string(doc) ? json_string_value(doc) : row->provider);
+    json_decref(impl);
+    work = load(&objs[KIX_QUERY_WORKLOAD]);
+    kix__workload_words(work, &w);
+    snprintf(row->dtype, sizeof(row->dtype), "%s", w.dtype);
+    snprintf(row->workload, sizeof(row->workload), "%s", w.summary);
+    json_decref(work);
 }
 
 static int home_group(void *ctx, const struct kix_digest *key)
 {
     struct home_walk *h = ctx;
-    struct kix_query_row *row;
+    struct kix_home_row *row;
+    struct best b = {0, ""};
+    uint64_t size = 0;
     int rc;
 
     if (h->n == h->cap) {
         size_t cap = h->cap ? 2 * h->cap : 64;
-        void *p = realloc(h->groups, cap * sizeof(*h->groups));
+        void *p = realloc(h->rows, cap * sizeof(*h->rows));
         if (!p)
             return KIX_ENOMEM;
-        h->groups = p;
+        h->rows = p;
         h->cap = cap;
     }
-    row = &h->groups[h->n].row;
-    memset(row, 0, sizeof(*row));
-    row->group = *key;
-    rc = kix_index_group(h->r, key, 0, 1, best_run, row, &row->group_size);
-    if (rc || row->group_size == 0)
+    rc = kix_index_group(h->r, key, 0, 1, best_run, &b, &size);
+    if (rc || size == 0)
         return rc;
+    row = &h->rows[h->n++];
+    memset(row, 0, sizeof(*row));
+    kix_digest_format(key, row->group);
+    snprintf(row->best, sizeof(row->best), "%s", b.run_id);
+    row->value = b.value;
+    row->group_size = size;
     describe(h->r, row);
-    h->ranked += row->group_size;
-    h->n++;
+    h->ranked += size;
     return KIX_OK;
 }
 
-/* The order of kix query (kix/index.h): kernel, GPU, timed pass, metric,
- * then group key. */
+/* Case-insensitive, then exactly, so that equal names sit together. */
+static int name_cmp(const char *a, const char *b)
+{
+    int d = strcasecmp(a, b);
+    return d ? d : strcmp(a, b);
+}
+
+/* Text with its runs of digits compared as numbers ("tokens = 2048"
+ * before "tokens = 16384"). */
+static int natural_cmp(const char *a, const char *b)
+{
+    while (*a && *b) {
+        if (isdigit((unsigned char)*a) && isdigit((unsigned char)*b)) {
+            size_t na, nb;
+            int d;
+            while (*a == '0' && isdigit((unsigned char)a[1]))
+                a++;
+            while (*b == '0' && isdigit((unsigned char)b[1]))
+                b++;
+            for (na = 0; isdigit((unsigned char)a[na]); na++)
+                ;
+            for (nb = 0; isdigit((unsigned char)b[nb]); nb++)
+                ;
+            if (na != nb)
+                return na < nb ? -1 : 1;
+            if ((d = memcmp(a, b, na)))
+                return d;
+            a += na;
+            b += nb;
+        } else if (*a != *b) {
+            return (unsigned char)*a < (unsigned char)*b ? -1 : 1;
+        } else {
+            a++;
+            b++;
+        }
+    }
+    return *a ? 1 : *b ? -1 : 0;
+}
+
+/* Kernel, GPU, timed pass, metric (the order of kix query), then dtype,
+ * workload (numbers by value) and group key. */
 static int home_order(const void *a, const void *b)
 {
-    const struct kix_query_row *x = &((const struct home_group *)a)->row,
-                               *y = &((const struct home_group *)b)->row;
+    const struct kix_home_row *x = a, *y = b;
     int d;
 
-    if ((d = strcasecmp(x->kernel, y->kernel)) || (d = strcasecmp(x->gpu, y->gpu)) ||
-        (d = strcasecmp(x->mode, y->mode)) || (d = strcasecmp(x->metric, y->metric)))
+    if ((d = name_cmp(x->kernel, y->kernel)) || (d = name_cmp(x->gpu, y->gpu)) ||
+        (d = name_cmp(x->mode, y->mode)) || (d = name_cmp(x->metric, y->metric)) ||
+        (d = name_cmp(x->dtype, y->dtype)) || (d = natural_cmp(x->workload, y->workload)))
         return d;
-    return memcmp(x->group.b, y->group.b, sizeof(x->group.b));
+    return strcmp(x->group, y->group);
+}
+
+static struct kix_home_count *count_add(struct kix_home_count **list, size_t *n, size_t *cap,
+                                        const char *name, size_t row)
+{
+    struct kix_home_count *c;
+
+    if (*n == *cap) {
+        size_t ncap = *cap ? 2 * *cap : 16;
+        void *p = realloc(*list, ncap * sizeof(**list));
+        if (!p)
+            return NULL;
+        *list = p;
+        *cap = ncap;
+    }
+    c = &(*list)[(*n)++];
+    memset(c, 0, sizeof(*c));
+    kix__text_copy(c->name, sizeof(c->name), name);
+    c->first_row = row;
+    return c;
+}
+
+/* The kernels and, under each, its GPUs: runs of equal names in the
+ * sorted rows. */
+static int home_counts(struct kix_home_view *v)
+{
+    struct kix_home_count *k = NULL, *g = NULL;
+    size_t kcap = 0, gcap = 0;
+
+    for (size_t i = 0; i < v->nrows; i++) {
+        const struct kix_home_row *row = &v->rows[i];
+        if (!k || strcmp(k->name, row->kernel) != 0) {
+            if (!(k = count_add(&v->kernels, &v->nkernels, &kcap, row->kernel, i)))
+                return KIX_ENOMEM;
+            k->first_gpu = v->ngpus;
+            g = NULL;
+        }
+        if (!g || strcmp(g->name, row->gpu) != 0) {
+            if (!(g = count_add(&v->gpus, &v->ngpus, &gcap, row->gpu, i)))
+                return KIX_ENOMEM;
+            k->ngpus++;
+        }
+        k->groups++;
+        k->runs += row->group_size;
+        g->groups++;
+        g->runs += row->group_size;
+    }
+    return KIX_OK;
 }
 
 int kix_home_view_from_store(struct kix_log_reader *r, struct kix_home_view *v, struct kix_err *err)
 {
-    struct home_walk h = {r, NULL, 0, 0, 0, KIX_OK};
+    struct home_walk h = {r, NULL, 0, 0, 0};
     struct kix_bytes cp;
     int rc;
 
     memset(v, 0, sizeof(*v));
-    if (kix_log_reader_checkpoint(r, KIX_NO_INDEX, &cp) == KIX_OK)
-        kix__view_origin(cp.ptr, cp.len, v->origin, sizeof(v->origin));
+    kix_buf_init(&v->checkpoint);
     v->tree_size = kix_log_reader_size(r);
+    if (kix_log_reader_checkpoint(r, KIX_NO_INDEX, &cp) == KIX_OK) {
+        kix__view_origin(cp.ptr, cp.len, v->origin, sizeof(v->origin));
+        if ((rc = kix_buf_add(&v->checkpoint, cp.ptr, cp.len)) != KIX_OK)
+            goto out;
+    }
     rc = kix_index_groups(r, home_group, &h);
     if (rc == KIX_OK && h.n > 1)
-        qsort(h.groups, h.n, sizeof(*h.groups), home_order);
-    if (rc == KIX_OK && h.n && !(v->rows = calloc(h.n, sizeof(*v->rows))))
-        rc = KIX_ENOMEM;
-    for (size_t i = 0; rc == KIX_OK && i < h.n; i++) {
-        const struct kix_query_row *q = &h.groups[i].row;
-        struct kix_home_row *row = &v->rows[v->nrows++];
-        snprintf(row->kernel, sizeof(row->kernel), "%s", q->kernel);
-        snprintf(row->gpu, sizeof(row->gpu), "%s", q->gpu);
-        snprintf(row->provider, sizeof(row->provider), "%s", q->provider);
-        kix_digest_format(&q->group, row->group);
-        snprintf(row->best, sizeof(row->best), "%s", q->run_id);
-        row->group_size = q->group_size;
-    }
+        qsort(h.rows, h.n, sizeof(*h.rows), home_order);
+    v->rows = h.rows;
+    v->nrows = h.n;
     v->ranked_runs = h.ranked;
-    free(h.groups);
+    if (rc == KIX_OK)
+        rc = home_counts(v);
+out:
+    if (rc)
+        kix_home_view_release(v);
     return rc ? kix_err_set(err, rc, "the home page: %s", kix_strerror(rc)) : KIX_OK;
 }
 
 void kix_home_view_release(struct kix_home_view *v)
 {
+    kix_buf_release(&v->checkpoint);
     free(v->rows);
+    free(v->kernels);
+    free(v->gpus);
     memset(v, 0, sizeof(*v));
+}
+
+size_t kix_home_view_pages(const struct kix_home_view *v)
+{
+    return v->nrows ? (v->nrows + KIX_HOME_PAGE_ROWS - 1) / KIX_HOME_PAGE_ROWS : 1;
+}
+
+static json_t *count_json(const struct kix_home_count *c, const char *name_key)
+{
+    return json_pack("{s:s,s:I,s:I,s:I}", name_key, c->name, "groups", (json_int_t)c->groups,
+                     "runs", (json_int_t)c->runs, "firstRow", (json_int_t)c->first_row);
+}
+
+int kix_home_view_json(const struct kix_home_view *v, size_t page, unsigned flags,
+                       struct kix_buf *out, struct kix_err *err)
+{
+    json_t *o, *kernels, *rows;
+    size_t pages = kix_home_view_pages(v), first, last;
+    char *text = NULL;
+    int bad, rc;
+
+    if (page < 1 || page > pages)
+        return kix_err_set(err, KIX_ENOTFOUND, "no home page %zu (of %zu)", page, pages);
+    first = (page - 1) * KIX_HOME_PAGE_ROWS;
+    last = first + KIX_HOME_PAGE_ROWS < v->nrows ? first + KIX_HOME_PAGE_ROWS : v->nrows;
+    o = json_object();
+    kernels = json_array();
+    rows = json_array();
+    bad = !o || !kernels || !rows;
+    bad |= set(o, "view", json_string(KIX_VIEW_HOME));
+    bad |= set(o, "origin", json_string(v->origin));
+    bad |= set(o, "treeSize", json_integer((json_int_t)v->tree_size));
+    bad |= set(o, "checkpoint", json_stringn((const char *)v->checkpoint.ptr, v->checkpoint.len));
+    bad |= set(o, "groups", json_integer((json_int_t)v->nrows));
+    bad |= set(o, "rankedRuns", json_integer((json_int_t)v->ranked_runs));
+    bad |= set(o, "page", json_integer((json_int_t)page));
+    bad |= set(o, "pages", json_integer((json_int_t)pages));
+    bad |= set(o, "pageSize", json_integer(KIX_HOME_PAGE_ROWS));
+    bad |= set(o, "firstRow", json_integer((json_int_t)first));
+    for (size_t i = 0; !bad && i < v->nkernels; i++) {
+        const struct kix_home_count *k = &v->kernels[i];
+        json_t *x = count_json(k, "kernel"), *gpus = json_array();
+        for (size_t g = 0; x && gpus && g < k->ngpus; g++)
+            bad |= json_array_append_new(gpus, count_json(&v->gpus[k->first_gpu + g], "gpu"));
+        bad |= set(x, "gpus", gpus) || json_array_append_new(kernels, x);
+    }
+    bad |= set(o, "kernels", kernels);
+    for (size_t i = first; !bad && i < last; i++) {
+        const struct kix_home_row *x = &v->rows[i];
+        char human[KIX_HUMAN_MAX];
+        kix_human((int64_t)x->value, x->bytes, human, sizeof(human));
+        bad |= json_array_append_new(
+                   rows, json_pack("{s:s,s:s,s:s,s:s,s:s,s:s,s:s,s:s,s:s,s:s,s:I,s:s,s:s,s:I}",
+                                   "kernel", x->kernel, "gpu", x->gpu, "pass", x->mode, "metric",
+                                   x->metric, "dtype", x->dtype, "workload", x->workload,
+                                   "provider", x->provider, "implementation", x->implementation,
+                                   "group", x->group, "best", x->best, "value",
+                                   (json_int_t)x->value, "unit", x->bytes ? "bytes" : "ns",
+                                   "median", human, "runs", (json_int_t)x->group_size)) != 0;
+    }
+    bad |= set(o, "rows", rows);
+    text = bad ? NULL
+               : json_dumps(o, JSON_COMPACT | JSON_SORT_KEYS |
+                                   (flags & KIX_VIEW_JSON_HTML ? JSON_ESCAPE_SLASH : 0));
+    rc = text ? kix_buf_adds(out, text) : KIX_ENOMEM;
+    free(text);
+    json_decref(o);
+    return rc ? kix_err_set(err, rc, "out of memory") : KIX_OK;
 }

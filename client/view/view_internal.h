@@ -2,10 +2,29 @@
 #ifndef KIX_VIEW_INTERNAL_H
 #define KIX_VIEW_INTERNAL_H
 
+#include <jansson.h>
 #include <stddef.h>
 #include <stdint.h>
 
 /* A checkpoint's origin (its first line) into out, cut to cap - 1 bytes. */
 void kix__view_origin(const uint8_t *checkpoint, size_t len, char *out, size_t cap);
+
+/* A Workload object's words for the home and kernel views
+ * (client/view/workload.c): its dtype, its parameters in one line
+ * ("hidden = 512 · seq = 2048", by name) and its swept x, if any. */
+struct kix__workload_words {
+    char dtype[32];
+    char summary[160];
+    int have_x; /* spec.x with a name */
+    char x_name[64], x_label[96];
+    json_t *x_value;    /* borrows the workload document; NULL when none */
+    json_t *parameters; /* borrows it too; NULL when none */
+};
+void kix__workload_words(json_t *workload, struct kix__workload_words *out);
+/* s (NUL-terminated) copied into out, cut to cap - 1 bytes and never
+ * inside a UTF-8 sequence (an incomplete last sequence is dropped). */
+void kix__text_copy(char *out, size_t cap, const char *s);
+/* A scalar JSON value as text ("512", "0.5", "true", a string as it is). */
+void kix__scalar_text(json_t *v, char *out, size_t cap);
 
 #endif

@@ -1,0 +1,54 @@
+/* client/web's own helpers, shared by its files; not public. */
+#ifndef KIX_WEB_INTERNAL_H
+#define KIX_WEB_INTERNAL_H
+
+#include "kix/template.h"
+#include "kix/view.h"
+
+/* The home view of one log state (its size and signed checkpoint), built
+ * once and shared: the home pages, the search index and the kernel pages
+ * all read it, and building it reads every ranked group's best run
+ * (home_page.c). Reference counted: kix__home_put after use. */
+enum {
+    KIX__FACET_KERNEL,
+    KIX__FACET_GPU,
+    KIX__FACET_PROVIDER,
+    KIX__FACET_DTYPE,
+    KIX__FACET_PASS,
+    KIX__NFACETS
+};
+
+/* The distinct values of one field of the rows, sorted, with how many
+ * groups have each (the search form's lists). Names borrow the rows. */
+struct kix__facet {
+    const char **names;
+    uint64_t *groups;
+    size_t n;
+};
+
+struct kix__home_model {
+    int refs;
+    struct kix_buf key; /* the log state it was built for */
+    struct kix_home_view view;
+    struct kix__facet facets[KIX__NFACETS];
+};
+
+/* The home_row field of facet f. */
+const char *kix__facet_value(const struct kix_home_row *row, int f);
+
+int kix__home_acquire(struct kix_log_reader *r, struct kix__home_model **out,
+                      struct kix_err *err) KIX_MUST_CHECK;
+void kix__home_put(struct kix__home_model *m);
+
+/* The slots of one row of a groups table (home.html, kernel.html). */
+int kix__group_row_slots(struct kix_tpl *row, const struct kix_home_row *x) KIX_MUST_CHECK;
+
+/* Writes the home pages, the search index and the kernel pages into dir
+ * (browse_export.c): every kernel's page when `all`, else those of the
+ * kernels of `groups` (digest texts; the groups the export rewrote). */
+struct kix_pages_export_stats;
+int kix__browse_export(struct kix_log_reader *r, const char *dir, const char *const *groups,
+                       size_t ngroups, int all, struct kix_pages_export_stats *stats,
+                       struct kix_err *err) KIX_MUST_CHECK;
+
+#endif
