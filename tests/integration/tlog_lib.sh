@@ -57,6 +57,10 @@ http {
     location /runs/ { default_type "text/html; charset=utf-8"; add_header Cache-Control "public, max-age=5"; }
     location /groups/ { default_type "text/html; charset=utf-8"; add_header Cache-Control "public, max-age=5"; }
     location ~ "^/(runs|groups)/.*\.json\$" { default_type application/json; add_header Cache-Control "public, max-age=5"; }
+    location /home/ { default_type "text/html; charset=utf-8"; add_header Cache-Control "public, max-age=5"; }
+    location /kernels/ { default_type "text/html; charset=utf-8"; add_header Cache-Control "public, max-age=5"; }
+    location ~ "^/(home|kernels|search)/.*\.json\$" { default_type application/json; add_header Cache-Control "public, max-age=5"; }
+    location = /index.json { default_type application/json; add_header Cache-Control "public, max-age=5"; }
   }
 }
 CONF
