@@ -18,6 +18,11 @@ void kix_page_search_script(struct kix_bytes *out)
     out->len = kix__search_js_len;
 }
 
+/* The memo's slots (memo_render): page 1 (HTML and JSON), the search
+ * index, then each shard: what every visitor asks for, rendered once per
+ * log state. Other home pages are rendered each time (one page's rows). */
+enum { MEMO_HOME_HTML, MEMO_HOME_JSON, MEMO_SEARCH_INDEX, MEMO_SHARDS };
+
 /* ---- the shared home view --------------------------------------------------------------- */
 
 static pthread_mutex_t home_mu = PTHREAD_MUTEX_INITIALIZER;
@@ -81,6 +86,10 @@ static int facet_build(struct kix__facet *fc, const struct kix_home_view *v, int
 
 static void model_free(struct kix__home_model *m)
 {
+    for (size_t i = 0; i < m->nmemo; i++)
+        kix_buf_release(&m->memo[i]);
+    free(m->memo);
+    pthread_mutex_destroy(&m->mu);
     kix_buf_release(&m->key);
     kix_home_view_release(&m->view);
     for (int f = 0; f < KIX__NFACETS; f++) {
@@ -103,48 +112,82 @@ void kix__home_put(struct kix__home_model *m)
         model_free(m);
 }
 
+/* The cached model when it was built for `key`, with a reference for the
+ * caller; else NULL. */
+static struct kix__home_model *cached_for(const struct kix_buf *key)
+{
+    struct kix__home_model *m = NULL;
+
+    pthread_mutex_lock(&home_mu);
+    if (home_cached && home_cached->key.len == key->len &&
+        memcmp(home_cached->key.ptr, key->ptr, key->len) == 0) {
+        home_cached->refs++;
+        m = home_cached;
+    }
+    pthread_mutex_unlock(&home_mu);
+    return m;
+}
+
+/* Keeps m (the cache's reference) unless the cache holds a newer log
+ * state: a reader on an older snapshot does not push the cache back. */
+static void remember(struct kix__home_model *m)
+{
+    struct kix__home_model *old;
+
+    pthread_mutex_lock(&home_mu);
+    old = home_cached;
+    if (old && old->view.tree_size > m->view.tree_size) {
+        old = m;
+    } else {
+        home_cached = m;
+    }
+    pthread_mutex_unlock(&home_mu);
+    kix__home_put(old);
+}
+
 int kix__home_acquire(struct kix_log_reader *r, struct kix__home_model **out, struct kix_err *err)
 {
-    struct kix__home_model *m = NULL, *old = NULL;
+    /* one build at a time: the visitors that arrive while the home view of
+     * a new log state is being read wait for it instead of each reading
+     * every group again */
+    static pthread_mutex_t build_mu = PTHREAD_MUTEX_INITIALIZER;
+    struct kix__home_model *m = NULL;
     struct kix_buf key = KIX_BUF_INIT;
     int rc = home_state(r, &key);
 
     *out = NULL;
-    if (rc)
+    if (rc || (*out = cached_for(&key)) != NULL)
         goto out;
-    pthread_mutex_lock(&home_mu);
-    if (home_cached && home_cached->key.len == key.len &&
-        memcmp(home_cached->key.ptr, key.ptr, key.len) == 0) {
-        home_cached->refs++;
-        *out = home_cached;
-    }
-    pthread_mutex_unlock(&home_mu);
-    if (*out)
-        goto out;
-    /* built outside the lock: readers of the cached state are not held up */
+    pthread_mutex_lock(&build_mu);
+    if ((*out = cached_for(&key)) != NULL)
+        goto unlock;
     if (!(m = calloc(1, sizeof(*m)))) {
         rc = KIX_ENOMEM;
-        goto out;
+        goto unlock;
     }
     m->refs = 2; /* the cache's and the caller's */
+    pthread_mutex_init(&m->mu, NULL);
     m->key = key;
     kix_buf_init(&key);
     if ((rc = kix_home_view_from_store(r, &m->view, err)) != KIX_OK) {
         model_free(m);
+        pthread_mutex_unlock(&build_mu);
+        kix_buf_release(&key);
         return rc;
     }
     for (int f = 0; rc == KIX_OK && f < KIX__NFACETS; f++)
         rc = facet_build(&m->facets[f], &m->view, f);
+    m->nmemo = MEMO_SHARDS + (m->view.nrows + KIX_SEARCH_SHARD_ROWS - 1) / KIX_SEARCH_SHARD_ROWS;
+    if (rc == KIX_OK && !(m->memo = calloc(m->nmemo, sizeof(*m->memo))))
+        rc = KIX_ENOMEM;
     if (rc) {
         model_free(m);
-        goto out;
+        goto unlock;
     }
-    pthread_mutex_lock(&home_mu);
-    old = home_cached;
-    home_cached = m;
-    pthread_mutex_unlock(&home_mu);
-    kix__home_put(old);
+    remember(m);
     *out = m;
+unlock:
+    pthread_mutex_unlock(&build_mu);
 out:
     kix_buf_release(&key);
     return rc ? kix_err_set(err, rc, "out of memory") : KIX_OK;
@@ -275,35 +318,25 @@ static int home_slots(struct kix_tpl *t, const struct kix__home_model *m, size_t
     return rc;
 }
 
-int kix_page_home_json(struct kix_log_reader *r, size_t page, struct kix_buf *out,
-                       struct kix_err *err)
+static int home_json_of(struct kix__home_model *m, size_t page, struct kix_buf *out,
+                        struct kix_err *err)
 {
-    struct kix__home_model *m;
-    int rc = kix__home_acquire(r, &m, err);
-
-    if (rc == KIX_OK)
-        rc = kix_home_view_json(&m->view, page, 0, out, err);
-    kix__home_put(m);
-    return rc;
+    return kix_home_view_json(&m->view, page, 0, out, err);
 }
 
-int kix_page_home_page_html(struct kix_log_reader *r, size_t page, struct kix_buf *out,
-                            struct kix_err *err)
+static int home_html_of(struct kix__home_model *m, size_t page, struct kix_buf *out,
+                        struct kix_err *err)
 {
-    struct kix__home_model *m;
     struct kix_buf doc = KIX_BUF_INIT;
     struct kix_tpl *t = NULL;
-    int rc = kix__home_acquire(r, &m, err);
+    int rc = kix_home_view_json(&m->view, page, KIX_VIEW_JSON_HTML, &doc, err);
 
-    if (rc == KIX_OK)
-        rc = kix_home_view_json(&m->view, page, KIX_VIEW_JSON_HTML, &doc, err);
     if (rc == KIX_OK && (!(t = kix_tpl_new()) || (rc = home_slots(t, m, page, &doc)) != KIX_OK))
         rc = kix_err_set(err, rc ? rc : KIX_ENOMEM, "out of memory");
     if (rc == KIX_OK)
         rc = kix_tpl_render((const char *)kix__home_html, kix__home_html_len, t, out, err);
     kix_tpl_free(t);
     kix_buf_release(&doc);
-    kix__home_put(m);
     return rc;
 }
 
@@ -355,16 +388,14 @@ static size_t shards_of(const struct kix_home_view *v)
     return (v->nrows + KIX_SEARCH_SHARD_ROWS - 1) / KIX_SEARCH_SHARD_ROWS;
 }
 
-int kix_page_search_index(struct kix_log_reader *r, struct kix_buf *out, struct kix_err *err)
+static int search_index_of(struct kix__home_model *m, size_t unused, struct kix_buf *out,
+                           struct kix_err *err)
 {
-    struct kix__home_model *m;
-    const struct kix_home_view *v;
+    const struct kix_home_view *v = &m->view;
     json_t *o, *shards, *facets;
-    int rc = kix__home_acquire(r, &m, err), bad;
+    int bad;
 
-    if (rc)
-        return rc;
-    v = &m->view;
+    (void)unused;
     o = json_object();
     shards = json_array();
     facets = json_object();
@@ -400,26 +431,19 @@ int kix_page_search_index(struct kix_log_reader *r, struct kix_buf *out, struct 
         bad |= set(facets, facet_keys[f], a);
     }
     bad |= set(o, "facets", facets);
-    kix__home_put(m);
     return dump(o, bad, out, err);
 }
 
-int kix_page_search_shard(struct kix_log_reader *r, size_t shard, struct kix_buf *out,
-                          struct kix_err *err)
+static int search_shard_of(struct kix__home_model *m, size_t shard, struct kix_buf *out,
+                           struct kix_err *err)
 {
-    struct kix__home_model *m;
-    const struct kix_home_view *v;
+    const struct kix_home_view *v = &m->view;
     size_t first, last;
     json_t *o, *rows;
-    int rc = kix__home_acquire(r, &m, err), bad;
+    int bad;
 
-    if (rc)
-        return rc;
-    v = &m->view;
-    if (shard >= shards_of(v)) {
-        kix__home_put(m);
+    if (shard >= shards_of(v))
         return kix_err_set(err, KIX_ENOTFOUND, "no search shard %zu", shard);
-    }
     first = shard * KIX_SEARCH_SHARD_ROWS;
     last = first + KIX_SEARCH_SHARD_ROWS < v->nrows ? first + KIX_SEARCH_SHARD_ROWS : v->nrows;
     o = json_object();
@@ -440,8 +464,80 @@ int kix_page_search_shard(struct kix_log_reader *r, size_t shard, struct kix_buf
                                    (json_int_t)x->group_size, x->group, x->best)) != 0;
     }
     bad |= set(o, "rows", rows);
-    kix__home_put(m);
     return dump(o, bad, out, err);
+}
+
+/* ---- the pages, rendered once per log state ---------------------------------------------------
+ */
+
+typedef int (*render_fn)(struct kix__home_model *m, size_t arg, struct kix_buf *out,
+                         struct kix_err *err);
+
+/* out gets fn(m, arg) through the model's memo slot `slot` (SIZE_MAX: none). */
+static int memo_render(struct kix__home_model *m, size_t slot, render_fn fn, size_t arg,
+                       struct kix_buf *out, struct kix_err *err)
+{
+    struct kix_buf bytes = KIX_BUF_INIT;
+    int rc = KIX_OK, have = 0;
+
+    if (slot >= m->nmemo)
+        return fn(m, arg, out, err);
+    pthread_mutex_lock(&m->mu);
+    if (m->memo[slot].len) {
+        rc = kix_buf_add(out, m->memo[slot].ptr, m->memo[slot].len);
+        have = 1;
+    }
+    pthread_mutex_unlock(&m->mu);
+    if (have)
+        return rc ? kix_err_set(err, rc, "out of memory") : KIX_OK;
+    if ((rc = fn(m, arg, &bytes, err)) == KIX_OK) {
+        pthread_mutex_lock(&m->mu);
+        if (!m->memo[slot].len) {
+            m->memo[slot] = bytes;
+            kix_buf_init(&bytes);
+        }
+        rc = kix_buf_add(out, m->memo[slot].ptr, m->memo[slot].len);
+        pthread_mutex_unlock(&m->mu);
+        if (rc)
+            kix_err_set(err, rc, "out of memory");
+    }
+    kix_buf_release(&bytes);
+    return rc;
+}
+
+static int model_page(struct kix_log_reader *r, size_t slot, render_fn fn, size_t arg,
+                      struct kix_buf *out, struct kix_err *err)
+{
+    struct kix__home_model *m;
+    int rc = kix__home_acquire(r, &m, err);
+
+    if (rc == KIX_OK)
+        rc = memo_render(m, slot, fn, arg, out, err);
+    kix__home_put(m);
+    return rc;
+}
+
+int kix_page_home_json(struct kix_log_reader *r, size_t page, struct kix_buf *out,
+                       struct kix_err *err)
+{
+    return model_page(r, page == 1 ? MEMO_HOME_JSON : SIZE_MAX, home_json_of, page, out, err);
+}
+
+int kix_page_home_page_html(struct kix_log_reader *r, size_t page, struct kix_buf *out,
+                            struct kix_err *err)
+{
+    return model_page(r, page == 1 ? MEMO_HOME_HTML : SIZE_MAX, home_html_of, page, out, err);
+}
+
+int kix_page_search_index(struct kix_log_reader *r, struct kix_buf *out, struct kix_err *err)
+{
+    return model_page(r, MEMO_SEARCH_INDEX, search_index_of, 0, out, err);
+}
+
+int kix_page_search_shard(struct kix_log_reader *r, size_t shard, struct kix_buf *out,
+                          struct kix_err *err)
+{
+    return model_page(r, MEMO_SHARDS + shard, search_shard_of, shard, out, err);
 }
 
 /* ---- the browsing routes ------------------------------------------------------------------ */

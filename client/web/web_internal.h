@@ -2,6 +2,8 @@
 #ifndef KIX_WEB_INTERNAL_H
 #define KIX_WEB_INTERNAL_H
 
+#include <pthread.h>
+
 #include "kix/template.h"
 #include "kix/view.h"
 
@@ -31,6 +33,10 @@ struct kix__home_model {
     struct kix_buf key; /* the log state it was built for */
     struct kix_home_view view;
     struct kix__facet facets[KIX__NFACETS];
+    /* pages rendered from it, kept (home_page.c's memo_render) */
+    pthread_mutex_t mu;
+    struct kix_buf *memo;
+    size_t nmemo;
 };
 
 /* The home_row field of facet f. */
