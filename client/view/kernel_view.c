@@ -39,6 +39,11 @@ struct kbuild {
     struct impl_name *impls;
     size_t nimpls, impls_cap;
     struct kix_kernel_view *v;
+    struct {
+        char x_name[64], name[64];
+        int swept;
+    } swept[64]; /* swept_param's answers */
+    size_t nswept;
     /* the group being read, and its first point */
     struct kgroup *g;
     size_t group_first_point;
@@ -72,11 +77,16 @@ static const char *spec_string(json_t *doc, const char *key)
 }
 
 /* Whether parameter `name` is the one x stands for in every group of the
- * kernel swept over x_name: named so, or always equal to x's value. */
-static int swept_param(const struct kbuild *b, const char *x_name, const char *name)
+ * kernel swept over x_name: named so, or always equal to x's value. The
+ * answer is remembered: it is the same for every group of the kernel. */
+static int swept_param(struct kbuild *b, const char *x_name, const char *name)
 {
     int named = 0, equal = 1;
+    size_t slot;
 
+    for (slot = 0; slot < b->nswept; slot++)
+        if (strcmp(b->swept[slot].x_name, x_name) == 0 && strcmp(b->swept[slot].name, name) == 0)
+            return b->swept[slot].swept;
     for (size_t i = 0; i < b->ngroups; i++) {
         const struct kix__workload_words *w = &b->groups[i].w;
         if (!w->have_x || strcmp(w->x_name, x_name) != 0)
@@ -84,12 +94,19 @@ static int swept_param(const struct kbuild *b, const char *x_name, const char *n
         named |= json_object_get(w->parameters, x_name) != NULL;
         equal &= w->x_value && json_equal(json_object_get(w->parameters, name), w->x_value);
     }
-    return named ? strcmp(name, x_name) == 0 : equal;
+    equal = named ? strcmp(name, x_name) == 0 : equal;
+    if (b->nswept < sizeof(b->swept) / sizeof(b->swept[0])) {
+        kix__text_copy(b->swept[b->nswept].x_name, sizeof(b->swept[0].x_name), x_name);
+        kix__text_copy(b->swept[b->nswept].name, sizeof(b->swept[0].name), name);
+        /* a cut name is never looked up again: remembered only when whole */
+        if (strlen(x_name) < sizeof(b->swept[0].x_name) && strlen(name) < sizeof(b->swept[0].name))
+            b->swept[b->nswept++].swept = equal;
+    }
+    return equal;
 }
 
 /* The parameters but the swept one, in one line. */
-static void fixed_text(const struct kbuild *b, const struct kix__workload_words *w, char *out,
-                       size_t cap)
+static void fixed_text(struct kbuild *b, const struct kix__workload_words *w, char *out, size_t cap)
 {
     const char *k;
     json_t *x;

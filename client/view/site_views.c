@@ -167,12 +167,27 @@ int kix_group_view_json(const struct kix_group_view *v, unsigned flags, struct k
 
 /* What the home page lists, per group: its best run described from that
  * run's manifest and objects alone (the rest of the group is counted by
- * the index, never read). */
+ * the index, never read). A row of the previous view whose group has the
+ * same best run is taken as it was (a manifest and the objects it names
+ * never change), so a view after a commit reads only the changed groups'
+ * objects. Environments and implementations, shared by many groups, are
+ * read once each (struct words_cache). */
+#define WORDS_SLOTS 4096u
+
+struct words {
+    struct kix_digest digest;
+    int used;
+    char a[64], b[64]; /* environment: product; implementation: provider, name */
+};
+
 struct home_walk {
     struct kix_log_reader *r;
     struct kix_home_row *rows;
     size_t n, cap;
     uint64_t ranked;
+    const struct kix_home_row **prev; /* the previous view's rows by group key */
+    size_t nprev;
+    struct words *words; /* WORDS_SLOTS, a cache by digest: a miss is only a read */
 };
 
 struct best {
@@ -190,61 +205,110 @@ static int best_run(void *ctx, uint64_t rank, const char *run_id, uint64_t value
     return KIX_OK;
 }
 
-static json_t *load(const struct kix_bytes *b)
+static json_t *object_json(struct kix_log_reader *r, json_t *spec, const char *field,
+                           struct kix_digest *d)
 {
-    return b->ptr ? json_loadb((const char *)b->ptr, b->len, 0, NULL) : NULL;
+    const char *text = json_string_value(json_object_get(spec, field));
+    struct kix_bytes b;
+
+    memset(d, 0, sizeof(*d));
+    if (!text || kix_digest_parse(text, strlen(text), d, NULL) != KIX_OK ||
+        kix_log_reader_object(r, d, &b) != KIX_OK)
+        return NULL;
+    return json_loadb((const char *)b.ptr, b.len, 0, NULL);
 }
 
-/* Names row's kernel, GPU, provider, pass and metric as kix query does,
- * and its implementation, dtype and workload from the same objects. */
-static void describe(struct kix_log_reader *r, struct kix_home_row *row)
+static const char *spec_text(json_t *doc, const char *key)
 {
-    static const struct kix_digest none;
-    struct kix_run_info run;
-    struct kix_digest refs[KIX_QUERY_NREFS];
-    struct kix_bytes m, objs[KIX_QUERY_NREFS];
-    struct kix_query_row q;
-    struct kix__workload_words w;
-    struct kix_figures f;
-    char gpu_full[160];
-    json_t *doc, *impl, *work;
+    const char *s = json_string_value(json_object_get(json_object_get(doc, "spec"), key));
+    return s ? s : "";
+}
 
-    if (kix_index_run(r, row->best, strlen(row->best), &run) != KIX_OK ||
-        kix_log_reader_object(r, &run.manifest, &m) != KIX_OK)
+/* The words of the environment or implementation the manifest's `field`
+ * names (kind 0: environment, its product; 1: implementation, its
+ * provider and name), from the cache or read. */
+static const struct words *words_of(struct home_walk *h, json_t *spec, const char *field, int kind)
+{
+    const char *text = json_string_value(json_object_get(spec, field));
+    struct kix_digest d;
+    struct words *w;
+    json_t *doc;
+
+    memset(&d, 0, sizeof(d));
+    if (text && kix_digest_parse(text, strlen(text), &d, NULL) != KIX_OK)
+        memset(&d, 0, sizeof(d));
+    w = &h->words[((unsigned)d.b[0] << 8 | d.b[1]) % WORDS_SLOTS];
+    if (w->used && memcmp(&w->digest, &d, sizeof(d)) == 0)
+        return w;
+    memset(w, 0, sizeof(*w));
+    doc = object_json(h->r, spec, field, &d);
+    w->used = 1;
+    w->digest = d;
+    if (kind == 0) {
+        const char *product = json_string_value(
+            json_object_get(json_object_get(json_object_get(doc, "spec"), "hardware"), "product"));
+        kix__text_copy(w->a, sizeof(w->a), product ? product : "");
+    } else {
+        kix__text_copy(w->a, sizeof(w->a), spec_text(doc, "provider"));
+        kix__text_copy(w->b, sizeof(w->b), *spec_text(doc, "name") ? spec_text(doc, "name") : w->a);
+    }
+    json_decref(doc);
+    return w;
+}
+
+/* Names row's kernel, GPU, provider, timed pass and metric as kix query
+ * does (kix_query_row_describe, store/index/query.c: the workload's
+ * kernel, the environment's product, the implementation's provider, the
+ * pass of sourceNative.benchmark "<kernel>/<pass>", peak_memory when the
+ * manifest has spec.memory; unit.browse holds the two to the same words),
+ * and its implementation, dtype and workload from the same objects. */
+static void describe(struct home_walk *h, struct kix_home_row *row)
+{
+    struct kix_run_info run;
+    struct kix_bytes m;
+    struct kix_digest d;
+    struct kix__workload_words ww;
+    struct kix_figures f;
+    const struct words *w;
+    const char *bench, *slash;
+    json_t *doc, *spec, *work;
+
+    if (kix_index_run(h->r, row->best, strlen(row->best), &run) != KIX_OK ||
+        kix_log_reader_object(h->r, &run.manifest, &m) != KIX_OK ||
+        !(doc = json_loadb((const char *)m.ptr, m.len, 0, NULL)))
         return;
-    kix_query_row_refs(m.ptr, m.len, refs);
-    for (int i = 0; i < KIX_QUERY_NREFS; i++)
-        if (memcmp(&refs[i], &none, sizeof(none)) == 0 ||
-            kix_log_reader_object(r, &refs[i], &objs[i]) != KIX_OK)
-            objs[i] = (struct kix_bytes){NULL, 0};
-    memset(&q, 0, sizeof(q));
-    kix_query_row_describe(m.ptr, m.len, objs, &q, gpu_full, sizeof(gpu_full));
-    /* kix query's fields are cut to their arrays, maybe inside a character */
-    kix__text_copy(row->kernel, sizeof(row->kernel), q.kernel);
-    kix__text_copy(row->gpu, sizeof(row->gpu), q.gpu);
-    kix__text_copy(row->provider, sizeof(row->provider), q.provider);
-    kix__text_copy(row->mode, sizeof(row->mode), q.mode);
-    kix__text_copy(row->metric, sizeof(row->metric), q.metric);
-    doc = load(&m);
+    spec = json_object_get(doc, "spec");
+    bench = json_string_value(json_object_get(json_object_get(spec, "sourceNative"), "benchmark"));
+    if (bench && (slash = strchr(bench, '/')) != NULL)
+        snprintf(row->mode, sizeof(row->mode), "%.*s", (int)strcspn(slash + 1, "/"), slash + 1);
+    snprintf(row->metric, sizeof(row->metric), "%s",
+             json_object_get(spec, "memory") ? "peak_memory" : "latency");
     kix_figures_of(doc, &f);
     row->bytes = f.bytes;
-    json_decref(doc);
-    impl = load(&objs[KIX_QUERY_IMPLEMENTATION]);
-    doc = json_object_get(json_object_get(impl, "spec"), "name");
-    kix__text_copy(row->implementation, sizeof(row->implementation),
-                   json_is_string(doc) ? json_string_value(doc) : row->provider);
-    json_decref(impl);
-    work = load(&objs[KIX_QUERY_WORKLOAD]);
-    kix__workload_words(work, &w);
-    snprintf(row->dtype, sizeof(row->dtype), "%s", w.dtype);
-    snprintf(row->workload, sizeof(row->workload), "%s", w.summary);
+    w = words_of(h, spec, "environmentDigest", 0);
+    memcpy(row->gpu, w->a, sizeof(row->gpu));
+    w = words_of(h, spec, "implementationDigest", 1);
+    memcpy(row->provider, w->a, sizeof(row->provider));
+    memcpy(row->implementation, w->b, sizeof(row->implementation));
+    work = object_json(h->r, spec, "workloadDigest", &d);
+    kix__text_copy(row->kernel, sizeof(row->kernel), spec_text(work, "kernel"));
+    kix__workload_words(work, &ww);
+    snprintf(row->dtype, sizeof(row->dtype), "%s", ww.dtype);
+    snprintf(row->workload, sizeof(row->workload), "%s", ww.summary);
     json_decref(work);
+    json_decref(doc);
+}
+
+static int row_by_group(const void *key, const void *elem)
+{
+    return strcmp(key, (*(const struct kix_home_row *const *)elem)->group);
 }
 
 static int home_group(void *ctx, const struct kix_digest *key)
 {
     struct home_walk *h = ctx;
     struct kix_home_row *row;
+    const struct kix_home_row *const *was = NULL;
     struct best b = {0, ""};
     uint64_t size = 0;
     int rc;
@@ -263,12 +327,24 @@ static int home_group(void *ctx, const struct kix_digest *key)
     row = &h->rows[h->n++];
     memset(row, 0, sizeof(*row));
     kix_digest_format(key, row->group);
-    snprintf(row->best, sizeof(row->best), "%s", b.run_id);
-    row->value = b.value;
+    if (h->nprev)
+        was = bsearch(row->group, h->prev, h->nprev, sizeof(*h->prev), row_by_group);
+    if (was && strcmp((*was)->best, b.run_id) == 0 && (*was)->value == b.value) {
+        *row = **was;
+    } else {
+        snprintf(row->best, sizeof(row->best), "%s", b.run_id);
+        row->value = b.value;
+        describe(h, row);
+    }
     row->group_size = size;
-    describe(h->r, row);
     h->ranked += size;
     return KIX_OK;
+}
+
+static int by_group(const void *a, const void *b)
+{
+    return strcmp((*(const struct kix_home_row *const *)a)->group,
+                  (*(const struct kix_home_row *const *)b)->group);
 }
 
 /* Case-insensitive, then exactly, so that equal names sit together. */
@@ -372,13 +448,16 @@ static int home_counts(struct kix_home_view *v)
     return KIX_OK;
 }
 
-int kix_home_view_from_store(struct kix_log_reader *r, struct kix_home_view *v, struct kix_err *err)
+int kix_home_view_update(struct kix_log_reader *r, const struct kix_home_view *prev,
+                         struct kix_home_view *v, struct kix_err *err)
 {
-    struct home_walk h = {r, NULL, 0, 0, 0};
+    struct home_walk h;
     struct kix_bytes cp;
-    int rc;
+    int rc = KIX_OK;
 
     memset(v, 0, sizeof(*v));
+    memset(&h, 0, sizeof(h));
+    h.r = r;
     kix_buf_init(&v->checkpoint);
     v->tree_size = kix_log_reader_size(r);
     if (kix_log_reader_checkpoint(r, KIX_NO_INDEX, &cp) == KIX_OK) {
@@ -386,18 +465,36 @@ int kix_home_view_from_store(struct kix_log_reader *r, struct kix_home_view *v, 
         if ((rc = kix_buf_add(&v->checkpoint, cp.ptr, cp.len)) != KIX_OK)
             goto out;
     }
+    if (!(h.words = calloc(WORDS_SLOTS, sizeof(*h.words))) ||
+        (prev && prev->nrows && !(h.prev = malloc(prev->nrows * sizeof(*h.prev))))) {
+        rc = KIX_ENOMEM;
+        goto out;
+    }
+    for (size_t i = 0; prev && i < prev->nrows; i++)
+        h.prev[h.nprev++] = &prev->rows[i];
+    if (h.nprev > 1)
+        qsort(h.prev, h.nprev, sizeof(*h.prev), by_group);
     rc = kix_index_groups(r, home_group, &h);
     if (rc == KIX_OK && h.n > 1)
         qsort(h.rows, h.n, sizeof(*h.rows), home_order);
     v->rows = h.rows;
     v->nrows = h.n;
     v->ranked_runs = h.ranked;
+    h.rows = NULL;
     if (rc == KIX_OK)
         rc = home_counts(v);
 out:
+    free(h.rows);
+    free(h.prev);
+    free(h.words);
     if (rc)
         kix_home_view_release(v);
     return rc ? kix_err_set(err, rc, "the home page: %s", kix_strerror(rc)) : KIX_OK;
+}
+
+int kix_home_view_from_store(struct kix_log_reader *r, struct kix_home_view *v, struct kix_err *err)
+{
+    return kix_home_view_update(r, NULL, v, err);
 }
 
 void kix_home_view_release(struct kix_home_view *v)

@@ -151,7 +151,7 @@ int kix__home_acquire(struct kix_log_reader *r, struct kix__home_model **out, st
      * a new log state is being read wait for it instead of each reading
      * every group again */
     static pthread_mutex_t build_mu = PTHREAD_MUTEX_INITIALIZER;
-    struct kix__home_model *m = NULL;
+    struct kix__home_model *m = NULL, *prev;
     struct kix_buf key = KIX_BUF_INIT;
     int rc = home_state(r, &key);
 
@@ -169,7 +169,14 @@ int kix__home_acquire(struct kix_log_reader *r, struct kix__home_model **out, st
     pthread_mutex_init(&m->mu, NULL);
     m->key = key;
     kix_buf_init(&key);
-    if ((rc = kix_home_view_from_store(r, &m->view, err)) != KIX_OK) {
+    /* the cached view of an earlier state: its unchanged groups are kept */
+    pthread_mutex_lock(&home_mu);
+    if ((prev = home_cached) != NULL)
+        prev->refs++;
+    pthread_mutex_unlock(&home_mu);
+    rc = kix_home_view_update(r, prev ? &prev->view : NULL, &m->view, err);
+    kix__home_put(prev);
+    if (rc != KIX_OK) {
         model_free(m);
         pthread_mutex_unlock(&build_mu);
         kix_buf_release(&key);
@@ -309,7 +316,8 @@ static int home_slots(struct kix_tpl *t, const struct kix__home_model *m, size_t
         (rc = options(t, "providerOptions", &m->facets[KIX__FACET_PROVIDER])) ||
         (rc = options(t, "dtypeOptions", &m->facets[KIX__FACET_DTYPE])) ||
         (rc = options(t, "passOptions", &m->facets[KIX__FACET_PASS])) ||
-        (rc = home_kernels(t, v)) || (rc = kix_tpl_section(t, "rows")))
+        (rc = page == 1 ? home_kernels(t, v) : kix_tpl_section(t, "kernels")) ||
+        (rc = kix_tpl_section(t, "rows")))
         return rc;
     for (size_t i = first; rc == KIX_OK && i < last; i++) {
         struct kix_tpl *row = kix_tpl_row(t, "rows");

@@ -43,6 +43,92 @@ static struct kix_log_reader *liger_log(struct fixture *f)
     return r;
 }
 
+/* Commits the rows from `from` on (the first ones are already in the log). */
+struct from_row {
+    struct fixture *f;
+    size_t from;
+};
+
+static int commit_from(void *ctx, size_t row, const char *run_id, const struct kix_buf *envelope,
+                       const struct kix_bytes *objects)
+{
+    struct from_row *x = ctx;
+    return row < x->from ? 0 : commit_row(x->f, row, run_id, envelope, objects);
+}
+
+struct described {
+    const struct kix_home_view *v;
+    int mismatches;
+    size_t rows;
+};
+
+/* Each query row's words are its group's home row's. */
+static int same_words(void *ctx, const struct kix_query_row *q)
+{
+    struct described *d = ctx;
+    char key[KIX_DIGEST_TEXT_LEN + 1];
+
+    kix_digest_format(&q->group, key);
+    for (size_t i = 0; i < d->v->nrows; i++) {
+        const struct kix_home_row *row = &d->v->rows[i];
+        if (strcmp(row->group, key) != 0)
+            continue;
+        d->rows++;
+        if (strcmp(row->kernel, q->kernel) || strcmp(row->gpu, q->gpu) ||
+            strcmp(row->mode, q->mode) || strcmp(row->metric, q->metric) ||
+            (q->rank == 1 && strcmp(row->provider, q->provider))) {
+            fprintf(stderr, "group %s: home says %s/%s/%s/%s/%s, query %s/%s/%s/%s/%s\n", key,
+                    row->kernel, row->gpu, row->mode, row->metric, row->provider, q->kernel, q->gpu,
+                    q->mode, q->metric, q->provider);
+            d->mismatches++;
+        }
+    }
+    return KIX_OK;
+}
+
+KIX_TEST(home_view_words_are_kix_query_words_and_updates_equal_rebuilds)
+{
+    struct fixture f;
+    struct kix_log_reader *r = NULL;
+    struct kix_home_view before, updated, rebuilt;
+    struct kix_query q;
+    struct described d;
+    struct from_row more;
+    uint64_t matched = 0;
+
+    setup(&f);
+    more.f = &f;
+    more.from = 0;
+    if (liger_sample_publish(f.publisher, ROWS - 60, commit_from, &more) ||
+        kix_log_read_begin(f.log, &r))
+        abort();
+    ASSERT_EQ_INT(KIX_OK, kix_home_view_from_store(r, &before, NULL));
+    kix_log_read_end(r);
+    more.from = ROWS - 60;
+    if (liger_sample_publish(f.publisher, ROWS, commit_from, &more) ||
+        kix_log_read_begin(f.log, &r))
+        abort();
+    ASSERT_EQ_INT(KIX_OK, kix_home_view_update(r, &before, &updated, NULL));
+    ASSERT_EQ_INT(KIX_OK, kix_home_view_from_store(r, &rebuilt, NULL));
+    ASSERT_TRUE(updated.nrows > before.nrows);
+    ASSERT_EQ_U64(rebuilt.nrows, updated.nrows);
+    ASSERT_EQ_U64(rebuilt.ranked_runs, updated.ranked_runs);
+    for (size_t i = 0; i < rebuilt.nrows; i++)
+        ASSERT_TRUE(memcmp(&rebuilt.rows[i], &updated.rows[i], sizeof(rebuilt.rows[i])) == 0);
+    /* the words of kix query, for every ranked run of every group */
+    memset(&q, 0, sizeof(q));
+    q.limit = UINT64_MAX;
+    d = (struct described){&rebuilt, 0, 0};
+    ASSERT_EQ_INT(KIX_OK, kix_index_query(r, &q, same_words, &d, &matched));
+    ASSERT_EQ_U64(rebuilt.ranked_runs, d.rows);
+    ASSERT_EQ_INT(0, d.mismatches);
+    kix_home_view_release(&before);
+    kix_home_view_release(&updated);
+    kix_home_view_release(&rebuilt);
+    kix_log_read_end(r);
+    teardown(&f);
+}
+
 struct keys {
     char (*key)[KIX_DIGEST_TEXT_LEN + 1];
     size_t n;

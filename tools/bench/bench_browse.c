@@ -16,6 +16,7 @@
 #include "kix/canon.h"
 #include "kix/entries.h"
 #include "kix/file.h"
+#include "kix/view.h"
 
 #define ORIGIN        "bench.kix/browse"
 #define BROWSE_FORMAT "browse-1" /* bump when the log below changes */
@@ -276,6 +277,40 @@ static void measure(struct bench_report *rep, int port, double seconds, const ch
     bench_lat_release(&ld.lat);
 }
 
+/* The home view in process, as kixd builds it: from nothing (its first
+ * request), and from the view of the state before (after a commit that
+ * changed few groups; here none, so every row is taken as it was and what
+ * remains is reading each group's best run from the index). */
+static void view_build(const char *dir, struct bench_report *rep)
+{
+    struct kix_log_opts opts;
+    struct kix_log *log = NULL;
+    struct kix_log_reader *r = NULL;
+    struct kix_home_view cold, warm;
+    struct kix_err err = {0};
+    double t0, t1, t2;
+
+    memset(&opts, 0, sizeof(opts));
+    opts.store.read_only = 1;
+    if (kix_index_open_any(dir, &opts, &log, &err) != KIX_OK || kix_log_read_begin(log, &r))
+        bench_die("browse: reading %s: %s", dir, err.msg);
+    t0 = bench_now();
+    if (kix_home_view_from_store(r, &cold, &err) != KIX_OK)
+        bench_die("browse: the home view: %s", err.msg);
+    t1 = bench_now();
+    if (kix_home_view_update(r, &cold, &warm, &err) != KIX_OK)
+        bench_die("browse: the home view: %s", err.msg);
+    t2 = bench_now();
+    bench_fig(rep, "browse.view_cold_ms", (t1 - t0) * 1e3, "ms",
+              "home view in process, from nothing");
+    bench_fig(rep, "browse.view_update_ms", (t2 - t1) * 1e3, "ms",
+              "home view in process, from the previous state's");
+    kix_home_view_release(&cold);
+    kix_home_view_release(&warm);
+    kix_log_read_end(r);
+    kix_log_close(log);
+}
+
 int bench_browse(const char *cache_dir, const char *work_dir, const char *kixd, long groups,
                  double seconds, struct bench_report *rep)
 {
@@ -308,6 +343,7 @@ int bench_browse(const char *cache_dir, const char *work_dir, const char *kixd, 
     }
     kix_buf_release(&got);
     bench_fig(rep, "browse.groups", (double)groups, "", "comparison groups (one run each)");
+    view_build(dir, rep);
     bench_path(log, sizeof(log), "%s/kixd-browse.log", work_dir);
     bench_path(listen, sizeof(listen), "unix://%s/browse.sock", work_dir);
     snprintf(http, sizeof(http), "tcp://127.0.0.1:%d", hport);

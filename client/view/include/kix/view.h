@@ -179,6 +179,11 @@ struct kix_home_view {
 
 int kix_home_view_from_store(struct kix_log_reader *r, struct kix_home_view *v,
                              struct kix_err *err) KIX_MUST_CHECK;
+/* The same, taking each row of `prev` (an earlier view of the same log;
+ * may be NULL) whose group still has the same best run as it was: only
+ * the changed groups' objects are read. */
+int kix_home_view_update(struct kix_log_reader *r, const struct kix_home_view *prev,
+                         struct kix_home_view *v, struct kix_err *err) KIX_MUST_CHECK;
 void kix_home_view_release(struct kix_home_view *v);
 /* Pages of KIX_HOME_PAGE_ROWS rows, at least 1. */
 size_t kix_home_view_pages(const struct kix_home_view *v);
