@@ -407,11 +407,6 @@ void kix_kernel_view_release(struct kix_kernel_view *v)
     memset(v, 0, sizeof(*v));
 }
 
-static int set(json_t *o, const char *k, json_t *x)
-{
-    return x && json_object_set_new(o, k, x) == 0 ? 0 : -1;
-}
-
 static json_t *sweep_json(const struct kix_kernel_view *v, const struct kix_kernel_sweep *s)
 {
     json_t *o =
@@ -436,7 +431,7 @@ static json_t *sweep_json(const struct kix_kernel_view *v, const struct kix_kern
                                                       line->implementation, "provider",
                                                       line->provider, "points", pts)) != 0;
     }
-    bad |= set(o, "lines", lines);
+    bad |= kix__json_set(o, "lines", lines);
     if (bad) {
         json_decref(o);
         return NULL;
@@ -449,19 +444,19 @@ int kix_kernel_view_json(const struct kix_kernel_view *v, unsigned flags, struct
 {
     const struct kix_home_view *h = v->home;
     json_t *o = json_object(), *groups = json_array(), *sweeps = json_array(), *gpus = json_array();
-    char *text = NULL;
-    int bad = !o || !groups || !sweeps || !gpus, rc;
+    int bad = !o || !groups || !sweeps || !gpus;
     const struct kix_home_count *k = NULL;
 
     for (size_t i = 0; !k && i < h->nkernels; i++)
         if (h->kernels[i].first_row == v->first_row && h->nrows)
             k = &h->kernels[i];
-    bad |= set(o, "view", json_string(KIX_VIEW_KERNEL));
-    bad |= set(o, "origin", json_string(h->origin));
-    bad |= set(o, "treeSize", json_integer((json_int_t)h->tree_size));
-    bad |= set(o, "checkpoint", json_stringn((const char *)h->checkpoint.ptr, h->checkpoint.len));
-    bad |= set(o, "kernel", json_string(v->kernel));
-    bad |= set(o, "runs", json_integer((json_int_t)v->runs));
+    bad |= kix__json_set(o, "view", json_string(KIX_VIEW_KERNEL));
+    bad |= kix__json_set(o, "origin", json_string(h->origin));
+    bad |= kix__json_set(o, "treeSize", json_integer((json_int_t)h->tree_size));
+    bad |= kix__json_set(o, "checkpoint",
+                         json_stringn((const char *)h->checkpoint.ptr, h->checkpoint.len));
+    bad |= kix__json_set(o, "kernel", json_string(v->kernel));
+    bad |= kix__json_set(o, "runs", json_integer((json_int_t)v->runs));
     for (size_t g = 0; k && !bad && g < k->ngpus; g++) {
         const struct kix_home_count *c = &h->gpus[k->first_gpu + g];
         json_t *passes = json_array();
@@ -472,7 +467,7 @@ int kix_kernel_view_json(const struct kix_kernel_view *v, unsigned flags, struct
                                                      (json_int_t)c->groups, "runs",
                                                      (json_int_t)c->runs, "passes", passes)) != 0;
     }
-    bad |= set(o, "gpus", gpus);
+    bad |= kix__json_set(o, "gpus", gpus);
     for (size_t i = 0; !bad && i < v->nrows; i++) {
         const struct kix_home_row *x = &h->rows[v->first_row + i];
         char human[KIX_HUMAN_MAX];
@@ -486,16 +481,10 @@ int kix_kernel_view_json(const struct kix_kernel_view *v, unsigned flags, struct
                                   "value", (json_int_t)x->value, "unit", x->bytes ? "bytes" : "ns",
                                   "median", human, "runs", (json_int_t)x->group_size)) != 0;
     }
-    bad |= set(o, "groups", groups);
+    bad |= kix__json_set(o, "groups", groups);
     for (size_t i = 0; !bad && i < v->nsweeps; i++)
         if (v->sweeps[i].nlines)
             bad |= json_array_append_new(sweeps, sweep_json(v, &v->sweeps[i])) != 0;
-    bad |= set(o, "sweeps", sweeps);
-    text = bad ? NULL
-               : json_dumps(o, JSON_COMPACT | JSON_SORT_KEYS |
-                                   (flags & KIX_VIEW_JSON_HTML ? JSON_ESCAPE_SLASH : 0));
-    rc = text ? kix_buf_adds(out, text) : KIX_ENOMEM;
-    free(text);
-    json_decref(o);
-    return rc ? kix_err_set(err, rc, "out of memory") : KIX_OK;
+    bad |= kix__json_set(o, "sweeps", sweeps);
+    return kix__view_dump(o, bad, flags, out, err);
 }

@@ -522,8 +522,7 @@ int kix_home_view_json(const struct kix_home_view *v, size_t page, unsigned flag
 {
     json_t *o, *kernels, *rows;
     size_t pages = kix_home_view_pages(v), first, last;
-    char *text = NULL;
-    int bad, rc;
+    int bad;
 
     if (page < 1 || page > pages)
         return kix_err_set(err, KIX_ENOTFOUND, "no home page %zu (of %zu)", page, pages);
@@ -533,24 +532,25 @@ int kix_home_view_json(const struct kix_home_view *v, size_t page, unsigned flag
     kernels = json_array();
     rows = json_array();
     bad = !o || !kernels || !rows;
-    bad |= set(o, "view", json_string(KIX_VIEW_HOME));
-    bad |= set(o, "origin", json_string(v->origin));
-    bad |= set(o, "treeSize", json_integer((json_int_t)v->tree_size));
-    bad |= set(o, "checkpoint", json_stringn((const char *)v->checkpoint.ptr, v->checkpoint.len));
-    bad |= set(o, "groups", json_integer((json_int_t)v->nrows));
-    bad |= set(o, "rankedRuns", json_integer((json_int_t)v->ranked_runs));
-    bad |= set(o, "page", json_integer((json_int_t)page));
-    bad |= set(o, "pages", json_integer((json_int_t)pages));
-    bad |= set(o, "pageSize", json_integer(KIX_HOME_PAGE_ROWS));
-    bad |= set(o, "firstRow", json_integer((json_int_t)first));
+    bad |= kix__json_set(o, "view", json_string(KIX_VIEW_HOME));
+    bad |= kix__json_set(o, "origin", json_string(v->origin));
+    bad |= kix__json_set(o, "treeSize", json_integer((json_int_t)v->tree_size));
+    bad |= kix__json_set(o, "checkpoint",
+                         json_stringn((const char *)v->checkpoint.ptr, v->checkpoint.len));
+    bad |= kix__json_set(o, "groups", json_integer((json_int_t)v->nrows));
+    bad |= kix__json_set(o, "rankedRuns", json_integer((json_int_t)v->ranked_runs));
+    bad |= kix__json_set(o, "page", json_integer((json_int_t)page));
+    bad |= kix__json_set(o, "pages", json_integer((json_int_t)pages));
+    bad |= kix__json_set(o, "pageSize", json_integer(KIX_HOME_PAGE_ROWS));
+    bad |= kix__json_set(o, "firstRow", json_integer((json_int_t)first));
     for (size_t i = 0; !bad && i < v->nkernels; i++) {
         const struct kix_home_count *k = &v->kernels[i];
         json_t *x = count_json(k, "kernel"), *gpus = json_array();
         for (size_t g = 0; x && gpus && g < k->ngpus; g++)
             bad |= json_array_append_new(gpus, count_json(&v->gpus[k->first_gpu + g], "gpu"));
-        bad |= set(x, "gpus", gpus) || json_array_append_new(kernels, x);
+        bad |= kix__json_set(x, "gpus", gpus) || json_array_append_new(kernels, x);
     }
-    bad |= set(o, "kernels", kernels);
+    bad |= kix__json_set(o, "kernels", kernels);
     for (size_t i = first; !bad && i < last; i++) {
         const struct kix_home_row *x = &v->rows[i];
         char human[KIX_HUMAN_MAX];
@@ -564,12 +564,6 @@ int kix_home_view_json(const struct kix_home_view *v, size_t page, unsigned flag
                                    (json_int_t)x->value, "unit", x->bytes ? "bytes" : "ns",
                                    "median", human, "runs", (json_int_t)x->group_size)) != 0;
     }
-    bad |= set(o, "rows", rows);
-    text = bad ? NULL
-               : json_dumps(o, JSON_COMPACT | JSON_SORT_KEYS |
-                                   (flags & KIX_VIEW_JSON_HTML ? JSON_ESCAPE_SLASH : 0));
-    rc = text ? kix_buf_adds(out, text) : KIX_ENOMEM;
-    free(text);
-    json_decref(o);
-    return rc ? kix_err_set(err, rc, "out of memory") : KIX_OK;
+    bad |= kix__json_set(o, "rows", rows);
+    return kix__view_dump(o, bad, flags, out, err);
 }

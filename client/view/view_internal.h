@@ -27,4 +27,11 @@ void kix__text_copy(char *out, size_t cap, const char *s);
 /* A scalar JSON value as text ("512", "0.5", "true", a string as it is). */
 void kix__scalar_text(json_t *v, char *out, size_t cap);
 
+/* o's member k set to v (consumed); -1 when v is NULL or out of memory. */
+int kix__json_set(json_t *o, const char *k, json_t *v);
+/* A view document o (consumed) into out: compact, keys sorted, '/' as
+ * "\/" with KIX_VIEW_JSON_HTML; KIX_ENOMEM when bad is set or the text
+ * does not fit (workload.c). */
+int kix__view_dump(json_t *o, int bad, unsigned flags, struct kix_buf *out, struct kix_err *err);
+
 #endif

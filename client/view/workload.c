@@ -1,7 +1,9 @@
 /* A Workload object in words, for the home and kernel views (view_internal.h). */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
+#include "kix/view.h"
 #include "view_internal.h"
 
 #define DOT " \xc2\xb7 "
@@ -73,4 +75,21 @@ void kix__workload_words(json_t *workload, struct kix__workload_words *out)
         }
         len += (size_t)n;
     }
+}
+
+int kix__json_set(json_t *o, const char *k, json_t *v)
+{
+    return v && json_object_set_new(o, k, v) == 0 ? 0 : -1;
+}
+
+int kix__view_dump(json_t *o, int bad, unsigned flags, struct kix_buf *out, struct kix_err *err)
+{
+    char *text = bad ? NULL
+                     : json_dumps(o, JSON_COMPACT | JSON_SORT_KEYS |
+                                         (flags & KIX_VIEW_JSON_HTML ? JSON_ESCAPE_SLASH : 0));
+    int rc = text ? kix_buf_adds(out, text) : KIX_ENOMEM;
+
+    free(text);
+    json_decref(o);
+    return rc ? kix_err_set(err, rc, "out of memory") : KIX_OK;
 }
