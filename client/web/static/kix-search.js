@@ -18,8 +18,9 @@
  *
  * What it writes: the groups table's body (#kix-group-rows), rebuilt from
  * the matching rows with text nodes only (never HTML from the data), the
- * status (#kix-search-status), and the pager's visibility. An empty filter
- * puts the page's own rows and pager back.
+ * status (#kix-search-status), the pager's visibility, and the address's
+ * query (?kernel=…&q=…: a search is a link, and a page opened with one
+ * runs it). An empty filter puts the page's own rows and pager back.
  *
  * Nothing here is verified: the index is the server's word, like the home
  * page itself; each row links to its group and run pages, which carry the
@@ -224,14 +225,31 @@
         })
         .catch(function (e) { if (!stale()) say('search failed: ' + e.message); });
     }
+    /* the filter rides in the address (?kernel=rope&q=seq%3D2048), so a
+     * search is a link; the server ignores the query */
+    function remember() {
+      if (!win.history || !win.history.replaceState || !win.URLSearchParams) return;
+      var q = new win.URLSearchParams(), v = values();
+      Object.keys(v).forEach(function (k) { if (v[k]) q.set(k, v[k]); });
+      var s = q.toString();
+      win.history.replaceState(null, '', (s ? '?' + s : win.location.pathname) + win.location.hash);
+    }
     function later() {
       if (timer) win.clearTimeout(timer);
-      timer = win.setTimeout(run, 150);
+      timer = win.setTimeout(function () { remember(); run(); }, 150);
     }
     form.addEventListener('input', later);
     form.addEventListener('change', later);
-    form.addEventListener('submit', function (e) { e.preventDefault(); run(); });
+    form.addEventListener('submit', function (e) { e.preventDefault(); remember(); run(); });
     form.hidden = false;
+    if (win.location && win.location.search && win.URLSearchParams) {
+      var given = new win.URLSearchParams(win.location.search), any = false;
+      FACETS.concat(['q']).forEach(function (k) {
+        var el = form.elements[k];
+        if (el && given.get(k)) { el.value = given.get(k); any = true; }
+      });
+      if (any) run();
+    }
   }
 
   api.boot = boot;
