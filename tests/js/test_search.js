@@ -123,7 +123,7 @@ async function exported() {
   try {
     const csv = fs.readFileSync(path.join(tests, 'data', 'liger', 'all_benchmark_data.csv'), 'utf8')
       .split('\n');
-    fs.writeFileSync(path.join(dir, 'rows.csv'), csv.slice(0, 2401).join('\n') + '\n');
+    fs.writeFileSync(path.join(dir, 'rows.csv'), csv.slice(0, 2251).join('\n') + '\n');
     const run = (name, args) => execFileSync(path.join(bin, name), args,
                                              { stdio: ['ignore', 'pipe', 'pipe'] });
     run('kixd', ['init', '--store', path.join(dir, 'o'), '--origin', 'js.test/search']);
@@ -131,7 +131,7 @@ async function exported() {
     run('kix', ['key', 'add', '--store', path.join(dir, 'o'), '--key',
                 path.join(dir, 'o', 'admin.key'), '--role', 'publish', path.join(dir, 'pub.pub')]);
     run('kix-import-liger', ['--key', path.join(dir, 'pub.key'), '--store', path.join(dir, 'o'),
-                             '--batch', '800', path.join(dir, 'rows.csv')]);
+                             '--batch', '2250', path.join(dir, 'rows.csv')]);
     run('kixd', ['export', '--store', path.join(dir, 'o'), path.join(dir, 'exp')]);
     const read = (p) => JSON.parse(fs.readFileSync(path.join(dir, 'exp', p), 'utf8'));
     const index = read('search/index.json');
