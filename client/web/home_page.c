@@ -18,10 +18,11 @@ void kix_page_search_script(struct kix_bytes *out)
     out->len = kix__search_js_len;
 }
 
-/* The memo's slots (memo_render): page 1 (HTML and JSON), the search
- * index, then each shard: what every visitor asks for, rendered once per
- * log state. Other home pages are rendered each time (one page's rows). */
-enum { MEMO_HOME_HTML, MEMO_HOME_JSON, MEMO_SEARCH_INDEX, MEMO_SHARDS };
+/* The memo's slots (memo_render): the search index, each shard, each
+ * kernel's page (HTML and JSON), then each home page (HTML and JSON):
+ * rendered once per log state when asked for, up to KIX__MEMO_MAX bytes
+ * (slot_of). */
+enum { MEMO_SEARCH_INDEX, MEMO_SHARDS };
 
 /* ---- the shared home view --------------------------------------------------------------- */
 
@@ -184,7 +185,8 @@ int kix__home_acquire(struct kix_log_reader *r, struct kix__home_model **out, st
     }
     for (int f = 0; rc == KIX_OK && f < KIX__NFACETS; f++)
         rc = facet_build(&m->facets[f], &m->view, f);
-    m->nmemo = MEMO_SHARDS + (m->view.nrows + KIX_SEARCH_SHARD_ROWS - 1) / KIX_SEARCH_SHARD_ROWS;
+    m->nmemo = MEMO_SHARDS + (m->view.nrows + KIX_SEARCH_SHARD_ROWS - 1) / KIX_SEARCH_SHARD_ROWS +
+               2 * m->view.nkernels + 2 * kix_home_view_pages(&m->view) + 2;
     if (rc == KIX_OK && !(m->memo = calloc(m->nmemo, sizeof(*m->memo))))
         rc = KIX_ENOMEM;
     if (rc) {
@@ -481,46 +483,92 @@ static int search_shard_of(struct kix__home_model *m, size_t shard, struct kix_b
 typedef int (*render_fn)(struct kix__home_model *m, size_t arg, struct kix_buf *out,
                          struct kix_err *err);
 
-/* out gets fn(m, arg) through the model's memo slot `slot` (SIZE_MAX: none). */
+int kix__memo_get(struct kix__home_model *m, size_t slot, struct kix_buf *out, int *rc)
+{
+    int have = 0;
+
+    if (slot >= m->nmemo)
+        return 0;
+    pthread_mutex_lock(&m->mu);
+    if (m->memo[slot].len) {
+        *rc = kix_buf_add(out, m->memo[slot].ptr, m->memo[slot].len);
+        have = 1;
+    }
+    pthread_mutex_unlock(&m->mu);
+    return have;
+}
+
+void kix__memo_put(struct kix__home_model *m, size_t slot, struct kix_buf *bytes)
+{
+    if (slot >= m->nmemo)
+        return;
+    pthread_mutex_lock(&m->mu);
+    if (!m->memo[slot].len && m->memo_bytes + bytes->len <= KIX__MEMO_MAX) {
+        m->memo_bytes += bytes->len;
+        m->memo[slot] = *bytes;
+        kix_buf_init(bytes);
+    }
+    pthread_mutex_unlock(&m->mu);
+}
+
+size_t kix__memo_kernel_slot(const struct kix__home_model *m, const char *kernel, size_t len,
+                             int json)
+{
+    const struct kix_home_view *v = &m->view;
+    size_t shards = (v->nrows + KIX_SEARCH_SHARD_ROWS - 1) / KIX_SEARCH_SHARD_ROWS;
+
+    for (size_t k = 0; k < v->nkernels; k++)
+        if (strlen(v->kernels[k].name) == len && memcmp(v->kernels[k].name, kernel, len) == 0)
+            return MEMO_SHARDS + shards + 2 * k + (json ? 1 : 0);
+    return SIZE_MAX;
+}
+
+/* out gets fn(m, arg), through the model's memo slot `slot` (SIZE_MAX: none). */
 static int memo_render(struct kix__home_model *m, size_t slot, render_fn fn, size_t arg,
                        struct kix_buf *out, struct kix_err *err)
 {
     struct kix_buf bytes = KIX_BUF_INIT;
-    int rc = KIX_OK, have = 0;
+    int rc = KIX_OK;
 
-    if (slot >= m->nmemo)
-        return fn(m, arg, out, err);
-    pthread_mutex_lock(&m->mu);
-    if (m->memo[slot].len) {
-        rc = kix_buf_add(out, m->memo[slot].ptr, m->memo[slot].len);
-        have = 1;
-    }
-    pthread_mutex_unlock(&m->mu);
-    if (have)
+    if (kix__memo_get(m, slot, out, &rc))
         return rc ? kix_err_set(err, rc, "out of memory") : KIX_OK;
-    if ((rc = fn(m, arg, &bytes, err)) == KIX_OK) {
-        pthread_mutex_lock(&m->mu);
-        if (!m->memo[slot].len) {
-            m->memo[slot] = bytes;
-            kix_buf_init(&bytes);
-        }
-        rc = kix_buf_add(out, m->memo[slot].ptr, m->memo[slot].len);
-        pthread_mutex_unlock(&m->mu);
-        if (rc)
-            kix_err_set(err, rc, "out of memory");
-    }
+    if ((rc = fn(m, arg, &bytes, err)) == KIX_OK &&
+        (rc = kix_buf_add(out, bytes.ptr, bytes.len)) != KIX_OK)
+        kix_err_set(err, rc, "out of memory");
+    if (rc == KIX_OK)
+        kix__memo_put(m, slot, &bytes);
     kix_buf_release(&bytes);
     return rc;
 }
 
-static int model_page(struct kix_log_reader *r, size_t slot, render_fn fn, size_t arg,
+enum { SLOT_SEARCH, SLOT_SHARD, SLOT_HOME_HTML, SLOT_HOME_JSON };
+
+/* The memo slot of a page of `kind` (arg: its shard or page number). */
+static size_t slot_of(const struct kix__home_model *m, int kind, size_t arg)
+{
+    size_t shards = (m->view.nrows + KIX_SEARCH_SHARD_ROWS - 1) / KIX_SEARCH_SHARD_ROWS;
+    size_t pages_at = MEMO_SHARDS + shards + 2 * m->view.nkernels;
+
+    switch (kind) {
+    case SLOT_SEARCH:
+        return MEMO_SEARCH_INDEX;
+    case SLOT_SHARD:
+        return arg < shards ? MEMO_SHARDS + arg : SIZE_MAX;
+    default: /* pages 1..n */
+        if (arg < 1 || arg > kix_home_view_pages(&m->view))
+            return SIZE_MAX;
+        return pages_at + 2 * (arg - 1) + (kind == SLOT_HOME_JSON);
+    }
+}
+
+static int model_page(struct kix_log_reader *r, int kind, render_fn fn, size_t arg,
                       struct kix_buf *out, struct kix_err *err)
 {
     struct kix__home_model *m;
     int rc = kix__home_acquire(r, &m, err);
 
     if (rc == KIX_OK)
-        rc = memo_render(m, slot, fn, arg, out, err);
+        rc = memo_render(m, slot_of(m, kind, arg), fn, arg, out, err);
     kix__home_put(m);
     return rc;
 }
@@ -528,24 +576,24 @@ static int model_page(struct kix_log_reader *r, size_t slot, render_fn fn, size_
 int kix_page_home_json(struct kix_log_reader *r, size_t page, struct kix_buf *out,
                        struct kix_err *err)
 {
-    return model_page(r, page == 1 ? MEMO_HOME_JSON : SIZE_MAX, home_json_of, page, out, err);
+    return model_page(r, SLOT_HOME_JSON, home_json_of, page, out, err);
 }
 
 int kix_page_home_page_html(struct kix_log_reader *r, size_t page, struct kix_buf *out,
                             struct kix_err *err)
 {
-    return model_page(r, page == 1 ? MEMO_HOME_HTML : SIZE_MAX, home_html_of, page, out, err);
+    return model_page(r, SLOT_HOME_HTML, home_html_of, page, out, err);
 }
 
 int kix_page_search_index(struct kix_log_reader *r, struct kix_buf *out, struct kix_err *err)
 {
-    return model_page(r, MEMO_SEARCH_INDEX, search_index_of, 0, out, err);
+    return model_page(r, SLOT_SEARCH, search_index_of, 0, out, err);
 }
 
 int kix_page_search_shard(struct kix_log_reader *r, size_t shard, struct kix_buf *out,
                           struct kix_err *err)
 {
-    return model_page(r, MEMO_SHARDS + shard, search_shard_of, shard, out, err);
+    return model_page(r, SLOT_SHARD, search_shard_of, shard, out, err);
 }
 
 /* ---- the browsing routes ------------------------------------------------------------------ */

@@ -304,18 +304,34 @@ static int kernel_html(const struct kix_kernel_view *v, struct kix_buf *out, str
     return rc;
 }
 
+/* The page, rendered once per log state (the home view's memo). */
 static int kernel_page(struct kix_log_reader *r, const char *kernel, size_t len,
                        kernel_render_fn render, struct kix_buf *out, struct kix_err *err)
 {
     struct kix__home_model *m;
     struct kix_kernel_view v;
+    struct kix_buf bytes = KIX_BUF_INIT;
+    size_t slot;
     int rc = kix__home_acquire(r, &m, err);
 
     memset(&v, 0, sizeof(v));
+    if (rc)
+        return rc;
+    slot = kix__memo_kernel_slot(m, kernel, len, render == kernel_json);
+    if (kix__memo_get(m, slot, out, &rc)) {
+        if (rc)
+            kix_err_set(err, rc, "out of memory");
+        goto out;
+    }
+    rc = kix_kernel_view_build(r, &m->view, kernel, len, &v, err);
     if (rc == KIX_OK)
-        rc = kix_kernel_view_build(r, &m->view, kernel, len, &v, err);
+        rc = render(&v, &bytes, err);
+    if (rc == KIX_OK && (rc = kix_buf_add(out, bytes.ptr, bytes.len)) != KIX_OK)
+        kix_err_set(err, rc, "out of memory");
     if (rc == KIX_OK)
-        rc = render(&v, out, err);
+        kix__memo_put(m, slot, &bytes);
+out:
+    kix_buf_release(&bytes);
     kix_kernel_view_release(&v);
     kix__home_put(m);
     return rc;

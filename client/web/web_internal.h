@@ -36,8 +36,20 @@ struct kix__home_model {
     /* pages rendered from it, kept (home_page.c's memo_render) */
     pthread_mutex_t mu;
     struct kix_buf *memo;
-    size_t nmemo;
+    size_t nmemo, memo_bytes;
 };
+
+/* The pages kept with a model, at most this many bytes (home_page.c). */
+#define KIX__MEMO_MAX (64u << 20)
+/* 1 and the bytes of memo slot `slot` appended to out (*rc: their
+ * append's code) when the slot holds a page; else 0. */
+int kix__memo_get(struct kix__home_model *m, size_t slot, struct kix_buf *out, int *rc);
+/* Keeps *bytes (taken: *bytes is left empty) in slot `slot` unless it is
+ * taken, out of range or over KIX__MEMO_MAX. */
+void kix__memo_put(struct kix__home_model *m, size_t slot, struct kix_buf *bytes);
+/* The slot of kernel `kernel`'s page (json: its JSON), or SIZE_MAX. */
+size_t kix__memo_kernel_slot(const struct kix__home_model *m, const char *kernel, size_t len,
+                             int json);
 
 /* The home_row field of facet f. */
 const char *kix__facet_value(const struct kix_home_row *row, int f);
