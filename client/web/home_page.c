@@ -185,6 +185,8 @@ int kix__home_acquire(struct kix_log_reader *r, struct kix__home_model **out, st
     }
     for (int f = 0; rc == KIX_OK && f < KIX__NFACETS; f++)
         rc = facet_build(&m->facets[f], &m->view, f);
+    m->memo_pages_at =
+        MEMO_SHARDS + (m->view.nrows + KIX_SEARCH_SHARD_ROWS - 1) / KIX_SEARCH_SHARD_ROWS;
     m->nmemo = MEMO_SHARDS + (m->view.nrows + KIX_SEARCH_SHARD_ROWS - 1) / KIX_SEARCH_SHARD_ROWS +
                2 * m->view.nkernels + 2 * kix_home_view_pages(&m->view) + 2;
     if (rc == KIX_OK && !(m->memo = calloc(m->nmemo, sizeof(*m->memo))))
@@ -503,8 +505,11 @@ void kix__memo_put(struct kix__home_model *m, size_t slot, struct kix_buf *bytes
     if (slot >= m->nmemo)
         return;
     pthread_mutex_lock(&m->mu);
-    if (!m->memo[slot].len && m->memo_bytes + bytes->len <= KIX__MEMO_MAX) {
-        m->memo_bytes += bytes->len;
+    /* the search index and its shards (about 200 bytes a group) are always
+     * kept: every search reads them; pages share the budget */
+    if (!m->memo[slot].len &&
+        (slot < m->memo_pages_at || m->memo_bytes + bytes->len <= KIX__MEMO_MAX)) {
+        m->memo_bytes += slot < m->memo_pages_at ? 0 : bytes->len;
         m->memo[slot] = *bytes;
         kix_buf_init(bytes);
     }

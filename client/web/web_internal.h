@@ -36,10 +36,11 @@ struct kix__home_model {
     /* pages rendered from it, kept (home_page.c's memo_render) */
     pthread_mutex_t mu;
     struct kix_buf *memo;
-    size_t nmemo, memo_bytes;
+    size_t nmemo, memo_bytes, memo_pages_at; /* the first slot of a page */
 };
 
-/* The pages kept with a model, at most this many bytes (home_page.c). */
+/* The pages kept with a model, at most this many bytes (home_page.c); the
+ * search index and its shards are kept besides. */
 #define KIX__MEMO_MAX (64u << 20)
 /* 1 and the bytes of memo slot `slot` appended to out (*rc: their
  * append's code) when the slot holds a page; else 0. */
