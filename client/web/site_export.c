@@ -2,6 +2,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "kix/entry.h"
 #include "kix/file.h"
@@ -245,7 +246,10 @@ int kix_pages_export(struct kix_log *l, const char *dir, struct kix_pages_export
         (rc = write_pages(&x, &x.groups, "groups", kix_page_group_html, kix_page_group_json,
                           &stats->groups)))
         goto out;
-    rc = browse_pages(&x, from == 0);
+    /* every kernel page on a first export, or into pages written before
+     * there were kernel pages */
+    snprintf(path, sizeof(path), "%s/kernels", dir);
+    rc = browse_pages(&x, from == 0 || access(path, F_OK) != 0);
     if (rc == KIX_OK) /* the new pages durable before the mark that says they are there */
         rc = kix_dir_sync(dir, err);
     if (rc == KIX_OK) {

@@ -247,4 +247,12 @@ import json, sys
 h, s = json.load(open(sys.argv[1])), json.load(open(sys.argv[2]))
 assert h["groups"] == s["groups"] and h["treeSize"] == s["treeSize"]
 PY
+# pages exported before there were kernel pages get every kernel's at the next export
+rm -rf "$WORK/exp2/kernels"
+rows 431 435 >"$WORK/more2.csv"
+"$KIX_BIN/kix-import-liger" --key "$WORK/pub.key" --store "$WORK/o" --batch 50 \
+  "$WORK/more2.csv" >/dev/null 2>>"$WORK/import.log" || fail "import: $(tail -3 "$WORK/import.log")"
+expect_status 0 "$KIXD" export --store "$WORK/o" "$WORK/exp2"
+[ "$(find "$WORK/exp2/kernels" -name '*.json' | wc -l)" = "$(python3 -c 'import json,sys; print(len(json.load(open(sys.argv[1]))["kernels"]))' "$WORK/exp2/index.json")" ] ||
+  fail "an export into pages without kernel pages did not write every kernel's"
 pass "kixd export: the browsing pages, rewriting only the kernels whose groups changed"
