@@ -360,28 +360,37 @@ static int home_html(struct kix_log_reader *r, const char *arg, size_t len, stru
     return kix_page_home_html(r, out, err);
 }
 
+static int home_json(struct kix_log_reader *r, const char *arg, size_t len, struct kix_buf *out,
+                     struct kix_err *err)
+{
+    (void)arg;
+    (void)len;
+    return kix_page_home_json(r, 1, out, err);
+}
+
 /* Every kind of page, each with its JSON document (the view it renders):
  * <prefix><arg> is the HTML, <prefix><arg>.json the JSON, and the HTML's
  * own address gives the JSON to `Accept: application/json` (PROTOCOL.md §3,
  * "Pages and their JSON"); <prefix><arg>.html is the HTML too (the
  * export's name of it for servers that type files by extension). The home page is "" or
  * "index.html", its JSON "index.json". A kind without a JSON document (json NULL) has no .json and
- * ignores Accept. */
+ * ignores Accept. The browsing pages (home/<k>, kernels/, search/: kix_page_browse_path)
+ * are routed by kix_page_browse itself. */
 static const struct page_kind {
     const char *prefix;
     page_fn html, json;
 } PAGE_KINDS[] = {
     {"runs/", kix_page_run_html, kix_page_run_json},
     {"groups/", kix_page_group_html, kix_page_group_json},
-    {"", home_html, NULL}, /* the home page: last, its prefix matches anything */
+    {"", home_html, home_json}, /* the home page: last, its prefix matches anything */
 };
 
 struct pjob {
     uv_work_t req;
     struct kixd_http_conn *c;
     struct kix_log *log;
-    page_fn fn;
-    int json, head, rc;
+    page_fn fn; /* NULL: a browsing page, by kix_page_browse */
+    int browse, json, head, rc;
     char arg[256];
     size_t len;
     struct kix_buf out;
@@ -400,7 +409,8 @@ static void page_work(uv_work_t *req)
         kix_err_set(&j->err, j->rc, "cannot read the log: %s", kix_strerror(j->rc));
         return;
     }
-    j->rc = j->fn(r, j->arg, j->len, &j->out, &j->err);
+    j->rc = j->browse ? kix_page_browse(r, j->arg, j->len, j->json, &j->out, &j->json, &j->err)
+                      : j->fn(r, j->arg, j->len, &j->out, &j->err);
     kix_log_read_end(r);
 }
 
@@ -484,12 +494,18 @@ static int page(struct kixd_http_conn *c, const char *path, size_t len, int head
     struct pjob *j;
     char arg[256];
     long n = 0;
-    int json = 0;
+    int json = 0, browse = 0;
 
     if (len == sizeof(KIX_PAGE_SCRIPT_PATH) - 1 &&
         memcmp(path, KIX_PAGE_SCRIPT_PATH, len) == 0) { /* the pages' verifier */
         struct kix_bytes js;
         kix_page_script(&js);
+        answer(c, K_PAGE, 200, "text/javascript; charset=utf-8", EDGE, js.ptr, js.len, head);
+        return 1;
+    }
+    if (len == sizeof(KIX_PAGE_SEARCH_PATH) - 1 && memcmp(path, KIX_PAGE_SEARCH_PATH, len) == 0) {
+        struct kix_bytes js;
+        kix_page_search_script(&js);
         answer(c, K_PAGE, 200, "text/javascript; charset=utf-8", EDGE, js.ptr, js.len, head);
         return 1;
     }
@@ -499,10 +515,15 @@ static int page(struct kixd_http_conn *c, const char *path, size_t len, int head
         answer(c, K_PAGE, 200, "text/css; charset=utf-8", EDGE, css.ptr, css.len, head);
         return 1;
     }
-    if (!(k = page_of(path, len, c->accept_json, arg, sizeof(arg), &n, &json)))
+    k = page_of(path, len, c->accept_json, arg, sizeof(arg), &n, &json);
+    if (!k && kix_page_browse_path(path, len)) { /* home/, kernels/, search/ */
+        browse = 1;
+        n = unescape(path, len, arg, sizeof(arg));
+        json = c->accept_json; /* kix_page_browse reads the path's ".json" */
+    } else if (!k)
         return 0;
     /* one address, two documents: a cache keys the answer by Accept too */
-    c->vary_accept = k->json != NULL;
+    c->vary_accept = browse || k->json != NULL;
     if (n < 0) {
         answer_text(c, K_PAGE, 404, "not found\n", head);
         return 1;
@@ -514,7 +535,8 @@ static int page(struct kixd_http_conn *c, const char *path, size_t len, int head
     }
     j->c = c;
     j->log = c->w->srv->log;
-    j->fn = json ? k->json : k->html;
+    j->fn = browse ? NULL : json ? k->json : k->html;
+    j->browse = browse;
     j->json = json;
     j->head = head;
     j->len = (size_t)n;

@@ -1,4 +1,5 @@
 /* The group and home views (kix/view.h), from the store. */
+#include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -166,121 +167,403 @@ int kix_group_view_json(const struct kix_group_view *v, unsigned flags, struct k
 
 /* What the home page lists, per group: its best run described from that
  * run's manifest and objects alone (the rest of the group is counted by
- * the index, never read), and the keys it is ordered by. */
-struct home_group {
-    struct kix_query_row row;
+ * the index, never read). A row of the previous view whose group has the
+ * same best run is taken as it was (a manifest and the objects it names
+ * never change), so a view after a commit reads only the changed groups'
+ * objects. Environments and implementations, shared by many groups, are
+ * read once each (struct words_cache). */
+#define WORDS_SLOTS 4096u
+
+struct words {
+    struct kix_digest digest;
+    int used;
+    char a[64], b[64]; /* environment: product; implementation: provider, name */
 };
 
 struct home_walk {
     struct kix_log_reader *r;
-    struct home_group *groups;
+    struct kix_home_row *rows;
     size_t n, cap;
     uint64_t ranked;
-    int rc;
+    const struct kix_home_row **prev; /* the previous view's rows by group key */
+    size_t nprev;
+    struct words *words; /* WORDS_SLOTS, a cache by digest: a miss is only a read */
+};
+
+struct best {
+    uint64_t value;
+    char run_id[KIX_RUN_ID_MAX + 1];
 };
 
 static int best_run(void *ctx, uint64_t rank, const char *run_id, uint64_t value)
 {
-    struct kix_query_row *row = ctx;
+    struct best *b = ctx;
 
-    row->rank = rank;
-    row->value = value;
-    snprintf(row->run_id, sizeof(row->run_id), "%s", run_id);
+    (void)rank;
+    b->value = value;
+    snprintf(b->run_id, sizeof(b->run_id), "%s", run_id);
     return KIX_OK;
 }
 
-/* Fills row's kernel, GPU, provider, pass and metric as kix query does. */
-static void describe(struct kix_log_reader *r, struct kix_query_row *row)
+static json_t *object_json(struct kix_log_reader *r, json_t *spec, const char *field,
+                           struct kix_digest *d)
 {
-    static const struct kix_digest none;
-    struct kix_run_info run;
-    struct kix_digest refs[KIX_QUERY_NREFS];
-    struct kix_bytes m, objs[KIX_QUERY_NREFS];
-    char gpu_full[160];
+    const char *text = json_string_value(json_object_get(spec, field));
+    struct kix_bytes b;
 
-    if (kix_index_run(r, row->run_id, strlen(row->run_id), &run) != KIX_OK ||
-        kix_log_reader_object(r, &run.manifest, &m) != KIX_OK)
+    memset(d, 0, sizeof(*d));
+    if (!text || kix_digest_parse(text, strlen(text), d, NULL) != KIX_OK ||
+        kix_log_reader_object(r, d, &b) != KIX_OK)
+        return NULL;
+    return json_loadb((const char *)b.ptr, b.len, 0, NULL);
+}
+
+static const char *spec_text(json_t *doc, const char *key)
+{
+    const char *s = json_string_value(json_object_get(json_object_get(doc, "spec"), key));
+    return s ? s : "";
+}
+
+/* The words of the environment or implementation the manifest's `field`
+ * names (kind 0: environment, its product; 1: implementation, its
+ * provider and name), from the cache or read. */
+static const struct words *words_of(struct home_walk *h, json_t *spec, const char *field, int kind)
+{
+    const char *text = json_string_value(json_object_get(spec, field));
+    struct kix_digest d;
+    struct words *w;
+    json_t *doc;
+
+    memset(&d, 0, sizeof(d));
+    if (text && kix_digest_parse(text, strlen(text), &d, NULL) != KIX_OK)
+        memset(&d, 0, sizeof(d));
+    w = &h->words[((unsigned)d.b[0] << 8 | d.b[1]) % WORDS_SLOTS];
+    if (w->used && memcmp(&w->digest, &d, sizeof(d)) == 0)
+        return w;
+    memset(w, 0, sizeof(*w));
+    doc = object_json(h->r, spec, field, &d);
+    w->used = 1;
+    w->digest = d;
+    if (kind == 0) {
+        const char *product = json_string_value(
+            json_object_get(json_object_get(json_object_get(doc, "spec"), "hardware"), "product"));
+        kix__text_copy(w->a, sizeof(w->a), product ? product : "");
+    } else {
+        kix__text_copy(w->a, sizeof(w->a), spec_text(doc, "provider"));
+        kix__text_copy(w->b, sizeof(w->b), *spec_text(doc, "name") ? spec_text(doc, "name") : w->a);
+    }
+    json_decref(doc);
+    return w;
+}
+
+/* Names row's kernel, GPU, provider, timed pass and metric as kix query
+ * does (kix_query_row_describe, store/index/query.c: the workload's
+ * kernel, the environment's product, the implementation's provider, the
+ * pass of sourceNative.benchmark "<kernel>/<pass>", peak_memory when the
+ * manifest has spec.memory; unit.browse holds the two to the same words),
+ * and its implementation, dtype and workload from the same objects. */
+static void describe(struct home_walk *h, struct kix_home_row *row)
+{
+    struct kix_run_info run;
+    struct kix_bytes m;
+    struct kix_digest d;
+    struct kix__workload_words ww;
+    struct kix_figures f;
+    const struct words *w;
+    const char *bench, *slash;
+    json_t *doc, *spec, *work;
+
+    if (kix_index_run(h->r, row->best, strlen(row->best), &run) != KIX_OK ||
+        kix_log_reader_object(h->r, &run.manifest, &m) != KIX_OK ||
+        !(doc = json_loadb((const char *)m.ptr, m.len, 0, NULL)))
         return;
-    kix_query_row_refs(m.ptr, m.len, refs);
-    for (int i = 0; i < KIX_QUERY_NREFS; i++)
-        if (memcmp(&refs[i], &none, sizeof(none)) == 0 ||
-            kix_log_reader_object(r, &refs[i], &objs[i]) != KIX_OK)
-            objs[i] = (struct kix_bytes){NULL, 0};
-    kix_query_row_describe(m.ptr, m.len, objs, row, gpu_full, sizeof(gpu_full));
+    spec = json_object_get(doc, "spec");
+    bench = json_string_value(json_object_get(json_object_get(spec, "sourceNative"), "benchmark"));
+    if (bench && (slash = strchr(bench, '/')) != NULL)
+        snprintf(row->mode, sizeof(row->mode), "%.*s", (int)strcspn(slash + 1, "/"), slash + 1);
+    snprintf(row->metric, sizeof(row->metric), "%s",
+             json_object_get(spec, "memory") ? "peak_memory" : "latency");
+    kix_figures_of(doc, &f);
+    row->bytes = f.bytes;
+    w = words_of(h, spec, "environmentDigest", 0);
+    memcpy(row->gpu, w->a, sizeof(row->gpu));
+    w = words_of(h, spec, "implementationDigest", 1);
+    memcpy(row->provider, w->a, sizeof(row->provider));
+    memcpy(row->implementation, w->b, sizeof(row->implementation));
+    work = object_json(h->r, spec, "workloadDigest", &d);
+    kix__text_copy(row->kernel, sizeof(row->kernel), spec_text(work, "kernel"));
+    kix__workload_words(work, &ww);
+    snprintf(row->dtype, sizeof(row->dtype), "%s", ww.dtype);
+    snprintf(row->workload, sizeof(row->workload), "%s", ww.summary);
+    json_decref(work);
+    json_decref(doc);
+}
+
+static int row_by_group(const void *key, const void *elem)
+{
+    return strcmp(key, (*(const struct kix_home_row *const *)elem)->group);
 }
 
 static int home_group(void *ctx, const struct kix_digest *key)
 {
     struct home_walk *h = ctx;
-    struct kix_query_row *row;
+    struct kix_home_row *row;
+    const struct kix_home_row *const *was = NULL;
+    struct best b = {0, ""};
+    uint64_t size = 0;
     int rc;
 
     if (h->n == h->cap) {
         size_t cap = h->cap ? 2 * h->cap : 64;
-        void *p = realloc(h->groups, cap * sizeof(*h->groups));
+        void *p = realloc(h->rows, cap * sizeof(*h->rows));
         if (!p)
             return KIX_ENOMEM;
-        h->groups = p;
+        h->rows = p;
         h->cap = cap;
     }
-    row = &h->groups[h->n].row;
-    memset(row, 0, sizeof(*row));
-    row->group = *key;
-    rc = kix_index_group(h->r, key, 0, 1, best_run, row, &row->group_size);
-    if (rc || row->group_size == 0)
+    rc = kix_index_group(h->r, key, 0, 1, best_run, &b, &size);
+    if (rc || size == 0)
         return rc;
-    describe(h->r, row);
-    h->ranked += row->group_size;
-    h->n++;
+    row = &h->rows[h->n++];
+    memset(row, 0, sizeof(*row));
+    kix_digest_format(key, row->group);
+    if (h->nprev)
+        was = bsearch(row->group, h->prev, h->nprev, sizeof(*h->prev), row_by_group);
+    if (was && strcmp((*was)->best, b.run_id) == 0 && (*was)->value == b.value) {
+        *row = **was;
+    } else {
+        snprintf(row->best, sizeof(row->best), "%s", b.run_id);
+        row->value = b.value;
+        describe(h, row);
+    }
+    row->group_size = size;
+    h->ranked += size;
     return KIX_OK;
 }
 
-/* The order of kix query (kix/index.h): kernel, GPU, timed pass, metric,
- * then group key. */
+static int by_group(const void *a, const void *b)
+{
+    return strcmp((*(const struct kix_home_row *const *)a)->group,
+                  (*(const struct kix_home_row *const *)b)->group);
+}
+
+/* Case-insensitive, then exactly, so that equal names sit together. */
+static int name_cmp(const char *a, const char *b)
+{
+    int d = strcasecmp(a, b);
+    return d ? d : strcmp(a, b);
+}
+
+/* Text with its runs of digits compared as numbers ("tokens = 2048"
+ * before "tokens = 16384"). */
+static int natural_cmp(const char *a, const char *b)
+{
+    while (*a && *b) {
+        if (isdigit((unsigned char)*a) && isdigit((unsigned char)*b)) {
+            size_t na, nb;
+            int d;
+            while (*a == '0' && isdigit((unsigned char)a[1]))
+                a++;
+            while (*b == '0' && isdigit((unsigned char)b[1]))
+                b++;
+            for (na = 0; isdigit((unsigned char)a[na]); na++)
+                ;
+            for (nb = 0; isdigit((unsigned char)b[nb]); nb++)
+                ;
+            if (na != nb)
+                return na < nb ? -1 : 1;
+            if ((d = memcmp(a, b, na)))
+                return d;
+            a += na;
+            b += nb;
+        } else if (*a != *b) {
+            return (unsigned char)*a < (unsigned char)*b ? -1 : 1;
+        } else {
+            a++;
+            b++;
+        }
+    }
+    return *a ? 1 : *b ? -1 : 0;
+}
+
+/* Kernel, GPU, timed pass, metric (the order of kix query), then dtype,
+ * workload (numbers by value) and group key. */
 static int home_order(const void *a, const void *b)
 {
-    const struct kix_query_row *x = &((const struct home_group *)a)->row,
-                               *y = &((const struct home_group *)b)->row;
+    const struct kix_home_row *x = a, *y = b;
     int d;
 
-    if ((d = strcasecmp(x->kernel, y->kernel)) || (d = strcasecmp(x->gpu, y->gpu)) ||
-        (d = strcasecmp(x->mode, y->mode)) || (d = strcasecmp(x->metric, y->metric)))
+    if ((d = name_cmp(x->kernel, y->kernel)) || (d = name_cmp(x->gpu, y->gpu)) ||
+        (d = name_cmp(x->mode, y->mode)) || (d = name_cmp(x->metric, y->metric)) ||
+        (d = name_cmp(x->dtype, y->dtype)) || (d = natural_cmp(x->workload, y->workload)))
         return d;
-    return memcmp(x->group.b, y->group.b, sizeof(x->group.b));
+    return strcmp(x->group, y->group);
+}
+
+static struct kix_home_count *count_add(struct kix_home_count **list, size_t *n, size_t *cap,
+                                        const char *name, size_t row)
+{
+    struct kix_home_count *c;
+
+    if (*n == *cap) {
+        size_t ncap = *cap ? 2 * *cap : 16;
+        void *p = realloc(*list, ncap * sizeof(**list));
+        if (!p)
+            return NULL;
+        *list = p;
+        *cap = ncap;
+    }
+    c = &(*list)[(*n)++];
+    memset(c, 0, sizeof(*c));
+    kix__text_copy(c->name, sizeof(c->name), name);
+    c->first_row = row;
+    return c;
+}
+
+/* The kernels and, under each, its GPUs: runs of equal names in the
+ * sorted rows. */
+static int home_counts(struct kix_home_view *v)
+{
+    struct kix_home_count *k = NULL, *g = NULL;
+    size_t kcap = 0, gcap = 0;
+
+    for (size_t i = 0; i < v->nrows; i++) {
+        const struct kix_home_row *row = &v->rows[i];
+        if (!k || strcmp(k->name, row->kernel) != 0) {
+            if (!(k = count_add(&v->kernels, &v->nkernels, &kcap, row->kernel, i)))
+                return KIX_ENOMEM;
+            k->first_gpu = v->ngpus;
+            g = NULL;
+        }
+        if (!g || strcmp(g->name, row->gpu) != 0) {
+            if (!(g = count_add(&v->gpus, &v->ngpus, &gcap, row->gpu, i)))
+                return KIX_ENOMEM;
+            k->ngpus++;
+        }
+        k->groups++;
+        k->runs += row->group_size;
+        g->groups++;
+        g->runs += row->group_size;
+    }
+    return KIX_OK;
+}
+
+int kix_home_view_update(struct kix_log_reader *r, const struct kix_home_view *prev,
+                         struct kix_home_view *v, struct kix_err *err)
+{
+    struct home_walk h;
+    struct kix_bytes cp;
+    int rc = KIX_OK;
+
+    memset(v, 0, sizeof(*v));
+    memset(&h, 0, sizeof(h));
+    h.r = r;
+    kix_buf_init(&v->checkpoint);
+    v->tree_size = kix_log_reader_size(r);
+    if (kix_log_reader_checkpoint(r, KIX_NO_INDEX, &cp) == KIX_OK) {
+        kix__view_origin(cp.ptr, cp.len, v->origin, sizeof(v->origin));
+        if ((rc = kix_buf_add(&v->checkpoint, cp.ptr, cp.len)) != KIX_OK)
+            goto out;
+    }
+    if (!(h.words = calloc(WORDS_SLOTS, sizeof(*h.words))) ||
+        (prev && prev->nrows && !(h.prev = malloc(prev->nrows * sizeof(*h.prev))))) {
+        rc = KIX_ENOMEM;
+        goto out;
+    }
+    for (size_t i = 0; prev && i < prev->nrows; i++)
+        h.prev[h.nprev++] = &prev->rows[i];
+    if (h.nprev > 1)
+        qsort(h.prev, h.nprev, sizeof(*h.prev), by_group);
+    rc = kix_index_groups(r, home_group, &h);
+    if (rc == KIX_OK && h.n > 1)
+        qsort(h.rows, h.n, sizeof(*h.rows), home_order);
+    v->rows = h.rows;
+    v->nrows = h.n;
+    v->ranked_runs = h.ranked;
+    h.rows = NULL;
+    if (rc == KIX_OK)
+        rc = home_counts(v);
+out:
+    free(h.rows);
+    free(h.prev);
+    free(h.words);
+    if (rc)
+        kix_home_view_release(v);
+    return rc ? kix_err_set(err, rc, "the home page: %s", kix_strerror(rc)) : KIX_OK;
 }
 
 int kix_home_view_from_store(struct kix_log_reader *r, struct kix_home_view *v, struct kix_err *err)
 {
-    struct home_walk h = {r, NULL, 0, 0, 0, KIX_OK};
-    struct kix_bytes cp;
-    int rc;
-
-    memset(v, 0, sizeof(*v));
-    if (kix_log_reader_checkpoint(r, KIX_NO_INDEX, &cp) == KIX_OK)
-        kix__view_origin(cp.ptr, cp.len, v->origin, sizeof(v->origin));
-    v->tree_size = kix_log_reader_size(r);
-    rc = kix_index_groups(r, home_group, &h);
-    if (rc == KIX_OK && h.n > 1)
-        qsort(h.groups, h.n, sizeof(*h.groups), home_order);
-    if (rc == KIX_OK && h.n && !(v->rows = calloc(h.n, sizeof(*v->rows))))
-        rc = KIX_ENOMEM;
-    for (size_t i = 0; rc == KIX_OK && i < h.n; i++) {
-        const struct kix_query_row *q = &h.groups[i].row;
-        struct kix_home_row *row = &v->rows[v->nrows++];
-        snprintf(row->kernel, sizeof(row->kernel), "%s", q->kernel);
-        snprintf(row->gpu, sizeof(row->gpu), "%s", q->gpu);
-        snprintf(row->provider, sizeof(row->provider), "%s", q->provider);
-        kix_digest_format(&q->group, row->group);
-        snprintf(row->best, sizeof(row->best), "%s", q->run_id);
-        row->group_size = q->group_size;
-    }
-    v->ranked_runs = h.ranked;
-    free(h.groups);
-    return rc ? kix_err_set(err, rc, "the home page: %s", kix_strerror(rc)) : KIX_OK;
+    return kix_home_view_update(r, NULL, v, err);
 }
 
 void kix_home_view_release(struct kix_home_view *v)
 {
+    kix_buf_release(&v->checkpoint);
     free(v->rows);
+    free(v->kernels);
+    free(v->gpus);
     memset(v, 0, sizeof(*v));
+}
+
+size_t kix_home_view_pages(const struct kix_home_view *v)
+{
+    return v->nrows ? (v->nrows + KIX_HOME_PAGE_ROWS - 1) / KIX_HOME_PAGE_ROWS : 1;
+}
+
+static json_t *count_json(const struct kix_home_count *c, const char *name_key)
+{
+    return json_pack("{s:s,s:I,s:I,s:I}", name_key, c->name, "groups", (json_int_t)c->groups,
+                     "runs", (json_int_t)c->runs, "firstRow", (json_int_t)c->first_row);
+}
+
+int kix_home_view_json(const struct kix_home_view *v, size_t page, unsigned flags,
+                       struct kix_buf *out, struct kix_err *err)
+{
+    json_t *o, *kernels, *rows;
+    size_t pages = kix_home_view_pages(v), first, last;
+    int bad;
+
+    if (page < 1 || page > pages)
+        return kix_err_set(err, KIX_ENOTFOUND, "no home page %zu (of %zu)", page, pages);
+    first = (page - 1) * KIX_HOME_PAGE_ROWS;
+    last = first + KIX_HOME_PAGE_ROWS < v->nrows ? first + KIX_HOME_PAGE_ROWS : v->nrows;
+    o = json_object();
+    kernels = json_array();
+    rows = json_array();
+    bad = !o || !kernels || !rows;
+    bad |= kix__json_set(o, "view", json_string(KIX_VIEW_HOME));
+    bad |= kix__json_set(o, "origin", json_string(v->origin));
+    bad |= kix__json_set(o, "treeSize", json_integer((json_int_t)v->tree_size));
+    bad |= kix__json_set(o, "checkpoint",
+                         json_stringn((const char *)v->checkpoint.ptr, v->checkpoint.len));
+    bad |= kix__json_set(o, "groups", json_integer((json_int_t)v->nrows));
+    bad |= kix__json_set(o, "rankedRuns", json_integer((json_int_t)v->ranked_runs));
+    bad |= kix__json_set(o, "page", json_integer((json_int_t)page));
+    bad |= kix__json_set(o, "pages", json_integer((json_int_t)pages));
+    bad |= kix__json_set(o, "pageSize", json_integer(KIX_HOME_PAGE_ROWS));
+    bad |= kix__json_set(o, "firstRow", json_integer((json_int_t)first));
+    for (size_t i = 0; !bad && i < v->nkernels; i++) {
+        const struct kix_home_count *k = &v->kernels[i];
+        json_t *x = count_json(k, "kernel"), *gpus = json_array();
+        for (size_t g = 0; x && gpus && g < k->ngpus; g++)
+            bad |= json_array_append_new(gpus, count_json(&v->gpus[k->first_gpu + g], "gpu"));
+        bad |= kix__json_set(x, "gpus", gpus) || json_array_append_new(kernels, x);
+    }
+    bad |= kix__json_set(o, "kernels", kernels);
+    for (size_t i = first; !bad && i < last; i++) {
+        const struct kix_home_row *x = &v->rows[i];
+        char human[KIX_HUMAN_MAX];
+        kix_human((int64_t)x->value, x->bytes, human, sizeof(human));
+        bad |= json_array_append_new(
+                   rows, json_pack("{s:s,s:s,s:s,s:s,s:s,s:s,s:s,s:s,s:s,s:s,s:I,s:s,s:s,s:I}",
+                                   "kernel", x->kernel, "gpu", x->gpu, "pass", x->mode, "metric",
+                                   x->metric, "dtype", x->dtype, "workload", x->workload,
+                                   "provider", x->provider, "implementation", x->implementation,
+                                   "group", x->group, "best", x->best, "value",
+                                   (json_int_t)x->value, "unit", x->bytes ? "bytes" : "ns",
+                                   "median", human, "runs", (json_int_t)x->group_size)) != 0;
+    }
+    bad |= kix__json_set(o, "rows", rows);
+    return kix__view_dump(o, bad, flags, out, err);
 }

@@ -2,6 +2,7 @@
 #ifndef KIX_VIEW_INTERNAL_H
 #define KIX_VIEW_INTERNAL_H
 
+#include <jansson.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -23,5 +24,30 @@ json_t *kix__view_object(const struct kix_run_view *v, const char *field);
 void kix__utf8_trim(char *s);
 
 void kix__view_sections_release(struct kix_run_view *v);
+
+/* A Workload object's words for the home and kernel views
+ * (client/view/workload.c): its dtype, its parameters in one line
+ * ("hidden = 512 · seq = 2048", by name) and its swept x, if any. */
+struct kix__workload_words {
+    char dtype[32];
+    char summary[160];
+    int have_x; /* spec.x with a name */
+    char x_name[64], x_label[96];
+    json_t *x_value;    /* borrows the workload document; NULL when none */
+    json_t *parameters; /* borrows it too; NULL when none */
+};
+void kix__workload_words(json_t *workload, struct kix__workload_words *out);
+/* s (NUL-terminated) copied into out, cut to cap - 1 bytes and never
+ * inside a UTF-8 sequence (an incomplete last sequence is dropped). */
+void kix__text_copy(char *out, size_t cap, const char *s);
+/* A scalar JSON value as text ("512", "0.5", "true", a string as it is). */
+void kix__scalar_text(json_t *v, char *out, size_t cap);
+
+/* o's member k set to v (consumed); -1 when v is NULL or out of memory. */
+int kix__json_set(json_t *o, const char *k, json_t *v);
+/* A view document o (consumed) into out: compact, keys sorted, '/' as
+ * "\/" with KIX_VIEW_JSON_HTML; KIX_ENOMEM when bad is set or the text
+ * does not fit (workload.c). */
+int kix__view_dump(json_t *o, int bad, unsigned flags, struct kix_buf *out, struct kix_err *err);
 
 #endif

@@ -1,4 +1,4 @@
-/* Run, group and home pages (kix/pages.h): the views of kix/view.h, as
+/* Run and group pages (kix/pages.h): the views of kix/view.h, as
  * their JSON documents or through the templates in templates/. */
 #include <pthread.h>
 #include <stdio.h>
@@ -11,8 +11,8 @@
 
 /* Compiled in from static/kix-verify.js, style.css and templates/
  * (CMakeLists.txt, kix_embed): NUL-terminated, _len without the NUL. */
-extern const unsigned char kix__verify_js[], kix__style_css[], kix__group_html[], kix__home_html[];
-extern const size_t kix__verify_js_len, kix__style_css_len, kix__group_html_len, kix__home_html_len;
+extern const unsigned char kix__verify_js[], kix__style_css[], kix__group_html[];
+extern const size_t kix__verify_js_len, kix__style_css_len, kix__group_html_len;
 
 void kix_page_script(struct kix_bytes *out)
 {
@@ -88,102 +88,5 @@ int kix_page_group_html(struct kix_log_reader *r, const char *key, size_t len, s
     kix_tpl_free(t);
     kix_buf_release(&doc);
     kix_group_view_release(&v);
-    return rc;
-}
-
-/* ---- home ------------------------------------------------------------------------------ */
-
-static int home_slots(struct kix_tpl *t, const struct kix_home_view *v)
-{
-    int rc;
-
-    if ((rc = kix_tpl_set(t, "origin", v->origin)) ||
-        (rc = kix_tpl_setf(t, "treeSize", "%llu", (unsigned long long)v->tree_size)) ||
-        (rc = kix_tpl_setf(t, "groups", "%llu", (unsigned long long)v->nrows)) ||
-        (rc = kix_tpl_setf(t, "rankedRuns", "%llu", (unsigned long long)v->ranked_runs)) ||
-        (rc = kix_tpl_section(t, "rows")))
-        return rc;
-    for (size_t i = 0; i < v->nrows; i++) {
-        const struct kix_home_row *x = &v->rows[i];
-        struct kix_tpl *row = kix_tpl_row(t, "rows");
-        if (!row)
-            return KIX_ENOMEM;
-        if ((rc = kix_tpl_set(row, "kernel", x->kernel)) ||
-            (rc = kix_tpl_set(row, "gpu", x->gpu)) ||
-            (rc = kix_tpl_set(row, "provider", x->provider)) ||
-            (rc = kix_tpl_set(row, "group", x->group)) ||
-            (rc = kix_tpl_setf(row, "groupSize", "%llu", (unsigned long long)x->group_size)) ||
-            (rc = kix_tpl_set(row, "best", x->best)))
-            return rc;
-    }
-    return KIX_OK;
-}
-
-/* The last home page rendered, by the log state it shows (the checkpoint
- * note, which names the tree's root, and the reader's size): the home page
- * reads every ranked group, and kixd renders it for every visitor. */
-static pthread_mutex_t home_mu = PTHREAD_MUTEX_INITIALIZER;
-static struct kix_buf home_key = KIX_BUF_INIT, home_page = KIX_BUF_INIT;
-
-static int home_state(struct kix_log_reader *r, struct kix_buf *key)
-{
-    struct kix_bytes cp = {NULL, 0};
-
-    if (kix_log_reader_checkpoint(r, KIX_NO_INDEX, &cp) != KIX_OK)
-        cp.len = 0;
-    return kix_buf_addf(key, "%llu\n%.*s", (unsigned long long)kix_log_reader_size(r), (int)cp.len,
-                        cp.len ? (const char *)cp.ptr : "");
-}
-
-static int home_cached(const struct kix_buf *key, struct kix_buf *out, int *hit)
-{
-    int rc = KIX_OK;
-
-    pthread_mutex_lock(&home_mu);
-    *hit =
-        home_key.len == key->len && home_key.len && memcmp(home_key.ptr, key->ptr, key->len) == 0;
-    if (*hit)
-        rc = kix_buf_add(out, home_page.ptr, home_page.len);
-    pthread_mutex_unlock(&home_mu);
-    return rc;
-}
-
-static void home_remember(const struct kix_buf *key, const uint8_t *page, size_t len)
-{
-    pthread_mutex_lock(&home_mu);
-    kix_buf_reset(&home_key);
-    kix_buf_reset(&home_page);
-    if (kix_buf_add(&home_key, key->ptr, key->len) != KIX_OK ||
-        kix_buf_add(&home_page, page, len) != KIX_OK)
-        kix_buf_reset(&home_key); /* nothing remembered */
-    pthread_mutex_unlock(&home_mu);
-}
-
-int kix_page_home_html(struct kix_log_reader *r, struct kix_buf *out, struct kix_err *err)
-{
-    struct kix_home_view v;
-    struct kix_buf key = KIX_BUF_INIT;
-    struct kix_tpl *t = NULL;
-    size_t start = out->len;
-    int rc, hit = 0;
-
-    memset(&v, 0, sizeof(v));
-    if ((rc = home_state(r, &key)) || (rc = home_cached(&key, out, &hit))) {
-        kix_err_set(err, rc, "out of memory");
-        goto out;
-    }
-    if (hit)
-        goto out;
-    rc = kix_home_view_from_store(r, &v, err);
-    if (rc == KIX_OK && (!(t = kix_tpl_new()) || (rc = home_slots(t, &v)) != KIX_OK))
-        rc = kix_err_set(err, rc ? rc : KIX_ENOMEM, "out of memory");
-    if (rc == KIX_OK)
-        rc = render(kix__home_html, kix__home_html_len, t, out, err);
-    if (rc == KIX_OK)
-        home_remember(&key, out->ptr + start, out->len - start);
-out:
-    kix_tpl_free(t);
-    kix_home_view_release(&v);
-    kix_buf_release(&key);
     return rc;
 }

@@ -8,6 +8,7 @@
 #include "kix/entry.h"
 #include "kix/file.h"
 #include "kix/pages.h"
+#include "web_internal.h"
 
 #define ULL unsigned long long
 
@@ -218,12 +219,28 @@ static int write_pages(struct pexport *x, const struct idset *ids, const char *s
     return rc;
 }
 
+/* The home pages, the search index and the kernel pages of the groups
+ * written (browse_export.c). */
+static int browse_pages(struct pexport *x, int all)
+{
+    const char **keys = malloc((x->groups.n ? x->groups.n : 1) * sizeof(*keys));
+    int rc;
+
+    if (!keys)
+        return kix_err_set(x->err, KIX_ENOMEM, "out of memory");
+    for (size_t i = 0; i < x->groups.n; i++)
+        keys[i] = x->groups.id[i];
+    rc = kix__browse_export(x->r, x->dir, keys, x->groups.n, all, x->stats, x->err);
+    free(keys);
+    return rc;
+}
+
 int kix_pages_export(struct kix_log *l, const char *dir, struct kix_pages_export_stats *stats,
                      struct kix_err *err)
 {
     struct kix_pages_export_stats local;
     struct pexport x;
-    struct kix_bytes script, style;
+    struct kix_bytes script, style, search;
     char path[4200], text[32];
     uint64_t from = exported_size(dir), size;
     int rc;
@@ -247,7 +264,9 @@ int kix_pages_export(struct kix_log *l, const char *dir, struct kix_pages_export
     stats->size = size;
     kix_page_script(&script);
     kix_page_style(&style);
+    kix_page_search_script(&search);
     if ((rc = write_static(&x, KIX_PAGE_SCRIPT_PATH, &script)) ||
+        (rc = write_static(&x, KIX_PAGE_SEARCH_PATH, &search)) ||
         (rc = write_static(&x, KIX_PAGE_STYLE_PATH, &style)) || from == size ||
         (rc = find_pages(&x, from, size)) ||
         (rc = write_pages(&x, &x.runs, "runs", kix_page_run_html, kix_page_run_json,
@@ -255,10 +274,10 @@ int kix_pages_export(struct kix_log *l, const char *dir, struct kix_pages_export
         (rc = write_pages(&x, &x.groups, "groups", kix_page_group_html, kix_page_group_json,
                           &stats->groups)))
         goto out;
-    kix_buf_reset(&x.body);
-    rc = kix_page_home_html(x.r, &x.body, err);
-    if (rc == KIX_OK)
-        rc = write_page(&x, ".", "index", ".html");
+    /* every kernel page on a first export, or into pages written before
+     * there were kernel pages */
+    snprintf(path, sizeof(path), "%s/kernels", dir);
+    rc = browse_pages(&x, from == 0 || access(path, F_OK) != 0);
     if (rc == KIX_OK) /* the new pages durable before the mark that says they are there */
         rc = kix_dir_sync(dir, err);
     if (rc == KIX_OK) {

@@ -49,6 +49,10 @@ if mode == "full":
     assert d["machine"]["quick"] is True
     assert d["scale"]["big_entries"] == 10000, "--quick builds a 10^4-entry big log"
     assert d["scale"]["small_entries"] == 1000
+    need["browse"] = ["groups", "view_cold_ms", "view_update_ms", "home_cold_ms", "home_p99_us",
+                      "home_pages_p99_us", "search_index_p99_us", "search_shard_p99_us",
+                      "kernel_p99_us"]
+    assert d["browse"]["groups"] == 10000, "--quick browses 10^4 groups"
 if redis:
     need["limits"] += ["redis_get_1x1", "redis_get_16x16"]
     need["ratios"].append("get_vs_redis")

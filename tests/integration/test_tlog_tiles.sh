@@ -56,7 +56,7 @@ pass "$n exported files are the bytes kixd serves"
 stop o
 expect_status 0 "$KIXD" export --store "$WORK/o" "$WORK/exp2"
 # (the pages differ: each shows the tree size it was written at)
-pages=(-x runs -x groups -x index.html)
+pages=(-x runs -x groups -x index.html -x index.json -x home -x kernels -x search)
 diff -r "${pages[@]}" "$WORK/exp" "$WORK/exp2" >/dev/null \
   || fail "kixd export differs from serve --export: $(diff -r "${pages[@]}" "$WORK/exp" "$WORK/exp2" | head -5)"
 # run again: nothing to do, nothing rewritten

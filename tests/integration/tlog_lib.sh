@@ -43,6 +43,10 @@ start_nginx() {
     location /runs/ { default_type "text/html; charset=utf-8"; add_header Cache-Control "public, max-age=5"; add_header Access-Control-Allow-Origin "*" always; }
     location /groups/ { default_type "text/html; charset=utf-8"; add_header Cache-Control "public, max-age=5"; add_header Access-Control-Allow-Origin "*" always; }
     location ~ "^/(runs|groups)/.*\.json\$" { default_type application/json; add_header Cache-Control "public, max-age=5"; add_header Access-Control-Allow-Origin "*" always; }
+    location /home/ { default_type "text/html; charset=utf-8"; add_header Cache-Control "public, max-age=5"; add_header Access-Control-Allow-Origin "*" always; }
+    location /kernels/ { default_type "text/html; charset=utf-8"; add_header Cache-Control "public, max-age=5"; add_header Access-Control-Allow-Origin "*" always; }
+    location ~ "^/(home|kernels|search)/.*\.json\$" { default_type application/json; add_header Cache-Control "public, max-age=5"; add_header Access-Control-Allow-Origin "*" always; }
+    location = /index.json { default_type application/json; add_header Cache-Control "public, max-age=5"; add_header Access-Control-Allow-Origin "*" always; }
 RULES
 )
   local types='types { text/html html; text/javascript js; text/css css; }'

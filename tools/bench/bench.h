@@ -191,4 +191,12 @@ struct bench_scale_point {
 int bench_scale_point(const char *cache_dir, const char *work_dir, const char *kixd, long entries,
                       int samples, double wire_seconds, struct bench_scale_point *out);
 
+/* ---- browse ------------------------------------------------------------------ */
+
+/* The home pages, the search index and the kernel pages of a log of
+ * `groups` comparison groups (built once into cache_dir), served by kixd
+ * --http under load: figures "browse.*" (tools/bench/bench_browse.c). */
+int bench_browse(const char *cache_dir, const char *work_dir, const char *kixd, long groups,
+                 double seconds, struct bench_report *rep);
+
 #endif

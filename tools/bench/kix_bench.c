@@ -1373,7 +1373,7 @@ static const char usage[] =
     "  --no-nginx         do not run nginx even when installed\n"
     "  --bin DIR          where kixd is (default: next to kix-bench)\n"
     "  --only LIST        run only these parts (comma-separated: limits, kix,\n"
-    "                     http, scale), e.g. to profile one of them\n"
+    "                     http, scale, browse), e.g. to profile one of them\n"
     "  --version          print the version and exit\n";
 
 int main(int argc, char **argv)
@@ -1544,6 +1544,11 @@ int main(int argc, char **argv)
         m.nginx = run_http(&o, work, &rep);
     if (part(&o, "scale"))
         run_scale(&o, work, cache, &rep);
+    if (part(&o, "browse")) { /* home and search at 10^5 groups (10^4 quick) */
+        char kixd[PATH_MAX];
+        bench_path(kixd, sizeof(kixd), "%s/kixd", o.bin);
+        bench_browse(cache, work, kixd, o.quick ? 10000 : 100000, o.seconds, &rep);
+    }
     add_ratios(&rep, redis);
     m.load_end = getloadavg(la, 1) == 1 ? la[0] : 0;
     bench_say("done in %.0f s", bench_now() - t_start);

@@ -209,27 +209,101 @@ void kix_group_view_release(struct kix_group_view *v);
 int kix_group_view_json(const struct kix_group_view *v, unsigned flags, struct kix_buf *out,
                         struct kix_err *err) KIX_MUST_CHECK;
 
-/* The home page: one row per ranked group, in the order of kix query
- * (kernel, GPU, timed pass, metric, group key), with its size and best run
- * from the index; only the best run's manifest and objects are read, to
- * name the kernel, GPU and provider (the old page described every ranked
- * run, five JSON parses each). */
+/* The home page: one row per ranked group, ordered by kernel, GPU, timed
+ * pass, metric, dtype, workload, then group key, with its size and best
+ * run from the index; only the best run's manifest and objects are read,
+ * to name the kernel, GPU, pass, dtype, workload and implementation (the
+ * rest of the group is counted by the index, never read). Pages show
+ * KIX_HOME_PAGE_ROWS rows each; kernels and their GPUs are counted. */
+#define KIX_VIEW_HOME      "kix.home/1"
+#define KIX_HOME_PAGE_ROWS 100u
 struct kix_home_row {
-    char kernel[128], gpu[128], provider[128];
+    char kernel[64], gpu[64], provider[64], implementation[64];
+    char mode[16], metric[16], dtype[32];
+    char workload[160]; /* the parameters in one line, kix__workload_words */
     char group[KIX_DIGEST_TEXT_LEN + 1];
     char best[KIX_RUN_ID_MAX + 1];
-    uint64_t group_size;
+    uint64_t group_size, value; /* value: the best run's primary statistic */
+    int bytes;                  /* value's unit: bytes, else ns */
+};
+
+/* A kernel, or a GPU under a kernel, with what is measured there. */
+struct kix_home_count {
+    char name[64];
+    uint64_t groups, runs;
+    size_t first_row;        /* its first row in the view's rows */
+    size_t first_gpu, ngpus; /* a kernel's GPUs in the view's gpus */
 };
 
 struct kix_home_view {
     char origin[KIX_VIEW_ORIGIN_MAX];
     uint64_t tree_size, ranked_runs;
+    struct kix_buf checkpoint; /* the signed checkpoint the view was read at */
     struct kix_home_row *rows;
     size_t nrows;
+    struct kix_home_count *kernels, *gpus; /* gpus: by kernel, in row order */
+    size_t nkernels, ngpus;
 };
 
 int kix_home_view_from_store(struct kix_log_reader *r, struct kix_home_view *v,
                              struct kix_err *err) KIX_MUST_CHECK;
+/* The same, taking each row of `prev` (an earlier view of the same log;
+ * may be NULL) whose group still has the same best run as it was: only
+ * the changed groups' objects are read. */
+int kix_home_view_update(struct kix_log_reader *r, const struct kix_home_view *prev,
+                         struct kix_home_view *v, struct kix_err *err) KIX_MUST_CHECK;
 void kix_home_view_release(struct kix_home_view *v);
+/* Pages of KIX_HOME_PAGE_ROWS rows, at least 1. */
+size_t kix_home_view_pages(const struct kix_home_view *v);
+/* The document of page `page` (1-based; KIX_ENOTFOUND past the last):
+ * the counts of every kernel and GPU, and that page's rows. */
+int kix_home_view_json(const struct kix_home_view *v, size_t page, unsigned flags,
+                       struct kix_buf *out, struct kix_err *err) KIX_MUST_CHECK;
+
+/* A kernel's page: the GPUs and passes it was measured on, its groups (in
+ * home order), and its sweeps: runs that share pass, GPU, dtype, metric and
+ * every workload parameter but the swept x (spec.x), one line per
+ * implementation with its best run at each x (points by x, numbers first
+ * by value, then text). Built from the home view (which names the
+ * kernel's groups) and each of those groups' runs. */
+#define KIX_VIEW_KERNEL "kix.kernel/1"
+struct kix_kernel_point {
+    double x; /* numeric x, else its position among the sweep's x texts */
+    char x_text[32];
+    uint64_t value;
+    char run_id[KIX_RUN_ID_MAX + 1];
+};
+
+struct kix_kernel_line {
+    char implementation[64], provider[64];
+    size_t first_point, npoints; /* in the view's points */
+};
+
+struct kix_kernel_sweep {
+    char gpu[64], mode[16], metric[16], dtype[32];
+    char fixed[160]; /* the other parameters, in one line */
+    char x_name[64], x_label[96];
+    int bytes, numeric_x;      /* numeric_x: every x a number */
+    size_t first_line, nlines; /* in the view's lines */
+};
+
+struct kix_kernel_view {
+    char kernel[64];
+    const struct kix_home_view *home; /* borrowed: the groups are its rows */
+    size_t first_row, nrows;          /* the kernel's rows in home->rows */
+    uint64_t runs;
+    struct kix_kernel_sweep *sweeps;
+    struct kix_kernel_line *lines;
+    struct kix_kernel_point *points;
+    size_t nsweeps, nlines, npoints;
+};
+
+/* KIX_ENOTFOUND when `home` ranks no run of kernel `kernel` (len bytes). */
+int kix_kernel_view_build(struct kix_log_reader *r, const struct kix_home_view *home,
+                          const char *kernel, size_t len, struct kix_kernel_view *v,
+                          struct kix_err *err) KIX_MUST_CHECK;
+void kix_kernel_view_release(struct kix_kernel_view *v);
+int kix_kernel_view_json(const struct kix_kernel_view *v, unsigned flags, struct kix_buf *out,
+                         struct kix_err *err) KIX_MUST_CHECK;
 
 #endif

@@ -36,24 +36,68 @@ int kix_page_group_json(struct kix_log_reader *r, const char *key, size_t len, s
 int kix_page_group_html(struct kix_log_reader *r, const char *key, size_t len, struct kix_buf *out,
                         struct kix_err *err) KIX_MUST_CHECK;
 
-/* The home page: the log's size and the kernels and GPUs it ranks, each
- * with its groups. */
+/* The home page: the log's size, the kernels and GPUs it ranks with
+ * their counts, and its comparison groups (kix_home_view), KIX_HOME_PAGE_ROWS
+ * a page: page 1 at the site's root (index.html, JSON index.json), page
+ * k > 1 at home/<k> (home/<k>.json). A search form (kix-search.js, hidden
+ * without JavaScript) filters every group through the search index. The
+ * home view is built once per log state and shared by these pages, the
+ * search index and the kernel pages (client/web/home_page.c). */
 int kix_page_home_html(struct kix_log_reader *r, struct kix_buf *out,
+                       struct kix_err *err) KIX_MUST_CHECK; /* page 1 */
+int kix_page_home_page_html(struct kix_log_reader *r, size_t page, struct kix_buf *out,
+                            struct kix_err *err) KIX_MUST_CHECK;
+int kix_page_home_json(struct kix_log_reader *r, size_t page, struct kix_buf *out,
                        struct kix_err *err) KIX_MUST_CHECK;
+
+/* The search index kix-search.js reads: search/index.json (KIX_VIEW_SEARCH:
+ * the columns, every facet's values with counts, and the shards with the
+ * facet values each holds, so a filter fetches only the shards that can
+ * match) and search/<n>.json (KIX_VIEW_SEARCH_SHARD: rows n * 1000 on, in
+ * home order, one array per group). */
+#define KIX_VIEW_SEARCH       "kix.search/1"
+#define KIX_VIEW_SEARCH_SHARD "kix.search-shard/1"
+#define KIX_SEARCH_SHARD_ROWS 1000u
+int kix_page_search_index(struct kix_log_reader *r, struct kix_buf *out,
+                          struct kix_err *err) KIX_MUST_CHECK;
+int kix_page_search_shard(struct kix_log_reader *r, size_t shard, struct kix_buf *out,
+                          struct kix_err *err) KIX_MUST_CHECK;
+
+/* The kernel `kernel` (len bytes): kernels/<kernel> (HTML, with an SVG
+ * chart of each sweep) and kernels/<kernel>.json (kix_kernel_view). */
+int kix_page_kernel_html(struct kix_log_reader *r, const char *kernel, size_t len,
+                         struct kix_buf *out, struct kix_err *err) KIX_MUST_CHECK;
+int kix_page_kernel_json(struct kix_log_reader *r, const char *kernel, size_t len,
+                         struct kix_buf *out, struct kix_err *err) KIX_MUST_CHECK;
+
+/* The browsing pages by their path from the site's root (no leading '/'):
+ * index.json, home/<k>[.json], kernels/<kernel>[.json], search/index.json
+ * and search/<n>.json. kix_page_browse_path says whether a path is one of
+ * them (1) or not (0: another route's). kix_page_browse renders it; a page
+ * with both forms is JSON when the path ends in ".json" or want_json is
+ * set (an Accept header), and *is_json says which it wrote.
+ * KIX_ENOTFOUND: no such page. */
+int kix_page_browse_path(const char *path, size_t len);
+int kix_page_browse(struct kix_log_reader *r, const char *path, size_t len, int want_json,
+                    struct kix_buf *out, int *is_json, struct kix_err *err) KIX_MUST_CHECK;
 
 /* Writes the pages into `dir` (created if missing) as files, for a static
  * web server next to the tlog-tiles export: runs/<runId> (HTML; also as
  * runs/<runId>.html, a hard link, for servers that type files by their
  * extension alone), runs/<runId>.json, groups/<key>[.html|.json], index.html,
- * kix-verify.js and style.css. Incremental: DIR/runs/.size
+ * index.json, home/<k>[.json], kernels/<kernel>[.json], search/index.json,
+ * search/<n>.json, kix-verify.js, kix-search.js and style.css. Incremental: DIR/runs/.size
  * remembers the log size the pages were written for (written last), and
  * only the runs that entries since then are about are rewritten, with every
  * run of their comparison groups (whose ranks may have moved) and those
- * groups' pages; the first export writes every run's page. Each file is
- * written atomically. stats (may be NULL): what was written. */
+ * groups' pages, and the kernel pages of those groups' kernels; the home
+ * pages and the search index are written whole each time. The first
+ * export writes every page. Each file is written atomically. stats (may be NULL): what was written.
+ */
 struct kix_pages_export_stats {
     uint64_t from_size, size; /* the log sizes before and after */
     uint64_t runs, groups;    /* pages written */
+    uint64_t kernels, home_pages, search_shards;
     /* runs without a page: logged before the run-id grammar
      * (kix_run_id_check), their ids are no file or URL name; the first
      * one's reason, for the caller's log ("" when none) */
@@ -67,6 +111,9 @@ struct kix_pages_export_stats {
  * and KIX_PAGE_STYLE_PATH. *out borrows static storage. */
 #define KIX_PAGE_SCRIPT_PATH "kix-verify.js"
 #define KIX_PAGE_STYLE_PATH  "style.css"
+/* The home page's filter (client/web/static/kix-search.js), likewise. */
+#define KIX_PAGE_SEARCH_PATH "kix-search.js"
+void kix_page_search_script(struct kix_bytes *out);
 void kix_page_script(struct kix_bytes *out);
 void kix_page_style(struct kix_bytes *out);
 

@@ -1,0 +1,490 @@
+/* A kernel's view (kix/view.h): where it was measured, and its sweeps. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "kix/view.h"
+#include "view_internal.h"
+
+#define DOT " \xc2\xb7 "
+
+/* A group of the kernel, by its best run's workload. */
+struct kgroup {
+    const struct kix_home_row *row;
+    json_t *workload; /* owned */
+    struct kix__workload_words w;
+    size_t sweep; /* SIZE_MAX: in no sweep */
+};
+
+struct kpoint {
+    size_t sweep;
+    char implementation[64], provider[64];
+    struct kix_kernel_point p;
+    int numeric;
+};
+
+struct impl_name {
+    struct kix_digest digest;
+    char implementation[64], provider[64];
+};
+
+struct kbuild {
+    struct kix_log_reader *r;
+    struct kgroup *groups;
+    size_t ngroups;
+    char (*keys)[512]; /* each sweep's key, parallel to v->sweeps */
+    size_t sweeps_cap;
+    struct kpoint *points;
+    size_t npoints, points_cap;
+    struct impl_name *impls;
+    size_t nimpls, impls_cap;
+    struct kix_kernel_view *v;
+    struct {
+        char x_name[64], name[64];
+        int swept;
+    } swept[64]; /* swept_param's answers */
+    size_t nswept;
+    /* the group being read, and its first point */
+    struct kgroup *g;
+    size_t group_first_point;
+};
+
+static json_t *object_json(struct kix_log_reader *r, const char *digest_text)
+{
+    struct kix_digest d;
+    struct kix_bytes b;
+
+    if (!digest_text || kix_digest_parse(digest_text, strlen(digest_text), &d, NULL) != KIX_OK ||
+        kix_log_reader_object(r, &d, &b) != KIX_OK)
+        return NULL;
+    return json_loadb((const char *)b.ptr, b.len, 0, NULL);
+}
+
+static json_t *manifest_json(struct kix_log_reader *r, const char *run_id)
+{
+    struct kix_run_info run;
+    struct kix_bytes b;
+
+    if (kix_index_run(r, run_id, strlen(run_id), &run) != KIX_OK ||
+        kix_log_reader_object(r, &run.manifest, &b) != KIX_OK)
+        return NULL;
+    return json_loadb((const char *)b.ptr, b.len, 0, NULL);
+}
+
+static const char *spec_string(json_t *doc, const char *key)
+{
+    return json_string_value(json_object_get(json_object_get(doc, "spec"), key));
+}
+
+/* Whether parameter `name` is the one x stands for in every group of the
+ * kernel swept over x_name: named so, or always equal to x's value. The
+ * answer is remembered: it is the same for every group of the kernel. */
+static int swept_param(struct kbuild *b, const char *x_name, const char *name)
+{
+    int named = 0, equal = 1;
+    size_t slot;
+
+    for (slot = 0; slot < b->nswept; slot++)
+        if (strcmp(b->swept[slot].x_name, x_name) == 0 && strcmp(b->swept[slot].name, name) == 0)
+            return b->swept[slot].swept;
+    for (size_t i = 0; i < b->ngroups; i++) {
+        const struct kix__workload_words *w = &b->groups[i].w;
+        if (!w->have_x || strcmp(w->x_name, x_name) != 0)
+            continue;
+        named |= json_object_get(w->parameters, x_name) != NULL;
+        equal &= w->x_value && json_equal(json_object_get(w->parameters, name), w->x_value);
+    }
+    equal = named ? strcmp(name, x_name) == 0 : equal;
+    if (b->nswept < sizeof(b->swept) / sizeof(b->swept[0])) {
+        kix__text_copy(b->swept[b->nswept].x_name, sizeof(b->swept[0].x_name), x_name);
+        kix__text_copy(b->swept[b->nswept].name, sizeof(b->swept[0].name), name);
+        /* a cut name is never looked up again: remembered only when whole */
+        if (strlen(x_name) < sizeof(b->swept[0].x_name) && strlen(name) < sizeof(b->swept[0].name))
+            b->swept[b->nswept++].swept = equal;
+    }
+    return equal;
+}
+
+/* The parameters but the swept one, in one line. */
+static void fixed_text(struct kbuild *b, const struct kix__workload_words *w, char *out, size_t cap)
+{
+    const char *k;
+    json_t *x;
+    size_t len = 0;
+
+    out[0] = '\0';
+    json_object_foreach(w->parameters, k, x)
+    {
+        char value[64];
+        int n;
+        if (swept_param(b, w->x_name, k))
+            continue;
+        kix__scalar_text(x, value, sizeof(value));
+        n = snprintf(out + len, cap - len, "%s%s = %s", len ? DOT : "", k, value);
+        if (n < 0 || (size_t)n >= cap - len) {
+            out[len] = '\0';
+            break;
+        }
+        len += (size_t)n;
+    }
+}
+
+static int grow(void **p, size_t *cap, size_t n, size_t size)
+{
+    void *q;
+    size_t ncap;
+
+    if (n < *cap)
+        return KIX_OK;
+    ncap = *cap ? 2 * *cap : 16;
+    if (!(q = realloc(*p, ncap * size)))
+        return KIX_ENOMEM;
+    *p = q;
+    *cap = ncap;
+    return KIX_OK;
+}
+
+/* The sweep of group g (made when new). */
+static int sweep_of(struct kbuild *b, struct kgroup *g)
+{
+    struct kix_kernel_view *v = b->v;
+    struct kix_kernel_sweep *s;
+    char fixed[160], key[512];
+    size_t i;
+
+    fixed_text(b, &g->w, fixed, sizeof(fixed));
+    snprintf(key, sizeof(key), "%s\x1f%s\x1f%s\x1f%s\x1f%s\x1f%s", g->row->gpu, g->row->mode,
+             g->row->metric, g->row->dtype, g->w.x_name, fixed);
+    for (i = 0; i < v->nsweeps && strcmp(b->keys[i], key) != 0; i++)
+        ;
+    if (i == v->nsweeps) {
+        size_t cap = b->sweeps_cap;
+        if (grow((void **)&v->sweeps, &cap, v->nsweeps, sizeof(*v->sweeps)) ||
+            grow((void **)&b->keys, &b->sweeps_cap, v->nsweeps, sizeof(*b->keys)))
+            return KIX_ENOMEM;
+        s = &v->sweeps[v->nsweeps];
+        memset(s, 0, sizeof(*s));
+        memcpy(s->gpu, g->row->gpu, sizeof(s->gpu));
+        memcpy(s->mode, g->row->mode, sizeof(s->mode));
+        memcpy(s->metric, g->row->metric, sizeof(s->metric));
+        memcpy(s->dtype, g->row->dtype, sizeof(s->dtype));
+        memcpy(s->fixed, fixed, sizeof(s->fixed));
+        memcpy(s->x_name, g->w.x_name, sizeof(s->x_name));
+        memcpy(s->x_label, g->w.x_label, sizeof(s->x_label));
+        s->bytes = g->row->bytes;
+        s->numeric_x = 1;
+        memcpy(b->keys[v->nsweeps++], key, sizeof(key));
+    }
+    g->sweep = i;
+    if (!json_is_number(g->w.x_value))
+        v->sweeps[i].numeric_x = 0;
+    return KIX_OK;
+}
+
+/* The implementation a run's manifest names, read once per digest. */
+static const struct impl_name *implementation(struct kbuild *b, json_t *manifest)
+{
+    const char *text = spec_string(manifest, "implementationDigest");
+    struct kix_digest d;
+    struct impl_name *n;
+    json_t *impl;
+    const char *s;
+
+    memset(&d, 0, sizeof(d));
+    if (text && kix_digest_parse(text, strlen(text), &d, NULL) != KIX_OK)
+        memset(&d, 0, sizeof(d));
+    for (size_t i = 0; i < b->nimpls; i++)
+        if (memcmp(&b->impls[i].digest, &d, sizeof(d)) == 0)
+            return &b->impls[i];
+    if (grow((void **)&b->impls, &b->impls_cap, b->nimpls, sizeof(*b->impls)))
+        return NULL;
+    n = &b->impls[b->nimpls++];
+    memset(n, 0, sizeof(*n));
+    n->digest = d;
+    impl = object_json(b->r, text);
+    s = spec_string(impl, "provider");
+    kix__text_copy(n->provider, sizeof(n->provider), s ? s : "");
+    s = spec_string(impl, "name");
+    kix__text_copy(n->implementation, sizeof(n->implementation),
+                   s              ? s
+                   : *n->provider ? n->provider
+                                  : "unnamed");
+    json_decref(impl);
+    return n;
+}
+
+/* kix_index_group: each run of the group, best first; the first run of
+ * each implementation is its point. */
+static int add_run(void *ctx, uint64_t rank, const char *run_id, uint64_t value)
+{
+    struct kbuild *b = ctx;
+    struct kgroup *g = b->g;
+    json_t *m = manifest_json(b->r, run_id);
+    const struct impl_name *impl = implementation(b, m);
+    struct kpoint *p;
+
+    (void)rank;
+    json_decref(m);
+    if (!impl)
+        return KIX_ENOMEM;
+    b->v->runs++;
+    for (size_t i = b->group_first_point; i < b->npoints; i++)
+        if (strcmp(b->points[i].implementation, impl->implementation) == 0)
+            return KIX_OK; /* a slower run of the same implementation */
+    if (grow((void **)&b->points, &b->points_cap, b->npoints, sizeof(*b->points)))
+        return KIX_ENOMEM;
+    p = &b->points[b->npoints++];
+    memset(p, 0, sizeof(*p));
+    p->sweep = g->sweep;
+    memcpy(p->implementation, impl->implementation, sizeof(p->implementation));
+    memcpy(p->provider, impl->provider, sizeof(p->provider));
+    p->numeric = json_is_number(g->w.x_value);
+    p->p.x = p->numeric ? json_number_value(g->w.x_value) : 0;
+    kix__scalar_text(g->w.x_value, p->p.x_text, sizeof(p->p.x_text));
+    p->p.value = value;
+    snprintf(p->p.run_id, sizeof(p->p.run_id), "%s", run_id);
+    return KIX_OK;
+}
+
+/* Sweep, implementation, then x: numbers by value, text by text. */
+static int point_order(const void *a, const void *c)
+{
+    const struct kpoint *x = a, *y = c;
+    int d;
+
+    if (x->sweep != y->sweep)
+        return x->sweep < y->sweep ? -1 : 1;
+    if ((d = strcmp(x->implementation, y->implementation)))
+        return d;
+    if (x->numeric != y->numeric)
+        return x->numeric ? -1 : 1;
+    if (x->numeric && x->p.x != y->p.x)
+        return x->p.x < y->p.x ? -1 : 1;
+    return strcmp(x->p.x_text, y->p.x_text);
+}
+
+static int text_cmp(const void *a, const void *c)
+{
+    return strcmp(*(const char *const *)a, *(const char *const *)c);
+}
+
+/* A sweep whose x is not every time a number: each point's x is the
+ * position of its text among the sweep's texts. */
+static int place_text_x(struct kix_kernel_view *v, struct kix_kernel_sweep *s)
+{
+    size_t n = 0, first = v->lines[s->first_line].first_point, count = 0;
+    const char **texts;
+
+    for (size_t l = 0; l < s->nlines; l++)
+        count += v->lines[s->first_line + l].npoints;
+    if (!(texts = malloc((count ? count : 1) * sizeof(*texts))))
+        return KIX_ENOMEM;
+    for (size_t i = 0; i < count; i++)
+        texts[i] = v->points[first + i].x_text;
+    qsort(texts, count, sizeof(*texts), text_cmp);
+    for (size_t i = 0; i < count; i++)
+        if (n == 0 || strcmp(texts[n - 1], texts[i]) != 0)
+            texts[n++] = texts[i];
+    for (size_t i = 0; i < count; i++) {
+        struct kix_kernel_point *p = &v->points[first + i];
+        const char *const key = p->x_text;
+        const char **at = bsearch(&key, texts, n, sizeof(*texts), text_cmp);
+        p->x = at ? (double)(at - texts) : 0;
+    }
+    free(texts);
+    return KIX_OK;
+}
+
+/* The sorted points cut into lines, and lines into their sweeps. */
+static int make_lines(struct kbuild *b)
+{
+    struct kix_kernel_view *v = b->v;
+    size_t lines_cap = 0;
+    int rc = KIX_OK;
+
+    if (b->npoints > 1)
+        qsort(b->points, b->npoints, sizeof(*b->points), point_order);
+    if (b->npoints && !(v->points = calloc(b->npoints, sizeof(*v->points))))
+        return KIX_ENOMEM;
+    for (size_t i = 0; i < b->npoints; i++) {
+        const struct kpoint *p = &b->points[i];
+        struct kix_kernel_sweep *s = &v->sweeps[p->sweep];
+        struct kix_kernel_line *line = v->nlines ? &v->lines[v->nlines - 1] : NULL;
+        if (!line || i == 0 || p->sweep != b->points[i - 1].sweep ||
+            strcmp(p->implementation, b->points[i - 1].implementation) != 0) {
+            if (grow((void **)&v->lines, &lines_cap, v->nlines, sizeof(*v->lines)))
+                return KIX_ENOMEM;
+            line = &v->lines[v->nlines++];
+            memset(line, 0, sizeof(*line));
+            memcpy(line->implementation, p->implementation, sizeof(line->implementation));
+            memcpy(line->provider, p->provider, sizeof(line->provider));
+            line->first_point = i;
+            if (s->nlines++ == 0)
+                s->first_line = v->nlines - 1;
+        }
+        line->npoints++;
+        v->points[v->npoints++] = p->p;
+    }
+    for (size_t i = 0; rc == KIX_OK && i < v->nsweeps; i++)
+        if (!v->sweeps[i].numeric_x && v->sweeps[i].nlines)
+            rc = place_text_x(v, &v->sweeps[i]);
+    return rc;
+}
+
+int kix_kernel_view_build(struct kix_log_reader *r, const struct kix_home_view *home,
+                          const char *kernel, size_t len, struct kix_kernel_view *v,
+                          struct kix_err *err)
+{
+    struct kbuild b;
+    const struct kix_home_count *k = NULL;
+    int rc = KIX_OK;
+
+    memset(v, 0, sizeof(*v));
+    memset(&b, 0, sizeof(b));
+    b.r = r;
+    b.v = v;
+    v->home = home;
+    for (size_t i = 0; !k && i < home->nkernels; i++)
+        if (strlen(home->kernels[i].name) == len && memcmp(home->kernels[i].name, kernel, len) == 0)
+            k = &home->kernels[i];
+    if (!k)
+        return kix_err_set(err, KIX_ENOTFOUND, "no ranked run of kernel %.*s",
+                           (int)(len > 64 ? 64 : len), kernel);
+    memcpy(v->kernel, k->name, sizeof(v->kernel));
+    v->first_row = k->first_row;
+    v->nrows = (size_t)k->groups;
+    if (!(b.groups = calloc(v->nrows ? v->nrows : 1, sizeof(*b.groups)))) {
+        rc = KIX_ENOMEM;
+        goto out;
+    }
+    /* each group's workload first: which parameter x stands for is a
+     * property of the kernel's groups together (swept_param) */
+    for (size_t i = 0; i < v->nrows; i++) {
+        struct kgroup *g = &b.groups[b.ngroups++];
+        json_t *m = manifest_json(r, home->rows[v->first_row + i].best);
+        g->row = &home->rows[v->first_row + i];
+        g->workload = object_json(r, spec_string(m, "workloadDigest"));
+        json_decref(m);
+        kix__workload_words(g->workload, &g->w);
+        g->sweep = SIZE_MAX;
+    }
+    for (size_t i = 0; rc == KIX_OK && i < b.ngroups; i++) {
+        struct kgroup *g = &b.groups[i];
+        struct kix_digest key;
+        uint64_t size;
+        if (!g->w.have_x || !g->w.x_value) {
+            v->runs += g->row->group_size; /* counted, in no sweep */
+            continue;
+        }
+        if ((rc = sweep_of(&b, g)) != KIX_OK ||
+            (rc = kix_digest_parse(g->row->group, strlen(g->row->group), &key, NULL)) != KIX_OK)
+            break;
+        b.g = g;
+        b.group_first_point = b.npoints;
+        rc = kix_index_group(r, &key, 0, KIX_VIEW_GROUP_MAX, add_run, &b, &size);
+        if (rc == KIX_OK && size > KIX_VIEW_GROUP_MAX)
+            v->runs += size - KIX_VIEW_GROUP_MAX;
+    }
+    if (rc == KIX_OK)
+        rc = make_lines(&b);
+out:
+    for (size_t i = 0; i < b.ngroups; i++)
+        json_decref(b.groups[i].workload);
+    free(b.groups);
+    free(b.keys);
+    free(b.points);
+    free(b.impls);
+    if (rc)
+        kix_kernel_view_release(v);
+    return rc ? kix_err_set(err, rc, "the kernel page: %s", kix_strerror(rc)) : KIX_OK;
+}
+
+void kix_kernel_view_release(struct kix_kernel_view *v)
+{
+    free(v->sweeps);
+    free(v->lines);
+    free(v->points);
+    memset(v, 0, sizeof(*v));
+}
+
+static json_t *sweep_json(const struct kix_kernel_view *v, const struct kix_kernel_sweep *s)
+{
+    json_t *o =
+        json_pack("{s:s,s:s,s:s,s:s,s:s,s:{s:s,s:s,s:b},s:s}", "gpu", s->gpu, "pass", s->mode,
+                  "metric", s->metric, "dtype", s->dtype, "fixed", s->fixed, "x", "name", s->x_name,
+                  "label", s->x_label, "numeric", s->numeric_x, "unit", s->bytes ? "bytes" : "ns");
+    json_t *lines = json_array();
+    int bad = !o || !lines;
+
+    for (size_t l = 0; !bad && l < s->nlines; l++) {
+        const struct kix_kernel_line *line = &v->lines[s->first_line + l];
+        json_t *pts = json_array();
+        for (size_t i = 0; pts && !bad && i < line->npoints; i++) {
+            const struct kix_kernel_point *p = &v->points[line->first_point + i];
+            char human[KIX_HUMAN_MAX];
+            kix_human((int64_t)p->value, s->bytes, human, sizeof(human));
+            bad |= json_array_append_new(pts, json_pack("{s:s,s:I,s:s,s:s}", "x", p->x_text,
+                                                        "value", (json_int_t)p->value, "median",
+                                                        human, "runId", p->run_id)) != 0;
+        }
+        bad |= json_array_append_new(lines, json_pack("{s:s,s:s,s:o}", "implementation",
+                                                      line->implementation, "provider",
+                                                      line->provider, "points", pts)) != 0;
+    }
+    bad |= kix__json_set(o, "lines", lines);
+    if (bad) {
+        json_decref(o);
+        return NULL;
+    }
+    return o;
+}
+
+int kix_kernel_view_json(const struct kix_kernel_view *v, unsigned flags, struct kix_buf *out,
+                         struct kix_err *err)
+{
+    const struct kix_home_view *h = v->home;
+    json_t *o = json_object(), *groups = json_array(), *sweeps = json_array(), *gpus = json_array();
+    int bad = !o || !groups || !sweeps || !gpus;
+    const struct kix_home_count *k = NULL;
+
+    for (size_t i = 0; !k && i < h->nkernels; i++)
+        if (h->kernels[i].first_row == v->first_row && h->nrows)
+            k = &h->kernels[i];
+    bad |= kix__json_set(o, "view", json_string(KIX_VIEW_KERNEL));
+    bad |= kix__json_set(o, "origin", json_string(h->origin));
+    bad |= kix__json_set(o, "treeSize", json_integer((json_int_t)h->tree_size));
+    bad |= kix__json_set(o, "checkpoint",
+                         json_stringn((const char *)h->checkpoint.ptr, h->checkpoint.len));
+    bad |= kix__json_set(o, "kernel", json_string(v->kernel));
+    bad |= kix__json_set(o, "runs", json_integer((json_int_t)v->runs));
+    for (size_t g = 0; k && !bad && g < k->ngpus; g++) {
+        const struct kix_home_count *c = &h->gpus[k->first_gpu + g];
+        json_t *passes = json_array();
+        for (size_t i = c->first_row; passes && i < c->first_row + c->groups; i++)
+            if (i == c->first_row || strcmp(h->rows[i].mode, h->rows[i - 1].mode) != 0)
+                bad |= json_array_append_new(passes, json_string(h->rows[i].mode)) != 0;
+        bad |= json_array_append_new(gpus, json_pack("{s:s,s:I,s:I,s:o}", "gpu", c->name, "groups",
+                                                     (json_int_t)c->groups, "runs",
+                                                     (json_int_t)c->runs, "passes", passes)) != 0;
+    }
+    bad |= kix__json_set(o, "gpus", gpus);
+    for (size_t i = 0; !bad && i < v->nrows; i++) {
+        const struct kix_home_row *x = &h->rows[v->first_row + i];
+        char human[KIX_HUMAN_MAX];
+        kix_human((int64_t)x->value, x->bytes, human, sizeof(human));
+        bad |=
+            json_array_append_new(
+                groups, json_pack("{s:s,s:s,s:s,s:s,s:s,s:s,s:s,s:s,s:s,s:I,s:s,s:s,s:I}", "gpu",
+                                  x->gpu, "pass", x->mode, "metric", x->metric, "dtype", x->dtype,
+                                  "workload", x->workload, "group", x->group, "best", x->best,
+                                  "implementation", x->implementation, "provider", x->provider,
+                                  "value", (json_int_t)x->value, "unit", x->bytes ? "bytes" : "ns",
+                                  "median", human, "runs", (json_int_t)x->group_size)) != 0;
+    }
+    bad |= kix__json_set(o, "groups", groups);
+    for (size_t i = 0; !bad && i < v->nsweeps; i++)
+        if (v->sweeps[i].nlines)
+            bad |= json_array_append_new(sweeps, sweep_json(v, &v->sweeps[i])) != 0;
+    bad |= kix__json_set(o, "sweeps", sweeps);
+    return kix__view_dump(o, bad, flags, out, err);
+}

@@ -1,0 +1,120 @@
+/* The browsing pages of the static site (kix_pages_export, kix/pages.h):
+ * the home pages, the search index and the kernel pages. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "kix/file.h"
+#include "kix/pages.h"
+#include "web_internal.h"
+
+struct bexport {
+    struct kix_log_reader *r;
+    const char *dir;
+    struct kix_buf body;
+    struct kix_err *err;
+};
+
+/* DIR/sub/name holding the body (sub "" for the root). */
+static int put(struct bexport *x, const char *sub, const char *name)
+{
+    char path[4400];
+
+    if ((size_t)snprintf(path, sizeof(path), "%s/%s", x->dir, sub) >= sizeof(path))
+        return kix_err_set(x->err, KIX_EINVAL, "page path too long");
+    if (*sub && kix_dir_make(path, 0755, x->err) != KIX_OK)
+        return KIX_EIO;
+    snprintf(path, sizeof(path), "%s/%s%s%s", x->dir, sub, *sub ? "/" : "", name);
+    return kix_file_write_batched(path, x->body.ptr, x->body.len, 0644, x->err);
+}
+
+static int str_order(const void *a, const void *b)
+{
+    return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+/* The kernels whose groups are among `groups` (sorted digest texts), or
+ * every kernel when all is set: their pages. */
+static int kernel_pages(struct bexport *x, const struct kix_home_view *v, const char *const *groups,
+                        size_t ngroups, int all, uint64_t *written)
+{
+    int rc = KIX_OK;
+
+    for (size_t k = 0; rc == KIX_OK && k < v->nkernels; k++) {
+        const struct kix_home_count *c = &v->kernels[k];
+        char name[80];
+        int changed = all;
+        for (size_t i = c->first_row; !changed && i < c->first_row + c->groups; i++) {
+            const char *key = v->rows[i].group;
+            changed = bsearch(&key, groups, ngroups, sizeof(*groups), str_order) != NULL;
+        }
+        /* a kernel name that is no file name ("", "..") gets no page */
+        if (!changed || !*c->name || c->name[0] == '.' || strchr(c->name, '/'))
+            continue;
+        kix_buf_reset(&x->body);
+        rc = kix_page_kernel_html(x->r, c->name, strlen(c->name), &x->body, x->err);
+        if (rc == KIX_OK)
+            rc = put(x, "kernels", c->name);
+        kix_buf_reset(&x->body);
+        if (rc == KIX_OK)
+            rc = kix_page_kernel_json(x->r, c->name, strlen(c->name), &x->body, x->err);
+        snprintf(name, sizeof(name), "%s.json", c->name);
+        if (rc == KIX_OK && (rc = put(x, "kernels", name)) == KIX_OK)
+            (*written)++;
+    }
+    return rc;
+}
+
+int kix__browse_export(struct kix_log_reader *r, const char *dir, const char *const *groups,
+                       size_t ngroups, int all, struct kix_pages_export_stats *stats,
+                       struct kix_err *err)
+{
+    struct bexport x = {r, dir, KIX_BUF_INIT, err};
+    struct kix__home_model *m = NULL;
+    const char **sorted = NULL;
+    size_t pages, shards;
+    char name[64];
+    int rc = kix__home_acquire(r, &m, err);
+
+    if (rc)
+        return rc;
+    pages = kix_home_view_pages(&m->view);
+    shards = (m->view.nrows + KIX_SEARCH_SHARD_ROWS - 1) / KIX_SEARCH_SHARD_ROWS;
+    for (size_t p = 1; rc == KIX_OK && p <= pages; p++) {
+        kix_buf_reset(&x.body);
+        if ((rc = kix_page_home_page_html(r, p, &x.body, err)) != KIX_OK)
+            break;
+        snprintf(name, sizeof(name), p == 1 ? "index.html" : "%zu", p);
+        if ((rc = put(&x, p == 1 ? "" : "home", name)) != KIX_OK)
+            break;
+        kix_buf_reset(&x.body);
+        if ((rc = kix_page_home_json(r, p, &x.body, err)) != KIX_OK)
+            break;
+        snprintf(name, sizeof(name), p == 1 ? "index.json" : "%zu.json", p);
+        if ((rc = put(&x, p == 1 ? "" : "home", name)) == KIX_OK)
+            stats->home_pages++;
+    }
+    kix_buf_reset(&x.body);
+    if (rc == KIX_OK && (rc = kix_page_search_index(r, &x.body, err)) == KIX_OK)
+        rc = put(&x, "search", "index.json");
+    for (size_t s = 0; rc == KIX_OK && s < shards; s++) {
+        kix_buf_reset(&x.body);
+        snprintf(name, sizeof(name), "%zu.json", s);
+        if ((rc = kix_page_search_shard(r, s, &x.body, err)) == KIX_OK &&
+            (rc = put(&x, "search", name)) == KIX_OK)
+            stats->search_shards++;
+    }
+    if (rc == KIX_OK && ngroups && !(sorted = malloc(ngroups * sizeof(*sorted))))
+        rc = kix_err_set(err, KIX_ENOMEM, "out of memory");
+    if (rc == KIX_OK) {
+        if (ngroups)
+            memcpy(sorted, groups, ngroups * sizeof(*sorted));
+        if (ngroups > 1)
+            qsort(sorted, ngroups, sizeof(*sorted), str_order);
+        rc = kernel_pages(&x, &m->view, sorted, ngroups, all, &stats->kernels);
+    }
+    free(sorted);
+    kix_buf_release(&x.body);
+    kix__home_put(m);
+    return rc;
+}

@@ -1,0 +1,660 @@
+/* The home pages, the search index and kix-search.js (kix/pages.h): the
+ * home view (kix/view.h), built once per log state and shared. */
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "kix/pages.h"
+#include "web_internal.h"
+
+/* Compiled in (CMakeLists.txt, kix_embed): NUL-terminated, _len without it. */
+extern const unsigned char kix__search_js[], kix__home_html[];
+extern const size_t kix__search_js_len, kix__home_html_len;
+
+void kix_page_search_script(struct kix_bytes *out)
+{
+    out->ptr = kix__search_js;
+    out->len = kix__search_js_len;
+}
+
+/* The memo's slots (memo_render): the search index, each shard, each
+ * kernel's page (HTML and JSON), then each home page (HTML and JSON):
+ * rendered once per log state when asked for, up to KIX__MEMO_MAX bytes
+ * (slot_of). */
+enum { MEMO_SEARCH_INDEX, MEMO_SHARDS };
+
+/* ---- the shared home view --------------------------------------------------------------- */
+
+static pthread_mutex_t home_mu = PTHREAD_MUTEX_INITIALIZER;
+static struct kix__home_model *home_cached; /* holds one reference */
+
+/* A log state: the reader's size and its signed checkpoint, which names
+ * the tree's root. */
+static int home_state(struct kix_log_reader *r, struct kix_buf *key)
+{
+    struct kix_bytes cp = {NULL, 0};
+
+    if (kix_log_reader_checkpoint(r, KIX_NO_INDEX, &cp) != KIX_OK)
+        cp.len = 0;
+    return kix_buf_addf(key, "%llu\n%.*s", (unsigned long long)kix_log_reader_size(r), (int)cp.len,
+                        cp.len ? (const char *)cp.ptr : "");
+}
+
+const char *kix__facet_value(const struct kix_home_row *row, int f)
+{
+    switch (f) {
+    case KIX__FACET_KERNEL:
+        return row->kernel;
+    case KIX__FACET_GPU:
+        return row->gpu;
+    case KIX__FACET_PROVIDER:
+        return row->provider;
+    case KIX__FACET_DTYPE:
+        return row->dtype;
+    default:
+        return row->mode;
+    }
+}
+
+static int str_order(const void *a, const void *b)
+{
+    return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+static int facet_build(struct kix__facet *fc, const struct kix_home_view *v, int f)
+{
+    const char **all = malloc((v->nrows ? v->nrows : 1) * sizeof(*all));
+    size_t n = 0;
+
+    if (!all)
+        return KIX_ENOMEM;
+    for (size_t i = 0; i < v->nrows; i++)
+        if (*kix__facet_value(&v->rows[i], f))
+            all[n++] = kix__facet_value(&v->rows[i], f);
+    if (n > 1)
+        qsort(all, n, sizeof(*all), str_order);
+    fc->names = all;
+    if (!(fc->groups = calloc(n ? n : 1, sizeof(*fc->groups))))
+        return KIX_ENOMEM;
+    for (size_t i = 0; i < n; i++) {
+        if (fc->n == 0 || strcmp(fc->names[fc->n - 1], all[i]) != 0)
+            fc->names[fc->n++] = all[i];
+        fc->groups[fc->n - 1]++;
+    }
+    return KIX_OK;
+}
+
+static void model_free(struct kix__home_model *m)
+{
+    for (size_t i = 0; i < m->nmemo; i++)
+        kix_buf_release(&m->memo[i]);
+    free(m->memo);
+    pthread_mutex_destroy(&m->mu);
+    kix_buf_release(&m->key);
+    kix_home_view_release(&m->view);
+    for (int f = 0; f < KIX__NFACETS; f++) {
+        free(m->facets[f].names);
+        free(m->facets[f].groups);
+    }
+    free(m);
+}
+
+void kix__home_put(struct kix__home_model *m)
+{
+    int last;
+
+    if (!m)
+        return;
+    pthread_mutex_lock(&home_mu);
+    last = --m->refs == 0;
+    pthread_mutex_unlock(&home_mu);
+    if (last)
+        model_free(m);
+}
+
+/* The cached model when it was built for `key`, with a reference for the
+ * caller; else NULL. */
+static struct kix__home_model *cached_for(const struct kix_buf *key)
+{
+    struct kix__home_model *m = NULL;
+
+    pthread_mutex_lock(&home_mu);
+    if (home_cached && home_cached->key.len == key->len &&
+        memcmp(home_cached->key.ptr, key->ptr, key->len) == 0) {
+        home_cached->refs++;
+        m = home_cached;
+    }
+    pthread_mutex_unlock(&home_mu);
+    return m;
+}
+
+/* Keeps m (the cache's reference) unless the cache holds a newer log
+ * state: a reader on an older snapshot does not push the cache back. */
+static void remember(struct kix__home_model *m)
+{
+    struct kix__home_model *old;
+
+    pthread_mutex_lock(&home_mu);
+    old = home_cached;
+    if (old && old->view.tree_size > m->view.tree_size) {
+        old = m;
+    } else {
+        home_cached = m;
+    }
+    pthread_mutex_unlock(&home_mu);
+    kix__home_put(old);
+}
+
+int kix__home_acquire(struct kix_log_reader *r, struct kix__home_model **out, struct kix_err *err)
+{
+    /* one build at a time: the visitors that arrive while the home view of
+     * a new log state is being read wait for it instead of each reading
+     * every group again */
+    static pthread_mutex_t build_mu = PTHREAD_MUTEX_INITIALIZER;
+    struct kix__home_model *m = NULL, *prev;
+    struct kix_buf key = KIX_BUF_INIT;
+    int rc = home_state(r, &key);
+
+    *out = NULL;
+    if (rc || (*out = cached_for(&key)) != NULL)
+        goto out;
+    pthread_mutex_lock(&build_mu);
+    if ((*out = cached_for(&key)) != NULL)
+        goto unlock;
+    if (!(m = calloc(1, sizeof(*m)))) {
+        rc = KIX_ENOMEM;
+        goto unlock;
+    }
+    m->refs = 2; /* the cache's and the caller's */
+    pthread_mutex_init(&m->mu, NULL);
+    m->key = key;
+    kix_buf_init(&key);
+    /* the cached view of an earlier state: its unchanged groups are kept */
+    pthread_mutex_lock(&home_mu);
+    if ((prev = home_cached) != NULL)
+        prev->refs++;
+    pthread_mutex_unlock(&home_mu);
+    rc = kix_home_view_update(r, prev ? &prev->view : NULL, &m->view, err);
+    kix__home_put(prev);
+    if (rc != KIX_OK) {
+        model_free(m);
+        pthread_mutex_unlock(&build_mu);
+        kix_buf_release(&key);
+        return rc;
+    }
+    for (int f = 0; rc == KIX_OK && f < KIX__NFACETS; f++)
+        rc = facet_build(&m->facets[f], &m->view, f);
+    m->memo_pages_at =
+        MEMO_SHARDS + (m->view.nrows + KIX_SEARCH_SHARD_ROWS - 1) / KIX_SEARCH_SHARD_ROWS;
+    m->nmemo = MEMO_SHARDS + (m->view.nrows + KIX_SEARCH_SHARD_ROWS - 1) / KIX_SEARCH_SHARD_ROWS +
+               2 * m->view.nkernels + 2 * kix_home_view_pages(&m->view) + 2;
+    if (rc == KIX_OK && !(m->memo = calloc(m->nmemo, sizeof(*m->memo))))
+        rc = KIX_ENOMEM;
+    if (rc) {
+        model_free(m);
+        goto unlock;
+    }
+    remember(m);
+    *out = m;
+unlock:
+    pthread_mutex_unlock(&build_mu);
+out:
+    kix_buf_release(&key);
+    return rc ? kix_err_set(err, rc, "out of memory") : KIX_OK;
+}
+
+/* ---- home pages ------------------------------------------------------------------------- */
+
+/* Where page `page` is, from the site's root: "" for the first (the
+ * index), "home/<page>" for the others. */
+static void page_path(size_t page, char *out, size_t cap)
+{
+    if (page <= 1)
+        snprintf(out, cap, "%s", "");
+    else
+        snprintf(out, cap, "home/%zu", page);
+}
+
+/* A link to page `page` from a page whose root is `root` ("" or "../");
+ * "" when `on` is 0. */
+static int page_link(struct kix_tpl *t, const char *name, const char *root, size_t page, int on)
+{
+    char path[64];
+
+    if (!on)
+        return kix_tpl_set(t, name, "");
+    page_path(page, path, sizeof(path));
+    if (!*root && !*path)
+        return kix_tpl_set(t, name, "./");
+    return kix_tpl_setf(t, name, "%s%s", root, path);
+}
+
+static int options(struct kix_tpl *t, const char *section, const struct kix__facet *fc)
+{
+    int rc = kix_tpl_section(t, section);
+
+    for (size_t i = 0; rc == KIX_OK && i < fc->n; i++) {
+        struct kix_tpl *row = kix_tpl_row(t, section);
+        rc = row ? kix_tpl_set(row, "name", fc->names[i]) : KIX_ENOMEM;
+    }
+    return rc;
+}
+
+static int home_kernels(struct kix_tpl *t, const struct kix_home_view *v)
+{
+    int rc = kix_tpl_section(t, "kernels");
+
+    for (size_t i = 0; rc == KIX_OK && i < v->nkernels; i++) {
+        const struct kix_home_count *k = &v->kernels[i];
+        struct kix_tpl *row = kix_tpl_row(t, "kernels");
+        if (!row)
+            return KIX_ENOMEM;
+        if ((rc = kix_tpl_set(row, "kernel", k->name)) ||
+            (rc = kix_tpl_setf(row, "groups", "%llu", (unsigned long long)k->groups)) ||
+            (rc = kix_tpl_setf(row, "runs", "%llu", (unsigned long long)k->runs)) ||
+            (rc = kix_tpl_section(row, "gpus")))
+            return rc;
+        for (size_t g = 0; rc == KIX_OK && g < k->ngpus; g++) {
+            const struct kix_home_count *c = &v->gpus[k->first_gpu + g];
+            struct kix_tpl *x = kix_tpl_row(row, "gpus");
+            if (!x)
+                return KIX_ENOMEM;
+            if ((rc = kix_tpl_set(x, "gpu", c->name)) ||
+                (rc = kix_tpl_setf(x, "gpuIndex", "%zu", g + 1)) ||
+                (rc = kix_tpl_setf(x, "groups", "%llu", (unsigned long long)c->groups)))
+                return rc;
+            rc = kix_tpl_set(x, "more", g + 1 < k->ngpus ? "1" : "");
+        }
+    }
+    return rc;
+}
+
+/* One row of the groups table (the home page's and a kernel page's). */
+int kix__group_row_slots(struct kix_tpl *row, const struct kix_home_row *x)
+{
+    char human[KIX_HUMAN_MAX];
+    int rc;
+
+    kix_human((int64_t)x->value, x->bytes, human, sizeof(human));
+    if ((rc = kix_tpl_set(row, "kernel", x->kernel)) ||
+        (rc = kix_tpl_set(row, "workload", *x->workload ? x->workload : "(no parameters)")) ||
+        (rc = kix_tpl_set(row, "dtype", x->dtype)) || (rc = kix_tpl_set(row, "pass", x->mode)) ||
+        (rc = kix_tpl_set(row, "gpu", x->gpu)) ||
+        (rc = kix_tpl_set(row, "implementation", x->implementation)) ||
+        (rc = kix_tpl_set(row, "provider", x->provider)) ||
+        (rc = kix_tpl_set(row, "group", x->group)) || (rc = kix_tpl_set(row, "best", x->best)) ||
+        (rc = kix_tpl_set(row, "median", human)))
+        return rc;
+    return kix_tpl_setf(row, "runs", "%llu", (unsigned long long)x->group_size);
+}
+
+static int home_slots(struct kix_tpl *t, const struct kix__home_model *m, size_t page,
+                      const struct kix_buf *doc)
+{
+    const struct kix_home_view *v = &m->view;
+    size_t pages = kix_home_view_pages(v), first = (page - 1) * KIX_HOME_PAGE_ROWS;
+    size_t last = first + KIX_HOME_PAGE_ROWS < v->nrows ? first + KIX_HOME_PAGE_ROWS : v->nrows;
+    const char *root = page > 1 ? "../" : "";
+    int rc;
+
+    if ((rc = kix_tpl_set(t, "origin", v->origin)) || (rc = kix_tpl_set(t, "root", root)) ||
+        (rc = kix_tpl_setf(t, "treeSize", "%llu", (unsigned long long)v->tree_size)) ||
+        (rc = kix_tpl_setf(t, "groups", "%zu", v->nrows)) ||
+        (rc = kix_tpl_setf(t, "rankedRuns", "%llu", (unsigned long long)v->ranked_runs)) ||
+        (rc = kix_tpl_setf(t, "kernelCount", "%zu", v->nkernels)) ||
+        (rc = kix_tpl_setf(t, "page", "%zu", page)) ||
+        (rc = kix_tpl_setf(t, "pages", "%zu", pages)) ||
+        (rc = kix_tpl_set(t, "notFirst", page > 1 ? "1" : "")) ||
+        (rc = kix_tpl_setf(t, "firstShown", "%zu", v->nrows ? first + 1 : 0)) ||
+        (rc = kix_tpl_setf(t, "lastShown", "%zu", last)) ||
+        (rc = page > 1 ? kix_tpl_setf(t, "jsonPath", "home/%zu.json", page)
+                       : kix_tpl_set(t, "jsonPath", "index.json")) ||
+        (rc = page_link(t, "first", root, 1, page > 1)) ||
+        (rc = page_link(t, "prev", root, page - 1, page > 1)) ||
+        (rc = page_link(t, "next", root, page + 1, page < pages)) ||
+        (rc = page_link(t, "last", root, pages, page < pages)) ||
+        (rc = kix_tpl_setn(t, "view", (const char *)doc->ptr, doc->len)) ||
+        (rc = options(t, "kernelOptions", &m->facets[KIX__FACET_KERNEL])) ||
+        (rc = options(t, "gpuOptions", &m->facets[KIX__FACET_GPU])) ||
+        (rc = options(t, "providerOptions", &m->facets[KIX__FACET_PROVIDER])) ||
+        (rc = options(t, "dtypeOptions", &m->facets[KIX__FACET_DTYPE])) ||
+        (rc = options(t, "passOptions", &m->facets[KIX__FACET_PASS])) ||
+        (rc = page == 1 ? home_kernels(t, v) : kix_tpl_section(t, "kernels")) ||
+        (rc = kix_tpl_section(t, "rows")))
+        return rc;
+    for (size_t i = first; rc == KIX_OK && i < last; i++) {
+        struct kix_tpl *row = kix_tpl_row(t, "rows");
+        rc = row ? kix__group_row_slots(row, &v->rows[i]) : KIX_ENOMEM;
+    }
+    return rc;
+}
+
+static int home_json_of(struct kix__home_model *m, size_t page, struct kix_buf *out,
+                        struct kix_err *err)
+{
+    return kix_home_view_json(&m->view, page, 0, out, err);
+}
+
+static int home_html_of(struct kix__home_model *m, size_t page, struct kix_buf *out,
+                        struct kix_err *err)
+{
+    struct kix_buf doc = KIX_BUF_INIT;
+    struct kix_tpl *t = NULL;
+    int rc = kix_home_view_json(&m->view, page, KIX_VIEW_JSON_HTML, &doc, err);
+
+    if (rc == KIX_OK && (!(t = kix_tpl_new()) || (rc = home_slots(t, m, page, &doc)) != KIX_OK))
+        rc = kix_err_set(err, rc ? rc : KIX_ENOMEM, "out of memory");
+    if (rc == KIX_OK)
+        rc = kix_tpl_render((const char *)kix__home_html, kix__home_html_len, t, out, err);
+    kix_tpl_free(t);
+    kix_buf_release(&doc);
+    return rc;
+}
+
+int kix_page_home_html(struct kix_log_reader *r, struct kix_buf *out, struct kix_err *err)
+{
+    return kix_page_home_page_html(r, 1, out, err);
+}
+
+/* ---- the search index ------------------------------------------------------------------- */
+
+static int set(json_t *o, const char *k, json_t *v)
+{
+    return v && json_object_set_new(o, k, v) == 0 ? 0 : -1;
+}
+
+static int dump(json_t *o, int bad, struct kix_buf *out, struct kix_err *err)
+{
+    char *text = bad ? NULL : json_dumps(o, JSON_COMPACT | JSON_SORT_KEYS);
+    int rc = text ? kix_buf_adds(out, text) : KIX_ENOMEM;
+
+    free(text);
+    json_decref(o);
+    return rc ? kix_err_set(err, rc, "out of memory") : KIX_OK;
+}
+
+static const char *const facet_keys[KIX__NFACETS] = {"kernels", "gpus", "providers", "dtypes",
+                                                     "passes"};
+
+/* The distinct values of facet f among rows [first, last). */
+static json_t *shard_facet(const struct kix_home_view *v, size_t first, size_t last, int f)
+{
+    json_t *a = json_array();
+
+    for (size_t i = first; a && i < last; i++) {
+        const char *name = kix__facet_value(&v->rows[i], f);
+        size_t k, n = json_array_size(a);
+        for (k = 0; k < n && strcmp(json_string_value(json_array_get(a, k)), name) != 0; k++)
+            ;
+        if (k == n && json_array_append_new(a, json_string(name)) != 0) {
+            json_decref(a);
+            return NULL;
+        }
+    }
+    return a;
+}
+
+static size_t shards_of(const struct kix_home_view *v)
+{
+    return (v->nrows + KIX_SEARCH_SHARD_ROWS - 1) / KIX_SEARCH_SHARD_ROWS;
+}
+
+static int search_index_of(struct kix__home_model *m, size_t unused, struct kix_buf *out,
+                           struct kix_err *err)
+{
+    const struct kix_home_view *v = &m->view;
+    json_t *o, *shards, *facets;
+    int bad;
+
+    (void)unused;
+    o = json_object();
+    shards = json_array();
+    facets = json_object();
+    bad = !o || !shards || !facets;
+    bad |= set(o, "view", json_string(KIX_VIEW_SEARCH));
+    bad |= set(o, "origin", json_string(v->origin));
+    bad |= set(o, "treeSize", json_integer((json_int_t)v->tree_size));
+    bad |= set(o, "groups", json_integer((json_int_t)v->nrows));
+    bad |= set(o, "shardRows", json_integer(KIX_SEARCH_SHARD_ROWS));
+    bad |= set(o, "columns",
+               json_pack("[s,s,s,s,s,s,s,s,s,s,s,s,s,s]", "kernel", "gpu", "pass", "metric",
+                         "dtype", "workload", "provider", "implementation", "median", "value",
+                         "unit", "runs", "group", "best"));
+    for (size_t s = 0; !bad && s < shards_of(v); s++) {
+        size_t first = s * KIX_SEARCH_SHARD_ROWS, last = first + KIX_SEARCH_SHARD_ROWS;
+        json_t *x = json_object();
+        if (last > v->nrows)
+            last = v->nrows;
+        bad |= !x || set(x, "path", json_sprintf("search/%zu.json", s)) ||
+               set(x, "firstRow", json_integer((json_int_t)first)) ||
+               set(x, "rows", json_integer((json_int_t)(last - first)));
+        for (int f = 0; !bad && f < KIX__NFACETS; f++)
+            bad |= set(x, facet_keys[f], shard_facet(v, first, last, f));
+        bad |= json_array_append_new(shards, x) != 0;
+    }
+    bad |= set(o, "shards", shards);
+    for (int f = 0; !bad && f < KIX__NFACETS; f++) {
+        const struct kix__facet *fc = &m->facets[f];
+        json_t *a = json_array();
+        for (size_t i = 0; a && !bad && i < fc->n; i++)
+            bad |= json_array_append_new(
+                       a, json_pack("[s,I]", fc->names[i], (json_int_t)fc->groups[i])) != 0;
+        bad |= set(facets, facet_keys[f], a);
+    }
+    bad |= set(o, "facets", facets);
+    return dump(o, bad, out, err);
+}
+
+static int search_shard_of(struct kix__home_model *m, size_t shard, struct kix_buf *out,
+                           struct kix_err *err)
+{
+    const struct kix_home_view *v = &m->view;
+    size_t first, last;
+    json_t *o, *rows;
+    int bad;
+
+    if (shard >= shards_of(v))
+        return kix_err_set(err, KIX_ENOTFOUND, "no search shard %zu", shard);
+    first = shard * KIX_SEARCH_SHARD_ROWS;
+    last = first + KIX_SEARCH_SHARD_ROWS < v->nrows ? first + KIX_SEARCH_SHARD_ROWS : v->nrows;
+    o = json_object();
+    rows = json_array();
+    bad = !o || !rows;
+    bad |= set(o, "view", json_string(KIX_VIEW_SEARCH_SHARD));
+    bad |= set(o, "treeSize", json_integer((json_int_t)v->tree_size));
+    bad |= set(o, "shard", json_integer((json_int_t)shard));
+    bad |= set(o, "firstRow", json_integer((json_int_t)first));
+    for (size_t i = first; !bad && i < last; i++) {
+        const struct kix_home_row *x = &v->rows[i];
+        char human[KIX_HUMAN_MAX];
+        kix_human((int64_t)x->value, x->bytes, human, sizeof(human));
+        bad |= json_array_append_new(
+                   rows, json_pack("[s,s,s,s,s,s,s,s,s,I,s,I,s,s]", x->kernel, x->gpu, x->mode,
+                                   x->metric, x->dtype, x->workload, x->provider, x->implementation,
+                                   human, (json_int_t)x->value, x->bytes ? "bytes" : "ns",
+                                   (json_int_t)x->group_size, x->group, x->best)) != 0;
+    }
+    bad |= set(o, "rows", rows);
+    return dump(o, bad, out, err);
+}
+
+/* ---- the pages, rendered once per log state ---------------------------------------------------
+ */
+
+typedef int (*render_fn)(struct kix__home_model *m, size_t arg, struct kix_buf *out,
+                         struct kix_err *err);
+
+int kix__memo_get(struct kix__home_model *m, size_t slot, struct kix_buf *out, int *rc)
+{
+    int have = 0;
+
+    if (slot >= m->nmemo)
+        return 0;
+    pthread_mutex_lock(&m->mu);
+    if (m->memo[slot].len) {
+        *rc = kix_buf_add(out, m->memo[slot].ptr, m->memo[slot].len);
+        have = 1;
+    }
+    pthread_mutex_unlock(&m->mu);
+    return have;
+}
+
+void kix__memo_put(struct kix__home_model *m, size_t slot, struct kix_buf *bytes)
+{
+    if (slot >= m->nmemo)
+        return;
+    pthread_mutex_lock(&m->mu);
+    /* the search index and its shards (about 200 bytes a group) are always
+     * kept: every search reads them; pages share the budget */
+    if (!m->memo[slot].len &&
+        (slot < m->memo_pages_at || m->memo_bytes + bytes->len <= KIX__MEMO_MAX)) {
+        m->memo_bytes += slot < m->memo_pages_at ? 0 : bytes->len;
+        m->memo[slot] = *bytes;
+        kix_buf_init(bytes);
+    }
+    pthread_mutex_unlock(&m->mu);
+}
+
+size_t kix__memo_kernel_slot(const struct kix__home_model *m, const char *kernel, size_t len,
+                             int json)
+{
+    const struct kix_home_view *v = &m->view;
+    size_t shards = (v->nrows + KIX_SEARCH_SHARD_ROWS - 1) / KIX_SEARCH_SHARD_ROWS;
+
+    for (size_t k = 0; k < v->nkernels; k++)
+        if (strlen(v->kernels[k].name) == len && memcmp(v->kernels[k].name, kernel, len) == 0)
+            return MEMO_SHARDS + shards + 2 * k + (json ? 1 : 0);
+    return SIZE_MAX;
+}
+
+/* out gets fn(m, arg), through the model's memo slot `slot` (SIZE_MAX: none). */
+static int memo_render(struct kix__home_model *m, size_t slot, render_fn fn, size_t arg,
+                       struct kix_buf *out, struct kix_err *err)
+{
+    struct kix_buf bytes = KIX_BUF_INIT;
+    int rc = KIX_OK;
+
+    if (kix__memo_get(m, slot, out, &rc))
+        return rc ? kix_err_set(err, rc, "out of memory") : KIX_OK;
+    if ((rc = fn(m, arg, &bytes, err)) == KIX_OK &&
+        (rc = kix_buf_add(out, bytes.ptr, bytes.len)) != KIX_OK)
+        kix_err_set(err, rc, "out of memory");
+    if (rc == KIX_OK)
+        kix__memo_put(m, slot, &bytes);
+    kix_buf_release(&bytes);
+    return rc;
+}
+
+enum { SLOT_SEARCH, SLOT_SHARD, SLOT_HOME_HTML, SLOT_HOME_JSON };
+
+/* The memo slot of a page of `kind` (arg: its shard or page number). */
+static size_t slot_of(const struct kix__home_model *m, int kind, size_t arg)
+{
+    size_t shards = (m->view.nrows + KIX_SEARCH_SHARD_ROWS - 1) / KIX_SEARCH_SHARD_ROWS;
+    size_t pages_at = MEMO_SHARDS + shards + 2 * m->view.nkernels;
+
+    switch (kind) {
+    case SLOT_SEARCH:
+        return MEMO_SEARCH_INDEX;
+    case SLOT_SHARD:
+        return arg < shards ? MEMO_SHARDS + arg : SIZE_MAX;
+    default: /* pages 1..n */
+        if (arg < 1 || arg > kix_home_view_pages(&m->view))
+            return SIZE_MAX;
+        return pages_at + 2 * (arg - 1) + (kind == SLOT_HOME_JSON);
+    }
+}
+
+static int model_page(struct kix_log_reader *r, int kind, render_fn fn, size_t arg,
+                      struct kix_buf *out, struct kix_err *err)
+{
+    struct kix__home_model *m;
+    int rc = kix__home_acquire(r, &m, err);
+
+    if (rc == KIX_OK)
+        rc = memo_render(m, slot_of(m, kind, arg), fn, arg, out, err);
+    kix__home_put(m);
+    return rc;
+}
+
+int kix_page_home_json(struct kix_log_reader *r, size_t page, struct kix_buf *out,
+                       struct kix_err *err)
+{
+    return model_page(r, SLOT_HOME_JSON, home_json_of, page, out, err);
+}
+
+int kix_page_home_page_html(struct kix_log_reader *r, size_t page, struct kix_buf *out,
+                            struct kix_err *err)
+{
+    return model_page(r, SLOT_HOME_HTML, home_html_of, page, out, err);
+}
+
+int kix_page_search_index(struct kix_log_reader *r, struct kix_buf *out, struct kix_err *err)
+{
+    return model_page(r, SLOT_SEARCH, search_index_of, 0, out, err);
+}
+
+int kix_page_search_shard(struct kix_log_reader *r, size_t shard, struct kix_buf *out,
+                          struct kix_err *err)
+{
+    return model_page(r, SLOT_SHARD, search_shard_of, shard, out, err);
+}
+
+/* ---- the browsing routes ------------------------------------------------------------------ */
+
+static int has_prefix(const char *path, size_t len, const char *prefix)
+{
+    size_t n = strlen(prefix);
+    return len > n && memcmp(path, prefix, n) == 0;
+}
+
+static int is(const char *path, size_t len, const char *name)
+{
+    return len == strlen(name) && memcmp(path, name, len) == 0;
+}
+
+int kix_page_browse_path(const char *path, size_t len)
+{
+    return is(path, len, "index.json") || has_prefix(path, len, "home/") ||
+           has_prefix(path, len, "kernels/") || has_prefix(path, len, "search/");
+}
+
+/* A page number: decimal digits, no leading zero, at most 9 of them. */
+static int number(const char *s, size_t len, size_t *out)
+{
+    size_t v = 0;
+
+    if (len == 0 || len > 9 || (s[0] == '0' && len > 1))
+        return 0;
+    for (size_t i = 0; i < len; i++) {
+        if (s[i] < '0' || s[i] > '9')
+            return 0;
+        v = v * 10 + (size_t)(s[i] - '0');
+    }
+    *out = v;
+    return 1;
+}
+
+int kix_page_browse(struct kix_log_reader *r, const char *path, size_t len, int want_json,
+                    struct kix_buf *out, int *is_json, struct kix_err *err)
+{
+    int json = len > 5 && memcmp(path + len - 5, ".json", 5) == 0;
+    size_t stem = json ? len - 5 : len, n;
+
+    *is_json = json || want_json;
+    if (is(path, len, "index.json"))
+        return kix_page_home_json(r, 1, out, err);
+    if (has_prefix(path, stem, "home/") && number(path + 5, stem - 5, &n) && n >= 2)
+        return *is_json ? kix_page_home_json(r, n, out, err)
+                        : kix_page_home_page_html(r, n, out, err);
+    if (has_prefix(path, stem, "kernels/") && memchr(path + 8, '/', stem - 8) == NULL)
+        return *is_json ? kix_page_kernel_json(r, path + 8, stem - 8, out, err)
+                        : kix_page_kernel_html(r, path + 8, stem - 8, out, err);
+    *is_json = 1;
+    if (is(path, len, "search/index.json"))
+        return kix_page_search_index(r, out, err);
+    if (json && has_prefix(path, stem, "search/") && number(path + 7, stem - 7, &n))
+        return kix_page_search_shard(r, n, out, err);
+    return kix_err_set(err, KIX_ENOTFOUND, "no such page");
+}

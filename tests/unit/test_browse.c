@@ -1,0 +1,394 @@
+/* The browsing views and pages (kix/view.h, kix/pages.h) over a real log of
+ * the first Liger rows: the home view lists every ranked group once, in
+ * order, counted by kernel and GPU, and pages them by KIX_HOME_PAGE_ROWS;
+ * a kernel's sweeps hold runs that share everything but x, one line per
+ * implementation, with its best run at each x; the browsing routes answer
+ * exactly their paths. */
+#define _GNU_SOURCE /* memmem */
+#include <strings.h>
+
+#include "fixture.h"
+#include "kix/pages.h"
+#include "kix/view.h"
+#include "liger_sample.h"
+
+#define ROWS 300
+
+static int commit_row(void *ctx, size_t row, const char *run_id, const struct kix_buf *envelope,
+                      const struct kix_bytes *objects)
+{
+    struct fixture *f = ctx;
+    struct kix_submission sub = {kix_buf_bytes(envelope), objects, KIX_LIGER_NOBJECTS};
+    struct kix_prepared *p = NULL;
+    struct kix_append_result res;
+    struct kix_err err = {0};
+
+    (void)run_id;
+    if (kix_log_prepare(f->log, &sub, &p, &err) ||
+        kix_log_commit(f->log, &p, 1, &res, NULL, &err) || res.code) {
+        fprintf(stderr, "publishing row %zu: %s %s\n", row, err.msg, res.message);
+        abort();
+    }
+    kix_prepared_free(p);
+    return 0;
+}
+
+static struct kix_log_reader *liger_log(struct fixture *f)
+{
+    struct kix_log_reader *r = NULL;
+
+    setup(f);
+    if (liger_sample_publish(f->publisher, ROWS, commit_row, f) || kix_log_read_begin(f->log, &r))
+        abort();
+    return r;
+}
+
+/* Commits the rows from `from` on (the first ones are already in the log). */
+struct from_row {
+    struct fixture *f;
+    size_t from;
+};
+
+static int commit_from(void *ctx, size_t row, const char *run_id, const struct kix_buf *envelope,
+                       const struct kix_bytes *objects)
+{
+    struct from_row *x = ctx;
+    return row < x->from ? 0 : commit_row(x->f, row, run_id, envelope, objects);
+}
+
+struct described {
+    const struct kix_home_view *v;
+    int mismatches;
+    size_t rows;
+};
+
+/* Each query row's words are its group's home row's. */
+static int same_words(void *ctx, const struct kix_query_row *q)
+{
+    struct described *d = ctx;
+    char key[KIX_DIGEST_TEXT_LEN + 1];
+
+    kix_digest_format(&q->group, key);
+    for (size_t i = 0; i < d->v->nrows; i++) {
+        const struct kix_home_row *row = &d->v->rows[i];
+        if (strcmp(row->group, key) != 0)
+            continue;
+        d->rows++;
+        if (strcmp(row->kernel, q->kernel) || strcmp(row->gpu, q->gpu) ||
+            strcmp(row->mode, q->mode) || strcmp(row->metric, q->metric) ||
+            (q->rank == 1 && strcmp(row->provider, q->provider))) {
+            fprintf(stderr, "group %s: home says %s/%s/%s/%s/%s, query %s/%s/%s/%s/%s\n", key,
+                    row->kernel, row->gpu, row->mode, row->metric, row->provider, q->kernel, q->gpu,
+                    q->mode, q->metric, q->provider);
+            d->mismatches++;
+        }
+    }
+    return KIX_OK;
+}
+
+KIX_TEST(home_view_words_are_kix_query_words_and_updates_equal_rebuilds)
+{
+    struct fixture f;
+    struct kix_log_reader *r = NULL;
+    struct kix_home_view before, updated, rebuilt;
+    struct kix_query q;
+    struct described d;
+    struct from_row more;
+    uint64_t matched = 0;
+
+    setup(&f);
+    more.f = &f;
+    more.from = 0;
+    if (liger_sample_publish(f.publisher, ROWS - 60, commit_from, &more) ||
+        kix_log_read_begin(f.log, &r))
+        abort();
+    ASSERT_EQ_INT(KIX_OK, kix_home_view_from_store(r, &before, NULL));
+    kix_log_read_end(r);
+    more.from = ROWS - 60;
+    if (liger_sample_publish(f.publisher, ROWS, commit_from, &more) ||
+        kix_log_read_begin(f.log, &r))
+        abort();
+    ASSERT_EQ_INT(KIX_OK, kix_home_view_update(r, &before, &updated, NULL));
+    ASSERT_EQ_INT(KIX_OK, kix_home_view_from_store(r, &rebuilt, NULL));
+    ASSERT_TRUE(updated.nrows > before.nrows);
+    ASSERT_EQ_U64(rebuilt.nrows, updated.nrows);
+    ASSERT_EQ_U64(rebuilt.ranked_runs, updated.ranked_runs);
+    for (size_t i = 0; i < rebuilt.nrows; i++)
+        ASSERT_TRUE(memcmp(&rebuilt.rows[i], &updated.rows[i], sizeof(rebuilt.rows[i])) == 0);
+    /* the words of kix query, for every ranked run of every group */
+    memset(&q, 0, sizeof(q));
+    q.limit = UINT64_MAX;
+    d = (struct described){&rebuilt, 0, 0};
+    ASSERT_EQ_INT(KIX_OK, kix_index_query(r, &q, same_words, &d, &matched));
+    ASSERT_EQ_U64(rebuilt.ranked_runs, d.rows);
+    ASSERT_EQ_INT(0, d.mismatches);
+    kix_home_view_release(&before);
+    kix_home_view_release(&updated);
+    kix_home_view_release(&rebuilt);
+    kix_log_read_end(r);
+    teardown(&f);
+}
+
+struct keys {
+    char (*key)[KIX_DIGEST_TEXT_LEN + 1];
+    size_t n;
+};
+
+static int keys_add(struct keys *k, const char *key)
+{
+    char(*p)[KIX_DIGEST_TEXT_LEN + 1] = realloc(k->key, (k->n + 1) * sizeof(*k->key));
+
+    if (!p)
+        return KIX_ENOMEM;
+    k->key = p;
+    snprintf(k->key[k->n++], sizeof(*k->key), "%s", key);
+    return KIX_OK;
+}
+
+static int count_group(void *ctx, const struct kix_digest *key)
+{
+    char text[KIX_DIGEST_TEXT_LEN + 1];
+
+    kix_digest_format(key, text);
+    return keys_add(ctx, text);
+}
+
+static int has_key(const struct keys *k, const char *key)
+{
+    for (size_t i = 0; i < k->n; i++)
+        if (strcmp(k->key[i], key) == 0)
+            return 1;
+    return 0;
+}
+
+static json_t *home_page(const struct kix_home_view *v, size_t page)
+{
+    struct kix_buf out = KIX_BUF_INIT;
+    json_t *doc = NULL;
+
+    if (kix_home_view_json(v, page, 0, &out, NULL) == KIX_OK)
+        doc = json_loadb((const char *)out.ptr, out.len, 0, NULL);
+    kix_buf_release(&out);
+    return doc;
+}
+
+KIX_TEST(home_view_pages_every_group_once_in_order)
+{
+    struct fixture f;
+    struct kix_log_reader *r = liger_log(&f);
+    struct kix_home_view v;
+    struct keys all = {NULL, 0}, seen = {NULL, 0};
+    struct kix_buf out = KIX_BUF_INIT;
+    uint64_t runs = 0, kernel_groups = 0, gpu_groups = 0;
+    size_t pages;
+
+    ASSERT_EQ_INT(KIX_OK, kix_index_groups(r, count_group, &all));
+    ASSERT_EQ_INT(KIX_OK, kix_home_view_from_store(r, &v, NULL));
+    ASSERT_EQ_U64(all.n, v.nrows);
+    ASSERT_TRUE(v.nrows > KIX_HOME_PAGE_ROWS); /* more than one page */
+    for (size_t i = 0; i < v.nrows; i++) {
+        const struct kix_home_row *row = &v.rows[i];
+        ASSERT_TRUE(has_key(&all, row->group));
+        ASSERT_TRUE(*row->kernel && *row->gpu && *row->mode && *row->implementation);
+        ASSERT_TRUE(*row->workload); /* some Liger rows have no dtype */
+        ASSERT_TRUE(row->group_size >= 1 && row->value > 0);
+        /* kernel, then GPU: a kernel's rows and a GPU's within it are together */
+        if (i)
+            ASSERT_TRUE(strcasecmp(v.rows[i - 1].kernel, row->kernel) <= 0);
+        runs += row->group_size;
+    }
+    ASSERT_EQ_U64(runs, v.ranked_runs);
+    for (size_t k = 0; k < v.nkernels; k++) {
+        const struct kix_home_count *c = &v.kernels[k];
+        uint64_t g = 0;
+        kernel_groups += c->groups;
+        for (size_t i = c->first_row; i < c->first_row + c->groups; i++)
+            ASSERT_EQ_STR(c->name, v.rows[i].kernel);
+        for (size_t x = 0; x < c->ngpus; x++) {
+            const struct kix_home_count *gpu = &v.gpus[c->first_gpu + x];
+            g += gpu->groups;
+            for (size_t i = gpu->first_row; i < gpu->first_row + gpu->groups; i++)
+                ASSERT_EQ_STR(gpu->name, v.rows[i].gpu);
+        }
+        ASSERT_EQ_U64(c->groups, g);
+        gpu_groups += g;
+    }
+    ASSERT_EQ_U64(v.nrows, kernel_groups);
+    ASSERT_EQ_U64(v.nrows, gpu_groups);
+
+    /* the pages: 100 rows each, every group once, then nothing */
+    pages = kix_home_view_pages(&v);
+    ASSERT_EQ_U64((v.nrows + KIX_HOME_PAGE_ROWS - 1) / KIX_HOME_PAGE_ROWS, pages);
+    for (size_t p = 1; p <= pages; p++) {
+        json_t *doc = home_page(&v, p), *rows = json_object_get(doc, "rows"), *row;
+        size_t i;
+        ASSERT_TRUE(doc != NULL);
+        ASSERT_EQ_STR("kix.home/1", json_string_value(json_object_get(doc, "view")));
+        ASSERT_EQ_U64(p, (uint64_t)json_integer_value(json_object_get(doc, "page")));
+        ASSERT_EQ_U64(pages, (uint64_t)json_integer_value(json_object_get(doc, "pages")));
+        ASSERT_EQ_U64(v.nrows, (uint64_t)json_integer_value(json_object_get(doc, "groups")));
+        ASSERT_EQ_U64(p < pages ? KIX_HOME_PAGE_ROWS : v.nrows - (pages - 1) * KIX_HOME_PAGE_ROWS,
+                      json_array_size(rows));
+        json_array_foreach(rows, i, row)
+        {
+            const char *key = json_string_value(json_object_get(row, "group"));
+            ASSERT_TRUE(key && !has_key(&seen, key));
+            ASSERT_EQ_STR(v.rows[(p - 1) * KIX_HOME_PAGE_ROWS + i].group, key);
+            ASSERT_TRUE(json_string_value(json_object_get(row, "median")) != NULL);
+            ASSERT_EQ_INT(KIX_OK, keys_add(&seen, key));
+        }
+        json_decref(doc);
+    }
+    ASSERT_EQ_U64(v.nrows, seen.n);
+    ASSERT_EQ_INT(KIX_ENOTFOUND, kix_home_view_json(&v, pages + 1, 0, &out, NULL));
+    ASSERT_EQ_INT(KIX_ENOTFOUND, kix_home_view_json(&v, 0, 0, &out, NULL));
+    kix_buf_release(&out);
+    free(all.key);
+    free(seen.key);
+    kix_home_view_release(&v);
+    kix_log_read_end(r);
+    teardown(&f);
+}
+
+/* The swept parameter's name among the workload's parameters: the one
+ * whose value is x's (Liger names it by its label, "V" -> "vocab"). */
+static json_t *run_workload(struct kix_log_reader *r, const char *run_id)
+{
+    struct kix_run_info info;
+    struct kix_bytes b;
+    struct kix_digest d;
+    json_t *m, *w = NULL;
+    const char *text;
+
+    if (kix_index_run(r, run_id, strlen(run_id), &info) != KIX_OK ||
+        kix_log_reader_object(r, &info.manifest, &b) != KIX_OK)
+        return NULL;
+    m = json_loadb((const char *)b.ptr, b.len, 0, NULL);
+    text = json_string_value(json_object_get(json_object_get(m, "spec"), "workloadDigest"));
+    if (text && kix_digest_parse(text, strlen(text), &d, NULL) == KIX_OK &&
+        kix_log_reader_object(r, &d, &b) == KIX_OK)
+        w = json_loadb((const char *)b.ptr, b.len, 0, NULL);
+    json_decref(m);
+    return w;
+}
+
+KIX_TEST(kernel_sweeps_share_everything_but_x)
+{
+    struct fixture f;
+    struct kix_log_reader *r = liger_log(&f);
+    struct kix_home_view h;
+    struct kix_kernel_view v;
+    struct kix_buf out = KIX_BUF_INIT;
+    size_t points = 0, memory_sweeps = 0;
+
+    ASSERT_EQ_INT(KIX_OK, kix_home_view_from_store(r, &h, NULL));
+    ASSERT_EQ_INT(KIX_ENOTFOUND, kix_kernel_view_build(r, &h, "cross", 5, &v, NULL));
+    ASSERT_EQ_INT(KIX_ENOTFOUND, kix_kernel_view_build(r, &h, "nope", 4, &v, NULL));
+    ASSERT_EQ_INT(KIX_OK, kix_kernel_view_build(r, &h, "cross_entropy", 13, &v, NULL));
+    ASSERT_EQ_STR("cross_entropy", v.kernel);
+    /* forward latency, full latency, full peak memory: one sweep each */
+    ASSERT_EQ_U64(3, v.nsweeps);
+    for (size_t s = 0; s < v.nsweeps; s++) {
+        const struct kix_kernel_sweep *sw = &v.sweeps[s];
+        json_t *fixed_params = NULL;
+        ASSERT_EQ_STR("V", sw->x_name);
+        ASSERT_TRUE(sw->numeric_x);
+        ASSERT_TRUE(strstr(sw->fixed, "vocab") == NULL); /* x's own parameter is not fixed */
+        ASSERT_TRUE(*sw->fixed);
+        memory_sweeps += sw->bytes;
+        ASSERT_EQ_U64(2, sw->nlines); /* huggingface and liger */
+        for (size_t l = 0; l < sw->nlines; l++) {
+            const struct kix_kernel_line *line = &v.lines[sw->first_line + l];
+            ASSERT_EQ_U64(6, line->npoints);
+            for (size_t i = 0; i < line->npoints; i++) {
+                const struct kix_kernel_point *p = &v.points[line->first_point + i];
+                json_t *w = run_workload(r, p->run_id), *params, *x;
+                ASSERT_TRUE(w != NULL);
+                x = json_object_get(json_object_get(w, "spec"), "x");
+                params = json_deep_copy(json_object_get(json_object_get(w, "spec"), "parameters"));
+                ASSERT_EQ_STR("V", json_string_value(json_object_get(x, "name")));
+                ASSERT_TRUE(json_number_value(json_object_get(x, "value")) == p->x);
+                if (i)
+                    ASSERT_TRUE(v.points[line->first_point + i - 1].x < p->x);
+                /* every point of the sweep: the same parameters but vocab */
+                json_object_del(params, "vocab");
+                if (!fixed_params)
+                    fixed_params = json_incref(params);
+                ASSERT_TRUE(json_equal(fixed_params, params));
+                json_decref(params);
+                json_decref(w);
+                points++;
+            }
+        }
+        json_decref(fixed_params);
+    }
+    ASSERT_EQ_U64(1, memory_sweeps);
+    ASSERT_EQ_U64(points, v.npoints);
+    ASSERT_EQ_INT(KIX_OK, kix_kernel_view_json(&v, 0, &out, NULL));
+    {
+        json_t *doc = json_loadb((const char *)out.ptr, out.len, 0, NULL);
+        ASSERT_EQ_STR("kix.kernel/1", json_string_value(json_object_get(doc, "view")));
+        ASSERT_EQ_U64(3, json_array_size(json_object_get(doc, "sweeps")));
+        ASSERT_EQ_U64(v.nrows, json_array_size(json_object_get(doc, "groups")));
+        json_decref(doc);
+    }
+    kix_buf_release(&out);
+    kix_kernel_view_release(&v);
+    kix_home_view_release(&h);
+    kix_log_read_end(r);
+    teardown(&f);
+}
+
+static int browse(struct kix_log_reader *r, const char *path, struct kix_buf *out, int *json)
+{
+    kix_buf_reset(out);
+    return kix_page_browse(r, path, strlen(path), 0, out, json, NULL);
+}
+
+KIX_TEST(browse_routes_answer_their_paths_only)
+{
+    struct fixture f;
+    struct kix_log_reader *r = liger_log(&f);
+    struct kix_buf out = KIX_BUF_INIT;
+    int json = -1;
+    static const char *const missing[] = {
+        "home/1",         "home/02",       "home/99",        "home/x",        "home/",
+        "kernels/nope",   "kernels/a/b",   "search/99.json", "search/x.json", "search/0",
+        "search/00.json", "kernels/cross", "home/2/x",       "search/index",
+    };
+
+    ASSERT_TRUE(kix_page_browse_path("index.json", 10));
+    ASSERT_TRUE(kix_page_browse_path("kernels/x", 9));
+    ASSERT_TRUE(!kix_page_browse_path("runs/x", 6) && !kix_page_browse_path("index.html", 10));
+    for (size_t i = 0; i < sizeof(missing) / sizeof(missing[0]); i++)
+        if (browse(r, missing[i], &out, &json) != KIX_ENOTFOUND) {
+            fprintf(stderr, "%s answered\n", missing[i]);
+            ASSERT_TRUE(0);
+        }
+    ASSERT_EQ_INT(KIX_OK, browse(r, "home/2", &out, &json));
+    ASSERT_TRUE(!json && memmem(out.ptr, out.len, "page 2 of", 9) != NULL);
+    ASSERT_TRUE(memmem(out.ptr, out.len, "href=\"../\"", 10) != NULL); /* first, previous */
+    ASSERT_EQ_INT(KIX_OK, browse(r, "home/2.json", &out, &json));
+    ASSERT_TRUE(json && memmem(out.ptr, out.len, "\"page\":2", 8) != NULL);
+    ASSERT_EQ_INT(KIX_OK, browse(r, "index.json", &out, &json));
+    ASSERT_TRUE(json && memmem(out.ptr, out.len, "\"page\":1", 8) != NULL);
+    ASSERT_EQ_INT(KIX_OK, browse(r, "kernels/cross_entropy", &out, &json));
+    ASSERT_TRUE(!json && memmem(out.ptr, out.len, "<svg", 4) != NULL);
+    ASSERT_TRUE(memmem(out.ptr, out.len, "{{", 2) == NULL);
+    ASSERT_TRUE(memmem(out.ptr, out.len, "<a href=\"../runs/", 17) != NULL);
+    ASSERT_EQ_INT(KIX_OK, browse(r, "kernels/cross_entropy.json", &out, &json));
+    ASSERT_TRUE(json && memmem(out.ptr, out.len, "\"kix.kernel/1\"", 14) != NULL);
+    ASSERT_EQ_INT(KIX_OK, browse(r, "search/index.json", &out, &json));
+    ASSERT_TRUE(json && memmem(out.ptr, out.len, "\"kix.search/1\"", 14) != NULL);
+    ASSERT_EQ_INT(KIX_OK, browse(r, "search/0.json", &out, &json));
+    ASSERT_TRUE(json && memmem(out.ptr, out.len, "\"kix.search-shard/1\"", 20) != NULL);
+    /* an Accept header asks for JSON where a page has both */
+    kix_buf_reset(&out);
+    ASSERT_EQ_INT(KIX_OK, kix_page_browse(r, "kernels/cross_entropy", 21, 1, &out, &json, NULL));
+    ASSERT_TRUE(json && out.ptr[0] == '{');
+    kix_buf_release(&out);
+    kix_log_read_end(r);
+    teardown(&f);
+}
+
+KIX_TEST_MAIN()
