@@ -246,7 +246,7 @@ int cmd_resolve(int argc, char **argv)
     if (argc - optind != 1)
         return cli_usage_error("resolve", "expected one PERMALINK, RUN_ID or DIGEST");
     kix_resolution_init(&res);
-    if ((status = cli_connect("resolve", &common, &c)) == 0 &&
+    if ((status = cli_connect_ref("resolve", &common, argv[optind], &c)) == 0 &&
         (status = cli_log_key("resolve", &common, c, &key)) == 0 &&
         (status = cli_resolve_verified("resolve", c, &key, argv[optind], &res, &cp)) == 0) {
         if (common.json)
