@@ -534,6 +534,39 @@ static const struct kix_buf *bundle_cached(struct kixd_worker *w, struct kix_log
     return &b->slot[victim].body;
 }
 
+/* objects/sha256:<hex>: a stored object's canonical bytes by digest,
+ * immutable (the digest names the bytes). */
+static void object(struct kixd_http_conn *c, const char *path, size_t len, int head)
+{
+    struct kixd_worker *w = c->w;
+    struct kix_log_reader *r = NULL;
+    struct kix_err err = {0};
+    struct kix_digest d;
+    struct kix_bytes v;
+    char tag[40];
+    int rc;
+
+    if (kix_digest_parse(path + 8, len - 8, &d, NULL) != KIX_OK) {
+        answer_text(c, K_OTHER, 404, "not found: objects/sha256:<64 hex digits>\n", head);
+        return;
+    }
+    immutable_etag(c, path, len, tag);
+    rc = kixd_worker_reader(w, &r, &err);
+    if (rc == KIX_OK)
+        rc = kix_log_reader_object(r, &d, &v);
+    if (rc == KIX_ENOTFOUND) {
+        answer_text(c, K_OTHER, 404, "not found: no such object in this log\n", head);
+        return;
+    }
+    if (rc) {
+        kixd_log(KIXD_WARN, "http %s: GET /%.*s failed: %s", c->peer, (int)len, path,
+                 kix_err_text(&err, rc));
+        answer_text(c, K_OTHER, 500, "internal error (see the server's log)\n", head);
+        return;
+    }
+    answer_tagged(c, K_OTHER, 200, "application/json", IMMUTABLE, v.ptr, v.len, head, tag);
+}
+
 /* Answers the request in c->url (method GET or HEAD). */
 static void respond(struct kixd_http_conn *c, int head)
 {
@@ -592,6 +625,10 @@ static void respond(struct kixd_http_conn *c, int head)
                         rc == KIX_ENOTFOUND ? "not found: this witness never cosigned that log\n"
                                             : "internal error (see the server's log)\n",
                         head);
+        return;
+    }
+    if (len > 8 && memcmp(path, "objects/", 8) == 0) {
+        object(c, path, len, head);
         return;
     }
     if (kix_tlog_path_parse(path, len, &p) != KIX_OK) {

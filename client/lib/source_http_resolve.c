@@ -218,6 +218,10 @@ int http_resolve(struct kix_source *s, const char *ref, uint64_t from, struct ki
     int is_digest = 0, rc;
 
     kix_resolution_init(out);
+    /* a permalink names the run by what follows runs/, whichever host
+     * serves it (a mirror, a CDN, a test's http://) */
+    if (kix_source_is_http(ref) && strstr(ref, "/runs/"))
+        ref = strstr(ref, "/runs/") + 6;
     rc = kix_ref_parse(ref, strlen(ref), NULL, id, &is_digest, &digest, err);
     if (rc)
         return rc;

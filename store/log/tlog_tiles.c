@@ -91,6 +91,7 @@ int kix_log_reader_tlog(struct kix_log_reader *r, const struct kix_tlog_path *p,
 /* ---- export ------------------------------------------------------------------------ */
 
 struct exporter {
+    struct kix_log *l;
     struct kix_log_reader *r;
     const char *dir;
     uint64_t size;
@@ -213,6 +214,51 @@ static int export_partials(void *ctx, uint64_t s, const uint8_t *note, size_t le
     return KIX_OK;
 }
 
+/* objects/sha256:<hex>, each object an entry of [old, size) needs, unless
+ * there already (immutable: the digest names the bytes). */
+static int export_objects(struct exporter *x, uint64_t old)
+{
+    char path[4200], text[KIX_DIGEST_TEXT_LEN + 1];
+    struct stat sb;
+    int rc = KIX_OK;
+
+    if ((size_t)snprintf(path, sizeof(path), "%s/objects", x->dir) >= sizeof(path))
+        return kix_err_set(x->err, KIX_EINVAL, "export path %.200s... is too long", x->dir);
+    if (old < x->size)
+        rc = kix_dir_make(path, 0755, x->err);
+    for (uint64_t i = old; rc == KIX_OK && i < x->size; i++) {
+        struct kix_prepared *p = NULL;
+        const struct kix_digest *needs;
+        struct kix_bytes leaf, v;
+        size_t n = 0;
+
+        if (kix_log_reader_entry(x->r, i, &leaf) != KIX_OK)
+            return kix_err_set(x->err, KIX_ECORRUPT, "entry %llu is missing", (ULL)i);
+        rc = kix_log_prepare_leaf(x->l, &leaf, &p, x->err);
+        if (rc == KIX_OK)
+            kix_prepared_needs(p, &needs, &n);
+        for (size_t k = 0; rc == KIX_OK && k < n; k++) {
+            kix_digest_format(&needs[k], text);
+            snprintf(path, sizeof(path), "%s/objects/%s", x->dir, text);
+            if (stat(path, &sb) == 0)
+                continue;
+            rc = kix_log_reader_object(x->r, &needs[k], &v);
+            if (rc == KIX_ENOTFOUND) { /* a key entry names none it stores */
+                rc = KIX_OK;
+                continue;
+            }
+            if (rc == KIX_OK)
+                rc = kix_file_write_batched(path, v.ptr, v.len, 0644, x->err);
+            if (rc == KIX_OK) {
+                x->st->files++;
+                x->st->bytes += v.len;
+            }
+        }
+        kix_prepared_free(p);
+    }
+    return rc;
+}
+
 /* The size of the checkpoint in dir when it is this log's, else 0. */
 static uint64_t exported_size(struct exporter *x)
 {
@@ -259,6 +305,7 @@ int kix_log_export_tlog(struct kix_log *l, const char *dir, struct kix_tlog_expo
     memset(&local, 0, sizeof(local));
     x.st = stats ? stats : &local;
     memset(x.st, 0, sizeof(*x.st));
+    x.l = l;
     x.dir = dir;
     x.err = err;
     kix_buf_init(&x.body);
@@ -277,6 +324,8 @@ int kix_log_export_tlog(struct kix_log *l, const char *dir, struct kix_tlog_expo
     rc = export_growth(&x, old);
     if (rc == KIX_OK)
         rc = kix_log_reader_checkpoints(x.r, old, (size_t)-1, export_partials, &x);
+    if (rc == KIX_OK)
+        rc = export_objects(&x, old);
     if (rc == KIX_OK)
         rc = kix_dir_sync(dir, err); /* everything the checkpoint names, durable */
     if (rc == KIX_OK)

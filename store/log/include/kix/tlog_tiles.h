@@ -60,7 +60,9 @@ struct kix_tlog_export_stats {
  * checkpoint already in dir (when that file is this log's note at that
  * size; otherwise everything), and the partial tiles and bundles of every
  * stored checkpoint whose full tile is not there yet (the spec's rule for
- * which partial tiles a log serves); it never deletes a file. stats (may
+ * which partial tiles a log serves), and objects/sha256:<hex>, each object
+ * the new entries need (their canonical bytes, as kixd --http serves them);
+ * it never deletes a file. stats (may
  * be NULL) says what was done. A replica (mirror) exports the same bytes
  * as its origin. Safe to run while the log is written; one export per
  * directory at a time. */
