@@ -114,3 +114,93 @@ cmp -s "$WORK/m-tls.json" "$WORK/m-store.json" || fail "kix get differs over HTT
 # the system's CAs do not know ours: refused, exit 3 (cannot reach a trusted server)
 expect_status 3 "$KIX" checkpoint --server "$TLS_URL/" --log-key "$WORK/vkey"
 pass "nginx over TLS (--cacert): show, get, checkpoint; without --cacert refused"
+
+# a lying static copy: each lie in a fresh copy of the export, read by a
+# client that verified the honest copy before (its remembered checkpoint)
+start_nginx "$WORK/liar"
+L=(--server "$NGINX_URL/" --log-key "$WORK/vkey")
+fresh_liar() {
+  rm -rf "$WORK/liar" && cp -a "$WORK/exp" "$WORK/liar"
+  rm -rf "$WORK/s-liar" && cp -a "$WORK/s-tls" "$WORK/s-liar"
+  export KIX_STATE_DIR="$WORK/s-liar"
+}
+PUB=$(json_get "$WORK/show-rpc.json" '[e["index"] for e in d["entries"] if e["type"] == "publication"][0]')
+fresh_liar
+"$KIX" show "${L[@]}" "$RID" >/dev/null || fail "the honest copy behind nginx"
+
+# a changed hash in the level-0 tiles (the entry's sibling, in its
+# inclusion proof): the proof leads to another root
+fresh_liar
+python3 - "$WORK/liar" "$PUB" <<'PY'
+import glob, sys
+root, pub = sys.argv[1], int(sys.argv[2])
+for f in [root + "/tile/0/000"] + glob.glob(root + "/tile/0/000.p/*"):
+    try:
+        b = bytearray(open(f, "rb").read())
+    except FileNotFoundError:
+        continue
+    if len(b) > 32 * (pub ^ 1):
+        b[32 * (pub ^ 1)] ^= 1
+        open(f, "wb").write(b)
+PY
+expect_status 1 "$KIX" show "${L[@]}" "$RID"
+pass "a changed tile: exit 1 ($(head -c 160 "$WORK/err"))"
+
+# a changed leaf in the entry bundles (one base64 letter of its signature)
+fresh_liar
+python3 - "$WORK/liar" "$PUB" <<'PY'
+import glob, sys
+root, pub = sys.argv[1], int(sys.argv[2])
+for f in [root + "/tile/entries/000"] + glob.glob(root + "/tile/entries/000.p/*"):
+    try:
+        b = bytearray(open(f, "rb").read())
+    except FileNotFoundError:
+        continue
+    off, i = 0, 0
+    while off < len(b):
+        n = b[off] << 8 | b[off + 1]
+        if i == pub:
+            leaf = bytes(b[off + 2:off + 2 + n])
+            at = leaf.index(b'"sig":"') + 7
+            b[off + 2 + at] = ord("A") if leaf[at] != ord("A") else ord("B")
+            open(f, "wb").write(b)
+            break
+        off, i = off + 2 + n, i + 1
+PY
+expect_status 1 "$KIX" show "${L[@]}" "$RID"
+pass "a changed entry bundle: exit 1 ($(head -c 160 "$WORK/err"))"
+
+# a changed object (kix get) and a changed manifest in the run's view (kix show)
+fresh_liar
+sed -i 's/"kind":"BenchmarkRun"/"kind":"BenchmarkRuN"/' "$WORK/liar/objects/$DIG"
+expect_status 1 "$KIX" get "${L[@]}" "$DIG"
+pass "a changed object: exit 1 ($(head -c 160 "$WORK/err"))"
+fresh_liar
+python3 - "$WORK/liar/runs/$RID.json" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+d["manifestCanonical"] = d["manifestCanonical"].replace('"kind":"BenchmarkRun"', '"kind":"BenchmarkRuN"')
+open(sys.argv[1], "w").write(json.dumps(d))
+PY
+expect_status 1 "$KIX" show "${L[@]}" "$RID"
+pass "a changed manifest in the run's view: exit 1 ($(head -c 160 "$WORK/err"))"
+
+# an entry left out of the run's view: the signed run record's chain says so
+fresh_liar
+python3 - "$WORK/liar/runs/$RID.json" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+d["entries"] = [e for e in d["entries"] if e["type"] == "publication"]
+d["entries"].append(d["entries"][0])
+open(sys.argv[1], "w").write(json.dumps(d))
+PY
+expect_status 1 "$KIX" show "${L[@]}" "$RID"
+pass "an entry sent twice in the run's view: exit 1 ($(head -c 160 "$WORK/err"))"
+
+# a rolled-back checkpoint: an older one the log really signed
+fresh_liar
+OLD=$(ls "$WORK/exp/tile/0/000.p" | sort -n | head -1) # the width of an older checkpoint's tile
+"$KIX" checkpoint --store "$WORK/o" --size "$OLD" >"$WORK/liar/checkpoint" || fail "kix checkpoint --size $OLD"
+expect_status 4 "$KIX" checkpoint "${L[@]}"
+expect_status 4 "$KIX" show "${L[@]}" "$RID"
+pass "a rolled-back checkpoint: exit 4 ($(head -c 160 "$WORK/err"))"
