@@ -14,8 +14,10 @@
 
 #include "diag.h"
 #include "kix/pages.h"
+#include "kix/encoding.h"
 #include "kix/tlog_tiles.h"
 #include "kix/version.h"
+#include "kix/vindex.h"
 #include "metrics.h"
 #include "tlog_witness.h"
 
@@ -567,6 +569,88 @@ static void object(struct kixd_http_conn *c, const char *path, size_t len, int h
     answer_tagged(c, K_OTHER, 200, "application/json", IMMUTABLE, v.ptr, v.len, head, tag);
 }
 
+/* index/: the verifiable index as files (kix/vindex.h): the note at a
+ * size, and the current tree's tiles and records, each only under the name
+ * its content gives (a tile or record since replaced is 404: the reader
+ * fetches the latest note again). Notes, tiles and records are immutable. */
+static int index_answer(struct kix_log_reader *r, const char *path, size_t len, struct kix_buf *out,
+                        struct kix_err *err)
+{
+    struct kix_hash want, got;
+    uint8_t key[KIX_SMT_TILE_KEY_MAX];
+    const char *slash = len > 64 ? path + len - 65 : NULL;
+    char text[256];
+    int rc;
+
+    if (len > 12 && len < 40 && memcmp(path, "index/notes/", 12) == 0) {
+        uint64_t size = 0;
+        for (size_t i = 12; i < len; i++) {
+            if (path[i] < '0' || path[i] > '9' || (i == 12 && path[i] == '0' && len > 13) ||
+                size > (UINT64_MAX - 9) / 10)
+                return KIX_ENOTFOUND;
+            size = size * 10 + (uint64_t)(path[i] - '0');
+        }
+        return kix_log_reader_index_note_cosigned(r, size, out, NULL);
+    }
+    if (!slash || *slash != '/' || kix_hex_decode(slash + 1, 64, want.b, 32) != KIX_OK)
+        return KIX_ENOTFOUND;
+    if (len > 11 + 65 && memcmp(path, "index/tile/", 11) == 0) {
+        size_t hex = (size_t)(slash - path) - 11;
+        if (hex % 2 || hex == 0 || hex / 2 > sizeof(key) ||
+            kix_hex_decode(path + 11, hex, key, hex / 2) != KIX_OK)
+            return KIX_ENOTFOUND;
+        rc = kix_index_tile(r, key, hex / 2, out, err);
+        if (rc == KIX_OK && (kix_smt_tile_top_hash(out->ptr, out->len, &got) != KIX_OK ||
+                             memcmp(got.b, want.b, 32) != 0))
+            rc = KIX_ENOTFOUND;
+        return rc;
+    }
+    if (len > 12 + 65 && memcmp(path, "index/value/", 12) == 0 &&
+        (size_t)(slash - path) - 12 < sizeof(text)) {
+        size_t klen = (size_t)(slash - path) - 12;
+        memcpy(text, path + 12, klen);
+        rc = kix_index_value(r, text, klen, out, err);
+        if (rc == KIX_OK) {
+            kix_smt_value_hash(out->ptr, out->len, &got);
+            if (memcmp(got.b, want.b, 32) != 0)
+                rc = KIX_ENOTFOUND;
+        }
+        return rc;
+    }
+    return KIX_ENOTFOUND;
+}
+
+static void index_file(struct kixd_http_conn *c, const char *path, size_t len, int head)
+{
+    struct kixd_worker *w = c->w;
+    struct kix_log_reader *r = NULL;
+    struct kix_err err = {0};
+    char tag[40];
+    int rc = kixd_worker_reader(w, &r, &err);
+
+    kix_buf_reset(&w->scratch);
+    if (rc == KIX_OK)
+        rc = index_answer(r, path, len, &w->scratch, &err);
+    if (rc == KIX_ENOTFOUND || rc == KIX_EINVAL) {
+        answer_text(c, K_OTHER, 404, "not found: not in the index at its current size\n", head);
+        return;
+    }
+    if (rc) {
+        kixd_log(KIXD_WARN, "http %s: GET /%.*s failed: %s", c->peer, (int)len, path,
+                 kix_err_text(&err, rc));
+        answer_text(c, K_OTHER, 500, "internal error (see the server's log)\n", head);
+        return;
+    }
+    if (memcmp(path, "index/notes/", 12) == 0) { /* cosignatures may still come */
+        answer(c, K_OTHER, 200, "text/plain; charset=utf-8", EDGE, w->scratch.ptr, w->scratch.len,
+               head);
+        return;
+    }
+    immutable_etag(c, path, len, tag);
+    answer_tagged(c, K_OTHER, 200, "application/octet-stream", IMMUTABLE, w->scratch.ptr,
+                  w->scratch.len, head, tag);
+}
+
 /* Answers the request in c->url (method GET or HEAD). */
 static void respond(struct kixd_http_conn *c, int head)
 {
@@ -629,6 +713,10 @@ static void respond(struct kixd_http_conn *c, int head)
     }
     if (len > 8 && memcmp(path, "objects/", 8) == 0) {
         object(c, path, len, head);
+        return;
+    }
+    if (len > 6 && memcmp(path, "index/", 6) == 0) {
+        index_file(c, path, len, head);
         return;
     }
     if (kix_tlog_path_parse(path, len, &p) != KIX_OK) {

@@ -4,7 +4,8 @@
  * them (kix_client and its callers verify). Proofs come from the hash
  * tiles (kix_tiles_* over the tiles fetched, each completed in memory with
  * the rows above its bottom one), entries from the entry bundles, objects
- * from objects/<digest>, and a run's resolution from its view document runs/<runId>.json (which
+ * from objects/<digest>, index proofs from the index's tiles
+ * (source_http_index.c) and a run's resolution from its view document runs/<runId>.json (which
  * names the entries; everything in it is proven again here or by
  * kix_resolution_verify). */
 #include <stdio.h>
@@ -38,6 +39,7 @@ static void http_close(struct kix_source *s)
     for (size_t i = 0; i < HTTP_TILE_CACHE; i++)
         free(h->tiles[i].rec);
     free(h->bundle.ptr);
+    http_index_clear(h);
     free(h);
 }
 
@@ -373,6 +375,7 @@ static const struct kix_source_ops http_ops = {
     .consistency = http_consistency,
     .objects = http_objects,
     .object = http_object,
+    .index_proof = http_index_proof,
     .resolve = http_resolve,
 };
 

@@ -6,6 +6,7 @@
 
 #include "http_get.h"
 #include "kix/source.h"
+#include "kix/smt.h"
 #include "kix/tlog_path.h"
 
 #define HTTP_TILE_CACHE 64
@@ -17,6 +18,15 @@ struct http_tile {
     uint64_t index;
     unsigned width;
     uint8_t *rec; /* kix/merkle.h's record (malloc'ed), NULL when free */
+    size_t len;
+};
+
+#define HTTP_ITILE_CACHE 512
+
+struct http_itile { /* an index tile (kix/smt.h's stored value) */
+    uint8_t key[KIX_SMT_TILE_KEY_MAX];
+    size_t klen;
+    uint8_t *val; /* malloc'ed */
     size_t len;
 };
 
@@ -35,6 +45,10 @@ struct http_source {
     uint64_t bundle_index;
     unsigned bundle_width;
     size_t bundle_off[KIX_TLOG_WIDTH], bundle_len[KIX_TLOG_WIDTH];
+    /* the index tiles read under the index root iroot */
+    struct kix_hash iroot;
+    struct http_itile itiles[HTTP_ITILE_CACHE];
+    size_t nitiles;
 };
 
 struct http_source *http_of(struct kix_source *s);
@@ -46,6 +60,16 @@ int http_inclusion_at(struct http_source *h, uint64_t index, uint64_t size,
  * http_bundle_leaf gives its leaf (a view valid until the next load). */
 int http_bundle(struct http_source *h, uint64_t index, uint64_t size, struct kix_err *err);
 void http_bundle_leaf(const struct http_source *h, uint64_t index, struct kix_bytes *leaf);
+
+/* source_http_index.c: the index note at the latest checkpoint's size
+ * appended to note (KIX_ENOTSUP when the copy has none), the proof and
+ * record of key under it (after http_index_note), and the source op. */
+int http_index_note(struct http_source *h, struct kix_buf *note, struct kix_err *err);
+int http_index_prove(struct http_source *h, const char *key, struct kix_index_answer *a,
+                     struct kix_err *err);
+int http_index_proof(struct kix_source *s, const char *key, struct kix_index_answer *a,
+                     struct kix_err *err);
+void http_index_clear(struct http_source *h);
 
 int http_resolve(struct kix_source *s, const char *ref, uint64_t from, struct kix_resolution *out,
                  struct kix_err *err);

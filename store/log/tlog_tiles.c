@@ -295,6 +295,12 @@ out:
 int kix_log_export_tlog(struct kix_log *l, const char *dir, struct kix_tlog_export_stats *stats,
                         struct kix_err *err)
 {
+    return kix_log_export_tlog_with(l, dir, NULL, NULL, stats, err);
+}
+
+int kix_log_export_tlog_with(struct kix_log *l, const char *dir, kix_tlog_export_hook hook,
+                             void *ctx, struct kix_tlog_export_stats *stats, struct kix_err *err)
+{
     struct kix_tlog_export_stats local;
     struct exporter x;
     struct kix_tlog_path cp = {KIX_TLOG_CHECKPOINT, 0, 0, 0};
@@ -319,13 +325,22 @@ int kix_log_export_tlog(struct kix_log *l, const char *dir, struct kix_tlog_expo
     old = exported_size(&x);
     x.st->from_size = old;
     x.st->size = x.size;
-    if (old == x.size)
-        goto out; /* up to date (cosignatures added since are not rewritten) */
+    if (old == x.size) {
+        /* up to date (cosignatures added since are not rewritten); the
+         * hook may still owe files of this size */
+        if (hook)
+            rc = hook(ctx, x.r, dir, err);
+        if (rc == KIX_OK && hook)
+            rc = kix_dir_sync(dir, err);
+        goto out;
+    }
     rc = export_growth(&x, old);
     if (rc == KIX_OK)
         rc = kix_log_reader_checkpoints(x.r, old, (size_t)-1, export_partials, &x);
     if (rc == KIX_OK)
         rc = export_objects(&x, old);
+    if (rc == KIX_OK && hook)
+        rc = hook(ctx, x.r, dir, err);
     if (rc == KIX_OK)
         rc = kix_dir_sync(dir, err); /* everything the checkpoint names, durable */
     if (rc == KIX_OK)

@@ -204,3 +204,36 @@ OLD=$(ls "$WORK/exp/tile/0/000.p" | sort -n | head -1) # the width of an older c
 expect_status 4 "$KIX" checkpoint "${L[@]}"
 expect_status 4 "$KIX" show "${L[@]}" "$RID"
 pass "a rolled-back checkpoint: exit 4 ($(head -c 160 "$WORK/err"))"
+
+# index proofs at the copy's checkpoint, from the index's tiles (index/):
+# kixd --http and the export behind nginx answer what kixd's RPC answers
+unset KIX_STATE_DIR
+export KIX_STATE_DIR="$WORK/s-index"
+"$KIX" index --server "$(addr o)" --log-key "$WORK/vkey" "run/$RID" --json >"$WORK/ix-rpc.json" || fail "kix index over RPC"
+"$KIX" index --server "$H" --log-key "$WORK/vkey" "run/$RID" --json >"$WORK/ix-http.json" || fail "kix index over HTTP"
+"$KIX" index "${T[@]}" "run/$RID" --json >"$WORK/ix-tls.json" || fail "kix index over HTTPS from nginx"
+cmp -s "$WORK/ix-rpc.json" "$WORK/ix-http.json" && cmp -s "$WORK/ix-rpc.json" "$WORK/ix-tls.json" ||
+  fail "kix index differs over HTTP"
+"$KIX" index "${T[@]}" "run/no-such-run" --json >"$WORK/ix-absent.json" || fail "kix index of an absent key"
+json_get "$WORK/ix-absent.json" 'd["present"]' | grep -qx False || fail "absent: $(cat "$WORK/ix-absent.json")"
+pass "kix index over HTTP(S): the same proofs as over RPC, absence proven too"
+
+# a changed index tile (the root's record: the hash beside the run's route,
+# which its proof takes as a sibling), and a changed record: exit 1
+fresh_liar
+python3 - "$WORK/liar" "$RID" <<'PY'
+import glob, hashlib, sys
+path = hashlib.sha256(("run/" + sys.argv[2]).encode()).digest()
+sibling = 1 if path[0] & 0x80 == 0 else 0  # 0: left, 1: right
+for f in glob.glob(sys.argv[1] + "/index/tile/00/*"):
+    b = bytearray(open(f, "rb").read())
+    assert b[2] == 3, "the root record is interior"
+    b[3 + 32 * sibling] ^= 1
+    open(f, "wb").write(b)
+PY
+expect_status 1 "$KIX" index "${L[@]}" "run/$RID"
+pass "a changed index tile: exit 1 ($(head -c 160 "$WORK/err"))"
+fresh_liar
+for f in "$WORK"/liar/index/value/run/"$RID"/*; do printf 'x' >>"$f"; done
+expect_status 1 "$KIX" index "${L[@]}" "run/$RID"
+pass "a changed index record: exit 1 ($(head -c 160 "$WORK/err"))"

@@ -69,4 +69,15 @@ struct kix_tlog_export_stats {
 int kix_log_export_tlog(struct kix_log *l, const char *dir, struct kix_tlog_export_stats *stats,
                         struct kix_err *err) KIX_MUST_CHECK;
 
+/* kix_log_export_tlog that also calls hook (when not NULL) with its
+ * snapshot, after the tiles, bundles and objects and before the directory
+ * is synced and the checkpoint written, so that files derived from the same
+ * snapshot (another layer's) are there before the checkpoint that covers
+ * them. Also called when the directory is up to date already. */
+typedef int (*kix_tlog_export_hook)(void *ctx, struct kix_log_reader *r, const char *dir,
+                                    struct kix_err *err);
+int kix_log_export_tlog_with(struct kix_log *l, const char *dir, kix_tlog_export_hook hook,
+                             void *ctx, struct kix_tlog_export_stats *stats,
+                             struct kix_err *err) KIX_MUST_CHECK;
+
 #endif
