@@ -15,6 +15,7 @@
 #include "kix/canon.h"
 #include "kix/encoding.h"
 #include "kix/entry.h"
+#include "kix/vindex.h"
 #include "source_http_internal.h"
 
 /* What the resolution's views point into: one block per piece. */
@@ -175,11 +176,62 @@ static int take_entries(struct http_source *h, struct pieces *ps, json_t *list, 
     return KIX_OK;
 }
 
+/* The run's and its group's records proven at the copy's latest
+ * checkpoint from the index's tiles, in place of the view's (proven at the
+ * size the view was written): a view that went stale (a later rerun,
+ * supersession or rank) then fails the chain of the latest record instead
+ * of being shown. KIX_ENOTSUP: the copy has no index files (the view's
+ * proofs stay). */
+static int latest_index(struct http_source *h, struct pieces *ps, struct kix_resolution *res,
+                        struct kix_err *err)
+{
+    struct kix_index_answer run, group;
+    struct kix_vindex_run rec;
+    char key[KIX_VINDEX_KEY_MAX + 1];
+    int rc;
+
+    memset(&run, 0, sizeof(run));
+    memset(&group, 0, sizeof(group));
+    rc = http_latest(h, 1, err);
+    if (rc == KIX_OK)
+        rc = http_index_note(h, &run.index_note, err);
+    if (rc)
+        goto out;
+    kix_vindex_key_run(res->run.run_id, strlen(res->run.run_id), key);
+    rc = http_index_prove(h, key, &run, err);
+    if (rc == KIX_OK && !run.present)
+        rc = kix_err_set(err, KIX_ENOTFOUND, "run %s is not in the index of %s", res->run.run_id,
+                         h->base.where);
+    /* which group: the record's word, proven by the caller's verify */
+    if (rc == KIX_OK &&
+        kix_vindex_run_decode(run.record.ptr, run.record.len, res->run.run_id, &rec, NULL) ==
+            KIX_OK &&
+        rec.info.grouped) {
+        kix_vindex_key_group(&rec.info.comparison_key, key);
+        rc = http_index_prove(h, key, &group, err);
+    }
+    if (rc == KIX_OK &&
+        (keep(ps, h->latest.ptr, h->latest.len, &res->checkpoint) ||
+         keep(ps, run.index_note.ptr, run.index_note.len, &res->index_note) ||
+         keep(ps, run.record.ptr, run.record.len, &res->run_record) ||
+         keep(ps, run.proof.ptr, run.proof.len, &res->run_proof) ||
+         (group.proof.len && (keep(ps, group.record.ptr, group.record.len, &res->group_record) ||
+                              keep(ps, group.proof.ptr, group.proof.len, &res->group_proof)))))
+        rc = kix_err_set(err, KIX_ENOMEM, "out of memory");
+    if (rc == KIX_OK)
+        res->size = h->latest_size;
+out:
+    kix_index_answer_release(&run);
+    kix_index_answer_release(&group);
+    return rc;
+}
+
 static int take_view(struct http_source *h, json_t *v, const char *id, uint64_t from,
                      struct pieces *ps, struct kix_resolution *res, struct kix_err *err)
 {
     json_t *size = json_object_get(v, "treeSize"), *ix = json_object_get(v, "index");
     const char *run_id = json_string_value(json_object_get(v, "runId"));
+    int rc;
 
     if (!run_id || strcmp(run_id, id) != 0)
         return bad_view(h, id, "runId", err);
@@ -195,15 +247,51 @@ static int take_view(struct http_source *h, json_t *v, const char *id, uint64_t 
         return bad_view(h, id, "checkpoint", err);
     if (take_objects(ps, json_object_get(v, "objects"), res))
         return bad_view(h, id, "objects", err);
-    /* no index proofs: kix_resolution_verify says so */
+    rc = latest_index(h, ps, res, err);
+    if (rc != KIX_ENOTSUP)
+        goto entries;
+    /* no index files: the view's proofs, at its size (none: kix_resolution_verify says so) */
     if (ix && (keep_text(ps, json_object_get(ix, "indexNote"), &res->index_note) ||
                keep_hex(ps, json_object_get(ix, "runRecord"), &res->run_record) ||
                keep_hex(ps, json_object_get(ix, "runProof"), &res->run_proof) ||
                keep_hex(ps, json_object_get(ix, "groupRecord"), &res->group_record) ||
                keep_hex(ps, json_object_get(ix, "groupProof"), &res->group_proof)))
         return bad_view(h, id, "index", err);
+    rc = KIX_OK;
+entries:
+    if (rc)
+        return rc;
     res->entries_from = from;
     return take_entries(h, ps, json_object_get(v, "entries"), from, res, err);
+}
+
+/* The run a manifest digest was published as, from its proven record
+ * manifest/<hex> (the caller proves the run's own record names the same
+ * manifest). */
+static int run_of_manifest(struct http_source *h, const struct kix_digest *d,
+                           char id[KIX_RUN_ID_MAX + 1], struct kix_err *err)
+{
+    struct kix_index_answer a;
+    char key[KIX_VINDEX_KEY_MAX + 1], text[KIX_DIGEST_TEXT_LEN + 1];
+    uint64_t publication;
+    int rc;
+
+    memset(&a, 0, sizeof(a));
+    kix_vindex_key_manifest(d, key);
+    rc = http_index_proof(&h->base, key, &a, err);
+    if (rc == KIX_ENOTSUP)
+        kix_err_set(err, rc, "%s resolves runs by run id or permalink: it has no index files",
+                    h->base.where);
+    if (rc == KIX_OK && !a.present) {
+        kix_digest_format(d, text);
+        rc = kix_err_set(err, KIX_ENOTFOUND, "no run of manifest %s in %s", text, h->base.where);
+    }
+    if (rc == KIX_OK &&
+        kix_vindex_manifest_decode(a.record.ptr, a.record.len, d, id, &publication, NULL) != KIX_OK)
+        rc = kix_err_set(err, KIX_EPROTO, "%s: the index record %s is malformed", h->base.where,
+                         key);
+    kix_index_answer_release(&a);
+    return rc;
 }
 
 int http_resolve(struct kix_source *s, const char *ref, uint64_t from, struct kix_resolution *out,
@@ -225,10 +313,11 @@ int http_resolve(struct kix_source *s, const char *ref, uint64_t from, struct ki
     rc = kix_ref_parse(ref, strlen(ref), NULL, id, &is_digest, &digest, err);
     if (rc)
         return rc;
-    if (is_digest)
-        return kix_err_set(err, KIX_ENOTSUP,
-                           "%s resolves runs by run id or permalink, not by manifest digest",
-                           s->where);
+    if (is_digest) {
+        rc = run_of_manifest(h, &digest, id, err);
+        if (rc)
+            return rc;
+    }
     snprintf(path, sizeof(path), "runs/%s.json", id);
     rc = http_get(h->get, path, HTTP_VIEW_MAX, &body, err);
     if (rc == KIX_ENOTFOUND)

@@ -237,3 +237,18 @@ fresh_liar
 for f in "$WORK"/liar/index/value/run/"$RID"/*; do printf 'x' >>"$f"; done
 expect_status 1 "$KIX" index "${L[@]}" "run/$RID"
 pass "a changed index record: exit 1 ($(head -c 160 "$WORK/err"))"
+
+# a run by its manifest digest, from the index's manifest record
+"$KIX" resolve "${T[@]}" "$DIG" >"$WORK/by-digest.txt" || fail "kix resolve DIGEST over HTTPS"
+grep -q "$RID" "$WORK/by-digest.txt" || fail "kix resolve DIGEST: $(head -3 "$WORK/by-digest.txt")"
+pass "kix resolve of a manifest digest over HTTPS"
+
+# a copy without index files (an export by an older kixd): kix show falls
+# back on the proofs the run's view carries, at the size it was written
+fresh_liar
+rm -rf "$WORK/liar/index"
+"$KIX" show "${L[@]}" "$RID" --json >"$WORK/show-noindex.json" || fail "kix show from a copy without index/"
+cmp -s "$WORK/show-rpc.json" "$WORK/show-noindex.json" || fail "kix show without index/ differs"
+expect_status 1 "$KIX" index "${L[@]}" "run/$RID"
+grep -q "holds no index note" "$WORK/err" || fail "kix index without index/: $(cat "$WORK/err")"
+pass "a copy without index files: show from the view's proofs; kix index says what is missing"
