@@ -110,6 +110,29 @@ static int http_checkpoint(struct kix_source *s, uint64_t size, struct kix_buf *
     return rc ? kix_err_set(err, rc, "out of memory") : KIX_OK;
 }
 
+/* A static copy signs one checkpoint at a time: the latest, with the index
+ * note of its size when the copy has index files. A mirror or an audit
+ * replays up to it in one step. */
+static int http_checkpoints(struct kix_source *s, uint64_t after, size_t limit,
+                            kix_checkpoint_fn fn, void *ctx, struct kix_err *err)
+{
+    struct http_source *h = http_of(s);
+    struct kix_buf note = KIX_BUF_INIT;
+    int rc = http_latest(h, 1, err);
+
+    if (rc || h->latest_size <= after || limit == 0)
+        return rc;
+    rc = http_index_note(h, &note, err);
+    if (rc == KIX_ENOTSUP) {
+        kix_buf_reset(&note);
+        rc = KIX_OK;
+    }
+    if (rc == KIX_OK)
+        rc = fn(ctx, h->latest_size, h->latest.ptr, h->latest.len, note.ptr, note.len);
+    kix_buf_release(&note);
+    return rc;
+}
+
 /* ---- tiles ------------------------------------------------------------------ */
 
 static int fetch_resource(struct http_source *h, enum kix_tlog_kind kind, uint32_t level,
@@ -373,6 +396,7 @@ static const struct kix_source_ops http_ops = {
     .entries = http_entries,
     .inclusion = http_inclusion,
     .consistency = http_consistency,
+    .checkpoints = http_checkpoints,
     .objects = http_objects,
     .object = http_object,
     .index_proof = http_index_proof,

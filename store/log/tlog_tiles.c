@@ -4,6 +4,7 @@
 
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 
@@ -214,12 +215,46 @@ static int export_partials(void *ctx, uint64_t s, const uint8_t *note, size_t le
     return KIX_OK;
 }
 
-/* objects/sha256:<hex>, each object an entry of [old, size) needs, unless
- * there already (immutable: the digest names the bytes). */
-static int export_objects(struct exporter *x, uint64_t old)
+/* objects/<digest> for d and, first, every object it references, unless
+ * there already: a file exists only once all it references do, so an
+ * existing one ends the walk (immutable: the digest names the bytes). An
+ * object the log does not hold (what a key entry names) is skipped. */
+static int export_object(struct exporter *x, const struct kix_digest *d, unsigned depth)
 {
     char path[4200], text[KIX_DIGEST_TEXT_LEN + 1];
+    struct kix_digest *refs = NULL;
+    struct kix_bytes v;
     struct stat sb;
+    size_t n = 0;
+    int rc;
+
+    kix_digest_format(d, text);
+    snprintf(path, sizeof(path), "%s/objects/%s", x->dir, text);
+    if (stat(path, &sb) == 0)
+        return KIX_OK;
+    rc = kix_log_reader_object(x->r, d, &v);
+    if (rc == KIX_ENOTFOUND)
+        return KIX_OK;
+    if (rc)
+        return kix_err_set(x->err, rc, "reading object %s: %s", text, kix_strerror(rc));
+    if (depth < 16 && kix_refs_extract(v.ptr, v.len, &refs, &n, NULL) != KIX_OK)
+        n = 0; /* the log holds only objects that parse; nothing to follow */
+    for (size_t i = 0; rc == KIX_OK && depth < 16 && i < n; i++)
+        rc = export_object(x, &refs[i], depth + 1);
+    free(refs);
+    if (rc == KIX_OK)
+        rc = kix_file_write_batched(path, v.ptr, v.len, 0644, x->err);
+    if (rc == KIX_OK) {
+        x->st->files++;
+        x->st->bytes += v.len;
+    }
+    return rc;
+}
+
+/* The objects the entries [old, size) need, with what those reference. */
+static int export_objects(struct exporter *x, uint64_t old)
+{
+    char path[4200];
     int rc = KIX_OK;
 
     if ((size_t)snprintf(path, sizeof(path), "%s/objects", x->dir) >= sizeof(path))
@@ -229,7 +264,7 @@ static int export_objects(struct exporter *x, uint64_t old)
     for (uint64_t i = old; rc == KIX_OK && i < x->size; i++) {
         struct kix_prepared *p = NULL;
         const struct kix_digest *needs;
-        struct kix_bytes leaf, v;
+        struct kix_bytes leaf;
         size_t n = 0;
 
         if (kix_log_reader_entry(x->r, i, &leaf) != KIX_OK)
@@ -237,23 +272,8 @@ static int export_objects(struct exporter *x, uint64_t old)
         rc = kix_log_prepare_leaf(x->l, &leaf, &p, x->err);
         if (rc == KIX_OK)
             kix_prepared_needs(p, &needs, &n);
-        for (size_t k = 0; rc == KIX_OK && k < n; k++) {
-            kix_digest_format(&needs[k], text);
-            snprintf(path, sizeof(path), "%s/objects/%s", x->dir, text);
-            if (stat(path, &sb) == 0)
-                continue;
-            rc = kix_log_reader_object(x->r, &needs[k], &v);
-            if (rc == KIX_ENOTFOUND) { /* a key entry names none it stores */
-                rc = KIX_OK;
-                continue;
-            }
-            if (rc == KIX_OK)
-                rc = kix_file_write_batched(path, v.ptr, v.len, 0644, x->err);
-            if (rc == KIX_OK) {
-                x->st->files++;
-                x->st->bytes += v.len;
-            }
-        }
+        for (size_t k = 0; rc == KIX_OK && k < n; k++)
+            rc = export_object(x, &needs[k], 0);
         kix_prepared_free(p);
     }
     return rc;

@@ -252,3 +252,17 @@ cmp -s "$WORK/show-rpc.json" "$WORK/show-noindex.json" || fail "kix show without
 expect_status 1 "$KIX" index "${L[@]}" "run/$RID"
 grep -q "holds no index note" "$WORK/err" || fail "kix index without index/: $(cat "$WORK/err")"
 pass "a copy without index files: show from the view's proofs; kix index says what is missing"
+
+# kix audit replays a static copy over HTTPS: every entry, object and
+# signature, the tree and the index recomputed (exit 0), and the same
+# audit of a copy with a changed object fails
+export KIX_STATE_DIR="$WORK/s-audit"
+"$KIX" audit "${T[@]}" >"$WORK/audit.txt" 2>"$WORK/audit.err" || fail "kix audit over HTTPS: $(tail -3 "$WORK/audit.err")"
+grep -q "$SIZE" "$WORK/audit.txt" || fail "kix audit: $(cat "$WORK/audit.txt")"
+fresh_liar
+export KIX_STATE_DIR="$WORK/s-audit-liar"
+sed -i 's/"kind":"BenchmarkRun"/"kind":"BenchmarkRuN"/' "$WORK/liar/objects/$DIG"
+got=0
+"$KIX" audit "${L[@]}" >"$WORK/out" 2>"$WORK/err" || got=$?
+[ "$got" -ne 0 ] || fail "kix audit of a copy with a changed object passed"
+pass "kix audit over HTTPS replays the export (exit 0); a changed object fails it (exit $got: $(head -c 160 "$WORK/err"))"
