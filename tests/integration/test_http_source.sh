@@ -266,3 +266,11 @@ got=0
 "$KIX" audit "${L[@]}" >"$WORK/out" 2>"$WORK/err" || got=$?
 [ "$got" -ne 0 ] || fail "kix audit of a copy with a changed object passed"
 pass "kix audit over HTTPS replays the export (exit 0); a changed object fails it (exit $got: $(head -c 160 "$WORK/err"))"
+
+# kix cite and verify-citation over HTTPS (a static copy makes no receipts:
+# the cited entry and its proof at the cited size are asked apart)
+export KIX_STATE_DIR="$WORK/s-cite"
+"$KIX" cite "${T[@]}" "$RID" --json >"$WORK/cit.json" || fail "kix cite over HTTPS"
+"$KIX" verify-citation "${T[@]}" "$WORK/cit.json" >"$WORK/vc.txt" || fail "kix verify-citation over HTTPS"
+grep -q "citation verified" "$WORK/vc.txt" || fail "verify-citation: $(cat "$WORK/vc.txt")"
+pass "kix cite and verify-citation over HTTPS"
