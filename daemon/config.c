@@ -243,8 +243,12 @@ static int set_mirror_of(struct kixd_config *cfg, const struct option_spec *o, c
 {
     (void)o;
     if (strlen(v) >= sizeof(cfg->mirror_of) ||
-        (strncmp(v, "tcp://", 6) != 0 && strncmp(v, "unix://", 7) != 0)) {
-        snprintf(why, cap, "--mirror-of %s: expected tcp://HOST:PORT or unix:///PATH", v);
+        (strncmp(v, "tcp://", 6) != 0 && strncmp(v, "unix://", 7) != 0 &&
+         strncmp(v, "http://", 7) != 0 && strncmp(v, "https://", 8) != 0)) {
+        snprintf(why, cap,
+                 "--mirror-of %s: expected tcp://HOST:PORT, unix:///PATH or a static copy's "
+                 "https://HOST/PREFIX/",
+                 v);
         return -1;
     }
     snprintf(cfg->mirror_of, sizeof(cfg->mirror_of), "%s", v);

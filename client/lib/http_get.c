@@ -84,6 +84,9 @@ int http_get_open(const char *base, const struct http_get_opts *opts, struct htt
     curl_easy_setopt(h->curl, CURLOPT_USERAGENT, "kix");
     /* bodies are read as sent: a CDN's compression would hide their size */
     curl_easy_setopt(h->curl, CURLOPT_WRITEFUNCTION, on_body);
+    /* $KIX_CACERT: for a process that takes no --cacert (kixd's mirror) */
+    if (!h->opts.cacert && getenv("KIX_CACERT") && *getenv("KIX_CACERT"))
+        h->opts.cacert = getenv("KIX_CACERT");
     if (h->opts.cacert)
         curl_easy_setopt(h->curl, CURLOPT_CAINFO, h->opts.cacert);
     *out = h;

@@ -274,3 +274,14 @@ export KIX_STATE_DIR="$WORK/s-cite"
 "$KIX" verify-citation "${T[@]}" "$WORK/cit.json" >"$WORK/vc.txt" || fail "kix verify-citation over HTTPS"
 grep -q "citation verified" "$WORK/vc.txt" || fail "verify-citation: $(cat "$WORK/vc.txt")"
 pass "kix cite and verify-citation over HTTPS"
+
+# kixd --mirror-of a static copy over HTTPS (the system's CAs do not know
+# ours: $KIX_CACERT names them): it replays and verifies the export, then
+# serves it
+KIX_CACERT="$WORK/tls.pem" serve m --mirror-of "$TLS_URL/" --upstream-key "$WORK/vkey"
+wait_size m "$SIZE"
+export KIX_STATE_DIR="$WORK/s-mirror"
+"$KIX" show --server "$(addr m)" --log-key "$WORK/vkey" "$RID" --json >"$WORK/show-mirror.json" ||
+  fail "kix show from the mirror of the static copy"
+cmp -s "$WORK/show-rpc.json" "$WORK/show-mirror.json" || fail "the mirror's answer differs"
+pass "kixd --mirror-of https://… (a static copy) replays and serves it"

@@ -146,7 +146,7 @@ int kix_source_connect(const char *addr, const struct kix_client_opts *opts,
  * client/lib/source_http.c): read-only, every proof computed from the
  * tiles. TLS is checked against the system's CAs, or cacert's. */
 struct kix_http_opts {
-    const char *cacert;      /* PEM file of CA certificates, or NULL */
+    const char *cacert; /* PEM file of CA certificates, or NULL: $KIX_CACERT, else the system's */
     long connect_timeout_ms; /* 0: 10 s */
     long timeout_ms;         /* per request, 0: 30 s */
     int retries;             /* on 5xx, 429 and network errors, with backoff; <0: 3 */
