@@ -536,37 +536,20 @@ static const struct kix_buf *bundle_cached(struct kixd_worker *w, struct kix_log
     return &b->slot[victim].body;
 }
 
-/* objects/sha256:<hex>: a stored object's canonical bytes by digest,
- * immutable (the digest names the bytes). */
-static void object(struct kixd_http_conn *c, const char *path, size_t len, int head)
+/* objects/sha256:<hex>: a stored object's canonical bytes by digest. */
+static int object_answer(struct kix_log_reader *r, const char *path, size_t len,
+                         struct kix_buf *out, struct kix_err *err)
 {
-    struct kixd_worker *w = c->w;
-    struct kix_log_reader *r = NULL;
-    struct kix_err err = {0};
     struct kix_digest d;
     struct kix_bytes v;
-    char tag[40];
     int rc;
 
-    if (kix_digest_parse(path + 8, len - 8, &d, NULL) != KIX_OK) {
-        answer_text(c, K_OTHER, 404, "not found: objects/sha256:<64 hex digits>\n", head);
-        return;
-    }
-    immutable_etag(c, path, len, tag);
-    rc = kixd_worker_reader(w, &r, &err);
-    if (rc == KIX_OK)
-        rc = kix_log_reader_object(r, &d, &v);
-    if (rc == KIX_ENOTFOUND) {
-        answer_text(c, K_OTHER, 404, "not found: no such object in this log\n", head);
-        return;
-    }
-    if (rc) {
-        kixd_log(KIXD_WARN, "http %s: GET /%.*s failed: %s", c->peer, (int)len, path,
-                 kix_err_text(&err, rc));
-        answer_text(c, K_OTHER, 500, "internal error (see the server's log)\n", head);
-        return;
-    }
-    answer_tagged(c, K_OTHER, 200, "application/json", IMMUTABLE, v.ptr, v.len, head, tag);
+    if (kix_digest_parse(path + 8, len - 8, &d, NULL) != KIX_OK)
+        return KIX_ENOTFOUND;
+    rc = kix_log_reader_object(r, &d, &v);
+    if (rc == KIX_OK && kix_buf_add(out, v.ptr, v.len) != KIX_OK)
+        rc = kix_err_set(err, KIX_ENOMEM, "out of memory");
+    return rc;
 }
 
 /* index/: the verifiable index as files (kix/vindex.h): the note at a
@@ -620,7 +603,13 @@ static int index_answer(struct kix_log_reader *r, const char *path, size_t len, 
     return KIX_ENOTFOUND;
 }
 
-static void index_file(struct kixd_http_conn *c, const char *path, size_t len, int head)
+/* A file of the snapshot that fn reads: objects/ and index/. Every one is
+ * named by its content (immutable) but the index notes, which may still
+ * gather cosignatures. */
+static void snapshot_file(struct kixd_http_conn *c, const char *path, size_t len, int head,
+                          int (*fn)(struct kix_log_reader *, const char *, size_t, struct kix_buf *,
+                                    struct kix_err *),
+                          const char *type)
 {
     struct kixd_worker *w = c->w;
     struct kix_log_reader *r = NULL;
@@ -630,9 +619,9 @@ static void index_file(struct kixd_http_conn *c, const char *path, size_t len, i
 
     kix_buf_reset(&w->scratch);
     if (rc == KIX_OK)
-        rc = index_answer(r, path, len, &w->scratch, &err);
+        rc = fn(r, path, len, &w->scratch, &err);
     if (rc == KIX_ENOTFOUND || rc == KIX_EINVAL) {
-        answer_text(c, K_OTHER, 404, "not found: not in the index at its current size\n", head);
+        answer_text(c, K_OTHER, 404, "not found: not in this log at its current size\n", head);
         return;
     }
     if (rc) {
@@ -641,14 +630,13 @@ static void index_file(struct kixd_http_conn *c, const char *path, size_t len, i
         answer_text(c, K_OTHER, 500, "internal error (see the server's log)\n", head);
         return;
     }
-    if (memcmp(path, "index/notes/", 12) == 0) { /* cosignatures may still come */
+    if (len > 12 && memcmp(path, "index/notes/", 12) == 0) {
         answer(c, K_OTHER, 200, "text/plain; charset=utf-8", EDGE, w->scratch.ptr, w->scratch.len,
                head);
         return;
     }
     immutable_etag(c, path, len, tag);
-    answer_tagged(c, K_OTHER, 200, "application/octet-stream", IMMUTABLE, w->scratch.ptr,
-                  w->scratch.len, head, tag);
+    answer_tagged(c, K_OTHER, 200, type, IMMUTABLE, w->scratch.ptr, w->scratch.len, head, tag);
 }
 
 /* Answers the request in c->url (method GET or HEAD). */
@@ -712,11 +700,11 @@ static void respond(struct kixd_http_conn *c, int head)
         return;
     }
     if (len > 8 && memcmp(path, "objects/", 8) == 0) {
-        object(c, path, len, head);
+        snapshot_file(c, path, len, head, object_answer, "application/json");
         return;
     }
     if (len > 6 && memcmp(path, "index/", 6) == 0) {
-        index_file(c, path, len, head);
+        snapshot_file(c, path, len, head, index_answer, "application/octet-stream");
         return;
     }
     if (kix_tlog_path_parse(path, len, &p) != KIX_OK) {

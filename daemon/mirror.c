@@ -745,22 +745,6 @@ out:
     return rc;
 }
 
-/* The upstream: a kixd (msgpack-RPC), or a static tlog-tiles copy of the
- * log over HTTP(S) (kix/source.h; the system's CAs), verified the same. */
-static int upstream_open(const char *addr, const struct kix_client_opts *copts,
-                         struct kix_client **out, struct kix_err *err)
-{
-    struct kix_http_opts ho = {NULL, 0, copts->timeout_ms, -1};
-    struct kix_source *src = NULL;
-    int rc;
-
-    if (!kix_source_is_http(addr))
-        return kix_client_connect(addr, copts, out, err);
-    *out = NULL;
-    rc = kix_source_open_http(addr, &ho, &src, err);
-    return rc ? rc : kix_client_open_source(src, out, err);
-}
-
 /* One turn of the mirror thread: connects when it must, runs a round,
  * then makes sure a follow stream will wake the next. */
 static int mirror_turn(struct kixd_mirror *m, const struct kix_client_opts *copts,
@@ -769,7 +753,9 @@ static int mirror_turn(struct kixd_mirror *m, const struct kix_client_opts *copt
     int rc;
 
     if (!m->up) {
-        rc = upstream_open(m->cfg->mirror_of, copts, &m->up, err);
+        /* a kixd, or a static tlog-tiles copy over HTTP(S) (the system's
+         * CAs, or $KIX_CACERT's), verified the same */
+        rc = kix_client_open_addr(m->cfg->mirror_of, copts, NULL, &m->up, err);
         if (rc)
             return rc;
     }

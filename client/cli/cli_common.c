@@ -157,14 +157,7 @@ static int open_server(const char *server, const struct cli_common *c, struct ki
                        struct kix_err *err)
 {
     struct kix_http_opts ho = {c->cacert, 0, 0, -1};
-    struct kix_source *src = NULL;
-    int rc;
-
-    if (!kix_source_is_http(server))
-        return kix_client_connect(server, NULL, out, err);
-    *out = NULL;
-    rc = kix_source_open_http(server, &ho, &src, err);
-    return rc ? rc : kix_client_open_source(src, out, err);
+    return kix_client_open_addr(server, NULL, &ho, out, err);
 }
 
 int cli_connect(const char *cmd, const struct cli_common *c, struct kix_client **out)

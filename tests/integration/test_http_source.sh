@@ -62,48 +62,8 @@ pass "objects by digest from kixd --http (immutable) and in the export"
 openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes -days 2 \
   -subj /CN=127.0.0.1 -addext subjectAltName=IP:127.0.0.1 \
   -keyout "$WORK/tls.key" -out "$WORK/tls.pem" 2>/dev/null || fail "openssl req"
-# start_nginx_tls ROOT: nginx on a free port serving ROOT over HTTPS; sets TLS_URL.
-start_nginx_tls() {
-  local port dir pid
-  port=$(free_port)
-  chmod 711 "$WORK"
-  chmod 644 "$WORK/tls.key"
-  dir=$(mktemp -d "$WORK/nginx-XXXXXX")
-  mkdir -p "$dir/tmp"
-  cat >"$dir/nginx.conf" <<CONF
-daemon off;
-worker_processes 1;
-pid $dir/nginx.pid;
-error_log $dir/error.log warn;
-events { worker_connections 256; }
-http {
-  access_log off;
-  client_body_temp_path $dir/tmp;
-  proxy_temp_path $dir/tmp;
-  fastcgi_temp_path $dir/tmp;
-  uwsgi_temp_path $dir/tmp;
-  scgi_temp_path $dir/tmp;
-  default_type application/octet-stream;
-  server {
-    listen 127.0.0.1:$port ssl;
-    ssl_certificate $WORK/tls.pem;
-    ssl_certificate_key $WORK/tls.key;
-    root $1;
-  }
-}
-CONF
-  "$NGINX" -c "$dir/nginx.conf" -p "$dir" 2>>"$dir/error.log" &
-  pid=$!
-  NGINX_PIDS+=("$pid")
-  TLS_URL="https://127.0.0.1:$port"
-  for _ in $(seq 1 100); do
-    curl -s -o /dev/null --cacert "$WORK/tls.pem" "$TLS_URL/checkpoint" && return 0
-    kill -0 "$pid" 2>/dev/null || { cat "$dir/error.log" >&2; fail "nginx exited"; }
-    sleep 0.05
-  done
-  fail "nginx did not come up on port $port"
-}
-start_nginx_tls "$WORK/exp"
+start_nginx "$WORK/exp" "$WORK/tls.pem" "$WORK/tls.key"
+TLS_URL=$NGINX_URL
 export KIX_STATE_DIR="$WORK/s-tls"
 T=(--server "$TLS_URL/" --cacert "$WORK/tls.pem" --log-key "$WORK/vkey")
 "$KIX" show "${T[@]}" "$RID" --json >"$WORK/show-tls.json" || fail "kix show over HTTPS from nginx"
@@ -285,3 +245,38 @@ export KIX_STATE_DIR="$WORK/s-mirror"
   fail "kix show from the mirror of the static copy"
 cmp -s "$WORK/show-rpc.json" "$WORK/show-mirror.json" || fail "the mirror's answer differs"
 pass "kixd --mirror-of https://… (a static copy) replays and serves it"
+
+# a flaky CDN: every path answers 503 the first time, then the file; the
+# client retries with backoff and verifies as usual. A server that keeps
+# failing is exit 3 (unreachable), not a verification failure.
+FPORT=$(free_port)
+python3 - "$WORK/exp" "$FPORT" 2>>"$WORK/flaky.log" <<'PY' &
+import http.server, os, sys
+root, port, seen = sys.argv[1], int(sys.argv[2]), set()
+class H(http.server.BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"
+    def do_GET(self):
+        path = self.path.split("?")[0]
+        if path.startswith("/always503") or path not in seen:
+            seen.add(path)
+            self.send_response(503); self.send_header("Content-Length", "0"); self.end_headers()
+            return
+        f = os.path.join(root, path.lstrip("/"))
+        if not os.path.isfile(f):
+            self.send_response(404); self.send_header("Content-Length", "0"); self.end_headers()
+            return
+        body = open(f, "rb").read()
+        self.send_response(200); self.send_header("Content-Length", str(len(body))); self.end_headers()
+        self.wfile.write(body)
+    def log_message(self, *a): pass
+http.server.ThreadingHTTPServer(("127.0.0.1", port), H).serve_forever()
+PY
+KIXD_PIDS+=("$!")
+for _ in $(seq 1 100); do curl -s -o /dev/null "http://127.0.0.1:$FPORT/" && break; sleep 0.05; done
+export KIX_STATE_DIR="$WORK/s-flaky"
+"$KIX" show --server "http://127.0.0.1:$FPORT/" --log-key "$WORK/vkey" "$RID" --json >"$WORK/show-flaky.json" ||
+  fail "kix show through a flaky server"
+cmp -s "$WORK/show-rpc.json" "$WORK/show-flaky.json" || fail "kix show through a flaky server differs"
+expect_status 3 "$KIX" checkpoint --server "http://127.0.0.1:$FPORT/always503/" --log-key "$WORK/vkey"
+grep -q "HTTP 503" "$WORK/err" || fail "a failing server: $(cat "$WORK/err")"
+pass "a flaky server (503 once per file) is retried; one that keeps failing is exit 3"

@@ -155,6 +155,13 @@ int kix_source_open_http(const char *url, const struct kix_http_opts *opts, stru
                          struct kix_err *err) KIX_MUST_CHECK;
 /* 1 when addr is an http:// or https:// URL. */
 int kix_source_is_http(const char *addr);
+/* A client of any address: a kixd's (tcp://, unix://: kix_client_connect
+ * with opts) or a static copy's (http://, https://: kix_source_open_http
+ * with http, which may be NULL; opts' timeout applies when http gives
+ * none). */
+int kix_client_open_addr(const char *addr, const struct kix_client_opts *opts,
+                         const struct kix_http_opts *http, struct kix_client **out,
+                         struct kix_err *err) KIX_MUST_CHECK;
 
 /* Closes any source; NULL is fine. */
 void kix_source_close(struct kix_source *s);
