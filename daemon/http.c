@@ -575,9 +575,11 @@ static int index_answer(struct kix_log_reader *r, const char *path, size_t len, 
         }
         return kix_log_reader_index_note_cosigned(r, size, out, NULL);
     }
-    if (!slash || *slash != '/' || kix_hex_decode(slash + 1, 64, want.b, 32) != KIX_OK)
+    /* the hash after the last '/' (a tile) or '@' (a record) */
+    if (!slash || (*slash != '/' && *slash != '@') ||
+        kix_hex_decode(slash + 1, 64, want.b, 32) != KIX_OK)
         return KIX_ENOTFOUND;
-    if (len > 11 + 65 && memcmp(path, "index/tile/", 11) == 0) {
+    if (len > 11 + 65 && *slash == '/' && memcmp(path, "index/tile/", 11) == 0) {
         size_t hex = (size_t)(slash - path) - 11;
         if (hex % 2 || hex == 0 || hex / 2 > sizeof(key) ||
             kix_hex_decode(path + 11, hex, key, hex / 2) != KIX_OK)
@@ -588,7 +590,7 @@ static int index_answer(struct kix_log_reader *r, const char *path, size_t len, 
             rc = KIX_ENOTFOUND;
         return rc;
     }
-    if (len > 12 + 65 && memcmp(path, "index/value/", 12) == 0 &&
+    if (len > 12 + 65 && *slash == '@' && memcmp(path, "index/value/", 12) == 0 &&
         (size_t)(slash - path) - 12 < sizeof(text)) {
         size_t klen = (size_t)(slash - path) - 12;
         memcpy(text, path + 12, klen);

@@ -54,7 +54,7 @@ int kix_index_file_value_path(const char *key, size_t len, const struct kix_hash
     char hh[2 * KIX_HASH_LEN + 1];
 
     kix_hex_encode(value_hash->b, KIX_HASH_LEN, hh);
-    return (size_t)snprintf(out, cap, "index/value/%.*s/%s", (int)len, key, hh) < cap ? KIX_OK
+    return (size_t)snprintf(out, cap, "index/value/%.*s@%s", (int)len, key, hh) < cap ? KIX_OK
                                                                                       : KIX_ELIMIT;
 }
 

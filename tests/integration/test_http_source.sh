@@ -194,7 +194,7 @@ PY
 expect_status 1 "$KIX" index "${L[@]}" "run/$RID"
 pass "a changed index tile: exit 1 ($(head -c 160 "$WORK/err"))"
 fresh_liar
-for f in "$WORK"/liar/index/value/run/"$RID"/*; do printf 'x' >>"$f"; done
+for f in "$WORK"/liar/index/value/run/"$RID"@*; do printf 'x' >>"$f"; done
 expect_status 1 "$KIX" index "${L[@]}" "run/$RID"
 pass "a changed index record: exit 1 ($(head -c 160 "$WORK/err"))"
 

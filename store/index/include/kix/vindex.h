@@ -155,7 +155,7 @@ int kix_index_each_key(struct kix_log_txn *t, kix_vindex_key_fn fn, void *ctx,
  *   index/tile/<hex key>/<hex top>  a tile of the tree (kix/smt.h's stored
  *                                   value) by its storage key and the hash
  *                                   of the subtree at its top
- *   index/value/<key>/<hex hash>    a key's record by the key and its hash
+ *   index/value/<key>@<hex hash>    a key's record by the key and its hash
  *
  * Every tile and value is named by its content: immutable files. */
 
