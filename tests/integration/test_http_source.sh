@@ -280,3 +280,22 @@ cmp -s "$WORK/show-rpc.json" "$WORK/show-flaky.json" || fail "kix show through a
 expect_status 3 "$KIX" checkpoint --server "http://127.0.0.1:$FPORT/always503/" --log-key "$WORK/vkey"
 grep -q "HTTP 503" "$WORK/err" || fail "a failing server: $(cat "$WORK/err")"
 pass "a flaky server (503 once per file) is retried; one that keeps failing is exit 3"
+
+# a stale view: the run is attested after the copy was made, and a lying
+# copy keeps serving the run's old view; the run's record proven at the
+# copy's latest checkpoint commits one entry more, so kix show refuses
+# the old list (exit 1) instead of showing it
+cp "$WORK/exp/runs/$RID.json" "$WORK/old-view.json"
+"$KIX" keygen --name community --out "$WORK/att" >/dev/null 2>&1
+"$KIX" key add --server "$(addr o)" --log-key "$WORK/vkey" --key "$WORK/o/admin.key" --role attest "$WORK/att.pub" >/dev/null ||
+  fail "kix key add"
+"$KIX" attest --server "$(addr o)" --log-key "$WORK/vkey" --key "$WORK/att.key" --note "seen it" "$RID" >/dev/null ||
+  fail "kix attest"
+wait_export "$WORK/exp" "$((SIZE + 2))"
+export KIX_STATE_DIR="$WORK/s-stale"
+"$KIX" show "${T[@]}" "$RID" >"$WORK/show-attested.txt" || fail "kix show of the attested run over HTTPS"
+fresh_liar
+cp "$WORK/old-view.json" "$WORK/liar/runs/$RID.json"
+expect_status 1 "$KIX" show "${L[@]}" "$RID"
+grep -q "withheld" "$WORK/err" || fail "a stale view: $(cat "$WORK/err")"
+pass "a stale view (before an attestation) against the latest record: exit 1 ($(head -c 160 "$WORK/err"))"
