@@ -392,7 +392,9 @@ static const struct option_spec options[] = {
     {"mirror-of", 0, ARG_VALUE, "ADDR", set_mirror_of, FIELD(mirror_of), 0, 0, 0, 0,
      "serve a verified, read-only copy of the log at ADDR:\n"
      "DIR is created as its replica on first start, caught up\n"
-     "with kix_sync and kept current by following ADDR"},
+     "with kix_sync and kept current by following ADDR (a kixd's\n"
+     "tcp:// or unix://, or a static copy's https://HOST/PREFIX/,\n"
+     "polled; CAs: the system's or $KIX_CACERT)"},
     VALUE("upstream-key", "KEY", set_text, upstream_key, 0, 0,
           "the upstream log's verifier key (text or a file);\n"
           "required with --mirror-of"),
