@@ -163,6 +163,9 @@ int http_get(struct http_get *h, const char *path, size_t max, struct kix_buf *o
         pause_ms(backoff);
         backoff *= 2;
     }
+    /* the handle keeps no pointer into this frame */
+    curl_easy_setopt(h->curl, CURLOPT_ERRORBUFFER, NULL);
+    curl_easy_setopt(h->curl, CURLOPT_WRITEDATA, NULL);
     if (s.nomem) {
         out->len = s.start;
         return kix_err_set(err, KIX_ENOMEM, "out of memory");
