@@ -254,8 +254,12 @@ static int set_mirror_of(struct kixd_config *cfg, const struct option_spec *o, c
 {
     (void)o;
     if (strlen(v) >= sizeof(cfg->mirror_of) ||
-        (strncmp(v, "tcp://", 6) != 0 && strncmp(v, "unix://", 7) != 0)) {
-        snprintf(why, cap, "--mirror-of %s: expected tcp://HOST:PORT or unix:///PATH", v);
+        (strncmp(v, "tcp://", 6) != 0 && strncmp(v, "unix://", 7) != 0 &&
+         strncmp(v, "http://", 7) != 0 && strncmp(v, "https://", 8) != 0)) {
+        snprintf(why, cap,
+                 "--mirror-of %s: expected tcp://HOST:PORT, unix:///PATH or a static copy's "
+                 "https://HOST/PREFIX/",
+                 v);
         return -1;
     }
     snprintf(cfg->mirror_of, sizeof(cfg->mirror_of), "%s", v);
@@ -403,7 +407,9 @@ static const struct option_spec options[] = {
     {"mirror-of", 0, ARG_VALUE, "ADDR", set_mirror_of, FIELD(mirror_of), 0, 0, 0, 0,
      "serve a verified, read-only copy of the log at ADDR:\n"
      "DIR is created as its replica on first start, caught up\n"
-     "with kix_sync and kept current by following ADDR"},
+     "with kix_sync and kept current by following ADDR (a kixd's\n"
+     "tcp:// or unix://, or a static copy's https://HOST/PREFIX/,\n"
+     "polled; CAs: the system's or $KIX_CACERT)"},
     VALUE("upstream-key", "KEY", set_text, upstream_key, 0, 0,
           "the upstream log's verifier key (text or a file);\n"
           "required with --mirror-of"),

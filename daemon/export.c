@@ -13,6 +13,7 @@
 #include "kix/index.h"
 #include "kix/pages.h"
 #include "kix/tlog_tiles.h"
+#include "kix/vindex.h"
 #include "metrics.h"
 
 struct kixd_export {
@@ -31,13 +32,20 @@ static double now_ms(void)
     return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
 }
 
+/* The verifiable index's files (kix/vindex.h), from the tiles' snapshot. */
+static int export_index(void *ctx, struct kix_log_reader *r, const char *dir, struct kix_err *err)
+{
+    (void)ctx;
+    return kix_index_export(r, dir, NULL, err);
+}
+
 static void export_once(struct kixd_export *e)
 {
     struct kix_tlog_export_stats st;
     struct kix_pages_export_stats ps;
     struct kix_err err = {0};
     double t0 = now_ms(), ms;
-    int rc = kix_log_export_tlog(e->srv->log, e->dir, &st, &err);
+    int rc = kix_log_export_tlog_with(e->srv->log, e->dir, export_index, NULL, &st, &err);
 
     if (!rc) /* the pages after the tiles they link to */
         rc = kix_pages_export(e->srv->log, e->dir, &ps, &err);
@@ -180,7 +188,7 @@ int kixd_export_main(int argc, char **argv)
     lo.store.read_only = 1;
     if ((rc = kix_index_open_any(store, &lo, &log, &err)))
         goto out;
-    if ((rc = kix_log_export_tlog(log, argv[optind], &st, &err)))
+    if ((rc = kix_log_export_tlog_with(log, argv[optind], export_index, NULL, &st, &err)))
         goto out;
     rc = kix_pages_export(log, argv[optind], &ps, &err);
 out:

@@ -14,8 +14,10 @@
 
 #include "diag.h"
 #include "kix/pages.h"
+#include "kix/encoding.h"
 #include "kix/tlog_tiles.h"
 #include "kix/version.h"
+#include "kix/vindex.h"
 #include "metrics.h"
 #include "tlog_witness.h"
 
@@ -610,6 +612,111 @@ static const struct kix_buf *bundle_cached(struct kixd_worker *w, struct kix_log
     return &b->slot[victim].body;
 }
 
+/* objects/sha256:<hex>: a stored object's canonical bytes by digest. */
+static int object_answer(struct kix_log_reader *r, const char *path, size_t len,
+                         struct kix_buf *out, struct kix_err *err)
+{
+    struct kix_digest d;
+    struct kix_bytes v;
+    int rc;
+
+    if (kix_digest_parse(path + 8, len - 8, &d, NULL) != KIX_OK)
+        return KIX_ENOTFOUND;
+    rc = kix_log_reader_object(r, &d, &v);
+    if (rc == KIX_OK && kix_buf_add(out, v.ptr, v.len) != KIX_OK)
+        rc = kix_err_set(err, KIX_ENOMEM, "out of memory");
+    return rc;
+}
+
+/* index/: the verifiable index as files (kix/vindex.h): the note at a
+ * size, and the current tree's tiles and records, each only under the name
+ * its content gives (a tile or record since replaced is 404: the reader
+ * fetches the latest note again). Notes, tiles and records are immutable. */
+static int index_answer(struct kix_log_reader *r, const char *path, size_t len, struct kix_buf *out,
+                        struct kix_err *err)
+{
+    struct kix_hash want, got;
+    uint8_t key[KIX_SMT_TILE_KEY_MAX];
+    const char *slash = len > 64 ? path + len - 65 : NULL;
+    char text[256];
+    int rc;
+
+    if (len > 12 && len < 40 && memcmp(path, "index/notes/", 12) == 0) {
+        uint64_t size = 0;
+        for (size_t i = 12; i < len; i++) {
+            if (path[i] < '0' || path[i] > '9' || (i == 12 && path[i] == '0' && len > 13) ||
+                size > (UINT64_MAX - 9) / 10)
+                return KIX_ENOTFOUND;
+            size = size * 10 + (uint64_t)(path[i] - '0');
+        }
+        return kix_log_reader_index_note_cosigned(r, size, out, NULL);
+    }
+    /* the hash after the last '/' (a tile) or '@' (a record) */
+    if (!slash || (*slash != '/' && *slash != '@') ||
+        kix_hex_decode(slash + 1, 64, want.b, 32) != KIX_OK)
+        return KIX_ENOTFOUND;
+    if (len > 11 + 65 && *slash == '/' && memcmp(path, "index/tile/", 11) == 0) {
+        size_t hex = (size_t)(slash - path) - 11;
+        if (hex % 2 || hex == 0 || hex / 2 > sizeof(key) ||
+            kix_hex_decode(path + 11, hex, key, hex / 2) != KIX_OK)
+            return KIX_ENOTFOUND;
+        rc = kix_index_tile(r, key, hex / 2, out, err);
+        if (rc == KIX_OK && (kix_smt_tile_top_hash(out->ptr, out->len, &got) != KIX_OK ||
+                             memcmp(got.b, want.b, 32) != 0))
+            rc = KIX_ENOTFOUND;
+        return rc;
+    }
+    if (len > 12 + 65 && *slash == '@' && memcmp(path, "index/value/", 12) == 0 &&
+        (size_t)(slash - path) - 12 < sizeof(text)) {
+        size_t klen = (size_t)(slash - path) - 12;
+        memcpy(text, path + 12, klen);
+        rc = kix_index_value(r, text, klen, out, err);
+        if (rc == KIX_OK) {
+            kix_smt_value_hash(out->ptr, out->len, &got);
+            if (memcmp(got.b, want.b, 32) != 0)
+                rc = KIX_ENOTFOUND;
+        }
+        return rc;
+    }
+    return KIX_ENOTFOUND;
+}
+
+/* A file of the snapshot that fn reads: objects/ and index/. Every one is
+ * named by its content (immutable) but the index notes, which may still
+ * gather cosignatures. */
+static void snapshot_file(struct kixd_http_conn *c, const char *path, size_t len, int head,
+                          int (*fn)(struct kix_log_reader *, const char *, size_t, struct kix_buf *,
+                                    struct kix_err *),
+                          const char *type)
+{
+    struct kixd_worker *w = c->w;
+    struct kix_log_reader *r = NULL;
+    struct kix_err err = {0};
+    char tag[40];
+    int rc = kixd_worker_reader(w, &r, &err);
+
+    kix_buf_reset(&w->scratch);
+    if (rc == KIX_OK)
+        rc = fn(r, path, len, &w->scratch, &err);
+    if (rc == KIX_ENOTFOUND || rc == KIX_EINVAL) {
+        answer_text(c, K_OTHER, 404, "not found: not in this log at its current size\n", head);
+        return;
+    }
+    if (rc) {
+        kixd_log(KIXD_WARN, "http %s: GET /%.*s failed: %s", c->peer, (int)len, path,
+                 kix_err_text(&err, rc));
+        answer_text(c, K_OTHER, 500, "internal error (see the server's log)\n", head);
+        return;
+    }
+    if (len > 12 && memcmp(path, "index/notes/", 12) == 0) {
+        answer(c, K_OTHER, 200, "text/plain; charset=utf-8", EDGE, w->scratch.ptr, w->scratch.len,
+               head);
+        return;
+    }
+    immutable_etag(c, path, len, tag);
+    answer_tagged(c, K_OTHER, 200, type, IMMUTABLE, w->scratch.ptr, w->scratch.len, head, tag);
+}
+
 /* Answers the request in c->url (method GET or HEAD). */
 static void respond(struct kixd_http_conn *c, int head)
 {
@@ -668,6 +775,14 @@ static void respond(struct kixd_http_conn *c, int head)
                         rc == KIX_ENOTFOUND ? "not found: this witness never cosigned that log\n"
                                             : "internal error (see the server's log)\n",
                         head);
+        return;
+    }
+    if (len > 8 && memcmp(path, "objects/", 8) == 0) {
+        snapshot_file(c, path, len, head, object_answer, "application/json");
+        return;
+    }
+    if (len > 6 && memcmp(path, "index/", 6) == 0) {
+        snapshot_file(c, path, len, head, index_answer, "application/octet-stream");
         return;
     }
     if (kix_tlog_path_parse(path, len, &p) != KIX_OK) {

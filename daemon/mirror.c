@@ -16,6 +16,7 @@
 
 #include "kix/messages.h"
 #include "kix/rpc.h"
+#include "kix/source.h"
 #include "kix/sync.h"
 #include "kix/file.h"
 #include "kix/trust.h"
@@ -656,7 +657,8 @@ static int mirror_round(struct kixd_mirror *m, struct kix_err *err)
 
     if (rc)
         return rc;
-    if (strcmp(info.log_key, m->upstream_key_text) != 0)
+    /* a static copy names no key (its checkpoints are checked by ours) */
+    if (info.log_key[0] && strcmp(info.log_key, m->upstream_key_text) != 0)
         return kix_err_set(err, KIX_EVERIFY, "%s serves the log %s, not the --upstream-key log %s",
                            m->cfg->mirror_of, info.log_key, m->upstream_key_text);
     set_upstream_size(m, info.size);
@@ -751,14 +753,17 @@ static int mirror_turn(struct kixd_mirror *m, const struct kix_client_opts *copt
     int rc;
 
     if (!m->up) {
-        rc = kix_client_connect(m->cfg->mirror_of, copts, &m->up, err);
+        /* a kixd, or a static tlog-tiles copy over HTTP(S) (the system's
+         * CAs, or $KIX_CACERT's), verified the same */
+        rc = kix_client_open_addr(m->cfg->mirror_of, copts, NULL, &m->up, err);
         if (rc)
             return rc;
     }
     rc = mirror_round(m, err);
     if (rc)
         return rc;
-    if (!m->follow && !atomic_load(&m->stop))
+    /* a static copy notifies nobody: polled every TICK_MS */
+    if (!m->follow && !atomic_load(&m->stop) && !kix_source_is_http(m->cfg->mirror_of))
         return open_follow(m, err);
     return KIX_OK;
 }
@@ -792,7 +797,7 @@ static void *mirror_main(void *arg)
         }
         backoff = 0;
         /* a notification (or the tick) starts the next round */
-        if (wait_for(m, kix_rpc_fd(m->follow), TICK_MS) == 1) {
+        if (wait_for(m, m->follow ? kix_rpc_fd(m->follow) : -1, TICK_MS) == 1) {
             rc = kix_rpc_recv(m->follow, &msg, &err);
             if (rc) {
                 kixd_log(KIXD_DEBUG, "mirror of %s: follow stream ended: %s", m->cfg->mirror_of,

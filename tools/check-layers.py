@@ -49,7 +49,7 @@ LAYERS = [  # name, folder, may use (layer names), third-party headers it may in
     ("index", "store/index", ["base", "verify", "log"], {"jansson.h"}),
     ("proto", "proto", ["base"], {"msgpack.h"}),
     ("client", "client/lib", ["base", "verify", "log", "index", "proto"],
-     {"sodium.h", "jansson.h"}),
+     {"sodium.h", "jansson.h", "curl/curl.h"}),
     ("view", "client/view", ["base", "verify", "log", "index"], {"jansson.h"}),
     ("web", "client/web", ["base", "verify", "log", "index", "view"], {"jansson.h"}),
     ("cli", "client/cli", ["base", "verify", "log", "index", "proto", "client", "view"],

@@ -56,6 +56,7 @@ struct cli_common {
     const char *witness[CLI_WITNESSES_MAX]; /* --witness FILE|TEXT, repeatable */
     size_t nwitness;                        /* how many were given (may exceed the max) */
     const char *min_witnesses;              /* --min-witnesses N */
+    const char *cacert;                     /* --cacert FILE: CAs for https:// servers */
 };
 
 #define CLI_COMMON_LONGOPTS                                                                        \
@@ -63,15 +64,18 @@ struct cli_common {
         {"log-key", required_argument, NULL, 0x103}, {"json", no_argument, NULL, 0x104},           \
         {"witness", required_argument, NULL, 0x105},                                               \
         {"min-witnesses", required_argument, NULL, 0x106},                                         \
+        {"cacert", required_argument, NULL, 0x107},                                                \
     {                                                                                              \
         "help", no_argument, NULL, 'h'                                                             \
     }
 
 #define CLI_COMMON_HELP                                                                            \
     "  --store DIR       use a local store directory instead of a server\n"                        \
-    "  --server ADDR     kixd address, tcp://HOST:PORT or unix:///PATH\n"                          \
-    "                    (default $KIX_SERVER, server in ~/.config/kix/config,\n"                  \
-    "                    or tcp://127.0.0.1:7420)\n"                                               \
+    "  --server ADDR     kixd address, tcp://HOST:PORT or unix:///PATH, or a static copy\n"        \
+    "                    of the log (tlog-tiles), https://HOST/PREFIX/ (default: a\n"              \
+    "                    permalink's own, then $KIX_SERVER, server in\n"                          \
+    "                    ~/.config/kix/config, or tcp://127.0.0.1:7420)\n"                        \
+    "  --cacert FILE     CA certificates (PEM) for https:// instead of the system's\n"             \
     "  --log-key KEY     the log's verifier key, a file or the key text\n"                         \
     "                    (default $KIX_LOG_KEY, then ~/.config/kix/config); every\n"               \
     "                    command checks the server's latest checkpoint against it\n"               \
@@ -93,6 +97,11 @@ struct kix_verifier;
 /* Opens the store or connects to the server; prints the error and returns
  * the exit status on failure, 0 on success. */
 int cli_connect(const char *cmd, const struct cli_common *c, struct kix_client **out);
+/* cli_connect for a command given ref (a permalink, run id or digest): a
+ * permalink URL names its own log (its prefix before runs/), read over
+ * HTTP(S) unless --server or --store says otherwise. */
+int cli_connect_ref(const char *cmd, const struct cli_common *c, const char *ref,
+                    struct kix_client **out);
 /* The log key to verify against: --log-key, $KIX_LOG_KEY, the config file,
  * or (for a local store only) the store's own key. Returns an exit status. */
 int cli_log_key(const char *cmd, const struct cli_common *c, struct kix_client *client,

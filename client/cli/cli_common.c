@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "kix/source.h"
 #include "kix/canon.h"
 #include "kix/client.h"
 #include "kix/config.h"
@@ -37,6 +38,9 @@ int cli_common_option(struct cli_common *c, int opt, const char *arg)
         if (c->nwitness < CLI_WITNESSES_MAX)
             c->witness[c->nwitness] = arg;
         c->nwitness++;
+        return 1;
+    case 0x107:
+        c->cacert = arg;
         return 1;
     case 0x106:
         c->min_witnesses = arg;
@@ -188,11 +192,27 @@ static int load_witnesses(const char *cmd, const struct cli_common *given)
     return 0;
 }
 
+/* A server address: a kixd's (tcp://, unix://) or a static copy's (http(s)://). */
+static int open_server(const char *server, const struct cli_common *c, struct kix_client **out,
+                       struct kix_err *err)
+{
+    struct kix_http_opts ho = {c->cacert, 0, 0, -1};
+    return kix_client_open_addr(server, NULL, &ho, out, err);
+}
+
 int cli_connect(const char *cmd, const struct cli_common *c, struct kix_client **out)
+{
+    return cli_connect_ref(cmd, c, NULL, out);
+}
+
+int cli_connect_ref(const char *cmd, const struct cli_common *c, const char *ref,
+                    struct kix_client **out)
 {
     struct kix_err err = {0};
     const char *server = c->server ? c->server : getenv("KIX_SERVER");
     const struct kix_config *cfg;
+    const char *runs = ref && kix_source_is_http(ref) ? strstr(ref, "/runs/") : NULL;
+    char base[4096];
     int rc, status = 0;
 
     if (!(cfg = config(cmd, &status)))
@@ -200,10 +220,15 @@ int cli_connect(const char *cmd, const struct cli_common *c, struct kix_client *
     if (!(server && *server) && cfg->server[0])
         server = cfg->server; /* "server = ADDR" in the config file */
 
-    if (c->store)
+    if (c->store) {
         rc = kix_client_open_store(c->store, out, &err);
-    else
-        rc = kix_client_connect(server && *server ? server : KIX_DEFAULT_SERVER, NULL, out, &err);
+    } else if (!c->server && runs && (size_t)(runs - ref) + 2 < sizeof(base)) {
+        /* the permalink's own log: what precedes runs/ */
+        snprintf(base, sizeof(base), "%.*s/", (int)(runs - ref), ref);
+        rc = open_server(base, c, out, &err);
+    } else {
+        rc = open_server(server && *server ? server : KIX_DEFAULT_SERVER, c, out, &err);
+    }
     return rc ? cli_fail(cmd, rc, &err) : 0;
 }
 

@@ -247,7 +247,7 @@ int cmd_resolve(int argc, char **argv)
     if (argc - optind != 1)
         return cli_usage_error("resolve", "expected one PERMALINK, RUN_ID or DIGEST");
     kix_resolution_init(&res);
-    if ((status = cli_connect("resolve", &common, &c)) == 0 &&
+    if ((status = cli_connect_ref("resolve", &common, argv[optind], &c)) == 0 &&
         (status = cli_log_key("resolve", &common, c, &key)) == 0 &&
         (status = cli_resolve_verified("resolve", c, &key, argv[optind], &res, &cp)) == 0) {
         if (common.json)
@@ -437,6 +437,40 @@ static int load_citation(const char *path, json_t **doc, struct citation *cit, s
 /* The server's proof that the entry at cit->index is in the cited tree:
  * *entry gets the entry. Any failure here is the log's: the cited root is
  * signed and the tree today was proven to extend it. */
+static int take_entry(void *ctx, uint64_t index, const uint8_t *leaf, size_t len)
+{
+    (void)index;
+    return kix_buf_add(ctx, leaf, len);
+}
+
+/* The cited entry and its inclusion proof at the cited size, asked apart
+ * (a source that makes no receipts, such as a static tlog-tiles copy). */
+static int prove_cited_entry_parts(struct kix_client *c, const struct citation *cit,
+                                   const struct kix_checkpoint *cited, struct kix_buf *entry,
+                                   struct kix_err *err)
+{
+    struct kix_hash proof[KIX_MERKLE_MAX_PROOF], leaf, root;
+    struct kix_buf got = KIX_BUF_INIT;
+    uint64_t n = 0;
+    size_t np = 0;
+    int rc = kix_client_entries(c, cit->index, 1, take_entry, &got, &n, err);
+
+    if (rc == KIX_OK && n != 1)
+        rc = kix_err_set(err, KIX_EVERIFY, "entry %llu is not there",
+                         (unsigned long long)cit->index);
+    if (rc == KIX_OK)
+        rc = kix_client_inclusion(c, cit->index, cited->size, proof, &np, err);
+    if (rc == KIX_OK) {
+        kix_merkle_leaf_hash(got.ptr, got.len, &leaf);
+        memcpy(root.b, cited->root, 32);
+        rc = kix_merkle_verify_inclusion(cit->index, cited->size, &leaf, proof, np, &root, err);
+    }
+    if (rc == KIX_OK)
+        rc = kix_buf_add(entry, got.ptr, got.len);
+    kix_buf_release(&got);
+    return rc;
+}
+
 static int prove_cited_entry(struct kix_client *c, const struct citation *cit,
                              const struct kix_checkpoint *cited, struct kix_buf *receipt,
                              struct kix_buf *entry, struct kix_err *err)
@@ -445,6 +479,8 @@ static int prove_cited_entry(struct kix_client *c, const struct citation *cit,
     struct kix_receipt rcpt;
     int rc = kix_client_receipt(c, cit->index, cited->size, receipt, err);
 
+    if (rc == KIX_ENOTSUP) /* a static copy: the entry and its proof at that size */
+        return prove_cited_entry_parts(c, cit, cited, entry, err);
     if (rc)
         return rc;
     /* the receipt at the cited size carries the entry and its proof */

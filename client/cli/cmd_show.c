@@ -106,7 +106,7 @@ int cmd_show(int argc, char **argv)
         return cli_usage_error("show", "expected one PERMALINK, RUN_ID or DIGEST");
     memset(&v, 0, sizeof(v));
     kix_resolution_init(&res);
-    if ((status = cli_connect("show", &common, &c)) ||
+    if ((status = cli_connect_ref("show", &common, argv[optind], &c)) ||
         (status = cli_log_key("show", &common, c, &key)) ||
         (status = cli_resolve_verified("show", c, &key, argv[optind], &res, &cp)))
         goto out;

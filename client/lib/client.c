@@ -47,6 +47,25 @@ int kix_client_connect(const char *addr, const struct kix_client_opts *opts,
     return rc ? rc : kix_client_open_source(src, out, err);
 }
 
+int kix_client_open_addr(const char *addr, const struct kix_client_opts *opts,
+                         const struct kix_http_opts *http, struct kix_client **out,
+                         struct kix_err *err)
+{
+    struct kix_http_opts ho = {NULL, 0, 0, -1};
+    struct kix_source *src = NULL;
+    int rc;
+
+    if (!kix_source_is_http(addr))
+        return kix_client_connect(addr, opts, out, err);
+    *out = NULL;
+    if (http)
+        ho = *http;
+    if (!ho.timeout_ms && opts)
+        ho.timeout_ms = opts->timeout_ms;
+    rc = kix_source_open_http(addr, &ho, &src, err);
+    return rc ? rc : kix_client_open_source(src, out, err);
+}
+
 void kix_source_close(struct kix_source *s)
 {
     if (s)

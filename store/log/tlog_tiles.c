@@ -4,6 +4,7 @@
 
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 
@@ -91,6 +92,7 @@ int kix_log_reader_tlog(struct kix_log_reader *r, const struct kix_tlog_path *p,
 /* ---- export ------------------------------------------------------------------------ */
 
 struct exporter {
+    struct kix_log *l;
     struct kix_log_reader *r;
     const char *dir;
     uint64_t size;
@@ -213,6 +215,70 @@ static int export_partials(void *ctx, uint64_t s, const uint8_t *note, size_t le
     return KIX_OK;
 }
 
+/* objects/<digest> for d and, first, every object it references, unless
+ * there already: a file exists only once all it references do, so an
+ * existing one ends the walk (immutable: the digest names the bytes). An
+ * object the log does not hold (what a key entry names) is skipped. */
+static int export_object(struct exporter *x, const struct kix_digest *d, unsigned depth)
+{
+    char path[4200], text[KIX_DIGEST_TEXT_LEN + 1];
+    struct kix_digest *refs = NULL;
+    struct kix_bytes v;
+    struct stat sb;
+    size_t n = 0;
+    int rc;
+
+    kix_digest_format(d, text);
+    snprintf(path, sizeof(path), "%s/objects/%s", x->dir, text);
+    if (stat(path, &sb) == 0)
+        return KIX_OK;
+    rc = kix_log_reader_object(x->r, d, &v);
+    if (rc == KIX_ENOTFOUND)
+        return KIX_OK;
+    if (rc)
+        return kix_err_set(x->err, rc, "reading object %s: %s", text, kix_strerror(rc));
+    if (depth < 16 && kix_refs_extract(v.ptr, v.len, &refs, &n, NULL) != KIX_OK)
+        n = 0; /* the log holds only objects that parse; nothing to follow */
+    for (size_t i = 0; rc == KIX_OK && depth < 16 && i < n; i++)
+        rc = export_object(x, &refs[i], depth + 1);
+    free(refs);
+    if (rc == KIX_OK)
+        rc = kix_file_write_batched(path, v.ptr, v.len, 0644, x->err);
+    if (rc == KIX_OK) {
+        x->st->files++;
+        x->st->bytes += v.len;
+    }
+    return rc;
+}
+
+/* The objects the entries [old, size) need, with what those reference. */
+static int export_objects(struct exporter *x, uint64_t old)
+{
+    char path[4200];
+    int rc = KIX_OK;
+
+    if ((size_t)snprintf(path, sizeof(path), "%s/objects", x->dir) >= sizeof(path))
+        return kix_err_set(x->err, KIX_EINVAL, "export path %.200s... is too long", x->dir);
+    if (old < x->size)
+        rc = kix_dir_make(path, 0755, x->err);
+    for (uint64_t i = old; rc == KIX_OK && i < x->size; i++) {
+        struct kix_prepared *p = NULL;
+        const struct kix_digest *needs;
+        struct kix_bytes leaf;
+        size_t n = 0;
+
+        if (kix_log_reader_entry(x->r, i, &leaf) != KIX_OK)
+            return kix_err_set(x->err, KIX_ECORRUPT, "entry %llu is missing", (ULL)i);
+        rc = kix_log_prepare_leaf(x->l, &leaf, &p, x->err);
+        if (rc == KIX_OK)
+            kix_prepared_needs(p, &needs, &n);
+        for (size_t k = 0; rc == KIX_OK && k < n; k++)
+            rc = export_object(x, &needs[k], 0);
+        kix_prepared_free(p);
+    }
+    return rc;
+}
+
 /* The size of the checkpoint in dir when it is this log's, else 0. */
 static uint64_t exported_size(struct exporter *x)
 {
@@ -249,6 +315,12 @@ out:
 int kix_log_export_tlog(struct kix_log *l, const char *dir, struct kix_tlog_export_stats *stats,
                         struct kix_err *err)
 {
+    return kix_log_export_tlog_with(l, dir, NULL, NULL, stats, err);
+}
+
+int kix_log_export_tlog_with(struct kix_log *l, const char *dir, kix_tlog_export_hook hook,
+                             void *ctx, struct kix_tlog_export_stats *stats, struct kix_err *err)
+{
     struct kix_tlog_export_stats local;
     struct exporter x;
     struct kix_tlog_path cp = {KIX_TLOG_CHECKPOINT, 0, 0, 0};
@@ -259,6 +331,7 @@ int kix_log_export_tlog(struct kix_log *l, const char *dir, struct kix_tlog_expo
     memset(&local, 0, sizeof(local));
     x.st = stats ? stats : &local;
     memset(x.st, 0, sizeof(*x.st));
+    x.l = l;
     x.dir = dir;
     x.err = err;
     kix_buf_init(&x.body);
@@ -272,11 +345,22 @@ int kix_log_export_tlog(struct kix_log *l, const char *dir, struct kix_tlog_expo
     old = exported_size(&x);
     x.st->from_size = old;
     x.st->size = x.size;
-    if (old == x.size)
-        goto out; /* up to date (cosignatures added since are not rewritten) */
+    if (old == x.size) {
+        /* up to date (cosignatures added since are not rewritten); the
+         * hook may still owe files of this size */
+        if (hook)
+            rc = hook(ctx, x.r, dir, err);
+        if (rc == KIX_OK && hook)
+            rc = kix_dir_sync(dir, err);
+        goto out;
+    }
     rc = export_growth(&x, old);
     if (rc == KIX_OK)
         rc = kix_log_reader_checkpoints(x.r, old, (size_t)-1, export_partials, &x);
+    if (rc == KIX_OK)
+        rc = export_objects(&x, old);
+    if (rc == KIX_OK && hook)
+        rc = hook(ctx, x.r, dir, err);
     if (rc == KIX_OK)
         rc = kix_dir_sync(dir, err); /* everything the checkpoint names, durable */
     if (rc == KIX_OK)

@@ -4,6 +4,7 @@
 #include "kix/smt.h"
 
 #include <assert.h>
+#include "kix/sha256.h"
 #include <stdlib.h>
 #include <string.h>
 
@@ -344,4 +345,49 @@ void kix_smt_tiles_release(struct kix_smt_tiles *t)
     free(t->table);
     t->table = NULL;
     t->cap = 0;
+}
+
+/* ---- Tiles read as files ------------------------------------------------- */
+
+/* The record in slot `slot` of a stored tile value, or NULL. */
+static const uint8_t *stored_record(const uint8_t *v, size_t len, unsigned slot)
+{
+    unsigned bits = len >= 2 ? (unsigned)v[0] << 8 | v[1] : 0;
+    const uint8_t *p = v + 2;
+
+    if (bits == 0 || len != 2 + (size_t)REC * popcount16(bits) || !(bits & wire_bit(slot)))
+        return NULL;
+    for (unsigned i = 0; i < slot; i++)
+        if (bits & wire_bit(i))
+            p += REC;
+    return p;
+}
+
+int kix_smt_tile_top_hash(const uint8_t *v, size_t len, struct kix_hash *out)
+{
+    const uint8_t *rec = stored_record(v, len, 0);
+
+    if (!rec)
+        return KIX_EINVAL;
+    kix_sha256(rec, REC, out->b);
+    return KIX_OK;
+}
+
+int kix_smt_tile_child_hash(const uint8_t *v, size_t len, unsigned stratum,
+                            const uint8_t prefix[KIX_HASH_LEN], struct kix_hash *out)
+{
+    unsigned depth = LEVELS * stratum + LEVELS - 1, bit = depth;
+    const uint8_t *rec;
+
+    if (stratum >= STRATA)
+        return KIX_EINVAL;
+    rec = stored_record(v, len, slot_of(depth, prefix));
+    if (!rec || rec[0] != T_NODE)
+        return KIX_ENOTFOUND;
+    /* the child across path bit `depth`: left (bit 0) or right (bit 1) */
+    memcpy(out->b, rec + 1 + (prefix[bit / 8] & (0x80u >> bit % 8) ? HL : 0), HL);
+    for (unsigned i = 0; i < HL; i++)
+        if (out->b[i])
+            return KIX_OK;
+    return KIX_ENOTFOUND; /* an empty child */
 }

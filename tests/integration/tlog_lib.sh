@@ -21,12 +21,14 @@ stop_nginx_all() {
 }
 trap 'stop_nginx_all; cleanup' EXIT
 
-# start_nginx ROOT [plain]: nginx on a free port serving ROOT the way
-# README.md shows (immutable full tiles and bundles, 5 s for the rest, HTML
-# run and group pages, Access-Control-Allow-Origin); "plain": with no rule
-# but nginx's own mime.types. Sets NGINX_URL.
+# start_nginx ROOT [plain | CERT KEY]: nginx on a free port serving ROOT the
+# way README.md shows (immutable full tiles and bundles, 5 s for the rest,
+# HTML run and group pages, Access-Control-Allow-Origin); "plain": with no
+# rule but nginx's own mime.types; over TLS with CERT and KEY when given
+# (CERT is then also the CA its clients are given). Sets NGINX_URL.
 start_nginx() {
-  local root=$1 port dir pid rules
+  local root=$1 cert= key= port dir pid rules ssl= scheme=http curl_ca=()
+  if [ "${2:-}" != plain ]; then cert=${2:-}; key=${3:-}; fi
   port=$(free_port)
   chmod 711 "$WORK" # nginx's workers run as another user when we are root
   dir=$(mktemp -d "$WORK/nginx-XXXXXX")
@@ -54,6 +56,12 @@ RULES
     rules=""
     types="include /etc/nginx/mime.types;"
   fi
+  if [ -n "$cert" ]; then
+    chmod 644 "$key" # read by nginx's workers too
+    ssl=" ssl; ssl_certificate $cert; ssl_certificate_key $key"
+    scheme=https
+    curl_ca=(--cacert "$cert")
+  fi
   cat >"$dir/nginx.conf" <<CONF
 daemon off;
 worker_processes 1;
@@ -70,7 +78,7 @@ http {
   $types
   default_type application/octet-stream;
   server {
-    listen 127.0.0.1:$port;
+    listen 127.0.0.1:$port$ssl;
     root $root;
 $rules
   }
@@ -79,9 +87,9 @@ CONF
   "$NGINX" -c "$dir/nginx.conf" -p "$dir" 2>>"$dir/error.log" &
   pid=$!
   NGINX_PIDS+=("$pid")
-  NGINX_URL="http://127.0.0.1:$port"
+  NGINX_URL="$scheme://127.0.0.1:$port"
   for _ in $(seq 1 100); do
-    curl -s -o /dev/null "$NGINX_URL/" && return 0
+    curl -s "${curl_ca[@]}" -o /dev/null "$NGINX_URL/" && return 0
     kill -0 "$pid" 2>/dev/null || { cat "$dir/error.log" >&2; fail "nginx exited"; }
     sleep 0.05
   done

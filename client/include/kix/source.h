@@ -4,8 +4,9 @@
  * kix_source: a table of fetchers (struct kix_source_ops) and the state
  * behind them. kix_client verifies; a source only fetches. Two are built
  * in: the store layers on this machine (kix_source_open_store,
- * client/lib/source_local.c) and kixd's msgpack-RPC (kix_source_connect,
- * client/lib/source_rpc.c). The idea is Tessera's client, which takes a
+ * client/lib/source_local.c), kixd's msgpack-RPC (kix_source_connect,
+ * client/lib/source_rpc.c) and C2SP tlog-tiles over HTTP(S)
+ * (kix_source_open_http, client/lib/source_http.c). The idea is Tessera's client, which takes a
  * checkpoint fetcher, a tile fetcher and an entry bundle fetcher and
  * builds every proof from them; here the fetchers sit one level higher
  * (proofs, not tiles) because kixd answers proofs, and the operations a
@@ -140,6 +141,28 @@ int kix_source_open_store(const char *dir, struct kix_source **out,
  * requests sized by the limits its info reports. */
 int kix_source_connect(const char *addr, const struct kix_client_opts *opts,
                        struct kix_source **out, struct kix_err *err) KIX_MUST_CHECK;
+/* A log read as C2SP tlog-tiles over HTTP(S) from url ("https://host/prefix/":
+ * a static copy written by kixd export, a CDN, or kixd serve --http;
+ * client/lib/source_http.c): read-only, every proof computed from the
+ * tiles. TLS is checked against the system's CAs, or cacert's. */
+struct kix_http_opts {
+    const char *cacert; /* PEM file of CA certificates, or NULL: $KIX_CACERT, else the system's */
+    long connect_timeout_ms; /* 0: 10 s */
+    long timeout_ms;         /* per request, 0: 30 s */
+    int retries;             /* on 5xx, 429 and network errors, with backoff; <0: 3 */
+};
+int kix_source_open_http(const char *url, const struct kix_http_opts *opts, struct kix_source **out,
+                         struct kix_err *err) KIX_MUST_CHECK;
+/* 1 when addr is an http:// or https:// URL. */
+int kix_source_is_http(const char *addr);
+/* A client of any address: a kixd's (tcp://, unix://: kix_client_connect
+ * with opts) or a static copy's (http://, https://: kix_source_open_http
+ * with http, which may be NULL; opts' timeout applies when http gives
+ * none). */
+int kix_client_open_addr(const char *addr, const struct kix_client_opts *opts,
+                         const struct kix_http_opts *http, struct kix_client **out,
+                         struct kix_err *err) KIX_MUST_CHECK;
+
 /* Closes any source; NULL is fine. */
 void kix_source_close(struct kix_source *s);
 

@@ -149,4 +149,43 @@ typedef int (*kix_vindex_key_fn)(void *ctx, const char *key, size_t len,
 int kix_index_each_key(struct kix_log_txn *t, kix_vindex_key_fn fn, void *ctx,
                        struct kix_err *err) KIX_MUST_CHECK;
 
+/* ---- the index as files (store/index/vindex_files.c, PROTOCOL.md §3.2) ------ *
+ *
+ *   index/notes/<N>                 the index note at size N, cosigned
+ *   index/tile/<hex key>/<hex top>  a tile of the tree (kix/smt.h's stored
+ *                                   value) by its storage key and the hash
+ *                                   of the subtree at its top
+ *   index/value/<key>@<hex hash>    a key's record by the key and its hash
+ *
+ * Every tile and value is named by its content: immutable files. */
+
+/* The stored tile at `key` (kix_smt_tile_key) of the snapshot's tree,
+ * appended; KIX_ENOTFOUND when none. */
+int kix_index_tile(struct kix_log_reader *r, const uint8_t *key, size_t klen, struct kix_buf *out,
+                   struct kix_err *err) KIX_MUST_CHECK;
+/* The record of `key` in the snapshot, appended; KIX_ENOTFOUND when none. */
+int kix_index_value(struct kix_log_reader *r, const char *key, size_t len, struct kix_buf *out,
+                    struct kix_err *err) KIX_MUST_CHECK;
+/* The relative paths of a tile and of a value (KIX_ELIMIT when cap is short). */
+int kix_index_file_tile_path(const uint8_t *key, size_t klen, const struct kix_hash *top, char *out,
+                             size_t cap) KIX_MUST_CHECK;
+int kix_index_file_value_path(const char *key, size_t len, const struct kix_hash *value_hash,
+                              char *out, size_t cap) KIX_MUST_CHECK;
+
+struct kix_index_export_stats {
+    uint64_t size;  /* the snapshot's size (its note is index/notes/<size>) */
+    uint64_t tiles; /* tiles written: only those not in dir yet */
+    uint64_t values;
+    uint64_t files, bytes;
+};
+/* Writes into dir the index files of the snapshot's tree not there yet
+ * (each tile after those below it, values, then index/notes/<size> last),
+ * each new file written as kix_file_write_batched does (the caller syncs
+ * dir before it publishes the checkpoint that names them). A log without an
+ * index writes nothing. Cost: the tiles on the routes of the keys changed
+ * since the last export, and one pass over every key when a new tile holds
+ * a leaf (its value is found by key). */
+int kix_index_export(struct kix_log_reader *r, const char *dir, struct kix_index_export_stats *st,
+                     struct kix_err *err) KIX_MUST_CHECK;
+
 #endif

@@ -60,11 +60,24 @@ struct kix_tlog_export_stats {
  * checkpoint already in dir (when that file is this log's note at that
  * size; otherwise everything), and the partial tiles and bundles of every
  * stored checkpoint whose full tile is not there yet (the spec's rule for
- * which partial tiles a log serves); it never deletes a file. stats (may
+ * which partial tiles a log serves), and objects/sha256:<hex>, each object
+ * the new entries need (their canonical bytes, as kixd --http serves them);
+ * it never deletes a file. stats (may
  * be NULL) says what was done. A replica (mirror) exports the same bytes
  * as its origin. Safe to run while the log is written; one export per
  * directory at a time. */
 int kix_log_export_tlog(struct kix_log *l, const char *dir, struct kix_tlog_export_stats *stats,
                         struct kix_err *err) KIX_MUST_CHECK;
+
+/* kix_log_export_tlog that also calls hook (when not NULL) with its
+ * snapshot, after the tiles, bundles and objects and before the directory
+ * is synced and the checkpoint written, so that files derived from the same
+ * snapshot (another layer's) are there before the checkpoint that covers
+ * them. Also called when the directory is up to date already. */
+typedef int (*kix_tlog_export_hook)(void *ctx, struct kix_log_reader *r, const char *dir,
+                                    struct kix_err *err);
+int kix_log_export_tlog_with(struct kix_log *l, const char *dir, kix_tlog_export_hook hook,
+                             void *ctx, struct kix_tlog_export_stats *stats,
+                             struct kix_err *err) KIX_MUST_CHECK;
 
 #endif

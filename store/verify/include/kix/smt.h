@@ -299,4 +299,17 @@ void kix_smt_tiles_release(struct kix_smt_tiles *t);
 size_t kix_smt_tile_key(unsigned stratum, const uint8_t prefix[KIX_HASH_LEN],
                         uint8_t out[KIX_SMT_TILE_KEY_MAX]);
 
+/* For a reader of tiles served as files (proto/PROTOCOL.md §3.2), which
+ * names each tile by the hash of the subtree at its top: that hash for a
+ * stored tile value (SHA-256 of its slot 0 record; KIX_EINVAL for a
+ * malformed value), and the hash of the subtree at the top of the child
+ * tile on prefix (stratum + 1, prefix holding at least its first
+ * 4 x (stratum + 1) bits) from the tile of stratum `stratum` above it:
+ * KIX_ENOTFOUND when no interior record of that tile leads there (the
+ * route ends inside the tile), KIX_EINVAL for a malformed value. Pure. */
+int kix_smt_tile_top_hash(const uint8_t *v, size_t len, struct kix_hash *out) KIX_MUST_CHECK;
+int kix_smt_tile_child_hash(const uint8_t *v, size_t len, unsigned stratum,
+                            const uint8_t prefix[KIX_HASH_LEN],
+                            struct kix_hash *out) KIX_MUST_CHECK;
+
 #endif

@@ -1,0 +1,440 @@
+/* The HTTP source (kix/source.h): a log read as C2SP tlog-tiles from any
+ * web server, CDN or `kixd serve --http` (proto/PROTOCOL.md §3). It fetches
+ * files and computes proofs from them; like every source it trusts none of
+ * them (kix_client and its callers verify). Proofs come from the hash
+ * tiles (kix_tiles_* over the tiles fetched, each completed in memory with
+ * the rows above its bottom one), entries from the entry bundles, objects
+ * from objects/<digest>, index proofs from the index's tiles
+ * (source_http_index.c) and a run's resolution from its view document runs/<runId>.json (which
+ * names the entries; everything in it is proven again here or by
+ * kix_resolution_verify). */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "http_get.h"
+#include "kix/encoding.h"
+#include "kix/merkle.h"
+#include "kix/note.h"
+#include "kix/source.h"
+#include "kix/tlog_path.h"
+#include "source_http_internal.h"
+
+/* bounds on what is read (PROTOCOL.md §3) */
+#define CHECKPOINT_MAX (64u * 1024u)
+#define TILE_MAX       (KIX_TLOG_WIDTH * KIX_HASH_LEN)
+#define BUNDLE_MAX     (KIX_TLOG_WIDTH * (2u + 65535u))
+
+struct http_source *http_of(struct kix_source *s)
+{
+    return (struct http_source *)s;
+}
+
+static void http_close(struct kix_source *s)
+{
+    struct http_source *h = http_of(s);
+
+    http_get_close(h->get);
+    kix_buf_release(&h->latest);
+    for (size_t i = 0; i < HTTP_TILE_CACHE; i++)
+        free(h->tiles[i].rec);
+    free(h->bundle.ptr);
+    http_index_clear(h);
+    free(h);
+}
+
+/* The signed text of a note: up to and including the newline before the
+ * blank line. */
+static int note_text(const uint8_t *note, size_t len, size_t *text_len)
+{
+    for (size_t i = 0; i + 1 < len; i++)
+        if (note[i] == '\n' && note[i + 1] == '\n') {
+            *text_len = i + 1;
+            return KIX_OK;
+        }
+    return KIX_EPROTO;
+}
+
+int http_latest(struct http_source *h, int refresh, struct kix_err *err)
+{
+    struct kix_checkpoint cp;
+    size_t n;
+    int rc;
+
+    if (h->have_latest && !refresh)
+        return KIX_OK;
+    kix_buf_reset(&h->latest);
+    h->have_latest = 0;
+    rc = http_get(h->get, "checkpoint", CHECKPOINT_MAX, &h->latest, err);
+    if (rc)
+        return rc;
+    /* unverified: only to know which tiles to read; the caller verifies */
+    if (note_text(h->latest.ptr, h->latest.len, &n) != KIX_OK ||
+        kix_checkpoint_parse((const char *)h->latest.ptr, n, &cp, NULL) != KIX_OK)
+        return kix_err_set(err, KIX_EPROTO, "%s: its checkpoint is not a checkpoint note",
+                           h->base.where);
+    h->latest_size = cp.size;
+    snprintf(h->origin, sizeof(h->origin), "%s", cp.origin);
+    h->have_latest = 1;
+    return KIX_OK;
+}
+
+static int http_info(struct kix_source *s, struct kix_client_info *out, struct kix_err *err)
+{
+    struct http_source *h = http_of(s);
+    int rc = http_latest(h, 1, err);
+
+    if (rc)
+        return rc;
+    memset(out, 0, sizeof(*out));
+    snprintf(out->origin, sizeof(out->origin), "%s", h->origin);
+    snprintf(out->version, sizeof(out->version), "tlog-tiles");
+    out->size = h->latest_size;
+    out->mirror = 1; /* read-only */
+    return KIX_OK;
+}
+
+static int http_checkpoint(struct kix_source *s, uint64_t size, struct kix_buf *note,
+                           struct kix_err *err)
+{
+    struct http_source *h = http_of(s);
+    int rc = http_latest(h, 1, err);
+
+    if (rc)
+        return rc;
+    if (size != KIX_NO_INDEX && size != h->latest_size)
+        return kix_err_set(err, KIX_ENOTFOUND,
+                           "%s serves only its latest checkpoint (size %llu), not size %llu",
+                           s->where, (unsigned long long)h->latest_size, (unsigned long long)size);
+    rc = kix_buf_add(note, h->latest.ptr, h->latest.len);
+    return rc ? kix_err_set(err, rc, "out of memory") : KIX_OK;
+}
+
+/* A static copy signs one checkpoint at a time: the latest, with the index
+ * note of its size when the copy has index files. A mirror or an audit
+ * replays up to it in one step. */
+static int http_checkpoints(struct kix_source *s, uint64_t after, size_t limit,
+                            kix_checkpoint_fn fn, void *ctx, struct kix_err *err)
+{
+    struct http_source *h = http_of(s);
+    struct kix_buf note = KIX_BUF_INIT;
+    int rc = http_latest(h, 1, err);
+
+    if (rc || h->latest_size <= after || limit == 0)
+        return rc;
+    rc = http_index_note(h, &note, err);
+    if (rc == KIX_ENOTSUP) {
+        kix_buf_reset(&note);
+        rc = KIX_OK;
+    }
+    if (rc == KIX_OK)
+        rc = fn(ctx, h->latest_size, h->latest.ptr, h->latest.len, note.ptr, note.len);
+    kix_buf_release(&note);
+    return rc;
+}
+
+/* ---- tiles ------------------------------------------------------------------ */
+
+static int fetch_resource(struct http_source *h, enum kix_tlog_kind kind, uint32_t level,
+                          uint64_t index, unsigned width, size_t max, struct kix_buf *out,
+                          struct kix_err *err)
+{
+    struct kix_tlog_path p = {kind, level, index, width};
+    char path[KIX_TLOG_PATH_MAX + 1];
+
+    if (kix_tlog_path_format(&p, path, sizeof(path)) != KIX_OK)
+        return kix_err_set(err, KIX_EINVAL, "no tile %u/%llu of width %u", level,
+                           (unsigned long long)index, width);
+    return http_get(h->get, path, max, out, err);
+}
+
+/* kix/merkle.h's tile record from a tlog-tiles tile: the width, the bottom
+ * row as fetched, and each complete row above it hashed from the one below. */
+static int complete_tile(const uint8_t *row0, unsigned width, uint8_t **rec, size_t *len)
+{
+    size_t hashes = 0, off;
+    uint8_t *r;
+
+    for (unsigned w = width, k = 0; k < KIX_TILE_HEIGHT; k++, w /= 2)
+        hashes += w;
+    r = malloc(2 + hashes * KIX_HASH_LEN);
+    if (!r)
+        return KIX_ENOMEM;
+    r[0] = (uint8_t)(width >> 8);
+    r[1] = (uint8_t)width;
+    memcpy(r + 2, row0, (size_t)width * KIX_HASH_LEN);
+    off = 2;
+    for (unsigned w = width, k = 1; k < KIX_TILE_HEIGHT; k++) {
+        const uint8_t *below = r + off;
+        uint8_t *row = r + off + (size_t)w * KIX_HASH_LEN;
+        for (unsigned i = 0; i < w / 2; i++)
+            kix_merkle_node_hash((const struct kix_hash *)(below + 2 * i * KIX_HASH_LEN),
+                                 (const struct kix_hash *)(below + (2 * i + 1) * KIX_HASH_LEN),
+                                 (struct kix_hash *)(row + i * KIX_HASH_LEN));
+        off += (size_t)w * KIX_HASH_LEN;
+        w /= 2;
+    }
+    *rec = r;
+    *len = 2 + hashes * KIX_HASH_LEN;
+    return KIX_OK;
+}
+
+/* kix_tile_io.read over fetched tiles, at the width h->io_size gives. */
+static int tile_read(void *ctx, uint32_t level, uint64_t index, struct kix_bytes *out,
+                     struct kix_err *err)
+{
+    struct http_source *h = ctx;
+    unsigned width = kix_tlog_tile_width(h->io_size, level, index);
+    struct http_tile *t;
+    struct kix_buf row = KIX_BUF_INIT;
+    int rc;
+
+    if (width == 0)
+        return KIX_ENOTFOUND;
+    for (size_t i = 0; i < HTTP_TILE_CACHE; i++) {
+        t = &h->tiles[i];
+        if (t->rec && t->level == level && t->index == index && t->width >= width) {
+            out->ptr = t->rec;
+            out->len = t->len;
+            return KIX_OK;
+        }
+    }
+    rc = fetch_resource(h, KIX_TLOG_TILE, level, index, width, TILE_MAX, &row, err);
+    if (rc == KIX_OK && row.len != (size_t)width * KIX_HASH_LEN)
+        rc = kix_err_set(err, KIX_EPROTO, "%s: tile %u/%llu has %zu bytes, not %u hashes",
+                         h->base.where, level, (unsigned long long)index, row.len, width);
+    t = &h->tiles[h->next_tile];
+    if (rc == KIX_OK) {
+        free(t->rec);
+        t->rec = NULL;
+        rc = complete_tile(row.ptr, width, &t->rec, &t->len);
+        if (rc)
+            kix_err_set(err, rc, "out of memory");
+    }
+    kix_buf_release(&row);
+    if (rc)
+        return rc == KIX_ENOTFOUND ? KIX_ECORRUPT : rc;
+    t->level = level;
+    t->index = index;
+    t->width = width;
+    h->next_tile = (h->next_tile + 1) % HTTP_TILE_CACHE;
+    out->ptr = t->rec;
+    out->len = t->len;
+    return KIX_OK;
+}
+
+static int tile_write(void *ctx, uint32_t level, uint64_t index, const uint8_t *data, size_t len,
+                      struct kix_err *err)
+{
+    (void)ctx, (void)level, (void)index, (void)data, (void)len;
+    return kix_err_set(err, KIX_EREADONLY, "the HTTP source writes no tiles");
+}
+
+static struct kix_tile_io tile_io(struct http_source *h, uint64_t size)
+{
+    struct kix_tile_io io = {tile_read, tile_write, h, 0};
+    h->io_size = size;
+    return io;
+}
+
+static int sized(struct http_source *h, uint64_t *size, struct kix_err *err)
+{
+    int rc;
+
+    if (*size != KIX_NO_INDEX)
+        return KIX_OK;
+    rc = http_latest(h, 0, err);
+    if (rc == KIX_OK)
+        *size = h->latest_size;
+    return rc;
+}
+
+int http_inclusion_at(struct http_source *h, uint64_t index, uint64_t size,
+                      struct kix_hash proof[KIX_MERKLE_MAX_PROOF], size_t *n, struct kix_err *err)
+{
+    struct kix_tile_io io;
+    int rc = sized(h, &size, err);
+
+    if (rc)
+        return rc;
+    if (index >= size)
+        return kix_err_set(err, KIX_ENOTFOUND, "entry %llu is past the tree of size %llu",
+                           (unsigned long long)index, (unsigned long long)size);
+    io = tile_io(h, size);
+    return kix_tiles_inclusion_proof(&io, index, size, proof, n, err);
+}
+
+static int http_inclusion(struct kix_source *s, uint64_t index, uint64_t size,
+                          struct kix_hash proof[KIX_MERKLE_MAX_PROOF], size_t *n,
+                          struct kix_err *err)
+{
+    return http_inclusion_at(http_of(s), index, size, proof, n, err);
+}
+
+static int http_consistency(struct kix_source *s, uint64_t size1, uint64_t size2,
+                            struct kix_hash proof[KIX_MERKLE_MAX_PROOF], size_t *n,
+                            struct kix_err *err)
+{
+    struct http_source *h = http_of(s);
+    struct kix_tile_io io;
+    int rc = sized(h, &size2, err);
+
+    if (rc)
+        return rc;
+    if (size1 > size2)
+        return kix_err_set(err, KIX_EINVAL, "no consistency proof from size %llu to %llu",
+                           (unsigned long long)size1, (unsigned long long)size2);
+    *n = 0;
+    if (size1 == 0 || size1 == size2)
+        return KIX_OK;
+    io = tile_io(h, size2);
+    return kix_tiles_consistency_proof(&io, size1, size2, proof, n, err);
+}
+
+/* ---- entries ------------------------------------------------------------------ */
+
+/* The bundle holding entry index at size, kept until another is asked for. */
+int http_bundle(struct http_source *h, uint64_t index, uint64_t size, struct kix_err *err)
+{
+    uint64_t n = index / KIX_TLOG_WIDTH;
+    unsigned width = kix_tlog_tile_width(size, 0, n);
+    struct kix_buf b = KIX_BUF_INIT;
+    size_t off = 0, count = 0;
+    int rc;
+
+    if (width == 0)
+        return kix_err_set(err, KIX_ENOTFOUND, "entry %llu is past the tree of size %llu",
+                           (unsigned long long)index, (unsigned long long)size);
+    if (h->bundle.ptr && h->bundle_index == n && h->bundle_width >= width)
+        return KIX_OK;
+    rc = fetch_resource(h, KIX_TLOG_ENTRIES, 0, n, width, BUNDLE_MAX, &b, err);
+    if (rc)
+        return rc;
+    /* each leaf a 2-byte length and its bytes: exactly width of them */
+    for (off = 0; off + 2 <= b.len && count < width; count++) {
+        size_t len = ((size_t)b.ptr[off] << 8) | b.ptr[off + 1];
+        if (off + 2 + len > b.len)
+            break;
+        h->bundle_off[count] = off + 2;
+        h->bundle_len[count] = len;
+        off += 2 + len;
+    }
+    if (count != width || off != b.len) {
+        kix_buf_release(&b);
+        return kix_err_set(err, KIX_EPROTO, "%s: entry bundle %llu does not hold %u entries",
+                           h->base.where, (unsigned long long)n, width);
+    }
+    free(h->bundle.ptr);
+    h->bundle = b;
+    h->bundle_index = n;
+    h->bundle_width = width;
+    return KIX_OK;
+}
+
+void http_bundle_leaf(const struct http_source *h, uint64_t index, struct kix_bytes *leaf)
+{
+    size_t i = (size_t)(index % KIX_TLOG_WIDTH);
+    leaf->ptr = h->bundle.ptr + h->bundle_off[i];
+    leaf->len = h->bundle_len[i];
+}
+
+static int http_entries(struct kix_source *s, uint64_t start, uint64_t count, kix_entry_fn fn,
+                        void *ctx, uint64_t *got, struct kix_err *err)
+{
+    struct http_source *h = http_of(s);
+    uint64_t size = KIX_NO_INDEX, n = 0;
+    int rc = sized(h, &size, err);
+
+    for (uint64_t i = start; rc == KIX_OK && i < size && i - start < count; i++) {
+        struct kix_bytes leaf;
+        rc = http_bundle(h, i, size, err);
+        if (rc)
+            break;
+        http_bundle_leaf(h, i, &leaf);
+        rc = fn(ctx, i, leaf.ptr, leaf.len);
+        n += rc == KIX_OK;
+    }
+    if (got)
+        *got = n;
+    return rc;
+}
+
+/* ---- objects -------------------------------------------------------------------- */
+
+static int http_object(struct kix_source *s, const struct kix_digest *d, struct kix_buf *out,
+                       struct kix_err *err)
+{
+    char text[KIX_DIGEST_TEXT_LEN + 1], path[KIX_DIGEST_TEXT_LEN + 16];
+
+    kix_digest_format(d, text);
+    snprintf(path, sizeof(path), "objects/%s", text);
+    return http_get(http_of(s)->get, path, HTTP_OBJECT_MAX, out, err);
+}
+
+static int http_objects(struct kix_source *s, const struct kix_digest *digests, size_t n,
+                        kix_object_fn fn, void *ctx, struct kix_err *err)
+{
+    struct kix_buf b = KIX_BUF_INIT;
+    int rc = KIX_OK;
+
+    for (size_t i = 0; rc == KIX_OK && i < n; i++) {
+        kix_buf_reset(&b);
+        rc = http_object(s, &digests[i], &b, err);
+        if (rc == KIX_ENOTFOUND)
+            rc = fn(ctx, i, NULL, 0);
+        else if (rc == KIX_OK)
+            rc = fn(ctx, i, b.ptr ? b.ptr : (const uint8_t *)"", b.len);
+    }
+    kix_buf_release(&b);
+    return rc;
+}
+
+static const struct kix_source_ops http_ops = {
+    .close = http_close,
+    .info = http_info,
+    .checkpoint = http_checkpoint,
+    .entries = http_entries,
+    .inclusion = http_inclusion,
+    .consistency = http_consistency,
+    .checkpoints = http_checkpoints,
+    .objects = http_objects,
+    .object = http_object,
+    .index_proof = http_index_proof,
+    .resolve = http_resolve,
+};
+
+int kix_source_is_http(const char *addr)
+{
+    return strncmp(addr, "http://", 7) == 0 || strncmp(addr, "https://", 8) == 0;
+}
+
+int kix_source_open_http(const char *url, const struct kix_http_opts *opts, struct kix_source **out,
+                         struct kix_err *err)
+{
+    struct http_get_opts go = {NULL, 0, 0, -1};
+    struct http_source *h;
+    int rc;
+
+    *out = NULL;
+    if (!kix_source_is_http(url))
+        return kix_err_set(err, KIX_EINVAL, "bad server address %s: expected http(s)://HOST/PATH",
+                           url);
+    if (opts) {
+        go.cacert = opts->cacert;
+        go.connect_timeout_ms = opts->connect_timeout_ms;
+        go.timeout_ms = opts->timeout_ms;
+        go.retries = opts->retries;
+    }
+    h = calloc(1, sizeof(*h));
+    if (!h)
+        return kix_err_set(err, KIX_ENOMEM, "out of memory");
+    rc = http_get_open(url, &go, &h->get, err);
+    if (rc) {
+        free(h);
+        return rc;
+    }
+    h->base.ops = &http_ops;
+    snprintf(h->base.where, sizeof(h->base.where), "%s", url);
+    *out = &h->base;
+    return KIX_OK;
+}

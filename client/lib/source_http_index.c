@@ -1,0 +1,188 @@
+/* Index proofs over HTTP (source_http_internal.h): the index note at the
+ * copy's checkpoint (index/notes/<size>), then the proof of a key computed
+ * here, by kix_smt_prove, over the tree's tiles fetched by name
+ * (index/tile/<key>/<hash of the subtree at its top>: the root tile's hash
+ * is the note's index root, each other's is in the tile above it), and the
+ * record by its hash (index/value/<key>/<hash>). Nothing is believed here:
+ * kix_client_index_proof verifies the note and the proof against the log
+ * key. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "kix/encoding.h"
+#include "kix/smt.h"
+#include "kix/vindex.h"
+#include "source_http_internal.h"
+
+#define NOTE_MAX   (64u * 1024u)
+#define RECORD_MAX (16u * 1024u * 1024u)
+
+void http_index_clear(struct http_source *h)
+{
+    for (size_t i = 0; i < h->nitiles; i++)
+        free(h->itiles[i].val);
+    h->nitiles = 0;
+}
+
+/* The index root a note names (unverified: it only picks the tiles). */
+static int note_root(const uint8_t *note, size_t len, struct kix_hash *root)
+{
+    const char *p = memchr(note, '\n', len) ? (const char *)note : NULL;
+    const char *end = (const char *)note + len;
+    size_t n = 0;
+
+    for (; p && p + 7 < end; p++)
+        if (memcmp(p, "\nindex ", 7) == 0) {
+            const char *b = p + 7, *e = memchr(b, '\n', (size_t)(end - b));
+            return e && kix_base64_decode(b, (size_t)(e - b), root->b, 32, &n) == KIX_OK && n == 32
+                       ? KIX_OK
+                       : KIX_EPROTO;
+        }
+    return KIX_EPROTO;
+}
+
+static const struct http_itile *find_tile(const struct http_source *h, const uint8_t *key,
+                                          size_t klen)
+{
+    for (size_t i = 0; i < h->nitiles; i++)
+        if (h->itiles[i].klen == klen && memcmp(h->itiles[i].key, key, klen) == 0)
+            return &h->itiles[i];
+    return NULL;
+}
+
+/* kix_smt_tiles' get: the tile at key, by the name the tile above gives. */
+static int itile_get(void *ctx, const uint8_t *key, size_t klen, struct kix_bytes *out,
+                     struct kix_err *err)
+{
+    struct http_source *h = ctx;
+    const struct http_itile *have = find_tile(h, key, klen), *above;
+    uint8_t prefix[KIX_HASH_LEN] = {0}, pkey[KIX_SMT_TILE_KEY_MAX];
+    struct kix_hash name;
+    struct kix_buf body = KIX_BUF_INIT;
+    char path[256];
+    unsigned s = klen ? key[0] : 0;
+    struct http_itile *t;
+    int rc;
+
+    if (have) {
+        out->ptr = have->val;
+        out->len = have->len;
+        return KIX_OK;
+    }
+    if (klen < 1 || klen > KIX_SMT_TILE_KEY_MAX)
+        return kix_err_set(err, KIX_EINVAL, "bad tile key");
+    memcpy(prefix, key + 1, klen - 1);
+    if (s == 0) {
+        static const struct kix_hash empty;
+        if (memcmp(h->iroot.b, empty.b, 32) == 0)
+            return KIX_ENOTFOUND;
+        name = h->iroot;
+    } else {
+        above = find_tile(h, pkey, kix_smt_tile_key(s - 1, prefix, pkey));
+        if (!above)
+            return kix_err_set(err, KIX_EPROTO, "a tile of the index was asked before its parent");
+        rc = kix_smt_tile_child_hash(above->val, above->len, s - 1, prefix, &name);
+        if (rc == KIX_ENOTFOUND)
+            return rc;
+        if (rc)
+            return kix_err_set(err, KIX_EPROTO, "%s: a tile of the index is malformed",
+                               h->base.where);
+    }
+    if (h->nitiles == HTTP_ITILE_CACHE)
+        return kix_err_set(err, KIX_ELIMIT, "too many index tiles in one proof");
+    if (kix_index_file_tile_path(key, klen, &name, path, sizeof(path)) != KIX_OK)
+        return kix_err_set(err, KIX_EINVAL, "bad tile key");
+    rc = http_get(h->get, path, KIX_SMT_TILE_MAX, &body, err);
+    if (rc == KIX_ENOTFOUND)
+        rc = kix_err_set(err, KIX_EUNAVAIL,
+                         "%s holds no index tile %s (the copy changed while it was read: read "
+                         "again)",
+                         h->base.where, path);
+    if (rc) {
+        kix_buf_release(&body);
+        return rc;
+    }
+    t = &h->itiles[h->nitiles++];
+    memcpy(t->key, key, klen);
+    t->klen = klen;
+    t->val = body.ptr; /* taken */
+    t->len = body.len;
+    out->ptr = t->val;
+    out->len = t->len;
+    return KIX_OK;
+}
+
+static int itile_put(void *ctx, const uint8_t *key, size_t klen, const uint8_t *val, size_t vlen,
+                     struct kix_err *err)
+{
+    (void)ctx, (void)key, (void)klen, (void)val, (void)vlen;
+    return kix_err_set(err, KIX_EREADONLY, "the HTTP source writes no index tiles");
+}
+
+int http_index_note(struct http_source *h, struct kix_buf *note, struct kix_err *err)
+{
+    char path[64];
+    struct kix_hash root;
+    int rc;
+
+    snprintf(path, sizeof(path), "index/notes/%llu", (unsigned long long)h->latest_size);
+    rc = http_get(h->get, path, NOTE_MAX, note, err);
+    if (rc == KIX_ENOTFOUND)
+        return kix_err_set(err, KIX_ENOTSUP,
+                           "%s holds no index note for its checkpoint (size %llu): an export "
+                           "without index files, or one being written",
+                           h->base.where, (unsigned long long)h->latest_size);
+    if (rc)
+        return rc;
+    if (note_root(note->ptr, note->len, &root) != KIX_OK)
+        return kix_err_set(err, KIX_EPROTO, "%s: %s is not an index note", h->base.where, path);
+    if (memcmp(root.b, h->iroot.b, 32) != 0) {
+        http_index_clear(h);
+        h->iroot = root;
+    }
+    return KIX_OK;
+}
+
+int http_index_prove(struct http_source *h, const char *key, struct kix_index_answer *a,
+                     struct kix_err *err)
+{
+    struct kix_smt_tiles tiles;
+    struct kix_hash path, vh;
+    char rel[512];
+    int present = 0, rc;
+
+    kix_smt_path(key, strlen(key), &path);
+    /* room for one more route (a tile per stratum) */
+    if (h->nitiles + KIX_SMT_DEPTH / KIX_SMT_TILE_LEVELS + 1 > HTTP_ITILE_CACHE)
+        http_index_clear(h);
+    kix_smt_tiles_init(&tiles, itile_get, itile_put, h);
+    rc = kix_smt_prove(&tiles.io, &path, &a->proof, &present, &vh, err);
+    kix_smt_tiles_release(&tiles);
+    if (rc)
+        return rc;
+    a->present = present;
+    if (!present)
+        return KIX_OK;
+    if (kix_index_file_value_path(key, strlen(key), &vh, rel, sizeof(rel)) != KIX_OK)
+        return kix_err_set(err, KIX_EINVAL, "index key %.80s is too long", key);
+    rc = http_get(h->get, rel, RECORD_MAX, &a->record, err);
+    if (rc == KIX_ENOTFOUND)
+        rc = kix_err_set(err, KIX_EUNAVAIL, "%s holds no record %s", h->base.where, rel);
+    return rc;
+}
+
+int http_index_proof(struct kix_source *s, const char *key, struct kix_index_answer *a,
+                     struct kix_err *err)
+{
+    struct http_source *h = http_of(s);
+    int rc = http_latest(h, 1, err);
+
+    if (rc == KIX_OK)
+        rc = http_index_note(h, &a->index_note, err);
+    if (rc == KIX_OK && kix_buf_add(&a->checkpoint, h->latest.ptr, h->latest.len) != KIX_OK)
+        rc = kix_err_set(err, KIX_ENOMEM, "out of memory");
+    if (rc == KIX_OK)
+        rc = http_index_prove(h, key, a, err);
+    return rc;
+}

@@ -1,0 +1,77 @@
+/* source_http_internal.h — the HTTP source's state, shared by its two
+ * files: source_http.c (tiles, entries, objects) and
+ * source_http_resolve.c (a run's resolution). Private to client/lib. */
+#ifndef KIX_SOURCE_HTTP_INTERNAL_H
+#define KIX_SOURCE_HTTP_INTERNAL_H
+
+#include "http_get.h"
+#include "kix/source.h"
+#include "kix/smt.h"
+#include "kix/tlog_path.h"
+
+#define HTTP_TILE_CACHE 64
+#define HTTP_OBJECT_MAX (16u * 1024u * 1024u)
+#define HTTP_VIEW_MAX   (32u * 1024u * 1024u)
+
+struct http_tile {
+    uint32_t level;
+    uint64_t index;
+    unsigned width;
+    uint8_t *rec; /* kix/merkle.h's record (malloc'ed), NULL when free */
+    size_t len;
+};
+
+#define HTTP_ITILE_CACHE 512
+
+struct http_itile { /* an index tile (kix/smt.h's stored value) */
+    uint8_t key[KIX_SMT_TILE_KEY_MAX];
+    size_t klen;
+    uint8_t *val; /* malloc'ed */
+    size_t len;
+};
+
+struct http_source {
+    struct kix_source base; /* first: the ops get &base */
+    struct http_get *get;
+    struct kix_buf latest; /* the checkpoint as last fetched */
+    uint64_t latest_size;
+    char origin[KIX_NOTE_NAME_MAX + 1];
+    int have_latest;
+    uint64_t io_size; /* the tree size the tile reads are for */
+    struct http_tile tiles[HTTP_TILE_CACHE];
+    size_t next_tile;
+    /* the last entry bundle read: its bytes and where each leaf sits */
+    struct kix_buf bundle;
+    uint64_t bundle_index;
+    unsigned bundle_width;
+    size_t bundle_off[KIX_TLOG_WIDTH], bundle_len[KIX_TLOG_WIDTH];
+    /* the index tiles read under the index root iroot */
+    struct kix_hash iroot;
+    struct http_itile itiles[HTTP_ITILE_CACHE];
+    size_t nitiles;
+};
+
+struct http_source *http_of(struct kix_source *s);
+/* Fetches the checkpoint (again when refresh, or when none yet). */
+int http_latest(struct http_source *h, int refresh, struct kix_err *err);
+int http_inclusion_at(struct http_source *h, uint64_t index, uint64_t size,
+                      struct kix_hash proof[KIX_MERKLE_MAX_PROOF], size_t *n, struct kix_err *err);
+/* Loads the bundle holding entry index in the tree of size; then
+ * http_bundle_leaf gives its leaf (a view valid until the next load). */
+int http_bundle(struct http_source *h, uint64_t index, uint64_t size, struct kix_err *err);
+void http_bundle_leaf(const struct http_source *h, uint64_t index, struct kix_bytes *leaf);
+
+/* source_http_index.c: the index note at the latest checkpoint's size
+ * appended to note (KIX_ENOTSUP when the copy has none), the proof and
+ * record of key under it (after http_index_note), and the source op. */
+int http_index_note(struct http_source *h, struct kix_buf *note, struct kix_err *err);
+int http_index_prove(struct http_source *h, const char *key, struct kix_index_answer *a,
+                     struct kix_err *err);
+int http_index_proof(struct kix_source *s, const char *key, struct kix_index_answer *a,
+                     struct kix_err *err);
+void http_index_clear(struct http_source *h);
+
+int http_resolve(struct kix_source *s, const char *ref, uint64_t from, struct kix_resolution *out,
+                 struct kix_err *err);
+
+#endif

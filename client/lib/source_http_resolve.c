@@ -1,0 +1,342 @@
+/* A run's resolution over HTTP (source_http_internal.h): the run's view
+ * document runs/<runId>.json names its entries, manifest, objects and the
+ * index proofs at the view's size; the leaves are read from the entry
+ * bundles and their inclusion proofs computed from the hash tiles at that
+ * size. Nothing of the view is believed: kix_resolution_verify checks the
+ * checkpoint's signature, each leaf against the tiles, the manifest and
+ * object digests and the index records, and the entries against the chain
+ * the signed run record commits (a view that leaves an entry out fails
+ * there); the caller checks the checkpoint against the one it remembers. */
+#include <jansson.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "kix/canon.h"
+#include "kix/encoding.h"
+#include "kix/entry.h"
+#include "kix/vindex.h"
+#include "source_http_internal.h"
+
+/* What the resolution's views point into: one block per piece. */
+struct pieces {
+    size_t n, cap;
+    void **p;
+};
+
+static void pieces_free(void *arg)
+{
+    struct pieces *ps = arg;
+    for (size_t i = 0; i < ps->n; i++)
+        free(ps->p[i]);
+    free(ps->p);
+    free(ps);
+}
+
+/* A copy of len bytes kept by ps, as a view in *out. */
+static int keep(struct pieces *ps, const void *data, size_t len, struct kix_bytes *out)
+{
+    uint8_t *b;
+
+    if (ps->n == ps->cap) {
+        size_t cap = ps->cap ? 2 * ps->cap : 64;
+        void **p = realloc(ps->p, cap * sizeof(*p));
+        if (!p)
+            return KIX_ENOMEM;
+        ps->p = p;
+        ps->cap = cap;
+    }
+    b = malloc(len ? len : 1);
+    if (!b)
+        return KIX_ENOMEM;
+    if (len)
+        memcpy(b, data, len);
+    ps->p[ps->n++] = b;
+    out->ptr = b;
+    out->len = len;
+    return KIX_OK;
+}
+
+static int bad_view(struct http_source *h, const char *id, const char *what, struct kix_err *err)
+{
+    return kix_err_set(err, KIX_EPROTO, "%s: the view of run %s has no valid %s", h->base.where, id,
+                       what);
+}
+
+static int keep_text(struct pieces *ps, json_t *v, struct kix_bytes *out)
+{
+    if (!json_is_string(v))
+        return KIX_EPROTO;
+    return keep(ps, json_string_value(v), json_string_length(v), out);
+}
+
+/* An optional hex member (absent: out stays NULL). */
+static int keep_hex(struct pieces *ps, json_t *v, struct kix_bytes *out)
+{
+    const char *hex = json_string_value(v);
+    size_t n = json_string_length(v);
+    uint8_t *b;
+    int rc;
+
+    if (!v)
+        return KIX_OK;
+    if (!hex || n % 2)
+        return KIX_EPROTO;
+    b = malloc(n / 2 + 1);
+    if (!b)
+        return KIX_ENOMEM;
+    rc = kix_hex_decode(hex, n, b, n / 2) == KIX_OK ? keep(ps, b, n / 2, out) : KIX_EPROTO;
+    free(b);
+    return rc;
+}
+
+static int digest_of(json_t *v, struct kix_digest *out)
+{
+    const char *t = json_string_value(v);
+    return t ? kix_digest_parse(t, json_string_length(v), out, NULL) : KIX_EPROTO;
+}
+
+static int entry_type(const char *name)
+{
+    for (int t = KIX_ENTRY_KEY; name && t <= KIX_ENTRY_SUPERSESSION; t++)
+        if (strcmp(kix_entry_type_name(t), name) == 0)
+            return t;
+    return -1;
+}
+
+static int take_objects(struct pieces *ps, json_t *list, struct kix_resolution *res)
+{
+    size_t i;
+    json_t *o;
+
+    if (!json_is_array(list))
+        return KIX_EPROTO;
+    json_array_foreach(list, i, o)
+    {
+        struct kix_buf canon = KIX_BUF_INIT;
+        json_t *obj = json_object_get(o, "object");
+        char *text = obj ? json_dumps(obj, JSON_COMPACT | JSON_ENCODE_ANY) : NULL;
+        int rc;
+
+        if (res->nobjects == KIX_RESOLVE_MAX_OBJECTS || !text ||
+            digest_of(json_object_get(o, "digest"), &res->objects[res->nobjects].digest)) {
+            free(text);
+            return KIX_EPROTO;
+        }
+        /* the bytes whose digest the verifier checks */
+        rc = kix_canon((const uint8_t *)text, strlen(text), NULL, &canon, NULL);
+        free(text);
+        if (rc == KIX_OK)
+            rc = keep(ps, canon.ptr, canon.len, &res->objects[res->nobjects].bytes);
+        kix_buf_release(&canon);
+        if (rc)
+            return rc == KIX_ENOMEM ? rc : KIX_EPROTO;
+        res->nobjects++;
+    }
+    return KIX_OK;
+}
+
+static int take_entries(struct http_source *h, struct pieces *ps, json_t *list, uint64_t from,
+                        struct kix_resolution *res, struct kix_err *err)
+{
+    size_t n = json_array_size(list), i;
+
+    if (!json_is_array(list))
+        return bad_view(h, res->run.run_id, "entries", err);
+    res->entries = calloc(n ? n : 1, sizeof(*res->entries));
+    if (!res->entries)
+        return kix_err_set(err, KIX_ENOMEM, "out of memory");
+    for (i = from; i < n && res->nentries < KIX_RESOLVE_MAX_ENTRIES; i++) {
+        json_t *e = json_array_get(list, i);
+        json_t *index = json_object_get(e, "index");
+        struct kix_resolution_entry *out = &res->entries[res->nentries];
+        struct kix_hash proof[KIX_MERKLE_MAX_PROOF];
+        struct kix_bytes leaf;
+        size_t np = 0;
+        int rc;
+
+        if (!json_is_integer(index) || json_integer_value(index) < 0 ||
+            (out->type = entry_type(json_string_value(json_object_get(e, "type")))) < 0)
+            return bad_view(h, res->run.run_id, "entries", err);
+        out->index = (uint64_t)json_integer_value(index);
+        rc = http_bundle(h, out->index, res->size, err);
+        if (rc == KIX_OK) {
+            http_bundle_leaf(h, out->index, &leaf);
+            rc = keep(ps, leaf.ptr, leaf.len, &out->leaf);
+            if (rc)
+                return kix_err_set(err, rc, "out of memory");
+            rc = http_inclusion_at(h, out->index, res->size, proof, &np, err);
+        }
+        if (rc == KIX_OK && kix_resolution_entry_set_proof(out, proof, np) != KIX_OK)
+            rc = kix_err_set(err, KIX_ENOMEM, "out of memory");
+        if (rc)
+            return rc;
+        res->nentries++;
+    }
+    return KIX_OK;
+}
+
+/* The run's and its group's records proven at the copy's latest
+ * checkpoint from the index's tiles, in place of the view's (proven at the
+ * size the view was written): a view that went stale (a later rerun,
+ * supersession or rank) then fails the chain of the latest record instead
+ * of being shown. KIX_ENOTSUP: the copy has no index files (the view's
+ * proofs stay). */
+static int latest_index(struct http_source *h, struct pieces *ps, struct kix_resolution *res,
+                        struct kix_err *err)
+{
+    struct kix_index_answer run, group;
+    struct kix_vindex_run rec;
+    char key[KIX_VINDEX_KEY_MAX + 1];
+    int rc;
+
+    memset(&run, 0, sizeof(run));
+    memset(&group, 0, sizeof(group));
+    rc = http_latest(h, 1, err);
+    if (rc == KIX_OK)
+        rc = http_index_note(h, &run.index_note, err);
+    if (rc)
+        goto out;
+    kix_vindex_key_run(res->run.run_id, strlen(res->run.run_id), key);
+    rc = http_index_prove(h, key, &run, err);
+    if (rc == KIX_OK && !run.present)
+        rc = kix_err_set(err, KIX_ENOTFOUND, "run %s is not in the index of %s", res->run.run_id,
+                         h->base.where);
+    /* which group: the record's word, proven by the caller's verify */
+    if (rc == KIX_OK &&
+        kix_vindex_run_decode(run.record.ptr, run.record.len, res->run.run_id, &rec, NULL) ==
+            KIX_OK &&
+        rec.info.grouped) {
+        kix_vindex_key_group(&rec.info.comparison_key, key);
+        rc = http_index_prove(h, key, &group, err);
+    }
+    if (rc == KIX_OK &&
+        (keep(ps, h->latest.ptr, h->latest.len, &res->checkpoint) ||
+         keep(ps, run.index_note.ptr, run.index_note.len, &res->index_note) ||
+         keep(ps, run.record.ptr, run.record.len, &res->run_record) ||
+         keep(ps, run.proof.ptr, run.proof.len, &res->run_proof) ||
+         (group.proof.len && (keep(ps, group.record.ptr, group.record.len, &res->group_record) ||
+                              keep(ps, group.proof.ptr, group.proof.len, &res->group_proof)))))
+        rc = kix_err_set(err, KIX_ENOMEM, "out of memory");
+    if (rc == KIX_OK)
+        res->size = h->latest_size;
+out:
+    kix_index_answer_release(&run);
+    kix_index_answer_release(&group);
+    return rc;
+}
+
+static int take_view(struct http_source *h, json_t *v, const char *id, uint64_t from,
+                     struct pieces *ps, struct kix_resolution *res, struct kix_err *err)
+{
+    json_t *size = json_object_get(v, "treeSize"), *ix = json_object_get(v, "index");
+    const char *run_id = json_string_value(json_object_get(v, "runId"));
+    int rc;
+
+    if (!run_id || strcmp(run_id, id) != 0)
+        return bad_view(h, id, "runId", err);
+    snprintf(res->run.run_id, sizeof(res->run.run_id), "%s", id);
+    if (!json_is_integer(size) || json_integer_value(size) <= 0)
+        return bad_view(h, id, "treeSize", err);
+    res->size = (uint64_t)json_integer_value(size);
+    if (digest_of(json_object_get(v, "manifestDigest"), &res->run.manifest))
+        return bad_view(h, id, "manifestDigest", err);
+    if (keep_text(ps, json_object_get(v, "manifestCanonical"), &res->manifest))
+        return bad_view(h, id, "manifestCanonical", err);
+    if (keep_text(ps, json_object_get(v, "checkpoint"), &res->checkpoint))
+        return bad_view(h, id, "checkpoint", err);
+    if (take_objects(ps, json_object_get(v, "objects"), res))
+        return bad_view(h, id, "objects", err);
+    rc = latest_index(h, ps, res, err);
+    if (rc != KIX_ENOTSUP)
+        goto entries;
+    /* no index files: the view's proofs, at its size (none: kix_resolution_verify says so) */
+    if (ix && (keep_text(ps, json_object_get(ix, "indexNote"), &res->index_note) ||
+               keep_hex(ps, json_object_get(ix, "runRecord"), &res->run_record) ||
+               keep_hex(ps, json_object_get(ix, "runProof"), &res->run_proof) ||
+               keep_hex(ps, json_object_get(ix, "groupRecord"), &res->group_record) ||
+               keep_hex(ps, json_object_get(ix, "groupProof"), &res->group_proof)))
+        return bad_view(h, id, "index", err);
+    rc = KIX_OK;
+entries:
+    if (rc)
+        return rc;
+    res->entries_from = from;
+    return take_entries(h, ps, json_object_get(v, "entries"), from, res, err);
+}
+
+/* The run a manifest digest was published as, from its proven record
+ * manifest/<hex> (the caller proves the run's own record names the same
+ * manifest). */
+static int run_of_manifest(struct http_source *h, const struct kix_digest *d,
+                           char id[KIX_RUN_ID_MAX + 1], struct kix_err *err)
+{
+    struct kix_index_answer a;
+    char key[KIX_VINDEX_KEY_MAX + 1], text[KIX_DIGEST_TEXT_LEN + 1];
+    uint64_t publication;
+    int rc;
+
+    memset(&a, 0, sizeof(a));
+    kix_vindex_key_manifest(d, key);
+    rc = http_index_proof(&h->base, key, &a, err);
+    if (rc == KIX_ENOTSUP)
+        kix_err_set(err, rc, "%s resolves runs by run id or permalink: it has no index files",
+                    h->base.where);
+    if (rc == KIX_OK && !a.present) {
+        kix_digest_format(d, text);
+        rc = kix_err_set(err, KIX_ENOTFOUND, "no run of manifest %s in %s", text, h->base.where);
+    }
+    if (rc == KIX_OK &&
+        kix_vindex_manifest_decode(a.record.ptr, a.record.len, d, id, &publication, NULL) != KIX_OK)
+        rc = kix_err_set(err, KIX_EPROTO, "%s: the index record %s is malformed", h->base.where,
+                         key);
+    kix_index_answer_release(&a);
+    return rc;
+}
+
+int http_resolve(struct kix_source *s, const char *ref, uint64_t from, struct kix_resolution *out,
+                 struct kix_err *err)
+{
+    struct http_source *h = http_of(s);
+    char id[KIX_RUN_ID_MAX + 1], path[KIX_RUN_ID_MAX + 16];
+    struct kix_digest digest;
+    struct kix_buf body = KIX_BUF_INIT;
+    struct pieces *ps = NULL;
+    json_t *v = NULL;
+    int is_digest = 0, rc;
+
+    kix_resolution_init(out);
+    /* a permalink names the run by what follows runs/, whichever host
+     * serves it (a mirror, a CDN, a test's http://) */
+    if (kix_source_is_http(ref) && strstr(ref, "/runs/"))
+        ref = strstr(ref, "/runs/") + 6;
+    rc = kix_ref_parse(ref, strlen(ref), NULL, id, &is_digest, &digest, err);
+    if (rc)
+        return rc;
+    if (is_digest) {
+        rc = run_of_manifest(h, &digest, id, err);
+        if (rc)
+            return rc;
+    }
+    snprintf(path, sizeof(path), "runs/%s.json", id);
+    rc = http_get(h->get, path, HTTP_VIEW_MAX, &body, err);
+    if (rc == KIX_ENOTFOUND)
+        kix_err_set(err, rc, "run %s is not in %s", id, s->where);
+    if (rc)
+        goto out;
+    v = json_loadb((const char *)body.ptr, body.len, JSON_REJECT_DUPLICATES, NULL);
+    ps = calloc(1, sizeof(*ps));
+    if (!ps) {
+        rc = kix_err_set(err, KIX_ENOMEM, "out of memory");
+        goto out;
+    }
+    out->backing = ps;
+    out->backing_free = pieces_free;
+    rc = v ? take_view(h, v, id, from, ps, out, err) : bad_view(h, id, "JSON", err);
+out:
+    json_decref(v);
+    kix_buf_release(&body);
+    if (rc)
+        kix_resolution_release(out);
+    return rc;
+}

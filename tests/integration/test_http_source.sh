@@ -1,0 +1,301 @@
+#!/usr/bin/env bash
+# The client reads a log over HTTP(S) (client/lib/source_http.c): from
+# kixd --http, from nginx serving an export over TLS with a CA of the
+# test's own (--cacert), and from a permalink alone; and a lying static
+# copy (a changed tile, bundle, view or a rolled-back checkpoint) is caught
+# each time, exit 1 for a proof that fails and 4 for a contradiction with
+# the checkpoint the client remembers.
+source "$(dirname "$0")/lib.sh"
+source "$(dirname "$0")/mirror_lib.sh"
+source "$(dirname "$0")/tlog_lib.sh"
+
+new_origin "$WORK/o"
+{ sed -n 1p "$CSV"; awk '/^rope,/ && n++ < 40' "$CSV"; } >"$WORK/rope.csv"
+"$KIX_BIN/kix-import-liger" --key "$WORK/pub.key" --store "$WORK/o" --batch 10 --map "$WORK/rope.map" \
+  "$WORK/rope.csv" >/dev/null 2>>"$WORK/import.log" || fail "import: $(tail -3 "$WORK/import.log")"
+RID=$(python3 -c 'import json,sys
+for l in open(sys.argv[1]):
+    d = json.loads(l)
+    if d["externalId"].startswith("rope/forward/liger/nvidia-a100-sxm4-80gb/hidden512-"):
+        print(d["runId"]); break' "$WORK/rope.map")
+[ -n "$RID" ] || fail "no rope run in the map"
+HPORT=$(free_port)
+H="http://127.0.0.1:$HPORT"
+serve o --http "tcp://127.0.0.1:$HPORT" --export "$WORK/exp"
+SIZE=$(size_of o)
+wait_export "$WORK/exp" "$SIZE"
+
+# the same verified answers over msgpack-RPC and over HTTP from kixd
+KIX_STATE_DIR="$WORK/s-rpc" "$KIX" show --server "$(addr o)" --log-key "$WORK/vkey" "$RID" --json >"$WORK/show-rpc.json" ||
+  fail "kix show over RPC"
+KIX_STATE_DIR="$WORK/s-http" "$KIX" show --server "$H/" --log-key "$WORK/vkey" "$RID" --json >"$WORK/show-http.json" ||
+  fail "kix show over HTTP from kixd"
+cmp -s "$WORK/show-rpc.json" "$WORK/show-http.json" || fail "kix show differs over HTTP"
+pass "kix show over HTTP from kixd --http: the same document as over RPC"
+
+# the reading commands over HTTP
+export KIX_STATE_DIR="$WORK/s-http"
+"$KIX" checkpoint --server "$H" --log-key "$WORK/vkey" >"$WORK/cp.txt" || fail "kix checkpoint over HTTP"
+cmp -s "$WORK/cp.txt" "$WORK/exp/checkpoint" || fail "kix checkpoint: $(head -3 "$WORK/cp.txt")"
+"$KIX" entry --server "$H" --log-key "$WORK/vkey" 3 >"$WORK/entry3.txt" || fail "kix entry over HTTP"
+"$KIX" entry --store "$WORK/o" 3 >"$WORK/entry3-store.txt" || fail "kix entry --store"
+cmp -s "$WORK/entry3.txt" "$WORK/entry3-store.txt" || fail "kix entry differs over HTTP"
+"$KIX" resolve --server "$H" --log-key "$WORK/vkey" "https://kix.test/log/runs/$RID" >"$WORK/resolve.txt" ||
+  fail "kix resolve of a permalink, --server overriding its host"
+grep -q "$RID" "$WORK/resolve.txt" || fail "kix resolve: $(head -5 "$WORK/resolve.txt")"
+# a permalink alone: its host is the source
+"$KIX" show --log-key "$WORK/vkey" "$H/runs/$RID" --json >"$WORK/show-link.json" || fail "kix show PERMALINK"
+cmp -s "$WORK/show-rpc.json" "$WORK/show-link.json" || fail "kix show PERMALINK differs"
+pass "kix checkpoint, entry, resolve (permalink, --server) and show (a bare permalink URL) over HTTP"
+
+# objects by digest: kixd --http serves them, the export holds them
+DIG=$(json_get "$WORK/show-rpc.json" 'd["manifestDigest"]')
+"$KIX" get --server "$H" --log-key "$WORK/vkey" "$DIG" >"$WORK/m-http.json" || fail "kix get over HTTP from kixd"
+"$KIX" get --store "$WORK/o" "$DIG" >"$WORK/m-store.json" || fail "kix get --store"
+cmp -s "$WORK/m-http.json" "$WORK/m-store.json" || fail "kix get differs over HTTP"
+cmp -s "$WORK/exp/objects/$DIG" "$WORK/m-store.json" || fail "the export lacks objects/$DIG"
+curl -sf -D "$WORK/oh" -o /dev/null "$H/objects/$DIG" || fail "GET objects/$DIG"
+grep -qi '^cache-control: public, max-age=31536000, immutable' "$WORK/oh" || fail "object headers: $(cat "$WORK/oh")"
+pass "objects by digest from kixd --http (immutable) and in the export"
+
+# nginx over TLS with a CA of our own, serving the export
+openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes -days 2 \
+  -subj /CN=127.0.0.1 -addext subjectAltName=IP:127.0.0.1 \
+  -keyout "$WORK/tls.key" -out "$WORK/tls.pem" 2>/dev/null || fail "openssl req"
+start_nginx "$WORK/exp" "$WORK/tls.pem" "$WORK/tls.key"
+TLS_URL=$NGINX_URL
+export KIX_STATE_DIR="$WORK/s-tls"
+T=(--server "$TLS_URL/" --cacert "$WORK/tls.pem" --log-key "$WORK/vkey")
+"$KIX" show "${T[@]}" "$RID" --json >"$WORK/show-tls.json" || fail "kix show over HTTPS from nginx"
+cmp -s "$WORK/show-rpc.json" "$WORK/show-tls.json" || fail "kix show differs over HTTPS"
+"$KIX" get "${T[@]}" "$DIG" >"$WORK/m-tls.json" || fail "kix get over HTTPS"
+cmp -s "$WORK/m-tls.json" "$WORK/m-store.json" || fail "kix get differs over HTTPS"
+"$KIX" checkpoint "${T[@]}" >/dev/null || fail "kix checkpoint over HTTPS"
+# the system's CAs do not know ours: refused, exit 3 (cannot reach a trusted server)
+expect_status 3 "$KIX" checkpoint --server "$TLS_URL/" --log-key "$WORK/vkey"
+pass "nginx over TLS (--cacert): show, get, checkpoint; without --cacert refused"
+
+# a lying static copy: each lie in a fresh copy of the export, read by a
+# client that verified the honest copy before (its remembered checkpoint)
+start_nginx "$WORK/liar"
+L=(--server "$NGINX_URL/" --log-key "$WORK/vkey")
+fresh_liar() {
+  rm -rf "$WORK/liar" && cp -a "$WORK/exp" "$WORK/liar"
+  rm -rf "$WORK/s-liar" && cp -a "$WORK/s-tls" "$WORK/s-liar"
+  export KIX_STATE_DIR="$WORK/s-liar"
+}
+PUB=$(json_get "$WORK/show-rpc.json" '[e["index"] for e in d["entries"] if e["type"] == "publication"][0]')
+fresh_liar
+"$KIX" show "${L[@]}" "$RID" >/dev/null || fail "the honest copy behind nginx"
+
+# a changed hash in the level-0 tiles (the entry's sibling, in its
+# inclusion proof): the proof leads to another root
+fresh_liar
+python3 - "$WORK/liar" "$PUB" <<'PY'
+import glob, sys
+root, pub = sys.argv[1], int(sys.argv[2])
+for f in [root + "/tile/0/000"] + glob.glob(root + "/tile/0/000.p/*"):
+    try:
+        b = bytearray(open(f, "rb").read())
+    except FileNotFoundError:
+        continue
+    if len(b) > 32 * (pub ^ 1):
+        b[32 * (pub ^ 1)] ^= 1
+        open(f, "wb").write(b)
+PY
+expect_status 1 "$KIX" show "${L[@]}" "$RID"
+pass "a changed tile: exit 1 ($(head -c 160 "$WORK/err"))"
+
+# a changed leaf in the entry bundles (one base64 letter of its signature)
+fresh_liar
+python3 - "$WORK/liar" "$PUB" <<'PY'
+import glob, sys
+root, pub = sys.argv[1], int(sys.argv[2])
+for f in [root + "/tile/entries/000"] + glob.glob(root + "/tile/entries/000.p/*"):
+    try:
+        b = bytearray(open(f, "rb").read())
+    except FileNotFoundError:
+        continue
+    off, i = 0, 0
+    while off < len(b):
+        n = b[off] << 8 | b[off + 1]
+        if i == pub:
+            leaf = bytes(b[off + 2:off + 2 + n])
+            at = leaf.index(b'"sig":"') + 7
+            b[off + 2 + at] = ord("A") if leaf[at] != ord("A") else ord("B")
+            open(f, "wb").write(b)
+            break
+        off, i = off + 2 + n, i + 1
+PY
+expect_status 1 "$KIX" show "${L[@]}" "$RID"
+pass "a changed entry bundle: exit 1 ($(head -c 160 "$WORK/err"))"
+
+# a changed object (kix get) and a changed manifest in the run's view (kix show)
+fresh_liar
+sed -i 's/"kind":"BenchmarkRun"/"kind":"BenchmarkRuN"/' "$WORK/liar/objects/$DIG"
+expect_status 1 "$KIX" get "${L[@]}" "$DIG"
+pass "a changed object: exit 1 ($(head -c 160 "$WORK/err"))"
+fresh_liar
+python3 - "$WORK/liar/runs/$RID.json" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+d["manifestCanonical"] = d["manifestCanonical"].replace('"kind":"BenchmarkRun"', '"kind":"BenchmarkRuN"')
+open(sys.argv[1], "w").write(json.dumps(d))
+PY
+expect_status 1 "$KIX" show "${L[@]}" "$RID"
+pass "a changed manifest in the run's view: exit 1 ($(head -c 160 "$WORK/err"))"
+
+# an entry left out of the run's view: the signed run record's chain says so
+fresh_liar
+python3 - "$WORK/liar/runs/$RID.json" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+d["entries"] = [e for e in d["entries"] if e["type"] == "publication"]
+d["entries"].append(d["entries"][0])
+open(sys.argv[1], "w").write(json.dumps(d))
+PY
+expect_status 1 "$KIX" show "${L[@]}" "$RID"
+pass "an entry sent twice in the run's view: exit 1 ($(head -c 160 "$WORK/err"))"
+
+# a rolled-back checkpoint: an older one the log really signed
+fresh_liar
+OLD=$(ls "$WORK/exp/tile/0/000.p" | sort -n | head -1) # the width of an older checkpoint's tile
+"$KIX" checkpoint --store "$WORK/o" --size "$OLD" >"$WORK/liar/checkpoint" || fail "kix checkpoint --size $OLD"
+expect_status 4 "$KIX" checkpoint "${L[@]}"
+expect_status 4 "$KIX" show "${L[@]}" "$RID"
+pass "a rolled-back checkpoint: exit 4 ($(head -c 160 "$WORK/err"))"
+
+# index proofs at the copy's checkpoint, from the index's tiles (index/):
+# kixd --http and the export behind nginx answer what kixd's RPC answers
+unset KIX_STATE_DIR
+export KIX_STATE_DIR="$WORK/s-index"
+"$KIX" index --server "$(addr o)" --log-key "$WORK/vkey" "run/$RID" --json >"$WORK/ix-rpc.json" || fail "kix index over RPC"
+"$KIX" index --server "$H" --log-key "$WORK/vkey" "run/$RID" --json >"$WORK/ix-http.json" || fail "kix index over HTTP"
+"$KIX" index "${T[@]}" "run/$RID" --json >"$WORK/ix-tls.json" || fail "kix index over HTTPS from nginx"
+cmp -s "$WORK/ix-rpc.json" "$WORK/ix-http.json" && cmp -s "$WORK/ix-rpc.json" "$WORK/ix-tls.json" ||
+  fail "kix index differs over HTTP"
+"$KIX" index "${T[@]}" "run/no-such-run" --json >"$WORK/ix-absent.json" || fail "kix index of an absent key"
+json_get "$WORK/ix-absent.json" 'd["present"]' | grep -qx False || fail "absent: $(cat "$WORK/ix-absent.json")"
+pass "kix index over HTTP(S): the same proofs as over RPC, absence proven too"
+
+# a changed index tile (the root's record: the hash beside the run's route,
+# which its proof takes as a sibling), and a changed record: exit 1
+fresh_liar
+python3 - "$WORK/liar" "$RID" <<'PY'
+import glob, hashlib, sys
+path = hashlib.sha256(("run/" + sys.argv[2]).encode()).digest()
+sibling = 1 if path[0] & 0x80 == 0 else 0  # 0: left, 1: right
+for f in glob.glob(sys.argv[1] + "/index/tile/00/*"):
+    b = bytearray(open(f, "rb").read())
+    assert b[2] == 3, "the root record is interior"
+    b[3 + 32 * sibling] ^= 1
+    open(f, "wb").write(b)
+PY
+expect_status 1 "$KIX" index "${L[@]}" "run/$RID"
+pass "a changed index tile: exit 1 ($(head -c 160 "$WORK/err"))"
+fresh_liar
+for f in "$WORK"/liar/index/value/run/"$RID"@*; do printf 'x' >>"$f"; done
+expect_status 1 "$KIX" index "${L[@]}" "run/$RID"
+pass "a changed index record: exit 1 ($(head -c 160 "$WORK/err"))"
+
+# a run by its manifest digest, from the index's manifest record
+"$KIX" resolve "${T[@]}" "$DIG" >"$WORK/by-digest.txt" || fail "kix resolve DIGEST over HTTPS"
+grep -q "$RID" "$WORK/by-digest.txt" || fail "kix resolve DIGEST: $(head -3 "$WORK/by-digest.txt")"
+pass "kix resolve of a manifest digest over HTTPS"
+
+# a copy without index files (an export by an older kixd): kix show falls
+# back on the proofs the run's view carries, at the size it was written
+fresh_liar
+rm -rf "$WORK/liar/index"
+"$KIX" show "${L[@]}" "$RID" --json >"$WORK/show-noindex.json" || fail "kix show from a copy without index/"
+cmp -s "$WORK/show-rpc.json" "$WORK/show-noindex.json" || fail "kix show without index/ differs"
+expect_status 1 "$KIX" index "${L[@]}" "run/$RID"
+grep -q "holds no index note" "$WORK/err" || fail "kix index without index/: $(cat "$WORK/err")"
+pass "a copy without index files: show from the view's proofs; kix index says what is missing"
+
+# kix audit replays a static copy over HTTPS: every entry, object and
+# signature, the tree and the index recomputed (exit 0), and the same
+# audit of a copy with a changed object fails
+export KIX_STATE_DIR="$WORK/s-audit"
+"$KIX" audit "${T[@]}" >"$WORK/audit.txt" 2>"$WORK/audit.err" || fail "kix audit over HTTPS: $(tail -3 "$WORK/audit.err")"
+grep -q "$SIZE" "$WORK/audit.txt" || fail "kix audit: $(cat "$WORK/audit.txt")"
+fresh_liar
+export KIX_STATE_DIR="$WORK/s-audit-liar"
+sed -i 's/"kind":"BenchmarkRun"/"kind":"BenchmarkRuN"/' "$WORK/liar/objects/$DIG"
+got=0
+"$KIX" audit "${L[@]}" >"$WORK/out" 2>"$WORK/err" || got=$?
+[ "$got" -ne 0 ] || fail "kix audit of a copy with a changed object passed"
+pass "kix audit over HTTPS replays the export (exit 0); a changed object fails it (exit $got: $(head -c 160 "$WORK/err"))"
+
+# kix cite and verify-citation over HTTPS (a static copy makes no receipts:
+# the cited entry and its proof at the cited size are asked apart)
+export KIX_STATE_DIR="$WORK/s-cite"
+"$KIX" cite "${T[@]}" "$RID" --json >"$WORK/cit.json" || fail "kix cite over HTTPS"
+"$KIX" verify-citation "${T[@]}" "$WORK/cit.json" >"$WORK/vc.txt" || fail "kix verify-citation over HTTPS"
+grep -q "citation verified" "$WORK/vc.txt" || fail "verify-citation: $(cat "$WORK/vc.txt")"
+pass "kix cite and verify-citation over HTTPS"
+
+# kixd --mirror-of a static copy over HTTPS (the system's CAs do not know
+# ours: $KIX_CACERT names them): it replays and verifies the export, then
+# serves it
+KIX_CACERT="$WORK/tls.pem" serve m --mirror-of "$TLS_URL/" --upstream-key "$WORK/vkey"
+wait_size m "$SIZE"
+export KIX_STATE_DIR="$WORK/s-mirror"
+"$KIX" show --server "$(addr m)" --log-key "$WORK/vkey" "$RID" --json >"$WORK/show-mirror.json" ||
+  fail "kix show from the mirror of the static copy"
+cmp -s "$WORK/show-rpc.json" "$WORK/show-mirror.json" || fail "the mirror's answer differs"
+pass "kixd --mirror-of https://… (a static copy) replays and serves it"
+
+# a flaky CDN: every path answers 503 the first time, then the file; the
+# client retries with backoff and verifies as usual. A server that keeps
+# failing is exit 3 (unreachable), not a verification failure.
+FPORT=$(free_port)
+python3 - "$WORK/exp" "$FPORT" 2>>"$WORK/flaky.log" <<'PY' &
+import http.server, os, sys
+root, port, seen = sys.argv[1], int(sys.argv[2]), set()
+class H(http.server.BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"
+    def do_GET(self):
+        path = self.path.split("?")[0]
+        if path.startswith("/always503") or path not in seen:
+            seen.add(path)
+            self.send_response(503); self.send_header("Content-Length", "0"); self.end_headers()
+            return
+        f = os.path.join(root, path.lstrip("/"))
+        if not os.path.isfile(f):
+            self.send_response(404); self.send_header("Content-Length", "0"); self.end_headers()
+            return
+        body = open(f, "rb").read()
+        self.send_response(200); self.send_header("Content-Length", str(len(body))); self.end_headers()
+        self.wfile.write(body)
+    def log_message(self, *a): pass
+http.server.ThreadingHTTPServer(("127.0.0.1", port), H).serve_forever()
+PY
+KIXD_PIDS+=("$!")
+for _ in $(seq 1 100); do curl -s -o /dev/null "http://127.0.0.1:$FPORT/" && break; sleep 0.05; done
+export KIX_STATE_DIR="$WORK/s-flaky"
+"$KIX" show --server "http://127.0.0.1:$FPORT/" --log-key "$WORK/vkey" "$RID" --json >"$WORK/show-flaky.json" ||
+  fail "kix show through a flaky server"
+cmp -s "$WORK/show-rpc.json" "$WORK/show-flaky.json" || fail "kix show through a flaky server differs"
+expect_status 3 "$KIX" checkpoint --server "http://127.0.0.1:$FPORT/always503/" --log-key "$WORK/vkey"
+grep -q "HTTP 503" "$WORK/err" || fail "a failing server: $(cat "$WORK/err")"
+pass "a flaky server (503 once per file) is retried; one that keeps failing is exit 3"
+
+# a stale view: the run is attested after the copy was made, and a lying
+# copy keeps serving the run's old view; the run's record proven at the
+# copy's latest checkpoint commits one entry more, so kix show refuses
+# the old list (exit 1) instead of showing it
+cp "$WORK/exp/runs/$RID.json" "$WORK/old-view.json"
+"$KIX" keygen --name community --out "$WORK/att" >/dev/null 2>&1
+"$KIX" key add --server "$(addr o)" --log-key "$WORK/vkey" --key "$WORK/o/admin.key" --role attest "$WORK/att.pub" >/dev/null ||
+  fail "kix key add"
+"$KIX" attest --server "$(addr o)" --log-key "$WORK/vkey" --key "$WORK/att.key" --note "seen it" "$RID" >/dev/null ||
+  fail "kix attest"
+wait_export "$WORK/exp" "$((SIZE + 2))"
+export KIX_STATE_DIR="$WORK/s-stale"
+"$KIX" show "${T[@]}" "$RID" >"$WORK/show-attested.txt" || fail "kix show of the attested run over HTTPS"
+fresh_liar
+cp "$WORK/old-view.json" "$WORK/liar/runs/$RID.json"
+expect_status 1 "$KIX" show "${L[@]}" "$RID"
+grep -q "withheld" "$WORK/err" || fail "a stale view: $(cat "$WORK/err")"
+pass "a stale view (before an attestation) against the latest record: exit 1 ($(head -c 160 "$WORK/err"))"
