@@ -73,8 +73,8 @@ struct cli_common {
     "  --store DIR       use a local store directory instead of a server\n"                        \
     "  --server ADDR     kixd address, tcp://HOST:PORT or unix:///PATH, or a static copy\n"        \
     "                    of the log (tlog-tiles), https://HOST/PREFIX/ (default: a\n"              \
-    "                    permalink's own, then $KIX_SERVER, server in\n"                          \
-    "                    ~/.config/kix/config, or tcp://127.0.0.1:7420)\n"                        \
+    "                    permalink's own, then $KIX_SERVER, server in\n"                           \
+    "                    ~/.config/kix/config, or tcp://127.0.0.1:7420)\n"                         \
     "  --cacert FILE     CA certificates (PEM) for https:// instead of the system's\n"             \
     "  --log-key KEY     the log's verifier key, a file or the key text\n"                         \
     "                    (default $KIX_LOG_KEY, then ~/.config/kix/config); every\n"               \
