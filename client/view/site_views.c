@@ -52,11 +52,53 @@ static void group_unit(struct kix_log_reader *r, struct kix_group_view *v)
     json_decref(doc);
 }
 
-/* The signed index's proof of the group record, when the store has one. */
+/* The pages of the group's directory that hold the view's rows, each
+ * with its record and proof. */
+struct page_pick {
+    struct kix_log_reader *r;
+    struct kix_group_view *v;
+    int rc;
+};
+
+static int pick_page(void *ctx, const struct kix_vindex_page *p)
+{
+    struct page_pick *k = ctx;
+    struct kix_group_view *v = k->v;
+    struct kix_buf record = KIX_BUF_INIT, proof = KIX_BUF_INIT;
+    struct kix_group_view_page *pg;
+    int present = 0;
+
+    if (!v->nrows || !p->members || p->first_rank > v->offset + v->nrows ||
+        p->first_rank + p->members <= v->offset + 1)
+        return 0;
+    pg = realloc(v->pages, (v->npages + 1) * sizeof(*pg));
+    if (!pg) {
+        k->rc = KIX_ENOMEM;
+        return 1;
+    }
+    v->pages = pg;
+    pg = &v->pages[v->npages];
+    memset(pg, 0, sizeof(*pg));
+    kix_vindex_key_group_page(&v->key, p->index ? p->first_run : "", pg->key);
+    k->rc = kix_index_prove(k->r, pg->key, strlen(pg->key), &record, &proof, &present, NULL);
+    if (k->rc == KIX_OK && present) {
+        v->npages++;
+        if (!(pg->record = hex_of(&record)) || !(pg->proof = hex_of(&proof)))
+            k->rc = KIX_ENOMEM;
+    }
+    kix_buf_release(&record);
+    kix_buf_release(&proof);
+    return k->rc != KIX_OK;
+}
+
+/* The signed index's proof of the group's directory and of the pages that
+ * hold the rows, when the store has one. */
 static int group_proof(struct kix_log_reader *r, struct kix_group_view *v)
 {
     struct kix_buf record = KIX_BUF_INIT, proof = KIX_BUF_INIT;
     struct kix_bytes note;
+    struct kix_vindex_dir dir;
+    struct page_pick pick = {r, v, KIX_OK};
     int present = 0, rc = KIX_OK;
 
     kix_vindex_key_group(&v->key, v->group_key);
@@ -69,6 +111,9 @@ static int group_proof(struct kix_log_reader *r, struct kix_group_view *v)
     if (rc == KIX_OK &&
         (!(v->group_record = hex_of(&record)) || !(v->group_proof = hex_of(&proof))))
         rc = KIX_ENOMEM;
+    if (rc == KIX_OK && kix_vindex_group_decode(record.ptr, record.len, &v->key, &dir, pick_page,
+                                                &pick, NULL) == KIX_OK)
+        rc = pick.rc;
 out:
     kix_buf_release(&record);
     kix_buf_release(&proof);
@@ -76,7 +121,7 @@ out:
 }
 
 int kix_group_view_from_store(struct kix_log_reader *r, const char *key, size_t len,
-                              struct kix_group_view *v, struct kix_err *err)
+                              uint64_t offset, struct kix_group_view *v, struct kix_err *err)
 {
     struct kix_bytes cp = {NULL, 0};
     int rc;
@@ -88,7 +133,8 @@ int kix_group_view_from_store(struct kix_log_reader *r, const char *key, size_t 
     if (kix_digest_parse(key, len, &v->key, NULL) != KIX_OK)
         return kix_err_set(err, KIX_EINVAL, "not a group key");
     kix_digest_format(&v->key, v->group);
-    rc = kix_index_group(r, &v->key, 0, KIX_VIEW_GROUP_MAX, add_row, v, &v->size);
+    v->offset = offset;
+    rc = kix_index_group(r, &v->key, offset, KIX_VIEW_GROUP_MAX, add_row, v, &v->size);
     if (rc == KIX_OK && v->size == 0)
         return kix_err_set(err, KIX_ENOTFOUND, "no such group");
     v->tree_size = kix_log_reader_size(r);
@@ -115,6 +161,11 @@ void kix_group_view_release(struct kix_group_view *v)
     kix_buf_release(&v->index_note);
     free(v->group_record);
     free(v->group_proof);
+    for (size_t i = 0; i < v->npages; i++) {
+        free(v->pages[i].record);
+        free(v->pages[i].proof);
+    }
+    free(v->pages);
     free(v->rows);
     memset(v, 0, sizeof(*v));
 }
@@ -139,6 +190,8 @@ int kix_group_view_json(const struct kix_group_view *v, unsigned flags, struct k
     if (v->log_key.len)
         bad |= set(o, "logKey", json_stringn((const char *)v->log_key.ptr, v->log_key.len));
     bad |= set(o, "size", json_integer((json_int_t)v->size));
+    bad |= set(o, "offset", json_integer((json_int_t)v->offset));
+    bad |= set(o, "limit", json_integer((json_int_t)KIX_VIEW_GROUP_MAX));
     for (size_t i = 0; rows && i < v->nrows; i++) {
         json_t *x = json_pack("{s:I,s:s,s:I,s:s}", "rank", (json_int_t)v->rows[i].rank, "runId",
                               v->rows[i].run_id, "value", (json_int_t)v->rows[i].value, "unit",
@@ -146,13 +199,20 @@ int kix_group_view_json(const struct kix_group_view *v, unsigned flags, struct k
         bad |= !x || json_array_append_new(rows, x) != 0;
     }
     bad |= set(o, "rows", rows);
-    if (v->group_record)
-        bad |=
-            set(o, "index",
-                json_pack("{s:s%,s:s%,s:s,s:s,s:s}", "checkpoint", (const char *)v->checkpoint.ptr,
-                          v->checkpoint.len, "indexNote", (const char *)v->index_note.ptr,
-                          v->index_note.len, "groupKey", v->group_key, "groupRecord",
-                          v->group_record, "groupProof", v->group_proof));
+    if (v->group_record) {
+        json_t *pages = json_array();
+        bad |= !pages;
+        for (size_t i = 0; pages && i < v->npages; i++)
+            bad |= json_array_append_new(pages, json_pack("{s:s,s:s,s:s}", "key", v->pages[i].key,
+                                                          "record", v->pages[i].record, "proof",
+                                                          v->pages[i].proof)) != 0;
+        bad |= set(o, "index",
+                   json_pack("{s:s%,s:s%,s:s,s:s,s:s,s:o}", "checkpoint",
+                             (const char *)v->checkpoint.ptr, v->checkpoint.len, "indexNote",
+                             (const char *)v->index_note.ptr, v->index_note.len, "groupKey",
+                             v->group_key, "groupRecord", v->group_record, "groupProof",
+                             v->group_proof, "pages", pages));
+    }
     text = bad ? NULL
                : json_dumps(o, JSON_COMPACT | JSON_SORT_KEYS |
                                    (flags & KIX_VIEW_JSON_HTML ? JSON_ESCAPE_SLASH : 0));

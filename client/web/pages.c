@@ -215,7 +215,7 @@ int kix_page_group_json(struct kix_log_reader *r, const char *key, size_t len, s
                         struct kix_err *err)
 {
     struct kix_group_view v;
-    int rc = kix_group_view_from_store(r, key, len, &v, err);
+    int rc = kix_group_view_from_store(r, key, len, 0, &v, err);
 
     if (rc == KIX_OK)
         rc = kix_group_view_json(&v, 0, out, err);
@@ -252,7 +252,7 @@ int kix_page_group_html(struct kix_log_reader *r, const char *key, size_t len, s
     struct kix_group_view v;
     struct kix_buf doc = KIX_BUF_INIT;
     struct kix_tpl *t = NULL;
-    int rc = kix_group_view_from_store(r, key, len, &v, err);
+    int rc = kix_group_view_from_store(r, key, len, 0, &v, err);
 
     if (rc == KIX_OK)
         rc = kix_group_view_json(&v, KIX_VIEW_JSON_HTML, &doc, err);

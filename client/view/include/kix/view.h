@@ -26,7 +26,7 @@
 #define KIX_VIEW_RUN        "kix.run/1"   /* the run document's "view" */
 #define KIX_VIEW_GROUP      "kix.group/1" /* the group document's */
 #define KIX_VIEW_RERUNS_MAX 256u          /* reruns listed one by one */
-#define KIX_VIEW_GROUP_MAX  1000u         /* members a group view lists */
+#define KIX_VIEW_GROUP_MAX  100u          /* members a group view lists: one page */
 #define KIX_VIEW_ORIGIN_MAX 256u
 
 /* A run manifest's primary statistic: latency (ns) when it has
@@ -130,13 +130,23 @@ struct kix_group_view {
     char group_key[KIX_VINDEX_KEY_MAX + 1];
     char *group_record, *group_proof; /* hex, malloc'ed; NULL without an index */
     int bytes;                        /* the members' unit: bytes, else ns */
+    uint64_t offset;                  /* rows are the ranks offset + 1 on */
     struct kix_group_row *rows;       /* best first, at most KIX_VIEW_GROUP_MAX */
     size_t nrows;
+    /* the index's pages (kix/vindex.h) that hold the rows, with proofs */
+    struct kix_group_view_page {
+        char key[KIX_VINDEX_KEY_MAX + 1];
+        char *record, *proof; /* hex, malloc'ed */
+    } * pages;
+    size_t npages;
 };
 
-/* The store's view of the group whose key is the digest text `key`. */
+/* The store's view of the group whose key is the digest text `key`: the
+ * page of KIX_VIEW_GROUP_MAX rows from rank offset + 1 (KIX_ENOTFOUND for
+ * no such group; an offset past the group gives no row). */
 int kix_group_view_from_store(struct kix_log_reader *r, const char *key, size_t len,
-                              struct kix_group_view *v, struct kix_err *err) KIX_MUST_CHECK;
+                              uint64_t offset, struct kix_group_view *v,
+                              struct kix_err *err) KIX_MUST_CHECK;
 void kix_group_view_release(struct kix_group_view *v);
 int kix_group_view_json(const struct kix_group_view *v, unsigned flags, struct kix_buf *out,
                         struct kix_err *err) KIX_MUST_CHECK;
