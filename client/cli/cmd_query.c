@@ -52,10 +52,11 @@ static const char group_help[] =
     "                 [--store DIR | --server ADDR]\n"
     "\n"
     "Shows one comparison group (the comparisonKey of kix resolve --json), best\n"
-    "run first, proven against the group's record in the log's signed index:\n"
-    "the page shown is exactly the record's members at ranks N+1 to N+limit\n"
-    "(default 50), in its order, and the count is its count; every column is\n"
-    "proven as kix query --help says.\n"
+    "run first, proven against the group's records in the log's signed index\n"
+    "(its directory and the pages that hold the ranks asked for): the page\n"
+    "shown is exactly the group's members at ranks N+1 to N+limit (limit at\n"
+    "most 100, the default), in their order, and the count is the group's;\n"
+    "every column is proven as kix query --help says.\n"
     "\n"
     "exit status: 0 listed, 1 a row is not what the log proves, a row missing,\n"
     "added, repeated or moved, or another page (or bad input),\n"
@@ -63,6 +64,7 @@ static const char group_help[] =
     "verified before\n\n" CLI_COMMON_HELP;
 
 #define QUERY_PAGE_MAX 1000
+#define GROUP_PAGE_MAX 100 /* kix group: one page, as the web's group page */
 
 struct rows {
     struct kix_query_row *row;
@@ -250,7 +252,7 @@ static int run_query(const char *cmd, const char *help, int argc, char **argv, i
     int ch, rc, status, whole_group, filtered;
 
     memset(&q, 0, sizeof(q));
-    q.limit = 50;
+    q.limit = group_mode ? GROUP_PAGE_MAX : 50;
     cli_common_init(&common);
     optind = 1;
     while ((ch = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
@@ -311,9 +313,10 @@ static int run_query(const char *cmd, const char *help, int argc, char **argv, i
         kix_client_close(c);
         return status;
     }
-    if (q.limit > QUERY_PAGE_MAX) {
+    if (q.limit > (group_mode ? GROUP_PAGE_MAX : QUERY_PAGE_MAX)) {
         kix_client_close(c);
-        return cli_usage_error(cmd, "--limit is at most %d; page with --offset", QUERY_PAGE_MAX);
+        return cli_usage_error(cmd, "--limit is at most %d; page with --offset",
+                               group_mode ? GROUP_PAGE_MAX : QUERY_PAGE_MAX);
     }
     rc = query_proven(c, &key, &q, whole_group, &rows, &matched, &proof, &err);
     if (rc == KIX_OK) {
