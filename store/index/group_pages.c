@@ -2,7 +2,8 @@
  * a directory and pages cut before every member that starts a page. The
  * group table (groups.c) keeps, beside each member, whether it starts a
  * page, so deriving a page reads that page's members and the directory
- * reads the group's keys, with no hashing per member. */
+ * reads the group's keys, with no hashing per member; the starts table
+ * (KIX_TABLE_GROUP_STARTS) finds the page of a member with one seek. */
 #include <string.h>
 
 #include "index_internal.h"
@@ -32,47 +33,77 @@ static int member_of(const uint8_t group[32], const struct kix_bytes *key,
 
 /* ---- which page a member is on ----------------------------------------------------- */
 
-struct locate {
+#define START_KEY_MAX (32 + 8 + KIX_RUN_ID_MAX + 1)
+
+/* A starting run's key in KIX_TABLE_GROUP_STARTS: descending rank order,
+ * so that the first key at or after a member's is the last start at or
+ * before it (an id's bytes are never 0, so never 0xff inverted). */
+static size_t start_key(const struct kix_digest *group, uint64_t value, const char *run_id,
+                        uint8_t out[START_KEY_MAX])
+{
+    size_t n = strlen(run_id);
+    memcpy(out, group->b, 32);
+    kix_u64be_put(out + 32, ~value);
+    for (size_t i = 0; i < n; i++)
+        out[40 + i] = (uint8_t)(0xff - (uint8_t)run_id[i]);
+    out[40 + n] = 0xff;
+    return 41 + n;
+}
+
+struct seek {
     const uint8_t *group;
-    const uint8_t *until; /* the member's table key */
-    size_t until_len;
-    int inclusive;
+    const uint8_t *skip; /* a key to pass over (the member itself), or NULL */
+    size_t skip_len;
     char *page_id;
 };
 
-static int locate_step(void *arg, const struct kix_bytes *key, const struct kix_bytes *val)
+static int seek_step(void *arg, const struct kix_bytes *key, const struct kix_bytes *val)
 {
-    struct locate *l = arg;
-    struct member m;
-    size_t n = key->len < l->until_len ? key->len : l->until_len;
-    int c = memcmp(key->ptr, l->until, n);
+    struct seek *s = arg;
+    size_t n;
 
-    if (!member_of(l->group, key, val, &m))
+    (void)val;
+    if (key->len < 42 || memcmp(key->ptr, s->group, 32) != 0)
+        return 1; /* past the group: the member is on its first page */
+    if (s->skip && key->len == s->skip_len && memcmp(key->ptr, s->skip, key->len) == 0)
+        return 0;
+    n = key->len - 41;
+    if (n > KIX_RUN_ID_MAX)
         return 1;
-    if (c == 0)
-        c = (key->len > l->until_len) - (key->len < l->until_len);
-    if (c > 0 || (c == 0 && !l->inclusive))
-        return 1;
-    if (m.starts)
-        memcpy(l->page_id, m.id, sizeof(m.id));
-    return 0;
+    for (size_t i = 0; i < n; i++)
+        s->page_id[i] = (char)(0xff - key->ptr[40 + i]);
+    s->page_id[n] = '\0';
+    return 1;
 }
 
 /* The page that holds (inclusive) or precedes (not) the member value ‖
- * run_id of group: the last member at or before it that starts a page, ""
- * for the first page. One walk over the group's keys from its start. */
+ * run_id of group: the last run at or before it that starts a page, ""
+ * for the first page. One seek in the starts table. */
 static int page_at(struct kix_log_txn *t, const struct kix_digest *group, uint64_t value,
                    const char *run_id, int inclusive, char page_id[KIX_RUN_ID_MAX + 1])
 {
-    uint8_t k[40 + KIX_RUN_ID_MAX];
-    size_t n = strlen(run_id);
-    struct locate l = {group->b, k, 40 + n, inclusive, page_id};
+    uint8_t k[START_KEY_MAX];
+    size_t n = start_key(group, value, run_id, k);
+    struct seek s = {group->b, inclusive ? NULL : k, n, page_id};
 
-    memcpy(k, group->b, 32);
-    kix_u64be_put(k + 32, value);
-    memcpy(k + 40, run_id, n);
     page_id[0] = '\0';
-    return kix_log_txn_scan(t, KIX_TABLE_GROUPS, group->b, 32, locate_step, &l);
+    return kix_log_txn_scan(t, KIX_TABLE_GROUP_STARTS, k, n, seek_step, &s);
+}
+
+int kix__group_start_put(struct kix_log_txn *t, const struct kix_run_info *run, int present,
+                         struct kix_err *err)
+{
+    uint8_t k[START_KEY_MAX];
+    size_t n;
+    int rc;
+
+    if (!kix_vindex_page_starts(run->run_id, strlen(run->run_id)))
+        return KIX_OK;
+    n = start_key(&run->comparison_key, run->value, run->run_id, k);
+    if (present)
+        return kix_log_txn_put(t, KIX_TABLE_GROUP_STARTS, k, n, "", 0, err);
+    rc = kix_log_txn_del(t, KIX_TABLE_GROUP_STARTS, k, n, err);
+    return rc == KIX_ENOTFOUND ? KIX_OK : rc;
 }
 
 int kix__group_page_of(struct kix_log_txn *t, const struct kix_run_info *run,

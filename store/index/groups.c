@@ -43,6 +43,8 @@ int kix__group_insert(struct kix_log_txn *t, const struct kix_run_info *run, str
     int first = kix_vindex_page_starts(run->run_id, strlen(run->run_id));
     int rc =
         kix_log_txn_put(t, KIX_TABLE_GROUPS, k, group_key(k, run), &starts, first ? 1 : 0, err);
+    if (rc == KIX_OK)
+        rc = kix__group_start_put(t, run, 1, err);
     return rc ? rc : kix__group_touch_pages(t, run, err);
 }
 
@@ -52,6 +54,8 @@ int kix__group_remove(struct kix_log_txn *t, const struct kix_run_info *run, str
     int rc = kix_log_txn_del(t, KIX_TABLE_GROUPS, k, group_key(k, run), err);
     if (rc == KIX_ENOTFOUND)
         return KIX_OK;
+    if (rc == KIX_OK)
+        rc = kix__group_start_put(t, run, 0, err);
     return rc ? rc : kix__group_touch_pages(t, run, err);
 }
 

@@ -14,6 +14,10 @@ enum kix__index_table {
     KIX_TABLE_RUN_ENTRIES, /* run id text ‖ 0 ‖ u64be index → entry type (u8) */
     KIX_TABLE_GROUPS,      /* comparison key(32) ‖ u64be value ‖ run id → page start */
     KIX_TABLE_SMT,         /* the verifiable index's tree: position key → record */
+    /* the runs that start a page of their group (group_pages.c), in
+     * descending rank order: comparison key(32) ‖ u64be ~value ‖ each id
+     * byte b as 0xff - b ‖ 0xff → empty; one seek finds a run's page */
+    KIX_TABLE_GROUP_STARTS,
     KIX_INDEX_TABLES
 };
 
@@ -94,10 +98,14 @@ void kix__run_group_by_manifest(struct kix_run_info *run, const uint8_t *manifes
  * and page: the records (a page whose starting run is no member: empty). */
 int kix__group_page_of(struct kix_log_txn *t, const struct kix_run_info *run,
                        char page_id[KIX_RUN_ID_MAX + 1]);
+/* Notes run as a page's start (present 1) or no longer (0), when it
+ * starts one (KIX_TABLE_GROUP_STARTS). */
+int kix__group_start_put(struct kix_log_txn *t, const struct kix_run_info *run, int present,
+                         struct kix_err *err);
 int kix__group_touch_pages(struct kix_log_txn *t, const struct kix_run_info *run,
                            struct kix_err *err);
-int kix__group_directory(struct kix_log_txn *t, const struct kix_digest *group,
-                         struct kix_buf *out, struct kix_err *err);
+int kix__group_directory(struct kix_log_txn *t, const struct kix_digest *group, struct kix_buf *out,
+                         struct kix_err *err);
 int kix__group_page(struct kix_log_txn *t, const struct kix_digest *group, const char *page_id,
                     size_t id_len, struct kix_buf *out, struct kix_err *err);
 

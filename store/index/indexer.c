@@ -434,6 +434,8 @@ static const struct kix_log_table_spec tables[KIX_INDEX_TABLES] = {
     [KIX_TABLE_GROUPS] = {"groups", 0},
     /* what the index notes commit to, kept since kix-index/2 */
     [KIX_TABLE_SMT] = {"smt", KIX_LOG_TABLE_SEALED},
+    /* since kix-index/4: absent from older stores, like the tree it serves */
+    [KIX_TABLE_GROUP_STARTS] = {"group_starts", KIX_LOG_TABLE_SEALED},
 };
 
 static const struct kix_log_indexer indexer = {

@@ -66,16 +66,7 @@ grep -q "runs ranked   1010" "$WORK/out" && grep -q "pages         [0-9]" "$WORK
 pass "a run ranked 1005 of 1010 is proven by the directory and its page"
 
 # ---- lies --------------------------------------------------------------------------------
-PROXY_PID=
-liar() { # liar LIE: a proxy to kixd that tells that lie; LIAR its address
-  [ -z "$PROXY_PID" ] || { kill "$PROXY_PID" 2>/dev/null; wait "$PROXY_PID" 2>/dev/null || true; }
-  local sock="$WORK/liar-$1.sock"
-  python3 "$KIX_TESTS/integration/lying_query_proxy.py" "$sock" "${KIXD_ADDR#unix://}" "$1" &
-  PROXY_PID=$!
-  KIXD_PIDS+=("$PROXY_PID")
-  for _ in $(seq 1 100); do [ -S "$sock" ] && break; sleep 0.05; done
-  LIAR=(--server "unix://$sock")
-}
+. "$KIX_TESTS/integration/query_liar_lib.sh"
 # the last 20 rows (a full page could not take a row more: that answer is
 # malformed, exit 3, before any proof)
 liar honest
