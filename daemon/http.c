@@ -351,6 +351,7 @@ struct pjob {
     struct kixd_http_conn *c;
     struct kix_log *log;
     int what, json, head, rc;
+    uint64_t page; /* a group's page (?page=N), 1 on */
     char arg[256];
     size_t len;
     struct kix_buf out;
@@ -371,8 +372,8 @@ static void page_work(uv_work_t *req)
     }
     j->rc = j->what == PAGE_HOME ? kix_page_home_html(r, &j->out, &j->err)
             : j->what == PAGE_GROUP
-                ? (j->json ? kix_page_group_json : kix_page_group_html)(r, j->arg, j->len, &j->out,
-                                                                        &j->err)
+                ? (j->json ? kix_page_group_json_at
+                           : kix_page_group_html_at)(r, j->arg, j->len, j->page, &j->out, &j->err)
                 : (j->json ? kix_page_run_json : kix_page_run_html)(r, j->arg, j->len, &j->out,
                                                                     &j->err);
     kix_log_read_end(r);
@@ -407,8 +408,21 @@ static void page_done(uv_work_t *req, int status)
     kixd_worker_check_drained(w);
 }
 
+/* A group page's ?page=N (1 when absent or not a number). */
+static uint64_t group_page_asked(const char *url, size_t len)
+{
+    const char *q = memchr(url, '?', len);
+    uint64_t n = 0;
+
+    if (!q || (size_t)(url + len - q) < 7 || memcmp(q, "?page=", 6) != 0)
+        return 1;
+    for (q += 6; q < url + len && *q >= '0' && *q <= '9' && n < 1000000000; q++)
+        n = n * 10 + (uint64_t)(*q - '0');
+    return n ? n : 1;
+}
+
 /* The pages (kix/pages.h): "", "index.html", runs/<id>[.json],
- * groups/<key>[.json], and the pages' script KIX_PAGE_SCRIPT_PATH and
+ * groups/<key>[.json][?page=N], and the pages' script KIX_PAGE_SCRIPT_PATH and
  * style sheet KIX_PAGE_STYLE_PATH. Returns 0 when path is none of them.
  * A page is rendered on the thread pool (page_work); its answer comes
  * later (page_done). */
@@ -461,6 +475,7 @@ static int page(struct kixd_http_conn *c, const char *path, size_t len, int head
     j->c = c;
     j->log = c->w->srv->log;
     j->what = what;
+    j->page = what == PAGE_GROUP ? group_page_asked(c->url, c->url_len) : 1;
     j->json = json;
     j->head = head;
     j->len = (size_t)n;

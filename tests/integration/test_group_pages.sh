@@ -35,6 +35,9 @@ export KIX_LOG_KEY="$(cat "$WORK/vkey")"
 "$KIX" key add --store "$WORK/log" --key "$WORK/log/admin.key" --role publish "$WORK/imp.pub" >/dev/null
 "$KIX_BIN/kix-import-liger" --key "$WORK/imp.key" --store "$WORK/log" --batch 200 "$WORK/big.csv" \
   >/dev/null 2>"$WORK/import.log" || fail "import: $(tail -3 "$WORK/import.log")"
+HPORT=$(free_port)
+H="http://127.0.0.1:$HPORT"
+KIXD_EXTRA=(--http "tcp://127.0.0.1:$HPORT")
 start_kixd "$WORK/log"
 S=(--server "$KIXD_ADDR")
 
@@ -64,6 +67,22 @@ expect_status 0 "$KIX" index "${S[@]}" "group/${G#sha256:}"
 grep -q "runs ranked   1010" "$WORK/out" && grep -q "pages         [0-9]" "$WORK/out" ||
   fail "the directory: $(cat "$WORK/out")"
 pass "a run ranked 1005 of 1010 is proven by the directory and its page"
+
+# ---- the group's web page, paged by 100 ----------------------------------------------------
+for _ in $(seq 1 100); do curl -sf "$H/checkpoint" >/dev/null && break; sleep 0.05; done
+curl -sf "$H/groups/$G?page=11" >"$WORK/p11.html" || fail "no page 11 of the group over HTTP"
+grep -qF 'rows 1001–1010 of 1010' "$WORK/p11.html" || fail "page 11 does not say rows 1001–1010 of 1010"
+grep -q '<h1 data-kix-slot="group-title">cross_entropy · ' "$WORK/p11.html" ||
+  fail "the group's title is not in words: $(grep -o '<h1[^<]*' "$WORK/p11.html")"
+[ "$(grep -c '<tr data-rank=' "$WORK/p11.html")" = 10 ] || fail "page 11 has not 10 rows"
+grep -q '<svg class="chart"' "$WORK/p11.html" && [ "$(grep -o '<rect ' "$WORK/p11.html" | wc -l)" = 10 ] ||
+  fail "page 11 has no chart of its 10 rows"
+grep -q 'href="?page=10" rel="prev"' "$WORK/p11.html" || fail "page 11 links no previous page"
+curl -sf "$H/groups/$G.json?page=2" >"$WORK/p2.json" || fail "no JSON of page 2"
+json_get "$WORK/p2.json" '(d["offset"], d["limit"], len(d["rows"]), d["rows"][0]["rank"], d["size"], len(d["index"]["pages"]) >= 1)' \
+  >"$WORK/p2" || fail "page 2's JSON: $(head -c 300 "$WORK/p2.json")"
+[ "$(cat "$WORK/p2")" = "(100, 100, 100, 101, 1010, True)" ] || fail "page 2's JSON: $(cat "$WORK/p2")"
+pass "the group's web page: page 11 of 11 proves rows 1001–1010 of 1010, titled in words, with its chart and JSON"
 
 # ---- lies --------------------------------------------------------------------------------
 . "$KIX_TESTS/integration/query_liar_lib.sh"

@@ -821,6 +821,7 @@
     proven.index = { size: signed.cp.size };
     proven.members = members;
     proven.size = Number(g.dir.count);
+    proven.best = g.dir.best ? g.dir.best.value : null;
     proven.offset = offset;
     compareGroupView(view, members, g.dir.count);
     return proven;
@@ -829,11 +830,14 @@
   /* What a page at `pathname` is about, by its place in the site
    * (runs/<runId> or groups/<group>, as kixd and the export name them):
    * { page, id }, or null for a path that names neither. */
-  function pageSubject(pathname) {
+  function pageSubject(pathname, search) {
     var m = /\/(runs|groups)\/([^\/]+?)(?:\.html)?$/.exec(pathname);
     if (!m) return null;
     try {
-      return { page: m[1] === 'runs' ? 'run' : 'group', id: decodeURIComponent(m[2]) };
+      var subject = { page: m[1] === 'runs' ? 'run' : 'group', id: decodeURIComponent(m[2]) };
+      var p = /[?&]page=([1-9][0-9]{0,8})(?:&|$)/.exec(search || '');
+      if (subject.page === 'group' && p) subject.groupPage = Number(p[1]);
+      return subject;
     } catch (e) {
       return null;
     }
@@ -847,6 +851,20 @@
     if (subject.id !== id)
       throw new Fail('this page is at ' + (subject.page === 'run' ? 'runs/' : 'groups/') +
                      subject.id + ', but its view is of ' + id);
+    /* a group page asked as ?page=N shows the ranks from (N - 1) * limit + 1 */
+    if (subject.page === 'group' && subject.groupPage !== undefined &&
+        view.offset !== (subject.groupPage - 1) * view.limit)
+      throw new Fail('this is page ' + subject.groupPage + ' of the group, but its view starts ' +
+                     'at rank ' + (Number(view.offset) + 1));
+  }
+
+  /* A figure for people, as C's kix_human (client/view/figures.c) writes it. */
+  function humanValue(v, bytes) {
+    var x = Math.abs(Number(v)), step = bytes ? 1024 : 1000, u = 0, max = bytes ? 4 : 3;
+    var units = bytes ? ['B', 'KiB', 'MiB', 'GiB', 'TiB'] : ['ns', '\u00b5s', 'ms', 's'];
+    while (x >= step && u < max) { x /= step; u++; }
+    var digits = x >= 100 || u === 0 ? 0 : x >= 10 ? 1 : 2;
+    return (Number(v) < 0 ? '-' : '') + x.toFixed(digits) + ' ' + units[u];
   }
 
   /* "rows a\u2013b of n" of a proven group page. */
@@ -923,13 +941,28 @@
       });
     }
 
+    /* a group page's row: rank, run and value proven; provider, spread,
+     * evidence and date are the view's (the group's records do not hold
+     * them; the run's page proves its own) */
+    function groupCells(m) {
+      var w = (view && Array.isArray(view.rows) ? view.rows : []).filter(function (x) {
+        return x && x.runId === m.runId;
+      })[0] || {};
+      var bytes = w.unit === 'bytes', best = proven.best;
+      var spread = typeof w.p20 === 'number' && typeof w.p80 === 'number'
+        ? humanValue(w.p20, bytes) + '\u2013' + humanValue(w.p80, bytes) : '';
+      return [String(m.rank), String(w.provider || ''), humanValue(m.value, bytes), spread,
+              best && m.value ? (Number(best) / Number(m.value)).toFixed(2) + '\u00d7' : '',
+              String(w.evidence || ''), String(w.observedAt || ''), null];
+    }
+
     function rows(members) {
       slots('group-rows').forEach(function (tbody) {
         if (!members) return mark(tbody, false);
         while (tbody.firstChild) tbody.removeChild(tbody.firstChild);
         members.forEach(function (m) {
           var tr = doc.createElement('tr'), a = doc.createElement('a');
-          var cells = [String(m.rank), null, String(m.value)];
+          var cells = page === 'group' ? groupCells(m) : [String(m.rank), null, String(m.value)];
           tr.setAttribute('data-rank', String(m.rank));
           tr.setAttribute('data-run', m.runId);
           a.setAttribute('href', '../runs/' + encodeURIComponent(m.runId));
@@ -969,7 +1002,8 @@
       try { view = JSON.parse(el.textContent); } catch (e) {
         throw new Fail('the page\u2019s view (#kix-view) is not JSON');
       }
-      checkSubject(pageSubject(new URL(doc.location.href).pathname), view);
+      var here = new URL(doc.location.href);
+      checkSubject(pageSubject(here.pathname, here.search), view);
       var io = { fetchBytes: fetchBytes };
       return page === 'group' ? verifyGroupView(view, io, proven)
                               : verifyRunView(view, io, proven);

@@ -119,6 +119,12 @@ void kix_view_entry_paths(uint64_t index, uint64_t size, char tile[KIX_TLOG_PATH
 struct kix_group_row {
     uint64_t rank, value;
     char run_id[KIX_RUN_ID_MAX + 1];
+    /* from its manifest and objects (the server's word: the page proves
+     * rank, run and value) */
+    char provider[64], observed[40];
+    int evidence; /* enum kix_evidence */
+    int have_p20, have_p80;
+    uint64_t p20, p80;
 };
 
 struct kix_group_view {
@@ -131,7 +137,11 @@ struct kix_group_view {
     char *group_record, *group_proof; /* hex, malloc'ed; NULL without an index */
     int bytes;                        /* the members' unit: bytes, else ns */
     uint64_t offset;                  /* rows are the ranks offset + 1 on */
-    struct kix_group_row *rows;       /* best first, at most KIX_VIEW_GROUP_MAX */
+    /* the group in words, from its best run: kernel, workload (its
+     * parameters and dtype), timed pass, GPU */
+    char kernel[64], workload[160], mode[16], gpu[64];
+    uint64_t best_value;        /* rank 1's, for speed-ups */
+    struct kix_group_row *rows; /* best first, at most KIX_VIEW_GROUP_MAX */
     size_t nrows;
     /* the index's pages (kix/vindex.h) that hold the rows, with proofs */
     struct kix_group_view_page {

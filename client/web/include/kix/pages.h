@@ -30,11 +30,17 @@ int kix_page_run_html(struct kix_log_reader *r, const char *run_id, size_t len, 
                       struct kix_err *err) KIX_MUST_CHECK;
 
 /* The comparison group whose key is the digest text `key` ("sha256:…"):
- * its runs best first (at most KIX_VIEW_GROUP_MAX). */
+ * its first page of runs, best first (KIX_VIEW_GROUP_MAX at most). */
 int kix_page_group_json(struct kix_log_reader *r, const char *key, size_t len, struct kix_buf *out,
                         struct kix_err *err) KIX_MUST_CHECK;
 int kix_page_group_html(struct kix_log_reader *r, const char *key, size_t len, struct kix_buf *out,
                         struct kix_err *err) KIX_MUST_CHECK;
+/* Page `page` (1-based) of the group: ranks (page - 1) * KIX_VIEW_GROUP_MAX
+ * + 1 on (no row past the group's end). */
+int kix_page_group_json_at(struct kix_log_reader *r, const char *key, size_t len, uint64_t page,
+                           struct kix_buf *out, struct kix_err *err) KIX_MUST_CHECK;
+int kix_page_group_html_at(struct kix_log_reader *r, const char *key, size_t len, uint64_t page,
+                           struct kix_buf *out, struct kix_err *err) KIX_MUST_CHECK;
 
 /* The home page: the log's size and the kernels and GPUs it ranks, each
  * with its groups. */
