@@ -6,6 +6,7 @@
 
 #include "cli.h"
 #include "kix/client.h"
+#include "kix/view.h"
 
 static const char query_help[] =
     "usage: kix query [--kernel K] [--gpu G] [--provider P] [--mode forward|backward|full]\n"
@@ -97,50 +98,10 @@ static int keep_row(void *ctx, const struct kix_query_row *row)
     return 0;
 }
 
-static void add_scalar(char *out, size_t cap, const char *name, const json_t *v)
-{
-    size_t len = strlen(out);
-    const char *sep = len ? " " : "";
-    char val[64];
-
-    if (json_is_string(v))
-        snprintf(val, sizeof(val), "%s", json_string_value(v));
-    else if (json_is_integer(v))
-        snprintf(val, sizeof(val), "%lld", (long long)json_integer_value(v));
-    else if (json_is_real(v))
-        snprintf(val, sizeof(val), "%g", json_real_value(v));
-    else if (json_is_boolean(v))
-        snprintf(val, sizeof(val), "%s", json_is_true(v) ? "true" : "false");
-    else
-        return;
-    if (len + 1 < cap)
-        snprintf(out + len, cap - len, name ? "%s%s=%s" : "%s%s", sep, name ? name : val, val);
-}
-
-/* A Workload's spec in one short line: its parameters as name=value (the
- * swept x first), its dtype; never the kernel (a column of its own). */
-static void workload_text(const uint8_t *bytes, size_t len, char *out, size_t cap)
-{
-    json_t *doc = json_loadb((const char *)bytes, len, 0, NULL);
-    json_t *spec = json_object_get(doc, "spec"), *x = json_object_get(spec, "x"), *v;
-    const char *k;
-
-    out[0] = '\0';
-    if (json_is_string(json_object_get(x, "name")))
-        add_scalar(out, cap, json_string_value(json_object_get(x, "name")),
-                   json_object_get(x, "value"));
-    json_object_foreach(json_object_get(spec, "parameters"), k, v) add_scalar(out, cap, k, v);
-    json_object_foreach(spec, k, v) if (strcmp(k, "kernel") != 0 && strcmp(k, "dtype") != 0)
-        add_scalar(out, cap, k, v);
-    if ((v = json_object_get(spec, "dtype")))
-        add_scalar(out, cap, NULL, v);
-    json_decref(doc);
-}
-
 static int got_workload(void *ctx, size_t i, const uint8_t *bytes, size_t len)
 {
     struct rows *r = ctx;
-    workload_text(bytes, len, r->workload[i], sizeof(r->workload[i]));
+    kix_view_workload_words(bytes, len, r->workload[i], sizeof(r->workload[i]));
     return 0;
 }
 

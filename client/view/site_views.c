@@ -38,6 +38,8 @@ static void add_scalar(char *out, size_t cap, const char *name, const json_t *v)
         snprintf(val, sizeof(val), "%lld", (long long)json_integer_value(v));
     else if (json_is_real(v))
         snprintf(val, sizeof(val), "%g", json_real_value(v));
+    else if (json_is_boolean(v))
+        snprintf(val, sizeof(val), "%s", json_is_true(v) ? "true" : "false");
     else
         return;
     if (len + 1 < cap)
@@ -45,11 +47,9 @@ static void add_scalar(char *out, size_t cap, const char *name, const json_t *v)
                  val);
 }
 
-/* A Workload's parameters in words: the swept x first, then the others,
- * then its dtype ("V=4096 B=8 T=2048 bf16"). */
-static void workload_words(const struct kix_bytes *w, char *out, size_t cap)
+void kix_view_workload_words(const uint8_t *bytes, size_t len, char *out, size_t cap)
 {
-    json_t *doc = w->ptr ? json_loadb((const char *)w->ptr, w->len, 0, NULL) : NULL;
+    json_t *doc = bytes ? json_loadb((const char *)bytes, len, 0, NULL) : NULL;
     json_t *spec = json_object_get(doc, "spec"), *x = json_object_get(spec, "x"), *v;
     const char *k;
 
@@ -58,6 +58,8 @@ static void workload_words(const struct kix_bytes *w, char *out, size_t cap)
         add_scalar(out, cap, json_string_value(json_object_get(x, "name")),
                    json_object_get(x, "value"));
     json_object_foreach(json_object_get(spec, "parameters"), k, v) add_scalar(out, cap, k, v);
+    json_object_foreach(spec, k, v) if (strcmp(k, "kernel") != 0 && strcmp(k, "dtype") != 0)
+        add_scalar(out, cap, k, v);
     if ((v = json_object_get(spec, "dtype")))
         add_scalar(out, cap, NULL, v);
     json_decref(doc);
@@ -115,7 +117,7 @@ static void group_words(struct kix_log_reader *r, struct kix_group_view *v, cons
     if (memcmp(&refs[KIX_QUERY_WORKLOAD], &none, sizeof(none)) != 0 &&
         kix_log_reader_object(r, &refs[KIX_QUERY_WORKLOAD], &w) != KIX_OK)
         w.ptr = NULL;
-    workload_words(&w, v->workload, sizeof(v->workload));
+    kix_view_workload_words(w.ptr, w.len, v->workload, sizeof(v->workload));
 }
 
 struct best {

@@ -50,6 +50,11 @@ const char *kix_figures_unit(const struct kix_figures *f);   /* "ns" | "bytes" *
 #define KIX_HUMAN_MAX 48
 void kix_human(int64_t v, int bytes, char *out, size_t cap);
 
+/* A Workload object's spec in one short line: its parameters as
+ * name=value (the swept x first), its dtype; never the kernel. "" when
+ * bytes is NULL or not a Workload. */
+void kix_view_workload_words(const uint8_t *bytes, size_t len, char *out, size_t cap);
+
 /* Gets the stored object `d` (the client checks its digest). */
 typedef int (*kix_view_get_object_fn)(void *ctx, const struct kix_digest *d, struct kix_buf *out,
                                       struct kix_err *err);
