@@ -370,12 +370,13 @@ static void page_work(uv_work_t *req)
         kix_err_set(&j->err, j->rc, "cannot read the log: %s", kix_strerror(j->rc));
         return;
     }
-    j->rc = j->what == PAGE_HOME ? kix_page_home_html(r, &j->out, &j->err)
-            : j->what == PAGE_GROUP
-                ? (j->json ? kix_page_group_json_at
-                           : kix_page_group_html_at)(r, j->arg, j->len, j->page, &j->out, &j->err)
-                : (j->json ? kix_page_run_json : kix_page_run_html)(r, j->arg, j->len, &j->out,
-                                                                    &j->err);
+    if (j->what == PAGE_GROUP)
+        j->rc = j->json ? kix_page_group_json_at(r, j->arg, j->len, j->page, &j->out, &j->err)
+                        : kix_page_group_html_at(r, j->arg, j->len, j->page, 0, &j->out, &j->err);
+    else
+        j->rc = j->what == PAGE_HOME ? kix_page_home_html(r, &j->out, &j->err)
+                                     : (j->json ? kix_page_run_json : kix_page_run_html)(
+                                           r, j->arg, j->len, &j->out, &j->err);
     kix_log_read_end(r);
 }
 

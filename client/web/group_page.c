@@ -88,7 +88,19 @@ static int row_slots(struct kix_tpl *row, const struct kix_group_view *v,
                     : kix_tpl_set(row, "speedup", "");
 }
 
-static int group_slots(struct kix_tpl *t, const struct kix_group_view *v, const struct kix_buf *doc)
+/* The address of page n of the group, relative to the group's page. */
+static int page_link(struct kix_tpl *t, const char *name, const struct kix_group_view *v,
+                     uint64_t n, unsigned flags)
+{
+    if (!(flags & KIX_PAGE_EXPORTED))
+        return kix_tpl_setf(t, name, "?page=%llu", (unsigned long long)n);
+    /* "./": a key ("sha256:…") alone would read as a URL scheme */
+    return n == 1 ? kix_tpl_setf(t, name, "./%s", v->group)
+                  : kix_tpl_setf(t, name, "./%s-%llu", v->group, (unsigned long long)n);
+}
+
+static int group_slots(struct kix_tpl *t, const struct kix_group_view *v, const struct kix_buf *doc,
+                       unsigned flags)
 {
     uint64_t page = v->offset / KIX_VIEW_GROUP_MAX + 1;
     uint64_t pages = (v->size + KIX_VIEW_GROUP_MAX - 1) / KIX_VIEW_GROUP_MAX;
@@ -106,12 +118,8 @@ static int group_slots(struct kix_tpl *t, const struct kix_group_view *v, const 
         (rc = kix_tpl_setn(t, "logKey", (const char *)v->log_key.ptr, v->log_key.len)) ||
         (rc = kix_tpl_setn(t, "view", (const char *)doc->ptr, doc->len)))
         return rc;
-    /* ?page=N links (kixd serves them) */
-    if (page > 1 ? (rc = kix_tpl_setf(t, "prev", "%llu", (unsigned long long)page - 1))
-                 : (rc = kix_tpl_set(t, "prev", "")))
-        return rc;
-    if (page < pages ? (rc = kix_tpl_setf(t, "next", "%llu", (unsigned long long)page + 1))
-                     : (rc = kix_tpl_set(t, "next", "")))
+    if ((rc = page > 1 ? page_link(t, "prev", v, page - 1, flags) : kix_tpl_set(t, "prev", "")) ||
+        (rc = page < pages ? page_link(t, "next", v, page + 1, flags) : kix_tpl_set(t, "next", "")))
         return rc;
     if ((rc = kix_tpl_section(t, "rows")))
         return rc;
@@ -144,7 +152,7 @@ int kix_page_group_json_at(struct kix_log_reader *r, const char *key, size_t len
 }
 
 int kix_page_group_html_at(struct kix_log_reader *r, const char *key, size_t len, uint64_t page,
-                           struct kix_buf *out, struct kix_err *err)
+                           unsigned flags, struct kix_buf *out, struct kix_err *err)
 {
     struct kix_group_view v;
     struct kix_buf doc = KIX_BUF_INIT;
@@ -153,7 +161,7 @@ int kix_page_group_html_at(struct kix_log_reader *r, const char *key, size_t len
 
     if (rc == KIX_OK)
         rc = kix_group_view_json(&v, KIX_VIEW_JSON_HTML, &doc, err);
-    if (rc == KIX_OK && (!(t = kix_tpl_new()) || (rc = group_slots(t, &v, &doc)) != KIX_OK))
+    if (rc == KIX_OK && (!(t = kix_tpl_new()) || (rc = group_slots(t, &v, &doc, flags)) != KIX_OK))
         rc = kix_err_set(err, rc ? rc : KIX_ENOMEM, "out of memory");
     if (rc == KIX_OK)
         rc = kix__page_render(kix__group_html, kix__group_html_len, t, out, err);
@@ -172,5 +180,5 @@ int kix_page_group_json(struct kix_log_reader *r, const char *key, size_t len, s
 int kix_page_group_html(struct kix_log_reader *r, const char *key, size_t len, struct kix_buf *out,
                         struct kix_err *err)
 {
-    return kix_page_group_html_at(r, key, len, 1, out, err);
+    return kix_page_group_html_at(r, key, len, 1, KIX_PAGE_EXPORTED, out, err);
 }

@@ -78,11 +78,18 @@ grep -q '<h1 data-kix-slot="group-title">cross_entropy · ' "$WORK/p11.html" ||
 grep -q '<svg class="chart"' "$WORK/p11.html" && [ "$(grep -o '<rect ' "$WORK/p11.html" | wc -l)" = 10 ] ||
   fail "page 11 has no chart of its 10 rows"
 grep -q 'href="?page=10" rel="prev"' "$WORK/p11.html" || fail "page 11 links no previous page"
+# the export writes every page: groups/<key>, groups/<key>-2 .. -11, each linking the next by file
+"$KIXD" export --store "$WORK/log" "$WORK/exp" >/dev/null 2>"$WORK/export.err" || fail "export: $(cat "$WORK/export.err")"
+[ -f "$WORK/exp/groups/$G-11" ] && [ -f "$WORK/exp/groups/$G-11.json" ] && [ ! -e "$WORK/exp/groups/$G-12" ] ||
+  fail "the export has not pages 2 to 11 of the group: $(ls "$WORK/exp/groups" | head)"
+grep -qF 'rows 1001–1010 of 1010' "$WORK/exp/groups/$G-11" || fail "the exported page 11 is not rows 1001–1010"
+grep -qF "href=\"./$G-2\" rel=\"next\"" "$WORK/exp/groups/$G" || fail "the exported first page links no file of page 2"
+grep -qF "href=\"./$G\" rel=\"prev\"" "$WORK/exp/groups/$G-2" || fail "the exported page 2 links no first page"
 curl -sf "$H/groups/$G.json?page=2" >"$WORK/p2.json" || fail "no JSON of page 2"
 json_get "$WORK/p2.json" '(d["offset"], d["limit"], len(d["rows"]), d["rows"][0]["rank"], d["size"], len(d["index"]["pages"]) >= 1)' \
   >"$WORK/p2" || fail "page 2's JSON: $(head -c 300 "$WORK/p2.json")"
 [ "$(cat "$WORK/p2")" = "(100, 100, 100, 101, 1010, True)" ] || fail "page 2's JSON: $(cat "$WORK/p2")"
-pass "the group's web page: page 11 of 11 proves rows 1001–1010 of 1010, titled in words, with its chart and JSON"
+pass "the group's web page: page 11 of 11 proves rows 1001–1010 of 1010, titled in words, with its chart and JSON, from kixd and the export"
 
 # ---- lies --------------------------------------------------------------------------------
 . "$KIX_TESTS/integration/query_liar_lib.sh"

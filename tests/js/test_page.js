@@ -122,6 +122,11 @@ main(async () => {
   check(firstRow.querySelectorAll('td').length === 8 && firstRow.querySelectorAll('td')[2].textContent === '500 ns' &&
         firstRow.querySelectorAll('td')[4].textContent === '1.00\u00d7', 'a proven row: rank, provider, median with its unit, spread, vs #1, evidence, date, run');
   check(slot(d, 'group-page').textContent === 'rows 1\u20134 of 4' && proven(slot(d, 'group-page')), 'the proven "rows a\u2013b of n"');
+  check(JSON.stringify(kv.pageSubject('/groups/sha256%3Aab-3')) === '{"page":"group","id":"sha256:ab","groupPage":3}' &&
+        JSON.stringify(kv.pageSubject('/groups/sha256%3Aab', '?page=2')) === '{"page":"group","id":"sha256:ab","groupPage":2}',
+        'a group page\'s number, from the export\'s file name or kixd\'s ?page=N');
+  d = await load('group', f.group, f.files, GROUP + '-2');
+  check(state(d) === 'fail' && text(d).includes('this is page 2 of the group'), 'the first page served as the export\'s page 2 fails: ' + text(d));
   d = await load('group', f.group, f.files, GROUP + '?page=2');
   check(state(d) === 'fail' && text(d).includes('this is page 2 of the group, but its view starts at rank 1'),
         'the first page served for ?page=2 fails: ' + text(d));

@@ -835,8 +835,15 @@
     if (!m) return null;
     try {
       var subject = { page: m[1] === 'runs' ? 'run' : 'group', id: decodeURIComponent(m[2]) };
+      /* page N of a group: groups/<key>?page=N (kixd) or groups/<key>-N (the export) */
       var p = /[?&]page=([1-9][0-9]{0,8})(?:&|$)/.exec(search || '');
-      if (subject.page === 'group' && p) subject.groupPage = Number(p[1]);
+      var f = subject.page === 'group' ? /^(.*)-([1-9][0-9]{0,8})$/.exec(subject.id) : null;
+      if (f) {
+        subject.id = f[1];
+        subject.groupPage = Number(f[2]);
+      } else if (subject.page === 'group' && p) {
+        subject.groupPage = Number(p[1]);
+      }
       return subject;
     } catch (e) {
       return null;
