@@ -460,6 +460,8 @@ static int put_resolution(struct call *k, const struct kix_resolution *res)
     m.run_proof = res->run_proof;
     m.group_record = res->group_record;
     m.group_proof = res->group_proof;
+    m.group_page = res->group_page;
+    m.group_page_proof = res->group_page_proof;
     m.entries_from = res->entries_from;
     m.checkpoint = res->checkpoint;
     m.size = res->size;

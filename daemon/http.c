@@ -350,23 +350,52 @@ static long unescape(const char *s, size_t len, char *out, size_t cap)
 /* ---- pages, rendered on the thread pool ------------------------------------------------ */
 
 /* A page renderer (kix/pages.h): the page or document of `arg` (len bytes,
- * unescaped; empty for the home page). */
-typedef int (*page_fn)(struct kix_log_reader *r, const char *arg, size_t len, struct kix_buf *out,
-                       struct kix_err *err);
+ * unescaped; empty for the home page); `page` is a group's page (?page=N,
+ * 1 on), which the other kinds ignore. */
+typedef int (*page_fn)(struct kix_log_reader *r, const char *arg, size_t len, uint64_t page,
+                       struct kix_buf *out, struct kix_err *err);
 
-static int home_html(struct kix_log_reader *r, const char *arg, size_t len, struct kix_buf *out,
-                     struct kix_err *err)
+static int run_html(struct kix_log_reader *r, const char *arg, size_t len, uint64_t page,
+                    struct kix_buf *out, struct kix_err *err)
+{
+    (void)page;
+    return kix_page_run_html(r, arg, len, out, err);
+}
+
+static int run_json(struct kix_log_reader *r, const char *arg, size_t len, uint64_t page,
+                    struct kix_buf *out, struct kix_err *err)
+{
+    (void)page;
+    return kix_page_run_json(r, arg, len, out, err);
+}
+
+static int group_html(struct kix_log_reader *r, const char *arg, size_t len, uint64_t page,
+                      struct kix_buf *out, struct kix_err *err)
+{
+    return kix_page_group_html_at(r, arg, len, page, 0, out, err);
+}
+
+static int group_json(struct kix_log_reader *r, const char *arg, size_t len, uint64_t page,
+                      struct kix_buf *out, struct kix_err *err)
+{
+    return kix_page_group_json_at(r, arg, len, page, out, err);
+}
+
+static int home_html(struct kix_log_reader *r, const char *arg, size_t len, uint64_t page,
+                     struct kix_buf *out, struct kix_err *err)
 {
     (void)arg;
     (void)len;
+    (void)page;
     return kix_page_home_html(r, out, err);
 }
 
-static int home_json(struct kix_log_reader *r, const char *arg, size_t len, struct kix_buf *out,
-                     struct kix_err *err)
+static int home_json(struct kix_log_reader *r, const char *arg, size_t len, uint64_t page,
+                     struct kix_buf *out, struct kix_err *err)
 {
     (void)arg;
     (void)len;
+    (void)page;
     return kix_page_home_json(r, 1, out, err);
 }
 
@@ -382,8 +411,8 @@ static const struct page_kind {
     const char *prefix;
     page_fn html, json;
 } PAGE_KINDS[] = {
-    {"runs/", kix_page_run_html, kix_page_run_json},
-    {"groups/", kix_page_group_html, kix_page_group_json},
+    {"runs/", run_html, run_json},
+    {"groups/", group_html, group_json}, /* ?page=N: the group's page N */
     {"", home_html, home_json}, /* the home page: last, its prefix matches anything */
 };
 
@@ -393,6 +422,7 @@ struct pjob {
     struct kix_log *log;
     page_fn fn; /* NULL: a browsing page, by kix_page_browse */
     int browse, json, head, rc;
+    uint64_t page; /* a group's page (?page=N), 1 on */
     char arg[256];
     size_t len;
     struct kix_buf out;
@@ -412,7 +442,7 @@ static void page_work(uv_work_t *req)
         return;
     }
     j->rc = j->browse ? kix_page_browse(r, j->arg, j->len, j->json, &j->out, &j->json, &j->err)
-                      : j->fn(r, j->arg, j->len, &j->out, &j->err);
+                      : j->fn(r, j->arg, j->len, j->page, &j->out, &j->err);
     kix_log_read_end(r);
 }
 
@@ -443,6 +473,19 @@ static void page_done(uv_work_t *req, int status)
     w->jobs--;
     hconn_unref(c);
     kixd_worker_check_drained(w);
+}
+
+/* A group page's ?page=N (1 when absent or not a number). */
+static uint64_t group_page_asked(const char *url, size_t len)
+{
+    const char *q = memchr(url, '?', len);
+    uint64_t n = 0;
+
+    if (!q || (size_t)(url + len - q) < 7 || memcmp(q, "?page=", 6) != 0)
+        return 1;
+    for (q += 6; q < url + len && *q >= '0' && *q <= '9' && n < 1000000000; q++)
+        n = n * 10 + (uint64_t)(*q - '0');
+    return n ? n : 1;
 }
 
 /* Which page `path` (len bytes, the target without its leading '/') is:
@@ -539,6 +582,7 @@ static int page(struct kixd_http_conn *c, const char *path, size_t len, int head
     j->log = c->w->srv->log;
     j->fn = browse ? NULL : json ? k->json : k->html;
     j->browse = browse;
+    j->page = group_page_asked(c->url, c->url_len);
     j->json = json;
     j->head = head;
     j->len = (size_t)n;

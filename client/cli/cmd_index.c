@@ -15,7 +15,8 @@ static const char index_help[] =
     "Proves one key of the log's verifiable index (the records kix derives from\n"
     "the log and the log key signs beside every checkpoint) at the latest\n"
     "checkpoint: its record and a proof of membership, or a proof that the key\n"
-    "is absent. Keys: run/<runId>, group/<64 hex comparison key>, key/<64 hex\n"
+    "is absent. Keys: run/<runId>, group/<64 hex comparison key> (its directory),\n"
+    "group/<64 hex>/<runId that starts a page, or nothing for the first page>, key/<64 hex\n"
     "key id>, manifest/<64 hex digest>. The checkpoint is checked against the\n"
     "one this client verified before. With --json: the key, presence, size,\n"
     "roots, the record and proof in hex, and both signed notes, for an outside\n"
@@ -35,11 +36,22 @@ static void hex_field(const char *name, const uint8_t *p, size_t n)
     free(hex);
 }
 
+static int count_member(void *ctx, uint64_t rank, const char *run_id, uint64_t value)
+{
+    (void)rank;
+    (void)run_id;
+    (void)value;
+    ++*(uint64_t *)ctx;
+    return 0;
+}
+
 static void print_record(const char *ikey, const struct kix_index_answer *a)
 {
     struct kix_vindex_run run;
-    struct kix_rank rank;
+    struct kix_vindex_dir dir;
     struct kix_digest d;
+    char page_id[KIX_RUN_ID_MAX + 1];
+    uint64_t members = 0;
 
     if (strncmp(ikey, "run/", 4) == 0 &&
         kix_vindex_run_decode(a->record.ptr, a->record.len, ikey + 4, &run, NULL) == KIX_OK) {
@@ -56,12 +68,21 @@ static void print_record(const char *ikey, const struct kix_index_answer *a)
             printf("  superseded by %s\n", run.successor);
         return;
     }
-    if (strncmp(ikey, "group/", 6) == 0 &&
-        kix_hex_decode(ikey + 6, strlen(ikey + 6), d.b, 32) == KIX_OK &&
-        kix_vindex_group_rank(a->record.ptr, a->record.len, &d, "", &rank, NULL) == KIX_OK) {
-        printf("  runs ranked   %llu\n", (unsigned long long)rank.group_size);
-        if (rank.group_size)
-            printf("  best          %s (%llu)\n", rank.best, (unsigned long long)rank.best_value);
+    if (strncmp(ikey, "group/", 6) == 0 && strlen(ikey) == 70 &&
+        kix_hex_decode(ikey + 6, 64, d.b, 32) == KIX_OK &&
+        kix_vindex_group_decode(a->record.ptr, a->record.len, &d, &dir, NULL, NULL, NULL) ==
+            KIX_OK) {
+        printf("  runs ranked   %llu\n  pages         %llu\n", (unsigned long long)dir.count,
+               (unsigned long long)dir.pages);
+        if (dir.count)
+            printf("  best          %s (%llu)\n", dir.best, (unsigned long long)dir.best_value);
+        return;
+    }
+    if (strncmp(ikey, "group/", 6) == 0 && strlen(ikey) > 70 &&
+        kix_hex_decode(ikey + 6, 64, d.b, 32) == KIX_OK &&
+        kix_vindex_page_decode(a->record.ptr, a->record.len, &d, NULL, page_id, count_member,
+                               &members, NULL) == KIX_OK) {
+        printf("  page of       %llu runs\n", (unsigned long long)members);
         return;
     }
     printf("  record        %zu bytes\n", a->record.len);

@@ -6,6 +6,7 @@
 
 #include "cli.h"
 #include "kix/client.h"
+#include "kix/view.h"
 
 static const char query_help[] =
     "usage: kix query [--kernel K] [--gpu G] [--provider P] [--mode forward|backward|full]\n"
@@ -52,10 +53,11 @@ static const char group_help[] =
     "                 [--store DIR | --server ADDR]\n"
     "\n"
     "Shows one comparison group (the comparisonKey of kix resolve --json), best\n"
-    "run first, proven against the group's record in the log's signed index:\n"
-    "the page shown is exactly the record's members at ranks N+1 to N+limit\n"
-    "(default 50), in its order, and the count is its count; every column is\n"
-    "proven as kix query --help says.\n"
+    "run first, proven against the group's records in the log's signed index\n"
+    "(its directory and the pages that hold the ranks asked for): the page\n"
+    "shown is exactly the group's members at ranks N+1 to N+limit (limit at\n"
+    "most 100, the default), in their order, and the count is the group's;\n"
+    "every column is proven as kix query --help says.\n"
     "\n"
     "exit status: 0 listed, 1 a row is not what the log proves, a row missing,\n"
     "added, repeated or moved, or another page (or bad input),\n"
@@ -63,6 +65,7 @@ static const char group_help[] =
     "verified before\n\n" CLI_COMMON_HELP;
 
 #define QUERY_PAGE_MAX 1000
+#define GROUP_PAGE_MAX 100 /* kix group: one page, as the web's group page */
 
 struct rows {
     struct kix_query_row *row;
@@ -95,50 +98,10 @@ static int keep_row(void *ctx, const struct kix_query_row *row)
     return 0;
 }
 
-static void add_scalar(char *out, size_t cap, const char *name, const json_t *v)
-{
-    size_t len = strlen(out);
-    const char *sep = len ? " " : "";
-    char val[64];
-
-    if (json_is_string(v))
-        snprintf(val, sizeof(val), "%s", json_string_value(v));
-    else if (json_is_integer(v))
-        snprintf(val, sizeof(val), "%lld", (long long)json_integer_value(v));
-    else if (json_is_real(v))
-        snprintf(val, sizeof(val), "%g", json_real_value(v));
-    else if (json_is_boolean(v))
-        snprintf(val, sizeof(val), "%s", json_is_true(v) ? "true" : "false");
-    else
-        return;
-    if (len + 1 < cap)
-        snprintf(out + len, cap - len, name ? "%s%s=%s" : "%s%s", sep, name ? name : val, val);
-}
-
-/* A Workload's spec in one short line: its parameters as name=value (the
- * swept x first), its dtype; never the kernel (a column of its own). */
-static void workload_text(const uint8_t *bytes, size_t len, char *out, size_t cap)
-{
-    json_t *doc = json_loadb((const char *)bytes, len, 0, NULL);
-    json_t *spec = json_object_get(doc, "spec"), *x = json_object_get(spec, "x"), *v;
-    const char *k;
-
-    out[0] = '\0';
-    if (json_is_string(json_object_get(x, "name")))
-        add_scalar(out, cap, json_string_value(json_object_get(x, "name")),
-                   json_object_get(x, "value"));
-    json_object_foreach(json_object_get(spec, "parameters"), k, v) add_scalar(out, cap, k, v);
-    json_object_foreach(spec, k, v) if (strcmp(k, "kernel") != 0 && strcmp(k, "dtype") != 0)
-        add_scalar(out, cap, k, v);
-    if ((v = json_object_get(spec, "dtype")))
-        add_scalar(out, cap, NULL, v);
-    json_decref(doc);
-}
-
 static int got_workload(void *ctx, size_t i, const uint8_t *bytes, size_t len)
 {
     struct rows *r = ctx;
-    workload_text(bytes, len, r->workload[i], sizeof(r->workload[i]));
+    kix_view_workload_words(bytes, len, r->workload[i], sizeof(r->workload[i]));
     return 0;
 }
 
@@ -250,7 +213,7 @@ static int run_query(const char *cmd, const char *help, int argc, char **argv, i
     int ch, rc, status, whole_group, filtered;
 
     memset(&q, 0, sizeof(q));
-    q.limit = 50;
+    q.limit = group_mode ? GROUP_PAGE_MAX : 50;
     cli_common_init(&common);
     optind = 1;
     while ((ch = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
@@ -311,9 +274,10 @@ static int run_query(const char *cmd, const char *help, int argc, char **argv, i
         kix_client_close(c);
         return status;
     }
-    if (q.limit > QUERY_PAGE_MAX) {
+    if (q.limit > (group_mode ? GROUP_PAGE_MAX : QUERY_PAGE_MAX)) {
         kix_client_close(c);
-        return cli_usage_error(cmd, "--limit is at most %d; page with --offset", QUERY_PAGE_MAX);
+        return cli_usage_error(cmd, "--limit is at most %d; page with --offset",
+                               group_mode ? GROUP_PAGE_MAX : QUERY_PAGE_MAX);
     }
     rc = query_proven(c, &key, &q, whole_group, &rows, &matched, &proof, &err);
     if (rc == KIX_OK) {

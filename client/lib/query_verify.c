@@ -130,30 +130,42 @@ static int at_rank(void *ctx, uint64_t rank, const char *run_id, uint64_t value)
 }
 
 /* Every row of `group` is the member at its rank in the group's proven
- * record, and the group's size is the record's count. */
-static int check_group(const struct kix_index_answer *a, const struct kix_digest *group,
-                       const struct kix_query_row *rows, size_t n, struct kix_err *err)
+ * records, and the group's size is the directory's count. */
+static int check_group(struct kix_client *c, const struct kix_verifier *key,
+                       const struct kix_digest *group, const struct kix_query_row *rows, size_t n,
+                       struct kix_query_proof *out, struct kix_err *err)
 {
     struct members m = {rows, n, group, 0, NULL};
+    struct kix_group_members g;
     char text[KIX_DIGEST_TEXT_LEN + 1];
+    uint64_t lo = UINT64_MAX, hi = 0;
     size_t want = 0;
-    uint64_t count;
     int rc;
 
+    /* the pages holding the ranks the rows claim */
+    for (size_t i = 0; i < n; i++) {
+        if (memcmp(rows[i].group.b, group->b, 32) != 0)
+            continue;
+        lo = rows[i].rank < lo ? rows[i].rank : lo;
+        hi = rows[i].rank > hi ? rows[i].rank : hi;
+    }
+    if (lo == 0)
+        lo = 1;
+    rc = kix_client_group_members(c, key, group, lo, hi >= lo ? hi - lo + 1 : 0, at_rank, &m, out,
+                                  &g, err);
+    if (rc)
+        return rc;
     kix_digest_format(group, text);
-    if (!a->present)
+    if (!g.present)
         return kix_err_set(err, KIX_EVERIFY,
                            "the server ranks runs in group %s, which the log's signed index at "
                            "size %llu proves absent",
-                           text, (unsigned long long)a->cp.size);
-    rc = kix_vindex_group_decode(a->record.ptr, a->record.len, group, &count, at_rank, &m, err);
-    if (rc)
-        return rc;
+                           text, (unsigned long long)out->size);
     for (size_t i = 0; i < n; i++) {
         if (memcmp(rows[i].group.b, group->b, 32) != 0)
             continue;
         want++;
-        if (rows[i].group_size != count && !m.wrong)
+        if (rows[i].group_size != g.count && !m.wrong)
             m.wrong = rows[i].run_id;
     }
     if (m.wrong || m.matched != want) {
@@ -164,7 +176,7 @@ static int check_group(const struct kix_index_answer *a, const struct kix_digest
         return kix_err_set(err, KIX_EVERIFY,
                            "the server's ranks in group %s (run %s) are not the log's signed "
                            "index at size %llu, which ranks %llu runs there",
-                           text, who, (unsigned long long)a->cp.size, (unsigned long long)count);
+                           text, who, (unsigned long long)out->size, (unsigned long long)g.count);
     }
     return KIX_OK;
 }
@@ -176,32 +188,15 @@ static int prove_groups(struct kix_client *c, const struct kix_verifier *key,
     int rc = KIX_OK;
 
     for (size_t i = 0; rc == KIX_OK && i < n; i++) {
-        char ikey[KIX_VINDEX_KEY_MAX + 1];
-        struct kix_index_answer a;
         int seen = 0;
 
         for (size_t j = 0; j < i && !seen; j++)
             seen = memcmp(rows[j].group.b, rows[i].group.b, 32) == 0;
         if (seen)
             continue;
-        kix_vindex_key_group(&rows[i].group, ikey);
-        rc = kix_client_index_proof(c, key, ikey, &a, err);
-        if (rc)
-            break;
-        if (out->groups == 0) {
-            out->size = a.cp.size;
-            rc = kix_buf_add(&out->checkpoint, a.checkpoint.ptr, a.checkpoint.len);
-        } else if (a.cp.size != out->size) {
-            rc = kix_err_set(err, KIX_EUNAVAIL,
-                             "the log grew from size %llu to %llu while its groups were proven; "
-                             "try again",
-                             (unsigned long long)out->size, (unsigned long long)a.cp.size);
-        }
-        if (rc == KIX_OK)
-            rc = check_group(&a, &rows[i].group, rows, n, err);
+        rc = check_group(c, key, &rows[i].group, rows, n, out, err);
         if (rc == KIX_OK)
             out->groups++;
-        kix_index_answer_release(&a);
     }
     return rc;
 }

@@ -320,8 +320,9 @@ static int index_proof_of(struct kix_log_reader *r, const char *ikey, struct kix
     if (kix_log_reader_index_note(r, KIX_NO_INDEX, &b) != KIX_OK ||
         kix_log_reader_index_note_cosigned(r, KIX_NO_INDEX, &a->index_note, err) != KIX_OK)
         return kix_err_set(err, KIX_ENOTFOUND,
-                           "this store keeps no verifiable index (a plain log, or one older than "
-                           "kix-index/3 opened read-only: open it once with kixd to rebuild it)");
+                           "this store keeps no verifiable index (a plain log, or one of an "
+                           "older index format opened read-only: open it once with kixd to "
+                           "rebuild it)");
     return kix_index_prove(r, ikey, strlen(ikey), &a->record, &a->proof, &a->present, err);
 }
 

@@ -542,6 +542,8 @@ static int read_resolution(const struct kix_msg_resolve_result *m, struct kix_re
     res->run_proof = m->run_proof;
     res->group_record = m->group_record;
     res->group_proof = m->group_proof;
+    res->group_page = m->group_page;
+    res->group_page_proof = m->group_page_proof;
     res->entries_from = m->entries_from;
     return KIX_OK;
 }

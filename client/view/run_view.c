@@ -374,16 +374,17 @@ static json_t *hex_string(const struct kix_bytes *b)
 /* The index proofs at the view's size (PROTOCOL.md §4). */
 static int index_json(const struct kix_resolution *res, json_t *o)
 {
-    const struct kix_bytes *parts[] = {&res->run_record, &res->run_proof, &res->group_record,
-                                       &res->group_proof};
-    const char *names[] = {"runRecord", "runProof", "groupRecord", "groupProof"};
+    const struct kix_bytes *parts[] = {&res->run_record,  &res->run_proof,  &res->group_record,
+                                       &res->group_proof, &res->group_page, &res->group_page_proof};
+    const char *names[] = {"runRecord",  "runProof",  "groupRecord",
+                           "groupProof", "groupPage", "groupPageProof"};
     char key[KIX_VINDEX_KEY_MAX + 1];
     json_t *x = json_object();
     int bad = !x;
 
     bad |= set(x, "checkpoint", bytes_string(&res->checkpoint));
     bad |= set(x, "indexNote", bytes_string(&res->index_note));
-    for (size_t i = 0; i < 4; i++)
+    for (size_t i = 0; i < sizeof(parts) / sizeof(parts[0]); i++)
         if (parts[i]->ptr)
             bad |= set(x, names[i], hex_string(parts[i]));
     if (res->group_record.ptr) {

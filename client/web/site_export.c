@@ -235,6 +235,38 @@ static int browse_pages(struct pexport *x, int all)
     return rc;
 }
 
+/* A group's pages after its first: DIR/groups/<key>-N[.json] for N from 2
+ * (kixd serves them as groups/<key>?page=N). */
+static int write_later_group_pages(struct pexport *x)
+{
+    int rc = KIX_OK;
+
+    for (size_t i = 0; rc == KIX_OK && i < x->groups.n; i++) {
+        const char *id = x->groups.id[i];
+        struct kix_digest d;
+        uint64_t size = 0;
+        char name[KIX_DIGEST_TEXT_LEN + 24];
+
+        if (kix_digest_parse(id, strlen(id), &d, NULL) != KIX_OK ||
+            kix_index_group(x->r, &d, 0, 0, add_group_run, x, &size) != KIX_OK)
+            continue;
+        for (uint64_t page = 2; rc == KIX_OK && (page - 1) * KIX_VIEW_GROUP_MAX < size; page++) {
+            snprintf(name, sizeof(name), "%s-%llu", id, (unsigned long long)page);
+            kix_buf_reset(&x->body);
+            rc = kix_page_group_html_at(x->r, id, strlen(id), page, KIX_PAGE_EXPORTED, &x->body,
+                                        x->err);
+            if (rc == KIX_OK)
+                rc = write_page(x, "groups", name, "");
+            kix_buf_reset(&x->body);
+            if (rc == KIX_OK)
+                rc = kix_page_group_json_at(x->r, id, strlen(id), page, &x->body, x->err);
+            if (rc == KIX_OK)
+                rc = write_page(x, "groups", name, ".json");
+        }
+    }
+    return rc;
+}
+
 int kix_pages_export(struct kix_log *l, const char *dir, struct kix_pages_export_stats *stats,
                      struct kix_err *err)
 {
@@ -272,7 +304,8 @@ int kix_pages_export(struct kix_log *l, const char *dir, struct kix_pages_export
         (rc = write_pages(&x, &x.runs, "runs", kix_page_run_html, kix_page_run_json,
                           &stats->runs)) ||
         (rc = write_pages(&x, &x.groups, "groups", kix_page_group_html, kix_page_group_json,
-                          &stats->groups)))
+                          &stats->groups)) ||
+        (rc = write_later_group_pages(&x)))
         goto out;
     /* every kernel page on a first export, or into pages written before
      * there were kernel pages */

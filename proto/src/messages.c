@@ -1028,7 +1028,7 @@ int kix_msg_put_resolve_result(struct kix_proto_writer *w, const struct kix_msg_
     size_t fields = 13 + (r->evidence_index != KIX_MSG_ABSENT) + (r->successor.ptr != NULL) +
                     (r->predecessor.ptr != NULL) + (r->superseded_by_index != KIX_MSG_ABSENT) +
                     (r->supersedes_index != KIX_MSG_ABSENT) + (r->ranked ? 4 : 0) +
-                    (r->index_note.ptr ? 4 : 0) + (r->group_record.ptr ? 2 : 0);
+                    (r->index_note.ptr ? 4 : 0) + (r->group_record.ptr ? 4 : 0);
 
     kix_proto_put_map(w, fields);
     put_bytes_str(w, "runId", r->run_id);
@@ -1079,6 +1079,8 @@ int kix_msg_put_resolve_result(struct kix_proto_writer *w, const struct kix_msg_
         if (r->group_record.ptr) {
             put_bytes_bin(w, "groupRecord", r->group_record);
             put_bytes_bin(w, "groupProof", r->group_proof);
+            put_bytes_bin(w, "groupPage", r->group_page);
+            put_bytes_bin(w, "groupPageProof", r->group_page_proof);
         }
     }
     return put_u64(w, "size", r->size);
@@ -1203,6 +1205,10 @@ int kix_msg_get_resolve_result(const struct kix_proto_value *v, size_t max_objec
             rc = opt_bin(m, "groupRecord", &out->group_record, err);
         if (rc == KIX_OK && out->group_record.ptr)
             rc = get_bin(m, "groupProof", &out->group_proof, err);
+        if (rc == KIX_OK && out->group_record.ptr)
+            rc = get_bin(m, "groupPage", &out->group_page, err);
+        if (rc == KIX_OK && out->group_record.ptr)
+            rc = get_bin(m, "groupPageProof", &out->group_page_proof, err);
     }
     if (rc == KIX_OK)
         rc = read_resolve_lists(m, max_objects, max_entries, out, err);

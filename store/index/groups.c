@@ -8,6 +8,7 @@
 
 #include "index_internal.h"
 #include "kix/encoding.h"
+#include "kix/vindex.h"
 
 #define GROUP_KEY_MAX (32 + 8 + KIX_RUN_ID_MAX)
 
@@ -38,14 +39,24 @@ void kix__run_group_by_manifest(struct kix_run_info *run, const uint8_t *manifes
 int kix__group_insert(struct kix_log_txn *t, const struct kix_run_info *run, struct kix_err *err)
 {
     uint8_t k[GROUP_KEY_MAX];
-    return kix_log_txn_put(t, KIX_TABLE_GROUPS, k, group_key(k, run), "", 0, err);
+    static const uint8_t starts = 1;
+    int first = kix_vindex_page_starts(run->run_id, strlen(run->run_id));
+    int rc =
+        kix_log_txn_put(t, KIX_TABLE_GROUPS, k, group_key(k, run), &starts, first ? 1 : 0, err);
+    if (rc == KIX_OK)
+        rc = kix__group_start_put(t, run, 1, err);
+    return rc ? rc : kix__group_touch_pages(t, run, err);
 }
 
 int kix__group_remove(struct kix_log_txn *t, const struct kix_run_info *run, struct kix_err *err)
 {
     uint8_t k[GROUP_KEY_MAX];
     int rc = kix_log_txn_del(t, KIX_TABLE_GROUPS, k, group_key(k, run), err);
-    return rc == KIX_ENOTFOUND ? KIX_OK : rc;
+    if (rc == KIX_ENOTFOUND)
+        return KIX_OK;
+    if (rc == KIX_OK)
+        rc = kix__group_start_put(t, run, 0, err);
+    return rc ? rc : kix__group_touch_pages(t, run, err);
 }
 
 /* Walks a group from its first run; fn returns nonzero to stop. */

@@ -243,7 +243,6 @@ static int group_record(void *arg, const struct kix_bytes *key, const struct kix
     char id[KIX_RUN_ID_MAX + 1], where[200];
     size_t n;
 
-    (void)val;
     if (key->len <= 40 || key->len - 40 > KIX_RUN_ID_MAX)
         return 0;
     n = key->len - 40;
@@ -252,7 +251,8 @@ static int group_record(void *arg, const struct kix_bytes *key, const struct kix
     sc->records++;
     s = find(sc->c, id);
     if (s && s->info.grouped && memcmp(s->info.comparison_key.b, key->ptr, 32) == 0 &&
-        s->info.value == kix_u64be_get(key->ptr + 32))
+        s->info.value == kix_u64be_get(key->ptr + 32) &&
+        (val->len == 1 && val->ptr[0] == 1) == kix_vindex_page_starts(id, n) && val->len <= 1)
         return 0;
     snprintf(where, sizeof(where), "groups %s", id);
     sc->rc = report(sc->c, "groups", s ? s->info.publication_index : KIX_NO_INDEX, where,
@@ -260,7 +260,10 @@ static int group_record(void *arg, const struct kix_bytes *key, const struct kix
                     (unsigned long long)kix_u64be_get(key->ptr + 32),
                     !s                 ? "has no such run"
                     : !s->info.grouped ? "ranks it nowhere"
-                                       : "puts it in another group or with another value");
+                    : memcmp(s->info.comparison_key.b, key->ptr, 32) != 0 ||
+                            s->info.value != kix_u64be_get(key->ptr + 32)
+                        ? "puts it in another group or with another value"
+                        : "says otherwise whether it starts a page");
     return sc->rc ? sc->rc : 0;
 }
 
@@ -326,6 +329,59 @@ static int tree_add(struct tree_check *tc, const char *key, size_t len)
                   rc ? "has no record" : "commits another record", (int)len, key);
 }
 
+/* The page a run started while it was ranked, its key kept with no member. */
+static int left_page(struct tree_check *tc, const struct kix_run_info *run)
+{
+    char key[KIX_VINDEX_KEY_MAX + 1];
+    int rc;
+
+    kix_buf_reset(&tc->value);
+    rc = kix_vindex_page_begin(&run->comparison_key, run->run_id, 0, &tc->value);
+    return rc ? rc
+              : tree_add(tc, key,
+                         kix_vindex_key_group_page(&run->comparison_key, run->run_id, key));
+}
+
+/* A group's directory and pages from its ranked runs, best first: a page
+ * starts at the best run and at every run that starts one. */
+static int group_pages(struct tree_check *tc, const struct kix_digest *gk,
+                       const struct kix_run_info *const *m, size_t n)
+{
+    struct kix_buf dir = KIX_BUF_INIT;
+    char key[KIX_VINDEX_KEY_MAX + 1];
+    size_t npages = 0;
+    int rc = KIX_OK;
+
+    for (size_t at = 0, end; rc == KIX_OK && (at < n || npages == 0); at = end) {
+        /* the first page ends at the first run that starts one, any other
+         * at the next */
+        int first = npages == 0;
+        const char *id = first ? "" : m[at]->run_id;
+        end = at + (!first && at < n); /* past the run that starts it */
+        while (end < n && !kix_vindex_page_starts(m[end]->run_id, strlen(m[end]->run_id)))
+            end++;
+        kix_buf_reset(&tc->value);
+        rc = kix_vindex_page_begin(gk, id, end - at, &tc->value);
+        for (size_t i = at; rc == KIX_OK && i < end; i++)
+            rc = kix_vindex_group_add(m[i]->run_id, m[i]->value, &tc->value);
+        if (rc == KIX_OK)
+            rc = tree_add(tc, key, kix_vindex_key_group_page(gk, id, key));
+        if (rc == KIX_OK)
+            rc = kix_vindex_group_page_add(end - at, end > at ? m[at]->run_id : "",
+                                           end > at ? m[at]->value : 0, &dir);
+        npages++;
+    }
+    kix_buf_reset(&tc->value);
+    if (rc == KIX_OK)
+        rc = kix_vindex_group_begin(gk, n, npages, &tc->value);
+    if (rc == KIX_OK)
+        rc = kix_buf_add(&tc->value, dir.ptr, dir.len);
+    if (rc == KIX_OK)
+        rc = tree_add(tc, key, kix_vindex_key_group(gk, key));
+    kix_buf_release(&dir);
+    return rc;
+}
+
 static int by_group(const void *a, const void *b)
 {
     const struct kix_run_info *x = *(const struct kix_run_info *const *)a;
@@ -369,6 +425,7 @@ static int check_tree(struct checker *c, struct kix_log *l)
 {
     struct tree_check tc;
     struct kix_log_txn *t = kix_log_reader_txn(c->r);
+    static const uint8_t no_group[32];
     const struct kix_run_info **ranked = NULL;
     char key[KIX_VINDEX_KEY_MAX + 1];
     size_t nranked = 0, g = 0;
@@ -388,8 +445,12 @@ static int check_tree(struct checker *c, struct kix_log *l)
             continue;
         if (run->grouped)
             ranked[nranked++] = run;
+        else if (memcmp(run->comparison_key.b, no_group, 32) != 0 &&
+                 kix_vindex_page_starts(run->run_id, strlen(run->run_id)))
+            rc = left_page(&tc, run); /* ranked once, superseded since */
         kix_buf_reset(&tc.value);
-        rc = kix__vindex_run_record(t, run, &tc.value, NULL);
+        if (rc == KIX_OK)
+            rc = kix__vindex_run_record(t, run, &tc.value, NULL);
         if (rc == KIX_OK)
             rc = tree_add(&tc, key, kix_vindex_key_run(run->run_id, strlen(run->run_id), key));
         kix_buf_reset(&tc.value);
@@ -411,12 +472,7 @@ static int check_tree(struct checker *c, struct kix_log *l)
         first = g;
         while (g < nranked && memcmp(ranked[g]->comparison_key.b, gk->b, 32) == 0)
             g++;
-        kix_buf_reset(&tc.value);
-        rc = kix_vindex_group_begin(gk, g - first, &tc.value);
-        for (size_t m = first; rc == KIX_OK && m < g; m++)
-            rc = kix_vindex_group_add(ranked[m]->run_id, ranked[m]->value, &tc.value);
-        if (rc == KIX_OK)
-            rc = tree_add(&tc, key, kix_vindex_key_group(gk, key));
+        rc = group_pages(&tc, gk, ranked + first, g - first);
     }
     c->nkeys = unique(c->keys, c->nkeys);
     for (size_t i = 0; rc == KIX_OK && i < c->nkeys; i++) {

@@ -12,8 +12,12 @@
 enum kix__index_table {
     KIX_TABLE_RUNS,        /* run id text → run record */
     KIX_TABLE_RUN_ENTRIES, /* run id text ‖ 0 ‖ u64be index → entry type (u8) */
-    KIX_TABLE_GROUPS,      /* comparison key(32) ‖ u64be value ‖ run id → empty */
+    KIX_TABLE_GROUPS,      /* comparison key(32) ‖ u64be value ‖ run id → page start */
     KIX_TABLE_SMT,         /* the verifiable index's tree: position key → record */
+    /* the runs that start a page of their group (group_pages.c), in
+     * descending rank order: comparison key(32) ‖ u64be ~value ‖ each id
+     * byte b as 0xff - b ‖ 0xff → empty; one seek finds a run's page */
+    KIX_TABLE_GROUP_STARTS,
     KIX_INDEX_TABLES
 };
 
@@ -87,7 +91,26 @@ void kix__smt_tiles(struct kix_smt_tiles *tiles, struct kix_log_txn *t);
  * together or not at all. The writer and the index check share it. */
 void kix__run_group_by_manifest(struct kix_run_info *run, const uint8_t *manifest, size_t len);
 
-/* groups.c: the group index (comparison key ‖ u64be value ‖ run id). */
+/* group_pages.c: the group as the verifiable index pages it (kix/vindex.h).
+ * page_of: the id of the page holding run ("" the first page);
+ * touch_pages: notes the pages a join or leave of run changes (call it
+ * with run in the table or out of it, the pages are the same); directory
+ * and page: the records (a page whose starting run is no member: empty). */
+int kix__group_page_of(struct kix_log_txn *t, const struct kix_run_info *run,
+                       char page_id[KIX_RUN_ID_MAX + 1]);
+/* Notes run as a page's start (present 1) or no longer (0), when it
+ * starts one (KIX_TABLE_GROUP_STARTS). */
+int kix__group_start_put(struct kix_log_txn *t, const struct kix_run_info *run, int present,
+                         struct kix_err *err);
+int kix__group_touch_pages(struct kix_log_txn *t, const struct kix_run_info *run,
+                           struct kix_err *err);
+int kix__group_directory(struct kix_log_txn *t, const struct kix_digest *group, struct kix_buf *out,
+                         struct kix_err *err);
+int kix__group_page(struct kix_log_txn *t, const struct kix_digest *group, const char *page_id,
+                    size_t id_len, struct kix_buf *out, struct kix_err *err);
+
+/* groups.c: the group index (comparison key ‖ u64be value ‖ run id →
+ * 0x01 when the run starts a page of the group, else empty). */
 int kix__group_insert(struct kix_log_txn *t, const struct kix_run_info *run, struct kix_err *err);
 int kix__group_remove(struct kix_log_txn *t, const struct kix_run_info *run, struct kix_err *err);
 

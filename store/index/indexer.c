@@ -424,8 +424,9 @@ static int index_apply(struct kix_log_txn *t, const struct kix_log_item *item, s
     return rc;
 }
 
-/* kix-index/3: run records commit their entry list; the verifiable index,
- * its tree kept in tiles of four levels (kix-index/2 kept one record per
+/* kix-index/4: groups paged (a directory and pages, kix/vindex.h); the
+ * group table marks the runs that start a page. kix-index/3: run records commit their entry list;
+ * the verifiable index, its tree kept in tiles of four levels (kix-index/2 kept one record per
  * node: a store of that name is rebuilt on its first writable open) */
 static const struct kix_log_table_spec tables[KIX_INDEX_TABLES] = {
     [KIX_TABLE_RUNS] = {"runs", 0},
@@ -433,10 +434,12 @@ static const struct kix_log_table_spec tables[KIX_INDEX_TABLES] = {
     [KIX_TABLE_GROUPS] = {"groups", 0},
     /* what the index notes commit to, kept since kix-index/2 */
     [KIX_TABLE_SMT] = {"smt", KIX_LOG_TABLE_SEALED},
+    /* since kix-index/4: absent from older stores, like the tree it serves */
+    [KIX_TABLE_GROUP_STARTS] = {"group_starts", KIX_LOG_TABLE_SEALED},
 };
 
 static const struct kix_log_indexer indexer = {
-    .name = "kix-index/3",
+    .name = "kix-index/4",
     .tables = tables,
     .ntables = KIX_INDEX_TABLES,
     .prepare = kix__manifest_memo_prepare,

@@ -227,7 +227,8 @@ static void link_runs(struct kix_log_reader *r, struct kix_resolution *res)
 
 /* What a local resolution owns beside the reader's views. */
 struct owned {
-    struct kix_buf cosigned, index_note, run_record, run_proof, group_record, group_proof;
+    struct kix_buf cosigned, index_note, run_record, run_proof, group_record, group_proof,
+        group_page, group_page_proof;
 };
 
 static void free_owned(void *p)
@@ -241,6 +242,8 @@ static void free_owned(void *p)
     kix_buf_release(&o->run_proof);
     kix_buf_release(&o->group_record);
     kix_buf_release(&o->group_proof);
+    kix_buf_release(&o->group_page);
+    kix_buf_release(&o->group_page_proof);
     free(o);
 }
 
@@ -301,6 +304,22 @@ static int attach_index(struct kix_log_reader *r, struct kix_resolution *out, st
                              out->run.run_id);
         out->group_record = kix_buf_bytes(&o->group_record);
         out->group_proof = kix_buf_bytes(&o->group_proof);
+    }
+    /* and the page of the group that holds the run, for its rank */
+    if (rc == KIX_OK && out->run.grouped) {
+        char page_id[KIX_RUN_ID_MAX + 1];
+        rc = kix__group_page_of(kix_log_reader_txn(r), &out->run, page_id);
+        if (rc)
+            rc = kix_err_set(err, rc, "reading the group of run %s: %s", out->run.run_id,
+                             kix_strerror(rc));
+        n = kix_vindex_key_group_page(&out->run.comparison_key, page_id, key);
+        if (rc == KIX_OK)
+            rc = kix_index_prove(r, key, n, &o->group_page, &o->group_page_proof, &present, err);
+        if (rc == KIX_OK && !present)
+            rc = kix_err_set(err, KIX_ECORRUPT, "the group page of run %s has no record",
+                             out->run.run_id);
+        out->group_page = kix_buf_bytes(&o->group_page);
+        out->group_page_proof = kix_buf_bytes(&o->group_page_proof);
     }
     out->run_record = kix_buf_bytes(&o->run_record);
     out->run_proof = kix_buf_bytes(&o->run_proof);
@@ -426,6 +445,24 @@ static int verify_entry(struct kix_resolution *res, const struct kix_resolution_
 
 /* The run's record and its group's, proven against the signed index
  * root; the rank is computed here from the proven group record. */
+/* The run's page of its group, proven under its own key: the page's id,
+ * which its record names, makes the key. */
+static int verify_group_page(const struct kix_vindex_note *vn, const struct kix_resolution *res,
+                             struct kix_err *err)
+{
+    char page_id[KIX_RUN_ID_MAX + 1], key[KIX_VINDEX_KEY_MAX + 1];
+    int rc =
+        kix_vindex_page_decode(res->group_page.ptr, res->group_page.len,
+                               &res->record.info.comparison_key, NULL, page_id, NULL, NULL, err);
+    size_t n;
+
+    if (rc)
+        return rc;
+    n = kix_vindex_key_group_page(&res->record.info.comparison_key, page_id, key);
+    return kix_vindex_verify(vn, key, n, res->group_page.ptr, res->group_page.len,
+                             res->group_page_proof.ptr, res->group_page_proof.len, err);
+}
+
 static int verify_index(struct kix_resolution *res, const struct kix_verifier *log_key,
                         const struct kix_checkpoint *cp, struct kix_err *err)
 {
@@ -473,14 +510,17 @@ static int verify_index(struct kix_resolution *res, const struct kix_verifier *l
     res->run.value = res->record.info.value;
     if (!res->record.info.grouped)
         return KIX_OK; /* proven unranked */
-    if (!res->group_record.ptr)
+    if (!res->group_record.ptr || !res->group_page.ptr)
         return kix_err_set(err, KIX_EVERIFY,
                            "run %s is ranked but the answer carries no proven group record", id);
     n = kix_vindex_key_group(&res->record.info.comparison_key, key);
     rc = kix_vindex_verify(&vn, key, n, res->group_record.ptr, res->group_record.len,
                            res->group_proof.ptr, res->group_proof.len, err);
     if (rc == KIX_OK)
+        rc = verify_group_page(&vn, res, err);
+    if (rc == KIX_OK)
         rc = kix_vindex_group_rank(res->group_record.ptr, res->group_record.len,
+                                   res->group_page.ptr, res->group_page.len,
                                    &res->record.info.comparison_key, id, &res->rank, err);
     if (rc == KIX_OK && res->rank.rank == 0)
         rc = kix_err_set(err, KIX_EVERIFY,
@@ -726,6 +766,8 @@ int kix_resolution_merge(struct kix_resolution *res, struct kix_resolution *page
     res->run_proof = page->run_proof;
     res->group_record = page->group_record;
     res->group_proof = page->group_proof;
+    res->group_page = page->group_page;
+    res->group_page_proof = page->group_page_proof;
     res->record = page->record;
     res->chain = page->chain;
     res->chained = page->chained;

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "kix/encoding.h"
+#include "kix/sha256.h"
 
 #define NONE KIX_NO_INDEX
 
@@ -214,13 +215,56 @@ int kix_vindex_run_decode(const uint8_t *v, size_t len, const char *run_id,
     return KIX_OK;
 }
 
-/* ---- groups ------------------------------------------------------------------ */
+/* ---- groups: a directory and its pages ------------------------------------------ */
 
-int kix_vindex_group_begin(const struct kix_digest *key, uint64_t count, struct kix_buf *out)
+size_t kix_vindex_key_group_page(const struct kix_digest *key, const char *page_id,
+                                 char out[KIX_VINDEX_KEY_MAX + 1])
+{
+    size_t n = key_hex("group/", key->b, out), m = strlen(page_id);
+    if (m > KIX_RUN_ID_MAX)
+        m = KIX_RUN_ID_MAX;
+    out[n++] = '/';
+    memcpy(out + n, page_id, m);
+    out[n + m] = '\0';
+    return n + m;
+}
+
+int kix_vindex_page_starts(const char *run_id, size_t len)
+{
+    static const char tag[] = KIX_VINDEX_PAGE_TAG;
+    uint8_t h[KIX_SHA256_LEN];
+    kix_sha256_2(tag, sizeof(tag) - 1, run_id, len, h);
+    return h[0] < 256 / KIX_VINDEX_PAGE_MEAN;
+}
+
+int kix_vindex_group_begin(const struct kix_digest *key, uint64_t count, uint64_t pages,
+                           struct kix_buf *out)
 {
     int rc = kix_buf_addc(out, KIX_VINDEX_GROUP);
     if (!rc)
         rc = kix_buf_add(out, key->b, 32);
+    if (!rc)
+        rc = put_u64(out, count);
+    return rc ? rc : put_u64(out, pages);
+}
+
+int kix_vindex_group_page_add(uint64_t members, const char *first_run, uint64_t first_value,
+                              struct kix_buf *out)
+{
+    int rc = put_u64(out, members);
+    if (!rc)
+        rc = put_u64(out, first_value);
+    return rc ? rc : put_id(out, first_run);
+}
+
+int kix_vindex_page_begin(const struct kix_digest *key, const char *page_id, uint64_t count,
+                          struct kix_buf *out)
+{
+    int rc = kix_buf_addc(out, KIX_VINDEX_GROUP_PAGE);
+    if (!rc)
+        rc = kix_buf_add(out, key->b, 32);
+    if (!rc)
+        rc = put_id(out, page_id);
     return rc ? rc : put_u64(out, count);
 }
 
@@ -243,8 +287,68 @@ static int before(uint64_t v1, const char *id1, uint64_t v2, const char *id2)
 }
 
 int kix_vindex_group_decode(const uint8_t *v, size_t len, const struct kix_digest *key,
-                            uint64_t *count, kix_vindex_member_fn fn, void *ctx,
+                            struct kix_vindex_dir *out, kix_vindex_page_fn fn, void *ctx,
                             struct kix_err *err)
+{
+    struct rd r = {v, v + len, 0};
+    struct kix_digest k;
+    struct kix_vindex_page p, prev;
+    uint64_t count, pages, rank = 1;
+    int stopped = 0;
+
+    memset(out, 0, sizeof(*out));
+    if (take_u8(&r) != KIX_VINDEX_GROUP)
+        return malformed(err, "group");
+    take_hash(&r, k.b);
+    count = take_u64(&r);
+    pages = take_u64(&r);
+    if (r.bad || memcmp(k.b, key->b, 32) != 0)
+        return malformed(err, "group");
+    /* each page takes at least 17 bytes and holds a member but the first:
+     * a count past that is a lie */
+    if (pages == 0 || pages > (uint64_t)(r.end - r.p) / 17 || count < pages - 1)
+        return malformed(err, "group");
+    memset(&prev, 0, sizeof(prev));
+    for (uint64_t i = 0; i < pages; i++) {
+        memset(&p, 0, sizeof(p));
+        p.index = i;
+        p.first_rank = rank;
+        p.members = take_u64(&r);
+        p.first_value = take_u64(&r);
+        take_id(&r, p.first_run, i == 0);
+        if (r.bad || p.members > count - (rank - 1) || (p.members == 0) != (p.first_run[0] == 0))
+            return malformed(err, "group");
+        /* the first page starts at the best run; every other at a run
+         * that starts a page, in rank order after the page before */
+        if (i > 0 && (!kix_vindex_page_starts(p.first_run, strlen(p.first_run)) ||
+                      (prev.members &&
+                       !before(prev.first_value, prev.first_run, p.first_value, p.first_run))))
+            return malformed(err, "group");
+        if (i == 0 && p.members == 0 && p.first_value != 0)
+            return malformed(err, "group");
+        if (i == 1 && prev.members == 0) {
+            out->best_value = p.first_value;
+            memcpy(out->best, p.first_run, sizeof(out->best));
+        } else if (i == 0 && p.members) {
+            out->best_value = p.first_value;
+            memcpy(out->best, p.first_run, sizeof(out->best));
+        }
+        if (fn && !stopped && fn(ctx, &p))
+            stopped = 1;
+        rank += p.members;
+        if (p.members)
+            prev = p;
+    }
+    if (r.p != r.end || rank - 1 != count)
+        return malformed(err, "group");
+    out->count = count;
+    out->pages = pages;
+    return KIX_OK;
+}
+
+int kix_vindex_page_decode(const uint8_t *v, size_t len, const struct kix_digest *key,
+                           const struct kix_vindex_page *want, char page_id[KIX_RUN_ID_MAX + 1],
+                           kix_vindex_member_fn fn, void *ctx, struct kix_err *err)
 {
     struct rd r = {v, v + len, 0};
     struct kix_digest k;
@@ -252,30 +356,67 @@ int kix_vindex_group_decode(const uint8_t *v, size_t len, const struct kix_diges
     uint64_t n, prev_value = 0;
     int stopped = 0;
 
-    if (take_u8(&r) != KIX_VINDEX_GROUP)
-        return malformed(err, "group");
+    if (take_u8(&r) != KIX_VINDEX_GROUP_PAGE)
+        return malformed(err, "group page");
     take_hash(&r, k.b);
+    take_id(&r, page_id, 1);
     n = take_u64(&r);
     if (r.bad || memcmp(k.b, key->b, 32) != 0)
-        return malformed(err, "group");
-    /* each member takes at least 10 bytes: a count past that is a lie */
+        return malformed(err, "group page");
     if (n > (uint64_t)(r.end - r.p) / 10)
-        return malformed(err, "group");
+        return malformed(err, "group page");
     for (uint64_t i = 0; i < n; i++) {
         uint64_t value = take_u64(&r);
         take_id(&r, id, 0);
         if (r.bad || (i > 0 && !before(prev_value, prev, value, id)))
-            return malformed(err, "group");
-        if (fn && !stopped && fn(ctx, i + 1, id, value))
+            return malformed(err, "group page");
+        /* a page runs from its first run to the next run that starts one */
+        if (i == 0 && page_id[0] && strcmp(id, page_id) != 0)
+            return malformed(err, "group page");
+        if (i > 0 && kix_vindex_page_starts(id, strlen(id)))
+            return malformed(err, "group page");
+        if (want && i == 0 && (value != want->first_value || strcmp(id, want->first_run) != 0))
+            return malformed(err, "group page");
+        if (fn && !stopped && fn(ctx, (want ? want->first_rank : 1) + i, id, value))
             stopped = 1;
         prev_value = value;
         memcpy(prev, id, sizeof(prev));
     }
-    if (r.p != r.end)
-        return malformed(err, "group");
-    if (count)
-        *count = n;
+    if (r.p != r.end || (page_id[0] && n == 0 && want))
+        return malformed(err, "group page");
+    if (want && (n != want->members || (want->index == 0) != (page_id[0] == '\0')))
+        return malformed(err, "group page");
     return KIX_OK;
+}
+
+struct page_find {
+    const char *page_id;
+    struct kix_vindex_page *out;
+    int found;
+};
+
+static int find_page(void *ctx, const struct kix_vindex_page *p)
+{
+    struct page_find *f = ctx;
+    if ((p->index == 0) != (f->page_id[0] == '\0') ||
+        (p->index > 0 && strcmp(p->first_run, f->page_id) != 0))
+        return 0;
+    *f->out = *p;
+    f->found = 1;
+    return 1;
+}
+
+int kix_vindex_group_find_page(const uint8_t *dir, size_t dir_len, const struct kix_digest *key,
+                               const char *page_id, struct kix_vindex_dir *d,
+                               struct kix_vindex_page *out, struct kix_err *err)
+{
+    struct page_find f = {page_id, out, 0};
+    int rc = kix_vindex_group_decode(dir, dir_len, key, d, find_page, &f, err);
+    if (rc == KIX_OK && !f.found)
+        rc = kix_err_set(err, KIX_EVERIFY,
+                         "the group's signed directory lists no page starting at run %s",
+                         page_id[0] ? page_id : "(the first)");
+    return rc;
 }
 
 struct rank_find {
@@ -286,21 +427,39 @@ struct rank_find {
 static int rank_member(void *ctx, uint64_t rank, const char *run_id, uint64_t value)
 {
     struct rank_find *f = ctx;
-    if (rank == 1) {
-        snprintf(f->out->best, sizeof(f->out->best), "%s", run_id);
-        f->out->best_value = value;
-    }
-    if (strcmp(run_id, f->run_id) == 0)
+    (void)value;
+    if (strcmp(run_id, f->run_id) == 0) {
         f->out->rank = rank;
+        return 1;
+    }
     return 0;
 }
 
-int kix_vindex_group_rank(const uint8_t *v, size_t len, const struct kix_digest *key,
-                          const char *run_id, struct kix_rank *out, struct kix_err *err)
+int kix_vindex_group_rank(const uint8_t *dir, size_t dir_len, const uint8_t *page, size_t page_len,
+                          const struct kix_digest *key, const char *run_id, struct kix_rank *out,
+                          struct kix_err *err)
 {
     struct rank_find f = {run_id, out};
+    struct kix_vindex_dir d;
+    struct kix_vindex_page p;
+    char page_id[KIX_RUN_ID_MAX + 1] = "";
+    struct kix_err ignored;
+    int rc;
+
     memset(out, 0, sizeof(*out));
-    return kix_vindex_group_decode(v, len, key, &out->group_size, rank_member, &f, err);
+    /* the page's own id first, to find it in the directory */
+    rc = kix_vindex_page_decode(page, page_len, key, NULL, page_id, NULL, NULL,
+                                err ? err : &ignored);
+    if (rc == KIX_OK)
+        rc = kix_vindex_group_find_page(dir, dir_len, key, page_id, &d, &p, err);
+    if (rc == KIX_OK)
+        rc = kix_vindex_page_decode(page, page_len, key, &p, page_id, rank_member, &f, err);
+    if (rc)
+        return rc;
+    out->group_size = d.count;
+    out->best_value = d.best_value;
+    snprintf(out->best, sizeof(out->best), "%s", d.best);
+    return KIX_OK;
 }
 
 /* ---- keys and manifests ---------------------------------------------------------- */

@@ -102,50 +102,6 @@ int kix__vindex_run_record(struct kix_log_txn *t, const struct kix_run_info *run
     return rc ? kix_err_set(err, rc, "encoding the record of run %s", run->run_id) : KIX_OK;
 }
 
-struct group_walk {
-    const uint8_t *key;
-    struct kix_buf members;
-    uint64_t count;
-    int rc;
-};
-
-static int group_member(void *arg, const struct kix_bytes *key, const struct kix_bytes *val)
-{
-    struct group_walk *g = arg;
-    char id[KIX_RUN_ID_MAX + 1];
-    size_t n;
-
-    (void)val;
-    if (key->len <= 40 || memcmp(key->ptr, g->key, 32) != 0)
-        return 1;
-    n = key->len - 40;
-    if (n > KIX_RUN_ID_MAX) {
-        g->rc = KIX_ECORRUPT;
-        return 1;
-    }
-    memcpy(id, key->ptr + 40, n);
-    id[n] = '\0';
-    g->rc = kix_vindex_group_add(id, kix_u64be_get(key->ptr + 32), &g->members);
-    g->count++;
-    return g->rc ? 1 : 0;
-}
-
-static int group_record(struct kix_log_txn *t, const struct kix_digest *group, struct kix_buf *out,
-                        struct kix_err *err)
-{
-    struct group_walk g = {group->b, KIX_BUF_INIT, 0, KIX_OK};
-    int rc = kix_log_txn_scan(t, KIX_TABLE_GROUPS, group->b, 32, group_member, &g);
-
-    if (rc == KIX_OK)
-        rc = g.rc;
-    if (rc == KIX_OK)
-        rc = kix_vindex_group_begin(group, g.count, out);
-    if (rc == KIX_OK)
-        rc = kix_buf_add(out, g.members.ptr, g.members.len);
-    kix_buf_release(&g.members);
-    return rc ? kix_err_set(err, rc, "reading a comparison group: %s", kix_strerror(rc)) : KIX_OK;
-}
-
 struct first_pub {
     struct kix_log_txn *t;
     char run_id[KIX_RUN_ID_MAX + 1];
@@ -194,7 +150,10 @@ int kix__vindex_value(struct kix_log_txn *t, const char *key, size_t len, struct
      * touches it), so also when its runs have all left: a record with no
      * member; whether a memberless group ever formed, only the tree says */
     if (len > 6 && memcmp(key, "group/", 6) == 0 && hex_tail(key, len, 6, d.b))
-        return group_record(t, &d, out, err);
+        return kix__group_directory(t, &d, out, err);
+    if (len >= 6 + 64 + 1 && memcmp(key, "group/", 6) == 0 && key[70] == '/' &&
+        len - 71 <= KIX_RUN_ID_MAX && hex_tail(key, 70, 6, d.b))
+        return kix__group_page(t, &d, key + 71, len - 71, out, err);
     if (len > 4 && memcmp(key, "key/", 4) == 0 && hex_tail(key, len, 4, d.b)) {
         struct kix_key_info k;
         rc = kix_log_txn_key(t, d.b, &k);
@@ -305,7 +264,8 @@ out:
 int kix__vindex_reset(struct kix_log_txn *t, struct kix_err *err)
 {
     static const enum kix__index_table tables[] = {KIX_TABLE_RUNS, KIX_TABLE_RUN_ENTRIES,
-                                                   KIX_TABLE_GROUPS, KIX_TABLE_SMT};
+                                                   KIX_TABLE_GROUPS, KIX_TABLE_SMT,
+                                                   KIX_TABLE_GROUP_STARTS};
     int rc = KIX_OK;
 
     for (size_t i = 0; rc == KIX_OK && i < sizeof(tables) / sizeof(tables[0]); i++)
@@ -314,6 +274,16 @@ int kix__vindex_reset(struct kix_log_txn *t, struct kix_err *err)
 }
 
 /* ---- readers ------------------------------------------------------------------------ */
+
+/* A group directory or page record with no member. */
+static int memberless(const uint8_t *v, size_t len)
+{
+    if (len >= 1 + 32 + 8 && v[0] == KIX_VINDEX_GROUP)
+        return kix_u64be_get(v + 33) == 0;
+    if (len >= 1 + 32 + 1 && v[0] == KIX_VINDEX_GROUP_PAGE && len == (size_t)1 + 32 + 1 + v[33] + 8)
+        return kix_u64be_get(v + 34 + v[33]) == 0;
+    return 0;
+}
 
 int kix_index_prove(struct kix_log_reader *r, const char *key, size_t len, struct kix_buf *value,
                     struct kix_buf *proof, int *present, struct kix_err *err)
@@ -333,9 +303,9 @@ int kix_index_prove(struct kix_log_reader *r, const char *key, size_t len, struc
     kix_smt_tiles_release(&tiles);
     if (rc)
         return rc;
-    /* a group whose runs all left is in the tree only if one ever joined */
-    if (*present && !in_tree && value->len == before + 1 + 32 + 8 &&
-        value->ptr[before] == KIX_VINDEX_GROUP) {
+    /* a group whose runs all left, or a page whose first run left, is in
+     * the tree only if it ever held one */
+    if (*present && !in_tree && memberless(value->ptr + before, value->len - before)) {
         *present = 0;
         value->len = before;
     }
@@ -399,13 +369,25 @@ static int each_group(void *arg, const struct kix_bytes *k, const struct kix_byt
     struct kix_digest g;
     char key[KIX_VINDEX_KEY_MAX + 1];
 
-    (void)v;
-    if (k->len < 32 || (e->have_group && memcmp(e->last_group, k->ptr, 32) == 0))
+    if (k->len <= 40 || k->len - 40 > KIX_RUN_ID_MAX)
         return 0;
-    memcpy(e->last_group, k->ptr, 32);
-    e->have_group = 1;
     memcpy(g.b, k->ptr, 32);
-    return each_one(e, key, kix_vindex_key_group(&g, key));
+    if (!e->have_group || memcmp(e->last_group, k->ptr, 32) != 0) {
+        memcpy(e->last_group, k->ptr, 32);
+        e->have_group = 1;
+        if (each_one(e, key, kix_vindex_key_group(&g, key)) ||
+            each_one(e, key, kix_vindex_key_group_page(&g, "", key)))
+            return 1;
+    }
+    /* the pages of runs that start one (those of runs that left are not
+     * listed: a comparison of two indexes finds them by the directory) */
+    if (v->len > 0 && v->ptr[0] == 1) {
+        char id[KIX_RUN_ID_MAX + 1];
+        memcpy(id, k->ptr + 40, k->len - 40);
+        id[k->len - 40] = '\0';
+        return each_one(e, key, kix_vindex_key_group_page(&g, id, key));
+    }
+    return 0;
 }
 
 static int each_registry_key(void *arg, const struct kix_bytes *k, const struct kix_bytes *v)

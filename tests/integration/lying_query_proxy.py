@@ -6,7 +6,8 @@ query's offset), which it edits as LIE says. Everything else, index proofs
 included, is kixd's honest answer. Used by test_query_lies.sh.
 
 usage: lying_query_proxy.py LISTEN_PATH UPSTREAM_PATH LIE
-LIE: drop-best drop-last duplicate reversed foreign page1 matched evidence
+LIE: drop-best drop-middle drop-last duplicate reversed foreign page1 matched
+     evidence
 """
 import sys
 
@@ -22,6 +23,8 @@ def lie(result):
     seen_rows.extend(runs)
     if LIE == "drop-best" and runs:
         del runs[0]
+    elif LIE == "drop-middle" and len(runs) > 2:
+        del runs[len(runs) // 2]
     elif LIE == "drop-last" and runs:
         del runs[-1]
     elif LIE == "duplicate" and runs:

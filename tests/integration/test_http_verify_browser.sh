@@ -202,7 +202,7 @@ expect_verified "$NGINX_URL/runs/$RID" "a page whose visible rank text was edite
 grep -q "data-kix-slot=\"rank\"[^>]*>$RANK<" "$WORK/dom.html" || fail "the rank slot does not show the proven $RANK"
 pass "the page's text is not read: the rank slot shows the proven $RANK"
 
-# ---- a group page: every rank proven by the group's signed index record ------------
+# ---- a group page: its rows proven by the group's signed directory and pages ---------
 GROUP=$(python3 -c 'import json,sys; print(json.loads(sys.argv[1])["rank"]["group"])' "$(view "$WORK/exp/runs/$RID")")
 [ -n "$GROUP" ] || fail "the run page links no group"
 expect_group_verified() { # URL NAME
@@ -210,7 +210,7 @@ expect_group_verified() { # URL NAME
   local s
   s=$(status "$WORK/dom.html")
   case "$s" in
-    "ok: verified against kix.test/log at size $SIZE: checkpoint signature; the ranks of "*" runs proven by the log’s signed index at size $SIZE.") ;;
+    "ok: verified against kix.test/log at size $SIZE: checkpoint signature; rows 1–"*" of "*" proven by the log’s signed index at size $SIZE.") ;;
     *) fail "$2: the group page says: $s" ;;
   esac
   grep -q 'data-kix-slot="group-rows"[^>]*data-verified="yes"' "$WORK/dom.html" ||

@@ -23,16 +23,7 @@ export KIX_LOG_KEY="$(cat "$WORK/vkey")"
 "$KIX_BIN/kix-import-liger" --key "$WORK/imp.key" --store "$WORK/log" "$WORK/s.csv" >/dev/null
 start_kixd "$WORK/log"
 
-PROXY_PID=
-liar() { # liar LIE: a proxy to kixd that tells that lie; LIAR its address
-  [ -z "$PROXY_PID" ] || { kill "$PROXY_PID" 2>/dev/null; wait "$PROXY_PID" 2>/dev/null || true; }
-  local sock="$WORK/liar-$1.sock"
-  python3 "$KIX_TESTS/integration/lying_query_proxy.py" "$sock" "${KIXD_ADDR#unix://}" "$1" &
-  PROXY_PID=$!
-  KIXD_PIDS+=("$PROXY_PID") # lib.sh's cleanup ends it
-  for _ in $(seq 1 100); do [ -S "$sock" ] && break; sleep 0.05; done
-  LIAR=(--server "unix://$sock")
-}
+. "$KIX_TESTS/integration/query_liar_lib.sh"
 
 expect_status 0 "$KIX" query --server "$KIXD_ADDR" --json --limit 1000
 G=$(json_get "$WORK/out" 'd["runs"][0]["group"]')

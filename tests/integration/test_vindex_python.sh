@@ -2,7 +2,7 @@
 # The verifiable index checked without kix's code (issue 14): for a real log
 # served by kixd, tests/integration/vindex_verify.py (Python standard library
 # and PyNaCl, from PROTOCOL.md §4 alone) verifies `kix index --json` answers
-# for one run and its group, its absence proofs, and computes the same rank
+# for one run, its group's directory and pages, its absence proofs, and computes the same rank
 # kix show prints; it refuses a changed record, proof, note or log key. It
 # also verifies PROTOCOL.md's worked example (§4.6) byte for byte.
 source "$(dirname "$0")/lib.sh"
@@ -21,7 +21,21 @@ RANK="$(json_get "$WORK/show.json" '"%d/%d" % (d["rank"]["rank"], d["rank"]["gro
 "$KIX" index "${S[@]}" --json "run/$OTHER" >"$WORK/run.json"
 "$KIX" index "${S[@]}" --json "group/$GROUP" >"$WORK/group.json"
 "$KIX" index "${S[@]}" --json "run/no-such-run" >"$WORK/absent.json"
-"${VERIFY[@]}" "$WORK/vkey" "$WORK/run.json" "$WORK/group.json" "$WORK/absent.json" \
+# every page the directory lists (the key of each: its first run, "" for the first)
+PAGES=()
+while read -r page; do
+  "$KIX" index "${S[@]}" --json "group/$GROUP/$page" >"$WORK/page-${#PAGES[@]}.json"
+  PAGES+=("$WORK/page-${#PAGES[@]}.json")
+done < <(python3 -c '
+import json, sys
+b = bytes.fromhex(json.load(open(sys.argv[1]))["record"])
+at, pages = 49, int.from_bytes(b[41:49], "big")
+for i in range(pages):
+    n = b[at + 16]
+    print(b[at + 17 : at + 17 + n].decode() if i else "")
+    at += 17 + n' "$WORK/group.json")
+[ "${#PAGES[@]}" -ge 1 ] || fail "the group's directory lists no page"
+"${VERIFY[@]}" "$WORK/vkey" "$WORK/run.json" "$WORK/group.json" "${PAGES[@]}" "$WORK/absent.json" \
   --rank "$OTHER=$RANK" >"$WORK/v.out" 2>&1 || fail "independent index check: $(cat "$WORK/v.out")"
 grep -q "^$OTHER: evidence reported, 2 entries, rank $RANK, best $BEST$" "$WORK/v.out" ||
   fail "independent verdict: $(cat "$WORK/v.out")"
@@ -33,7 +47,8 @@ refuse() { # refuse WHAT FILE...: the verifier must fail
   local what="$1"; shift
   if "${VERIFY[@]}" "$@" >"$WORK/r.out" 2>&1; then fail "accepted $what: $(cat "$WORK/r.out")"; fi
 }
-refuse "another rank" "$WORK/vkey" "$WORK/run.json" "$WORK/group.json" --rank "$OTHER=1/2"
+refuse "another rank" "$WORK/vkey" "$WORK/run.json" "$WORK/group.json" "${PAGES[@]}" --rank "$OTHER=1/2"
+refuse "a rank without the page" "$WORK/vkey" "$WORK/run.json" "$WORK/group.json" --rank "$OTHER=$RANK"
 mutate() { python3 - "$@" <<'PY'
 import json, sys
 src, dst, field, how = sys.argv[1:5]
@@ -54,6 +69,8 @@ for f in record proof; do
   refuse "a changed run $f" "$WORK/vkey" "$WORK/bad.json"
   mutate "$WORK/group.json" "$WORK/bad.json" "$f" flip
   refuse "a changed group $f" "$WORK/vkey" "$WORK/bad.json"
+  mutate "${PAGES[0]}" "$WORK/bad.json" "$f" flip
+  refuse "a changed group page $f" "$WORK/vkey" "$WORK/bad.json"
 done
 mutate "$WORK/run.json" "$WORK/bad.json" indexNote sig
 refuse "a forged index note" "$WORK/vkey" "$WORK/bad.json"

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Writes the worked example of proto/PROTOCOL.md §4.6 to stdout: a real log
 # (origin log.example, 40 Liger rows, one attestation), `kix index --json`
-# of one run ranked second in its group and of that group, as one JSON
+# of one run ranked second in its group, of that group's directory and of
+# the page that holds the run (the group's first: two runs), as one JSON
 # document, then the log key. Not a test (test_vindex_python.sh checks the
 # example in the document); run it to replace the example after a change to
 # the index's records:
@@ -20,8 +21,9 @@ read -r GROUP _ OTHER < <(group_of_two "$WORK/q.json")
 export KIX_LOG_KEY="$(cat "$WORK/vkey")"
 "$KIX" index --store "$WORK/o" --json "run/$OTHER" >"$WORK/run.json"
 "$KIX" index --store "$WORK/o" --json "group/$GROUP" >"$WORK/group.json"
+"$KIX" index --store "$WORK/o" --json "group/$GROUP/" >"$WORK/page.json"
 python3 -c '
 import json, sys
 print(json.dumps({"answers": [json.load(open(p)) for p in sys.argv[1:]]}, indent=1))' \
-  "$WORK/run.json" "$WORK/group.json"
+  "$WORK/run.json" "$WORK/group.json" "$WORK/page.json"
 echo "vkey: $(cat "$WORK/vkey")"

@@ -17,10 +17,12 @@ note); the index note is signed by the same key, has exactly the §4.3 text,
 and names the checkpoint's origin, size and root; the proof (§4.4, the
 encoding of store/verify/SMT.md) takes SHA-256(key) and SHA-256(record) (or
 absence) to the note's index root; the record decodes strictly by §4.2
-(exact length, known tag and evidence, members in rank order). A run and
-its group given together must agree: the run's comparison key is the
-group's, and the run is a member with the run record's value. The rank is
-computed from the group record and printed; --rank requires it.
+(exact length, known tag and evidence, members in rank order, a group's
+pages cut where §4.2 says). A run given with its group's directory and the
+page that lists it must agree with them: the run's comparison key is the
+group's, the page is the directory's (count and first member), and the run
+is a member with the run record's value. The rank (the page's first rank
+plus the run's place in it) is printed; --rank requires it.
 Exit 0 when everything holds, 1 with the reason otherwise.
 """
 import base64
@@ -119,26 +121,81 @@ def decode_run(b, key):
     return rec
 
 
+PAGE_TAG = b"kix.group.page\n"
+
+
+def starts_page(rid):
+    """A run starts a page of its group when SHA-256(tag || id) < 4 in its first byte (§4.2)."""
+    return hashlib.sha256(PAGE_TAG + rid.encode()).digest()[0] < 4
+
+
+def rank_key(value, rid):
+    # rank order: value ascending, ties by run id bytes (a prefix first)
+    return (value, rid.encode())
+
+
 def decode_group(b, key):
+    """A group's directory: its size and its pages in rank order."""
     r = Reader(b, key)
     if r.u8() != 0x02:
-        fail("%s: not a group record" % key)
+        fail("%s: not a group directory" % key)
     ck = r.take(32).hex()
     if key != "group/" + ck:
         fail("%s: the record is group %s's" % (key, ck))
+    count, npages = r.u64(), r.u64()
+    if npages == 0:
+        fail("%s: a directory with no page" % key)
+    pages, rank, last = [], 1, None
+    for i in range(npages):
+        members, value = r.u64(), r.u64()
+        rid = r.run_id(i == 0)
+        if (members == 0) != (rid == "") or (members == 0 and value):
+            fail("%s: page %d's first run and count disagree" % (key, i))
+        if i > 0 and not starts_page(rid):
+            fail("%s: page %d starts at %s, which does not start a page" % (key, i, rid))
+        if members and last is not None and not last < rank_key(value, rid):
+            fail("%s: pages not in rank order at %s" % (key, rid))
+        if members:
+            last = rank_key(value, rid)
+        pages.append({"id": rid if i else "", "firstRank": rank, "members": members,
+                      "first": (rid, value)})
+        rank += members
+    r.end()
+    if rank - 1 != count:
+        fail("%s: count %d, its pages hold %d" % (key, count, rank - 1))
+    best = next((p["first"] for p in pages if p["members"]), None)
+    return {"comparisonKey": ck, "count": count, "pages": pages, "best": best}
+
+
+def decode_page(b, key):
+    """One page of a group: its members in rank order, the first its id."""
+    r = Reader(b, key)
+    if r.u8() != 0x05:
+        fail("%s: not a group page" % key)
+    ck = r.take(32).hex()
+    pid = r.run_id(True)
+    if key != "group/%s/%s" % (ck, pid):
+        fail("%s: the record is page %s of group %s" % (key, pid, ck))
     count = r.u64()
     members, last = [], None
-    for _ in range(count):
+    for i in range(count):
         value = r.u64()
         rid = r.run_id(False)
-        here = (value, rid.encode())
-        # rank order: value ascending, ties by run id bytes (a prefix first)
+        here = rank_key(value, rid)
         if last is not None and not last < here:
             fail("%s: members not strictly in rank order at %s" % (key, rid))
+        if i == 0 and pid and rid != pid:
+            fail("%s: the page starts at %s, not its id" % (key, rid))
+        if i > 0 and starts_page(rid):
+            fail("%s: %s starts a page but is inside one" % (key, rid))
         last = here
         members.append((rid, value))
     r.end()
-    return {"comparisonKey": ck, "members": members}
+    return {"comparisonKey": ck, "id": pid, "members": members}
+
+
+def decode_group_key(b, key):
+    return decode_page(b, key) if key.count("/") == 2 else decode_group(b, key)
 
 
 def decode_key(b, key):
@@ -167,7 +224,7 @@ def decode_manifest(b, key):
     return rec
 
 
-DECODERS = {"run/": decode_run, "group/": decode_group, "key/": decode_key,
+DECODERS = {"run/": decode_run, "group/": decode_group_key, "key/": decode_key,
             "manifest/": decode_manifest}
 
 
@@ -223,8 +280,8 @@ def doc_example(path):
     for a in answers:
         if a["key"].startswith("run/") and a["record"] != run_hex:
             fail("the document's run record table is not the record's bytes")
-        if a["key"].startswith("group/") and not a["record"].endswith(group_tail):
-            fail("the document's group member table is not the record's bytes")
+        if a["key"].count("/") == 2 and not a["record"].endswith(group_tail):
+            fail("the document's group member table is not the page's bytes")
     return answers
 
 
@@ -257,17 +314,29 @@ def main(argv):
             continue
         if len(sizes) != 1:
             fail("the run and its group are proven at different sizes")
-        members = records[gkey]["members"]
-        rank = [i for i, (m, _) in enumerate(members) if m == rid]
-        if not rank:
-            fail("run %s says it is ranked in %s, which does not list it" % (rid, gkey))
-        if members[rank[0]][1] != run["value"]:
+        directory = records[gkey]
+        # the page that lists the run, one the directory lists
+        held = [(k, p) for k, p in records.items()
+                if p and k.startswith(gkey + "/") and any(m == rid for m, _ in p["members"])]
+        if not held:
+            fail("run %s says it is ranked in %s, and no page given lists it" % (rid, gkey))
+        page = held[0][1]
+        listed = [d for d in directory["pages"] if d["id"] == page["id"]
+                  and (d["id"] or d is directory["pages"][0])]
+        if not listed:
+            fail("page %s of %s is not in its directory" % (held[0][0], gkey))
+        entry = listed[0]
+        if entry["members"] != len(page["members"]) or \
+                (page["members"] and entry["first"] != page["members"][0]):
+            fail("page %s is not what the directory says of it" % held[0][0])
+        at = [i for i, (m, _) in enumerate(page["members"]) if m == rid][0]
+        if page["members"][at][1] != run["value"]:
             fail("run %s has value %d, its group says %d" % (rid, run["value"],
-                                                             members[rank[0]][1]))
-        got = "%d/%d" % (rank[0] + 1, len(members))
+                                                             page["members"][at][1]))
+        got = "%d/%d" % (entry["firstRank"] + at, directory["count"])
         print("%s: evidence %s, %d entries, rank %s, best %s" % (rid, run["evidence"],
                                                                 run["entries"], got,
-                                                                members[0][0]))
+                                                                directory["best"][0]))
         if want_rank and want_rank == "%s=%s" % (rid, got):
             want_rank = None
     if want_rank:

@@ -83,7 +83,8 @@ async function build(opts) {
                                Buffer.from(kv.unhex(v.smt.root)).toString('base64') + '\n');
   const indexNote = await note(300), indexNote280 = await note(280);
   const proof = (k) => v.smt.proofs.find((p) => p.name === 'member' && p.key === k);
-  const run = proof('run/run-b'), group = proof(v.groupKey), gk = v.groupKey.slice(6);
+  const run = proof('run/run-b'), group = proof(v.groupKey), page = proof(v.groupPageKey);
+  const gk = v.groupKey.slice(6);
   const members = v.groupRecords.find((g) => g.name === 'four').members;
   const common = { origin: ORIGIN, treeSize: 280, checkpoint: cp, logKey: key.vkey };
   const runView = Object.assign({
@@ -97,12 +98,14 @@ async function build(opts) {
     entries: [{ index: 1, type: 'publication', tile: 'tile/0/001.p/44', entryBundle: 'tile/entries/001.p/44' },
               { index: 2, type: 'rerun', tile: 'tile/0/001.p/44', entryBundle: 'tile/entries/001.p/44' }],
     index: { checkpoint: cp300, indexNote, runRecord: run.record, runProof: run.proof,
-             groupKey: v.groupKey, groupRecord: group.record, groupProof: group.proof }
+             groupKey: v.groupKey, groupRecord: group.record, groupProof: group.proof,
+             groupPage: page.record, groupPageProof: page.proof }
   }, common);
   const groupView = Object.assign({
-    view: 'kix.group/1', group: 'sha256:' + gk, size: 4,
+    view: 'kix.group/1', group: 'sha256:' + gk, size: 4, offset: 0, limit: 100,
     rows: members.map((m) => ({ rank: m.rank, runId: m.runId, value: Number(m.value), unit: 'ns' })),
-    index: { checkpoint: cp300, indexNote, groupKey: v.groupKey, groupRecord: group.record, groupProof: group.proof }
+    index: { checkpoint: cp300, indexNote, groupKey: v.groupKey, groupRecord: group.record, groupProof: group.proof,
+             pages: [{ key: v.groupPageKey, record: page.record, proof: page.proof }] }
   }, common);
   const stale = (view) => Object.assign(JSON.parse(JSON.stringify(view)), {
     index: Object.assign({}, view.index, { checkpoint: cp, indexNote: indexNote280 }) });

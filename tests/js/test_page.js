@@ -33,7 +33,8 @@ async function load(page, view, files, href, extra, opts) {
     h('div', attrs, h('p', { id: 'verify-status', 'data-state': 'none' }, 'Not verified by this page')),
     ...runSlots,
     h('p', {}, 'Rank ', ...((opts.drop || []).includes('rank') ? [] : [h('span', { 'data-kix-slot': 'rank' }, 'Rank 1 of 9')]), ' of ',
-      h('span', { 'data-kix-slot': 'group-size' }, '9')),
+      h('span', { 'data-kix-slot': 'group-size' }, '9'), ' ',
+      h('span', { 'data-kix-slot': 'group-page' }, 'rows 1\u20139 of 9')),
     h('table', {}, h('tbody', { 'data-kix-slot': 'group-rows' },
       h('tr', { 'data-rank': '1' }, h('td', {}, '1'), h('td', {}, 'run-z'), h('td', {}, '1')))),
     ...tbody('entries'), ...tbody('reruns'), ...tbody('attestations'),
@@ -176,7 +177,7 @@ main(async () => {
 
   /* a group page */
   d = await load('group', f.group, f.files, GROUP);
-  check(state(d) === 'ok' && text(d).includes('the ranks of 4 runs proven'), 'a group page verifies: ' + text(d));
+  check(state(d) === 'ok' && text(d).includes('rows 1\u20134 of 4 proven'), 'a group page verifies: ' + text(d));
   check(slot(d, 'group-rows').querySelectorAll('tr').length === 4 && slot(d, 'group-size').textContent === '4',
         'its rows and size proven');
   d = await load('group', f.group, f.files, 'https://js.test/groups/sha256:' + 'f'.repeat(64), [], { subject: 'sha256:' + 'f'.repeat(64) });
@@ -185,5 +186,22 @@ main(async () => {
   rowLie.rows[0].runId = 'run-c';
   d = await load('group', rowLie, f.files, GROUP);
   check(state(d) === 'fail' && text(d).includes('row 1 shows run run-c'), 'a group view with another row fails: ' + text(d));
+  const firstRow = slot(d = await load('group', f.group, f.files, GROUP), 'group-rows').querySelector('tr');
+  check(firstRow.querySelectorAll('td').length === 8 && firstRow.querySelectorAll('td')[2].textContent === '500 ns' &&
+        firstRow.querySelectorAll('td')[4].textContent === '1.00\u00d7', 'a proven row: rank, provider, median with its unit, spread, vs #1, evidence, date, run');
+  check(slot(d, 'group-page').textContent === 'rows 1\u20134 of 4' && proven(slot(d, 'group-page')), 'the proven "rows a\u2013b of n"');
+  check(JSON.stringify(kv.pageSubject('/groups/sha256%3Aab-3')) === '{"page":"group","id":"sha256:ab","groupPage":3}' &&
+        JSON.stringify(kv.pageSubject('/groups/sha256%3Aab', '?page=2')) === '{"page":"group","id":"sha256:ab","groupPage":2}',
+        'a group page\'s number, from the export\'s file name or kixd\'s ?page=N');
+  d = await load('group', f.group, f.files, GROUP + '-2');
+  check(state(d) === 'fail' && text(d).includes('this is page 2 of the group'), 'the first page served as the export\'s page 2 fails: ' + text(d));
+  d = await load('group', f.group, f.files, GROUP + '?page=2');
+  check(state(d) === 'fail' && text(d).includes('this is page 2 of the group, but its view starts at rank 1'),
+        'the first page served for ?page=2 fails: ' + text(d));
+  const dropped = JSON.parse(JSON.stringify(f.group));
+  dropped.rows.splice(1, 1);
+  d = await load('group', dropped, f.files, GROUP);
+  check(state(d) === 'fail' && text(d).includes('the view lists 3 runs from rank 1; the signed index proves 4 there'),
+        'a group page with a row dropped fails: ' + text(d));
   check(kv.verifyRunView, 'the module still exports under a document');
 });

@@ -122,7 +122,7 @@ main(async () => {
   const pg = await kv.verifyGroupView(f.group, io, {});
   const sg = kv.summary('group', pg, null);
   check(sg.state === 'ok' && sg.text === 'verified against js.test/log at size 300: checkpoint ' +
-        'signature; the ranks of 4 runs proven by the log\u2019s signed index at size 300.',
+        'signature; rows 1\u20134 of 4 proven by the log\u2019s signed index at size 300.',
         'the group view verifies: ' + sg.text);
   check(pg.members.map((m) => m.runId).join() === 'run-a,run-b,run-b2,run-c', 'its members');
   const groupFails = async (edit, want, what) => {
@@ -131,7 +131,12 @@ main(async () => {
     await refuses(() => kv.verifyGroupView(view, io, {}), want, what);
   };
   await groupFails((v) => { v.size = 5; }, 'the view says 5 runs; the signed index proves 4', 'another size');
-  await groupFails((v) => { v.rows.pop(); }, 'the view lists 3 runs; the signed index proves 4', 'a row left out');
+  await groupFails((v) => { v.rows.pop(); }, 'the view lists 3 runs from rank 1; the signed index proves 4 there', 'a row left out');
+  await groupFails((v) => { v.rows.push(v.rows[3]); }, 'the view lists 5 runs from rank 1', 'a row repeated');
+  await groupFails((v) => { v.rows.reverse(); }, 'row 1 shows run run-c', 'rows reversed');
+  await groupFails((v) => { v.offset = 1; }, 'the view lists 4 runs from rank 2; the signed index proves 3 there', 'another page claimed');
+  await groupFails((v) => { v.index.pages = []; }, 'the view carries no proof of the group\u2019s page', 'a page proof left out');
+  await groupFails((v) => { v.index.pages[0].record = flipHex(v.index.pages[0].record); }, 'is not in the signed index', 'an altered page record');
   await groupFails((v) => { [v.rows[0], v.rows[1]] = [v.rows[1], v.rows[0]]; }, 'row 1 shows run run-b', 'two rows swapped');
   await groupFails((v) => { v.rows[2].value = 350; }, 'row 3 shows run run-b2 (350)', 'a value halved');
   await groupFails((v) => { v.rows[3].rank = 3; }, 'row 4', 'a rank changed');

@@ -5,10 +5,15 @@
  *   runRecords    run records (PROTOCOL.md §4.2) made by kix_vindex_run_encode,
  *                 valid and mutated, each with kix_vindex_run_decode's verdict
  *                 and, when valid, its fields;
- *   groupRecords  group records made by kix_vindex_group_begin/add, valid and
- *                 mutated, with kix_vindex_group_decode's verdict and members;
+ *   groupRecords  group pages (the first page) made by kix_vindex_page_begin
+ *                 and kix_vindex_group_add, valid and mutated, with
+ *                 kix_vindex_page_decode's verdict and members;
+ *   groupDirs     group directories made by kix_vindex_group_begin and
+ *                 kix_vindex_group_page_add, with kix_vindex_group_decode's
+ *                 verdict and pages;
  *   smt           a sparse Merkle tree (kix/smt.h, stored as kixd stores it)
- *                 holding the valid run records, the group record and filler
+ *                 holding the valid run records, the group's directory and
+ *                 first page and filler
  *                 keys: its root and proofs of membership and absence, real
  *                 and tampered, each with kix_smt_verify's verdict;
  *   manifestCanonical / manifestDigest: the manifest the "run-b" record names;
@@ -105,7 +110,8 @@ static void print_group(const char *name, const struct kix_digest *key, const ui
 {
     struct kix_err err;
     struct members m = {1};
-    int valid = kix_vindex_group_decode(v, len, key, NULL, NULL, NULL, &err) == KIX_OK;
+    char page_id[KIX_RUN_ID_MAX + 1];
+    int valid = kix_vindex_page_decode(v, len, key, NULL, page_id, NULL, NULL, &err) == KIX_OK;
 
     printf("%s\n{\"name\":\"%s\",\"key\":\"", *first ? "" : ",", name);
     hex(key->b, 32);
@@ -114,7 +120,41 @@ static void print_group(const char *name, const struct kix_digest *key, const ui
     printf("\",\"valid\":%s", valid ? "true" : "false");
     if (valid) {
         printf(",\"members\":[");
-        if (kix_vindex_group_decode(v, len, key, NULL, print_member, &m, &err) != KIX_OK)
+        if (kix_vindex_page_decode(v, len, key, NULL, page_id, print_member, &m, &err) != KIX_OK)
+            exit(3);
+        printf("],\"pageId\":\"%s\"", page_id);
+    }
+    printf("}");
+    *first = 0;
+}
+
+static int print_page(void *ctx, const struct kix_vindex_page *p)
+{
+    struct members *m = ctx;
+    printf("%s{\"firstRank\":%llu,\"members\":%llu,\"firstRun\":\"%s\",\"firstValue\":\"%llu\"}",
+           m->first ? "" : ",", (unsigned long long)p->first_rank, (unsigned long long)p->members,
+           p->first_run, (unsigned long long)p->first_value);
+    m->first = 0;
+    return 0;
+}
+
+static void print_dir(const char *name, const struct kix_digest *key, const uint8_t *v, size_t len,
+                      int *first)
+{
+    struct kix_err err;
+    struct members m = {1};
+    struct kix_vindex_dir d;
+    int valid = kix_vindex_group_decode(v, len, key, &d, NULL, NULL, &err) == KIX_OK;
+
+    printf("%s\n{\"name\":\"%s\",\"key\":\"", *first ? "" : ",", name);
+    hex(key->b, 32);
+    printf("\",\"record\":\"");
+    hex(v, len);
+    printf("\",\"valid\":%s", valid ? "true" : "false");
+    if (valid) {
+        printf(",\"count\":%llu,\"best\":\"%s\",\"bestValue\":\"%llu\",\"pages\":[",
+               (unsigned long long)d.count, d.best, (unsigned long long)d.best_value);
+        if (kix_vindex_group_decode(v, len, key, &d, print_page, &m, &err) != KIX_OK)
             exit(3);
         printf("]");
     }
@@ -122,12 +162,29 @@ static void print_group(const char *name, const struct kix_digest *key, const ui
     *first = 0;
 }
 
+/* A directory of pages (members, first run, first value), count `count`. */
+struct dir_page {
+    uint64_t members;
+    const char *first;
+    uint64_t value;
+};
+static void dir_of(const struct kix_digest *key, uint64_t count, const struct dir_page *p, size_t n,
+                   struct kix_buf *out)
+{
+    out->len = 0;
+    if (kix_vindex_group_begin(key, count, n, out))
+        exit(3);
+    for (size_t i = 0; i < n; i++)
+        if (kix_vindex_group_page_add(p[i].members, p[i].first, p[i].value, out))
+            exit(3);
+}
+
 /* A group record of `n` members as given (in whatever order), count `count`. */
 static void group_of(const struct kix_digest *key, uint64_t count, const char *const *ids,
                      const uint64_t *values, size_t n, struct kix_buf *out)
 {
     out->len = 0;
-    if (kix_vindex_group_begin(key, count, out))
+    if (kix_vindex_page_begin(key, "", count, out))
         exit(3);
     for (size_t i = 0; i < n; i++)
         if (kix_vindex_group_add(ids[i], values[i], out))
@@ -234,16 +291,16 @@ int main(int argc, char **argv)
     static const char *const ids[] = {"run-a", "run-b", "run-b2", "run-c"};
     static const uint64_t values[] = {500, 700, 700, 700};
     struct kix_buf grp = KIX_BUF_INIT, proof = KIX_BUF_INIT, bad = KIX_BUF_INIT;
-    struct kix_buf keep[3] = {KIX_BUF_INIT, KIX_BUF_INIT, KIX_BUF_INIT};
-    const char *keep_keys[3] = {"run/run-b", "run/run-x", NULL};
+    struct kix_buf keep[4] = {KIX_BUF_INIT, KIX_BUF_INIT, KIX_BUF_INIT, KIX_BUF_INIT};
+    const char *keep_keys[4] = {"run/run-b", "run/run-x", NULL, NULL};
     struct map m = {calloc(64, sizeof(struct ent)), 64, 0};
     struct kix_smt_tiles tiles;
-    struct kix_smt_update u[43];
+    struct kix_smt_update u[44];
     struct kix_vindex_run b, x;
     struct kix_digest gkey, other;
     struct kix_hash root;
     struct kix_err err;
-    char gname[KIX_VINDEX_KEY_MAX + 1], filler[32];
+    char gname[KIX_VINDEX_KEY_MAX + 1], pname[KIX_VINDEX_KEY_MAX + 1], filler[32];
     size_t nu = 0, len;
     int first = 1;
 
@@ -252,7 +309,9 @@ int main(int argc, char **argv)
     kix_digest_of("group-key-vector", 16, &gkey);
     kix_digest_of("another-group", 13, &other);
     kix_vindex_key_group(&gkey, gname);
+    kix_vindex_key_group_page(&gkey, "", pname);
     keep_keys[2] = gname;
+    keep_keys[3] = pname;
 
     /* run-b: ranked in the group (rank 2 of 4), reproduced by entry 2 */
     memset(&b, 0, sizeof(b));
@@ -291,7 +350,7 @@ int main(int argc, char **argv)
     printf("{\"manifestCanonical\":\"{\\\"kind\\\":\\\"BenchmarkRun\\\",\\\"runId\\\":"
            "\\\"run-b\\\"}\",\"manifestDigest\":\"sha256:");
     hex(b.info.manifest.b, 32);
-    printf("\",\"groupKey\":\"%s\"", gname);
+    printf("\",\"groupKey\":\"%s\",\"groupPageKey\":\"%s\"", gname, pname);
     print_human();
     printf(",\n\"runRecords\":[");
     run_of(&b, &keep[0]);
@@ -335,11 +394,11 @@ int main(int argc, char **argv)
 
     printf("],\n\"groupRecords\":[");
     first = 1;
-    group_of(&gkey, 4, ids, values, 4, &keep[2]);
-    print_group("four", &gkey, keep[2].ptr, keep[2].len, &first);
+    group_of(&gkey, 4, ids, values, 4, &keep[3]);
+    print_group("four", &gkey, keep[3].ptr, keep[3].len, &first);
     group_of(&gkey, 0, ids, values, 0, &grp);
     print_group("empty", &gkey, grp.ptr, grp.len, &first);
-    print_group("another-key", &other, keep[2].ptr, keep[2].len, &first);
+    print_group("another-key", &other, keep[3].ptr, keep[3].len, &first);
     {
         static const char *const swapped[] = {"run-b", "run-a"}, *const tie[] = {"run-c", "run-b"},
                                  *const prefix[] = {"run-b2", "run-b"},
@@ -371,8 +430,40 @@ int main(int argc, char **argv)
         print_group("truncated", &gkey, grp.ptr, grp.len, &first);
     }
 
-    /* the tree: the two runs, the group and 40 fillers */
-    for (int i = 0; i < 3; i++) {
+    printf("],\n\"groupDirs\":[");
+    first = 1;
+    {
+        static const struct dir_page one[] = {{4, "run-a", 500}}, empty[] = {{0, "", 0}},
+                                     two[] = {{0, "", 0}, {4, "run-a", 500}},
+                                     zero_later[] = {{4, "run-a", 500}, {0, "", 0}},
+                                     value_in_empty[] = {{0, "", 7}};
+        dir_of(&gkey, 4, one, 1, &keep[2]);
+        print_dir("four", &gkey, keep[2].ptr, keep[2].len, &first);
+        dir_of(&gkey, 0, empty, 1, &grp);
+        print_dir("empty", &gkey, grp.ptr, grp.len, &first);
+        print_dir("another-key", &other, keep[2].ptr, keep[2].len, &first);
+        dir_of(&gkey, 5, one, 1, &grp);
+        print_dir("count-too-high", &gkey, grp.ptr, grp.len, &first);
+        dir_of(&gkey, 3, one, 1, &grp);
+        print_dir("count-too-low", &gkey, grp.ptr, grp.len, &first);
+        dir_of(&gkey, 4, two, 2, &grp); /* run-a does not start a page */
+        print_dir("second-page-not-a-start", &gkey, grp.ptr, grp.len, &first);
+        dir_of(&gkey, 4, zero_later, 2, &grp);
+        print_dir("empty-later-page", &gkey, grp.ptr, grp.len, &first);
+        dir_of(&gkey, 0, value_in_empty, 1, &grp);
+        print_dir("value-in-empty-page", &gkey, grp.ptr, grp.len, &first);
+        dir_of(&gkey, 0, empty, 0, &grp);
+        print_dir("no-page", &gkey, grp.ptr, grp.len, &first);
+        dir_of(&gkey, 4, one, 1, &grp);
+        grp.ptr[0] = 0x05;
+        print_dir("wrong-tag", &gkey, grp.ptr, grp.len, &first);
+        grp.ptr[0] = 0x02;
+        grp.len--;
+        print_dir("truncated", &gkey, grp.ptr, grp.len, &first);
+    }
+
+    /* the tree: the two runs, the group's directory and page, 40 fillers */
+    for (int i = 0; i < 4; i++) {
         kix_smt_path(keep_keys[i], strlen(keep_keys[i]), &u[nu].path);
         kix_smt_value_hash(keep[i].ptr, keep[i].len, &u[nu++].value_hash);
     }
@@ -391,14 +482,14 @@ int main(int argc, char **argv)
     hex(root.b, 32);
     printf("\",\"proofs\":[");
     first = 1;
-    for (int i = 0; i < 3; i++) {
+    for (int i = 0; i < 4; i++) {
         prove(&tiles.io, keep_keys[i], &proof);
         print_smt("member", &root, keep_keys[i], keep[i].ptr, keep[i].len, proof.ptr, proof.len,
                   &first);
         print_smt("member-as-absent", &root, keep_keys[i], NULL, 0, proof.ptr, proof.len, &first);
-        print_smt("member-wrong-record", &root, keep_keys[i], keep[(i + 1) % 3].ptr,
-                  keep[(i + 1) % 3].len, proof.ptr, proof.len, &first);
-        print_smt("member-wrong-key", &root, keep_keys[(i + 1) % 3], keep[i].ptr, keep[i].len,
+        print_smt("member-wrong-record", &root, keep_keys[i], keep[(i + 1) % 4].ptr,
+                  keep[(i + 1) % 4].len, proof.ptr, proof.len, &first);
+        print_smt("member-wrong-key", &root, keep_keys[(i + 1) % 4], keep[i].ptr, keep[i].len,
                   proof.ptr, proof.len, &first);
         proof.ptr[proof.len - 1] ^= 0x01;
         print_smt("member-sibling-flipped", &root, keep_keys[i], keep[i].ptr, keep[i].len,
@@ -431,7 +522,7 @@ int main(int argc, char **argv)
     }
     printf("]}}\n");
     kix_smt_tiles_release(&tiles);
-    for (int i = 0; i < 3; i++)
+    for (int i = 0; i < 4; i++)
         kix_buf_release(&keep[i]);
     kix_buf_release(&grp);
     kix_buf_release(&proof);

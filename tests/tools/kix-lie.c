@@ -5,7 +5,7 @@
  *
  *   kix-lie STORE_DIR drop GROUP_HEX RUN_ID [--no-sign | --table-only]
  *       removes RUN_ID from its comparison group (the groups table), then
- *       rewrites the group's record in the tree; with --no-sign the signed
+ *       rewrites the group's directory and pages in the tree; with --no-sign the signed
  *       index note is left as it was (the tree then disagrees with it);
  *       with --table-only the tree is left as well (the server's query
  *       answers then disagree with its honest signed index)
@@ -63,14 +63,42 @@ static int tile_put(void *ctx, const uint8_t *k, size_t klen, const uint8_t *v, 
     return mdb_put(txn, *(MDB_dbi *)ctx, &key, &val, 0) ? KIX_EIO : KIX_OK;
 }
 
-/* The group's record as its (edited) table now says. */
-static void group_record(const struct kix_digest *g, struct kix_buf *out)
+/* One record of the tree to rewrite. */
+static void put_update(struct kix_smt_update *ups, size_t *n, const char *key, size_t klen,
+                       const struct kix_buf *rec)
+{
+    kix_smt_path(key, klen, &ups[*n].path);
+    kix_smt_value_hash(rec->ptr, rec->len, &ups[*n].value_hash);
+    (*n)++;
+}
+
+static void close_page(const struct kix_digest *g, const char *page_id, uint64_t count,
+                       struct kix_buf *members, struct kix_buf *dir, const char *first_id,
+                       uint64_t first_value, struct kix_smt_update *ups, size_t *n)
+{
+    struct kix_buf rec = KIX_BUF_INIT;
+    char key[KIX_VINDEX_KEY_MAX + 1];
+
+    if (kix_vindex_page_begin(g, page_id, count, &rec) ||
+        kix_buf_add(&rec, members->ptr, members->len) ||
+        kix_vindex_group_page_add(count, count ? first_id : "", count ? first_value : 0, dir))
+        exit(1);
+    put_update(ups, n, key, kix_vindex_key_group_page(g, page_id, key), &rec);
+    kix_buf_release(&rec);
+    kix_buf_reset(members);
+}
+
+/* The group's directory and every page as its (edited) table now says,
+ * into ups (room for one more than the group's members, plus one). */
+static void group_records(const struct kix_digest *g, struct kix_smt_update *ups, size_t *nups)
 {
     MDB_dbi groups = table("groups");
     MDB_cursor *cur;
     MDB_val k = {32, (void *)g->b}, v;
-    struct kix_buf members = KIX_BUF_INIT;
-    uint64_t n = 0;
+    struct kix_buf members = KIX_BUF_INIT, dir = KIX_BUF_INIT, rec = KIX_BUF_INIT;
+    char page_id[KIX_RUN_ID_MAX + 1] = "", first_id[KIX_RUN_ID_MAX + 1] = "";
+    char key[KIX_VINDEX_KEY_MAX + 1];
+    uint64_t n = 0, in_page = 0, pages = 1, first_value = 0;
 
     mdb_cursor_open(txn, groups, &cur);
     for (int rc = mdb_cursor_get(cur, &k, &v, MDB_SET_RANGE);
@@ -78,16 +106,37 @@ static void group_record(const struct kix_digest *g, struct kix_buf *out)
          rc = mdb_cursor_get(cur, &k, &v, MDB_NEXT)) {
         char id[KIX_RUN_ID_MAX + 1];
         size_t len = k.mv_size - 40;
+        uint64_t value = kix_u64be_get((const uint8_t *)k.mv_data + 32);
         memcpy(id, (const uint8_t *)k.mv_data + 40, len);
         id[len] = '\0';
-        if (kix_vindex_group_add(id, kix_u64be_get((const uint8_t *)k.mv_data + 32), &members))
+        if (v.mv_size == 1 && ((const uint8_t *)v.mv_data)[0] == 1) {
+            close_page(g, page_id, in_page, &members, &dir, first_id, first_value, ups, nups);
+            memcpy(page_id, id, sizeof(id));
+            in_page = 0;
+            pages++;
+        }
+        if (in_page++ == 0) {
+            memcpy(first_id, id, sizeof(id));
+            first_value = value;
+        }
+        if (kix_vindex_group_add(id, value, &members))
             exit(1);
         n++;
     }
     mdb_cursor_close(cur);
-    if (kix_vindex_group_begin(g, n, out) || kix_buf_add(out, members.ptr, members.len))
+    close_page(g, page_id, in_page, &members, &dir, first_id, first_value, ups, nups);
+    if (kix_vindex_group_begin(g, n, pages, &rec) || kix_buf_add(&rec, dir.ptr, dir.len))
         exit(1);
+    put_update(ups, nups, key, kix_vindex_key_group(g, key), &rec);
     kix_buf_release(&members);
+    kix_buf_release(&dir);
+    kix_buf_release(&rec);
+}
+
+static int by_path(const void *a, const void *b)
+{
+    return memcmp(((const struct kix_smt_update *)a)->path.b,
+                  ((const struct kix_smt_update *)b)->path.b, 32);
 }
 
 /* Signs a new index note with `root` for the latest checkpoint. */
@@ -140,12 +189,12 @@ static void drop(const char *dir, const char *group_hex, const char *run_id, enu
     MDB_val k, v;
     struct kix_digest g;
     struct kix_smt_tiles tiles;
-    struct kix_smt_update up;
+    struct kix_smt_update *ups;
     struct kix_buf rec = KIX_BUF_INIT;
     char key[KIX_VINDEX_KEY_MAX + 1];
     struct kix_hash root;
-    size_t idlen = strlen(run_id);
-    int found = 0;
+    size_t idlen = strlen(run_id), nups = 0, members = 0;
+    int found = 0, started = 0;
 
     if (kix_hex_decode(group_hex, strlen(group_hex), g.b, 32)) {
         fprintf(stderr, "kix-lie: GROUP_HEX must be 64 hex digits\n");
@@ -155,10 +204,15 @@ static void drop(const char *dir, const char *group_hex, const char *run_id, enu
     k.mv_data = g.b;
     mdb_cursor_open(txn, groups, &cur);
     for (int rc = mdb_cursor_get(cur, &k, &v, MDB_SET_RANGE);
-         rc == 0 && !found && memcmp(k.mv_data, g.b, 32) == 0;
-         rc = mdb_cursor_get(cur, &k, &v, MDB_NEXT))
-        if (k.mv_size == 40 + idlen && memcmp((const uint8_t *)k.mv_data + 40, run_id, idlen) == 0)
+         rc == 0 && k.mv_size >= 32 && memcmp(k.mv_data, g.b, 32) == 0;
+         rc = mdb_cursor_get(cur, &k, &v, MDB_NEXT)) {
+        members++;
+        if (k.mv_size == 40 + idlen &&
+            memcmp((const uint8_t *)k.mv_data + 40, run_id, idlen) == 0) {
+            started = v.mv_size == 1 && ((const uint8_t *)v.mv_data)[0] == 1;
             found = mdb_cursor_del(cur, 0) == 0;
+        }
+    }
     mdb_cursor_close(cur);
     if (!found) {
         fprintf(stderr, "kix-lie: run %s is not in that group\n", run_id);
@@ -166,17 +220,26 @@ static void drop(const char *dir, const char *group_hex, const char *run_id, enu
     }
     if (how == TABLE_ONLY)
         return;
-    group_record(&g, &rec);
-    kix_smt_path(key, kix_vindex_key_group(&g, key), &up.path);
-    kix_smt_value_hash(rec.ptr, rec.len, &up.value_hash);
+    /* room for a page per member, the first page, the directory, the run's */
+    ups = calloc(members + 4, sizeof(*ups));
+    if (!ups)
+        exit(1);
+    group_records(&g, ups, &nups);
+    if (started) { /* its page stays in the tree, with no member */
+        if (kix_vindex_page_begin(&g, run_id, 0, &rec))
+            exit(1);
+        put_update(ups, &nups, key, kix_vindex_key_group_page(&g, run_id, key), &rec);
+    }
+    qsort(ups, nups, sizeof(*ups), by_path);
     kix_smt_tiles_init(&tiles, tile_get, tile_put, &smt);
-    if (kix_smt_apply(&tiles.io, &up, 1, &root, NULL) || kix_smt_tiles_flush(&tiles, NULL)) {
+    if (kix_smt_apply(&tiles.io, ups, nups, &root, NULL) || kix_smt_tiles_flush(&tiles, NULL)) {
         fprintf(stderr, "kix-lie: rewriting the tree failed\n");
         exit(1);
     }
     kix_smt_tiles_release(&tiles);
     if (how == SIGNED)
         resign(dir, &root);
+    free(ups);
     kix_buf_release(&rec);
 }
 

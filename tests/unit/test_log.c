@@ -10,6 +10,7 @@
 #include "kix/entries.h"
 #include "kix/index.h"
 #include "kix/receipt.h"
+#include "kix/vindex.h"
 
 KIX_TEST(create_registers_admin_at_entry_zero)
 {
@@ -358,6 +359,153 @@ KIX_TEST(comparison_groups_and_ranks)
     expect_rank(&f, "fast-fixed", 2, 3, "mid");
     expect_rank(&f, "slow", 3, 3, "mid");
     kix_buf_release(&env);
+    teardown(&f);
+}
+
+/* A group's pages as the signed index proves them: every page the
+ * directory lists, each proven and decoded against the directory, and
+ * every member's rank counted across pages equal to the group table's.
+ * Returns the page count; *count the group's size. */
+struct paged {
+    struct kix_log_reader *r;
+    uint64_t checked;
+};
+
+static int rank_agrees(void *ctx, uint64_t rank, const char *run_id, uint64_t value)
+{
+    struct paged *p = ctx;
+    struct kix_run_info run;
+    struct kix_rank k;
+    (void)value;
+    if (kix_index_run(p->r, run_id, strlen(run_id), &run) || kix_index_rank(p->r, &run, &k) ||
+        k.rank != rank)
+        abort();
+    p->checked++;
+    return 0;
+}
+
+/* The directory's i-th page. */
+struct nth {
+    uint64_t want;
+    struct kix_vindex_page *out;
+};
+
+static int nth_page(void *ctx, const struct kix_vindex_page *x)
+{
+    struct nth *n = ctx;
+    if (x->index != n->want)
+        return 0;
+    *n->out = *x;
+    return 1;
+}
+
+static uint64_t prove_pages(struct fixture *f, const struct kix_digest *g, uint64_t *count)
+{
+    struct kix_log_reader *r;
+    struct kix_bytes nb;
+    struct kix_vindex_note n;
+    struct kix_vindex_dir d;
+    struct kix_buf dir = KIX_BUF_INIT, proof = KIX_BUF_INIT;
+    struct kix_err err = {0};
+    struct paged p = {NULL, 0};
+    char key[KIX_VINDEX_KEY_MAX + 1];
+    int present;
+
+    if (kix_log_read_begin(f->log, &r) || kix_log_reader_index_note(r, KIX_NO_INDEX, &nb) ||
+        kix_vindex_note_open((const char *)nb.ptr, nb.len, kix_log_verifier(f->log), NULL, &n,
+                             &err))
+        abort();
+    p.r = r;
+    kix_vindex_key_group(g, key);
+    if (kix_index_prove(r, key, strlen(key), &dir, &proof, &present, &err) || !present ||
+        kix_vindex_verify(&n, key, strlen(key), dir.ptr, dir.len, proof.ptr, proof.len, &err) ||
+        kix_vindex_group_decode(dir.ptr, dir.len, g, &d, NULL, NULL, &err))
+        abort();
+    for (uint64_t i = 0; i < d.pages; i++) {
+        struct kix_vindex_page page;
+        struct kix_buf v = KIX_BUF_INIT, pp = KIX_BUF_INIT;
+        char id[KIX_RUN_ID_MAX + 1];
+        struct nth nth = {i, &page};
+        memset(&page, 0, sizeof(page));
+        if (kix_vindex_group_decode(dir.ptr, dir.len, g, &d, nth_page, &nth, &err))
+            abort();
+        kix_vindex_key_group_page(g, i ? page.first_run : "", key);
+        if (kix_index_prove(r, key, strlen(key), &v, &pp, &present, &err) || !present ||
+            kix_vindex_verify(&n, key, strlen(key), v.ptr, v.len, pp.ptr, pp.len, &err) ||
+            kix_vindex_page_decode(v.ptr, v.len, g, &page, id, rank_agrees, &p, &err))
+            abort();
+        kix_buf_release(&v);
+        kix_buf_release(&pp);
+    }
+    if (p.checked != d.count)
+        abort();
+    *count = d.count;
+    kix_log_read_end(r);
+    kix_buf_release(&dir);
+    kix_buf_release(&proof);
+    return d.pages;
+}
+
+/* A group of 300 runs is cut into pages where its members say (about
+ * one in 64 starts one), every rank is proven by its page and the
+ * directory, and a page whose first run is superseded keeps its key with no
+ * member while the page before takes the rest; kixd check agrees. */
+KIX_TEST(group_pages_prove_every_rank)
+{
+    struct fixture f;
+    struct kix_err err = {0};
+    struct kix_append_result res;
+    struct kix_index_check_stats st;
+    struct kix_check_opts o;
+    struct kix_buf env = KIX_BUF_INIT, v = KIX_BUF_INIT, pp = KIX_BUF_INIT;
+    struct kix_log_reader *r;
+    struct kix_run_info run;
+    struct kix_digest g;
+    char id[32], starter[32] = "", key[KIX_VINDEX_KEY_MAX + 1];
+    uint64_t count, pages;
+    int present;
+
+    setup(&f);
+    for (int i = 0; i < 300; i++) {
+        snprintf(id, sizeof(id), "r%d", i);
+        ASSERT_EQ_INT(KIX_OK, publish_ranked(&f, id, 1, 1000 + (i * 7919) % 613, &err));
+        if (!starter[0] && i > 100 && kix_vindex_page_starts(id, strlen(id)))
+            snprintf(starter, sizeof(starter), "%s", id);
+    }
+    ASSERT_TRUE(starter[0] != '\0');
+    ASSERT_EQ_INT(KIX_OK, kix_log_read_begin(f.log, &r));
+    ASSERT_EQ_INT(KIX_OK, kix_index_run(r, "r0", 2, &run));
+    kix_log_read_end(r);
+    g = run.comparison_key;
+    pages = prove_pages(&f, &g, &count);
+    ASSERT_EQ_U64(300, count);
+    ASSERT_TRUE(pages > 2);
+
+    /* the starting run leaves: one page fewer, its key stays, empty */
+    ASSERT_EQ_INT(KIX_OK, publish_ranked(&f, "fixed", 1, 5000, &err));
+    ASSERT_EQ_INT(KIX_OK, kix_log_read_begin(f.log, &r));
+    ASSERT_EQ_INT(KIX_OK, kix_index_run(r, starter, strlen(starter), &run));
+    kix_log_read_end(r);
+    ASSERT_EQ_INT(KIX_OK, kix_entry_supersession(f.publisher, starter, &run.manifest, "fixed", NULL,
+                                                 &env, &err));
+    ASSERT_EQ_INT(KIX_OK, submit(&f, &env, NULL, 0, &res, &err));
+    ASSERT_EQ_U64(pages - (kix_vindex_page_starts("fixed", 5) ? 0 : 1),
+                  prove_pages(&f, &g, &count));
+    ASSERT_EQ_U64(300, count);
+    ASSERT_EQ_INT(KIX_OK, kix_log_read_begin(f.log, &r));
+    kix_vindex_key_group_page(&g, starter, key);
+    ASSERT_EQ_INT(KIX_OK, kix_index_prove(r, key, strlen(key), &v, &pp, &present, &err));
+    kix_log_read_end(r);
+    ASSERT_EQ_INT(1, present);
+    ASSERT_EQ_U64(1 + 32 + 1 + strlen(starter) + 8, v.len);
+    /* and the index recomputed from the entries is the one stored */
+    memset(&o, 0, sizeof(o));
+    ASSERT_EQ_INT(KIX_OK, kix_index_check(f.log, &o, &st, &err));
+    ASSERT_EQ_U64(0, st.issues);
+    ASSERT_EQ_U64(300, st.ranked);
+    kix_buf_release(&env);
+    kix_buf_release(&v);
+    kix_buf_release(&pp);
     teardown(&f);
 }
 

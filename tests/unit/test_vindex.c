@@ -59,48 +59,106 @@ KIX_TEST(run_record_round_trips_and_is_strict)
     kix_buf_release(&b);
 }
 
-KIX_TEST(group_record_ranks_and_refuses_disorder)
+/* A run id "<prefix><n>" that starts a page (want 1) or does not (0). */
+static void id_that(const char *prefix, int want, char out[32])
+{
+    for (int n = 0;; n++) {
+        snprintf(out, 32, "%s%d", prefix, n);
+        if (kix_vindex_page_starts(out, strlen(out)) == want)
+            return;
+    }
+}
+
+KIX_TEST(group_records_rank_and_refuse_disorder)
 {
     struct kix_digest g, other;
-    struct kix_buf b = KIX_BUF_INIT;
+    struct kix_buf dir = KIX_BUF_INIT, p0 = KIX_BUF_INIT, p1 = KIX_BUF_INIT;
     struct kix_rank rank;
     struct kix_err err = {0};
+    char a[32], ab[40], b[32], start[32], c[32], id[KIX_RUN_ID_MAX + 1];
 
     memset(g.b, 0x44, 32);
     memset(other.b, 0x45, 32);
-    /* ties by run id bytes, a prefix first */
-    ASSERT_EQ_INT(KIX_OK, kix_vindex_group_begin(&g, 4, &b));
-    ASSERT_EQ_INT(KIX_OK, kix_vindex_group_add("b", 100, &b));
-    ASSERT_EQ_INT(KIX_OK, kix_vindex_group_add("a", 200, &b));
-    ASSERT_EQ_INT(KIX_OK, kix_vindex_group_add("ab", 200, &b));
-    ASSERT_EQ_INT(KIX_OK, kix_vindex_group_add("b", 200, &b));
-    ASSERT_EQ_INT(KIX_OK, kix_vindex_group_rank(b.ptr, b.len, &g, "ab", &rank, &err));
+    id_that("a", 0, a);
+    snprintf(ab, sizeof(ab), "%sb", a); /* a prefix of it sorts first on a tie */
+    if (kix_vindex_page_starts(ab, strlen(ab)))
+        id_that("ab", 0, ab); /* not a prefix then: still a tie broken by bytes */
+    id_that("b", 0, b);
+    id_that("s", 1, start);
+    id_that("t", 0, c);
+    /* the first page (b 100, a 200, ab 200), then one starting at `start` */
+    ASSERT_EQ_INT(KIX_OK, kix_vindex_page_begin(&g, "", 3, &p0));
+    ASSERT_EQ_INT(KIX_OK, kix_vindex_group_add(b, 100, &p0));
+    ASSERT_EQ_INT(KIX_OK, kix_vindex_group_add(a, 200, &p0));
+    ASSERT_EQ_INT(KIX_OK, kix_vindex_group_add(ab, 200, &p0));
+    ASSERT_EQ_INT(KIX_OK, kix_vindex_page_begin(&g, start, 2, &p1));
+    ASSERT_EQ_INT(KIX_OK, kix_vindex_group_add(start, 300, &p1));
+    ASSERT_EQ_INT(KIX_OK, kix_vindex_group_add(c, 400, &p1));
+    ASSERT_EQ_INT(KIX_OK, kix_vindex_group_begin(&g, 5, 2, &dir));
+    ASSERT_EQ_INT(KIX_OK, kix_vindex_group_page_add(3, b, 100, &dir));
+    ASSERT_EQ_INT(KIX_OK, kix_vindex_group_page_add(2, start, 300, &dir));
+    ASSERT_EQ_INT(KIX_OK,
+                  kix_vindex_group_rank(dir.ptr, dir.len, p0.ptr, p0.len, &g, ab, &rank, &err));
     ASSERT_EQ_U64(3, rank.rank);
-    ASSERT_EQ_U64(4, rank.group_size);
-    ASSERT_EQ_STR("b", rank.best);
+    ASSERT_EQ_U64(5, rank.group_size);
+    ASSERT_EQ_STR(b, rank.best);
     ASSERT_EQ_U64(100, rank.best_value);
-    ASSERT_EQ_INT(KIX_OK, kix_vindex_group_rank(b.ptr, b.len, &g, "zz", &rank, &err));
+    /* the rank on a later page counts the pages before it */
+    ASSERT_EQ_INT(KIX_OK,
+                  kix_vindex_group_rank(dir.ptr, dir.len, p1.ptr, p1.len, &g, c, &rank, &err));
+    ASSERT_EQ_U64(5, rank.rank);
+    ASSERT_EQ_STR(b, rank.best);
+    ASSERT_EQ_INT(KIX_OK,
+                  kix_vindex_group_rank(dir.ptr, dir.len, p1.ptr, p1.len, &g, "zz", &rank, &err));
     ASSERT_EQ_U64(0, rank.rank);
-    /* another group's key, a count that lies, members out of order */
-    ASSERT_EQ_INT(KIX_EVERIFY, kix_vindex_group_rank(b.ptr, b.len, &other, "a", &rank, &err));
-    b.ptr[1 + 32 + 7] = 5;
-    ASSERT_EQ_INT(KIX_EVERIFY, kix_vindex_group_rank(b.ptr, b.len, &g, "a", &rank, &err));
-    kix_buf_reset(&b);
-    ASSERT_EQ_INT(KIX_OK, kix_vindex_group_begin(&g, 2, &b));
-    ASSERT_EQ_INT(KIX_OK, kix_vindex_group_add("a", 200, &b));
-    ASSERT_EQ_INT(KIX_OK, kix_vindex_group_add("b", 100, &b));
-    ASSERT_EQ_INT(KIX_EVERIFY, kix_vindex_group_rank(b.ptr, b.len, &g, "a", &rank, &err));
-    kix_buf_reset(&b);
-    ASSERT_EQ_INT(KIX_OK, kix_vindex_group_begin(&g, 2, &b));
-    ASSERT_EQ_INT(KIX_OK, kix_vindex_group_add("a", 200, &b));
-    ASSERT_EQ_INT(KIX_OK, kix_vindex_group_add("a", 200, &b));
-    ASSERT_EQ_INT(KIX_EVERIFY, kix_vindex_group_rank(b.ptr, b.len, &g, "a", &rank, &err));
-    /* a group all of whose runs left: no member, still a record */
-    kix_buf_reset(&b);
-    ASSERT_EQ_INT(KIX_OK, kix_vindex_group_begin(&g, 0, &b));
-    ASSERT_EQ_INT(KIX_OK, kix_vindex_group_rank(b.ptr, b.len, &g, "a", &rank, &err));
+    /* another group's key, a count that lies (in the directory or a page) */
+    ASSERT_EQ_INT(KIX_EVERIFY,
+                  kix_vindex_group_rank(dir.ptr, dir.len, p0.ptr, p0.len, &other, a, &rank, &err));
+    dir.ptr[1 + 32 + 7] = 6;
+    ASSERT_EQ_INT(KIX_EVERIFY,
+                  kix_vindex_group_rank(dir.ptr, dir.len, p0.ptr, p0.len, &g, a, &rank, &err));
+    dir.ptr[1 + 32 + 7] = 5;
+    p0.ptr[1 + 32 + 1 + 7] = 2;
+    ASSERT_EQ_INT(KIX_EVERIFY,
+                  kix_vindex_group_rank(dir.ptr, dir.len, p0.ptr, p0.len, &g, a, &rank, &err));
+    /* members out of order, repeated, or a second run that starts a page */
+    kix_buf_reset(&p0);
+    ASSERT_EQ_INT(KIX_OK, kix_vindex_page_begin(&g, "", 2, &p0));
+    ASSERT_EQ_INT(KIX_OK, kix_vindex_group_add(a, 200, &p0));
+    ASSERT_EQ_INT(KIX_OK, kix_vindex_group_add(b, 100, &p0));
+    ASSERT_EQ_INT(KIX_EVERIFY,
+                  kix_vindex_page_decode(p0.ptr, p0.len, &g, NULL, id, NULL, NULL, &err));
+    kix_buf_reset(&p0);
+    ASSERT_EQ_INT(KIX_OK, kix_vindex_page_begin(&g, "", 2, &p0));
+    ASSERT_EQ_INT(KIX_OK, kix_vindex_group_add(a, 200, &p0));
+    ASSERT_EQ_INT(KIX_OK, kix_vindex_group_add(a, 200, &p0));
+    ASSERT_EQ_INT(KIX_EVERIFY,
+                  kix_vindex_page_decode(p0.ptr, p0.len, &g, NULL, id, NULL, NULL, &err));
+    kix_buf_reset(&p0);
+    ASSERT_EQ_INT(KIX_OK, kix_vindex_page_begin(&g, "", 2, &p0));
+    ASSERT_EQ_INT(KIX_OK, kix_vindex_group_add(a, 200, &p0));
+    ASSERT_EQ_INT(KIX_OK, kix_vindex_group_add(start, 300, &p0));
+    ASSERT_EQ_INT(KIX_EVERIFY,
+                  kix_vindex_page_decode(p0.ptr, p0.len, &g, NULL, id, NULL, NULL, &err));
+    /* a page not listed by the directory (its id is another run) */
+    kix_buf_reset(&p0);
+    ASSERT_EQ_INT(KIX_OK, kix_vindex_page_begin(&g, c, 1, &p0));
+    ASSERT_EQ_INT(KIX_OK, kix_vindex_group_add(c, 400, &p0));
+    ASSERT_EQ_INT(KIX_EVERIFY,
+                  kix_vindex_group_rank(dir.ptr, dir.len, p0.ptr, p0.len, &g, c, &rank, &err));
+    /* a group all of whose runs left: no member, one empty first page */
+    kix_buf_reset(&dir);
+    kix_buf_reset(&p0);
+    ASSERT_EQ_INT(KIX_OK, kix_vindex_group_begin(&g, 0, 1, &dir));
+    ASSERT_EQ_INT(KIX_OK, kix_vindex_group_page_add(0, "", 0, &dir));
+    ASSERT_EQ_INT(KIX_OK, kix_vindex_page_begin(&g, "", 0, &p0));
+    ASSERT_EQ_INT(KIX_OK,
+                  kix_vindex_group_rank(dir.ptr, dir.len, p0.ptr, p0.len, &g, a, &rank, &err));
     ASSERT_EQ_U64(0, rank.group_size);
-    kix_buf_release(&b);
+    ASSERT_EQ_U64(0, rank.rank);
+    kix_buf_release(&dir);
+    kix_buf_release(&p0);
+    kix_buf_release(&p1);
 }
 
 /* The latest checkpoint and index note of the fixture's log. */
@@ -543,12 +601,13 @@ KIX_TEST(protocol_worked_example_verifies)
     struct kix_rank rank;
     struct kix_digest group;
     struct kix_err err = {0};
+    struct kix_buf dir = KIX_BUF_INIT;
     const char *run_key = NULL;
 
     ASSERT_TRUE(ex != NULL);
     answers = json_object_get(ex, "answers");
-    ASSERT_EQ_U64(2, json_array_size(answers));
-    for (size_t i = 0; i < 2; i++) {
+    ASSERT_EQ_U64(3, json_array_size(answers));
+    for (size_t i = 0; i < 3; i++) {
         json_t *a = json_array_get(answers, i);
         const char *key = json_string_value(json_object_get(a, "key"));
         const char *cp_text = json_string_value(json_object_get(a, "checkpoint"));
@@ -579,12 +638,15 @@ KIX_TEST(protocol_worked_example_verifies)
             ASSERT_EQ_U64(1, run.info.attestations);
             ASSERT_EQ_U64(2, run.info.entries);
             ASSERT_EQ_U64(10615104, run.info.value);
-        } else {
+        } else if (strlen(key) == 70) { /* the group's directory */
             ASSERT_TRUE(run_key != NULL);
-            ASSERT_EQ_INT(KIX_OK, kix_hex_decode(key + 6, strlen(key + 6), group.b, 32));
+            ASSERT_EQ_INT(KIX_OK, kix_hex_decode(key + 6, 64, group.b, 32));
             ASSERT_EQ_MEM(group.b, 32, run.info.comparison_key.b, 32);
-            ASSERT_EQ_INT(KIX_OK, kix_vindex_group_rank(record.ptr, record.len, &group, run_key,
-                                                        &rank, &err));
+            ASSERT_EQ_INT(KIX_OK, kix_buf_add(&dir, record.ptr, record.len));
+        } else { /* the page that holds the run */
+            ASSERT_TRUE(dir.len > 0);
+            ASSERT_EQ_INT(KIX_OK, kix_vindex_group_rank(dir.ptr, dir.len, record.ptr, record.len,
+                                                        &group, run_key, &rank, &err));
             ASSERT_EQ_U64(2, rank.rank);
             ASSERT_EQ_U64(2, rank.group_size);
             ASSERT_EQ_STR("173d8b38-3c61-8b39-b0aa-e0e7b621b514", rank.best);
@@ -592,6 +654,7 @@ KIX_TEST(protocol_worked_example_verifies)
         kix_buf_release(&record);
         kix_buf_release(&proof);
     }
+    kix_buf_release(&dir);
     json_decref(ex);
 }
 

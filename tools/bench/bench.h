@@ -139,7 +139,11 @@ int bench_echo_server_main(int port, int threads, size_t reply_len);
 
 #define BENCH_MANIFEST_LEN 1024 /* canonical bytes of each run manifest */
 #define BENCH_GROUP_SIZE   16   /* runs per comparison group */
-#define BENCH_NSHARED      4    /* protocol, workload, environment, implementation */
+/* BENCH_GROUP_SIZE, or $KIX_BENCH_GROUP_SIZE when set (e.g. 10000: one
+ * group of 10^4 runs in the small log, to measure a large group's update
+ * cost and proofs; use another --cache) */
+long bench_group_size(void);
+#define BENCH_NSHARED 4 /* protocol, workload, environment, implementation */
 
 struct bench_workload {
     struct kix_signer *publisher;
@@ -183,6 +187,9 @@ struct bench_scale_point {
      * verifying a resolution with its index proofs */
     double index_update_us_per_entry;
     double run_proof_bytes, group_proof_bytes, group_record_bytes;
+    /* a page of 100 rows from the middle of a resolved run's group: the
+     * directory and the pages that hold those ranks, records and proofs */
+    double group_page_bytes;
     double verify_p50_us;
 };
 

@@ -12,12 +12,13 @@
 #include "bench.h"
 #include "kix/proto.h"
 #include "kix/resolve.h"
+#include "kix/vindex.h"
 
 #define BUILD_CHUNK 8192
 #define SCALE_TAG   "scale"
 #define ORIGIN      "bench.kix/log"
 /* a cached log built before this index format is built again */
-#define INDEX_FORMAT "kix-index/3"
+#define INDEX_FORMAT "kix-index/4"
 
 struct prep_job {
     struct kix_log *log;
@@ -296,6 +297,54 @@ static int wire(const char *dir, const char *work_dir, const char *kixd, long en
 
 /* ---- in process ----------------------------------------------------------------- */
 
+/* What proving a page of 100 rows from the middle of group g costs: its
+ * directory and the pages that hold those ranks, records and proofs. */
+struct page_cost {
+    struct kix_log_reader *r;
+    const struct kix_digest *g;
+    uint64_t first, last;
+    double bytes;
+};
+
+static int add_page(void *ctx, const struct kix_vindex_page *p)
+{
+    struct page_cost *c = ctx;
+    struct kix_buf v = KIX_BUF_INIT, pr = KIX_BUF_INIT;
+    char key[KIX_VINDEX_KEY_MAX + 1];
+    int present;
+
+    if (!p->members || p->first_rank > c->last || p->first_rank + p->members <= c->first)
+        return 0;
+    kix_vindex_key_group_page(c->g, p->index ? p->first_run : "", key);
+    if (kix_index_prove(c->r, key, strlen(key), &v, &pr, &present, NULL) == KIX_OK)
+        c->bytes += (double)(v.len + pr.len);
+    kix_buf_release(&v);
+    kix_buf_release(&pr);
+    return 0;
+}
+
+static double page_bytes(struct kix_log_reader *r, const struct kix_digest *g)
+{
+    struct kix_buf v = KIX_BUF_INIT, pr = KIX_BUF_INIT;
+    struct kix_vindex_dir d;
+    struct page_cost c = {r, g, 0, 0, 0};
+    char key[KIX_VINDEX_KEY_MAX + 1];
+    int present;
+
+    kix_vindex_key_group(g, key);
+    if (kix_index_prove(r, key, strlen(key), &v, &pr, &present, NULL) == KIX_OK && present &&
+        kix_vindex_group_decode(v.ptr, v.len, g, &d, NULL, NULL, NULL) == KIX_OK) {
+        c.first = d.count / 2 + 1;
+        c.last = c.first + 99;
+        c.bytes = (double)(v.len + pr.len);
+        if (kix_vindex_group_decode(v.ptr, v.len, g, &d, add_page, &c, NULL) != KIX_OK)
+            c.bytes = 0;
+    }
+    kix_buf_release(&v);
+    kix_buf_release(&pr);
+    return c.bytes;
+}
+
 static int measure(const char *dir, long entries, int samples, struct bench_scale_point *out)
 {
     struct kix_log_opts opts;
@@ -365,9 +414,12 @@ static int measure(const char *dir, long entries, int samples, struct bench_scal
                 run_proof += (double)res.run_proof.len;
                 proven++;
                 if (res.group_proof.len) {
-                    group_proof += (double)res.group_proof.len;
-                    group_record += (double)res.group_record.len;
+                    /* a rank: the directory and the run's page */
+                    group_proof += (double)(res.group_proof.len + res.group_page_proof.len);
+                    group_record += (double)(res.group_record.len + res.group_page.len);
                     grouped++;
+                    if (!out->group_page_bytes)
+                        out->group_page_bytes = page_bytes(r, &res.run.comparison_key);
                 }
             }
             if (rc == KIX_OK)

@@ -62,10 +62,17 @@ int bench_workload_key_entry(const struct bench_workload *w, const struct kix_si
     return kix_entry_key(admin, 0, kix_signer_public_key(w->publisher), KIX_ROLE_PUBLISH, env, err);
 }
 
+long bench_group_size(void)
+{
+    const char *e = getenv("KIX_BENCH_GROUP_SIZE");
+    long n = e ? strtol(e, NULL, 10) : 0;
+    return n > 0 ? n : BENCH_GROUP_SIZE;
+}
+
 static int manifest_json(const struct bench_workload *w, long i, size_t pad, struct kix_buf *out)
 {
     char d[BENCH_NSHARED][KIX_DIGEST_TEXT_LEN + 1];
-    long g = i / BENCH_GROUP_SIZE, impl = i % BENCH_GROUP_SIZE;
+    long g = i / bench_group_size(), impl = i % bench_group_size();
     long median = 10000 + (i * 7919) % 5000;
     char padding[1024];
 

@@ -1042,10 +1042,24 @@ static void run_scale(const struct opts *o, const char *work, const char *cache,
     bench_fig(rep, "scale.run_proof_small_bytes", small.run_proof_bytes, "bytes", label);
     snprintf(label, sizeof(label), "run record proof, %ld entries", big.entries);
     bench_fig(rep, "scale.run_proof_big_bytes", big.run_proof_bytes, "bytes", label);
-    snprintf(label, sizeof(label), "group record proof, %ld entries", small.entries);
+    snprintf(label, sizeof(label), "group directory and page proofs (a rank), %ld entries",
+             small.entries);
     bench_fig(rep, "scale.group_proof_small_bytes", small.group_proof_bytes, "bytes", label);
-    snprintf(label, sizeof(label), "group record proof, %ld entries", big.entries);
+    snprintf(label, sizeof(label), "group directory and page proofs (a rank), %ld entries",
+             big.entries);
     bench_fig(rep, "scale.group_proof_big_bytes", big.group_proof_bytes, "bytes", label);
+    snprintf(label, sizeof(label), "group directory and page records (a rank), %ld entries",
+             small.entries);
+    bench_fig(rep, "scale.group_record_small_bytes", small.group_record_bytes, "bytes", label);
+    snprintf(label, sizeof(label), "group directory and page records (a rank), %ld entries",
+             big.entries);
+    bench_fig(rep, "scale.group_record_big_bytes", big.group_record_bytes, "bytes", label);
+    snprintf(label, sizeof(label), "group page of 100 rows, records and proofs, %ld entries",
+             small.entries);
+    bench_fig(rep, "scale.group_page_small_bytes", small.group_page_bytes, "bytes", label);
+    snprintf(label, sizeof(label), "group page of 100 rows, records and proofs, %ld entries",
+             big.entries);
+    bench_fig(rep, "scale.group_page_big_bytes", big.group_page_bytes, "bytes", label);
     snprintf(label, sizeof(label), "client verify of a resolution, %ld entries", small.entries);
     bench_fig(rep, "scale.verify_small_p50_us", small.verify_p50_us, "us", label);
     snprintf(label, sizeof(label), "client verify of a resolution, %ld entries", big.entries);

@@ -28,6 +28,7 @@
 #include "kix/index.h"
 #include "kix/merkle.h"
 #include "kix/resolve.h"
+#include "kix/vindex.h"
 
 #define KIX_DEFAULT_SERVER "tcp://127.0.0.1:7420"
 
@@ -211,6 +212,24 @@ int kix_client_query_verify(struct kix_client *c, const struct kix_verifier *key
                             const struct kix_query_row *rows, size_t n, kix_object_fn workload_fn,
                             void *ctx, struct kix_query_proof *out,
                             struct kix_err *err) KIX_MUST_CHECK;
+
+/* The members of group at ranks [first, first + n) (1-based) as the log's
+ * signed index holds them: its directory and the pages that hold those
+ * ranks (kix/vindex.h), each proven, all at proof->size (set with
+ * proof->checkpoint when 0; KIX_EUNAVAIL when the log grew: ask again).
+ * fn (may be NULL) sees each member in the range with its rank, in rank
+ * order; non-zero stops it. out: whether the group is in the index (the
+ * index proves it absent otherwise: no member), its size, pages proven.
+ * The one reader of group records on the client. */
+struct kix_group_members {
+    int present;
+    uint64_t count;
+    size_t pages;
+};
+int kix_client_group_members(struct kix_client *c, const struct kix_verifier *key,
+                             const struct kix_digest *group, uint64_t first, uint64_t n,
+                             kix_vindex_member_fn fn, void *ctx, struct kix_query_proof *proof,
+                             struct kix_group_members *out, struct kix_err *err) KIX_MUST_CHECK;
 
 /* Proves that rows (already proven by kix_client_query_verify into proof,
  * or none) are exactly the page [offset, offset + limit) of group's record

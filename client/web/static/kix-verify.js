@@ -445,27 +445,78 @@
     return x;
   }
 
-  /* A group record's members, checked as PROTOCOL.md section 4.2 (and
-   * kix_vindex_group_decode) says: its tag, its key (64 hex), strictly in
-   * rank order (value, then run id bytes), exact length. */
-  function decodeGroupRecord(rec, keyHex) {
-    var r = new Reader(rec, 'group'), members = [], last = null;
-    if (r.u8() !== 2) throw new Fail('the group record has the wrong tag');
-    if (hex(r.take(32)) !== keyHex) throw new Fail('the group record is another group\u2019s');
-    var count = r.u64();
-    /* each member takes at least 10 bytes: a count past that is a lie */
-    if (count > BigInt(rec.length - r.o) / 10n) throw new Fail('the group record is truncated');
-    for (var n = 0n; n < count; n++) {
-      var value = r.u64(), runId = r.id(false);
-      if (last && !(last.value < value || (last.value === value &&
-                                            compareBytes(enc.encode(last.runId),
-                                                         enc.encode(runId)) < 0)))
-        throw new Fail('the group record is not in rank order');
-      last = { rank: members.length + 1, runId: runId, value: value };
-      members.push(last);
+  /* Groups are paged (PROTOCOL.md section 4.2): a member starts a page when
+   * SHA-256("kix.group.page\n" || run id) is below 4 in its first byte. */
+  async function startsPage(runId) {
+    return (await sha256(enc.encode('kix.group.page\n' + runId)))[0] < 4;
+  }
+
+  function beforeInRank(a, b) {
+    return a.value < b.value || (a.value === b.value &&
+                                 compareBytes(enc.encode(a.runId), enc.encode(b.runId)) < 0);
+  }
+
+  /* A group's directory (group/<hex>), checked as kix_vindex_group_decode
+   * does: { count, pages: [{ index, firstRank, members, first: {runId,
+   * value} }], best }. */
+  async function decodeGroupDir(rec, keyHex) {
+    var r = new Reader(rec, 'group'), pages = [], rank = 1n, last = null;
+    if (r.u8() !== 2) throw new Fail('the group directory has the wrong tag');
+    if (hex(r.take(32)) !== keyHex) throw new Fail('the group directory is another group\u2019s');
+    var count = r.u64(), n = r.u64();
+    /* each page takes at least 17 bytes */
+    if (n === 0n || n > BigInt(rec.length - r.o) / 17n) throw new Fail('the group directory is malformed');
+    for (var i = 0n; i < n; i++) {
+      var members = r.u64(), value = r.u64(), runId = r.id(i === 0n);
+      if ((members === 0n) !== (runId === '') || (members === 0n && value !== 0n) ||
+          members > count - (rank - 1n))
+        throw new Fail('the group directory is malformed');
+      var first = { runId: runId, value: value };
+      if (i > 0n && !(await startsPage(runId)))
+        throw new Fail('the group directory starts a page at a run that does not start one');
+      if (members > 0n && last && !beforeInRank(last, first))
+        throw new Fail('the group directory is not in rank order');
+      if (members > 0n) last = first;
+      pages.push({ index: Number(i), firstRank: rank, members: members, first: first });
+      rank += members;
     }
-    if (r.o !== rec.length) throw new Fail('the group record is malformed');
-    return members;
+    if (r.o !== rec.length || rank - 1n !== count) throw new Fail('the group directory is malformed');
+    var best = pages.filter(function (p) { return p.members > 0n; })[0];
+    return { count: count, pages: pages, best: best ? best.first : null };
+  }
+
+  /* One page (group/<hex>/<page id>), checked as kix_vindex_page_decode
+   * does; with `want` (its directory entry) its count, first member and
+   * kind; members ranked from want's first rank (1 without). */
+  async function decodeGroupPage(rec, keyHex, want) {
+    var r = new Reader(rec, 'group page'), members = [], last = null;
+    if (r.u8() !== 5) throw new Fail('the group page has the wrong tag');
+    if (hex(r.take(32)) !== keyHex) throw new Fail('the group page is another group\u2019s');
+    var pageId = r.id(true), count = r.u64(), rank = want ? want.firstRank : 1n;
+    /* each member takes at least 10 bytes: a count past that is a lie */
+    if (count > BigInt(rec.length - r.o) / 10n) throw new Fail('the group page is truncated');
+    for (var n = 0n; n < count; n++) {
+      var value = r.u64();
+      members.push({ rank: Number(rank + n), runId: r.id(false), value: value });
+    }
+    if (r.o !== rec.length) throw new Fail('the group page is malformed');
+    return checkPage(pageId, members, want);
+  }
+
+  async function checkPage(pageId, members, want) {
+    for (var i = 0; i < members.length; i++) {
+      if (i > 0 && !beforeInRank(members[i - 1], members[i]))
+        throw new Fail('the group page is not in rank order');
+      if (i === 0 && pageId !== '' && members[i].runId !== pageId)
+        throw new Fail('the group page does not start at its id');
+      if (i > 0 && await startsPage(members[i].runId))
+        throw new Fail('the group page holds a run that starts another page');
+    }
+    if (want && (BigInt(members.length) !== want.members || (want.index === 0) !== (pageId === '') ||
+                 (members.length && (members[0].runId !== want.first.runId ||
+                                     members[0].value !== want.first.value))))
+      throw new Fail('the group page is not the one its signed directory lists');
+    return { pageId: pageId, members: members };
   }
 
   /* ---- tiles (c2sp.org/tlog-tiles) -------------------------------------------------- */
@@ -610,18 +661,46 @@
     return { cp: cp, root: n.index };
   }
 
-  /* The group record the index proves (x: the view's `index`) and its members. */
-  async function provenGroup(x, root) {
+  /* The group's directory the index proves (x: the view's `index`). */
+  async function provenDir(x, root) {
     var key = str(x.groupKey) || '';
     if (!/^group\/[0-9a-f]{64}$/.test(key)) throw new Fail('the view names no group key');
     var rec = unhex(x.groupRecord || '');
     if (!equal(await smtRoot(key, rec, unhex(x.groupProof || '')), root))
       throw new Fail('the group\u2019s record is not in the signed index');
-    return { key: key, members: decodeGroupRecord(rec, key.slice(6)) };
+    return { key: key, dir: await decodeGroupDir(rec, key.slice(6)) };
+  }
+
+  /* A page of the group the index proves, checked against its directory:
+   * the directory's entry for it is the one its own id names. */
+  async function provenPage(group, pageKey, record, proof, root) {
+    var rec = unhex(record || '');
+    if (typeof pageKey !== 'string' || pageKey.indexOf(group.key + '/') !== 0)
+      throw new Fail('the view\u2019s group page is not of its group');
+    if (!equal(await smtRoot(pageKey, rec, unhex(proof || '')), root))
+      throw new Fail('the group\u2019s page ' + pageKey + ' is not in the signed index');
+    var id = pageKey.slice(group.key.length + 1);
+    var want = group.dir.pages.filter(function (p) {
+      return p.index === 0 ? id === '' : p.first.runId === id;
+    })[0];
+    if (!want) throw new Fail('the group\u2019s signed directory lists no page ' + id);
+    var page = await decodeGroupPage(rec, group.key.slice(6), want);
+    if (page.pageId !== id) throw new Fail('the group page ' + pageKey + ' holds another page');
+    return page;
+  }
+
+  /* The group of a run view: its directory and the page that holds the run. */
+  async function provenGroup(x, root) {
+    var g = await provenDir(x, root), rec = unhex(x.groupPage || '');
+    var r = new Reader(rec, 'group page'), id = '';
+    try { r.u8(); r.take(32); id = r.id(true); } catch (e) { /* decodeGroupPage names it */ }
+    var page = await provenPage(g, g.key + '/' + id, x.groupPage, x.groupPageProof, root);
+    return { key: g.key, dir: g.dir, members: page.members };
   }
 
   /* What the run's records prove about run `runId`: its record, evidence,
-   * and when ranked its rank, group size, best run and the group's members. */
+   * and when ranked its rank, group size, best run and the members of its
+   * page of the group. */
   function runFacts(runId, run, group) {
     var f = { run: run, evidence: run.evidence, rank: null, members: null };
     if (!run.grouped) return f; /* a superseded run keeps no rank, whatever its group holds */
@@ -633,8 +712,8 @@
       throw new Fail('the run is not a member of its group\u2019s signed record');
     f.members = group.members;
     f.rank = { group: 'sha256:' + run.comparisonKey, rank: me.rank,
-               groupSize: group.members.length, best: group.members[0].runId,
-               bestValue: group.members[0].value };
+               groupSize: Number(group.dir.count), best: group.dir.best.runId,
+               bestValue: group.dir.best.value };
     return f;
   }
 
@@ -897,14 +976,15 @@
       throw new Fail('the view\u2019s claims differ from what its proofs show: ' + lies.join(', '));
   }
 
-  function compareGroupView(view, members) {
-    if (view.size !== members.length)
-      throw new Fail('the view says ' + view.size + ' runs; the signed index proves ' +
-                     members.length);
+  /* The view's rows must be exactly the proven members at ranks offset + 1
+   * on, as many as the page holds (limit, at most the group's rest). */
+  function compareGroupView(view, members, count) {
+    if (view.size !== Number(count))
+      throw new Fail('the view says ' + view.size + ' runs; the signed index proves ' + count);
     var rows = Array.isArray(view.rows) ? view.rows : [];
     if (rows.length !== members.length)
-      throw new Fail('the view lists ' + rows.length + ' runs; the signed index proves ' +
-                     members.length);
+      throw new Fail('the view lists ' + rows.length + ' runs from rank ' + (view.offset + 1) +
+                     '; the signed index proves ' + members.length + ' there');
     for (var i = 0; i < rows.length; i++) {
       var m = members[i], row = rows[i] || {};
       if (row.rank !== m.rank || row.runId !== m.runId || !sameNumber(m.value, row.value))
@@ -1043,21 +1123,52 @@
     if (view.index.groupKey !== 'group/' + group.slice(7))
       throw new Fail('the view\u2019s proof is for ' + view.index.groupKey + ', not ' + group);
     var signed = await verifyIndexNote(view.index, log.vkey, log.cp, log.tiles);
-    var g = await provenGroup(view.index, signed.root);
+    var g = await provenDir(view.index, signed.root);
+    var offset = view.offset, limit = view.limit;
+    if (!Number.isSafeInteger(offset) || offset < 0 || !Number.isSafeInteger(limit) || limit < 1)
+      throw new Fail('the view names no page of its group (offset, limit)');
+    /* the members at ranks offset + 1 .. offset + limit, from every page
+     * of the directory that holds one of them: each must be in the view */
+    var first = BigInt(offset) + 1n, last = BigInt(offset) + BigInt(limit);
+    var given = Array.isArray(view.index.pages) ? view.index.pages : [], members = [];
+    for (var i = 0; i < g.dir.pages.length; i++) {
+      var p = g.dir.pages[i];
+      if (p.members === 0n || p.firstRank > last || p.firstRank + p.members <= first) continue;
+      var key = g.key + '/' + (p.index === 0 ? '' : p.first.runId);
+      var x = given.filter(function (q) { return q && q.key === key; })[0];
+      if (!x) throw new Fail('the view carries no proof of the group’s page ' + key);
+      var page = await provenPage(g, key, x.record, x.proof, signed.root);
+      page.members.forEach(function (m) {
+        if (BigInt(m.rank) >= first && BigInt(m.rank) <= last) members.push(m);
+      });
+    }
     proven.index = { size: signed.cp.size };
-    proven.members = g.members;
-    compareGroupView(view, g.members);
+    proven.members = members;
+    proven.size = Number(g.dir.count);
+    proven.best = g.dir.best ? g.dir.best.value : null;
+    proven.offset = offset;
+    compareGroupView(view, members, g.dir.count);
     return proven;
   }
 
   /* What a page at `pathname` is about, by its place in the site
    * (runs/<runId> or groups/<group>, as kixd and the export name them):
    * { page, id }, or null for a path that names neither. */
-  function pageSubject(pathname) {
+  function pageSubject(pathname, search) {
     var m = /\/(runs|groups)\/([^\/]+?)(?:\.html)?$/.exec(pathname);
     if (!m) return null;
     try {
-      return { page: m[1] === 'runs' ? 'run' : 'group', id: decodeURIComponent(m[2]) };
+      var subject = { page: m[1] === 'runs' ? 'run' : 'group', id: decodeURIComponent(m[2]) };
+      /* page N of a group: groups/<key>?page=N (kixd) or groups/<key>-N (the export) */
+      var p = /[?&]page=([1-9][0-9]{0,8})(?:&|$)/.exec(search || '');
+      var f = subject.page === 'group' ? /^(.*)-([1-9][0-9]{0,8})$/.exec(subject.id) : null;
+      if (f) {
+        subject.id = f[1];
+        subject.groupPage = Number(f[2]);
+      } else if (subject.page === 'group' && p) {
+        subject.groupPage = Number(p[1]);
+      }
+      return subject;
     } catch (e) {
       return null;
     }
@@ -1071,6 +1182,19 @@
     if (subject.id !== id)
       throw new Fail('this page is at ' + (subject.page === 'run' ? 'runs/' : 'groups/') +
                      subject.id + ', but its view is of ' + id);
+    /* a group page asked as ?page=N shows the ranks from (N - 1) * limit + 1 */
+    if (subject.page === 'group' && subject.groupPage !== undefined &&
+        view.offset !== (subject.groupPage - 1) * view.limit)
+      throw new Fail('this is page ' + subject.groupPage + ' of the group, but its view starts ' +
+                     'at rank ' + (Number(view.offset) + 1));
+  }
+
+  /* "rows a\u2013b of n" of a proven group page. */
+  function pageWords(proven) {
+    var n = proven.members.length;
+    if (!n) return 'no rows from rank ' + (proven.offset + 1) + ' of ' + proven.size;
+    return 'rows ' + proven.members[0].rank + '\u2013' + proven.members[n - 1].rank + ' of ' +
+           proven.size;
   }
 
   /* What the status line says once verification ends (state, text). */
@@ -1078,9 +1202,9 @@
     if (failure) return { state: 'fail', text: 'verification FAILED: ' + failure.message };
     var head = 'verified against ' + proven.cp.origin + ' at size ' + proven.cp.size + ': ';
     if (page === 'group')
-      return { state: 'ok', text: head + 'checkpoint signature; the ranks of ' +
-                                  proven.members.length + ' runs proven by the log\u2019s ' +
-                                  'signed index at size ' + proven.index.size + '.' };
+      return { state: 'ok', text: head + 'checkpoint signature; ' + pageWords(proven) +
+                                  ' proven by the log\u2019s signed index at size ' +
+                                  proven.index.size + '.' };
     var ids = Object.keys(proven.entries).map(Number).sort(function (a, b) { return a - b; });
     return { state: 'ok', text: head + 'checkpoint signature, inclusion of ' + ids.length + ' entr' +
                                 (ids.length === 1 ? 'y' : 'ies') + ' (' + ids.join(', ') +
@@ -1107,7 +1231,7 @@
    * #kix-verify's data-run (data-group) must name the same. */
   function pageTarget(href, root, page) {
     /* a saved file's name says nothing: there only ?run= (?group=) does */
-    var u = new URL(href), subject = u.protocol === 'file:' ? null : pageSubject(u.pathname);
+    var u = new URL(href), subject = u.protocol === 'file:' ? null : pageSubject(u.pathname, u.search);
     var param = u.searchParams.get(page);
     if (subject && subject.page !== page)
       throw new Fail('this page is at a ' + subject.page + '\u2019s address, not a ' + page + '\u2019s');
@@ -1313,15 +1437,32 @@
       if (x.supersedes) required('supersedes', 'the run it supersedes');
     }
 
+    /* a group page's row: rank, run and value proven; provider, spread,
+     * evidence and date are the view's (the group's records do not hold
+     * them; the run's page proves its own) */
+    function groupCells(m) {
+      var view = proven.view || {};
+      var w = (Array.isArray(view.rows) ? view.rows : []).filter(function (x) {
+        return x && x.runId === m.runId;
+      })[0] || {};
+      var bytes = w.unit === 'bytes', best = proven.best;
+      var figure = function (v) { return Number.isSafeInteger(v) ? human(v, bytes) : ''; };
+      var spread = figure(w.p20) && figure(w.p80) ? figure(w.p20) + '\u2013' + figure(w.p80) : '';
+      return [String(m.rank), String(w.provider || ''), human(m.value, bytes), spread,
+              best && m.value ? (Number(best) / Number(m.value)).toFixed(2) + '\u00d7' : '',
+              String(w.evidence || ''), String(w.observedAt || ''), null];
+    }
+
     function writeGroup(p) {
       var members = p.members;
-      fill('group-size', members ? String(members.length) : null);
+      fill('group-size', members ? String(p.size) : null);
+      fill('group-page', members ? pageWords(p) : null);
       slots('group-rows').forEach(function (tbody) {
         if (!members) return mark(tbody, false);
         clear(tbody);
         members.forEach(function (m) {
           var tr = doc.createElement('tr');
-          var cells = [String(m.rank), null, String(m.value)];
+          var cells = groupCells(m);
           tr.setAttribute('data-rank', String(m.rank));
           tr.setAttribute('data-run', m.runId);
           cells.forEach(function (c) {
@@ -1353,7 +1494,10 @@
       } else {
         view = await fetchView(); /* a bare page: the view from the log's site */
       }
-      checkSubject({ page: page, id: target }, view);
+      var here = new URL(doc.location.href);
+      var subject = here.protocol === 'file:' ? null : pageSubject(here.pathname, here.search);
+      checkSubject({ page: page, id: target, groupPage: subject ? subject.groupPage : undefined },
+                   view);
       var io = { fetchBytes: fetchBytes, fetchView: fetchView };
       await (page === 'group' ? verifyGroupView(view, io, proven)
                               : verifyRunView(view, io, proven));
@@ -1375,7 +1519,7 @@
     nodeHash: nodeHash, parseVkey: parseVkey, openNote: openNote, verifyNote: verifyNote,
     parseCheckpoint: parseCheckpoint, verifyCheckpoint: verifyCheckpoint,
     parseIndexNote: parseIndexNote, smtRoot: smtRoot, decodeRunRecord: decodeRunRecord,
-    decodeGroupRecord: decodeGroupRecord, tileIndex: tileIndex, pageSubject: pageSubject,
+    decodeGroupDir: decodeGroupDir, decodeGroupPage: decodeGroupPage, startsPage: startsPage, tileIndex: tileIndex, pageSubject: pageSubject,
     tilePath: tilePath, Tiles: Tiles, provenLeaf: provenLeaf, runFacts: runFacts,
     compareRunView: compareRunView, compareGroupView: compareGroupView,
     verifyRunView: verifyRunView, verifyGroupView: verifyGroupView, summary: summary,

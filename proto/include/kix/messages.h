@@ -352,6 +352,7 @@ struct kix_msg_resolve_result {
      * the run's record and its proof, the group's record and proof when
      * ranked, and where the entries of this answer sit in the run's list */
     struct kix_bytes index_note, run_record, run_proof, group_record, group_proof;
+    struct kix_bytes group_page, group_page_proof; /* with group_record */
     uint64_t entries_from;
     void *owned;
 };

@@ -26,7 +26,7 @@
 #define KIX_VIEW_RUN        "kix.run/1"   /* the run document's "view" */
 #define KIX_VIEW_GROUP      "kix.group/1" /* the group document's */
 #define KIX_VIEW_RERUNS_MAX 256u          /* reruns listed one by one */
-#define KIX_VIEW_GROUP_MAX  1000u         /* members a group view lists */
+#define KIX_VIEW_GROUP_MAX  100u          /* members a group view lists: one page */
 #define KIX_VIEW_ORIGIN_MAX 256u
 
 /* A run manifest's primary statistic: latency (ns) when it has
@@ -49,6 +49,11 @@ const char *kix_figures_unit(const struct kix_figures *f);   /* "ns" | "bytes" *
  * ("-1.50 µs"). cap >= KIX_HUMAN_MAX. */
 #define KIX_HUMAN_MAX 48
 void kix_human(int64_t v, int bytes, char *out, size_t cap);
+
+/* A Workload object's spec in one short line: its parameters as
+ * name=value (the swept x first), its dtype; never the kernel. "" when
+ * bytes is NULL or not a Workload. */
+void kix_view_workload_words(const uint8_t *bytes, size_t len, char *out, size_t cap);
 
 /* Gets the stored object `d` (the client checks its digest). */
 typedef int (*kix_view_get_object_fn)(void *ctx, const struct kix_digest *d, struct kix_buf *out,
@@ -187,6 +192,12 @@ void kix_view_entry_paths(uint64_t index, uint64_t size, char tile[KIX_TLOG_PATH
 struct kix_group_row {
     uint64_t rank, value;
     char run_id[KIX_RUN_ID_MAX + 1];
+    /* from its manifest and objects (the server's word: the page proves
+     * rank, run and value) */
+    char provider[64], observed[40];
+    int evidence; /* enum kix_evidence */
+    int have_p20, have_p80;
+    uint64_t p20, p80;
 };
 
 struct kix_group_view {
@@ -198,13 +209,27 @@ struct kix_group_view {
     char group_key[KIX_VINDEX_KEY_MAX + 1];
     char *group_record, *group_proof; /* hex, malloc'ed; NULL without an index */
     int bytes;                        /* the members' unit: bytes, else ns */
-    struct kix_group_row *rows;       /* best first, at most KIX_VIEW_GROUP_MAX */
+    uint64_t offset;                  /* rows are the ranks offset + 1 on */
+    /* the group in words, from its best run: kernel, workload (its
+     * parameters and dtype), timed pass, GPU */
+    char kernel[64], workload[160], mode[16], gpu[64];
+    uint64_t best_value;        /* rank 1's, for speed-ups */
+    struct kix_group_row *rows; /* best first, at most KIX_VIEW_GROUP_MAX */
     size_t nrows;
+    /* the index's pages (kix/vindex.h) that hold the rows, with proofs */
+    struct kix_group_view_page {
+        char key[KIX_VINDEX_KEY_MAX + 1];
+        char *record, *proof; /* hex, malloc'ed */
+    } * pages;
+    size_t npages;
 };
 
-/* The store's view of the group whose key is the digest text `key`. */
+/* The store's view of the group whose key is the digest text `key`: the
+ * page of KIX_VIEW_GROUP_MAX rows from rank offset + 1 (KIX_ENOTFOUND for
+ * no such group; an offset past the group gives no row). */
 int kix_group_view_from_store(struct kix_log_reader *r, const char *key, size_t len,
-                              struct kix_group_view *v, struct kix_err *err) KIX_MUST_CHECK;
+                              uint64_t offset, struct kix_group_view *v,
+                              struct kix_err *err) KIX_MUST_CHECK;
 void kix_group_view_release(struct kix_group_view *v);
 int kix_group_view_json(const struct kix_group_view *v, unsigned flags, struct kix_buf *out,
                         struct kix_err *err) KIX_MUST_CHECK;

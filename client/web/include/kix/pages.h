@@ -30,11 +30,21 @@ int kix_page_run_html(struct kix_log_reader *r, const char *run_id, size_t len, 
                       struct kix_err *err) KIX_MUST_CHECK;
 
 /* The comparison group whose key is the digest text `key` ("sha256:…"):
- * its runs best first (at most KIX_VIEW_GROUP_MAX). */
+ * its first page of runs, best first (KIX_VIEW_GROUP_MAX at most), as the
+ * export writes it (its links to the next pages name their files). */
 int kix_page_group_json(struct kix_log_reader *r, const char *key, size_t len, struct kix_buf *out,
                         struct kix_err *err) KIX_MUST_CHECK;
 int kix_page_group_html(struct kix_log_reader *r, const char *key, size_t len, struct kix_buf *out,
                         struct kix_err *err) KIX_MUST_CHECK;
+/* Page `page` (1-based) of the group: ranks (page - 1) * KIX_VIEW_GROUP_MAX
+ * + 1 on (no row past the group's end). Its links to other pages are
+ * ?page=N (kixd), or with KIX_PAGE_EXPORTED the export's files
+ * groups/<key>-N (page 1 is groups/<key>). */
+#define KIX_PAGE_EXPORTED 1u
+int kix_page_group_json_at(struct kix_log_reader *r, const char *key, size_t len, uint64_t page,
+                           struct kix_buf *out, struct kix_err *err) KIX_MUST_CHECK;
+int kix_page_group_html_at(struct kix_log_reader *r, const char *key, size_t len, uint64_t page,
+                           unsigned flags, struct kix_buf *out, struct kix_err *err) KIX_MUST_CHECK;
 
 /* The home page: the log's size, the kernels and GPUs it ranks with
  * their counts, and its comparison groups (kix_home_view), KIX_HOME_PAGE_ROWS

@@ -80,6 +80,8 @@ struct kix_resolution {
      * entries are those at positions entries_from.. of the run's list, in
      * pages of at most KIX_RESOLVE_MAX_ENTRIES (kix_index_resolve_from). */
     struct kix_bytes index_note, run_record, run_proof, group_record, group_proof;
+    /* a ranked run's page of its group (group_record is the directory) */
+    struct kix_bytes group_page, group_page_proof;
     uint64_t entries_from;
     /* Set by kix_resolution_verify: */
     struct kix_vindex_run record; /* the proven record */

@@ -5,7 +5,9 @@
  *
  * Keys (ASCII bytes; the tree's path is SHA-256 of the key):
  *   run/<runId>            the run's record (struct kix_vindex_run)
- *   group/<64 hex>         a comparison group: its ranked members, best first
+ *   group/<64 hex>         a comparison group's directory: its size and pages
+ *   group/<64 hex>/<run>   one page of its ranked members, best first: the
+ *                          run that starts it ("" for the group's first page)
  *   key/<64 hex key id>    a registry key: public key, roles, added, revoked
  *   manifest/<64 hex>      the run a manifest digest was published as
  * Values are the fixed binary records below (integers u64 big-endian,
@@ -39,19 +41,24 @@
 #include "kix/smt.h"
 
 #define KIX_VINDEX_NOTE_HEADER "kix.index/v1"
-#define KIX_VINDEX_KEY_MAX     (9 + KIX_RUN_ID_MAX) /* "manifest/" or "run/" + id */
+/* "group/" + 64 hex + "/" + a run id, the longest key */
+#define KIX_VINDEX_KEY_MAX (6 + 64 + 1 + KIX_RUN_ID_MAX)
 /* record tags: the first byte of each value */
 enum kix_vindex_tag {
     KIX_VINDEX_RUN = 0x01,
     KIX_VINDEX_GROUP = 0x02,
     KIX_VINDEX_KEY = 0x03,
     KIX_VINDEX_MANIFEST = 0x04,
+    KIX_VINDEX_GROUP_PAGE = 0x05,
 };
 
 /* ---- keys ------------------------------------------------------------------ */
 
 size_t kix_vindex_key_run(const char *run_id, size_t len, char out[KIX_VINDEX_KEY_MAX + 1]);
 size_t kix_vindex_key_group(const struct kix_digest *key, char out[KIX_VINDEX_KEY_MAX + 1]);
+/* A group's page by the run that starts it; page_id "" for its first. */
+size_t kix_vindex_key_group_page(const struct kix_digest *key, const char *page_id,
+                                 char out[KIX_VINDEX_KEY_MAX + 1]);
 size_t kix_vindex_key_key(const uint8_t key_id[32], char out[KIX_VINDEX_KEY_MAX + 1]);
 size_t kix_vindex_key_manifest(const struct kix_digest *d, char out[KIX_VINDEX_KEY_MAX + 1]);
 
@@ -75,22 +82,72 @@ int kix_vindex_run_encode(const struct kix_vindex_run *r, struct kix_buf *out) K
 int kix_vindex_run_decode(const uint8_t *v, size_t len, const char *run_id,
                           struct kix_vindex_run *out, struct kix_err *err) KIX_MUST_CHECK;
 
-/* Group: tag, comparison key(32), u64 count, then per member in rank order
- * (value ascending, then run id bytes): u64 value, u8 id length, id. */
-int kix_vindex_group_begin(const struct kix_digest *key, uint64_t count,
+/* Groups are paged so that one page, or one run's rank, is proven
+ * without the whole group. A group's ranked members, in rank order (value
+ * ascending, then run id bytes), are cut before every member that starts
+ * a page: kix_vindex_page_starts, SHA-256(KIX_VINDEX_PAGE_TAG ‖ run id)
+ * below 256/KIX_VINDEX_PAGE_MEAN in its first byte. The cut depends on
+ * the members alone, never on the order they joined, so an insert or a
+ * leave rewrites one page (two on a split or merge) and the directory,
+ * and an auditor recomputes every record from the member list.
+ *
+ * Directory (group/<hex>): tag 0x02, comparison key(32), u64 count,
+ * u64 pages, then per page in rank order: u64 members, u64 first value,
+ * first run id (id; empty only for an empty first page). Page
+ * (group/<hex>/<page id>): tag 0x05, comparison key(32), page id (id,
+ * empty for the first page), u64 count, then per member: u64 value, id.
+ * A page whose starting run left the group keeps its key with no member
+ * (keys are never removed) and is not in the directory. */
+#define KIX_VINDEX_PAGE_TAG  "kix.group.page\n"
+#define KIX_VINDEX_PAGE_MEAN 64
+int kix_vindex_page_starts(const char *run_id, size_t len);
+
+int kix_vindex_group_begin(const struct kix_digest *key, uint64_t count, uint64_t pages,
                            struct kix_buf *out) KIX_MUST_CHECK;
+int kix_vindex_group_page_add(uint64_t members, const char *first_run, uint64_t first_value,
+                              struct kix_buf *out) KIX_MUST_CHECK;
+int kix_vindex_page_begin(const struct kix_digest *key, const char *page_id, uint64_t count,
+                          struct kix_buf *out) KIX_MUST_CHECK;
+/* A page's member. */
 int kix_vindex_group_add(const char *run_id, uint64_t value, struct kix_buf *out) KIX_MUST_CHECK;
-/* Decodes and checks a group value: its key is `key`, its members are
- * strictly in rank order and valid, the count is exact. fn (may be NULL)
- * sees each member with its rank (1-based); it returns non-zero to stop. */
-typedef int (*kix_vindex_member_fn)(void *ctx, uint64_t rank, const char *run_id, uint64_t value);
+
+/* A directory decoded: size, pages, best run (the first member). */
+struct kix_vindex_dir {
+    uint64_t count, pages;
+    char best[KIX_RUN_ID_MAX + 1];
+    uint64_t best_value;
+};
+/* One page as its directory lists it. */
+struct kix_vindex_page {
+    uint64_t index;      /* 0-based among the directory's pages */
+    uint64_t first_rank; /* the rank of its first member (1-based) */
+    uint64_t members, first_value;
+    char first_run[KIX_RUN_ID_MAX + 1]; /* also its id, but for page 0 */
+};
+/* Decodes and checks a directory (its key is `key`, pages in rank order,
+ * each but the first starting at a run that starts a page, the counts
+ * adding up); fn (may be NULL) sees each page, non-zero stops it. */
+typedef int (*kix_vindex_page_fn)(void *ctx, const struct kix_vindex_page *p);
 int kix_vindex_group_decode(const uint8_t *v, size_t len, const struct kix_digest *key,
-                            uint64_t *count, kix_vindex_member_fn fn, void *ctx,
+                            struct kix_vindex_dir *out, kix_vindex_page_fn fn, void *ctx,
                             struct kix_err *err) KIX_MUST_CHECK;
-/* The rank of run_id in a decoded group value: rank (0 when absent), size,
- * best run and its value (struct kix_rank). */
-int kix_vindex_group_rank(const uint8_t *v, size_t len, const struct kix_digest *key,
-                          const char *run_id, struct kix_rank *out,
+/* The directory's page with that id ("" the first): KIX_EVERIFY if none. */
+int kix_vindex_group_find_page(const uint8_t *dir, size_t dir_len, const struct kix_digest *key,
+                               const char *page_id, struct kix_vindex_dir *d,
+                               struct kix_vindex_page *out, struct kix_err *err) KIX_MUST_CHECK;
+/* Decodes and checks a page: its key, its id (into page_id), members
+ * strictly in rank order, the first being the page's id, none after it
+ * starting a page. With `want` (the directory's word on it) its count and
+ * first member must be the directory's; fn sees each member with its rank
+ * (want's first_rank on; 1 without want), non-zero stops it. */
+typedef int (*kix_vindex_member_fn)(void *ctx, uint64_t rank, const char *run_id, uint64_t value);
+int kix_vindex_page_decode(const uint8_t *v, size_t len, const struct kix_digest *key,
+                           const struct kix_vindex_page *want, char page_id[KIX_RUN_ID_MAX + 1],
+                           kix_vindex_member_fn fn, void *ctx, struct kix_err *err) KIX_MUST_CHECK;
+/* A run's rank from its group's directory and the page that holds it:
+ * rank (0 when the page does not list it), size, best run and value. */
+int kix_vindex_group_rank(const uint8_t *dir, size_t dir_len, const uint8_t *page, size_t page_len,
+                          const struct kix_digest *key, const char *run_id, struct kix_rank *out,
                           struct kix_err *err) KIX_MUST_CHECK;
 
 /* Key: tag, key id(32), public key(32), roles(u8), added(u64), revoked(u64). */

@@ -1,0 +1,271 @@
+/* A comparison group as the verifiable index commits it (kix/vindex.h):
+ * a directory and pages cut before every member that starts a page. The
+ * group table (groups.c) keeps, beside each member, whether it starts a
+ * page, so deriving a page reads that page's members and the directory
+ * reads the group's keys, with no hashing per member; the starts table
+ * (KIX_TABLE_GROUP_STARTS) finds the page of a member with one seek. */
+#include <string.h>
+
+#include "index_internal.h"
+#include "kix/encoding.h"
+#include "kix/vindex.h"
+
+struct member {
+    char id[KIX_RUN_ID_MAX + 1];
+    uint64_t value;
+    int starts;
+};
+
+/* One member of the group table; 0 past the group's last. */
+static int member_of(const uint8_t group[32], const struct kix_bytes *key,
+                     const struct kix_bytes *val, struct member *m)
+{
+    size_t n;
+    if (key->len <= 40 || key->len - 40 > KIX_RUN_ID_MAX || memcmp(key->ptr, group, 32) != 0)
+        return 0;
+    n = key->len - 40;
+    memcpy(m->id, key->ptr + 40, n);
+    m->id[n] = '\0';
+    m->value = kix_u64be_get(key->ptr + 32);
+    m->starts = val->len > 0 && val->ptr[0] == 1;
+    return 1;
+}
+
+/* ---- which page a member is on ----------------------------------------------------- */
+
+#define START_KEY_MAX (32 + 8 + KIX_RUN_ID_MAX + 1)
+
+/* A starting run's key in KIX_TABLE_GROUP_STARTS: descending rank order,
+ * so that the first key at or after a member's is the last start at or
+ * before it (an id's bytes are never 0, so never 0xff inverted). */
+static size_t start_key(const struct kix_digest *group, uint64_t value, const char *run_id,
+                        uint8_t out[START_KEY_MAX])
+{
+    size_t n = strlen(run_id);
+    memcpy(out, group->b, 32);
+    kix_u64be_put(out + 32, ~value);
+    for (size_t i = 0; i < n; i++)
+        out[40 + i] = (uint8_t)(0xff - (uint8_t)run_id[i]);
+    out[40 + n] = 0xff;
+    return 41 + n;
+}
+
+struct seek {
+    const uint8_t *group;
+    const uint8_t *skip; /* a key to pass over (the member itself), or NULL */
+    size_t skip_len;
+    char *page_id;
+};
+
+static int seek_step(void *arg, const struct kix_bytes *key, const struct kix_bytes *val)
+{
+    struct seek *s = arg;
+    size_t n;
+
+    (void)val;
+    if (key->len < 42 || memcmp(key->ptr, s->group, 32) != 0)
+        return 1; /* past the group: the member is on its first page */
+    if (s->skip && key->len == s->skip_len && memcmp(key->ptr, s->skip, key->len) == 0)
+        return 0;
+    n = key->len - 41;
+    if (n > KIX_RUN_ID_MAX)
+        return 1;
+    for (size_t i = 0; i < n; i++)
+        s->page_id[i] = (char)(0xff - key->ptr[40 + i]);
+    s->page_id[n] = '\0';
+    return 1;
+}
+
+/* The page that holds (inclusive) or precedes (not) the member value ‖
+ * run_id of group: the last run at or before it that starts a page, ""
+ * for the first page. One seek in the starts table. */
+static int page_at(struct kix_log_txn *t, const struct kix_digest *group, uint64_t value,
+                   const char *run_id, int inclusive, char page_id[KIX_RUN_ID_MAX + 1])
+{
+    uint8_t k[START_KEY_MAX];
+    size_t n = start_key(group, value, run_id, k);
+    struct seek s = {group->b, inclusive ? NULL : k, n, page_id};
+
+    page_id[0] = '\0';
+    return kix_log_txn_scan(t, KIX_TABLE_GROUP_STARTS, k, n, seek_step, &s);
+}
+
+int kix__group_start_put(struct kix_log_txn *t, const struct kix_run_info *run, int present,
+                         struct kix_err *err)
+{
+    uint8_t k[START_KEY_MAX];
+    size_t n;
+    int rc;
+
+    if (!kix_vindex_page_starts(run->run_id, strlen(run->run_id)))
+        return KIX_OK;
+    n = start_key(&run->comparison_key, run->value, run->run_id, k);
+    if (present)
+        return kix_log_txn_put(t, KIX_TABLE_GROUP_STARTS, k, n, "", 0, err);
+    rc = kix_log_txn_del(t, KIX_TABLE_GROUP_STARTS, k, n, err);
+    return rc == KIX_ENOTFOUND ? KIX_OK : rc;
+}
+
+int kix__group_page_of(struct kix_log_txn *t, const struct kix_run_info *run,
+                       char page_id[KIX_RUN_ID_MAX + 1])
+{
+    return page_at(t, &run->comparison_key, run->value, run->run_id, 1, page_id);
+}
+
+static int touch_page(struct kix_log_txn *t, const struct kix_digest *group, const char *page_id,
+                      struct kix_err *err)
+{
+    char key[KIX_VINDEX_KEY_MAX + 1];
+    size_t n = kix_vindex_key_group_page(group, page_id, key);
+    return kix__vindex_touch(t, key, n, NULL, 0, err);
+}
+
+int kix__group_touch_pages(struct kix_log_txn *t, const struct kix_run_info *run,
+                           struct kix_err *err)
+{
+    char before[KIX_RUN_ID_MAX + 1];
+    int rc = page_at(t, &run->comparison_key, run->value, run->run_id, 0, before);
+
+    if (rc)
+        return kix_err_set(err, rc, "reading a comparison group: %s", kix_strerror(rc));
+    /* the first page is in the tree with its group, however empty */
+    rc = touch_page(t, &run->comparison_key, "", err);
+    if (rc == KIX_OK && before[0])
+        rc = touch_page(t, &run->comparison_key, before, err);
+    if (rc == KIX_OK && kix_vindex_page_starts(run->run_id, strlen(run->run_id)))
+        rc = touch_page(t, &run->comparison_key, run->run_id, err);
+    return rc;
+}
+
+/* ---- the directory ------------------------------------------------------------------- */
+
+struct dir_walk {
+    const uint8_t *group;
+    struct kix_buf pages;
+    uint64_t count, npages, members;
+    struct member first;
+    int rc;
+};
+
+static int close_page(struct dir_walk *d)
+{
+    if (d->npages == 0)
+        return KIX_OK;
+    return kix_vindex_group_page_add(d->members, d->members ? d->first.id : "",
+                                     d->members ? d->first.value : 0, &d->pages);
+}
+
+static int dir_step(void *arg, const struct kix_bytes *key, const struct kix_bytes *val)
+{
+    struct dir_walk *d = arg;
+    struct member m;
+
+    if (!member_of(d->group, key, val, &m))
+        return 1;
+    if (d->npages == 0 || m.starts) {
+        /* the first page, empty when the best run starts a page itself */
+        if (d->npages == 0 && m.starts) {
+            d->npages = 1;
+            d->members = 0;
+        }
+        d->rc = close_page(d);
+        d->npages++;
+        d->members = 0;
+    }
+    if (d->members++ == 0)
+        d->first = m;
+    d->count++;
+    return d->rc ? 1 : 0;
+}
+
+int kix__group_directory(struct kix_log_txn *t, const struct kix_digest *group, struct kix_buf *out,
+                         struct kix_err *err)
+{
+    struct dir_walk d;
+    int rc;
+
+    memset(&d, 0, sizeof(d));
+    d.group = group->b;
+    kix_buf_init(&d.pages);
+    rc = kix_log_txn_scan(t, KIX_TABLE_GROUPS, group->b, 32, dir_step, &d);
+    if (rc == KIX_OK)
+        rc = d.rc;
+    if (rc == KIX_OK && d.npages == 0) { /* no member: one empty first page */
+        d.npages = 1;
+        d.members = 0;
+    }
+    if (rc == KIX_OK)
+        rc = close_page(&d);
+    if (rc == KIX_OK)
+        rc = kix_vindex_group_begin(group, d.count, d.npages, out);
+    if (rc == KIX_OK)
+        rc = kix_buf_add(out, d.pages.ptr, d.pages.len);
+    kix_buf_release(&d.pages);
+    return rc ? kix_err_set(err, rc, "reading a comparison group: %s", kix_strerror(rc)) : KIX_OK;
+}
+
+/* ---- one page ---------------------------------------------------------------------- */
+
+struct page_walk {
+    const uint8_t *group;
+    struct kix_buf members;
+    uint64_t count;
+    int first_page; /* the group's first page: it ends at the first starting run */
+    int rc;
+};
+
+static int page_step(void *arg, const struct kix_bytes *key, const struct kix_bytes *val)
+{
+    struct page_walk *p = arg;
+    struct member m;
+
+    if (!member_of(p->group, key, val, &m) || (m.starts && (p->count > 0 || p->first_page)))
+        return 1;
+    p->rc = kix_vindex_group_add(m.id, m.value, &p->members);
+    p->count++;
+    return p->rc ? 1 : 0;
+}
+
+int kix__group_page(struct kix_log_txn *t, const struct kix_digest *group, const char *page_id,
+                    size_t id_len, struct kix_buf *out, struct kix_err *err)
+{
+    struct page_walk p;
+    uint8_t from[40 + KIX_RUN_ID_MAX];
+    size_t from_len = 32;
+    char id[KIX_RUN_ID_MAX + 1];
+    int rc = KIX_OK;
+
+    memset(&p, 0, sizeof(p));
+    p.group = group->b;
+    kix_buf_init(&p.members);
+    memcpy(from, group->b, 32);
+    memcpy(id, page_id, id_len);
+    id[id_len] = '\0';
+    if (id_len) {
+        /* a page is there while its starting run is a member */
+        struct kix_run_info run;
+        rc = kix__run_get(t, id, id_len, &run);
+        if (rc == KIX_ENOTFOUND)
+            rc = KIX_OK;
+        else if (rc == KIX_OK && run.grouped && memcmp(run.comparison_key.b, group->b, 32) == 0 &&
+                 kix_vindex_page_starts(id, id_len)) {
+            kix_u64be_put(from + 32, run.value);
+            memcpy(from + 40, id, id_len);
+            from_len = 40 + id_len;
+        } else {
+            from_len = 0; /* not a page now: none of the members */
+        }
+    } else {
+        p.first_page = 1;
+    }
+    if (rc == KIX_OK && from_len)
+        rc = kix_log_txn_scan(t, KIX_TABLE_GROUPS, from, from_len, page_step, &p);
+    if (rc == KIX_OK)
+        rc = p.rc;
+    if (rc == KIX_OK)
+        rc = kix_vindex_page_begin(group, id, p.count, out);
+    if (rc == KIX_OK)
+        rc = kix_buf_add(out, p.members.ptr, p.members.len);
+    kix_buf_release(&p.members);
+    return rc ? kix_err_set(err, rc, "reading a comparison group: %s", kix_strerror(rc)) : KIX_OK;
+}
