@@ -26,7 +26,25 @@ static int add_row(void *ctx, uint64_t rank, const char *run_id, uint64_t value)
     return KIX_OK;
 }
 
-static void describe(struct kix_log_reader *r, struct kix_query_row *row);
+/* A run's row in words (kernel, pass, GPU, provider), as kix query shows it. */
+static void describe_run(struct kix_log_reader *r, struct kix_query_row *row)
+{
+    static const struct kix_digest none;
+    struct kix_run_info run;
+    struct kix_digest refs[KIX_QUERY_NREFS];
+    struct kix_bytes m, objs[KIX_QUERY_NREFS];
+    char gpu_full[160];
+
+    if (kix_index_run(r, row->run_id, strlen(row->run_id), &run) != KIX_OK ||
+        kix_log_reader_object(r, &run.manifest, &m) != KIX_OK)
+        return;
+    kix_query_row_refs(m.ptr, m.len, refs);
+    for (int i = 0; i < KIX_QUERY_NREFS; i++)
+        if (memcmp(&refs[i], &none, sizeof(none)) == 0 ||
+            kix_log_reader_object(r, &refs[i], &objs[i]) != KIX_OK)
+            objs[i] = (struct kix_bytes){NULL, 0};
+    kix_query_row_describe(m.ptr, m.len, objs, row, gpu_full, sizeof(gpu_full));
+}
 
 static void add_scalar(char *out, size_t cap, const char *name, const json_t *v)
 {
@@ -78,7 +96,7 @@ static void describe_row(struct kix_log_reader *r, struct kix_group_row *row)
 
     memset(&q, 0, sizeof(q));
     snprintf(q.run_id, sizeof(q.run_id), "%s", row->run_id);
-    describe(r, &q);
+    describe_run(r, &q);
     snprintf(row->provider, sizeof(row->provider), "%s", q.provider);
     if (kix_index_run(r, row->run_id, strlen(row->run_id), &info) != KIX_OK ||
         kix_log_reader_object(r, &info.manifest, &b) != KIX_OK)
@@ -107,7 +125,7 @@ static void group_words(struct kix_log_reader *r, struct kix_group_view *v, cons
 
     memset(&q, 0, sizeof(q));
     snprintf(q.run_id, sizeof(q.run_id), "%s", best);
-    describe(r, &q);
+    describe_run(r, &q);
     snprintf(v->kernel, sizeof(v->kernel), "%s", q.kernel);
     snprintf(v->mode, sizeof(v->mode), "%s", q.mode);
     snprintf(v->gpu, sizeof(v->gpu), "%s", q.gpu);
@@ -121,14 +139,14 @@ static void group_words(struct kix_log_reader *r, struct kix_group_view *v, cons
     kix_view_workload_words(w.ptr, w.len, v->workload, sizeof(v->workload));
 }
 
-struct best {
+struct group_best {
     char run_id[KIX_RUN_ID_MAX + 1];
     uint64_t value;
 };
 
 static int best_of(void *ctx, uint64_t rank, const char *run_id, uint64_t value)
 {
-    struct best *b = ctx;
+    struct group_best *b = ctx;
     (void)rank;
     snprintf(b->run_id, sizeof(b->run_id), "%s", run_id);
     b->value = value;
@@ -264,7 +282,7 @@ int kix_group_view_from_store(struct kix_log_reader *r, const char *key, size_t 
     for (size_t i = 0; rc == KIX_OK && i < v->nrows; i++)
         describe_row(r, &v->rows[i]);
     if (rc == KIX_OK) {
-        struct best best = {"", 0};
+        struct group_best best = {"", 0};
         rc = kix_index_group(r, &v->key, 0, 1, best_of, &best, NULL);
         v->best_value = best.value;
         if (rc == KIX_OK && best.run_id[0])
