@@ -413,7 +413,7 @@ static const struct page_kind {
 } PAGE_KINDS[] = {
     {"runs/", run_html, run_json},
     {"groups/", group_html, group_json}, /* ?page=N: the group's page N */
-    {"", home_html, home_json}, /* the home page: last, its prefix matches anything */
+    {"", home_html, home_json},          /* the home page: last, its prefix matches anything */
 };
 
 struct pjob {
