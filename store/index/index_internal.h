@@ -14,6 +14,7 @@ enum kix__index_table {
     KIX_TABLE_RUN_ENTRIES, /* run id text ‖ 0 ‖ u64be index → entry type (u8) */
     KIX_TABLE_GROUPS,      /* comparison key(32) ‖ u64be value ‖ run id → empty */
     KIX_TABLE_SMT,         /* the verifiable index's tree: position key → record */
+    KIX_TABLE_SELECTIONS,  /* selection records by index key (sel/...); 'g' ‖ key: listed */
     KIX_INDEX_TABLES
 };
 
@@ -90,5 +91,37 @@ void kix__run_group_by_manifest(struct kix_run_info *run, const uint8_t *manifes
 /* groups.c: the group index (comparison key ‖ u64be value ‖ run id). */
 int kix__group_insert(struct kix_log_txn *t, const struct kix_run_info *run, struct kix_err *err);
 int kix__group_remove(struct kix_log_txn *t, const struct kix_run_info *run, struct kix_err *err);
+
+/* selections.c: the selection records (kix/selection.h). One rule for
+ * the writer and the check: what a ranked run's publication appends, given
+ * its manifest and a way to its objects. */
+typedef int (*kix__sel_object_fn)(void *ctx, const struct kix_digest *d, struct kix_bytes *out);
+struct kix__sel_sink {
+    /* *is_new: the group was not listed before (it is now) */
+    int (*new_group)(void *ctx, const struct kix_digest *g, int *is_new, struct kix_err *err);
+    /* item onto the list of (dim, value), or of dim's values (value NULL);
+     * *created: the list was empty */
+    int (*append)(void *ctx, int dim, const char *value, const uint8_t *item, size_t len,
+                  int *created, struct kix_err *err);
+    void *ctx;
+};
+int kix__sel_publication(const struct kix__sel_sink *s, const struct kix_run_info *run,
+                         const struct kix_bytes *manifest, kix__sel_object_fn object, void *octx,
+                         struct kix_err *err);
+/* The writer's: a publication's appends to KIX_TABLE_SELECTIONS (keys
+ * touched for the seal), and a key's stored record (KIX_ENOTFOUND). */
+int kix__sel_apply(struct kix_log_txn *t, const struct kix_log_item *item,
+                   const struct kix_run_info *run, struct kix_err *err);
+int kix__sel_value(struct kix_log_txn *t, const char *key, size_t len, struct kix_buf *out,
+                   struct kix_err *err);
+/* The check's: the same lists in memory, then every record they make. */
+struct kix__sel_memory;
+struct kix__sel_memory *kix__sel_memory_new(void);
+void kix__sel_memory_free(struct kix__sel_memory *m);
+int kix__sel_memory_add(struct kix__sel_memory *m, struct kix_log_reader *r,
+                        const struct kix_run_info *run, struct kix_err *err);
+typedef int (*kix__sel_record_fn)(void *ctx, const char *key, size_t len,
+                                  const struct kix_buf *record);
+int kix__sel_memory_each(struct kix__sel_memory *m, kix__sel_record_fn fn, void *ctx);
 
 #endif

@@ -2,13 +2,13 @@
  * provider and timed pass. A scan of the ranked runs (each read once from
  * the snapshot), fine at the index's scale; see kix/index.h. */
 #include <jansson.h>
-#include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 
 #include "index_internal.h"
+#include "kix/selection.h"
 
 static void copy_string(char *out, size_t cap, const json_t *v)
 {
@@ -88,81 +88,14 @@ static int describe(struct kix_log_reader *r, const struct kix_run_info *run,
     return KIX_OK;
 }
 
-/* The next token of s at or after *pos: a run of letters and digits,
- * lowercased into tok (truncated to cap - 1). 0 at the end. */
-static int next_token(const char *s, size_t *pos, char *tok, size_t cap)
-{
-    size_t i = *pos, n = 0;
-
-    while (s[i] && !isalnum((unsigned char)s[i]))
-        i++;
-    if (!s[i])
-        return 0;
-    for (; isalnum((unsigned char)s[i]); i++)
-        if (n + 1 < cap)
-            tok[n++] = (char)tolower((unsigned char)s[i]);
-    tok[n] = '\0';
-    *pos = i;
-    return 1;
-}
-
-static int vendor_word(const char *tok)
-{
-    return strcmp(tok, "nvidia") == 0 || strcmp(tok, "amd") == 0 || strcmp(tok, "intel") == 0;
-}
-
-/* --gpu: case-insensitive; both names cut into tokens at every character
- * that is not a letter or digit; each token of the query must equal a
- * token of the GPU's name (product and form factor), in order, though not
- * necessarily adjacent; a vendor word of the query (nvidia, amd, intel) may
- * be missing from the name. "A100", "a100 sxm4", "A100-80GB" and "NVIDIA
- * A100-SXM4-80GB" all match "NVIDIA A100" of form factor "SXM4-80GB"; "A10"
- * does not. */
-static int gpu_matches(const char *name, const char *query)
-{
-    char want[64], have[64];
-    size_t qpos = 0, npos = 0;
-
-    while (next_token(query, &qpos, want, sizeof(want))) {
-        size_t save = npos;
-        int found = 0;
-        while (!found && next_token(name, &npos, have, sizeof(have)))
-            found = strcmp(want, have) == 0;
-        if (!found && !vendor_word(want))
-            return 0;
-        if (!found)
-            npos = save;
-    }
-    return 1;
-}
-
-/* --kernel: case-insensitive; "K" matches the kernel K and its family, the
- * kernels named K followed by '_', '-', '.' or '/' ("rms_norm" matches
- * "rms_norm" and "rms_norm_backward", not "rms_normalize"); "K*" matches
- * every kernel whose name begins with K. */
-static int kernel_matches(const char *kernel, const char *query)
-{
-    size_t n = strlen(query);
-
-    if (n && query[n - 1] == '*')
-        return strncasecmp(kernel, query, n - 1) == 0;
-    if (strncasecmp(kernel, query, n) != 0)
-        return 0;
-    return kernel[n] == '\0' || strchr("_-./", kernel[n]) != NULL;
-}
-
 static int matches(const struct kix_query *q, const struct kix_query_row *row, const char *gpu_full)
 {
-    if (q->kernel && !kernel_matches(row->kernel, q->kernel))
-        return 0;
-    if (q->provider && strcasecmp(q->provider, row->provider) != 0)
-        return 0;
-    if (q->mode && strcasecmp(q->mode, row->mode) != 0)
-        return 0;
-    if (q->gpu && !gpu_matches(gpu_full, q->gpu))
-        return 0;
-    if (q->metric && strcasecmp(q->metric, row->metric) != 0)
-        return 0;
+    const char *asked[] = {q->kernel, q->gpu, q->provider, q->mode, q->metric};
+    const char *has[] = {row->kernel, gpu_full, row->provider, row->mode, row->metric};
+
+    for (int d = KIX_SEL_KERNEL; d <= KIX_SEL_METRIC; d++)
+        if (asked[d] && !kix_sel_matches(d, has[d], asked[d]))
+            return 0;
     return 1;
 }
 

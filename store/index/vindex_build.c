@@ -215,6 +215,8 @@ int kix__vindex_value(struct kix_log_txn *t, const char *key, size_t len, struct
         rc = kix_vindex_manifest_encode(&d, f.run_id, f.index, out);
         return rc ? kix_err_set(err, rc, "out of memory") : KIX_OK;
     }
+    if (len > 4 && memcmp(key, "sel/", 4) == 0)
+        return kix__sel_value(t, key, len, out, err);
     return KIX_ENOTFOUND; /* not a key of the index: never in the tree */
 }
 
@@ -305,7 +307,8 @@ out:
 int kix__vindex_reset(struct kix_log_txn *t, struct kix_err *err)
 {
     static const enum kix__index_table tables[] = {KIX_TABLE_RUNS, KIX_TABLE_RUN_ENTRIES,
-                                                   KIX_TABLE_GROUPS, KIX_TABLE_SMT};
+                                                   KIX_TABLE_GROUPS, KIX_TABLE_SMT,
+                                                   KIX_TABLE_SELECTIONS};
     int rc = KIX_OK;
 
     for (size_t i = 0; rc == KIX_OK && i < sizeof(tables) / sizeof(tables[0]); i++)
@@ -408,6 +411,14 @@ static int each_group(void *arg, const struct kix_bytes *k, const struct kix_byt
     return each_one(e, key, kix_vindex_key_group(&g, key));
 }
 
+static int each_selection(void *arg, const struct kix_bytes *k, const struct kix_bytes *v)
+{
+    (void)v;
+    if (k->len < 4 || memcmp(k->ptr, "sel/", 4) != 0)
+        return 0;
+    return each_one(arg, (const char *)k->ptr, k->len);
+}
+
 static int each_registry_key(void *arg, const struct kix_bytes *k, const struct kix_bytes *v)
 {
     struct each *e = arg;
@@ -433,6 +444,8 @@ int kix_index_each_key(struct kix_log_txn *t, kix_vindex_key_fn fn, void *ctx, s
     rc = kix_log_txn_scan(t, KIX_TABLE_RUNS, NULL, 0, each_run, &e);
     if (rc == KIX_OK && !e.stopped)
         rc = kix_log_txn_scan(t, KIX_TABLE_GROUPS, NULL, 0, each_group, &e);
+    if (rc == KIX_OK && !e.stopped)
+        rc = kix_log_txn_scan(t, KIX_TABLE_SELECTIONS, "sel/", 4, each_selection, &e);
     if (rc == KIX_OK && !e.stopped)
         rc = kix_log_txn_scan_keys(t, each_registry_key, &e);
     kix_buf_release(&e.value);
