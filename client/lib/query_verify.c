@@ -2,7 +2,8 @@
  * chooses which runs match (a query is a scan, not a proof of
  * completeness; kix_client_group_page_verify in client/lib/group_page.c
  * proves a whole group's page), but everything a row says about a run is
- * checked: its description is recomputed from objects verified by digest,
+ * checked (and kix_client_query_complete, client/lib/query_select.c,
+ * proves which match): its description is recomputed from objects verified by digest,
  * its group and value from its manifest, its rank and group size from the
  * group's record in the log's signed index, and its manifest, group, value
  * and evidence from the run's record there. See kix/client.h. */
@@ -12,6 +13,7 @@
 #include "kix/client.h"
 #include "kix/manifest.h"
 #include "kix/vindex.h"
+#include "query_internal.h"
 
 #define OBJECTS_PER_CALL 1024 /* kix_client_get_objects' bound */
 
@@ -111,6 +113,8 @@ struct members {
     const struct kix_digest *group;
     size_t matched; /* rows of this group found at their rank */
     const char *wrong;
+    kix_vindex_member_fn each; /* may be NULL: sees every member */
+    void *each_ctx;
 };
 
 static int at_rank(void *ctx, uint64_t rank, const char *run_id, uint64_t value)
@@ -126,15 +130,16 @@ static int at_rank(void *ctx, uint64_t rank, const char *run_id, uint64_t value)
         }
         m->matched++;
     }
-    return 0;
+    return m->each ? m->each(m->each_ctx, rank, run_id, value) : 0;
 }
 
 /* Every row of `group` is the member at its rank in the group's proven
  * record, and the group's size is the record's count. */
 static int check_group(const struct kix_index_answer *a, const struct kix_digest *group,
-                       const struct kix_query_row *rows, size_t n, struct kix_err *err)
+                       const struct kix_query_row *rows, size_t n, kix_vindex_member_fn each,
+                       void *each_ctx, struct kix_err *err)
 {
-    struct members m = {rows, n, group, 0, NULL};
+    struct members m = {rows, n, group, 0, NULL, each, each_ctx};
     char text[KIX_DIGEST_TEXT_LEN + 1];
     size_t want = 0;
     uint64_t count;
@@ -198,12 +203,19 @@ static int prove_groups(struct kix_client *c, const struct kix_verifier *key,
                              (unsigned long long)out->size, (unsigned long long)a.cp.size);
         }
         if (rc == KIX_OK)
-            rc = check_group(&a, &rows[i].group, rows, n, err);
+            rc = check_group(&a, &rows[i].group, rows, n, NULL, NULL, err);
         if (rc == KIX_OK)
             out->groups++;
         kix_index_answer_release(&a);
     }
     return rc;
+}
+
+int kix__query_check_group(const struct kix_index_answer *a, const struct kix_digest *group,
+                           const struct kix_query_row *rows, size_t n, kix_vindex_member_fn each,
+                           void *each_ctx, struct kix_err *err)
+{
+    return check_group(a, group, rows, n, each, each_ctx, err);
 }
 
 /* The row is its run's record in the signed index at the groups' size. */

@@ -167,7 +167,7 @@ static int query_group(void *arg, const struct kix_digest *key)
 /* Groups in the order people read them: by kernel, GPU, timed pass and
  * metric (case-insensitive; what a group holds constant), then by group
  * key; runs best first within each group. */
-static int row_order(const void *a, const void *b)
+int kix_query_row_order(const void *a, const void *b)
 {
     const struct kix_query_row *x = a, *y = b;
     int d;
@@ -187,7 +187,7 @@ int kix_index_query(struct kix_log_reader *r, const struct kix_query *q, kix_que
 
     rc = q->group ? query_group(&c, q->group) : kix_index_groups(r, query_group, &c);
     if (rc == KIX_OK && c.nrows > 1)
-        qsort(c.rows, c.nrows, sizeof(*c.rows), row_order);
+        qsort(c.rows, c.nrows, sizeof(*c.rows), kix_query_row_order);
     for (uint64_t i = q->offset; rc == KIX_OK && i < c.nrows && i - q->offset < q->limit; i++)
         if (fn(ctx, &c.rows[i]))
             break;

@@ -79,7 +79,7 @@ pass "best first in each group, groups by kernel, GPU, pass, metric; paging thro
 expect_status 0 "$KIX" query --store "$WORK/log" --kernel rope --limit 3
 grep -q "^  rank .* workload .* run$" "$WORK/out" || fail "header: $(head -1 "$WORK/out")"
 grep -qE '^ +1/2 +[0-9.]+ us +rope +T=[0-9]+ hidden=.* [0-9a-f-]{36}$' "$WORK/out" || fail "row: $(cat "$WORK/out")"
-grep -q "^64 matching runs (more with --offset); ranks and evidence proven by the log's signed index at size [0-9]*$" "$WORK/out" || fail "footer: $(tail -1 "$WORK/out")"
+grep -q "^64 matching runs (more with --offset); all matches, ranks and evidence proven by the log's signed index at size [0-9]*$" "$WORK/out" || fail "footer: $(tail -1 "$WORK/out")"
 expect_status 2 "$KIX" query --store "$WORK/log" --limit 1001
 pass "run id and workload columns"
 

@@ -62,7 +62,7 @@ static void two_of_a_group(const struct rows *r, size_t *a, size_t *b)
 static int verify(struct kix_client *c, const struct fixture *f, const struct rows *r,
                   struct kix_err *err)
 {
-    struct kix_query_proof proof = {0, 0, KIX_BUF_INIT};
+    struct kix_query_proof proof = {0, 0, KIX_BUF_INIT, 0};
     int rc = kix_client_query_verify(c, &f->vkey, r->row, r->n, NULL, NULL, &proof, err);
     kix_buf_release(&proof.checkpoint);
     return rc;
@@ -73,7 +73,7 @@ KIX_TEST(query_rows_are_proven_and_lies_refused)
     struct fixture f;
     struct kix_client *c = NULL;
     struct kix_query q;
-    struct kix_query_proof proof = {0, 0, KIX_BUF_INIT};
+    struct kix_query_proof proof = {0, 0, KIX_BUF_INIT, 0};
     struct kix_err err = {0};
     static struct rows honest, r;
     uint64_t matched = 0;
@@ -159,7 +159,7 @@ static int page_verify(struct kix_client *c, const struct fixture *f, const stru
                        uint64_t offset, uint64_t limit, const struct rows *r, uint64_t matched,
                        struct kix_err *err)
 {
-    struct kix_query_proof proof = {0, 0, KIX_BUF_INIT};
+    struct kix_query_proof proof = {0, 0, KIX_BUF_INIT, 0};
     int rc = kix_client_group_page_verify(c, &f->vkey, g, offset, limit, r->row, r->n, matched,
                                           &proof, err);
     kix_buf_release(&proof.checkpoint);

@@ -127,6 +127,11 @@ void kix_query_row_describe(const uint8_t *manifest, size_t len,
                             const struct kix_bytes objs[KIX_QUERY_NREFS], struct kix_query_row *row,
                             char *gpu_full, size_t gpu_cap);
 
+/* The order of a query's rows (qsort's comparator over struct
+ * kix_query_row): by kernel, GPU, timed pass, metric (case-insensitive),
+ * group key, then rank. */
+int kix_query_row_order(const void *a, const void *b);
+
 typedef int (*kix_query_fn)(void *ctx, const struct kix_query_row *row);
 /* *matched (may be NULL) counts every match, also beyond the page. */
 int kix_index_query(struct kix_log_reader *r, const struct kix_query *q, kix_query_fn fn, void *ctx,
