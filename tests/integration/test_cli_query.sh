@@ -46,6 +46,23 @@ pass "--gpu matches A100, A100-SXM4, NVIDIA A100-SXM4-80GB (and not A10)"
 [ "$(count --kernel rope --gpu h100)" = 0 ] || fail "rope is not llama4_rope"
 pass "--kernel matches a kernel, its family, or a prefix with *"
 
+# every filter's matches are proven from the index's selection records:
+# the provider's (per run), the pass's and the metric's (per group) each
+# add up to all runs, and a filter on several is their intersection
+ALL=$(count)
+[ "$ALL" = 256 ] || fail "all: $ALL"
+sum=0; for p in liger huggingface torch LIGER-not; do sum=$((sum + $(count --provider "$p"))); done
+[ "$(count --provider liger)" -gt 0 ] && [ "$sum" = "$ALL" ] || fail "providers add up to $sum"
+sum=0; for m in forward backward full; do sum=$((sum + $(count --mode "$m"))); done
+[ "$sum" = "$ALL" ] || fail "passes add up to $sum"
+[ $(( $(count --metric latency) + $(count --metric peak_memory) )) = "$ALL" ] || fail "metrics"
+[ "$(count --kernel rope --provider LIGER --mode full --metric latency --gpu a100)" -gt 0 ] || fail "all filters"
+[ "$(count --provider liger --gpu h100 --kernel rope)" = 0 ] || fail "an empty intersection"
+expect_status 0 "$KIX" query --store "$WORK/log" --json --provider torch --limit 1000
+[ "$(json_get "$WORK/out" 'd["proven"]["matches"] and d["proven"]["selections"] > 0 and all(r["provider"] == "torch" for r in d["runs"]) and len(d["runs"]) == d["matched"]')" = True ] ||
+  fail "--provider torch: $(head -c 300 "$WORK/out")"
+pass "--provider, --mode, --metric and their intersections are proven from selection records"
+
 expect_status 0 "$KIX" query --store "$WORK/log" --json --limit 1000
 cp "$WORK/out" "$WORK/all.json"
 start_kixd "$WORK/log"
