@@ -4,6 +4,8 @@
 #ifndef KIX_INDEX_INTERNAL_H
 #define KIX_INDEX_INTERNAL_H
 
+#include <jansson.h>
+
 #include "kix/index.h"
 #include "kix/smt.h"
 
@@ -92,10 +94,23 @@ void kix__run_group_by_manifest(struct kix_run_info *run, const uint8_t *manifes
 int kix__group_insert(struct kix_log_txn *t, const struct kix_run_info *run, struct kix_err *err);
 int kix__group_remove(struct kix_log_txn *t, const struct kix_run_info *run, struct kix_err *err);
 
+/* query.c: a row's words (kix_query_row_describe) in parts, from parsed
+ * documents (NULL: missing): the manifest's timed pass and metric (row may
+ * be NULL) and the objects it names (refs may be NULL); then each object's
+ * (which: KIX_QUERY_WORKLOAD etc.; gpu_full for the environment). */
+void kix__query_words_manifest(const json_t *doc, struct kix_query_row *row,
+                               struct kix_digest refs[KIX_QUERY_NREFS]);
+void kix__query_words_object(int which, const json_t *obj, struct kix_query_row *row,
+                             char *gpu_full, size_t gpu_cap);
+
 /* selections.c: the selection records (kix/selection.h). One rule for
  * the writer and the check: what a ranked run's publication appends, given
  * its manifest and a way to its objects. */
-typedef int (*kix__sel_object_fn)(void *ctx, const struct kix_digest *d, struct kix_bytes *out);
+/* The words for dim of the object d names (kix__sel_object_words) into
+ * out: KIX_ENOTFOUND when the object is missing (its words are empty). */
+typedef int (*kix__sel_object_fn)(void *ctx, int dim, const struct kix_digest *d, char *out,
+                                  size_t cap);
+void kix__sel_object_words(int dim, const uint8_t *bytes, size_t len, char *out, size_t cap);
 struct kix__sel_sink {
     /* *is_new: the group was not listed before (it is now) */
     int (*new_group)(void *ctx, const struct kix_digest *g, int *is_new, struct kix_err *err);

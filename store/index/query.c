@@ -18,54 +18,72 @@ static void copy_string(char *out, size_t cap, const json_t *v)
 static const char *const ref_fields[KIX_QUERY_NREFS] = {"workloadDigest", "environmentDigest",
                                                         "implementationDigest"};
 
-void kix_query_row_refs(const uint8_t *manifest, size_t len,
-                        struct kix_digest refs[KIX_QUERY_NREFS])
+void kix__query_words_manifest(const json_t *doc, struct kix_query_row *row,
+                               struct kix_digest refs[KIX_QUERY_NREFS])
 {
-    json_t *doc = json_loadb((const char *)manifest, len, 0, NULL);
-    json_t *spec = json_object_get(doc, "spec");
+    const json_t *spec = json_object_get(doc, "spec");
+    const char *bench, *slash;
 
-    for (int i = 0; i < KIX_QUERY_NREFS; i++) {
+    for (int i = 0; refs && i < KIX_QUERY_NREFS; i++) {
         const char *t = json_string_value(json_object_get(spec, ref_fields[i]));
         if (!t || kix_digest_parse(t, strlen(t), &refs[i], NULL) != KIX_OK)
             memset(&refs[i], 0, sizeof(refs[i]));
     }
-    json_decref(doc);
-}
-
-static json_t *load(const struct kix_bytes *b)
-{
-    return b->ptr ? json_loadb((const char *)b->ptr, b->len, 0, NULL) : NULL;
-}
-
-void kix_query_row_describe(const uint8_t *manifest, size_t len,
-                            const struct kix_bytes objs[KIX_QUERY_NREFS], struct kix_query_row *row,
-                            char *gpu_full, size_t gpu_cap)
-{
-    json_t *doc = json_loadb((const char *)manifest, len, 0, NULL), *spec, *hw;
-    json_t *w = load(&objs[KIX_QUERY_WORKLOAD]), *e = load(&objs[KIX_QUERY_ENVIRONMENT]),
-           *impl = load(&objs[KIX_QUERY_IMPLEMENTATION]);
-    const char *bench, *slash, *form;
-
-    spec = json_object_get(doc, "spec");
+    if (!row)
+        return;
     bench = json_string_value(json_object_get(json_object_get(spec, "sourceNative"), "benchmark"));
     row->mode[0] = '\0';
     if (bench && (slash = strchr(bench, '/')) != NULL)
         snprintf(row->mode, sizeof(row->mode), "%.*s", (int)strcspn(slash + 1, "/"), slash + 1);
     snprintf(row->metric, sizeof(row->metric), "%s",
              json_object_get(spec, "memory") ? "peak_memory" : "latency");
-    copy_string(row->kernel, sizeof(row->kernel),
-                json_object_get(json_object_get(w, "spec"), "kernel"));
-    hw = json_object_get(json_object_get(e, "spec"), "hardware");
-    copy_string(row->gpu, sizeof(row->gpu), json_object_get(hw, "product"));
-    copy_string(row->provider, sizeof(row->provider),
-                json_object_get(json_object_get(impl, "spec"), "provider"));
-    /* what --gpu matches: the product and its form factor, as in
-     * "NVIDIA A100-SXM4-80GB" */
-    form = json_string_value(json_object_get(hw, "formFactor"));
-    snprintf(gpu_full, gpu_cap, "%s %s", row->gpu, form ? form : "");
-    json_decref(w);
-    json_decref(e);
-    json_decref(impl);
+}
+
+void kix__query_words_object(int which, const json_t *obj, struct kix_query_row *row,
+                             char *gpu_full, size_t gpu_cap)
+{
+    const json_t *spec = json_object_get(obj, "spec"), *hw;
+    const char *form;
+
+    switch (which) {
+    case KIX_QUERY_WORKLOAD:
+        copy_string(row->kernel, sizeof(row->kernel), json_object_get(spec, "kernel"));
+        break;
+    case KIX_QUERY_ENVIRONMENT:
+        hw = json_object_get(spec, "hardware");
+        copy_string(row->gpu, sizeof(row->gpu), json_object_get(hw, "product"));
+        /* what --gpu matches: the product and its form factor, as in
+         * "NVIDIA A100-SXM4-80GB" */
+        form = json_string_value(json_object_get(hw, "formFactor"));
+        snprintf(gpu_full, gpu_cap, "%s %s", row->gpu, form ? form : "");
+        break;
+    case KIX_QUERY_IMPLEMENTATION:
+        copy_string(row->provider, sizeof(row->provider), json_object_get(spec, "provider"));
+        break;
+    }
+}
+
+void kix_query_row_refs(const uint8_t *manifest, size_t len,
+                        struct kix_digest refs[KIX_QUERY_NREFS])
+{
+    json_t *doc = json_loadb((const char *)manifest, len, 0, NULL);
+    kix__query_words_manifest(doc, NULL, refs);
+    json_decref(doc);
+}
+
+void kix_query_row_describe(const uint8_t *manifest, size_t len,
+                            const struct kix_bytes objs[KIX_QUERY_NREFS], struct kix_query_row *row,
+                            char *gpu_full, size_t gpu_cap)
+{
+    json_t *doc = json_loadb((const char *)manifest, len, 0, NULL);
+
+    kix__query_words_manifest(doc, row, NULL);
+    for (int i = 0; i < KIX_QUERY_NREFS; i++) {
+        json_t *o =
+            objs[i].ptr ? json_loadb((const char *)objs[i].ptr, objs[i].len, 0, NULL) : NULL;
+        kix__query_words_object(i, o, row, gpu_full, gpu_cap);
+        json_decref(o);
+    }
     json_decref(doc);
 }
 

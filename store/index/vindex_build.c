@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "index_internal.h"
+#include "kix/selection.h"
 #include "kix/encoding.h"
 #include "kix/vindex.h"
 
@@ -411,12 +412,25 @@ static int each_group(void *arg, const struct kix_bytes *k, const struct kix_byt
     return each_one(e, key, kix_vindex_key_group(&g, key));
 }
 
+/* A selection list's head (stored) and its pages (made from its items). */
 static int each_selection(void *arg, const struct kix_bytes *k, const struct kix_bytes *v)
 {
-    (void)v;
-    if (k->len < 4 || memcmp(k->ptr, "sel/", 4) != 0)
+    char key[KIX_SEL_KEY_MAX + 1];
+    uint64_t items = 0;
+
+    if (k->len < 4 || k->len > KIX_SEL_KEY_MAX || memcmp(k->ptr, "sel/", 4) != 0)
         return 0;
-    return each_one(arg, (const char *)k->ptr, k->len);
+    if (each_one(arg, (const char *)k->ptr, k->len))
+        return 1;
+    if (kix_sel_head_decode(v->ptr, v->len, &items, NULL) != KIX_OK)
+        return 0;
+    for (uint64_t p = 0; p * KIX_SEL_PAGE < items; p++) {
+        int n = snprintf(key, sizeof(key), "%.*s/%llu", (int)k->len, (const char *)k->ptr,
+                         (unsigned long long)p);
+        if (n > 0 && (size_t)n < sizeof(key) && each_one(arg, key, (size_t)n))
+            return 1;
+    }
+    return 0;
 }
 
 static int each_registry_key(void *arg, const struct kix_bytes *k, const struct kix_bytes *v)
