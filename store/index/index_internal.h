@@ -7,6 +7,7 @@
 #include <jansson.h>
 
 #include "kix/index.h"
+#include "kix/selection.h"
 #include "kix/smt.h"
 
 /* The index's tables, as it names them to the log (indexer.c), by their
@@ -103,6 +104,14 @@ void kix__query_words_manifest(const json_t *doc, struct kix_query_row *row,
 void kix__query_words_object(int which, const json_t *obj, struct kix_query_row *row,
                              char *gpu_full, size_t gpu_cap);
 
+/* query.c: a row's words from its run's manifest and objects (KIX_ECORRUPT
+ * when the manifest is missing). query_selected.c: kix_index_query for a
+ * query with filters, from the selection records. */
+int kix__query_describe(struct kix_log_reader *r, const struct kix_run_info *run,
+                        struct kix_query_row *row, char *gpu_full, size_t gpu_cap);
+int kix__query_selected(struct kix_log_reader *r, const struct kix_query *q, kix_query_fn fn,
+                        void *ctx, uint64_t *matched);
+
 /* selections.c: the selection records (kix/selection.h). One rule for
  * the writer and the check: what a ranked run's publication appends, given
  * its manifest and a way to its objects. */
@@ -129,6 +138,10 @@ int kix__sel_apply(struct kix_log_txn *t, const struct kix_log_item *item,
                    const struct kix_run_info *run, struct kix_err *err);
 int kix__sel_value(struct kix_log_txn *t, const char *key, size_t len, struct kix_buf *out,
                    struct kix_err *err);
+/* Every item of the list of (dim, value) (value NULL: dim's values) as the
+ * writer stored it, in order, through fn (non-zero stops with that code). */
+int kix__sel_items(struct kix_log_txn *t, int dim, const char *value, kix_sel_item_fn fn,
+                   void *ctx);
 /* The check's: the same lists in memory, then every record they make. */
 struct kix__sel_memory;
 struct kix__sel_memory *kix__sel_memory_new(void);

@@ -437,7 +437,7 @@ static const struct kix_log_table_spec tables[KIX_INDEX_TABLES] = {
     [KIX_TABLE_GROUPS] = {"groups", 0},
     /* what the index notes commit to, kept since kix-index/2 */
     [KIX_TABLE_SMT] = {"smt", KIX_LOG_TABLE_SEALED},
-    [KIX_TABLE_SELECTIONS] = {"selections", 0},
+    [KIX_TABLE_SELECTIONS] = {"selections", KIX_LOG_TABLE_SEALED},
 };
 
 static const struct kix_log_indexer indexer = {

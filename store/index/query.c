@@ -88,8 +88,8 @@ void kix_query_row_describe(const uint8_t *manifest, size_t len,
 }
 
 /* Fills the descriptive fields of a row from its manifest and objects. */
-static int describe(struct kix_log_reader *r, const struct kix_run_info *run,
-                    struct kix_query_row *row, char *gpu_full, size_t gpu_cap)
+int kix__query_describe(struct kix_log_reader *r, const struct kix_run_info *run,
+                        struct kix_query_row *row, char *gpu_full, size_t gpu_cap)
 {
     static const struct kix_digest none;
     struct kix_digest refs[KIX_QUERY_NREFS];
@@ -138,7 +138,7 @@ static int query_run(void *arg, uint64_t rank, const char *run_id, uint64_t valu
     memset(&row, 0, sizeof(row));
     rc = kix_index_run(c->r, run_id, strlen(run_id), &run);
     if (rc == KIX_OK)
-        rc = describe(c->r, &run, &row, gpu_full, sizeof(gpu_full));
+        rc = kix__query_describe(c->r, &run, &row, gpu_full, sizeof(gpu_full));
     if (rc) {
         c->rc = rc;
         return -1;
@@ -203,6 +203,9 @@ int kix_index_query(struct kix_log_reader *r, const struct kix_query *q, kix_que
     struct query_ctx c = {r, q, NULL, 0, NULL, 0, 0, KIX_OK};
     int rc;
 
+    /* filters: the selection records say which groups and runs match */
+    if (q->kernel || q->gpu || q->provider || q->mode || q->metric)
+        return kix__query_selected(r, q, fn, ctx, matched);
     rc = q->group ? query_group(&c, q->group) : kix_index_groups(r, query_group, &c);
     if (rc == KIX_OK && c.nrows > 1)
         qsort(c.rows, c.nrows, sizeof(*c.rows), kix_query_row_order);

@@ -248,6 +248,35 @@ int kix__sel_value(struct kix_log_txn *t, const char *key, size_t len, struct ki
               : KIX_OK;
 }
 
+struct item_walk {
+    const uint8_t *prefix;
+    size_t prefix_len;
+    uint64_t pos;
+    kix_sel_item_fn fn;
+    void *ctx;
+    int rc;
+};
+
+static int each_item(void *arg, const struct kix_bytes *key, const struct kix_bytes *val)
+{
+    struct item_walk *w = arg;
+
+    if (key->len < w->prefix_len || memcmp(key->ptr, w->prefix, w->prefix_len) != 0)
+        return 1;
+    w->rc = w->fn(w->ctx, w->pos++, val->ptr, val->len);
+    return w->rc ? 1 : 0;
+}
+
+int kix__sel_items(struct kix_log_txn *t, int dim, const char *value, kix_sel_item_fn fn, void *ctx)
+{
+    char key[KIX_SEL_KEY_MAX + 1];
+    uint8_t ik[ITEM_KEY_MAX];
+    size_t n = kix_sel_key(dim, value, value ? strlen(value) : 0, UINT64_MAX, key);
+    struct item_walk w = {ik, 2 + n, 0, fn, ctx, KIX_OK};
+    int rc = kix_log_txn_scan(t, KIX_TABLE_SELECTIONS, ik, item_key(ik, key, n, 0), each_item, &w);
+    return rc ? rc : w.rc;
+}
+
 struct item_ctx {
     struct kix_log_txn *t;
     const struct kix_log_item *item;

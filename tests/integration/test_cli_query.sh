@@ -65,6 +65,32 @@ pass "--provider, --mode, --metric and their intersections are proven from selec
 
 expect_status 0 "$KIX" query --store "$WORK/log" --json --limit 1000
 cp "$WORK/out" "$WORK/all.json"
+# kixd answers a filtered query from the selection records, the whole log
+# without filters by a scan: the same runs, in the same order
+for f in "--provider liger --mode full" "--kernel fused_linear_grpo_loss --metric latency" \
+  "--gpu h100 --provider torch"; do
+  # shellcheck disable=SC2086
+  expect_status 0 "$KIX" query --store "$WORK/log" --json --limit 1000 $f
+  python3 - "$WORK/all.json" "$WORK/out" $f <<'PY' || fail "query $f is not the scan's matches in order"
+import json, sys
+a = json.load(open(sys.argv[1]))["runs"]
+f = json.load(open(sys.argv[2]))
+args = dict(zip(sys.argv[3::2], sys.argv[4::2]))
+def ok(r):
+    for k, v in args.items():
+        k = k[2:]
+        if k == "kernel" and not (r["kernel"] == v or r["kernel"].startswith(v + "_")):
+            return False
+        if k == "gpu" and v.lower() not in r["gpu"].lower():
+            return False
+        if k in ("provider", "mode", "metric") and r[k].lower() != v.lower():
+            return False
+    return True
+want = [r["runId"] for r in a if ok(r)]
+got = [r["runId"] for r in f["runs"]]
+assert want and got == want and f["matched"] == len(want), (len(got), len(want))
+PY
+done
 start_kixd "$WORK/log"
 : >"$WORK/pages.jsonl"
 for off in 0 100 200; do
