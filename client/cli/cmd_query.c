@@ -9,7 +9,7 @@
 
 static const char query_help[] =
     "usage: kix query [--kernel K] [--gpu G] [--provider P] [--mode forward|backward|full]\n"
-    "                 [--metric latency|peak_memory]\n"
+    "                 [--metric latency|peak_memory] [--dtype D]\n"
     "                 [--group KEY] [--offset N] [--limit N] [--json]\n"
     "                 [--store DIR | --server ADDR]\n"
     "\n"
@@ -38,7 +38,8 @@ static const char query_help[] =
     "               (nvidia, amd, intel) may be left out or put in.\n"
     "  --kernel K   the kernel K and its family (K followed by _ - . or /:\n"
     "               rms_norm matches rms_norm_backward); K* is a plain prefix\n"
-    "  --provider P, --mode M, --metric M   exact\n"
+    "  --provider P, --mode M, --metric M, --dtype D   exact (dtype: the\n"
+    "               workload's, e.g. bfloat16)\n"
     "  --offset N   skip the first N matching runs (paging)\n"
     "  --limit N    print at most N runs (default 50)\n"
     "\n"
@@ -241,6 +242,7 @@ static int run_query(const char *cmd, const char *help, int argc, char **argv, i
                                              {"provider", required_argument, NULL, 'p'},
                                              {"mode", required_argument, NULL, 'm'},
                                              {"metric", required_argument, NULL, 'M'},
+                                             {"dtype", required_argument, NULL, 'd'},
                                              {"group", required_argument, NULL, 'G'},
                                              {"offset", required_argument, NULL, 'o'},
                                              {"limit", required_argument, NULL, 'l'},
@@ -280,6 +282,9 @@ static int run_query(const char *cmd, const char *help, int argc, char **argv, i
         case 'M':
             q.metric = optarg;
             break;
+        case 'd':
+            q.dtype = optarg;
+            break;
         case 'G':
             group_text = optarg;
             break;
@@ -295,7 +300,7 @@ static int run_query(const char *cmd, const char *help, int argc, char **argv, i
             return cli_usage_error(cmd, "unknown option");
         }
     }
-    filtered = q.kernel || q.gpu || q.provider || q.mode || q.metric;
+    filtered = q.kernel || q.gpu || q.provider || q.mode || q.metric || q.dtype;
     if (group_mode) {
         if (filtered || group_text)
             return cli_usage_error(cmd,

@@ -373,7 +373,8 @@ int kix_client_query_complete(struct kix_client *c, const struct kix_verifier *k
                               const struct kix_query *q, const struct kix_query_row *rows, size_t n,
                               uint64_t matched, struct kix_query_proof *proof, struct kix_err *err)
 {
-    const char *asked[KIX_SEL_DIMS] = {q->kernel, q->gpu, q->provider, q->mode, q->metric, NULL};
+    const char *asked[KIX_SEL_DIMS] = {q->kernel, q->gpu,    q->provider,
+                                       q->mode,   q->metric, q->dtype};
     struct prover p = {c, key, proof, err};
     struct picked dims[KIX_SEL_DIMS];
     struct keys groups = {NULL, 0, 0};

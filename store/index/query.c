@@ -204,7 +204,7 @@ int kix_index_query(struct kix_log_reader *r, const struct kix_query *q, kix_que
     int rc;
 
     /* filters: the selection records say which groups and runs match */
-    if (q->kernel || q->gpu || q->provider || q->mode || q->metric)
+    if (q->kernel || q->gpu || q->provider || q->mode || q->metric || q->dtype)
         return kix__query_selected(r, q, fn, ctx, matched);
     rc = q->group ? query_group(&c, q->group) : kix_index_groups(r, query_group, &c);
     if (rc == KIX_OK && c.nrows > 1)

@@ -207,7 +207,8 @@ static int walk_groups(struct walk *w, const struct keyset *groups)
 int kix__query_selected(struct kix_log_reader *r, const struct kix_query *q, kix_query_fn fn,
                         void *ctx, uint64_t *matched)
 {
-    const char *asked[KIX_SEL_DIMS] = {q->kernel, q->gpu, q->provider, q->mode, q->metric, NULL};
+    const char *asked[KIX_SEL_DIMS] = {q->kernel, q->gpu,    q->provider,
+                                       q->mode,   q->metric, q->dtype};
     struct kix_log_txn *t = kix_log_reader_txn(r);
     struct keyset groups = {NULL, 0, 0};
     struct runset provider = {KIX_BUF_INIT, NULL, 0};

@@ -61,7 +61,25 @@ sum=0; for m in forward backward full; do sum=$((sum + $(count --mode "$m"))); d
 expect_status 0 "$KIX" query --store "$WORK/log" --json --provider torch --limit 1000
 [ "$(json_get "$WORK/out" 'd["proven"]["matches"] and d["proven"]["selections"] > 0 and all(r["provider"] == "torch" for r in d["runs"]) and len(d["runs"]) == d["matched"]')" = True ] ||
   fail "--provider torch: $(head -c 300 "$WORK/out")"
-pass "--provider, --mode, --metric and their intersections are proven from selection records"
+# --dtype: the values the index lists (sel/dtype's first page) add up to all
+"$KIX" index --store "$WORK/log" --json sel/dtype/0 >"$WORK/dtypes.json"
+DTYPES=$(python3 -c '
+import json, sys
+r = bytes.fromhex(json.load(open(sys.argv[1]))["record"])
+at, out = 17, []
+while at < len(r):
+    n = r[at] << 8 | r[at + 1]; out.append(r[at + 2:at + 2 + n].decode()); at += 2 + n
+print(" ".join(v for v in out if v))' "$WORK/dtypes.json")
+[ -n "$DTYPES" ] || fail "no dtype listed: $(cat "$WORK/dtypes.json")"
+sum=0; for t in $DTYPES; do sum=$((sum + $(count --dtype "$t"))); done
+[ "$sum" -gt 0 ] && [ "$sum" -le "$ALL" ] || fail "dtypes add up to $sum"
+start_kixd "$WORK/log"
+t=${DTYPES%% *}
+expect_status 0 "$KIX" query --server "$KIXD_ADDR" --json --dtype "$t" --kernel rope --limit 1000
+[ "$(json_get "$WORK/out" 'd["proven"]["matches"] and d["matched"] == len(d["runs"]) > 0')" = True ] ||
+  fail "--dtype $t through kixd: $(head -c 300 "$WORK/out")"
+stop_kixd
+pass "--provider, --mode, --metric, --dtype and their intersections are proven from selection records"
 
 expect_status 0 "$KIX" query --store "$WORK/log" --json --limit 1000
 cp "$WORK/out" "$WORK/all.json"

@@ -94,12 +94,14 @@ int kix_index_groups(struct kix_log_reader *r, kix_groups_fn fn, void *ctx) KIX_
 /* Ranked runs filtered by kernel (K: K and its family, K followed by one
  * of "_-./"; "K*": prefix), GPU (the query's words, cut at anything not a
  * letter or digit, equal words of the product name and form factor in
- * order; vendor words optional), provider, timed pass and metric (each
- * NULL: any; case-insensitive), or one group. Groups are ordered by
+ * order; vendor words optional), provider, timed pass, metric and dtype
+ * (each NULL: any; case-insensitive), or one group. A query with filters
+ * is answered from the selection records (kix/selection.h). Groups are ordered by
  * kernel, GPU, timed pass, metric, then group key; runs best first within
  * a group; `offset`/`limit` page through the matches in that order. */
 struct kix_query {
     const char *kernel, *gpu, *provider, *mode, *metric; /* metric: latency | peak_memory */
+    const char *dtype; /* the Workload's spec.dtype, e.g. bfloat16 (selection records only) */
     const struct kix_digest *group;
     uint64_t offset, limit;
 };
