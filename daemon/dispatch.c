@@ -664,7 +664,7 @@ static int m_query(struct call *k)
     struct query_rows rows = {k, NULL, 0};
     char kernel[KIX_MSG_QUERY_TEXT_MAX + 1], gpu[KIX_MSG_QUERY_TEXT_MAX + 1],
         provider[KIX_MSG_QUERY_TEXT_MAX + 1], mode[KIX_MSG_QUERY_SHORT_MAX + 1],
-        metric[KIX_MSG_QUERY_SHORT_MAX + 1];
+        metric[KIX_MSG_QUERY_SHORT_MAX + 1], dtype[KIX_MSG_QUERY_TEXT_MAX + 1];
     struct kix_digest group;
     uint64_t matched = 0;
     int rc = kix_msg_get_query_params(k->params, &p, &k->err);
@@ -677,6 +677,7 @@ static int m_query(struct call *k)
     q.provider = filter(p.provider, provider);
     q.mode = filter(p.mode, mode);
     q.metric = filter(p.metric, metric);
+    q.dtype = filter(p.dtype, dtype);
     q.offset = p.offset == KIX_MSG_ABSENT ? 0 : p.offset;
     q.limit = p.limit == KIX_MSG_ABSENT ? 100 : p.limit;
     if (p.has_group) {

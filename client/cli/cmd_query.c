@@ -10,7 +10,7 @@
 
 static const char query_help[] =
     "usage: kix query [--kernel K] [--gpu G] [--provider P] [--mode forward|backward|full]\n"
-    "                 [--metric latency|peak_memory]\n"
+    "                 [--metric latency|peak_memory] [--dtype D]\n"
     "                 [--group KEY] [--offset N] [--limit N] [--json]\n"
     "                 [--store DIR | --server ADDR]\n"
     "\n"
@@ -23,9 +23,13 @@ static const char query_help[] =
     "median from its manifest, its rank and group size from the group's record\n"
     "in the log's signed index (one proof per group), its evidence from the\n"
     "run's record there (one proof per run), all at a checkpoint checked\n"
-    "against the one this client verified before. Which runs match is the\n"
-    "server's answer (kix audit replays the log), except with --group alone:\n"
-    "then the page is proven to be exactly the group's, as with kix group.\n"
+    "against the one this client verified before. Which runs match is proven\n"
+    "too: the index's selection records list, for each filter, its values and\n"
+    "the groups (or, for --provider, the runs) each value selects; the client\n"
+    "matches the filter against every value, intersects what they select and\n"
+    "reads every selected group's record, so a dropped, added, repeated or\n"
+    "misplaced row, or another count, is refused. With --group alone the page\n"
+    "is proven to be exactly the group's, as with kix group.\n"
     "Text filters are case-insensitive:\n"
     "\n"
     "  --gpu G      G's words (cut at anything not a letter or digit) each equal\n"
@@ -35,16 +39,18 @@ static const char query_help[] =
     "               (nvidia, amd, intel) may be left out or put in.\n"
     "  --kernel K   the kernel K and its family (K followed by _ - . or /:\n"
     "               rms_norm matches rms_norm_backward); K* is a plain prefix\n"
-    "  --provider P, --mode M, --metric M   exact\n"
+    "  --provider P, --mode M, --metric M, --dtype D   exact (dtype: the\n"
+    "               workload's, e.g. bfloat16)\n"
     "  --offset N   skip the first N matching runs (paging)\n"
     "  --limit N    print at most N runs (default 50)\n"
     "\n"
     "With --json: {\"runs\": [...], \"matched\": N, \"proven\": {...}}, each run\n"
     "with runId, workload (the same summary) and the fields above; \"proven\"\n"
-    "says the index size the rows are proven at, and whether the selection of\n"
-    "matches is (with --group alone).\n"
+    "says the index size the rows are proven at and how many group and\n"
+    "selection records proved them.\n"
     "\n"
-    "exit status: 0 listed, 1 a row is not what the log proves (or bad input),\n"
+    "exit status: 0 listed, 1 a row is not what the log proves, a match missing,\n"
+    "added, repeated or out of place, another count (or bad input),\n"
     "2 usage, 3 I/O or server error, 4 the log contradicts what this client\n"
     "verified before\n\n" CLI_COMMON_HELP;
 
@@ -131,6 +137,8 @@ static int query_proven(struct kix_client *c, const struct kix_verifier *key,
         if (rc == KIX_OK && whole_group)
             rc = kix_client_group_page_verify(c, key, q->group, q->offset, q->limit, rows->row,
                                               rows->n, *matched, proof, err);
+        else if (rc == KIX_OK)
+            rc = kix_client_query_complete(c, key, q, rows->row, rows->n, *matched, proof, err);
         if (!((rc == KIX_EVERIFY && proof->size && proof->size != last) || rc == KIX_EUNAVAIL))
             break;
         last = proof->size;
@@ -141,7 +149,7 @@ static int query_proven(struct kix_client *c, const struct kix_verifier *key,
     return rc;
 }
 
-static void print_rows(const struct rows *r, int json, int whole_group, uint64_t matched,
+static void print_rows(const struct rows *r, int json, uint64_t matched,
                        const struct kix_query_proof *proof)
 {
     char digest[KIX_DIGEST_TEXT_LEN + 1], group[KIX_DIGEST_TEXT_LEN + 1], v[40];
@@ -183,9 +191,10 @@ static void print_rows(const struct rows *r, int json, int whole_group, uint64_t
     }
     if (json)
         printf("],\"matched\":%llu,\"proven\":{\"indexSize\":%llu,\"groups\":%zu,"
-               "\"ranks\":true,\"descriptions\":true,\"evidence\":true,\"matches\":%s}}\n",
+               "\"selections\":%zu,\"ranks\":true,\"descriptions\":true,\"evidence\":true,"
+               "\"matches\":true}}\n",
                (unsigned long long)matched, (unsigned long long)proof->size, proof->groups,
-               whole_group ? "true" : "false");
+               proof->selections);
 }
 
 static int run_query(const char *cmd, const char *help, int argc, char **argv, int group_mode)
@@ -196,6 +205,7 @@ static int run_query(const char *cmd, const char *help, int argc, char **argv, i
                                              {"provider", required_argument, NULL, 'p'},
                                              {"mode", required_argument, NULL, 'm'},
                                              {"metric", required_argument, NULL, 'M'},
+                                             {"dtype", required_argument, NULL, 'd'},
                                              {"group", required_argument, NULL, 'G'},
                                              {"offset", required_argument, NULL, 'o'},
                                              {"limit", required_argument, NULL, 'l'},
@@ -207,7 +217,7 @@ static int run_query(const char *cmd, const char *help, int argc, char **argv, i
     struct kix_digest group;
     struct kix_err err = {0};
     struct rows rows = {0};
-    struct kix_query_proof proof = {0, 0, KIX_BUF_INIT};
+    struct kix_query_proof proof = {0, 0, KIX_BUF_INIT, 0};
     const char *group_text = NULL;
     uint64_t matched = 0;
     int ch, rc, status, whole_group, filtered;
@@ -235,6 +245,9 @@ static int run_query(const char *cmd, const char *help, int argc, char **argv, i
         case 'M':
             q.metric = optarg;
             break;
+        case 'd':
+            q.dtype = optarg;
+            break;
         case 'G':
             group_text = optarg;
             break;
@@ -250,7 +263,7 @@ static int run_query(const char *cmd, const char *help, int argc, char **argv, i
             return cli_usage_error(cmd, "unknown option");
         }
     }
-    filtered = q.kernel || q.gpu || q.provider || q.mode || q.metric;
+    filtered = q.kernel || q.gpu || q.provider || q.mode || q.metric || q.dtype;
     if (group_mode) {
         if (filtered || group_text)
             return cli_usage_error(cmd,
@@ -285,12 +298,13 @@ static int run_query(const char *cmd, const char *help, int argc, char **argv, i
             printf(
                 "  rank    median        kernel               workload                         gpu "
                 "             provider   pass     run\n");
-        print_rows(&rows, common.json, whole_group, matched, &proof);
+        print_rows(&rows, common.json, matched, &proof);
         if (!common.json && (rows.n || whole_group))
             printf("%llu matching runs%s; %s proven by the log's signed index at size %llu\n",
                    (unsigned long long)matched,
                    matched > q.offset + rows.n ? " (more with --offset)" : "",
-                   whole_group ? "the group's page, ranks and evidence" : "ranks and evidence",
+                   whole_group ? "the group's page, ranks and evidence"
+                               : "all matches, ranks and evidence",
                    (unsigned long long)proof.size);
         else if (!common.json)
             printf("%llu matching runs\n", (unsigned long long)matched);

@@ -271,8 +271,8 @@ int kix_client_submit(struct kix_client *c, const struct kix_bundle *bundles, si
 int kix_client_query(struct kix_client *c, const struct kix_query *q, kix_query_fn fn, void *ctx,
                      uint64_t *matched, struct kix_err *err)
 {
-    const char *const filters[] = {q->kernel, q->gpu, q->provider, q->mode, q->metric};
-    static const char *const names[] = {"kernel", "gpu", "provider", "mode", "metric"};
+    const char *const filters[] = {q->kernel, q->gpu, q->provider, q->mode, q->metric, q->dtype};
+    static const char *const names[] = {"kernel", "gpu", "provider", "mode", "metric", "dtype"};
 
     for (size_t i = 0; i < sizeof(filters) / sizeof(filters[0]); i++)
         if (filters[i] && !kix_utf8_valid(filters[i], strlen(filters[i])))

@@ -2,7 +2,8 @@
  * chooses which runs match (a query is a scan, not a proof of
  * completeness; kix_client_group_page_verify in client/lib/group_page.c
  * proves a whole group's page), but everything a row says about a run is
- * checked: its description is recomputed from objects verified by digest,
+ * checked (and kix_client_query_complete, client/lib/query_select.c,
+ * proves which match): its description is recomputed from objects verified by digest,
  * its group and value from its manifest, its rank and group size from the
  * group's record in the log's signed index, and its manifest, group, value
  * and evidence from the run's record there. See kix/client.h. */
@@ -12,6 +13,7 @@
 #include "kix/client.h"
 #include "kix/manifest.h"
 #include "kix/vindex.h"
+#include "query_internal.h"
 
 #define OBJECTS_PER_CALL 1024 /* kix_client_get_objects' bound */
 
@@ -111,6 +113,8 @@ struct members {
     const struct kix_digest *group;
     size_t matched; /* rows of this group found at their rank */
     const char *wrong;
+    kix_vindex_member_fn each; /* may be NULL: sees every member */
+    void *each_ctx;
 };
 
 static int at_rank(void *ctx, uint64_t rank, const char *run_id, uint64_t value)
@@ -126,16 +130,19 @@ static int at_rank(void *ctx, uint64_t rank, const char *run_id, uint64_t value)
         }
         m->matched++;
     }
-    return 0;
+    return m->each ? m->each(m->each_ctx, rank, run_id, value) : 0;
 }
 
 /* Every row of `group` is the member at its rank in the group's proven
- * records, and the group's size is the directory's count. */
+ * records at those ranks (first, count: the ranks the rows claim when
+ * count is 0), and the group's size is the directory's count; each (may
+ * be NULL) sees every member read, in rank order. */
 static int check_group(struct kix_client *c, const struct kix_verifier *key,
                        const struct kix_digest *group, const struct kix_query_row *rows, size_t n,
+                       uint64_t first, uint64_t count, kix_vindex_member_fn each, void *each_ctx,
                        struct kix_query_proof *out, struct kix_err *err)
 {
-    struct members m = {rows, n, group, 0, NULL};
+    struct members m = {rows, n, group, 0, NULL, each, each_ctx};
     struct kix_group_members g;
     char text[KIX_DIGEST_TEXT_LEN + 1];
     uint64_t lo = UINT64_MAX, hi = 0;
@@ -151,8 +158,11 @@ static int check_group(struct kix_client *c, const struct kix_verifier *key,
     }
     if (lo == 0)
         lo = 1;
-    rc = kix_client_group_members(c, key, group, lo, hi >= lo ? hi - lo + 1 : 0, at_rank, &m, out,
-                                  &g, err);
+    if (count == 0) {
+        first = lo;
+        count = hi >= lo ? hi - lo + 1 : 0;
+    }
+    rc = kix_client_group_members(c, key, group, first, count, at_rank, &m, out, &g, err);
     if (rc)
         return rc;
     kix_digest_format(group, text);
@@ -194,11 +204,20 @@ static int prove_groups(struct kix_client *c, const struct kix_verifier *key,
             seen = memcmp(rows[j].group.b, rows[i].group.b, 32) == 0;
         if (seen)
             continue;
-        rc = check_group(c, key, &rows[i].group, rows, n, out, err);
+        rc = check_group(c, key, &rows[i].group, rows, n, 0, 0, NULL, NULL, out, err);
         if (rc == KIX_OK)
             out->groups++;
     }
     return rc;
+}
+
+int kix__query_check_group(struct kix_client *c, const struct kix_verifier *key,
+                           const struct kix_digest *group, const struct kix_query_row *rows,
+                           size_t n, kix_vindex_member_fn each, void *each_ctx,
+                           struct kix_query_proof *out, struct kix_err *err)
+{
+    /* every member, from rank 1: first + count - 1 wraps to the last rank */
+    return check_group(c, key, group, rows, n, 1, UINT64_MAX, each, each_ctx, out, err);
 }
 
 /* The row is its run's record in the signed index at the groups' size. */

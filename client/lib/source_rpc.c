@@ -740,6 +740,7 @@ static int rpc_query(struct kix_source *s, const struct kix_query *q, kix_query_
     p.provider = opt_text(q->provider);
     p.mode = opt_text(q->mode);
     p.metric = opt_text(q->metric);
+    p.dtype = opt_text(q->dtype);
     if (q->group) {
         p.has_group = true;
         memcpy(p.group, q->group->b, 32);

@@ -1349,8 +1349,8 @@ void kix_msg_query_params_init(struct kix_msg_query_params *p)
 int kix_msg_put_query_params(struct kix_proto_writer *w, const struct kix_msg_query_params *p)
 {
     size_t n = (p->kernel.ptr != NULL) + (p->gpu.ptr != NULL) + (p->provider.ptr != NULL) +
-               (p->mode.ptr != NULL) + (p->metric.ptr != NULL) + p->has_group +
-               (p->offset != KIX_MSG_ABSENT) + (p->limit != KIX_MSG_ABSENT);
+               (p->mode.ptr != NULL) + (p->metric.ptr != NULL) + (p->dtype.ptr != NULL) +
+               p->has_group + (p->offset != KIX_MSG_ABSENT) + (p->limit != KIX_MSG_ABSENT);
 
     kix_proto_put_map(w, n);
     put_opt_str(w, "kernel", p->kernel);
@@ -1358,6 +1358,7 @@ int kix_msg_put_query_params(struct kix_proto_writer *w, const struct kix_msg_qu
     put_opt_str(w, "provider", p->provider);
     put_opt_str(w, "mode", p->mode);
     put_opt_str(w, "metric", p->metric);
+    put_opt_str(w, "dtype", p->dtype);
     if (p->has_group)
         put_digest(w, "group", p->group);
     put_opt_u64(w, "offset", p->offset);
@@ -1379,6 +1380,8 @@ int kix_msg_get_query_params(const struct kix_proto_map *m, struct kix_msg_query
         rc = opt_text(m, "mode", KIX_MSG_QUERY_SHORT_MAX + 1, &out->mode, err);
     if (rc == KIX_OK)
         rc = opt_text(m, "metric", KIX_MSG_QUERY_SHORT_MAX + 1, &out->metric, err);
+    if (rc == KIX_OK)
+        rc = opt_text(m, "dtype", KIX_MSG_QUERY_TEXT_MAX + 1, &out->dtype, err);
     if (rc == KIX_OK)
         rc = opt_u64(m, "offset", &out->offset, err);
     if (rc == KIX_OK)

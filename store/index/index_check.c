@@ -30,6 +30,7 @@ struct checker {
     struct kix_hash *keys, *groups;
     size_t nkeys, ngroups, cap_keys, cap_groups;
     uint64_t damaged;
+    struct kix__sel_memory *sel; /* the selection lists, replayed */
 };
 
 static int push_hash(struct kix_hash **a, size_t *n, size_t *cap, const uint8_t h[32])
@@ -159,6 +160,10 @@ static int replay_one(struct checker *c, uint64_t index, const struct kix_hash *
         if (run->info.grouped &&
             push_hash(&c->groups, &c->ngroups, &c->cap_groups, run->info.comparison_key.b))
             return KIX_ENOMEM;
+        if ((rc = kix__sel_memory_add(c->sel, c->r, &run->info, NULL)) != KIX_OK) {
+            free(run);
+            return rc;
+        }
         *slot_of(c, e->run_id) = run;
         c->nruns++;
         run->damaged |= damaged;
@@ -382,6 +387,15 @@ static int group_pages(struct tree_check *tc, const struct kix_digest *gk,
     return rc;
 }
 
+static int tree_add_record(void *ctx, const char *key, size_t len, const struct kix_buf *record)
+{
+    struct tree_check *tc = ctx;
+    kix_buf_reset(&tc->value);
+    if (kix_buf_add(&tc->value, record->ptr, record->len))
+        return KIX_ENOMEM;
+    return tree_add(tc, key, len);
+}
+
 static int by_group(const void *a, const void *b)
 {
     const struct kix_run_info *x = *(const struct kix_run_info *const *)a;
@@ -474,6 +488,8 @@ static int check_tree(struct checker *c, struct kix_log *l)
             g++;
         rc = group_pages(&tc, gk, ranked + first, g - first);
     }
+    if (rc == KIX_OK)
+        rc = kix__sel_memory_each(c->sel, tree_add_record, &tc);
     c->nkeys = unique(c->keys, c->nkeys);
     for (size_t i = 0; rc == KIX_OK && i < c->nkeys; i++) {
         struct kix_key_info k;
@@ -526,12 +542,16 @@ int kix_index_check(struct kix_log *l, const struct kix_check_opts *opts,
 
     memset(&c, 0, sizeof(c));
     c.opts = opts;
+    if (!(c.sel = kix__sel_memory_new()))
+        return kix_err_set(err, KIX_ENOMEM, "out of memory");
     c.max_issues = opts && opts->max_issues ? opts->max_issues : 100;
     if (stats)
         memset(stats, 0, sizeof(*stats));
     rc = kix_log_read_begin(l, &c.r);
-    if (rc)
+    if (rc) {
+        kix__sel_memory_free(c.sel);
         return kix_err_set(err, rc, "reading the store: %s", kix_strerror(rc));
+    }
     size = kix_log_reader_size(c.r);
     for (uint64_t i = 0; rc == KIX_OK && i < size; i++) {
         struct kix_bytes leaf;
@@ -584,6 +604,7 @@ int kix_index_check(struct kix_log *l, const struct kix_check_opts *opts,
     free(c.table);
     free(c.keys);
     free(c.groups);
+    kix__sel_memory_free(c.sel);
     kix_log_read_end(c.r);
     if (rc == KIX_ECORRUPT || (rc == KIX_OK && c.issues)) {
         if (err) {

@@ -4,7 +4,10 @@
 #ifndef KIX_INDEX_INTERNAL_H
 #define KIX_INDEX_INTERNAL_H
 
+#include <jansson.h>
+
 #include "kix/index.h"
+#include "kix/selection.h"
 #include "kix/smt.h"
 
 /* The index's tables, as it names them to the log (indexer.c), by their
@@ -18,6 +21,7 @@ enum kix__index_table {
      * descending rank order: comparison key(32) ‖ u64be ~value ‖ each id
      * byte b as 0xff - b ‖ 0xff → empty; one seek finds a run's page */
     KIX_TABLE_GROUP_STARTS,
+    KIX_TABLE_SELECTIONS,  /* selection records by index key (sel/...); 'g' ‖ key: listed */
     KIX_INDEX_TABLES
 };
 
@@ -113,5 +117,62 @@ int kix__group_page(struct kix_log_txn *t, const struct kix_digest *group, const
  * 0x01 when the run starts a page of the group, else empty). */
 int kix__group_insert(struct kix_log_txn *t, const struct kix_run_info *run, struct kix_err *err);
 int kix__group_remove(struct kix_log_txn *t, const struct kix_run_info *run, struct kix_err *err);
+
+/* query.c: a row's words (kix_query_row_describe) in parts, from parsed
+ * documents (NULL: missing): the manifest's timed pass and metric (row may
+ * be NULL) and the objects it names (refs may be NULL); then each object's
+ * (which: KIX_QUERY_WORKLOAD etc.; gpu_full for the environment). */
+void kix__query_words_manifest(const json_t *doc, struct kix_query_row *row,
+                               struct kix_digest refs[KIX_QUERY_NREFS]);
+void kix__query_words_object(int which, const json_t *obj, struct kix_query_row *row,
+                             char *gpu_full, size_t gpu_cap);
+
+/* query.c: a row's words from its run's manifest and objects (KIX_ECORRUPT
+ * when the manifest is missing). query_selected.c: kix_index_query for a
+ * query with filters, from the selection records. */
+int kix__query_describe(struct kix_log_reader *r, const struct kix_run_info *run,
+                        struct kix_query_row *row, char *gpu_full, size_t gpu_cap);
+int kix__query_selected(struct kix_log_reader *r, const struct kix_query *q, kix_query_fn fn,
+                        void *ctx, uint64_t *matched);
+
+/* selections.c: the selection records (kix/selection.h). One rule for
+ * the writer and the check: what a ranked run's publication appends, given
+ * its manifest and a way to its objects. */
+/* The words for dim of the object d names (kix__sel_object_words) into
+ * out: KIX_ENOTFOUND when the object is missing (its words are empty). */
+typedef int (*kix__sel_object_fn)(void *ctx, int dim, const struct kix_digest *d, char *out,
+                                  size_t cap);
+void kix__sel_object_words(int dim, const uint8_t *bytes, size_t len, char *out, size_t cap);
+struct kix__sel_sink {
+    /* *is_new: the group was not listed before (it is now) */
+    int (*new_group)(void *ctx, const struct kix_digest *g, int *is_new, struct kix_err *err);
+    /* item onto the list of (dim, value), or of dim's values (value NULL);
+     * *created: the list was empty */
+    int (*append)(void *ctx, int dim, const char *value, const uint8_t *item, size_t len,
+                  int *created, struct kix_err *err);
+    void *ctx;
+};
+int kix__sel_publication(const struct kix__sel_sink *s, const struct kix_run_info *run,
+                         const struct kix_bytes *manifest, kix__sel_object_fn object, void *octx,
+                         struct kix_err *err);
+/* The writer's: a publication's appends to KIX_TABLE_SELECTIONS (keys
+ * touched for the seal), and a key's stored record (KIX_ENOTFOUND). */
+int kix__sel_apply(struct kix_log_txn *t, const struct kix_log_item *item,
+                   const struct kix_run_info *run, struct kix_err *err);
+int kix__sel_value(struct kix_log_txn *t, const char *key, size_t len, struct kix_buf *out,
+                   struct kix_err *err);
+/* Every item of the list of (dim, value) (value NULL: dim's values) as the
+ * writer stored it, in order, through fn (non-zero stops with that code). */
+int kix__sel_items(struct kix_log_txn *t, int dim, const char *value, kix_sel_item_fn fn,
+                   void *ctx);
+/* The check's: the same lists in memory, then every record they make. */
+struct kix__sel_memory;
+struct kix__sel_memory *kix__sel_memory_new(void);
+void kix__sel_memory_free(struct kix__sel_memory *m);
+int kix__sel_memory_add(struct kix__sel_memory *m, struct kix_log_reader *r,
+                        const struct kix_run_info *run, struct kix_err *err);
+typedef int (*kix__sel_record_fn)(void *ctx, const char *key, size_t len,
+                                  const struct kix_buf *record);
+int kix__sel_memory_each(struct kix__sel_memory *m, kix__sel_record_fn fn, void *ctx);
 
 #endif

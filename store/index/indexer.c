@@ -407,6 +407,8 @@ static int index_apply(struct kix_log_txn *t, const struct kix_log_item *item, s
     switch (e->type) {
     case KIX_ENTRY_PUBLICATION:
         rc = join_group(t, item, &run, err);
+        if (rc == KIX_OK)
+            rc = kix__sel_apply(t, item, &run, err);
         break;
     case KIX_ENTRY_SUPERSESSION:
         if (rc == KIX_OK)
@@ -424,10 +426,12 @@ static int index_apply(struct kix_log_txn *t, const struct kix_log_item *item, s
     return rc;
 }
 
-/* kix-index/4: groups paged (a directory and pages, kix/vindex.h); the
- * group table marks the runs that start a page. kix-index/3: run records commit their entry list;
- * the verifiable index, its tree kept in tiles of four levels (kix-index/2 kept one record per
- * node: a store of that name is rebuilt on its first writable open) */
+/* kix-index/4: groups paged (a directory and pages, kix/vindex.h; the
+ * group table marks the runs that start a page) and selection records
+ * (selections.c) beside runs, groups, keys and manifests. kix-index/3: run
+ * records commit their entry list; the verifiable index, its tree kept in
+ * tiles of four levels (kix-index/2 kept one record per node: a store of
+ * an older name is rebuilt on its first writable open) */
 static const struct kix_log_table_spec tables[KIX_INDEX_TABLES] = {
     [KIX_TABLE_RUNS] = {"runs", 0},
     [KIX_TABLE_RUN_ENTRIES] = {"run_entries", 0},
@@ -436,6 +440,7 @@ static const struct kix_log_table_spec tables[KIX_INDEX_TABLES] = {
     [KIX_TABLE_SMT] = {"smt", KIX_LOG_TABLE_SEALED},
     /* since kix-index/4: absent from older stores, like the tree it serves */
     [KIX_TABLE_GROUP_STARTS] = {"group_starts", KIX_LOG_TABLE_SEALED},
+    [KIX_TABLE_SELECTIONS] = {"selections", KIX_LOG_TABLE_SEALED},
 };
 
 static const struct kix_log_indexer indexer = {

@@ -2,13 +2,13 @@
  * provider and timed pass. A scan of the ranked runs (each read once from
  * the snapshot), fine at the index's scale; see kix/index.h. */
 #include <jansson.h>
-#include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 
 #include "index_internal.h"
+#include "kix/selection.h"
 
 static void copy_string(char *out, size_t cap, const json_t *v)
 {
@@ -18,60 +18,78 @@ static void copy_string(char *out, size_t cap, const json_t *v)
 static const char *const ref_fields[KIX_QUERY_NREFS] = {"workloadDigest", "environmentDigest",
                                                         "implementationDigest"};
 
-void kix_query_row_refs(const uint8_t *manifest, size_t len,
-                        struct kix_digest refs[KIX_QUERY_NREFS])
+void kix__query_words_manifest(const json_t *doc, struct kix_query_row *row,
+                               struct kix_digest refs[KIX_QUERY_NREFS])
 {
-    json_t *doc = json_loadb((const char *)manifest, len, 0, NULL);
-    json_t *spec = json_object_get(doc, "spec");
+    const json_t *spec = json_object_get(doc, "spec");
+    const char *bench, *slash;
 
-    for (int i = 0; i < KIX_QUERY_NREFS; i++) {
+    for (int i = 0; refs && i < KIX_QUERY_NREFS; i++) {
         const char *t = json_string_value(json_object_get(spec, ref_fields[i]));
         if (!t || kix_digest_parse(t, strlen(t), &refs[i], NULL) != KIX_OK)
             memset(&refs[i], 0, sizeof(refs[i]));
     }
-    json_decref(doc);
-}
-
-static json_t *load(const struct kix_bytes *b)
-{
-    return b->ptr ? json_loadb((const char *)b->ptr, b->len, 0, NULL) : NULL;
-}
-
-void kix_query_row_describe(const uint8_t *manifest, size_t len,
-                            const struct kix_bytes objs[KIX_QUERY_NREFS], struct kix_query_row *row,
-                            char *gpu_full, size_t gpu_cap)
-{
-    json_t *doc = json_loadb((const char *)manifest, len, 0, NULL), *spec, *hw;
-    json_t *w = load(&objs[KIX_QUERY_WORKLOAD]), *e = load(&objs[KIX_QUERY_ENVIRONMENT]),
-           *impl = load(&objs[KIX_QUERY_IMPLEMENTATION]);
-    const char *bench, *slash, *form;
-
-    spec = json_object_get(doc, "spec");
+    if (!row)
+        return;
     bench = json_string_value(json_object_get(json_object_get(spec, "sourceNative"), "benchmark"));
     row->mode[0] = '\0';
     if (bench && (slash = strchr(bench, '/')) != NULL)
         snprintf(row->mode, sizeof(row->mode), "%.*s", (int)strcspn(slash + 1, "/"), slash + 1);
     snprintf(row->metric, sizeof(row->metric), "%s",
              json_object_get(spec, "memory") ? "peak_memory" : "latency");
-    copy_string(row->kernel, sizeof(row->kernel),
-                json_object_get(json_object_get(w, "spec"), "kernel"));
-    hw = json_object_get(json_object_get(e, "spec"), "hardware");
-    copy_string(row->gpu, sizeof(row->gpu), json_object_get(hw, "product"));
-    copy_string(row->provider, sizeof(row->provider),
-                json_object_get(json_object_get(impl, "spec"), "provider"));
-    /* what --gpu matches: the product and its form factor, as in
-     * "NVIDIA A100-SXM4-80GB" */
-    form = json_string_value(json_object_get(hw, "formFactor"));
-    snprintf(gpu_full, gpu_cap, "%s %s", row->gpu, form ? form : "");
-    json_decref(w);
-    json_decref(e);
-    json_decref(impl);
+}
+
+void kix__query_words_object(int which, const json_t *obj, struct kix_query_row *row,
+                             char *gpu_full, size_t gpu_cap)
+{
+    const json_t *spec = json_object_get(obj, "spec"), *hw;
+    const char *form;
+
+    switch (which) {
+    case KIX_QUERY_WORKLOAD:
+        copy_string(row->kernel, sizeof(row->kernel), json_object_get(spec, "kernel"));
+        break;
+    case KIX_QUERY_ENVIRONMENT:
+        hw = json_object_get(spec, "hardware");
+        copy_string(row->gpu, sizeof(row->gpu), json_object_get(hw, "product"));
+        /* what --gpu matches: the product and its form factor, as in
+         * "NVIDIA A100-SXM4-80GB" */
+        form = json_string_value(json_object_get(hw, "formFactor"));
+        snprintf(gpu_full, gpu_cap, "%s %s", row->gpu, form ? form : "");
+        break;
+    case KIX_QUERY_IMPLEMENTATION:
+        copy_string(row->provider, sizeof(row->provider), json_object_get(spec, "provider"));
+        break;
+    }
+}
+
+void kix_query_row_refs(const uint8_t *manifest, size_t len,
+                        struct kix_digest refs[KIX_QUERY_NREFS])
+{
+    json_t *doc = json_loadb((const char *)manifest, len, 0, NULL);
+    kix__query_words_manifest(doc, NULL, refs);
+    json_decref(doc);
+}
+
+void kix_query_row_describe(const uint8_t *manifest, size_t len,
+                            const struct kix_bytes objs[KIX_QUERY_NREFS], struct kix_query_row *row,
+                            char *gpu_full, size_t gpu_cap)
+{
+    json_t *doc = json_loadb((const char *)manifest, len, 0, NULL);
+
+    kix__query_words_manifest(doc, row, NULL);
+    for (int i = 0; i < KIX_QUERY_NREFS; i++) {
+        json_t *o =
+            objs[i].ptr ? json_loadb((const char *)objs[i].ptr, objs[i].len, 0, NULL) : NULL;
+        kix__query_words_object(i, o, row, gpu_full, gpu_cap);
+        json_decref(o);
+    }
     json_decref(doc);
 }
 
 /* Fills the descriptive fields of a row from its manifest and objects. */
-static int describe(struct kix_log_reader *r, const struct kix_run_info *run,
-                    struct kix_query_row *row, char *gpu_full, size_t gpu_cap)
+int kix__query_describe(struct kix_log_reader *r, const struct kix_run_info *run,
+                        struct kix_query_row *row, char *gpu_full, size_t gpu_cap)
 {
     static const struct kix_digest none;
     struct kix_digest refs[KIX_QUERY_NREFS];
@@ -88,81 +106,14 @@ static int describe(struct kix_log_reader *r, const struct kix_run_info *run,
     return KIX_OK;
 }
 
-/* The next token of s at or after *pos: a run of letters and digits,
- * lowercased into tok (truncated to cap - 1). 0 at the end. */
-static int next_token(const char *s, size_t *pos, char *tok, size_t cap)
-{
-    size_t i = *pos, n = 0;
-
-    while (s[i] && !isalnum((unsigned char)s[i]))
-        i++;
-    if (!s[i])
-        return 0;
-    for (; isalnum((unsigned char)s[i]); i++)
-        if (n + 1 < cap)
-            tok[n++] = (char)tolower((unsigned char)s[i]);
-    tok[n] = '\0';
-    *pos = i;
-    return 1;
-}
-
-static int vendor_word(const char *tok)
-{
-    return strcmp(tok, "nvidia") == 0 || strcmp(tok, "amd") == 0 || strcmp(tok, "intel") == 0;
-}
-
-/* --gpu: case-insensitive; both names cut into tokens at every character
- * that is not a letter or digit; each token of the query must equal a
- * token of the GPU's name (product and form factor), in order, though not
- * necessarily adjacent; a vendor word of the query (nvidia, amd, intel) may
- * be missing from the name. "A100", "a100 sxm4", "A100-80GB" and "NVIDIA
- * A100-SXM4-80GB" all match "NVIDIA A100" of form factor "SXM4-80GB"; "A10"
- * does not. */
-static int gpu_matches(const char *name, const char *query)
-{
-    char want[64], have[64];
-    size_t qpos = 0, npos = 0;
-
-    while (next_token(query, &qpos, want, sizeof(want))) {
-        size_t save = npos;
-        int found = 0;
-        while (!found && next_token(name, &npos, have, sizeof(have)))
-            found = strcmp(want, have) == 0;
-        if (!found && !vendor_word(want))
-            return 0;
-        if (!found)
-            npos = save;
-    }
-    return 1;
-}
-
-/* --kernel: case-insensitive; "K" matches the kernel K and its family, the
- * kernels named K followed by '_', '-', '.' or '/' ("rms_norm" matches
- * "rms_norm" and "rms_norm_backward", not "rms_normalize"); "K*" matches
- * every kernel whose name begins with K. */
-static int kernel_matches(const char *kernel, const char *query)
-{
-    size_t n = strlen(query);
-
-    if (n && query[n - 1] == '*')
-        return strncasecmp(kernel, query, n - 1) == 0;
-    if (strncasecmp(kernel, query, n) != 0)
-        return 0;
-    return kernel[n] == '\0' || strchr("_-./", kernel[n]) != NULL;
-}
-
 static int matches(const struct kix_query *q, const struct kix_query_row *row, const char *gpu_full)
 {
-    if (q->kernel && !kernel_matches(row->kernel, q->kernel))
-        return 0;
-    if (q->provider && strcasecmp(q->provider, row->provider) != 0)
-        return 0;
-    if (q->mode && strcasecmp(q->mode, row->mode) != 0)
-        return 0;
-    if (q->gpu && !gpu_matches(gpu_full, q->gpu))
-        return 0;
-    if (q->metric && strcasecmp(q->metric, row->metric) != 0)
-        return 0;
+    const char *asked[] = {q->kernel, q->gpu, q->provider, q->mode, q->metric};
+    const char *has[] = {row->kernel, gpu_full, row->provider, row->mode, row->metric};
+
+    for (int d = KIX_SEL_KERNEL; d <= KIX_SEL_METRIC; d++)
+        if (asked[d] && !kix_sel_matches(d, has[d], asked[d]))
+            return 0;
     return 1;
 }
 
@@ -187,7 +138,7 @@ static int query_run(void *arg, uint64_t rank, const char *run_id, uint64_t valu
     memset(&row, 0, sizeof(row));
     rc = kix_index_run(c->r, run_id, strlen(run_id), &run);
     if (rc == KIX_OK)
-        rc = describe(c->r, &run, &row, gpu_full, sizeof(gpu_full));
+        rc = kix__query_describe(c->r, &run, &row, gpu_full, sizeof(gpu_full));
     if (rc) {
         c->rc = rc;
         return -1;
@@ -234,7 +185,7 @@ static int query_group(void *arg, const struct kix_digest *key)
 /* Groups in the order people read them: by kernel, GPU, timed pass and
  * metric (case-insensitive; what a group holds constant), then by group
  * key; runs best first within each group. */
-static int row_order(const void *a, const void *b)
+int kix_query_row_order(const void *a, const void *b)
 {
     const struct kix_query_row *x = a, *y = b;
     int d;
@@ -252,9 +203,12 @@ int kix_index_query(struct kix_log_reader *r, const struct kix_query *q, kix_que
     struct query_ctx c = {r, q, NULL, 0, NULL, 0, 0, KIX_OK};
     int rc;
 
+    /* filters: the selection records say which groups and runs match */
+    if (q->kernel || q->gpu || q->provider || q->mode || q->metric || q->dtype)
+        return kix__query_selected(r, q, fn, ctx, matched);
     rc = q->group ? query_group(&c, q->group) : kix_index_groups(r, query_group, &c);
     if (rc == KIX_OK && c.nrows > 1)
-        qsort(c.rows, c.nrows, sizeof(*c.rows), row_order);
+        qsort(c.rows, c.nrows, sizeof(*c.rows), kix_query_row_order);
     for (uint64_t i = q->offset; rc == KIX_OK && i < c.nrows && i - q->offset < q->limit; i++)
         if (fn(ctx, &c.rows[i]))
             break;

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "index_internal.h"
+#include "kix/selection.h"
 #include "kix/encoding.h"
 #include "kix/vindex.h"
 
@@ -174,6 +175,8 @@ int kix__vindex_value(struct kix_log_txn *t, const char *key, size_t len, struct
         rc = kix_vindex_manifest_encode(&d, f.run_id, f.index, out);
         return rc ? kix_err_set(err, rc, "out of memory") : KIX_OK;
     }
+    if (len > 4 && memcmp(key, "sel/", 4) == 0)
+        return kix__sel_value(t, key, len, out, err);
     return KIX_ENOTFOUND; /* not a key of the index: never in the tree */
 }
 
@@ -265,7 +268,7 @@ int kix__vindex_reset(struct kix_log_txn *t, struct kix_err *err)
 {
     static const enum kix__index_table tables[] = {KIX_TABLE_RUNS, KIX_TABLE_RUN_ENTRIES,
                                                    KIX_TABLE_GROUPS, KIX_TABLE_SMT,
-                                                   KIX_TABLE_GROUP_STARTS};
+                                                   KIX_TABLE_GROUP_STARTS, KIX_TABLE_SELECTIONS};
     int rc = KIX_OK;
 
     for (size_t i = 0; rc == KIX_OK && i < sizeof(tables) / sizeof(tables[0]); i++)
@@ -390,6 +393,27 @@ static int each_group(void *arg, const struct kix_bytes *k, const struct kix_byt
     return 0;
 }
 
+/* A selection list's head (stored) and its pages (made from its items). */
+static int each_selection(void *arg, const struct kix_bytes *k, const struct kix_bytes *v)
+{
+    char key[KIX_SEL_KEY_MAX + 1];
+    uint64_t items = 0;
+
+    if (k->len < 4 || k->len > KIX_SEL_KEY_MAX || memcmp(k->ptr, "sel/", 4) != 0)
+        return 0;
+    if (each_one(arg, (const char *)k->ptr, k->len))
+        return 1;
+    if (kix_sel_head_decode(v->ptr, v->len, &items, NULL) != KIX_OK)
+        return 0;
+    for (uint64_t p = 0; p * KIX_SEL_PAGE < items; p++) {
+        int n = snprintf(key, sizeof(key), "%.*s/%llu", (int)k->len, (const char *)k->ptr,
+                         (unsigned long long)p);
+        if (n > 0 && (size_t)n < sizeof(key) && each_one(arg, key, (size_t)n))
+            return 1;
+    }
+    return 0;
+}
+
 static int each_registry_key(void *arg, const struct kix_bytes *k, const struct kix_bytes *v)
 {
     struct each *e = arg;
@@ -415,6 +439,8 @@ int kix_index_each_key(struct kix_log_txn *t, kix_vindex_key_fn fn, void *ctx, s
     rc = kix_log_txn_scan(t, KIX_TABLE_RUNS, NULL, 0, each_run, &e);
     if (rc == KIX_OK && !e.stopped)
         rc = kix_log_txn_scan(t, KIX_TABLE_GROUPS, NULL, 0, each_group, &e);
+    if (rc == KIX_OK && !e.stopped)
+        rc = kix_log_txn_scan(t, KIX_TABLE_SELECTIONS, "sel/", 4, each_selection, &e);
     if (rc == KIX_OK && !e.stopped)
         rc = kix_log_txn_scan_keys(t, each_registry_key, &e);
     kix_buf_release(&e.value);

@@ -6,8 +6,10 @@ query's offset), which it edits as LIE says. Everything else, index proofs
 included, is kixd's honest answer. Used by test_query_lies.sh.
 
 usage: lying_query_proxy.py LISTEN_PATH UPSTREAM_PATH LIE
-LIE: drop-best drop-middle drop-last duplicate reversed foreign page1 matched
-     evidence
+LIE: drop-best drop-last duplicate reversed foreign page1 matched evidence,
+and, each with the match count made to agree: drop-middle (a run from the
+middle), drop-group (every row of the page's last group), other-kernel (a
+row of another kernel in place of the last)
 """
 import sys
 
@@ -37,6 +39,18 @@ def lie(result):
         result["matched"] = 7 if result["matched"] != 7 else 8
     elif LIE == "evidence" and runs:
         runs[0]["evidence"] = "reproduced"
+    elif LIE == "drop-middle" and len(runs) > 2:
+        del runs[len(runs) // 2]
+        result["matched"] -= 1
+    elif LIE == "drop-group" and runs:
+        last = runs[-1]["group"]
+        kept = [r for r in runs if r["group"] != last]
+        result["matched"] -= len(runs) - len(kept)
+        runs[:] = kept
+    elif LIE == "other-kernel" and runs:
+        other = [r for r in seen_rows if r["kernel"] != runs[0]["kernel"]]
+        if other:  # in place of the page's last row: the page keeps its size
+            runs[-1] = other[0]
 
 
 class QueryLie:

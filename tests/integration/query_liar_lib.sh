@@ -6,6 +6,7 @@ PROXY_PID=
 liar() {
   [ -z "$PROXY_PID" ] || { kill "$PROXY_PID" 2>/dev/null; wait "$PROXY_PID" 2>/dev/null || true; }
   local sock="$WORK/liar-$1.sock"
+  rm -f "$sock" # a lie told twice: wait for the new proxy, not the old socket
   python3 "$KIX_TESTS/integration/lying_query_proxy.py" "$sock" "${KIXD_ADDR#unix://}" "$1" &
   PROXY_PID=$!
   KIXD_PIDS+=("$PROXY_PID") # lib.sh's cleanup ends it

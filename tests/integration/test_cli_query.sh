@@ -46,8 +46,69 @@ pass "--gpu matches A100, A100-SXM4, NVIDIA A100-SXM4-80GB (and not A10)"
 [ "$(count --kernel rope --gpu h100)" = 0 ] || fail "rope is not llama4_rope"
 pass "--kernel matches a kernel, its family, or a prefix with *"
 
+# every filter's matches are proven from the index's selection records:
+# the provider's (per run), the pass's and the metric's (per group) each
+# add up to all runs, and a filter on several is their intersection
+ALL=$(count)
+[ "$ALL" = 256 ] || fail "all: $ALL"
+sum=0; for p in liger huggingface torch LIGER-not; do sum=$((sum + $(count --provider "$p"))); done
+[ "$(count --provider liger)" -gt 0 ] && [ "$sum" = "$ALL" ] || fail "providers add up to $sum"
+sum=0; for m in forward backward full; do sum=$((sum + $(count --mode "$m"))); done
+[ "$sum" = "$ALL" ] || fail "passes add up to $sum"
+[ $(( $(count --metric latency) + $(count --metric peak_memory) )) = "$ALL" ] || fail "metrics"
+[ "$(count --kernel rope --provider LIGER --mode full --metric latency --gpu a100)" -gt 0 ] || fail "all filters"
+[ "$(count --provider liger --gpu h100 --kernel rope)" = 0 ] || fail "an empty intersection"
+expect_status 0 "$KIX" query --store "$WORK/log" --json --provider torch --limit 1000
+[ "$(json_get "$WORK/out" 'd["proven"]["matches"] and d["proven"]["selections"] > 0 and all(r["provider"] == "torch" for r in d["runs"]) and len(d["runs"]) == d["matched"]')" = True ] ||
+  fail "--provider torch: $(head -c 300 "$WORK/out")"
+# --dtype: the values the index lists (sel/dtype's first page) add up to all
+"$KIX" index --store "$WORK/log" --json sel/dtype/0 >"$WORK/dtypes.json"
+DTYPES=$(python3 -c '
+import json, sys
+r = bytes.fromhex(json.load(open(sys.argv[1]))["record"])
+at, out = 17, []
+while at < len(r):
+    n = r[at] << 8 | r[at + 1]; out.append(r[at + 2:at + 2 + n].decode()); at += 2 + n
+print(" ".join(v for v in out if v))' "$WORK/dtypes.json")
+[ -n "$DTYPES" ] || fail "no dtype listed: $(cat "$WORK/dtypes.json")"
+sum=0; for t in $DTYPES; do sum=$((sum + $(count --dtype "$t"))); done
+[ "$sum" -gt 0 ] && [ "$sum" -le "$ALL" ] || fail "dtypes add up to $sum"
+start_kixd "$WORK/log"
+t=${DTYPES%% *}
+expect_status 0 "$KIX" query --server "$KIXD_ADDR" --json --dtype "$t" --kernel rope --limit 1000
+[ "$(json_get "$WORK/out" 'd["proven"]["matches"] and d["matched"] == len(d["runs"]) > 0')" = True ] ||
+  fail "--dtype $t through kixd: $(head -c 300 "$WORK/out")"
+stop_kixd
+pass "--provider, --mode, --metric, --dtype and their intersections are proven from selection records"
+
 expect_status 0 "$KIX" query --store "$WORK/log" --json --limit 1000
 cp "$WORK/out" "$WORK/all.json"
+# kixd answers a filtered query from the selection records, the whole log
+# without filters by a scan: the same runs, in the same order
+for f in "--provider liger --mode full" "--kernel fused_linear_grpo_loss --metric latency" \
+  "--gpu h100 --provider torch"; do
+  # shellcheck disable=SC2086
+  expect_status 0 "$KIX" query --store "$WORK/log" --json --limit 1000 $f
+  python3 - "$WORK/all.json" "$WORK/out" $f <<'PY' || fail "query $f is not the scan's matches in order"
+import json, sys
+a = json.load(open(sys.argv[1]))["runs"]
+f = json.load(open(sys.argv[2]))
+args = dict(zip(sys.argv[3::2], sys.argv[4::2]))
+def ok(r):
+    for k, v in args.items():
+        k = k[2:]
+        if k == "kernel" and not (r["kernel"] == v or r["kernel"].startswith(v + "_")):
+            return False
+        if k == "gpu" and v.lower() not in r["gpu"].lower():
+            return False
+        if k in ("provider", "mode", "metric") and r[k].lower() != v.lower():
+            return False
+    return True
+want = [r["runId"] for r in a if ok(r)]
+got = [r["runId"] for r in f["runs"]]
+assert want and got == want and f["matched"] == len(want), (len(got), len(want))
+PY
+done
 start_kixd "$WORK/log"
 : >"$WORK/pages.jsonl"
 for off in 0 100 200; do
@@ -79,7 +140,7 @@ pass "best first in each group, groups by kernel, GPU, pass, metric; paging thro
 expect_status 0 "$KIX" query --store "$WORK/log" --kernel rope --limit 3
 grep -q "^  rank .* workload .* run$" "$WORK/out" || fail "header: $(head -1 "$WORK/out")"
 grep -qE '^ +1/2 +[0-9.]+ us +rope +T=[0-9]+ hidden=.* [0-9a-f-]{36}$' "$WORK/out" || fail "row: $(cat "$WORK/out")"
-grep -q "^64 matching runs (more with --offset); ranks and evidence proven by the log's signed index at size [0-9]*$" "$WORK/out" || fail "footer: $(tail -1 "$WORK/out")"
+grep -q "^64 matching runs (more with --offset); all matches, ranks and evidence proven by the log's signed index at size [0-9]*$" "$WORK/out" || fail "footer: $(tail -1 "$WORK/out")"
 expect_status 2 "$KIX" query --store "$WORK/log" --limit 1001
 pass "run id and workload columns"
 

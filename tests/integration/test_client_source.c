@@ -212,7 +212,7 @@ static int query_step(struct kix_client *c, const struct kix_verifier *key, stru
                       struct kix_err *err)
 {
     static struct rows rows;
-    struct kix_query_proof proof = {0, 0, KIX_BUF_INIT};
+    struct kix_query_proof proof = {0, 0, KIX_BUF_INIT, 0};
     struct kix_query q;
     int rc;
 

@@ -5,7 +5,11 @@
 # group's proven record: a dropped best or later run, a run twice, the rows
 # reversed, another group's run mixed in, the first page again for
 # --offset 1, or another match count is refused with exit 1; so is a row
-# whose evidence is not its run record's, on any query. Honest answers pass.
+# whose evidence is not its run record's, on any query. kix query proves
+# its whole selection from the index's selection records (PROTOCOL.md §4):
+# a run or a whole group dropped, a row of another kernel added (each with
+# the match count made to agree), or another match count is refused with
+# exit 1 as well. Honest answers pass.
 . "$KIX_TESTS/integration/lib.sh"
 
 python3 - "$KIX_TESTS/data/liger/all_benchmark_data.csv" "$WORK/s.csv" <<'PY'
@@ -13,7 +17,7 @@ import csv, sys
 r = csv.reader(open(sys.argv[1], newline="")); w = csv.writer(open(sys.argv[2], "w", newline=""))
 w.writerow(next(r))
 for x in r:
-    if x[0] == "rope" and x[12] == "NVIDIA A100-SXM4-80GB":
+    if x[0] in ("rope", "swiglu") and x[12] == "NVIDIA A100-SXM4-80GB":
         w.writerow(x)
 PY
 "$KIXD" init --store "$WORK/log" --origin kix.query-lies/log >"$WORK/vkey" 2>/dev/null
@@ -53,6 +57,21 @@ grep -q "from rank 2 shows run .* where the log's signed index at size [0-9]* ha
   fail "page1: $(cat "$WORK/err")"
 expect_status 0 "$KIX" group "$G" "${LIAR[@]}"
 pass "the first page again for --offset 1 is refused"
+
+for lie in drop-middle drop-group other-kernel matched; do
+  liar "$lie"
+  # other-kernel adds a row of an earlier answer's other kernel
+  [ "$lie" != other-kernel ] || "$KIX" query "${LIAR[@]}" --kernel swiglu --limit 5 >/dev/null 2>&1 || true
+  expect_status 1 "$KIX" query "${LIAR[@]}" --kernel rope
+  case $lie in
+  drop-middle) grep -q "runs missing between or around them\|that page holds" "$WORK/err" ;;
+  drop-group) grep -q "runs match; the log's signed index at size [0-9]* selects" "$WORK/err" ;;
+  other-kernel) grep -q "does not select for this query" "$WORK/err" ;;
+  matched) grep -q "the server says [0-9]* runs match; the log's signed index" "$WORK/err" ;;
+  esac || fail "$lie: $(cat "$WORK/err")"
+  expect_status 1 "$KIX" query "${LIAR[@]}" --kernel rope --gpu a100 --limit 7
+done
+pass "kix query with a run or a group dropped, another kernel's row, or another count is refused"
 
 liar evidence
 expect_status 1 "$KIX" query "${LIAR[@]}" --kernel rope

@@ -4,7 +4,8 @@
 # and PyNaCl, from PROTOCOL.md §4 alone) verifies `kix index --json` answers
 # for one run, its group's directory and pages, its absence proofs, and computes the same rank
 # kix show prints; it refuses a changed record, proof, note or log key. It
-# also verifies PROTOCOL.md's worked example (§4.6) byte for byte.
+# also verifies PROTOCOL.md's worked example (§4.6) byte for byte, and
+# recomputes every selection record from the log's entries and objects.
 source "$(dirname "$0")/lib.sh"
 source "$(dirname "$0")/mirror_lib.sh"
 VERIFY=(/usr/bin/python3 "$KIX_TESTS/integration/vindex_verify.py")
@@ -41,6 +42,14 @@ grep -q "^$OTHER: evidence reported, 2 entries, rank $RANK, best $BEST$" "$WORK/
   fail "independent verdict: $(cat "$WORK/v.out")"
 grep -q "^run/no-such-run: absent" "$WORK/v.out" || fail "absence: $(cat "$WORK/v.out")"
 pass "an outside verifier proves $OTHER's record, its group and its rank $RANK, and an absence"
+
+# the selection records (issue 25): recomputed from the log's entries and
+# objects alone, each list's head and pages exactly the signed index's
+"${VERIFY[@]}" "$WORK/vkey" --selections "$KIX" "$(addr o)" >"$WORK/sel.out" 2>&1 ||
+  fail "independent selection check: $(cat "$WORK/sel.out")"
+grep -q "^selections: [1-9][0-9]* lists, [1-9][0-9]* records recomputed" "$WORK/sel.out" ||
+  fail "selections: $(cat "$WORK/sel.out")"
+pass "an outside verifier recomputes every selection record: $(cat "$WORK/sel.out")"
 
 # ---- and it is not a checker that accepts anything --------------------------------
 refuse() { # refuse WHAT FILE...: the verifier must fail

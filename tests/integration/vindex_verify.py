@@ -6,6 +6,7 @@ note and the sparse Merkle tree).
 
     vindex_verify.py VKEY ANSWER.json [ANSWER.json ...] [--rank RUN=R/N]
     vindex_verify.py VKEY --doc PROTOCOL.md [--rank RUN=R/N]
+    vindex_verify.py VKEY --selections KIX ADDR
 
 An ANSWER is what `kix index KEY --json` prints: the key, whether it is
 present, the record and proof in hex, the checkpoint and the index note.
@@ -23,6 +24,15 @@ page that lists it must agree with them: the run's comparison key is the
 group's, the page is the directory's (count and first member), and the run
 is a member with the run record's value. The rank (the page's first rank
 plus the run's place in it) is printed; --rank requires it.
+
+With --selections, the selection records (§4.2) are recomputed from the
+log itself: every publication in log order (`KIX log --json`), its run
+record (proven), its manifest and the objects it names (`KIX get`, each
+hashed to its digest here); from them each run's comparison key (§5.6),
+kernel, GPU, provider, timed pass, metric and dtype, and the lists the
+rules append to. Every list's head and pages must be exactly the records
+the log's signed index proves (`KIX index KEY --json`), and a value no run
+has must be proven absent. KIX is used to fetch bytes, never to judge them.
 Exit 0 when everything holds, 1 with the reason otherwise.
 """
 import base64
@@ -224,8 +234,25 @@ def decode_manifest(b, key):
     return rec
 
 
+def decode_selection(b, key):
+    """A selection list's head (tag 5: its item count) or page (tag 6)."""
+    r = Reader(b, key)
+    tag = r.u8()
+    if tag == 0x05:
+        rec = {"items": r.u64()}
+    elif tag == 0x06:
+        rec = {"page": r.u64(), "items": []}
+        for _ in range(r.u64()):
+            n = r.take(2)
+            rec["items"].append(r.take(n[0] << 8 | n[1]))
+    else:
+        fail("%s: not a selection record" % key)
+    r.end()
+    return rec
+
+
 DECODERS = {"run/": decode_run, "group/": decode_group_key, "key/": decode_key,
-            "manifest/": decode_manifest}
+            "manifest/": decode_manifest, "sel/": decode_selection}
 
 
 def open_index_note(text, vkey, cp_origin, cp_size, cp_root):
@@ -285,8 +312,139 @@ def doc_example(path):
     return answers
 
 
+SEL_PAGE = 256
+GROUP_DIMS = ["kernel", "gpu", "mode", "metric", "dtype"]
+
+
+def kix_out(kix, *args):
+    import subprocess
+    p = subprocess.run([kix] + list(args), stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    if p.returncode:
+        fail("%s %s: %s" % (kix, " ".join(args), p.stderr.decode(errors="replace")))
+    return p.stdout
+
+
+def kix_object(kix, addr, digest):
+    b = kix_out(kix, "get", "--server", addr, digest)
+    if "sha256:" + hashlib.sha256(b).hexdigest() != digest:
+        fail("object %s does not hash to its digest" % digest)
+    return json.loads(b)
+
+
+def comparison_key(m):
+    """§5.6: the comparison key and value of a run manifest, or None."""
+    spec = m.get("spec") if isinstance(m, dict) else None
+    if m.get("kind") != "BenchmarkRun" or not isinstance(spec, dict):
+        return None
+    def median(*path):
+        v = spec
+        for p in path:
+            v = v.get(p) if isinstance(v, dict) else None
+        ok = (isinstance(v, int) and not isinstance(v, bool) and v >= 0) or \
+             (isinstance(v, float) and v.is_integer() and 0 <= v < 2**53)
+        return int(v) if ok else None
+    value, metric = median("timing", "latencyNs", "median"), "latency"
+    if value is None:
+        value, metric = median("memory", "peakBytes", "median"), "peak_memory"
+    names = {"benchmark": (spec.get("sourceNative") or {}).get("benchmark"),
+             "environmentDigest": spec.get("environmentDigest"),
+             "protocolDigest": spec.get("protocolDigest"),
+             "workloadDigest": spec.get("workloadDigest")}
+    if value is None or not all(isinstance(v, str) for v in names.values()):
+        return None
+    names["metric"] = metric
+    canon = json.dumps(names, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    return hashlib.sha256(canon.encode()).hexdigest()
+
+
+def cut(text, n):
+    """A C field of n bytes with its NUL: at most n - 1 bytes of text."""
+    b = text.encode() if isinstance(text, str) else b""
+    return b[: n - 1]
+
+
+def describe(m, objs):
+    """What kix shows of a run and the selection lists file it under."""
+    spec = m.get("spec") or {}
+    w, e, i = ((o or {}).get("spec") or {} for o in objs)
+    bench = (spec.get("sourceNative") or {}).get("benchmark")
+    mode = ""
+    if isinstance(bench, str) and "/" in bench:
+        mode = bench.split("/", 2)[1]
+    hw = e.get("hardware") or {}
+    form = hw.get("formFactor")
+    gpu = cut(hw.get("product"), 64) + b" " + (form.encode() if isinstance(form, str) else b"")
+    return {"kernel": cut(w.get("kernel"), 64), "gpu": gpu[:159],
+            "provider": cut(i.get("provider"), 64), "mode": cut(mode, 16),
+            "metric": b"peak_memory" if "memory" in spec else b"latency",
+            "dtype": cut(w.get("dtype"), 64)}
+
+
+def check_selections(vkey, kix, addr):
+    entries = json.loads(kix_out(kix, "log", "--json", "--server", addr, "--from", "0",
+                                 "--limit", "1000000"))
+    lists, listed, sizes = {}, set(), set()
+
+    def add(dim, value, item):
+        key = "sel/%s/%s" % (dim, hashlib.sha256(value).hexdigest())
+        if key not in lists:
+            lists[key] = []
+            lists.setdefault("sel/" + dim, []).append(value)
+        lists[key].append(item)
+
+    for e in entries:
+        if e["type"] != "publication":
+            continue
+        a = json.loads(kix_out(kix, "index", "--json", "--server", addr, "run/" + e["subject"]))
+        _, size, run = verify_answer(a, vkey)
+        sizes.add(size)
+        m = kix_object(kix, addr, "sha256:" + run["manifest"])
+        ck = comparison_key(m)
+        if ck is None:
+            continue
+        if run["grouped"] and run["comparisonKey"] != ck:
+            fail("run %s: the index groups it in %s, its manifest in %s"
+                 % (e["subject"], run["comparisonKey"], ck))
+        spec = m["spec"]
+        objs = [kix_object(kix, addr, spec[f]) if isinstance(spec.get(f), str) else None
+                for f in ("workloadDigest", "environmentDigest", "implementationDigest")]
+        v = describe(m, objs)
+        if ck not in listed:
+            listed.add(ck)
+            for dim in GROUP_DIMS:
+                add(dim, v[dim], bytes.fromhex(ck))
+        add("provider", v["provider"], bytes.fromhex(ck) + e["subject"].encode())
+    proven = 0
+    for key, items in sorted(lists.items()):
+        want = [("", bytes([5]) + len(items).to_bytes(8, "big"))]
+        for p in range(0, len(items), SEL_PAGE):
+            page = items[p : p + SEL_PAGE]
+            want.append(("/%d" % (p // SEL_PAGE), bytes([6]) + (p // SEL_PAGE).to_bytes(8, "big")
+                         + len(page).to_bytes(8, "big")
+                         + b"".join(len(x).to_bytes(2, "big") + x for x in page)))
+        for tail, record in want:
+            a = json.loads(kix_out(kix, "index", "--json", "--server", addr, key + tail))
+            k, size, _ = verify_answer(a, vkey)
+            sizes.add(size)
+            if not a["present"] or bytes.fromhex(a["record"]) != record:
+                fail("%s: the signed index's record is not the one its entries make" % k)
+            proven += 1
+    absent = "sel/kernel/" + hashlib.sha256(b"no such kernel").hexdigest()
+    a = json.loads(kix_out(kix, "index", "--json", "--server", addr, absent))
+    verify_answer(a, vkey)
+    if a["present"]:
+        fail("%s: a kernel no run has is in the index" % absent)
+    if len(sizes) != 1:
+        fail("the log grew while its selections were checked")
+    print("selections: %d lists, %d records recomputed from %d entries and proven"
+          % (len(lists), proven, len(entries)))
+
+
 def main(argv):
     args = argv[2:]
+    if args[:1] == ["--selections"]:
+        check_selections(note.parse_vkey(open(argv[1]).read()), args[1], args[2])
+        return
     want_rank = None
     if "--rank" in args:
         i = args.index("--rank")

@@ -474,6 +474,7 @@ KIX_TEST(checkpoints_query_follow_cosign_round_trip)
     kix_msg_query_params_init(&qp);
     qp.kernel = T("rope");
     qp.metric = T("latency");
+    qp.dtype = T("bfloat16");
     qp.has_group = true;
     fill32(qp.group, 6);
     qp.offset = 20;
@@ -481,6 +482,7 @@ KIX_TEST(checkpoints_query_follow_cosign_round_trip)
     REQUEST(kix_msg_put_query_params, &qp, &msg, &b);
     ASSERT_EQ_INT(KIX_OK, kix_msg_get_query_params(msg.params, &qpout, &err));
     ASSERT_TRUE(same(qpout.kernel, "rope") && same(qpout.metric, "latency"));
+    ASSERT_TRUE(same(qpout.dtype, "bfloat16") && qpout.provider.ptr == NULL);
     ASSERT_TRUE(!qpout.gpu.ptr && !qpout.provider.ptr && !qpout.mode.ptr && qpout.has_group);
     ASSERT_EQ_MEM(qp.group, 32, qpout.group, 32);
     ASSERT_EQ_U64(20, qpout.offset);

@@ -4,6 +4,7 @@
  * manifest, group), and each edit must be refused with the run named. */
 #include "fixture.h"
 #include "kix/client.h"
+#include "kix/selection.h"
 #include "liger_sample.h"
 
 #define ROWS 40
@@ -62,7 +63,7 @@ static void two_of_a_group(const struct rows *r, size_t *a, size_t *b)
 static int verify(struct kix_client *c, const struct fixture *f, const struct rows *r,
                   struct kix_err *err)
 {
-    struct kix_query_proof proof = {0, 0, KIX_BUF_INIT};
+    struct kix_query_proof proof = {0, 0, KIX_BUF_INIT, 0};
     int rc = kix_client_query_verify(c, &f->vkey, r->row, r->n, NULL, NULL, &proof, err);
     kix_buf_release(&proof.checkpoint);
     return rc;
@@ -73,7 +74,7 @@ KIX_TEST(query_rows_are_proven_and_lies_refused)
     struct fixture f;
     struct kix_client *c = NULL;
     struct kix_query q;
-    struct kix_query_proof proof = {0, 0, KIX_BUF_INIT};
+    struct kix_query_proof proof = {0, 0, KIX_BUF_INIT, 0};
     struct kix_err err = {0};
     static struct rows honest, r;
     uint64_t matched = 0;
@@ -159,7 +160,7 @@ static int page_verify(struct kix_client *c, const struct fixture *f, const stru
                        uint64_t offset, uint64_t limit, const struct rows *r, uint64_t matched,
                        struct kix_err *err)
 {
-    struct kix_query_proof proof = {0, 0, KIX_BUF_INIT};
+    struct kix_query_proof proof = {0, 0, KIX_BUF_INIT, 0};
     int rc = kix_client_group_page_verify(c, &f->vkey, g, offset, limit, r->row, r->n, matched,
                                           &proof, err);
     kix_buf_release(&proof.checkpoint);
@@ -275,3 +276,113 @@ KIX_TEST(group_page_is_exactly_the_records)
 }
 
 KIX_TEST_MAIN()
+
+#define MANY 1100
+
+struct many_rows {
+    struct kix_query_row row[KIX_SEL_PAGE * 4];
+    size_t n;
+};
+
+static int keep_many(void *ctx, const struct kix_query_row *row)
+{
+    struct many_rows *r = ctx;
+    if (r->n < sizeof(r->row) / sizeof(r->row[0]))
+        r->row[r->n++] = *row;
+    return 0;
+}
+
+static int complete(struct kix_client *c, const struct fixture *f, const struct kix_query *q,
+                    const struct many_rows *r, uint64_t matched, size_t *selections,
+                    struct kix_err *err)
+{
+    struct kix_query_proof proof = {0, 0, KIX_BUF_INIT, 0};
+    int rc = kix_client_query_verify(c, &f->vkey, r->row, r->n, NULL, NULL, &proof, err);
+    if (rc == KIX_OK)
+        rc = kix_client_query_complete(c, &f->vkey, q, r->row, r->n, matched, &proof, err);
+    if (selections)
+        *selections = proof.selections;
+    kix_buf_release(&proof.checkpoint);
+    return rc;
+}
+
+/* Which runs match is proven from the selection records, over lists of
+ * more than one page: the index check recomputes them alike, an honest
+ * answer passes, and a dropped or added match, a duplicate or another
+ * count is refused. */
+KIX_TEST(query_matches_are_proven_from_paged_selections)
+{
+    struct fixture f;
+    struct kix_client *c = NULL;
+    struct kix_query q;
+    struct kix_err err = {0};
+    struct kix_index_check_stats st;
+    struct kix_index_answer a;
+    static struct many_rows all, r;
+    char key[KIX_SEL_KEY_MAX + 1];
+    uint64_t matched = 0, items = 0;
+    size_t selections = 0;
+
+    setup(&f);
+    publish_liger_rows(&f, MANY);
+    ASSERT_EQ_INT(KIX_OK, kix_index_check(f.log, NULL, &st, &err));
+    ASSERT_EQ_U64(0, st.issues);
+    kix_log_close(f.log);
+    f.log = NULL;
+    ASSERT_EQ_INT(KIX_OK, kix_client_open_store(f.dir, &c, &err));
+    /* a list of more than one page: every run of Liger's own kernels */
+    kix_sel_key(KIX_SEL_PROVIDER, "liger", 5, UINT64_MAX, key);
+    ASSERT_EQ_INT(KIX_OK, kix_client_index_proof(c, &f.vkey, key, &a, &err));
+    ASSERT_TRUE(a.present);
+    ASSERT_EQ_INT(KIX_OK, kix_sel_head_decode(a.record.ptr, a.record.len, &items, &err));
+    kix_index_answer_release(&a);
+    ASSERT_TRUE(items > KIX_SEL_PAGE);
+
+    memset(&q, 0, sizeof(q));
+    q.provider = "liger";
+    q.limit = 1000;
+    ASSERT_EQ_INT(KIX_OK, kix_client_query(c, &q, keep_many, &all, &matched, &err));
+    ASSERT_TRUE(matched > KIX_SEL_PAGE && matched <= 1000 && all.n == matched);
+    ASSERT_EQ_INT(KIX_OK, complete(c, &f, &q, &all, matched, &selections, &err));
+    ASSERT_TRUE(selections >= 4); /* the dimension, the value's head and two pages */
+
+    /* a match dropped from the middle, the count made to agree */
+    r = all;
+    memmove(&r.row[100], &r.row[101], (r.n - 101) * sizeof(r.row[0]));
+    r.n--;
+    ASSERT_EQ_INT(KIX_EVERIFY, complete(c, &f, &q, &r, matched - 1, NULL, &err));
+    /* the count alone */
+    ASSERT_EQ_INT(KIX_EVERIFY, complete(c, &f, &q, &all, matched + 1, NULL, &err));
+    ASSERT_CONTAINS(err.msg, "runs match; the log's signed index");
+    /* a row twice in place of its neighbour */
+    r = all;
+    r.row[101] = r.row[100];
+    ASSERT_EQ_INT(KIX_EVERIFY, complete(c, &f, &q, &r, matched, NULL, &err));
+    ASSERT_CONTAINS(err.msg, "twice");
+
+    /* another provider's row in the answer: outside the selection */
+    {
+        static struct many_rows mem;
+        struct kix_query qm = q;
+        uint64_t mm = 0;
+        qm.provider = "huggingface";
+        ASSERT_EQ_INT(KIX_OK, kix_client_query(c, &qm, keep_many, &mem, &mm, &err));
+        ASSERT_TRUE(mem.n > 0);
+        ASSERT_EQ_INT(KIX_OK, complete(c, &f, &qm, &mem, mm, NULL, &err));
+        r = all;
+        r.row[r.n++] = mem.row[0];
+        ASSERT_EQ_INT(KIX_EVERIFY, complete(c, &f, &q, &r, matched + 1, NULL, &err));
+    }
+
+    /* a page in the middle, proven; the same page one row short */
+    q.offset = 300;
+    q.limit = 50;
+    memset(&r, 0, sizeof(r));
+    ASSERT_EQ_INT(KIX_OK, kix_client_query(c, &q, keep_many, &r, &matched, &err));
+    ASSERT_EQ_INT(KIX_OK, complete(c, &f, &q, &r, matched, NULL, &err));
+    r.n--;
+    ASSERT_EQ_INT(KIX_EVERIFY, complete(c, &f, &q, &r, matched, NULL, &err));
+    ASSERT_CONTAINS(err.msg, "that page holds");
+    kix_client_close(c);
+    teardown(&f);
+}

@@ -206,4 +206,20 @@ int bench_scale_point(const char *cache_dir, const char *work_dir, const char *k
 int bench_browse(const char *cache_dir, const char *work_dir, const char *kixd, long groups,
                  double seconds, struct bench_report *rep);
 
+/* ---- bench_query.c: kix query with its proofs -------------------------------- */
+
+#define BENCH_QUERY_LIMIT 50 /* kix query's default page */
+struct kix_client;
+struct kix_query;
+struct bench_query_figs {
+    double p50_ms;    /* query, rows and proofs, end to end */
+    uint64_t matched; /* what the server says matches */
+    size_t rows;      /* rows of the page */
+    size_t proofs;    /* index proofs asked for: runs, groups and selection records */
+};
+/* reps runs of q through c (its first page, at most BENCH_QUERY_LIMIT
+ * rows), each proven; with complete, proven to be all the matches. */
+int bench_query(struct kix_client *c, const struct kix_query *q, int complete, int reps,
+                struct bench_query_figs *out, struct kix_err *err);
+
 #endif

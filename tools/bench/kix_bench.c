@@ -582,6 +582,31 @@ static pid_t start_kixd(char *kixd, char *store, char *listen, int port, char *h
     return pid;
 }
 
+/* kix query --kernel kix-bench as a reader runs it: every run of the log
+ * matches (one kernel, every group of 16), the first page of 50 shown;
+ * proven row by row (what main proved), then also proven complete. */
+static void run_query(struct bench_report *rep, struct kix_client *c)
+{
+    struct kix_query q;
+    struct bench_query_figs rows, all;
+    struct kix_err err = {0};
+
+    bench_say("reads: kix query --kernel kix-bench, with its proofs");
+    memset(&q, 0, sizeof(q));
+    q.kernel = "kix-bench";
+    q.limit = BENCH_QUERY_LIMIT;
+    if (bench_query(c, &q, 0, 5, &rows, &err) || bench_query(c, &q, 1, 5, &all, &err))
+        bench_die("query: %s", err.msg);
+    bench_fig(rep, "read.query_rows_p50_ms", rows.p50_ms, "ms",
+              "kix query, first 50 of every run, rows proven, p50");
+    bench_fig(rep, "read.query_rows_proofs", (double)rows.proofs, "", "  index proofs");
+    bench_fig(rep, "read.query_complete_p50_ms", all.p50_ms, "ms",
+              "  the same, proven to be all the matches, p50");
+    bench_fig(rep, "read.query_complete_proofs", (double)all.proofs, "",
+              "  index proofs (runs, groups, selection records)");
+    bench_fig(rep, "read.query_matched", (double)all.matched, "", "  runs matched");
+}
+
 static void run_kix(const struct opts *o, const char *work, struct bench_report *rep,
                     struct servers *sv)
 {
@@ -712,6 +737,7 @@ static void run_kix(const struct opts *o, const char *work, struct bench_report 
     read_figs(rep, "read.resolve_16x16", "resolve with proofs, 16 conns x 16", &ld);
     e1 = echo_now(o, sv);
     r1 = redis_now(o, sv);
+    run_query(rep, c);
     bench_fig(rep, "read.echo_16x16_around", (e0 + e1) / 2, "/s",
               "  echo 16x16, just before/after");
     if (sv->redis_pid)

@@ -207,6 +207,7 @@ struct kix_query_proof {
     uint64_t size; /* the checkpoint the ranks are proven at */
     size_t groups; /* group records proven */
     struct kix_buf checkpoint;
+    size_t selections; /* selection records proven (kix_client_query_complete) */
 };
 int kix_client_query_verify(struct kix_client *c, const struct kix_verifier *key,
                             const struct kix_query_row *rows, size_t n, kix_object_fn workload_fn,
@@ -243,5 +244,19 @@ int kix_client_group_page_verify(struct kix_client *c, const struct kix_verifier
                                  const struct kix_digest *group, uint64_t offset, uint64_t limit,
                                  const struct kix_query_row *rows, size_t n, uint64_t matched,
                                  struct kix_query_proof *proof, struct kix_err *err) KIX_MUST_CHECK;
+
+/* Proves that rows (already proven by kix_client_query_verify into proof)
+ * are all the matches of q on page [q->offset, q->offset + q->limit), and
+ * matched their count, from the selection records of the signed index
+ * (kix/selection.h; PROTOCOL.md §4): for each filter, the dimension's
+ * values, the lists of the values it matches, and the intersection of
+ * those; then every selected group's record. A missing, added, repeated
+ * or misplaced row, a row outside the selection or another count is
+ * KIX_EVERIFY; KIX_EUNAVAIL when the log grew between proofs (query
+ * again). Proofs made add to proof->groups and proof->selections. */
+int kix_client_query_complete(struct kix_client *c, const struct kix_verifier *key,
+                              const struct kix_query *q, const struct kix_query_row *rows, size_t n,
+                              uint64_t matched, struct kix_query_proof *proof,
+                              struct kix_err *err) KIX_MUST_CHECK;
 
 #endif

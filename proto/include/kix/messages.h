@@ -425,8 +425,9 @@ int kix_msg_get_checkpoints_result(const struct kix_proto_value *v, size_t max,
 struct kix_msg_query_params {
     /* optional text filters: kernel, gpu, provider under
      * KIX_MSG_QUERY_TEXT_MAX + 1 bytes, mode, metric under
-     * KIX_MSG_QUERY_SHORT_MAX + 1, none holding a NUL byte */
-    struct kix_bytes kernel, gpu, provider, mode, metric;
+     * KIX_MSG_QUERY_SHORT_MAX + 1, dtype under KIX_MSG_QUERY_TEXT_MAX + 1,
+     * none holding a NUL byte */
+    struct kix_bytes kernel, gpu, provider, mode, metric, dtype;
     bool has_group;
     uint8_t group[32];
     uint64_t offset, limit; /* optional: 0, 100 */

@@ -94,12 +94,14 @@ int kix_index_groups(struct kix_log_reader *r, kix_groups_fn fn, void *ctx) KIX_
 /* Ranked runs filtered by kernel (K: K and its family, K followed by one
  * of "_-./"; "K*": prefix), GPU (the query's words, cut at anything not a
  * letter or digit, equal words of the product name and form factor in
- * order; vendor words optional), provider, timed pass and metric (each
- * NULL: any; case-insensitive), or one group. Groups are ordered by
+ * order; vendor words optional), provider, timed pass, metric and dtype
+ * (each NULL: any; case-insensitive), or one group. A query with filters
+ * is answered from the selection records (kix/selection.h). Groups are ordered by
  * kernel, GPU, timed pass, metric, then group key; runs best first within
  * a group; `offset`/`limit` page through the matches in that order. */
 struct kix_query {
     const char *kernel, *gpu, *provider, *mode, *metric; /* metric: latency | peak_memory */
+    const char *dtype; /* the Workload's spec.dtype, e.g. bfloat16 (selection records only) */
     const struct kix_digest *group;
     uint64_t offset, limit;
 };
@@ -126,6 +128,11 @@ void kix_query_row_refs(const uint8_t *manifest, size_t len,
 void kix_query_row_describe(const uint8_t *manifest, size_t len,
                             const struct kix_bytes objs[KIX_QUERY_NREFS], struct kix_query_row *row,
                             char *gpu_full, size_t gpu_cap);
+
+/* The order of a query's rows (qsort's comparator over struct
+ * kix_query_row): by kernel, GPU, timed pass, metric (case-insensitive),
+ * group key, then rank. */
+int kix_query_row_order(const void *a, const void *b);
 
 typedef int (*kix_query_fn)(void *ctx, const struct kix_query_row *row);
 /* *matched (may be NULL) counts every match, also beyond the page. */

@@ -1,0 +1,76 @@
+/* Selection records of the verifiable index (PROTOCOL.md §4.2): for each
+ * dimension readers filter on, the list of its values, and for each value
+ * the list of what it selects, so that "these are all the matches" of a
+ * query is a proof. A list is a head record (how many items) and pages of
+ * at most KIX_SEL_PAGE items, appended in log order and never rewritten
+ * once full. Keys:
+ *
+ *   sel/<dim>                 the dimension's values (items: value bytes)
+ *   sel/<dim>/<n>             its page n (decimal, from 0)
+ *   sel/<dim>/<hex>           what value v selects, hex = SHA-256(v)
+ *   sel/<dim>/<hex>/<n>       its page n
+ *
+ * What a value selects: comparison keys (32 bytes) of the groups whose
+ * runs have it, for the dimensions a group holds constant (kernel, gpu,
+ * mode, metric, dtype); for provider, which is not in the comparison key,
+ * one item per run: its comparison key (32) then its run id.
+ *
+ * Decoding functions take views; nothing here allocates but the kix_buf
+ * the caller hands in. Errors: KIX_EVERIFY when a record is not what the
+ * layout says (err says how). */
+#ifndef KIX_SELECTION_H
+#define KIX_SELECTION_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "kix/buf.h"
+#include "kix/error.h"
+
+enum kix_sel_dim {
+    KIX_SEL_KERNEL,
+    KIX_SEL_GPU,
+    KIX_SEL_PROVIDER,
+    KIX_SEL_MODE,
+    KIX_SEL_METRIC,
+    KIX_SEL_DTYPE,
+    KIX_SEL_DIMS
+};
+
+#define KIX_SEL_PAGE      256 /* items of a full page */
+#define KIX_SEL_VALUE_MAX 159 /* bytes of a value (a GPU's "product formFactor") */
+#define KIX_SEL_KEY_MAX   (4 + 8 + 1 + 64 + 1 + 20)
+
+enum { KIX_SEL_HEAD = 0x05, KIX_SEL_PAGE_TAG = 0x06 };
+
+const char *kix_sel_dim_name(int dim);
+
+/* The keys of a dimension's value list (value NULL) or of a value's list,
+ * and of page n of either (page UINT64_MAX: the head). NUL-terminated;
+ * returns the length. */
+size_t kix_sel_key(int dim, const char *value, size_t value_len, uint64_t page,
+                   char out[KIX_SEL_KEY_MAX + 1]);
+
+/* A head: its item count. */
+int kix_sel_head_decode(const uint8_t *v, size_t len, uint64_t *items, struct kix_err *err);
+int kix_sel_head_encode(uint64_t items, struct kix_buf *out);
+
+/* A page: page number `page` of a list of `items` items must hold exactly
+ * min(KIX_SEL_PAGE, items - page * KIX_SEL_PAGE) items; fn sees each (its
+ * position in the list, its bytes) and returns non-zero to stop with that
+ * code. */
+typedef int (*kix_sel_item_fn)(void *ctx, uint64_t pos, const uint8_t *item, size_t len);
+int kix_sel_page_decode(const uint8_t *v, size_t len, uint64_t page, uint64_t items,
+                        kix_sel_item_fn fn, void *ctx, struct kix_err *err);
+/* A page record of n items, from their concatenated encodings (each
+ * u16be length then bytes: kix_sel_item_add). */
+int kix_sel_page_encode(uint64_t page, uint64_t n, const uint8_t *items, size_t len,
+                        struct kix_buf *out);
+int kix_sel_item_add(struct kix_buf *items, const uint8_t *item, size_t len);
+
+/* Whether a value of dim matches what a query asks (kix_query in
+ * kix/index.h: kernel family or prefix, GPU words, the rest exact and
+ * case-insensitive). */
+int kix_sel_matches(int dim, const char *value, const char *query);
+
+#endif

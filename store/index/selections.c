@@ -1,0 +1,484 @@
+/* Selection records (kix/selection.h, PROTOCOL.md §4.2): what the index
+ * appends for each publication of a ranked run, once through the writer's
+ * table (KIX_TABLE_SELECTIONS: the records by their index key, and a mark
+ * per group already listed) and once in memory by the index check
+ * (index_check.c), from one rule, kix__sel_publication. */
+#include <jansson.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "index_internal.h"
+#include "kix/encoding.h"
+#include "kix/selection.h"
+
+/* ---- the rule ---------------------------------------------------------------------- */
+
+/* Appends item to the list of (dim, value), and the value to its
+ * dimension's list when it is the value's first item. */
+static int add(const struct kix__sel_sink *s, int dim, const char *value, const uint8_t *item,
+               size_t len, struct kix_err *err)
+{
+    int created = 0;
+    int rc = s->append(s->ctx, dim, value, item, len, &created, err);
+    if (rc == KIX_OK && created)
+        rc = s->append(s->ctx, dim, NULL, (const uint8_t *)value, strlen(value), &created, err);
+    return rc;
+}
+
+/* The words of one object the manifest names, as the query shows them:
+ * the values of dims KIX_SEL_KERNEL and _DTYPE (Workload), _GPU
+ * (ExecutionEnvironment) or _PROVIDER (Implementation). */
+void kix__sel_object_words(int dim, const uint8_t *bytes, size_t len, char *out, size_t cap)
+{
+    json_t *doc = bytes ? json_loadb((const char *)bytes, len, 0, NULL) : NULL;
+    struct kix_query_row row;
+    char gpu[KIX_SEL_VALUE_MAX + 1];
+    const char *t;
+
+    memset(&row, 0, sizeof(row));
+    switch (dim) {
+    case KIX_SEL_KERNEL:
+        kix__query_words_object(KIX_QUERY_WORKLOAD, doc, &row, gpu, sizeof(gpu));
+        snprintf(out, cap, "%s", row.kernel);
+        break;
+    case KIX_SEL_GPU:
+        kix__query_words_object(KIX_QUERY_ENVIRONMENT, doc, &row, out, cap);
+        break;
+    case KIX_SEL_PROVIDER:
+        kix__query_words_object(KIX_QUERY_IMPLEMENTATION, doc, &row, gpu, sizeof(gpu));
+        snprintf(out, cap, "%s", row.provider);
+        break;
+    default: /* dtype: at most as long as a kernel's */
+        t = json_string_value(json_object_get(json_object_get(doc, "spec"), "dtype"));
+        snprintf(out, cap < sizeof(row.kernel) ? cap : sizeof(row.kernel), "%s", t ? t : "");
+    }
+    json_decref(doc);
+}
+
+int kix__sel_publication(const struct kix__sel_sink *s, const struct kix_run_info *run,
+                         const struct kix_bytes *manifest, kix__sel_object_fn words, void *octx,
+                         struct kix_err *err)
+{
+    static const struct kix_digest none;
+    /* which object each dimension's value comes from, in the rule's order */
+    static const int from[KIX_SEL_DIMS] = {
+        KIX_QUERY_WORKLOAD, KIX_QUERY_ENVIRONMENT, KIX_QUERY_IMPLEMENTATION, -1, -1,
+        KIX_QUERY_WORKLOAD};
+    struct kix_digest refs[KIX_QUERY_NREFS];
+    struct kix_query_row row;
+    char v[KIX_SEL_DIMS][KIX_SEL_VALUE_MAX + 1];
+    uint8_t item[32 + KIX_RUN_ID_MAX];
+    size_t idlen = strlen(run->run_id);
+    json_t *doc;
+    int is_new = 0, rc = KIX_OK;
+
+    if (!run->grouped)
+        return KIX_OK;
+    memset(&row, 0, sizeof(row));
+    doc = json_loadb((const char *)manifest->ptr, manifest->len, 0, NULL);
+    kix__query_words_manifest(doc, &row, refs);
+    json_decref(doc);
+    snprintf(v[KIX_SEL_MODE], sizeof(v[0]), "%s", row.mode);
+    snprintf(v[KIX_SEL_METRIC], sizeof(v[0]), "%s", row.metric);
+    for (int d = 0; rc == KIX_OK && d < KIX_SEL_DIMS; d++)
+        if (from[d] >= 0) {
+            const struct kix_digest *ref = &refs[from[d]];
+            v[d][0] = '\0';
+            if (memcmp(ref, &none, sizeof(none)) == 0 ||
+                words(octx, d, ref, v[d], sizeof(v[d])) == KIX_ENOTFOUND)
+                kix__sel_object_words(d, NULL, 0, v[d], sizeof(v[d]));
+        }
+    rc = s->new_group(s->ctx, &run->comparison_key, &is_new, err);
+    /* what the group holds constant: listed once, when it forms */
+    for (int d = 0; rc == KIX_OK && is_new && d < KIX_SEL_DIMS; d++)
+        if (d != KIX_SEL_PROVIDER)
+            rc = add(s, d, v[d], run->comparison_key.b, 32, err);
+    memcpy(item, run->comparison_key.b, 32);
+    memcpy(item + 32, run->run_id, idlen);
+    return rc ? rc : add(s, KIX_SEL_PROVIDER, v[KIX_SEL_PROVIDER], item, 32 + idlen, err);
+}
+
+/* ---- the writer: lists in KIX_TABLE_SELECTIONS --------------------------------- */
+
+/* The table holds, by key: a list's head record under its index key
+ * ("sel/..."); its items under 'i' ‖ that key ‖ 0 ‖ u64be position, from
+ * which a page's record is made when the seal asks for it (an append
+ * writes one item and the head, whatever the page's size); 'g' ‖ group
+ * key when the group is listed; 'o' ‖ dim ‖ object digest: that object's
+ * words for dim, so each object is parsed once. */
+#define ITEM_KEY_MAX (1 + KIX_SEL_KEY_MAX + 1 + 8)
+
+static size_t item_key(uint8_t out[ITEM_KEY_MAX], const char *list, size_t n, uint64_t pos)
+{
+    out[0] = 'i';
+    memcpy(out + 1, list, n);
+    out[1 + n] = 0;
+    kix_u64be_put(out + 2 + n, pos);
+    return 2 + n + 8;
+}
+
+static int table_new_group(void *ctx, const struct kix_digest *g, int *is_new, struct kix_err *err)
+{
+    struct kix_log_txn *t = ctx;
+    uint8_t mark[1 + 32] = {'g'};
+    struct kix_bytes v;
+
+    memcpy(mark + 1, g->b, 32);
+    *is_new = kix_log_txn_get(t, KIX_TABLE_SELECTIONS, mark, sizeof(mark), &v) == KIX_ENOTFOUND;
+    return *is_new ? kix_log_txn_put(t, KIX_TABLE_SELECTIONS, mark, sizeof(mark), "", 0, err)
+                   : KIX_OK;
+}
+
+static int head_items(struct kix_log_txn *t, const char *key, size_t n, uint64_t *items,
+                      struct kix_err *err)
+{
+    struct kix_bytes v;
+    int rc = kix_log_txn_get(t, KIX_TABLE_SELECTIONS, key, n, &v);
+
+    *items = 0;
+    if (rc == KIX_OK)
+        return kix_sel_head_decode(v.ptr, v.len, items, err);
+    return rc;
+}
+
+/* One item onto the list: the item, the head, and both keys touched. */
+static int table_append(void *ctx, int dim, const char *value, const uint8_t *item, size_t len,
+                        int *created, struct kix_err *err)
+{
+    struct kix_log_txn *t = ctx;
+    char key[KIX_SEL_KEY_MAX + 1];
+    uint8_t ik[ITEM_KEY_MAX], head[9];
+    size_t vlen = value ? strlen(value) : 0, n = kix_sel_key(dim, value, vlen, UINT64_MAX, key);
+    uint64_t count;
+    int rc = head_items(t, key, n, &count, err);
+
+    if (rc == KIX_ENOTFOUND)
+        rc = KIX_OK;
+    *created = count == 0;
+    head[0] = KIX_SEL_HEAD;
+    kix_u64be_put(head + 1, count + 1);
+    if (rc == KIX_OK)
+        rc = kix_log_txn_put(t, KIX_TABLE_SELECTIONS, ik, item_key(ik, key, n, count), item, len,
+                             err);
+    if (rc == KIX_OK)
+        rc = kix_log_txn_put(t, KIX_TABLE_SELECTIONS, key, n, head, sizeof(head), err);
+    if (rc == KIX_OK)
+        rc = kix__vindex_touch(t, key, n, NULL, 0, err); /* may grow again in the batch */
+    if (rc == KIX_OK) {
+        n = kix_sel_key(dim, value, vlen, count / KIX_SEL_PAGE, key);
+        rc = kix__vindex_touch(t, key, n, NULL, 0, err);
+    }
+    return rc;
+}
+
+struct page_walk {
+    const uint8_t *prefix; /* 'i' ‖ the list's key ‖ 0 */
+    size_t prefix_len;
+    uint64_t left;
+    struct kix_buf items;
+    int rc;
+};
+
+static int page_item(void *arg, const struct kix_bytes *key, const struct kix_bytes *val)
+{
+    struct page_walk *w = arg;
+
+    if (w->left == 0 || key->len < w->prefix_len || memcmp(key->ptr, w->prefix, w->prefix_len) != 0)
+        return 1;
+    w->left--;
+    w->rc = kix_sel_item_add(&w->items, val->ptr, val->len);
+    return w->rc ? -w->rc : 0;
+}
+
+/* Key "sel/<dim>[/<hex>]/<n>": the head's length, and n. */
+static int page_of(const char *key, size_t len, size_t *head_len, uint64_t *page)
+{
+    size_t i = len, digits;
+
+    while (i > 0 && key[i - 1] >= '0' && key[i - 1] <= '9')
+        i--;
+    digits = len - i;
+    if (digits == 0 || digits > 19 || (digits > 1 && key[i] == '0') || i < 5 || key[i - 1] != '/')
+        return 0;
+    *head_len = i - 1;
+    *page = 0;
+    for (; i < len; i++)
+        *page = *page * 10 + (uint64_t)(key[i] - '0');
+    return 1;
+}
+
+int kix__sel_value(struct kix_log_txn *t, const char *key, size_t len, struct kix_buf *out,
+                   struct kix_err *err)
+{
+    struct page_walk w = {NULL, 0, 0, KIX_BUF_INIT, KIX_OK};
+    uint8_t ik[ITEM_KEY_MAX];
+    struct kix_bytes v;
+    size_t head_len;
+    uint64_t page, items, n;
+    int rc;
+
+    if (len > KIX_SEL_KEY_MAX)
+        return KIX_ENOTFOUND;
+    if (!page_of(key, len, &head_len, &page)) {
+        rc = kix_log_txn_get(t, KIX_TABLE_SELECTIONS, key, len, &v);
+        if (rc == KIX_OK && (rc = kix_buf_add(out, v.ptr, v.len)) != KIX_OK)
+            return kix_err_set(err, rc, "out of memory");
+        return rc;
+    }
+    rc = head_items(t, key, head_len, &items, err);
+    if (rc)
+        return rc;
+    if (page >= (items + KIX_SEL_PAGE - 1) / KIX_SEL_PAGE)
+        return KIX_ENOTFOUND;
+    n = items - page * KIX_SEL_PAGE < KIX_SEL_PAGE ? items - page * KIX_SEL_PAGE : KIX_SEL_PAGE;
+    w.prefix = ik;
+    w.prefix_len = 2 + head_len;
+    w.left = n;
+    rc = kix_log_txn_scan(t, KIX_TABLE_SELECTIONS, ik,
+                          item_key(ik, key, head_len, page * KIX_SEL_PAGE), page_item, &w);
+    if (rc == KIX_OK && w.rc == KIX_OK && w.left)
+        rc = KIX_ECORRUPT; /* the head counts items the table lacks */
+    if (rc == KIX_OK)
+        rc = w.rc;
+    if (rc == KIX_OK)
+        rc = kix_sel_page_encode(page, n, w.items.ptr, w.items.len, out);
+    kix_buf_release(&w.items);
+    return rc ? kix_err_set(err, rc, "reading selection list %.*s: %s", (int)head_len, key,
+                            kix_strerror(rc))
+              : KIX_OK;
+}
+
+struct item_walk {
+    const uint8_t *prefix;
+    size_t prefix_len;
+    uint64_t pos;
+    kix_sel_item_fn fn;
+    void *ctx;
+    int rc;
+};
+
+static int each_item(void *arg, const struct kix_bytes *key, const struct kix_bytes *val)
+{
+    struct item_walk *w = arg;
+
+    if (key->len < w->prefix_len || memcmp(key->ptr, w->prefix, w->prefix_len) != 0)
+        return 1;
+    w->rc = w->fn(w->ctx, w->pos++, val->ptr, val->len);
+    return w->rc ? 1 : 0;
+}
+
+int kix__sel_items(struct kix_log_txn *t, int dim, const char *value, kix_sel_item_fn fn, void *ctx)
+{
+    char key[KIX_SEL_KEY_MAX + 1];
+    uint8_t ik[ITEM_KEY_MAX];
+    size_t n = kix_sel_key(dim, value, value ? strlen(value) : 0, UINT64_MAX, key);
+    struct item_walk w = {ik, 2 + n, 0, fn, ctx, KIX_OK};
+    int rc = kix_log_txn_scan(t, KIX_TABLE_SELECTIONS, ik, item_key(ik, key, n, 0), each_item, &w);
+    return rc ? rc : w.rc;
+}
+
+struct item_ctx {
+    struct kix_log_txn *t;
+    const struct kix_log_item *item;
+};
+
+/* An object's words for dim, parsed once and kept by digest. */
+static int item_words(void *ctx, int dim, const struct kix_digest *d, char *out, size_t cap)
+{
+    struct item_ctx *c = ctx;
+    uint8_t key[2 + 32] = {'o', (uint8_t)dim};
+    struct kix_bytes v;
+    int rc;
+
+    memcpy(key + 2, d->b, 32);
+    if (kix_log_txn_get(c->t, KIX_TABLE_SELECTIONS, key, sizeof(key), &v) == KIX_OK &&
+        v.len < cap) {
+        memcpy(out, v.ptr, v.len);
+        out[v.len] = '\0';
+        return KIX_OK;
+    }
+    rc = kix_log_item_object(c->t, c->item, d, &v);
+    if (rc)
+        return rc;
+    kix__sel_object_words(dim, v.ptr, v.len, out, cap);
+    return kix_log_txn_put(c->t, KIX_TABLE_SELECTIONS, key, sizeof(key), out, strlen(out), NULL);
+}
+
+int kix__sel_apply(struct kix_log_txn *t, const struct kix_log_item *item,
+                   const struct kix_run_info *run, struct kix_err *err)
+{
+    struct kix__sel_sink s = {table_new_group, table_append, t};
+    struct item_ctx ic = {t, item};
+    struct kix_bytes m;
+    int rc;
+
+    if (!run->grouped)
+        return KIX_OK;
+    rc = kix_log_item_object(t, item, &run->manifest, &m);
+    if (rc)
+        return kix_err_set(err, rc == KIX_ENOTFOUND ? KIX_ECORRUPT : rc,
+                           "reading the run manifest");
+    return kix__sel_publication(&s, run, &m, item_words, &ic, err);
+}
+
+/* ---- the check: lists in memory ---------------------------------------------------- */
+
+struct sel_list {
+    char key[KIX_SEL_KEY_MAX + 1];
+    size_t key_len;
+    uint64_t n;
+    struct kix_buf items;
+};
+
+struct kix__sel_memory {
+    struct sel_list *lists;
+    size_t nlists, cap;
+    uint8_t *groups; /* 32 bytes each, open addressing; all zero: empty */
+    size_t ngroups, gcap;
+};
+
+struct kix__sel_memory *kix__sel_memory_new(void)
+{
+    return calloc(1, sizeof(struct kix__sel_memory));
+}
+
+void kix__sel_memory_free(struct kix__sel_memory *m)
+{
+    for (size_t i = 0; m && i < m->nlists; i++)
+        kix_buf_release(&m->lists[i].items);
+    if (m) {
+        free(m->lists);
+        free(m->groups);
+    }
+    free(m);
+}
+
+static uint8_t *group_slot(struct kix__sel_memory *m, const uint8_t g[32])
+{
+    static const uint8_t zero[32];
+    uint64_t h;
+    size_t i;
+
+    memcpy(&h, g, sizeof(h));
+    for (i = (size_t)(h % m->gcap);; i = (i + 1) % m->gcap) {
+        uint8_t *s = m->groups + 32 * i;
+        if (memcmp(s, zero, 32) == 0 || memcmp(s, g, 32) == 0)
+            return s;
+    }
+}
+
+static int memory_new_group(void *ctx, const struct kix_digest *g, int *is_new, struct kix_err *err)
+{
+    struct kix__sel_memory *m = ctx;
+    uint8_t *s;
+
+    if (2 * (m->ngroups + 1) > m->gcap) {
+        struct kix__sel_memory grown = *m;
+        grown.gcap = m->gcap ? 2 * m->gcap : 1024;
+        if (!(grown.groups = calloc(grown.gcap, 32)))
+            return kix_err_set(err, KIX_ENOMEM, "out of memory");
+        for (size_t i = 0; i < m->gcap; i++)
+            for (int k = 0; k < 32; k++)
+                if (m->groups[32 * i + k]) {
+                    memcpy(group_slot(&grown, m->groups + 32 * i), m->groups + 32 * i, 32);
+                    break;
+                }
+        free(m->groups);
+        m->groups = grown.groups;
+        m->gcap = grown.gcap;
+    }
+    s = group_slot(m, g->b);
+    *is_new = memcmp(s, g->b, 32) != 0;
+    if (*is_new) {
+        memcpy(s, g->b, 32);
+        m->ngroups++;
+    }
+    return KIX_OK;
+}
+
+static int memory_append(void *ctx, int dim, const char *value, const uint8_t *item, size_t len,
+                         int *created, struct kix_err *err)
+{
+    struct kix__sel_memory *m = ctx;
+    char key[KIX_SEL_KEY_MAX + 1];
+    size_t n = kix_sel_key(dim, value, value ? strlen(value) : 0, UINT64_MAX, key), i;
+
+    for (i = 0; i < m->nlists; i++)
+        if (m->lists[i].key_len == n && memcmp(m->lists[i].key, key, n) == 0)
+            break;
+    if (i == m->nlists) {
+        if (m->nlists == m->cap) {
+            size_t cap = m->cap ? 2 * m->cap : 64;
+            struct sel_list *grown = realloc(m->lists, cap * sizeof(*grown));
+            if (!grown)
+                return kix_err_set(err, KIX_ENOMEM, "out of memory");
+            m->lists = grown;
+            m->cap = cap;
+        }
+        memset(&m->lists[i], 0, sizeof(m->lists[i]));
+        memcpy(m->lists[i].key, key, n + 1);
+        m->lists[i].key_len = n;
+        kix_buf_init(&m->lists[i].items);
+        m->nlists++;
+    }
+    *created = m->lists[i].n == 0;
+    m->lists[i].n++;
+    return kix_sel_item_add(&m->lists[i].items, item, len)
+               ? kix_err_set(err, KIX_ENOMEM, "out of memory")
+               : KIX_OK;
+}
+
+static int reader_words(void *ctx, int dim, const struct kix_digest *d, char *out, size_t cap)
+{
+    struct kix_bytes v;
+    int rc = kix_log_reader_object(ctx, d, &v);
+    if (rc == KIX_OK)
+        kix__sel_object_words(dim, v.ptr, v.len, out, cap);
+    return rc;
+}
+
+int kix__sel_memory_add(struct kix__sel_memory *m, struct kix_log_reader *r,
+                        const struct kix_run_info *run, struct kix_err *err)
+{
+    struct kix__sel_sink s = {memory_new_group, memory_append, m};
+    struct kix_bytes man;
+
+    if (!run->grouped || kix_log_reader_object(r, &run->manifest, &man) != KIX_OK)
+        return KIX_OK;
+    return kix__sel_publication(&s, run, &man, reader_words, r, err);
+}
+
+/* Each list's head, then its pages, through fn. */
+int kix__sel_memory_each(struct kix__sel_memory *m, kix__sel_record_fn fn, void *ctx)
+{
+    struct kix_buf rec = KIX_BUF_INIT;
+    char key[KIX_SEL_KEY_MAX + 1];
+    int rc = KIX_OK;
+
+    for (size_t i = 0; rc == KIX_OK && i < m->nlists; i++) {
+        const struct sel_list *l = &m->lists[i];
+        const uint8_t *p = l->items.ptr;
+        size_t at = 0;
+
+        kix_buf_reset(&rec);
+        rc = kix_sel_head_encode(l->n, &rec);
+        if (rc == KIX_OK)
+            rc = fn(ctx, l->key, l->key_len, &rec);
+        for (uint64_t page = 0; rc == KIX_OK && page * KIX_SEL_PAGE < l->n; page++) {
+            uint64_t k = l->n - page * KIX_SEL_PAGE < KIX_SEL_PAGE ? l->n - page * KIX_SEL_PAGE
+                                                                   : KIX_SEL_PAGE;
+            size_t start = at;
+            for (uint64_t j = 0; j < k; j++)
+                at += 2 + ((size_t)p[at] << 8 | p[at + 1]);
+            kix_buf_reset(&rec);
+            rc = kix_sel_page_encode(page, k, p + start, at - start, &rec);
+            if (rc == KIX_OK) {
+                size_t n =
+                    (size_t)snprintf(key, sizeof(key), "%s/%llu", l->key, (unsigned long long)page);
+                rc = fn(ctx, key, n, &rec);
+            }
+        }
+    }
+    kix_buf_release(&rec);
+    return rc;
+}
