@@ -21,7 +21,7 @@ enum kix__index_table {
      * descending rank order: comparison key(32) ‖ u64be ~value ‖ each id
      * byte b as 0xff - b ‖ 0xff → empty; one seek finds a run's page */
     KIX_TABLE_GROUP_STARTS,
-    KIX_TABLE_SELECTIONS,  /* selection records by index key (sel/...); 'g' ‖ key: listed */
+    KIX_TABLE_SELECTIONS, /* selection records by index key (sel/...); 'g' ‖ key: listed */
     KIX_INDEX_TABLES
 };
 

@@ -266,8 +266,8 @@ out:
 
 int kix__vindex_reset(struct kix_log_txn *t, struct kix_err *err)
 {
-    static const enum kix__index_table tables[] = {KIX_TABLE_RUNS, KIX_TABLE_RUN_ENTRIES,
-                                                   KIX_TABLE_GROUPS, KIX_TABLE_SMT,
+    static const enum kix__index_table tables[] = {KIX_TABLE_RUNS,         KIX_TABLE_RUN_ENTRIES,
+                                                   KIX_TABLE_GROUPS,       KIX_TABLE_SMT,
                                                    KIX_TABLE_GROUP_STARTS, KIX_TABLE_SELECTIONS};
     int rc = KIX_OK;
 
