@@ -176,6 +176,30 @@ static int take_entries(struct http_source *h, struct pieces *ps, json_t *list, 
     return KIX_OK;
 }
 
+/* The directory's page that holds (value, run_id), in rank order (value
+ * ascending, ties by run id as bytes): the last page whose first member
+ * does not come after it. */
+struct page_pick {
+    uint64_t value;
+    const char *run_id;
+    char page_id[KIX_RUN_ID_MAX + 1];
+};
+
+static int pick_page(void *ctx, const struct kix_vindex_page *p)
+{
+    struct page_pick *pp = ctx;
+
+    if (p->index == 0) {
+        pp->page_id[0] = '\0';
+        return 0;
+    }
+    if (p->first_value > pp->value ||
+        (p->first_value == pp->value && strcmp(p->first_run, pp->run_id) > 0))
+        return 1; /* pages are in rank order: none later holds it */
+    snprintf(pp->page_id, sizeof(pp->page_id), "%s", p->first_run);
+    return 0;
+}
+
 /* The run's and its group's records proven at the copy's latest
  * checkpoint from the index's tiles, in place of the view's (proven at the
  * size the view was written): a view that went stale (a later rerun,
@@ -185,13 +209,15 @@ static int take_entries(struct http_source *h, struct pieces *ps, json_t *list, 
 static int latest_index(struct http_source *h, struct pieces *ps, struct kix_resolution *res,
                         struct kix_err *err)
 {
-    struct kix_index_answer run, group;
+    struct kix_index_answer run, group, page;
     struct kix_vindex_run rec;
+    struct kix_vindex_dir dir;
     char key[KIX_VINDEX_KEY_MAX + 1];
     int rc;
 
     memset(&run, 0, sizeof(run));
     memset(&group, 0, sizeof(group));
+    memset(&page, 0, sizeof(page));
     rc = http_latest(h, 1, err);
     if (rc == KIX_OK)
         rc = http_index_note(h, &run.index_note, err);
@@ -207,8 +233,19 @@ static int latest_index(struct http_source *h, struct pieces *ps, struct kix_res
         kix_vindex_run_decode(run.record.ptr, run.record.len, res->run.run_id, &rec, NULL) ==
             KIX_OK &&
         rec.info.grouped) {
+        struct page_pick pp = {rec.info.value, res->run.run_id, ""};
+        struct kix_err ignored = {0};
         kix_vindex_key_group(&rec.info.comparison_key, key);
         rc = http_index_prove(h, key, &group, err);
+        /* and the page of the group that holds the run, for its rank (the
+         * directory is the server's word here; the caller's verify proves
+         * it and the page) */
+        if (rc == KIX_OK && group.present &&
+            kix_vindex_group_decode(group.record.ptr, group.record.len, &rec.info.comparison_key,
+                                    &dir, pick_page, &pp, &ignored) == KIX_OK) {
+            kix_vindex_key_group_page(&rec.info.comparison_key, pp.page_id, key);
+            rc = http_index_prove(h, key, &page, err);
+        }
     }
     if (rc == KIX_OK &&
         (keep(ps, h->latest.ptr, h->latest.len, &res->checkpoint) ||
@@ -216,13 +253,16 @@ static int latest_index(struct http_source *h, struct pieces *ps, struct kix_res
          keep(ps, run.record.ptr, run.record.len, &res->run_record) ||
          keep(ps, run.proof.ptr, run.proof.len, &res->run_proof) ||
          (group.proof.len && (keep(ps, group.record.ptr, group.record.len, &res->group_record) ||
-                              keep(ps, group.proof.ptr, group.proof.len, &res->group_proof)))))
+                              keep(ps, group.proof.ptr, group.proof.len, &res->group_proof))) ||
+         (page.proof.len && (keep(ps, page.record.ptr, page.record.len, &res->group_page) ||
+                             keep(ps, page.proof.ptr, page.proof.len, &res->group_page_proof)))))
         rc = kix_err_set(err, KIX_ENOMEM, "out of memory");
     if (rc == KIX_OK)
         res->size = h->latest_size;
 out:
     kix_index_answer_release(&run);
     kix_index_answer_release(&group);
+    kix_index_answer_release(&page);
     return rc;
 }
 
@@ -255,7 +295,9 @@ static int take_view(struct http_source *h, json_t *v, const char *id, uint64_t 
                keep_hex(ps, json_object_get(ix, "runRecord"), &res->run_record) ||
                keep_hex(ps, json_object_get(ix, "runProof"), &res->run_proof) ||
                keep_hex(ps, json_object_get(ix, "groupRecord"), &res->group_record) ||
-               keep_hex(ps, json_object_get(ix, "groupProof"), &res->group_proof)))
+               keep_hex(ps, json_object_get(ix, "groupProof"), &res->group_proof) ||
+               keep_hex(ps, json_object_get(ix, "groupPage"), &res->group_page) ||
+               keep_hex(ps, json_object_get(ix, "groupPageProof"), &res->group_page_proof)))
         return bad_view(h, id, "index", err);
     rc = KIX_OK;
 entries:

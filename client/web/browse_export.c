@@ -46,7 +46,7 @@ static int kernel_pages(struct bexport *x, const struct kix_home_view *v, const 
         int changed = all;
         for (size_t i = c->first_row; !changed && i < c->first_row + c->groups; i++) {
             const char *key = v->rows[i].group;
-            changed = bsearch(&key, groups, ngroups, sizeof(*groups), str_order) != NULL;
+            changed = ngroups && bsearch(&key, groups, ngroups, sizeof(*groups), str_order) != NULL;
         }
         /* a kernel name that is no file name ("", "..") gets no page */
         if (!changed || !*c->name || c->name[0] == '.' || strchr(c->name, '/'))

@@ -290,7 +290,7 @@ cp "$WORK/exp/runs/$RID.json" "$WORK/old-view.json"
 "$KIX" key add --server "$(addr o)" --log-key "$WORK/vkey" --key "$WORK/o/admin.key" --role attest "$WORK/att.pub" >/dev/null ||
   fail "kix key add"
 "$KIX" attest --server "$(addr o)" --log-key "$WORK/vkey" --key "$WORK/att.key" --note "seen it" "$RID" >/dev/null ||
-  fail "kix attest"
+  { tail -20 "$WORK/o.log" >&2; fail "kix attest"; }
 wait_export "$WORK/exp" "$((SIZE + 2))"
 export KIX_STATE_DIR="$WORK/s-stale"
 "$KIX" show "${T[@]}" "$RID" >"$WORK/show-attested.txt" || fail "kix show of the attested run over HTTPS"
