@@ -31,7 +31,7 @@ static const char backup_help[] =
     "             keep the key apart from the backups: a restored store serves as\n"
     "             the origin only with its key (kixd serve --log-key-file)\n"
     "Never copied: admin.key (an admin's signing key, not the server's),\n"
-    "kixd.lock and lock.mdb (made again at need), an --export directory\n"
+    "kixd.lock and lock.mdb (made again at need), the export directory of serve\n"
     "('kixd export' writes it again from the store).\n"
     "Restore: stop kixd, move the backup to the store's place (or serve it with\n"
     "--store DEST), give it its log key, start kixd (README, \"Operating kixd\").\n"

@@ -96,3 +96,19 @@ wait_size m "$grown" 30 # the mirror follows the restored origin: the same log, 
 stop o
 "$KIXD" check --store "$WORK/o" >"$WORK/chk" 2>&1 || fail "restored store: $(cat "$WORK/chk")"
 pass "restore: b1 (size $b1) served read-only, caught up from a mirror to $final, then the origin again at $grown; the mirror follows it"
+
+# ---- kixd init with every key outside the store -------------------------------------
+"$KIXD" init --store "$WORK/k" --origin k.test/log --log-key-file "$WORK/keys/k-log.key" \
+  --admin-key "$WORK/keys/k-admin.key" >"$WORK/k.vkey" 2>"$WORK/err" || fail "init: $(cat "$WORK/err")"
+[ -z "$(find "$WORK/k" -name '*.key' -o -name '*.pub')" ] || fail "a key file in the store: $(ls "$WORK/k")"
+[ "$(stat -c %a "$WORK/keys/k-log.key")" = 600 ] && [ "$(stat -c %a "$WORK/keys/k-admin.key")" = 600 ] ||
+  fail "key files not 0600"
+"$KIX" key add --store "$WORK/k" --key "$WORK/keys/k-admin.key" --role publish "$WORK/pub.pub" \
+  >"$WORK/out" 2>&1 && fail "a keyless store took a key entry" || true
+expect_status 3 "$KIXD" serve --store "$WORK/k" --listen "unix://$WORK/k.sock"
+serve k --log-key-file "$WORK/keys/k-log.key"
+[ "$(size_of k)" = 1 ] || fail "the new log has size $(size_of k)"
+stop k
+expect_status 2 "$KIXD" init --store "$WORK/k2" --origin k.test/log --admin-pub "$WORK/pub.pub" \
+  --admin-key "$WORK/keys/x.key"
+pass "kixd init --log-key-file --admin-key: no key in the store; it serves with --log-key-file only"
