@@ -26,13 +26,14 @@
  * persisted without the write before it gives the empty file a power cut
  * gives. Duplicate states are checked once.
  *
- * Usage: crash_states WORKLOAD [FULL]  (client, export); FULL explores
+ * Usage: crash_states WORKLOAD [FULL]  (client, export, witness); FULL explores
  * every crash point (explore() says which reorderings at which), else a
  * bounded sample: every state of the crash points next to a promise or a
  * syncfs, then a seeded sample of the others up to KIX_CRASH_STATES_MAX
  * states (default 2000). */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <dirent.h>
 #include <fcntl.h>
 #include <spawn.h>
 #include <stdint.h>
@@ -70,6 +71,13 @@ struct op {
 struct trace {
     struct op *ops;
     size_t n;
+    /* names that were there before the trace began (a store made by an
+     * untraced kixd init): directories, and files first seen written */
+    struct {
+        char *path;
+        int ino, dir;
+    } pre[64];
+    size_t npre;
 };
 
 static int hexval(int c)
@@ -143,6 +151,8 @@ static void trace_free(struct trace *t)
         free(t->ops[i].b);
         free(t->ops[i].data);
     }
+    for (size_t i = 0; i < t->npre; i++)
+        free(t->pre[i].path);
     free(t->ops);
 }
 
@@ -331,18 +341,36 @@ static int forward(struct trace *t)
     struct state s;
     int next = 0;
 
-    state_init(&s, (int)t->n + 1);
+    state_init(&s, (int)t->n + 64 + 1);
     for (size_t i = 0; i < t->n; i++) {
         struct op *o = &t->ops[i];
+        char parent[4096];
+        /* a parent directory the trace never made was there before it */
+        for (int side = 0; side < 2; side++) {
+            const char *p = side ? o->b : o->a;
+            if (!p || o->kind == 'P' || o->kind == 'S')
+                continue;
+            parent_of(p, parent, sizeof(parent));
+            if (strcmp(parent, ".") != 0 && state_lookup(&s, parent) == -1 && t->npre < 64) {
+                s.inodes[next].dir = 1;
+                state_name(&s, parent, next);
+                t->pre[t->npre].path = strdup(parent);
+                t->pre[t->npre].dir = 1;
+                t->pre[t->npre++].ino = next++;
+            }
+        }
         if (o->kind == 'c' || o->kind == 'd') {
             o->ino = next++;
             s.inodes[o->ino].dir = o->kind == 'd';
             state_name(&s, o->a, o->ino);
         } else if (o->kind == 'w' || o->kind == 't') {
             o->ino = state_lookup(&s, o->a);
-            if (o->ino == -1) { /* a file made before the root was traced */
+            if (o->ino == -1 && t->npre < 64) { /* a file made before the trace */
                 o->ino = next++;
                 state_name(&s, o->a, o->ino);
+                t->pre[t->npre].path = strdup(o->a);
+                t->pre[t->npre].dir = 0;
+                t->pre[t->npre++].ino = o->ino;
             }
         } else if (o->kind == 's') {
             o->sync_ino = state_lookup(&s, o->a);
@@ -466,6 +494,10 @@ static void explore_one(struct explore *e, size_t k, enum variant v, size_t one)
         }
     }
     state_init(&s, e->ninodes);
+    for (size_t i = 0; i < e->t->npre; i++) {
+        s.inodes[e->t->pre[i].ino].dir = e->t->pre[i].dir;
+        state_name(&s, e->t->pre[i].path, e->t->pre[i].ino);
+    }
     for (size_t i = 0; i < k; i++) {
         const struct op *o = &e->t->ops[i];
         int durable = o->covered < k, keep;
@@ -578,7 +610,7 @@ static void explore(struct explore *e)
 /* ---- running a workload under the recorder ------------------------------------------ */
 
 struct run {
-    char work[128], root[200], trace[220], fsrec[1024];
+    char work[128], root[200], trace[220], log[220], fsrec[1024];
 };
 
 static void trace_mark(const struct run *r, long long promise)
@@ -590,17 +622,17 @@ static void trace_mark(const struct run *r, long long promise)
     }
 }
 
-/* Runs argv with the recorder preloaded and extra "NAME=VALUE" settings;
- * stdout to out (may be NULL); returns the exit status. */
-static int run_recorded(const struct run *r, char *const argv[], const char *const *env_extra,
-                        const char *out)
+/* Starts argv, with the recorder preloaded when recorded, and extra
+ * "NAME=VALUE" settings; stdout to out (may be NULL), stderr to the
+ * work directory's log. The pid, or -1. */
+static pid_t spawn_with(const struct run *r, char *const argv[], const char *const *env_extra,
+                        const char *out, int recorded)
 {
     char **envp;
     size_t n = 0, m = 0;
     char pre[1200], rootv[300], tracev[300], asan[256];
     posix_spawn_file_actions_t fa;
     pid_t pid;
-    int st;
 
     while (environ[n])
         n++;
@@ -613,23 +645,33 @@ static int run_recorded(const struct run *r, char *const argv[], const char *con
     snprintf(tracev, sizeof(tracev), "KIX_FSREC_TRACE=%s", r->trace);
     /* the sanitizers' runtime is not first when a library is preloaded */
     snprintf(asan, sizeof(asan), "ASAN_OPTIONS=verify_asan_link_order=0:detect_leaks=0");
-    envp[m++] = pre;
-    envp[m++] = rootv;
-    envp[m++] = tracev;
-    envp[m++] = asan;
+    if (recorded) {
+        envp[m++] = pre;
+        envp[m++] = rootv;
+        envp[m++] = tracev;
+        envp[m++] = asan;
+    }
     for (; env_extra && *env_extra; env_extra++)
         envp[m++] = (char *)*env_extra;
     posix_spawn_file_actions_init(&fa);
     posix_spawn_file_actions_addopen(&fa, 1, out ? out : "/dev/null", O_WRONLY | O_CREAT | O_TRUNC,
                                      0600);
-    if (posix_spawn(&pid, argv[0], &fa, NULL, argv, envp) != 0) {
-        posix_spawn_file_actions_destroy(&fa);
-        free(envp);
-        return -1;
-    }
+    posix_spawn_file_actions_addopen(&fa, 2, r->log, O_WRONLY | O_CREAT | O_APPEND, 0600);
+    if (posix_spawn(&pid, argv[0], &fa, NULL, argv, envp) != 0)
+        pid = -1;
     posix_spawn_file_actions_destroy(&fa);
     free(envp);
-    if (waitpid(pid, &st, 0) != pid)
+    return pid;
+}
+
+/* Runs argv under the recorder; its exit status, or -1. */
+static int run_recorded(const struct run *r, char *const argv[], const char *const *env_extra,
+                        const char *out)
+{
+    pid_t pid = spawn_with(r, argv, env_extra, out, 1);
+    int st;
+
+    if (pid < 0 || waitpid(pid, &st, 0) != pid)
         return -1;
     return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
 }
@@ -642,6 +684,7 @@ static int run_setup(struct run *r)
         return -1;
     snprintf(r->root, sizeof(r->root), "%s/root", r->work);
     snprintf(r->trace, sizeof(r->trace), "%s/trace", r->work);
+    snprintf(r->log, sizeof(r->log), "%s/stderr.log", r->work);
     snprintf(r->fsrec, sizeof(r->fsrec), "%s/libkix_fsrec.so", bin && *bin ? bin : KIX_BIN_DIR);
     return mkdir(r->root, 0700);
 }
@@ -886,6 +929,165 @@ static int check_export_under(void *ctx, const struct state *s, long long promis
     return rc;
 }
 
+/* ---- workload: the witness's state --------------------------------------------------- */
+
+struct witness_ctx {
+    struct kix_verifier key; /* the log's */
+    char path[512];          /* the state file, relative to the root */
+};
+
+/* The witness's state holds the latest checkpoint it cosigned: never lost,
+ * torn or older than one it answered with a cosignature, so after a
+ * restart it cannot cosign a second checkpoint of a size it cosigned. */
+static int check_witness(void *ctx, const struct state *s, long long promise, char *why, size_t cap)
+{
+    struct witness_ctx *w = ctx;
+    const unsigned char *d;
+    size_t len;
+    struct kix_note note;
+    struct kix_checkpoint cp;
+    struct kix_err err = {0};
+
+    if (state_read(s, w->path, &d, &len) != 0) {
+        if (promise < 0)
+            return 0;
+        snprintf(why, cap, "the witness state %s is gone (it cosigned size %lld)", w->path,
+                 promise);
+        return 1;
+    }
+    if (kix_checkpoint_open((const char *)d, len, &w->key, 1, w->key.name, &note, &cp, &err) !=
+        KIX_OK) {
+        snprintf(why, cap, "the witness state (%zu bytes) does not open: %s", len, err.msg);
+        return 1;
+    }
+    if ((long long)cp.size < promise) {
+        snprintf(why, cap, "the witness state is at size %llu, but it cosigned %lld",
+                 (unsigned long long)cp.size, promise);
+        return 1;
+    }
+    return 0;
+}
+
+/* The size in the state file the witness wrote (the real one), or -1. */
+static long long witness_size_on_disk(const char *dir, char *name, size_t cap)
+{
+    DIR *dd = opendir(dir);
+    struct dirent *de;
+    long long size = -1;
+
+    while (dd && (de = readdir(dd))) {
+        char path[1024], text[4096];
+        FILE *f;
+        if (strlen(de->d_name) != 64)
+            continue;
+        snprintf(path, sizeof(path), "%s/%s", dir, de->d_name);
+        f = fopen(path, "r");
+        if (f && fgets(text, sizeof(text), f) && fgets(text, sizeof(text), f))
+            size = atoll(text);
+        if (f)
+            fclose(f);
+        snprintf(name, cap, "%s", de->d_name);
+    }
+    if (dd)
+        closedir(dd);
+    return size;
+}
+
+static int workload_witness(struct run *r, struct fx *f, struct witness_ctx *w)
+{
+    char wkey[300], wpub[300], wstore[300], wdir[320], http[64], vkey_text[1200], url[400],
+        sock[300], name[128] = "";
+    struct kix_buf vkey = KIX_BUF_INIT;
+    int port = fx_free_port(), rounds = (int)crash_env("KIX_CRASH_STATES_ROUNDS", 4), rc = -1;
+    pid_t wpid = -1;
+
+    snprintf(wkey, sizeof(wkey), "%s/w", r->work);
+    snprintf(wpub, sizeof(wpub), "%s/w.pub", r->work);
+    snprintf(wstore, sizeof(wstore), "%s/w", r->root);
+    snprintf(wdir, sizeof(wdir), "%s/witness", wstore);
+    snprintf(http, sizeof(http), "tcp://127.0.0.1:%d", port);
+    snprintf(sock, sizeof(sock), "unix://%s/w.sock", r->work);
+    if (kix_verifier_format(&f->log_key, &vkey) != KIX_OK)
+        return -1;
+    snprintf(vkey_text, sizeof(vkey_text), "%s", (const char *)vkey.ptr);
+    kix_buf_release(&vkey);
+    w->key = f->log_key;
+    {
+        char *keygen[] = {(char *)bin_path("kix"), "keygen", "--witness", "--name",
+                          "witness.test",          "--out",  wkey,        NULL};
+        char *init[] = {(char *)bin_path("kixd"), "init", "--store", wstore, "--origin",
+                        "witness.test/log",       NULL};
+        pid_t p1 = spawn_with(r, keygen, NULL, NULL, 0), p2;
+        int st1 = -1, st2 = -1;
+        if (p1 > 0)
+            waitpid(p1, &st1, 0);
+        p2 = spawn_with(r, init, NULL, NULL, 0);
+        if (p2 > 0)
+            waitpid(p2, &st2, 0);
+        if (st1 != 0 || st2 != 0) {
+            fprintf(stderr, "witness setup failed (see %s)\n", r->log);
+            return -1;
+        }
+    }
+    snprintf(wkey, sizeof(wkey), "%s/w.key", r->work);
+    {
+        char *serve[] = {(char *)bin_path("kixd"),
+                         "serve",
+                         "--store",
+                         wstore,
+                         "--listen",
+                         sock,
+                         "--witness-key",
+                         wkey,
+                         "--witness-log",
+                         vkey_text,
+                         "--http",
+                         http,
+                         "--threads",
+                         "1",
+                         NULL};
+        wpid = spawn_with(r, serve, NULL, NULL, 1);
+    }
+    fx_sleep_ms(500);
+    /* the origin asks the witness after each commit */
+    if (fx_stop(f, SIGTERM) != 0)
+        goto out;
+    snprintf(url, sizeof(url), "http://127.0.0.1:%d %s", port, wpub);
+    fx_add_arg(f, "--http-witness");
+    fx_add_arg(f, url);
+    if (fx_serve(f) != 0)
+        goto out;
+    for (int i = 0; i < rounds; i++) {
+        char prefix[32];
+        uint64_t size;
+        long long got = -1;
+        snprintf(prefix, sizeof(prefix), "w%d", i);
+        if (fx_publish_many(f, prefix, 3, 10 * i) != KIX_OK)
+            goto out;
+        size = log_size(f);
+        for (int t = 0; t < 200 && got < (long long)size; t++) {
+            fx_sleep_ms(50);
+            got = witness_size_on_disk(wdir, name, sizeof(name));
+        }
+        if (got < (long long)size) {
+            fprintf(stderr, "the witness did not cosign size %llu (see %s)\n",
+                    (unsigned long long)size, r->log);
+            goto out;
+        }
+        fx_sleep_ms(300); /* its answer went out after the state was synced: trace it first */
+        trace_mark(r, got);
+    }
+    snprintf(w->path, sizeof(w->path), "w/witness/%s", name);
+    rc = 0;
+out:
+    if (wpid > 0) {
+        int st;
+        kill(wpid, SIGTERM);
+        waitpid(wpid, &st, 0);
+    }
+    return rc;
+}
+
 /* ---- main ------------------------------------------------------------------------------ */
 
 int main(int argc, char **argv)
@@ -897,6 +1099,7 @@ int main(int argc, char **argv)
     struct trace t;
     struct client_ctx cc;
     struct export_ctx xc;
+    struct witness_ctx wc;
     int rc = 1;
 
     /* the fixture comes with the test harness; its table is unused here */
@@ -906,6 +1109,7 @@ int main(int argc, char **argv)
     memset(&e, 0, sizeof(e));
     memset(&cc, 0, sizeof(cc));
     memset(&xc, 0, sizeof(xc));
+    memset(&wc, 0, sizeof(wc));
     e.full = (argc > 2 && strcmp(argv[2], "FULL") == 0) || getenv("KIX_CRASH_STATES_FULL");
     e.seed = crash_seed();
     e.max_states = crash_env("KIX_CRASH_STATES_MAX", 2000);
@@ -932,8 +1136,13 @@ int main(int argc, char **argv)
         }
         e.check = check_export_under;
         e.ctx = &xc;
+    } else if (strcmp(which, "witness") == 0) {
+        if (workload_witness(&r, &f, &wc) != 0)
+            goto out;
+        e.check = check_witness;
+        e.ctx = &wc;
     } else {
-        fprintf(stderr, "usage: crash_states client|export [FULL]\n");
+        fprintf(stderr, "usage: crash_states client|export|witness [FULL]\n");
         rc = 2;
         goto out;
     }
