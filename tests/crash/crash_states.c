@@ -26,7 +26,7 @@
  * persisted without the write before it gives the empty file a power cut
  * gives. Duplicate states are checked once.
  *
- * Usage: crash_states WORKLOAD [FULL]  (client, export, witness); FULL explores
+ * Usage: crash_states WORKLOAD [FULL]  (client, export, witness, lmdb); FULL explores
  * every crash point (explore() says which reorderings at which), else a
  * bounded sample: every state of the crash points next to a promise or a
  * syncfs, then a seeded sample of the others up to KIX_CRASH_STATES_MAX
@@ -493,6 +493,10 @@ static void explore_one(struct explore *e, size_t k, enum variant v, size_t one)
             have_name = 1;
         }
     }
+    /* KIX_CRASH_STATES_LIE: promise one more than was made, so that every
+     * state after a promise must fail (the checks are seen to bite) */
+    if (promise >= 0 && getenv("KIX_CRASH_STATES_LIE"))
+        promise++;
     state_init(&s, e->ninodes);
     for (size_t i = 0; i < e->t->npre; i++) {
         s.inodes[e->t->pre[i].ino].dir = e->t->pre[i].dir;
@@ -1088,6 +1092,115 @@ out:
     return rc;
 }
 
+/* ---- workload: kixd under publishing load (LMDB's commit) --------------------------- */
+
+struct lmdb_ctx {
+    char dir[300];  /* where a state's data.mdb is written to be opened */
+    char data[512]; /* the store's data.mdb, relative to the root */
+};
+
+/* The store opens, passes the quick check kixd serve runs at start, and
+ * holds every entry acknowledged before the crash. */
+static int check_lmdb(void *ctx, const struct state *s, long long promise, char *why, size_t cap)
+{
+    struct lmdb_ctx *l = ctx;
+    const unsigned char *d;
+    size_t len;
+    char path[400];
+    struct kix_log_opts o;
+    struct kix_log *log = NULL;
+    struct kix_log_reader *r = NULL;
+    struct kix_check_opts co;
+    struct kix_check_stats st;
+    struct kix_err err = {0};
+    uint64_t size = 0;
+    int fd, rc;
+
+    if (state_read(s, l->data, &d, &len) != 0) {
+        if (promise < 0)
+            return 0;
+        snprintf(why, cap, "data.mdb is gone (%lld entries were acknowledged)", promise);
+        return 1;
+    }
+    if (promise < 0 && len == 0)
+        return 0; /* kixd init had not written it yet */
+    snprintf(path, sizeof(path), "%s/data.mdb", l->dir);
+    unlink(path);
+    snprintf(path, sizeof(path), "%s/lock.mdb", l->dir);
+    unlink(path);
+    snprintf(path, sizeof(path), "%s/data.mdb", l->dir);
+    fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+    if (fd < 0 || write(fd, d, len) != (ssize_t)len) {
+        snprintf(why, cap, "cannot write %s", path);
+        if (fd >= 0)
+            close(fd);
+        return 1;
+    }
+    close(fd);
+    memset(&o, 0, sizeof(o));
+    o.store.read_only = 1;
+    rc = kix_index_open(l->dir, &o, &log, &err);
+    if (rc != KIX_OK) {
+        if (promise < 0)
+            return 0; /* before kixd init finished, nothing was promised */
+        snprintf(why, cap, "the store does not open: %s", err.msg);
+        return 1;
+    }
+    memset(&co, 0, sizeof(co));
+    co.quick = 1;
+    rc = kix_log_check(log, &co, &st, &err);
+    if (rc == KIX_OK && kix_log_read_begin(log, &r) == KIX_OK) {
+        size = kix_log_reader_size(r);
+        kix_log_read_end(r);
+    }
+    kix_log_close(log);
+    if (rc != KIX_OK) {
+        snprintf(why, cap, "the start-up check fails: %s", err.msg);
+        return 1;
+    }
+    if ((long long)size < promise) {
+        snprintf(why, cap, "the log has %llu entries, %lld were acknowledged",
+                 (unsigned long long)size, promise);
+        return 1;
+    }
+    return 0;
+}
+
+/* kixd init and serve run under the recorder (the fixture execs them with
+ * this process's environment); the root is the fixture's directory's
+ * parent, /tmp. */
+static int workload_lmdb_start(struct run *r, struct fx *f)
+{
+    char pre[1200], tmproot[200];
+    snprintf(pre, sizeof(pre), "%s", r->fsrec);
+    /* the fixture's kixd-test-* directory, made in /tmp, is the root's child */
+    snprintf(tmproot, sizeof(tmproot), "/tmp");
+    snprintf(r->root, sizeof(r->root), "%s", tmproot);
+    setenv("KIX_FSREC_ROOT", r->root, 1);
+    setenv("KIX_FSREC_TRACE", r->trace, 1);
+    setenv("ASAN_OPTIONS", "verify_asan_link_order=0:detect_leaks=0", 1);
+    setenv("LD_PRELOAD", pre, 1);
+    return fx_start(f);
+}
+
+static int workload_lmdb(struct run *r, struct fx *f, struct lmdb_ctx *l)
+{
+    int rounds = (int)crash_env("KIX_CRASH_STATES_ROUNDS", 4);
+
+    for (int i = 0; i < rounds; i++) {
+        char prefix[32];
+        snprintf(prefix, sizeof(prefix), "l%d", i);
+        if (fx_publish_many(f, prefix, 20, 100 * i) != KIX_OK)
+            return -1;
+        trace_mark(r, (long long)log_size(f)); /* every one acknowledged */
+    }
+    fx_stop(f, SIGTERM);
+    unsetenv("LD_PRELOAD");
+    snprintf(l->data, sizeof(l->data), "%s/data.mdb", f->dir + strlen("/tmp/"));
+    snprintf(l->dir, sizeof(l->dir), "%s/st", r->work);
+    return mkdir(l->dir, 0700);
+}
+
 /* ---- main ------------------------------------------------------------------------------ */
 
 int main(int argc, char **argv)
@@ -1100,7 +1213,8 @@ int main(int argc, char **argv)
     struct client_ctx cc;
     struct export_ctx xc;
     struct witness_ctx wc;
-    int rc = 1;
+    struct lmdb_ctx lc;
+    int rc = 1, started;
 
     /* the fixture comes with the test harness; its table is unused here */
     (void)kix_test_cases;
@@ -1110,11 +1224,17 @@ int main(int argc, char **argv)
     memset(&cc, 0, sizeof(cc));
     memset(&xc, 0, sizeof(xc));
     memset(&wc, 0, sizeof(wc));
+    memset(&lc, 0, sizeof(lc));
     e.full = (argc > 2 && strcmp(argv[2], "FULL") == 0) || getenv("KIX_CRASH_STATES_FULL");
     e.seed = crash_seed();
     e.max_states = crash_env("KIX_CRASH_STATES_MAX", 2000);
-    if (run_setup(&r) != 0 || fx_start(&f) != 0) {
+    if (run_setup(&r) != 0) {
         fprintf(stderr, "setup failed\n");
+        return 1;
+    }
+    started = strcmp(which, "lmdb") == 0 ? workload_lmdb_start(&r, &f) : fx_start(&f);
+    if (started != 0) {
+        fprintf(stderr, "starting kixd failed\n");
         return 1;
     }
     if (strcmp(which, "client") == 0) {
@@ -1141,8 +1261,15 @@ int main(int argc, char **argv)
             goto out;
         e.check = check_witness;
         e.ctx = &wc;
+    } else if (strcmp(which, "lmdb") == 0) {
+        if (workload_lmdb(&r, &f, &lc) != 0)
+            goto out;
+        e.check = check_lmdb;
+        e.ctx = &lc;
+        if (!e.full && !getenv("KIX_CRASH_STATES_MAX"))
+            e.max_states = 300; /* each state is a store opened and checked */
     } else {
-        fprintf(stderr, "usage: crash_states client|export|witness [FULL]\n");
+        fprintf(stderr, "usage: crash_states client|export|witness|lmdb [FULL]\n");
         rc = 2;
         goto out;
     }

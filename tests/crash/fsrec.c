@@ -15,7 +15,8 @@
  *   u PATH            a name removed (unlink, rmdir)
  *   r OLD NEW         renamed
  *   l OLD NEW         hard link made
- *   s PATH            fsync or fdatasync of a file or directory
+ *   s PATH            fsync or fdatasync of a file or directory, and after
+ *                     a write through an O_DSYNC or O_SYNC descriptor
  *   S                 syncfs or sync: everything so far is durable
  *   m PATH            msync (recorded; the explorer's workloads map nothing
  *                     they write under the root but LMDB's lock file)
@@ -171,6 +172,10 @@ static void record_write(int fd, long long off, const struct iovec *iov, int iov
     }
     *p++ = '\n';
     emit(line, (size_t)(p - line));
+    /* a write through an O_DSYNC or O_SYNC descriptor (LMDB's meta page)
+     * is durable when it returns */
+    if (fcntl(fd, F_GETFL) & (O_DSYNC | O_SYNC))
+        emit(line, (size_t)sprintf(line, "s\t%s\n", ra));
     free(line);
 }
 
