@@ -134,20 +134,13 @@ out:
     return rc;
 }
 
+/* The rename of DEST, on disk: a sync of DEST's file system through its
+ * parent (kix_dir_sync syncs the whole file system). */
 static int sync_parent(const char *path, struct kix_err *err)
 {
-    char dir[4200];
-    char *slash;
-
-    snprintf(dir, sizeof(dir), "%s", path);
-    slash = strrchr(dir, '/');
-    if (!slash)
-        snprintf(dir, sizeof(dir), ".");
-    else if (slash == dir)
-        dir[1] = '\0';
-    else
-        *slash = '\0';
-    return kix_dir_sync(dir, err);
+    char parent[4200];
+    snprintf(parent, sizeof(parent), "%s/..", path);
+    return kix_dir_sync(parent, err);
 }
 
 static int parse(int argc, char **argv, struct backup_args *a)

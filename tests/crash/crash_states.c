@@ -720,45 +720,61 @@ static uint64_t log_size(const struct fx *f)
     return size;
 }
 
-/* ---- workload: the client's remembered checkpoint -------------------------------------- */
+/* ---- a checkpoint kept in a file (the client's, the witness's, the export's) ---------- */
 
-struct client_ctx {
-    struct kix_verifier key;
-    char path[512]; /* the remembered checkpoint, relative to the root */
-};
-
-/* The remembered checkpoint is never lost, torn, or older than the last
- * one a command that exited 0 verified. */
-static int check_client(void *ctx, const struct state *s, long long promise, char *why, size_t cap)
+/* The checkpoint file at path in the state (what: how messages name it)
+ * is absent only while nothing was promised; else it opens with the log
+ * key, whole, at the promised size or later. 0 with *cp (size 0 when
+ * absent), or 1 with why. */
+static int check_checkpoint_file(const struct state *s, const char *path,
+                                 const struct kix_verifier *key, const char *what,
+                                 long long promise, struct kix_checkpoint *cp, char *why,
+                                 size_t cap)
 {
-    struct client_ctx *c = ctx;
     const unsigned char *d;
     size_t len;
     struct kix_note note;
-    struct kix_checkpoint cp;
     struct kix_err err = {0};
 
-    if (state_read(s, c->path, &d, &len) != 0) {
+    memset(cp, 0, sizeof(*cp));
+    if (state_read(s, path, &d, &len) != 0) {
         if (promise < 0)
             return 0;
-        snprintf(why, cap, "the remembered checkpoint %s is gone (size %lld was promised)", c->path,
-                 promise);
+        snprintf(why, cap, "%s %s is gone (size %lld was promised)", what, path, promise);
         return 1;
     }
-    if (kix_checkpoint_open((const char *)d, len, &c->key, 1, c->key.name, &note, &cp, &err) !=
-        KIX_OK) {
-        snprintf(why, cap, "the remembered checkpoint (%zu bytes) does not open: %s", len, err.msg);
+    if (kix_checkpoint_open((const char *)d, len, key, 1, key->name, &note, cp, &err) != KIX_OK) {
+        snprintf(why, cap, "%s (%zu bytes) does not open: %s", what, len, err.msg);
         return 1;
     }
-    if ((long long)cp.size < promise) {
-        snprintf(why, cap, "the remembered checkpoint is at size %llu, older than %lld",
-                 (unsigned long long)cp.size, promise);
+    if ((long long)cp->size < promise) {
+        snprintf(why, cap, "%s is at size %llu, older than the %lld promised", what,
+                 (unsigned long long)cp->size, promise);
         return 1;
     }
     return 0;
 }
 
-static int workload_client(struct run *r, struct fx *f, struct client_ctx *c)
+/* The client's remembered checkpoint and the witness's state: one file
+ * holding the latest checkpoint. */
+struct cpfile_ctx {
+    struct kix_verifier key;
+    char path[512]; /* relative to the root */
+    const char *what;
+};
+
+static int check_cpfile(void *ctx, const struct state *s, long long promise, char *why, size_t cap)
+{
+    struct cpfile_ctx *c = ctx;
+    struct kix_checkpoint cp;
+    return check_checkpoint_file(s, c->path, &c->key, c->what, promise, &cp, why, cap);
+}
+
+/* ---- workload: the client's remembered checkpoint -------------------------------------- */
+
+/* The remembered checkpoint is never lost, torn, or older than the last
+ * one a command that exited 0 verified. */
+static int workload_client(struct run *r, struct fx *f, struct cpfile_ctx *c)
 {
     char state[300], keyenv[1400], out[300];
     struct kix_buf vkey = KIX_BUF_INIT;
@@ -775,6 +791,7 @@ static int workload_client(struct run *r, struct fx *f, struct client_ctx *c)
     env[2] = NULL;
     snprintf(out, sizeof(out), "%s/out", r->work);
     c->key = f->log_key;
+    c->what = "the remembered checkpoint";
     for (int i = 0; i < rounds; i++) {
         char prefix[32];
         char *argv[] = {(char *)bin_path("kix"), "checkpoint", "--server", f->addr, NULL};
@@ -844,28 +861,11 @@ static int check_resource(struct export_ctx *x, const struct state *s,
 static int check_export(void *ctx, const struct state *s, long long promise, char *why, size_t cap)
 {
     struct export_ctx *x = ctx;
-    const unsigned char *d;
-    size_t len;
-    struct kix_note note;
     struct kix_checkpoint cp;
-    struct kix_err err = {0};
 
-    if (state_read(s, "checkpoint", &d, &len) != 0) {
-        if (promise < 0)
-            return 0;
-        snprintf(why, cap, "the checkpoint is gone (size %lld was exported)", promise);
+    if (check_checkpoint_file(s, "checkpoint", &x->key, "the exported checkpoint", promise, &cp,
+                              why, cap) != 0)
         return 1;
-    }
-    if (kix_checkpoint_open((const char *)d, len, &x->key, 1, x->key.name, &note, &cp, &err) !=
-        KIX_OK) {
-        snprintf(why, cap, "the checkpoint (%zu bytes) does not open: %s", len, err.msg);
-        return 1;
-    }
-    if ((long long)cp.size < promise) {
-        snprintf(why, cap, "the checkpoint is at size %llu, older than the %lld exported",
-                 (unsigned long long)cp.size, promise);
-        return 1;
-    }
     for (uint32_t level = 0; level <= KIX_TLOG_MAX_LEVEL && (cp.size >> (8 * level)) > 0; level++) {
         for (uint64_t i = 0;; i++) {
             struct kix_tlog_path p = {KIX_TLOG_TILE, level, i, 0};
@@ -935,42 +935,10 @@ static int check_export_under(void *ctx, const struct state *s, long long promis
 
 /* ---- workload: the witness's state --------------------------------------------------- */
 
-struct witness_ctx {
-    struct kix_verifier key; /* the log's */
-    char path[512];          /* the state file, relative to the root */
-};
-
 /* The witness's state holds the latest checkpoint it cosigned: never lost,
  * torn or older than one it answered with a cosignature, so after a
- * restart it cannot cosign a second checkpoint of a size it cosigned. */
-static int check_witness(void *ctx, const struct state *s, long long promise, char *why, size_t cap)
-{
-    struct witness_ctx *w = ctx;
-    const unsigned char *d;
-    size_t len;
-    struct kix_note note;
-    struct kix_checkpoint cp;
-    struct kix_err err = {0};
-
-    if (state_read(s, w->path, &d, &len) != 0) {
-        if (promise < 0)
-            return 0;
-        snprintf(why, cap, "the witness state %s is gone (it cosigned size %lld)", w->path,
-                 promise);
-        return 1;
-    }
-    if (kix_checkpoint_open((const char *)d, len, &w->key, 1, w->key.name, &note, &cp, &err) !=
-        KIX_OK) {
-        snprintf(why, cap, "the witness state (%zu bytes) does not open: %s", len, err.msg);
-        return 1;
-    }
-    if ((long long)cp.size < promise) {
-        snprintf(why, cap, "the witness state is at size %llu, but it cosigned %lld",
-                 (unsigned long long)cp.size, promise);
-        return 1;
-    }
-    return 0;
-}
+ * restart it cannot cosign a second checkpoint of a size it cosigned
+ * (check_cpfile). */
 
 /* The size in the state file the witness wrote (the real one), or -1. */
 static long long witness_size_on_disk(const char *dir, char *name, size_t cap)
@@ -997,7 +965,7 @@ static long long witness_size_on_disk(const char *dir, char *name, size_t cap)
     return size;
 }
 
-static int workload_witness(struct run *r, struct fx *f, struct witness_ctx *w)
+static int workload_witness(struct run *r, struct fx *f, struct cpfile_ctx *w)
 {
     char wkey[300], wpub[300], wstore[300], wdir[320], http[64], vkey_text[1200], url[400],
         sock[300], name[128] = "";
@@ -1016,6 +984,7 @@ static int workload_witness(struct run *r, struct fx *f, struct witness_ctx *w)
     snprintf(vkey_text, sizeof(vkey_text), "%s", (const char *)vkey.ptr);
     kix_buf_release(&vkey);
     w->key = f->log_key;
+    w->what = "the witness state";
     {
         char *keygen[] = {(char *)bin_path("kix"), "keygen", "--witness", "--name",
                           "witness.test",          "--out",  wkey,        NULL};
@@ -1210,9 +1179,9 @@ int main(int argc, char **argv)
     struct run r;
     struct fx f;
     struct trace t;
-    struct client_ctx cc;
+    struct cpfile_ctx cc;
     struct export_ctx xc;
-    struct witness_ctx wc;
+    struct cpfile_ctx wc;
     struct lmdb_ctx lc;
     int rc = 1, started;
 
@@ -1240,7 +1209,7 @@ int main(int argc, char **argv)
     if (strcmp(which, "client") == 0) {
         if (workload_client(&r, &f, &cc) != 0)
             goto out;
-        e.check = check_client;
+        e.check = check_cpfile;
         e.ctx = &cc;
     } else if (strcmp(which, "export") == 0) {
         struct kix_log_opts o;
@@ -1259,7 +1228,7 @@ int main(int argc, char **argv)
     } else if (strcmp(which, "witness") == 0) {
         if (workload_witness(&r, &f, &wc) != 0)
             goto out;
-        e.check = check_witness;
+        e.check = check_cpfile;
         e.ctx = &wc;
     } else if (strcmp(which, "lmdb") == 0) {
         if (workload_lmdb(&r, &f, &lc) != 0)

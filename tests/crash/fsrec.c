@@ -234,71 +234,49 @@ int creat(const char *path, mode_t mode)
     return do_openat(AT_FDCWD, path, O_CREAT | O_WRONLY | O_TRUNC, mode);
 }
 
-ssize_t write(int fd, const void *buf, size_t n)
+/* write and writev at the descriptor's offset (the file's end with
+ * O_APPEND), pwrite and pwritev at off (-1: the descriptor's): each done
+ * with the real writev or pwritev, and recorded. */
+static ssize_t recorded_write(int fd, const struct iovec *iov, int iovcnt, off_t off)
 {
-    REAL(ssize_t, write, int, const void *, size_t)
-    struct iovec v = {(void *)buf, n};
-    off_t off;
+    REAL(ssize_t, writev, int, const struct iovec *, int)
+    REAL(ssize_t, pwritev, int, const struct iovec *, int, off_t)
+    off_t at = off;
     ssize_t got;
 
     if (!ready())
-        return real_write(fd, buf, n);
+        return off < 0 ? real_writev(fd, iov, iovcnt) : real_pwritev(fd, iov, iovcnt, off);
     pthread_mutex_lock(&rec_mu);
-    off = (fcntl(fd, F_GETFL) & O_APPEND) ? lseek(fd, 0, SEEK_END) : lseek(fd, 0, SEEK_CUR);
-    got = real_write(fd, buf, n);
-    if (got > 0 && off >= 0)
-        record_write(fd, (long long)off, &v, 1, (size_t)got);
+    if (off < 0)
+        at = (fcntl(fd, F_GETFL) & O_APPEND) ? lseek(fd, 0, SEEK_END) : lseek(fd, 0, SEEK_CUR);
+    got = off < 0 ? real_writev(fd, iov, iovcnt) : real_pwritev(fd, iov, iovcnt, off);
+    if (got > 0 && at >= 0)
+        record_write(fd, (long long)at, iov, iovcnt, (size_t)got);
     pthread_mutex_unlock(&rec_mu);
     return got;
 }
 
+ssize_t write(int fd, const void *buf, size_t n)
+{
+    struct iovec v = {(void *)buf, n};
+    return recorded_write(fd, &v, 1, -1);
+}
+
 ssize_t pwrite(int fd, const void *buf, size_t n, off_t off)
 {
-    REAL(ssize_t, pwrite, int, const void *, size_t, off_t)
     struct iovec v = {(void *)buf, n};
-    ssize_t got;
-
-    if (!ready())
-        return real_pwrite(fd, buf, n, off);
-    pthread_mutex_lock(&rec_mu);
-    got = real_pwrite(fd, buf, n, off);
-    if (got > 0)
-        record_write(fd, (long long)off, &v, 1, (size_t)got);
-    pthread_mutex_unlock(&rec_mu);
-    return got;
+    return recorded_write(fd, &v, 1, off);
 }
 ssize_t pwrite64(int fd, const void *buf, size_t n, off_t off) __attribute__((alias("pwrite")));
 
 ssize_t writev(int fd, const struct iovec *iov, int iovcnt)
 {
-    REAL(ssize_t, writev, int, const struct iovec *, int)
-    off_t off;
-    ssize_t got;
-
-    if (!ready())
-        return real_writev(fd, iov, iovcnt);
-    pthread_mutex_lock(&rec_mu);
-    off = (fcntl(fd, F_GETFL) & O_APPEND) ? lseek(fd, 0, SEEK_END) : lseek(fd, 0, SEEK_CUR);
-    got = real_writev(fd, iov, iovcnt);
-    if (got > 0 && off >= 0)
-        record_write(fd, (long long)off, iov, iovcnt, (size_t)got);
-    pthread_mutex_unlock(&rec_mu);
-    return got;
+    return recorded_write(fd, iov, iovcnt, -1);
 }
 
 ssize_t pwritev(int fd, const struct iovec *iov, int iovcnt, off_t off)
 {
-    REAL(ssize_t, pwritev, int, const struct iovec *, int, off_t)
-    ssize_t got;
-
-    if (!ready())
-        return real_pwritev(fd, iov, iovcnt, off);
-    pthread_mutex_lock(&rec_mu);
-    got = real_pwritev(fd, iov, iovcnt, off);
-    if (got > 0)
-        record_write(fd, (long long)off, iov, iovcnt, (size_t)got);
-    pthread_mutex_unlock(&rec_mu);
-    return got;
+    return recorded_write(fd, iov, iovcnt, off);
 }
 
 #define SYNC_FD(name)                                                                              \
