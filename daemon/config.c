@@ -379,6 +379,10 @@ static const struct option_spec options[] = {
     VALUE("log-key-file", "FILE", set_text, log_key_file, 0, 0,
           "the log's signing key (default DIR/log.key): keep it\n"
           "outside the store, so copies of the store hold no key"),
+    LIST("peer", "ADDR", set_address, peers, npeers,
+         "a mirror of this log: at start, kixd refuses to\n"
+         "serve as the origin a store behind it (a restored\n"
+         "copy) or forked from it; repeat for more"),
     FLAG("read-only", read_only,
          "serve the store without its key and refuse submits (a\n"
          "restored copy or an audit replica; not an origin)"),
@@ -667,6 +671,8 @@ static int check_combinations(const struct kixd_config *cfg)
     else if ((cfg->read_only || cfg->log_key_file[0]) && cfg->mirror_of[0])
         why = "--mirror-of serves a replica, which has no log key: no --read-only or "
               "--log-key-file with it";
+    else if (cfg->npeers && (cfg->read_only || cfg->mirror_of[0]))
+        why = "--peer is the origin's check before it signs: not with --mirror-of or --read-only";
     else if (cfg->read_only && cfg->log_key_file[0])
         why = "--read-only serves without the log key: no --log-key-file with it";
     else if (cfg->phase_stats && !cfg->http_metrics)

@@ -29,6 +29,7 @@
 #include "kix/version.h"
 #include "metrics.h"
 #include "mirror.h"
+#include "peers.h"
 #include "tlog_witness.h"
 #include "witness.h"
 #include "witness_client.h"
@@ -610,6 +611,8 @@ static int open_log(struct kixd_server *srv, struct kix_err *err)
                  srv->cfg->store);
     else
         rc = kixd_check_at_start(srv->log, srv->cfg->store, err);
+    if (rc == KIX_OK && !kix_log_is_replica(srv->log))
+        rc = kixd_peers_check(srv->cfg, srv->log, err);
     if (rc)
         goto out;
     rc = kix_verifier_format(kix_log_verifier(srv->log), &vkey);

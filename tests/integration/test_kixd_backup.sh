@@ -80,6 +80,20 @@ stop r
 mirror m o
 wait_size m "$final" 60
 stop o
+# the restored copy is behind the mirror: refused as the origin while it is
+expect_status 4 "$KIXD" serve --store "$WORK/r" --listen "unix://$WORK/x.sock" \
+  --log-key-file "$WORK/keys/log.key" --peer "$(addr m)"
+grep -q "REFUSING TO SERVE .* it holds the log to size $b1 but the peer .* at size $final" "$WORK/err" ||
+  fail "a restored copy behind its mirror: $(cat "$WORK/err")"
+# a copy that signed on without catching up is a fork: refused too
+cp -r "$WORK/b1" "$WORK/f"
+serve f --log-key-file "$WORK/keys/log.key"
+import "--server $(addr f)" 411 $((411 + final - b1 + 10)) 50 || fail "publishing to the fork: $(tail -3 "$WORK/import.log")"
+stop f
+expect_status 4 "$KIXD" serve --store "$WORK/f" --listen "unix://$WORK/x.sock" \
+  --log-key-file "$WORK/keys/log.key" --peer "$(addr m)"
+grep -q "REFUSING TO SERVE .* the peer .* holds another root at size $final than this store: the log forked" \
+  "$WORK/err" || fail "a forked copy: $(cat "$WORK/err")"
 # the restored copy (older) catches up from the mirror before it is the origin again
 serve r --mirror-of "$(addr m)" --upstream-key "$WORK/vkey"
 wait_size r "$final" 60
@@ -87,7 +101,9 @@ stop r
 # the restore itself: the caught-up copy takes the lost store's place and address
 mv "$WORK/o" "$WORK/o-lost"
 mv "$WORK/r" "$WORK/o"
-serve o --log-key-file "$WORK/keys/log.key"
+serve o --log-key-file "$WORK/keys/log.key" --peer "$(addr m)"
+grep -q "peer .* holds size $final, this store $final: not behind" "$WORK/o.log" ||
+  fail "the caught-up store was not compared with its peer: $(tail -3 "$WORK/o.log")"
 [ "$(size_of o)" = "$final" ] || fail "the restored origin serves $(size_of o), want $final"
 import "--server $(addr o)" 401 410 5 || fail "publishing to the restored origin: $(tail -3 "$WORK/import.log")"
 grown=$(size_of o)
@@ -95,7 +111,7 @@ grown=$(size_of o)
 wait_size m "$grown" 30 # the mirror follows the restored origin: the same log, no fork
 stop o
 "$KIXD" check --store "$WORK/o" >"$WORK/chk" 2>&1 || fail "restored store: $(cat "$WORK/chk")"
-pass "restore: b1 (size $b1) served read-only, caught up from a mirror to $final, then the origin again at $grown; the mirror follows it"
+pass "restore: b1 (size $b1) served read-only, refused as the origin behind its mirror (--peer), caught up from it to $final, then the origin again at $grown; the mirror follows it"
 
 # ---- kixd init with every key outside the store -------------------------------------
 "$KIXD" init --store "$WORK/k" --origin k.test/log --log-key-file "$WORK/keys/k-log.key" \
