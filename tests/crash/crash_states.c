@@ -26,7 +26,7 @@
  * persisted without the write before it gives the empty file a power cut
  * gives. Duplicate states are checked once.
  *
- * Usage: crash_states WORKLOAD [FULL]  (client, export, witness, lmdb); FULL explores
+ * Usage: crash_states WORKLOAD [FULL]  (client, export, witness, fork, lmdb); FULL explores
  * every crash point (explore() says which reorderings at which), else a
  * bounded sample: every state of the crash points next to a promise or a
  * syncfs, then a seeded sample of the others up to KIX_CRASH_STATES_MAX
@@ -1170,6 +1170,126 @@ static int workload_lmdb(struct run *r, struct fx *f, struct lmdb_ctx *l)
     return mkdir(l->dir, 0700);
 }
 
+/* ---- workload: a mirror's fork evidence ---------------------------------------------- */
+
+struct fork_ctx {
+    struct kix_verifier key;
+};
+
+/* Once the mirror reported a fork (or a rollback), the checkpoint it had
+ * verified (at least the size it reported), the upstream's that
+ * contradicts it, and the reason survive in DIR/fork/. */
+static int check_fork(void *ctx, const struct state *s, long long promise, char *why, size_t cap)
+{
+    struct fork_ctx *x = ctx;
+    struct kix_checkpoint ours, theirs;
+    const unsigned char *d;
+    size_t len;
+
+    if (check_checkpoint_file(s, "m/fork/local.checkpoint", &x->key, "the fork's local checkpoint",
+                              promise, &ours, why, cap) ||
+        check_checkpoint_file(s, "m/fork/upstream.checkpoint", &x->key,
+                              "the fork's upstream checkpoint", promise < 0 ? -1 : 0, &theirs, why,
+                              cap))
+        return 1;
+    if (promise >= 0 && (state_read(s, "m/fork/reason", &d, &len) != 0 || len == 0)) {
+        snprintf(why, cap, "the fork's reason is gone");
+        return 1;
+    }
+    return 0;
+}
+
+static uint64_t size_at(const char *addr)
+{
+    struct kix_client_opts o = {5000};
+    struct kix_client *c = NULL;
+    struct kix_client_info info;
+    uint64_t size = 0;
+    if (kix_client_connect(addr, &o, &c, NULL) == KIX_OK &&
+        kix_client_info(c, &info, NULL) == KIX_OK)
+        size = info.size;
+    kix_client_close(c);
+    return size;
+}
+
+/* A log served from one address, then a copy of it that went another way
+ * (the same size, other entries): the mirror following the address finds
+ * the fork and keeps the evidence. */
+static int workload_fork(struct run *r, struct fx *f, struct fork_ctx *x)
+{
+    char a_dir[128], b_dir[128], mstore[300], msock[300], vkey_text[1200], reason[400];
+    struct kix_buf vkey = KIX_BUF_INIT;
+    uint64_t size;
+    pid_t mpid = -1;
+    int rc = -1, st;
+
+    snprintf(a_dir, sizeof(a_dir), "%s", f->dir);
+    if ((size_t)snprintf(b_dir, sizeof(b_dir), "%.100s-b", f->dir) >= sizeof(b_dir))
+        return -1;
+    snprintf(mstore, sizeof(mstore), "%s/m", r->root);
+    snprintf(msock, sizeof(msock), "unix://%s/m.sock", r->work);
+    snprintf(reason, sizeof(reason), "%s/fork/reason", mstore);
+    if (kix_verifier_format(&f->log_key, &vkey) != KIX_OK)
+        return -1;
+    snprintf(vkey_text, sizeof(vkey_text), "%s", (const char *)vkey.ptr);
+    kix_buf_release(&vkey);
+    x->key = f->log_key;
+    if (fx_publish_many(f, "fork-common", 3, 0) != KIX_OK || fx_stop(f, SIGTERM) != 0)
+        return -1;
+    {
+        char *cp[] = {"/bin/cp", "-a", a_dir, b_dir, NULL};
+        pid_t p = spawn_with(r, cp, NULL, NULL, 0);
+        if (p < 0 || waitpid(p, &st, 0) != p || st != 0)
+            return -1;
+    }
+    if (fx_serve(f) != 0 || fx_publish_many(f, "fork-a", 3, 100) != KIX_OK)
+        goto out;
+    size = log_size(f);
+    {
+        char *serve[] = {(char *)bin_path("kixd"),
+                         "serve",
+                         "--store",
+                         mstore,
+                         "--listen",
+                         msock,
+                         "--mirror-of",
+                         f->addr,
+                         "--upstream-key",
+                         vkey_text,
+                         "--threads",
+                         "1",
+                         NULL};
+        mpid = spawn_with(r, serve, NULL, NULL, 1);
+    }
+    for (int t = 0; t < 200 && size_at(msock) < size; t++)
+        fx_sleep_ms(50);
+    if (size_at(msock) < size || fx_stop(f, SIGTERM) != 0)
+        goto out;
+    /* the same address now serves the copy, grown another way */
+    snprintf(f->dir, sizeof(f->dir), "%s", b_dir);
+    if (fx_serve(f) != 0 || fx_publish_many(f, "fork-b", 3, 200) != KIX_OK)
+        goto out;
+    for (int t = 0; t < 200 && access(reason, F_OK) != 0; t++)
+        fx_sleep_ms(50);
+    if (access(reason, F_OK) != 0) {
+        fprintf(stderr, "the mirror found no fork (see %s)\n", r->log);
+        goto out;
+    }
+    fx_sleep_ms(300); /* its log line went out after the evidence was synced: traced first */
+    trace_mark(r, (long long)size);
+    rc = 0;
+out:
+    if (mpid > 0) {
+        kill(mpid, SIGTERM);
+        waitpid(mpid, &st, 0);
+    }
+    fx_stop(f, SIGTERM);
+    snprintf(f->dir, sizeof(f->dir), "%s", a_dir); /* fx_cleanup removes its parent */
+    if (kix_dir_remove_tree(b_dir, NULL) != KIX_OK)
+        fprintf(stderr, "could not remove %s\n", b_dir);
+    return rc;
+}
+
 /* ---- main ------------------------------------------------------------------------------ */
 
 int main(int argc, char **argv)
@@ -1183,6 +1303,7 @@ int main(int argc, char **argv)
     struct export_ctx xc;
     struct cpfile_ctx wc;
     struct lmdb_ctx lc;
+    struct fork_ctx fc;
     int rc = 1, started;
 
     /* the fixture comes with the test harness; its table is unused here */
@@ -1194,6 +1315,7 @@ int main(int argc, char **argv)
     memset(&xc, 0, sizeof(xc));
     memset(&wc, 0, sizeof(wc));
     memset(&lc, 0, sizeof(lc));
+    memset(&fc, 0, sizeof(fc));
     e.full = (argc > 2 && strcmp(argv[2], "FULL") == 0) || getenv("KIX_CRASH_STATES_FULL");
     e.seed = crash_seed();
     e.max_states = crash_env("KIX_CRASH_STATES_MAX", 2000);
@@ -1230,6 +1352,11 @@ int main(int argc, char **argv)
             goto out;
         e.check = check_cpfile;
         e.ctx = &wc;
+    } else if (strcmp(which, "fork") == 0) {
+        if (workload_fork(&r, &f, &fc) != 0)
+            goto out;
+        e.check = check_fork;
+        e.ctx = &fc;
     } else if (strcmp(which, "lmdb") == 0) {
         if (workload_lmdb(&r, &f, &lc) != 0)
             goto out;
@@ -1238,7 +1365,7 @@ int main(int argc, char **argv)
         if (!e.full && !getenv("KIX_CRASH_STATES_MAX"))
             e.max_states = 300; /* each state is a store opened and checked */
     } else {
-        fprintf(stderr, "usage: crash_states client|export|witness|lmdb [FULL]\n");
+        fprintf(stderr, "usage: crash_states client|export|witness|fork|lmdb [FULL]\n");
         rc = 2;
         goto out;
     }

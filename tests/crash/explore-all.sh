@@ -7,7 +7,7 @@ set -euo pipefail
 : "${KIX_BIN:?set KIX_BIN to the bin directory of a build}"
 export KIX_BIN KIX_CRASH_STATES_ROUNDS="${1:-6}"
 status=0
-for w in client witness lmdb export; do
+for w in client witness fork lmdb export; do
   "$KIX_BIN/crash_states" "$w" FULL || status=1
 done
 exit $status
