@@ -34,7 +34,7 @@ static const char backup_help[] =
     "kixd.lock and lock.mdb (made again at need), the export directory of serve\n"
     "('kixd export' writes it again from the store).\n"
     "Restore: stop kixd, move the backup to the store's place (or serve it with\n"
-    "--store DEST), give it its log key, start kixd (README, \"Operating kixd\").\n"
+    "--store DEST), give it its log key, start kixd naming its mirrors (OPERATING.md).\n"
     "\n"
     "  --store DIR          the store to copy (a log or a mirror)\n"
     "  --with-log-key       copy the log key into the backup too\n"
