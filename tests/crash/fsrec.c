@@ -22,7 +22,9 @@
  *                     they write under the root but LMDB's lock file)
  *
  * One mutex orders each operation with its line, so the trace's order is
- * the order the operations took effect in this process. */
+ * the order the operations took effect in this process. What libc does
+ * inside itself (stdio's writes) is not seen: kix and LMDB write files
+ * with the calls above. */
 #define _GNU_SOURCE
 #include <dlfcn.h>
 #include <errno.h>
