@@ -120,6 +120,24 @@ static double seconds_since(const struct timespec *t0)
 
 /* ---- kixd check ----------------------------------------------------------------- */
 
+int kixd_check_log(struct kix_log *log, const struct kix_check_opts *o, struct kix_check_stats *st,
+                   struct kix_index_check_stats *ist, struct kix_err *err)
+{
+    int rc = kix_log_check(log, o, st, err);
+
+    if (!o->quick && (rc == KIX_OK || rc == KIX_ECORRUPT)) {
+        /* the index, recomputed from the entries: ranks and evidence are
+         * the log's, not the store's word */
+        struct kix_err ierr = {0};
+        int irc = kix_index_check(log, o, ist, &ierr);
+        if (irc && rc == KIX_OK) {
+            rc = irc;
+            *err = ierr;
+        }
+    }
+    return rc;
+}
+
 int kixd_check_main(int argc, char **argv)
 {
     static const struct option longopts[] = {{"store", required_argument, NULL, 's'},
@@ -202,17 +220,7 @@ int kixd_check_main(int argc, char **argv)
     if (rep.json)
         printf("{\"problems\":[");
     clock_gettime(CLOCK_MONOTONIC, &t0);
-    rc = kix_log_check(log, &copts, &st, &err);
-    if (!copts.quick && (rc == KIX_OK || rc == KIX_ECORRUPT)) {
-        /* the index, recomputed from the entries: ranks and evidence are
-         * the log's, not the store's word */
-        struct kix_err ierr = {0};
-        int irc = kix_index_check(log, &copts, &ist, &ierr);
-        if (irc && rc == KIX_OK) {
-            rc = irc;
-            err = ierr;
-        }
-    }
+    rc = kixd_check_log(log, &copts, &st, &ist, &err);
     secs = seconds_since(&t0);
     if (rep.tty)
         fputs("\r\033[K", stderr);

@@ -13,6 +13,12 @@
  * cannot be read. */
 int kixd_check_main(int argc, char **argv);
 
+/* What kixd check checks, on an opened log (kixd backup checks its copy
+ * with it): kix_log_check, then, unless o->quick, kix_index_check. Each
+ * problem goes to o->issue; KIX_ECORRUPT when there was one. */
+int kixd_check_log(struct kix_log *log, const struct kix_check_opts *o, struct kix_check_stats *st,
+                   struct kix_index_check_stats *ist, struct kix_err *err);
+
 /* kixd serve, before listening: the quick check (kix_log_check, quick
  * mode) of the opened log. Logs each problem and, when there is one,
  * returns KIX_ECORRUPT with err saying to run kixd check; KIX_OK when the

@@ -325,7 +325,9 @@ static const struct option_spec options[] = {
     TEXT("usage: kixd [serve] --store DIR [--listen ADDR]... [options]\n"
          "\n"
          "Serves the log in DIR (made by 'kixd init') over msgpack-RPC (proto/PROTOCOL.md).\n"
-         "A store without its log key (a mirror) is served read-only; one kixd per store\n"
+         "kixd serves as the log's origin only with its log key (DIR/log.key or\n"
+         "--log-key-file), and refuses to start without it; a copy is served without\n"
+         "its key only when said: --mirror-of or --read-only. One kixd per store\n"
          "(DIR/kixd.lock). Logs go to stderr.\n"
          "SIGTERM or SIGINT stops accepting, commits and answers the submits in flight,\n"
          "then exits 0.\n"
@@ -393,6 +395,16 @@ static const struct option_spec options[] = {
           "the most the store's file may grow to (default 1T); past\n"
           "it submits get EFULL while reads go on: raise it and\n"
           "restart, or start a new log"),
+    VALUE("log-key-file", "FILE", set_text, log_key_file, 0, 0,
+          "the log's signing key (default DIR/log.key): keep it\n"
+          "outside the store, so copies of the store hold no key"),
+    LIST("peer", "ADDR", set_address, peers, npeers,
+         "a mirror of this log: at start, kixd refuses to\n"
+         "serve as the origin a store behind it (a restored\n"
+         "copy) or forked from it; repeat for more"),
+    FLAG("read-only", read_only,
+         "serve the store without its key and refuse submits (a\n"
+         "restored copy or an audit replica; not an origin)"),
     TEXT("\n"),
     FLAG("no-store-check", no_store_check,
          "serve even a store that fails the start-up check (to\n"
@@ -677,6 +689,13 @@ static int check_combinations(const struct kixd_config *cfg)
         why = "--http-access-log needs --http ADDR";
     else if (cfg->http_metrics && cfg->nhttp == 0)
         why = "--http-metrics needs --http ADDR";
+    else if ((cfg->read_only || cfg->log_key_file[0]) && cfg->mirror_of[0])
+        why = "--mirror-of serves a replica, which has no log key: no --read-only or "
+              "--log-key-file with it";
+    else if (cfg->npeers && (cfg->read_only || cfg->mirror_of[0]))
+        why = "--peer is the origin's check before it signs: not with --mirror-of or --read-only";
+    else if (cfg->read_only && cfg->log_key_file[0])
+        why = "--read-only serves without the log key: no --log-key-file with it";
     else if (cfg->phase_stats && !cfg->http_metrics)
         why = "--phase-stats needs --http-metrics (the counts are read from /metrics)";
     if (!why)

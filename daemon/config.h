@@ -35,6 +35,10 @@ struct kixd_config {
     unsigned drain_timeout_ms; /* how long shutdown waits for in-flight work */
     size_t map_max;            /* ceiling of the store's map (0: the store's default) */
     int no_store_check;        /* serve a store that fails the start-up check */
+    char log_key_file[4096];   /* the log key's file; "": STORE/log.key */
+    int read_only;             /* serve a copy without signing: no origin, no mirror */
+    char peers[KIXD_MAX_WITNESSES][KIXD_ADDR_MAX]; /* mirrors asked at start (peers.c) */
+    size_t npeers;
     int log_level;
     int log_json;         /* --log-format json */
     unsigned log_slow_ms; /* --log-slow-ms: a request this slow is logged */

@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <string.h>
 
+#include "cmd_backup.h"
 #include "cmd_check.h"
 #include "config.h"
 #include "diag.h"
@@ -22,6 +23,7 @@ static const char main_help[] =
     "  serve   serve a log (the default when the first argument is an option)\n"
     "  check   check a store against itself: checkpoints, tree, entries, objects\n"
     "  export  write a store's log into a directory as C2SP tlog-tiles\n"
+    "  backup  a checked, compacted copy of a store, made while kixd serves it\n"
     "\n"
     "'kixd COMMAND --help' describes one command; 'kixd --version' prints the version.\n";
 
@@ -50,6 +52,8 @@ int main(int argc, char **argv)
         return serve_main(argc - 1, argv + 1);
     if (argc >= 2 && strcmp(argv[1], "check") == 0)
         return kixd_check_main(argc - 1, argv + 1);
+    if (argc >= 2 && strcmp(argv[1], "backup") == 0)
+        return kixd_backup_main(argc - 1, argv + 1);
     if (argc >= 2 && strcmp(argv[1], "export") == 0)
         return kixd_export_main(argc - 1, argv + 1);
     if (argc >= 2 && (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0 ||

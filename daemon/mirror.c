@@ -257,10 +257,11 @@ static int found_fork(struct kixd_mirror *m, uint64_t size, const struct kix_buf
     int rc = KIX_OK;
 
     fork_path(m, NULL, dir, sizeof(dir));
-    if (mkdir(dir, 0700) != 0 && errno != EEXIST) {
-        rc = kix_err_set(&ferr, KIX_EIO, "cannot create %s: %s", dir, strerror(errno));
+    /* kix_dir_make syncs the new directory's name: the evidence must
+     * survive a power cut (crash.states_fork) */
+    rc = kix_dir_make(dir, 0700, &ferr);
+    if (rc)
         goto out;
-    }
     fork_path(m, "local.checkpoint", path, sizeof(path));
     rc = kix_file_write_atomic(path, ours->ptr, ours->len, 0644, &ferr);
     if (rc)

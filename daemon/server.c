@@ -29,6 +29,7 @@
 #include "kix/version.h"
 #include "metrics.h"
 #include "mirror.h"
+#include "peers.h"
 #include "tlog_witness.h"
 #include "witness.h"
 #include "witness_client.h"
@@ -604,8 +605,21 @@ static int open_log(struct kixd_server *srv, struct kix_err *err)
     /* kix_log_open refuses a store kixd init did not make (never creates one) */
     memset(&opts, 0, sizeof(opts));
     opts.store.map_max = srv->cfg->map_max;
-    /* a store without a log key is a replica (mirror), served read-only */
-    rc = kix_index_open_any(srv->cfg->store, &opts, &srv->log, err);
+    /* the origin needs its key; a copy served without one is said so
+     * (--mirror-of, --read-only), never guessed from a missing file */
+    opts.replica = srv->cfg->mirror_of[0] || srv->cfg->read_only;
+    opts.log_key_file = srv->cfg->log_key_file[0] ? srv->cfg->log_key_file : NULL;
+    rc = kix_index_open(srv->cfg->store, &opts, &srv->log, err);
+    if (rc && err && err->cause == KIX_CAUSE_NO_LOG_KEY) {
+        rc = kix_err_set(err, rc,
+                         "REFUSING TO SERVE %s AS THE ORIGIN: its log key is missing (%s%s): "
+                         "restore the key and start again, or give --log-key-file FILE. To "
+                         "serve this copy without its key, say what it is: --mirror-of ADDR "
+                         "(follow the origin) or --read-only",
+                         srv->cfg->store, opts.log_key_file ? opts.log_key_file : srv->cfg->store,
+                         opts.log_key_file ? "" : "/log.key");
+        goto out;
+    }
     if (rc)
         goto out;
     rc = lock_store(srv, err);
@@ -617,6 +631,8 @@ static int open_log(struct kixd_server *srv, struct kix_err *err)
                  srv->cfg->store);
     else
         rc = kixd_check_at_start(srv->log, srv->cfg->store, err);
+    if (rc == KIX_OK && !kix_log_is_replica(srv->log))
+        rc = kixd_peers_check(srv->cfg, srv->log, err);
     if (rc)
         goto out;
     rc = kix_verifier_format(kix_log_verifier(srv->log), &vkey);
@@ -742,7 +758,10 @@ int kixd_server_run(const struct kixd_config *cfg)
     srv.workers[0].signals = 1;
     listened_summary(cfg, where, sizeof(where));
     kixd_log(KIXD_INFO, "kixd %s serving %slog %s (size %llu) from %s on %s with %u event loops",
-             KIX_VERSION_STRING, kix_log_is_replica(srv.log) ? "the read-only mirror of " : "",
+             KIX_VERSION_STRING,
+             cfg->mirror_of[0] ? "the read-only mirror of "
+             : cfg->read_only  ? "a read-only copy (--read-only) of "
+                               : "",
              kix_log_origin(srv.log), (unsigned long long)size, cfg->store, where, srv.nworkers);
     for (size_t i = 0; i < cfg->nhttp; i++)
         kixd_log(KIXD_INFO, "HTTP (C2SP tlog-tiles%s) on %s", cfg->http_metrics ? ", /metrics" : "",

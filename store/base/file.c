@@ -135,6 +135,19 @@ int kix_file_read(const char *path, size_t max, struct kix_buf *out, struct kix_
     return rc;
 }
 
+/* mkdir, and when it made the directory, an fsync of its parent: a new
+ * directory's name is durable only then, and without it a power cut can
+ * take the directory and every file synced into it (a client's remembered
+ * checkpoint: crash.states_client found it). 0, or -1 with errno. */
+static int make_one_dir(const char *path, int mode)
+{
+    if (mkdir(path, (mode_t)mode) == 0)
+        fsync_parent(path);
+    else if (errno != EEXIST)
+        return -1;
+    return 0;
+}
+
 int kix_dir_make(const char *path, int mode, struct kix_err *err)
 {
     char p[PATH_CAP];
@@ -145,11 +158,11 @@ int kix_dir_make(const char *path, int mode, struct kix_err *err)
         if (*s != '/')
             continue;
         *s = '\0';
-        if (mkdir(p, (mode_t)mode) != 0 && errno != EEXIST)
+        if (make_one_dir(p, mode) != 0)
             return kix_err_set(err, KIX_EIO, "cannot create %s: %s", p, strerror(errno));
         *s = '/';
     }
-    if (mkdir(p, (mode_t)mode) != 0 && errno != EEXIST)
+    if (make_one_dir(p, mode) != 0)
         return kix_err_set(err, KIX_EIO, "cannot create %s: %s", p, strerror(errno));
     return KIX_OK;
 }

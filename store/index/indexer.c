@@ -498,7 +498,8 @@ int kix_index_open_any(const char *dir, const struct kix_log_opts *opts, struct 
     struct kix_err first = {0};
     int rc = kix_log_open(dir, &o, out, &first);
 
-    if (rc && first.cause == KIX_CAUSE_NO_LOG_KEY) {
+    /* a key file named on purpose is never quietly done without */
+    if (rc && first.cause == KIX_CAUSE_NO_LOG_KEY && !(opts && opts->log_key_file)) {
         o.replica = 1; /* no log key here: a replica (mirror) store */
         return kix_log_open(dir, &o, out, err);
     }

@@ -4,6 +4,8 @@
 #include "kix/encoding.h"
 
 #include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -349,4 +351,39 @@ void kix_store_read_end(struct kix_reader *r)
     mdb_txn_abort(r->txn);
     pthread_rwlock_unlock(&r->store->resize_lock);
     free(r);
+}
+
+/* fsync of path (a file, or a directory with O_DIRECTORY): 0 or errno. */
+static int sync_path(const char *path, int flags)
+{
+    int fd = open(path, O_RDONLY | O_CLOEXEC | flags), e = 0;
+    if (fd < 0)
+        return errno;
+    if (fsync(fd) != 0)
+        e = errno;
+    close(fd);
+    return e;
+}
+
+int kix_store_copy(struct kix_store *s, const char *dir, struct kix_err *err)
+{
+    char path[4200];
+    int rc, e;
+
+    snprintf(path, sizeof(path), "%s/data.mdb", dir);
+    pthread_rwlock_rdlock(&s->resize_lock);
+    /* compacted: free pages left out, pages renumbered, so the copy is as
+     * small as the data; MDB_CP_COMPACT reads one snapshot */
+    rc = mdb_env_copy2(s->env, dir, MDB_CP_COMPACT);
+    pthread_rwlock_unlock(&s->resize_lock);
+    if (rc)
+        return kix__db_error(rc, err, "copying the store");
+    /* synced here, whatever LMDB did: a backup counts only once on disk */
+    if (chmod(path, 0600) != 0) /* as the store's own, whatever the umask */
+        e = errno;
+    else if ((e = sync_path(path, 0)) == 0)
+        e = sync_path(dir, O_DIRECTORY);
+    if (e)
+        return kix_err_set(err, KIX_EIO, "syncing the copy %s: %s", path, strerror(e));
+    return KIX_OK;
 }

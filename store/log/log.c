@@ -226,6 +226,15 @@ static int open_handle(const char *dir, const struct kix_log_opts *opts, struct 
     return KIX_OK;
 }
 
+/* Where the log key is: opts->log_key_file, else DIR/log.key. */
+static void log_key_path(const char *dir, const struct kix_log_opts *opts, char *out, size_t n)
+{
+    if (opts && opts->log_key_file && opts->log_key_file[0])
+        snprintf(out, n, "%s", opts->log_key_file);
+    else
+        snprintf(out, n, "%s/log.key", dir);
+}
+
 static int set_verifier(struct kix_log *l, const struct kix_verifier *v)
 {
     l->verifier = *v;
@@ -347,7 +356,7 @@ int kix_log_create(const char *dir, const char *origin, const uint8_t admin_pub[
     rc = kix_signer_generate(origin, KIX_NOTE_ALG_ED25519, &l->signer, err);
     if (rc)
         goto out;
-    snprintf(keypath, sizeof(keypath), "%s/log.key", dir);
+    log_key_path(dir, opts, keypath, sizeof(keypath));
     rc = kix_keyfile_write(keypath, l->signer, err);
     if (rc)
         goto out;
@@ -599,7 +608,7 @@ int kix_log_open(const char *dir, const struct kix_log_opts *opts, struct kix_lo
             goto fail;
     }
     if (!l->replica && !(opts && opts->store.read_only)) {
-        snprintf(keypath, sizeof(keypath), "%s/log.key", dir);
+        log_key_path(dir, opts, keypath, sizeof(keypath));
         rc = kix_keyfile_read(keypath, &l->signer, err);
         if (rc == KIX_ENOTFOUND)
             kix_err_cause(err, KIX_CAUSE_NO_LOG_KEY, 0, 0);

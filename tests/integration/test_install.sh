@@ -108,7 +108,7 @@ dcomp="$P/share/bash-completion/completions/kixd"
 bash -n "$dcomp" || fail "$dcomp: syntax error"
 dcomplete() { complete_in "$dcomp" _kixd "$@"; }
 dcommands=$(dcomplete kixd "")
-for c in init serve check export; do
+for c in init serve check export backup; do
     grep -qx -- "$c" <<<"$dcommands" || fail "kixd completion does not offer command $c"
     offered=$(dcomplete kixd "$c" --)
     for o in $("$P/bin/kixd" "$c" --help | grep -o -- '--[a-z][a-z-]*' | sort -u); do

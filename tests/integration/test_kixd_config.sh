@@ -14,7 +14,7 @@ value_of() { # name metavar
   case "$1" in
   store) echo "$NONE" && return ;;
   listen) echo "unix://$WORK/sock" && return ;;
-  http | mirror-of) echo "$UP" && return ;;
+  http | mirror-of | peer) echo "$UP" && return ;;
   esac
   case "$2" in
   DIR) echo "$WORK/dir" ;;

@@ -713,13 +713,14 @@ KIX_TEST(mirror_store_is_served_read_only)
     bool mirror = false;
 
     ASSERT_EQ_INT(0, fx_start(&f));
-    /* an empty replica of f's log: no log key, so kixd serves it read-only */
+    /* an empty replica of f's log: no log key, served read-only when said */
     memset(&m, 0, sizeof(m));
     snprintf(m.dir, sizeof(m.dir), "%.100s-mirror", f.dir);
     snprintf(m.sock_path, sizeof(m.sock_path), "%.100s-msock", f.dir);
     snprintf(m.addr, sizeof(m.addr), "unix://%s", m.sock_path);
     snprintf(m.log, sizeof(m.log), "%.100s-mirror.log", f.dir);
     ASSERT_EQ_INT(KIX_OK, kix_index_create_replica(m.dir, &f.log_key, NULL, &err));
+    fx_add_arg(&m, "--read-only");
     ASSERT_EQ_INT(0, fx_serve(&m));
     c = fx_rpc(&m);
     ASSERT_EQ_INT(KIX_OK, callv(c, "info", &msg, &err, ""));

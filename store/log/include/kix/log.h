@@ -57,6 +57,10 @@ struct kix_log_indexer; /* kix/log_txn.h */
 struct kix_log_opts {
     struct kix_store_opts store;
     int replica; /* open a replica (no log key; kix_log_replay only) */
+    /* The log key's file: kix_log_create writes it there, kix_log_open
+     * reads it from there; NULL for DIR/log.key. Kept outside the store,
+     * the key is not in the store's copies and backups. */
+    const char *log_key_file;
     /* The layer above whose tables follow every append (the index:
      * kix_index_indexer()), or NULL for a plain log. A log created
      * with an indexer refuses to append when opened without one, so its
@@ -76,7 +80,9 @@ int kix_log_create(const char *dir, const char *origin, const uint8_t admin_pub[
 int kix_log_create_replica(const char *dir, const struct kix_verifier *log_key,
                            const struct kix_log_opts *opts, struct kix_err *err) KIX_MUST_CHECK;
 
-/* Opens a log (or replica). A log needs DIR/log.key unless opts->replica. */
+/* Opens a log (or replica). A log needs its key (opts->log_key_file, else
+ * DIR/log.key) unless opts->replica or read-only: a missing key is
+ * KIX_ENOTFOUND with cause KIX_CAUSE_NO_LOG_KEY. */
 int kix_log_open(const char *dir, const struct kix_log_opts *opts, struct kix_log **out,
                  struct kix_err *err) KIX_MUST_CHECK;
 void kix_log_close(struct kix_log *l);

@@ -43,6 +43,13 @@ int kix_store_open(const char *dir, const struct kix_store_opts *opts, struct ki
                    struct kix_err *err) KIX_MUST_CHECK;
 void kix_store_close(struct kix_store *s);
 
+/* Writes a consistent, compacted copy of the store (one read snapshot:
+ * writers go on meanwhile, in this process or another) as DIR/data.mdb;
+ * DIR must exist and hold no data.mdb. The copy is synced to disk with
+ * its directory before this returns. Nothing but data.mdb is written:
+ * key files beside the store are the caller's to copy or not. */
+int kix_store_copy(struct kix_store *s, const char *dir, struct kix_err *err) KIX_MUST_CHECK;
+
 /* Current LMDB map size in bytes (grows on demand). */
 size_t kix_store_map_size(const struct kix_store *s);
 
