@@ -65,11 +65,10 @@ static int copy_log_key(const struct backup_args *a, struct kix_log *copy, const
     char from[4200], to[4200];
     int rc;
 
-    if (a->key_file)
-        snprintf(from, sizeof(from), "%s", a->key_file);
-    else
-        snprintf(from, sizeof(from), "%s/log.key", a->store);
-    snprintf(to, sizeof(to), "%s/log.key", dir);
+    if ((size_t)snprintf(from, sizeof(from), a->key_file ? "%s" : "%s/log.key",
+                         a->key_file ? a->key_file : a->store) >= sizeof(from) ||
+        (size_t)snprintf(to, sizeof(to), "%s/log.key", dir) >= sizeof(to))
+        return kix_err_set(err, KIX_EINVAL, "the path of the log key is too long");
     rc = kix_keyfile_read(from, &key, err);
     if (rc == KIX_OK && memcmp(kix_signer_public_key(key), kix_log_verifier(copy)->pub, 32) != 0)
         rc = kix_err_set(err, KIX_EINVAL, "%s is not the key of the log %s", from,
@@ -129,8 +128,8 @@ out:
     kix_log_close(copy);
     kix_log_close(src);
     /* the check's reader made a lock file; a backup holds data only */
-    snprintf(lock, sizeof(lock), "%s/lock.mdb", partial);
-    unlink(lock);
+    if ((size_t)snprintf(lock, sizeof(lock), "%s/lock.mdb", partial) < sizeof(lock))
+        unlink(lock);
     return rc;
 }
 

@@ -88,10 +88,9 @@ static int resolve(int dirfd, const char *path, char *out, size_t cap)
             return -1;
         base[n] = '\0';
     }
-    if (path)
-        snprintf(out, cap, "%s/%s", base, path);
-    else
-        snprintf(out, cap, "%s", base);
+    /* a path too long for the trace is not traced */
+    if ((size_t)snprintf(out, cap, path ? "%s/%s" : "%s", base, path ? path : "") >= cap)
+        return -1;
     return 0;
 }
 

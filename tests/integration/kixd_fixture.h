@@ -216,7 +216,10 @@ static inline int fx_stop(struct fx *f, int sig)
 
 static inline void fx_add_arg(struct fx *f, const char *a)
 {
-    snprintf(f->extra[f->nextra++], sizeof(f->extra[0]), "%s", a);
+    /* a test's own argument: one that does not fit is the test's bug */
+    if ((size_t)snprintf(f->extra[f->nextra++], sizeof(f->extra[0]), "%s", a) >=
+        sizeof(f->extra[0]))
+        abort();
 }
 
 static inline struct kix_rpc *fx_rpc(const struct fx *f)
