@@ -114,6 +114,22 @@ static void describe_row(struct kix_log_reader *r, struct kix_group_row *row)
     json_decref(doc);
 }
 
+/* The group's workload for its page's title, in the home and kernel
+ * pages' words (workload.c: "name = value" joined by " · "), then its
+ * dtype; kix query's table keeps the compact kix_view_workload_words. */
+static void group_workload_words(const uint8_t *bytes, size_t len, char *out, size_t cap)
+{
+    json_t *doc = bytes ? json_loadb((const char *)bytes, len, 0, NULL) : NULL;
+    struct kix__workload_words w;
+
+    kix__workload_words(doc, &w);
+    /* cut to cap: kix__utf8_trim drops a character snprintf split */
+    if ((size_t)snprintf(out, cap, "%s%s%s", w.summary,
+                         w.dtype[0] && w.summary[0] ? " \xc2\xb7 " : "", w.dtype) >= cap)
+        kix__utf8_trim(out);
+    json_decref(doc);
+}
+
 /* The group in words, from its best run (any run of it says the same). */
 static void group_words(struct kix_log_reader *r, struct kix_group_view *v, const char *best)
 {
@@ -136,7 +152,7 @@ static void group_words(struct kix_log_reader *r, struct kix_group_view *v, cons
     if (memcmp(&refs[KIX_QUERY_WORKLOAD], &none, sizeof(none)) != 0 &&
         kix_log_reader_object(r, &refs[KIX_QUERY_WORKLOAD], &w) != KIX_OK)
         w.ptr = NULL;
-    kix_view_workload_words(w.ptr, w.len, v->workload, sizeof(v->workload));
+    group_workload_words(w.ptr, w.len, v->workload, sizeof(v->workload));
 }
 
 struct group_best {
