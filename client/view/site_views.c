@@ -84,23 +84,72 @@ void kix_view_workload_words(const uint8_t *bytes, size_t len, char *out, size_t
     json_decref(doc);
 }
 
-/* What a row shows besides its rank and value, from its run's manifest
- * and objects: provider, spread, evidence, date. */
-static void describe_row(struct kix_log_reader *r, struct kix_group_row *row)
+static char *text_of(const struct kix_bytes *b)
 {
+    char *t = malloc(b->len + 1);
+
+    if (t) {
+        memcpy(t, b->ptr, b->len);
+        t[b->len] = '\0';
+    }
+    return t;
+}
+
+static char *hex_of(const struct kix_buf *b)
+{
+    char *h = malloc(2 * b->len + 1);
+
+    if (h)
+        kix_hex_encode(b->ptr, b->len, h);
+    return h;
+}
+
+/* The run's index record and its proof, for a view with an index. */
+static int prove_run(struct kix_log_reader *r, struct kix_group_row *row)
+{
+    struct kix_buf record = KIX_BUF_INIT, proof = KIX_BUF_INIT;
+    char key[KIX_VINDEX_KEY_MAX + 1];
+    int present = 0, rc;
+
+    kix_vindex_key_run(row->run_id, strlen(row->run_id), key);
+    rc = kix_index_prove(r, key, strlen(key), &record, &proof, &present, NULL);
+    if (rc == KIX_OK && present &&
+        (!(row->run_record = hex_of(&record)) || !(row->run_proof = hex_of(&proof))))
+        rc = KIX_ENOMEM;
+    kix_buf_release(&record);
+    kix_buf_release(&proof);
+    return rc;
+}
+
+/* What a row shows besides its rank and value, from its run's manifest
+ * and objects: provider, spread, evidence, date; and what proves them
+ * (the run's record with its proof when `indexed`, the canonical
+ * manifest and the implementation object). */
+static int describe_row(struct kix_log_reader *r, struct kix_group_row *row, int indexed)
+{
+    static const struct kix_digest none;
     struct kix_query_row q;
     struct kix_run_info info;
-    struct kix_bytes b;
+    struct kix_digest refs[KIX_QUERY_NREFS];
+    struct kix_bytes b, impl;
     struct kix_figures f;
     json_t *doc, *obs;
+    int rc = indexed ? prove_run(r, row) : KIX_OK;
 
     memset(&q, 0, sizeof(q));
     snprintf(q.run_id, sizeof(q.run_id), "%s", row->run_id);
     describe_run(r, &q);
     snprintf(row->provider, sizeof(row->provider), "%s", q.provider);
-    if (kix_index_run(r, row->run_id, strlen(row->run_id), &info) != KIX_OK ||
+    if (rc != KIX_OK || kix_index_run(r, row->run_id, strlen(row->run_id), &info) != KIX_OK ||
         kix_log_reader_object(r, &info.manifest, &b) != KIX_OK)
-        return;
+        return rc;
+    if (!(row->manifest = text_of(&b)))
+        return KIX_ENOMEM;
+    kix_query_row_refs(b.ptr, b.len, refs);
+    if (memcmp(&refs[KIX_QUERY_IMPLEMENTATION], &none, sizeof(none)) != 0 &&
+        kix_log_reader_object(r, &refs[KIX_QUERY_IMPLEMENTATION], &impl) == KIX_OK &&
+        !(row->implementation = text_of(&impl)))
+        return KIX_ENOMEM;
     row->evidence = info.evidence;
     doc = json_loadb((const char *)b.ptr, b.len, 0, NULL);
     kix_figures_of(doc, &f);
@@ -112,6 +161,7 @@ static void describe_row(struct kix_log_reader *r, struct kix_group_row *row)
     if (json_is_string(obs))
         snprintf(row->observed, sizeof(row->observed), "%.10s", json_string_value(obs));
     json_decref(doc);
+    return KIX_OK;
 }
 
 /* The group's workload for its page's title, in the home and kernel
@@ -167,15 +217,6 @@ static int best_of(void *ctx, uint64_t rank, const char *run_id, uint64_t value)
     snprintf(b->run_id, sizeof(b->run_id), "%s", run_id);
     b->value = value;
     return 0;
-}
-
-static char *hex_of(const struct kix_buf *b)
-{
-    char *h = malloc(2 * b->len + 1);
-
-    if (h)
-        kix_hex_encode(b->ptr, b->len, h);
-    return h;
 }
 
 /* The members' unit: the best run's primary statistic. */
@@ -296,7 +337,7 @@ int kix_group_view_from_store(struct kix_log_reader *r, const char *key, size_t 
         rc = group_proof(r, v);
     group_unit(r, v);
     for (size_t i = 0; rc == KIX_OK && i < v->nrows; i++)
-        describe_row(r, &v->rows[i]);
+        rc = describe_row(r, &v->rows[i], v->group_record != NULL);
     if (rc == KIX_OK) {
         struct group_best best = {"", 0};
         rc = kix_index_group(r, &v->key, 0, 1, best_of, &best, NULL);
@@ -317,6 +358,12 @@ void kix_group_view_release(struct kix_group_view *v)
     for (size_t i = 0; i < v->npages; i++) {
         free(v->pages[i].record);
         free(v->pages[i].proof);
+    }
+    for (size_t i = 0; i < v->nrows; i++) {
+        free(v->rows[i].run_record);
+        free(v->rows[i].run_proof);
+        free(v->rows[i].manifest);
+        free(v->rows[i].implementation);
     }
     free(v->pages);
     free(v->rows);
@@ -358,6 +405,15 @@ int kix_group_view_json(const struct kix_group_view *v, unsigned flags, struct k
             bad |= set(x, "p20", json_integer((json_int_t)w->p20));
         if (x && w->have_p80)
             bad |= set(x, "p80", json_integer((json_int_t)w->p80));
+        /* what proves the row's cells (PROTOCOL.md, the kix.group/1 document) */
+        if (x && w->manifest)
+            bad |= set(x, "manifestCanonical", json_string(w->manifest));
+        if (x && w->implementation)
+            bad |= set(x, "implementationCanonical", json_string(w->implementation));
+        if (x && w->run_record)
+            bad |= set(x, "runRecord", json_string(w->run_record));
+        if (x && w->run_proof)
+            bad |= set(x, "runProof", json_string(w->run_proof));
         bad |= !x || json_array_append_new(rows, x) != 0;
     }
     bad |= set(o, "rows", rows);

@@ -276,7 +276,14 @@ async function tampers(browser) {
     ['a fake row in a group', groupPath, editView(group, (v) => { v.rows.push(Object.assign({}, v.rows[0], { rank: v.rows.length + 1, runId: 'fake' })); }), 'the signed index proves'],
     ['a group\'s size edited', groupPath, editView(group, (v) => { v.size += 90; }), 'the signed index proves'],
     ['a group page without its rows', groupPath, drop(group, 'group-rows'), 'data-kix-slot="group-rows"'],
-    ['a group page without index proofs', groupPath, editView(group, (v) => { delete v.index; }), 'the page carries no index proofs']
+    ['a group page without index proofs', groupPath, editView(group, (v) => { delete v.index; }), 'the page carries no index proofs'],
+    ['a group row\'s provider edited', groupPath, editView(group, (v) => { v.rows[0].provider += ' (edited)'; }), 'its provider'],
+    ['a group row\'s evidence edited', groupPath, editView(group, (v) => {
+      v.rows[0].evidence = v.rows[0].evidence === 'reported' ? 'reproduced' : 'reported';
+    }), 'its evidence'],
+    ['a group row\'s manifest edited', groupPath, editView(group, (v) => {
+      v.rows[0].manifestCanonical = v.rows[0].manifestCanonical.replace('"observedAt":"2', '"observedAt":"1');
+    }), 'the manifest shown hashes to']
   ];
   if (EXP_OLD) {
     const stale = fs.readFileSync(path.join(EXP_OLD, 'runs', RUN), 'utf8');

@@ -89,6 +89,12 @@ curl -sf "$H/groups/$G.json?page=2" >"$WORK/p2.json" || fail "no JSON of page 2"
 json_get "$WORK/p2.json" '(d["offset"], d["limit"], len(d["rows"]), d["rows"][0]["rank"], d["size"], len(d["index"]["pages"]) >= 1)' \
   >"$WORK/p2" || fail "page 2's JSON: $(head -c 300 "$WORK/p2.json")"
 [ "$(cat "$WORK/p2")" = "(100, 100, 100, 101, 1010, True)" ] || fail "page 2's JSON: $(cat "$WORK/p2")"
+# every row carries what proves its cells: the run's record and proof, its
+# manifest and implementation (PROTOCOL.md, the kix.group/1 document)
+json_get "$WORK/p2.json" 'all(r.get("runRecord") and r.get("runProof") and r.get("manifestCanonical") and r.get("implementationCanonical") and r["provider"] for r in d["rows"])' \
+  >"$WORK/p2rows" || fail "page 2's rows"
+[ "$(cat "$WORK/p2rows")" = True ] || fail "page 2's rows do not all carry their run's record, proof, manifest and implementation"
+echo "page 2's JSON: $(wc -c <"$WORK/p2.json") bytes for 100 rows with their proofs"
 pass "the group's web page: page 11 of 11 proves rows 1001–1010 of 1010, titled in words, with its chart and JSON, from kixd and the export"
 
 # ---- lies --------------------------------------------------------------------------------

@@ -66,6 +66,22 @@ function entriesChain(all, ids) {
   return Buffer.from(c).toString('hex');
 }
 
+/* A group view's row as kix_group_view_json writes it: its cells and
+ * what proves them (the run's record and proof, manifest, implementation). */
+function groupRow(m, r) {
+  const manifest = JSON.parse(r.manifestCanonical), spec = manifest.spec || {};
+  const at = (s) => ((spec.measurements || []).find((x) => x.statistic === s) || {}).value;
+  const row = { rank: m.rank, runId: m.runId, value: Number(m.value), unit: 'ns',
+                provider: r.implementationCanonical ? JSON.parse(r.implementationCanonical).spec.provider : '',
+                evidence: kv.decodeRunRecord(kv.unhex(r.record)).evidence,
+                observedAt: (spec.observedAt || '').slice(0, 10),
+                runRecord: r.record, runProof: r.proof, manifestCanonical: r.manifestCanonical };
+  if (r.implementationCanonical) row.implementationCanonical = r.implementationCanonical;
+  if (at('p20') !== undefined) row.p20 = at('p20');
+  if (at('p80') !== undefined) row.p80 = at('p80');
+  return row;
+}
+
 /* { key, files (the site's tiles and checkpoint), run (view), group (view), vectors } */
 async function build(opts) {
   opts = opts || {};
@@ -103,7 +119,7 @@ async function build(opts) {
   }, common);
   const groupView = Object.assign({
     view: 'kix.group/1', group: 'sha256:' + gk, size: 4, offset: 0, limit: 100,
-    rows: members.map((m) => ({ rank: m.rank, runId: m.runId, value: Number(m.value), unit: 'ns' })),
+    rows: members.map((m) => groupRow(m, v.groupRuns.find((r) => r.runId === m.runId))),
     index: { checkpoint: cp300, indexNote, groupKey: v.groupKey, groupRecord: group.record, groupProof: group.proof,
              pages: [{ key: v.groupPageKey, record: page.record, proof: page.proof }] }
   }, common);

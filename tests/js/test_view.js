@@ -142,6 +142,24 @@ main(async () => {
   await groupFails((v) => { v.rows[3].rank = 3; }, 'row 4', 'a rank changed');
   await groupFails((v) => { v.group = 'sha256:' + 'a'.repeat(64); }, 'the view\u2019s proof is for', 'another group');
   await groupFails((v) => { v.index.groupRecord = flipHex(v.index.groupRecord); }, 'the group\u2019s record is not in the signed index', 'an altered group record');
+  /* every cell of a row proven: its run's record, manifest and implementation */
+  check(pg.rows['run-a'].provider === 'liger' && pg.rows['run-a'].evidence === 'reproduced' &&
+        pg.rows['run-a'].figures.p20 === 480 && pg.rows['run-a'].figures.p80 === 530 &&
+        pg.rows['run-a'].observed === '2026-10-30' && pg.rows['run-b'].provider === '',
+        'each row\'s provider, evidence, spread and date proven');
+  await groupFails((v) => { v.rows[0].evidence = 'reported'; }, 'row 1 (run run-a): the view\u2019s claims differ from what its proofs show: its evidence', 'a row\'s evidence edited');
+  await groupFails((v) => { v.rows[2].provider = 'liger'; }, 'row 3 (run run-b2): the view\u2019s claims differ from what its proofs show: its provider', 'a row\'s provider edited');
+  await groupFails((v) => { v.rows[3].p80 = 700; }, 'row 4 (run run-c): the view\u2019s claims differ from what its proofs show: its spread', 'a row\'s spread edited');
+  await groupFails((v) => { v.rows[3].observedAt = '2026-12-01'; }, 'its observed date', 'a row\'s date edited');
+  await groupFails((v) => { v.rows[0].manifestCanonical = v.rows[2].manifestCanonical; }, 'row 1 (run run-a): the manifest shown hashes to', 'a row\'s manifest swapped for another run\'s');
+  await groupFails((v) => { v.rows[0].manifestCanonical = v.rows[0].manifestCanonical.replace('"median":500', '"median":400'); }, 'row 1 (run run-a): the manifest shown hashes to', 'a row\'s manifest edited');
+  await groupFails((v) => { delete v.rows[1].manifestCanonical; }, 'row 2 (run run-b): the view carries no manifest of the run', 'a row\'s manifest left out');
+  await groupFails((v) => { v.rows[0].implementationCanonical = v.rows[2].implementationCanonical; }, 'row 1 (run run-a): the view does not carry the implementation', 'a row\'s implementation swapped');
+  await groupFails((v) => { delete v.rows[3].implementationCanonical; }, 'row 4 (run run-c): the view does not carry the implementation', 'a row\'s implementation left out');
+  await groupFails((v) => { delete v.rows[2].runRecord; }, 'row 3 (run run-b2): the view carries no index record of the run', 'a row\'s run record left out');
+  await groupFails((v) => { v.rows[2].runRecord = flipHex(v.rows[2].runRecord); }, 'row 3 (run run-b2): the run\u2019s record is not in the signed index', 'a row\'s run record altered');
+  await groupFails((v) => { [v.rows[2].runRecord, v.rows[3].runRecord] = [v.rows[3].runRecord, v.rows[2].runRecord]; [v.rows[2].runProof, v.rows[3].runProof] = [v.rows[3].runProof, v.rows[2].runProof]; }, 'row 3 (run run-b2): the run\u2019s record is not in the signed index', 'two rows\' run records swapped');
+  await groupFails((v) => { v.rows[3].manifestCanonical = v.rows[2].manifestCanonical; v.rows[3].implementationCanonical = v.rows[2].implementationCanonical; v.rows[3].provider = 'triton'; v.rows[3].p20 = 690; v.rows[3].p80 = 720; v.rows[3].observedAt = '2026-10-31'; }, 'row 4 (run run-c): the manifest shown hashes to', 'a row shown wholly as another run of the same value');
   const ng = copy(f.group);
   delete ng.index;
   await refuses(() => kv.verifyGroupView(ng, io, {}), 'the page carries no index proofs', 'a group view without index proofs');

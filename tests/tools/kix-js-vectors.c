@@ -17,6 +17,10 @@
  *                 keys: its root and proofs of membership and absence, real
  *                 and tampered, each with kix_smt_verify's verdict;
  *   manifestCanonical / manifestDigest: the manifest the "run-b" record names;
+ *   groupRuns     the group's four members as a group view's rows carry them
+ *                 (PROTOCOL.md, kix.group/1): run record, its proof in smt,
+ *                 canonical manifest and implementation object ("" for run-b,
+ *                 whose manifest names none);
  *   human         values as kix_human (kix/view.h) writes them for people, in
  *                 ns and in bytes, across every unit boundary and rounding
  *                 step (kix-verify.js must write the same text).
@@ -198,6 +202,58 @@ static void run_of(const struct kix_vindex_run *r, struct kix_buf *out)
         exit(3);
 }
 
+/* The group's other members (run-b is the fixture's run): manifests that
+ * name an implementation, with a median, p20, p80 and observation date. */
+struct member {
+    const char *run_id, *provider, *observed;
+    uint64_t value, p20, p80;
+    int reproduced;
+    char manifest[640], implementation[160], key[KIX_VINDEX_KEY_MAX + 1];
+    struct kix_buf record;
+};
+
+static void member_of(struct member *w, const struct kix_vindex_run *base)
+{
+    struct kix_vindex_run r = *base;
+    struct kix_digest impl;
+    char d[KIX_DIGEST_TEXT_LEN + 1];
+
+    snprintf(w->implementation, sizeof(w->implementation),
+             "{\"kind\":\"Implementation\",\"spec\":{\"name\":\"%s-kernel\",\"provider\":\"%s\"}}",
+             w->provider, w->provider);
+    kix_digest_of(w->implementation, strlen(w->implementation), &impl);
+    kix_digest_format(&impl, d);
+    snprintf(w->manifest, sizeof(w->manifest),
+             "{\"kind\":\"BenchmarkRun\",\"runId\":\"%s\",\"spec\":{\"implementationDigest\":"
+             "\"%s\",\"measurements\":[{\"metric\":\"latency\",\"statistic\":\"p20\","
+             "\"value\":%llu},{\"metric\":\"latency\",\"statistic\":\"p80\",\"value\":%llu}],"
+             "\"observedAt\":\"%s\",\"timing\":{\"latencyNs\":{\"median\":%llu}}}}",
+             w->run_id, d, (unsigned long long)w->p20, (unsigned long long)w->p80, w->observed,
+             (unsigned long long)w->value);
+    kix_digest_of(w->manifest, strlen(w->manifest), &r.info.manifest);
+    r.info.value = w->value;
+    r.info.evidence = w->reproduced ? 1 : 0;
+    r.info.evidence_index = w->reproduced ? 5 : NONE;
+    r.info.reruns = w->reproduced ? 1 : 0;
+    r.info.publication_index = 3;
+    kix_vindex_key_run(w->run_id, strlen(w->run_id), w->key);
+    w->record.len = 0;
+    if (kix_vindex_run_encode(&r, &w->record))
+        exit(3);
+}
+
+/* s as a JSON string (it holds no control character nor backslash). */
+static void print_string(const char *s)
+{
+    putchar('"');
+    for (; *s; s++) {
+        if (*s == '"')
+            putchar('\\');
+        putchar(*s);
+    }
+    putchar('"');
+}
+
 /* One SMT vector: kix_smt_verify's verdict on (key, record or absent, proof). */
 static void print_smt(const char *name, const struct kix_hash *root, const char *key,
                       const uint8_t *rec, size_t rlen, const uint8_t *proof, size_t plen,
@@ -295,7 +351,13 @@ int main(int argc, char **argv)
     const char *keep_keys[4] = {"run/run-b", "run/run-x", NULL, NULL};
     struct map m = {calloc(64, sizeof(struct ent)), 64, 0};
     struct kix_smt_tiles tiles;
-    struct kix_smt_update u[44];
+    struct member members[] = {
+        {"run-a", "liger", "2026-10-30T12:00:00Z", 500, 480, 530, 1, "", "", "", KIX_BUF_INIT},
+        {"run-b2", "triton", "2026-10-31T08:30:00Z", 700, 690, 720, 0, "", "", "", KIX_BUF_INIT},
+        {"run-c", "torch", "2026-11-03T23:59:59Z", 700, 650, 900, 0, "", "", "", KIX_BUF_INIT},
+    };
+    const size_t nmembers = sizeof(members) / sizeof(members[0]);
+    struct kix_smt_update u[44 + sizeof(members) / sizeof(members[0])];
     struct kix_vindex_run b, x;
     struct kix_digest gkey, other;
     struct kix_hash root;
@@ -462,10 +524,16 @@ int main(int argc, char **argv)
         print_dir("truncated", &gkey, grp.ptr, grp.len, &first);
     }
 
-    /* the tree: the two runs, the group's directory and page, 40 fillers */
+    /* the tree: the two runs, the group's directory and page, the group's
+     * other members, 40 fillers */
     for (int i = 0; i < 4; i++) {
         kix_smt_path(keep_keys[i], strlen(keep_keys[i]), &u[nu].path);
         kix_smt_value_hash(keep[i].ptr, keep[i].len, &u[nu++].value_hash);
+    }
+    for (size_t i = 0; i < nmembers; i++) {
+        member_of(&members[i], &b);
+        kix_smt_path(members[i].key, strlen(members[i].key), &u[nu].path);
+        kix_smt_value_hash(members[i].record.ptr, members[i].record.len, &u[nu++].value_hash);
     }
     for (int i = 0; i < 40; i++) {
         snprintf(filler, sizeof(filler), "filler/%d", i);
@@ -520,7 +588,29 @@ int main(int argc, char **argv)
                       &first);
         }
     }
-    printf("]}}\n");
+    printf("]},\n\"groupRuns\":[");
+    prove(&tiles.io, keep_keys[0], &proof);
+    printf("\n{\"runId\":\"run-b\",\"record\":\"");
+    hex(keep[0].ptr, keep[0].len);
+    printf("\",\"proof\":\"");
+    hex(proof.ptr, proof.len);
+    printf("\",\"manifestCanonical\":");
+    print_string(manifest);
+    printf(",\"implementationCanonical\":\"\"}");
+    for (size_t i = 0; i < nmembers; i++) {
+        prove(&tiles.io, members[i].key, &proof);
+        printf(",\n{\"runId\":\"%s\",\"record\":\"", members[i].run_id);
+        hex(members[i].record.ptr, members[i].record.len);
+        printf("\",\"proof\":\"");
+        hex(proof.ptr, proof.len);
+        printf("\",\"manifestCanonical\":");
+        print_string(members[i].manifest);
+        printf(",\"implementationCanonical\":");
+        print_string(members[i].implementation);
+        printf("}");
+        kix_buf_release(&members[i].record);
+    }
+    printf("]}\n");
     kix_smt_tiles_release(&tiles);
     for (int i = 0; i < 4; i++)
         kix_buf_release(&keep[i]);

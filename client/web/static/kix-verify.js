@@ -41,7 +41,10 @@
  *      attestations) must equal what was proven;
  *   6. every fact it proved has its slot on the page, visible.
  * On a group page (at groups/<group>): 1 and 2 for the group's record;
- * `size` and every one of `rows` must be the proven record's.
+ * `size` and every one of `rows` must be the proven record's; each row's
+ * run record is proven by the same index root, its manifest hashes to the
+ * record's digest and its implementation object to the manifest's, and
+ * the row's provider, spread, evidence and date must be theirs.
  *
  * What it writes (from what it proved, never from the view's claims, and
  * also what was proven before a check failed): #verify-status (data-state
@@ -1110,8 +1113,62 @@
     return proven;
   }
 
+  /* A group row's own cells, proven (PROTOCOL.md, the kix.group/1
+   * document): the run's record against the index root, the manifest it
+   * names, and the Implementation object that manifest names. m: the
+   * member the group's page proves at that rank. Returns { evidence,
+   * provider, figures, observed }. */
+  async function provenRow(row, m, groupHex, root) {
+    var at = 'row ' + m.rank + ' (run ' + m.runId + ')';
+    if (typeof row.runRecord !== 'string' || typeof row.runProof !== 'string')
+      throw new Fail(at + ': the view carries no index record of the run');
+    var rec = unhex(row.runRecord);
+    if (!equal(await smtRoot('run/' + m.runId, rec, unhex(row.runProof)), root))
+      throw new Fail(at + ': the run’s record is not in the signed index');
+    var run = decodeRunRecord(rec);
+    if (!run.grouped || run.comparisonKey !== groupHex || run.value !== m.value)
+      throw new Fail(at + ': the signed index does not rank the run in this group at ' + m.value);
+    var canon = str(row.manifestCanonical);
+    if (canon === undefined) throw new Fail(at + ': the view carries no manifest of the run');
+    var got = hex(await sha256(enc.encode(canon)));
+    if (got !== run.manifest)
+      throw new Fail(at + ': the manifest shown hashes to sha256:' + got + ', not the sha256:' +
+                     run.manifest + ' the signed index gives the run');
+    var manifest;
+    try { manifest = JSON.parse(canon); } catch (e) {
+      throw new Fail(at + ': the canonical manifest is not JSON');
+    }
+    var spec = (manifest && manifest.spec) || {}, want = spec.implementationDigest, provider = '';
+    if (want !== undefined) {
+      var text = str(row.implementationCanonical), impl;
+      if (text === undefined || 'sha256:' + hex(await sha256(enc.encode(text))) !== want)
+        throw new Fail(at + ': the view does not carry the implementation ' + want +
+                       ' the run’s manifest names');
+      try { impl = JSON.parse(text); } catch (e) {
+        throw new Fail(at + ': the implementation object is not JSON');
+      }
+      provider = str(((impl && impl.spec) || {}).provider) || '';
+    }
+    var observed = str(spec.observedAt);
+    return { evidence: run.evidence, provider: provider, figures: figuresOf(manifest),
+             observed: observed ? observed.slice(0, 10) : '' };
+  }
+
+  /* The row's other claims (provider, spread, evidence, date) against
+   * what its proofs show: a server whose JSON says otherwise is caught. */
+  function compareGroupRow(row, m, p) {
+    var lies = [], fig = p.figures;
+    if ((row.provider || '') !== p.provider) lies.push('its provider');
+    if (row.evidence !== p.evidence) lies.push('its evidence');
+    if (row.p20 !== fig.p20 || row.p80 !== fig.p80) lies.push('its spread');
+    if ((row.observedAt || '') !== p.observed) lies.push('its observed date');
+    if (lies.length)
+      throw new Fail('row ' + m.rank + ' (run ' + m.runId + '): the view’s claims differ ' +
+                     'from what its proofs show: ' + lies.join(', '));
+  }
+
   /* Verifies a group view (kix.group/1); fills `proven`: cp, index {size},
-   * members (when the view carries index proofs). */
+   * members, rows ({runId: provenRow}, as far as they verified). */
   async function verifyGroupView(view, io, proven) {
     if (!view || view.view !== 'kix.group/1') throw new Fail('the page carries no group view');
     var group = str(view.group) || '';
@@ -1147,7 +1204,13 @@
     proven.size = Number(g.dir.count);
     proven.best = g.dir.best ? g.dir.best.value : null;
     proven.offset = offset;
+    proven.rows = {};
     compareGroupView(view, members, g.dir.count);
+    for (var k = 0; k < members.length; k++) {
+      var row = await provenRow(view.rows[k], members[k], g.key.slice(6), signed.root);
+      compareGroupRow(view.rows[k], members[k], row);
+      proven.rows[members[k].runId] = row;
+    }
     return proven;
   }
 
@@ -1437,20 +1500,18 @@
       if (x.supersedes) required('supersedes', 'the run it supersedes');
     }
 
-    /* a group page's row: rank, run and value proven; provider, spread,
-     * evidence and date are the view's (the group's records do not hold
-     * them; the run's page proves its own) */
+    /* a group page's row, every cell from what was proven: rank, run and
+     * value by the group's page; provider, spread, evidence and date by the
+     * run's record, manifest and implementation (blank where a row failed) */
     function groupCells(m) {
-      var view = proven.view || {};
-      var w = (Array.isArray(view.rows) ? view.rows : []).filter(function (x) {
-        return x && x.runId === m.runId;
-      })[0] || {};
-      var bytes = w.unit === 'bytes', best = proven.best;
-      var figure = function (v) { return Number.isSafeInteger(v) ? human(v, bytes) : ''; };
-      var spread = figure(w.p20) && figure(w.p80) ? figure(w.p20) + '\u2013' + figure(w.p80) : '';
-      return [String(m.rank), String(w.provider || ''), human(m.value, bytes), spread,
+      var r = (proven.rows || {})[m.runId], fig = r ? r.figures : {};
+      var bytes = !!fig.bytes, best = proven.best;
+      var spread = fig.p20 !== undefined && fig.p80 !== undefined
+        ? human(fig.p20, bytes) + '\u2013' + human(fig.p80, bytes) : r ? 'not recorded' : '';
+      return [String(m.rank), r ? r.provider || 'not recorded' : '', human(m.value, bytes), spread,
               best && m.value ? (Number(best) / Number(m.value)).toFixed(2) + '\u00d7' : '',
-              String(w.evidence || ''), String(w.observedAt || ''), null];
+              r ? evidenceText({ evidence: r.evidence }) : '', r ? r.observed || 'not recorded' : '',
+              null];
     }
 
     function writeGroup(p) {
@@ -1521,7 +1582,7 @@
     parseIndexNote: parseIndexNote, smtRoot: smtRoot, decodeRunRecord: decodeRunRecord,
     decodeGroupDir: decodeGroupDir, decodeGroupPage: decodeGroupPage, startsPage: startsPage, tileIndex: tileIndex, pageSubject: pageSubject,
     tilePath: tilePath, Tiles: Tiles, provenLeaf: provenLeaf, runFacts: runFacts,
-    compareRunView: compareRunView, compareGroupView: compareGroupView,
+    compareRunView: compareRunView, compareGroupView: compareGroupView, provenRow: provenRow,
     verifyRunView: verifyRunView, verifyGroupView: verifyGroupView, summary: summary,
     jcs: jcs, fixed: fixed, human: human, entryStatement: entryStatement, runEntries: runEntries,
     provenObjects: provenObjects, figuresOf: figuresOf, pointer: pointer, formatField: formatField,

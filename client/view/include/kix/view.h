@@ -192,12 +192,16 @@ void kix_view_entry_paths(uint64_t index, uint64_t size, char tile[KIX_TLOG_PATH
 struct kix_group_row {
     uint64_t rank, value;
     char run_id[KIX_RUN_ID_MAX + 1];
-    /* from its manifest and objects (the server's word: the page proves
-     * rank, run and value) */
+    /* from its manifest and objects */
     char provider[64], observed[40];
     int evidence; /* enum kix_evidence */
     int have_p20, have_p80;
     uint64_t p20, p80;
+    /* what proves them (malloc'ed, NULL where the store has none): the
+     * run's index record and its proof (hex; only with an index), its
+     * canonical manifest and the Implementation object the manifest
+     * names (their stored canonical bytes, NUL-terminated) */
+    char *run_record, *run_proof, *manifest, *implementation;
 };
 
 struct kix_group_view {
