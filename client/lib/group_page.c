@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "kix/client.h"
+#include "query_internal.h"
 #include "kix/vindex.h"
 
 /* ---- a group's members, proven page by page -------------------------------------- */
@@ -137,13 +138,6 @@ static int member(void *ctx, uint64_t rank, const char *run_id, uint64_t value)
     return 0;
 }
 
-static uint64_t page_size(uint64_t count, uint64_t offset, uint64_t limit)
-{
-    if (offset >= count)
-        return 0;
-    return count - offset < limit ? count - offset : limit;
-}
-
 int kix_client_group_page_verify(struct kix_client *c, const struct kix_verifier *key,
                                  const struct kix_digest *group, uint64_t offset, uint64_t limit,
                                  const struct kix_query_row *rows, size_t n, uint64_t matched,
@@ -158,7 +152,7 @@ int kix_client_group_page_verify(struct kix_client *c, const struct kix_verifier
     if (rc)
         return rc;
     kix_digest_format(group, text);
-    want = page_size(g.count, offset, limit);
+    want = kix__page_size(g.count, offset, limit);
     for (size_t i = 0; !p.wrong && i < n; i++)
         if (rows[i].group_size != g.count)
             p.wrong = rows[i].run_id;

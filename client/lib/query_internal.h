@@ -17,4 +17,14 @@ int kix__query_check_group(struct kix_client *c, const struct kix_verifier *key,
                            size_t n, kix_vindex_member_fn each, void *each_ctx,
                            struct kix_query_proof *out, struct kix_err *err);
 
+/* How many rows a page from `offset` (0-based) of at most `limit` holds
+ * in a list of `count`: what a proven page must hold (kix group, kix
+ * query). */
+static inline uint64_t kix__page_size(uint64_t count, uint64_t offset, uint64_t limit)
+{
+    if (offset >= count)
+        return 0;
+    return count - offset < limit ? count - offset : limit;
+}
+
 #endif

@@ -285,13 +285,6 @@ static int tally_member(void *ctx, uint64_t rank, const char *run_id, uint64_t v
     return 0;
 }
 
-static uint64_t page_size(uint64_t count, uint64_t offset, uint64_t limit)
-{
-    if (offset >= count)
-        return 0;
-    return count - offset < limit ? count - offset : limit;
-}
-
 /* The page's own shape: rows in the query's order, each run once, each
  * row inside the selection. */
 static int check_rows(struct prover *p, const struct keys *groups, const struct picked *provider,
@@ -424,7 +417,7 @@ int kix_client_query_complete(struct kix_client *c, const struct kix_verifier *k
     }
     if (rc == KIX_OK)
         rc = check_groups(&p, &groups, provider, rows, n, by_run, &total);
-    want = page_size(total, q->offset, q->limit);
+    want = kix__page_size(total, q->offset, q->limit);
     if (rc == KIX_OK && matched != total)
         rc = kix_err_set(err, KIX_EVERIFY,
                          "the server says %llu runs match; the log's signed index at size %llu "
