@@ -191,6 +191,15 @@ def main():
     return 0
 
 
+def main_quiet():
+    with open(os.devnull, "w") as null:
+        out, sys.stdout = sys.stdout, null
+        try:
+            return main()
+        finally:
+            sys.stdout = out
+
+
 def self_test():
     """Each kind of violation, planted in a copy of the tree, is caught."""
     global ROOT
@@ -211,28 +220,43 @@ def self_test():
         ("client/view/figures.c", '#include "kix/pages.h"\n'),            # the view using the web
         ("client/web/CMakeLists.txt", "target_link_libraries(kix_web PUBLIC kix_client)\n"),
     ]
+    # One copy of the tree; each plant is appended, checked and taken out
+    # again, so the test costs one copy rather than one per plant.
     real, failures = ROOT, 0
-    for rel, line in plants:
-        tmp = tempfile.mkdtemp(prefix="kix-layers-")
-        try:
-            for d in ("store", "proto", "client", "daemon", "tests", "tools"):
-                shutil.copytree(os.path.join(real, d), os.path.join(tmp, d),
-                                ignore=shutil.ignore_patterns("vectors", "corpus", "samples"))
-            os.makedirs(os.path.dirname(os.path.join(tmp, rel)), exist_ok=True)
-            with open(os.path.join(tmp, rel), "a", encoding="utf-8") as f:
+    tmp = tempfile.mkdtemp(prefix="kix-layers-")
+    try:
+        for d in ("store", "proto", "client", "daemon", "tests", "tools"):
+            shutil.copytree(os.path.join(real, d), os.path.join(tmp, d),
+                            ignore=shutil.ignore_patterns("vectors", "corpus", "samples",
+                                                          "node_modules", "data"))
+        ROOT = tmp
+        for rel, line in plants:
+            path = os.path.join(tmp, rel)
+            os.makedirs(os.path.dirname(path), exist_ok=True)
+            before = open(path, encoding="utf-8").read() if os.path.exists(path) else None
+            with open(path, "a", encoding="utf-8") as f:
                 f.write(line)
-            ROOT = tmp
-            with open(os.devnull, "w") as null:
-                out, sys.stdout = sys.stdout, null
-                try:
-                    caught = main() != 0
-                finally:
-                    sys.stdout = out
+            try:
+                with open(os.devnull, "w") as null:
+                    out, sys.stdout = sys.stdout, null
+                    try:
+                        caught = main() != 0
+                    finally:
+                        sys.stdout = out
+            finally:
+                if before is None:
+                    os.remove(path)
+                else:
+                    with open(path, "w", encoding="utf-8") as f:
+                        f.write(before)
             print(("ok: caught " if caught else "MISSED: ") + f"{line.strip()} in {rel}")
             failures += not caught
-        finally:
-            ROOT = real
-            shutil.rmtree(tmp)
+        if main_quiet() != 0:
+            print("MISSED: the clean copy itself fails the check")
+            failures += 1
+    finally:
+        ROOT = real
+        shutil.rmtree(tmp)
     return 1 if failures else 0
 
 

@@ -41,14 +41,9 @@ else
   done
 fi
 
-failed=()
-for t in "${targets[@]}"; do
-  bin="build-fuzz/bin/fuzz_$t"
-  out="build-fuzz/fuzz-out/$t"
-  if [ ! -x "$bin" ] || [ ! -d "tests/fuzz/corpus/$t" ]; then
-    echo "fuzz: no target $t (want $bin and tests/fuzz/corpus/$t/)" >&2
-    exit 2
-  fi
+# One target's run: a fresh scratch corpus, its log, and one line of result.
+fuzz_one() {
+  local t="$1" bin="build-fuzz/bin/fuzz_$1" out="build-fuzz/fuzz-out/$1" result runs rate
   rm -rf "$out"
   mkdir -p "$out/corpus"
   cp -R "tests/fuzz/corpus/$t/." "$out/corpus/"
@@ -58,7 +53,6 @@ for t in "${targets[@]}"; do
     result=ok
   else
     result=FAILED
-    failed+=("$t")
   fi
   runs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$out/log")
   rate=$(sed -n 's/^stat::average_exec_per_sec: *//p' "$out/log")
@@ -66,8 +60,39 @@ for t in "${targets[@]}"; do
   if [ "$result" != ok ]; then
     grep -E 'ERROR|SUMMARY|^ *#[0-9]+ .* in ' "$out/log" | head -40 >&2 || true
     ls "$out" | grep -E '^(crash|leak|timeout|oom|slow-unit)-' | sed "s|^|  input: $out/|" >&2 || true
+    return 1
+  fi
+}
+
+for t in "${targets[@]}"; do
+  if [ ! -x "build-fuzz/bin/fuzz_$t" ] || [ ! -d "tests/fuzz/corpus/$t" ]; then
+    echo "fuzz: no target $t (want build-fuzz/bin/fuzz_$t and tests/fuzz/corpus/$t/)" >&2
+    exit 2
   fi
 done
+
+# Targets run side by side, one a core (KIX_JOBS), so the whole pass takes
+# SECONDS times targets/cores rather than SECONDS times targets.
+jobs="${KIX_JOBS:-$(nproc)}"
+failed=()
+declare -A running=()
+reap() {
+  local pid t
+  wait -n "${!running[@]}" 2>/dev/null || true
+  for pid in "${!running[@]}"; do
+    if ! kill -0 "$pid" 2>/dev/null; then
+      t="${running[$pid]}"
+      unset "running[$pid]"
+      wait "$pid" || failed+=("$t")
+    fi
+  done
+}
+for t in "${targets[@]}"; do
+  while [ ${#running[@]} -ge "$jobs" ]; do reap; done
+  fuzz_one "$t" &
+  running[$!]="$t"
+done
+while [ ${#running[@]} -gt 0 ]; do reap; done
 if [ ${#failed[@]} -gt 0 ]; then
   echo "fuzz: FAILED: ${failed[*]} (see build-fuzz/fuzz-out/<target>/log)" >&2
   exit 1
