@@ -150,6 +150,14 @@ static int describe_row(struct kix_log_reader *r, struct kix_group_row *row, int
         kix_log_reader_object(r, &refs[KIX_QUERY_IMPLEMENTATION], &impl) == KIX_OK &&
         !(row->implementation = text_of(&impl)))
         return KIX_ENOMEM;
+    if (row->implementation) {
+        json_t *o = json_loads(row->implementation, 0, NULL);
+        const char *name = json_string_value(json_object_get(json_object_get(o, "spec"), "name"));
+        snprintf(row->implementation_name, sizeof(row->implementation_name), "%s",
+                 name ? name : "");
+        kix__utf8_trim(row->implementation_name);
+        json_decref(o);
+    }
     row->evidence = info.evidence;
     doc = json_loadb((const char *)b.ptr, b.len, 0, NULL);
     kix_figures_of(doc, &f);
@@ -397,10 +405,11 @@ int kix_group_view_json(const struct kix_group_view *v, unsigned flags, struct k
     bad |= set(o, "limit", json_integer((json_int_t)KIX_VIEW_GROUP_MAX));
     for (size_t i = 0; rows && i < v->nrows; i++) {
         const struct kix_group_row *w = &v->rows[i];
-        json_t *x = json_pack("{s:I,s:s,s:I,s:s,s:s,s:s,s:s}", "rank", (json_int_t)w->rank, "runId",
-                              w->run_id, "value", (json_int_t)w->value, "unit",
-                              v->bytes ? "bytes" : "ns", "provider", w->provider, "evidence",
-                              kix_evidence_name(w->evidence), "observedAt", w->observed);
+        json_t *x =
+            json_pack("{s:I,s:s,s:I,s:s,s:s,s:s,s:s,s:s}", "rank", (json_int_t)w->rank, "runId",
+                      w->run_id, "value", (json_int_t)w->value, "unit", v->bytes ? "bytes" : "ns",
+                      "implementation", w->implementation_name, "provider", w->provider, "evidence",
+                      kix_evidence_name(w->evidence), "observedAt", w->observed);
         if (x && w->have_p20)
             bad |= set(x, "p20", json_integer((json_int_t)w->p20));
         if (x && w->have_p80)

@@ -278,6 +278,7 @@ async function tampers(browser) {
     ['a group page without its rows', groupPath, drop(group, 'group-rows'), 'data-kix-slot="group-rows"'],
     ['a group page without index proofs', groupPath, editView(group, (v) => { delete v.index; }), 'the page carries no index proofs'],
     ['a group row\'s provider edited', groupPath, editView(group, (v) => { v.rows[0].provider += ' (edited)'; }), 'its provider'],
+    ['a group row\'s implementation edited', groupPath, editView(group, (v) => { v.rows[0].implementation += ' (edited)'; }), 'its implementation'],
     ['a group row\'s evidence edited', groupPath, editView(group, (v) => {
       v.rows[0].evidence = v.rows[0].evidence === 'reported' ? 'reproduced' : 'reported';
     }), 'its evidence'],

@@ -72,6 +72,7 @@ function groupRow(m, r) {
   const manifest = JSON.parse(r.manifestCanonical), spec = manifest.spec || {};
   const at = (s) => ((spec.measurements || []).find((x) => x.statistic === s) || {}).value;
   const row = { rank: m.rank, runId: m.runId, value: Number(m.value), unit: 'ns',
+                implementation: r.implementationCanonical ? JSON.parse(r.implementationCanonical).spec.name || '' : '',
                 provider: r.implementationCanonical ? JSON.parse(r.implementationCanonical).spec.provider : '',
                 evidence: kv.decodeRunRecord(kv.unhex(r.record)).evidence,
                 observedAt: (spec.observedAt || '').slice(0, 10),

@@ -187,19 +187,20 @@ main(async () => {
   d = await load('group', rowLie, f.files, GROUP);
   check(state(d) === 'fail' && text(d).includes('row 1 shows run run-c'), 'a group view with another row fails: ' + text(d));
   const firstRow = slot(d = await load('group', f.group, f.files, GROUP), 'group-rows').querySelector('tr');
-  check(firstRow.querySelectorAll('td').length === 8 && firstRow.querySelectorAll('td')[2].textContent === '500 ns' &&
-        firstRow.querySelectorAll('td')[4].textContent === '1.00\u00d7', 'a proven row: rank, provider, median with its unit, spread, vs #1, evidence, date, run');
+  check(firstRow.querySelectorAll('td').length === 9 && firstRow.querySelectorAll('td')[3].textContent === '500 ns' &&
+        firstRow.querySelectorAll('td')[5].textContent === '1.00\u00d7', 'a proven row: rank, implementation, provider, median with its unit, spread, vs #1, evidence, date, run');
   check(slot(d, 'group-page').textContent === 'rows 1\u20134 of 4' && proven(slot(d, 'group-page')), 'the proven "rows a\u2013b of n"');
   const cells = (tr) => [...tr.querySelectorAll('td')].map((td) => td.textContent);
   const rows = [...slot(d, 'group-rows').querySelectorAll('tr')].map(cells);
-  check(JSON.stringify(rows[0].slice(0, 7)) === JSON.stringify(['1', 'liger', '500 ns', '480 ns\u2013530 ns', '1.00\u00d7',
+  check(JSON.stringify(rows[0].slice(0, 8)) === JSON.stringify(['1', 'liger-kernel', 'liger', '500 ns', '480 ns\u2013530 ns', '1.00\u00d7',
         'Reproduced by a controlled rerun', '2026-10-30']) &&
-        JSON.stringify(rows[3].slice(0, 7)) === JSON.stringify(['4', 'torch', '700 ns', '650 ns\u2013900 ns', '0.71\u00d7',
-        'Reported evidence', '2026-11-03']) && rows[1][1] === 'not recorded',
+        JSON.stringify(rows[3].slice(0, 8)) === JSON.stringify(['4', 'torch-kernel', 'torch', '700 ns', '650 ns\u2013900 ns', '0.71\u00d7',
+        'Reported evidence', '2026-11-03']) && rows[1][1] === 'not recorded' && rows[1][2] === 'not recorded',
         'every cell of a row written from what was proven: ' + JSON.stringify(rows));
   for (const [edit, want, what] of [
     [(v) => { v.rows[0].evidence = 'reported'; }, 'its evidence', 'a row\'s evidence edited'],
     [(v) => { v.rows[1].provider = 'liger'; }, 'its provider', 'a row\'s provider edited'],
+    [(v) => { v.rows[0].implementation = 'FastKern'; }, 'its implementation', 'a row\'s implementation edited'],
     [(v) => { v.rows[2].p20 = 1; }, 'its spread', 'a row\'s spread edited'],
     [(v) => { v.rows[0].manifestCanonical = v.rows[3].manifestCanonical; }, 'the manifest shown hashes to', 'a row\'s manifest swapped for another run\'s'],
     [(v) => { delete v.rows[3].implementationCanonical; }, 'does not carry the implementation', 'a row\'s implementation left out']]) {
@@ -207,7 +208,7 @@ main(async () => {
     edit(lie);
     const dl = await load('group', lie, f.files, GROUP);
     const shown = [...slot(dl, 'group-rows').querySelectorAll('tr')].map(cells);
-    check(state(dl) === 'fail' && text(dl).includes(want) && !shown.some((r) => r[1] === 'liger' && r[0] !== '1'),
+    check(state(dl) === 'fail' && text(dl).includes(want) && !shown.some((r) => r[2] === 'liger' && r[0] !== '1'),
           what + ' turns the group page red: ' + text(dl));
   }
   check(JSON.stringify(kv.pageSubject('/groups/sha256%3Aab-3')) === '{"page":"group","id":"sha256:ab","groupPage":3}' &&

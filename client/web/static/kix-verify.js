@@ -1139,6 +1139,7 @@
       throw new Fail(at + ': the canonical manifest is not JSON');
     }
     var spec = (manifest && manifest.spec) || {}, want = spec.implementationDigest, provider = '';
+    var name = '';
     if (want !== undefined) {
       var text = str(row.implementationCanonical), impl;
       if (text === undefined || 'sha256:' + hex(await sha256(enc.encode(text))) !== want)
@@ -1148,16 +1149,19 @@
         throw new Fail(at + ': the implementation object is not JSON');
       }
       provider = str(((impl && impl.spec) || {}).provider) || '';
+      name = str(((impl && impl.spec) || {}).name) || '';
     }
     var observed = str(spec.observedAt);
-    return { evidence: run.evidence, provider: provider, figures: figuresOf(manifest),
+    return { evidence: run.evidence, implementation: name, provider: provider,
+             figures: figuresOf(manifest),
              observed: observed ? observed.slice(0, 10) : '' };
   }
 
-  /* The row's other claims (provider, spread, evidence, date) against
+  /* The row's other claims (implementation, provider, spread, evidence, date) against
    * what its proofs show: a server whose JSON says otherwise is caught. */
   function compareGroupRow(row, m, p) {
     var lies = [], fig = p.figures;
+    if ((row.implementation || '') !== p.implementation) lies.push('its implementation');
     if ((row.provider || '') !== p.provider) lies.push('its provider');
     if (row.evidence !== p.evidence) lies.push('its evidence');
     if (row.p20 !== fig.p20 || row.p80 !== fig.p80) lies.push('its spread');
@@ -1501,14 +1505,15 @@
     }
 
     /* a group page's row, every cell from what was proven: rank, run and
-     * value by the group's page; provider, spread, evidence and date by the
+     * value by the group's page; implementation, provider, spread, evidence and date by the
      * run's record, manifest and implementation (blank where a row failed) */
     function groupCells(m) {
       var r = (proven.rows || {})[m.runId], fig = r ? r.figures : {};
       var bytes = !!fig.bytes, best = proven.best;
       var spread = fig.p20 !== undefined && fig.p80 !== undefined
         ? human(fig.p20, bytes) + '\u2013' + human(fig.p80, bytes) : r ? 'not recorded' : '';
-      return [String(m.rank), r ? r.provider || 'not recorded' : '', human(m.value, bytes), spread,
+      return [String(m.rank), r ? r.implementation || 'not recorded' : '',
+              r ? r.provider || 'not recorded' : '', human(m.value, bytes), spread,
               best && m.value ? (Number(best) / Number(m.value)).toFixed(2) + '\u00d7' : '',
               r ? evidenceText({ evidence: r.evidence }) : '', r ? r.observed || 'not recorded' : '',
               null];

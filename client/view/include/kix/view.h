@@ -193,7 +193,7 @@ struct kix_group_row {
     uint64_t rank, value;
     char run_id[KIX_RUN_ID_MAX + 1];
     /* from its manifest and objects */
-    char provider[64], observed[40];
+    char implementation_name[128], provider[64], observed[40];
     int evidence; /* enum kix_evidence */
     int have_p20, have_p80;
     uint64_t p20, p80;
