@@ -410,8 +410,17 @@ static int m_receipt(struct call *k)
     rc = reader(k, &r);
     if (rc)
         return rc;
-    if (p.size == KIX_NO_INDEX && (rc = latest_for_readers(k, r, &p.size)) != KIX_OK)
-        return rc;
+    if (p.size == KIX_NO_INDEX) {
+        rc = latest_for_readers(k, r, &p.size);
+        if (rc)
+            return rc;
+        if (p.index >= p.size && p.size < kix_log_reader_size(r))
+            return fail(k, KIX_EUNAVAIL,
+                        "entry %llu is not yet held by the %u mirrors this origin waits for "
+                        "(--ack-replicas; they hold size %llu): ask again once they do",
+                        (unsigned long long)p.index, k->cfg->ack_replicas,
+                        (unsigned long long)p.size);
+    }
     kix_buf_reset(text);
     rc = kix_log_reader_receipt(r, p.index, p.size, text, &k->err);
     if (rc)

@@ -45,6 +45,20 @@ grep -q "not acknowledged: after --ack-timeout, fewer than the 1 mirrors --ack-r
 [ $(($(date +%s) - t0)) -le 8 ] || fail "the timeout took $(($(date +%s) - t0)) s"
 pass "--ack-replicas 1: no checkpoint before a mirror reports; with the mirror gone, EUNAVAIL after --ack-timeout naming entry $base, no receipt"
 
+# reports the origin's log contradicts are refused and not counted: still no receipt
+KIX_STATE_DIR="$WORK/probe" "$KIX" checkpoint --server "$(addr o)" --size $((base + 1)) >"$WORK/cp1" || fail "checkpoint at $((base + 1))"
+root=$(sed -n 3p "$WORK/cp1" | base64 -d | od -An -tx1 | tr -d ' \n')
+fake() { python3 "$KIX_TESTS/integration/fake_mirror.py" "$(addr o)" "$@"; }
+fake $((base + 1)) "$root" fake1 --no-follow >"$WORK/fake" 2>&1
+grep -q "^error .*sent on a follow stream" "$WORK/fake" || fail "a report off a follow stream: $(cat "$WORK/fake")"
+fake $((base + 1)) "$(printf '%064d' 0)" fake2 >"$WORK/fake" 2>&1
+grep -q "^error .*another root at size $((base + 1))" "$WORK/fake" || fail "a report of another root: $(cat "$WORK/fake")"
+fake $((base + 50)) "$root" fake3 >"$WORK/fake" 2>&1
+grep -q "^error .*does not mirror this origin" "$WORK/fake" || fail "a report past the log: $(cat "$WORK/fake")"
+expect_status 3 "$KIX" receipt "$base" --server "$(addr o)"
+grep -q "entry $base is not yet held by the 1 mirrors" "$WORK/err" || fail "early receipt: $(cat "$WORK/err")"
+pass "reports off a follow stream, of another root or past the log are refused; entry $base still has no receipt"
+
 # ---- one mirror; publishing load; the origin killed -------------------------------
 mirror m o
 wait_size m $((base + 1)) 30
