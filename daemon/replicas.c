@@ -148,6 +148,9 @@ int kixd_replicas_hold(struct kixd_worker *w, struct kixd_submit *job)
     job->ack_need = needed_size(job);
     if (job->ack_need == 0)
         return 0;
+    /* the receipt's snapshot must be begun after the quorum is read: a
+     * snapshot taken before may not reach it yet */
+    kixd_worker_reader_end(w);
     quorum = kixd_replicas_quorum(w->srv);
     if (quorum >= job->ack_need) {
         job->receipt_size = quorum;
@@ -177,11 +180,13 @@ static void refuse(struct kixd_submit *job, unsigned n, int stopping)
 void kixd_replicas_release(struct kixd_worker *w, int stopping)
 {
     unsigned n = w->srv->cfg->ack_replicas;
-    uint64_t quorum = kixd_replicas_quorum(w->srv);
     struct kixd_submit *job = w->held_head, *keep = NULL, *keep_tail = NULL;
     double now = kixd_now_ms();
+    uint64_t quorum;
 
     KIXD_ASSERT_LOOP(w);
+    kixd_worker_reader_end(w); /* receipts from a snapshot begun after the quorum was read */
+    quorum = kixd_replicas_quorum(w->srv);
     w->held_head = w->held_tail = NULL;
     while (job) {
         struct kixd_submit *next = job->next;
