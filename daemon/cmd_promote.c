@@ -149,13 +149,6 @@ static int check_key(const struct promote_args *a, struct kix_log *log, struct k
     return rc;
 }
 
-static int issue_to_stderr(void *ctx, const struct kix_check_issue *is)
-{
-    (void)ctx;
-    fprintf(stderr, "kixd promote: problem in the store: %s: %s\n", is->where, is->message);
-    return 0;
-}
-
 /* DIR/promoted: when, from which size and root, under which key. Written
  * atomically and synced: the promotion survives a power cut. */
 static int record(const char *store, struct kix_log *log, uint64_t size, struct kix_err *err)
@@ -214,7 +207,8 @@ static int promote(const struct promote_args *a, uint64_t *size, struct kix_err 
         goto out;
     memset(&co, 0, sizeof(co));
     co.quick = a->quick;
-    co.issue = issue_to_stderr;
+    co.issue = kixd_check_issue_to_stderr;
+    co.issue_ctx = (void *)"kixd promote: problem in the store";
     rc = kixd_check_log(log, &co, &st, &ist, err);
     if (rc) {
         kix_err_wrap(err, "%s failed its check; it is not promoted", a->store);
