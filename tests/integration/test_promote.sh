@@ -166,6 +166,10 @@ publish "$WORK/after" 9001 "$(addr m)" >"$WORK/out" 2>&1 || fail "publish to the
 KIX_STATE_DIR="$WORK/pinned" "$KIX" checkpoint --server "$(addr m)" >"$WORK/pin3.cp" 2>"$WORK/pin.err" ||
   fail "the pinned reader after a publish: $(cat "$WORK/pin.err")"
 [ "$(sed -n 2p "$WORK/pin3.cp")" -gt "$msize" ] || fail "the promoted origin did not grow"
+# a new mirror follows the promoted origin: the same log, verified from entry 0
+mirror m2 m
+wait_size m2 "$(sed -n 2p "$WORK/pin3.cp")" 60
+stop m2
 stop m
 "$KIXD" check --store "$WORK/m" >"$WORK/chk" 2>&1 || fail "the promoted store: $(cat "$WORK/chk")"
-pass "the reader pinned at size $pinned sees a consistent extension (exit 0); the promoted origin takes publishes (size $(sed -n 2p "$WORK/pin3.cp")) and passes kixd check"
+pass "the reader pinned at size $pinned sees a consistent extension (exit 0); the promoted origin takes publishes (size $(sed -n 2p "$WORK/pin3.cp")), a new mirror follows it, and it passes kixd check"
