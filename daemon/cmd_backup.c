@@ -50,13 +50,6 @@ struct backup_args {
     int with_key, quick;
 };
 
-static int issue_to_stderr(void *ctx, const struct kix_check_issue *is)
-{
-    (void)ctx;
-    fprintf(stderr, "kixd backup: problem in the copy: %s: %s\n", is->where, is->message);
-    return 0;
-}
-
 /* The log key into dir/log.key, after checking it is this log's. */
 static int copy_log_key(const struct backup_args *a, struct kix_log *copy, const char *dir,
                         struct kix_err *err)
@@ -115,7 +108,8 @@ static int backup(const struct backup_args *a, const char *partial, uint64_t *si
     }
     memset(&co, 0, sizeof(co));
     co.quick = a->quick;
-    co.issue = issue_to_stderr;
+    co.issue = kixd_check_issue_to_stderr;
+    co.issue_ctx = (void *)"kixd backup: problem in the copy";
     rc = kixd_check_log(copy, &co, &st, &ist, err);
     if (rc) {
         kix_err_wrap(err, "the copy %s failed its check", partial);

@@ -69,6 +69,12 @@ struct report {
     time_t last_progress;
 };
 
+int kixd_check_issue_to_stderr(void *ctx, const struct kix_check_issue *is)
+{
+    fprintf(stderr, "%s: %s: %s\n", (const char *)ctx, is->where, is->message);
+    return 0;
+}
+
 static int print_issue(void *ctx, const struct kix_check_issue *is)
 {
     struct report *r = ctx;

@@ -19,6 +19,11 @@ int kixd_check_main(int argc, char **argv);
 int kixd_check_log(struct kix_log *log, const struct kix_check_opts *o, struct kix_check_stats *st,
                    struct kix_index_check_stats *ist, struct kix_err *err);
 
+/* A kix_check_opts.issue that prints each problem on stderr after the
+ * text ctx points to (a const char *, e.g. "kixd backup: problem in the
+ * copy"), for the commands that check a store they make or change. */
+int kixd_check_issue_to_stderr(void *ctx, const struct kix_check_issue *is);
+
 /* kixd serve, before listening: the quick check (kix_log_check, quick
  * mode) of the opened log. Logs each problem and, when there is one,
  * returns KIX_ECORRUPT with err saying to run kixd check; KIX_OK when the

@@ -402,6 +402,13 @@ static const struct option_spec options[] = {
          "a mirror of this log: at start, kixd refuses to\n"
          "serve as the origin a store behind it (a restored\n"
          "copy) or forked from it; repeat for more"),
+    VALUE("ack-replicas", "N", set_count, ack_replicas, 0, KIXD_MAX_REPLICAS,
+          "answer a submit (its receipt) only once N mirrors\n"
+          "following this origin hold it durably (default 0:\n"
+          "at once; see OPERATING.md, a mirror takes over)"),
+    VALUE("ack-timeout", "SECS", set_seconds, ack_timeout_ms, 0, 0,
+          "with --ack-replicas: a submit not held by N mirrors\n"
+          "this long gets EUNAVAIL, never a receipt (default 10)"),
     FLAG("read-only", read_only,
          "serve the store without its key and refuse submits (a\n"
          "restored copy or an audit replica; not an origin)"),
@@ -631,6 +638,7 @@ static void config_defaults(struct kixd_config *cfg)
     cfg->max_objects = 1024;
     cfg->drain_timeout_ms = 30000;
     cfg->mirror_batch = 1024;
+    cfg->ack_timeout_ms = 10000;
     cfg->http_max_header = 8192;
     cfg->log_level = KIXD_INFO;
     cfg->log_slow_ms = 1000;
@@ -694,6 +702,8 @@ static int check_combinations(const struct kixd_config *cfg)
               "--log-key-file with it";
     else if (cfg->npeers && (cfg->read_only || cfg->mirror_of[0]))
         why = "--peer is the origin's check before it signs: not with --mirror-of or --read-only";
+    else if (cfg->ack_replicas && (cfg->read_only || cfg->mirror_of[0]))
+        why = "--ack-replicas is the origin's: not with --mirror-of or --read-only";
     else if (cfg->read_only && cfg->log_key_file[0])
         why = "--read-only serves without the log key: no --log-key-file with it";
     else if (cfg->phase_stats && !cfg->http_metrics)

@@ -15,6 +15,7 @@
 #define KIXD_MAX_LISTEN    16
 #define KIXD_ADDR_MAX      512
 #define KIXD_MAX_WITNESSES 32
+#define KIXD_MAX_REPLICAS  32 /* --ack-replicas N at most, and mirrors counted */
 
 struct kixd_config {
     char store[4096];
@@ -39,6 +40,8 @@ struct kixd_config {
     int read_only;             /* serve a copy without signing: no origin, no mirror */
     char peers[KIXD_MAX_WITNESSES][KIXD_ADDR_MAX]; /* mirrors asked at start (peers.c) */
     size_t npeers;
+    unsigned ack_replicas;   /* answer a submit once this many mirrors hold it (replicas.c) */
+    unsigned ack_timeout_ms; /* and refuse it (EUNAVAIL) when they do not within this */
     int log_level;
     int log_json;         /* --log-format json */
     unsigned log_slow_ms; /* --log-slow-ms: a request this slow is logged */

@@ -17,6 +17,7 @@
 #include "kix/version.h"
 #include "metrics.h"
 #include "mirror.h"
+#include "replicas.h"
 #include "witness.h"
 
 #define ASYNC 1 /* the method answers later (or already answered) */
@@ -278,6 +279,28 @@ out:
     return rc;
 }
 
+/* The latest size a reader is given into *size: with --ack-replicas, the
+ * one N mirrors hold (replicas.h), so that no client remembers a
+ * checkpoint that a promoted mirror would not extend; EUNAVAIL while they
+ * hold none yet. */
+static int latest_for_readers(struct call *k, struct kix_log_reader *r, uint64_t *size)
+{
+    uint64_t quorum;
+
+    *size = kix_log_reader_size(r);
+    if (k->cfg->ack_replicas == 0 || kix_log_is_replica(k->srv->log))
+        return KIX_OK;
+    quorum = kixd_replicas_quorum(k->srv);
+    if (quorum == 0)
+        return fail(k, KIX_EUNAVAIL,
+                    "no checkpoint is held by the %u mirrors this origin waits for "
+                    "(--ack-replicas) yet; ask again once they follow it",
+                    k->cfg->ack_replicas);
+    if (quorum < *size)
+        *size = quorum;
+    return KIX_OK;
+}
+
 static int m_checkpoint(struct call *k)
 {
     struct kix_log_reader *r;
@@ -292,8 +315,8 @@ static int m_checkpoint(struct call *k)
     rc = reader(k, &r);
     if (rc)
         return rc;
-    if (p.size == KIX_NO_INDEX)
-        p.size = kix_log_reader_size(r);
+    if (p.size == KIX_NO_INDEX && (rc = latest_for_readers(k, r, &p.size)) != KIX_OK)
+        return rc;
     rc = kix_log_reader_checkpoint(r, p.size, &note);
     if (rc == KIX_ENOTFOUND)
         return fail(k, rc,
@@ -387,6 +410,17 @@ static int m_receipt(struct call *k)
     rc = reader(k, &r);
     if (rc)
         return rc;
+    if (p.size == KIX_NO_INDEX) {
+        rc = latest_for_readers(k, r, &p.size);
+        if (rc)
+            return rc;
+        if (p.index >= p.size && p.size < kix_log_reader_size(r))
+            return fail(k, KIX_EUNAVAIL,
+                        "entry %llu is not yet held by the %u mirrors this origin waits for "
+                        "(--ack-replicas; they hold size %llu): ask again once they do",
+                        (unsigned long long)p.index, k->cfg->ack_replicas,
+                        (unsigned long long)p.size);
+    }
     kix_buf_reset(text);
     rc = kix_log_reader_receipt(r, p.index, p.size, text, &k->err);
     if (rc)
@@ -823,7 +857,8 @@ static int submit_results(struct call *k, struct kixd_submit *job)
             items[i].message = text_view(a->message);
         } else {
             size_t before = text->len;
-            rc = kix_log_reader_receipt(r, a->index, KIX_NO_INDEX, text, &err);
+            /* at the size the mirrors hold with --ack-replicas (replicas.c) */
+            rc = kix_log_reader_receipt(r, a->index, job->receipt_size, text, &err);
             if (rc)
                 text->len = before; /* drop a partial receipt */
             if (rc && kix_buf_adds(text, kix_err_text(&err, rc))) {
@@ -887,6 +922,32 @@ static int m_follow(struct call *k)
     return rc ? rc : ASYNC;
 }
 
+/* ---- replicated ------------------------------------------------------------------------------ */
+
+static int m_replicated(struct call *k)
+{
+    struct kix_msg_replicated_params p;
+    struct kix_msg_size_result res;
+    struct kix_log_reader *r;
+    int rc = kix_msg_get_replicated_params(k->params, &p, &k->err);
+
+    if (rc)
+        return rc;
+    if (!k->c->following)
+        return fail(k, KIX_EINVAL, "replicated is sent on a follow stream (call follow first)");
+    rc = reader(k, &r);
+    if (rc)
+        return rc;
+    res.size = 0; /* a mirror (of a mirror) counts no mirrors */
+    if (k->srv->replicas)
+        rc = kixd_replicas_report(k->srv, r, &p, &res.size, &k->err);
+    if (rc)
+        return rc;
+    begin(k);
+    kix_msg_put_follow_result(&k->pw, &res);
+    return finish(k);
+}
+
 /* ---- dispatch -------------------------------------------------------------------------------- */
 
 static const struct method {
@@ -908,6 +969,7 @@ static const struct method {
     {"query", m_query},
     {"follow", m_follow},
     {"add_cosignature", m_add_cosignature},
+    {"replicated", m_replicated},
 };
 _Static_assert(sizeof(methods) / sizeof(methods[0]) < KIXD_RPC_UNKNOWN,
                "raise KIXD_RPC_SLOTS (metrics.h) for the metrics of every method");

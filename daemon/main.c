@@ -6,6 +6,7 @@
 
 #include "cmd_backup.h"
 #include "cmd_check.h"
+#include "cmd_promote.h"
 #include "config.h"
 #include "diag.h"
 #include "export.h"
@@ -54,6 +55,8 @@ int main(int argc, char **argv)
         return kixd_check_main(argc - 1, argv + 1);
     if (argc >= 2 && strcmp(argv[1], "backup") == 0)
         return kixd_backup_main(argc - 1, argv + 1);
+    if (argc >= 2 && strcmp(argv[1], "promote") == 0)
+        return kixd_promote_main(argc - 1, argv + 1);
     if (argc >= 2 && strcmp(argv[1], "export") == 0)
         return kixd_export_main(argc - 1, argv + 1);
     if (argc >= 2 && (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0 ||

@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/random.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -30,6 +31,7 @@
 #define BACKOFF_MAX_MS 5000  /* retries never wait longer */
 #define UPSTREAM_MS    10000 /* per request to the upstream */
 #define FORK_FOUND     1     /* a round's result: stopped following */
+#define MIRROR_ID_LEN  32    /* hex digits of DIR/mirror.id */
 
 struct kixd_mirror {
     struct kixd_server *srv;
@@ -49,6 +51,8 @@ struct kixd_mirror {
     uint64_t cosign_failed;             /* the size last failed to cosign (logged once) */
     char cosign_error[KIX_ERR_MSG_MAX]; /* the upstream's last refusal (mu) */
     uint64_t cosign_refused;            /* of the cosignature of this size */
+    char id[MIRROR_ID_LEN + 1];         /* DIR/mirror.id: this mirror, to an origin */
+    uint64_t reported;                  /* the size last reported on this follow stream */
 
     pthread_mutex_t mu; /* guards the state below */
     uint64_t upstream_size;
@@ -97,8 +101,40 @@ static int same_key(const struct kix_verifier *a, const struct kix_verifier *b)
            memcmp(a->pub, b->pub, 32) == 0;
 }
 
+/* DIR/mirror.id: made once (16 random bytes in hex), read after. Its
+ * presence also marks DIR as a mirror's store: kixd serve refuses it as an
+ * origin until kixd promote (cmd_promote.c) made it one. */
+static int mirror_id(const char *store, char id[MIRROR_ID_LEN + 1], struct kix_err *err)
+{
+    struct kix_buf text = KIX_BUF_INIT;
+    unsigned char raw[MIRROR_ID_LEN / 2];
+    char path[4200];
+    int rc;
+
+    snprintf(path, sizeof(path), "%s/" KIXD_MIRROR_ID_FILE, store);
+    rc = kix_file_read(path, 256, &text, NULL);
+    if (rc == KIX_OK && text.len >= MIRROR_ID_LEN) {
+        snprintf(id, MIRROR_ID_LEN + 1, "%.*s", MIRROR_ID_LEN, (const char *)text.ptr);
+        goto out;
+    }
+    if (getrandom(raw, sizeof(raw), 0) != (ssize_t)sizeof(raw)) {
+        rc = kix_err_set(err, KIX_EIO, "cannot draw a mirror id: %s", strerror(errno));
+        goto out;
+    }
+    for (size_t i = 0; i < sizeof(raw); i++)
+        snprintf(id + 2 * i, 3, "%02x", raw[i]);
+    kix_buf_reset(&text);
+    rc = kix_buf_addf(&text, "%s\n", id);
+    if (rc == KIX_OK)
+        rc = kix_file_write_atomic(path, text.ptr, text.len, 0644, err);
+out:
+    kix_buf_release(&text);
+    return rc;
+}
+
 int kixd_mirror_prepare(const struct kixd_config *cfg, struct kix_err *err)
 {
+    char id[MIRROR_ID_LEN + 1];
     struct kix_verifier key;
     struct kix_log_opts opts;
     struct kix_log *l = NULL;
@@ -110,6 +146,13 @@ int kixd_mirror_prepare(const struct kixd_config *cfg, struct kix_err *err)
         return rc;
     memset(&opts, 0, sizeof(opts));
     opts.replica = 1;
+    snprintf(path, sizeof(path), "%s/" KIXD_PROMOTED_FILE, cfg->store);
+    if (stat(path, &st) == 0)
+        return kix_err_set(err, KIX_EUSAGE,
+                           "%s was promoted to the origin of its log (%s): it follows no other "
+                           "server any more. Serve it as the origin (--log-key-file, no "
+                           "--mirror-of), or give the mirror a directory of its own",
+                           cfg->store, path);
     snprintf(path, sizeof(path), "%s/log.key", cfg->store);
     if (stat(path, &st) == 0)
         return kix_err_set(err, KIX_EUSAGE,
@@ -124,7 +167,7 @@ int kixd_mirror_prepare(const struct kixd_config *cfg, struct kix_err *err)
             return rc;
         }
         kixd_log(KIXD_INFO, "created %s as an empty replica of %s", cfg->store, key.name);
-        return KIX_OK;
+        return mirror_id(cfg->store, id, err);
     }
     rc = kix_index_open(cfg->store, &opts, &l, err);
     if (rc)
@@ -135,7 +178,7 @@ int kixd_mirror_prepare(const struct kixd_config *cfg, struct kix_err *err)
                          "(%s); give it a directory of its own",
                          cfg->store, kix_log_verifier(l)->name, key.name);
     kix_log_close(l);
-    return rc;
+    return rc ? rc : mirror_id(cfg->store, id, err);
 }
 
 static uint64_t local_size(struct kixd_mirror *m)
@@ -746,6 +789,44 @@ out:
     return rc;
 }
 
+static int put_replicated(void *ctx, struct kix_proto_writer *w)
+{
+    return kix_msg_put_replicated_params(w, ctx);
+}
+
+/* Tells the upstream, on the follow stream, the size this mirror holds
+ * durably (each replayed batch is an LMDB commit, synced), for its
+ * --ack-replicas (replicas.h). The answer comes back on the stream and is
+ * dropped with the notifications; an upstream that does not count mirrors
+ * (a mirror, an older kixd) answers an error, dropped the same way. */
+static int report_replicated(struct kixd_mirror *m, struct kix_err *err)
+{
+    struct kix_msg_replicated_params p;
+    struct kix_log_reader *r = NULL;
+    struct kix_hash root;
+    int rc = kix_log_read_begin(m->srv->log, &r);
+
+    if (rc)
+        return kix_err_set(err, rc, "reading the replica: %s", kix_strerror(rc));
+    p.size = kix_log_reader_size(r);
+    rc = p.size > 0 && p.size != m->reported ? kix_log_reader_root(r, p.size, &root, err)
+                                             : KIX_ENOTFOUND;
+    kix_log_read_end(r);
+    if (rc == KIX_ENOTFOUND)
+        return KIX_OK; /* nothing new to say */
+    if (rc)
+        return rc;
+    memcpy(p.root, root.b, 32);
+    p.mirror.ptr = (const uint8_t *)m->id;
+    p.mirror.len = strlen(m->id);
+    rc = kix_rpc_send(m->follow, "replicated", put_replicated, &p, NULL, err);
+    if (rc == KIX_OK)
+        rc = kix_rpc_flush(m->follow, err);
+    if (rc == KIX_OK)
+        m->reported = p.size;
+    return rc;
+}
+
 /* One turn of the mirror thread: connects when it must, runs a round,
  * then makes sure a follow stream will wake the next. */
 static int mirror_turn(struct kixd_mirror *m, const struct kix_client_opts *copts,
@@ -764,9 +845,13 @@ static int mirror_turn(struct kixd_mirror *m, const struct kix_client_opts *copt
     if (rc)
         return rc;
     /* a static copy notifies nobody: polled every TICK_MS */
-    if (!m->follow && !atomic_load(&m->stop) && !kix_source_is_http(m->cfg->mirror_of))
-        return open_follow(m, err);
-    return KIX_OK;
+    if (!m->follow && !atomic_load(&m->stop) && !kix_source_is_http(m->cfg->mirror_of)) {
+        rc = open_follow(m, err);
+        m->reported = 0;
+    }
+    if (rc == KIX_OK && m->follow)
+        rc = report_replicated(m, err);
+    return rc;
 }
 
 static void *mirror_main(void *arg)
@@ -837,6 +922,9 @@ int kixd_mirror_start(struct kixd_server *srv, struct kixd_mirror **out, struct 
         goto out;
     }
     snprintf(m->upstream_key_text, sizeof(m->upstream_key_text), "%s", (const char *)text.ptr);
+    rc = mirror_id(m->cfg->store, m->id, err);
+    if (rc)
+        goto out;
     if (m->cfg->witness_key[0]) {
         rc = kix_keyfile_read(m->cfg->witness_key, &m->witness, err);
         if (rc) {

@@ -26,6 +26,12 @@
 #include "config.h"
 #include "server.h"
 
+/* Files in a mirror's store directory: its id, kept for good (its
+ * presence marks a mirror's store), and the record of its promotion to the
+ * origin (cmd_promote.h), after which it is served as the origin only. */
+#define KIXD_MIRROR_ID_FILE "mirror.id"
+#define KIXD_PROMOTED_FILE  "promoted"
+
 /* Before the log is opened: creates DIR as a replica of the upstream key's
  * log when it holds no store, else checks that it is a replica of that log.
  * KIX_EUSAGE for a bad key or a store of another log. */

@@ -30,6 +30,7 @@
 #include "metrics.h"
 #include "mirror.h"
 #include "peers.h"
+#include "replicas.h"
 #include "tlog_witness.h"
 #include "witness.h"
 #include "witness_client.h"
@@ -135,6 +136,15 @@ void kixd_server_grew(struct kixd_server *srv)
     pthread_mutex_unlock(&srv->stop_mu);
 }
 
+void kixd_server_wake(struct kixd_server *srv)
+{
+    pthread_mutex_lock(&srv->stop_mu);
+    if (!atomic_load(&srv->stopping))
+        for (unsigned i = 0; i < srv->nworkers; i++)
+            post_flag(&srv->workers[i], 0);
+    pthread_mutex_unlock(&srv->stop_mu);
+}
+
 /* Sets `stopping` and asks every worker to drain; 0 when already stopping. */
 static int request_stop(struct kixd_server *srv)
 {
@@ -174,10 +184,14 @@ static void on_wake(uv_async_t *a)
     while (jobs) {
         struct kixd_submit *next = jobs->next;
         assert(jobs->w == w && jobs->state == KIXD_SUBMIT_COMMITTED);
-        kixd_submit_answer(jobs);
-        kixd_submit_free(jobs);
+        if (!kixd_replicas_hold(w, jobs)) {
+            kixd_submit_answer(jobs);
+            kixd_submit_free(jobs);
+        }
         jobs = next;
     }
+    if (w->held_head)
+        kixd_replicas_release(w, 0);
     if (grew) {
         for (struct kixd_conn *c = w->conns, *next; c; c = next) {
             next = c->next;
@@ -207,6 +221,7 @@ static void on_drain_timeout(uv_timer_t *t)
              "worker %u: %u submits and %u connections still busy after %u ms; closing "
              "them",
              w->id, w->jobs, w->nconns, w->srv->cfg->drain_timeout_ms);
+    kixd_replicas_release(w, 1);
     while (w->conns)
         kixd_conn_close(w->conns, KIXD_DEBUG, "server stopping (drain timeout)");
     kixd_worker_check_drained(w);
@@ -286,6 +301,8 @@ static void on_sweep(uv_timer_t *t)
     struct kixd_worker *w = t->data;
     kixd_conn_sweep(w);
     kixd_http_sweep(w);
+    if (w->held_head) /* --ack-timeout */
+        kixd_replicas_release(w, 0);
     kixd_worker_reader_end(w);
 }
 
@@ -565,12 +582,13 @@ static void listened_summary(const struct kixd_config *cfg, char *out, size_t ca
 /* One kixd per store: an advisory lock on DIR/kixd.lock, held until exit
  * (the kernel drops it with the process, so a crash leaves no stale lock).
  * Returns KIX_EEXIST when another process holds it. */
-static int lock_store(struct kixd_server *srv, struct kix_err *err)
+int kixd_store_lock(const char *store, int *fd_out, struct kix_err *err)
 {
     char path[4200];
     int fd;
 
-    snprintf(path, sizeof(path), "%s/kixd.lock", srv->cfg->store);
+    *fd_out = -1;
+    snprintf(path, sizeof(path), "%s/kixd.lock", store);
     fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
     if (fd < 0)
         return kix_err_set(err, KIX_EIO, "cannot open the store's lock %s: %s", path,
@@ -582,11 +600,16 @@ static int lock_store(struct kixd_server *srv, struct kix_err *err)
             return kix_err_set(err, KIX_EEXIST,
                                "another kixd is serving %s (it holds %s); stop it first, or "
                                "serve a mirror of it from another directory",
-                               srv->cfg->store, path);
+                               store, path);
         return kix_err_set(err, KIX_EIO, "cannot lock %s: %s", path, strerror(e));
     }
-    srv->lock_fd = fd;
+    *fd_out = fd;
     return KIX_OK;
+}
+
+static int lock_store(struct kixd_server *srv, struct kix_err *err)
+{
+    return kixd_store_lock(srv->cfg->store, &srv->lock_fd, err);
 }
 
 uint64_t kixd_thread_cpu_ns(void)
@@ -594,6 +617,20 @@ uint64_t kixd_thread_cpu_ns(void)
     struct timespec ts;
     clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
     return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/* A mirror made the store (mirror.h) and kixd promote did not make it an
+ * origin. */
+static int is_unpromoted_mirror(const char *store)
+{
+    char path[4200];
+    struct stat st;
+
+    snprintf(path, sizeof(path), "%s/" KIXD_PROMOTED_FILE, store);
+    if (stat(path, &st) == 0)
+        return 0;
+    snprintf(path, sizeof(path), "%s/" KIXD_MIRROR_ID_FILE, store);
+    return stat(path, &st) == 0;
 }
 
 static int open_log(struct kixd_server *srv, struct kix_err *err)
@@ -609,6 +646,16 @@ static int open_log(struct kixd_server *srv, struct kix_err *err)
      * (--mirror-of, --read-only), never guessed from a missing file */
     opts.replica = srv->cfg->mirror_of[0] || srv->cfg->read_only;
     opts.log_key_file = srv->cfg->log_key_file[0] ? srv->cfg->log_key_file : NULL;
+    if (!opts.replica && is_unpromoted_mirror(srv->cfg->store)) {
+        rc = kix_err_set(
+            err, KIX_EUSAGE,
+            "REFUSING TO SERVE %s AS THE ORIGIN: it is a mirror's store (%s/" KIXD_MIRROR_ID_FILE
+            "). When the origin is lost, make it the origin with 'kixd promote "
+            "--store %s --log-key-file KEY' first (OPERATING.md); else serve it "
+            "with --mirror-of or --read-only",
+            srv->cfg->store, srv->cfg->store, srv->cfg->store);
+        goto out;
+    }
     rc = kix_index_open(srv->cfg->store, &opts, &srv->log, err);
     if (rc && err && err->cause == KIX_CAUSE_NO_LOG_KEY) {
         rc = kix_err_set(err, rc,
@@ -737,6 +784,10 @@ int kixd_server_run(const struct kixd_config *cfg)
     if (rc)
         goto out;
     if (!kix_log_is_replica(srv.log)) {
+        if (kixd_replicas_new(&srv.replicas) != KIX_OK) {
+            rc = kix_err_set(&err, KIX_ENOMEM, "out of memory");
+            goto out;
+        }
         rc = kixd_writer_start(srv.log, cfg->max_group, cfg->max_batch, log_grew, &srv, &srv.writer,
                                &err);
         if (rc)
@@ -793,6 +844,8 @@ out:
     srv.wclient = NULL;
     kixd_export_stop(srv.exporter); /* after the writers: a last export */
     srv.exporter = NULL;
+    kixd_replicas_free(srv.replicas);
+    srv.replicas = NULL;
     for (unsigned i = 0; i < srv.nworkers; i++)
         worker_release(&srv.workers[i]);
     for (unsigned i = 0; srv.workers && i < srv.workers[0].nlisteners; i++)

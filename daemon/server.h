@@ -51,14 +51,15 @@ struct kixd_server {
     struct kixd_writer *writer;
     struct kixd_worker *workers;
     unsigned nworkers;
-    atomic_uint connections;      /* open connections, all workers */
-    atomic_int stopping;          /* a signal asked us to stop */
-    atomic_size_t read_bytes;     /* receive buffers, all connections */
-    atomic_size_t submit_bytes;   /* submits accepted and not yet answered */
-    struct kixd_export *exporter; /* export.c: --export DIR, or NULL */
-    struct kixd_metrics *metrics; /* metrics.c: the counters of /metrics */
-    struct kixd_tlogw *tlogw;     /* tlog_witness.c: --witness-key, answers add-checkpoint */
-    struct kixd_wclient *wclient; /* witness_client.c: --http-witness, asks witnesses */
+    atomic_uint connections;        /* open connections, all workers */
+    atomic_int stopping;            /* a signal asked us to stop */
+    atomic_size_t read_bytes;       /* receive buffers, all connections */
+    atomic_size_t submit_bytes;     /* submits accepted and not yet answered */
+    struct kixd_export *exporter;   /* export.c: --export DIR, or NULL */
+    struct kixd_metrics *metrics;   /* metrics.c: the counters of /metrics */
+    struct kixd_tlogw *tlogw;       /* tlog_witness.c: --witness-key, answers add-checkpoint */
+    struct kixd_wclient *wclient;   /* witness_client.c: --http-witness, asks witnesses */
+    struct kixd_replicas *replicas; /* replicas.c: mirrors' durable sizes (origin only) */
     /* --phase-stats: CPU time of the daemon's own append phases (the log
      * counts the rest, kix_log_phase_stats) */
     _Atomic uint64_t phase_receive_ns, phase_answer_ns;
@@ -106,6 +107,8 @@ struct kixd_worker {
     struct kixd_http_conn *hconns; /* open HTTP connections (http.c) */
     unsigned nhconns;
     unsigned jobs; /* submits from this worker not yet answered */
+    /* committed submits waiting for --ack-replicas mirrors (replicas.c) */
+    struct kixd_submit *held_head, *held_tail;
     int draining, handles_closed, loop_ready, signals;
     struct kix_log_reader *reader;     /* the snapshot of the current callback */
     struct kix_buf scratch;            /* receipts and such, reused */
@@ -124,12 +127,19 @@ void kixd_worker_disown(struct kixd_worker *w);
 int kixd_worker_on_loop(struct kixd_worker *w);
 #define KIXD_ASSERT_LOOP(w) assert(kixd_worker_on_loop(w))
 
+/* Takes DIR/kixd.lock (flock, held while the fd is open): one kixd per
+ * store. KIX_EEXIST when another process holds it. *fd gets the lock. */
+int kixd_store_lock(const char *store, int *fd, struct kix_err *err);
+
 /* Runs the server until a signal stops it; returns a process exit status. */
 int kixd_server_run(const struct kixd_config *cfg);
 
 /* Any thread: the log grew outside the writer (a mirror's replay); wakes
  * the follow streams. A no-op once the server is stopping. */
 void kixd_server_grew(struct kixd_server *srv);
+/* Any thread: wakes every worker to look at its held submits (replicas.c)
+ * and its followers. A no-op once the server is stopping. */
+void kixd_server_wake(struct kixd_server *srv);
 /* Any thread: stops the server as a signal would, then makes it exit with
  * `status`. */
 void kixd_server_stop(struct kixd_server *srv, int status, const char *why);

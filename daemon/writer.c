@@ -85,6 +85,7 @@ struct kixd_submit *kixd_submit_new(size_t n, size_t nobjs)
     }
     job->n = n;
     job->nchunks = nchunks;
+    job->receipt_size = KIX_NO_INDEX;
     kix_proto_msg_init(&job->msg);
     return job;
 }

@@ -55,6 +55,11 @@ struct kixd_submit {
     int rc; /* the commit failed as a whole (nothing stored) */
     struct kix_err err;
     uint64_t size; /* tree size after the commit */
+    /* --ack-replicas (replicas.c): the size that must be replicated, the
+     * kixd_now_ms by which, and the receipts' size (KIX_NO_INDEX: latest) */
+    uint64_t ack_need;
+    double ack_deadline_ms;
+    uint64_t receipt_size;
     enum kixd_submit_state state;
     struct kixd_submit *next;
 };

@@ -1508,6 +1508,29 @@ int kix_msg_get_follow_result(const struct kix_proto_value *v, struct kix_msg_si
     return answer(rc, err);
 }
 
+int kix_msg_put_replicated_params(struct kix_proto_writer *w,
+                                  const struct kix_msg_replicated_params *p)
+{
+    kix_proto_put_map(w, 3);
+    put_u64(w, "size", p->size);
+    put_hash(w, "root", p->root);
+    return put_bytes_str(w, "mirror", p->mirror);
+}
+
+int kix_msg_get_replicated_params(const struct kix_proto_map *m,
+                                  struct kix_msg_replicated_params *out, struct kix_err *err)
+{
+    int rc = get_u64(m, "size", &out->size, err);
+    if (rc == KIX_OK)
+        rc = get_hash(m, "root", out->root, err);
+    if (rc == KIX_OK)
+        rc = get_str(m, "mirror", &out->mirror, err);
+    if (rc == KIX_OK && (out->mirror.len == 0 || out->mirror.len > 64))
+        rc = kix_err_set(err, KIX_EINVAL, "field \"mirror\" must be 1 to 64 bytes, not %zu",
+                         out->mirror.len);
+    return rc;
+}
+
 int kix_msg_put_add_cosignature_params(struct kix_proto_writer *w,
                                        const struct kix_msg_add_cosignature_params *p)
 {

@@ -36,7 +36,7 @@ wait_up() {
   for i in $(seq 1 200); do
     # up is all we ask here: no log key, nothing verified or remembered
     KIX_LOG_KEY= XDG_CONFIG_HOME=/nonexistent "$KIX" info --server "$1" >/dev/null 2>&1 && return 0
-    kill -0 "$2" 2>/dev/null || { tail -5 "$WORK"/*.log >&2; fail "kixd for $1 exited"; }
+    kill -0 "$2" 2>/dev/null || { tail -n 5 "$WORK"/*.log >&2; fail "kixd for $1 exited"; }
     sleep 0.05
   done
   fail "kixd did not come up on $1"

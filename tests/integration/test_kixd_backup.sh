@@ -98,6 +98,9 @@ grep -q "REFUSING TO SERVE .* the peer .* holds another root at size $final than
 serve r --mirror-of "$(addr m)" --upstream-key "$WORK/vkey"
 wait_size r "$final" 60
 stop r
+# it caught up as a mirror: it becomes the origin by kixd promote (checked, recorded)
+"$KIXD" promote --store "$WORK/r" --log-key-file "$WORK/keys/log.key" >"$WORK/out" 2>&1 ||
+  fail "promoting the caught-up copy: $(cat "$WORK/out")"
 # the restore itself: the caught-up copy takes the lost store's place and address
 mv "$WORK/o" "$WORK/o-lost"
 mv "$WORK/r" "$WORK/o"

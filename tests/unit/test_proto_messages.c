@@ -531,6 +531,40 @@ KIX_TEST(checkpoints_query_follow_cosign_round_trip)
     done(&msg, &b);
 }
 
+/* replicated (PROTOCOL.md §2.13.1): a round trip, and a mirror id of 0 or
+ * more than 64 bytes refused */
+KIX_TEST(replicated_round_trip_and_id_bounds)
+{
+    static const char long_id[] =
+        "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdefX";
+    struct kix_msg_replicated_params p = {41, {0}, {(const uint8_t *)"m1", 2}}, out;
+    struct kix_proto_msg msg;
+    struct kix_buf b;
+    struct kix_err err = {0};
+
+    memset(p.root, 0xab, sizeof(p.root));
+    REQUEST(kix_msg_put_replicated_params, &p, &msg, &b);
+    ASSERT_EQ_INT(KIX_OK, kix_msg_get_replicated_params(msg.params, &out, &err));
+    ASSERT_EQ_U64(41, out.size);
+    ASSERT_EQ_MEM(p.root, 32, out.root, 32);
+    ASSERT_TRUE(same(out.mirror, "m1"));
+    done(&msg, &b);
+    p.mirror.ptr = (const uint8_t *)long_id;
+    p.mirror.len = 65;
+    REQUEST(kix_msg_put_replicated_params, &p, &msg, &b);
+    ASSERT_EQ_INT(KIX_EINVAL, kix_msg_get_replicated_params(msg.params, &out, &err));
+    ASSERT_CONTAINS(err.msg, "field \"mirror\" must be 1 to 64 bytes, not 65");
+    done(&msg, &b);
+    p.mirror.len = 64;
+    REQUEST(kix_msg_put_replicated_params, &p, &msg, &b);
+    ASSERT_EQ_INT(KIX_OK, kix_msg_get_replicated_params(msg.params, &out, &err));
+    done(&msg, &b);
+    p.mirror.len = 0;
+    REQUEST(kix_msg_put_replicated_params, &p, &msg, &b);
+    ASSERT_EQ_INT(KIX_EINVAL, kix_msg_get_replicated_params(msg.params, &out, &err));
+    done(&msg, &b);
+}
+
 /* ---- refusals ------------------------------------------------------------------------ */
 
 /* Hand-built messages (what a hostile or broken peer may send). */

@@ -366,6 +366,17 @@ static int build(const struct ex *e, const char *name, struct kix_buf *out)
         struct kix_msg_entries n = {1, 1, &leaf, T(e->note2), NULL};
         kix_proto_begin_notification(&w, "entries");
         kix_msg_put_entries_notification(&w, &n);
+    } else if (strcmp(name, "replicated.request") == 0) {
+        struct kix_msg_replicated_params p = {2, {0}, T("0123456789abcdef0123456789abcdef")};
+        struct kix_hash root;
+        kix_merkle_node_hash(&e->h0, &e->h1, &root);
+        memcpy(p.root, root.b, 32);
+        kix_proto_begin_request(&w, 15, "replicated");
+        kix_msg_put_replicated_params(&w, &p);
+    } else if (strcmp(name, "replicated.response") == 0) {
+        struct kix_msg_size_result r = {2};
+        kix_proto_begin_response(&w, 15);
+        kix_msg_put_follow_result(&w, &r);
     } else {
         return 0;
     }
@@ -407,6 +418,8 @@ static const char *const names[] = {
     "add_cosignature.request",
     "add_cosignature.response",
     "add_cosignature.error",
+    "replicated.request",
+    "replicated.response",
     "unknown_method.error",
 };
 

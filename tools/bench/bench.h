@@ -206,6 +206,13 @@ int bench_scale_point(const char *cache_dir, const char *work_dir, const char *k
 int bench_browse(const char *cache_dir, const char *work_dir, const char *kixd, long groups,
                  double seconds, struct bench_report *rep);
 
+/* ---- ack ---------------------------------------------------------------------- */
+
+/* The ack latency of `runs` publications (one at a time per publisher, 1
+ * and 8 publishers) to a new log with one mirror on this machine, served
+ * with --ack-replicas 0 and 1: figures "ack.*" (tools/bench/bench_ack.c). */
+void bench_ack(const char *work_dir, const char *kixd, long runs, struct bench_report *rep);
+
 /* ---- bench_query.c: kix query with its proofs -------------------------------- */
 
 #define BENCH_QUERY_LIMIT 50 /* kix query's default page */

@@ -1413,7 +1413,7 @@ static const char usage[] =
     "  --no-nginx         do not run nginx even when installed\n"
     "  --bin DIR          where kixd is (default: next to kix-bench)\n"
     "  --only LIST        run only these parts (comma-separated: limits, kix,\n"
-    "                     http, scale, browse), e.g. to profile one of them\n"
+    "                     http, scale, browse, ack), e.g. to profile one of them\n"
     "  --version          print the version and exit\n";
 
 int main(int argc, char **argv)
@@ -1588,6 +1588,11 @@ int main(int argc, char **argv)
         char kixd[PATH_MAX];
         bench_path(kixd, sizeof(kixd), "%s/kixd", o.bin);
         bench_browse(cache, work, kixd, o.quick ? 10000 : 100000, o.seconds, &rep);
+    }
+    if (part(&o, "ack")) { /* --ack-replicas 0 and 1 with one mirror */
+        char kixd[PATH_MAX];
+        bench_path(kixd, sizeof(kixd), "%s/kixd", o.bin);
+        bench_ack(work, kixd, o.quick ? 200 : 2000, &rep);
     }
     add_ratios(&rep, redis);
     m.load_end = getloadavg(la, 1) == 1 ? la[0] : 0;

@@ -475,6 +475,22 @@ int kix_msg_put_follow_result(struct kix_proto_writer *w, const struct kix_msg_s
 int kix_msg_get_follow_result(const struct kix_proto_value *v, struct kix_msg_size_result *out,
                               struct kix_err *err) KIX_MUST_CHECK;
 
+/* ---- replicated (a mirror, on its follow stream, to an origin with --ack-replicas) ---- */
+
+struct kix_msg_replicated_params {
+    uint64_t size;           /* the tree size the mirror holds durably */
+    uint8_t root[32];        /* its root at that size (the origin compares it with its own) */
+    struct kix_bytes mirror; /* the mirror's id (DIR/mirror.id), at most 64 bytes */
+};
+
+int kix_msg_put_replicated_params(struct kix_proto_writer *w,
+                                  const struct kix_msg_replicated_params *p);
+int kix_msg_get_replicated_params(const struct kix_proto_map *m,
+                                  struct kix_msg_replicated_params *out,
+                                  struct kix_err *err) KIX_MUST_CHECK;
+/* The result is a kix_msg_size_result: the size the origin's quorum of
+ * --ack-replicas mirrors holds (kix_msg_put_follow_result writes it). */
+
 /* ---- add_cosignature ---------------------------------------------------------------- */
 
 struct kix_msg_add_cosignature_params {

@@ -1,0 +1,215 @@
+/* --ack-replicas: the mirrors' durable sizes and the submits waiting for
+ * them (replicas.h). */
+#include "replicas.h"
+
+#include <assert.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "diag.h"
+#include "dispatch.h"
+
+struct kixd_replicas {
+    pthread_mutex_t mu; /* guards everything below */
+    struct {
+        char id[65];
+        uint64_t size;
+    } mirrors[KIXD_MAX_REPLICAS];
+    size_t n;
+    uint64_t quorum;
+};
+
+int kixd_replicas_new(struct kixd_replicas **out)
+{
+    struct kixd_replicas *rs = calloc(1, sizeof(*rs));
+
+    *out = rs;
+    if (!rs)
+        return KIX_ENOMEM;
+    pthread_mutex_init(&rs->mu, NULL);
+    return KIX_OK;
+}
+
+void kixd_replicas_free(struct kixd_replicas *rs)
+{
+    if (!rs)
+        return;
+    pthread_mutex_destroy(&rs->mu);
+    free(rs);
+}
+
+uint64_t kixd_replicas_quorum(struct kixd_server *srv)
+{
+    uint64_t q;
+
+    if (!srv->replicas)
+        return 0;
+    pthread_mutex_lock(&srv->replicas->mu);
+    q = srv->replicas->quorum;
+    pthread_mutex_unlock(&srv->replicas->mu);
+    return q;
+}
+
+/* Under mu: the N-th largest size (0 with fewer than N mirrors): the
+ * largest size that at least n mirrors hold. */
+static uint64_t nth_largest(const struct kixd_replicas *rs, unsigned n)
+{
+    uint64_t best = 0;
+
+    if (n == 0 || rs->n < n)
+        return 0;
+    for (size_t i = 0; i < rs->n; i++) {
+        unsigned holding = 0;
+        for (size_t j = 0; j < rs->n; j++)
+            holding += rs->mirrors[j].size >= rs->mirrors[i].size;
+        if (holding >= n && rs->mirrors[i].size > best)
+            best = rs->mirrors[i].size;
+    }
+    return best;
+}
+
+int kixd_replicas_report(struct kixd_server *srv, struct kix_log_reader *r,
+                         const struct kix_msg_replicated_params *p, uint64_t *quorum,
+                         struct kix_err *err)
+{
+    struct kixd_replicas *rs = srv->replicas;
+    uint64_t size = kix_log_reader_size(r), before, after;
+    struct kix_hash ours;
+    char id[65];
+    size_t i;
+    int rc;
+
+    if (p->size > size)
+        return kix_err_set(err, KIX_EINVAL,
+                           "a mirror reports size %llu, but this log has size %llu: it does not "
+                           "mirror this origin",
+                           (unsigned long long)p->size, (unsigned long long)size);
+    if (p->size == 0)
+        return kix_err_set(err, KIX_EINVAL, "a mirror reports size 0");
+    rc = kix_log_reader_root(r, p->size, &ours, err);
+    if (rc)
+        return rc;
+    if (memcmp(ours.b, p->root, 32) != 0)
+        return kix_err_set(err, KIX_EVERIFY,
+                           "a mirror reports another root at size %llu than this log's: it "
+                           "holds another log, or a fork of this one; not counted",
+                           (unsigned long long)p->size);
+    snprintf(id, sizeof(id), "%.*s", (int)p->mirror.len, (const char *)p->mirror.ptr);
+    pthread_mutex_lock(&rs->mu);
+    before = rs->quorum;
+    for (i = 0; i < rs->n && strcmp(rs->mirrors[i].id, id) != 0; i++)
+        ;
+    if (i == rs->n && rs->n == KIXD_MAX_REPLICAS) {
+        pthread_mutex_unlock(&rs->mu);
+        return kix_err_set(err, KIX_ELIMIT, "more than %d mirrors report to this origin",
+                           KIXD_MAX_REPLICAS);
+    }
+    if (i == rs->n) {
+        snprintf(rs->mirrors[i].id, sizeof(rs->mirrors[i].id), "%s", id);
+        rs->mirrors[i].size = 0;
+        rs->n++;
+        kixd_log(KIXD_INFO, "mirror %s reports that it holds size %llu (%zu mirrors report)", id,
+                 (unsigned long long)p->size, rs->n);
+    }
+    if (p->size > rs->mirrors[i].size)
+        rs->mirrors[i].size = p->size;
+    after = nth_largest(rs, srv->cfg->ack_replicas);
+    if (after > rs->quorum)
+        rs->quorum = after;
+    after = rs->quorum;
+    pthread_mutex_unlock(&rs->mu);
+    *quorum = after;
+    if (after > before)
+        kixd_server_wake(srv);
+    return KIX_OK;
+}
+
+/* The entries of a committed job end before this size (0: none stored). */
+static uint64_t needed_size(const struct kixd_submit *job)
+{
+    uint64_t need = 0;
+
+    for (size_t i = 0; i < job->n; i++)
+        if (job->results[i].code == KIX_OK && job->results[i].index + 1 > need)
+            need = job->results[i].index + 1;
+    return need;
+}
+
+int kixd_replicas_hold(struct kixd_worker *w, struct kixd_submit *job)
+{
+    unsigned n = w->srv->cfg->ack_replicas;
+    uint64_t quorum;
+
+    KIXD_ASSERT_LOOP(w);
+    if (n == 0 || job->rc != KIX_OK)
+        return 0;
+    job->ack_need = needed_size(job);
+    if (job->ack_need == 0)
+        return 0;
+    /* the receipt's snapshot must be begun after the quorum is read: a
+     * snapshot taken before may not reach it yet */
+    kixd_worker_reader_end(w);
+    quorum = kixd_replicas_quorum(w->srv);
+    if (quorum >= job->ack_need) {
+        job->receipt_size = quorum;
+        return 0;
+    }
+    job->ack_deadline_ms = kixd_now_ms() + w->srv->cfg->ack_timeout_ms;
+    job->next = NULL;
+    if (w->held_tail)
+        w->held_tail->next = job;
+    else
+        w->held_head = job;
+    w->held_tail = job;
+    return 1;
+}
+
+static void refuse(struct kixd_submit *job, unsigned n, int stopping)
+{
+    job->rc = KIX_EUNAVAIL;
+    kix_err_set(&job->err, KIX_EUNAVAIL,
+                "not acknowledged: %s fewer than the %u mirrors --ack-replicas requires held "
+                "entry %llu durably. It is stored at this origin but would be lost with this "
+                "machine; once the mirrors hold it, 'kix receipt %llu' gets its receipt",
+                stopping ? "kixd is stopping and" : "after --ack-timeout,", n,
+                (unsigned long long)(job->ack_need - 1), (unsigned long long)(job->ack_need - 1));
+}
+
+void kixd_replicas_release(struct kixd_worker *w, int stopping)
+{
+    unsigned n = w->srv->cfg->ack_replicas;
+    struct kixd_submit *job = w->held_head, *keep = NULL, *keep_tail = NULL;
+    double now = kixd_now_ms();
+    uint64_t quorum;
+
+    KIXD_ASSERT_LOOP(w);
+    kixd_worker_reader_end(w); /* receipts from a snapshot begun after the quorum was read */
+    quorum = kixd_replicas_quorum(w->srv);
+    w->held_head = w->held_tail = NULL;
+    while (job) {
+        struct kixd_submit *next = job->next;
+        job->next = NULL;
+        if (quorum >= job->ack_need) {
+            job->receipt_size = quorum;
+        } else if (stopping || now >= job->ack_deadline_ms) {
+            refuse(job, n, stopping);
+        } else {
+            if (keep_tail)
+                keep_tail->next = job;
+            else
+                keep = job;
+            keep_tail = job;
+            job = next;
+            continue;
+        }
+        kixd_submit_answer(job);
+        kixd_submit_free(job);
+        job = next;
+    }
+    w->held_head = keep;
+    w->held_tail = keep_tail;
+    kixd_worker_reader_end(w);
+    kixd_worker_check_drained(w);
+}

@@ -1,0 +1,57 @@
+/* daemon/replicas.h — --ack-replicas N (replicas.c): which tree size each
+ * mirror that follows this origin holds durably, and the submits whose
+ * answers wait until N of them hold their entries.
+ *
+ * A mirror sends "replicated" {size, root, mirror} on its follow stream
+ * after each round (mirror.c, proto/PROTOCOL.md). The origin checks the
+ * root against its own tree at that size and keeps, per mirror id, the
+ * largest size reported. The quorum is the N-th largest of these: every
+ * entry below it is held by N distinct mirrors. It never goes down: what a
+ * mirror holds durably it still holds when it disconnects.
+ *
+ * A committed submit whose entries reach past the quorum is held on its
+ * worker's list until the quorum covers them, then answered with receipts
+ * at the quorum's size; after --ack-timeout (or when kixd stops first) it
+ * is answered EUNAVAIL instead. Never a receipt N mirrors do not back.
+ * The latest checkpoint given to readers is the quorum's too (dispatch.c).
+ *
+ * Threads: the table is under its own mutex (any worker reports to it);
+ * held jobs belong to their worker's loop thread.
+ */
+#ifndef KIXD_REPLICAS_H
+#define KIXD_REPLICAS_H
+
+#include <stdint.h>
+
+#include "kix/messages.h"
+#include "server.h"
+#include "writer.h"
+
+struct kixd_replicas;
+
+int kixd_replicas_new(struct kixd_replicas **out);
+void kixd_replicas_free(struct kixd_replicas *rs); /* NULL is fine */
+
+/* Any thread: the size N mirrors hold (0 when fewer than N reported). */
+uint64_t kixd_replicas_quorum(struct kixd_server *srv);
+
+/* Loop thread: records a mirror's report, checked against the log at r:
+ * KIX_EINVAL for a size beyond the log, KIX_EVERIFY for another root at
+ * that size (a mirror of another log, or forked), KIX_ELIMIT past
+ * KIXD_MAX_REPLICAS mirrors. *quorum gets the quorum after it. Wakes every
+ * worker when the quorum grew. */
+int kixd_replicas_report(struct kixd_server *srv, struct kix_log_reader *r,
+                         const struct kix_msg_replicated_params *p, uint64_t *quorum,
+                         struct kix_err *err);
+
+/* Loop thread, for a committed job: 1 when it was held (it is answered
+ * later by kixd_replicas_release), 0 when it may be answered now (its
+ * receipt size is then set). */
+int kixd_replicas_hold(struct kixd_worker *w, struct kixd_submit *job);
+
+/* Loop thread: answers and frees the worker's held jobs that the quorum
+ * now covers, and refuses (EUNAVAIL) those past their deadline, or all
+ * that are left when `stopping`. */
+void kixd_replicas_release(struct kixd_worker *w, int stopping);
+
+#endif
