@@ -136,6 +136,21 @@ trust "$KIXD_ADDR"
 trust --server "$KIXD_ADDR"
 --version
 EOF
+# the write commands that need a run of their own: supersede, rerun (a key
+# other than the publisher's)
+make_manifests "$WORK/s1" 9
+make_manifests "$WORK/s2" 10
+"$KIX" publish "${S[@]}" --key "$WORK/alice.key" --json "$WORK/s1/run.json" "$WORK/s1/workload.json" >"$WORK/s1.json"
+"$KIX" key add "${S[@]}" --key "$WORK/log/admin.key" --role rerun "$WORK/bob.pub" >/dev/null
+mkdir -p "$WORK/rr" && make_rerun "$WORK/m" "$WORK/rr" 11
+M_RUN=$(json_get "$WORK/j.11" 'd["runId"]')  # j.11: the publish line of the list above
+for args in "supersede --key $WORK/alice.key $(json_get "$WORK/s1.json" 'd["runId"]') $WORK/s2/run.json $WORK/s2/workload.json" \
+  "rerun --key $WORK/bob.key --outcome reproduced $M_RUN $WORK/rr/run.json"; do
+  read -ra cmd <<<"$args"
+  "$KIX" --json "${S[@]}" "${cmd[@]}" >"$WORK/j.$n" 2>"$WORK/j.$n.err" || fail "kix --json $args: $(cat "$WORK/j.$n.err")"
+  check_json "$WORK/j.$n" || fail "kix --json $args: $(head -c 300 "$WORK/j.$n")"
+  n=$((n + 1))
+done
 pass "--json on $n commands prints one camelCase object"
 # kix key list: one object, a name only where the text shows one
 "$KIX" key list "${S[@]}" --json "$WORK/alice.pub" >"$WORK/keys.json"
