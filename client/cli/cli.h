@@ -3,7 +3,9 @@
  * Each command is `int cmd_NAME(int argc, char **argv)` returning a process
  * exit status: 0 ok, 1 rejected input or failed verification, 2 usage,
  * 3 internal or I/O error (see kix/error.h). Commands print results on
- * stdout and errors on stderr as "kix NAME: message".
+ * stdout and errors on stderr as "kix NAME: message"; with --json, one
+ * JSON object on stdout either way (cli_report; README.md, "Output for
+ * scripts").
  */
 #ifndef KIX_CLI_H
 #define KIX_CLI_H

@@ -379,6 +379,8 @@ int cli_connect_ref(const char *cmd, const struct cli_common *c, const char *ref
     } else if (!c->server && runs && (size_t)(runs - ref) + 2 < sizeof(base)) {
         /* the permalink's own log: what precedes runs/ */
         snprintf(base, sizeof(base), "%.*s/", (int)(runs - ref), ref);
+        if ((status = cli_check_addr(cmd, base)))
+            return status;
         rc = open_server(base, c, out, &err);
     } else {
         rc = open_server(server && *server ? server : KIX_DEFAULT_SERVER, c, out, &err);

@@ -211,6 +211,9 @@ for bad in tcp://127.0.0.1 tcp://:7420 tcp://127.0.0.1:99999 tcp://127.0.0.1:x7 
   KIX_SERVER="$bad" expect_status 2 "$KIX" log
   expect_status 2 "$KIX" trust "$bad"
 done
+# a permalink names its own log: a malformed one is a usage error too
+expect_status 2 "$KIX" show "http:///runs/$RUN"
+expect_status 2 "$KIX" show "https://exa mple/log/runs/$RUN"
 # well formed but nobody there: not a usage error
 expect_status 3 "$KIX" info --server "tcp://127.0.0.1:$PORT"
 expect_status 3 "$KIX" info --server "unix://$WORK/none.sock"
