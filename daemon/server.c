@@ -325,7 +325,7 @@ static void on_connection(uv_stream_t *server, int status)
 
 /* A bound TCP socket; reuseport lets each worker bind the same address. */
 static int bound_socket(const struct sockaddr *sa, socklen_t len, int reuseport, int *out,
-                        const char *addr, struct kix_err *err)
+                        const char *addr, const char *flag, struct kix_err *err)
 {
     int fd = socket(sa->sa_family, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0), one = 1;
 
@@ -345,8 +345,8 @@ static int bound_socket(const struct sockaddr *sa, socklen_t len, int reuseport,
         if (e == EADDRINUSE)
             return kix_err_set(err, KIX_EUNAVAIL,
                                "cannot listen on %s: the address is in use (is another kixd "
-                               "running? stop it or pick another --listen)",
-                               addr);
+                               "running? stop it or pick another %s)",
+                               addr, flag);
         return kix_err_set(err, KIX_EUNAVAIL, "cannot listen on %s: %s", addr, strerror(e));
     }
     *out = fd;
@@ -355,6 +355,7 @@ static int bound_socket(const struct sockaddr *sa, socklen_t len, int reuseport,
 
 static int listen_tcp(struct kixd_server *srv, const char *addr, int is_http, struct kix_err *err)
 {
+    const char *flag = is_http ? "--http" : "--listen"; /* the option that named addr */
     char host[256], port[16];
     struct addrinfo hints, *ai = NULL;
     struct sockaddr_storage ss;
@@ -375,7 +376,7 @@ static int listen_tcp(struct kixd_server *srv, const char *addr, int is_http, st
     freeaddrinfo(ai);
     /* A probe without SO_REUSEPORT: fails if anyone (even an older kixd
      * with SO_REUSEPORT) holds the address, which would otherwise share it. */
-    rc = bound_socket((struct sockaddr *)&ss, sslen, 0, &fd, addr, err);
+    rc = bound_socket((struct sockaddr *)&ss, sslen, 0, &fd, addr, flag, err);
     if (rc)
         return rc;
     /* port 0: keep the port the kernel picked for every worker */
@@ -384,7 +385,7 @@ static int listen_tcp(struct kixd_server *srv, const char *addr, int is_http, st
     for (unsigned i = 0; i < srv->nworkers; i++) {
         struct kixd_worker *w = &srv->workers[i];
         struct kixd_listener *l = &w->listeners[w->nlisteners];
-        rc = bound_socket((struct sockaddr *)&ss, sslen, 1, &fd, addr, err);
+        rc = bound_socket((struct sockaddr *)&ss, sslen, 1, &fd, addr, flag, err);
         if (rc)
             return rc;
         uv_tcp_init(&w->loop, &l->u.tcp);

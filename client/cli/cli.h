@@ -3,7 +3,9 @@
  * Each command is `int cmd_NAME(int argc, char **argv)` returning a process
  * exit status: 0 ok, 1 rejected input or failed verification, 2 usage,
  * 3 internal or I/O error (see kix/error.h). Commands print results on
- * stdout and errors on stderr as "kix NAME: message".
+ * stdout and errors on stderr as "kix NAME: message"; with --json, one
+ * JSON object on stdout either way (cli_report; README.md, "Output for
+ * scripts").
  */
 #ifndef KIX_CLI_H
 #define KIX_CLI_H
@@ -25,8 +27,33 @@ struct cli_command {
     const char *summary;
 };
 
-/* Prints "kix CMD: message" for an error and returns its exit status. */
+/* Prints "kix CMD: message" for an error and returns its exit status.
+ * Under --json (cli_json_errors) it also prints one object on stdout,
+ * {"error":{"code","exitCode","command","message","cause","fix",...data}}
+ * (README.md, "Output for scripts"). */
 int cli_fail(const char *cmd, int code, const struct kix_err *err);
+/* cli_fail with what to do (fix, or NULL) and more members of the error
+ * object (data: `"name":value,...` in JSON, or NULL). */
+int cli_fail_with(const char *cmd, int code, const struct kix_err *err, const char *fix,
+                  const char *data);
+
+/* One error as cli_report prints it: code is the machine code (camelCase),
+ * message the sentence for people, cause what kind of failure it is, fix
+ * what to do (NULL: none known), hint a second line of prose for stderr
+ * only (NULL: none), data more members of the JSON object (or NULL). */
+struct cli_error {
+    const char *code;
+    const char *message;
+    const char *cause;
+    const char *fix;
+    const char *hint;
+    const char *data;
+};
+int cli_report(const char *cmd, int status, const struct cli_error *e);
+
+/* --json anywhere on the command line before "--" (set by main): errors
+ * are JSON objects on stdout too. */
+extern int cli_json_errors;
 
 /* The exit statuses every command keeps (kix_err_exit_status). */
 #define CLI_EXIT_HELP                                                                              \
@@ -41,6 +68,24 @@ void cli_print_help(FILE *f, const char *help);
 
 /* Prints a usage error and a pointer to --help; returns EXIT_USAGE. */
 int cli_usage_error(const char *cmd, const char *fmt, ...) KIX_PRINTF(2, 3);
+
+/* cli_usage_error with a machine code other than "usage" and data members. */
+int cli_usage_error_data(const char *cmd, const char *code, const char *data, const char *fmt, ...)
+    KIX_PRINTF(4, 5);
+
+/* The known word nearest to word (at most 2 edits), or NULL. */
+const char *cli_suggest(const char *word, const char *const *known, size_t n);
+/* "unknown command 'shwo'; did you mean 'show'?" (an option: given with its
+ * dashes, known without), with the given word and the suggestion as data
+ * of the --json error; a subcommand lists the known ones. EXIT_USAGE. */
+enum cli_unknown_kind { CLI_UNKNOWN_COMMAND, CLI_UNKNOWN_SUBCOMMAND, CLI_UNKNOWN_OPTION };
+int cli_unknown(const char *cmd, enum cli_unknown_kind kind, const char *given, size_t len,
+                const char *const *known, size_t n);
+/* getopt_long returned '?' (main sets opterr 0): says which option of
+ * argv is unknown, with the nearest of longopts ("did you mean"), or that
+ * it needs a value; returns EXIT_USAGE. */
+struct option;
+int cli_bad_option(const char *cmd, char **argv, const struct option *longopts);
 
 /* True when argv holds -h or --help (before any "--"). */
 int cli_wants_help(int argc, char **argv);
@@ -57,6 +102,7 @@ struct cli_common {
     size_t nwitness;                        /* how many were given (may exceed the max) */
     const char *min_witnesses;              /* --min-witnesses N */
     const char *cacert;                     /* --cacert FILE: CAs for https:// servers */
+    int witness_global;                     /* witness[] came from before the command */
 };
 
 #define CLI_COMMON_LONGOPTS                                                                        \
@@ -88,9 +134,27 @@ struct cli_common {
     "                    witnesses and quorum of ~/.config/kix/config)\n"                          \
     "  --json            machine-readable output\n"
 
+/* The options given before the command (kix --json --server S show RUN),
+ * set once by main. cli_common_init starts every command from them; the
+ * same option after the command wins (a --witness after it replaces every
+ * --witness before it). */
+extern struct cli_common cli_global;
+/* For commands that take only some of the global options (kix keygen
+ * takes --json alone): a usage error for any other one given before the
+ * command, as after it. */
+#define CLI_TAKES_STORE  1u
+#define CLI_TAKES_SERVER 2u
+int cli_global_check(const char *cmd, unsigned takes);
+
 /* Takes a common option (returns 1) or not (returns 0). */
 int cli_common_option(struct cli_common *c, int opt, const char *arg);
 void cli_common_init(struct cli_common *c);
+
+/* A usage error (exit 2, code "badAddress") unless addr is
+ * a well-formed server address: tcp://HOST:PORT (or HOST:PORT), unix:///PATH
+ * (or /PATH) or http(s)://HOST[:PORT]/PATH. Whether it can be reached is not
+ * checked. */
+int cli_check_addr(const char *cmd, const char *addr);
 
 struct kix_client;
 struct kix_verifier;
@@ -134,6 +198,11 @@ int cli_trust_check(struct kix_client *c, const struct kix_verifier *key, const 
                     size_t len, struct kix_checkpoint *cp, struct kix_err *err);
 int cli_trust_latest(struct kix_client *c, const struct kix_verifier *key, struct kix_buf *note,
                      struct kix_checkpoint *cp, struct kix_err *err);
+/* After cli_trust_check failed (KIX_EVERIFY) on a checkpoint none of whose
+ * signature lines names the log key: `"expectedKey":"NAME+HASH","signedBy":
+ * [...]`, which cli_fail reports as code "keyMismatch" naming --log-key;
+ * else NULL. */
+const char *cli_key_mismatch(void);
 /* The index note's witness cosignatures, by the same rules. */
 int cli_witness_check_index(const struct kix_verifier *key, const char *note, size_t len,
                             struct kix_err *err);

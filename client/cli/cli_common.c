@@ -8,6 +8,7 @@
 
 #include "cli.h"
 #include "kix/source.h"
+#include "kix/addr.h"
 #include "kix/canon.h"
 #include "kix/client.h"
 #include "kix/config.h"
@@ -16,7 +17,8 @@
 
 void cli_common_init(struct cli_common *c)
 {
-    memset(c, 0, sizeof(*c));
+    *c = cli_global;
+    c->witness_global = cli_global.nwitness > 0;
 }
 
 int cli_common_option(struct cli_common *c, int opt, const char *arg)
@@ -35,6 +37,10 @@ int cli_common_option(struct cli_common *c, int opt, const char *arg)
         c->json = 1;
         return 1;
     case 0x105:
+        if (c->witness_global) { /* the command's own --witness list replaces the global one */
+            c->witness_global = 0;
+            c->nwitness = 0;
+        }
         if (c->nwitness < CLI_WITNESSES_MAX)
             c->witness[c->nwitness] = arg;
         c->nwitness++;
@@ -76,10 +82,59 @@ static const struct kix_config *config(const char *cmd, int *status)
 static struct kix_verifier witness_keys[CLI_WITNESSES_MAX];
 static struct kix_witness_policy witness_policy = {witness_keys, 0, 0};
 
+/* A checkpoint that failed to verify because no line of it names the log
+ * key: the key of another log given (--log-key). Both keys, as members of
+ * the --json error object; cli_fail_with adds them and names the flag. */
+static char key_mismatch[400];
+
+static void note_key_mismatch(const struct kix_verifier *key, const char *note, size_t len)
+{
+    struct kix_note *n = malloc(sizeof(*n));
+    size_t at;
+
+    key_mismatch[0] = '\0';
+    if (!n)
+        return;
+    if (kix_note_open(note, len, NULL, 0, n, NULL) != KIX_OK && n->nsigs) {
+        at = (size_t)snprintf(key_mismatch, sizeof(key_mismatch),
+                              "\"expectedKey\":\"%s+%08x\",\"signedBy\":[", key->name,
+                              key->key_hash);
+        for (size_t i = 0; i < n->nsigs && at < sizeof(key_mismatch) - 80; i++) {
+            struct kix_buf q = KIX_BUF_INIT;
+            char name[KIX_NOTE_NAME_MAX + 12];
+            if (n->sigs[i].name.len == strlen(key->name) &&
+                memcmp(n->sigs[i].name.ptr, key->name, n->sigs[i].name.len) == 0 &&
+                n->sigs[i].key_hash == key->key_hash) {
+                key_mismatch[0] = '\0'; /* the log key signed: some other failure */
+                break;
+            }
+            snprintf(name, sizeof(name), "%.*s+%08x", (int)n->sigs[i].name.len,
+                     (const char *)n->sigs[i].name.ptr, n->sigs[i].key_hash);
+            if (kix_canon_string(name, strlen(name), &q) == KIX_OK && q.len < 120)
+                at += (size_t)snprintf(key_mismatch + at, sizeof(key_mismatch) - at, "%s%.*s",
+                                       i ? "," : "", (int)q.len, (const char *)q.ptr);
+            kix_buf_release(&q);
+        }
+        if (key_mismatch[0] && at < sizeof(key_mismatch) - 2)
+            snprintf(key_mismatch + at, sizeof(key_mismatch) - at, "]");
+        else
+            key_mismatch[0] = '\0';
+    }
+    free(n);
+}
+
+const char *cli_key_mismatch(void)
+{
+    return key_mismatch[0] ? key_mismatch : NULL;
+}
+
 int cli_trust_check(struct kix_client *c, const struct kix_verifier *key, const char *note,
                     size_t len, struct kix_checkpoint *cp, struct kix_err *err)
 {
-    return kix_trust_check_witnessed(c, key, &witness_policy, note, len, cp, err);
+    int rc = kix_trust_check_witnessed(c, key, &witness_policy, note, len, cp, err);
+    if (rc == KIX_EVERIFY)
+        note_key_mismatch(key, note, len);
+    return rc;
 }
 
 int cli_trust_latest(struct kix_client *c, const struct kix_verifier *key, struct kix_buf *note,
@@ -127,6 +182,8 @@ int cli_contact(const char *cmd, const struct cli_common *c, struct kix_client *
             rc = cli_witness_check(key, (const char *)note.ptr, note.len, NULL, &err);
         if (rc == KIX_OK)
             rc = kix_trust_check_status(client, key, (const char *)note.ptr, note.len, &cp, &err);
+        if (rc == KIX_EVERIFY)
+            note_key_mismatch(key, (const char *)note.ptr, note.len);
     }
     kix_buf_release(&note);
     return rc ? cli_fail(cmd, rc, &err) : 0;
@@ -192,6 +249,98 @@ static int load_witnesses(const char *cmd, const struct cli_common *given)
     return 0;
 }
 
+/* An http(s):// address: a host (a name, IPv4 or [IPv6]), an optional
+ * numeric port, then a path; no spaces or control characters. */
+static int http_addr_ok(const char *addr)
+{
+    const char *host = addr + (strncmp(addr, "https://", 8) == 0 ? 8 : 7);
+    size_t hl = strcspn(host, "/?#");
+    const char *port = NULL;
+
+    for (const char *p = addr; *p; p++)
+        if ((unsigned char)*p <= ' ' || *p == 0x7f)
+            return 0;
+    if (hl == 0 || memchr(host, '@', hl))
+        return 0;
+    if (host[0] == '[') {
+        const char *end = memchr(host, ']', hl);
+        if (!end || end == host + 1)
+            return 0;
+        if ((size_t)(end + 1 - host) < hl) {
+            if (end[1] != ':')
+                return 0;
+            port = end + 2;
+        }
+    } else {
+        const char *colon = memchr(host, ':', hl);
+        if (colon == host)
+            return 0;
+        if (colon)
+            port = colon + 1;
+    }
+    if (port) {
+        size_t digits = (size_t)(host + hl - port);
+        unsigned long v = 0;
+        if (digits == 0 || digits > 5)
+            return 0;
+        for (size_t i = 0; i < digits; i++) {
+            if (port[i] < '0' || port[i] > '9')
+                return 0;
+            v = v * 10 + (unsigned long)(port[i] - '0');
+        }
+        if (v > 65535)
+            return 0;
+    }
+    return 1;
+}
+
+int cli_check_addr(const char *cmd, const char *addr)
+{
+    struct kix_err err = {0};
+    char data[160];
+
+    if (kix_source_is_http(addr)) {
+        if (http_addr_ok(addr))
+            return 0;
+        kix_err_set(&err, KIX_EUSAGE,
+                    "bad address %s: expected https://HOST[:PORT]/PATH (HOST a name, an IPv4 "
+                    "address or [IPv6])",
+                    addr);
+    } else if (addr[0] == '/' || kix_addr_validate(addr, &err) == KIX_OK) {
+        return 0; /* a bare /PATH is a Unix socket, as kix_client_connect reads it */
+    } else if (*addr && !strstr(addr, "://")) {
+        /* a bare HOST:PORT is tcp://HOST:PORT, as kix_client_connect reads it */
+        char full[300];
+        snprintf(full, sizeof(full), "tcp://%s", addr);
+        if (strlen(addr) < 290 && kix_addr_validate(full, &err) == KIX_OK)
+            return 0;
+    } else if (!*addr) {
+        kix_err_set(&err, KIX_EUSAGE, "bad address '': empty");
+    } else if (strncmp(addr, "tcp://", 6) != 0 && strncmp(addr, "unix://", 7) != 0) {
+        kix_err_set(&err, KIX_EUSAGE,
+                    "bad address %s: expected tcp://HOST:PORT, unix:///PATH or "
+                    "https://HOST/PATH",
+                    addr);
+    }
+    {
+        struct cli_error e = {"badAddress",
+                              err.msg,
+                              "usage error",
+                              "give --server as tcp://HOST:PORT, unix:///PATH or "
+                              "https://HOST/PATH",
+                              NULL,
+                              data};
+        struct kix_buf quoted = KIX_BUF_INIT;
+        if (kix_canon_string(addr, strnlen(addr, 80), &quoted) == KIX_OK &&
+            kix_buf_addc(&quoted, 0) == KIX_OK)
+            snprintf(data, sizeof(data), "\"address\":%s", (const char *)quoted.ptr);
+        else
+            data[0] = '\0';
+        kix_buf_release(&quoted);
+        return cli_report(cmd, EXIT_USAGE, &e);
+    }
+}
+
 /* A server address: a kixd's (tcp://, unix://) or a static copy's (http(s)://). */
 static int open_server(const char *server, const struct cli_common *c, struct kix_client **out,
                        struct kix_err *err)
@@ -220,11 +369,18 @@ int cli_connect_ref(const char *cmd, const struct cli_common *c, const char *ref
     if (!(server && *server) && cfg->server[0])
         server = cfg->server; /* "server = ADDR" in the config file */
 
+    if (!c->store && c->server && !*c->server)
+        return cli_check_addr(cmd, ""); /* --server "": a usage error, not the default */
+    if (!c->store && !(!c->server && runs) &&
+        (status = cli_check_addr(cmd, server && *server ? server : KIX_DEFAULT_SERVER)))
+        return status;
     if (c->store) {
         rc = kix_client_open_store(c->store, out, &err);
     } else if (!c->server && runs && (size_t)(runs - ref) + 2 < sizeof(base)) {
         /* the permalink's own log: what precedes runs/ */
         snprintf(base, sizeof(base), "%.*s/", (int)(runs - ref), ref);
+        if ((status = cli_check_addr(cmd, base)))
+            return status;
         rc = open_server(base, c, out, &err);
     } else {
         rc = open_server(server && *server ? server : KIX_DEFAULT_SERVER, c, out, &err);
@@ -308,8 +464,13 @@ int cli_parse(const char *cmd, const char *help, int argc, char **argv, struct c
             cli_print_help(stdout, help);
             return 0;
         }
-        return cli_usage_error(cmd, "unknown option%s",
-                               c == 's' || c == 'f' || c == 'l' ? " for this command" : "");
+        if (c == 's' || c == 'f' || c == 'l')
+            return cli_usage_error(cmd, "option '--%s' does not apply to kix %s",
+                                   c == 's'   ? "size"
+                                   : c == 'f' ? "from"
+                                              : "limit",
+                                   cmd);
+        return cli_bad_option(cmd, argv, longopts);
     }
     return -1;
 }

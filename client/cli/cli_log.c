@@ -6,7 +6,9 @@
 
 #include "cli.h"
 #include "cli_log.h"
+#include "kix/entry.h"
 #include "kix/receipt.h"
+#include "kix/resolve.h"
 #include "kix/trust.h"
 #include "kix/vindex.h"
 
@@ -172,6 +174,40 @@ static int save_receipt(const struct kix_verifier *key, const char *path, uint64
     return kix_file_write_atomic(saved, receipt->ptr, receipt->len, 0644, err);
 }
 
+/* A publication the log refused: the run the log already holds under its
+ * manifest digest or its run id, as members of the --json error object
+ * ("existingRunId", "existingEntry", "existingDigest"), verified as kix
+ * resolve does; "" when there is none or it does not verify. The message
+ * (the log's) says why it refused and what to do. */
+static void existing_run(struct kix_client *c, const struct kix_verifier *key,
+                         const struct kix_bytes *envelope, char *data, size_t cap)
+{
+    struct kix_entry_summary s;
+    struct kix_resolution res;
+    struct kix_checkpoint cp;
+    char digest[KIX_DIGEST_TEXT_LEN + 1];
+    int rc = KIX_ENOTFOUND;
+
+    data[0] = '\0';
+    if (kix_entry_describe(envelope->ptr, envelope->len, &s, NULL) != KIX_OK ||
+        s.type != KIX_ENTRY_PUBLICATION)
+        return;
+    kix_digest_format(&s.subject, digest);
+    kix_resolution_init(&res);
+    for (int by_id = 0; by_id < 2 && rc == KIX_ENOTFOUND; by_id++) {
+        kix_resolution_release(&res);
+        kix_resolution_init(&res);
+        rc = kix_client_resolve(c, by_id ? s.run_id : digest, &res, NULL);
+    }
+    if (rc == KIX_OK && kix_resolution_verify(&res, key, &cp, NULL) == KIX_OK) {
+        kix_digest_format(&res.run.manifest, digest);
+        snprintf(data, cap,
+                 "\"existingRunId\":\"%s\",\"existingEntry\":%llu,\"existingDigest\":\"%s\"",
+                 res.run.run_id, (unsigned long long)res.run.publication_index, digest);
+    }
+    kix_resolution_release(&res);
+}
+
 int cli_submit(const char *cmd, struct kix_client *c, const struct kix_verifier *key,
                const struct kix_bundle *bundles, size_t n, const char *receipt_path,
                struct cli_submitted *out)
@@ -191,9 +227,11 @@ int cli_submit(const char *cmd, struct kix_client *c, const struct kix_verifier 
         struct kix_receipt receipt;
         struct kix_checkpoint cp;
         if (results[i].code) {
+            char data[KIX_RUN_ID_MAX + 200];
             kix_err_set(&err, results[i].code, "%s refused it: %s", kix_client_where(c),
                         results[i].message);
-            status = cli_fail(cmd, results[i].code, &err);
+            existing_run(c, key, &bundles[i].envelope, data, sizeof(data));
+            status = cli_fail_with(cmd, results[i].code, &err, NULL, data);
             break;
         }
         /* the receipt must prove exactly our envelope, under the log key */

@@ -1,14 +1,154 @@
-/* Shared plumbing of the kix commands: input files, error reporting. */
+/* Shared plumbing of the kix commands: error reporting, in prose on stderr
+ * and, under --json, as one object on stdout (README.md, "Output for
+ * scripts"). */
 #include <errno.h>
+#include <getopt.h>
 #include <stdarg.h>
 #include <string.h>
 
 #include "cli.h"
 
+struct cli_common cli_global;
+int cli_json_errors;
+
+/* The machine code of a KIX_E* code: the error table's name in camelCase. */
+static const char *code_word(int code)
+{
+    switch (code) {
+    case KIX_ENOMEM:
+        return "outOfMemory";
+    case KIX_EINVAL:
+        return "invalidInput";
+    case KIX_EIO:
+        return "io";
+    case KIX_ENOTFOUND:
+        return "notFound";
+    case KIX_EFULL:
+        return "storeFull";
+    case KIX_ECORRUPT:
+        return "storeCorrupt";
+    case KIX_EVERIFY:
+        return "verificationFailed";
+    case KIX_EPOLICY:
+        return "refusedByPolicy";
+    case KIX_ELIMIT:
+        return "limitExceeded";
+    case KIX_EPROTO:
+        return "protocol";
+    case KIX_EUSAGE:
+        return "usage";
+    case KIX_EUNAVAIL:
+        return "unavailable";
+    case KIX_EREADONLY:
+        return "readOnly";
+    case KIX_EFORK:
+        return "inconsistentLog";
+    case KIX_EEXIST:
+        return "alreadyExists";
+    case KIX_ENOTSUP:
+        return "notSupported";
+    }
+    return "internal";
+}
+
+static const char *cause_word(int cause)
+{
+    switch (cause) {
+    case KIX_CAUSE_ENTRY:
+        return "entry";
+    case KIX_CAUSE_ROOT_MISMATCH:
+        return "rootMismatch";
+    case KIX_CAUSE_INDEX_MISMATCH:
+        return "indexMismatch";
+    case KIX_CAUSE_NO_LOG_KEY:
+        return "noLogKey";
+    case KIX_CAUSE_LINE:
+        return "line";
+    }
+    return NULL;
+}
+
+static void json_member(FILE *f, const char *name, const char *value)
+{
+    if (!value)
+        return;
+    fprintf(f, ",\"%s\":", name);
+    cli_json_string(f, value, strlen(value));
+}
+
+int cli_report(const char *cmd, int status, const struct cli_error *e)
+{
+    fprintf(stderr, "kix%s%s: %s\n", *cmd ? " " : "", cmd, e->message);
+    if (e->hint)
+        fprintf(stderr, "%s\n", e->hint);
+    if (!cli_json_errors)
+        return status;
+    fflush(stdout);
+    printf("{\"error\":{\"code\":");
+    cli_json_string(stdout, e->code, strlen(e->code));
+    printf(",\"exitCode\":%d", status);
+    json_member(stdout, "command", *cmd ? cmd : NULL);
+    json_member(stdout, "message", e->message);
+    json_member(stdout, "cause", e->cause);
+    json_member(stdout, "fix", e->fix);
+    if (e->data && *e->data)
+        printf(",%s", e->data);
+    printf("}}\n");
+    fflush(stdout);
+    return status;
+}
+
+/* What to do about a checkpoint signed by another key than the log key. */
+#define KEY_MISMATCH_FIX                                                                           \
+    "give this log's key with --log-key (else $KIX_LOG_KEY, else log-key in "                      \
+    "~/.config/kix/config); 'kix trust ADDR' prints the key the server signs with"
+
+int cli_fail_with(const char *cmd, int code, const struct kix_err *err, const char *fix,
+                  const char *data)
+{
+    if (code == KIX_EVERIFY && cli_key_mismatch() && !fix && !data) {
+        struct cli_error e = {"keyMismatch",
+                              kix_err_text(err, code),
+                              kix_strerror(code),
+                              KEY_MISMATCH_FIX,
+                              "Is --log-key (else $KIX_LOG_KEY, else log-key in "
+                              "~/.config/kix/config) this log's key? 'kix trust ADDR' prints the "
+                              "key the server signs with.",
+                              cli_key_mismatch()};
+        return cli_report(cmd, kix_err_exit_status(code), &e);
+    }
+    struct cli_error e = {
+        code_word(code), kix_err_text(err, code), kix_strerror(code), fix, NULL, data};
+    char members[160] = "";
+    int cause = err ? err->cause : KIX_CAUSE_NONE;
+    struct kix_buf all = KIX_BUF_INIT;
+    int status;
+
+    if (cause_word(cause) && cause == KIX_CAUSE_LINE)
+        snprintf(members, sizeof(members), "\"reason\":\"line\",\"line\":%llu",
+                 (unsigned long long)err->entry);
+    else if (cause == KIX_CAUSE_ENTRY)
+        snprintf(members, sizeof(members), "\"reason\":\"entry\",\"entry\":%llu",
+                 (unsigned long long)err->entry);
+    else if (cause == KIX_CAUSE_ROOT_MISMATCH || cause == KIX_CAUSE_INDEX_MISMATCH)
+        snprintf(members, sizeof(members), "\"reason\":\"%s\",\"size\":%llu", cause_word(cause),
+                 (unsigned long long)err->size);
+    else if (cause_word(cause))
+        snprintf(members, sizeof(members), "\"reason\":\"%s\"", cause_word(cause));
+    if (*members && data && *data) {
+        if (kix_buf_addf(&all, "%s,%s", members, data) == KIX_OK && kix_buf_addc(&all, 0) == KIX_OK)
+            e.data = (const char *)all.ptr;
+    } else if (*members) {
+        e.data = members;
+    }
+    status = cli_report(cmd, kix_err_exit_status(code), &e);
+    kix_buf_release(&all);
+    return status;
+}
+
 int cli_fail(const char *cmd, int code, const struct kix_err *err)
 {
-    fprintf(stderr, "kix %s: %s\n", cmd, kix_err_text(err, code));
-    return kix_err_exit_status(code);
+    return cli_fail_with(cmd, code, err, NULL, NULL);
 }
 
 void cli_print_help(FILE *f, const char *help)
@@ -18,15 +158,39 @@ void cli_print_help(FILE *f, const char *help)
         fprintf(f, "\n%s", CLI_EXIT_HELP);
 }
 
+/* A usage error: its message, a pointer to --help, the code and data. */
+static int usage_report(const char *cmd, const char *code, const char *data, const char *fmt,
+                        va_list ap) KIX_PRINTF(4, 0);
+static int usage_report(const char *cmd, const char *code, const char *data, const char *fmt,
+                        va_list ap)
+{
+    char message[1024], hint[256], fix[256];
+    struct cli_error e = {code, message, "usage error", fix, hint, data};
+
+    vsnprintf(message, sizeof(message), fmt, ap);
+    snprintf(hint, sizeof(hint), "Try 'kix%s%s --help'.", *cmd ? " " : "", cmd);
+    snprintf(fix, sizeof(fix), "see 'kix%s%s --help'", *cmd ? " " : "", cmd);
+    return cli_report(cmd, EXIT_USAGE, &e);
+}
+
 int cli_usage_error(const char *cmd, const char *fmt, ...)
 {
     va_list ap;
-    fprintf(stderr, "kix %s: ", cmd);
+    int status;
     va_start(ap, fmt);
-    vfprintf(stderr, fmt, ap);
+    status = usage_report(cmd, "usage", NULL, fmt, ap);
     va_end(ap);
-    fprintf(stderr, "\nTry 'kix %s --help'.\n", cmd);
-    return EXIT_USAGE;
+    return status;
+}
+
+int cli_usage_error_data(const char *cmd, const char *code, const char *data, const char *fmt, ...)
+{
+    va_list ap;
+    int status;
+    va_start(ap, fmt);
+    status = usage_report(cmd, code, data, fmt, ap);
+    va_end(ap);
+    return status;
 }
 
 int cli_wants_help(int argc, char **argv)
@@ -38,4 +202,25 @@ int cli_wants_help(int argc, char **argv)
             return 1;
     }
     return 0;
+}
+
+int cli_global_check(const char *cmd, unsigned takes)
+{
+    const char *extra = NULL;
+
+    if (cli_global.store && !(takes & CLI_TAKES_STORE))
+        extra = "--store";
+    else if (cli_global.server && !(takes & CLI_TAKES_SERVER))
+        extra = "--server";
+    else if (cli_global.log_key)
+        extra = "--log-key";
+    else if (cli_global.nwitness)
+        extra = "--witness";
+    else if (cli_global.min_witnesses)
+        extra = "--min-witnesses";
+    else if (cli_global.cacert)
+        extra = "--cacert";
+    if (!extra)
+        return 0;
+    return cli_usage_error(cmd, "option %s does not apply to kix %s", extra, cmd);
 }

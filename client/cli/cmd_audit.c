@@ -146,7 +146,7 @@ int cmd_audit(int argc, char **argv)
             cli_print_help(stdout, audit_help);
             return 0;
         }
-        return cli_usage_error("audit", "unknown option");
+        return cli_bad_option("audit", argv, longopts);
     }
     if (optind != argc)
         return cli_usage_error("audit", "unexpected argument %s", argv[optind]);
@@ -236,6 +236,8 @@ int cmd_audit(int argc, char **argv)
             printf("}\n");
         }
         kix_err_wrap(&err, "AUDIT FAILED after %llu verified entries", (unsigned long long)synced);
+        if (common.json)
+            cli_json_errors = 0; /* the verdict above is the one object on stdout */
         status = cli_fail("audit", rc, &err);
         goto out;
     }

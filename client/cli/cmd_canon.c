@@ -8,13 +8,15 @@
 #include "kix/digest.h"
 
 static const char canon_help[] =
-    "usage: kix canon [--max-bytes N] [FILE|-]\n"
+    "usage: kix canon [--max-bytes N] [--json] [FILE|-]\n"
     "\n"
     "Writes the RFC 8785 (JCS) canonical form of a JSON object: sorted keys,\n"
     "shortest numbers, no whitespace and no trailing newline. Reads standard\n"
     "input when FILE is - or absent.\n"
     "\n"
     "  --max-bytes N  refuse input larger than N bytes (default 1048576)\n"
+    "  --json         print {\"canonical\": the canonical text as a JSON string,\n"
+    "                 \"bytes\": its length}\n"
     "Any JSON value is accepted at the top level (kix digest and the store\n"
     "take objects only).\n"
     "\n"
@@ -22,10 +24,10 @@ static const char canon_help[] =
     "FILE not found, 2 usage, 3 I/O error\n";
 
 static const char digest_help[] =
-    "usage: kix digest [--max-bytes N] [FILE|-]\n"
+    "usage: kix digest [--max-bytes N] [--json] [FILE|-]\n"
     "\n"
     "Prints sha256:<hex> of the canonical form of a JSON object: the name it\n"
-    "is stored and cited under.\n"
+    "is stored and cited under. With --json: {\"digest\": \"sha256:...\"}.\n"
     "\n"
     "exit status: 0 ok, 1 input rejected or FILE not found, 2 usage, 3 I/O error\n";
 
@@ -33,6 +35,7 @@ static int canon_main(int argc, char **argv, int digest_only)
 {
     static const struct option longopts[] = {{"max-bytes", required_argument, NULL, 'm'},
                                              {"any", no_argument, NULL, 'a'},
+                                             {"json", no_argument, NULL, 'j'},
                                              {"help", no_argument, NULL, 'h'},
                                              {NULL, 0, NULL, 0}};
     const char *cmd = digest_only ? "digest" : "canon";
@@ -41,8 +44,10 @@ static int canon_main(int argc, char **argv, int digest_only)
     struct kix_buf in = KIX_BUF_INIT, out = KIX_BUF_INIT;
     struct kix_err err = {0};
     const char *path = "-";
-    int c, rc, status = 0;
+    int c, rc, status = 0, json = cli_global.json;
 
+    if ((status = cli_global_check(cmd, 0)))
+        return status;
     optind = 1;
     while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
         switch (c) {
@@ -54,11 +59,14 @@ static int canon_main(int argc, char **argv, int digest_only)
         case 'a':
             opts.allow_any_top = 1;
             break;
+        case 'j':
+            json = 1;
+            break;
         case 'h':
             cli_print_help(stdout, digest_only ? digest_help : canon_help);
             return 0;
         default:
-            return cli_usage_error(cmd, "unknown option");
+            return cli_bad_option(cmd, argv, longopts);
         }
     }
     if (argc - optind > 1)
@@ -80,7 +88,14 @@ static int canon_main(int argc, char **argv, int digest_only)
         char text[KIX_DIGEST_TEXT_LEN + 1];
         kix_digest_of(out.ptr, out.len, &d);
         kix_digest_format(&d, text);
-        puts(text);
+        if (json)
+            printf("{\"digest\":\"%s\"}\n", text);
+        else
+            puts(text);
+    } else if (json) {
+        printf("{\"canonical\":");
+        cli_json_string(stdout, out.ptr ? (const char *)out.ptr : "", out.len);
+        printf(",\"bytes\":%zu}\n", out.len);
     } else {
         fwrite(out.ptr, 1, out.len, stdout);
     }

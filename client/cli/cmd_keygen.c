@@ -6,7 +6,7 @@
 #include "kix/note.h"
 
 static const char keygen_help[] =
-    "usage: kix keygen --name NAME --out PREFIX [--witness]\n"
+    "usage: kix keygen --name NAME --out PREFIX [--witness] [--json]\n"
     "\n"
     "Generates an Ed25519 key pair: PREFIX.key holds the private key\n"
     "(PRIVATE+KEY+NAME+..., created with mode 0600, never overwritten) and\n"
@@ -16,24 +16,27 @@ static const char keygen_help[] =
     "  --name NAME   the key's name (no spaces or '+'), e.g. alice@example.org\n"
     "  --out PREFIX  where to write PREFIX.key and PREFIX.pub\n"
     "  --witness     a witness key for cosigning checkpoints (tlog-cosignature)\n"
+    "  --json        print {\"name\", \"verifierKey\", \"keyId\", \"shortId\",\n"
+    "                \"privateKeyFile\", \"publicKeyFile\", \"witness\"}\n"
     "\n"
     "exit status: 0 ok, 1 a file exists or the name is invalid, 2 usage, 3 I/O error\n";
 
 int cmd_keygen(int argc, char **argv)
 {
-    static const struct option longopts[] = {{"name", required_argument, NULL, 'n'},
-                                             {"out", required_argument, NULL, 'o'},
-                                             {"witness", no_argument, NULL, 'w'},
-                                             {"help", no_argument, NULL, 'h'},
-                                             {NULL, 0, NULL, 0}};
+    static const struct option longopts[] = {
+        {"name", required_argument, NULL, 'n'}, {"out", required_argument, NULL, 'o'},
+        {"witness", no_argument, NULL, 'w'},    {"json", no_argument, NULL, 'j'},
+        {"help", no_argument, NULL, 'h'},       {NULL, 0, NULL, 0}};
     const char *name = NULL, *prefix = NULL;
     char keypath[4096], pubpath[4096];
     struct kix_signer *s = NULL;
     struct kix_verifier v;
     struct kix_err err = {0};
     uint8_t alg = KIX_NOTE_ALG_ED25519;
-    int c, rc;
+    int c, rc, json = cli_global.json;
 
+    if ((rc = cli_global_check("keygen", 0)))
+        return rc;
     optind = 1;
     while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
         switch (c) {
@@ -46,11 +49,14 @@ int cmd_keygen(int argc, char **argv)
         case 'w':
             alg = KIX_NOTE_ALG_COSIGN;
             break;
+        case 'j':
+            json = 1;
+            break;
         case 'h':
             cli_print_help(stdout, keygen_help);
             return 0;
         default:
-            return cli_usage_error("keygen", "unknown option");
+            return cli_bad_option("keygen", argv, longopts);
         }
     }
     if (!name || !prefix || optind != argc)
@@ -68,11 +74,24 @@ int cmd_keygen(int argc, char **argv)
     }
     if (rc == KIX_OK) {
         struct kix_buf text = KIX_BUF_INIT;
-        if (kix_signer_format_verifier(s, &text) == KIX_OK)
-            printf("%s\n", (const char *)text.ptr);
-        kix_buf_release(&text);
         char id[KIX_KEY_ID_HEX_LEN + 1];
         kix_key_id(v.pub, id);
+        if (kix_signer_format_verifier(s, &text) == KIX_OK && kix_buf_addc(&text, 0) == KIX_OK) {
+            if (json) {
+                printf("{\"name\":");
+                cli_json_string(stdout, name, strlen(name));
+                printf(",\"verifierKey\":");
+                cli_json_string(stdout, (const char *)text.ptr, strlen((const char *)text.ptr));
+                printf(",\"keyId\":\"%s\",\"shortId\":\"%.16s\",\"privateKeyFile\":", id, id);
+                cli_json_string(stdout, keypath, strlen(keypath));
+                printf(",\"publicKeyFile\":");
+                cli_json_string(stdout, pubpath, strlen(pubpath));
+                printf(",\"witness\":%s}\n", alg == KIX_NOTE_ALG_COSIGN ? "true" : "false");
+            } else {
+                printf("%s\n", (const char *)text.ptr);
+            }
+        }
+        kix_buf_release(&text);
         fprintf(stderr, "wrote %s (private, mode 0600) and %s\n", keypath, pubpath);
         /* the log's form of this key, as kix key list and every message show it */
         fprintf(stderr, "key id %.16s (full %s)\n", id, id);

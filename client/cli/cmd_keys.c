@@ -114,24 +114,22 @@ static void print_row(const struct key_row *r, int json)
     kix_hex_encode(r->id, 32, hex);
     kix_hex_short_id(r->id, shortid);
     if (json) {
-        printf("{\"key_id\":\"%s\",\"short_id\":\"%s\",\"name\":", hex, shortid);
-        if (r->named)
+        /* one member of the "keys" array; a name and note key hash only when known */
+        printf("{\"keyId\":\"%s\",\"shortId\":\"%s\"", hex, shortid);
+        if (r->named) {
+            printf(",\"name\":");
             cli_json_string(stdout, r->named->name, strlen(r->named->name));
-        else
-            printf("null");
-        if (r->named)
-            printf(",\"note_key_hash\":\"%08" PRIx32 "\"", r->named->key_hash);
-        else
-            printf(",\"note_key_hash\":null");
-        printf(",\"roles\":[");
+            printf(",\"noteKeyHash\":\"%08" PRIx32 "\"", r->named->key_hash);
+        }
+        printf(",\"live\":%s,\"roles\":[", r->revoked == KIX_NO_INDEX ? "true" : "false");
         print_roles(stdout, r->roles, 1);
         printf("],\"added\":");
         print_index(r->added, 1);
-        printf(",\"roles_changed\":");
+        printf(",\"rolesChanged\":");
         print_index(r->roles_changed, 1);
         printf(",\"revoked\":");
         print_index(r->revoked, 1);
-        printf("}\n");
+        printf("}");
         return;
     }
     printf("%s  %s  ", shortid, r->revoked == KIX_NO_INDEX ? "live   " : "revoked");
@@ -158,8 +156,9 @@ static const char key_list_help[] =
     "public key). The log does not record names: the log key, and each key\n"
     "whose PUBFILE (PREFIX.pub from kix keygen) is given, is also shown with\n"
     "its name and the C2SP note key hash the .pub file shows (NAME+HASH+...).\n"
-    "With --json, one object per key per line: key_id, short_id, name,\n"
-    "note_key_hash, roles, added, roles_changed, revoked (null when not).\n\n" CLI_COMMON_HELP;
+    "With --json, one object {\"size\": the log size read, \"keys\": [...]}, a key\n"
+    "each: keyId, shortId, name and noteKeyHash (when known), live, roles, added,\n"
+    "rolesChanged, revoked (null when not).\n\n" CLI_COMMON_HELP;
 
 int cmd_key_list(int argc, char **argv)
 {
@@ -208,6 +207,8 @@ int cmd_key_list(int argc, char **argv)
         status = cli_fail("key list", rc, &err);
         goto out;
     }
+    if (common.json)
+        printf("{\"size\":%" PRIu64 ",\"keys\":[", cp.size);
     for (size_t i = 0; i < k.nrows; i++) {
         struct key_row *r = &k.rows[i];
         char hex[KIX_KEY_ID_HEX_LEN + 1], want[65];
@@ -220,8 +221,12 @@ int cmd_key_list(int argc, char **argv)
             if (strcmp(hex, want) == 0)
                 r->named = &named[j];
         }
+        if (common.json && i)
+            putchar(',');
         print_row(r, common.json);
     }
+    if (common.json)
+        printf("]}\n");
 out:
     free(k.leaves);
     free(k.rows);

@@ -214,13 +214,23 @@ static const char proof_help[] =
     "\n"
     "Prints an RFC 9162 proof, one base64 hash per line in the RFC's order:\n"
     "the inclusion of entry INDEX in the tree of size N (default: the latest),\n"
-    "or the consistency of the tree of size OLD with the tree of size NEW.\n\n" CLI_COMMON_HELP;
+    "or the consistency of the tree of size OLD with the tree of size NEW.\n"
+    "With --json, one object: {\"kind\": \"inclusion\", \"index\", \"size\" (when\n"
+    "given), \"hashes\": [...]} or {\"kind\": \"consistency\", \"old\", \"new\",\n"
+    "\"hashes\": [...]}.\n\n" CLI_COMMON_HELP;
 
-static void print_proof(const struct cli_common *common, const struct kix_hash *p, size_t n)
+static void print_proof(const struct cli_common *common, int inclusion, uint64_t a, uint64_t b,
+                        const struct kix_hash *p, size_t n)
 {
     char b64[64];
-    if (common->json)
-        printf("[");
+    if (common->json && inclusion && b != KIX_NO_INDEX)
+        printf("{\"kind\":\"inclusion\",\"index\":%llu,\"size\":%llu,\"hashes\":[",
+               (unsigned long long)a, (unsigned long long)b);
+    else if (common->json && inclusion)
+        printf("{\"kind\":\"inclusion\",\"index\":%llu,\"hashes\":[", (unsigned long long)a);
+    else if (common->json)
+        printf("{\"kind\":\"consistency\",\"old\":%llu,\"new\":%llu,\"hashes\":[",
+               (unsigned long long)a, (unsigned long long)b);
     for (size_t i = 0; i < n; i++) {
         sodium_bin2base64(b64, sizeof(b64), p[i].b, 32, sodium_base64_VARIANT_ORIGINAL);
         if (common->json)
@@ -229,7 +239,7 @@ static void print_proof(const struct cli_common *common, const struct kix_hash *
             printf("%s\n", b64);
     }
     if (common->json)
-        printf("]\n");
+        printf("]}\n");
 }
 
 int cmd_proof(int argc, char **argv)
@@ -247,9 +257,10 @@ int cmd_proof(int argc, char **argv)
         cli_print_help(argc < 2 ? stderr : stdout, proof_help);
         return argc < 2 ? EXIT_USAGE : 0;
     }
+    static const char *const kinds[] = {"inclusion", "consistency"};
     inclusion = strcmp(argv[1], "inclusion") == 0;
     if (!inclusion && strcmp(argv[1], "consistency") != 0)
-        return cli_usage_error("proof", "unknown proof kind '%s'", argv[1]);
+        return cli_unknown("proof", CLI_UNKNOWN_SUBCOMMAND, argv[1], strlen(argv[1]), kinds, 2);
     status = cli_parse("proof", proof_help, argc - 1, argv + 1, &common, &size, NULL, NULL);
     if (status >= 0)
         return status;
@@ -269,7 +280,7 @@ int cmd_proof(int argc, char **argv)
     rc = inclusion ? kix_client_inclusion(cl, a, size, proof, &n, &err)
                    : kix_client_consistency(cl, a, b, proof, &n, &err);
     if (rc == KIX_OK)
-        print_proof(&common, proof, n);
+        print_proof(&common, inclusion, a, inclusion ? size : b, proof, n);
     kix_client_close(cl);
     return rc ? cli_fail("proof", rc, &err) : 0;
 }

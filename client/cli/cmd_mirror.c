@@ -82,15 +82,16 @@ int cmd_mirror(int argc, char **argv)
         cli_print_help(argc < 2 ? stderr : stdout, mirror_help);
         return argc < 2 ? EXIT_USAGE : 0;
     }
+    static const char *const subcommands[] = {"status"};
     if (strcmp(argv[1], "status") != 0)
-        return cli_usage_error("mirror", "unknown subcommand '%s' (try: kix mirror status)",
-                               argv[1]);
+        return cli_unknown("mirror", CLI_UNKNOWN_SUBCOMMAND, argv[1], strlen(argv[1]), subcommands,
+                           1);
     cli_common_init(&common);
     optind = 1;
     while ((ch = getopt_long(argc - 1, argv + 1, "h", longopts, NULL)) != -1) {
         if (cli_common_option(&common, ch, optarg))
             continue;
-        return cli_usage_error("mirror", "unknown option");
+        return cli_bad_option("mirror", argv + 1, longopts);
     }
     if (optind != argc - 1)
         return cli_usage_error("mirror", "unexpected argument %s", argv[optind + 1]);

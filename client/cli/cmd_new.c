@@ -503,8 +503,9 @@ int cmd_new(int argc, char **argv)
         cli_print_help(argc < 2 ? stderr : stdout, new_help);
         return argc < 2 ? EXIT_USAGE : 0;
     }
+    static const char *const kinds[] = {"run"};
     if (strcmp(argv[1], "run") != 0)
-        return cli_usage_error("new", "unknown kind '%s' (kix new run)", argv[1]);
+        return cli_unknown("new", CLI_UNKNOWN_SUBCOMMAND, argv[1], strlen(argv[1]), kinds, 1);
     memset(&a, 0, sizeof(a));
     cli_common_init(&common);
     a.provider = "unknown";
@@ -564,7 +565,7 @@ int cmd_new(int argc, char **argv)
             cli_print_help(stdout, new_help);
             return 0;
         default:
-            return cli_usage_error("new", "unknown option");
+            return cli_bad_option("new", argv, longopts);
         }
     }
     a.json = common.json;

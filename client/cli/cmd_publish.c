@@ -376,7 +376,7 @@ static int parse_write_args(const char *cmd, const char *help, int argc, char **
             cli_print_help(stdout, help);
             return 0;
         default:
-            return cli_usage_error(cmd, "unknown option");
+            return cli_bad_option(cmd, argv, longopts);
         }
     }
     a->rest = argv + optind;
@@ -755,9 +755,10 @@ int cmd_key(int argc, char **argv)
         cli_print_help(argc < 2 ? stderr : stdout, key_help);
         return argc < 2 ? EXIT_USAGE : 0;
     }
+    static const char *const subcommands[] = {"add", "revoke", "list"};
     revoke = strcmp(argv[1], "revoke") == 0;
     if (!revoke && strcmp(argv[1], "add") != 0)
-        return cli_usage_error("key", "unknown subcommand '%s' (add, revoke or list)", argv[1]);
+        return cli_unknown("key", CLI_UNKNOWN_SUBCOMMAND, argv[1], strlen(argv[1]), subcommands, 3);
     status = parse_write_args("key", key_help, argc - 1, argv + 1, &a);
     if (status >= 0)
         return status;

@@ -260,7 +260,7 @@ static int run_query(const char *cmd, const char *help, int argc, char **argv, i
             cli_print_help(stdout, help);
             return 0;
         default:
-            return cli_usage_error(cmd, "unknown option");
+            return cli_bad_option(cmd, argv, longopts);
         }
     }
     filtered = q.kernel || q.gpu || q.provider || q.mode || q.metric || q.dtype;

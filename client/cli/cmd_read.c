@@ -708,8 +708,9 @@ static const char log_help[] =
     "usage: kix log [--from N] [--limit K] [--json] [--store DIR | --server ADDR]\n"
     "\n"
     "Lists log entries (default: the last 20): index, type, subject (run id or\n"
-    "key id), signer key id and time. --json prints one array of objects with\n"
-    "those field names. Entries are listed as served; kix audit verifies them.\n\n" CLI_COMMON_HELP;
+    "key id), signer key id and time. --json prints one object {\"size\": the log\n"
+    "size, \"from\": N, \"entries\": [...]}, an entry each with those field names.\n"
+    "Entries are listed as served; kix audit verifies them.\n\n" CLI_COMMON_HELP;
 
 struct log_ctx {
     int json, first;
@@ -770,8 +771,9 @@ int cmd_log(int argc, char **argv)
     rc = kix_client_info(c, &info, &err);
     if (rc == KIX_OK && from == KIX_NO_INDEX)
         from = info.size > limit ? info.size - limit : 0;
-    if (l.json)
-        printf("[");
+    if (l.json && rc == KIX_OK)
+        printf("{\"size\":%llu,\"from\":%llu,\"entries\":[", (unsigned long long)info.size,
+               (unsigned long long)from);
     while (rc == KIX_OK && done < limit && from + done < info.size) {
         uint64_t got = 0, want = limit - done > 1000 ? 1000 : limit - done;
         rc = kix_client_entries(c, from + done, want, print_log_entry, &l, &got, &err);
@@ -779,8 +781,8 @@ int cmd_log(int argc, char **argv)
             break;
         done += got;
     }
-    if (l.json)
-        printf("]\n");
+    if (l.json && rc == KIX_OK)
+        printf("]}\n");
     kix_client_close(c);
     return rc ? cli_fail("log", rc, &err) : 0;
 }

@@ -100,7 +100,7 @@ int cmd_show(int argc, char **argv)
             cli_print_help(stdout, show_help);
             return 0;
         }
-        return cli_usage_error("show", "unknown option");
+        return cli_bad_option("show", argv, longopts);
     }
     if (argc - optind != 1)
         return cli_usage_error("show", "expected one PERMALINK, RUN_ID or DIGEST");

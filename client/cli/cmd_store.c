@@ -18,7 +18,9 @@ static const char store_help[] =
     "  missing FILE       print the references of FILE that are not stored\n"
     "\n"
     "  --store DIR        the store directory (created by put if absent)\n"
-    "  --json             machine-readable output (put, count, missing)\n"
+    "  --json             one object: put {\"objects\": [{\"file\", \"digest\",\n"
+    "                     \"created\"}]}, get {\"digest\", \"object\"}, has {\"digest\",\n"
+    "                     \"present\"}, count {\"objects\": N}, missing {\"missing\": [...]}\n"
     "\n"
     "exit status: 0 ok, 1 rejected input / not found, 2 usage, 3 I/O error\n";
 
@@ -46,7 +48,7 @@ static int store_put(const struct store_args *a, int n, char **files)
     if (rc)
         return cli_fail("store put", rc, &err);
     if (a->json)
-        printf("[");
+        printf("{\"objects\":[");
     for (int i = 0; i < n; i++) {
         struct kix_buf in = KIX_BUF_INIT;
         struct kix_digest d;
@@ -64,14 +66,15 @@ static int store_put(const struct store_args *a, int n, char **files)
             break;
         }
         kix_digest_format(&d, text);
-        if (a->json)
-            printf("%s{\"file\":\"%s\",\"digest\":\"%s\",\"created\":%s}", i ? "," : "", files[i],
-                   text, created ? "true" : "false");
-        else
+        if (a->json) {
+            printf("%s{\"file\":", i ? "," : "");
+            cli_json_string(stdout, files[i], strlen(files[i]));
+            printf(",\"digest\":\"%s\",\"created\":%s}", text, created ? "true" : "false");
+        } else
             printf("%s  %s\n", text, files[i]);
     }
-    if (a->json)
-        printf("]\n");
+    if (a->json && status == 0)
+        printf("]}\n");
     kix_store_close(s);
     return status;
 }
@@ -108,13 +111,19 @@ static int store_get(const struct store_args *a, int n, char **args, int has_onl
         if (rc < 0)
             status = cli_fail(cmd, rc, NULL);
         else {
-            puts(rc ? "yes" : "no");
+            if (a->json)
+                printf("{\"digest\":\"%s\",\"present\":%s}\n", args[0], rc ? "true" : "false");
+            else
+                puts(rc ? "yes" : "no");
             status = rc ? 0 : EXIT_REJECTED;
         }
     } else {
         rc = kix_store_get(s, &d, &out, &err);
         if (rc)
             status = cli_fail(cmd, rc, &err);
+        else if (a->json)
+            printf("{\"digest\":\"%s\",\"object\":%.*s}\n", args[0], (int)out.len,
+                   (const char *)out.ptr);
         else
             fwrite(out.ptr, 1, out.len, stdout);
     }
@@ -165,7 +174,7 @@ static int store_missing(const struct store_args *a, int n, char **args)
         goto out;
     }
     if (a->json)
-        printf("[");
+        printf("{\"missing\":[");
     for (size_t i = 0; i < nmissing; i++) {
         char text[KIX_DIGEST_TEXT_LEN + 1];
         kix_digest_format(&missing[i], text);
@@ -175,7 +184,7 @@ static int store_missing(const struct store_args *a, int n, char **args)
             puts(text);
     }
     if (a->json)
-        printf("]\n");
+        printf("]}\n");
     status = nmissing ? EXIT_REJECTED : 0;
 out:
     free(missing);
@@ -190,10 +199,13 @@ int cmd_store(int argc, char **argv)
                                              {"json", no_argument, NULL, 'j'},
                                              {"help", no_argument, NULL, 'h'},
                                              {NULL, 0, NULL, 0}};
-    struct store_args a = {NULL, 0};
+    static const char *const subcommands[] = {"put", "get", "has", "count", "missing"};
+    struct store_args a = {cli_global.store, cli_global.json};
     const char *sub;
     int c;
 
+    if ((c = cli_global_check("store", CLI_TAKES_STORE)))
+        return c;
     if (argc < 2 || cli_wants_help(argc, argv)) {
         cli_print_help(argc < 2 ? stderr : stdout, store_help);
         return argc < 2 ? EXIT_USAGE : 0;
@@ -209,7 +221,7 @@ int cmd_store(int argc, char **argv)
             a.json = 1;
             break;
         default:
-            return cli_usage_error("store", "unknown option");
+            return cli_bad_option("store", argv, longopts);
         }
     }
     if (!a.dir)
@@ -231,5 +243,6 @@ int cmd_store(int argc, char **argv)
         return store_count(&a);
     if (strcmp(sub, "missing") == 0)
         return store_missing(&a, argc, argv);
-    return cli_usage_error("store", "unknown subcommand '%s'", sub);
+    return cli_unknown("store", CLI_UNKNOWN_SUBCOMMAND, sub, strlen(sub), subcommands,
+                       sizeof(subcommands) / sizeof(subcommands[0]));
 }

@@ -1,16 +1,21 @@
 /* kix trust: fetch a server's log key once, for the user to check and pin. */
+#include <getopt.h>
+#include <inttypes.h>
 #include <string.h>
 
 #include "cli.h"
 #include "kix/client.h"
 
 static const char trust_help[] =
-    "usage: kix trust ADDR\n"
+    "usage: kix trust [--json] ADDR | --server ADDR\n"
     "\n"
     "Asks the kixd at ADDR for its log's origin and verifier key, checks that\n"
     "its latest checkpoint is signed by that key, and prints the key for you to\n"
     "pin. This is trust on first use: kix cannot tell whether the server is the\n"
-    "log it claims to be. Compare the key with one the log's operators publish.\n";
+    "log it claims to be. Compare the key with one the log's operators publish.\n"
+    "\n"
+    "  --server ADDR  the server to ask, instead of ADDR\n"
+    "  --json         print {\"server\", \"origin\", \"size\", \"logKey\"}\n";
 
 int cmd_trust(int argc, char **argv)
 {
@@ -23,13 +28,35 @@ int cmd_trust(int argc, char **argv)
     struct kix_err err = {0};
     int rc;
 
-    if (cli_wants_help(argc, argv)) {
-        cli_print_help(stdout, trust_help);
-        return 0;
+    static const struct option longopts[] = {{"server", required_argument, NULL, 0x102},
+                                             {"json", no_argument, NULL, 0x104},
+                                             {"help", no_argument, NULL, 'h'},
+                                             {NULL, 0, NULL, 0}};
+    const char *addr = cli_global.server;
+    int json = cli_global.json, ch;
+
+    if ((rc = cli_global_check("trust", CLI_TAKES_SERVER)))
+        return rc;
+    optind = 1;
+    while ((ch = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
+        if (ch == 0x102) {
+            addr = optarg;
+        } else if (ch == 0x104) {
+            json = 1;
+        } else if (ch == 'h') {
+            cli_print_help(stdout, trust_help);
+            return 0;
+        } else {
+            return cli_bad_option("trust", argv, longopts);
+        }
     }
-    if (argc != 2)
+    if (argc - optind == 1)
+        addr = argv[optind];
+    else if (argc - optind > 1 || !addr)
         return cli_usage_error("trust", "expected one ADDR (tcp://HOST:PORT or unix:///PATH)");
-    rc = kix_client_connect(argv[1], NULL, &c, &err);
+    if ((rc = cli_check_addr("trust", addr)))
+        return rc;
+    rc = kix_client_connect(addr, NULL, &c, &err);
     if (rc == KIX_OK)
         rc = kix_client_info(c, &info, &err);
     if (rc == KIX_OK)
@@ -43,7 +70,17 @@ int cmd_trust(int argc, char **argv)
     kix_client_close(c);
     if (rc)
         return cli_fail("trust", rc, &err);
-    printf("%s\n", info.log_key);
+    if (json) {
+        printf("{\"server\":");
+        cli_json_string(stdout, addr, strlen(addr));
+        printf(",\"origin\":");
+        cli_json_string(stdout, cp.origin, strlen(cp.origin));
+        printf(",\"size\":%" PRIu64 ",\"logKey\":", cp.size);
+        cli_json_string(stdout, info.log_key, strlen(info.log_key));
+        printf(",\"trustOnFirstUse\":true}\n");
+    } else {
+        printf("%s\n", info.log_key);
+    }
     fprintf(stderr,
             "\nThe server at %s says its log is %s (size %llu), signed by the key above;\n"
             "its latest checkpoint verifies with it. This is TRUST ON FIRST USE: compare\n"
@@ -51,6 +88,6 @@ int cmd_trust(int argc, char **argv)
             "  export KIX_LOG_KEY='%s'\n"
             "or add this line to ~/.config/kix/config:\n"
             "  log-key = %s\n",
-            argv[1], cp.origin, (unsigned long long)cp.size, info.log_key, info.log_key);
+            addr, cp.origin, (unsigned long long)cp.size, info.log_key, info.log_key);
     return 0;
 }

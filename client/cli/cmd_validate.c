@@ -526,7 +526,7 @@ int cmd_validate(int argc, char **argv)
             cli_print_help(stdout, validate_help);
             return 0;
         default:
-            return cli_usage_error("validate", "unknown option");
+            return cli_bad_option("validate", argv, longopts);
         }
     }
     if (force && kix_schema_builtin(force, &s, NULL) != KIX_OK)

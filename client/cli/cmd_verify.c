@@ -49,7 +49,7 @@ int cmd_verify(int argc, char **argv)
             cli_print_help(stdout, verify_help);
             return 0;
         }
-        return cli_usage_error("verify", "unknown option");
+        return cli_bad_option("verify", argv, longopts);
     }
     if (argc - optind != 1)
         return cli_usage_error("verify", "expected one RECEIPT file");

@@ -1,4 +1,5 @@
 /* kix — the client: dispatches to one command per verb. */
+#include <getopt.h>
 #include <string.h>
 
 #include "cli.h"
@@ -36,36 +37,123 @@ static const struct cli_command commands[] = {
     {"mirror", cmd_mirror, "show a mirror's lag, last error and fork state"},
 };
 
+#define NCOMMANDS (sizeof(commands) / sizeof(commands[0]))
+
 static void usage(FILE *to)
 {
-    fprintf(to, "usage: kix COMMAND [ARGS]\n\n"
+    fprintf(to, "usage: kix [GLOBAL OPTIONS] COMMAND [ARGS]\n\n"
                 "kix publishes, resolves and verifies records of a signed,\n"
                 "append-only log of GPU-kernel benchmark runs.\n\ncommands:\n");
-    for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
+    for (size_t i = 0; i < NCOMMANDS; i++)
         fprintf(to, "  %-16s %s\n", commands[i].name, commands[i].summary);
-    fprintf(to, "\n'kix help COMMAND' (or 'kix COMMAND --help') describes one command; 'kix "
-                "--version'\nprints the version.\n"
+    fprintf(to, "\nglobal options, before the command, act as the same options after it\n"
+                "(one after it wins): --server ADDR, --store DIR, --log-key KEY,\n"
+                "--witness KEY (repeatable), --min-witnesses N, --cacert FILE, --json\n"
+                "\n'kix help COMMAND' (or 'kix COMMAND --help') describes one command; 'kix "
+                "--version'\nprints the version. With --json every command prints one JSON "
+                "object,\nan error too: {\"error\":{\"code\":...,\"exitCode\":...}} on stdout.\n"
                 "exit status: 0 ok, 1 rejected input or failed verification, 2 usage,\n"
                 "3 internal, I/O or server error, 4 the log contradicts what this client\n"
                 "verified before (fork, rollback or consistency proof refused; evidence kept\n"
                 "in the state directory)\n");
 }
 
+static const struct cli_command *find_command(const char *name)
+{
+    for (size_t i = 0; i < NCOMMANDS; i++)
+        if (strcmp(name, commands[i].name) == 0)
+            return &commands[i];
+    return NULL;
+}
+
+/* "kix: unknown command 'shwo'; did you mean 'show'?" */
+static int unknown_command(const char *name)
+{
+    const char *names[NCOMMANDS + 1];
+    size_t n = 0;
+
+    for (size_t i = 0; i < NCOMMANDS; i++)
+        names[n++] = commands[i].name;
+    names[n++] = "help";
+    return cli_unknown("", CLI_UNKNOWN_COMMAND, name, strlen(name), names, n);
+}
+
+/* The global options, before the command: as cli_common_option takes them
+ * after it. */
+static const struct {
+    const char *name;
+    int opt, has_arg;
+} global_options[] = {
+    {"store", 0x101, 1},   {"server", 0x102, 1},        {"log-key", 0x103, 1}, {"json", 0x104, 0},
+    {"witness", 0x105, 1}, {"min-witnesses", 0x106, 1}, {"cacert", 0x107, 1},
+};
+#define NGLOBAL (sizeof(global_options) / sizeof(global_options[0]))
+
+/* Takes the global options of argv from *at on; returns -1 at the first
+ * word that is no option (the command), else the exit status. */
+static int parse_global(int argc, char **argv, int *at)
+{
+    while (*at < argc && argv[*at][0] == '-' && strcmp(argv[*at], "-h") != 0 &&
+           strcmp(argv[*at], "--help") != 0 && strcmp(argv[*at], "--version") != 0) {
+        const char *arg = argv[*at], *value = NULL;
+        size_t len = strncmp(arg, "--", 2) == 0 ? strcspn(arg + 2, "=") : 0;
+        size_t i;
+
+        for (i = 0; len && i < NGLOBAL; i++)
+            if (strlen(global_options[i].name) == len &&
+                strncmp(global_options[i].name, arg + 2, len) == 0)
+                break;
+        if (!len || i == NGLOBAL) {
+            const char *names[NGLOBAL + 2];
+            size_t n = 0;
+
+            for (size_t j = 0; j < NGLOBAL; j++)
+                names[n++] = global_options[j].name;
+            names[n++] = "help";
+            names[n++] = "version";
+            return cli_unknown("", CLI_UNKNOWN_OPTION, arg, len ? len + 2 : strlen(arg), names, n);
+        }
+        if (arg[2 + len] == '=') {
+            if (!global_options[i].has_arg)
+                return cli_usage_error("", "option '--%s' takes no value", global_options[i].name);
+            value = arg + 3 + len;
+        } else if (global_options[i].has_arg) {
+            if (*at + 1 >= argc)
+                return cli_usage_error("", "option '--%s' needs a value", global_options[i].name);
+            value = argv[++*at];
+        }
+        cli_common_option(&cli_global, global_options[i].opt, value);
+        ++*at;
+    }
+    return -1;
+}
+
 int main(int argc, char **argv)
 {
-    if (argc < 2) {
+    const struct cli_command *cmd;
+    int at = 1, status;
+
+    opterr = 0; /* cli_bad_option says what is wrong, with "did you mean" */
+    for (int i = 1; i < argc && strcmp(argv[i], "--") != 0; i++)
+        if (strcmp(argv[i], "--json") == 0)
+            cli_json_errors = 1;
+    if ((status = parse_global(argc, argv, &at)) >= 0)
+        return status;
+    if (at >= argc) {
+        if (at > 1)
+            return cli_usage_error("", "expected a COMMAND after the global options");
         usage(stderr);
         return EXIT_USAGE;
     }
+    argc -= at - 1;
+    argv += at - 1;
     if (strcmp(argv[1], "help") == 0 && argc == 3) {
         /* kix help CMD: the command's own --help */
         char help_opt[] = "--help";
         char *sub[] = {argv[2], help_opt, NULL};
-        for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
-            if (strcmp(argv[2], commands[i].name) == 0)
-                return commands[i].run(2, sub);
-        fprintf(stderr, "kix help: unknown command '%s'\nTry 'kix --help'.\n", argv[2]);
-        return EXIT_USAGE;
+        if ((cmd = find_command(argv[2])))
+            return cmd->run(2, sub);
+        return unknown_command(argv[2]);
     }
     if (strcmp(argv[1], "-h") == 0 || strcmp(argv[1], "--help") == 0 ||
         strcmp(argv[1], "help") == 0) {
@@ -73,12 +161,13 @@ int main(int argc, char **argv)
         return 0;
     }
     if (strcmp(argv[1], "--version") == 0) {
-        puts("kix " KIX_VERSION_STRING);
+        if (cli_global.json)
+            puts("{\"version\":\"" KIX_VERSION_STRING "\"}");
+        else
+            puts("kix " KIX_VERSION_STRING);
         return 0;
     }
-    for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
-        if (strcmp(argv[1], commands[i].name) == 0)
-            return commands[i].run(argc - 1, argv + 1);
-    fprintf(stderr, "kix: unknown command '%s'\nTry 'kix --help'.\n", argv[1]);
-    return EXIT_USAGE;
+    if ((cmd = find_command(argv[1])))
+        return cmd->run(argc - 1, argv + 1);
+    return unknown_command(argv[1]);
 }

@@ -170,6 +170,7 @@ static int open_key(const char *path, const char *what, struct stat *st, struct 
 
 int kix_keyfile_read(const char *path, struct kix_signer **out, struct kix_err *err)
 {
+    struct kix_verifier pub;
     struct stat st;
     char *text = NULL;
     size_t len = 0;
@@ -180,13 +181,6 @@ int kix_keyfile_read(const char *path, struct kix_signer **out, struct kix_err *
     fd = open_key(path, "private key file", &st, err);
     if (fd < 0)
         return fd;
-    if (st.st_mode & 077) {
-        rc = kix_err_set(err, KIX_EINVAL,
-                         "private key file %s is accessible by group or others (mode %04o); "
-                         "run chmod 600 %s",
-                         path, (unsigned)(st.st_mode & 07777), path);
-        goto out;
-    }
     text = sodium_malloc(KEYFILE_MAX + 1);
     if (!text) {
         rc = kix_err_set(err, KIX_ENOMEM, "out of secure memory reading a private key");
@@ -195,6 +189,23 @@ int kix_keyfile_read(const char *path, struct kix_signer **out, struct kix_err *
     rc = read_small(fd, path, "private key file", text, &len, err);
     if (rc)
         goto out;
+    /* a .pub given for its .key: say so before any advice on the mode */
+    if (kix_verifier_parse(text, len && text[len - 1] == '\n' ? len - 1 : len, &pub, NULL) ==
+        KIX_OK) {
+        rc = kix_err_set(err, KIX_EINVAL,
+                         "%s is a verifier (public) key, not a signing key: give the private "
+                         "key (PRIVATE+KEY+%s+...), the PREFIX.key that kix keygen wrote beside "
+                         "PREFIX.pub",
+                         path, pub.name);
+        goto out;
+    }
+    if (st.st_mode & 077) {
+        rc = kix_err_set(err, KIX_EINVAL,
+                         "private key file %s is accessible by group or others (mode %04o); "
+                         "run chmod 600 %s",
+                         path, (unsigned)(st.st_mode & 07777), path);
+        goto out;
+    }
     rc = kix_signer_parse(text, len, out, err);
     if (rc)
         kix_err_wrap(err, "private key file %s", path);

@@ -386,6 +386,31 @@ static int parse_note(const uint8_t *p, size_t len, struct kix_note *out, struct
     return KIX_OK;
 }
 
+/* "note has no verifiable signatures", naming both sides of the mismatch:
+ * the keys the caller knows and the keys the note's lines name, so a
+ * wrong key (a --log-key of another log) shows as such. */
+static int no_known_signer(const struct kix_verifier *known, size_t nknown,
+                           const struct kix_note *note, struct kix_err *err)
+{
+    char want[200] = "", got[240] = "";
+    size_t w = 0, g = 0;
+
+    for (size_t i = 0; i < nknown && i < 3 && w < sizeof(want); i++)
+        w += (size_t)snprintf(want + w, sizeof(want) - w, "%s%s+%08x", i ? ", " : "", known[i].name,
+                              known[i].key_hash);
+    for (size_t i = 0; i < note->nsigs && i < 3 && g < sizeof(got); i++)
+        g += (size_t)snprintf(got + g, sizeof(got) - g, "%s%.*s+%08x", i ? ", " : "",
+                              (int)note->sigs[i].name.len, (const char *)note->sigs[i].name.ptr,
+                              note->sigs[i].key_hash);
+    if (!nknown)
+        return kix_err_set(err, KIX_EVERIFY, "note has no verifiable signatures (no key given)");
+    return kix_err_set(err, KIX_EVERIFY,
+                       "note has no verifiable signatures: expected a signature by %s%s; the "
+                       "note is signed by %s%s",
+                       want, nknown > 3 ? ", ..." : "", note->nsigs ? got : "no key",
+                       note->nsigs > 3 ? ", ..." : "");
+}
+
 int kix_note_open(const char *note, size_t len, const struct kix_verifier *known, size_t nknown,
                   struct kix_note *out, struct kix_err *err)
 {
@@ -430,7 +455,7 @@ int kix_note_open(const char *note, size_t len, const struct kix_verifier *known
             out->verified[out->nverified++] = (size_t)idx;
     }
     if (out->nverified == 0)
-        rc = kix_err_set(err, KIX_EVERIFY, "note has no verifiable signatures");
+        rc = no_known_signer(known, nknown, out, err);
 out:
     kix_buf_release(&scratch);
     if (rc) {

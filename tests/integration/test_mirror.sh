@@ -46,7 +46,7 @@ for s in o m1 m2; do
 done
 cmp "$WORK/cp-o" "$WORK/cp-m1" && cmp "$WORK/cp-o" "$WORK/cp-m2" || fail "checkpoints differ"
 cmp "$WORK/log-o" "$WORK/log-m1" && cmp "$WORK/log-o" "$WORK/log-m2" || fail "entries differ"
-[ "$(json_get "$WORK/log-m2" 'len(d)')" = 802 ] || fail "kix log lists $(json_get "$WORK/log-m2" 'len(d)')"
+[ "$(json_get "$WORK/log-m2" 'len(d["entries"])')" = 802 ] || fail "kix log lists $(json_get "$WORK/log-m2" 'len(d["entries"])')"
 # the checkpoint at an older size, too: the mirrors keep every upstream checkpoint
 "$KIX" checkpoint --server "$(addr o)" --size 302 >"$WORK/cp302-o"
 "$KIX" checkpoint --server "$(addr m2)" --size 302 >"$WORK/cp302-m2"

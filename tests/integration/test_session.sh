@@ -109,8 +109,8 @@ pass "supersession"
 "$KIX" audit "${LOG[@]}" --json >"$WORK/audit.json"
 [ "$(json_get "$WORK/audit.json" 'd["passed"]')" = True ] || fail "audit"
 "$KIX" log "${LOG[@]}" --json --from 0 >"$WORK/log.json"
-[ "$(json_get "$WORK/log.json" 'len(d)')" = "$(json_get "$WORK/audit.json" 'd["to"]')" ] || fail "log length"
-[ "$(json_get "$WORK/log.json" 'd[0]["type"]')" = key ] || fail "log entry 0"
+[ "$(json_get "$WORK/log.json" 'len(d["entries"])')" = "$(json_get "$WORK/audit.json" 'd["to"]')" ] || fail "log length"
+[ "$(json_get "$WORK/log.json" 'd["entries"][0]["type"]')" = key ] || fail "log entry 0"
 pass "verify-citation lists what came since; audit passes; log lists every entry"
 
 # A rolled-back store: keep a copy, publish more, look, then restore the copy.

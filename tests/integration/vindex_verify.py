@@ -382,7 +382,7 @@ def describe(m, objs):
 
 def check_selections(vkey, kix, addr):
     entries = json.loads(kix_out(kix, "log", "--json", "--server", addr, "--from", "0",
-                                 "--limit", "1000000"))
+                                 "--limit", "1000000"))["entries"]
     lists, listed, sizes = {}, set(), set()
 
     def add(dim, value, item):
