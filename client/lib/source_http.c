@@ -5,9 +5,10 @@
  * tiles (kix_tiles_* over the tiles fetched, each completed in memory with
  * the rows above its bottom one), entries from the entry bundles, objects
  * from objects/<digest>, index proofs from the index's tiles
- * (source_http_index.c) and a run's resolution from its view document runs/<runId>.json (which
+ * (source_http_index.c), a run's resolution from its view document runs/<runId>.json (which
  * names the entries; everything in it is proven again here or by
- * kix_resolution_verify). */
+ * kix_resolution_verify) and queries from the index's records
+ * (source_http_query.c). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -401,6 +402,7 @@ static const struct kix_source_ops http_ops = {
     .object = http_object,
     .index_proof = http_index_proof,
     .resolve = http_resolve,
+    .query = http_query,
 };
 
 int kix_source_is_http(const char *addr)

@@ -148,7 +148,7 @@ int http_index_prove(struct http_source *h, const char *key, struct kix_index_an
                      struct kix_err *err)
 {
     struct kix_smt_tiles tiles;
-    struct kix_hash path, vh;
+    struct kix_hash path, vh, got;
     char rel[512];
     int present = 0, rc;
 
@@ -169,6 +169,15 @@ int http_index_prove(struct http_source *h, const char *key, struct kix_index_an
     rc = http_get(h->get, rel, RECORD_MAX, &a->record, err);
     if (rc == KIX_ENOTFOUND)
         rc = kix_err_set(err, KIX_EUNAVAIL, "%s holds no record %s", h->base.where, rel);
+    if (rc)
+        return rc;
+    /* a record not under its own name is a false copy: said here, as
+     * kix_client_get_object says it of an object, so that what is read to
+     * answer a query (source_http_query.c) fails as a lie, not as I/O */
+    kix_smt_value_hash(a->record.ptr, a->record.len, &got);
+    if (memcmp(got.b, vh.b, 32) != 0)
+        rc = kix_err_set(err, KIX_EVERIFY, "%s serves %s with bytes that do not hash to its name",
+                         h->base.where, rel);
     return rc;
 }
 

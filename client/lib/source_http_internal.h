@@ -1,6 +1,7 @@
-/* source_http_internal.h — the HTTP source's state, shared by its two
- * files: source_http.c (tiles, entries, objects) and
- * source_http_resolve.c (a run's resolution). Private to client/lib. */
+/* source_http_internal.h — the HTTP source's state, shared by its files:
+ * source_http.c (tiles, entries, objects), source_http_index.c (index
+ * proofs), source_http_resolve.c (a run's resolution) and
+ * source_http_query.c (queries). Private to client/lib. */
 #ifndef KIX_SOURCE_HTTP_INTERNAL_H
 #define KIX_SOURCE_HTTP_INTERNAL_H
 
@@ -73,5 +74,7 @@ void http_index_clear(struct http_source *h);
 
 int http_resolve(struct kix_source *s, const char *ref, uint64_t from, struct kix_resolution *out,
                  struct kix_err *err);
+int http_query(struct kix_source *s, const struct kix_query *q, kix_query_fn fn, void *ctx,
+               uint64_t *matched, struct kix_err *err);
 
 #endif
