@@ -207,6 +207,21 @@ json_get "$WORK/q2-tls.json" 'd["proven"]["matches"] and d["proven"]["selections
 grep -q "the group's page, ranks and evidence proven" "$WORK/group-tls.txt" || fail "kix group: $(cat "$WORK/group-tls.txt")"
 pass "kix group and kix query (${#QUERIES[@]} forms) over HTTP from kixd and HTTPS from nginx: the RPC's proven answers"
 
+# the importer's checks against a static copy over HTTPS: every row of the
+# file already published is found and proven by its manifest record (the
+# signed index), nothing is submitted (exit 0); a row that is not
+# published cannot be submitted to a copy (exit 1, as a refused row)
+KIX_CACERT="$WORK/tls.pem" KIX_STATE_DIR="$WORK/s-import" "$KIX_BIN/kix-import-liger" --key "$WORK/pub.key" \
+  --server "$TLS_URL/" --log-key "$WORK/vkey" --map "$WORK/recheck.map" "$WORK/rope.csv" >"$WORK/recheck.txt" 2>"$WORK/err" ||
+  fail "kix-import-liger against the export over HTTPS: $(cat "$WORK/err")"
+[ "$(grep -c '"status":"duplicate"' "$WORK/recheck.map")" = 40 ] || fail "the importer's check: $(head -3 "$WORK/recheck.map")"
+{ sed -n 1p "$CSV"; awk '/^rope,/ && n++ >= 40 && n <= 41' "$CSV"; } >"$WORK/rope-new.csv"
+KIX_CACERT="$WORK/tls.pem" KIX_STATE_DIR="$WORK/s-import" expect_status 1 "$KIX_BIN/kix-import-liger" --key "$WORK/pub.key" \
+  --server "$TLS_URL/" --log-key "$WORK/vkey" "$WORK/rope-new.csv"
+grep -q "does not offer submissions" "$WORK/err" || fail "an import of a new row to a copy: $(cat "$WORK/err")"
+[ "$(size_of o)" = "$SIZE" ] || fail "the log grew"
+pass "kix-import-liger --server https://… (a static copy): published rows proven (exit 0), a new one refused (exit 1)"
+
 # a lying copy of the index behind kix group and kix query: a changed
 # group page or a selection page with an item dropped (exit 1; the root
 # tile rolled back is at the end), and a rolled-back checkpoint (exit 4)
