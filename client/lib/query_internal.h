@@ -8,6 +8,7 @@
 #define KIX_QUERY_INTERNAL_H
 
 #include "kix/client.h"
+#include "kix/selection.h"
 #include "kix/vindex.h"
 
 /* Every row of `group` is the member at its rank in the group's proven
@@ -59,15 +60,6 @@ int kix__group_read(kix__record_fn read, void *read_ctx, const struct kix_digest
                     uint64_t first, uint64_t n, kix_vindex_member_fn fn, void *ctx,
                     struct kix_group_members *out, struct kix_err *err);
 
-/* A set of 32-byte keys: add, then settle (sorted, each once), then has. */
-struct kix__keys {
-    uint8_t (*k)[32];
-    size_t n, cap;
-};
-int kix__keys_add(struct kix__keys *s, const uint8_t k[32]); /* KIX_ENOMEM */
-void kix__keys_settle(struct kix__keys *s);
-int kix__keys_has(const struct kix__keys *s, const uint8_t k[32]);
-
 /* A run a provider selects, with its group; ordered by kix__pair_order. */
 struct kix__pair {
     uint8_t group[32];
@@ -80,7 +72,7 @@ int kix__pair_order(const void *a, const void *b);
  * metric, without such a filter; only q->group's when given), and with a
  * provider filter the runs it selects (sorted). Caller releases. */
 struct kix__selection {
-    struct kix__keys groups;
+    struct kix_sel_keys groups;
     int provider; /* a provider filter was asked: only pairs' runs match */
     struct kix__pair *pairs;
     size_t npairs;

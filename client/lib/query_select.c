@@ -108,7 +108,7 @@ static int check_rows(struct prover *p, const struct kix__selection *sel,
         if (i && kix_query_row_order(&rows[i - 1], r) >= 0)
             return kix_err_set(p->err, KIX_EVERIFY,
                                "the server lists run %s out of the query's order", r->run_id);
-        if (!kix__keys_has(&sel->groups, r->group.b))
+        if (!kix_sel_keys_has(&sel->groups, r->group.b))
             return kix_err_set(p->err, KIX_EVERIFY,
                                "the server lists run %s of group %s, which the log's signed "
                                "index at size %llu does not select for this query",

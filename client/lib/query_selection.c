@@ -12,46 +12,11 @@
 #include "kix/selection.h"
 #include "query_internal.h"
 
-static int by_key(const void *a, const void *b)
-{
-    return memcmp(a, b, 32);
-}
-
 int kix__pair_order(const void *a, const void *b)
 {
     const struct kix__pair *x = a, *y = b;
     int d = memcmp(x->group, y->group, 32);
     return d ? d : strcmp(x->run_id, y->run_id);
-}
-
-int kix__keys_add(struct kix__keys *s, const uint8_t k[32])
-{
-    if (s->n == s->cap) {
-        size_t cap = s->cap ? 2 * s->cap : 64;
-        uint8_t(*grown)[32] = realloc(s->k, cap * 32);
-        if (!grown)
-            return KIX_ENOMEM;
-        s->k = grown;
-        s->cap = cap;
-    }
-    memcpy(s->k[s->n++], k, 32);
-    return KIX_OK;
-}
-
-void kix__keys_settle(struct kix__keys *s)
-{
-    size_t k = 0;
-    if (s->n)
-        qsort(s->k, s->n, 32, by_key);
-    for (size_t i = 0; i < s->n; i++)
-        if (k == 0 || memcmp(s->k[k - 1], s->k[i], 32) != 0)
-            memmove(s->k[k++], s->k[i], 32);
-    s->n = k;
-}
-
-int kix__keys_has(const struct kix__keys *s, const uint8_t k[32])
-{
-    return s->n && bsearch(k, s->k, s->n, 32, by_key) != NULL;
 }
 
 struct reader {
@@ -95,7 +60,7 @@ struct picked {
     struct reader *r;
     int dim;
     const char *query; /* NULL: every value */
-    struct kix__keys groups;
+    struct kix_sel_keys groups;
     struct kix__pair *pairs; /* provider */
     size_t npairs, cap;
 };
@@ -110,8 +75,9 @@ static int pick_item(void *ctx, uint64_t pos, const uint8_t *item, size_t len)
             return kix_err_set(s->r->err, KIX_EVERIFY,
                                "a %s selection lists an item that is not a group key",
                                kix_sel_dim_name(s->dim));
-        return kix__keys_add(&s->groups, item) ? kix_err_set(s->r->err, KIX_ENOMEM, "out of memory")
-                                               : KIX_OK;
+        return kix_sel_keys_add(&s->groups, item)
+                   ? kix_err_set(s->r->err, KIX_ENOMEM, "out of memory")
+                   : KIX_OK;
     }
     if (len <= 32 || len - 32 > KIX_RUN_ID_MAX)
         return kix_err_set(s->r->err, KIX_EVERIFY,
@@ -162,7 +128,7 @@ static int pick(struct reader *r, int dim, const char *query, struct picked *out
     out->dim = dim;
     out->query = query;
     rc = read_list(r, dim, NULL, pick_value, out);
-    kix__keys_settle(&out->groups);
+    kix_sel_keys_settle(&out->groups, NULL);
     if (out->npairs)
         qsort(out->pairs, out->npairs, sizeof(*out->pairs), kix__pair_order);
     return rc;
@@ -174,7 +140,7 @@ int kix__selection_read(const struct kix_query *q, kix__record_fn read, void *ct
     const char *asked[KIX_SEL_DIMS] = {q->kernel, q->gpu,    q->provider,
                                        q->mode,   q->metric, q->dtype};
     struct reader r = {read, ctx, KIX_BUF_INIT, err};
-    struct kix__keys *groups = &out->groups;
+    struct kix_sel_keys *groups = &out->groups;
     int any = 0, rc = KIX_OK;
 
     memset(out, 0, sizeof(*out));
@@ -193,12 +159,12 @@ int kix__selection_read(const struct kix_query *q, kix__record_fn read, void *ct
         /* the groups every filter selects */
         if (!any) {
             for (size_t i = 0; rc == KIX_OK && i < p.groups.n; i++)
-                if (kix__keys_add(groups, p.groups.k[i]))
+                if (kix_sel_keys_add(groups, p.groups.k[i]))
                     rc = kix_err_set(err, KIX_ENOMEM, "out of memory");
         } else {
             size_t k = 0;
             for (size_t i = 0; i < groups->n; i++)
-                if (kix__keys_has(&p.groups, groups->k[i]))
+                if (kix_sel_keys_has(&p.groups, groups->k[i]))
                     memmove(groups->k[k++], groups->k[i], 32);
             groups->n = k;
         }
@@ -208,7 +174,7 @@ int kix__selection_read(const struct kix_query *q, kix__record_fn read, void *ct
     }
     if (rc == KIX_OK && !any && out->provider) {
         for (size_t i = 0; rc == KIX_OK && i < out->npairs; i++)
-            if (kix__keys_add(groups, out->pairs[i].group))
+            if (kix_sel_keys_add(groups, out->pairs[i].group))
                 rc = kix_err_set(err, KIX_ENOMEM, "out of memory");
         any = 1;
     }
@@ -216,16 +182,16 @@ int kix__selection_read(const struct kix_query *q, kix__record_fn read, void *ct
         struct picked p;
         rc = pick(&r, KIX_SEL_METRIC, NULL, &p);
         for (size_t i = 0; rc == KIX_OK && i < p.groups.n; i++)
-            if (kix__keys_add(groups, p.groups.k[i]))
+            if (kix_sel_keys_add(groups, p.groups.k[i]))
                 rc = kix_err_set(err, KIX_ENOMEM, "out of memory");
         free(p.groups.k);
         free(p.pairs);
     }
-    kix__keys_settle(groups);
+    kix_sel_keys_settle(groups, NULL);
     if (rc == KIX_OK && q->group) {
-        int in = kix__keys_has(groups, q->group->b);
+        int in = kix_sel_keys_has(groups, q->group->b);
         groups->n = 0;
-        if (in && kix__keys_add(groups, q->group->b))
+        if (in && kix_sel_keys_add(groups, q->group->b))
             rc = kix_err_set(err, KIX_ENOMEM, "out of memory");
     }
     kix_buf_release(&r.record);

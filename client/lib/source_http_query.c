@@ -163,7 +163,7 @@ int http_query(struct kix_source *s, const struct kix_query *q, kix_query_fn fn,
         rc = http_index_note(h, &note, err);
     kix_buf_release(&note);
     if (rc == KIX_OK && q->group && !filtered) /* one group, as kixd reads it */
-        rc = kix__keys_add(&sel.groups, q->group->b) == KIX_OK
+        rc = kix_sel_keys_add(&sel.groups, q->group->b) == KIX_OK
                  ? KIX_OK
                  : kix_err_set(err, KIX_ENOMEM, "out of memory");
     else if (rc == KIX_OK)
