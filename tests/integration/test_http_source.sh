@@ -1,10 +1,12 @@
 #!/usr/bin/env bash
 # The client reads a log over HTTP(S) (client/lib/source_http.c): from
 # kixd --http, from nginx serving an export over TLS with a CA of the
-# test's own (--cacert), and from a permalink alone; and a lying static
-# copy (a changed tile, bundle, view or a rolled-back checkpoint) is caught
-# each time, exit 1 for a proof that fails and 4 for a contradiction with
-# the checkpoint the client remembers.
+# test's own (--cacert), and from a permalink alone; kix group and kix
+# query print the RPC's proven answers, and kix-import-liger checks a file
+# against a copy; and a lying static copy (a changed tile, bundle, view,
+# group page, selection page or index root tile, or a rolled-back
+# checkpoint) is caught each time, exit 1 for a proof that fails and 4 for
+# a contradiction with the checkpoint the client remembers.
 source "$(dirname "$0")/lib.sh"
 source "$(dirname "$0")/mirror_lib.sh"
 source "$(dirname "$0")/tlog_lib.sh"
