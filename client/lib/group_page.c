@@ -12,20 +12,41 @@
 
 /* ---- a group's members, proven page by page -------------------------------------- */
 
-/* The log's size every proof of one group must be at. */
+/* The log's size every proof of one answer must be at. */
 static int same_size(struct kix_query_proof *proof, const struct kix_index_answer *a,
                      struct kix_err *err)
 {
     if (proof->size && a->cp.size != proof->size)
         return kix_err_set(err, KIX_EUNAVAIL,
-                           "the log grew from size %llu to %llu while the group was proven; "
+                           "the log grew from size %llu to %llu while the answer was proven; "
                            "try again",
                            (unsigned long long)proof->size, (unsigned long long)a->cp.size);
     if (proof->size)
         return KIX_OK;
     kix_buf_reset(&proof->checkpoint);
     proof->size = a->cp.size;
-    return kix_buf_add(&proof->checkpoint, a->checkpoint.ptr, a->checkpoint.len);
+    return kix_buf_add(&proof->checkpoint, a->checkpoint.ptr, a->checkpoint.len) == KIX_OK
+               ? KIX_OK
+               : kix_err_set(err, KIX_ENOMEM, "out of memory");
+}
+
+int kix__read_proven(void *ctx, const char *ikey, int *present, struct kix_buf *record,
+                     struct kix_err *err)
+{
+    struct kix__prover *p = ctx;
+    struct kix_index_answer a;
+    int rc = kix_client_index_proof(p->c, p->key, ikey, &a, err);
+
+    if (rc)
+        return rc;
+    rc = same_size(p->proof, &a, err);
+    if (rc == KIX_OK && p->count)
+        (*p->count)++;
+    *present = a.present;
+    if (rc == KIX_OK && a.present && kix_buf_add(record, a.record.ptr, a.record.len) != KIX_OK)
+        rc = kix_err_set(err, KIX_ENOMEM, "out of memory");
+    kix_index_answer_release(&a);
+    return rc;
 }
 
 struct wanted {
@@ -56,58 +77,57 @@ static int member_in_range(void *ctx, uint64_t rank, const char *run_id, uint64_
     return r->fn ? r->fn(r->ctx, rank, run_id, value) : 0;
 }
 
+int kix__group_read(kix__record_fn read, void *read_ctx, const struct kix_digest *group,
+                    uint64_t first, uint64_t n, kix_vindex_member_fn fn, void *ctx,
+                    struct kix_group_members *out, struct kix_err *err)
+{
+    char ikey[KIX_VINDEX_KEY_MAX + 1];
+    struct kix_buf record = KIX_BUF_INIT;
+    struct wanted w = {first, n ? first + n - 1 : 0, NULL, 0};
+    struct in_range range = {w.first, w.last, fn, ctx};
+    struct kix_vindex_dir dir;
+    int present = 0, rc;
+
+    memset(out, 0, sizeof(*out));
+    kix_vindex_key_group(group, ikey);
+    rc = read(read_ctx, ikey, &present, &record, err);
+    if (rc == KIX_OK && present)
+        rc = kix_vindex_group_decode(record.ptr, record.len, group, &dir, NULL, NULL, err);
+    if (rc == KIX_OK && present) {
+        out->present = 1;
+        out->count = dir.count;
+        w.pages = calloc(dir.pages ? dir.pages : 1, sizeof(*w.pages));
+        if (!w.pages)
+            rc = kix_err_set(err, KIX_ENOMEM, "out of memory");
+        if (rc == KIX_OK && n && first >= 1)
+            rc = kix_vindex_group_decode(record.ptr, record.len, group, &dir, want_page, &w, err);
+    }
+    for (size_t i = 0; rc == KIX_OK && i < w.n; i++) {
+        char page_id[KIX_RUN_ID_MAX + 1];
+        kix_vindex_key_group_page(group, w.pages[i].index ? w.pages[i].first_run : "", ikey);
+        kix_buf_reset(&record);
+        rc = read(read_ctx, ikey, &present, &record, err);
+        if (rc == KIX_OK && !present)
+            rc = kix_err_set(err, KIX_EVERIFY,
+                             "the log's index lists page %s of a group but proves it absent", ikey);
+        if (rc == KIX_OK)
+            rc = kix_vindex_page_decode(record.ptr, record.len, group, &w.pages[i], page_id,
+                                        member_in_range, &range, err);
+        if (rc == KIX_OK)
+            out->pages++;
+    }
+    kix_buf_release(&record);
+    free(w.pages);
+    return rc;
+}
+
 int kix_client_group_members(struct kix_client *c, const struct kix_verifier *key,
                              const struct kix_digest *group, uint64_t first, uint64_t n,
                              kix_vindex_member_fn fn, void *ctx, struct kix_query_proof *proof,
                              struct kix_group_members *out, struct kix_err *err)
 {
-    char ikey[KIX_VINDEX_KEY_MAX + 1];
-    struct kix_index_answer a;
-    struct wanted w = {first, n ? first + n - 1 : 0, NULL, 0};
-    struct in_range range = {w.first, w.last, fn, ctx};
-    struct kix_vindex_dir dir;
-    int rc;
-
-    memset(out, 0, sizeof(*out));
-    kix_vindex_key_group(group, ikey);
-    rc = kix_client_index_proof(c, key, ikey, &a, err);
-    if (rc)
-        return rc;
-    rc = same_size(proof, &a, err);
-    if (rc == KIX_OK && a.present)
-        rc = kix_vindex_group_decode(a.record.ptr, a.record.len, group, &dir, NULL, NULL, err);
-    if (rc == KIX_OK && a.present) {
-        out->present = 1;
-        out->count = dir.count;
-        w.pages = calloc(dir.pages, sizeof(*w.pages));
-        if (!w.pages)
-            rc = kix_err_set(err, KIX_ENOMEM, "out of memory");
-        if (rc == KIX_OK && n && first >= 1)
-            rc = kix_vindex_group_decode(a.record.ptr, a.record.len, group, &dir, want_page, &w,
-                                         err);
-    }
-    kix_index_answer_release(&a);
-    for (size_t i = 0; rc == KIX_OK && i < w.n; i++) {
-        char page_id[KIX_RUN_ID_MAX + 1];
-        kix_vindex_key_group_page(group, w.pages[i].index ? w.pages[i].first_run : "", ikey);
-        rc = kix_client_index_proof(c, key, ikey, &a, err);
-        if (rc)
-            break;
-        rc = same_size(proof, &a, err);
-        if (rc == KIX_OK && !a.present)
-            rc = kix_err_set(err, KIX_EVERIFY,
-                             "the log's signed index at size %llu lists page %s of a group but "
-                             "proves it absent",
-                             (unsigned long long)a.cp.size, ikey);
-        if (rc == KIX_OK)
-            rc = kix_vindex_page_decode(a.record.ptr, a.record.len, group, &w.pages[i], page_id,
-                                        member_in_range, &range, err);
-        if (rc == KIX_OK)
-            out->pages++;
-        kix_index_answer_release(&a);
-    }
-    free(w.pages);
-    return rc;
+    struct kix__prover p = {c, key, proof, NULL};
+    return kix__group_read(kix__read_proven, &p, group, first, n, fn, ctx, out, err);
 }
 
 /* ---- a page of a group, as a query answered it ----------------------------------------- */

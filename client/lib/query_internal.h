@@ -1,10 +1,14 @@
 /* Internal to the client's query proofs: the one place a group record is
  * read (client/lib/query_verify.c), for the completeness proof
- * (client/lib/query_select.c). */
+ * (client/lib/query_select.c); and the one reader of what a query's
+ * filters select (client/lib/query_selection.c), for that proof and for a
+ * source that answers queries from the index's records
+ * (client/lib/source_http_query.c). */
 #ifndef KIX_QUERY_INTERNAL_H
 #define KIX_QUERY_INTERNAL_H
 
 #include "kix/client.h"
+#include "kix/selection.h"
 #include "kix/vindex.h"
 
 /* Every row of `group` is the member at its rank in the group's proven
@@ -26,5 +30,58 @@ static inline uint64_t kix__page_size(uint64_t count, uint64_t offset, uint64_t 
         return 0;
     return count - offset < limit ? count - offset : limit;
 }
+
+/* ---- what a query's filters select (query_selection.c) ---------------------------- */
+
+/* One index record by its key: *present, and the record appended to
+ * `record` when present. The completeness proof reads proven records
+ * (kix_client_index_proof); a source reads them as it reads everything,
+ * unverified. */
+typedef int (*kix__record_fn)(void *ctx, const char *ikey, int *present, struct kix_buf *record,
+                              struct kix_err *err);
+
+/* kix__record_fn over proven records (group_page.c): ctx a struct
+ * kix__prover; each record proven by kix_client_index_proof at proof's
+ * size (the first sets it, with its checkpoint; another is KIX_EUNAVAIL:
+ * the log grew), counted in *count (may be NULL). */
+struct kix__prover {
+    struct kix_client *c;
+    const struct kix_verifier *key;
+    struct kix_query_proof *proof;
+    size_t *count;
+};
+int kix__read_proven(void *ctx, const char *ikey, int *present, struct kix_buf *record,
+                     struct kix_err *err);
+
+/* A group's members at ranks [first, first + n) through fn, from its
+ * directory and the pages that hold them, read by `read`
+ * (kix_client_group_members reads proven records; a source its own). */
+int kix__group_read(kix__record_fn read, void *read_ctx, const struct kix_digest *group,
+                    uint64_t first, uint64_t n, kix_vindex_member_fn fn, void *ctx,
+                    struct kix_group_members *out, struct kix_err *err);
+
+/* A run a provider selects, with its group; ordered by kix__pair_order. */
+struct kix__pair {
+    uint8_t group[32];
+    char run_id[KIX_RUN_ID_MAX + 1];
+};
+int kix__pair_order(const void *a, const void *b);
+
+/* What q's filters select (PROTOCOL.md §4.7): the groups every filter
+ * that a group holds constant selects (settled; every group, by its
+ * metric, without such a filter; only q->group's when given), and with a
+ * provider filter the runs it selects (sorted). Caller releases. */
+struct kix__selection {
+    struct kix_sel_keys groups;
+    int provider; /* a provider filter was asked: only pairs' runs match */
+    struct kix__pair *pairs;
+    size_t npairs;
+};
+int kix__selection_read(const struct kix_query *q, kix__record_fn read, void *ctx,
+                        struct kix__selection *out, struct kix_err *err);
+/* 1 when the member run_id of group matches (always without a provider). */
+int kix__selection_has_run(const struct kix__selection *s, const uint8_t group[32],
+                           const char *run_id);
+void kix__selection_release(struct kix__selection *s);
 
 #endif

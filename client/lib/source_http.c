@@ -5,12 +5,14 @@
  * tiles (kix_tiles_* over the tiles fetched, each completed in memory with
  * the rows above its bottom one), entries from the entry bundles, objects
  * from objects/<digest>, index proofs from the index's tiles
- * (source_http_index.c) and a run's resolution from its view document runs/<runId>.json (which
+ * (source_http_index.c), a run's resolution from its view document runs/<runId>.json (which
  * names the entries; everything in it is proven again here or by
- * kix_resolution_verify). */
+ * kix_resolution_verify) and queries from the index's records
+ * (source_http_query.c). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "http_get.h"
 #include "kix/encoding.h"
@@ -40,6 +42,9 @@ static void http_close(struct kix_source *s)
         free(h->tiles[i].rec);
     free(h->bundle.ptr);
     http_index_clear(h);
+    kix_buf_release(&h->note);
+    http_blobs_clear(&h->objects);
+    http_blobs_clear(&h->records);
     free(h);
 }
 
@@ -53,6 +58,18 @@ static int note_text(const uint8_t *note, size_t len, size_t *text_len)
             return KIX_OK;
         }
     return KIX_EPROTO;
+}
+
+static uint64_t now_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000u + (uint64_t)ts.tv_nsec / 1000000u;
+}
+
+uint64_t http_latest_age_ms(const struct http_source *h)
+{
+    return h->have_latest ? now_ms() - h->latest_ms : UINT64_MAX;
 }
 
 int http_latest(struct http_source *h, int refresh, struct kix_err *err)
@@ -76,6 +93,7 @@ int http_latest(struct http_source *h, int refresh, struct kix_err *err)
     h->latest_size = cp.size;
     snprintf(h->origin, sizeof(h->origin), "%s", cp.origin);
     h->have_latest = 1;
+    h->latest_ms = now_ms();
     return KIX_OK;
 }
 
@@ -359,16 +377,60 @@ static int http_entries(struct kix_source *s, uint64_t start, uint64_t count, ki
     return rc;
 }
 
+/* ---- files named by their content ----------------------------------------------- */
+
+int http_blobs_get(const struct http_blobs *c, const uint8_t name[32], struct kix_buf *out)
+{
+    for (size_t i = 0; i < HTTP_BLOB_CACHE; i++)
+        if (c->slot[i].bytes && memcmp(c->slot[i].name, name, 32) == 0)
+            return kix_buf_add(out, c->slot[i].bytes, c->slot[i].len);
+    return KIX_ENOTFOUND;
+}
+
+void http_blobs_put(struct http_blobs *c, const uint8_t name[32], const uint8_t *bytes, size_t len)
+{
+    struct http_blob *b = &c->slot[c->next];
+    uint8_t *copy;
+
+    if (len > HTTP_BLOB_MAX || !(copy = malloc(len ? len : 1)))
+        return; /* not kept: read again when asked again */
+    memcpy(copy, bytes, len);
+    free(b->bytes);
+    memcpy(b->name, name, 32);
+    b->bytes = copy;
+    b->len = len;
+    c->next = (c->next + 1) % HTTP_BLOB_CACHE;
+}
+
+void http_blobs_clear(struct http_blobs *c)
+{
+    for (size_t i = 0; i < HTTP_BLOB_CACHE; i++)
+        free(c->slot[i].bytes);
+    memset(c, 0, sizeof(*c));
+}
+
 /* ---- objects -------------------------------------------------------------------- */
 
 static int http_object(struct kix_source *s, const struct kix_digest *d, struct kix_buf *out,
                        struct kix_err *err)
 {
+    struct http_source *h = http_of(s);
     char text[KIX_DIGEST_TEXT_LEN + 1], path[KIX_DIGEST_TEXT_LEN + 16];
+    struct kix_digest got;
+    size_t at = out->len;
+    int rc;
 
+    if (http_blobs_get(&h->objects, d->b, out) == KIX_OK)
+        return KIX_OK;
     kix_digest_format(d, text);
     snprintf(path, sizeof(path), "objects/%s", text);
-    return http_get(http_of(s)->get, path, HTTP_OBJECT_MAX, out, err);
+    rc = http_get(h->get, path, HTTP_OBJECT_MAX, out, err);
+    if (rc == KIX_OK) { /* kept only when it is the object named (the client checks anyway) */
+        kix_digest_of(out->ptr + at, out->len - at, &got);
+        if (memcmp(got.b, d->b, 32) == 0)
+            http_blobs_put(&h->objects, d->b, out->ptr + at, out->len - at);
+    }
+    return rc;
 }
 
 static int http_objects(struct kix_source *s, const struct kix_digest *digests, size_t n,
@@ -401,6 +463,7 @@ static const struct kix_source_ops http_ops = {
     .object = http_object,
     .index_proof = http_index_proof,
     .resolve = http_resolve,
+    .query = http_query,
 };
 
 int kix_source_is_http(const char *addr)

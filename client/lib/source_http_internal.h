@@ -1,6 +1,7 @@
-/* source_http_internal.h — the HTTP source's state, shared by its two
- * files: source_http.c (tiles, entries, objects) and
- * source_http_resolve.c (a run's resolution). Private to client/lib. */
+/* source_http_internal.h — the HTTP source's state, shared by its files:
+ * source_http.c (tiles, entries, objects), source_http_index.c (index
+ * proofs), source_http_resolve.c (a run's resolution) and
+ * source_http_query.c (queries). Private to client/lib. */
 #ifndef KIX_SOURCE_HTTP_INTERNAL_H
 #define KIX_SOURCE_HTTP_INTERNAL_H
 
@@ -21,7 +22,7 @@ struct http_tile {
     size_t len;
 };
 
-#define HTTP_ITILE_CACHE 512
+#define HTTP_ITILE_CACHE 2048
 
 struct http_itile { /* an index tile (kix/smt.h's stored value) */
     uint8_t key[KIX_SMT_TILE_KEY_MAX];
@@ -30,6 +31,29 @@ struct http_itile { /* an index tile (kix/smt.h's stored value) */
     size_t len;
 };
 
+/* Files named by their content (objects, index records) kept after a read
+ * whose bytes hash to their name: the last HTTP_BLOB_CACHE, each of at most
+ * HTTP_BLOB_MAX bytes. A query's answer and then its proofs read the same
+ * records and objects (source_http_query.c). */
+#define HTTP_BLOB_CACHE 1024
+#define HTTP_BLOB_MAX   (16u * 1024u)
+
+struct http_blob {
+    uint8_t name[32];
+    uint8_t *bytes; /* malloc'ed, NULL when free */
+    size_t len;
+};
+
+struct http_blobs {
+    struct http_blob slot[HTTP_BLOB_CACHE];
+    size_t next;
+};
+
+/* Appends the bytes named name to out: KIX_OK, or KIX_ENOTFOUND when not kept. */
+int http_blobs_get(const struct http_blobs *c, const uint8_t name[32], struct kix_buf *out);
+void http_blobs_put(struct http_blobs *c, const uint8_t name[32], const uint8_t *bytes, size_t len);
+void http_blobs_clear(struct http_blobs *c);
+
 struct http_source {
     struct kix_source base; /* first: the ops get &base */
     struct http_get *get;
@@ -37,7 +61,8 @@ struct http_source {
     uint64_t latest_size;
     char origin[KIX_NOTE_NAME_MAX + 1];
     int have_latest;
-    uint64_t io_size; /* the tree size the tile reads are for */
+    uint64_t latest_ms; /* CLOCK_MONOTONIC when it was fetched */
+    uint64_t io_size;   /* the tree size the tile reads are for */
     struct http_tile tiles[HTTP_TILE_CACHE];
     size_t next_tile;
     /* the last entry bundle read: its bytes and where each leaf sits */
@@ -49,11 +74,17 @@ struct http_source {
     struct kix_hash iroot;
     struct http_itile itiles[HTTP_ITILE_CACHE];
     size_t nitiles;
+    /* the index note last read, at size note_size (read again for another) */
+    struct kix_buf note;
+    uint64_t note_size;
+    struct http_blobs objects, records;
 };
 
 struct http_source *http_of(struct kix_source *s);
 /* Fetches the checkpoint (again when refresh, or when none yet). */
 int http_latest(struct http_source *h, int refresh, struct kix_err *err);
+/* Milliseconds since the checkpoint was fetched (UINT64_MAX: never). */
+uint64_t http_latest_age_ms(const struct http_source *h);
 int http_inclusion_at(struct http_source *h, uint64_t index, uint64_t size,
                       struct kix_hash proof[KIX_MERKLE_MAX_PROOF], size_t *n, struct kix_err *err);
 /* Loads the bundle holding entry index in the tree of size; then
@@ -73,5 +104,7 @@ void http_index_clear(struct http_source *h);
 
 int http_resolve(struct kix_source *s, const char *ref, uint64_t from, struct kix_resolution *out,
                  struct kix_err *err);
+int http_query(struct kix_source *s, const struct kix_query *q, kix_query_fn fn, void *ctx,
+               uint64_t *matched, struct kix_err *err);
 
 #endif

@@ -7,43 +7,6 @@
 
 #include "index_internal.h"
 
-struct keyset {
-    uint8_t (*k)[32];
-    size_t n, cap;
-};
-
-static int by_key(const void *a, const void *b)
-{
-    return memcmp(a, b, 32);
-}
-
-static int keyset_add(struct keyset *s, const uint8_t k[32])
-{
-    if (s->n == s->cap) {
-        size_t cap = s->cap ? 2 * s->cap : 64;
-        uint8_t(*grown)[32] = realloc(s->k, cap * 32);
-        if (!grown)
-            return KIX_ENOMEM;
-        s->k = grown;
-        s->cap = cap;
-    }
-    memcpy(s->k[s->n++], k, 32);
-    return KIX_OK;
-}
-
-/* Sorted, each once; with `keep`, only the keys it also holds. */
-static void keyset_settle(struct keyset *s, const struct keyset *keep)
-{
-    size_t k = 0;
-    if (s->n)
-        qsort(s->k, s->n, 32, by_key);
-    for (size_t i = 0; i < s->n; i++)
-        if ((k == 0 || memcmp(s->k[k - 1], s->k[i], 32) != 0) &&
-            (!keep || (keep->n && bsearch(s->k[i], keep->k, keep->n, 32, by_key))))
-            memmove(s->k[k++], s->k[i], 32);
-    s->n = k;
-}
-
 /* A provider's runs: comparison key ‖ run id, sorted. */
 struct runset {
     struct kix_buf items; /* each u16 length, then the item */
@@ -55,7 +18,7 @@ struct pick {
     struct kix_log_txn *t;
     int dim;
     const char *query; /* NULL: every value */
-    struct keyset groups;
+    struct kix_sel_keys groups;
     struct kix_buf pairs; /* provider: u16 length ‖ item, as listed */
     size_t npairs;
     int rc;
@@ -69,7 +32,7 @@ static int pick_item(void *ctx, uint64_t pos, const uint8_t *item, size_t len)
     if (len < 32)
         return KIX_ECORRUPT;
     if (p->dim != KIX_SEL_PROVIDER)
-        return keyset_add(&p->groups, item);
+        return kix_sel_keys_add(&p->groups, item);
     p->npairs++;
     return kix_sel_item_add(&p->pairs, item, len);
 }
@@ -176,7 +139,7 @@ static int complete_row(struct kix_log_reader *r, struct kix_query_row *row, uin
 
 /* Each selected group's matching members; the group's words (what the
  * order reads) from its first, copied to the rest. */
-static int walk_groups(struct walk *w, const struct keyset *groups)
+static int walk_groups(struct walk *w, const struct kix_sel_keys *groups)
 {
     int rc = KIX_OK;
 
@@ -210,7 +173,7 @@ int kix__query_selected(struct kix_log_reader *r, const struct kix_query *q, kix
     const char *asked[KIX_SEL_DIMS] = {q->kernel, q->gpu,    q->provider,
                                        q->mode,   q->metric, q->dtype};
     struct kix_log_txn *t = kix_log_reader_txn(r);
-    struct keyset groups = {NULL, 0, 0};
+    struct kix_sel_keys groups = {NULL, 0, 0};
     struct runset provider = {KIX_BUF_INIT, NULL, 0};
     struct walk w;
     int any = 0, have_provider = 0, rc = KIX_OK;
@@ -233,12 +196,12 @@ int kix__query_selected(struct kix_log_reader *r, const struct kix_query *q, kix
             kix_buf_init(&p.pairs);
             have_provider = 1;
             for (size_t i = 0; rc == KIX_OK && !any && i < provider.n; i++)
-                rc = keyset_add(&p.groups, provider.at[i] + 2);
+                rc = kix_sel_keys_add(&p.groups, provider.at[i] + 2);
         }
         if (rc == KIX_OK && (d != KIX_SEL_PROVIDER || !any)) {
-            keyset_settle(&p.groups, NULL);
+            kix_sel_keys_settle(&p.groups, NULL);
             if (any) {
-                keyset_settle(&groups, &p.groups);
+                kix_sel_keys_settle(&groups, &p.groups);
                 free(p.groups.k);
             } else {
                 free(groups.k);
@@ -251,9 +214,9 @@ int kix__query_selected(struct kix_log_reader *r, const struct kix_query *q, kix
         kix_buf_release(&p.pairs);
     }
     if (rc == KIX_OK && q->group) {
-        struct keyset one = {NULL, 0, 0};
-        rc = keyset_add(&one, q->group->b);
-        keyset_settle(&groups, &one);
+        struct kix_sel_keys one = {NULL, 0, 0};
+        rc = kix_sel_keys_add(&one, q->group->b);
+        kix_sel_keys_settle(&groups, &one);
         free(one.k);
     }
     w.provider = have_provider ? &provider : NULL;

@@ -4,6 +4,7 @@
  * proves a query complete (client/lib/query_verify.c). */
 #include <ctype.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 
@@ -175,4 +176,40 @@ int kix_sel_matches(int dim, const char *value, const char *query)
     if (dim == KIX_SEL_GPU)
         return gpu_matches(value, query);
     return strcasecmp(value, query) == 0;
+}
+
+static int by_key(const void *a, const void *b)
+{
+    return memcmp(a, b, 32);
+}
+
+int kix_sel_keys_add(struct kix_sel_keys *s, const uint8_t k[32])
+{
+    if (s->n == s->cap) {
+        size_t cap = s->cap ? 2 * s->cap : 64;
+        uint8_t(*grown)[32] = realloc(s->k, cap * 32);
+        if (!grown)
+            return KIX_ENOMEM;
+        s->k = grown;
+        s->cap = cap;
+    }
+    memcpy(s->k[s->n++], k, 32);
+    return KIX_OK;
+}
+
+void kix_sel_keys_settle(struct kix_sel_keys *s, const struct kix_sel_keys *keep)
+{
+    size_t k = 0;
+    if (s->n)
+        qsort(s->k, s->n, 32, by_key);
+    for (size_t i = 0; i < s->n; i++)
+        if ((k == 0 || memcmp(s->k[k - 1], s->k[i], 32) != 0) &&
+            (!keep || kix_sel_keys_has(keep, s->k[i])))
+            memmove(s->k[k++], s->k[i], 32);
+    s->n = k;
+}
+
+int kix_sel_keys_has(const struct kix_sel_keys *s, const uint8_t k[32])
+{
+    return s->n && bsearch(k, s->k, s->n, 32, by_key) != NULL;
 }

@@ -59,6 +59,18 @@ grep -q "^1010 matching runs (more with --offset); the group's page, ranks and e
 expect_status 2 "$KIX" group "$G" "${S[@]}" --limit 101
 pass "kix group proves pages of 100 of a 1,010-run group, the last one short"
 
+# over HTTP (kixd --http: the index's files, client/lib/source_http_query.c)
+# the same proven pages, the group read from its directory and pages
+for _ in $(seq 1 100); do curl -sf "$H/checkpoint" >/dev/null && break; sleep 0.05; done
+for args in "group $G --offset 1000" "group $G --offset 450 --limit 100" "query --kernel cross_entropy --offset 995 --limit 30"; do
+  read -ra A <<<"$args"
+  expect_status 0 "$KIX" "${A[@]}" "${S[@]}" --json
+  mv "$WORK/out" "$WORK/rpc.json"
+  expect_status 0 "$KIX" "${A[@]}" --server "$H/" --json
+  cmp -s "$WORK/rpc.json" "$WORK/out" || fail "kix $args over HTTP: $(diff "$WORK/rpc.json" "$WORK/out" | head -c 300)"
+done
+pass "kix group and kix query over HTTP: the RPC's pages of the 1,010-run group, proven alike"
+
 # a run's rank on a later page, from the directory and that page
 expect_status 0 "$KIX" show "${S[@]}" "$MID" --json
 [ "$(json_get "$WORK/out" '"%d/%d" % (d["rank"]["rank"], d["rank"]["groupSize"])')" = "1005/1010" ] ||

@@ -1,10 +1,12 @@
 #!/usr/bin/env bash
 # The client reads a log over HTTP(S) (client/lib/source_http.c): from
 # kixd --http, from nginx serving an export over TLS with a CA of the
-# test's own (--cacert), and from a permalink alone; and a lying static
-# copy (a changed tile, bundle, view or a rolled-back checkpoint) is caught
-# each time, exit 1 for a proof that fails and 4 for a contradiction with
-# the checkpoint the client remembers.
+# test's own (--cacert), and from a permalink alone; kix group and kix
+# query print the RPC's proven answers, and kix-import-liger checks a file
+# against a copy; and a lying static copy (a changed tile, bundle, view,
+# group page, selection page or index root tile, or a rolled-back
+# checkpoint) is caught each time, exit 1 for a proof that fails and 4 for
+# a contradiction with the checkpoint the client remembers.
 source "$(dirname "$0")/lib.sh"
 source "$(dirname "$0")/mirror_lib.sh"
 source "$(dirname "$0")/tlog_lib.sh"
@@ -178,6 +180,88 @@ cmp -s "$WORK/ix-rpc.json" "$WORK/ix-http.json" && cmp -s "$WORK/ix-rpc.json" "$
 json_get "$WORK/ix-absent.json" 'd["present"]' | grep -qx False || fail "absent: $(cat "$WORK/ix-absent.json")"
 pass "kix index over HTTP(S): the same proofs as over RPC, absence proven too"
 
+# kix group and kix query over HTTP(S), answered by the HTTP source from
+# the index's records (selection records, group directories and pages,
+# run records) and objects, then proven as over RPC: kixd --http and the
+# export behind nginx print the document kixd's RPC prints
+export KIX_STATE_DIR="$WORK/s-query"
+"$KIX" query --server "$(addr o)" --log-key "$WORK/vkey" --kernel rope --json >"$WORK/q0.json" || fail "kix query over RPC"
+GRP=$(json_get "$WORK/q0.json" 'max(d["runs"], key=lambda r: r["groupSize"])["group"]')
+[ "$(json_get "$WORK/q0.json" 'max(r["groupSize"] for r in d["runs"])')" -ge 2 ] || fail "no rope group of two runs"
+QUERIES=("group $GRP" "group $GRP --offset 1 --limit 1" "query --kernel rope" "query --kernel rope --mode forward --offset 2 --limit 3"
+  "query --provider liger --metric latency" "query --gpu a100 --mode full" "query --dtype float32" "query --limit 7"
+  "query --group $GRP --provider huggingface")
+for i in "${!QUERIES[@]}"; do
+  read -ra Q <<<"${QUERIES[$i]}"
+  "$KIX" "${Q[@]}" --server "$(addr o)" --log-key "$WORK/vkey" --json >"$WORK/q$i-rpc.json" || fail "kix ${QUERIES[$i]} over RPC"
+  "$KIX" "${Q[@]}" --server "$H/" --log-key "$WORK/vkey" --json >"$WORK/q$i-http.json" 2>"$WORK/err" ||
+    fail "kix ${QUERIES[$i]} over HTTP from kixd: $(cat "$WORK/err")"
+  "$KIX" "${Q[@]}" "${T[@]}" --json >"$WORK/q$i-tls.json" 2>"$WORK/err" ||
+    fail "kix ${QUERIES[$i]} over HTTPS from nginx: $(cat "$WORK/err")"
+  cmp -s "$WORK/q$i-rpc.json" "$WORK/q$i-http.json" && cmp -s "$WORK/q$i-rpc.json" "$WORK/q$i-tls.json" ||
+    fail "kix ${QUERIES[$i]} differs over HTTP: $(diff "$WORK/q$i-rpc.json" "$WORK/q$i-tls.json" | head -5)"
+done
+[ "$(json_get "$WORK/q2-tls.json" 'len(d["runs"])')" = 40 ] || fail "kix query --kernel rope: $(head -c 300 "$WORK/q2-tls.json")"
+[ "$(json_get "$WORK/q1-tls.json" 'd["runs"][0]["rank"]')" = 2 ] || fail "kix group --offset 1: $(head -c 300 "$WORK/q1-tls.json")"
+json_get "$WORK/q2-tls.json" 'd["proven"]["matches"] and d["proven"]["selections"] > 0' | grep -qx True ||
+  fail "kix query over HTTPS proves no selection: $(tail -c 200 "$WORK/q2-tls.json")"
+"$KIX" group "${T[@]}" "$GRP" >"$WORK/group-tls.txt" || fail "kix group over HTTPS (text)"
+grep -q "the group's page, ranks and evidence proven" "$WORK/group-tls.txt" || fail "kix group: $(cat "$WORK/group-tls.txt")"
+pass "kix group and kix query (${#QUERIES[@]} forms) over HTTP from kixd and HTTPS from nginx: the RPC's proven answers"
+
+# the importer's checks against a static copy over HTTPS: every row of the
+# file already published is found and proven by its manifest record (the
+# signed index), nothing is submitted (exit 0); a row that is not
+# published cannot be submitted to a copy (exit 1, as a refused row)
+KIX_CACERT="$WORK/tls.pem" KIX_STATE_DIR="$WORK/s-import" "$KIX_BIN/kix-import-liger" --key "$WORK/pub.key" \
+  --server "$TLS_URL/" --log-key "$WORK/vkey" --map "$WORK/recheck.map" "$WORK/rope.csv" >"$WORK/recheck.txt" 2>"$WORK/err" ||
+  fail "kix-import-liger against the export over HTTPS: $(cat "$WORK/err")"
+[ "$(grep -c '"status":"duplicate"' "$WORK/recheck.map")" = 40 ] || fail "the importer's check: $(head -3 "$WORK/recheck.map")"
+{ sed -n 1p "$CSV"; awk '/^rope,/ && n++ >= 40 && n <= 41' "$CSV"; } >"$WORK/rope-new.csv"
+KIX_CACERT="$WORK/tls.pem" KIX_STATE_DIR="$WORK/s-import" expect_status 1 "$KIX_BIN/kix-import-liger" --key "$WORK/pub.key" \
+  --server "$TLS_URL/" --log-key "$WORK/vkey" "$WORK/rope-new.csv"
+grep -q "does not offer submissions" "$WORK/err" || fail "an import of a new row to a copy: $(cat "$WORK/err")"
+[ "$(size_of o)" = "$SIZE" ] || fail "the log grew"
+pass "kix-import-liger --server https://… (a static copy): published rows proven (exit 0), a new one refused (exit 1)"
+
+# a lying copy of the index behind kix group and kix query: a changed
+# group page or a selection page with an item dropped (exit 1; the root
+# tile rolled back is at the end), and a rolled-back checkpoint (exit 4)
+export KIX_STATE_DIR="$WORK/s-query"
+fresh_liar
+export KIX_STATE_DIR="$WORK/s-query"
+"$KIX" group "${L[@]}" "$GRP" >/dev/null || fail "kix group from the honest copy behind nginx"
+python3 - "$WORK/liar" "${GRP#sha256:}" <<'PY'
+import glob, sys
+pages = glob.glob(sys.argv[1] + "/index/value/group/" + sys.argv[2] + "/*")
+assert pages, "no group page in the export"
+for f in pages:
+    b = bytearray(open(f, "rb").read())
+    b[-1] ^= 1  # the last member's run id
+    open(f, "wb").write(b)
+PY
+expect_status 1 "$KIX" group "${L[@]}" "$GRP"
+expect_status 1 "$KIX" query "${L[@]}" --kernel rope
+pass "a changed group page: kix group and kix query exit 1 ($(head -c 160 "$WORK/err"))"
+fresh_liar
+export KIX_STATE_DIR="$WORK/s-query"
+python3 - "$WORK/liar" <<'PY'
+import glob, sys
+pages = [f for f in glob.glob(sys.argv[1] + "/index/value/sel/kernel/*/0@*")]
+assert pages, "no kernel selection page in the export"
+for f in pages:
+    b = open(f, "rb").read()
+    open(f, "wb").write(b[:-34])  # the last item: u16 length, a 32-byte group key
+PY
+expect_status 1 "$KIX" query "${L[@]}" --kernel rope
+pass "a selection page with an item dropped: kix query exits 1 ($(head -c 160 "$WORK/err"))"
+fresh_liar
+export KIX_STATE_DIR="$WORK/s-query"
+"$KIX" checkpoint --store "$WORK/o" --size "$OLD" >"$WORK/liar/checkpoint" || fail "kix checkpoint --size $OLD"
+expect_status 4 "$KIX" query "${L[@]}" --kernel rope
+expect_status 4 "$KIX" group "${L[@]}" "$GRP"
+pass "a rolled-back checkpoint: kix group and kix query exit 4 ($(head -c 160 "$WORK/err"))"
+
 # a changed index tile (the root's record: the hash beside the run's route,
 # which its proof takes as a sibling), and a changed record: exit 1
 fresh_liar
@@ -299,3 +383,21 @@ cp "$WORK/old-view.json" "$WORK/liar/runs/$RID.json"
 expect_status 1 "$KIX" show "${L[@]}" "$RID"
 grep -q "withheld" "$WORK/err" || fail "a stale view: $(cat "$WORK/err")"
 pass "a stale view (before an attestation) against the latest record: exit 1 ($(head -c 160 "$WORK/err"))"
+
+# the index's root tile rolled back to the one before the attestation
+# (both are in the export, each under its own name) behind the latest
+# index note: kix group and kix query exit 1
+fresh_liar
+export KIX_STATE_DIR="$WORK/s-query"
+python3 - "$WORK/liar" "$((SIZE + 2))" <<'PY'
+import base64, glob, os, sys
+root = sys.argv[1]
+note = open(f"{root}/index/notes/{sys.argv[2]}").read()
+now = base64.b64decode([l for l in note.splitlines() if l.startswith("index ")][0][6:]).hex()
+older = [f for f in glob.glob(root + "/index/tile/00/*") if os.path.basename(f) != now]
+assert older, "no older root tile in the export"
+open(f"{root}/index/tile/00/{now}", "wb").write(open(older[0], "rb").read())
+PY
+expect_status 1 "$KIX" group "${L[@]}" "$GRP"
+expect_status 1 "$KIX" query "${L[@]}" --provider liger
+pass "the index's root tile rolled back: kix group and kix query exit 1 ($(head -c 160 "$WORK/err"))"

@@ -31,6 +31,7 @@
 #include "kix/progress.h"
 #include "kix/receipt.h"
 #include "kix/resolve.h"
+#include "kix/source.h"
 #include "kix/trust.h"
 #include "kix/vindex.h"
 #include "kix/version.h"
@@ -70,7 +71,11 @@ static const char help[] =
     "\n"
     "  --key KEY       the publisher's private key file (from kix keygen)\n"
     "  --server ADDR   a kixd, tcp://HOST:PORT or unix:///PATH (default $KIX_SERVER,\n"
-    "                  then " KIX_DEFAULT_SERVER ")\n"
+    "                  then " KIX_DEFAULT_SERVER "), or a static copy of the log,\n"
+    "                  https://HOST/PREFIX/ (CAs: the system's or $KIX_CACERT): a\n"
+    "                  copy takes no submissions, so there an import checks that\n"
+    "                  every row is published, each proven by the signed index,\n"
+    "                  and fails (exit 1) on a batch with a row that is not\n"
     "  --store DIR     a log on this machine instead of a server\n"
     "  --log-key KEY   the log's verifier key, a file or the key text (default\n"
     "                  $KIX_LOG_KEY, then 'log-key = KEY' in ~/.config/kix/config,\n"
@@ -789,7 +794,7 @@ static int setup(struct import *im, const char *key, const char *server, const c
     if (!store && (rc = kix_trust_log_key(log_key, NULL, &im->log_key, err)))
         goto out;
     rc = store ? kix_client_open_store(store, &im->client, err)
-               : kix_client_connect(server, NULL, &im->client, err);
+               : kix_client_open_addr(server, NULL, NULL, &im->client, err);
     if (rc)
         goto out;
     if (store && (rc = kix_trust_log_key(log_key, im->client, &im->log_key, err)))

@@ -16,8 +16,8 @@
  * one item per run: its comparison key (32) then its run id.
  *
  * Decoding functions take views; nothing here allocates but the kix_buf
- * the caller hands in. Errors: KIX_EVERIFY when a record is not what the
- * layout says (err says how). */
+ * the caller hands in and a struct kix_sel_keys's array. Errors: KIX_EVERIFY when a record is not
+ * what the layout says (err says how). */
 #ifndef KIX_SELECTION_H
 #define KIX_SELECTION_H
 
@@ -72,5 +72,18 @@ int kix_sel_item_add(struct kix_buf *items, const uint8_t *item, size_t len);
  * kix/index.h: kernel family or prefix, GPU words, the rest exact and
  * case-insensitive). */
 int kix_sel_matches(int dim, const char *value, const char *query);
+
+/* A set of comparison keys (32 bytes) as a selection gathers them, for
+ * kixd's query (store/index/query_selected.c) and the client's
+ * (client/lib/query_selection.c): add (KIX_ENOMEM), then settle (sorted,
+ * each once; with keep, only the keys keep also holds), then has. The set
+ * owns k: free(s->k). */
+struct kix_sel_keys {
+    uint8_t (*k)[32];
+    size_t n, cap;
+};
+int kix_sel_keys_add(struct kix_sel_keys *s, const uint8_t k[32]);
+void kix_sel_keys_settle(struct kix_sel_keys *s, const struct kix_sel_keys *keep);
+int kix_sel_keys_has(const struct kix_sel_keys *s, const uint8_t k[32]);
 
 #endif
