@@ -148,71 +148,61 @@ static void on_write(uv_write_t *req, int status)
     kixd_worker_check_drained(w);
 }
 
+/* Queues the write of data (owned, or shared's bytes when shared is not
+ * NULL: a reference the write takes over). */
+static void queue_write(struct kixd_http_conn *c, uint8_t *data, size_t len,
+                        struct kixd_bundle *shared)
+{
+    struct hwreq *r = malloc(sizeof(*r));
+    uv_buf_t b;
+    int rc = UV_ENOMEM;
+
+    if (r) {
+        r->c = c;
+        r->data = data;
+        r->shared = shared;
+        r->len = len;
+        r->req.data = r;
+        b = uv_buf_init((char *)data, (unsigned)len);
+        c->queued += len;
+        c->refs++;
+        rc = uv_write(&r->req, (uv_stream_t *)&c->tcp, &b, 1, on_write);
+        if (rc) {
+            c->queued -= len;
+            c->refs--;
+        }
+    }
+    if (rc) {
+        const char *why = r ? uv_strerror(rc) : "out of memory queueing an answer";
+        if (shared)
+            kixd_bundle_unref(shared);
+        else
+            free(data);
+        free(r);
+        hconn_close(c, why);
+    }
+}
+
 static void flush(struct kixd_http_conn *c)
 {
-    struct hwreq *r;
-    uv_buf_t b;
     size_t len = c->out.len;
-    int rc;
+    uint8_t *data;
 
     if (c->closing || len == 0)
         return;
-    r = malloc(sizeof(*r));
-    if (!r) {
-        hconn_close(c, "out of memory queueing an answer");
-        return;
-    }
-    r->c = c;
-    r->data = kix_buf_detach(&c->out, &len);
-    r->shared = NULL;
-    r->len = len;
-    r->req.data = r;
-    b = uv_buf_init((char *)r->data, (unsigned)len);
-    c->queued += len;
-    c->refs++;
-    rc = uv_write(&r->req, (uv_stream_t *)&c->tcp, &b, 1, on_write);
-    if (rc) {
-        c->queued -= len;
-        c->refs--;
-        free(r->data);
-        free(r);
-        hconn_close(c, uv_strerror(rc));
-    }
+    data = kix_buf_detach(&c->out, &len);
+    queue_write(c, data, len, NULL);
 }
 
 /* Sends what c->out holds, then the cached bundle b's bytes from the cache
  * itself (a reference held until written), not copied. */
 static void send_shared(struct kixd_http_conn *c, struct kixd_bundle *b)
 {
-    struct hwreq *r;
-    uv_buf_t buf;
-    int rc;
-
     flush(c);
     if (c->closing)
         return;
-    r = malloc(sizeof(*r));
-    if (!r) {
-        hconn_close(c, "out of memory queueing an answer");
-        return;
-    }
-    r->c = c;
-    r->data = b->body.ptr;
-    r->shared = b;
-    r->len = b->body.len;
-    r->req.data = r;
     b->refs++;
-    buf = uv_buf_init((char *)r->data, (unsigned)r->len);
-    c->queued += r->len;
-    c->refs++;
-    rc = uv_write(&r->req, (uv_stream_t *)&c->tcp, &buf, 1, on_write);
-    if (rc) {
-        c->queued -= r->len;
-        c->refs--;
-        kixd_bundle_unref(b);
-        free(r);
-        hconn_close(c, uv_strerror(rc));
-    }
+    queue_write(c, b->body.ptr, b->body.len, b);
 }
 
 /* ---- answers ------------------------------------------------------------------------- */
