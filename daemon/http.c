@@ -75,8 +75,8 @@ struct kixd_http_conn {
 struct hwreq {
     uv_write_t req;
     struct kixd_http_conn *c;
-    uint8_t *data;              /* owned, unless it is shared's */
-    struct kixd_bundle *shared; /* a cached bundle being sent (a reference) */
+    uint8_t *data;              /* owned (may be NULL) */
+    struct kixd_bundle *shared; /* a kept bundle sent after data (a reference), or NULL */
     size_t len;
 };
 
@@ -129,10 +129,8 @@ static void on_write(uv_write_t *req, int status)
     struct kixd_worker *w = c->w;
 
     c->queued -= r->len;
-    if (r->shared)
-        kixd_bundle_unref(r->shared);
-    else
-        free(r->data);
+    kixd_bundle_unref(r->shared);
+    free(r->data);
     free(r);
     if (status < 0) {
         hconn_close(c, uv_strerror(status));
@@ -148,36 +146,38 @@ static void on_write(uv_write_t *req, int status)
     kixd_worker_check_drained(w);
 }
 
-/* Queues the write of data (owned, or shared's bytes when shared is not
- * NULL: a reference the write takes over). */
+/* Queues one write of data (owned; may be empty) followed, when shared is
+ * not NULL, by that kept bundle's bytes (a reference the write takes over). */
 static void queue_write(struct kixd_http_conn *c, uint8_t *data, size_t len,
                         struct kixd_bundle *shared)
 {
     struct hwreq *r = malloc(sizeof(*r));
-    uv_buf_t b;
+    uv_buf_t b[2];
+    unsigned n = 0;
     int rc = UV_ENOMEM;
 
     if (r) {
         r->c = c;
         r->data = data;
         r->shared = shared;
-        r->len = len;
+        r->len = len + (shared ? shared->body.len : 0);
         r->req.data = r;
-        b = uv_buf_init((char *)data, (unsigned)len);
-        c->queued += len;
+        if (len)
+            b[n++] = uv_buf_init((char *)data, (unsigned)len);
+        if (shared)
+            b[n++] = uv_buf_init((char *)shared->body.ptr, (unsigned)shared->body.len);
+        c->queued += r->len;
         c->refs++;
-        rc = uv_write(&r->req, (uv_stream_t *)&c->tcp, &b, 1, on_write);
+        rc = uv_write(&r->req, (uv_stream_t *)&c->tcp, b, n, on_write);
         if (rc) {
-            c->queued -= len;
+            c->queued -= r->len;
             c->refs--;
         }
     }
     if (rc) {
         const char *why = r ? uv_strerror(rc) : "out of memory queueing an answer";
-        if (shared)
-            kixd_bundle_unref(shared);
-        else
-            free(data);
+        kixd_bundle_unref(shared);
+        free(data);
         free(r);
         hconn_close(c, why);
     }
@@ -194,15 +194,20 @@ static void flush(struct kixd_http_conn *c)
     queue_write(c, data, len, NULL);
 }
 
-/* Sends what c->out holds, then the cached bundle b's bytes from the cache
- * itself (a reference held until written), not copied. */
+/* Sends what c->out holds (the answers before and the headers of this
+ * one) and the kept bundle b's bytes from the cache itself, in one write
+ * (a reference held until written), not copied. */
 static void send_shared(struct kixd_http_conn *c, struct kixd_bundle *b)
 {
-    flush(c);
-    if (c->closing)
+    size_t len = c->out.len;
+    uint8_t *data = len ? kix_buf_detach(&c->out, &len) : NULL;
+
+    if (c->closing) {
+        free(data);
         return;
+    }
     b->refs++;
-    queue_write(c, b->body.ptr, b->body.len, b);
+    queue_write(c, data, len, b);
 }
 
 /* ---- answers ------------------------------------------------------------------------- */
