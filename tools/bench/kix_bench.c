@@ -976,6 +976,12 @@ static void add_ratios(struct bench_report *rep, int redis)
           bench_get(rep, "sync.audit_rpc_per_s"), "audit: HTTP from nginx / msgpack from kixd");
     ratio(rep, "ratios.mirror_http_vs_rpc", bench_get(rep, "sync.mirror_http_per_s"),
           bench_get(rep, "sync.mirror_rpc_per_s"), "mirror: HTTP from nginx / msgpack from kixd");
+    ratio(rep, "ratios.audit_http_vs_verify_all", bench_get(rep, "sync.audit_http_per_s"),
+          bench_get(rep, "limits.ed25519_verify_all"),
+          "audit over HTTP / Ed25519 verify all cores");
+    ratio(rep, "ratios.mirror_http_vs_verify_all", bench_get(rep, "sync.mirror_http_per_s"),
+          bench_get(rep, "limits.ed25519_verify_all"),
+          "mirror over HTTP / Ed25519 verify all cores");
     if (bench_get(rep, "export.entries") == bench_get(rep, "scale.big_entries"))
         ratio(rep, "ratios.export_vs_canonical", bench_get(rep, "export.bytes"),
               bench_get(rep, "disk.big_canonical_bytes"),
