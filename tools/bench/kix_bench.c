@@ -932,6 +932,13 @@ static void ratio(struct bench_report *rep, const char *key, double num, double 
 
 static void add_ratios(struct bench_report *rep, int redis)
 {
+    /* the resources bench_http.c reads from both servers */
+    static const char *const http_kinds[][2] = {{"tile", "full tile"},
+                                                {"bundle", "full bundle"},
+                                                {"checkpoint", "checkpoint"},
+                                                {"run_json", "run JSON"},
+                                                {"object", "object"}};
+
     ratio(rep, "ratios.append_vs_verify_all", bench_get(rep, "append.entries_per_s"),
           bench_get(rep, "append.verify_all_around"), "durable appends / Ed25519 verify all cores");
     bench_fig(rep, "ratios.append_ack_p99_ms", bench_get(rep, "append.ack_p99_ms"), "ms",
@@ -962,16 +969,14 @@ static void add_ratios(struct bench_report *rep, int redis)
           bench_get(rep, "scale.resolve_small_p50_us"), "resolve p50: big log / small log");
     ratio(rep, "ratios.disk_vs_canonical", bench_get(rep, "disk.big_bytes"),
           bench_get(rep, "disk.big_canonical_bytes"), "data.mdb / canonical bytes (big log)");
-    ratio(rep, "ratios.http_tile_kixd_vs_nginx", bench_get(rep, "http.kixd_tile_16x1"),
-          bench_get(rep, "http.nginx_tile_16x1"), "GET full tile 16x1: kixd --http / nginx");
-    ratio(rep, "ratios.http_bundle_kixd_vs_nginx", bench_get(rep, "http.kixd_bundle_16x1"),
-          bench_get(rep, "http.nginx_bundle_16x1"), "GET full bundle 16x1: kixd --http / nginx");
-    ratio(rep, "ratios.http_checkpoint_kixd_vs_nginx", bench_get(rep, "http.kixd_checkpoint_16x1"),
-          bench_get(rep, "http.nginx_checkpoint_16x1"), "GET checkpoint 16x1: kixd --http / nginx");
-    ratio(rep, "ratios.http_run_json_kixd_vs_nginx", bench_get(rep, "http.kixd_run_json_16x1"),
-          bench_get(rep, "http.nginx_run_json_16x1"), "GET run JSON 16x1: kixd --http / nginx");
-    ratio(rep, "ratios.http_object_kixd_vs_nginx", bench_get(rep, "http.kixd_object_16x1"),
-          bench_get(rep, "http.nginx_object_16x1"), "GET object 16x1: kixd --http / nginx");
+    for (size_t i = 0; i < sizeof(http_kinds) / sizeof(http_kinds[0]); i++) {
+        char key[64], kixd[64], nginx[64], label[96];
+        snprintf(key, sizeof(key), "ratios.http_%s_kixd_vs_nginx", http_kinds[i][0]);
+        snprintf(kixd, sizeof(kixd), "http.kixd_%s_16x1", http_kinds[i][0]);
+        snprintf(nginx, sizeof(nginx), "http.nginx_%s_16x1", http_kinds[i][0]);
+        snprintf(label, sizeof(label), "GET %s 16x1: kixd --http / nginx", http_kinds[i][1]);
+        ratio(rep, key, bench_get(rep, kixd), bench_get(rep, nginx), label);
+    }
     ratio(rep, "ratios.audit_http_vs_rpc", bench_get(rep, "sync.audit_http_per_s"),
           bench_get(rep, "sync.audit_rpc_per_s"), "audit: HTTP from nginx / msgpack from kixd");
     ratio(rep, "ratios.mirror_http_vs_rpc", bench_get(rep, "sync.mirror_http_per_s"),
