@@ -13,6 +13,7 @@
 #include <time.h>
 
 #include "diag.h"
+#include "http_bundles.h"
 #include "kix/pages.h"
 #include "kix/encoding.h"
 #include "kix/tlog_tiles.h"
@@ -67,13 +68,15 @@ struct kixd_http_conn {
     unsigned refs;
     uint64_t last_active, msg_since;
     int in_message, reading, closing, close_after, paused, counted;
+    int body_shared; /* answer_tagged leaves the body to send_shared */
     char peer[64];
 };
 
 struct hwreq {
     uv_write_t req;
     struct kixd_http_conn *c;
-    uint8_t *data;
+    uint8_t *data;              /* owned (may be NULL) */
+    struct kixd_bundle *shared; /* a kept bundle sent after data (a reference), or NULL */
     size_t len;
 };
 
@@ -126,6 +129,7 @@ static void on_write(uv_write_t *req, int status)
     struct kixd_worker *w = c->w;
 
     c->queued -= r->len;
+    kixd_bundle_unref(r->shared);
     free(r->data);
     free(r);
     if (status < 0) {
@@ -142,35 +146,68 @@ static void on_write(uv_write_t *req, int status)
     kixd_worker_check_drained(w);
 }
 
+/* Queues one write of data (owned; may be empty) followed, when shared is
+ * not NULL, by that kept bundle's bytes (a reference the write takes over). */
+static void queue_write(struct kixd_http_conn *c, uint8_t *data, size_t len,
+                        struct kixd_bundle *shared)
+{
+    struct hwreq *r = malloc(sizeof(*r));
+    uv_buf_t b[2];
+    unsigned n = 0;
+    int rc = UV_ENOMEM;
+
+    if (r) {
+        r->c = c;
+        r->data = data;
+        r->shared = shared;
+        r->len = len + (shared ? shared->body.len : 0);
+        r->req.data = r;
+        if (len)
+            b[n++] = uv_buf_init((char *)data, (unsigned)len);
+        if (shared)
+            b[n++] = uv_buf_init((char *)shared->body.ptr, (unsigned)shared->body.len);
+        c->queued += r->len;
+        c->refs++;
+        rc = uv_write(&r->req, (uv_stream_t *)&c->tcp, b, n, on_write);
+        if (rc) {
+            c->queued -= r->len;
+            c->refs--;
+        }
+    }
+    if (rc) {
+        const char *why = r ? uv_strerror(rc) : "out of memory queueing an answer";
+        kixd_bundle_unref(shared);
+        free(data);
+        free(r);
+        hconn_close(c, why);
+    }
+}
+
 static void flush(struct kixd_http_conn *c)
 {
-    struct hwreq *r;
-    uv_buf_t b;
     size_t len = c->out.len;
-    int rc;
+    uint8_t *data;
 
     if (c->closing || len == 0)
         return;
-    r = malloc(sizeof(*r));
-    if (!r) {
-        hconn_close(c, "out of memory queueing an answer");
+    data = kix_buf_detach(&c->out, &len);
+    queue_write(c, data, len, NULL);
+}
+
+/* Sends what c->out holds (the answers before and the headers of this
+ * one) and the kept bundle b's bytes from the cache itself, in one write
+ * (a reference held until written), not copied. */
+static void send_shared(struct kixd_http_conn *c, struct kixd_bundle *b)
+{
+    size_t len = c->out.len;
+    uint8_t *data = len ? kix_buf_detach(&c->out, &len) : NULL;
+
+    if (c->closing) {
+        free(data);
         return;
     }
-    r->c = c;
-    r->data = kix_buf_detach(&c->out, &len);
-    r->len = len;
-    r->req.data = r;
-    b = uv_buf_init((char *)r->data, (unsigned)len);
-    c->queued += len;
-    c->refs++;
-    rc = uv_write(&r->req, (uv_stream_t *)&c->tcp, &b, 1, on_write);
-    if (rc) {
-        c->queued -= len;
-        c->refs--;
-        free(r->data);
-        free(r);
-        hconn_close(c, uv_strerror(rc));
-    }
+    b->refs++;
+    queue_write(c, data, len, b);
 }
 
 /* ---- answers ------------------------------------------------------------------------- */
@@ -294,15 +331,18 @@ static void answer_tagged(struct kixd_http_conn *c, int kind, unsigned code, con
         goto out;
     if ((rc = kix_buf_add(&c->out, (const uint8_t *)"\r\n", 2)))
         goto out;
-    if (!head && code != 304 && len)
+    if (code == 304 || head)
+        c->body_shared = 0;
+    if (!head && code != 304 && len && !c->body_shared)
         rc = kix_buf_add(&c->out, body, len);
 out:
     if (rc) {
         hconn_close(c, "out of memory answering");
         return;
     }
-    kixd_metrics_http_answer(c->w->srv, kind, code, c->out.len - before);
-    access_log(c, code, c->out.len - before);
+    kixd_metrics_http_answer(c->w->srv, kind, code,
+                             c->out.len - before + (c->body_shared ? len : 0));
+    access_log(c, code, c->out.len - before + (c->body_shared ? len : 0));
 }
 
 static void answer(struct kixd_http_conn *c, int kind, unsigned code, const char *type,
@@ -601,61 +641,6 @@ static int page(struct kixd_http_conn *c, const char *path, size_t len, int head
     return 1;
 }
 
-/* ---- full entry bundles, cached ----------------------------------------------------------- */
-
-/* A full entry bundle never changes (the log only grows), but assembling
- * one reads 256 leaves: each worker keeps the last few it served, so a
- * bundle read by many clients (a mirror fleet, a CDN filling its edges) is
- * assembled once. */
-#define BUNDLE_CACHE_SLOTS 8
-
-struct kixd_bundle_cache {
-    struct {
-        uint64_t index, used; /* used 0: empty */
-        struct kix_buf body;
-    } slot[BUNDLE_CACHE_SLOTS];
-    uint64_t clock;
-};
-
-void kixd_http_cache_free(struct kixd_worker *w)
-{
-    if (!w->bundles)
-        return;
-    for (int i = 0; i < BUNDLE_CACHE_SLOTS; i++)
-        kix_buf_release(&w->bundles->slot[i].body);
-    free(w->bundles);
-    w->bundles = NULL;
-}
-
-/* The full bundle `index`, from the cache or read into it (the least
- * recently used slot); NULL with *rc set when it cannot be read, or with
- * *rc KIX_OK when there is no memory for a cache (the caller reads it). */
-static const struct kix_buf *bundle_cached(struct kixd_worker *w, struct kix_log_reader *r,
-                                           uint64_t index, int *rc, struct kix_err *err)
-{
-    struct kixd_bundle_cache *b = w->bundles;
-    int victim = 0;
-
-    if (!b && !(b = w->bundles = calloc(1, sizeof(*b))))
-        return NULL;
-    for (int i = 0; i < BUNDLE_CACHE_SLOTS; i++) {
-        if (b->slot[i].used && b->slot[i].index == index) {
-            b->slot[i].used = ++b->clock;
-            return &b->slot[i].body;
-        }
-        if (b->slot[i].used < b->slot[victim].used)
-            victim = i;
-    }
-    kix_buf_reset(&b->slot[victim].body);
-    b->slot[victim].used = 0;
-    *rc = kix_log_reader_tlog_bundle(r, index, KIX_TLOG_WIDTH, &b->slot[victim].body, err);
-    if (*rc)
-        return NULL;
-    b->slot[victim].index = index;
-    b->slot[victim].used = ++b->clock;
-    return &b->slot[victim].body;
-}
-
 /* objects/sha256:<hex>: a stored object's canonical bytes by digest. */
 static int object_answer(struct kix_log_reader *r, const char *path, size_t len,
                          struct kix_buf *out, struct kix_err *err)
@@ -851,10 +836,16 @@ static void respond(struct kixd_http_conn *c, int head)
     }
     if (rc == KIX_OK && p.kind == KIX_TLOG_ENTRIES && p.width == KIX_TLOG_WIDTH &&
         kix_tlog_tile_width(kix_log_reader_size(r), 0, p.index) == KIX_TLOG_WIDTH) {
-        const struct kix_buf *hit = bundle_cached(w, r, p.index, &rc, &err);
-        if (hit) {
-            answer_tagged(c, kind, 200, "application/octet-stream", IMMUTABLE, hit->ptr, hit->len,
-                          head, tag);
+        struct kixd_bundle *b = kixd_bundle_get(w, r, p.index, &rc, &err);
+        if (b) {
+            /* the headers, then the kept bytes themselves */
+            c->body_shared = 1; /* answer_tagged clears it when it sends no body */
+            answer_tagged(c, kind, 200, "application/octet-stream", IMMUTABLE, b->body.ptr,
+                          b->body.len, head, tag);
+            if (c->body_shared && !c->closing)
+                send_shared(c, b);
+            c->body_shared = 0;
+            kixd_bundle_unref(b);
             return;
         }
     }

@@ -18,6 +18,8 @@
  * Answers come from one read snapshot per request. Full tiles and entry
  * bundles are immutable (Cache-Control: public, max-age=31536000,
  * immutable); the checkpoint and partial ones are cached for 5 seconds.
+ * A full bundle is assembled from its leaves once and then sent from the
+ * worker's memory (http_bundles.h); partial ones are read each time.
  * Every 200 carries a strong ETag (BLAKE2b-128 of the body) and
  * If-None-Match gets 304.
  */

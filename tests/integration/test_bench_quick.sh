@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # kix-bench --quick: the shape of its output (every figure and ratio there,
-# numbers positive, the targets judged), never its speed. Once as it runs
+# numbers positive, the targets judged), never its speed. With nginx: every
+# resource kind against it, audit and mirror over HTTP and msgpack, and a
+# cold and a warm verification of one run over HTTP. Once as it runs
 # (with Redis when redis-server is installed, the HTTP reads against nginx
 # when /usr/sbin/nginx is), once without Redis and without the HTTP part.
 set -euo pipefail
@@ -70,16 +72,28 @@ if mode == "full":
 else:
     assert nginx is False, "--only limits,kix ran the HTTP part"
 http_ratios = ["http_tile_kixd_vs_nginx", "http_bundle_kixd_vs_nginx",
-               "http_checkpoint_kixd_vs_nginx"]
+               "http_checkpoint_kixd_vs_nginx", "http_run_json_kixd_vs_nginx",
+               "http_object_kixd_vs_nginx", "audit_http_vs_rpc", "mirror_http_vs_rpc"]
 if nginx:
-    need["http"] = ["export_s", "export_entries_per_s", "full_tiles", "bundle_bytes"]
+    need["http"] = ["export_s", "export_bytes", "export_entries_per_s", "full_tiles",
+                    "bundle_bytes"]
     for who in ("kixd", "nginx"):
-        for what in ("tile", "bundle", "checkpoint"):
+        for what in ("tile", "bundle", "checkpoint", "run_json", "object"):
             k = "%s_%s_16x1" % (who, what)
             need["http"] += [k, k + "_p50_us", k + "_p99_us"]
     need["ratios"] += http_ratios
+    need["sync"] = ["entries", "audit_rpc_per_s", "audit_http_per_s", "mirror_rpc_per_s",
+                    "mirror_http_per_s"]
+    need["verify"] = ["%s_%s_%s" % (c, w, f) for c in ("show", "verify_citation")
+                      for w in ("cold", "warm") for f in ("requests", "bytes", "ms")]
+    targets += ["http_tile_kixd_vs_nginx", "http_bundle_kixd_vs_nginx",
+                "http_object_kixd_vs_nginx", "audit_http_vs_rpc", "mirror_http_vs_rpc"]
+    # the log was synced whole, both ways; a cold kix show fetched something
+    assert d["sync"]["entries"] >= d["append"]["entries"], d["sync"]
+    assert d["verify"]["show_cold_bytes"] > d["verify"]["show_cold_requests"] > 1, d["verify"]
 else:
     assert "http" not in d, "no nginx, yet HTTP figures"
+    assert "sync" not in d and "verify" not in d, "no nginx, yet figures from it"
     assert not any(k in d["ratios"] for k in http_ratios), "no nginx, yet an nginx ratio"
 for section, keys in need.items():
     for k in keys:

@@ -10,7 +10,9 @@
  * statistics, child processes), bench_load.c (the load client: many
  * pipelined connections on one epoll thread), bench_limits.c (the limits and
  * the echo server), bench_workload.c (keys, manifests, pre-signed entries),
- * bench_scale.c (the big logs, their cache, proof and resolve latency).
+ * bench_scale.c (the big logs, their cache, proof and resolve latency),
+ * bench_http.c (kixd --http against nginx, syncs and verification over HTTP,
+ * the export at scale).
  *
  * Figures go into a struct bench_report as "section.name" = value; the
  * report prints them as a table and as JSON.
@@ -118,6 +120,23 @@ struct bench_load {
 /* Runs the load; 0 or -1 when a connection could not be made. */
 int bench_load_run(struct bench_load *ld);
 
+/* kix_bench.c's load runner for the other files: dies on connection errors. */
+void bench_load_or_die(const char *what, int port, enum bench_proto proto, int conns, int depth,
+                       double warmup, double seconds, bench_request_fn fn, void *ctx,
+                       struct bench_load *ld);
+/* Adds "key" (answers/s), "key_p50_us" and "key_p99_us" of a finished load. */
+void bench_read_figs(struct bench_report *rep, const char *key, const char *label,
+                     struct bench_load *ld);
+
+/* ---- sync -------------------------------------------------------------------- */
+
+struct kix_client;
+/* kix_sync of up's whole log into a fresh replica at dir (durable: fsync
+ * on, as a mirror; else as kix audit); log_key: the log's verifier key
+ * text, NULL to ask up for it. */
+int bench_sync_into(struct kix_client *up, const char *log_key, const char *dir, int durable,
+                    uint64_t *entries, double *secs, struct kix_err *err);
+
 /* ---- limits ---------------------------------------------------------------- */
 
 struct bench_ctx; /* kix_bench.c */
@@ -197,6 +216,20 @@ struct bench_scale_point {
  * it. kixd: the kixd binary for the over-the-wire figures. */
 int bench_scale_point(const char *cache_dir, const char *work_dir, const char *kixd, long entries,
                       int samples, double wire_seconds, struct bench_scale_point *out);
+
+/* ---- http ------------------------------------------------------------------- */
+
+#define BENCH_NGINX "/usr/sbin/nginx" /* Debian's nginx-light */
+
+/* The HTTP part (tools/bench/bench_http.c), on the log kix_bench.c's
+ * appends left in work/log: exports it, serves it by kixd --http and by
+ * nginx, and adds "http.*", "sync.*" and "verify.*". 1 when nginx ran. */
+int bench_http(const char *bin, const char *work, double seconds, int quick, int no_nginx,
+               struct bench_report *rep);
+/* kixd export of the scale log of `entries` (in cache_dir, built by
+ * bench_scale_point): time and size, "export.*". */
+void bench_export_scale(const char *cache_dir, const char *work, const char *kixd, long entries,
+                        struct bench_report *rep);
 
 /* ---- browse ------------------------------------------------------------------ */
 

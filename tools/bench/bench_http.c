@@ -1,0 +1,521 @@
+/* tools/bench/bench_http.c — kix-bench's HTTP part: kixd --http against
+ * nginx serving `kixd export` of the same log.
+ *
+ * In one run: GETs of every kind of resource a static copy holds (full
+ * tiles, full entry bundles, the checkpoint, run JSON, objects by digest)
+ * from each server at the same concurrency with the same client
+ * (bench_load.c); an audit and a mirror catch-up from nginx over HTTP
+ * against the same from kixd over msgpack; the requests, bytes and time of
+ * `kix show` and `kix verify-citation` of one run over HTTP with an empty
+ * and a warm client state; and the export's size and time at the scale
+ * log (bench_export_scale).
+ */
+#define _XOPEN_SOURCE 700 /* nftw */
+#include <dirent.h>
+#include <ftw.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/statvfs.h>
+#include <unistd.h>
+
+#include "bench.h"
+#include "kix/client.h"
+#include "kix/source.h"
+
+#define HTTP_PATHS 64  /* distinct files of a kind asked for, at most */
+#define REQ_MAX    192 /* a request line and its Host header */
+
+struct http_ctx {
+    char (*reqs)[REQ_MAX]; /* fixed request strings */
+    long n;
+    unsigned seed;
+};
+
+static int req_http(void *arg, int conn, long k, struct kix_buf *out, uint32_t *id)
+{
+    struct http_ctx *h = arg;
+    (void)conn;
+    (void)k;
+    *id = 0;
+    return kix_buf_adds(out, h->reqs[(unsigned long)rand_r(&h->seed) % (unsigned long)h->n]) ==
+           KIX_OK;
+}
+
+/* The C2SP tlog-tiles spelling of an index: 3-digit groups, all but the last "x"-prefixed. */
+static void tlog_index(char *out, size_t cap, uint64_t n)
+{
+    char groups[8][5];
+    int k = 0;
+    size_t len = 0;
+    do {
+        snprintf(groups[k++], sizeof(groups[0]), "%03u", (unsigned)(n % 1000));
+        n /= 1000;
+    } while (n && k < 8);
+    out[0] = '\0';
+    while (k-- > 0)
+        len +=
+            (size_t)snprintf(out + len, len < cap ? cap - len : 0, "%s%s", k ? "x" : "", groups[k]);
+}
+
+/* Requests for `what` ("tile/0" or "tile/entries") of full tiles 0..full-1, or the checkpoint. */
+static long http_requests(char (*reqs)[REQ_MAX], const char *what, uint64_t full)
+{
+    long n = 0;
+    char idx[40];
+    if (!what) {
+        snprintf(reqs[0], sizeof(reqs[0]), "GET /checkpoint HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n");
+        return 1;
+    }
+    for (uint64_t i = 0; i < full && n < HTTP_PATHS; i++, n++) {
+        tlog_index(idx, sizeof(idx), i);
+        snprintf(reqs[n], sizeof(reqs[0]), "GET /%s/%s HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n", what,
+                 idx);
+    }
+    return n;
+}
+
+/* access: a file that gets each answer's body bytes, one a line, or NULL */
+static int write_nginx_conf(const char *path, const char *dir, const char *root, int port,
+                            int workers, const char *access)
+{
+    FILE *f = fopen(path, "w");
+    if (!f)
+        return -1;
+    /* as tests/integration/tlog_lib.sh and README.md: immutable full tiles and bundles */
+    fprintf(f,
+            "daemon off;\n"
+            "%s"
+            "worker_processes %d;\n"
+            "pid %s/nginx.pid;\n"
+            "error_log %s/error.log warn;\n"
+            "events { worker_connections 1024; }\n"
+            "http {\n"
+            "  log_format bytes '$body_bytes_sent';\n"
+            "  access_log %s%s;\n"
+            "  sendfile on;\n"
+            "  keepalive_requests 1000000;\n"
+            "  client_body_temp_path %s/tmp;\n"
+            "  proxy_temp_path %s/tmp;\n"
+            "  fastcgi_temp_path %s/tmp;\n"
+            "  uwsgi_temp_path %s/tmp;\n"
+            "  scgi_temp_path %s/tmp;\n"
+            "  default_type application/octet-stream;\n"
+            "  server {\n"
+            "    listen 127.0.0.1:%d;\n"
+            "    root %s;\n"
+            "    location = /checkpoint {\n"
+            "      default_type \"text/plain; charset=utf-8\";\n"
+            "      add_header Cache-Control \"public, max-age=5\";\n"
+            "    }\n"
+            "    location /tile/ { add_header Cache-Control \"public, max-age=31536000, "
+            "immutable\"; }\n"
+            "  }\n"
+            "}\n",
+            /* as root, workers would run as nobody and not reach a 0700 scratch directory */
+            geteuid() == 0 ? "user root;\n" : "", workers, dir, dir, access ? access : "off",
+            access ? " bytes" : "", dir, dir, dir, dir, dir, port, root);
+    return fclose(f) == 0 ? 0 : -1;
+}
+
+static double tree_bytes, tree_files;
+
+static int tree_add(const char *path, const struct stat *st, int type, struct FTW *ftw)
+{
+    (void)path;
+    (void)ftw;
+    if (type == FTW_F) {
+        tree_bytes += (double)st->st_size;
+        tree_files += 1;
+    }
+    return 0;
+}
+
+/* The bytes and number of the files under dir. */
+static void tree_size(const char *dir, double *bytes, double *files)
+{
+    tree_bytes = tree_files = 0;
+    nftw(dir, tree_add, 16, FTW_PHYS);
+    *bytes = tree_bytes;
+    *files = tree_files;
+}
+
+/* Requests for up to HTTP_PATHS files of export/<sub> whose names end in
+ * suffix, sorted by name (the same set for both servers); *first gets the
+ * first name without the suffix (a run id, for the verification). */
+static long export_requests(char (*reqs)[REQ_MAX], const char *export, const char *sub,
+                            const char *suffix, char *first, size_t first_cap)
+{
+    char dir[PATH_MAX];
+    struct dirent **names = NULL;
+    size_t sl = strlen(suffix);
+    long n = 0;
+    int k;
+
+    bench_path(dir, sizeof(dir), "%s/%s", export, sub);
+    k = scandir(dir, &names, NULL, alphasort);
+    for (int i = 0; i < k; i++) {
+        const char *f = names[i]->d_name;
+        size_t fl = strlen(f);
+        if (n < HTTP_PATHS && f[0] != '.' && fl > sl && strcmp(f + fl - sl, suffix) == 0 &&
+            !strstr(f, ".tmp.")) {
+            int w = snprintf(reqs[n], REQ_MAX, "GET /%s/%s HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n",
+                             sub, f);
+            if (w > 0 && w < REQ_MAX) {
+                if (n == 0 && first)
+                    snprintf(first, first_cap, "%.*s", (int)(fl - sl), f);
+                n++;
+            }
+        }
+        free(names[i]);
+    }
+    free(names);
+    return n;
+}
+
+static pid_t start_nginx(const char *work, const char *name, const char *root, int workers,
+                         const char *access, int *port)
+{
+    char ndir[PATH_MAX], conf[PATH_MAX], tmp[PATH_MAX], log[PATH_MAX];
+    pid_t pid;
+
+    bench_path(ndir, sizeof(ndir), "%s/%s", work, name);
+    bench_path(conf, sizeof(conf), "%s/nginx.conf", ndir);
+    bench_path(tmp, sizeof(tmp), "%s/tmp", ndir);
+    bench_path(log, sizeof(log), "%s/nginx.log", ndir);
+    if (bench_mkdirs(tmp) != 0)
+        bench_die("cannot create %s", tmp);
+    *port = bench_free_port();
+    if (write_nginx_conf(conf, ndir, root, *port, workers, access) != 0)
+        bench_die("cannot write %s", conf);
+    {
+        char *argv[] = {BENCH_NGINX, "-c", conf, "-p", ndir, NULL};
+        pid = bench_spawn(argv, log);
+    }
+    if (pid < 0 || bench_wait_port(*port, pid, 10) != 0) {
+        bench_say("http: nginx did not start (see %s and %s/error.log); skipping", log, ndir);
+        bench_stop(pid > 0 ? pid : 0);
+        return -1;
+    }
+    return pid;
+}
+
+/* Lines and the sum of the numbers of an access log (requests, body bytes). */
+static void access_totals(const char *path, double *requests, double *bytes)
+{
+    FILE *f = fopen(path, "r");
+    char line[64];
+
+    *requests = *bytes = 0;
+    while (f && fgets(line, sizeof(line), f)) {
+        *requests += 1;
+        *bytes += atof(line);
+    }
+    if (f)
+        fclose(f);
+}
+
+/* An audit (no fsync) and a mirror catch-up (fsync) of the whole log,
+ * each over msgpack from kixd and over HTTP from nginx serving the export,
+ * alternately, into fresh replicas: "sync.*". */
+static void sync_figs(const char *work, const char *rpc, const char *http, const char *log_key,
+                      struct bench_report *rep)
+{
+    static const struct {
+        const char *key, *label;
+        int durable, over_http;
+    } runs[] = {
+        {"audit_rpc", "audit over msgpack from kixd", 0, 0},
+        {"audit_http", "audit over HTTP from nginx (the export)", 0, 1},
+        {"mirror_rpc", "mirror catch-up over msgpack from kixd, fsync", 1, 0},
+        {"mirror_http", "mirror catch-up over HTTP from nginx, fsync", 1, 1},
+    };
+    char dir[PATH_MAX], key[64];
+    struct kix_err err = {0};
+
+    for (size_t i = 0; i < sizeof(runs) / sizeof(runs[0]); i++) {
+        struct kix_client *c = NULL;
+        uint64_t entries = 0;
+        double secs = 0;
+        bench_path(dir, sizeof(dir), "%s/sync-%s", work, runs[i].key);
+        if (kix_client_open_addr(runs[i].over_http ? http : rpc, NULL, NULL, &c, &err) ||
+            bench_sync_into(c, runs[i].over_http ? log_key : NULL, dir, runs[i].durable, &entries,
+                            &secs, &err))
+            bench_die("http: %s: %s", runs[i].label, err.msg);
+        kix_client_close(c);
+        bench_rmrf(dir);
+        snprintf(key, sizeof(key), "sync.%s_per_s", runs[i].key);
+        bench_fig(rep, key, (double)entries / secs, "/s", runs[i].label);
+        if (i == 0)
+            bench_fig(rep, "sync.entries", (double)entries, "", "  entries each verified");
+    }
+}
+
+/* kix (the CLI) with KIX_STATE_DIR=state; its output into out; seconds. */
+static double kix_timed(char *const argv[], const char *state, const char *out)
+{
+    double t0;
+    int rc;
+
+    unlink(out);
+    setenv("KIX_STATE_DIR", state, 1);
+    t0 = bench_now();
+    rc = bench_run(argv, out);
+    t0 = bench_now() - t0;
+    unsetenv("KIX_STATE_DIR");
+    if (rc != 0)
+        bench_die("http: %s %s failed (see %s)", argv[0], argv[1], out);
+    return t0;
+}
+
+/* `kix show` and `kix verify-citation` of one run against nginx serving
+ * the export, first with an empty client state, then with the state the
+ * first left (its pinned checkpoint): "verify.*", requests and body bytes
+ * from nginx's access log. */
+static void verify_figs(const char *bin, const char *work, const char *export, const char *run,
+                        const char *vkey, int workers, struct bench_report *rep)
+{
+    char kix[PATH_MAX], url[64], state[PATH_MAX], access[PATH_MAX], out[PATH_MAX], cite[PATH_MAX];
+    char key[64];
+    double r0, b0, r1, b1, secs;
+    int port;
+    pid_t pid;
+
+    bench_path(access, sizeof(access), "%s/nginx-verify/access.log", work);
+    pid = start_nginx(work, "nginx-verify", export, workers, access, &port);
+    if (pid < 0)
+        return;
+    bench_path(kix, sizeof(kix), "%s/kix", bin);
+    snprintf(url, sizeof(url), "http://127.0.0.1:%d/", port);
+    bench_path(out, sizeof(out), "%s/kix-verify.out", work);
+    bench_path(cite, sizeof(cite), "%s/citation.json", work);
+    {
+        /* the citation a reader holds (written with a state of its own) */
+        char *argv[] = {kix, "cite",      (char *)run,  "--json", "--server",
+                        url, "--log-key", (char *)vkey, NULL};
+        bench_path(state, sizeof(state), "%s/state-cite", work);
+        kix_timed(argv, state, cite);
+    }
+    for (int k = 0; k < 2; k++) {
+        const char *cmd = k ? "verify_citation" : "show";
+        char *show[] = {kix, "show",      (char *)run,  "--json", "--server",
+                        url, "--log-key", (char *)vkey, NULL};
+        char *check[] = {kix, "verify-citation", cite,         "--server",
+                         url, "--log-key",       (char *)vkey, NULL};
+        bench_path(state, sizeof(state), "%s/state-%s", work, cmd);
+        for (int warm = 0; warm < 2; warm++) {
+            access_totals(access, &r0, &b0);
+            secs = kix_timed(k ? check : show, state, out);
+            /* nginx writes its access log line after the answer: let it */
+            usleep(100000);
+            access_totals(access, &r1, &b1);
+            snprintf(key, sizeof(key), "verify.%s_%s_requests", cmd, warm ? "warm" : "cold");
+            bench_fig(rep, key, r1 - r0, "",
+                      k ? (warm ? "kix verify-citation, warm state: requests"
+                                : "kix verify-citation, empty state: requests")
+                        : (warm ? "kix show RUN over HTTP, warm state: requests"
+                                : "kix show RUN over HTTP, empty state: requests"));
+            snprintf(key, sizeof(key), "verify.%s_%s_bytes", cmd, warm ? "warm" : "cold");
+            bench_fig(rep, key, b1 - b0, "bytes", "  body bytes fetched");
+            snprintf(key, sizeof(key), "verify.%s_%s_ms", cmd, warm ? "warm" : "cold");
+            bench_fig(rep, key, secs * 1e3, "ms", "  time (the kix process, start to end)");
+        }
+    }
+    bench_stop(pid);
+}
+
+/* GETs of h's requests from kixd and from nginx in ROUNDS short loads
+ * each, alternately (the same requests in the same order each round), so
+ * that a machine whose speed drifts slows both alike: "http.<who>_<key>_16x1". */
+#define ROUNDS 3
+static void alternate(const char *key, const char *what, int kport, int nport, int conns,
+                      double seconds, struct http_ctx *h, struct bench_report *rep)
+{
+    struct bench_load sum[2], ld;
+    char k[64], label[128];
+
+    memset(sum, 0, sizeof(sum));
+    for (int r = 0; r < ROUNDS; r++)
+        for (int who = 0; who < 2; who++) {
+            h->seed = 1 + (unsigned)r;
+            snprintf(label, sizeof(label), "%s GET %s", who ? "nginx" : "kixd --http", what);
+            bench_load_or_die(label, who ? nport : kport, BENCH_HTTP, conns, 1,
+                              seconds / ROUNDS / 4, seconds / ROUNDS, req_http, h, &ld);
+            sum[who].done += ld.done;
+            sum[who].elapsed += ld.elapsed;
+            for (size_t j = 0; j < ld.lat.n; j++)
+                bench_lat_add(&sum[who].lat, ld.lat.ns[j]);
+            bench_lat_release(&ld.lat);
+        }
+    for (int who = 0; who < 2; who++) {
+        snprintf(k, sizeof(k), "http.%s_%s_16x1", who ? "nginx" : "kixd", key);
+        snprintf(label, sizeof(label), "%s GET %s, %d conns x 1", who ? "nginx" : "kixd --http",
+                 what, conns);
+        bench_read_figs(rep, k, label, &sum[who]);
+    }
+}
+
+int bench_http(const char *bin, const char *work, double seconds, int quick, int no_nginx,
+               struct bench_report *rep)
+{
+    static const struct {
+        const char *what, *key, *label;
+    } kinds[] = {
+        {"tile/0", "tile", "full tile"},           {"tile/entries", "bundle", "full bundle"},
+        {NULL, "checkpoint", "checkpoint"},        {"runs", "run_json", "run JSON"},
+        {"objects", "object", "object by digest"},
+    };
+    char kixd[PATH_MAX], store[PATH_MAX], export[PATH_MAX], log[PATH_MAX], vkey[PATH_MAX];
+    char http[64], listen[64], rpc[64], nurl[64], threads[16], run[128] = "";
+    char(*reqs)[REQ_MAX];
+    struct http_ctx h;
+    struct kix_client *c = NULL;
+    struct kix_client_info info;
+    struct kix_err err = {0};
+    uint64_t size, full;
+    double t = seconds;
+    int kport = bench_free_port(), rport = bench_free_port(), nport, conns = 16,
+        workers = bench_cpus();
+    pid_t kpid, npid;
+    FILE *f;
+
+    (void)quick;
+    if (no_nginx || access(BENCH_NGINX, X_OK) != 0) {
+        bench_say("http: no %s (Debian nginx-light); skipping the HTTP reads", BENCH_NGINX);
+        return 0;
+    }
+    bench_path(kixd, sizeof(kixd), "%s/kixd", bin);
+    bench_path(store, sizeof(store), "%s/log", work);
+    bench_path(export, sizeof(export), "%s/export", work);
+    bench_path(log, sizeof(log), "%s/kixd-http.log", work);
+    bench_path(vkey, sizeof(vkey), "%s/log.pub", work);
+
+    bench_say("http: kixd export, then kixd --http and nginx, GETs %d conns x 1", conns);
+    {
+        char *argv[] = {kixd, "export", "--store", store, export, NULL};
+        double t0 = bench_now();
+        if (bench_run(argv, log) != 0)
+            bench_die("kixd export failed (see %s)", log);
+        t0 = bench_now() - t0;
+        double bytes, files;
+        tree_size(export, &bytes, &files);
+        bench_fig(rep, "http.export_s", t0, "s", "kixd export of the append log");
+        bench_fig(rep, "http.export_bytes", bytes, "B", "  bytes of the export's files");
+        bench_fig_note(rep, "%.0f files", files);
+    }
+    snprintf(http, sizeof(http), "tcp://127.0.0.1:%d", kport);
+    snprintf(listen, sizeof(listen), "tcp://127.0.0.1:%d", rport);
+    snprintf(rpc, sizeof(rpc), "tcp://127.0.0.1:%d", rport);
+    snprintf(threads, sizeof(threads), "%d", workers);
+    {
+        char *argv[] = {kixd, "serve",     "--store", store,         "--listen", listen, "--http",
+                        http, "--threads", threads,   "--log-level", "warn",     NULL};
+        kpid = bench_spawn(argv, log);
+    }
+    if (kpid < 0 || bench_wait_port(kport, kpid, 30) != 0)
+        bench_die("kixd --http did not start (see %s)", log);
+    if (kix_client_connect(rpc, NULL, &c, &err) || kix_client_info(c, &info, &err))
+        bench_die("http: kixd: %s", err.msg);
+    kix_client_close(c);
+    size = info.size;
+    bench_fig(rep, "http.export_entries_per_s", (double)size / bench_get(rep, "http.export_s"),
+              "/s", "  entries exported (tiles, bundles, objects, pages)");
+    full = size / 256;
+    if (full == 0)
+        bench_die("http: the log has no full tile (%llu entries)", (unsigned long long)size);
+    if (!(f = fopen(vkey, "w")) || fputs(info.log_key, f) < 0 || fclose(f) != 0)
+        bench_die("cannot write %s", vkey);
+    npid = start_nginx(work, "nginx", export, workers, NULL, &nport);
+    if (npid < 0) {
+        bench_stop(kpid);
+        return 0;
+    }
+    snprintf(nurl, sizeof(nurl), "http://127.0.0.1:%d/", nport);
+
+    reqs = calloc(HTTP_PATHS, sizeof(*reqs));
+    if (!reqs)
+        bench_die("out of memory");
+    bench_fig(rep, "http.full_tiles", (double)full, "", "full tiles (= bundles) asked for");
+    bench_fig_note(rep, "nginx %d workers, kixd %d threads", workers, workers);
+    bench_path(log, sizeof(log), "%s/tile/entries/000", export);
+    bench_fig(rep, "http.bundle_bytes", (double)bench_file_size(log), "",
+              "  bytes of full bundle 000 (a tile: 8192)");
+    for (size_t i = 0; i < sizeof(kinds) / sizeof(kinds[0]); i++) {
+        /* kixd and nginx alternately, the same requests in the same order */
+        memset(&h, 0, sizeof(h));
+        h.reqs = reqs;
+        if (i == 3)
+            h.n = export_requests(reqs, export, "runs", ".json", run, sizeof(run));
+        else if (i == 4)
+            h.n = export_requests(reqs, export, "objects", "", NULL, 0);
+        else
+            h.n = http_requests(reqs, kinds[i].what, full);
+        if (h.n == 0)
+            bench_die("http: the export has no %s", kinds[i].label);
+        alternate(kinds[i].key, kinds[i].label, kport, nport, conns, t, &h, rep);
+    }
+    free(reqs);
+
+    bench_say("http: audit and mirror catch-up, msgpack from kixd and HTTP from nginx");
+    sync_figs(work, rpc, nurl, info.log_key, rep);
+    bench_stop(npid);
+    bench_stop(kpid);
+
+    bench_say("http: kix show and kix verify-citation of %s, empty and warm state", run);
+    verify_figs(bin, work, export, run, vkey, 1, rep);
+    return 1;
+}
+
+/* what kixd export wrote an entry at 3*10^3 to 10^5 entries (RESULTS.md) */
+#define EXPORT_BYTES_AN_ENTRY 85e3
+
+void bench_export_scale(const char *cache_dir, const char *work, const char *kixd, long entries,
+                        struct bench_report *rep)
+{
+    static const char *const parts[] = {"tile",   "objects", "index",   "runs",
+                                        "groups", "home",    "kernels", "search"};
+    char store[PATH_MAX], out[PATH_MAX], log[PATH_MAX];
+    double t0, bytes, files;
+
+    struct statvfs fs;
+    double need = EXPORT_BYTES_AN_ENTRY * 1.25 * (double)entries;
+
+    bench_path(store, sizeof(store), "%s/log-%ld", cache_dir, entries);
+    bench_path(out, sizeof(out), "%s/export-%ld", work, entries);
+    bench_path(log, sizeof(log), "%s/kixd-export-%ld.log", work, entries);
+    if (statvfs(work, &fs) == 0 && (double)fs.f_bavail * (double)fs.f_frsize < need) {
+        /* ~83 GB at 10^6: not on a disk that would fill up */
+        bench_say("export: skipped, %s has %.1f GB free and the export of %ld entries needs ~%.1f",
+                  work, (double)fs.f_bavail * (double)fs.f_frsize / 1e9, entries, need / 1e9);
+        return;
+    }
+    bench_say("export: kixd export of the %ld-entry log", entries);
+    {
+        char *argv[] = {(char *)kixd, "export", "--store", store, out, NULL};
+        t0 = bench_now();
+        if (bench_run(argv, log) != 0)
+            bench_die("kixd export failed (see %s)", log);
+        t0 = bench_now() - t0;
+    }
+    bench_fig(rep, "export.entries", (double)entries, "", "kixd export of the scale log: entries");
+    bench_fig(rep, "export.s", t0, "s", "  time");
+    bench_fig(rep, "export.entries_per_s", (double)entries / t0, "/s", "  entries a second");
+    tree_size(out, &bytes, &files);
+    bench_fig(rep, "export.bytes", bytes, "B", "  bytes of its files");
+    bench_fig(rep, "export.files", files, "", "  files");
+    for (size_t i = 0; i < sizeof(parts) / sizeof(parts[0]); i++) {
+        char dir[PATH_MAX], key[64], label[96];
+        double b, n;
+        bench_path(dir, sizeof(dir), "%s/%s", out, parts[i]);
+        tree_size(dir, &b, &n);
+        snprintf(key, sizeof(key), "export.%s_bytes", parts[i]);
+        snprintf(label, sizeof(label), "    of them under %s/", parts[i]);
+        bench_fig(rep, key, b, "B", label);
+        bench_fig_note(rep, "%.0f files", n);
+    }
+    bench_fig(rep, "export.bytes_per_entry", bytes / (double)entries, "bytes",
+              "  bytes an entry (all files / entries)");
+    bench_rmrf(out);
+}
