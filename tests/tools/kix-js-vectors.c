@@ -21,6 +21,10 @@
  *                 (PROTOCOL.md, kix.group/1): run record, its proof in smt,
  *                 canonical manifest and implementation object ("" for run-b,
  *                 whose manifest names none);
+ *   indexFiles    the tree as a static copy's files (PROTOCOL.md §3.2): each
+ *                 tile at index/tile/<hex key>/<hex top> and the records of
+ *                 the run, group and member keys at index/value/<key>@<hash>
+ *                 ({path, bytes}), for kix-verify.js's own proofs;
  *   human         values as kix_human (kix/view.h) writes them for people, in
  *                 ns and in bytes, across every unit boundary and rounding
  *                 step (kix-verify.js must write the same text).
@@ -342,6 +346,37 @@ static void print_human(void)
     printf(",\n{\"value\":\"%lld\",\"bytes\":false,\"text\":\"%s\"}]", (long long)INT64_MIN, h);
 }
 
+/* One file of the tree as a static copy holds it (PROTOCOL.md §3.2):
+ * index/tile/<hex key>/<hex top>, the stored tile value. */
+static void print_index_tile(const struct ent *e, int *first)
+{
+    struct kix_hash top;
+    char path[256];
+
+    if (kix_smt_tile_top_hash(e->val, e->vlen, &top) != KIX_OK ||
+        kix_index_file_tile_path(e->key, e->klen, &top, path, sizeof(path)) != KIX_OK)
+        exit(3);
+    printf("%s\n{\"path\":\"%s\",\"bytes\":\"", *first ? "" : ",", path);
+    hex(e->val, e->vlen);
+    printf("\"}");
+    *first = 0;
+}
+
+/* index/value/<key>@<hex of SHA-256(record)>, the record. */
+static void print_index_value(const char *key, const struct kix_buf *rec, int *first)
+{
+    struct kix_hash vh;
+    char path[512];
+
+    kix_smt_value_hash(rec->ptr, rec->len, &vh);
+    if (kix_index_file_value_path(key, strlen(key), &vh, path, sizeof(path)) != KIX_OK)
+        exit(3);
+    printf("%s\n{\"path\":\"%s\",\"bytes\":\"", *first ? "" : ",", path);
+    hex(rec->ptr, rec->len);
+    printf("\"}");
+    *first = 0;
+}
+
 int main(int argc, char **argv)
 {
     static const char *const ids[] = {"run-a", "run-b", "run-b2", "run-c"};
@@ -608,9 +643,19 @@ int main(int argc, char **argv)
         printf(",\"implementationCanonical\":");
         print_string(members[i].implementation);
         printf("}");
-        kix_buf_release(&members[i].record);
     }
+    printf("],\n\"indexFiles\":[");
+    first = 1;
+    for (size_t i = 0; i < m.cap; i++)
+        if (m.e[i].klen)
+            print_index_tile(&m.e[i], &first);
+    for (int i = 0; i < 4; i++)
+        print_index_value(keep_keys[i], &keep[i], &first);
+    for (size_t i = 0; i < nmembers; i++)
+        print_index_value(members[i].key, &members[i].record, &first);
     printf("]}\n");
+    for (size_t i = 0; i < nmembers; i++)
+        kix_buf_release(&members[i].record);
     kix_smt_tiles_release(&tiles);
     for (int i = 0; i < 4; i++)
         kix_buf_release(&keep[i]);
