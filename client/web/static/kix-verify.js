@@ -10,8 +10,9 @@
  * <script type="application/json" id="kix-view"> ("kix.run/1" or
  * "kix.group/1"; without one, <page>.json from the log's site), the page's
  * kind and subject (#kix-verify's data-page and data-run / data-group) and
- * address, and the C2SP tlog-tiles of the log's site (checkpoint,
- * tile/<L>/<N>[.p/<W>], tile/entries/<N>[.p/<W>]). Never the page's text.
+ * address, the C2SP tlog-tiles of the log's site (checkpoint,
+ * tile/<L>/<N>[.p/<W>], tile/entries/<N>[.p/<W>]) and, for a page whose
+ * index proofs are old, its index files. Never the page's text.
  * The log's site: ?kix-base=<URL> in the page's address, else #kix-verify's
  * data-kix-base, else the page's parent directory; so the script works
  * from another origin or a file against any mirror (SECURITY.md: whoever
@@ -23,13 +24,18 @@
  *      signatures by the view's `logKey` and name its origin; the latest
  *      tree extends the view's (recomputed from the tiles: no fork);
  *   2. the index proofs are at the latest checkpoint (else <page>.json is
- *      fetched again for fresh ones, or it fails); the index note is signed
+ *      fetched again for fresh ones, or else they are computed here from
+ *      the site's index files, index/notes/<size>, index/tile/... and
+ *      index/value/... (PROTOCOL.md section 3.2), as kix's HTTP source
+ *      does; without them it fails); the index note is signed
  *      and bound to that checkpoint; the run's and its group's records are
  *      in the signed index root by their sparse Merkle proofs; the run
  *      record names the view's manifest digest;
  *   3. SHA-256(`manifestCanonical`) is `manifestDigest` and `manifest` is
  *      that text parsed; every object hashes (RFC 8785) to its digest and
- *      every object the manifest names is there;
+ *      every object the manifest names is there; each listed rerun's
+ *      `manifestCanonical` hashes to the digest its signed entry names,
+ *      and its median is read from those bytes;
  *   4. every entry in `entries` is in the latest tree (its leaf from the
  *      entry bundle, RFC 9162 leaf hash equal to the level-0 tile's, the
  *      root recomputed from it and the tiles' hashes); together they are
@@ -1274,13 +1280,13 @@
         got = await filesRecord(files, k, size);
         x.pages.push({ key: k, record: got.record, proof: got.proof });
       }
-      var rows = Array.isArray(out.rows) ? out.rows : [];
-      for (var r = 0; r < rows.length; r++) {
-        if (!rows[r] || !RUN_ID.test(str(rows[r].runId) || '')) continue;
-        got = await filesRecord(files, 'run/' + rows[r].runId, size);
-        rows[r].runRecord = got.record;
-        rows[r].runProof = got.proof;
-      }
+      /* the rows' routes side by side: the tiles near the root are fetched once */
+      await Promise.all((Array.isArray(out.rows) ? out.rows : []).map(async function (row) {
+        if (!row || !RUN_ID.test(str(row.runId) || '')) return;
+        var rec = await filesRecord(files, 'run/' + row.runId, size);
+        row.runRecord = rec.record;
+        row.runProof = rec.proof;
+      }));
     }
     out.index = x;
     return out;
