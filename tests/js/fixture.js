@@ -7,7 +7,9 @@
  * rerun at entry 2, published at entry 1. The view's checkpoint is at size
  * 280, its index proofs and the log (its ../checkpoint) at 300; `stale`
  * holds index proofs at 280 (older than the log); `indexFiles` the index
- * at 300 as files, from which kix-verify.js computes fresh proofs. */
+ * at 300 as files, from which kix-verify.js computes fresh proofs;
+ * `olderRun` a page of run-b from 280, when its group had 3 runs and it
+ * ranked first (kix-js-vectors' "older" index). */
 'use strict';
 const { kv, program } = require('./lib.js');
 const { buildLog, sha } = require('./tlog.js');
@@ -104,6 +106,11 @@ async function build(opts) {
                                Buffer.from(log.root(n)).toString('base64') + '\nindex ' +
                                Buffer.from(kv.unhex(v.smt.root)).toString('base64') + '\n');
   const indexNote = await note(300), indexNote280 = await note(280);
+  /* the index at 280 before run-a joined the group: run-b ranked 1 of 3 */
+  const olderNote = await sign(key, 'kix.index/v1\norigin ' + ORIGIN + '\nsize 280\nlog ' +
+                               Buffer.from(log.root(280)).toString('base64') + '\nindex ' +
+                               Buffer.from(kv.unhex(v.older.root)).toString('base64') + '\n');
+  const older = (k) => v.older.proofs.find((p) => p.key === k);
   const proof = (k) => v.smt.proofs.find((p) => p.name === 'member' && p.key === k);
   const run = proof('run/run-b'), group = proof(v.groupKey), page = proof(v.groupPageKey);
   const gk = v.groupKey.slice(6);
@@ -136,7 +143,13 @@ async function build(opts) {
    * at the latest checkpoint, the tree's tiles and the records */
   const indexFiles = new Map([['index/notes/300', Buffer.from(indexNote)]]);
   for (const x of v.indexFiles) indexFiles.set(x.path, Buffer.from(kv.unhex(x.bytes)));
-  return { key, log, files, indexFiles, run: runView, group: groupView, staleRun: stale(runView), staleGroup: stale(groupView),
+  /* a page of run-b written at 280, when it was ranked 1 of 3, its proofs of then */
+  const olderRun = Object.assign(JSON.parse(JSON.stringify(runView)), {
+    rank: { group: 'sha256:' + gk, rank: 1, groupSize: 3, best: 'run-b', bestValue: 700 },
+    index: { checkpoint: cp, indexNote: olderNote, runRecord: older('run/run-b').record, runProof: older('run/run-b').proof,
+             groupKey: v.groupKey, groupRecord: older(v.groupKey).record, groupProof: older(v.groupKey).proof,
+             groupPage: older(v.groupPageKey).record, groupPageProof: older(v.groupPageKey).proof } });
+  return { key, log, files, indexFiles, olderRun, run: runView, group: groupView, staleRun: stale(runView), staleGroup: stale(groupView),
            vectors: v, sign, checkpointText, logKey, envelope, PUBLISHER, RERUNNER, RERUN_MANIFEST, RERUN_DIGEST };
 }
 

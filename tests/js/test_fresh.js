@@ -3,7 +3,9 @@
  * rewrites only the pages of runs and groups with new entries):
  * kix-verify.js computes fresh proofs itself from the copy's index files
  * (PROTOCOL.md section 3.2, as client/lib/source_http_index.c does), and
- * the page verifies at the latest size with the values those prove. Its
+ * the page verifies at the latest size with the values those prove (a
+ * page from when its run ranked 1 of 3 shows rank 2 of 4; its own claims
+ * are held to its own proofs). Its
  * proofs are byte for byte kix_smt_prove's (tests/tools/kix-js-vectors.c).
  * An index tile altered, rolled back to another tile's content, or
  * missing, a record altered, or the note of another size, turns the page
@@ -50,6 +52,20 @@ main(async () => {
   /* the site's JSON as stale as the page: the tiles still prove it */
   const again = await kv.verifyRunView(copy(f.staleRun), Object.assign(site(), { fetchView: async () => copy(f.staleRun) }), {});
   check(again.index.size === 300, 'a stale page whose JSON at the site is as stale');
+
+  /* a page from 280, when run-b ranked 1 of 3: its claims held to its own
+   * proofs, what it shows from the fresh ones (rank 2 of 4, best run-a) */
+  const older = await kv.verifyRunView(copy(f.olderRun), site(), {});
+  check(older.index.size === 300 && older.index.pageSize === 280 && older.facts.rank.rank === 2 &&
+        older.facts.rank.groupSize === 4 && older.facts.rank.best === 'run-a' && Number(older.facts.rank.bestValue) === 500,
+        'an older page shows the fresh rank: ' + JSON.stringify(older.facts.rank, (k, x) => typeof x === 'bigint' ? String(x) : x));
+  await refuses(() => kv.verifyRunView(Object.assign(copy(f.olderRun), { rank: copy(f.run.rank) }), site(), {}),
+                'the view says rank 2 of 4; the signed index proves rank 1 of 3', 'an older page claiming today\u2019s rank its own proofs do not give');
+  const liar = copy(f.olderRun);
+  liar.index.groupRecord = f.run.index.groupRecord;
+  await refuses(() => kv.verifyRunView(liar, site(), {}), 'the group\u2019s record is not in the signed index',
+                'an older page whose own group proof is altered');
+  check(!(await kv.verifyRunView(copy(f.olderRun), site(), {}).then(() => false, () => true)), 'the older page verifies again');
 
   /* a stale group page: the directory, its page and every row's run record */
   const group = await kv.verifyGroupView(copy(f.staleGroup), site(), {});

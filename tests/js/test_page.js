@@ -141,6 +141,10 @@ main(async () => {
   check(state(d) === 'ok' && text(d).includes('(proofs computed from its index tiles; the page\u2019s own were at size 280)') &&
         slot(d, 'rank').textContent === 'Rank 2 of 4' && slot(d, 'checkpoint').textContent.startsWith('js.test/log\n300\n'),
         'stale index proofs, fresh ones from the index tiles: ' + text(d));
+  /* a page from when run-b ranked 1 of 3: the rank it shows is today's */
+  d = await load('run', f.olderRun, new Map([...withJson(f.files, f.olderRun), ...f.indexFiles]), RUN);
+  check(state(d) === 'ok' && slot(d, 'rank').textContent === 'Rank 2 of 4' &&
+        slot(d, 'best').textContent === 'Compare with #1 \u2192', 'an older page shows the fresh rank: ' + text(d));
   d = await load('run', f.staleRun, withJson(f.files, f.staleRun), RUN);
   check(state(d) === 'fail' && text(d).includes('older than the log\u2019s latest checkpoint at size 300'),
         'stale index proofs and a stale JSON: ' + text(d));

@@ -21,6 +21,9 @@
  *                 (PROTOCOL.md, kix.group/1): run record, its proof in smt,
  *                 canonical manifest and implementation object ("" for run-b,
  *                 whose manifest names none);
+ *   older         the index at an older size, before run-a joined the group
+ *                 (run-b ranked 1 of 3): its root, and the records and
+ *                 proofs of run-b, the group's directory and its page;
  *   indexFiles    the tree as a static copy's files (PROTOCOL.md §3.2): each
  *                 tile at index/tile/<hex key>/<hex top> and the records of
  *                 the run, group and member keys at index/value/<key>@<hash>
@@ -377,6 +380,69 @@ static void print_index_value(const char *key, const struct kix_buf *rec, int *f
     *first = 0;
 }
 
+/* The same index at an older size, before run-a joined the group: run-b
+ * ranked 1 of 3 (its record the same), as "older": the root and the
+ * records and proofs of run-b, the group's directory and its page. */
+static void print_older(const struct kix_digest *gkey, const char *const keys[4],
+                        const struct kix_buf *run_b, const struct member *members, size_t n)
+{
+    static const char *const ids[] = {"run-b", "run-b2", "run-c"};
+    static const uint64_t values[] = {700, 700, 700};
+    static const struct dir_page one[] = {{3, "run-b", 700}};
+    struct map m = {calloc(64, sizeof(struct ent)), 64, 0};
+    struct kix_buf rec[3] = {KIX_BUF_INIT, KIX_BUF_INIT, KIX_BUF_INIT}, proof = KIX_BUF_INIT;
+    struct kix_smt_update u[3 + 8 + 40];
+    struct kix_smt_tiles tiles;
+    struct kix_hash root;
+    struct kix_err err;
+    char filler[32];
+    size_t nu = 0;
+
+    if (!m.e || kix_buf_add(&rec[0], run_b->ptr, run_b->len))
+        exit(3);
+    dir_of(gkey, 3, one, 1, &rec[1]);
+    group_of(gkey, 3, ids, values, 3, &rec[2]);
+    for (int i = 0; i < 3; i++) {
+        const char *key = keys[i == 0 ? 0 : i + 1]; /* run/run-b, the directory, its page */
+        kix_smt_path(key, strlen(key), &u[nu].path);
+        kix_smt_value_hash(rec[i].ptr, rec[i].len, &u[nu++].value_hash);
+    }
+    for (size_t i = 0; i < n; i++) {
+        if (strcmp(members[i].run_id, "run-a") == 0)
+            continue;
+        kix_smt_path(members[i].key, strlen(members[i].key), &u[nu].path);
+        kix_smt_value_hash(members[i].record.ptr, members[i].record.len, &u[nu++].value_hash);
+    }
+    for (int i = 0; i < 40; i++) {
+        snprintf(filler, sizeof(filler), "filler/%d", i);
+        kix_smt_path(filler, strlen(filler), &u[nu].path);
+        kix_smt_value_hash(filler, strlen(filler), &u[nu++].value_hash);
+    }
+    kix_smt_tiles_init(&tiles, smt_map_get, smt_map_put, &m);
+    for (size_t i = 0; i < nu; i++)
+        if (kix_smt_apply(&tiles.io, &u[i], 1, &root, &err) || kix_smt_tiles_flush(&tiles, &err)) {
+            fprintf(stderr, "kix-js-vectors: %s\n", err.msg);
+            exit(3);
+        }
+    printf(",\n\"older\":{\"root\":\"");
+    hex(root.b, 32);
+    printf("\",\"proofs\":[");
+    for (int i = 0; i < 3; i++) {
+        const char *key = keys[i == 0 ? 0 : i + 1];
+        prove(&tiles.io, key, &proof);
+        printf("%s\n{\"key\":\"%s\",\"record\":\"", i ? "," : "", key);
+        hex(rec[i].ptr, rec[i].len);
+        printf("\",\"proof\":\"");
+        hex(proof.ptr, proof.len);
+        printf("\"}");
+        kix_buf_release(&rec[i]);
+    }
+    printf("]}");
+    kix_smt_tiles_release(&tiles);
+    kix_buf_release(&proof);
+    free(m.e);
+}
+
 int main(int argc, char **argv)
 {
     static const char *const ids[] = {"run-a", "run-b", "run-b2", "run-c"};
@@ -644,7 +710,9 @@ int main(int argc, char **argv)
         print_string(members[i].implementation);
         printf("}");
     }
-    printf("],\n\"indexFiles\":[");
+    printf("]");
+    print_older(&gkey, keep_keys, &keep[0], members, nmembers);
+    printf(",\n\"indexFiles\":[");
     first = 1;
     for (size_t i = 0; i < m.cap; i++)
         if (m.e[i].klen)

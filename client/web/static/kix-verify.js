@@ -1194,8 +1194,9 @@
    * few times at most. When the site gives none fresher (a static export
    * rewrites only the pages of runs and groups with new entries), the
    * proofs are computed here from the copy's index files at the latest
-   * checkpoint (refreshedView). Returns { log, view, stale } (stale: the
-   * size of the page's own proofs when they were replaced so). A view
+   * checkpoint (refreshedView). Returns { log, view, stale, own } (when
+   * the proofs were replaced so, stale: the size of the page's own, own:
+   * the page's view as it came). A view
    * without index proofs fails: nothing it claims about ranks, evidence or
    * entries could be proven. */
   async function freshLog(view, io, proven) {
@@ -1217,7 +1218,7 @@
         view = next;
         continue;
       }
-      return { log: log, view: await refreshedView(view, log, io, have), stale: have };
+      return { log: log, view: await refreshedView(view, log, io, have), stale: have, own: view };
     }
   }
 
@@ -1337,20 +1338,15 @@
     if (!deepEqual(parsed, view.manifest))
       throw new Fail('the view\u2019s manifest is not its canonical manifest ' + digest);
 
-    var x = view.index, signed = await verifyIndexNote(x, log.vkey, cp, tiles);
-    var rec = unhex(x.runRecord || '');
-    if (!equal(await smtRoot('run/' + runId, rec, unhex(x.runProof || '')), signed.root))
-      throw new Fail('the run\u2019s record is not in the signed index');
-    var run = decodeRunRecord(rec);
-    if ('sha256:' + run.manifest !== digest)
-      throw new Fail('the signed index gives run ' + runId + ' the manifest sha256:' +
-                     run.manifest + ', not the page\u2019s ' + digest);
+    var at = await indexFacts(runId, view.index, log, digest), run = at.run, facts = at.facts;
     proven.digest = digest;
     proven.manifest = { canonical: canon, value: parsed };
     proven.figures = figuresOf(parsed);
-    var facts = runFacts(runId, run, x.groupRecord ? await provenGroup(x, signed.root) : null);
-    proven.index = { size: signed.cp.size, pageSize: fresh.stale };
+    proven.index = { size: at.size, pageSize: fresh.stale };
     proven.facts = facts;
+    /* an old page's claims are held to its own proofs, at their size (the
+     * page shows, and is checked against, the fresh ones) */
+    var claimed = fresh.own ? (await indexFacts(runId, fresh.own.index, log, digest)).facts : facts;
 
     var entries = Array.isArray(view.entries) ? view.entries : [], list = [];
     proven.entries = {};
@@ -1363,9 +1359,25 @@
     await provenRerunFigures(view.reruns, proven.run.reruns);
     proven.publication = true;
     proven.objects = await provenObjects(view.objects, parsed);
-    compareRunView(view, facts);
+    compareRunView(view, claimed);
     compareRunClaims(view, proven.run, proven.figures);
     return proven;
+  }
+
+  /* What index proofs `x` (a view's `index`) prove about run `runId` whose
+   * manifest is `digest`: its record and facts (runFacts), at the size of
+   * their note, signed and bound to a checkpoint the latest tree extends. */
+  async function indexFacts(runId, x, log, digest) {
+    var signed = await verifyIndexNote(x, log.vkey, log.cp, log.tiles);
+    var rec = unhex(x.runRecord || '');
+    if (!equal(await smtRoot('run/' + runId, rec, unhex(x.runProof || '')), signed.root))
+      throw new Fail('the run\u2019s record is not in the signed index');
+    var run = decodeRunRecord(rec);
+    if ('sha256:' + run.manifest !== digest)
+      throw new Fail('the signed index gives run ' + runId + ' the manifest sha256:' +
+                     run.manifest + ', not the page\u2019s ' + digest);
+    return { size: signed.cp.size, run: run,
+             facts: runFacts(runId, run, x.groupRecord ? await provenGroup(x, signed.root) : null) };
   }
 
   /* A group row's own cells, proven (PROTOCOL.md, the kix.group/1
