@@ -1196,9 +1196,8 @@
    * proofs are computed here from the copy's index files at the latest
    * checkpoint (refreshedView). Returns { log, view, stale, own } (when
    * the proofs were replaced so, stale: the size of the page's own, own:
-   * the page's view as it came). A view
-   * without index proofs fails: nothing it claims about ranks, evidence or
-   * entries could be proven. */
+   * the page's view as it came). A view without index proofs fails:
+   * nothing it claims about ranks, evidence or entries could be proven. */
   async function freshLog(view, io, proven) {
     for (var tries = 0; ; tries++) {
       if (!view.index)
