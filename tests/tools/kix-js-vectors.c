@@ -380,6 +380,28 @@ static void print_index_value(const char *key, const struct kix_buf *rec, int *f
     *first = 0;
 }
 
+/* The tree of the keys u[0..nu) and 40 fillers (u has room for them),
+ * stored as kixd stores it in m, one key at a time (kix_smt_apply wants
+ * sorted batches). */
+static void grow_tree(struct kix_smt_tiles *tiles, struct map *m, struct kix_smt_update *u,
+                      size_t nu, struct kix_hash *root)
+{
+    struct kix_err err;
+    char filler[32];
+
+    for (int i = 0; i < 40; i++) {
+        snprintf(filler, sizeof(filler), "filler/%d", i);
+        kix_smt_path(filler, strlen(filler), &u[nu].path);
+        kix_smt_value_hash(filler, strlen(filler), &u[nu++].value_hash);
+    }
+    kix_smt_tiles_init(tiles, smt_map_get, smt_map_put, m);
+    for (size_t i = 0; i < nu; i++)
+        if (kix_smt_apply(&tiles->io, &u[i], 1, root, &err) || kix_smt_tiles_flush(tiles, &err)) {
+            fprintf(stderr, "kix-js-vectors: %s\n", err.msg);
+            exit(3);
+        }
+}
+
 /* The same index at an older size, before run-a joined the group: run-b
  * ranked 1 of 3 (its record the same), as "older": the root and the
  * records and proofs of run-b, the group's directory and its page. */
@@ -394,8 +416,6 @@ static void print_older(const struct kix_digest *gkey, const char *const keys[4]
     struct kix_smt_update u[3 + 8 + 40];
     struct kix_smt_tiles tiles;
     struct kix_hash root;
-    struct kix_err err;
-    char filler[32];
     size_t nu = 0;
 
     if (!m.e || kix_buf_add(&rec[0], run_b->ptr, run_b->len))
@@ -413,17 +433,7 @@ static void print_older(const struct kix_digest *gkey, const char *const keys[4]
         kix_smt_path(members[i].key, strlen(members[i].key), &u[nu].path);
         kix_smt_value_hash(members[i].record.ptr, members[i].record.len, &u[nu++].value_hash);
     }
-    for (int i = 0; i < 40; i++) {
-        snprintf(filler, sizeof(filler), "filler/%d", i);
-        kix_smt_path(filler, strlen(filler), &u[nu].path);
-        kix_smt_value_hash(filler, strlen(filler), &u[nu++].value_hash);
-    }
-    kix_smt_tiles_init(&tiles, smt_map_get, smt_map_put, &m);
-    for (size_t i = 0; i < nu; i++)
-        if (kix_smt_apply(&tiles.io, &u[i], 1, &root, &err) || kix_smt_tiles_flush(&tiles, &err)) {
-            fprintf(stderr, "kix-js-vectors: %s\n", err.msg);
-            exit(3);
-        }
+    grow_tree(&tiles, &m, u, nu, &root);
     printf(",\n\"older\":{\"root\":\"");
     hex(root.b, 32);
     printf("\",\"proofs\":[");
@@ -462,7 +472,6 @@ int main(int argc, char **argv)
     struct kix_vindex_run b, x;
     struct kix_digest gkey, other;
     struct kix_hash root;
-    struct kix_err err;
     char gname[KIX_VINDEX_KEY_MAX + 1], pname[KIX_VINDEX_KEY_MAX + 1], filler[32];
     size_t nu = 0, len;
     int first = 1;
@@ -636,17 +645,7 @@ int main(int argc, char **argv)
         kix_smt_path(members[i].key, strlen(members[i].key), &u[nu].path);
         kix_smt_value_hash(members[i].record.ptr, members[i].record.len, &u[nu++].value_hash);
     }
-    for (int i = 0; i < 40; i++) {
-        snprintf(filler, sizeof(filler), "filler/%d", i);
-        kix_smt_path(filler, strlen(filler), &u[nu].path);
-        kix_smt_value_hash(filler, strlen(filler), &u[nu++].value_hash);
-    }
-    kix_smt_tiles_init(&tiles, smt_map_get, smt_map_put, &m);
-    for (size_t i = 0; i < nu; i++) /* one at a time: kix_smt_apply wants sorted batches */
-        if (kix_smt_apply(&tiles.io, &u[i], 1, &root, &err) || kix_smt_tiles_flush(&tiles, &err)) {
-            fprintf(stderr, "kix-js-vectors: %s\n", err.msg);
-            return 3;
-        }
+    grow_tree(&tiles, &m, u, nu, &root);
     printf("],\n\"smt\":{\"root\":\"");
     hex(root.b, 32);
     printf("\",\"proofs\":[");
