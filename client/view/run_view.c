@@ -68,6 +68,8 @@ static int read_rerun(struct kix_rerun_view *x, const struct kix_resolution_entr
     snprintf(x->status, sizeof(x->status), "%s", str_at(doc, "spec", "status"));
     kix_figures_of(doc, &x->figures);
     json_decref(doc);
+    x->manifest = bytes; /* taken */
+    kix_buf_init(&bytes);
 out:
     kix_buf_release(&bytes);
     return rc;
@@ -295,6 +297,8 @@ void kix_run_view_release(struct kix_run_view *v)
     json_decref(v->manifest);
     for (size_t i = 0; i < v->nobjects; i++)
         json_decref(v->objects[i].json);
+    for (size_t i = 0; i < v->nreruns; i++)
+        kix_buf_release(&v->reruns[i].manifest);
     free(v->reruns);
     free(v->attestations);
     kix__view_sections_release(v);
@@ -505,6 +509,9 @@ static int run_json(const struct kix_run_view *v, json_t *o)
             bad |= set(x, "status", json_string(r->status));
         if (x && r->figures.have)
             bad |= set(x, "primary", figures_json(&r->figures));
+        if (x)
+            bad |= set(x, "manifestCanonical",
+                       json_stringn((const char *)r->manifest.ptr, r->manifest.len));
     }
     bad |= set(o, "attestations", json_integer((json_int_t)res->run.attestations));
     bad |= set(o, "attestationList", list = json_array());

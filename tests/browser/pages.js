@@ -10,7 +10,9 @@
  *   - axe-core: no serious or critical violation on any page;
  *   - the verifier from another origin (the page's copy on a second
  *     server, ?kix-base= naming kixd), from a local file, and the export's
- *     <page>.html served by python3 -m http.server;
+ *     <page>.html served by python3 -m http.server, also a run page the
+ *     log's growth left untouched (its proofs computed from the export's
+ *     index tiles, verified at the latest size);
  *   - each tamper of issue 26 turns the page red (data-state "fail"),
  *     served from a copy of the export by a small static server here; a
  *     page whose visible text alone was edited shows the proven value.
@@ -189,7 +191,8 @@ async function provenSlots(browser) {
   });
   check(slots.rank === 'Rank 1 of 2', 'rank: ' + slots.rank);
   check(slots.evidence === 'Reproduced by a controlled rerun on 2026-11-20', 'evidence: ' + slots.evidence);
-  check(slots.reruns.length === 1 && slots.reruns[0][2] === 'reproduced', 'the rerun row: ' + JSON.stringify(slots.reruns));
+  check(slots.reruns.length === 1 && slots.reruns[0][2] === 'reproduced' && MEDIAN.test(slots.reruns[0][3]),
+        'the rerun row, with its own median and unit: ' + JSON.stringify(slots.reruns));
   check(slots.attestations.length === 1 && slots.attestations[0][3] === 'Checked the harness: the forward pass is timed alone.',
         'the attestation with its text: ' + JSON.stringify(slots.attestations));
   check(slots.entries.length === 3, 'three entries about the run: ' + JSON.stringify(slots.entries.map((r) => r[1])));
@@ -218,6 +221,21 @@ async function elsewhere(browser) {
     v = await verdict(page);
     check(v.state === 'ok', 'the export\'s runs/<id>.html from python3 -m http.server verifies: ' + v.text.slice(0, 120));
     await page.close();
+    /* a run the log's growth left untouched: its exported page keeps its
+     * proofs at the older size; the verifier computes fresh ones from the
+     * export's index tiles */
+    const untouched = fs.readdirSync(path.join(EXP, 'runs')).filter((n) => n.endsWith('.json')).find((n) => {
+      const x = JSON.parse(fs.readFileSync(path.join(EXP, 'runs', n), 'utf8'));
+      return x.index && x.index.checkpoint.split('\n')[1] !== SIZE;
+    });
+    check(!!untouched, 'the export holds a run page the log\'s growth left untouched');
+    if (untouched) {
+      page = await open(browser, PYHTTP + '/runs/' + untouched.replace(/\.json$/, '.html'));
+      v = await verdict(page);
+      check(v.state === 'ok' && v.text.includes('at size ' + SIZE + ':') && v.text.includes('proofs computed from its index tiles'),
+            'an untouched run page of the export verifies at the latest size: ' + v.text.slice(0, 400));
+      await page.close();
+    }
   }
   /* a local file (the page and the script saved side by side) */
   const dir = fs.mkdtempSync(path.join(path.dirname(EXP), 'local-'));
@@ -259,6 +277,11 @@ async function tampers(browser) {
     ['the rerun entry removed', runPath, editView(run, (v) => { v.entries = v.entries.filter((e) => e.type !== 'rerun'); v.reruns = []; }), 'the signed index commits 3'],
     ['the attestation entry removed', runPath, editView(run, (v) => { v.entries = v.entries.filter((e) => e.type !== 'attestation'); }), 'the signed index commits 3'],
     ['the reruns table removed', runPath, drop(run, 'reruns'), 'data-kix-slot="reruns"'],
+    ['a rerun\'s manifest with another median', runPath, editView(run, (v) => {
+      v.reruns[0].manifestCanonical = v.reruns[0].manifestCanonical.replace(/"median":(\d)/, (m, d) => '"median":' + (d === '9' ? '8' : '9'));
+    }), 'the manifest shown for the rerun at entry'],
+    ['a rerun\'s median claim changed', runPath, editView(run, (v) => { v.reruns[0].primary.median += 1000; }), 'a rerun\u2019s figures'],
+    ['a rerun without its manifest', runPath, editView(run, (v) => { delete v.reruns[0].manifestCanonical; }), 'does not carry the manifest of the rerun'],
     ['the attestations table removed', runPath, drop(run, 'attestations'), 'data-kix-slot="attestations"'],
     ['the median removed', runPath, drop(run, 'median'), 'data-kix-slot="median"'],
     ['"Superseded by" removed', oldPath, drop(old, 'superseded-by'), 'data-kix-slot="superseded-by"'],

@@ -10,7 +10,12 @@
 # of the export with one byte flipped in the run's entry bundle, in a
 # level-1 tile and a partial level-0 tile its proof reads, in the view's
 # manifest and in the checkpoint's root, and the page must name each
-# failure (data-state "fail"); text outside the slots is not read.
+# failure (data-state "fail"); text outside the slots is not read. Then
+# the log grows (runs of other groups, an attestation of another run) and
+# the export is written again: the untouched run and group pages, their
+# proofs at the old size, verify at the new one from the export's index
+# tiles (nginx and python3 -m http.server), and a rolled-back index tile
+# turns the page red.
 # Exit 77 (skipped) only when chromium is missing or cannot start.
 source "$(dirname "$0")/lib.sh"
 source "$(dirname "$0")/mirror_lib.sh"
@@ -94,7 +99,8 @@ expect_verified "$H/runs/$RID" "kixd --http"
 expect_verified "$H/runs/$EARLY" "kixd --http, a run in the first full tile"
 pass "kixd --http: the page verifies in Chromium (signature, inclusion, manifest digest, rank and evidence by the signed index)"
 
-for _ in $(seq 1 100); do [ "$(cat "$WORK/exp/runs/.size" 2>/dev/null)" = "$SIZE" ] && break; sleep 0.1; done
+for _ in $(seq 1 600); do [ "$(cat "$WORK/exp/runs/.size" 2>/dev/null)" = "$SIZE" ] && break; sleep 0.1; done
+[ "$(cat "$WORK/exp/runs/.size" 2>/dev/null)" = "$SIZE" ] || fail "the export did not reach size $SIZE: $(tail -3 "$WORK/o.log")"
 [ -f "$WORK/exp/kix-verify.js" ] || fail "the export lacks kix-verify.js"
 [ -n "$(view "$WORK/exp/runs/$RID")" ] || fail "the run page carries no view (#kix-view)"
 start_nginx "$WORK/exp"
@@ -211,6 +217,7 @@ expect_group_verified() { # URL NAME
   s=$(status "$WORK/dom.html")
   case "$s" in
     "ok: verified against kix.test/log at size $SIZE: checkpoint signature; rows 1–"*" of "*" proven by the log’s signed index at size $SIZE.") ;;
+    "ok: verified against kix.test/log at size $SIZE: checkpoint signature; rows 1–"*" of "*" proven by the log’s signed index at size $SIZE (proofs computed from its index tiles; the page’s own were at size "*").") ;;
     *) fail "$2: the group page says: $s" ;;
   esac
   grep -q 'data-kix-slot="group-rows"[^>]*data-verified="yes"' "$WORK/dom.html" ||
@@ -234,3 +241,67 @@ expect_failed "$WORK/bad10" "row 1 shows run" "a group view whose first median w
 cp -r "$WORK/exp" "$WORK/bad9"
 edit_view "$WORK/bad9/groups/$GROUP" 'v["size"] += 90'
 expect_failed "$WORK/bad9" "the signed index proves" "a group view with its size edited" "groups/$GROUP"
+
+# ---- the log grows: untouched pages stay green ---------------------------------------
+# kixd export rewrites only the pages of runs and groups with new entries:
+# RID's page keeps its index proofs at SIZE once other runs are published
+# and another run is attested, and its verifier computes fresh proofs from
+# the export's index tiles (PROTOCOL.md §3.2): green, at the new size.
+OLDSIZE=$SIZE
+kill "$PID_o"
+wait "$PID_o" 2>/dev/null || true
+"$KIX" keygen --name community --out "$WORK/att" >/dev/null 2>&1
+"$KIX" key add --store "$WORK/o" --key "$WORK/o/admin.key" --role attest "$WORK/att.pub" >/dev/null ||
+  fail "key add"
+{ sed -n 1p "$CSV"; awk -F, 'NR > 1 && $1 != "rope"' "$CSV" | sed -n '601,620p'; } >"$WORK/more.csv"
+"$KIX_BIN/kix-import-liger" --key "$WORK/pub.key" --store "$WORK/o" --batch 10 --map "$WORK/more.map" \
+  "$WORK/more.csv" >/dev/null 2>>"$WORK/import.log" || fail "import: $(tail -3 "$WORK/import.log")"
+"$KIX" attest --store "$WORK/o" --key "$WORK/att.key" --note "Timed alone." "$EARLY" >/dev/null ||
+  fail "attest $EARLY"
+HPORT=$(free_port)
+H="http://127.0.0.1:$HPORT"
+serve o --http "tcp://127.0.0.1:$HPORT" --export "$WORK/exp"
+SIZE=$(curl -sf "$H/checkpoint" | sed -n 2p)
+[ -n "$SIZE" ] && [ "$SIZE" -gt "$OLDSIZE" ] || fail "the log did not grow past $OLDSIZE: $SIZE"
+for _ in $(seq 1 600); do [ "$(cat "$WORK/exp/runs/.size" 2>/dev/null)" = "$SIZE" ] && break; sleep 0.1; done
+[ "$(cat "$WORK/exp/runs/.size")" = "$SIZE" ] || fail "the export did not reach size $SIZE"
+# RID's page and JSON were not rewritten: their proofs are at the old size
+python3 - "$WORK/exp/runs/$RID.json" "$OLDSIZE" <<'PY' || fail "RID's exported page was rewritten: the test needs an untouched one"
+import json, sys
+v = json.load(open(sys.argv[1]))
+assert v["index"]["checkpoint"].split("\n")[1] == sys.argv[2], v["index"]["checkpoint"]
+PY
+[ -f "$WORK/exp/index/notes/$SIZE" ] || fail "the export holds no index note at $SIZE"
+start_nginx "$WORK/exp"
+expect_verified "$NGINX_URL/runs/$RID" "an untouched run page after the log grew (nginx)"
+grep -q "proofs computed from its index tiles; the page’s own were at size $OLDSIZE" "$WORK/dom.html" ||
+  fail "the untouched page does not say its proofs came from the index tiles: $(status "$WORK/dom.html")"
+python3 - "$WORK/dom.html" "$SIZE" <<'PY' || fail "the checkpoint slot does not show the latest checkpoint at $SIZE"
+import re, sys
+t = open(sys.argv[1], encoding="utf-8").read()
+m = re.search(r'data-kix-slot="checkpoint"[^>]*>([^<]*)<', t)
+assert m and m.group(1).split("\n")[1] == sys.argv[2], m and m.group(1)
+PY
+grep -q "data-kix-slot=\"rank\"[^>]*>$RANK<" "$WORK/dom.html" || fail "the untouched page does not show its proven $RANK"
+pass "an untouched run page of the export, its proofs at $OLDSIZE, verifies at $SIZE from the index tiles"
+PYPORT=$(free_port)
+(cd "$WORK/exp" && exec python3 -m http.server --bind 127.0.0.1 "$PYPORT") >"$WORK/pyhttp.log" 2>&1 &
+KIXD_PIDS+=("$!")
+for _ in $(seq 1 100); do curl -s -o /dev/null "http://127.0.0.1:$PYPORT/" && break; sleep 0.05; done
+expect_verified "http://127.0.0.1:$PYPORT/runs/$RID.html" "an untouched run page after the log grew (python3 -m http.server)"
+expect_group_verified "$NGINX_URL/groups/$GROUP" "an untouched group page after the log grew (nginx)"
+pass "the same from python3 -m http.server, and the untouched group page"
+# a tile of the index rolled back (another tile's bytes under its name): red
+cp -r "$WORK/exp" "$WORK/bad11"
+python3 - "$WORK/bad11/index/tile" <<'PY'
+import os, sys
+root = sys.argv[1]
+tiles = sorted(os.path.join(d, f) for d, _, fs in os.walk(root) for f in fs if os.path.basename(d) == "00")
+assert len(tiles) >= 2, tiles
+# every root tile's name gets another root tile's content (the latest
+# root's among them: an older tree's top served as today's)
+body = [open(t, "rb").read() for t in tiles]
+for i, t in enumerate(tiles):
+    open(t, "wb").write(body[(i + 1) % len(tiles)])
+PY
+expect_failed "$WORK/bad11" "is not the one its name gives" "an index tile rolled back under the latest root's name"

@@ -79,7 +79,8 @@ pass "rerun predicates carry the rerun manifest's observedAt"
 
 curl -sf "$H/runs/rope-1" -o "$WORK/page.html" || fail "GET /runs/rope-1"
 for want in '<span data-kix-slot="observed" id="observed">2024-09-03</span>' '<h2>Controlled reruns</h2>' \
-  '<td>2026-10-01</td><td>reproduced</td><td>key ' '<td>2026-11-30</td><td>not_reproduced</td><td>key '; do
+  '<td>2026-10-01</td><td>reproduced</td><td>11.4 µs</td><td>key ' \
+  '<td>2026-11-30</td><td>not_reproduced</td><td>15.0 µs</td><td>key '; do
   grep -qF "$want" "$WORK/page.html" || fail "the run page lacks: $want"
 done
 curl -sf "$H/runs/rope-1.json" -o "$WORK/page.json" || fail "GET /runs/rope-1.json"

@@ -6,7 +6,10 @@
  * run-b here): run "run-b", ranked 2 of 4 in its group, reproduced by the
  * rerun at entry 2, published at entry 1. The view's checkpoint is at size
  * 280, its index proofs and the log (its ../checkpoint) at 300; `stale`
- * holds index proofs at 280 (older than the log). */
+ * holds index proofs at 280 (older than the log); `indexFiles` the index
+ * at 300 as files, from which kix-verify.js computes fresh proofs;
+ * `olderRun` a page of run-b from 280, when its group had 3 runs and it
+ * ranked first (kix-js-vectors' "older" index). */
 'use strict';
 const { kv, program } = require('./lib.js');
 const { buildLog, sha } = require('./tlog.js');
@@ -32,6 +35,10 @@ function checkpointText(origin, size, root) {
 }
 
 const PUBLISHER = '5a'.repeat(32), RERUNNER = 'b7'.repeat(32);
+/* the rerun's own manifest (canonical), whose digest its entry names */
+const RERUN_MANIFEST = '{"kind":"BenchmarkRun","spec":{"measurements":[{"metric":"latency","statistic":"p20","value":11200},' +
+  '{"metric":"latency","statistic":"p80","value":11900}],"timing":{"latencyNs":{"median":11530}}}}';
+const RERUN_DIGEST = 'sha256:' + Buffer.from(sha(enc.encode(RERUN_MANIFEST))).toString('hex');
 
 /* A DSSE envelope of a kix statement (PROTOCOL.md section 5.2); the
  * signature is not read by the verifier (the log checked it). */
@@ -51,7 +58,7 @@ function leaves(digest, publication) {
   out[1] = publication
     ? enc.encode(JSON.stringify({ payloadType: 'application/vnd.in-toto+json', payload: Buffer.from(publication).toString('base64'), signatures: [{ keyid: PUBLISHER, sig: 'AA==' }] }))
     : envelope('publication', 'run-b', d, { publishedAt: '2026-11-01T00:00:00Z', runId: 'run-b' }, PUBLISHER);
-  out[2] = envelope('rerun', 'run-b', d, { observedAt: '2026-11-02T09:00:00Z', outcome: 'reproduced', rerunDigest: 'sha256:' + 'e'.repeat(64), runId: 'run-b' }, RERUNNER);
+  out[2] = envelope('rerun', 'run-b', d, { observedAt: '2026-11-02T09:00:00Z', outcome: 'reproduced', rerunDigest: RERUN_DIGEST, runId: 'run-b' }, RERUNNER);
   return out;
 }
 
@@ -83,7 +90,8 @@ function groupRow(m, r) {
   return row;
 }
 
-/* { key, files (the site's tiles and checkpoint), run (view), group (view), vectors } */
+/* { key, files (the site's tiles and checkpoint), indexFiles (its index
+ * files at 300), run (view), group (view), vectors } */
 async function build(opts) {
   opts = opts || {};
   const digest = 'sha256:' + Buffer.from(sha(enc.encode('{"kind":"BenchmarkRun","runId":"run-b"}'))).toString('hex');
@@ -99,6 +107,11 @@ async function build(opts) {
                                Buffer.from(log.root(n)).toString('base64') + '\nindex ' +
                                Buffer.from(kv.unhex(v.smt.root)).toString('base64') + '\n');
   const indexNote = await note(300), indexNote280 = await note(280);
+  /* the index at 280 before run-a joined the group: run-b ranked 1 of 3 */
+  const olderNote = await sign(key, 'kix.index/v1\norigin ' + ORIGIN + '\nsize 280\nlog ' +
+                               Buffer.from(log.root(280)).toString('base64') + '\nindex ' +
+                               Buffer.from(kv.unhex(v.older.root)).toString('base64') + '\n');
+  const older = (k) => v.older.proofs.find((p) => p.key === k);
   const proof = (k) => v.smt.proofs.find((p) => p.name === 'member' && p.key === k);
   const run = proof('run/run-b'), group = proof(v.groupKey), page = proof(v.groupPageKey);
   const gk = v.groupKey.slice(6);
@@ -110,8 +123,9 @@ async function build(opts) {
     manifest: JSON.parse(v.manifestCanonical),
     rank: { group: 'sha256:' + gk, rank: 2, groupSize: 4, best: 'run-a', bestValue: 500 },
     evidence: 'reproduced', attestations: 0, objects: [],
-    reruns: [{ index: 2, outcome: 'reproduced', observedAt: '2026-11-02T09:00:00Z', manifestDigest: 'sha256:' + 'e'.repeat(64),
-               signer: RERUNNER, self: false }],
+    reruns: [{ index: 2, outcome: 'reproduced', observedAt: '2026-11-02T09:00:00Z', manifestDigest: RERUN_DIGEST,
+               signer: RERUNNER, self: false, manifestCanonical: RERUN_MANIFEST,
+               primary: { metric: 'latency', unit: 'ns', median: 11530, p20: 11200, p80: 11900 } }],
     entries: [{ index: 1, type: 'publication', tile: 'tile/0/001.p/44', entryBundle: 'tile/entries/001.p/44' },
               { index: 2, type: 'rerun', tile: 'tile/0/001.p/44', entryBundle: 'tile/entries/001.p/44' }],
     index: { checkpoint: cp300, indexNote, runRecord: run.record, runProof: run.proof,
@@ -126,8 +140,18 @@ async function build(opts) {
   }, common);
   const stale = (view) => Object.assign(JSON.parse(JSON.stringify(view)), {
     index: Object.assign({}, view.index, { checkpoint: cp, indexNote: indexNote280 }) });
-  return { key, log, files, run: runView, group: groupView, staleRun: stale(runView), staleGroup: stale(groupView),
-           vectors: v, sign, checkpointText, logKey, envelope, PUBLISHER, RERUNNER };
+  /* the index as the export writes it (PROTOCOL.md section 3.2): the note
+   * at the latest checkpoint, the tree's tiles and the records */
+  const indexFiles = new Map([['index/notes/300', Buffer.from(indexNote)]]);
+  for (const x of v.indexFiles) indexFiles.set(x.path, Buffer.from(kv.unhex(x.bytes)));
+  /* a page of run-b written at 280, when it was ranked 1 of 3, its proofs of then */
+  const olderRun = Object.assign(JSON.parse(JSON.stringify(runView)), {
+    rank: { group: 'sha256:' + gk, rank: 1, groupSize: 3, best: 'run-b', bestValue: 700 },
+    index: { checkpoint: cp, indexNote: olderNote, runRecord: older('run/run-b').record, runProof: older('run/run-b').proof,
+             groupKey: v.groupKey, groupRecord: older(v.groupKey).record, groupProof: older(v.groupKey).proof,
+             groupPage: older(v.groupPageKey).record, groupPageProof: older(v.groupPageKey).proof } });
+  return { key, log, files, indexFiles, olderRun, run: runView, group: groupView, staleRun: stale(runView), staleGroup: stale(groupView),
+           vectors: v, sign, checkpointText, logKey, envelope, PUBLISHER, RERUNNER, RERUN_MANIFEST, RERUN_DIGEST };
 }
 
 module.exports = { ORIGIN, build };

@@ -96,7 +96,8 @@ main(async () => {
   check(slot(d, 'best').querySelector('a').getAttribute('href') === 'https://js.test/runs/run-a', 'best links run-a');
   const reruns = slot(d, 'reruns').querySelectorAll('tr');
   check(reruns.length === 1 && reruns[0].querySelectorAll('td').map((c) => c.textContent).join('|') ===
-        '2|2026-11-02|reproduced|key ' + 'b7'.repeat(8) + '|sha256:' + 'e'.repeat(64), 'the rerun row, proven');
+        '2|2026-11-02|reproduced|11.5 \u00b5s|key ' + 'b7'.repeat(8) + '|' + f.RERUN_DIGEST,
+        'the rerun row, proven, with the median its own manifest gives');
   check(slot(d, 'attestations').querySelectorAll('tr').length === 0 && proven(slot(d, 'attestations')),
         'no attestations: the page\'s row replaced by none');
   const er = slot(d, 'entries').querySelectorAll('tr');
@@ -135,6 +136,15 @@ main(async () => {
   /* stale index proofs: the page's JSON at the site gives fresh ones, or it fails */
   d = await load('run', f.staleRun, withJson(f.files, f.run), RUN);
   check(state(d) === 'ok', 'stale index proofs, fresh ones from runs/run-b.json: ' + text(d));
+  /* ... or the site's index files, from which the page computes them */
+  d = await load('run', f.staleRun, new Map([...withJson(f.files, f.staleRun), ...f.indexFiles]), RUN);
+  check(state(d) === 'ok' && text(d).includes('(proofs computed from its index tiles; the page\u2019s own were at size 280)') &&
+        slot(d, 'rank').textContent === 'Rank 2 of 4' && slot(d, 'checkpoint').textContent.startsWith('js.test/log\n300\n'),
+        'stale index proofs, fresh ones from the index tiles: ' + text(d));
+  /* a page from when run-b ranked 1 of 3: the rank it shows is today's */
+  d = await load('run', f.olderRun, new Map([...withJson(f.files, f.olderRun), ...f.indexFiles]), RUN);
+  check(state(d) === 'ok' && slot(d, 'rank').textContent === 'Rank 2 of 4' &&
+        slot(d, 'best').textContent === 'Compare with #1 \u2192', 'an older page shows the fresh rank: ' + text(d));
   d = await load('run', f.staleRun, withJson(f.files, f.staleRun), RUN);
   check(state(d) === 'fail' && text(d).includes('older than the log\u2019s latest checkpoint at size 300'),
         'stale index proofs and a stale JSON: ' + text(d));

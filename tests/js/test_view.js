@@ -27,7 +27,8 @@ main(async () => {
   check(proven.run.reruns.length === 1 && proven.run.reruns[0].outcome === 'reproduced' &&
         proven.run.reruns[0].signer === f.RERUNNER && !proven.run.reruns[0].self &&
         proven.run.publication.signer === f.PUBLISHER && proven.run.attestations.length === 0 &&
-        kv.evidenceText(proven.run) === 'Reproduced by a controlled rerun on 2026-11-02',
+        kv.evidenceText(proven.run) === 'Reproduced by a controlled rerun on 2026-11-02' &&
+        proven.run.reruns[0].figures.median === 11530 && proven.run.reruns[0].figures.p80 === 11900,
         'the entries about the run, read: ' + JSON.stringify(proven.run));
   check(proven.facts.rank.rank === 2 && proven.facts.rank.groupSize === 4 &&
         proven.facts.evidence === 'reproduced' && proven.facts.members.length === 4 &&
@@ -63,6 +64,16 @@ main(async () => {
   await runFails((v) => { v.primary = { metric: 'latency', unit: 'ns', median: 700 }; }, 'the view\u2019s claims differ from what its proofs show: its primary measurement', 'a median the manifest does not hold');
   await runFails((v) => { v.reruns = []; }, 'differ from what its proofs show: its reruns', 'the view\u2019s rerun list emptied');
   await runFails((v) => { v.reruns[0].outcome = 'failed'; }, 'its reruns', 'a rerun\u2019s outcome changed');
+  /* a rerun's median: proven from its own manifest, whose digest its signed entry names */
+  await runFails((v) => { v.reruns[0].manifestCanonical = v.reruns[0].manifestCanonical.replace('11530', '9530'); },
+                 'the manifest shown for the rerun at entry 2 hashes to', 'a rerun\u2019s manifest with another median');
+  await runFails((v) => { v.reruns[0].primary.median = 9530; }, 'differ from what its proofs show: a rerun\u2019s figures',
+                 'a rerun\u2019s median claim changed');
+  await runFails((v) => { delete v.reruns[0].primary; }, 'a rerun\u2019s figures', 'a rerun\u2019s median claim removed');
+  await runFails((v) => { delete v.reruns[0].manifestCanonical; }, 'the page does not carry the manifest of the rerun at entry 2',
+                 'a rerun without its manifest');
+  await runFails((v) => { v.reruns[0].manifestCanonical = v.manifestCanonical; }, 'not the ' + f.RERUN_DIGEST,
+                 'the run\u2019s own manifest shown as its rerun\u2019s');
   await runFails((v) => { v.supersededBy = 'run-c'; }, 'its successor', 'a successor the entries do not show');
   await runFails((v) => { v.attestations = 3; }, 'its attestations', 'attestations the entries do not show');
   await runFails((v) => { v.index.indexNote = v.index.indexNote.replace('size 300', 'size 299'); }, 'the index note signature does not verify', 'an altered index note');

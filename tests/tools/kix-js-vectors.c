@@ -21,6 +21,13 @@
  *                 (PROTOCOL.md, kix.group/1): run record, its proof in smt,
  *                 canonical manifest and implementation object ("" for run-b,
  *                 whose manifest names none);
+ *   older         the index at an older size, before run-a joined the group
+ *                 (run-b ranked 1 of 3): its root, and the records and
+ *                 proofs of run-b, the group's directory and its page;
+ *   indexFiles    the tree as a static copy's files (PROTOCOL.md §3.2): each
+ *                 tile at index/tile/<hex key>/<hex top> and the records of
+ *                 the run, group and member keys at index/value/<key>@<hash>
+ *                 ({path, bytes}), for kix-verify.js's own proofs;
  *   human         values as kix_human (kix/view.h) writes them for people, in
  *                 ns and in bytes, across every unit boundary and rounding
  *                 step (kix-verify.js must write the same text).
@@ -342,6 +349,110 @@ static void print_human(void)
     printf(",\n{\"value\":\"%lld\",\"bytes\":false,\"text\":\"%s\"}]", (long long)INT64_MIN, h);
 }
 
+/* One file of the tree as a static copy holds it (PROTOCOL.md §3.2):
+ * index/tile/<hex key>/<hex top>, the stored tile value. */
+static void print_index_tile(const struct ent *e, int *first)
+{
+    struct kix_hash top;
+    char path[256];
+
+    if (kix_smt_tile_top_hash(e->val, e->vlen, &top) != KIX_OK ||
+        kix_index_file_tile_path(e->key, e->klen, &top, path, sizeof(path)) != KIX_OK)
+        exit(3);
+    printf("%s\n{\"path\":\"%s\",\"bytes\":\"", *first ? "" : ",", path);
+    hex(e->val, e->vlen);
+    printf("\"}");
+    *first = 0;
+}
+
+/* index/value/<key>@<hex of SHA-256(record)>, the record. */
+static void print_index_value(const char *key, const struct kix_buf *rec, int *first)
+{
+    struct kix_hash vh;
+    char path[512];
+
+    kix_smt_value_hash(rec->ptr, rec->len, &vh);
+    if (kix_index_file_value_path(key, strlen(key), &vh, path, sizeof(path)) != KIX_OK)
+        exit(3);
+    printf("%s\n{\"path\":\"%s\",\"bytes\":\"", *first ? "" : ",", path);
+    hex(rec->ptr, rec->len);
+    printf("\"}");
+    *first = 0;
+}
+
+/* The tree of the keys u[0..nu) and 40 fillers (u has room for them),
+ * stored as kixd stores it in m, one key at a time (kix_smt_apply wants
+ * sorted batches). */
+static void grow_tree(struct kix_smt_tiles *tiles, struct map *m, struct kix_smt_update *u,
+                      size_t nu, struct kix_hash *root)
+{
+    struct kix_err err;
+    char filler[32];
+
+    for (int i = 0; i < 40; i++) {
+        snprintf(filler, sizeof(filler), "filler/%d", i);
+        kix_smt_path(filler, strlen(filler), &u[nu].path);
+        kix_smt_value_hash(filler, strlen(filler), &u[nu++].value_hash);
+    }
+    kix_smt_tiles_init(tiles, smt_map_get, smt_map_put, m);
+    for (size_t i = 0; i < nu; i++)
+        if (kix_smt_apply(&tiles->io, &u[i], 1, root, &err) || kix_smt_tiles_flush(tiles, &err)) {
+            fprintf(stderr, "kix-js-vectors: %s\n", err.msg);
+            exit(3);
+        }
+}
+
+/* The same index at an older size, before run-a joined the group: run-b
+ * ranked 1 of 3 (its record the same), as "older": the root and the
+ * records and proofs of run-b, the group's directory and its page. */
+static void print_older(const struct kix_digest *gkey, const char *const keys[4],
+                        const struct kix_buf *run_b, const struct member *members, size_t n)
+{
+    static const char *const ids[] = {"run-b", "run-b2", "run-c"};
+    static const uint64_t values[] = {700, 700, 700};
+    static const struct dir_page one[] = {{3, "run-b", 700}};
+    struct map m = {calloc(64, sizeof(struct ent)), 64, 0};
+    struct kix_buf rec[3] = {KIX_BUF_INIT, KIX_BUF_INIT, KIX_BUF_INIT}, proof = KIX_BUF_INIT;
+    struct kix_smt_update u[3 + 8 + 40];
+    struct kix_smt_tiles tiles;
+    struct kix_hash root;
+    size_t nu = 0;
+
+    if (!m.e || kix_buf_add(&rec[0], run_b->ptr, run_b->len))
+        exit(3);
+    dir_of(gkey, 3, one, 1, &rec[1]);
+    group_of(gkey, 3, ids, values, 3, &rec[2]);
+    for (int i = 0; i < 3; i++) {
+        const char *key = keys[i == 0 ? 0 : i + 1]; /* run/run-b, the directory, its page */
+        kix_smt_path(key, strlen(key), &u[nu].path);
+        kix_smt_value_hash(rec[i].ptr, rec[i].len, &u[nu++].value_hash);
+    }
+    for (size_t i = 0; i < n; i++) {
+        if (strcmp(members[i].run_id, "run-a") == 0)
+            continue;
+        kix_smt_path(members[i].key, strlen(members[i].key), &u[nu].path);
+        kix_smt_value_hash(members[i].record.ptr, members[i].record.len, &u[nu++].value_hash);
+    }
+    grow_tree(&tiles, &m, u, nu, &root);
+    printf(",\n\"older\":{\"root\":\"");
+    hex(root.b, 32);
+    printf("\",\"proofs\":[");
+    for (int i = 0; i < 3; i++) {
+        const char *key = keys[i == 0 ? 0 : i + 1];
+        prove(&tiles.io, key, &proof);
+        printf("%s\n{\"key\":\"%s\",\"record\":\"", i ? "," : "", key);
+        hex(rec[i].ptr, rec[i].len);
+        printf("\",\"proof\":\"");
+        hex(proof.ptr, proof.len);
+        printf("\"}");
+        kix_buf_release(&rec[i]);
+    }
+    printf("]}");
+    kix_smt_tiles_release(&tiles);
+    kix_buf_release(&proof);
+    free(m.e);
+}
+
 int main(int argc, char **argv)
 {
     static const char *const ids[] = {"run-a", "run-b", "run-b2", "run-c"};
@@ -361,7 +472,6 @@ int main(int argc, char **argv)
     struct kix_vindex_run b, x;
     struct kix_digest gkey, other;
     struct kix_hash root;
-    struct kix_err err;
     char gname[KIX_VINDEX_KEY_MAX + 1], pname[KIX_VINDEX_KEY_MAX + 1], filler[32];
     size_t nu = 0, len;
     int first = 1;
@@ -535,17 +645,7 @@ int main(int argc, char **argv)
         kix_smt_path(members[i].key, strlen(members[i].key), &u[nu].path);
         kix_smt_value_hash(members[i].record.ptr, members[i].record.len, &u[nu++].value_hash);
     }
-    for (int i = 0; i < 40; i++) {
-        snprintf(filler, sizeof(filler), "filler/%d", i);
-        kix_smt_path(filler, strlen(filler), &u[nu].path);
-        kix_smt_value_hash(filler, strlen(filler), &u[nu++].value_hash);
-    }
-    kix_smt_tiles_init(&tiles, smt_map_get, smt_map_put, &m);
-    for (size_t i = 0; i < nu; i++) /* one at a time: kix_smt_apply wants sorted batches */
-        if (kix_smt_apply(&tiles.io, &u[i], 1, &root, &err) || kix_smt_tiles_flush(&tiles, &err)) {
-            fprintf(stderr, "kix-js-vectors: %s\n", err.msg);
-            return 3;
-        }
+    grow_tree(&tiles, &m, u, nu, &root);
     printf("],\n\"smt\":{\"root\":\"");
     hex(root.b, 32);
     printf("\",\"proofs\":[");
@@ -608,9 +708,21 @@ int main(int argc, char **argv)
         printf(",\"implementationCanonical\":");
         print_string(members[i].implementation);
         printf("}");
-        kix_buf_release(&members[i].record);
     }
+    printf("]");
+    print_older(&gkey, keep_keys, &keep[0], members, nmembers);
+    printf(",\n\"indexFiles\":[");
+    first = 1;
+    for (size_t i = 0; i < m.cap; i++)
+        if (m.e[i].klen)
+            print_index_tile(&m.e[i], &first);
+    for (int i = 0; i < 4; i++)
+        print_index_value(keep_keys[i], &keep[i], &first);
+    for (size_t i = 0; i < nmembers; i++)
+        print_index_value(members[i].key, &members[i].record, &first);
     printf("]}\n");
+    for (size_t i = 0; i < nmembers; i++)
+        kix_buf_release(&members[i].record);
     kix_smt_tiles_release(&tiles);
     for (int i = 0; i < 4; i++)
         kix_buf_release(&keep[i]);

@@ -1,7 +1,10 @@
 /* Who reran: every rerun row of a run's view (kix/view.h) names the key
  * that signed it and says when that is the key that published the run,
  * in the view document (kix.run/1 `reruns[].signer`, `self`), the text of
- * `kix show` (kix/view_text.h) and the page (kix/pages.h). */
+ * `kix show` (kix/view_text.h) and the page (kix/pages.h); and each shows
+ * the rerun's own median with its unit, the document with the rerun's
+ * manifest bytes that prove it. */
+#include <jansson.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -62,6 +65,41 @@ static void show(struct fixture *f, const char *run_id, struct kix_buf *doc, cha
     kix_log_read_end(r);
 }
 
+/* The rerun's own median, with its unit, the same in the document, the
+ * text and the page; the document carries the rerun's manifest bytes
+ * (whose digest the rerun entry names), from which a page's verifier
+ * proves it. */
+static void expect_rerun_median(const struct kix_run_view *v, const char *doc, const char *text,
+                                const char *page)
+{
+    const struct kix_rerun_view *r = &v->reruns[0];
+    char h[KIX_HUMAN_MAX], want[256];
+    const char *canon;
+    struct kix_digest d;
+    json_t *j, *rerun, *primary;
+
+    ASSERT_TRUE(r->figures.have);
+    kix_digest_of(r->manifest.ptr, r->manifest.len, &d);
+    kix_digest_format(&d, want);
+    ASSERT_EQ_STR(r->manifest_digest, want);
+    kix_human((int64_t)r->figures.median, r->figures.bytes, h, sizeof(h));
+    snprintf(want, sizeof(want), " %s median", h);
+    ASSERT_CONTAINS(text, want);
+    snprintf(want, sizeof(want), "<td>reproduced</td><td>%s</td>", h);
+    ASSERT_CONTAINS(page, want);
+    j = json_loads(doc, 0, NULL);
+    ASSERT_TRUE(j != NULL);
+    rerun = json_array_get(json_object_get(j, "reruns"), 0);
+    primary = json_object_get(rerun, "primary");
+    ASSERT_EQ_U64(r->figures.median,
+                  (uint64_t)json_integer_value(json_object_get(primary, "median")));
+    ASSERT_EQ_STR("ns", json_string_value(json_object_get(primary, "unit")));
+    canon = json_string_value(json_object_get(rerun, "manifestCanonical"));
+    ASSERT_TRUE(canon && strlen(canon) == r->manifest.len &&
+                memcmp(canon, r->manifest.ptr, r->manifest.len) == 0);
+    json_decref(j);
+}
+
 /* run_id's one rerun, signed by key: named in the document, the text and
  * the page, and marked the publisher's own when self. */
 static void expect_rerun_by(struct fixture *f, const char *run_id, struct kix_signer *key, int self)
@@ -82,6 +120,7 @@ static void expect_rerun_by(struct fixture *f, const char *run_id, struct kix_si
     snprintf(want, sizeof(want), "<td>key %.16s%s</td>", id, self ? " (the publisher itself)" : "");
     ASSERT_EQ_INT(KIX_OK, kix_buf_addc(&page, '\0'));
     ASSERT_CONTAINS((const char *)page.ptr, want);
+    expect_rerun_median(&v, (const char *)doc.ptr, text, (const char *)page.ptr);
     kix_run_view_release(&v);
     free(text);
     kix_buf_release(&doc);

@@ -10,8 +10,9 @@
  * <script type="application/json" id="kix-view"> ("kix.run/1" or
  * "kix.group/1"; without one, <page>.json from the log's site), the page's
  * kind and subject (#kix-verify's data-page and data-run / data-group) and
- * address, and the C2SP tlog-tiles of the log's site (checkpoint,
- * tile/<L>/<N>[.p/<W>], tile/entries/<N>[.p/<W>]). Never the page's text.
+ * address, the C2SP tlog-tiles of the log's site (checkpoint,
+ * tile/<L>/<N>[.p/<W>], tile/entries/<N>[.p/<W>]) and, for a page whose
+ * index proofs are old, its index files. Never the page's text.
  * The log's site: ?kix-base=<URL> in the page's address, else #kix-verify's
  * data-kix-base, else the page's parent directory; so the script works
  * from another origin or a file against any mirror (SECURITY.md: whoever
@@ -23,13 +24,18 @@
  *      signatures by the view's `logKey` and name its origin; the latest
  *      tree extends the view's (recomputed from the tiles: no fork);
  *   2. the index proofs are at the latest checkpoint (else <page>.json is
- *      fetched again for fresh ones, or it fails); the index note is signed
+ *      fetched again for fresh ones, or else they are computed here from
+ *      the site's index files, index/notes/<size>, index/tile/... and
+ *      index/value/... (PROTOCOL.md section 3.2), as kix's HTTP source
+ *      does; without them it fails); the index note is signed
  *      and bound to that checkpoint; the run's and its group's records are
  *      in the signed index root by their sparse Merkle proofs; the run
  *      record names the view's manifest digest;
  *   3. SHA-256(`manifestCanonical`) is `manifestDigest` and `manifest` is
  *      that text parsed; every object hashes (RFC 8785) to its digest and
- *      every object the manifest names is there;
+ *      every object the manifest names is there; each listed rerun's
+ *      `manifestCanonical` hashes to the digest its signed entry names,
+ *      and its median is read from those bytes;
  *   4. every entry in `entries` is in the latest tree (its leaf from the
  *      entry bundle, RFC 9162 leaf hash equal to the level-0 tile's, the
  *      root recomputed from it and the tiles' hashes); together they are
@@ -384,6 +390,134 @@
                                     : cat(new Uint8Array([3]), h, s));
     }
     return h;
+  }
+
+  /* ---- proofs computed from a static copy's index tiles (PROTOCOL.md section 3.2) ---- */
+
+  /* The slot of the record at `depth` in its tile (stratum depth / 4) on
+   * `path`, as kix_smt_tiles stores it (store/verify/smt_tiles.c): slot 0
+   * the tile's top, then each of its next three levels left to right. */
+  function tileSlot(depth, path) {
+    var s = depth >> 2, l = depth & 3;
+    if (l === 0) return 0;
+    var nibble = s % 2 ? path[s >> 1] & 15 : path[s >> 1] >> 4;
+    return (1 << l) - 1 + (nibble >> (4 - l));
+  }
+
+  /* The storage key of the tile of stratum s on `path`: s, then the
+   * ceil(4s / 8) bytes holding the path's first 4s bits (kix_smt_tile_key). */
+  function tileKey(s, path) {
+    var nb = (s + 1) >> 1, key = new Uint8Array(1 + nb);
+    key[0] = s;
+    key.set(path.slice(0, nb), 1);
+    if (s % 2) key[nb] &= 0xf0;
+    return key;
+  }
+
+  /* The 65-byte record in slot `slot` of a stored tile (2 bytes of slot
+   * bitmap, most significant bit slot 0, then the present records in slot
+   * order), or null; a tile that is not of that form fails. */
+  function tileRecord(tile, stratum, slot, name) {
+    var bits = tile.length >= 2 ? tile[0] << 8 | tile[1] : 0, n = 0, at = -1;
+    var allowed = stratum === 64 ? 0x8000 : 0xfffe;
+    for (var i = 0; i < 16; i++) {
+      if (!(bits & 0x8000 >> i)) continue;
+      if (i === slot) at = n;
+      n++;
+    }
+    if (!bits || bits & ~allowed || tile.length !== 2 + 65 * n)
+      throw new Fail('the index tile ' + name + ' is malformed');
+    return at < 0 ? null : tile.slice(2 + 65 * at, 2 + 65 * (at + 1));
+  }
+
+  /* A static copy's verifiable index at one signed root, read as files
+   * (fetchBytes(path)): index/tile/<hex key>/<hex top> and
+   * index/value/<key>@<hex value hash>. Tiles are kept for the next proof. */
+  function IndexFiles(root, fetchBytes) {
+    this.root = root;
+    this.fetchBytes = fetchBytes;
+    this.tiles = {};
+  }
+
+  /* The tile of stratum s on `path` whose top record hashes to `top`: its
+   * name is its content, so a tile whose top does not hash to it is not
+   * the tree's (altered, or of another root). */
+  IndexFiles.prototype.tile = async function (s, path, top) {
+    var name = 'index/tile/' + hex(tileKey(s, path)) + '/' + hex(top);
+    if (!this.tiles[name]) {
+      var self = this;
+      this.tiles[name] = this.fetchBytes(name).then(async function (t) {
+        var rec = tileRecord(t, s, 0, name);
+        if (!rec || !equal(await sha256(rec), top))
+          throw new Fail('the index tile ' + name + ' is not the one its name gives (altered, ' +
+                         'or of another index)');
+        return t;
+      });
+      this.tiles[name].catch(function () { delete self.tiles[name]; });
+    }
+    return this.tiles[name];
+  };
+
+  /* The proof of `key` under this.root, computed as kix_smt_prove does
+   * (store/verify/smt.c) over the tiles, and its record when present:
+   * { proof, record (null: absent) }. Nothing is believed: the caller
+   * checks the proof against the signed root (smtRoot). */
+  IndexFiles.prototype.prove = async function (key) {
+    var path = await sha256(enc.encode(key)), zero = new Uint8Array(32);
+    var depth = 0, sibs = [], bitmap = new Uint8Array(32), kind = 0, other = null, rec = null;
+    var want = this.root;
+    if (!equal(want, zero)) {
+      var tile = await this.tile(0, path, want);
+      rec = tileRecord(tile, 0, 0, 'of the root');
+      for (;;) {
+        if (!rec || !equal(await sha256(rec), want))
+          throw new Fail('the index tiles do not hold the route of ' + key + ' at depth ' + depth);
+        if (rec[0] !== 3) break;
+        if (depth >= 256) throw new Fail('the index tiles hold a route past depth 256');
+        var b = bit(path, depth), mine = rec.slice(1 + 32 * b, 33 + 32 * b),
+            sib = rec.slice(33 - 32 * b, 65 - 32 * b);
+        if (!equal(sib, zero)) {
+          bitmap[depth >> 3] |= 0x80 >> (depth & 7);
+          sibs.push(sib);
+        }
+        depth++;
+        if (equal(mine, zero)) { rec = null; break; }
+        want = mine;
+        if (depth % 4 === 0) tile = await this.tile(depth >> 2, path, want);
+        rec = tileRecord(tile, depth >> 2, tileSlot(depth, path), 'on the route of ' + key);
+      }
+      if (rec && rec[0] !== 2) throw new Fail('the index tiles hold a malformed record');
+      if (rec) kind = equal(rec.slice(1, 33), path) ? 1 : 2;
+      if (kind === 2) other = rec.slice(1, 65);
+    }
+    var proof = cat(new Uint8Array([kind, depth >> 8, depth & 255]),
+                    bitmap.slice(0, Math.ceil(depth / 8)), other || new Uint8Array(0));
+    for (var i = 0; i < sibs.length; i++) proof = cat(proof, sibs[i]);
+    if (kind !== 1) return { proof: proof, record: null };
+    var vh = rec.slice(33, 65), file = 'index/value/' + key + '@' + hex(vh);
+    var record = await this.fetchBytes(file);
+    if (!equal(await sha256(record), vh))
+      throw new Fail('the index record ' + file + ' does not hash to its name');
+    return { proof: proof, record: record };
+  };
+
+  /* The record of `key` and its proof as a view carries them (hex), or
+   * fails naming the size when the signed index holds no such key. */
+  async function filesRecord(files, key, size) {
+    var got = await files.prove(key);
+    if (!got.record) throw new Fail('the signed index at size ' + size + ' holds no ' + key);
+    return { record: hex(got.record), proof: hex(got.proof) };
+  }
+
+  /* The page of group directory `dir` (decodeGroupDir) that holds the
+   * member (runId, value): the last non-empty page whose first run is not
+   * after it in rank order, else the first page. */
+  function pageHolding(dir, runId, value) {
+    var me = { runId: runId, value: value }, at = dir.pages[0];
+    dir.pages.forEach(function (p) {
+      if (p.members > 0n && (p.first.runId === runId || beforeInRank(p.first, me))) at = p;
+    });
+    return at;
   }
 
   /* ---- index records (PROTOCOL.md section 4.2) -------------------------------------- */
@@ -821,6 +955,28 @@
     return x;
   }
 
+  /* Each listed rerun's figures, from its own manifest: the view's
+   * `reruns[i].manifestCanonical` must hash to the digest its signed rerun
+   * entry names (`proven`: runEntries' reruns, in log order), and its
+   * figures are read from those bytes alone (figuresOf). Sets
+   * proven[i].figures for the reruns the view lists (at most 256). */
+  async function provenRerunFigures(listed, proven) {
+    listed = Array.isArray(listed) ? listed : [];
+    for (var i = 0; i < listed.length && i < proven.length; i++) {
+      var r = proven[i], canon = str((listed[i] || {}).manifestCanonical), parsed;
+      if (canon === undefined)
+        throw new Fail('the page does not carry the manifest of the rerun at entry ' + r.index);
+      var got = 'sha256:' + hex(await sha256(enc.encode(canon)));
+      if (got !== r.digest)
+        throw new Fail('the manifest shown for the rerun at entry ' + r.index + ' hashes to ' +
+                       got + ', not the ' + r.digest + ' its signed entry names');
+      try { parsed = JSON.parse(canon); } catch (e) {
+        throw new Fail('the manifest of the rerun at entry ' + r.index + ' is not JSON');
+      }
+      r.figures = figuresOf(parsed);
+    }
+  }
+
   /* ---- the run manifest and its objects ------------------------------------------------ */
 
   /* The manifest fields that name an object by its digest (x-kix-kind in
@@ -973,6 +1129,12 @@
     if (reruns.length !== Math.min(x.reruns.length, 256) || reruns.some(function (r, i) {
       return !r || r.index !== x.reruns[i].index || r.outcome !== x.reruns[i].outcome;
     })) lies.push('its reruns');
+    else if (reruns.some(function (r, i) {
+      var f = x.reruns[i].figures, q = r.primary;
+      return f && (f.have ? !q || q.median !== f.median || q.p20 !== f.p20 || q.p80 !== f.p80 ||
+                            q.unit !== (f.bytes ? 'bytes' : 'ns')
+                          : q !== undefined);
+    })) lies.push('a rerun\u2019s figures');
     if (typeof view.attestations === 'number' && view.attestations !== x.attestations.length)
       lies.push('its attestations');
     if (lies.length)
@@ -1025,12 +1187,17 @@
     return m ? Number(m[1]) : -1;
   }
 
-  /* The log and a view whose index proofs are at the latest checkpoint:
-   * when the page's are older, io.fetchView() (the page's JSON, fetched
-   * again from the log's site) must give fresh ones; the log may grow
-   * meanwhile, so the checkpoint is read again, a few times at most.
-   * Returns { log, view }. A view without index proofs fails: nothing it
-   * claims about ranks, evidence or entries could be proven. */
+  /* The log and a view whose index proofs are at the latest checkpoint.
+   * When the page's are older, io.fetchView() (the page's JSON, fetched
+   * again from the log's site: kixd's are always fresh) may give fresher
+   * ones; the log may grow meanwhile, so the checkpoint is read again, a
+   * few times at most. When the site gives none fresher (a static export
+   * rewrites only the pages of runs and groups with new entries), the
+   * proofs are computed here from the copy's index files at the latest
+   * checkpoint (refreshedView). Returns { log, view, stale, own } (when
+   * the proofs were replaced so, stale: the size of the page's own, own:
+   * the page's view as it came). A view without index proofs fails:
+   * nothing it claims about ranks, evidence or entries could be proven. */
   async function freshLog(view, io, proven) {
     for (var tries = 0; ; tries++) {
       if (!view.index)
@@ -1043,15 +1210,86 @@
         throw new Fail('the index proofs are at size ' + have + ', past the log\u2019s latest ' +
                        'checkpoint at size ' + log.cp.size);
       }
-      if (tries >= 3 || !io.fetchView)
-        throw new Fail('the index proofs are at size ' + have + ', older than the log\u2019s ' +
-                       'latest checkpoint at size ' + log.cp.size + ', and the site gives none ' +
-                       'fresher (an old copy of the page?)');
-      var next = await io.fetchView();
-      if (!next || next.view !== view.view)
+      var next = tries < 3 && io.fetchView ? await io.fetchView() : null;
+      if (next && next.view !== view.view)
         throw new Fail('the site\u2019s fresh JSON of this page is not a ' + view.view + ' view');
-      view = next;
+      if (next && indexSize(next) > have) {
+        view = next;
+        continue;
+      }
+      return { log: log, view: await refreshedView(view, log, io, have), stale: have, own: view };
     }
+  }
+
+  /* What an old page's failure means, said with it. */
+  function staleWords(stale, size) {
+    return ' (the page\u2019s own index proofs are at size ' + stale + ', older than the log\u2019s ' +
+           'latest checkpoint at size ' + size + ': an old copy of the page?)';
+  }
+
+  /* `view` with its index proofs (and a group's rows' run proofs) replaced
+   * by proofs at the latest checkpoint, computed from the log's site's
+   * index files (PROTOCOL.md section 3.2) as kix's HTTP source does
+   * (client/lib/source_http_index.c): the index note index/notes/<size>,
+   * signed and bound to the latest checkpoint, names the root; the tiles
+   * below it give each proof. The caller verifies them as any view's. */
+  async function refreshedView(view, log, io, have) {
+    var size = log.cp.size, at = 'index/notes/' + size, text;
+    try {
+      text = new TextDecoder().decode(await io.fetchBytes(at));
+    } catch (e) {
+      if (!(e instanceof Fail)) throw e;
+      throw new Fail('the index proofs are at size ' + have + ', older than the log\u2019s ' +
+                     'latest checkpoint at size ' + size + ', and the site gives none fresher, ' +
+                     'nor the index files to compute them (' + e.message + '): an old copy of ' +
+                     'the page?');
+    }
+    var note = parseIndexNote(await verifyNote(text, log.vkey, 'index note'));
+    if (note.origin !== log.cp.origin || note.size !== size || !equal(note.log, log.cp.root))
+      throw new Fail(at + ' is not bound to the log\u2019s latest checkpoint');
+    var files = new IndexFiles(note.index, io.fetchBytes), out = JSON.parse(JSON.stringify(view));
+    var x = { checkpoint: log.cp.text, indexNote: text }, got;
+    if (view.view === 'kix.run/1') {
+      got = await filesRecord(files, 'run/' + view.runId, size);
+      x.runRecord = got.record;
+      x.runProof = got.proof;
+      var run = decodeRunRecord(unhex(got.record));
+      if (run.grouped) {
+        var gkey = 'group/' + run.comparisonKey, g = await filesRecord(files, gkey, size);
+        var dir = await decodeGroupDir(unhex(g.record), run.comparisonKey);
+        var p = pageHolding(dir, view.runId, run.value);
+        var page = await filesRecord(files, gkey + '/' + (p.index === 0 ? '' : p.first.runId), size);
+        x.groupKey = gkey;
+        x.groupRecord = g.record;
+        x.groupProof = g.proof;
+        x.groupPage = page.record;
+        x.groupPageProof = page.proof;
+      }
+    } else {
+      var hexKey = (str(view.group) || '').slice(7), key = 'group/' + hexKey;
+      var d = await filesRecord(files, key, size), gd = await decodeGroupDir(unhex(d.record), hexKey);
+      var ok = Number.isSafeInteger(view.offset) && Number.isSafeInteger(view.limit);
+      var first = ok ? BigInt(view.offset) + 1n : 1n, last = ok ? first + BigInt(view.limit) - 1n : 0n;
+      x.groupKey = key;
+      x.groupRecord = d.record;
+      x.groupProof = d.proof;
+      x.pages = [];
+      for (var i = 0; i < gd.pages.length; i++) {
+        var q = gd.pages[i], k = key + '/' + (q.index === 0 ? '' : q.first.runId);
+        if (q.members === 0n || q.firstRank > last || q.firstRank + q.members <= first) continue;
+        got = await filesRecord(files, k, size);
+        x.pages.push({ key: k, record: got.record, proof: got.proof });
+      }
+      /* the rows' routes side by side: the tiles near the root are fetched once */
+      await Promise.all((Array.isArray(out.rows) ? out.rows : []).map(async function (row) {
+        if (!row || !RUN_ID.test(str(row.runId) || '')) return;
+        var rec = await filesRecord(files, 'run/' + row.runId, size);
+        row.runRecord = rec.record;
+        row.runProof = rec.proof;
+      }));
+    }
+    out.index = x;
+    return out;
   }
 
   /* Verifies a run view (kix.run/1). io.fetchBytes(path) reads the tiles
@@ -1066,8 +1304,24 @@
     if (!view || view.view !== 'kix.run/1') throw new Fail('the page carries no run view');
     var runId = str(view.runId) || '';
     if (!RUN_ID.test(runId)) throw new Fail('the view names no valid run id');
-    var fresh = await freshLog(view, io, proven), log = fresh.log, cp = log.cp, tiles = log.tiles;
-    view = fresh.view;
+    var fresh = await freshLog(view, io, proven);
+    try {
+      return await verifyRunAt(runId, fresh, proven);
+    } catch (e) {
+      throw staleFail(e, fresh);
+    }
+  }
+
+  /* A failure of a page whose proofs were computed here says the page is old. */
+  function staleFail(e, fresh) {
+    if (e instanceof Fail && fresh.stale !== undefined)
+      e.message += staleWords(fresh.stale, fresh.log.cp.size);
+    return e;
+  }
+
+  /* verifyRunView once the log and fresh index proofs are had. */
+  async function verifyRunAt(runId, fresh, proven) {
+    var log = fresh.log, cp = log.cp, tiles = log.tiles, view = fresh.view;
     if (view.runId !== runId) throw new Fail('the fresh view is of run ' + view.runId);
     proven.view = view;
 
@@ -1083,20 +1337,15 @@
     if (!deepEqual(parsed, view.manifest))
       throw new Fail('the view\u2019s manifest is not its canonical manifest ' + digest);
 
-    var x = view.index, signed = await verifyIndexNote(x, log.vkey, cp, tiles);
-    var rec = unhex(x.runRecord || '');
-    if (!equal(await smtRoot('run/' + runId, rec, unhex(x.runProof || '')), signed.root))
-      throw new Fail('the run\u2019s record is not in the signed index');
-    var run = decodeRunRecord(rec);
-    if ('sha256:' + run.manifest !== digest)
-      throw new Fail('the signed index gives run ' + runId + ' the manifest sha256:' +
-                     run.manifest + ', not the page\u2019s ' + digest);
+    var at = await indexFacts(runId, view.index, log, digest), run = at.run, facts = at.facts;
     proven.digest = digest;
     proven.manifest = { canonical: canon, value: parsed };
     proven.figures = figuresOf(parsed);
-    var facts = runFacts(runId, run, x.groupRecord ? await provenGroup(x, signed.root) : null);
-    proven.index = { size: signed.cp.size };
+    proven.index = { size: at.size, pageSize: fresh.stale };
     proven.facts = facts;
+    /* an old page's claims are held to its own proofs, at their size (the
+     * page shows, and is checked against, the fresh ones) */
+    var claimed = fresh.own ? (await indexFacts(runId, fresh.own.index, log, digest)).facts : facts;
 
     var entries = Array.isArray(view.entries) ? view.entries : [], list = [];
     proven.entries = {};
@@ -1106,11 +1355,28 @@
       proven.entries[i] = true;
     }
     proven.run = await runEntries(runId, run, list, digest);
+    await provenRerunFigures(view.reruns, proven.run.reruns);
     proven.publication = true;
     proven.objects = await provenObjects(view.objects, parsed);
-    compareRunView(view, facts);
+    compareRunView(view, claimed);
     compareRunClaims(view, proven.run, proven.figures);
     return proven;
+  }
+
+  /* What index proofs `x` (a view's `index`) prove about run `runId` whose
+   * manifest is `digest`: its record and facts (runFacts), at the size of
+   * their note, signed and bound to a checkpoint the latest tree extends. */
+  async function indexFacts(runId, x, log, digest) {
+    var signed = await verifyIndexNote(x, log.vkey, log.cp, log.tiles);
+    var rec = unhex(x.runRecord || '');
+    if (!equal(await smtRoot('run/' + runId, rec, unhex(x.runProof || '')), signed.root))
+      throw new Fail('the run\u2019s record is not in the signed index');
+    var run = decodeRunRecord(rec);
+    if ('sha256:' + run.manifest !== digest)
+      throw new Fail('the signed index gives run ' + runId + ' the manifest sha256:' +
+                     run.manifest + ', not the page\u2019s ' + digest);
+    return { size: signed.cp.size, run: run,
+             facts: runFacts(runId, run, x.groupRecord ? await provenGroup(x, signed.root) : null) };
   }
 
   /* A group row's own cells, proven (PROTOCOL.md, the kix.group/1
@@ -1177,8 +1443,17 @@
     if (!view || view.view !== 'kix.group/1') throw new Fail('the page carries no group view');
     var group = str(view.group) || '';
     if (!/^sha256:[0-9a-f]{64}$/.test(group)) throw new Fail('the view names no valid group');
-    var fresh = await freshLog(view, io, proven), log = fresh.log;
-    view = fresh.view;
+    var fresh = await freshLog(view, io, proven);
+    try {
+      return await verifyGroupAt(group, fresh, proven);
+    } catch (e) {
+      throw staleFail(e, fresh);
+    }
+  }
+
+  /* verifyGroupView once the log and fresh index proofs are had. */
+  async function verifyGroupAt(group, fresh, proven) {
+    var log = fresh.log, view = fresh.view;
     if (view.group !== group) throw new Fail('the fresh view is of group ' + view.group);
     proven.view = view;
     if (view.index.groupKey !== 'group/' + group.slice(7))
@@ -1203,7 +1478,7 @@
         if (BigInt(m.rank) >= first && BigInt(m.rank) <= last) members.push(m);
       });
     }
-    proven.index = { size: signed.cp.size };
+    proven.index = { size: signed.cp.size, pageSize: fresh.stale };
     proven.members = members;
     proven.size = Number(g.dir.count);
     proven.best = g.dir.best ? g.dir.best.value : null;
@@ -1271,14 +1546,21 @@
     if (page === 'group')
       return { state: 'ok', text: head + 'checkpoint signature; ' + pageWords(proven) +
                                   ' proven by the log\u2019s signed index at size ' +
-                                  proven.index.size + '.' };
+                                  proven.index.size + tileWords(proven) + '.' };
     var ids = Object.keys(proven.entries).map(Number).sort(function (a, b) { return a - b; });
     return { state: 'ok', text: head + 'checkpoint signature, inclusion of ' + ids.length + ' entr' +
                                 (ids.length === 1 ? 'y' : 'ies') + ' (' + ids.join(', ') +
                                 '), manifest digest ' + proven.digest + ' (named by the ' +
                                 'publication entry) and its objects; rank and evidence proven by ' +
                                 'the log\u2019s signed index at size ' + proven.index.size +
-                                ', with every entry about the run.' };
+                                tileWords(proven) + ', with every entry about the run.' };
+  }
+
+  /* Says where the index proofs came from when the page's own were old. */
+  function tileWords(proven) {
+    var from = proven.index.pageSize;
+    return from === undefined ? '' : ' (proofs computed from its index tiles; the page\u2019s ' +
+                                     'own were at size ' + from + ')';
   }
 
   /* ---- the page ------------------------------------------------------------------------ */
@@ -1453,8 +1735,10 @@
       fill('evidence', x ? evidenceText(x) : null);
       fill('title', p.objects ? runTitle(m.value, p.objects) : null);
       table('reruns', x ? x.reruns.map(function (r) {
-        return [String(r.index), day(r.observedAt), r.outcome, key(r.signer) +
-                (r.self ? ' (the publisher itself)' : ''), r.digest];
+        var f = r.figures;
+        return [String(r.index), day(r.observedAt), r.outcome,
+                f ? (f.have ? human(f.median, f.bytes) : 'not recorded') : 'not proven',
+                key(r.signer) + (r.self ? ' (the publisher itself)' : ''), r.digest];
       }) : null);
       table('attestations', x ? x.attestations.map(function (a) {
         return [String(a.index), day(a.at), key(a.signer), a.note];
@@ -1584,13 +1868,14 @@
     compareBytes: compareBytes, deepEqual: deepEqual, sha256: sha256, leafHash: leafHash,
     nodeHash: nodeHash, parseVkey: parseVkey, openNote: openNote, verifyNote: verifyNote,
     parseCheckpoint: parseCheckpoint, verifyCheckpoint: verifyCheckpoint,
-    parseIndexNote: parseIndexNote, smtRoot: smtRoot, decodeRunRecord: decodeRunRecord,
+    parseIndexNote: parseIndexNote, smtRoot: smtRoot, IndexFiles: IndexFiles, tileKey: tileKey,
+    tileSlot: tileSlot, pageHolding: pageHolding, decodeRunRecord: decodeRunRecord,
     decodeGroupDir: decodeGroupDir, decodeGroupPage: decodeGroupPage, startsPage: startsPage, tileIndex: tileIndex, pageSubject: pageSubject,
     tilePath: tilePath, Tiles: Tiles, provenLeaf: provenLeaf, runFacts: runFacts,
     compareRunView: compareRunView, compareGroupView: compareGroupView, provenRow: provenRow,
     verifyRunView: verifyRunView, verifyGroupView: verifyGroupView, summary: summary,
     jcs: jcs, fixed: fixed, human: human, entryStatement: entryStatement, runEntries: runEntries,
-    provenObjects: provenObjects, figuresOf: figuresOf, pointer: pointer, formatField: formatField,
+    provenObjects: provenObjects, provenRerunFigures: provenRerunFigures, figuresOf: figuresOf, pointer: pointer, formatField: formatField,
     runTitle: runTitle, evidenceText: evidenceText, siteBase: siteBase, pageTarget: pageTarget
   };
 

@@ -68,6 +68,10 @@ struct kix_rerun_view {
     uint8_t signer[32]; /* who reran: the key id of the rerun entry's signer */
     int self;           /* 1: the key that published the run signed it too */
     struct kix_figures figures;
+    /* the rerun's own manifest as stored (its canonical bytes, whose digest
+     * the signed rerun entry names): what a page's verifier proves the
+     * figures from; owned by the view */
+    struct kix_buf manifest;
 };
 
 /* An attestation about the run, as its verified entry gives it. */
