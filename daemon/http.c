@@ -20,6 +20,7 @@
 #include "kix/version.h"
 #include "kix/vindex.h"
 #include "metrics.h"
+#include "replicas.h"
 #include "tlog_witness.h"
 
 #define IMMUTABLE "public, max-age=31536000, immutable"
@@ -850,7 +851,22 @@ static void respond(struct kixd_http_conn *c, int head)
         }
     }
     kix_buf_reset(&w->scratch);
-    if (rc == KIX_OK)
+    if (rc == KIX_OK && p.kind == KIX_TLOG_CHECKPOINT && w->srv->cfg->ack_replicas &&
+        !kix_log_is_replica(w->srv->log)) {
+        /* --ack-replicas: readers get the checkpoint N mirrors hold, as over
+         * RPC (dispatch.c), so none remembers one a promoted mirror lacks */
+        uint64_t quorum = kixd_replicas_quorum(w->srv);
+        if (quorum == 0) {
+            answer_text(c, kind, 503,
+                        "no checkpoint is held by the mirrors this origin waits for "
+                        "(--ack-replicas) yet; ask again once they follow it\n",
+                        head);
+            return;
+        }
+        if (quorum > kix_log_reader_size(r))
+            quorum = kix_log_reader_size(r);
+        rc = kix_log_reader_checkpoint_cosigned(r, quorum, &w->scratch, &err);
+    } else if (rc == KIX_OK)
         rc = kix_log_reader_tlog(r, &p, &w->scratch, &err);
     if (rc == KIX_ENOTFOUND) {
         answer_text(c, kind, 404, "not found: not in the tree at its current size\n", head);

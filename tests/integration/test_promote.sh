@@ -30,10 +30,15 @@ publish() {
 }
 
 # ---- --ack-replicas with no mirror: a clear timeout, never a receipt ----------------
-serve o --log-key-file "$WORK/keys/log.key" --ack-replicas 1 --ack-timeout 2
-# no mirror has said what it holds: no checkpoint is handed out (it could be lost)
+HP=$(free_port)
+serve o --log-key-file "$WORK/keys/log.key" --ack-replicas 1 --ack-timeout 2 --http "tcp://127.0.0.1:$HP"
+# no mirror has said what it holds: no checkpoint is handed out (it could be lost),
+# over RPC nor over HTTP
 expect_status 3 env KIX_STATE_DIR="$WORK/nobody" "$KIX" checkpoint --server "$(addr o)"
 grep -q "no checkpoint is held by the 1 mirrors" "$WORK/err" || fail "checkpoint: $(cat "$WORK/err")"
+code=$(curl -s -o "$WORK/http.cp" -w '%{http_code}' "http://127.0.0.1:$HP/checkpoint")
+[ "$code" = 503 ] && grep -q "no checkpoint is held by the mirrors" "$WORK/http.cp" \
+  || fail "HTTP /checkpoint before a mirror reports: $code $(cat "$WORK/http.cp")"
 # a mirror that followed, then went away
 mirror m o
 wait_log "$WORK/o.log" "reports that it holds size $base" "the mirror's report"
@@ -44,6 +49,9 @@ expect_status 3 publish "$WORK/r0" 1 "$(addr o)"
 grep -q "not acknowledged: after --ack-timeout, fewer than the 1 mirrors --ack-replicas requires held entry $base durably" \
   "$WORK/err" || fail "timeout error: $(cat "$WORK/err")"
 [ ! -e "$WORK/r0/1.receipt" ] || fail "a receipt was saved for an unacknowledged entry"
+# the entry is committed, but HTTP readers still get the size the mirror holds
+[ "$(curl -sf "http://127.0.0.1:$HP/checkpoint" | sed -n 2p)" = "$base" ] \
+  || fail "HTTP /checkpoint is past the size the mirror holds ($base)"
 [ $(($(date +%s) - t0)) -le 8 ] || fail "the timeout took $(($(date +%s) - t0)) s"
 pass "--ack-replicas 1: no checkpoint before a mirror reports; with the mirror gone, EUNAVAIL after --ack-timeout naming entry $base, no receipt"
 
