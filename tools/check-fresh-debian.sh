@@ -20,6 +20,9 @@
 #                     (default: the unit and style tests and the tests that
 #                     call outside programs: /usr/bin/time, nginx, openssl,
 #                     node, chromium, man, systemd-analyze, Python modules)
+#   KIX_FRESH_CA      PEM files (space-separated) the chroot must trust too:
+#                     behind a TLS-inspecting proxy, npm ci (tests/browser)
+#                     fails with SELF_SIGNED_CERT_IN_CHAIN without its CA
 # Needs root (debootstrap, chroot, mounts) and debootstrap (apt-get install
 # debootstrap). Prints each phase's time; exits with the failing phase's code.
 set -euo pipefail
@@ -54,6 +57,15 @@ else
         { tail -20 "$root.debootstrap.log" >&2; echo "check-fresh-debian: debootstrap failed (log: $root.debootstrap.log)" >&2; exit 1; }
 fi
 cp /etc/resolv.conf "$root/etc/resolv.conf"
+# ca-certificates (installed by deps.sh) adds these to the system's store;
+# node reads them through NODE_EXTRA_CA_CERTS
+extra_ca=""
+if [ -n "${KIX_FRESH_CA:-}" ]; then
+    mkdir -p "$root/usr/local/share/ca-certificates"
+    cat $KIX_FRESH_CA >"$root/usr/local/share/ca-certificates/kix-fresh-extra.crt"
+    extra_ca=NODE_EXTRA_CA_CERTS=/usr/local/share/ca-certificates/kix-fresh-extra.crt
+    [ ! -x "$root/usr/sbin/update-ca-certificates" ] || chroot "$root" update-ca-certificates >/dev/null
+fi
 mkdir -p "$root/proc" "$root/sys" "$root/dev"
 mount -t proc proc "$root/proc" && mounted+=("$root/proc")
 mount -t sysfs sysfs "$root/sys" && mounted+=("$root/sys")
@@ -66,7 +78,7 @@ tar -C "$src" --exclude='./build' --exclude='./build-*' --exclude='./var' --excl
 
 # A login shell's environment, nothing inherited from this machine's.
 in_chroot() {
-    chroot "$root" /usr/bin/env -i HOME=/root LANG=C.UTF-8 TERM=dumb \
+    chroot "$root" /usr/bin/env -i HOME=/root LANG=C.UTF-8 TERM=dumb $extra_ca \
         PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin bash -c "cd /kix && $1"
 }
 phase "tools/deps.sh"
