@@ -3,12 +3,21 @@
 # log under ./var/, start kixd on it, import the bundled Liger-Kernel sample
 # through kixd, then resolve and verify one run and show its page — every
 # answer checked against the log key — and stop kixd.
+#
+# KIX_PREBUILT=DIR uses the programs already built in DIR/bin instead: no
+# tools/deps.sh, no build (integration.readme_quick_start runs the README's
+# Quick start block this way).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-bash tools/deps.sh
-cmake -S . -B build -DCMAKE_BUILD_TYPE=Release >/dev/null
-cmake --build build -j"$(nproc)" >/dev/null
-bin=build/bin
+if [ -n "${KIX_PREBUILT:-}" ]; then
+    bin="$KIX_PREBUILT/bin"
+    [ -x "$bin/kixd" ] || { echo "run.sh: KIX_PREBUILT=$KIX_PREBUILT has no bin/kixd" >&2; exit 2; }
+else
+    bash tools/deps.sh
+    cmake -S . -B build -DCMAKE_BUILD_TYPE=Release >/dev/null
+    cmake --build build -j"$(nproc)" >/dev/null
+    bin=build/bin
+fi
 var=var/liger
 export KIX_STATE_DIR="$PWD/var/state"
 

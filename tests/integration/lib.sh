@@ -121,3 +121,16 @@ stop_kixd() {
   kill -TERM "$KIXD_PID" 2>/dev/null || true
   wait "$KIXD_PID" 2>/dev/null || true
 }
+
+# readme_block HEADING: README.md's sh block under HEADING, as written
+# (tests/integration/readme_block.py; integration.readme_session checks
+# that every such block is run by a test that names its heading this way).
+readme_block() { python3 "$KIX_TESTS/integration/readme_block.py" "$KIX_SRC/README.md" "$1"; }
+# readme_root DIR: DIR made to look like the source root to a README block
+# run in it: tools/ is the source's, build/ the build KIX_BIN belongs to,
+# and what the block writes (var/, ...) stays in DIR.
+readme_root() {
+  mkdir -p "$1"
+  ln -s "$KIX_SRC/tools" "$1/tools"
+  ln -s "$(cd "$KIX_BIN/.." && pwd)" "$1/build"
+}

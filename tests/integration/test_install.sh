@@ -1,13 +1,16 @@
 #!/usr/bin/env bash
-# Installing kix (issue 13): `cmake --install` of the build that KIX_BIN
-# belongs to into a temporary prefix, then checks what landed there:
+# Installing kix (issue 13): README.md's install block (`cmake --install`
+# of the build that KIX_BIN belongs to, into $HOME/.local of a temporary
+# home), then checks what landed there:
 #   - the four programs, each answering --version with the project version
 #   - the man pages (rendered by man -l without warnings, every kix command
 #     documented), bash completion (every command and option of the real
 #     --help texts offered) and the systemd unit (systemd-analyze verify,
 #     starting the installed kixd)
 #   - once the library is installed too (P/lib*/pkgconfig/kix-verify.pc):
-#     tools/examples builds against it with pkg-config, verifies a receipt
+#     kix.pc and kix-verify.pc name that prefix, not the configured one;
+#     tools/examples builds against it with pkg-config alone (PKG_CONFIG_PATH),
+#     and so does a program of the whole libkix; verify_offline verifies a receipt
 #     and a citation of a real log offline, rejects a tampered receipt, and
 #     libkix-verify.so needs no LMDB, libuv or msgpack.
 # Steps whose tool is missing here (man, systemd-analyze) say SKIP and go on.
@@ -15,14 +18,19 @@ source "$(dirname "$0")/lib.sh"
 : "${KIX_SRC:?set KIX_SRC to the source root}"
 
 BUILD=$(cd "$(dirname "$KIX_BIN")" && pwd)
-P="$WORK/prefix"
+P="$WORK/home/.local"
 VERSION=$(sed -n 's/^project(kix VERSION \([0-9][0-9.]*\).*/\1/p' "$KIX_SRC/CMakeLists.txt")
 [ -n "$VERSION" ] || fail "no project(kix VERSION ...) in $KIX_SRC/CMakeLists.txt"
 
 # ---- install -------------------------------------------------------------------------
-cmake --install "$BUILD" --prefix "$P" >"$WORK/install.log" 2>&1 ||
-    { cat "$WORK/install.log" >&2; fail "cmake --install $BUILD --prefix $P"; }
-pass "cmake --install into a temporary prefix"
+# README.md's install block as written, from a root whose build/ is this
+# build (readme_root), for a user whose home is $WORK/home
+readme_block "Install and use as a library" >"$WORK/install.sh"
+readme_root "$WORK/root"
+(cd "$WORK/root" && HOME="$WORK/home" bash -euo pipefail "$WORK/install.sh") >"$WORK/install.log" 2>&1 ||
+    { cat "$WORK/install.log" >&2; fail "README's install block: $(cat "$WORK/install.sh")"; }
+[ -x "$P/bin/kix" ] || fail "README's install block installed nothing under \$HOME/.local"
+pass "README's install block (cmake --install build --prefix \$HOME/.local) into a temporary home"
 
 # Installed programs find an installed shared libkix through the loader path.
 libdirs=$(find "$P" -name 'libkix*.so*' -printf '%h\n' 2>/dev/null | sort -u | paste -sd:)
@@ -171,11 +179,43 @@ rm -f "$WORK/examples/verify_offline"
 # links them needs the same runtime first
 sanitize=""
 ! grep -q libasan <<<"$deps" || sanitize="-fsanitize=address,undefined"
-CFLAGS="-O1 -g $sanitize" PKG_CONFIG_PATH="$(dirname "$pc")" \
-    PKG_CONFIG="pkg-config --define-variable=prefix=$P" make -C "$WORK/examples" >"$WORK/make.log" 2>&1 ||
+# The build was configured for another prefix (CMAKE_INSTALL_PREFIX, by
+# default /usr/local): the installed .pc files must name P all the same,
+# found by pkg-config alone from PKG_CONFIG_PATH (issue 27 part 7).
+configured=$(sed -n 's/^CMAKE_INSTALL_PREFIX:PATH=//p' "$BUILD/CMakeCache.txt")
+[ -n "$configured" ] && [ "$configured" != "$P" ] || fail "the build's CMAKE_INSTALL_PREFIX is '$configured'"
+export PKG_CONFIG_PATH
+PKG_CONFIG_PATH="$(dirname "$pc")"
+for m in kix kix-verify; do
+    for v in prefix libdir includedir; do
+        got=$(pkg-config --variable="$v" "$m") || fail "pkg-config --variable=$v $m"
+        [ "$(realpath -m "$got")" = "$(realpath -m "$P")" ] || [[ "$(realpath -m "$got")" == "$(realpath -m "$P")"/* ]] ||
+            fail "$m.pc: $v is $got, not under the prefix installed to ($P)"
+    done
+    [ -f "$(pkg-config --variable=includedir "$m")/kix/digest.h" ] || fail "$m.pc: no kix/digest.h under its includedir"
+done
+pass "kix.pc and kix-verify.pc name the prefix installed to ($P), not the configured $configured"
+CFLAGS="-O1 -g $sanitize" make -C "$WORK/examples" >"$WORK/make.log" 2>&1 ||
     { cat "$WORK/make.log" >&2; fail "tools/examples does not build against the installed kix-verify"; }
 VERIFY="$WORK/examples/verify_offline"
-pass "tools/examples builds with pkg-config kix-verify"
+pass "tools/examples builds with pkg-config kix-verify alone (PKG_CONFIG_PATH)"
+
+# a program of the whole library (pkg-config kix) builds and runs too
+cat >"$WORK/hello.c" <<'C'
+#include <kix/version.h>
+#include <stdio.h>
+#include <string.h>
+int main(void) {
+    printf("%s\n", kix_version());
+    return strcmp(kix_version(), KIX_VERSION_STRING) != 0;
+}
+C
+# shellcheck disable=SC2046
+cc -std=c11 $sanitize -o "$WORK/hello" "$WORK/hello.c" $(pkg-config --cflags --libs kix) \
+    -Wl,-rpath,"$(pkg-config --variable=libdir kix)" 2>"$WORK/cc.err" ||
+    fail "a program does not build with pkg-config kix: $(cat "$WORK/cc.err")"
+[ "$("$WORK/hello")" = "$VERSION" ] || fail "the program built with pkg-config kix says '$("$WORK/hello")'"
+pass "a program builds and runs with pkg-config kix alone"
 
 # A real log made with the installed programs, served by the installed kixd.
 KIX="$P/bin/kix"

@@ -1,28 +1,25 @@
 #!/usr/bin/env bash
-# README.md's "## A session" code block, then "### Publishing your own run"
-# and the tile-tools block of "## The log on the web", run as written (bash
-# -e, one script, so the later blocks continue the session) in an empty
+# README.md's "## A session" code block, then "### Publishing your own run",
+# the witness block of "## Trust" and the tile-tools block of "## The log on
+# the web", run as written (bash -e, one script, so the later blocks
+# continue the session) in an empty
 # directory with the built kix and kixd first on PATH: the session users
 # copy must work, and a failed step must stop it rather than leave e.g. an
 # empty log key behind for the next line to use. Two stand-ins: EDITOR is a
 # script that writes what a publisher would (figures, no template marker,
-# a harness), and the tile block's port 8080 is a free one.
+# a harness), and the ports 8080 (tiles) and 8081 (the witness) are free ones.
+# Last, every sh block of the README is checked to be run by some test.
 source "$(dirname "$0")/lib.sh"
 : "${KIX_SRC:?set KIX_SRC to the source tree}"
 
 PORT=$(free_port)
-python3 - "$KIX_SRC/README.md" "$WORK/session.sh" "$PORT" <<'PY'
-import re, sys
-text = open(sys.argv[1]).read()
-blocks = []
-for title in (r"## A session", r"### Publishing your own run", r"## The log on the web \(C2SP tlog-tiles\)"):
-    m = re.search(r"^" + title + r"\n.*?^```sh\n(.*?)^```$", text, re.S | re.M)
-    if not m:
-        sys.exit("README.md has no '%s' sh code block" % title)
-    blocks.append(m.group(1))
-blocks[2] = blocks[2].replace("8080", sys.argv[3])
-open(sys.argv[2], "w").write("".join(blocks))
-PY
+WPORT=$(free_port)
+{
+  readme_block "A session"
+  readme_block "Publishing your own run"
+  readme_block "Trust" | sed "s/8081/$WPORT/g"
+  readme_block "The log on the web (C2SP tlog-tiles)" | sed "s/8080/$PORT/g"
+} >"$WORK/session.sh"
 cat >"$WORK/editor" <<'ED'
 #!/usr/bin/env python3
 # what a publisher writes into kix new run's bundle
@@ -42,7 +39,9 @@ ED
 chmod +x "$WORK/editor"
 mkdir "$WORK/empty"
 cd "$WORK/empty"
-EDITOR="$WORK/editor" PATH="$KIX_BIN:$PATH" bash -euo pipefail "$WORK/session.sh" >"$WORK/out" 2>"$WORK/err" || {
+# (timeout: the blocks wait for servers in loops, which a server that
+# could not start would make endless)
+EDITOR="$WORK/editor" PATH="$KIX_BIN:$PATH" timeout 300 bash -euo pipefail "$WORK/session.sh" >"$WORK/out" 2>"$WORK/err" || {
   cat "$WORK/out" "$WORK/err"
   fail "the README session failed"
 }
@@ -56,8 +55,11 @@ pass "README session runs as written from an empty directory (roles: alice attes
 grep -q "^https://kix.example.org/log/runs/" mine.txt || fail "publishing your own run: no permalink"
 [ -s joined/run.json ] && [ ! -e joined/workload.json ] || fail "kix new run --like wrote no joining bundle"
 grep -Eq "^(0|[1-9][0-9]*)$" <(sed -n 2p tiles/checkpoint) || fail "kixd export wrote no checkpoint"
-[ "$(grep -Ec '^ *192$' "$WORK/out")" = 1 ] || fail "the partial tile of 6 entries is not 192 bytes: $(cat "$WORK/out")"
-pass "README: publishing your own run (template filled, dry run, publish, --like) and the tile tools on a small log"
+[ -s w.pub ] || fail "no witness key w.pub"
+[ -d var/mirror ] || fail "the witness block made no mirror"
+grep -q "witness.example" "$WORK/out" || fail "kix checkpoint showed no cosignature of witness.example: $(cat "$WORK/out")"
+[ "$(grep -Ec '^ *224$' "$WORK/out")" = 1 ] || fail "the partial tile of 7 entries is not 224 bytes: $(cat "$WORK/out")"
+pass "README: publishing your own run (template filled, dry run, publish, --like), a witness cosigning the log, and the tile tools on a small log"
 
 # kixd init into an existing 0755 directory makes it private
 mkdir -m 0755 "$WORK/open"
@@ -88,8 +90,18 @@ for top in ("client", "daemon", "tools", "store", "proto"):
         for f in files:
             if f.endswith(".c"):
                 names |= set(re.findall(r'getenv\("([A-Z_]+)"\)', open(os.path.join(d, f)).read()))
+# and every knob of the scripts under tools/ (KIX_PREBUILT, KIX_FUZZ_SECONDS, ...)
+for d, _, files in os.walk(os.path.join(src, "tools")):
+    for f in files:
+        if f.endswith(".sh"):
+            names |= set(re.findall(r'\$\{?(KIX_[A-Z_]+)', open(os.path.join(d, f)).read()))
 missing = sorted(n for n in names - {"PATH"} if "| `%s` |" % n not in table)
 if missing:
     sys.exit("not documented: %s" % ", ".join(missing))
 PY
-pass "every environment variable kix, kixd and the tools read is documented in README.md"
+pass "every environment variable kix, kixd, the tools and the scripts under tools/ read is documented in README.md"
+
+# every sh block of the README is run by a test (readme_block HEADING)
+python3 "$KIX_TESTS/integration/readme_block.py" "$KIX_SRC/README.md" --check "$KIX_TESTS/integration" ||
+  fail "a README sh block is run by no test"
+pass "every sh block of README.md is run by a test: $(python3 "$KIX_TESTS/integration/readme_block.py" "$KIX_SRC/README.md" --list | paste -sd';')"
