@@ -68,6 +68,7 @@ struct index_export {
     struct kix_log_reader *r;
     struct kix_smt_tiles tiles;
     const char *dir;
+    struct kix_file_tree tree; /* dir, where tiles and values go (synced by the caller) */
     struct kix_index_export_stats *st;
     struct wanted *want; /* leaves of the tiles written, whose values to write */
     size_t nwant, capwant;
@@ -83,17 +84,8 @@ static int exists(const char *path)
 
 static int write_file(struct index_export *x, const char *rel, const void *data, size_t len)
 {
-    char path[4200], *slash;
-    int rc;
+    int rc = kix_file_tree_write(&x->tree, rel, data, len, 0, x->err);
 
-    if ((size_t)snprintf(path, sizeof(path), "%s/%s", x->dir, rel) >= sizeof(path))
-        return kix_err_set(x->err, KIX_EINVAL, "export path %.200s... is too long", x->dir);
-    slash = strrchr(path, '/');
-    *slash = '\0';
-    rc = kix_dir_make(path, 0755, x->err);
-    *slash = '/';
-    if (rc == KIX_OK)
-        rc = kix_file_write_batched(path, data, len, 0644, x->err);
     if (rc == KIX_OK) {
         x->st->files++;
         x->st->bytes += len;
@@ -210,6 +202,8 @@ int kix_index_export(struct kix_log_reader *r, const char *dir, struct kix_index
     memset(x.st, 0, sizeof(*x.st));
     x.r = r;
     x.dir = dir;
+    x.tree.dir = dir;
+    x.tree.mode = 0644;
     x.err = err;
     kix_buf_init(&x.value);
     rc = kix_log_reader_index_note_cosigned(r, size, &note, NULL);

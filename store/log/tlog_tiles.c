@@ -101,7 +101,7 @@ struct exporter {
     /* the partial tile last written per level (index 64: bundles) */
     uint64_t last_index[KIX_TLOG_MAX_LEVEL + 2];
     unsigned last_width[KIX_TLOG_MAX_LEVEL + 2];
-    char made[4200]; /* the last directory made */
+    struct kix_file_tree tree; /* dir, where tiles and bundles go */
     struct kix_err *err;
 };
 
@@ -109,33 +109,20 @@ struct exporter {
 
 static int write_resource(struct exporter *x, const struct kix_tlog_path *p)
 {
-    char rel[KIX_TLOG_PATH_MAX + 1], path[4200], *slash;
+    char rel[KIX_TLOG_PATH_MAX + 1];
     int rc;
 
     kix_buf_reset(&x->body);
     rc = kix_tlog_path_format(p, rel, sizeof(rel));
     if (rc)
         return kix_err_set(x->err, KIX_EINVAL, "cannot name a tile: %s", kix_strerror(rc));
-    if ((size_t)snprintf(path, sizeof(path), "%s/%s", x->dir, rel) >= sizeof(path))
-        return kix_err_set(x->err, KIX_EINVAL, "export path %.200s... is too long", x->dir);
     rc = kix_log_reader_tlog(x->r, p, &x->body, x->err);
     if (rc)
         return rc;
-    slash = strrchr(path, '/');
-    *slash = '\0';
-    if (strcmp(path, x->made) != 0) {
-        rc = kix_dir_make(path, 0755, x->err);
-        if (rc)
-            return rc;
-        snprintf(x->made, sizeof(x->made), "%s", path);
-    }
-    *slash = '/';
     /* tiles and bundles are new files, synced together before the
      * checkpoint that names them (kix_log_export_tlog) */
-    if (p->kind == KIX_TLOG_CHECKPOINT)
-        rc = kix_file_write_atomic(path, x->body.ptr, x->body.len, 0644, x->err);
-    else
-        rc = kix_file_write_batched(path, x->body.ptr, x->body.len, 0644, x->err);
+    rc = kix_file_tree_write(&x->tree, rel, x->body.ptr, x->body.len,
+                             p->kind == KIX_TLOG_CHECKPOINT, x->err);
     if (rc)
         return rc;
     x->st->files++;
@@ -333,6 +320,8 @@ int kix_log_export_tlog_with(struct kix_log *l, const char *dir, kix_tlog_export
     memset(x.st, 0, sizeof(*x.st));
     x.l = l;
     x.dir = dir;
+    x.tree.dir = dir;
+    x.tree.mode = 0644;
     x.err = err;
     kix_buf_init(&x.body);
     rc = kix_dir_make(dir, 0755, err);
