@@ -1157,10 +1157,13 @@ static int workload_witness(struct run *r, struct fx *f, struct cpfile_ctx *w)
     {
         char *keygen[] = {(char *)bin_path("kix"), "keygen", "--witness", "--name",
                           "witness.test",          "--out",  wkey,        NULL};
-        char *init[] = {(char *)bin_path("kixd"), "init", "--store", wstore, "--origin",
-                        "witness.test/log",       NULL};
-        pid_t p1 = spawn_with(r, keygen, NULL, NULL, 0), p2;
+        char wadmin[320];
+        char *init[] = {(char *)bin_path("kixd"), "init",        "--store", wstore, "--origin",
+                        "witness.test/log",       "--admin-key", wadmin,    NULL};
+        pid_t p1, p2;
         int st1 = -1, st2 = -1;
+        snprintf(wadmin, sizeof(wadmin), "%s/w-admin.key", r->work);
+        p1 = spawn_with(r, keygen, NULL, NULL, 0);
         if (p1 > 0)
             waitpid(p1, &st1, 0);
         p2 = spawn_with(r, init, NULL, NULL, 0);
