@@ -67,8 +67,7 @@ struct wanted {
 struct index_export {
     struct kix_log_reader *r;
     struct kix_smt_tiles tiles;
-    const char *dir;
-    struct kix_file_tree tree; /* dir, where tiles and values go (synced by the caller) */
+    struct kix_file_tree tree; /* the export directory (synced by the caller) */
     struct kix_index_export_stats *st;
     struct wanted *want; /* leaves of the tiles written, whose values to write */
     size_t nwant, capwant;
@@ -131,7 +130,7 @@ static int export_tile(struct index_export *x, unsigned s, uint8_t prefix[KIX_HA
     if (kix_smt_tile_top_hash(v.ptr, v.len, &top) != KIX_OK ||
         kix_index_file_tile_path(key, klen, &top, rel, sizeof(rel)) != KIX_OK)
         return kix_err_set(x->err, KIX_ECORRUPT, "a tile of the index tree is malformed");
-    snprintf(path, sizeof(path), "%s/%s", x->dir, rel);
+    snprintf(path, sizeof(path), "%s/%s", x->tree.dir, rel);
     if (exists(path))
         return KIX_OK;
     copy = malloc(v.len);
@@ -201,7 +200,6 @@ int kix_index_export(struct kix_log_reader *r, const char *dir, struct kix_index
     x.st = st ? st : &local;
     memset(x.st, 0, sizeof(*x.st));
     x.r = r;
-    x.dir = dir;
     x.tree.dir = dir;
     x.tree.mode = 0644;
     x.err = err;

@@ -94,14 +94,13 @@ int kix_log_reader_tlog(struct kix_log_reader *r, const struct kix_tlog_path *p,
 struct exporter {
     struct kix_log *l;
     struct kix_log_reader *r;
-    const char *dir;
     uint64_t size;
     struct kix_buf body;
     struct kix_tlog_export_stats *st;
     /* the partial tile last written per level (index 64: bundles) */
     uint64_t last_index[KIX_TLOG_MAX_LEVEL + 2];
     unsigned last_width[KIX_TLOG_MAX_LEVEL + 2];
-    struct kix_file_tree tree; /* dir, where tiles and bundles go */
+    struct kix_file_tree tree; /* the export directory, where tiles and bundles go */
     struct kix_err *err;
 };
 
@@ -216,7 +215,7 @@ static int export_object(struct exporter *x, const struct kix_digest *d, unsigne
     int rc;
 
     kix_digest_format(d, text);
-    snprintf(path, sizeof(path), "%s/objects/%s", x->dir, text);
+    snprintf(path, sizeof(path), "%s/objects/%s", x->tree.dir, text);
     if (stat(path, &sb) == 0)
         return KIX_OK;
     rc = kix_log_reader_object(x->r, d, &v);
@@ -244,8 +243,8 @@ static int export_objects(struct exporter *x, uint64_t old)
     char path[4200];
     int rc = KIX_OK;
 
-    if ((size_t)snprintf(path, sizeof(path), "%s/objects", x->dir) >= sizeof(path))
-        return kix_err_set(x->err, KIX_EINVAL, "export path %.200s... is too long", x->dir);
+    if ((size_t)snprintf(path, sizeof(path), "%s/objects", x->tree.dir) >= sizeof(path))
+        return kix_err_set(x->err, KIX_EINVAL, "export path %.200s... is too long", x->tree.dir);
     if (old < x->size)
         rc = kix_dir_make(path, 0755, x->err);
     for (uint64_t i = old; rc == KIX_OK && i < x->size; i++) {
@@ -276,7 +275,7 @@ static uint64_t exported_size(struct exporter *x)
     const char *p, *e;
     struct kix_bytes note;
 
-    snprintf(path, sizeof(path), "%s/checkpoint", x->dir);
+    snprintf(path, sizeof(path), "%s/checkpoint", x->tree.dir);
     if (kix_file_read(path, 1 << 20, &have, &ignored) != KIX_OK)
         goto out;
     /* the size is the second line; the stored note at it must be a prefix */
@@ -319,7 +318,6 @@ int kix_log_export_tlog_with(struct kix_log *l, const char *dir, kix_tlog_export
     x.st = stats ? stats : &local;
     memset(x.st, 0, sizeof(*x.st));
     x.l = l;
-    x.dir = dir;
     x.tree.dir = dir;
     x.tree.mode = 0644;
     x.err = err;
