@@ -12,26 +12,67 @@
 
 static const char init_help[] =
     "usage: kixd init --store DIR --origin ORIGIN [--log-key-file FILE]\n"
-    "                 [--admin-pub FILE | --admin-key FILE]\n"
+    "                 (--admin-key FILE | --admin-pub FILE)\n"
     "\n"
     "Creates a new log in DIR: the LMDB store, the log's signing key DIR/log.key\n"
     "(mode 0600) named ORIGIN, and entry 0, signed by the log key, registering\n"
-    "the first admin key. Without --admin-pub an admin key pair is created as\n"
-    "DIR/admin.key (0600) and DIR/admin.pub, or where --admin-key says. Prints the\n"
-    "log's verifier key on a line of its own: give it to everyone who will verify\n"
-    "this log. Keys kept outside DIR are in none of its copies (kixd backup copies\n"
-    "the log key only when asked, an admin key never): an admin key belongs with\n"
-    "its admin, not on the server.\n"
+    "the first admin key. Say where that key is: --admin-key FILE creates a new\n"
+    "pair, FILE (0600) and FILE.pub, never overwriting either; --admin-pub FILE\n"
+    "registers one made with kix keygen. There is no default: an admin key\n"
+    "belongs with its admin, not in the store, whose copies carry what it holds.\n"
+    "Prints the log's verifier key on a line of its own: give it to everyone who\n"
+    "will verify this log. Keys kept outside DIR are in none of its copies (kixd\n"
+    "backup copies the log key only when asked, an admin key never).\n"
     "\n"
     "  --store DIR          the store directory (must not hold a store yet)\n"
     "  --origin ORIGIN      the log's name, e.g. kix.example.org/log\n"
     "  --log-key-file FILE  write the log key to FILE instead of DIR/log.key\n"
     "                       (then serve with kixd serve --log-key-file FILE)\n"
-    "  --admin-pub FILE     the first admin's verifier key (from kix keygen)\n"
     "  --admin-key FILE     write the new admin key pair to FILE and FILE.pub\n"
+    "  --admin-pub FILE     the first admin's verifier key (from kix keygen)\n"
     "\n"
-    "exit status: 0 ok, 1 refused (store exists, bad origin or key), 2 usage,\n"
-    "3 I/O error\n";
+    "exit status: 0 ok, 1 refused (store or key file exists, bad origin or key),\n"
+    "2 usage, 3 I/O error\n";
+
+/* Strips trailing slashes from a copy of path into out. */
+static void without_slashes(const char *path, char *out, size_t cap)
+{
+    size_t n;
+
+    snprintf(out, cap, "%s", path);
+    for (n = strlen(out); n > 1 && out[n - 1] == '/'; n--)
+        out[n - 1] = '\0';
+}
+
+/* Before the store is made: the admin key pair's files must not exist,
+ * and their directory must (or be the store directory, made by init). */
+static int admin_files_free(const char *dir, const char *key, struct kix_err *err)
+{
+    char pub[4096], parent[4096], store[4096], *slash;
+    struct stat st;
+
+    if ((size_t)snprintf(pub, sizeof(pub), "%s.pub", key) >= sizeof(pub))
+        return kix_err_set(err, KIX_EINVAL, "--admin-key %.200s... is too long", key);
+    for (const char *p = key; p; p = p == key ? pub : NULL)
+        if (lstat(p, &st) == 0)
+            return kix_err_set(err, KIX_EEXIST,
+                               "%s already exists; refusing to overwrite it (move it away or "
+                               "choose another --admin-key)",
+                               p);
+    without_slashes(key, parent, sizeof(parent));
+    slash = strrchr(parent, '/');
+    if (!slash)
+        return KIX_OK; /* the current directory */
+    if (slash == parent)
+        slash[1] = '\0'; /* the root */
+    else
+        *slash = '\0';
+    without_slashes(dir, store, sizeof(store));
+    if (strcmp(parent, store) == 0 || (stat(parent, &st) == 0 && S_ISDIR(st.st_mode)))
+        return KIX_OK;
+    return kix_err_set(err, KIX_ENOTFOUND, "the directory %s of --admin-key does not exist",
+                       parent);
+}
 
 int kixd_init_main(int argc, char **argv)
 {
@@ -83,13 +124,20 @@ int kixd_init_main(int argc, char **argv)
                         "Try 'kixd init --help'.\n");
         return 2;
     }
-    if (admin_pub && admin_key) {
-        fprintf(stderr, "kixd init: --admin-pub names an admin key that exists, --admin-key "
-                        "where to write a new one: give one\n");
+    if (!admin_pub == !admin_key) {
+        fprintf(stderr, "kixd init: say where the first admin key is: --admin-key FILE writes "
+                        "a new pair to FILE (0600) and FILE.pub, --admin-pub FILE registers one "
+                        "made with kix keygen (give one; an admin key belongs with its admin, "
+                        "not in the store)\nTry 'kixd init --help'.\n");
         return 2;
     }
     memset(&opts, 0, sizeof(opts));
     opts.log_key_file = log_key_file;
+    if (admin_key) {
+        rc = admin_files_free(dir, admin_key, &err);
+        if (rc)
+            goto out;
+    }
     if (admin_pub) {
         rc = kix_pubfile_read(admin_pub, &admin_v, &err);
         if (rc)
@@ -104,26 +152,19 @@ int kixd_init_main(int argc, char **argv)
     if (rc)
         goto out;
     if (admin) {
-        if (admin_key)
-            snprintf(path, sizeof(path), "%s", admin_key);
-        else
-            snprintf(path, sizeof(path), "%s/admin.key", dir);
-        rc = kix_keyfile_write(path, admin, &err);
+        rc = kix_keyfile_write(admin_key, admin, &err);
         if (rc)
             goto out;
-        if (admin_key)
-            snprintf(path, sizeof(path), "%s.pub", admin_key);
-        else
-            snprintf(path, sizeof(path), "%s/admin.pub", dir);
+        snprintf(path, sizeof(path), "%s.pub", admin_key);
         rc = kix_pubfile_write(path, &admin_v, &err);
         if (rc)
             goto out;
     }
-    fprintf(stderr, "created log %s in %s (log key: %s%s)%s%s%s; its verifier key:\n", origin, dir,
-            log_key_file ? log_key_file : dir, log_key_file ? "" : "/log.key",
-            admin ? " (admin key pair: " : "",
-            admin ? (admin_key ? admin_key : "admin.key, admin.pub in the store") : "",
-            admin ? ")" : "");
+    fprintf(stderr, "created log %s in %s (log key: %s%s)", origin, dir,
+            log_key_file ? log_key_file : dir, log_key_file ? "" : "/log.key");
+    if (admin)
+        fprintf(stderr, "; admin key: %s (0600; keep it with its admin), %s", admin_key, path);
+    fprintf(stderr, "; its verifier key:\n");
     printf("%s\n", (const char *)vkey.ptr);
 out:
     if (rc)

@@ -52,16 +52,16 @@ catch_up() { # catch_up NAME TARGET: a fresh mirror of o; prints the figures
         "replica ${bytes} KiB"
 }
 
-"$bin/kixd" init --store "$work/o" --origin bench.example/log >"$work/vkey" 2>/dev/null
+"$bin/kixd" init --store "$work/o" --admin-key "$work/admin.key" --origin bench.example/log >"$work/vkey" 2>/dev/null
 "$bin/kix" keygen --name liger --out "$work/pub" >/dev/null 2>&1
-"$bin/kix" key add --store "$work/o" --key "$work/o/admin.key" --role publish "$work/pub.pub" >/dev/null
+"$bin/kix" key add --store "$work/o" --key "$work/admin.key" --role publish "$work/pub.pub" >/dev/null
 "$bin/kix-import-liger" --key "$work/pub.key" --store "$work/o" "$csv" >/dev/null
 serve o
 echo "origin: $(size_of o) entries (full Liger CSV), $(nproc) CPUs"
 catch_up m1 "$(size_of o)"
 
 if [ "$synth" -gt 0 ]; then
-    "$bin/kixd-bench" --server "unix://$work/o.sock" --admin "$work/o/admin.key" --count "$synth" \
+    "$bin/kixd-bench" --server "unix://$work/o.sock" --admin "$work/admin.key" --count "$synth" \
         submit >"$work/bench.out" 2>&1
     echo "origin: $(size_of o) entries after $synth synthetic publications"
     catch_up m2 "$(size_of o)"

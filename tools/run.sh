@@ -24,9 +24,9 @@ export KIX_STATE_DIR="$PWD/var/state"
 if [ ! -d "$var/store" ]; then
     echo "== creating a log in $var/store"
     mkdir -p "$var"
-    "$bin/kixd" init --store "$var/store" --origin kix.local/liger >"$var/log.vkey"
+    "$bin/kixd" init --store "$var/store" --admin-key "$var/admin.key" --origin kix.local/liger >"$var/log.vkey"
     "$bin/kix" keygen --name liger-importer --out "$var/publisher" >/dev/null 2>&1
-    "$bin/kix" key add --store "$var/store" --key "$var/store/admin.key" --role publish \
+    "$bin/kix" key add --store "$var/store" --key "$var/admin.key" --role publish \
         --log-key "$(cat "$var/log.vkey")" "$var/publisher.pub" >/dev/null
 fi
 export KIX_LOG_KEY="$(cat "$var/log.vkey")"

@@ -86,6 +86,28 @@ int kix_file_write_batched(const char *path, const void *data, size_t len, int m
     return write_file(path, data, len, mode, access(path, F_OK) == 0, err);
 }
 
+int kix_file_tree_write(struct kix_file_tree *t, const char *rel, const void *data, size_t len,
+                        int atomic, struct kix_err *err)
+{
+    char path[PATH_CAP], *slash;
+    int rc;
+
+    if ((size_t)snprintf(path, sizeof(path), "%s/%s", t->dir, rel) >= sizeof(path))
+        return kix_err_set(err, KIX_EINVAL, "export path %.200s... is too long", t->dir);
+    slash = strrchr(path, '/');
+    *slash = '\0';
+    if (strcmp(path, t->made) != 0) {
+        rc = kix_dir_make(path, 0755, err);
+        if (rc)
+            return rc;
+        snprintf(t->made, sizeof(t->made), "%s", path);
+    }
+    *slash = '/';
+    if (atomic)
+        return kix_file_write_atomic(path, data, len, t->mode, err);
+    return kix_file_write_batched(path, data, len, t->mode, err);
+}
+
 int kix_dir_sync(const char *dir, struct kix_err *err)
 {
     int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC), rc = 0;

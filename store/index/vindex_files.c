@@ -5,10 +5,12 @@
  * subtree at its top, a value by its hash), so every file is immutable and
  * a reader racing an export never sees two trees mixed; only the notes are
  * new per size. */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "index_internal.h"
 #include "kix/encoding.h"
@@ -67,13 +69,17 @@ struct wanted {
 struct index_export {
     struct kix_log_reader *r;
     struct kix_smt_tiles tiles;
-    const char *dir;
+    struct kix_file_tree tree; /* the export directory (synced by the caller) */
     struct kix_index_export_stats *st;
     struct wanted *want; /* leaves of the tiles written, whose values to write */
     size_t nwant, capwant;
     struct kix_buf value;
+    int distrust; /* an export was cut short: a file that exists proves nothing */
     struct kix_err *err;
 };
+
+/* Where an export in progress is marked (export_marker_path()). */
+#define EXPORTING "index/exporting"
 
 static int exists(const char *path)
 {
@@ -81,19 +87,28 @@ static int exists(const char *path)
     return stat(path, &sb) == 0;
 }
 
+/* 1 when the file at path holds exactly data. */
+static int holds(const char *path, const void *data, size_t len)
+{
+    struct kix_buf have = KIX_BUF_INIT;
+    int same = kix_file_read(path, len + 1, &have, NULL) == KIX_OK && have.len == len &&
+               memcmp(have.ptr, data, len) == 0;
+    kix_buf_release(&have);
+    return same;
+}
+
+/* Writes rel; once an export was cut short, a file already holding the
+ * bytes is left as it is. */
 static int write_file(struct index_export *x, const char *rel, const void *data, size_t len)
 {
-    char path[4200], *slash;
+    char path[4200];
     int rc;
 
-    if ((size_t)snprintf(path, sizeof(path), "%s/%s", x->dir, rel) >= sizeof(path))
-        return kix_err_set(x->err, KIX_EINVAL, "export path %.200s... is too long", x->dir);
-    slash = strrchr(path, '/');
-    *slash = '\0';
-    rc = kix_dir_make(path, 0755, x->err);
-    *slash = '/';
-    if (rc == KIX_OK)
-        rc = kix_file_write_batched(path, data, len, 0644, x->err);
+    if (x->distrust &&
+        (size_t)snprintf(path, sizeof(path), "%s/%s", x->tree.dir, rel) < sizeof(path) &&
+        holds(path, data, len))
+        return KIX_OK;
+    rc = kix_file_tree_write(&x->tree, rel, data, len, 0, x->err);
     if (rc == KIX_OK) {
         x->st->files++;
         x->st->bytes += len;
@@ -121,8 +136,11 @@ static int want_leaves(struct index_export *x, const uint8_t *v, size_t len)
 }
 
 /* The tile of stratum s on prefix and, first, every child tile not
- * exported yet: a tile's file exists only once all below it do, so an
- * existing file ends the walk (same name, same subtree). */
+ * exported yet: after an export that finished, a tile's file exists only
+ * once all below it do, so an existing file ends the walk (same name,
+ * same subtree). Not after one cut short (a power cut may keep a tile
+ * and lose a child written beside it, unsynced): then the whole tree is
+ * walked and every file compared. */
 static int export_tile(struct index_export *x, unsigned s, uint8_t prefix[KIX_HASH_LEN])
 {
     uint8_t key[KIX_SMT_TILE_KEY_MAX], *copy = NULL;
@@ -139,8 +157,8 @@ static int export_tile(struct index_export *x, unsigned s, uint8_t prefix[KIX_HA
     if (kix_smt_tile_top_hash(v.ptr, v.len, &top) != KIX_OK ||
         kix_index_file_tile_path(key, klen, &top, rel, sizeof(rel)) != KIX_OK)
         return kix_err_set(x->err, KIX_ECORRUPT, "a tile of the index tree is malformed");
-    snprintf(path, sizeof(path), "%s/%s", x->dir, rel);
-    if (exists(path))
+    snprintf(path, sizeof(path), "%s/%s", x->tree.dir, rel);
+    if (!x->distrust && exists(path))
         return KIX_OK;
     copy = malloc(v.len);
     if (!copy)
@@ -202,25 +220,36 @@ int kix_index_export(struct kix_log_reader *r, const char *dir, struct kix_index
     struct kix_buf note = KIX_BUF_INIT;
     uint8_t prefix[KIX_HASH_LEN] = {0};
     uint64_t size = kix_log_reader_size(r);
-    char rel[64];
+    char rel[64], path[4200], marker[4200];
     int rc;
 
     memset(&x, 0, sizeof(x));
     x.st = st ? st : &local;
     memset(x.st, 0, sizeof(*x.st));
     x.r = r;
-    x.dir = dir;
+    x.tree.dir = dir;
+    x.tree.mode = 0644;
     x.err = err;
     kix_buf_init(&x.value);
     rc = kix_log_reader_index_note_cosigned(r, size, &note, NULL);
     if (rc == KIX_ENOTFOUND || size == 0)
         goto done; /* no index (a plain log): nothing to export */
     snprintf(rel, sizeof(rel), "index/notes/%llu", (unsigned long long)size);
-    {
-        char path[4200];
-        snprintf(path, sizeof(path), "%s/%s", dir, rel);
-        if (exists(path))
-            goto done; /* exported at this size already */
+    if ((size_t)snprintf(marker, sizeof(marker), "%s/%s", dir, EXPORTING) >= sizeof(marker) ||
+        (size_t)snprintf(path, sizeof(path), "%s/%s", dir, rel) >= sizeof(path)) {
+        rc = kix_err_set(err, KIX_EINVAL, "export path %.200s... is too long", dir);
+        goto done;
+    }
+    x.distrust = exists(marker);
+    if (!x.distrust && exists(path))
+        goto done; /* exported at this size already */
+    /* the mark is durable before the first file, and goes only once all
+     * are synced: while it is there, no file written since proves its
+     * subtree */
+    if (!x.distrust) {
+        rc = kix_file_tree_write(&x.tree, EXPORTING, "", 0, 1, err);
+        if (rc)
+            goto done;
     }
     kix__smt_tiles(&x.tiles, kix_log_reader_txn(r));
     rc = export_tile(&x, 0, prefix);
@@ -232,6 +261,10 @@ int kix_index_export(struct kix_log_reader *r, const char *dir, struct kix_index
     /* last: the note names a root whose tiles are all there */
     if (rc == KIX_OK)
         rc = write_file(&x, rel, note.ptr, note.len);
+    if (rc == KIX_OK)
+        rc = kix_dir_sync(dir, err);
+    if (rc == KIX_OK && unlink(marker) != 0)
+        rc = kix_err_set(err, KIX_EIO, "removing %s: %s", marker, strerror(errno));
 done:
     x.st->size = size;
     kix_buf_release(&note);

@@ -94,14 +94,13 @@ int kix_log_reader_tlog(struct kix_log_reader *r, const struct kix_tlog_path *p,
 struct exporter {
     struct kix_log *l;
     struct kix_log_reader *r;
-    const char *dir;
     uint64_t size;
     struct kix_buf body;
     struct kix_tlog_export_stats *st;
     /* the partial tile last written per level (index 64: bundles) */
     uint64_t last_index[KIX_TLOG_MAX_LEVEL + 2];
     unsigned last_width[KIX_TLOG_MAX_LEVEL + 2];
-    char made[4200]; /* the last directory made */
+    struct kix_file_tree tree; /* the export directory, where tiles and bundles go */
     struct kix_err *err;
 };
 
@@ -109,33 +108,20 @@ struct exporter {
 
 static int write_resource(struct exporter *x, const struct kix_tlog_path *p)
 {
-    char rel[KIX_TLOG_PATH_MAX + 1], path[4200], *slash;
+    char rel[KIX_TLOG_PATH_MAX + 1];
     int rc;
 
     kix_buf_reset(&x->body);
     rc = kix_tlog_path_format(p, rel, sizeof(rel));
     if (rc)
         return kix_err_set(x->err, KIX_EINVAL, "cannot name a tile: %s", kix_strerror(rc));
-    if ((size_t)snprintf(path, sizeof(path), "%s/%s", x->dir, rel) >= sizeof(path))
-        return kix_err_set(x->err, KIX_EINVAL, "export path %.200s... is too long", x->dir);
     rc = kix_log_reader_tlog(x->r, p, &x->body, x->err);
     if (rc)
         return rc;
-    slash = strrchr(path, '/');
-    *slash = '\0';
-    if (strcmp(path, x->made) != 0) {
-        rc = kix_dir_make(path, 0755, x->err);
-        if (rc)
-            return rc;
-        snprintf(x->made, sizeof(x->made), "%s", path);
-    }
-    *slash = '/';
     /* tiles and bundles are new files, synced together before the
      * checkpoint that names them (kix_log_export_tlog) */
-    if (p->kind == KIX_TLOG_CHECKPOINT)
-        rc = kix_file_write_atomic(path, x->body.ptr, x->body.len, 0644, x->err);
-    else
-        rc = kix_file_write_batched(path, x->body.ptr, x->body.len, 0644, x->err);
+    rc = kix_file_tree_write(&x->tree, rel, x->body.ptr, x->body.len,
+                             p->kind == KIX_TLOG_CHECKPOINT, x->err);
     if (rc)
         return rc;
     x->st->files++;
@@ -229,7 +215,7 @@ static int export_object(struct exporter *x, const struct kix_digest *d, unsigne
     int rc;
 
     kix_digest_format(d, text);
-    snprintf(path, sizeof(path), "%s/objects/%s", x->dir, text);
+    snprintf(path, sizeof(path), "%s/objects/%s", x->tree.dir, text);
     if (stat(path, &sb) == 0)
         return KIX_OK;
     rc = kix_log_reader_object(x->r, d, &v);
@@ -257,8 +243,8 @@ static int export_objects(struct exporter *x, uint64_t old)
     char path[4200];
     int rc = KIX_OK;
 
-    if ((size_t)snprintf(path, sizeof(path), "%s/objects", x->dir) >= sizeof(path))
-        return kix_err_set(x->err, KIX_EINVAL, "export path %.200s... is too long", x->dir);
+    if ((size_t)snprintf(path, sizeof(path), "%s/objects", x->tree.dir) >= sizeof(path))
+        return kix_err_set(x->err, KIX_EINVAL, "export path %.200s... is too long", x->tree.dir);
     if (old < x->size)
         rc = kix_dir_make(path, 0755, x->err);
     for (uint64_t i = old; rc == KIX_OK && i < x->size; i++) {
@@ -289,7 +275,7 @@ static uint64_t exported_size(struct exporter *x)
     const char *p, *e;
     struct kix_bytes note;
 
-    snprintf(path, sizeof(path), "%s/checkpoint", x->dir);
+    snprintf(path, sizeof(path), "%s/checkpoint", x->tree.dir);
     if (kix_file_read(path, 1 << 20, &have, &ignored) != KIX_OK)
         goto out;
     /* the size is the second line; the stored note at it must be a prefix */
@@ -332,7 +318,8 @@ int kix_log_export_tlog_with(struct kix_log *l, const char *dir, kix_tlog_export
     x.st = stats ? stats : &local;
     memset(x.st, 0, sizeof(*x.st));
     x.l = l;
-    x.dir = dir;
+    x.tree.dir = dir;
+    x.tree.mode = 0644;
     x.err = err;
     kix_buf_init(&x.body);
     rc = kix_dir_make(dir, 0755, err);

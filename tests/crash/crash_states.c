@@ -66,6 +66,7 @@ struct op {
     int ino;        /* the inode a data op or create touches (forward run) */
     int sync_ino;   /* s: the inode synced, or -1 for a directory */
     size_t covered; /* index of the sync that makes it durable, or SIZE_MAX */
+    int rel;        /* 1 when it may change a file the promise reads (cut_irrelevant()) */
 };
 
 struct trace {
@@ -113,6 +114,7 @@ static int trace_load(const char *path, struct trace *t)
         o.kind = fields[0][0];
         o.covered = SIZE_MAX;
         o.ino = o.sync_ino = -1;
+        o.rel = 1;
         if (o.kind == 'P') {
             o.num = atoll(fields[1]);
         } else if (o.kind == 'w' && nf == 4) {
@@ -308,17 +310,30 @@ static int state_read(const struct state *s, const char *path, const unsigned ch
     return 0;
 }
 
+/* FNV-1a over 8 bytes a step (then the tail byte by byte): states hold
+ * whole tiles and bundles, hashed once per state built. */
+static uint64_t bytes_hash(uint64_t e, const unsigned char *d, size_t len)
+{
+    size_t j = 0;
+    for (; j + 8 <= len; j += 8) {
+        uint64_t w;
+        memcpy(&w, d + j, 8);
+        e = (e ^ w) * 1099511628211ULL;
+    }
+    for (; j < len; j++)
+        e = (e ^ d[j]) * 1099511628211ULL;
+    return e;
+}
+
 static uint64_t state_hash(const struct state *s)
 {
     uint64_t h = 1469598103934665603ULL;
     for (size_t i = 0; i < s->nnames; i++) {
         const struct inode *in = &s->inodes[s->names[i].ino];
-        uint64_t e = 1469598103934665603ULL;
-        for (const char *p = s->names[i].path; *p; p++)
-            e = (e ^ (unsigned char)*p) * 1099511628211ULL;
-        for (size_t j = 0; j < in->len; j++)
-            e = (e ^ in->data[j]) * 1099511628211ULL;
-        e = (e ^ in->dir) * 1099511628211ULL;
+        uint64_t e = bytes_hash(1469598103934665603ULL, (const unsigned char *)s->names[i].path,
+                                strlen(s->names[i].path) + 1);
+        e = bytes_hash(e, in->data, in->len);
+        e = (e ^ in->len ^ (uint64_t)in->dir << 63) * 1099511628211ULL;
         h += e * 0x9e3779b97f4a7c15ULL; /* names in any order */
     }
     return h;
@@ -417,6 +432,125 @@ static int forward(struct trace *t)
     return next;
 }
 
+/* ---- cutting what no promise reads ---------------------------------------------------- */
+
+/* A workload's check reads only some files (the predicate says which
+ * paths, and every directory above them). An operation that can change
+ * none of them is cut: it is never applied, and no reordering is built
+ * around it. Why no distinct state is lost: the names the check reads are
+ * R, the predicate's paths closed under "the source of a rename or link
+ * to a path in R" and "the directory of a path in R". In any state, a path
+ * in R names an inode created at a path in R or there before the trace
+ * (by induction over renames: a rename into R moves what its source, in
+ * R, named). So a write or truncate of any other inode, and a name
+ * operation with no path in R (it changes only its own names, and no
+ * parent of R), leaves every file in R as it was. A state that differs
+ * from another only by such operations gives the check the same files:
+ * "synced + one" of a cut operation is "synced only", "all but one" of
+ * it is "everything". The ext4 model's "last name operation" still counts
+ * every name operation, cut or not. */
+typedef int (*relevant_fn)(void *ctx, const char *path);
+
+struct pathset {
+    char **p;
+    size_t n;
+};
+
+static int in_set(const struct pathset *x, const char *path)
+{
+    for (size_t i = 0; i < x->n; i++)
+        if (strcmp(x->p[i], path) == 0)
+            return 1;
+    return 0;
+}
+
+struct rset {
+    relevant_fn relevant;
+    void *ctx;
+    struct pathset x;
+};
+
+static int in_r(const struct rset *r, const char *path)
+{
+    return path && (r->relevant(r->ctx, path) || in_set(&r->x, path));
+}
+
+/* Adds path and the directories above it to the set; 1 when it grew. */
+static int add_path(struct rset *r, const char *path)
+{
+    struct pathset *x = &r->x;
+    char dir[4096];
+    int grew = 0;
+
+    snprintf(dir, sizeof(dir), "%s", path);
+    for (char *slash; dir[0];) {
+        if (!in_r(r, dir)) {
+            if (x->n % 64 == 0)
+                x->p = realloc(x->p, (x->n + 64) * sizeof(*x->p));
+            x->p[x->n++] = strdup(dir);
+            grew = 1;
+        }
+        slash = strrchr(dir, '/');
+        if (!slash)
+            break;
+        *slash = '\0';
+    }
+    return grew;
+}
+
+/* Marks each operation that may change a file the check reads; returns
+ * how many are cut. With no predicate nothing is cut. */
+static size_t cut_irrelevant(struct trace *t, int ninodes, relevant_fn relevant, void *ctx)
+{
+    struct rset r = {relevant, ctx, {NULL, 0}};
+    char *ino_rel;
+    size_t cut = 0;
+    int grew = 1;
+
+    if (!relevant)
+        return 0;
+    for (size_t i = 0; i < t->n; i++) /* the directories above the predicate's paths */
+        for (const char *const *p = (const char *const[]){t->ops[i].a, t->ops[i].b, NULL}; *p; p++)
+            if (relevant(ctx, *p))
+                add_path(&r, *p);
+    while (grew) { /* the sources of renames and links into R, to a fixed point */
+        grew = 0;
+        for (size_t i = 0; i < t->n; i++) {
+            const struct op *o = &t->ops[i];
+            if ((o->kind == 'r' || o->kind == 'l') && in_r(&r, o->b) && !in_r(&r, o->a))
+                grew |= add_path(&r, o->a);
+        }
+    }
+    ino_rel = calloc((size_t)ninodes + 1, 1);
+    for (size_t i = 0; i < t->npre; i++)
+        if (in_r(&r, t->pre[i].path))
+            ino_rel[t->pre[i].ino] = 1;
+    for (size_t i = 0; i < t->n; i++) {
+        const struct op *o = &t->ops[i];
+        if ((o->kind == 'c' || o->kind == 'd') && in_r(&r, o->a))
+            ino_rel[o->ino] = 1;
+    }
+    for (size_t i = 0; i < t->n; i++) {
+        struct op *o = &t->ops[i];
+        switch (op_class(o)) {
+        case DATA_OP:
+            o->rel = o->ino >= 0 && ino_rel[o->ino];
+            break;
+        case NAME_OP:
+            o->rel = in_r(&r, o->a) || in_r(&r, o->b);
+            break;
+        default:
+            o->rel = 1; /* syncs and promises */
+        }
+        cut += !o->rel;
+    }
+    for (size_t i = 0; i < r.x.n; i++)
+        free(r.x.p[i]);
+    free(r.x.p);
+    free(ino_rel);
+    return cut;
+}
+
 /* ---- exploring ------------------------------------------------------------------------- */
 
 typedef int (*check_fn)(void *ctx, const struct state *s, long long promise, char *why, size_t cap);
@@ -429,8 +563,11 @@ struct explore {
     int full;
     uint64_t seed;
     unsigned long max_states;
+    relevant_fn relevant; /* the paths the check reads (NULL: all) */
     /* results */
     unsigned long states, distinct, failures;
+    unsigned long cut_states; /* equal to a state built, on every file the check reads */
+    size_t cut_ops, merged_points;
     uint64_t *seen;
     size_t nseen, capseen;
     char first_failure[2048];
@@ -505,7 +642,7 @@ static void explore_one(struct explore *e, size_t k, enum variant v, size_t one)
     for (size_t i = 0; i < k; i++) {
         const struct op *o = &e->t->ops[i];
         int durable = o->covered < k, keep;
-        if (!op_class(o))
+        if (!op_class(o) || !o->rel)
             continue;
         switch (v) {
         case ALL_COVERED:
@@ -566,6 +703,10 @@ static void explore_point(struct explore *e, size_t k, int singles)
         const struct op *o = &e->t->ops[j];
         if (!op_class(o) || o->covered < k)
             continue;
+        if (!o->rel) { /* "synced only" and "everything" again (cut_irrelevant) */
+            e->cut_states += 2 + (o->kind == 'w' && o->len >= 2);
+            continue;
+        }
         explore_one(e, k, ONLY_ONE, j);
         explore_one(e, k, ALL_BUT_ONE, j);
         if (o->kind == 'w' && o->len >= 2)
@@ -596,6 +737,22 @@ static void explore(struct explore *e)
                     : 1;
         else if (crash_rand(&e->seed) % 4 == 0)
             pick[k] = 2;
+    }
+    /* a crash right after a cut write or truncate leaves what a crash
+     * right before it leaves, in every variant (no sync, no name
+     * operation, nothing the check reads): one point stands for the run */
+    for (size_t k = n, rep; k > 0; k = rep) {
+        rep = k;
+        while (rep > 0 && !e->t->ops[rep - 1].rel && op_class(&e->t->ops[rep - 1]) == DATA_OP)
+            rep--;
+        for (size_t j = rep + 1; j <= k; j++) {
+            if (pick[j] > pick[rep])
+                pick[rep] = pick[j];
+            e->merged_points += pick[j] != 0;
+            pick[j] = 0;
+        }
+        if (rep == k)
+            rep--;
     }
     /* the points next to promises and syncs first: a sample never skips them */
     for (size_t k = 0; k <= n; k++)
@@ -937,6 +1094,14 @@ static int check_export_under(void *ctx, const struct state *s, long long promis
     return rc;
 }
 
+/* What check_export_under reads: the checkpoint and the tiles and bundles
+ * (kix/tlog_path.h names them all under tile/). */
+static int export_reads(void *ctx, const char *path)
+{
+    (void)ctx;
+    return strcmp(path, "exp/checkpoint") == 0 || strncmp(path, "exp/tile/", 9) == 0;
+}
+
 /* ---- workload: the witness's state --------------------------------------------------- */
 
 /* The witness's state holds the latest checkpoint it cosigned: never lost,
@@ -992,10 +1157,13 @@ static int workload_witness(struct run *r, struct fx *f, struct cpfile_ctx *w)
     {
         char *keygen[] = {(char *)bin_path("kix"), "keygen", "--witness", "--name",
                           "witness.test",          "--out",  wkey,        NULL};
-        char *init[] = {(char *)bin_path("kixd"), "init", "--store", wstore, "--origin",
-                        "witness.test/log",       NULL};
-        pid_t p1 = spawn_with(r, keygen, NULL, NULL, 0), p2;
+        char wadmin[320];
+        char *init[] = {(char *)bin_path("kixd"), "init",        "--store", wstore, "--origin",
+                        "witness.test/log",       "--admin-key", wadmin,    NULL};
+        pid_t p1, p2;
         int st1 = -1, st2 = -1;
+        snprintf(wadmin, sizeof(wadmin), "%s/w-admin.key", r->work);
+        p1 = spawn_with(r, keygen, NULL, NULL, 0);
         if (p1 > 0)
             waitpid(p1, &st1, 0);
         p2 = spawn_with(r, init, NULL, NULL, 0);
@@ -1137,6 +1305,14 @@ static int check_lmdb(void *ctx, const struct state *s, long long promise, char 
         return 1;
     }
     return 0;
+}
+
+/* What check_lmdb reads: data.mdb (LMDB's lock file holds nothing a
+ * reader keeps; the keys and the rest of the store are not opened). */
+static int lmdb_reads(void *ctx, const char *path)
+{
+    const struct lmdb_ctx *l = ctx;
+    return strcmp(path, l->data) == 0;
 }
 
 /* kixd init and serve run under the recorder (the fixture execs them with
@@ -1353,6 +1529,7 @@ int main(int argc, char **argv)
         }
         e.check = check_export_under;
         e.ctx = &xc;
+        e.relevant = export_reads;
     } else if (strcmp(which, "witness") == 0) {
         if (workload_witness(&r, &f, &wc) != 0)
             goto out;
@@ -1368,6 +1545,7 @@ int main(int argc, char **argv)
             goto out;
         e.check = check_lmdb;
         e.ctx = &lc;
+        e.relevant = lmdb_reads;
         if (!e.full && !getenv("KIX_CRASH_STATES_MAX"))
             e.max_states = 300; /* each state is a store opened and checked */
     } else {
@@ -1381,6 +1559,7 @@ int main(int argc, char **argv)
     }
     e.t = &t;
     e.ninodes = forward(&t);
+    e.cut_ops = cut_irrelevant(&t, e.ninodes, e.relevant, e.ctx);
     explore(&e);
     {
         unsigned long syncs = 0, promises = 0;
@@ -1388,10 +1567,12 @@ int main(int argc, char **argv)
             syncs += strchr("sS", t.ops[i].kind) != NULL;
             promises += t.ops[i].kind == 'P';
         }
-        printf("crash_states %s (%s, seed %llu): %zu operations traced (%lu syncs, %lu promises); "
-               "%lu states built, %lu distinct checked, %lu failed\n",
+        printf("crash_states %s (%s, seed %llu): %zu operations traced (%lu syncs, %lu promises, "
+               "%zu touching no file the check reads); %lu states built, %lu distinct checked, "
+               "%lu failed; not built, as equal to one built on every file the check reads: %lu "
+               "states, %zu crash points\n",
                which, e.full ? "full" : "sample", (unsigned long long)e.seed, t.n, syncs, promises,
-               e.states, e.distinct, e.failures);
+               e.cut_ops, e.states, e.distinct, e.failures, e.cut_states, e.merged_points);
     }
     if (e.failures)
         printf("first failure: %s\n", e.first_failure);

@@ -204,15 +204,22 @@ static int do_openat(int dirfd, const char *path, int flags, mode_t mode)
     return fd;
 }
 
+/* The mode argument of open and openat: there only when a file may be
+ * created (a macro: va_start needs the wrapper's own argument list). */
+#define CREATE_MODE(flags, mode)                                                                   \
+    do {                                                                                           \
+        if ((flags) & (O_CREAT | O_TMPFILE)) {                                                     \
+            va_list ap;                                                                            \
+            va_start(ap, flags);                                                                   \
+            mode = va_arg(ap, mode_t);                                                             \
+            va_end(ap);                                                                            \
+        }                                                                                          \
+    } while (0)
+
 int open(const char *path, int flags, ...)
 {
     mode_t mode = 0;
-    if (flags & (O_CREAT | O_TMPFILE)) {
-        va_list ap;
-        va_start(ap, flags);
-        mode = va_arg(ap, mode_t);
-        va_end(ap);
-    }
+    CREATE_MODE(flags, mode);
     return do_openat(AT_FDCWD, path, flags, mode);
 }
 int open64(const char *path, int flags, ...) __attribute__((alias("open")));
@@ -220,12 +227,7 @@ int open64(const char *path, int flags, ...) __attribute__((alias("open")));
 int openat(int dirfd, const char *path, int flags, ...)
 {
     mode_t mode = 0;
-    if (flags & (O_CREAT | O_TMPFILE)) {
-        va_list ap;
-        va_start(ap, flags);
-        mode = va_arg(ap, mode_t);
-        va_end(ap);
-    }
+    CREATE_MODE(flags, mode);
     return do_openat(dirfd, path, flags, mode);
 }
 int openat64(int dirfd, const char *path, int flags, ...) __attribute__((alias("openat")));

@@ -6,7 +6,8 @@
  * returns its exit status. The kixd binary is $KIXD, else $KIX_BIN/kixd,
  * else KIX_BIN_DIR/kixd (set by tests/CMakeLists.txt).
  *
- * Signing: the admin key is DIR/admin.key (made by kixd init); fx_start()
+ * Signing: the admin key is DIR/admin.key, beside the store DIR/log (made
+ * by kixd init --admin-key); fx_start()
  * registers a second key with roles publish, attest and rerun through
  * kixd itself, so f->publisher can sign publications.
  */
@@ -381,13 +382,14 @@ static inline int fx_publish_many(const struct fx *f, const char *prefix, int n,
 /* Creates a log and serves it. extra: NULL-terminated serve arguments. */
 static inline int fx_start_opts(struct fx *f, int with_tcp, const char *const *extra)
 {
-    const char *init[] = {"kixd", "init", "--store", NULL, "--origin", FX_ORIGIN, NULL};
+    const char *init[] = {"kixd",    "init",        "--store", NULL, "--origin",
+                          FX_ORIGIN, "--admin-key", NULL,      NULL};
     struct kix_client *c;
     struct kix_client_info info;
     struct kix_buf env = KIX_BUF_INIT;
     struct kix_submit_result res;
     struct kix_err err = {0};
-    char path[300];
+    char admin[300];
     pid_t pid;
 
     memset(f, 0, sizeof(*f));
@@ -401,16 +403,18 @@ static inline int fx_start_opts(struct fx *f, int with_tcp, const char *const *e
         snprintf(f->tcp, sizeof(f->tcp), "tcp://127.0.0.1:%d", fx_free_port());
     for (; extra && *extra; extra++)
         fx_add_arg(f, *extra);
-    /* the store is DIR/log; the socket and kixd.log sit beside it */
+    /* the store is DIR/log; the socket, kixd.log and the admin key sit
+     * beside it */
+    snprintf(admin, sizeof(admin), "%s/admin.key", f->dir);
     snprintf(f->dir + strlen(f->dir), sizeof(f->dir) - strlen(f->dir), "/log");
     init[3] = f->dir;
+    init[7] = admin;
     pid = fx_spawn(init, f->log);
     if (fx_wait(pid, 20000) != 0) {
         fx_print_log(f);
         return -1;
     }
-    snprintf(path, sizeof(path), "%s/admin.key", f->dir);
-    if (kix_keyfile_read(path, &f->admin, &err) != KIX_OK) {
+    if (kix_keyfile_read(admin, &f->admin, &err) != KIX_OK) {
         fprintf(stderr, "%s\n", err.msg);
         return -1;
     }

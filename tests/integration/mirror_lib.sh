@@ -10,7 +10,7 @@ rows() { sed -n "1p;$(($1 + 1)),$(($2 + 1))p" "$CSV"; }
 # new_origin DIR: a log with the publisher key $WORK/pub registered; its
 # verifier key in $WORK/vkey.
 new_origin() {
-  "$KIXD" init --store "$1" --origin kix.test/log >"$WORK/vkey" 2>/dev/null
+  "$KIXD" init --store "$1" --admin-key "$1/admin.key" --origin kix.test/log >"$WORK/vkey" 2>/dev/null
   [ -f "$WORK/pub.key" ] || "$KIX" keygen --name publisher --out "$WORK/pub" >/dev/null 2>&1
   "$KIX" key add --store "$1" --key "$1/admin.key" --role publish "$WORK/pub.pub" >/dev/null
 }

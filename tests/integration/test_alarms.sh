@@ -14,7 +14,7 @@
 . "$KIX_TESTS/integration/lib.sh"
 
 STORE="$WORK/log"
-"$KIXD" init --store "$STORE" --origin kix.alarm/log >"$WORK/vkey" 2>/dev/null
+"$KIXD" init --store "$STORE" --admin-key "$STORE/admin.key" --origin kix.alarm/log >"$WORK/vkey" 2>/dev/null
 export KIX_LOG_KEY="$(cat "$WORK/vkey")"
 "$KIX" keygen --name pub --out "$WORK/pub" >/dev/null 2>&1
 "$KIX" keygen --name other --out "$WORK/other" >/dev/null 2>&1

@@ -3,7 +3,7 @@
 # naming the successor when the cited run was superseded.
 . "$KIX_TESTS/integration/lib.sh"
 
-"$KIXD" init --store "$WORK/log" --origin kix.cite/log >"$WORK/vkey" 2>/dev/null
+"$KIXD" init --store "$WORK/log" --admin-key "$WORK/log/admin.key" --origin kix.cite/log >"$WORK/vkey" 2>/dev/null
 export KIX_LOG_KEY="$(cat "$WORK/vkey")"
 "$KIX" keygen --name pub --out "$WORK/pub" >/dev/null 2>&1
 "$KIX" key add --store "$WORK/log" --key "$WORK/log/admin.key" --role publish "$WORK/pub.pub" >/dev/null

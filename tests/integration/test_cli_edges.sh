@@ -5,7 +5,7 @@
 # fault, config files must be regular files.
 source "$(dirname "$0")/lib.sh"
 
-"$KIXD" init --store "$WORK/log" --origin kix.edges/log >"$WORK/vkey" 2>/dev/null
+"$KIXD" init --store "$WORK/log" --admin-key "$WORK/log/admin.key" --origin kix.edges/log >"$WORK/vkey" 2>/dev/null
 export KIX_LOG_KEY="$(cat "$WORK/vkey")"
 
 # read-only commands on a mistyped path create nothing

@@ -4,7 +4,7 @@
 # registration entry, and a revoked key that stays revoked.
 . "$KIX_TESTS/integration/lib.sh"
 
-"$KIXD" init --store "$WORK/log" --origin kix.keys/log >"$WORK/vkey" 2>/dev/null
+"$KIXD" init --store "$WORK/log" --admin-key "$WORK/log/admin.key" --origin kix.keys/log >"$WORK/vkey" 2>/dev/null
 export KIX_LOG_KEY="$(cat "$WORK/vkey")"
 ADMIN="$WORK/log/admin.key"
 

@@ -5,7 +5,7 @@
 . "$KIX_TESTS/integration/lib.sh"
 
 head -n 41 "$KIX_TESTS/data/liger/all_benchmark_data.csv" >"$WORK/s.csv"
-"$KIXD" init --store "$WORK/log" --origin kix.progress/log >"$WORK/vkey" 2>/dev/null
+"$KIXD" init --store "$WORK/log" --admin-key "$WORK/log/admin.key" --origin kix.progress/log >"$WORK/vkey" 2>/dev/null
 export KIX_LOG_KEY="$(cat "$WORK/vkey")"
 "$KIX" keygen --name imp --out "$WORK/imp" >/dev/null 2>&1
 "$KIX" key add --store "$WORK/log" --key "$WORK/log/admin.key" --role publish "$WORK/imp.pub" >/dev/null

@@ -15,7 +15,7 @@ for x in r:
        (x[0] in ("llama4_rope", "relu_squared") and x[12] == "NVIDIA H100 80GB HBM3"):
         w.writerow(x)
 PY
-"$KIXD" init --store "$WORK/log" --origin kix.query/log >"$WORK/vkey" 2>/dev/null
+"$KIXD" init --store "$WORK/log" --admin-key "$WORK/log/admin.key" --origin kix.query/log >"$WORK/vkey" 2>/dev/null
 export KIX_LOG_KEY="$(cat "$WORK/vkey")"
 "$KIX" keygen --name imp --out "$WORK/imp" >/dev/null 2>&1
 "$KIX" key add --store "$WORK/log" --key "$WORK/log/admin.key" --role publish "$WORK/imp.pub" >/dev/null

@@ -124,7 +124,7 @@ expect_status 1 "$KIX" validate "$WORK/m/opaque.json"   # alone, it is no record
 pass "publish --dry-run checks the bundle as the log would"
 
 # and the log agrees: what the dry run refuses, the store refuses, storing nothing
-"$KIXD" init --store "$WORK/log" --origin kix.validate/log >"$WORK/vkey" 2>/dev/null
+"$KIXD" init --store "$WORK/log" --admin-key "$WORK/log/admin.key" --origin kix.validate/log >"$WORK/vkey" 2>/dev/null
 export KIX_LOG_KEY="$(cat "$WORK/vkey")"
 "$KIX" keygen --name pub --out "$WORK/pub" >/dev/null 2>&1
 "$KIX" key add --store "$WORK/log" --key "$WORK/log/admin.key" --role publish "$WORK/pub.pub" >/dev/null

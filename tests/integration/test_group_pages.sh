@@ -29,7 +29,7 @@ for i in range(1010):
 for r in rows[1:4]:
     w.writerow(r)
 PY
-"$KIXD" init --store "$WORK/log" --origin kix.group-pages/log >"$WORK/vkey" 2>/dev/null
+"$KIXD" init --store "$WORK/log" --admin-key "$WORK/log/admin.key" --origin kix.group-pages/log >"$WORK/vkey" 2>/dev/null
 export KIX_LOG_KEY="$(cat "$WORK/vkey")"
 "$KIX" keygen --name imp --out "$WORK/imp" >/dev/null 2>&1
 "$KIX" key add --store "$WORK/log" --key "$WORK/log/admin.key" --role publish "$WORK/imp.pub" >/dev/null

@@ -45,7 +45,7 @@ log_size() {
     "$bin/kix" info --store "$1" | awk '$1 == "size" { print $2 }'
 }
 new_store() { # new_store DIR: a log with publisher key $tmp/pub registered
-    "$bin/kixd" init --store "$1" --origin kix.test/log >"$1.vkey" 2>/dev/null
+    "$bin/kixd" init --store "$1" --admin-key "$1/admin.key" --origin kix.test/log >"$1.vkey" 2>/dev/null
     "$bin/kix" key add --store "$1" --key "$1/admin.key" --role publish "$tmp/pub.pub" >/dev/null
 }
 

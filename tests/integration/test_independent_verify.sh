@@ -9,7 +9,7 @@ VERIFY=(/usr/bin/python3 "$(dirname "$0")/independent_verify.py")
 
 STORE="$WORK/log"
 LOG=(--store "$STORE")
-"$KIXD" init --store "$STORE" --origin independent.test/log >"$WORK/vkey" 2>/dev/null
+"$KIXD" init --store "$STORE" --admin-key "$STORE/admin.key" --origin independent.test/log >"$WORK/vkey" 2>/dev/null
 export KIX_LOG_KEY="$(cat "$WORK/vkey")"
 "$KIX" keygen --name publisher --out "$WORK/pub" >/dev/null 2>&1
 "$KIX" key add "${LOG[@]}" --key "$STORE/admin.key" --role publish "$WORK/pub.pub" >/dev/null

@@ -7,7 +7,7 @@ source "$(dirname "$0")/lib.sh"
 CSV="$KIX_TESTS/data/liger/all_benchmark_data.csv"
 STORE="$WORK/log"
 
-"$KIXD" init --store "$STORE" --origin index.test/log >"$WORK/vkey" 2>/dev/null
+"$KIXD" init --store "$STORE" --admin-key "$STORE/admin.key" --origin index.test/log >"$WORK/vkey" 2>/dev/null
 export KIX_LOG_KEY="$(cat "$WORK/vkey")"
 "$KIX" keygen --name importer --out "$WORK/pub" >/dev/null 2>&1
 "$KIX" key add --store "$STORE" --key "$STORE/admin.key" --role publish "$WORK/pub.pub" >/dev/null

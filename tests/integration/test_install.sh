@@ -220,7 +220,7 @@ pass "a program builds and runs with pkg-config kix alone"
 # A real log made with the installed programs, served by the installed kixd.
 KIX="$P/bin/kix"
 KIXD="$P/bin/kixd"
-"$KIXD" init --store "$WORK/log" --origin kix.install/log >"$WORK/log.vkey" 2>/dev/null ||
+"$KIXD" init --store "$WORK/log" --admin-key "$WORK/log/admin.key" --origin kix.install/log >"$WORK/log.vkey" 2>/dev/null ||
     fail "kixd init"
 export KIX_LOG_KEY="$WORK/log.vkey"
 "$KIX" keygen --name alice --out "$WORK/alice" >/dev/null 2>&1 || fail "kix keygen"
@@ -277,7 +277,7 @@ json.dump(d, open(sys.argv[2], "w"))
 EOF
 expect_status 1 "$VERIFY" "$WORK/log.vkey" "$WORK/cited.receipt" "$WORK/bad-citation.json"
 # another log's key verifies nothing
-"$KIXD" init --store "$WORK/log2" --origin kix.install/log >"$WORK/other.vkey" 2>/dev/null
+"$KIXD" init --store "$WORK/log2" --admin-key "$WORK/log2/admin.key" --origin kix.install/log >"$WORK/other.vkey" 2>/dev/null
 expect_status 1 "$VERIFY" "$WORK/other.vkey" "$WORK/latest.receipt"
 expect_status 2 "$VERIFY" "$WORK/log.vkey"
 pass "verify_offline rejects a tampered receipt, a wrong receipt or digest, another key"

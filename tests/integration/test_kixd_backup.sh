@@ -131,3 +131,31 @@ stop k
 expect_status 2 "$KIXD" init --store "$WORK/k2" --origin k.test/log --admin-pub "$WORK/pub.pub" \
   --admin-key "$WORK/keys/x.key"
 pass "kixd init --log-key-file --admin-key: no key in the store; it serves with --log-key-file only"
+
+# ---- kixd init writes no admin key into the store unless told to ----------------------
+expect_status 2 "$KIXD" init --store "$WORK/d0" --origin d.test/log
+grep -q -- "--admin-key FILE" "$WORK/err" || fail "no way out named: $(cat "$WORK/err")"
+[ ! -e "$WORK/d0" ] || fail "a refused kixd init left $WORK/d0 behind"
+"$KIXD" init --store "$WORK/d" --origin d.test/log --admin-key "$WORK/keys/d-admin.key" \
+  >"$WORK/d.vkey" 2>"$WORK/err" || fail "init: $(cat "$WORK/err")"
+grep -q "admin key: $WORK/keys/d-admin.key (0600" "$WORK/err" || fail "init does not say where: $(cat "$WORK/err")"
+[ "$(find "$WORK/d" -type f -name '*.key')" = "$WORK/d/log.key" ] ||
+  fail "a private key other than the log key in the store: $(find "$WORK/d" -name '*.key')"
+! grep -rlq "PRIVATE+KEY" "$WORK/d" --exclude=log.key || fail "a private key inside the store"
+[ "$(stat -c %a "$WORK/keys/d-admin.key")" = 600 ] || fail "the admin key is not 0600"
+[ -f "$WORK/keys/d-admin.key.pub" ] || fail "no admin key.pub"
+# an existing key file is never overwritten, and nothing is made then
+before=$(sha256sum "$WORK/keys/d-admin.key")
+expect_status 1 "$KIXD" init --store "$WORK/d2" --origin d.test/log --admin-key "$WORK/keys/d-admin.key"
+grep -q "refusing to overwrite" "$WORK/err" || fail "no refusal: $(cat "$WORK/err")"
+[ "$(sha256sum "$WORK/keys/d-admin.key")" = "$before" ] && [ ! -e "$WORK/d2" ] ||
+  fail "a refused kixd init changed the key or made a store"
+expect_status 1 "$KIXD" init --store "$WORK/d3" --origin d.test/log --admin-key "$WORK/no/such/dir/a.key"
+[ ! -e "$WORK/d3" ] || fail "kixd init made a store whose admin key it could not write"
+# asked for explicitly, the key may still go into the store
+"$KIXD" init --store "$WORK/d4" --origin d.test/log --admin-key "$WORK/d4/admin.key" \
+  >/dev/null 2>"$WORK/err" || fail "init into the store: $(cat "$WORK/err")"
+[ "$(stat -c %a "$WORK/d4/admin.key")" = 600 ] || fail "an admin key asked into the store is not 0600"
+"$KIX" key add --store "$WORK/d4" --key "$WORK/d4/admin.key" --role publish "$WORK/pub.pub" \
+  >/dev/null || fail "the admin key asked into the store does not sign"
+pass "kixd init: no admin key in the store unless --admin-key puts it there; 0600; never overwritten"

@@ -52,7 +52,7 @@ expect_status 3 "$BIN/kix" info --server "unix://$T/nobody"
 grep -q "is kixd running" "$T/err" || fail "unreachable server message: $(cat "$T/err")"
 
 # a log, served from a config file
-"$BIN/kixd" init --store "$T/log" --origin kix.cli/log >"$T/vkey" 2>/dev/null || fail "init"
+"$BIN/kixd" init --store "$T/log" --admin-key "$T/log/admin.key" --origin kix.cli/log >"$T/vkey" 2>/dev/null || fail "init"
 KEY=$(cat "$T/vkey")
 PORT=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
 cat >"$T/kixd.conf" <<EOF
@@ -93,7 +93,7 @@ grep -q "no log key to verify against" "$T/err" || fail "entry without a key: $(
 # a second kixd on the same store is refused, and on the same address too
 expect_status 3 "$BIN/kixd" serve --store "$T/log" --listen "tcp://127.0.0.1:$PORT"
 grep -q "another kixd is serving" "$T/err" || fail "second kixd on the store: $(cat "$T/err")"
-"$BIN/kixd" init --store "$T/log2" --origin kix.cli/log2 >/dev/null 2>&1 || fail "init log2"
+"$BIN/kixd" init --store "$T/log2" --admin-key "$T/log2/admin.key" --origin kix.cli/log2 >/dev/null 2>&1 || fail "init log2"
 expect_status 3 "$BIN/kixd" serve --store "$T/log2" --listen "tcp://127.0.0.1:$PORT"
 grep -q "in use" "$T/err" || fail "second kixd on the port: $(cat "$T/err")"
 expect_status 3 "$BIN/kixd" serve --store "$T/log2" --listen "unix://$T/sock"

@@ -112,7 +112,7 @@ expect_status 3 "$KIXD" serve --config "$WORK/kixd.conf"
 pass "a flag takes yes/no, on/off, 1/0 in the config file"
 
 # --log-file, and SIGHUP reopens it after a rotation, saying so in the new one
-"$KIXD" init --store "$WORK/log" --origin kix.test/config >/dev/null 2>&1
+"$KIXD" init --store "$WORK/log" --admin-key "$WORK/log/admin.key" --origin kix.test/config >/dev/null 2>&1
 printf 'store = %s\nlisten = unix://%s\nlog-file = %s\n' "$WORK/log" "$WORK/s.sock" "$WORK/kixd.log" >"$WORK/kixd.conf"
 "$KIXD" serve --config "$WORK/kixd.conf" >/dev/null 2>"$WORK/serve.err" &
 SPID=$!

@@ -4,7 +4,7 @@
 # --log-format text (key=value fields) and json (fields of the object).
 . "$KIX_TESTS/integration/lib.sh"
 
-"$KIXD" init --store "$WORK/log" --origin kix.reqlog/log >"$WORK/vkey" 2>/dev/null
+"$KIXD" init --store "$WORK/log" --admin-key "$WORK/log/admin.key" --origin kix.reqlog/log >"$WORK/vkey" 2>/dev/null
 export KIX_LOG_KEY="$(cat "$WORK/vkey")"
 "$KIX" keygen --name gone --out "$WORK/gone" >/dev/null 2>&1
 "$KIX" key add --store "$WORK/log" --key "$WORK/log/admin.key" --role publish "$WORK/gone.pub" >/dev/null

@@ -20,7 +20,7 @@ for x in r:
     if x[0] in ("rope", "swiglu") and x[12] == "NVIDIA A100-SXM4-80GB":
         w.writerow(x)
 PY
-"$KIXD" init --store "$WORK/log" --origin kix.query-lies/log >"$WORK/vkey" 2>/dev/null
+"$KIXD" init --store "$WORK/log" --admin-key "$WORK/log/admin.key" --origin kix.query-lies/log >"$WORK/vkey" 2>/dev/null
 export KIX_LOG_KEY="$(cat "$WORK/vkey")"
 "$KIX" keygen --name imp --out "$WORK/imp" >/dev/null 2>&1
 "$KIX" key add --store "$WORK/log" --key "$WORK/log/admin.key" --role publish "$WORK/imp.pub" >/dev/null

@@ -63,7 +63,7 @@ pass "README: publishing your own run (template filled, dry run, publish, --like
 
 # kixd init into an existing 0755 directory makes it private
 mkdir -m 0755 "$WORK/open"
-"$KIXD" init --store "$WORK/open" --origin kix.test/open >/dev/null 2>&1
+"$KIXD" init --store "$WORK/open" --admin-key "$WORK/open/admin.key" --origin kix.test/open >/dev/null 2>&1
 [ "$(stat -c %a "$WORK/open")" = 700 ] || fail "kixd init left an existing directory open"
 pass "kixd init makes an existing directory 0700"
 

@@ -19,7 +19,7 @@ run() {
   return $st
 }
 
-run "$KIXD" init --store "$STORE" --origin kix.test/log
+run "$KIXD" init --store "$STORE" --admin-key "$STORE/admin.key" --origin kix.test/log
 cp "$WORK/run.out" "$WORK/vkey"
 export KIX_LOG_KEY="$(cat "$WORK/vkey")"
 KIXD_EXTRA=(--log-level debug)

@@ -8,7 +8,7 @@ source "$(dirname "$0")/lib.sh"
 STORE="$WORK/log"
 MODE=${KIX_SESSION_MODE:-store}
 
-"$KIXD" init --store "$STORE" --origin kix.test/log >"$WORK/vkey" 2>/dev/null
+"$KIXD" init --store "$STORE" --admin-key "$STORE/admin.key" --origin kix.test/log >"$WORK/vkey" 2>/dev/null
 if [ "$MODE" = server ]; then
   start_kixd "$STORE"
   LOG=(--server "$KIXD_ADDR")

@@ -18,7 +18,7 @@ STORE="$WORK/log"
 ROWS=$(($(wc -l <"$CSV") - 1))
 [ "$ROWS" -gt 300 ] || fail "$CSV has $ROWS rows; the test needs more than 300"
 
-"$KIXD" init --store "$STORE" --origin kix.test/log >"$WORK/vkey" 2>/dev/null
+"$KIXD" init --store "$STORE" --admin-key "$STORE/admin.key" --origin kix.test/log >"$WORK/vkey" 2>/dev/null
 export KIX_LOG_KEY="$(cat "$WORK/vkey")"
 "$KIX" keygen --name liger-importer --out "$WORK/pub" >/dev/null 2>&1
 "$KIX" key add --store "$STORE" --key "$STORE/admin.key" --role publish "$WORK/pub.pub" >/dev/null

@@ -8,7 +8,7 @@ source "$(dirname "$0")/lib.sh"
 
 TAMPER="$KIX_BIN/kix-tamper"
 CLEAN="$WORK/clean"
-"$KIXD" init --store "$CLEAN" --origin kix.test/log >"$WORK/vkey" 2>/dev/null
+"$KIXD" init --store "$CLEAN" --admin-key "$CLEAN/admin.key" --origin kix.test/log >"$WORK/vkey" 2>/dev/null
 export KIX_LOG_KEY="$(cat "$WORK/vkey")"
 start_kixd "$CLEAN"
 "$KIX" keygen --name publisher --out "$WORK/pub" >/dev/null 2>&1

@@ -68,7 +68,7 @@ code=$(curl -s -o /dev/null -w '%{http_code}' -H 'Transfer-Encoding: chunked' --
 pass "a body without a Content-Length (none, or chunked) gets 411"
 
 # a kixd that is not a mirror is a witness of the logs it is given
-"$KIXD" init --store "$WORK/wonly" --origin wonly.test/log >/dev/null 2>&1
+"$KIXD" init --store "$WORK/wonly" --admin-key "$WORK/wonly/admin.key" --origin wonly.test/log >/dev/null 2>&1
 P3=$(free_port)
 serve wonly --witness-key "$WORK/w.key" --witness-log "$LOGKEY" --http "tcp://127.0.0.1:$P3"
 "${C2SP[@]}" once "$WORK/outside" "http://127.0.0.1:$P3" "$WKEY" || fail "a witness that is no mirror (above)"

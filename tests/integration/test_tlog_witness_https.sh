@@ -26,7 +26,7 @@ openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes -days 
 
 new_origin "$WORK/o"
 import "--store $WORK/o" 1 4 2
-"$KIXD" init --store "$WORK/wit" --origin wit.test/log >/dev/null 2>&1
+"$KIXD" init --store "$WORK/wit" --admin-key "$WORK/wit/admin.key" --origin wit.test/log >/dev/null 2>&1
 WPORT=$(free_port)
 serve wit --witness-key "$WORK/w.key" --witness-log "$WORK/vkey" --http "tcp://127.0.0.1:$WPORT"
 

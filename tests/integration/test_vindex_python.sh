@@ -94,7 +94,7 @@ import json, sys
 g, r = json.load(open(sys.argv[1])), json.load(open(sys.argv[2]))
 g["key"] = r["key"]; json.dump(g, open(sys.argv[3], "w"))' "$WORK/group.json" "$WORK/run.json" "$WORK/bad.json"
 refuse "a group record under a run key" "$WORK/vkey" "$WORK/bad.json"
-"$KIXD" init --store "$WORK/other" --origin kix.test/log >"$WORK/other.vkey" 2>/dev/null
+"$KIXD" init --store "$WORK/other" --admin-key "$WORK/other/admin.key" --origin kix.test/log >"$WORK/other.vkey" 2>/dev/null
 refuse "another log key of the same name" "$WORK/other.vkey" "$WORK/run.json"
 pass "the outside verifier refuses changed records, proofs, notes, claims and keys"
 

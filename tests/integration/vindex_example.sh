@@ -9,7 +9,7 @@
 #   KIX_BIN=build-debug/bin KIX_TESTS=tests bash tests/integration/vindex_example.sh
 source "$(dirname "$0")/lib.sh"
 source "$(dirname "$0")/mirror_lib.sh"
-"$KIXD" init --store "$WORK/o" --origin log.example >"$WORK/vkey" 2>/dev/null
+"$KIXD" init --store "$WORK/o" --admin-key "$WORK/o/admin.key" --origin log.example >"$WORK/vkey" 2>/dev/null
 "$KIX" keygen --name publisher --out "$WORK/pub" >/dev/null 2>&1
 "$KIX" key add --store "$WORK/o" --key "$WORK/o/admin.key" --role publish "$WORK/pub.pub" >/dev/null
 "$KIX" keygen --name community --out "$WORK/att" >/dev/null 2>&1

@@ -126,10 +126,11 @@ async function exported() {
     fs.writeFileSync(path.join(dir, 'rows.csv'), csv.slice(0, 2251).join('\n') + '\n');
     const run = (name, args) => execFileSync(path.join(bin, name), args,
                                              { stdio: ['ignore', 'pipe', 'pipe'] });
-    run('kixd', ['init', '--store', path.join(dir, 'o'), '--origin', 'js.test/search']);
+    run('kixd', ['init', '--store', path.join(dir, 'o'), '--origin', 'js.test/search',
+                 '--admin-key', path.join(dir, 'admin.key')]);
     run('kix', ['keygen', '--name', 'p', '--out', path.join(dir, 'pub')]);
     run('kix', ['key', 'add', '--store', path.join(dir, 'o'), '--key',
-                path.join(dir, 'o', 'admin.key'), '--role', 'publish', path.join(dir, 'pub.pub')]);
+                path.join(dir, 'admin.key'), '--role', 'publish', path.join(dir, 'pub.pub')]);
     run('kix-import-liger', ['--key', path.join(dir, 'pub.key'), '--store', path.join(dir, 'o'),
                              '--batch', '2250', path.join(dir, 'rows.csv')]);
     run('kixd', ['export', '--store', path.join(dir, 'o'), path.join(dir, 'exp')]);

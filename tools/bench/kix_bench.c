@@ -649,8 +649,10 @@ static void run_kix(const struct opts *o, const char *work, struct bench_report 
     bench_path(kixd, sizeof(kixd), "%s/kixd", o->bin);
     bench_path(store, sizeof(store), "%s/log", work);
     bench_path(log, sizeof(log), "%s/kixd.log", work);
+    bench_path(path, sizeof(path), "%s/admin.key", work);
     {
-        char *argv[] = {kixd, "init", "--store", store, "--origin", "bench.kix/log", NULL};
+        char *argv[] = {kixd,          "init", "--store", store, "--origin", "bench.kix/log",
+                        "--admin-key", path,   NULL};
         if (bench_run(argv, log) != 0)
             bench_die("kixd init failed (see %s)", log);
     }
@@ -663,8 +665,7 @@ static void run_kix(const struct opts *o, const char *work, struct bench_report 
     /* the publisher, the shared objects (with publication 0), pre-signed runs */
     randombytes_buf(rnd, sizeof(rnd));
     snprintf(tag, sizeof(tag), "%02x%02x%02x%02x", rnd[0], rnd[1], rnd[2], rnd[3]);
-    bench_path(path, sizeof(path), "%s/admin.key", store);
-    memset(&first, 0, sizeof(first));
+    memset(&first, 0, sizeof(first)); /* the admin key is at path, beside the store */
     if (kix_keyfile_read(path, &admin, &err) || bench_workload_init(&w, tag, &err) ||
         kix_client_connect(addr, NULL, &c, &err) ||
         bench_workload_key_entry(&w, admin, &env, &err) || submit_one(c, &env, NULL, 0, &err) ||

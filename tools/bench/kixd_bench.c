@@ -1,6 +1,6 @@
 /* kixd-bench — load for a running kixd through kix/rpc.h.
  *
- *   kixd-bench --server ADDR --admin DIR/admin.key [options] MODE...
+ *   kixd-bench --server ADDR --admin ADMIN.key [options] MODE...
  *
  * MODE is any of:
  *   submit      C clients, each pipelining D submits of one pre-signed

@@ -34,6 +34,21 @@ int kix_file_write_batched(const char *path, const void *data, size_t len, int m
                            struct kix_err *err) KIX_MUST_CHECK;
 int kix_dir_sync(const char *dir, struct kix_err *err) KIX_MUST_CHECK;
 
+/* A directory tree that an export writes many files into (the log's tiles,
+ * the index's tiles): kix_file_tree_write writes rel ('/'-separated,
+ * relative to dir) with kix_file_write_batched, or kix_file_write_atomic
+ * when `atomic` (the file that names the others), after making its
+ * missing directories (0755; the last one made is remembered, so files
+ * written into one directory make it once). The caller sets dir and
+ * mode; made starts empty. KIX_EINVAL for a path too long. */
+struct kix_file_tree {
+    const char *dir;
+    int mode; /* of the files */
+    char made[4200];
+};
+int kix_file_tree_write(struct kix_file_tree *t, const char *rel, const void *data, size_t len,
+                        int atomic, struct kix_err *err) KIX_MUST_CHECK;
+
 int kix_file_read(const char *path, size_t max, struct kix_buf *out,
                   struct kix_err *err) KIX_MUST_CHECK;
 

@@ -237,11 +237,13 @@ struct kix_index_export_stats {
 };
 /* Writes into dir the index files of the snapshot's tree not there yet
  * (each tile after those below it, values, then index/notes/<size> last),
- * each new file written as kix_file_write_batched does (the caller syncs
- * dir before it publishes the checkpoint that names them). A log without an
- * index writes nothing. Cost: the tiles on the routes of the keys changed
- * since the last export, and one pass over every key when a new tile holds
- * a leaf (its value is found by key). */
+ * each new file written as kix_file_write_batched does, then syncs dir. A
+ * log without an index writes nothing. Cost: the tiles on the routes of
+ * the keys changed since the last export, and one pass over every key when
+ * a new tile holds a leaf (its value is found by key). While it writes,
+ * dir/index/exporting (made durable first, removed after the sync) marks
+ * the export unfinished: the next export after a power cut then walks the
+ * whole tree and rewrites every file that is missing or not its bytes. */
 int kix_index_export(struct kix_log_reader *r, const char *dir, struct kix_index_export_stats *st,
                      struct kix_err *err) KIX_MUST_CHECK;
 
