@@ -8,7 +8,7 @@
 # names --http when the HTTP port is taken (README.md, "Output for scripts").
 . "$KIX_TESTS/integration/lib.sh"
 
-"$KIXD" init --store "$WORK/log" --origin kix.conv/log >"$WORK/vkey" 2>/dev/null
+"$KIXD" init --store "$WORK/log" --admin-key "$WORK/log/admin.key" --origin kix.conv/log >"$WORK/vkey" 2>/dev/null
 export KIX_LOG_KEY="$(cat "$WORK/vkey")"
 S=(--store "$WORK/log")
 "$KIX" keygen --name alice --out "$WORK/alice" >/dev/null 2>&1
@@ -238,7 +238,7 @@ grep -q "did you mean" "$WORK/err" && fail "a suggestion for nonsense: $(cat "$W
 pass "did you mean, for commands and options"
 
 # ---- key messages -----------------------------------------------------------
-"$KIXD" init --store "$WORK/other" --origin kix.other/log >"$WORK/vkey2" 2>/dev/null
+"$KIXD" init --store "$WORK/other" --admin-key "$WORK/other/admin.key" --origin kix.other/log >"$WORK/vkey2" 2>/dev/null
 WANT=$(cut -d+ -f1,2 "$WORK/vkey2")
 HAVE=$(cut -d+ -f1,2 "$WORK/vkey")
 expect_status 1 "$KIX" show "${A[@]}" --log-key "$(cat "$WORK/vkey2")" "$RUN"
