@@ -86,6 +86,8 @@ int kix_file_write_batched(const char *path, const void *data, size_t len, int m
     return write_file(path, data, len, mode, access(path, F_OK) == 0, err);
 }
 
+static int dir_make(const char *path, int mode, int sync, struct kix_err *err);
+
 int kix_file_tree_write(struct kix_file_tree *t, const char *rel, const void *data, size_t len,
                         int atomic, struct kix_err *err)
 {
@@ -97,7 +99,9 @@ int kix_file_tree_write(struct kix_file_tree *t, const char *rel, const void *da
     slash = strrchr(path, '/');
     *slash = '\0';
     if (strcmp(path, t->made) != 0) {
-        rc = kix_dir_make(path, 0755, err);
+        /* a batched file's new directories are made durable with it, by
+         * the caller's kix_dir_sync before the file that names them */
+        rc = dir_make(path, 0755, atomic, err);
         if (rc)
             return rc;
         snprintf(t->made, sizeof(t->made), "%s", path);
@@ -161,16 +165,20 @@ int kix_file_read(const char *path, size_t max, struct kix_buf *out, struct kix_
  * directory's name is durable only then, and without it a power cut can
  * take the directory and every file synced into it (a client's remembered
  * checkpoint: crash.states_client found it). 0, or -1 with errno. */
-static int make_one_dir(const char *path, int mode)
+static int make_one_dir(const char *path, int mode, int sync)
 {
-    if (mkdir(path, (mode_t)mode) == 0)
-        fsync_parent(path);
-    else if (errno != EEXIST)
+    if (mkdir(path, (mode_t)mode) == 0) {
+        if (sync)
+            fsync_parent(path);
+    } else if (errno != EEXIST)
         return -1;
     return 0;
 }
 
-int kix_dir_make(const char *path, int mode, struct kix_err *err)
+/* kix_dir_make; `sync` 0 leaves new directories' names to a later
+ * kix_dir_sync (an export's batch: one syncfs instead of an fsync per
+ * directory made). */
+static int dir_make(const char *path, int mode, int sync, struct kix_err *err)
 {
     char p[PATH_CAP];
 
@@ -180,13 +188,18 @@ int kix_dir_make(const char *path, int mode, struct kix_err *err)
         if (*s != '/')
             continue;
         *s = '\0';
-        if (make_one_dir(p, mode) != 0)
+        if (make_one_dir(p, mode, sync) != 0)
             return kix_err_set(err, KIX_EIO, "cannot create %s: %s", p, strerror(errno));
         *s = '/';
     }
-    if (make_one_dir(p, mode) != 0)
+    if (make_one_dir(p, mode, sync) != 0)
         return kix_err_set(err, KIX_EIO, "cannot create %s: %s", p, strerror(errno));
     return KIX_OK;
+}
+
+int kix_dir_make(const char *path, int mode, struct kix_err *err)
+{
+    return dir_make(path, mode, 1, err);
 }
 
 /* nftw gives no context pointer; the first failure is kept here (a

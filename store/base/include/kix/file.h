@@ -39,7 +39,8 @@ int kix_dir_sync(const char *dir, struct kix_err *err) KIX_MUST_CHECK;
  * relative to dir) with kix_file_write_batched, or kix_file_write_atomic
  * when `atomic` (the file that names the others), after making its
  * missing directories (0755; the last one made is remembered, so files
- * written into one directory make it once). The caller sets dir and
+ * written into one directory make it once; for a batched file they are
+ * not synced one by one either: the caller's kix_dir_sync does it). The caller sets dir and
  * mode; made starts empty. KIX_EINVAL for a path too long. */
 struct kix_file_tree {
     const char *dir;
