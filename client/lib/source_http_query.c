@@ -48,14 +48,10 @@ static int member(void *ctx, uint64_t rank, const char *run_id, uint64_t value)
 
     if (!kix__selection_has_run(w->sel, w->group, run_id))
         return 0;
-    if (w->nrows == w->cap) {
-        size_t cap = w->cap ? 2 * w->cap : 64;
-        struct kix_query_row *grown = realloc(w->rows, cap * sizeof(*grown));
-        if (!grown)
-            return KIX_ENOMEM;
-        w->rows = grown;
-        w->cap = cap;
-    }
+    row = kix_array_grow(w->rows, &w->cap, w->nrows, 64, sizeof(*row));
+    if (!row)
+        return KIX_ENOMEM;
+    w->rows = row;
     row = &w->rows[w->nrows++];
     memset(row, 0, sizeof(*row));
     snprintf(row->run_id, sizeof(row->run_id), "%s", run_id);

@@ -128,14 +128,10 @@ static int collect_leaf(void *arg, uint64_t index, const uint8_t *bytes, size_t 
 
     if (index != b->first + b->nleaves)
         return KIX_EPROTO;
-    if (b->nleaves == b->cap_leaves) {
-        size_t cap = b->cap_leaves ? 2 * b->cap_leaves : 256;
-        struct leaf *p = realloc(b->leaves, cap * sizeof(*p));
-        if (!p)
-            return KIX_ENOMEM;
-        b->leaves = p;
-        b->cap_leaves = cap;
-    }
+    l = kix_array_grow(b->leaves, &b->cap_leaves, b->nleaves, 256, sizeof(*l));
+    if (!l)
+        return KIX_ENOMEM;
+    b->leaves = l;
     l = &b->leaves[b->nleaves];
     l->bytes = malloc(len ? len : 1);
     if (!l->bytes)

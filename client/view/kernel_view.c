@@ -129,18 +129,14 @@ static void fixed_text(struct kbuild *b, const struct kix__workload_words *w, ch
     }
 }
 
+/* kix_array_grow for *p: KIX_ENOMEM leaves it as it was. */
 static int grow(void **p, size_t *cap, size_t n, size_t size)
 {
-    void *q;
-    size_t ncap;
+    void *q = kix_array_grow(*p, cap, n, 16, size);
 
-    if (n < *cap)
-        return KIX_OK;
-    ncap = *cap ? 2 * *cap : 16;
-    if (!(q = realloc(*p, ncap * size)))
+    if (!q)
         return KIX_ENOMEM;
     *p = q;
-    *cap = ncap;
     return KIX_OK;
 }
 

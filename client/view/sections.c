@@ -61,14 +61,10 @@ static struct kix_view_row *add_row(struct kix_view_section *s, const char *labe
 {
     struct kix_view_row *r;
 
-    if (s->nrows == s->cap) {
-        size_t cap = s->cap ? 2 * s->cap : 16;
-        struct kix_view_row *rows = realloc(s->rows, cap * sizeof(*rows));
-        if (!rows)
-            return NULL;
-        s->rows = rows;
-        s->cap = cap;
-    }
+    r = kix_array_grow(s->rows, &s->cap, s->nrows, 16, sizeof(*r));
+    if (!r)
+        return NULL;
+    s->rows = r;
     r = &s->rows[s->nrows++];
     memset(r, 0, sizeof(*r));
     snprintf(r->label, sizeof(r->label), "%s", label);

@@ -27,6 +27,25 @@ void kix_buf_reset(struct kix_buf *b)
         b->ptr[0] = '\0';
 }
 
+void *kix_array_grow(void *items, size_t *cap, size_t n, size_t first, size_t elem)
+{
+    size_t ncap;
+    void *p;
+
+    if (n < *cap)
+        return items;
+    ncap = *cap ? *cap : (first ? first : 1);
+    while (ncap <= n) {
+        if (ncap > SIZE_MAX / 2)
+            return NULL;
+        ncap *= 2;
+    }
+    if (!elem || ncap > SIZE_MAX / elem || !(p = realloc(items, ncap * elem)))
+        return NULL;
+    *cap = ncap;
+    return p;
+}
+
 int kix_buf_grow(struct kix_buf *b, size_t extra)
 {
     size_t need, cap;

@@ -38,6 +38,13 @@ void kix_buf_release(struct kix_buf *b);
 void kix_buf_reset(struct kix_buf *b);
 /* Makes room for at least `extra` more bytes. */
 int kix_buf_grow(struct kix_buf *b, size_t extra) KIX_MUST_CHECK;
+
+/* An array of `elem`-byte items that holds *cap of them, grown by doubling
+ * (to `first` when empty) when it is full at n items: returns the array,
+ * maybe moved, with *cap updated; NULL when out of memory (or the size
+ * would overflow), the old array then still valid and *cap unchanged.
+ * Returns `items` as it is while n < *cap. */
+void *kix_array_grow(void *items, size_t *cap, size_t n, size_t first, size_t elem);
 int kix_buf_add(struct kix_buf *b, const void *data, size_t len) KIX_MUST_CHECK;
 int kix_buf_addc(struct kix_buf *b, uint8_t c) KIX_MUST_CHECK;
 int kix_buf_adds(struct kix_buf *b, const char *s) KIX_MUST_CHECK;
