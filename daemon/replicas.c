@@ -45,6 +45,11 @@ static int load_keys(struct kixd_replicas *rs, const struct kixd_config *cfg, st
                                "--ack-mirror-key %s: key %s is not a witness cosignature key (the "
                                "mirror's --witness-key, made with kix keygen --witness)",
                                cfg->ack_mirror_keys[i], v->name);
+        /* kix_note_open refuses two known keys of one name and hash */
+        for (size_t j = 0; j < i; j++)
+            if (strcmp(rs->keys[j].name, v->name) == 0 && rs->keys[j].key_hash == v->key_hash)
+                return kix_err_set(err, KIX_EUSAGE, "--ack-mirror-key %s: key %s+%08x given twice",
+                                   cfg->ack_mirror_keys[i], v->name, (unsigned)v->key_hash);
         rs->nkeys++;
     }
     if (cfg->ack_replicas && rs->nkeys == 0)

@@ -118,4 +118,7 @@ grep -q -- "--ack-mirror-key needs --ack-replicas" "$WORK/err" || fail "without 
 expect_status 2 "$KIXD" serve --store "$WORK/o" --listen "unix://$WORK/x.sock" --ack-replicas 1 \
   --ack-mirror-key "$WORK/vkey"
 grep -q "is not a witness cosignature key" "$WORK/err" || fail "a log key as a mirror key: $(cat "$WORK/err")"
-pass "--ack-mirror-key in the config file needs --ack-replicas; a key that is not a witness key is refused"
+expect_status 2 "$KIXD" serve --store "$WORK/o" --listen "unix://$WORK/x.sock" --ack-replicas 1 \
+  --ack-mirror-key "$WORK/w.pub" --ack-mirror-key "$(cat "$WORK/w.pub")"
+grep -q "key mirror.test+[0-9a-f]* given twice" "$WORK/err" || fail "one key twice: $(cat "$WORK/err")"
+pass "--ack-mirror-key in the config file needs --ack-replicas; a key that is not a witness key, or one given twice, is refused"
