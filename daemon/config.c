@@ -409,6 +409,10 @@ static const struct option_spec options[] = {
     VALUE("ack-timeout", "SECS", set_seconds, ack_timeout_ms, 0, 0,
           "with --ack-replicas: a submit not held by N mirrors\n"
           "this long gets EUNAVAIL, never a receipt (default 10)"),
+    LIST("ack-mirror-key", "KEY", set_witness, ack_mirror_keys, nack_mirror_keys,
+         "with --ack-replicas: count only the reports this\n"
+         "mirror's witness key cosigned (verifier key text or a\n"
+         "file; kix keygen --witness); repeat for more"),
     FLAG("read-only", read_only,
          "serve the store without its key and refuse submits (a\n"
          "restored copy or an audit replica; not an origin)"),
@@ -704,6 +708,8 @@ static int check_combinations(const struct kixd_config *cfg)
         why = "--peer is the origin's check before it signs: not with --mirror-of or --read-only";
     else if (cfg->ack_replicas && (cfg->read_only || cfg->mirror_of[0]))
         why = "--ack-replicas is the origin's: not with --mirror-of or --read-only";
+    else if (cfg->nack_mirror_keys && !cfg->ack_replicas)
+        why = "--ack-mirror-key needs --ack-replicas N (the mirrors it counts)";
     else if (cfg->read_only && cfg->log_key_file[0])
         why = "--read-only serves without the log key: no --log-key-file with it";
     else if (cfg->phase_stats && !cfg->http_metrics)

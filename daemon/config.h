@@ -42,6 +42,9 @@ struct kixd_config {
     size_t npeers;
     unsigned ack_replicas;   /* answer a submit once this many mirrors hold it (replicas.c) */
     unsigned ack_timeout_ms; /* and refuse it (EUNAVAIL) when they do not within this */
+    /* count only reports these mirror keys cosigned (text or a file; replicas.c) */
+    char ack_mirror_keys[KIXD_MAX_REPLICAS][1024];
+    size_t nack_mirror_keys;
     int log_level;
     int log_json;         /* --log-format json */
     unsigned log_slow_ms; /* --log-slow-ms: a request this slow is logged */

@@ -53,6 +53,10 @@ struct kixd_mirror {
     uint64_t cosign_refused;            /* of the cosignature of this size */
     char id[MIRROR_ID_LEN + 1];         /* DIR/mirror.id: this mirror, to an origin */
     uint64_t reported;                  /* the size last reported on this follow stream */
+    /* the last cosignature line made (witness), sent with the report of its size */
+    char cosign_line[KIX_MSG_COSIGNATURE_MAX + 1];
+    size_t cosign_line_len;
+    uint64_t cosign_line_size;
 
     pthread_mutex_t mu; /* guards the state below */
     uint64_t upstream_size;
@@ -667,6 +671,11 @@ static void cosign(struct kixd_mirror *m)
     m->cosigned = size;
     kixd_log(KIXD_DEBUG, "witness %s cosigned size %llu", m->witness_v.name,
              (unsigned long long)size);
+    if (line.len <= KIX_MSG_COSIGNATURE_MAX) {
+        memcpy(m->cosign_line, line.ptr, line.len);
+        m->cosign_line_len = line.len;
+        m->cosign_line_size = size;
+    }
     cosign_index(m, size);
     rc = kix_client_add_cosignature(m->up, (const char *)note.ptr, note.len, (const char *)line.ptr,
                                     line.len, &err);
@@ -796,9 +805,12 @@ static int put_replicated(void *ctx, struct kix_proto_writer *w)
 
 /* Tells the upstream, on the follow stream, the size this mirror holds
  * durably (each replayed batch is an LMDB commit, synced), for its
- * --ack-replicas (replicas.h). The answer comes back on the stream and is
- * dropped with the notifications; an upstream that does not count mirrors
- * (a mirror, an older kixd) answers an error, dropped the same way. */
+ * --ack-replicas (replicas.h). With a witness key, the size it last
+ * cosigned (made after that commit, as c2sp.org/tlog-mirror has it) and
+ * that cosignature line, which an origin with --ack-mirror-key requires.
+ * The answer comes back on the stream and is dropped with the
+ * notifications; an upstream that does not count mirrors (a mirror, an
+ * older kixd) answers an error, dropped the same way. */
 static int report_replicated(struct kixd_mirror *m, struct kix_err *err)
 {
     struct kix_msg_replicated_params p;
@@ -808,7 +820,13 @@ static int report_replicated(struct kixd_mirror *m, struct kix_err *err)
 
     if (rc)
         return kix_err_set(err, rc, "reading the replica: %s", kix_strerror(rc));
+    memset(&p, 0, sizeof(p));
     p.size = kix_log_reader_size(r);
+    if (m->cosign_line_size && m->cosign_line_size <= p.size) {
+        p.size = m->cosign_line_size;
+        p.cosignature.ptr = (const uint8_t *)m->cosign_line;
+        p.cosignature.len = m->cosign_line_len;
+    }
     rc = p.size > 0 && p.size != m->reported ? kix_log_reader_root(r, p.size, &root, err)
                                              : KIX_ENOTFOUND;
     kix_log_read_end(r);

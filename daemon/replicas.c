@@ -10,25 +10,76 @@
 
 #include "diag.h"
 #include "dispatch.h"
+#include "kix/note.h"
+#include "witness.h"
+
+/* A mirror's id: the one it sends (at most 64 bytes), or "NAME+HASH" of
+ * the --ack-mirror-key that cosigned its report. */
+#define MIRROR_ID_MAX (KIX_NOTE_NAME_MAX + 1 + 8)
 
 struct kixd_replicas {
+    /* --ack-mirror-key (fixed after kixd_replicas_new): none, or the only
+     * keys whose cosigned reports count */
+    struct kix_verifier keys[KIXD_MAX_REPLICAS];
+    size_t nkeys;
     pthread_mutex_t mu; /* guards everything below */
     struct {
-        char id[65];
+        char id[MIRROR_ID_MAX + 1];
         uint64_t size;
     } mirrors[KIXD_MAX_REPLICAS];
     size_t n;
     uint64_t quorum;
 };
 
-int kixd_replicas_new(struct kixd_replicas **out)
+static int load_keys(struct kixd_replicas *rs, const struct kixd_config *cfg, struct kix_err *err)
+{
+    for (size_t i = 0; i < cfg->nack_mirror_keys; i++) {
+        struct kix_verifier *v = &rs->keys[i];
+        int rc = kixd_read_verifier(cfg->ack_mirror_keys[i], v, err);
+        if (rc) {
+            kix_err_wrap(err, "--ack-mirror-key %s", cfg->ack_mirror_keys[i]);
+            return rc;
+        }
+        if (v->alg != KIX_NOTE_ALG_COSIGN)
+            return kix_err_set(err, KIX_EUSAGE,
+                               "--ack-mirror-key %s: key %s is not a witness cosignature key (the "
+                               "mirror's --witness-key, made with kix keygen --witness)",
+                               cfg->ack_mirror_keys[i], v->name);
+        /* kix_note_open refuses two known keys of one name and hash */
+        for (size_t j = 0; j < i; j++)
+            if (strcmp(rs->keys[j].name, v->name) == 0 && rs->keys[j].key_hash == v->key_hash)
+                return kix_err_set(err, KIX_EUSAGE, "--ack-mirror-key %s: key %s+%08x given twice",
+                                   cfg->ack_mirror_keys[i], v->name, (unsigned)v->key_hash);
+        rs->nkeys++;
+    }
+    if (cfg->ack_replicas && rs->nkeys == 0)
+        kixd_log(KIXD_WARN,
+                 "--ack-replicas %u without --ack-mirror-key: the mirrors' reports are not "
+                 "authenticated, and anyone who can connect to this server can claim to be a "
+                 "mirror and have submits acknowledged that no mirror holds",
+                 cfg->ack_replicas);
+    else if (rs->nkeys)
+        kixd_log(KIXD_INFO, "--ack-replicas counts only reports cosigned by %zu mirror keys",
+                 rs->nkeys);
+    return KIX_OK;
+}
+
+int kixd_replicas_new(const struct kixd_config *cfg, struct kixd_replicas **out,
+                      struct kix_err *err)
 {
     struct kixd_replicas *rs = calloc(1, sizeof(*rs));
+    int rc;
 
-    *out = rs;
+    *out = NULL;
     if (!rs)
-        return KIX_ENOMEM;
+        return kix_err_set(err, KIX_ENOMEM, "out of memory");
     pthread_mutex_init(&rs->mu, NULL);
+    rc = load_keys(rs, cfg, err);
+    if (rc) {
+        kixd_replicas_free(rs);
+        return rc;
+    }
+    *out = rs;
     return KIX_OK;
 }
 
@@ -70,6 +121,76 @@ static uint64_t nth_largest(const struct kixd_replicas *rs, unsigned n)
     return best;
 }
 
+/* The report's cosignature must be one line that one of the
+ * --ack-mirror-keys made over this log's own checkpoint text at p->size
+ * (tlog-cosignature/v1, as c2sp.org/tlog-mirror: the mirror states that it
+ * holds the checkpoint's entries durably). id gets "NAME+HASH" of that key:
+ * one key counts once, whatever mirror id it sends. */
+static int check_cosigned(const struct kixd_replicas *rs, struct kix_log_reader *r,
+                          const struct kix_msg_replicated_params *p, char id[MIRROR_ID_MAX + 1],
+                          struct kix_err *err)
+{
+    struct kix_buf cosigned = KIX_BUF_INIT;
+    struct kix_note *opened = NULL;
+    struct kix_bytes note, line = p->cosignature;
+    size_t text_len;
+    int rc;
+
+    if (!line.ptr)
+        return kix_err_set(err, KIX_EPOLICY,
+                           "this origin counts only reports cosigned by an --ack-mirror-key; "
+                           "this one has no cosignature: not counted");
+    if (line.len && line.ptr[line.len - 1] == '\n')
+        line.len--;
+    if (line.len == 0 || memchr(line.ptr, '\n', line.len))
+        return kix_err_set(err, KIX_EINVAL, "field \"cosignature\" must be one signature line");
+    rc = kix_log_reader_checkpoint(r, p->size, &note);
+    if (rc)
+        return kix_err_set(err, rc == KIX_ENOTFOUND ? KIX_EINVAL : rc,
+                           "no checkpoint of this log at size %llu to check the cosignature "
+                           "against: %s",
+                           (unsigned long long)p->size, kix_strerror(rc));
+    /* a checkpoint's text has no blank line: the first one ends it */
+    text_len = 0;
+    for (size_t i = 1; i < note.len && !text_len; i++)
+        if (note.ptr[i] == '\n' && note.ptr[i - 1] == '\n')
+            text_len = i + 1;
+    if (!text_len)
+        return kix_err_set(err, KIX_EIO, "the stored checkpoint at size %llu is malformed",
+                           (unsigned long long)p->size);
+    opened = malloc(sizeof(*opened));
+    rc = opened ? KIX_OK : kix_err_set(err, KIX_ENOMEM, "out of memory");
+    if (rc == KIX_OK)
+        rc = kix_buf_add(&cosigned, note.ptr, text_len);
+    if (rc == KIX_OK)
+        rc = kix_buf_add(&cosigned, line.ptr, line.len);
+    if (rc == KIX_OK)
+        rc = kix_buf_add(&cosigned, "\n", 1);
+    if (rc == KIX_ENOMEM)
+        kix_err_set(err, rc, "out of memory");
+    if (rc)
+        goto out;
+    rc = kix_note_open((const char *)cosigned.ptr, cosigned.len, rs->keys, rs->nkeys, opened, err);
+    if (rc) {
+        kix_err_wrap(err,
+                     "the report's cosignature of size %llu does not verify against any "
+                     "--ack-mirror-key over this log's checkpoint at that size; not counted",
+                     (unsigned long long)p->size);
+        rc = rc == KIX_ENOMEM ? rc : KIX_EVERIFY;
+        if (err)
+            err->code = rc;
+        goto out;
+    }
+    {
+        const struct kix_verifier *v = &rs->keys[opened->verified[0]];
+        snprintf(id, MIRROR_ID_MAX + 1, "%s+%08x", v->name, (unsigned)v->key_hash);
+    }
+out:
+    free(opened);
+    kix_buf_release(&cosigned);
+    return rc;
+}
+
 int kixd_replicas_report(struct kixd_server *srv, struct kix_log_reader *r,
                          const struct kix_msg_replicated_params *p, uint64_t *quorum,
                          struct kix_err *err)
@@ -77,7 +198,7 @@ int kixd_replicas_report(struct kixd_server *srv, struct kix_log_reader *r,
     struct kixd_replicas *rs = srv->replicas;
     uint64_t size = kix_log_reader_size(r), before, after;
     struct kix_hash ours;
-    char id[65];
+    char id[MIRROR_ID_MAX + 1];
     size_t i;
     int rc;
 
@@ -96,7 +217,13 @@ int kixd_replicas_report(struct kixd_server *srv, struct kix_log_reader *r,
                            "a mirror reports another root at size %llu than this log's: it "
                            "holds another log, or a fork of this one; not counted",
                            (unsigned long long)p->size);
-    snprintf(id, sizeof(id), "%.*s", (int)p->mirror.len, (const char *)p->mirror.ptr);
+    if (rs->nkeys) {
+        rc = check_cosigned(rs, r, p, id, err);
+        if (rc)
+            return rc;
+    } else {
+        snprintf(id, sizeof(id), "%.*s", (int)p->mirror.len, (const char *)p->mirror.ptr);
+    }
     pthread_mutex_lock(&rs->mu);
     before = rs->quorum;
     for (i = 0; i < rs->n && strcmp(rs->mirrors[i].id, id) != 0; i++)

@@ -2,12 +2,14 @@
  * mirror that follows this origin holds durably, and the submits whose
  * answers wait until N of them hold their entries.
  *
- * A mirror sends "replicated" {size, root, mirror} on its follow stream
- * after each round (mirror.c, proto/PROTOCOL.md). The origin checks the
- * root against its own tree at that size and keeps, per mirror id, the
- * largest size reported. The quorum is the N-th largest of these: every
- * entry below it is held by N distinct mirrors. It never goes down: what a
- * mirror holds durably it still holds when it disconnects.
+ * A mirror sends "replicated" {size, root, mirror, cosignature?} on its
+ * follow stream after each round (mirror.c, proto/PROTOCOL.md). The origin
+ * checks the root against its own tree at that size and keeps, per mirror
+ * id, the largest size reported. With --ack-mirror-key, a report counts
+ * only when its cosignature of this log's checkpoint at that size verifies
+ * against one of those keys, and the key is the mirror's id. The quorum is the N-th largest of
+ * these: every entry below it is held by N distinct mirrors. It never goes down: what a mirror
+ * holds durably it still holds when it disconnects.
  *
  * A committed submit whose entries reach past the quorum is held on its
  * worker's list until the quorum covers them, then answered with receipts
@@ -29,7 +31,10 @@
 
 struct kixd_replicas;
 
-int kixd_replicas_new(struct kixd_replicas **out);
+/* Loads the --ack-mirror-keys (KIX_EUSAGE for a key that is not a witness
+ * key) and warns when --ack-replicas counts unauthenticated reports. */
+int kixd_replicas_new(const struct kixd_config *cfg, struct kixd_replicas **out,
+                      struct kix_err *err) KIX_MUST_CHECK;
 void kixd_replicas_free(struct kixd_replicas *rs); /* NULL is fine */
 
 /* Any thread: the size N mirrors hold (0 when fewer than N reported). */
@@ -37,7 +42,9 @@ uint64_t kixd_replicas_quorum(struct kixd_server *srv);
 
 /* Loop thread: records a mirror's report, checked against the log at r:
  * KIX_EINVAL for a size beyond the log, KIX_EVERIFY for another root at
- * that size (a mirror of another log, or forked), KIX_ELIMIT past
+ * that size (a mirror of another log, or forked) or, with
+ * --ack-mirror-key, a cosignature no such key made over this log's
+ * checkpoint at that size, KIX_EPOLICY for no cosignature, KIX_ELIMIT past
  * KIXD_MAX_REPLICAS mirrors. *quorum gets the quorum after it. Wakes every
  * worker when the quorum grew. */
 int kixd_replicas_report(struct kixd_server *srv, struct kix_log_reader *r,

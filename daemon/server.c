@@ -785,10 +785,9 @@ int kixd_server_run(const struct kixd_config *cfg)
     if (rc)
         goto out;
     if (!kix_log_is_replica(srv.log)) {
-        if (kixd_replicas_new(&srv.replicas) != KIX_OK) {
-            rc = kix_err_set(&err, KIX_ENOMEM, "out of memory");
+        rc = kixd_replicas_new(cfg, &srv.replicas, &err);
+        if (rc)
             goto out;
-        }
         rc = kixd_writer_start(srv.log, cfg->max_group, cfg->max_batch, log_grew, &srv, &srv.writer,
                                &err);
         if (rc)

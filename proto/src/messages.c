@@ -1511,10 +1511,11 @@ int kix_msg_get_follow_result(const struct kix_proto_value *v, struct kix_msg_si
 int kix_msg_put_replicated_params(struct kix_proto_writer *w,
                                   const struct kix_msg_replicated_params *p)
 {
-    kix_proto_put_map(w, 3);
+    kix_proto_put_map(w, p->cosignature.ptr ? 4 : 3);
     put_u64(w, "size", p->size);
     put_hash(w, "root", p->root);
-    return put_bytes_str(w, "mirror", p->mirror);
+    put_bytes_str(w, "mirror", p->mirror);
+    return put_opt_str(w, "cosignature", p->cosignature);
 }
 
 int kix_msg_get_replicated_params(const struct kix_proto_map *m,
@@ -1528,6 +1529,12 @@ int kix_msg_get_replicated_params(const struct kix_proto_map *m,
     if (rc == KIX_OK && (out->mirror.len == 0 || out->mirror.len > 64))
         rc = kix_err_set(err, KIX_EINVAL, "field \"mirror\" must be 1 to 64 bytes, not %zu",
                          out->mirror.len);
+    if (rc == KIX_OK)
+        rc = opt_str(m, "cosignature", &out->cosignature, err);
+    if (rc == KIX_OK && out->cosignature.ptr &&
+        (out->cosignature.len == 0 || out->cosignature.len > KIX_MSG_COSIGNATURE_MAX))
+        rc = kix_err_set(err, KIX_EINVAL, "field \"cosignature\" must be 1 to %d bytes, not %zu",
+                         KIX_MSG_COSIGNATURE_MAX, out->cosignature.len);
     return rc;
 }
 

@@ -43,6 +43,7 @@ companions_of() {
   http-witness-ca) printf '%s\n' --http-witness "$HW" ;;
   http-access-log | http-metrics) printf '%s\n' --http "$UP" ;;
   phase-stats) printf '%s\n' --http "$UP" --http-metrics ;;
+  ack-mirror-key) printf '%s\n' --ack-replicas 1 ;;
   esac
 }
 

@@ -32,6 +32,9 @@ publish() {
 # ---- --ack-replicas with no mirror: a clear timeout, never a receipt ----------------
 HP=$(free_port)
 serve o --log-key-file "$WORK/keys/log.key" --ack-replicas 1 --ack-timeout 2 --http "tcp://127.0.0.1:$HP"
+# no --ack-mirror-key: the operator is told that reports are not authenticated
+grep -q -- "--ack-replicas 1 without --ack-mirror-key: the mirrors' reports are not authenticated" \
+  "$WORK/o.log" || fail "no warning about unsigned reports: $(cat "$WORK/o.log")"
 # no mirror has said what it holds: no checkpoint is handed out (it could be lost),
 # over RPC nor over HTTP
 expect_status 3 env KIX_STATE_DIR="$WORK/nobody" "$KIX" checkpoint --server "$(addr o)"

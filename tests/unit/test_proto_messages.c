@@ -537,7 +537,7 @@ KIX_TEST(replicated_round_trip_and_id_bounds)
 {
     static const char long_id[] =
         "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdefX";
-    struct kix_msg_replicated_params p = {41, {0}, {(const uint8_t *)"m1", 2}}, out;
+    struct kix_msg_replicated_params p = {41, {0}, {(const uint8_t *)"m1", 2}, {NULL, 0}}, out;
     struct kix_proto_msg msg;
     struct kix_buf b;
     struct kix_err err = {0};
@@ -548,6 +548,7 @@ KIX_TEST(replicated_round_trip_and_id_bounds)
     ASSERT_EQ_U64(41, out.size);
     ASSERT_EQ_MEM(p.root, 32, out.root, 32);
     ASSERT_TRUE(same(out.mirror, "m1"));
+    ASSERT_TRUE(out.cosignature.ptr == NULL); /* absent: an unsigned report */
     done(&msg, &b);
     p.mirror.ptr = (const uint8_t *)long_id;
     p.mirror.len = 65;
@@ -560,6 +561,43 @@ KIX_TEST(replicated_round_trip_and_id_bounds)
     ASSERT_EQ_INT(KIX_OK, kix_msg_get_replicated_params(msg.params, &out, &err));
     done(&msg, &b);
     p.mirror.len = 0;
+    REQUEST(kix_msg_put_replicated_params, &p, &msg, &b);
+    ASSERT_EQ_INT(KIX_EINVAL, kix_msg_get_replicated_params(msg.params, &out, &err));
+    done(&msg, &b);
+}
+
+/* replicated with the mirror's cosignature line: a round trip, and a line
+ * of 0 or more than KIX_MSG_COSIGNATURE_MAX bytes refused */
+KIX_TEST(replicated_cosignature_round_trip_and_bounds)
+{
+    static const char line[] = "\xe2\x80\x94 mirror.example AAAA\n";
+    char longest[KIX_MSG_COSIGNATURE_MAX + 1];
+    struct kix_msg_replicated_params p = {7, {0}, {(const uint8_t *)"m1", 2}, {NULL, 0}}, out;
+    struct kix_proto_msg msg;
+    struct kix_buf b;
+    struct kix_err err = {0};
+
+    p.cosignature.ptr = (const uint8_t *)line;
+    p.cosignature.len = sizeof(line) - 1;
+    REQUEST(kix_msg_put_replicated_params, &p, &msg, &b);
+    ASSERT_EQ_INT(KIX_OK, kix_msg_get_replicated_params(msg.params, &out, &err));
+    ASSERT_EQ_U64(7, out.size);
+    ASSERT_TRUE(same(out.mirror, "m1"));
+    ASSERT_TRUE(same(out.cosignature, line));
+    done(&msg, &b);
+    memset(longest, 'A', sizeof(longest));
+    p.cosignature.ptr = (const uint8_t *)longest;
+    p.cosignature.len = KIX_MSG_COSIGNATURE_MAX;
+    REQUEST(kix_msg_put_replicated_params, &p, &msg, &b);
+    ASSERT_EQ_INT(KIX_OK, kix_msg_get_replicated_params(msg.params, &out, &err));
+    ASSERT_EQ_U64(KIX_MSG_COSIGNATURE_MAX, out.cosignature.len);
+    done(&msg, &b);
+    p.cosignature.len = KIX_MSG_COSIGNATURE_MAX + 1;
+    REQUEST(kix_msg_put_replicated_params, &p, &msg, &b);
+    ASSERT_EQ_INT(KIX_EINVAL, kix_msg_get_replicated_params(msg.params, &out, &err));
+    ASSERT_CONTAINS(err.msg, "field \"cosignature\" must be 1 to 365 bytes, not 366");
+    done(&msg, &b);
+    p.cosignature.len = 0;
     REQUEST(kix_msg_put_replicated_params, &p, &msg, &b);
     ASSERT_EQ_INT(KIX_EINVAL, kix_msg_get_replicated_params(msg.params, &out, &err));
     done(&msg, &b);

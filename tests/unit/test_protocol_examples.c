@@ -366,11 +366,16 @@ static int build(const struct ex *e, const char *name, struct kix_buf *out)
         struct kix_msg_entries n = {1, 1, &leaf, T(e->note2), NULL};
         kix_proto_begin_notification(&w, "entries");
         kix_msg_put_entries_notification(&w, &n);
-    } else if (strcmp(name, "replicated.request") == 0) {
-        struct kix_msg_replicated_params p = {2, {0}, T("0123456789abcdef0123456789abcdef")};
+    } else if (strcmp(name, "replicated.request") == 0 ||
+               strcmp(name, "replicated.cosigned_request") == 0) {
+        /* the cosigned one carries witness.example's cosignature of note2 */
+        struct kix_msg_replicated_params p = {2, {0}, {NULL, 0}, {NULL, 0}};
         struct kix_hash root;
         kix_merkle_node_hash(&e->h0, &e->h1, &root);
         memcpy(p.root, root.b, 32);
+        p.mirror = T("0123456789abcdef0123456789abcdef");
+        if (strchr(name, '.')[1] == 'c')
+            p.cosignature = T(e->cosig);
         kix_proto_begin_request(&w, 15, "replicated");
         kix_msg_put_replicated_params(&w, &p);
     } else if (strcmp(name, "replicated.response") == 0) {
@@ -419,6 +424,7 @@ static const char *const names[] = {
     "add_cosignature.response",
     "add_cosignature.error",
     "replicated.request",
+    "replicated.cosigned_request",
     "replicated.response",
     "unknown_method.error",
 };

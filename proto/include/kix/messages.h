@@ -477,10 +477,17 @@ int kix_msg_get_follow_result(const struct kix_proto_value *v, struct kix_msg_si
 
 /* ---- replicated (a mirror, on its follow stream, to an origin with --ack-replicas) ---- */
 
+/* The longest tlog-cosignature/v1 line: "— " (4 bytes), a key name (at
+ * most 255), a space, base64 of 76 bytes (104), a final "\n" (optional). */
+#define KIX_MSG_COSIGNATURE_MAX 365
+
 struct kix_msg_replicated_params {
     uint64_t size;           /* the tree size the mirror holds durably */
     uint8_t root[32];        /* its root at that size (the origin compares it with its own) */
     struct kix_bytes mirror; /* the mirror's id (DIR/mirror.id), at most 64 bytes */
+    /* optional (ptr NULL: absent): the mirror's cosignature line of the
+     * origin's checkpoint at `size`, at most KIX_MSG_COSIGNATURE_MAX bytes */
+    struct kix_bytes cosignature;
 };
 
 int kix_msg_put_replicated_params(struct kix_proto_writer *w,
