@@ -279,26 +279,11 @@ out:
     return rc;
 }
 
-/* The latest size a reader is given into *size: with --ack-replicas, the
- * one N mirrors hold (replicas.h), so that no client remembers a
- * checkpoint that a promoted mirror would not extend; EUNAVAIL while they
- * hold none yet. */
+/* The latest size a reader is given into *size (replicas.h: with
+ * --ack-replicas, the one N mirrors hold; EUNAVAIL before they hold any). */
 static int latest_for_readers(struct call *k, struct kix_log_reader *r, uint64_t *size)
 {
-    uint64_t quorum;
-
-    *size = kix_log_reader_size(r);
-    if (k->cfg->ack_replicas == 0 || kix_log_is_replica(k->srv->log))
-        return KIX_OK;
-    quorum = kixd_replicas_quorum(k->srv);
-    if (quorum == 0)
-        return fail(k, KIX_EUNAVAIL,
-                    "no checkpoint is held by the %u mirrors this origin waits for "
-                    "(--ack-replicas) yet; ask again once they follow it",
-                    k->cfg->ack_replicas);
-    if (quorum < *size)
-        *size = quorum;
-    return KIX_OK;
+    return kixd_replicas_reader_size(k->srv, kix_log_reader_size(r), size, &k->err);
 }
 
 static int m_checkpoint(struct call *k)

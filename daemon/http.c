@@ -757,6 +757,7 @@ static void respond(struct kixd_http_conn *c, int head)
     const char *path = c->url;
     char tag[40];
     size_t len = c->url_len, q;
+    uint64_t held = UINT64_MAX; /* the checkpoint size readers are given, when less */
     int rc, kind;
 
     for (q = 0; q < len && path[q] != '?' && path[q] != '#'; q++)
@@ -851,22 +852,19 @@ static void respond(struct kixd_http_conn *c, int head)
         }
     }
     kix_buf_reset(&w->scratch);
-    if (rc == KIX_OK && p.kind == KIX_TLOG_CHECKPOINT && w->srv->cfg->ack_replicas &&
-        !kix_log_is_replica(w->srv->log)) {
-        /* --ack-replicas: readers get the checkpoint N mirrors hold, as over
-         * RPC (dispatch.c), so none remembers one a promoted mirror lacks */
-        uint64_t quorum = kixd_replicas_quorum(w->srv);
-        if (quorum == 0) {
-            answer_text(c, kind, 503,
-                        "no checkpoint is held by the mirrors this origin waits for "
-                        "(--ack-replicas) yet; ask again once they follow it\n",
-                        head);
+    if (rc == KIX_OK && p.kind == KIX_TLOG_CHECKPOINT) {
+        /* the size readers are given, as over RPC (replicas.h) */
+        rc = kixd_replicas_reader_size(w->srv, kix_log_reader_size(r), &held, &err);
+        if (rc == KIX_EUNAVAIL) {
+            char text[sizeof(err.msg) + 1];
+            snprintf(text, sizeof(text), "%s\n", err.msg);
+            answer_text(c, kind, 503, text, head);
             return;
         }
-        if (quorum > kix_log_reader_size(r))
-            quorum = kix_log_reader_size(r);
-        rc = kix_log_reader_checkpoint_cosigned(r, quorum, &w->scratch, &err);
-    } else if (rc == KIX_OK)
+    }
+    if (rc == KIX_OK && held < kix_log_reader_size(r))
+        rc = kix_log_reader_checkpoint_cosigned(r, held, &w->scratch, &err);
+    else if (rc == KIX_OK)
         rc = kix_log_reader_tlog(r, &p, &w->scratch, &err);
     if (rc == KIX_ENOTFOUND) {
         answer_text(c, kind, 404, "not found: not in the tree at its current size\n", head);

@@ -91,6 +91,25 @@ void kixd_replicas_free(struct kixd_replicas *rs)
     free(rs);
 }
 
+int kixd_replicas_reader_size(struct kixd_server *srv, uint64_t committed, uint64_t *size,
+                              struct kix_err *err)
+{
+    uint64_t quorum;
+
+    *size = committed;
+    if (srv->cfg->ack_replicas == 0 || kix_log_is_replica(srv->log))
+        return KIX_OK;
+    quorum = kixd_replicas_quorum(srv);
+    if (quorum == 0)
+        return kix_err_set(err, KIX_EUNAVAIL,
+                           "no checkpoint is held by the %u mirrors this origin waits for "
+                           "(--ack-replicas) yet; ask again once they follow it",
+                           srv->cfg->ack_replicas);
+    if (quorum < committed)
+        *size = quorum;
+    return KIX_OK;
+}
+
 uint64_t kixd_replicas_quorum(struct kixd_server *srv)
 {
     uint64_t q;

@@ -40,6 +40,15 @@ void kixd_replicas_free(struct kixd_replicas *rs); /* NULL is fine */
 /* Any thread: the size N mirrors hold (0 when fewer than N reported). */
 uint64_t kixd_replicas_quorum(struct kixd_server *srv);
 
+/* Any thread: into *size, the latest size a reader is given (RPC
+ * `checkpoint`/`receipt` without a size, HTTP /checkpoint) when the log
+ * holds `committed`: without --ack-replicas (or on a mirror) `committed`,
+ * else the quorum's size, so that no reader remembers a checkpoint a
+ * promoted mirror would not extend. KIX_EUNAVAIL while no quorum is held
+ * yet (the message for people in err). */
+int kixd_replicas_reader_size(struct kixd_server *srv, uint64_t committed, uint64_t *size,
+                              struct kix_err *err);
+
 /* Loop thread: records a mirror's report, checked against the log at r:
  * KIX_EINVAL for a size beyond the log, KIX_EVERIFY for another root at
  * that size (a mirror of another log, or forked) or, with

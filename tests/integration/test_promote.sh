@@ -40,7 +40,7 @@ grep -q -- "--ack-replicas 1 without --ack-mirror-key: the mirrors' reports are 
 expect_status 3 env KIX_STATE_DIR="$WORK/nobody" "$KIX" checkpoint --server "$(addr o)"
 grep -q "no checkpoint is held by the 1 mirrors" "$WORK/err" || fail "checkpoint: $(cat "$WORK/err")"
 code=$(curl -s -o "$WORK/http.cp" -w '%{http_code}' "http://127.0.0.1:$HP/checkpoint")
-[ "$code" = 503 ] && grep -q "no checkpoint is held by the mirrors" "$WORK/http.cp" \
+[ "$code" = 503 ] && grep -q "no checkpoint is held by the 1 mirrors" "$WORK/http.cp" \
   || fail "HTTP /checkpoint before a mirror reports: $code $(cat "$WORK/http.cp")"
 # a mirror that followed, then went away
 mirror m o
