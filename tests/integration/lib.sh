@@ -20,7 +20,8 @@ cleanup() {
   for pid in "${KIXD_PIDS[@]}"; do
     { kill -9 "$pid" && wait "$pid"; } 2>/dev/null || true
   done
-  rm -rf "$WORK"
+  # KIX_TEST_KEEP=1 keeps the work directory for a look after a failure
+  if [ -n "${KIX_TEST_KEEP:-}" ]; then echo "kept $WORK" >&2; else rm -rf "$WORK"; fi
 }
 trap cleanup EXIT
 
