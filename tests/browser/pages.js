@@ -113,6 +113,28 @@ function firstScreen(page, sel) {
   }, sel);
 }
 
+/* Table headings, and on a group page the figures and dates, whose words a
+ * line break splits (each word's text must lie on one line). */
+function splitWords(page) {
+  return page.evaluate(() => {
+    const cells = [...document.querySelectorAll('th, table.group td:nth-child(n+4):nth-child(-n+6), table.group td:nth-child(8)')];
+    const split = [];
+    for (const cell of cells) {
+      const walker = document.createTreeWalker(cell, NodeFilter.SHOW_TEXT);
+      for (let t = walker.nextNode(); t; t = walker.nextNode()) {
+        for (const m of t.data.matchAll(/\S+/g)) {
+          const r = document.createRange();
+          r.setStart(t, m.index);
+          r.setEnd(t, m.index + m[0].length);
+          const tops = new Set([...r.getClientRects()].map((b) => Math.round(b.top)));
+          if (tops.size > 1) split.push(m[0]);
+        }
+      }
+    }
+    return split;
+  });
+}
+
 async function axe(page) {
   await page.addScriptTag({ content: AXE });
   return page.evaluate(async () => {
@@ -178,6 +200,8 @@ async function pageKinds(browser) {
         if (sel.includes('title')) check((s.text || '').split(' \u00b7 ').length >= 3, tag + ': the header is in words: "' + s.text + '"');
       }
       if (vp.width === 1280) {
+        const split = await splitWords(page);
+        check(split.length === 0, tag + ': no heading, figure or date broken inside a word' + (split.length ? ': ' + split.join(', ') : ''));
         const bad = await axe(page);
         check(bad.length === 0, tag + ': axe-core finds no serious or critical violation' + (bad.length ? ': ' + bad.join('; ') : ''));
       }
