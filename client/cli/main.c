@@ -58,6 +58,43 @@ static void usage(FILE *to)
                 "in the state directory)\n");
 }
 
+/* kix --json help [COMMAND]: the commands (or one) with their summaries,
+ * the global options and what each exit status means, for scripts and
+ * shell completions. */
+static int usage_json(const struct cli_command *only)
+{
+    static const char *const global[] = {"--server",        "--store",  "--log-key", "--witness",
+                                         "--min-witnesses", "--cacert", "--json"};
+    static const char *const status[] = {
+        "ok", "rejected input or failed verification", "usage", "internal, I/O or server error",
+        "the log contradicts what this client verified before (fork, rollback or consistency "
+        "proof refused)"};
+
+    fputs("{\"commands\":[", stdout);
+    for (size_t i = 0, n = 0; i < NCOMMANDS; i++) {
+        if (only && only != &commands[i])
+            continue;
+        fputs(n++ ? ",{\"name\":" : "{\"name\":", stdout);
+        cli_json_string(stdout, commands[i].name, strlen(commands[i].name));
+        fputs(",\"summary\":", stdout);
+        cli_json_string(stdout, commands[i].summary, strlen(commands[i].summary));
+        fputs("}", stdout);
+    }
+    fputs("],\"globalOptions\":[", stdout);
+    for (size_t i = 0; i < sizeof(global) / sizeof(global[0]); i++) {
+        fputs(i ? "," : "", stdout);
+        cli_json_string(stdout, global[i], strlen(global[i]));
+    }
+    fputs("],\"exitStatuses\":[", stdout);
+    for (size_t i = 0; i < sizeof(status) / sizeof(status[0]); i++) {
+        printf("%s{\"code\":%zu,\"meaning\":", i ? "," : "", i);
+        cli_json_string(stdout, status[i], strlen(status[i]));
+        fputs("}", stdout);
+    }
+    puts("]}");
+    return 0;
+}
+
 static const struct cli_command *find_command(const char *name)
 {
     for (size_t i = 0; i < NCOMMANDS; i++)
@@ -147,16 +184,30 @@ int main(int argc, char **argv)
     }
     argc -= at - 1;
     argv += at - 1;
+    if (strcmp(argv[1], "help") == 0) {
+        /* kix help [--json] [COMMAND] [--json]: --json after it too, as after any command */
+        int kept = 2;
+        for (int i = 2; i < argc; i++)
+            if (strcmp(argv[i], "--json") == 0)
+                cli_global.json = 1;
+            else if (strcmp(argv[i], "--help") != 0 && strcmp(argv[i], "-h") != 0)
+                argv[kept++] = argv[i];
+        argc = kept;
+        if (argc > 3)
+            return cli_usage_error("help", "expected at most one COMMAND");
+    }
     if (strcmp(argv[1], "help") == 0 && argc == 3) {
         /* kix help CMD: the command's own --help */
         char help_opt[] = "--help";
         char *sub[] = {argv[2], help_opt, NULL};
         if ((cmd = find_command(argv[2])))
-            return cmd->run(2, sub);
+            return cli_global.json ? usage_json(cmd) : cmd->run(2, sub);
         return unknown_command(argv[2]);
     }
     if (strcmp(argv[1], "-h") == 0 || strcmp(argv[1], "--help") == 0 ||
         strcmp(argv[1], "help") == 0) {
+        if (cli_global.json)
+            return usage_json(NULL);
         usage(stdout);
         return 0;
     }

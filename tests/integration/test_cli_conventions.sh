@@ -62,6 +62,10 @@ done
 cmp -s "$WORK/before" "$WORK/after" || fail "--store before show differs"
 "$KIX" --server="$KIXD_ADDR" --json info >"$WORK/info.json" || fail "kix --server=ADDR --json info"
 check_json "$WORK/info.json"
+# kix help takes one COMMAND at most, --json before or after it
+expect_status 2 "$KIX" help show info
+"$KIX" help show --json | python3 -c 'import json,sys; d=json.load(sys.stdin); assert [c["name"] for c in d["commands"]] == ["show"] and d["exitStatuses"][4]["code"] == 4' ||
+  fail "kix help show --json: $("$KIX" help show --json)"
 # kix --json info, with the server from the environment
 KIX_SERVER="$KIXD_ADDR" expect_status 0 "$KIX" --json info
 [ "$(json_get "$WORK/out" 'd["origin"]')" = kix.conv/log ] || fail "kix --json info: $(cat "$WORK/out")"
@@ -135,6 +139,8 @@ audit --store "$WORK/log"
 trust "$KIXD_ADDR"
 trust --server "$KIXD_ADDR"
 --version
+help
+help show
 EOF
 # the write commands that need a run of their own: supersede, rerun (a key
 # other than the publisher's)
