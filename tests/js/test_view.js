@@ -82,6 +82,10 @@ main(async () => {
   await runFails((v) => { delete v.logKey; }, 'the view carries no log key', 'no log key');
   const other = await f.logKey('js.test/log');
   await runFails((v) => { v.logKey = other.vkey; }, 'the checkpoint has no signature by the log key js.test/log', 'another log key (same name)');
+  /* both keys named: the page's (that it expects) and the checkpoint's signer */
+  await runFails((v) => { v.logKey = other.vkey; },
+                 other.vkey.split('+').slice(0, 2).join('+') + ' (it is signed by ' + f.key.vkey.split('+').slice(0, 2).join('+') + ')',
+                 'another log key: both named');
   /* the view's checkpoint signed, but of another tree at 280: a fork */
   const forked = await f.sign(f.key, f.checkpointText('js.test/log', 280, new Uint8Array(32).fill(7)));
   await runFails((v) => { v.checkpoint = forked; }, 'does not extend the view\u2019s checkpoint at size 280 (a fork)', 'a forked checkpoint');

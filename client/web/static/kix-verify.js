@@ -285,7 +285,7 @@
       for (var k = 0; k < vkeys.length; k++)
         if (vkeys[k].name === name && hex(vkeys[k].hash) === id) key = vkeys[k];
       if (!key) {
-        if (unverified.indexOf(line) < 0) unverified.push(line);
+        if (unverified.indexOf(name + '+' + id) < 0) unverified.push(name + '+' + id);
         continue;
       }
       if (seen[name + '+' + id]) continue;
@@ -294,7 +294,11 @@
         throw new Fail('invalid signature for key ' + name + '+' + id, 'invalid');
       verified.push(name + '+' + id);
     }
-    if (!verified.length) throw new Fail('note has no verifiable signatures', 'unverified');
+    if (!verified.length) {
+      var none = new Fail('note has no verifiable signatures', 'unverified');
+      none.signers = unverified; /* "name+keyid" of each key that did sign */
+      throw none;
+    }
     return { text: body, verified: verified, unverified: unverified.length };
   }
 
@@ -307,7 +311,10 @@
       if (e.code === 'invalid')
         throw new Fail('the ' + what + ' signature does not verify with the log key ' + vkey.name);
       if (e.code === 'unverified')
-        throw new Fail('the ' + what + ' has no signature by the log key ' + vkey.name);
+        /* both keys named, as kix does: the page's and the note's signers */
+        throw new Fail('the ' + what + ' has no signature by the log key ' + vkey.name + '+' +
+                       hex(vkey.hash) + (e.signers && e.signers.length ?
+                         ' (it is signed by ' + e.signers.slice(0, 3).join(', ') + ')' : ''));
       if (e.code === 'malformed') throw new Fail('the ' + what + ' is not a signed note');
       throw e;
     }
