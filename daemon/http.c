@@ -14,6 +14,7 @@
 
 #include "diag.h"
 #include "http_bundles.h"
+#include "http_pages_cache.h"
 #include "kix/pages.h"
 #include "kix/encoding.h"
 #include "kix/tlog_tiles.h"
@@ -463,7 +464,10 @@ struct pjob {
     struct kix_log *log;
     page_fn fn; /* NULL: a browsing page, by kix_page_browse */
     int browse, json, head, rc;
-    uint64_t page; /* a group's page (?page=N), 1 on */
+    int kind;       /* 0 a browsing page, else 1 + its PAGE_KINDS index (the cache key) */
+    int json_asked; /* json before a browsing page said which it is (the cache key) */
+    uint64_t page;  /* a group's page (?page=N), 1 on */
+    uint64_t size;  /* the log's size in the snapshot it was rendered from */
     char arg[256];
     size_t len;
     struct kix_buf out;
@@ -482,6 +486,7 @@ static void page_work(uv_work_t *req)
         kix_err_set(&j->err, j->rc, "cannot read the log: %s", kix_strerror(j->rc));
         return;
     }
+    j->size = kix_log_reader_size(r);
     j->rc = j->browse ? kix_page_browse(r, j->arg, j->len, j->json, &j->out, &j->json, &j->err)
                       : j->fn(r, j->arg, j->len, j->page, &j->out, &j->err);
     kix_log_read_end(r);
@@ -504,9 +509,13 @@ static void page_done(uv_work_t *req, int status)
             kixd_log(KIXD_WARN, "http %s: GET %s failed: %s", c->peer, c->url,
                      kix_err_text(&j->err, j->rc));
             answer_text(c, K_PAGE, 500, "internal error (see the server's log)\n", j->head);
-        } else
+        } else {
+            struct kixd_page_key key = {j->kind, j->arg, j->len, j->page, j->json_asked};
+            kixd_metrics_page_rendered(w->srv);
+            kixd_page_cache_put(w, &key, j->size, j->json, j->out.ptr, j->out.len);
             answer(c, K_PAGE, 200, j->json ? "application/json" : "text/html; charset=utf-8", EDGE,
                    j->out.ptr, j->out.len, j->head);
+        }
         process(c);
     }
     kix_buf_release(&j->out);
@@ -570,6 +579,24 @@ static const struct page_kind *page_of(const char *path, size_t len, int accept_
     return k;
 }
 
+/* Answers j's page from the worker's pages of the last second at the
+ * log's current size (http_pages_cache.h), when it is there: 1. */
+static int cached_page(struct kixd_http_conn *c, const struct pjob *j)
+{
+    struct kixd_page_key key = {j->kind, j->arg, j->len, j->page, j->json_asked};
+    struct kix_log_reader *r = NULL;
+    struct kix_bytes body;
+    struct kix_err err = {0};
+    int json;
+
+    if (kixd_worker_reader(c->w, &r, &err) != KIX_OK ||
+        !kixd_page_cache_get(c->w, &key, kix_log_reader_size(r), &body, &json))
+        return 0;
+    answer(c, K_PAGE, 200, json ? "application/json" : "text/html; charset=utf-8", EDGE, body.ptr,
+           body.len, j->head);
+    return 1;
+}
+
 /* The pages (kix/pages.h): PAGE_KINDS, and the pages' script
  * KIX_PAGE_SCRIPT_PATH and style sheet KIX_PAGE_STYLE_PATH. Returns 0 when
  * path is none of them. A page is rendered on the thread pool
@@ -623,11 +650,16 @@ static int page(struct kixd_http_conn *c, const char *path, size_t len, int head
     j->log = c->w->srv->log;
     j->fn = browse ? NULL : json ? k->json : k->html;
     j->browse = browse;
+    j->kind = browse ? 0 : 1 + (int)(k - PAGE_KINDS);
     j->page = group_page_asked(c->url, c->url_len);
-    j->json = json;
+    j->json = j->json_asked = json;
     j->head = head;
     j->len = (size_t)n;
     memcpy(j->arg, arg, (size_t)n);
+    if (cached_page(c, j)) {
+        free(j);
+        return 1;
+    }
     j->req.data = j;
     kix_buf_init(&j->out);
     if (uv_queue_work(&c->w->loop, &j->req, page_work, page_done) != 0) {

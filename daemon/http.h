@@ -20,6 +20,8 @@
  * immutable); the checkpoint and partial ones are cached for 5 seconds.
  * A full bundle is assembled from its leaves once and then sent from the
  * worker's memory (http_bundles.h); partial ones are read each time.
+ * Pages are rendered on the thread pool; one rendered in the last second
+ * at the log's current size is answered from memory (http_pages_cache.h).
  * Every 200 carries a strong ETag (BLAKE2b-128 of the body) and
  * If-None-Match gets 304.
  */

@@ -22,6 +22,7 @@ struct kixd_metrics {
     atomic_uint_least64_t requests[KIXD_HTTP_KINDS][NCODES];
     atomic_uint_least64_t http_bytes;
     atomic_uint_least64_t http_accepted;
+    atomic_uint_least64_t pages_rendered;
     atomic_uint_least64_t batches[NBATCH + 1]; /* commits by entries added (last: +Inf) */
     atomic_uint_least64_t batch_entries;
     atomic_uint_least64_t last_size;
@@ -118,6 +119,12 @@ void kixd_metrics_http_accepted(struct kixd_server *srv)
 {
     if (srv->metrics)
         atomic_fetch_add(&srv->metrics->http_accepted, 1);
+}
+
+void kixd_metrics_page_rendered(struct kixd_server *srv)
+{
+    if (srv->metrics)
+        atomic_fetch_add(&srv->metrics->pages_rendered, 1);
 }
 
 void kixd_metrics_http_answer(struct kixd_server *srv, int kind, unsigned code, size_t bytes)
@@ -237,6 +244,10 @@ int kixd_metrics_text(struct kixd_worker *w, struct kix_buf *out)
                 ADD("kixd_http_requests_total{path=\"%s\",code=\"%u\"} %llu\n", kind_names[k],
                     codes[i], (ULL)v);
         }
+    ADD("# HELP kixd_http_pages_rendered_total Pages and page JSON rendered (the others were "
+        "answered from the pages of the last second).\n"
+        "# TYPE kixd_http_pages_rendered_total counter\nkixd_http_pages_rendered_total %llu\n",
+        (ULL)atomic_load(&m->pages_rendered));
     ADD("# HELP kixd_http_response_bytes_total Bytes of HTTP answers (headers and bodies).\n"
         "# TYPE kixd_http_response_bytes_total counter\nkixd_http_response_bytes_total %llu\n",
         (ULL)atomic_load(&m->http_bytes));

@@ -46,6 +46,10 @@ void kixd_metrics_http_accepted(struct kixd_server *srv);
  * (headers and body). */
 void kixd_metrics_http_answer(struct kixd_server *srv, int kind, unsigned code, size_t bytes);
 
+/* Any thread: a page or its JSON was rendered (not answered from the
+ * pages of the last second, http_pages_cache.h). */
+void kixd_metrics_page_rendered(struct kixd_server *srv);
+
 /* Loop thread of w: appends the Prometheus text exposition (version 0.0.4)
  * of every counter to out, reading the log's size from w's snapshot.
  * KIX_ENOMEM when out cannot grow. */

@@ -24,6 +24,7 @@
 #include "fd_limit.h"
 #include "follow.h"
 #include "http.h"
+#include "http_pages_cache.h"
 #include "kix/addr.h"
 #include "kix/rpc.h"
 #include "kix/version.h"
@@ -560,6 +561,7 @@ static void worker_release(struct kixd_worker *w)
     }
     kix_buf_release(&w->scratch);
     kixd_http_cache_free(w);
+    kixd_page_cache_free(w);
     pthread_mutex_destroy(&w->mu);
 }
 

@@ -113,6 +113,7 @@ struct kixd_worker {
     struct kix_log_reader *reader;     /* the snapshot of the current callback */
     struct kix_buf scratch;            /* receipts and such, reused */
     struct kixd_bundle_cache *bundles; /* full entry bundles served (http.c), or NULL */
+    struct kixd_page_cache *pages;     /* pages of the last second (http_pages_cache.h), or NULL */
     uint64_t rejected;                 /* connections refused since the last log line */
     uint64_t rejected_logged_at;
 };
