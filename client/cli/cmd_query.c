@@ -92,14 +92,10 @@ static int keep_row(void *ctx, const struct kix_query_row *row)
 {
     struct rows *r = ctx;
 
-    if (r->n == r->cap) {
-        size_t cap = r->cap ? 2 * r->cap : 64;
-        struct kix_query_row *grown = realloc(r->row, cap * sizeof(*grown));
-        if (!grown)
-            return r->failed = KIX_ENOMEM;
-        r->row = grown;
-        r->cap = cap;
-    }
+    struct kix_query_row *grown = kix_array_grow(r->row, &r->cap, r->n, 64, sizeof(*grown));
+    if (!grown)
+        return r->failed = KIX_ENOMEM;
+    r->row = grown;
     r->row[r->n++] = *row;
     return 0;
 }

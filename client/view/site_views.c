@@ -599,14 +599,10 @@ static int home_group(void *ctx, const struct kix_digest *key)
     uint64_t size = 0;
     int rc;
 
-    if (h->n == h->cap) {
-        size_t cap = h->cap ? 2 * h->cap : 64;
-        void *p = realloc(h->rows, cap * sizeof(*h->rows));
-        if (!p)
-            return KIX_ENOMEM;
-        h->rows = p;
-        h->cap = cap;
-    }
+    void *p = kix_array_grow(h->rows, &h->cap, h->n, 64, sizeof(*h->rows));
+    if (!p)
+        return KIX_ENOMEM;
+    h->rows = p;
     rc = kix_index_group(h->r, key, 0, 1, best_run, &b, &size);
     if (rc || size == 0)
         return rc;

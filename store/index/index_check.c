@@ -89,14 +89,10 @@ static struct run_slot *find(struct checker *c, const char *id)
 
 static int add_entry(struct run_slot *s, uint64_t index, int type)
 {
-    if (s->nentries == s->cap) {
-        size_t cap = s->cap ? s->cap * 2 : 4;
-        struct kix_run_entry *n = realloc(s->entries, cap * sizeof(*n));
-        if (!n)
-            return KIX_ENOMEM;
-        s->entries = n;
-        s->cap = cap;
-    }
+    struct kix_run_entry *n = kix_array_grow(s->entries, &s->cap, s->nentries, 4, sizeof(*n));
+    if (!n)
+        return KIX_ENOMEM;
+    s->entries = n;
     s->entries[s->nentries].index = index;
     s->entries[s->nentries].type = type;
     s->nentries++;
@@ -310,14 +306,10 @@ static int tree_add(struct tree_check *tc, const char *key, size_t len)
     char where[32 + KIX_VINDEX_KEY_MAX];
     int rc;
 
-    if (tc->n == tc->cap) {
-        size_t cap = tc->cap ? tc->cap * 2 : 256;
-        struct kix_smt_update *u = realloc(tc->up, cap * sizeof(*u));
-        if (!u)
-            return KIX_ENOMEM;
-        tc->up = u;
-        tc->cap = cap;
-    }
+    struct kix_smt_update *u = kix_array_grow(tc->up, &tc->cap, tc->n, 256, sizeof(*u));
+    if (!u)
+        return KIX_ENOMEM;
+    tc->up = u;
     kix_smt_path(key, len, &tc->up[tc->n].path);
     kix_smt_value_hash(tc->value.ptr, tc->value.len, &vh);
     tc->up[tc->n++].value_hash = vh;

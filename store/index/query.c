@@ -145,16 +145,12 @@ static int query_run(void *arg, uint64_t rank, const char *run_id, uint64_t valu
     }
     if (!matches(c->q, &row, gpu_full))
         return 0;
-    if (c->nrows == c->cap) {
-        size_t cap = c->cap ? 2 * c->cap : 64;
-        struct kix_query_row *grown = realloc(c->rows, cap * sizeof(*grown));
-        if (!grown) {
-            c->rc = KIX_ENOMEM;
-            return -1;
-        }
-        c->rows = grown;
-        c->cap = cap;
+    struct kix_query_row *grown = kix_array_grow(c->rows, &c->cap, c->nrows, 64, sizeof(*grown));
+    if (!grown) {
+        c->rc = KIX_ENOMEM;
+        return -1;
     }
+    c->rows = grown;
     snprintf(row.run_id, sizeof(row.run_id), "%s", run_id);
     row.manifest = run.manifest;
     row.group = *c->group;

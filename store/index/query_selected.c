@@ -103,16 +103,12 @@ static int member(void *arg, uint64_t rank, const char *run_id, uint64_t value)
             !bsearch(&key, w->provider->at, w->provider->n, sizeof(key), pair_cmp))
             return 0;
     }
-    if (w->nrows == w->cap) {
-        size_t cap = w->cap ? 2 * w->cap : 64;
-        struct kix_query_row *grown = realloc(w->rows, cap * sizeof(*grown));
-        if (!grown) {
-            w->rc = KIX_ENOMEM;
-            return -1;
-        }
-        w->rows = grown;
-        w->cap = cap;
+    struct kix_query_row *grown = kix_array_grow(w->rows, &w->cap, w->nrows, 64, sizeof(*grown));
+    if (!grown) {
+        w->rc = KIX_ENOMEM;
+        return -1;
     }
+    w->rows = grown;
     row = &w->rows[w->nrows++];
     memset(row, 0, sizeof(*row));
     memcpy(row->run_id, run_id, idlen + 1);

@@ -149,14 +149,10 @@ static int entries_step(void *arg, const struct kix_bytes *key, const struct kix
     index = kix_u64be_get(key->ptr + c->prefix_len);
     if (index >= c->size)
         return 0; /* after this snapshot's checkpoint */
-    if (c->count == c->cap) {
-        size_t cap = c->cap ? c->cap * 2 : 8;
-        struct kix_run_entry *nl = realloc(c->list, cap * sizeof(*nl));
-        if (!nl)
-            return KIX_ENOMEM;
-        c->list = nl;
-        c->cap = cap;
-    }
+    struct kix_run_entry *nl = kix_array_grow(c->list, &c->cap, c->count, 8, sizeof(*nl));
+    if (!nl)
+        return KIX_ENOMEM;
+    c->list = nl;
     c->list[c->count].index = index;
     c->list[c->count].type = val->len ? val->ptr[0] : 0;
     c->count++;

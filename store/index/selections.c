@@ -407,14 +407,10 @@ static int memory_append(void *ctx, int dim, const char *value, const uint8_t *i
         if (m->lists[i].key_len == n && memcmp(m->lists[i].key, key, n) == 0)
             break;
     if (i == m->nlists) {
-        if (m->nlists == m->cap) {
-            size_t cap = m->cap ? 2 * m->cap : 64;
-            struct sel_list *grown = realloc(m->lists, cap * sizeof(*grown));
-            if (!grown)
-                return kix_err_set(err, KIX_ENOMEM, "out of memory");
-            m->lists = grown;
-            m->cap = cap;
-        }
+        struct sel_list *grown = kix_array_grow(m->lists, &m->cap, m->nlists, 64, sizeof(*grown));
+        if (!grown)
+            return kix_err_set(err, KIX_ENOMEM, "out of memory");
+        m->lists = grown;
         memset(&m->lists[i], 0, sizeof(m->lists[i]));
         memcpy(m->lists[i].key, key, n + 1);
         m->lists[i].key_len = n;

@@ -76,14 +76,10 @@ static int add_ref(struct ref_list *refs, const struct kix_digest *d)
     for (size_t i = 0; i < refs->n; i++)
         if (memcmp(refs->items[i].b, d->b, KIX_DIGEST_LEN) == 0)
             return KIX_OK;
-    if (refs->n == refs->cap) {
-        size_t cap = refs->cap ? refs->cap * 2 : 8;
-        struct kix_digest *p = realloc(refs->items, cap * sizeof(*p));
-        if (!p)
-            return KIX_ENOMEM;
-        refs->items = p;
-        refs->cap = cap;
-    }
+    struct kix_digest *p = kix_array_grow(refs->items, &refs->cap, refs->n, 8, sizeof(*p));
+    if (!p)
+        return KIX_ENOMEM;
+    refs->items = p;
     refs->items[refs->n++] = *d;
     return KIX_OK;
 }

@@ -56,14 +56,10 @@ void bench_die(const char *fmt, ...)
 
 void bench_lat_add(struct bench_lat *l, uint64_t ns)
 {
-    if (l->n == l->cap) {
-        size_t cap = l->cap ? 2 * l->cap : 4096;
-        uint64_t *p = realloc(l->ns, cap * sizeof(*p));
-        if (!p)
-            bench_die("out of memory");
-        l->ns = p;
-        l->cap = cap;
-    }
+    uint64_t *p = kix_array_grow(l->ns, &l->cap, l->n, 4096, sizeof(*p));
+    if (!p)
+        bench_die("out of memory");
+    l->ns = p;
     l->ns[l->n++] = ns;
 }
 
@@ -294,14 +290,10 @@ void bench_fig(struct bench_report *r, const char *key, double value, const char
                const char *label)
 {
     struct bench_fig *f;
-    if (r->n == r->cap) {
-        size_t cap = r->cap ? 2 * r->cap : 64;
-        struct bench_fig *p = realloc(r->figs, cap * sizeof(*p));
-        if (!p)
-            bench_die("out of memory");
-        r->figs = p;
-        r->cap = cap;
-    }
+    struct bench_fig *p = kix_array_grow(r->figs, &r->cap, r->n, 64, sizeof(*p));
+    if (!p)
+        bench_die("out of memory");
+    r->figs = p;
     f = &r->figs[r->n++];
     memset(f, 0, sizeof(*f));
     snprintf(f->key, sizeof(f->key), "%s", key);

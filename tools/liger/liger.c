@@ -910,14 +910,10 @@ static void cache_put(struct kix_liger_cache *c, const struct kix_digest *key,
         for (size_t i = 0; i < c->n; i++)
             c->slots[cache_slot(c, &c->entries[i].key)] = i + 1;
     }
-    if (c->n == c->cap) {
-        size_t cap = c->cap ? c->cap * 2 : 32;
-        struct cache_entry *p = realloc(c->entries, cap * sizeof(*p));
-        if (!p)
-            return;
-        c->entries = p;
-        c->cap = cap;
-    }
+    struct cache_entry *p = kix_array_grow(c->entries, &c->cap, c->n, 32, sizeof(*p));
+    if (!p)
+        return;
+    c->entries = p;
     e = &c->entries[c->n];
     memset(e, 0, sizeof(*e));
     if (kix_buf_add(&e->canon, canon->ptr, canon->len) ||

@@ -272,14 +272,10 @@ static int read_file(struct import *im, struct kix_err *err)
 
 static int add_bad(struct import *im, size_t row, size_t line, const char *msg)
 {
-    if (im->nbad == im->bad_cap) {
-        size_t cap = im->bad_cap ? im->bad_cap * 2 : 16;
-        struct bad_row *b = realloc(im->bad, cap * sizeof(*b));
-        if (!b)
-            return KIX_ENOMEM;
-        im->bad = b;
-        im->bad_cap = cap;
-    }
+    struct bad_row *b = kix_array_grow(im->bad, &im->bad_cap, im->nbad, 16, sizeof(*b));
+    if (!b)
+        return KIX_ENOMEM;
+    im->bad = b;
     im->bad[im->nbad].row = row;
     im->bad[im->nbad].line = line;
     im->bad[im->nbad].msg = strdup(msg);
