@@ -411,41 +411,107 @@ void http_blobs_clear(struct http_blobs *c)
 
 /* ---- objects -------------------------------------------------------------------- */
 
+/* An object already read (appended to out): KIX_OK, or KIX_ENOTFOUND. */
+static int object_known(struct http_source *h, const struct kix_digest *d, struct kix_buf *out)
+{
+    return http_blobs_get(&h->objects, d->b, out);
+}
+
+/* Keeps an object read, only when it is the object named (the client
+ * checks anyway). */
+static void object_keep(struct http_source *h, const struct kix_digest *d, const uint8_t *bytes,
+                        size_t len)
+{
+    struct kix_digest got;
+
+    kix_digest_of(bytes, len, &got);
+    if (memcmp(got.b, d->b, 32) == 0)
+        http_blobs_put(&h->objects, d->b, bytes, len);
+}
+
+static void object_path(const struct kix_digest *d, char *path, size_t cap)
+{
+    char text[KIX_DIGEST_TEXT_LEN + 1];
+
+    kix_digest_format(d, text);
+    snprintf(path, cap, "objects/%s", text);
+}
+
 static int http_object(struct kix_source *s, const struct kix_digest *d, struct kix_buf *out,
                        struct kix_err *err)
 {
     struct http_source *h = http_of(s);
-    char text[KIX_DIGEST_TEXT_LEN + 1], path[KIX_DIGEST_TEXT_LEN + 16];
-    struct kix_digest got;
+    char path[KIX_DIGEST_TEXT_LEN + 16];
     size_t at = out->len;
     int rc;
 
-    if (http_blobs_get(&h->objects, d->b, out) == KIX_OK)
+    if (object_known(h, d, out) == KIX_OK)
         return KIX_OK;
-    kix_digest_format(d, text);
-    snprintf(path, sizeof(path), "objects/%s", text);
+    object_path(d, path, sizeof(path));
     rc = http_get(h->get, path, HTTP_OBJECT_MAX, out, err);
-    if (rc == KIX_OK) { /* kept only when it is the object named (the client checks anyway) */
-        kix_digest_of(out->ptr + at, out->len - at, &got);
-        if (memcmp(got.b, d->b, 32) == 0)
-            http_blobs_put(&h->objects, d->b, out->ptr + at, out->len - at);
-    }
+    if (rc == KIX_OK)
+        object_keep(h, d, out->ptr + at, out->len - at);
     return rc;
+}
+
+/* Objects not read before, fetched as one batch (http_get_many): each is
+ * handed to fn in order, as the serial reads did. */
+struct object_batch {
+    struct http_source *h;
+    const struct kix_digest *digests; /* the batch's first */
+    size_t first;                     /* its index in the caller's list */
+    kix_object_fn fn;
+    void *ctx;
+};
+
+static int object_batch_path(void *arg, size_t i, char *path, size_t cap)
+{
+    struct object_batch *b = arg;
+
+    if (cap < KIX_DIGEST_TEXT_LEN + 16)
+        return KIX_EINVAL;
+    object_path(&b->digests[i], path, cap);
+    return KIX_OK;
+}
+
+static int object_batch_item(void *arg, size_t i, int rc, struct kix_buf *body, struct kix_err *err)
+{
+    struct object_batch *b = arg;
+
+    (void)err;
+    if (rc == KIX_ENOTFOUND)
+        return b->fn(b->ctx, b->first + i, NULL, 0);
+    if (rc)
+        return rc;
+    object_keep(b->h, &b->digests[i], body->ptr ? body->ptr : (const uint8_t *)"", body->len);
+    return b->fn(b->ctx, b->first + i, body->ptr ? body->ptr : (const uint8_t *)"", body->len);
 }
 
 static int http_objects(struct kix_source *s, const struct kix_digest *digests, size_t n,
                         kix_object_fn fn, void *ctx, struct kix_err *err)
 {
+    struct http_source *h = http_of(s);
     struct kix_buf b = KIX_BUF_INIT;
     int rc = KIX_OK;
 
-    for (size_t i = 0; rc == KIX_OK && i < n; i++) {
+    for (size_t i = 0; rc == KIX_OK && i < n;) {
+        struct object_batch ob = {h, &digests[i], i, fn, ctx};
+        size_t end = i;
         kix_buf_reset(&b);
-        rc = http_object(s, &digests[i], &b, err);
-        if (rc == KIX_ENOTFOUND)
-            rc = fn(ctx, i, NULL, 0);
-        else if (rc == KIX_OK)
+        if (object_known(h, &digests[i], &b) == KIX_OK) {
             rc = fn(ctx, i, b.ptr ? b.ptr : (const uint8_t *)"", b.len);
+            i++;
+            continue;
+        }
+        /* the run of objects up to the next one already read */
+        for (end = i + 1; end < n; end++) {
+            kix_buf_reset(&b);
+            if (object_known(h, &digests[end], &b) == KIX_OK)
+                break;
+        }
+        rc = http_get_many(h->get, end - i, HTTP_OBJECT_MAX, object_batch_path, object_batch_item,
+                           &ob, err);
+        i = end;
     }
     kix_buf_release(&b);
     return rc;
