@@ -311,13 +311,43 @@ static int http_consistency(struct kix_source *s, uint64_t size1, uint64_t size2
 
 /* ---- entries ------------------------------------------------------------------ */
 
+/* Makes b, fetched as bundle n of width leaves, the bundle kept (taking
+ * b's memory) when it holds exactly that many leaves. */
+static int bundle_load(struct http_source *h, uint64_t n, unsigned width, struct kix_buf *b,
+                       struct kix_err *err)
+{
+    size_t off = 0, count = 0;
+
+    /* each leaf a 2-byte length and its bytes: exactly width of them */
+    for (off = 0; off + 2 <= b->len && count < width; count++) {
+        size_t len = ((size_t)b->ptr[off] << 8) | b->ptr[off + 1];
+        if (off + 2 + len > b->len)
+            break;
+        h->bundle_off[count] = off + 2;
+        h->bundle_len[count] = len;
+        off += 2 + len;
+    }
+    if (count != width || off != b->len) {
+        /* the offsets above belong to no bundle now */
+        free(h->bundle.ptr);
+        h->bundle = (struct kix_buf)KIX_BUF_INIT;
+        return kix_err_set(err, KIX_EPROTO, "%s: entry bundle %llu does not hold %u entries",
+                           h->base.where, (unsigned long long)n, width);
+    }
+    free(h->bundle.ptr);
+    h->bundle = *b;
+    *b = (struct kix_buf)KIX_BUF_INIT;
+    h->bundle_index = n;
+    h->bundle_width = width;
+    return KIX_OK;
+}
+
 /* The bundle holding entry index at size, kept until another is asked for. */
 int http_bundle(struct http_source *h, uint64_t index, uint64_t size, struct kix_err *err)
 {
     uint64_t n = index / KIX_TLOG_WIDTH;
     unsigned width = kix_tlog_tile_width(size, 0, n);
     struct kix_buf b = KIX_BUF_INIT;
-    size_t off = 0, count = 0;
     int rc;
 
     if (width == 0)
@@ -326,27 +356,10 @@ int http_bundle(struct http_source *h, uint64_t index, uint64_t size, struct kix
     if (h->bundle.ptr && h->bundle_index == n && h->bundle_width >= width)
         return KIX_OK;
     rc = fetch_resource(h, KIX_TLOG_ENTRIES, 0, n, width, BUNDLE_MAX, &b, err);
-    if (rc)
-        return rc;
-    /* each leaf a 2-byte length and its bytes: exactly width of them */
-    for (off = 0; off + 2 <= b.len && count < width; count++) {
-        size_t len = ((size_t)b.ptr[off] << 8) | b.ptr[off + 1];
-        if (off + 2 + len > b.len)
-            break;
-        h->bundle_off[count] = off + 2;
-        h->bundle_len[count] = len;
-        off += 2 + len;
-    }
-    if (count != width || off != b.len) {
-        kix_buf_release(&b);
-        return kix_err_set(err, KIX_EPROTO, "%s: entry bundle %llu does not hold %u entries",
-                           h->base.where, (unsigned long long)n, width);
-    }
-    free(h->bundle.ptr);
-    h->bundle = b;
-    h->bundle_index = n;
-    h->bundle_width = width;
-    return KIX_OK;
+    if (rc == KIX_OK)
+        rc = bundle_load(h, n, width, &b, err);
+    kix_buf_release(&b);
+    return rc;
 }
 
 void http_bundle_leaf(const struct http_source *h, uint64_t index, struct kix_bytes *leaf)
@@ -356,24 +369,74 @@ void http_bundle_leaf(const struct http_source *h, uint64_t index, struct kix_by
     leaf->len = h->bundle_len[i];
 }
 
+/* Entries [start, end) of the tree of size, handed to fn from the bundles
+ * that hold them, fetched as one batch (http_get_many). */
+struct entry_range {
+    struct http_source *h;
+    uint64_t size, start, end;
+    uint64_t first; /* the first bundle of the batch */
+    kix_entry_fn fn;
+    void *ctx;
+    uint64_t got;
+};
+
+/* Hands fn the range's entries in the bundle kept. */
+static int range_leaves(struct entry_range *r)
+{
+    uint64_t lo = r->h->bundle_index * KIX_TLOG_WIDTH, hi = lo + r->h->bundle_width;
+    int rc = KIX_OK;
+
+    for (uint64_t i = lo > r->start ? lo : r->start; rc == KIX_OK && i < hi && i < r->end; i++) {
+        struct kix_bytes leaf;
+        http_bundle_leaf(r->h, i, &leaf);
+        rc = r->fn(r->ctx, i, leaf.ptr, leaf.len);
+        r->got += rc == KIX_OK;
+    }
+    return rc;
+}
+
+static int range_bundle_path(void *arg, size_t i, char *path, size_t cap)
+{
+    struct entry_range *r = arg;
+    struct kix_tlog_path p = {KIX_TLOG_ENTRIES, 0, r->first + i, 0};
+
+    p.width = kix_tlog_tile_width(r->size, 0, r->first + i);
+    return kix_tlog_path_format(&p, path, cap);
+}
+
+static int range_bundle(void *arg, size_t i, int rc, struct kix_buf *body, struct kix_err *err)
+{
+    struct entry_range *r = arg;
+    uint64_t n = r->first + i;
+
+    if (rc == KIX_OK)
+        rc = bundle_load(r->h, n, kix_tlog_tile_width(r->size, 0, n), body, err);
+    return rc ? rc : range_leaves(r);
+}
+
 static int http_entries(struct kix_source *s, uint64_t start, uint64_t count, kix_entry_fn fn,
                         void *ctx, uint64_t *got, struct kix_err *err)
 {
     struct http_source *h = http_of(s);
-    uint64_t size = KIX_NO_INDEX, n = 0;
-    int rc = sized(h, &size, err);
+    struct entry_range r = {h, KIX_NO_INDEX, start, start, 0, fn, ctx, 0};
+    uint64_t last;
+    int rc = sized(h, &r.size, err);
 
-    for (uint64_t i = start; rc == KIX_OK && i < size && i - start < count; i++) {
-        struct kix_bytes leaf;
-        rc = http_bundle(h, i, size, err);
-        if (rc)
-            break;
-        http_bundle_leaf(h, i, &leaf);
-        rc = fn(ctx, i, leaf.ptr, leaf.len);
-        n += rc == KIX_OK;
+    if (rc == KIX_OK && start < r.size) {
+        r.end = count < r.size - start ? start + count : r.size;
+        r.first = start / KIX_TLOG_WIDTH;
+        last = (r.end - 1) / KIX_TLOG_WIDTH;
+        if (r.end > start && h->bundle.ptr && h->bundle_index == r.first &&
+            h->bundle_width >= kix_tlog_tile_width(r.size, 0, r.first)) {
+            rc = range_leaves(&r); /* the bundle read last */
+            r.first++;
+        }
+        if (rc == KIX_OK && r.end > start && r.first <= last)
+            rc = http_get_many(h->get, (size_t)(last - r.first + 1), BUNDLE_MAX, range_bundle_path,
+                               range_bundle, &r, err);
     }
     if (got)
-        *got = n;
+        *got = r.got;
     return rc;
 }
 
