@@ -391,6 +391,8 @@ int http_get_many(struct http_get *h, size_t n, size_t max, http_get_path_fn pat
     size_t next = 0, head = 0; /* the next item to start, and to hand back */
     int rc;
 
+    if (n == 0)
+        return KIX_OK;
     /* one GET: the single GET's connection, not another one */
     if (n == 1)
         return get_one(h, max, path, item, ctx, err);
