@@ -280,13 +280,13 @@ static int start_slot(struct http_get *h, struct slot *sl, size_t item, size_t m
         if (!(sl->curl = curl_easy_init()))
             return kix_err_set(err, KIX_ENOMEM, "out of memory");
         set_options(h, sl->curl);
-        curl_easy_setopt(sl->curl, CURLOPT_PRIVATE, sl);
         curl_easy_setopt(sl->curl, CURLOPT_WRITEDATA, &sl->sink);
         curl_easy_setopt(sl->curl, CURLOPT_ERRORBUFFER, sl->msg);
     }
     rc = path(ctx, item, rel, sizeof(rel) - n);
     if (rc)
-        return rc;
+        return kix_err_set(err, rc, "no path of at most %zu bytes for GET %zu of a batch",
+                           sizeof(rel) - n, item);
     memcpy(sl->url, h->base, n);
     memcpy(sl->url + n, rel, strlen(rel) + 1);
     curl_easy_setopt(sl->curl, CURLOPT_URL, sl->url);
@@ -377,10 +377,10 @@ static int get_one(struct http_get *h, size_t max, http_get_path_fn path, http_g
     struct kix_buf body = KIX_BUF_INIT;
     int rc = path(ctx, 0, rel, sizeof(rel));
 
-    if (rc == KIX_OK) {
-        rc = http_get(h, rel, max, &body, err);
-        rc = item(ctx, 0, rc, &body, err);
-    }
+    if (rc)
+        return kix_err_set(err, rc, "no path of at most %zu bytes for a GET", sizeof(rel));
+    rc = http_get(h, rel, max, &body, err);
+    rc = item(ctx, 0, rc, &body, err);
     kix_buf_release(&body);
     return rc;
 }
