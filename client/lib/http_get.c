@@ -9,18 +9,39 @@
 #include <time.h>
 
 #define BASE_MAX 4096
-
-struct http_get {
-    CURL *curl;
-    char base[BASE_MAX];
-    struct http_get_opts opts;
-    unsigned long long requests, bytes;
-};
+#define URL_MAX  (BASE_MAX + 512)
 
 struct sink {
     struct kix_buf *out;
     size_t start, max;
     int over, nomem;
+};
+
+/* One GET of a batch, in the window slot its item's index picks. */
+enum slot_state { SLOT_FREE, SLOT_RUNNING, SLOT_WAITING, SLOT_DONE };
+
+struct slot {
+    CURL *curl; /* created on first use, kept with its options */
+    enum slot_state state;
+    size_t item;
+    struct kix_buf body;
+    struct sink sink;
+    char url[URL_MAX];
+    char msg[CURL_ERROR_SIZE];
+    int attempt;
+    long backoff;     /* ms before the next try */
+    uint64_t wake_ms; /* SLOT_WAITING: when to try again */
+    CURLcode cc;
+    long status;
+};
+
+struct http_get {
+    CURL *curl;
+    CURLM *multi; /* a batch's transfers and their connections, made on first use */
+    struct slot slots[HTTP_GET_WINDOW];
+    char base[BASE_MAX];
+    struct http_get_opts opts;
+    unsigned long long requests, bytes;
 };
 
 static pthread_once_t curl_once = PTHREAD_ONCE_INIT;
@@ -45,6 +66,23 @@ static size_t on_body(char *data, size_t size, size_t n, void *arg)
         return 0;
     }
     return len;
+}
+
+/* The options every GET has, single or in a batch. */
+static void set_options(const struct http_get *h, CURL *c)
+{
+    curl_easy_setopt(c, CURLOPT_NOSIGNAL, 1L);
+    curl_easy_setopt(c, CURLOPT_PROTOCOLS_STR, "http,https");
+    curl_easy_setopt(c, CURLOPT_REDIR_PROTOCOLS_STR, "http,https");
+    curl_easy_setopt(c, CURLOPT_FOLLOWLOCATION, 1L);
+    curl_easy_setopt(c, CURLOPT_MAXREDIRS, 5L);
+    curl_easy_setopt(c, CURLOPT_CONNECTTIMEOUT_MS, h->opts.connect_timeout_ms);
+    curl_easy_setopt(c, CURLOPT_TIMEOUT_MS, h->opts.timeout_ms);
+    curl_easy_setopt(c, CURLOPT_USERAGENT, "kix");
+    /* bodies are read as sent: a CDN's compression would hide their size */
+    curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, on_body);
+    if (h->opts.cacert)
+        curl_easy_setopt(c, CURLOPT_CAINFO, h->opts.cacert);
 }
 
 int http_get_open(const char *base, const struct http_get_opts *opts, struct http_get **out,
@@ -74,21 +112,10 @@ int http_get_open(const char *base, const struct http_get_opts *opts, struct htt
         h->opts.timeout_ms = 30000;
     if (h->opts.retries < 0)
         h->opts.retries = 3;
-    curl_easy_setopt(h->curl, CURLOPT_NOSIGNAL, 1L);
-    curl_easy_setopt(h->curl, CURLOPT_PROTOCOLS_STR, "http,https");
-    curl_easy_setopt(h->curl, CURLOPT_REDIR_PROTOCOLS_STR, "http,https");
-    curl_easy_setopt(h->curl, CURLOPT_FOLLOWLOCATION, 1L);
-    curl_easy_setopt(h->curl, CURLOPT_MAXREDIRS, 5L);
-    curl_easy_setopt(h->curl, CURLOPT_CONNECTTIMEOUT_MS, h->opts.connect_timeout_ms);
-    curl_easy_setopt(h->curl, CURLOPT_TIMEOUT_MS, h->opts.timeout_ms);
-    curl_easy_setopt(h->curl, CURLOPT_USERAGENT, "kix");
-    /* bodies are read as sent: a CDN's compression would hide their size */
-    curl_easy_setopt(h->curl, CURLOPT_WRITEFUNCTION, on_body);
     /* $KIX_CACERT: for a process that takes no --cacert (kixd's mirror) */
     if (!h->opts.cacert && getenv("KIX_CACERT") && *getenv("KIX_CACERT"))
         h->opts.cacert = getenv("KIX_CACERT");
-    if (h->opts.cacert)
-        curl_easy_setopt(h->curl, CURLOPT_CAINFO, h->opts.cacert);
+    set_options(h, h->curl);
     *out = h;
     return KIX_OK;
 }
@@ -97,6 +124,16 @@ void http_get_close(struct http_get *h)
 {
     if (!h)
         return;
+    for (size_t i = 0; i < HTTP_GET_WINDOW; i++) {
+        if (h->slots[i].curl) {
+            if (h->slots[i].state == SLOT_RUNNING)
+                curl_multi_remove_handle(h->multi, h->slots[i].curl);
+            curl_easy_cleanup(h->slots[i].curl);
+        }
+        kix_buf_release(&h->slots[i].body);
+    }
+    if (h->multi)
+        curl_multi_cleanup(h->multi);
     curl_easy_cleanup(h->curl);
     free(h);
 }
@@ -133,14 +170,42 @@ static void pause_ms(long ms)
     nanosleep(&ts, NULL);
 }
 
+static uint64_t now_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000u + (uint64_t)ts.tv_nsec / 1000000u;
+}
+
+/* What a GET's last try means: KIX_OK for a 200, else the error, in err. */
+static int outcome(const char *url, size_t max, const struct sink *s, CURLcode cc, long status,
+                   const char *curl_msg, struct kix_err *err)
+{
+    if (s->nomem)
+        return kix_err_set(err, KIX_ENOMEM, "out of memory");
+    if (s->over)
+        return kix_err_set(err, KIX_ELIMIT, "%s: the answer is over %zu bytes", url, max);
+    if (cc != CURLE_OK)
+        return kix_err_set(err, KIX_EUNAVAIL, "cannot read %s: %s", url,
+                           curl_msg[0] ? curl_msg : curl_easy_strerror(cc));
+    if (status == 200)
+        return KIX_OK;
+    if (status == 404 || status == 410)
+        return kix_err_set(err, KIX_ENOTFOUND, "%s: not found (HTTP %ld)", url, status);
+    if (transient(cc, status))
+        return kix_err_set(err, KIX_EUNAVAIL, "%s: HTTP %ld", url, status);
+    return kix_err_set(err, KIX_EPROTO, "%s: HTTP %ld", url, status);
+}
+
 int http_get(struct http_get *h, const char *path, size_t max, struct kix_buf *out,
              struct kix_err *err)
 {
-    char url[BASE_MAX + 512];
+    char url[URL_MAX];
     char curl_msg[CURL_ERROR_SIZE];
     struct sink s = {out, out->len, max, 0, 0};
     CURLcode cc = CURLE_OK;
     long status = 0, backoff = 100;
+    int rc;
 
     if ((size_t)snprintf(url, sizeof(url), "%s%s", h->base, path) >= sizeof(url))
         return kix_err_set(err, KIX_EINVAL, "URL too long: %s%.64s...", h->base, path);
@@ -166,25 +231,188 @@ int http_get(struct http_get *h, const char *path, size_t max, struct kix_buf *o
     /* the handle keeps no pointer into this frame */
     curl_easy_setopt(h->curl, CURLOPT_ERRORBUFFER, NULL);
     curl_easy_setopt(h->curl, CURLOPT_WRITEDATA, NULL);
-    if (s.nomem) {
+    rc = outcome(url, max, &s, cc, status, curl_msg, err);
+    if (rc)
         out->len = s.start;
-        return kix_err_set(err, KIX_ENOMEM, "out of memory");
-    }
-    if (s.over) {
-        out->len = s.start;
-        return kix_err_set(err, KIX_ELIMIT, "%s: the answer is over %zu bytes", url, max);
-    }
-    if (cc != CURLE_OK) {
-        out->len = s.start;
-        return kix_err_set(err, KIX_EUNAVAIL, "cannot read %s: %s", url,
-                           curl_msg[0] ? curl_msg : curl_easy_strerror(cc));
-    }
-    if (status == 200)
+    return rc;
+}
+
+/* ---- a batch ------------------------------------------------------------------ */
+
+static int open_multi(struct http_get *h, struct kix_err *err)
+{
+    if (h->multi)
         return KIX_OK;
-    out->len = s.start;
-    if (status == 404 || status == 410)
-        return kix_err_set(err, KIX_ENOTFOUND, "%s: not found (HTTP %ld)", url, status);
-    if (transient(cc, status))
-        return kix_err_set(err, KIX_EUNAVAIL, "%s: HTTP %ld", url, status);
-    return kix_err_set(err, KIX_EPROTO, "%s: HTTP %ld", url, status);
+    h->multi = curl_multi_init();
+    if (!h->multi)
+        return kix_err_set(err, KIX_ENOMEM, "out of memory");
+    /* no more connections than transfers: none waits in libcurl's queue
+     * (its timeout would run while it waits), and each is kept alive */
+    curl_multi_setopt(h->multi, CURLMOPT_MAX_HOST_CONNECTIONS, (long)HTTP_GET_WINDOW);
+    curl_multi_setopt(h->multi, CURLMOPT_MAX_TOTAL_CONNECTIONS, (long)HTTP_GET_WINDOW);
+    curl_multi_setopt(h->multi, CURLMOPT_MAXCONNECTS, (long)HTTP_GET_WINDOW);
+    return KIX_OK;
+}
+
+/* One try of slot's GET. */
+static int try_slot(struct http_get *h, struct slot *sl, struct kix_err *err)
+{
+    sl->body.len = 0;
+    sl->sink = (struct sink){&sl->body, 0, sl->sink.max, 0, 0};
+    sl->msg[0] = '\0';
+    sl->status = 0;
+    sl->cc = CURLE_OK;
+    h->requests++;
+    if (curl_multi_add_handle(h->multi, sl->curl) != CURLM_OK)
+        return kix_err_set(err, KIX_ENOMEM, "libcurl cannot start a transfer");
+    sl->state = SLOT_RUNNING;
+    return KIX_OK;
+}
+
+static int start_slot(struct http_get *h, struct slot *sl, size_t item, size_t max,
+                      http_get_path_fn path, void *ctx, struct kix_err *err)
+{
+    char rel[URL_MAX];
+    size_t n = strlen(h->base);
+    int rc;
+
+    if (!sl->curl) {
+        if (!(sl->curl = curl_easy_init()))
+            return kix_err_set(err, KIX_ENOMEM, "out of memory");
+        set_options(h, sl->curl);
+        curl_easy_setopt(sl->curl, CURLOPT_WRITEDATA, &sl->sink);
+        curl_easy_setopt(sl->curl, CURLOPT_ERRORBUFFER, sl->msg);
+    }
+    rc = path(ctx, item, rel, sizeof(rel) - n);
+    if (rc)
+        return kix_err_set(err, rc, "no path of at most %zu bytes for GET %zu of a batch",
+                           sizeof(rel) - n, item);
+    memcpy(sl->url, h->base, n);
+    memcpy(sl->url + n, rel, strlen(rel) + 1);
+    curl_easy_setopt(sl->curl, CURLOPT_URL, sl->url);
+    sl->item = item;
+    sl->attempt = 0;
+    sl->backoff = 100;
+    sl->sink.max = max;
+    return try_slot(h, sl, err);
+}
+
+/* A try is over: done, or to be tried again after its backoff. */
+static void end_try(struct http_get *h, struct slot *sl, CURLcode cc)
+{
+    curl_easy_getinfo(sl->curl, CURLINFO_RESPONSE_CODE, &sl->status);
+    curl_multi_remove_handle(h->multi, sl->curl);
+    sl->cc = cc;
+    h->bytes += sl->body.len;
+    sl->state = SLOT_DONE;
+    if (sl->sink.nomem || sl->sink.over || !transient(cc, sl->status) ||
+        sl->attempt >= h->opts.retries)
+        return;
+    sl->state = SLOT_WAITING;
+    sl->wake_ms = now_ms() + (uint64_t)sl->backoff;
+    sl->attempt++;
+    sl->backoff *= 2;
+}
+
+/* Hands libcurl what is due and collects the tries that ended. */
+static int step(struct http_get *h, struct kix_err *err)
+{
+    CURLMsg *m;
+    int running = 0, left;
+
+    if (curl_multi_perform(h->multi, &running) != CURLM_OK)
+        return kix_err_set(err, KIX_EUNAVAIL, "libcurl cannot move its transfers on");
+    while ((m = curl_multi_info_read(h->multi, &left))) {
+        if (m->msg != CURLMSG_DONE)
+            continue;
+        for (size_t i = 0; i < HTTP_GET_WINDOW; i++)
+            if (h->slots[i].state == SLOT_RUNNING && h->slots[i].curl == m->easy_handle)
+                end_try(h, &h->slots[i], m->data.result);
+    }
+    return KIX_OK;
+}
+
+/* Moves the transfers on until slot `head` is done, or something happened,
+ * or the next retry is due. */
+static int drive(struct http_get *h, const struct slot *head, struct kix_err *err)
+{
+    uint64_t now = now_ms();
+    long wait_ms = 1000;
+    int rc;
+
+    for (size_t i = 0; i < HTTP_GET_WINDOW; i++) {
+        struct slot *sl = &h->slots[i];
+        if (sl->state != SLOT_WAITING)
+            continue;
+        if (sl->wake_ms <= now) {
+            if ((rc = try_slot(h, sl, err)))
+                return rc;
+        } else if ((long)(sl->wake_ms - now) < wait_ms) {
+            wait_ms = (long)(sl->wake_ms - now);
+        }
+    }
+    if ((rc = step(h, err)) || head->state == SLOT_DONE)
+        return rc;
+    if (curl_multi_poll(h->multi, NULL, 0, (int)wait_ms, NULL) != CURLM_OK)
+        return kix_err_set(err, KIX_EUNAVAIL, "libcurl cannot wait for its transfers");
+    return step(h, err);
+}
+
+/* Stops what is in flight and empties the window. */
+static void clear_slots(struct http_get *h)
+{
+    for (size_t i = 0; i < HTTP_GET_WINDOW; i++) {
+        struct slot *sl = &h->slots[i];
+        if (sl->state == SLOT_RUNNING)
+            curl_multi_remove_handle(h->multi, sl->curl);
+        sl->state = SLOT_FREE;
+        kix_buf_release(&sl->body);
+    }
+}
+
+static int get_one(struct http_get *h, size_t max, http_get_path_fn path, http_get_item_fn item,
+                   void *ctx, struct kix_err *err)
+{
+    char rel[URL_MAX];
+    struct kix_buf body = KIX_BUF_INIT;
+    int rc = path(ctx, 0, rel, sizeof(rel));
+
+    if (rc)
+        return kix_err_set(err, rc, "no path of at most %zu bytes for a GET", sizeof(rel));
+    rc = http_get(h, rel, max, &body, err);
+    rc = item(ctx, 0, rc, &body, err);
+    kix_buf_release(&body);
+    return rc;
+}
+
+int http_get_many(struct http_get *h, size_t n, size_t max, http_get_path_fn path,
+                  http_get_item_fn item, void *ctx, struct kix_err *err)
+{
+    size_t next = 0, head = 0; /* the next item to start, and to hand back */
+    int rc;
+
+    if (n == 0)
+        return KIX_OK;
+    /* one GET: the single GET's connection, not another one */
+    if (n == 1)
+        return get_one(h, max, path, item, ctx, err);
+    rc = open_multi(h, err);
+    while (rc == KIX_OK && head < n) {
+        struct slot *sl;
+        for (; rc == KIX_OK && next < n && next < head + HTTP_GET_WINDOW; next++)
+            rc = start_slot(h, &h->slots[next % HTTP_GET_WINDOW], next, max, path, ctx, err);
+        sl = &h->slots[head % HTTP_GET_WINDOW];
+        if (rc == KIX_OK && sl->state == SLOT_DONE) {
+            int got = outcome(sl->url, max, &sl->sink, sl->cc, sl->status, sl->msg, err);
+            rc = item(ctx, head, got, &sl->body, err);
+            sl->state = SLOT_FREE;
+            kix_buf_reset(&sl->body);
+            head++;
+            continue;
+        }
+        if (rc == KIX_OK)
+            rc = drive(h, sl, err);
+    }
+    clear_slots(h);
+    return rc;
 }

@@ -311,13 +311,43 @@ static int http_consistency(struct kix_source *s, uint64_t size1, uint64_t size2
 
 /* ---- entries ------------------------------------------------------------------ */
 
+/* Makes b, fetched as bundle n of width leaves, the bundle kept (taking
+ * b's memory) when it holds exactly that many leaves. */
+static int bundle_load(struct http_source *h, uint64_t n, unsigned width, struct kix_buf *b,
+                       struct kix_err *err)
+{
+    size_t off = 0, count = 0;
+
+    /* each leaf a 2-byte length and its bytes: exactly width of them */
+    for (off = 0; off + 2 <= b->len && count < width; count++) {
+        size_t len = ((size_t)b->ptr[off] << 8) | b->ptr[off + 1];
+        if (off + 2 + len > b->len)
+            break;
+        h->bundle_off[count] = off + 2;
+        h->bundle_len[count] = len;
+        off += 2 + len;
+    }
+    if (count != width || off != b->len) {
+        /* the offsets above belong to no bundle now */
+        free(h->bundle.ptr);
+        h->bundle = (struct kix_buf)KIX_BUF_INIT;
+        return kix_err_set(err, KIX_EPROTO, "%s: entry bundle %llu does not hold %u entries",
+                           h->base.where, (unsigned long long)n, width);
+    }
+    free(h->bundle.ptr);
+    h->bundle = *b;
+    *b = (struct kix_buf)KIX_BUF_INIT;
+    h->bundle_index = n;
+    h->bundle_width = width;
+    return KIX_OK;
+}
+
 /* The bundle holding entry index at size, kept until another is asked for. */
 int http_bundle(struct http_source *h, uint64_t index, uint64_t size, struct kix_err *err)
 {
     uint64_t n = index / KIX_TLOG_WIDTH;
     unsigned width = kix_tlog_tile_width(size, 0, n);
     struct kix_buf b = KIX_BUF_INIT;
-    size_t off = 0, count = 0;
     int rc;
 
     if (width == 0)
@@ -326,27 +356,10 @@ int http_bundle(struct http_source *h, uint64_t index, uint64_t size, struct kix
     if (h->bundle.ptr && h->bundle_index == n && h->bundle_width >= width)
         return KIX_OK;
     rc = fetch_resource(h, KIX_TLOG_ENTRIES, 0, n, width, BUNDLE_MAX, &b, err);
-    if (rc)
-        return rc;
-    /* each leaf a 2-byte length and its bytes: exactly width of them */
-    for (off = 0; off + 2 <= b.len && count < width; count++) {
-        size_t len = ((size_t)b.ptr[off] << 8) | b.ptr[off + 1];
-        if (off + 2 + len > b.len)
-            break;
-        h->bundle_off[count] = off + 2;
-        h->bundle_len[count] = len;
-        off += 2 + len;
-    }
-    if (count != width || off != b.len) {
-        kix_buf_release(&b);
-        return kix_err_set(err, KIX_EPROTO, "%s: entry bundle %llu does not hold %u entries",
-                           h->base.where, (unsigned long long)n, width);
-    }
-    free(h->bundle.ptr);
-    h->bundle = b;
-    h->bundle_index = n;
-    h->bundle_width = width;
-    return KIX_OK;
+    if (rc == KIX_OK)
+        rc = bundle_load(h, n, width, &b, err);
+    kix_buf_release(&b);
+    return rc;
 }
 
 void http_bundle_leaf(const struct http_source *h, uint64_t index, struct kix_bytes *leaf)
@@ -356,24 +369,74 @@ void http_bundle_leaf(const struct http_source *h, uint64_t index, struct kix_by
     leaf->len = h->bundle_len[i];
 }
 
+/* Entries [start, end) of the tree of size, handed to fn from the bundles
+ * that hold them, fetched as one batch (http_get_many). */
+struct entry_range {
+    struct http_source *h;
+    uint64_t size, start, end;
+    uint64_t first; /* the first bundle of the batch */
+    kix_entry_fn fn;
+    void *ctx;
+    uint64_t got;
+};
+
+/* Hands fn the range's entries in the bundle kept. */
+static int range_leaves(struct entry_range *r)
+{
+    uint64_t lo = r->h->bundle_index * KIX_TLOG_WIDTH, hi = lo + r->h->bundle_width;
+    int rc = KIX_OK;
+
+    for (uint64_t i = lo > r->start ? lo : r->start; rc == KIX_OK && i < hi && i < r->end; i++) {
+        struct kix_bytes leaf;
+        http_bundle_leaf(r->h, i, &leaf);
+        rc = r->fn(r->ctx, i, leaf.ptr, leaf.len);
+        r->got += rc == KIX_OK;
+    }
+    return rc;
+}
+
+static int range_bundle_path(void *arg, size_t i, char *path, size_t cap)
+{
+    struct entry_range *r = arg;
+    struct kix_tlog_path p = {KIX_TLOG_ENTRIES, 0, r->first + i, 0};
+
+    p.width = kix_tlog_tile_width(r->size, 0, r->first + i);
+    return kix_tlog_path_format(&p, path, cap);
+}
+
+static int range_bundle(void *arg, size_t i, int rc, struct kix_buf *body, struct kix_err *err)
+{
+    struct entry_range *r = arg;
+    uint64_t n = r->first + i;
+
+    if (rc == KIX_OK)
+        rc = bundle_load(r->h, n, kix_tlog_tile_width(r->size, 0, n), body, err);
+    return rc ? rc : range_leaves(r);
+}
+
 static int http_entries(struct kix_source *s, uint64_t start, uint64_t count, kix_entry_fn fn,
                         void *ctx, uint64_t *got, struct kix_err *err)
 {
     struct http_source *h = http_of(s);
-    uint64_t size = KIX_NO_INDEX, n = 0;
-    int rc = sized(h, &size, err);
+    struct entry_range r = {h, KIX_NO_INDEX, start, start, 0, fn, ctx, 0};
+    uint64_t last;
+    int rc = sized(h, &r.size, err);
 
-    for (uint64_t i = start; rc == KIX_OK && i < size && i - start < count; i++) {
-        struct kix_bytes leaf;
-        rc = http_bundle(h, i, size, err);
-        if (rc)
-            break;
-        http_bundle_leaf(h, i, &leaf);
-        rc = fn(ctx, i, leaf.ptr, leaf.len);
-        n += rc == KIX_OK;
+    if (rc == KIX_OK && start < r.size) {
+        r.end = count < r.size - start ? start + count : r.size;
+        r.first = start / KIX_TLOG_WIDTH;
+        last = (r.end - 1) / KIX_TLOG_WIDTH;
+        if (r.end > start && h->bundle.ptr && h->bundle_index == r.first &&
+            h->bundle_width >= kix_tlog_tile_width(r.size, 0, r.first)) {
+            rc = range_leaves(&r); /* the bundle read last */
+            r.first++;
+        }
+        if (rc == KIX_OK && r.end > start && r.first <= last)
+            rc = http_get_many(h->get, (size_t)(last - r.first + 1), BUNDLE_MAX, range_bundle_path,
+                               range_bundle, &r, err);
     }
     if (got)
-        *got = n;
+        *got = r.got;
     return rc;
 }
 
@@ -411,41 +474,107 @@ void http_blobs_clear(struct http_blobs *c)
 
 /* ---- objects -------------------------------------------------------------------- */
 
+/* An object already read (appended to out): KIX_OK, or KIX_ENOTFOUND. */
+static int object_known(struct http_source *h, const struct kix_digest *d, struct kix_buf *out)
+{
+    return http_blobs_get(&h->objects, d->b, out);
+}
+
+/* Keeps an object read, only when it is the object named (the client
+ * checks anyway). */
+static void object_keep(struct http_source *h, const struct kix_digest *d, const uint8_t *bytes,
+                        size_t len)
+{
+    struct kix_digest got;
+
+    kix_digest_of(bytes, len, &got);
+    if (memcmp(got.b, d->b, 32) == 0)
+        http_blobs_put(&h->objects, d->b, bytes, len);
+}
+
+static void object_path(const struct kix_digest *d, char *path, size_t cap)
+{
+    char text[KIX_DIGEST_TEXT_LEN + 1];
+
+    kix_digest_format(d, text);
+    snprintf(path, cap, "objects/%s", text);
+}
+
 static int http_object(struct kix_source *s, const struct kix_digest *d, struct kix_buf *out,
                        struct kix_err *err)
 {
     struct http_source *h = http_of(s);
-    char text[KIX_DIGEST_TEXT_LEN + 1], path[KIX_DIGEST_TEXT_LEN + 16];
-    struct kix_digest got;
+    char path[KIX_DIGEST_TEXT_LEN + 16];
     size_t at = out->len;
     int rc;
 
-    if (http_blobs_get(&h->objects, d->b, out) == KIX_OK)
+    if (object_known(h, d, out) == KIX_OK)
         return KIX_OK;
-    kix_digest_format(d, text);
-    snprintf(path, sizeof(path), "objects/%s", text);
+    object_path(d, path, sizeof(path));
     rc = http_get(h->get, path, HTTP_OBJECT_MAX, out, err);
-    if (rc == KIX_OK) { /* kept only when it is the object named (the client checks anyway) */
-        kix_digest_of(out->ptr + at, out->len - at, &got);
-        if (memcmp(got.b, d->b, 32) == 0)
-            http_blobs_put(&h->objects, d->b, out->ptr + at, out->len - at);
-    }
+    if (rc == KIX_OK)
+        object_keep(h, d, out->ptr + at, out->len - at);
     return rc;
+}
+
+/* Objects not read before, fetched as one batch (http_get_many): each is
+ * handed to fn in order, as the serial reads did. */
+struct object_batch {
+    struct http_source *h;
+    const struct kix_digest *digests; /* the batch's first */
+    size_t first;                     /* its index in the caller's list */
+    kix_object_fn fn;
+    void *ctx;
+};
+
+static int object_batch_path(void *arg, size_t i, char *path, size_t cap)
+{
+    struct object_batch *b = arg;
+
+    if (cap < KIX_DIGEST_TEXT_LEN + 16)
+        return KIX_EINVAL;
+    object_path(&b->digests[i], path, cap);
+    return KIX_OK;
+}
+
+static int object_batch_item(void *arg, size_t i, int rc, struct kix_buf *body, struct kix_err *err)
+{
+    struct object_batch *b = arg;
+
+    (void)err;
+    if (rc == KIX_ENOTFOUND)
+        return b->fn(b->ctx, b->first + i, NULL, 0);
+    if (rc)
+        return rc;
+    object_keep(b->h, &b->digests[i], body->ptr ? body->ptr : (const uint8_t *)"", body->len);
+    return b->fn(b->ctx, b->first + i, body->ptr ? body->ptr : (const uint8_t *)"", body->len);
 }
 
 static int http_objects(struct kix_source *s, const struct kix_digest *digests, size_t n,
                         kix_object_fn fn, void *ctx, struct kix_err *err)
 {
+    struct http_source *h = http_of(s);
     struct kix_buf b = KIX_BUF_INIT;
     int rc = KIX_OK;
 
-    for (size_t i = 0; rc == KIX_OK && i < n; i++) {
+    for (size_t i = 0; rc == KIX_OK && i < n;) {
+        struct object_batch ob = {h, &digests[i], i, fn, ctx};
+        size_t end = i;
         kix_buf_reset(&b);
-        rc = http_object(s, &digests[i], &b, err);
-        if (rc == KIX_ENOTFOUND)
-            rc = fn(ctx, i, NULL, 0);
-        else if (rc == KIX_OK)
+        if (object_known(h, &digests[i], &b) == KIX_OK) {
             rc = fn(ctx, i, b.ptr ? b.ptr : (const uint8_t *)"", b.len);
+            i++;
+            continue;
+        }
+        /* the run of objects up to the next one already read */
+        for (end = i + 1; end < n; end++) {
+            kix_buf_reset(&b);
+            if (object_known(h, &digests[end], &b) == KIX_OK)
+                break;
+        }
+        rc = http_get_many(h->get, end - i, HTTP_OBJECT_MAX, object_batch_path, object_batch_item,
+                           &ob, err);
+        i = end;
     }
     kix_buf_release(&b);
     return rc;
