@@ -202,6 +202,9 @@ int cli_trust_check(struct kix_client *c, const struct kix_verifier *key, const 
                     size_t len, struct kix_checkpoint *cp, struct kix_err *err);
 int cli_trust_latest(struct kix_client *c, const struct kix_verifier *key, struct kix_buf *note,
                      struct kix_checkpoint *cp, struct kix_err *err);
+/* What --no-cache does, for a command that reads each file once (kix
+ * audit): cli_trust_check then enables no disk cache (kix_client_cache_verified). */
+void cli_cache_off(void);
 /* After cli_trust_check failed (KIX_EVERIFY) on a checkpoint none of whose
  * signature lines names the log key: `"expectedKey":"NAME+HASH","signedBy":
  * [...]`, which cli_fail reports as code "keyMismatch" naming --log-key;

@@ -136,6 +136,11 @@ const char *cli_key_mismatch(void)
     return key_mismatch[0] ? key_mismatch : NULL;
 }
 
+void cli_cache_off(void)
+{
+    cache_off = 1;
+}
+
 int cli_trust_check(struct kix_client *c, const struct kix_verifier *key, const char *note,
                     size_t len, struct kix_checkpoint *cp, struct kix_err *err)
 {

@@ -64,7 +64,10 @@ KIX_CACHE_DIR="$WORK/cache-none" requests none2 "$KIX" show --no-cache --server 
 grep -q 'path=/tile/entries/000 ' "$WORK/req-none2" || fail "--no-cache read from a cache"
 "$KIX" --help | grep -q -- --no-cache || fail "kix --help does not name --no-cache"
 "$KIX" show --help | grep -q -- --no-cache || fail "kix show --help does not name --no-cache"
-pass "--no-cache (before or after the command) keeps nothing and reads everything"
+KIX_CACHE_DIR="$WORK/cache-audit" KIX_STATE_DIR="$WORK/s-audit" "$KIX" audit --server "$H" >/dev/null 2>"$WORK/err" ||
+  fail "kix audit over HTTP: $(cat "$WORK/err")"
+[ ! -e "$WORK/cache-audit" ] || fail "kix audit filled the cache: $(find "$WORK/cache-audit" | head -3)"
+pass "--no-cache (before or after the command) keeps nothing and reads everything; kix audit keeps nothing"
 
 # ---- damaged and poisoned files: caught, dropped, read again ---------------------
 DIR=$(dirname "$(dirname "$(dirname "$(kept tile/0/000)")")")

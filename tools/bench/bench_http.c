@@ -7,7 +7,7 @@
  * (bench_load.c); an audit and a mirror catch-up from nginx over HTTP
  * against the same from kixd over msgpack; the requests, bytes and time of
  * `kix show` and `kix verify-citation` of one run over HTTP with an empty
- * and a warm client state; and the export's size and time at the scale
+ * and a warm client state and disk cache; and the export's size and time at the scale
  * log (bench_export_scale).
  */
 #define _XOPEN_SOURCE 700 /* nftw */
@@ -253,27 +253,33 @@ static void sync_figs(const char *work, const char *rpc, const char *http, const
     }
 }
 
-/* kix (the CLI) with KIX_STATE_DIR=state; its output into out; seconds. */
+/* kix (the CLI) with KIX_STATE_DIR=state and KIX_CACHE_DIR=state/cache
+ * (its disk cache of what it read over HTTP); its output into out; seconds. */
 static double kix_timed(char *const argv[], const char *state, const char *out)
 {
+    char cache[PATH_MAX];
     double t0;
     int rc;
 
     unlink(out);
+    bench_path(cache, sizeof(cache), "%s/cache", state);
     setenv("KIX_STATE_DIR", state, 1);
+    setenv("KIX_CACHE_DIR", cache, 1);
     t0 = bench_now();
     rc = bench_run(argv, out);
     t0 = bench_now() - t0;
     unsetenv("KIX_STATE_DIR");
+    unsetenv("KIX_CACHE_DIR");
     if (rc != 0)
         bench_die("http: %s %s failed (see %s)", argv[0], argv[1], out);
     return t0;
 }
 
 /* `kix show` and `kix verify-citation` of one run against nginx serving
- * the export, first with an empty client state, then with the state the
- * first left (its pinned checkpoint): "verify.*", requests and body bytes
- * from nginx's access log. */
+ * the export, first with an empty client state and disk cache, then with
+ * the state and cache the first left (its pinned checkpoint; the full
+ * tiles, bundles, objects and index files it verified): "verify.*",
+ * requests and body bytes from nginx's access log. */
 static void verify_figs(const char *bin, const char *work, const char *export, const char *run,
                         const char *vkey, int workers, struct bench_report *rep)
 {
@@ -313,10 +319,10 @@ static void verify_figs(const char *bin, const char *work, const char *export, c
             access_totals(access, &r1, &b1);
             snprintf(key, sizeof(key), "verify.%s_%s_requests", cmd, warm ? "warm" : "cold");
             bench_fig(rep, key, r1 - r0, "",
-                      k ? (warm ? "kix verify-citation, warm state: requests"
-                                : "kix verify-citation, empty state: requests")
-                        : (warm ? "kix show RUN over HTTP, warm state: requests"
-                                : "kix show RUN over HTTP, empty state: requests"));
+                      k ? (warm ? "kix verify-citation, warm state and cache: requests"
+                                : "kix verify-citation, empty state and cache: requests")
+                        : (warm ? "kix show RUN over HTTP, warm state and cache: requests"
+                                : "kix show RUN over HTTP, empty state and cache: requests"));
             snprintf(key, sizeof(key), "verify.%s_%s_bytes", cmd, warm ? "warm" : "cold");
             bench_fig(rep, key, b1 - b0, "bytes", "  body bytes fetched");
             snprintf(key, sizeof(key), "verify.%s_%s_ms", cmd, warm ? "warm" : "cold");
@@ -463,7 +469,7 @@ int bench_http(const char *bin, const char *work, double seconds, int quick, int
     bench_stop(npid);
     bench_stop(kpid);
 
-    bench_say("http: kix show and kix verify-citation of %s, empty and warm state", run);
+    bench_say("http: kix show and kix verify-citation of %s, empty and warm state and cache", run);
     verify_figs(bin, work, export, run, vkey, 1, rep);
     return 1;
 }
