@@ -55,9 +55,21 @@ int http_cache_open(const char *root, const char *log_name, struct http_cache **
     return KIX_OK;
 }
 
+/* rel under the log's directory: no absolute path and no ".." component
+ * (an index key is part of its file's name), else KIX_EINVAL. */
 static int file_path(const struct http_cache *c, const char *rel, char *out, size_t cap)
 {
-    int n = snprintf(out, cap, "%s/%s", c->dir, rel);
+    int n;
+
+    if (rel[0] == '/' || !rel[0])
+        return KIX_EINVAL;
+    for (const char *p = rel;; p++) { /* p: the start of each component */
+        if (p[0] == '.' && p[1] == '.' && (p[2] == '/' || p[2] == '\0'))
+            return KIX_EINVAL;
+        if (!(p = strchr(p, '/')))
+            break;
+    }
+    n = snprintf(out, cap, "%s/%s", c->dir, rel);
     return n < 0 || (size_t)n >= cap ? KIX_EINVAL : KIX_OK;
 }
 
@@ -98,8 +110,11 @@ void http_cache_put(struct http_cache *c, const char *rel, const uint8_t *bytes,
 {
     struct kix_file_tree tree = {c->dir, 0600, ""};
     struct kix_buf b = KIX_BUF_INIT;
+    char path[PATH_CAP];
     uint8_t sum[32];
 
+    if (file_path(c, rel, path, sizeof(path)) != KIX_OK)
+        return;
     kix_sha256(bytes, len, sum);
     if (kix_buf_add(&b, bytes, len) == KIX_OK && kix_buf_add(&b, sum, sizeof(sum)) == KIX_OK &&
         kix_dir_make(c->dir, 0700, NULL) == KIX_OK &&
