@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <ftw.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -138,6 +139,8 @@ struct cached_file {
     off_t size;
 };
 
+/* nftw's callback takes no context: one walk at a time in a process */
+static pthread_mutex_t walk_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct {
     struct cached_file *files;
     size_t n, cap;
@@ -179,6 +182,7 @@ static void prune(const char *root)
     const char *env = getenv("KIX_CACHE_MAX_MB");
     unsigned long long max = (env && *env ? strtoull(env, NULL, 10) : DEFAULT_MAX_MB) << 20;
 
+    pthread_mutex_lock(&walk_lock);
     memset(&walk, 0, sizeof(walk));
     if (nftw(root, collect, 16, FTW_PHYS) == 0 && walk.total > max) {
         qsort(walk.files, walk.n, sizeof(*walk.files), oldest_first);
@@ -190,6 +194,7 @@ static void prune(const char *root)
         free(walk.files[i].path);
     free(walk.files);
     memset(&walk, 0, sizeof(walk));
+    pthread_mutex_unlock(&walk_lock);
 }
 
 void http_cache_close(struct http_cache *c)
