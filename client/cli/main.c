@@ -64,8 +64,8 @@ static void usage(FILE *to)
  * shell completions. */
 static int usage_json(const struct cli_command *only)
 {
-    static const char *const global[] = {"--server",        "--store",  "--log-key", "--witness",
-                                         "--min-witnesses", "--cacert", "--json"};
+    static const char *const global[] = {"--server",        "--store",  "--log-key",  "--witness",
+                                         "--min-witnesses", "--cacert", "--no-cache", "--json"};
     static const char *const status[] = {
         "ok", "rejected input or failed verification", "usage", "internal, I/O or server error",
         "the log contradicts what this client verified before (fork, rollback or consistency "
