@@ -149,17 +149,15 @@ static struct {
 
 static int collect(const char *path, const struct stat *st, int type, struct FTW *ftw)
 {
+    struct cached_file *f;
+
     (void)ftw;
     if (type != FTW_F)
         return 0;
-    if (walk.n == walk.cap) {
-        size_t cap = walk.cap ? walk.cap * 2 : 256;
-        struct cached_file *f = realloc(walk.files, cap * sizeof(*f));
-        if (!f)
-            return 1;
-        walk.files = f;
-        walk.cap = cap;
-    }
+    f = kix_array_grow(walk.files, &walk.cap, walk.n, 256, sizeof(*f));
+    if (!f)
+        return 1;
+    walk.files = f;
     if (!(walk.files[walk.n].path = strdup(path)))
         return 1;
     walk.files[walk.n].used = st->st_mtime;
