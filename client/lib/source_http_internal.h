@@ -1,7 +1,8 @@
 /* source_http_internal.h — the HTTP source's state, shared by its files:
  * source_http.c (tiles, entries, objects), source_http_index.c (index
- * proofs), source_http_resolve.c (a run's resolution) and
- * source_http_query.c (queries). Private to client/lib. */
+ * proofs), source_http_resolve.c (a run's resolution),
+ * source_http_query.c (queries) and source_http_cache.c (what is kept on
+ * disk, http_cache.h). Private to client/lib. */
 #ifndef KIX_SOURCE_HTTP_INTERNAL_H
 #define KIX_SOURCE_HTTP_INTERNAL_H
 
