@@ -102,6 +102,7 @@ struct cli_common {
     size_t nwitness;                        /* how many were given (may exceed the max) */
     const char *min_witnesses;              /* --min-witnesses N */
     const char *cacert;                     /* --cacert FILE: CAs for https:// servers */
+    int no_cache;                           /* --no-cache: keep nothing read over HTTP(S) */
     int witness_global;                     /* witness[] came from before the command */
 };
 
@@ -110,7 +111,7 @@ struct cli_common {
         {"log-key", required_argument, NULL, 0x103}, {"json", no_argument, NULL, 0x104},           \
         {"witness", required_argument, NULL, 0x105},                                               \
         {"min-witnesses", required_argument, NULL, 0x106},                                         \
-        {"cacert", required_argument, NULL, 0x107},                                                \
+        {"cacert", required_argument, NULL, 0x107}, {"no-cache", no_argument, NULL, 0x108},        \
     {                                                                                              \
         "help", no_argument, NULL, 'h'                                                             \
     }
@@ -122,6 +123,9 @@ struct cli_common {
     "                    permalink's own, then $KIX_SERVER, server in\n"                           \
     "                    ~/.config/kix/config, or tcp://127.0.0.1:7420)\n"                         \
     "  --cacert FILE     CA certificates (PEM) for https:// instead of the system's\n"             \
+    "  --no-cache        keep no tiles, entries or objects read over http(s):// on disk\n"         \
+    "                    (default: kept, once verified, in $KIX_CACHE_DIR, else\n"                 \
+    "                    ~/.cache/kix, at most $KIX_CACHE_MAX_MB, default 256, MiB)\n"             \
     "  --log-key KEY     the log's verifier key, a file or the key text\n"                         \
     "                    (default $KIX_LOG_KEY, then ~/.config/kix/config); every\n"               \
     "                    command checks the server's latest checkpoint against it\n"               \
@@ -198,6 +202,9 @@ int cli_trust_check(struct kix_client *c, const struct kix_verifier *key, const 
                     size_t len, struct kix_checkpoint *cp, struct kix_err *err);
 int cli_trust_latest(struct kix_client *c, const struct kix_verifier *key, struct kix_buf *note,
                      struct kix_checkpoint *cp, struct kix_err *err);
+/* What --no-cache does, for a command that reads each file once (kix
+ * audit): cli_trust_check then enables no disk cache (kix_client_cache_verified). */
+void cli_cache_off(void);
 /* After cli_trust_check failed (KIX_EVERIFY) on a checkpoint none of whose
  * signature lines names the log key: `"expectedKey":"NAME+HASH","signedBy":
  * [...]`, which cli_fail reports as code "keyMismatch" naming --log-key;

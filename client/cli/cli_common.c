@@ -15,6 +15,10 @@
 #include "kix/note.h"
 #include "kix/trust.h"
 
+/* --no-cache, before or after the command: read by cli_trust_check, which
+ * takes no struct cli_common */
+static int cache_off;
+
 void cli_common_init(struct cli_common *c)
 {
     *c = cli_global;
@@ -47,6 +51,10 @@ int cli_common_option(struct cli_common *c, int opt, const char *arg)
         return 1;
     case 0x107:
         c->cacert = arg;
+        return 1;
+    case 0x108:
+        c->no_cache = 1;
+        cache_off = 1;
         return 1;
     case 0x106:
         c->min_witnesses = arg;
@@ -128,12 +136,22 @@ const char *cli_key_mismatch(void)
     return key_mismatch[0] ? key_mismatch : NULL;
 }
 
+void cli_cache_off(void)
+{
+    cache_off = 1;
+}
+
 int cli_trust_check(struct kix_client *c, const struct kix_verifier *key, const char *note,
                     size_t len, struct kix_checkpoint *cp, struct kix_err *err)
 {
-    int rc = kix_trust_check_witnessed(c, key, &witness_policy, note, len, cp, err);
+    struct kix_checkpoint own;
+    int rc = kix_trust_check_witnessed(c, key, &witness_policy, note, len, cp ? cp : &own, err);
     if (rc == KIX_EVERIFY)
         note_key_mismatch(key, note, len);
+    /* every checkpoint the command believes passes here: an HTTP source
+     * may keep what it reads of this tree from now on (--no-cache: not) */
+    if (rc == KIX_OK && !cache_off)
+        rc = kix_client_cache_verified(c, NULL, key, cp ? cp : &own, err);
     return rc;
 }
 

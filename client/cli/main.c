@@ -48,7 +48,8 @@ static void usage(FILE *to)
         fprintf(to, "  %-16s %s\n", commands[i].name, commands[i].summary);
     fprintf(to, "\nglobal options, before the command, act as the same options after it\n"
                 "(one after it wins): --server ADDR, --store DIR, --log-key KEY,\n"
-                "--witness KEY (repeatable), --min-witnesses N, --cacert FILE, --json\n"
+                "--witness KEY (repeatable), --min-witnesses N, --cacert FILE, --no-cache,\n"
+                "--json\n"
                 "\n'kix help COMMAND' (or 'kix COMMAND --help') describes one command; 'kix "
                 "--version'\nprints the version. With --json every command prints one JSON "
                 "object,\nan error too: {\"error\":{\"code\":...,\"exitCode\":...}} on stdout.\n"
@@ -63,8 +64,8 @@ static void usage(FILE *to)
  * shell completions. */
 static int usage_json(const struct cli_command *only)
 {
-    static const char *const global[] = {"--server",        "--store",  "--log-key", "--witness",
-                                         "--min-witnesses", "--cacert", "--json"};
+    static const char *const global[] = {"--server",        "--store",  "--log-key",  "--witness",
+                                         "--min-witnesses", "--cacert", "--no-cache", "--json"};
     static const char *const status[] = {
         "ok", "rejected input or failed verification", "usage", "internal, I/O or server error",
         "the log contradicts what this client verified before (fork, rollback or consistency "
@@ -121,8 +122,9 @@ static const struct {
     const char *name;
     int opt, has_arg;
 } global_options[] = {
-    {"store", 0x101, 1},   {"server", 0x102, 1},        {"log-key", 0x103, 1}, {"json", 0x104, 0},
-    {"witness", 0x105, 1}, {"min-witnesses", 0x106, 1}, {"cacert", 0x107, 1},
+    {"store", 0x101, 1},  {"server", 0x102, 1},   {"log-key", 0x103, 1},
+    {"json", 0x104, 0},   {"witness", 0x105, 1},  {"min-witnesses", 0x106, 1},
+    {"cacert", 0x107, 1}, {"no-cache", 0x108, 0},
 };
 #define NGLOBAL (sizeof(global_options) / sizeof(global_options[0]))
 

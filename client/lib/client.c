@@ -339,6 +339,15 @@ int kix_client_index_proof(struct kix_client *c, const struct kix_verifier *key,
     return rc;
 }
 
+int kix_client_cache_verified(struct kix_client *c, const char *cache_root,
+                              const struct kix_verifier *key, const struct kix_checkpoint *cp,
+                              struct kix_err *err)
+{
+    if (!c->src->ops->verified)
+        return KIX_OK;
+    return c->src->ops->verified(c->src, cache_root, key, cp, err);
+}
+
 int kix_client_add_cosignature(struct kix_client *c, const char *checkpoint, size_t len,
                                const char *line, size_t line_len, struct kix_err *err)
 {

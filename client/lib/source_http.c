@@ -14,6 +14,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "http_cache.h"
 #include "http_get.h"
 #include "kix/encoding.h"
 #include "kix/merkle.h"
@@ -45,6 +46,8 @@ static void http_close(struct kix_source *s)
     kix_buf_release(&h->note);
     http_blobs_clear(&h->objects);
     http_blobs_clear(&h->records);
+    http_cache_clear(h);
+    http_cache_close(h->cache);
     free(h);
 }
 
@@ -163,7 +166,7 @@ static int fetch_resource(struct http_source *h, enum kix_tlog_kind kind, uint32
     if (kix_tlog_path_format(&p, path, sizeof(path)) != KIX_OK)
         return kix_err_set(err, KIX_EINVAL, "no tile %u/%llu of width %u", level,
                            (unsigned long long)index, width);
-    return http_get(h->get, path, max, out, err);
+    return http_cache_fetch(h, &p, path, max, out, err);
 }
 
 /* kix/merkle.h's tile record from a tlog-tiles tile: the width, the bottom
@@ -214,6 +217,7 @@ static int tile_read(void *ctx, uint32_t level, uint64_t index, struct kix_bytes
         if (t->rec && t->level == level && t->index == index && t->width >= width) {
             out->ptr = t->rec;
             out->len = t->len;
+            http_cache_capture(h, level, index, out);
             return KIX_OK;
         }
     }
@@ -221,7 +225,7 @@ static int tile_read(void *ctx, uint32_t level, uint64_t index, struct kix_bytes
     if (rc == KIX_OK && row.len != (size_t)width * KIX_HASH_LEN)
         rc = kix_err_set(err, KIX_EPROTO, "%s: tile %u/%llu has %zu bytes, not %u hashes",
                          h->base.where, level, (unsigned long long)index, row.len, width);
-    t = &h->tiles[h->next_tile];
+    t = &h->tiles[h->next_tile]; /* after the fetch: checking a kept tile reads others */
     if (rc == KIX_OK) {
         free(t->rec);
         t->rec = NULL;
@@ -238,6 +242,7 @@ static int tile_read(void *ctx, uint32_t level, uint64_t index, struct kix_bytes
     h->next_tile = (h->next_tile + 1) % HTTP_TILE_CACHE;
     out->ptr = t->rec;
     out->len = t->len;
+    http_cache_capture(h, level, index, out);
     return KIX_OK;
 }
 
@@ -248,7 +253,7 @@ static int tile_write(void *ctx, uint32_t level, uint64_t index, const uint8_t *
     return kix_err_set(err, KIX_EREADONLY, "the HTTP source writes no tiles");
 }
 
-static struct kix_tile_io tile_io(struct http_source *h, uint64_t size)
+struct kix_tile_io http_tile_io(struct http_source *h, uint64_t size)
 {
     struct kix_tile_io io = {tile_read, tile_write, h, 0};
     h->io_size = size;
@@ -278,7 +283,7 @@ int http_inclusion_at(struct http_source *h, uint64_t index, uint64_t size,
     if (index >= size)
         return kix_err_set(err, KIX_ENOTFOUND, "entry %llu is past the tree of size %llu",
                            (unsigned long long)index, (unsigned long long)size);
-    io = tile_io(h, size);
+    io = http_tile_io(h, size);
     return kix_tiles_inclusion_proof(&io, index, size, proof, n, err);
 }
 
@@ -305,7 +310,7 @@ static int http_consistency(struct kix_source *s, uint64_t size1, uint64_t size2
     *n = 0;
     if (size1 == 0 || size1 == size2)
         return KIX_OK;
-    io = tile_io(h, size2);
+    io = http_tile_io(h, size2);
     return kix_tiles_consistency_proof(&io, size1, size2, proof, n, err);
 }
 
@@ -474,30 +479,41 @@ void http_blobs_clear(struct http_blobs *c)
 
 /* ---- objects -------------------------------------------------------------------- */
 
-/* An object already read (appended to out): KIX_OK, or KIX_ENOTFOUND. */
-static int object_known(struct http_source *h, const struct kix_digest *d, struct kix_buf *out)
-{
-    return http_blobs_get(&h->objects, d->b, out);
-}
-
-/* Keeps an object read, only when it is the object named (the client
- * checks anyway). */
-static void object_keep(struct http_source *h, const struct kix_digest *d, const uint8_t *bytes,
-                        size_t len)
-{
-    struct kix_digest got;
-
-    kix_digest_of(bytes, len, &got);
-    if (memcmp(got.b, d->b, 32) == 0)
-        http_blobs_put(&h->objects, d->b, bytes, len);
-}
-
 static void object_path(const struct kix_digest *d, char *path, size_t cap)
 {
     char text[KIX_DIGEST_TEXT_LEN + 1];
 
     kix_digest_format(d, text);
     snprintf(path, cap, "objects/%s", text);
+}
+
+/* An object already read, by this command or (checked against its name)
+ * by an earlier one from the disk cache (appended to out): KIX_OK, or
+ * KIX_ENOTFOUND. */
+static int object_known(struct http_source *h, const struct kix_digest *d, struct kix_buf *out)
+{
+    char path[KIX_DIGEST_TEXT_LEN + 16];
+
+    if (http_blobs_get(&h->objects, d->b, out) == KIX_OK)
+        return KIX_OK;
+    object_path(d, path, sizeof(path));
+    return http_cache_named_get(h, path, d->b, HTTP_NAMED_SHA256, HTTP_OBJECT_MAX, out);
+}
+
+/* Keeps an object read, in memory and in the disk cache, only when it is
+ * the object named (the client checks anyway). */
+static void object_keep(struct http_source *h, const struct kix_digest *d, const uint8_t *bytes,
+                        size_t len)
+{
+    char path[KIX_DIGEST_TEXT_LEN + 16];
+    struct kix_digest got;
+
+    kix_digest_of(bytes, len, &got);
+    if (memcmp(got.b, d->b, 32) != 0)
+        return;
+    http_blobs_put(&h->objects, d->b, bytes, len);
+    object_path(d, path, sizeof(path));
+    http_cache_named_put(h, path, d->b, HTTP_NAMED_SHA256, bytes, len);
 }
 
 static int http_object(struct kix_source *s, const struct kix_digest *d, struct kix_buf *out,
@@ -593,6 +609,7 @@ static const struct kix_source_ops http_ops = {
     .index_proof = http_index_proof,
     .resolve = http_resolve,
     .query = http_query,
+    .verified = http_cache_verified,
 };
 
 int kix_source_is_http(const char *addr)

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "kix/encoding.h"
+#include "kix/sha256.h"
 #include "kix/smt.h"
 #include "kix/vindex.h"
 #include "source_http_internal.h"
@@ -49,6 +50,52 @@ static const struct http_itile *find_tile(const struct http_source *h, const uin
         if (h->itiles[i].klen == klen && memcmp(h->itiles[i].key, key, klen) == 0)
             return &h->itiles[i];
     return NULL;
+}
+
+int http_itile_named(const uint8_t *v, size_t len, const uint8_t name[32])
+{
+    const uint8_t *rec[KIX_SMT_TILE_SLOTS] = {0};
+    int reached[KIX_SMT_TILE_SLOTS] = {1};
+    static const uint8_t empty[KIX_HASH_LEN];
+    unsigned bits = len >= 2 ? (unsigned)v[0] << 8 | v[1] : 0;
+    size_t n = 0;
+    uint8_t sum[32];
+
+    for (unsigned i = 0; i < KIX_SMT_TILE_SLOTS; i++)
+        if (bits & (0x8000u >> i)) {
+            if (2 + (n + 1) * KIX_SMT_RECORD_LEN > len)
+                return 0;
+            rec[i] = v + 2 + n++ * KIX_SMT_RECORD_LEN;
+        }
+    if ((bits & 1u) || len != 2 + n * KIX_SMT_RECORD_LEN || !rec[0])
+        return 0;
+    kix_sha256(rec[0], KIX_SMT_RECORD_LEN, sum);
+    if (memcmp(sum, name, 32) != 0)
+        return 0;
+    /* slot j's children are slots 2j+1 and 2j+2; those of the bottom row
+     * (7..14) are in the tiles below, checked by their own names */
+    for (unsigned i = 0; i < KIX_SMT_TILE_SLOTS; i++) {
+        if (!rec[i])
+            continue;
+        if (!reached[i] || (rec[i][0] != 0x02 && rec[i][0] != 0x03))
+            return 0;
+        for (unsigned c = 0; i < KIX_SMT_TILE_SLOTS / 2 && c < 2; c++) {
+            unsigned child = 2 * i + 1 + c;
+            const uint8_t *hash = rec[i] + 1 + c * KIX_HASH_LEN;
+            if (rec[i][0] == 0x02 || memcmp(hash, empty, KIX_HASH_LEN) == 0) {
+                if (rec[child]) /* under a leaf or an empty subtree: nothing */
+                    return 0;
+                continue;
+            }
+            if (!rec[child])
+                return 0;
+            kix_sha256(rec[child], KIX_SMT_RECORD_LEN, sum);
+            if (memcmp(sum, hash, KIX_HASH_LEN) != 0)
+                return 0;
+            reached[child] = 1;
+        }
+    }
+    return 1;
 }
 
 /* kix_smt_tiles' get: the tile at key, by the name the tile above gives. */
@@ -93,7 +140,14 @@ static int itile_get(void *ctx, const uint8_t *key, size_t klen, struct kix_byte
         return kix_err_set(err, KIX_ELIMIT, "too many index tiles in one proof");
     if (kix_index_file_tile_path(key, klen, &name, path, sizeof(path)) != KIX_OK)
         return kix_err_set(err, KIX_EINVAL, "bad tile key");
-    rc = http_get(h->get, path, KIX_SMT_TILE_MAX, &body, err);
+    if (http_cache_named_get(h, path, name.b, HTTP_NAMED_ITILE, KIX_SMT_TILE_MAX, &body) !=
+        KIX_OK) {
+        rc = http_get(h->get, path, KIX_SMT_TILE_MAX, &body, err);
+        if (rc == KIX_OK)
+            http_cache_named_put(h, path, name.b, HTTP_NAMED_ITILE, body.ptr, body.len);
+    } else {
+        rc = KIX_OK;
+    }
     if (rc == KIX_ENOTFOUND)
         rc = kix_err_set(err, KIX_EUNAVAIL,
                          "%s holds no index tile %s (the copy changed while it was read: read "
@@ -176,6 +230,8 @@ int http_index_prove(struct http_source *h, const char *key, struct kix_index_an
         return KIX_OK;
     if (kix_index_file_value_path(key, strlen(key), &vh, rel, sizeof(rel)) != KIX_OK)
         return kix_err_set(err, KIX_EINVAL, "index key %.80s is too long", key);
+    if (http_cache_named_get(h, rel, vh.b, HTTP_NAMED_SHA256, RECORD_MAX, &a->record) == KIX_OK)
+        return KIX_OK;
     rc = http_get(h->get, rel, RECORD_MAX, &a->record, err);
     if (rc == KIX_ENOTFOUND)
         rc = kix_err_set(err, KIX_EUNAVAIL, "%s holds no record %s", h->base.where, rel);
@@ -188,8 +244,10 @@ int http_index_prove(struct http_source *h, const char *key, struct kix_index_an
     if (memcmp(got.b, vh.b, 32) != 0)
         rc = kix_err_set(err, KIX_EVERIFY, "%s serves %s with bytes that do not hash to its name",
                          h->base.where, rel);
-    else
+    else {
         http_blobs_put(&h->records, vh.b, a->record.ptr, a->record.len);
+        http_cache_named_put(h, rel, vh.b, HTTP_NAMED_SHA256, a->record.ptr, a->record.len);
+    }
     return rc;
 }
 

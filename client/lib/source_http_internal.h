@@ -1,7 +1,8 @@
 /* source_http_internal.h — the HTTP source's state, shared by its files:
  * source_http.c (tiles, entries, objects), source_http_index.c (index
- * proofs), source_http_resolve.c (a run's resolution) and
- * source_http_query.c (queries). Private to client/lib. */
+ * proofs), source_http_resolve.c (a run's resolution),
+ * source_http_query.c (queries) and source_http_cache.c (what is kept on
+ * disk, http_cache.h). Private to client/lib. */
 #ifndef KIX_SOURCE_HTTP_INTERNAL_H
 #define KIX_SOURCE_HTTP_INTERNAL_H
 
@@ -54,6 +55,17 @@ int http_blobs_get(const struct http_blobs *c, const uint8_t name[32], struct ki
 void http_blobs_put(struct http_blobs *c, const uint8_t name[32], const uint8_t *bytes, size_t len);
 void http_blobs_clear(struct http_blobs *c);
 
+/* An edge tile as the root check read it (source_http_cache.c). */
+#define HTTP_EDGE_MAX 16
+struct http_edge {
+    uint32_t level;
+    uint64_t index;
+    uint8_t *rec; /* malloc'ed copy of the record */
+    size_t len;
+};
+
+struct http_cache;
+
 struct http_source {
     struct kix_source base; /* first: the ops get &base */
     struct http_get *get;
@@ -78,6 +90,16 @@ struct http_source {
     struct kix_buf note;
     uint64_t note_size;
     struct http_blobs objects, records;
+    /* the disk cache (source_http_cache.c), NULL until the client verified
+     * a checkpoint of size vsize, root vroot, of the log of key cache_key_hash */
+    struct http_cache *cache;
+    uint32_t cache_key_hash;
+    uint64_t vsize;
+    uint8_t vroot[32];
+    int root_state;    /* 0 unchecked, 1 the edge tiles hash to vroot, -1 they do not */
+    int checking_root; /* tile reads are captured into edge */
+    struct http_edge edge[HTTP_EDGE_MAX];
+    size_t nedge;
 };
 
 struct http_source *http_of(struct kix_source *s);
@@ -91,6 +113,35 @@ int http_inclusion_at(struct http_source *h, uint64_t index, uint64_t size,
  * http_bundle_leaf gives its leaf (a view valid until the next load). */
 int http_bundle(struct http_source *h, uint64_t index, uint64_t size, struct kix_err *err);
 void http_bundle_leaf(const struct http_source *h, uint64_t index, struct kix_bytes *leaf);
+/* kix/merkle.h's tile io over the fetched tiles at size (sets h->io_size). */
+struct kix_tile_io http_tile_io(struct http_source *h, uint64_t size);
+
+/* source_http_cache.c: the disk cache. http_cache_fetch reads p (at path)
+ * from it when kept and part of the verified tree, else GETs it and keeps
+ * it when it is; http_cache_named_get/put the same for a file named by
+ * the SHA-256 of its bytes or, for an index tile, of its top record
+ * (KIX_ENOTFOUND: not kept); http_cache_capture
+ * is tile_read's (a no-op unless the root check runs); http_cache_verified
+ * is the source op `verified`; http_cache_clear frees the edge copies. */
+int http_cache_fetch(struct http_source *h, const struct kix_tlog_path *p, const char *path,
+                     size_t max, struct kix_buf *out, struct kix_err *err);
+enum http_named { HTTP_NAMED_SHA256, HTTP_NAMED_ITILE };
+int http_cache_named_get(struct http_source *h, const char *path, const uint8_t name[32],
+                         enum http_named kind, size_t max, struct kix_buf *out);
+void http_cache_named_put(struct http_source *h, const char *path, const uint8_t name[32],
+                          enum http_named kind, const uint8_t *bytes, size_t len);
+/* source_http_index.c: 1 when v is exactly the index tile whose top
+ * subtree hashes to name (every record it holds reached from the top, each
+ * the preimage of the hash its parent names, none missing). */
+int http_itile_named(const uint8_t *v, size_t len, const uint8_t name[32]);
+void http_cache_capture(struct http_source *h, uint32_t level, uint64_t index,
+                        const struct kix_bytes *rec);
+struct kix_verifier;
+struct kix_checkpoint;
+int http_cache_verified(struct kix_source *s, const char *cache_root,
+                        const struct kix_verifier *key, const struct kix_checkpoint *cp,
+                        struct kix_err *err);
+void http_cache_clear(struct http_source *h);
 
 /* source_http_index.c: the index note at the latest checkpoint's size
  * appended to note (KIX_ENOTSUP when the copy has none), the proof and

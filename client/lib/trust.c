@@ -18,11 +18,9 @@
 #include <time.h>
 #include <unistd.h>
 
-int kix_trust_dir(const struct kix_verifier *key, char *out, size_t cap, struct kix_err *err)
+int kix_trust_log_name(const struct kix_verifier *key, char *out, size_t cap)
 {
     const char *origin = key->name;
-    const char *base = getenv("KIX_STATE_DIR"), *xdg = getenv("XDG_STATE_HOME");
-    const char *home = getenv("HOME");
     char safe[KIX_NOTE_NAME_MAX + 1];
     size_t i;
     int n;
@@ -34,13 +32,25 @@ int kix_trust_dir(const struct kix_verifier *key, char *out, size_t cap, struct 
     if (strcmp(safe, ".") == 0 || strcmp(safe, "..") == 0)
         safe[0] = '_';
     /* one directory per log key: two logs may share an origin name */
+    n = snprintf(out, cap, "%s+%08x", safe, key->key_hash);
+    return n < 0 || (size_t)n >= cap ? KIX_EINVAL : KIX_OK;
+}
+
+int kix_trust_dir(const struct kix_verifier *key, char *out, size_t cap, struct kix_err *err)
+{
+    const char *base = getenv("KIX_STATE_DIR"), *xdg = getenv("XDG_STATE_HOME");
+    const char *home = getenv("HOME");
+    char name[KIX_NOTE_NAME_MAX + 16];
+    int n;
+
+    if (kix_trust_log_name(key, name, sizeof(name)) != KIX_OK)
+        return kix_err_set(err, KIX_EINVAL, "state directory path is too long");
     if (base && *base)
-        n = snprintf(out, cap, "%s/logs/%s+%08x", base, safe, key->key_hash);
+        n = snprintf(out, cap, "%s/logs/%s", base, name);
     else if (xdg && *xdg)
-        n = snprintf(out, cap, "%s/kix/logs/%s+%08x", xdg, safe, key->key_hash);
+        n = snprintf(out, cap, "%s/kix/logs/%s", xdg, name);
     else
-        n = snprintf(out, cap, "%s/.local/state/kix/logs/%s+%08x", home ? home : ".", safe,
-                     key->key_hash);
+        n = snprintf(out, cap, "%s/.local/state/kix/logs/%s", home ? home : ".", name);
     if (n < 0 || (size_t)n >= cap)
         return kix_err_set(err, KIX_EINVAL, "state directory path is too long");
     return kix_dir_make(out, 0700, err);

@@ -10,6 +10,7 @@ KIX="$KIX_BIN/kix"
 KIXD="$KIX_BIN/kixd"
 WORK=$(mktemp -d /tmp/kix-it-XXXXXX)
 export KIX_STATE_DIR="$WORK/state"
+export KIX_CACHE_DIR="$WORK/cache" # the HTTP source's disk cache: one per test, never ~/.cache
 export XDG_CONFIG_HOME="$WORK/config"
 unset KIX_LOG_KEY KIX_SERVER
 KIXD_PIDS=()

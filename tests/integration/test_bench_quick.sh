@@ -3,8 +3,9 @@
 # numbers positive, the targets judged), never its speed. Once as README.md's
 # Performance block runs it (with Redis when redis-server is installed; with
 # nginx when /usr/sbin/nginx is: every resource kind against it, audit and
-# mirror over HTTP and msgpack, a cold and a warm verification of one run
-# over HTTP), once without Redis and without the HTTP part.
+# mirror over HTTP and msgpack, a cold, a warm and a warm-after-growth
+# verification of one run over HTTP, the warm ones fetching less), once
+# without Redis and without the HTTP part.
 set -euo pipefail
 : "${KIX_BIN:?set KIX_BIN to the bin directory of a build}"
 WORK=$(mktemp -d /tmp/kix-bench-test-XXXXXX)
@@ -85,12 +86,17 @@ if nginx:
     need["sync"] = ["entries", "audit_rpc_per_s", "audit_http_per_s", "mirror_rpc_per_s",
                     "mirror_http_per_s"]
     need["verify"] = ["%s_%s_%s" % (c, w, f) for c in ("show", "verify_citation")
-                      for w in ("cold", "warm") for f in ("requests", "bytes", "ms")]
+                      for w in ("cold", "warm", "grown") for f in ("requests", "bytes", "ms")]
     targets += ["http_tile_kixd_vs_nginx", "http_bundle_kixd_vs_nginx",
                 "http_object_kixd_vs_nginx", "audit_http_vs_rpc", "mirror_http_vs_rpc"]
     # the log was synced whole, both ways; a cold kix show fetched something
     assert d["sync"]["entries"] >= d["append"]["entries"], d["sync"]
     assert d["verify"]["show_cold_bytes"] > d["verify"]["show_cold_requests"] > 1, d["verify"]
+    # the disk cache: a warm reader, and one back after the log grew, fetch less than a cold one
+    for c in ("show", "verify_citation"):
+        for w in ("warm", "grown"):
+            for f in ("requests", "bytes"):
+                assert d["verify"]["%s_%s_%s" % (c, w, f)] < d["verify"]["%s_cold_%s" % (c, f)], d["verify"]
 else:
     assert "http" not in d, "no nginx, yet HTTP figures"
     assert "sync" not in d and "verify" not in d, "no nginx, yet figures from it"

@@ -85,6 +85,8 @@ fresh_liar() {
   rm -rf "$WORK/liar" && cp -a "$WORK/exp" "$WORK/liar"
   rm -rf "$WORK/s-liar" && cp -a "$WORK/s-tls" "$WORK/s-liar"
   export KIX_STATE_DIR="$WORK/s-liar"
+  # an empty disk cache: the lie is read (a warm cache's: test_http_cache.sh)
+  rm -rf "$WORK/c-liar" && export KIX_CACHE_DIR="$WORK/c-liar"
 }
 PUB=$(json_get "$WORK/show-rpc.json" '[e["index"] for e in d["entries"] if e["type"] == "publication"][0]')
 fresh_liar
@@ -231,6 +233,7 @@ export KIX_STATE_DIR="$WORK/s-query"
 fresh_liar
 export KIX_STATE_DIR="$WORK/s-query"
 "$KIX" group "${L[@]}" "$GRP" >/dev/null || fail "kix group from the honest copy behind nginx"
+rm -rf "$KIX_CACHE_DIR" # the pages it kept: the lie below is to be read
 python3 - "$WORK/liar" "${GRP#sha256:}" <<'PY'
 import glob, sys
 pages = glob.glob(sys.argv[1] + "/index/value/group/" + sys.argv[2] + "/*")

@@ -7,7 +7,7 @@
  * (bench_load.c); an audit and a mirror catch-up from nginx over HTTP
  * against the same from kixd over msgpack; the requests, bytes and time of
  * `kix show` and `kix verify-citation` of one run over HTTP with an empty
- * and a warm client state; and the export's size and time at the scale
+ * and a warm client state and disk cache; and the export's size and time at the scale
  * log (bench_export_scale).
  */
 #define _XOPEN_SOURCE 700 /* nftw */
@@ -253,32 +253,120 @@ static void sync_figs(const char *work, const char *rpc, const char *http, const
     }
 }
 
-/* kix (the CLI) with KIX_STATE_DIR=state; its output into out; seconds. */
+/* kix (the CLI) with KIX_STATE_DIR=state and KIX_CACHE_DIR=state/cache
+ * (its disk cache of what it read over HTTP); its output into out; seconds. */
 static double kix_timed(char *const argv[], const char *state, const char *out)
 {
+    char cache[PATH_MAX];
     double t0;
     int rc;
 
     unlink(out);
+    bench_path(cache, sizeof(cache), "%s/cache", state);
     setenv("KIX_STATE_DIR", state, 1);
+    setenv("KIX_CACHE_DIR", cache, 1);
     t0 = bench_now();
     rc = bench_run(argv, out);
     t0 = bench_now() - t0;
     unsetenv("KIX_STATE_DIR");
+    unsetenv("KIX_CACHE_DIR");
     if (rc != 0)
         bench_die("http: %s %s failed (see %s)", argv[0], argv[1], out);
     return t0;
 }
 
-/* `kix show` and `kix verify-citation` of one run against nginx serving
- * the export, first with an empty client state, then with the state the
- * first left (its pinned checkpoint): "verify.*", requests and body bytes
- * from nginx's access log. */
-static void verify_figs(const char *bin, const char *work, const char *export, const char *run,
-                        const char *vkey, int workers, struct bench_report *rep)
+/* Appends n publications of a new publisher (registered by the admin key
+ * the append run left beside the store) to the store, then exports it
+ * again into export: the log a warm reader comes back to. */
+#define GROW 100
+static void grow_log(const char *bin, const char *work, const char *store, const char *export,
+                     long n)
 {
+    char path[PATH_MAX], log[PATH_MAX], kixd[PATH_MAX];
+    struct kix_signer *admin = NULL;
+    struct kix_client *c = NULL;
+    struct bench_workload w;
+    struct kix_buf env = KIX_BUF_INIT;
+    struct bench_item *items = calloc((size_t)n, sizeof(*items));
+    struct kix_bundle *b = calloc((size_t)n, sizeof(*b));
+    struct kix_submit_result *res = calloc((size_t)n, sizeof(*res));
+    struct kix_bytes *objs = calloc((size_t)n + BENCH_NSHARED, sizeof(*objs));
+    struct kix_err err = {0};
+    int rc;
+
+    memset(&w, 0, sizeof(w));
+    bench_path(path, sizeof(path), "%s/admin.key", work);
+    if (!items || !b || !res || !objs)
+        bench_die("out of memory");
+    rc = kix_keyfile_read(path, &admin, &err);
+    if (rc == KIX_OK)
+        rc = bench_workload_init(&w, "grown", &err);
+    if (rc == KIX_OK)
+        rc = bench_workload_key_entry(&w, admin, &env, &err);
+    if (rc == KIX_OK)
+        rc = bench_workload_make(&w, 0, items, n, bench_cpus(), &err);
+    if (rc == KIX_OK)
+        rc = kix_client_open_store(store, &c, &err);
+    if (rc == KIX_OK) { /* the key first, then every publication in one commit */
+        b[0].envelope = kix_buf_bytes(&env);
+        rc = kix_client_submit(c, b, 1, res, &err);
+        if (rc == KIX_OK && res[0].code)
+            rc = kix_err_set(&err, res[0].code, "%s", res[0].message);
+        kix_submit_result_release(&res[0]);
+    }
+    /* publication 0 carries its manifest and the shared objects the others
+     * reference (objs[0..NSHARED]); publication i its manifest, objs[NSHARED + i] */
+    for (int i = 0; i < BENCH_NSHARED; i++)
+        objs[1 + i] = kix_buf_bytes(&w.shared[i]);
+    for (long i = 0; i < n; i++) {
+        long at = i ? BENCH_NSHARED + i : 0;
+        objs[at] = kix_buf_bytes(&items[i].manifest);
+        b[i].envelope = kix_buf_bytes(&items[i].env);
+        b[i].objects = &objs[at];
+        b[i].nobjects = i ? 1 : 1 + BENCH_NSHARED;
+    }
+    if (rc == KIX_OK)
+        rc = kix_client_submit(c, b, (size_t)n, res, &err);
+    for (long i = 0; i < n; i++) {
+        if (rc == KIX_OK && res[i].code)
+            rc = kix_err_set(&err, res[i].code, "publication %ld: %s", i, res[i].message);
+        kix_submit_result_release(&res[i]);
+    }
+    kix_client_close(c);
+    if (rc)
+        bench_die("http: growing the log: %s", err.msg);
+    bench_path(kixd, sizeof(kixd), "%s/kixd", bin);
+    bench_path(log, sizeof(log), "%s/kixd-grow.log", work);
+    {
+        char *argv[] = {kixd, "export", "--store", (char *)store, (char *)export, NULL};
+        if (bench_run(argv, log) != 0)
+            bench_die("kixd export of the grown log failed (see %s)", log);
+    }
+    bench_items_release(items, n);
+    bench_workload_release(&w);
+    kix_signer_free(admin);
+    kix_buf_release(&env);
+    free(items);
+    free(b);
+    free(res);
+    free(objs);
+}
+
+/* `kix show` and `kix verify-citation` of one run against nginx serving
+ * the export, first with an empty client state and disk cache, then with
+ * the state and cache the first left (its pinned checkpoint; the full
+ * tiles, bundles, objects and index files it verified), then with those
+ * after the log grew by GROW publications (exported again):
+ * "verify.<cmd>_{cold,warm,grown}_*", requests and body bytes from nginx's
+ * access log. */
+static void verify_figs(const char *bin, const char *work, const char *store, const char *export,
+                        const char *run, const char *vkey, int workers, struct bench_report *rep)
+{
+    static const char *const phase[] = {"cold", "warm", "grown"};
+    static const char *const said[] = {"empty state and cache", "warm state and cache",
+                                       "warm, after the log grew by 100"};
     char kix[PATH_MAX], url[64], state[PATH_MAX], access[PATH_MAX], out[PATH_MAX], cite[PATH_MAX];
-    char key[64];
+    char key[64], label[96];
     double r0, b0, r1, b1, secs;
     int port;
     pid_t pid;
@@ -298,28 +386,28 @@ static void verify_figs(const char *bin, const char *work, const char *export, c
         bench_path(state, sizeof(state), "%s/state-cite", work);
         kix_timed(argv, state, cite);
     }
-    for (int k = 0; k < 2; k++) {
-        const char *cmd = k ? "verify_citation" : "show";
-        char *show[] = {kix, "show",      (char *)run,  "--json", "--server",
-                        url, "--log-key", (char *)vkey, NULL};
-        char *check[] = {kix, "verify-citation", cite,         "--server",
-                         url, "--log-key",       (char *)vkey, NULL};
-        bench_path(state, sizeof(state), "%s/state-%s", work, cmd);
-        for (int warm = 0; warm < 2; warm++) {
+    for (int p = 0; p < 3; p++) {
+        if (p == 2)
+            grow_log(bin, work, store, export, GROW);
+        for (int k = 0; k < 2; k++) {
+            const char *cmd = k ? "verify_citation" : "show";
+            char *show[] = {kix, "show",      (char *)run,  "--json", "--server",
+                            url, "--log-key", (char *)vkey, NULL};
+            char *check[] = {kix, "verify-citation", cite,         "--server",
+                             url, "--log-key",       (char *)vkey, NULL};
+            bench_path(state, sizeof(state), "%s/state-%s", work, cmd);
             access_totals(access, &r0, &b0);
             secs = kix_timed(k ? check : show, state, out);
             /* nginx writes its access log line after the answer: let it */
             usleep(100000);
             access_totals(access, &r1, &b1);
-            snprintf(key, sizeof(key), "verify.%s_%s_requests", cmd, warm ? "warm" : "cold");
-            bench_fig(rep, key, r1 - r0, "",
-                      k ? (warm ? "kix verify-citation, warm state: requests"
-                                : "kix verify-citation, empty state: requests")
-                        : (warm ? "kix show RUN over HTTP, warm state: requests"
-                                : "kix show RUN over HTTP, empty state: requests"));
-            snprintf(key, sizeof(key), "verify.%s_%s_bytes", cmd, warm ? "warm" : "cold");
+            snprintf(key, sizeof(key), "verify.%s_%s_requests", cmd, phase[p]);
+            snprintf(label, sizeof(label), "%s, %s: requests",
+                     k ? "kix verify-citation" : "kix show RUN over HTTP", said[p]);
+            bench_fig(rep, key, r1 - r0, "", label);
+            snprintf(key, sizeof(key), "verify.%s_%s_bytes", cmd, phase[p]);
             bench_fig(rep, key, b1 - b0, "bytes", "  body bytes fetched");
-            snprintf(key, sizeof(key), "verify.%s_%s_ms", cmd, warm ? "warm" : "cold");
+            snprintf(key, sizeof(key), "verify.%s_%s_ms", cmd, phase[p]);
             bench_fig(rep, key, secs * 1e3, "ms", "  time (the kix process, start to end)");
         }
     }
@@ -463,8 +551,8 @@ int bench_http(const char *bin, const char *work, double seconds, int quick, int
     bench_stop(npid);
     bench_stop(kpid);
 
-    bench_say("http: kix show and kix verify-citation of %s, empty and warm state", run);
-    verify_figs(bin, work, export, run, vkey, 1, rep);
+    bench_say("http: kix show and kix verify-citation of %s, empty and warm state and cache", run);
+    verify_figs(bin, work, store, export, run, vkey, 1, rep);
     return 1;
 }
 

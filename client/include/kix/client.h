@@ -146,6 +146,17 @@ int kix_client_submit(struct kix_client *c, const struct kix_bundle *bundles, si
 int kix_client_query(struct kix_client *c, const struct kix_query *q, kix_query_fn fn, void *ctx,
                      uint64_t *matched, struct kix_err *err) KIX_MUST_CHECK;
 
+/* Tells the source that cp, a checkpoint of the log of key, is verified
+ * (signature, witnesses, consistency with the one remembered): an HTTP
+ * source then keeps the immutable files it reads of that log on disk
+ * (cache_root, NULL: $KIX_CACHE_DIR, else $XDG_CACHE_HOME/kix, else
+ * ~/.cache/kix; client/lib/http_cache.h) and reads back what it kept,
+ * each file checked against its name or cp's tree. Call it after each
+ * checkpoint verified (the largest counts); other sources ignore it. */
+int kix_client_cache_verified(struct kix_client *c, const char *cache_root,
+                              const struct kix_verifier *key, const struct kix_checkpoint *cp,
+                              struct kix_err *err) KIX_MUST_CHECK;
+
 /* Hands a witness cosignature to a kixd (method add_cosignature):
  * `checkpoint` is the signed note cosigned, `line` the cosignature line
  * (kix_cosign). The server checks it against the witness keys it accepts.

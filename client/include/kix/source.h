@@ -126,6 +126,13 @@ struct kix_source_ops {
                   struct kix_submit_result *results, struct kix_err *err);
     int (*add_cosignature)(struct kix_source *s, const char *checkpoint, size_t len,
                            const char *line, size_t line_len, struct kix_err *err);
+    /* The client verified cp, a checkpoint of the log of key: the source
+     * may from now on keep what it reads of that log, and read back what
+     * it kept, when it is part of cp's tree (the HTTP source's disk cache
+     * under cache_root, NULL its default; source_http_cache.c). NULL:
+     * nothing is kept. */
+    int (*verified)(struct kix_source *s, const char *cache_root, const struct kix_verifier *key,
+                    const struct kix_checkpoint *cp, struct kix_err *err);
 };
 
 struct kix_source {

@@ -20,6 +20,10 @@
 #include "kix/client.h"
 #include "kix/note.h"
 
+/* A log's one directory name, <origin>+<key hash as 8 hex digits> (a '/'
+ * of the origin read as '_'), shared by its state directory and the HTTP
+ * source's cache: KIX_EINVAL when it does not fit cap. */
+int kix_trust_log_name(const struct kix_verifier *key, char *out, size_t cap);
 /* The state directory of a log (created on demand). */
 int kix_trust_dir(const struct kix_verifier *key, char *out, size_t cap,
                   struct kix_err *err) KIX_MUST_CHECK;
