@@ -24,6 +24,7 @@
 #include "fd_limit.h"
 #include "follow.h"
 #include "http.h"
+#include "http_bundles.h"
 #include "kix/addr.h"
 #include "kix/rpc.h"
 #include "kix/version.h"
@@ -559,7 +560,6 @@ static void worker_release(struct kixd_worker *w)
             kixd_log(KIXD_WARN, "worker %u: loop did not close cleanly", w->id);
     }
     kix_buf_release(&w->scratch);
-    kixd_http_cache_free(w);
     pthread_mutex_destroy(&w->mu);
 }
 
@@ -752,6 +752,8 @@ int kixd_server_run(const struct kixd_config *cfg)
         kix_err_wrap(&err, "cannot open the log");
         goto out;
     }
+    if (cfg->nhttp)
+        kixd_bundles_prepare(&srv); /* the store is ours now (locked) */
     if (kix_log_read_begin(srv.log, &r) == KIX_OK) {
         size = kix_log_reader_size(r);
         kix_log_read_end(r);
