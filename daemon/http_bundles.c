@@ -54,6 +54,8 @@ static int store_file(struct kixd_worker *w, const char *path, uint64_t index,
     snprintf(tmp, sizeof(tmp), "%s/" TMP_PREFIX "%u.%llu", w->srv->bundle_dir, w->id,
              (unsigned long long)index);
     fd = open(tmp, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0644);
+    if (fd < 0 && errno == ENOENT && mkdir(w->srv->bundle_dir, 0755) == 0) /* deleted meanwhile */
+        fd = open(tmp, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0644);
     if (fd < 0)
         return -1;
     while (done < bytes->len) {

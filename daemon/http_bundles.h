@@ -10,9 +10,9 @@
  * its name, and the temporary files a crash left are removed when kixd
  * starts (kixd_bundles_prepare). The directory is a cache: nothing else
  * reads it (kixd backup, check, mirrors and promote ignore it), it can be
- * deleted at any time (a missing file is assembled again), and it grows at
- * most to the log's leaves plus 2 bytes each (the full bundles that were
- * asked for). Like the LMDB files beside it, the store directory is
+ * deleted at any time (a missing file, or directory, is made again), and
+ * it grows at most to the log's leaves plus 2 bytes each (the full
+ * bundles that were asked for). Like the LMDB files beside it, the store directory is
  * trusted: a file damaged by hand is served as it is (delete it).
  *
  * When the directory cannot be used (not writable, disk full, no file

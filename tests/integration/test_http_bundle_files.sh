@@ -4,10 +4,10 @@
 # assembled the first time and read from the file after; answers stay in
 # request order and whole when pipelined with tiles, 404s, HEADs and 304s
 # to a reader too slow for the socket to take a bundle at once; a reader
-# that leaves mid-body does not hurt kixd; a file removed or emptied is
-# written again, a crash's temporary file is removed at start, a store
-# where the directory cannot be made still serves every bundle, and kixd
-# backup and check ignore the directory.
+# that leaves mid-body does not hurt kixd; a file removed or emptied, or
+# the directory, is made again, a crash's temporary file is removed at
+# start, a store where the directory cannot be made still serves every
+# bundle, and kixd backup and check ignore the directory.
 source "$(dirname "$0")/lib.sh"
 source "$(dirname "$0")/mirror_lib.sh"
 
@@ -167,7 +167,10 @@ rm "$WORK/o/bundles/1"
 get_all "a file removed, one emptied"
 cmp -s "$WORK/o/bundles/1" "$WORK/exp/tile/entries/001" || fail "the removed file is not written again"
 cmp -s "$WORK/o/bundles/2" "$WORK/exp/tile/entries/002" || fail "the emptied file is not written again"
-pass "a removed or empty bundle file is assembled and written again"
+rm -r "$WORK/o/bundles"
+get_all "the directory removed"
+[ "$(ls "$WORK/o/bundles" | sort | tr '\n' ' ')" = "0 1 2 3 " ] || fail "the removed directory is not made again"
+pass "a removed or empty bundle file, or the whole directory, is made again"
 
 # ---- a crash's temporary file; a store where the directory cannot be made -------------------------
 stop o
