@@ -6,11 +6,13 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include "diag.h"
+#include "kix/merkle.h"
 #include "kix/tlog_tiles.h"
 
 #define TMP_PREFIX "tmp."
@@ -82,6 +84,79 @@ fail:
     return -1;
 }
 
+void kixd_bundles_free(struct kixd_worker *w)
+{
+    free(w->bundle_checked);
+    w->bundle_checked = NULL;
+    w->bundle_checked_len = 0;
+}
+
+static int checked(const struct kixd_worker *w, uint64_t index)
+{
+    return index / 8 < w->bundle_checked_len && (w->bundle_checked[index / 8] >> (index % 8)) & 1;
+}
+
+/* Remembers that bundle index's file was checked (forgotten when out of
+ * memory: checked again). */
+static void set_checked(struct kixd_worker *w, uint64_t index)
+{
+    if (index / 8 >= w->bundle_checked_len) {
+        size_t len = (size_t)(index / 8) * 2 + 64;
+        uint8_t *b = realloc(w->bundle_checked, len);
+        if (!b)
+            return;
+        memset(b + w->bundle_checked_len, 0, len - w->bundle_checked_len);
+        w->bundle_checked = b;
+        w->bundle_checked_len = len;
+    }
+    w->bundle_checked[index / 8] |= (uint8_t)(1u << (index % 8));
+}
+
+/* 1 when file fd (size bytes) is bundle `index` of r's log: 256 entries,
+ * each a 2-byte length and a leaf whose hash is the level-0 tile's; read
+ * into `bytes` (emptied after). 0 for anything else, an I/O error too. */
+static int file_is_bundle(struct kix_log_reader *r, uint64_t index, int fd, uint64_t size,
+                          struct kix_buf *bytes)
+{
+    struct kix_buf tile = KIX_BUF_INIT;
+    struct kix_err err = {0};
+    size_t off = 0;
+    int ok = 0;
+
+    kix_buf_reset(bytes);
+    if (size > (uint64_t)KIX_TLOG_WIDTH * (2 + 0xffff) || kix_buf_grow(bytes, (size_t)size) ||
+        kix_log_reader_tlog_tile(r, 0, index, KIX_TLOG_WIDTH, &tile, &err) != KIX_OK)
+        goto out;
+    while (bytes->len < size) {
+        ssize_t n =
+            pread(fd, bytes->ptr + bytes->len, (size_t)size - bytes->len, (off_t)bytes->len);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0)
+            goto out;
+        bytes->len += (size_t)n;
+    }
+    for (unsigned i = 0; i < KIX_TLOG_WIDTH; i++) {
+        struct kix_hash h;
+        size_t len;
+        if (bytes->len - off < 2)
+            goto out;
+        len = (size_t)bytes->ptr[off] << 8 | bytes->ptr[off + 1];
+        off += 2;
+        if (bytes->len - off < len)
+            goto out;
+        kix_merkle_leaf_hash(bytes->ptr + off, len, &h);
+        if (memcmp(h.b, tile.ptr + (size_t)i * KIX_HASH_LEN, KIX_HASH_LEN) != 0)
+            goto out;
+        off += len;
+    }
+    ok = off == bytes->len;
+out:
+    kix_buf_reset(bytes);
+    kix_buf_release(&tile);
+    return ok;
+}
+
 int kixd_bundle_open(struct kixd_worker *w, struct kix_log_reader *r, uint64_t index, int *fd,
                      uint64_t *size, struct kix_buf *built, struct kix_err *err)
 {
@@ -95,14 +170,20 @@ int kixd_bundle_open(struct kixd_worker *w, struct kix_log_reader *r, uint64_t i
     if (dir[0]) {
         snprintf(path, sizeof(path), "%s/%llu", dir, (unsigned long long)index);
         *fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
-        /* an empty file is never one kixd wrote (a bundle has 256 entries
-         * of 2 bytes or more): assembled again */
-        if (*fd >= 0 && fstat(*fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0) {
+        /* a file is checked against the log once per worker and run: one
+         * left by another log (a store restored over this one) or damaged
+         * is written again */
+        if (*fd >= 0 && fstat(*fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0 &&
+            (checked(w, index) || file_is_bundle(r, index, *fd, (uint64_t)st.st_size, built))) {
+            set_checked(w, index);
             *size = (uint64_t)st.st_size;
             return KIX_OK;
         }
-        if (*fd >= 0)
+        if (*fd >= 0) {
+            kixd_log(KIXD_WARN, "%s is not entry bundle %llu of this log: written again", path,
+                     (unsigned long long)index);
             close(*fd);
+        }
         *fd = -1;
     }
     rc = kix_log_reader_tlog_bundle(r, index, KIX_TLOG_WIDTH, built, err);
@@ -110,6 +191,7 @@ int kixd_bundle_open(struct kixd_worker *w, struct kix_log_reader *r, uint64_t i
         return rc;
     *fd = store_file(w, path, index, built);
     if (*fd >= 0) {
+        set_checked(w, index);
         *size = built->len;
         return KIX_OK;
     }

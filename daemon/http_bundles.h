@@ -12,8 +12,12 @@
  * reads it (kixd backup, check, mirrors and promote ignore it), it can be
  * deleted at any time (a missing file, or directory, is made again), and
  * it grows at most to the log's leaves plus 2 bytes each (the full
- * bundles that were asked for). Like the LMDB files beside it, the store directory is
- * trusted: a file damaged by hand is served as it is (delete it).
+ * bundles that were asked for). Each worker checks a file against the
+ * log's level-0 tile the first time it opens it in a run (its entries'
+ * hashes, a bitmap of the bundles checked): a file left by another log (a
+ * store restored over this one) or damaged is written again. Changed
+ * after that check, while kixd runs, it is served as it is, as a changed
+ * data.mdb would be: the store directory is trusted.
  *
  * When the directory cannot be used (not writable, disk full, no file
  * descriptor left) a bundle is assembled in memory, each time, as a
@@ -34,6 +38,9 @@
  * temporary files a crash left in it. Sets srv->bundle_dir, left empty
  * (bundles assembled each time) when the directory cannot be made. */
 void kixd_bundles_prepare(struct kixd_server *srv);
+
+/* Frees what the worker remembers of the files checked (worker teardown). */
+void kixd_bundles_free(struct kixd_worker *w);
 
 /* The full bundle `index` (the caller checked it is full at r's size): its
  * file, written first from r's leaves when missing, open for reading in

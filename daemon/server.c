@@ -560,6 +560,7 @@ static void worker_release(struct kixd_worker *w)
             kixd_log(KIXD_WARN, "worker %u: loop did not close cleanly", w->id);
     }
     kix_buf_release(&w->scratch);
+    kixd_bundles_free(w);
     pthread_mutex_destroy(&w->mu);
 }
 

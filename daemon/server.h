@@ -114,6 +114,8 @@ struct kixd_worker {
     struct kix_log_reader *reader; /* the snapshot of the current callback */
     struct kix_buf scratch;        /* receipts and such, reused */
     int bundle_warned;             /* said that a bundle file cannot be written (http_bundles.c) */
+    uint8_t *bundle_checked;       /* bitmap: the bundle files checked (http_bundles.c) */
+    size_t bundle_checked_len;     /* its bytes */
     uint64_t rejected;             /* connections refused since the last log line */
     uint64_t rejected_logged_at;
 };

@@ -5,7 +5,8 @@
 # request order and whole when pipelined with tiles, 404s, HEADs and 304s
 # to a reader too slow for the socket to take a bundle at once; a reader
 # that leaves mid-body does not hurt kixd; a file removed or emptied, or
-# the directory, is made again, a crash's temporary file is removed at
+# the directory, is made again, and so is one damaged or another log's
+# (checked once per worker and run); a crash's temporary file is removed at
 # start, a store where the directory cannot be made still serves every
 # bundle, and kixd backup and check ignore the directory.
 source "$(dirname "$0")/lib.sh"
@@ -172,12 +173,28 @@ get_all "the directory removed"
 [ "$(ls "$WORK/o/bundles" | sort | tr '\n' ' ')" = "0 1 2 3 " ] || fail "the removed directory is not made again"
 pass "a removed or empty bundle file, or the whole directory, is made again"
 
-# ---- a crash's temporary file; a store where the directory cannot be made -------------------------
+# ---- files damaged or from another log; a crash's temporary file ---------------------------------
+# checked against the log's tile once per worker and run: a file of the
+# right length with one byte changed, or another bundle's file (as a store
+# restored over this one would leave), is written again
 stop o
 printf 'half a bundle' >"$WORK/o/bundles/tmp.0.3"
+python3 - "$WORK/o/bundles/1" <<'PY'
+import sys
+b = bytearray(open(sys.argv[1], "rb").read())
+b[len(b) // 2] ^= 1
+open(sys.argv[1], "wb").write(b)
+PY
+cp "$WORK/o/bundles/0" "$WORK/o/bundles/3"
 serve o --http "tcp://127.0.0.1:$HPORT"
 [ ! -e "$WORK/o/bundles/tmp.0.3" ] || fail "a crash's temporary file is left at start"
-get_all "after a restart"
+get_all "after a restart, files damaged"
+cmp -s "$WORK/o/bundles/1" "$WORK/exp/tile/entries/001" || fail "a damaged file is not written again"
+cmp -s "$WORK/o/bundles/3" "$WORK/exp/tile/entries/003" || fail "another bundle's file is not written again"
+grep -q "bundles/1 is not entry bundle 1 of this log" "$WORK/o.log" || fail "no warning about the damaged file"
+pass "damaged files and another bundle's file are written again; a crash's temporary file is removed at start"
+
+# ---- a store where the directory cannot be made ---------------------------------------------------
 stop o
 rm -r "$WORK/o/bundles"
 echo "not a directory" >"$WORK/o/bundles"
@@ -187,7 +204,7 @@ get_all "no directory"
 get_all "no directory, again"
 stop o
 rm "$WORK/o/bundles"
-pass "a crash's temporary file is removed at start; without the directory bundles are assembled each time"
+pass "without the directory, bundles are assembled each time"
 
 # ---- backup and check ignore the directory ------------------------------------------------------
 serve o --http "tcp://127.0.0.1:$HPORT"
