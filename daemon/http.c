@@ -3,6 +3,7 @@
 #include "http.h"
 
 #include <assert.h>
+#include <errno.h>
 #include <http_parser.h>
 #include <limits.h>
 #include <sodium.h>
@@ -10,7 +11,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/sendfile.h>
+#include <sys/socket.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "diag.h"
 #include "http_bundles.h"
@@ -70,15 +74,14 @@ struct kixd_http_conn {
     unsigned refs;
     uint64_t last_active, msg_since;
     int in_message, reading, closing, close_after, paused, counted;
-    int body_shared; /* answer_tagged leaves the body to send_shared */
+    int body_from_file; /* answer_tagged leaves the body to send_file */
     char peer[64];
 };
 
 struct hwreq {
     uv_write_t req;
     struct kixd_http_conn *c;
-    uint8_t *data;              /* owned (may be NULL) */
-    struct kixd_bundle *shared; /* a kept bundle sent after data (a reference), or NULL */
+    uint8_t *data; /* owned */
     size_t len;
 };
 
@@ -131,7 +134,6 @@ static void on_write(uv_write_t *req, int status)
     struct kixd_worker *w = c->w;
 
     c->queued -= r->len;
-    kixd_bundle_unref(r->shared);
     free(r->data);
     free(r);
     if (status < 0) {
@@ -148,37 +150,28 @@ static void on_write(uv_write_t *req, int status)
     kixd_worker_check_drained(w);
 }
 
-/* Queues one write of data (owned; may be empty) followed, when shared is
- * not NULL, by that kept bundle's bytes (a reference the write takes over). */
-static void queue_write(struct kixd_http_conn *c, uint8_t *data, size_t len,
-                        struct kixd_bundle *shared)
+/* Queues one write of data (owned). */
+static void queue_write(struct kixd_http_conn *c, uint8_t *data, size_t len)
 {
     struct hwreq *r = malloc(sizeof(*r));
-    uv_buf_t b[2];
-    unsigned n = 0;
+    uv_buf_t b = uv_buf_init((char *)data, (unsigned)len);
     int rc = UV_ENOMEM;
 
     if (r) {
         r->c = c;
         r->data = data;
-        r->shared = shared;
-        r->len = len + (shared ? shared->body.len : 0);
+        r->len = len;
         r->req.data = r;
-        if (len)
-            b[n++] = uv_buf_init((char *)data, (unsigned)len);
-        if (shared)
-            b[n++] = uv_buf_init((char *)shared->body.ptr, (unsigned)shared->body.len);
-        c->queued += r->len;
+        c->queued += len;
         c->refs++;
-        rc = uv_write(&r->req, (uv_stream_t *)&c->tcp, b, n, on_write);
+        rc = uv_write(&r->req, (uv_stream_t *)&c->tcp, &b, 1, on_write);
         if (rc) {
-            c->queued -= r->len;
+            c->queued -= len;
             c->refs--;
         }
     }
     if (rc) {
         const char *why = r ? uv_strerror(rc) : "out of memory queueing an answer";
-        kixd_bundle_unref(shared);
         free(data);
         free(r);
         hconn_close(c, why);
@@ -193,23 +186,85 @@ static void flush(struct kixd_http_conn *c)
     if (c->closing || len == 0)
         return;
     data = kix_buf_detach(&c->out, &len);
-    queue_write(c, data, len, NULL);
+    queue_write(c, data, len);
 }
 
-/* Sends what c->out holds (the answers before and the headers of this
- * one) and the kept bundle b's bytes from the cache itself, in one write
- * (a reference held until written), not copied. */
-static void send_shared(struct kixd_http_conn *c, struct kixd_bundle *b)
+/* Drops the first n bytes of c->out (sent). */
+static void out_consume(struct kixd_http_conn *c, size_t n)
 {
-    size_t len = c->out.len;
-    uint8_t *data = len ? kix_buf_detach(&c->out, &len) : NULL;
+    memmove(c->out.ptr, c->out.ptr + n, c->out.len - n);
+    c->out.len -= n;
+    c->out.ptr[c->out.len] = '\0';
+}
 
-    if (c->closing) {
-        free(data);
-        return;
+/* Appends bytes [off, size) of file fd to c->out; 0, or -1 (c closed). */
+static int out_add_file(struct kixd_http_conn *c, int fd, off_t off, uint64_t size)
+{
+    if (kix_buf_grow(&c->out, (size_t)(size - (uint64_t)off)) != KIX_OK) {
+        hconn_close(c, "out of memory answering");
+        return -1;
     }
-    b->refs++;
-    queue_write(c, data, len, b);
+    while ((uint64_t)off < size) {
+        ssize_t n = pread(fd, c->out.ptr + c->out.len, (size_t)(size - (uint64_t)off), off);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0) {
+            /* the answer promised `size` bytes: a short one must not look whole */
+            kixd_log(KIXD_WARN, "http %s: cannot read a bundle file: %s", c->peer,
+                     n == 0 ? "shorter than when opened" : strerror(errno));
+            hconn_close(c, "bundle file unreadable");
+            return -1;
+        }
+        c->out.len += (size_t)n;
+        off += n;
+    }
+    c->out.ptr[c->out.len] = '\0';
+    return 0;
+}
+
+/* Sends c->out (the answers before this one and its headers), then the
+ * `size` bytes of file fd. sendfile(2) writes to the socket itself, so it
+ * is used only while libuv holds nothing still to write (that must go
+ * first) and only as far as the socket takes the bytes at once; the rest
+ * (a slow reader, a full send buffer) is read into c->out and goes through
+ * libuv after what is queued, as any answer: the answers stay in order. */
+static void send_file(struct kixd_http_conn *c, int fd, uint64_t size)
+{
+    uv_os_fd_t sock;
+    off_t off = 0;
+
+    if (uv_stream_get_write_queue_size((uv_stream_t *)&c->tcp) == 0 &&
+        uv_fileno((uv_handle_t *)&c->tcp, &sock) == 0) {
+        while (c->out.len > 0) {
+            /* MSG_MORE: the headers leave with the body's first bytes */
+            ssize_t n = send(sock, c->out.ptr, c->out.len, MSG_MORE | MSG_NOSIGNAL);
+            if (n < 0 && errno == EINTR)
+                continue;
+            if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
+                break;
+            if (n < 0) {
+                hconn_close(c, strerror(errno));
+                return;
+            }
+            out_consume(c, (size_t)n);
+        }
+        while (c->out.len == 0 && (uint64_t)off < size) {
+            ssize_t n = sendfile(sock, fd, &off, (size_t)(size - (uint64_t)off));
+            if (n < 0 && errno == EINTR)
+                continue;
+            if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
+                break;
+            if (n <= 0) {
+                if (n == 0)
+                    kixd_log(KIXD_WARN, "http %s: a bundle file is shorter than when opened",
+                             c->peer);
+                hconn_close(c, n == 0 ? "bundle file unreadable" : strerror(errno));
+                return;
+            }
+        }
+    }
+    if ((uint64_t)off < size)
+        out_add_file(c, fd, off, size);
 }
 
 /* ---- answers ------------------------------------------------------------------------- */
@@ -334,8 +389,8 @@ static void answer_tagged(struct kixd_http_conn *c, int kind, unsigned code, con
     if ((rc = kix_buf_add(&c->out, (const uint8_t *)"\r\n", 2)))
         goto out;
     if (code == 304 || head)
-        c->body_shared = 0;
-    if (!head && code != 304 && len && !c->body_shared)
+        c->body_from_file = 0;
+    if (!head && code != 304 && len && !c->body_from_file)
         rc = kix_buf_add(&c->out, body, len);
 out:
     if (rc) {
@@ -343,8 +398,8 @@ out:
         return;
     }
     kixd_metrics_http_answer(c->w->srv, kind, code,
-                             c->out.len - before + (c->body_shared ? len : 0));
-    access_log(c, code, c->out.len - before + (c->body_shared ? len : 0));
+                             c->out.len - before + (c->body_from_file ? len : 0));
+    access_log(c, code, c->out.len - before + (c->body_from_file ? len : 0));
 }
 
 static void answer(struct kixd_http_conn *c, int kind, unsigned code, const char *type,
@@ -870,16 +925,24 @@ static void respond(struct kixd_http_conn *c, int head)
     }
     if (rc == KIX_OK && p.kind == KIX_TLOG_ENTRIES && p.width == KIX_TLOG_WIDTH &&
         kix_tlog_tile_width(kix_log_reader_size(r), 0, p.index) == KIX_TLOG_WIDTH) {
-        struct kixd_bundle *b = kixd_bundle_get(w, r, p.index, &rc, &err);
-        if (b) {
-            /* the headers, then the kept bytes themselves */
-            c->body_shared = 1; /* answer_tagged clears it when it sends no body */
-            answer_tagged(c, kind, 200, "application/octet-stream", IMMUTABLE, b->body.ptr,
-                          b->body.len, head, tag);
-            if (c->body_shared && !c->closing)
-                send_shared(c, b);
-            c->body_shared = 0;
-            kixd_bundle_unref(b);
+        uint64_t size;
+        int fd;
+        kix_buf_reset(&w->scratch);
+        rc = kixd_bundle_open(w, r, p.index, &fd, &size, &w->scratch, &err);
+        if (rc == KIX_OK && fd >= 0) {
+            /* the headers, then the file's bytes */
+            c->body_from_file = 1; /* answer_tagged clears it when it sends no body */
+            answer_tagged(c, kind, 200, "application/octet-stream", IMMUTABLE, NULL, (size_t)size,
+                          head, tag);
+            if (c->body_from_file && !c->closing)
+                send_file(c, fd, size);
+            c->body_from_file = 0;
+            close(fd);
+            return;
+        }
+        if (rc == KIX_OK) { /* not kept as a file: assembled in scratch */
+            answer_tagged(c, kind, 200, "application/octet-stream", IMMUTABLE, w->scratch.ptr,
+                          w->scratch.len, head, tag);
             return;
         }
     }

@@ -18,8 +18,9 @@
  * Answers come from one read snapshot per request. Full tiles and entry
  * bundles are immutable (Cache-Control: public, max-age=31536000,
  * immutable); the checkpoint and partial ones are cached for 5 seconds.
- * A full bundle is assembled from its leaves once and then sent from the
- * worker's memory (http_bundles.h); partial ones are read each time.
+ * A full bundle is assembled from its leaves once, kept as a file in the
+ * store and sent from it with sendfile(2) (http_bundles.h); partial ones
+ * are assembled each time.
  * Pages are rendered on the thread pool; one rendered in the last second
  * at the log's current size is answered from memory (http_pages_cache.h).
  * Every 200 carries a strong ETag (BLAKE2b-128 of the body) and
@@ -38,7 +39,5 @@ void kixd_http_accept(struct kixd_worker *w, uv_stream_t *server);
 void kixd_http_sweep(struct kixd_worker *w);
 /* Loop thread, stopping: closes every HTTP connection not writing. */
 void kixd_http_stop_all(struct kixd_worker *w);
-/* Frees the worker's cache of full entry bundles (worker teardown). */
-void kixd_http_cache_free(struct kixd_worker *w);
 
 #endif

@@ -1,86 +1,204 @@
-/* daemon/http_bundles.c — the worker's cache of full entry bundles
+/* daemon/http_bundles.c — full entry bundles as files in the store
  * (http_bundles.h). */
 #include "http_bundles.h"
 
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
-#include "http.h"
+#include "diag.h"
+#include "kix/merkle.h"
 #include "kix/tlog_tiles.h"
 
-#define MAX_BUNDLES 512 /* slots; the byte budget is what bounds it */
+#define TMP_PREFIX "tmp."
 
-struct kixd_bundle_cache {
-    struct kixd_bundle *slot[MAX_BUNDLES];
-    size_t n, bytes;
-    uint64_t clock;
-};
-
-void kixd_bundle_unref(struct kixd_bundle *b)
+void kixd_bundles_prepare(struct kixd_server *srv)
 {
-    if (b && --b->refs == 0) {
-        kix_buf_release(&b->body);
-        free(b);
-    }
-}
+    char *dir = srv->bundle_dir;
+    struct dirent *e;
+    DIR *d;
 
-void kixd_http_cache_free(struct kixd_worker *w)
-{
-    if (!w->bundles)
+    if ((size_t)snprintf(dir, sizeof(srv->bundle_dir), "%s/" KIXD_BUNDLE_DIR, srv->cfg->store) >=
+        sizeof(srv->bundle_dir)) {
+        dir[0] = '\0';
         return;
-    for (size_t i = 0; i < w->bundles->n; i++)
-        kixd_bundle_unref(w->bundles->slot[i]);
-    free(w->bundles);
-    w->bundles = NULL;
-}
-
-static void evict_one(struct kixd_bundle_cache *c)
-{
-    size_t victim = 0;
-
-    for (size_t i = 1; i < c->n; i++)
-        if (c->slot[i]->used < c->slot[victim]->used)
-            victim = i;
-    c->bytes -= c->slot[victim]->body.len;
-    kixd_bundle_unref(c->slot[victim]);
-    c->slot[victim] = c->slot[--c->n];
-}
-
-struct kixd_bundle *kixd_bundle_get(struct kixd_worker *w, struct kix_log_reader *r, uint64_t index,
-                                    int *rc, struct kix_err *err)
-{
-    struct kixd_bundle_cache *c = w->bundles;
-    struct kixd_bundle *b;
-
-    if (!c && !(c = w->bundles = calloc(1, sizeof(*c)))) {
-        *rc = kix_err_set(err, KIX_ENOMEM, "out of memory");
-        return NULL;
     }
-    for (size_t i = 0; i < c->n; i++)
-        if (c->slot[i]->index == index) {
-            c->slot[i]->used = ++c->clock;
-            c->slot[i]->refs++;
-            return c->slot[i];
+    if ((mkdir(dir, 0755) != 0 && errno != EEXIST) || !(d = opendir(dir))) {
+        kixd_log(KIXD_WARN, "cannot use %s (%s): full entry bundles are assembled for each request",
+                 dir, strerror(errno));
+        dir[0] = '\0';
+        return;
+    }
+    /* only this kixd writes here (it holds the store's lock): a temporary
+     * file is a crash's */
+    while ((e = readdir(d)) != NULL)
+        if (strncmp(e->d_name, TMP_PREFIX, strlen(TMP_PREFIX)) == 0 &&
+            unlinkat(dirfd(d), e->d_name, 0) != 0)
+            kixd_log(KIXD_WARN, "cannot remove %s/%s: %s", dir, e->d_name, strerror(errno));
+    closedir(d);
+}
+
+/* Writes `bytes` as the file `path`, through a temporary name unique to
+ * the worker, durable before it is renamed; the file open for reading, or
+ * -1 with errno set. */
+static int store_file(struct kixd_worker *w, const char *path, uint64_t index,
+                      const struct kix_buf *bytes)
+{
+    char tmp[sizeof(w->srv->bundle_dir) + 64];
+    size_t done = 0;
+    int fd, saved;
+
+    snprintf(tmp, sizeof(tmp), "%s/" TMP_PREFIX "%u.%llu", w->srv->bundle_dir, w->id,
+             (unsigned long long)index);
+    fd = open(tmp, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0644);
+    if (fd < 0 && errno == ENOENT && mkdir(w->srv->bundle_dir, 0755) == 0) /* deleted meanwhile */
+        fd = open(tmp, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0644);
+    if (fd < 0)
+        return -1;
+    while (done < bytes->len) {
+        ssize_t n = write(fd, bytes->ptr + done, bytes->len - done);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0) {
+            if (n == 0)
+                errno = ENOSPC;
+            goto fail;
         }
-    b = calloc(1, sizeof(*b));
-    if (!b) {
-        *rc = kix_err_set(err, KIX_ENOMEM, "out of memory");
-        return NULL;
+        done += (size_t)n;
     }
-    b->refs = 1;
-    b->index = index;
-    kix_buf_init(&b->body);
-    *rc = kix_log_reader_tlog_bundle(r, index, KIX_TLOG_WIDTH, &b->body, err);
-    if (*rc) {
-        kixd_bundle_unref(b);
-        return NULL;
+    /* the bytes reach the disk before the name does: a power cut leaves no
+     * file, or the whole one, under `path` */
+    if (fdatasync(fd) != 0 || rename(tmp, path) != 0)
+        goto fail;
+    return fd;
+fail:
+    saved = errno;
+    close(fd);
+    unlink(tmp);
+    errno = saved;
+    return -1;
+}
+
+void kixd_bundles_free(struct kixd_worker *w)
+{
+    free(w->bundle_checked);
+    w->bundle_checked = NULL;
+    w->bundle_checked_len = 0;
+}
+
+static int checked(const struct kixd_worker *w, uint64_t index)
+{
+    return index / 8 < w->bundle_checked_len && (w->bundle_checked[index / 8] >> (index % 8)) & 1;
+}
+
+/* Remembers that bundle index's file was checked (forgotten when out of
+ * memory: checked again). */
+static void set_checked(struct kixd_worker *w, uint64_t index)
+{
+    if (index / 8 >= w->bundle_checked_len) {
+        size_t len = (size_t)(index / 8) * 2 + 64;
+        uint8_t *b = realloc(w->bundle_checked, len);
+        if (!b)
+            return;
+        memset(b + w->bundle_checked_len, 0, len - w->bundle_checked_len);
+        w->bundle_checked = b;
+        w->bundle_checked_len = len;
     }
-    if (b->body.len > KIXD_BUNDLE_CACHE_BYTES / 4)
-        return b; /* too big to keep: served once */
-    while (c->n > 0 && (c->n == MAX_BUNDLES || c->bytes + b->body.len > KIXD_BUNDLE_CACHE_BYTES))
-        evict_one(c);
-    b->used = ++c->clock;
-    b->refs++;
-    c->slot[c->n++] = b;
-    c->bytes += b->body.len;
-    return b;
+    w->bundle_checked[index / 8] |= (uint8_t)(1u << (index % 8));
+}
+
+/* 1 when file fd (size bytes) is bundle `index` of r's log: 256 entries,
+ * each a 2-byte length and a leaf whose hash is the level-0 tile's; read
+ * into `bytes` (emptied after). 0 for anything else, an I/O error too. */
+static int file_is_bundle(struct kix_log_reader *r, uint64_t index, int fd, uint64_t size,
+                          struct kix_buf *bytes)
+{
+    struct kix_buf tile = KIX_BUF_INIT;
+    struct kix_err err = {0};
+    size_t off = 0;
+    int ok = 0;
+
+    kix_buf_reset(bytes);
+    if (size > (uint64_t)KIX_TLOG_WIDTH * (2 + 0xffff) || kix_buf_grow(bytes, (size_t)size) ||
+        kix_log_reader_tlog_tile(r, 0, index, KIX_TLOG_WIDTH, &tile, &err) != KIX_OK)
+        goto out;
+    while (bytes->len < size) {
+        ssize_t n =
+            pread(fd, bytes->ptr + bytes->len, (size_t)size - bytes->len, (off_t)bytes->len);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0)
+            goto out;
+        bytes->len += (size_t)n;
+    }
+    for (unsigned i = 0; i < KIX_TLOG_WIDTH; i++) {
+        struct kix_hash h;
+        size_t len;
+        if (bytes->len - off < 2)
+            goto out;
+        len = (size_t)bytes->ptr[off] << 8 | bytes->ptr[off + 1];
+        off += 2;
+        if (bytes->len - off < len)
+            goto out;
+        kix_merkle_leaf_hash(bytes->ptr + off, len, &h);
+        if (memcmp(h.b, tile.ptr + (size_t)i * KIX_HASH_LEN, KIX_HASH_LEN) != 0)
+            goto out;
+        off += len;
+    }
+    ok = off == bytes->len;
+out:
+    kix_buf_reset(bytes);
+    kix_buf_release(&tile);
+    return ok;
+}
+
+int kixd_bundle_open(struct kixd_worker *w, struct kix_log_reader *r, uint64_t index, int *fd,
+                     uint64_t *size, struct kix_buf *built, struct kix_err *err)
+{
+    const char *dir = w->srv->bundle_dir;
+    char path[sizeof(w->srv->bundle_dir) + 32];
+    struct stat st;
+    int rc;
+
+    *fd = -1;
+    *size = 0;
+    if (dir[0]) {
+        snprintf(path, sizeof(path), "%s/%llu", dir, (unsigned long long)index);
+        *fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+        /* a file is checked against the log once per worker and run: one
+         * left by another log (a store restored over this one) or damaged
+         * is written again */
+        if (*fd >= 0 && fstat(*fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0 &&
+            (checked(w, index) || file_is_bundle(r, index, *fd, (uint64_t)st.st_size, built))) {
+            set_checked(w, index);
+            *size = (uint64_t)st.st_size;
+            return KIX_OK;
+        }
+        if (*fd >= 0) {
+            kixd_log(KIXD_WARN, "%s is not entry bundle %llu of this log: written again", path,
+                     (unsigned long long)index);
+            close(*fd);
+        }
+        *fd = -1;
+    }
+    rc = kix_log_reader_tlog_bundle(r, index, KIX_TLOG_WIDTH, built, err);
+    if (rc || !dir[0])
+        return rc;
+    *fd = store_file(w, path, index, built);
+    if (*fd >= 0) {
+        set_checked(w, index);
+        *size = built->len;
+        return KIX_OK;
+    }
+    kixd_log(w->bundle_warned ? KIXD_DEBUG : KIXD_WARN,
+             "cannot write %s (%s): full entry bundles are assembled in memory until it can be "
+             "written",
+             path, strerror(errno));
+    w->bundle_warned = 1;
+    return KIX_OK;
 }

@@ -24,6 +24,7 @@
 #include "fd_limit.h"
 #include "follow.h"
 #include "http.h"
+#include "http_bundles.h"
 #include "http_pages_cache.h"
 #include "kix/addr.h"
 #include "kix/rpc.h"
@@ -560,7 +561,7 @@ static void worker_release(struct kixd_worker *w)
             kixd_log(KIXD_WARN, "worker %u: loop did not close cleanly", w->id);
     }
     kix_buf_release(&w->scratch);
-    kixd_http_cache_free(w);
+    kixd_bundles_free(w);
     kixd_page_cache_free(w);
     pthread_mutex_destroy(&w->mu);
 }
@@ -754,6 +755,8 @@ int kixd_server_run(const struct kixd_config *cfg)
         kix_err_wrap(&err, "cannot open the log");
         goto out;
     }
+    if (cfg->nhttp)
+        kixd_bundles_prepare(&srv); /* the store is ours now (locked) */
     if (kix_log_read_begin(srv.log, &r) == KIX_OK) {
         size = kix_log_reader_size(r);
         kix_log_read_end(r);

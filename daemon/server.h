@@ -60,6 +60,7 @@ struct kixd_server {
     struct kixd_tlogw *tlogw;       /* tlog_witness.c: --witness-key, answers add-checkpoint */
     struct kixd_wclient *wclient;   /* witness_client.c: --http-witness, asks witnesses */
     struct kixd_replicas *replicas; /* replicas.c: mirrors' durable sizes (origin only) */
+    char bundle_dir[4200];          /* http_bundles.h: STORE/bundles, or "" (not kept) */
     /* --phase-stats: CPU time of the daemon's own append phases (the log
      * counts the rest, kix_log_phase_stats) */
     _Atomic uint64_t phase_receive_ns, phase_answer_ns;
@@ -110,11 +111,13 @@ struct kixd_worker {
     /* committed submits waiting for --ack-replicas mirrors (replicas.c) */
     struct kixd_submit *held_head, *held_tail;
     int draining, handles_closed, loop_ready, signals;
-    struct kix_log_reader *reader;     /* the snapshot of the current callback */
-    struct kix_buf scratch;            /* receipts and such, reused */
-    struct kixd_bundle_cache *bundles; /* full entry bundles served (http.c), or NULL */
-    struct kixd_page_cache *pages;     /* pages of the last second (http_pages_cache.h), or NULL */
-    uint64_t rejected;                 /* connections refused since the last log line */
+    struct kix_log_reader *reader; /* the snapshot of the current callback */
+    struct kix_buf scratch;        /* receipts and such, reused */
+    int bundle_warned;             /* said that a bundle file cannot be written (http_bundles.c) */
+    uint8_t *bundle_checked;       /* bitmap: the bundle files checked (http_bundles.c) */
+    size_t bundle_checked_len;     /* its bytes */
+    struct kixd_page_cache *pages; /* pages of the last second (http_pages_cache.h), or NULL */
+    uint64_t rejected;             /* connections refused since the last log line */
     uint64_t rejected_logged_at;
 };
 

@@ -89,8 +89,8 @@ h=$(hdr -H "If-None-Match: $etag" "$HTTP/tile/0/001")
 grep -q '^HTTP/1.1 304' <<<"$h" || fail "If-None-Match: $h"
 h=$(hdr "$HTTP/tile/entries/002.p/190")
 grep -qi '^cache-control: public, max-age=5$' <<<"$h" || fail "partial bundle headers: $h"
-# full bundles come from each worker's cache after their first read: the
-# same bytes as the export's, read after read, bundle after bundle (and HEAD
+# full bundles come from their files in the store after their first read
+# (daemon/http_bundles.h): the same bytes as the export's, read after read, bundle after bundle (and HEAD
 # and a revalidation agree)
 for round in 1 2 3; do
   for b in 000 001 000; do
@@ -100,7 +100,7 @@ for round in 1 2 3; do
 done
 h=$(curl -sI "$HTTP/tile/entries/001" | tr -d '\r')
 grep -qi "^content-length: $(stat -c %s "$WORK/exp/tile/entries/001")" <<<"$h" || fail "HEAD of a cached bundle: $h"
-# a kept bundle is sent from the cache itself, after the headers: pipelined
+# a kept bundle is sent from its file (sendfile), after the headers: pipelined
 # with tiles, partial bundles, HEADs and the checkpoint on one connection,
 # every answer is in order and each bundle is the export's file
 python3 - "$HPORT" "$WORK/exp" <<'PY' || fail "pipelined bundles"
@@ -132,9 +132,10 @@ for p in paths + ["checkpoint"]:
 assert data == b"", data[:100]
 PY
 # and kept bytes are the bytes a fresh kixd assembles from the leaves (its
-# first read of each)
+# first read of each, the files removed)
 for b in 000 001; do curl -sf "$HTTP/tile/entries/$b" -o "$WORK/kept-$b" || fail "GET tile/entries/$b"; done
 stop o
+rm -r "$WORK/o/bundles"
 serve o --http "tcp://127.0.0.1:$HPORT" --export "$WORK/exp"
 for b in 001 000; do
   curl -sf "$HTTP/tile/entries/$b" -o "$WORK/fresh-$b" || fail "GET tile/entries/$b after a restart"
