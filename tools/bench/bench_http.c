@@ -6,7 +6,7 @@
  * from each server at the same concurrency with the same client
  * (bench_load.c); an audit and a mirror catch-up from nginx over HTTP
  * against the same from kixd over msgpack; the requests, bytes and time of
- * `kix show` and `kix verify-citation` of one run over HTTP with an empty
+ * `kix show` and `kix verify-citation` of one run over HTTPS with an empty
  * and a warm client state and disk cache; and the export's size and time at the scale
  * log (bench_export_scale).
  */
@@ -77,13 +77,22 @@ static long http_requests(char (*reqs)[REQ_MAX], const char *what, uint64_t full
     return n;
 }
 
-/* access: a file that gets each answer's body bytes, one a line, or NULL */
+/* access: a file that gets each answer's body bytes, one a line, or NULL;
+ * tls: the PEM certificate and key nginx answers TLS with (tls[0] and
+ * tls[1]), or NULL for plain HTTP */
 static int write_nginx_conf(const char *path, const char *dir, const char *root, int port,
-                            int workers, const char *access)
+                            int workers, const char *access, const char *const *tls)
 {
+    char listen[PATH_MAX * 2 + 128];
     FILE *f = fopen(path, "w");
     if (!f)
         return -1;
+    if (tls)
+        snprintf(listen, sizeof(listen),
+                 "127.0.0.1:%d ssl;\n    ssl_certificate %s;\n    ssl_certificate_key %s", port,
+                 tls[0], tls[1]);
+    else
+        snprintf(listen, sizeof(listen), "127.0.0.1:%d", port);
     /* as tests/integration/tlog_lib.sh and README.md: immutable full tiles and bundles */
     fprintf(f,
             "daemon off;\n"
@@ -104,7 +113,7 @@ static int write_nginx_conf(const char *path, const char *dir, const char *root,
             "  scgi_temp_path %s/tmp;\n"
             "  default_type application/octet-stream;\n"
             "  server {\n"
-            "    listen 127.0.0.1:%d;\n"
+            "    listen %s;\n"
             "    root %s;\n"
             "    location = /checkpoint {\n"
             "      default_type \"text/plain; charset=utf-8\";\n"
@@ -116,7 +125,7 @@ static int write_nginx_conf(const char *path, const char *dir, const char *root,
             "}\n",
             /* as root, workers would run as nobody and not reach a 0700 scratch directory */
             geteuid() == 0 ? "user root;\n" : "", workers, dir, dir, access ? access : "off",
-            access ? " bytes" : "", dir, dir, dir, dir, dir, port, root);
+            access ? " bytes" : "", dir, dir, dir, dir, dir, listen, root);
     return fclose(f) == 0 ? 0 : -1;
 }
 
@@ -176,7 +185,7 @@ static long export_requests(char (*reqs)[REQ_MAX], const char *export, const cha
 }
 
 static pid_t start_nginx(const char *work, const char *name, const char *root, int workers,
-                         const char *access, int *port)
+                         const char *access, const char *const *tls, int *port)
 {
     char ndir[PATH_MAX], conf[PATH_MAX], tmp[PATH_MAX], log[PATH_MAX];
     pid_t pid;
@@ -188,7 +197,7 @@ static pid_t start_nginx(const char *work, const char *name, const char *root, i
     if (bench_mkdirs(tmp) != 0)
         bench_die("cannot create %s", tmp);
     *port = bench_free_port();
-    if (write_nginx_conf(conf, ndir, root, *port, workers, access) != 0)
+    if (write_nginx_conf(conf, ndir, root, *port, workers, access, tls) != 0)
         bench_die("cannot write %s", conf);
     {
         char *argv[] = {BENCH_NGINX, "-c", conf, "-p", ndir, NULL};
@@ -366,23 +375,53 @@ static void verify_figs(const char *bin, const char *work, const char *store, co
     static const char *const said[] = {"empty state and cache", "warm state and cache",
                                        "warm, after the log grew by 100"};
     char kix[PATH_MAX], url[64], state[PATH_MAX], access[PATH_MAX], out[PATH_MAX], cite[PATH_MAX];
-    char key[64], label[96];
+    char key[64], label[96], pem[PATH_MAX], tls_key[PATH_MAX], log[PATH_MAX];
+    const char *const tls[] = {pem, tls_key};
     double r0, b0, r1, b1, secs;
     int port;
     pid_t pid;
 
     bench_path(access, sizeof(access), "%s/nginx-verify/access.log", work);
-    pid = start_nginx(work, "nginx-verify", export, workers, access, &port);
+    /* over HTTPS, as a reader meets a copy: a certificate of a CA of our own */
+    bench_path(pem, sizeof(pem), "%s/tls.pem", work);
+    bench_path(tls_key, sizeof(tls_key), "%s/tls.key", work);
+    bench_path(log, sizeof(log), "%s/openssl.log", work);
+    {
+        char *argv[] = {"openssl",
+                        "req",
+                        "-x509",
+                        "-newkey",
+                        "ec",
+                        "-pkeyopt",
+                        "ec_paramgen_curve:prime256v1",
+                        "-nodes",
+                        "-days",
+                        "2",
+                        "-subj",
+                        "/CN=127.0.0.1",
+                        "-addext",
+                        "subjectAltName=IP:127.0.0.1",
+                        "-keyout",
+                        tls_key,
+                        "-out",
+                        pem,
+                        NULL};
+        if (bench_run(argv, log) != 0) {
+            bench_say("http: openssl req failed (see %s); skipping the HTTPS verification", log);
+            return;
+        }
+    }
+    pid = start_nginx(work, "nginx-verify", export, workers, access, tls, &port);
     if (pid < 0)
         return;
     bench_path(kix, sizeof(kix), "%s/kix", bin);
-    snprintf(url, sizeof(url), "http://127.0.0.1:%d/", port);
+    snprintf(url, sizeof(url), "https://127.0.0.1:%d/", port);
     bench_path(out, sizeof(out), "%s/kix-verify.out", work);
     bench_path(cite, sizeof(cite), "%s/citation.json", work);
     {
         /* the citation a reader holds (written with a state of its own) */
-        char *argv[] = {kix, "cite",      (char *)run,  "--json", "--server",
-                        url, "--log-key", (char *)vkey, NULL};
+        char *argv[] = {kix,         "cite",       (char *)run, "--json", "--server", url,
+                        "--log-key", (char *)vkey, "--cacert",  pem,      NULL};
         bench_path(state, sizeof(state), "%s/state-cite", work);
         kix_timed(argv, state, cite);
     }
@@ -391,10 +430,10 @@ static void verify_figs(const char *bin, const char *work, const char *store, co
             grow_log(bin, work, store, export, GROW);
         for (int k = 0; k < 2; k++) {
             const char *cmd = k ? "verify_citation" : "show";
-            char *show[] = {kix, "show",      (char *)run,  "--json", "--server",
-                            url, "--log-key", (char *)vkey, NULL};
-            char *check[] = {kix, "verify-citation", cite,         "--server",
-                             url, "--log-key",       (char *)vkey, NULL};
+            char *show[] = {kix,         "show",       (char *)run, "--json", "--server", url,
+                            "--log-key", (char *)vkey, "--cacert",  pem,      NULL};
+            char *check[] = {kix,         "verify-citation", cite,       "--server", url,
+                             "--log-key", (char *)vkey,      "--cacert", pem,        NULL};
             bench_path(state, sizeof(state), "%s/state-%s", work, cmd);
             access_totals(access, &r0, &b0);
             secs = kix_timed(k ? check : show, state, out);
@@ -403,7 +442,7 @@ static void verify_figs(const char *bin, const char *work, const char *store, co
             access_totals(access, &r1, &b1);
             snprintf(key, sizeof(key), "verify.%s_%s_requests", cmd, phase[p]);
             snprintf(label, sizeof(label), "%s, %s: requests",
-                     k ? "kix verify-citation" : "kix show RUN over HTTP", said[p]);
+                     k ? "kix verify-citation over HTTPS" : "kix show RUN over HTTPS", said[p]);
             bench_fig(rep, key, r1 - r0, "", label);
             snprintf(key, sizeof(key), "verify.%s_%s_bytes", cmd, phase[p]);
             bench_fig(rep, key, b1 - b0, "bytes", "  body bytes fetched");
@@ -515,7 +554,7 @@ int bench_http(const char *bin, const char *work, double seconds, int quick, int
         bench_die("http: the log has no full tile (%llu entries)", (unsigned long long)size);
     if (!(f = fopen(vkey, "w")) || fputs(info.log_key, f) < 0 || fclose(f) != 0)
         bench_die("cannot write %s", vkey);
-    npid = start_nginx(work, "nginx", export, workers, NULL, &nport);
+    npid = start_nginx(work, "nginx", export, workers, NULL, NULL, &nport);
     if (npid < 0) {
         bench_stop(kpid);
         return 0;
