@@ -1,5 +1,5 @@
-/* Internal to kix_web: what the page writers (pages.c, group_page.c)
- * share. */
+/* Internal to kix_web: what the page writers (pages.c, run_page.c,
+ * group_page.c) and the export (site_export.c) share. */
 #ifndef KIX_PAGES_INTERNAL_H
 #define KIX_PAGES_INTERNAL_H
 
@@ -9,5 +9,24 @@
 /* Renders a compiled-in template (kix_embed in CMakeLists.txt). */
 int kix__page_render(const unsigned char *tpl, size_t len, const struct kix_tpl *t,
                      struct kix_buf *out, struct kix_err *err) KIX_MUST_CHECK;
+
+/* The view document `json` (len bytes, as kix_*_view_json writes it
+ * without flags) as KIX_VIEW_JSON_HTML writes it, appended to out: the
+ * serializer's only difference is '/' written "\/", and in JSON a '/'
+ * stands only inside a string, where "\/" is the same character. So a
+ * page's embedded view and its JSON come from one serialization. */
+int kix__view_doc_for_html(const uint8_t *json, size_t len, struct kix_buf *out,
+                           struct kix_err *err) KIX_MUST_CHECK;
+
+/* A run's page as HTML and as JSON from one view: the bytes of
+ * kix_page_run_html and kix_page_run_json, each appended to its buffer,
+ * with the view (its proofs) built once. The export writes both. */
+int kix__page_run_both(struct kix_log_reader *r, const char *run_id, size_t len,
+                       struct kix_buf *html, struct kix_buf *json,
+                       struct kix_err *err) KIX_MUST_CHECK;
+/* The same for page `page` of a group (kix_page_group_html_at's flags). */
+int kix__page_group_both(struct kix_log_reader *r, const char *key, size_t len, uint64_t page,
+                         unsigned flags, struct kix_buf *html, struct kix_buf *json,
+                         struct kix_err *err) KIX_MUST_CHECK;
 
 #endif
