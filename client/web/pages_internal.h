@@ -18,13 +18,18 @@ int kix__page_render(const unsigned char *tpl, size_t len, const struct kix_tpl 
 int kix__view_doc_for_html(const uint8_t *json, size_t len, struct kix_buf *out,
                            struct kix_err *err) KIX_MUST_CHECK;
 
-/* A run's page as HTML and as JSON from one view: the bytes of
- * kix_page_run_html and kix_page_run_json, each appended to its buffer,
- * with the view (its proofs) built once. The export writes both. */
+/* A run's page as the export writes it, from one view: its JSON (the bytes
+ * of kix_page_run_json) and its HTML, the bytes of kix_page_run_html
+ * without the view embedded (no #kix-view: the page's verifier reads the
+ * same document from <id>.json beside it, proto/PROTOCOL.md "Run pages"),
+ * each appended to its buffer. */
 int kix__page_run_both(struct kix_log_reader *r, const char *run_id, size_t len,
                        struct kix_buf *html, struct kix_buf *json,
                        struct kix_err *err) KIX_MUST_CHECK;
-/* The same for page `page` of a group (kix_page_group_html_at's flags). */
+/* Page `page` of a group as HTML and JSON from one view, byte for byte
+ * kix_page_group_html_at (flags its flags) and kix_page_group_json_at:
+ * its view stays embedded (the verifier takes a bare page's view from
+ * groups/<key>.json, page 1's). */
 int kix__page_group_both(struct kix_log_reader *r, const char *key, size_t len, uint64_t page,
                          unsigned flags, struct kix_buf *html, struct kix_buf *json,
                          struct kix_err *err) KIX_MUST_CHECK;

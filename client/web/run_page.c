@@ -283,7 +283,7 @@ static int run_slots(struct kix_tpl *t, const struct kix_run_view *v, const stru
 }
 
 /* The HTML of the built view v, whose document for the page (kix_run_view_json
- * with KIX_VIEW_JSON_HTML) is doc. */
+ * with KIX_VIEW_JSON_HTML) is doc; an empty doc leaves #kix-view out. */
 static int run_html_of(const struct kix_run_view *v, const struct kix_buf *doc, struct kix_buf *out,
                        struct kix_err *err)
 {
@@ -323,8 +323,7 @@ int kix__page_run_both(struct kix_log_reader *r, const char *run_id, size_t len,
 {
     struct kix_resolution res;
     struct kix_run_view v;
-    struct kix_buf doc = KIX_BUF_INIT;
-    size_t from = json->len;
+    const struct kix_buf bare = KIX_BUF_INIT; /* no #kix-view: it is <id>.json */
     int rc;
 
     kix_resolution_init(&res);
@@ -332,10 +331,7 @@ int kix__page_run_both(struct kix_log_reader *r, const char *run_id, size_t len,
     if (rc == KIX_OK)
         rc = kix_run_view_json(&v, 0, json, err);
     if (rc == KIX_OK)
-        rc = kix__view_doc_for_html(json->ptr + from, json->len - from, &doc, err);
-    if (rc == KIX_OK)
-        rc = run_html_of(&v, &doc, html, err);
-    kix_buf_release(&doc);
+        rc = run_html_of(&v, &bare, html, err);
     kix_run_view_release(&v);
     kix_resolution_release(&res);
     return rc;
