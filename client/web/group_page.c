@@ -153,8 +153,8 @@ int kix_page_group_json_at(struct kix_log_reader *r, const char *key, size_t len
     return rc;
 }
 
-/* The HTML of the built view v, whose document for the page is doc
- * (flags: kix_page_group_html_at's). */
+/* The HTML of the built view v, whose document for the page is doc (an
+ * empty one leaves #kix-view out; flags: kix_page_group_html_at's). */
 static int group_html_of(const struct kix_group_view *v, const struct kix_buf *doc, unsigned flags,
                          struct kix_buf *out, struct kix_err *err)
 {
@@ -190,17 +190,13 @@ int kix__page_group_both(struct kix_log_reader *r, const char *key, size_t len, 
                          struct kix_err *err)
 {
     struct kix_group_view v;
-    struct kix_buf doc = KIX_BUF_INIT;
-    size_t from = json->len;
+    const struct kix_buf bare = KIX_BUF_INIT; /* no #kix-view: it is the JSON */
     int rc = kix_group_view_from_store(r, key, len, offset_of(page), &v, err);
 
     if (rc == KIX_OK)
         rc = kix_group_view_json(&v, 0, json, err);
     if (rc == KIX_OK)
-        rc = kix__view_doc_for_html(json->ptr + from, json->len - from, &doc, err);
-    if (rc == KIX_OK)
-        rc = group_html_of(&v, &doc, flags, html, err);
-    kix_buf_release(&doc);
+        rc = group_html_of(&v, &bare, flags, html, err);
     kix_group_view_release(&v);
     return rc;
 }

@@ -30,21 +30,3 @@ int kix__page_render(const unsigned char *tpl, size_t len, const struct kix_tpl 
 {
     return kix_tpl_render((const char *)tpl, len, t, out, err);
 }
-
-int kix__view_doc_for_html(const uint8_t *json, size_t len, struct kix_buf *out,
-                           struct kix_err *err)
-{
-    int rc = KIX_OK;
-
-    while (rc == KIX_OK && len) {
-        const uint8_t *slash = memchr(json, '/', len);
-        size_t plain = slash ? (size_t)(slash - json) : len;
-        rc = kix_buf_add(out, json, plain);
-        if (rc == KIX_OK && slash)
-            rc = kix_buf_add(out, "\\/", 2);
-        plain += slash != NULL;
-        json += plain;
-        len -= plain;
-    }
-    return rc ? kix_err_set(err, rc, "out of memory") : KIX_OK;
-}

@@ -10,14 +10,6 @@
 int kix__page_render(const unsigned char *tpl, size_t len, const struct kix_tpl *t,
                      struct kix_buf *out, struct kix_err *err) KIX_MUST_CHECK;
 
-/* The view document `json` (len bytes, as kix_*_view_json writes it
- * without flags) as KIX_VIEW_JSON_HTML writes it, appended to out: the
- * serializer's only difference is '/' written "\/", and in JSON a '/'
- * stands only inside a string, where "\/" is the same character. So a
- * page's embedded view and its JSON come from one serialization. */
-int kix__view_doc_for_html(const uint8_t *json, size_t len, struct kix_buf *out,
-                           struct kix_err *err) KIX_MUST_CHECK;
-
 /* A run's page as the export writes it, from one view: its JSON (the bytes
  * of kix_page_run_json) and its HTML, the bytes of kix_page_run_html
  * without the view embedded (no #kix-view: the page's verifier reads the
@@ -26,10 +18,9 @@ int kix__view_doc_for_html(const uint8_t *json, size_t len, struct kix_buf *out,
 int kix__page_run_both(struct kix_log_reader *r, const char *run_id, size_t len,
                        struct kix_buf *html, struct kix_buf *json,
                        struct kix_err *err) KIX_MUST_CHECK;
-/* Page `page` of a group as HTML and JSON from one view, byte for byte
- * kix_page_group_html_at (flags its flags) and kix_page_group_json_at:
- * its view stays embedded (the verifier takes a bare page's view from
- * groups/<key>.json, page 1's). */
+/* The same for page `page` of a group (kix_page_group_html_at's flags):
+ * its HTML without #kix-view, whose verifier reads the JSON (page 1:
+ * groups/<key>.json, page N: groups/<key>-N.json). */
 int kix__page_group_both(struct kix_log_reader *r, const char *key, size_t len, uint64_t page,
                          unsigned flags, struct kix_buf *html, struct kix_buf *json,
                          struct kix_err *err) KIX_MUST_CHECK;

@@ -68,8 +68,8 @@ function serveDir(dir, edits) {
 const VIEW = /(<script type="application\/json" id="kix-view">)([\s\S]*?)(<\/script>)/;
 
 /* The view document of the exported page at path p (its HTML `html`):
- * its #kix-view, or for a page without one (an exported run page) the
- * <p>.json its verifier reads. */
+ * its #kix-view, or for a page without one (an exported run or group
+ * page) the <p>.json its verifier reads. */
 function viewOf(p, html) {
   const m = VIEW.exec(html);
   return JSON.parse(m ? m[2] : fs.readFileSync(path.join(EXP, p + '.json'), 'utf8'));

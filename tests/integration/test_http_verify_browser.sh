@@ -62,7 +62,7 @@ embedded() { python3 -c 'import json,re,sys
 m = re.search(r"<script type=\"application/json\" id=\"kix-view\">(.*?)</script>", open(sys.argv[1]).read(), re.S)
 print(json.dumps(json.loads(m.group(1))) if m else "")' "$1"; }
 # view FILE: the view document of a page: #kix-view, or for an exported run
-# page, which carries none, FILE.json beside it (what its verifier reads)
+# or group page, which carries none, FILE.json beside it (what its verifier reads)
 view() { local v; v=$(embedded "$1"); [ -n "$v" ] && echo "$v" ||
   python3 -c 'import json,sys; print(json.dumps(json.load(open(sys.argv[1]))))' "$1.json"; }
 # edit_view PAGE PYTHON: the page's view changed by PYTHON (on v, the view):
@@ -110,14 +110,15 @@ pass "kixd --http: the page verifies in Chromium (signature, inclusion, manifest
 for _ in $(seq 1 600); do [ "$(cat "$WORK/exp/runs/.size" 2>/dev/null)" = "$SIZE" ] && break; sleep 0.1; done
 [ "$(cat "$WORK/exp/runs/.size" 2>/dev/null)" = "$SIZE" ] || fail "the export did not reach size $SIZE: $(tail -3 "$WORK/o.log")"
 [ -f "$WORK/exp/kix-verify.js" ] || fail "the export lacks kix-verify.js"
-# an exported run page carries no #kix-view: its verifier reads the view
-# from runs/<id>.json beside it, which holds kixd's document
-[ -z "$(embedded "$WORK/exp/runs/$RID")" ] || fail "the exported run page embeds its view (runs/<id>.json holds it)"
-curl -sf "$H/runs/$RID" -o "$WORK/kixd-page.html" || fail "GET /runs/$RID"
-[ "$(view "$WORK/exp/runs/$RID")" = "$(embedded "$WORK/kixd-page.html")" ] ||
-  fail "the exported runs/$RID.json is not the view kixd's page carries"
-[ -n "$(embedded "$WORK/exp/groups/$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["rank"]["group"])' "$WORK/exp/runs/$RID.json")")" ] ||
-  fail "the exported group page carries no view (#kix-view)"
+# an exported run or group page carries no #kix-view: its verifier reads
+# the view from <page>.json beside it, which holds kixd's document
+G=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["rank"]["group"])' "$WORK/exp/runs/$RID.json")
+for p in "runs/$RID" "groups/$G"; do
+  [ -z "$(embedded "$WORK/exp/$p")" ] || fail "the exported $p embeds its view ($p.json holds it)"
+  curl -sf "$H/$p" -o "$WORK/kixd-page.html" || fail "GET /$p"
+  [ "$(view "$WORK/exp/$p")" = "$(embedded "$WORK/kixd-page.html")" ] ||
+    fail "the exported $p.json is not the view kixd's page carries"
+done
 start_nginx "$WORK/exp"
 expect_verified "$NGINX_URL/runs/$RID" "nginx (export)"
 # runs/<id>.html is the page again for servers typing by extension: one

@@ -509,8 +509,8 @@ static int file_holds(const char *dir, const char *name, const struct kix_buf *w
     return same;
 }
 
-/* page (a run page kixd renders) without its #kix-view element and the
- * line it is on; 0 if it has none. */
+/* page (a run or group page kixd renders) without its #kix-view element
+ * and the line it is on; 0 if it has none. */
 static int without_view(struct kix_buf *page)
 {
     static const char open[] = "<script type=\"application/json\" id=\"kix-view\">",
@@ -530,12 +530,12 @@ static int without_view(struct kix_buf *page)
 }
 
 /* The export renders a page's HTML and JSON from one view (site_export.c,
- * pages_internal.h): a run's page is byte for byte what kixd renders
- * without the view embedded (the verifier reads it from <id>.json, which
- * is kixd's JSON); a group's page keeps its view, derived from its JSON,
- * and is kixd's, for text with slashes, backslashes and what would close a
- * script element; <id>.html is the run page's own file (a hard link). */
-KIX_TEST(the_export_writes_the_bytes_kixd_renders_for_each_page)
+ * pages_internal.h): a run's or group's page is byte for byte what kixd
+ * renders without the view embedded (the verifier reads it from the JSON
+ * beside the page, which is kixd's JSON), also for text with slashes,
+ * backslashes and what would close a script element; <id>.html is the run
+ * page's own file (a hard link). */
+KIX_TEST(the_export_writes_kixds_pages_without_their_embedded_view)
 {
     static const char *const ids[] = {"nested", "tricky"};
     struct fixture f;
@@ -604,6 +604,7 @@ KIX_TEST(the_export_writes_the_bytes_kixd_renders_for_each_page)
     ASSERT_EQ_U64(1, st.groups);
     kix_buf_reset(&page);
     ASSERT_EQ_INT(KIX_OK, kix_page_group_html(r, group, strlen(group), &page, &err));
+    ASSERT_TRUE(without_view(&page));
     snprintf(name, sizeof(name), "groups/%s", group);
     ASSERT_TRUE(file_holds(out, name, &page));
     kix_buf_reset(&page);
