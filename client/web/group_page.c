@@ -153,22 +153,50 @@ int kix_page_group_json_at(struct kix_log_reader *r, const char *key, size_t len
     return rc;
 }
 
+/* The HTML of the built view v, whose document for the page is doc (an
+ * empty one leaves #kix-view out; flags: kix_page_group_html_at's). */
+static int group_html_of(const struct kix_group_view *v, const struct kix_buf *doc, unsigned flags,
+                         struct kix_buf *out, struct kix_err *err)
+{
+    struct kix_tpl *t = kix_tpl_new();
+    int rc = t ? group_slots(t, v, doc, flags) : KIX_ENOMEM;
+
+    if (rc != KIX_OK)
+        rc = kix_err_set(err, rc, "out of memory");
+    else
+        rc = kix__page_render(kix__group_html, kix__group_html_len, t, out, err);
+    kix_tpl_free(t);
+    return rc;
+}
+
 int kix_page_group_html_at(struct kix_log_reader *r, const char *key, size_t len, uint64_t page,
                            unsigned flags, struct kix_buf *out, struct kix_err *err)
 {
     struct kix_group_view v;
     struct kix_buf doc = KIX_BUF_INIT;
-    struct kix_tpl *t = NULL;
     int rc = kix_group_view_from_store(r, key, len, offset_of(page), &v, err);
 
     if (rc == KIX_OK)
         rc = kix_group_view_json(&v, KIX_VIEW_JSON_HTML, &doc, err);
-    if (rc == KIX_OK && (!(t = kix_tpl_new()) || (rc = group_slots(t, &v, &doc, flags)) != KIX_OK))
-        rc = kix_err_set(err, rc ? rc : KIX_ENOMEM, "out of memory");
     if (rc == KIX_OK)
-        rc = kix__page_render(kix__group_html, kix__group_html_len, t, out, err);
-    kix_tpl_free(t);
+        rc = group_html_of(&v, &doc, flags, out, err);
     kix_buf_release(&doc);
+    kix_group_view_release(&v);
+    return rc;
+}
+
+int kix__page_group_both(struct kix_log_reader *r, const char *key, size_t len, uint64_t page,
+                         unsigned flags, struct kix_buf *html, struct kix_buf *json,
+                         struct kix_err *err)
+{
+    struct kix_group_view v;
+    const struct kix_buf bare = KIX_BUF_INIT; /* no #kix-view: it is the JSON */
+    int rc = kix_group_view_from_store(r, key, len, offset_of(page), &v, err);
+
+    if (rc == KIX_OK)
+        rc = kix_group_view_json(&v, 0, json, err);
+    if (rc == KIX_OK)
+        rc = group_html_of(&v, &bare, flags, html, err);
     kix_group_view_release(&v);
     return rc;
 }

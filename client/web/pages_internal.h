@@ -1,5 +1,5 @@
-/* Internal to kix_web: what the page writers (pages.c, group_page.c)
- * share. */
+/* Internal to kix_web: what the page writers (pages.c, run_page.c,
+ * group_page.c) and the export (site_export.c) share. */
 #ifndef KIX_PAGES_INTERNAL_H
 #define KIX_PAGES_INTERNAL_H
 
@@ -9,5 +9,20 @@
 /* Renders a compiled-in template (kix_embed in CMakeLists.txt). */
 int kix__page_render(const unsigned char *tpl, size_t len, const struct kix_tpl *t,
                      struct kix_buf *out, struct kix_err *err) KIX_MUST_CHECK;
+
+/* A run's page as the export writes it, from one view: its JSON (the bytes
+ * of kix_page_run_json) and its HTML, the bytes of kix_page_run_html
+ * without the view embedded (no #kix-view: the page's verifier reads the
+ * same document from <id>.json beside it, proto/PROTOCOL.md "Run pages"),
+ * each appended to its buffer. */
+int kix__page_run_both(struct kix_log_reader *r, const char *run_id, size_t len,
+                       struct kix_buf *html, struct kix_buf *json,
+                       struct kix_err *err) KIX_MUST_CHECK;
+/* The same for page `page` of a group (kix_page_group_html_at's flags):
+ * its HTML without #kix-view, whose verifier reads the JSON (page 1:
+ * groups/<key>.json, page N: groups/<key>-N.json). */
+int kix__page_group_both(struct kix_log_reader *r, const char *key, size_t len, uint64_t page,
+                         unsigned flags, struct kix_buf *html, struct kix_buf *json,
+                         struct kix_err *err) KIX_MUST_CHECK;
 
 #endif

@@ -11,6 +11,7 @@
 #include "kix/entry.h"
 #include "kix/pages.h"
 #include "kix/template.h"
+#include "pages_internal.h"
 
 /* Compiled in from templates/run.html (CMakeLists.txt, kix_embed). */
 extern const unsigned char kix__run_html[];
@@ -281,26 +282,56 @@ static int run_slots(struct kix_tpl *t, const struct kix_run_view *v, const stru
     return run_entries(t, v);
 }
 
+/* The HTML of the built view v, whose document for the page (kix_run_view_json
+ * with KIX_VIEW_JSON_HTML) is doc; an empty doc leaves #kix-view out. */
+static int run_html_of(const struct kix_run_view *v, const struct kix_buf *doc, struct kix_buf *out,
+                       struct kix_err *err)
+{
+    struct kix_tpl *t = kix_tpl_new();
+    int rc = t ? run_slots(t, v, doc, (int64_t)time(NULL)) : KIX_ENOMEM;
+
+    if (rc != KIX_OK)
+        rc = kix_err_set(err, rc, "out of memory");
+    else
+        rc = kix_tpl_render((const char *)kix__run_html, kix__run_html_len, t, out, err);
+    kix_tpl_free(t);
+    return rc;
+}
+
 int kix_page_run_html(struct kix_log_reader *r, const char *run_id, size_t len, struct kix_buf *out,
                       struct kix_err *err)
 {
     struct kix_resolution res;
     struct kix_run_view v;
     struct kix_buf doc = KIX_BUF_INIT;
-    struct kix_tpl *t = NULL;
     int rc;
 
     kix_resolution_init(&res);
     rc = kix_run_view_from_store(r, run_id, len, &res, &v, err);
     if (rc == KIX_OK)
         rc = kix_run_view_json(&v, KIX_VIEW_JSON_HTML, &doc, err);
-    if (rc == KIX_OK &&
-        (!(t = kix_tpl_new()) || (rc = run_slots(t, &v, &doc, (int64_t)time(NULL))) != KIX_OK))
-        rc = kix_err_set(err, rc ? rc : KIX_ENOMEM, "out of memory");
     if (rc == KIX_OK)
-        rc = kix_tpl_render((const char *)kix__run_html, kix__run_html_len, t, out, err);
-    kix_tpl_free(t);
+        rc = run_html_of(&v, &doc, out, err);
     kix_buf_release(&doc);
+    kix_run_view_release(&v);
+    kix_resolution_release(&res);
+    return rc;
+}
+
+int kix__page_run_both(struct kix_log_reader *r, const char *run_id, size_t len,
+                       struct kix_buf *html, struct kix_buf *json, struct kix_err *err)
+{
+    struct kix_resolution res;
+    struct kix_run_view v;
+    const struct kix_buf bare = KIX_BUF_INIT; /* no #kix-view: it is <id>.json */
+    int rc;
+
+    kix_resolution_init(&res);
+    rc = kix_run_view_from_store(r, run_id, len, &res, &v, err);
+    if (rc == KIX_OK)
+        rc = kix_run_view_json(&v, 0, json, err);
+    if (rc == KIX_OK)
+        rc = run_html_of(&v, &bare, html, err);
     kix_run_view_release(&v);
     kix_resolution_release(&res);
     return rc;

@@ -8,6 +8,7 @@
 #include "kix/entry.h"
 #include "kix/file.h"
 #include "kix/pages.h"
+#include "pages_internal.h"
 #include "web_internal.h"
 
 #define ULL unsigned long long
@@ -55,13 +56,14 @@ static void idset_finish(struct idset *s)
 struct pexport {
     struct kix_log_reader *r;
     const char *dir;
-    struct kix_buf body;
+    struct kix_buf body, json; /* a page's HTML and its JSON */
     struct idset runs, groups; /* groups: digest texts */
     struct kix_pages_export_stats *stats;
     struct kix_err *err;
 };
 
-static int write_page(struct pexport *x, const char *sub, const char *name, const char *ext)
+static int write_page(struct pexport *x, const char *sub, const char *name, const char *ext,
+                      const struct kix_buf *bytes)
 {
     char path[4400];
 
@@ -70,7 +72,7 @@ static int write_page(struct pexport *x, const char *sub, const char *name, cons
     if (kix_dir_make(path, 0755, x->err) != KIX_OK)
         return KIX_EIO;
     snprintf(path, sizeof(path), "%s/%s/%s%s", x->dir, sub, name, ext);
-    return kix_file_write_batched(path, x->body.ptr, x->body.len, 0644, x->err);
+    return kix_file_write_batched(path, bytes->ptr, bytes->len, 0644, x->err);
 }
 
 /* DIR/sub/<name>.html: the page DIR/sub/<name> again, for static servers
@@ -177,14 +179,21 @@ static int find_pages(struct pexport *x, uint64_t from, uint64_t size)
               : KIX_OK;
 }
 
-typedef int (*page_fn)(struct kix_log_reader *r, const char *id, size_t len, struct kix_buf *out,
-                       struct kix_err *err);
+/* A page's HTML and JSON from one view (pages_internal.h). */
+typedef int (*page_fn)(struct kix_log_reader *r, const char *id, size_t len, struct kix_buf *html,
+                       struct kix_buf *json, struct kix_err *err);
+
+static int group_first_page(struct kix_log_reader *r, const char *key, size_t len,
+                            struct kix_buf *html, struct kix_buf *json, struct kix_err *err)
+{
+    return kix__page_group_both(r, key, len, 1, KIX_PAGE_EXPORTED, html, json, err);
+}
 
 /* DIR/sub/<id> (and <id>.html, the same file) and DIR/sub/<id>.json for
  * every id; *written counts them.
  * A run the index refused (an entry about it, no page) is skipped. */
-static int write_pages(struct pexport *x, const struct idset *ids, const char *sub, page_fn html,
-                       page_fn json, uint64_t *written)
+static int write_pages(struct pexport *x, const struct idset *ids, const char *sub, page_fn pages,
+                       uint64_t *written)
 {
     int rc = KIX_OK;
 
@@ -199,20 +208,18 @@ static int write_pages(struct pexport *x, const struct idset *ids, const char *s
             continue;
         }
         kix_buf_reset(&x->body);
-        rc = html(x->r, id, strlen(id), &x->body, x->err);
+        kix_buf_reset(&x->json);
+        rc = pages(x->r, id, strlen(id), &x->body, &x->json, x->err);
         if (rc == KIX_ENOTFOUND) {
             rc = KIX_OK;
             continue;
         }
         if (rc == KIX_OK)
-            rc = write_page(x, sub, id, "");
+            rc = write_page(x, sub, id, "", &x->body);
         if (rc == KIX_OK)
             rc = write_html_alias(x, sub, id);
-        kix_buf_reset(&x->body);
         if (rc == KIX_OK)
-            rc = json(x->r, id, strlen(id), &x->body, x->err);
-        if (rc == KIX_OK)
-            rc = write_page(x, sub, id, ".json");
+            rc = write_page(x, sub, id, ".json", &x->json);
         if (rc == KIX_OK)
             (*written)++;
     }
@@ -253,15 +260,13 @@ static int write_later_group_pages(struct pexport *x)
         for (uint64_t page = 2; rc == KIX_OK && (page - 1) * KIX_VIEW_GROUP_MAX < size; page++) {
             snprintf(name, sizeof(name), "%s-%llu", id, (unsigned long long)page);
             kix_buf_reset(&x->body);
-            rc = kix_page_group_html_at(x->r, id, strlen(id), page, KIX_PAGE_EXPORTED, &x->body,
-                                        x->err);
+            kix_buf_reset(&x->json);
+            rc = kix__page_group_both(x->r, id, strlen(id), page, KIX_PAGE_EXPORTED, &x->body,
+                                      &x->json, x->err);
             if (rc == KIX_OK)
-                rc = write_page(x, "groups", name, "");
-            kix_buf_reset(&x->body);
+                rc = write_page(x, "groups", name, "", &x->body);
             if (rc == KIX_OK)
-                rc = kix_page_group_json_at(x->r, id, strlen(id), page, &x->body, x->err);
-            if (rc == KIX_OK)
-                rc = write_page(x, "groups", name, ".json");
+                rc = write_page(x, "groups", name, ".json", &x->json);
         }
     }
     return rc;
@@ -284,6 +289,7 @@ int kix_pages_export(struct kix_log *l, const char *dir, struct kix_pages_export
     x.stats = stats;
     x.err = err;
     kix_buf_init(&x.body);
+    kix_buf_init(&x.json);
     rc = kix_log_read_begin(l, &x.r);
     if (rc) {
         kix_err_set(err, rc, "cannot read the log: %s", kix_strerror(rc));
@@ -301,10 +307,8 @@ int kix_pages_export(struct kix_log *l, const char *dir, struct kix_pages_export
         (rc = write_static(&x, KIX_PAGE_SEARCH_PATH, &search)) ||
         (rc = write_static(&x, KIX_PAGE_STYLE_PATH, &style)) || from == size ||
         (rc = find_pages(&x, from, size)) ||
-        (rc = write_pages(&x, &x.runs, "runs", kix_page_run_html, kix_page_run_json,
-                          &stats->runs)) ||
-        (rc = write_pages(&x, &x.groups, "groups", kix_page_group_html, kix_page_group_json,
-                          &stats->groups)) ||
+        (rc = write_pages(&x, &x.runs, "runs", kix__page_run_both, &stats->runs)) ||
+        (rc = write_pages(&x, &x.groups, "groups", group_first_page, &stats->groups)) ||
         (rc = write_later_group_pages(&x)))
         goto out;
     /* every kernel page on a first export, or into pages written before
@@ -322,6 +326,7 @@ out:
     if (x.r)
         kix_log_read_end(x.r);
     kix_buf_release(&x.body);
+    kix_buf_release(&x.json);
     free(x.runs.id);
     free(x.groups.id);
     return rc;

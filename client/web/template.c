@@ -149,34 +149,45 @@ struct render {
     struct kix_err *err;
 };
 
-static int put_html(struct kix_buf *out, const char *s)
+/* s with each byte in `special` replaced by escape(byte); the bytes
+ * between them copied in runs (pages are mostly plain text). */
+static int put_escaped(struct kix_buf *out, const char *s, const char *special,
+                       const char *(*escape)(char))
 {
     int rc = KIX_OK;
 
-    for (; *s && rc == KIX_OK; s++) {
-        const char *e = *s == '<'    ? "&lt;"
-                        : *s == '>'  ? "&gt;"
-                        : *s == '&'  ? "&amp;"
-                        : *s == '"'  ? "&quot;"
-                        : *s == '\'' ? "&#39;"
-                                     : NULL;
-        rc = e ? kix_buf_adds(out, e) : kix_buf_addc(out, (uint8_t)*s);
+    while (rc == KIX_OK && *s) {
+        size_t plain = strcspn(s, special);
+        rc = kix_buf_add(out, s, plain);
+        s += plain;
+        if (rc == KIX_OK && *s)
+            rc = kix_buf_adds(out, escape(*s++));
     }
     return rc;
 }
 
+static const char *html_escape(char c)
+{
+    return c == '<'   ? "&lt;"
+           : c == '>' ? "&gt;"
+           : c == '&' ? "&amp;"
+           : c == '"' ? "&quot;"
+                      : "&#39;";
+}
+
+static int put_html(struct kix_buf *out, const char *s)
+{
+    return put_escaped(out, s, "<>&\"'", html_escape);
+}
+
+static const char *json_escape(char c)
+{
+    return c == '<' ? "\\u003c" : c == '>' ? "\\u003e" : "\\u0026";
+}
+
 static int put_json(struct kix_buf *out, const char *s)
 {
-    int rc = KIX_OK;
-
-    for (; *s && rc == KIX_OK; s++) {
-        const char *e = *s == '<'   ? "\\u003c"
-                        : *s == '>' ? "\\u003e"
-                        : *s == '&' ? "\\u0026"
-                                    : NULL;
-        rc = e ? kix_buf_adds(out, e) : kix_buf_addc(out, (uint8_t)*s);
-    }
-    return rc;
+    return put_escaped(out, s, "<>&", json_escape);
 }
 
 /* The first "{{" or "}}" (two) in [p, end), or NULL: templates are bytes

@@ -67,18 +67,35 @@ function serveDir(dir, edits) {
 
 const VIEW = /(<script type="application\/json" id="kix-view">)([\s\S]*?)(<\/script>)/;
 
-/* A page's HTML with its view document changed by fn(view). */
-function editView(html, fn) {
+/* The view document of the exported page at path p (its HTML `html`):
+ * its #kix-view, or for a page without one (an exported run or group
+ * page) the <p>.json its verifier reads. */
+function viewOf(p, html) {
   const m = VIEW.exec(html);
-  if (!m) throw new Error('no #kix-view');
-  const v = JSON.parse(m[2]);
+  return JSON.parse(m ? m[2] : fs.readFileSync(path.join(EXP, p + '.json'), 'utf8'));
+}
+
+/* The page at path p (its HTML `html`) with its view changed by fn(view):
+ * the page's HTML with #kix-view edited, or for a page without one
+ * { json: the edited <p>.json }. */
+function editView(p, html, fn) {
+  const m = VIEW.exec(html);
+  const v = viewOf(p, html);
   fn(v);
+  if (!m) return { json: JSON.stringify(v) };
   const text = JSON.stringify(v).replace(/\//g, '\\/').replace(/</g, '\\u003c').replace(/>/g, '\\u003e')
     .replace(/&/g, '\\u0026');
   return html.slice(0, m.index) + m[1] + text + m[3] + html.slice(m.index + m[0].length);
 }
 
-function viewOf(html) { return JSON.parse(VIEW.exec(html)[2]); }
+/* html with the view document v embedded as #kix-view, as kixd serves a page. */
+function withView(html, v) {
+  const text = JSON.stringify(v).replace(/\//g, '\\/').replace(/</g, '\\u003c').replace(/>/g, '\\u003e')
+    .replace(/&/g, '\\u0026');
+  const at = html.indexOf('<script src="../kix-verify.js"');
+  if (at < 0 || VIEW.test(html)) throw new Error('cannot embed a view');
+  return html.slice(0, at) + '<script type="application/json" id="kix-view">' + text + '</script>\n' + html.slice(at);
+}
 
 /* fn over items, at most `n` at once; the checks' order in the output may vary */
 async function inTurn(items, n, fn) {
@@ -297,46 +314,48 @@ async function tampers(browser) {
     return html.replace(re, '');
   };
   const red = [
-    ['the view\'s median changed', runPath, editView(run, (v) => { v.primary.median = Math.floor(v.primary.median / 2); }), 'its primary measurement'],
-    ['the canonical manifest\'s median changed', runPath, editView(run, (v) => {
+    ['the view\'s median changed', runPath, editView(runPath, run, (v) => { v.primary.median = Math.floor(v.primary.median / 2); }), 'its primary measurement'],
+    ['the canonical manifest\'s median changed', runPath, editView(runPath, run, (v) => {
       v.manifestCanonical = v.manifestCanonical.replace(/"median":(\d)/, (m, d) => '"median":' + (d === '9' ? '8' : '9'));
     }), 'the manifest shown hashes to'],
-    ['the best run changed', runPath, editView(run, (v) => { v.rank.best = OLD; }), 'the signed index proves group'],
-    ['the environment object changed', runPath, editView(run, (v) => { env(v).object.spec.hardware.product = 'NVIDIA H100'; }), 'hashes to'],
-    ['the environment object withheld', runPath, editView(run, (v) => { v.objects = v.objects.filter((o) => o !== env(v)); }), 'environmentDigest'],
-    ['the view\'s checkpoint changed', runPath, editView(run, (v) => { v.checkpoint = v.checkpoint.replace(/\n(\d+)\n/, (m, n) => '\n' + (Number(n) + 1) + '\n'); }), 'signature'],
-    ['the rerun entry removed', runPath, editView(run, (v) => { v.entries = v.entries.filter((e) => e.type !== 'rerun'); v.reruns = []; }), 'the signed index commits 3'],
-    ['the attestation entry removed', runPath, editView(run, (v) => { v.entries = v.entries.filter((e) => e.type !== 'attestation'); }), 'the signed index commits 3'],
+    ['the best run changed', runPath, editView(runPath, run, (v) => { v.rank.best = OLD; }), 'the signed index proves group'],
+    ['the environment object changed', runPath, editView(runPath, run, (v) => { env(v).object.spec.hardware.product = 'NVIDIA H100'; }), 'hashes to'],
+    ['the environment object withheld', runPath, editView(runPath, run, (v) => { v.objects = v.objects.filter((o) => o !== env(v)); }), 'environmentDigest'],
+    ['the view\'s checkpoint changed', runPath, editView(runPath, run, (v) => { v.checkpoint = v.checkpoint.replace(/\n(\d+)\n/, (m, n) => '\n' + (Number(n) + 1) + '\n'); }), 'signature'],
+    ['the rerun entry removed', runPath, editView(runPath, run, (v) => { v.entries = v.entries.filter((e) => e.type !== 'rerun'); v.reruns = []; }), 'the signed index commits 3'],
+    ['the attestation entry removed', runPath, editView(runPath, run, (v) => { v.entries = v.entries.filter((e) => e.type !== 'attestation'); }), 'the signed index commits 3'],
     ['the reruns table removed', runPath, drop(run, 'reruns'), 'data-kix-slot="reruns"'],
-    ['a rerun\'s manifest with another median', runPath, editView(run, (v) => {
+    ['a rerun\'s manifest with another median', runPath, editView(runPath, run, (v) => {
       v.reruns[0].manifestCanonical = v.reruns[0].manifestCanonical.replace(/"median":(\d)/, (m, d) => '"median":' + (d === '9' ? '8' : '9'));
     }), 'the manifest shown for the rerun at entry'],
-    ['a rerun\'s median claim changed', runPath, editView(run, (v) => { v.reruns[0].primary.median += 1000; }), 'a rerun\u2019s figures'],
-    ['a rerun without its manifest', runPath, editView(run, (v) => { delete v.reruns[0].manifestCanonical; }), 'does not carry the manifest of the rerun'],
+    ['a rerun\'s median claim changed', runPath, editView(runPath, run, (v) => { v.reruns[0].primary.median += 1000; }), 'a rerun\u2019s figures'],
+    ['a rerun without its manifest', runPath, editView(runPath, run, (v) => { delete v.reruns[0].manifestCanonical; }), 'does not carry the manifest of the rerun'],
     ['the attestations table removed', runPath, drop(run, 'attestations'), 'data-kix-slot="attestations"'],
     ['the median removed', runPath, drop(run, 'median'), 'data-kix-slot="median"'],
     ['"Superseded by" removed', oldPath, drop(old, 'superseded-by'), 'data-kix-slot="superseded-by"'],
     ['"Superseded by" hidden', oldPath, old.replace('data-kix-slot="superseded-by"', 'data-kix-slot="superseded-by" style="display:none"'), 'the page hides'],
-    ['the supersession left out of the view', oldPath, editView(old, (v) => { delete v.supersededBy; v.entries = v.entries.filter((e) => e.type !== 'supersession'); }), 'the signed index commits 2'],
+    ['the supersession left out of the view', oldPath, editView(oldPath, old, (v) => { delete v.supersededBy; v.entries = v.entries.filter((e) => e.type !== 'supersession'); }), 'the signed index commits 2'],
     ['another run\'s whole page at /runs/' + RUN, runPath, old, 'the page says it shows run ' + OLD],
-    ['another run\'s page with its data-run changed', runPath, old.replace('data-run="' + OLD + '"', 'data-run="' + RUN + '"'), 'its view is of ' + OLD],
-    ['the index proofs removed', runPath, editView(run, (v) => { delete v.index; }), 'the page carries no index proofs'],
+    /* the exported page reads the view at its own address; kixd's carries one */
+    ['another run\'s page (its view embedded) with its data-run changed', runPath,
+      withView(old, viewOf(oldPath, old)).replace('data-run="' + OLD + '"', 'data-run="' + RUN + '"'), 'its view is of ' + OLD],
+    ['the index proofs removed', runPath, editView(runPath, run, (v) => { delete v.index; }), 'the page carries no index proofs'],
     ['data-run removed', runPath, run.replace(/ data-run="[^"]*"/, ''), 'data-run'],
-    ['another manifest (digest and text) in the view', runPath, editView(run, (v) => {
-      const o = viewOf(old);
+    ['another manifest (digest and text) in the view', runPath, editView(runPath, run, (v) => {
+      const o = viewOf(oldPath, old);
       v.manifestDigest = o.manifestDigest; v.manifestCanonical = o.manifestCanonical; v.manifest = o.manifest;
     }), 'the signed index gives run ' + RUN + ' the manifest'],
-    ['a group\'s last row dropped', groupPath, editView(group, (v) => { v.rows.pop(); }), 'the signed index proves'],
-    ['a fake row in a group', groupPath, editView(group, (v) => { v.rows.push(Object.assign({}, v.rows[0], { rank: v.rows.length + 1, runId: 'fake' })); }), 'the signed index proves'],
-    ['a group\'s size edited', groupPath, editView(group, (v) => { v.size += 90; }), 'the signed index proves'],
+    ['a group\'s last row dropped', groupPath, editView(groupPath, group, (v) => { v.rows.pop(); }), 'the signed index proves'],
+    ['a fake row in a group', groupPath, editView(groupPath, group, (v) => { v.rows.push(Object.assign({}, v.rows[0], { rank: v.rows.length + 1, runId: 'fake' })); }), 'the signed index proves'],
+    ['a group\'s size edited', groupPath, editView(groupPath, group, (v) => { v.size += 90; }), 'the signed index proves'],
     ['a group page without its rows', groupPath, drop(group, 'group-rows'), 'data-kix-slot="group-rows"'],
-    ['a group page without index proofs', groupPath, editView(group, (v) => { delete v.index; }), 'the page carries no index proofs'],
-    ['a group row\'s provider edited', groupPath, editView(group, (v) => { v.rows[0].provider += ' (edited)'; }), 'its provider'],
-    ['a group row\'s implementation edited', groupPath, editView(group, (v) => { v.rows[0].implementation += ' (edited)'; }), 'its implementation'],
-    ['a group row\'s evidence edited', groupPath, editView(group, (v) => {
+    ['a group page without index proofs', groupPath, editView(groupPath, group, (v) => { delete v.index; }), 'the page carries no index proofs'],
+    ['a group row\'s provider edited', groupPath, editView(groupPath, group, (v) => { v.rows[0].provider += ' (edited)'; }), 'its provider'],
+    ['a group row\'s implementation edited', groupPath, editView(groupPath, group, (v) => { v.rows[0].implementation += ' (edited)'; }), 'its implementation'],
+    ['a group row\'s evidence edited', groupPath, editView(groupPath, group, (v) => {
       v.rows[0].evidence = v.rows[0].evidence === 'reported' ? 'reproduced' : 'reported';
     }), 'its evidence'],
-    ['a group row\'s manifest edited', groupPath, editView(group, (v) => {
+    ['a group row\'s manifest edited', groupPath, editView(groupPath, group, (v) => {
       v.rows[0].manifestCanonical = v.rows[0].manifestCanonical.replace('"observedAt":"2', '"observedAt":"1');
     }), 'the manifest shown hashes to']
   ];
@@ -348,7 +367,9 @@ async function tampers(browser) {
   /* each tamper on its own server and tab, three at a time: a page spends
    * most of its time waiting on its fetches, so they overlap well */
   await inTurn(red, 3, async ([what, p, body, want, more]) => {
-    const srv = await serveDir(EXP, Object.assign({ [p]: body }, more || {}));
+    /* { json }: the page as exported, its <p>.json edited */
+    const edit = body && body.json !== undefined ? { [p + '.json']: body.json } : { [p]: body };
+    const srv = await serveDir(EXP, Object.assign(edit, more || {}));
     const page = await open(browser, srv.url + '/' + p);
     const v = await verdict(page);
     const banner = await firstScreen(page, '#verify-status');

@@ -98,6 +98,9 @@ grep -qF 'rows 1001–1010 of 1010' "$WORK/exp/groups/$G-11" || fail "the export
 grep -qF "href=\"./$G-2\" rel=\"next\"" "$WORK/exp/groups/$G" || fail "the exported first page links no file of page 2"
 grep -qF "href=\"./$G\" rel=\"prev\"" "$WORK/exp/groups/$G-2" || fail "the exported page 2 links no first page"
 curl -sf "$H/groups/$G.json?page=2" >"$WORK/p2.json" || fail "no JSON of page 2"
+# an exported page carries no #kix-view: its verifier reads groups/<key>-N.json
+grep -q 'id="kix-view"' "$WORK/exp/groups/$G-2" && fail "the exported page 2 embeds its view"
+cmp -s "$WORK/exp/groups/$G-2.json" "$WORK/p2.json" || fail "the exported groups/<key>-2.json is not kixd's JSON of page 2"
 json_get "$WORK/p2.json" '(d["offset"], d["limit"], len(d["rows"]), d["rows"][0]["rank"], d["size"], len(d["index"]["pages"]) >= 1)' \
   >"$WORK/p2" || fail "page 2's JSON: $(head -c 300 "$WORK/p2.json")"
 [ "$(cat "$WORK/p2")" = "(100, 100, 100, 101, 1010, True)" ] || fail "page 2's JSON: $(cat "$WORK/p2")"

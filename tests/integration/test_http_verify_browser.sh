@@ -57,20 +57,28 @@ serve o --http "tcp://127.0.0.1:$HPORT" --export "$WORK/exp"
 SIZE=$(curl -sf "$H/checkpoint" | sed -n 2p)
 [ -n "$SIZE" ] || fail "no checkpoint over HTTP"
 
-# view FILE: the view document (#kix-view) of a page, as JSON
-view() { python3 -c 'import json,re,sys
+# embedded FILE: the view document (#kix-view) a page carries, as JSON ("" without one)
+embedded() { python3 -c 'import json,re,sys
 m = re.search(r"<script type=\"application/json\" id=\"kix-view\">(.*?)</script>", open(sys.argv[1]).read(), re.S)
 print(json.dumps(json.loads(m.group(1))) if m else "")' "$1"; }
-# edit_view PAGE PYTHON: the page's view changed by PYTHON (on v, the view)
+# view FILE: the view document of a page: #kix-view, or for an exported run
+# or group page, which carries none, FILE.json beside it (what its verifier reads)
+view() { local v; v=$(embedded "$1"); [ -n "$v" ] && echo "$v" ||
+  python3 -c 'import json,sys; print(json.dumps(json.load(open(sys.argv[1]))))' "$1.json"; }
+# edit_view PAGE PYTHON: the page's view changed by PYTHON (on v, the view):
+# in the page, or in PAGE.json when the page carries none
 edit_view() { python3 - "$1" "$2" <<'PY'
 import json, re, sys
 p, code = sys.argv[1], sys.argv[2]
 t = open(p, encoding="utf-8").read()
 m = re.search(r'(<script type="application/json" id="kix-view">)(.*?)(</script>)', t, re.S)
-v = json.loads(m.group(2))
+v = json.loads(m.group(2) if m else open(p + ".json", encoding="utf-8").read())
 exec(code)
-text = json.dumps(v, separators=(",", ":"), sort_keys=True, ensure_ascii=False).replace("/", "\\/")
-open(p, "w", encoding="utf-8").write(t[: m.start(2)] + text + t[m.end(2) :])
+text = json.dumps(v, separators=(",", ":"), sort_keys=True, ensure_ascii=False)
+if m:
+    open(p, "w", encoding="utf-8").write(t[: m.start(2)] + text.replace("/", "\\/") + t[m.end(2) :])
+else:
+    open(p + ".json", "w", encoding="utf-8").write(text)
 PY
 }
 # status FILE: the verifier's status line in a dumped DOM
@@ -102,10 +110,24 @@ pass "kixd --http: the page verifies in Chromium (signature, inclusion, manifest
 for _ in $(seq 1 600); do [ "$(cat "$WORK/exp/runs/.size" 2>/dev/null)" = "$SIZE" ] && break; sleep 0.1; done
 [ "$(cat "$WORK/exp/runs/.size" 2>/dev/null)" = "$SIZE" ] || fail "the export did not reach size $SIZE: $(tail -3 "$WORK/o.log")"
 [ -f "$WORK/exp/kix-verify.js" ] || fail "the export lacks kix-verify.js"
-[ -n "$(view "$WORK/exp/runs/$RID")" ] || fail "the run page carries no view (#kix-view)"
+# an exported run or group page carries no #kix-view: its verifier reads
+# the view from <page>.json beside it, which holds kixd's document
+G=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["rank"]["group"])' "$WORK/exp/runs/$RID.json")
+for p in "runs/$RID" "groups/$G"; do
+  [ -z "$(embedded "$WORK/exp/$p")" ] || fail "the exported $p embeds its view ($p.json holds it)"
+  curl -sf "$H/$p" -o "$WORK/kixd-page.html" || fail "GET /$p"
+  [ "$(view "$WORK/exp/$p")" = "$(embedded "$WORK/kixd-page.html")" ] ||
+    fail "the exported $p.json is not the view kixd's page carries"
+done
 start_nginx "$WORK/exp"
 expect_verified "$NGINX_URL/runs/$RID" "nginx (export)"
-pass "the export served by nginx: the page verifies in Chromium"
+# runs/<id>.html is the page again for servers typing by extension: one
+# file under two names (a hard link), the same bytes through nginx
+[ "$(stat -c %i "$WORK/exp/runs/$RID")" = "$(stat -c %i "$WORK/exp/runs/$RID.html")" ] ||
+  fail "runs/$RID.html is a copy, not the page's own file"
+curl -sf "$NGINX_URL/runs/$RID" -o "$WORK/n1.html" && curl -sf "$NGINX_URL/runs/$RID.html" -o "$WORK/n2.html" &&
+  cmp -s "$WORK/n1.html" "$WORK/n2.html" || fail "nginx serves runs/$RID and runs/$RID.html differently"
+pass "the export served by nginx: the page verifies in Chromium, under both its names"
 
 # tampered copies of the export
 [ "$SIZE" -gt 512 ] || fail "the test expects a log past 512 entries, got $SIZE"

@@ -196,6 +196,15 @@ main(async () => {
   rowLie.rows[0].runId = 'run-c';
   d = await load('group', rowLie, f.files, GROUP);
   check(state(d) === 'fail' && text(d).includes('row 1 shows run run-c'), 'a group view with another row fails: ' + text(d));
+  /* a bare group page (as exported): its view from groups/<key>.json, a
+   * later page's, groups/<key>-N, from groups/<key>-N.json */
+  const gjson = 'groups/' + encodeURIComponent(f.group.group);
+  d = await load('group', null, withJson(f.files, f.group, gjson + '.json'), GROUP, [], { subject: f.group.group });
+  check(state(d) === 'ok' && text(d).includes('rows 1\u20134 of 4 proven'), 'a bare group page: its view from groups/<key>.json: ' + text(d));
+  d = await load('group', null, withJson(f.files, f.group, gjson + '.json'), GROUP + '-2', [], { subject: f.group.group });
+  check(state(d) === 'fail' && text(d).includes(gjson + '-2.json: HTTP 404'), 'a bare page 2 of a group reads groups/<key>-2.json: ' + text(d));
+  d = await load('group', null, withJson(f.files, f.group, gjson + '-2.json'), GROUP + '-2', [], { subject: f.group.group });
+  check(state(d) === 'fail' && text(d).includes('this is page 2 of the group'), 'page 1\'s view as groups/<key>-2.json: ' + text(d));
   const firstRow = slot(d = await load('group', f.group, f.files, GROUP), 'group-rows').querySelector('tr');
   check(firstRow.querySelectorAll('td').length === 9 && firstRow.querySelectorAll('td')[3].textContent === '500 ns' &&
         firstRow.querySelectorAll('td')[5].textContent === '1.00\u00d7', 'a proven row: rank, implementation, provider, median with its unit, spread, vs #1, evidence, date, run');

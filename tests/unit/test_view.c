@@ -7,10 +7,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 
 #include "fixture.h"
 #include "kix/cite.h"
+#include "kix/file.h"
+#include "kix/index.h"
 #include "kix/pages.h"
 #include "kix/view_text.h"
 
@@ -488,6 +491,131 @@ KIX_TEST(formats_and_staleness_have_one_rule)
     v.last_observed[0] = '\0'; /* never observed: nothing said */
     kix_run_view_staleness(&v, 0, 1734017995, out, sizeof(out));
     ASSERT_EQ_STR("", out);
+}
+
+/* The file `name` under dir holds exactly want (want_len bytes). */
+static int file_holds(const char *dir, const char *name, const struct kix_buf *want)
+{
+    struct kix_buf have = KIX_BUF_INIT;
+    char path[1024];
+    int same;
+
+    snprintf(path, sizeof(path), "%s/%s", dir, name);
+    same = kix_file_read(path, 1 << 24, &have, NULL) == KIX_OK && have.len == want->len &&
+           memcmp(have.ptr, want->ptr, want->len) == 0;
+    if (!same)
+        fprintf(stderr, "%s: %zu bytes, want %zu\n", path, have.len, want->len);
+    kix_buf_release(&have);
+    return same;
+}
+
+/* page (a run or group page kixd renders) without its #kix-view element
+ * and the line it is on; 0 if it has none. */
+static int without_view(struct kix_buf *page)
+{
+    static const char open[] = "<script type=\"application/json\" id=\"kix-view\">",
+                      close[] = "</script>\n";
+    char *text, *from, *to;
+
+    if (kix_buf_addc(page, 0) != KIX_OK)
+        return 0;
+    page->len--;
+    text = (char *)page->ptr;
+    if (!(from = strstr(text, open)) || !(to = strstr(from, close)) || strstr(to, open))
+        return 0;
+    to += strlen(close);
+    memmove(from, to, strlen(to) + 1);
+    page->len -= (size_t)(to - from);
+    return 1;
+}
+
+/* The export renders a page's HTML and JSON from one view (site_export.c,
+ * pages_internal.h): a run's or group's page is byte for byte what kixd
+ * renders without the view embedded (the verifier reads it from the JSON
+ * beside the page, which is kixd's JSON), also for text with slashes,
+ * backslashes and what would close a script element; <id>.html is the run
+ * page's own file (a hard link). */
+KIX_TEST(the_export_writes_kixds_pages_without_their_embedded_view)
+{
+    static const char *const ids[] = {"nested", "tricky"};
+    struct fixture f;
+    struct kix_log_reader *r;
+    struct kix_pages_export_stats st;
+    struct kix_err err = {0};
+    struct kix_buf page = KIX_BUF_INIT, env = KIX_BUF_INIT;
+    struct kix_append_result res;
+    struct kix_digest d;
+    char manifest[1024], name[256], group[KIX_DIGEST_TEXT_LEN + 1], *out = temp_dir();
+    char protocol[512], environment[512], w[KIX_DIGEST_TEXT_LEN + 1], p[KIX_DIGEST_TEXT_LEN + 1],
+        e[KIX_DIGEST_TEXT_LEN + 1];
+    const char *objects[4] = {manifest, workload, protocol, environment};
+    struct kix_run_info info;
+    struct stat a, b;
+
+    setup(&f);
+    ASSERT_EQ_INT(KIX_OK, publish_nested(&f, "nested"));
+    /* ranked (a protocol with a median, an environment): it has a group page */
+    protocol_record(protocol, sizeof(protocol), 1);
+    environment_record(environment, sizeof(environment), 1);
+    digest_text_of_json(workload, w);
+    digest_text_of_json(protocol, p);
+    digest_text_of_json(environment, e);
+    snprintf(
+        manifest, sizeof(manifest),
+        "{\"apiVersion\":\"kernelindex.dev/v1alpha1\",\"kind\":\"BenchmarkRun\",\"metadata\":{"
+        "\"name\":\"t\",\"labels\":{\"note\":\"a/b \\\\/ \\\\\\\\/ </script> & \\\\u003c //\"}},"
+        "\"spec\":{\"status\":\"passed\",\"timing\":{\"latencyNs\":{\"median\":1234}},"
+        "\"sourceNative\":{\"source\":\"test\",\"benchmark\":\"rope/forward\"},"
+        "\"workloadDigest\":\"%s\",\"protocolDigest\":\"%s\",\"environmentDigest\":\"%s\"}}",
+        w, p, e);
+    digest_of_json(manifest, &d);
+    ASSERT_EQ_INT(KIX_OK, kix_entry_publication(f.publisher, "tricky", &d, "2026-11-29T00:00:00Z",
+                                                "test", "BSD-2-Clause", &env, &err));
+    ASSERT_EQ_INT(KIX_OK, submit(&f, &env, objects, 4, &res, &err));
+    ASSERT_EQ_INT(KIX_OK, kix_pages_export(f.log, out, &st, &err));
+    ASSERT_EQ_U64(2, st.runs);
+    ASSERT_EQ_INT(KIX_OK, kix_log_read_begin(f.log, &r));
+    for (size_t i = 0; i < sizeof(ids) / sizeof(ids[0]); i++) {
+        const char *id = ids[i];
+        kix_buf_reset(&page);
+        ASSERT_EQ_INT(KIX_OK, kix_page_run_html(r, id, strlen(id), &page, &err));
+        ASSERT_TRUE(without_view(&page));
+        snprintf(name, sizeof(name), "runs/%s", id);
+        ASSERT_TRUE(file_holds(out, name, &page));
+        kix_buf_reset(&page);
+        ASSERT_EQ_INT(KIX_OK, kix_page_run_json(r, id, strlen(id), &page, &err));
+        snprintf(name, sizeof(name), "runs/%s.json", id);
+        ASSERT_TRUE(file_holds(out, name, &page));
+        snprintf(name, sizeof(name), "%s/runs/%s", out, id);
+        ASSERT_EQ_INT(0, stat(name, &a));
+        snprintf(name, sizeof(name), "%s/runs/%s.html", out, id);
+        ASSERT_EQ_INT(0, stat(name, &b));
+        ASSERT_TRUE(a.st_ino == b.st_ino && a.st_dev == b.st_dev);
+    }
+    /* the tricky run's text is in its page as the document says it */
+    kix_buf_reset(&page);
+    ASSERT_EQ_INT(KIX_OK, kix_page_run_html(r, "tricky", 6, &page, &err));
+    ASSERT_EQ_INT(KIX_OK, kix_buf_addc(&page, 0));
+    ASSERT_CONTAINS((const char *)page.ptr, "a\\/b \\\\\\/ \\\\\\\\\\/ \\u003c\\/script\\u003e");
+    /* a group's first page likewise */
+    ASSERT_EQ_INT(KIX_OK, kix_index_run(r, "tricky", 6, &info));
+    ASSERT_TRUE(info.grouped);
+    kix_digest_format(&info.comparison_key, group);
+    ASSERT_EQ_U64(1, st.groups);
+    kix_buf_reset(&page);
+    ASSERT_EQ_INT(KIX_OK, kix_page_group_html(r, group, strlen(group), &page, &err));
+    ASSERT_TRUE(without_view(&page));
+    snprintf(name, sizeof(name), "groups/%s", group);
+    ASSERT_TRUE(file_holds(out, name, &page));
+    kix_buf_reset(&page);
+    ASSERT_EQ_INT(KIX_OK, kix_page_group_json(r, group, strlen(group), &page, &err));
+    snprintf(name, sizeof(name), "groups/%s.json", group);
+    ASSERT_TRUE(file_holds(out, name, &page));
+    kix_log_read_end(r);
+    kix_buf_release(&page);
+    kix_buf_release(&env);
+    remove_dir(out);
+    teardown(&f);
 }
 
 KIX_TEST_MAIN()

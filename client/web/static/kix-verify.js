@@ -1625,7 +1625,13 @@
 
     /* the page's JSON (runs/<id>.json, groups/<key>.json) at the log's site */
     async function fetchView() {
-      var path = (page === 'run' ? 'runs/' : 'groups/') + encodeURIComponent(target) + '.json';
+      /* an exported later page of a group, groups/<key>-N, has its own
+       * view beside it: groups/<key>-N.json */
+      var u = new URL(doc.location.href);
+      var s = u.protocol === 'file:' ? null : pageSubject(u.pathname, u.search);
+      var later = page === 'group' && s && s.groupPage > 1 &&
+                  /-[1-9][0-9]*(?:\.html)?$/.test(u.pathname) ? '-' + s.groupPage : '';
+      var path = (page === 'run' ? 'runs/' : 'groups/') + encodeURIComponent(target) + later + '.json';
       try {
         return JSON.parse(new TextDecoder().decode(await fetchBytes(path)));
       } catch (e) {

@@ -96,7 +96,9 @@ int kix_page_browse(struct kix_log_reader *r, const char *path, size_t len, int 
  * runs/<runId>.html, a hard link, for servers that type files by their
  * extension alone), runs/<runId>.json, groups/<key>[.html|.json], index.html,
  * index.json, home/<k>[.json], kernels/<kernel>[.json], search/index.json,
- * search/<n>.json, kix-verify.js, kix-search.js and style.css. Incremental: DIR/runs/.size
+ * search/<n>.json, kix-verify.js, kix-search.js and style.css. A run's or
+ * group's page there is kix_page_*_html's without #kix-view: its verifier
+ * reads the view from the .json beside it. Incremental: DIR/runs/.size
  * remembers the log size the pages were written for (written last), and
  * only the runs that entries since then are about are rewritten, with every
  * run of their comparison groups (whose ranks may have moved) and those
