@@ -219,7 +219,8 @@ int bench_scale_point(const char *cache_dir, const char *work_dir, const char *k
 
 /* ---- http ------------------------------------------------------------------- */
 
-#define BENCH_NGINX "/usr/sbin/nginx" /* Debian's nginx-light */
+#define BENCH_NGINX   "/usr/sbin/nginx"  /* Debian's nginx-light */
+#define BENCH_OPENSSL "/usr/bin/openssl" /* a certificate for nginx over TLS */
 
 /* The HTTP part (tools/bench/bench_http.c), on the log kix_bench.c's
  * appends left in work/log: exports it, serves it by kixd --http and by
