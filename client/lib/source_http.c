@@ -375,7 +375,9 @@ void http_bundle_leaf(const struct http_source *h, uint64_t index, struct kix_by
 }
 
 /* Entries [start, end) of the tree of size, handed to fn from the bundles
- * that hold them, fetched as one batch (http_get_many). */
+ * that hold them: one bundle as http_bundle reads it (the disk cache
+ * first), more (an audit's, a mirror's) fetched as one batch
+ * (http_get_many). */
 struct entry_range {
     struct http_source *h;
     uint64_t size, start, end;
@@ -436,7 +438,12 @@ static int http_entries(struct kix_source *s, uint64_t start, uint64_t count, ki
             rc = range_leaves(&r); /* the bundle read last */
             r.first++;
         }
-        if (rc == KIX_OK && r.end > start && r.first <= last)
+        if (rc == KIX_OK && r.end > start && r.first == last) {
+            /* one bundle (a reader's entries): through the disk cache */
+            rc = http_bundle(h, r.first * KIX_TLOG_WIDTH, r.size, err);
+            if (rc == KIX_OK)
+                rc = range_leaves(&r);
+        } else if (rc == KIX_OK && r.end > start && r.first <= last)
             rc = http_get_many(h->get, (size_t)(last - r.first + 1), BUNDLE_MAX, range_bundle_path,
                                range_bundle, &r, err);
     }

@@ -55,7 +55,14 @@ cmp -s "$WORK/out-get-warm" "$WORK/exp/objects/$DIG" || fail "kix get warm: anot
 # another reader (its own state) of the same log shares it
 KIX_STATE_DIR="$WORK/s2" requests other "$KIX" show --server "$H" "$RID" --json >/dev/null
 ! grep -q 'path=/tile/entries/000 ' "$WORK/req-other" || fail "another reader of the log does not share the cache"
-pass "cold $cold requests, warm $warm: tile 0/000, bundle 000, the index's tiles and records, objects from the cache"
+# kix cite and kix verify-citation read the run's entries one range at a
+# time: from the cache too, not as a batch around it
+requests cite "$KIX" cite --server "$H" "$RID" --json >/dev/null
+cp "$WORK/out-cite" "$WORK/cit.json"
+requests verify-cite "$KIX" verify-citation --server "$H" "$WORK/cit.json" >/dev/null
+! grep -Eq 'path=/(tile/0/000|tile/entries/000) ' "$WORK/req-cite" "$WORK/req-verify-cite" ||
+  fail "cite or verify-citation read again: $(grep -E 'path=/tile/(0/000|entries/000) ' "$WORK/req-cite" "$WORK/req-verify-cite")"
+pass "cold $cold requests, warm $warm: tile 0/000, bundle 000, the index's tiles and records, objects from the cache (show, get, cite, verify-citation)"
 
 # ---- --no-cache ------------------------------------------------------------------
 KIX_CACHE_DIR="$WORK/cache-none" requests none "$KIX" --no-cache show --server "$H" "$RID" --json >/dev/null
