@@ -236,8 +236,10 @@ static void send_file(struct kixd_http_conn *c, int fd, uint64_t size)
     if (uv_stream_get_write_queue_size((uv_stream_t *)&c->tcp) == 0 &&
         uv_fileno((uv_handle_t *)&c->tcp, &sock) == 0) {
         while (c->out.len > 0) {
-            /* MSG_MORE: the headers leave with the body's first bytes */
-            ssize_t n = send(sock, c->out.ptr, c->out.len, MSG_MORE | MSG_NOSIGNAL);
+            /* no MSG_MORE: holding the headers back for the body's first
+             * bytes made kixd 15-25% slower than nginx, which sends them
+             * apart too (RESULTS.md, "Round four, closing figures") */
+            ssize_t n = send(sock, c->out.ptr, c->out.len, MSG_NOSIGNAL);
             if (n < 0 && errno == EINTR)
                 continue;
             if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
