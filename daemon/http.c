@@ -636,21 +636,20 @@ static const struct page_kind *page_of(const char *path, size_t len, int accept_
     return k;
 }
 
-/* Answers j's page from the worker's pages of the last second at the
- * log's current size (http_pages_cache.h), when it is there: 1. */
-static int cached_page(struct kixd_http_conn *c, const struct pjob *j)
+/* Answers the page `key` from the worker's pages of the last second at
+ * the log's current size (http_pages_cache.h), when it is there: 1. */
+static int cached_page(struct kixd_http_conn *c, const struct kixd_page_key *key, int head)
 {
-    struct kixd_page_key key = {j->kind, j->arg, j->len, j->page, j->json_asked};
     struct kix_log_reader *r = NULL;
     struct kix_bytes body;
     struct kix_err err = {0};
     int json;
 
     if (kixd_worker_reader(c->w, &r, &err) != KIX_OK ||
-        !kixd_page_cache_get(c->w, &key, kix_log_reader_size(r), &body, &json))
+        !kixd_page_cache_get(c->w, key, kix_log_reader_size(r), &body, &json))
         return 0;
     answer(c, K_PAGE, 200, json ? "application/json" : "text/html; charset=utf-8", EDGE, body.ptr,
-           body.len, j->head);
+           body.len, head);
     return 1;
 }
 
@@ -661,6 +660,7 @@ static int cached_page(struct kixd_http_conn *c, const struct pjob *j)
 static int page(struct kixd_http_conn *c, const char *path, size_t len, int head)
 {
     const struct page_kind *k;
+    struct kixd_page_key key;
     struct pjob *j;
     char arg[256];
     long n = 0;
@@ -698,6 +698,10 @@ static int page(struct kixd_http_conn *c, const char *path, size_t len, int head
         answer_text(c, K_PAGE, 404, "not found\n", head);
         return 1;
     }
+    key = (struct kixd_page_key){browse ? 0 : 1 + (int)(k - PAGE_KINDS), arg, (size_t)n,
+                                 group_page_asked(c->url, c->url_len), json};
+    if (cached_page(c, &key, head))
+        return 1;
     if (!(j = calloc(1, sizeof(*j)))) {
         c->close_after = 1;
         answer_text(c, K_PAGE, 503, "cannot queue the request; retry\n", head);
@@ -707,16 +711,12 @@ static int page(struct kixd_http_conn *c, const char *path, size_t len, int head
     j->log = c->w->srv->log;
     j->fn = browse ? NULL : json ? k->json : k->html;
     j->browse = browse;
-    j->kind = browse ? 0 : 1 + (int)(k - PAGE_KINDS);
-    j->page = group_page_asked(c->url, c->url_len);
+    j->kind = key.kind;
+    j->page = key.page;
     j->json = j->json_asked = json;
     j->head = head;
     j->len = (size_t)n;
     memcpy(j->arg, arg, (size_t)n);
-    if (cached_page(c, j)) {
-        free(j);
-        return 1;
-    }
     j->req.data = j;
     kix_buf_init(&j->out);
     if (uv_queue_work(&c->w->loop, &j->req, page_work, page_done) != 0) {
