@@ -347,6 +347,14 @@ static int bundle_load(struct http_source *h, uint64_t n, unsigned width, struct
     return KIX_OK;
 }
 
+/* 1 when the bundle kept is bundle n of the tree of size (or a wider
+ * copy of it). */
+static int bundle_kept(const struct http_source *h, uint64_t n, uint64_t size)
+{
+    return h->bundle.ptr && h->bundle_index == n &&
+           h->bundle_width >= kix_tlog_tile_width(size, 0, n);
+}
+
 /* The bundle holding entry index at size, kept until another is asked for. */
 int http_bundle(struct http_source *h, uint64_t index, uint64_t size, struct kix_err *err)
 {
@@ -358,7 +366,7 @@ int http_bundle(struct http_source *h, uint64_t index, uint64_t size, struct kix
     if (width == 0)
         return kix_err_set(err, KIX_ENOTFOUND, "entry %llu is past the tree of size %llu",
                            (unsigned long long)index, (unsigned long long)size);
-    if (h->bundle.ptr && h->bundle_index == n && h->bundle_width >= width)
+    if (bundle_kept(h, n, size))
         return KIX_OK;
     rc = fetch_resource(h, KIX_TLOG_ENTRIES, 0, n, width, BUNDLE_MAX, &b, err);
     if (rc == KIX_OK)
@@ -433,17 +441,16 @@ static int http_entries(struct kix_source *s, uint64_t start, uint64_t count, ki
         r.end = count < r.size - start ? start + count : r.size;
         r.first = start / KIX_TLOG_WIDTH;
         last = (r.end - 1) / KIX_TLOG_WIDTH;
-        if (r.end > start && h->bundle.ptr && h->bundle_index == r.first &&
-            h->bundle_width >= kix_tlog_tile_width(r.size, 0, r.first)) {
-            rc = range_leaves(&r); /* the bundle read last */
-            r.first++;
-        }
-        if (rc == KIX_OK && r.end > start && r.first == last) {
-            /* one bundle (a reader's entries): through the disk cache */
+        /* the bundle kept, and a last one alone (a reader's entries), as
+         * http_bundle reads them: from memory, else the disk cache first */
+        while (rc == KIX_OK && r.end > start && r.first <= last &&
+               (r.first == last || bundle_kept(h, r.first, r.size))) {
             rc = http_bundle(h, r.first * KIX_TLOG_WIDTH, r.size, err);
             if (rc == KIX_OK)
                 rc = range_leaves(&r);
-        } else if (rc == KIX_OK && r.end > start && r.first <= last)
+            r.first++;
+        }
+        if (rc == KIX_OK && r.end > start && r.first <= last)
             rc = http_get_many(h->get, (size_t)(last - r.first + 1), BUNDLE_MAX, range_bundle_path,
                                range_bundle, &r, err);
     }
