@@ -83,10 +83,13 @@ int kix__sel_publication(const struct kix__sel_sink *s, const struct kix_run_inf
     for (int d = 0; rc == KIX_OK && d < KIX_SEL_DIMS; d++)
         if (from[d] >= 0) {
             const struct kix_digest *ref = &refs[from[d]];
-            v[d][0] = '\0';
-            if (memcmp(ref, &none, sizeof(none)) == 0 ||
-                words(octx, d, ref, v[d], sizeof(v[d])) == KIX_ENOTFOUND)
+            int wrc = memcmp(ref, &none, sizeof(none)) == 0
+                          ? KIX_ENOTFOUND
+                          : words(octx, d, ref, v[d], sizeof(v[d]));
+            if (wrc == KIX_ENOTFOUND)
                 kix__sel_object_words(d, NULL, 0, v[d], sizeof(v[d]));
+            else if (wrc)
+                rc = kix_err_set(err, wrc, "reading the words of an object the run names");
         }
     rc = s->new_group(s->ctx, &run->comparison_key, &is_new, err);
     /* what the group holds constant: listed once, when it forms */
@@ -122,11 +125,14 @@ static int table_new_group(void *ctx, const struct kix_digest *g, int *is_new, s
     struct kix_log_txn *t = ctx;
     uint8_t mark[1 + 32] = {'g'};
     struct kix_bytes v;
+    int rc;
 
     memcpy(mark + 1, g->b, 32);
-    *is_new = kix_log_txn_get(t, KIX_TABLE_SELECTIONS, mark, sizeof(mark), &v) == KIX_ENOTFOUND;
-    return *is_new ? kix_log_txn_put(t, KIX_TABLE_SELECTIONS, mark, sizeof(mark), "", 0, err)
-                   : KIX_OK;
+    rc = kix_log_txn_get(t, KIX_TABLE_SELECTIONS, mark, sizeof(mark), &v);
+    *is_new = rc == KIX_ENOTFOUND;
+    if (*is_new)
+        return kix_log_txn_put(t, KIX_TABLE_SELECTIONS, mark, sizeof(mark), "", 0, err);
+    return rc ? kix_err_set(err, rc, "reading whether a group is listed") : KIX_OK;
 }
 
 static int head_items(struct kix_log_txn *t, const char *key, size_t n, uint64_t *items,
@@ -138,7 +144,7 @@ static int head_items(struct kix_log_txn *t, const char *key, size_t n, uint64_t
     *items = 0;
     if (rc == KIX_OK)
         return kix_sel_head_decode(v.ptr, v.len, items, err);
-    return rc;
+    return rc == KIX_ENOTFOUND ? rc : kix_err_set(err, rc, "reading a selection list's head");
 }
 
 /* One item onto the list: the item, the head, and both keys touched. */

@@ -43,6 +43,12 @@ int kix__db_get_u64(struct kix_store *s, MDB_txn *txn, int table, uint64_t k, st
     return KIX_OK;
 }
 
+/* Whether this thread's write transaction met MDB_MAP_FULL. After a failed
+ * put LMDB fails every later call of the transaction, so a layer above that
+ * drops a put's code (a cache write) or reports the next read's failure
+ * instead still has the transaction retried in a bigger map. */
+static _Thread_local int write_map_full;
+
 int kix__db_error(int rc, struct kix_err *err, const char *what)
 {
     switch (rc) {
@@ -52,6 +58,7 @@ int kix__db_error(int rc, struct kix_err *err, const char *what)
         return kix_err_set(err, KIX_ENOTFOUND, "%s: not found", what);
     case MDB_MAP_FULL:
         /* Never leaves the store: kix__db_write grows the map and retries. */
+        write_map_full = 1;
         return kix_err_set(err, KIX__EMAPFULL, "%s: map full", what);
     case MDB_CORRUPTED:
     case MDB_PAGE_NOTFOUND:
@@ -289,11 +296,14 @@ int kix__db_write(struct kix_store *s, kix__write_fn fn, void *ctx, struct kix_e
             rc = kix__db_error(rc, err, "starting a write");
             break;
         }
+        write_map_full = 0;
         rc = fn(s, txn, ctx, err);
+        if (rc != KIX_OK && write_map_full)
+            rc = KIX__EMAPFULL;
         if (rc == KIX_OK) {
             int mrc = mdb_txn_commit(txn);
             pthread_rwlock_unlock(&s->resize_lock);
-            if (mrc == MDB_MAP_FULL) {
+            if (mrc == MDB_MAP_FULL || (mrc != 0 && write_map_full)) {
                 kix_err_clear(err);
                 rc = grow_map(s, err);
                 if (rc == KIX_OK)

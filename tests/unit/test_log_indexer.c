@@ -29,7 +29,8 @@ static struct {
     int memos_checked, memos_applied, memo_mismatch, applied;
     struct toy_memo last;
     int unnamed_put;
-    int refuse; /* prepare refuses every object */
+    int refuse;   /* prepare refuses every object */
+    int careless; /* apply also writes a large cache value and ignores how that went */
 } seen;
 
 static int toy_prepare(const struct kix_log_object *o, void *memo, struct kix_err *err)
@@ -79,6 +80,19 @@ static int toy_apply(struct kix_log_txn *t, const struct kix_log_item *item, str
     if (seen.applied++ == 0)
         seen.unnamed_put = kix_log_txn_put(t, TOY_TABLES, "x", 1, "y", 1, NULL);
     kix_u64be_put(k, item->index);
+    if (seen.careless) {
+        /* as a cache write may: its code dropped, the next read's returned
+         * (after a failed put LMDB fails the rest of the transaction) */
+        static uint8_t big[48 << 10];
+        struct kix_bytes v;
+        int rc;
+        memset(big, (int)item->index, sizeof(big));
+        rc = kix_log_txn_put(t, TOY_SEALED, k, 8, big, sizeof(big), NULL);
+        (void)rc;
+        rc = kix_log_txn_get(t, TOY_SEALED, k, 8, &v);
+        if (rc)
+            return kix_err_set(err, rc, "reading back the cache");
+    }
     return kix_log_txn_put(t, TOY_SEEN, k, 8, &len, sizeof(len), err);
 }
 
@@ -205,6 +219,49 @@ KIX_TEST(the_memo_prepare_wrote_reaches_check_and_apply)
     ASSERT_EQ_U64(strlen(manifest), seen.last.canon_len);
     ASSERT_EQ_INT(0, seen.memo_mismatch);
     kix_buf_release(&env);
+    teardown(&f);
+}
+
+/* A "map full" grows the map and the append is retried even when the
+ * layer above drops the write's code and returns another: LMDB fails the
+ * whole transaction after a failed put, so what the indexer returns is not
+ * what tells the log the map was full. */
+KIX_TEST(a_full_map_grows_even_when_the_indexer_drops_the_code)
+{
+    struct fixture f;
+    struct kix_log_opts opts;
+    struct kix_buf vkey = KIX_BUF_INIT;
+    struct kix_append_result res;
+    struct kix_err err = {0};
+    struct kix_log_reader *r;
+    struct kix_bytes v;
+    char run_id[16];
+    uint8_t k[8];
+
+    setup_keys(&f);
+    memset(&opts, 0, sizeof(opts));
+    memset(&seen, 0, sizeof(seen));
+    opts.indexer = &toy;
+    opts.store.map_initial = 1 << 20; /* room for about 20 of the toy's values */
+    ASSERT_EQ_INT(
+        KIX_OK, kix_log_create(f.dir, ORIGIN, kix_signer_public_key(f.admin), &opts, &vkey, &err));
+    ASSERT_EQ_INT(KIX_OK, kix_log_open(f.dir, &opts, &f.log, &err));
+    ASSERT_EQ_INT(0, add_key(&f, f.admin, f.publisher, KIX_ROLE_PUBLISH, 0));
+    seen.careless = 1;
+    for (int i = 0; i < 80; i++) {
+        snprintf(run_id, sizeof(run_id), "r-%d", i);
+        int rc = publish(&f, f.publisher, run_id, i, &res, &err);
+        if (rc != KIX_OK)
+            fprintf(stderr, "publication %d: %s\n", i, err.msg);
+        ASSERT_EQ_INT(KIX_OK, rc);
+    }
+    ASSERT_TRUE(kix_store_map_size(kix_log_store(f.log)) > (size_t)(4 << 20));
+    ASSERT_EQ_INT(KIX_OK, kix_log_read_begin(f.log, &r));
+    kix_u64be_put(k, 81); /* the last publication's index (after the two key entries) */
+    ASSERT_EQ_INT(KIX_OK, kix_log_txn_get(kix_log_reader_txn(r), TOY_SEALED, k, 8, &v));
+    ASSERT_EQ_U64(48 << 10, v.len);
+    kix_log_read_end(r);
+    kix_buf_release(&vkey);
     teardown(&f);
 }
 

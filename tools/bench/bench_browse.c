@@ -134,7 +134,8 @@ static int commit_all(struct kix_log *log, struct kix_prepared **p, size_t n,
 
     for (size_t k = 0; rc == KIX_OK && k < n; k++)
         if (res[k].code)
-            rc = kix_err_set(err, res[k].code, "%s", res[k].message);
+            rc = kix_err_set(err, res[k].code, "item %zu of %zu refused (%s): %s", k, n,
+                             kix_strerror(res[k].code), res[k].message);
     for (size_t k = 0; k < n; k++) {
         kix_prepared_free(p[k]);
         p[k] = NULL;
@@ -334,8 +335,9 @@ int bench_browse(const char *cache_dir, const char *work_dir, const char *kixd, 
         bench_say("browse: building a log of %ld groups in %s (cached for later runs)", groups,
                   dir);
         t0 = bench_now();
-        if (build(dir, groups, &err) != KIX_OK)
-            bench_die("browse: building the log: %s", err.msg);
+        int rc = build(dir, groups, &err);
+        if (rc != KIX_OK)
+            bench_die("browse: building the log: %s (%s)", err.msg, kix_strerror(rc));
         bench_fig(rep, "browse.build_s", bench_now() - t0, "s", "building the log (once)");
         if (!(f = fopen(mark, "w")) || fprintf(f, "%s\n", BROWSE_FORMAT) < 0)
             bench_die("cannot write %s", mark);
