@@ -6,6 +6,7 @@
 #include <sys/resource.h>
 
 #include "diag.h"
+#include "server.h"
 
 /* Descriptors kixd needs besides connections: the store, listeners, the
  * event loops' own, stderr and a margin. */
@@ -14,7 +15,8 @@
 void kixd_raise_fd_limit(const struct kixd_config *cfg)
 {
     struct rlimit rl;
-    rlim_t want = (rlim_t)cfg->max_connections + FD_RESERVE;
+    rlim_t want = (rlim_t)cfg->max_connections + FD_RESERVE +
+                  (rlim_t)cfg->threads * KIXD_BUNDLE_FDS; /* the bundle files kept open */
 
     if (getrlimit(RLIMIT_NOFILE, &rl) != 0)
         return;

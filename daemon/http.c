@@ -939,7 +939,6 @@ static void respond(struct kixd_http_conn *c, int head)
             if (c->body_from_file && !c->closing)
                 send_file(c, fd, size);
             c->body_from_file = 0;
-            close(fd);
             return;
         }
         if (rc == KIX_OK) { /* not kept as a file: assembled in scratch */

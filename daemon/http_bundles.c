@@ -84,8 +84,18 @@ fail:
     return -1;
 }
 
+/* Forgets the open file of slot k (closes it). */
+static void slot_drop(struct kixd_worker *w, unsigned k)
+{
+    if (w->bundle_fds[k].used)
+        close(w->bundle_fds[k].fd);
+    w->bundle_fds[k].used = 0;
+}
+
 void kixd_bundles_free(struct kixd_worker *w)
 {
+    for (unsigned k = 0; k < KIXD_BUNDLE_FDS; k++)
+        slot_drop(w, k);
     free(w->bundle_checked);
     w->bundle_checked = NULL;
     w->bundle_checked_len = 0;
@@ -157,16 +167,36 @@ out:
     return ok;
 }
 
+/* Keeps fd open in slot k as bundle index's file, in place of another. */
+static void keep_open(struct kixd_worker *w, unsigned k, uint64_t index, int fd)
+{
+    slot_drop(w, k);
+    w->bundle_fds[k].index = index;
+    w->bundle_fds[k].fd = fd;
+    w->bundle_fds[k].used = 1;
+}
+
 int kixd_bundle_open(struct kixd_worker *w, struct kix_log_reader *r, uint64_t index, int *fd,
                      uint64_t *size, struct kix_buf *built, struct kix_err *err)
 {
     const char *dir = w->srv->bundle_dir;
     char path[sizeof(w->srv->bundle_dir) + 32];
+    unsigned slot = (unsigned)(index % KIXD_BUNDLE_FDS);
     struct stat st;
     int rc;
 
     *fd = -1;
     *size = 0;
+    if (dir[0] && w->bundle_fds[slot].used && w->bundle_fds[slot].index == index) {
+        /* kept open: served while it is still the file under its name, not
+         * removed (its links gone) nor emptied; else made again below */
+        if (fstat(w->bundle_fds[slot].fd, &st) == 0 && st.st_nlink > 0 && st.st_size > 0) {
+            *fd = w->bundle_fds[slot].fd;
+            *size = (uint64_t)st.st_size;
+            return KIX_OK;
+        }
+        slot_drop(w, slot);
+    }
     if (dir[0]) {
         snprintf(path, sizeof(path), "%s/%llu", dir, (unsigned long long)index);
         *fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
@@ -177,6 +207,7 @@ int kixd_bundle_open(struct kixd_worker *w, struct kix_log_reader *r, uint64_t i
             (checked(w, index) || file_is_bundle(r, index, *fd, (uint64_t)st.st_size, built))) {
             set_checked(w, index);
             *size = (uint64_t)st.st_size;
+            keep_open(w, slot, index, *fd);
             return KIX_OK;
         }
         if (*fd >= 0) {
@@ -193,6 +224,7 @@ int kixd_bundle_open(struct kixd_worker *w, struct kix_log_reader *r, uint64_t i
     if (*fd >= 0) {
         set_checked(w, index);
         *size = built->len;
+        keep_open(w, slot, index, *fd);
         return KIX_OK;
     }
     kixd_log(w->bundle_warned ? KIXD_DEBUG : KIXD_WARN,

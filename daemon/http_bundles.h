@@ -19,6 +19,12 @@
  * after that check, while kixd runs, it is served as it is, as a changed
  * data.mdb would be: the store directory is trusted.
  *
+ * A worker keeps the files it served last open (KIXD_BUNDLE_FDS of
+ * them, bundle N in slot N % KIXD_BUNDLE_FDS), so that a bundle asked for
+ * again costs an fstat(2), not an open(2) and a close(2): nginx's
+ * open_file_cache, always on. The fstat sees a file removed (no link
+ * left) or emptied, which is then made again as a missing one is.
+ *
  * When the directory cannot be used (not writable, disk full, no file
  * descriptor left) a bundle is assembled in memory, each time, as a
  * partial one is; a warning says so once per worker. Loop thread only.
@@ -39,12 +45,14 @@
  * (bundles assembled each time) when the directory cannot be made. */
 void kixd_bundles_prepare(struct kixd_server *srv);
 
-/* Frees what the worker remembers of the files checked (worker teardown). */
+/* Closes the files the worker keeps open and frees what it remembers of
+ * the files checked (worker teardown). */
 void kixd_bundles_free(struct kixd_worker *w);
 
 /* The full bundle `index` (the caller checked it is full at r's size): its
  * file, written first from r's leaves when missing, open for reading in
- * *fd (the caller closes it) with its length in *size; or, when it cannot
+ * *fd with its length in *size (the worker's: the caller reads it before
+ * its next call and never closes it); or, when it cannot
  * be kept as a file, *fd = -1 and the bundle's bytes appended to `built`.
  * An error code when the leaves cannot be read (KIX_ENOMEM included). */
 int kixd_bundle_open(struct kixd_worker *w, struct kix_log_reader *r, uint64_t index, int *fd,

@@ -26,6 +26,10 @@
 #include "kix/index.h"
 #include "config.h"
 
+/* Full-bundle files each worker keeps open (http_bundles.h); counted in the
+ * descriptors kixd asks for (fd_limit.c). */
+#define KIXD_BUNDLE_FDS 32
+
 struct kixd_conn;
 struct kixd_submit;
 struct kixd_writer;
@@ -116,6 +120,10 @@ struct kixd_worker {
     int bundle_warned;             /* said that a bundle file cannot be written (http_bundles.c) */
     uint8_t *bundle_checked;       /* bitmap: the bundle files checked (http_bundles.c) */
     size_t bundle_checked_len;     /* its bytes */
+    struct { /* bundle files kept open, bundle N in slot N % KIXD_BUNDLE_FDS */
+        uint64_t index;
+        int fd, used;
+    } bundle_fds[KIXD_BUNDLE_FDS];
     struct kixd_page_cache *pages; /* pages of the last second (http_pages_cache.h), or NULL */
     uint64_t rejected;             /* connections refused since the last log line */
     uint64_t rejected_logged_at;
