@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <ftw.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -35,15 +36,22 @@ static void fsync_parent(const char *path)
     }
 }
 
+/* Numbers each write's temporary file, which is named after the process
+ * and this number: two threads writing one path at once must not write
+ * into one temporary file. */
+static atomic_ulong tmp_serial;
+
 static int write_file(const char *path, const void *data, size_t len, int mode, int sync,
                       struct kix_err *err)
 {
     char tmp[PATH_CAP];
     const char *p = data;
     size_t done = 0;
+    unsigned long serial = atomic_fetch_add(&tmp_serial, 1);
     int fd, rc = KIX_OK;
 
-    if ((size_t)snprintf(tmp, sizeof(tmp), "%s.tmp.%ld", path, (long)getpid()) >= sizeof(tmp))
+    if ((size_t)snprintf(tmp, sizeof(tmp), "%s.tmp.%ld.%lu", path, (long)getpid(), serial) >=
+        sizeof(tmp))
         return kix_err_set(err, KIX_EINVAL, "path %.200s... is too long", path);
     fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, mode);
     if (fd < 0)
