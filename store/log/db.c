@@ -276,7 +276,7 @@ static int out_of_space(const struct kix_store *s)
 
 int kix__db_write(struct kix_store *s, kix__write_fn fn, void *ctx, struct kix_err *err)
 {
-    int rc;
+    int rc, outer_map_full = write_map_full; /* a write of another store around this one */
 
     if (s->read_only)
         return kix_err_set(err, KIX_EREADONLY, "the store is open read-only");
@@ -327,6 +327,7 @@ int kix__db_write(struct kix_store *s, kix__write_fn fn, void *ctx, struct kix_e
         break;
     }
     pthread_mutex_unlock(&s->write_lock);
+    write_map_full = outer_map_full;
     return rc;
 }
 

@@ -171,6 +171,15 @@ cmp -s "$WORK/o/bundles/2" "$WORK/exp/tile/entries/002" || fail "the emptied fil
 rm -r "$WORK/o/bundles"
 get_all "the directory removed"
 [ "$(ls "$WORK/o/bundles" | sort | tr '\n' ' ')" = "0 1 2 3 " ] || fail "the removed directory is not made again"
+# the files each worker keeps open follow: once every worker has been
+# asked for every bundle again, none of the removed files is still open
+WORKERS=$(getconf _NPROCESSORS_ONLN) # kixd's --threads default
+for round in $(seq $((8 * WORKERS))); do get_all "round $round after the directory was removed"; done
+open_bundles() { ls -l /proc/"$PID_o"/fd 2>/dev/null | grep -c "$WORK/o/bundles/" || true; }
+deleted=$(ls -l /proc/"$PID_o"/fd 2>/dev/null | grep "$WORK/o/bundles/" | grep -c "(deleted)" || true)
+[ "$deleted" = 0 ] || fail "kixd still holds $deleted removed bundle files open"
+[ "$(open_bundles)" -le $((4 * WORKERS)) ] ||
+  fail "kixd holds $(open_bundles) bundle files open for 4 bundles and $WORKERS workers"
 pass "a removed or empty bundle file, or the whole directory, is made again"
 
 # ---- files damaged or from another log; a crash's temporary file ---------------------------------
