@@ -8,8 +8,9 @@
 #include <string.h>
 #include <time.h>
 
-#define BASE_MAX 4096
-#define URL_MAX  (BASE_MAX + 512)
+#define BASE_MAX         4096
+#define URL_MAX          (BASE_MAX + 512)
+#define FIRST_BACKOFF_MS 100 /* doubled after each try that failed in passing */
 
 struct sink {
     struct kix_buf *out;
@@ -164,6 +165,20 @@ static int transient(CURLcode cc, long status)
     }
 }
 
+/* After a try of `attempt` (0 the first): the milliseconds to wait before
+ * the next, from *backoff (doubled for the one after), or -1 when this
+ * try's outcome stands. One rule for a single GET and a batch's. */
+static long retry_wait(const struct http_get *h, const struct sink *s, CURLcode cc, long status,
+                       int attempt, long *backoff)
+{
+    long wait = *backoff;
+
+    if (s->nomem || s->over || !transient(cc, status) || attempt >= h->opts.retries)
+        return -1;
+    *backoff *= 2;
+    return wait;
+}
+
 static void pause_ms(long ms)
 {
     struct timespec ts = {ms / 1000, (ms % 1000) * 1000000L};
@@ -204,7 +219,7 @@ int http_get(struct http_get *h, const char *path, size_t max, struct kix_buf *o
     char curl_msg[CURL_ERROR_SIZE];
     struct sink s = {out, out->len, max, 0, 0};
     CURLcode cc = CURLE_OK;
-    long status = 0, backoff = 100;
+    long status = 0, backoff = FIRST_BACKOFF_MS;
     int rc;
 
     if ((size_t)snprintf(url, sizeof(url), "%s%s", h->base, path) >= sizeof(url))
@@ -221,12 +236,10 @@ int http_get(struct http_get *h, const char *path, size_t max, struct kix_buf *o
         cc = curl_easy_perform(h->curl);
         curl_easy_getinfo(h->curl, CURLINFO_RESPONSE_CODE, &status);
         h->bytes += out->len - s.start;
-        if (s.nomem || s.over)
+        long wait = retry_wait(h, &s, cc, status, attempt, &backoff);
+        if (wait < 0)
             break;
-        if (!transient(cc, status) || attempt >= h->opts.retries)
-            break;
-        pause_ms(backoff);
-        backoff *= 2;
+        pause_ms(wait);
     }
     /* the handle keeps no pointer into this frame */
     curl_easy_setopt(h->curl, CURLOPT_ERRORBUFFER, NULL);
@@ -292,7 +305,7 @@ static int start_slot(struct http_get *h, struct slot *sl, size_t item, size_t m
     curl_easy_setopt(sl->curl, CURLOPT_URL, sl->url);
     sl->item = item;
     sl->attempt = 0;
-    sl->backoff = 100;
+    sl->backoff = FIRST_BACKOFF_MS;
     sl->sink.max = max;
     return try_slot(h, sl, err);
 }
@@ -300,18 +313,19 @@ static int start_slot(struct http_get *h, struct slot *sl, size_t item, size_t m
 /* A try is over: done, or to be tried again after its backoff. */
 static void end_try(struct http_get *h, struct slot *sl, CURLcode cc)
 {
+    long wait;
+
     curl_easy_getinfo(sl->curl, CURLINFO_RESPONSE_CODE, &sl->status);
     curl_multi_remove_handle(h->multi, sl->curl);
     sl->cc = cc;
     h->bytes += sl->body.len;
     sl->state = SLOT_DONE;
-    if (sl->sink.nomem || sl->sink.over || !transient(cc, sl->status) ||
-        sl->attempt >= h->opts.retries)
+    wait = retry_wait(h, &sl->sink, cc, sl->status, sl->attempt, &sl->backoff);
+    if (wait < 0)
         return;
     sl->state = SLOT_WAITING;
-    sl->wake_ms = now_ms() + (uint64_t)sl->backoff;
+    sl->wake_ms = now_ms() + (uint64_t)wait;
     sl->attempt++;
-    sl->backoff *= 2;
 }
 
 /* Hands libcurl what is due and collects the tries that ended. */
