@@ -242,3 +242,13 @@ int kix_dir_remove_tree(const char *path, struct kix_err *err)
                            strerror(remove_errno ? remove_errno : errno));
     return KIX_OK;
 }
+
+int kix_file_holds(const char *path, const void *data, size_t len)
+{
+    struct kix_buf have = KIX_BUF_INIT;
+    int same = kix_file_read(path, len + 1, &have, NULL) == KIX_OK && have.len == len &&
+               memcmp(have.ptr, data, len) == 0;
+
+    kix_buf_release(&have);
+    return same;
+}

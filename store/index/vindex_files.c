@@ -87,16 +87,6 @@ static int exists(const char *path)
     return stat(path, &sb) == 0;
 }
 
-/* 1 when the file at path holds exactly data. */
-static int holds(const char *path, const void *data, size_t len)
-{
-    struct kix_buf have = KIX_BUF_INIT;
-    int same = kix_file_read(path, len + 1, &have, NULL) == KIX_OK && have.len == len &&
-               memcmp(have.ptr, data, len) == 0;
-    kix_buf_release(&have);
-    return same;
-}
-
 /* Writes rel; once an export was cut short, a file already holding the
  * bytes is left as it is. */
 static int write_file(struct index_export *x, const char *rel, const void *data, size_t len)
@@ -106,7 +96,7 @@ static int write_file(struct index_export *x, const char *rel, const void *data,
 
     if (x->distrust &&
         (size_t)snprintf(path, sizeof(path), "%s/%s", x->tree.dir, rel) < sizeof(path) &&
-        holds(path, data, len))
+        kix_file_holds(path, data, len))
         return KIX_OK;
     rc = kix_file_tree_write(&x->tree, rel, data, len, 0, x->err);
     if (rc == KIX_OK) {

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "kix/file.h"
 #include "log_internal.h"
@@ -101,8 +102,16 @@ struct exporter {
     uint64_t last_index[KIX_TLOG_MAX_LEVEL + 2];
     unsigned last_width[KIX_TLOG_MAX_LEVEL + 2];
     struct kix_file_tree tree; /* the export directory, where tiles and bundles go */
+    /* an export's objects were cut short (OBJECTS_EXPORTING was left): an
+     * object file that exists proves neither its bytes nor what it names */
+    int distrust_objects;
     struct kix_err *err;
 };
+
+/* Marks an export writing objects: made durable before the first object
+ * file, removed once they are synced (as index/exporting, vindex_files.c).
+ * Object files are named by digest, so no object has this name. */
+#define OBJECTS_EXPORTING "objects/exporting"
 
 #define BUNDLES (KIX_TLOG_MAX_LEVEL + 1)
 
@@ -202,9 +211,11 @@ static int export_partials(void *ctx, uint64_t s, const uint8_t *note, size_t le
 }
 
 /* objects/<digest> for d and, first, every object it references, unless
- * there already: a file exists only once all it references do, so an
- * existing one ends the walk (immutable: the digest names the bytes). An
- * object the log does not hold (what a key entry names) is skipped. */
+ * there already: after an export that finished, a file exists only once
+ * all it references do, so an existing one ends the walk (immutable: the
+ * digest names the bytes). After one cut short, the walk goes on and a
+ * file is written unless it holds the object's bytes. An object the log
+ * does not hold (what a key entry names) is skipped. */
 static int export_object(struct exporter *x, const struct kix_digest *d, unsigned depth)
 {
     char path[4200], text[KIX_DIGEST_TEXT_LEN + 1];
@@ -216,7 +227,7 @@ static int export_object(struct exporter *x, const struct kix_digest *d, unsigne
 
     kix_digest_format(d, text);
     snprintf(path, sizeof(path), "%s/objects/%s", x->tree.dir, text);
-    if (stat(path, &sb) == 0)
+    if (!x->distrust_objects && stat(path, &sb) == 0)
         return KIX_OK;
     rc = kix_log_reader_object(x->r, d, &v);
     if (rc == KIX_ENOTFOUND)
@@ -228,6 +239,8 @@ static int export_object(struct exporter *x, const struct kix_digest *d, unsigne
     for (size_t i = 0; rc == KIX_OK && depth < 16 && i < n; i++)
         rc = export_object(x, &refs[i], depth + 1);
     free(refs);
+    if (rc == KIX_OK && x->distrust_objects && kix_file_holds(path, v.ptr, v.len))
+        return KIX_OK;
     if (rc == KIX_OK)
         rc = kix_file_write_batched(path, v.ptr, v.len, 0644, x->err);
     if (rc == KIX_OK) {
@@ -237,16 +250,22 @@ static int export_object(struct exporter *x, const struct kix_digest *d, unsigne
     return rc;
 }
 
-/* The objects the entries [old, size) need, with what those reference. */
+/* The objects the entries [old, size) need, with what those reference;
+ * OBJECTS_EXPORTING is made first (the caller removes it once they are
+ * synced), or, when an export left it, every file on the way is checked. */
 static int export_objects(struct exporter *x, uint64_t old)
 {
-    char path[4200];
+    char path[4200], marker[4200];
+    struct stat sb;
     int rc = KIX_OK;
 
-    if ((size_t)snprintf(path, sizeof(path), "%s/objects", x->tree.dir) >= sizeof(path))
+    if ((size_t)snprintf(path, sizeof(path), "%s/objects", x->tree.dir) >= sizeof(path) ||
+        (size_t)snprintf(marker, sizeof(marker), "%s/" OBJECTS_EXPORTING, x->tree.dir) >=
+            sizeof(marker))
         return kix_err_set(x->err, KIX_EINVAL, "export path %.200s... is too long", x->tree.dir);
-    if (old < x->size)
-        rc = kix_dir_make(path, 0755, x->err);
+    x->distrust_objects = stat(marker, &sb) == 0;
+    if (old < x->size && !x->distrust_objects)
+        rc = kix_file_tree_write(&x->tree, OBJECTS_EXPORTING, "", 0, 1, x->err);
     for (uint64_t i = old; rc == KIX_OK && i < x->size; i++) {
         struct kix_prepared *p = NULL;
         const struct kix_digest *needs;
@@ -263,6 +282,18 @@ static int export_objects(struct exporter *x, uint64_t old)
         kix_prepared_free(p);
     }
     return rc;
+}
+
+/* The objects written are synced: an export cut short from here on leaves
+ * no object file that is not whole. */
+static int objects_done(struct exporter *x)
+{
+    char marker[4200];
+
+    snprintf(marker, sizeof(marker), "%s/" OBJECTS_EXPORTING, x->tree.dir);
+    if (unlink(marker) != 0 && errno != ENOENT)
+        return kix_err_set(x->err, KIX_EIO, "removing %s: %s", marker, strerror(errno));
+    return KIX_OK;
 }
 
 /* The size of the checkpoint in dir when it is this log's, else 0. */
@@ -350,6 +381,8 @@ int kix_log_export_tlog_with(struct kix_log *l, const char *dir, kix_tlog_export
         rc = hook(ctx, x.r, dir, err);
     if (rc == KIX_OK)
         rc = kix_dir_sync(dir, err); /* everything the checkpoint names, durable */
+    if (rc == KIX_OK)
+        rc = objects_done(&x);
     if (rc == KIX_OK)
         rc = write_resource(&x, &cp); /* last: it names only what is there */
 out:

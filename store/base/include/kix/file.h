@@ -53,6 +53,11 @@ int kix_file_tree_write(struct kix_file_tree *t, const char *rel, const void *da
 int kix_file_read(const char *path, size_t max, struct kix_buf *out,
                   struct kix_err *err) KIX_MUST_CHECK;
 
+/* 1 when the file at path holds exactly the len bytes at data, else 0 (an
+ * unreadable or missing file too): what an export cut short may have left
+ * is checked with it before it is trusted. */
+int kix_file_holds(const char *path, const void *data, size_t len);
+
 /* Creates path and its missing parents with `mode` (existing ones are left
  * as they are). */
 int kix_dir_make(const char *path, int mode, struct kix_err *err) KIX_MUST_CHECK;
