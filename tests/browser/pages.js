@@ -62,7 +62,17 @@ function serveDir(dir, edits) {
     res.end(body);
   });
   return new Promise((resolve) => srv.listen(0, '127.0.0.1', () =>
-    resolve({ url: 'http://127.0.0.1:' + srv.address().port, close: () => new Promise((r) => srv.close(r)) })));
+    resolve({ url: 'http://127.0.0.1:' + srv.address().port, close: () => closeServer(srv) })));
+}
+
+/* Stops a server now. close() alone waits for every open connection, and
+ * chromium keeps sockets it opened ahead of a request (preconnects) that
+ * node counts as busy until its 300 s request timeout: a run once spent
+ * minutes there, the tabs long closed. */
+function closeServer(srv) {
+  const closed = new Promise((r) => srv.close(r));
+  srv.closeAllConnections();
+  return closed;
 }
 
 const VIEW = /(<script type="application\/json" id="kix-view">)([\s\S]*?)(<\/script>)/;
@@ -107,10 +117,15 @@ async function inTurn(items, n, fn) {
 /* ---- the browser ------------------------------------------------------------------------- */
 
 async function verdict(page) {
+  const t = Date.now();
   await page.waitForFunction(() => {
     const s = document.getElementById('verify-status');
     return !s || !['none', 'running'].includes(s.getAttribute('data-state'));
   }, { timeout: 30000 });
+  if (Date.now() - t > 2000 && page.kixRequests) {
+    const slow = page.kixRequests.map((q) => [(q.t1 || Date.now()) - q.t0, q.url.slice(0, 90), q.t0 - t]).sort((a, b) => b[0] - a[0]).slice(0, 4);
+    console.log('note: slow verdict ' + (Date.now() - t) + ' ms, ' + page.kixRequests.length + ' requests; slowest: ' + JSON.stringify(slow));
+  }
   return page.evaluate(() => {
     const s = document.getElementById('verify-status');
     return s ? { state: s.getAttribute('data-state'), text: s.textContent } : { state: 'absent', text: '' };
@@ -165,9 +180,29 @@ async function axe(page) {
  * browser is launched again and the page opened once more */
 const LAUNCH = {
   executablePath: process.env.KIX_CHROMIUM || '/usr/bin/chromium', headless: true,
-  args: ['--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage', '--no-first-run']
+  args: ['--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage', '--no-first-run'],
+  /* a wedged chromium fails a call in a minute, not puppeteer's three */
+  protocolTimeout: 60000
 };
 const chrome = { browser: null };
+
+/* Closes a browser, or kills it: a chromium that lost a target can leave
+ * close() waiting forever, which once ran this test out of its time after
+ * every check had passed. */
+async function closeBrowser(b) {
+  if (!b) return;
+  const proc = b.process();
+  let timer;
+  const closed = await Promise.race([
+    b.close().then(() => true, () => false),
+    new Promise((r) => { timer = setTimeout(() => r(false), 15000); })
+  ]);
+  clearTimeout(timer);
+  if (!closed && proc && proc.exitCode === null && proc.signalCode === null) {
+    console.log('note: chromium did not close within 15 s; killed');
+    proc.kill('SIGKILL');
+  }
+}
 
 async function newPage() {
   for (let tries = 0; ; tries++) {
@@ -177,16 +212,25 @@ async function newPage() {
     } catch (e) {
       if (tries >= 2) throw e;
       console.log('note: chromium lost a target (' + e.message + '); launching it again');
-      try { await chrome.browser.close(); } catch (x) { /* already gone */ }
+      await closeBrowser(chrome.browser);
       chrome.browser = null;
     }
   }
 }
 
 async function open(browser, url, viewport) {
+  const t = Date.now();
   const page = await newPage();
+  const opened = Date.now();
   await page.setViewport(viewport || VIEWPORTS[0]);
+  page.kixRequests = [];
+  page.on('request', (r) => page.kixRequests.push({ url: r.url(), t0: Date.now(), t1: 0 }));
+  const done = (r) => { const x = page.kixRequests.find((q) => q.url === r.url() && !q.t1); if (x) x.t1 = Date.now(); };
+  page.on('requestfinished', done);
+  page.on('requestfailed', done);
   await page.goto(url, { waitUntil: 'load' });
+  if (Date.now() - t > 3000)
+    console.log('note: slow: a tab in ' + (opened - t) + ' ms, ' + url.slice(0, 100) + ' loaded in ' + (Date.now() - opened) + ' ms');
   return page;
 }
 
@@ -427,14 +471,18 @@ async function tampers(browser) {
 
 (async () => {
   const browser = null; /* newPage() launches and relaunches chromium */
+  const t0 = Date.now();
   try {
-    await pageKinds(browser);
-    await provenSlots(browser);
-    await elsewhere(browser);
-    await tampers(browser);
+    /* each part's time, so a slow run shows where it went */
+    for (const part of [pageKinds, provenSlots, elsewhere, tampers]) {
+      const t = Date.now();
+      await part(browser);
+      console.log('time: ' + part.name + ' ' + ((Date.now() - t) / 1000).toFixed(1) + ' s');
+    }
   } finally {
-    if (chrome.browser) await chrome.browser.close();
+    await closeBrowser(chrome.browser);
   }
+  console.log('time: all ' + ((Date.now() - t0) / 1000).toFixed(1) + ' s');
   console.log(passed + ' passed, ' + failed + ' failed');
   process.exit(failed || !passed ? 1 : 0);
 })().catch((e) => { console.log('ERROR: ' + (e && e.stack || e)); process.exit(1); });

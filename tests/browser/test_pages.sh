@@ -84,5 +84,8 @@ for _ in $(seq 1 100); do curl -s -o /dev/null "http://127.0.0.1:$pport/" && bre
 
 SHOTS="${KIX_SCREENSHOTS:-$KIX_BIN/../screenshots}"
 mkdir -p "$SHOTS"
+rc=0
 KIX_CHROMIUM="$CHROMIUM" timeout 500 node "$HERE/pages.js" "$H" "$WORK/exp" "$RUN" "$OLD" rope-corrected "$GROUP" \
-  "$SIZE" "$SHOTS" "$WORK/exp-old" "http://127.0.0.1:$pport" || fail "pages.js (above)"
+  "$SIZE" "$SHOTS" "$WORK/exp-old" "http://127.0.0.1:$pport" || rc=$?
+[ "$rc" != 124 ] || fail "pages.js ran out of its 500 s (the 'time:' lines above show where it spent them)"
+[ "$rc" = 0 ] || fail "pages.js (above), exit $rc"
