@@ -243,9 +243,26 @@ static void access_totals(const char *path, double *requests, double *bytes)
 
 /* An audit (no fsync) and a mirror catch-up (fsync) of the whole log,
  * each over msgpack from kixd and over HTTP from nginx serving the export,
- * alternately, into fresh replicas: "sync.*". */
+ * into fresh replicas: "sync.*". A catch-up of the quick log takes a third
+ * of a second, less than the machine's drift from one second to the next,
+ * so the four run in rounds, msgpack and HTTP one after the other, until
+ * each has run `seconds` in all (at most SYNC_ROUNDS_MAX rounds), and each
+ * figure is the median of its rounds. */
+#define SYNC_ROUNDS_MAX 5
+static int by_value(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+static double median(double *v, int n)
+{
+    qsort(v, (size_t)n, sizeof(*v), by_value);
+    return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
 static void sync_figs(const char *work, const char *rpc, const char *http, const char *log_key,
-                      struct bench_report *rep)
+                      double seconds, struct bench_report *rep)
 {
     static const struct {
         const char *key, *label;
@@ -256,24 +273,37 @@ static void sync_figs(const char *work, const char *rpc, const char *http, const
         {"mirror_rpc", "mirror catch-up over msgpack from kixd, fsync", 1, 0},
         {"mirror_http", "mirror catch-up over HTTP from nginx, fsync", 1, 1},
     };
+    enum { NRUNS = sizeof(runs) / sizeof(runs[0]) };
+    double rate[NRUNS][SYNC_ROUNDS_MAX], spent[NRUNS] = {0}, least = 0;
     char dir[PATH_MAX], key[64];
     struct kix_err err = {0};
+    uint64_t entries = 0;
+    int rounds = 0;
 
-    for (size_t i = 0; i < sizeof(runs) / sizeof(runs[0]); i++) {
-        struct kix_client *c = NULL;
-        uint64_t entries = 0;
-        double secs = 0;
-        bench_path(dir, sizeof(dir), "%s/sync-%s", work, runs[i].key);
-        if (kix_client_open_addr(runs[i].over_http ? http : rpc, NULL, NULL, &c, &err) ||
-            bench_sync_into(c, runs[i].over_http ? log_key : NULL, dir, runs[i].durable, &entries,
-                            &secs, &err))
-            bench_die("http: %s: %s", runs[i].label, err.msg);
-        kix_client_close(c);
-        bench_rmrf(dir);
+    for (; rounds < SYNC_ROUNDS_MAX && (rounds == 0 || least < seconds); rounds++) {
+        for (size_t i = 0; i < NRUNS; i++) {
+            struct kix_client *c = NULL;
+            double secs = 0;
+            bench_path(dir, sizeof(dir), "%s/sync-%s", work, runs[i].key);
+            if (kix_client_open_addr(runs[i].over_http ? http : rpc, NULL, NULL, &c, &err) ||
+                bench_sync_into(c, runs[i].over_http ? log_key : NULL, dir, runs[i].durable,
+                                &entries, &secs, &err))
+                bench_die("http: %s: %s", runs[i].label, err.msg);
+            kix_client_close(c);
+            bench_rmrf(dir);
+            rate[i][rounds] = (double)entries / secs;
+            spent[i] += secs;
+            least = i == 0 || spent[i] < least ? spent[i] : least;
+        }
+    }
+    for (size_t i = 0; i < NRUNS; i++) {
         snprintf(key, sizeof(key), "sync.%s_per_s", runs[i].key);
-        bench_fig(rep, key, (double)entries / secs, "/s", runs[i].label);
-        if (i == 0)
+        bench_fig(rep, key, median(rate[i], rounds), "/s", runs[i].label);
+        if (i == 0) {
             bench_fig(rep, "sync.entries", (double)entries, "", "  entries each verified");
+            bench_fig(rep, "sync.rounds", rounds, "",
+                      "  rounds of the four, each figure their median");
+        }
     }
 }
 
@@ -608,7 +638,7 @@ int bench_http(const char *bin, const char *work, double seconds, int quick, int
     free(reqs);
 
     bench_say("http: audit and mirror catch-up, msgpack from kixd and HTTP from nginx");
-    sync_figs(work, rpc, nurl, info.log_key, rep);
+    sync_figs(work, rpc, nurl, info.log_key, seconds, rep);
     bench_stop(npid);
     bench_stop(kpid);
 
