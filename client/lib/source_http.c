@@ -461,27 +461,51 @@ static int http_entries(struct kix_source *s, uint64_t start, uint64_t count, ki
 
 /* ---- files named by their content ----------------------------------------------- */
 
+static size_t blob_bucket(const uint8_t name[32])
+{
+    return ((size_t)name[0] | (size_t)name[1] << 8 | (size_t)name[2] << 16) &
+           (HTTP_BLOB_BUCKETS - 1);
+}
+
 int http_blobs_get(const struct http_blobs *c, const uint8_t name[32], struct kix_buf *out)
 {
-    for (size_t i = 0; i < HTTP_BLOB_CACHE; i++)
-        if (c->slot[i].bytes && memcmp(c->slot[i].name, name, 32) == 0)
-            return kix_buf_add(out, c->slot[i].bytes, c->slot[i].len);
+    for (unsigned i = c->bucket[blob_bucket(name)]; i; i = c->slot[i - 1].chain) {
+        const struct http_blob *b = &c->slot[i - 1];
+        if (memcmp(b->name, name, 32) == 0)
+            return kix_buf_add(out, b->bytes, b->len);
+    }
     return KIX_ENOTFOUND;
+}
+
+/* Takes slot i out of its bucket's chain. */
+static void blob_unlink(struct http_blobs *c, size_t i)
+{
+    uint16_t *link = &c->bucket[blob_bucket(c->slot[i].name)];
+
+    while (*link && *link != i + 1)
+        link = &c->slot[*link - 1].chain;
+    if (*link)
+        *link = c->slot[i].chain;
 }
 
 void http_blobs_put(struct http_blobs *c, const uint8_t name[32], const uint8_t *bytes, size_t len)
 {
-    struct http_blob *b = &c->slot[c->next];
+    size_t i = c->next, k = blob_bucket(name);
+    struct http_blob *b = &c->slot[i];
     uint8_t *copy;
 
     if (len > HTTP_BLOB_MAX || !(copy = malloc(len ? len : 1)))
         return; /* not kept: read again when asked again */
     memcpy(copy, bytes, len);
+    if (b->bytes)
+        blob_unlink(c, i);
     free(b->bytes);
     memcpy(b->name, name, 32);
     b->bytes = copy;
     b->len = len;
-    c->next = (c->next + 1) % HTTP_BLOB_CACHE;
+    b->chain = c->bucket[k];
+    c->bucket[k] = (uint16_t)(i + 1);
+    c->next = (i + 1) % HTTP_BLOB_CACHE;
 }
 
 void http_blobs_clear(struct http_blobs *c)

@@ -35,19 +35,26 @@ struct http_itile { /* an index tile (kix/smt.h's stored value) */
 /* Files named by their content (objects, index records) kept after a read
  * whose bytes hash to their name: the last HTTP_BLOB_CACHE, each of at most
  * HTTP_BLOB_MAX bytes. A query's answer and then its proofs read the same
- * records and objects (source_http_query.c). */
-#define HTTP_BLOB_CACHE 1024
-#define HTTP_BLOB_MAX   (16u * 1024u)
+ * records and objects (source_http_query.c). A batch asks for every name it
+ * holds before fetching (source_http.c http_objects), so a name is found
+ * through a hash table (chains of slots by the name's first bytes, which
+ * are a SHA-256's), not by comparing it with every slot. */
+#define HTTP_BLOB_CACHE   1024
+#define HTTP_BLOB_MAX     (16u * 1024u)
+#define HTTP_BLOB_BUCKETS 2048 /* a power of two */
+_Static_assert(HTTP_BLOB_CACHE < 65535, "slots are numbered in 16 bits");
 
 struct http_blob {
     uint8_t name[32];
     uint8_t *bytes; /* malloc'ed, NULL when free */
     size_t len;
+    uint16_t chain; /* the next slot of its bucket + 1, 0 at the end */
 };
 
 struct http_blobs {
     struct http_blob slot[HTTP_BLOB_CACHE];
-    size_t next;
+    uint16_t bucket[HTTP_BLOB_BUCKETS]; /* its first slot + 1, 0 when empty */
+    size_t next;                        /* the slot written next (the oldest) */
 };
 
 /* Appends the bytes named name to out: KIX_OK, or KIX_ENOTFOUND when not kept. */
