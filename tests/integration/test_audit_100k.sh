@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # An audit of a 100,000-entry log completes and reports its rate. The log is
-# built through the real append path (tests/tools/kix-gen-log) and audited
+# built through the real append path (tools/bench/kix_gen_log.c) and audited
 # with the Release binaries when tools/test.sh has built them into build/
 # (the suite's own ASan build would take minutes), else with the test build.
 source "$(dirname "$0")/lib.sh"

@@ -7,7 +7,7 @@
  * ATTESTATIONS more entries attest run gen-0 (a run with very many entries
  * about it, for resolving in pages).
  *
- * Test-only: the keys it makes are thrown away. */
+ * For tests and measurements only: the keys it makes are thrown away. */
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
