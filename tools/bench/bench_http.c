@@ -261,6 +261,14 @@ static double median(double *v, int n)
     return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
 
+static double least(const double *v, size_t n)
+{
+    double m = v[0];
+    for (size_t i = 1; i < n; i++)
+        m = v[i] < m ? v[i] : m;
+    return m;
+}
+
 static void sync_figs(const char *work, const char *rpc, const char *http, const char *log_key,
                       double seconds, struct bench_report *rep)
 {
@@ -274,13 +282,13 @@ static void sync_figs(const char *work, const char *rpc, const char *http, const
         {"mirror_http", "mirror catch-up over HTTP from nginx, fsync", 1, 1},
     };
     enum { NRUNS = sizeof(runs) / sizeof(runs[0]) };
-    double rate[NRUNS][SYNC_ROUNDS_MAX], spent[NRUNS] = {0}, least = 0;
+    double rate[NRUNS][SYNC_ROUNDS_MAX], spent[NRUNS] = {0};
     char dir[PATH_MAX], key[64];
     struct kix_err err = {0};
     uint64_t entries = 0;
     int rounds = 0;
 
-    for (; rounds < SYNC_ROUNDS_MAX && (rounds == 0 || least < seconds); rounds++) {
+    for (; rounds < SYNC_ROUNDS_MAX && (rounds == 0 || least(spent, NRUNS) < seconds); rounds++) {
         for (size_t i = 0; i < NRUNS; i++) {
             struct kix_client *c = NULL;
             double secs = 0;
@@ -293,7 +301,6 @@ static void sync_figs(const char *work, const char *rpc, const char *http, const
             bench_rmrf(dir);
             rate[i][rounds] = (double)entries / secs;
             spent[i] += secs;
-            least = i == 0 || spent[i] < least ? spent[i] : least;
         }
     }
     for (size_t i = 0; i < NRUNS; i++) {
