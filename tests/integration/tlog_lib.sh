@@ -99,13 +99,17 @@ CONF
 # cp_size FILE: the tree size a checkpoint file names.
 cp_size() { sed -n 2p "$1"; }
 
-# wait_export DIR N [SECONDS]: until DIR/checkpoint names size N.
+# wait_export DIR N [SECONDS]: until the export in DIR is whole at size N:
+# its checkpoint names N and so does runs/.size, which kixd writes after the
+# pages (the tiles and checkpoint come first), so a test that copies DIR
+# does not race the pages still being written.
 wait_export() {
-  local i got=
+  local i got= pages=
   for i in $(seq 1 $((${3:-30} * 10))); do
     got=$(sed -n 2p "$1/checkpoint" 2>/dev/null || true)
-    [ "$got" = "$2" ] && return 0
+    pages=$(cat "$1/runs/.size" 2>/dev/null || true)
+    [ "$got" = "$2" ] && [ "$pages" = "$2" ] && return 0
     sleep 0.1
   done
-  fail "the export in $1 has size ${got:-?}, want $2"
+  fail "the export in $1 has size ${got:-?} (pages ${pages:-none}), want $2"
 }
