@@ -747,6 +747,27 @@ static int object_answer(struct kix_log_reader *r, const char *path, size_t len,
     return rc;
 }
 
+/* objects/entries/<N>: the object pack of full bundle N (kix/object_pack.h),
+ * built from the snapshot; none (404) for a bundle not full, or a pack
+ * over its bound, which a reader then does without. */
+static int pack_answer(struct kix_log_reader *r, const char *path, size_t len, struct kix_buf *out,
+                       struct kix_err *err)
+{
+    char bundle[KIX_TLOG_PATH_MAX + 1];
+    struct kix_tlog_path p;
+    int rc;
+
+    if (len - 16 > KIX_TLOG_PATH_MAX - 13)
+        return KIX_ENOTFOUND;
+    memcpy(bundle, "tile/entries/", 13);
+    memcpy(bundle + 13, path + 16, len - 16);
+    if (kix_tlog_path_parse(bundle, 13 + len - 16, &p) != KIX_OK || p.kind != KIX_TLOG_ENTRIES ||
+        p.width != KIX_TLOG_WIDTH)
+        return KIX_ENOTFOUND;
+    rc = kix_log_reader_object_pack(r, p.index, out, err);
+    return rc == KIX_ELIMIT ? KIX_ENOTFOUND : rc;
+}
+
 /* index/: the verifiable index as files (kix/vindex.h): the note at a
  * size, and the current tree's tiles and records, each only under the name
  * its content gives (a tile or record since replaced is 404: the reader
@@ -895,6 +916,10 @@ static void respond(struct kixd_http_conn *c, int head)
                         rc == KIX_ENOTFOUND ? "not found: this witness never cosigned that log\n"
                                             : "internal error (see the server's log)\n",
                         head);
+        return;
+    }
+    if (len > 16 && memcmp(path, "objects/entries/", 16) == 0) {
+        snapshot_file(c, path, len, head, pack_answer, "application/octet-stream");
         return;
     }
     if (len > 8 && memcmp(path, "objects/", 8) == 0) {

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "kix/encoding.h"
+#include "kix/object_pack.h"
 #include "kix/resolve.h"
 #include "kix/source.h"
 #include "kix/trust.h"
@@ -207,6 +208,39 @@ int kix_client_get_objects(struct kix_client *c, const struct kix_digest *digest
     if (!c->src->ops->objects)
         return unsupported(c, "objects", err);
     return c->src->ops->objects(c->src, digests, n, check_object, &chk, err);
+}
+
+int kix_client_object_pack(struct kix_client *c, uint64_t bundle, kix_pack_fn fn, void *ctx,
+                           struct kix_err *err)
+{
+    struct kix_buf pack = KIX_BUF_INIT;
+    size_t off = 0;
+    int rc;
+
+    if (!c->src->ops->object_pack)
+        return unsupported(c, "object_pack", err);
+    rc = c->src->ops->object_pack(c->src, bundle, &pack, err);
+    while (rc == KIX_OK) {
+        const uint8_t *obj;
+        struct kix_digest d;
+        size_t len;
+        rc = kix_object_pack_next(pack.ptr, pack.len, &off, &obj, &len);
+        if (rc == KIX_ENOTFOUND) {
+            rc = KIX_OK;
+            break;
+        }
+        if (rc) {
+            rc = kix_err_set(err, rc,
+                             "%s: the object pack of entry bundle %llu is malformed at "
+                             "byte %zu",
+                             kix_client_where(c), (unsigned long long)bundle, off);
+            break;
+        }
+        kix_digest_of(obj, len, &d);
+        rc = fn(ctx, &d, obj, len);
+    }
+    kix_buf_release(&pack);
+    return rc;
 }
 
 struct one_object {

@@ -19,6 +19,7 @@
 #include "kix/encoding.h"
 #include "kix/merkle.h"
 #include "kix/note.h"
+#include "kix/object_pack.h"
 #include "kix/source.h"
 #include "kix/tlog_path.h"
 #include "source_http_internal.h"
@@ -634,6 +635,18 @@ static int http_objects(struct kix_source *s, const struct kix_digest *digests, 
     return rc;
 }
 
+/* Not kept in memory or on disk: a replay reads a pack once, and takes
+ * from it only the objects it wants. */
+static int http_object_pack(struct kix_source *s, uint64_t bundle, struct kix_buf *out,
+                            struct kix_err *err)
+{
+    char path[KIX_OBJECT_PACK_PATH_MAX];
+
+    if (kix_object_pack_path(bundle, path, sizeof(path)) != KIX_OK)
+        return kix_err_set(err, KIX_EINVAL, "no entry bundle %llu", (unsigned long long)bundle);
+    return http_get(http_of(s)->get, path, KIX_OBJECT_PACK_MAX, out, err);
+}
+
 static const struct kix_source_ops http_ops = {
     .close = http_close,
     .info = http_info,
@@ -644,6 +657,7 @@ static const struct kix_source_ops http_ops = {
     .checkpoints = http_checkpoints,
     .objects = http_objects,
     .object = http_object,
+    .object_pack = http_object_pack,
     .index_proof = http_index_proof,
     .resolve = http_resolve,
     .query = http_query,

@@ -1,6 +1,7 @@
 /* Replaying an upstream log into a replica: fetch, verify in parallel,
  * commit whole upstream batches with their checkpoints. */
 #include "kix/sync.h"
+#include "kix/tlog_path.h"
 #include "kix/vindex.h"
 
 #include <pthread.h>
@@ -257,15 +258,15 @@ static int group_objects(struct batch *b)
 
 struct fill {
     struct batch *b;
-    size_t first;
-    size_t done; /* objects received so far in this call */
+    const size_t *index; /* the objects asked for, by their index in b->objects */
+    size_t done;         /* objects received so far in this call */
     struct kix_err *err;
 };
 
 static int fill_object(void *arg, size_t i, const uint8_t *bytes, size_t len)
 {
     struct fill *f = arg;
-    struct object *o = &f->b->objects[f->first + i];
+    struct object *o = &f->b->objects[f->index[i]];
     char text[KIX_DIGEST_TEXT_LEN + 1];
 
     if (!bytes) {
@@ -281,12 +282,111 @@ static int fill_object(void *arg, size_t i, const uint8_t *bytes, size_t len)
     return kix_buf_add(&o->bytes, bytes, len);
 }
 
+/* ---- object packs: a full bundle's objects in one read (kix/object_pack.h) ---- */
+
+#define PACK_MIN_WANTED 16                    /* fewer objects wanted: one GET each is cheaper */
+#define PACKS_MAX_BYTES (64u * 1024u * 1024u) /* kept per batch; past it, objects one by one */
+
+struct pack_object {
+    struct kix_digest digest;
+    size_t off, len; /* in packs.bytes */
+};
+
+/* The objects of the packs read for a batch, by digest once sorted. A
+ * pack's objects are hashed as read (kix_client_object_pack), so each is
+ * the object its digest names; which objects a pack holds is its server's
+ * word, so only the digests the batch wants are taken from it. */
+struct packs {
+    struct kix_buf bytes;
+    struct pack_object *objects;
+    size_t n, cap;
+};
+
+static int keep_pack_object(void *arg, const struct kix_digest *d, const uint8_t *bytes, size_t len)
+{
+    struct packs *p = arg;
+    struct pack_object *o = kix_array_grow(p->objects, &p->cap, p->n, 256, sizeof(*o));
+
+    if (!o || p->bytes.len + len > PACKS_MAX_BYTES)
+        return !o ? KIX_ENOMEM : KIX_ELIMIT;
+    p->objects = o;
+    o = &p->objects[p->n];
+    o->digest = *d;
+    o->off = p->bytes.len;
+    o->len = len;
+    if (kix_buf_add(&p->bytes, bytes, len))
+        return KIX_ENOMEM;
+    p->n++;
+    return KIX_OK;
+}
+
+static int by_digest(const void *x, const void *y)
+{
+    return memcmp(((const struct pack_object *)x)->digest.b,
+                  ((const struct pack_object *)y)->digest.b, 32);
+}
+
+/* Reads the pack of each full bundle of the batch whose entries want at
+ * least PACK_MIN_WANTED objects. A source without packs, a pack missing,
+ * malformed or unreadable only means those objects are fetched one by one:
+ * no pack is needed for the replay, nor believed by it. */
+static int read_packs(struct kix_client *up, const struct batch *b, struct packs *p)
+{
+    uint64_t first = b->first / KIX_TLOG_WIDTH, end = (b->first + b->nleaves) / KIX_TLOG_WIDTH;
+    size_t *wanted;
+    int rc = KIX_OK;
+
+    if (end <= first)
+        return KIX_OK; /* no bundle of the batch is full */
+    wanted = calloc((size_t)(end - first), sizeof(*wanted));
+    if (!wanted)
+        return KIX_ENOMEM;
+    for (size_t i = 0; i < b->nobjects; i++) {
+        uint64_t n = (b->first + b->objects[i].entry) / KIX_TLOG_WIDTH;
+        if (n < end)
+            wanted[n - first]++;
+    }
+    for (uint64_t n = first; rc == KIX_OK && n < end; n++) {
+        if (wanted[n - first] < PACK_MIN_WANTED)
+            continue;
+        size_t had = p->n, had_bytes = p->bytes.len;
+        rc = kix_client_object_pack(up, n, keep_pack_object, p, NULL);
+        if (rc == KIX_ENOTSUP || rc == KIX_ELIMIT) {
+            p->n = had; /* a pack is taken whole or not at all */
+            p->bytes.len = had_bytes;
+            rc = KIX_OK;
+            break;
+        }
+        if (rc != KIX_ENOMEM)
+            rc = KIX_OK;
+    }
+    free(wanted);
+    if (rc == KIX_OK && p->n)
+        qsort(p->objects, p->n, sizeof(*p->objects), by_digest);
+    return rc;
+}
+
+/* o's bytes from the packs: KIX_OK, KIX_ENOTFOUND (not in them), KIX_ENOMEM. */
+static int from_packs(const struct packs *p, struct object *o)
+{
+    struct pack_object key, *hit;
+
+    if (!p->n)
+        return KIX_ENOTFOUND;
+    key.digest = o->digest;
+    hit = bsearch(&key, p->objects, p->n, sizeof(*p->objects), by_digest);
+    if (!hit)
+        return KIX_ENOTFOUND;
+    return kix_buf_add(&o->bytes, p->bytes.ptr + hit->off, hit->len) ? KIX_ENOMEM : KIX_OK;
+}
+
 /* Parses each leaf (the first half of prepare, into items) for the objects
  * it needs, then fetches them and what they reference. */
 static int fetch_objects(struct kix_client *up, struct kix_log *replica, struct batch *b,
                          struct kix_prepared **items, struct kix_err *err)
 {
     struct kix_log_reader *r = NULL;
+    struct packs packs = {KIX_BUF_INIT, NULL, 0, 0};
     size_t fetched = 0;
     int rc = kix_log_read_begin(replica, &r);
 
@@ -306,29 +406,44 @@ static int fetch_objects(struct kix_client *up, struct kix_log *replica, struct 
         for (size_t k = 0; rc == KIX_OK && k < n; k++)
             rc = want_object(b, r, &needs[k], i);
     }
+    if (rc == KIX_OK)
+        rc = read_packs(up, b, &packs);
     /* fetch in rounds until the reference closure is complete */
     while (rc == KIX_OK && fetched < b->nobjects) {
-        size_t round_end = b->nobjects, first = fetched;
-        while (rc == KIX_OK && first < round_end) {
-            size_t n = round_end - first > OBJECTS_PER_CALL ? OBJECTS_PER_CALL : round_end - first;
+        size_t round_end = b->nobjects, nmissing = 0;
+        size_t *missing = malloc((round_end - fetched) * sizeof(*missing));
+        if (!missing) {
+            rc = KIX_ENOMEM;
+            break;
+        }
+        for (size_t k = fetched; rc == KIX_OK && k < round_end; k++) {
+            rc = from_packs(&packs, &b->objects[k]);
+            if (rc == KIX_ENOTFOUND) {
+                missing[nmissing++] = k;
+                rc = KIX_OK;
+            }
+        }
+        for (size_t first = 0; rc == KIX_OK && first < nmissing;) {
+            size_t n = nmissing - first > OBJECTS_PER_CALL ? OBJECTS_PER_CALL : nmissing - first;
             struct kix_digest *digests = malloc(n * sizeof(*digests));
-            struct fill f = {b, first, 0, err};
+            struct fill f = {b, missing + first, 0, err};
             if (!digests) {
                 rc = kix_err_set(err, KIX_ENOMEM, "out of memory");
                 break;
             }
             for (size_t k = 0; k < n; k++)
-                digests[k] = b->objects[first + k].digest;
+                digests[k] = b->objects[missing[first + k]].digest;
             rc = kix_client_get_objects(up, digests, n, fill_object, &f, err);
             free(digests);
             /* bytes that do not match their digest: name the entry they are for */
             if (rc == KIX_EVERIFY && f.done < n && err && err->cause != KIX_CAUSE_ENTRY) {
-                uint64_t at = b->first + b->objects[first + f.done].entry;
+                uint64_t at = b->first + b->objects[missing[first + f.done]].entry;
                 kix_err_wrap(err, "entry %llu", (unsigned long long)at);
                 kix_err_cause(err, KIX_CAUSE_ENTRY, at, 0);
             }
             first += n;
         }
+        free(missing);
         for (size_t k = fetched; rc == KIX_OK && k < round_end; k++) {
             struct kix_digest *refs = NULL;
             size_t nrefs = 0;
@@ -347,6 +462,8 @@ static int fetch_objects(struct kix_client *up, struct kix_log *replica, struct 
         fetched = round_end;
     }
     kix_log_read_end(r);
+    kix_buf_release(&packs.bytes);
+    free(packs.objects);
     if (rc == KIX_OK)
         rc = group_objects(b);
     if (rc == KIX_ENOMEM)

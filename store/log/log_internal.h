@@ -107,6 +107,9 @@ int kix__statement_hash(const struct kix_dsse_envelope *env, struct kix_hash *ou
 /* records.c: the committed tree size (that of the latest checkpoint). */
 int kix__log_size(struct kix_store *s, MDB_txn *txn, uint64_t *size);
 
+/* The log a reader reads (to prepare the leaves it reads). */
+struct kix_log *kix__log_reader_log(struct kix_log_reader *r);
+
 /* cosign.c: the T_COSIGS key u64be size ‖ u32be key hash ‖ name; values
  * are u64be cosignature time ‖ the signature line (no "\n"). */
 size_t kix__cosig_key(uint8_t *out, uint64_t size, uint32_t key_hash, const char *name,

@@ -59,6 +59,11 @@ uint64_t kix_log_reader_size(const struct kix_log_reader *r)
     return r->size;
 }
 
+struct kix_log *kix__log_reader_log(struct kix_log_reader *r)
+{
+    return r->log;
+}
+
 const char *kix_log_reader_origin(const struct kix_log_reader *r)
 {
     return kix_log_origin(r->log);

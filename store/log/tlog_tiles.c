@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "kix/file.h"
+#include "kix/object_pack.h"
 #include "log_internal.h"
 
 #define ULL unsigned long long
@@ -160,6 +161,31 @@ static int export_tile(struct exporter *x, uint32_t level, uint64_t index, unsig
     return rc;
 }
 
+/* objects/entries/<N>, bundle N's object pack, written once it is full.
+ * One over its bound is not written: a reader fetches those objects one
+ * by one, as it does a partial bundle's. */
+static int export_pack(struct exporter *x, uint64_t index)
+{
+    char rel[KIX_OBJECT_PACK_PATH_MAX];
+    struct kix_err ignored = {0};
+    int rc;
+
+    kix_buf_reset(&x->body);
+    rc = kix_log_reader_object_pack(x->r, index, &x->body, &ignored);
+    if (rc == KIX_ELIMIT)
+        return KIX_OK;
+    if (rc)
+        return kix_err_set(x->err, rc, "%s", ignored.msg[0] ? ignored.msg : kix_strerror(rc));
+    if (kix_object_pack_path(index, rel, sizeof(rel)) != KIX_OK)
+        return kix_err_set(x->err, KIX_EINVAL, "cannot name the pack of bundle %llu", (ULL)index);
+    rc = kix_file_tree_write(&x->tree, rel, x->body.ptr, x->body.len, 0, x->err);
+    if (rc == KIX_OK) {
+        x->st->files++;
+        x->st->bytes += x->body.len;
+    }
+    return rc;
+}
+
 /* Every tile and bundle that the growth from `old` to x->size changed. */
 static int export_growth(struct exporter *x, uint64_t old)
 {
@@ -174,6 +200,8 @@ static int export_growth(struct exporter *x, uint64_t old)
             int rc = export_tile(x, L, N, w);
             if (rc == KIX_OK && L == 0)
                 rc = export_tile(x, BUNDLES, N, w);
+            if (rc == KIX_OK && L == 0 && w == KIX_TLOG_WIDTH)
+                rc = export_pack(x, N);
             if (rc)
                 return rc;
         }

@@ -33,7 +33,10 @@ PUB=$(json_get "$WORK/show.json" '[e["index"] for e in d["entries"] if e["type"]
 
 start_nginx "$WORK/copy"
 A=(--server "$NGINX_URL/" --log-key "$WORK/vkey")
-fresh_copy() { rm -rf "$WORK/copy" && cp -a "$WORK/exp" "$WORK/copy"; }
+# the copies here have no object packs (objects/entries/), as an export by an
+# older kixd: this test is about objects read one GET each, in
+# batches; test_http_packs.sh reads them by pack
+fresh_copy() { rm -rf "$WORK/copy" && cp -a "$WORK/exp" "$WORK/copy" && rm -r "$WORK/copy/objects/entries"; }
 
 # the honest copy: the audit passes
 fresh_copy
@@ -98,7 +101,8 @@ pass "an object over its bound in the middle of a batch: refused (exit $got)"
 # audit passes; each of those was asked exactly twice (its own retry) and
 # every other file once, several at a time.
 FPORT=$(free_port)
-python3 - "$WORK/exp" "$FPORT" "$WORK/flaky.json" 2>>"$WORK/flaky.log" <<'PY' &
+fresh_copy
+python3 - "$WORK/copy" "$FPORT" "$WORK/flaky.json" 2>>"$WORK/flaky.log" <<'PY' &
 import http.server, json, os, sys, threading, time
 root, port, report = sys.argv[1], int(sys.argv[2]), sys.argv[3]
 lock, asked, state = threading.Lock(), {}, {"now": 0, "most": 0}
@@ -141,12 +145,12 @@ export KIX_STATE_DIR="$WORK/s-flaky"
 "$KIX" audit --server "http://127.0.0.1:$FPORT/" --log-key "$WORK/vkey" >"$WORK/audit-flaky.txt" 2>"$WORK/err" ||
   fail "kix audit through a flaky server: $(cat "$WORK/err")"
 grep -q "all $SIZE entries" "$WORK/audit-flaky.txt" || fail "kix audit: $(cat "$WORK/audit-flaky.txt")"
-python3 - "$WORK/flaky.json" "$(ls "$WORK/exp/objects" | wc -l)" <<'PY' || fail "the flaky server's requests"
+python3 - "$WORK/flaky.json" "$(find "$WORK/copy/objects" -name 'sha256:*' | wc -l)" <<'PY' || fail "the flaky server's requests"
 import json, sys
 d, n = json.load(open(sys.argv[1])), int(sys.argv[2])
 def flaky(p):
     return p.startswith("/tile/entries/") or p.startswith("/objects/") and p[-1] in "01234567"
-objects = [p for p in d["asked"] if p.startswith("/objects/")]
+objects = [p for p in d["asked"] if p.startswith("/objects/sha256:")]
 assert len(objects) == n, f"{len(objects)} objects asked, the export has {n}"
 bundles = [p for p in d["asked"] if p.startswith("/tile/entries/")]
 assert len(bundles) >= 2, f"bundles asked: {bundles}"

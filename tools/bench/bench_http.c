@@ -183,8 +183,8 @@ static long export_requests(char (*reqs)[REQ_MAX], const char *export, const cha
     for (int i = 0; i < k; i++) {
         const char *f = names[i]->d_name;
         size_t fl = strlen(f);
-        if (n < HTTP_PATHS && f[0] != '.' && fl > sl && strcmp(f + fl - sl, suffix) == 0 &&
-            !strstr(f, ".tmp.")) {
+        if (n < HTTP_PATHS && f[0] != '.' && names[i]->d_type != DT_DIR && fl > sl &&
+            strcmp(f + fl - sl, suffix) == 0 && !strstr(f, ".tmp.")) {
             int w = snprintf(reqs[n], REQ_MAX, "GET /%s/%s HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n",
                              sub, f);
             if (w > 0 && w < REQ_MAX) {

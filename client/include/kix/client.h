@@ -121,6 +121,19 @@ typedef int (*kix_object_fn)(void *ctx, size_t i, const uint8_t *bytes, size_t l
 int kix_client_get_objects(struct kix_client *c, const struct kix_digest *digests, size_t n,
                            kix_object_fn fn, void *ctx, struct kix_err *err) KIX_MUST_CHECK;
 
+/* The objects of full entry bundle `bundle`'s object pack
+ * (kix/object_pack.h), when the source serves packs (a static copy, kixd
+ * --http): fn(ctx, digest, bytes, len) for each, the digest computed here
+ * from the bytes. Which objects a pack holds is NOT checked: take only
+ * those whose digest you want, and ask kix_client_get_objects for the
+ * rest. KIX_ENOTSUP (the source has no packs: kixd's msgpack-RPC, a
+ * store), KIX_ENOTFOUND (no pack for that bundle), KIX_EPROTO (a pack that
+ * does not parse: fn saw the objects before the flaw), or fn's nonzero
+ * return. */
+typedef int (*kix_pack_fn)(void *ctx, const struct kix_digest *d, const uint8_t *bytes, size_t len);
+int kix_client_object_pack(struct kix_client *c, uint64_t bundle, kix_pack_fn fn, void *ctx,
+                           struct kix_err *err) KIX_MUST_CHECK;
+
 struct kix_bundle {
     struct kix_bytes envelope;
     const struct kix_bytes *objects;

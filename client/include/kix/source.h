@@ -102,6 +102,11 @@ struct kix_source_ops {
      * KIX_ENOTSUP. */
     int (*objects)(struct kix_source *s, const struct kix_digest *digests, size_t n,
                    kix_object_fn fn, void *ctx, struct kix_err *err);
+    /* The object pack of full entry bundle `bundle` (kix/object_pack.h),
+     * appended to out unparsed; KIX_ENOTFOUND when there is none. NULL:
+     * KIX_ENOTSUP (kix_client_get_objects serves every object). */
+    int (*object_pack)(struct kix_source *s, uint64_t bundle, struct kix_buf *out,
+                       struct kix_err *err);
     /* One object's bytes appended to out, KIX_ENOTFOUND when not held.
      * NULL: kix_client asks objects() for the one digest. */
     int (*object)(struct kix_source *s, const struct kix_digest *d, struct kix_buf *out,

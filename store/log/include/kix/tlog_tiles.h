@@ -44,6 +44,15 @@ int kix_log_reader_tlog_tile(struct kix_log_reader *r, uint32_t level, uint64_t 
 int kix_log_reader_tlog_bundle(struct kix_log_reader *r, uint64_t index, unsigned width,
                                struct kix_buf *out, struct kix_err *err) KIX_MUST_CHECK;
 
+/* Appends the object pack of full entry bundle `index` (kix/object_pack.h):
+ * for each of its 256 entries in order, each object the entry needs after
+ * every object that one references, each object once, and none the log
+ * does not hold. KIX_ENOTFOUND when the bundle is not full at r's size,
+ * KIX_ELIMIT when the pack would be over KIX_OBJECT_PACK_MAX (out is then
+ * left as it was, as on any error). */
+int kix_log_reader_object_pack(struct kix_log_reader *r, uint64_t index, struct kix_buf *out,
+                               struct kix_err *err) KIX_MUST_CHECK;
+
 struct kix_tlog_export_stats {
     uint64_t from_size; /* the size the directory held before (0: a full export) */
     uint64_t size;      /* the size it holds now */
@@ -61,7 +70,9 @@ struct kix_tlog_export_stats {
  * size; otherwise everything), and the partial tiles and bundles of every
  * stored checkpoint whose full tile is not there yet (the spec's rule for
  * which partial tiles a log serves), and objects/sha256:<hex>, each object
- * the new entries need (their canonical bytes, as kixd --http serves them);
+ * the new entries need (their canonical bytes, as kixd --http serves them),
+ * and objects/entries/<N>, the object pack of each bundle that became full
+ * (kix_log_reader_object_pack; none for one over its bound);
  * it never deletes a file. stats (may
  * be NULL) says what was done. A replica (mirror) exports the same bytes
  * as its origin. Safe to run while the log is written; one export per
