@@ -747,27 +747,6 @@ static int object_answer(struct kix_log_reader *r, const char *path, size_t len,
     return rc;
 }
 
-/* objects/entries/<N>: the object pack of full bundle N (kix/object_pack.h),
- * built from the snapshot; none (404) for a bundle not full, or a pack
- * over its bound, which a reader then does without. */
-static int pack_answer(struct kix_log_reader *r, const char *path, size_t len, struct kix_buf *out,
-                       struct kix_err *err)
-{
-    char bundle[KIX_TLOG_PATH_MAX + 1];
-    struct kix_tlog_path p;
-    int rc;
-
-    if (len - 16 > KIX_TLOG_PATH_MAX - 13)
-        return KIX_ENOTFOUND;
-    memcpy(bundle, "tile/entries/", 13);
-    memcpy(bundle + 13, path + 16, len - 16);
-    if (kix_tlog_path_parse(bundle, 13 + len - 16, &p) != KIX_OK || p.kind != KIX_TLOG_ENTRIES ||
-        p.width != KIX_TLOG_WIDTH)
-        return KIX_ENOTFOUND;
-    rc = kix_log_reader_object_pack(r, p.index, out, err);
-    return rc == KIX_ELIMIT ? KIX_ENOTFOUND : rc;
-}
-
 /* index/: the verifiable index as files (kix/vindex.h): the note at a
  * size, and the current tree's tiles and records, each only under the name
  * its content gives (a tile or record since replaced is 404: the reader
@@ -857,6 +836,84 @@ static void snapshot_file(struct kixd_http_conn *c, const char *path, size_t len
     answer_tagged(c, K_OTHER, 200, type, IMMUTABLE, w->scratch.ptr, w->scratch.len, head, tag);
 }
 
+/* A full bundle or its object pack, from its file (http_bundles.h): the
+ * headers, then the file's bytes; or, when it is not kept as a file, as
+ * assembled. KIX_OK when answered, else the error, nothing sent. */
+static int kept_file(struct kixd_http_conn *c, struct kix_log_reader *r, int kind,
+                     enum kixd_kept_file what, uint64_t index, const char *tag, int head,
+                     struct kix_err *err)
+{
+    struct kixd_worker *w = c->w;
+    uint64_t size;
+    int fd, rc;
+
+    kix_buf_reset(&w->scratch);
+    rc = kixd_bundle_open(w, r, what, index, &fd, &size, &w->scratch, err);
+    if (rc)
+        return rc;
+    if (fd >= 0) {
+        c->body_from_file = 1; /* answer_tagged clears it when it sends no body */
+        answer_tagged(c, kind, 200, "application/octet-stream", IMMUTABLE, NULL, (size_t)size, head,
+                      tag);
+        if (c->body_from_file && !c->closing)
+            send_file(c, fd, size);
+        c->body_from_file = 0;
+        return KIX_OK;
+    }
+    answer_tagged(c, kind, 200, "application/octet-stream", IMMUTABLE, w->scratch.ptr,
+                  w->scratch.len, head, tag);
+    return KIX_OK;
+}
+
+/* objects/entries/<N>: the object pack of full bundle N (kix/object_pack.h);
+ * none (404) for a bundle not full, or a pack over its bound, which a
+ * reader then does without. */
+static void object_pack(struct kixd_http_conn *c, const char *path, size_t len, int head)
+{
+    struct kixd_worker *w = c->w;
+    char bundle[KIX_TLOG_PATH_MAX + 1], tag[40];
+    struct kix_log_reader *r = NULL;
+    struct kix_tlog_path p;
+    struct kix_err err = {0};
+    int rc;
+
+    /* <N> is spelled as the bundle's: parsed as tile/entries/<N> */
+    if (len - 16 <= KIX_TLOG_PATH_MAX - 13) {
+        memcpy(bundle, "tile/entries/", 13);
+        memcpy(bundle + 13, path + 16, len - 16);
+    }
+    if (len - 16 > KIX_TLOG_PATH_MAX - 13 ||
+        kix_tlog_path_parse(bundle, 13 + len - 16, &p) != KIX_OK || p.width != KIX_TLOG_WIDTH) {
+        answer_text(c, K_OTHER, 404, "not found: objects/entries/<N> names a full bundle's pack\n",
+                    head);
+        return;
+    }
+    rc = kixd_worker_reader(w, &r, &err);
+    if (rc == KIX_OK && kix_tlog_tile_width(kix_log_reader_size(r), 0, p.index) != KIX_TLOG_WIDTH)
+        rc = KIX_ENOTFOUND;
+    if (rc == KIX_OK) {
+        immutable_etag(c, path, len, tag);
+        if (etag_matches(c, tag)) {
+            answer_tagged(c, K_OTHER, 200, "application/octet-stream", IMMUTABLE, NULL, 0, head,
+                          tag);
+            return;
+        }
+        rc = kept_file(c, r, K_OTHER, KIXD_KEPT_PACK, p.index, tag, head, &err);
+    }
+    if (rc == KIX_OK)
+        return;
+    if (rc == KIX_ENOTFOUND || rc == KIX_ELIMIT) {
+        answer_text(c, K_OTHER, 404,
+                    rc == KIX_ELIMIT ? "not found: this bundle's objects are over a pack's bound\n"
+                                     : "not found: not a full bundle at the log's current size\n",
+                    head);
+        return;
+    }
+    kixd_log(KIXD_WARN, "http %s: GET /%.*s failed: %s", c->peer, (int)len, path,
+             kix_err_text(&err, rc));
+    answer_text(c, K_OTHER, 500, "internal error (see the server's log)\n", head);
+}
+
 /* Answers the request in c->url (method GET or HEAD). */
 static void respond(struct kixd_http_conn *c, int head)
 {
@@ -919,7 +976,7 @@ static void respond(struct kixd_http_conn *c, int head)
         return;
     }
     if (len > 16 && memcmp(path, "objects/entries/", 16) == 0) {
-        snapshot_file(c, path, len, head, pack_answer, "application/octet-stream");
+        object_pack(c, path, len, head);
         return;
     }
     if (len > 8 && memcmp(path, "objects/", 8) == 0) {
@@ -952,25 +1009,9 @@ static void respond(struct kixd_http_conn *c, int head)
     }
     if (rc == KIX_OK && p.kind == KIX_TLOG_ENTRIES && p.width == KIX_TLOG_WIDTH &&
         kix_tlog_tile_width(kix_log_reader_size(r), 0, p.index) == KIX_TLOG_WIDTH) {
-        uint64_t size;
-        int fd;
-        kix_buf_reset(&w->scratch);
-        rc = kixd_bundle_open(w, r, p.index, &fd, &size, &w->scratch, &err);
-        if (rc == KIX_OK && fd >= 0) {
-            /* the headers, then the file's bytes */
-            c->body_from_file = 1; /* answer_tagged clears it when it sends no body */
-            answer_tagged(c, kind, 200, "application/octet-stream", IMMUTABLE, NULL, (size_t)size,
-                          head, tag);
-            if (c->body_from_file && !c->closing)
-                send_file(c, fd, size);
-            c->body_from_file = 0;
+        rc = kept_file(c, r, kind, KIXD_KEPT_BUNDLE, p.index, tag, head, &err);
+        if (rc == KIX_OK)
             return;
-        }
-        if (rc == KIX_OK) { /* not kept as a file: assembled in scratch */
-            answer_tagged(c, kind, 200, "application/octet-stream", IMMUTABLE, w->scratch.ptr,
-                          w->scratch.len, head, tag);
-            return;
-        }
     }
     kix_buf_reset(&w->scratch);
     if (rc == KIX_OK && p.kind == KIX_TLOG_CHECKPOINT) {

@@ -26,7 +26,7 @@
 #include "kix/index.h"
 #include "config.h"
 
-/* Full-bundle files each worker keeps open (http_bundles.h); counted in the
+/* Bundle and pack files each worker keeps open (http_bundles.h); counted in the
  * descriptors kixd asks for (fd_limit.c). */
 #define KIXD_BUNDLE_FDS 32
 
@@ -120,7 +120,7 @@ struct kixd_worker {
     int bundle_warned;             /* said that a bundle file cannot be written (http_bundles.c) */
     uint8_t *bundle_checked;       /* bitmap: the bundle files checked (http_bundles.c) */
     size_t bundle_checked_len;     /* its bytes */
-    struct { /* bundle files kept open, bundle N in slot N % KIXD_BUNDLE_FDS */
+    struct { /* files kept open (http_bundles.c: by key, in slot key % KIXD_BUNDLE_FDS) */
         uint64_t index;
         int fd, used;
     } bundle_fds[KIXD_BUNDLE_FDS];

@@ -74,12 +74,13 @@ nginx = d["machine"]["nginx"]
 assert nginx == os.access("/usr/sbin/nginx", os.X_OK), "nginx installed but not run, or the reverse"
 http_ratios = ["http_tile_kixd_vs_nginx", "http_bundle_kixd_vs_nginx",
                "http_checkpoint_kixd_vs_nginx", "http_run_json_kixd_vs_nginx",
-               "http_object_kixd_vs_nginx", "audit_http_vs_rpc", "mirror_http_vs_rpc"]
+               "http_object_kixd_vs_nginx", "http_pack_kixd_vs_nginx", "audit_http_vs_rpc",
+               "mirror_http_vs_rpc"]
 if nginx:
     need["http"] = ["export_s", "export_bytes", "export_entries_per_s", "full_tiles",
                     "bundle_bytes"]
     for who in ("kixd", "nginx"):
-        for what in ("tile", "bundle", "checkpoint", "run_json", "object"):
+        for what in ("tile", "bundle", "checkpoint", "run_json", "object", "pack"):
             k = "%s_%s_16x1" % (who, what)
             need["http"] += [k, k + "_p50_us", k + "_p99_us"]
     need["ratios"] += http_ratios
@@ -88,7 +89,8 @@ if nginx:
     need["verify"] = ["%s_%s_%s" % (c, w, f) for c in ("show", "verify_citation")
                       for w in ("cold", "warm", "grown") for f in ("requests", "bytes", "ms")]
     targets += ["http_tile_kixd_vs_nginx", "http_bundle_kixd_vs_nginx",
-                "http_object_kixd_vs_nginx", "audit_http_vs_rpc", "mirror_http_vs_rpc"]
+                "http_object_kixd_vs_nginx", "http_pack_kixd_vs_nginx", "audit_http_vs_rpc",
+                "mirror_http_vs_rpc"]
     # the log was synced whole, both ways; a cold kix show fetched something
     assert d["sync"]["entries"] >= d["append"]["entries"], d["sync"]
     assert d["verify"]["show_cold_bytes"] > d["verify"]["show_cold_requests"] > 1, d["verify"]

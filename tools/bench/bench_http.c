@@ -551,7 +551,7 @@ int bench_http(const char *bin, const char *work, double seconds, int quick, int
     } kinds[] = {
         {"tile/0", "tile", "full tile"},           {"tile/entries", "bundle", "full bundle"},
         {NULL, "checkpoint", "checkpoint"},        {"runs", "run_json", "run JSON"},
-        {"objects", "object", "object by digest"},
+        {"objects", "object", "object by digest"}, {"objects/entries", "pack", "object pack"},
     };
     char kixd[PATH_MAX], store[PATH_MAX], export[PATH_MAX], log[PATH_MAX], vkey[PATH_MAX];
     char http[64], listen[64], rpc[64], nurl[64], threads[16], run[128] = "";

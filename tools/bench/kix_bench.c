@@ -934,11 +934,9 @@ static void ratio(struct bench_report *rep, const char *key, double num, double 
 static void add_ratios(struct bench_report *rep, int redis)
 {
     /* the resources bench_http.c reads from both servers */
-    static const char *const http_kinds[][2] = {{"tile", "full tile"},
-                                                {"bundle", "full bundle"},
-                                                {"checkpoint", "checkpoint"},
-                                                {"run_json", "run JSON"},
-                                                {"object", "object"}};
+    static const char *const http_kinds[][2] = {
+        {"tile", "full tile"},    {"bundle", "full bundle"}, {"checkpoint", "checkpoint"},
+        {"run_json", "run JSON"}, {"object", "object"},      {"pack", "object pack"}};
 
     ratio(rep, "ratios.append_vs_verify_all", bench_get(rep, "append.entries_per_s"),
           bench_get(rep, "append.verify_all_around"), "durable appends / Ed25519 verify all cores");
@@ -1010,6 +1008,7 @@ static const struct target targets[] = {
     {"http_tile_kixd_vs_nginx", 0, 1.0, "kixd --http full tiles >= 1.0 x nginx"},
     {"http_bundle_kixd_vs_nginx", 0, 1.0, "kixd --http full bundles >= 1.0 x nginx"},
     {"http_object_kixd_vs_nginx", 0, 1.0, "kixd --http objects >= 1.0 x nginx"},
+    {"http_pack_kixd_vs_nginx", 0, 1.0, "kixd --http object packs >= 1.0 x nginx"},
     {"audit_http_vs_rpc", 0, 0.8, "audit over HTTP (nginx) >= 0.8 x over msgpack"},
     {"mirror_http_vs_rpc", 0, 0.8, "mirror over HTTP (nginx) >= 0.8 x over msgpack"},
 };
