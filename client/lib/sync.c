@@ -307,8 +307,11 @@ static int keep_pack_object(void *arg, const struct kix_digest *d, const uint8_t
     struct packs *p = arg;
     struct pack_object *o = kix_array_grow(p->objects, &p->cap, p->n, 256, sizeof(*o));
 
-    if (!o || p->bytes.len + len > PACKS_MAX_BYTES)
-        return !o ? KIX_ENOMEM : KIX_ELIMIT;
+    if (!o)
+        return KIX_ENOMEM;
+    /* what is kept, bytes and index: a pack of empty objects costs too */
+    if (p->bytes.len + len + (p->n + 1) * sizeof(*o) > PACKS_MAX_BYTES)
+        return KIX_ELIMIT;
     p->objects = o;
     o = &p->objects[p->n];
     o->digest = *d;

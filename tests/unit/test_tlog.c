@@ -2,6 +2,7 @@
  * from a log snapshot and the static export (kix/tlog_tiles.h). */
 #include <dirent.h>
 #include "fixture.h"
+#include "kix/object_pack.h"
 #include "kix/tlog_tiles.h"
 
 static void path_of(enum kix_tlog_kind kind, uint32_t level, uint64_t index, unsigned width,
@@ -296,6 +297,82 @@ KIX_TEST(batched_writes_and_one_sync)
     ASSERT_EQ_INT(KIX_EIO, kix_file_write_batched(path, "x", 1, 0644, &err));
     kix_buf_release(&have);
     remove_dir(dir);
+}
+
+/* kix/object_pack.h: what a reader takes from a pack it cannot trust */
+KIX_TEST(object_pack_format)
+{
+    static const uint8_t cut[] = {0, 0, 0, 9, '{', '}'}, short_head[] = {0, 0, 1};
+    static const uint8_t too_big[] = {0x01, 0x00, 0x00, 0x01, 'x'}; /* 16 MiB + 1 */
+    struct kix_buf pack = KIX_BUF_INIT;
+    char path[KIX_OBJECT_PACK_PATH_MAX];
+    const uint8_t *obj;
+    size_t off = 0, len, had;
+
+    ASSERT_EQ_INT(KIX_OK, kix_object_pack_path(1234067, path, sizeof(path)));
+    ASSERT_EQ_STR("objects/entries/x001/x234/067", path);
+    ASSERT_EQ_INT(KIX_OK, kix_object_pack_path(UINT64_MAX, path, sizeof(path)));
+    ASSERT_EQ_INT(KIX_ELIMIT, kix_object_pack_path(0, path, 10));
+    /* round trip, an empty object included; the end is KIX_ENOTFOUND */
+    ASSERT_EQ_INT(KIX_OK, kix_object_pack_add(&pack, (const uint8_t *)"{}", 2));
+    ASSERT_EQ_INT(KIX_OK, kix_object_pack_add(&pack, (const uint8_t *)"", 0));
+    ASSERT_EQ_U64(10, pack.len);
+    ASSERT_EQ_INT(KIX_OK, kix_object_pack_next(pack.ptr, pack.len, &off, &obj, &len));
+    ASSERT_EQ_MEM("{}", 2, obj, len);
+    ASSERT_EQ_INT(KIX_OK, kix_object_pack_next(pack.ptr, pack.len, &off, &obj, &len));
+    ASSERT_EQ_U64(0, len);
+    ASSERT_EQ_INT(KIX_ENOTFOUND, kix_object_pack_next(pack.ptr, pack.len, &off, &obj, &len));
+    ASSERT_EQ_INT(KIX_ENOTFOUND, kix_object_pack_next(NULL, 0, &(size_t){0}, &obj, &len));
+    /* a length past the end, a cut length, an object over its bound */
+    off = 0;
+    ASSERT_EQ_INT(KIX_EPROTO, kix_object_pack_next(cut, sizeof(cut), &off, &obj, &len));
+    ASSERT_EQ_U64(0, off);
+    ASSERT_EQ_INT(KIX_EPROTO,
+                  kix_object_pack_next(short_head, sizeof(short_head), &off, &obj, &len));
+    ASSERT_EQ_INT(KIX_EPROTO, kix_object_pack_next(too_big, sizeof(too_big), &off, &obj, &len));
+    /* the writer's bounds leave the pack as it was */
+    had = pack.len;
+    ASSERT_EQ_INT(KIX_ELIMIT,
+                  kix_object_pack_add(&pack, pack.ptr, (size_t)KIX_OBJECT_PACK_OBJECT + 1));
+    pack.len = KIX_OBJECT_PACK_MAX - 5; /* as if nearly full: only the length is looked at */
+    ASSERT_EQ_INT(KIX_ELIMIT, kix_object_pack_add(&pack, (const uint8_t *)"{}", 2));
+    ASSERT_EQ_U64(KIX_OBJECT_PACK_MAX - 5, pack.len);
+    pack.len = had;
+    kix_buf_release(&pack);
+}
+
+/* kix_log_reader_object_pack: only full bundles; the objects in the
+ * order of an export, each once */
+KIX_TEST(object_pack_of_a_bundle)
+{
+    struct fixture f;
+    struct kix_log_reader *r;
+    struct kix_buf b = KIX_BUF_INIT;
+    struct kix_err err = {0};
+    size_t off = 0, n = 0, len;
+    const uint8_t *obj;
+    int rc;
+
+    setup(&f);
+    grow(&f, 0, 300);
+    ASSERT_EQ_INT(KIX_OK, kix_log_read_begin(f.log, &r));
+    ASSERT_EQ_INT(KIX_ENOTFOUND, kix_log_reader_object_pack(r, 1, &b, &err));
+    ASSERT_CONTAINS(err.msg, "not full");
+    ASSERT_EQ_U64(0, b.len);
+    ASSERT_EQ_INT(KIX_OK, kix_log_reader_object_pack(r, 0, &b, &err));
+    while ((rc = kix_object_pack_next(b.ptr, b.len, &off, &obj, &len)) == KIX_OK) {
+        struct kix_digest d;
+        struct kix_bytes v;
+        kix_digest_of(obj, len, &d);
+        ASSERT_EQ_INT(KIX_OK, kix_log_reader_object(r, &d, &v));
+        ASSERT_EQ_MEM(v.ptr, v.len, obj, len);
+        n++;
+    }
+    ASSERT_EQ_INT(KIX_ENOTFOUND, rc);
+    ASSERT_TRUE(n >= 1);
+    kix_log_read_end(r);
+    kix_buf_release(&b);
+    teardown(&f);
 }
 
 KIX_TEST_MAIN()
