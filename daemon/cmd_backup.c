@@ -33,7 +33,7 @@ static const char backup_help[] =
     "Never copied: admin.key (an admin's signing key, not the server's),\n"
     "kixd.lock and lock.mdb (made again at need), the export directory of serve\n"
     "('kixd export' writes it again from the store), bundles/ (the entry bundles\n"
-    "serve keeps for HTTP readers, a cache written again at need).\n"
+    "and object packs serve keeps for HTTP readers, a cache written again at need).\n"
     "Restore: stop kixd, move the backup to the store's place (or serve it with\n"
     "--store DEST), give it its log key, start kixd naming its mirrors (OPERATING.md).\n"
     "\n"

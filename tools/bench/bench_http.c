@@ -121,6 +121,8 @@ static int write_nginx_conf(const char *path, const char *dir, const char *root,
             "    }\n"
             "    location /tile/ { add_header Cache-Control \"public, max-age=31536000, "
             "immutable\"; }\n"
+            "    location /objects/ { add_header Cache-Control \"public, max-age=31536000, "
+            "immutable\"; }\n"
             "  }\n"
             "}\n",
             /* as root, workers would run as nobody and not reach a 0700 scratch directory */
