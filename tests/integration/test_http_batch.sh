@@ -67,11 +67,7 @@ pass "a changed object in the middle of a batch: kix audit exits 1 at entry $PUB
 fresh_copy
 sed -i 's/"kind":"BenchmarkRun"/"kind":"BenchmarkRuN"/' "$WORK/copy/objects/$DIG"
 serve m --mirror-of "$NGINX_URL/" --upstream-key "$WORK/vkey"
-for _ in $(seq 1 200); do
-  "$KIX" mirror status --server "$(addr m)" --json >"$WORK/st.json" 2>/dev/null &&
-    [ "$(json_get "$WORK/st.json" 'd["lastError"] is not None')" = True ] && break
-  sleep 0.05
-done
+wait_mirror_error m
 json_get "$WORK/st.json" 'd["lastError"]' | grep -q "entry $PUB" || fail "mirror status: $(cat "$WORK/st.json")"
 [ "$(json_get "$WORK/st.json" 'd["size"]')" = 0 ] || fail "the mirror stored entries: $(cat "$WORK/st.json")"
 stop m

@@ -74,26 +74,7 @@ CPORT=$(free_port)
 C="http://127.0.0.1:$CPORT"
 fresh_copy() { rm -rf "$WORK/copy" && cp -a "$WORK/exp" "$WORK/copy"; : >"$WORK/asked"; }
 fresh_copy
-python3 - "$WORK/copy" "$CPORT" "$WORK/asked" 2>>"$WORK/counting.log" <<'PY' &
-import http.server, os, sys, threading
-root, port, asked = sys.argv[1], int(sys.argv[2]), sys.argv[3]
-lock = threading.Lock()
-class H(http.server.BaseHTTPRequestHandler):
-    protocol_version = "HTTP/1.1"
-    def do_GET(self):
-        path = self.path.split("?")[0]
-        with lock, open(asked, "a") as f:
-            f.write(path + "\n")
-        f = os.path.join(root, path.lstrip("/"))
-        if not os.path.isfile(f):
-            self.send_response(404); self.send_header("Content-Length", "0"); self.end_headers()
-            return
-        body = open(f, "rb").read()
-        self.send_response(200); self.send_header("Content-Length", str(len(body))); self.end_headers()
-        self.wfile.write(body)
-    def log_message(self, *a): pass
-http.server.ThreadingHTTPServer(("127.0.0.1", port), H).serve_forever()
-PY
+python3 "$KIX_TESTS/integration/static_server.py" "$WORK/copy" "$CPORT" --record "$WORK/asked" 2>>"$WORK/counting.log" &
 KIXD_PIDS+=("$!")
 for _ in $(seq 1 100); do curl -s -o /dev/null "$C/checkpoint" && break; sleep 0.05; done
 A=(--server "$C/" --log-key "$WORK/vkey")
@@ -159,11 +140,7 @@ export KIX_STATE_DIR="$WORK/s-lie"
 expect_status 1 "$KIX" audit "${A[@]}" --no-cache
 grep -q "entry " "$WORK/err" || fail "the lie is not named with its entry: $(cat "$WORK/err")"
 serve m --mirror-of "$C/" --upstream-key "$WORK/vkey"
-for _ in $(seq 1 200); do
-  "$KIX" mirror status --server "$(addr m)" --json >"$WORK/st.json" 2>/dev/null &&
-    [ "$(json_get "$WORK/st.json" 'd["lastError"] is not None')" = True ] && break
-  sleep 0.05
-done
+wait_mirror_error m
 json_get "$WORK/st.json" 'd["lastError"]' | grep -q "entry " || fail "mirror status: $(cat "$WORK/st.json")"
 [ "$(json_get "$WORK/st.json" 'd["size"]')" = 0 ] || fail "the mirror stored entries: $(cat "$WORK/st.json")"
 stop m

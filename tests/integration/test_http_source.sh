@@ -337,27 +337,7 @@ pass "kixd --mirror-of https://… (a static copy) replays and serves it"
 # client retries with backoff and verifies as usual. A server that keeps
 # failing is exit 3 (unreachable), not a verification failure.
 FPORT=$(free_port)
-python3 - "$WORK/exp" "$FPORT" 2>>"$WORK/flaky.log" <<'PY' &
-import http.server, os, sys
-root, port, seen = sys.argv[1], int(sys.argv[2]), set()
-class H(http.server.BaseHTTPRequestHandler):
-    protocol_version = "HTTP/1.1"
-    def do_GET(self):
-        path = self.path.split("?")[0]
-        if path.startswith("/always503") or path not in seen:
-            seen.add(path)
-            self.send_response(503); self.send_header("Content-Length", "0"); self.end_headers()
-            return
-        f = os.path.join(root, path.lstrip("/"))
-        if not os.path.isfile(f):
-            self.send_response(404); self.send_header("Content-Length", "0"); self.end_headers()
-            return
-        body = open(f, "rb").read()
-        self.send_response(200); self.send_header("Content-Length", str(len(body))); self.end_headers()
-        self.wfile.write(body)
-    def log_message(self, *a): pass
-http.server.ThreadingHTTPServer(("127.0.0.1", port), H).serve_forever()
-PY
+python3 "$KIX_TESTS/integration/static_server.py" "$WORK/exp" "$FPORT" --fail-first 2>>"$WORK/flaky.log" &
 KIXD_PIDS+=("$!")
 for _ in $(seq 1 100); do curl -s -o /dev/null "http://127.0.0.1:$FPORT/" && break; sleep 0.05; done
 export KIX_STATE_DIR="$WORK/s-flaky"

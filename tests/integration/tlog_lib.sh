@@ -114,3 +114,15 @@ wait_export() {
   done
   fail "the export in $1 has size ${got:-?} (pages ${pages:-none}), want $2"
 }
+
+# wait_mirror_error NAME: until mirror NAME's status names an error (a
+# refused upstream); its status in $WORK/st.json.
+wait_mirror_error() {
+  local i
+  for i in $(seq 1 200); do
+    "$KIX" mirror status --server "$(addr "$1")" --json >"$WORK/st.json" 2>/dev/null &&
+      [ "$(json_get "$WORK/st.json" 'd["lastError"] is not None')" = True ] && return 0
+    sleep 0.05
+  done
+  fail "mirror $1 names no error: $(cat "$WORK/st.json" 2>/dev/null)"
+}
