@@ -309,10 +309,10 @@ static int keep_pack_object(void *arg, const struct kix_digest *d, const uint8_t
 
     if (!o)
         return KIX_ENOMEM;
+    p->objects = o; /* moved, maybe */
     /* what is kept, bytes and index: a pack of empty objects costs too */
     if (p->bytes.len + len + (p->n + 1) * sizeof(*o) > PACKS_MAX_BYTES)
         return KIX_ELIMIT;
-    p->objects = o;
     o = &p->objects[p->n];
     o->digest = *d;
     o->off = p->bytes.len;
@@ -355,7 +355,8 @@ static int read_packs(struct kix_client *up, const struct batch *b, struct packs
         size_t had = p->n, had_bytes = p->bytes.len;
         rc = kix_client_object_pack(up, n, keep_pack_object, p, NULL);
         if (rc == KIX_ENOTSUP || rc == KIX_ELIMIT) {
-            p->n = had; /* a pack is taken whole or not at all */
+            /* no packs here, or no room for more: this one is dropped whole */
+            p->n = had;
             p->bytes.len = had_bytes;
             rc = KIX_OK;
             break;

@@ -3,8 +3,10 @@
 #include "fixture.h"
 #include "harness.h"
 #include "kix/client.h"
+#include "kix/object_pack.h"
 #include "kix/source.h"
 #include "kix/sync.h"
+#include "kix/tlog_tiles.h"
 
 static void publish_many(struct fixture *f, int from, int to)
 {
@@ -259,6 +261,190 @@ KIX_TEST(tampered_upstream_entry_is_named)
     kix_client_close(up);
     kix_log_close(replica);
     remove_dir(rdir);
+    teardown(&f);
+}
+
+/* A store behind a source that also serves a made-up object pack for
+ * bundle 0 (kix/object_pack.h) and counts the objects asked one by one. */
+struct packing {
+    struct forgetful f; /* first: the forwarding ops above read it */
+    struct kix_buf pack;
+    size_t asked;
+};
+
+static void packing_close(struct kix_source *s)
+{
+    kix_buf_release(&((struct packing *)s)->pack);
+    forgetful_close(s);
+}
+
+static int counted_objects(struct kix_source *s, const struct kix_digest *digests, size_t n,
+                           kix_object_fn fn, void *ctx, struct kix_err *err)
+{
+    ((struct packing *)s)->asked += n;
+    return inner_of(s)->ops->objects(inner_of(s), digests, n, fn, ctx, err);
+}
+
+static int made_up_pack(struct kix_source *s, uint64_t bundle, struct kix_buf *out,
+                        struct kix_err *err)
+{
+    const struct kix_buf *pack = &((struct packing *)s)->pack;
+
+    if (bundle != 0 || !pack->len)
+        return kix_err_set(err, KIX_ENOTFOUND, "no pack of bundle %llu",
+                           (unsigned long long)bundle);
+    return kix_buf_add(out, pack->ptr, pack->len);
+}
+
+static const struct kix_source_ops packing_ops = {
+    .close = packing_close,
+    .info = forgetful_info,
+    .checkpoint = forgetful_checkpoint,
+    .entries = forgetful_entries,
+    .inclusion = forgetful_inclusion,
+    .consistency = forgetful_consistency,
+    .checkpoints = forgetful_checkpoints,
+    .objects = counted_objects,
+    .object_pack = made_up_pack,
+};
+
+/* Syncs f's store into a new replica through a packing source whose pack
+ * of bundle 0 is `pack`: the entries synced and the objects asked one by
+ * one; *replica (closed by the caller) when asked for. */
+static void sync_packed(struct fixture *f, const struct kix_buf *pack, uint64_t *synced,
+                        size_t *asked, struct kix_log **keep, char **rdir)
+{
+    struct packing *src = calloc(1, sizeof(*src));
+    struct kix_client *up = NULL;
+    struct kix_err err = {0};
+    struct kix_log *replica = new_replica(f, rdir);
+
+    if (!src || kix_source_open_store(f->dir, &src->f.inner, &err) ||
+        kix_buf_add(&src->pack, pack->ptr, pack->len))
+        abort();
+    src->f.base.ops = &packing_ops;
+    snprintf(src->f.base.where, sizeof(src->f.base.where), "a packing store");
+    if (kix_client_open_source(&src->f.base, &up, &err) ||
+        kix_sync(up, replica, KIX_NO_INDEX, NULL, synced, &err)) {
+        fprintf(stderr, "sync: %s\n", err.msg);
+        abort();
+    }
+    *asked = src->asked;
+    kix_client_close(up);
+    *keep = replica;
+}
+
+static size_t pack_count(const struct kix_buf *pack)
+{
+    const uint8_t *obj;
+    size_t off = 0, len, n = 0;
+    while (kix_object_pack_next(pack->ptr, pack->len, &off, &obj, &len) == KIX_OK)
+        n++;
+    return n;
+}
+
+/* A pack is a shortcut, never a source of truth: its objects are taken only
+ * when their digest is wanted; a changed one is asked for by digest, an
+ * extra one never stored, one over the batch's bound dropped whole. */
+KIX_TEST(object_packs_are_taken_only_for_the_digests_wanted)
+{
+    static const char extra[] = "{\"apiVersion\":\"kix.dev/v1\",\"note\":\"never logged\"}";
+    struct fixture f;
+    struct kix_log_reader *r;
+    struct kix_log *replica;
+    struct kix_buf honest = KIX_BUF_INIT, lying = KIX_BUF_INIT, none = KIX_BUF_INIT;
+    struct kix_buf empties = KIX_BUF_INIT;
+    struct kix_err err = {0};
+    struct kix_digest extra_digest;
+    struct kix_bytes v;
+    uint64_t size, synced = 0;
+    size_t baseline, asked, packed, first_len;
+    char *rdir;
+
+    setup(&f);
+    publish_many(&f, 0, 300);
+    size = log_size(&f);
+    ASSERT_TRUE(size >= 256);
+    ASSERT_EQ_INT(KIX_OK, kix_log_read_begin(f.log, &r));
+    ASSERT_EQ_INT(KIX_OK, kix_log_reader_object_pack(r, 0, &honest, &err));
+    kix_log_read_end(r);
+    kix_log_close(f.log);
+    f.log = NULL;
+    packed = pack_count(&honest);
+    ASSERT_TRUE(packed >= 16);
+
+    /* no pack: every object asked by digest */
+    sync_packed(&f, &none, &synced, &baseline, &replica, &rdir);
+    ASSERT_EQ_U64(size, synced);
+    kix_log_close(replica);
+    remove_dir(rdir);
+
+    /* the honest pack: its objects are not asked for */
+    sync_packed(&f, &honest, &synced, &asked, &replica, &rdir);
+    ASSERT_EQ_U64(size, synced);
+    ASSERT_EQ_U64(baseline - packed, asked);
+    kix_log_close(replica);
+    remove_dir(rdir);
+
+    /* its first object changed and an extra one added: the changed one is
+     * asked for by digest, the extra one is not stored */
+    ASSERT_EQ_INT(KIX_OK, kix_buf_add(&lying, honest.ptr, honest.len));
+    first_len = (size_t)lying.ptr[2] << 8 | lying.ptr[3];
+    ASSERT_TRUE(first_len > 2);
+    lying.ptr[4 + first_len / 2] ^= 1;
+    ASSERT_EQ_INT(KIX_OK, kix_object_pack_add(&lying, (const uint8_t *)extra, strlen(extra)));
+    kix_digest_of((const uint8_t *)extra, strlen(extra), &extra_digest);
+    sync_packed(&f, &lying, &synced, &asked, &replica, &rdir);
+    ASSERT_EQ_U64(size, synced);
+    ASSERT_EQ_U64(baseline - packed + 1, asked);
+    ASSERT_EQ_INT(KIX_OK, kix_log_read_begin(replica, &r));
+    ASSERT_EQ_INT(KIX_ENOTFOUND, kix_log_reader_object(r, &extra_digest, &v));
+    kix_log_read_end(r);
+    kix_log_close(replica);
+    remove_dir(rdir);
+
+    /* 1.5 million empty objects: over what a batch keeps (64 MiB with
+     * their index), dropped whole; every object asked by digest */
+    ASSERT_EQ_INT(KIX_OK, kix_buf_add(&empties, honest.ptr, honest.len));
+    for (size_t i = 0; i < 1500000; i++)
+        ASSERT_EQ_INT(KIX_OK, kix_object_pack_add(&empties, (const uint8_t *)"", 0));
+    sync_packed(&f, &empties, &synced, &asked, &replica, &rdir);
+    ASSERT_EQ_U64(size, synced);
+    ASSERT_EQ_U64(baseline, asked);
+    kix_log_close(replica);
+    remove_dir(rdir);
+
+    /* more than 64 MiB of objects: the one past it ends the pack's
+     * reading as the index grows (the object after a power of two of them,
+     * 256 on, fills its allocation); the pack is dropped whole */
+    {
+        struct kix_buf big = KIX_BUF_INIT;
+        uint8_t *filler = malloc(KIX_OBJECT_PACK_OBJECT);
+        size_t last = 256;
+        while (last < packed + 4)
+            last *= 2;
+        ASSERT_TRUE(filler != NULL);
+        memset(filler, 'x', KIX_OBJECT_PACK_OBJECT);
+        ASSERT_EQ_INT(KIX_OK, kix_buf_add(&big, honest.ptr, honest.len));
+        /* 16 MiB objects, past the pack's own bound (which a writer keeps) */
+        for (size_t i = packed; i <= last; i++) {
+            size_t len = i < packed + 3 || i == last ? KIX_OBJECT_PACK_OBJECT : 0;
+            uint8_t head[4] = {(uint8_t)(len >> 24), (uint8_t)(len >> 16), 0, 0};
+            ASSERT_EQ_INT(KIX_OK, kix_buf_add(&big, head, 4));
+            ASSERT_EQ_INT(KIX_OK, kix_buf_add(&big, filler, len));
+        }
+        free(filler);
+        sync_packed(&f, &big, &synced, &asked, &replica, &rdir);
+        ASSERT_EQ_U64(size, synced);
+        ASSERT_EQ_U64(baseline, asked);
+        kix_log_close(replica);
+        remove_dir(rdir);
+        kix_buf_release(&big);
+    }
+
+    kix_buf_release(&honest);
+    kix_buf_release(&lying);
+    kix_buf_release(&empties);
     teardown(&f);
 }
 
