@@ -51,6 +51,20 @@ expect_status() {
   fi
 }
 
+# release_bin NAME...: the bin directory of tools/test.sh's Release build
+# (build/bin) when it holds every NAME, else $KIX_BIN (this build). The
+# scale tests run Release binaries (the ASan build would take minutes); it
+# says which on stderr, with their age: a build/ older than the sources
+# (only this build rebuilt) runs the old code.
+release_bin() {
+  local dir="$KIX_SRC/build/bin" name
+  for name in "$@"; do
+    [ -x "$dir/$name" ] || { echo "$KIX_BIN"; return 0; }
+  done
+  echo "using $dir ($* built $(date -r "$dir/$1" '+%F %T'))" >&2
+  echo "$dir"
+}
+
 # json_get FILE EXPR: prints a value from a JSON file (python3).
 json_get() { python3 -c "import json,sys; d=json.load(open(sys.argv[1])); print($2)" "$1"; }
 

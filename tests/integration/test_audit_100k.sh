@@ -4,10 +4,7 @@
 # with the Release binaries when tools/test.sh has built them into build/
 # (the suite's own ASan build would take minutes), else with the test build.
 source "$(dirname "$0")/lib.sh"
-bin="$KIX_BIN"
-if [ -x "$KIX_SRC/build/bin/kix" ] && [ -x "$KIX_SRC/build/bin/kix-gen-log" ]; then
-  bin="$KIX_SRC/build/bin"
-fi
+bin=$(release_bin kix kix-gen-log)
 N=${KIX_AUDIT_ENTRIES:-100000}
 start=$(date +%s.%N)
 "$bin/kix-gen-log" "$WORK/log" "$N" >"$WORK/vkey" || fail "building the log"

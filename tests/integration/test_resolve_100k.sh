@@ -6,10 +6,7 @@
 # resolved with the Release binaries when tools/test.sh has built them into
 # build/ (the suite's ASan build would take minutes), else the test build.
 source "$(dirname "$0")/lib.sh"
-bin="$KIX_BIN"
-if [ -x "$KIX_SRC/build/bin/kix" ] && [ -x "$KIX_SRC/build/bin/kix-gen-log" ]; then
-  bin="$KIX_SRC/build/bin"
-fi
+bin=$(release_bin kix kix-gen-log)
 N=${KIX_RESOLVE_ENTRIES:-100000}
 "$bin/kix-gen-log" "$WORK/log" 1 4096 "$N" >"$WORK/vkey" || fail "building the log"
 export KIX_LOG_KEY="$(cat "$WORK/vkey")"
