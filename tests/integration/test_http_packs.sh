@@ -72,7 +72,13 @@ pass "a pack per full bundle ($FULL), kixd's bytes the export's (immutable, kept
 # a static server that records what it is asked (GETs of the copy in $WORK/copy)
 CPORT=$(free_port)
 C="http://127.0.0.1:$CPORT"
-fresh_copy() { rm -rf "$WORK/copy" && cp -a "$WORK/exp" "$WORK/copy"; : >"$WORK/asked"; }
+# a copy of the export: hard links (sed -i replaces a file, never writes
+# through a link), but for the packs, which are edited in place
+fresh_copy() {
+  rm -rf "$WORK/copy" && cp -al "$WORK/exp" "$WORK/copy" && rm -r "$WORK/copy/objects/entries" &&
+    cp -a "$WORK/exp/objects/entries" "$WORK/copy/objects/entries"
+  : >"$WORK/asked"
+}
 fresh_copy
 python3 "$KIX_TESTS/integration/static_server.py" "$WORK/copy" "$CPORT" --record "$WORK/asked" 2>>"$WORK/counting.log" &
 KIXD_PIDS+=("$!")

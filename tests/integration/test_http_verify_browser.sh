@@ -15,7 +15,8 @@
 # the export is written again: the untouched run and group pages, their
 # proofs at the old size, verify at the new one from the export's index
 # tiles (nginx and python3 -m http.server), and a rolled-back index tile
-# turns the page red.
+# turns the page red. One chromium, driven by puppeteer-core
+# (tests/browser/dom.js), loads every page, each in a context of its own.
 # Exit 77 (skipped) only when chromium is missing or cannot start.
 source "$(dirname "$0")/lib.sh"
 source "$(dirname "$0")/mirror_lib.sh"
@@ -23,12 +24,29 @@ source "$(dirname "$0")/tlog_lib.sh"
 
 CHROMIUM=$(command -v chromium || true)
 [ -n "$CHROMIUM" ] || { echo "skip: chromium is not installed (tools/deps.sh installs it)"; exit 77; }
-# dom URL OUT: the DOM after the page's scripts ran (virtual time: fetches
-# complete before the dump); chromium's own chatter goes to a log.
+# dom URL OUT: the DOM once the page's verifier reached its verdict, from
+# one chromium for the whole test (tests/browser/dom.js, puppeteer-core);
+# its own chatter goes to a log.
+HERE="$KIX_TESTS/browser"
+[ -f "$HERE/node_modules/puppeteer-core/package.json" ] ||
+  fail "tests/browser/node_modules lacks puppeteer-core: run tools/deps.sh (npm ci in tests/browser)"
+coproc DOM { cd "$HERE" && exec node dom.js 2>>"$WORK/chrome.log"; }
+DOM_IN=${DOM[1]}
+# at exit, dom.js is told to close its chromium (its stdin ends), which a
+# kill -9 of node would leave running
+stop_dom() {
+  local pid=${DOM_PID:-}
+  eval "exec $DOM_IN>&-" 2>/dev/null || true
+  [ -n "$pid" ] || return 0
+  for _ in $(seq 1 200); do kill -0 "$pid" 2>/dev/null || return 0; sleep 0.1; done
+  kill -9 "$pid" 2>/dev/null || true
+}
+trap 'stop_dom; stop_nginx_all; cleanup' EXIT
 dom() {
-  timeout 90 "$CHROMIUM" --headless --no-sandbox --disable-gpu --disable-dev-shm-usage \
-    --no-first-run --user-data-dir="$WORK/chrome" --virtual-time-budget=10000 \
-    --dump-dom "$1" >"$2" 2>>"$WORK/chrome.log"
+  local answer=
+  printf '%s\t%s\n' "$1" "$2" >&"$DOM_IN"
+  read -r -t 120 answer <&"${DOM[0]}" || answer="error: no answer from dom.js in 120 s"
+  [ "$answer" = ok ] || { echo "$answer" >>"$WORK/chrome.log"; return 1; }
 }
 mkdir -p "$WORK/chrome"
 if ! dom "data:text/html,<p>chromium-ok</p>" "$WORK/probe.html" || ! grep -q chromium-ok "$WORK/probe.html"; then
@@ -80,6 +98,19 @@ if m:
 else:
     open(p + ".json", "w", encoding="utf-8").write(text)
 PY
+}
+# copy_export DIR [PATH...]: DIR a copy of the export made of hard links
+# (cheap: the export holds thousands of pages), but for each PATH (and
+# PATH.json when there is one), a real copy that a case edits in place
+copy_export() {
+  local dir=$1 path g
+  shift
+  cp -al "$WORK/exp" "$dir"
+  for path in "$@"; do
+    for g in "$path" "$path.json"; do
+      if [ -e "$WORK/exp/$g" ]; then rm -r "${dir:?}/$g" && cp -r "$WORK/exp/$g" "$dir/$g"; fi
+    done
+  done
 }
 # status FILE: the verifier's status line in a dumped DOM
 status() { python3 -c 'import re,sys
@@ -146,7 +177,7 @@ expect_failed() { # DIR WANT NAME [PAGE]
   esac
   pass "$3: the page says: ${s#fail: }"
 }
-cp -r "$WORK/exp" "$WORK/bad1"
+copy_export "$WORK/bad1" "$BUNDLE"
 python3 - "$WORK/bad1/$BUNDLE" "$INDEX" <<'PY'
 import sys
 p, want = sys.argv[1], int(sys.argv[2]) % 256
@@ -160,7 +191,7 @@ open(p, "wb").write(b)
 PY
 expect_failed "$WORK/bad1" "entry $INDEX: its leaf in $BUNDLE does not hash" "entry bundle with one byte flipped"
 
-cp -r "$WORK/exp" "$WORK/bad2"
+copy_export "$WORK/bad2" tile/1/000.p/2
 # the proof reads the hash of entries 0..511 from the level-1 tile (the
 # roots of level-0 tiles 000 and 001), and the run's neighbours from its
 # own partial level-0 tile: a byte flipped in either must fail inclusion
@@ -172,7 +203,7 @@ b[32 + 7] ^= 0x80  # the root of level-0 tile 001
 open(p, "wb").write(b)
 PY
 expect_failed "$WORK/bad2" "entry $INDEX (publication): inclusion fails" "level-1 tile with one byte flipped"
-cp -r "$WORK/exp" "$WORK/bad5"
+copy_export "$WORK/bad5" "$TILE"
 python3 - "$WORK/bad5/$TILE" "$INDEX" <<'PY'
 import sys
 p, i = sys.argv[1], int(sys.argv[2]) % 256
@@ -182,18 +213,18 @@ open(p, "wb").write(b)
 PY
 expect_failed "$WORK/bad5" "entry $INDEX (publication): inclusion fails" "partial level-0 tile with one byte flipped"
 
-cp -r "$WORK/exp" "$WORK/bad3"
+copy_export "$WORK/bad3" "runs/$RID"
 # the view's canonical manifest, one digit of its median changed
 edit_view "$WORK/bad3/runs/$RID" '
 c = v["manifestCanonical"]
 i = c.index("\"median\":") + len("\"median\":")
 v["manifestCanonical"] = c[:i] + ("9" if c[i] != "9" else "8") + c[i + 1:]'
 expect_failed "$WORK/bad3" "the manifest shown hashes to sha256:" "the view's canonical manifest with one digit changed"
-cp -r "$WORK/exp" "$WORK/bad3b"
+copy_export "$WORK/bad3b" "runs/$RID"
 edit_view "$WORK/bad3b/runs/$RID" 'v["manifest"]["runId"] = v["manifest"].get("runId", "") + "x"'
 expect_failed "$WORK/bad3b" "is not its canonical manifest" "the view's manifest unlike its canonical text"
 
-cp -r "$WORK/exp" "$WORK/bad4"
+copy_export "$WORK/bad4" checkpoint
 python3 - "$WORK/bad4/checkpoint" <<'PY'
 import sys, base64
 p = sys.argv[1]
@@ -207,15 +238,15 @@ expect_failed "$WORK/bad4" "the checkpoint signature does not verify" "checkpoin
 # the view's rank is checked against the signed index: another rank in the
 # view, or another group record in its proofs, fails; another rank in the
 # page's text is not read, and the proven one replaces it
-cp -r "$WORK/exp" "$WORK/bad6"
+copy_export "$WORK/bad6" "runs/$RID"
 edit_view "$WORK/bad6/runs/$RID" 'v["rank"]["rank"] += 90'
 expect_failed "$WORK/bad6" "the signed index proves" "a view whose rank was edited"
-cp -r "$WORK/exp" "$WORK/bad7"
+copy_export "$WORK/bad7" "runs/$RID"
 edit_view "$WORK/bad7/runs/$RID" '
 h = v["index"]["groupRecord"]
 v["index"]["groupRecord"] = h[:-1] + ("0" if h[-1] != "0" else "1")'
 expect_failed "$WORK/bad7" "record is not in the signed index" "a view whose group record was edited"
-cp -r "$WORK/exp" "$WORK/text"
+copy_export "$WORK/text" "runs/$RID"
 RANK=$(python3 -c 'import json,sys; r = json.loads(sys.argv[1])["rank"]; print("Rank %d of %d" % (r["rank"], r["groupSize"]))' "$(view "$WORK/exp/runs/$RID")")
 python3 - "$WORK/text/runs/$RID" <<'PY'
 import re, sys
@@ -251,16 +282,16 @@ expect_group_verified "$NGINX_URL/groups/$GROUP" "nginx group page"
 pass "a group page verifies its ranks in Chromium (kixd --http and the export)"
 [ "$(python3 -c 'import json,sys; print(len(json.loads(sys.argv[1])["rows"]))' "$(view "$WORK/exp/groups/$GROUP")")" -ge 2 ] ||
   fail "the group has one run"
-cp -r "$WORK/exp" "$WORK/bad8"
+copy_export "$WORK/bad8" "groups/$GROUP"
 # the second run promoted: shown first, with the first's median, the first second
 edit_view "$WORK/bad8/groups/$GROUP" '
 a, b = v["rows"][0], v["rows"][1]
 a["runId"], b["runId"] = b["runId"], a["runId"]'
 expect_failed "$WORK/bad8" "row 1 shows run" "a group view whose second run is shown first" "groups/$GROUP"
-cp -r "$WORK/exp" "$WORK/bad10"
+copy_export "$WORK/bad10" "groups/$GROUP"
 edit_view "$WORK/bad10/groups/$GROUP" 'v["rows"][0]["value"] //= 2'
 expect_failed "$WORK/bad10" "row 1 shows run" "a group view whose first median was halved" "groups/$GROUP"
-cp -r "$WORK/exp" "$WORK/bad9"
+copy_export "$WORK/bad9" "groups/$GROUP"
 edit_view "$WORK/bad9/groups/$GROUP" 'v["size"] += 90'
 expect_failed "$WORK/bad9" "the signed index proves" "a group view with its size edited" "groups/$GROUP"
 
@@ -314,7 +345,7 @@ expect_verified "http://127.0.0.1:$PYPORT/runs/$RID.html" "an untouched run page
 expect_group_verified "$NGINX_URL/groups/$GROUP" "an untouched group page after the log grew (nginx)"
 pass "the same from python3 -m http.server, and the untouched group page"
 # a tile of the index rolled back (another tile's bytes under its name): red
-cp -r "$WORK/exp" "$WORK/bad11"
+copy_export "$WORK/bad11" index/tile
 python3 - "$WORK/bad11/index/tile" <<'PY'
 import os, sys
 root = sys.argv[1]
