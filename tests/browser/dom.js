@@ -9,26 +9,9 @@
 const fs = require('fs');
 const readline = require('readline');
 const puppeteer = require('./node_modules/puppeteer-core');
+const { LAUNCH, closeBrowser } = require('./chromium');
 
-const LAUNCH = {
-  executablePath: process.env.KIX_CHROMIUM || '/usr/bin/chromium', headless: true,
-  args: ['--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage', '--no-first-run'],
-  protocolTimeout: 60000
-};
 const VERDICT_MS = 60000;
-
-/* close(), or SIGKILL when it hangs (a wedged chromium can make it wait forever) */
-async function closeBrowser(b) {
-  if (!b) return;
-  const proc = b.process();
-  let timer;
-  const closed = await Promise.race([
-    b.close().then(() => true, () => false),
-    new Promise((r) => { timer = setTimeout(() => r(false), 15000); })
-  ]);
-  clearTimeout(timer);
-  if (!closed && proc && proc.exitCode === null && proc.signalCode === null) proc.kill('SIGKILL');
-}
 
 /* each page in a context of its own: no cache, storage or connection
  * shared with the pages before, as a chromium started for it would have */
@@ -55,7 +38,7 @@ async function dump(browser, url, file) {
     try {
       if (tab < 0) throw new Error('expected URL<TAB>FILE');
       if (!browser || !browser.connected) {
-        await closeBrowser(browser);
+        await closeBrowser(browser, (text) => console.error('note: ' + text));
         browser = await puppeteer.launch(LAUNCH);
       }
       await dump(browser, line.slice(0, tab), line.slice(tab + 1));
@@ -64,5 +47,5 @@ async function dump(browser, url, file) {
       console.log('error: ' + String(e && e.message).replace(/\s+/g, ' '));
     }
   }
-  await closeBrowser(browser);
+  await closeBrowser(browser, (text) => console.error('note: ' + text));
 })();

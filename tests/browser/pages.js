@@ -22,6 +22,7 @@ const fs = require('fs');
 const path = require('path');
 const http = require('http');
 const puppeteer = require('./node_modules/puppeteer-core');
+const { LAUNCH, closeBrowser } = require('./chromium');
 
 const [H, EXP, RUN, OLD, NEW, GROUP, SIZE, SHOTS, EXP_OLD, PYHTTP] = process.argv.slice(2);
 const AXE = fs.readFileSync(require.resolve('./node_modules/axe-core/axe.min.js'), 'utf8');
@@ -178,31 +179,8 @@ async function axe(page) {
 
 /* chromium under a loaded machine may lose a target now and then: the
  * browser is launched again and the page opened once more */
-const LAUNCH = {
-  executablePath: process.env.KIX_CHROMIUM || '/usr/bin/chromium', headless: true,
-  args: ['--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage', '--no-first-run'],
-  /* a wedged chromium fails a call in a minute, not puppeteer's three */
-  protocolTimeout: 60000
-};
 const chrome = { browser: null };
-
-/* Closes a browser, or kills it: a chromium that lost a target can leave
- * close() waiting forever, which once ran this test out of its time after
- * every check had passed. */
-async function closeBrowser(b) {
-  if (!b) return;
-  const proc = b.process();
-  let timer;
-  const closed = await Promise.race([
-    b.close().then(() => true, () => false),
-    new Promise((r) => { timer = setTimeout(() => r(false), 15000); })
-  ]);
-  clearTimeout(timer);
-  if (!closed && proc && proc.exitCode === null && proc.signalCode === null) {
-    console.log('note: chromium did not close within 15 s; killed');
-    proc.kill('SIGKILL');
-  }
-}
+const note = (text) => console.log('note: ' + text);
 
 async function newPage() {
   for (let tries = 0; ; tries++) {
@@ -212,7 +190,7 @@ async function newPage() {
     } catch (e) {
       if (tries >= 2) throw e;
       console.log('note: chromium lost a target (' + e.message + '); launching it again');
-      await closeBrowser(chrome.browser);
+      await closeBrowser(chrome.browser, note);
       chrome.browser = null;
     }
   }
@@ -480,7 +458,7 @@ async function tampers(browser) {
       console.log('time: ' + part.name + ' ' + ((Date.now() - t) / 1000).toFixed(1) + ' s');
     }
   } finally {
-    await closeBrowser(chrome.browser);
+    await closeBrowser(chrome.browser, note);
   }
   console.log('time: all ' + ((Date.now() - t0) / 1000).toFixed(1) + ' s');
   console.log(passed + ' passed, ' + failed + ' failed');
