@@ -4,7 +4,7 @@
  * exit status: 0 ok, 1 rejected input or failed verification, 2 usage,
  * 3 internal or I/O error (see kix/error.h). Commands print results on
  * stdout and errors on stderr as "kix NAME: message"; with --json, one
- * JSON object on stdout either way (cli_report; README.md, "Output for
+ * JSON object on stdout either way (cli_report; docs/REFERENCE.md, "Output for
  * scripts").
  */
 #ifndef KIX_CLI_H
@@ -30,7 +30,7 @@ struct cli_command {
 /* Prints "kix CMD: message" for an error and returns its exit status.
  * Under --json (cli_json_errors) it also prints one object on stdout,
  * {"error":{"code","exitCode","command","message","cause","fix",...data}}
- * (README.md, "Output for scripts"). */
+ * (docs/REFERENCE.md, "Output for scripts"). */
 int cli_fail(const char *cmd, int code, const struct kix_err *err);
 /* cli_fail with what to do (fix, or NULL) and more members of the error
  * object (data: `"name":value,...` in JSON, or NULL). */

@@ -1,5 +1,5 @@
 /* Shared plumbing of the kix commands: error reporting, in prose on stderr
- * and, under --json, as one object on stdout (README.md, "Output for
+ * and, under --json, as one object on stdout (docs/REFERENCE.md, "Output for
  * scripts"). */
 #include <errno.h>
 #include <getopt.h>

@@ -5,7 +5,7 @@
 # exit code and data (a refused duplicate names the existing run); every
 # malformed address exits 2; "did you mean" for commands and options; a
 # wrong log key names both keys; a .pub given as --key says so first; kixd
-# names --http when the HTTP port is taken (README.md, "Output for scripts").
+# names --http when the HTTP port is taken (docs/REFERENCE.md, "Output for scripts").
 . "$KIX_TESTS/integration/lib.sh"
 
 "$KIXD" init --store "$WORK/log" --admin-key "$WORK/log/admin.key" --origin kix.conv/log >"$WORK/vkey" 2>/dev/null

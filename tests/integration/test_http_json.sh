@@ -61,7 +61,7 @@ for _ in $(seq 1 100); do [ "$(cat "$WORK/exp/runs/.size" 2>/dev/null)" = "$SIZE
 [ "$WORK/exp/groups/$GROUP" -ef "$WORK/exp/groups/$GROUP.html" ] || fail "the group page's .html is not its hard link"
 pass "the export: every page also as <page>.html (a hard link, no bytes twice)"
 
-# nginx configured as README.md says (tlog_lib.sh's start_nginx)
+# nginx configured as OPERATING.md says (tlog_lib.sh's start_nginx)
 start_nginx "$WORK/exp"
 for p in "runs/$RID" "groups/$GROUP"; do
   want_header "nginx $p" "$(head_of "$NGINX_URL/$p")" "content-type: text/html; charset=utf-8"

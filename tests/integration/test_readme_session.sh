@@ -78,12 +78,12 @@ grep -q "KIX_LOG_KEY is set but empty" "$WORK/err" || { cat "$WORK/err"; fail "n
 pass "an empty KIX_LOG_KEY is refused"
 
 # every environment variable the programs read is in the README's table
-python3 - "$KIX_SRC" <<'PY' || fail "README.md's Environment table is missing variables"
+python3 - "$KIX_SRC" <<'PY' || fail "docs/REFERENCE.md's Environment table is missing variables"
 import os, re, sys
 src = sys.argv[1]
-readme = open(os.path.join(src, "README.md")).read()
+readme = open(os.path.join(src, "docs", "REFERENCE.md")).read()
 table = readme[readme.index("## Environment"):]
-table = table[:table.index("\n## ")]
+table = (table + "\n## ")[:(table + "\n## ").index("\n## ", 1)]
 names = set()
 for top in ("client", "daemon", "tools", "store", "proto"):
     for d, _, files in os.walk(os.path.join(src, top)):
@@ -99,7 +99,36 @@ missing = sorted(n for n in names - {"PATH"} if "| `%s` |" % n not in table)
 if missing:
     sys.exit("not documented: %s" % ", ".join(missing))
 PY
-pass "every environment variable kix, kixd, the tools and the scripts under tools/ read is documented in README.md"
+pass "every environment variable kix, kixd, the tools and the scripts under tools/ read is documented in docs/REFERENCE.md"
+
+# the README is a guide: short, in a new user's order, every link resolving
+python3 - "$KIX_SRC" <<'PY' || fail "README.md is not the guide it should be"
+import os, re, sys
+src = sys.argv[1]
+readme = open(os.path.join(src, "README.md"), encoding="utf-8").read()
+lines = readme.count("\n")
+if lines > 400:
+    sys.exit("README.md has %d lines: move reference material into docs/" % lines)
+heads = [h for h in re.findall(r"^## (.+)$", readme, re.M)]
+want = ["Quick start (Debian 12)", "A session", "Reading a run", "Publishing your own run",
+        "Trust", "Operating a log", "Performance", "Install and use as a library", "More"]
+if heads != want:
+    sys.exit("README.md's sections are %s, not %s" % (heads, want))
+bad = []
+for doc in ["README.md", "OPERATING.md", "CHANGES.md"] + ["docs/" + f for f in os.listdir(os.path.join(src, "docs")) if f.endswith(".md")]:
+    text = open(os.path.join(src, doc), encoding="utf-8").read()
+    for target in re.findall(r"\]\(([^)#]+)(?:#[^)]*)?\)", text):
+        if re.match(r"[a-z]+:", target):
+            continue
+        if not os.path.exists(os.path.normpath(os.path.join(src, os.path.dirname(doc), target))):
+            bad.append("%s -> %s" % (doc, target))
+if bad:
+    sys.exit("links to nothing: " + "; ".join(bad))
+for stale in ("kix-bench` does not measure this yet", "kix-bench does not measure this yet"):
+    if stale in readme:
+        sys.exit("README.md still says: " + stale)
+PY
+pass "README.md is a guide (at most 400 lines, sections in a new user's order) and every relative link in it and docs/ resolves"
 
 # every sh block of the README is run by a test (readme_block HEADING)
 python3 "$KIX_TESTS/integration/readme_block.py" "$KIX_SRC/README.md" --check "$KIX_TESTS/integration" ||

@@ -22,7 +22,7 @@ stop_nginx_all() {
 trap 'stop_nginx_all; cleanup' EXIT
 
 # start_nginx ROOT [plain | CERT KEY]: nginx on a free port serving ROOT the
-# way README.md shows (immutable full tiles and bundles, 5 s for the rest,
+# way OPERATING.md shows (immutable full tiles and bundles, 5 s for the rest,
 # HTML run and group pages, Access-Control-Allow-Origin); "plain": with no
 # rule but nginx's own mime.types; over TLS with CERT and KEY when given
 # (CERT is then also the CA its clients are given). Sets NGINX_URL.
