@@ -574,10 +574,11 @@ static int write_bundle(const struct new_args *a)
     } else if (status == 0 && a->joined) {
         printf("wrote %s/run.json, implementation.json and README.md: joins the comparison group "
                "%s\n(%llu runs now, read from run %s)\n"
-               "fill in %s/implementation.json and the figures in %s/run.json, remove its label "
-               "kix-template, then:\n  kix publish --key KEY %s/run.json\n",
+               "%s %s/implementation.json%s, then:\n  kix publish --key KEY %s/run.json\n",
                a->dir, a->joined->group, (unsigned long long)a->joined->group_size,
-               a->joined->run_id, a->dir, a->dir, a->dir);
+               a->joined->run_id, a->median ? "check" : "fill in", a->dir,
+               a->median ? "" : " and the figures in run.json, remove its label kix-template",
+               a->dir);
     } else if (status == 0) {
         printf("wrote %s/{run,workload,protocol,environment,implementation}.json and README.md\n"
                "edit the figures in %s/run.json (spec.timing.latencyNs.median, "
