@@ -15,6 +15,7 @@
 #include "kix/record_rules.h"
 #include "kix/vocabulary.h"
 #include "new_like.h"
+#include "new_near.h"
 #include "vocab_check.h"
 
 #define API_VERSION "kernelindex.dev/v1alpha1"
@@ -23,10 +24,11 @@
 static const char new_help[] =
     "usage: kix new run --kernel K --gpu G [--provider P] [--pass forward|backward|full]\n"
     "                   [--dtype T] [--param NAME=VALUE...] [--repository URL]\n"
-    "                   [--revision REV] [--source TEXT] [--force] [--json] DIR\n"
+    "                   [--revision REV] [--source TEXT] [--median NS [--p20 NS --p80 NS]]\n"
+    "                   [--server ADDR | --store DIR] [--force] [--json] DIR\n"
     "       kix new run --like RUN | --group KEY [--provider P] [--repository URL]\n"
-    "                   [--revision REV] [--source TEXT] [--server ADDR | --store DIR]\n"
-    "                   [--force] [--json] DIR\n"
+    "                   [--revision REV] [--source TEXT] [--median NS [--p20 NS --p80 NS]]\n"
+    "                   [--server ADDR | --store DIR] [--force] [--json] DIR\n"
     "\n"
     "With --like RUN (a run id or permalink) or --group KEY (a comparison key,\n"
     "sha256:HEX, as kix show and kix query --json print it), the bundle joins that\n"
@@ -47,6 +49,14 @@ static const char new_help[] =
     "0 figures, its marker (the label kix-template in run.json) and its\n"
     "placeholder texts (protocol.json's harness name and notes) must go.\n"
     "\n"
+    "Such a bundle makes new protocol and environment objects, so it joins no\n"
+    "existing comparison group: it ranks 1 of 1. When a log is named (--store,\n"
+    "--server, $KIX_SERVER), kix new run reads the log's ranked latency runs of\n"
+    "the kernel (proven as kix query proves them) and names, on stderr, the\n"
+    "closest groups (with --json: closeGroups), each with what differs (a\n"
+    "parameter's name or value, the dtype, the pass, the GPU) and the kix new\n"
+    "run --group command that writes a bundle joining it instead.\n"
+    "\n"
     "  --kernel K       the kernel measured, e.g. rope, geglu (required)\n"
     "  --gpu G          the GPU as the driver names it, e.g. \"NVIDIA A100-SXM4-80GB\"\n"
     "                   (required); a GPU of the vocabulary is written as its product,\n"
@@ -64,6 +74,9 @@ static const char new_help[] =
     "  --like RUN       join RUN's comparison group (needs the log: --server,\n"
     "                   --store, $KIX_SERVER; and its key: --log-key, $KIX_LOG_KEY)\n"
     "  --group KEY      join the comparison group KEY (the same)\n"
+    "  --median NS      the median latency in ns (bytes for a peak-memory group):\n"
+    "                   the figures are written in and the label kix-template left out\n"
+    "  --p20 NS, --p80 NS  the 20th and 80th percentiles (with --median)\n"
     "  --force          overwrite the files of an existing bundle in DIR\n"
     "  --json           print what was written as one JSON object\n"
     "\n"
@@ -158,9 +171,12 @@ struct new_args {
     char dtype_short[32]; /* dtype as the vocabulary writes it */
     const char *like, *group;
     const struct new_like *joined; /* --like/--group: the group to join */
+    const struct new_near *near;   /* else, with a log: the groups it comes close to */
+    const struct cli_common *common;
     const char *param[MAX_PARAMS];
     size_t nparams;
     int force, json;
+    uint64_t median, p20, p80; /* --median, --p20, --p80 (0: not given) */
 };
 
 /* "x y/z" → "x-y-z", lowercase: for metadata.name. */
@@ -202,16 +218,44 @@ static json_t *param_value(const char *v)
     return json_string(v);
 }
 
+/* workload.json's spec.parameters, from --param */
+static json_t *params_object(const struct new_args *a)
+{
+    json_t *params = json_object();
+
+    for (size_t i = 0; params && i < a->nparams; i++) {
+        const char *eq = strchr(a->param[i], '=');
+        char key[128];
+        snprintf(key, sizeof(key), "%.*s", (int)(eq - a->param[i]), a->param[i]);
+        json_object_set_new(params, key, param_value(eq + 1));
+    }
+    return params;
+}
+
 static json_t *object(const char *kind, json_t *metadata, json_t *spec)
 {
     return json_pack("{s:s, s:s, s:o, s:o}", "apiVersion", API_VERSION, "kind", kind, "metadata",
                      metadata, "spec", spec);
 }
 
-static json_t *measurement(const char *statistic)
+static json_t *measurement(const char *statistic, uint64_t value)
 {
-    return json_pack("{s:s, s:s, s:s, s:i}", "metric", "latency", "statistic", statistic, "unit",
-                     "ns", "value", 0);
+    return json_pack("{s:s, s:s, s:s, s:I}", "metric", "latency", "statistic", statistic, "unit",
+                     "ns", "value", (json_int_t)value);
+}
+
+/* run.json's metadata: the template's label, unless --median gave the
+ * figures (the run is then complete as far as its figures go) */
+static json_t *run_metadata(const struct new_args *a, const char *name, json_t *title)
+{
+    json_t *m = json_pack("{s:s, s:o}", "name", name, "title", title);
+
+    if (m && !a->median)
+        json_object_set_new(m, "labels",
+                            json_pack("{s:s}", KIX_TEMPLATE_LABEL,
+                                      "remove this label once the figures are yours: the log "
+                                      "refuses it"));
+    return m;
 }
 
 /* implementation.json: --provider, --repository, --revision */
@@ -235,31 +279,26 @@ static int build(const struct new_args *a, json_t *files[5])
                          : strncmp(a->gpu, "Intel", 5) == 0 ? "intel"
                                                             : "unknown";
     const struct kix_vocab_gpu *known = kix_vocab_gpu(a->gpu);
-    json_t *params = json_object(), *hw;
+    json_t *params = params_object(a), *hw;
 
     kix_now_rfc3339(now);
     slug(a->kernel, kslug, sizeof(kslug));
     slug(a->gpu, gslug, sizeof(gslug));
     slug(a->provider, pslug, sizeof(pslug));
-    for (size_t i = 0; params && i < a->nparams; i++) {
-        const char *eq = strchr(a->param[i], '=');
-        char key[128];
-        snprintf(key, sizeof(key), "%.*s", (int)(eq - a->param[i]), a->param[i]);
-        json_object_set_new(params, key, param_value(eq + 1));
-    }
     snprintf(name, sizeof(name), "%s-%s-%s-%s", kslug, pslug, a->pass, gslug);
     files[0] = object(
         "BenchmarkRun",
-        json_pack("{s:s, s:s++++++, s:{s:s}}", "name", name, "title", a->kernel, " · ", a->provider,
-                  " · ", a->pass, " · ", a->gpu, "labels", KIX_TEMPLATE_LABEL,
-                  "remove this label once the figures are yours: the log refuses it"),
-        json_pack("{s:s, s:s, s:{s:{s:i}, s:s}, s:[o, o], s:{s:s, s:s++}, s:s, s:s, s:s, s:s}",
-                  "status", "passed", "observedAt", now, "timing", "latencyNs", "median", 0,
-                  "primaryStatistic", "median", "measurements", measurement("p20"),
-                  measurement("p80"), "sourceNative", "source", a->source ? a->source : a->provider,
-                  "benchmark", a->kernel, "/", a->pass, "workloadDigest", "workload.json",
-                  "protocolDigest", "protocol.json", "environmentDigest", "environment.json",
-                  "implementationDigest", "implementation.json"));
+        run_metadata(
+            a, name,
+            json_pack("s++++++", a->kernel, " · ", a->provider, " · ", a->pass, " · ", a->gpu)),
+        json_pack("{s:s, s:s, s:{s:{s:I}, s:s}, s:[o, o], s:{s:s, s:s++}, s:s, s:s, s:s, s:s}",
+                  "status", "passed", "observedAt", now, "timing", "latencyNs", "median",
+                  (json_int_t)a->median, "primaryStatistic", "median", "measurements",
+                  measurement("p20", a->p20), measurement("p80", a->p80), "sourceNative", "source",
+                  a->source ? a->source : a->provider, "benchmark", a->kernel, "/", a->pass,
+                  "workloadDigest", "workload.json", "protocolDigest", "protocol.json",
+                  "environmentDigest", "environment.json", "implementationDigest",
+                  "implementation.json"));
     files[1] =
         object("Workload", json_pack("{s:s+, s:s}", "name", kslug, "-workload", "title", a->kernel),
                json_pack("{s:s, s:s, s:o}", "kernel", a->kernel, "dtype", a->dtype_short,
@@ -282,6 +321,8 @@ static int build(const struct new_args *a, json_t *files[5])
     files[3] =
         object("ExecutionEnvironment", json_pack("{s:s, s:s}", "name", gslug, "title", a->gpu),
                json_pack("{s:o, s:{}}", "hardware", hw, "software"));
+    if (files[0] && a->median && !a->p20) /* --median alone: no quantiles to write */
+        json_object_del(json_object_get(files[0], "spec"), "measurements");
     files[4] = implementation(a, pslug);
     for (int i = 0; i < 5; i++)
         if (!files[i])
@@ -316,15 +357,17 @@ static int build_like(const struct new_args *a, json_t *files[5])
     snprintf(name, sizeof(name), "%s-%s", bslug, pslug);
     spec = json_pack("{s:s, s:s}", "status", "passed", "observedAt", now);
     if (spec && latency) {
-        json_object_set_new(
-            spec, "timing",
-            json_pack("{s:{s:i}, s:s}", "latencyNs", "median", 0, "primaryStatistic", "median"));
-        json_object_set_new(spec, "measurements",
-                            json_pack("[o, o]", measurement("p20"), measurement("p80")));
+        json_object_set_new(spec, "timing",
+                            json_pack("{s:{s:I}, s:s}", "latencyNs", "median",
+                                      (json_int_t)a->median, "primaryStatistic", "median"));
+        if (!a->median || a->p20)
+            json_object_set_new(
+                spec, "measurements",
+                json_pack("[o, o]", measurement("p20", a->p20), measurement("p80", a->p80)));
     } else if (spec) {
-        json_object_set_new(
-            spec, "memory",
-            json_pack("{s:{s:i}, s:s}", "peakBytes", "median", 0, "primaryStatistic", "median"));
+        json_object_set_new(spec, "memory",
+                            json_pack("{s:{s:I}, s:s}", "peakBytes", "median",
+                                      (json_int_t)a->median, "primaryStatistic", "median"));
     }
     refs =
         json_pack("{s:{s:s, s:s}, s:s, s:s, s:s, s:s}", "sourceNative", "source",
@@ -334,14 +377,113 @@ static int build_like(const struct new_args *a, json_t *files[5])
     if (spec && refs)
         json_object_update(spec, refs);
     json_decref(refs);
-    files[0] = object("BenchmarkRun",
-                      json_pack("{s:s, s:s++, s:{s:s}}", "name", name, "title", j->benchmark, " · ",
-                                a->provider, "labels", KIX_TEMPLATE_LABEL,
-                                "remove this label once the figures are yours: the log refuses "
-                                "it"),
-                      spec);
+    files[0] =
+        object("BenchmarkRun",
+               run_metadata(a, name, json_pack("s++", j->benchmark, " · ", a->provider)), spec);
     files[4] = implementation(a, pslug);
     return files[0] && files[4] ? KIX_OK : KIX_ENOMEM;
+}
+
+/* word, quoted for a shell when it needs it */
+static void shell_word(FILE *f, const char *word)
+{
+    if (*word && strspn(word, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789"
+                              "@%+=:,./-_") == strlen(word)) {
+        fputs(word, f);
+        return;
+    }
+    fputc('\'', f);
+    for (; *word; word++)
+        if (*word == '\'')
+            fputs("'\\''", f);
+        else
+            fputc(*word, f);
+    fputc('\'', f);
+}
+
+/* The command that writes a bundle joining group into DIR (replacing the
+ * one just written): the log options given, the provider. */
+static void join_command(FILE *f, const struct new_args *a, const char *group)
+{
+    fprintf(f, "kix new run --group %s --provider ", group);
+    shell_word(f, a->provider);
+    if (a->common->store) {
+        fputs(" --store ", f);
+        shell_word(f, a->common->store);
+    } else if (a->common->server) {
+        fputs(" --server ", f);
+        shell_word(f, a->common->server);
+    }
+    fputs(" --force ", f);
+    shell_word(f, a->dir);
+}
+
+/* What kix new run found in the log: the groups of the same kernel it comes
+ * close to joining and why it joins none (stderr), or as JSON members. */
+static void near_report(const struct new_args *a)
+{
+    const struct new_near *n = a->near;
+
+    if (a->json) {
+        printf(",\"closeGroups\":[");
+        for (size_t i = 0; i < n->n; i++) {
+            const struct new_near_group *g = &n->g[i];
+            char *cmd = NULL;
+            size_t len = 0;
+            FILE *m = open_memstream(&cmd, &len);
+            if (m) {
+                join_command(m, a, g->group);
+                fclose(m);
+            }
+            printf("%s{\"group\":\"%s\",\"groupSize\":%llu,\"runId\":", i ? "," : "", g->group,
+                   (unsigned long long)g->size);
+            cli_json_string(stdout, g->run_id, strlen(g->run_id));
+            printf(",\"gpu\":");
+            cli_json_string(stdout, g->gpu, strlen(g->gpu));
+            printf(",\"mode\":");
+            cli_json_string(stdout, g->mode, strlen(g->mode));
+            printf(",\"differenceCount\":%zu,\"differences\":[", g->ndiff);
+            for (size_t d = 0; d < g->ndiff && d < NEW_NEAR_DIFF; d++) {
+                printf("%s{\"kind\":\"%s\",\"text\":", d ? "," : "", g->diff_kind[d]);
+                cli_json_string(stdout, g->diff[d], strlen(g->diff[d]));
+                printf("}");
+            }
+            printf("],\"join\":");
+            cli_json_string(stdout, cmd ? cmd : "", cmd ? strlen(cmd) : 0);
+            printf("}");
+            free(cmd);
+        }
+        printf("],\"kernelGroups\":%zu", n->groups);
+        return;
+    }
+    if (!n->n) {
+        fprintf(stderr,
+                "kix new: the log ranks no latency run of kernel %s: this run will start a "
+                "comparison group of its own\n",
+                a->kernel);
+        return;
+    }
+    fprintf(stderr,
+            "kix new: warning: this bundle joins none of the log's %zu comparison group%s of %s "
+            "latency runs, and will rank 1 of 1: its protocol.json and environment.json are new "
+            "objects (only --like or --group reuse a group's), and the closest group%s "
+            "differ%s as follows\n",
+            n->groups, n->groups == 1 ? "" : "s", a->kernel, n->n == 1 ? "" : "s",
+            n->n == 1 ? "s" : "");
+    for (size_t i = 0; i < n->n; i++) {
+        const struct new_near_group *g = &n->g[i];
+        fprintf(stderr, "  group %s (%llu run%s; best %s, %s, %s): %s%zu difference%s\n", g->group,
+                (unsigned long long)g->size, g->size == 1 ? "" : "s", g->provider, g->gpu, g->mode,
+                g->ndiff ? "" : "the same workload, pass and GPU; ", g->ndiff,
+                g->ndiff == 1 ? "" : "s");
+        for (size_t d = 0; d < g->ndiff && d < NEW_NEAR_DIFF; d++)
+            fprintf(stderr, "    - %s\n", g->diff[d]);
+        if (g->ndiff > NEW_NEAR_DIFF)
+            fprintf(stderr, "    - and %zu more\n", g->ndiff - NEW_NEAR_DIFF);
+        fprintf(stderr, "    to join it: ");
+        join_command(stderr, a, g->group);
+        fputc('\n', stderr);
+    }
 }
 
 static int write_bundle(const struct new_args *a)
@@ -425,19 +567,25 @@ static int write_bundle(const struct new_args *a)
         printf("{\"dir\":");
         cli_json_string(stdout, a->dir, strlen(a->dir));
         printf(",\"files\":[\"run.json\",\"workload.json\",\"protocol.json\",\"environment.json\","
-               "\"implementation.json\",\"README.md\"]}\n");
+               "\"implementation.json\",\"README.md\"]");
+        if (a->near && a->near->checked)
+            near_report(a);
+        printf("}\n");
     } else if (status == 0 && a->joined) {
         printf("wrote %s/run.json, implementation.json and README.md: joins the comparison group "
                "%s\n(%llu runs now, read from run %s)\n"
-               "fill in %s/implementation.json and the figures in %s/run.json, remove its label "
-               "kix-template, then:\n  kix publish --key KEY %s/run.json\n",
+               "%s %s/implementation.json%s, then:\n  kix publish --key KEY %s/run.json\n",
                a->dir, a->joined->group, (unsigned long long)a->joined->group_size,
-               a->joined->run_id, a->dir, a->dir, a->dir);
+               a->joined->run_id, a->median ? "check" : "fill in", a->dir,
+               a->median ? "" : " and the figures in run.json, remove its label kix-template",
+               a->dir);
     } else if (status == 0) {
         printf("wrote %s/{run,workload,protocol,environment,implementation}.json and README.md\n"
                "edit the figures in %s/run.json (spec.timing.latencyNs.median, "
                "spec.measurements), then:\n  kix publish --key KEY %s/run.json\n",
                a->dir, a->dir, a->dir);
+        if (a->near && a->near->checked)
+            near_report(a);
     }
 out:
     for (int i = 0; i < 5; i++)
@@ -491,12 +639,16 @@ int cmd_new(int argc, char **argv)
         {"like", required_argument, NULL, 'L'},
         {"family", required_argument, NULL, 'F'},
         {"group", required_argument, NULL, 'G'},
+        {"median", required_argument, NULL, 'm'},
+        {"p20", required_argument, NULL, '2'},
+        {"p80", required_argument, NULL, '8'},
         CLI_COMMON_LONGOPTS, /* the log --like/--group read, and --json */
         {NULL, 0, NULL, 0},
     };
     struct new_args a;
     struct cli_common common;
     struct new_like joined;
+    struct new_near near;
     int c, status;
 
     if (argc < 2 || cli_wants_help(argc, argv)) {
@@ -561,6 +713,23 @@ int cmd_new(int argc, char **argv)
         case 'f':
             a.force = 1;
             break;
+        case 'm':
+        case '2':
+        case '8':
+            if (cli_parse_u64(optarg, c == 'm'   ? &a.median
+                                      : c == '2' ? &a.p20
+                                                 : &a.p80) ||
+                !(c == 'm'   ? a.median
+                  : c == '2' ? a.p20
+                             : a.p80))
+                return cli_usage_error("new",
+                                       "--%s takes a whole number of nanoseconds above 0 (bytes "
+                                       "for a peak-memory group), not '%s'",
+                                       c == 'm'   ? "median"
+                                       : c == '2' ? "p20"
+                                                  : "p80",
+                                       optarg);
+            break;
         case 'h':
             cli_print_help(stdout, new_help);
             return 0;
@@ -571,6 +740,8 @@ int cmd_new(int argc, char **argv)
     a.json = common.json;
     if (argc - optind != 1)
         return cli_usage_error("new", "expected one DIR to write the bundle into");
+    if ((a.p20 || a.p80) && !a.median)
+        return cli_usage_error("new", "--p20 and --p80 go with --median");
     if (a.like && a.group)
         return cli_usage_error("new", "--like and --group both name the group to join: give one");
     if ((a.like || a.group) &&
@@ -603,5 +774,24 @@ int cmd_new(int argc, char **argv)
     }
     vocab_notes(&a);
     a.dir = argv[optind];
+    a.common = &common;
+    if (common.store || common.server || (getenv("KIX_SERVER") && *getenv("KIX_SERVER"))) {
+        /* a log is named: say which of its groups this run comes close to
+         * joining (advice: the bundle is written whatever it finds) */
+        const struct kix_vocab_gpu *known = kix_vocab_gpu(a.gpu);
+        struct cli_common quiet = common;
+        struct new_near_run want = {a.kernel, known ? known->product : a.gpu, a.pass, a.dtype_short,
+                                    NULL};
+        json_t *params = params_object(&a);
+
+        quiet.json = 0; /* stdout holds the bundle's JSON; a failure here is a note */
+        want.params = params;
+        if (params && cli_new_near("new", &quiet, &want, &near) == 0)
+            a.near = &near;
+        else
+            fprintf(stderr, "kix new: note: the bundle is written, but not compared with the "
+                            "log's comparison groups (the reason is above)\n");
+        json_decref(params);
+    }
     return write_bundle(&a);
 }

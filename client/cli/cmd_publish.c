@@ -5,12 +5,15 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "cli.h"
 #include "cli_log.h"
 #include "kix/entries.h"
 #include "kix/file.h"
 #include "kix/json.h"
+#include "kix/record_rules.h"
+#include "kix/schema.h"
 
 #define MAX_FILES 64
 
@@ -452,6 +455,55 @@ struct write_job {
 
 typedef int (*sign_fn)(struct write_job *j, struct kix_err *err);
 
+/* The log's checks of each record sent (its schema, then the record rules
+ * of PROTOCOL.md 5.3), made here first so that the error names the file
+ * and the JSON pointer (under --json: "file" and "pointer" members), which
+ * the log's refusal of a whole bundle cannot. Returns an exit status. */
+static int check_records(const char *cmd, const struct manifests *m)
+{
+    for (size_t i = 0; i < m->n; i++) {
+        struct kix_schema_violation v[1];
+        struct kix_schema_result res;
+        const struct kix_schema *s;
+        struct kix_err err = {0};
+        struct kix_buf data = KIX_BUF_INIT;
+        json_t *doc = json_loadb((const char *)m->view[i].ptr, m->view[i].len, 0, NULL);
+        const char *kind = json_string_value(json_object_get(doc, "kind"));
+        json_t *members;
+        char *text;
+        size_t nv = 0;
+        int code = KIX_EINVAL, status = 0;
+
+        if (kix_record_kind_known(kind) && kix_schema_builtin(kind, &s, NULL) == KIX_OK &&
+            kix_schema_validate_all(s, doc, &res, v, 1, &nv) == KIX_OK)
+            kix_schema_result_release(&res);
+        if (!nv && kix_record_kind_known(kind)) {
+            kix_record_rules(doc, (int64_t)time(NULL), v, 1, &nv);
+            code = KIX_EPOLICY;
+        }
+        json_decref(doc);
+        if (!nv)
+            continue;
+        kix_err_set(&err, code, "%s: %s: %s", m->path[i], v[0].pointer, v[0].message);
+        /* the members, as `"file":...,"pointer":...` (an object's inside) */
+        members = json_pack("{s:s, s:s}", "file", m->path[i], "pointer", v[0].pointer);
+        text = members ? json_dumps(members, JSON_COMPACT | JSON_PRESERVE_ORDER) : NULL;
+        if (text && kix_buf_add(&data, text + 1, strlen(text) - 2) == KIX_OK &&
+            kix_buf_addc(&data, 0) == KIX_OK)
+            status = cli_fail_with(cmd, code, &err,
+                                   "fix it; kix validate (or kix publish --dry-run) lists every "
+                                   "error at once",
+                                   (const char *)data.ptr);
+        else
+            status = cli_fail(cmd, code, &err);
+        free(text);
+        json_decref(members);
+        kix_buf_release(&data);
+        return status;
+    }
+    return 0;
+}
+
 /* The steps every write command shares; `files` are the manifests to send
  * (with `is_run`, files[0] is a run manifest), `ref` the run the entry is
  * about (NULL for none). */
@@ -475,6 +527,8 @@ static int run_write(const char *cmd, const char *what, struct write_args *a, ch
     kix_buf_init(&j.env[0]);
     kix_buf_init(&j.env[1]);
     status = read_manifests(cmd, files, nfiles, is_run, a->new_run ? a->run_id : NULL, &j.m);
+    if (status == 0)
+        status = check_records(cmd, &j.m);
     if (status == 0)
         status = open_all(cmd, a, &c, &key, &j.signer);
     if (status == 0)

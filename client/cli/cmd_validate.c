@@ -1,9 +1,11 @@
 /* kix validate: the log's record checks (kix/schema.h), offline; and the
  * bundle check behind kix publish --dry-run. */
+#include <errno.h>
 #include <getopt.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 
 #include "cli.h"
@@ -38,7 +40,11 @@ static const char validate_help[] =
     "a Workload, ...): checked among the files given, and with --server or\n"
     "--store in that log, where a digest that names no stored object is an error\n"
     "(\"resolves to nothing\"); without a log, a digest of an object not given is\n"
-    "not checked here (the log checks it on submit). Nothing is sent.\n"
+    "not checked here (the log checks it on submit). A run's reference that names\n"
+    "a file (kix new run's \"workloadDigest\": \"workload.json\") is resolved as\n"
+    "kix publish resolves it: the file beside the run is read, checked too, and its\n"
+    "digest stands in the run. Nothing is sent. A FILE that is not there is a\n"
+    "not-found error (code notFound), not a verdict.\n"
     "A kernel, dtype, GPU or protocol family spelled otherwise than the shared\n"
     "vocabulary (docs/VOCABULARY.md) is a warning with a \"did you mean\".\n"
     "\n"
@@ -70,6 +76,7 @@ struct vfile {
     struct kix_schema_ref *refs;
     size_t nrefs;
     unsigned char *checked; /* per ref: 1 when its object was among the files */
+    char *owned_path;       /* path, when a run's reference named this file (malloc'ed) */
 };
 
 /* a ‖ b into out, cut to fit (pointers and messages are shown, not parsed) */
@@ -246,6 +253,104 @@ static void read_one(struct vfile *f)
     }
     kix_buf_release(&raw);
     kix_buf_release(&canon);
+}
+
+/* The path of `name` relative to the directory of `base` (as kix publish
+ * reads a bundle's files). */
+static char *beside(const char *base, const char *name)
+{
+    const char *slash = strrchr(base, '/');
+    size_t dir = slash && name[0] != '/' ? (size_t)(slash - base + 1) : 0;
+    char *out = malloc(dir + strlen(name) + 1);
+
+    if (out) {
+        memcpy(out, base, dir);
+        strcpy(out + dir, name);
+    }
+    return out;
+}
+
+/* A run's references given by file name (kix new run writes
+ * "workloadDigest": "workload.json"), resolved as kix publish resolves
+ * them: the file beside the run is read and checked as one of the files,
+ * and its digest stands in the run. Files are appended to *files (grown);
+ * returns KIX_OK or KIX_ENOMEM. */
+static int resolve_file_refs(struct vfile **files, size_t *n, size_t *cap, size_t i)
+{
+    json_t *spec = json_object_get((*files)[i].doc, "spec"), *v;
+    const char *k, *kind = json_string_value(json_object_get((*files)[i].doc, "kind"));
+    int changed = 0;
+
+    if (!kind || strcmp(kind, "BenchmarkRun") != 0 || !json_is_object(spec))
+        return KIX_OK;
+    json_object_foreach(spec, k, v)
+    {
+        size_t klen = strlen(k), at;
+        const char *name = json_string_value(v);
+        char pointer[KIX_SCHEMA_POINTER_MAX], text[KIX_DIGEST_TEXT_LEN + 1], *path;
+        struct vfile *f;
+
+        if (klen < 7 || strcmp(k + klen - 6, "Digest") != 0 || !name ||
+            strncmp(name, "sha256:", 7) == 0)
+            continue;
+        snprintf(pointer, sizeof(pointer), "/spec/%s", k);
+        if (!*name) {
+            invalid(&(*files)[i], pointer,
+                    "is empty: give the file it refers to (a path relative to %s) or its "
+                    "sha256: digest",
+                    (*files)[i].path);
+            continue;
+        }
+        if (*n == *cap) {
+            struct vfile *grown = realloc(*files, (*cap * 2) * sizeof(**files));
+            if (!grown)
+                return KIX_ENOMEM;
+            memset(grown + *cap, 0, *cap * sizeof(**files));
+            *files = grown;
+            *cap *= 2;
+        }
+        if (!(path = beside((*files)[i].path, name)))
+            return KIX_ENOMEM;
+        f = &(*files)[*n];
+        memset(f, 0, sizeof(*f));
+        f->path = f->owned_path = path;
+        f->valid = 1;
+        read_one(f);
+        if (!f->have_digest) {
+            invalid(&(*files)[i], pointer,
+                    "names the file %s, which could not be read as JSON (%s); fix the name or "
+                    "give the object's sha256: digest",
+                    path, f->nerrors ? f->errors[0].message : "unreadable");
+            json_decref(f->doc);
+            free(path);
+            memset(f, 0, sizeof(*f));
+            continue;
+        }
+        for (at = 0; at < *n; at++)
+            if ((*files)[at].have_digest && memcmp((*files)[at].digest.b, f->digest.b, 32) == 0)
+                break;
+        kix_digest_format(&f->digest, text);
+        if (at < *n) { /* given already: checked once */
+            json_decref(f->doc);
+            free(path);
+            memset(f, 0, sizeof(*f));
+        } else {
+            (*n)++;
+        }
+        if (json_object_set_new(spec, k, json_string(text)))
+            return KIX_ENOMEM;
+        changed = 1;
+    }
+    if (changed) { /* the run as kix publish would send it */
+        struct kix_buf canon = KIX_BUF_INIT;
+        if (kix_canon_write_tree((*files)[i].doc, &canon) != KIX_OK) {
+            kix_buf_release(&canon);
+            return KIX_ENOMEM;
+        }
+        kix_digest_of(canon.ptr, canon.len, &(*files)[i].digest);
+        kix_buf_release(&canon);
+    }
+    return KIX_OK;
 }
 
 static const char *article(const char *kind)
@@ -453,25 +558,44 @@ int cli_validate_files(const char *cmd, char **paths, const struct kix_bytes *da
 {
     struct vfile *files;
     struct kix_client *c = NULL;
+    struct kix_err err = {0};
+    size_t given = n, cap = n;
     int all_valid = 1, status;
 
     if (!n)
         return cli_usage_error(cmd, "expected FILE...");
     if (n > VALIDATE_MAX_FILES)
         return cli_usage_error(cmd, "at most %d files", VALIDATE_MAX_FILES);
-    files = calloc(n, sizeof(*files));
-    if (!files) {
-        struct kix_err err = {0};
-        return cli_fail(cmd, kix_err_set(&err, KIX_ENOMEM, "out of memory"), &err);
+    /* a file that is not there is no verdict but an error, as a record or
+     * key not found is */
+    for (size_t i = 0; !data && i < n; i++) {
+        struct stat st;
+        if (stat(paths[i], &st) != 0 && errno == ENOENT) {
+            kix_err_set(&err, KIX_ENOTFOUND, "%s: no such file", paths[i]);
+            return cli_fail_with(cmd, KIX_ENOTFOUND, &err,
+                                 "check the path (kix new run writes DIR/run.json)", NULL);
+        }
     }
-    for (size_t i = 0; i < n; i++) {
+    files = calloc(n, sizeof(*files));
+    if (!files)
+        return cli_fail(cmd, kix_err_set(&err, KIX_ENOMEM, "out of memory"), &err);
+    for (size_t i = 0; i < given; i++) {
         files[i].path = paths[i];
         files[i].data = data ? &data[i] : NULL;
         files[i].valid = 1;
         read_one(&files[i]);
+    }
+    /* kix validate DIR/run.json of a kix new run bundle: its references by
+     * file name, resolved as kix publish does (publish --dry-run resolved
+     * them already) */
+    for (size_t i = 0; !data && i < given; i++)
+        if (files[i].valid && resolve_file_refs(&files, &n, &cap, i) != KIX_OK) {
+            status = cli_fail(cmd, kix_err_set(&err, KIX_ENOMEM, "out of memory"), &err);
+            goto out;
+        }
+    for (size_t i = 0; i < n; i++)
         if (files[i].valid)
             validate_one(&files[i], force, bundle);
-    }
     check_kinds(files, n);
     if (bundle)
         check_bundle(files, n);
@@ -493,6 +617,7 @@ out:
         json_decref(files[i].doc);
         free(files[i].refs);
         free(files[i].checked);
+        free(files[i].owned_path);
     }
     free(files);
     return status;

@@ -155,3 +155,19 @@ grep -q "entry2.json: valid publication sha256:" "$WORK/out" || { cat "$WORK/out
 expect_status 0 "$KIX" validate "$WORK/entry1.json"
 grep -q "entry1.json: valid key" "$WORK/out" || { cat "$WORK/out"; fail "a key entry"; }
 pass "logged envelopes validate by their predicate type"
+
+# issue 37: a file that is not there is no verdict but a not-found error
+# (code notFound, exit 1, as a record or key not found), under --json one
+# error object and no "valid" member
+expect_status 1 "$KIX" validate "$WORK/nosuch.json"
+grep -q "nosuch.json: no such file" "$WORK/err" || { cat "$WORK/err"; fail "no not-found message"; }
+grep -q "invalid" "$WORK/out" && { cat "$WORK/out"; fail "a missing file got a verdict"; }
+expect_status 1 "$KIX" validate --json "$WORK/nosuch.json"
+python3 - "$WORK/out" <<'PY' || { cat "$WORK/out"; fail "validate --json of a missing file"; }
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert "valid" not in d, d
+assert d["error"]["code"] == "notFound" and d["error"]["exitCode"] == 1, d
+assert d["error"]["command"] == "validate" and "nosuch.json" in d["error"]["message"], d
+PY
+pass "kix validate of a missing file is a not-found error, not a verdict"

@@ -309,4 +309,30 @@ for args in "" "--store $tmp/c $csv" "--key $tmp/pub.key --batch 0 $csv" \
     set -e
     expect 2 "$rc" "exit status of kix-import-liger $args"
 done
+
+# ---- --json errors: one object on stdout, kix's shape (issue 37) ------------------------------
+check_json_error() { # WANT_CODE WANT_EXIT ARGS...
+    local code=$1 want=$2 out rc
+    shift 2
+    set +e
+    out=$("$bin/kix-import-liger" --json "$@" 2>/dev/null)
+    rc=$?
+    set -e
+    expect "$want" "$rc" "exit status of kix-import-liger --json $*"
+    python3 - "$code" "$want" "$out" <<'PY' || fail "kix-import-liger --json $*: stdout '$out'"
+import json, sys
+code, want, out = sys.argv[1], int(sys.argv[2]), sys.argv[3]
+d = json.loads(out)
+e = d["error"]
+assert list(d) == ["error"], d
+assert e["code"] == code and e["exitCode"] == want, e
+assert e["command"] == "kix-import-liger" and e["message"] and e["cause"], e
+PY
+}
+check_json_error usage 2 --bogus
+check_json_error usage 2 --key "$tmp/pub.key" --batch 0 "$csv"
+check_json_error notFound 1 --key "$tmp/pub.key" --store "$tmp/c" "$tmp/nosuch.csv"
+printf 'kernel_name,x\nrope,1\n' >"$tmp/notliger.csv"
+check_json_error invalidInput 1 --key "$tmp/pub.key" --store "$tmp/c" "$tmp/notliger.csv"
+check_json_error invalidInput 1 --key "$tmp/pub.key" --store "$tmp/c" "$tmp/bad.csv"
 echo "ok"

@@ -31,7 +31,9 @@ for want in "/spec/timing/latencyNs/median: must be above 0" "/metadata/labels/k
 done
 SIZE=$("$KIX" info | awk '$1 == "size" { print $2 }')
 expect_status 1 "$KIX" publish --key "$WORK/pub.key" "$WORK/b/run.json"
-grep -q "refused it: object 0: /metadata/labels/kix-template: is the kix new run template's marker" "$WORK/err" ||
+# (publish checks each record as the log does before it signs: the error
+# names the file, issue 37)
+grep -qF "$WORK/b/run.json: /metadata/labels/kix-template: is the kix new run template's marker" "$WORK/err" ||
   fail "the log took the template: $(cat "$WORK/err")"
 [ "$("$KIX" info | awk '$1 == "size" { print $2 }')" = "$SIZE" ] || fail "the template changed the log"
 pass "the unedited template is refused (dry run and log), each placeholder named"
@@ -89,15 +91,34 @@ grep -q "$WORK/d/run.json: spec.workloadDigest names the file $WORK/d/nope.json"
 [ "$("$KIX" info | awk '$1 == "size" { print $2 }')" = "$SIZE" ] || fail "a refused bundle changed the log"
 pass "a reference to a missing file is refused naming the field and the file"
 
-# the skeleton checks offline: kix validate points at --dry-run for file-named
-# references, and the dry run fills them in as publish does
-"$KIX" new run --kernel rope --gpu "NVIDIA A100" "$WORK/v" >/dev/null || fail "kix new run"
-expect_status 1 "$KIX" validate "$WORK/v/run.json"
-grep -q "a file named here is filled in by kix publish: check the bundle with kix publish --dry-run" "$WORK/out" ||
-  fail "validate of a skeleton: $(cat "$WORK/out")"
+# the skeleton checks offline: kix validate resolves its file-named
+# references as kix publish does (issue 37: no false errors about the
+# *Digest fields kix new run filled in), and lists exactly the template's
+# own errors; filled in, it is valid, with the digest publish would send
+"$KIX" new run --kernel rope --gpu "NVIDIA A100" "$WORK/v" >/dev/null 2>&1 || fail "kix new run"
+expect_status 1 "$KIX" validate --json "$WORK/v/run.json"
+python3 - "$WORK/out" "$WORK/v" <<'PY' || fail "validate of a skeleton: $(cat "$WORK/out")"
+import json, sys
+d, v = json.load(open(sys.argv[1])), sys.argv[2]
+errors = sorted((f["file"], e["pointer"]) for f in d["files"] for e in f.get("errors", []))
+assert errors == sorted([
+    (v + "/run.json", "/metadata/labels/kix-template"),
+    (v + "/run.json", "/spec/timing/latencyNs/median"),
+    (v + "/protocol.json", "/spec/harness/name"),
+    (v + "/protocol.json", "/spec/comparability/notes"),
+]), errors
+assert sorted(f["file"] for f in d["files"]) == sorted(
+    v + "/" + n for n in ("run.json", "workload.json", "protocol.json", "environment.json",
+                          "implementation.json")), d["files"]
+PY
 fill_bundle "$WORK/v"
+expect_status 0 "$KIX" validate "$WORK/v/run.json"
+[ "$(grep -c ': valid ' "$WORK/out")" = 5 ] || fail "validate of a filled-in skeleton: $(cat "$WORK/out")"
+VDIGEST=$(grep "run.json: valid BenchmarkRun" "$WORK/out" | awk '{print $4}')
 expect_status 0 "$KIX" publish --dry-run "$WORK/v/run.json"
 [ "$(grep -c ': valid ' "$WORK/out")" = 5 ] || fail "dry run of a skeleton: $(cat "$WORK/out")"
+grep -q "run.json: valid BenchmarkRun $VDIGEST" "$WORK/out" ||
+  fail "validate and the dry run disagree on the run's digest ($VDIGEST): $(cat "$WORK/out")"
 expect_status 0 "$KIX" publish --dry-run --new-run --run-id again "$WORK/v/run.json"
 pass "kix new run's bundle validates offline (kix publish --dry-run), file-named references filled in"
 

@@ -63,3 +63,30 @@ pass "a run id is still published once"
 expect_status 2 "$KIX" rerun --key "$WORK/pub.key" --new-run --outcome reproduced first "$WORK/m/run.json"
 grep -q -- "--new-run is for kix publish" "$WORK/err" || fail "rerun --new-run: $(cat "$WORK/err")"
 pass "--new-run elsewhere is a usage error"
+
+# issue 37: a publish error's JSON names the file and the JSON pointer (a
+# record rule: the template's label; a schema violation: a median that is
+# no integer), and nothing is stored
+SIZE=$("$KIX" info | awk '$1 == "size" { print $2 }')
+"$KIX" new run --kernel rope --gpu "NVIDIA A100" "$WORK/t" >/dev/null 2>&1 || fail "kix new run"
+expect_status 1 "$KIX" publish --json --key "$WORK/pub.key" "$WORK/t/run.json"
+python3 - "$WORK/out" "$WORK/t/run.json" <<'PY' || fail "publish --json of the template: $(cat "$WORK/out")"
+import json, sys
+e = json.load(open(sys.argv[1]))["error"]
+assert e["file"] == sys.argv[2] and e["pointer"] == "/metadata/labels/kix-template", e
+PY
+fill_bundle "$WORK/t"
+python3 - "$WORK/t/workload.json" <<'PY'
+import json, sys
+w = json.load(open(sys.argv[1]))
+w["spec"]["dtype"] = 16
+json.dump(w, open(sys.argv[1], "w"))
+PY
+expect_status 1 "$KIX" publish --json --key "$WORK/pub.key" "$WORK/t/run.json"
+python3 - "$WORK/out" "$WORK/t/workload.json" <<'PY' || fail "publish --json of a bad workload: $(cat "$WORK/out")"
+import json, sys
+e = json.load(open(sys.argv[1]))["error"]
+assert e["file"] == sys.argv[2] and e["pointer"] == "/spec/dtype", e
+PY
+[ "$("$KIX" info | awk '$1 == "size" { print $2 }')" = "$SIZE" ] || fail "a refused bundle changed the log"
+pass "a publish error's JSON carries the file and the JSON pointer"

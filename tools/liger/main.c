@@ -229,10 +229,83 @@ static double since(const struct timespec *t0)
     return (double)(t.tv_sec - t0->tv_sec) + (double)(t.tv_nsec - t0->tv_nsec) / 1e9;
 }
 
+/* --json anywhere before "--": errors are one JSON object on stdout too,
+ * in kix's shape (README.md, "Output for scripts"): {"error":{"code",
+ * "exitCode","command","message","cause",...}}, the sentence for people
+ * staying on stderr. */
+static int json_errors;
+
+static const char *code_word(int code)
+{
+    switch (code) {
+    case KIX_ENOMEM:
+        return "outOfMemory";
+    case KIX_EINVAL:
+        return "invalidInput";
+    case KIX_EIO:
+        return "io";
+    case KIX_ENOTFOUND:
+        return "notFound";
+    case KIX_EFULL:
+        return "storeFull";
+    case KIX_ECORRUPT:
+        return "storeCorrupt";
+    case KIX_EVERIFY:
+        return "verificationFailed";
+    case KIX_EPOLICY:
+        return "refusedByPolicy";
+    case KIX_ELIMIT:
+        return "limitExceeded";
+    case KIX_EPROTO:
+        return "protocol";
+    case KIX_EUSAGE:
+        return "usage";
+    case KIX_EUNAVAIL:
+        return "unavailable";
+    case KIX_EREADONLY:
+        return "readOnly";
+    case KIX_EFORK:
+        return "inconsistentLog";
+    case KIX_EEXIST:
+        return "alreadyExists";
+    case KIX_ENOTSUP:
+        return "notSupported";
+    }
+    return "internal";
+}
+
+/* The error object for --json (members: more members, or NULL). */
+static void json_error(const char *code, int status, const char *message, const char *cause,
+                       json_t *members)
+{
+    json_t *e = json_pack("{s:s, s:i, s:s, s:s}", "code", code, "exitCode", status, "command", PROG,
+                          "message", message);
+    char *text;
+
+    if (e && cause)
+        json_object_set_new(e, "cause", json_string(cause));
+    if (e && members)
+        json_object_update(e, members);
+    json_decref(members);
+    e = e ? json_pack("{s:o}", "error", e) : NULL;
+    text = e ? json_dumps(e, JSON_COMPACT) : NULL;
+    json_decref(e);
+    if (text) {
+        fflush(stdout);
+        printf("%s\n", text);
+        fflush(stdout);
+    }
+    free(text);
+}
+
 static int fail(int code, const struct kix_err *err)
 {
+    int status = kix_err_exit_status(code);
+
     fprintf(stderr, PROG ": %s\n", kix_err_text(err, code));
-    return kix_err_exit_status(code);
+    if (json_errors)
+        json_error(code_word(code), status, kix_err_text(err, code), kix_strerror(code), NULL);
+    return status;
 }
 
 static int read_file(struct import *im, struct kix_err *err)
@@ -762,6 +835,8 @@ static void summary(struct import *im, double secs)
 static int usage(const char *msg)
 {
     fprintf(stderr, PROG ": %s\nTry '" PROG " --help'.\n", msg);
+    if (json_errors)
+        json_error("usage", 2, msg, kix_strerror(KIX_EUSAGE), NULL);
     return 2;
 }
 
@@ -882,6 +957,9 @@ int main(int argc, char **argv)
 
     memset(&im, 0, sizeof(im));
     im.batch = BATCH_DEFAULT;
+    /* known before any option is read: a usage error is JSON too */
+    for (int i = 1; i < argc && strcmp(argv[i], "--") != 0; i++)
+        json_errors |= strcmp(argv[i], "--json") == 0;
     while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
         switch (c) {
         case 'k':
@@ -954,6 +1032,20 @@ int main(int argc, char **argv)
     if (im.nbad && !im.skip_bad) {
         report_bad(&im, "nothing was published (fix them, or pass --skip-bad to publish the rest)");
         status = 1;
+        if (json_errors) {
+            char msg[256];
+            json_t *rows = json_array();
+            for (size_t i = 0; rows && i < im.nbad; i++)
+                json_array_append_new(rows,
+                                      json_pack("{s:I, s:s}", "row", (json_int_t)im.bad[i].row,
+                                                "message", im.bad[i].msg));
+            snprintf(msg, sizeof(msg),
+                     "%s: %zu of %zu rows are invalid; nothing was published (fix them, or pass "
+                     "--skip-bad to publish the rest)",
+                     im.path, im.nbad, im.rows);
+            json_error("invalidInput", 1, msg, kix_strerror(KIX_EINVAL),
+                       json_pack("{s:o}", "invalidRows", rows ? rows : json_array()));
+        }
         if (map && (im.map = fopen(map, "w")) != NULL)
             rc = map_skipped_until(&im, (size_t)-1); /* the invalid rows only */
         if (rc)
