@@ -14,19 +14,33 @@
 #include "kix/version.h"
 #include "server.h"
 
-static const char main_help[] =
-    "usage: kixd COMMAND [ARGS]\n"
-    "\n"
-    "kixd is the kix log server.\n"
-    "\n"
-    "commands:\n"
-    "  init    create a new log (store, log key, entry 0)\n"
-    "  serve   serve a log (the default when the first argument is an option)\n"
-    "  check   check a store against itself: checkpoints, tree, entries, objects\n"
-    "  export  write a store's log into a directory as C2SP tlog-tiles\n"
-    "  backup  a checked, compacted copy of a store, made while kixd serves it\n"
-    "\n"
-    "'kixd COMMAND --help' describes one command; 'kixd --version' prints the version.\n";
+/* Every subcommand, once: main() dispatches through it and --help lists
+ * it, so a command cannot be reachable and unlisted. */
+struct kixd_command {
+    const char *name;
+    int (*main)(int argc, char **argv);
+    const char *summary;
+};
+
+static int serve_main(int argc, char **argv);
+
+static const struct kixd_command commands[] = {
+    {"init", kixd_init_main, "create a new log (store, log key, entry 0)"},
+    {"serve", serve_main, "serve a log (the default when the first argument is an option)"},
+    {"check", kixd_check_main, "check a store against itself: checkpoints, tree, entries, objects"},
+    {"export", kixd_export_main, "write a store's log into a directory as C2SP tlog-tiles"},
+    {"backup", kixd_backup_main, "a checked, compacted copy of a store, made while kixd serves it"},
+    {"promote", kixd_promote_main, "make a mirror's store the origin, with the log's key"},
+};
+
+static void print_help(FILE *out)
+{
+    fputs("usage: kixd COMMAND [ARGS]\n\nkixd is the kix log server.\n\ncommands:\n", out);
+    for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
+        fprintf(out, "  %-8s%s\n", commands[i].name, commands[i].summary);
+    fputs("\n'kixd COMMAND --help' describes one command; 'kixd --version' prints the version.\n",
+          out);
+}
 
 static int serve_main(int argc, char **argv)
 {
@@ -47,21 +61,12 @@ static int serve_main(int argc, char **argv)
 
 int main(int argc, char **argv)
 {
-    if (argc >= 2 && strcmp(argv[1], "init") == 0)
-        return kixd_init_main(argc - 1, argv + 1);
-    if (argc >= 2 && strcmp(argv[1], "serve") == 0)
-        return serve_main(argc - 1, argv + 1);
-    if (argc >= 2 && strcmp(argv[1], "check") == 0)
-        return kixd_check_main(argc - 1, argv + 1);
-    if (argc >= 2 && strcmp(argv[1], "backup") == 0)
-        return kixd_backup_main(argc - 1, argv + 1);
-    if (argc >= 2 && strcmp(argv[1], "promote") == 0)
-        return kixd_promote_main(argc - 1, argv + 1);
-    if (argc >= 2 && strcmp(argv[1], "export") == 0)
-        return kixd_export_main(argc - 1, argv + 1);
+    for (size_t i = 0; argc >= 2 && i < sizeof(commands) / sizeof(commands[0]); i++)
+        if (strcmp(argv[1], commands[i].name) == 0)
+            return commands[i].main(argc - 1, argv + 1);
     if (argc >= 2 && (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0 ||
                       strcmp(argv[1], "help") == 0)) {
-        fputs(main_help, stdout);
+        print_help(stdout);
         return 0;
     }
     if (argc >= 2 && strcmp(argv[1], "--version") == 0) {
@@ -73,7 +78,7 @@ int main(int argc, char **argv)
         return 2;
     }
     if (argc < 2) {
-        fputs(main_help, stderr);
+        print_help(stderr);
         return 2;
     }
     return serve_main(argc, argv);

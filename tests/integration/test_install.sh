@@ -94,7 +94,7 @@ for c in $commands; do
     grep -qx -- "$c" <<<"$offered" || fail "completion does not offer command $c"
 done
 for c in $commands; do
-    opts=$("$P/bin/kix" "$c" --help | grep -o -- '--[a-z][a-z-]*' | sort -u || true)
+    opts=$("$P/bin/kix" "$c" --help | grep -o -- '--[a-z][a-z0-9-]*' | sort -u || true)
     offered=$(complete_words kix "$c" --)
     for o in $opts; do
         case "$c:$o" in
@@ -119,7 +119,7 @@ dcommands=$(dcomplete kixd "")
 for c in init serve check export backup; do
     grep -qx -- "$c" <<<"$dcommands" || fail "kixd completion does not offer command $c"
     offered=$(dcomplete kixd "$c" --)
-    for o in $("$P/bin/kixd" "$c" --help | grep -o -- '--[a-z][a-z-]*' | sort -u); do
+    for o in $("$P/bin/kixd" "$c" --help | grep -o -- '--[a-z][a-z0-9-]*' | sort -u); do
         grep -qx -- "$o" <<<"$offered" || fail "completion of 'kixd $c' lacks $o"
     done
 done
