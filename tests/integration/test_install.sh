@@ -217,6 +217,22 @@ cc -std=c11 $sanitize -o "$WORK/hello" "$WORK/hello.c" $(pkg-config --cflags --l
 [ "$("$WORK/hello")" = "$VERSION" ] || fail "the program built with pkg-config kix says '$("$WORK/hello")'"
 pass "a program builds and runs with pkg-config kix alone"
 
+# Each library exports exactly what the installed headers declare: no kix__
+# internals, no unprefixed helpers, and every exported name is in a header.
+declared=$(cat "$P"/include/kix/*.h | grep -o '\bkix_[A-Za-z0-9][A-Za-z0-9_]*' | sort -u)
+for lib in libkix.so libkix-verify.so; do
+    so=$(find "$P" -name "$lib" | head -1)
+    exported=$(nm -D --defined-only "$so" | awk '{print $3}' | sort -u)
+    stray=$(grep -v '^kix_[A-Za-z0-9]' <<<"$exported" | head -5 || true)
+    [ -z "$stray" ] || fail "$lib exports names no header declares: $stray"
+    undeclared=$(comm -23 <(echo "$exported") <(echo "$declared") | head -5)
+    [ -z "$undeclared" ] || fail "$lib exports names its headers do not declare: $undeclared"
+    echo "$lib exports $(wc -l <<<"$exported") functions and data, all declared in kix/*.h"
+done
+grep -q ' kix_log_open$' <<<"$(nm -D --defined-only "$(find "$P" -name libkix.so | head -1)")" ||
+    fail "libkix.so does not export kix_log_open (kix/log.h)"
+pass "libkix.so and libkix-verify.so export only what kix/*.h declares"
+
 # A real log made with the installed programs, served by the installed kixd.
 KIX="$P/bin/kix"
 KIXD="$P/bin/kixd"
