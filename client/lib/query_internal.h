@@ -40,7 +40,7 @@ static inline uint64_t kix__page_size(uint64_t count, uint64_t offset, uint64_t 
 typedef int (*kix__record_fn)(void *ctx, const char *ikey, int *present, struct kix_buf *record,
                               struct kix_err *err);
 
-/* kix__record_fn over proven records (group_page.c): ctx a struct
+/* kix__record_fn over proven records (group_page_verify.c): ctx a struct
  * kix__prover; each record proven by kix_client_index_proof at proof's
  * size (the first sets it, with its checkpoint; another is KIX_EUNAVAIL:
  * the log grew), counted in *count (may be NULL). */

@@ -1,5 +1,5 @@
 /* kixd — the kix log server: its subcommands (each in its own file) and
- * serve, whose options are config.c's. */
+ * serve, whose options are serve_options.c's. */
 #include <stdio.h>
 #include <errno.h>
 #include <string.h>
