@@ -65,12 +65,14 @@ struct kixd_config {
     /* the HTTP side (http.c, export.c) */
     char http[KIXD_MAX_LISTEN][KIXD_ADDR_MAX]; /* tcp://HOST:PORT listeners for HTTP */
     size_t nhttp;
-    size_t http_max_header; /* request line and headers of one request */
-    int http_metrics;       /* serve /metrics on the HTTP listeners */
-    int http_access_log;    /* one log line per HTTP request */
-    int phase_stats;        /* count CPU time per append phase (kix_log_phase_stats) */
-    char export_dir[4096];  /* keep a tlog-tiles directory current; "" = off */
-    char log_file[4096];    /* --log-file: the diagnostics go there, reopened on SIGHUP */
+    size_t http_max_header;       /* request line and headers of one request */
+    int http_metrics;             /* serve /metrics on the HTTP listeners */
+    int http_submit;              /* take POST /submit on the HTTP listeners (http_submit.c) */
+    char http_submit_origin[256]; /* the web origin allowed to POST /submit (CORS); "": none */
+    int http_access_log;          /* one log line per HTTP request */
+    int phase_stats;              /* count CPU time per append phase (kix_log_phase_stats) */
+    char export_dir[4096];        /* keep a tlog-tiles directory current; "" = off */
+    char log_file[4096];          /* --log-file: the diagnostics go there, reopened on SIGHUP */
 };
 
 /* Fills cfg from the defaults, the --config file and argv (argv[0] is the

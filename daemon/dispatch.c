@@ -1060,6 +1060,10 @@ void kixd_submit_answer(struct kixd_submit *job)
     /* answered once: after its commit, or at once when prepare refused all */
     assert(job->state == KIXD_SUBMIT_COMMITTED ||
            (job->state == KIXD_SUBMIT_PREPARING && job->nprepared == 0));
+    if (job->answer) {
+        job->answer(job);
+        return;
+    }
     if (c->closing)
         return;
     t0 = job->srv->cfg->phase_stats ? kixd_thread_cpu_ns() : 0;

@@ -150,6 +150,26 @@ static int set_text(struct kixd_config *cfg, const struct option_spec *o, const 
     return 0;
 }
 
+/* A web origin as browsers send it in Origin: scheme://host[:port], no
+ * path, no trailing slash (RFC 6454). */
+static int set_origin(struct kixd_config *cfg, const struct option_spec *o, const char *v,
+                      char *why, size_t cap)
+{
+    const char *host = strncmp(v, "https://", 8) == 0  ? v + 8
+                       : strncmp(v, "http://", 7) == 0 ? v + 7
+                                                       : NULL;
+
+    if (!host || !*host || strpbrk(host, "/?#@ ") || strlen(v) >= o->size) {
+        snprintf(why, cap,
+                 "--%s %.100s: not a web origin; give scheme://host[:port], as "
+                 "https://bench.example.org, with no path",
+                 o->name, v);
+        return -1;
+    }
+    snprintf(&TARGET(char), o->size, "%s", v);
+    return 0;
+}
+
 /* One more item of a repeatable option whose items are texts. */
 static int set_list(struct kixd_config *cfg, const struct option_spec *o, const char *v, char *why,
                     size_t cap, const char *items)
@@ -474,6 +494,14 @@ static const struct option_spec options[] = {
           "request line and headers of one request; more gets\n"
           "431 (default 8K)"),
     FLAG("http-metrics", http_metrics, "also serve /metrics (Prometheus text format) on --http"),
+    FLAG("http-submit", http_submit,
+         "also take writes on --http: POST /submit with a JSON\n"
+         "body (a DSSE envelope and its objects), checked and\n"
+         "committed as an RPC submit; off by default"),
+    VALUE("http-submit-origin", "ORIGIN", set_origin, http_submit_origin, 0, 0,
+          "the one web origin (https://HOST[:PORT]) whose pages may\n"
+          "POST /submit from a browser (CORS); other origins are\n"
+          "refused. Pages kixd serves itself need none"),
     FLAG("http-access-log", http_access_log,
          "log one line per HTTP request (method, path, status,\n"
          "bytes, ms, peer) in the --log-format, at info"),
