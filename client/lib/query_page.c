@@ -316,6 +316,8 @@ int kix_client_query_page(struct kix_client *c, const struct kix_verifier *key,
     proof->groups = 0;
     proof->selections = 0;
     kix_buf_reset(&proof->checkpoint);
+    if ((rc = kix__query_filters_check(q, err)))
+        return rc;
     if ((rc = kix__selection_read(q, kix__read_proven, &reader, &sel, err)))
         return rc;
     if (!(g = calloc(sel.groups.n ? sel.groups.n : 1, sizeof(*g))))
