@@ -181,38 +181,85 @@ static void fetched_release(struct fetched *f, size_t n)
     f->have = NULL;
 }
 
-/* n objects by digest (each checked against it by the client). */
+static int digest_cmp(const void *a, const void *b)
+{
+    return memcmp(a, b, sizeof(struct kix_digest));
+}
+
+static int digest_zero(const struct kix_digest *d)
+{
+    static const struct kix_digest zero;
+    return memcmp(d, &zero, sizeof(zero)) == 0;
+}
+
+/* n objects by digest (each checked against it by the client), each
+ * asked once: the groups of one kernel share environments and workloads,
+ * and a zero digest (none named) is not asked. */
 static int fetch_all(struct kix_client *c, const struct kix_digest *d, size_t n, struct fetched *f,
                      struct kix_err *err)
 {
+    struct kix_digest *u = malloc((n ? n : 1) * sizeof(*u));
+    struct fetched uf = {NULL, NULL};
+    size_t m = 0;
     int rc = KIX_OK;
 
     f->bytes = calloc(n ? n : 1, sizeof(*f->bytes));
     f->have = calloc(n ? n : 1, sizeof(*f->have));
-    if (!f->bytes || !f->have)
-        return kix_err_set(err, KIX_ENOMEM, "out of memory fetching objects");
-    for (size_t at = 0; rc == KIX_OK && at < n; at += OBJECTS_PER_CALL) {
-        size_t k = n - at < OBJECTS_PER_CALL ? n - at : OBJECTS_PER_CALL;
-        struct fetched part = {f->bytes + at, f->have + at};
-        rc = kix_client_get_objects(c, d + at, k, keep_object, &part, err);
+    if (u)
+        for (size_t i = 0; i < n; i++)
+            if (!digest_zero(&d[i]))
+                u[m++] = d[i];
+    if (m > 1) {
+        size_t k = 1;
+        qsort(u, m, sizeof(*u), digest_cmp);
+        for (size_t i = 1; i < m; i++)
+            if (digest_cmp(&u[i], &u[k - 1]) != 0)
+                u[k++] = u[i];
+        m = k;
     }
+    uf.bytes = calloc(m ? m : 1, sizeof(*uf.bytes));
+    uf.have = calloc(m ? m : 1, sizeof(*uf.have));
+    if (!u || !f->bytes || !f->have || !uf.bytes || !uf.have)
+        rc = kix_err_set(err, KIX_ENOMEM, "out of memory fetching objects");
+    for (size_t at = 0; rc == KIX_OK && at < m; at += OBJECTS_PER_CALL) {
+        size_t k = m - at < OBJECTS_PER_CALL ? m - at : OBJECTS_PER_CALL;
+        struct fetched part = {uf.bytes + at, uf.have + at};
+        rc = kix_client_get_objects(c, u + at, k, keep_object, &part, err);
+    }
+    for (size_t i = 0; rc == KIX_OK && i < n; i++) {
+        const struct kix_digest *j =
+            digest_zero(&d[i]) ? NULL : bsearch(&d[i], u, m, sizeof(*u), digest_cmp);
+        if (j && uf.have[j - u]) {
+            f->have[i] = 1;
+            if (kix_buf_add(&f->bytes[i], uf.bytes[j - u].ptr, uf.bytes[j - u].len) != KIX_OK)
+                rc = kix_err_set(err, KIX_ENOMEM, "out of memory");
+        }
+    }
+    fetched_release(&uf, m);
+    free(u);
     return rc;
 }
 
 /* Runs proven by their records and manifests, each described from its
- * objects into rows[i] (rows[i] holds run_id, group, value on entry);
- * workload (may be NULL) gets each row's Workload. */
+ * objects into rows[i] (rows[i] holds run_id, group, value on entry, and
+ * its manifest and evidence too where known[i], from a run record proven
+ * before at this size; known may be NULL). With groups (describing a
+ * group, whose provider is not the group's) the Implementation is not
+ * fetched: its words stay empty. workload (may be NULL) gets each row's
+ * Workload. */
 static int describe_runs(struct kix_client *c, const struct kix_verifier *key,
-                         struct kix_query_row *rows, size_t n, struct kix_buf *workload,
-                         struct kix_query_proof *proof, struct kix_err *err)
+                         struct kix_query_row *rows, size_t n, const int *known, int groups,
+                         struct kix_buf *workload, struct kix_query_proof *proof,
+                         struct kix_err *err)
 {
     struct fetched man = {NULL, NULL}, objs = {NULL, NULL};
     struct kix_digest *d = calloc(n * KIX_QUERY_NREFS + 1, sizeof(*d));
     int rc = d ? KIX_OK : kix_err_set(err, KIX_ENOMEM, "out of memory");
 
     for (size_t i = 0; rc == KIX_OK && i < n; i++) {
-        rc = prove_run(c, key, rows[i].run_id, &rows[i].group, rows[i].value, proof,
-                       &rows[i].manifest, &rows[i].evidence, err);
+        if (!known || !known[i])
+            rc = prove_run(c, key, rows[i].run_id, &rows[i].group, rows[i].value, proof,
+                           &rows[i].manifest, &rows[i].evidence, err);
         d[i] = rows[i].manifest;
     }
     if (rc == KIX_OK)
@@ -237,6 +284,8 @@ static int describe_runs(struct kix_client *c, const struct kix_verifier *key,
                              text, rows[i].run_id, (unsigned long long)proof->size);
         else
             kix_query_row_refs(man.bytes[i].ptr, man.bytes[i].len, &d[i * KIX_QUERY_NREFS]);
+        if (rc == KIX_OK && groups) /* a zero digest is absent everywhere: not asked for */
+            memset(&d[i * KIX_QUERY_NREFS + KIX_QUERY_IMPLEMENTATION], 0, sizeof(*d));
     }
     if (rc == KIX_OK)
         rc = fetch_all(c, d, n * KIX_QUERY_NREFS, &objs, err);
@@ -277,7 +326,7 @@ static int describe_groups(struct kix_client *c, const struct kix_verifier *key,
         rows[i].value = g[i].m[0].value;
     }
     if (rc == KIX_OK)
-        rc = describe_runs(c, key, rows, n, wl, proof, err);
+        rc = describe_runs(c, key, rows, n, NULL, 1, wl, proof, err);
     for (size_t i = 0; rc == KIX_OK && i < n; i++) {
         g[i].desc = rows[i];
         g[i].keep = 1;
@@ -308,6 +357,7 @@ int kix_client_query_page(struct kix_client *c, const struct kix_verifier *key,
     struct kix__selection sel;
     struct pgroup *g = NULL;
     size_t ng = 0, nkept = 0;
+    int *known = NULL;
     uint64_t skip = q->offset, want;
     int rc;
 
@@ -360,7 +410,8 @@ int kix_client_query_page(struct kix_client *c, const struct kix_verifier *key,
         want = kix__page_size(out->matched, q->offset, q->limit);
         out->rows = calloc(want ? want : 1, sizeof(*out->rows));
         out->words = calloc(want ? want : 1, sizeof(*out->words));
-        if (!out->rows || !out->words)
+        known = calloc(want ? want : 1, sizeof(*known));
+        if (!out->rows || !out->words || !known)
             rc = kix_err_set(err, KIX_ENOMEM, "out of memory");
         /* the page, cut from the client's own order */
         for (size_t i = 0; rc == KIX_OK && i < nkept && out->n < want; i++) {
@@ -375,6 +426,11 @@ int kix_client_query_page(struct kix_client *c, const struct kix_verifier *key,
                 r->rank = g[i].m[k].rank;
                 r->group_size = g[i].count;
                 r->value = g[i].m[k].value;
+                if (k == 0) { /* the group's describing run: its record is proven */
+                    r->manifest = g[i].desc.manifest;
+                    r->evidence = g[i].desc.evidence;
+                    known[out->n] = 1;
+                }
                 snprintf(out->words[out->n], sizeof(out->words[0]), "%s", g[i].words);
                 out->n++;
             }
@@ -382,7 +438,8 @@ int kix_client_query_page(struct kix_client *c, const struct kix_verifier *key,
         }
     }
     if (rc == KIX_OK)
-        rc = describe_runs(c, key, out->rows, out->n, NULL, proof, err);
+        rc = describe_runs(c, key, out->rows, out->n, known, 0, NULL, proof, err);
+    free(known);
     for (size_t i = 0; g && i < sel.groups.n; i++)
         free(g[i].m);
     free(g);
