@@ -44,6 +44,9 @@ S=(--server "$KIXD_ADDR")
 expect_status 0 "$KIX" query "${S[@]}" --json --limit 1000
 G=$(json_get "$WORK/out" '[r for r in d["runs"] if r["groupSize"] == 1010][0]["group"]')
 [ -n "$G" ] || fail "no group of 1010 runs"
+expect_status 0 "$KIX" query "${S[@]}" --json --kernel cross_entropy --param V=8192 --limit 1
+G2=$(json_get "$WORK/out" 'd["runs"][0]["group"]') # another group, for the foreign lie
+[ "$G2" != "$G" ] || fail "another group: $G2"
 
 # ---- honest pages ------------------------------------------------------------------------
 expect_status 0 "$KIX" group "$G" "${S[@]}" --json
@@ -121,7 +124,7 @@ expect_status 0 "$KIX" group "$G" "${LIAR[@]}" --offset 990
 for lie in drop-best drop-middle drop-last duplicate reversed foreign matched; do
   liar "$lie"
   # the foreign lie mixes in a row of an earlier answer (another group's)
-  [ "$lie" != foreign ] || "$KIX" query "${LIAR[@]}" --limit 1000 >/dev/null 2>&1 || true
+  [ "$lie" != foreign ] || "$KIX" group "$G2" "${LIAR[@]}" >/dev/null 2>&1 || true
   expect_status 1 "$KIX" group "$G" "${LIAR[@]}" --offset 990
   grep -q "group sha256:[0-9a-f]*\|in group\|the server" "$WORK/err" || fail "$lie: $(cat "$WORK/err")"
 done
