@@ -873,11 +873,11 @@ int cmd_key(int argc, char **argv)
 static const char submit_help[] =
     "usage: kix submit [--receipt FILE] BODY.json\n"
     "\n"
-    "Submits a body signed before, by kix publish|attest|rerun|supersede\n"
-    "--sign-only or by a browser: the JSON that POST /submit takes ({envelope,\n"
-    "objects}, or {bundles: [...]}; '-' reads standard input). As the command that\n"
-    "signed it would have: the receipt is verified against the log key, saved,\n"
-    "and the entry printed.\n"
+    "Submits a body signed before: what kix publish, attest, rerun, supersede\n"
+    "or key print with their sign-only option, or what a browser signed; the\n"
+    "JSON that POST /submit takes ({envelope, objects}, or {bundles: [...]};\n"
+    "'-' reads standard input). As the command that signed it would have: the\n"
+    "receipt is verified against the log key, saved, and the entry printed.\n"
     "\n"
     "  --receipt FILE   where to save the receipt (default: the state directory)\n" CLI_COMMON_HELP;
 
