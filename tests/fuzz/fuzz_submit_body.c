@@ -14,6 +14,17 @@ static int same(const struct kix_buf *a, const struct kix_buf *b)
     return a->len == b->len && (a->len == 0 || memcmp(a->ptr, b->ptr, a->len) == 0);
 }
 
+/* kix_canon gives these bytes back unchanged (kix_canon_is_canonical may
+ * say "ask kix_canon" of a canonical document: long escaped keys) */
+static int canonical(const struct kix_buf *b)
+{
+    struct kix_buf again = KIX_BUF_INIT;
+    int ok = kix_canon(b->ptr, b->len, NULL, &again, NULL) == KIX_OK && same(b, &again);
+
+    kix_buf_release(&again);
+    return ok;
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     struct kix_submit_body body, again;
@@ -32,10 +43,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         abort();
     for (size_t i = 0; i < body.n; i++) {
         const struct kix_submit_bundle *b = &body.bundles[i];
-        if (!kix_canon_is_canonical(b->envelope.ptr, b->envelope.len, NULL))
+        if (!canonical(&b->envelope))
             abort();
         for (size_t j = 0; j < b->nobjects; j++) {
-            if (!kix_canon_is_canonical(b->objects[j].ptr, b->objects[j].len, NULL))
+            if (!canonical(&b->objects[j]))
                 abort();
             views[i][j] = kix_buf_bytes(&b->objects[j]);
         }
