@@ -323,9 +323,22 @@ int kix_run_view_from_store(struct kix_log_reader *r, const char *run_id, size_t
     int rc;
 
     memset(v, 0, sizeof(*v));
-    /* a page's name is its run id: one logged before the run-id grammar
-     * has no page (no file or URL path names it as it is) */
-    rc = kix_run_id_check(run_id, len, err);
+    /* a run id of the grammar, or a manifest digest, which always means
+     * the digest (a run id logged before the grammar may read as
+     * another's: its page is reached by its own manifest digest) */
+    char legacy[KIX_RUN_ID_MAX + 1], digest[KIX_DIGEST_TEXT_LEN + 1];
+    struct kix_run_info info;
+
+    /* a run logged outside the grammar is named by its escaped page name
+     * (kix_run_page_name) and resolved by its manifest digest */
+    if (len > 1 && run_id[0] == '_' && kix_run_page_id(run_id, len, legacy) == KIX_OK) {
+        if (kix_index_run(r, legacy, strlen(legacy), &info) != KIX_OK)
+            return kix_err_set(err, KIX_ENOTFOUND, "no run %s in this log", legacy);
+        kix_digest_format(&info.manifest, digest);
+        run_id = digest;
+        len = strlen(digest);
+    }
+    rc = kix_digest_is_text(run_id, len) ? KIX_OK : kix_run_id_check(run_id, len, err);
     if (rc == KIX_OK)
         rc = kix_index_resolve(r, run_id, len, res, err);
     if (rc == KIX_OK)
