@@ -168,7 +168,7 @@ void kixd_export_stop(struct kixd_export *e)
 /* ---- kixd export ------------------------------------------------------------------------ */
 
 static const char export_help[] =
-    "usage: kixd export --store DIR OUTDIR\n"
+    "usage: kixd export --store DIR [--json] OUTDIR\n"
     "\n"
     "Writes the log in DIR (an origin or a mirror's replica) into OUTDIR as a C2SP\n"
     "tlog-tiles tree: checkpoint, tile/<L>/<N>[.p/<W>], tile/entries/<N>[.p/<W>],\n"
@@ -179,16 +179,68 @@ static const char export_help[] =
     "so a server that types files by extension alone serves every link as HTML.\n"
     "The summary counts every file and byte written (a hard link is a file of\n"
     "no bytes).\n"
+    "\n"
+    "  --json   one JSON object on stdout instead of the summary line: ok, store,\n"
+    "           dir, size, fromSize, files, bytes, runPages, groupPages,\n"
+    "           kernelPages, homePages, escaped, escapedExample, skipped,\n"
+    "           skippedReason (and error when ok is false)\n"
+    "\n"
     "Any static web server, object store or CDN can then serve it. Only what\n"
     "changed since OUTDIR's checkpoint is written; every file atomically, the\n"
     "checkpoint last. The store may be served by kixd meanwhile.\n"
     "\n"
     "exit status: 0 done, 2 usage, 3 cannot read the store or write OUTDIR\n";
 
+/* s as a JSON string on f. */
+static void put_json_string(FILE *f, const char *s)
+{
+    fputc('"', f);
+    for (; *s; s++) {
+        unsigned char ch = (unsigned char)*s;
+        if (ch == '"' || ch == '\\')
+            fprintf(f, "\\%c", ch);
+        else if (ch < 0x20)
+            fprintf(f, "\\u%04x", ch);
+        else
+            fputc(ch, f);
+    }
+    fputc('"', f);
+}
+
+/* kixd export --json: what the summary line says, and the warnings. */
+static void export_json(const char *store, const char *dir, int rc, const char *error,
+                        const struct kix_tlog_export_stats *st,
+                        const struct kix_pages_export_stats *ps, unsigned long long files,
+                        unsigned long long bytes)
+{
+    printf("{\"ok\":%s,\"store\":", rc == KIX_OK ? "true" : "false");
+    put_json_string(stdout, store);
+    printf(",\"dir\":");
+    put_json_string(stdout, dir);
+    if (rc != KIX_OK) {
+        printf(",\"error\":");
+        put_json_string(stdout, error);
+        printf("}\n");
+        return;
+    }
+    printf(",\"size\":%llu,\"fromSize\":%llu,\"files\":%llu,\"bytes\":%llu,\"runPages\":%llu,"
+           "\"groupPages\":%llu,\"kernelPages\":%llu,\"homePages\":%llu,\"escaped\":%llu,"
+           "\"escapedExample\":",
+           (unsigned long long)st->size, (unsigned long long)st->from_size, files, bytes,
+           (unsigned long long)ps->runs, (unsigned long long)ps->groups,
+           (unsigned long long)ps->kernels, (unsigned long long)ps->home_pages,
+           (unsigned long long)ps->escaped);
+    put_json_string(stdout, ps->escaped_example);
+    printf(",\"skipped\":%llu,\"skippedReason\":", (unsigned long long)ps->skipped);
+    put_json_string(stdout, ps->skipped_reason);
+    printf("}\n");
+}
+
 int kixd_export_main(int argc, char **argv)
 {
     static const struct option opts[] = {
         {"store", required_argument, NULL, 's'},
+        {"json", no_argument, NULL, 'j'},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
@@ -202,7 +254,7 @@ int kixd_export_main(int argc, char **argv)
     char path[4200];
     struct stat sb;
     unsigned long long files, bytes;
-    int c, rc;
+    int c, rc, json = 0;
 
     memset(&st, 0, sizeof(st));
     memset(&is, 0, sizeof(is));
@@ -212,6 +264,10 @@ int kixd_export_main(int argc, char **argv)
         if (c == 'h') {
             fputs(export_help, stdout);
             return 0;
+        }
+        if (c == 'j') {
+            json = 1;
+            continue;
         }
         if (c != 's') {
             fprintf(stderr, "Try 'kixd export --help'.\n");
@@ -238,14 +294,19 @@ int kixd_export_main(int argc, char **argv)
     rc = kix_pages_export(log, argv[optind], &ps, &err);
 out:
     kix_log_close(log);
+    export_totals(&st, &is, &ps, &files, &bytes);
+    if (json)
+        export_json(store, argv[optind], rc, rc ? kix_err_text(&err, rc) : "", &st, &ps, files,
+                    bytes);
     if (rc) {
         fprintf(stderr, "kixd: export: %s\n", kix_err_text(&err, rc));
         return rc == KIX_EUSAGE ? 2 : 3;
     }
     export_warnings(argv[optind], &ps, 1);
+    if (json)
+        return 0;
     /* every file this export wrote, of every layer (a page's .html hard
      * link is a file of no new bytes) */
-    export_totals(&st, &is, &ps, &files, &bytes);
     printf("exported %s to %s: size %llu (from %llu), %llu files, %llu bytes; %llu run and %llu "
            "group pages\n",
            store, argv[optind], (unsigned long long)st.size, (unsigned long long)st.from_size,

@@ -45,7 +45,15 @@ WANT_FILES=$(find "$WORK/exp" -type f | wc -l)
 WANT_BYTES=$(find "$WORK/exp" -type f -printf '%i %s\n' | sort -u | awk '{ s += $2 } END { print s }')
 [ "$FILES" = "$WANT_FILES" ] && [ "$BYTES" = "$WANT_BYTES" ] ||
   fail "kixd export says $FILES files, $BYTES bytes; it wrote $WANT_FILES files, $WANT_BYTES bytes: $(cat "$WORK/out")"
-pass "kixd export's summary counts every file and byte it wrote ($FILES files, $BYTES bytes)"
+# again: nothing new to write but what every export rewrites; --json says the same counts
+expect_status 0 "$KIXD" export --store "$WORK/o" --json "$WORK/exp2"
+python3 - "$WORK/out" "$(find "$WORK/exp2" -type f | wc -l)" <<'PY' || fail "kixd export --json: $(cat "$WORK/out")"
+import json, sys
+d = json.loads(open(sys.argv[1]).read())
+assert d["ok"] is True and d["files"] == int(sys.argv[2]) and d["bytes"] > 0, d
+assert d["runPages"] == 510 and d["escaped"] == 0 and d["skipped"] == 0, d
+PY
+pass "kixd export's summary counts every file and byte it wrote ($FILES files, $BYTES bytes; --json too)"
 
 # python3 -m http.server: a type from the extension alone
 PPORT=$(free_port)
