@@ -91,7 +91,7 @@ int kix_run_id_valid(const char *s, size_t len);
  * the CLI and the pages' export. KIX_EINVAL with the rule broken and the
  * grammar in err's message. */
 #define KIX_RUN_ID_GRAMMAR                                                                         \
-    "a run id is 1 to 128 characters of A-Z a-z 0-9 . _ -, the first a letter or digit, not "     \
+    "a run id is 1 to 128 characters of A-Z a-z 0-9 . _ -, the first a letter or digit, not "      \
     "ending in .html or .json"
 int kix_run_id_check(const char *s, size_t len, struct kix_err *err) KIX_MUST_CHECK;
 
