@@ -1926,6 +1926,9 @@
     provenObjects: provenObjects, provenRerunFigures: provenRerunFigures, figuresOf: figuresOf, pointer: pointer, formatField: formatField,
     runTitle: runTitle, evidenceText: evidenceText, siteBase: siteBase, pageTarget: pageTarget
   };
+  /* the layout's run page names (PROTOCOL.md §3), for the node tests */
+  api.runPageName = runPageName;
+  api.runPageId = runPageId;
 
   if (typeof document !== 'undefined' && document.getElementById) {
     var doc = document;
