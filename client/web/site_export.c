@@ -164,6 +164,25 @@ static int write_static(struct pexport *x, const char *name, const struct kix_by
     return rc;
 }
 
+/* The pages' layout (PROTOCOL.md §3, "The static copy's layout"), in
+ * DIR/runs/.layout: pages written in another (an older kixd's links name
+ * extensionless files, and its kernel pages have no .html twin) are all
+ * written again, so that no page links a file the copy lacks. */
+#define LAYOUT "2\n"
+
+static int layout_current(const char *dir)
+{
+    struct kix_buf mark = KIX_BUF_INIT;
+    char path[4200];
+    int same;
+
+    snprintf(path, sizeof(path), "%s/runs/.layout", dir);
+    same = kix_file_read(path, 64, &mark, NULL) == KIX_OK && mark.len == strlen(LAYOUT) &&
+           memcmp(mark.ptr, LAYOUT, mark.len) == 0;
+    kix_buf_release(&mark);
+    return same;
+}
+
 /* The log size DIR's pages were written for (0: none, or unreadable). */
 static uint64_t exported_size(const char *dir)
 {
@@ -352,7 +371,7 @@ int kix_pages_export(struct kix_log *l, const char *dir, struct kix_pages_export
     struct pexport x;
     struct kix_bytes script, style, search;
     char path[4200], text[32];
-    uint64_t from = exported_size(dir), size;
+    uint64_t from = layout_current(dir) ? exported_size(dir) : 0, size;
     int rc;
 
     memset(&x, 0, sizeof(x));
@@ -390,6 +409,14 @@ int kix_pages_export(struct kix_log *l, const char *dir, struct kix_pages_export
     rc = browse_pages(&x, from == 0 || access(path, F_OK) != 0);
     if (rc == KIX_OK) /* the new pages durable before the mark that says they are there */
         rc = kix_dir_sync(dir, err);
+    if (rc == KIX_OK && !layout_current(dir)) {
+        snprintf(path, sizeof(path), "%s/runs/.layout", dir);
+        rc = kix_file_write_atomic(path, LAYOUT, strlen(LAYOUT), 0644, err);
+        if (rc == KIX_OK) {
+            stats->files++;
+            stats->bytes += strlen(LAYOUT);
+        }
+    }
     if (rc == KIX_OK) {
         int n = snprintf(text, sizeof(text), "%llu\n", (ULL)size);
         snprintf(path, sizeof(path), "%s/runs/.size", dir);

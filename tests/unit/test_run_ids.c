@@ -275,6 +275,15 @@ KIX_TEST(the_export_escapes_ids_logged_before_the_grammar)
     ASSERT_EQ_INT(KIX_OK, publish(&f, f.publisher, "run-2", 7, &res, &err));
     ASSERT_EQ_INT(KIX_OK, kix_pages_export(f.log, out, &st, &err));
     ASSERT_TRUE(file_is(out, "runs/run-2.html", 0));
+    /* pages an older kixd wrote (no runs/.layout: links to extensionless
+     * names, kernel pages without .html) are all written again */
+    snprintf(path, sizeof(path), "%s/runs/.layout", out);
+    ASSERT_EQ_INT(0, unlink(path));
+    ASSERT_EQ_INT(KIX_OK, kix_pages_export(f.log, out, &st, &err));
+    ASSERT_EQ_U64(7, st.runs);
+    ASSERT_TRUE(file_is(out, "runs/.layout", 0));
+    ASSERT_EQ_INT(KIX_OK, kix_pages_export(f.log, out, &st, &err));
+    ASSERT_EQ_U64(0, st.runs);
     kix_buf_release(&page);
     kix_buf_release(&mark);
     kix_buf_release(&vkey);
