@@ -366,8 +366,8 @@ int http_resolve(struct kix_source *s, const char *ref, uint64_t from, struct ki
      * the grammar (found by its digest) is escaped (PROTOCOL.md §3) */
     if (kix_run_page_name(id, strlen(id), name, sizeof(name), &escaped) != KIX_OK)
         return kix_err_set(err, KIX_ENOTFOUND,
-                           "run %s has no files in %s (its id is too long "
-                           "to name one)",
+                           "run %s has no files in %s: its id, escaped, is too long for a "
+                           "file name (kix show its manifest digest on the origin)",
                            id, s->where);
     snprintf(path, sizeof(path), "runs/%s.json", name);
     rc = http_get(h->get, path, HTTP_VIEW_MAX, &body, err);

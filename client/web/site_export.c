@@ -263,12 +263,14 @@ static int run_files(struct pexport *x, const char *id, char *name, size_t cap, 
     snprintf(ref, ref_cap, "%s", id);
     if (rc == KIX_OK && !escaped)
         return 1;
-    if (rc != KIX_OK || kix_index_run(x->r, id, strlen(id), &info) != KIX_OK) {
+    if (rc != KIX_OK) {
         if (x->stats->skipped++ == 0)
             snprintf(x->stats->skipped_reason, sizeof(x->stats->skipped_reason),
                      "run id \"%.160s\" names no file, even escaped (it is too long)", id);
         return 0;
     }
+    if (kix_index_run(x->r, id, strlen(id), &info) != KIX_OK)
+        return 0; /* the index refused it: an entry about it, no run, no page */
     if (ref_cap > KIX_DIGEST_TEXT_LEN)
         kix_digest_format(&info.manifest, ref);
     if (x->stats->escaped++ == 0)
