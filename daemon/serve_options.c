@@ -487,9 +487,11 @@ static const struct option_spec options[] = {
     LIST("http", "ADDR", set_address, http, nhttp,
          "tcp://HOST:PORT: serve checkpoint, tile/<L>/<N>[.p/<W>]\n"
          "and tile/entries/<N>[.p/<W>] over HTTP/1.1 (GET, HEAD),\n"
-         "with the run pages runs/<runId>[.json], groups/<key>\n"
-         "and /; repeat for more. --max-connections, --idle-timeout and\n"
-         "--max-output apply as to RPC connections"),
+         "with the pages runs/<runId>[.html|.json],\n"
+         "groups/<key>[.html|.json], kernels/, home/ and /\n"
+         "(runs/sha256:<hex>: that manifest's run); repeat for more.\n"
+         "--max-connections, --idle-timeout and --max-output apply\n"
+         "as to RPC connections"),
     VALUE("http-max-header", "BYTES", set_bytes, http_max_header, 1024, (size_t)1 << 20,
           "request line and headers of one request; more gets\n"
           "431 (default 8K)"),

@@ -98,8 +98,8 @@ grep -q 'href="?page=10" rel="prev"' "$WORK/p11.html" || fail "page 11 links no 
 [ -f "$WORK/exp/groups/$G-11" ] && [ -f "$WORK/exp/groups/$G-11.json" ] && [ ! -e "$WORK/exp/groups/$G-12" ] ||
   fail "the export has not pages 2 to 11 of the group: $(ls "$WORK/exp/groups" | head)"
 grep -qF 'rows 1001–1010 of 1010' "$WORK/exp/groups/$G-11" || fail "the exported page 11 is not rows 1001–1010"
-grep -qF "href=\"./$G-2\" rel=\"next\"" "$WORK/exp/groups/$G" || fail "the exported first page links no file of page 2"
-grep -qF "href=\"./$G\" rel=\"prev\"" "$WORK/exp/groups/$G-2" || fail "the exported page 2 links no first page"
+grep -qF "href=\"./$G-2.html\" rel=\"next\"" "$WORK/exp/groups/$G" || fail "the exported first page links no file of page 2"
+grep -qF "href=\"./$G.html\" rel=\"prev\"" "$WORK/exp/groups/$G-2" || fail "the exported page 2 links no first page"
 curl -sf "$H/groups/$G.json?page=2" >"$WORK/p2.json" || fail "no JSON of page 2"
 # an exported page carries no #kix-view: its verifier reads groups/<key>-N.json
 grep -q 'id="kix-view"' "$WORK/exp/groups/$G-2" && fail "the exported page 2 embeds its view"
