@@ -53,10 +53,6 @@ struct kixd_mirror {
     uint64_t cosign_refused;            /* of the cosignature of this size */
     char id[MIRROR_ID_LEN + 1];         /* DIR/mirror.id: this mirror, to an origin */
     uint64_t reported;                  /* the size last reported on this follow stream */
-    /* the last cosignature line made (witness), sent with the report of its size */
-    char cosign_line[KIX_MSG_COSIGNATURE_MAX + 1];
-    size_t cosign_line_len;
-    uint64_t cosign_line_size;
 
     pthread_mutex_t mu; /* guards the state below */
     uint64_t upstream_size;
@@ -671,11 +667,6 @@ static void cosign(struct kixd_mirror *m)
     m->cosigned = size;
     kixd_log(KIXD_DEBUG, "witness %s cosigned size %llu", m->witness_v.name,
              (unsigned long long)size);
-    if (line.len <= KIX_MSG_COSIGNATURE_MAX) {
-        memcpy(m->cosign_line, line.ptr, line.len);
-        m->cosign_line_len = line.len;
-        m->cosign_line_size = size;
-    }
     cosign_index(m, size);
     rc = kix_client_add_cosignature(m->up, (const char *)note.ptr, note.len, (const char *)line.ptr,
                                     line.len, &err);
@@ -805,16 +796,22 @@ static int put_replicated(void *ctx, struct kix_proto_writer *w)
 
 /* Tells the upstream, on the follow stream, the size this mirror holds
  * durably (each replayed batch is an LMDB commit, synced), for its
- * --ack-replicas (replicas.h). With a witness key, the size it last
- * cosigned (made after that commit, as c2sp.org/tlog-mirror has it) and
- * that cosignature line, which an origin with --ack-mirror-key requires.
- * The answer comes back on the stream and is dropped with the
+ * --ack-replicas (replicas.h). With a witness key, its held statement
+ * (kix_mirror_held_sign) of the checkpoint at that size, which an origin
+ * with --ack-mirror-key requires: made here, from a snapshot of the
+ * committed replica, so only ever for entries this mirror holds (never
+ * the witness cosignature, which add-checkpoint also hands out for
+ * checkpoints the replica has not reached). One signature per report, and
+ * one report per round that moved the replica: a batch of commits costs
+ * one. The answer comes back on the stream and is dropped with the
  * notifications; an upstream that does not count mirrors (a mirror, an
  * older kixd) answers an error, dropped the same way. */
 static int report_replicated(struct kixd_mirror *m, struct kix_err *err)
 {
     struct kix_msg_replicated_params p;
     struct kix_log_reader *r = NULL;
+    struct kix_buf held = KIX_BUF_INIT;
+    struct kix_bytes note;
     struct kix_hash root;
     int rc = kix_log_read_begin(m->srv->log, &r);
 
@@ -822,18 +819,37 @@ static int report_replicated(struct kixd_mirror *m, struct kix_err *err)
         return kix_err_set(err, rc, "reading the replica: %s", kix_strerror(rc));
     memset(&p, 0, sizeof(p));
     p.size = kix_log_reader_size(r);
-    if (m->cosign_line_size && m->cosign_line_size <= p.size) {
-        p.size = m->cosign_line_size;
-        p.cosignature.ptr = (const uint8_t *)m->cosign_line;
-        p.cosignature.len = m->cosign_line_len;
-    }
     rc = p.size > 0 && p.size != m->reported ? kix_log_reader_root(r, p.size, &root, err)
                                              : KIX_ENOTFOUND;
+    if (rc == KIX_OK && m->witness) {
+        size_t text_len = 0;
+        rc = kix_log_reader_checkpoint(r, p.size, &note);
+        /* the checkpoint's text ends at its first blank line */
+        for (size_t i = 1; rc == KIX_OK && i < note.len && !text_len; i++)
+            if (note.ptr[i] == '\n' && note.ptr[i - 1] == '\n')
+                text_len = i;
+        if (rc == KIX_OK && !text_len)
+            rc =
+                kix_err_set(err, KIX_ECORRUPT, "the replica's checkpoint at size %llu is malformed",
+                            (unsigned long long)p.size);
+        else if (rc)
+            rc = kix_err_set(err, rc, "reading the replica's checkpoint at size %llu: %s",
+                             (unsigned long long)p.size, kix_strerror(rc));
+        if (rc == KIX_OK)
+            rc = kix_mirror_held_sign(m->witness, (const char *)note.ptr, text_len,
+                                      (uint64_t)time(NULL), &held, err);
+        if (rc == KIX_OK && held.len <= KIX_MSG_COSIGNATURE_MAX) {
+            p.held.ptr = held.ptr;
+            p.held.len = held.len;
+        }
+    }
     kix_log_read_end(r);
-    if (rc == KIX_ENOTFOUND)
+    if (rc == KIX_ENOTFOUND) {
+        kix_buf_release(&held);
         return KIX_OK; /* nothing new to say */
+    }
     if (rc)
-        return rc;
+        goto out;
     memcpy(p.root, root.b, 32);
     p.mirror.ptr = (const uint8_t *)m->id;
     p.mirror.len = strlen(m->id);
@@ -842,6 +858,8 @@ static int report_replicated(struct kixd_mirror *m, struct kix_err *err)
         rc = kix_rpc_flush(m->follow, err);
     if (rc == KIX_OK)
         m->reported = p.size;
+out:
+    kix_buf_release(&held);
     return rc;
 }
 

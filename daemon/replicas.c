@@ -54,13 +54,15 @@ static int load_keys(struct kixd_replicas *rs, const struct kixd_config *cfg, st
     }
     if (cfg->ack_replicas && rs->nkeys == 0)
         kixd_log(KIXD_WARN,
-                 "--ack-replicas %u without --ack-mirror-key: the mirrors' reports are not "
+                 "--ack-replicas %u with --insecure-unsigned-acks: the mirrors' reports are not "
                  "authenticated, and anyone who can connect to this server can claim to be a "
                  "mirror and have submits acknowledged that no mirror holds",
                  cfg->ack_replicas);
     else if (rs->nkeys)
-        kixd_log(KIXD_INFO, "--ack-replicas counts only reports cosigned by %zu mirror keys",
-                 rs->nkeys);
+        kixd_log(
+            KIXD_INFO,
+            "--ack-replicas counts only reports whose held statement one of %zu mirror keys signed",
+            rs->nkeys);
     return KIX_OK;
 }
 
@@ -140,74 +142,63 @@ static uint64_t nth_largest(const struct kixd_replicas *rs, unsigned n)
     return best;
 }
 
-/* The report's cosignature must be one line that one of the
+/* The report's held statement must be one line that one of the
  * --ack-mirror-keys made over this log's own checkpoint text at p->size
- * (tlog-cosignature/v1, as c2sp.org/tlog-mirror: the mirror states that it
- * holds the checkpoint's entries durably). id gets "NAME+HASH" of that key:
- * one key counts once, whatever mirror id it sends. */
-static int check_cosigned(const struct kixd_replicas *rs, struct kix_log_reader *r,
-                          const struct kix_msg_replicated_params *p, char id[MIRROR_ID_MAX + 1],
-                          struct kix_err *err)
+ * (kix_mirror_held_sign: the mirror states that it holds the checkpoint's
+ * entries durably, c2sp.org/tlog-mirror's statement). A witness
+ * cosignature never counts: a witness cosigns, through its HTTP
+ * add-checkpoint, checkpoints its replica has not reached (issue 42), and
+ * its signed message differs, so it cannot verify as a held statement.
+ * id gets "NAME+HASH" of that key: one key counts once, whatever mirror id
+ * it sends. */
+static int check_held(const struct kixd_replicas *rs, struct kix_log_reader *r,
+                      const struct kix_msg_replicated_params *p, char id[MIRROR_ID_MAX + 1],
+                      struct kix_err *err)
 {
-    struct kix_buf cosigned = KIX_BUF_INIT;
-    struct kix_note *opened = NULL;
-    struct kix_bytes note, line = p->cosignature;
-    size_t text_len;
+    struct kix_bytes note;
+    size_t text_len, which = 0;
     int rc;
 
-    if (!line.ptr)
+    if (!p->held.ptr && p->cosignature.ptr)
         return kix_err_set(err, KIX_EPOLICY,
-                           "this origin counts only reports cosigned by an --ack-mirror-key; "
-                           "this one has no cosignature: not counted");
-    if (line.len && line.ptr[line.len - 1] == '\n')
-        line.len--;
-    if (line.len == 0 || memchr(line.ptr, '\n', line.len))
-        return kix_err_set(err, KIX_EINVAL, "field \"cosignature\" must be one signature line");
+                           "this report carries a witness cosignature, not a held statement (%s): "
+                           "a witness cosigns checkpoints it has not stored, so its cosignature "
+                           "says nothing of what the mirror holds; not counted. Upgrade the "
+                           "mirror's kixd, which signs a held statement after each commit",
+                           KIX_MIRROR_HELD_HEADER);
+    if (!p->held.ptr)
+        return kix_err_set(err, KIX_EPOLICY,
+                           "this origin counts only reports with a held statement signed by an "
+                           "--ack-mirror-key; this one has none: not counted");
     rc = kix_log_reader_checkpoint(r, p->size, &note);
     if (rc)
         return kix_err_set(err, rc == KIX_ENOTFOUND ? KIX_EINVAL : rc,
-                           "no checkpoint of this log at size %llu to check the cosignature "
+                           "no checkpoint of this log at size %llu to check the held statement "
                            "against: %s",
                            (unsigned long long)p->size, kix_strerror(rc));
     /* a checkpoint's text has no blank line: the first one ends it */
     text_len = 0;
     for (size_t i = 1; i < note.len && !text_len; i++)
         if (note.ptr[i] == '\n' && note.ptr[i - 1] == '\n')
-            text_len = i + 1;
+            text_len = i;
     if (!text_len)
         return kix_err_set(err, KIX_EIO, "the stored checkpoint at size %llu is malformed",
                            (unsigned long long)p->size);
-    opened = malloc(sizeof(*opened));
-    rc = opened ? KIX_OK : kix_err_set(err, KIX_ENOMEM, "out of memory");
-    if (rc == KIX_OK)
-        rc = kix_buf_add(&cosigned, note.ptr, text_len);
-    if (rc == KIX_OK)
-        rc = kix_buf_add(&cosigned, line.ptr, line.len);
-    if (rc == KIX_OK)
-        rc = kix_buf_add(&cosigned, "\n", 1);
-    if (rc == KIX_ENOMEM)
-        kix_err_set(err, rc, "out of memory");
-    if (rc)
-        goto out;
-    rc = kix_note_open((const char *)cosigned.ptr, cosigned.len, rs->keys, rs->nkeys, opened, err);
+    rc = kix_mirror_held_verify((const char *)p->held.ptr, p->held.len, (const char *)note.ptr,
+                                text_len, rs->keys, rs->nkeys, &which, NULL, err);
     if (rc) {
         kix_err_wrap(err,
-                     "the report's cosignature of size %llu does not verify against any "
+                     "the report's held statement of size %llu does not verify against any "
                      "--ack-mirror-key over this log's checkpoint at that size; not counted",
                      (unsigned long long)p->size);
         rc = rc == KIX_ENOMEM ? rc : KIX_EVERIFY;
         if (err)
             err->code = rc;
-        goto out;
+        return rc;
     }
-    {
-        const struct kix_verifier *v = &rs->keys[opened->verified[0]];
-        snprintf(id, MIRROR_ID_MAX + 1, "%s+%08x", v->name, (unsigned)v->key_hash);
-    }
-out:
-    free(opened);
-    kix_buf_release(&cosigned);
-    return rc;
+    snprintf(id, MIRROR_ID_MAX + 1, "%s+%08x", rs->keys[which].name,
+             (unsigned)rs->keys[which].key_hash);
+    return KIX_OK;
 }
 
 int kixd_replicas_report(struct kixd_server *srv, struct kix_log_reader *r,
@@ -237,7 +228,7 @@ int kixd_replicas_report(struct kixd_server *srv, struct kix_log_reader *r,
                            "holds another log, or a fork of this one; not counted",
                            (unsigned long long)p->size);
     if (rs->nkeys) {
-        rc = check_cosigned(rs, r, p, id, err);
+        rc = check_held(rs, r, p, id, err);
         if (rc)
             return rc;
     } else {

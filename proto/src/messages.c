@@ -1511,11 +1511,12 @@ int kix_msg_get_follow_result(const struct kix_proto_value *v, struct kix_msg_si
 int kix_msg_put_replicated_params(struct kix_proto_writer *w,
                                   const struct kix_msg_replicated_params *p)
 {
-    kix_proto_put_map(w, p->cosignature.ptr ? 4 : 3);
+    kix_proto_put_map(w, 3 + (p->cosignature.ptr != NULL) + (p->held.ptr != NULL));
     put_u64(w, "size", p->size);
     put_hash(w, "root", p->root);
     put_bytes_str(w, "mirror", p->mirror);
-    return put_opt_str(w, "cosignature", p->cosignature);
+    put_opt_str(w, "cosignature", p->cosignature);
+    return put_opt_str(w, "held", p->held);
 }
 
 int kix_msg_get_replicated_params(const struct kix_proto_map *m,
@@ -1535,6 +1536,12 @@ int kix_msg_get_replicated_params(const struct kix_proto_map *m,
         (out->cosignature.len == 0 || out->cosignature.len > KIX_MSG_COSIGNATURE_MAX))
         rc = kix_err_set(err, KIX_EINVAL, "field \"cosignature\" must be 1 to %d bytes, not %zu",
                          KIX_MSG_COSIGNATURE_MAX, out->cosignature.len);
+    if (rc == KIX_OK)
+        rc = opt_str(m, "held", &out->held, err);
+    if (rc == KIX_OK && out->held.ptr &&
+        (out->held.len == 0 || out->held.len > KIX_MSG_COSIGNATURE_MAX))
+        rc = kix_err_set(err, KIX_EINVAL, "field \"held\" must be 1 to %d bytes, not %zu",
+                         KIX_MSG_COSIGNATURE_MAX, out->held.len);
     return rc;
 }
 

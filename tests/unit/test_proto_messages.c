@@ -537,7 +537,12 @@ KIX_TEST(replicated_round_trip_and_id_bounds)
 {
     static const char long_id[] =
         "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdefX";
-    struct kix_msg_replicated_params p = {41, {0}, {(const uint8_t *)"m1", 2}, {NULL, 0}}, out;
+    struct kix_msg_replicated_params p = {41,
+                                          {0},
+                                          {(const uint8_t *)"m1", 2},
+                                          {NULL, 0},
+                                          {NULL, 0}},
+                                     out;
     struct kix_proto_msg msg;
     struct kix_buf b;
     struct kix_err err = {0};
@@ -572,7 +577,8 @@ KIX_TEST(replicated_cosignature_round_trip_and_bounds)
 {
     static const char line[] = "\xe2\x80\x94 mirror.example AAAA\n";
     char longest[KIX_MSG_COSIGNATURE_MAX + 1];
-    struct kix_msg_replicated_params p = {7, {0}, {(const uint8_t *)"m1", 2}, {NULL, 0}}, out;
+    struct kix_msg_replicated_params p = {7, {0}, {(const uint8_t *)"m1", 2}, {NULL, 0}, {NULL, 0}},
+                                     out;
     struct kix_proto_msg msg;
     struct kix_buf b;
     struct kix_err err = {0};
@@ -600,6 +606,21 @@ KIX_TEST(replicated_cosignature_round_trip_and_bounds)
     p.cosignature.len = 0;
     REQUEST(kix_msg_put_replicated_params, &p, &msg, &b);
     ASSERT_EQ_INT(KIX_EINVAL, kix_msg_get_replicated_params(msg.params, &out, &err));
+    done(&msg, &b);
+    /* the held statement (issue 42): its own field, the same bounds */
+    p.cosignature.ptr = NULL;
+    p.held.ptr = (const uint8_t *)line;
+    p.held.len = sizeof(line) - 1;
+    REQUEST(kix_msg_put_replicated_params, &p, &msg, &b);
+    ASSERT_EQ_INT(KIX_OK, kix_msg_get_replicated_params(msg.params, &out, &err));
+    ASSERT_TRUE(same(out.held, line));
+    ASSERT_TRUE(out.cosignature.ptr == NULL);
+    done(&msg, &b);
+    p.held.ptr = (const uint8_t *)longest;
+    p.held.len = KIX_MSG_COSIGNATURE_MAX + 1;
+    REQUEST(kix_msg_put_replicated_params, &p, &msg, &b);
+    ASSERT_EQ_INT(KIX_EINVAL, kix_msg_get_replicated_params(msg.params, &out, &err));
+    ASSERT_CONTAINS(err.msg, "field \"held\" must be 1 to 365 bytes, not 366");
     done(&msg, &b);
 }
 

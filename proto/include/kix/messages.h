@@ -485,9 +485,14 @@ struct kix_msg_replicated_params {
     uint64_t size;           /* the tree size the mirror holds durably */
     uint8_t root[32];        /* its root at that size (the origin compares it with its own) */
     struct kix_bytes mirror; /* the mirror's id (DIR/mirror.id), at most 64 bytes */
-    /* optional (ptr NULL: absent): the mirror's cosignature line of the
-     * origin's checkpoint at `size`, at most KIX_MSG_COSIGNATURE_MAX bytes */
+    /* optional (ptr NULL: absent): a cosignature line, as older mirrors
+     * sent; parsed so that the origin can say why it does not count it
+     * (a witness cosignature is no statement of holding), at most
+     * KIX_MSG_COSIGNATURE_MAX bytes */
     struct kix_bytes cosignature;
+    /* optional (ptr NULL: absent): the mirror's held statement of the
+     * origin's checkpoint at `size` (kix_mirror_held_sign), same bound */
+    struct kix_bytes held;
 };
 
 int kix_msg_put_replicated_params(struct kix_proto_writer *w,
