@@ -369,6 +369,25 @@ static int load_fork(struct kixd_mirror *m)
 
 /* Fetches and verifies the upstream's checkpoint at `size` (KIX_NO_INDEX:
  * the latest); *cp gets it parsed. */
+struct one_checkpoint {
+    uint64_t size;
+    struct kix_buf *note;
+    int found;
+};
+
+static int take_checkpoint(void *ctx, uint64_t size, const uint8_t *note, size_t len,
+                           const uint8_t *index_note, size_t index_len)
+{
+    struct one_checkpoint *one = ctx;
+
+    (void)index_note;
+    (void)index_len;
+    if (size != one->size)
+        return KIX_OK;
+    one->found = 1;
+    return kix_buf_add(one->note, note, len);
+}
+
 static int upstream_checkpoint(struct kixd_mirror *m, uint64_t size, struct kix_buf *note,
                                struct kix_checkpoint *cp, struct kix_err *err)
 {
@@ -378,6 +397,15 @@ static int upstream_checkpoint(struct kixd_mirror *m, uint64_t size, struct kix_
     if (!opened)
         return kix_err_set(err, KIX_ENOMEM, "out of memory");
     rc = kix_client_checkpoint(m->up, size, note, err);
+    if (rc == KIX_EUNAVAIL && size != KIX_NO_INDEX && size > 0) {
+        /* an origin with --ack-replicas shows readers only what its mirrors
+         * hold; this mirror may hold more: the replication listing has it */
+        struct one_checkpoint one = {size, note, 0};
+        rc = kix_client_checkpoints(m->up, size - 1, 1, take_checkpoint, &one, err);
+        if (rc == KIX_OK && !one.found)
+            rc = kix_err_set(err, KIX_ENOTFOUND, "the upstream has no checkpoint at size %llu",
+                             (unsigned long long)size);
+    }
     if (rc)
         goto out;
     rc = kix_checkpoint_open((const char *)note->ptr, note->len, &m->upstream_key, 1,
@@ -705,6 +733,10 @@ static int mirror_round(struct kixd_mirror *m, struct kix_err *err)
     if (info.log_key[0] && strcmp(info.log_key, m->upstream_key_text) != 0)
         return kix_err_set(err, KIX_EVERIFY, "%s serves the log %s, not the --upstream-key log %s",
                            m->cfg->mirror_of, info.log_key, m->upstream_key_text);
+    /* an origin with --ack-replicas shows readers the size its mirrors
+     * hold; a mirror replicates what it committed */
+    if (info.committed > info.size)
+        info.size = info.committed;
     set_upstream_size(m, info.size);
     rc = check_consistent(m, size, info.size, err);
     if (rc)
@@ -772,7 +804,7 @@ static int open_follow(struct kixd_mirror *m, struct kix_err *err)
 {
     struct kix_rpc_opts opts = {UPSTREAM_MS, 0};
     struct kix_proto_msg resp;
-    struct kix_msg_follow_params from = {local_size(m)};
+    struct kix_msg_follow_params from = {local_size(m), true};
     int rc = kix_rpc_connect(m->cfg->mirror_of, &opts, &m->follow, err);
 
     if (rc)

@@ -4,6 +4,7 @@
 
 #include <assert.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,6 +18,10 @@
  * the --ack-mirror-key that cosigned its report. */
 #define MIRROR_ID_MAX (KIX_NOTE_NAME_MAX + 1 + 8)
 
+/* Snapshots kept of commits the quorum does not hold yet (the newest kept
+ * when more: the mirrors that come back catch up to the newest). */
+#define VIEW_SNAPS 64
+
 struct kixd_replicas {
     /* --ack-mirror-key (fixed after kixd_replicas_new): none, or the only
      * keys whose cosigned reports count */
@@ -29,6 +34,19 @@ struct kixd_replicas {
     } mirrors[KIXD_MAX_REPLICAS];
     size_t n;
     uint64_t quorum;
+
+    /* The readers' view (replicas.h): a snapshot of the log at exactly the
+     * size `visible`, the largest commit the quorum holds that a snapshot
+     * was kept of, and snapshots of the commits past it, by growing size,
+     * taken by the writer right after each commit (so at exactly its
+     * size). view_mu guards them and is held while a reader reads `view`
+     * (a snapshot is one thread's at a time). */
+    int active; /* --ack-replicas on an origin */
+    pthread_mutex_t view_mu;
+    struct kix_log_reader *view;
+    struct kix_log_reader *snaps[VIEW_SNAPS];
+    size_t nsnaps;
+    _Atomic uint64_t visible; /* view's size (0: none yet) */
 };
 
 static int load_keys(struct kixd_replicas *rs, const struct kixd_config *cfg, struct kix_err *err)
@@ -76,6 +94,9 @@ int kixd_replicas_new(const struct kixd_config *cfg, struct kixd_replicas **out,
     if (!rs)
         return kix_err_set(err, KIX_ENOMEM, "out of memory");
     pthread_mutex_init(&rs->mu, NULL);
+    pthread_mutex_init(&rs->view_mu, NULL);
+    rs->active = cfg->ack_replicas > 0 && !cfg->mirror_of[0] && !cfg->read_only;
+    atomic_init(&rs->visible, 0);
     rc = load_keys(rs, cfg, err);
     if (rc) {
         kixd_replicas_free(rs);
@@ -89,26 +110,156 @@ void kixd_replicas_free(struct kixd_replicas *rs)
 {
     if (!rs)
         return;
+    if (rs->view)
+        kix_log_read_end(rs->view);
+    for (size_t i = 0; i < rs->nsnaps; i++)
+        kix_log_read_end(rs->snaps[i]);
+    pthread_mutex_destroy(&rs->view_mu);
     pthread_mutex_destroy(&rs->mu);
     free(rs);
+}
+
+static int active(const struct kixd_server *srv)
+{
+    return srv->replicas && srv->replicas->active;
+}
+
+uint64_t kixd_replicas_visible(struct kixd_server *srv)
+{
+    return active(srv) ? atomic_load(&srv->replicas->visible) : 0;
+}
+
+void kixd_replicas_committed(struct kixd_server *srv, uint64_t size)
+{
+    struct kixd_replicas *rs = srv->replicas;
+    struct kix_log_reader *r = NULL;
+
+    if (!active(srv) || kix_log_read_begin(srv->log, &r) != KIX_OK)
+        return;
+    /* the writer calls this before its next commit: the snapshot is at
+     * exactly `size` (anything else is not kept) */
+    if (kix_log_reader_size(r) != size) {
+        kix_log_read_end(r);
+        return;
+    }
+    pthread_mutex_lock(&rs->view_mu);
+    if (rs->nsnaps == VIEW_SNAPS) {
+        kix_log_read_end(rs->snaps[0]);
+        memmove(rs->snaps, rs->snaps + 1, (VIEW_SNAPS - 1) * sizeof(rs->snaps[0]));
+        rs->nsnaps--;
+    }
+    rs->snaps[rs->nsnaps++] = r;
+    pthread_mutex_unlock(&rs->view_mu);
+}
+
+/* Under view_mu: moves the view to the largest snapshot that the quorum q
+ * covers: a kept one, or (when none is kept at q, as at start, before any
+ * commit) a fresh one if the log is at q. Never back. */
+static void advance_view(struct kixd_server *srv, uint64_t q)
+{
+    struct kixd_replicas *rs = srv->replicas;
+    struct kix_log_reader *best = NULL, *fresh = NULL;
+    size_t i = 0;
+
+    while (i < rs->nsnaps && kix_log_reader_size(rs->snaps[i]) <= q)
+        i++;
+    if (i) {
+        best = rs->snaps[i - 1];
+        for (size_t j = 0; j + 1 < i; j++)
+            kix_log_read_end(rs->snaps[j]);
+        memmove(rs->snaps, rs->snaps + i, (rs->nsnaps - i) * sizeof(rs->snaps[0]));
+        rs->nsnaps -= i;
+    }
+    if ((!best || kix_log_reader_size(best) < q) &&
+        kix_log_read_begin(srv->log, &fresh) == KIX_OK) {
+        if (kix_log_reader_size(fresh) <= q &&
+            (!best || kix_log_reader_size(fresh) > kix_log_reader_size(best))) {
+            if (best)
+                kix_log_read_end(best);
+            best = fresh;
+        } else {
+            kix_log_read_end(fresh);
+        }
+    }
+    if (!best)
+        return;
+    if (rs->view && kix_log_reader_size(best) <= kix_log_reader_size(rs->view)) {
+        kix_log_read_end(best);
+        return;
+    }
+    if (rs->view)
+        kix_log_read_end(rs->view);
+    rs->view = best;
+    atomic_store(&rs->visible, kix_log_reader_size(best));
+}
+
+int kixd_replicas_view(struct kixd_server *srv, struct kix_log_reader *own,
+                       struct kix_log_reader **out, int *locked, struct kix_err *err)
+{
+    struct kixd_replicas *rs = srv->replicas;
+    uint64_t v;
+
+    *locked = 0;
+    *out = own;
+    if (!active(srv))
+        return KIX_OK;
+    v = atomic_load(&rs->visible);
+    if (v == 0)
+        return kix_err_set(err, KIX_EUNAVAIL,
+                           "no checkpoint is held by the %u mirrors this origin waits for "
+                           "(--ack-replicas) yet; ask again once they follow it",
+                           srv->cfg->ack_replicas);
+    if (kix_log_reader_size(own) == v)
+        return KIX_OK;
+    /* entries past what the mirrors hold: read the view, whose size is
+     * v or, if it moved meanwhile, larger (never past the quorum) */
+    pthread_mutex_lock(&rs->view_mu);
+    *out = rs->view;
+    *locked = 1;
+    return KIX_OK;
+}
+
+void kixd_replicas_view_end(struct kixd_server *srv, int locked)
+{
+    if (locked)
+        pthread_mutex_unlock(&srv->replicas->view_mu);
+}
+
+int kixd_worker_view(struct kixd_worker *w, struct kix_log_reader **out, int *locked,
+                     struct kix_err *err)
+{
+    struct kix_log_reader *r;
+    int rc = kixd_worker_reader(w, &r, err);
+
+    *locked = 0;
+    if (rc)
+        return rc;
+    /* a snapshot older than the view: a newer one is at least as large */
+    if (active(w->srv) && kix_log_reader_size(r) < kixd_replicas_visible(w->srv)) {
+        kixd_worker_reader_end(w);
+        rc = kixd_worker_reader(w, &r, err);
+        if (rc)
+            return rc;
+    }
+    return kixd_replicas_view(w->srv, r, out, locked, err);
 }
 
 int kixd_replicas_reader_size(struct kixd_server *srv, uint64_t committed, uint64_t *size,
                               struct kix_err *err)
 {
-    uint64_t quorum;
+    uint64_t v;
 
     *size = committed;
-    if (srv->cfg->ack_replicas == 0 || kix_log_is_replica(srv->log))
+    if (!active(srv))
         return KIX_OK;
-    quorum = kixd_replicas_quorum(srv);
-    if (quorum == 0)
+    v = kixd_replicas_visible(srv);
+    if (v == 0)
         return kix_err_set(err, KIX_EUNAVAIL,
                            "no checkpoint is held by the %u mirrors this origin waits for "
                            "(--ack-replicas) yet; ask again once they follow it",
                            srv->cfg->ack_replicas);
-    if (quorum < committed)
-        *size = quorum;
+    if (v < committed)
+        *size = v;
     return KIX_OK;
 }
 
@@ -219,6 +370,15 @@ int kixd_replicas_report(struct kixd_server *srv, struct kix_log_reader *r,
                            (unsigned long long)p->size, (unsigned long long)size);
     if (p->size == 0)
         return kix_err_set(err, KIX_EINVAL, "a mirror reports size 0");
+    {
+        /* a mirror holds what it verified: a checkpoint of this log */
+        struct kix_bytes note;
+        if (kix_log_reader_checkpoint(r, p->size, &note) != KIX_OK)
+            return kix_err_set(err, KIX_EINVAL,
+                               "a mirror reports size %llu, at which this log signed no "
+                               "checkpoint: not counted",
+                               (unsigned long long)p->size);
+    }
     rc = kix_log_reader_root(r, p->size, &ours, err);
     if (rc)
         return rc;
@@ -258,6 +418,12 @@ int kixd_replicas_report(struct kixd_server *srv, struct kix_log_reader *r,
     after = rs->quorum;
     pthread_mutex_unlock(&rs->mu);
     *quorum = after;
+    if (rs->active && after > atomic_load(&rs->visible)) {
+        /* before the wake: receipts are given at the view's size */
+        pthread_mutex_lock(&rs->view_mu);
+        advance_view(srv, after);
+        pthread_mutex_unlock(&rs->view_mu);
+    }
     if (after > before)
         kixd_server_wake(srv);
     return KIX_OK;
@@ -288,7 +454,7 @@ int kixd_replicas_hold(struct kixd_worker *w, struct kixd_submit *job)
     /* the receipt's snapshot must be begun after the quorum is read: a
      * snapshot taken before may not reach it yet */
     kixd_worker_reader_end(w);
-    quorum = kixd_replicas_quorum(w->srv);
+    quorum = kixd_replicas_visible(w->srv);
     if (quorum >= job->ack_need) {
         job->receipt_size = quorum;
         return 0;
@@ -323,7 +489,7 @@ void kixd_replicas_release(struct kixd_worker *w, int stopping)
 
     KIXD_ASSERT_LOOP(w);
     kixd_worker_reader_end(w); /* receipts from a snapshot begun after the quorum was read */
-    quorum = kixd_replicas_quorum(w->srv);
+    quorum = kixd_replicas_visible(w->srv);
     w->held_head = w->held_tail = NULL;
     while (job) {
         struct kixd_submit *next = job->next;

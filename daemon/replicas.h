@@ -49,6 +49,39 @@ uint64_t kixd_replicas_quorum(struct kixd_server *srv);
 int kixd_replicas_reader_size(struct kixd_server *srv, uint64_t committed, uint64_t *size,
                               struct kix_err *err);
 
+/* The readers' view (issue 42): with --ack-replicas, every answer a
+ * reader may remember (info, checkpoints, proofs, receipts, resolve,
+ * index_proof, query, a reader's follow stream, the HTTP checkpoint,
+ * tiles, files and pages) is read from a snapshot of the log at exactly
+ * the `visible` size: the largest commit that N mirrors hold, so that no
+ * reader pins an entry a promotion could lose. Submits' receipts are at
+ * that size too. What mirrors replicate from (get_entries, checkpoints,
+ * get_object(s), consistency proofs to an explicit size, a replica's
+ * follow stream) stays at the committed size. */
+
+/* Any thread: the visible size (0 without --ack-replicas, or before N
+ * mirrors hold anything). */
+uint64_t kixd_replicas_visible(struct kixd_server *srv);
+
+/* Writer thread, right after a commit at `size`: keeps a snapshot of it
+ * for the view (the quorum reaches it later). */
+void kixd_replicas_committed(struct kixd_server *srv, uint64_t size);
+
+/* Any thread: into *out, the snapshot a reader's answer is read from:
+ * `own` when the view is off or `own` is at the visible size, else the
+ * server's view, locked (*locked = 1) until kixd_replicas_view_end: read
+ * it and let go, within the callback. `own` must not be older than the
+ * visible size (kixd_worker_view sees to that). KIX_EUNAVAIL before N
+ * mirrors hold any checkpoint. */
+int kixd_replicas_view(struct kixd_server *srv, struct kix_log_reader *own,
+                       struct kix_log_reader **out, int *locked,
+                       struct kix_err *err) KIX_MUST_CHECK;
+void kixd_replicas_view_end(struct kixd_server *srv, int locked);
+/* Loop thread: kixd_replicas_view of the worker's snapshot (renewed when
+ * older than the view). */
+int kixd_worker_view(struct kixd_worker *w, struct kix_log_reader **out, int *locked,
+                     struct kix_err *err) KIX_MUST_CHECK;
+
 /* Loop thread: records a mirror's report, checked against the log at r:
  * KIX_EINVAL for a size beyond the log, KIX_EVERIFY for another root at
  * that size (a mirror of another log, or forked) or, with

@@ -66,6 +66,10 @@ int kixd_worker_reader(struct kixd_worker *w, struct kix_log_reader **out, struc
     int rc;
 
     KIXD_ASSERT_LOOP(w);
+    if (w->view) {
+        *out = w->view;
+        return KIX_OK;
+    }
     if (!w->reader) {
         rc = kix_log_read_begin(w->srv->log, &w->reader);
         if (rc)
@@ -114,6 +118,7 @@ static void post_flag(struct kixd_worker *w, int stop)
 static void log_grew(void *ctx, uint64_t size)
 {
     struct kixd_server *srv = ctx;
+    kixd_replicas_committed(srv, size); /* the readers' view of it, for later */
     kixd_metrics_grew(srv, size);
     kixd_export_kick(srv->exporter);
     kixd_wclient_kick(srv->wclient);

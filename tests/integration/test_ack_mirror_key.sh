@@ -30,8 +30,10 @@ publish() {
 }
 fake() { python3 "$KIX_TESTS/integration/fake_mirror.py" "$(addr o)" "$@"; }
 # root_at SIZE: the origin's root at SIZE, in hex
+# (read with the replication listing: readers are shown only what the
+# mirrors hold)
 root_at() {
-  KIX_STATE_DIR="$WORK/probe" "$KIX" checkpoint --server "$(addr o)" --size "$1" >"$WORK/cp" ||
+  python3 "$KIX_TESTS/integration/raw_checkpoint.py" "$(addr o)" "$1" >"$WORK/cp" ||
     fail "checkpoint at $1"
   sed -n 3p "$WORK/cp" | base64 -d | od -An -tx1 | tr -d ' \n'
 }

@@ -448,7 +448,7 @@ KIX_TEST(checkpoints_query_follow_cosign_round_trip)
     struct kix_msg_query_params qp, qpout;
     struct kix_msg_query_run run;
     struct kix_msg_query_result qr = {12, 1, &run, NULL}, qrout;
-    struct kix_msg_follow_params fp = {3}, fpout;
+    struct kix_msg_follow_params fp = {3, false}, fpout;
     struct kix_msg_size_result fr = {8}, frout;
     struct kix_msg_add_cosignature_params ap = {T("note"), T("— w sig\n")}, apout;
     struct kix_msg_add_cosignature_result ar = {2, true}, arout;

@@ -361,7 +361,7 @@ static int build(const struct ex *e, const char *name, struct kix_buf *out)
                                      "methods)",
                                      &err) == KIX_OK;
     } else if (strcmp(name, "follow.request") == 0) {
-        struct kix_msg_follow_params p = {1};
+        struct kix_msg_follow_params p = {1, false};
         kix_proto_begin_request(&w, 11, "follow");
         kix_msg_put_follow_params(&w, &p);
     } else if (strcmp(name, "follow.response") == 0) {

@@ -100,6 +100,9 @@ struct kix_msg_info {
     bool has_fork;
     uint64_t fork_size;
     struct kix_bytes fork_reason, fork_evidence;
+    /* optional: an origin with --ack-replicas whose committed size is past
+     * `size` (what its mirrors hold): the size a mirror replicates to */
+    uint64_t committed;
 };
 
 /* Everything absent or zero. */
@@ -461,6 +464,9 @@ int kix_msg_get_query_result(const struct kix_proto_value *v, size_t max,
 
 struct kix_msg_follow_params {
     uint64_t from;
+    /* optional (absent: false): a mirror's stream, fed up to what the origin
+     * committed; a reader's stops at what its --ack-replicas mirrors hold */
+    bool replica;
 };
 
 /* Also the result of add_cosignature (with stored). */
