@@ -11,6 +11,7 @@
 
 #include "diag.h"
 #include "dispatch.h"
+#include "export.h"
 #include "kix/note.h"
 #include "witness.h"
 
@@ -46,6 +47,8 @@ struct kixd_replicas {
     struct kix_log_reader *view;
     struct kix_log_reader *snaps[VIEW_SNAPS];
     size_t nsnaps;
+    struct kix_log_reader *exports[VIEW_SNAPS]; /* the same, for --export */
+    size_t nexports;
     _Atomic uint64_t visible; /* view's size (0: none yet) */
 };
 
@@ -114,6 +117,8 @@ void kixd_replicas_free(struct kixd_replicas *rs)
         kix_log_read_end(rs->view);
     for (size_t i = 0; i < rs->nsnaps; i++)
         kix_log_read_end(rs->snaps[i]);
+    for (size_t i = 0; i < rs->nexports; i++)
+        kix_log_read_end(rs->exports[i]);
     pthread_mutex_destroy(&rs->view_mu);
     pthread_mutex_destroy(&rs->mu);
     free(rs);
@@ -132,7 +137,7 @@ uint64_t kixd_replicas_visible(struct kixd_server *srv)
 void kixd_replicas_committed(struct kixd_server *srv, uint64_t size)
 {
     struct kixd_replicas *rs = srv->replicas;
-    struct kix_log_reader *r = NULL;
+    struct kix_log_reader *r = NULL, *x = NULL;
 
     if (!active(srv) || kix_log_read_begin(srv->log, &r) != KIX_OK)
         return;
@@ -142,6 +147,13 @@ void kixd_replicas_committed(struct kixd_server *srv, uint64_t size)
         kix_log_read_end(r);
         return;
     }
+    /* --export copies the view from a snapshot of its own (it reads for
+     * long, and the view's is the readers') */
+    if (srv->cfg->export_dir[0] && kix_log_read_begin(srv->log, &x) == KIX_OK &&
+        kix_log_reader_size(x) != size) {
+        kix_log_read_end(x);
+        x = NULL;
+    }
     pthread_mutex_lock(&rs->view_mu);
     if (rs->nsnaps == VIEW_SNAPS) {
         kix_log_read_end(rs->snaps[0]);
@@ -149,6 +161,13 @@ void kixd_replicas_committed(struct kixd_server *srv, uint64_t size)
         rs->nsnaps--;
     }
     rs->snaps[rs->nsnaps++] = r;
+    if (x && rs->nexports == VIEW_SNAPS) {
+        kix_log_read_end(rs->exports[0]);
+        memmove(rs->exports, rs->exports + 1, (VIEW_SNAPS - 1) * sizeof(rs->exports[0]));
+        rs->nexports--;
+    }
+    if (x)
+        rs->exports[rs->nexports++] = x;
     pthread_mutex_unlock(&rs->view_mu);
 }
 
@@ -217,6 +236,40 @@ int kixd_replicas_view(struct kixd_server *srv, struct kix_log_reader *own,
     *out = rs->view;
     *locked = 1;
     return KIX_OK;
+}
+
+int kixd_replicas_export_snapshot(struct kixd_server *srv, struct kix_log_reader **out)
+{
+    struct kixd_replicas *rs = srv->replicas;
+    struct kix_log_reader *own = NULL;
+    uint64_t v;
+    size_t i = 0;
+
+    *out = NULL;
+    if (!active(srv))
+        return 0;
+    pthread_mutex_lock(&rs->view_mu);
+    v = atomic_load(&rs->visible);
+    while (i < rs->nexports && kix_log_reader_size(rs->exports[i]) <= v)
+        i++;
+    if (i) { /* the newest the mirrors hold is the export's now */
+        *out = rs->exports[i - 1];
+        for (size_t j = 0; j + 1 < i; j++)
+            kix_log_read_end(rs->exports[j]);
+        memmove(rs->exports, rs->exports + i, (rs->nexports - i) * sizeof(rs->exports[0]));
+        rs->nexports -= i;
+    }
+    pthread_mutex_unlock(&rs->view_mu);
+    if (*out || v == 0)
+        return 1;
+    /* none kept at the view's size (at start): the log may be there */
+    if (kix_log_read_begin(srv->log, &own) == KIX_OK) {
+        if (kix_log_reader_size(own) == v)
+            *out = own;
+        else
+            kix_log_read_end(own);
+    }
+    return 1;
 }
 
 void kixd_replicas_view_end(struct kixd_server *srv, int locked)
@@ -423,6 +476,7 @@ int kixd_replicas_report(struct kixd_server *srv, struct kix_log_reader *r,
         pthread_mutex_lock(&rs->view_mu);
         advance_view(srv, after);
         pthread_mutex_unlock(&rs->view_mu);
+        kixd_export_kick(srv->exporter); /* a static copy of the new view */
     }
     if (after > before)
         kixd_server_wake(srv);

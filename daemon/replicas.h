@@ -77,6 +77,11 @@ int kixd_replicas_view(struct kixd_server *srv, struct kix_log_reader *own,
                        struct kix_log_reader **out, int *locked,
                        struct kix_err *err) KIX_MUST_CHECK;
 void kixd_replicas_view_end(struct kixd_server *srv, int locked);
+/* Export thread: 0 without --ack-replicas (export the log as committed);
+ * else 1, and *out a snapshot at exactly the visible size, the caller's to
+ * read and end, or NULL when there is none to export now (the view's
+ * advance kicks the exporter again). */
+int kixd_replicas_export_snapshot(struct kixd_server *srv, struct kix_log_reader **out);
 /* Loop thread: kixd_replicas_view of the worker's snapshot (renewed when
  * older than the view). */
 int kixd_worker_view(struct kixd_worker *w, struct kix_log_reader **out, int *locked,

@@ -7,7 +7,8 @@
 #    kix info says N, kix show of its run proves absence at size N, the
 #    checkpoint, inclusion proof and receipt past N are EUNAVAIL naming
 #    the size the mirrors hold, a reader's follow stream ends at N, and
-#    over HTTP the checkpoint is N and the tile and bundle of N+1 are 404;
+#    over HTTP the checkpoint is N and the tile and bundle of N+1 are 404,
+#    and the --export copy stays at N;
 #    the committed size is still given to mirrors (info's "committed");
 #  - once the mirror is back and holds it, all of them show it.
 # On the code before issue 42 readers saw (and pinned) entry N at once.
@@ -34,7 +35,8 @@ reader() { KIX_STATE_DIR="$WORK/reader" "$KIX" "$@" --server "$(addr o)"; }
 
 OHP=$(free_port)
 OURL="http://127.0.0.1:$OHP"
-serve o --ack-replicas 1 --ack-mirror-key "$WORK/w.pub" --ack-timeout 4 --http "tcp://127.0.0.1:$OHP"
+serve o --ack-replicas 1 --ack-mirror-key "$WORK/w.pub" --ack-timeout 4 --http "tcp://127.0.0.1:$OHP" \
+  --export "$WORK/copy"
 proxy
 serve m --mirror-of "unix://$WORK/p.sock" --upstream-key "$WORK/vkey" --witness-key "$WORK/w.key"
 publish 1 >"$WORK/out" 2>&1 || fail "publish with the mirror connected: $(cat "$WORK/out")"
@@ -66,6 +68,8 @@ code=$(curl -s -o /dev/null -w '%{http_code}' "$OURL/tile/entries/000.p/$((N + 1
 [ "$code" = 404 ] || fail "HTTP entries 000.p/$((N + 1)): $code"
 code=$(curl -s -o /dev/null -w '%{http_code}' "$OURL/tile/0/000.p/$N")
 [ "$code" = 200 ] || fail "HTTP tile 0/000.p/$N: $code"
+[ "$(sed -n 2p "$WORK/copy/checkpoint")" = "$N" ] || fail "the --export copy: $(cat "$WORK/copy/checkpoint")"
+[ ! -e "$WORK/copy/runs/run-2.json" ] || fail "the --export copy has run-2's page"
 pass "entry $N held by no mirror: info, show, checkpoint, proof, receipt and HTTP stop at $N; mirrors are told $((N + 1))"
 
 proxy
@@ -74,7 +78,11 @@ for _ in $(seq 1 50); do reader receipt "$N" >"$WORK/r/2.receipt" 2>/dev/null &&
 "$KIX" verify "$WORK/r/2.receipt" >/dev/null || fail "the late receipt of entry $N"
 reader show run-2 >/dev/null || fail "kix show run-2 once the mirror holds it: $(cat "$WORK/err" 2>/dev/null)"
 [ "$(curl -s "$OURL/checkpoint" | sed -n 2p)" = $((N + 1)) ] || fail "HTTP /checkpoint after the mirror caught up"
+for _ in $(seq 1 50); do [ "$(sed -n 2p "$WORK/copy/checkpoint")" = $((N + 1)) ] && break; sleep 0.1; done
+[ "$(sed -n 2p "$WORK/copy/checkpoint")" = $((N + 1)) ] || fail "the --export copy after: $(cat "$WORK/copy/checkpoint")"
+for _ in $(seq 1 50); do [ -e "$WORK/copy/runs/run-2.json" ] && break; sleep 0.1; done
+[ -e "$WORK/copy/runs/run-2.json" ] || fail "the --export copy has no page of run-2 after"
 stop m
 stop o
 kill "$PROXY" 2>/dev/null || true
-pass "the mirror back and holding entry $N: its receipt, kix show run-2 and HTTP see it"
+pass "the mirror back and holding entry $N: its receipt, kix show run-2, HTTP and the --export copy see it"
