@@ -718,7 +718,8 @@ out:
     kix_buf_release(&line);
 }
 
-/* One round: look at the upstream, check it agrees, catch up, cosign. */
+/* One round: look at the upstream, check it agrees, catch up (the
+ * witness cosigns in mirror_turn, after the report). */
 static int mirror_round(struct kixd_mirror *m, struct kix_err *err)
 {
     struct kix_client_info info;
@@ -762,8 +763,6 @@ static int mirror_round(struct kixd_mirror *m, struct kix_err *err)
         if (synced < info.size)
             return KIX_OK; /* stopping */
     }
-    if (m->witness)
-        cosign(m);
     note_ok(m);
     return KIX_OK;
 }
@@ -919,6 +918,11 @@ static int mirror_turn(struct kixd_mirror *m, const struct kix_client_opts *copt
     }
     if (rc == KIX_OK && m->follow)
         rc = report_replicated(m, err);
+    /* the witness cosigns after the report: its cosignature (and the
+     * index note's, each stored with an fsync and sent up) is not what an
+     * origin's --ack-replicas waits for, the held statement is */
+    if (m->witness && !atomic_load(&m->stop))
+        cosign(m);
     return rc;
 }
 
