@@ -1,24 +1,29 @@
 /* daemon/replicas.h — --ack-replicas N (replicas.c): which tree size each
- * mirror that follows this origin holds durably, and the submits whose
- * answers wait until N of them hold their entries.
+ * mirror that follows this origin holds durably, the submits whose answers
+ * wait until N of them hold their entries, and the readers' view.
  *
- * A mirror sends "replicated" {size, root, mirror, cosignature?} on its
- * follow stream after each round (mirror.c, proto/PROTOCOL.md). The origin
- * checks the root against its own tree at that size and keeps, per mirror
- * id, the largest size reported. With --ack-mirror-key, a report counts
- * only when its cosignature of this log's checkpoint at that size verifies
- * against one of those keys, and the key is the mirror's id. The quorum is the N-th largest of
- * these: every entry below it is held by N distinct mirrors. It never goes down: what a mirror
- * holds durably it still holds when it disconnects.
+ * A mirror sends "replicated" {size, root, mirror, held?} on its follow
+ * stream after each round (mirror.c, proto/PROTOCOL.md §2.13.1). The
+ * origin checks the root against its own tree at that size and keeps, per
+ * mirror id, the largest size reported. With --ack-mirror-key, a report
+ * counts only when its held statement (kix_mirror_held_sign, never a
+ * witness cosignature: a witness cosigns checkpoints it does not hold) of
+ * this log's checkpoint at that size verifies against one of those keys,
+ * and the key is the mirror's id. The quorum is the N-th largest of these:
+ * every entry below it is held by N distinct mirrors. It never goes down:
+ * what a mirror holds durably it still holds when it disconnects.
  *
- * A committed submit whose entries reach past the quorum is held on its
- * worker's list until the quorum covers them, then answered with receipts
- * at the quorum's size; after --ack-timeout (or when kixd stops first) it
- * is answered EUNAVAIL instead. Never a receipt N mirrors do not back.
- * The latest checkpoint given to readers is the quorum's too (dispatch.c).
+ * The view is a snapshot at exactly the largest commit the quorum covers
+ * (the writer keeps one of each commit until then), and readers' answers
+ * are read from it. A committed submit whose entries reach past the view
+ * is held on its worker's list until the view covers them, then answered
+ * with receipts at the view's size; after --ack-timeout (or when kixd
+ * stops first) it is answered EUNAVAIL instead. Never a receipt, nor
+ * anything a reader can pin, that N mirrors do not back.
  *
- * Threads: the table is under its own mutex (any worker reports to it);
- * held jobs belong to their worker's loop thread.
+ * Threads: the table is under its own mutex (any worker reports to it),
+ * the view and the kept snapshots under view_mu; held jobs belong to their
+ * worker's loop thread.
  */
 #ifndef KIXD_REPLICAS_H
 #define KIXD_REPLICAS_H
@@ -40,12 +45,13 @@ void kixd_replicas_free(struct kixd_replicas *rs); /* NULL is fine */
 /* Any thread: the size N mirrors hold (0 when fewer than N reported). */
 uint64_t kixd_replicas_quorum(struct kixd_server *srv);
 
-/* Any thread: into *size, the latest size a reader is given (RPC
- * `checkpoint`/`receipt` without a size, HTTP /checkpoint) when the log
- * holds `committed`: without --ack-replicas (or on a mirror) `committed`,
- * else the quorum's size, so that no reader remembers a checkpoint a
- * promoted mirror would not extend. KIX_EUNAVAIL while no quorum is held
- * yet (the message for people in err). */
+/* Any thread: into *size, the latest size a reader is given (a reader's
+ * follow stream, HTTP /checkpoint, a consistency proof's default) when the
+ * log holds `committed`: without --ack-replicas (or on a mirror)
+ * `committed`, else the view's size (never more than `committed`), so that
+ * no reader remembers a checkpoint a promoted mirror would not extend.
+ * KIX_EUNAVAIL while the mirrors hold nothing yet (the message for people
+ * in err, which may be NULL). */
 int kixd_replicas_reader_size(struct kixd_server *srv, uint64_t committed, uint64_t *size,
                               struct kix_err *err);
 
