@@ -98,6 +98,7 @@ KIX_TEST(info_round_trip)
     in.fork_size = 40;
     in.fork_reason = T("another root");
     in.fork_evidence = T("/var/evidence");
+    in.committed = 43;
     RESPONSE(kix_msg_put_info_result, &in, &msg, &b);
     ASSERT_EQ_INT(KIX_OK, kix_msg_get_info_result(msg.result, &out, &err));
     ASSERT_TRUE(same(out.origin, "log.example") && same(out.log_key, "log.example+1234+AAAA"));
@@ -111,6 +112,7 @@ KIX_TEST(info_round_trip)
     ASSERT_TRUE(out.has_fork && same(out.fork_reason, "another root") &&
                 same(out.fork_evidence, "/var/evidence"));
     ASSERT_EQ_U64(40, out.fork_size);
+    ASSERT_EQ_U64(43, out.committed); /* an origin's committed size, past the view */
     done(&msg, &b);
 
     /* an older server: no limits, no version, no mirror fields */
@@ -122,6 +124,7 @@ KIX_TEST(info_round_trip)
     ASSERT_TRUE(!out.has_limits && !out.version.ptr && !out.upstream.ptr && !out.has_fork);
     ASSERT_EQ_U64(KIX_MSG_ABSENT, out.limits.max_entries);
     ASSERT_EQ_U64(KIX_MSG_ABSENT, out.upstream_size);
+    ASSERT_EQ_U64(KIX_MSG_ABSENT, out.committed);
     done(&msg, &b);
 }
 
@@ -514,6 +517,12 @@ KIX_TEST(checkpoints_query_follow_cosign_round_trip)
     REQUEST(kix_msg_put_follow_params, &fp, &msg, &b);
     ASSERT_EQ_INT(KIX_OK, kix_msg_get_follow_params(msg.params, &fpout, &err));
     ASSERT_EQ_U64(3, fpout.from);
+    ASSERT_TRUE(!fpout.replica); /* absent: a reader's stream */
+    done(&msg, &b);
+    fp.replica = true; /* a mirror's stream, to the committed size */
+    REQUEST(kix_msg_put_follow_params, &fp, &msg, &b);
+    ASSERT_EQ_INT(KIX_OK, kix_msg_get_follow_params(msg.params, &fpout, &err));
+    ASSERT_TRUE(fpout.replica);
     done(&msg, &b);
     RESPONSE(kix_msg_put_follow_result, &fr, &msg, &b);
     ASSERT_EQ_INT(KIX_OK, kix_msg_get_follow_result(msg.result, &frout, &err));
