@@ -14,6 +14,7 @@
 #include "export.h"
 #include "kix/note.h"
 #include "witness.h"
+#include "witness_client.h"
 
 /* A mirror's id: the one it sends (at most 64 bytes), or "NAME+HASH" of
  * the --ack-mirror-key that cosigned its report. */
@@ -477,6 +478,7 @@ int kixd_replicas_report(struct kixd_server *srv, struct kix_log_reader *r,
         advance_view(srv, after);
         pthread_mutex_unlock(&rs->view_mu);
         kixd_export_kick(srv->exporter); /* a static copy of the new view */
+        kixd_wclient_kick(srv->wclient);  /* the witnesses cosign it */
     }
     if (after > before)
         kixd_server_wake(srv);
