@@ -41,10 +41,11 @@ struct kixd_replicas {
      * size `visible`, the largest commit the quorum holds that a snapshot
      * was kept of, and snapshots of the commits past it, by growing size,
      * taken by the writer right after each commit (so at exactly its
-     * size). view_mu guards them and is held while a reader reads `view`
-     * (a snapshot is one thread's at a time). */
+     * size). view_mu guards `view` and is held while a reader reads it (a
+     * snapshot is one thread's at a time); ring_mu guards the kept ones, so
+     * that the writer never waits for a reader (order: view_mu, ring_mu). */
     int active; /* --ack-replicas on an origin */
-    pthread_mutex_t view_mu;
+    pthread_mutex_t view_mu, ring_mu;
     struct kix_log_reader *view;
     struct kix_log_reader *snaps[VIEW_SNAPS];
     size_t nsnaps;
@@ -99,6 +100,7 @@ int kixd_replicas_new(const struct kixd_config *cfg, struct kixd_replicas **out,
         return kix_err_set(err, KIX_ENOMEM, "out of memory");
     pthread_mutex_init(&rs->mu, NULL);
     pthread_mutex_init(&rs->view_mu, NULL);
+    pthread_mutex_init(&rs->ring_mu, NULL);
     rs->active = cfg->ack_replicas > 0 && !cfg->mirror_of[0] && !cfg->read_only;
     atomic_init(&rs->visible, 0);
     rc = load_keys(rs, cfg, err);
@@ -121,6 +123,7 @@ void kixd_replicas_free(struct kixd_replicas *rs)
     for (size_t i = 0; i < rs->nexports; i++)
         kix_log_read_end(rs->exports[i]);
     pthread_mutex_destroy(&rs->view_mu);
+    pthread_mutex_destroy(&rs->ring_mu);
     pthread_mutex_destroy(&rs->mu);
     free(rs);
 }
@@ -155,7 +158,7 @@ void kixd_replicas_committed(struct kixd_server *srv, uint64_t size)
         kix_log_read_end(x);
         x = NULL;
     }
-    pthread_mutex_lock(&rs->view_mu);
+    pthread_mutex_lock(&rs->ring_mu);
     if (rs->nsnaps == VIEW_SNAPS) {
         kix_log_read_end(rs->snaps[0]);
         memmove(rs->snaps, rs->snaps + 1, (VIEW_SNAPS - 1) * sizeof(rs->snaps[0]));
@@ -169,7 +172,7 @@ void kixd_replicas_committed(struct kixd_server *srv, uint64_t size)
     }
     if (x)
         rs->exports[rs->nexports++] = x;
-    pthread_mutex_unlock(&rs->view_mu);
+    pthread_mutex_unlock(&rs->ring_mu);
 }
 
 /* Under view_mu: moves the view to the largest snapshot that the quorum q
@@ -181,6 +184,7 @@ static void advance_view(struct kixd_server *srv, uint64_t q)
     struct kix_log_reader *best = NULL, *fresh = NULL;
     size_t i = 0;
 
+    pthread_mutex_lock(&rs->ring_mu);
     while (i < rs->nsnaps && kix_log_reader_size(rs->snaps[i]) <= q)
         i++;
     if (i) {
@@ -190,6 +194,7 @@ static void advance_view(struct kixd_server *srv, uint64_t q)
         memmove(rs->snaps, rs->snaps + i, (rs->nsnaps - i) * sizeof(rs->snaps[0]));
         rs->nsnaps -= i;
     }
+    pthread_mutex_unlock(&rs->ring_mu);
     if ((!best || kix_log_reader_size(best) < q) &&
         kix_log_read_begin(srv->log, &fresh) == KIX_OK) {
         if (kix_log_reader_size(fresh) <= q &&
@@ -249,7 +254,7 @@ int kixd_replicas_export_snapshot(struct kixd_server *srv, struct kix_log_reader
     *out = NULL;
     if (!active(srv))
         return 0;
-    pthread_mutex_lock(&rs->view_mu);
+    pthread_mutex_lock(&rs->ring_mu);
     v = atomic_load(&rs->visible);
     while (i < rs->nexports && kix_log_reader_size(rs->exports[i]) <= v)
         i++;
@@ -260,7 +265,7 @@ int kixd_replicas_export_snapshot(struct kixd_server *srv, struct kix_log_reader
         memmove(rs->exports, rs->exports + i, (rs->nexports - i) * sizeof(rs->exports[0]));
         rs->nexports -= i;
     }
-    pthread_mutex_unlock(&rs->view_mu);
+    pthread_mutex_unlock(&rs->ring_mu);
     if (*out || v == 0)
         return 1;
     /* none kept at the view's size (at start): the log may be there */
@@ -478,7 +483,7 @@ int kixd_replicas_report(struct kixd_server *srv, struct kix_log_reader *r,
         advance_view(srv, after);
         pthread_mutex_unlock(&rs->view_mu);
         kixd_export_kick(srv->exporter); /* a static copy of the new view */
-        kixd_wclient_kick(srv->wclient);  /* the witnesses cosign it */
+        kixd_wclient_kick(srv->wclient); /* the witnesses cosign it */
     }
     if (after > before)
         kixd_server_wake(srv);

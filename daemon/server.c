@@ -786,6 +786,12 @@ int kixd_server_run(const struct kixd_config *cfg)
     rc = open_listeners(&srv, &err);
     if (rc)
         goto out;
+    /* before the exporter and the witness client, which read the view */
+    if (!kix_log_is_replica(srv.log)) {
+        rc = kixd_replicas_new(cfg, &srv.replicas, &err);
+        if (rc)
+            goto out;
+    }
     if (cfg->export_dir[0]) {
         rc = kixd_export_start(&srv, cfg->export_dir, &srv.exporter, &err);
         if (rc)
@@ -795,9 +801,6 @@ int kixd_server_run(const struct kixd_config *cfg)
     if (rc)
         goto out;
     if (!kix_log_is_replica(srv.log)) {
-        rc = kixd_replicas_new(cfg, &srv.replicas, &err);
-        if (rc)
-            goto out;
         rc = kixd_writer_start(srv.log, cfg->max_group, cfg->max_batch, log_grew, &srv, &srv.writer,
                                &err);
         if (rc)
