@@ -6,7 +6,8 @@
 #  - while entry N is committed at the origin but held by no mirror:
 #    kix info says N, kix show of its run proves absence at size N, the
 #    checkpoint, inclusion proof and receipt past N are EUNAVAIL naming
-#    the size the mirrors hold, a reader's follow stream ends at N, and
+#    the size the mirrors hold, a reader's follow stream ends at N (a
+#    mirror's, with "replica", goes on to N+1), and
 #    over HTTP the checkpoint is N and the tile and bundle of N+1 are 404,
 #    and the --export copy stays at N;
 #    the committed size is still given to mirrors (info's "committed");
@@ -62,6 +63,10 @@ grep -q "not yet held by the 1 mirrors" "$WORK/err" || fail "inclusion proof: $(
 expect_status 3 reader receipt "$N"
 grep -q "entry $N is not yet held by the 1 mirrors" "$WORK/err" || fail "receipt: $(cat "$WORK/err")"
 [ "$(curl -s "$OURL/checkpoint" | sed -n 2p)" = "$N" ] || fail "HTTP /checkpoint is past $N"
+got=$(python3 "$KIX_TESTS/integration/follow_probe.py" "$(addr o)" $((N - 3)) 1)
+[ "$got" = "$N" ] || fail "a reader's follow stream reached $got, want $N"
+got=$(python3 "$KIX_TESTS/integration/follow_probe.py" "$(addr o)" $((N - 3)) 1 --replica)
+[ "$got" = $((N + 1)) ] || fail "a mirror's follow stream reached $got, want $((N + 1))"
 code=$(curl -s -o /dev/null -w '%{http_code}' "$OURL/tile/0/000.p/$((N + 1))")
 [ "$code" = 404 ] || fail "HTTP tile 0/000.p/$((N + 1)): $code"
 code=$(curl -s -o /dev/null -w '%{http_code}' "$OURL/tile/entries/000.p/$((N + 1))")
@@ -70,7 +75,7 @@ code=$(curl -s -o /dev/null -w '%{http_code}' "$OURL/tile/0/000.p/$N")
 [ "$code" = 200 ] || fail "HTTP tile 0/000.p/$N: $code"
 [ "$(sed -n 2p "$WORK/copy/checkpoint")" = "$N" ] || fail "the --export copy: $(cat "$WORK/copy/checkpoint")"
 [ ! -e "$WORK/copy/runs/run-2.json" ] || fail "the --export copy has run-2's page"
-pass "entry $N held by no mirror: info, show, checkpoint, proof, receipt and HTTP stop at $N; mirrors are told $((N + 1))"
+pass "entry $N held by no mirror: info, show, checkpoint, proof, receipt, a reader's follow and HTTP stop at $N; mirrors are told and streamed $((N + 1))"
 
 proxy
 wait_size m $((N + 1))
