@@ -52,6 +52,7 @@ struct kixd_replicas {
     struct kix_log_reader *exports[VIEW_SNAPS]; /* the same, for --export */
     size_t nexports;
     _Atomic uint64_t visible; /* view's size (0: none yet) */
+    _Atomic uint64_t wanted;  /* a quorum the view is to move to (0: none) */
 };
 
 static int load_keys(struct kixd_replicas *rs, const struct kixd_config *cfg, struct kix_err *err)
@@ -103,6 +104,7 @@ int kixd_replicas_new(const struct kixd_config *cfg, struct kixd_replicas **out,
     pthread_mutex_init(&rs->ring_mu, NULL);
     rs->active = cfg->ack_replicas > 0 && !cfg->mirror_of[0] && !cfg->read_only;
     atomic_init(&rs->visible, 0);
+    atomic_init(&rs->wanted, 0);
     rc = load_keys(rs, cfg, err);
     if (rc) {
         kixd_replicas_free(rs);
@@ -244,6 +246,27 @@ int kixd_replicas_view(struct kixd_server *srv, struct kix_log_reader *own,
     return KIX_OK;
 }
 
+/* Any thread: moves the view to the quorum asked for (`wanted`) unless a
+ * reader holds it: a report never waits for a reader's answer (or a page
+ * render); the reader that lets go of the view moves it instead. Then the
+ * held submits, the exporter and the witness client are woken. */
+static void drain_advance(struct kixd_server *srv)
+{
+    struct kixd_replicas *rs = srv->replicas;
+
+    while (atomic_load(&rs->wanted) && pthread_mutex_trylock(&rs->view_mu) == 0) {
+        uint64_t w = atomic_exchange(&rs->wanted, 0), before = atomic_load(&rs->visible);
+        if (w > before)
+            advance_view(srv, w);
+        pthread_mutex_unlock(&rs->view_mu);
+        if (atomic_load(&rs->visible) > before) {
+            kixd_server_wake(srv);           /* receipts at the view's size */
+            kixd_export_kick(srv->exporter); /* a static copy of the new view */
+            kixd_wclient_kick(srv->wclient); /* the witnesses cosign it */
+        }
+    }
+}
+
 int kixd_replicas_export_snapshot(struct kixd_server *srv, struct kix_log_reader **out)
 {
     struct kixd_replicas *rs = srv->replicas;
@@ -280,8 +303,10 @@ int kixd_replicas_export_snapshot(struct kixd_server *srv, struct kix_log_reader
 
 void kixd_replicas_view_end(struct kixd_server *srv, int locked)
 {
-    if (locked)
-        pthread_mutex_unlock(&srv->replicas->view_mu);
+    if (!locked)
+        return;
+    pthread_mutex_unlock(&srv->replicas->view_mu);
+    drain_advance(srv); /* a move of the view asked for while it was read */
 }
 
 int kixd_worker_view(struct kixd_worker *w, struct kix_log_reader **out, int *locked,
@@ -478,12 +503,10 @@ int kixd_replicas_report(struct kixd_server *srv, struct kix_log_reader *r,
     pthread_mutex_unlock(&rs->mu);
     *quorum = after;
     if (rs->active && after > atomic_load(&rs->visible)) {
-        /* before the wake: receipts are given at the view's size */
-        pthread_mutex_lock(&rs->view_mu);
-        advance_view(srv, after);
-        pthread_mutex_unlock(&rs->view_mu);
-        kixd_export_kick(srv->exporter); /* a static copy of the new view */
-        kixd_wclient_kick(srv->wclient); /* the witnesses cosign it */
+        uint64_t w = atomic_load(&rs->wanted);
+        while (w < after && !atomic_compare_exchange_weak(&rs->wanted, &w, after))
+            ;
+        drain_advance(srv); /* now, or by the reader that holds the view */
     }
     if (after > before)
         kixd_server_wake(srv);
