@@ -10,6 +10,7 @@
 #include <time.h>
 
 #include "diag.h"
+#include "replicas.h"
 #include "kix/index.h"
 #include "kix/pages.h"
 #include "kix/tlog_tiles.h"
@@ -74,15 +75,22 @@ static void export_once(struct kixd_export *e)
     struct kix_pages_export_stats ps;
     struct kix_err err = {0};
     double t0 = now_ms(), ms;
+    struct kix_log_reader *view = NULL;
     unsigned long long files, bytes;
     int rc;
 
+    /* with --ack-replicas, a copy of what the mirrors hold (replicas.h):
+     * nothing new until they hold more (the view's advance kicks us) */
+    if (kixd_replicas_export_snapshot(e->srv, &view) && !view)
+        return;
     memset(&st, 0, sizeof(st));
     memset(&is, 0, sizeof(is));
     memset(&ps, 0, sizeof(ps));
-    rc = kix_log_export_tlog_with(e->srv->log, e->dir, export_index, &is, &st, &err);
+    rc = kix_log_export_tlog_from(e->srv->log, view, e->dir, export_index, &is, &st, &err);
     if (!rc) /* the pages after the tiles they link to */
-        rc = kix_pages_export(e->srv->log, e->dir, &ps, &err);
+        rc = kix_pages_export_from(e->srv->log, view, e->dir, &ps, &err);
+    if (view)
+        kix_log_read_end(view);
 
     ms = now_ms() - t0;
     kixd_metrics_exported(e->srv, rc == KIX_OK, st.size, ms);

@@ -369,6 +369,12 @@ static int write_later_group_pages(struct pexport *x)
 int kix_pages_export(struct kix_log *l, const char *dir, struct kix_pages_export_stats *stats,
                      struct kix_err *err)
 {
+    return kix_pages_export_from(l, NULL, dir, stats, err);
+}
+
+int kix_pages_export_from(struct kix_log *l, struct kix_log_reader *given, const char *dir,
+                          struct kix_pages_export_stats *stats, struct kix_err *err)
+{
     struct kix_pages_export_stats local;
     struct pexport x;
     struct kix_bytes script, style, search;
@@ -384,10 +390,14 @@ int kix_pages_export(struct kix_log *l, const char *dir, struct kix_pages_export
     x.err = err;
     kix_buf_init(&x.body);
     kix_buf_init(&x.json);
-    rc = kix_log_read_begin(l, &x.r);
-    if (rc) {
-        kix_err_set(err, rc, "cannot read the log: %s", kix_strerror(rc));
-        goto out;
+    if (given) {
+        x.r = given;
+    } else {
+        rc = kix_log_read_begin(l, &x.r);
+        if (rc) {
+            kix_err_set(err, rc, "cannot read the log: %s", kix_strerror(rc));
+            goto out;
+        }
     }
     size = kix_log_reader_size(x.r);
     if (from > size)
@@ -429,7 +439,7 @@ int kix_pages_export(struct kix_log *l, const char *dir, struct kix_pages_export
         }
     }
 out:
-    if (x.r)
+    if (x.r && !given)
         kix_log_read_end(x.r);
     kix_buf_release(&x.body);
     kix_buf_release(&x.json);

@@ -63,6 +63,10 @@ struct kix_client_info {
     uint64_t fork_size;                /* the size at which they differ */
     char fork_reason[KIX_ERR_MSG_MAX]; /* what was found */
     char fork_evidence[512];           /* where both signed checkpoints are kept */
+    /* an origin with --ack-replicas: what it committed, past `size` (what
+     * its mirrors hold and readers are shown); 0 when it reported none. A
+     * mirror replicates to it */
+    uint64_t committed;
     /* a server's limits as its info reported them, 0 for one it did not
      * report (and all 0 for a local store): the kixd source sizes its
      * requests by them (see proto/PROTOCOL.md, info) */

@@ -140,5 +140,9 @@ void kix_page_style(struct kix_bytes *out);
 
 int kix_pages_export(struct kix_log *l, const char *dir, struct kix_pages_export_stats *stats,
                      struct kix_err *err) KIX_MUST_CHECK;
+/* The same from the snapshot `given` (NULL: one of its own), which the
+ * caller keeps: kixd exports the size its --ack-replicas mirrors hold. */
+int kix_pages_export_from(struct kix_log *l, struct kix_log_reader *given, const char *dir,
+                          struct kix_pages_export_stats *stats, struct kix_err *err) KIX_MUST_CHECK;
 
 #endif
