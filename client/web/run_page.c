@@ -270,6 +270,7 @@ static int run_slots(struct kix_tpl *t, const struct kix_run_view *v, const stru
         (rc = kix_tpl_setn(t, "checkpoint", (const char *)res->checkpoint.ptr,
                            res->checkpoint.len)) ||
         (rc = kix_tpl_setn(t, "logKey", (const char *)v->log_key.ptr, v->log_key.len)) ||
+        (rc = kix__page_pin(t, res->checkpoint.ptr, res->checkpoint.len)) ||
         (rc = kix_tpl_set(t, "accessed", today)) ||
         (rc = kix_tpl_setf(t, "published", "%.10s", v->published)) ||
         (rc = kix_tpl_set(t, "source", v->source)) ||

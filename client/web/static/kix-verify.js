@@ -1058,13 +1058,25 @@
     case 'date': return typeof v === 'string' ? v.slice(0, 10) : String(v);
     case 'list': return Array.isArray(v) ? v.map(function (x) { return formatField(x, 'text'); }).join(', ')
                                           : formatField(v, 'text');
-    case 'shape': return Array.isArray(v) ? '[' + v.join(', ') + ']' : String(v);
+    case 'shape': return shapeText(v);
     default:
       if (typeof v === 'string') return v;
       if (typeof v === 'object') return Array.isArray(v) ? formatField(v, 'list') :
         Object.keys(v).map(function (k) { return k + ' ' + formatField(v[k], 'text'); }).join(', ');
       return String(v);
     }
+  }
+
+  /* A tensor ({name, dtype, shape}) as C's kix_view_format writes it,
+   * "bf16 [1, 8, 2048, 16]"; a bare shape array as "[1, 8]". Never an
+   * object's default string ("[object Object]"). */
+  function shapeText(v) {
+    var dims = Array.isArray(v) ? v : v && typeof v === 'object' ? v.shape : undefined;
+    var dtype = v && typeof v === 'object' && !Array.isArray(v) ? str(v.dtype) : undefined;
+    if (!Array.isArray(dims)) return typeof v === 'object' ? 'not recorded' : String(v);
+    return (dtype ? dtype + ' ' : '') + '[' + dims.map(function (d) {
+      return Number.isSafeInteger(d) ? String(d) : formatField(d, 'text');
+    }).join(', ') + ']';
   }
 
   /* The page's header in words: implementation · kernel · workload
@@ -1166,13 +1178,69 @@
     }
   }
 
-  /* The log key, the latest checkpoint and the view's own, checked. */
+  /* "name+keyhash" of a vkey's text, to name a key in a message. */
+  function keyName(text) {
+    return typeof text === 'string' ? text.trim().split('+').slice(0, 2).join('+') : 'none';
+  }
+
+  /* The log a page was written from, as its template pinned it on
+   * #kix-verify (PROTOCOL.md, "The pages' verifier"): data-log-key (the
+   * vkey), data-origin, data-size and data-root (base64) of the checkpoint
+   * it was written at. null for a page that pins nothing (an older
+   * page's). Whatever the log's site (?kix-base=, a mirror) sends must be
+   * signed by exactly that key for that origin, and be at that size or
+   * later, extending that root. */
+  function pagePin(root) {
+    var key = root && root.getAttribute('data-log-key');
+    if (!key) return null;
+    var size = root.getAttribute('data-size') || '', r = root.getAttribute('data-root') || '';
+    if (!/^(0|[1-9][0-9]*)$/.test(size) || !Number.isSafeInteger(Number(size)))
+      throw new Fail('the page pins its log key but no size it was written at (#kix-verify ' +
+                     'data-size)');
+    var pin = { logKey: key, origin: root.getAttribute('data-origin') || undefined,
+                size: Number(size), root: undefined };
+    if (r) {
+      try { pin.root = b64(r); } catch (e) { pin.root = null; }
+      if (!pin.root || pin.root.length !== 32)
+        throw new Fail('the page\u2019s pinned root (#kix-verify data-root) is not 32 bytes');
+    }
+    return pin;
+  }
+
+  /* The latest checkpoint `cp` against the page's pin: the same origin,
+   * not older than the page (else a Fail of code "stale", naming both
+   * sizes) and extending the tree the page was written at. */
+  async function checkPin(pin, cp, tiles) {
+    if (pin.origin !== undefined && cp.origin !== pin.origin)
+      throw new Fail('the log\u2019s site gives a checkpoint of "' + cp.origin + '"; this page was ' +
+                     'written from "' + pin.origin + '"');
+    if (cp.size < pin.size)
+      throw new Fail('this copy of the log is at size ' + cp.size + ', older than the size ' +
+                     pin.size + ' this page was written from: a copy that lags behind the log ' +
+                     '(or was rolled back) proves nothing the page shows; load the page against ' +
+                     'the log itself or a fresher copy', 'stale');
+    if (pin.root && !equal(cp.size === pin.size ? cp.root
+                                                : await tiles.root(0, pin.size, -1, null), pin.root))
+      throw new Fail('the log at size ' + cp.size + ' does not extend the tree at size ' +
+                     pin.size + ' this page was written from (a fork)');
+  }
+
+  /* The log key, the latest checkpoint and the view's own, checked; with
+   * the page's pin (io.pin), against the key, origin and size it names. */
   async function verifyLog(view, io, proven) {
     if (typeof crypto === 'undefined' || !crypto.subtle)
       throw new Fail('this page is not a secure context (https:// or localhost), so the ' +
                      'browser offers no WebCrypto; verify with a tlog-tiles client instead');
     if (typeof view.logKey !== 'string') throw new Fail('the view carries no log key');
-    var vkey = await parseVkey(view.logKey);
+    var pin = io.pin || null;
+    if (pin && view.logKey.trim() !== pin.logKey.trim())
+      throw new Fail('this page was written from the log whose key is ' + keyName(pin.logKey) +
+                     ', but the log\u2019s site gives a view under the key ' +
+                     keyName(view.logKey) + ': another log\u2019s copy, not this page\u2019s');
+    if (pin && pin.origin !== undefined && view.origin !== pin.origin)
+      throw new Fail('this page was written from the log "' + pin.origin + '", but the log\u2019s ' +
+                     'site gives a view of "' + view.origin + '"');
+    var vkey = await parseVkey(pin ? pin.logKey : view.logKey);
     var note = new TextDecoder().decode(await io.fetchBytes('checkpoint'));
     var cp = await verifyCheckpoint(note, vkey);
     cp.text = note;
@@ -1180,6 +1248,7 @@
       throw new Fail('the checkpoint is for the log "' + cp.origin + '", not "' + view.origin +
                      '"');
     var tiles = new Tiles(cp.size, io.fetchBytes);
+    if (pin) await checkPin(pin, cp, tiles);
     await viewCheckpoint(view.checkpoint, 'view\u2019s checkpoint', vkey, cp, tiles,
                          view.treeSize);
     proven.cp = cp;
@@ -1548,6 +1617,8 @@
 
   /* What the status line says once verification ends (state, text). */
   function summary(page, proven, failure) {
+    if (failure && failure.code === 'stale')
+      return { state: 'stale', text: 'NOT verified, a stale copy: ' + failure.message + '.' };
     if (failure) return { state: 'fail', text: 'verification FAILED: ' + failure.message };
     var head = 'verified against ' + proven.cp.origin + ' at size ' + proven.cp.size + ': ';
     if (page === 'group')
@@ -1861,7 +1932,7 @@
       var subject = here.protocol === 'file:' ? null : pageSubject(here.pathname, here.search);
       checkSubject({ page: page, id: target, groupPage: subject ? subject.groupPage : undefined },
                    view);
-      var io = { fetchBytes: fetchBytes, fetchView: fetchView };
+      var io = { fetchBytes: fetchBytes, fetchView: fetchView, pin: pagePin(root) };
       await (page === 'group' ? verifyGroupView(view, io, proven)
                               : verifyRunView(view, io, proven));
       if (page === 'run') requireRun(proven);
@@ -1872,7 +1943,8 @@
       show(s.state, s.text);
     }, function (e) {
       write(proven);
-      show('fail', summary(page, proven, e instanceof Fail ? e : new Fail(String(e))).text);
+      var s = summary(page, proven, e instanceof Fail ? e : new Fail(String(e)));
+      show(s.state, s.text);
     });
   }
 
@@ -1889,7 +1961,8 @@
     verifyRunView: verifyRunView, verifyGroupView: verifyGroupView, summary: summary,
     jcs: jcs, fixed: fixed, human: human, entryStatement: entryStatement, runEntries: runEntries,
     provenObjects: provenObjects, provenRerunFigures: provenRerunFigures, figuresOf: figuresOf, pointer: pointer, formatField: formatField,
-    runTitle: runTitle, evidenceText: evidenceText, siteBase: siteBase, pageTarget: pageTarget
+    runTitle: runTitle, evidenceText: evidenceText, siteBase: siteBase, pageTarget: pageTarget,
+    pagePin: pagePin, checkPin: checkPin, shapeText: shapeText
   };
 
   if (typeof document !== 'undefined' && document.getElementById) {
