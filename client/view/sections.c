@@ -124,6 +124,13 @@ void kix_view_format(json_t *v, const char *fmt, char *out, size_t cap)
         snprintf(out, cap, "%.10s", json_is_string(v) ? json_string_value(v) : "");
         return;
     }
+    if (strcmp(fmt, "gpu") == 0) {
+        const char *product = json_string_value(json_object_get(v, "product"));
+        const char *arch = json_string_value(json_object_get(v, "architecture"));
+        snprintf(out, cap, "%s%s%s%s", product ? product : "", arch ? " (" : "", arch ? arch : "",
+                 arch ? ")" : "");
+        return;
+    }
     if (strcmp(fmt, "shape") == 0) {
         const char *dtype = json_string_value(json_object_get(v, "dtype"));
         n = (size_t)snprintf(out, cap, "%s%s[", dtype ? dtype : "", dtype ? " " : "");
@@ -467,13 +474,10 @@ static int environment(struct kix_run_view *v, struct kix_view_section *s)
 
     if (!env)
         return KIX_OK;
-    if (*v->gpu) {
-        const char *arch = json_string_value(json_object_get(hw, "architecture"));
-        char gpu[256];
-        snprintf(gpu, sizeof(gpu), "%s%s%s%s", v->gpu, arch ? " (" : "", arch ? arch : "",
-                 arch ? ")" : "");
-        rc = words_row(s, "gpu", gpu);
-    }
+    /* one field row (fmt "gpu": product and architecture), so that the
+     * page's verifier writes the GPU's name from the proven object too */
+    if (*v->gpu)
+        rc = field_row(s, "gpu", "environmentDigest", env, "/spec/hardware", "gpu");
     json_object_foreach(hw, k, x)
     {
         char ptr[192] = "/spec/hardware", kw[64];

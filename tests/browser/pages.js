@@ -24,7 +24,7 @@ const http = require('http');
 const puppeteer = require('./node_modules/puppeteer-core');
 const { LAUNCH, closeBrowser } = require('./chromium');
 
-const [H, EXP, RUN, OLD, NEW, GROUP, SIZE, SHOTS, EXP_OLD, PYHTTP] = process.argv.slice(2);
+const [H, EXP, RUN, OLD, NEW, GROUP, SIZE, SHOTS, EXP_OLD, PYHTTP, EXP_OTHER] = process.argv.slice(2);
 const AXE = fs.readFileSync(require.resolve('./node_modules/axe-core/axe.min.js'), 'utf8');
 const VIEWPORTS = [{ width: 1280, height: 900 }, { width: 390, height: 844 }];
 const MEDIAN = /^-?[0-9]+(\.[0-9]+)? (ns|\u00b5s|ms|s|B|KiB|MiB|GiB|TiB)$/;
@@ -238,6 +238,17 @@ async function pageKinds(browser) {
         if (sel.includes('median')) check(MEDIAN.test(s.text || ''), tag + ': the median has its unit: "' + s.text + '"');
         if (sel.includes('title')) check((s.text || '').split(' \u00b7 ').length >= 3, tag + ': the header is in words: "' + s.text + '"');
       }
+      if (kind.verify && vp.width === 1280) {
+        /* a verified page shows no value a script broke (issue 37) */
+        const junk = await page.evaluate(() => (document.title + '\n' + document.body.innerText)
+          .match(/\[object Object\]|\bundefined\b|\bNaN\b/g));
+        check(!junk, tag + ': no [object Object], undefined or NaN on the verified page' + (junk ? ': ' + junk.join(', ') : ''));
+      }
+      if (kind.name === 'run' && vp.width === 1280) {
+        const shapes = await page.evaluate(() => [...document.querySelectorAll('[data-kix-fmt="shape"]')].map((e) => e.textContent));
+        check(shapes.length > 0 && shapes.every((t) => /^[a-z0-9]+ \[[0-9]+(, [0-9]+)*\]$/.test(t)),
+              tag + ': tensors read like "bf16 [1, 8, 2048, 16]": ' + JSON.stringify(shapes));
+      }
       if (vp.width === 1280) {
         const split = await splitWords(page);
         check(split.length === 0, tag + ': no heading, figure or date broken inside a word' + (split.length ? ': ' + split.join(', ') : ''));
@@ -447,12 +458,96 @@ async function tampers(browser) {
   }
 }
 
+/* Issue 37, "the page shows things it did not prove", and issue 42, "every
+ * page pins its log": the page's own script unchanged, each edit either
+ * turns the page red or is written over by what was proven. */
+async function reader(browser) {
+  const run = fs.readFileSync(path.join(EXP, 'runs', RUN), 'utf8');
+  const group = fs.readFileSync(path.join(EXP, 'groups', GROUP), 'utf8');
+  const view = JSON.parse(fs.readFileSync(path.join(EXP, 'runs', RUN + '.json'), 'utf8'));
+  const obj = (kind) => view.objects.find((o) => o.kind === kind).object.spec;
+  const gpu = obj('ExecutionEnvironment').hardware.product, impl = obj('Implementation').name;
+  const runPath = 'runs/' + RUN, groupPath = 'groups/' + GROUP;
+  const visible = (p) => p.evaluate(() => document.title + '\n' + document.body.innerText);
+  const cases = [
+    ['the GPU name edited in the page\'s text', runPath, run.split(gpu).join('NVIDIA H100 (edited)'), async (p, v) => {
+      const t = await visible(p);
+      if (t.includes('(edited)')) console.log('note: shown: ' + t.split('\n').filter((l) => l.includes('(edited)')).join(' | '));
+      return v.state === 'fail' || (!t.includes('(edited)') && t.includes(gpu) && v.text.includes(gpu));
+    }],
+    ['the implementation name edited in the page\'s text', runPath, run.split('>' + impl).join('>FastKern (edited)')
+      .split(impl + ' \u00b7').join('FastKern (edited) \u00b7').split('{' + impl).join('{FastKern (edited)'), async (p, v) => {
+      const t = await visible(p);
+      return v.state === 'fail' || (!t.includes('(edited)') && v.text.includes(impl));
+    }],
+    ['the attestation\'s log-entries row removed', runPath, run.replace(/<tr [^>]*data-type="attestation"[^>]*>[\s\S]*?<\/tr>\n?/, ''), async (p, v) => {
+      const types = await p.evaluate(() => [...document.querySelectorAll('[data-kix-slot="entries"] tr')].map((r) => r.cells[1].textContent));
+      return v.state === 'fail' || types.includes('attestation');
+    }],
+    ['every group row but the last hidden by a style attribute', groupPath, (() => {
+      const n = (group.match(/<tr data-rank=/g) || []).length;
+      let i = 0;
+      return group.replace(/<tr data-rank=/g, (m) => (++i < n ? '<tr style="display:none" data-rank=' : m));
+    })(), async (p, v) => {
+      const shown = await p.evaluate(() => [...document.querySelectorAll('[data-kix-slot="group-rows"] tr')].map((r) => r.checkVisibility()));
+      return v.state === 'fail' || (shown.length > 1 && shown.every((x) => x));
+    }],
+    ['every group row but the last hidden by the page\'s stylesheet', groupPath,
+      group.replace('</head>', '<style>tbody tr:not(:last-child){display:none}</style></head>'), async (p, v) => v.state === 'fail' && v.text.includes('hides row')]
+  ];
+  if (EXP_OLD)
+    cases.push(['the page of an older export beside today\'s JSON, tiles and checkpoint', runPath,
+      fs.readFileSync(path.join(EXP_OLD, 'runs', RUN), 'utf8'), async (p, v) => {
+        const t = await visible(p);
+        const size = await p.evaluate(() => document.querySelector('[data-kix-slot="tree-size"]').textContent);
+        return v.state === 'fail' || (!t.includes('No controlled reruns yet.') && !t.includes('No attestations yet.') &&
+                                      size === SIZE && t.includes('Reproduced by a controlled rerun'));
+      }]);
+  await inTurn(cases, 3, async ([what, p, body, ok]) => {
+    const srv = await serveDir(EXP, { [p]: body });
+    const page = await open(browser, srv.url + '/' + p);
+    const v = await verdict(page);
+    check(await ok(page, v), what + ': red, or every value the page shows proven: ' + v.state + ': ' + v.text.slice(0, 240));
+    await page.close();
+    await srv.close();
+  });
+  /* the green line names what it proved */
+  {
+    const page = await open(browser, H + '/' + runPath);
+    const v = await verdict(page);
+    check(v.state === 'ok' && ['run ' + RUN, gpu, impl, 'median ', 'rank 1 of 2', 'Reproduced by a controlled rerun'].every((w) => v.text.includes(w)),
+          'the green line names the run, GPU, implementation, median, rank and evidence: ' + v.text.slice(0, 300));
+    await page.close();
+  }
+  /* ?kix-base= at a copy rolled back to an older size, and at another log's copy */
+  const here = await serveDir(EXP, {});
+  const keyName = (k) => k.split('+').slice(0, 2).join('+');
+  for (const [what, dir, ok] of [
+    ['a copy rolled back to an older size', EXP_OLD, (v, old) => v.state === 'stale' &&
+      v.text.includes('size ' + old.treeSize + ', older than the size ' + SIZE)],
+    ['another log\'s copy (the same origin, another key)', EXP_OTHER, (v, other) => v.state === 'fail' &&
+      v.text.includes(keyName(view.logKey)) && v.text.includes(keyName(other.logKey)) && keyName(view.logKey) !== keyName(other.logKey)]]) {
+    if (!dir) continue;
+    const copy = await serveDir(dir, {});
+    const theirs = JSON.parse(fs.readFileSync(path.join(dir, 'runs', RUN + '.json'), 'utf8'));
+    for (const p of [runPath, groupPath]) {
+      if (p === groupPath && !fs.existsSync(path.join(dir, 'groups', GROUP + '.json'))) continue;
+      const page = await open(browser, here.url + '/' + p + '?kix-base=' + encodeURIComponent(copy.url + '/'));
+      const v = await verdict(page);
+      check(ok(v, theirs), p.split('/')[0] + ' page, ?kix-base= at ' + what + ': ' + v.state + ': ' + v.text.slice(0, 300));
+      await page.close();
+    }
+    await copy.close();
+  }
+  await here.close();
+}
+
 (async () => {
   const browser = null; /* newPage() launches and relaunches chromium */
   const t0 = Date.now();
   try {
     /* each part's time, so a slow run shows where it went */
-    for (const part of [pageKinds, provenSlots, elsewhere, tampers]) {
+    for (const part of [pageKinds, provenSlots, elsewhere, tampers, reader]) {
       const t = Date.now();
       await part(browser);
       console.log('time: ' + part.name + ' ' + ((Date.now() - t) / 1000).toFixed(1) + ' s');

@@ -1046,7 +1046,7 @@
   }
 
   /* An object field's value for people, by data-kix-fmt (PROTOCOL.md,
-   * "The view documents"): text, bytes, ns, count, list, shape, date. A
+   * "The view documents"): text, bytes, ns, count, list, shape, gpu, date. A
    * value that is not there is "not recorded". */
   function formatField(v, fmt) {
     if (v === undefined || v === null || v === '') return 'not recorded';
@@ -1059,6 +1059,9 @@
     case 'list': return Array.isArray(v) ? v.map(function (x) { return formatField(x, 'text'); }).join(', ')
                                           : formatField(v, 'text');
     case 'shape': return shapeText(v);
+    case 'gpu': return v && typeof v === 'object' && typeof v.product === 'string'
+      ? v.product + (typeof v.architecture === 'string' ? ' (' + v.architecture + ')' : '')
+      : 'not recorded';
     default:
       if (typeof v === 'string') return v;
       if (typeof v === 'object') return Array.isArray(v) ? formatField(v, 'list') :
@@ -1099,6 +1102,44 @@
                  str((proto.measurement || {}).pass), str((env.hardware || {}).product), str(w.dtype)];
     var t = words.filter(function (x) { return x; }).join(dot);
     return t || str((manifest.metadata || {}).title);
+  }
+
+  /* The run's GPU and implementation in words, from the proven objects. */
+  function runNames(objects) {
+    var impl = ((objects.implementationDigest || {}).spec) || {};
+    var env = ((objects.environmentDigest || {}).spec) || {};
+    return { implementation: str(impl.name) || str(impl.provider) || 'not recorded',
+             gpu: str((env.hardware || {}).product) || 'not recorded' };
+  }
+
+  /* The citation in kix cite's three forms (client/view/cite.c), from what
+   * was proven: the run, its manifest (digest and title), its publication
+   * entry and the latest checkpoint; accessed today (UTC). */
+  function citeForms(runId, digest, manifest, x, cp, today) {
+    var link = 'https://' + cp.origin + '/runs/' + runId, root = b64encode(cp.root);
+    var title = str((manifest.metadata || {}).title) || '', pub = x.publication || {};
+    var published = /^\d{4}-\d{2}-\d{2}/.test(pub.at || '') ? pub.at.slice(0, 10) : '';
+    var succ = x.supersededBy ? 'https://' + cp.origin + '/runs/' + x.supersededBy.runId : '';
+    var at = 'checkpoint ' + cp.size + '/' + root;
+    var bib = function (t) { return t.replace(/[{}\\]/g, ''); };
+    var text = link + ' (' + digest + '), kix log ' + cp.origin + ' entry ' + pub.index + ', ' + at +
+               ', accessed ' + today;
+    var bibtex = '@misc{kix:' + runId.split(/[{},\\ ]/)[0] + ',\n  title = {' +
+                 (title ? bib(title) : 'Benchmark run ' + runId) + '},\n  howpublished = {kix ' +
+                 'transparency log ' + bib(cp.origin) + ', entry ' + pub.index + '},\n' +
+                 (published ? '  year = {' + published.slice(0, 4) + '},\n  month = {' +
+                              published.slice(5, 7) + '},\n  date = {' + published + '},\n' : '') +
+                 '  url = {' + link + '},\n  urldate = {' + today + '},\n  note = {Manifest ' +
+                 digest + '; verified at ' + at + (succ ? '; superseded by ' + succ : '') + '},\n}\n';
+    var parts = function (d) { return { 'date-parts': [d.split('-').map(Number)] }; };
+    var item = { URL: link, accessed: parts(today), id: runId, note: 'Manifest ' + digest + '; kix log ' +
+                 cp.origin + ', entry ' + pub.index + '; verified at ' + at +
+                 (succ ? '; superseded by ' + succ : ''), number: runId, publisher: cp.origin,
+                 title: title || 'Benchmark run ' + runId, type: 'dataset' };
+    if (published) item.issued = parts(published);
+    var sorted = {};
+    Object.keys(item).sort().forEach(function (k) { sorted[k] = item[k]; });
+    return { link: link, text: text, bibtex: bibtex, csl: JSON.stringify([sorted], null, 2) + '\n' };
   }
 
   /* The evidence line (kix show's, client/view/text.c, with the rerun's date). */
@@ -1626,6 +1667,12 @@
                                   ' proven by the log\u2019s signed index at size ' +
                                   proven.index.size + tileWords(proven) + '.' };
     var ids = Object.keys(proven.entries).map(Number).sort(function (a, b) { return a - b; });
+    /* the facts first, so that a reader of this line alone reads only what was proven */
+    var names = runNames(proven.objects || {}), fig = proven.figures, f = proven.facts;
+    head += 'run ' + proven.view.runId + ' \u00b7 ' + names.implementation + ' \u00b7 ' + names.gpu +
+            ' \u00b7 median ' + (fig.have ? human(fig.median, fig.bytes) : 'not recorded') + ' \u00b7 ' +
+            (f.rank ? 'rank ' + f.rank.rank + ' of ' + f.rank.groupSize : 'not ranked') + ' \u00b7 ' +
+            evidenceText(proven.run) + '. Proven: ';
     return { state: 'ok', text: head + 'checkpoint signature, inclusion of ' + ids.length + ' entr' +
                                 (ids.length === 1 ? 'y' : 'ies') + ' (' + ids.join(', ') +
                                 '), manifest digest ' + proven.digest + ' (named by the ' +
@@ -1718,6 +1765,9 @@
     }
 
     function mark(el, ok) {
+      /* what the verifier proved is shown as it writes it: a style the
+       * page's text gave the slot (display:none, a colour) is dropped */
+      if (ok && el.removeAttribute) el.removeAttribute('style');
       el.setAttribute('data-verified', ok ? 'yes' : 'no');
       if (ok) el.classList.remove('unproven');
       else el.classList.add('unproven');
@@ -1752,6 +1802,13 @@
       a.setAttribute('href', href);
       a.textContent = text;
       return a;
+    }
+
+    function textBreak() { return doc.createElement('br'); }
+    function code(t) {
+      var c = doc.createElement('code');
+      c.textContent = t;
+      return c;
     }
 
     function runHref(id) { return new URL('runs/' + encodeURIComponent(id), base).href; }
@@ -1797,6 +1854,22 @@
       });
     }
 
+    /* Every row the verifier wrote into these slots is one the reader can
+     * see: a stylesheet of the page's that hides rows (tr:not(:last-child))
+     * would show a proven table with rows left out. */
+    function visibleRows(names) {
+      names.forEach(function (name) {
+        slots(name).forEach(function (el) {
+          var rows = el.children || [];
+          for (var i = 0; i < rows.length; i++)
+            if (typeof rows[i].checkVisibility === 'function' && !rows[i].checkVisibility() &&
+                !(el.closest && el.closest('[hidden]')))
+              throw new Fail('the page hides row ' + (i + 1) + ' of the proven ' + name +
+                             ' (data-kix-slot="' + name + '")');
+        });
+      });
+    }
+
     function key(k) { return 'key ' + k.slice(0, 16); }
     function day(t) { return t ? t.slice(0, 10) : 'not recorded'; }
 
@@ -1818,6 +1891,38 @@
         ? 'this run is #1' : 'Compare with #1 \u2192')] : 'not ranked') : null);
       fill('evidence', x ? evidenceText(x) : null);
       fill('title', p.objects ? runTitle(m.value, p.objects) : null);
+      /* the window's title too: the header's words, proven, or the page's
+       * own words marked unproven */
+      if (p.objects && 'title' in doc) doc.title = runTitle(m.value, p.objects) + ' \u00b7 run ' + v.runId;
+      else if ('title' in doc && !/^\(unproven\) /.test(doc.title)) doc.title = '(unproven) ' + doc.title;
+      fill('tree-size', p.cp ? String(p.cp.size) : null);
+      fill('published', x && x.publication ? 'Published ' + day(x.publication.at) +
+        (x.publication.source ? ' \u00b7 ' + x.publication.source : '') + ' \u00b7 ' +
+        (x.publication.license || 'license not stated') : null);
+      /* "none yet" or the table, by what was proven */
+      [['reruns', x && x.reruns.length], ['attestations', x && x.attestations.length]].forEach(function (t) {
+        if (!x) return;
+        slots(t[0] + '-none').forEach(function (el) { el.hidden = !!t[1]; mark(el, true); });
+        slots(t[0] + '-table').forEach(function (el) { el.hidden = !t[1]; mark(el, true); });
+      });
+      var cite = x && p.cp && m ? citeForms(v.runId, p.digest, m.value, x, p.cp,
+                                            new Date().toISOString().slice(0, 10)) : null;
+      fill('cite-about', cite ? ['Permalink ', link(cite.link, cite.link), textBreak(), 'Manifest digest ',
+        code(p.digest), textBreak(), 'Accessed ' + cite.text.slice(-10) + ' \u00b7 log ' + p.cp.origin +
+        ' at size ' + p.cp.size] : null);
+      fill('cite-text', cite ? cite.text : null);
+      fill('cite-bibtex', cite ? cite.bibtex : null);
+      fill('cite-csl', cite ? cite.csl : null);
+      slots('cite-bibtex-file').forEach(function (el) {
+        if (cite) el.setAttribute('href', 'data:application/x-bibtex;charset=utf-8,' +
+                                          encodeURIComponent(cite.bibtex));
+        mark(el, !!cite);
+      });
+      slots('cite-csl-file').forEach(function (el) {
+        if (cite) el.setAttribute('href', 'data:application/vnd.citationstyles.csl+json;' +
+                                          'charset=utf-8,' + encodeURIComponent(cite.csl));
+        mark(el, !!cite);
+      });
       table('reruns', x ? x.reruns.map(function (r) {
         var f = r.figures;
         return [String(r.index), day(r.observedAt), r.outcome,
@@ -1865,6 +1970,12 @@
       required('rank', 'the run\u2019s rank');
       required('entries', 'the entries about the run');
       if (p.figures.have) required('median', 'the run\u2019s median');
+      /* a page written before the run's first rerun (attestation) shows
+       * "none yet" and hides the table: the proven rows are shown instead */
+      [['reruns', x.reruns.length], ['attestations', x.attestations.length]].forEach(function (t) {
+        slots(t[0] + '-none').forEach(function (el) { el.hidden = !!t[1]; });
+        slots(t[0] + '-table').forEach(function (el) { el.hidden = !t[1]; });
+      });
       if (x.reruns.length) required('reruns', 'the run\u2019s ' + x.reruns.length + ' reruns');
       if (x.attestations.length)
         required('attestations', 'the run\u2019s ' + x.attestations.length + ' attestations');
@@ -1940,6 +2051,11 @@
     })().then(function () {
       var s = summary(page, proven, null);
       write(proven);
+      try {
+        visibleRows(page === 'group' ? ['group-rows'] : ['reruns', 'attestations', 'entries']);
+      } catch (e) {
+        s = summary(page, proven, e instanceof Fail ? e : new Fail(String(e)));
+      }
       show(s.state, s.text);
     }, function (e) {
       write(proven);

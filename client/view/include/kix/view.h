@@ -107,7 +107,7 @@ struct kix_view_row {
     char value[1024];
     const char *object; /* "manifest", "<field>Digest" or "" */
     char ptr[192];
-    const char *fmt; /* text|count|ns|bytes|list|shape|date */
+    const char *fmt; /* text|count|ns|bytes|list|shape|gpu|date */
 };
 struct kix_view_section {
     const char *title;
@@ -168,7 +168,7 @@ void kix_run_view_staleness(const struct kix_run_view *v, long stale_days, int64
                             size_t cap);
 
 /* A field's value written as a section row writes it: fmt is one of
- * text, count, ns, bytes, list, shape, date (PROTOCOL.md "The view
+ * text, count, ns, bytes, list, shape, gpu, date (PROTOCOL.md "The view
  * documents"); "" when v does not fit it. */
 void kix_view_format(json_t *v, const char *fmt, char *out, size_t cap);
 
