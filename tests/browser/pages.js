@@ -499,7 +499,7 @@ async function reader(browser) {
     cases.push(['the page of an older export beside today\'s JSON, tiles and checkpoint', runPath,
       fs.readFileSync(path.join(EXP_OLD, 'runs', RUN), 'utf8'), async (p, v) => {
         const t = await visible(p);
-        const size = await p.evaluate(() => document.querySelector('[data-kix-slot="tree-size"]').textContent);
+        const size = await p.evaluate(() => (document.querySelector('[data-kix-slot="tree-size"]') || {}).textContent);
         return v.state === 'fail' || (!t.includes('No controlled reruns yet.') && !t.includes('No attestations yet.') &&
                                       size === SIZE && t.includes('Reproduced by a controlled rerun'));
       }]);
