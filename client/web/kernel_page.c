@@ -237,6 +237,8 @@ static int sweep_slots(struct kix_tpl *t, const struct kix_kernel_view *v)
             return rc;
         rc = line_slots(row, v, s, &x, &y);
     }
+    if (rc == KIX_OK)
+        rc = kix_tpl_set(t, "sweepCountS", index == 1 ? "" : "s");
     return rc ? rc : kix_tpl_setf(t, "sweepCount", "%zu", index);
 }
 
@@ -293,7 +295,9 @@ static int kernel_html(const struct kix_kernel_view *v, struct kix_buf *out, str
     if (rc == KIX_OK && ((rc = kix_tpl_set(t, "kernel", v->kernel)) ||
                          (rc = kix_tpl_set(t, "origin", v->home->origin)) ||
                          (rc = kix_tpl_setf(t, "groupCount", "%zu", v->nrows)) ||
+                         (rc = kix_tpl_set(t, "groupCountS", v->nrows == 1 ? "" : "s")) ||
                          (rc = kix_tpl_setf(t, "runs", "%llu", (unsigned long long)v->runs)) ||
+                         (rc = kix_tpl_set(t, "runsS", v->runs == 1 ? "" : "s")) ||
                          (rc = kix_tpl_setn(t, "view", (const char *)doc.ptr, doc.len)) ||
                          (rc = gpu_slots(t, v)) || (rc = sweep_slots(t, v))))
         rc = kix_err_set(err, rc, "out of memory");

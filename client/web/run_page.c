@@ -226,6 +226,22 @@ static int run_cite(struct kix_tpl *t, const struct kix_run_view *v, const char 
     return rc;
 }
 
+/* The run's kernel as its kernel page is named (kernels/<kernel>): the
+ * workload's spec.kernel, "" without one. */
+static const char *kernel_id(const struct kix_run_view *v)
+{
+    const char *want =
+        json_string_value(json_object_get(json_object_get(v->manifest, "spec"), "workloadDigest"));
+    const char *k;
+
+    for (size_t i = 0; want && i < v->nobjects; i++)
+        if (strcmp(v->objects[i].digest, want) == 0 &&
+            (k = json_string_value(
+                 json_object_get(json_object_get(v->objects[i].json, "spec"), "kernel"))) != NULL)
+            return k;
+    return "";
+}
+
 static int run_slots(struct kix_tpl *t, const struct kix_run_view *v, const struct kix_buf *doc,
                      int64_t now)
 {
@@ -245,6 +261,7 @@ static int run_slots(struct kix_tpl *t, const struct kix_run_view *v, const stru
         (rc = kix_tpl_set(t, "origin", v->origin)) || (rc = kix_tpl_set(t, "title", v->title)) ||
         (rc = kix_tpl_set(t, "implementation", v->implementation)) ||
         (rc = kix_tpl_set(t, "kernel", v->kernel)) ||
+        (rc = kix_tpl_set(t, "kernelId", kernel_id(v))) ||
         (rc = kix_tpl_set(t, "status", status && *status ? status : "unknown")) ||
         (rc = kix_tpl_set(t, "evidenceText", v->evidence_text)) ||
         (rc = kix_tpl_set(t, "stale", stale)) ||

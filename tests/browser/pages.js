@@ -458,6 +458,50 @@ async function tampers(browser) {
   }
 }
 
+/* Issue 37, "labels the reader has to guess": each page says what its
+ * figures are, links its kernel's page, shows "none yet" instead of an
+ * empty table, counts in the right number, and the kernel's charts keep a
+ * readable size on a phone (the chart scrolls sideways). */
+async function labels(browser) {
+  const look = async (url, vp, fn) => {
+    const page = await open(browser, url, vp);
+    await verdict(page);
+    const r = await page.evaluate(fn);
+    await page.close();
+    return r;
+  };
+  const home = await look(H + '/', VIEWPORTS[0], () => document.body.innerText);
+  check(!/\b1 (kernels|comparison groups|ranked runs)\b/.test(home) && /\b1 kernel\b/.test(home),
+        'the home page counts in the right number: ' + home.split('\n').find((l) => /kernel/.test(l)));
+  const kernelLink = () => [...document.querySelectorAll('a')].some((a) => /\/kernels\/rope$/.test(a.href) && a.checkVisibility());
+  check(await look(H + '/runs/' + RUN, VIEWPORTS[0], kernelLink), 'the run page links its kernel\'s page');
+  check(await look(H + '/groups/' + GROUP, VIEWPORTS[0], kernelLink), 'the group page links its kernel\'s page');
+  const vs = await look(H + '/groups/' + GROUP, VIEWPORTS[0], () => {
+    const th = [...document.querySelectorAll('th')].find((t) => t.textContent.trim() === 'vs #1');
+    const legend = document.body.innerText.split('\n').find((l) => l.startsWith('vs #1:'));
+    return { title: th && th.querySelector('[title]') ? th.querySelector('[title]').title : '', legend };
+  });
+  check(/median/.test(vs.title) && /divided by this run/.test(vs.legend || ''), '"vs #1" is explained: ' + JSON.stringify(vs));
+  const none = await look(H + '/runs/' + OLD, VIEWPORTS[0], () => ['reruns', 'attestations'].map((id) => ({
+    table: document.getElementById(id).checkVisibility(),
+    message: document.body.innerText.includes('No ' + (id === 'reruns' ? 'controlled reruns' : 'attestations') + ' yet.') })));
+  check(none.every((x) => x.message && !x.table), 'a run without reruns or attestations says so, with no empty table: ' + JSON.stringify(none));
+  const k = await fetch(H + '/kernels/rope');
+  if (k.ok) {
+    const metric = await look(H + '/kernels/rope', VIEWPORTS[0], () => {
+      const t = [...document.querySelectorAll('h3 + .table-wrap table')][0];
+      const heads = [...t.querySelectorAll('th')].map((h) => h.textContent);
+      const col = heads.indexOf('metric');
+      return { heads, cells: [...t.querySelectorAll('tbody tr')].map((r) => r.cells[col] && r.cells[col].textContent) };
+    });
+    check(metric.heads.includes('metric') && metric.cells.length && metric.cells.every((c) => c === 'latency' || c === 'peak memory'),
+          'the kernel page names each group\'s metric: ' + JSON.stringify(metric).slice(0, 200));
+    const charts = await look(H + '/kernels/rope', VIEWPORTS[1], () => [...document.querySelectorAll('figure.sweep svg')]
+      .map((svg) => Math.round(svg.getBoundingClientRect().width)));
+    check(charts.length && charts.every((w) => w >= 600), 'the kernel page\'s charts keep their drawn size at 390 px (scrolling): ' + JSON.stringify(charts));
+  }
+}
+
 /* Issue 37, "the page shows things it did not prove", and issue 42, "every
  * page pins its log": the page's own script unchanged, each edit either
  * turns the page red or is written over by what was proven. */
@@ -547,7 +591,7 @@ async function reader(browser) {
   const t0 = Date.now();
   try {
     /* each part's time, so a slow run shows where it went */
-    for (const part of [pageKinds, provenSlots, elsewhere, tampers, reader]) {
+    for (const part of [pageKinds, provenSlots, elsewhere, tampers, reader, labels]) {
       const t = Date.now();
       await part(browser);
       console.log('time: ' + part.name + ' ' + ((Date.now() - t) / 1000).toFixed(1) + ' s');

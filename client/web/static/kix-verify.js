@@ -1082,6 +1082,15 @@
     }).join(', ') + ']';
   }
 
+  /* The run's kernel as C's run view names it (client/view/run_view.c):
+   * the workload title's first part, else its spec.kernel. */
+  function kernelName(objects) {
+    var work = objects.workloadDigest || {}, dot = ' \u00b7 ';
+    var title = typeof (work.metadata || {}).title === 'string' ? work.metadata.title : '';
+    return title ? (title.indexOf(dot) >= 0 ? title.slice(0, title.indexOf(dot)) : title)
+                 : str((work.spec || {}).kernel) || '';
+  }
+
   /* The page's header in words: implementation · kernel · workload
    * parameters · pass · GPU · dtype, each from the proven objects, the
    * ones a run does not record left out. */
@@ -1091,9 +1100,7 @@
     var impl = (objects.implementationDigest || {}).spec || {};
     var proto = (objects.protocolDigest || {}).spec || {}, env = (objects.environmentDigest || {}).spec || {};
     var str = function (x) { return typeof x === 'string' ? x : ''; };
-    var title = str((work.metadata || {}).title), dot = ' \u00b7 ';
-    var kernel = title ? (title.indexOf(dot) >= 0 ? title.slice(0, title.indexOf(dot)) : title)
-                       : str(w.kernel);
+    var dot = ' \u00b7 ', kernel = kernelName(objects);
     var params = w.parameters && typeof w.parameters === 'object' ? w.parameters : {};
     var workload = Object.keys(params).map(function (k) {
       return k + ' = ' + formatField(params[k], 'text');
@@ -1896,6 +1903,14 @@
       if (p.objects && 'title' in doc) doc.title = runTitle(m.value, p.objects) + ' \u00b7 run ' + v.runId;
       else if ('title' in doc && !/^\(unproven\) /.test(doc.title)) doc.title = '(unproven) ' + doc.title;
       fill('tree-size', p.cp ? String(p.cp.size) : null);
+      slots('kernel-link').forEach(function (el) {
+        var k = p.objects ? str(((p.objects.workloadDigest || {}).spec || {}).kernel) : null;
+        if (k) {
+          el.setAttribute('href', siteHref('kernels/' + encodeURIComponent(k)));
+          el.textContent = 'kernel ' + k;
+        }
+        mark(el, !!k);
+      });
       fill('published', x && x.publication ? 'Published ' + day(x.publication.at) +
         (x.publication.source ? ' \u00b7 ' + x.publication.source : '') + ' \u00b7 ' +
         (x.publication.license || 'license not stated') : null);
