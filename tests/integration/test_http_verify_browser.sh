@@ -122,7 +122,7 @@ expect_verified() { # URL NAME
   local s
   s=$(status "$WORK/dom.html")
   case "$s" in
-    "ok: verified against kix.test/log at size $SIZE: checkpoint signature, inclusion of "*) ;;
+    "ok: verified against kix.test/log at size $SIZE: run "*". Proven: checkpoint signature, inclusion of "*) ;;
     *) fail "$2: the page says: $s" ;;
   esac
   case "$s" in
