@@ -115,7 +115,7 @@ copy_export() {
 # status FILE: the verifier's status line in a dumped DOM
 status() { python3 -c 'import re,sys
 m = re.search(r"<p id=\"verify-status\" data-state=\"(\w+)\"[^>]*>(.*?)</p>", open(sys.argv[1]).read(), re.S)
-print((m.group(1) + ": " + m.group(2)) if m else "no status line")' "$1"; }
+print((m.group(1) + ": " + re.sub(r"<[^>]*>", "", m.group(2))) if m else "no status line")' "$1"; }
 
 expect_verified() { # URL NAME
   dom "$1" "$WORK/dom.html" || fail "$2: chromium failed: $(tail -3 "$WORK/chrome.log")"

@@ -1765,7 +1765,21 @@
     }
 
     function show(state, text) {
-      status.textContent = text;
+      /* the proven facts first and plain; the checks behind them after,
+       * smaller (the text is the same either way) */
+      var at = state === 'ok' ? text.indexOf(' Proven: ') : -1;
+      if (at < 0 || !doc.createTextNode) {
+        status.textContent = text;
+      } else {
+        clear(status);
+        var facts = doc.createElement('span'), how = doc.createElement('span');
+        facts.className = 'facts';
+        how.className = 'proofs';
+        facts.textContent = text.slice(0, at + 1);
+        how.textContent = text.slice(at + 1);
+        status.appendChild(facts);
+        status.appendChild(how);
+      }
       status.setAttribute('data-state', state);
       if (state === 'fail') status.setAttribute('role', 'alert');
       if (status.hidden) status.hidden = false;
