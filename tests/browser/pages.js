@@ -524,6 +524,11 @@ async function reader(browser) {
       const t = await visible(p);
       return v.state === 'fail' || (!t.includes('(edited)') && v.text.includes(impl));
     }],
+    ['the GPU name edited in the group page\'s text', groupPath, group.split(gpu).join('NVIDIA H100 (edited)'), async (p, v) => {
+      const t = await visible(p);
+      const h1 = await p.evaluate(() => document.querySelector('[data-kix-slot="group-title"]').getAttribute('data-verified'));
+      return v.state === 'fail' || (!t.includes('(edited)') && t.includes(gpu) && h1 === 'yes');
+    }],
     ['the attestation\'s log-entries row removed', runPath, run.replace(/<tr [^>]*data-type="attestation"[^>]*>[\s\S]*?<\/tr>\n?/, ''), async (p, v) => {
       const types = await p.evaluate(() => [...document.querySelectorAll('[data-kix-slot="entries"] tr')].map((r) => r.cells[1].textContent));
       return v.state === 'fail' || types.includes('attestation');
@@ -561,6 +566,15 @@ async function reader(browser) {
     const v = await verdict(page);
     check(v.state === 'ok' && ['run ' + RUN, gpu, impl, 'median ', 'rank 1 of 2', 'Reproduced by a controlled rerun'].every((w) => v.text.includes(w)),
           'the green line names the run, GPU, implementation, median, rank and evidence: ' + v.text.slice(0, 300));
+    await page.close();
+  }
+  /* the group's words the verifier writes are the server's, proven */
+  {
+    const page = await open(browser, H + '/' + groupPath);
+    const v = await verdict(page);
+    const h1 = await page.evaluate(() => { const e = document.querySelector('[data-kix-slot="group-title"]'); return [e.textContent, e.getAttribute('data-verified')]; });
+    const server = /data-kix-slot="group-title">([^<]*)</.exec(group)[1];
+    check(v.state === 'ok' && h1[0] === server && h1[1] === 'yes', 'the group\'s title, proven, reads as the server wrote it: ' + JSON.stringify(h1) + ' vs ' + server);
     await page.close();
   }
   /* ?kix-base= at a copy rolled back to an older size, and at another log's copy */

@@ -1542,7 +1542,7 @@
       name = str(((impl && impl.spec) || {}).name) || '';
     }
     var observed = str(spec.observedAt);
-    return { evidence: run.evidence, implementation: name, provider: provider,
+    return { evidence: run.evidence, implementation: name, provider: provider, manifest: manifest,
              figures: figuresOf(manifest),
              observed: observed ? observed.slice(0, 10) : '' };
   }
@@ -1614,7 +1614,39 @@
       compareGroupRow(view.rows[k], members[k], row);
       proven.rows[members[k].runId] = row;
     }
+    if (members.length)
+      proven.title = await groupTitle(view, proven.rows[members[0].runId].manifest);
     return proven;
+  }
+
+  /* The group in words (kernel · workload · pass · GPU, as C's group view
+   * writes them: client/view/site_views.c), from the Workload and
+   * ExecutionEnvironment objects the view carries, each hashing to the
+   * digest a proven member's manifest names (every member names the same:
+   * the comparison key holds them). null when the view does not carry
+   * them (the title then stays unproven). */
+  async function groupTitle(view, manifest) {
+    var spec = (manifest && manifest.spec) || {}, objs = {};
+    var fields = [['workloadCanonical', 'workloadDigest'], ['environmentCanonical', 'environmentDigest']];
+    for (var i = 0; i < fields.length; i++) {
+      var text = str(view[fields[i][0]]), want = spec[fields[i][1]];
+      if (text === undefined || typeof want !== 'string') return null;
+      if ('sha256:' + hex(await sha256(enc.encode(text))) !== want)
+        throw new Fail('the group\u2019s ' + fields[i][1].replace('Digest', '') + ' object shown ' +
+                       'is not the one its runs\u2019 manifests name (' + want + ')');
+      try { objs[fields[i][1]] = JSON.parse(text); } catch (e) {
+        throw new Fail('the group\u2019s ' + fields[i][1].replace('Digest', '') + ' object is not JSON');
+      }
+    }
+    var w = (objs.workloadDigest || {}).spec || {}, hw = ((objs.environmentDigest || {}).spec || {}).hardware || {};
+    var dot = ' \u00b7 ', params = w.parameters && typeof w.parameters === 'object' ? w.parameters : {};
+    var work = Object.keys(params).sort().map(function (k) {
+      return k + ' = ' + formatField(params[k], 'text');
+    }).join(dot);
+    if (str(w.dtype)) work += (work ? dot : '') + w.dtype;
+    var bench = str((spec.sourceNative || {}).benchmark) || '', at = bench.indexOf('/');
+    var pass = at >= 0 ? bench.slice(at + 1).split('/')[0] : '';
+    return [str(w.kernel) || '', work, pass, str(hw.product) || ''].join(dot);
   }
 
   /* What a page at `pathname` is about, by its place in the site
@@ -2030,6 +2062,8 @@
     function writeGroup(p) {
       var members = p.members;
       fill('group-size', members ? String(p.size) : null);
+      fill('group-title', p.title || null);
+      if ('title' in doc && p.title) doc.title = p.title + ' \u2014 comparison group';
       fill('group-page', members ? pageWords(p) : null);
       slots('group-rows').forEach(function (tbody) {
         if (!members) return mark(tbody, false);

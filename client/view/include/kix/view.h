@@ -221,6 +221,11 @@ struct kix_group_view {
     /* the group in words, from its best run: kernel, workload (its
      * parameters and dtype), timed pass, GPU */
     char kernel[64], workload[160], mode[16], gpu[64];
+    /* what proves those words: the group's Workload and
+     * ExecutionEnvironment objects (canonical, NUL-terminated, malloc'ed;
+     * NULL where the store has none), the ones every member's manifest
+     * names (the comparison key holds their digests) */
+    char *workload_canonical, *environment_canonical;
     uint64_t best_value;        /* rank 1's, for speed-ups */
     struct kix_group_row *rows; /* best first, at most KIX_VIEW_GROUP_MAX */
     size_t nrows;
