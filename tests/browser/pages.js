@@ -580,11 +580,11 @@ async function reader(browser) {
   /* ?kix-base= at a copy rolled back to an older size, and at another log's copy */
   const here = await serveDir(EXP, {});
   const keyName = (k) => k.split('+').slice(0, 2).join('+');
-  for (const [what, dir, ok] of [
+  for (const [what, dir, ok, shot] of [
     ['a copy rolled back to an older size', EXP_OLD, (v, old) => v.state === 'stale' &&
-      v.text.includes('size ' + old.treeSize + ', older than the size ' + SIZE)],
+      v.text.includes('size ' + old.treeSize + ', older than the size ' + SIZE), 'run-stale'],
     ['another log\'s copy (the same origin, another key)', EXP_OTHER, (v, other) => v.state === 'fail' &&
-      v.text.includes(keyName(view.logKey)) && v.text.includes(keyName(other.logKey)) && keyName(view.logKey) !== keyName(other.logKey)]]) {
+      v.text.includes(keyName(view.logKey)) && v.text.includes(keyName(other.logKey)) && keyName(view.logKey) !== keyName(other.logKey), 'run-another-key']]) {
     if (!dir) continue;
     const copy = await serveDir(dir, {});
     const theirs = JSON.parse(fs.readFileSync(path.join(dir, 'runs', RUN + '.json'), 'utf8'));
@@ -593,6 +593,12 @@ async function reader(browser) {
       const page = await open(browser, here.url + '/' + p + '?kix-base=' + encodeURIComponent(copy.url + '/'));
       const v = await verdict(page);
       check(ok(v, theirs), p.split('/')[0] + ' page, ?kix-base= at ' + what + ': ' + v.state + ': ' + v.text.slice(0, 300));
+      /* what the reader sees of it, at both sizes */
+      if (p === runPath)
+        for (const vp of VIEWPORTS) {
+          await page.setViewport(vp);
+          await page.screenshot({ path: path.join(SHOTS, shot + '-' + vp.width + 'x' + vp.height + '.png') });
+        }
       await page.close();
     }
     await copy.close();
