@@ -72,16 +72,20 @@ static struct kix_view_row *add_row(struct kix_view_section *s, const char *labe
     r->object = object ? object : "";
     snprintf(r->ptr, sizeof(r->ptr), "%s", ptr ? ptr : "");
     r->fmt = fmt;
+    r->words = "";
     return r;
 }
 
-/* A computed row (no single field): value in words. */
-static int words_row(struct kix_view_section *s, const char *label, const char *value)
+/* A computed row (no single field): value in words; kind names how the
+ * page's verifier computes it again (kix_view_row.words). */
+static int words_row(struct kix_view_section *s, const char *label, const char *kind,
+                     const char *value)
 {
     struct kix_view_row *r = add_row(s, label, "", "", "text");
 
     if (!r)
         return KIX_ENOMEM;
+    r->words = kind;
     snprintf(r->value, sizeof(r->value), "%s", value);
     kix__utf8_trim(r->value);
     return KIX_OK;
@@ -319,7 +323,7 @@ static int identity(struct kix_run_view *v, struct kix_view_section *s)
             rc = field_row(s, label, "implementationDigest", impl, ptr, "text");
         }
         if (rc == KIX_OK && !json_object_get(json_object_get(impl, "spec"), "revision"))
-            rc = words_row(s, "revision", "unknown");
+            rc = words_row(s, "revision", "revision", "unknown");
     }
     if (rc == KIX_OK && work)
         rc = field_row(s, "workload", "workloadDigest", work, "/metadata/title", "text");
@@ -335,21 +339,22 @@ static int identity(struct kix_run_view *v, struct kix_view_section *s)
     if (rc == KIX_OK)
         rc = *v->observed
                  ? field_row(s, "observed at", "manifest", v->manifest, "/spec/observedAt", "text")
-                 : words_row(s, "observed at", "not recorded");
+                 : words_row(s, "observed at", "observed", "not recorded");
     if (rc == KIX_OK)
         rc = field_row(s, "benchmark", "manifest", v->manifest, "/spec/sourceNative/benchmark",
                        "text");
     if (rc == KIX_OK)
-        rc = words_row(s, "comparison key", v->res->rank.group_size ? v->group : "(not ranked)");
+        rc = words_row(s, "comparison key", "comparison-key",
+                       v->res->rank.group_size ? v->group : "(not ranked)");
     if (rc == KIX_OK && v->source[0])
-        rc = words_row(s, "source", v->source);
+        rc = words_row(s, "source", "source", v->source);
     if (rc == KIX_OK)
         rc = field_row(s, "source url", "manifest", v->manifest, "/spec/sourceNative/url", "text");
     if (rc == KIX_OK)
         rc = field_row(s, "external id", "manifest", v->manifest, "/spec/sourceNative/externalId",
                        "text");
     if (rc == KIX_OK)
-        rc = words_row(s, "digest", v->manifest_digest);
+        rc = words_row(s, "digest", "digest", v->manifest_digest);
     return rc;
 }
 
@@ -386,7 +391,7 @@ static int workload(struct kix_run_view *v, struct kix_view_section *s)
         scalar_text(kix__json_pointer(w, "/spec/x/value"), value, sizeof(value));
         snprintf(text, sizeof(text), "%s%s%s%s%s%s", name, *label ? " (" : "", label,
                  *label ? ")" : "", *value ? " = " : "", value);
-        rc = words_row(s, "x (swept)", text);
+        rc = words_row(s, "x (swept)", "swept", text);
     }
     if (rc == KIX_OK)
         rc = field_row(s, "dtype", "workloadDigest", w, "/spec/dtype", "text");
@@ -501,7 +506,7 @@ static int environment(struct kix_run_view *v, struct kix_view_section *s)
     if (rc == KIX_OK && json_object_size(sw))
         rc = flatten(s, "environmentDigest", env, sw, "/spec/software", "", "software");
     else if (rc == KIX_OK)
-        rc = words_row(s, "software", "not recorded");
+        rc = words_row(s, "software", "software", "not recorded");
     if (rc == KIX_OK)
         rc = field_row(s, "notes", "environmentDigest", env, "/spec/notes", "text");
     return rc;

@@ -158,7 +158,8 @@ static int run_sections(struct kix_tpl *t, const struct kix_run_view *v)
             if ((rc = kix_tpl_set(row, "label", w->label)) ||
                 (rc = kix_tpl_set(row, "value", w->value)) ||
                 (rc = kix_tpl_set(row, "object", w->object)) ||
-                (rc = kix_tpl_set(row, "ptr", w->ptr)) || (rc = kix_tpl_set(row, "fmt", w->fmt)))
+                (rc = kix_tpl_set(row, "ptr", w->ptr)) || (rc = kix_tpl_set(row, "fmt", w->fmt)) ||
+                (rc = kix_tpl_set(row, "words", w->words ? w->words : "")))
                 return rc;
         }
     }

@@ -529,6 +529,13 @@ async function reader(browser) {
       const h1 = await p.evaluate(() => document.querySelector('[data-kix-slot="group-title"]').getAttribute('data-verified'));
       return v.state === 'fail' || (!t.includes('(edited)') && t.includes(gpu) && h1 === 'yes');
     }],
+    ['the computed rows (comparison key, digest, source) edited', runPath,
+      run.replace(/(data-kix-words="(comparison-key|digest|source)">)[^<]*/g, '$1edited'), async (p, v) => {
+        const rows = await p.evaluate(() => [...document.querySelectorAll('[data-kix-slot="words"]')].map((e) => [e.getAttribute('data-kix-words'), e.textContent, e.getAttribute('data-verified')]));
+        const by = Object.fromEntries(rows.map((r) => [r[0], r]));
+        return v.state === 'fail' || (rows.length >= 3 && rows.every((r) => r[1] !== 'edited' && r[2] === 'yes') &&
+                                      by.digest[1] === view.manifestDigest && by['comparison-key'][1] === view.rank.group);
+      }],
     ['the attestation\'s log-entries row removed', runPath, run.replace(/<tr [^>]*data-type="attestation"[^>]*>[\s\S]*?<\/tr>\n?/, ''), async (p, v) => {
       const types = await p.evaluate(() => [...document.querySelectorAll('[data-kix-slot="entries"] tr')].map((r) => r.cells[1].textContent));
       return v.state === 'fail' || types.includes('attestation');

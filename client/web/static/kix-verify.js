@@ -1149,6 +1149,36 @@
     return { link: link, text: text, bibtex: bibtex, csl: JSON.stringify([sorted], null, 2) + '\n' };
   }
 
+  /* A computed row of the run page's sections (data-kix-words: C's
+   * words_row kinds, client/view/sections.c) from what was proven (p: the
+   * verifier's `proven`); null for a kind it does not know. */
+  function computedRow(kind, p) {
+    var spec = p.manifest.value.spec || {}, f = p.facts, x = p.run;
+    var o = function (field) { return (p.objects[field] || {}).spec || {}; };
+    switch (kind) {
+    case 'revision':
+      return o('implementationDigest').revision !== undefined
+        ? formatField(o('implementationDigest').revision, 'text') : 'unknown';
+    case 'observed': return str(spec.observedAt) || 'not recorded';
+    case 'comparison-key': return f && f.rank ? f.rank.group : '(not ranked)';
+    case 'source': return x.publication ? x.publication.source : '';
+    case 'digest': return p.digest;
+    case 'swept': {
+      var sx = o('workloadDigest').x || {}, name = formatField(sx.name, 'text');
+      var label = sx.label === undefined ? '' : formatField(sx.label, 'text');
+      var value = sx.value === undefined ? '' : formatField(sx.value, 'text');
+      return (sx.name === undefined ? '' : name) + (label ? ' (' + label + ')' : '') +
+             (value ? ' = ' + value : '');
+    }
+    case 'software': {
+      var sw = o('environmentDigest').software;
+      return sw && typeof sw === 'object' && Object.keys(sw).length ? formatField(sw, 'text')
+                                                                      : 'not recorded';
+    }
+    default: return null;
+    }
+  }
+
   /* The evidence line (kix show's, client/view/text.c, with the rerun's date). */
   function evidenceText(x) {
     var on = x.evidenceEntry && x.evidenceEntry.observedAt
@@ -2009,6 +2039,11 @@
       }) : null);
       doc.querySelectorAll('tr[data-kix-entry]').forEach(function (tr) {
         mark(tr, !!(p.entries && p.entries[tr.getAttribute('data-kix-entry')] && x));
+      });
+      doc.querySelectorAll('[data-kix-slot="words"]').forEach(function (el) {
+        var t = m && x && p.objects ? computedRow(el.getAttribute('data-kix-words') || '', p) : null;
+        if (t !== null) put(el, t);
+        mark(el, t !== null);
       });
       doc.querySelectorAll('[data-kix-slot="field"]').forEach(function (el) {
         var name = el.getAttribute('data-kix-object') || '', obj = name === 'manifest'

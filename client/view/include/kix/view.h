@@ -108,6 +108,10 @@ struct kix_view_row {
     const char *object; /* "manifest", "<field>Digest" or "" */
     char ptr[192];
     const char *fmt; /* text|count|ns|bytes|list|shape|gpu|date */
+    /* a computed row's kind, which the page's verifier recomputes
+     * (revision, observed, comparison-key, source, digest, swept,
+     * software; PROTOCOL.md "The pages' verifier"); "" for a field row */
+    const char *words;
 };
 struct kix_view_section {
     const char *title;
