@@ -529,9 +529,10 @@ async function reader(browser) {
       const h1 = await p.evaluate(() => document.querySelector('[data-kix-slot="group-title"]').getAttribute('data-verified'));
       return v.state === 'fail' || (!t.includes('(edited)') && t.includes(gpu) && h1 === 'yes');
     }],
-    ['the computed rows (comparison key, digest, source) edited', runPath,
-      run.replace(/(data-kix-words="(comparison-key|digest|source)">)[^<]*/g, '$1edited'), async (p, v) => {
-        const rows = await p.evaluate(() => [...document.querySelectorAll('[data-kix-slot="words"]')].map((e) => [e.getAttribute('data-kix-words'), e.textContent, e.getAttribute('data-verified')]));
+    ['the computed rows (comparison key, digest, source) and the correctness note edited', runPath,
+      run.replace(/(data-kix-words="(comparison-key|digest|source)">)[^<]*/g, '$1edited').replace(/Marked passed by the source/, 'Marked edited by the source'), async (p, v) => {
+        const rows = await p.evaluate(() => [...document.querySelectorAll('[data-kix-slot="words"], [data-kix-slot="section-note"]')].map((e) => [e.getAttribute('data-kix-words'), e.textContent, e.getAttribute('data-verified')]));
+        if (!rows.some((r) => /^Marked passed/.test(r[1]))) return false;
         const by = Object.fromEntries(rows.map((r) => [r[0], r]));
         return v.state === 'fail' || (rows.length >= 3 && rows.every((r) => r[1] !== 'edited' && r[2] === 'yes') &&
                                       by.digest[1] === view.manifestDigest && by['comparison-key'][1] === view.rank.group);

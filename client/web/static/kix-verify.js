@@ -2040,6 +2040,15 @@
       doc.querySelectorAll('tr[data-kix-entry]').forEach(function (tr) {
         mark(tr, !!(p.entries && p.entries[tr.getAttribute('data-kix-entry')] && x));
       });
+      /* a section's note: only Correctness has one (client/view/sections.c) */
+      slots('section-note').forEach(function (el) {
+        var spec = m ? m.value.spec || {} : null, ok = spec && el.getAttribute('data-kix-section') === 'correctness';
+        if (ok) put(el, 'Marked ' + (str(spec.status) || 'unknown') + ' by the source; ' +
+                        (spec.correctness && typeof spec.correctness === 'object' &&
+                         spec.correctness.policy !== undefined ? 'its correctness policy is below.'
+                                                               : 'the correctness policy was not published.'));
+        mark(el, !!ok);
+      });
       doc.querySelectorAll('[data-kix-slot="words"]').forEach(function (el) {
         var t = m && x && p.objects ? computedRow(el.getAttribute('data-kix-words') || '', p) : null;
         if (t !== null) put(el, t);
