@@ -576,6 +576,28 @@ async function reader(browser) {
           'the green line names the run, GPU, implementation, median, rank and evidence: ' + v.text.slice(0, 300));
     await page.close();
   }
+  /* the staleness line and the links to the run's group: written by the verifier */
+  {
+    const oldHtml = fs.readFileSync(path.join(EXP, 'runs', OLD), 'utf8');
+    const server = /data-kix-slot="staleness">([^<]*)</.exec(oldHtml);
+    const srv = await serveDir(EXP, { [runPath]: run.replace(/data-kix-slot="staleness">[^<]*</, 'data-kix-slot="staleness">Re-observed yesterday.<')
+      .replace(/href="\.\.\/groups\/[^"]*" data-kix-slot="group-link"/g, 'href="../groups/sha256:' + '0'.repeat(64) + '" data-kix-slot="group-link"') });
+    let page = await open(browser, srv.url + '/' + runPath);
+    let v = await verdict(page);
+    const got = await page.evaluate(() => ({ stale: document.querySelector('[data-kix-slot="staleness"]').textContent,
+      links: [...document.querySelectorAll('[data-kix-slot="group-link"]')].map((a) => a.getAttribute('href')) }));
+    const runStale = /data-kix-slot="staleness">([^<]*)</.exec(run);
+    check(v.state === 'ok' && runStale && got.stale === runStale[1] && got.stale !== 'Re-observed yesterday.' && got.links.length === 2 && got.links.every((h) => h.endsWith('/groups/' + GROUP)),
+          'an edited staleness line and group links are written over by the proven ones: ' + JSON.stringify(got));
+    await page.close();
+    await srv.close();
+    page = await open(browser, H + '/runs/' + OLD);
+    v = await verdict(page);
+    const stale = await page.evaluate(() => { const e = document.querySelector('[data-kix-slot="staleness"]'); return [e.textContent, e.getAttribute('data-verified')]; });
+    check(v.state === 'ok' && server && /^Not re-observed in \d+ days\.$/.test(stale[0]) && stale[0] === server[1] && stale[1] === 'yes',
+          'the staleness of a run last observed long ago, proven, as the server wrote it: ' + JSON.stringify(stale) + ' vs ' + (server && server[1]));
+    await page.close();
+  }
   /* the group's words the verifier writes are the server's, proven */
   {
     const page = await open(browser, H + '/' + groupPath);

@@ -1149,6 +1149,20 @@
     return { link: link, text: text, bibtex: bibtex, csl: JSON.stringify([sorted], null, 2) + '\n' };
   }
 
+  /* "Not re-observed in N days." when the run's last observation (its
+   * latest rerun's, else its own) is more than 90 days (kix show's default
+   * --stale-days) before `now` (ms), else "" (C's kix_run_view_staleness,
+   * client/view/run_view.c, as the run page's server writes it). */
+  function staleness(manifest, reruns, now) {
+    var last = reruns.map(function (r) { return r.observedAt; }).filter(function (t) { return t; })
+      .sort().pop() || str((manifest.spec || {}).observedAt) || '';
+    var d = /^(\d{4})-(\d{2})-(\d{2})(?:T(\d{2}):(\d{2}):(\d{2}))?/.exec(last);
+    if (!d) return '';
+    var t = Date.UTC(+d[1], +d[2] - 1, +d[3], +(d[4] || 0), +(d[5] || 0), +(d[6] || 0));
+    var days = Math.floor((now - t) / 86400000);
+    return days > 90 ? 'Not re-observed in ' + days + ' days.' : '';
+  }
+
   /* A computed row of the run page's sections (data-kix-words: C's
    * words_row kinds, client/view/sections.c) from what was proven (p: the
    * verifier's `proven`); null for a kind it does not know. */
@@ -2040,6 +2054,11 @@
       doc.querySelectorAll('tr[data-kix-entry]').forEach(function (tr) {
         mark(tr, !!(p.entries && p.entries[tr.getAttribute('data-kix-entry')] && x));
       });
+      slots('group-link').forEach(function (el) {
+        if (f && f.rank) el.setAttribute('href', siteHref('groups/' + f.rank.group));
+        mark(el, !!(f && f.rank));
+      });
+      fill('staleness', m && x ? staleness(m.value, x.reruns, Date.now()) : null);
       /* a section's note: only Correctness has one (client/view/sections.c) */
       slots('section-note').forEach(function (el) {
         var spec = m ? m.value.spec || {} : null, ok = spec && el.getAttribute('data-kix-section') === 'correctness';
