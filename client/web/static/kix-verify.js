@@ -1978,6 +1978,12 @@
       fill('manifest', m ? m.canonical : null);
       fill('manifest-digest', m ? p.digest : null);
       fill('status', m ? str((m.value.spec || {}).status) || 'unknown' : null);
+      /* its colour too: the class the server named it by */
+      if (m) slots('status').forEach(function (el) {
+        if (el.classList && /\bstatus\b/.test(el.className || ''))
+          el.className = 'status status-' + (str((m.value.spec || {}).status) || 'unknown').replace(/[^a-z_-]/gi, '') +
+                         (el.classList.contains('unproven') ? ' unproven' : '');
+      });
       fill('observed', m ? day(str((m.value.spec || {}).observedAt)) : null);
       fill('median', m ? (fig.have ? human(fig.median, fig.bytes) : 'not recorded') : null);
       fill('spread', m ? (fig.p20 !== undefined && fig.p80 !== undefined
