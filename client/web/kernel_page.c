@@ -228,9 +228,9 @@ static int sweep_slots(struct kix_tpl *t, const struct kix_kernel_view *v)
                               s->bytes ? "Median peak memory" : "Median latency")) ||
             (rc = kix_tpl_set(row, "metricShort",
                               s->bytes ? "median peak memory" : "median latency")) ||
-            (rc = kix_tpl_set(row, "yTitle",
-                              s->bytes ? "median peak memory (bytes, KiB, MiB…)"
-                                       : "median latency (ns, µs, ms…)")) ||
+            /* each tick names its unit (kix_human), so the title names
+             * only the quantity */
+            (rc = kix_tpl_set(row, "yTitle", s->bytes ? "median peak memory" : "median latency")) ||
             (rc = kix_tpl_setf(row, "lineCount", "%zu", s->nlines)) ||
             (rc = y_axis(row, v, s, &y)) || (rc = x_axis(row, v, s, &x)) ||
             (rc = kix_tpl_set(row, "logX", x.log ? "1" : "")))
