@@ -9,8 +9,11 @@
  * What it reads: ONLY the page's view document, the JSON in
  * <script type="application/json" id="kix-view"> ("kix.run/1" or
  * "kix.group/1"; without one, <page>.json from the log's site), the page's
- * kind and subject (#kix-verify's data-page and data-run / data-group) and
- * address, the C2SP tlog-tiles of the log's site (checkpoint,
+ * kind and subject (#kix-verify's data-page and data-run / data-group), its
+ * pin (#kix-verify's data-log-key, data-origin, data-size, data-root: the
+ * log it was written from, which every fetched view and checkpoint must
+ * be of: another key is red, an older size "stale", a later one must
+ * extend data-root) and address, the C2SP tlog-tiles of the log's site (checkpoint,
  * tile/<L>/<N>[.p/<W>], tile/entries/<N>[.p/<W>]) and, for a page whose
  * index proofs are old, its index files. Never the page's text.
  * The log's site: ?kix-base=<URL> in the page's address, else #kix-verify's
@@ -54,7 +57,8 @@
  *
  * What it writes (from what it proved, never from the view's claims, and
  * also what was proven before a check failed): #verify-status (data-state
- * "ok", or "fail" with what failed: a red banner), and the elements with
+ * "ok", its proven facts first; "stale" for a copy older than the page;
+ * or "fail" with what failed: a red banner), the window's title, and the elements with
  * data-kix-slot (PROTOCOL.md, "The pages' verifier", lists them and their
  * formats; numbers as C's kix_human writes them). Each gets
  * data-verified="yes" when proven, else data-verified="no" and the class
