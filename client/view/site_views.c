@@ -195,7 +195,7 @@ static void group_words(struct kix_log_reader *r, struct kix_group_view *v, cons
     struct kix_query_row q;
     struct kix_run_info info;
     struct kix_digest refs[KIX_QUERY_NREFS];
-    struct kix_bytes m, w = {NULL, 0};
+    struct kix_bytes m, w = {NULL, 0}, e;
 
     memset(&q, 0, sizeof(q));
     snprintf(q.run_id, sizeof(q.run_id), "%s", best);
@@ -211,6 +211,13 @@ static void group_words(struct kix_log_reader *r, struct kix_group_view *v, cons
         kix_log_reader_object(r, &refs[KIX_QUERY_WORKLOAD], &w) != KIX_OK)
         w.ptr = NULL;
     group_workload_words(w.ptr, w.len, v->workload, sizeof(v->workload));
+    /* for the page's verifier, which writes the group's words from them
+     * (without them, or short of memory, its title stays unproven) */
+    if (w.ptr)
+        v->workload_canonical = text_of(&w);
+    if (memcmp(&refs[KIX_QUERY_ENVIRONMENT], &none, sizeof(none)) != 0 &&
+        kix_log_reader_object(r, &refs[KIX_QUERY_ENVIRONMENT], &e) == KIX_OK)
+        v->environment_canonical = text_of(&e);
 }
 
 struct group_best {
@@ -363,6 +370,8 @@ void kix_group_view_release(struct kix_group_view *v)
     kix_buf_release(&v->index_note);
     free(v->group_record);
     free(v->group_proof);
+    free(v->workload_canonical);
+    free(v->environment_canonical);
     for (size_t i = 0; i < v->npages; i++) {
         free(v->pages[i].record);
         free(v->pages[i].proof);
@@ -403,6 +412,11 @@ int kix_group_view_json(const struct kix_group_view *v, unsigned flags, struct k
                json_pack("{s:s,s:s,s:s,s:s}", "kernel", v->kernel, "workload", v->workload, "pass",
                          v->mode, "gpu", v->gpu));
     bad |= set(o, "limit", json_integer((json_int_t)KIX_VIEW_GROUP_MAX));
+    /* what proves `title` (PROTOCOL.md, the kix.group/1 document) */
+    if (v->workload_canonical)
+        bad |= set(o, "workloadCanonical", json_string(v->workload_canonical));
+    if (v->environment_canonical)
+        bad |= set(o, "environmentCanonical", json_string(v->environment_canonical));
     for (size_t i = 0; rows && i < v->nrows; i++) {
         const struct kix_group_row *w = &v->rows[i];
         json_t *x =

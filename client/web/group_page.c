@@ -121,6 +121,7 @@ static int group_slots(struct kix_tpl *t, const struct kix_group_view *v, const 
         (rc = kix_tpl_setf(t, "last", "%llu", (unsigned long long)(v->offset + v->nrows))) ||
         (rc = kix_tpl_set(t, "unit", v->bytes ? "peak memory" : "median latency")) ||
         (rc = kix_tpl_setn(t, "logKey", (const char *)v->log_key.ptr, v->log_key.len)) ||
+        (rc = kix__page_pin(t, v->checkpoint.ptr, v->checkpoint.len)) ||
         (rc = kix_tpl_setn(t, "view", (const char *)doc->ptr, doc->len)))
         return rc;
     if ((rc = page > 1 ? page_link(t, "prev", v, page - 1, flags) : kix_tpl_set(t, "prev", "")) ||

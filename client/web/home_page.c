@@ -284,7 +284,8 @@ int kix__group_row_slots(struct kix_tpl *row, const struct kix_home_row *x)
         (rc = kix_tpl_set(row, "provider", x->provider)) ||
         (rc = kix_tpl_set(row, "group", x->group)) || (rc = kix_tpl_set(row, "best", x->best)) ||
         (rc = kix__tpl_run_href(row, "bestHref", x->best)) ||
-        (rc = kix_tpl_set(row, "median", human)))
+        (rc = kix_tpl_set(row, "median", human)) ||
+        (rc = kix_tpl_set(row, "metric", x->bytes ? "peak memory" : "latency")))
         return rc;
     return kix_tpl_setf(row, "runs", "%llu", (unsigned long long)x->group_size);
 }
@@ -303,6 +304,10 @@ static int home_slots(struct kix_tpl *t, const struct kix__home_model *m, size_t
         (rc = kix_tpl_setf(t, "groups", "%zu", v->nrows)) ||
         (rc = kix_tpl_setf(t, "rankedRuns", "%llu", (unsigned long long)v->ranked_runs)) ||
         (rc = kix_tpl_setf(t, "kernelCount", "%zu", v->nkernels)) ||
+        (rc = kix_tpl_set(t, "groupsS", v->nrows == 1 ? "" : "s")) ||
+        (rc = kix_tpl_set(t, "rankedRunsS", v->ranked_runs == 1 ? "" : "s")) ||
+        (rc = kix_tpl_set(t, "kernelCountS", v->nkernels == 1 ? "" : "s")) ||
+        (rc = kix_tpl_set(t, "treeSizeIes", v->tree_size == 1 ? "y" : "ies")) ||
         (rc = kix_tpl_setf(t, "page", "%zu", page)) ||
         (rc = kix_tpl_setf(t, "pages", "%zu", pages)) ||
         (rc = kix_tpl_set(t, "notFirst", page > 1 ? "1" : "")) ||

@@ -230,15 +230,17 @@ static int sweep_slots(struct kix_tpl *t, const struct kix_kernel_view *v)
                               s->bytes ? "Median peak memory" : "Median latency")) ||
             (rc = kix_tpl_set(row, "metricShort",
                               s->bytes ? "median peak memory" : "median latency")) ||
-            (rc = kix_tpl_set(row, "yTitle",
-                              s->bytes ? "median peak memory (bytes, KiB, MiB…)"
-                                       : "median latency (ns, µs, ms…)")) ||
+            /* each tick names its unit (kix_human), so the title names
+             * only the quantity */
+            (rc = kix_tpl_set(row, "yTitle", s->bytes ? "median peak memory" : "median latency")) ||
             (rc = kix_tpl_setf(row, "lineCount", "%zu", s->nlines)) ||
             (rc = y_axis(row, v, s, &y)) || (rc = x_axis(row, v, s, &x)) ||
             (rc = kix_tpl_set(row, "logX", x.log ? "1" : "")))
             return rc;
         rc = line_slots(row, v, s, &x, &y);
     }
+    if (rc == KIX_OK)
+        rc = kix_tpl_set(t, "sweepCountS", index == 1 ? "" : "s");
     return rc ? rc : kix_tpl_setf(t, "sweepCount", "%zu", index);
 }
 
@@ -295,7 +297,9 @@ static int kernel_html(const struct kix_kernel_view *v, struct kix_buf *out, str
     if (rc == KIX_OK && ((rc = kix_tpl_set(t, "kernel", v->kernel)) ||
                          (rc = kix_tpl_set(t, "origin", v->home->origin)) ||
                          (rc = kix_tpl_setf(t, "groupCount", "%zu", v->nrows)) ||
+                         (rc = kix_tpl_set(t, "groupCountS", v->nrows == 1 ? "" : "s")) ||
                          (rc = kix_tpl_setf(t, "runs", "%llu", (unsigned long long)v->runs)) ||
+                         (rc = kix_tpl_set(t, "runsS", v->runs == 1 ? "" : "s")) ||
                          (rc = kix_tpl_setn(t, "view", (const char *)doc.ptr, doc.len)) ||
                          (rc = gpu_slots(t, v)) || (rc = sweep_slots(t, v))))
         rc = kix_err_set(err, rc, "out of memory");

@@ -44,3 +44,19 @@ int kix__page_render(const unsigned char *tpl, size_t len, const struct kix_tpl 
 {
     return kix_tpl_render((const char *)tpl, len, t, out, err);
 }
+
+int kix__page_pin(struct kix_tpl *t, const void *cp, size_t len)
+{
+    /* a checkpoint note: origin, size, root (base64), each on its line */
+    const char *p = cp, *end = p + len, *l[4] = {p, NULL, NULL, NULL};
+    int rc;
+
+    for (int i = 1; i < 4 && p; i++) {
+        const char *nl = l[i - 1] ? memchr(l[i - 1], '\n', (size_t)(end - l[i - 1])) : NULL;
+        l[i] = nl ? nl + 1 : NULL;
+    }
+    if (!p || !l[3]) /* no checkpoint: a page that pins nothing fails in the browser */
+        return (rc = kix_tpl_set(t, "pinSize", "")) ? rc : kix_tpl_set(t, "pinRoot", "");
+    rc = kix_tpl_setn(t, "pinSize", l[1], (size_t)(l[2] - l[1] - 1));
+    return rc ? rc : kix_tpl_setn(t, "pinRoot", l[2], (size_t)(l[3] - l[2] - 1));
+}

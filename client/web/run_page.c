@@ -162,7 +162,8 @@ static int run_sections(struct kix_tpl *t, const struct kix_run_view *v)
             if ((rc = kix_tpl_set(row, "label", w->label)) ||
                 (rc = kix_tpl_set(row, "value", w->value)) ||
                 (rc = kix_tpl_set(row, "object", w->object)) ||
-                (rc = kix_tpl_set(row, "ptr", w->ptr)) || (rc = kix_tpl_set(row, "fmt", w->fmt)))
+                (rc = kix_tpl_set(row, "ptr", w->ptr)) || (rc = kix_tpl_set(row, "fmt", w->fmt)) ||
+                (rc = kix_tpl_set(row, "words", w->words ? w->words : "")))
                 return rc;
         }
     }
@@ -230,6 +231,22 @@ static int run_cite(struct kix_tpl *t, const struct kix_run_view *v, const char 
     return rc;
 }
 
+/* The run's kernel as its kernel page is named (kernels/<kernel>): the
+ * workload's spec.kernel, "" without one. */
+static const char *kernel_id(const struct kix_run_view *v)
+{
+    const char *want =
+        json_string_value(json_object_get(json_object_get(v->manifest, "spec"), "workloadDigest"));
+    const char *k;
+
+    for (size_t i = 0; want && i < v->nobjects; i++)
+        if (strcmp(v->objects[i].digest, want) == 0 &&
+            (k = json_string_value(
+                 json_object_get(json_object_get(v->objects[i].json, "spec"), "kernel"))) != NULL)
+            return k;
+    return "";
+}
+
 static int run_slots(struct kix_tpl *t, const struct kix_run_view *v, const struct kix_buf *doc,
                      int64_t now)
 {
@@ -258,6 +275,7 @@ static int run_slots(struct kix_tpl *t, const struct kix_run_view *v, const stru
         (rc = kix_tpl_set(t, "origin", v->origin)) || (rc = kix_tpl_set(t, "title", v->title)) ||
         (rc = kix_tpl_set(t, "implementation", v->implementation)) ||
         (rc = kix_tpl_set(t, "kernel", v->kernel)) ||
+        (rc = kix_tpl_set(t, "kernelId", kernel_id(v))) ||
         (rc = kix_tpl_set(t, "status", status && *status ? status : "unknown")) ||
         (rc = kix_tpl_set(t, "evidenceText", v->evidence_text)) ||
         (rc = kix_tpl_set(t, "stale", stale)) ||
@@ -283,6 +301,7 @@ static int run_slots(struct kix_tpl *t, const struct kix_run_view *v, const stru
         (rc = kix_tpl_setn(t, "checkpoint", (const char *)res->checkpoint.ptr,
                            res->checkpoint.len)) ||
         (rc = kix_tpl_setn(t, "logKey", (const char *)v->log_key.ptr, v->log_key.len)) ||
+        (rc = kix__page_pin(t, res->checkpoint.ptr, res->checkpoint.len)) ||
         (rc = kix_tpl_set(t, "accessed", today)) ||
         (rc = kix_tpl_setf(t, "published", "%.10s", v->published)) ||
         (rc = kix_tpl_set(t, "source", v->source)) ||

@@ -82,10 +82,21 @@ pport=$(free_port)
 KIXD_PIDS+=("$!")
 for _ in $(seq 1 100); do curl -s -o /dev/null "http://127.0.0.1:$pport/" && break; sleep 0.05; done
 
+# another log's copy: the same origin name and the same runs, another log
+# key (issue 42: a page's ?kix-base= must not verify against it)
+"$KIXD" init --store "$WORK/other" --admin-key "$WORK/other/admin.key" --origin kix.test/log >/dev/null 2>&1 ||
+  fail "init the other log"
+"$KIX" key add --store "$WORK/other" --key "$WORK/other/admin.key" --role publish "$WORK/pub.pub" >/dev/null
+"$KIX_BIN/kix-import-liger" --key "$WORK/pub.key" --store "$WORK/other" --batch 10 "$WORK/rope.csv" \
+  >/dev/null 2>>"$WORK/import.log" || fail "import into the other log: $(tail -3 "$WORK/import.log")"
+"$KIXD" export --store "$WORK/other" "$WORK/exp-other" >/dev/null 2>>"$WORK/import.log" ||
+  fail "export the other log: $(tail -3 "$WORK/import.log")"
+[ -f "$WORK/exp-other/runs/$RUN.json" ] || fail "the other log does not hold run $RUN"
+
 SHOTS="${KIX_SCREENSHOTS:-$KIX_BIN/../screenshots}"
 mkdir -p "$SHOTS"
 rc=0
 KIX_CHROMIUM="$CHROMIUM" timeout 500 node "$HERE/pages.js" "$H" "$WORK/exp" "$RUN" "$OLD" rope-corrected "$GROUP" \
-  "$SIZE" "$SHOTS" "$WORK/exp-old" "http://127.0.0.1:$pport" || rc=$?
+  "$SIZE" "$SHOTS" "$WORK/exp-old" "http://127.0.0.1:$pport" "$WORK/exp-other" || rc=$?
 [ "$rc" != 124 ] || fail "pages.js ran out of its 500 s (the 'time:' lines above show where it spent them)"
 [ "$rc" = 0 ] || fail "pages.js (above), exit $rc"

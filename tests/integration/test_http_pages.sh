@@ -28,7 +28,7 @@ grep -qi '^etag: ' "$WORK/h" && grep -qi '^cache-control: public, max-age=5' "$W
 for want in '<span class="big" data-kix-slot="median" id="median">11.4 µs</span> <span class="muted">latency median</span>' \
   '<span data-kix-slot="spread">10.3 µs – 11.5 µs</span>' 'id="rank">Rank 1 of 2</span>' 'href="../groups/sha256:' \
   'id="evidence">Reported evidence</span>' '<td>publication</td>' 'href="../tile/0/000.p/' 'href="../tile/entries/000.p/' \
-  "https://kix.test/log/runs/$RID" '<h2>Canonical manifest</h2>' '<td>NVIDIA A100 (sm_80)</td>' \
+  "https://kix.test/log/runs/$RID" '<h2>Canonical manifest</h2>' 'data-kix-ptr="/spec/hardware" data-kix-fmt="gpu">NVIDIA A100 (sm_80)</td>' \
   '<h1 data-kix-slot="title">Liger · Rotary position embedding · hidden = 512 · kv_heads = 8 · q_heads = 32 · seq = 2048 · forward · NVIDIA A100 · bf16</h1>' \
   '<h2>Identity</h2>' '<h2>Correctness</h2>' '<h2>Workload</h2>' '<h2>Measurements</h2>' '<h2>Protocol</h2>' \
   '<h2>Environment</h2>' '<h2>Artifacts</h2>' '<h2>Cite this record</h2>' \

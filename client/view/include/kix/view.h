@@ -107,7 +107,11 @@ struct kix_view_row {
     char value[1024];
     const char *object; /* "manifest", "<field>Digest" or "" */
     char ptr[192];
-    const char *fmt; /* text|count|ns|bytes|list|shape|date */
+    const char *fmt; /* text|count|ns|bytes|list|shape|gpu|date */
+    /* a computed row's kind, which the page's verifier recomputes
+     * (revision, observed, comparison-key, source, digest, swept,
+     * software; PROTOCOL.md "The pages' verifier"); "" for a field row */
+    const char *words;
 };
 struct kix_view_section {
     const char *title;
@@ -168,7 +172,7 @@ void kix_run_view_staleness(const struct kix_run_view *v, long stale_days, int64
                             size_t cap);
 
 /* A field's value written as a section row writes it: fmt is one of
- * text, count, ns, bytes, list, shape, date (PROTOCOL.md "The view
+ * text, count, ns, bytes, list, shape, gpu, date (PROTOCOL.md "The view
  * documents"); "" when v does not fit it. */
 void kix_view_format(json_t *v, const char *fmt, char *out, size_t cap);
 
@@ -221,6 +225,11 @@ struct kix_group_view {
     /* the group in words, from its best run: kernel, workload (its
      * parameters and dtype), timed pass, GPU */
     char kernel[64], workload[160], mode[16], gpu[64];
+    /* what proves those words: the group's Workload and
+     * ExecutionEnvironment objects (canonical, NUL-terminated, malloc'ed;
+     * NULL where the store has none), the ones every member's manifest
+     * names (the comparison key holds their digests) */
+    char *workload_canonical, *environment_canonical;
     uint64_t best_value;        /* rank 1's, for speed-ups */
     struct kix_group_row *rows; /* best first, at most KIX_VIEW_GROUP_MAX */
     size_t nrows;
