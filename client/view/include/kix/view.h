@@ -34,9 +34,11 @@
  * non-integer median is no figure (have = 0); negative p20/p80 are left
  * out. The one place that decides it (the index ranks by the same). */
 struct kix_figures {
-    int have;  /* a median */
-    int bytes; /* peak_memory in bytes, else latency in ns */
-    uint64_t median, p20, p80;
+    int have;                  /* a median */
+    int bytes;                 /* peak_memory in bytes, else latency in ns */
+    uint64_t median, p20, p80; /* median: the primary statistic's value (a mean when
+                                  statistic says so) */
+    const char *statistic;     /* "median" or "mean": which figure median holds */
     int have_p20, have_p80;
 };
 void kix_figures_of(json_t *manifest, struct kix_figures *out);
