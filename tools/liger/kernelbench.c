@@ -543,8 +543,10 @@ static int check_row(struct kb_row *r, struct kix_err *err)
                    "digest)",
                    r->key);
     /* "23_Softmax.py" → name "Softmax", kernel "softmax" (or the alias) */
-    snprintf(r->name, sizeof(r->name), "%.*s", (int)(strlen(r->e->problem) - 3),
-             strchr(r->e->problem, '_') + 1);
+    {
+        const char *after = strchr(r->e->problem, '_') + 1; /* problem_number checked the form */
+        snprintf(r->name, sizeof(r->name), "%.*s", (int)(strlen(after) - 3), after);
+    }
     {
         size_t k = 0;
         for (const char *p = r->name; *p && k + 1 < sizeof(r->kernel); p++)

@@ -677,7 +677,7 @@ static int map_skipped_until(struct import *im, size_t seq)
         if (!im->map)
             continue;
         /* the row's identity first, as the lines of runs */
-        o = json_pack("{s:s, s:I}", "file", im->inputs[b->file].path, "row", (json_int_t)b->row);
+        o = json_pack("{s:I}", "row", (json_int_t)b->row);
         if (o && b->id)
             json_object_update(o, b->id);
         if (o)
@@ -685,6 +685,8 @@ static int map_skipped_until(struct import *im, size_t seq)
                                 json_string(b->skip || im->skip_bad ? "skipped" : "invalid"));
         if (o)
             json_object_set_new(o, "error", json_string(b->msg));
+        if (o) /* last: the members before it are kix-import-liger's, in its order */
+            json_object_set_new(o, "file", json_string(im->inputs[b->file].path));
         rc = map_line(im, o);
     }
     return rc;
@@ -701,7 +703,7 @@ static int map_item(struct import *im, const struct item *it, const char *status
     if (rc || !im->map)
         return rc;
     kix_digest_format(&it->run.digest[KIX_LIGER_RUN], digest);
-    o = json_pack("{s:s, s:I}", "file", im->inputs[it->file].path, "row", (json_int_t)it->row);
+    o = json_pack("{s:I}", "row", (json_int_t)it->row);
     if (o && it->id)
         json_object_update(o, it->id);
     if (o)
@@ -717,6 +719,8 @@ static int map_item(struct import *im, const struct item *it, const char *status
         json_object_set_new(o, "index", json_integer((json_int_t)res->index));
     if (o && res && res->code != KIX_OK)
         json_object_set_new(o, "error", json_string(res->message));
+    if (o) /* last: the members before it are kix-import-liger's, in its order */
+        json_object_set_new(o, "file", json_string(im->inputs[it->file].path));
     return map_line(im, o);
 }
 
