@@ -174,11 +174,15 @@ static void print_rows(const struct rows *r, int json, uint64_t matched,
             cli_json_string(stdout, row->provider, strlen(row->provider));
             printf(",\"mode\":");
             cli_json_string(stdout, row->mode, strlen(row->mode));
+            printf(",\"statistic\":\"%s\",\"source\":", row->statistic);
+            cli_json_string(stdout, row->source, strlen(row->source));
             printf("}");
             continue;
         }
         if (i == 0 || memcmp(row->group.b, r->row[i - 1].group.b, 32) != 0)
-            printf("group %s  %llu ranked\n", group, (unsigned long long)row->group_size);
+            printf("group %s  %llu ranked by %s, source %s\n", group,
+                   (unsigned long long)row->group_size, row->statistic,
+                   row->source[0] ? row->source : "not named");
         value_text(row, v, sizeof(v));
         printf("  %3llu/%-3llu %-13s %-20.20s %-32.32s %-16.16s %-10.10s %-8s %s\n",
                (unsigned long long)row->rank, (unsigned long long)row->group_size, v, row->kernel,

@@ -571,6 +571,10 @@ static void describe(struct home_walk *h, struct kix_home_row *row)
              json_object_get(spec, "memory") ? "peak_memory" : "latency");
     kix_figures_of(doc, &f);
     row->bytes = f.bytes;
+    kix__text_copy(
+        row->source, sizeof(row->source),
+        json_string_value(json_object_get(json_object_get(spec, "sourceNative"), "source")));
+    snprintf(row->statistic, sizeof(row->statistic), "%s", f.statistic ? f.statistic : "median");
     w = words_of(h, spec, "environmentDigest", 0);
     memcpy(row->gpu, w->a, sizeof(row->gpu));
     w = words_of(h, spec, "implementationDigest", 1);
@@ -837,14 +841,16 @@ int kix_home_view_json(const struct kix_home_view *v, size_t page, unsigned flag
         const struct kix_home_row *x = &v->rows[i];
         char human[KIX_HUMAN_MAX];
         kix_human((int64_t)x->value, x->bytes, human, sizeof(human));
-        bad |= json_array_append_new(
-                   rows, json_pack("{s:s,s:s,s:s,s:s,s:s,s:s,s:s,s:s,s:s,s:s,s:I,s:s,s:s,s:I}",
-                                   "kernel", x->kernel, "gpu", x->gpu, "pass", x->mode, "metric",
-                                   x->metric, "dtype", x->dtype, "workload", x->workload,
-                                   "provider", x->provider, "implementation", x->implementation,
-                                   "group", x->group, "best", x->best, "value",
-                                   (json_int_t)x->value, "unit", x->bytes ? "bytes" : "ns",
-                                   "median", human, "runs", (json_int_t)x->group_size)) != 0;
+        bad |=
+            json_array_append_new(
+                rows,
+                json_pack("{s:s,s:s,s:s,s:s,s:s,s:s,s:s,s:s,s:s,s:s,s:I,s:s,s:s,s:I,s:s,s:s}",
+                          "kernel", x->kernel, "gpu", x->gpu, "pass", x->mode, "metric", x->metric,
+                          "dtype", x->dtype, "workload", x->workload, "provider", x->provider,
+                          "implementation", x->implementation, "group", x->group, "best", x->best,
+                          "value", (json_int_t)x->value, "unit", x->bytes ? "bytes" : "ns",
+                          "median", human, "runs", (json_int_t)x->group_size, "statistic",
+                          x->statistic, "source", x->source)) != 0;
     }
     bad |= kix__json_set(o, "rows", rows);
     return kix__view_dump(o, bad, flags, out, err);

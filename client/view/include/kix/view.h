@@ -260,6 +260,10 @@ struct kix_home_row {
     char best[KIX_RUN_ID_MAX + 1];
     uint64_t group_size, value; /* value: the best run's primary statistic */
     int bytes;                  /* value's unit: bytes, else ns */
+    /* the best run's sourceNative.source: the group's (a group never mixes
+     * sources: each source's protocols are its own), and which statistic
+     * value is ("median", or "mean") */
+    char source[64], statistic[8];
 };
 
 /* A kernel, or a GPU under a kernel, with what is measured there. */
