@@ -71,7 +71,7 @@ import json, sys
 runs = json.load(open(sys.argv[1]))["runs"]
 by_group = {}
 for r in runs:
-    by_group.setdefault(r["comparisonKey"], set()).add(r["source"])
+    by_group.setdefault(r["group"], set()).add(r["source"])
 assert by_group and all(len(s) == 1 for s in by_group.values()), by_group
 assert {"kernelbench-baseline-time", "liger-kernel-bench"} <= set().union(*by_group.values())
 PY
