@@ -203,6 +203,8 @@ static void group_words(struct kix_log_reader *r, struct kix_group_view *v, cons
     snprintf(v->kernel, sizeof(v->kernel), "%s", q.kernel);
     snprintf(v->mode, sizeof(v->mode), "%s", q.mode);
     snprintf(v->gpu, sizeof(v->gpu), "%s", q.gpu);
+    snprintf(v->source, sizeof(v->source), "%s", q.source);
+    snprintf(v->statistic, sizeof(v->statistic), "%s", q.statistic[0] ? q.statistic : "median");
     if (kix_index_run(r, best, strlen(best), &info) != KIX_OK ||
         kix_log_reader_object(r, &info.manifest, &m) != KIX_OK)
         return;
@@ -402,6 +404,8 @@ int kix_group_view_json(const struct kix_group_view *v, unsigned flags, struct k
     bad |= set(o, "title",
                json_pack("{s:s,s:s,s:s,s:s}", "kernel", v->kernel, "workload", v->workload, "pass",
                          v->mode, "gpu", v->gpu));
+    bad |= set(o, "source", json_string(v->source));
+    bad |= set(o, "statistic", json_string(v->statistic));
     bad |= set(o, "limit", json_integer((json_int_t)KIX_VIEW_GROUP_MAX));
     for (size_t i = 0; rows && i < v->nrows; i++) {
         const struct kix_group_row *w = &v->rows[i];

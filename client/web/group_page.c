@@ -116,7 +116,11 @@ static int group_slots(struct kix_tpl *t, const struct kix_group_view *v, const 
         (rc = kix_tpl_setf(t, "size", "%llu", (unsigned long long)v->size)) ||
         (rc = kix_tpl_setf(t, "first", "%llu", (unsigned long long)v->offset + 1)) ||
         (rc = kix_tpl_setf(t, "last", "%llu", (unsigned long long)(v->offset + v->nrows))) ||
-        (rc = kix_tpl_set(t, "unit", v->bytes ? "peak memory" : "median latency")) ||
+        (rc = kix_tpl_set(t, "unit",
+                          v->bytes                            ? "peak memory"
+                          : strcmp(v->statistic, "mean") == 0 ? "mean latency"
+                                                              : "median latency")) ||
+        (rc = kix_tpl_set(t, "source", *v->source ? v->source : "not named")) ||
         (rc = kix_tpl_setn(t, "logKey", (const char *)v->log_key.ptr, v->log_key.len)) ||
         (rc = kix_tpl_setn(t, "view", (const char *)doc->ptr, doc->len)))
         return rc;

@@ -10,7 +10,10 @@
 #  - a file with malformed rows (a missing field, a string for a number, a
 #    negative mean, num_trials 0) publishes nothing (exit 1), each row named
 #    by its file and JSON pointer; with --skip-bad the other row imports
-#  - an H100 group ranks the problem's 6 configurations, by mean
+#  - an H100 group ranks the problem's 6 configurations, by mean (kix query,
+#    its group page); the softmax kernel page, the home page and the search
+#    index name the source of every group (Liger's and KernelBench's softmax
+#    groups side by side)
 #  - kix-import liger is kix-import-liger (same run ids)
 #  - usage errors exit 2
 set -euo pipefail
@@ -100,6 +103,35 @@ assert len(rows) == 6, len(rows)
 assert sorted(r["rank"] for r in rows) == [1, 2, 3, 4, 5, 6], rows
 assert all(r["groupSize"] == 6 for r in rows), rows
 PY
+
+# ---- pages: both sources' softmax groups side by side, each naming its source ----------
+out=$("$bin/kix-import" liger --key "$tmp/pub.key" --store "$tmp/a" --json \
+    "$src/tools/samples/liger/sample.csv")
+hport=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
+"$bin/kixd" serve --store "$tmp/a" --listen "unix://$tmp/a.sock" --http "tcp://127.0.0.1:$hport" \
+    --log-level warn 2>"$tmp/kixd.log" &
+kixd_pid=$!
+trap 'kill -TERM $kixd_pid 2>/dev/null || true; wait $kixd_pid 2>/dev/null || true; rm -rf "$tmp"' EXIT
+H="http://127.0.0.1:$hport"
+for _ in $(seq 1 100); do curl -sf "$H/checkpoint" >/dev/null && break; sleep 0.05; done
+curl -sf "$H/kernels/softmax" >"$tmp/kernel.html" || fail "no softmax kernel page"
+grep -q "<td>kernelbench-baseline-time</td>" "$tmp/kernel.html" ||
+    fail "the kernel page names no KernelBench group"
+grep -q "<td>liger-kernel-bench</td>" "$tmp/kernel.html" || fail "the kernel page names no Liger group"
+curl -sf "$H/" >"$tmp/home.html" || fail "no home page"
+grep -q "<td>kernelbench-baseline-time</td>" "$tmp/home.html" || fail "the home page names no source"
+grep -q '(mean)</td>' "$tmp/home.html" || fail "a mean-ranked group's figure does not say so"
+curl -sf "$H/search/index.json" | grep -q '"source"' || fail "the search index has no source column"
+curl -sf "$H/search/0.json" | grep -q '"kernelbench-baseline-time"' || fail "search rows name no source"
+group=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["runs"][0]["group"])' "$tmp/q")
+curl -sf "$H/groups/$group" >"$tmp/group.html" || fail "no page for group $group"
+grep -q 'source <span data-kix-slot="group-source">kernelbench-baseline-time</span>' "$tmp/group.html" ||
+    fail "the group page names no source"
+grep -q "runs ranked by mean latency" "$tmp/group.html" || fail "the group page does not say mean"
+expect 6 "$(grep -c '<tr data-rank=' "$tmp/group.html")" "rows of the H100 softmax group page"
+kill -TERM $kixd_pid
+wait $kixd_pid 2>/dev/null || true
+trap 'rm -rf "$tmp"' EXIT
 
 # ---- malformed rows --------------------------------------------------------------------
 mkdir -p "$tmp/bad/H100_together"

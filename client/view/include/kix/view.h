@@ -223,6 +223,9 @@ struct kix_group_view {
     /* the group in words, from its best run: kernel, workload (its
      * parameters and dtype), timed pass, GPU */
     char kernel[64], workload[160], mode[16], gpu[64];
+    /* its source (sourceNative.source) and the statistic it ranks by
+     * ("median", or "mean") */
+    char source[64], statistic[8];
     uint64_t best_value;        /* rank 1's, for speed-ups */
     struct kix_group_row *rows; /* best first, at most KIX_VIEW_GROUP_MAX */
     size_t nrows;
