@@ -1011,10 +1011,12 @@
     return out;
   }
 
-  /* The manifest's primary statistic, as kix_figures_of (client/view/figures.c). */
+  /* The manifest's primary statistic, as kix_figures_of (client/view/figures.c):
+   * a timing's median, or its mean when it says "primaryStatistic": "mean". */
   function figuresOf(manifest) {
     var spec = (manifest && manifest.spec) || {};
-    var t = spec.timing && spec.timing.latencyNs && spec.timing.latencyNs.median;
+    var stat = spec.timing && spec.timing.primaryStatistic === 'mean' ? 'mean' : 'median';
+    var t = spec.timing && spec.timing.latencyNs && spec.timing.latencyNs[stat];
     var m = spec.memory && spec.memory.peakBytes && spec.memory.peakBytes.median;
     var f = { have: false, bytes: t === undefined && m !== undefined };
     var median = t !== undefined ? t : m;
