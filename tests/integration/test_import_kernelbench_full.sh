@@ -5,6 +5,7 @@
 #  - a second import adds nothing (7,486 duplicates; log size unchanged)
 #  - kix audit passes
 #  - no comparison group holds runs of both sources
+#  - the bundled sample's problems.json builds the same runs as the files
 # The data is third-party and not in the repository: set KIX_KERNELBENCH_DATA
 # to a copy of it (results/timing/ and KernelBench/, see
 # tools/samples/kernelbench/README.md); without it the test is skipped (77).
@@ -75,4 +76,11 @@ for r in runs:
 assert by_group and all(len(s) == 1 for s in by_group.values()), by_group
 assert {"kernelbench-baseline-time", "liger-kernel-bench"} <= set().union(*by_group.values())
 PY
+# the bundled sample's problems index gives the workloads the problem files give
+sample=$tests/../tools/samples/kernelbench
+"$bin/kix-import" kernelbench --dry-run --problems "$sample/problems.json" --map "$tmp/s1.map" \
+    "$sample"/results/timing/*/*.json >/dev/null
+"$bin/kix-import" kernelbench --dry-run --problems "$data/KernelBench" --map "$tmp/s2.map" \
+    "$sample"/results/timing/*/*.json >/dev/null
+cmp -s "$tmp/s1.map" "$tmp/s2.map" || fail "the sample's problems.json and the problem files differ"
 echo "ok: liger $((t1 - t0)) s, kernelbench $((t2 - t1)) s, again $((t3 - t2)) s, audit $((t4 - t3)) s"

@@ -347,6 +347,41 @@ KIX_TEST(mean_primary_ranked_by_mean)
     json_decref(r);
 }
 
+/* A file's shared objects come from its cache after the first row: the
+ * same bytes as a fresh build. */
+KIX_TEST(cached_objects_are_the_same_bytes)
+{
+    struct kix_kb_problems *p = sample_problems();
+    char path[512], *text;
+    struct kix_kb_file *f, *g;
+    struct kix_liger_run a, b;
+    struct kix_kb_row row;
+    struct kix_err err = {0};
+
+    snprintf(path, sizeof(path), SAMPLE "/results/timing/A10G_modal/baseline_time_torch.json");
+    text = slurp(path, NULL);
+    ASSERT_TRUE(text != NULL);
+    f = open_text(path, text, p);
+    ASSERT_TRUE(f != NULL && kix_kb_rows(f) == 5);
+    kix_liger_run_init(&a);
+    kix_liger_run_init(&b);
+    for (size_t i = 0; i < kix_kb_rows(f); i++) /* fills the cache (A10 and A10G) */
+        ASSERT_EQ_INT(KIX_OK, kix_kb_row(f, i, 1, &a, &row, &err));
+    for (size_t i = 0; i < kix_kb_rows(f); i++) {
+        g = open_text(path, text, p); /* a fresh cache */
+        ASSERT_EQ_INT(KIX_OK, kix_kb_row(f, i, 1, &a, &row, &err));
+        ASSERT_EQ_INT(KIX_OK, kix_kb_row(g, i, 1, &b, &row, &err));
+        for (int k = 0; k < KIX_LIGER_NOBJECTS; k++)
+            ASSERT_EQ_MEM(b.canon[k].ptr, b.canon[k].len, a.canon[k].ptr, a.canon[k].len);
+        kix_kb_close(g);
+    }
+    kix_liger_run_release(&a);
+    kix_liger_run_release(&b);
+    kix_kb_close(f);
+    free(text);
+    kix_kb_problems_free(p);
+}
+
 KIX_TEST(problem_sizes_read)
 {
     char dir[] = "/tmp/kix-kb-XXXXXX", path[256];

@@ -304,8 +304,22 @@ struct kb_entry {
     json_t *value;
 };
 
+/* A file's shared objects already built (its protocol, implementation and
+ * environments repeat row after row): by kind and the inputs they are made
+ * of, so that a row does not canonicalize them again. */
+#define KB_CACHE_MAX 16
+
+struct kb_cached {
+    int which;
+    char key[160];
+    struct kix_buf canon;
+    struct kix_digest digest;
+};
+
 struct kix_kb_file {
     json_t *doc;
+    struct kb_cached cache[KB_CACHE_MAX];
+    size_t ncache;
     const struct kix_kb_problems *problems;
     char dir[128], config[128], host[32], tag[32], rel[300];
     size_t config_index;
@@ -451,6 +465,8 @@ void kix_kb_close(struct kix_kb_file *f)
     if (!f)
         return;
     json_decref(f->doc);
+    for (size_t i = 0; i < f->ncache; i++)
+        kix_buf_release(&f->cache[i].canon);
     free(f->entries);
     free(f);
 }
@@ -769,6 +785,47 @@ static void run_id(const char *external_id, char out[37])
              u[14], u[15]);
 }
 
+/* build(r) through the file's cache: the same inputs give the same bytes.
+ * The key holds every input the builders read (the file's host and
+ * configuration are the file's own). */
+static int cached(struct kb_row *r, int which,
+                  int (*make)(struct kb_row *, struct kix_liger_run *, struct kix_err *),
+                  struct kix_liger_run *out, struct kix_err *err)
+{
+    struct kix_kb_file *f = r->f;
+    char key[160];
+    int rc;
+
+    if (which == KIX_LIGER_PROTOCOL)
+        snprintf(key, sizeof(key), "%lld", (long long)r->trials);
+    else if (which == KIX_LIGER_ENVIRONMENT)
+        snprintf(key, sizeof(key), "%s", r->hardware);
+    else
+        key[0] = '\0';
+    for (size_t i = 0; i < f->ncache; i++)
+        if (f->cache[i].which == which && strcmp(f->cache[i].key, key) == 0) {
+            kix_buf_reset(&out->canon[which]);
+            if (kix_buf_add(&out->canon[which], f->cache[i].canon.ptr, f->cache[i].canon.len))
+                return oom(err);
+            out->digest[which] = f->cache[i].digest;
+            return KIX_OK;
+        }
+    rc = make(r, out, err);
+    if (rc == KIX_OK && f->ncache < KB_CACHE_MAX && strlen(r->hardware) < sizeof(key)) {
+        struct kb_cached *c = &f->cache[f->ncache];
+        memset(c, 0, sizeof(*c));
+        if (kix_buf_add(&c->canon, out->canon[which].ptr, out->canon[which].len) == KIX_OK) {
+            c->which = which;
+            snprintf(c->key, sizeof(c->key), "%s", key);
+            c->digest = out->digest[which];
+            f->ncache++;
+        } else {
+            kix_buf_release(&c->canon);
+        }
+    }
+    return rc;
+}
+
 int kix_kb_row(struct kix_kb_file *f, size_t i, int build, struct kix_liger_run *out,
                struct kix_kb_row *row, struct kix_err *err)
 {
@@ -814,13 +871,13 @@ int kix_kb_row(struct kix_kb_file *f, size_t i, int build, struct kix_liger_run 
     out->median = r.ns[0];
     out->p20 = r.ns[2];
     out->p80 = r.ns[3];
-    rc = build_protocol(&r, out, err);
+    rc = cached(&r, KIX_LIGER_PROTOCOL, build_protocol, out, err);
     if (rc == KIX_OK)
         rc = build_workload(&r, out, err);
     if (rc == KIX_OK)
-        rc = build_environment(&r, out, err);
+        rc = cached(&r, KIX_LIGER_ENVIRONMENT, build_environment, out, err);
     if (rc == KIX_OK)
-        rc = build_implementation(&r, out, err);
+        rc = cached(&r, KIX_LIGER_IMPLEMENTATION, build_implementation, out, err);
     if (rc == KIX_OK && build)
         rc = build_run(&r, out, err);
     else if (rc == KIX_OK)
