@@ -726,6 +726,18 @@ static int map_item(struct import *im, const struct item *it, const char *status
 
 /* ---- pass 2: publishing --------------------------------------------------------- */
 
+/* Where a row is, for messages: "row 9, line 10" (a CSV) or the file and
+ * the source's JSON pointer. */
+static const char *row_where(const struct import *im, const struct item *it, char *buf, size_t cap)
+{
+    const char *ptr = json_string_value(json_object_get(it->id, "pointer"));
+    if (ptr)
+        snprintf(buf, cap, "%s %s (row %zu)", im->inputs[it->file].path, ptr, it->row);
+    else
+        snprintf(buf, cap, "row %zu, line %zu", it->row, it->run.line);
+    return buf;
+}
+
 /* Checks a checkpoint note against the log key and the remembered one
  * (kix_trust_check), once per distinct note. */
 static int check_checkpoint(struct import *im, const char *note, size_t len, struct kix_err *err)
@@ -761,8 +773,10 @@ static int check_receipt(struct import *im, const struct item *it, const struct 
         rc =
             check_checkpoint(im, (const char *)receipt.checkpoint.ptr, receipt.checkpoint.len, err);
     if (rc) {
-        kix_err_wrap(err, "row %zu, line %zu (run %s): the receipt from %s does not verify",
-                     it->row, it->run.line, it->run.run_id, kix_client_where(im->client));
+        char at[600];
+        kix_err_wrap(err, "%s (run %s): the receipt from %s does not verify",
+                     row_where(im, it, at, sizeof(at)), it->run.run_id,
+                     kix_client_where(im->client));
         goto out;
     }
     im->verified++;
@@ -823,9 +837,11 @@ static int find_published(struct import *im, struct kix_err *err)
         it->published = rc == KIX_OK && a.present && strcmp(run_id, it->run.run_id) == 0;
         it->publication = index;
         kix_index_answer_release(&a);
-        if (rc)
-            kix_err_wrap(err, "row %zu, line %zu (run %s): proving its manifest's publication",
-                         it->row, it->run.line, it->run.run_id);
+        if (rc) {
+            char at[600];
+            kix_err_wrap(err, "%s (run %s): proving its manifest's publication",
+                         row_where(im, it, at, sizeof(at)), it->run.run_id);
+        }
     }
     return rc;
 }
@@ -901,10 +917,11 @@ static int flush(struct import *im, struct kix_err *err)
             }
         } else {
             im->refused++;
+            char at[600];
             if (im->shown_refused++ < SHOW_MAX)
-                fprintf(stderr, "%s" PROG ": row %zu, line %zu (run %s): refused: %s\n",
-                        kix_progress_clear(&im->bar), it->row, it->run.line, it->run.run_id,
-                        res->message);
+                fprintf(stderr, "%s" PROG ": %s (run %s): refused: %s\n",
+                        kix_progress_clear(&im->bar), row_where(im, it, at, sizeof(at)),
+                        it->run.run_id, res->message);
         }
         if (rc == KIX_OK)
             rc = map_item(im, it, status, res);
