@@ -140,6 +140,7 @@ static int describe_row(struct kix_log_reader *r, struct kix_group_row *row, int
     snprintf(q.run_id, sizeof(q.run_id), "%s", row->run_id);
     describe_run(r, &q);
     snprintf(row->provider, sizeof(row->provider), "%s", q.provider);
+    snprintf(row->source, sizeof(row->source), "%s", q.source);
     if (rc != KIX_OK || kix_index_run(r, row->run_id, strlen(row->run_id), &info) != KIX_OK ||
         kix_log_reader_object(r, &info.manifest, &b) != KIX_OK)
         return rc;

@@ -340,6 +340,14 @@ async function kernelBench(browser) {
   check(g.ranks.join(',') === '1,2,3,4,5,6', 'the group ranks its 6 configurations: ' + g.ranks.join(','));
   check(g.source === 'kernelbench-baseline-time', 'the group page names its source: ' + g.source);
   check(g.text.includes('ranked by mean latency'), 'the group page says it ranks by the mean');
+  /* the speed-up over eager, after verification rewrote the rows */
+  const eager = await page.evaluate(() => {
+    const head = [...document.querySelectorAll('table.group th')].map((th) => th.textContent);
+    const col = head.indexOf('vs eager');
+    return { col, cells: col < 0 ? [] : [...document.querySelectorAll('[data-kix-slot="group-rows"] tr')].map((r) => [r.cells[2].textContent, r.cells[col].textContent]) };
+  });
+  check(eager.col >= 0 && eager.cells.length === 6 && eager.cells.some((c) => c[0] === 'torch' && c[1] === '1.00\u00d7') &&
+        eager.cells.every((c) => /^[0-9.]+\u00d7$/.test(c[1])), 'each configuration\'s speed-up over eager: ' + JSON.stringify(eager));
   await page.screenshot({ path: path.join(SHOTS, 'group-kernelbench-1280x900.png') });
   await page.close();
   page = await open(browser, H + '/runs/' + run);

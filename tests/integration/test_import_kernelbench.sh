@@ -129,6 +129,13 @@ grep -q 'source <span data-kix-slot="group-source">kernelbench-baseline-time</sp
     fail "the group page names no source"
 grep -q "runs ranked by mean latency" "$tmp/group.html" || fail "the group page does not say mean"
 expect 6 "$(grep -c '<tr data-rank=' "$tmp/group.html")" "rows of the H100 softmax group page"
+grep -q '<th>vs eager</th>' "$tmp/group.html" || fail "the KernelBench group page has no speed-up over eager"
+expect 1 "$(grep -o '<td>torch</td><td>[^<]*</td><td></td><td>[^<]*</td><td>1.00×</td>' "$tmp/group.html" | wc -l)" \
+    "the eager row's speed-up over eager"
+liger_group=$(curl -sf "$H/search/0.json" | python3 -c 'import json,sys
+d = json.load(sys.stdin); print([r[12] for r in d["rows"] if r[14] == "liger-kernel-bench"][0])')
+curl -sf "$H/groups/$liger_group" >"$tmp/lgroup.html" || fail "no Liger group page"
+grep -q "vs eager" "$tmp/lgroup.html" && fail "a Liger group page has a KernelBench speed-up column"
 kill -TERM $kixd_pid
 wait $kixd_pid 2>/dev/null || true
 trap 'rm -rf "$tmp"' EXIT

@@ -200,7 +200,8 @@ struct kix_group_row {
     char run_id[KIX_RUN_ID_MAX + 1];
     /* from its manifest and objects */
     char implementation_name[128], provider[64], observed[40];
-    int evidence; /* enum kix_evidence */
+    char source[64]; /* sourceNative.source */
+    int evidence;    /* enum kix_evidence */
     int have_p20, have_p80;
     uint64_t p20, p80;
     /* what proves them (malloc'ed, NULL where the store has none): the
