@@ -118,6 +118,15 @@ curl -sf "$H/kernels/softmax" >"$tmp/kernel.html" || fail "no softmax kernel pag
 grep -q "<td>kernelbench-baseline-time</td>" "$tmp/kernel.html" ||
     fail "the kernel page names no KernelBench group"
 grep -q "<td>liger-kernel-bench</td>" "$tmp/kernel.html" || fail "the kernel page names no Liger group"
+# the GPUs compared: one bar per KernelBench group of the kernel (H100, L40S
+# on two hosts, A10G), never a Liger group's
+expect 4 "$(grep -c '(mean)</title></rect>' "$tmp/kernel.html")" "bars of the softmax GPU chart"
+curl -sf "$H/kernels/square_matrix_multiplication" >"$tmp/kernel2.html" || fail "no problem 1 page"
+grep -q "KernelBench: the GPUs compared" "$tmp/kernel2.html" || fail "no GPU chart on problem 1's page"
+expect "NVIDIA H100,NVIDIA L40S,NVIDIA L40S,NVIDIA A10G" \
+    "$(grep -o 'text-anchor="end" fill="#1b1b1b">[^<]*' "$tmp/kernel2.html" | sed 's/.*>//' | paste -sd,)" \
+    "the GPU chart's bars, fastest first"
+curl -sf "$H/kernels/rope" | grep -q "GPUs compared" && fail "a Liger-only kernel page has a KernelBench chart"
 curl -sf "$H/" >"$tmp/home.html" || fail "no home page"
 grep -q "<td>kernelbench-baseline-time</td>" "$tmp/home.html" || fail "the home page names no source"
 grep -q '(mean)</td>' "$tmp/home.html" || fail "a mean-ranked group's figure does not say so"
