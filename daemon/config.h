@@ -1,4 +1,4 @@
-/* daemon/config.h — kixd serve's configuration (config.c): struct
+/* daemon/config.h — kixd serve's configuration (serve_options.c): struct
  * kixd_config, and the one table of options that parses the command line
  * and the --config file and prints --help.
  *
@@ -45,6 +45,7 @@ struct kixd_config {
     /* count only reports these mirror keys cosigned (text or a file; replicas.c) */
     char ack_mirror_keys[KIXD_MAX_REPLICAS][1024];
     size_t nack_mirror_keys;
+    int insecure_unsigned_acks; /* --ack-replicas counts unsigned reports (no keys) */
     int log_level;
     int log_json;         /* --log-format json */
     unsigned log_slow_ms; /* --log-slow-ms: a request this slow is logged */
@@ -65,12 +66,14 @@ struct kixd_config {
     /* the HTTP side (http.c, export.c) */
     char http[KIXD_MAX_LISTEN][KIXD_ADDR_MAX]; /* tcp://HOST:PORT listeners for HTTP */
     size_t nhttp;
-    size_t http_max_header; /* request line and headers of one request */
-    int http_metrics;       /* serve /metrics on the HTTP listeners */
-    int http_access_log;    /* one log line per HTTP request */
-    int phase_stats;        /* count CPU time per append phase (kix_log_phase_stats) */
-    char export_dir[4096];  /* keep a tlog-tiles directory current; "" = off */
-    char log_file[4096];    /* --log-file: the diagnostics go there, reopened on SIGHUP */
+    size_t http_max_header;       /* request line and headers of one request */
+    int http_metrics;             /* serve /metrics on the HTTP listeners */
+    int http_submit;              /* take POST /submit on the HTTP listeners (http_submit.c) */
+    char http_submit_origin[256]; /* the web origin allowed to POST /submit (CORS); "": none */
+    int http_access_log;          /* one log line per HTTP request */
+    int phase_stats;              /* count CPU time per append phase (kix_log_phase_stats) */
+    char export_dir[4096];        /* keep a tlog-tiles directory current; "" = off */
+    char log_file[4096];          /* --log-file: the diagnostics go there, reopened on SIGHUP */
 };
 
 /* Fills cfg from the defaults, the --config file and argv (argv[0] is the

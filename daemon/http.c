@@ -18,7 +18,9 @@
 
 #include "diag.h"
 #include "http_bundles.h"
+#include "http_internal.h"
 #include "http_pages_cache.h"
+#include "http_submit.h"
 #include "kix/pages.h"
 #include "kix/encoding.h"
 #include "kix/tlog_tiles.h"
@@ -39,6 +41,7 @@ enum {
     K_METRICS = KIXD_HTTP_METRICS,
     K_PAGE = KIXD_HTTP_PAGE,
     K_WITNESS = KIXD_HTTP_WITNESS,
+    K_SUBMIT = KIXD_HTTP_SUBMIT,
     K_OTHER = KIXD_HTTP_OTHER,
 };
 
@@ -62,11 +65,24 @@ struct kixd_http_conn {
     int accept_json;      /* Accept names application/json and not text/html */
     int vary_accept;      /* the answer depends on Accept (a page with a JSON document) */
     size_t header_bytes;
-    unsigned refuse; /* a status decided before the message completed */
-    int allow_post;  /* the target is POST-only (/add-checkpoint) */
-    int witness;     /* this request is an add-checkpoint with a body */
-    int waiting;     /* its answer is being made on the thread pool */
-    char *body;      /* its body (Content-Length bytes, bounded) */
+    unsigned refuse;        /* a status decided before the message completed */
+    int allow_post;         /* the target is POST-only (/add-checkpoint) */
+    int witness;            /* this request is an add-checkpoint with a body */
+    int submit;             /* ... a POST /submit with a body (http_submit.c) */
+    int preflight;          /* ... a CORS preflight (OPTIONS) of /submit */
+    unsigned submit_refuse; /* /submit refused before its body: answered in JSON */
+    int header_is_origin;
+    char origin[256]; /* the Origin header, "" when absent or too long */
+    size_t origin_len;
+    /* Access-Control-Allow-Origin of the answer: NULL "*" (reads are
+     * public), "" none, else that origin (a write from the log's page) */
+    const char *allow_origin;
+    const char *extra_headers; /* whole header lines added to the answer, or NULL */
+    int header_is_host;
+    char host[256]; /* the Host header, "" when absent or too long */
+    size_t host_len;
+    int waiting; /* its answer is being made on the thread pool */
+    char *body;  /* its body (Content-Length bytes, bounded) */
     size_t body_len, body_cap;
     double started_ms;
     struct kix_buf out;
@@ -276,6 +292,10 @@ static const char *reason(unsigned code)
     switch (code) {
     case 200:
         return "OK";
+    case 201:
+        return "Created";
+    case 204:
+        return "No Content";
     case 304:
         return "Not Modified";
     case 400:
@@ -298,6 +318,8 @@ static const char *reason(unsigned code)
         return "Request Header Fields Too Large";
     case 503:
         return "Service Unavailable";
+    case 507:
+        return "Insufficient Storage";
     default:
         return "Internal Server Error";
     }
@@ -368,14 +390,25 @@ static void answer_tagged(struct kixd_http_conn *c, int kind, unsigned code, con
     }
     rc = kix_buf_addf(&c->out,
                       "HTTP/1.1 %u %s\r\nServer: kixd/" KIX_VERSION_STRING "\r\n"
-                      "Access-Control-Allow-Origin: *\r\nX-Content-Type-Options: nosniff\r\n",
+                      "X-Content-Type-Options: nosniff\r\n",
                       code, reason(code));
     if (rc)
         goto out;
-    if (code == 405 &&
-        (rc = kix_buf_addf(&c->out, "Allow: %s\r\n", c->allow_post ? "POST" : "GET, HEAD")))
+    if (!c->allow_origin)
+        rc = kix_buf_addf(&c->out, "Access-Control-Allow-Origin: *\r\n");
+    else if (*c->allow_origin)
+        rc = kix_buf_addf(&c->out, "Access-Control-Allow-Origin: %s\r\nVary: Origin\r\n",
+                          c->allow_origin);
+    if (rc)
+        goto out;
+    if (code == 405 && (rc = kix_buf_addf(&c->out, "Allow: %s\r\n",
+                                          c->submit_refuse ? "POST, OPTIONS"
+                                          : c->allow_post  ? "POST"
+                                                           : "GET, HEAD")))
         goto out;
     if (c->vary_accept && (rc = kix_buf_addf(&c->out, "Vary: Accept\r\n")))
+        goto out;
+    if (c->extra_headers && (rc = kix_buf_adds(&c->out, c->extra_headers)))
         goto out;
     if (etag[0] && cache) /* etag[0] implies cache: said for gcc -O3 */
         rc = kix_buf_addf(&c->out, "ETag: %s\r\nCache-Control: %s\r\n", etag, cache);
@@ -415,6 +448,35 @@ static void answer_text(struct kixd_http_conn *c, int kind, unsigned code, const
 {
     answer(c, kind, code, "text/plain; charset=utf-8", NULL, (const uint8_t *)text, strlen(text),
            head);
+}
+
+/* ---- what http_submit.c borrows (http_internal.h) ---------------------------------- */
+
+void kixd_http_answer_json(struct kixd_http_conn *c, unsigned code, const char *extra_headers,
+                           const uint8_t *body, size_t len)
+{
+    c->extra_headers = extra_headers;
+    answer(c, K_SUBMIT, code, "application/json", NULL, body, len, 0);
+    c->extra_headers = NULL;
+}
+
+void kixd_http_hold(struct kixd_http_conn *c)
+{
+    c->waiting = 1;
+    c->refs++;
+}
+
+int kixd_http_closing(const struct kixd_http_conn *c)
+{
+    return c->closing;
+}
+
+void kixd_http_resume(struct kixd_http_conn *c)
+{
+    c->waiting = 0;
+    if (!c->closing)
+        process(c);
+    hconn_unref(c);
 }
 
 /* Decodes %XX in s[0..len) into out (cap bytes); the length, or -1. */
@@ -518,6 +580,7 @@ static const struct page_kind {
 struct pjob {
     uv_work_t req;
     struct kixd_http_conn *c;
+    struct kixd_server *srv;
     struct kix_log *log;
     page_fn fn; /* NULL: a browsing page, by kix_page_browse */
     int browse, json, head, rc;
@@ -538,14 +601,23 @@ static void page_work(uv_work_t *req)
     struct pjob *j = req->data;
     struct kix_log_reader *r = NULL;
 
+    struct kix_log_reader *v = NULL;
+    int locked = 0;
+
     j->rc = kix_log_read_begin(j->log, &r);
     if (j->rc) {
         kix_err_set(&j->err, j->rc, "cannot read the log: %s", kix_strerror(j->rc));
         return;
     }
-    j->size = kix_log_reader_size(r);
-    j->rc = j->browse ? kix_page_browse(r, j->arg, j->len, j->json, &j->out, &j->json, &j->err)
-                      : j->fn(r, j->arg, j->len, j->page, &j->out, &j->err);
+    /* the readers' view with --ack-replicas (replicas.h): a page never
+     * shows an entry N mirrors do not hold */
+    j->rc = kixd_replicas_view(j->srv, r, &v, &locked, &j->err);
+    if (j->rc == KIX_OK) {
+        j->size = kix_log_reader_size(v);
+        j->rc = j->browse ? kix_page_browse(v, j->arg, j->len, j->json, &j->out, &j->json, &j->err)
+                          : j->fn(v, j->arg, j->len, j->page, &j->out, &j->err);
+    }
+    kixd_replicas_view_end(j->srv, locked);
     kix_log_read_end(r);
 }
 
@@ -709,6 +781,7 @@ static int page(struct kixd_http_conn *c, const char *path, size_t len, int head
     }
     j->c = c;
     j->log = c->w->srv->log;
+    j->srv = c->w->srv;
     j->fn = browse ? NULL : json ? k->json : k->html;
     j->browse = browse;
     j->kind = key.kind;
@@ -915,7 +988,7 @@ static void object_pack(struct kixd_http_conn *c, const char *path, size_t len, 
 }
 
 /* Answers the request in c->url (method GET or HEAD). */
-static void respond(struct kixd_http_conn *c, int head)
+static void respond_from(struct kixd_http_conn *c, int head)
 {
     struct kixd_worker *w = c->w;
     struct kix_log_reader *r = NULL;
@@ -1047,6 +1120,24 @@ static void respond(struct kixd_http_conn *c, int head)
                       head, p.width == KIX_TLOG_WIDTH ? tag : NULL);
 }
 
+/* Answers the request from the readers' view (replicas.h): with
+ * --ack-replicas, the checkpoint, tiles, bundles, index files and pages of
+ * the size N mirrors hold, never past it. Before they hold anything the
+ * worker's snapshot stays (the checkpoint is then 503, and nothing past
+ * it can be pinned without one). */
+static void respond(struct kixd_http_conn *c, int head)
+{
+    struct kixd_worker *w = c->w;
+    struct kix_log_reader *view = NULL;
+    int locked = 0;
+
+    if (kixd_replicas_visible(w->srv) && kixd_worker_view(w, &view, &locked, NULL) == KIX_OK)
+        w->view = view;
+    respond_from(c, head);
+    w->view = NULL;
+    kixd_replicas_view_end(w->srv, locked);
+}
+
 /* ---- parsing ---------------------------------------------------------------------------- */
 
 static int count_header(struct kixd_http_conn *c, size_t len)
@@ -1066,7 +1157,16 @@ static int on_message_begin(http_parser *p)
     c->url_len = c->etag_len = c->header_bytes = 0;
     c->header_is_inm = c->header_is_accept = c->accept_json = c->vary_accept = 0;
     c->refuse = 0;
-    c->allow_post = c->witness = 0;
+    c->allow_post = c->witness = c->submit = c->preflight = 0;
+    c->submit_refuse = 0;
+    c->header_is_origin = 0;
+    c->origin_len = 0;
+    c->origin[0] = '\0';
+    c->allow_origin = NULL;
+    c->extra_headers = NULL;
+    c->header_is_host = 0;
+    c->host_len = 0;
+    c->host[0] = '\0';
     c->body_len = 0;
     c->started_ms = kixd_now_ms();
     c->in_message = 1;
@@ -1102,6 +1202,8 @@ static int on_header_field(http_parser *p, const char *at, size_t len)
      * rare split If-None-Match is just not honoured */
     c->header_is_inm = len == 13 && strncasecmp(at, "if-none-match", 13) == 0;
     c->header_is_accept = len == 6 && strncasecmp(at, "accept", 6) == 0;
+    c->header_is_origin = len == 6 && strncasecmp(at, "origin", 6) == 0;
+    c->header_is_host = len == 4 && strncasecmp(at, "host", 4) == 0;
     return 0;
 }
 
@@ -1128,6 +1230,26 @@ static int on_header_value(http_parser *p, const char *at, size_t len)
         if (contains(at, len, "text/html"))
             c->accept_json = 0;
     }
+    if (c->header_is_origin) {
+        if (c->origin_len + len < sizeof(c->origin)) {
+            memcpy(c->origin + c->origin_len, at, len);
+            c->origin_len += len;
+            c->origin[c->origin_len] = '\0';
+        } else {
+            c->origin_len = 0;
+            strcpy(c->origin, "\x01"); /* too long: no origin we allow */
+        }
+    }
+    if (c->header_is_host) {
+        if (c->host_len + len < sizeof(c->host)) {
+            memcpy(c->host + c->host_len, at, len);
+            c->host_len += len;
+            c->host[c->host_len] = '\0';
+        } else {
+            c->host_len = 0;
+            strcpy(c->host, "\x01");
+        }
+    }
     if (c->header_is_inm) {
         if (c->etag_len + len < sizeof(c->etag_in)) {
             memcpy(c->etag_in + c->etag_len, at, len);
@@ -1149,9 +1271,71 @@ static int is_add_checkpoint(const struct kixd_http_conn *c)
     return c->url_len >= n && memcmp(c->url, path, n) == 0 && (c->url_len == n || c->url[n] == '?');
 }
 
+/* 1 when the request target's path is /submit. */
+static int is_submit(const struct kixd_http_conn *c)
+{
+    static const char path[] = "/submit";
+    size_t n = sizeof(path) - 1;
+
+    return c->url_len >= n && memcmp(c->url, path, n) == 0 && (c->url_len == n || c->url[n] == '?');
+}
+
+/* /submit: the method, the origin and the body's size decide before the
+ * body is read; a refusal is answered in JSON once the message is over. */
+static void submit_headers(struct kixd_http_conn *c, http_parser *p)
+{
+    const struct kixd_config *cfg = c->w->srv->cfg;
+    size_t max = cfg->max_message;
+
+    if (!cfg->http_submit) {
+        c->submit_refuse = 404;
+        return;
+    }
+    /* a browser names its page's origin: only the log's own (the pages
+     * kixd serves: no Origin, or this host) or --http-submit-origin */
+    if (c->origin[0] && !kixd_http_submit_origin_allowed(cfg, c->origin, c->host)) {
+        c->allow_origin = "";
+        c->submit_refuse = 403;
+        return;
+    }
+    /* a page of this kixd is same-origin: it needs no CORS header */
+    c->allow_origin = c->origin[0] && strcmp(c->origin, cfg->http_submit_origin) == 0
+                          ? cfg->http_submit_origin
+                          : "";
+    if (p->method == HTTP_OPTIONS) {
+        c->preflight = 1;
+        return;
+    }
+    if (p->method != HTTP_POST)
+        c->submit_refuse = 405;
+    else if ((p->flags & F_CHUNKED) || p->content_length == ULLONG_MAX)
+        c->submit_refuse = 411;
+    else if (p->content_length > max)
+        c->submit_refuse = 413;
+    else if (p->content_length == 0)
+        c->submit_refuse = 400;
+    if (c->submit_refuse)
+        return;
+    if (c->body_cap < p->content_length) {
+        char *b = realloc(c->body, p->content_length);
+        if (!b) {
+            c->submit_refuse = 503;
+            return;
+        }
+        c->body = b;
+        c->body_cap = p->content_length;
+    }
+    c->submit = 1;
+}
+
 static int on_headers_complete(http_parser *p)
 {
     struct kixd_http_conn *c = p->data;
+
+    if (is_submit(c)) {
+        submit_headers(c, p);
+        return 0;
+    }
 
     if (c->w->srv->tlogw && is_add_checkpoint(c)) {
         c->allow_post = 1;
@@ -1187,7 +1371,9 @@ static int on_body(http_parser *p, const char *at, size_t len)
 {
     struct kixd_http_conn *c = p->data;
 
-    if (!c->witness || c->refuse || len > c->body_cap - c->body_len)
+    if (c->submit_refuse)
+        return 1; /* refused: answered (in JSON) and closed without reading on */
+    if ((!c->witness && !c->submit) || c->refuse || len > c->body_cap - c->body_len)
         return 1; /* not wanted: on_headers_complete set refuse */
     memcpy(c->body + c->body_len, at, len);
     c->body_len += len;
@@ -1277,6 +1463,17 @@ static int on_message_complete(http_parser *p)
         answer_text(c, c->allow_post ? K_WITNESS : K_OTHER, c->refuse, reason(c->refuse), head);
     } else if (c->witness) {
         witness_start(c);
+    } else if (c->submit_refuse) {
+        c->close_after = 1;
+        kixd_http_submit_refuse(c, c->submit_refuse, c->w->srv->cfg);
+    } else if (c->preflight) {
+        kixd_http_submit_preflight(c);
+    } else if (c->submit) {
+        char *body = c->body;
+        size_t len = c->body_len;
+        c->body = NULL;
+        c->body_cap = c->body_len = 0;
+        kixd_http_submit_start(c, c->w, body, len, c->peer);
     } else {
         respond(c, head);
     }
@@ -1322,7 +1519,10 @@ static void process(struct kixd_http_conn *c)
             unsigned code = c->refuse ? c->refuse : 400;
             char why[96];
             c->close_after = 1;
-            answer_text(c, K_OTHER, code, reason(code), 0);
+            if (c->submit_refuse)
+                kixd_http_submit_refuse(c, c->submit_refuse, cfg);
+            else
+                answer_text(c, K_OTHER, code, reason(code), 0);
             snprintf(why, sizeof(why), "bad request (%s)", http_errno_name(e));
             kixd_log(KIXD_DEBUG, "http connection %s: %s", c->peer, why);
             c->in_len = 0;

@@ -37,6 +37,7 @@ enum kixd_http_kind {
     KIXD_HTTP_METRICS,
     KIXD_HTTP_PAGE,
     KIXD_HTTP_WITNESS, /* add-checkpoint and the witness's monitoring path */
+    KIXD_HTTP_SUBMIT,  /* POST /submit (http_submit.c) */
     KIXD_HTTP_OTHER,
     KIXD_HTTP_KINDS
 };

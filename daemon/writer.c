@@ -107,6 +107,8 @@ void kixd_submit_free(struct kixd_submit *job)
     free(job->prepared);
     free(job->results);
     free(job->chunks);
+    if (job->release)
+        job->release(job);
     if (c) {
         KIXD_ASSERT_LOOP(job->w);
         assert(c->in_flight > 0 && c->inflight_bytes >= job->frame_len && job->w->jobs > 0);

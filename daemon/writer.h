@@ -62,6 +62,13 @@ struct kixd_submit {
     uint64_t receipt_size;
     enum kixd_submit_state state;
     struct kixd_submit *next;
+    /* A submit that came over HTTP (http_submit.c) has no conn: answer
+     * writes its answer instead of kixd_submit_answer's msgpack, and
+     * release frees what it owns (the body the views point into) and its
+     * accounting. NULL for RPC submits. */
+    void (*answer)(struct kixd_submit *job);
+    void (*release)(struct kixd_submit *job);
+    void *owner;
 };
 
 /* Allocates a job for n bundles carrying nobjs objects in all (zeroed; the

@@ -114,6 +114,21 @@ def markup_in_store():
     return problems
 
 
+def shared_names():
+    """Two source files of one name make a stack trace, a log line or a
+    grep ambiguous: every .c outside tests/ has a name of its own."""
+    seen, problems = {}, []
+    for folder in ("store", "proto", "client", "daemon", "tools"):
+        for path in sorted(sources(folder)):
+            if path.endswith(".c"):
+                seen.setdefault(os.path.basename(path), []).append(os.path.relpath(path, ROOT))
+    for name, paths in sorted(seen.items()):
+        if len(paths) > 1:
+            problems.append(f"{', '.join(paths)}: two source files named {name}; give each a "
+                            f"name of its own")
+    return problems
+
+
 def main():
     owner = public_headers()
     problems = []
@@ -181,6 +196,7 @@ def main():
                 problems.append(f"{rel}:{n}: \"{word}\": the log knows entries, objects and the "
                                 f"indexer's tables, not what the index (store/index) makes of them")
     problems += markup_in_store()
+    problems += shared_names()
     for p in problems:
         print(p)
     if problems:
@@ -219,6 +235,7 @@ def self_test():
         ("store/index/web/page.css", "body{margin:0}\n"),                # a style sheet in store/
         ("client/view/figures.c", '#include "kix/pages.h"\n'),            # the view using the web
         ("client/web/CMakeLists.txt", "target_link_libraries(kix_web PUBLIC kix_client)\n"),
+        ("daemon/log.c", "/* a second log.c */\n"),                      # a name taken twice
     ]
     # One copy of the tree; each plant is appended, checked and taken out
     # again, so the test costs one copy rather than one per plant.

@@ -12,45 +12,6 @@ struct cli_common cli_global;
 int cli_json_errors;
 
 /* The machine code of a KIX_E* code: the error table's name in camelCase. */
-static const char *code_word(int code)
-{
-    switch (code) {
-    case KIX_ENOMEM:
-        return "outOfMemory";
-    case KIX_EINVAL:
-        return "invalidInput";
-    case KIX_EIO:
-        return "io";
-    case KIX_ENOTFOUND:
-        return "notFound";
-    case KIX_EFULL:
-        return "storeFull";
-    case KIX_ECORRUPT:
-        return "storeCorrupt";
-    case KIX_EVERIFY:
-        return "verificationFailed";
-    case KIX_EPOLICY:
-        return "refusedByPolicy";
-    case KIX_ELIMIT:
-        return "limitExceeded";
-    case KIX_EPROTO:
-        return "protocol";
-    case KIX_EUSAGE:
-        return "usage";
-    case KIX_EUNAVAIL:
-        return "unavailable";
-    case KIX_EREADONLY:
-        return "readOnly";
-    case KIX_EFORK:
-        return "inconsistentLog";
-    case KIX_EEXIST:
-        return "alreadyExists";
-    case KIX_ENOTSUP:
-        return "notSupported";
-    }
-    return "internal";
-}
-
 static const char *cause_word(int cause)
 {
     switch (cause) {
@@ -118,7 +79,7 @@ int cli_fail_with(const char *cmd, int code, const struct kix_err *err, const ch
         return cli_report(cmd, kix_err_exit_status(code), &e);
     }
     struct cli_error e = {
-        code_word(code), kix_err_text(err, code), kix_strerror(code), fix, NULL, data};
+        kix_err_word(code), kix_err_text(err, code), kix_strerror(code), fix, NULL, data};
     char members[160] = "";
     int cause = err ? err->cause : KIX_CAUSE_NONE;
     struct kix_buf all = KIX_BUF_INIT;

@@ -7,6 +7,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "kix/submit_body.h"
 #include "cli.h"
 #include "cli_log.h"
 #include "kix/entries.h"
@@ -28,8 +29,9 @@ struct write_args {
     /* kix key */
     int key_revoke, key_roles;
     struct kix_verifier key_subject;
-    int new_run; /* publish --new-run */
-    int dry_run; /* kix publish --dry-run */
+    int new_run;   /* publish --new-run */
+    int dry_run;   /* kix publish --dry-run */
+    int sign_only; /* print the signed body (kix/submit_body.h), submit nothing */
 };
 
 /* Manifests read from files: canonical bytes and digests; [0] is the run
@@ -326,6 +328,7 @@ static int parse_write_args(const char *cmd, const char *help, int argc, char **
         {"license", required_argument, NULL, 'L'},
         {"new-run", no_argument, NULL, 'N'},
         {"dry-run", no_argument, NULL, 'D'},
+        {"sign-only", no_argument, NULL, 'S'},
         {NULL, 0, NULL, 0},
     };
     int c;
@@ -374,6 +377,9 @@ static int parse_write_args(const char *cmd, const char *help, int argc, char **
             break;
         case 'D':
             a->dry_run = 1;
+            break;
+        case 'S':
+            a->sign_only = 1;
             break;
         case 'h':
             cli_print_help(stdout, help);
@@ -438,6 +444,30 @@ static void print_written(const struct write_args *a, const char *what, const ch
                (unsigned long long)s->size, s->receipt_path);
     }
     kix_buf_release(&link);
+}
+
+/* --sign-only: the JSON body POST /submit and kix submit take (one line). */
+static int print_body(const char *cmd, const struct kix_bundle *bundles, size_t n)
+{
+    struct kix_bytes envelopes[2];
+    const struct kix_bytes *objects[2];
+    size_t nobjects[2];
+    struct kix_buf body = KIX_BUF_INIT;
+    struct kix_err err = {0};
+    int rc;
+
+    for (size_t i = 0; i < n && i < 2; i++) {
+        envelopes[i] = bundles[i].envelope;
+        objects[i] = bundles[i].objects;
+        nobjects[i] = bundles[i].nobjects;
+    }
+    rc = kix_submit_body_write(envelopes, objects, nobjects, n, &body, &err);
+    if (rc == KIX_OK) {
+        fwrite(body.ptr, 1, body.len, stdout);
+        putchar('\n');
+    }
+    kix_buf_release(&body);
+    return rc ? cli_fail(cmd, rc, &err) : 0;
 }
 
 /* What one write command signs: a filled-in job after the shared steps
@@ -548,6 +578,10 @@ static int run_write(const char *cmd, const char *what, struct write_args *a, ch
         bundles[i].objects = i == 0 ? j.m.view : NULL;
         bundles[i].nobjects = i == 0 ? j.m.n : 0;
     }
+    if (a->sign_only) {
+        status = print_body(cmd, bundles, j.nenv);
+        goto out;
+    }
     status = cli_submit(cmd, c, &key, bundles, j.nenv, a->receipt, &out);
     if (status == 0)
         print_written(a, what, key.name, j.run_id, j.digest, &out);
@@ -572,8 +606,13 @@ static int check_new_run_id(const char *cmd, const struct write_args *a)
     return cli_fail(cmd, KIX_EINVAL, &err);
 }
 
+#define SIGN_ONLY_HELP                                                                             \
+    "  --sign-only      sign, then print the JSON body that POST /submit and kix\n"                \
+    "                   submit take (one line) instead of submitting it\n"
+
 static const char publish_help[] =
-    "usage: kix publish --key KEY [--run-id ID] [--new-run] [--dry-run] [--receipt FILE] RUN.json\n"
+    "usage: kix publish --key KEY [--run-id ID] [--new-run] [--dry-run | --sign-only]\n"
+    "                   [--receipt FILE] RUN.json\n"
     "                   [REFERENCED.json...]\n"
     "\n"
     "Publishes a benchmark run: canonicalizes the manifests, signs a publication\n"
@@ -594,7 +633,7 @@ static const char publish_help[] =
     "\n"
     "  --key KEY        your private key file (kix keygen), registered with role publish\n"
     "  --run-id ID      the run id (default: a fresh UUIDv7)\n"
-    "  --receipt FILE   where to save the receipt (default: the state directory)\n"
+    "  --receipt FILE   where to save the receipt (default: the state directory)\n" SIGN_ONLY_HELP
     "  --source TEXT    the publication's source, e.g. \"Liger-Kernel benchmarks\"\n"
     "  --license TEXT   the data's license, e.g. BSD-2-Clause\n"
     "  --new-run        a new measurement with the same figures as a published\n"
@@ -663,7 +702,7 @@ static const char attest_help[] =
     "  --key KEY        your private key file, registered with role attest\n"
     "  --note TEXT      what you observed\n"
     "  --evidence FILE  a JSON manifest backing the note (repeatable), logged with it\n"
-    "  --receipt FILE   where to save the receipt\n" CLI_COMMON_HELP;
+    "  --receipt FILE   where to save the receipt\n" SIGN_ONLY_HELP CLI_COMMON_HELP;
 
 static int sign_attestation(struct write_job *j, struct kix_err *err)
 {
@@ -700,7 +739,7 @@ static const char rerun_help[] =
     "\n"
     "  --key KEY        your private key file, registered with role rerun\n"
     "  --outcome O      reproduced, not_reproduced or failed\n"
-    "  --receipt FILE   where to save the receipt\n" CLI_COMMON_HELP;
+    "  --receipt FILE   where to save the receipt\n" SIGN_ONLY_HELP CLI_COMMON_HELP;
 
 static int sign_rerun(struct write_job *j, struct kix_err *err)
 {
@@ -741,7 +780,7 @@ static const char supersede_help[] =
     "  --key KEY        the publisher's private key file\n"
     "  --run-id ID      the new run's id (default: a fresh UUIDv7)\n"
     "  --reason TEXT    why the old run was corrected\n"
-    "  --receipt FILE   where to save the receipt\n" CLI_COMMON_HELP;
+    "  --receipt FILE   where to save the receipt\n" SIGN_ONLY_HELP CLI_COMMON_HELP;
 
 /* Publishes the successor and points the old run at it: two envelopes,
  * one submission, in that order. */
@@ -829,4 +868,72 @@ int cmd_key(int argc, char **argv)
         return cli_fail("key", rc, &err);
     return run_write("key", revoke ? "key revocation" : "key registration", &a, NULL, 0, 0, NULL,
                      sign_key);
+}
+
+static const char submit_help[] =
+    "usage: kix submit [--receipt FILE] BODY.json\n"
+    "\n"
+    "Submits a body signed before: what kix publish, attest, rerun, supersede\n"
+    "or key print with their sign-only option, or what a browser signed; the\n"
+    "JSON that POST /submit takes ({envelope, objects}, or {bundles: [...]};\n"
+    "'-' reads standard input). As the command that signed it would have: the\n"
+    "receipt is verified against the log key, saved, and the entry printed.\n"
+    "\n"
+    "  --receipt FILE   where to save the receipt (default: the state directory)\n" CLI_COMMON_HELP;
+
+int cmd_submit(int argc, char **argv)
+{
+    struct write_args a;
+    struct kix_submit_body body;
+    struct kix_bundle bundles[16];
+    struct kix_bytes objects[16][KIX_SUBMIT_MAX_OBJECTS];
+    struct kix_client *c = NULL;
+    struct kix_verifier key;
+    struct kix_entry_summary s;
+    struct cli_submitted out;
+    struct kix_buf text = KIX_BUF_INIT;
+    struct kix_err err = {0};
+    int status = parse_write_args("submit", submit_help, argc, argv, &a), rc;
+
+    if (status >= 0)
+        return status;
+    if (a.nrest != 1)
+        return cli_usage_error("submit", "expected one BODY.json (or - for standard input)");
+    if (a.key_path || a.run_id || a.note || a.outcome || a.roles || a.new_run || a.dry_run ||
+        a.sign_only || a.nevidence)
+        return cli_usage_error("submit", "the body is signed already: give only --receipt and "
+                                         "where the log is");
+    kix_submit_body_init(&body);
+    rc = kix_file_read(a.rest[0], 64u << 20, &text, &err); /* "-": standard input */
+    if (rc == KIX_OK)
+        rc = kix_submit_body_parse(text.ptr, text.len, 16, &body, &err);
+    if (rc) {
+        kix_err_wrap(&err, "%s", a.rest[0]);
+        status = cli_fail("submit", rc, &err);
+        goto out;
+    }
+    for (size_t i = 0; i < body.n; i++) {
+        for (size_t j = 0; j < body.bundles[i].nobjects; j++)
+            objects[i][j] = kix_buf_bytes(&body.bundles[i].objects[j]);
+        bundles[i].envelope = kix_buf_bytes(&body.bundles[i].envelope);
+        bundles[i].objects = objects[i];
+        bundles[i].nobjects = body.bundles[i].nobjects;
+    }
+    status = cli_connect("submit", &a.common, &c);
+    if (status == 0)
+        status = cli_contact("submit", &a.common, c, &key, CLI_CONTACT_READ, NULL);
+    if (status == 0)
+        status = cli_submit("submit", c, &key, bundles, body.n, a.receipt, &out);
+    if (status == 0) {
+        const struct kix_bytes *last = &bundles[body.n - 1].envelope;
+        int known = kix_entry_describe(last->ptr, last->len, &s, NULL) == KIX_OK;
+        print_written(&a, known ? kix_entry_type_name(s.type) : "entry", key.name,
+                      known && s.run_id[0] ? s.run_id : NULL,
+                      known && s.type == KIX_ENTRY_PUBLICATION ? &s.subject : NULL, &out);
+    }
+out:
+    kix_submit_body_release(&body);
+    kix_buf_release(&text);
+    kix_client_close(c);
+    return status;
 }

@@ -21,6 +21,10 @@ int kix__query_check_group(struct kix_client *c, const struct kix_verifier *key,
                            size_t n, kix_vindex_member_fn each, void *each_ctx,
                            struct kix_query_proof *out, struct kix_err *err);
 
+/* KIX_EINVAL naming the first text filter of q that is not UTF-8
+ * (client.c): checked before any source is asked. */
+int kix__query_filters_check(const struct kix_query *q, struct kix_err *err);
+
 /* How many rows a page from `offset` (0-based) of at most `limit` holds
  * in a list of `count`: what a proven page must hold (kix group, kix
  * query). */
@@ -40,7 +44,7 @@ static inline uint64_t kix__page_size(uint64_t count, uint64_t offset, uint64_t 
 typedef int (*kix__record_fn)(void *ctx, const char *ikey, int *present, struct kix_buf *record,
                               struct kix_err *err);
 
-/* kix__record_fn over proven records (group_page.c): ctx a struct
+/* kix__record_fn over proven records (group_page_verify.c): ctx a struct
  * kix__prover; each record proven by kix_client_index_proof at proof's
  * size (the first sets it, with its checkpoint; another is KIX_EUNAVAIL:
  * the log grew), counted in *count (may be NULL). */

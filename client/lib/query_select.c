@@ -5,7 +5,7 @@
  * the query against every value itself, reads the lists of the values that
  * match, intersects them, then reads every selected group's record: its
  * members, less those of other providers, are all the matches
- * (query_selection.c reads the selection, group_page.c the groups). See
+ * (query_selection.c reads the selection, group_page_verify.c the groups). See
  * kix/client.h. */
 #include <stdio.h>
 #include <stdlib.h>

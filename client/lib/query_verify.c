@@ -1,6 +1,6 @@
 /* kix_client_query_verify: a query's rows proven, not told. The server
  * chooses which runs match (a query is a scan, not a proof of
- * completeness; kix_client_group_page_verify in client/lib/group_page.c
+ * completeness; kix_client_group_page_verify in client/lib/group_page_verify.c
  * proves a whole group's page), but everything a row says about a run is
  * checked (and kix_client_query_complete, client/lib/query_select.c,
  * proves which match): its description is recomputed from objects verified by digest,

@@ -2,7 +2,7 @@
  * computes (kix_index_query), computed here from the copy's index records
  * at its checkpoint (source_http_index.c) and its objects: the selection
  * records for what the filters select (query_selection.c), each selected
- * group's directory and pages for its members (group_page.c's reader),
+ * group's directory and pages for its members (group_page_verify.c's reader),
  * and each run's record, manifest and the objects it names for the
  * groups' order and the page's rows (kix_query_row_describe, the code
  * kixd runs). Unverified, like everything a source answers:

@@ -8,6 +8,7 @@
 #include "kix/entry.h"
 #include "kix/view.h"
 #include "pages_internal.h"
+#include "web_internal.h"
 
 extern const unsigned char kix__group_html[];
 extern const size_t kix__group_html_len;
@@ -89,6 +90,7 @@ static int row_slots(struct kix_tpl *row, const struct kix_group_view *v,
     }
     if ((rc = kix_tpl_setf(row, "rank", "%llu", (unsigned long long)r->rank)) ||
         (rc = kix_tpl_set(row, "runId", r->run_id)) ||
+        (rc = kix__tpl_run_href(row, "runHref", r->run_id)) ||
         (rc = kix_tpl_setf(row, "value", "%llu", (unsigned long long)r->value)) ||
         (rc = kix_tpl_set(row, "median", median)) ||
         (rc = kix_tpl_set(row, "spread", p20[0] ? p20 : "")) ||
@@ -115,9 +117,10 @@ static int page_link(struct kix_tpl *t, const char *name, const struct kix_group
 {
     if (!(flags & KIX_PAGE_EXPORTED))
         return kix_tpl_setf(t, name, "?page=%llu", (unsigned long long)n);
-    /* "./": a key ("sha256:…") alone would read as a URL scheme */
-    return n == 1 ? kix_tpl_setf(t, name, "./%s", v->group)
-                  : kix_tpl_setf(t, name, "./%s-%llu", v->group, (unsigned long long)n);
+    /* "./": a key ("sha256:…") alone would read as a URL scheme; ".html":
+     * the name any static server types as a page */
+    return n == 1 ? kix_tpl_setf(t, name, "./%s.html", v->group)
+                  : kix_tpl_setf(t, name, "./%s-%llu.html", v->group, (unsigned long long)n);
 }
 
 static int group_slots(struct kix_tpl *t, const struct kix_group_view *v, const struct kix_buf *doc,

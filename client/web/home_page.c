@@ -206,14 +206,15 @@ out:
 
 /* ---- home pages ------------------------------------------------------------------------- */
 
-/* Where page `page` is, from the site's root: "" for the first (the
- * index), "home/<page>" for the others. */
+/* Where page `page` is, from the site's root: "index.html" for the
+ * first, "home/<page>.html" for the others (the names any static server
+ * types as pages; kixd answers them too). */
 static void page_path(size_t page, char *out, size_t cap)
 {
     if (page <= 1)
-        snprintf(out, cap, "%s", "");
+        snprintf(out, cap, "%s", "index.html");
     else
-        snprintf(out, cap, "home/%zu", page);
+        snprintf(out, cap, "home/%zu.html", page);
 }
 
 /* A link to page `page` from a page whose root is `root` ("" or "../");
@@ -225,8 +226,6 @@ static int page_link(struct kix_tpl *t, const char *name, const char *root, size
     if (!on)
         return kix_tpl_set(t, name, "");
     page_path(page, path, sizeof(path));
-    if (!*root && !*path)
-        return kix_tpl_set(t, name, "./");
     return kix_tpl_setf(t, name, "%s%s", root, path);
 }
 
@@ -293,6 +292,7 @@ int kix__group_row_slots(struct kix_tpl *row, const struct kix_home_row *x)
         (rc = kix_tpl_set(row, "implementation", x->implementation)) ||
         (rc = kix_tpl_set(row, "provider", x->provider)) ||
         (rc = kix_tpl_set(row, "group", x->group)) || (rc = kix_tpl_set(row, "best", x->best)) ||
+        (rc = kix__tpl_run_href(row, "bestHref", x->best)) ||
         (rc = kix_tpl_set(row, "median", human)) ||
         (rc = kix_tpl_set(row, "source", *x->source ? x->source : "not named")))
         return rc;
@@ -650,9 +650,11 @@ int kix_page_browse(struct kix_log_reader *r, const char *path, size_t len, int 
                     struct kix_buf *out, int *is_json, struct kix_err *err)
 {
     int json = len > 5 && memcmp(path + len - 5, ".json", 5) == 0;
-    size_t stem = json ? len - 5 : len, n;
+    /* <page>.html: the name the pages link to, which a static copy holds */
+    int html = !json && len > 5 && memcmp(path + len - 5, ".html", 5) == 0;
+    size_t stem = json || html ? len - 5 : len, n;
 
-    *is_json = json || want_json;
+    *is_json = json || (want_json && !html);
     if (is(path, len, "index.json"))
         return kix_page_home_json(r, 1, out, err);
     if (has_prefix(path, stem, "home/") && number(path + 5, stem - 5, &n) && n >= 2)
@@ -662,6 +664,8 @@ int kix_page_browse(struct kix_log_reader *r, const char *path, size_t len, int 
         return *is_json ? kix_page_kernel_json(r, path + 8, stem - 8, out, err)
                         : kix_page_kernel_html(r, path + 8, stem - 8, out, err);
     *is_json = 1;
+    if (html)
+        return kix_err_set(err, KIX_ENOTFOUND, "no such page");
     if (is(path, len, "search/index.json"))
         return kix_page_search_index(r, out, err);
     if (json && has_prefix(path, stem, "search/") && number(path + 7, stem - 7, &n))

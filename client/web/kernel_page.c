@@ -196,6 +196,8 @@ static int line_slots(struct kix_tpl *t, const struct kix_kernel_view *v,
                 break;
             if (rc == KIX_OK)
                 rc = kix_tpl_set(pt, "runId", p->run_id);
+            if (rc == KIX_OK)
+                rc = kix__tpl_run_href(pt, "runHref", p->run_id);
         }
         if (rc == KIX_OK)
             rc = kix_tpl_setn(row, "polyline", poly.len ? (const char *)poly.ptr : "", poly.len);

@@ -4,9 +4,11 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "kix/entry.h"
 #include "kix/pages.h"
 #include "kix/template.h"
 #include "pages_internal.h"
+#include "web_internal.h"
 
 /* Compiled in from static/kix-verify.js and style.css (CMakeLists.txt,
  * kix_embed): NUL-terminated, _len without the NUL. */
@@ -23,6 +25,18 @@ void kix_page_style(struct kix_bytes *out)
 {
     out->ptr = kix__style_css;
     out->len = kix__style_css_len;
+}
+
+int kix__tpl_run_href(struct kix_tpl *t, const char *slot, const char *run_id)
+{
+    char name[KIX_RUN_PAGE_NAME_MAX + 1];
+    int escaped;
+
+    /* an id with no name (longer than a file name takes once escaped) has
+     * no page: the link says its id, and finds nothing */
+    if (kix_run_page_name(run_id, strlen(run_id), name, sizeof(name), &escaped) != KIX_OK)
+        return kix_tpl_setf(t, slot, "%s.html", run_id);
+    return kix_tpl_setf(t, slot, "%s.html", name);
 }
 
 int kix__page_render(const unsigned char *tpl, size_t len, const struct kix_tpl *t,

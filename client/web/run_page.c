@@ -12,6 +12,7 @@
 #include "kix/pages.h"
 #include "kix/template.h"
 #include "pages_internal.h"
+#include "web_internal.h"
 
 /* Compiled in from templates/run.html (CMakeLists.txt, kix_embed). */
 extern const unsigned char kix__run_html[];
@@ -118,6 +119,9 @@ static int run_supersession(struct kix_tpl *t, const char *prefix,
 
     snprintf(name, sizeof(name), "%sRun", prefix);
     if ((rc = kix_tpl_set(t, name, x->run_id)))
+        return rc;
+    snprintf(name, sizeof(name), "%sHref", prefix);
+    if ((rc = x->run_id[0] ? kix__tpl_run_href(t, name, x->run_id) : kix_tpl_set(t, name, "")))
         return rc;
     snprintf(name, sizeof(name), "%sIndex", prefix);
     if ((rc = x->run_id[0] && x->date[0]
@@ -241,7 +245,16 @@ static int run_slots(struct kix_tpl *t, const struct kix_run_view *v, const stru
     gmtime_r(&tnow, &tm);
     strftime(today, sizeof(today), "%Y-%m-%d", &tm);
     kix_run_view_staleness(v, STALE_DAYS, now, stale, sizeof(stale));
-    if ((rc = kix_tpl_set(t, "runId", res->run.run_id)) ||
+    char name[KIX_RUN_PAGE_NAME_MAX + 1];
+    int escaped;
+
+    /* the page's own files: runs/<name>.json beside runs/<name>.html */
+    if (kix_run_page_name(res->run.run_id, strlen(res->run.run_id), name, sizeof(name), &escaped) !=
+        KIX_OK)
+        snprintf(name, sizeof(name), "%s", res->run.run_id);
+    if ((rc = kix_tpl_set(t, "runId", res->run.run_id)) || (rc = kix_tpl_set(t, "runName", name)) ||
+        (rc = res->rank.best[0] ? kix__tpl_run_href(t, "bestHref", res->rank.best)
+                                : kix_tpl_set(t, "bestHref", "")) ||
         (rc = kix_tpl_set(t, "origin", v->origin)) || (rc = kix_tpl_set(t, "title", v->title)) ||
         (rc = kix_tpl_set(t, "implementation", v->implementation)) ||
         (rc = kix_tpl_set(t, "kernel", v->kernel)) ||

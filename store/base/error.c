@@ -77,6 +77,45 @@ const char *kix_err_name(int code)
     return "unknown";
 }
 
+const char *kix_err_word(int code)
+{
+    switch (code) {
+    case KIX_ENOMEM:
+        return "outOfMemory";
+    case KIX_EINVAL:
+        return "invalidInput";
+    case KIX_EIO:
+        return "io";
+    case KIX_ENOTFOUND:
+        return "notFound";
+    case KIX_EFULL:
+        return "storeFull";
+    case KIX_ECORRUPT:
+        return "storeCorrupt";
+    case KIX_EVERIFY:
+        return "verificationFailed";
+    case KIX_EPOLICY:
+        return "refusedByPolicy";
+    case KIX_ELIMIT:
+        return "limitExceeded";
+    case KIX_EPROTO:
+        return "protocol";
+    case KIX_EUSAGE:
+        return "usage";
+    case KIX_EUNAVAIL:
+        return "unavailable";
+    case KIX_EREADONLY:
+        return "readOnly";
+    case KIX_EFORK:
+        return "inconsistentLog";
+    case KIX_EEXIST:
+        return "alreadyExists";
+    case KIX_ENOTSUP:
+        return "notSupported";
+    }
+    return "internal";
+}
+
 const char *kix_strerror(int code)
 {
     switch (code) {

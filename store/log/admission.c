@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "kix/assert.h"
 #include "log_internal.h"
 
 static const unsigned required_role[] = {
@@ -312,6 +313,7 @@ static int write_entry(struct kix_log *l, MDB_txn *txn, uint64_t index,
     uint8_t idx[8], rec[KEY_RECORD_LEN], type = (uint8_t)p->entry.type;
     int rc = KIX_OK;
 
+    KIX_ASSERT(kix__db_writing(s) && p->leaf.len > 0);
     for (size_t i = 0; rc == KIX_OK && i < p->nobjects; i++)
         rc = kix__object_put(s, txn, p->objects[i].canon.ptr, p->objects[i].canon.len,
                              p->objects[i].digest.b, NULL, err);
@@ -332,6 +334,8 @@ static int write_entry(struct kix_log *l, MDB_txn *txn, uint64_t index,
         rc = kix__key_get(s, txn, p->entry.subject.b, &key);
         if (rc)
             return kix_err_set(err, rc, "reading the key registry");
+        /* check_key_entry refused a second revocation: revoked stays revoked */
+        KIX_ASSERT(key.revoked_index == KIX_NO_INDEX && key.added_index < index);
         key.revoked_index = index;
     } else {
         rc = kix__key_get(s, txn, p->entry.subject.b, &key);

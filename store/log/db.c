@@ -1,6 +1,7 @@
 /* The LMDB environment: open, tables, map growth, the write retry loop. */
 #include "db.h"
 
+#include "kix/assert.h"
 #include "kix/encoding.h"
 
 #include <errno.h>
@@ -48,6 +49,15 @@ int kix__db_get_u64(struct kix_store *s, MDB_txn *txn, int table, uint64_t k, st
  * drops a put's code (a cache write) or reports the next read's failure
  * instead still has the transaction retried in a bigger map. */
 static _Thread_local int write_map_full;
+
+/* The store whose write transaction this thread runs (kix__db_write), so
+ * that every put can assert it is made under the write lock. */
+static _Thread_local const struct kix_store *writing;
+
+int kix__db_writing(const struct kix_store *s)
+{
+    return writing == s;
+}
 
 int kix__db_error(int rc, struct kix_err *err, const char *what)
 {
@@ -253,6 +263,7 @@ static int grow_map(struct kix_store *s, struct kix_err *err)
                            s->map_max);
     next = s->map_size > s->map_max / 2 ? s->map_max : s->map_size * 2;
     pthread_rwlock_wrlock(&s->resize_lock);
+    KIX_ASSERT(next > s->map_size && next <= s->map_max);
     rc = mdb_env_set_mapsize(s->env, next);
     pthread_rwlock_unlock(&s->resize_lock);
     if (rc)
@@ -277,10 +288,15 @@ static int out_of_space(const struct kix_store *s)
 int kix__db_write(struct kix_store *s, kix__write_fn fn, void *ctx, struct kix_err *err)
 {
     int rc, outer_map_full = write_map_full; /* a write of another store around this one */
+    const struct kix_store *outer_writing = writing;
 
     if (s->read_only)
         return kix_err_set(err, KIX_EREADONLY, "the store is open read-only");
+    /* LMDB allows one write transaction per environment: a second one
+     * begun by the thread holding the first would deadlock on its mutex */
+    KIX_ASSERT(writing != s);
     pthread_mutex_lock(&s->write_lock);
+    writing = s;
     for (;;) {
         MDB_txn *txn = NULL;
         pthread_rwlock_rdlock(&s->resize_lock);
@@ -298,6 +314,7 @@ int kix__db_write(struct kix_store *s, kix__write_fn fn, void *ctx, struct kix_e
         }
         write_map_full = 0;
         rc = fn(s, txn, ctx, err);
+        KIX_ASSERT(writing == s); /* fn returned with the write it was given */
         if (rc != KIX_OK && write_map_full)
             rc = KIX__EMAPFULL;
         if (rc == KIX_OK) {
@@ -326,6 +343,7 @@ int kix__db_write(struct kix_store *s, kix__write_fn fn, void *ctx, struct kix_e
         }
         break;
     }
+    writing = outer_writing;
     pthread_mutex_unlock(&s->write_lock);
     write_map_full = outer_map_full;
     return rc;

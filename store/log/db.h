@@ -83,6 +83,9 @@ int kix__db_error(int mdb_rc, struct kix_err *err, const char *what);
  * fields it resets itself. fn's own errors abort the transaction. */
 typedef int (*kix__write_fn)(struct kix_store *s, MDB_txn *txn, void *ctx, struct kix_err *err);
 int kix__db_write(struct kix_store *s, kix__write_fn fn, void *ctx, struct kix_err *err);
+/* Whether this thread is inside kix__db_write of s (holds its write lock):
+ * for KIX_ASSERT on every put. */
+int kix__db_writing(const struct kix_store *s);
 
 /* The record under a u64be key of `table`: KIX_ENOTFOUND, or a view. */
 int kix__db_get_u64(struct kix_store *s, MDB_txn *txn, int table, uint64_t k,

@@ -7,6 +7,7 @@
 #include <sys/stat.h>
 #include <time.h>
 
+#include "kix/assert.h"
 #include "kix/entries.h"
 #include "kix/file.h"
 #include "kix/sha256.h"
@@ -55,6 +56,16 @@ static int meta_get(struct kix_store *s, const char *name, char *out, size_t cap
 
 /* ---- checkpoints ---------------------------------------------------------- */
 
+/* Whether the leaves table ends exactly at size: the checkpoint's commit
+ * order is leaves and tiles first, then the checkpoint that names them. */
+static int leaves_end_at(struct kix_store *s, MDB_txn *txn, uint64_t size)
+{
+    struct kix_bytes leaf;
+
+    return (size == 0 || kix__db_get_u64(s, txn, T_LEAVES, size - 1, &leaf) == KIX_OK) &&
+           kix__db_get_u64(s, txn, T_LEAVES, size, &leaf) == KIX_ENOTFOUND;
+}
+
 static int put_checkpoint(struct kix_store *s, MDB_txn *txn, uint64_t size, const void *note,
                           size_t len, struct kix_err *err)
 {
@@ -62,6 +73,8 @@ static int put_checkpoint(struct kix_store *s, MDB_txn *txn, uint64_t size, cons
     MDB_val key = {8, k}, val = {len, (void *)note};
     int rc;
 
+    KIX_ASSERT(kix__db_writing(s) && len > 0);
+    KIX_ASSERT(leaves_end_at(s, txn, size));
     kix_u64be_put(k, size);
     rc = mdb_put(txn, s->dbi[T_CHECKPOINTS], &key, &val, MDB_APPEND);
     return rc ? kix__db_error(rc, err, "writing a checkpoint") : KIX_OK;
@@ -77,6 +90,7 @@ static int put_index_note(struct kix_store *s, MDB_txn *txn, uint64_t size, cons
     MDB_val key = {8, k}, val = {len, (void *)note};
     int rc;
 
+    KIX_ASSERT(kix__db_writing(s));
     kix_u64be_put(k, size);
     rc = mdb_put(txn, s->dbi[T_INDEX_NOTES], &key, &val, flags);
     return rc ? kix__db_error(rc, err, "writing an index note") : KIX_OK;
@@ -816,6 +830,8 @@ static int commit_fn(struct kix_store *s, MDB_txn *txn, void *arg, struct kix_er
             next++;
         }
     }
+    /* each accepted item took the next index, and no other did */
+    KIX_ASSERT(accepted <= c->n && next == size + accepted);
     c->size = next;
     c->accepted = accepted;
     if (accepted == 0)
@@ -861,6 +877,7 @@ static int replay_fn(struct kix_store *s, MDB_txn *txn, void *arg, struct kix_er
                                "replay checkpoints must grow and end at the last item");
         while (next < c->cps[k].size) {
             struct kix_append_result res;
+            KIX_ASSERT(i < c->n && next - c->first_index == i); /* bounded by the check above */
             struct kix_err item_err = {0};
             int dup;
             rc = apply_item(s, txn, c->log, next, c->items[i], &res, &dup, &item_err);
@@ -890,6 +907,7 @@ static int replay_fn(struct kix_store *s, MDB_txn *txn, void *arg, struct kix_er
         if (rc)
             return rc;
     }
+    KIX_ASSERT(next == c->first_index + i);
     if (i != c->n)
         return kix_err_set(err, KIX_EINVAL, "%zu replayed entries lie beyond the last checkpoint",
                            c->n - i);

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "kix/assert.h"
 #include "db.h"
 
 int kix__object_get(struct kix_store *s, MDB_txn *txn, const uint8_t digest[32], MDB_val *out)
@@ -50,8 +51,10 @@ int kix__object_put(struct kix_store *s, MDB_txn *txn, const uint8_t *canon, siz
     MDB_val existing, key = {32, (void *)digest}, seqval, blob = {len, (void *)canon};
     uint8_t seqbuf[8];
     uint64_t seq = 0;
-    int rc = kix__object_get(s, txn, digest, &existing);
+    int rc;
 
+    KIX_ASSERT(kix__db_writing(s) && len > 0);
+    rc = kix__object_get(s, txn, digest, &existing);
     if (created)
         *created = 0;
     if (rc == KIX_OK) {

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "kix/assert.h"
 #include "kix/merkle.h"
 
 /* Full tiles of levels 1 to CACHE_LEVELS, the first CACHE_SLOTS of each:
@@ -48,6 +49,7 @@ int kix__tile_cache_get(struct kix__tile_cache *c, uint32_t level, uint64_t inde
 
     if (!cached)
         return 0;
+    KIX_ASSERT(((unsigned)cached[0] << 8 | cached[1]) == KIX_TILE_WIDTH); /* only full tiles */
     out->ptr = cached;
     out->len = FULL_TILE;
     return 1;
@@ -65,6 +67,10 @@ void kix__tile_cache_offer(struct kix__tile_cache *c, uint32_t level, uint64_t i
     if (!copy)
         return; /* a cache: the next read tries again */
     memcpy(copy, tile, FULL_TILE);
-    if (!atomic_compare_exchange_strong(slot, &none, copy))
-        free(copy); /* another reader filled it first, with the same bytes */
+    if (!atomic_compare_exchange_strong(slot, &none, copy)) {
+        /* another reader filled it first: a full tile never changes, so
+         * two committed snapshots must agree on its bytes */
+        KIX_ASSERT(memcmp(none, copy, FULL_TILE) == 0);
+        free(copy);
+    }
 }

@@ -2,6 +2,7 @@
  * store's tiles table, through the tile cache for committed snapshots. */
 #include "tile_io.h"
 
+#include "kix/assert.h"
 #include "kix/encoding.h"
 
 static void tile_key(uint8_t key[9], uint32_t level, uint64_t index)
@@ -29,6 +30,7 @@ static int tile_read(void *arg, uint32_t level, uint64_t index, struct kix_bytes
     if (rc)
         return kix__db_error(rc, err, "reading a tree tile");
     if (c->snapshot)
+        /* the cache never sees a write transaction's tiles, which may abort */
         kix__tile_cache_offer(c->store->tile_cache, level, index, val.mv_data, val.mv_size);
     out->ptr = val.mv_data;
     out->len = val.mv_size;
@@ -43,6 +45,9 @@ static int tile_write(void *arg, uint32_t level, uint64_t index, const uint8_t *
     MDB_val key = {9, k}, val = {len, (void *)data};
     int rc;
 
+    /* a snapshot is read-only and the cache holds only committed tiles */
+    KIX_ASSERT(!c->snapshot && kix__db_writing(c->store));
+    KIX_ASSERT(len >= 2 && len <= 2u + KIX_HASH_LEN * (2u * KIX_TILE_WIDTH - 2u));
     tile_key(k, level, index);
     rc = mdb_put(c->txn, c->store->dbi[T_TILES], &key, &val, 0);
     return rc ? kix__db_error(rc, err, "writing a tree tile") : KIX_OK;

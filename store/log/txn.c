@@ -1,6 +1,7 @@
 /* The log's storage lent to the index above it (kix/log_txn.h). */
 #include <string.h>
 
+#include "kix/assert.h"
 #include "log_internal.h"
 
 /* A read-only open found the table absent; or it is sealed and the store
@@ -45,6 +46,7 @@ int kix_log_txn_put(struct kix_log_txn *t, unsigned table, const void *key, size
         return kix_err_set(err, KIX_EREADONLY, "writing the index through a reader");
     if (table >= t->store->ntables)
         return no_such_table(table, err);
+    KIX_ASSERT(kix__db_writing(t->store)); /* a writable txn is the writer's own */
     rc = mdb_put(t->txn, t->store->table_dbi[table], &k, &v, 0);
     return rc ? kix__db_error(rc, err, "writing the index") : KIX_OK;
 }
@@ -59,6 +61,7 @@ int kix_log_txn_del(struct kix_log_txn *t, unsigned table, const void *key, size
         return kix_err_set(err, KIX_EREADONLY, "writing the index through a reader");
     if (table >= t->store->ntables)
         return no_such_table(table, err);
+    KIX_ASSERT(kix__db_writing(t->store)); /* a writable txn is the writer's own */
     rc = mdb_del(t->txn, t->store->table_dbi[table], &k, NULL);
     if (rc == MDB_NOTFOUND)
         return KIX_ENOTFOUND;
@@ -109,12 +112,14 @@ int kix_log_txn_clear(struct kix_log_txn *t, unsigned table, struct kix_err *err
         return kix_err_set(err, KIX_EREADONLY, "writing the index through a reader");
     if (table >= t->store->ntables)
         return no_such_table(table, err);
+    KIX_ASSERT(kix__db_writing(t->store)); /* a writable txn is the writer's own */
     rc = mdb_drop(t->txn, t->store->table_dbi[table], 0);
     return rc ? kix__db_error(rc, err, "emptying an index table") : KIX_OK;
 }
 
 struct kix_buf *kix_log_txn_scratch(struct kix_log_txn *t)
 {
+    KIX_ASSERT(!t->writable || t->scratch); /* the writer's txn comes with its buffer */
     return t->writable ? t->scratch : NULL;
 }
 

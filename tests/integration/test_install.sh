@@ -95,7 +95,7 @@ for c in $commands; do
     grep -qx -- "$c" <<<"$offered" || fail "completion does not offer command $c"
 done
 for c in $commands; do
-    opts=$("$P/bin/kix" "$c" --help | grep -o -- '--[a-z][a-z-]*' | sort -u || true)
+    opts=$("$P/bin/kix" "$c" --help | grep -o -- '--[a-z][a-z0-9-]*' | sort -u || true)
     offered=$(complete_words kix "$c" --)
     for o in $opts; do
         case "$c:$o" in
@@ -120,7 +120,7 @@ dcommands=$(dcomplete kixd "")
 for c in init serve check export backup; do
     grep -qx -- "$c" <<<"$dcommands" || fail "kixd completion does not offer command $c"
     offered=$(dcomplete kixd "$c" --)
-    for o in $("$P/bin/kixd" "$c" --help | grep -o -- '--[a-z][a-z-]*' | sort -u); do
+    for o in $("$P/bin/kixd" "$c" --help | grep -o -- '--[a-z][a-z0-9-]*' | sort -u); do
         grep -qx -- "$o" <<<"$offered" || fail "completion of 'kixd $c' lacks $o"
     done
 done
@@ -217,6 +217,22 @@ cc -std=c11 $sanitize -o "$WORK/hello" "$WORK/hello.c" $(pkg-config --cflags --l
     fail "a program does not build with pkg-config kix: $(cat "$WORK/cc.err")"
 [ "$("$WORK/hello")" = "$VERSION" ] || fail "the program built with pkg-config kix says '$("$WORK/hello")'"
 pass "a program builds and runs with pkg-config kix alone"
+
+# Each library exports exactly what the installed headers declare: no kix__
+# internals, no unprefixed helpers, and every exported name is in a header.
+declared=$(cat "$P"/include/kix/*.h | grep -o '\bkix_[A-Za-z0-9][A-Za-z0-9_]*' | sort -u)
+for lib in libkix.so libkix-verify.so; do
+    so=$(find "$P" -name "$lib" | head -1)
+    exported=$(nm -D --defined-only "$so" | awk '{print $3}' | sort -u)
+    stray=$(grep -v '^kix_[A-Za-z0-9]' <<<"$exported" | head -5 || true)
+    [ -z "$stray" ] || fail "$lib exports names no header declares: $stray"
+    undeclared=$(comm -23 <(echo "$exported") <(echo "$declared") | head -5)
+    [ -z "$undeclared" ] || fail "$lib exports names its headers do not declare: $undeclared"
+    echo "$lib exports $(wc -l <<<"$exported") functions and data, all declared in kix/*.h"
+done
+grep -q ' kix_log_open$' <<<"$(nm -D --defined-only "$(find "$P" -name libkix.so | head -1)")" ||
+    fail "libkix.so does not export kix_log_open (kix/log.h)"
+pass "libkix.so and libkix-verify.so export only what kix/*.h declares"
 
 # A real log made with the installed programs, served by the installed kixd.
 KIX="$P/bin/kix"

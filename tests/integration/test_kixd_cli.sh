@@ -30,7 +30,12 @@ wait_socket() {
 
 # --help everywhere, usage errors exit 2
 expect_status 0 "$BIN/kixd" --help
-grep -q "serve" "$T/out" || fail "kixd --help lacks serve"
+for c in init serve check export backup promote; do
+    grep -q "^  $c " "$T/out" || fail "kixd --help lacks $c"
+    expect_status 0 "$BIN/kixd" "$c" --help
+    grep -Eq "usage: kixd \[?$c" "$T/out" || fail "kixd $c --help prints no usage"
+    "$BIN/kixd" --help >"$T/out"
+done
 expect_status 0 "$BIN/kixd" serve --help
 for opt in --store --listen --config --log-level --threads --max-message --max-in-flight \
     --max-connections --idle-timeout --max-output --max-batch --max-group --drain-timeout; do

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# kixd serve's options come from one table (daemon/config.c): every option
+# kixd serve's options come from one table (daemon/serve_options.c): every option
 # that 'kixd serve --help' lists is accepted from the command line and from
 # the --config file alike, with the same outcome. The list is read off
 # --help, so an option added without config-file support fails here.
@@ -44,6 +44,8 @@ companions_of() {
   http-access-log | http-metrics) printf '%s\n' --http "$UP" ;;
   phase-stats) printf '%s\n' --http "$UP" --http-metrics ;;
   ack-mirror-key) printf '%s\n' --ack-replicas 1 ;;
+  ack-replicas) printf '%s\n' --insecure-unsigned-acks ;;
+  insecure-unsigned-acks) printf '%s\n' --ack-replicas 1 ;;
   esac
 }
 

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # README.md's "## A session" code block, then "### Publishing your own run",
-# the witness block of "## Trust" and the tile-tools block of "## The log on
-# the web", run as written (bash -e, one script, so the later blocks
+# the witness block of "## Trust", the tile-tools block of "## The log on
+# the web" and the curl of "### Writes over HTTP", run as written (bash -e, one script, so the later blocks
 # continue the session) in an empty
 # directory with the built kix and kixd first on PATH: the session users
 # copy must work, and a failed step must stop it rather than leave e.g. an
@@ -19,6 +19,7 @@ WPORT=$(free_port)
   readme_block "Publishing your own run"
   readme_block "Trust" | sed "s/8081/$WPORT/g"
   readme_block "The log on the web (C2SP tlog-tiles)" | sed "s/8080/$PORT/g"
+  readme_block "Writes over HTTP" | sed "s/8080/$PORT/g"
 } >"$WORK/session.sh"
 mkdir "$WORK/empty"
 cd "$WORK/empty"
@@ -53,6 +54,9 @@ grep -Eq "^(0|[1-9][0-9]*)$" <(sed -n 2p tiles/checkpoint) || fail "kixd export 
 [ -d var/mirror ] || fail "the witness block made no mirror"
 grep -q "witness.example" "$WORK/out" || fail "kix checkpoint showed no cosignature of witness.example: $(cat "$WORK/out")"
 [ "$(grep -Ec '^ *256$' "$WORK/out")" = 1 ] || fail "the partial tile of 8 entries is not 256 bytes: $(cat "$WORK/out")"
+grep -q '"receipt":"c2sp.org/tlog-proof@v1' answer.json || fail "README's POST /submit: $(cat answer.json)"
+grep -qx 409 "$WORK/out" || fail "README's second POST /submit was not 409: $(cat "$WORK/out")"
+pass "README: writes over HTTP (kix attest --sign-only, curl POST /submit: 201 with a receipt, then 409)"
 pass "README: publishing your own run (warned of Liger's group, joined with --group, dry run, publish, ranked beside Liger's run, --like), a witness cosigning the log, and the tile tools on a small log"
 
 # kixd init into an existing 0755 directory makes it private

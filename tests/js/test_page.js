@@ -168,6 +168,20 @@ main(async () => {
   check(JSON.stringify(kv.pageSubject('/groups/sha256%3Aab')) === '{"page":"group","id":"sha256:ab"}' &&
         kv.pageSubject('/') === null && kv.pageSubject('/runs/') === null &&
         kv.pageSubject('/runs/%E0%A4%A') === null, 'what a page\'s path names');
+  /* run page names (PROTOCOL.md §3): the same as kix_run_page_name
+   * (unit.run_ids), escaped ids read back, a digest is the digest */
+  const names = { 'run-1': 'run-1', '..': '__d_d', '.size': '__dsize', 'v.json': '_v_djson',
+                  'v.html': '_v_dhtml', 'V.HTML': '_V_dHTML', 'a_b.c:d': '_a_ub_dc_cd',
+                  'sha256:00ff': '_sha256_c00ff' };
+  for (const id of Object.keys(names))
+    check(kv.runPageName(id) === names[id] && (id === 'run-1' || kv.runPageId(names[id]) === id),
+          'run ' + id + '\'s page name is ' + names[id] + ': ' + kv.runPageName(id));
+  check(kv.runPageId('_run-1') === '_run-1' && kv.runPageId('_a_x') === '_a_x',
+        'a name no id escapes to reads as itself');
+  check(JSON.stringify(kv.pageSubject('/runs/_v_djson.html')) === '{"page":"run","id":"v.json"}',
+        'an escaped page name names its run');
+  const dg = 'sha256:' + 'ab'.repeat(32);
+  check(kv.pageSubject('/runs/' + dg).digest === dg, 'runs/sha256:<hex> names a manifest digest');
 
   /* a page saved to a file, the log at a mirror (?kix-base=, ?run=) */
   const mirror = 'https://mirror.test/';

@@ -627,9 +627,9 @@ static void run_query(struct bench_report *rep, struct kix_client *c)
               "kix query, first 50 of every run, rows proven, p50");
     bench_fig(rep, "read.query_rows_proofs", (double)rows.proofs, "", "  index proofs");
     bench_fig(rep, "read.query_complete_p50_ms", all.p50_ms, "ms",
-              "  the same, proven to be all the matches, p50");
+              "  the page computed from the index, as kix query does, p50");
     bench_fig(rep, "read.query_complete_proofs", (double)all.proofs, "",
-              "  index proofs (runs, groups, selection records)");
+              "  index proofs (about: runs, groups and their describing runs, selections)");
     bench_fig(rep, "read.query_matched", (double)all.matched, "", "  runs matched");
 }
 

@@ -1510,6 +1510,13 @@
     if (!m) return null;
     try {
       var subject = { page: m[1] === 'runs' ? 'run' : 'group', id: decodeURIComponent(m[2]) };
+      /* runs/sha256:<hex> (kixd's permalink in digest form) is the run of
+       * that manifest, whatever its id; runs/_<escaped> is a run logged
+       * outside the run-id grammar (runPageName) */
+      if (subject.page === 'run' && /^sha256:[0-9a-f]{64}$/.test(subject.id))
+        subject.digest = subject.id;
+      else if (subject.page === 'run' && subject.id.charAt(0) === '_')
+        subject.id = runPageId(subject.id);
       /* page N of a group: groups/<key>?page=N (kixd) or groups/<key>-N (the export) */
       var p = /[?&]page=([1-9][0-9]{0,8})(?:&|$)/.exec(search || '');
       var f = subject.page === 'group' ? /^(.*)-([1-9][0-9]{0,8})$/.exec(subject.id) : null;
@@ -1525,10 +1532,34 @@
     }
   }
 
+  /* The name of run `id`'s files (PROTOCOL.md §3, kix_run_page_name): the
+   * id itself when it follows the run-id grammar, else '_' and the id with
+   * '_', '.' and ':' written _u, _d and _c. */
+  function runPageName(id) {
+    if (/^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/.test(id) && !/\.(html|json)$/i.test(id)) return id;
+    return '_' + id.replace(/[_.:]/g, function (c) { return c === '_' ? '_u' : c === '.' ? '_d' : '_c'; });
+  }
+
+  /* The run id of an escaped page name (its inverse), or the name itself
+   * when it is none. */
+  function runPageId(name) {
+    if (!/^_(?:[A-Za-z0-9-]|_[udc])+$/.test(name)) return name;
+    var id = name.slice(1).replace(/_([udc])/g, function (m, c) {
+      return c === 'u' ? '_' : c === 'd' ? '.' : ':';
+    });
+    return runPageName(id) === name ? id : name;
+  }
+
   /* A view shown at another run's or group's address proves nothing about
    * the page the reader asked for. */
   function checkSubject(subject, view) {
     if (!subject) return;
+    if (subject.digest) { /* the digest's run, whatever its id */
+      if (view.manifestDigest !== subject.digest)
+        throw new Fail('this page is at runs/' + subject.digest + ', but its view is of manifest ' +
+                       view.manifestDigest);
+      return;
+    }
     var id = subject.page === 'run' ? view.runId : view.group;
     if (subject.id !== id)
       throw new Fail('this page is at ' + (subject.page === 'run' ? 'runs/' : 'groups/') +
@@ -1594,6 +1625,9 @@
     if (subject && subject.page !== page)
       throw new Fail('this page is at a ' + subject.page + '\u2019s address, not a ' + page + '\u2019s');
     var id = subject ? subject.id : param;
+    /* at runs/sha256:<hex> the page names its run; checkSubject holds the
+     * proven manifest to the digest */
+    if (subject && subject.digest) id = root.getAttribute('data-run');
     if (!id) throw new Fail('the page\u2019s address names no ' + page + ' (runs/<id>, or ?' + page + '=)');
     if (param && param !== id)
       throw new Fail('the address names ' + page + ' ' + param + ' and ' + id);
@@ -1633,7 +1667,8 @@
       var s = u.protocol === 'file:' ? null : pageSubject(u.pathname, u.search);
       var later = page === 'group' && s && s.groupPage > 1 &&
                   /-[1-9][0-9]*(?:\.html)?$/.test(u.pathname) ? '-' + s.groupPage : '';
-      var path = (page === 'run' ? 'runs/' : 'groups/') + encodeURIComponent(target) + later + '.json';
+      var path = (page === 'run' ? 'runs/' + encodeURIComponent(runPageName(target))
+                                 : 'groups/' + encodeURIComponent(target)) + later + '.json';
       try {
         return JSON.parse(new TextDecoder().decode(await fetchBytes(path)));
       } catch (e) {
@@ -1875,8 +1910,8 @@
       }
       var here = new URL(doc.location.href);
       var subject = here.protocol === 'file:' ? null : pageSubject(here.pathname, here.search);
-      checkSubject({ page: page, id: target, groupPage: subject ? subject.groupPage : undefined },
-                   view);
+      checkSubject({ page: page, id: target, groupPage: subject ? subject.groupPage : undefined,
+                     digest: subject ? subject.digest : undefined }, view);
       var io = { fetchBytes: fetchBytes, fetchView: fetchView };
       await (page === 'group' ? verifyGroupView(view, io, proven)
                               : verifyRunView(view, io, proven));
@@ -1907,6 +1942,9 @@
     provenObjects: provenObjects, provenRerunFigures: provenRerunFigures, figuresOf: figuresOf, pointer: pointer, formatField: formatField,
     runTitle: runTitle, evidenceText: evidenceText, siteBase: siteBase, pageTarget: pageTarget
   };
+  /* the layout's run page names (PROTOCOL.md §3), for the node tests */
+  api.runPageName = runPageName;
+  api.runPageId = runPageId;
 
   if (typeof document !== 'undefined' && document.getElementById) {
     var doc = document;

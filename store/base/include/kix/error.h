@@ -102,6 +102,10 @@ void kix_err_clear(struct kix_err *err);
 /* Static strings: "EINVAL", "invalid input"; "unknown" for a foreign code. */
 const char *kix_err_name(int code);
 const char *kix_strerror(int code);
+/* The code as one camelCase word for programs ("refusedByPolicy",
+ * "invalidInput", ...; "internal" for an unknown code): the `code` member
+ * of the JSON error objects kix --json prints and kixd's HTTP writes answer. */
+const char *kix_err_word(int code);
 
 /* The CLI exit status of a code (see the table above). */
 int kix_err_exit_status(int code);

@@ -150,6 +150,26 @@ static int set_text(struct kixd_config *cfg, const struct option_spec *o, const 
     return 0;
 }
 
+/* A web origin as browsers send it in Origin: scheme://host[:port], no
+ * path, no trailing slash (RFC 6454). */
+static int set_origin(struct kixd_config *cfg, const struct option_spec *o, const char *v,
+                      char *why, size_t cap)
+{
+    const char *host = strncmp(v, "https://", 8) == 0  ? v + 8
+                       : strncmp(v, "http://", 7) == 0 ? v + 7
+                                                       : NULL;
+
+    if (!host || !*host || strpbrk(host, "/?#@ ") || strlen(v) >= o->size) {
+        snprintf(why, cap,
+                 "--%s %.100s: not a web origin; give scheme://host[:port], as "
+                 "https://bench.example.org, with no path",
+                 o->name, v);
+        return -1;
+    }
+    snprintf(&TARGET(char), o->size, "%s", v);
+    return 0;
+}
+
 /* One more item of a repeatable option whose items are texts. */
 static int set_list(struct kixd_config *cfg, const struct option_spec *o, const char *v, char *why,
                     size_t cap, const char *items)
@@ -411,8 +431,12 @@ static const struct option_spec options[] = {
           "this long gets EUNAVAIL, never a receipt (default 10)"),
     LIST("ack-mirror-key", "KEY", set_witness, ack_mirror_keys, nack_mirror_keys,
          "with --ack-replicas: count only the reports this\n"
-         "mirror's witness key cosigned (verifier key text or a\n"
-         "file; kix keygen --witness); repeat for more"),
+         "mirror's --witness-key signed as held (verifier key\n"
+         "text or a file; kix keygen --witness); repeat for more"),
+    FLAG("insecure-unsigned-acks", insecure_unsigned_acks,
+         "--ack-replicas without --ack-mirror-key: count\n"
+         "unsigned reports, which anyone who can connect can\n"
+         "forge (tests only; refused without this flag)"),
     FLAG("read-only", read_only,
          "serve the store without its key and refuse submits (a\n"
          "restored copy or an audit replica; not an origin)"),
@@ -467,13 +491,23 @@ static const struct option_spec options[] = {
     LIST("http", "ADDR", set_address, http, nhttp,
          "tcp://HOST:PORT: serve checkpoint, tile/<L>/<N>[.p/<W>]\n"
          "and tile/entries/<N>[.p/<W>] over HTTP/1.1 (GET, HEAD),\n"
-         "with the run pages runs/<runId>[.json], groups/<key>\n"
-         "and /; repeat for more. --max-connections, --idle-timeout and\n"
-         "--max-output apply as to RPC connections"),
+         "with the pages runs/<runId>[.html|.json],\n"
+         "groups/<key>[.html|.json], kernels/, home/ and /\n"
+         "(runs/sha256:<hex>: that manifest's run); repeat for more.\n"
+         "--max-connections, --idle-timeout and --max-output apply\n"
+         "as to RPC connections"),
     VALUE("http-max-header", "BYTES", set_bytes, http_max_header, 1024, (size_t)1 << 20,
           "request line and headers of one request; more gets\n"
           "431 (default 8K)"),
     FLAG("http-metrics", http_metrics, "also serve /metrics (Prometheus text format) on --http"),
+    FLAG("http-submit", http_submit,
+         "also take writes on --http: POST /submit with a JSON\n"
+         "body (a DSSE envelope and its objects), checked and\n"
+         "committed as an RPC submit; off by default"),
+    VALUE("http-submit-origin", "ORIGIN", set_origin, http_submit_origin, 0, 0,
+          "the one web origin (https://HOST[:PORT]) whose pages may\n"
+          "POST /submit from a browser (CORS); other origins are\n"
+          "refused. Pages kixd serves itself need none"),
     FLAG("http-access-log", http_access_log,
          "log one line per HTTP request (method, path, status,\n"
          "bytes, ms, peer) in the --log-format, at info"),
@@ -710,6 +744,13 @@ static int check_combinations(const struct kixd_config *cfg)
         why = "--ack-replicas is the origin's: not with --mirror-of or --read-only";
     else if (cfg->nack_mirror_keys && !cfg->ack_replicas)
         why = "--ack-mirror-key needs --ack-replicas N (the mirrors it counts)";
+    else if (cfg->ack_replicas && !cfg->nack_mirror_keys && !cfg->insecure_unsigned_acks)
+        why = "--ack-replicas needs --ack-mirror-key KEY (each mirror's --witness-key .pub): "
+              "without it anyone who can connect can report a size no mirror holds and have "
+              "submits acknowledged that a promotion loses. Give the keys, or "
+              "--insecure-unsigned-acks to count unsigned reports anyway";
+    else if (cfg->insecure_unsigned_acks && (!cfg->ack_replicas || cfg->nack_mirror_keys))
+        why = "--insecure-unsigned-acks is for --ack-replicas without --ack-mirror-key only";
     else if (cfg->read_only && cfg->log_key_file[0])
         why = "--read-only serves without the log key: no --log-key-file with it";
     else if (cfg->phase_stats && !cfg->http_metrics)

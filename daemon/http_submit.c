@@ -1,0 +1,302 @@
+/* Writes over HTTP: POST /submit (http_submit.h). */
+#include "http_submit.h"
+
+#include <jansson.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "diag.h"
+#include "http_internal.h"
+#include "kix/encoding.h"
+#include "kix/submit_body.h"
+#include "writer.h"
+
+/* One POST /submit: the body and what was parsed from it, which the job's
+ * views point into until the job is freed. */
+struct http_submit {
+    struct kixd_http_conn *c;
+    char *body;
+    size_t len;
+    struct kix_submit_body parsed;
+    char peer[64];
+};
+
+static const char preflight_headers[] = "Access-Control-Allow-Methods: POST, OPTIONS\r\n"
+                                        "Access-Control-Allow-Headers: Content-Type\r\n"
+                                        "Access-Control-Max-Age: 600\r\n";
+
+int kixd_http_submit_origin_allowed(const struct kixd_config *cfg, const char *origin,
+                                    const char *host)
+{
+    const char *after = strstr(origin, "://");
+
+    if (cfg->http_submit_origin[0] && strcmp(origin, cfg->http_submit_origin) == 0)
+        return 1;
+    /* the pages of this kixd: same scheme-less host[:port] as asked */
+    return after && host[0] && strcmp(after + 3, host) == 0;
+}
+
+/* The HTTP status of a refusal of this kind. */
+static unsigned status_of(int code)
+{
+    switch (code) {
+    case KIX_EINVAL:
+        return 400;
+    case KIX_ELIMIT:
+        return 413;
+    case KIX_EVERIFY:
+        return 422;
+    case KIX_EPOLICY:
+    case KIX_EREADONLY:
+        return 403;
+    case KIX_EUNAVAIL:
+    case KIX_ENOMEM:
+        return 503;
+    case KIX_EFULL:
+        return 507;
+    default:
+        return 500;
+    }
+}
+
+/* {"code", "exitCode", "message", "cause"}: the members of the error
+ * object kix --json prints (docs/REFERENCE.md), so a script reads both
+ * alike. A new reference. */
+static json_t *error_object(int code, const char *message)
+{
+    return json_pack("{s:s, s:i, s:s, s:s}", "code", kix_err_word(code), "exitCode",
+                     kix_err_exit_status(code), "message", message, "cause", kix_strerror(code));
+}
+
+static void answer_object(struct kixd_http_conn *c, unsigned status, const char *headers,
+                          json_t *doc)
+{
+    char *text = doc ? json_dumps(doc, JSON_COMPACT) : NULL;
+
+    if (text) {
+        size_t n = strlen(text);
+        text[n] = '\n'; /* the NUL json_dumps wrote: a newline ends the body */
+        kixd_http_answer_json(c, status, headers, (const uint8_t *)text, n + 1);
+    } else {
+        static const char oom[] = "{\"error\":{\"code\":\"outOfMemory\"}}\n";
+        kixd_http_answer_json(c, 503, NULL, (const uint8_t *)oom, sizeof(oom) - 1);
+    }
+    free(text);
+    json_decref(doc);
+}
+
+static void answer_error(struct kixd_http_conn *c, int code, const char *message)
+{
+    answer_object(c, status_of(code), NULL,
+                  json_pack("{s:o}", "error", error_object(code, message)));
+}
+
+void kixd_http_submit_refuse(struct kixd_http_conn *c, unsigned status,
+                             const struct kixd_config *cfg)
+{
+    char why[KIX_ERR_MSG_MAX];
+    int code = KIX_EINVAL;
+
+    switch (status) {
+    case 404:
+        code = KIX_ENOTSUP;
+        snprintf(why, sizeof(why),
+                 "this kixd takes no writes over HTTP; submit over its msgpack port (kix publish "
+                 "--server), or ask its operator for kixd serve --http-submit");
+        break;
+    case 403:
+        code = KIX_EPOLICY;
+        snprintf(why, sizeof(why),
+                 "a page of another origin may not submit here; only this log's own pages%s%s may",
+                 cfg->http_submit_origin[0] ? " and " : "", cfg->http_submit_origin);
+        break;
+    case 405:
+        code = KIX_EUSAGE;
+        snprintf(why, sizeof(why), "/submit takes POST (and OPTIONS for a browser's preflight)");
+        break;
+    case 411:
+        snprintf(why, sizeof(why), "send the body with a Content-Length, not chunked");
+        break;
+    case 413:
+        code = KIX_ELIMIT;
+        snprintf(why, sizeof(why),
+                 "the body is larger than this kixd's --max-message of %zu bytes; submit fewer "
+                 "bundles at a time",
+                 cfg->max_message);
+        break;
+    case 503:
+        code = KIX_EUNAVAIL;
+        snprintf(why, sizeof(why), "kixd is out of memory for the body; retry shortly");
+        break;
+    default:
+        snprintf(why, sizeof(why),
+                 "the body is empty: POST the JSON that kix publish|attest|rerun --sign-only "
+                 "print");
+    }
+    answer_object(c, status, NULL, json_pack("{s:o}", "error", error_object(code, why)));
+}
+
+void kixd_http_submit_preflight(struct kixd_http_conn *c)
+{
+    kixd_http_answer_json(c, 204, preflight_headers, NULL, 0);
+}
+
+/* One bundle's answer: the receipt of its entry, or its error. */
+static json_t *result_object(struct kixd_submit *job, size_t i, struct kix_log_reader *r,
+                             struct kix_buf *text)
+{
+    const struct kix_append_result *a = &job->results[i];
+    struct kix_err err = {0};
+    char hex[65];
+    int rc;
+
+    if (a->code)
+        return json_pack("{s:o}", "error", error_object(a->code, a->message));
+    kix_buf_reset(text);
+    /* at the size the mirrors hold with --ack-replicas (replicas.c) */
+    rc = r ? kix_log_reader_receipt(r, a->index, job->receipt_size, text, &err) : KIX_EIO;
+    if (rc)
+        return json_pack("{s:o}", "error", error_object(rc, kix_err_text(&err, rc)));
+    kix_hex_encode(a->leaf_hash.b, 32, hex);
+    return json_pack("{s:I, s:s, s:b, s:s%}", "index", (json_int_t)a->index, "leafHash", hex,
+                     "duplicate", a->duplicate != 0, "receipt", (const char *)text->ptr, text->len);
+}
+
+static void answer_job(struct kixd_submit *job)
+{
+    struct http_submit *h = job->owner;
+    struct kix_log_reader *r = NULL;
+    struct kix_buf text = KIX_BUF_INIT;
+    struct kix_err err = {0};
+    json_t *doc;
+    unsigned status = 200;
+
+    if (kixd_http_closing(h->c))
+        return;
+    if (job->rc) {
+        answer_error(h->c, job->rc, kix_err_text(&job->err, job->rc));
+        kixd_log_request(KIXD_WARN, job->req_id, "POST /submit", h->peer, job->rc,
+                         kixd_now_ms() - job->started_ms, "request failed: %s",
+                         kix_err_text(&job->err, job->rc));
+        return;
+    }
+    if (kixd_worker_reader(job->w, &r, &err))
+        r = NULL;
+    if (h->parsed.single) {
+        const struct kix_append_result *a = &job->results[0];
+        doc = result_object(job, 0, r, &text);
+        if (a->code)
+            status = status_of(a->code);
+        else if (json_object_get(doc, "error"))
+            status = 500;
+        else
+            status = a->duplicate ? 409 : 201;
+        if (doc && !a->code)
+            json_object_set_new(doc, "size", json_integer((json_int_t)job->size));
+    } else {
+        json_t *results = json_array();
+        for (size_t i = 0; results && i < job->n; i++) {
+            json_array_append_new(results, result_object(job, i, r, &text));
+        }
+        doc = json_pack("{s:o, s:I}", "results", results, "size", (json_int_t)job->size);
+    }
+    for (size_t i = 0; i < job->n; i++)
+        if (job->results[i].code)
+            kixd_log_request(KIXD_INFO, job->req_id, "POST /submit", h->peer, job->results[i].code,
+                             kixd_now_ms() - job->started_ms, "bundle %zu of %zu refused: %s", i,
+                             job->n, job->results[i].message);
+    answer_object(h->c, status, NULL, doc);
+    kix_buf_release(&text);
+}
+
+static void release_job(struct kixd_submit *job)
+{
+    struct http_submit *h = job->owner;
+
+    atomic_fetch_sub(&job->srv->submit_bytes, h->len);
+    job->w->jobs--;
+    kix_submit_body_release(&h->parsed);
+    free(h->body);
+    kixd_http_resume(h->c);
+    free(h);
+}
+
+void kixd_http_submit_start(struct kixd_http_conn *c, struct kixd_worker *w, char *body, size_t len,
+                            const char *peer)
+{
+    struct kixd_server *srv = w->srv;
+    struct http_submit *h = calloc(1, sizeof(*h));
+    struct kixd_submit *job = NULL;
+    struct kix_err err = {0};
+    size_t busy, total = 0;
+    int rc;
+
+    if (!h) {
+        free(body);
+        answer_error(c, KIX_ENOMEM, "out of memory accepting the submission; retry shortly");
+        return;
+    }
+    h->c = c;
+    h->body = body;
+    h->len = len;
+    snprintf(h->peer, sizeof(h->peer), "%s", peer);
+    if (kix_log_is_replica(srv->log)) {
+        snprintf(err.msg, sizeof(err.msg),
+                 "this kixd serves a read-only mirror of %s; submit to the log's own server",
+                 kix_log_origin(srv->log));
+        rc = KIX_EREADONLY;
+        goto refuse;
+    }
+    if (atomic_load(&srv->stopping)) {
+        rc = kix_err_set(&err, KIX_EUNAVAIL, "kixd is stopping; submit again once it is back");
+        goto refuse;
+    }
+    busy = atomic_load(&srv->submit_bytes);
+    if (busy > 0 && busy + len > srv->cfg->max_submit_bytes) {
+        rc =
+            kix_err_set(&err, KIX_EUNAVAIL,
+                        "kixd is busy verifying %zu bytes of submissions; retry in a moment", busy);
+        goto refuse;
+    }
+    rc = kix_submit_body_parse((const uint8_t *)body, len, srv->cfg->max_batch, &h->parsed, &err);
+    if (rc)
+        goto refuse;
+    for (size_t i = 0; i < h->parsed.n; i++)
+        total += h->parsed.bundles[i].nobjects;
+    job = kixd_submit_new(h->parsed.n, total);
+    if (!job) {
+        rc = kix_err_set(&err, KIX_ENOMEM, "out of memory accepting %zu bundles", h->parsed.n);
+        goto refuse;
+    }
+    total = 0;
+    for (size_t i = 0; i < h->parsed.n; i++) {
+        const struct kix_submit_bundle *b = &h->parsed.bundles[i];
+        for (size_t j = 0; j < b->nobjects; j++)
+            job->objs[total + j] = kix_buf_bytes(&b->objects[j]);
+        job->subs[i].envelope = kix_buf_bytes(&b->envelope);
+        job->subs[i].objects = job->objs + total;
+        job->subs[i].nobjects = b->nobjects;
+        total += b->nobjects;
+    }
+    job->w = w;
+    job->srv = srv;
+    job->req_id = kixd_request_id();
+    job->started_ms = kixd_now_ms();
+    job->answer = answer_job;
+    job->release = release_job;
+    job->owner = h;
+    kixd_http_hold(c);
+    w->jobs++;
+    atomic_fetch_add(&srv->submit_bytes, len);
+    kixd_submit_start(job);
+    return;
+refuse:
+    kixd_log_request(KIXD_INFO, kixd_request_id(), "POST /submit", peer, rc, 0,
+                     "request refused: %s", kix_err_text(&err, rc));
+    answer_error(c, rc, kix_err_text(&err, rc));
+    kix_submit_body_release(&h->parsed);
+    free(h->body);
+    free(h);
+}
