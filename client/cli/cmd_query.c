@@ -274,10 +274,12 @@ static void print_text(const struct rows *r)
         const struct kix_query_row *row = &r->row[i];
         if (i == 0 || memcmp(row->group.b, r->row[i - 1].group.b, 32) != 0) {
             kix_digest_format(&row->group, group);
-            printf("%s · %s · %s · %s · %s · %llu ranked · group %s\n", row->kernel,
+            /* the source last: one group never holds two sources' runs */
+            printf("%s · %s · %s · %s · %s · %llu ranked%s · group %s · source %s\n", row->kernel,
                    r->workload[i][0] ? r->workload[i] : "-", row->gpu[0] ? row->gpu : "-",
                    row->mode[0] ? row->mode : "-", row->metric, (unsigned long long)row->group_size,
-                   group);
+                   strcmp(row->statistic, "mean") == 0 ? " by mean" : "", group,
+                   row->source[0] ? row->source : "not named");
         }
         value_text(row, v, sizeof(v));
         snprintf(rank, sizeof(rank), "%llu/%llu", (unsigned long long)row->rank,
@@ -317,6 +319,8 @@ static void print_rows(const struct rows *r, int json, uint64_t matched,
         cli_json_string(stdout, row->provider, strlen(row->provider));
         printf(",\"mode\":");
         cli_json_string(stdout, row->mode, strlen(row->mode));
+        printf(",\"statistic\":\"%s\",\"source\":", row->statistic);
+        cli_json_string(stdout, row->source, strlen(row->source));
         printf("}");
     }
     printf("],\"matched\":%llu,\"proven\":{\"indexSize\":%llu,\"groups\":%zu,"

@@ -424,10 +424,11 @@ static int measurements(struct kix_run_view *v, struct kix_view_section *s)
     int rc = KIX_OK;
 
     if (f->have) {
-        snprintf(label, sizeof(label), "%s \xc2\xb7 median", kix_figures_metric(f));
-        rc = field_row(s, label, "manifest", v->manifest,
-                       f->bytes ? "/spec/memory/peakBytes/median" : "/spec/timing/latencyNs/median",
-                       unit_fmt);
+        char ptr[64];
+        snprintf(label, sizeof(label), "%s \xc2\xb7 %s", kix_figures_metric(f), f->statistic);
+        snprintf(ptr, sizeof(ptr), "%s/%s",
+                 f->bytes ? "/spec/memory/peakBytes" : "/spec/timing/latencyNs", f->statistic);
+        rc = field_row(s, label, "manifest", v->manifest, ptr, unit_fmt);
     }
     json_array_foreach(kix__json_pointer(v->manifest, "/spec/measurements"), i, m)
     {

@@ -140,6 +140,7 @@ static int describe_row(struct kix_log_reader *r, struct kix_group_row *row, int
     snprintf(q.run_id, sizeof(q.run_id), "%s", row->run_id);
     describe_run(r, &q);
     snprintf(row->provider, sizeof(row->provider), "%s", q.provider);
+    snprintf(row->source, sizeof(row->source), "%s", q.source);
     if (rc != KIX_OK || kix_index_run(r, row->run_id, strlen(row->run_id), &info) != KIX_OK ||
         kix_log_reader_object(r, &info.manifest, &b) != KIX_OK)
         return rc;
@@ -203,6 +204,8 @@ static void group_words(struct kix_log_reader *r, struct kix_group_view *v, cons
     snprintf(v->kernel, sizeof(v->kernel), "%s", q.kernel);
     snprintf(v->mode, sizeof(v->mode), "%s", q.mode);
     snprintf(v->gpu, sizeof(v->gpu), "%s", q.gpu);
+    snprintf(v->source, sizeof(v->source), "%s", q.source);
+    snprintf(v->statistic, sizeof(v->statistic), "%s", q.statistic[0] ? q.statistic : "median");
     if (kix_index_run(r, best, strlen(best), &info) != KIX_OK ||
         kix_log_reader_object(r, &info.manifest, &m) != KIX_OK)
         return;
@@ -411,6 +414,8 @@ int kix_group_view_json(const struct kix_group_view *v, unsigned flags, struct k
     bad |= set(o, "title",
                json_pack("{s:s,s:s,s:s,s:s}", "kernel", v->kernel, "workload", v->workload, "pass",
                          v->mode, "gpu", v->gpu));
+    bad |= set(o, "source", json_string(v->source));
+    bad |= set(o, "statistic", json_string(v->statistic));
     bad |= set(o, "limit", json_integer((json_int_t)KIX_VIEW_GROUP_MAX));
     /* what proves `title` (PROTOCOL.md, the kix.group/1 document) */
     if (v->workload_canonical)
@@ -585,6 +590,10 @@ static void describe(struct home_walk *h, struct kix_home_row *row)
              json_object_get(spec, "memory") ? "peak_memory" : "latency");
     kix_figures_of(doc, &f);
     row->bytes = f.bytes;
+    kix__text_copy(
+        row->source, sizeof(row->source),
+        json_string_value(json_object_get(json_object_get(spec, "sourceNative"), "source")));
+    snprintf(row->statistic, sizeof(row->statistic), "%s", f.statistic ? f.statistic : "median");
     w = words_of(h, spec, "environmentDigest", 0);
     memcpy(row->gpu, w->a, sizeof(row->gpu));
     w = words_of(h, spec, "implementationDigest", 1);
@@ -851,14 +860,16 @@ int kix_home_view_json(const struct kix_home_view *v, size_t page, unsigned flag
         const struct kix_home_row *x = &v->rows[i];
         char human[KIX_HUMAN_MAX];
         kix_human((int64_t)x->value, x->bytes, human, sizeof(human));
-        bad |= json_array_append_new(
-                   rows, json_pack("{s:s,s:s,s:s,s:s,s:s,s:s,s:s,s:s,s:s,s:s,s:I,s:s,s:s,s:I}",
-                                   "kernel", x->kernel, "gpu", x->gpu, "pass", x->mode, "metric",
-                                   x->metric, "dtype", x->dtype, "workload", x->workload,
-                                   "provider", x->provider, "implementation", x->implementation,
-                                   "group", x->group, "best", x->best, "value",
-                                   (json_int_t)x->value, "unit", x->bytes ? "bytes" : "ns",
-                                   "median", human, "runs", (json_int_t)x->group_size)) != 0;
+        bad |=
+            json_array_append_new(
+                rows,
+                json_pack("{s:s,s:s,s:s,s:s,s:s,s:s,s:s,s:s,s:s,s:s,s:I,s:s,s:s,s:I,s:s,s:s}",
+                          "kernel", x->kernel, "gpu", x->gpu, "pass", x->mode, "metric", x->metric,
+                          "dtype", x->dtype, "workload", x->workload, "provider", x->provider,
+                          "implementation", x->implementation, "group", x->group, "best", x->best,
+                          "value", (json_int_t)x->value, "unit", x->bytes ? "bytes" : "ns",
+                          "median", human, "runs", (json_int_t)x->group_size, "statistic",
+                          x->statistic, "source", x->source)) != 0;
     }
     bad |= kix__json_set(o, "rows", rows);
     return kix__view_dump(o, bad, flags, out, err);

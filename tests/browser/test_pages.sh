@@ -26,6 +26,16 @@ new_origin "$WORK/o"
 { sed -n 1p "$CSV"; awk '/^rope,/ && n++ < 40' "$CSV"; } >"$WORK/rope.csv"
 "$KIX_BIN/kix-import-liger" --key "$WORK/pub.key" --store "$WORK/o" --batch 10 --map "$WORK/rope.map" \
   "$WORK/rope.csv" >/dev/null 2>>"$WORK/import.log" || fail "import: $(tail -3 "$WORK/import.log")"
+# KernelBench's sample beside it (issue 40): its H100 softmax group and a run of it
+KB="$KIX_SRC/tools/samples/kernelbench"
+"$KIX_BIN/kix-import" kernelbench --key "$WORK/pub.key" --store "$WORK/o" --problems "$KB/problems.json" \
+  --map "$WORK/kb.map" "$KB"/results/timing/*/*.json >/dev/null 2>>"$WORK/import.log" ||
+  fail "kernelbench import: $(tail -3 "$WORK/import.log")"
+KIX_KB_RUN=$(python3 -c 'import json,sys
+print([d["runId"] for d in map(json.loads, open(sys.argv[1])) if d.get("externalId") == "kernelbench/H100_together/torch/level1/23_Softmax"][0])' "$WORK/kb.map")
+"$KIX" show --store "$WORK/o" --json "$KIX_KB_RUN" >"$WORK/kb.json" || fail "kix show $KIX_KB_RUN"
+KIX_KB_GROUP=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["rank"]["group"])' "$WORK/kb.json")
+export KIX_KB_RUN KIX_KB_GROUP
 # RUN: ranked 1 of 2, attested and reproduced; OLD: its group's other run, superseded by NEW
 read -r RUN OLD < <(python3 -c 'import json,sys
 ids = [json.loads(l) for l in open(sys.argv[1])]

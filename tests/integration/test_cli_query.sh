@@ -142,7 +142,7 @@ pass "best first in each group, groups by kernel, workload, GPU, pass, metric; p
 
 expect_status 0 "$KIX" query --store "$WORK/log" --kernel rope --limit 3
 grep -qE "^  rank +median +provider +evidence +run$" "$WORK/out" || fail "header: $(head -1 "$WORK/out")"
-grep -qE "^rope · [^·]*hidden=[0-9]+[^·]* · NVIDIA A100 · [a-z]+ · latency · 2 ranked · group sha256:[0-9a-f]{64}$" "$WORK/out" ||
+grep -qE "^rope · [^·]*hidden=[0-9]+[^·]* · NVIDIA A100 · [a-z]+ · latency · 2 ranked · group sha256:[0-9a-f]{64} · source liger-kernel-bench$" "$WORK/out" ||
   fail "group line: $(cat "$WORK/out")"
 grep -qE '^  1/2 +[0-9.]+ us +[a-z_]+ +reported +[0-9a-f-]{36}$' "$WORK/out" || fail "row: $(cat "$WORK/out")"
 [ "$(grep -c "^rope · " "$WORK/out")" = 2 ] || fail "the shape once per group: $(cat "$WORK/out")"

@@ -224,7 +224,9 @@ int kix_client_index_proof(struct kix_client *c, const struct kix_verifier *key,
  * in out->checkpoint for the caller to check against the remembered one.
  * Which runs match is the server's choice (see kix_client_group_page_verify
  * for a whole group); what it says of each is proven. workload_fn (may be
- * NULL) is handed each row's verified Workload object. KIX_EVERIFY with the
+ * NULL) is handed each row's verified Workload object; each row's source
+ * and statistic (which the server does not send) are filled in from its
+ * verified manifest. KIX_EVERIFY with the
  * run and what differs; KIX_EUNAVAIL when the log grew between two group
  * proofs (query again). out->size is the size of the first group proof
  * made, also when a check then failed (0 when none was made): a mismatch
@@ -238,7 +240,7 @@ struct kix_query_proof {
     size_t selections; /* selection records proven (kix_client_query_complete) */
 };
 int kix_client_query_verify(struct kix_client *c, const struct kix_verifier *key,
-                            const struct kix_query_row *rows, size_t n, kix_object_fn workload_fn,
+                            struct kix_query_row *rows, size_t n, kix_object_fn workload_fn,
                             void *ctx, struct kix_query_proof *out,
                             struct kix_err *err) KIX_MUST_CHECK;
 

@@ -38,7 +38,7 @@
   var FACET_LISTS = { kernel: 'kernels', gpu: 'gpus', provider: 'providers', dtype: 'dtypes',
                       pass: 'passes' };
   var TEXT_FIELDS = ['kernel', 'gpu', 'pass', 'metric', 'dtype', 'workload', 'provider',
-                     'implementation'];
+                     'implementation', 'source'];
   var PAGE = 100;
 
   /* "seq = 2048" and "seq=2048" are one word; case does not matter. */
@@ -167,6 +167,7 @@
     tr.appendChild(best);
     tr.appendChild(cell(doc, r.median, null, 'num'));
     tr.appendChild(cell(doc, String(r.runs), root + 'groups/' + r.group + '.html', 'num'));
+    tr.appendChild(cell(doc, r.source || 'not named'));
     return tr;
   }
 

@@ -1015,10 +1015,12 @@
     return out;
   }
 
-  /* The manifest's primary statistic, as kix_figures_of (client/view/figures.c). */
+  /* The manifest's primary statistic, as kix_figures_of (client/view/figures.c):
+   * a timing's median, or its mean when it says "primaryStatistic": "mean". */
   function figuresOf(manifest) {
     var spec = (manifest && manifest.spec) || {};
-    var t = spec.timing && spec.timing.latencyNs && spec.timing.latencyNs.median;
+    var stat = spec.timing && spec.timing.primaryStatistic === 'mean' ? 'mean' : 'median';
+    var t = spec.timing && spec.timing.latencyNs && spec.timing.latencyNs[stat];
     var m = spec.memory && spec.memory.peakBytes && spec.memory.peakBytes.median;
     var f = { have: false, bytes: t === undefined && m !== undefined };
     var median = t !== undefined ? t : m;
@@ -1591,7 +1593,7 @@
     }
     var observed = str(spec.observedAt);
     return { evidence: run.evidence, implementation: name, provider: provider, manifest: manifest,
-             figures: figuresOf(manifest),
+             figures: figuresOf(manifest), source: str((spec.sourceNative || {}).source) || '',
              observed: observed ? observed.slice(0, 10) : '' };
   }
 
@@ -2156,16 +2158,29 @@
     /* a group page's row, every cell from what was proven: rank, run and
      * value by the group's page; implementation, provider, spread, evidence and date by the
      * run's record, manifest and implementation (blank where a row failed) */
-    function groupCells(m) {
+    /* KernelBench's groups: the value of the page's eager row (provider
+     * torch), for each row's speed-up over it (group_page.c's rule) */
+    function eagerValue(members) {
+      for (var i = 0; i < (members || []).length; i++) {
+        var e = (proven.rows || {})[members[i].runId];
+        if (e && e.provider === 'torch' && e.source === 'kernelbench-baseline-time')
+          return members[i].value;
+      }
+      return undefined;
+    }
+
+    function groupCells(m, eager) {
       var r = (proven.rows || {})[m.runId], fig = r ? r.figures : {};
       var bytes = !!fig.bytes, best = proven.best;
       var spread = fig.p20 !== undefined && fig.p80 !== undefined
         ? human(fig.p20, bytes) + '\u2013' + human(fig.p80, bytes) : r ? 'not recorded' : '';
-      return [String(m.rank), r ? r.implementation || 'not recorded' : '',
-              r ? r.provider || 'not recorded' : '', human(m.value, bytes), spread,
-              best && m.value ? (Number(best) / Number(m.value)).toFixed(2) + '\u00d7' : '',
-              r ? evidenceText({ evidence: r.evidence }) : '', r ? r.observed || 'not recorded' : '',
-              null];
+      var cells = [String(m.rank), r ? r.implementation || 'not recorded' : '',
+                   r ? r.provider || 'not recorded' : '', human(m.value, bytes), spread,
+                   best && m.value ? (Number(best) / Number(m.value)).toFixed(2) + '\u00d7' : ''];
+      if (eager !== undefined)
+        cells.push(m.value ? (Number(eager) / Number(m.value)).toFixed(2) + '\u00d7' : '');
+      return cells.concat([r ? evidenceText({ evidence: r.evidence }) : '',
+                           r ? r.observed || 'not recorded' : '', null]);
     }
 
     function writeGroup(p) {
@@ -2177,9 +2192,10 @@
       slots('group-rows').forEach(function (tbody) {
         if (!members) return mark(tbody, false);
         clear(tbody);
+        var eager = eagerValue(members);
         members.forEach(function (m) {
           var tr = doc.createElement('tr');
-          var cells = groupCells(m);
+          var cells = groupCells(m, eager);
           tr.setAttribute('data-rank', String(m.rank));
           tr.setAttribute('data-run', m.runId);
           cells.forEach(function (c) {
