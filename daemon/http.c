@@ -745,6 +745,12 @@ static int page(struct kixd_http_conn *c, const char *path, size_t len, int head
         answer(c, K_PAGE, 200, "text/javascript; charset=utf-8", EDGE, js.ptr, js.len, head);
         return 1;
     }
+    if (len == sizeof(KIX_PAGE_WRITE_PATH) - 1 && memcmp(path, KIX_PAGE_WRITE_PATH, len) == 0) {
+        struct kix_bytes js;
+        kix_page_write_script(&js);
+        answer(c, K_PAGE, 200, "text/javascript; charset=utf-8", EDGE, js.ptr, js.len, head);
+        return 1;
+    }
     if (len == sizeof(KIX_PAGE_SEARCH_PATH) - 1 && memcmp(path, KIX_PAGE_SEARCH_PATH, len) == 0) {
         struct kix_bytes js;
         kix_page_search_script(&js);

@@ -504,6 +504,11 @@ static const struct option_spec options[] = {
          "also take writes on --http: POST /submit with a JSON\n"
          "body (a DSSE envelope and its objects), checked and\n"
          "committed as an RPC submit; off by default"),
+    VALUE("submit-url", "URL", set_text, submit_url, 0, 0,
+          "where run pages (served and --export'ed) send what a\n"
+          "reader signs in the browser (\"Add a reproduction or\n"
+          "note\"): an origin's https://HOST/submit; default with\n"
+          "--http-submit: this kixd's own /submit"),
     VALUE("http-submit-origin", "ORIGIN", set_origin, http_submit_origin, 0, 0,
           "the one web origin (https://HOST[:PORT]) whose pages may\n"
           "POST /submit from a browser (CORS); other origins are\n"

@@ -26,6 +26,7 @@
 #include "http.h"
 #include "http_bundles.h"
 #include "http_pages_cache.h"
+#include "kix/pages.h"
 #include "kix/addr.h"
 #include "kix/rpc.h"
 #include "kix/version.h"
@@ -722,6 +723,11 @@ int kixd_server_run(const struct kixd_config *cfg)
     atomic_init(&srv.read_bytes, 0);
     atomic_init(&srv.submit_bytes, 0);
     signal(SIGPIPE, SIG_IGN);
+    /* run pages offer "Add a reproduction or note" where there is an
+     * address to send it to (PROTOCOL.md §3.4) */
+    kix_pages_set_submit_url(cfg->submit_url[0] ? cfg->submit_url
+                             : cfg->http_submit ? "submit"
+                                                : "");
     /* signature checks run on the libuv pool: at least one thread per CPU */
     if (!getenv("UV_THREADPOOL_SIZE")) {
         snprintf(pool, sizeof(pool), "%u", cfg->threads > 4 ? cfg->threads : 4);

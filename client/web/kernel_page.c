@@ -355,15 +355,15 @@ static int kernel_html(const struct kix_kernel_view *v, struct kix_buf *out, str
     struct kix_tpl *t = kix_tpl_new();
     int rc = t ? kix_kernel_view_json(v, KIX_VIEW_JSON_HTML, &doc, err) : KIX_ENOMEM;
 
-    if (rc == KIX_OK && ((rc = kix_tpl_set(t, "kernel", v->kernel)) ||
-                         (rc = kix_tpl_set(t, "origin", v->home->origin)) ||
-                         (rc = kix_tpl_setf(t, "groupCount", "%zu", v->nrows)) ||
-                         (rc = kix_tpl_set(t, "groupCountS", v->nrows == 1 ? "" : "s")) ||
-                         (rc = kix_tpl_setf(t, "runs", "%llu", (unsigned long long)v->runs)) ||
-                         (rc = kix_tpl_set(t, "runsS", v->runs == 1 ? "" : "s")) ||
-                         (rc = kix_tpl_setn(t, "view", (const char *)doc.ptr, doc.len)) ||
-                         (rc = gpu_slots(t, v)) || (rc = sweep_slots(t, v)) ||
-                         (rc = gpu_chart_slots(t, v))))
+    if (rc == KIX_OK &&
+        ((rc = kix_tpl_set(t, "kernel", v->kernel)) ||
+         (rc = kix_tpl_set(t, "origin", v->home->origin)) ||
+         (rc = kix_tpl_setf(t, "groupCount", "%zu", v->nrows)) ||
+         (rc = kix_tpl_set(t, "groupCountS", v->nrows == 1 ? "" : "s")) ||
+         (rc = kix_tpl_setf(t, "runs", "%llu", (unsigned long long)v->runs)) ||
+         (rc = kix_tpl_set(t, "runsS", v->runs == 1 ? "" : "s")) ||
+         (rc = kix_tpl_setn(t, "view", (const char *)doc.ptr, doc.len)) || (rc = gpu_slots(t, v)) ||
+         (rc = sweep_slots(t, v)) || (rc = gpu_chart_slots(t, v))))
         rc = kix_err_set(err, rc, "out of memory");
     if (rc == KIX_OK)
         rc = kix_tpl_render((const char *)kix__kernel_html, kix__kernel_html_len, t, out, err);

@@ -12,13 +12,31 @@
 
 /* Compiled in from static/kix-verify.js and style.css (CMakeLists.txt,
  * kix_embed): NUL-terminated, _len without the NUL. */
-extern const unsigned char kix__verify_js[], kix__style_css[];
-extern const size_t kix__verify_js_len, kix__style_css_len;
+extern const unsigned char kix__verify_js[], kix__write_js[], kix__style_css[];
+extern const size_t kix__verify_js_len, kix__write_js_len, kix__style_css_len;
 
 void kix_page_script(struct kix_bytes *out)
 {
     out->ptr = kix__verify_js;
     out->len = kix__verify_js_len;
+}
+
+void kix_page_write_script(struct kix_bytes *out)
+{
+    out->ptr = kix__write_js;
+    out->len = kix__write_js_len;
+}
+
+static char submit_url[1024];
+
+void kix_pages_set_submit_url(const char *url)
+{
+    snprintf(submit_url, sizeof(submit_url), "%s", url ? url : "");
+}
+
+const char *kix__pages_submit_url(void)
+{
+    return submit_url;
 }
 
 void kix_page_style(struct kix_bytes *out)

@@ -32,4 +32,7 @@ int kix__page_group_both(struct kix_log_reader *r, const char *key, size_t len, 
                          unsigned flags, struct kix_buf *html, struct kix_buf *json,
                          struct kix_err *err) KIX_MUST_CHECK;
 
+/* kix_pages_set_submit_url's text ("" when the pages offer no writing). */
+const char *kix__pages_submit_url(void);
+
 #endif

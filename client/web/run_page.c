@@ -231,6 +231,20 @@ static int run_cite(struct kix_tpl *t, const struct kix_run_view *v, const char 
     return rc;
 }
 
+/* "Add a reproduction or note" (kix-write.js), where the pages have an
+ * address to send to: one from the site's root is written from the run
+ * page's folder (runs/), an absolute one as it is. */
+static int submit_slots(struct kix_tpl *t)
+{
+    const char *url = kix__pages_submit_url();
+
+    if (!*url)
+        return kix_tpl_set(t, "submitUrl", "");
+    if (strstr(url, "://"))
+        return kix_tpl_set(t, "submitUrl", url);
+    return kix_tpl_setf(t, "submitUrl", "../%s", url);
+}
+
 /* The run's kernel as its kernel page is named (kernels/<kernel>): the
  * workload's spec.kernel, "" without one. */
 static const char *kernel_id(const struct kix_run_view *v)
@@ -295,7 +309,7 @@ static int run_slots(struct kix_tpl *t, const struct kix_run_view *v, const stru
         (rc = kix_tpl_setn(t, "observedDay", v->observed, strnlen(v->observed, 10))) ||
         (rc = kix_tpl_setf(t, "treeSize", "%llu", (unsigned long long)res->size)) ||
         (rc = kix_tpl_setn(t, "permalink", (const char *)v->permalink.ptr, v->permalink.len)) ||
-        (rc = kix_tpl_set(t, "manifestDigest", v->manifest_digest)) ||
+        (rc = kix_tpl_set(t, "manifestDigest", v->manifest_digest)) || (rc = submit_slots(t)) ||
         (rc = kix_tpl_setn(t, "manifestCanonical", (const char *)res->manifest.ptr,
                            res->manifest.len)) ||
         (rc = kix_tpl_setn(t, "checkpoint", (const char *)res->checkpoint.ptr,

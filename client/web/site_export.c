@@ -377,7 +377,7 @@ int kix_pages_export_from(struct kix_log *l, struct kix_log_reader *given, const
 {
     struct kix_pages_export_stats local;
     struct pexport x;
-    struct kix_bytes script, style, search;
+    struct kix_bytes script, style, search, write;
     char path[4200], text[32];
     uint64_t from = layout_current(dir) ? exported_size(dir) : 0, size;
     int rc;
@@ -407,7 +407,9 @@ int kix_pages_export_from(struct kix_log *l, struct kix_log_reader *given, const
     kix_page_script(&script);
     kix_page_style(&style);
     kix_page_search_script(&search);
+    kix_page_write_script(&write);
     if ((rc = write_static(&x, KIX_PAGE_SCRIPT_PATH, &script)) ||
+        (rc = write_static(&x, KIX_PAGE_WRITE_PATH, &write)) ||
         (rc = write_static(&x, KIX_PAGE_SEARCH_PATH, &search)) ||
         (rc = write_static(&x, KIX_PAGE_STYLE_PATH, &style)) || from == size ||
         (rc = find_pages(&x, from, size)) ||

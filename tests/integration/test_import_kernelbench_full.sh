@@ -6,14 +6,18 @@
 #  - kix audit passes
 #  - no comparison group holds runs of both sources
 #  - the bundled sample's problems.json builds the same runs as the files
-# The data is third-party and not in the repository: set KIX_KERNELBENCH_DATA
-# to a copy of it (results/timing/ and KernelBench/, see
-# tools/samples/kernelbench/README.md); without it the test is skipped (77).
+# The data is third-party and not in the repository: KIX_KERNELBENCH_DATA
+# names a copy of it (results/timing/ and KernelBench/, see
+# tools/samples/kernelbench/README.md), by default ../shared/data/kernelbench
+# beside the source tree; without one the test is skipped (77).
 set -euo pipefail
 
 bin=${KIX_BIN:?set KIX_BIN to the build bin/ directory}
 tests=${KIX_TESTS:?set KIX_TESTS to the tests/ directory}
-data=${KIX_KERNELBENCH_DATA:-}
+# default: the workspace's shared data beside the project (../shared), where
+# the project's own machines keep it
+src=${KIX_SRC:-$tests/..}
+data=${KIX_KERNELBENCH_DATA:-$src/../shared/data/kernelbench}
 if [ -z "$data" ] || [ ! -d "$data/results/timing" ] || [ ! -d "$data/KernelBench" ]; then
     echo "skipped: set KIX_KERNELBENCH_DATA to KernelBench's data (results/timing, KernelBench/)"
     exit 77

@@ -2278,5 +2278,6 @@
       doc.addEventListener('DOMContentLoaded', function () { startPage(doc); });
     else startPage(doc);
   }
+  if (typeof window !== 'undefined') window.kixVerify = api; /* for kix-write.js */
   if (typeof module !== 'undefined' && module.exports) module.exports = api;
 })();

@@ -135,6 +135,16 @@ struct kix_pages_export_stats {
 /* The home page's filter (client/web/static/kix-search.js), likewise. */
 #define KIX_PAGE_SEARCH_PATH "kix-search.js"
 void kix_page_search_script(struct kix_bytes *out);
+/* The run page's "Add a reproduction or note" (client/web/static/
+ * kix-write.js: a key in the browser, the entry signed there, POST
+ * /submit), likewise. */
+#define KIX_PAGE_WRITE_PATH "kix-write.js"
+void kix_page_write_script(struct kix_bytes *out);
+/* Where run pages send what a reader signs (PROTOCOL.md §3.4): an absolute
+ * URL, or a path from the site's root ("submit" for kixd's own
+ * --http-submit); NULL or "" (the default): the pages offer no writing.
+ * Set once, before pages are rendered (kixd at start); the text is copied. */
+void kix_pages_set_submit_url(const char *url);
 void kix_page_script(struct kix_bytes *out);
 void kix_page_style(struct kix_bytes *out);
 
