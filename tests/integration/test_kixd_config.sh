@@ -28,6 +28,8 @@ value_of() { # name metavar
   FILE) echo "$WORK/missing-file" ;;
   '"[ORIGIN ]KEY"') echo "origin notakey" ;;
   '"URL KEY"') echo "$HW" ;;
+  ORIGIN) echo https://bench.example.org ;;
+  URL) echo https://log.example.org/submit ;;
   *) fail "no test value for --$1 $2 (add one to test_kixd_config.sh)" ;;
   esac
 }
