@@ -402,45 +402,6 @@ static double since(const struct timespec *t0)
  * staying on stderr. */
 static int json_errors;
 
-static const char *code_word(int code)
-{
-    switch (code) {
-    case KIX_ENOMEM:
-        return "outOfMemory";
-    case KIX_EINVAL:
-        return "invalidInput";
-    case KIX_EIO:
-        return "io";
-    case KIX_ENOTFOUND:
-        return "notFound";
-    case KIX_EFULL:
-        return "storeFull";
-    case KIX_ECORRUPT:
-        return "storeCorrupt";
-    case KIX_EVERIFY:
-        return "verificationFailed";
-    case KIX_EPOLICY:
-        return "refusedByPolicy";
-    case KIX_ELIMIT:
-        return "limitExceeded";
-    case KIX_EPROTO:
-        return "protocol";
-    case KIX_EUSAGE:
-        return "usage";
-    case KIX_EUNAVAIL:
-        return "unavailable";
-    case KIX_EREADONLY:
-        return "readOnly";
-    case KIX_EFORK:
-        return "inconsistentLog";
-    case KIX_EEXIST:
-        return "alreadyExists";
-    case KIX_ENOTSUP:
-        return "notSupported";
-    }
-    return "internal";
-}
-
 /* The error object for --json (members: more members, or NULL). */
 static void json_error(const char *code, int status, const char *message, const char *cause,
                        json_t *members)
@@ -471,7 +432,7 @@ static int fail(int code, const struct kix_err *err)
 
     fprintf(stderr, PROG ": %s\n", kix_err_text(err, code));
     if (json_errors)
-        json_error(code_word(code), status, kix_err_text(err, code), kix_strerror(code), NULL);
+        json_error(kix_err_word(code), status, kix_err_text(err, code), kix_strerror(code), NULL);
     return status;
 }
 
