@@ -500,6 +500,7 @@ static int read_resolution(const struct kix_msg_resolve_result *m, struct kix_re
     run->evidence_index = m->evidence_index;
     run->superseded_by_index = m->superseded_by_index;
     run->supersedes_index = m->supersedes_index;
+    run->withdrawn_index = KIX_NO_INDEX; /* derived from the entries when verified */
     run->attestations = m->attestations;
     run->reruns = m->reruns;
     if (m->ranked) {

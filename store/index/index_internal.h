@@ -51,7 +51,8 @@ int kix__manifest_memo_of(const struct kix_log_item *item, struct kix__manifest_
 
 /* Run record: fixed layout, see runs.c. */
 #define RUN_RECORD_LEN_V1 (32 + 32 + 8 * 7 + 1 + 32 + 8 + 1)
-#define RUN_RECORD_LEN    (RUN_RECORD_LEN_V1 + 32)
+#define RUN_RECORD_LEN_V2 (RUN_RECORD_LEN_V1 + 32)
+#define RUN_RECORD_LEN    (RUN_RECORD_LEN_V2 + 8) /* kix-index/5: withdrawn_index */
 void kix__run_record_encode(const struct kix_run_info *r, uint8_t out[RUN_RECORD_LEN]);
 int kix__run_record_decode(const uint8_t *data, size_t len, struct kix_run_info *r);
 

@@ -176,6 +176,8 @@ int kix_vindex_run_encode(const struct kix_vindex_run *r, struct kix_buf *out)
         rc = put_u64(out, i->entries);
     if (!rc)
         rc = kix_buf_add(out, i->entries_chain.b, 32);
+    if (!rc)
+        rc = put_u64(out, i->withdrawn_index);
     return rc;
 }
 
@@ -206,7 +208,9 @@ int kix_vindex_run_decode(const uint8_t *v, size_t len, const char *run_id,
     i->value = take_u64(&r);
     i->entries = take_u64(&r);
     take_hash(&r, i->entries_chain.b);
+    i->withdrawn_index = take_u64(&r);
     if (r.bad || r.p != r.end || i->evidence > KIX_EVIDENCE_FAILED || i->grouped > 1 ||
+        (i->withdrawn_index != NONE && i->grouped) ||
         (!i->grouped && (i->value != 0 || memcmp(i->comparison_key.b, zero, 32) != 0)) ||
         (i->supersedes_index == NONE) != (out->predecessor[0] == '\0') ||
         (i->superseded_by_index == NONE) != (out->successor[0] == '\0') ||

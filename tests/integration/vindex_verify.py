@@ -217,7 +217,7 @@ def decode_key(b, key):
     r.end()
     if "key/" + kid.hex() != key or hashlib.sha256(pub).digest() != kid:
         fail("%s: the key id is not SHA-256 of the public key" % key)
-    if rec["roles"] & ~0x0F:
+    if rec["roles"] & ~0x1F:
         fail("%s: unknown roles" % key)
     return rec
 

@@ -17,10 +17,10 @@
  * which shares no code with this file.
  *
  * A run's entries (publication, attestations, reruns, supersessions of it
- * and to it, in log order) are committed by their count and a chain hash:
- * c0 = 32 zero bytes, c' = SHA-256(0x04 ‖ c ‖ u64be index ‖ leaf hash),
- * the leaf hash being RFC 9162's. A reader who holds every entry (pages of
- * them, each proven included) recomputes it: nothing can be withheld.
+ * and to it, withdrawals and reinstatements, in log order) are committed by their count and a chain
+ * hash: c0 = 32 zero bytes, c' = SHA-256(0x04 ‖ c ‖ u64be index ‖ leaf hash), the leaf hash being
+ * RFC 9162's. A reader who holds every entry (pages of them, each proven included) recomputes it:
+ * nothing can be withheld.
  *
  * The index note binds the tree's root to one checkpoint; it is a C2SP
  * signed note, signed by the log key, whose text is
@@ -78,7 +78,9 @@ void kix_vindex_chain(const struct kix_hash *chain, uint64_t index,
 
 int kix_vindex_run_encode(const struct kix_vindex_run *r, struct kix_buf *out) KIX_MUST_CHECK;
 /* Strict: exact length, known tag and evidence, grouped 0/1 with a zero
- * group when 0, run ids valid or empty. KIX_EVERIFY otherwise. */
+ * group when 0 (and 0 while withdrawn), run ids valid or empty.
+ * KIX_EVERIFY otherwise. The record ends with the withdrawal in force
+ * (u64, none when the run is not withdrawn; kix-index/5). */
 int kix_vindex_run_decode(const uint8_t *v, size_t len, const char *run_id,
                           struct kix_vindex_run *out, struct kix_err *err) KIX_MUST_CHECK;
 
