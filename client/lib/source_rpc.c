@@ -466,7 +466,7 @@ static void free_msg(void *p)
 
 static int entry_type(const struct kix_bytes *name)
 {
-    for (int t = KIX_ENTRY_KEY; t <= KIX_ENTRY_SUPERSESSION; t++) {
+    for (int t = KIX_ENTRY_KEY; t <= KIX_ENTRY_TYPE_MAX; t++) {
         const char *s = kix_entry_type_name(t);
         if (strlen(s) == name->len && memcmp(s, name->ptr, name->len) == 0)
             return t;

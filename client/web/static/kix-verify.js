@@ -579,7 +579,9 @@
     x.value = r.u64();
     x.entries = r.u64();
     x.entriesChain = hex(r.take(32));
+    x.withdrawnIndex = r.u64(); /* the withdrawal in force (kix-index/5) */
     if (r.o !== rec.length || x.evidenceCode > 3 || x.grouped > 1 ||
+        (x.withdrawnIndex !== NONE && x.grouped) ||
         (!x.grouped && (x.value !== 0n || !/^0{64}$/.test(x.comparisonKey))) ||
         (x.supersedesIndex === NONE) !== (x.predecessor === '') ||
         (x.supersededByIndex === NONE) !== (x.successor === '') ||
@@ -901,7 +903,7 @@
     var sorted = list.slice().sort(function (a, b) { return a.index - b.index; });
     var chain = new Uint8Array(32), hexDigest = digest.slice(7), x = {
       publication: null, reruns: [], attestations: [], supersededBy: null, supersedes: null,
-      evidence: 'reported', evidenceEntry: null
+      evidence: 'reported', evidenceEntry: null, withdrawn: null
     };
     for (var i = 0; i < sorted.length; i++) {
       if (i && sorted[i].index === sorted[i - 1].index)
@@ -941,6 +943,13 @@
       } else if (e.type === 'supersession') {
         x.supersededBy = { index: e.index, runId: str(p.newRunId) || '', reason: str(p.reason) || '',
                            at: str(p.supersededAt) || '' };
+      } else if (e.type === 'withdrawal') {
+        /* in log order: the last withdrawal or reinstatement rules */
+        x.withdrawn = { index: e.index, reason: str(p.reason) || '', note: str(p.note) || '',
+                        at: str(p.withdrawnAt) || '', signer: e.signer,
+                        evidence: str(p.evidence) || '' };
+      } else if (e.type === 'reinstatement') {
+        x.withdrawn = null;
       } else {
         throw new Fail('entry ' + e.index + ' is a ' + e.type + ' entry, not one about a run');
       }
@@ -956,6 +965,7 @@
         (x.supersededBy ? x.supersededBy.runId : '') !== run.successor) lies.push('successor');
     if (idx(x.supersedes) !== run.supersedesIndex ||
         (x.supersedes ? x.supersedes.runId : '') !== run.predecessor) lies.push('predecessor');
+    if (idx(x.withdrawn) !== run.withdrawnIndex) lies.push('withdrawal');
     if (lies.length)
       throw new Fail('the run\u2019s entries disagree with its signed record on: ' + lies.join(', '));
     x.reruns.forEach(function (r) { r.self = r.signer === run.publisher; });
@@ -1132,6 +1142,10 @@
       lies.push('its successor');
     if ((view.supersedes || '') !== (x.supersedes ? x.supersedes.runId : ''))
       lies.push('its predecessor');
+    var w = view.withdrawn, xw = x.withdrawn;
+    if (w ? !xw || w.index !== xw.index || w.reason !== xw.reason || w.signer !== xw.signer ||
+            (w.evidence || '') !== xw.evidence
+          : xw) lies.push('its withdrawal');
     var reruns = Array.isArray(view.reruns) ? view.reruns : [];
     if (reruns.length !== Math.min(x.reruns.length, 256) || reruns.some(function (r, i) {
       return !r || r.index !== x.reruns[i].index || r.outcome !== x.reruns[i].outcome;

@@ -91,6 +91,18 @@ struct kix_supersession_view {
     char reason[256];
 };
 
+/* The withdrawal in force (kix withdraw): the run is out of its group's
+ * ranks until a reinstatement. index KIX_NO_INDEX: not withdrawn. */
+struct kix_withdrawal_view {
+    uint64_t index;     /* the withdrawal entry */
+    const char *reason; /* invalid-timing, incorrect-result, duplicate, other */
+    char date[40];
+    uint8_t signer[32];
+    int by_publisher; /* signed by the run's publisher, else by a curator */
+    char note[256];
+    char evidence[KIX_DIGEST_TEXT_LEN + 1]; /* "" when none */
+};
+
 /* A run's page in sections of rows in words (Identity, Correctness,
  * Workload, Measurements, Protocol, Environment, Artifacts): built once
  * (client/view/sections.c) and printed by kix show, the page and the JSON
@@ -152,6 +164,7 @@ struct kix_run_view {
     struct kix_attestation_view *attestations; /* the first KIX_VIEW_RERUNS_MAX */
     size_t nattestations;
     struct kix_supersession_view superseded_by, supersedes;
+    struct kix_withdrawal_view withdrawn;
     struct kix_view_section sections[KIX_VIEW_SECTIONS];
 };
 
