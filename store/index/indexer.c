@@ -413,6 +413,68 @@ void kix__run_step(const struct kix_entry *e, uint64_t index, const struct kix_h
     }
 }
 
+/* A group's withdrawn runs (KIX_TABLE_WITHDRAWN): the run in (present 1)
+ * or out, and its withdrawn/<hex> key touched. */
+static int withdrawn_put(struct kix_log_txn *t, const struct kix_log_item *item,
+                         const struct kix_run_info *run, int present, struct kix_err *err)
+{
+    uint8_t k[32 + KIX_RUN_ID_MAX], v[9];
+    char key[KIX_VINDEX_KEY_MAX + 1];
+    size_t n = strlen(run->run_id);
+    int rc;
+
+    memcpy(k, run->comparison_key.b, 32);
+    memcpy(k + 32, run->run_id, n);
+    kix_u64be_put(v, item->index);
+    v[8] = (uint8_t)item->entry->withdraw_reason;
+    rc = present ? kix_log_txn_put(t, KIX_TABLE_WITHDRAWN, k, 32 + n, v, 9, err)
+                 : kix_log_txn_del(t, KIX_TABLE_WITHDRAWN, k, 32 + n, err);
+    if (rc == KIX_ENOTFOUND)
+        rc = KIX_OK;
+    return rc ? rc
+              : kix__vindex_touch(t, key, kix_vindex_key_withdrawn(&run->comparison_key, key), NULL,
+                                  0, err);
+}
+
+struct withdrawn_list {
+    const uint8_t *group;
+    struct kix_buf items;
+    uint64_t n;
+    int rc;
+};
+
+static int withdrawn_item(void *arg, const struct kix_bytes *k, const struct kix_bytes *v)
+{
+    struct withdrawn_list *w = arg;
+    char id[KIX_RUN_ID_MAX + 1];
+
+    if (k->len < 32 || memcmp(k->ptr, w->group, 32) != 0)
+        return 1; /* past the group */
+    if (k->len == 32 || k->len - 32 > KIX_RUN_ID_MAX || v->len != 9)
+        return 0;
+    memcpy(id, k->ptr + 32, k->len - 32);
+    id[k->len - 32] = '\0';
+    w->rc = kix_vindex_withdrawn_add(id, kix_u64be_get(v->ptr), v->ptr[8], &w->items);
+    w->n++;
+    return w->rc ? 1 : 0;
+}
+
+int kix__withdrawn_record(struct kix_log_txn *t, const struct kix_digest *group,
+                          struct kix_buf *out, struct kix_err *err)
+{
+    struct withdrawn_list w = {group->b, KIX_BUF_INIT, 0, KIX_OK};
+    int rc = kix_log_txn_scan(t, KIX_TABLE_WITHDRAWN, group->b, 32, withdrawn_item, &w);
+
+    if (rc == KIX_OK)
+        rc = w.rc;
+    if (rc == KIX_OK)
+        rc = kix_vindex_withdrawn_begin(group, w.n, out);
+    if (rc == KIX_OK)
+        rc = kix_buf_add(out, w.items.ptr, w.items.len);
+    kix_buf_release(&w.items);
+    return rc ? kix_err_set(err, rc, "a group's withdrawn runs: %s", kix_strerror(rc)) : KIX_OK;
+}
+
 /* The verifiable index's keys this entry changes. */
 static int touch_run(struct kix_log_txn *t, const char *id, struct kix_err *err)
 {
@@ -484,6 +546,10 @@ static int index_apply(struct kix_log_txn *t, const struct kix_log_item *item, s
     kix__run_step(e, item->index, &item->leaf_hash, &run, &new_run);
     if (rc == KIX_OK && e->type == KIX_ENTRY_REINSTATEMENT && run.grouped)
         rc = kix__group_insert(t, &run, err); /* and a reinstated one comes back */
+    /* a run whose manifest names a group is listed under it while withdrawn */
+    if (rc == KIX_OK && has_group(&run) &&
+        (e->type == KIX_ENTRY_WITHDRAWAL || e->type == KIX_ENTRY_REINSTATEMENT))
+        rc = withdrawn_put(t, item, &run, e->type == KIX_ENTRY_WITHDRAWAL, err);
     switch (e->type) {
     case KIX_ENTRY_PUBLICATION:
         rc = join_group(t, item, &run, err);
@@ -522,6 +588,8 @@ static const struct kix_log_table_spec tables[KIX_INDEX_TABLES] = {
     /* since kix-index/4: absent from older stores, like the tree it serves */
     [KIX_TABLE_GROUP_STARTS] = {"group_starts", KIX_LOG_TABLE_SEALED},
     [KIX_TABLE_SELECTIONS] = {"selections", KIX_LOG_TABLE_SEALED},
+    /* since kix-index/5 */
+    [KIX_TABLE_WITHDRAWN] = {"withdrawn", KIX_LOG_TABLE_SEALED},
 };
 
 static const struct kix_log_indexer indexer = {

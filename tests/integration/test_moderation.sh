@@ -20,7 +20,9 @@ for k in cur att pub2; do "$KIX" keygen --name "$k" --out "$WORK/$k" >/dev/null 
 "$KIX" key add --store "$WORK/o" --key "$WORK/o/admin.key" --role attest "$WORK/att.pub" >/dev/null
 "$KIX" key add --store "$WORK/o" --key "$WORK/o/admin.key" --role publish "$WORK/pub2.pub" >/dev/null
 "$KIX" key list --store "$WORK/o" | grep -q "curate" || fail "kix key list shows no curate role"
-serve o
+HPORT=$(free_port)
+H="http://127.0.0.1:$HPORT"
+serve o --http "tcp://127.0.0.1:$HPORT"
 S=(--server "$(addr o)")
 
 "$KIX" query "${S[@]}" --json --limit 1000 >"$WORK/q.json"
@@ -43,6 +45,11 @@ AFTER=$(ranks)
 grep -q "^$OTHER:1 " <<<"$AFTER" || fail "after the withdrawal, not re-ranked: $AFTER"
 grep -q "size $((N - 1))$" <<<"$AFTER" || fail "after the withdrawal, size: $AFTER (was $N)"
 grep -q "$BEST:" <<<"$AFTER" && fail "the withdrawn run is still ranked: $AFTER"
+[ "$(json_get "$WORK/g.json" '[(w["runId"], w["reason"]) for w in d["withdrawn"]]')" = "[('$BEST', 'invalid-timing')]" ] ||
+  fail "kix group --json does not list the withdrawn run: $(cat "$WORK/g.json")"
+expect_status 0 "$KIX" group "sha256:$GROUP" "${S[@]}"
+grep -q "^withdrawn from ranking (1, proven by the same index):$" "$WORK/out" &&
+  grep -q "^  invalid-timing   entry [0-9]* *run $BEST$" "$WORK/out" || fail "kix group: $(cat "$WORK/out")"
 expect_status 0 "$KIX" show "${S[@]}" "$BEST"
 grep -q "^WITHDRAWN from ranking (entry [0-9]*, .*by the curator): invalid-timing: the timed calls were batched into one launch\.$" "$WORK/out" ||
   fail "kix show of the withdrawn run: $(head -5 "$WORK/out")"
@@ -62,6 +69,14 @@ json_get "$WORK/q2.json" '[r["runId"] for r in d["runs"]]' | grep -q "'$BEST'" &
 "$KIX" query "${S[@]}" --json --limit 1000 --provider liger >"$WORK/q3.json" 2>/dev/null || true
 json_get "$WORK/q3.json" '[r["runId"] for r in d["runs"]]' 2>/dev/null | grep -q "'$BEST'" &&
   fail "kix query --provider (the selection records) still lists the withdrawn run"
+# the pages: the run's stays, marked; the group's lists it under its table
+curl -sf "$H/runs/$BEST" -o "$WORK/run.html" || fail "GET /runs/$BEST"
+grep -q 'data-kix-slot="withdrawn">Withdrawn from ranking (log entry [0-9]*, [0-9-]*, by the curator, key [0-9a-f]*): invalid-timing: <q>the timed calls were batched into one launch</q>\.</p>' "$WORK/run.html" ||
+  fail "the run page does not say it is withdrawn: $(grep -o '<header.*</header>' "$WORK/run.html" | head -c 600)"
+curl -sf "$H/groups/sha256:$GROUP" -o "$WORK/group.html" || fail "GET /groups/sha256:$GROUP"
+grep -q "<tr class=\"withdrawn\" data-run=\"$BEST\" data-entry=\"[0-9]*\"><td>invalid-timing</td>" "$WORK/group.html" ||
+  fail "the group page does not list the withdrawn run: $(grep -A3 withdrawn "$WORK/group.html" | head -c 800)"
+grep -q "data-run=\"$BEST\"><td>1</td>" "$WORK/group.html" && fail "the group page still ranks it"
 pass "a curator withdraws #1 of $N: $OTHER is #1 of $((N - 1)); show and resolve say why, query drops it"
 
 # the outside verifier: the run record says withdrawn and unranked, the group proves the rest
@@ -76,6 +91,8 @@ grep -q "^$BEST: evidence reported, [0-9]* entries, withdrawn at [0-9]*, not ran
 "${VERIFY[@]}" "$WORK/vkey" --selections "$KIX" "$(addr o)" >"$WORK/sel.out" 2>&1 ||
   fail "outside selection and group check: $(cat "$WORK/sel.out")"
 grep -q "groups: [1-9][0-9]* recomputed .* 1 withdrawn" "$WORK/sel.out" || fail "groups: $(cat "$WORK/sel.out")"
+"$KIX" index "${S[@]}" --json "withdrawn/$GROUP" >"$WORK/wd.json"
+"${VERIFY[@]}" "$WORK/vkey" "$WORK/wd.json" >"$WORK/wd.out" 2>&1 || fail "withdrawn record: $(cat "$WORK/wd.out")"
 pass "an outside verifier proves the withdrawal and recomputes every group: $(tail -1 "$WORK/sel.out")"
 
 # ---- who may not -----------------------------------------------------------------

@@ -258,8 +258,29 @@ def decode_selection(b, key):
     return rec
 
 
+def decode_withdrawn(b, key):
+    """A group's withdrawn runs: (run id, withdrawal index, reason) by id."""
+    r = Reader(b, key)
+    if r.u8() != 0x07:
+        fail("%s: not a withdrawn record" % key)
+    ck = r.take(32).hex()
+    if key != "withdrawn/" + ck:
+        fail("%s: the record is group %s's" % (key, ck))
+    runs = []
+    for _ in range(r.u64()):
+        rid, index, reason = r.run_id(False), r.u64(), r.u8()
+        if runs and not runs[-1][0].encode() < rid.encode():
+            fail("%s: runs not in id order at %s" % (key, rid))
+        if not 1 <= reason <= len(REASONS) or index == NONE:
+            fail("%s: run %s has no withdrawal or reason" % (key, rid))
+        runs.append((rid, index, REASONS[reason - 1]))
+    r.end()
+    return {"comparisonKey": ck, "runs": runs}
+
+
 DECODERS = {"run/": decode_run, "group/": decode_group_key, "key/": decode_key,
-            "manifest/": decode_manifest, "sel/": decode_selection}
+            "manifest/": decode_manifest, "sel/": decode_selection,
+            "withdrawn/": decode_withdrawn}
 
 
 def open_index_note(text, vkey, cp_origin, cp_size, cp_root):
@@ -399,17 +420,19 @@ def check_selections(vkey, kix, addr):
             lists.setdefault("sel/" + dim, []).append(value)
         lists[key].append(item)
 
-    members, gone, withdrawn, published = {}, set(), set(), []
+    members, gone, withdrawn, ever, published = {}, set(), {}, set(), []
     for e in entries:
         # the entry's own statement, not kix's word on it; in log order, so
         # the last withdrawal or reinstatement of a run rules
-        kind, rid = leaf_statement(kix_out(kix, "entry", "--server", addr, str(e["index"])))
+        kind, pred = leaf_statement(kix_out(kix, "entry", "--server", addr, str(e["index"])))
+        rid = pred.get("runId")
         if kind == "supersession":
             gone.add(rid)
         elif kind == "withdrawal":
-            withdrawn.add(rid)
+            withdrawn[rid] = (e["index"], REASONS.index(pred["reason"]) + 1)
+            ever.add(rid)
         elif kind == "reinstatement":
-            withdrawn.discard(rid)
+            withdrawn.pop(rid, None)
         elif kind == "publication":
             published.append((e, rid))
     for e, rid in published:
@@ -453,7 +476,8 @@ def check_selections(vkey, kix, addr):
             if not a["present"] or bytes.fromhex(a["record"]) != record:
                 fail("%s: the signed index's record is not the one its entries make" % k)
             proven += 1
-    ngroups = check_groups(vkey, kix, addr, members, gone | withdrawn, sizes)
+    ngroups = check_groups(vkey, kix, addr, members, gone | set(withdrawn), sizes)
+    check_withdrawn(vkey, kix, addr, members, withdrawn, ever, sizes)
     absent = "sel/kernel/" + hashlib.sha256(b"no such kernel").hexdigest()
     a = json.loads(kix_out(kix, "index", "--json", "--server", addr, absent))
     verify_answer(a, vkey)
@@ -474,7 +498,28 @@ def leaf_statement(leaf):
     m = re.fullmatch(r"https://kernelindex\.dev/([a-z]+)/v1", st.get("predicateType", ""))
     if not m:
         fail("an entry whose statement is not a kix predicate")
-    return m.group(1), st["predicate"].get("runId")
+    return m.group(1), st["predicate"]
+
+
+REASONS = ["invalid-timing", "incorrect-result", "duplicate", "other"]
+
+
+def check_withdrawn(vkey, kix, addr, members, withdrawn, ever, sizes):
+    """withdrawn/<hex> (§4.2) of every group a run of which was ever
+    withdrawn: its runs withdrawn now, by run id bytes, each with its
+    withdrawal's index and reason; byte for byte the signed index's."""
+    for ck, runs in sorted(members.items()):
+        if not any(r in ever for r, _ in runs):
+            continue
+        listed = sorted((r for r, _ in runs if r in withdrawn), key=lambda r: r.encode())
+        record = bytes([7]) + bytes.fromhex(ck) + len(listed).to_bytes(8, "big") + b"".join(
+            bytes([len(r)]) + r.encode() + withdrawn[r][0].to_bytes(8, "big")
+            + bytes([withdrawn[r][1]]) for r in listed)
+        a = json.loads(kix_out(kix, "index", "--json", "--server", addr, "withdrawn/" + ck))
+        k, size, _ = verify_answer(a, vkey)
+        sizes.add(size)
+        if not a["present"] or bytes.fromhex(a["record"]) != record:
+            fail("%s: the signed index's record is not the one its entries make" % k)
 
 
 def check_groups(vkey, kix, addr, members, unranked, sizes):

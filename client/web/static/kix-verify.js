@@ -1776,6 +1776,12 @@
       fill('supersedes', x ? (x.supersedes ? ['Supersedes ', link(runHref(x.supersedes.runId),
         x.supersedes.runId), ' (entry ' + x.supersedes.index + ')' +
         (x.supersedes.reason ? ': ' + x.supersedes.reason : '')] : '') : null);
+      fill('withdrawn', x ? (x.withdrawn ? 'Withdrawn from ranking (log entry ' + x.withdrawn.index +
+        ', ' + day(x.withdrawn.at) + ', by the ' +
+        (x.publication && x.withdrawn.signer === x.publication.signer ? 'publisher' : 'curator') + ', ' +
+        key(x.withdrawn.signer) + '): ' + x.withdrawn.reason +
+        (x.withdrawn.note ? ': ' + x.withdrawn.note : '') +
+        (x.withdrawn.evidence ? '; evidence ' + x.withdrawn.evidence : '') + '.' : '') : null);
       var ids = p.entries ? Object.keys(p.entries).map(Number).sort(function (a, b) { return a - b; })
                           : [];
       table('entries', x ? ids.map(function (i) {
@@ -1813,6 +1819,7 @@
         required('attestations', 'the run\u2019s ' + x.attestations.length + ' attestations');
       if (x.supersededBy) required('superseded-by', 'that the run is superseded');
       if (x.supersedes) required('supersedes', 'the run it supersedes');
+      if (x.withdrawn) required('withdrawn', 'that the run is withdrawn from ranking');
     }
 
     /* a group page's row, every cell from what was proven: rank, run and

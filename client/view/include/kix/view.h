@@ -243,6 +243,16 @@ struct kix_group_view {
         char *record, *proof; /* hex, malloc'ed */
     } * pages;
     size_t npages;
+    /* the group's withdrawn runs (withdrawn/<hex>), by run id, with the
+     * record and its proof (hex, malloc'ed; NULL when the index has none) */
+    struct kix_group_withdrawn {
+        char run_id[KIX_RUN_ID_MAX + 1];
+        uint64_t index;
+        const char *reason;
+    } * withdrawn;
+    size_t nwithdrawn;
+    char withdrawn_key[KIX_VINDEX_KEY_MAX + 1];
+    char *withdrawn_record, *withdrawn_proof;
 };
 
 /* The store's view of the group whose key is the digest text `key`: the
