@@ -300,7 +300,7 @@ static int add_withdrawn(void *ctx, const char *run_id, uint64_t index, int reas
 }
 
 /* The group's withdrawn runs, proven (withdrawn/<hex>): none when the
- * index holds no such record. */
+ * index holds no such record, and then the proof is of its absence. */
 static int group_withdrawn(struct kix_log_reader *r, struct kix_group_view *v)
 {
     struct kix_buf record = KIX_BUF_INIT, proof = KIX_BUF_INIT;
@@ -312,7 +312,9 @@ static int group_withdrawn(struct kix_log_reader *r, struct kix_group_view *v)
     if (rc == KIX_OK && present &&
         (kix_vindex_withdrawn_decode(record.ptr, record.len, &v->key, add_withdrawn, v, NULL,
                                      NULL) != KIX_OK ||
-         !(v->withdrawn_record = hex_of(&record)) || !(v->withdrawn_proof = hex_of(&proof))))
+         !(v->withdrawn_record = hex_of(&record))))
+        rc = KIX_ENOMEM;
+    if (rc == KIX_OK && !(v->withdrawn_proof = hex_of(&proof)))
         rc = KIX_ENOMEM;
     kix_buf_release(&record);
     kix_buf_release(&proof);
@@ -466,7 +468,7 @@ int kix_group_view_json(const struct kix_group_view *v, unsigned flags, struct k
         bad |= !x || json_array_append_new(rows, x) != 0;
     }
     bad |= set(o, "rows", rows);
-    if (v->withdrawn_record) {
+    if (v->withdrawn_proof) {
         json_t *list = json_array();
         bad |= !list;
         for (size_t i = 0; list && i < v->nwithdrawn; i++)
@@ -489,10 +491,14 @@ int kix_group_view_json(const struct kix_group_view *v, unsigned flags, struct k
                              (const char *)v->index_note.ptr, v->index_note.len, "groupKey",
                              v->group_key, "groupRecord", v->group_record, "groupProof",
                              v->group_proof, "pages", pages));
-        if (v->withdrawn_record)
-            bad |= set(json_object_get(o, "index"), "withdrawn",
-                       json_pack("{s:s,s:s,s:s}", "key", v->withdrawn_key, "record",
-                                 v->withdrawn_record, "proof", v->withdrawn_proof));
+        if (v->withdrawn_proof) {
+            /* the record, or its absence, proven */
+            json_t *w =
+                json_pack("{s:s,s:s}", "key", v->withdrawn_key, "proof", v->withdrawn_proof);
+            if (w && v->withdrawn_record)
+                bad |= set(w, "record", json_string(v->withdrawn_record));
+            bad |= set(json_object_get(o, "index"), "withdrawn", w);
+        }
     }
     text = bad ? NULL
                : json_dumps(o, JSON_COMPACT | JSON_SORT_KEYS |

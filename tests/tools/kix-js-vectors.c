@@ -704,6 +704,13 @@ int main(int argc, char **argv)
                       &first);
         }
     }
+    {
+        /* the group has no withdrawn run: its withdrawn/<hex> key is absent */
+        char wname[KIX_VINDEX_KEY_MAX + 1];
+        kix_vindex_key_withdrawn(&gkey, wname);
+        prove(&tiles.io, wname, &proof);
+        print_smt("withdrawn-absent", &root, wname, NULL, 0, proof.ptr, proof.len, &first);
+    }
     printf("]},\n\"groupRuns\":[");
     prove(&tiles.io, keep_keys[0], &proof);
     printf("\n{\"runId\":\"run-b\",\"record\":\"");

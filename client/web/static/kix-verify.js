@@ -591,6 +591,24 @@
     return x;
   }
 
+  /* A group's withdrawn runs (withdrawn/<hex>, kix_vindex_withdrawn_decode):
+   * [{ runId, index (BigInt), reason }] by run id bytes. */
+  var REASONS = ['invalid-timing', 'incorrect-result', 'duplicate', 'other'];
+  function decodeWithdrawn(rec, keyHex) {
+    var r = new Reader(rec, 'withdrawn'), out = [];
+    if (r.u8() !== 7 || hex(r.take(32)) !== keyHex)
+      throw new Fail('the group’s withdrawn record is not its group’s');
+    for (var n = r.u64(), i = 0n; i < n; i++) {
+      var w = { runId: r.id(false), index: r.u64(), reason: REASONS[r.u8() - 1] };
+      if (!w.reason || w.index === NONE ||
+          (out.length && compareBytes(enc.encode(out[out.length - 1].runId), enc.encode(w.runId)) >= 0))
+        throw new Fail('the group’s withdrawn record is malformed');
+      out.push(w);
+    }
+    if (r.o !== rec.length) throw new Fail('the group’s withdrawn record is malformed');
+    return out;
+  }
+
   /* Groups are paged (PROTOCOL.md section 4.2): a member starts a page when
    * SHA-256("kix.group.page\n" || run id) is below 4 in its first byte. */
   async function startsPage(runId) {
@@ -1294,6 +1312,9 @@
       x.groupKey = key;
       x.groupRecord = d.record;
       x.groupProof = d.proof;
+      var wk = 'withdrawn/' + hexKey, wp = await files.prove(wk);
+      x.withdrawn = { key: wk, proof: hex(wp.proof) };
+      if (wp.record) x.withdrawn.record = hex(wp.record);
       x.pages = [];
       for (var i = 0; i < gd.pages.length; i++) {
         var q = gd.pages[i], k = key + '/' + (q.index === 0 ? '' : q.first.runId);
@@ -1499,6 +1520,22 @@
         if (BigInt(m.rank) >= first && BigInt(m.rank) <= last) members.push(m);
       });
     }
+    /* the runs withdrawn from the group, all of them: the record, or its
+     * absence, proven; the view must list exactly those */
+    var wx = view.index.withdrawn, wd = [];
+    if (!wx || wx.key !== 'withdrawn/' + g.key.slice(6))
+      throw new Fail('the view carries no proof of the group’s withdrawn runs');
+    var wrec = typeof wx.record === 'string' ? unhex(wx.record) : null;
+    if (!equal(await smtRoot(wx.key, wrec, unhex(wx.proof || '')), signed.root))
+      throw new Fail('the group’s withdrawn runs are not what the signed index holds');
+    if (wrec) wd = decodeWithdrawn(wrec, g.key.slice(6));
+    var claimed = Array.isArray(view.withdrawn) ? view.withdrawn : [];
+    if (claimed.length !== wd.length || claimed.some(function (c, j) {
+      return !c || c.runId !== wd[j].runId || !sameNumber(wd[j].index, c.entry) ||
+             c.reason !== wd[j].reason;
+    })) throw new Fail('the view lists other withdrawn runs than the signed index: ' +
+                       claimed.length + ' listed, ' + wd.length + ' proven');
+    proven.withdrawn = wd;
     proven.index = { size: signed.cp.size, pageSize: fresh.stale };
     proven.members = members;
     proven.size = Number(g.dir.count);
@@ -1859,6 +1896,24 @@
         });
         mark(tbody, true);
       });
+      slots('group-withdrawn').forEach(function (tbody) {
+        if (!p.withdrawn) return mark(tbody, false);
+        clear(tbody);
+        p.withdrawn.forEach(function (w) {
+          var tr = doc.createElement('tr');
+          tr.className = 'withdrawn';
+          tr.setAttribute('data-run', w.runId);
+          tr.setAttribute('data-entry', String(w.index));
+          [w.reason, 'log entry ' + w.index, null].forEach(function (c) {
+            var td = doc.createElement('td');
+            if (c === null) td.appendChild(link('../runs/' + encodeURIComponent(w.runId), w.runId));
+            else td.textContent = c;
+            tr.appendChild(td);
+          });
+          tbody.appendChild(tr);
+        });
+        mark(tbody, true);
+      });
     }
 
     function write(p) {
@@ -1886,7 +1941,12 @@
       await (page === 'group' ? verifyGroupView(view, io, proven)
                               : verifyRunView(view, io, proven));
       if (page === 'run') requireRun(proven);
-      else required('group-rows', 'the group\u2019s rows');
+      else {
+        required('group-rows', 'the group\u2019s rows');
+        if (proven.withdrawn.length)
+          required('group-withdrawn', 'the group\u2019s ' + proven.withdrawn.length +
+                   ' withdrawn runs');
+      }
     })().then(function () {
       var s = summary(page, proven, null);
       write(proven);
@@ -1904,7 +1964,7 @@
     parseCheckpoint: parseCheckpoint, verifyCheckpoint: verifyCheckpoint,
     parseIndexNote: parseIndexNote, smtRoot: smtRoot, IndexFiles: IndexFiles, tileKey: tileKey,
     tileSlot: tileSlot, pageHolding: pageHolding, decodeRunRecord: decodeRunRecord,
-    decodeGroupDir: decodeGroupDir, decodeGroupPage: decodeGroupPage, startsPage: startsPage, tileIndex: tileIndex, pageSubject: pageSubject,
+    decodeGroupDir: decodeGroupDir, decodeGroupPage: decodeGroupPage, decodeWithdrawn: decodeWithdrawn, startsPage: startsPage, tileIndex: tileIndex, pageSubject: pageSubject,
     tilePath: tilePath, Tiles: Tiles, provenLeaf: provenLeaf, runFacts: runFacts,
     compareRunView: compareRunView, compareGroupView: compareGroupView, provenRow: provenRow,
     verifyRunView: verifyRunView, verifyGroupView: verifyGroupView, summary: summary,

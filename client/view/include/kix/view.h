@@ -244,7 +244,8 @@ struct kix_group_view {
     } * pages;
     size_t npages;
     /* the group's withdrawn runs (withdrawn/<hex>), by run id, with the
-     * record and its proof (hex, malloc'ed; NULL when the index has none) */
+     * record (hex, malloc'ed; NULL when the index holds none) and its
+     * proof, of membership or absence (NULL without an index) */
     struct kix_group_withdrawn {
         char run_id[KIX_RUN_ID_MAX + 1];
         uint64_t index;
