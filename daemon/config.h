@@ -45,6 +45,7 @@ struct kixd_config {
     /* count only reports these mirror keys cosigned (text or a file; replicas.c) */
     char ack_mirror_keys[KIXD_MAX_REPLICAS][1024];
     size_t nack_mirror_keys;
+    int insecure_unsigned_acks; /* --ack-replicas counts unsigned reports (no keys) */
     int log_level;
     int log_json;         /* --log-format json */
     unsigned log_slow_ms; /* --log-slow-ms: a request this slow is logged */

@@ -46,6 +46,7 @@ struct kixd_conn {
     int reading, closing, eof, stalled, counted;
     int following;        /* a follow stream is open */
     uint64_t follow_next; /* the next entry index it gets */
+    int follow_replica;   /* a mirror's stream: to the committed size (replicas.h) */
     char peer[80];
 };
 

@@ -38,6 +38,10 @@ struct call {
     struct kix_err err;
     uint64_t req_id;   /* kixd_request_id: every log line about it */
     double started_ms; /* when it arrived (kixd_now_ms) */
+    /* a reader's method: the snapshot at the visible size (replicas.h),
+     * locked until the answer is written when it is the server's view */
+    struct kix_log_reader *view;
+    int view_locked;
 };
 
 /* ---- helpers ------------------------------------------------------------------------ */
@@ -59,8 +63,15 @@ static int fail(struct call *k, int code, const char *fmt, ...)
     return code;
 }
 
+/* The snapshot a method reads: for a reader's method (struct method's
+ * `view`), the one at the size N mirrors hold; else the worker's, at the
+ * committed size (what mirrors replicate from). */
 static int reader(struct call *k, struct kix_log_reader **r)
 {
+    if (k->view) {
+        *r = k->view;
+        return KIX_OK;
+    }
     return kixd_worker_reader(k->w, r, &k->err);
 }
 
@@ -112,6 +123,17 @@ static int m_info(struct call *k)
     m.origin = text_view(kix_log_origin(k->srv->log));
     m.log_key = text_view(k->srv->log_key);
     m.size = kix_log_reader_size(r);
+    if (k->cfg->ack_replicas && !kix_log_is_replica(k->srv->log)) {
+        /* readers get the size N mirrors hold (0 before they hold any);
+         * mirrors replicate to the committed size */
+        struct kix_log_reader *own;
+        m.size = k->view ? m.size : 0;
+        rc = kixd_worker_reader(k->w, &own, &k->err);
+        if (rc)
+            return rc;
+        if (kix_log_reader_size(own) > m.size)
+            m.committed = kix_log_reader_size(own);
+    }
     m.version = text_view("kixd " KIX_VERSION_STRING);
     m.mirror = kix_log_is_replica(k->srv->log) != 0;
     m.has_limits = true;
@@ -286,6 +308,23 @@ static int latest_for_readers(struct call *k, struct kix_log_reader *r, uint64_t
     return kixd_replicas_reader_size(k->srv, kix_log_reader_size(r), size, &k->err);
 }
 
+/* For a reader's method: KIX_EUNAVAIL when `size` (for "entry", the size
+ * that holds it) is past the view (the size N mirrors hold) though
+ * committed here, saying so; 0 otherwise. */
+static int beyond_view(struct call *k, struct kix_log_reader *r, uint64_t size, const char *what)
+{
+    struct kix_log_reader *own;
+
+    if (!k->view || size <= kix_log_reader_size(r) ||
+        kixd_worker_reader(k->w, &own, NULL) != KIX_OK || size > kix_log_reader_size(own))
+        return 0;
+    return fail(k, KIX_EUNAVAIL,
+                "%s %llu is not yet held by the %u mirrors this origin waits for (--ack-replicas; "
+                "they hold size %llu): ask again once they do",
+                what, (unsigned long long)(strcmp(what, "entry") == 0 ? size - 1 : size),
+                k->cfg->ack_replicas, (unsigned long long)kix_log_reader_size(r));
+}
+
 static int m_checkpoint(struct call *k)
 {
     struct kix_log_reader *r;
@@ -301,6 +340,8 @@ static int m_checkpoint(struct call *k)
     if (rc)
         return rc;
     if (p.size == KIX_NO_INDEX && (rc = latest_for_readers(k, r, &p.size)) != KIX_OK)
+        return rc;
+    if ((rc = beyond_view(k, r, p.size, "size")) != KIX_OK)
         return rc;
     rc = kix_log_reader_checkpoint(r, p.size, &note);
     if (rc == KIX_ENOTFOUND)
@@ -338,6 +379,9 @@ static int m_inclusion_proof(struct call *k)
         return rc;
     if (p.size == KIX_NO_INDEX)
         p.size = kix_log_reader_size(r);
+    if ((rc = beyond_view(k, r, p.size, "size")) != KIX_OK ||
+        (rc = beyond_view(k, r, p.index + 1, "entry")) != KIX_OK)
+        return rc;
     rc = kix_log_reader_inclusion(r, p.index, p.size, proof, &n, &k->err);
     if (rc)
         return rc;
@@ -368,8 +412,10 @@ static int m_consistency_proof(struct call *k)
     rc = reader(k, &r);
     if (rc)
         return rc;
-    if (p.size2 == KIX_NO_INDEX)
-        p.size2 = kix_log_reader_size(r);
+    /* to the latest a reader is given (replicas.h); an explicit size may
+     * be past it: a mirror proves its replica against the committed log */
+    if (p.size2 == KIX_NO_INDEX && (rc = latest_for_readers(k, r, &p.size2)) != KIX_OK)
+        return rc;
     rc = kix_log_reader_consistency(r, p.size1, p.size2, proof, &n, &k->err);
     if (rc)
         return rc;
@@ -399,13 +445,10 @@ static int m_receipt(struct call *k)
         rc = latest_for_readers(k, r, &p.size);
         if (rc)
             return rc;
-        if (p.index >= p.size && p.size < kix_log_reader_size(r))
-            return fail(k, KIX_EUNAVAIL,
-                        "entry %llu is not yet held by the %u mirrors this origin waits for "
-                        "(--ack-replicas; they hold size %llu): ask again once they do",
-                        (unsigned long long)p.index, k->cfg->ack_replicas,
-                        (unsigned long long)p.size);
     }
+    if ((rc = beyond_view(k, r, p.size, "size")) != KIX_OK ||
+        (rc = beyond_view(k, r, p.index + 1, "entry")) != KIX_OK)
+        return rc;
     kix_buf_reset(text);
     rc = kix_log_reader_receipt(r, p.index, p.size, text, &k->err);
     if (rc)
@@ -903,7 +946,7 @@ static int m_follow(struct call *k)
 
     if (rc)
         return rc;
-    rc = kixd_follow_start(k->c, k->msgid, p.from, &k->err);
+    rc = kixd_follow_start(k->c, k->msgid, p.from, p.replica, &k->err);
     return rc ? rc : ASYNC;
 }
 
@@ -935,26 +978,30 @@ static int m_replicated(struct call *k)
 
 /* ---- dispatch -------------------------------------------------------------------------------- */
 
+/* view: a reader's method, answered from the size N mirrors hold
+ * (replicas.h); the others read what is committed: a mirror replicates
+ * from them (entries, checkpoints, objects), or they write. */
 static const struct method {
     const char *name;
     int (*fn)(struct call *k);
+    int view;
 } methods[] = {
-    {"info", m_info},
-    {"submit", m_submit},
-    {"get_object", m_get_object},
-    {"get_objects", m_get_objects},
-    {"get_entries", m_get_entries},
-    {"checkpoint", m_checkpoint},
-    {"inclusion_proof", m_inclusion_proof},
-    {"consistency_proof", m_consistency_proof},
-    {"receipt", m_receipt},
-    {"resolve", m_resolve},
-    {"index_proof", m_index_proof},
-    {"checkpoints", m_checkpoints},
-    {"query", m_query},
-    {"follow", m_follow},
-    {"add_cosignature", m_add_cosignature},
-    {"replicated", m_replicated},
+    {"info", m_info, 1},
+    {"submit", m_submit, 0},
+    {"get_object", m_get_object, 0},
+    {"get_objects", m_get_objects, 0},
+    {"get_entries", m_get_entries, 0},
+    {"checkpoint", m_checkpoint, 1},
+    {"inclusion_proof", m_inclusion_proof, 1},
+    {"consistency_proof", m_consistency_proof, 0},
+    {"receipt", m_receipt, 1},
+    {"resolve", m_resolve, 1},
+    {"index_proof", m_index_proof, 1},
+    {"checkpoints", m_checkpoints, 0},
+    {"query", m_query, 1},
+    {"follow", m_follow, 0},
+    {"add_cosignature", m_add_cosignature, 0},
+    {"replicated", m_replicated, 0},
 };
 _Static_assert(sizeof(methods) / sizeof(methods[0]) < KIXD_RPC_UNKNOWN,
                "raise KIXD_RPC_SLOTS (metrics.h) for the metrics of every method");
@@ -968,6 +1015,8 @@ static void call_init(struct call *k, struct kixd_conn *c, struct kix_proto_msg 
     k->msg = msg;
     k->msgid = msg ? msg->msgid : 0;
     k->params = msg ? msg->params : NULL;
+    k->view = NULL;
+    k->view_locked = 0;
     kix_err_clear(&k->err);
     kix_proto_writer_init(&k->pw, &c->out);
     k->pw.max_message = k->cfg->max_message;
@@ -1031,12 +1080,23 @@ void kixd_dispatch(struct kixd_conn *c, struct kix_proto_msg *msg)
             break;
         }
     }
-    if (!m)
+    rc = KIX_OK;
+    if (!m) {
         rc =
             fail(&k, KIX_EINVAL, "unknown method \"%.*s\" (proto/PROTOCOL.md lists the methods)",
                  (int)(msg->method.len > 64 ? 64 : msg->method.len), (const char *)msg->method.ptr);
-    else
+    } else if (m->view) {
+        rc = kixd_worker_view(c->w, &k.view, &k.view_locked, &k.err);
+        /* before N mirrors hold anything, info still answers (size 0) */
+        if (rc == KIX_EUNAVAIL && m->fn == m_info) {
+            k.view = NULL;
+            rc = KIX_OK;
+        }
+    }
+    if (m && rc == KIX_OK) {
         rc = m->fn(&k);
+        kixd_replicas_view_end(k.srv, k.view_locked);
+    }
     kixd_metrics_rpc(c->w->srv, m ? (unsigned)(m - methods) : KIXD_RPC_UNKNOWN, m ? m->name : NULL,
                      rc == ASYNC || rc == KIX_OK);
     if (rc == ASYNC) /* submit's job logs its own answer (kixd_submit_answer) */

@@ -10,6 +10,7 @@
 #include <time.h>
 
 #include "diag.h"
+#include "replicas.h"
 #include "kix/index.h"
 #include "kix/pages.h"
 #include "kix/tlog_tiles.h"
@@ -32,35 +33,77 @@ static double now_ms(void)
     return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
 }
 
-/* The verifiable index's files (kix/vindex.h), from the tiles' snapshot. */
+/* The verifiable index's files (kix/vindex.h), from the tiles' snapshot;
+ * ctx: its kix_index_export_stats. */
 static int export_index(void *ctx, struct kix_log_reader *r, const char *dir, struct kix_err *err)
 {
-    (void)ctx;
-    return kix_index_export(r, dir, NULL, err);
+    return kix_index_export(r, dir, ctx, err);
+}
+
+/* What one export wrote, every layer: tiles, bundles, objects, packs and
+ * the checkpoint, the index's files, the pages. */
+static void export_totals(const struct kix_tlog_export_stats *st,
+                          const struct kix_index_export_stats *is,
+                          const struct kix_pages_export_stats *ps, unsigned long long *files,
+                          unsigned long long *bytes)
+{
+    *files = st->files + is->files + ps->files;
+    *bytes = st->bytes + is->bytes + ps->bytes;
+}
+
+/* The warnings of an export's pages, for the log or stderr. */
+static void export_warnings(const char *dir, const struct kix_pages_export_stats *ps, int to_stderr)
+{
+    if (ps->escaped && to_stderr)
+        fprintf(stderr, "kixd: export: warning: %llu run(s) written under escaped names; %s\n",
+                (unsigned long long)ps->escaped, ps->escaped_example);
+    else if (ps->escaped)
+        kixd_log(KIXD_WARN, "export to %s: %llu run(s) written under escaped names; %s", dir,
+                 (unsigned long long)ps->escaped, ps->escaped_example);
+    if (ps->skipped && to_stderr)
+        fprintf(stderr, "kixd: export: skipped %llu run page(s): %s\n",
+                (unsigned long long)ps->skipped, ps->skipped_reason);
+    else if (ps->skipped)
+        kixd_log(KIXD_WARN, "export to %s: skipped %llu run page(s): %s", dir,
+                 (unsigned long long)ps->skipped, ps->skipped_reason);
 }
 
 static void export_once(struct kixd_export *e)
 {
     struct kix_tlog_export_stats st;
+    struct kix_index_export_stats is;
     struct kix_pages_export_stats ps;
     struct kix_err err = {0};
     double t0 = now_ms(), ms;
-    int rc = kix_log_export_tlog_with(e->srv->log, e->dir, export_index, NULL, &st, &err);
+    struct kix_log_reader *view = NULL;
+    unsigned long long files, bytes;
+    int rc;
 
+    /* with --ack-replicas, a copy of what the mirrors hold (replicas.h):
+     * nothing new until they hold more (the view's advance kicks us) */
+    if (kixd_replicas_export_snapshot(e->srv, &view) && !view)
+        return;
+    memset(&st, 0, sizeof(st));
+    memset(&is, 0, sizeof(is));
+    memset(&ps, 0, sizeof(ps));
+    rc = kix_log_export_tlog_from(e->srv->log, view, e->dir, export_index, &is, &st, &err);
     if (!rc) /* the pages after the tiles they link to */
-        rc = kix_pages_export(e->srv->log, e->dir, &ps, &err);
+        rc = kix_pages_export_from(e->srv->log, view, e->dir, &ps, &err);
+    if (view)
+        kix_log_read_end(view);
 
     ms = now_ms() - t0;
     kixd_metrics_exported(e->srv, rc == KIX_OK, st.size, ms);
-    if (rc)
+    export_totals(&st, &is, &ps, &files, &bytes);
+    if (rc) {
         kixd_log(KIXD_ERROR, "export to %s failed: %s", e->dir, kix_err_text(&err, rc));
-    else if (ps.skipped)
-        kixd_log(KIXD_WARN, "export to %s: skipped %llu run page(s): %s", e->dir,
-                 (unsigned long long)ps.skipped, ps.skipped_reason);
-    else if (st.files)
+        return;
+    }
+    export_warnings(e->dir, &ps, 0);
+    if (files)
         kixd_log(KIXD_DEBUG, "exported %s: size %llu -> %llu, %llu files, %llu bytes, %.1f ms",
-                 e->dir, (unsigned long long)st.from_size, (unsigned long long)st.size,
-                 (unsigned long long)st.files, (unsigned long long)st.bytes, ms);
+                 e->dir, (unsigned long long)st.from_size, (unsigned long long)st.size, files,
+                 bytes, ms);
 }
 
 static void *export_main(void *arg)
@@ -133,23 +176,79 @@ void kixd_export_stop(struct kixd_export *e)
 /* ---- kixd export ------------------------------------------------------------------------ */
 
 static const char export_help[] =
-    "usage: kixd export --store DIR OUTDIR\n"
+    "usage: kixd export --store DIR [--json] OUTDIR\n"
     "\n"
     "Writes the log in DIR (an origin or a mirror's replica) into OUTDIR as a C2SP\n"
     "tlog-tiles tree: checkpoint, tile/<L>/<N>[.p/<W>], tile/entries/<N>[.p/<W>],\n"
-    "with the pages: runs/<runId> (HTML, also named runs/<runId>.html),\n"
-    "runs/<runId>.json (the view its verifier reads), groups/<key>[.json],\n"
-    "index.html, kix-verify.js and style.css.\n"
+    "with the pages: runs/<runId>.html (the page; also runs/<runId>, the\n"
+    "permalink), runs/<runId>.json (the view its verifier reads),\n"
+    "groups/<key>[.html|.json], kernels/<kernel>[.html|.json], home/<k>[.html|.json],\n"
+    "index.html, kix-verify.js and style.css. Every page links to .html names,\n"
+    "so a server that types files by extension alone serves every link as HTML.\n"
+    "The summary counts every file and byte written (a hard link is a file of\n"
+    "no bytes).\n"
+    "\n"
+    "  --json   one JSON object on stdout instead of the summary line: ok, store,\n"
+    "           dir, size, fromSize, files, bytes, runPages, groupPages,\n"
+    "           kernelPages, homePages, escaped, escapedExample, skipped,\n"
+    "           skippedReason (and error when ok is false)\n"
+    "\n"
     "Any static web server, object store or CDN can then serve it. Only what\n"
     "changed since OUTDIR's checkpoint is written; every file atomically, the\n"
     "checkpoint last. The store may be served by kixd meanwhile.\n"
     "\n"
     "exit status: 0 done, 2 usage, 3 cannot read the store or write OUTDIR\n";
 
+/* s as a JSON string on f. */
+static void put_json_string(FILE *f, const char *s)
+{
+    fputc('"', f);
+    for (; *s; s++) {
+        unsigned char ch = (unsigned char)*s;
+        if (ch == '"' || ch == '\\')
+            fprintf(f, "\\%c", ch);
+        else if (ch < 0x20)
+            fprintf(f, "\\u%04x", ch);
+        else
+            fputc(ch, f);
+    }
+    fputc('"', f);
+}
+
+/* kixd export --json: what the summary line says, and the warnings. */
+static void export_json(const char *store, const char *dir, int rc, const char *error,
+                        const struct kix_tlog_export_stats *st,
+                        const struct kix_pages_export_stats *ps, unsigned long long files,
+                        unsigned long long bytes)
+{
+    printf("{\"ok\":%s,\"store\":", rc == KIX_OK ? "true" : "false");
+    put_json_string(stdout, store);
+    printf(",\"dir\":");
+    put_json_string(stdout, dir);
+    if (rc != KIX_OK) {
+        printf(",\"error\":");
+        put_json_string(stdout, error);
+        printf("}\n");
+        return;
+    }
+    printf(",\"size\":%llu,\"fromSize\":%llu,\"files\":%llu,\"bytes\":%llu,\"runPages\":%llu,"
+           "\"groupPages\":%llu,\"kernelPages\":%llu,\"homePages\":%llu,\"escaped\":%llu,"
+           "\"escapedExample\":",
+           (unsigned long long)st->size, (unsigned long long)st->from_size, files, bytes,
+           (unsigned long long)ps->runs, (unsigned long long)ps->groups,
+           (unsigned long long)ps->kernels, (unsigned long long)ps->home_pages,
+           (unsigned long long)ps->escaped);
+    put_json_string(stdout, ps->escaped_example);
+    printf(",\"skipped\":%llu,\"skippedReason\":", (unsigned long long)ps->skipped);
+    put_json_string(stdout, ps->skipped_reason);
+    printf("}\n");
+}
+
 int kixd_export_main(int argc, char **argv)
 {
     static const struct option opts[] = {
         {"store", required_argument, NULL, 's'},
+        {"json", no_argument, NULL, 'j'},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
@@ -157,17 +256,26 @@ int kixd_export_main(int argc, char **argv)
     struct kix_log_opts lo;
     struct kix_log *log = NULL;
     struct kix_tlog_export_stats st;
+    struct kix_index_export_stats is;
     struct kix_pages_export_stats ps;
     struct kix_err err = {0};
     char path[4200];
     struct stat sb;
-    int c, rc;
+    unsigned long long files, bytes;
+    int c, rc, json = 0;
 
+    memset(&st, 0, sizeof(st));
+    memset(&is, 0, sizeof(is));
+    memset(&ps, 0, sizeof(ps));
     optind = 1;
     while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
         if (c == 'h') {
             fputs(export_help, stdout);
             return 0;
+        }
+        if (c == 'j') {
+            json = 1;
+            continue;
         }
         if (c != 's') {
             fprintf(stderr, "Try 'kixd export --help'.\n");
@@ -189,22 +297,27 @@ int kixd_export_main(int argc, char **argv)
     lo.store.read_only = 1;
     if ((rc = kix_index_open_any(store, &lo, &log, &err)))
         goto out;
-    if ((rc = kix_log_export_tlog_with(log, argv[optind], export_index, NULL, &st, &err)))
+    if ((rc = kix_log_export_tlog_with(log, argv[optind], export_index, &is, &st, &err)))
         goto out;
     rc = kix_pages_export(log, argv[optind], &ps, &err);
 out:
     kix_log_close(log);
+    export_totals(&st, &is, &ps, &files, &bytes);
+    if (json)
+        export_json(store, argv[optind], rc, rc ? kix_err_text(&err, rc) : "", &st, &ps, files,
+                    bytes);
     if (rc) {
         fprintf(stderr, "kixd: export: %s\n", kix_err_text(&err, rc));
         return rc == KIX_EUSAGE ? 2 : 3;
     }
-    if (ps.skipped)
-        fprintf(stderr, "kixd: export: skipped %llu run page(s): %s\n",
-                (unsigned long long)ps.skipped, ps.skipped_reason);
+    export_warnings(argv[optind], &ps, 1);
+    if (json)
+        return 0;
+    /* every file this export wrote, of every layer (a page's .html hard
+     * link is a file of no new bytes) */
     printf("exported %s to %s: size %llu (from %llu), %llu files, %llu bytes; %llu run and %llu "
            "group pages\n",
            store, argv[optind], (unsigned long long)st.size, (unsigned long long)st.from_size,
-           (unsigned long long)st.files, (unsigned long long)st.bytes, (unsigned long long)ps.runs,
-           (unsigned long long)ps.groups);
+           files, bytes, (unsigned long long)ps.runs, (unsigned long long)ps.groups);
     return 0;
 }

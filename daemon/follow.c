@@ -17,11 +17,27 @@
 
 #include "diag.h"
 #include "kix/messages.h"
+#include "replicas.h"
 
 #define CHUNKS_PER_PUMP 8                 /* then yield to other connections */
 #define CHUNK_BYTES     ((size_t)4 << 20) /* of leaves in one notification */
 
-int kixd_follow_start(struct kixd_conn *c, uint32_t msgid, uint64_t from, struct kix_err *err)
+/* The size a stream is fed to: what is committed for a mirror's, and for
+ * a reader's what N mirrors hold with --ack-replicas (replicas.h: a reader
+ * never gets an entry a promotion could lose; 0 before they hold any). */
+static uint64_t stream_size(struct kixd_conn *c, struct kix_log_reader *r)
+{
+    uint64_t size = kix_log_reader_size(r), held;
+
+    if (c->follow_replica)
+        return size;
+    if (kixd_replicas_reader_size(c->w->srv, size, &held, NULL) != KIX_OK)
+        return 0;
+    return held;
+}
+
+int kixd_follow_start(struct kixd_conn *c, uint32_t msgid, uint64_t from, int replica,
+                      struct kix_err *err)
 {
     struct kix_proto_writer pw;
     struct kix_msg_size_result res;
@@ -38,7 +54,8 @@ int kixd_follow_start(struct kixd_conn *c, uint32_t msgid, uint64_t from, struct
     rc = kixd_worker_reader(c->w, &r, err);
     if (rc)
         return rc;
-    size = kix_log_reader_size(r);
+    c->follow_replica = replica;
+    size = stream_size(c, r);
     if (from > size)
         return kix_err_set(err, KIX_EINVAL,
                            "field \"from\" is %llu, beyond the end of the log (size %llu)",
@@ -131,7 +148,7 @@ void kixd_follow_pump(struct kixd_conn *c)
         kixd_log(KIXD_ERROR, "follow stream of %s: %s", c->peer, err.msg);
         return;
     }
-    size = kix_log_reader_size(r);
+    size = stream_size(c, r);
     for (int i = 0; i < CHUNKS_PER_PUMP && c->follow_next < size; i++) {
         if (c->queued + c->out.len >= cfg->max_output)
             break; /* paused until the follower reads */

@@ -9,7 +9,8 @@
 
 /* Starts the stream of request msgid at entry `from`; KIX_OK, or an error
  * in err (nothing started). */
-int kixd_follow_start(struct kixd_conn *c, uint32_t msgid, uint64_t from, struct kix_err *err);
+int kixd_follow_start(struct kixd_conn *c, uint32_t msgid, uint64_t from, int replica,
+                      struct kix_err *err);
 /* Sends what the follower lacks, as far as its output budget allows. */
 void kixd_follow_pump(struct kixd_conn *c);
 

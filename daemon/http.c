@@ -580,6 +580,7 @@ static const struct page_kind {
 struct pjob {
     uv_work_t req;
     struct kixd_http_conn *c;
+    struct kixd_server *srv;
     struct kix_log *log;
     page_fn fn; /* NULL: a browsing page, by kix_page_browse */
     int browse, json, head, rc;
@@ -600,14 +601,23 @@ static void page_work(uv_work_t *req)
     struct pjob *j = req->data;
     struct kix_log_reader *r = NULL;
 
+    struct kix_log_reader *v = NULL;
+    int locked = 0;
+
     j->rc = kix_log_read_begin(j->log, &r);
     if (j->rc) {
         kix_err_set(&j->err, j->rc, "cannot read the log: %s", kix_strerror(j->rc));
         return;
     }
-    j->size = kix_log_reader_size(r);
-    j->rc = j->browse ? kix_page_browse(r, j->arg, j->len, j->json, &j->out, &j->json, &j->err)
-                      : j->fn(r, j->arg, j->len, j->page, &j->out, &j->err);
+    /* the readers' view with --ack-replicas (replicas.h): a page never
+     * shows an entry N mirrors do not hold */
+    j->rc = kixd_replicas_view(j->srv, r, &v, &locked, &j->err);
+    if (j->rc == KIX_OK) {
+        j->size = kix_log_reader_size(v);
+        j->rc = j->browse ? kix_page_browse(v, j->arg, j->len, j->json, &j->out, &j->json, &j->err)
+                          : j->fn(v, j->arg, j->len, j->page, &j->out, &j->err);
+    }
+    kixd_replicas_view_end(j->srv, locked);
     kix_log_read_end(r);
 }
 
@@ -771,6 +781,7 @@ static int page(struct kixd_http_conn *c, const char *path, size_t len, int head
     }
     j->c = c;
     j->log = c->w->srv->log;
+    j->srv = c->w->srv;
     j->fn = browse ? NULL : json ? k->json : k->html;
     j->browse = browse;
     j->kind = key.kind;
@@ -977,7 +988,7 @@ static void object_pack(struct kixd_http_conn *c, const char *path, size_t len, 
 }
 
 /* Answers the request in c->url (method GET or HEAD). */
-static void respond(struct kixd_http_conn *c, int head)
+static void respond_from(struct kixd_http_conn *c, int head)
 {
     struct kixd_worker *w = c->w;
     struct kix_log_reader *r = NULL;
@@ -1107,6 +1118,24 @@ static void respond(struct kixd_http_conn *c, int head)
         answer_tagged(c, kind, 200, "application/octet-stream",
                       p.width == KIX_TLOG_WIDTH ? IMMUTABLE : EDGE, w->scratch.ptr, w->scratch.len,
                       head, p.width == KIX_TLOG_WIDTH ? tag : NULL);
+}
+
+/* Answers the request from the readers' view (replicas.h): with
+ * --ack-replicas, the checkpoint, tiles, bundles, index files and pages of
+ * the size N mirrors hold, never past it. Before they hold anything the
+ * worker's snapshot stays (the checkpoint is then 503, and nothing past
+ * it can be pinned without one). */
+static void respond(struct kixd_http_conn *c, int head)
+{
+    struct kixd_worker *w = c->w;
+    struct kix_log_reader *view = NULL;
+    int locked = 0;
+
+    if (kixd_replicas_visible(w->srv) && kixd_worker_view(w, &view, &locked, NULL) == KIX_OK)
+        w->view = view;
+    respond_from(c, head);
+    w->view = NULL;
+    kixd_replicas_view_end(w->srv, locked);
 }
 
 /* ---- parsing ---------------------------------------------------------------------------- */

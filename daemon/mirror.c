@@ -53,10 +53,6 @@ struct kixd_mirror {
     uint64_t cosign_refused;            /* of the cosignature of this size */
     char id[MIRROR_ID_LEN + 1];         /* DIR/mirror.id: this mirror, to an origin */
     uint64_t reported;                  /* the size last reported on this follow stream */
-    /* the last cosignature line made (witness), sent with the report of its size */
-    char cosign_line[KIX_MSG_COSIGNATURE_MAX + 1];
-    size_t cosign_line_len;
-    uint64_t cosign_line_size;
 
     pthread_mutex_t mu; /* guards the state below */
     uint64_t upstream_size;
@@ -373,6 +369,25 @@ static int load_fork(struct kixd_mirror *m)
 
 /* Fetches and verifies the upstream's checkpoint at `size` (KIX_NO_INDEX:
  * the latest); *cp gets it parsed. */
+struct one_checkpoint {
+    uint64_t size;
+    struct kix_buf *note;
+    int found;
+};
+
+static int take_checkpoint(void *ctx, uint64_t size, const uint8_t *note, size_t len,
+                           const uint8_t *index_note, size_t index_len)
+{
+    struct one_checkpoint *one = ctx;
+
+    (void)index_note;
+    (void)index_len;
+    if (size != one->size)
+        return KIX_OK;
+    one->found = 1;
+    return kix_buf_add(one->note, note, len);
+}
+
 static int upstream_checkpoint(struct kixd_mirror *m, uint64_t size, struct kix_buf *note,
                                struct kix_checkpoint *cp, struct kix_err *err)
 {
@@ -382,6 +397,15 @@ static int upstream_checkpoint(struct kixd_mirror *m, uint64_t size, struct kix_
     if (!opened)
         return kix_err_set(err, KIX_ENOMEM, "out of memory");
     rc = kix_client_checkpoint(m->up, size, note, err);
+    if (rc == KIX_EUNAVAIL && size != KIX_NO_INDEX && size > 0) {
+        /* an origin with --ack-replicas shows readers only what its mirrors
+         * hold; this mirror may hold more: the replication listing has it */
+        struct one_checkpoint one = {size, note, 0};
+        rc = kix_client_checkpoints(m->up, size - 1, 1, take_checkpoint, &one, err);
+        if (rc == KIX_OK && !one.found)
+            rc = kix_err_set(err, KIX_ENOTFOUND, "the upstream has no checkpoint at size %llu",
+                             (unsigned long long)size);
+    }
     if (rc)
         goto out;
     rc = kix_checkpoint_open((const char *)note->ptr, note->len, &m->upstream_key, 1,
@@ -671,11 +695,6 @@ static void cosign(struct kixd_mirror *m)
     m->cosigned = size;
     kixd_log(KIXD_DEBUG, "witness %s cosigned size %llu", m->witness_v.name,
              (unsigned long long)size);
-    if (line.len <= KIX_MSG_COSIGNATURE_MAX) {
-        memcpy(m->cosign_line, line.ptr, line.len);
-        m->cosign_line_len = line.len;
-        m->cosign_line_size = size;
-    }
     cosign_index(m, size);
     rc = kix_client_add_cosignature(m->up, (const char *)note.ptr, note.len, (const char *)line.ptr,
                                     line.len, &err);
@@ -699,7 +718,8 @@ out:
     kix_buf_release(&line);
 }
 
-/* One round: look at the upstream, check it agrees, catch up, cosign. */
+/* One round: look at the upstream, check it agrees, catch up (the
+ * witness cosigns in mirror_turn, after the report). */
 static int mirror_round(struct kixd_mirror *m, struct kix_err *err)
 {
     struct kix_client_info info;
@@ -714,6 +734,10 @@ static int mirror_round(struct kixd_mirror *m, struct kix_err *err)
     if (info.log_key[0] && strcmp(info.log_key, m->upstream_key_text) != 0)
         return kix_err_set(err, KIX_EVERIFY, "%s serves the log %s, not the --upstream-key log %s",
                            m->cfg->mirror_of, info.log_key, m->upstream_key_text);
+    /* an origin with --ack-replicas shows readers the size its mirrors
+     * hold; a mirror replicates what it committed */
+    if (info.committed > info.size)
+        info.size = info.committed;
     set_upstream_size(m, info.size);
     rc = check_consistent(m, size, info.size, err);
     if (rc)
@@ -739,8 +763,6 @@ static int mirror_round(struct kixd_mirror *m, struct kix_err *err)
         if (synced < info.size)
             return KIX_OK; /* stopping */
     }
-    if (m->witness)
-        cosign(m);
     note_ok(m);
     return KIX_OK;
 }
@@ -781,7 +803,7 @@ static int open_follow(struct kixd_mirror *m, struct kix_err *err)
 {
     struct kix_rpc_opts opts = {UPSTREAM_MS, 0};
     struct kix_proto_msg resp;
-    struct kix_msg_follow_params from = {local_size(m)};
+    struct kix_msg_follow_params from = {local_size(m), true};
     int rc = kix_rpc_connect(m->cfg->mirror_of, &opts, &m->follow, err);
 
     if (rc)
@@ -805,16 +827,22 @@ static int put_replicated(void *ctx, struct kix_proto_writer *w)
 
 /* Tells the upstream, on the follow stream, the size this mirror holds
  * durably (each replayed batch is an LMDB commit, synced), for its
- * --ack-replicas (replicas.h). With a witness key, the size it last
- * cosigned (made after that commit, as c2sp.org/tlog-mirror has it) and
- * that cosignature line, which an origin with --ack-mirror-key requires.
- * The answer comes back on the stream and is dropped with the
+ * --ack-replicas (replicas.h). With a witness key, its held statement
+ * (kix_mirror_held_sign) of the checkpoint at that size, which an origin
+ * with --ack-mirror-key requires: made here, from a snapshot of the
+ * committed replica, so only ever for entries this mirror holds (never
+ * the witness cosignature, which add-checkpoint also hands out for
+ * checkpoints the replica has not reached). One signature per report, and
+ * one report per round that moved the replica: a batch of commits costs
+ * one. The answer comes back on the stream and is dropped with the
  * notifications; an upstream that does not count mirrors (a mirror, an
  * older kixd) answers an error, dropped the same way. */
 static int report_replicated(struct kixd_mirror *m, struct kix_err *err)
 {
     struct kix_msg_replicated_params p;
     struct kix_log_reader *r = NULL;
+    struct kix_buf held = KIX_BUF_INIT;
+    struct kix_bytes note;
     struct kix_hash root;
     int rc = kix_log_read_begin(m->srv->log, &r);
 
@@ -822,18 +850,37 @@ static int report_replicated(struct kixd_mirror *m, struct kix_err *err)
         return kix_err_set(err, rc, "reading the replica: %s", kix_strerror(rc));
     memset(&p, 0, sizeof(p));
     p.size = kix_log_reader_size(r);
-    if (m->cosign_line_size && m->cosign_line_size <= p.size) {
-        p.size = m->cosign_line_size;
-        p.cosignature.ptr = (const uint8_t *)m->cosign_line;
-        p.cosignature.len = m->cosign_line_len;
-    }
     rc = p.size > 0 && p.size != m->reported ? kix_log_reader_root(r, p.size, &root, err)
                                              : KIX_ENOTFOUND;
+    if (rc == KIX_OK && m->witness) {
+        size_t text_len = 0;
+        rc = kix_log_reader_checkpoint(r, p.size, &note);
+        /* the checkpoint's text ends at its first blank line */
+        for (size_t i = 1; rc == KIX_OK && i < note.len && !text_len; i++)
+            if (note.ptr[i] == '\n' && note.ptr[i - 1] == '\n')
+                text_len = i;
+        if (rc == KIX_OK && !text_len)
+            rc =
+                kix_err_set(err, KIX_ECORRUPT, "the replica's checkpoint at size %llu is malformed",
+                            (unsigned long long)p.size);
+        else if (rc)
+            rc = kix_err_set(err, rc, "reading the replica's checkpoint at size %llu: %s",
+                             (unsigned long long)p.size, kix_strerror(rc));
+        if (rc == KIX_OK)
+            rc = kix_mirror_held_sign(m->witness, (const char *)note.ptr, text_len,
+                                      (uint64_t)time(NULL), &held, err);
+        if (rc == KIX_OK && held.len <= KIX_MSG_COSIGNATURE_MAX) {
+            p.held.ptr = held.ptr;
+            p.held.len = held.len;
+        }
+    }
     kix_log_read_end(r);
-    if (rc == KIX_ENOTFOUND)
+    if (rc == KIX_ENOTFOUND) {
+        kix_buf_release(&held);
         return KIX_OK; /* nothing new to say */
+    }
     if (rc)
-        return rc;
+        goto out;
     memcpy(p.root, root.b, 32);
     p.mirror.ptr = (const uint8_t *)m->id;
     p.mirror.len = strlen(m->id);
@@ -842,6 +889,8 @@ static int report_replicated(struct kixd_mirror *m, struct kix_err *err)
         rc = kix_rpc_flush(m->follow, err);
     if (rc == KIX_OK)
         m->reported = p.size;
+out:
+    kix_buf_release(&held);
     return rc;
 }
 
@@ -869,6 +918,11 @@ static int mirror_turn(struct kixd_mirror *m, const struct kix_client_opts *copt
     }
     if (rc == KIX_OK && m->follow)
         rc = report_replicated(m, err);
+    /* the witness cosigns after the report: its cosignature (and the
+     * index note's, each stored with an fsync and sent up) is not what an
+     * origin's --ack-replicas waits for, the held statement is */
+    if (m->witness && !atomic_load(&m->stop))
+        cosign(m);
     return rc;
 }
 

@@ -431,8 +431,12 @@ static const struct option_spec options[] = {
           "this long gets EUNAVAIL, never a receipt (default 10)"),
     LIST("ack-mirror-key", "KEY", set_witness, ack_mirror_keys, nack_mirror_keys,
          "with --ack-replicas: count only the reports this\n"
-         "mirror's witness key cosigned (verifier key text or a\n"
-         "file; kix keygen --witness); repeat for more"),
+         "mirror's --witness-key signed as held (verifier key\n"
+         "text or a file; kix keygen --witness); repeat for more"),
+    FLAG("insecure-unsigned-acks", insecure_unsigned_acks,
+         "--ack-replicas without --ack-mirror-key: count\n"
+         "unsigned reports, which anyone who can connect can\n"
+         "forge (tests only; refused without this flag)"),
     FLAG("read-only", read_only,
          "serve the store without its key and refuse submits (a\n"
          "restored copy or an audit replica; not an origin)"),
@@ -487,9 +491,11 @@ static const struct option_spec options[] = {
     LIST("http", "ADDR", set_address, http, nhttp,
          "tcp://HOST:PORT: serve checkpoint, tile/<L>/<N>[.p/<W>]\n"
          "and tile/entries/<N>[.p/<W>] over HTTP/1.1 (GET, HEAD),\n"
-         "with the run pages runs/<runId>[.json], groups/<key>\n"
-         "and /; repeat for more. --max-connections, --idle-timeout and\n"
-         "--max-output apply as to RPC connections"),
+         "with the pages runs/<runId>[.html|.json],\n"
+         "groups/<key>[.html|.json], kernels/, home/ and /\n"
+         "(runs/sha256:<hex>: that manifest's run); repeat for more.\n"
+         "--max-connections, --idle-timeout and --max-output apply\n"
+         "as to RPC connections"),
     VALUE("http-max-header", "BYTES", set_bytes, http_max_header, 1024, (size_t)1 << 20,
           "request line and headers of one request; more gets\n"
           "431 (default 8K)"),
@@ -738,6 +744,13 @@ static int check_combinations(const struct kixd_config *cfg)
         why = "--ack-replicas is the origin's: not with --mirror-of or --read-only";
     else if (cfg->nack_mirror_keys && !cfg->ack_replicas)
         why = "--ack-mirror-key needs --ack-replicas N (the mirrors it counts)";
+    else if (cfg->ack_replicas && !cfg->nack_mirror_keys && !cfg->insecure_unsigned_acks)
+        why = "--ack-replicas needs --ack-mirror-key KEY (each mirror's --witness-key .pub): "
+              "without it anyone who can connect can report a size no mirror holds and have "
+              "submits acknowledged that a promotion loses. Give the keys, or "
+              "--insecure-unsigned-acks to count unsigned reports anyway";
+    else if (cfg->insecure_unsigned_acks && (!cfg->ack_replicas || cfg->nack_mirror_keys))
+        why = "--insecure-unsigned-acks is for --ack-replicas without --ack-mirror-key only";
     else if (cfg->read_only && cfg->log_key_file[0])
         why = "--read-only serves without the log key: no --log-key-file with it";
     else if (cfg->phase_stats && !cfg->http_metrics)

@@ -66,6 +66,10 @@ int kixd_worker_reader(struct kixd_worker *w, struct kix_log_reader **out, struc
     int rc;
 
     KIXD_ASSERT_LOOP(w);
+    if (w->view) {
+        *out = w->view;
+        return KIX_OK;
+    }
     if (!w->reader) {
         rc = kix_log_read_begin(w->srv->log, &w->reader);
         if (rc)
@@ -114,6 +118,7 @@ static void post_flag(struct kixd_worker *w, int stop)
 static void log_grew(void *ctx, uint64_t size)
 {
     struct kixd_server *srv = ctx;
+    kixd_replicas_committed(srv, size); /* the readers' view of it, for later */
     kixd_metrics_grew(srv, size);
     kixd_export_kick(srv->exporter);
     kixd_wclient_kick(srv->wclient);
@@ -781,6 +786,12 @@ int kixd_server_run(const struct kixd_config *cfg)
     rc = open_listeners(&srv, &err);
     if (rc)
         goto out;
+    /* before the exporter and the witness client, which read the view */
+    if (!kix_log_is_replica(srv.log)) {
+        rc = kixd_replicas_new(cfg, &srv.replicas, &err);
+        if (rc)
+            goto out;
+    }
     if (cfg->export_dir[0]) {
         rc = kixd_export_start(&srv, cfg->export_dir, &srv.exporter, &err);
         if (rc)
@@ -790,9 +801,6 @@ int kixd_server_run(const struct kixd_config *cfg)
     if (rc)
         goto out;
     if (!kix_log_is_replica(srv.log)) {
-        rc = kixd_replicas_new(cfg, &srv.replicas, &err);
-        if (rc)
-            goto out;
         rc = kixd_writer_start(srv.log, cfg->max_group, cfg->max_batch, log_grew, &srv, &srv.writer,
                                &err);
         if (rc)

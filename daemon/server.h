@@ -116,10 +116,13 @@ struct kixd_worker {
     struct kixd_submit *held_head, *held_tail;
     int draining, handles_closed, loop_ready, signals;
     struct kix_log_reader *reader; /* the snapshot of the current callback */
-    struct kix_buf scratch;        /* receipts and such, reused */
-    int bundle_warned;             /* said that a bundle file cannot be written (http_bundles.c) */
-    uint8_t *bundle_checked;       /* bitmap: the bundle files checked (http_bundles.c) */
-    size_t bundle_checked_len;     /* its bytes */
+    /* while an HTTP request is answered: the readers' view (replicas.h),
+     * which kixd_worker_reader then returns */
+    struct kix_log_reader *view;
+    struct kix_buf scratch;    /* receipts and such, reused */
+    int bundle_warned;         /* said that a bundle file cannot be written (http_bundles.c) */
+    uint8_t *bundle_checked;   /* bitmap: the bundle files checked (http_bundles.c) */
+    size_t bundle_checked_len; /* its bytes */
     struct { /* files kept open (http_bundles.c: by key, in slot key % KIXD_BUNDLE_FDS) */
         uint64_t index;
         int fd, used;

@@ -14,6 +14,7 @@
 #include "kix/merkle.h"
 #include "kix/version.h"
 #include "diag.h"
+#include "replicas.h"
 #include "server.h"
 #include "witness.h"
 
@@ -165,7 +166,11 @@ static int build(struct target *t, uint64_t *size, struct kix_err *err)
     rc = kix_log_read_begin(t->wc->srv->log, &r);
     if (rc)
         return kix_err_set(err, rc, "cannot read the log");
-    *size = kix_log_reader_size(r);
+    /* with --ack-replicas, only what the mirrors hold (replicas.h): a
+     * witness remembers what it cosigned, and would see the promoted log
+     * of a lost origin as a fork of a checkpoint the mirrors never had */
+    if (kixd_replicas_reader_size(t->wc->srv, kix_log_reader_size(r), size, NULL) != KIX_OK)
+        *size = 0;
     if (*size == 0 || *size == t->cosigned) {
         *size = 0;
         goto out;
@@ -183,7 +188,7 @@ static int build(struct target *t, uint64_t *size, struct kix_err *err)
         if (rc)
             goto out;
     }
-    if (kix_log_reader_checkpoint(r, KIX_NO_INDEX, &note) != KIX_OK) {
+    if (kix_log_reader_checkpoint(r, *size, &note) != KIX_OK) {
         rc = kix_err_set(err, KIX_ENOTFOUND, "the log has no checkpoint at its size");
         goto out;
     }

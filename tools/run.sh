@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # The main job: install dependencies, build (Release, into build/), create a
 # log under ./var/, start kixd on it, import the bundled Liger-Kernel sample
-# through kixd, then resolve and verify one run and show its page — every
-# answer checked against the log key — and stop kixd.
+# through kixd, then resolve and verify one run and show its page, then the
+# bundled KernelBench sample, resolving one of its runs and showing its
+# group — every answer checked against the log key — and stop kixd.
 #
 # KIX_PREBUILT=DIR uses the programs already built in DIR/bin instead: no
 # tools/deps.sh, no build (integration.readme_quick_start runs the README's
@@ -49,4 +50,15 @@ echo "== resolving run $run (every entry's proof, every digest, the checkpoint: 
 "$bin/kix" resolve "$run"
 echo "== its page"
 "$bin/kix" show "$run"
+
+kb=tools/samples/kernelbench
+echo "== importing the KernelBench sample ($kb: 10 timing files; its problems' digests, not the files)"
+"$bin/kix-import" kernelbench --key "$var/publisher.key" --server "$KIX_SERVER" \
+    --problems "$kb/problems.json" --map "$var/kernelbench.jsonl" "$kb"/results/timing/*/*.json
+run=$(grep '"externalId":"kernelbench/H100_together/torch/level1/23_Softmax"' \
+    "$var/kernelbench.jsonl" | sed 's/.*"runId":"\([^"]*\)".*/\1/')
+echo "== resolving KernelBench run $run (softmax, PyTorch eager, H100: verified)"
+"$bin/kix" resolve "$run"
+echo "== its group: softmax on the H100, KernelBench's 6 configurations ranked by mean"
+"$bin/kix" query --kernel softmax --gpu H100 | grep -A6 kernelbench
 echo "== stopping kixd"

@@ -66,6 +66,8 @@ int cmd_info(int argc, char **argv)
             printf(",\"lastError\":");
             cli_json_string(stdout, info.last_error, strlen(info.last_error));
         }
+        if (info.committed)
+            printf(",\"committed\":%llu", (unsigned long long)info.committed);
         if (info.fork) {
             printf(",\"fork\":{\"size\":%llu,\"reason\":", (unsigned long long)info.fork_size);
             cli_json_string(stdout, info.fork_reason, strlen(info.fork_reason));
@@ -92,6 +94,10 @@ int cmd_info(int argc, char **argv)
                    (unsigned long long)info.upstream_size, (unsigned long long)info.lag_entries);
         else if (info.mirror)
             printf("mirror   a read-only replica\n");
+        if (info.committed)
+            printf("pending  entries %llu to %llu are committed but not yet held by the "
+                   "mirrors this origin waits for (--ack-replicas): not shown yet\n",
+                   (unsigned long long)info.size, (unsigned long long)info.committed - 1);
         if (info.fork)
             printf("FORK     found at size %llu: %s; evidence in %s\n",
                    (unsigned long long)info.fork_size, info.fork_reason, info.fork_evidence);

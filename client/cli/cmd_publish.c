@@ -978,12 +978,12 @@ int cmd_key(int argc, char **argv)
 static const char submit_help[] =
     "usage: kix submit [--receipt FILE] BODY.json\n"
     "\n"
-    "Submits a body signed before, by a browser or by kix publish, attest,\n"
-    "rerun, supersede, withdraw or reinstate with their sign-only option: the\n"
-    "JSON that POST /submit takes ({envelope, objects}, or {bundles: [...]}; '-'\n"
-    "reads standard input). As the command that\n"
-    "signed it would have: the receipt is verified against the log key, saved,\n"
-    "and the entry printed.\n"
+    "Submits a body signed before: what kix publish, attest, rerun, supersede,\n"
+    "withdraw, reinstate or key print with their sign-only option, or what a\n"
+    "browser signed; the JSON that POST /submit takes ({envelope, objects}, or\n"
+    "{bundles: [...]}; '-' reads standard input). As the command that signed it\n"
+    "would have: the receipt is verified against the log key, saved, and the\n"
+    "entry printed.\n"
     "\n"
     "  --receipt FILE   where to save the receipt (default: the state directory)\n" CLI_COMMON_HELP;
 

@@ -12,26 +12,32 @@
 
 static const char query_help[] =
     "usage: kix query [--kernel K] [--gpu G] [--provider P] [--mode forward|backward|full]\n"
-    "                 [--metric latency|peak_memory] [--dtype D]\n"
+    "                 [--metric latency|peak_memory] [--dtype D] [--param NAME=VALUE]...\n"
     "                 [--group KEY] [--offset N] [--limit N] [--json]\n"
     "                 [--store DIR | --server ADDR]\n"
     "\n"
-    "Lists ranked runs, best first within each comparison group, with their\n"
-    "rank, group size, median (latency or peak memory), kernel, workload, GPU,\n"
-    "provider, timed pass and run id. Groups come in a stable order: by kernel,\n"
-    "GPU, timed pass and metric, then group key; each starts with a line\n"
-    "naming it. What each row says is proven, not told: its kernel, workload,\n"
-    "GPU, provider and pass come from objects checked by digest, its group and\n"
-    "median from its manifest, its rank and group size from the group's record\n"
-    "in the log's signed index (one proof per group), its evidence from the\n"
-    "run's record there (one proof per run), all at a checkpoint checked\n"
+    "Lists ranked runs, best first within each comparison group. Each group\n"
+    "starts with a line naming it once: kernel, workload (its shape: the\n"
+    "parameters, dtype), GPU, timed pass, metric, runs ranked and group key;\n"
+    "its rows give rank, median (latency or peak memory), provider, evidence\n"
+    "and run id, in columns as wide as their longest value. Groups come in the\n"
+    "order a reader looks for them: by kernel, workload (numbers as numbers:\n"
+    "1024 before 8192), GPU, timed pass and metric, then group key.\n"
+    "The page is computed here, not taken from the server: the client reads\n"
+    "every match from the log's signed index (below), orders them itself and\n"
+    "cuts the page --offset, --limit from that order, so no server can shift,\n"
+    "repeat or skip rows between pages. What each row says is proven, not\n"
+    "told: its kernel, workload, GPU, provider and pass come from objects\n"
+    "checked by digest, its group and median from its manifest, its rank and\n"
+    "group size from the group's record in the log's signed index, its\n"
+    "evidence from the run's record there, all at a checkpoint checked\n"
     "against the one this client verified before. Which runs match is proven\n"
     "too: the index's selection records list, for each filter, its values and\n"
     "the groups (or, for --provider, the runs) each value selects; the client\n"
     "matches the filter against every value, intersects what they select and\n"
-    "reads every selected group's record, so a dropped, added, repeated or\n"
-    "misplaced row, or another count, is refused. With --group alone the page\n"
-    "is proven to be exactly the group's, as with kix group.\n"
+    "reads every selected group's record, and one run of each group (its run\n"
+    "record, manifest and objects) says what the group is. With --group alone\n"
+    "the server's page is proven to be exactly the group's, as with kix group.\n"
     "Text filters are case-insensitive:\n"
     "\n"
     "  --gpu G      G's words (cut at anything not a letter or digit) each equal\n"
@@ -43,11 +49,16 @@ static const char query_help[] =
     "               rms_norm matches rms_norm_backward); K* is a plain prefix\n"
     "  --provider P, --mode M, --metric M, --dtype D   exact (dtype: the\n"
     "               workload's, e.g. bfloat16)\n"
+    "  --param NAME=VALUE   the workload's parameter NAME (in spec.parameters,\n"
+    "               or the swept spec.x) equals VALUE (numbers as numbers:\n"
+    "               8192 matches 8192.0); repeatable, all must hold; checked\n"
+    "               on each group's proven Workload\n"
     "  --offset N   skip the first N matching runs (paging)\n"
     "  --limit N    print at most N runs (default 50)\n"
     "\n"
     "With --json: {\"runs\": [...], \"matched\": N, \"proven\": {...}}, each run\n"
-    "with runId, workload (the same summary) and the fields above; \"proven\"\n"
+    "with runId, digest, group, rank, groupSize, median, metric, evidence,\n"
+    "kernel, workload (the same summary), gpu, provider and mode; \"proven\"\n"
     "says the index size the rows are proven at and how many group and\n"
     "selection records proved them.\n"
     "\n"
@@ -75,9 +86,11 @@ static const char group_help[] =
 #define QUERY_PAGE_MAX 1000
 #define GROUP_PAGE_MAX 100 /* kix group: one page, as the web's group page */
 
+#define QUERY_PARAMS_MAX 16
+
 struct rows {
     struct kix_query_row *row;
-    char (*workload)[96];
+    char (*workload)[KIX_QUERY_WORDS_MAX];
     size_t n, cap;
     int failed;
 };
@@ -147,52 +160,177 @@ static int query_proven(struct kix_client *c, const struct kix_verifier *key,
     return rc;
 }
 
+/* --param NAME=VALUE: what a group's Workload must hold. */
+struct params {
+    const char *name[QUERY_PARAMS_MAX], *value[QUERY_PARAMS_MAX];
+    size_t n;
+};
+
+/* A scalar equals the text asked for: numbers as numbers (8192 is
+ * 8192.0), the rest as written. */
+static int scalar_equal(const json_t *v, const char *want)
+{
+    char *end;
+    double d;
+
+    if (json_is_string(v))
+        return strcmp(json_string_value(v), want) == 0;
+    if (json_is_boolean(v))
+        return strcmp(want, json_is_true(v) ? "true" : "false") == 0;
+    if (!json_is_number(v) || !*want)
+        return 0;
+    d = strtod(want, &end);
+    return *end == '\0' && d == json_number_value(v);
+}
+
+/* NAME is one of spec.parameters, or the swept spec.x, with VALUE. */
+static int param_holds(const json_t *spec, const char *name, const char *value)
+{
+    const json_t *x = json_object_get(spec, "x");
+    const json_t *v = json_object_get(json_object_get(spec, "parameters"), name);
+
+    if (v && scalar_equal(v, value))
+        return 1;
+    return json_is_string(json_object_get(x, "name")) &&
+           strcmp(json_string_value(json_object_get(x, "name")), name) == 0 &&
+           scalar_equal(json_object_get(x, "value"), value);
+}
+
+/* kix_query_workload_fn: a group's words, and whether it holds every
+ * --param (a group whose Workload the log lacks holds none). */
+static int group_workload(void *ctx, const uint8_t *bytes, size_t len, int *keep, char *words,
+                          size_t cap)
+{
+    const struct params *p = ctx;
+    json_t *doc;
+
+    kix_view_workload_words(bytes, len, words, cap);
+    if (!p->n)
+        return 0;
+    doc = bytes ? json_loadb((const char *)bytes, len, 0, NULL) : NULL;
+    for (size_t i = 0; i < p->n; i++)
+        if (!param_holds(json_object_get(doc, "spec"), p->name[i], p->value[i]))
+            *keep = 0;
+    json_decref(doc);
+    return 0;
+}
+
+/* The page computed and proven by the client (kix_client_query_page),
+ * kept in rows. A growth of the log between two proofs: again, at most
+ * three times. */
+static int page_proven(struct kix_client *c, const struct kix_verifier *key,
+                       const struct kix_query *q, struct params *params, struct rows *rows,
+                       uint64_t *matched, struct kix_query_proof *proof, struct kix_err *err)
+{
+    struct kix_query_page page = {0};
+    int rc = KIX_OK;
+
+    for (int attempt = 0; attempt < 3; attempt++) {
+        rc = kix_client_query_page(c, key, q, group_workload, params, &page, proof, err);
+        if (rc != KIX_EUNAVAIL)
+            break;
+    }
+    if (rc == KIX_OK && proof->checkpoint.len)
+        rc = cli_trust_check(c, key, (const char *)proof->checkpoint.ptr, proof->checkpoint.len,
+                             NULL, err);
+    if (rc == KIX_OK) {
+        rows->row = page.rows;
+        rows->workload = page.words;
+        rows->n = page.n;
+        *matched = page.matched;
+        page.rows = NULL;
+        page.words = NULL;
+    }
+    kix_query_page_release(&page);
+    return rc;
+}
+
+static int width_of(const char *s, int w)
+{
+    int n = (int)strlen(s);
+    return n > w ? n : w;
+}
+
+/* The text listing: a line naming each group once (its kernel, workload,
+ * GPU, pass, metric), then its rows, every column as wide as its longest
+ * value on the page: nothing is cut. */
+static void print_text(const struct rows *r)
+{
+    int wrank = 4, wmed = 6, wprov = 8, wev = 8;
+    char v[40], rank[48], group[KIX_DIGEST_TEXT_LEN + 1];
+
+    for (size_t i = 0; i < r->n; i++) {
+        const struct kix_query_row *row = &r->row[i];
+        value_text(row, v, sizeof(v));
+        snprintf(rank, sizeof(rank), "%llu/%llu", (unsigned long long)row->rank,
+                 (unsigned long long)row->group_size);
+        wrank = width_of(rank, wrank);
+        wmed = width_of(v, wmed);
+        wprov = width_of(row->provider, wprov);
+        wev = width_of(kix_evidence_name(row->evidence), wev);
+    }
+    if (r->n)
+        printf("  %-*s  %*s  %-*s  %-*s  %s\n", wrank, "rank", wmed, "median", wprov, "provider",
+               wev, "evidence", "run");
+    for (size_t i = 0; i < r->n; i++) {
+        const struct kix_query_row *row = &r->row[i];
+        if (i == 0 || memcmp(row->group.b, r->row[i - 1].group.b, 32) != 0) {
+            kix_digest_format(&row->group, group);
+            /* the source last: one group never holds two sources' runs */
+            printf("%s · %s · %s · %s · %s · %llu ranked%s · group %s · source %s\n", row->kernel,
+                   r->workload[i][0] ? r->workload[i] : "-", row->gpu[0] ? row->gpu : "-",
+                   row->mode[0] ? row->mode : "-", row->metric, (unsigned long long)row->group_size,
+                   strcmp(row->statistic, "mean") == 0 ? " by mean" : "", group,
+                   row->source[0] ? row->source : "not named");
+        }
+        value_text(row, v, sizeof(v));
+        snprintf(rank, sizeof(rank), "%llu/%llu", (unsigned long long)row->rank,
+                 (unsigned long long)row->group_size);
+        printf("  %-*s  %*s  %-*s  %-*s  %s\n", wrank, rank, wmed, v, wprov, row->provider, wev,
+               kix_evidence_name(row->evidence), row->run_id);
+    }
+}
+
 static void print_rows(const struct rows *r, int json, uint64_t matched,
                        const struct kix_query_proof *proof)
 {
-    char digest[KIX_DIGEST_TEXT_LEN + 1], group[KIX_DIGEST_TEXT_LEN + 1], v[40];
+    char digest[KIX_DIGEST_TEXT_LEN + 1], group[KIX_DIGEST_TEXT_LEN + 1];
 
-    if (json)
-        printf("{\"runs\":[");
+    if (!json) {
+        print_text(r);
+        return;
+    }
+    printf("{\"runs\":[");
     for (size_t i = 0; i < r->n; i++) {
         const struct kix_query_row *row = &r->row[i];
         kix_digest_format(&row->manifest, digest);
         kix_digest_format(&row->group, group);
-        if (json) {
-            printf("%s{\"runId\":", i ? "," : "");
-            cli_json_string(stdout, row->run_id, strlen(row->run_id));
-            printf(",\"digest\":\"%s\",\"group\":\"%s\",\"rank\":%llu,"
-                   "\"groupSize\":%llu,\"median\":%llu,\"metric\":\"%s\",\"evidence\":\"%s\","
-                   "\"kernel\":",
-                   digest, group, (unsigned long long)row->rank,
-                   (unsigned long long)row->group_size, (unsigned long long)row->value, row->metric,
-                   kix_evidence_name(row->evidence));
-            cli_json_string(stdout, row->kernel, strlen(row->kernel));
-            printf(",\"workload\":");
-            cli_json_string(stdout, r->workload[i], strlen(r->workload[i]));
-            printf(",\"gpu\":");
-            cli_json_string(stdout, row->gpu, strlen(row->gpu));
-            printf(",\"provider\":");
-            cli_json_string(stdout, row->provider, strlen(row->provider));
-            printf(",\"mode\":");
-            cli_json_string(stdout, row->mode, strlen(row->mode));
-            printf("}");
-            continue;
-        }
-        if (i == 0 || memcmp(row->group.b, r->row[i - 1].group.b, 32) != 0)
-            printf("group %s  %llu ranked\n", group, (unsigned long long)row->group_size);
-        value_text(row, v, sizeof(v));
-        printf("  %3llu/%-3llu %-13s %-20.20s %-32.32s %-16.16s %-10.10s %-8s %s\n",
-               (unsigned long long)row->rank, (unsigned long long)row->group_size, v, row->kernel,
-               r->workload[i][0] ? r->workload[i] : "-", row->gpu, row->provider,
-               row->mode[0] ? row->mode : "-", row->run_id);
+        printf("%s{\"runId\":", i ? "," : "");
+        cli_json_string(stdout, row->run_id, strlen(row->run_id));
+        printf(",\"digest\":\"%s\",\"group\":\"%s\",\"rank\":%llu,"
+               "\"groupSize\":%llu,\"median\":%llu,\"metric\":\"%s\",\"evidence\":\"%s\","
+               "\"kernel\":",
+               digest, group, (unsigned long long)row->rank, (unsigned long long)row->group_size,
+               (unsigned long long)row->value, row->metric, kix_evidence_name(row->evidence));
+        cli_json_string(stdout, row->kernel, strlen(row->kernel));
+        printf(",\"workload\":");
+        cli_json_string(stdout, r->workload[i], strlen(r->workload[i]));
+        printf(",\"gpu\":");
+        cli_json_string(stdout, row->gpu, strlen(row->gpu));
+        printf(",\"provider\":");
+        cli_json_string(stdout, row->provider, strlen(row->provider));
+        printf(",\"mode\":");
+        cli_json_string(stdout, row->mode, strlen(row->mode));
+        printf(",\"statistic\":\"%s\",\"source\":", row->statistic);
+        cli_json_string(stdout, row->source, strlen(row->source));
+        printf("}");
     }
-    if (json)
-        printf("],\"matched\":%llu,\"proven\":{\"indexSize\":%llu,\"groups\":%zu,"
-               "\"selections\":%zu,\"ranks\":true,\"descriptions\":true,\"evidence\":true,"
-               "\"matches\":true}",
-               (unsigned long long)matched, (unsigned long long)proof->size, proof->groups,
-               proof->selections);
+    /* the caller closes the object (kix group adds its withdrawn runs) */
+    printf("],\"matched\":%llu,\"proven\":{\"indexSize\":%llu,\"groups\":%zu,"
+           "\"selections\":%zu,\"ranks\":true,\"descriptions\":true,\"evidence\":true,"
+           "\"matches\":true}",
+           (unsigned long long)matched, (unsigned long long)proof->size, proof->groups,
+           proof->selections);
 }
 
 /* A group's withdrawn runs (withdrawn/<hex>), proven at the size its
@@ -294,6 +432,7 @@ static int run_query(const char *cmd, const char *help, int argc, char **argv, i
                                              {"group", required_argument, NULL, 'G'},
                                              {"offset", required_argument, NULL, 'o'},
                                              {"limit", required_argument, NULL, 'l'},
+                                             {"param", required_argument, NULL, 'P'},
                                              {NULL, 0, NULL, 0}};
     struct cli_common common;
     struct kix_client *c = NULL;
@@ -305,6 +444,7 @@ static int run_query(const char *cmd, const char *help, int argc, char **argv, i
     struct kix_query_proof proof = {0, 0, KIX_BUF_INIT, 0};
     const char *group_text = NULL;
     struct withdrawn wd = {KIX_BUF_INIT, 0};
+    struct params params = {{NULL}, {NULL}, 0};
     uint64_t matched = 0;
     int ch, rc, status, whole_group, filtered;
 
@@ -337,6 +477,17 @@ static int run_query(const char *cmd, const char *help, int argc, char **argv, i
         case 'G':
             group_text = optarg;
             break;
+        case 'P': {
+            char *eq = strchr(optarg, '=');
+            if (!eq || eq == optarg)
+                return cli_usage_error(cmd, "--param takes NAME=VALUE, not '%s'", optarg);
+            if (params.n == QUERY_PARAMS_MAX)
+                return cli_usage_error(cmd, "at most %d --param", QUERY_PARAMS_MAX);
+            *eq = '\0';
+            params.name[params.n] = optarg;
+            params.value[params.n++] = eq + 1;
+            break;
+        }
         case 'o':
         case 'l':
             if (cli_parse_u64(optarg, ch == 'o' ? &q.offset : &q.limit))
@@ -349,7 +500,7 @@ static int run_query(const char *cmd, const char *help, int argc, char **argv, i
             return cli_bad_option(cmd, argv, longopts);
         }
     }
-    filtered = q.kernel || q.gpu || q.provider || q.mode || q.metric || q.dtype;
+    filtered = q.kernel || q.gpu || q.provider || q.mode || q.metric || q.dtype || params.n;
     if (group_mode) {
         if (filtered || group_text)
             return cli_usage_error(cmd,
@@ -378,14 +529,15 @@ static int run_query(const char *cmd, const char *help, int argc, char **argv, i
         return cli_usage_error(cmd, "--limit is at most %d; page with --offset",
                                group_mode ? GROUP_PAGE_MAX : QUERY_PAGE_MAX);
     }
-    rc = query_proven(c, &key, &q, whole_group, &rows, &matched, &proof, &err);
+    /* kix group and --group alone: the server's page, proven exactly the
+     * group's; any other query: the page the client computes itself */
+    if (group_mode || whole_group)
+        rc = query_proven(c, &key, &q, whole_group, &rows, &matched, &proof, &err);
+    else
+        rc = page_proven(c, &key, &q, &params, &rows, &matched, &proof, &err);
     if (rc == KIX_OK && group_mode)
         rc = withdrawn_proven(c, &key, &group, proof.size, &wd, &err);
     if (rc == KIX_OK) {
-        if (!common.json)
-            printf(
-                "  rank    median        kernel               workload                         gpu "
-                "             provider   pass     run\n");
         print_rows(&rows, common.json, matched, &proof);
         if (common.json)
             print_withdrawn_json(group_mode ? &wd : NULL);

@@ -9,6 +9,7 @@
 #include "kix/resolve.h"
 #include "kix/source.h"
 #include "kix/trust.h"
+#include "query_internal.h"
 
 struct kix_client {
     struct kix_source *src;
@@ -302,8 +303,7 @@ int kix_client_submit(struct kix_client *c, const struct kix_bundle *bundles, si
     return c->src->ops->submit(c->src, bundles, n, results, err);
 }
 
-int kix_client_query(struct kix_client *c, const struct kix_query *q, kix_query_fn fn, void *ctx,
-                     uint64_t *matched, struct kix_err *err)
+int kix__query_filters_check(const struct kix_query *q, struct kix_err *err)
 {
     const char *const filters[] = {q->kernel, q->gpu, q->provider, q->mode, q->metric, q->dtype};
     static const char *const names[] = {"kernel", "gpu", "provider", "mode", "metric", "dtype"};
@@ -311,6 +311,16 @@ int kix_client_query(struct kix_client *c, const struct kix_query *q, kix_query_
     for (size_t i = 0; i < sizeof(filters) / sizeof(filters[0]); i++)
         if (filters[i] && !kix_utf8_valid(filters[i], strlen(filters[i])))
             return kix_err_set(err, KIX_EINVAL, "the %s filter is not valid UTF-8", names[i]);
+    return KIX_OK;
+}
+
+int kix_client_query(struct kix_client *c, const struct kix_query *q, kix_query_fn fn, void *ctx,
+                     uint64_t *matched, struct kix_err *err)
+{
+    int rc = kix__query_filters_check(q, err);
+
+    if (rc)
+        return rc;
     if (!c->src->ops->query)
         return unsupported(c, "queries", err);
     return c->src->ops->query(c->src, q, fn, ctx, matched, err);

@@ -21,6 +21,10 @@ int kix__query_check_group(struct kix_client *c, const struct kix_verifier *key,
                            size_t n, kix_vindex_member_fn each, void *each_ctx,
                            struct kix_query_proof *out, struct kix_err *err);
 
+/* KIX_EINVAL naming the first text filter of q that is not UTF-8
+ * (client.c): checked before any source is asked. */
+int kix__query_filters_check(const struct kix_query *q, struct kix_err *err);
+
 /* How many rows a page from `offset` (0-based) of at most `limit` holds
  * in a list of `count`: what a proven page must hold (kix group, kix
  * query). */

@@ -86,7 +86,7 @@ static int check_manifest(const struct kix_query_row *row, const struct kix_buf 
 }
 
 /* The row's words are what its objects say. */
-static int check_description(const struct kix_query_row *row, const struct kix_buf *m,
+static int check_description(struct kix_query_row *row, const struct kix_buf *m,
                              const struct kix_buf objs[KIX_QUERY_NREFS],
                              const int have[KIX_QUERY_NREFS], struct kix_err *err)
 {
@@ -104,6 +104,9 @@ static int check_description(const struct kix_query_row *row, const struct kix_b
                            "%s on %s by %s (%s)",
                            row->run_id, row->kernel, row->gpu, row->provider, row->mode,
                            mine.kernel, mine.gpu, mine.provider, mine.mode);
+    /* words the server does not send: from the verified manifest */
+    memcpy(row->source, mine.source, sizeof(row->source));
+    memcpy(row->statistic, mine.statistic, sizeof(row->statistic));
     return KIX_OK;
 }
 
@@ -279,7 +282,7 @@ static int prove_runs(struct kix_client *c, const struct kix_verifier *key,
 }
 
 int kix_client_query_verify(struct kix_client *c, const struct kix_verifier *key,
-                            const struct kix_query_row *rows, size_t n, kix_object_fn workload_fn,
+                            struct kix_query_row *rows, size_t n, kix_object_fn workload_fn,
                             void *ctx, struct kix_query_proof *out, struct kix_err *err)
 {
     struct fetched man = {NULL, NULL}, objs = {NULL, NULL};

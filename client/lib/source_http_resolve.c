@@ -340,7 +340,9 @@ int http_resolve(struct kix_source *s, const char *ref, uint64_t from, struct ki
                  struct kix_err *err)
 {
     struct http_source *h = http_of(s);
-    char id[KIX_RUN_ID_MAX + 1], path[KIX_RUN_ID_MAX + 16];
+    char id[KIX_RUN_ID_MAX + 1], path[KIX_RUN_PAGE_NAME_MAX + 16];
+    char name[KIX_RUN_PAGE_NAME_MAX + 1];
+    int escaped;
     struct kix_digest digest;
     struct kix_buf body = KIX_BUF_INIT;
     struct pieces *ps = NULL;
@@ -360,7 +362,14 @@ int http_resolve(struct kix_source *s, const char *ref, uint64_t from, struct ki
         if (rc)
             return rc;
     }
-    snprintf(path, sizeof(path), "runs/%s.json", id);
+    /* the run's files are named by its page name: an id logged outside
+     * the grammar (found by its digest) is escaped (PROTOCOL.md §3) */
+    if (kix_run_page_name(id, strlen(id), name, sizeof(name), &escaped) != KIX_OK)
+        return kix_err_set(err, KIX_ENOTFOUND,
+                           "run %s has no files in %s: its id, escaped, is too long for a "
+                           "file name (kix show its manifest digest on the origin)",
+                           id, s->where);
+    snprintf(path, sizeof(path), "runs/%s.json", name);
     rc = http_get(h->get, path, HTTP_VIEW_MAX, &body, err);
     if (rc == KIX_ENOTFOUND)
         kix_err_set(err, rc, "run %s is not in %s", id, s->where);

@@ -165,6 +165,7 @@ static int read_info(const struct kix_msg_info *m, struct kix_client_info *out, 
     out->upstream_size = m->upstream_size == KIX_MSG_ABSENT ? 0 : m->upstream_size;
     out->lag_entries = m->lag_entries == KIX_MSG_ABSENT ? 0 : m->lag_entries;
     out->lag_seconds = m->lag_seconds == KIX_MSG_ABSENT ? 0 : (double)m->lag_seconds;
+    out->committed = m->committed == KIX_MSG_ABSENT ? 0 : m->committed;
     return rc;
 }
 

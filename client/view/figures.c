@@ -6,18 +6,23 @@
 
 static json_t *field(json_t *o, const char *a, const char *b, const char *c, const char *d)
 {
-    return json_object_get(json_object_get(json_object_get(json_object_get(o, a), b), c), d);
+    json_t *v = json_object_get(json_object_get(json_object_get(o, a), b), c);
+    return d ? json_object_get(v, d) : v;
 }
 
 void kix_figures_of(json_t *manifest, struct kix_figures *out)
 {
-    json_t *t = field(manifest, "spec", "timing", "latencyNs", "median");
+    /* the primary statistic, as the index ranks by it (kix/manifest.h) */
+    const char *ps = json_string_value(field(manifest, "spec", "timing", "primaryStatistic", NULL));
+    int mean = ps && strcmp(ps, "mean") == 0;
+    json_t *t = field(manifest, "spec", "timing", "latencyNs", mean ? "mean" : "median");
     json_t *m = field(manifest, "spec", "memory", "peakBytes", "median");
     json_t *median = t ? t : m, *x;
     size_t i;
 
     memset(out, 0, sizeof(*out));
     out->bytes = !t && m;
+    out->statistic = t && mean ? "mean" : "median";
     if (!json_is_integer(median) || json_integer_value(median) < 0)
         return;
     out->have = 1;

@@ -468,14 +468,15 @@ int kix_kernel_view_json(const struct kix_kernel_view *v, unsigned flags, struct
         const struct kix_home_row *x = &h->rows[v->first_row + i];
         char human[KIX_HUMAN_MAX];
         kix_human((int64_t)x->value, x->bytes, human, sizeof(human));
-        bad |=
-            json_array_append_new(
-                groups, json_pack("{s:s,s:s,s:s,s:s,s:s,s:s,s:s,s:s,s:s,s:I,s:s,s:s,s:I}", "gpu",
-                                  x->gpu, "pass", x->mode, "metric", x->metric, "dtype", x->dtype,
-                                  "workload", x->workload, "group", x->group, "best", x->best,
-                                  "implementation", x->implementation, "provider", x->provider,
-                                  "value", (json_int_t)x->value, "unit", x->bytes ? "bytes" : "ns",
-                                  "median", human, "runs", (json_int_t)x->group_size)) != 0;
+        bad |= json_array_append_new(
+                   groups,
+                   json_pack("{s:s,s:s,s:s,s:s,s:s,s:s,s:s,s:s,s:s,s:I,s:s,s:s,s:I,s:s,s:s}", "gpu",
+                             x->gpu, "pass", x->mode, "metric", x->metric, "dtype", x->dtype,
+                             "workload", x->workload, "group", x->group, "best", x->best,
+                             "implementation", x->implementation, "provider", x->provider, "value",
+                             (json_int_t)x->value, "unit", x->bytes ? "bytes" : "ns", "median",
+                             human, "runs", (json_int_t)x->group_size, "statistic", x->statistic,
+                             "source", x->source)) != 0;
     }
     bad |= kix__json_set(o, "groups", groups);
     for (size_t i = 0; !bad && i < v->nsweeps; i++)

@@ -343,12 +343,24 @@ static int get_from_reader(void *ctx, const struct kix_digest *d, struct kix_buf
 int kix_run_view_from_store(struct kix_log_reader *r, const char *run_id, size_t len,
                             struct kix_resolution *res, struct kix_run_view *v, struct kix_err *err)
 {
+    char legacy[KIX_RUN_ID_MAX + 1], digest[KIX_DIGEST_TEXT_LEN + 1];
+    struct kix_run_info info;
     int rc;
 
     memset(v, 0, sizeof(*v));
-    /* a page's name is its run id: one logged before the run-id grammar
-     * has no page (no file or URL path names it as it is) */
-    rc = kix_run_id_check(run_id, len, err);
+    /* a run logged outside the grammar (by an older origin) is named by its
+     * escaped page name (kix_run_page_name) and resolved by its manifest
+     * digest: its id may read as another run's digest, or name nothing */
+    if (len > 1 && run_id[0] == '_' && kix_run_page_id(run_id, len, legacy) == KIX_OK) {
+        if (kix_index_run(r, legacy, strlen(legacy), &info) != KIX_OK)
+            return kix_err_set(err, KIX_ENOTFOUND, "no run %s in this log", legacy);
+        kix_digest_format(&info.manifest, digest);
+        run_id = digest;
+        len = strlen(digest);
+    }
+    /* else a run id of the grammar, or a manifest digest, which always
+     * means the digest (runs/sha256:<hex>) */
+    rc = kix_digest_is_text(run_id, len) ? KIX_OK : kix_run_id_check(run_id, len, err);
     if (rc == KIX_OK)
         rc = kix_index_resolve(r, run_id, len, res, err);
     if (rc == KIX_OK)

@@ -72,16 +72,20 @@ static struct kix_view_row *add_row(struct kix_view_section *s, const char *labe
     r->object = object ? object : "";
     snprintf(r->ptr, sizeof(r->ptr), "%s", ptr ? ptr : "");
     r->fmt = fmt;
+    r->words = "";
     return r;
 }
 
-/* A computed row (no single field): value in words. */
-static int words_row(struct kix_view_section *s, const char *label, const char *value)
+/* A computed row (no single field): value in words; kind names how the
+ * page's verifier computes it again (kix_view_row.words). */
+static int words_row(struct kix_view_section *s, const char *label, const char *kind,
+                     const char *value)
 {
     struct kix_view_row *r = add_row(s, label, "", "", "text");
 
     if (!r)
         return KIX_ENOMEM;
+    r->words = kind;
     snprintf(r->value, sizeof(r->value), "%s", value);
     kix__utf8_trim(r->value);
     return KIX_OK;
@@ -122,6 +126,13 @@ void kix_view_format(json_t *v, const char *fmt, char *out, size_t cap)
     }
     if (strcmp(fmt, "date") == 0) {
         snprintf(out, cap, "%.10s", json_is_string(v) ? json_string_value(v) : "");
+        return;
+    }
+    if (strcmp(fmt, "gpu") == 0) {
+        const char *product = json_string_value(json_object_get(v, "product"));
+        const char *arch = json_string_value(json_object_get(v, "architecture"));
+        snprintf(out, cap, "%s%s%s%s", product ? product : "", arch ? " (" : "", arch ? arch : "",
+                 arch ? ")" : "");
         return;
     }
     if (strcmp(fmt, "shape") == 0) {
@@ -312,7 +323,7 @@ static int identity(struct kix_run_view *v, struct kix_view_section *s)
             rc = field_row(s, label, "implementationDigest", impl, ptr, "text");
         }
         if (rc == KIX_OK && !json_object_get(json_object_get(impl, "spec"), "revision"))
-            rc = words_row(s, "revision", "unknown");
+            rc = words_row(s, "revision", "revision", "unknown");
     }
     if (rc == KIX_OK && work)
         rc = field_row(s, "workload", "workloadDigest", work, "/metadata/title", "text");
@@ -328,21 +339,22 @@ static int identity(struct kix_run_view *v, struct kix_view_section *s)
     if (rc == KIX_OK)
         rc = *v->observed
                  ? field_row(s, "observed at", "manifest", v->manifest, "/spec/observedAt", "text")
-                 : words_row(s, "observed at", "not recorded");
+                 : words_row(s, "observed at", "observed", "not recorded");
     if (rc == KIX_OK)
         rc = field_row(s, "benchmark", "manifest", v->manifest, "/spec/sourceNative/benchmark",
                        "text");
     if (rc == KIX_OK)
-        rc = words_row(s, "comparison key", v->res->rank.group_size ? v->group : "(not ranked)");
+        rc = words_row(s, "comparison key", "comparison-key",
+                       v->res->rank.group_size ? v->group : "(not ranked)");
     if (rc == KIX_OK && v->source[0])
-        rc = words_row(s, "source", v->source);
+        rc = words_row(s, "source", "source", v->source);
     if (rc == KIX_OK)
         rc = field_row(s, "source url", "manifest", v->manifest, "/spec/sourceNative/url", "text");
     if (rc == KIX_OK)
         rc = field_row(s, "external id", "manifest", v->manifest, "/spec/sourceNative/externalId",
                        "text");
     if (rc == KIX_OK)
-        rc = words_row(s, "digest", v->manifest_digest);
+        rc = words_row(s, "digest", "digest", v->manifest_digest);
     return rc;
 }
 
@@ -379,7 +391,7 @@ static int workload(struct kix_run_view *v, struct kix_view_section *s)
         scalar_text(kix__json_pointer(w, "/spec/x/value"), value, sizeof(value));
         snprintf(text, sizeof(text), "%s%s%s%s%s%s", name, *label ? " (" : "", label,
                  *label ? ")" : "", *value ? " = " : "", value);
-        rc = words_row(s, "x (swept)", text);
+        rc = words_row(s, "x (swept)", "swept", text);
     }
     if (rc == KIX_OK)
         rc = field_row(s, "dtype", "workloadDigest", w, "/spec/dtype", "text");
@@ -412,10 +424,11 @@ static int measurements(struct kix_run_view *v, struct kix_view_section *s)
     int rc = KIX_OK;
 
     if (f->have) {
-        snprintf(label, sizeof(label), "%s \xc2\xb7 median", kix_figures_metric(f));
-        rc = field_row(s, label, "manifest", v->manifest,
-                       f->bytes ? "/spec/memory/peakBytes/median" : "/spec/timing/latencyNs/median",
-                       unit_fmt);
+        char ptr[64];
+        snprintf(label, sizeof(label), "%s \xc2\xb7 %s", kix_figures_metric(f), f->statistic);
+        snprintf(ptr, sizeof(ptr), "%s/%s",
+                 f->bytes ? "/spec/memory/peakBytes" : "/spec/timing/latencyNs", f->statistic);
+        rc = field_row(s, label, "manifest", v->manifest, ptr, unit_fmt);
     }
     json_array_foreach(kix__json_pointer(v->manifest, "/spec/measurements"), i, m)
     {
@@ -467,13 +480,10 @@ static int environment(struct kix_run_view *v, struct kix_view_section *s)
 
     if (!env)
         return KIX_OK;
-    if (*v->gpu) {
-        const char *arch = json_string_value(json_object_get(hw, "architecture"));
-        char gpu[256];
-        snprintf(gpu, sizeof(gpu), "%s%s%s%s", v->gpu, arch ? " (" : "", arch ? arch : "",
-                 arch ? ")" : "");
-        rc = words_row(s, "gpu", gpu);
-    }
+    /* one field row (fmt "gpu": product and architecture), so that the
+     * page's verifier writes the GPU's name from the proven object too */
+    if (*v->gpu)
+        rc = field_row(s, "gpu", "environmentDigest", env, "/spec/hardware", "gpu");
     json_object_foreach(hw, k, x)
     {
         char ptr[192] = "/spec/hardware", kw[64];
@@ -497,7 +507,7 @@ static int environment(struct kix_run_view *v, struct kix_view_section *s)
     if (rc == KIX_OK && json_object_size(sw))
         rc = flatten(s, "environmentDigest", env, sw, "/spec/software", "", "software");
     else if (rc == KIX_OK)
-        rc = words_row(s, "software", "not recorded");
+        rc = words_row(s, "software", "software", "not recorded");
     if (rc == KIX_OK)
         rc = field_row(s, "notes", "environmentDigest", env, "/spec/notes", "text");
     return rc;

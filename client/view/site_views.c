@@ -140,6 +140,7 @@ static int describe_row(struct kix_log_reader *r, struct kix_group_row *row, int
     snprintf(q.run_id, sizeof(q.run_id), "%s", row->run_id);
     describe_run(r, &q);
     snprintf(row->provider, sizeof(row->provider), "%s", q.provider);
+    snprintf(row->source, sizeof(row->source), "%s", q.source);
     if (rc != KIX_OK || kix_index_run(r, row->run_id, strlen(row->run_id), &info) != KIX_OK ||
         kix_log_reader_object(r, &info.manifest, &b) != KIX_OK)
         return rc;
@@ -195,7 +196,7 @@ static void group_words(struct kix_log_reader *r, struct kix_group_view *v, cons
     struct kix_query_row q;
     struct kix_run_info info;
     struct kix_digest refs[KIX_QUERY_NREFS];
-    struct kix_bytes m, w = {NULL, 0};
+    struct kix_bytes m, w = {NULL, 0}, e;
 
     memset(&q, 0, sizeof(q));
     snprintf(q.run_id, sizeof(q.run_id), "%s", best);
@@ -203,6 +204,8 @@ static void group_words(struct kix_log_reader *r, struct kix_group_view *v, cons
     snprintf(v->kernel, sizeof(v->kernel), "%s", q.kernel);
     snprintf(v->mode, sizeof(v->mode), "%s", q.mode);
     snprintf(v->gpu, sizeof(v->gpu), "%s", q.gpu);
+    snprintf(v->source, sizeof(v->source), "%s", q.source);
+    snprintf(v->statistic, sizeof(v->statistic), "%s", q.statistic[0] ? q.statistic : "median");
     if (kix_index_run(r, best, strlen(best), &info) != KIX_OK ||
         kix_log_reader_object(r, &info.manifest, &m) != KIX_OK)
         return;
@@ -211,6 +214,13 @@ static void group_words(struct kix_log_reader *r, struct kix_group_view *v, cons
         kix_log_reader_object(r, &refs[KIX_QUERY_WORKLOAD], &w) != KIX_OK)
         w.ptr = NULL;
     group_workload_words(w.ptr, w.len, v->workload, sizeof(v->workload));
+    /* for the page's verifier, which writes the group's words from them
+     * (without them, or short of memory, its title stays unproven) */
+    if (w.ptr)
+        v->workload_canonical = text_of(&w);
+    if (memcmp(&refs[KIX_QUERY_ENVIRONMENT], &none, sizeof(none)) != 0 &&
+        kix_log_reader_object(r, &refs[KIX_QUERY_ENVIRONMENT], &e) == KIX_OK)
+        v->environment_canonical = text_of(&e);
 }
 
 struct group_best {
@@ -402,6 +412,8 @@ void kix_group_view_release(struct kix_group_view *v)
     kix_buf_release(&v->index_note);
     free(v->group_record);
     free(v->group_proof);
+    free(v->workload_canonical);
+    free(v->environment_canonical);
     for (size_t i = 0; i < v->npages; i++) {
         free(v->pages[i].record);
         free(v->pages[i].proof);
@@ -444,7 +456,14 @@ int kix_group_view_json(const struct kix_group_view *v, unsigned flags, struct k
     bad |= set(o, "title",
                json_pack("{s:s,s:s,s:s,s:s}", "kernel", v->kernel, "workload", v->workload, "pass",
                          v->mode, "gpu", v->gpu));
+    bad |= set(o, "source", json_string(v->source));
+    bad |= set(o, "statistic", json_string(v->statistic));
     bad |= set(o, "limit", json_integer((json_int_t)KIX_VIEW_GROUP_MAX));
+    /* what proves `title` (PROTOCOL.md, the kix.group/1 document) */
+    if (v->workload_canonical)
+        bad |= set(o, "workloadCanonical", json_string(v->workload_canonical));
+    if (v->environment_canonical)
+        bad |= set(o, "environmentCanonical", json_string(v->environment_canonical));
     for (size_t i = 0; rows && i < v->nrows; i++) {
         const struct kix_group_row *w = &v->rows[i];
         json_t *x =
@@ -631,6 +650,10 @@ static void describe(struct home_walk *h, struct kix_home_row *row)
              json_object_get(spec, "memory") ? "peak_memory" : "latency");
     kix_figures_of(doc, &f);
     row->bytes = f.bytes;
+    kix__text_copy(
+        row->source, sizeof(row->source),
+        json_string_value(json_object_get(json_object_get(spec, "sourceNative"), "source")));
+    snprintf(row->statistic, sizeof(row->statistic), "%s", f.statistic ? f.statistic : "median");
     w = words_of(h, spec, "environmentDigest", 0);
     memcpy(row->gpu, w->a, sizeof(row->gpu));
     w = words_of(h, spec, "implementationDigest", 1);
@@ -897,14 +920,16 @@ int kix_home_view_json(const struct kix_home_view *v, size_t page, unsigned flag
         const struct kix_home_row *x = &v->rows[i];
         char human[KIX_HUMAN_MAX];
         kix_human((int64_t)x->value, x->bytes, human, sizeof(human));
-        bad |= json_array_append_new(
-                   rows, json_pack("{s:s,s:s,s:s,s:s,s:s,s:s,s:s,s:s,s:s,s:s,s:I,s:s,s:s,s:I}",
-                                   "kernel", x->kernel, "gpu", x->gpu, "pass", x->mode, "metric",
-                                   x->metric, "dtype", x->dtype, "workload", x->workload,
-                                   "provider", x->provider, "implementation", x->implementation,
-                                   "group", x->group, "best", x->best, "value",
-                                   (json_int_t)x->value, "unit", x->bytes ? "bytes" : "ns",
-                                   "median", human, "runs", (json_int_t)x->group_size)) != 0;
+        bad |=
+            json_array_append_new(
+                rows,
+                json_pack("{s:s,s:s,s:s,s:s,s:s,s:s,s:s,s:s,s:s,s:s,s:I,s:s,s:s,s:I,s:s,s:s}",
+                          "kernel", x->kernel, "gpu", x->gpu, "pass", x->mode, "metric", x->metric,
+                          "dtype", x->dtype, "workload", x->workload, "provider", x->provider,
+                          "implementation", x->implementation, "group", x->group, "best", x->best,
+                          "value", (json_int_t)x->value, "unit", x->bytes ? "bytes" : "ns",
+                          "median", human, "runs", (json_int_t)x->group_size, "statistic",
+                          x->statistic, "source", x->source)) != 0;
     }
     bad |= kix__json_set(o, "rows", rows);
     return kix__view_dump(o, bad, flags, out, err);

@@ -67,7 +67,8 @@ static void print_head(const struct kix_run_view *v, const struct kix_run_text *
     fprintf(out, "\nPrimary measurement\n");
     if (v->primary.have) {
         kix_human((int64_t)v->primary.median, v->primary.bytes, h, sizeof(h));
-        fprintf(out, "  %s %s\n", h, v->primary.bytes ? "peak memory, median" : "median");
+        fprintf(out, "  %s %s\n", h,
+                v->primary.bytes ? "peak memory, median" : v->primary.statistic);
     }
     if (v->ranked)
         fprintf(out,
@@ -126,7 +127,7 @@ static void print_rerun(const struct kix_rerun_view *r, FILE *out)
         fprintf(out, " " DOT " status %s", r->status);
     if (f->have) {
         kix_human((int64_t)f->median, f->bytes, h, sizeof(h));
-        fprintf(out, " " DOT " %s median", h);
+        fprintf(out, " " DOT " %s %s", h, f->statistic);
         if (f->have_p20) {
             kix_human((int64_t)f->p20, f->bytes, h, sizeof(h));
             fprintf(out, " " DOT " p20 %s", h);

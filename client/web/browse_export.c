@@ -12,20 +12,21 @@ struct bexport {
     struct kix_log_reader *r;
     const char *dir;
     struct kix_buf body;
+    struct kix_pages_export_stats *stats;
     struct kix_err *err;
 };
 
 /* DIR/sub/name holding the body (sub "" for the root). */
 static int put(struct bexport *x, const char *sub, const char *name)
 {
-    char path[4400];
+    return kix__export_file(x->dir, sub, name, &x->body, x->stats, x->err);
+}
 
-    if ((size_t)snprintf(path, sizeof(path), "%s/%s", x->dir, sub) >= sizeof(path))
-        return kix_err_set(x->err, KIX_EINVAL, "page path too long");
-    if (*sub && kix_dir_make(path, 0755, x->err) != KIX_OK)
-        return KIX_EIO;
-    snprintf(path, sizeof(path), "%s/%s%s%s", x->dir, sub, *sub ? "/" : "", name);
-    return kix_file_write_batched(path, x->body.ptr, x->body.len, 0644, x->err);
+/* DIR/sub/name and DIR/sub/name.html, an HTML page (the pages link to the
+ * .html name). */
+static int put_page(struct bexport *x, const char *sub, const char *name)
+{
+    return kix__export_page(x->dir, sub, name, &x->body, x->stats, x->err);
 }
 
 static int str_order(const void *a, const void *b)
@@ -54,7 +55,7 @@ static int kernel_pages(struct bexport *x, const struct kix_home_view *v, const 
         kix_buf_reset(&x->body);
         rc = kix_page_kernel_html(x->r, c->name, strlen(c->name), &x->body, x->err);
         if (rc == KIX_OK)
-            rc = put(x, "kernels", c->name);
+            rc = put_page(x, "kernels", c->name);
         kix_buf_reset(&x->body);
         if (rc == KIX_OK)
             rc = kix_page_kernel_json(x->r, c->name, strlen(c->name), &x->body, x->err);
@@ -69,7 +70,7 @@ int kix__browse_export(struct kix_log_reader *r, const char *dir, const char *co
                        size_t ngroups, int all, struct kix_pages_export_stats *stats,
                        struct kix_err *err)
 {
-    struct bexport x = {r, dir, KIX_BUF_INIT, err};
+    struct bexport x = {r, dir, KIX_BUF_INIT, stats, err};
     struct kix__home_model *m = NULL;
     const char **sorted = NULL;
     size_t pages, shards;
@@ -85,7 +86,7 @@ int kix__browse_export(struct kix_log_reader *r, const char *dir, const char *co
         if ((rc = kix_page_home_page_html(r, p, &x.body, err)) != KIX_OK)
             break;
         snprintf(name, sizeof(name), p == 1 ? "index.html" : "%zu", p);
-        if ((rc = put(&x, p == 1 ? "" : "home", name)) != KIX_OK)
+        if ((rc = p == 1 ? put(&x, "", name) : put_page(&x, "home", name)) != KIX_OK)
             break;
         kix_buf_reset(&x.body);
         if ((rc = kix_page_home_json(r, p, &x.body, err)) != KIX_OK)

@@ -8,6 +8,7 @@
 #include "kix/entry.h"
 #include "kix/view.h"
 #include "pages_internal.h"
+#include "web_internal.h"
 
 extern const unsigned char kix__group_html[];
 extern const size_t kix__group_html_len;
@@ -62,8 +63,22 @@ static int chart(struct kix_tpl *t, const struct kix_group_view *v)
     return rc;
 }
 
+/* KernelBench's groups rank PyTorch configurations: each row's speed-up
+ * over the eager one (provider torch) of the page, as KernelBench reports
+ * speed-ups; 0 when the group has none (or is another source's). */
+#define KERNELBENCH_SOURCE "kernelbench-baseline-time"
+
+static uint64_t eager_value(const struct kix_group_view *v)
+{
+    for (size_t i = 0; i < v->nrows; i++)
+        if (strcmp(v->rows[i].source, KERNELBENCH_SOURCE) == 0 &&
+            strcmp(v->rows[i].provider, "torch") == 0)
+            return v->rows[i].value;
+    return 0;
+}
+
 static int row_slots(struct kix_tpl *row, const struct kix_group_view *v,
-                     const struct kix_group_row *r)
+                     const struct kix_group_row *r, uint64_t eager)
 {
     char median[KIX_HUMAN_MAX], p20[KIX_HUMAN_MAX] = "", p80[KIX_HUMAN_MAX] = "";
     int rc;
@@ -75,6 +90,7 @@ static int row_slots(struct kix_tpl *row, const struct kix_group_view *v,
     }
     if ((rc = kix_tpl_setf(row, "rank", "%llu", (unsigned long long)r->rank)) ||
         (rc = kix_tpl_set(row, "runId", r->run_id)) ||
+        (rc = kix__tpl_run_href(row, "runHref", r->run_id)) ||
         (rc = kix_tpl_setf(row, "value", "%llu", (unsigned long long)r->value)) ||
         (rc = kix_tpl_set(row, "median", median)) ||
         (rc = kix_tpl_set(row, "spread", p20[0] ? p20 : "")) ||
@@ -83,6 +99,11 @@ static int row_slots(struct kix_tpl *row, const struct kix_group_view *v,
         (rc = kix_tpl_set(row, "provider", r->provider)) ||
         (rc = kix_tpl_set(row, "evidence", kix_evidence_name(r->evidence))) ||
         (rc = kix_tpl_set(row, "observed", r->observed)))
+        return rc;
+    rc = eager && r->value
+             ? kix_tpl_setf(row, "eager", "%.2f\u00d7", (double)eager / (double)r->value)
+             : kix_tpl_set(row, "eager", "");
+    if (rc)
         return rc;
     /* how much slower than #1 (lower is better): best / this */
     return r->value ? kix_tpl_setf(row, "speedup", "%.2f\u00d7",
@@ -96,9 +117,10 @@ static int page_link(struct kix_tpl *t, const char *name, const struct kix_group
 {
     if (!(flags & KIX_PAGE_EXPORTED))
         return kix_tpl_setf(t, name, "?page=%llu", (unsigned long long)n);
-    /* "./": a key ("sha256:…") alone would read as a URL scheme */
-    return n == 1 ? kix_tpl_setf(t, name, "./%s", v->group)
-                  : kix_tpl_setf(t, name, "./%s-%llu", v->group, (unsigned long long)n);
+    /* "./": a key ("sha256:…") alone would read as a URL scheme; ".html":
+     * the name any static server types as a page */
+    return n == 1 ? kix_tpl_setf(t, name, "./%s.html", v->group)
+                  : kix_tpl_setf(t, name, "./%s-%llu.html", v->group, (unsigned long long)n);
 }
 
 static int group_slots(struct kix_tpl *t, const struct kix_group_view *v, const struct kix_buf *doc,
@@ -116,8 +138,14 @@ static int group_slots(struct kix_tpl *t, const struct kix_group_view *v, const 
         (rc = kix_tpl_setf(t, "size", "%llu", (unsigned long long)v->size)) ||
         (rc = kix_tpl_setf(t, "first", "%llu", (unsigned long long)v->offset + 1)) ||
         (rc = kix_tpl_setf(t, "last", "%llu", (unsigned long long)(v->offset + v->nrows))) ||
-        (rc = kix_tpl_set(t, "unit", v->bytes ? "peak memory" : "median latency")) ||
+        (rc = kix_tpl_set(t, "unit",
+                          v->bytes                            ? "peak memory"
+                          : strcmp(v->statistic, "mean") == 0 ? "mean latency"
+                                                              : "median latency")) ||
+        (rc = kix_tpl_set(t, "source", *v->source ? v->source : "not named")) ||
+        (rc = kix_tpl_set(t, "eagerCol", eager_value(v) ? "yes" : "")) ||
         (rc = kix_tpl_setn(t, "logKey", (const char *)v->log_key.ptr, v->log_key.len)) ||
+        (rc = kix__page_pin(t, v->checkpoint.ptr, v->checkpoint.len)) ||
         (rc = kix_tpl_setn(t, "view", (const char *)doc->ptr, doc->len)))
         return rc;
     if ((rc = page > 1 ? page_link(t, "prev", v, page - 1, flags) : kix_tpl_set(t, "prev", "")) ||
@@ -131,6 +159,7 @@ static int group_slots(struct kix_tpl *t, const struct kix_group_view *v, const 
         if (!row)
             return KIX_ENOMEM;
         if ((rc = kix_tpl_set(row, "runId", v->withdrawn[i].run_id)) ||
+            (rc = kix__tpl_run_href(row, "runHref", v->withdrawn[i].run_id)) ||
             (rc = kix_tpl_setf(row, "entry", "%llu", (unsigned long long)v->withdrawn[i].index)) ||
             (rc = kix_tpl_set(row, "reason", v->withdrawn[i].reason)))
             return rc;
@@ -141,7 +170,7 @@ static int group_slots(struct kix_tpl *t, const struct kix_group_view *v, const 
         struct kix_tpl *row = kix_tpl_row(t, "rows");
         if (!row)
             return KIX_ENOMEM;
-        if ((rc = row_slots(row, v, &v->rows[i])))
+        if ((rc = row_slots(row, v, &v->rows[i], eager_value(v))))
             return rc;
     }
     return chart(t, v);

@@ -206,14 +206,15 @@ out:
 
 /* ---- home pages ------------------------------------------------------------------------- */
 
-/* Where page `page` is, from the site's root: "" for the first (the
- * index), "home/<page>" for the others. */
+/* Where page `page` is, from the site's root: "index.html" for the
+ * first, "home/<page>.html" for the others (the names any static server
+ * types as pages; kixd answers them too). */
 static void page_path(size_t page, char *out, size_t cap)
 {
     if (page <= 1)
-        snprintf(out, cap, "%s", "");
+        snprintf(out, cap, "%s", "index.html");
     else
-        snprintf(out, cap, "home/%zu", page);
+        snprintf(out, cap, "home/%zu.html", page);
 }
 
 /* A link to page `page` from a page whose root is `root` ("" or "../");
@@ -225,8 +226,6 @@ static int page_link(struct kix_tpl *t, const char *name, const char *root, size
     if (!on)
         return kix_tpl_set(t, name, "");
     page_path(page, path, sizeof(path));
-    if (!*root && !*path)
-        return kix_tpl_set(t, name, "./");
     return kix_tpl_setf(t, name, "%s%s", root, path);
 }
 
@@ -270,13 +269,22 @@ static int home_kernels(struct kix_tpl *t, const struct kix_home_view *v)
     return rc;
 }
 
+/* The best run's figure for people: "11.4 µs", or "13.4 µs (mean)" when the
+ * group ranks by its mean (KernelBench's groups). */
+static void primary_text(const struct kix_home_row *x, char *out, size_t cap)
+{
+    char human[KIX_HUMAN_MAX];
+    kix_human((int64_t)x->value, x->bytes, human, sizeof(human));
+    snprintf(out, cap, strcmp(x->statistic, "mean") == 0 ? "%s (mean)" : "%s", human);
+}
+
 /* One row of the groups table (the home page's and a kernel page's). */
 int kix__group_row_slots(struct kix_tpl *row, const struct kix_home_row *x)
 {
-    char human[KIX_HUMAN_MAX];
+    char human[KIX_HUMAN_MAX + 8];
     int rc;
 
-    kix_human((int64_t)x->value, x->bytes, human, sizeof(human));
+    primary_text(x, human, sizeof(human));
     if ((rc = kix_tpl_set(row, "kernel", x->kernel)) ||
         (rc = kix_tpl_set(row, "workload", *x->workload ? x->workload : "(no parameters)")) ||
         (rc = kix_tpl_set(row, "dtype", x->dtype)) || (rc = kix_tpl_set(row, "pass", x->mode)) ||
@@ -284,7 +292,10 @@ int kix__group_row_slots(struct kix_tpl *row, const struct kix_home_row *x)
         (rc = kix_tpl_set(row, "implementation", x->implementation)) ||
         (rc = kix_tpl_set(row, "provider", x->provider)) ||
         (rc = kix_tpl_set(row, "group", x->group)) || (rc = kix_tpl_set(row, "best", x->best)) ||
-        (rc = kix_tpl_set(row, "median", human)))
+        (rc = kix__tpl_run_href(row, "bestHref", x->best)) ||
+        (rc = kix_tpl_set(row, "median", human)) ||
+        (rc = kix_tpl_set(row, "metric", x->bytes ? "peak memory" : "latency")) ||
+        (rc = kix_tpl_set(row, "source", *x->source ? x->source : "not named")))
         return rc;
     return kix_tpl_setf(row, "runs", "%llu", (unsigned long long)x->group_size);
 }
@@ -303,6 +314,10 @@ static int home_slots(struct kix_tpl *t, const struct kix__home_model *m, size_t
         (rc = kix_tpl_setf(t, "groups", "%zu", v->nrows)) ||
         (rc = kix_tpl_setf(t, "rankedRuns", "%llu", (unsigned long long)v->ranked_runs)) ||
         (rc = kix_tpl_setf(t, "kernelCount", "%zu", v->nkernels)) ||
+        (rc = kix_tpl_set(t, "groupsS", v->nrows == 1 ? "" : "s")) ||
+        (rc = kix_tpl_set(t, "rankedRunsS", v->ranked_runs == 1 ? "" : "s")) ||
+        (rc = kix_tpl_set(t, "kernelCountS", v->nkernels == 1 ? "" : "s")) ||
+        (rc = kix_tpl_set(t, "treeSizeIes", v->tree_size == 1 ? "y" : "ies")) ||
         (rc = kix_tpl_setf(t, "page", "%zu", page)) ||
         (rc = kix_tpl_setf(t, "pages", "%zu", pages)) ||
         (rc = kix_tpl_set(t, "notFirst", page > 1 ? "1" : "")) ||
@@ -418,9 +433,9 @@ static int search_index_of(struct kix__home_model *m, size_t unused, struct kix_
     bad |= set(o, "groups", json_integer((json_int_t)v->nrows));
     bad |= set(o, "shardRows", json_integer(KIX_SEARCH_SHARD_ROWS));
     bad |= set(o, "columns",
-               json_pack("[s,s,s,s,s,s,s,s,s,s,s,s,s,s]", "kernel", "gpu", "pass", "metric",
+               json_pack("[s,s,s,s,s,s,s,s,s,s,s,s,s,s,s]", "kernel", "gpu", "pass", "metric",
                          "dtype", "workload", "provider", "implementation", "median", "value",
-                         "unit", "runs", "group", "best"));
+                         "unit", "runs", "group", "best", "source"));
     for (size_t s = 0; !bad && s < shards_of(v); s++) {
         size_t first = s * KIX_SEARCH_SHARD_ROWS, last = first + KIX_SEARCH_SHARD_ROWS;
         json_t *x = json_object();
@@ -467,13 +482,13 @@ static int search_shard_of(struct kix__home_model *m, size_t shard, struct kix_b
     bad |= set(o, "firstRow", json_integer((json_int_t)first));
     for (size_t i = first; !bad && i < last; i++) {
         const struct kix_home_row *x = &v->rows[i];
-        char human[KIX_HUMAN_MAX];
-        kix_human((int64_t)x->value, x->bytes, human, sizeof(human));
+        char human[KIX_HUMAN_MAX + 8];
+        primary_text(x, human, sizeof(human));
         bad |= json_array_append_new(
-                   rows, json_pack("[s,s,s,s,s,s,s,s,s,I,s,I,s,s]", x->kernel, x->gpu, x->mode,
+                   rows, json_pack("[s,s,s,s,s,s,s,s,s,I,s,I,s,s,s]", x->kernel, x->gpu, x->mode,
                                    x->metric, x->dtype, x->workload, x->provider, x->implementation,
                                    human, (json_int_t)x->value, x->bytes ? "bytes" : "ns",
-                                   (json_int_t)x->group_size, x->group, x->best)) != 0;
+                                   (json_int_t)x->group_size, x->group, x->best, x->source)) != 0;
     }
     bad |= set(o, "rows", rows);
     return dump(o, bad, out, err);
@@ -640,9 +655,11 @@ int kix_page_browse(struct kix_log_reader *r, const char *path, size_t len, int 
                     struct kix_buf *out, int *is_json, struct kix_err *err)
 {
     int json = len > 5 && memcmp(path + len - 5, ".json", 5) == 0;
-    size_t stem = json ? len - 5 : len, n;
+    /* <page>.html: the name the pages link to, which a static copy holds */
+    int html = !json && len > 5 && memcmp(path + len - 5, ".html", 5) == 0;
+    size_t stem = json || html ? len - 5 : len, n;
 
-    *is_json = json || want_json;
+    *is_json = json || (want_json && !html);
     if (is(path, len, "index.json"))
         return kix_page_home_json(r, 1, out, err);
     if (has_prefix(path, stem, "home/") && number(path + 5, stem - 5, &n) && n >= 2)
@@ -652,6 +669,8 @@ int kix_page_browse(struct kix_log_reader *r, const char *path, size_t len, int 
         return *is_json ? kix_page_kernel_json(r, path + 8, stem - 8, out, err)
                         : kix_page_kernel_html(r, path + 8, stem - 8, out, err);
     *is_json = 1;
+    if (html)
+        return kix_err_set(err, KIX_ENOTFOUND, "no such page");
     if (is(path, len, "search/index.json"))
         return kix_page_search_index(r, out, err);
     if (json && has_prefix(path, stem, "search/") && number(path + 7, stem - 7, &n))

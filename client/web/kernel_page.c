@@ -196,6 +196,8 @@ static int line_slots(struct kix_tpl *t, const struct kix_kernel_view *v,
                 break;
             if (rc == KIX_OK)
                 rc = kix_tpl_set(pt, "runId", p->run_id);
+            if (rc == KIX_OK)
+                rc = kix__tpl_run_href(pt, "runHref", p->run_id);
         }
         if (rc == KIX_OK)
             rc = kix_tpl_setn(row, "polyline", poly.len ? (const char *)poly.ptr : "", poly.len);
@@ -228,15 +230,17 @@ static int sweep_slots(struct kix_tpl *t, const struct kix_kernel_view *v)
                               s->bytes ? "Median peak memory" : "Median latency")) ||
             (rc = kix_tpl_set(row, "metricShort",
                               s->bytes ? "median peak memory" : "median latency")) ||
-            (rc = kix_tpl_set(row, "yTitle",
-                              s->bytes ? "median peak memory (bytes, KiB, MiB…)"
-                                       : "median latency (ns, µs, ms…)")) ||
+            /* each tick names its unit (kix_human), so the title names
+             * only the quantity */
+            (rc = kix_tpl_set(row, "yTitle", s->bytes ? "median peak memory" : "median latency")) ||
             (rc = kix_tpl_setf(row, "lineCount", "%zu", s->nlines)) ||
             (rc = y_axis(row, v, s, &y)) || (rc = x_axis(row, v, s, &x)) ||
             (rc = kix_tpl_set(row, "logX", x.log ? "1" : "")))
             return rc;
         rc = line_slots(row, v, s, &x, &y);
     }
+    if (rc == KIX_OK)
+        rc = kix_tpl_set(t, "sweepCountS", index == 1 ? "" : "s");
     return rc ? rc : kix_tpl_setf(t, "sweepCount", "%zu", index);
 }
 
@@ -276,6 +280,67 @@ static int gpu_slots(struct kix_tpl *t, const struct kix_kernel_view *v)
     return rc;
 }
 
+/* KernelBench's groups of the kernel compared across GPUs: one bar per
+ * group (one GPU on one host, one workload), its best configuration's
+ * mean, on one scale from 0, fastest first. Only that source's groups: its
+ * figures are comparable with each other in kind (one protocol), never
+ * with another source's. */
+#define GPU_CHART_SOURCE "kernelbench-baseline-time"
+#define GPU_BAR_LEFT     300.0
+#define GPU_BAR_WIDTH    420.0
+#define GPU_BAR_STEP     24.0
+
+static int by_value(const void *a, const void *b)
+{
+    const struct kix_home_row *x = *(const struct kix_home_row *const *)a;
+    const struct kix_home_row *y = *(const struct kix_home_row *const *)b;
+    return x->value < y->value ? -1 : x->value > y->value ? 1 : strcmp(x->group, y->group);
+}
+
+static int gpu_chart_slots(struct kix_tpl *t, const struct kix_kernel_view *v)
+{
+    const struct kix_home_row **rows = calloc(v->nrows ? v->nrows : 1, sizeof(*rows));
+    uint64_t max = 0;
+    size_t n = 0;
+    int rc = rows ? kix_tpl_section(t, "gpuBars") : KIX_ENOMEM;
+
+    for (size_t i = 0; rc == KIX_OK && i < v->nrows; i++) {
+        const struct kix_home_row *x = &v->home->rows[v->first_row + i];
+        if (strcmp(x->source, GPU_CHART_SOURCE) != 0 || x->bytes)
+            continue;
+        rows[n++] = x;
+        max = x->value > max ? x->value : max;
+    }
+    if (n)
+        qsort(rows, n, sizeof(*rows), by_value);
+    for (size_t i = 0; rc == KIX_OK && i < n; i++) {
+        struct kix_tpl *bar = kix_tpl_row(t, "gpuBars");
+        char human[KIX_HUMAN_MAX];
+        double w = max ? GPU_BAR_WIDTH * (double)rows[i]->value / (double)max : 0;
+
+        kix_human((int64_t)rows[i]->value, 0, human, sizeof(human));
+        if (!bar) {
+            rc = KIX_ENOMEM;
+            break;
+        }
+        if ((rc = kix_tpl_set(bar, "gpu", rows[i]->gpu)) ||
+            (rc = kix_tpl_set(bar, "workload", rows[i]->workload)) ||
+            (rc = kix_tpl_set(bar, "group", rows[i]->group)) ||
+            (rc = kix_tpl_set(bar, "implementation", rows[i]->implementation)) ||
+            (rc = kix_tpl_set(bar, "mean", human)) || (rc = setd(bar, "x", GPU_BAR_LEFT)) ||
+            (rc = setd(bar, "w", w < 1 ? 1 : w)) ||
+            (rc = setd(bar, "y", 8 + GPU_BAR_STEP * (double)i)) ||
+            (rc = setd(bar, "labelX", GPU_BAR_LEFT - 8)) ||
+            (rc = setd(bar, "textY", 8 + GPU_BAR_STEP * (double)i + 12)))
+            break;
+        rc = setd(bar, "valueX", GPU_BAR_LEFT + (w < 1 ? 1 : w) + 6);
+    }
+    if (rc == KIX_OK)
+        rc = setd(t, "gpuChartHeight", 16 + GPU_BAR_STEP * (double)n);
+    free(rows);
+    return rc;
+}
+
 typedef int (*kernel_render_fn)(const struct kix_kernel_view *v, struct kix_buf *out,
                                 struct kix_err *err);
 
@@ -293,9 +358,12 @@ static int kernel_html(const struct kix_kernel_view *v, struct kix_buf *out, str
     if (rc == KIX_OK && ((rc = kix_tpl_set(t, "kernel", v->kernel)) ||
                          (rc = kix_tpl_set(t, "origin", v->home->origin)) ||
                          (rc = kix_tpl_setf(t, "groupCount", "%zu", v->nrows)) ||
+                         (rc = kix_tpl_set(t, "groupCountS", v->nrows == 1 ? "" : "s")) ||
                          (rc = kix_tpl_setf(t, "runs", "%llu", (unsigned long long)v->runs)) ||
+                         (rc = kix_tpl_set(t, "runsS", v->runs == 1 ? "" : "s")) ||
                          (rc = kix_tpl_setn(t, "view", (const char *)doc.ptr, doc.len)) ||
-                         (rc = gpu_slots(t, v)) || (rc = sweep_slots(t, v))))
+                         (rc = gpu_slots(t, v)) || (rc = sweep_slots(t, v)) ||
+                         (rc = gpu_chart_slots(t, v))))
         rc = kix_err_set(err, rc, "out of memory");
     if (rc == KIX_OK)
         rc = kix_tpl_render((const char *)kix__kernel_html, kix__kernel_html_len, t, out, err);

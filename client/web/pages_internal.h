@@ -10,6 +10,13 @@
 int kix__page_render(const unsigned char *tpl, size_t len, const struct kix_tpl *t,
                      struct kix_buf *out, struct kix_err *err) KIX_MUST_CHECK;
 
+/* The pin every run and group page carries on its #kix-verify element
+ * (proto/PROTOCOL.md, "The pages' verifier"): the size and the root
+ * (base64) of the checkpoint `cp` (len bytes) the page was written from, set as
+ * "pinSize" and "pinRoot" in t, so that the page's verifier refuses
+ * another log's proofs and says "stale" of a copy older than the page. */
+int kix__page_pin(struct kix_tpl *t, const void *cp, size_t len) KIX_MUST_CHECK;
+
 /* A run's page as the export writes it, from one view: its JSON (the bytes
  * of kix_page_run_json) and its HTML, the bytes of kix_page_run_html
  * without the view embedded (no #kix-view: the page's verifier reads the

@@ -12,6 +12,7 @@
 #include "kix/pages.h"
 #include "kix/template.h"
 #include "pages_internal.h"
+#include "web_internal.h"
 
 /* Compiled in from templates/run.html (CMakeLists.txt, kix_embed). */
 extern const unsigned char kix__run_html[];
@@ -133,6 +134,9 @@ static int run_supersession(struct kix_tpl *t, const char *prefix,
     snprintf(name, sizeof(name), "%sRun", prefix);
     if ((rc = kix_tpl_set(t, name, x->run_id)))
         return rc;
+    snprintf(name, sizeof(name), "%sHref", prefix);
+    if ((rc = x->run_id[0] ? kix__tpl_run_href(t, name, x->run_id) : kix_tpl_set(t, name, "")))
+        return rc;
     snprintf(name, sizeof(name), "%sIndex", prefix);
     if ((rc = x->run_id[0] && x->date[0]
                   ? kix_tpl_setf(t, name, "%llu", (unsigned long long)x->index)
@@ -172,7 +176,8 @@ static int run_sections(struct kix_tpl *t, const struct kix_run_view *v)
             if ((rc = kix_tpl_set(row, "label", w->label)) ||
                 (rc = kix_tpl_set(row, "value", w->value)) ||
                 (rc = kix_tpl_set(row, "object", w->object)) ||
-                (rc = kix_tpl_set(row, "ptr", w->ptr)) || (rc = kix_tpl_set(row, "fmt", w->fmt)))
+                (rc = kix_tpl_set(row, "ptr", w->ptr)) || (rc = kix_tpl_set(row, "fmt", w->fmt)) ||
+                (rc = kix_tpl_set(row, "words", w->words ? w->words : "")))
                 return rc;
         }
     }
@@ -240,6 +245,22 @@ static int run_cite(struct kix_tpl *t, const struct kix_run_view *v, const char 
     return rc;
 }
 
+/* The run's kernel as its kernel page is named (kernels/<kernel>): the
+ * workload's spec.kernel, "" without one. */
+static const char *kernel_id(const struct kix_run_view *v)
+{
+    const char *want =
+        json_string_value(json_object_get(json_object_get(v->manifest, "spec"), "workloadDigest"));
+    const char *k;
+
+    for (size_t i = 0; want && i < v->nobjects; i++)
+        if (strcmp(v->objects[i].digest, want) == 0 &&
+            (k = json_string_value(
+                 json_object_get(json_object_get(v->objects[i].json, "spec"), "kernel"))) != NULL)
+            return k;
+    return "";
+}
+
 static int run_slots(struct kix_tpl *t, const struct kix_run_view *v, const struct kix_buf *doc,
                      int64_t now)
 {
@@ -255,10 +276,20 @@ static int run_slots(struct kix_tpl *t, const struct kix_run_view *v, const stru
     gmtime_r(&tnow, &tm);
     strftime(today, sizeof(today), "%Y-%m-%d", &tm);
     kix_run_view_staleness(v, STALE_DAYS, now, stale, sizeof(stale));
-    if ((rc = kix_tpl_set(t, "runId", res->run.run_id)) ||
+    char name[KIX_RUN_PAGE_NAME_MAX + 1];
+    int escaped;
+
+    /* the page's own files: runs/<name>.json beside runs/<name>.html */
+    if (kix_run_page_name(res->run.run_id, strlen(res->run.run_id), name, sizeof(name), &escaped) !=
+        KIX_OK)
+        snprintf(name, sizeof(name), "%s", res->run.run_id);
+    if ((rc = kix_tpl_set(t, "runId", res->run.run_id)) || (rc = kix_tpl_set(t, "runName", name)) ||
+        (rc = res->rank.best[0] ? kix__tpl_run_href(t, "bestHref", res->rank.best)
+                                : kix_tpl_set(t, "bestHref", "")) ||
         (rc = kix_tpl_set(t, "origin", v->origin)) || (rc = kix_tpl_set(t, "title", v->title)) ||
         (rc = kix_tpl_set(t, "implementation", v->implementation)) ||
         (rc = kix_tpl_set(t, "kernel", v->kernel)) ||
+        (rc = kix_tpl_set(t, "kernelId", kernel_id(v))) ||
         (rc = kix_tpl_set(t, "status", status && *status ? status : "unknown")) ||
         (rc = kix_tpl_set(t, "evidenceText", v->evidence_text)) ||
         (rc = kix_tpl_set(t, "stale", stale)) ||
@@ -285,6 +316,7 @@ static int run_slots(struct kix_tpl *t, const struct kix_run_view *v, const stru
         (rc = kix_tpl_setn(t, "checkpoint", (const char *)res->checkpoint.ptr,
                            res->checkpoint.len)) ||
         (rc = kix_tpl_setn(t, "logKey", (const char *)v->log_key.ptr, v->log_key.len)) ||
+        (rc = kix__page_pin(t, res->checkpoint.ptr, res->checkpoint.len)) ||
         (rc = kix_tpl_set(t, "accessed", today)) ||
         (rc = kix_tpl_setf(t, "published", "%.10s", v->published)) ||
         (rc = kix_tpl_set(t, "source", v->source)) ||

@@ -62,41 +62,77 @@ struct pexport {
     struct kix_err *err;
 };
 
+/* DIR/sub (made when missing) and the path DIR/sub/<name><ext> in path. */
+static int page_path(const char *dir, const char *sub, const char *name, const char *ext,
+                     char *path, size_t cap, struct kix_err *err)
+{
+    if ((size_t)snprintf(path, cap, "%s%s%s", dir, *sub ? "/" : "", sub) >= cap)
+        return kix_err_set(err, KIX_EINVAL, "page path too long");
+    if (*sub && kix_dir_make(path, 0755, err) != KIX_OK)
+        return KIX_EIO;
+    if ((size_t)snprintf(path, cap, "%s%s%s/%s%s", dir, *sub ? "/" : "", sub, name, ext) >= cap)
+        return kix_err_set(err, KIX_EINVAL, "page path too long");
+    return KIX_OK;
+}
+
+int kix__export_file(const char *dir, const char *sub, const char *name, const struct kix_buf *body,
+                     struct kix_pages_export_stats *stats, struct kix_err *err)
+{
+    char path[4400];
+    int rc = page_path(dir, sub, name, "", path, sizeof(path), err);
+
+    if (rc == KIX_OK)
+        rc = kix_file_write_batched(path, body->ptr, body->len, 0644, err);
+    if (rc == KIX_OK) {
+        stats->files++;
+        stats->bytes += body->len;
+    }
+    return rc;
+}
+
+/* DIR/sub/<name>.html: the page DIR/sub/<name> again, the name the pages
+ * link to, for static servers that type a file by its extension alone
+ * (python3 -m http.server, object stores); <name> stays for permalinks.
+ * A hard link, so no byte is stored twice, put in place by rename (readers
+ * see the old page or the new one); a copy where the file system has no
+ * hard links. The temporary name begins with a dot: no page's name does. */
+int kix__export_page(const char *dir, const char *sub, const char *name, const struct kix_buf *body,
+                     struct kix_pages_export_stats *stats, struct kix_err *err)
+{
+    char from[4400], tmp[4420], to[4420];
+    int rc = kix__export_file(dir, sub, name, body, stats, err);
+
+    if (rc != KIX_OK)
+        return rc;
+    snprintf(from, sizeof(from), "%s%s%s/%s", dir, *sub ? "/" : "", sub, name);
+    snprintf(to, sizeof(to), "%s.html", from);
+    snprintf(tmp, sizeof(tmp), "%s%s%s/.%s.html.tmp", dir, *sub ? "/" : "", sub, name);
+    (void)unlink(tmp); /* left by a crash between link and rename */
+    if (link(from, tmp) == 0) {
+        if (rename(tmp, to) == 0) {
+            stats->files++; /* a name, no bytes */
+            return KIX_OK;
+        }
+        (void)unlink(tmp);
+        return kix_err_set(err, KIX_EIO, "cannot rename %s to %s: %s", tmp, to, strerror(errno));
+    }
+    if (errno != EPERM && errno != ENOTSUP && errno != EXDEV && errno != EMLINK)
+        return kix_err_set(err, KIX_EIO, "cannot link %s as %s: %s", from, tmp, strerror(errno));
+    rc = kix_file_write_batched(to, body->ptr, body->len, 0644, err);
+    if (rc == KIX_OK) {
+        stats->files++;
+        stats->bytes += body->len;
+    }
+    return rc;
+}
+
 static int write_page(struct pexport *x, const char *sub, const char *name, const char *ext,
                       const struct kix_buf *bytes)
 {
-    char path[4400];
+    char file[KIX_RUN_PAGE_NAME_MAX + 80];
 
-    if ((size_t)snprintf(path, sizeof(path), "%s/%s", x->dir, sub) >= sizeof(path))
-        return kix_err_set(x->err, KIX_EINVAL, "page path too long");
-    if (kix_dir_make(path, 0755, x->err) != KIX_OK)
-        return KIX_EIO;
-    snprintf(path, sizeof(path), "%s/%s/%s%s", x->dir, sub, name, ext);
-    return kix_file_write_batched(path, bytes->ptr, bytes->len, 0644, x->err);
-}
-
-/* DIR/sub/<name>.html: the page DIR/sub/<name> again, for static servers
- * that type a file by its extension alone (python3 -m http.server, object
- * stores): a hard link, so no byte is stored twice, put in place by rename
- * (readers see the old page or the new one); a copy where the file system
- * has no hard links. The body is still in x->body. */
-static int write_html_alias(struct pexport *x, const char *sub, const char *name)
-{
-    char from[4400], tmp[4420], to[4420];
-
-    snprintf(from, sizeof(from), "%s/%s/%s", x->dir, sub, name);
-    snprintf(to, sizeof(to), "%s.html", from);
-    snprintf(tmp, sizeof(tmp), "%s.html.tmp", from);
-    (void)unlink(tmp); /* left by a crash between link and rename */
-    if (link(from, tmp) == 0) {
-        if (rename(tmp, to) == 0)
-            return KIX_OK;
-        (void)unlink(tmp);
-        return kix_err_set(x->err, KIX_EIO, "cannot rename %s to %s: %s", tmp, to, strerror(errno));
-    }
-    if (errno != EPERM && errno != ENOTSUP && errno != EXDEV && errno != EMLINK)
-        return kix_err_set(x->err, KIX_EIO, "cannot link %s as %s: %s", from, tmp, strerror(errno));
-    return kix_file_write_batched(to, x->body.ptr, x->body.len, 0644, x->err);
+    snprintf(file, sizeof(file), "%s%s", name, ext);
+    return kix__export_file(x->dir, sub, file, bytes, x->stats, x->err);
 }
 
 static int add_group_run(void *ctx, uint64_t rank, const char *run_id, uint64_t value)
@@ -117,10 +153,34 @@ static int write_static(struct pexport *x, const char *name, const struct kix_by
     have = kix_file_read(path, 1 << 20, &old, NULL) == KIX_OK;
     if (!have && kix_dir_make(x->dir, 0755, x->err) != KIX_OK)
         rc = KIX_EIO;
-    else if (!have || old.len != bytes->len || memcmp(old.ptr, bytes->ptr, bytes->len) != 0)
+    else if (!have || old.len != bytes->len || memcmp(old.ptr, bytes->ptr, bytes->len) != 0) {
         rc = kix_file_write_atomic(path, bytes->ptr, bytes->len, 0644, x->err);
+        if (rc == KIX_OK) {
+            x->stats->files++;
+            x->stats->bytes += bytes->len;
+        }
+    }
     kix_buf_release(&old);
     return rc;
+}
+
+/* The pages' layout (PROTOCOL.md §3, "The static copy's layout"), in
+ * DIR/runs/.layout: pages written in another (an older kixd's links name
+ * extensionless files, and its kernel pages have no .html twin) are all
+ * written again, so that no page links a file the copy lacks. */
+#define LAYOUT "2\n"
+
+static int layout_current(const char *dir)
+{
+    struct kix_buf mark = KIX_BUF_INIT;
+    char path[4200];
+    int same;
+
+    snprintf(path, sizeof(path), "%s/runs/.layout", dir);
+    same = kix_file_read(path, 64, &mark, NULL) == KIX_OK && mark.len == strlen(LAYOUT) &&
+           memcmp(mark.ptr, LAYOUT, mark.len) == 0;
+    kix_buf_release(&mark);
+    return same;
 }
 
 /* The log size DIR's pages were written for (0: none, or unreadable). */
@@ -201,9 +261,42 @@ static int group_first_page(struct kix_log_reader *r, const char *key, size_t le
     return kix__page_group_both(r, key, len, 1, KIX_PAGE_EXPORTED, html, json, err);
 }
 
-/* DIR/sub/<id> (and <id>.html, the same file) and DIR/sub/<id>.json for
- * every id; *written counts them.
- * A run the index refused (an entry about it, no page) is skipped. */
+/* The name of run `id`'s files (kix_run_page_name) into name; for an id
+ * outside the grammar (an older log's), the reference its page is
+ * rendered from into ref: its manifest digest, which names it alone (its
+ * id may name another run's digest, "sha256:...", or nothing). 1: it has
+ * files; 0: none (the id is too long once escaped), said in the stats. */
+static int run_files(struct pexport *x, const char *id, char *name, size_t cap, char *ref,
+                     size_t ref_cap)
+{
+    struct kix_run_info info;
+    int escaped, rc = kix_run_page_name(id, strlen(id), name, cap, &escaped);
+
+    snprintf(ref, ref_cap, "%s", id);
+    if (rc == KIX_OK && !escaped)
+        return 1;
+    if (rc != KIX_OK) {
+        if (x->stats->skipped++ == 0)
+            snprintf(x->stats->skipped_reason, sizeof(x->stats->skipped_reason),
+                     "run id \"%.160s\" names no file, even escaped (it is too long)", id);
+        return 0;
+    }
+    if (kix_index_run(x->r, id, strlen(id), &info) != KIX_OK)
+        return 0; /* the index refused it: an entry about it, no run, no page */
+    if (ref_cap > KIX_DIGEST_TEXT_LEN)
+        kix_digest_format(&info.manifest, ref);
+    if (x->stats->escaped++ == 0)
+        snprintf(x->stats->escaped_example, sizeof(x->stats->escaped_example),
+                 "run \"%.128s\" (an id outside the run-id grammar, logged by an older origin) "
+                 "is written as runs/%.240s[.html|.json]",
+                 id, name);
+    return 1;
+}
+
+/* DIR/sub/<name> (and <name>.html, the same file) and DIR/sub/<name>.json
+ * for every id, <name> the id (a group's key, a run's page name); *written
+ * counts them. A run the index refused (an entry about it, no page) is
+ * skipped. */
 static int write_pages(struct pexport *x, const struct idset *ids, const char *sub, page_fn pages,
                        uint64_t *written)
 {
@@ -211,27 +304,28 @@ static int write_pages(struct pexport *x, const struct idset *ids, const char *s
 
     for (size_t i = 0; rc == KIX_OK && i < ids->n; i++) {
         const char *id = ids->id[i];
-        struct kix_err why = {0};
-        /* a run id logged before the run-id grammar names no file ("..",
-         * ".size"): skipped and said, never a failed export */
-        if (ids == &x->runs && kix_run_id_check(id, strlen(id), &why) != KIX_OK) {
-            if (x->stats->skipped++ == 0)
-                snprintf(x->stats->skipped_reason, sizeof(x->stats->skipped_reason), "%s", why.msg);
-            continue;
+        char name[KIX_RUN_PAGE_NAME_MAX + 1], ref[KIX_RUN_ID_MAX + KIX_DIGEST_TEXT_LEN + 1];
+        /* a run id logged before the run-id grammar ("..", ".size",
+         * "<another's id>.json", "sha256:<another's manifest>") is written
+         * under an escaped name no other id gives, and said in the stats */
+        if (ids == &x->runs) {
+            if (!run_files(x, id, name, sizeof(name), ref, sizeof(ref)))
+                continue;
+        } else {
+            snprintf(name, sizeof(name), "%s", id);
+            snprintf(ref, sizeof(ref), "%s", id);
         }
         kix_buf_reset(&x->body);
         kix_buf_reset(&x->json);
-        rc = pages(x->r, id, strlen(id), &x->body, &x->json, x->err);
+        rc = pages(x->r, ref, strlen(ref), &x->body, &x->json, x->err);
         if (rc == KIX_ENOTFOUND) {
             rc = KIX_OK;
             continue;
         }
         if (rc == KIX_OK)
-            rc = write_page(x, sub, id, "", &x->body);
+            rc = kix__export_page(x->dir, sub, name, &x->body, x->stats, x->err);
         if (rc == KIX_OK)
-            rc = write_html_alias(x, sub, id);
-        if (rc == KIX_OK)
-            rc = write_page(x, sub, id, ".json", &x->json);
+            rc = write_page(x, sub, name, ".json", &x->json);
         if (rc == KIX_OK)
             (*written)++;
     }
@@ -276,7 +370,7 @@ static int write_later_group_pages(struct pexport *x)
             rc = kix__page_group_both(x->r, id, strlen(id), page, KIX_PAGE_EXPORTED, &x->body,
                                       &x->json, x->err);
             if (rc == KIX_OK)
-                rc = write_page(x, "groups", name, "", &x->body);
+                rc = kix__export_page(x->dir, "groups", name, &x->body, x->stats, x->err);
             if (rc == KIX_OK)
                 rc = write_page(x, "groups", name, ".json", &x->json);
         }
@@ -287,11 +381,17 @@ static int write_later_group_pages(struct pexport *x)
 int kix_pages_export(struct kix_log *l, const char *dir, struct kix_pages_export_stats *stats,
                      struct kix_err *err)
 {
+    return kix_pages_export_from(l, NULL, dir, stats, err);
+}
+
+int kix_pages_export_from(struct kix_log *l, struct kix_log_reader *given, const char *dir,
+                          struct kix_pages_export_stats *stats, struct kix_err *err)
+{
     struct kix_pages_export_stats local;
     struct pexport x;
     struct kix_bytes script, style, search;
     char path[4200], text[32];
-    uint64_t from = exported_size(dir), size;
+    uint64_t from = layout_current(dir) ? exported_size(dir) : 0, size;
     int rc;
 
     memset(&x, 0, sizeof(x));
@@ -302,10 +402,14 @@ int kix_pages_export(struct kix_log *l, const char *dir, struct kix_pages_export
     x.err = err;
     kix_buf_init(&x.body);
     kix_buf_init(&x.json);
-    rc = kix_log_read_begin(l, &x.r);
-    if (rc) {
-        kix_err_set(err, rc, "cannot read the log: %s", kix_strerror(rc));
-        goto out;
+    if (given) {
+        x.r = given;
+    } else {
+        rc = kix_log_read_begin(l, &x.r);
+        if (rc) {
+            kix_err_set(err, rc, "cannot read the log: %s", kix_strerror(rc));
+            goto out;
+        }
     }
     size = kix_log_reader_size(x.r);
     if (from > size)
@@ -329,13 +433,25 @@ int kix_pages_export(struct kix_log *l, const char *dir, struct kix_pages_export
     rc = browse_pages(&x, from == 0 || access(path, F_OK) != 0);
     if (rc == KIX_OK) /* the new pages durable before the mark that says they are there */
         rc = kix_dir_sync(dir, err);
+    if (rc == KIX_OK && !layout_current(dir)) {
+        snprintf(path, sizeof(path), "%s/runs/.layout", dir);
+        rc = kix_file_write_atomic(path, LAYOUT, strlen(LAYOUT), 0644, err);
+        if (rc == KIX_OK) {
+            stats->files++;
+            stats->bytes += strlen(LAYOUT);
+        }
+    }
     if (rc == KIX_OK) {
         int n = snprintf(text, sizeof(text), "%llu\n", (ULL)size);
         snprintf(path, sizeof(path), "%s/runs/.size", dir);
         rc = kix_file_write_atomic(path, text, (size_t)n, 0644, err);
+        if (rc == KIX_OK) {
+            stats->files++;
+            stats->bytes += (uint64_t)n;
+        }
     }
 out:
-    if (x.r)
+    if (x.r && !given)
         kix_log_read_end(x.r);
     kix_buf_release(&x.body);
     kix_buf_release(&x.json);

@@ -5,6 +5,7 @@
 #include <pthread.h>
 
 #include "kix/template.h"
+struct kix_pages_export_stats;
 #include "kix/view.h"
 
 /* The home view of one log state (its size and signed checkpoint), built
@@ -58,6 +59,21 @@ const char *kix__facet_value(const struct kix_home_row *row, int f);
 int kix__home_acquire(struct kix_log_reader *r, struct kix__home_model **out,
                       struct kix_err *err) KIX_MUST_CHECK;
 void kix__home_put(struct kix__home_model *m);
+
+/* Sets `slot` to the address of run_id's page relative to the runs/
+ * directory: its page name (kix_run_page_name) and ".html", the name every
+ * server types as HTML (PROTOCOL.md §3, "the static copy's layout"). */
+int kix__tpl_run_href(struct kix_tpl *t, const char *slot, const char *run_id) KIX_MUST_CHECK;
+
+/* Writes dir/sub/name and dir/sub/name.html (a hard link to it, or a copy
+ * where the file system has none) holding `body`, each atomically,
+ * counting them in stats' files and bytes (site_export.c). sub "" is the
+ * root. */
+int kix__export_page(const char *dir, const char *sub, const char *name, const struct kix_buf *body,
+                     struct kix_pages_export_stats *stats, struct kix_err *err) KIX_MUST_CHECK;
+/* dir/sub/name holding `body`, counted likewise (no .html twin). */
+int kix__export_file(const char *dir, const char *sub, const char *name, const struct kix_buf *body,
+                     struct kix_pages_export_stats *stats, struct kix_err *err) KIX_MUST_CHECK;
 
 /* The slots of one row of a groups table (home.html, kernel.html). */
 int kix__group_row_slots(struct kix_tpl *row, const struct kix_home_row *x) KIX_MUST_CHECK;

@@ -357,6 +357,7 @@ void kix_msg_info_init(struct kix_msg_info *m)
     memset(m, 0, sizeof(*m));
     kix_msg_limits_init(&m->limits);
     m->upstream_size = m->lag_entries = m->lag_seconds = KIX_MSG_ABSENT;
+    m->committed = KIX_MSG_ABSENT;
 }
 
 int kix_msg_put_info_result(struct kix_proto_writer *w, const struct kix_msg_info *m)
@@ -365,7 +366,8 @@ int kix_msg_put_info_result(struct kix_proto_writer *w, const struct kix_msg_inf
     size_t nlim = 0;
     size_t n = 4 + (m->version.ptr != NULL) + m->has_limits + (m->upstream.ptr != NULL) +
                (m->upstream_size != KIX_MSG_ABSENT) + (m->lag_entries != KIX_MSG_ABSENT) +
-               (m->lag_seconds != KIX_MSG_ABSENT) + (m->last_error.ptr != NULL) + m->has_fork;
+               (m->lag_seconds != KIX_MSG_ABSENT) + (m->last_error.ptr != NULL) + m->has_fork +
+               (m->committed != KIX_MSG_ABSENT);
 
     for (size_t i = 0; i < NLIMITS; i++)
         nlim += *limit_slot(&lim, i) != KIX_MSG_ABSENT;
@@ -394,6 +396,7 @@ int kix_msg_put_info_result(struct kix_proto_writer *w, const struct kix_msg_inf
         put_bytes_str(w, "reason", m->fork_reason);
         put_bytes_str(w, "evidence", m->fork_evidence);
     }
+    put_opt_u64(w, "committed", m->committed);
     return w->rc;
 }
 
@@ -474,6 +477,8 @@ int kix_msg_get_info_result(const struct kix_proto_value *v, struct kix_msg_info
         rc = opt_str(m, "lastError", &out->last_error, err);
     if (rc == KIX_OK)
         rc = get_fork(m, out, err);
+    if (rc == KIX_OK)
+        rc = opt_u64(m, "committed", &out->committed, err);
     return answer(rc, err);
 }
 
@@ -1482,14 +1487,27 @@ int kix_msg_get_query_result(const struct kix_proto_value *v, size_t max,
 
 int kix_msg_put_follow_params(struct kix_proto_writer *w, const struct kix_msg_follow_params *p)
 {
-    kix_proto_put_map(w, 1);
-    return put_u64(w, "from", p->from);
+    kix_proto_put_map(w, 1 + p->replica);
+    put_u64(w, "from", p->from);
+    if (p->replica) {
+        kix_proto_put_key(w, "replica");
+        kix_proto_put_bool(w, true);
+    }
+    return w->rc;
 }
 
 int kix_msg_get_follow_params(const struct kix_proto_map *m, struct kix_msg_follow_params *out,
                               struct kix_err *err)
 {
-    return get_u64(m, "from", &out->from, err);
+    int rc = get_u64(m, "from", &out->from, err);
+
+    out->replica = false;
+    if (rc == KIX_OK) {
+        rc = kix_proto_map_get_bool(m, "replica", &out->replica, err);
+        if (rc == KIX_ENOTFOUND)
+            rc = KIX_OK;
+    }
+    return rc;
 }
 
 int kix_msg_put_follow_result(struct kix_proto_writer *w, const struct kix_msg_size_result *r)
@@ -1511,11 +1529,12 @@ int kix_msg_get_follow_result(const struct kix_proto_value *v, struct kix_msg_si
 int kix_msg_put_replicated_params(struct kix_proto_writer *w,
                                   const struct kix_msg_replicated_params *p)
 {
-    kix_proto_put_map(w, p->cosignature.ptr ? 4 : 3);
+    kix_proto_put_map(w, 3 + (p->cosignature.ptr != NULL) + (p->held.ptr != NULL));
     put_u64(w, "size", p->size);
     put_hash(w, "root", p->root);
     put_bytes_str(w, "mirror", p->mirror);
-    return put_opt_str(w, "cosignature", p->cosignature);
+    put_opt_str(w, "cosignature", p->cosignature);
+    return put_opt_str(w, "held", p->held);
 }
 
 int kix_msg_get_replicated_params(const struct kix_proto_map *m,
@@ -1535,6 +1554,12 @@ int kix_msg_get_replicated_params(const struct kix_proto_map *m,
         (out->cosignature.len == 0 || out->cosignature.len > KIX_MSG_COSIGNATURE_MAX))
         rc = kix_err_set(err, KIX_EINVAL, "field \"cosignature\" must be 1 to %d bytes, not %zu",
                          KIX_MSG_COSIGNATURE_MAX, out->cosignature.len);
+    if (rc == KIX_OK)
+        rc = opt_str(m, "held", &out->held, err);
+    if (rc == KIX_OK && out->held.ptr &&
+        (out->held.len == 0 || out->held.len > KIX_MSG_COSIGNATURE_MAX))
+        rc = kix_err_set(err, KIX_EINVAL, "field \"held\" must be 1 to %d bytes, not %zu",
+                         KIX_MSG_COSIGNATURE_MAX, out->held.len);
     return rc;
 }
 

@@ -32,6 +32,13 @@ void kix__query_words_manifest(const json_t *doc, struct kix_query_row *row,
     if (!row)
         return;
     bench = json_string_value(json_object_get(json_object_get(spec, "sourceNative"), "benchmark"));
+    copy_string(row->source, sizeof(row->source),
+                json_object_get(json_object_get(spec, "sourceNative"), "source"));
+    bench = json_string_value(json_object_get(json_object_get(spec, "timing"),
+                                              "primaryStatistic")); /* as kix/manifest.h */
+    snprintf(row->statistic, sizeof(row->statistic), "%s",
+             bench && strcmp(bench, "mean") == 0 ? "mean" : "median");
+    bench = json_string_value(json_object_get(json_object_get(spec, "sourceNative"), "benchmark"));
     row->mode[0] = '\0';
     if (bench && (slash = strchr(bench, '/')) != NULL)
         snprintf(row->mode, sizeof(row->mode), "%.*s", (int)strcspn(slash + 1, "/"), slash + 1);

@@ -366,6 +366,13 @@ int kix_log_export_tlog(struct kix_log *l, const char *dir, struct kix_tlog_expo
 int kix_log_export_tlog_with(struct kix_log *l, const char *dir, kix_tlog_export_hook hook,
                              void *ctx, struct kix_tlog_export_stats *stats, struct kix_err *err)
 {
+    return kix_log_export_tlog_from(l, NULL, dir, hook, ctx, stats, err);
+}
+
+int kix_log_export_tlog_from(struct kix_log *l, struct kix_log_reader *given, const char *dir,
+                             kix_tlog_export_hook hook, void *ctx,
+                             struct kix_tlog_export_stats *stats, struct kix_err *err)
+{
     struct kix_tlog_export_stats local;
     struct exporter x;
     struct kix_tlog_path cp = {KIX_TLOG_CHECKPOINT, 0, 0, 0};
@@ -384,9 +391,13 @@ int kix_log_export_tlog_with(struct kix_log *l, const char *dir, kix_tlog_export
     rc = kix_dir_make(dir, 0755, err);
     if (rc)
         return rc;
-    rc = kix_log_read_begin(l, &x.r);
-    if (rc)
-        return kix_err_set(err, rc, "cannot read the log: %s", kix_strerror(rc));
+    if (given) {
+        x.r = given;
+    } else {
+        rc = kix_log_read_begin(l, &x.r);
+        if (rc)
+            return kix_err_set(err, rc, "cannot read the log: %s", kix_strerror(rc));
+    }
     x.size = kix_log_reader_size(x.r);
     old = exported_size(&x);
     x.st->from_size = old;
@@ -416,7 +427,8 @@ int kix_log_export_tlog_with(struct kix_log *l, const char *dir, kix_tlog_export
 out:
     if (rc && err && !err->msg[0])
         kix_err_set(err, rc, "exporting the log to %s failed: %s", dir, kix_strerror(rc));
-    kix_log_read_end(x.r);
+    if (!given)
+        kix_log_read_end(x.r);
     kix_buf_release(&x.body);
     return rc;
 }

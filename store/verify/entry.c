@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "kix/encoding.h"
 #include "kix/json.h"
@@ -127,6 +128,12 @@ int kix_run_id_check(const char *s, size_t len, struct kix_err *err)
         else if (!id_letter_or_digit(s[i]) && s[i] != '.' && s[i] != '_' && s[i] != '-')
             broken = "it holds a character outside A-Z a-z 0-9 . _ -";
     }
+    /* run <id>'s page and view are runs/<id>.html and runs/<id>.json: an id
+     * with such a suffix would name another run's file (any case: some
+     * file systems and servers fold it) */
+    if (!broken && len > 5 &&
+        (strncasecmp(s + len - 5, ".html", 5) == 0 || strncasecmp(s + len - 5, ".json", 5) == 0))
+        broken = "it ends in .html or .json (the names of another run's page and view)";
     if (!broken)
         return KIX_OK;
     if (printable && len <= KIX_RUN_ID_MAX)
@@ -134,6 +141,70 @@ int kix_run_id_check(const char *s, size_t len, struct kix_err *err)
                            (int)len, s, broken, KIX_RUN_ID_GRAMMAR);
     return kix_err_set(err, KIX_EINVAL, "run id refused: %s; %s (PROTOCOL.md §5.3)", broken,
                        KIX_RUN_ID_GRAMMAR);
+}
+
+int kix_run_page_name(const char *id, size_t len, char *out, size_t cap, int *escaped)
+{
+    size_t n = 0;
+
+    *escaped = 0;
+    if (!kix_run_id_valid(id, len))
+        return KIX_EINVAL;
+    if (kix_run_id_check(id, len, NULL) == KIX_OK) {
+        if (len + 1 > cap)
+            return KIX_ELIMIT;
+        memcpy(out, id, len);
+        out[len] = '\0';
+        return KIX_OK;
+    }
+    /* escaped: '_' first (no id of the grammar begins so) and no '.', so
+     * neither another id nor a suffix of the layout gives the same name */
+    *escaped = 1;
+    for (size_t i = 0; i < len; i++) {
+        char c = id[i];
+        const char *w = c == '_' ? "_u" : c == '.' ? "_d" : c == ':' ? "_c" : NULL;
+        size_t k = w ? 2 : 1;
+        if (n + (n == 0) + k + 1 > cap || n + (n == 0) + k > KIX_RUN_PAGE_NAME_MAX)
+            return KIX_ELIMIT;
+        if (n == 0)
+            out[n++] = '_';
+        memcpy(out + n, w ? w : &c, k);
+        n += k;
+    }
+    out[n] = '\0';
+    return KIX_OK;
+}
+
+int kix_run_page_id(const char *name, size_t len, char id[KIX_RUN_ID_MAX + 1])
+{
+    size_t n = 0;
+    char back[KIX_RUN_PAGE_NAME_MAX + 1];
+    int escaped;
+
+    if (len < 2 || name[0] != '_')
+        return KIX_EINVAL;
+    for (size_t i = 1; i < len; i++) {
+        char c = name[i];
+        if (c == '_') {
+            c = ++i >= len       ? 0
+                : name[i] == 'u' ? '_'
+                : name[i] == 'd' ? '.'
+                : name[i] == 'c' ? ':'
+                                 : 0;
+            if (!c)
+                return KIX_EINVAL;
+        }
+        if (n >= KIX_RUN_ID_MAX)
+            return KIX_EINVAL;
+        id[n++] = c;
+    }
+    id[n] = '\0';
+    /* one spelling per id: the name must be the one kix_run_page_name
+     * writes (an id of the grammar is never escaped) */
+    if (kix_run_page_name(id, n, back, sizeof(back), &escaped) != KIX_OK || !escaped ||
+        strlen(back) != len || memcmp(back, name, len) != 0)
+        return KIX_EINVAL;
+    return KIX_OK;
 }
 
 static int add_need(struct kix_entry *p, const struct kix_digest *d)

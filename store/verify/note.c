@@ -3,6 +3,7 @@
 
 #include <inttypes.h>
 #include <sodium.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "kix/encoding.h"
@@ -199,6 +200,20 @@ out:
     return rc;
 }
 
+/* "<header>\ntime <t>\n" || text: "cosignature/v1" for a cosignature,
+ * KIX_MIRROR_HELD_HEADER for a mirror's held statement. */
+static int signed_message(struct kix_buf *msg, const char *header, uint64_t time, const char *text,
+                          size_t len)
+{
+    int rc;
+
+    kix_buf_reset(msg);
+    rc = kix_buf_addf(msg, "%s\ntime %" PRIu64 "\n", header, time);
+    if (!rc)
+        rc = kix_buf_add(msg, text, len);
+    return rc;
+}
+
 /* "cosignature/v1\ntime <t>\n" || text */
 static int cosig_message(struct kix_buf *msg, uint64_t time, const char *text, size_t len)
 {
@@ -251,6 +266,133 @@ int kix_cosign_text(const struct kix_signer *witness, const char *text, size_t l
     if (rc)
         rc = kix_err_set(err, rc, "out of memory cosigning a note");
 out:
+    kix_buf_release(&msg);
+    return rc;
+}
+
+/* The timestamped line of `witness` over header || time || text (a
+ * cosignature, or a mirror's held statement). */
+static int timestamped_line(const struct kix_signer *witness, const char *header, const char *text,
+                            size_t len, uint64_t time, struct kix_buf *sig_line_out,
+                            struct kix_err *err)
+{
+    struct kix_buf msg = KIX_BUF_INIT;
+    uint8_t blob[COSIG_BLOB_LEN];
+    int rc;
+
+    if (kix_signer_alg(witness) != KIX_NOTE_ALG_COSIGN)
+        return kix_err_set(err, KIX_EINVAL,
+                           "key %s is not a witness cosignature key (algorithm 0x%02x, want "
+                           "0x04): generate one with algorithm 0x04",
+                           kix_signer_name(witness), kix_signer_alg(witness));
+    if (time > KIX_COSIGN_TIME_MAX)
+        return kix_err_set(err, KIX_EINVAL, "signature time %" PRIu64 " is over 2^63-1", time);
+    if (signed_message(&msg, header, time, text, len)) {
+        rc = kix_err_set(err, KIX_ENOMEM, "out of memory signing a statement");
+        goto out;
+    }
+    put_be32(blob, kix_signer_key_hash(witness));
+    for (int i = 0; i < 8; i++)
+        blob[4 + i] = (uint8_t)(time >> (56 - 8 * i));
+    rc = kix_signer_sign(witness, msg.ptr, msg.len, blob + 12);
+    if (!rc)
+        rc = add_sig_line(sig_line_out, kix_signer_name(witness), blob, sizeof(blob));
+    if (rc)
+        rc = kix_err_set(err, rc, "out of memory signing a statement");
+out:
+    kix_buf_release(&msg);
+    return rc;
+}
+
+int kix_mirror_held_sign(const struct kix_signer *mirror, const char *checkpoint_text, size_t len,
+                         uint64_t time, struct kix_buf *line_out, struct kix_err *err)
+{
+    struct kix_checkpoint cp;
+    int rc = kix_checkpoint_parse(checkpoint_text, len, &cp, err);
+
+    if (rc) {
+        kix_err_wrap(err, "signing a held statement");
+        return rc;
+    }
+    return timestamped_line(mirror, KIX_MIRROR_HELD_HEADER, checkpoint_text, len, time, line_out,
+                            err);
+}
+
+static int find_verifier(const struct kix_verifier *known, size_t nknown,
+                         const struct kix_note_sig *sig);
+static int parse_note(const uint8_t *p, size_t len, struct kix_note *out, struct kix_err *err);
+
+int kix_mirror_held_verify(const char *line, size_t line_len, const char *checkpoint_text,
+                           size_t len, const struct kix_verifier *known, size_t nknown,
+                           size_t *which, uint64_t *time, struct kix_err *err)
+{
+    struct kix_buf note = KIX_BUF_INIT, msg = KIX_BUF_INIT;
+    struct kix_note *parsed = malloc(sizeof(*parsed));
+    uint8_t blob[COSIG_BLOB_LEN];
+    size_t n = 0;
+    int idx, rc;
+
+    if (!parsed)
+        return kix_err_set(err, KIX_ENOMEM, "out of memory");
+    if (sodium_init() < 0) {
+        rc = kix_err_set(err, KIX_EIO, "libsodium failed to initialise");
+        goto out;
+    }
+    if (line_len && line[line_len - 1] == '\n')
+        line_len--;
+    if (line_len == 0 || memchr(line, '\n', line_len)) {
+        rc = kix_err_set(err, KIX_EINVAL, "a held statement must be one signature line");
+        goto out;
+    }
+    /* parsed as the one signature line of a note over the text, so that it
+     * is held to the same line grammar as every other signature */
+    if (kix_buf_add(&note, checkpoint_text, len) || kix_buf_addc(&note, '\n') ||
+        kix_buf_add(&note, line, line_len) || kix_buf_addc(&note, '\n')) {
+        rc = kix_err_set(err, KIX_ENOMEM, "out of memory");
+        goto out;
+    }
+    parsed->nsigs = 0;
+    parsed->nverified = 0;
+    rc = parse_note(note.ptr, note.len, parsed, err);
+    if (rc)
+        goto out;
+    if (parsed->nsigs != 1 || parsed->text.len != len) {
+        rc = kix_err_set(err, KIX_EINVAL, "a held statement must be one signature line");
+        goto out;
+    }
+    idx = find_verifier(known, nknown, &parsed->sigs[0]);
+    if (idx < 0 || known[idx].alg != KIX_NOTE_ALG_COSIGN) {
+        rc = kix_err_set(err, KIX_EVERIFY, "the held statement's key %.*s+%08x is not a known key",
+                         (int)parsed->sigs[0].name.len, (const char *)parsed->sigs[0].name.ptr,
+                         parsed->sigs[0].key_hash);
+        goto out;
+    }
+    if (kix_base64_decode_std((const char *)parsed->sigs[0].b64.ptr, parsed->sigs[0].b64.len, blob,
+                              sizeof(blob), &n) != 0 ||
+        n != COSIG_BLOB_LEN || get_be64(blob + 4) > KIX_COSIGN_TIME_MAX) {
+        rc = kix_err_set(err, KIX_EVERIFY, "the held statement of %s+%08x is malformed",
+                         known[idx].name, known[idx].key_hash);
+        goto out;
+    }
+    if (signed_message(&msg, KIX_MIRROR_HELD_HEADER, get_be64(blob + 4), checkpoint_text, len)) {
+        rc = kix_err_set(err, KIX_ENOMEM, "out of memory");
+        goto out;
+    }
+    if (crypto_sign_verify_detached(blob + 12, msg.ptr, msg.len, known[idx].pub) != 0) {
+        rc = kix_err_set(err, KIX_EVERIFY,
+                         "invalid held statement for key %s+%08x (a witness cosignature is not "
+                         "one)",
+                         known[idx].name, known[idx].key_hash);
+        goto out;
+    }
+    if (which)
+        *which = (size_t)idx;
+    if (time)
+        *time = get_be64(blob + 4);
+    rc = KIX_OK;
+out:
+    free(parsed);
+    kix_buf_release(&note);
     kix_buf_release(&msg);
     return rc;
 }

@@ -24,7 +24,7 @@ const http = require('http');
 const puppeteer = require('./node_modules/puppeteer-core');
 const { LAUNCH, closeBrowser } = require('./chromium');
 
-const [H, EXP, RUN, OLD, NEW, GROUP, SIZE, SHOTS, EXP_OLD, PYHTTP] = process.argv.slice(2);
+const [H, EXP, RUN, OLD, NEW, GROUP, SIZE, SHOTS, EXP_OLD, PYHTTP, EXP_OTHER] = process.argv.slice(2);
 const AXE = fs.readFileSync(require.resolve('./node_modules/axe-core/axe.min.js'), 'utf8');
 const VIEWPORTS = [{ width: 1280, height: 900 }, { width: 390, height: 844 }];
 const MEDIAN = /^-?[0-9]+(\.[0-9]+)? (ns|\u00b5s|ms|s|B|KiB|MiB|GiB|TiB)$/;
@@ -238,6 +238,17 @@ async function pageKinds(browser) {
         if (sel.includes('median')) check(MEDIAN.test(s.text || ''), tag + ': the median has its unit: "' + s.text + '"');
         if (sel.includes('title')) check((s.text || '').split(' \u00b7 ').length >= 3, tag + ': the header is in words: "' + s.text + '"');
       }
+      if (kind.verify && vp.width === 1280) {
+        /* a verified page shows no value a script broke (issue 37) */
+        const junk = await page.evaluate(() => (document.title + '\n' + document.body.innerText)
+          .match(/\[object Object\]|\bundefined\b|\bNaN\b/g));
+        check(!junk, tag + ': no [object Object], undefined or NaN on the verified page' + (junk ? ': ' + junk.join(', ') : ''));
+      }
+      if (kind.name === 'run' && vp.width === 1280) {
+        const shapes = await page.evaluate(() => [...document.querySelectorAll('[data-kix-fmt="shape"]')].map((e) => e.textContent));
+        check(shapes.length > 0 && shapes.every((t) => /^[a-z0-9]+ \[[0-9]+(, [0-9]+)*\]$/.test(t)),
+              tag + ': tensors read like "bf16 [1, 8, 2048, 16]": ' + JSON.stringify(shapes));
+      }
       if (vp.width === 1280) {
         const split = await splitWords(page);
         check(split.length === 0, tag + ': no heading, figure or date broken inside a word' + (split.length ? ': ' + split.join(', ') : ''));
@@ -320,6 +331,39 @@ async function elsewhere(browser) {
   page = await open(browser, 'file://' + path.join(dir, 'runs', 'page.html') + '?run=' + OLD + '&kix-base=' + encodeURIComponent(H + '/'));
   v = await verdict(page);
   check(v.state === 'fail', 'a saved page opened as another run\'s is red: ' + v.text.slice(0, 120));
+  await page.close();
+}
+
+/* KernelBench's sample beside Liger's (issue 40): the group of one problem
+ * on the H100 ranks its 6 configurations by mean, verified in the browser,
+ * naming its source; a mean-ranked run page verifies too. */
+async function kernelBench(browser) {
+  const group = process.env.KIX_KB_GROUP, run = process.env.KIX_KB_RUN;
+  if (!group || !run) return;
+  let page = await open(browser, H + '/groups/' + group);
+  let v = await verdict(page);
+  check(v.state === 'ok', 'the KernelBench H100 softmax group verifies: ' + v.state + ': ' + v.text.slice(0, 160));
+  const g = await page.evaluate(() => ({
+    ranks: [...document.querySelectorAll('[data-kix-slot="group-rows"] tr')].map((r) => r.getAttribute('data-rank')),
+    source: (document.querySelector('[data-kix-slot="group-source"]') || {}).textContent,
+    text: document.body.textContent
+  }));
+  check(g.ranks.join(',') === '1,2,3,4,5,6', 'the group ranks its 6 configurations: ' + g.ranks.join(','));
+  check(g.source === 'kernelbench-baseline-time', 'the group page names its source: ' + g.source);
+  check(g.text.includes('ranked by mean latency'), 'the group page says it ranks by the mean');
+  /* the speed-up over eager, after verification rewrote the rows */
+  const eager = await page.evaluate(() => {
+    const head = [...document.querySelectorAll('table.group th')].map((th) => th.textContent);
+    const col = head.indexOf('vs eager');
+    return { col, cells: col < 0 ? [] : [...document.querySelectorAll('[data-kix-slot="group-rows"] tr')].map((r) => [r.cells[2].textContent, r.cells[col].textContent]) };
+  });
+  check(eager.col >= 0 && eager.cells.length === 6 && eager.cells.some((c) => c[0] === 'torch' && c[1] === '1.00\u00d7') &&
+        eager.cells.every((c) => /^[0-9.]+\u00d7$/.test(c[1])), 'each configuration\'s speed-up over eager: ' + JSON.stringify(eager));
+  await page.screenshot({ path: path.join(SHOTS, 'group-kernelbench-1280x900.png') });
+  await page.close();
+  page = await open(browser, H + '/runs/' + run);
+  v = await verdict(page);
+  check(v.state === 'ok', 'a KernelBench run page (its mean the primary figure) verifies: ' + v.state + ': ' + v.text.slice(0, 160));
   await page.close();
 }
 
@@ -447,12 +491,190 @@ async function tampers(browser) {
   }
 }
 
+/* Issue 37, "labels the reader has to guess": each page says what its
+ * figures are, links its kernel's page, shows "none yet" instead of an
+ * empty table, counts in the right number, and the kernel's charts keep a
+ * readable size on a phone (the chart scrolls sideways). */
+async function labels(browser) {
+  const look = async (url, vp, fn) => {
+    const page = await open(browser, url, vp);
+    await verdict(page);
+    const r = await page.evaluate(fn);
+    await page.close();
+    return r;
+  };
+  const home = await look(H + '/', VIEWPORTS[0], () => document.body.innerText);
+  check(!/\b1 (kernels|comparison groups|ranked runs)\b/.test(home) && /\b1 kernel\b/.test(home),
+        'the home page counts in the right number: ' + home.split('\n').find((l) => /kernel/.test(l)));
+  const kernelLink = () => [...document.querySelectorAll('a')].some((a) => /\/kernels\/rope\.html$/.test(a.href) && a.checkVisibility());
+  check(await look(H + '/runs/' + RUN, VIEWPORTS[0], kernelLink), 'the run page links its kernel\'s page');
+  check(await look(H + '/groups/' + GROUP, VIEWPORTS[0], kernelLink), 'the group page links its kernel\'s page');
+  const vs = await look(H + '/groups/' + GROUP, VIEWPORTS[0], () => {
+    const th = [...document.querySelectorAll('th')].find((t) => t.textContent.trim() === 'vs #1');
+    const legend = document.body.innerText.split('\n').find((l) => l.startsWith('vs #1:'));
+    return { title: th && th.querySelector('[title]') ? th.querySelector('[title]').title : '', legend };
+  });
+  check(/median/.test(vs.title) && /divided by this run/.test(vs.legend || ''), '"vs #1" is explained: ' + JSON.stringify(vs));
+  const none = await look(H + '/runs/' + OLD, VIEWPORTS[0], () => ['reruns', 'attestations'].map((id) => ({
+    table: document.getElementById(id).checkVisibility(),
+    message: document.body.innerText.includes('No ' + (id === 'reruns' ? 'controlled reruns' : 'attestations') + ' yet.') })));
+  check(none.every((x) => x.message && !x.table), 'a run without reruns or attestations says so, with no empty table: ' + JSON.stringify(none));
+  const k = await fetch(H + '/kernels/rope');
+  if (k.ok) {
+    const metric = await look(H + '/kernels/rope', VIEWPORTS[0], () => {
+      const t = [...document.querySelectorAll('h3 + .table-wrap table')][0];
+      const heads = [...t.querySelectorAll('th')].map((h) => h.textContent);
+      const col = heads.indexOf('metric');
+      return { heads, cells: [...t.querySelectorAll('tbody tr')].map((r) => r.cells[col] && r.cells[col].textContent) };
+    });
+    check(metric.heads.includes('metric') && metric.cells.length && metric.cells.every((c) => c === 'latency' || c === 'peak memory'),
+          'the kernel page names each group\'s metric: ' + JSON.stringify(metric).slice(0, 200));
+    const charts = await look(H + '/kernels/rope', VIEWPORTS[1], () => [...document.querySelectorAll('figure.sweep svg')]
+      .map((svg) => Math.round(svg.getBoundingClientRect().width)));
+    check(charts.length && charts.every((w) => w >= 600), 'the kernel page\'s charts keep their drawn size at 390 px (scrolling): ' + JSON.stringify(charts));
+  }
+}
+
+/* Issue 37, "the page shows things it did not prove", and issue 42, "every
+ * page pins its log": the page's own script unchanged, each edit either
+ * turns the page red or is written over by what was proven. */
+async function reader(browser) {
+  const run = fs.readFileSync(path.join(EXP, 'runs', RUN), 'utf8');
+  const group = fs.readFileSync(path.join(EXP, 'groups', GROUP), 'utf8');
+  const view = JSON.parse(fs.readFileSync(path.join(EXP, 'runs', RUN + '.json'), 'utf8'));
+  const obj = (kind) => view.objects.find((o) => o.kind === kind).object.spec;
+  const gpu = obj('ExecutionEnvironment').hardware.product, impl = obj('Implementation').name;
+  const runPath = 'runs/' + RUN, groupPath = 'groups/' + GROUP;
+  const visible = (p) => p.evaluate(() => document.title + '\n' + document.body.innerText);
+  const cases = [
+    ['the GPU name edited in the page\'s text', runPath, run.split(gpu).join('NVIDIA H100 (edited)'), async (p, v) => {
+      const t = await visible(p);
+      if (t.includes('(edited)')) console.log('note: shown: ' + t.split('\n').filter((l) => l.includes('(edited)')).join(' | '));
+      return v.state === 'fail' || (!t.includes('(edited)') && t.includes(gpu) && v.text.includes(gpu));
+    }],
+    ['the implementation name edited in the page\'s text', runPath, run.split('>' + impl).join('>FastKern (edited)')
+      .split(impl + ' \u00b7').join('FastKern (edited) \u00b7').split('{' + impl).join('{FastKern (edited)'), async (p, v) => {
+      const t = await visible(p);
+      return v.state === 'fail' || (!t.includes('(edited)') && v.text.includes(impl));
+    }],
+    ['the GPU name edited in the group page\'s text', groupPath, group.split(gpu).join('NVIDIA H100 (edited)'), async (p, v) => {
+      const t = await visible(p);
+      const h1 = await p.evaluate(() => document.querySelector('[data-kix-slot="group-title"]').getAttribute('data-verified'));
+      return v.state === 'fail' || (!t.includes('(edited)') && t.includes(gpu) && h1 === 'yes');
+    }],
+    ['the computed rows (comparison key, digest, source) and the correctness note edited', runPath,
+      run.replace(/(data-kix-words="(comparison-key|digest|source)">)[^<]*/g, '$1edited').replace(/Marked passed by the source/, 'Marked edited by the source'), async (p, v) => {
+        const rows = await p.evaluate(() => [...document.querySelectorAll('[data-kix-slot="words"], [data-kix-slot="section-note"]')].map((e) => [e.getAttribute('data-kix-words'), e.textContent, e.getAttribute('data-verified')]));
+        if (!rows.some((r) => /^Marked passed/.test(r[1]))) return false;
+        const by = Object.fromEntries(rows.map((r) => [r[0], r]));
+        return v.state === 'fail' || (rows.length >= 3 && rows.every((r) => r[1] !== 'edited' && r[2] === 'yes') &&
+                                      by.digest[1] === view.manifestDigest && by['comparison-key'][1] === view.rank.group);
+      }],
+    ['the attestation\'s log-entries row removed', runPath, run.replace(/<tr [^>]*data-type="attestation"[^>]*>[\s\S]*?<\/tr>\n?/, ''), async (p, v) => {
+      const types = await p.evaluate(() => [...document.querySelectorAll('[data-kix-slot="entries"] tr')].map((r) => r.cells[1].textContent));
+      return v.state === 'fail' || types.includes('attestation');
+    }],
+    ['every group row but the last hidden by a style attribute', groupPath, (() => {
+      const n = (group.match(/<tr data-rank=/g) || []).length;
+      let i = 0;
+      return group.replace(/<tr data-rank=/g, (m) => (++i < n ? '<tr style="display:none" data-rank=' : m));
+    })(), async (p, v) => {
+      const shown = await p.evaluate(() => [...document.querySelectorAll('[data-kix-slot="group-rows"] tr')].map((r) => r.checkVisibility()));
+      return v.state === 'fail' || (shown.length > 1 && shown.every((x) => x));
+    }],
+    ['every group row but the last hidden by the page\'s stylesheet', groupPath,
+      group.replace('</head>', '<style>tbody tr:not(:last-child){display:none}</style></head>'), async (p, v) => v.state === 'fail' && v.text.includes('hides row')]
+  ];
+  if (EXP_OLD)
+    cases.push(['the page of an older export beside today\'s JSON, tiles and checkpoint', runPath,
+      fs.readFileSync(path.join(EXP_OLD, 'runs', RUN), 'utf8'), async (p, v) => {
+        const t = await visible(p);
+        const size = await p.evaluate(() => (document.querySelector('[data-kix-slot="tree-size"]') || {}).textContent);
+        return v.state === 'fail' || (!t.includes('No controlled reruns yet.') && !t.includes('No attestations yet.') &&
+                                      size === SIZE && t.includes('Reproduced by a controlled rerun'));
+      }]);
+  await inTurn(cases, 3, async ([what, p, body, ok]) => {
+    const srv = await serveDir(EXP, { [p]: body });
+    const page = await open(browser, srv.url + '/' + p);
+    const v = await verdict(page);
+    check(await ok(page, v), what + ': red, or every value the page shows proven: ' + v.state + ': ' + v.text.slice(0, 240));
+    await page.close();
+    await srv.close();
+  });
+  /* the green line names what it proved */
+  {
+    const page = await open(browser, H + '/' + runPath);
+    const v = await verdict(page);
+    check(v.state === 'ok' && ['run ' + RUN, gpu, impl, 'median ', 'rank 1 of 2', 'Reproduced by a controlled rerun'].every((w) => v.text.includes(w)),
+          'the green line names the run, GPU, implementation, median, rank and evidence: ' + v.text.slice(0, 300));
+    await page.close();
+  }
+  /* the staleness line and the links to the run's group: written by the verifier */
+  {
+    const oldHtml = fs.readFileSync(path.join(EXP, 'runs', OLD), 'utf8');
+    const server = /data-kix-slot="staleness">([^<]*)</.exec(oldHtml);
+    const srv = await serveDir(EXP, { [runPath]: run.replace(/data-kix-slot="staleness">[^<]*</, 'data-kix-slot="staleness">Re-observed yesterday.<')
+      .replace(/href="\.\.\/groups\/[^"]*" data-kix-slot="group-link"/g, 'href="../groups/sha256:' + '0'.repeat(64) + '" data-kix-slot="group-link"') });
+    let page = await open(browser, srv.url + '/' + runPath);
+    let v = await verdict(page);
+    const got = await page.evaluate(() => ({ stale: document.querySelector('[data-kix-slot="staleness"]').textContent,
+      links: [...document.querySelectorAll('[data-kix-slot="group-link"]')].map((a) => a.getAttribute('href')) }));
+    const runStale = /data-kix-slot="staleness">([^<]*)</.exec(run);
+    check(v.state === 'ok' && runStale && got.stale === runStale[1] && got.stale !== 'Re-observed yesterday.' && got.links.length === 2 && got.links.every((h) => h.endsWith('/groups/' + GROUP + '.html')),
+          'an edited staleness line and group links are written over by the proven ones: ' + JSON.stringify(got));
+    await page.close();
+    await srv.close();
+    page = await open(browser, H + '/runs/' + OLD);
+    v = await verdict(page);
+    const stale = await page.evaluate(() => { const e = document.querySelector('[data-kix-slot="staleness"]'); return [e.textContent, e.getAttribute('data-verified')]; });
+    check(v.state === 'ok' && server && /^Not re-observed in \d+ days\.$/.test(stale[0]) && stale[0] === server[1] && stale[1] === 'yes',
+          'the staleness of a run last observed long ago, proven, as the server wrote it: ' + JSON.stringify(stale) + ' vs ' + (server && server[1]));
+    await page.close();
+  }
+  /* the group's words the verifier writes are the server's, proven */
+  {
+    const page = await open(browser, H + '/' + groupPath);
+    const v = await verdict(page);
+    const h1 = await page.evaluate(() => { const e = document.querySelector('[data-kix-slot="group-title"]'); return [e.textContent, e.getAttribute('data-verified')]; });
+    const server = /data-kix-slot="group-title">([^<]*)</.exec(group)[1];
+    check(v.state === 'ok' && h1[0] === server && h1[1] === 'yes', 'the group\'s title, proven, reads as the server wrote it: ' + JSON.stringify(h1) + ' vs ' + server);
+    await page.close();
+  }
+  /* ?kix-base= at a copy rolled back to an older size, and at another log's copy */
+  const here = await serveDir(EXP, {});
+  const keyName = (k) => k.split('+').slice(0, 2).join('+');
+  for (const [what, dir, ok, shot] of [
+    ['a copy rolled back to an older size', EXP_OLD, (v, old) => v.state === 'stale' &&
+      v.text.includes('size ' + old.treeSize + ', older than the size ' + SIZE), 'run-stale'],
+    ['another log\'s copy (the same origin, another key)', EXP_OTHER, (v, other) => v.state === 'fail' &&
+      v.text.includes(keyName(view.logKey)) && v.text.includes(keyName(other.logKey)) && keyName(view.logKey) !== keyName(other.logKey), 'run-another-key']]) {
+    if (!dir) continue;
+    const copy = await serveDir(dir, {});
+    const theirs = JSON.parse(fs.readFileSync(path.join(dir, 'runs', RUN + '.json'), 'utf8'));
+    for (const p of [runPath, groupPath]) {
+      if (p === groupPath && !fs.existsSync(path.join(dir, 'groups', GROUP + '.json'))) continue;
+      const page = await open(browser, here.url + '/' + p + '?kix-base=' + encodeURIComponent(copy.url + '/'));
+      const v = await verdict(page);
+      check(ok(v, theirs), p.split('/')[0] + ' page, ?kix-base= at ' + what + ': ' + v.state + ': ' + v.text.slice(0, 300));
+      /* what the reader sees of it, at both sizes */
+      if (p === runPath)
+        for (const vp of VIEWPORTS) {
+          await page.setViewport(vp);
+          await page.screenshot({ path: path.join(SHOTS, shot + '-' + vp.width + 'x' + vp.height + '.png') });
+        }
+      await page.close();
+    }
+    await copy.close();
+  }
+  await here.close();
+}
+
 (async () => {
   const browser = null; /* newPage() launches and relaunches chromium */
   const t0 = Date.now();
   try {
     /* each part's time, so a slow run shows where it went */
-    for (const part of [pageKinds, provenSlots, elsewhere, tampers]) {
+    for (const part of [pageKinds, provenSlots, kernelBench, elsewhere, tampers, reader, labels]) {
       const t = Date.now();
       await part(browser);
       console.log('time: ' + part.name + ' ' + ((Date.now() - t) / 1000).toFixed(1) + ' s');

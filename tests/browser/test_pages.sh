@@ -26,6 +26,16 @@ new_origin "$WORK/o"
 { sed -n 1p "$CSV"; awk '/^rope,/ && n++ < 40' "$CSV"; } >"$WORK/rope.csv"
 "$KIX_BIN/kix-import-liger" --key "$WORK/pub.key" --store "$WORK/o" --batch 10 --map "$WORK/rope.map" \
   "$WORK/rope.csv" >/dev/null 2>>"$WORK/import.log" || fail "import: $(tail -3 "$WORK/import.log")"
+# KernelBench's sample beside it (issue 40): its H100 softmax group and a run of it
+KB="$KIX_SRC/tools/samples/kernelbench"
+"$KIX_BIN/kix-import" kernelbench --key "$WORK/pub.key" --store "$WORK/o" --problems "$KB/problems.json" \
+  --map "$WORK/kb.map" "$KB"/results/timing/*/*.json >/dev/null 2>>"$WORK/import.log" ||
+  fail "kernelbench import: $(tail -3 "$WORK/import.log")"
+KIX_KB_RUN=$(python3 -c 'import json,sys
+print([d["runId"] for d in map(json.loads, open(sys.argv[1])) if d.get("externalId") == "kernelbench/H100_together/torch/level1/23_Softmax"][0])' "$WORK/kb.map")
+"$KIX" show --store "$WORK/o" --json "$KIX_KB_RUN" >"$WORK/kb.json" || fail "kix show $KIX_KB_RUN"
+KIX_KB_GROUP=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["rank"]["group"])' "$WORK/kb.json")
+export KIX_KB_RUN KIX_KB_GROUP
 # RUN: ranked 1 of 2, attested and reproduced; OLD: its group's other run, superseded by NEW
 read -r RUN OLD < <(python3 -c 'import json,sys
 ids = [json.loads(l) for l in open(sys.argv[1])]
@@ -82,11 +92,22 @@ pport=$(free_port)
 KIXD_PIDS+=("$!")
 for _ in $(seq 1 100); do curl -s -o /dev/null "http://127.0.0.1:$pport/" && break; sleep 0.05; done
 
+# another log's copy: the same origin name and the same runs, another log
+# key (issue 42: a page's ?kix-base= must not verify against it)
+"$KIXD" init --store "$WORK/other" --admin-key "$WORK/other/admin.key" --origin kix.test/log >/dev/null 2>&1 ||
+  fail "init the other log"
+"$KIX" key add --store "$WORK/other" --key "$WORK/other/admin.key" --role publish "$WORK/pub.pub" >/dev/null
+"$KIX_BIN/kix-import-liger" --key "$WORK/pub.key" --store "$WORK/other" --batch 10 "$WORK/rope.csv" \
+  >/dev/null 2>>"$WORK/import.log" || fail "import into the other log: $(tail -3 "$WORK/import.log")"
+"$KIXD" export --store "$WORK/other" "$WORK/exp-other" >/dev/null 2>>"$WORK/import.log" ||
+  fail "export the other log: $(tail -3 "$WORK/import.log")"
+[ -f "$WORK/exp-other/runs/$RUN.json" ] || fail "the other log does not hold run $RUN"
+
 SHOTS="${KIX_SCREENSHOTS:-$KIX_BIN/../screenshots}"
 mkdir -p "$SHOTS"
 rc=0
 KIX_CHROMIUM="$CHROMIUM" timeout 500 node "$HERE/pages.js" "$H" "$WORK/exp" "$RUN" "$OLD" rope-corrected "$GROUP" \
-  "$SIZE" "$SHOTS" "$WORK/exp-old" "http://127.0.0.1:$pport" || rc=$?
+  "$SIZE" "$SHOTS" "$WORK/exp-old" "http://127.0.0.1:$pport" "$WORK/exp-other" || rc=$?
 [ "$rc" != 124 ] || fail "pages.js ran out of its 500 s (the 'time:' lines above show where it spent them)"
 [ "$rc" = 0 ] || fail "pages.js (above), exit $rc"
 

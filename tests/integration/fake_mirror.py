@@ -1,13 +1,13 @@
 #!/usr/bin/python3
 """Claims to be a mirror holding SIZE entries with tree root ROOT (hex) to
 a kixd, speaking msgpack-RPC itself (no kix code): follow, then the
-replicated report (PROTOCOL.md §2.13.1), with the cosignature line LINE
-when given. Prints "ok QUORUM" or "error CODE MESSAGE" for the report's
+replicated report (PROTOCOL.md §2.13.1), with the line LINE in the field
+"cosignature" (what mirrors sent before issue 42) or "held" when given. Prints "ok QUORUM" or "error CODE MESSAGE" for the report's
 answer (integration.promote checks that a report the origin's log
 contradicts is refused, not counted; integration.ack_mirror_key that an
 unsigned or wrongly cosigned one is, with --ack-mirror-key).
 
-usage: fake_mirror.py unix:///PATH SIZE ROOT_HEX ID [--no-follow] [--cosignature LINE]
+usage: fake_mirror.py unix:///PATH SIZE ROOT_HEX ID [--no-follow] [--cosignature LINE] [--held LINE]
 """
 import os
 import socket
@@ -43,13 +43,14 @@ def main(argv):
         msg, buf = answer(s, buf, 1)
         if msg[2] is not None:
             sys.exit("fake_mirror.py: follow refused: %r" % (msg[2],))
-    # [0, 2, "replicated", [{size, root, mirror, cosignature?}]], the root a
-    # bin (which pack() does not write)
-    line = argv[argv.index("--cosignature") + 1] if "--cosignature" in argv else None
-    params = (b"\x84" if line else b"\x83") + pack("size") + pack(size) + pack("root") + \
+    # [0, 2, "replicated", [{size, root, mirror, cosignature?, held?}]], the
+    # root a bin (which pack() does not write)
+    extra = [(f, argv[argv.index("--" + f) + 1]) for f in ("cosignature", "held")
+             if "--" + f in argv]
+    params = bytes([0x83 + len(extra)]) + pack("size") + pack(size) + pack("root") + \
         b"\xc4\x20" + root + pack("mirror") + pack(mid)
-    if line:
-        params += pack("cosignature") + pack(line)
+    for f, line in extra:
+        params += pack(f) + pack(line)
     report = b"\x94\x00\x02" + pack("replicated") + b"\x91"
     s.sendall(report + params)
     msg, buf = answer(s, buf, 2)

@@ -1,15 +1,18 @@
 #!/usr/bin/env python3
 """A server that lies about a query's page: a proxy between kix and kixd
 (unix sockets, msgpack-RPC, proto/PROTOCOL.md section 1) that passes every
-message through as it is, except `query` answers (and, for `page1`, the
-query's offset), which it edits as LIE says. Everything else, index proofs
+message through as it is, except `query` answers (and, for `page1`,
+`shift-N`, `shift+N` and `ignore-offset`, the query's offset), which it
+edits as LIE says. Everything else, index proofs
 included, is kixd's honest answer. Used by test_query_lies.sh.
 
 usage: lying_query_proxy.py LISTEN_PATH UPSTREAM_PATH LIE
 LIE: drop-best drop-last duplicate reversed foreign page1 matched evidence,
 and, each with the match count made to agree: drop-middle (a run from the
 middle), drop-group (every row of the page's last group), other-kernel (a
-row of another kernel in place of the last)
+row of another kernel in place of the last); shift-N, shift+N (the
+query's offset moved by N, never below 0), ignore-offset (every page is
+the first), each with the answer otherwise kixd's (issue 42, item 5)
 """
 import sys
 
@@ -65,6 +68,13 @@ class QueryLie:
             self.queries.add(msg[1])
             if LIE == "page1" and msg[3] and msg[3][0].get("offset"):
                 msg[3][0]["offset"] = 0
+                return pack(msg), None
+            if LIE.startswith("shift") and msg[3]:
+                offset = msg[3][0].get("offset", 0) + int(LIE[len("shift"):])
+                msg[3][0]["offset"] = max(offset, 0)
+                return pack(msg), None
+            if LIE == "ignore-offset" and msg[3]:
+                msg[3][0].pop("offset", None)
                 return pack(msg), None
         return raw, None
 

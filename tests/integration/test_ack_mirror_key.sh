@@ -1,14 +1,16 @@
 #!/usr/bin/env bash
-# --ack-replicas with --ack-mirror-key (issue 29, part 3; PROTOCOL.md
-# §2.13.1), with real kixd processes:
+# --ack-replicas with --ack-mirror-key (issue 29, part 3; issue 42;
+# PROTOCOL.md §2.13.1), with real kixd processes:
 #  - the mirror started with --witness-key (the key named by the origin's
-#    --ack-mirror-key) cosigns what it reports: submits are acknowledged
+#    --ack-mirror-key) signs a held statement of what it reports: submits
+#    are acknowledged
 #  - a real mirror with another witness key is not counted: a submit times
 #    out with EUNAVAIL and no receipt
-#  - reports with no cosignature, one by another key, or the right key's
-#    cosignature of another size are refused and not counted; the right
-#    key's cosignature of its size, sent under any mirror id, is counted as
-#    that key's (with --ack-replicas 2 it is one mirror, not two)
+#  - reports with no held statement, or with a witness cosignature (another
+#    key's, or even the right key's of the right size, in either field) are
+#    refused and not counted
+#  - two real mirrors with one key are one mirror (--ack-replicas 2 waits
+#    for a second key)
 source "$(dirname "$0")/lib.sh"
 source "$(dirname "$0")/mirror_lib.sh"
 
@@ -28,8 +30,10 @@ publish() {
 }
 fake() { python3 "$KIX_TESTS/integration/fake_mirror.py" "$(addr o)" "$@"; }
 # root_at SIZE: the origin's root at SIZE, in hex
+# (read with the replication listing: readers are shown only what the
+# mirrors hold)
 root_at() {
-  KIX_STATE_DIR="$WORK/probe" "$KIX" checkpoint --server "$(addr o)" --size "$1" >"$WORK/cp" ||
+  python3 "$KIX_TESTS/integration/raw_checkpoint.py" "$(addr o)" "$1" >"$WORK/cp" ||
     fail "checkpoint at $1"
   sed -n 3p "$WORK/cp" | base64 -d | od -An -tx1 | tr -d ' \n'
 }
@@ -42,7 +46,7 @@ line_of() {
 
 # ---- the keyed mirror's signed reports acknowledge submits -------------------------
 serve o --ack-replicas 1 --ack-mirror-key "$WORK/w.pub" --ack-timeout 2
-grep -q "counts only reports cosigned by 1 mirror keys" "$WORK/o.log" || fail "no key count: $(cat "$WORK/o.log")"
+grep -q "counts only reports whose held statement one of 1 mirror keys signed" "$WORK/o.log" || fail "no key count: $(cat "$WORK/o.log")"
 ! grep -q "not authenticated" "$WORK/o.log" || fail "warned with --ack-mirror-key"
 mirror m o --witness-key "$WORK/w.key"
 wait_log "$WORK/o.log" "mirror mirror.test+[0-9a-f]* reports that it holds size $base" "the keyed mirror's report"
@@ -53,7 +57,7 @@ wait_size m "$s1"
 for _ in $(seq 1 50); do line_of m mirror.test "$s1" >"$WORK/line1" 2>/dev/null && break; sleep 0.1; done
 line1=$(line_of m mirror.test "$s1")
 stop m
-pass "the mirror with --witness-key (the --ack-mirror-key) gets submits acknowledged; it cosigned size $s1"
+pass "the mirror with --witness-key (the --ack-mirror-key) gets submits acknowledged; its witness cosigned size $s1"
 
 # ---- a real mirror with another witness key: not counted ----------------------------
 mirror m2 o --witness-key "$WORK/w2.key"
@@ -72,21 +76,26 @@ pass "a mirror cosigning with another key holds size $s2, yet the submit got EUN
 root1=$(root_at "$s1")
 root2=$(root_at "$s2")
 fake "$s2" "$root2" fake1 >"$WORK/fake" 2>&1
-grep -q "^error .*has no cosignature: not counted" "$WORK/fake" || fail "an unsigned report: $(cat "$WORK/fake")"
+grep -q "^error .*has none: not counted" "$WORK/fake" || fail "an unsigned report: $(cat "$WORK/fake")"
 fake "$s2" "$root2" fake2 --cosignature "$line2" >"$WORK/fake" 2>&1
-grep -q "^error .*does not verify against any --ack-mirror-key" "$WORK/fake" ||
+grep -q "^error .*carries a witness cosignature, not a held statement" "$WORK/fake" ||
   fail "a report cosigned by another key: $(cat "$WORK/fake")"
-fake "$s2" "$root2" fake3 --cosignature "$line1" >"$WORK/fake" 2>&1
+fake "$s2" "$root2" fake3 --held "$line2" >"$WORK/fake" 2>&1
 grep -q "^error .*does not verify against any --ack-mirror-key" "$WORK/fake" ||
-  fail "the key's cosignature of size $s1 sent for $s2: $(cat "$WORK/fake")"
-fake "$s1" "$(printf '%064d' 0)" fake4 --cosignature "$line1" >"$WORK/fake" 2>&1
+  fail "another key's cosignature as a held statement: $(cat "$WORK/fake")"
+fake "$s1" "$(printf '%064d' 0)" fake4 --held "$line1" >"$WORK/fake" 2>&1
 grep -q "^error .*another root at size $s1" "$WORK/fake" || fail "another root: $(cat "$WORK/fake")"
+# the right key's own witness cosignature of its own size: a witness
+# cosigns what it has not stored, so it is no statement of holding
+fake "$s1" "$root1" any-id --cosignature "$line1" >"$WORK/fake" 2>&1
+grep -q "^error .*carries a witness cosignature, not a held statement" "$WORK/fake" ||
+  fail "the key's own cosignature was counted: $(cat "$WORK/fake")"
+fake "$s1" "$root1" any-id --held "$line1" >"$WORK/fake" 2>&1
+grep -q "^error .*does not verify against any --ack-mirror-key.*a witness cosignature is not one" "$WORK/fake" ||
+  fail "the key's own cosignature as a held statement was counted: $(cat "$WORK/fake")"
 expect_status 3 "$KIX" receipt "$((s2 - 1))" --server "$(addr o)"
 grep -q "is not yet held by the 1 mirrors" "$WORK/err" || fail "early receipt: $(cat "$WORK/err")"
-# the right key's line for its own size is counted, under whatever id
-fake "$s1" "$root1" any-id --cosignature "$line1" >"$WORK/fake" 2>&1
-grep -q "^ok $s1$" "$WORK/fake" || fail "the key's own cosignature: $(cat "$WORK/fake")"
-pass "an unsigned report, another key's, the key's cosignature of size $s1 sent for $s2, and another root are refused; entry $((s2 - 1)) has no receipt; the key's own line counts"
+pass "an unsigned report, witness cosignatures (another key's, the key's own of size $s1) in either field, and another root are refused; entry $((s2 - 1)) has no receipt"
 
 # ---- the keyed mirror comes back: the late receipt -----------------------------------
 mirror m o --witness-key "$WORK/w.key"
@@ -102,14 +111,22 @@ pass "the keyed mirror back: entry $((s2 - 1)) gets its receipt"
 
 # ---- one key is one mirror, whatever ids it sends ------------------------------------
 serve o --ack-replicas 2 --ack-mirror-key "$WORK/w.pub" --ack-mirror-key "$WORK/w2.pub" --ack-timeout 2
-fake "$s1" "$root1" id-a --cosignature "$line1" >"$WORK/fake" 2>&1
-grep -q "^ok 0$" "$WORK/fake" || fail "first report: $(cat "$WORK/fake")"
-fake "$s1" "$root1" id-b --cosignature "$line1" >"$WORK/fake" 2>&1
-grep -q "^ok 0$" "$WORK/fake" || fail "one key under two ids made a quorum of 2: $(cat "$WORK/fake")"
-fake "$s2" "$root2" id-c --cosignature "$line2" >"$WORK/fake" 2>&1
-grep -q "^ok $s1$" "$WORK/fake" || fail "the second key: $(cat "$WORK/fake")"
+mirror m o --witness-key "$WORK/w.key"
+mirror m3 o --witness-key "$WORK/w.key"
+wait_size m3 "$s2"
+sleep 1
+grep -q "(2 mirrors report)" "$WORK/o.log" && fail "two mirrors of one key counted as two: $(grep reports "$WORK/o.log")"
+expect_status 3 env KIX_STATE_DIR="$WORK/probe3" "$KIX" checkpoint --server "$(addr o)"
+grep -q "no checkpoint is held by the 2 mirrors" "$WORK/err" || fail "one key, two mirrors: $(cat "$WORK/err")"
+mirror m2 o --witness-key "$WORK/w2.key"
+wait_size m2 "$s2"
+publish "$WORK/r" 3 >"$WORK/out" 2>&1 || fail "publish with a second key's mirror: $(cat "$WORK/out")"
+"$KIX" verify "$WORK/r/3.receipt" >/dev/null || fail "the receipt once a second key holds it"
+stop m
+stop m2
+stop m3
 stop o
-pass "--ack-replicas 2: one key's cosignature under two mirror ids counts once; a second key makes the quorum"
+pass "--ack-replicas 2: two mirrors of one key count once; a mirror of a second key makes the quorum"
 
 # ---- the config file takes the option too; it needs --ack-replicas -------------------
 printf 'store = %s\nlisten = unix://%s\nack-mirror-key = %s\n' "$WORK/o" "$WORK/x.sock" "$WORK/w.pub" >"$WORK/kixd.conf"

@@ -117,7 +117,9 @@ for off in 0 100 200; do
 done
 stop_kixd
 python3 - "$WORK/all.json" "$WORK/pages.jsonl" <<'PY' || fail "order or paging"
-import json, sys
+import json, re, sys
+def natural(s):  # numbers as numbers: 1024 before 8192
+    return [int(t) if i % 2 else t.lower() for i, t in enumerate(re.split(r"(\d+)", s))]
 runs = json.load(open(sys.argv[1]))["runs"]
 assert len(runs) == 256, len(runs)
 paged = [r for l in open(sys.argv[2]) for r in json.loads(l)["runs"]]
@@ -125,7 +127,8 @@ assert paged == runs, "pages through kixd differ from one local page"
 seen, prev = set(), None
 for r in runs:
     assert r["runId"] and r["workload"], r
-    key = (r["kernel"].lower(), r["gpu"].lower(), r["mode"].lower(), r["metric"], r["group"])
+    key = (r["kernel"].lower(), natural(r["workload"]), natural(r["gpu"]), r["mode"].lower(),
+           r["metric"], r["group"])
     if prev is None or key[-1] != prev[-1]:
         assert r["group"] not in seen, "a group is split: %s" % r["group"]
         seen.add(r["group"])
@@ -135,14 +138,43 @@ for r in runs:
         assert r["rank"] == prev_rank + 1 and r["median"] >= prev_median, r
     prev, prev_rank, prev_median = key, r["rank"], r["median"]
 PY
-pass "best first in each group, groups by kernel, GPU, pass, metric; paging through kixd"
+pass "best first in each group, groups by kernel, workload, GPU, pass, metric; paging through kixd"
 
 expect_status 0 "$KIX" query --store "$WORK/log" --kernel rope --limit 3
-grep -q "^  rank .* workload .* run$" "$WORK/out" || fail "header: $(head -1 "$WORK/out")"
-grep -qE '^ +1/2 +[0-9.]+ us +rope +T=[0-9]+ hidden=.* [0-9a-f-]{36}$' "$WORK/out" || fail "row: $(cat "$WORK/out")"
+grep -qE "^  rank +median +provider +evidence +run$" "$WORK/out" || fail "header: $(head -1 "$WORK/out")"
+grep -qE "^rope · [^·]*hidden=[0-9]+[^·]* · NVIDIA A100 · [a-z]+ · latency · 2 ranked · group sha256:[0-9a-f]{64} · source liger-kernel-bench$" "$WORK/out" ||
+  fail "group line: $(cat "$WORK/out")"
+grep -qE '^  1/2 +[0-9.]+ us +[a-z_]+ +reported +[0-9a-f-]{36}$' "$WORK/out" || fail "row: $(cat "$WORK/out")"
+[ "$(grep -c "^rope · " "$WORK/out")" = 2 ] || fail "the shape once per group: $(cat "$WORK/out")"
 grep -q "^64 matching runs (more with --offset); all matches, ranks and evidence proven by the log's signed index at size [0-9]*$" "$WORK/out" || fail "footer: $(tail -1 "$WORK/out")"
 expect_status 2 "$KIX" query --store "$WORK/log" --limit 1001
-pass "run id and workload columns"
+# issue 37.7: no column cut (huggingface, not huggingfac), whatever its length
+expect_status 0 "$KIX" query --store "$WORK/log" --kernel rope --provider huggingface --limit 5
+grep -qE "^  [0-9]+/[0-9]+ +[0-9.]+ us +huggingface +reported +[0-9a-f-]{36}$" "$WORK/out" ||
+  fail "a cut column: $(cat "$WORK/out")"
+pass "a group line names kernel, workload, GPU, pass and metric once; run id and columns never cut"
+
+# --param NAME=VALUE: the groups whose proven Workload has it (in
+# spec.parameters or the swept spec.x), before paging; all must hold
+for f in "seq=2048" "seq=2048.0" "hidden=512 seq=2048" "H=512" "seq=7" "nosuch=1"; do
+  args=(); want=()
+  for p in $f; do args+=(--param "$p"); want+=("${p%.0}"); done
+  expect_status 0 "$KIX" query --store "$WORK/log" --json --kernel rope --limit 1000 "${args[@]}"
+  python3 - "$WORK/all.json" "$WORK/out" "${want[@]}" <<'PY' || fail "--param $f: $(head -c 300 "$WORK/out")"
+import json, sys
+a = json.load(open(sys.argv[1]))["runs"]
+f = json.load(open(sys.argv[2]))
+want = [r["runId"] for r in a if r["kernel"] == "rope" and all(p in r["workload"].split() for p in sys.argv[3:])]
+got = [r["runId"] for r in f["runs"]]
+assert got == want and f["matched"] == len(want), (len(got), len(want))
+PY
+done
+[ "$(count --kernel rope --param seq=2048)" -gt 0 ] || fail "--param seq=2048 matches nothing"
+expect_status 0 "$KIX" query --store "$WORK/log" --kernel rope --param seq=2048 --offset 1 --limit 1 --json
+[ "$(json_get "$WORK/out" 'len(d["runs"]) == 1 and d["runs"][0]["rank"] == 2')" = True ] ||
+  fail "--param pages: $(cat "$WORK/out")"
+expect_status 2 "$KIX" query --store "$WORK/log" --param seq
+pass "--param filters on the proven workload, paged after the filter"
 
 # kix group: the page asked for, proven whole (tests/unit/test_query_verify.c
 # plays the server whose pages lie)

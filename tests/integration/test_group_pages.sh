@@ -44,6 +44,9 @@ S=(--server "$KIXD_ADDR")
 expect_status 0 "$KIX" query "${S[@]}" --json --limit 1000
 G=$(json_get "$WORK/out" '[r for r in d["runs"] if r["groupSize"] == 1010][0]["group"]')
 [ -n "$G" ] || fail "no group of 1010 runs"
+expect_status 0 "$KIX" query "${S[@]}" --json --kernel cross_entropy --param V=8192 --limit 1
+G2=$(json_get "$WORK/out" 'd["runs"][0]["group"]') # another group, for the foreign lie
+[ "$G2" != "$G" ] || fail "another group: $G2"
 
 # ---- honest pages ------------------------------------------------------------------------
 expect_status 0 "$KIX" group "$G" "${S[@]}" --json
@@ -95,8 +98,8 @@ grep -q 'href="?page=10" rel="prev"' "$WORK/p11.html" || fail "page 11 links no 
 [ -f "$WORK/exp/groups/$G-11" ] && [ -f "$WORK/exp/groups/$G-11.json" ] && [ ! -e "$WORK/exp/groups/$G-12" ] ||
   fail "the export has not pages 2 to 11 of the group: $(ls "$WORK/exp/groups" | head)"
 grep -qF 'rows 1001–1010 of 1010' "$WORK/exp/groups/$G-11" || fail "the exported page 11 is not rows 1001–1010"
-grep -qF "href=\"./$G-2\" rel=\"next\"" "$WORK/exp/groups/$G" || fail "the exported first page links no file of page 2"
-grep -qF "href=\"./$G\" rel=\"prev\"" "$WORK/exp/groups/$G-2" || fail "the exported page 2 links no first page"
+grep -qF "href=\"./$G-2.html\" rel=\"next\"" "$WORK/exp/groups/$G" || fail "the exported first page links no file of page 2"
+grep -qF "href=\"./$G.html\" rel=\"prev\"" "$WORK/exp/groups/$G-2" || fail "the exported page 2 links no first page"
 curl -sf "$H/groups/$G.json?page=2" >"$WORK/p2.json" || fail "no JSON of page 2"
 # an exported page carries no #kix-view: its verifier reads groups/<key>-N.json
 grep -q 'id="kix-view"' "$WORK/exp/groups/$G-2" && fail "the exported page 2 embeds its view"
@@ -121,7 +124,7 @@ expect_status 0 "$KIX" group "$G" "${LIAR[@]}" --offset 990
 for lie in drop-best drop-middle drop-last duplicate reversed foreign matched; do
   liar "$lie"
   # the foreign lie mixes in a row of an earlier answer (another group's)
-  [ "$lie" != foreign ] || "$KIX" query "${LIAR[@]}" --limit 1000 >/dev/null 2>&1 || true
+  [ "$lie" != foreign ] || "$KIX" group "$G2" "${LIAR[@]}" >/dev/null 2>&1 || true
   expect_status 1 "$KIX" group "$G" "${LIAR[@]}" --offset 990
   grep -q "group sha256:[0-9a-f]*\|in group\|the server" "$WORK/err" || fail "$lie: $(cat "$WORK/err")"
 done

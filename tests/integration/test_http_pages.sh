@@ -28,7 +28,7 @@ grep -qi '^etag: ' "$WORK/h" && grep -qi '^cache-control: public, max-age=5' "$W
 for want in '<span class="big" data-kix-slot="median" id="median">11.4 µs</span> <span class="muted">latency median</span>' \
   '<span data-kix-slot="spread">10.3 µs – 11.5 µs</span>' 'id="rank">Rank 1 of 2</span>' 'href="../groups/sha256:' \
   'id="evidence">Reported evidence</span>' '<td>publication</td>' 'href="../tile/0/000.p/' 'href="../tile/entries/000.p/' \
-  "https://kix.test/log/runs/$RID" '<h2>Canonical manifest</h2>' '<td>NVIDIA A100 (sm_80)</td>' \
+  "https://kix.test/log/runs/$RID" '<h2>Canonical manifest</h2>' 'data-kix-ptr="/spec/hardware" data-kix-fmt="gpu">NVIDIA A100 (sm_80)</td>' \
   '<h1 data-kix-slot="title">Liger · Rotary position embedding · hidden = 512 · kv_heads = 8 · q_heads = 32 · seq = 2048 · forward · NVIDIA A100 · bf16</h1>' \
   '<h2>Identity</h2>' '<h2>Correctness</h2>' '<h2>Workload</h2>' '<h2>Measurements</h2>' '<h2>Protocol</h2>' \
   '<h2>Environment</h2>' '<h2>Artifacts</h2>' '<h2>Cite this record</h2>' \
@@ -152,7 +152,7 @@ pass "the sections in words, the same in kix.run/1, the page and kix show"
 GROUP=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["rank"]["group"])' "$WORK/run.json")
 curl -sf "$H/groups/$GROUP" -o "$WORK/group.html" || fail "GET /groups/$GROUP"
 first=$(grep -o 'href="../runs/[^"]*"' "$WORK/group.html" | head -1)
-[ "$first" = "href=\"../runs/$RID\"" ] || fail "the group page does not list $RID first: $first"
+[ "$first" = "href=\"../runs/$RID.html\"" ] || fail "the group page does not list $RID first: $first"
 [ "$(grep -c '<tr data-rank=' "$WORK/group.html")" = 2 ] || fail "the group page does not list 2 runs"
 grep -qF '<tbody data-kix-slot="group-rows">' "$WORK/group.html" || fail "the group page has no group-rows slot"
 curl -sf "$H/groups/$GROUP.json" -o "$WORK/group.json" || fail "GET /groups/$GROUP.json"
@@ -168,7 +168,7 @@ m = re.search(r'<script type="application/json" id="kix-view">(.*?)</script>', h
 assert json.loads(m.group(1)) == d
 PY
 curl -sf "$H/" -o "$WORK/home.html" || fail "GET /"
-grep -q '<td><a href="kernels/rope">rope</a></td>' "$WORK/home.html" && grep -q "href=\"groups/$GROUP\"" "$WORK/home.html" || fail "home page"
+grep -q '<td><a href="kernels/rope.html">rope</a></td>' "$WORK/home.html" && grep -q "href=\"groups/$GROUP.html\"" "$WORK/home.html" || fail "home page"
 pass "group page (best first) and home page"
 
 for p in runs/nope runs/ "runs/a%2Fb" "runs/%zz" groups/sha256:00 groups/xyz "runs/$RID/x"; do
@@ -205,12 +205,12 @@ pass "the export holds the same pages; nginx serves them ($n compared)"
 
 # the home page follows the log (kixd keeps the last one only for the log
 # state it shows): a kernel published now appears on it
-grep -q 'href="kernels/cross_entropy"' "$WORK/home.html" && fail "cross_entropy before it was published"
+grep -q 'href="kernels/cross_entropy.html"' "$WORK/home.html" && fail "cross_entropy before it was published"
 import "--server $(addr o)" 1 3 3
 for _ in $(seq 1 50); do
   curl -sf "$H/" -o "$WORK/home2.html" || fail "GET / after publishing"
-  grep -q 'href="kernels/cross_entropy"' "$WORK/home2.html" && break
+  grep -q 'href="kernels/cross_entropy.html"' "$WORK/home2.html" && break
   sleep 0.1
 done
-grep -q 'href="kernels/cross_entropy"' "$WORK/home2.html" || fail "the home page did not follow the log"
+grep -q 'href="kernels/cross_entropy.html"' "$WORK/home2.html" || fail "the home page did not follow the log"
 pass "the home page follows the log"

@@ -41,7 +41,7 @@ assert sum(k["groups"] for k in d["kernels"]) == d["groups"]
 assert sum(k["runs"] for k in d["kernels"]) == d["rankedRuns"]
 for k in d["kernels"]:
     assert sum(g["groups"] for g in k["gpus"]) == k["groups"]
-    assert 'href="kernels/%s"' % k["kernel"] in html
+    assert 'href="kernels/%s.html"' % k["kernel"] in html
 m = re.search(r'<script type="application/json" id="kix-view">(.*?)</script>', html, re.S)
 assert json.loads(m.group(1)) == d
 body = re.search(r'<tbody id="kix-group-rows">(.*?)</tbody>', html, re.S).group(1)
@@ -56,8 +56,8 @@ for tr, row in zip(trs, d["rows"]):
     assert text[5] == "%s (%s)" % (row["implementation"], row["provider"])
     assert text[6] == row["median"] and re.fullmatch(r"[0-9.]+ (ns|\u00b5s|ms|s|B|KiB|MiB|GiB)", text[6])
     assert text[7] == str(row["runs"])
-    assert 'href="groups/%s"' % row["group"] in tr and 'href="runs/%s"' % row["best"] in tr
-assert 'href="home/2" rel="next"' in html and "page 1 of %d" % d["pages"] in html
+    assert 'href="groups/%s.html"' % row["group"] in tr and 'href="runs/%s.html"' % row["best"] in tr
+assert 'href="home/2.html" rel="next"' in html and "page 1 of %d" % d["pages"] in html
 assert '<form id="kix-search" data-index="search/index.json" data-root="" hidden>' in html
 assert '<script src="kix-search.js" defer></script>' in html
 assert 'id="verify-status"' in html[: html.index("<h1>")]
@@ -77,10 +77,10 @@ for p in range(2, first["pages"] + 1):
     seen += [r["group"] for r in d["rows"]]
     html = get("home/%d" % p)
     assert '<link rel="stylesheet" href="../style.css">' in html
-    assert 'href="../" rel="prev"' in html if p == 2 else 'href="../home/%d" rel="prev"' % (p - 1) in html
-    assert ("href=\"../home/%d\" rel=\"next\"" % (p + 1) in html) == (p < first["pages"])
+    assert 'href="../index.html" rel="prev"' in html if p == 2 else 'href="../home/%d.html" rel="prev"' % (p - 1) in html
+    assert ("href=\"../home/%d.html\" rel=\"next\"" % (p + 1) in html) == (p < first["pages"])
     for r in d["rows"]:
-        assert 'href="../groups/%s"' % r["group"] in html
+        assert 'href="../groups/%s.html"' % r["group"] in html
 assert len(seen) == len(set(seen)) == first["groups"], (len(seen), first["groups"])
 for bad in ["home/1", "home/%d" % (first["pages"] + 1), "home/02", "home/x", "kernels/nope", "search/99.json"]:
     try:
@@ -142,7 +142,7 @@ svgs = re.findall(r"<svg .*?</svg>", html, re.S)
 assert len(svgs) == len(k["sweeps"])
 for svg, sw in zip(svgs, k["sweeps"]):
     points = [p for line in sw["lines"] for p in line["points"]]
-    links = re.findall(r'<a href="../runs/([^"]+)"><circle', svg)
+    links = re.findall(r'<a href="../runs/([^"]+)\.html"><circle', svg)
     assert links == [p["runId"] for p in points], (links, points)
     # axes labelled, with units
     assert "median latency" in svg or "median peak memory" in svg
@@ -215,7 +215,7 @@ assert want, "nothing to find"
 form = re.search(r'<form id="kix-search"[^>]*>', html).group(0)
 assert "hidden" not in form, form
 body = re.search(r'<tbody id="kix-group-rows">(.*?)</tbody>', html, re.S).group(1)
-got = re.findall(r'href="groups/([^"]+)" class|<td class="workload"><a href="groups/([^"]+)"', body)
+got = re.findall(r'href="groups/([^"]+)\.html" class|<td class="workload"><a href="groups/([^"]+)\.html"', body)
 got = [a or b for a, b in got]
 assert got == [r["group"] for r in want[:100]], (len(got), len(want))
 status = re.search(r'<output id="kix-search-status"[^>]*>(.*?)</output>', html, re.S).group(1)

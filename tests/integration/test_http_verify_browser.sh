@@ -115,14 +115,14 @@ copy_export() {
 # status FILE: the verifier's status line in a dumped DOM
 status() { python3 -c 'import re,sys
 m = re.search(r"<p id=\"verify-status\" data-state=\"(\w+)\"[^>]*>(.*?)</p>", open(sys.argv[1]).read(), re.S)
-print((m.group(1) + ": " + m.group(2)) if m else "no status line")' "$1"; }
+print((m.group(1) + ": " + re.sub(r"<[^>]*>", "", m.group(2))) if m else "no status line")' "$1"; }
 
 expect_verified() { # URL NAME
   dom "$1" "$WORK/dom.html" || fail "$2: chromium failed: $(tail -3 "$WORK/chrome.log")"
   local s
   s=$(status "$WORK/dom.html")
   case "$s" in
-    "ok: verified against kix.test/log at size $SIZE: checkpoint signature, inclusion of "*) ;;
+    "ok: verified against kix.test/log at size $SIZE: run "*". Proven: checkpoint signature, inclusion of "*) ;;
     *) fail "$2: the page says: $s" ;;
   esac
   case "$s" in

@@ -36,15 +36,16 @@ pass "README's install block (cmake --install build --prefix \$HOME/.local) into
 libdirs=$(find "$P" -name 'libkix*.so*' -printf '%h\n' 2>/dev/null | sort -u | paste -sd:)
 [ -n "$libdirs" ] && export LD_LIBRARY_PATH="$libdirs${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 
-for b in kix kixd kix-import-liger kix-bench; do
+for b in kix kixd kix-import kix-import-liger kix-bench; do
     [ -x "$P/bin/$b" ] || fail "$P/bin/$b not installed"
     got=$("$P/bin/$b" --version) || fail "$b --version exited $?"
     [ "$got" = "$b $VERSION" ] || fail "$b --version says '$got', want '$b $VERSION'"
 done
-pass "kix, kixd, kix-import-liger, kix-bench installed; --version says $VERSION"
+pass "kix, kixd, kix-import, kix-import-liger, kix-bench installed; --version says $VERSION"
 
 # ---- man pages -----------------------------------------------------------------------
 pages=("$P/share/man/man1/kix.1" "$P/share/man/man8/kixd.8" "$P/share/man/man1/kix-import-liger.1"
+       "$P/share/man/man1/kix-import.1"
        "$P/share/man/man1/kix-bench.1")
 for page in "${pages[@]}"; do
     [ -f "$page" ] || fail "$page not installed"
@@ -57,13 +58,13 @@ if command -v man >/dev/null; then
         [ ! -s "$WORK/page.err" ] || fail "man -l $page warns: $(cat "$WORK/page.err")"
         grep -q "SYNOPSIS" "$WORK/page.txt" || fail "man -l $page rendered no SYNOPSIS"
     done
-    pass "man -l renders the four pages without warnings"
+    pass "man -l renders the five pages without warnings"
 elif command -v groff >/dev/null; then
     for page in "${pages[@]}"; do
         groff -man -Tutf8 -ww -z "$page" 2>"$WORK/page.err" || fail "groff $page"
         [ ! -s "$WORK/page.err" ] || fail "groff warns on $page: $(cat "$WORK/page.err")"
     done
-    pass "groff renders the four pages without warnings (no man here)"
+    pass "groff renders the five pages without warnings (no man here)"
 else
     echo "SKIP: neither man nor groff installed (bash tools/deps.sh installs man-db)"
 fi

@@ -44,6 +44,8 @@ companions_of() {
   http-access-log | http-metrics) printf '%s\n' --http "$UP" ;;
   phase-stats) printf '%s\n' --http "$UP" --http-metrics ;;
   ack-mirror-key) printf '%s\n' --ack-replicas 1 ;;
+  ack-replicas) printf '%s\n' --insecure-unsigned-acks ;;
+  insecure-unsigned-acks) printf '%s\n' --ack-replicas 1 ;;
   esac
 }
 

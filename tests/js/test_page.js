@@ -21,6 +21,13 @@ async function load(page, view, files, href, extra, opts) {
   const attrs = { id: 'kix-verify', 'data-page': page };
   if (opts.subject !== null) attrs['data-' + page] = opts.subject || (page === 'run' ? 'run-b' : view && view.group);
   if (opts.base) attrs['data-kix-base'] = opts.base;
+  /* the pin a page's template writes (PROTOCOL.md, "The pages' verifier") */
+  if (opts.pin) {
+    attrs['data-log-key'] = opts.pin.key;
+    attrs['data-origin'] = opts.pin.origin;
+    attrs['data-size'] = String(opts.pin.size);
+    if (opts.pin.root) attrs['data-root'] = opts.pin.root;
+  }
   const runSlots = (opts.drop ? ['run-id', 'title', 'status', 'evidence', 'median', 'spread', 'best', 'observed',
                                  'checkpoint', 'manifest', 'manifest-digest', 'superseded-by', 'supersedes']
     .filter((n) => !opts.drop.includes(n)) : ['run-id', 'title', 'status', 'evidence', 'median', 'spread',
@@ -93,7 +100,7 @@ main(async () => {
   shows('superseded-by', '');
   check(slot(d, 'checkpoint').textContent.startsWith('js.test/log\n300\n') && proven(slot(d, 'checkpoint')),
         'the checkpoint slot: the latest signed checkpoint');
-  check(slot(d, 'best').querySelector('a').getAttribute('href') === 'https://js.test/runs/run-a', 'best links run-a');
+  check(slot(d, 'best').querySelector('a').getAttribute('href') === 'https://js.test/runs/run-a.html', 'best links run-a.html (the name any static server types)');
   const reruns = slot(d, 'reruns').querySelectorAll('tr');
   check(reruns.length === 1 && reruns[0].querySelectorAll('td').map((c) => c.textContent).join('|') ===
         '2|2026-11-02|reproduced|11.5 \u00b5s|key ' + 'b7'.repeat(8) + '|' + f.RERUN_DIGEST,
@@ -168,6 +175,20 @@ main(async () => {
   check(JSON.stringify(kv.pageSubject('/groups/sha256%3Aab')) === '{"page":"group","id":"sha256:ab"}' &&
         kv.pageSubject('/') === null && kv.pageSubject('/runs/') === null &&
         kv.pageSubject('/runs/%E0%A4%A') === null, 'what a page\'s path names');
+  /* run page names (PROTOCOL.md §3): the same as kix_run_page_name
+   * (unit.run_ids), escaped ids read back, a digest is the digest */
+  const names = { 'run-1': 'run-1', '..': '__d_d', '.size': '__dsize', 'v.json': '_v_djson',
+                  'v.html': '_v_dhtml', 'V.HTML': '_V_dHTML', 'a_b.c:d': '_a_ub_dc_cd',
+                  'sha256:00ff': '_sha256_c00ff' };
+  for (const id of Object.keys(names))
+    check(kv.runPageName(id) === names[id] && (id === 'run-1' || kv.runPageId(names[id]) === id),
+          'run ' + id + '\'s page name is ' + names[id] + ': ' + kv.runPageName(id));
+  check(kv.runPageId('_run-1') === '_run-1' && kv.runPageId('_a_x') === '_a_x',
+        'a name no id escapes to reads as itself');
+  check(JSON.stringify(kv.pageSubject('/runs/_v_djson.html')) === '{"page":"run","id":"v.json"}',
+        'an escaped page name names its run');
+  const dg = 'sha256:' + 'ab'.repeat(32);
+  check(kv.pageSubject('/runs/' + dg).digest === dg, 'runs/sha256:<hex> names a manifest digest');
 
   /* a page saved to a file, the log at a mirror (?kix-base=, ?run=) */
   const mirror = 'https://mirror.test/';
@@ -243,5 +264,56 @@ main(async () => {
   d = await load('group', dropped, f.files, GROUP);
   check(state(d) === 'fail' && text(d).includes('the view lists 3 runs from rank 1; the signed index proves 4 there'),
         'a group page with a row dropped fails: ' + text(d));
+
+  /* ---- the page's pin: the log key, origin and size it was written from ---------------- */
+  const rootAt = (n) => Buffer.from(f.log.root(n)).toString('base64');
+  const pin = (o) => Object.assign({ key: f.run.logKey, origin: 'js.test/log', size: 300, root: rootAt(300) }, o);
+  d = await load('run', f.run, f.files, RUN, [], { pin: pin() });
+  check(state(d) === 'ok', 'a page pinned at the log\'s size verifies: ' + text(d));
+  d = await load('run', f.run, f.files, RUN, [], { pin: pin({ size: 280, root: rootAt(280) }) });
+  check(state(d) === 'ok', 'a page pinned at 280, the log at 300: fresher is fine, its tree extended: ' + text(d));
+  d = await load('group', f.group, f.files, GROUP, [], { pin: pin({ size: 280, root: rootAt(280) }) });
+  check(state(d) === 'ok', 'a group page pinned at 280 verifies at 300: ' + text(d));
+  /* the copy is older than the page: "stale", never green, both sizes said */
+  d = await load('run', f.run, f.files, RUN, [], { pin: pin({ size: 302, root: null }) });
+  check(state(d) === 'stale' && text(d).includes('size 300, older than the size 302 this page was written from') &&
+        unproven(slot(d, 'rank')), 'a copy older than the page is stale: ' + state(d) + ': ' + text(d));
+  d = await load('group', f.group, f.files, GROUP, [], { pin: pin({ size: 301, root: null }) });
+  check(state(d) === 'stale' && text(d).includes('older than the size 301'), 'a group page on an older copy is stale: ' + text(d));
+  /* a fork: the log does not extend the root the page was written at */
+  d = await load('run', f.run, f.files, RUN, [], { pin: pin({ size: 280, root: rootAt(279) }) });
+  check(state(d) === 'fail' && text(d).includes('does not extend the tree at size 280 this page was written from'),
+        'a log that does not extend the page\'s tree: ' + text(d));
+  /* another log: the same origin name, another key, its own signed
+   * checkpoint and view: green without the pin, red with it, both keys named */
+  const other = await f.logKey('js.test/log');
+  const ofiles = new Map(f.files);
+  ofiles.set('checkpoint', Buffer.from(await f.sign(other, f.checkpointText('js.test/log', 300, f.log.root(300)))));
+  const oview = JSON.parse(JSON.stringify(f.run));
+  const resign = (t) => f.sign(other, t.slice(0, t.lastIndexOf('\n\n') + 1));
+  oview.logKey = other.vkey;
+  oview.checkpoint = await resign(oview.checkpoint);
+  oview.index.checkpoint = await resign(oview.index.checkpoint);
+  oview.index.indexNote = await resign(oview.index.indexNote);
+  d = await load('run', oview, ofiles, RUN);
+  check(state(d) === 'ok', 'another log\'s copy verifies on its own key (a page that pins nothing): ' + text(d));
+  d = await load('run', oview, ofiles, RUN, [], { pin: pin() });
+  const name = (k) => k.split('+').slice(0, 2).join('+');
+  check(state(d) === 'fail' && text(d).includes(name(f.run.logKey)) && text(d).includes(name(other.vkey)) &&
+        name(f.run.logKey) !== name(other.vkey) && unproven(slot(d, 'rank')),
+        'another log\'s view, the same origin, another key: red, both keys named: ' + text(d));
+  /* the view under the page's key, the checkpoint under another's */
+  d = await load('run', f.run, ofiles, RUN, [], { pin: pin() });
+  check(state(d) === 'fail' && text(d).includes('no signature by the log key ' + name(f.run.logKey)) &&
+        text(d).includes(name(other.vkey)), 'another log\'s checkpoint: red, both keys named: ' + text(d));
+  d = await load('run', f.run, f.files, RUN, [], { pin: pin({ origin: 'js.test/other' }) });
+  check(state(d) === 'fail' && text(d).includes('js.test/other'), 'a page pinned to another origin: ' + text(d));
+  d = await load('run', f.run, f.files, RUN, [], { pin: pin({ size: 'x' }) });
+  check(state(d) === 'fail' && text(d).includes('data-size'), 'a pin without its size: ' + text(d));
+
+  /* ---- what a verified page never shows: [object Object], undefined, NaN --------------- */
+  check(kv.formatField({ name: 'k', dtype: 'bf16', shape: [1, 8, 2048, 16] }, 'shape') === 'bf16 [1, 8, 2048, 16]' &&
+        kv.formatField([4, 2], 'shape') === '[4, 2]' && kv.formatField({ name: 'q' }, 'shape') === 'not recorded',
+        'a tensor field as C writes it: ' + kv.formatField({ name: 'k', dtype: 'bf16', shape: [1, 8, 2048, 16] }, 'shape'));
   check(kv.verifyRunView, 'the module still exports under a document');
 });

@@ -59,4 +59,7 @@ main(async () => {
   const mem = kv.figuresOf({ spec: { memory: { peakBytes: { median: 1610612736 } } } });
   check(mem.have && mem.bytes && kv.human(mem.median, true) === '1.50 GiB', 'peak memory in bytes');
   check(!kv.figuresOf({ spec: { timing: { latencyNs: { median: -1 } } } }).have, 'a negative median is none');
+  const mean = kv.figuresOf({ spec: { timing: { latencyNs: { mean: 13400, min: 12800 }, primaryStatistic: 'mean' } } });
+  check(mean.have && !mean.bytes && mean.median === 13400, 'a timing that names the mean: its mean, as kix_figures_of');
+  check(!kv.figuresOf({ spec: { timing: { latencyNs: { mean: 13400 } } } }).have, 'a mean without primaryStatistic mean is no figure');
 });

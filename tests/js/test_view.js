@@ -20,7 +20,10 @@ main(async () => {
 
   const proven = await kv.verifyRunView(f.run, io, {});
   const s = kv.summary('run', proven, null);
-  check(s.state === 'ok' && s.text === 'verified against js.test/log at size 300: checkpoint ' +
+  /* the proven facts first (issue 37: a reader of this line alone reads only proven facts) */
+  check(s.state === 'ok' && s.text === 'verified against js.test/log at size 300: run run-b \u00b7 ' +
+        'not recorded \u00b7 not recorded \u00b7 median not recorded \u00b7 rank 2 of 4 \u00b7 Reproduced by a ' +
+        'controlled rerun on 2026-11-02. Proven: checkpoint ' +
         'signature, inclusion of 2 entries (1, 2), manifest digest ' + f.run.manifestDigest +
         ' (named by the publication entry) and its objects; rank and evidence proven by the ' +
         'log\u2019s signed index at size 300, with every entry about the run.',

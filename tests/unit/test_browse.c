@@ -367,7 +367,10 @@ KIX_TEST(browse_routes_answer_their_paths_only)
         }
     ASSERT_EQ_INT(KIX_OK, browse(r, "home/2", &out, &json));
     ASSERT_TRUE(!json && memmem(out.ptr, out.len, "page 2 of", 9) != NULL);
-    ASSERT_TRUE(memmem(out.ptr, out.len, "href=\"../\"", 10) != NULL); /* first, previous */
+    /* first, previous: the .html names a server typing by extension serves as pages */
+    ASSERT_TRUE(memmem(out.ptr, out.len, "href=\"../index.html\"", 20) != NULL);
+    ASSERT_EQ_INT(KIX_OK, browse(r, "home/2.html", &out, &json));
+    ASSERT_TRUE(!json && memmem(out.ptr, out.len, "page 2 of", 9) != NULL);
     ASSERT_EQ_INT(KIX_OK, browse(r, "home/2.json", &out, &json));
     ASSERT_TRUE(json && memmem(out.ptr, out.len, "\"page\":2", 8) != NULL);
     ASSERT_EQ_INT(KIX_OK, browse(r, "index.json", &out, &json));
@@ -376,6 +379,9 @@ KIX_TEST(browse_routes_answer_their_paths_only)
     ASSERT_TRUE(!json && memmem(out.ptr, out.len, "<svg", 4) != NULL);
     ASSERT_TRUE(memmem(out.ptr, out.len, "{{", 2) == NULL);
     ASSERT_TRUE(memmem(out.ptr, out.len, "<a href=\"../runs/", 17) != NULL);
+    ASSERT_TRUE(memmem(out.ptr, out.len, ".html\"><circle", 14) != NULL);
+    ASSERT_EQ_INT(KIX_OK, browse(r, "kernels/cross_entropy.html", &out, &json));
+    ASSERT_TRUE(!json && memmem(out.ptr, out.len, "<svg", 4) != NULL);
     ASSERT_EQ_INT(KIX_OK, browse(r, "kernels/cross_entropy.json", &out, &json));
     ASSERT_TRUE(json && memmem(out.ptr, out.len, "\"kix.kernel/1\"", 14) != NULL);
     ASSERT_EQ_INT(KIX_OK, browse(r, "search/index.json", &out, &json));

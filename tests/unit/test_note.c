@@ -909,4 +909,57 @@ KIX_TEST(note_open_checks_every_line_of_a_known_key)
     ASSERT_EQ_INT(0, nt.nverified);
 }
 
+/* A mirror's held statement (issue 42): it verifies against the key that
+ * made it over exactly that checkpoint text, and a witness cosignature of
+ * the same text by the same key never verifies as one (nor the other way
+ * round), so a witness's add-checkpoint answer cannot stand for it. */
+KIX_TEST(mirror_held_statement_is_not_a_cosignature)
+{
+    struct kix_signer *w = NULL, *log = NULL;
+    struct kix_verifier wv;
+    struct kix_buf held = KIX_BUF_INIT, cosig = KIX_BUF_INIT, note = KIX_BUF_INIT;
+    struct kix_note nt;
+    struct kix_err err = {0};
+    uint64_t t = 0;
+    size_t which = 9;
+    uint8_t seed[32];
+    static const char other[] =
+        "example.com/behind-the-sofa\n21\nAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA=\n";
+
+    ASSERT_EQ_INT(KIX_OK, kix_signer_parse(W_SKEY, strlen(W_SKEY), &w, &err));
+    kix_verifier_from_signer(w, &wv);
+    ASSERT_EQ_INT(KIX_OK,
+                  kix_mirror_held_sign(w, SOFA_TEXT, strlen(SOFA_TEXT), 1700000000, &held, &err));
+    ASSERT_EQ_INT(KIX_OK, kix_mirror_held_verify((const char *)held.ptr, held.len, SOFA_TEXT,
+                                                 strlen(SOFA_TEXT), &wv, 1, &which, &t, &err));
+    ASSERT_EQ_U64(0, which);
+    ASSERT_EQ_U64(1700000000, t);
+    /* another checkpoint text: refused */
+    ASSERT_EQ_INT(KIX_EVERIFY, kix_mirror_held_verify((const char *)held.ptr, held.len, other,
+                                                      strlen(other), &wv, 1, NULL, NULL, &err));
+    /* the witness's cosignature of the same text, same key, same time */
+    ASSERT_EQ_INT(KIX_OK, kix_cosign(w, SOFA_TEXT, strlen(SOFA_TEXT), 1700000000, &cosig, &err));
+    ASSERT_EQ_INT(KIX_EVERIFY, kix_mirror_held_verify((const char *)cosig.ptr, cosig.len, SOFA_TEXT,
+                                                      strlen(SOFA_TEXT), &wv, 1, NULL, NULL, &err));
+    ASSERT_CONTAINS(err.msg, "a witness cosignature is not one");
+    /* and the held line does not verify as a cosignature of the note */
+    memset(seed, 0x11, sizeof(seed));
+    ASSERT_EQ_INT(KIX_OK, kix_signer_from_seed("example.com/behind-the-sofa", 1, seed, &log, &err));
+    ASSERT_EQ_INT(KIX_OK, kix_note_sign(SOFA_TEXT, strlen(SOFA_TEXT), &log, 1, &note, &err));
+    ASSERT_EQ_INT(KIX_OK, kix_buf_add(&note, held.ptr, held.len));
+    ASSERT_EQ_INT(KIX_EVERIFY, kix_note_open((const char *)note.ptr, note.len, &wv, 1, &nt, &err));
+    /* malformed: two lines, none, not a known key */
+    ASSERT_EQ_INT(KIX_EINVAL, kix_mirror_held_verify("x\ny", 3, SOFA_TEXT, strlen(SOFA_TEXT), &wv,
+                                                     1, NULL, NULL, &err));
+    ASSERT_EQ_INT(KIX_EINVAL, kix_mirror_held_verify("", 0, SOFA_TEXT, strlen(SOFA_TEXT), &wv, 1,
+                                                     NULL, NULL, &err));
+    ASSERT_EQ_INT(KIX_EVERIFY, kix_mirror_held_verify((const char *)held.ptr, held.len, SOFA_TEXT,
+                                                      strlen(SOFA_TEXT), &wv, 0, NULL, NULL, &err));
+    kix_buf_release(&held);
+    kix_buf_release(&cosig);
+    kix_buf_release(&note);
+    kix_signer_free(w);
+    kix_signer_free(log);
+}
+
 KIX_TEST_MAIN()

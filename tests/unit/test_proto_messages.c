@@ -98,6 +98,7 @@ KIX_TEST(info_round_trip)
     in.fork_size = 40;
     in.fork_reason = T("another root");
     in.fork_evidence = T("/var/evidence");
+    in.committed = 43;
     RESPONSE(kix_msg_put_info_result, &in, &msg, &b);
     ASSERT_EQ_INT(KIX_OK, kix_msg_get_info_result(msg.result, &out, &err));
     ASSERT_TRUE(same(out.origin, "log.example") && same(out.log_key, "log.example+1234+AAAA"));
@@ -111,6 +112,7 @@ KIX_TEST(info_round_trip)
     ASSERT_TRUE(out.has_fork && same(out.fork_reason, "another root") &&
                 same(out.fork_evidence, "/var/evidence"));
     ASSERT_EQ_U64(40, out.fork_size);
+    ASSERT_EQ_U64(43, out.committed); /* an origin's committed size, past the view */
     done(&msg, &b);
 
     /* an older server: no limits, no version, no mirror fields */
@@ -122,6 +124,7 @@ KIX_TEST(info_round_trip)
     ASSERT_TRUE(!out.has_limits && !out.version.ptr && !out.upstream.ptr && !out.has_fork);
     ASSERT_EQ_U64(KIX_MSG_ABSENT, out.limits.max_entries);
     ASSERT_EQ_U64(KIX_MSG_ABSENT, out.upstream_size);
+    ASSERT_EQ_U64(KIX_MSG_ABSENT, out.committed);
     done(&msg, &b);
 }
 
@@ -448,7 +451,7 @@ KIX_TEST(checkpoints_query_follow_cosign_round_trip)
     struct kix_msg_query_params qp, qpout;
     struct kix_msg_query_run run;
     struct kix_msg_query_result qr = {12, 1, &run, NULL}, qrout;
-    struct kix_msg_follow_params fp = {3}, fpout;
+    struct kix_msg_follow_params fp = {3, false}, fpout;
     struct kix_msg_size_result fr = {8}, frout;
     struct kix_msg_add_cosignature_params ap = {T("note"), T("— w sig\n")}, apout;
     struct kix_msg_add_cosignature_result ar = {2, true}, arout;
@@ -514,6 +517,12 @@ KIX_TEST(checkpoints_query_follow_cosign_round_trip)
     REQUEST(kix_msg_put_follow_params, &fp, &msg, &b);
     ASSERT_EQ_INT(KIX_OK, kix_msg_get_follow_params(msg.params, &fpout, &err));
     ASSERT_EQ_U64(3, fpout.from);
+    ASSERT_TRUE(!fpout.replica); /* absent: a reader's stream */
+    done(&msg, &b);
+    fp.replica = true; /* a mirror's stream, to the committed size */
+    REQUEST(kix_msg_put_follow_params, &fp, &msg, &b);
+    ASSERT_EQ_INT(KIX_OK, kix_msg_get_follow_params(msg.params, &fpout, &err));
+    ASSERT_TRUE(fpout.replica);
     done(&msg, &b);
     RESPONSE(kix_msg_put_follow_result, &fr, &msg, &b);
     ASSERT_EQ_INT(KIX_OK, kix_msg_get_follow_result(msg.result, &frout, &err));
@@ -537,7 +546,12 @@ KIX_TEST(replicated_round_trip_and_id_bounds)
 {
     static const char long_id[] =
         "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdefX";
-    struct kix_msg_replicated_params p = {41, {0}, {(const uint8_t *)"m1", 2}, {NULL, 0}}, out;
+    struct kix_msg_replicated_params p = {41,
+                                          {0},
+                                          {(const uint8_t *)"m1", 2},
+                                          {NULL, 0},
+                                          {NULL, 0}},
+                                     out;
     struct kix_proto_msg msg;
     struct kix_buf b;
     struct kix_err err = {0};
@@ -572,7 +586,8 @@ KIX_TEST(replicated_cosignature_round_trip_and_bounds)
 {
     static const char line[] = "\xe2\x80\x94 mirror.example AAAA\n";
     char longest[KIX_MSG_COSIGNATURE_MAX + 1];
-    struct kix_msg_replicated_params p = {7, {0}, {(const uint8_t *)"m1", 2}, {NULL, 0}}, out;
+    struct kix_msg_replicated_params p = {7, {0}, {(const uint8_t *)"m1", 2}, {NULL, 0}, {NULL, 0}},
+                                     out;
     struct kix_proto_msg msg;
     struct kix_buf b;
     struct kix_err err = {0};
@@ -600,6 +615,21 @@ KIX_TEST(replicated_cosignature_round_trip_and_bounds)
     p.cosignature.len = 0;
     REQUEST(kix_msg_put_replicated_params, &p, &msg, &b);
     ASSERT_EQ_INT(KIX_EINVAL, kix_msg_get_replicated_params(msg.params, &out, &err));
+    done(&msg, &b);
+    /* the held statement (issue 42): its own field, the same bounds */
+    p.cosignature.ptr = NULL;
+    p.held.ptr = (const uint8_t *)line;
+    p.held.len = sizeof(line) - 1;
+    REQUEST(kix_msg_put_replicated_params, &p, &msg, &b);
+    ASSERT_EQ_INT(KIX_OK, kix_msg_get_replicated_params(msg.params, &out, &err));
+    ASSERT_TRUE(same(out.held, line));
+    ASSERT_TRUE(out.cosignature.ptr == NULL);
+    done(&msg, &b);
+    p.held.ptr = (const uint8_t *)longest;
+    p.held.len = KIX_MSG_COSIGNATURE_MAX + 1;
+    REQUEST(kix_msg_put_replicated_params, &p, &msg, &b);
+    ASSERT_EQ_INT(KIX_EINVAL, kix_msg_get_replicated_params(msg.params, &out, &err));
+    ASSERT_CONTAINS(err.msg, "field \"held\" must be 1 to 365 bytes, not 366");
     done(&msg, &b);
 }
 

@@ -19,6 +19,7 @@ struct ex {
     struct kix_signer *key;
     struct kix_signer *witness; /* seed 0x21 … 0x40, named witness.example */
     char cosig[256];            /* its cosignature of note2 at time 1700000000 */
+    char held[256];             /* its held statement of note2 at that time (a mirror's) */
     char note2_cosigned[768];
     char vkey[256];
     char note2[512], note1[512]; /* checkpoints at sizes 2 and 1 */
@@ -78,6 +79,12 @@ static void ex_init(struct ex *e)
                    1700000000, &b, NULL))
         abort();
     snprintf(e->cosig, sizeof(e->cosig), "%s", (const char *)b.ptr);
+    kix_buf_reset(&b);
+    if (kix_mirror_held_sign(e->witness, e->note2,
+                             (size_t)(strstr(e->note2, "\n\n") - e->note2 + 1), 1700000000, &b,
+                             NULL))
+        abort();
+    snprintf(e->held, sizeof(e->held), "%s", (const char *)b.ptr);
     snprintf(e->note2_cosigned, sizeof(e->note2_cosigned), "%s%s", e->note2, e->cosig);
     kix_buf_release(&b);
 }
@@ -354,7 +361,7 @@ static int build(const struct ex *e, const char *name, struct kix_buf *out)
                                      "methods)",
                                      &err) == KIX_OK;
     } else if (strcmp(name, "follow.request") == 0) {
-        struct kix_msg_follow_params p = {1};
+        struct kix_msg_follow_params p = {1, false};
         kix_proto_begin_request(&w, 11, "follow");
         kix_msg_put_follow_params(&w, &p);
     } else if (strcmp(name, "follow.response") == 0) {
@@ -367,15 +374,15 @@ static int build(const struct ex *e, const char *name, struct kix_buf *out)
         kix_proto_begin_notification(&w, "entries");
         kix_msg_put_entries_notification(&w, &n);
     } else if (strcmp(name, "replicated.request") == 0 ||
-               strcmp(name, "replicated.cosigned_request") == 0) {
-        /* the cosigned one carries witness.example's cosignature of note2 */
-        struct kix_msg_replicated_params p = {2, {0}, {NULL, 0}, {NULL, 0}};
+               strcmp(name, "replicated.held_request") == 0) {
+        /* the held one carries witness.example's held statement of note2 */
+        struct kix_msg_replicated_params p = {2, {0}, {NULL, 0}, {NULL, 0}, {NULL, 0}};
         struct kix_hash root;
         kix_merkle_node_hash(&e->h0, &e->h1, &root);
         memcpy(p.root, root.b, 32);
         p.mirror = T("0123456789abcdef0123456789abcdef");
-        if (strchr(name, '.')[1] == 'c')
-            p.cosignature = T(e->cosig);
+        if (strchr(name, '.')[1] == 'h')
+            p.held = T(e->held);
         kix_proto_begin_request(&w, 15, "replicated");
         kix_msg_put_replicated_params(&w, &p);
     } else if (strcmp(name, "replicated.response") == 0) {
@@ -424,7 +431,7 @@ static const char *const names[] = {
     "add_cosignature.response",
     "add_cosignature.error",
     "replicated.request",
-    "replicated.cosigned_request",
+    "replicated.held_request",
     "replicated.response",
     "unknown_method.error",
 };

@@ -60,7 +60,7 @@ static void two_of_a_group(const struct rows *r, size_t *a, size_t *b)
     abort();
 }
 
-static int verify(struct kix_client *c, const struct fixture *f, const struct rows *r,
+static int verify(struct kix_client *c, const struct fixture *f, struct rows *r,
                   struct kix_err *err)
 {
     struct kix_query_proof proof = {0, 0, KIX_BUF_INIT, 0};
@@ -293,8 +293,7 @@ static int keep_many(void *ctx, const struct kix_query_row *row)
 }
 
 static int complete(struct kix_client *c, const struct fixture *f, const struct kix_query *q,
-                    const struct many_rows *r, uint64_t matched, size_t *selections,
-                    struct kix_err *err)
+                    struct many_rows *r, uint64_t matched, size_t *selections, struct kix_err *err)
 {
     struct kix_query_proof proof = {0, 0, KIX_BUF_INIT, 0};
     int rc = kix_client_query_verify(c, &f->vkey, r->row, r->n, NULL, NULL, &proof, err);

@@ -370,7 +370,7 @@ KIX_TEST(attestations_reruns_and_supersession_both_ways_in_words)
                     "<td>Same figure on our A100 &lt;b&gt;&amp; co&lt;/b&gt;</td>");
     ASSERT_CONTAINS((const char *)old.page.ptr,
                     "<p class=\"alert\" data-kix-slot=\"superseded-by\">Superseded by <a "
-                    "href=\"run-2\">run run-2</a>");
+                    "href=\"run-2.html\">run run-2</a>");
     ASSERT_CONTAINS((const char *)old.page.ptr, "<q>fixed timer</q>");
     ASSERT_CONTAINS((const char *)old.page.ptr, "<tbody data-kix-slot=\"attestations\">");
     ASSERT_CONTAINS((const char *)old.page.ptr, "<td>reproduced</td>");
@@ -392,7 +392,7 @@ KIX_TEST(attestations_reruns_and_supersession_both_ways_in_words)
     ASSERT_CONTAINS(fixed.text, want);
     ASSERT_CONTAINS((const char *)fixed.page.ptr,
                     "<p class=\"note\" data-kix-slot=\"supersedes\">Supersedes <a "
-                    "href=\"run-1\">run run-1</a>");
+                    "href=\"run-1.html\">run run-1</a>");
     ASSERT_CONTAINS((const char *)fixed.page.ptr, "<q>fixed timer</q>");
     ASSERT_CONTAINS((const char *)fixed.doc.ptr, "\"attestationList\":[]");
     shown_release(&fixed);

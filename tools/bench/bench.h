@@ -246,6 +246,9 @@ int bench_browse(const char *cache_dir, const char *work_dir, const char *kixd, 
  * and 8 publishers) to a new log with one mirror on this machine, served
  * with --ack-replicas 0 and 1: figures "ack.*" (tools/bench/bench_ack.c). */
 void bench_ack(const char *work_dir, const char *kixd, long runs, struct bench_report *rep);
+/* kix-import's rate for each source, on the bundled samples under src
+ * (the source tree): figures import.<source>_runs_per_s and _wall_s. */
+void bench_import(const char *bin, const char *src, const char *work, struct bench_report *rep);
 
 /* ---- bench_query.c: kix query with its proofs -------------------------------- */
 

@@ -75,7 +75,7 @@ static void measure(const char *work, const char *kixd, int replicas, int client
                     struct bench_report *rep)
 {
     char dir[4096], store[4200], mstore[4200], admin[4200], vkey[4200], log[4200], mlog[4200];
-    char listen[64], mlisten[64], up[64], acks[8], key[24];
+    char listen[64], mlisten[64], up[64], acks[8], key[24], wkey[4200], wpub[4200];
     int port = bench_free_port(), mport = bench_free_port();
     struct ack_client cl[ACK_CLIENTS_MAX];
     pthread_t th[ACK_CLIENTS_MAX];
@@ -109,10 +109,40 @@ static void measure(const char *work, const char *kixd, int replicas, int client
         if (bench_run(argv, log) != 0)
             bench_die("kixd init failed (see %s)", log);
     }
+    /* the mirror's key, whose held statements the origin counts (kixd
+     * refuses --ack-replicas without --ack-mirror-key): the cost measured
+     * includes signing and verifying them */
+    bench_path(wkey, sizeof(wkey), "%s/mirror.key", dir);
+    bench_path(wpub, sizeof(wpub), "%s/mirror.pub", dir);
     {
-        char *argv[] = {(char *)kixd,  "serve",          "--store", store,           "--listen",
-                        listen,        "--ack-replicas", acks,      "--ack-timeout", "60",
-                        "--log-level", "warn",           NULL};
+        struct kix_signer *wk = NULL;
+        struct kix_verifier wv;
+        if (kix_signer_generate("ack-mirror.bench", KIX_NOTE_ALG_COSIGN, &wk, &err) ||
+            kix_keyfile_write(wkey, wk, &err))
+            bench_die("ack: the mirror's key: %s", err.msg);
+        kix_verifier_from_signer(wk, &wv);
+        kix_signer_free(wk);
+        if (kix_pubfile_write(wpub, &wv, &err))
+            bench_die("ack: the mirror's key: %s", err.msg);
+    }
+    {
+        char *argv[] = {(char *)kixd,
+                        "serve",
+                        "--store",
+                        store,
+                        "--listen",
+                        listen,
+                        "--ack-replicas",
+                        acks,
+                        "--ack-timeout",
+                        "60",
+                        "--log-level",
+                        "warn",
+                        "--ack-mirror-key",
+                        wpub,
+                        NULL};
+        if (replicas == 0)
+            argv[12] = NULL; /* no mirror counted: no key */
         origin = serve(argv, port, log);
     }
     if (kix_client_connect(up, NULL, &c, &err) || kix_client_info(c, &info, &err))
@@ -120,9 +150,12 @@ static void measure(const char *work, const char *kixd, int replicas, int client
     if (kix_file_write_atomic(vkey, info.log_key, strlen(info.log_key), 0644, &err))
         bench_die("ack: %s", err.msg);
     {
-        char *argv[] = {(char *)kixd,  "serve",       "--store", mstore,           "--listen",
-                        mlisten,       "--mirror-of", up,        "--upstream-key", vkey,
-                        "--log-level", "warn",        NULL};
+        char *argv[] = {(char *)kixd,     "serve", "--store",     mstore,
+                        "--listen",       mlisten, "--mirror-of", up,
+                        "--upstream-key", vkey,    "--log-level", "warn",
+                        "--witness-key",  wkey,    NULL};
+        if (replicas == 0)
+            argv[12] = NULL; /* no --witness-key */
         mirror = serve(argv, mport, mlog);
     }
     /* the publisher's key and the shared objects (with --ack-replicas 1

@@ -1,6 +1,11 @@
-/* kix-import-liger: publishes Liger-Kernel's benchmark CSV to a kix log.
+/* kix-import SOURCE: publishes a source's benchmark results to a kix log;
+ * kix-import-liger is kix-import liger (this file built with
+ * KIX_IMPORT_FIXED_SOURCE).
  *
- * Two passes over the file: the first validates every row (and that no two
+ * Each source is one entry of `sources`: a reader that turns its files
+ * into rows, each a run (its five manifests), a skipped entry (with the
+ * reason) or an invalid row (with the file and where in it). Everything
+ * else is shared. Two passes over the files: the first validates every row (and that no two
  * rows make the same run), the second builds each row's manifests, signs a
  * publication for it and submits them in batches, one group commit each.
  * Run ids and manifests come from the row (the row's time is the run's
@@ -26,6 +31,7 @@
 #include "kix/csv.h"
 #include "kix/entries.h"
 #include "kix/file.h"
+#include "kix/kernelbench.h"
 #include "kix/liger.h"
 #include "kix/note.h"
 #include "kix/progress.h"
@@ -36,29 +42,58 @@
 #include "kix/vindex.h"
 #include "kix/version.h"
 
-#define PROG          "kix-import-liger"
+#ifdef KIX_IMPORT_FIXED_SOURCE
+#define PROG "kix-import-liger"
+#else
+#define PROG "kix-import"
+#endif
 #define BATCH_DEFAULT 256
 #define BATCH_MAX     4096
 #define SHOW_MAX      20 /* problems listed one by one before "... and N more" */
 #define FILE_MAX      ((size_t)1 << 30)
 
 static const char help[] =
+#ifdef KIX_IMPORT_FIXED_SOURCE
     "usage: " PROG " --key KEY [--server ADDR | --store DIR] [--log-key KEY]\n"
     "                        [--receipts DIR] [--map FILE] [--batch N] [--skip-bad]\n"
     "                        [--json] [--dry-run] CSV\n"
     "\n"
-    "Publishes Liger-Kernel's benchmark CSV (benchmark/data/all_benchmark_data.csv)\n"
-    "to a kix log: every data row becomes one run, signed with KEY (which needs\n"
-    "the publish role). Each run is a BenchmarkRun manifest that references, by\n"
+    "kix-import liger CSV, under its old name (kix-import --help has the other\n"
+    "sources).\n"
+#else
+    "usage: " PROG " SOURCE --key KEY [--server ADDR | --store DIR] [--log-key KEY]\n"
+    "                  [--receipts DIR] [--map FILE] [--batch N] [--skip-bad]\n"
+    "                  [--problems DIR|FILE] [--save-problems FILE] [--json] [--dry-run]\n"
+    "                  PATH...\n"
+    "\n"
+    "Publishes a source's benchmark results to a kix log. SOURCE is one of:\n"
+    "  liger        Liger-Kernel's benchmark CSV (benchmark/data/all_benchmark_data.csv):\n"
+    "               every data row is one run\n"
+    "  kernelbench  KernelBench's baseline timing JSON (results/timing/<GPU>_<host>/\n"
+    "               baseline_time_<config>.json, any number of them): every timed\n"
+    "               problem is one run (mean primary, with std, min and max); a null\n"
+    "               entry (the problem did not run) is skipped and reported\n"
+    "\n"
+    "  --problems DIR|FILE  kernelbench: KernelBench's KernelBench/ directory (level<N>/\n"
+    "                  <N>_<Name>.py), read as data: each file is hashed and its\n"
+    "                  module-level sizes read, never copied; or an index of them\n"
+    "                  saved with --save-problems (required)\n"
+    "  --save-problems FILE  write the digests and sizes of --problems DIR to FILE\n"
+    "                  (JSON), so that a sample can carry them without the files\n"
+#endif
+    "\n"
+    "Every run is signed with KEY (which needs the publish role). Each run is a BenchmarkRun "
+    "manifest that references, by\n"
     "digest, its BenchmarkProtocol, Workload, ExecutionEnvironment and\n"
     "Implementation (apiVersion kernelindex.dev/v1alpha1).\n"
     "\n"
-    "The whole file is validated first: if any row is invalid, nothing is\n"
-    "published and each bad row is reported with its line number, unless\n"
-    "--skip-bad is given. Run ids derive from the row (its external id), so\n"
-    "importing the same file again adds nothing (each run found published,\n"
-    "proven by the log's signed index) and a newer file adds only new rows.\n"
-    "The row's timestamp is the run's observedAt; the publication's\n"
+    "Every file is validated first: if any row is invalid, nothing is\n"
+    "published and each bad row is reported with its file and line number (or\n"
+    "JSON pointer), unless --skip-bad is given. Run ids derive from the row\n"
+    "(its external id), so importing the same files again adds nothing (each\n"
+    "run found published, proven by the log's signed index): an interrupted\n"
+    "import is resumed by running it again, and a newer file adds only new\n"
+    "rows. A Liger row's timestamp is the run's observedAt; the publication's\n"
     "publishedAt is the time it is published.\n"
     "A row whose run id is already published with different figures is\n"
     "refused by the log and reported.\n"
@@ -82,16 +117,19 @@ static const char help[] =
     "                  then, with --store, the store's own key)\n"
     "  --receipts DIR  save each new entry's receipt as DIR/<runId>.tlog-proof\n"
     "                  (kix verify FILE checks one offline)\n"
-    "  --map FILE      write one JSON line per data row: {\"row\", \"line\", \"status\",\n"
-    "                  \"runId\", \"digest\", \"externalId\", \"permalink\", \"index\"}\n"
-    "                  (row 1 is the first data line; status new, duplicate,\n"
+    "  --map FILE      write one JSON line per data row: {\"file\", \"row\", the row's\n"
+    "                  identity (liger: \"line\"; kernelbench: \"level\", \"problem\",\n"
+    "                  \"pointer\"), \"status\", \"runId\", \"digest\", \"externalId\",\n"
+    "                  \"permalink\", \"index\"} (row 1 is the file's first data row;\n"
+    "                  status new, duplicate,\n"
     "                  refused, skipped, checked on a dry run, or invalid when\n"
     "                  the file was refused)\n"
     "  --batch N       runs per submission (one group commit), 1.."
     "4096, default 256\n"
     "  --skip-bad      publish the valid rows of a file with invalid ones, and\n"
     "                  report what was skipped\n"
-    "  --json          print the summary as one JSON object\n"
+    "  --json          print the summary as one JSON object: runs, new, duplicates,\n"
+    "                  skipped and skippedRows (file, row, reason), ...\n"
     "  --dry-run       validate and build the manifests, publish nothing (no key\n"
     "                  or log needed)\n"
     "  --version       print the version and exit\n"
@@ -173,13 +211,19 @@ static void dset_free(struct dset *s)
 
 /* ---- state ---------------------------------------------------------------------- */
 
+/* A row not published: invalid (skipped only with --skip-bad) or skipped
+ * by its source (a null KernelBench entry), with the reason. */
 struct bad_row {
-    size_t row, line;
-    char *msg;
+    size_t seq, row, line; /* seq: across every file, 1-based; row: in its file */
+    size_t file;
+    int skip;   /* skipped by the source, not invalid */
+    char *msg;  /* the reason, naming the line or JSON pointer */
+    json_t *id; /* the source's identity of the row (map, --json) */
 };
 
 struct item {
-    size_t row;
+    size_t seq, row, file;
+    json_t *id;
     struct kix_liger_run run;
     struct kix_buf envelope;
     struct kix_bytes objects[KIX_LIGER_NOBJECTS];
@@ -187,12 +231,47 @@ struct item {
     uint64_t publication; /* at this log index (proven by the signed index) */
 };
 
-struct import {
-    const char *path;
+struct input {
+    const char *path; /* as given */
     char *data;
     size_t len;
+};
+
+struct import;
+
+/* A file being read by its source: one row at a time. */
+struct cursor {
+    struct import *im;
+    size_t file;
+    /* liger */
+    struct kix_csv csv;
     struct kix_liger_header header;
+    /* kernelbench */
+    struct kix_kb_file *kb;
+    size_t next;
+};
+
+enum { ROW_END, ROW_RUN, ROW_SKIP, ROW_BAD };
+
+/* A source: how its files become rows. next() returns ROW_RUN with *run
+ * built (build: 0 leaves the run manifest out, for pass 1), ROW_SKIP or
+ * ROW_BAD with err saying why, ROW_END, or a negative KIX_E* (fatal); *id
+ * (owned by the caller) is the row's identity for the map. */
+struct source {
+    const char *name, *source, *license, *what;
+    int (*open)(struct cursor *c, struct kix_err *err);
+    int (*next)(struct cursor *c, int build, struct kix_liger_run *run, size_t *line, json_t **id,
+                struct kix_err *err);
+    void (*close)(struct cursor *c);
+};
+
+struct import {
+    const struct source *src;
+    const char *path; /* the file being read */
+    struct input *inputs;
+    size_t ninputs;
     struct kix_liger_cache *cache;
+    struct kix_kb_problems *problems;
     int skip_bad, json, dry_run, progress;
     struct kix_progress bar; /* the phase's bar (kix/progress.h) */
     size_t batch;
@@ -200,7 +279,7 @@ struct import {
 
     size_t rows;
     struct bad_row *bad;
-    size_t nbad, bad_cap;
+    size_t nbad, nskip, bad_cap;
 
     struct kix_client *client;
     struct kix_signer *key;
@@ -216,10 +295,98 @@ struct import {
     struct item *items;
     struct kix_bundle *bundles;
     struct kix_submit_result *results;
-    size_t nitems, next_map_row, next_bad;
+    size_t nitems, next_bad;
 
     size_t done, fresh, dups, refused, shown_refused;
     struct timespec t0;
+};
+
+/* ---- the sources ----------------------------------------------------------------- */
+
+static int liger_open(struct cursor *c, struct kix_err *err)
+{
+    const struct input *in = &c->im->inputs[c->file];
+    struct kix_csv_record rec;
+    int rc;
+
+    kix_csv_init(&c->csv, in->data, in->len);
+    rc = kix_csv_next(&c->csv, &rec, err);
+    if (rc == 0)
+        return kix_err_set(err, KIX_EINVAL, "%s is empty; expected a header line", in->path);
+    if (rc >= 0)
+        rc = kix_liger_header_parse(&rec, &c->header, err);
+    if (rc)
+        kix_err_wrap(err, "%s", in->path);
+    return rc;
+}
+
+static int liger_next(struct cursor *c, int build, struct kix_liger_run *run, size_t *line,
+                      json_t **id, struct kix_err *err)
+{
+    struct kix_csv_record rec;
+    int r = kix_csv_next(&c->csv, &rec, err);
+
+    if (r == 0)
+        return ROW_END;
+    *line = rec.line;
+    *id = json_pack("{s:I}", "line", (json_int_t)rec.line);
+    if (!*id)
+        return kix_err_set(err, KIX_ENOMEM, "out of memory");
+    if (r == KIX_ENOMEM)
+        return r;
+    if (r < 0)
+        return ROW_BAD;
+    r = build ? kix_liger_build(c->im->cache, &c->header, &rec, run, err)
+              : kix_liger_check(c->im->cache, &c->header, &rec, run, err);
+    if (r == KIX_EINVAL)
+        return ROW_BAD;
+    return r ? r : ROW_RUN;
+}
+
+static void liger_close(struct cursor *c)
+{
+    kix_csv_release(&c->csv);
+}
+
+static int kb_open(struct cursor *c, struct kix_err *err)
+{
+    const struct input *in = &c->im->inputs[c->file];
+    c->next = 0;
+    return kix_kb_open(in->path, in->data, in->len, c->im->problems, &c->kb, err);
+}
+
+static int kb_next(struct cursor *c, int build, struct kix_liger_run *run, size_t *line,
+                   json_t **id, struct kix_err *err)
+{
+    struct kix_kb_row row;
+    int r;
+
+    if (c->next >= kix_kb_rows(c->kb))
+        return ROW_END;
+    r = kix_kb_row(c->kb, c->next++, build, run, &row, err);
+    *line = 0;
+    *id = json_pack("{s:i, s:s, s:s}", "level", row.level, "problem", row.problem, "pointer",
+                    row.pointer);
+    if (!*id || r == KIX_ENOMEM)
+        return kix_err_set(err, KIX_ENOMEM, "out of memory");
+    if (r == KIX_KB_SKIP)
+        return ROW_SKIP;
+    if (r == KIX_EINVAL)
+        return ROW_BAD;
+    return r ? r : ROW_RUN;
+}
+
+static void kb_close(struct cursor *c)
+{
+    kix_kb_close(c->kb);
+    c->kb = NULL;
+}
+
+static const struct source sources[] = {
+    {"liger", KIX_LIGER_SOURCE, KIX_LIGER_LICENSE, "Liger-Kernel's benchmark CSV", liger_open,
+     liger_next, liger_close},
+    {"kernelbench", KIX_KB_SOURCE, KIX_KB_LICENSE, "KernelBench's baseline timing JSON", kb_open,
+     kb_next, kb_close},
 };
 
 static double since(const struct timespec *t0)
@@ -308,34 +475,34 @@ static int fail(int code, const struct kix_err *err)
     return status;
 }
 
-static int read_file(struct import *im, struct kix_err *err)
+static int read_file(struct input *in, struct kix_err *err)
 {
-    FILE *f = strcmp(im->path, "-") == 0 ? stdin : fopen(im->path, "rb");
+    FILE *f = strcmp(in->path, "-") == 0 ? stdin : fopen(in->path, "rb");
     size_t cap = 1 << 20, n;
 
     if (!f)
         return kix_err_set(err, errno == ENOENT ? KIX_ENOTFOUND : KIX_EIO, "cannot open %s: %s",
-                           im->path, strerror(errno));
-    im->data = malloc(cap);
-    while (im->data && (n = fread(im->data + im->len, 1, cap - im->len, f)) > 0) {
-        im->len += n;
-        if (im->len == cap) {
-            char *p = cap < FILE_MAX ? realloc(im->data, cap * 2) : NULL;
+                           in->path, strerror(errno));
+    in->data = malloc(cap);
+    while (in->data && (n = fread(in->data + in->len, 1, cap - in->len, f)) > 0) {
+        in->len += n;
+        if (in->len == cap) {
+            char *p = cap < FILE_MAX ? realloc(in->data, cap * 2) : NULL;
             if (!p) {
                 if (f != stdin)
                     fclose(f);
-                return kix_err_set(err, KIX_ELIMIT, "%s is larger than %zu bytes", im->path,
+                return kix_err_set(err, KIX_ELIMIT, "%s is larger than %zu bytes", in->path,
                                    FILE_MAX);
             }
-            im->data = p;
+            in->data = p;
             cap *= 2;
         }
     }
-    if (!im->data || ferror(f)) {
+    if (!in->data || ferror(f)) {
         int e = errno;
         if (f != stdin)
             fclose(f);
-        return im->data ? kix_err_set(err, KIX_EIO, "reading %s: %s", im->path, strerror(e))
+        return in->data ? kix_err_set(err, KIX_EIO, "reading %s: %s", in->path, strerror(e))
                         : kix_err_set(err, KIX_ENOMEM, "out of memory");
     }
     if (f != stdin)
@@ -343,36 +510,41 @@ static int read_file(struct import *im, struct kix_err *err)
     return KIX_OK;
 }
 
-static int add_bad(struct import *im, size_t row, size_t line, const char *msg)
+/* Records a row not published; takes id. */
+static int add_bad(struct import *im, size_t seq, size_t file, size_t row, size_t line, int skip,
+                   const char *msg, json_t *id)
 {
     struct bad_row *b = kix_array_grow(im->bad, &im->bad_cap, im->nbad, 16, sizeof(*b));
-    if (!b)
+    if (!b) {
+        json_decref(id);
         return KIX_ENOMEM;
+    }
     im->bad = b;
-    im->bad[im->nbad].row = row;
-    im->bad[im->nbad].line = line;
-    im->bad[im->nbad].msg = strdup(msg);
-    if (!im->bad[im->nbad].msg)
+    b = &im->bad[im->nbad];
+    b->seq = seq;
+    b->file = file;
+    b->row = row;
+    b->line = line;
+    b->skip = skip;
+    b->id = id;
+    b->msg = strdup(msg);
+    if (!b->msg) {
+        json_decref(id);
         return KIX_ENOMEM;
+    }
     im->nbad++;
+    im->nskip += skip != 0;
     return KIX_OK;
 }
 
-/* Opens the CSV and checks its header. */
-static int open_csv(struct import *im, struct kix_csv *csv, struct kix_err *err)
+/* Opens file i with the source (cursor fields zeroed first). */
+static int cursor_open(struct import *im, size_t i, struct cursor *c, struct kix_err *err)
 {
-    struct kix_csv_record rec;
-    int rc;
-
-    kix_csv_init(csv, im->data, im->len);
-    rc = kix_csv_next(csv, &rec, err);
-    if (rc == 0)
-        return kix_err_set(err, KIX_EINVAL, "%s is empty; expected a header line", im->path);
-    if (rc >= 0)
-        rc = kix_liger_header_parse(&rec, &im->header, err);
-    if (rc)
-        kix_err_wrap(err, "%s", im->path);
-    return rc;
+    memset(c, 0, sizeof(*c));
+    c->im = im;
+    c->file = i;
+    im->path = im->inputs[i].path;
+    return im->src->open(c, err);
 }
 
 /* ---- progress ------------------------------------------------------------------- */
@@ -401,57 +573,62 @@ static void progress_end(struct import *im)
 
 static int validate(struct import *im, struct kix_err *err)
 {
-    struct kix_csv csv;
-    struct kix_csv_record rec;
     struct kix_liger_run run;
     struct dset ids = {0};
-    int rc = open_csv(im, &csv, err), r;
+    size_t total = 0, offset = 0;
+    int rc = KIX_OK;
 
     kix_liger_run_init(&run);
-    while (rc == KIX_OK) {
-        struct kix_err rerr = {0};
-        struct kix_digest id;
-        size_t first;
+    for (size_t i = 0; i < im->ninputs; i++)
+        total += im->inputs[i].len;
+    for (size_t i = 0; rc == KIX_OK && i < im->ninputs; i++) {
+        struct cursor c;
+        size_t row = 0;
+        rc = cursor_open(im, i, &c, err);
+        while (rc == KIX_OK) {
+            struct kix_err rerr = {0};
+            struct kix_digest id;
+            json_t *ident = NULL;
+            size_t first, line = 0;
+            int r = im->src->next(&c, 0, &run, &line, &ident, &rerr);
 
-        r = kix_csv_next(&csv, &rec, &rerr);
-        if (r == 0)
-            break;
-        im->rows++;
-        if (r < 0) {
-            if (r == KIX_ENOMEM)
-                rc = kix_err_set(err, r, "out of memory");
-            else
-                rc = add_bad(im, im->rows, rec.line, rerr.msg);
-            continue;
+            if (r == ROW_END)
+                break;
+            if (r < 0) {
+                json_decref(ident);
+                rc = kix_err_set(err, r, "%s: %s", im->path, rerr.msg[0] ? rerr.msg : "failed");
+                break;
+            }
+            im->rows++;
+            row++;
+            if (r == ROW_BAD || r == ROW_SKIP) {
+                rc = add_bad(im, im->rows, i, row, line, r == ROW_SKIP, rerr.msg, ident);
+                continue;
+            }
+            kix_digest_of(run.external_id, strlen(run.external_id), &id);
+            r = dset_put(&ids, &id, im->rows, &first);
+            if (r == 1) {
+                char msg[KIX_ERR_MSG_MAX];
+                snprintf(msg, sizeof(msg),
+                         "makes the same run as row %zu of the files (external id %.300s); two "
+                         "rows for one run",
+                         first, run.external_id);
+                rc = add_bad(im, im->rows, i, row, line, 0, msg, ident);
+            } else {
+                json_decref(ident);
+                if (r < 0)
+                    rc = kix_err_set(err, r, "out of memory");
+            }
+            if ((im->rows & 255) == 0)
+                progress(im, "checking", offset + (c.kb ? 0 : kix_csv_offset(&c.csv)), total,
+                         "bytes");
         }
-        r = kix_liger_check(im->cache, &im->header, &rec, &run, &rerr);
-        if (r == KIX_ENOMEM) {
-            rc = kix_err_set(err, r, "out of memory");
-            break;
-        }
-        if (r) {
-            rc = add_bad(im, im->rows, rec.line, rerr.msg);
-            continue;
-        }
-        kix_digest_of(run.external_id, strlen(run.external_id), &id);
-        r = dset_put(&ids, &id, rec.line, &first);
-        if (r == 1) {
-            char msg[KIX_ERR_MSG_MAX];
-            snprintf(msg, sizeof(msg),
-                     "line %zu: makes the same run as line %zu (external id %.300s); the file "
-                     "has two rows for one run",
-                     rec.line, first, run.external_id);
-            rc = add_bad(im, im->rows, rec.line, msg);
-        } else if (r < 0) {
-            rc = kix_err_set(err, r, "out of memory");
-        }
-        if ((im->rows & 255) == 0)
-            progress(im, "checking", kix_csv_offset(&csv), im->len, "bytes");
+        im->src->close(&c);
+        offset += im->inputs[i].len;
     }
     if (rc == KIX_ENOMEM && err && !err->msg[0])
         kix_err_set(err, rc, "out of memory");
     kix_liger_run_release(&run);
-    kix_csv_release(&csv);
     dset_free(&ids);
     progress_end(im);
     return rc;
@@ -459,12 +636,17 @@ static int validate(struct import *im, struct kix_err *err)
 
 static void report_bad(const struct import *im, const char *intro)
 {
-    fprintf(stderr, PROG ": %s: %zu of %zu rows are invalid; %s\n", im->path, im->nbad, im->rows,
-            intro);
-    for (size_t i = 0; i < im->nbad && i < SHOW_MAX; i++)
-        fprintf(stderr, "  row %zu, %s\n", im->bad[i].row, im->bad[i].msg);
-    if (im->nbad > SHOW_MAX)
-        fprintf(stderr, "  ... and %zu more (--map FILE lists every one)\n", im->nbad - SHOW_MAX);
+    size_t shown = 0, invalid = im->nbad - im->nskip;
+    if (invalid)
+        fprintf(stderr, PROG ": %zu of %zu rows are invalid; %s\n", invalid, im->rows, intro);
+    for (size_t i = 0; i < im->nbad && shown < SHOW_MAX; i++)
+        if (!im->bad[i].skip) {
+            fprintf(stderr, "  %s, row %zu, %s\n", im->inputs[im->bad[i].file].path, im->bad[i].row,
+                    im->bad[i].msg);
+            shown++;
+        }
+    if (invalid > SHOW_MAX)
+        fprintf(stderr, "  ... and %zu more (--map FILE lists every one)\n", invalid - SHOW_MAX);
 }
 
 /* ---- the map ---------------------------------------------------------------------- */
@@ -485,16 +667,27 @@ static int map_line(struct import *im, json_t *obj)
     return rc;
 }
 
-/* Map lines for skipped rows before `row`. */
-static int map_skipped_until(struct import *im, size_t row)
+/* Map lines for rows not published before `seq`. */
+static int map_skipped_until(struct import *im, size_t seq)
 {
     int rc = KIX_OK;
-    while (rc == KIX_OK && im->next_bad < im->nbad && im->bad[im->next_bad].row < row) {
+    while (rc == KIX_OK && im->next_bad < im->nbad && im->bad[im->next_bad].seq < seq) {
         const struct bad_row *b = &im->bad[im->next_bad++];
-        if (im->map)
-            rc = map_line(im, json_pack("{s:I, s:I, s:s, s:s}", "row", (json_int_t)b->row, "line",
-                                        (json_int_t)b->line, "status",
-                                        im->skip_bad ? "skipped" : "invalid", "error", b->msg));
+        json_t *o;
+        if (!im->map)
+            continue;
+        /* the row's identity first, as the lines of runs */
+        o = json_pack("{s:I}", "row", (json_int_t)b->row);
+        if (o && b->id)
+            json_object_update(o, b->id);
+        if (o)
+            json_object_set_new(o, "status",
+                                json_string(b->skip || im->skip_bad ? "skipped" : "invalid"));
+        if (o)
+            json_object_set_new(o, "error", json_string(b->msg));
+        if (o) /* last: the members before it are kix-import-liger's, in its order */
+            json_object_set_new(o, "file", json_string(im->inputs[b->file].path));
+        rc = map_line(im, o);
     }
     return rc;
 }
@@ -505,14 +698,18 @@ static int map_item(struct import *im, const struct item *it, const char *status
     char digest[KIX_DIGEST_TEXT_LEN + 1];
     struct kix_buf link = KIX_BUF_INIT;
     json_t *o;
-    int rc = map_skipped_until(im, it->row);
+    int rc = map_skipped_until(im, it->seq);
 
     if (rc || !im->map)
         return rc;
     kix_digest_format(&it->run.digest[KIX_LIGER_RUN], digest);
-    o = json_pack("{s:I, s:I, s:s, s:s, s:s, s:s}", "row", (json_int_t)it->row, "line",
-                  (json_int_t)it->run.line, "status", status, "runId", it->run.run_id, "digest",
-                  digest, "externalId", it->run.external_id);
+    o = json_pack("{s:I}", "row", (json_int_t)it->row);
+    if (o && it->id)
+        json_object_update(o, it->id);
+    if (o)
+        json_object_update_new(o, json_pack("{s:s, s:s, s:s, s:s}", "status", status, "runId",
+                                            it->run.run_id, "digest", digest, "externalId",
+                                            it->run.external_id));
     if (o && im->origin[0]) {
         if (kix_permalink(im->origin, it->run.run_id, &link) == KIX_OK)
             json_object_set_new(o, "permalink", json_string((const char *)link.ptr));
@@ -522,10 +719,24 @@ static int map_item(struct import *im, const struct item *it, const char *status
         json_object_set_new(o, "index", json_integer((json_int_t)res->index));
     if (o && res && res->code != KIX_OK)
         json_object_set_new(o, "error", json_string(res->message));
+    if (o) /* last: the members before it are kix-import-liger's, in its order */
+        json_object_set_new(o, "file", json_string(im->inputs[it->file].path));
     return map_line(im, o);
 }
 
 /* ---- pass 2: publishing --------------------------------------------------------- */
+
+/* Where a row is, for messages: "row 9, line 10" (a CSV) or the file and
+ * the source's JSON pointer. */
+static const char *row_where(const struct import *im, const struct item *it, char *buf, size_t cap)
+{
+    const char *ptr = json_string_value(json_object_get(it->id, "pointer"));
+    if (ptr)
+        snprintf(buf, cap, "%s %s (row %zu)", im->inputs[it->file].path, ptr, it->row);
+    else
+        snprintf(buf, cap, "row %zu, line %zu", it->row, it->run.line);
+    return buf;
+}
 
 /* Checks a checkpoint note against the log key and the remembered one
  * (kix_trust_check), once per distinct note. */
@@ -562,8 +773,10 @@ static int check_receipt(struct import *im, const struct item *it, const struct 
         rc =
             check_checkpoint(im, (const char *)receipt.checkpoint.ptr, receipt.checkpoint.len, err);
     if (rc) {
-        kix_err_wrap(err, "row %zu, line %zu (run %s): the receipt from %s does not verify",
-                     it->row, it->run.line, it->run.run_id, kix_client_where(im->client));
+        char at[600];
+        kix_err_wrap(err, "%s (run %s): the receipt from %s does not verify",
+                     row_where(im, it, at, sizeof(at)), it->run.run_id,
+                     kix_client_where(im->client));
         goto out;
     }
     im->verified++;
@@ -624,9 +837,11 @@ static int find_published(struct import *im, struct kix_err *err)
         it->published = rc == KIX_OK && a.present && strcmp(run_id, it->run.run_id) == 0;
         it->publication = index;
         kix_index_answer_release(&a);
-        if (rc)
-            kix_err_wrap(err, "row %zu, line %zu (run %s): proving its manifest's publication",
-                         it->row, it->run.line, it->run.run_id);
+        if (rc) {
+            char at[600];
+            kix_err_wrap(err, "%s (run %s): proving its manifest's publication",
+                         row_where(im, it, at, sizeof(at)), it->run.run_id);
+        }
     }
     return rc;
 }
@@ -702,10 +917,11 @@ static int flush(struct import *im, struct kix_err *err)
             }
         } else {
             im->refused++;
+            char at[600];
             if (im->shown_refused++ < SHOW_MAX)
-                fprintf(stderr, "%s" PROG ": row %zu, line %zu (run %s): refused: %s\n",
-                        kix_progress_clear(&im->bar), it->row, it->run.line, it->run.run_id,
-                        res->message);
+                fprintf(stderr, "%s" PROG ": %s (run %s): refused: %s\n",
+                        kix_progress_clear(&im->bar), row_where(im, it, at, sizeof(at)),
+                        it->run.run_id, res->message);
         }
         if (rc == KIX_OK)
             rc = map_item(im, it, status, res);
@@ -723,43 +939,55 @@ static int flush(struct import *im, struct kix_err *err)
 
 static int publish(struct import *im, struct kix_err *err)
 {
-    struct kix_csv csv;
-    struct kix_csv_record rec;
-    size_t row = 0, bad = 0;
-    int rc = open_csv(im, &csv, err), r;
+    size_t seq = 0, bad = 0;
+    int rc = KIX_OK;
 
-    while (rc == KIX_OK) {
-        struct item *it;
-        r = kix_csv_next(&csv, &rec, err);
-        if (r == 0)
-            break;
-        row++;
-        if (bad < im->nbad && im->bad[bad].row == row) {
-            bad++;
-            continue; /* reported in pass 1 */
+    for (size_t i = 0; rc == KIX_OK && i < im->ninputs; i++) {
+        struct cursor c;
+        size_t row = 0;
+        rc = cursor_open(im, i, &c, err);
+        while (rc == KIX_OK) {
+            struct item *it = &im->items[im->nitems];
+            json_t *ident = NULL;
+            size_t line = 0;
+            int r = im->src->next(&c, 1, &it->run, &line, &ident, err);
+
+            if (r == ROW_END)
+                break;
+            seq++;
+            row++;
+            if (bad < im->nbad && im->bad[bad].seq == seq) {
+                bad++;
+                json_decref(ident);
+                continue; /* reported in pass 1 */
+            }
+            if (r != ROW_RUN) {
+                json_decref(ident);
+                kix_err_wrap(err, "%s changed while it was read", im->path);
+                rc = r < 0 ? r : KIX_EIO;
+                break;
+            }
+            json_decref(it->id);
+            it->id = ident;
+            it->seq = seq;
+            it->row = row;
+            it->file = i;
+            if (!im->dry_run) {
+                kix_buf_reset(&it->envelope);
+                /* publishedAt: now, when the log publishes it (the row's
+                 * time, when it has one, is the run's spec.observedAt) */
+                rc = kix_entry_publication(im->key, it->run.run_id, &it->run.digest[KIX_LIGER_RUN],
+                                           NULL, im->src->source, im->src->license, &it->envelope,
+                                           err);
+            }
+            if (rc)
+                break;
+            if (++im->nitems == im->batch) {
+                rc = flush(im, err);
+                progress(im, im->dry_run ? "building" : "importing", seq, im->rows, "rows");
+            }
         }
-        if (r < 0) {
-            kix_err_wrap(err, "%s changed while it was read", im->path);
-            rc = r;
-            break;
-        }
-        it = &im->items[im->nitems];
-        it->row = row;
-        rc = kix_liger_build(im->cache, &im->header, &rec, &it->run, err);
-        if (rc == KIX_OK && !im->dry_run) {
-            kix_buf_reset(&it->envelope);
-            /* publishedAt: now, when the log publishes it (the row's
-             * time is the run's spec.observedAt) */
-            rc =
-                kix_entry_publication(im->key, it->run.run_id, &it->run.digest[KIX_LIGER_RUN], NULL,
-                                      KIX_LIGER_SOURCE, KIX_LIGER_LICENSE, &it->envelope, err);
-        }
-        if (rc)
-            break;
-        if (++im->nitems == im->batch) {
-            rc = flush(im, err);
-            progress(im, im->dry_run ? "building" : "importing", row, im->rows, "rows");
-        }
+        im->src->close(&c);
     }
     if (rc == KIX_OK)
         rc = flush(im, err);
@@ -771,7 +999,6 @@ static int publish(struct import *im, struct kix_err *err)
             kix_err_set(err, rc, "writing the map: %s", kix_strerror(rc));
     }
     progress_end(im);
-    kix_csv_release(&csv);
     return rc;
 }
 
@@ -779,6 +1006,7 @@ static int publish(struct import *im, struct kix_err *err)
 
 static void summary(struct import *im, double secs)
 {
+    char what[512];
     size_t objs = 0;
     double rate = secs > 0 ? (double)im->done / secs : 0;
     for (int k = 0; k < KIX_LIGER_NOBJECTS; k++)
@@ -787,16 +1015,34 @@ static void summary(struct import *im, double secs)
         json_t *o = json_pack(
             "{s:s, s:s, s:b, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:{s:I, s:I, s:I, s:I, s:I}, s:f, "
             "s:f}",
-            "file", im->path, "log", im->client ? kix_client_where(im->client) : "", "dryRun",
-            im->dry_run, "rows", (json_int_t)im->rows, "skipped", (json_int_t)im->nbad, "runs",
-            (json_int_t)(im->fresh + im->dups), "newEntries", (json_int_t)im->fresh, "duplicates",
-            (json_int_t)im->dups, "refused", (json_int_t)im->refused, "objects", (json_int_t)objs,
-            "objectsByKind", "runs", (json_int_t)im->kinds[KIX_LIGER_RUN].n, "protocols",
-            (json_int_t)im->kinds[KIX_LIGER_PROTOCOL].n, "workloads",
+            "file", im->inputs[0].path, "log", im->client ? kix_client_where(im->client) : "",
+            "dryRun", im->dry_run, "rows", (json_int_t)im->rows, "skipped", (json_int_t)im->nbad,
+            "runs", (json_int_t)(im->fresh + im->dups), "newEntries", (json_int_t)im->fresh,
+            "duplicates", (json_int_t)im->dups, "refused", (json_int_t)im->refused, "objects",
+            (json_int_t)objs, "objectsByKind", "runs", (json_int_t)im->kinds[KIX_LIGER_RUN].n,
+            "protocols", (json_int_t)im->kinds[KIX_LIGER_PROTOCOL].n, "workloads",
             (json_int_t)im->kinds[KIX_LIGER_WORKLOAD].n, "environments",
             (json_int_t)im->kinds[KIX_LIGER_ENVIRONMENT].n, "implementations",
             (json_int_t)im->kinds[KIX_LIGER_IMPLEMENTATION].n, "seconds", secs, "runsPerSecond",
             rate);
+        if (o) {
+            json_t *files = json_array(), *skipped = json_array();
+            for (size_t i = 0; files && i < im->ninputs; i++)
+                json_array_append_new(files, json_string(im->inputs[i].path));
+            for (size_t i = 0; skipped && i < im->nbad; i++) {
+                const struct bad_row *b = &im->bad[i];
+                json_t *r = json_pack("{s:s, s:I, s:s, s:s}", "file", im->inputs[b->file].path,
+                                      "row", (json_int_t)b->row, "status",
+                                      b->skip ? "skipped" : "invalid", "reason", b->msg);
+                if (r && b->id)
+                    json_object_update(r, b->id);
+                json_array_append_new(skipped, r);
+            }
+            json_object_set_new(o, "source", json_string(im->src->name));
+            json_object_set_new(o, "files", files ? files : json_array());
+            json_object_set_new(o, "new", json_integer((json_int_t)im->fresh));
+            json_object_set_new(o, "skippedRows", skipped ? skipped : json_array());
+        }
         if (o && im->client) {
             json_object_set_new(o, "logSizeBefore", json_integer((json_int_t)im->size_before));
             json_object_set_new(o, "logSize", json_integer((json_int_t)im->size_after));
@@ -809,11 +1055,19 @@ static void summary(struct import *im, double secs)
         json_decref(o);
         return;
     }
-    if (im->dry_run)
-        printf("checked %s (nothing published)\n", im->path);
+    if (im->ninputs > 1)
+        snprintf(what, sizeof(what), "%zu files of %s", im->ninputs, im->src->what);
     else
-        printf("imported %s into %s\n", im->path, kix_client_where(im->client));
-    printf("  rows     %zu (%zu skipped as invalid)\n", im->rows, im->nbad);
+        snprintf(what, sizeof(what), "%s", im->inputs[0].path);
+    if (im->dry_run)
+        printf("checked %s (nothing published)\n", what);
+    else
+        printf("imported %s into %s\n", what, kix_client_where(im->client));
+    if (im->nskip)
+        printf("  rows     %zu (%zu skipped as invalid, %zu skipped by the source)\n", im->rows,
+               im->nbad - im->nskip, im->nskip);
+    else
+        printf("  rows     %zu (%zu skipped as invalid)\n", im->rows, im->nbad);
     if (!im->dry_run)
         printf("  runs     %zu: %zu new entries, %zu duplicates, %zu refused\n",
                im->fresh + im->dups, im->fresh, im->dups, im->refused);
@@ -828,6 +1082,9 @@ static void summary(struct import *im, double secs)
                (unsigned long long)im->size_after, (unsigned long long)im->size_before,
                im->verified);
     printf("  time     %.2f s, %.0f runs/s\n", secs, rate);
+    for (size_t i = 0, shown = 0; i < im->nbad; i++)
+        if (im->bad[i].skip && shown++ < SHOW_MAX)
+            printf("  skipped  %s: %s\n", im->inputs[im->bad[i].file].path, im->bad[i].msg);
 }
 
 /* ---- main ---------------------------------------------------------------------------- */
@@ -917,12 +1174,15 @@ static void cleanup(struct import *im)
     for (size_t i = 0; im->items && i < im->batch; i++) {
         kix_liger_run_release(&im->items[i].run);
         kix_buf_release(&im->items[i].envelope);
+        json_decref(im->items[i].id);
     }
     free(im->items);
     free(im->bundles);
     free(im->results);
-    for (size_t i = 0; i < im->nbad; i++)
+    for (size_t i = 0; i < im->nbad; i++) {
         free(im->bad[i].msg);
+        json_decref(im->bad[i].id);
+    }
     free(im->bad);
     dset_free(&im->stored);
     for (int k = 0; k < KIX_LIGER_NOBJECTS; k++)
@@ -931,7 +1191,10 @@ static void cleanup(struct import *im)
     kix_client_close(im->client);
     kix_signer_free(im->key);
     kix_liger_cache_free(im->cache);
-    free(im->data);
+    kix_kb_problems_free(im->problems);
+    for (size_t i = 0; i < im->ninputs; i++)
+        free(im->inputs[i].data);
+    free(im->inputs);
 }
 
 int main(int argc, char **argv)
@@ -946,14 +1209,19 @@ int main(int argc, char **argv)
                                              {"skip-bad", no_argument, NULL, 'x'},
                                              {"json", no_argument, NULL, 'j'},
                                              {"dry-run", no_argument, NULL, 'n'},
+#ifndef KIX_IMPORT_FIXED_SOURCE
+                                             {"problems", required_argument, NULL, 'P'},
+                                             {"save-problems", required_argument, NULL, 'W'},
+#endif
                                              {"help", no_argument, NULL, 'h'},
                                              {"version", no_argument, NULL, 'V'},
                                              {NULL, 0, NULL, 0}};
     struct import im;
     struct kix_err err = {0};
     const char *key = NULL, *server = NULL, *store = NULL, *map = NULL, *log_key = NULL;
+    const char *problems = NULL, *save_problems = NULL;
     char *end;
-    int c, rc, status = 0;
+    int c, rc = KIX_OK, status = 0;
 
     memset(&im, 0, sizeof(im));
     im.batch = BATCH_DEFAULT;
@@ -980,6 +1248,12 @@ int main(int argc, char **argv)
         case 'R':
             im.receipts = optarg;
             break;
+        case 'P':
+            problems = optarg;
+            break;
+        case 'W':
+            save_problems = optarg;
+            break;
         case 'b':
             errno = 0;
             im.batch = strtoul(optarg, &end, 10);
@@ -1005,22 +1279,67 @@ int main(int argc, char **argv)
             return usage("unknown option");
         }
     }
+#ifdef KIX_IMPORT_FIXED_SOURCE
+    im.src = &sources[0];
     if (optind + 1 != argc)
         return usage(optind == argc ? "name the CSV file to import" : "one CSV file at a time");
+#else
+    if (optind == argc)
+        return usage("name the SOURCE (liger or kernelbench) and the files to import");
+    for (size_t i = 0; i < sizeof(sources) / sizeof(sources[0]); i++)
+        if (strcmp(argv[optind], sources[i].name) == 0)
+            im.src = &sources[i];
+    if (!im.src)
+        return usage("unknown SOURCE: liger (Liger-Kernel's benchmark CSV) or kernelbench "
+                     "(KernelBench's baseline timing JSON)");
+    optind++;
+    if (im.src == &sources[1] && !problems)
+        return usage("kernelbench needs --problems DIR (KernelBench's KernelBench/ directory of "
+                     "level<N>/*.py, or an index saved with --save-problems): each run's "
+                     "workload is bound to its problem file by digest");
+    if (im.src != &sources[1] && (problems || save_problems))
+        return usage("--problems and --save-problems are for the kernelbench source");
+    if (save_problems && !problems)
+        return usage("--save-problems FILE writes the index of --problems DIR");
+    if (optind == argc && !save_problems)
+        return usage(im.src == &sources[0] ? "name the CSV file(s) to import"
+                                           : "name the timing JSON file(s) to import");
+#endif
     if (server && store)
         return usage("--server and --store exclude each other");
-    if (!key && !im.dry_run)
+    if (!key && !im.dry_run && optind < argc)
         return usage("--key KEY is required (the publisher's private key)");
     if (im.receipts && im.dry_run)
         return usage("--receipts has nothing to save on a --dry-run");
     if (!server && !store) /* as kix: $KIX_SERVER, then the default */
         server = getenv("KIX_SERVER") && *getenv("KIX_SERVER") ? getenv("KIX_SERVER")
                                                                : KIX_DEFAULT_SERVER;
-    im.path = argv[optind];
     im.progress = kix_progress_wanted();
     clock_gettime(CLOCK_MONOTONIC, &im.t0);
 
-    rc = read_file(&im, &err);
+    if (problems) {
+        rc = kix_kb_problems_load(problems, &im.problems, &err);
+        if (rc == KIX_OK && save_problems)
+            rc = kix_kb_problems_save(im.problems, save_problems, &err);
+        if (rc == KIX_OK && optind == argc) { /* --save-problems alone */
+            if (im.json)
+                printf("{\"problems\":%zu,\"saved\":\"%s\"}\n", kix_kb_problems_count(im.problems),
+                       save_problems);
+            else
+                printf("saved the digests and sizes of %zu problems to %s\n",
+                       kix_kb_problems_count(im.problems), save_problems);
+            goto out;
+        }
+    }
+    im.ninputs = (size_t)(argc - optind);
+    im.inputs = calloc(im.ninputs ? im.ninputs : 1, sizeof(*im.inputs));
+    if (!im.inputs)
+        rc = kix_err_set(&err, KIX_ENOMEM, "out of memory");
+    for (size_t i = 0; rc == KIX_OK && i < im.ninputs; i++) {
+        im.inputs[i].path = argv[optind + (int)i];
+        rc = read_file(&im.inputs[i], &err);
+    }
+    im.path = im.ninputs ? im.inputs[0].path : "";
     if (rc == KIX_OK && kix_liger_cache_new(&im.cache))
         rc = kix_err_set(&err, KIX_ENOMEM, "out of memory");
     if (rc == KIX_OK)
@@ -1029,30 +1348,36 @@ int main(int argc, char **argv)
         rc = validate(&im, &err);
     if (rc)
         goto out;
-    if (im.nbad && !im.skip_bad) {
+    if (im.nbad > im.nskip && !im.skip_bad) {
         report_bad(&im, "nothing was published (fix them, or pass --skip-bad to publish the rest)");
         status = 1;
         if (json_errors) {
             char msg[256];
             json_t *rows = json_array();
-            for (size_t i = 0; rows && i < im.nbad; i++)
-                json_array_append_new(rows,
-                                      json_pack("{s:I, s:s}", "row", (json_int_t)im.bad[i].row,
-                                                "message", im.bad[i].msg));
+            for (size_t i = 0; rows && i < im.nbad; i++) {
+                json_t *r;
+                if (im.bad[i].skip)
+                    continue;
+                r = json_pack("{s:s, s:I, s:s}", "file", im.inputs[im.bad[i].file].path, "row",
+                              (json_int_t)im.bad[i].row, "message", im.bad[i].msg);
+                if (r && im.bad[i].id)
+                    json_object_update(r, im.bad[i].id);
+                json_array_append_new(rows, r);
+            }
             snprintf(msg, sizeof(msg),
                      "%s: %zu of %zu rows are invalid; nothing was published (fix them, or pass "
                      "--skip-bad to publish the rest)",
-                     im.path, im.nbad, im.rows);
+                     im.ninputs > 1 ? "the files" : im.path, im.nbad - im.nskip, im.rows);
             json_error("invalidInput", 1, msg, kix_strerror(KIX_EINVAL),
                        json_pack("{s:o}", "invalidRows", rows ? rows : json_array()));
         }
         if (map && (im.map = fopen(map, "w")) != NULL)
-            rc = map_skipped_until(&im, (size_t)-1); /* the invalid rows only */
+            rc = map_skipped_until(&im, (size_t)-1); /* the rows not published only */
         if (rc)
             kix_err_set(&err, rc, "writing %s: %s", map, kix_strerror(rc));
         goto out;
     }
-    if (im.nbad)
+    if (im.nbad > im.nskip)
         report_bad(&im, "skipping them");
     if (map && !(im.map = fopen(map, "w")))
         rc = kix_err_set(&err, KIX_EIO, "cannot write %s: %s", map, strerror(errno));

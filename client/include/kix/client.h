@@ -63,6 +63,10 @@ struct kix_client_info {
     uint64_t fork_size;                /* the size at which they differ */
     char fork_reason[KIX_ERR_MSG_MAX]; /* what was found */
     char fork_evidence[512];           /* where both signed checkpoints are kept */
+    /* an origin with --ack-replicas: what it committed, past `size` (what
+     * its mirrors hold and readers are shown); 0 when it reported none. A
+     * mirror replicates to it */
+    uint64_t committed;
     /* a server's limits as its info reported them, 0 for one it did not
      * report (and all 0 for a local store): the kixd source sizes its
      * requests by them (see proto/PROTOCOL.md, info) */
@@ -220,7 +224,9 @@ int kix_client_index_proof(struct kix_client *c, const struct kix_verifier *key,
  * in out->checkpoint for the caller to check against the remembered one.
  * Which runs match is the server's choice (see kix_client_group_page_verify
  * for a whole group); what it says of each is proven. workload_fn (may be
- * NULL) is handed each row's verified Workload object. KIX_EVERIFY with the
+ * NULL) is handed each row's verified Workload object; each row's source
+ * and statistic (which the server does not send) are filled in from its
+ * verified manifest. KIX_EVERIFY with the
  * run and what differs; KIX_EUNAVAIL when the log grew between two group
  * proofs (query again). out->size is the size of the first group proof
  * made, also when a check then failed (0 when none was made): a mismatch
@@ -234,7 +240,7 @@ struct kix_query_proof {
     size_t selections; /* selection records proven (kix_client_query_complete) */
 };
 int kix_client_query_verify(struct kix_client *c, const struct kix_verifier *key,
-                            const struct kix_query_row *rows, size_t n, kix_object_fn workload_fn,
+                            struct kix_query_row *rows, size_t n, kix_object_fn workload_fn,
                             void *ctx, struct kix_query_proof *out,
                             struct kix_err *err) KIX_MUST_CHECK;
 
@@ -282,5 +288,38 @@ int kix_client_query_complete(struct kix_client *c, const struct kix_verifier *k
                               const struct kix_query *q, const struct kix_query_row *rows, size_t n,
                               uint64_t matched, struct kix_query_proof *proof,
                               struct kix_err *err) KIX_MUST_CHECK;
+
+/* A query's page computed by the client, never taken from the server's
+ * answer (PROTOCOL.md §4.7): the selection records say which groups and
+ * runs match q's filters, every selected group's record its members; one
+ * member of each group, proven by its run record, manifest and objects,
+ * describes the group, and workload_fn (may be NULL) sees the group's
+ * Workload object (bytes NULL when the log lacks it) to set *keep (0
+ * drops the group's runs from the answer: a filter of the caller's) and
+ * write its words (what groups of one kernel are ordered by). The
+ * client orders the groups by kernel, workload words, GPU, pass and
+ * metric (text as people read it: 8192 after 1024), then group key, runs
+ * by rank, and cuts [q->offset, q->offset + q->limit) from that order
+ * itself, so no server can shift, repeat or skip rows between pages;
+ * each row on the page is proven like kix_client_query_verify's (run
+ * record: manifest, group, value, evidence; manifest and objects: its
+ * words). All at one checkpoint, proof->size and proof->checkpoint, for
+ * the caller to check against the remembered one. KIX_EVERIFY when a
+ * record contradicts another; KIX_EUNAVAIL when the log grew between
+ * proofs (ask again). Release the page with kix_query_page_release. */
+#define KIX_QUERY_WORDS_MAX 160
+typedef int (*kix_query_workload_fn)(void *ctx, const uint8_t *bytes, size_t len, int *keep,
+                                     char *words, size_t cap);
+struct kix_query_page {
+    struct kix_query_row *rows;
+    char (*words)[KIX_QUERY_WORDS_MAX]; /* each row's group's words */
+    size_t n;
+    uint64_t matched; /* all the matches the caller kept, also beyond the page */
+};
+int kix_client_query_page(struct kix_client *c, const struct kix_verifier *key,
+                          const struct kix_query *q, kix_query_workload_fn workload_fn, void *ctx,
+                          struct kix_query_page *out, struct kix_query_proof *proof,
+                          struct kix_err *err) KIX_MUST_CHECK;
+void kix_query_page_release(struct kix_query_page *p);
 
 #endif

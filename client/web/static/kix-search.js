@@ -38,7 +38,7 @@
   var FACET_LISTS = { kernel: 'kernels', gpu: 'gpus', provider: 'providers', dtype: 'dtypes',
                       pass: 'passes' };
   var TEXT_FIELDS = ['kernel', 'gpu', 'pass', 'metric', 'dtype', 'workload', 'provider',
-                     'implementation'];
+                     'implementation', 'source'];
   var PAGE = 100;
 
   /* "seq = 2048" and "seq=2048" are one word; case does not matter. */
@@ -143,20 +143,31 @@
     return td;
   }
 
-  /* One tr like the server's (templates/home.html). */
+  /* The name of run `id`'s files (PROTOCOL.md §3, kix_run_page_name): the
+   * id when it follows the run-id grammar, else '_' and the id with '_',
+   * '.' and ':' written _u, _d and _c. */
+  function runPageName(id) {
+    if (/^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/.test(id) && !/\.(html|json)$/i.test(id)) return id;
+    return '_' + id.replace(/[_.:]/g, function (c) { return c === '_' ? '_u' : c === '.' ? '_d' : '_c'; });
+  }
+
+  /* One tr like the server's (templates/home.html): links to the .html
+   * names, which every static server types as pages. */
   function rowElement(doc, root, r) {
     var tr = doc.createElement('tr');
-    tr.appendChild(cell(doc, r.kernel, root + 'kernels/' + encodeURIComponent(r.kernel)));
-    tr.appendChild(cell(doc, r.workload || '(no parameters)', root + 'groups/' + r.group,
+    tr.appendChild(cell(doc, r.kernel, root + 'kernels/' + encodeURIComponent(r.kernel) + '.html'));
+    tr.appendChild(cell(doc, r.workload || '(no parameters)', root + 'groups/' + r.group + '.html',
                         'workload'));
     tr.appendChild(cell(doc, r.dtype));
     tr.appendChild(cell(doc, r.pass));
     tr.appendChild(cell(doc, r.gpu));
-    var best = cell(doc, r.implementation, root + 'runs/' + encodeURIComponent(r.best));
+    var best = cell(doc, r.implementation,
+                    root + 'runs/' + encodeURIComponent(runPageName(r.best)) + '.html');
     best.appendChild(doc.createTextNode(' (' + r.provider + ')'));
     tr.appendChild(best);
     tr.appendChild(cell(doc, r.median, null, 'num'));
-    tr.appendChild(cell(doc, String(r.runs), root + 'groups/' + r.group, 'num'));
+    tr.appendChild(cell(doc, String(r.runs), root + 'groups/' + r.group + '.html', 'num'));
+    tr.appendChild(cell(doc, r.source || 'not named'));
     return tr;
   }
 

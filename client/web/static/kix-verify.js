@@ -9,8 +9,11 @@
  * What it reads: ONLY the page's view document, the JSON in
  * <script type="application/json" id="kix-view"> ("kix.run/1" or
  * "kix.group/1"; without one, <page>.json from the log's site), the page's
- * kind and subject (#kix-verify's data-page and data-run / data-group) and
- * address, the C2SP tlog-tiles of the log's site (checkpoint,
+ * kind and subject (#kix-verify's data-page and data-run / data-group), its
+ * pin (#kix-verify's data-log-key, data-origin, data-size, data-root: the
+ * log it was written from, which every fetched view and checkpoint must
+ * be of: another key is red, an older size "stale", a later one must
+ * extend data-root) and address, the C2SP tlog-tiles of the log's site (checkpoint,
  * tile/<L>/<N>[.p/<W>], tile/entries/<N>[.p/<W>]) and, for a page whose
  * index proofs are old, its index files. Never the page's text.
  * The log's site: ?kix-base=<URL> in the page's address, else #kix-verify's
@@ -54,7 +57,8 @@
  *
  * What it writes (from what it proved, never from the view's claims, and
  * also what was proven before a check failed): #verify-status (data-state
- * "ok", or "fail" with what failed: a red banner), and the elements with
+ * "ok", its proven facts first; "stale" for a copy older than the page;
+ * or "fail" with what failed: a red banner), the window's title, and the elements with
  * data-kix-slot (PROTOCOL.md, "The pages' verifier", lists them and their
  * formats; numbers as C's kix_human writes them). Each gets
  * data-verified="yes" when proven, else data-verified="no" and the class
@@ -1039,10 +1043,12 @@
     return out;
   }
 
-  /* The manifest's primary statistic, as kix_figures_of (client/view/figures.c). */
+  /* The manifest's primary statistic, as kix_figures_of (client/view/figures.c):
+   * a timing's median, or its mean when it says "primaryStatistic": "mean". */
   function figuresOf(manifest) {
     var spec = (manifest && manifest.spec) || {};
-    var t = spec.timing && spec.timing.latencyNs && spec.timing.latencyNs.median;
+    var stat = spec.timing && spec.timing.primaryStatistic === 'mean' ? 'mean' : 'median';
+    var t = spec.timing && spec.timing.latencyNs && spec.timing.latencyNs[stat];
     var m = spec.memory && spec.memory.peakBytes && spec.memory.peakBytes.median;
     var f = { have: false, bytes: t === undefined && m !== undefined };
     var median = t !== undefined ? t : m;
@@ -1074,7 +1080,7 @@
   }
 
   /* An object field's value for people, by data-kix-fmt (PROTOCOL.md,
-   * "The view documents"): text, bytes, ns, count, list, shape, date. A
+   * "The view documents"): text, bytes, ns, count, list, shape, gpu, date. A
    * value that is not there is "not recorded". */
   function formatField(v, fmt) {
     if (v === undefined || v === null || v === '') return 'not recorded';
@@ -1086,13 +1092,37 @@
     case 'date': return typeof v === 'string' ? v.slice(0, 10) : String(v);
     case 'list': return Array.isArray(v) ? v.map(function (x) { return formatField(x, 'text'); }).join(', ')
                                           : formatField(v, 'text');
-    case 'shape': return Array.isArray(v) ? '[' + v.join(', ') + ']' : String(v);
+    case 'shape': return shapeText(v);
+    case 'gpu': return v && typeof v === 'object' && typeof v.product === 'string'
+      ? v.product + (typeof v.architecture === 'string' ? ' (' + v.architecture + ')' : '')
+      : 'not recorded';
     default:
       if (typeof v === 'string') return v;
       if (typeof v === 'object') return Array.isArray(v) ? formatField(v, 'list') :
         Object.keys(v).map(function (k) { return k + ' ' + formatField(v[k], 'text'); }).join(', ');
       return String(v);
     }
+  }
+
+  /* A tensor ({name, dtype, shape}) as C's kix_view_format writes it,
+   * "bf16 [1, 8, 2048, 16]"; a bare shape array as "[1, 8]". Never an
+   * object's default string ("[object Object]"). */
+  function shapeText(v) {
+    var dims = Array.isArray(v) ? v : v && typeof v === 'object' ? v.shape : undefined;
+    var dtype = v && typeof v === 'object' && !Array.isArray(v) ? str(v.dtype) : undefined;
+    if (!Array.isArray(dims)) return typeof v === 'object' ? 'not recorded' : String(v);
+    return (dtype ? dtype + ' ' : '') + '[' + dims.map(function (d) {
+      return Number.isSafeInteger(d) ? String(d) : formatField(d, 'text');
+    }).join(', ') + ']';
+  }
+
+  /* The run's kernel as C's run view names it (client/view/run_view.c):
+   * the workload title's first part, else its spec.kernel. */
+  function kernelName(objects) {
+    var work = objects.workloadDigest || {}, dot = ' \u00b7 ';
+    var title = typeof (work.metadata || {}).title === 'string' ? work.metadata.title : '';
+    return title ? (title.indexOf(dot) >= 0 ? title.slice(0, title.indexOf(dot)) : title)
+                 : str((work.spec || {}).kernel) || '';
   }
 
   /* The page's header in words: implementation · kernel · workload
@@ -1104,9 +1134,7 @@
     var impl = (objects.implementationDigest || {}).spec || {};
     var proto = (objects.protocolDigest || {}).spec || {}, env = (objects.environmentDigest || {}).spec || {};
     var str = function (x) { return typeof x === 'string' ? x : ''; };
-    var title = str((work.metadata || {}).title), dot = ' \u00b7 ';
-    var kernel = title ? (title.indexOf(dot) >= 0 ? title.slice(0, title.indexOf(dot)) : title)
-                       : str(w.kernel);
+    var dot = ' \u00b7 ', kernel = kernelName(objects);
     var params = w.parameters && typeof w.parameters === 'object' ? w.parameters : {};
     var workload = Object.keys(params).map(function (k) {
       return k + ' = ' + formatField(params[k], 'text');
@@ -1115,6 +1143,88 @@
                  str((proto.measurement || {}).pass), str((env.hardware || {}).product), str(w.dtype)];
     var t = words.filter(function (x) { return x; }).join(dot);
     return t || str((manifest.metadata || {}).title);
+  }
+
+  /* The run's GPU and implementation in words, from the proven objects. */
+  function runNames(objects) {
+    var impl = ((objects.implementationDigest || {}).spec) || {};
+    var env = ((objects.environmentDigest || {}).spec) || {};
+    return { implementation: str(impl.name) || str(impl.provider) || 'not recorded',
+             gpu: str((env.hardware || {}).product) || 'not recorded' };
+  }
+
+  /* The citation in kix cite's three forms (client/view/cite.c), from what
+   * was proven: the run, its manifest (digest and title), its publication
+   * entry and the latest checkpoint; accessed today (UTC). */
+  function citeForms(runId, digest, manifest, x, cp, today) {
+    var link = 'https://' + cp.origin + '/runs/' + runId, root = b64encode(cp.root);
+    var title = str((manifest.metadata || {}).title) || '', pub = x.publication || {};
+    var published = /^\d{4}-\d{2}-\d{2}/.test(pub.at || '') ? pub.at.slice(0, 10) : '';
+    var succ = x.supersededBy ? 'https://' + cp.origin + '/runs/' + x.supersededBy.runId : '';
+    var at = 'checkpoint ' + cp.size + '/' + root;
+    var bib = function (t) { return t.replace(/[{}\\]/g, ''); };
+    var text = link + ' (' + digest + '), kix log ' + cp.origin + ' entry ' + pub.index + ', ' + at +
+               ', accessed ' + today;
+    var bibtex = '@misc{kix:' + runId.split(/[{},\\ ]/)[0] + ',\n  title = {' +
+                 (title ? bib(title) : 'Benchmark run ' + runId) + '},\n  howpublished = {kix ' +
+                 'transparency log ' + bib(cp.origin) + ', entry ' + pub.index + '},\n' +
+                 (published ? '  year = {' + published.slice(0, 4) + '},\n  month = {' +
+                              published.slice(5, 7) + '},\n  date = {' + published + '},\n' : '') +
+                 '  url = {' + link + '},\n  urldate = {' + today + '},\n  note = {Manifest ' +
+                 digest + '; verified at ' + at + (succ ? '; superseded by ' + succ : '') + '},\n}\n';
+    var parts = function (d) { return { 'date-parts': [d.split('-').map(Number)] }; };
+    var item = { URL: link, accessed: parts(today), id: runId, note: 'Manifest ' + digest + '; kix log ' +
+                 cp.origin + ', entry ' + pub.index + '; verified at ' + at +
+                 (succ ? '; superseded by ' + succ : ''), number: runId, publisher: cp.origin,
+                 title: title || 'Benchmark run ' + runId, type: 'dataset' };
+    if (published) item.issued = parts(published);
+    var sorted = {};
+    Object.keys(item).sort().forEach(function (k) { sorted[k] = item[k]; });
+    return { link: link, text: text, bibtex: bibtex, csl: JSON.stringify([sorted], null, 2) + '\n' };
+  }
+
+  /* "Not re-observed in N days." when the run's last observation (its
+   * latest rerun's, else its own) is more than 90 days (kix show's default
+   * --stale-days) before `now` (ms), else "" (C's kix_run_view_staleness,
+   * client/view/run_view.c, as the run page's server writes it). */
+  function staleness(manifest, reruns, now) {
+    var last = reruns.map(function (r) { return r.observedAt; }).filter(function (t) { return t; })
+      .sort().pop() || str((manifest.spec || {}).observedAt) || '';
+    var d = /^(\d{4})-(\d{2})-(\d{2})(?:T(\d{2}):(\d{2}):(\d{2}))?/.exec(last);
+    if (!d) return '';
+    var t = Date.UTC(+d[1], +d[2] - 1, +d[3], +(d[4] || 0), +(d[5] || 0), +(d[6] || 0));
+    var days = Math.floor((now - t) / 86400000);
+    return days > 90 ? 'Not re-observed in ' + days + ' days.' : '';
+  }
+
+  /* A computed row of the run page's sections (data-kix-words: C's
+   * words_row kinds, client/view/sections.c) from what was proven (p: the
+   * verifier's `proven`); null for a kind it does not know. */
+  function computedRow(kind, p) {
+    var spec = p.manifest.value.spec || {}, f = p.facts, x = p.run;
+    var o = function (field) { return (p.objects[field] || {}).spec || {}; };
+    switch (kind) {
+    case 'revision':
+      return o('implementationDigest').revision !== undefined
+        ? formatField(o('implementationDigest').revision, 'text') : 'unknown';
+    case 'observed': return str(spec.observedAt) || 'not recorded';
+    case 'comparison-key': return f && f.rank ? f.rank.group : '(not ranked)';
+    case 'source': return x.publication ? x.publication.source : '';
+    case 'digest': return p.digest;
+    case 'swept': {
+      var sx = o('workloadDigest').x || {}, name = formatField(sx.name, 'text');
+      var label = sx.label === undefined ? '' : formatField(sx.label, 'text');
+      var value = sx.value === undefined ? '' : formatField(sx.value, 'text');
+      return (sx.name === undefined ? '' : name) + (label ? ' (' + label + ')' : '') +
+             (value ? ' = ' + value : '');
+    }
+    case 'software': {
+      var sw = o('environmentDigest').software;
+      return sw && typeof sw === 'object' && Object.keys(sw).length ? formatField(sw, 'text')
+                                                                      : 'not recorded';
+    }
+    default: return null;
+    }
   }
 
   /* The evidence line (kix show's, client/view/text.c, with the rerun's date). */
@@ -1198,13 +1308,69 @@
     }
   }
 
-  /* The log key, the latest checkpoint and the view's own, checked. */
+  /* "name+keyhash" of a vkey's text, to name a key in a message. */
+  function keyName(text) {
+    return typeof text === 'string' ? text.trim().split('+').slice(0, 2).join('+') : 'none';
+  }
+
+  /* The log a page was written from, as its template pinned it on
+   * #kix-verify (PROTOCOL.md, "The pages' verifier"): data-log-key (the
+   * vkey), data-origin, data-size and data-root (base64) of the checkpoint
+   * it was written at. null for a page that pins nothing (an older
+   * page's). Whatever the log's site (?kix-base=, a mirror) sends must be
+   * signed by exactly that key for that origin, and be at that size or
+   * later, extending that root. */
+  function pagePin(root) {
+    var key = root && root.getAttribute('data-log-key');
+    if (!key) return null;
+    var size = root.getAttribute('data-size') || '', r = root.getAttribute('data-root') || '';
+    if (!/^(0|[1-9][0-9]*)$/.test(size) || !Number.isSafeInteger(Number(size)))
+      throw new Fail('the page pins its log key but no size it was written at (#kix-verify ' +
+                     'data-size)');
+    var pin = { logKey: key, origin: root.getAttribute('data-origin') || undefined,
+                size: Number(size), root: undefined };
+    if (r) {
+      try { pin.root = b64(r); } catch (e) { pin.root = null; }
+      if (!pin.root || pin.root.length !== 32)
+        throw new Fail('the page\u2019s pinned root (#kix-verify data-root) is not 32 bytes');
+    }
+    return pin;
+  }
+
+  /* The latest checkpoint `cp` against the page's pin: the same origin,
+   * not older than the page (else a Fail of code "stale", naming both
+   * sizes) and extending the tree the page was written at. */
+  async function checkPin(pin, cp, tiles) {
+    if (pin.origin !== undefined && cp.origin !== pin.origin)
+      throw new Fail('the log\u2019s site gives a checkpoint of "' + cp.origin + '"; this page was ' +
+                     'written from "' + pin.origin + '"');
+    if (cp.size < pin.size)
+      throw new Fail('this copy of the log is at size ' + cp.size + ', older than the size ' +
+                     pin.size + ' this page was written from: a copy that lags behind the log ' +
+                     '(or was rolled back) proves nothing the page shows; load the page against ' +
+                     'the log itself or a fresher copy', 'stale');
+    if (pin.root && !equal(cp.size === pin.size ? cp.root
+                                                : await tiles.root(0, pin.size, -1, null), pin.root))
+      throw new Fail('the log at size ' + cp.size + ' does not extend the tree at size ' +
+                     pin.size + ' this page was written from (a fork)');
+  }
+
+  /* The log key, the latest checkpoint and the view's own, checked; with
+   * the page's pin (io.pin), against the key, origin and size it names. */
   async function verifyLog(view, io, proven) {
     if (typeof crypto === 'undefined' || !crypto.subtle)
       throw new Fail('this page is not a secure context (https:// or localhost), so the ' +
                      'browser offers no WebCrypto; verify with a tlog-tiles client instead');
     if (typeof view.logKey !== 'string') throw new Fail('the view carries no log key');
-    var vkey = await parseVkey(view.logKey);
+    var pin = io.pin || null;
+    if (pin && view.logKey.trim() !== pin.logKey.trim())
+      throw new Fail('this page was written from the log whose key is ' + keyName(pin.logKey) +
+                     ', but the log\u2019s site gives a view under the key ' +
+                     keyName(view.logKey) + ': another log\u2019s copy, not this page\u2019s');
+    if (pin && pin.origin !== undefined && view.origin !== pin.origin)
+      throw new Fail('this page was written from the log "' + pin.origin + '", but the log\u2019s ' +
+                     'site gives a view of "' + view.origin + '"');
+    var vkey = await parseVkey(pin ? pin.logKey : view.logKey);
     var note = new TextDecoder().decode(await io.fetchBytes('checkpoint'));
     var cp = await verifyCheckpoint(note, vkey);
     cp.text = note;
@@ -1212,6 +1378,7 @@
       throw new Fail('the checkpoint is for the log "' + cp.origin + '", not "' + view.origin +
                      '"');
     var tiles = new Tiles(cp.size, io.fetchBytes);
+    if (pin) await checkPin(pin, cp, tiles);
     await viewCheckpoint(view.checkpoint, 'view\u2019s checkpoint', vkey, cp, tiles,
                          view.treeSize);
     proven.cp = cp;
@@ -1460,8 +1627,8 @@
       name = str(((impl && impl.spec) || {}).name) || '';
     }
     var observed = str(spec.observedAt);
-    return { evidence: run.evidence, implementation: name, provider: provider,
-             figures: figuresOf(manifest),
+    return { evidence: run.evidence, implementation: name, provider: provider, manifest: manifest,
+             figures: figuresOf(manifest), source: str((spec.sourceNative || {}).source) || '',
              observed: observed ? observed.slice(0, 10) : '' };
   }
 
@@ -1548,7 +1715,39 @@
       compareGroupRow(view.rows[k], members[k], row);
       proven.rows[members[k].runId] = row;
     }
+    if (members.length)
+      proven.title = await groupTitle(view, proven.rows[members[0].runId].manifest);
     return proven;
+  }
+
+  /* The group in words (kernel · workload · pass · GPU, as C's group view
+   * writes them: client/view/site_views.c), from the Workload and
+   * ExecutionEnvironment objects the view carries, each hashing to the
+   * digest a proven member's manifest names (every member names the same:
+   * the comparison key holds them). null when the view does not carry
+   * them (the title then stays unproven). */
+  async function groupTitle(view, manifest) {
+    var spec = (manifest && manifest.spec) || {}, objs = {};
+    var fields = [['workloadCanonical', 'workloadDigest'], ['environmentCanonical', 'environmentDigest']];
+    for (var i = 0; i < fields.length; i++) {
+      var text = str(view[fields[i][0]]), want = spec[fields[i][1]];
+      if (text === undefined || typeof want !== 'string') return null;
+      if ('sha256:' + hex(await sha256(enc.encode(text))) !== want)
+        throw new Fail('the group\u2019s ' + fields[i][1].replace('Digest', '') + ' object shown ' +
+                       'is not the one its runs\u2019 manifests name (' + want + ')');
+      try { objs[fields[i][1]] = JSON.parse(text); } catch (e) {
+        throw new Fail('the group\u2019s ' + fields[i][1].replace('Digest', '') + ' object is not JSON');
+      }
+    }
+    var w = (objs.workloadDigest || {}).spec || {}, hw = ((objs.environmentDigest || {}).spec || {}).hardware || {};
+    var dot = ' \u00b7 ', params = w.parameters && typeof w.parameters === 'object' ? w.parameters : {};
+    var work = Object.keys(params).sort().map(function (k) {
+      return k + ' = ' + formatField(params[k], 'text');
+    }).join(dot);
+    if (str(w.dtype)) work += (work ? dot : '') + w.dtype;
+    var bench = str((spec.sourceNative || {}).benchmark) || '', at = bench.indexOf('/');
+    var pass = at >= 0 ? bench.slice(at + 1).split('/')[0] : '';
+    return [str(w.kernel) || '', work, pass, str(hw.product) || ''].join(dot);
   }
 
   /* What a page at `pathname` is about, by its place in the site
@@ -1559,6 +1758,13 @@
     if (!m) return null;
     try {
       var subject = { page: m[1] === 'runs' ? 'run' : 'group', id: decodeURIComponent(m[2]) };
+      /* runs/sha256:<hex> (kixd's permalink in digest form) is the run of
+       * that manifest, whatever its id; runs/_<escaped> is a run logged
+       * outside the run-id grammar (runPageName) */
+      if (subject.page === 'run' && /^sha256:[0-9a-f]{64}$/.test(subject.id))
+        subject.digest = subject.id;
+      else if (subject.page === 'run' && subject.id.charAt(0) === '_')
+        subject.id = runPageId(subject.id);
       /* page N of a group: groups/<key>?page=N (kixd) or groups/<key>-N (the export) */
       var p = /[?&]page=([1-9][0-9]{0,8})(?:&|$)/.exec(search || '');
       var f = subject.page === 'group' ? /^(.*)-([1-9][0-9]{0,8})$/.exec(subject.id) : null;
@@ -1574,10 +1780,34 @@
     }
   }
 
+  /* The name of run `id`'s files (PROTOCOL.md §3, kix_run_page_name): the
+   * id itself when it follows the run-id grammar, else '_' and the id with
+   * '_', '.' and ':' written _u, _d and _c. */
+  function runPageName(id) {
+    if (/^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/.test(id) && !/\.(html|json)$/i.test(id)) return id;
+    return '_' + id.replace(/[_.:]/g, function (c) { return c === '_' ? '_u' : c === '.' ? '_d' : '_c'; });
+  }
+
+  /* The run id of an escaped page name (its inverse), or the name itself
+   * when it is none. */
+  function runPageId(name) {
+    if (!/^_(?:[A-Za-z0-9-]|_[udc])+$/.test(name)) return name;
+    var id = name.slice(1).replace(/_([udc])/g, function (m, c) {
+      return c === 'u' ? '_' : c === 'd' ? '.' : ':';
+    });
+    return runPageName(id) === name ? id : name;
+  }
+
   /* A view shown at another run's or group's address proves nothing about
    * the page the reader asked for. */
   function checkSubject(subject, view) {
     if (!subject) return;
+    if (subject.digest) { /* the digest's run, whatever its id */
+      if (view.manifestDigest !== subject.digest)
+        throw new Fail('this page is at runs/' + subject.digest + ', but its view is of manifest ' +
+                       view.manifestDigest);
+      return;
+    }
     var id = subject.page === 'run' ? view.runId : view.group;
     if (subject.id !== id)
       throw new Fail('this page is at ' + (subject.page === 'run' ? 'runs/' : 'groups/') +
@@ -1599,6 +1829,8 @@
 
   /* What the status line says once verification ends (state, text). */
   function summary(page, proven, failure) {
+    if (failure && failure.code === 'stale')
+      return { state: 'stale', text: 'NOT verified, a stale copy: ' + failure.message + '.' };
     if (failure) return { state: 'fail', text: 'verification FAILED: ' + failure.message };
     var head = 'verified against ' + proven.cp.origin + ' at size ' + proven.cp.size + ': ';
     if (page === 'group')
@@ -1606,6 +1838,12 @@
                                   ' proven by the log\u2019s signed index at size ' +
                                   proven.index.size + tileWords(proven) + '.' };
     var ids = Object.keys(proven.entries).map(Number).sort(function (a, b) { return a - b; });
+    /* the facts first, so that a reader of this line alone reads only what was proven */
+    var names = runNames(proven.objects || {}), fig = proven.figures, f = proven.facts;
+    head += 'run ' + proven.view.runId + ' \u00b7 ' + names.implementation + ' \u00b7 ' + names.gpu +
+            ' \u00b7 median ' + (fig.have ? human(fig.median, fig.bytes) : 'not recorded') + ' \u00b7 ' +
+            (f.rank ? 'rank ' + f.rank.rank + ' of ' + f.rank.groupSize : 'not ranked') + ' \u00b7 ' +
+            evidenceText(proven.run) + '. Proven: ';
     return { state: 'ok', text: head + 'checkpoint signature, inclusion of ' + ids.length + ' entr' +
                                 (ids.length === 1 ? 'y' : 'ies') + ' (' + ids.join(', ') +
                                 '), manifest digest ' + proven.digest + ' (named by the ' +
@@ -1643,6 +1881,9 @@
     if (subject && subject.page !== page)
       throw new Fail('this page is at a ' + subject.page + '\u2019s address, not a ' + page + '\u2019s');
     var id = subject ? subject.id : param;
+    /* at runs/sha256:<hex> the page names its run; checkSubject holds the
+     * proven manifest to the digest */
+    if (subject && subject.digest) id = root.getAttribute('data-run');
     if (!id) throw new Fail('the page\u2019s address names no ' + page + ' (runs/<id>, or ?' + page + '=)');
     if (param && param !== id)
       throw new Fail('the address names ' + page + ' ' + param + ' and ' + id);
@@ -1682,7 +1923,8 @@
       var s = u.protocol === 'file:' ? null : pageSubject(u.pathname, u.search);
       var later = page === 'group' && s && s.groupPage > 1 &&
                   /-[1-9][0-9]*(?:\.html)?$/.test(u.pathname) ? '-' + s.groupPage : '';
-      var path = (page === 'run' ? 'runs/' : 'groups/') + encodeURIComponent(target) + later + '.json';
+      var path = (page === 'run' ? 'runs/' + encodeURIComponent(runPageName(target))
+                                 : 'groups/' + encodeURIComponent(target)) + later + '.json';
       try {
         return JSON.parse(new TextDecoder().decode(await fetchBytes(path)));
       } catch (e) {
@@ -1691,13 +1933,30 @@
     }
 
     function show(state, text) {
-      status.textContent = text;
+      /* the proven facts first and plain; the checks behind them after,
+       * smaller (the text is the same either way) */
+      var at = state === 'ok' ? text.indexOf(' Proven: ') : -1;
+      if (at < 0 || !doc.createTextNode) {
+        status.textContent = text;
+      } else {
+        clear(status);
+        var facts = doc.createElement('span'), how = doc.createElement('span');
+        facts.className = 'facts';
+        how.className = 'proofs';
+        facts.textContent = text.slice(0, at + 1);
+        how.textContent = text.slice(at + 1);
+        status.appendChild(facts);
+        status.appendChild(how);
+      }
       status.setAttribute('data-state', state);
       if (state === 'fail') status.setAttribute('role', 'alert');
       if (status.hidden) status.hidden = false;
     }
 
     function mark(el, ok) {
+      /* what the verifier proved is shown as it writes it: a style the
+       * page's text gave the slot (display:none, a colour) is dropped */
+      if (ok && el.removeAttribute) el.removeAttribute('style');
       el.setAttribute('data-verified', ok ? 'yes' : 'no');
       if (ok) el.classList.remove('unproven');
       else el.classList.add('unproven');
@@ -1734,7 +1993,15 @@
       return a;
     }
 
-    function runHref(id) { return new URL('runs/' + encodeURIComponent(id), base).href; }
+    function textBreak() { return doc.createElement('br'); }
+    function code(t) {
+      var c = doc.createElement('code');
+      c.textContent = t;
+      return c;
+    }
+
+    /* the .html name every static server types (PROTOCOL.md §3, the copy's layout) */
+    function runHref(id) { return new URL('runs/' + encodeURIComponent(runPageName(id)) + '.html', base).href; }
     function siteHref(path) { return new URL(path, base).href; }
 
     /* Fills slot `name` with content (null: unproven, its text left). */
@@ -1777,6 +2044,22 @@
       });
     }
 
+    /* Every row the verifier wrote into these slots is one the reader can
+     * see: a stylesheet of the page's that hides rows (tr:not(:last-child))
+     * would show a proven table with rows left out. */
+    function visibleRows(names) {
+      names.forEach(function (name) {
+        slots(name).forEach(function (el) {
+          var rows = el.children || [];
+          for (var i = 0; i < rows.length; i++)
+            if (typeof rows[i].checkVisibility === 'function' && !rows[i].checkVisibility() &&
+                !(el.closest && el.closest('[hidden]')))
+              throw new Fail('the page hides row ' + (i + 1) + ' of the proven ' + name +
+                             ' (data-kix-slot="' + name + '")');
+        });
+      });
+    }
+
     function key(k) { return 'key ' + k.slice(0, 16); }
     function day(t) { return t ? t.slice(0, 10) : 'not recorded'; }
 
@@ -1788,6 +2071,12 @@
       fill('manifest', m ? m.canonical : null);
       fill('manifest-digest', m ? p.digest : null);
       fill('status', m ? str((m.value.spec || {}).status) || 'unknown' : null);
+      /* its colour too: the class the server named it by */
+      if (m) slots('status').forEach(function (el) {
+        if (el.classList && /\bstatus\b/.test(el.className || ''))
+          el.className = 'status status-' + (str((m.value.spec || {}).status) || 'unknown').replace(/[^a-z_-]/gi, '') +
+                         (el.classList.contains('unproven') ? ' unproven' : '');
+      });
       fill('observed', m ? day(str((m.value.spec || {}).observedAt)) : null);
       fill('median', m ? (fig.have ? human(fig.median, fig.bytes) : 'not recorded') : null);
       fill('spread', m ? (fig.p20 !== undefined && fig.p80 !== undefined
@@ -1798,6 +2087,46 @@
         ? 'this run is #1' : 'Compare with #1 \u2192')] : 'not ranked') : null);
       fill('evidence', x ? evidenceText(x) : null);
       fill('title', p.objects ? runTitle(m.value, p.objects) : null);
+      /* the window's title too: the header's words, proven, or the page's
+       * own words marked unproven */
+      if (p.objects && 'title' in doc) doc.title = runTitle(m.value, p.objects) + ' \u00b7 run ' + v.runId;
+      else if ('title' in doc && !/^\(unproven\) /.test(doc.title)) doc.title = '(unproven) ' + doc.title;
+      fill('tree-size', p.cp ? String(p.cp.size) : null);
+      slots('kernel-link').forEach(function (el) {
+        var k = p.objects ? str(((p.objects.workloadDigest || {}).spec || {}).kernel) : null;
+        if (k) {
+          el.setAttribute('href', siteHref('kernels/' + encodeURIComponent(k) + '.html'));
+          el.textContent = 'kernel ' + k;
+        }
+        mark(el, !!k);
+      });
+      fill('published', x && x.publication ? 'Published ' + day(x.publication.at) +
+        (x.publication.source ? ' \u00b7 ' + x.publication.source : '') + ' \u00b7 ' +
+        (x.publication.license || 'license not stated') : null);
+      /* "none yet" or the table, by what was proven */
+      [['reruns', x && x.reruns.length], ['attestations', x && x.attestations.length]].forEach(function (t) {
+        if (!x) return;
+        slots(t[0] + '-none').forEach(function (el) { el.hidden = !!t[1]; mark(el, true); });
+        slots(t[0] + '-table').forEach(function (el) { el.hidden = !t[1]; mark(el, true); });
+      });
+      var cite = x && p.cp && m ? citeForms(v.runId, p.digest, m.value, x, p.cp,
+                                            new Date().toISOString().slice(0, 10)) : null;
+      fill('cite-about', cite ? ['Permalink ', link(cite.link, cite.link), textBreak(), 'Manifest digest ',
+        code(p.digest), textBreak(), 'Accessed ' + cite.text.slice(-10) + ' \u00b7 log ' + p.cp.origin +
+        ' at size ' + p.cp.size] : null);
+      fill('cite-text', cite ? cite.text : null);
+      fill('cite-bibtex', cite ? cite.bibtex : null);
+      fill('cite-csl', cite ? cite.csl : null);
+      slots('cite-bibtex-file').forEach(function (el) {
+        if (cite) el.setAttribute('href', 'data:application/x-bibtex;charset=utf-8,' +
+                                          encodeURIComponent(cite.bibtex));
+        mark(el, !!cite);
+      });
+      slots('cite-csl-file').forEach(function (el) {
+        if (cite) el.setAttribute('href', 'data:application/vnd.citationstyles.csl+json;' +
+                                          'charset=utf-8,' + encodeURIComponent(cite.csl));
+        mark(el, !!cite);
+      });
       table('reruns', x ? x.reruns.map(function (r) {
         var f = r.figures;
         return [String(r.index), day(r.observedAt), r.outcome,
@@ -1830,6 +2159,25 @@
       doc.querySelectorAll('tr[data-kix-entry]').forEach(function (tr) {
         mark(tr, !!(p.entries && p.entries[tr.getAttribute('data-kix-entry')] && x));
       });
+      slots('group-link').forEach(function (el) {
+        if (f && f.rank) el.setAttribute('href', siteHref('groups/' + f.rank.group + '.html'));
+        mark(el, !!(f && f.rank));
+      });
+      fill('staleness', m && x ? staleness(m.value, x.reruns, Date.now()) : null);
+      /* a section's note: only Correctness has one (client/view/sections.c) */
+      slots('section-note').forEach(function (el) {
+        var spec = m ? m.value.spec || {} : null, ok = spec && el.getAttribute('data-kix-section') === 'correctness';
+        if (ok) put(el, 'Marked ' + (str(spec.status) || 'unknown') + ' by the source; ' +
+                        (spec.correctness && typeof spec.correctness === 'object' &&
+                         spec.correctness.policy !== undefined ? 'its correctness policy is below.'
+                                                               : 'the correctness policy was not published.'));
+        mark(el, !!ok);
+      });
+      doc.querySelectorAll('[data-kix-slot="words"]').forEach(function (el) {
+        var t = m && x && p.objects ? computedRow(el.getAttribute('data-kix-words') || '', p) : null;
+        if (t !== null) put(el, t);
+        mark(el, t !== null);
+      });
       doc.querySelectorAll('[data-kix-slot="field"]').forEach(function (el) {
         var name = el.getAttribute('data-kix-object') || '', obj = name === 'manifest'
           ? (m && m.value) : p.objects && p.objects[name];
@@ -1851,6 +2199,12 @@
       required('rank', 'the run\u2019s rank');
       required('entries', 'the entries about the run');
       if (p.figures.have) required('median', 'the run\u2019s median');
+      /* a page written before the run's first rerun (attestation) shows
+       * "none yet" and hides the table: the proven rows are shown instead */
+      [['reruns', x.reruns.length], ['attestations', x.attestations.length]].forEach(function (t) {
+        slots(t[0] + '-none').forEach(function (el) { el.hidden = !!t[1]; });
+        slots(t[0] + '-table').forEach(function (el) { el.hidden = !t[1]; });
+      });
       if (x.reruns.length) required('reruns', 'the run\u2019s ' + x.reruns.length + ' reruns');
       if (x.attestations.length)
         required('attestations', 'the run\u2019s ' + x.attestations.length + ' attestations');
@@ -1862,33 +2216,49 @@
     /* a group page's row, every cell from what was proven: rank, run and
      * value by the group's page; implementation, provider, spread, evidence and date by the
      * run's record, manifest and implementation (blank where a row failed) */
-    function groupCells(m) {
+    /* KernelBench's groups: the value of the page's eager row (provider
+     * torch), for each row's speed-up over it (group_page.c's rule) */
+    function eagerValue(members) {
+      for (var i = 0; i < (members || []).length; i++) {
+        var e = (proven.rows || {})[members[i].runId];
+        if (e && e.provider === 'torch' && e.source === 'kernelbench-baseline-time')
+          return members[i].value;
+      }
+      return undefined;
+    }
+
+    function groupCells(m, eager) {
       var r = (proven.rows || {})[m.runId], fig = r ? r.figures : {};
       var bytes = !!fig.bytes, best = proven.best;
       var spread = fig.p20 !== undefined && fig.p80 !== undefined
         ? human(fig.p20, bytes) + '\u2013' + human(fig.p80, bytes) : r ? 'not recorded' : '';
-      return [String(m.rank), r ? r.implementation || 'not recorded' : '',
-              r ? r.provider || 'not recorded' : '', human(m.value, bytes), spread,
-              best && m.value ? (Number(best) / Number(m.value)).toFixed(2) + '\u00d7' : '',
-              r ? evidenceText({ evidence: r.evidence }) : '', r ? r.observed || 'not recorded' : '',
-              null];
+      var cells = [String(m.rank), r ? r.implementation || 'not recorded' : '',
+                   r ? r.provider || 'not recorded' : '', human(m.value, bytes), spread,
+                   best && m.value ? (Number(best) / Number(m.value)).toFixed(2) + '\u00d7' : ''];
+      if (eager !== undefined)
+        cells.push(m.value ? (Number(eager) / Number(m.value)).toFixed(2) + '\u00d7' : '');
+      return cells.concat([r ? evidenceText({ evidence: r.evidence }) : '',
+                           r ? r.observed || 'not recorded' : '', null]);
     }
 
     function writeGroup(p) {
       var members = p.members;
       fill('group-size', members ? String(p.size) : null);
+      fill('group-title', p.title || null);
+      if ('title' in doc && p.title) doc.title = p.title + ' \u2014 comparison group';
       fill('group-page', members ? pageWords(p) : null);
       slots('group-rows').forEach(function (tbody) {
         if (!members) return mark(tbody, false);
         clear(tbody);
+        var eager = eagerValue(members);
         members.forEach(function (m) {
           var tr = doc.createElement('tr');
-          var cells = groupCells(m);
+          var cells = groupCells(m, eager);
           tr.setAttribute('data-rank', String(m.rank));
           tr.setAttribute('data-run', m.runId);
           cells.forEach(function (c) {
             var td = doc.createElement('td');
-            if (c === null) td.appendChild(link('../runs/' + encodeURIComponent(m.runId), m.runId));
+            if (c === null) td.appendChild(link('../runs/' + encodeURIComponent(runPageName(m.runId)) + '.html', m.runId));
             else td.textContent = c;
             tr.appendChild(td);
           });
@@ -1906,7 +2276,7 @@
           tr.setAttribute('data-entry', String(w.index));
           [w.reason, 'log entry ' + w.index, null].forEach(function (c) {
             var td = doc.createElement('td');
-            if (c === null) td.appendChild(link('../runs/' + encodeURIComponent(w.runId), w.runId));
+            if (c === null) td.appendChild(link('../runs/' + encodeURIComponent(runPageName(w.runId)) + '.html', w.runId));
             else td.textContent = c;
             tr.appendChild(td);
           });
@@ -1935,9 +2305,9 @@
       }
       var here = new URL(doc.location.href);
       var subject = here.protocol === 'file:' ? null : pageSubject(here.pathname, here.search);
-      checkSubject({ page: page, id: target, groupPage: subject ? subject.groupPage : undefined },
-                   view);
-      var io = { fetchBytes: fetchBytes, fetchView: fetchView };
+      checkSubject({ page: page, id: target, groupPage: subject ? subject.groupPage : undefined,
+                     digest: subject ? subject.digest : undefined }, view);
+      var io = { fetchBytes: fetchBytes, fetchView: fetchView, pin: pagePin(root) };
       await (page === 'group' ? verifyGroupView(view, io, proven)
                               : verifyRunView(view, io, proven));
       if (page === 'run') requireRun(proven);
@@ -1950,10 +2320,16 @@
     })().then(function () {
       var s = summary(page, proven, null);
       write(proven);
+      try {
+        visibleRows(page === 'group' ? ['group-rows'] : ['reruns', 'attestations', 'entries']);
+      } catch (e) {
+        s = summary(page, proven, e instanceof Fail ? e : new Fail(String(e)));
+      }
       show(s.state, s.text);
     }, function (e) {
       write(proven);
-      show('fail', summary(page, proven, e instanceof Fail ? e : new Fail(String(e))).text);
+      var s = summary(page, proven, e instanceof Fail ? e : new Fail(String(e)));
+      show(s.state, s.text);
     });
   }
 
@@ -1970,8 +2346,12 @@
     verifyRunView: verifyRunView, verifyGroupView: verifyGroupView, summary: summary,
     jcs: jcs, fixed: fixed, human: human, entryStatement: entryStatement, runEntries: runEntries,
     provenObjects: provenObjects, provenRerunFigures: provenRerunFigures, figuresOf: figuresOf, pointer: pointer, formatField: formatField,
-    runTitle: runTitle, evidenceText: evidenceText, siteBase: siteBase, pageTarget: pageTarget
+    runTitle: runTitle, evidenceText: evidenceText, siteBase: siteBase, pageTarget: pageTarget,
+    pagePin: pagePin, checkPin: checkPin, shapeText: shapeText
   };
+  /* the layout's run page names (PROTOCOL.md §3), for the node tests */
+  api.runPageName = runPageName;
+  api.runPageId = runPageId;
 
   if (typeof document !== 'undefined' && document.getElementById) {
     var doc = document;

@@ -100,6 +100,9 @@ struct kix_msg_info {
     bool has_fork;
     uint64_t fork_size;
     struct kix_bytes fork_reason, fork_evidence;
+    /* optional: an origin with --ack-replicas whose committed size is past
+     * `size` (what its mirrors hold): the size a mirror replicates to */
+    uint64_t committed;
 };
 
 /* Everything absent or zero. */
@@ -461,6 +464,9 @@ int kix_msg_get_query_result(const struct kix_proto_value *v, size_t max,
 
 struct kix_msg_follow_params {
     uint64_t from;
+    /* optional (absent: false): a mirror's stream, fed up to what the origin
+     * committed; a reader's stops at what its --ack-replicas mirrors hold */
+    bool replica;
 };
 
 /* Also the result of add_cosignature (with stored). */
@@ -485,9 +491,14 @@ struct kix_msg_replicated_params {
     uint64_t size;           /* the tree size the mirror holds durably */
     uint8_t root[32];        /* its root at that size (the origin compares it with its own) */
     struct kix_bytes mirror; /* the mirror's id (DIR/mirror.id), at most 64 bytes */
-    /* optional (ptr NULL: absent): the mirror's cosignature line of the
-     * origin's checkpoint at `size`, at most KIX_MSG_COSIGNATURE_MAX bytes */
+    /* optional (ptr NULL: absent): a cosignature line, as older mirrors
+     * sent; parsed so that the origin can say why it does not count it
+     * (a witness cosignature is no statement of holding), at most
+     * KIX_MSG_COSIGNATURE_MAX bytes */
     struct kix_bytes cosignature;
+    /* optional (ptr NULL: absent): the mirror's held statement of the
+     * origin's checkpoint at `size` (kix_mirror_held_sign), same bound */
+    struct kix_bytes held;
 };
 
 int kix_msg_put_replicated_params(struct kix_proto_writer *w,

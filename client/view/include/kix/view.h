@@ -34,9 +34,11 @@
  * non-integer median is no figure (have = 0); negative p20/p80 are left
  * out. The one place that decides it (the index ranks by the same). */
 struct kix_figures {
-    int have;  /* a median */
-    int bytes; /* peak_memory in bytes, else latency in ns */
-    uint64_t median, p20, p80;
+    int have;                  /* a median */
+    int bytes;                 /* peak_memory in bytes, else latency in ns */
+    uint64_t median, p20, p80; /* median: the primary statistic's value (a mean when
+                                  statistic says so) */
+    const char *statistic;     /* "median" or "mean": which figure median holds */
     int have_p20, have_p80;
 };
 void kix_figures_of(json_t *manifest, struct kix_figures *out);
@@ -119,7 +121,11 @@ struct kix_view_row {
     char value[1024];
     const char *object; /* "manifest", "<field>Digest" or "" */
     char ptr[192];
-    const char *fmt; /* text|count|ns|bytes|list|shape|date */
+    const char *fmt; /* text|count|ns|bytes|list|shape|gpu|date */
+    /* a computed row's kind, which the page's verifier recomputes
+     * (revision, observed, comparison-key, source, digest, swept,
+     * software; PROTOCOL.md "The pages' verifier"); "" for a field row */
+    const char *words;
 };
 struct kix_view_section {
     const char *title;
@@ -181,7 +187,7 @@ void kix_run_view_staleness(const struct kix_run_view *v, long stale_days, int64
                             size_t cap);
 
 /* A field's value written as a section row writes it: fmt is one of
- * text, count, ns, bytes, list, shape, date (PROTOCOL.md "The view
+ * text, count, ns, bytes, list, shape, gpu, date (PROTOCOL.md "The view
  * documents"); "" when v does not fit it. */
 void kix_view_format(json_t *v, const char *fmt, char *out, size_t cap);
 
@@ -211,7 +217,8 @@ struct kix_group_row {
     char run_id[KIX_RUN_ID_MAX + 1];
     /* from its manifest and objects */
     char implementation_name[128], provider[64], observed[40];
-    int evidence; /* enum kix_evidence */
+    char source[64]; /* sourceNative.source */
+    int evidence;    /* enum kix_evidence */
     int have_p20, have_p80;
     uint64_t p20, p80;
     /* what proves them (malloc'ed, NULL where the store has none): the
@@ -234,6 +241,14 @@ struct kix_group_view {
     /* the group in words, from its best run: kernel, workload (its
      * parameters and dtype), timed pass, GPU */
     char kernel[64], workload[160], mode[16], gpu[64];
+    /* what proves those words: the group's Workload and
+     * ExecutionEnvironment objects (canonical, NUL-terminated, malloc'ed;
+     * NULL where the store has none), the ones every member's manifest
+     * names (the comparison key holds their digests) */
+    char *workload_canonical, *environment_canonical;
+    /* its source (sourceNative.source) and the statistic it ranks by
+     * ("median", or "mean") */
+    char source[64], statistic[8];
     uint64_t best_value;        /* rank 1's, for speed-ups */
     struct kix_group_row *rows; /* best first, at most KIX_VIEW_GROUP_MAX */
     size_t nrows;
@@ -282,6 +297,10 @@ struct kix_home_row {
     char best[KIX_RUN_ID_MAX + 1];
     uint64_t group_size, value; /* value: the best run's primary statistic */
     int bytes;                  /* value's unit: bytes, else ns */
+    /* the best run's sourceNative.source: the group's (a group never mixes
+     * sources: each source's protocols are its own), and which statistic
+     * value is ("median", or "mean") */
+    char source[64], statistic[8];
 };
 
 /* A kernel, or a GPU under a kernel, with what is measured there. */

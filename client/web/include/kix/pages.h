@@ -92,10 +92,12 @@ int kix_page_browse(struct kix_log_reader *r, const char *path, size_t len, int 
                     struct kix_buf *out, int *is_json, struct kix_err *err) KIX_MUST_CHECK;
 
 /* Writes the pages into `dir` (created if missing) as files, for a static
- * web server next to the tlog-tiles export: runs/<runId> (HTML; also as
- * runs/<runId>.html, a hard link, for servers that type files by their
- * extension alone), runs/<runId>.json, groups/<key>[.html|.json], index.html,
- * index.json, home/<k>[.json], kernels/<kernel>[.json], search/index.json,
+ * web server next to the tlog-tiles export: runs/<name>.html (the page,
+ * the name the pages link to, which every server types as HTML; also as
+ * runs/<name>, a hard link, the permalink), runs/<name>.json (<name>: the
+ * run's page name, kix_run_page_name), groups/<key>[.html|.json],
+ * groups/<key>-<N>[.html|.json], index.html, index.json,
+ * home/<k>[.html|.json], kernels/<kernel>[.html|.json], search/index.json,
  * search/<n>.json, kix-verify.js, kix-search.js and style.css. A run's or
  * group's page there is kix_page_*_html's without #kix-view: its verifier
  * reads the view from the .json beside it. Incremental: DIR/runs/.size
@@ -110,9 +112,16 @@ struct kix_pages_export_stats {
     uint64_t from_size, size; /* the log sizes before and after */
     uint64_t runs, groups;    /* pages written */
     uint64_t kernels, home_pages, search_shards;
-    /* runs without a page: logged before the run-id grammar
-     * (kix_run_id_check), their ids are no file or URL name; the first
-     * one's reason, for the caller's log ("" when none) */
+    /* every file name written (a page's .html hard link included) and the
+     * bytes written (a hard link writes none) */
+    uint64_t files, bytes;
+    /* runs logged outside the run-id grammar (kix_run_id_check: by an
+     * older origin) written under an escaped name (kix_run_page_name); the
+     * first one's id, name and rule, for the caller's log ("" when none) */
+    uint64_t escaped;
+    char escaped_example[KIX_ERR_MSG_MAX];
+    /* runs without a page: ids too long to name a file once escaped; the
+     * first one's reason ("" when none) */
     uint64_t skipped;
     char skipped_reason[KIX_ERR_MSG_MAX];
 };
@@ -131,5 +140,9 @@ void kix_page_style(struct kix_bytes *out);
 
 int kix_pages_export(struct kix_log *l, const char *dir, struct kix_pages_export_stats *stats,
                      struct kix_err *err) KIX_MUST_CHECK;
+/* The same from the snapshot `given` (NULL: one of its own), which the
+ * caller keeps: kixd exports the size its --ack-replicas mirrors hold. */
+int kix_pages_export_from(struct kix_log *l, struct kix_log_reader *given, const char *dir,
+                          struct kix_pages_export_stats *stats, struct kix_err *err) KIX_MUST_CHECK;
 
 #endif

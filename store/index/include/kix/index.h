@@ -118,6 +118,10 @@ struct kix_query_row {
     uint64_t rank, group_size, value;
     int evidence;
     char kernel[64], gpu[64], provider[64], mode[16], metric[16];
+    /* the manifest's sourceNative.source (the group's source: groups never
+     * mix sources, their protocols differ), and the primary statistic the
+     * value is ("median", or "mean" when the timing says so) */
+    char source[64], statistic[8];
 };
 
 /* What a row says besides its rank is derived from objects: its manifest,

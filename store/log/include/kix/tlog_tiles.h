@@ -90,5 +90,11 @@ typedef int (*kix_tlog_export_hook)(void *ctx, struct kix_log_reader *r, const c
 int kix_log_export_tlog_with(struct kix_log *l, const char *dir, kix_tlog_export_hook hook,
                              void *ctx, struct kix_tlog_export_stats *stats,
                              struct kix_err *err) KIX_MUST_CHECK;
+/* The same from the snapshot `given` (NULL: one of its own), which the
+ * caller keeps: kixd exports the size its --ack-replicas mirrors hold. */
+int kix_log_export_tlog_from(struct kix_log *l, struct kix_log_reader *given, const char *dir,
+                             kix_tlog_export_hook hook, void *ctx,
+                             struct kix_tlog_export_stats *stats,
+                             struct kix_err *err) KIX_MUST_CHECK;
 
 #endif

@@ -105,16 +105,38 @@ int kix_roles_format(unsigned roles, struct kix_buf *out) KIX_MUST_CHECK;
 int kix_run_id_valid(const char *s, size_t len);
 
 /* The run-id grammar (PROTOCOL.md §5.3), what a new run id must follow:
- * 1..KIX_RUN_ID_MAX bytes of [A-Za-z0-9._-], the first a letter or digit.
- * So no leading dot (".", "..", ".size" name directories and the static
- * export's own files), nothing that parses as a digest (no ':'), and only
+ * 1..KIX_RUN_ID_MAX bytes of [A-Za-z0-9._-], the first a letter or digit,
+ * not ending in ".html" or ".json" (any case). So no leading dot (".",
+ * "..", ".size" name directories and the static export's own files),
+ * nothing that parses as a digest (no ':'), no name of another run's
+ * files (runs/<id>.html and runs/<id>.json are run <id>'s), and only
  * characters that a URL path segment and a file name both take as they
  * are. The one check for submit (the index), run references (kix_ref_parse),
  * the CLI and the pages' export. KIX_EINVAL with the rule broken and the
  * grammar in err's message. */
 #define KIX_RUN_ID_GRAMMAR                                                                         \
-    "a run id is 1 to 128 characters of A-Z a-z 0-9 . _ -, the first a letter or digit"
+    "a run id is 1 to 128 characters of A-Z a-z 0-9 . _ -, the first a letter or digit, not "      \
+    "ending in .html or .json"
 int kix_run_id_check(const char *s, size_t len, struct kix_err *err) KIX_MUST_CHECK;
+
+/* The name of a run's files in the pages' layout (PROTOCOL.md §3, "run
+ * page names"): runs/<name>, runs/<name>.html and runs/<name>.json. A run
+ * id of the grammar is its own name. Any other logged id (a log written
+ * before the grammar, or before its suffix rule) is escaped: "_" and the
+ * id with '_' written "_u", '.' "_d" and ':' "_c". No id of the grammar
+ * begins with '_' or ends in ".html" or ".json", and an escaped name holds
+ * no '.', so no two ids (of the grammar or not) share a file. Writes the
+ * name into out (NUL-terminated); KIX_ELIMIT when it needs more than cap
+ * bytes or more than KIX_RUN_PAGE_NAME_MAX characters (a file name, with
+ * ".html", must stay under NAME_MAX), KIX_EINVAL for an id no entry may
+ * carry (kix_run_id_valid). *escaped: whether the name is not the id. */
+#define KIX_RUN_PAGE_NAME_MAX 240
+int kix_run_page_name(const char *id, size_t len, char *out, size_t cap,
+                      int *escaped) KIX_MUST_CHECK;
+/* The inverse: the run id an escaped page name (one beginning with '_')
+ * stands for, into id (KIX_RUN_ID_MAX + 1 bytes). KIX_EINVAL when name is
+ * no escaped name kix_run_page_name writes. */
+int kix_run_page_id(const char *name, size_t len, char id[KIX_RUN_ID_MAX + 1]) KIX_MUST_CHECK;
 
 /* What an entry's statement says, as kix reads it. */
 struct kix_entry {

@@ -2,8 +2,9 @@
  *
  * A BenchmarkRun manifest whose spec has sourceNative.benchmark,
  * workloadDigest, protocolDigest, environmentDigest and a primary statistic
- * (timing.latencyNs.median or memory.peakBytes.median, a whole number, as
- * its canonical form writes it) joins the group keyed by the SHA-256 of the
+ * (timing.latencyNs.median, or timing.latencyNs.mean when timing.primaryStatistic
+ * is "mean", or memory.peakBytes.median; a whole number, as its canonical
+ * form writes it) joins the group keyed by the SHA-256 of the
  * canonical JSON {benchmark, environmentDigest, metric, protocolDigest,
  * workloadDigest}: runs are comparable only within one kernel, workload,
  * timed pass, metric and GPU. Rank is the 1-based position by value (then

@@ -211,6 +211,35 @@ int kix_cosign(const struct kix_signer *witness, const char *checkpoint_text, si
 int kix_cosign_text(const struct kix_signer *witness, const char *text, size_t len, uint64_t time,
                     struct kix_buf *sig_line_out, struct kix_err *err) KIX_MUST_CHECK;
 
+/* ---- a mirror's held statement ------------------------------------------ *
+ *
+ * A mirror's statement that it has durably stored every entry of a
+ * checkpoint (PROTOCOL.md §2.13.1), what an origin's --ack-replicas counts.
+ * The line has the shape of a cosignature ("— <name> <base64(hash || u64be
+ * time || sig)>", an alg 0x04 key) but signs another message:
+ * "kix-mirror-held/v1\ntime <t>\n" || checkpoint text. A witness cosigns
+ * "cosignature/v1\n…", for checkpoints it has not stored (c2sp.org/tlog-
+ * witness asks only that they extend), so no cosignature, whatever route
+ * obtained it, can ever verify as a held statement, even when the mirror
+ * uses one key for both. */
+#define KIX_MIRROR_HELD_HEADER "kix-mirror-held/v1"
+
+/* Appends the held-statement line (with a final "\n") by `mirror` (a
+ * KIX_NOTE_ALG_COSIGN key) over a checkpoint's note text. The caller makes
+ * it only once the checkpoint's entries are durably committed. */
+int kix_mirror_held_sign(const struct kix_signer *mirror, const char *checkpoint_text, size_t len,
+                         uint64_t time, struct kix_buf *line_out,
+                         struct kix_err *err) KIX_MUST_CHECK;
+/* Verifies one held-statement line (a final "\n" allowed) over a
+ * checkpoint's note text against `known` (alg 0x04 keys): *which (may be
+ * NULL) gets the index of the key, *time (may be NULL) its time.
+ * KIX_EINVAL for a malformed line, KIX_EVERIFY for an unknown key or a
+ * signature that does not verify (a cosignature of the same text among
+ * them), KIX_ENOMEM. */
+int kix_mirror_held_verify(const char *line, size_t line_len, const char *checkpoint_text,
+                           size_t len, const struct kix_verifier *known, size_t nknown,
+                           size_t *which, uint64_t *time, struct kix_err *err) KIX_MUST_CHECK;
+
 /* ---- checkpoints -------------------------------------------------------- */
 
 struct kix_checkpoint {
