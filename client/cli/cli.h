@@ -239,6 +239,8 @@ int cmd_trust(int argc, char **argv);
 int cmd_publish(int argc, char **argv);
 int cmd_new(int argc, char **argv);
 int cmd_attest(int argc, char **argv);
+int cmd_withdraw(int argc, char **argv);
+int cmd_reinstate(int argc, char **argv);
 int cmd_submit(int argc, char **argv);
 int cmd_rerun(int argc, char **argv);
 int cmd_supersede(int argc, char **argv);

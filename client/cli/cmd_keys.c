@@ -87,10 +87,10 @@ static int scan_entry(void *ctx, uint64_t index, const uint8_t *leaf, size_t len
 
 static void print_roles(FILE *f, unsigned roles, int json)
 {
-    static const char *names[] = {"admin", "publish", "attest", "rerun"};
+    static const char *names[] = {"admin", "publish", "attest", "rerun", "curate"};
     int first = 1;
 
-    for (int i = 0; i < 4; i++)
+    for (int i = 0; i < 5; i++)
         if (roles & (1u << i)) {
             fprintf(f, json ? "%s\"%s\"" : "%s%s", first ? "" : ",", names[i]);
             first = 0;

@@ -1,5 +1,5 @@
-/* kix publish, attest, rerun, supersede, key: signed entries, submitted and
- * proven by their receipts. */
+/* kix publish, attest, rerun, supersede, withdraw, reinstate, key: signed
+ * entries, submitted and proven by their receipts. */
 #include <getopt.h>
 #include <jansson.h>
 #include <stdio.h>
@@ -818,13 +818,117 @@ int cmd_supersede(int argc, char **argv)
                      sign_supersession);
 }
 
+static const char withdraw_help[] =
+    "usage: kix withdraw --key KEY --reason R --note TEXT [--evidence FILE] RUN\n"
+    "\n"
+    "Withdraws RUN (a permalink, run id or manifest digest) from ranking, in the\n"
+    "open: a signed entry with a reason, a note and optionally the evidence. The\n"
+    "run leaves its comparison group's ranks and every query (the runs after it\n"
+    "close up); its page stays, marked withdrawn, with the reason and the entry.\n"
+    "Nothing is deleted: kix reinstate undoes it. A key with role curate may\n"
+    "withdraw any run; the key that published a run may withdraw its own.\n"
+    "\n"
+    "  --key KEY        your private key file (role curate, or RUN's publisher)\n"
+    "  --reason R       invalid-timing, incorrect-result, duplicate or other\n"
+    "  --note TEXT      what is wrong with the run (at most 4096 characters)\n"
+    "  --evidence FILE  a JSON object backing the withdrawal, logged with it\n"
+    "  --receipt FILE   where to save the receipt\n" SIGN_ONLY_HELP CLI_COMMON_HELP "\n"
+    "exit status: 0 withdrawn, 1 refused (not a curator nor the publisher, the run\n"
+    "already withdrawn) or unverifiable, 2 usage, 3 I/O or server error, 4 the log\n"
+    "contradicts what this client verified before\n";
+
+static int sign_withdrawal(struct write_job *j, struct kix_err *err)
+{
+    j->run_id = j->res.run.run_id;
+    j->nenv = 1;
+    return kix_entry_withdrawal(j->signer, j->res.run.run_id, &j->res.run.manifest,
+                                kix_withdraw_reason_parse(j->a->reason, strlen(j->a->reason)),
+                                j->a->note, j->m.n ? &j->m.digest[0] : NULL, NULL, &j->env[0], err);
+}
+
+/* The note of a withdrawal or reinstatement: bounded as the schema says
+ * (characters, counted as UTF-8 lead bytes), checked before anything is
+ * signed. */
+static int check_moderation_note(const char *cmd, const char *note)
+{
+    size_t chars = 0;
+
+    for (const char *p = note; p && *p; p++)
+        chars += ((unsigned char)*p & 0xc0) != 0x80;
+    if (chars > KIX_WITHDRAW_NOTE_MAX)
+        return cli_usage_error(cmd, "--note is %zu characters; at most %u", chars,
+                               KIX_WITHDRAW_NOTE_MAX);
+    return -1;
+}
+
+int cmd_withdraw(int argc, char **argv)
+{
+    struct write_args a;
+    int status = parse_write_args("withdraw", withdraw_help, argc, argv, &a);
+
+    if (status >= 0)
+        return status;
+    if (a.new_run || a.outcome || a.roles || a.run_id || a.source || a.license)
+        return cli_usage_error("withdraw", "give --reason, --note, --evidence and one RUN");
+    if (a.nrest != 1 || !a.reason || !a.note)
+        return cli_usage_error("withdraw", "expected --reason R, --note TEXT and one RUN");
+    if (!kix_withdraw_reason_parse(a.reason, strlen(a.reason)))
+        return cli_usage_error("withdraw", "--reason must be one of " KIX_WITHDRAW_REASONS);
+    if (a.nevidence > 1)
+        return cli_usage_error("withdraw", "at most one --evidence FILE");
+    if ((status = check_moderation_note("withdraw", a.note)) >= 0)
+        return status;
+    return run_write("withdraw", "withdrawal", &a, (char **)a.evidence, a.nevidence, 0, a.rest[0],
+                     sign_withdrawal);
+}
+
+static const char reinstate_help[] =
+    "usage: kix reinstate --key KEY [--note TEXT] RUN\n"
+    "\n"
+    "Undoes RUN's withdrawal (kix withdraw) with a later signed entry: the run is\n"
+    "ranked in its comparison group again. The withdrawal stays in the log. A key\n"
+    "with role curate may reinstate any run; a publisher only a run it withdrew\n"
+    "itself.\n"
+    "\n"
+    "  --key KEY        your private key file (role curate, or RUN's publisher)\n"
+    "  --note TEXT      why (at most 4096 characters)\n"
+    "  --receipt FILE   where to save the receipt\n" SIGN_ONLY_HELP CLI_COMMON_HELP "\n"
+    "exit status: 0 reinstated, 1 refused (not withdrawn, or withdrawn by a curator\n"
+    "and signed by the publisher) or unverifiable, 2 usage, 3 I/O or server error,\n"
+    "4 the log contradicts what this client verified before\n";
+
+static int sign_reinstatement(struct write_job *j, struct kix_err *err)
+{
+    j->run_id = j->res.run.run_id;
+    j->nenv = 1;
+    return kix_entry_reinstatement(j->signer, j->res.run.run_id, &j->res.run.manifest, j->a->note,
+                                   NULL, &j->env[0], err);
+}
+
+int cmd_reinstate(int argc, char **argv)
+{
+    struct write_args a;
+    int status = parse_write_args("reinstate", reinstate_help, argc, argv, &a);
+
+    if (status >= 0)
+        return status;
+    if (a.new_run || a.outcome || a.roles || a.run_id || a.source || a.license || a.reason ||
+        a.nevidence)
+        return cli_usage_error("reinstate", "give --note and one RUN");
+    if (a.nrest != 1)
+        return cli_usage_error("reinstate", "expected one RUN");
+    if ((status = check_moderation_note("reinstate", a.note)) >= 0)
+        return status;
+    return run_write("reinstate", "reinstatement", &a, NULL, 0, 0, a.rest[0], sign_reinstatement);
+}
+
 static const char key_help[] =
     "usage: kix key add --key ADMIN_KEY --role ROLE[,ROLE...] PUBFILE\n"
     "       kix key revoke --key ADMIN_KEY PUBFILE\n"
     "       kix key list [PUBFILE...]   (kix key list --help)\n"
     "\n"
-    "Registers a key with roles (admin, publish, attest, rerun), or revokes one\n"
-    "from the next log index on. Signed with an admin key. PUBFILE is the\n"
+    "Registers a key with roles (admin, publish, attest, rerun, curate), or\n"
+    "revokes one from the next log index on. Signed with an admin key. PUBFILE is the\n"
     "verifier key file that kix keygen wrote (PREFIX.pub). Adding a live key\n"
     "again with other roles changes its roles: the new roles replace the old\n"
     "from that log index on. A revoked key stays revoked.\n\n" CLI_COMMON_HELP;
@@ -861,7 +965,8 @@ int cmd_key(int argc, char **argv)
     if (!revoke) {
         a.key_roles = a.roles ? kix_roles_parse(a.roles, strlen(a.roles)) : -1;
         if (a.key_roles <= 0)
-            return cli_usage_error("key", "--role needs roles from admin,publish,attest,rerun");
+            return cli_usage_error("key",
+                                   "--role needs roles from admin,publish,attest,rerun,curate");
     }
     rc = kix_pubfile_read(a.rest[0], &a.key_subject, &err);
     if (rc)
@@ -873,11 +978,12 @@ int cmd_key(int argc, char **argv)
 static const char submit_help[] =
     "usage: kix submit [--receipt FILE] BODY.json\n"
     "\n"
-    "Submits a body signed before: what kix publish, attest, rerun, supersede\n"
-    "or key print with their sign-only option, or what a browser signed; the\n"
-    "JSON that POST /submit takes ({envelope, objects}, or {bundles: [...]};\n"
-    "'-' reads standard input). As the command that signed it would have: the\n"
-    "receipt is verified against the log key, saved, and the entry printed.\n"
+    "Submits a body signed before: what kix publish, attest, rerun, supersede,\n"
+    "withdraw, reinstate or key print with their sign-only option, or what a\n"
+    "browser signed; the JSON that POST /submit takes ({envelope, objects}, or\n"
+    "{bundles: [...]}; '-' reads standard input). As the command that signed it\n"
+    "would have: the receipt is verified against the log key, saved, and the\n"
+    "entry printed.\n"
     "\n"
     "  --receipt FILE   where to save the receipt (default: the state directory)\n" CLI_COMMON_HELP;
 

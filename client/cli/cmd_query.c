@@ -6,7 +6,9 @@
 
 #include "cli.h"
 #include "kix/client.h"
+#include "kix/encoding.h"
 #include "kix/view.h"
+#include "kix/vindex.h"
 
 static const char query_help[] =
     "usage: kix query [--kernel K] [--gpu G] [--provider P] [--mode forward|backward|full]\n"
@@ -323,11 +325,99 @@ static void print_rows(const struct rows *r, int json, uint64_t matched,
         cli_json_string(stdout, row->source, strlen(row->source));
         printf("}");
     }
+    /* the caller closes the object (kix group adds its withdrawn runs) */
     printf("],\"matched\":%llu,\"proven\":{\"indexSize\":%llu,\"groups\":%zu,"
            "\"selections\":%zu,\"ranks\":true,\"descriptions\":true,\"evidence\":true,"
-           "\"matches\":true}}\n",
+           "\"matches\":true}",
            (unsigned long long)matched, (unsigned long long)proof->size, proof->groups,
            proof->selections);
+}
+
+/* A group's withdrawn runs (withdrawn/<hex>), proven at the size its
+ * page was: list holds the record's runs as "id\0" u64be index, u8 reason. */
+struct withdrawn {
+    struct kix_buf list;
+    size_t n;
+};
+
+static int withdrawn_one(void *ctx, const char *run_id, uint64_t index, int reason)
+{
+    struct withdrawn *w = ctx;
+    uint8_t tail[9];
+
+    kix_u64be_put(tail, index);
+    tail[8] = (uint8_t)reason;
+    if (kix_buf_add(&w->list, run_id, strlen(run_id) + 1) || kix_buf_add(&w->list, tail, 9))
+        return 1;
+    w->n++;
+    return 0;
+}
+
+static int withdrawn_proven(struct kix_client *c, const struct kix_verifier *key,
+                            const struct kix_digest *group, uint64_t size, struct withdrawn *w,
+                            struct kix_err *err)
+{
+    struct kix_index_answer a;
+    char ikey[KIX_VINDEX_KEY_MAX + 1];
+    int rc;
+
+    memset(&a, 0, sizeof(a));
+    kix_vindex_key_withdrawn(group, ikey);
+    rc = kix_client_index_proof(c, key, ikey, &a, err);
+    if (rc == KIX_OK && a.cp.size != size)
+        rc = kix_err_set(err, KIX_EUNAVAIL,
+                         "the log grew while the group was proven (size %llu, then %llu); ask "
+                         "again",
+                         (unsigned long long)size, (unsigned long long)a.cp.size);
+    if (rc == KIX_OK && a.present)
+        rc = kix_vindex_withdrawn_decode(a.record.ptr, a.record.len, group, withdrawn_one, w, NULL,
+                                         err);
+    kix_index_answer_release(&a);
+    return rc;
+}
+
+/* Each withdrawn run: its id, withdrawal entry and reason. */
+static const uint8_t *withdrawn_next(const struct withdrawn *w, const uint8_t *p, const char **id,
+                                     uint64_t *index, const char **reason)
+{
+    size_t n = strlen((const char *)p);
+    *id = (const char *)p;
+    *index = kix_u64be_get(p + n + 1);
+    *reason = kix_withdraw_reason_name(p[n + 9]);
+    (void)w;
+    return p + n + 10;
+}
+
+static void print_withdrawn_json(const struct withdrawn *w)
+{
+    const uint8_t *p = w ? w->list.ptr : NULL;
+
+    if (w) {
+        printf(",\"withdrawn\":[");
+        for (size_t i = 0; i < w->n; i++) {
+            const char *id, *reason;
+            uint64_t index;
+            p = withdrawn_next(w, p, &id, &index, &reason);
+            printf("%s{\"runId\":", i ? "," : "");
+            cli_json_string(stdout, id, strlen(id));
+            printf(",\"entry\":%llu,\"reason\":\"%s\"}", (unsigned long long)index, reason);
+        }
+        printf("]");
+    }
+    printf("}\n");
+}
+
+static void print_withdrawn_text(const struct withdrawn *w)
+{
+    const uint8_t *p = w->list.ptr;
+
+    printf("withdrawn from ranking (%zu, proven by the same index):\n", w->n);
+    for (size_t i = 0; i < w->n; i++) {
+        const char *id, *reason;
+        uint64_t index;
+        p = withdrawn_next(w, p, &id, &index, &reason);
+        printf("  %-16s entry %-8llu run %s\n", reason, (unsigned long long)index, id);
+    }
 }
 
 static int run_query(const char *cmd, const char *help, int argc, char **argv, int group_mode)
@@ -353,6 +443,7 @@ static int run_query(const char *cmd, const char *help, int argc, char **argv, i
     struct rows rows = {0};
     struct kix_query_proof proof = {0, 0, KIX_BUF_INIT, 0};
     const char *group_text = NULL;
+    struct withdrawn wd = {KIX_BUF_INIT, 0};
     struct params params = {{NULL}, {NULL}, 0};
     uint64_t matched = 0;
     int ch, rc, status, whole_group, filtered;
@@ -444,8 +535,12 @@ static int run_query(const char *cmd, const char *help, int argc, char **argv, i
         rc = query_proven(c, &key, &q, whole_group, &rows, &matched, &proof, &err);
     else
         rc = page_proven(c, &key, &q, &params, &rows, &matched, &proof, &err);
+    if (rc == KIX_OK && group_mode)
+        rc = withdrawn_proven(c, &key, &group, proof.size, &wd, &err);
     if (rc == KIX_OK) {
         print_rows(&rows, common.json, matched, &proof);
+        if (common.json)
+            print_withdrawn_json(group_mode ? &wd : NULL);
         if (!common.json && (rows.n || whole_group))
             printf("%llu matching runs%s; %s proven by the log's signed index at size %llu\n",
                    (unsigned long long)matched,
@@ -455,7 +550,10 @@ static int run_query(const char *cmd, const char *help, int argc, char **argv, i
                    (unsigned long long)proof.size);
         else if (!common.json)
             printf("%llu matching runs\n", (unsigned long long)matched);
+        if (!common.json && group_mode && wd.n)
+            print_withdrawn_text(&wd);
     }
+    kix_buf_release(&wd.list);
     kix_buf_release(&proof.checkpoint);
     free(rows.row);
     free(rows.workload);

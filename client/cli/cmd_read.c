@@ -120,6 +120,8 @@ static void print_resolution_json(const struct kix_resolution *res, const char *
         printf(",\"supersedes\":");
         cli_json_string(stdout, res->predecessor, strlen(res->predecessor));
     }
+    if (res->run.withdrawn_index != KIX_NO_INDEX)
+        printf(",\"withdrawnAt\":%llu", (unsigned long long)res->run.withdrawn_index);
     printf(",\"manifest\":");
     json_raw_or_string(&res->manifest);
     printf(",\"objects\":[");
@@ -143,6 +145,12 @@ static void print_resolution_json(const struct kix_resolution *res, const char *
             printf(",\"outcome\":\"%s\"", kix_evidence_name(s.outcome));
         if (e->type == KIX_ENTRY_ATTESTATION || e->type == KIX_ENTRY_SUPERSESSION) {
             printf(e->type == KIX_ENTRY_ATTESTATION ? ",\"note\":" : ",\"reason\":");
+            cli_json_string(stdout, s.note, strlen(s.note));
+        }
+        if (e->type == KIX_ENTRY_WITHDRAWAL)
+            printf(",\"reason\":\"%s\"", kix_withdraw_reason_name(s.withdraw_reason));
+        if (e->type == KIX_ENTRY_WITHDRAWAL || e->type == KIX_ENTRY_REINSTATEMENT) {
+            printf(",\"note\":");
             cli_json_string(stdout, s.note, strlen(s.note));
         }
         printf(",\"proof\":[");
@@ -190,6 +198,9 @@ static void print_resolution(const struct kix_resolution *res, const char *origi
     }
     if (res->predecessor[0])
         printf("supersedes run %s\n", res->predecessor);
+    if (res->run.withdrawn_index != KIX_NO_INDEX)
+        printf("WITHDRAWN from ranking (entry %llu)\n",
+               (unsigned long long)res->run.withdrawn_index);
     printf("objects    %zu, each one the manifest references, checked against its digest\n",
            res->nobjects);
     printf("entries    %zu, each proven in the checkpoint below; all of them, as the log's "
@@ -210,6 +221,10 @@ static void print_resolution(const struct kix_resolution *res, const char *origi
         if (e->type == KIX_ENTRY_SUPERSESSION)
             printf("  %s -> %s%s%s%s", s.run_id, s.new_run_id, s.note[0] ? "  \"" : "", s.note,
                    s.note[0] ? "\"" : "");
+        if (e->type == KIX_ENTRY_WITHDRAWAL)
+            printf("  %s", kix_withdraw_reason_name(s.withdraw_reason));
+        if ((e->type == KIX_ENTRY_WITHDRAWAL || e->type == KIX_ENTRY_REINSTATEMENT) && s.note[0])
+            printf("  \"%s\"", s.note);
         printf("\n");
     }
     b64(cp->root, 32, root, sizeof(root));

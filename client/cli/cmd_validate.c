@@ -49,8 +49,8 @@ static const char validate_help[] =
     "vocabulary (docs/VOCABULARY.md) is a warning with a \"did you mean\".\n"
     "\n"
     "  --kind NAME    validate every FILE against this schema: a record kind, or\n"
-    "                 publication, attestation, rerun, supersession, key for a\n"
-    "                 bare predicate\n"
+    "                 publication, attestation, rerun, supersession, withdrawal,\n"
+    "                 reinstatement, key for a bare predicate\n"
     "  --schema-only  the schemas alone, without the record rules or warnings\n"
     "  --server ADDR, --store DIR\n"
     "                 check the references not among the files against this log\n"
@@ -171,7 +171,8 @@ static void validate_one(struct vfile *f, const char *force, int bundle)
         if (json_object_get(f->doc, "payloadType") || json_object_get(f->doc, "predicateType"))
             invalid(f, "/predicateType",
                     "must be " KIX_PREDICATE_PREFIX
-                    "{publication,attestation,rerun,supersession,key}/v1");
+                    "{publication,attestation,rerun,supersession,withdrawal,reinstatement,"
+                    "key}/v1");
         else
             invalid(f, "/kind",
                     "must be one of BenchmarkRun, BenchmarkProtocol, Workload, "
@@ -658,7 +659,8 @@ int cmd_validate(int argc, char **argv)
         return cli_usage_error("validate",
                                "--kind must be a record kind (BenchmarkRun, BenchmarkProtocol, "
                                "Workload, ExecutionEnvironment, Implementation) or a predicate "
-                               "(publication, attestation, rerun, supersession, key)");
+                               "(publication, attestation, rerun, supersession, withdrawal, "
+                               "reinstatement, key)");
     return cli_validate_files("validate", argv + optind, NULL, (size_t)(argc - optind), force,
                               common.json, 0, common.store || common.server ? &common : NULL);
 }

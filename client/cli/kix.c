@@ -23,6 +23,8 @@ static const struct cli_command commands[] = {
     {"attest", cmd_attest, "add a community note or reproduction about a run"},
     {"rerun", cmd_rerun, "record a controlled rerun's outcome"},
     {"supersede", cmd_supersede, "publish a corrected run and point the old one at it"},
+    {"withdraw", cmd_withdraw, "withdraw a run from ranking, with a reason (curate)"},
+    {"reinstate", cmd_reinstate, "undo a run's withdrawal (curate)"},
     {"submit", cmd_submit, "submit a body signed before (--sign-only, a browser)"},
     {"key", cmd_key, "register or revoke a key (admin)"},
     {"get", cmd_get, "fetch an object by digest, checked"},

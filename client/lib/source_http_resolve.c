@@ -98,7 +98,7 @@ static int digest_of(json_t *v, struct kix_digest *out)
 
 static int entry_type(const char *name)
 {
-    for (int t = KIX_ENTRY_KEY; name && t <= KIX_ENTRY_SUPERSESSION; t++)
+    for (int t = KIX_ENTRY_KEY; name && t <= KIX_ENTRY_TYPE_MAX; t++)
         if (strcmp(kix_entry_type_name(t), name) == 0)
             return t;
     return -1;

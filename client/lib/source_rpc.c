@@ -467,7 +467,7 @@ static void free_msg(void *p)
 
 static int entry_type(const struct kix_bytes *name)
 {
-    for (int t = KIX_ENTRY_KEY; t <= KIX_ENTRY_SUPERSESSION; t++) {
+    for (int t = KIX_ENTRY_KEY; t <= KIX_ENTRY_TYPE_MAX; t++) {
         const char *s = kix_entry_type_name(t);
         if (strlen(s) == name->len && memcmp(s, name->ptr, name->len) == 0)
             return t;
@@ -501,6 +501,7 @@ static int read_resolution(const struct kix_msg_resolve_result *m, struct kix_re
     run->evidence_index = m->evidence_index;
     run->superseded_by_index = m->superseded_by_index;
     run->supersedes_index = m->supersedes_index;
+    run->withdrawn_index = KIX_NO_INDEX; /* derived from the entries when verified */
     run->attestations = m->attestations;
     run->reruns = m->reruns;
     if (m->ranked) {

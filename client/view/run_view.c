@@ -177,6 +177,25 @@ static void supersession(struct kix_supersession_view *x, const char *run_id, ui
     snprintf(x->reason, sizeof(x->reason), "%s", s->note);
 }
 
+static void withdrawal(struct kix_withdrawal_view *w, const struct kix_resolution_entry *e,
+                       const struct kix_entry_summary *s, const uint8_t publisher[32])
+{
+    struct kix_digest *needs = NULL;
+    size_t n = 0;
+
+    w->index = e->index;
+    w->reason = kix_withdraw_reason_name(s->withdraw_reason);
+    snprintf(w->date, sizeof(w->date), "%s", s->time);
+    memcpy(w->signer, s->signer, sizeof(w->signer));
+    w->by_publisher = memcmp(s->signer, publisher, 32) == 0;
+    snprintf(w->note, sizeof(w->note), "%s", s->note);
+    kix__utf8_trim(w->note);
+    /* the evidence is the one object a withdrawal needs */
+    if (kix_entry_needs(e->leaf.ptr, e->leaf.len, &needs, &n, NULL) == KIX_OK && n == 1)
+        kix_digest_format(&needs[0], w->evidence);
+    free(needs);
+}
+
 void kix_run_view_staleness(const struct kix_run_view *v, long stale_days, int64_t now, char *out,
                             size_t cap)
 {
@@ -209,6 +228,8 @@ int kix_run_view_build(struct kix_run_view *v, const struct kix_resolution *res,
 
     memcpy(publisher, res->run.publisher, sizeof(publisher));
     memset(v, 0, sizeof(*v));
+    v->withdrawn.index = KIX_NO_INDEX;
+    v->withdrawn.reason = "";
     kix_buf_init(&v->permalink);
     kix_buf_init(&v->log_key);
     v->res = res;
@@ -244,6 +265,8 @@ int kix_run_view_build(struct kix_run_view *v, const struct kix_resolution *res,
             snprintf(v->source, sizeof(v->source), "%s", s.source);
             snprintf(v->license, sizeof(v->license), "%s", s.license);
         }
+        if (s.type == KIX_ENTRY_WITHDRAWAL && res->entries[i].index == res->run.withdrawn_index)
+            withdrawal(&v->withdrawn, &res->entries[i], &s, publisher);
         if (s.type == KIX_ENTRY_SUPERSESSION) {
             supersession(&v->superseded_by, res->successor, res->run.superseded_by_index,
                          &res->entries[i], &s);
@@ -434,6 +457,22 @@ static int dump(json_t *o, unsigned flags, struct kix_buf *out, struct kix_err *
     return rc ? kix_err_set(err, rc, "out of memory") : KIX_OK;
 }
 
+static json_t *withdrawal_json(const struct kix_withdrawal_view *w)
+{
+    char signer[65];
+    json_t *o;
+
+    kix_hex_encode(w->signer, 32, signer);
+    o = json_pack("{s:I,s:s,s:s,s:s,s:s,s:s}", "index", (json_int_t)w->index, "reason", w->reason,
+                  "date", w->date, "signer", signer, "by",
+                  w->by_publisher ? "publisher" : "curator", "note", w->note);
+    if (o && w->evidence[0] && set(o, "evidence", json_string(w->evidence))) {
+        json_decref(o);
+        return NULL;
+    }
+    return o;
+}
+
 static json_t *supersession_json(const struct kix_supersession_view *x)
 {
     char signer[65];
@@ -543,6 +582,8 @@ static int run_json(const struct kix_run_view *v, json_t *o)
         bad |= set(o, "supersededByEntry", supersession_json(&v->superseded_by));
     if (v->supersedes.run_id[0])
         bad |= set(o, "supersedesEntry", supersession_json(&v->supersedes));
+    if (v->withdrawn.index != KIX_NO_INDEX)
+        bad |= set(o, "withdrawn", withdrawal_json(&v->withdrawn));
     bad |= set(o, "title", json_string(v->title));
     bad |= set(o, "header",
                json_pack("{s:s,s:s,s:s,s:s,s:s,s:s}", "implementation", v->implementation, "kernel",

@@ -294,6 +294,43 @@ static int pick_page(void *ctx, const struct kix_vindex_page *p)
     return k->rc != KIX_OK;
 }
 
+static int add_withdrawn(void *ctx, const char *run_id, uint64_t index, int reason)
+{
+    struct kix_group_view *v = ctx;
+    struct kix_group_withdrawn *w = realloc(v->withdrawn, (v->nwithdrawn + 1) * sizeof(*w));
+
+    if (!w)
+        return 1;
+    v->withdrawn = w;
+    w += v->nwithdrawn++;
+    snprintf(w->run_id, sizeof(w->run_id), "%s", run_id);
+    w->index = index;
+    w->reason = kix_withdraw_reason_name(reason);
+    return 0;
+}
+
+/* The group's withdrawn runs, proven (withdrawn/<hex>): none when the
+ * index holds no such record, and then the proof is of its absence. */
+static int group_withdrawn(struct kix_log_reader *r, struct kix_group_view *v)
+{
+    struct kix_buf record = KIX_BUF_INIT, proof = KIX_BUF_INIT;
+    int present = 0, rc;
+
+    kix_vindex_key_withdrawn(&v->key, v->withdrawn_key);
+    rc = kix_index_prove(r, v->withdrawn_key, strlen(v->withdrawn_key), &record, &proof, &present,
+                         NULL);
+    if (rc == KIX_OK && present &&
+        (kix_vindex_withdrawn_decode(record.ptr, record.len, &v->key, add_withdrawn, v, NULL,
+                                     NULL) != KIX_OK ||
+         !(v->withdrawn_record = hex_of(&record))))
+        rc = KIX_ENOMEM;
+    if (rc == KIX_OK && !(v->withdrawn_proof = hex_of(&proof)))
+        rc = KIX_ENOMEM;
+    kix_buf_release(&record);
+    kix_buf_release(&proof);
+    return rc == KIX_ENOTFOUND ? KIX_OK : rc;
+}
+
 /* The signed index's proof of the group's directory and of the pages that
  * hold the rows, when the store has one. */
 static int group_proof(struct kix_log_reader *r, struct kix_group_view *v)
@@ -353,6 +390,8 @@ int kix_group_view_from_store(struct kix_log_reader *r, const char *key, size_t 
         rc = kix_verifier_format(kix_log_reader_verifier(r), &v->log_key);
     if (rc == KIX_OK)
         rc = group_proof(r, v);
+    if (rc == KIX_OK && v->group_record)
+        rc = group_withdrawn(r, v);
     group_unit(r, v);
     for (size_t i = 0; rc == KIX_OK && i < v->nrows; i++)
         rc = describe_row(r, &v->rows[i], v->group_record != NULL);
@@ -387,6 +426,9 @@ void kix_group_view_release(struct kix_group_view *v)
     }
     free(v->pages);
     free(v->rows);
+    free(v->withdrawn);
+    free(v->withdrawn_record);
+    free(v->withdrawn_proof);
     memset(v, 0, sizeof(*v));
 }
 
@@ -445,6 +487,16 @@ int kix_group_view_json(const struct kix_group_view *v, unsigned flags, struct k
         bad |= !x || json_array_append_new(rows, x) != 0;
     }
     bad |= set(o, "rows", rows);
+    if (v->withdrawn_proof) {
+        json_t *list = json_array();
+        bad |= !list;
+        for (size_t i = 0; list && i < v->nwithdrawn; i++)
+            bad |= json_array_append_new(list,
+                                         json_pack("{s:s,s:I,s:s}", "runId", v->withdrawn[i].run_id,
+                                                   "entry", (json_int_t)v->withdrawn[i].index,
+                                                   "reason", v->withdrawn[i].reason)) != 0;
+        bad |= set(o, "withdrawn", list);
+    }
     if (v->group_record) {
         json_t *pages = json_array();
         bad |= !pages;
@@ -458,6 +510,14 @@ int kix_group_view_json(const struct kix_group_view *v, unsigned flags, struct k
                              (const char *)v->index_note.ptr, v->index_note.len, "groupKey",
                              v->group_key, "groupRecord", v->group_record, "groupProof",
                              v->group_proof, "pages", pages));
+        if (v->withdrawn_proof) {
+            /* the record, or its absence, proven */
+            json_t *w =
+                json_pack("{s:s,s:s}", "key", v->withdrawn_key, "proof", v->withdrawn_proof);
+            if (w && v->withdrawn_record)
+                bad |= set(w, "record", json_string(v->withdrawn_record));
+            bad |= set(json_object_get(o, "index"), "withdrawn", w);
+        }
     }
     text = bad ? NULL
                : json_dumps(o, JSON_COMPACT | JSON_SORT_KEYS |

@@ -53,6 +53,12 @@ static void print_head(const struct kix_run_view *v, const struct kix_run_text *
         fprintf(out, "SUPERSEDED by run %s (entry %llu%s%.10s): this record was corrected%s%s.\n",
                 by->run_id, (unsigned long long)by->index, by->date[0] ? ", " : "", by->date,
                 by->reason[0] ? ": " : "", by->reason);
+    if (v->withdrawn.index != KIX_NO_INDEX)
+        fprintf(out, "WITHDRAWN from ranking (entry %llu%s%.10s, by the %s): %s%s%s%s%s.\n",
+                (unsigned long long)v->withdrawn.index, v->withdrawn.date[0] ? ", " : "",
+                v->withdrawn.date, v->withdrawn.by_publisher ? "publisher" : "curator",
+                v->withdrawn.reason, v->withdrawn.note[0] ? ": " : "", v->withdrawn.note,
+                v->withdrawn.evidence[0] ? "; evidence " : "", v->withdrawn.evidence);
     if (of->run_id[0])
         fprintf(out, "Supersedes run %s (entry %llu%s%.10s)%s%s.\n", of->run_id,
                 (unsigned long long)of->index, of->date[0] ? ", " : "", of->date,
@@ -74,6 +80,8 @@ static void print_head(const struct kix_run_view *v, const struct kix_run_text *
         fprintf(out, "  Compare with #1: run %s\n", res->rank.best);
     else if (res->run.grouped == 0 && res->successor[0])
         fprintf(out, "  Not ranked: superseded (its successor is ranked instead).\n");
+    else if (v->withdrawn.index != KIX_NO_INDEX)
+        fprintf(out, "  Not ranked: withdrawn from ranking (%s).\n", v->withdrawn.reason);
     {
         const char *k;
         json_t *m;

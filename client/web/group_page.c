@@ -151,6 +151,19 @@ static int group_slots(struct kix_tpl *t, const struct kix_group_view *v, const 
     if ((rc = page > 1 ? page_link(t, "prev", v, page - 1, flags) : kix_tpl_set(t, "prev", "")) ||
         (rc = page < pages ? page_link(t, "next", v, page + 1, flags) : kix_tpl_set(t, "next", "")))
         return rc;
+    if ((rc = kix_tpl_set(t, "hasWithdrawn", v->nwithdrawn ? "yes" : "")) ||
+        (rc = kix_tpl_section(t, "withdrawn")))
+        return rc;
+    for (size_t i = 0; i < v->nwithdrawn; i++) {
+        struct kix_tpl *row = kix_tpl_row(t, "withdrawn");
+        if (!row)
+            return KIX_ENOMEM;
+        if ((rc = kix_tpl_set(row, "runId", v->withdrawn[i].run_id)) ||
+            (rc = kix__tpl_run_href(row, "runHref", v->withdrawn[i].run_id)) ||
+            (rc = kix_tpl_setf(row, "entry", "%llu", (unsigned long long)v->withdrawn[i].index)) ||
+            (rc = kix_tpl_set(row, "reason", v->withdrawn[i].reason)))
+            return rc;
+    }
     if ((rc = kix_tpl_section(t, "rows")))
         return rc;
     for (size_t i = 0; i < v->nrows; i++) {

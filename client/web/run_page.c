@@ -110,6 +110,20 @@ static int run_attestations(struct kix_tpl *t, const struct kix_run_view *v)
     return rc;
 }
 
+/* The withdrawal in force ("wd..."; wdReason "" when none). */
+static int run_withdrawal(struct kix_tpl *t, const struct kix_withdrawal_view *w)
+{
+    int on = w->index != KIX_NO_INDEX, rc;
+
+    if ((rc = kix_tpl_set(t, "wdReason", on ? w->reason : "")) ||
+        (rc = kix_tpl_setf(t, "wdIndex", "%llu", (unsigned long long)(on ? w->index : 0))) ||
+        (rc = kix_tpl_setn(t, "wdDay", w->date, strnlen(w->date, 10))) ||
+        (rc = kix_tpl_set(t, "wdBy", w->by_publisher ? "publisher" : "curator")) ||
+        (rc = key_words(t, "wdKey", w->signer)) || (rc = kix_tpl_set(t, "wdNote", w->note)))
+        return rc;
+    return kix_tpl_set(t, "wdEvidence", w->evidence);
+}
+
 /* One end of a supersession: prefix "by" or "of" (supersededBy, supersedes). */
 static int run_supersession(struct kix_tpl *t, const char *prefix,
                             const struct kix_supersession_view *x)
@@ -306,6 +320,7 @@ static int run_slots(struct kix_tpl *t, const struct kix_run_view *v, const stru
         (rc = kix_tpl_set(t, "group", v->group)) || (rc = kix_tpl_set(t, "best", res->rank.best)) ||
         (rc = run_supersession(t, "by", &v->superseded_by)) ||
         (rc = run_supersession(t, "of", &v->supersedes)) ||
+        (rc = run_withdrawal(t, &v->withdrawn)) ||
         (rc = kix_tpl_setn(t, "observedDay", v->observed, strnlen(v->observed, 10))) ||
         (rc = kix_tpl_setf(t, "treeSize", "%llu", (unsigned long long)res->size)) ||
         (rc = kix_tpl_setn(t, "permalink", (const char *)v->permalink.ptr, v->permalink.len)) ||

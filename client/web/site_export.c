@@ -200,8 +200,18 @@ static uint64_t exported_size(const char *dir)
     return from;
 }
 
+/* Whether a group has a member now (a run withdrawn or superseded from it
+ * leaves its page to rewrite, unless none is left). */
+static int group_has_members(struct kix_log_reader *r, const struct kix_digest *key)
+{
+    uint64_t n = 0;
+    return kix_index_group(r, key, 0, 0, NULL, NULL, &n) == KIX_OK && n > 0;
+}
+
 /* Every run an entry in [from, size) is is about (ranked or not), their
- * groups, and every run of those groups (ranks move). */
+ * groups (the group a run's manifest names, also when it left it: a
+ * withdrawal closes up its ranks and lists it under them), and every run
+ * of those groups (ranks move). */
 static int find_pages(struct pexport *x, uint64_t from, uint64_t size)
 {
     int rc = KIX_OK;
@@ -221,8 +231,10 @@ static int find_pages(struct pexport *x, uint64_t from, uint64_t size)
     for (size_t i = 0; rc == KIX_OK && i < x->runs.n; i++) {
         struct kix_run_info info;
         char key[KIX_DIGEST_TEXT_LEN + 1];
+        static const uint8_t no_group[32];
         if (kix_index_run(x->r, x->runs.id[i], strlen(x->runs.id[i]), &info) != KIX_OK ||
-            !info.grouped)
+            memcmp(info.comparison_key.b, no_group, 32) == 0 ||
+            (!info.grouped && !group_has_members(x->r, &info.comparison_key)))
             continue;
         kix_digest_format(&info.comparison_key, key);
         rc = idset_add(&x->groups, key);

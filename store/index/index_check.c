@@ -13,7 +13,8 @@
 
 struct run_slot {
     struct kix_run_info info;
-    int damaged; /* an entry about it does not hash as logged (kix_log_check names it) */
+    int damaged;         /* an entry about it does not hash as logged (kix_log_check names it) */
+    int withdraw_reason; /* of the withdrawal in force */
     struct kix_run_entry *entries;
     size_t nentries, cap;
 };
@@ -26,9 +27,10 @@ struct checker {
     size_t cap, nruns;
     uint64_t issues, max_issues;
     struct kix_err first;
-    /* for the verifiable index: registry keys met, groups ever joined */
-    struct kix_hash *keys, *groups;
-    size_t nkeys, ngroups, cap_keys, cap_groups;
+    /* for the verifiable index: registry keys met, groups ever joined,
+     * groups a run of which was ever withdrawn */
+    struct kix_hash *keys, *groups, *wgroups;
+    size_t nkeys, ngroups, cap_keys, cap_groups, nwgroups, cap_wgroups;
     uint64_t damaged;
     struct kix__sel_memory *sel; /* the selection lists, replayed */
 };
@@ -173,6 +175,13 @@ static int replay_one(struct checker *c, uint64_t index, const struct kix_hash *
                       (unsigned long long)index);
     kix__run_step(e, index, leaf_hash, &run->info, next ? &next->info : &scratch);
     run->damaged |= damaged;
+    if (e->type == KIX_ENTRY_WITHDRAWAL) {
+        static const uint8_t no_group[32];
+        run->withdraw_reason = e->withdraw_reason;
+        if (memcmp(run->info.comparison_key.b, no_group, 32) != 0 &&
+            push_hash(&c->wgroups, &c->nwgroups, &c->cap_wgroups, run->info.comparison_key.b))
+            return KIX_ENOMEM;
+    }
     if (next)
         next->damaged |= damaged;
     rc = add_entry(run, index, e->type);
@@ -427,6 +436,57 @@ static size_t unique(struct kix_hash *a, size_t n)
     return k;
 }
 
+static int by_group_id(const void *a, const void *b)
+{
+    const struct run_slot *x = *(const struct run_slot *const *)a;
+    const struct run_slot *y = *(const struct run_slot *const *)b;
+    size_t nx = strlen(x->info.run_id), ny = strlen(y->info.run_id);
+    int k = memcmp(x->info.comparison_key.b, y->info.comparison_key.b, 32), d;
+
+    if (k)
+        return k;
+    d = memcmp(x->info.run_id, y->info.run_id, nx < ny ? nx : ny);
+    return d ? d : (nx > ny) - (nx < ny);
+}
+
+/* withdrawn/<hex> of every group a run of which was ever withdrawn: its
+ * runs withdrawn now, by run id. */
+static int withdrawn_records(struct tree_check *tc)
+{
+    struct checker *c = tc->c;
+    const struct run_slot **w = malloc((c->nruns ? c->nruns : 1) * sizeof(*w));
+    char key[KIX_VINDEX_KEY_MAX + 1];
+    size_t n = 0, at = 0;
+    int rc = KIX_OK;
+
+    if (!w)
+        return KIX_ENOMEM;
+    for (size_t i = 0; i < c->cap; i++)
+        if (c->table[i] && c->table[i]->info.withdrawn_index != KIX_NO_INDEX)
+            w[n++] = c->table[i];
+    if (n)
+        qsort(w, n, sizeof(*w), by_group_id);
+    c->nwgroups = unique(c->wgroups, c->nwgroups);
+    for (size_t g = 0; rc == KIX_OK && g < c->nwgroups; g++) {
+        const struct kix_digest *gk = (const struct kix_digest *)c->wgroups[g].b;
+        size_t first;
+        while (at < n && memcmp(w[at]->info.comparison_key.b, gk->b, 32) < 0)
+            at++;
+        first = at;
+        while (at < n && memcmp(w[at]->info.comparison_key.b, gk->b, 32) == 0)
+            at++;
+        kix_buf_reset(&tc->value);
+        rc = kix_vindex_withdrawn_begin(gk, at - first, &tc->value);
+        for (size_t i = first; rc == KIX_OK && i < at; i++)
+            rc = kix_vindex_withdrawn_add(w[i]->info.run_id, w[i]->info.withdrawn_index,
+                                          w[i]->withdraw_reason, &tc->value);
+        if (rc == KIX_OK)
+            rc = tree_add(tc, key, kix_vindex_key_withdrawn(gk, key));
+    }
+    free(w);
+    return rc;
+}
+
 static int check_tree(struct checker *c, struct kix_log *l)
 {
     struct tree_check tc;
@@ -482,6 +542,8 @@ static int check_tree(struct checker *c, struct kix_log *l)
     }
     if (rc == KIX_OK)
         rc = kix__sel_memory_each(c->sel, tree_add_record, &tc);
+    if (rc == KIX_OK)
+        rc = withdrawn_records(&tc);
     c->nkeys = unique(c->keys, c->nkeys);
     for (size_t i = 0; rc == KIX_OK && i < c->nkeys; i++) {
         struct kix_key_info k;
@@ -596,6 +658,7 @@ int kix_index_check(struct kix_log *l, const struct kix_check_opts *opts,
     free(c.table);
     free(c.keys);
     free(c.groups);
+    free(c.wgroups);
     kix__sel_memory_free(c.sel);
     kix_log_read_end(c.r);
     if (rc == KIX_ECORRUPT || (rc == KIX_OK && c.issues)) {

@@ -22,6 +22,9 @@ enum kix__index_table {
      * byte b as 0xff - b ‖ 0xff → empty; one seek finds a run's page */
     KIX_TABLE_GROUP_STARTS,
     KIX_TABLE_SELECTIONS, /* selection records by index key (sel/...); 'g' ‖ key: listed */
+    /* withdrawn runs by group (kix-index/5): comparison key(32) ‖ run id →
+     * u64be the withdrawal's index ‖ u8 its reason */
+    KIX_TABLE_WITHDRAWN,
     KIX_INDEX_TABLES
 };
 
@@ -51,7 +54,8 @@ int kix__manifest_memo_of(const struct kix_log_item *item, struct kix__manifest_
 
 /* Run record: fixed layout, see runs.c. */
 #define RUN_RECORD_LEN_V1 (32 + 32 + 8 * 7 + 1 + 32 + 8 + 1)
-#define RUN_RECORD_LEN    (RUN_RECORD_LEN_V1 + 32)
+#define RUN_RECORD_LEN_V2 (RUN_RECORD_LEN_V1 + 32)
+#define RUN_RECORD_LEN    (RUN_RECORD_LEN_V2 + 8) /* kix-index/5: withdrawn_index */
 void kix__run_record_encode(const struct kix_run_info *r, uint8_t out[RUN_RECORD_LEN]);
 int kix__run_record_decode(const uint8_t *data, size_t len, struct kix_run_info *r);
 
@@ -112,6 +116,12 @@ int kix__group_directory(struct kix_log_txn *t, const struct kix_digest *group, 
                          struct kix_err *err);
 int kix__group_page(struct kix_log_txn *t, const struct kix_digest *group, const char *page_id,
                     size_t id_len, struct kix_buf *out, struct kix_err *err);
+
+/* indexer.c: a group's withdrawn runs as the index commits them
+ * (withdrawn/<hex>, kix/vindex.h), from KIX_TABLE_WITHDRAWN: always a
+ * record (count 0 when none). */
+int kix__withdrawn_record(struct kix_log_txn *t, const struct kix_digest *group,
+                          struct kix_buf *out, struct kix_err *err);
 
 /* groups.c: the group index (comparison key ‖ u64be value ‖ run id →
  * 0x01 when the run starts a page of the group, else empty). */

@@ -69,6 +69,54 @@ static int check_manifest_unpublished(struct kix_log_txn *t, const struct kix_en
                        text, other.run_id[0] ? other.run_id : "?", (unsigned long long)f.index);
 }
 
+/* Who may withdraw or reinstate a run (the log admitted the signer with
+ * role curate or publish): a curator any run; the publisher its own run,
+ * and it may undo only a withdrawal it signed itself, so that no publisher
+ * can put back a run a curator took out. */
+static int check_moderation(struct kix_log_txn *t, const struct kix_entry *e,
+                            const struct kix_run_info *run, struct kix_err *err)
+{
+    struct kix_key_info key;
+    struct kix_bytes leaf;
+    struct kix_entry w;
+    int curator = kix_log_txn_key(t, e->signer, &key) == KIX_OK && (key.roles & KIX_ROLE_CURATE);
+    int publisher = memcmp(run->publisher, e->signer, 32) == 0, by_publisher = 0;
+
+    if (e->type == KIX_ENTRY_WITHDRAWAL) {
+        if (run->withdrawn_index != KIX_NO_INDEX)
+            return kix_err_set(err, KIX_EPOLICY,
+                               "run %s is already withdrawn (log index %llu); reinstate it first "
+                               "to withdraw it again",
+                               e->run_id, (unsigned long long)run->withdrawn_index);
+        if (!curator && !publisher)
+            return kix_err_set(err, KIX_EPOLICY,
+                               "only a key with role curate or the publisher of run %s may "
+                               "withdraw it (kix key add --role curate)",
+                               e->run_id);
+        return KIX_OK;
+    }
+    if (run->withdrawn_index == KIX_NO_INDEX)
+        return kix_err_set(err, KIX_EPOLICY,
+                           "run %s is not withdrawn; a reinstatement undoes a withdrawal",
+                           e->run_id);
+    if (curator)
+        return KIX_OK;
+    memset(&w, 0, sizeof(w));
+    if (kix_log_txn_entry(t, run->withdrawn_index, &leaf) == KIX_OK &&
+        kix_entry_parse_leaf(leaf.ptr, leaf.len, &w, NULL) == KIX_OK) {
+        by_publisher = memcmp(w.signer, run->publisher, 32) == 0;
+        kix_entry_release(&w);
+    }
+    if (publisher && by_publisher)
+        return KIX_OK;
+    return kix_err_set(err, KIX_EPOLICY,
+                       "only a key with role curate%s may reinstate run %s (withdrawn at log "
+                       "index %llu%s)",
+                       by_publisher ? " or the run's publisher" : "", e->run_id,
+                       (unsigned long long)run->withdrawn_index,
+                       by_publisher ? "" : " by a curator");
+}
+
 /* The rules of each run entry; fills the run records the writes update. */
 static int check_entry(struct kix_log_txn *t, const struct kix_entry *e, struct kix_run_info *run,
                        struct kix_run_info *new_run, int checking, struct kix_err *err)
@@ -93,6 +141,12 @@ static int check_entry(struct kix_log_txn *t, const struct kix_entry *e, struct 
     case KIX_ENTRY_RERUN:
         rc = find_run(t, e->run_id, e->run_id_len, run, err);
         return rc ? rc : check_run_subject(e, run, err);
+    case KIX_ENTRY_WITHDRAWAL:
+    case KIX_ENTRY_REINSTATEMENT:
+        rc = find_run(t, e->run_id, e->run_id_len, run, err);
+        if (rc == KIX_OK)
+            rc = check_run_subject(e, run, err);
+        return rc || !checking ? rc : check_moderation(t, e, run, err);
     case KIX_ENTRY_SUPERSESSION:
         rc = find_run(t, e->run_id, e->run_id_len, run, err);
         if (rc == KIX_OK)
@@ -304,6 +358,12 @@ static void chain_entry(struct kix_run_info *run, uint64_t index, const struct k
     run->entries++;
 }
 
+static int has_group(const struct kix_run_info *run)
+{
+    static const uint8_t zero[32];
+    return memcmp(run->comparison_key.b, zero, 32) != 0;
+}
+
 void kix__run_step(const struct kix_entry *e, uint64_t index, const struct kix_hash *leaf_hash,
                    struct kix_run_info *run, struct kix_run_info *new_run)
 {
@@ -316,6 +376,7 @@ void kix__run_step(const struct kix_entry *e, uint64_t index, const struct kix_h
         run->publication_index = index;
         run->superseded_by_index = KIX_NO_INDEX;
         run->supersedes_index = KIX_NO_INDEX;
+        run->withdrawn_index = KIX_NO_INDEX;
         run->evidence = KIX_EVIDENCE_REPORTED;
         run->evidence_index = KIX_NO_INDEX;
         chain_entry(run, index, leaf_hash);
@@ -337,7 +398,81 @@ void kix__run_step(const struct kix_entry *e, uint64_t index, const struct kix_h
         chain_entry(run, index, leaf_hash);
         chain_entry(new_run, index, leaf_hash);
         break;
+    case KIX_ENTRY_WITHDRAWAL:
+        run->withdrawn_index = index;
+        run->grouped = 0; /* the group's ranks close up */
+        chain_entry(run, index, leaf_hash);
+        break;
+    case KIX_ENTRY_REINSTATEMENT:
+        run->withdrawn_index = KIX_NO_INDEX;
+        /* back in the group its manifest names (its key and value were
+         * kept), unless it was superseded meanwhile */
+        run->grouped = has_group(run) && run->superseded_by_index == KIX_NO_INDEX;
+        chain_entry(run, index, leaf_hash);
+        break;
     }
+}
+
+/* A group's withdrawn runs (KIX_TABLE_WITHDRAWN): the run in (present 1)
+ * or out, and its withdrawn/<hex> key touched. */
+static int withdrawn_put(struct kix_log_txn *t, const struct kix_log_item *item,
+                         const struct kix_run_info *run, int present, struct kix_err *err)
+{
+    uint8_t k[32 + KIX_RUN_ID_MAX], v[9];
+    char key[KIX_VINDEX_KEY_MAX + 1];
+    size_t n = strlen(run->run_id);
+    int rc;
+
+    memcpy(k, run->comparison_key.b, 32);
+    memcpy(k + 32, run->run_id, n);
+    kix_u64be_put(v, item->index);
+    v[8] = (uint8_t)item->entry->withdraw_reason;
+    rc = present ? kix_log_txn_put(t, KIX_TABLE_WITHDRAWN, k, 32 + n, v, 9, err)
+                 : kix_log_txn_del(t, KIX_TABLE_WITHDRAWN, k, 32 + n, err);
+    if (rc == KIX_ENOTFOUND)
+        rc = KIX_OK;
+    return rc ? rc
+              : kix__vindex_touch(t, key, kix_vindex_key_withdrawn(&run->comparison_key, key), NULL,
+                                  0, err);
+}
+
+struct withdrawn_list {
+    const uint8_t *group;
+    struct kix_buf items;
+    uint64_t n;
+    int rc;
+};
+
+static int withdrawn_item(void *arg, const struct kix_bytes *k, const struct kix_bytes *v)
+{
+    struct withdrawn_list *w = arg;
+    char id[KIX_RUN_ID_MAX + 1];
+
+    if (k->len < 32 || memcmp(k->ptr, w->group, 32) != 0)
+        return 1; /* past the group */
+    if (k->len == 32 || k->len - 32 > KIX_RUN_ID_MAX || v->len != 9)
+        return 0;
+    memcpy(id, k->ptr + 32, k->len - 32);
+    id[k->len - 32] = '\0';
+    w->rc = kix_vindex_withdrawn_add(id, kix_u64be_get(v->ptr), v->ptr[8], &w->items);
+    w->n++;
+    return w->rc ? 1 : 0;
+}
+
+int kix__withdrawn_record(struct kix_log_txn *t, const struct kix_digest *group,
+                          struct kix_buf *out, struct kix_err *err)
+{
+    struct withdrawn_list w = {group->b, KIX_BUF_INIT, 0, KIX_OK};
+    int rc = kix_log_txn_scan(t, KIX_TABLE_WITHDRAWN, group->b, 32, withdrawn_item, &w);
+
+    if (rc == KIX_OK)
+        rc = w.rc;
+    if (rc == KIX_OK)
+        rc = kix_vindex_withdrawn_begin(group, w.n, out);
+    if (rc == KIX_OK)
+        rc = kix_buf_add(out, w.items.ptr, w.items.len);
+    kix_buf_release(&w.items);
+    return rc ? kix_err_set(err, rc, "a group's withdrawn runs: %s", kix_strerror(rc)) : KIX_OK;
 }
 
 /* The verifiable index's keys this entry changes. */
@@ -388,6 +523,11 @@ static int touch_entry(struct kix_log_txn *t, const struct kix_log_item *item,
         if (rc == KIX_OK)
             rc = touch_run(t, e->new_run_id, err);
         break;
+    case KIX_ENTRY_WITHDRAWAL:
+    case KIX_ENTRY_REINSTATEMENT:
+        if (before->grouped != run->grouped)
+            rc = touch_group(t, &run->comparison_key, err);
+        break;
     }
     return rc ? rc : touch_run(t, e->run_id, err);
 }
@@ -401,9 +541,15 @@ static int index_apply(struct kix_log_txn *t, const struct kix_log_item *item, s
     if (rc || e->type == KIX_ENTRY_KEY)
         return rc ? rc : touch_entry(t, item, NULL, NULL, err);
     before = run;
-    if (e->type == KIX_ENTRY_SUPERSESSION && run.grouped)
-        rc = kix__group_remove(t, &run, err); /* a superseded run leaves the ranking */
+    if ((e->type == KIX_ENTRY_SUPERSESSION || e->type == KIX_ENTRY_WITHDRAWAL) && run.grouped)
+        rc = kix__group_remove(t, &run, err); /* a superseded or withdrawn run leaves the ranking */
     kix__run_step(e, item->index, &item->leaf_hash, &run, &new_run);
+    if (rc == KIX_OK && e->type == KIX_ENTRY_REINSTATEMENT && run.grouped)
+        rc = kix__group_insert(t, &run, err); /* and a reinstated one comes back */
+    /* a run whose manifest names a group is listed under it while withdrawn */
+    if (rc == KIX_OK && has_group(&run) &&
+        (e->type == KIX_ENTRY_WITHDRAWAL || e->type == KIX_ENTRY_REINSTATEMENT))
+        rc = withdrawn_put(t, item, &run, e->type == KIX_ENTRY_WITHDRAWAL, err);
     switch (e->type) {
     case KIX_ENTRY_PUBLICATION:
         rc = join_group(t, item, &run, err);
@@ -426,7 +572,8 @@ static int index_apply(struct kix_log_txn *t, const struct kix_log_item *item, s
     return rc;
 }
 
-/* kix-index/4: groups paged (a directory and pages, kix/vindex.h; the
+/* kix-index/5: run records keep the withdrawal in force; withdrawn runs
+ * leave their group's ranks. kix-index/4: groups paged (a directory and pages, kix/vindex.h; the
  * group table marks the runs that start a page) and selection records
  * (selections.c) beside runs, groups, keys and manifests. kix-index/3: run
  * records commit their entry list; the verifiable index, its tree kept in
@@ -441,10 +588,12 @@ static const struct kix_log_table_spec tables[KIX_INDEX_TABLES] = {
     /* since kix-index/4: absent from older stores, like the tree it serves */
     [KIX_TABLE_GROUP_STARTS] = {"group_starts", KIX_LOG_TABLE_SEALED},
     [KIX_TABLE_SELECTIONS] = {"selections", KIX_LOG_TABLE_SEALED},
+    /* since kix-index/5 */
+    [KIX_TABLE_WITHDRAWN] = {"withdrawn", KIX_LOG_TABLE_SEALED},
 };
 
 static const struct kix_log_indexer indexer = {
-    .name = "kix-index/4",
+    .name = "kix-index/5",
     .tables = tables,
     .ntables = KIX_INDEX_TABLES,
     .prepare = kix__manifest_memo_prepare,

@@ -439,6 +439,12 @@ static int verify_entry(struct kix_resolution *res, const struct kix_resolution_
         snprintf(res->successor, sizeof(res->successor), "%s", p.new_run_id);
         res->run.superseded_by_index = e->index;
         break;
+    case KIX_ENTRY_WITHDRAWAL: /* entries come in log order: the last one rules */
+        res->run.withdrawn_index = e->index;
+        break;
+    case KIX_ENTRY_REINSTATEMENT:
+        res->run.withdrawn_index = KIX_NO_INDEX;
+        break;
     }
     return KIX_OK;
 }
@@ -622,6 +628,7 @@ static int verify_complete(struct kix_resolution *res, struct kix_err *err)
         a->evidence_index != b->evidence_index || a->attestations != b->attestations ||
         a->reruns != b->reruns || a->superseded_by_index != b->superseded_by_index ||
         a->supersedes_index != b->supersedes_index || memcmp(a->publisher, b->publisher, 32) != 0 ||
+        a->withdrawn_index != b->withdrawn_index ||
         strcmp(res->successor, res->record.successor) != 0 ||
         strcmp(res->predecessor, res->record.predecessor) != 0)
         return kix_err_set(
@@ -671,6 +678,7 @@ int kix_resolution_verify(struct kix_resolution *res, const struct kix_verifier 
         res->run.evidence_index = KIX_NO_INDEX;
         res->run.reruns = res->run.attestations = 0;
         res->run.superseded_by_index = res->run.supersedes_index = KIX_NO_INDEX;
+        res->run.withdrawn_index = KIX_NO_INDEX;
         res->run.publication_index = KIX_NO_INDEX;
         memset(res->run.publisher, 0, 32);
         res->successor[0] = res->predecessor[0] = '\0';
@@ -730,6 +738,7 @@ int kix_resolution_merge(struct kix_resolution *res, struct kix_resolution *page
     page->run.reruns = res->run.reruns;
     page->run.superseded_by_index = res->run.superseded_by_index;
     page->run.supersedes_index = res->run.supersedes_index;
+    page->run.withdrawn_index = res->run.withdrawn_index;
     page->run.publication_index = res->run.publication_index;
     memcpy(page->run.publisher, res->run.publisher, 32);
     memcpy(page->successor, res->successor, sizeof(page->successor));

@@ -24,6 +24,7 @@ void kix__run_record_encode(const struct kix_run_info *r, uint8_t out[RUN_RECORD
     kix_u64be_put(p + 89, r->value);
     p[97] = (uint8_t)r->grouped;
     memcpy(p + 98, r->entries_chain.b, 32);
+    kix_u64be_put(p + 130, r->withdrawn_index);
 }
 
 int kix__run_record_decode(const uint8_t *data, size_t len, struct kix_run_info *r)
@@ -31,7 +32,7 @@ int kix__run_record_decode(const uint8_t *data, size_t len, struct kix_run_info 
     const uint8_t *p = data + 64;
     /* RUN_RECORD_LEN_V1: before the verifiable index (read-only opens of
      * an old store; a writable open rebuilds the index) */
-    if (len != RUN_RECORD_LEN && len != RUN_RECORD_LEN_V1)
+    if (len != RUN_RECORD_LEN && len != RUN_RECORD_LEN_V2 && len != RUN_RECORD_LEN_V1)
         return KIX_ECORRUPT;
     memcpy(r->manifest.b, data, 32);
     memcpy(r->publisher, data + 32, 32);
@@ -45,10 +46,12 @@ int kix__run_record_decode(const uint8_t *data, size_t len, struct kix_run_info 
     memcpy(r->comparison_key.b, p + 57, 32);
     r->value = kix_u64be_get(p + 89);
     r->grouped = p[97];
-    r->entries = len == RUN_RECORD_LEN ? kix_u64be_get(p + 48) : 0;
+    r->entries = len != RUN_RECORD_LEN_V1 ? kix_u64be_get(p + 48) : 0;
     memset(r->entries_chain.b, 0, 32);
-    if (len == RUN_RECORD_LEN)
+    if (len != RUN_RECORD_LEN_V1)
         memcpy(r->entries_chain.b, p + 98, 32);
+    /* before kix-index/5 no run was withdrawn */
+    r->withdrawn_index = len == RUN_RECORD_LEN ? kix_u64be_get(p + 130) : KIX_NO_INDEX;
     return KIX_OK;
 }
 

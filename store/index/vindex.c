@@ -176,6 +176,8 @@ int kix_vindex_run_encode(const struct kix_vindex_run *r, struct kix_buf *out)
         rc = put_u64(out, i->entries);
     if (!rc)
         rc = kix_buf_add(out, i->entries_chain.b, 32);
+    if (!rc)
+        rc = put_u64(out, i->withdrawn_index);
     return rc;
 }
 
@@ -206,7 +208,9 @@ int kix_vindex_run_decode(const uint8_t *v, size_t len, const char *run_id,
     i->value = take_u64(&r);
     i->entries = take_u64(&r);
     take_hash(&r, i->entries_chain.b);
+    i->withdrawn_index = take_u64(&r);
     if (r.bad || r.p != r.end || i->evidence > KIX_EVIDENCE_FAILED || i->grouped > 1 ||
+        (i->withdrawn_index != NONE && i->grouped) ||
         (!i->grouped && (i->value != 0 || memcmp(i->comparison_key.b, zero, 32) != 0)) ||
         (i->supersedes_index == NONE) != (out->predecessor[0] == '\0') ||
         (i->superseded_by_index == NONE) != (out->successor[0] == '\0') ||
@@ -637,4 +641,70 @@ int kix_vindex_verify(const struct kix_vindex_note *note, const char *key, size_
         kix_err_wrap(err, "%s %.*s at size %llu", value ? "the index record of" : "the absence of",
                      (int)key_len, key, (unsigned long long)note->size);
     return rc;
+}
+
+/* ---- a group's withdrawn runs ---------------------------------------------------- */
+
+size_t kix_vindex_key_withdrawn(const struct kix_digest *key, char out[KIX_VINDEX_KEY_MAX + 1])
+{
+    return key_hex("withdrawn/", key->b, out);
+}
+
+int kix_vindex_withdrawn_begin(const struct kix_digest *key, uint64_t count, struct kix_buf *out)
+{
+    int rc = kix_buf_addc(out, KIX_VINDEX_WITHDRAWN);
+    if (!rc)
+        rc = kix_buf_add(out, key->b, 32);
+    return rc ? rc : put_u64(out, count);
+}
+
+int kix_vindex_withdrawn_add(const char *run_id, uint64_t index, int reason, struct kix_buf *out)
+{
+    int rc = put_id(out, run_id);
+    if (!rc)
+        rc = put_u64(out, index);
+    return rc ? rc : kix_buf_addc(out, (uint8_t)reason);
+}
+
+/* Run ids in byte order, a prefix first (the table's order). */
+static int id_before(const char *a, const char *b)
+{
+    size_t na = strlen(a), nb = strlen(b);
+    int c = memcmp(a, b, na < nb ? na : nb);
+    return c < 0 || (c == 0 && na < nb);
+}
+
+int kix_vindex_withdrawn_decode(const uint8_t *v, size_t len, const struct kix_digest *key,
+                                kix_vindex_withdrawn_fn fn, void *ctx, uint64_t *count,
+                                struct kix_err *err)
+{
+    struct rd r = {v, v + len, 0};
+    uint8_t k[32];
+    char prev[KIX_RUN_ID_MAX + 1] = "", id[KIX_RUN_ID_MAX + 1];
+    uint64_t n;
+
+    if (take_u8(&r) != KIX_VINDEX_WITHDRAWN)
+        return malformed(err, "withdrawn");
+    take_hash(&r, k);
+    n = take_u64(&r);
+    if (r.bad || memcmp(k, key->b, 32) != 0 || n > len)
+        return malformed(err, "withdrawn");
+    for (uint64_t i = 0; i < n; i++) {
+        uint64_t index;
+        unsigned reason;
+        take_id(&r, id, 0);
+        index = take_u64(&r);
+        reason = take_u8(&r);
+        if (r.bad || index == NONE || !*kix_withdraw_reason_name((int)reason) ||
+            (i && !id_before(prev, id)))
+            return malformed(err, "withdrawn");
+        if (fn && fn(ctx, id, index, (int)reason))
+            fn = NULL; /* stop calling, go on checking */
+        memcpy(prev, id, sizeof(prev));
+    }
+    if (r.p != r.end)
+        return malformed(err, "withdrawn");
+    if (count)
+        *count = n;
+    return KIX_OK;
 }

@@ -177,6 +177,8 @@ int kix__vindex_value(struct kix_log_txn *t, const char *key, size_t len, struct
     }
     if (len > 4 && memcmp(key, "sel/", 4) == 0)
         return kix__sel_value(t, key, len, out, err);
+    if (len > 10 && memcmp(key, "withdrawn/", 10) == 0 && hex_tail(key, len, 10, d.b))
+        return kix__withdrawn_record(t, &d, out, err);
     return KIX_ENOTFOUND; /* not a key of the index: never in the tree */
 }
 
@@ -266,9 +268,9 @@ out:
 
 int kix__vindex_reset(struct kix_log_txn *t, struct kix_err *err)
 {
-    static const enum kix__index_table tables[] = {KIX_TABLE_RUNS,         KIX_TABLE_RUN_ENTRIES,
-                                                   KIX_TABLE_GROUPS,       KIX_TABLE_SMT,
-                                                   KIX_TABLE_GROUP_STARTS, KIX_TABLE_SELECTIONS};
+    static const enum kix__index_table tables[] = {
+        KIX_TABLE_RUNS,         KIX_TABLE_RUN_ENTRIES, KIX_TABLE_GROUPS,   KIX_TABLE_SMT,
+        KIX_TABLE_GROUP_STARTS, KIX_TABLE_SELECTIONS,  KIX_TABLE_WITHDRAWN};
     int rc = KIX_OK;
 
     for (size_t i = 0; rc == KIX_OK && i < sizeof(tables) / sizeof(tables[0]); i++)
@@ -285,6 +287,8 @@ static int memberless(const uint8_t *v, size_t len)
         return kix_u64be_get(v + 33) == 0;
     if (len >= 1 + 32 + 1 && v[0] == KIX_VINDEX_GROUP_PAGE && len == (size_t)1 + 32 + 1 + v[33] + 8)
         return kix_u64be_get(v + 34 + v[33]) == 0;
+    if (len == 1 + 32 + 8 && v[0] == KIX_VINDEX_WITHDRAWN)
+        return kix_u64be_get(v + 33) == 0;
     return 0;
 }
 
@@ -414,6 +418,21 @@ static int each_selection(void *arg, const struct kix_bytes *k, const struct kix
     return 0;
 }
 
+static int each_withdrawn(void *arg, const struct kix_bytes *k, const struct kix_bytes *v)
+{
+    struct each *e = arg;
+    struct kix_digest g;
+    char key[KIX_VINDEX_KEY_MAX + 1];
+
+    (void)v;
+    if (k->len <= 32 || (e->have_group && memcmp(e->last_group, k->ptr, 32) == 0))
+        return 0;
+    memcpy(e->last_group, k->ptr, 32);
+    e->have_group = 1;
+    memcpy(g.b, k->ptr, 32);
+    return each_one(e, key, kix_vindex_key_withdrawn(&g, key));
+}
+
 static int each_registry_key(void *arg, const struct kix_bytes *k, const struct kix_bytes *v)
 {
     struct each *e = arg;
@@ -441,6 +460,10 @@ int kix_index_each_key(struct kix_log_txn *t, kix_vindex_key_fn fn, void *ctx, s
         rc = kix_log_txn_scan(t, KIX_TABLE_GROUPS, NULL, 0, each_group, &e);
     if (rc == KIX_OK && !e.stopped)
         rc = kix_log_txn_scan(t, KIX_TABLE_SELECTIONS, "sel/", 4, each_selection, &e);
+    if (rc == KIX_OK && !e.stopped) {
+        e.have_group = 0; /* the groups with a withdrawn run now (as groups: those ranked) */
+        rc = kix_log_txn_scan(t, KIX_TABLE_WITHDRAWN, NULL, 0, each_withdrawn, &e);
+    }
     if (rc == KIX_OK && !e.stopped)
         rc = kix_log_txn_scan_keys(t, each_registry_key, &e);
     kix_buf_release(&e.value);

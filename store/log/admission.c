@@ -18,6 +18,10 @@ static const unsigned required_role[] = {
     [KIX_ENTRY_ATTESTATION] = KIX_ROLE_ATTEST,
     [KIX_ENTRY_RERUN] = KIX_ROLE_RERUN,
     [KIX_ENTRY_SUPERSESSION] = KIX_ROLE_PUBLISH,
+    /* either role: the index then lets a publisher moderate only its own
+     * runs (store/index/indexer.c) */
+    [KIX_ENTRY_WITHDRAWAL] = KIX_ROLE_CURATE | KIX_ROLE_PUBLISH,
+    [KIX_ENTRY_REINSTATEMENT] = KIX_ROLE_CURATE | KIX_ROLE_PUBLISH,
 };
 
 static const char *role_name(unsigned role)
@@ -29,6 +33,8 @@ static const char *role_name(unsigned role)
         return "publish";
     case KIX_ROLE_ATTEST:
         return "attest";
+    case KIX_ROLE_CURATE | KIX_ROLE_PUBLISH:
+        return "curate (or publish, for its own runs)";
     default:
         return "rerun";
     }

@@ -153,6 +153,42 @@ int kix_entry_supersession_at(const struct kix_signer *key, const char *old_run_
                           envelope, err);
 }
 
+int kix_entry_withdrawal(const struct kix_signer *key, const char *run_id,
+                         const struct kix_digest *manifest, int reason, const char *note,
+                         const struct kix_digest *evidence, const char *withdrawn_at,
+                         struct kix_buf *envelope, struct kix_err *err)
+{
+    char now[32], text[KIX_DIGEST_TEXT_LEN + 1];
+    const char *word = kix_withdraw_reason_name(reason);
+    json_t *pred;
+
+    if (!*word)
+        return kix_err_set(err, KIX_EINVAL,
+                           "a withdrawal's reason is one of " KIX_WITHDRAW_REASONS);
+    pred = json_pack("{s:s, s:s, s:s}", "runId", run_id, "reason", word, "withdrawnAt",
+                     now_if_null(withdrawn_at, now));
+    if (pred && note)
+        json_object_set_new(pred, "note", json_string(note));
+    if (pred && evidence) {
+        kix_digest_format(evidence, text);
+        json_object_set_new(pred, "evidence", json_string(text));
+    }
+    return sign_statement(key, run_id, manifest->b, KIX_PREDICATE_WITHDRAWAL, pred, envelope, err);
+}
+
+int kix_entry_reinstatement(const struct kix_signer *key, const char *run_id,
+                            const struct kix_digest *manifest, const char *note,
+                            const char *reinstated_at, struct kix_buf *envelope,
+                            struct kix_err *err)
+{
+    char now[32];
+    json_t *pred =
+        json_pack("{s:s, s:s}", "runId", run_id, "reinstatedAt", now_if_null(reinstated_at, now));
+    if (pred && note)
+        json_object_set_new(pred, "note", json_string(note));
+    return sign_statement(key, run_id, manifest->b, KIX_PREDICATE_REINSTATE, pred, envelope, err);
+}
+
 int kix_entry_key(const struct kix_signer *admin, int revoke, const uint8_t pub[32], unsigned roles,
                   struct kix_buf *envelope, struct kix_err *err)
 {
@@ -165,9 +201,9 @@ int kix_entry_key(const struct kix_signer *admin, int revoke, const uint8_t pub[
     sodium_bin2base64(b64, sizeof(b64), pub, 32, sodium_base64_VARIANT_ORIGINAL);
     pred = json_pack("{s:s, s:s}", "action", revoke ? "revoke" : "add", "publicKey", b64);
     if (pred && !revoke) {
-        static const char *names[] = {"admin", "publish", "attest", "rerun"};
+        static const char *names[] = {"admin", "publish", "attest", "rerun", "curate"};
         list = json_array();
-        for (int i = 0; i < 4; i++)
+        for (int i = 0; i < 5; i++)
             if (roles & (1u << i))
                 json_array_append_new(list, json_string(names[i]));
         json_object_set_new(pred, "roles", list);

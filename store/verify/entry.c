@@ -12,14 +12,31 @@
 #include "kix/json.h"
 #include "kix/sha256.h"
 
-static const char *const entry_names[] = {"unknown",     "key",   "publication",
-                                          "attestation", "rerun", "supersession"};
+static const char *const entry_names[] = {"unknown",     "key",          "publication",
+                                          "attestation", "rerun",        "supersession",
+                                          "withdrawal",  "reinstatement"};
 static const char *const evidence_names[] = {"reported", "reproduced", "not_reproduced", "failed"};
-static const char *const role_names[] = {"admin", "publish", "attest", "rerun"};
+static const char *const role_names[] = {"admin", "publish", "attest", "rerun", "curate"};
+#define NROLES 5
+static const char *const reason_names[] = {"", "invalid-timing", "incorrect-result", "duplicate",
+                                           "other"};
 
 const char *kix_entry_type_name(int type)
 {
-    return type >= 1 && type <= 5 ? entry_names[type] : entry_names[0];
+    return type >= 1 && type <= KIX_ENTRY_TYPE_MAX ? entry_names[type] : entry_names[0];
+}
+
+const char *kix_withdraw_reason_name(int reason)
+{
+    return reason >= 1 && reason <= KIX_WITHDRAW_OTHER ? reason_names[reason] : "";
+}
+
+int kix_withdraw_reason_parse(const char *text, size_t len)
+{
+    for (int i = 1; i <= KIX_WITHDRAW_OTHER; i++)
+        if (strlen(reason_names[i]) == len && memcmp(reason_names[i], text, len) == 0)
+            return i;
+    return 0;
 }
 
 const char *kix_evidence_name(int evidence)
@@ -45,7 +62,7 @@ int kix_roles_parse(const char *text, size_t len)
         int found = 0;
         while (end < len && text[end] != ',')
             end++;
-        for (int i = 0; i < 4; i++)
+        for (int i = 0; i < NROLES; i++)
             if (strlen(role_names[i]) == end - start &&
                 memcmp(role_names[i], text + start, end - start) == 0) {
                 roles |= 1 << i;
@@ -61,7 +78,7 @@ int kix_roles_parse(const char *text, size_t len)
 int kix_roles_format(unsigned roles, struct kix_buf *out)
 {
     int rc = KIX_OK, first = 1;
-    for (int i = 0; i < 4 && rc == KIX_OK; i++)
+    for (int i = 0; i < NROLES && rc == KIX_OK; i++)
         if (roles & (1u << i)) {
             if (!first)
                 rc = kix_buf_addc(out, ',');
@@ -296,7 +313,7 @@ static int parse_key(struct kix_entry *p, const json_t *pred, struct kix_err *er
             if (bit <= 0)
                 return kix_err_set(err, KIX_EINVAL,
                                    "unknown role in \"roles\" (known: admin, publish, attest, "
-                                   "rerun)");
+                                   "rerun, curate)");
             p->key_roles |= (unsigned)bit;
         }
     }
@@ -329,6 +346,36 @@ static int parse_attestation(struct kix_entry *p, const json_t *pred, struct kix
     return KIX_OK;
 }
 
+/* A withdrawal's reason, note and evidence, a reinstatement's note. */
+static int parse_withdrawal(struct kix_entry *p, const json_t *pred, struct kix_err *err)
+{
+    size_t len = 0;
+    const char *reason;
+    const json_t *evidence = json_object_get(pred, "evidence");
+    struct kix_digest d;
+
+    if (json_object_get(pred, "note") && !get_string(pred, "note", &len, 0, err))
+        return KIX_EINVAL;
+    /* the schema counts characters; this bounds the bytes they can take */
+    if (len > 4 * KIX_WITHDRAW_NOTE_MAX)
+        return kix_err_set(err, KIX_ELIMIT, "%s note is over %u characters",
+                           kix_entry_type_name(p->type), KIX_WITHDRAW_NOTE_MAX);
+    if (p->type == KIX_ENTRY_REINSTATEMENT)
+        return KIX_OK;
+    reason = get_string(pred, "reason", &len, 1, err);
+    if (!reason)
+        return KIX_EINVAL;
+    p->withdraw_reason = kix_withdraw_reason_parse(reason, len);
+    if (!p->withdraw_reason)
+        return kix_err_set(err, KIX_EINVAL,
+                           "withdrawal \"reason\" must be one of " KIX_WITHDRAW_REASONS);
+    if (!evidence)
+        return KIX_OK;
+    if (get_digest(pred, "evidence", &d, err))
+        return KIX_EINVAL;
+    return add_need(p, &d);
+}
+
 static int predicate_type(const char *t)
 {
     static const struct {
@@ -340,6 +387,8 @@ static int predicate_type(const char *t)
         {KIX_PREDICATE_ATTESTATION, KIX_ENTRY_ATTESTATION},
         {KIX_PREDICATE_RERUN, KIX_ENTRY_RERUN},
         {KIX_PREDICATE_SUPERSESSION, KIX_ENTRY_SUPERSESSION},
+        {KIX_PREDICATE_WITHDRAWAL, KIX_ENTRY_WITHDRAWAL},
+        {KIX_PREDICATE_REINSTATE, KIX_ENTRY_REINSTATEMENT},
     };
     for (size_t i = 0; i < sizeof(table) / sizeof(table[0]); i++)
         if (strcmp(t, table[i].uri) == 0)
@@ -366,7 +415,8 @@ int kix_entry_parse_statement_tree(struct kix_entry *p, const uint8_t *payload, 
     if (!p->type) {
         rc = kix_err_set(err, KIX_EINVAL,
                          "unknown predicateType %s (kix logs " KIX_PREDICATE_PREFIX
-                         "{key,publication,attestation,rerun,supersession}/v1)",
+                         "{key,publication,attestation,rerun,supersession,withdrawal,"
+                         "reinstatement}/v1)",
                          st.predicate_type);
         goto out;
     }
@@ -415,6 +465,12 @@ int kix_entry_parse_statement_tree(struct kix_entry *p, const uint8_t *payload, 
         if (rc == KIX_OK && p->run_id_len == p->new_run_id_len &&
             memcmp(p->run_id, p->new_run_id, p->run_id_len) == 0)
             rc = kix_err_set(err, KIX_EINVAL, "a run cannot supersede itself");
+        break;
+    case KIX_ENTRY_WITHDRAWAL:
+    case KIX_ENTRY_REINSTATEMENT:
+        rc = get_run_id(pred, "runId", p->run_id, &p->run_id_len, err);
+        if (rc == KIX_OK)
+            rc = parse_withdrawal(p, pred, err);
         break;
     }
 out:
@@ -524,9 +580,11 @@ static void predicate_string(const json_t *pred, const char *const *names, char 
 int kix_entry_describe(const uint8_t *leaf, size_t len, struct kix_entry_summary *out,
                        struct kix_err *err)
 {
-    static const char *const times[] = {"publishedAt", "attestedAt", "observedAt", "supersededAt",
-                                        NULL};
-    static const char *const notes[] = {"note", "reason", NULL};
+    static const char *const times[] = {"publishedAt", "attestedAt",   "observedAt", "supersededAt",
+                                        "withdrawnAt", "reinstatedAt", NULL};
+    /* a withdrawal's reason is a word of its own (withdraw_reason) */
+    static const char *const notes[] = {"note", "reason", NULL}, *const only_note[] = {"note",
+                                                                                       NULL};
     static const char *const sources[] = {"source", NULL};
     static const char *const licenses[] = {"license", NULL};
     struct kix_entry p;
@@ -552,8 +610,10 @@ int kix_entry_describe(const uint8_t *leaf, size_t len, struct kix_entry_summary
         out->rerun_digest = p.rerun_digest;
         out->key_revoke = p.key_revoke;
         out->key_roles = p.key_roles;
+        out->withdraw_reason = p.withdraw_reason;
         predicate_string(pred, times, out->time, sizeof(out->time));
-        predicate_string(pred, notes, out->note, sizeof(out->note));
+        predicate_string(pred, p.type == KIX_ENTRY_WITHDRAWAL ? only_note : notes, out->note,
+                         sizeof(out->note));
         predicate_string(pred, sources, out->source, sizeof(out->source));
         predicate_string(pred, licenses, out->license, sizeof(out->license));
     }

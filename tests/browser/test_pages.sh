@@ -110,3 +110,18 @@ KIX_CHROMIUM="$CHROMIUM" timeout 500 node "$HERE/pages.js" "$H" "$WORK/exp" "$RU
   "$SIZE" "$SHOTS" "$WORK/exp-old" "http://127.0.0.1:$pport" "$WORK/exp-other" || rc=$?
 [ "$rc" != 124 ] || fail "pages.js ran out of its 500 s (the 'time:' lines above show where it spent them)"
 [ "$rc" = 0 ] || fail "pages.js (above), exit $rc"
+
+# ---- moderation in the open (issue 41): a curator withdraws RUN, its group's #1 ----
+kill "$PID_o"
+wait "$PID_o" 2>/dev/null || true
+"$KIX" keygen --name curator --out "$WORK/cur" >/dev/null 2>&1
+"$KIX" key add --store "$WORK/o" --key "$WORK/o/admin.key" --role curate "$WORK/cur.pub" >/dev/null
+"$KIX" withdraw --store "$WORK/o" --key "$WORK/cur.key" --reason invalid-timing \
+  --note "the timed calls were batched into one launch" "$RUN" >/dev/null || fail "withdraw"
+HPORT=$(free_port)
+H="http://127.0.0.1:$HPORT"
+serve o --http "tcp://127.0.0.1:$HPORT" --export "$WORK/exp"
+export_until_current "$WORK/exp"
+rc=0
+KIX_CHROMIUM="$CHROMIUM" timeout 300 node "$HERE/withdrawn.js" "$H" "$WORK/exp" "$RUN" "$GROUP" "$SHOTS" || rc=$?
+[ "$rc" = 0 ] || fail "withdrawn.js (above), exit $rc"

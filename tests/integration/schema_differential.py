@@ -166,19 +166,37 @@ def supersession():
     return p
 
 
+def withdrawal():
+    p = {"runId": run_id(),
+         "reason": rng.choice(["invalid-timing", "incorrect-result", "duplicate", "other"])}
+    maybe(p, "note", rng.choice(["timed calls batched into one launch", ""]))
+    maybe(p, "withdrawnAt", ts())
+    maybe(p, "evidence", digest())
+    return p
+
+
+def reinstatement():
+    p = {"runId": run_id()}
+    maybe(p, "note", "re-measured: the timing is sound")
+    maybe(p, "reinstatedAt", ts())
+    return p
+
+
 def key():
     import base64
     p = {"action": rng.choice(["add", "revoke"]),
          "publicKey": base64.b64encode(bytes(rng.randrange(256) for _ in range(32))).decode()}
     if p["action"] == "add" or rng.random() < 0.3:
-        p["roles"] = rng.sample(["admin", "publish", "attest", "rerun"], rng.randrange(1, 5))
+        p["roles"] = rng.sample(["admin", "publish", "attest", "rerun", "curate"],
+                                rng.randrange(1, 6))
     return p
 
 
 MAKERS = {"BenchmarkRun": run, "Workload": workload, "ExecutionEnvironment": environment,
           "Implementation": implementation, "BenchmarkProtocol": protocol,
           "publication": publication, "attestation": attestation, "rerun": rerun,
-          "supersession": supersession, "key": key}
+          "supersession": supersession, "withdrawal": withdrawal,
+          "reinstatement": reinstatement, "key": key}
 
 
 # ---- mutations ---------------------------------------------------------------

@@ -25,14 +25,18 @@ group's, the page is the directory's (count and first member), and the run
 is a member with the run record's value. The rank (the page's first rank
 plus the run's place in it) is printed; --rank requires it.
 
-With --selections, the selection records (§4.2) are recomputed from the
-log itself: every publication in log order (`KIX log --json`), its run
+With --selections, the selection records (§4.2) and every comparison
+group's directory and pages are recomputed from the log itself: every publication in log order (`KIX log --json`), its run
 record (proven), its manifest and the objects it names (`KIX get`, each
 hashed to its digest here); from them each run's comparison key (§5.6),
 kernel, GPU, provider, timed pass, metric and dtype, and the lists the
 rules append to. Every list's head and pages must be exactly the records
 the log's signed index proves (`KIX index KEY --json`), and a value no run
-has must be proven absent. KIX is used to fetch bytes, never to judge them.
+has must be proven absent. A group's members are its publications' runs
+less those superseded or withdrawn (a withdrawal, undone by a later
+reinstatement: §5), each entry read from its own leaf (`KIX entry N`); the
+directory and pages cut from them must be the signed index's, byte for
+byte. KIX is used to fetch bytes, never to judge them.
 Exit 0 when everything holds, 1 with the reason otherwise.
 """
 import base64
@@ -113,7 +117,10 @@ def decode_run(b, key):
     rec["value"] = r.u64()
     rec["entries"] = r.u64()
     rec["entriesChain"] = r.take(32).hex()
+    rec["withdrawnIndex"] = r.u64()  # the withdrawal in force, kix-index/5
     r.end()
+    if rec["withdrawnIndex"] != NONE and grouped:
+        fail("%s: a withdrawn run is ranked" % key)
     if grouped not in (0, 1):
         fail("%s: grouped is %d" % (key, grouped))
     if not grouped and (rec["comparisonKey"] != "00" * 32 or rec["value"]):
@@ -217,7 +224,7 @@ def decode_key(b, key):
     r.end()
     if "key/" + kid.hex() != key or hashlib.sha256(pub).digest() != kid:
         fail("%s: the key id is not SHA-256 of the public key" % key)
-    if rec["roles"] & ~0x0F:
+    if rec["roles"] & ~0x1F:
         fail("%s: unknown roles" % key)
     return rec
 
@@ -251,8 +258,29 @@ def decode_selection(b, key):
     return rec
 
 
+def decode_withdrawn(b, key):
+    """A group's withdrawn runs: (run id, withdrawal index, reason) by id."""
+    r = Reader(b, key)
+    if r.u8() != 0x07:
+        fail("%s: not a withdrawn record" % key)
+    ck = r.take(32).hex()
+    if key != "withdrawn/" + ck:
+        fail("%s: the record is group %s's" % (key, ck))
+    runs = []
+    for _ in range(r.u64()):
+        rid, index, reason = r.run_id(False), r.u64(), r.u8()
+        if runs and not runs[-1][0].encode() < rid.encode():
+            fail("%s: runs not in id order at %s" % (key, rid))
+        if not 1 <= reason <= len(REASONS) or index == NONE:
+            fail("%s: run %s has no withdrawal or reason" % (key, rid))
+        runs.append((rid, index, REASONS[reason - 1]))
+    r.end()
+    return {"comparisonKey": ck, "runs": runs}
+
+
 DECODERS = {"run/": decode_run, "group/": decode_group_key, "key/": decode_key,
-            "manifest/": decode_manifest, "sel/": decode_selection}
+            "manifest/": decode_manifest, "sel/": decode_selection,
+            "withdrawn/": decode_withdrawn}
 
 
 def open_index_note(text, vkey, cp_origin, cp_size, cp_root):
@@ -392,9 +420,22 @@ def check_selections(vkey, kix, addr):
             lists.setdefault("sel/" + dim, []).append(value)
         lists[key].append(item)
 
+    members, gone, withdrawn, ever, published = {}, set(), {}, set(), []
     for e in entries:
-        if e["type"] != "publication":
-            continue
+        # the entry's own statement, not kix's word on it; in log order, so
+        # the last withdrawal or reinstatement of a run rules
+        kind, pred = leaf_statement(kix_out(kix, "entry", "--server", addr, str(e["index"])))
+        rid = pred.get("runId")
+        if kind == "supersession":
+            gone.add(rid)
+        elif kind == "withdrawal":
+            withdrawn[rid] = (e["index"], REASONS.index(pred["reason"]) + 1)
+            ever.add(rid)
+        elif kind == "reinstatement":
+            withdrawn.pop(rid, None)
+        elif kind == "publication":
+            published.append((e, rid))
+    for e, rid in published:
         a = json.loads(kix_out(kix, "index", "--json", "--server", addr, "run/" + e["subject"]))
         _, size, run = verify_answer(a, vkey)
         sizes.add(size)
@@ -405,6 +446,12 @@ def check_selections(vkey, kix, addr):
         if run["grouped"] and run["comparisonKey"] != ck:
             fail("run %s: the index groups it in %s, its manifest in %s"
                  % (e["subject"], run["comparisonKey"], ck))
+        members.setdefault(ck, []).append((rid, run["value"] if run["grouped"] else None))
+        if run["grouped"] == (rid in gone or rid in withdrawn) or \
+                (run["withdrawnIndex"] != NONE) != (rid in withdrawn):
+            fail("run %s: the index says %s, its entries %s"
+                 % (rid, "ranked" if run["grouped"] else "unranked",
+                    "withdrawn" if rid in withdrawn else "superseded" if rid in gone else "ranked"))
         spec = m["spec"]
         objs = [kix_object(kix, addr, spec[f]) if isinstance(spec.get(f), str) else None
                 for f in ("workloadDigest", "environmentDigest", "implementationDigest")]
@@ -429,6 +476,8 @@ def check_selections(vkey, kix, addr):
             if not a["present"] or bytes.fromhex(a["record"]) != record:
                 fail("%s: the signed index's record is not the one its entries make" % k)
             proven += 1
+    ngroups = check_groups(vkey, kix, addr, members, gone | set(withdrawn), sizes)
+    check_withdrawn(vkey, kix, addr, members, withdrawn, ever, sizes)
     absent = "sel/kernel/" + hashlib.sha256(b"no such kernel").hexdigest()
     a = json.loads(kix_out(kix, "index", "--json", "--server", addr, absent))
     verify_answer(a, vkey)
@@ -438,6 +487,77 @@ def check_selections(vkey, kix, addr):
         fail("the log grew while its selections were checked")
     print("selections: %d lists, %d records recomputed from %d entries and proven"
           % (len(lists), proven, len(entries)))
+    print("groups: %d recomputed from the entries and proven, %d withdrawn"
+          % (ngroups, len(withdrawn)))
+
+
+def leaf_statement(leaf):
+    """(predicate name, the run id it is about) of a log leaf's statement."""
+    env = json.loads(leaf)
+    st = json.loads(base64.b64decode(env["payload"]))
+    m = re.fullmatch(r"https://kernelindex\.dev/([a-z]+)/v1", st.get("predicateType", ""))
+    if not m:
+        fail("an entry whose statement is not a kix predicate")
+    return m.group(1), st["predicate"]
+
+
+REASONS = ["invalid-timing", "incorrect-result", "duplicate", "other"]
+
+
+def check_withdrawn(vkey, kix, addr, members, withdrawn, ever, sizes):
+    """withdrawn/<hex> (§4.2) of every group a run of which was ever
+    withdrawn: its runs withdrawn now, by run id bytes, each with its
+    withdrawal's index and reason; byte for byte the signed index's."""
+    for ck, runs in sorted(members.items()):
+        if not any(r in ever for r, _ in runs):
+            continue
+        listed = sorted((r for r, _ in runs if r in withdrawn), key=lambda r: r.encode())
+        record = bytes([7]) + bytes.fromhex(ck) + len(listed).to_bytes(8, "big") + b"".join(
+            bytes([len(r)]) + r.encode() + withdrawn[r][0].to_bytes(8, "big")
+            + bytes([withdrawn[r][1]]) for r in listed)
+        a = json.loads(kix_out(kix, "index", "--json", "--server", addr, "withdrawn/" + ck))
+        k, size, _ = verify_answer(a, vkey)
+        sizes.add(size)
+        if not a["present"] or bytes.fromhex(a["record"]) != record:
+            fail("%s: the signed index's record is not the one its entries make" % k)
+
+
+def check_groups(vkey, kix, addr, members, unranked, sizes):
+    """Every group's directory and pages (§4.2) from its members: the runs
+    of its publications not superseded or withdrawn, ranked by value then
+    run id bytes, cut before each run that starts a page."""
+    def u64(n):
+        return n.to_bytes(8, "big")
+
+    def rid_bytes(rid):
+        return bytes([len(rid)]) + rid.encode()
+
+    for ck, runs in sorted(members.items()):
+        ranked = sorted(((v, r) for r, v in runs if r not in unranked),
+                        key=lambda x: rank_key(*x))
+        # the first page ("") holds the runs before the first that starts
+        # one (none, when the best run starts one); each other page starts
+        # at such a run
+        pages = [[]]
+        for v, r in ranked:
+            if starts_page(r):
+                pages.append([])
+            pages[-1].append((v, r))
+        want, directory = [], b""
+        for i, pg in enumerate(pages):
+            pid = pg[0][1] if i else ""
+            want.append(("group/%s/%s" % (ck, pid), bytes([5]) + bytes.fromhex(ck) + rid_bytes(pid)
+                         + u64(len(pg)) + b"".join(u64(v) + rid_bytes(r) for v, r in pg)))
+            directory += u64(len(pg)) + u64(pg[0][0] if pg else 0) + rid_bytes(pg[0][1] if pg else "")
+        want.append(("group/" + ck, bytes([2]) + bytes.fromhex(ck) + u64(len(ranked))
+                     + u64(len(pages)) + directory))
+        for key, record in want:
+            a = json.loads(kix_out(kix, "index", "--json", "--server", addr, key))
+            k, size, _ = verify_answer(a, vkey)
+            sizes.add(size)
+            if not a["present"] or bytes.fromhex(a["record"]) != record:
+                fail("%s: the signed index's record is not the one its entries make" % k)
+    return len(members)
 
 
 def main(argv):
@@ -467,8 +587,10 @@ def main(argv):
     for rid, run in runs:
         gkey = "group/" + run["comparisonKey"]
         if not run["grouped"] or gkey not in records:
-            print("%s: evidence %s, %d entries, not ranked here" % (rid, run["evidence"],
-                                                                    run["entries"]))
+            withdrawn = "" if run["withdrawnIndex"] == NONE else \
+                ", withdrawn at %d" % run["withdrawnIndex"]
+            print("%s: evidence %s, %d entries%s, not ranked here" % (rid, run["evidence"],
+                                                                      run["entries"], withdrawn))
             continue
         if len(sizes) != 1:
             fail("the run and its group are proven at different sizes")

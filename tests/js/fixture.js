@@ -114,6 +114,8 @@ async function build(opts) {
   const older = (k) => v.older.proofs.find((p) => p.key === k);
   const proof = (k) => v.smt.proofs.find((p) => p.name === 'member' && p.key === k);
   const run = proof('run/run-b'), group = proof(v.groupKey), page = proof(v.groupPageKey);
+  /* no run of the group is withdrawn: the key's absence, proven */
+  const noneWithdrawn = v.smt.proofs.find((p) => p.name === 'withdrawn-absent');
   const gk = v.groupKey.slice(6);
   const members = v.groupRecords.find((g) => g.name === 'four').members;
   const common = { origin: ORIGIN, treeSize: 280, checkpoint: cp, logKey: key.vkey };
@@ -136,7 +138,8 @@ async function build(opts) {
     view: 'kix.group/1', group: 'sha256:' + gk, size: 4, offset: 0, limit: 100,
     rows: members.map((m) => groupRow(m, v.groupRuns.find((r) => r.runId === m.runId))),
     index: { checkpoint: cp300, indexNote, groupKey: v.groupKey, groupRecord: group.record, groupProof: group.proof,
-             pages: [{ key: v.groupPageKey, record: page.record, proof: page.proof }] }
+             pages: [{ key: v.groupPageKey, record: page.record, proof: page.proof }],
+             withdrawn: { key: noneWithdrawn.key, proof: noneWithdrawn.proof } }
   }, common);
   const stale = (view) => Object.assign(JSON.parse(JSON.stringify(view)), {
     index: Object.assign({}, view.index, { checkpoint: cp, indexNote: indexNote280 }) });

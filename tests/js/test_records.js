@@ -37,7 +37,7 @@ main(async () => {
                      'grouped', 'predecessor', 'successor'])
       check(x[k] === f[k], 'run record ' + r.name + ': ' + k + ' ' + x[k] + ', C ' + f[k]);
     for (const k of ['publication', 'evidenceIndex', 'attestations', 'reruns', 'supersedesIndex',
-                     'supersededByIndex', 'value', 'entries'])
+                     'supersededByIndex', 'withdrawnIndex', 'value', 'entries'])
       check(String(x[k]) === f[k], 'run record ' + r.name + ': ' + k + ' ' + x[k] + ', C ' + f[k]);
     check(x.evidence === ['reported', 'reproduced', 'not_reproduced', 'failed'][f.evidenceCode],
           'run record ' + r.name + ': evidence name');

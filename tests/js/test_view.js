@@ -12,6 +12,7 @@ const { build } = require('./fixture.js');
 const { fetcher } = require('./tlog.js');
 
 const copy = (x) => JSON.parse(JSON.stringify(x));
+const attempt = (fn) => { try { return { ok: true, value: fn() }; } catch (e) { return { ok: false, error: e }; } };
 const flipHex = (h) => h.slice(0, -1) + (h.slice(-1) === '0' ? '1' : '0');
 
 main(async () => {
@@ -178,6 +179,27 @@ main(async () => {
   await groupFails((v) => { v.rows[2].runRecord = flipHex(v.rows[2].runRecord); }, 'row 3 (run run-b2): the run\u2019s record is not in the signed index', 'a row\'s run record altered');
   await groupFails((v) => { [v.rows[2].runRecord, v.rows[3].runRecord] = [v.rows[3].runRecord, v.rows[2].runRecord]; [v.rows[2].runProof, v.rows[3].runProof] = [v.rows[3].runProof, v.rows[2].runProof]; }, 'row 3 (run run-b2): the run\u2019s record is not in the signed index', 'two rows\' run records swapped');
   await groupFails((v) => { v.rows[3].manifestCanonical = v.rows[2].manifestCanonical; v.rows[3].implementationCanonical = v.rows[2].implementationCanonical; v.rows[3].provider = 'triton'; v.rows[3].p20 = 690; v.rows[3].p80 = 720; v.rows[3].observedAt = '2026-10-31'; }, 'row 4 (run run-c): the manifest shown hashes to', 'a row shown wholly as another run of the same value');
+  /* the group's withdrawn runs (kix-index/5): exactly the signed index's */
+  check(Array.isArray(pg.withdrawn) && pg.withdrawn.length === 0, 'no run of the group withdrawn, proven');
+  await groupFails((v) => { v.withdrawn = [{ runId: 'run-x', entry: 13, reason: 'invalid-timing' }]; },
+                   'the view lists other withdrawn runs than the signed index: 1 listed, 0 proven',
+                   'a withdrawal the index does not hold');
+  await groupFails((v) => { delete v.index.withdrawn; }, 'the view carries no proof of the group\u2019s withdrawn runs',
+                   'the withdrawn runs\' proof left out');
+  await groupFails((v) => { v.index.withdrawn.record = f.vectors.runRecords.find((r) => r.name === 'withdrawn').record; },
+                   'a proof of absence was given for a record', 'a withdrawn record where the index has none');
+  const wrec = '07' + f.group.group.slice(7) + '0000000000000001' + '05' + Buffer.from('run-x').toString('hex') +
+               '000000000000000d' + '01';
+  const wd = kv.decodeWithdrawn(kv.unhex(wrec), f.group.group.slice(7));
+  check(wd.length === 1 && wd[0].runId === 'run-x' && wd[0].index === 13n && wd[0].reason === 'invalid-timing',
+        'a withdrawn record decodes');
+  check(!attempt(() => kv.decodeWithdrawn(kv.unhex(wrec.slice(0, -2) + '05'), f.group.group.slice(7))).ok,
+        'a withdrawn record with an unknown reason is refused');
+  check(!attempt(() => kv.decodeWithdrawn(kv.unhex(wrec + '00'), f.group.group.slice(7))).ok,
+        'a withdrawn record with a trailing byte is refused');
+  /* a run view's withdrawal must be its entries' */
+  await refuses(() => kv.verifyRunView(Object.assign(copy(f.run), { withdrawn: { index: 2, reason: 'other', signer: f.PUBLISHER, date: '', by: 'publisher', note: '' } }), io, {}),
+                'its withdrawal', 'a run view claiming a withdrawal its entries do not make');
   const ng = copy(f.group);
   delete ng.index;
   await refuses(() => kv.verifyGroupView(ng, io, {}), 'the page carries no index proofs', 'a group view without index proofs');

@@ -95,6 +95,7 @@ static void print_run(const char *name, const uint8_t *v, size_t len, int *first
         print_id_field("predecessor", r.predecessor);
         print_u64_field("supersededByIndex", i->superseded_by_index);
         print_id_field("successor", r.successor);
+        print_u64_field("withdrawnIndex", i->withdrawn_index);
         print_u64_field("value", i->value);
         print_u64_field("entries", i->entries);
         printf("}");
@@ -496,6 +497,7 @@ int main(int argc, char **argv)
     b.info.attestations = 0;
     b.info.supersedes_index = NONE;
     b.info.superseded_by_index = NONE;
+    b.info.withdrawn_index = NONE;
     b.info.grouped = 1;
     b.info.comparison_key = gkey;
     b.info.value = 700;
@@ -529,6 +531,18 @@ int main(int argc, char **argv)
     run_of(&x, &keep[1]);
     print_run("ranked", keep[0].ptr, keep[0].len, &first);
     print_run("superseded", keep[1].ptr, keep[1].len, &first);
+    {
+        /* run-w: run-b withdrawn at entry 13 (unranked until a reinstatement) */
+        struct kix_vindex_run w = b;
+        struct kix_buf wb = KIX_BUF_INIT;
+        w.info.grouped = 0;
+        w.info.value = 0;
+        memset(w.info.comparison_key.b, 0, 32);
+        w.info.withdrawn_index = 13;
+        run_of(&w, &wb);
+        print_run("withdrawn", wb.ptr, wb.len, &first);
+        kix_buf_release(&wb);
+    }
     /* mutations: C decides which still decode */
     len = keep[0].len;
     struct {
@@ -544,9 +558,11 @@ int main(int argc, char **argv)
         {"trailing-byte", SIZE_MAX, 0, 0, 1, 0},
         {"evidence-4", 73, 1, 4, 0, 0},
         {"evidence-3", 73, 1, 3, 0, 0},
-        {"grouped-2", len - 81, 1, 2, 0, 0},
-        {"ungrouped-with-key", len - 81, 1, 0, 0, 0},
-        {"ungrouped-with-value", keep[1].len - 41, 1, 1, 0, 1},
+        {"grouped-2", len - 89, 1, 2, 0, 0},
+        {"ungrouped-with-key", len - 89, 1, 0, 0, 0},
+        {"ungrouped-with-value", keep[1].len - 49, 1, 1, 0, 1},
+        /* a run withdrawn (at entry 0) and ranked at once */
+        {"withdrawn-and-ranked", len - 8, 8, 0, 0, 0},
         {"reruns-without-evidence-index", 97, 1, 0, 0, 0},
         {"publication-none", 65, 8, 0xff, 0, 1},
         {"predecessor-bad-char", 107, 1, '/', 0, 1},
@@ -687,6 +703,13 @@ int main(int argc, char **argv)
             print_smt("absent-other-leaf-moved", &root, filler, NULL, 0, proof.ptr, proof.len,
                       &first);
         }
+    }
+    {
+        /* the group has no withdrawn run: its withdrawn/<hex> key is absent */
+        char wname[KIX_VINDEX_KEY_MAX + 1];
+        kix_vindex_key_withdrawn(&gkey, wname);
+        prove(&tiles.io, wname, &proof);
+        print_smt("withdrawn-absent", &root, wname, NULL, 0, proof.ptr, proof.len, &first);
     }
     printf("]},\n\"groupRuns\":[");
     prove(&tiles.io, keep_keys[0], &proof);

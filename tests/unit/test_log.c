@@ -362,6 +362,156 @@ KIX_TEST(comparison_groups_and_ranks)
     teardown(&f);
 }
 
+/* Moderation in the open (issue 41): a curator's withdrawal takes a run out
+ * of its group's ranks (the rest close up), a reinstatement puts it back;
+ * the publisher may withdraw its own run and undo only its own withdrawal;
+ * the signed index's run record and withdrawn/<hex> say so, and the index
+ * check recomputes the same. */
+static int moderate(struct fixture *f, struct kix_signer *by, const char *run_id, int reason,
+                    uint64_t *index, struct kix_err *err)
+{
+    struct kix_log_reader *r;
+    struct kix_run_info run;
+    struct kix_append_result res;
+    struct kix_buf env = KIX_BUF_INIT;
+    int rc;
+
+    if (kix_log_read_begin(f->log, &r) || kix_index_run(r, run_id, strlen(run_id), &run))
+        abort();
+    kix_log_read_end(r);
+    rc = reason ? kix_entry_withdrawal(by, run_id, &run.manifest, reason, "the note", NULL, NULL,
+                                       &env, err)
+                : kix_entry_reinstatement(by, run_id, &run.manifest, NULL, NULL, &env, err);
+    if (rc == KIX_OK)
+        rc = submit(f, &env, NULL, 0, &res, err);
+    if (rc == KIX_OK && index)
+        *index = res.index;
+    kix_buf_release(&env);
+    return rc;
+}
+
+struct listed {
+    char ids[256];
+    int reasons;
+};
+
+static int list_withdrawn(void *ctx, const char *run_id, uint64_t index, int reason)
+{
+    struct listed *l = ctx;
+    (void)index;
+    snprintf(l->ids + strlen(l->ids), sizeof(l->ids) - strlen(l->ids), "%s ", run_id);
+    l->reasons = l->reasons * 10 + reason;
+    return 0;
+}
+
+/* The signed index's withdrawn/<hex> of run_id's group, decoded: "id id ". */
+static void withdrawn_of(struct fixture *f, const char *run_id, struct listed *out, int *present)
+{
+    struct kix_log_reader *r;
+    struct kix_run_info run;
+    struct kix_buf v = KIX_BUF_INIT, proof = KIX_BUF_INIT;
+    char key[KIX_VINDEX_KEY_MAX + 1];
+
+    memset(out, 0, sizeof(*out));
+    if (kix_log_read_begin(f->log, &r) || kix_index_run(r, run_id, strlen(run_id), &run))
+        abort();
+    kix_vindex_key_withdrawn(&run.comparison_key, key);
+    if (kix_index_prove(r, key, strlen(key), &v, &proof, present, NULL) ||
+        (*present && kix_vindex_withdrawn_decode(v.ptr, v.len, &run.comparison_key, list_withdrawn,
+                                                 out, NULL, NULL)))
+        abort();
+    kix_log_read_end(r);
+    kix_buf_release(&v);
+    kix_buf_release(&proof);
+}
+
+KIX_TEST(withdrawals_leave_the_ranks_and_reinstatements_restore_them)
+{
+    struct fixture f;
+    struct kix_err err = {0};
+    struct kix_signer *curator = new_key("curator");
+    struct kix_log_reader *r;
+    struct kix_run_info run;
+    struct kix_buf rec = KIX_BUF_INIT, proof = KIX_BUF_INIT;
+    struct kix_vindex_run vr;
+    struct kix_check_opts o;
+    struct kix_index_check_stats st;
+    struct listed l;
+    uint64_t at = 0, size;
+    int present = 0;
+
+    setup(&f);
+    ASSERT_EQ_INT(KIX_OK, add_key(&f, f.admin, curator, KIX_ROLE_CURATE, 0));
+    ASSERT_EQ_INT(KIX_OK, publish_ranked(&f, "fast", 1, 100, &err));
+    ASSERT_EQ_INT(KIX_OK, publish_ranked(&f, "mid", 1, 200, &err));
+    ASSERT_EQ_INT(KIX_OK, publish_ranked(&f, "slow", 1, 300, &err));
+    withdrawn_of(&f, "fast", &l, &present);
+    ASSERT_EQ_INT(0, present); /* no withdrawal yet: the key is absent */
+
+    ASSERT_EQ_INT(KIX_OK, moderate(&f, curator, "fast", KIX_WITHDRAW_INVALID_TIMING, &at, &err));
+    expect_rank(&f, "fast", 0, 0, NULL);
+    expect_rank(&f, "mid", 1, 2, "mid");
+    expect_rank(&f, "slow", 2, 2, "mid");
+    ASSERT_EQ_INT(KIX_OK, kix_log_read_begin(f.log, &r));
+    ASSERT_EQ_INT(KIX_OK, kix_index_run(r, "fast", 4, &run));
+    ASSERT_EQ_U64(at, run.withdrawn_index);
+    ASSERT_EQ_INT(0, run.grouped);
+    ASSERT_EQ_INT(KIX_OK, kix_index_prove(r, "run/fast", 8, &rec, &proof, &present, &err));
+    ASSERT_EQ_INT(KIX_OK, kix_vindex_run_decode(rec.ptr, rec.len, "fast", &vr, &err));
+    ASSERT_EQ_U64(at, vr.info.withdrawn_index);
+    ASSERT_EQ_U64(2, vr.info.entries); /* publication and withdrawal */
+    kix_log_read_end(r);
+    withdrawn_of(&f, "fast", &l, &present);
+    ASSERT_EQ_INT(1, present);
+    ASSERT_EQ_STR("fast ", l.ids);
+    ASSERT_EQ_INT(KIX_WITHDRAW_INVALID_TIMING, l.reasons);
+
+    /* refused, nothing stored */
+    size = log_size(&f);
+    ASSERT_EQ_INT(KIX_EPOLICY, moderate(&f, curator, "fast", KIX_WITHDRAW_OTHER, NULL, &err));
+    ASSERT_CONTAINS(err.msg, "run fast is already withdrawn");
+    ASSERT_EQ_INT(KIX_EPOLICY, moderate(&f, f.attester, "mid", KIX_WITHDRAW_OTHER, NULL, &err));
+    ASSERT_CONTAINS(err.msg, "lacks the curate (or publish, for its own runs) role");
+    ASSERT_EQ_INT(KIX_EPOLICY, moderate(&f, f.publisher, "fast", 0, NULL, &err));
+    ASSERT_CONTAINS(err.msg, "only a key with role curate may reinstate run fast");
+    ASSERT_EQ_INT(KIX_EPOLICY, moderate(&f, curator, "mid", 0, NULL, &err));
+    ASSERT_CONTAINS(err.msg, "run mid is not withdrawn");
+    ASSERT_EQ_U64(size, log_size(&f));
+
+    memset(&o, 0, sizeof(o));
+    ASSERT_EQ_INT(KIX_OK, kix_index_check(f.log, &o, &st, &err));
+    ASSERT_EQ_U64(2, st.ranked);
+    ASSERT_EQ_U64(0, st.issues);
+
+    /* the curator reinstates it: the ranks are what they were */
+    ASSERT_EQ_INT(KIX_OK, moderate(&f, curator, "fast", 0, NULL, &err));
+    expect_rank(&f, "fast", 1, 3, "fast");
+    expect_rank(&f, "slow", 3, 3, "fast");
+    withdrawn_of(&f, "fast", &l, &present);
+    ASSERT_EQ_INT(1, present); /* kept in the tree, with no run */
+    ASSERT_EQ_STR("", l.ids);
+
+    /* the publisher withdraws its own run, and undoes its own withdrawal */
+    ASSERT_EQ_INT(KIX_OK, moderate(&f, f.publisher, "mid", KIX_WITHDRAW_DUPLICATE, NULL, &err));
+    ASSERT_EQ_INT(KIX_OK, moderate(&f, curator, "slow", KIX_WITHDRAW_INCORRECT_RESULT, NULL, &err));
+    expect_rank(&f, "fast", 1, 1, "fast");
+    withdrawn_of(&f, "fast", &l, &present);
+    ASSERT_EQ_STR("mid slow ", l.ids);
+    ASSERT_EQ_INT(KIX_WITHDRAW_DUPLICATE * 10 + KIX_WITHDRAW_INCORRECT_RESULT, l.reasons);
+    ASSERT_EQ_INT(KIX_OK, kix_index_check(f.log, &o, &st, &err));
+    ASSERT_EQ_U64(0, st.issues);
+    ASSERT_EQ_INT(KIX_OK, moderate(&f, f.publisher, "mid", 0, NULL, &err));
+    expect_rank(&f, "mid", 2, 2, "fast");
+    ASSERT_EQ_INT(KIX_OK, kix_index_check(f.log, &o, &st, &err));
+    ASSERT_EQ_U64(2, st.ranked);
+    ASSERT_EQ_U64(0, st.issues);
+
+    kix_buf_release(&rec);
+    kix_buf_release(&proof);
+    kix_signer_free(curator);
+    teardown(&f);
+}
+
 /* A group's pages as the signed index proves them: every page the
  * directory lists, each proven and decoded against the directory, and
  * every member's rank counted across pages equal to the group table's.

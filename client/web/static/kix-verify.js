@@ -583,7 +583,9 @@
     x.value = r.u64();
     x.entries = r.u64();
     x.entriesChain = hex(r.take(32));
+    x.withdrawnIndex = r.u64(); /* the withdrawal in force (kix-index/5) */
     if (r.o !== rec.length || x.evidenceCode > 3 || x.grouped > 1 ||
+        (x.withdrawnIndex !== NONE && x.grouped) ||
         (!x.grouped && (x.value !== 0n || !/^0{64}$/.test(x.comparisonKey))) ||
         (x.supersedesIndex === NONE) !== (x.predecessor === '') ||
         (x.supersededByIndex === NONE) !== (x.successor === '') ||
@@ -591,6 +593,24 @@
       throw new Fail('the run record is malformed');
     x.grouped = x.grouped === 1;
     return x;
+  }
+
+  /* A group's withdrawn runs (withdrawn/<hex>, kix_vindex_withdrawn_decode):
+   * [{ runId, index (BigInt), reason }] by run id bytes. */
+  var REASONS = ['invalid-timing', 'incorrect-result', 'duplicate', 'other'];
+  function decodeWithdrawn(rec, keyHex) {
+    var r = new Reader(rec, 'withdrawn'), out = [];
+    if (r.u8() !== 7 || hex(r.take(32)) !== keyHex)
+      throw new Fail('the group’s withdrawn record is not its group’s');
+    for (var n = r.u64(), i = 0n; i < n; i++) {
+      var w = { runId: r.id(false), index: r.u64(), reason: REASONS[r.u8() - 1] };
+      if (!w.reason || w.index === NONE ||
+          (out.length && compareBytes(enc.encode(out[out.length - 1].runId), enc.encode(w.runId)) >= 0))
+        throw new Fail('the group’s withdrawn record is malformed');
+      out.push(w);
+    }
+    if (r.o !== rec.length) throw new Fail('the group’s withdrawn record is malformed');
+    return out;
   }
 
   /* Groups are paged (PROTOCOL.md section 4.2): a member starts a page when
@@ -905,7 +925,7 @@
     var sorted = list.slice().sort(function (a, b) { return a.index - b.index; });
     var chain = new Uint8Array(32), hexDigest = digest.slice(7), x = {
       publication: null, reruns: [], attestations: [], supersededBy: null, supersedes: null,
-      evidence: 'reported', evidenceEntry: null
+      evidence: 'reported', evidenceEntry: null, withdrawn: null
     };
     for (var i = 0; i < sorted.length; i++) {
       if (i && sorted[i].index === sorted[i - 1].index)
@@ -945,6 +965,13 @@
       } else if (e.type === 'supersession') {
         x.supersededBy = { index: e.index, runId: str(p.newRunId) || '', reason: str(p.reason) || '',
                            at: str(p.supersededAt) || '' };
+      } else if (e.type === 'withdrawal') {
+        /* in log order: the last withdrawal or reinstatement rules */
+        x.withdrawn = { index: e.index, reason: str(p.reason) || '', note: str(p.note) || '',
+                        at: str(p.withdrawnAt) || '', signer: e.signer,
+                        evidence: str(p.evidence) || '' };
+      } else if (e.type === 'reinstatement') {
+        x.withdrawn = null;
       } else {
         throw new Fail('entry ' + e.index + ' is a ' + e.type + ' entry, not one about a run');
       }
@@ -960,6 +987,7 @@
         (x.supersededBy ? x.supersededBy.runId : '') !== run.successor) lies.push('successor');
     if (idx(x.supersedes) !== run.supersedesIndex ||
         (x.supersedes ? x.supersedes.runId : '') !== run.predecessor) lies.push('predecessor');
+    if (idx(x.withdrawn) !== run.withdrawnIndex) lies.push('withdrawal');
     if (lies.length)
       throw new Fail('the run\u2019s entries disagree with its signed record on: ' + lies.join(', '));
     x.reruns.forEach(function (r) { r.self = r.signer === run.publisher; });
@@ -1242,6 +1270,10 @@
       lies.push('its successor');
     if ((view.supersedes || '') !== (x.supersedes ? x.supersedes.runId : ''))
       lies.push('its predecessor');
+    var w = view.withdrawn, xw = x.withdrawn;
+    if (w ? !xw || w.index !== xw.index || w.reason !== xw.reason || w.signer !== xw.signer ||
+            (w.evidence || '') !== xw.evidence
+          : xw) lies.push('its withdrawal');
     var reruns = Array.isArray(view.reruns) ? view.reruns : [];
     if (reruns.length !== Math.min(x.reruns.length, 256) || reruns.some(function (r, i) {
       return !r || r.index !== x.reruns[i].index || r.outcome !== x.reruns[i].outcome;
@@ -1447,6 +1479,9 @@
       x.groupKey = key;
       x.groupRecord = d.record;
       x.groupProof = d.proof;
+      var wk = 'withdrawn/' + hexKey, wp = await files.prove(wk);
+      x.withdrawn = { key: wk, proof: hex(wp.proof) };
+      if (wp.record) x.withdrawn.record = hex(wp.record);
       x.pages = [];
       for (var i = 0; i < gd.pages.length; i++) {
         var q = gd.pages[i], k = key + '/' + (q.index === 0 ? '' : q.first.runId);
@@ -1652,6 +1687,22 @@
         if (BigInt(m.rank) >= first && BigInt(m.rank) <= last) members.push(m);
       });
     }
+    /* the runs withdrawn from the group, all of them: the record, or its
+     * absence, proven; the view must list exactly those */
+    var wx = view.index.withdrawn, wd = [];
+    if (!wx || wx.key !== 'withdrawn/' + g.key.slice(6))
+      throw new Fail('the view carries no proof of the group’s withdrawn runs');
+    var wrec = typeof wx.record === 'string' ? unhex(wx.record) : null;
+    if (!equal(await smtRoot(wx.key, wrec, unhex(wx.proof || '')), signed.root))
+      throw new Fail('the group’s withdrawn runs are not what the signed index holds');
+    if (wrec) wd = decodeWithdrawn(wrec, g.key.slice(6));
+    var claimed = Array.isArray(view.withdrawn) ? view.withdrawn : [];
+    if (claimed.length !== wd.length || claimed.some(function (c, j) {
+      return !c || c.runId !== wd[j].runId || !sameNumber(wd[j].index, c.entry) ||
+             c.reason !== wd[j].reason;
+    })) throw new Fail('the view lists other withdrawn runs than the signed index: ' +
+                       claimed.length + ' listed, ' + wd.length + ' proven');
+    proven.withdrawn = wd;
     proven.index = { size: signed.cp.size, pageSize: fresh.stale };
     proven.members = members;
     proven.size = Number(g.dir.count);
@@ -2091,6 +2142,12 @@
       fill('supersedes', x ? (x.supersedes ? ['Supersedes ', link(runHref(x.supersedes.runId),
         x.supersedes.runId), ' (entry ' + x.supersedes.index + ')' +
         (x.supersedes.reason ? ': ' + x.supersedes.reason : '')] : '') : null);
+      fill('withdrawn', x ? (x.withdrawn ? 'Withdrawn from ranking (log entry ' + x.withdrawn.index +
+        ', ' + day(x.withdrawn.at) + ', by the ' +
+        (x.publication && x.withdrawn.signer === x.publication.signer ? 'publisher' : 'curator') + ', ' +
+        key(x.withdrawn.signer) + '): ' + x.withdrawn.reason +
+        (x.withdrawn.note ? ': ' + x.withdrawn.note : '') +
+        (x.withdrawn.evidence ? '; evidence ' + x.withdrawn.evidence : '') + '.' : '') : null);
       var ids = p.entries ? Object.keys(p.entries).map(Number).sort(function (a, b) { return a - b; })
                           : [];
       table('entries', x ? ids.map(function (i) {
@@ -2153,6 +2210,7 @@
         required('attestations', 'the run\u2019s ' + x.attestations.length + ' attestations');
       if (x.supersededBy) required('superseded-by', 'that the run is superseded');
       if (x.supersedes) required('supersedes', 'the run it supersedes');
+      if (x.withdrawn) required('withdrawn', 'that the run is withdrawn from ranking');
     }
 
     /* a group page's row, every cell from what was proven: rank, run and
@@ -2208,6 +2266,24 @@
         });
         mark(tbody, true);
       });
+      slots('group-withdrawn').forEach(function (tbody) {
+        if (!p.withdrawn) return mark(tbody, false);
+        clear(tbody);
+        p.withdrawn.forEach(function (w) {
+          var tr = doc.createElement('tr');
+          tr.className = 'withdrawn';
+          tr.setAttribute('data-run', w.runId);
+          tr.setAttribute('data-entry', String(w.index));
+          [w.reason, 'log entry ' + w.index, null].forEach(function (c) {
+            var td = doc.createElement('td');
+            if (c === null) td.appendChild(link('../runs/' + encodeURIComponent(runPageName(w.runId)) + '.html', w.runId));
+            else td.textContent = c;
+            tr.appendChild(td);
+          });
+          tbody.appendChild(tr);
+        });
+        mark(tbody, true);
+      });
     }
 
     function write(p) {
@@ -2235,7 +2311,12 @@
       await (page === 'group' ? verifyGroupView(view, io, proven)
                               : verifyRunView(view, io, proven));
       if (page === 'run') requireRun(proven);
-      else required('group-rows', 'the group\u2019s rows');
+      else {
+        required('group-rows', 'the group\u2019s rows');
+        if (proven.withdrawn.length)
+          required('group-withdrawn', 'the group\u2019s ' + proven.withdrawn.length +
+                   ' withdrawn runs');
+      }
     })().then(function () {
       var s = summary(page, proven, null);
       write(proven);
@@ -2259,7 +2340,7 @@
     parseCheckpoint: parseCheckpoint, verifyCheckpoint: verifyCheckpoint,
     parseIndexNote: parseIndexNote, smtRoot: smtRoot, IndexFiles: IndexFiles, tileKey: tileKey,
     tileSlot: tileSlot, pageHolding: pageHolding, decodeRunRecord: decodeRunRecord,
-    decodeGroupDir: decodeGroupDir, decodeGroupPage: decodeGroupPage, startsPage: startsPage, tileIndex: tileIndex, pageSubject: pageSubject,
+    decodeGroupDir: decodeGroupDir, decodeGroupPage: decodeGroupPage, decodeWithdrawn: decodeWithdrawn, startsPage: startsPage, tileIndex: tileIndex, pageSubject: pageSubject,
     tilePath: tilePath, Tiles: Tiles, provenLeaf: provenLeaf, runFacts: runFacts,
     compareRunView: compareRunView, compareGroupView: compareGroupView, provenRow: provenRow,
     verifyRunView: verifyRunView, verifyGroupView: verifyGroupView, summary: summary,

@@ -93,6 +93,18 @@ struct kix_supersession_view {
     char reason[256];
 };
 
+/* The withdrawal in force (kix withdraw): the run is out of its group's
+ * ranks until a reinstatement. index KIX_NO_INDEX: not withdrawn. */
+struct kix_withdrawal_view {
+    uint64_t index;     /* the withdrawal entry */
+    const char *reason; /* invalid-timing, incorrect-result, duplicate, other */
+    char date[40];
+    uint8_t signer[32];
+    int by_publisher; /* signed by the run's publisher, else by a curator */
+    char note[256];
+    char evidence[KIX_DIGEST_TEXT_LEN + 1]; /* "" when none */
+};
+
 /* A run's page in sections of rows in words (Identity, Correctness,
  * Workload, Measurements, Protocol, Environment, Artifacts): built once
  * (client/view/sections.c) and printed by kix show, the page and the JSON
@@ -158,6 +170,7 @@ struct kix_run_view {
     struct kix_attestation_view *attestations; /* the first KIX_VIEW_RERUNS_MAX */
     size_t nattestations;
     struct kix_supersession_view superseded_by, supersedes;
+    struct kix_withdrawal_view withdrawn;
     struct kix_view_section sections[KIX_VIEW_SECTIONS];
 };
 
@@ -245,6 +258,17 @@ struct kix_group_view {
         char *record, *proof; /* hex, malloc'ed */
     } * pages;
     size_t npages;
+    /* the group's withdrawn runs (withdrawn/<hex>), by run id, with the
+     * record (hex, malloc'ed; NULL when the index holds none) and its
+     * proof, of membership or absence (NULL without an index) */
+    struct kix_group_withdrawn {
+        char run_id[KIX_RUN_ID_MAX + 1];
+        uint64_t index;
+        const char *reason;
+    } * withdrawn;
+    size_t nwithdrawn;
+    char withdrawn_key[KIX_VINDEX_KEY_MAX + 1];
+    char *withdrawn_record, *withdrawn_proof;
 };
 
 /* The store's view of the group whose key is the digest text `key`: the

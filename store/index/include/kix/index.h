@@ -4,7 +4,8 @@
  * The index lives in the log's own store and follows it entry by entry
  * (struct kix_log_indexer, kix/log_txn.h): a publication makes a run, a
  * rerun sets its evidence, an attestation counts, a supersession retires a
- * run from its ranking and points at its successor, and a comparable run
+ * run from its ranking and points at its successor, a withdrawal takes it
+ * out of its ranking until a reinstatement, and a comparable run
  * (kix/manifest.h) enters its comparison group. Its rules refuse an entry
  * with KIX_EPOLICY (a run id published twice, an attestation of an unknown
  * run, a supersession by another publisher...). Open a log through
@@ -50,12 +51,16 @@ struct kix_run_info {
     uint64_t publication_index;
     uint64_t superseded_by_index; /* KIX_NO_INDEX when not superseded */
     uint64_t supersedes_index;    /* the supersession that made this run a successor */
-    int evidence;                 /* enum kix_evidence */
-    uint64_t evidence_index;      /* the rerun that set it, KIX_NO_INDEX if none */
+    /* the withdrawal in force (none since, or reinstated since: KIX_NO_INDEX);
+     * a withdrawn run is in no comparison group's ranks */
+    uint64_t withdrawn_index;
+    int evidence;            /* enum kix_evidence */
+    uint64_t evidence_index; /* the rerun that set it, KIX_NO_INDEX if none */
     uint64_t attestations;
     uint64_t reruns;
     /* comparison group (see kix_index_rank); grouped = 0 when the
-     * manifest is not a comparable BenchmarkRun or the run was superseded */
+     * manifest is not a comparable BenchmarkRun or the run was superseded
+     * or is withdrawn */
     int grouped;
     struct kix_digest comparison_key;
     uint64_t value; /* the primary statistic: latency ns or peak bytes; lower is better */

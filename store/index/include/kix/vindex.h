@@ -10,6 +10,7 @@
  *                          run that starts it ("" for the group's first page)
  *   key/<64 hex key id>    a registry key: public key, roles, added, revoked
  *   manifest/<64 hex>      the run a manifest digest was published as
+ *   withdrawn/<64 hex>     a comparison group's withdrawn runs (kix-index/5)
  * Values are the fixed binary records below (integers u64 big-endian,
  * "none" = 2^64-1, strings a 1-byte length then the bytes); the tree holds
  * SHA-256 of the value. The format is specified in proto/PROTOCOL.md
@@ -17,10 +18,10 @@
  * which shares no code with this file.
  *
  * A run's entries (publication, attestations, reruns, supersessions of it
- * and to it, in log order) are committed by their count and a chain hash:
- * c0 = 32 zero bytes, c' = SHA-256(0x04 ‖ c ‖ u64be index ‖ leaf hash),
- * the leaf hash being RFC 9162's. A reader who holds every entry (pages of
- * them, each proven included) recomputes it: nothing can be withheld.
+ * and to it, withdrawals and reinstatements, in log order) are committed by their count and a chain
+ * hash: c0 = 32 zero bytes, c' = SHA-256(0x04 ‖ c ‖ u64be index ‖ leaf hash), the leaf hash being
+ * RFC 9162's. A reader who holds every entry (pages of them, each proven included) recomputes it:
+ * nothing can be withheld.
  *
  * The index note binds the tree's root to one checkpoint; it is a C2SP
  * signed note, signed by the log key, whose text is
@@ -50,6 +51,7 @@ enum kix_vindex_tag {
     KIX_VINDEX_KEY = 0x03,
     KIX_VINDEX_MANIFEST = 0x04,
     KIX_VINDEX_GROUP_PAGE = 0x05,
+    KIX_VINDEX_WITHDRAWN = 0x07, /* (0x05 and 0x06 also tag selection records) */
 };
 
 /* ---- keys ------------------------------------------------------------------ */
@@ -78,7 +80,9 @@ void kix_vindex_chain(const struct kix_hash *chain, uint64_t index,
 
 int kix_vindex_run_encode(const struct kix_vindex_run *r, struct kix_buf *out) KIX_MUST_CHECK;
 /* Strict: exact length, known tag and evidence, grouped 0/1 with a zero
- * group when 0, run ids valid or empty. KIX_EVERIFY otherwise. */
+ * group when 0 (and 0 while withdrawn), run ids valid or empty.
+ * KIX_EVERIFY otherwise. The record ends with the withdrawal in force
+ * (u64, none when the run is not withdrawn; kix-index/5). */
 int kix_vindex_run_decode(const uint8_t *v, size_t len, const char *run_id,
                           struct kix_vindex_run *out, struct kix_err *err) KIX_MUST_CHECK;
 
@@ -162,6 +166,25 @@ int kix_vindex_manifest_encode(const struct kix_digest *d, const char *run_id,
 int kix_vindex_manifest_decode(const uint8_t *v, size_t len, const struct kix_digest *d,
                                char run_id[KIX_RUN_ID_MAX + 1], uint64_t *publication_index,
                                struct kix_err *err) KIX_MUST_CHECK;
+
+/* A group's withdrawn runs (withdrawn/<hex>, kix-index/5): those whose
+ * manifest names the group and whose withdrawal is in force, so that a
+ * group page can list them under its ranks, completely. Tag 0x07,
+ * comparison key(32), u64 count, then per run in run id byte order (a
+ * prefix first): id, u64 the withdrawal's log index, u8 its reason (enum
+ * kix_withdraw_reason). The key is in the tree from the group's first
+ * withdrawal on; when every run was reinstated its count is 0. */
+size_t kix_vindex_key_withdrawn(const struct kix_digest *key, char out[KIX_VINDEX_KEY_MAX + 1]);
+int kix_vindex_withdrawn_begin(const struct kix_digest *key, uint64_t count,
+                               struct kix_buf *out) KIX_MUST_CHECK;
+int kix_vindex_withdrawn_add(const char *run_id, uint64_t index, int reason,
+                             struct kix_buf *out) KIX_MUST_CHECK;
+/* Strict decode; fn (may be NULL) sees each run until it returns non-zero;
+ * *count (may be NULL) gets the count. KIX_EVERIFY when malformed. */
+typedef int (*kix_vindex_withdrawn_fn)(void *ctx, const char *run_id, uint64_t index, int reason);
+int kix_vindex_withdrawn_decode(const uint8_t *v, size_t len, const struct kix_digest *key,
+                                kix_vindex_withdrawn_fn fn, void *ctx, uint64_t *count,
+                                struct kix_err *err) KIX_MUST_CHECK;
 
 /* ---- the index note ------------------------------------------------------------ */
 

@@ -57,6 +57,20 @@ int kix_entry_supersession_at(const struct kix_signer *key, const char *old_run_
                               const char *reason, const char *superseded_at,
                               struct kix_buf *envelope, struct kix_err *err) KIX_MUST_CHECK;
 
+/* Withdraws run_id from ranking: reason an enum kix_withdraw_reason, note
+ * (may be NULL) at most KIX_WITHDRAW_NOTE_MAX bytes, evidence (may be NULL)
+ * the digest of an object logged with it; withdrawn_at NULL: now. */
+int kix_entry_withdrawal(const struct kix_signer *key, const char *run_id,
+                         const struct kix_digest *manifest, int reason, const char *note,
+                         const struct kix_digest *evidence, const char *withdrawn_at,
+                         struct kix_buf *envelope, struct kix_err *err) KIX_MUST_CHECK;
+
+/* Undoes run_id's withdrawal (note may be NULL; reinstated_at NULL: now). */
+int kix_entry_reinstatement(const struct kix_signer *key, const char *run_id,
+                            const struct kix_digest *manifest, const char *note,
+                            const char *reinstated_at, struct kix_buf *envelope,
+                            struct kix_err *err) KIX_MUST_CHECK;
+
 /* roles: bitmask of enum kix_role (ignored for a revoke). */
 int kix_entry_key(const struct kix_signer *admin, int revoke, const uint8_t pub[32], unsigned roles,
                   struct kix_buf *envelope, struct kix_err *err) KIX_MUST_CHECK;

@@ -10,6 +10,10 @@
  *   attestation   a community note about a run            (role attest)
  *   rerun         a controlled rerun's outcome             (role rerun)
  *   supersession  the publisher points an old run at its successor
+ *   withdrawal    takes a run out of ranking, with a reason  (role curate,
+ *                 or the run's own publisher)
+ *   reinstatement undoes the run's withdrawal               (role curate, or
+ *                 the publisher when it withdrew the run itself)
  *
  * kix_entry_parse_statement reads a statement's fields strictly (the
  * message names the field at fault); kix_entry_describe and
@@ -39,6 +43,9 @@
 #define KIX_PREDICATE_ATTESTATION  "https://kernelindex.dev/attestation/v1"
 #define KIX_PREDICATE_RERUN        "https://kernelindex.dev/rerun/v1"
 #define KIX_PREDICATE_SUPERSESSION "https://kernelindex.dev/supersession/v1"
+#define KIX_PREDICATE_WITHDRAWAL   "https://kernelindex.dev/withdrawal/v1"
+#define KIX_PREDICATE_REINSTATE    "https://kernelindex.dev/reinstatement/v1"
+#define KIX_WITHDRAW_NOTE_MAX      4096u /* characters of a withdrawal's or reinstatement's note */
 
 #define KIX_LEAF_MAX   65535u /* bytes of one log leaf */
 #define KIX_RUN_ID_MAX 128u   /* bytes of a run id */
@@ -50,14 +57,31 @@ enum kix_entry_type {
     KIX_ENTRY_ATTESTATION = 3,
     KIX_ENTRY_RERUN = 4,
     KIX_ENTRY_SUPERSESSION = 5,
+    KIX_ENTRY_WITHDRAWAL = 6,
+    KIX_ENTRY_REINSTATEMENT = 7,
 };
+#define KIX_ENTRY_TYPE_MAX 7
 
 enum kix_role {
     KIX_ROLE_ADMIN = 1,
     KIX_ROLE_PUBLISH = 2,
     KIX_ROLE_ATTEST = 4,
     KIX_ROLE_RERUN = 8,
+    KIX_ROLE_CURATE = 16, /* withdraws and reinstates any run */
 };
+#define KIX_ROLE_ALL 31u
+
+/* Why a run is withdrawn from ranking: a closed vocabulary, so that every
+ * reader can count and filter withdrawals (the note says the rest). */
+enum kix_withdraw_reason {
+    KIX_WITHDRAW_INVALID_TIMING = 1,
+    KIX_WITHDRAW_INCORRECT_RESULT = 2,
+    KIX_WITHDRAW_DUPLICATE = 3,
+    KIX_WITHDRAW_OTHER = 4,
+};
+#define KIX_WITHDRAW_REASONS "invalid-timing, incorrect-result, duplicate, other"
+const char *kix_withdraw_reason_name(int reason);            /* "invalid-timing", ...; "" */
+int kix_withdraw_reason_parse(const char *text, size_t len); /* 0 when unknown */
 
 /* A run's evidence level: only a controlled rerun changes it. */
 enum kix_evidence {
@@ -126,6 +150,8 @@ struct kix_entry {
     /* supersession */
     char new_run_id[KIX_RUN_ID_MAX + 1];
     size_t new_run_id_len;
+    /* withdrawal: enum kix_withdraw_reason */
+    int withdraw_reason;
     /* key */
     int key_revoke;
     uint8_t key_pub[32];
@@ -166,9 +192,10 @@ struct kix_entry_summary {
     struct kix_digest rerun_digest;      /* rerun: the rerun's manifest */
     int key_revoke;                      /* key: 1 for a revocation */
     unsigned key_roles;                  /* key: roles added */
+    int withdraw_reason;                 /* withdrawal: enum kix_withdraw_reason */
     char time[40];                       /* publishedAt / attestedAt / observedAt ..., or "" */
-    char note[256];                      /* attestation note (truncated), or "" */
-    char source[128], license[64];       /* publication: as the publisher gave them */
+    char note[256]; /* attestation, withdrawal or reinstatement note (truncated), or "" */
+    char source[128], license[64]; /* publication: as the publisher gave them */
 };
 
 int kix_entry_describe(const uint8_t *leaf, size_t len, struct kix_entry_summary *out,

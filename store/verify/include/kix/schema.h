@@ -4,7 +4,8 @@
  * The JSON Schema (draft 2020-12) files in proto/schema/ are the contract
  * for publishers: one per record kind (BenchmarkRun, BenchmarkProtocol,
  * Workload, ExecutionEnvironment, Implementation) and one per predicate
- * (publication, attestation, rerun, supersession, key). They are compiled
+ * (publication, attestation, rerun, supersession, withdrawal,
+ * reinstatement, key). They are compiled
  * into this library at build time; the log checks every submitted object
  * and predicate against them, and `kix validate` runs the same checks
  * offline.
