@@ -218,7 +218,7 @@ int cli_global_check(const char *cmd, unsigned takes)
         extra = "--witness";
     else if (cli_global.min_witnesses)
         extra = "--min-witnesses";
-    else if (cli_global.cacert)
+    else if (cli_global.cacert && !(takes & CLI_TAKES_SERVER)) /* a server may be https:// */
         extra = "--cacert";
     if (!extra)
         return 0;

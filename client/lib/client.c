@@ -102,6 +102,32 @@ int kix_client_info(struct kix_client *c, struct kix_client_info *out, struct ki
     return c->src->ops->info(c->src, out, err);
 }
 
+int kix_client_log_key(struct kix_client *c, char *out, size_t cap, struct kix_err *err)
+{
+    struct kix_client_info info;
+    struct kix_buf text = KIX_BUF_INIT;
+    size_t n;
+    int rc;
+
+    if (!c->src->ops->log_key) {
+        rc = c->src->ops->info(c->src, &info, err);
+        if (rc == KIX_OK && strlen(info.log_key) >= cap)
+            rc = kix_err_set(err, KIX_ELIMIT, "%s: its log key is too long", c->src->where);
+        if (rc == KIX_OK)
+            snprintf(out, cap, "%s", info.log_key);
+        return rc;
+    }
+    rc = c->src->ops->log_key(c->src, &text, err);
+    /* one line: the key, without its line end */
+    n = rc == KIX_OK ? strcspn(text.ptr ? (const char *)text.ptr : "", "\r\n") : 0;
+    if (rc == KIX_OK && (n >= cap || n > text.len))
+        rc = kix_err_set(err, KIX_ELIMIT, "%s: its log key is too long", c->src->where);
+    if (rc == KIX_OK)
+        snprintf(out, cap, "%.*s", (int)n, (const char *)text.ptr);
+    kix_buf_release(&text);
+    return rc;
+}
+
 int kix_client_checkpoint(struct kix_client *c, uint64_t size, struct kix_buf *note,
                           struct kix_err *err)
 {

@@ -647,6 +647,22 @@ static int http_object_pack(struct kix_source *s, uint64_t bundle, struct kix_bu
     return http_get(http_of(s)->get, path, KIX_OBJECT_PACK_MAX, out, err);
 }
 
+/* log.vkey: the key the copy says its log is signed with (kixd export and
+ * kixd --http write it; kix trust shows it for the user to pin). */
+static int http_log_key(struct kix_source *s, struct kix_buf *out, struct kix_err *err)
+{
+    struct http_source *h = http_of(s);
+    int rc = http_get(h->get, "log.vkey", 4096, out, err);
+
+    if (rc == KIX_ENOTFOUND)
+        return kix_err_set(err, KIX_ENOTFOUND,
+                           "%s publishes no log key (log.vkey; an export by a kixd before "
+                           "2026-12-06): ask the log's operators for the key, or run kix trust "
+                           "against the log's own kixd",
+                           s->where);
+    return rc;
+}
+
 static const struct kix_source_ops http_ops = {
     .close = http_close,
     .info = http_info,
@@ -662,6 +678,7 @@ static const struct kix_source_ops http_ops = {
     .resolve = http_resolve,
     .query = http_query,
     .verified = http_cache_verified,
+    .log_key = http_log_key,
 };
 
 int kix_source_is_http(const char *addr)

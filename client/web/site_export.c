@@ -277,7 +277,7 @@ int kix_pages_export(struct kix_log *l, const char *dir, struct kix_pages_export
 {
     struct kix_pages_export_stats local;
     struct pexport x;
-    struct kix_bytes script, style, search;
+    struct kix_bytes script, style, search, vkey;
     char path[4200], text[32];
     uint64_t from = exported_size(dir), size;
     int rc;
@@ -303,6 +303,21 @@ int kix_pages_export(struct kix_log *l, const char *dir, struct kix_pages_export
     kix_page_script(&script);
     kix_page_style(&style);
     kix_page_search_script(&search);
+    /* the log's verifier key, which a tlog-tiles copy does not otherwise
+     * carry: kix trust reads it (trust on first use, as from a kixd) */
+    rc = kix_verifier_format(kix_log_verifier(l), &x.body);
+    if (rc == KIX_OK)
+        rc = kix_buf_addc(&x.body, '\n');
+    if (rc == KIX_OK) {
+        vkey.ptr = x.body.ptr;
+        vkey.len = x.body.len;
+        rc = write_static(&x, KIX_PAGE_VKEY_PATH, &vkey);
+    } else {
+        kix_err_set(err, rc, "out of memory");
+    }
+    kix_buf_reset(&x.body);
+    if (rc)
+        goto out;
     if ((rc = write_static(&x, KIX_PAGE_SCRIPT_PATH, &script)) ||
         (rc = write_static(&x, KIX_PAGE_SEARCH_PATH, &search)) ||
         (rc = write_static(&x, KIX_PAGE_STYLE_PATH, &style)) || from == size ||

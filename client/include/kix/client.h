@@ -75,6 +75,12 @@ struct kix_client_info {
 int kix_client_info(struct kix_client *c, struct kix_client_info *out,
                     struct kix_err *err) KIX_MUST_CHECK;
 
+/* The log's verifier key text as the server publishes it (info's log_key;
+ * a static copy's log.vkey), unchecked, into out (KIX_ELIMIT when it does
+ * not fit cap; KIX_ENOTFOUND when the copy publishes none). */
+int kix_client_log_key(struct kix_client *c, char *out, size_t cap,
+                       struct kix_err *err) KIX_MUST_CHECK;
+
 /* The signed checkpoint at `size` (KIX_NO_INDEX: the latest), appended,
  * with the witness cosignatures the log holds for it (extra signature lines). */
 int kix_client_checkpoint(struct kix_client *c, uint64_t size, struct kix_buf *note,

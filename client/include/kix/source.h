@@ -138,6 +138,10 @@ struct kix_source_ops {
      * nothing is kept. */
     int (*verified)(struct kix_source *s, const char *cache_root, const struct kix_verifier *key,
                     const struct kix_checkpoint *cp, struct kix_err *err);
+    /* The log's verifier key text as the source publishes it, appended to
+     * out (a static copy's log.vkey; untrusted: kix trust shows it for the
+     * user to compare). NULL: info's log_key. */
+    int (*log_key)(struct kix_source *s, struct kix_buf *out, struct kix_err *err);
 };
 
 struct kix_source {
