@@ -47,6 +47,8 @@ static const char *code_word(int code)
         return "alreadyExists";
     case KIX_ENOTSUP:
         return "notSupported";
+    case KIX_ESTALE:
+        return "staleCopy";
     }
     return "internal";
 }
@@ -220,6 +222,8 @@ int cli_global_check(const char *cmd, unsigned takes)
         extra = "--min-witnesses";
     else if (cli_global.cacert && !(takes & CLI_TAKES_SERVER)) /* a server may be https:// */
         extra = "--cacert";
+    else if (cli_global.max_age)
+        extra = "--max-age";
     if (!extra)
         return 0;
     return cli_usage_error(cmd, "option %s does not apply to kix %s", extra, cmd);

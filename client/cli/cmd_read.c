@@ -527,8 +527,9 @@ static int check_cited_entry(const struct citation *cit, const struct kix_buf *e
 }
 
 /* Today's log (`now`, its signed note) must extend the cited checkpoint
- * and prove the cited entry in it: whatever it cannot prove contradicts a
- * checkpoint the log signed, the alarm (KIX_EFORK, the cited and presented
+ * and prove the cited entry in it (KIX_ESTALE when it is smaller: a copy
+ * that lags): whatever it cannot prove contradicts a checkpoint the log
+ * signed, the alarm (KIX_EFORK, the cited and presented
  * checkpoints, the citation and any receipt kept as evidence). */
 static int check_against_citation(struct kix_client *c, const struct kix_verifier *key,
                                   const char *path, const struct citation *cit,
@@ -546,12 +547,14 @@ static int check_against_citation(struct kix_client *c, const struct kix_verifie
     memcpy(r1.b, cited->root, 32);
     memcpy(r2.b, now->root, 32);
     if (now->size < cited->size) {
-        snprintf(what, sizeof(what),
-                 "%s presents log %s at size %llu, fewer entries than the %llu of the cited "
-                 "checkpoint: the log was rolled back since it was cited",
-                 kix_client_where(c), now->origin, (unsigned long long)now->size,
-                 (unsigned long long)cited->size);
-        rc = KIX_EFORK;
+        /* a copy that lags behind the citation contradicts nothing: it
+         * cannot prove the cited tree, which a current copy can */
+        return kix_err_set(err, KIX_ESTALE,
+                           "%s serves log %s at size %llu, behind the cited checkpoint's size "
+                           "%llu: a stale copy; verify the citation against the log's origin or "
+                           "a current copy",
+                           kix_client_where(c), now->origin, (unsigned long long)now->size,
+                           (unsigned long long)cited->size);
     } else if (now->size == cited->size && memcmp(now->root, cited->root, 32) != 0) {
         snprintf(what, sizeof(what),
                  "%s presents a different root for size %llu than the cited checkpoint: the log "
