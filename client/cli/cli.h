@@ -62,7 +62,8 @@ extern int cli_json_errors;
     "failed verification), 2 usage, 3 internal, I/O or server error, 4 the log\n"                  \
     "contradicts what this client verified before (a fork proven, or a consistency\n"              \
     "proof refused; evidence kept), 5 stale: the copy is behind what this client\n"                \
-    "verified (the answer is as of its size; both sizes named) or older than --max-age\n"
+    "verified (the answer is as of its size; both sizes named) or too old for the\n"               \
+    "maximum age asked for\n"
 
 /* Prints a command's help to f, with CLI_EXIT_HELP when the text does not
  * list its exit statuses itself. */

@@ -35,7 +35,8 @@ static const char audit_help[] =
     "  --batch N         entries per replica transaction (default 8192)\n" CLI_COMMON_HELP "\n"
     "exit status: 0 the log verifies, 1 a violation (its index and reason are\n"
     "printed) or no such store, 2 usage, 3 I/O or server error, 4 the log\n"
-    "contradicts what this client verified before\n";
+    "contradicts what this client verified before, 5 a copy behind it (stale:\n"
+    "audited as of its size)\n";
 
 /* The replica of this log for this source: "<state>/audit-<16 hex>", the
  * hex of SHA-256 of "store:<real path>" or "server:<address>", so that an

@@ -612,7 +612,8 @@ static const char publish_help[] =
     "\n"
     "exit status: 0 published, 1 refused or unverifiable, or a file or key not\n"
     "found, 2 usage, 3 I/O or server error, 4 the log contradicts what this client\n"
-    "verified before (checked before anything is signed or sent; evidence kept)\n";
+    "verified before (checked before anything is signed or sent; evidence kept),\n"
+    "5 the log is behind what this client verified (stale; nothing signed or sent)\n";
 
 static int sign_publication(struct write_job *j, struct kix_err *err)
 {

@@ -231,7 +231,8 @@ static const char resolve_help[] =
     "--json prints one document: runId, digest, permalink, evidence, manifest,\n"
     "objects, entries (index, type, signer, proof) and checkpoint.\n\n" CLI_COMMON_HELP "\n"
     "exit status: 0 verified, 1 not found or does not verify, 2 usage, 3 I/O or\n"
-    "server error, 4 the log contradicts what this client verified before\n";
+    "server error, 4 the log contradicts what this client verified before, 5 a\n"
+    "copy behind it (stale: verified as of its size)\n";
 
 int cmd_resolve(int argc, char **argv)
 {
@@ -400,7 +401,8 @@ static const char verify_citation_help[] =
     "reruns and supersessions.\n\n" CLI_COMMON_HELP "\n"
     "exit status: 0 verified, 1 does not verify or the citation file is not found,\n"
     "2 usage, 3 I/O or server error, 4 the log contradicts the citation or what\n"
-    "this client verified before\n";
+    "this client verified before, 5 a copy behind the citation or what this\n"
+    "client verified (stale)\n";
 
 struct citation {
     const char *run_id, *digest, *note;
