@@ -128,6 +128,14 @@ int kix_client_log_key(struct kix_client *c, char *out, size_t cap, struct kix_e
     return rc;
 }
 
+int kix_client_file(struct kix_client *c, const char *path, size_t max, struct kix_buf *out,
+                    struct kix_err *err)
+{
+    if (!c->src->ops->file)
+        return unsupported(c, "its files", err);
+    return c->src->ops->file(c->src, path, max, out, err);
+}
+
 int kix_client_checkpoint(struct kix_client *c, uint64_t size, struct kix_buf *note,
                           struct kix_err *err)
 {

@@ -663,6 +663,13 @@ static int http_log_key(struct kix_source *s, struct kix_buf *out, struct kix_er
     return rc;
 }
 
+/* Any file of the copy, raw (kix audit compares it with the log). */
+static int http_file(struct kix_source *s, const char *path, size_t max, struct kix_buf *out,
+                     struct kix_err *err)
+{
+    return http_get(http_of(s)->get, path, max, out, err);
+}
+
 static const struct kix_source_ops http_ops = {
     .close = http_close,
     .info = http_info,
@@ -679,6 +686,7 @@ static const struct kix_source_ops http_ops = {
     .query = http_query,
     .verified = http_cache_verified,
     .log_key = http_log_key,
+    .file = http_file,
 };
 
 int kix_source_is_http(const char *addr)

@@ -127,3 +127,50 @@ for bad in 5x 0 h -1 1h2; do
 done
 expect_status 2 "$KIX" --max-age 1h keygen --name x --out "$WORK/x"
 pass "--max-age: a checkpoint last cosigned longer ago is exit 5 (no answer), fresher ones pass; needs --witness; bad durations are usage errors"
+
+# ---- kix audit of a copy checks every file it serves others ----
+# (each audit after the first has no new entry to replay: what it checks
+# is the copy's files as they are now)
+export KIX_LOG_KEY="$WORK/vkey" KIX_STATE_DIR="$WORK/s-audit"
+P=$(cd "$WORK/copy/tile/0/001.p" && ls)
+# a narrower partial tile an older export left (the prefix of the current one)
+head -c $(((P - 1) * 32)) "$WORK/copy/tile/0/001.p/$P" >"$WORK/copy/tile/0/001.p/$((P - 1))"
+audit_copy() { "$KIX" audit --server "$C" --no-cache "$@"; }
+expect_status 0 audit_copy --json
+[ "$(json_get "$WORK/out" 'd["passed"], d["files"] > 3')" = "True True" ] || fail "the honest copy's audit: $(cat "$WORK/out")"
+# corrupt FILE: one byte of the copy's FILE changed, then kix audit fails
+# naming it; the file is put back after
+corrupt() {
+  local f=$1
+  [ -f "$WORK/copy/$f" ] || fail "the copy has no $f: $(cd "$WORK/copy" && find tile objects/entries -type f | head)"
+  cp "$WORK/copy/$f" "$WORK/orig"
+  python3 - "$WORK/copy/$f" <<'PY'
+import sys
+b = bytearray(open(sys.argv[1], "rb").read())
+b[len(b) // 2] ^= 1
+open(sys.argv[1], "wb").write(b)
+PY
+  expect_status 1 audit_copy
+  grep -q "AUDIT FAILED.*serves a $f that is not the log's" "$WORK/err" || fail "corrupted $f: $(cat "$WORK/err")"
+  cp "$WORK/orig" "$WORK/copy/$f"
+}
+corrupt tile/1/000.p/1 # an upper tile
+corrupt "tile/0/001.p/$P" # the right edge's partial tile
+corrupt "tile/0/001.p/$((P - 1))" # an older checkpoint's narrower one
+corrupt tile/0/000 # a full tile
+corrupt objects/entries/000 # an object pack
+corrupt "$(cd "$WORK/copy" && find index/tile -type f | head -1)"
+corrupt "$(cd "$WORK/copy" && find index/value -type f | head -1)"
+# a tile the copy does not serve: readers cannot verify against it
+mv "$WORK/copy/tile/0/000" "$WORK/orig"
+expect_status 1 audit_copy
+grep -q "serves no tile/0/000, a file of the log at this size" "$WORK/err" || fail "a missing tile: $(cat "$WORK/err")"
+mv "$WORK/orig" "$WORK/copy/tile/0/000"
+# an entry bundle: a fresh audit's replay refuses it
+cp "$WORK/copy/tile/entries/000" "$WORK/orig"
+python3 -c 'import sys; b = bytearray(open(sys.argv[1], "rb").read()); b[100] ^= 1; open(sys.argv[1], "wb").write(b)' "$WORK/copy/tile/entries/000"
+KIX_STATE_DIR="$WORK/s-audit-fresh" expect_status 1 audit_copy
+grep -q "AUDIT FAILED" "$WORK/err" || fail "corrupted bundle: $(cat "$WORK/err")"
+cp "$WORK/orig" "$WORK/copy/tile/entries/000"
+expect_status 0 audit_copy
+pass "kix audit of a static copy fails naming a corrupted upper, partial, older partial or full hash tile, object pack or index file, or a missing tile (and a bundle); the honest copy passes"

@@ -81,6 +81,13 @@ int kix_client_info(struct kix_client *c, struct kix_client_info *out,
 int kix_client_log_key(struct kix_client *c, char *out, size_t cap,
                        struct kix_err *err) KIX_MUST_CHECK;
 
+/* The bytes of a file a static copy serves at `path` (relative to its
+ * root), at most max, appended to out UNCHECKED: KIX_ENOTFOUND when it
+ * serves none, KIX_ENOTSUP for a source that serves no files (a kixd's
+ * RPC, a store). For kix audit, which compares them with the log. */
+int kix_client_file(struct kix_client *c, const char *path, size_t max, struct kix_buf *out,
+                    struct kix_err *err) KIX_MUST_CHECK;
+
 /* The signed checkpoint at `size` (KIX_NO_INDEX: the latest), appended,
  * with the witness cosignatures the log holds for it (extra signature lines). */
 int kix_client_checkpoint(struct kix_client *c, uint64_t size, struct kix_buf *note,

@@ -142,6 +142,12 @@ struct kix_source_ops {
      * out (a static copy's log.vkey; untrusted: kix trust shows it for the
      * user to compare). NULL: info's log_key. */
     int (*log_key)(struct kix_source *s, struct kix_buf *out, struct kix_err *err);
+    /* The bytes of one file a static copy serves (a path relative to its
+     * root: "tile/1/000.p/2", "objects/entries/000", "index/..."), at most
+     * max, appended unchecked; KIX_ENOTFOUND when it serves none (kix audit
+     * compares them with the log). NULL: KIX_ENOTSUP (no files). */
+    int (*file)(struct kix_source *s, const char *path, size_t max, struct kix_buf *out,
+                struct kix_err *err);
 };
 
 struct kix_source {
