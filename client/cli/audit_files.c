@@ -29,45 +29,56 @@
 #include "kix/tlog_tiles.h"
 #include "kix/vindex.h"
 
-/* Compares the copy's `path` with `want`: KIX_EVERIFY naming the file
- * when it differs; a file it does not serve is KIX_EVERIFY too unless
- * `optional`. *files counts those compared. */
+/* Judges the copy's answer for `path` (rc, got; gerr its error) against
+ * `want`: KIX_EVERIFY naming the file when it differs; a file it does not
+ * serve is KIX_EVERIFY too unless `optional`. *files counts those equal. */
+static int compare_got(struct kix_client *c, const char *path, int rc, const struct kix_buf *got,
+                       const struct kix_err *gerr, const struct kix_buf *want, int optional,
+                       uint64_t *files, struct kix_err *err)
+{
+    size_t at = 0;
+
+    if (rc == KIX_ENOTFOUND && optional)
+        return KIX_OK;
+    if (rc == KIX_ENOTFOUND)
+        return kix_err_set(err, KIX_EVERIFY,
+                           "%s serves no %s, a file of the log at this size: readers of the copy "
+                           "cannot verify against it",
+                           kix_client_where(c), path);
+    if (rc == KIX_ELIMIT)
+        return kix_err_set(err, KIX_EVERIFY, "%s serves %s longer than the log's %zu bytes",
+                           kix_client_where(c), path, want->len);
+    if (rc) {
+        if (err && gerr)
+            *err = *gerr;
+        return rc;
+    }
+    if (got->len == want->len && (!want->len || memcmp(got->ptr, want->ptr, want->len) == 0)) {
+        ++*files;
+        return KIX_OK;
+    }
+    while (at < got->len && at < want->len &&
+           ((const uint8_t *)got->ptr)[at] == ((const uint8_t *)want->ptr)[at])
+        at++;
+    rc = kix_err_set(err, KIX_EVERIFY,
+                     "%s serves a %s that is not the log's: %zu bytes where the replayed log has "
+                     "%zu, the first difference at byte %zu",
+                     kix_client_where(c), path, got->len, want->len, at);
+    if (strncmp(path, "tile/", 5) == 0 && strncmp(path, "tile/entries/", 13) != 0 && err) {
+        size_t n = strlen(err->msg);
+        snprintf(err->msg + n, sizeof(err->msg) - n, " (hash %zu of the tile)", at / 32);
+    }
+    return rc;
+}
+
 static int compare_file(struct kix_client *c, const char *path, const struct kix_buf *want,
                         int optional, uint64_t *files, struct kix_err *err)
 {
     struct kix_buf got = KIX_BUF_INIT;
     struct kix_err gerr = {0};
-    size_t max = want->len + 1, at = 0;
-    int rc = kix_client_file(c, path, max, &got, &gerr);
+    int rc = kix_client_file(c, path, want->len + 1, &got, &gerr);
 
-    if (rc == KIX_ENOTFOUND && optional) {
-        rc = KIX_OK;
-    } else if (rc == KIX_ENOTFOUND) {
-        rc = kix_err_set(err, KIX_EVERIFY,
-                         "%s serves no %s, a file of the log at this size: readers of the copy "
-                         "cannot verify against it",
-                         kix_client_where(c), path);
-    } else if (rc == KIX_ELIMIT) {
-        rc = kix_err_set(err, KIX_EVERIFY, "%s serves %s longer than the log's %zu bytes",
-                         kix_client_where(c), path, want->len);
-    } else if (rc) {
-        *err = gerr;
-    } else if (got.len != want->len || memcmp(got.ptr, want->ptr, want->len) != 0) {
-        while (at < got.len && at < want->len &&
-               ((const uint8_t *)got.ptr)[at] == ((const uint8_t *)want->ptr)[at])
-            at++;
-        rc = kix_err_set(err, KIX_EVERIFY,
-                         "%s serves a %s that is not the log's: %zu bytes where the replayed "
-                         "log has %zu, the first difference at byte %zu%s",
-                         kix_client_where(c), path, got.len, want->len, at,
-                         strncmp(path, "tile/", 5) == 0 ? " (hash " : "");
-        if (strncmp(path, "tile/", 5) == 0) {
-            size_t n = strlen(err->msg);
-            snprintf(err->msg + n, sizeof(err->msg) - n, "%zu of the tile)", at / 32);
-        }
-    } else {
-        ++*files;
-    }
+    rc = compare_got(c, path, rc, &got, &gerr, want, optional, files, err);
     kix_buf_release(&got);
     return rc;
 }
@@ -151,18 +162,17 @@ static int check_packs(struct kix_client *c, struct kix_log_reader *r, uint64_t 
     return rc;
 }
 
-/* The index files the replica's export makes, each against the copy's. */
+/* The index files the replica's export makes (paths relative to the
+ * scratch directory), then each against the copy's, fetched in batches. */
 static struct {
-    struct kix_client *c;
     size_t root_len;
-    uint64_t *files;
-    struct kix_err *err;
+    char **paths;
+    size_t n, cap;
     int rc;
 } walk;
 
 static int index_file(const char *fpath, const struct stat *sb, int type, struct FTW *ftw)
 {
-    struct kix_buf want = KIX_BUF_INIT;
     const char *rel = fpath + walk.root_len + 1;
 
     (void)sb;
@@ -172,11 +182,40 @@ static int index_file(const char *fpath, const struct stat *sb, int type, struct
     if (type != FTW_F || strncmp(rel, "index/notes/", 12) == 0 ||
         strcmp(rel, "index/exporting") == 0)
         return 0;
-    walk.rc = kix_file_read(fpath, 64u << 20, &want, walk.err);
-    if (walk.rc == KIX_OK)
-        walk.rc = compare_file(walk.c, rel, &want, 0, walk.files, walk.err);
+    if (walk.n == walk.cap) {
+        size_t cap = walk.cap ? 2 * walk.cap : 256;
+        char **p = realloc(walk.paths, cap * sizeof(*p));
+        if (!p)
+            return walk.rc = KIX_ENOMEM, 1;
+        walk.paths = p;
+        walk.cap = cap;
+    }
+    if (!(walk.paths[walk.n] = strdup(rel)))
+        return walk.rc = KIX_ENOMEM, 1;
+    walk.n++;
+    return 0;
+}
+
+struct index_cmp {
+    struct kix_client *c;
+    const char *scratch;
+    uint64_t *files;
+};
+
+static int index_item(void *ctx, size_t i, int rc, struct kix_buf *got, struct kix_err *err)
+{
+    struct index_cmp *x = ctx;
+    struct kix_buf want = KIX_BUF_INIT;
+    struct kix_err gerr = *err;
+    char path[4400];
+
+    snprintf(path, sizeof(path), "%s/%s", x->scratch, walk.paths[i]);
+    if (kix_file_read(path, 64u << 20, &want, err) != KIX_OK)
+        rc = err->code ? err->code : KIX_EIO;
+    else
+        rc = compare_got(x->c, walk.paths[i], rc, got, &gerr, &want, 0, x->files, err);
     kix_buf_release(&want);
-    return walk.rc != KIX_OK;
+    return rc;
 }
 
 static int check_index(struct kix_client *c, struct kix_log_reader *r, const char *scratch,
@@ -199,16 +238,19 @@ static int check_index(struct kix_client *c, struct kix_log_reader *r, const cha
     if (rc == KIX_OK)
         rc = kix_index_export(r, scratch, NULL, err);
     if (rc == KIX_OK) {
+        struct index_cmp x = {c, scratch, files};
         snprintf(path, sizeof(path), "%s/index", scratch);
-        walk.c = c;
+        memset(&walk, 0, sizeof(walk));
         walk.root_len = strlen(scratch);
-        walk.files = files;
-        walk.err = err;
-        walk.rc = KIX_OK;
-        if (access(path, F_OK) == 0 && nftw(path, index_file, 16, FTW_PHYS) != 0 &&
-            walk.rc == KIX_OK)
-            walk.rc = kix_err_set(err, KIX_EIO, "cannot walk %s", path);
-        rc = walk.rc;
+        if (access(path, F_OK) == 0 && nftw(path, index_file, 16, FTW_PHYS) != 0)
+            rc = kix_err_set(err, walk.rc ? walk.rc : KIX_EIO, "cannot list %s", path);
+        if (rc == KIX_OK && walk.n)
+            rc = kix_client_files(c, (const char *const *)walk.paths, walk.n, 64u << 20,
+                                  index_item, &x, err);
+        for (size_t i = 0; i < walk.n; i++)
+            free(walk.paths[i]);
+        free(walk.paths);
+        memset(&walk, 0, sizeof(walk));
     }
     {
         struct kix_err ignore = {0};

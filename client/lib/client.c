@@ -136,6 +136,24 @@ int kix_client_file(struct kix_client *c, const char *path, size_t max, struct k
     return c->src->ops->file(c->src, path, max, out, err);
 }
 
+int kix_client_files(struct kix_client *c, const char *const *paths, size_t n, size_t max,
+                     kix_file_fn fn, void *ctx, struct kix_err *err)
+{
+    int rc = KIX_OK;
+
+    if (c->src->ops->files)
+        return c->src->ops->files(c->src, paths, n, max, fn, ctx, err);
+    for (size_t i = 0; rc == KIX_OK && i < n; i++) {
+        struct kix_buf body = KIX_BUF_INIT;
+        struct kix_err ferr = {0};
+        rc = fn(ctx, i, kix_client_file(c, paths[i], max, &body, &ferr), &body, &ferr);
+        kix_buf_release(&body);
+    }
+    if (rc && err && !err->msg[0])
+        kix_err_set(err, rc, "%s: reading its files failed", c->src->where);
+    return rc;
+}
+
 int kix_client_checkpoint(struct kix_client *c, uint64_t size, struct kix_buf *note,
                           struct kix_err *err)
 {

@@ -670,6 +670,31 @@ static int http_file(struct kix_source *s, const char *path, size_t max, struct 
     return http_get(http_of(s)->get, path, max, out, err);
 }
 
+struct files_batch {
+    const char *const *paths;
+    kix_file_fn fn;
+    void *ctx;
+};
+
+static int files_path(void *ctx, size_t i, char *path, size_t cap)
+{
+    const struct files_batch *b = ctx;
+    return (size_t)snprintf(path, cap, "%s", b->paths[i]) < cap ? KIX_OK : KIX_ELIMIT;
+}
+
+static int files_item(void *ctx, size_t i, int rc, struct kix_buf *body, struct kix_err *err)
+{
+    const struct files_batch *b = ctx;
+    return b->fn(b->ctx, i, rc, body, err);
+}
+
+static int http_files(struct kix_source *s, const char *const *paths, size_t n, size_t max,
+                      kix_file_fn fn, void *ctx, struct kix_err *err)
+{
+    struct files_batch b = {paths, fn, ctx};
+    return http_get_many(http_of(s)->get, n, max, files_path, files_item, &b, err);
+}
+
 static const struct kix_source_ops http_ops = {
     .close = http_close,
     .info = http_info,
@@ -687,6 +712,7 @@ static const struct kix_source_ops http_ops = {
     .verified = http_cache_verified,
     .log_key = http_log_key,
     .file = http_file,
+    .files = http_files,
 };
 
 int kix_source_is_http(const char *addr)

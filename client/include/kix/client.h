@@ -87,6 +87,14 @@ int kix_client_log_key(struct kix_client *c, char *out, size_t cap,
  * RPC, a store). For kix audit, which compares them with the log. */
 int kix_client_file(struct kix_client *c, const char *path, size_t max, struct kix_buf *out,
                     struct kix_err *err) KIX_MUST_CHECK;
+/* One of kix_client_files' answers: rc (KIX_OK with body, or the error
+ * kix_client_file would give, described in err). Not KIX_OK stops. */
+typedef int (*kix_file_fn)(void *ctx, size_t i, int rc, struct kix_buf *body,
+                           struct kix_err *err);
+/* kix_client_file for n paths, fn called for each in order (an HTTP copy
+ * is asked several at once). */
+int kix_client_files(struct kix_client *c, const char *const *paths, size_t n, size_t max,
+                     kix_file_fn fn, void *ctx, struct kix_err *err) KIX_MUST_CHECK;
 
 /* The signed checkpoint at `size` (KIX_NO_INDEX: the latest), appended,
  * with the witness cosignatures the log holds for it (extra signature lines). */

@@ -148,6 +148,11 @@ struct kix_source_ops {
      * compares them with the log). NULL: KIX_ENOTSUP (no files). */
     int (*file)(struct kix_source *s, const char *path, size_t max, struct kix_buf *out,
                 struct kix_err *err);
+    /* Several files, fn(ctx, i, rc, body, err) for each in order (rc as
+     * file() would return it; fetched several at once). NULL: file() for
+     * each. */
+    int (*files)(struct kix_source *s, const char *const *paths, size_t n, size_t max,
+                 kix_file_fn fn, void *ctx, struct kix_err *err);
 };
 
 struct kix_source {
