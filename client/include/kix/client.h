@@ -89,8 +89,7 @@ int kix_client_file(struct kix_client *c, const char *path, size_t max, struct k
                     struct kix_err *err) KIX_MUST_CHECK;
 /* One of kix_client_files' answers: rc (KIX_OK with body, or the error
  * kix_client_file would give, described in err). Not KIX_OK stops. */
-typedef int (*kix_file_fn)(void *ctx, size_t i, int rc, struct kix_buf *body,
-                           struct kix_err *err);
+typedef int (*kix_file_fn)(void *ctx, size_t i, int rc, struct kix_buf *body, struct kix_err *err);
 /* kix_client_file for n paths, fn called for each in order (an HTTP copy
  * is asked several at once). */
 int kix_client_files(struct kix_client *c, const char *const *paths, size_t n, size_t max,
