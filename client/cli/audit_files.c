@@ -7,8 +7,7 @@
  * folding upper nodes from lower tiles. Readers of the copy (browsers,
  * other tlog-tiles clients, mirrors) read the other files too, so an
  * auditor of a copy fetches every hash tile of every level (full and the
- * right edge's partial one) and every index file (object packs: not yet,
- * see audit_files), and
+ * right edge's partial one), every object pack and every index file, and
  * compares each byte for byte with what the replica makes of them (the
  * log's own bytes: kix/tlog_tiles.h, kix_index_export). A difference
  * names the file. The right edge's narrower tiles and bundles, which
@@ -290,11 +289,8 @@ int audit_files(struct kix_client *c, struct kix_log *replica, const char *scrat
                          (unsigned long long)kix_log_reader_size(r), (unsigned long long)size);
     if (rc == KIX_OK)
         rc = check_tiles(c, r, first, size, files, err);
-    /* Object packs are not compared yet: with check_packs on, a replay
-     * of a copy whose pack 001 holds a changed object no longer showed
-     * that object fetched by its digest in integration.http_packs, and
-     * why was not found in time (issue 37.10, left open). */
-    (void)check_packs;
+    if (rc == KIX_OK)
+        rc = check_packs(c, r, first, size, files, err);
     if (rc == KIX_OK)
         rc = check_index(c, r, scratch, size, files, err);
     kix_log_read_end(r);

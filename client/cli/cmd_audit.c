@@ -31,9 +31,9 @@ static const char audit_help[] =
     "progress on stderr when stdout and stderr are both terminals (the same bar\n"
     "as kix-import-liger's), and the rate at the end. Of a static copy\n"
     "(http(s)://) it then compares every file the copy serves others with the\n"
-    "log it replayed: every hash tile of every level (full and partial) and\n"
-    "every index file, naming the first that differs (entry bundles are checked\n"
-    "by the replay itself).\n"
+    "log it replayed: every hash tile of every level (full and partial), every\n"
+    "object pack and every index file, naming the first that differs (entry\n"
+    "bundles are checked by the replay itself).\n"
     "\n"
     "  --restart         discard the local replica and audit from entry 0\n"
     "  --batch N         entries per replica transaction (default 8192)\n" CLI_COMMON_HELP "\n"
@@ -268,7 +268,8 @@ int cmd_audit(int argc, char **argv)
                (unsigned long long)synced, key.name, (unsigned long long)(synced - first),
                (unsigned long long)first, secs, secs > 0 ? (double)(synced - first) / secs : 0.0);
         if (files)
-            printf("and the %llu tiles and index files the copy serves are the log's\n",
+            printf("and the %llu tiles, object packs and index files the copy serves are the "
+                   "log's\n",
                    (unsigned long long)files);
     }
 out:

@@ -158,6 +158,7 @@ corrupt tile/1/000.p/1 # an upper tile
 corrupt "tile/0/001.p/$P" # the right edge's partial tile
 corrupt "tile/0/001.p/$((P - 1))" # an older checkpoint's narrower one
 corrupt tile/0/000 # a full tile
+corrupt objects/entries/000 # an object pack
 corrupt "$(cd "$WORK/copy" && find index/tile -type f | head -1)"
 corrupt "$(cd "$WORK/copy" && find index/value -type f | head -1)"
 # a tile the copy does not serve: readers cannot verify against it
@@ -172,4 +173,4 @@ KIX_STATE_DIR="$WORK/s-audit-fresh" expect_status 1 audit_copy
 grep -q "AUDIT FAILED" "$WORK/err" || fail "corrupted bundle: $(cat "$WORK/err")"
 cp "$WORK/orig" "$WORK/copy/tile/entries/000"
 expect_status 0 audit_copy
-pass "kix audit of a static copy fails naming a corrupted upper, partial, older partial or full hash tile or index file, or a missing tile (and a bundle); the honest copy passes"
+pass "kix audit of a static copy fails naming a corrupted upper, partial, older partial or full hash tile, object pack or index file, or a missing tile (and a bundle); the honest copy passes"
