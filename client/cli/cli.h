@@ -247,8 +247,8 @@ int audit_proofs(struct kix_client *c, struct kix_log *replica, uint64_t from, u
  * it serves, for entries from `first` on, against the replica at `size`
  * (audit_files.c); scratch is a directory it may use. KIX_OK at once for a
  * source without files. *files counts those compared. */
-int audit_files(struct kix_client *c, struct kix_log *replica, const char *scratch,
-                uint64_t first, uint64_t size, uint64_t *files, struct kix_err *err);
+int audit_files(struct kix_client *c, struct kix_log *replica, const char *scratch, uint64_t first,
+                uint64_t size, uint64_t *files, struct kix_err *err);
 
 int cmd_keygen(int argc, char **argv);
 int cmd_info(int argc, char **argv);
