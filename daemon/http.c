@@ -763,6 +763,14 @@ static int page(struct kixd_http_conn *c, const char *path, size_t len, int head
         answer(c, K_PAGE, 200, "text/css; charset=utf-8", EDGE, css.ptr, css.len, head);
         return 1;
     }
+    if (len == sizeof(KIX_PAGE_VKEY_PATH) - 1 && memcmp(path, KIX_PAGE_VKEY_PATH, len) == 0) {
+        /* the key, as a static copy's log.vkey: kix trust reads either */
+        char text[sizeof(c->w->srv->log_key) + 1];
+        int tn = snprintf(text, sizeof(text), "%s\n", c->w->srv->log_key);
+        answer(c, K_PAGE, 200, "text/plain; charset=utf-8", EDGE, (const uint8_t *)text, (size_t)tn,
+               head);
+        return 1;
+    }
     k = page_of(path, len, c->accept_json, arg, sizeof(arg), &n, &json);
     if (!k && kix_page_browse_path(path, len)) { /* home/, kernels/, search/ */
         browse = 1;

@@ -157,8 +157,10 @@ int kixd_mirror_prepare(const struct kixd_config *cfg, struct kix_err *err)
     if (stat(path, &st) == 0)
         return kix_err_set(err, KIX_EUSAGE,
                            "%s holds a log of its own (it has log.key); a mirror needs a "
-                           "directory of its own",
-                           cfg->store);
+                           "directory of its own. To serve this store (a backup, say) as a "
+                           "mirror, move %s out of it first (keep it safe: it signs the log), "
+                           "then serve it with --mirror-of",
+                           cfg->store, path);
     snprintf(path, sizeof(path), "%s/data.mdb", cfg->store);
     if (stat(path, &st) != 0) {
         rc = kix_index_create_replica(cfg->store, &key, &opts, err);

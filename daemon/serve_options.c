@@ -278,7 +278,7 @@ static int set_mirror_of(struct kixd_config *cfg, const struct option_spec *o, c
          strncmp(v, "http://", 7) != 0 && strncmp(v, "https://", 8) != 0)) {
         snprintf(why, cap,
                  "--mirror-of %s: expected tcp://HOST:PORT, unix:///PATH or a static copy's "
-                 "https://HOST/PREFIX/",
+                 "http(s)://HOST/PREFIX/",
                  v);
         return -1;
     }
@@ -455,7 +455,7 @@ static const struct option_spec options[] = {
      "serve a verified, read-only copy of the log at ADDR:\n"
      "DIR is created as its replica on first start, caught up\n"
      "with kix_sync and kept current by following ADDR (a kixd's\n"
-     "tcp:// or unix://, or a static copy's https://HOST/PREFIX/,\n"
+     "tcp:// or unix://, or a static copy's http(s)://HOST/PREFIX/,\n"
      "polled; CAs: the system's or $KIX_CACERT)"},
     VALUE("upstream-key", "KEY", set_text, upstream_key, 0, 0,
           "the upstream log's verifier key (text or a file);\n"

@@ -20,6 +20,7 @@
 #define EXIT_REJECTED 1
 #define EXIT_USAGE    2
 #define EXIT_INTERNAL 3
+#define EXIT_STALE    5 /* KIX_ESTALE: a copy behind what this client verified */
 
 struct cli_command {
     const char *name;
@@ -59,8 +60,10 @@ extern int cli_json_errors;
 #define CLI_EXIT_HELP                                                                              \
     "exit status: 0 ok, 1 rejected (bad input; a file, record or key not found; a\n"               \
     "failed verification), 2 usage, 3 internal, I/O or server error, 4 the log\n"                  \
-    "contradicts what this client verified before (fork, rollback, or a consistency\n"             \
-    "proof refused; evidence kept)\n"
+    "contradicts what this client verified before (a fork proven, or a consistency\n"              \
+    "proof refused; evidence kept), 5 stale: the copy is behind what this client\n"                \
+    "verified (the answer is as of its size; both sizes named) or too old for the\n"               \
+    "maximum age asked for\n"
 
 /* Prints a command's help to f, with CLI_EXIT_HELP when the text does not
  * list its exit statuses itself. */
@@ -103,6 +106,7 @@ struct cli_common {
     const char *min_witnesses;              /* --min-witnesses N */
     const char *cacert;                     /* --cacert FILE: CAs for https:// servers */
     int no_cache;                           /* --no-cache: keep nothing read over HTTP(S) */
+    const char *max_age;                    /* --max-age DURATION: witnessed freshness */
     int witness_global;                     /* witness[] came from before the command */
 };
 
@@ -112,6 +116,7 @@ struct cli_common {
         {"witness", required_argument, NULL, 0x105},                                               \
         {"min-witnesses", required_argument, NULL, 0x106},                                         \
         {"cacert", required_argument, NULL, 0x107}, {"no-cache", no_argument, NULL, 0x108},        \
+        {"max-age", required_argument, NULL, 0x109},                                               \
     {                                                                                              \
         "help", no_argument, NULL, 'h'                                                             \
     }
@@ -136,6 +141,8 @@ struct cli_common {
     "  --min-witnesses N believe a checkpoint only when N of the --witness keys\n"                 \
     "                    cosigned it (default 0; without either option, the\n"                     \
     "                    witnesses and quorum of ~/.config/kix/config)\n"                          \
+    "  --max-age AGE     believe a checkpoint only when a --witness key cosigned it\n"             \
+    "                    at most AGE ago (90s, 15m, 2h, 1d; exit 5 when older)\n"                  \
     "  --json            machine-readable output\n"
 
 /* The options given before the command (kix --json --server S show RUN),
@@ -216,6 +223,15 @@ int cli_witness_check_index(const struct kix_verifier *key, const char *note, si
 int cli_witness_check(const struct kix_verifier *key, const char *note, size_t len, size_t *found,
                       struct kix_err *err);
 
+/* After the command ran (status 0): when a checkpoint it read was older
+ * than the one this client verified (a copy that lags), says so on stderr,
+ * naming both sizes, and returns EXIT_STALE; else status. */
+int cli_stale_status(const char *cmd, int status);
+/* For a write, after cli_contact: a server behind what this client
+ * verified is refused (EXIT_STALE, an error naming both sizes), since what
+ * it appends would fork the log; else 0. */
+int cli_stale_refuse(const char *cmd);
+
 /* Parses a non-negative decimal; returns 0 on success. */
 int cli_parse_u64(const char *s, uint64_t *out);
 /* Prints a JSON string literal (escaped) to f. */
@@ -226,6 +242,13 @@ void cli_json_string(FILE *f, const char *s, size_t len);
 struct kix_log;
 int audit_proofs(struct kix_client *c, struct kix_log *replica, uint64_t from, uint64_t to,
                  uint64_t size, struct kix_err *err);
+
+/* kix audit of a static copy: every hash tile, object pack and index file
+ * it serves, for entries from `first` on, against the replica at `size`
+ * (audit_files.c); scratch is a directory it may use. KIX_OK at once for a
+ * source without files. *files counts those compared. */
+int audit_files(struct kix_client *c, struct kix_log *replica, const char *scratch, uint64_t first,
+                uint64_t size, uint64_t *files, struct kix_err *err);
 
 int cmd_keygen(int argc, char **argv);
 int cmd_info(int argc, char **argv);

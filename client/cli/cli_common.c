@@ -59,6 +59,9 @@ int cli_common_option(struct cli_common *c, int opt, const char *arg)
     case 0x106:
         c->min_witnesses = arg;
         return 1;
+    case 0x109:
+        c->max_age = arg;
+        return 1;
     }
     return 0;
 }
@@ -88,7 +91,15 @@ static const struct kix_config *config(const char *cmd, int *status)
 
 /* The command's witness rules (one command per process). */
 static struct kix_verifier witness_keys[CLI_WITNESSES_MAX];
-static struct kix_witness_policy witness_policy = {witness_keys, 0, 0};
+static struct kix_witness_policy witness_policy = {witness_keys, 0, 0, 0};
+
+/* Where else a copy that lags may be proven a prefix of what this client
+ * verified: the permalink's own log when --server names a copy. */
+static char prover_addr[4096];
+static const char *prover_cacert;
+/* The first checkpoint a command read that was older than the remembered
+ * one (cli_stale_status reports it). */
+static struct kix_trust_stale stale_seen;
 
 /* A checkpoint that failed to verify because no line of it names the log
  * key: the key of another log given (--log-key). Both keys, as members of
@@ -145,12 +156,24 @@ int cli_trust_check(struct kix_client *c, const struct kix_verifier *key, const 
                     size_t len, struct kix_checkpoint *cp, struct kix_err *err)
 {
     struct kix_checkpoint own;
-    int rc = kix_trust_check_witnessed(c, key, &witness_policy, note, len, cp ? cp : &own, err);
+    struct kix_trust_stale st;
+    const char *provers[1] = {prover_addr};
+    struct kix_http_opts ho = {prover_cacert, 0, 0, -1};
+    struct kix_trust_read ropts = {provers, prover_addr[0] ? 1 : 0, &ho};
+    int rc = kix_witness_check(note, len, key, &witness_policy, NULL, err);
+
+    if (rc && rc != KIX_ESTALE)
+        kix_err_wrap(err, "checkpoint from %s", kix_client_where(c));
+    if (rc == KIX_OK)
+        rc = kix_trust_check_read(c, key, note, len, &ropts, &st, cp ? cp : &own, err);
     if (rc == KIX_EVERIFY)
         note_key_mismatch(key, note, len);
+    if (rc == KIX_OK && st.stale && !stale_seen.stale)
+        stale_seen = st;
     /* every checkpoint the command believes passes here: an HTTP source
-     * may keep what it reads of this tree from now on (--no-cache: not) */
-    if (rc == KIX_OK && !cache_off)
+     * may keep what it reads of this tree from now on (--no-cache: not;
+     * nor a copy that lags and is not proven a prefix: it may be a fork) */
+    if (rc == KIX_OK && !cache_off && !(st.stale && !st.proven))
         rc = kix_client_cache_verified(c, NULL, key, cp ? cp : &own, err);
     return rc;
 }
@@ -207,6 +230,57 @@ int cli_contact(const char *cmd, const struct cli_common *c, struct kix_client *
     return rc ? cli_fail(cmd, rc, &err) : 0;
 }
 
+int cli_stale_status(const char *cmd, int status)
+{
+    const struct kix_trust_stale *st = &stale_seen;
+
+    if (status != 0 || !st->stale)
+        return status;
+    fprintf(stderr,
+            "kix%s%s: STALE COPY: the server serves the log at size %llu, %llu entries behind the "
+            "size %llu this client verified before; the answer above is as of size %llu. %s%s%s.\n"
+            "Read a current copy or the log's origin for newer entries.\n",
+            *cmd ? " " : "", cmd, (unsigned long long)st->size,
+            (unsigned long long)(st->remembered - st->size), (unsigned long long)st->remembered,
+            (unsigned long long)st->size,
+            st->proven ? "Its tree is proven a prefix of the verified one by "
+                       : "Its tree is NOT proven a prefix of the verified one (no one could "
+                         "prove it: ",
+            st->by, st->proven ? "" : ")");
+    if (!st->proven)
+        fprintf(stderr, "It may be a fork the origin would expose: check it there when you can.\n");
+    return EXIT_STALE;
+}
+
+int cli_stale_refuse(const char *cmd)
+{
+    struct kix_trust_stale *st = &stale_seen;
+    char message[1400], data[96];
+
+    if (!st->stale)
+        return 0;
+    snprintf(message, sizeof(message),
+             "refusing to write: the server serves the log at size %llu, behind the size %llu "
+             "this client verified before (%s%s%s); what it appends would fork the log. Nothing "
+             "was signed or sent",
+             (unsigned long long)st->size, (unsigned long long)st->remembered,
+             st->proven ? "a stale copy, proven a prefix by " : "not proven a prefix: ", st->by,
+             "");
+    snprintf(data, sizeof(data), "\"size\":%llu,\"verifiedSize\":%llu",
+             (unsigned long long)st->size, (unsigned long long)st->remembered);
+    {
+        struct cli_error e = {"staleCopy",
+                              message,
+                              kix_strerror(KIX_ESTALE),
+                              "write to the log's origin, once it serves the size this client "
+                              "verified",
+                              NULL,
+                              data};
+        st->stale = 0; /* reported here, not again at the end */
+        return cli_report(cmd, EXIT_STALE, &e);
+    }
+}
+
 int cli_witness_check_index(const struct kix_verifier *key, const char *note, size_t len,
                             struct kix_err *err)
 {
@@ -222,6 +296,35 @@ int cli_witness_check(const struct kix_verifier *key, const char *note, size_t l
 /* A verifier key given as a file name or as the key text itself. */
 static int read_key_arg(const char *cmd, const char *given, const char *what,
                         struct kix_verifier *out);
+
+/* "90", "90s", "15m", "2h", "1d": seconds into *out; -1 when malformed. */
+static int parse_duration(const char *s, uint64_t *out)
+{
+    static const struct {
+        char unit;
+        uint64_t seconds;
+    } units[] = {{'s', 1}, {'m', 60}, {'h', 3600}, {'d', 86400}, {'w', 604800}};
+    char digits[32];
+    size_t n = strspn(s, "0123456789");
+    uint64_t v, mul = 1;
+
+    if (n == 0 || n >= sizeof(digits))
+        return -1;
+    memcpy(digits, s, n);
+    digits[n] = '\0';
+    if (s[n]) {
+        size_t i;
+        for (i = 0; i < sizeof(units) / sizeof(units[0]) && units[i].unit != s[n]; i++)
+            ;
+        if (i == sizeof(units) / sizeof(units[0]) || s[n + 1])
+            return -1;
+        mul = units[i].seconds;
+    }
+    if (cli_parse_u64(digits, &v) || v == 0 || v > UINT64_MAX / mul)
+        return -1;
+    *out = v * mul;
+    return 0;
+}
 
 /* Parses --witness and --min-witnesses into the command's policy. */
 static int load_witnesses(const char *cmd, const struct cli_common *given)
@@ -264,6 +367,20 @@ static int load_witnesses(const char *cmd, const struct cli_common *given)
     }
     witness_policy.nkeys = c->nwitness;
     witness_policy.min = (size_t)min;
+    if (given->max_age) {
+        /* the age comes from the witnesses' cosignature times: a log's own
+         * signature says nothing of when a copy last heard from it */
+        if (parse_duration(given->max_age, &witness_policy.max_age))
+            return cli_usage_error(cmd,
+                                   "--max-age %s: expected a positive duration: seconds, or a "
+                                   "number and s, m, h, d or w (90s, 15m, 2h, 1d)",
+                                   given->max_age);
+        if (!c->nwitness)
+            return cli_usage_error(cmd,
+                                   "--max-age needs --witness keys (or witnesses in "
+                                   "~/.config/kix/config): a checkpoint's age is the time of its "
+                                   "newest witness cosignature");
+    }
     return 0;
 }
 
@@ -392,8 +509,16 @@ int cli_connect_ref(const char *cmd, const struct cli_common *c, const char *ref
     if (!c->store && !(!c->server && runs) &&
         (status = cli_check_addr(cmd, server && *server ? server : KIX_DEFAULT_SERVER)))
         return status;
+    prover_cacert = c->cacert;
     if (c->store) {
         rc = kix_client_open_store(c->store, out, &err);
+    } else if (runs && (size_t)(runs - ref) + 2 < sizeof(prover_addr)) {
+        /* a permalink read through another server (a copy): the
+         * permalink's own log may prove that the copy is a prefix */
+        snprintf(prover_addr, sizeof(prover_addr), "%.*s/", (int)(runs - ref), ref);
+    }
+    if (c->store) {
+        /* opened above */
     } else if (!c->server && runs && (size_t)(runs - ref) + 2 < sizeof(base)) {
         /* the permalink's own log: what precedes runs/ */
         snprintf(base, sizeof(base), "%.*s/", (int)(runs - ref), ref);

@@ -179,8 +179,10 @@ int cli_global_check(const char *cmd, unsigned takes)
         extra = "--witness";
     else if (cli_global.min_witnesses)
         extra = "--min-witnesses";
-    else if (cli_global.cacert)
+    else if (cli_global.cacert && !(takes & CLI_TAKES_SERVER)) /* a server may be https:// */
         extra = "--cacert";
+    else if (cli_global.max_age)
+        extra = "--max-age";
     if (!extra)
         return 0;
     return cli_usage_error(cmd, "option %s does not apply to kix %s", extra, cmd);

@@ -29,13 +29,18 @@ static const char audit_help[] =
     "the state directory, one per log and per source: each --store directory and\n"
     "each --server address has its own; --restart discards that one). Shows\n"
     "progress on stderr when stdout and stderr are both terminals (the same bar\n"
-    "as kix-import-liger's), and the rate at the end.\n"
+    "as kix-import-liger's), and the rate at the end. Of a static copy\n"
+    "(http(s)://) it then compares every file the copy serves others with the\n"
+    "log it replayed: every hash tile of every level (full and partial), every\n"
+    "object pack and every index file, naming the first that differs (entry\n"
+    "bundles are checked by the replay itself).\n"
     "\n"
     "  --restart         discard the local replica and audit from entry 0\n"
     "  --batch N         entries per replica transaction (default 8192)\n" CLI_COMMON_HELP "\n"
     "exit status: 0 the log verifies, 1 a violation (its index and reason are\n"
     "printed) or no such store, 2 usage, 3 I/O or server error, 4 the log\n"
-    "contradicts what this client verified before\n";
+    "contradicts what this client verified before, 5 a copy behind it (stale:\n"
+    "audited as of its size)\n";
 
 /* The replica of this log for this source: "<state>/audit-<16 hex>", the
  * hex of SHA-256 of "store:<real path>" or "server:<address>", so that an
@@ -78,15 +83,15 @@ static void show_progress(void *arg, uint64_t size, uint64_t target)
     }
 }
 
-/* How far the server's proofs were compared, kept beside the replica
- * (PATH/proofs-checked) so that a killed audit resumes them too. */
-static uint64_t proofs_checked(const char *replica)
+/* How far the server's proofs were compared (PATH/proofs-checked), kept
+ * beside the replica so that a killed audit resumes them too. */
+static uint64_t checked_to(const char *replica, const char *what)
 {
     char file[4300], text[32] = "";
     uint64_t n = 0;
     FILE *f;
 
-    snprintf(file, sizeof(file), "%s/proofs-checked", replica);
+    snprintf(file, sizeof(file), "%s/%s", replica, what);
     f = fopen(file, "r");
     if (!f)
         return 0;
@@ -96,12 +101,12 @@ static uint64_t proofs_checked(const char *replica)
     return n;
 }
 
-static void proofs_record(const char *replica, uint64_t n)
+static void checked_record(const char *replica, const char *what, uint64_t n)
 {
     char file[4300], text[32];
     int len = snprintf(text, sizeof(text), "%llu\n", (unsigned long long)n);
 
-    snprintf(file, sizeof(file), "%s/proofs-checked", replica);
+    snprintf(file, sizeof(file), "%s/%s", replica, what);
     /* a lost record costs only comparing those proofs again */
     if (kix_file_write_atomic(file, text, (size_t)len, 0600, NULL) != KIX_OK)
         return;
@@ -124,7 +129,7 @@ int cmd_audit(int argc, char **argv)
     struct kix_err err = {0};
     struct kix_progress prog;
     char dir[4096], path[4200];
-    uint64_t first = 0, synced = 0, batch = 0;
+    uint64_t first = 0, synced = 0, batch = 0, files = 0;
     int restart = 0, ch, rc, status;
     double secs;
 
@@ -216,13 +221,20 @@ int cmd_audit(int argc, char **argv)
     rc = kix_sync(c, replica, cp.size, &sopts, &synced, &err);
     if (rc == KIX_OK) {
         /* the proofs of entries a killed audit replayed but did not reach */
-        uint64_t from = proofs_checked(path);
+        uint64_t from = checked_to(path, "proofs-checked");
         for (from = from < synced ? from : synced; rc == KIX_OK && from < synced;) {
             uint64_t to = synced - from > 8192 ? from + 8192 : synced;
             rc = audit_proofs(c, replica, from, to, cp.size, &err);
             if (rc == KIX_OK)
-                proofs_record(path, from = to);
+                checked_record(path, "proofs-checked", from = to);
         }
+    }
+    if (rc == KIX_OK) {
+        /* a static copy: every file it serves others, all of them at each
+         * audit (a copy's files can change after an audit saw them) */
+        char scratch[4300];
+        snprintf(scratch, sizeof(scratch), "%s.files", path);
+        rc = audit_files(c, replica, scratch, 0, synced, &files, &err);
     }
     secs = now_seconds() - prog.start;
     fputs(kix_progress_clear(&prog), stderr);
@@ -245,16 +257,21 @@ int cmd_audit(int argc, char **argv)
         goto out;
     }
     if (common.json)
-        printf("{\"passed\":true,\"from\":%llu,\"to\":%llu,\"entries\":%llu,\"seconds\":%.3f,"
-               "\"entriesPerSecond\":%.0f}\n",
+        printf("{\"passed\":true,\"from\":%llu,\"to\":%llu,\"entries\":%llu,\"files\":%llu,"
+               "\"seconds\":%.3f,\"entriesPerSecond\":%.0f}\n",
                (unsigned long long)first, (unsigned long long)synced,
-               (unsigned long long)(synced - first), secs,
+               (unsigned long long)(synced - first), (unsigned long long)files, secs,
                secs > 0 ? (double)(synced - first) / secs : 0.0);
-    else
+    else {
         printf("audit passed: all %llu entries of log %s verify (%llu checked now, %llu by "
                "earlier audits) in %.2f s, %.0f entries/s\n",
                (unsigned long long)synced, key.name, (unsigned long long)(synced - first),
                (unsigned long long)first, secs, secs > 0 ? (double)(synced - first) / secs : 0.0);
+        if (files)
+            printf("and the %llu tiles, object packs and index files the copy serves are the "
+                   "log's\n",
+                   (unsigned long long)files);
+    }
 out:
     kix_buf_release(&note);
     kix_log_close(replica);

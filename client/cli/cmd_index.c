@@ -24,7 +24,7 @@ static const char index_help[] =
     "\n" CLI_COMMON_HELP "\n"
     "exit status: 0 proven (present or absent), 1 the proof does not verify or\n"
     "bad key, 2 usage, 3 I/O or server error, 4 the log contradicts what this\n"
-    "client verified before\n";
+    "client verified before, 5 a copy behind it (stale: proven as of its size)\n";
 
 static void hex_field(const char *name, const uint8_t *p, size_t n)
 {

@@ -395,8 +395,10 @@ static int parse_write_args(const char *cmd, const char *help, int argc, char **
 
 /* Connects, reads the log key and the signing key, and checks the
  * server's latest checkpoint against the one this client verified before:
- * a rolled-back or forked log is exit 4 before anything is signed or sent
- * (a write's receipt would show it only after the server stored it). */
+ * a forked log is exit 4, and a server behind it (a copy that lags, or an
+ * origin rolled back) exit 5, before anything is signed or sent (a write's
+ * receipt would show it only after the server stored it, and a write there
+ * would fork the log). */
 static int open_all(const char *cmd, struct write_args *a, struct kix_client **c,
                     struct kix_verifier *key, struct kix_signer **signer)
 {
@@ -405,6 +407,8 @@ static int open_all(const char *cmd, struct write_args *a, struct kix_client **c
         status = cli_connect(cmd, &a->common, c);
     if (status == 0)
         status = cli_contact(cmd, &a->common, *c, key, CLI_CONTACT_READ, NULL);
+    if (status == 0)
+        status = cli_stale_refuse(cmd);
     return status;
 }
 
@@ -647,7 +651,8 @@ static const char publish_help[] =
     "\n"
     "exit status: 0 published, 1 refused or unverifiable, or a file or key not\n"
     "found, 2 usage, 3 I/O or server error, 4 the log contradicts what this client\n"
-    "verified before (checked before anything is signed or sent; evidence kept)\n";
+    "verified before (checked before anything is signed or sent; evidence kept),\n"
+    "5 the log is behind what this client verified (stale; nothing signed or sent)\n";
 
 static int sign_publication(struct write_job *j, struct kix_err *err)
 {

@@ -65,7 +65,7 @@ static const char query_help[] =
     "exit status: 0 listed, 1 a row is not what the log proves, a match missing,\n"
     "added, repeated or out of place, another count (or bad input),\n"
     "2 usage, 3 I/O or server error, 4 the log contradicts what this client\n"
-    "verified before\n\n" CLI_COMMON_HELP;
+    "verified before, 5 a copy behind it (stale: listed as of its size)\n\n" CLI_COMMON_HELP;
 
 static const char group_help[] =
     "usage: kix group KEY [--offset N] [--limit N] [--json]\n"
@@ -81,7 +81,7 @@ static const char group_help[] =
     "exit status: 0 listed, 1 a row is not what the log proves, a row missing,\n"
     "added, repeated or moved, or another page (or bad input),\n"
     "2 usage, 3 I/O or server error, 4 the log contradicts what this client\n"
-    "verified before\n\n" CLI_COMMON_HELP;
+    "verified before, 5 a copy behind it (stale: listed as of its size)\n\n" CLI_COMMON_HELP;
 
 #define QUERY_PAGE_MAX 1000
 #define GROUP_PAGE_MAX 100 /* kix group: one page, as the web's group page */

@@ -246,7 +246,8 @@ static const char resolve_help[] =
     "--json prints one document: runId, digest, permalink, evidence, manifest,\n"
     "objects, entries (index, type, signer, proof) and checkpoint.\n\n" CLI_COMMON_HELP "\n"
     "exit status: 0 verified, 1 not found or does not verify, 2 usage, 3 I/O or\n"
-    "server error, 4 the log contradicts what this client verified before\n";
+    "server error, 4 the log contradicts what this client verified before, 5 a\n"
+    "copy behind it (stale: verified as of its size)\n";
 
 int cmd_resolve(int argc, char **argv)
 {
@@ -415,7 +416,8 @@ static const char verify_citation_help[] =
     "reruns and supersessions.\n\n" CLI_COMMON_HELP "\n"
     "exit status: 0 verified, 1 does not verify or the citation file is not found,\n"
     "2 usage, 3 I/O or server error, 4 the log contradicts the citation or what\n"
-    "this client verified before\n";
+    "this client verified before, 5 a copy behind the citation or what this\n"
+    "client verified (stale)\n";
 
 struct citation {
     const char *run_id, *digest, *note;
@@ -542,8 +544,9 @@ static int check_cited_entry(const struct citation *cit, const struct kix_buf *e
 }
 
 /* Today's log (`now`, its signed note) must extend the cited checkpoint
- * and prove the cited entry in it: whatever it cannot prove contradicts a
- * checkpoint the log signed, the alarm (KIX_EFORK, the cited and presented
+ * and prove the cited entry in it (KIX_ESTALE when it is smaller: a copy
+ * that lags): whatever it cannot prove contradicts a checkpoint the log
+ * signed, the alarm (KIX_EFORK, the cited and presented
  * checkpoints, the citation and any receipt kept as evidence). */
 static int check_against_citation(struct kix_client *c, const struct kix_verifier *key,
                                   const char *path, const struct citation *cit,
@@ -561,12 +564,14 @@ static int check_against_citation(struct kix_client *c, const struct kix_verifie
     memcpy(r1.b, cited->root, 32);
     memcpy(r2.b, now->root, 32);
     if (now->size < cited->size) {
-        snprintf(what, sizeof(what),
-                 "%s presents log %s at size %llu, fewer entries than the %llu of the cited "
-                 "checkpoint: the log was rolled back since it was cited",
-                 kix_client_where(c), now->origin, (unsigned long long)now->size,
-                 (unsigned long long)cited->size);
-        rc = KIX_EFORK;
+        /* a copy that lags behind the citation contradicts nothing: it
+         * cannot prove the cited tree, which a current copy can */
+        return kix_err_set(err, KIX_ESTALE,
+                           "%s serves log %s at size %llu, behind the cited checkpoint's size "
+                           "%llu: a stale copy; verify the citation against the log's origin or "
+                           "a current copy",
+                           kix_client_where(c), now->origin, (unsigned long long)now->size,
+                           (unsigned long long)cited->size);
     } else if (now->size == cited->size && memcmp(now->root, cited->root, 32) != 0) {
         snprintf(what, sizeof(what),
                  "%s presents a different root for size %llu than the cited checkpoint: the log "

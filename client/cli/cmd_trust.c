@@ -7,20 +7,23 @@
 #include "kix/client.h"
 
 static const char trust_help[] =
-    "usage: kix trust [--json] ADDR | --server ADDR\n"
+    "usage: kix trust [--json] [--cacert FILE] ADDR | --server ADDR\n"
     "\n"
-    "Asks the kixd at ADDR for its log's origin and verifier key, checks that\n"
-    "its latest checkpoint is signed by that key, and prints the key for you to\n"
-    "pin. This is trust on first use: kix cannot tell whether the server is the\n"
-    "log it claims to be. Compare the key with one the log's operators publish.\n"
+    "Asks the log at ADDR (a kixd's tcp://HOST:PORT or unix:///PATH, or a\n"
+    "static copy's http(s)://HOST/PREFIX/, as --server takes) for its origin\n"
+    "and verifier key, checks that its latest checkpoint is signed by that key,\n"
+    "and prints the key for you to pin. This is trust on first use: kix cannot\n"
+    "tell whether the server is the log it claims to be. Compare the key with\n"
+    "one the log's operators publish.\n"
     "\n"
     "  --server ADDR  the server to ask, instead of ADDR\n"
+    "  --cacert FILE  the CA certificates for https:// (default: the system's)\n"
     "  --json         print {\"server\", \"origin\", \"size\", \"logKey\"}\n";
 
 int cmd_trust(int argc, char **argv)
 {
     struct kix_client *c = NULL;
-    struct kix_client_info info;
+    char log_key[sizeof(((struct kix_client_info *)0)->log_key)];
     struct kix_verifier key;
     struct kix_buf note = KIX_BUF_INIT;
     struct kix_note opened;
@@ -29,20 +32,25 @@ int cmd_trust(int argc, char **argv)
     int rc;
 
     static const struct option longopts[] = {{"server", required_argument, NULL, 0x102},
+                                             {"cacert", required_argument, NULL, 0x107},
                                              {"json", no_argument, NULL, 0x104},
                                              {"help", no_argument, NULL, 'h'},
                                              {NULL, 0, NULL, 0}};
     const char *addr = cli_global.server;
+    struct cli_common common;
     int json = cli_global.json, ch;
 
     if ((rc = cli_global_check("trust", CLI_TAKES_SERVER)))
         return rc;
+    cli_common_init(&common);
     optind = 1;
     while ((ch = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
         if (ch == 0x102) {
             addr = optarg;
         } else if (ch == 0x104) {
             json = 1;
+        } else if (ch == 0x107) {
+            common.cacert = optarg;
         } else if (ch == 'h') {
             cli_print_help(stdout, trust_help);
             return 0;
@@ -53,14 +61,17 @@ int cmd_trust(int argc, char **argv)
     if (argc - optind == 1)
         addr = argv[optind];
     else if (argc - optind > 1 || !addr)
-        return cli_usage_error("trust", "expected one ADDR (tcp://HOST:PORT or unix:///PATH)");
-    if ((rc = cli_check_addr("trust", addr)))
+        return cli_usage_error("trust", "expected one ADDR (tcp://HOST:PORT, unix:///PATH or "
+                                        "https://HOST/PREFIX/)");
+    /* the addresses --server takes, a static copy's http(s):// included */
+    common.server = addr;
+    common.store = NULL;
+    if ((rc = cli_connect("trust", &common, &c)))
         return rc;
-    rc = kix_client_connect(addr, NULL, &c, &err);
+    /* a kixd's info, a static copy's log.vkey */
+    rc = kix_client_log_key(c, log_key, sizeof(log_key), &err);
     if (rc == KIX_OK)
-        rc = kix_client_info(c, &info, &err);
-    if (rc == KIX_OK)
-        rc = kix_verifier_parse(info.log_key, strlen(info.log_key), &key, &err);
+        rc = kix_verifier_parse(log_key, strlen(log_key), &key, &err);
     if (rc == KIX_OK)
         rc = kix_client_checkpoint(c, KIX_NO_INDEX, &note, &err);
     if (rc == KIX_OK)
@@ -76,10 +87,10 @@ int cmd_trust(int argc, char **argv)
         printf(",\"origin\":");
         cli_json_string(stdout, cp.origin, strlen(cp.origin));
         printf(",\"size\":%" PRIu64 ",\"logKey\":", cp.size);
-        cli_json_string(stdout, info.log_key, strlen(info.log_key));
+        cli_json_string(stdout, log_key, strlen(log_key));
         printf(",\"trustOnFirstUse\":true}\n");
     } else {
-        printf("%s\n", info.log_key);
+        printf("%s\n", log_key);
     }
     fprintf(stderr,
             "\nThe server at %s says its log is %s (size %llu), signed by the key above;\n"
@@ -88,6 +99,6 @@ int cmd_trust(int argc, char **argv)
             "  export KIX_LOG_KEY='%s'\n"
             "or add this line to ~/.config/kix/config:\n"
             "  log-key = %s\n",
-            addr, cp.origin, (unsigned long long)cp.size, info.log_key, info.log_key);
+            addr, cp.origin, (unsigned long long)cp.size, log_key, log_key);
     return 0;
 }

@@ -52,14 +52,15 @@ static void usage(FILE *to)
     fprintf(to, "\nglobal options, before the command, act as the same options after it\n"
                 "(one after it wins): --server ADDR, --store DIR, --log-key KEY,\n"
                 "--witness KEY (repeatable), --min-witnesses N, --cacert FILE, --no-cache,\n"
-                "--json\n"
+                "--max-age AGE, --json\n"
                 "\n'kix help COMMAND' (or 'kix COMMAND --help') describes one command; 'kix "
                 "--version'\nprints the version. With --json every command prints one JSON "
                 "object,\nan error too: {\"error\":{\"code\":...,\"exitCode\":...}} on stdout.\n"
                 "exit status: 0 ok, 1 rejected input or failed verification, 2 usage,\n"
                 "3 internal, I/O or server error, 4 the log contradicts what this client\n"
-                "verified before (fork, rollback or consistency proof refused; evidence kept\n"
-                "in the state directory)\n");
+                "verified before (a fork proven, or a consistency proof refused; evidence\n"
+                "kept in the state directory), 5 stale: the copy is behind what this client\n"
+                "verified (the answer is as of its size) or older than --max-age\n");
 }
 
 /* kix --json help [COMMAND]: the commands (or one) with their summaries,
@@ -67,12 +68,18 @@ static void usage(FILE *to)
  * shell completions. */
 static int usage_json(const struct cli_command *only)
 {
-    static const char *const global[] = {"--server",        "--store",  "--log-key",  "--witness",
-                                         "--min-witnesses", "--cacert", "--no-cache", "--json"};
+    static const char *const global[] = {"--server",   "--store",         "--log-key",
+                                         "--witness",  "--min-witnesses", "--cacert",
+                                         "--no-cache", "--max-age",       "--json"};
     static const char *const status[] = {
-        "ok", "rejected input or failed verification", "usage", "internal, I/O or server error",
-        "the log contradicts what this client verified before (fork, rollback or consistency "
-        "proof refused)"};
+        "ok",
+        "rejected input or failed verification",
+        "usage",
+        "internal, I/O or server error",
+        "the log contradicts what this client verified before (a fork proven, or a consistency "
+        "proof refused)",
+        "stale: the copy is behind what this client verified (the answer is as of its size) or "
+        "older than --max-age"};
 
     fputs("{\"commands\":[", stdout);
     for (size_t i = 0, n = 0; i < NCOMMANDS; i++) {
@@ -127,7 +134,7 @@ static const struct {
 } global_options[] = {
     {"store", 0x101, 1},  {"server", 0x102, 1},   {"log-key", 0x103, 1},
     {"json", 0x104, 0},   {"witness", 0x105, 1},  {"min-witnesses", 0x106, 1},
-    {"cacert", 0x107, 1}, {"no-cache", 0x108, 0},
+    {"cacert", 0x107, 1}, {"no-cache", 0x108, 0}, {"max-age", 0x109, 1},
 };
 #define NGLOBAL (sizeof(global_options) / sizeof(global_options[0]))
 
@@ -224,6 +231,6 @@ int main(int argc, char **argv)
         return 0;
     }
     if ((cmd = find_command(argv[1])))
-        return cmd->run(argc - 1, argv + 1);
+        return cli_stale_status(cmd->name, cmd->run(argc - 1, argv + 1));
     return unknown_command(argv[1]);
 }

@@ -103,6 +103,58 @@ int kix_client_info(struct kix_client *c, struct kix_client_info *out, struct ki
     return c->src->ops->info(c->src, out, err);
 }
 
+int kix_client_log_key(struct kix_client *c, char *out, size_t cap, struct kix_err *err)
+{
+    struct kix_client_info info;
+    struct kix_buf text = KIX_BUF_INIT;
+    size_t n;
+    int rc;
+
+    if (!c->src->ops->log_key) {
+        rc = c->src->ops->info(c->src, &info, err);
+        if (rc == KIX_OK && strlen(info.log_key) >= cap)
+            rc = kix_err_set(err, KIX_ELIMIT, "%s: its log key is too long", c->src->where);
+        if (rc == KIX_OK)
+            snprintf(out, cap, "%s", info.log_key);
+        return rc;
+    }
+    rc = c->src->ops->log_key(c->src, &text, err);
+    /* one line: the key, without its line end */
+    n = rc == KIX_OK ? strcspn(text.ptr ? (const char *)text.ptr : "", "\r\n") : 0;
+    if (rc == KIX_OK && (n >= cap || n > text.len))
+        rc = kix_err_set(err, KIX_ELIMIT, "%s: its log key is too long", c->src->where);
+    if (rc == KIX_OK)
+        snprintf(out, cap, "%.*s", (int)n, (const char *)text.ptr);
+    kix_buf_release(&text);
+    return rc;
+}
+
+int kix_client_file(struct kix_client *c, const char *path, size_t max, struct kix_buf *out,
+                    struct kix_err *err)
+{
+    if (!c->src->ops->file)
+        return unsupported(c, "its files", err);
+    return c->src->ops->file(c->src, path, max, out, err);
+}
+
+int kix_client_files(struct kix_client *c, const char *const *paths, size_t n, size_t max,
+                     kix_file_fn fn, void *ctx, struct kix_err *err)
+{
+    int rc = KIX_OK;
+
+    if (c->src->ops->files)
+        return c->src->ops->files(c->src, paths, n, max, fn, ctx, err);
+    for (size_t i = 0; rc == KIX_OK && i < n; i++) {
+        struct kix_buf body = KIX_BUF_INIT;
+        struct kix_err ferr = {0};
+        rc = fn(ctx, i, kix_client_file(c, paths[i], max, &body, &ferr), &body, &ferr);
+        kix_buf_release(&body);
+    }
+    if (rc && err && !err->msg[0])
+        kix_err_set(err, rc, "%s: reading its files failed", c->src->where);
+    return rc;
+}
+
 int kix_client_checkpoint(struct kix_client *c, uint64_t size, struct kix_buf *note,
                           struct kix_err *err)
 {

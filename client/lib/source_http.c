@@ -647,6 +647,54 @@ static int http_object_pack(struct kix_source *s, uint64_t bundle, struct kix_bu
     return http_get(http_of(s)->get, path, KIX_OBJECT_PACK_MAX, out, err);
 }
 
+/* log.vkey: the key the copy says its log is signed with (kixd export and
+ * kixd --http write it; kix trust shows it for the user to pin). */
+static int http_log_key(struct kix_source *s, struct kix_buf *out, struct kix_err *err)
+{
+    struct http_source *h = http_of(s);
+    int rc = http_get(h->get, "log.vkey", 4096, out, err);
+
+    if (rc == KIX_ENOTFOUND)
+        return kix_err_set(err, KIX_ENOTFOUND,
+                           "%s publishes no log key (log.vkey; an export by a kixd before "
+                           "2026-12-06): ask the log's operators for the key, or run kix trust "
+                           "against the log's own kixd",
+                           s->where);
+    return rc;
+}
+
+/* Any file of the copy, raw (kix audit compares it with the log). */
+static int http_file(struct kix_source *s, const char *path, size_t max, struct kix_buf *out,
+                     struct kix_err *err)
+{
+    return http_get(http_of(s)->get, path, max, out, err);
+}
+
+struct files_batch {
+    const char *const *paths;
+    kix_file_fn fn;
+    void *ctx;
+};
+
+static int files_path(void *ctx, size_t i, char *path, size_t cap)
+{
+    const struct files_batch *b = ctx;
+    return (size_t)snprintf(path, cap, "%s", b->paths[i]) < cap ? KIX_OK : KIX_ELIMIT;
+}
+
+static int files_item(void *ctx, size_t i, int rc, struct kix_buf *body, struct kix_err *err)
+{
+    const struct files_batch *b = ctx;
+    return b->fn(b->ctx, i, rc, body, err);
+}
+
+static int http_files(struct kix_source *s, const char *const *paths, size_t n, size_t max,
+                      kix_file_fn fn, void *ctx, struct kix_err *err)
+{
+    struct files_batch b = {paths, fn, ctx};
+    return http_get_many(http_of(s)->get, n, max, files_path, files_item, &b, err);
+}
+
 static const struct kix_source_ops http_ops = {
     .close = http_close,
     .info = http_info,
@@ -662,6 +710,9 @@ static const struct kix_source_ops http_ops = {
     .resolve = http_resolve,
     .query = http_query,
     .verified = http_cache_verified,
+    .log_key = http_log_key,
+    .file = http_file,
+    .files = http_files,
 };
 
 int kix_source_is_http(const char *addr)

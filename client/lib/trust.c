@@ -8,6 +8,7 @@
 #include "kix/entry.h"
 #include "kix/file.h"
 #include "kix/sha256.h"
+#include "kix/source.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -145,6 +146,157 @@ static int prove_extends(struct kix_client *c, const struct kix_checkpoint *olde
     return rc;
 }
 
+/* Remembers note, and who presented it (checkpoint.from: who may prove
+ * later that an older copy is a prefix of it). */
+static int remember(struct kix_client *c, const char *dir, const char *note, size_t len,
+                    struct kix_err *err)
+{
+    char path[4200], from[sizeof(((struct kix_source *)0)->where) + 2];
+    int n, rc;
+
+    snprintf(path, sizeof(path), "%s/checkpoint", dir);
+    rc = kix_file_write_atomic(path, note, len, 0600, err);
+    if (rc)
+        return rc;
+    n = snprintf(from, sizeof(from), "%s\n", kix_client_where(c));
+    snprintf(path, sizeof(path), "%s/checkpoint.from", dir);
+    /* only a hint (the checkpoint is what is trusted): a failure to keep
+     * it costs a stale copy its proof later, nothing else */
+    if (kix_file_write_atomic(path, from, (size_t)n, 0600, NULL) != KIX_OK)
+        return KIX_OK;
+    return KIX_OK;
+}
+
+/* The stale result of the last older checkpoint this process checked:
+ * every check of one command sees the same checkpoint again (its index
+ * note, a proof's checkpoint), and the prefix is proven once. */
+static struct {
+    int have;
+    uint32_t key_hash;
+    uint64_t size;
+    uint8_t root[32];
+    struct kix_trust_stale st;
+} stale_memo;
+
+/* A client of addr: a store ("store DIR", as kix_client_where names one)
+ * or any address kix_client_open_addr takes. */
+static int open_prover(const char *addr, const struct kix_trust_read *opts, struct kix_client **out,
+                       struct kix_err *err)
+{
+    if (strncmp(addr, "store ", 6) == 0)
+        return kix_client_open_store(addr + 6, out, err);
+    return kix_client_open_addr(addr, NULL, opts ? opts->http : NULL, out, err);
+}
+
+/* Appends "; WHERE: WHY" to st->by (why no one proved it). */
+static void add_why(struct kix_trust_stale *st, const char *where, const char *why)
+{
+    size_t at = strlen(st->by);
+    if (at < sizeof(st->by) - 1)
+        snprintf(st->by + at, sizeof(st->by) - at, "%s%s: %s", at ? "; " : "", where, why);
+}
+
+/* One prover p: KIX_OK proven (st filled), KIX_EFORK its proof does not
+ * verify (the alarm, evidence kept), else not proven by it (why added). */
+static int try_prover(struct kix_client *p, const char *dir, const struct kix_checkpoint *cp,
+                      const struct kix_checkpoint *old, const struct kix_buf *remembered,
+                      const char *note, size_t len, const char *presenter,
+                      struct kix_trust_stale *st, struct kix_err *err)
+{
+    struct kix_err perr = {0};
+    char what[1024];
+    int rc = prove_extends(p, cp, old, &perr);
+
+    if (rc == KIX_OK) {
+        snprintf(st->by, sizeof(st->by), "%s", kix_client_where(p));
+        st->proven = 1;
+        return KIX_OK;
+    }
+    if (rc == KIX_ENOMEM) {
+        if (err)
+            *err = perr;
+        return rc;
+    }
+    if (rc == KIX_EVERIFY) {
+        /* a proof was given and it fails: the two signed trees are not one
+         * log's (or the prover lies, which the evidence shows too) */
+        snprintf(what, sizeof(what),
+                 "%s presents log %s at size %llu, and the consistency proof %s gives from it "
+                 "to the size %llu this client verified before does not verify (%s): the log "
+                 "forked or was rewritten",
+                 presenter, cp->origin, (unsigned long long)cp->size, kix_client_where(p),
+                 (unsigned long long)old->size, perr.msg);
+        return alarm_fork(dir, remembered, note, len, what, err);
+    }
+    add_why(st, kix_client_where(p), perr.msg);
+    return KIX_ENOTFOUND;
+}
+
+/* cp, older than the remembered old: a stale copy (st filled, KIX_OK),
+ * proven a prefix where someone can prove it, or the alarm. */
+static int stale_prefix(struct kix_client *c, const struct kix_verifier *key,
+                        const struct kix_trust_read *opts, const char *dir,
+                        const struct kix_checkpoint *cp, const struct kix_checkpoint *old,
+                        const struct kix_buf *remembered, const char *note, size_t len,
+                        struct kix_trust_stale *st, struct kix_err *err)
+{
+    const char *asked[2 + 8];
+    struct kix_buf from = KIX_BUF_INIT;
+    char path[4200], addr[1024];
+    size_t nasked = 0;
+    int rc;
+
+    if (stale_memo.have && stale_memo.key_hash == key->key_hash && stale_memo.size == cp->size &&
+        memcmp(stale_memo.root, cp->root, 32) == 0 && stale_memo.st.remembered == old->size) {
+        *st = stale_memo.st;
+        return KIX_OK;
+    }
+    memset(st, 0, sizeof(*st));
+    st->stale = 1;
+    st->size = cp->size;
+    st->remembered = old->size;
+    /* the copy itself (a mirror that keeps older sizes cannot prove a
+     * larger one, but a server behind a cache may), then whoever presented
+     * the remembered checkpoint, then the given sources */
+    asked[nasked++] = kix_client_where(c);
+    rc = try_prover(c, dir, cp, old, remembered, note, len, kix_client_where(c), st, err);
+    snprintf(path, sizeof(path), "%s/checkpoint.from", dir);
+    addr[0] = '\0';
+    if (rc == KIX_ENOTFOUND && kix_file_read(path, sizeof(addr) - 1, &from, NULL) == KIX_OK)
+        snprintf(addr, sizeof(addr), "%.*s",
+                 (int)strcspn(from.ptr ? (const char *)from.ptr : "", "\n"),
+                 from.ptr ? (const char *)from.ptr : "");
+    kix_buf_release(&from);
+    for (size_t i = 0; rc == KIX_ENOTFOUND && i < 1 + (opts ? opts->nprovers : 0); i++) {
+        const char *a = i == 0 ? addr : opts->provers[i - 1];
+        struct kix_client *p = NULL;
+        struct kix_err oerr = {0};
+        int seen = !a || !*a || nasked >= sizeof(asked) / sizeof(asked[0]);
+
+        for (size_t j = 0; !seen && j < nasked; j++)
+            seen = strcmp(asked[j], a) == 0;
+        if (seen)
+            continue;
+        asked[nasked++] = a;
+        if (open_prover(a, opts, &p, &oerr) != KIX_OK) {
+            add_why(st, a, oerr.msg);
+            continue;
+        }
+        rc = try_prover(p, dir, cp, old, remembered, note, len, kix_client_where(c), st, err);
+        kix_client_close(p);
+    }
+    if (rc == KIX_ENOTFOUND)
+        rc = KIX_OK; /* unproven: stale, said so */
+    if (rc == KIX_OK) {
+        stale_memo.have = 1;
+        stale_memo.key_hash = key->key_hash;
+        stale_memo.size = cp->size;
+        memcpy(stale_memo.root, cp->root, 32);
+        stale_memo.st = *st;
+    }
+    return rc;
+}
+
 /* How an older checkpoint than the remembered one is taken. */
 enum older { OLDER_IS_ROLLBACK, OLDER_IS_PROVEN, OLDER_IS_STALE };
 
@@ -154,7 +306,8 @@ enum older { OLDER_IS_ROLLBACK, OLDER_IS_PROVEN, OLDER_IS_STALE };
  * server that may lag (a mirror) and cannot prove a size it does not have:
  * older is reported as it is, a fork at the same or a larger size is not. */
 static int check(struct kix_client *c, const struct kix_verifier *key, const char *note, size_t len,
-                 enum older past, struct kix_checkpoint *cp_out, struct kix_err *err)
+                 enum older past, const struct kix_trust_read *ropts, struct kix_trust_stale *stale,
+                 struct kix_checkpoint *cp_out, struct kix_err *err)
 {
     struct kix_buf remembered = KIX_BUF_INIT;
     struct kix_note opened, old_opened;
@@ -175,7 +328,7 @@ static int check(struct kix_client *c, const struct kix_verifier *key, const cha
     snprintf(path, sizeof(path), "%s/checkpoint", dir);
     rc = kix_file_read(path, 1u << 20, &remembered, NULL);
     if (rc == KIX_ENOTFOUND)
-        return kix_file_write_atomic(path, note, len, 0600, err);
+        return remember(c, dir, note, len, err);
     if (rc == KIX_OK)
         rc = kix_checkpoint_open((const char *)remembered.ptr, remembered.len, key, 1, key->name,
                                  &old_opened, &old, err);
@@ -200,12 +353,8 @@ static int check(struct kix_client *c, const struct kix_verifier *key, const cha
             rc = alarm_fork(dir, &remembered, note, len, what, err);
         }
     } else if (cp.size < old.size) {
-        snprintf(what, sizeof(what),
-                 "%s presents log %s at size %llu, but this client verified size %llu before: "
-                 "the log was rolled back (or this is a stale mirror)",
-                 kix_client_where(c), cp.origin, (unsigned long long)cp.size,
-                 (unsigned long long)old.size);
-        rc = alarm_fork(dir, &remembered, note, len, what, err);
+        /* a copy that lags, unless a proof shows it is no prefix */
+        rc = stale_prefix(c, key, ropts, dir, &cp, &old, &remembered, note, len, stale, err);
     } else if (cp.size == old.size) {
         if (memcmp(cp.root, old.root, 32) != 0) {
             snprintf(what, sizeof(what),
@@ -218,7 +367,7 @@ static int check(struct kix_client *c, const struct kix_verifier *key, const cha
         struct kix_err perr = {0};
         rc = prove_extends(c, &old, &cp, &perr);
         if (rc == KIX_OK) {
-            rc = kix_file_write_atomic(path, note, len, 0600, err);
+            rc = remember(c, dir, note, len, err);
         } else if (rc == KIX_ENOMEM) {
             if (err)
                 *err = perr;
@@ -247,22 +396,45 @@ out:
     return rc;
 }
 
+int kix_trust_check_read(struct kix_client *c, const struct kix_verifier *key, const char *note,
+                         size_t len, const struct kix_trust_read *opts,
+                         struct kix_trust_stale *stale, struct kix_checkpoint *cp_out,
+                         struct kix_err *err)
+{
+    struct kix_trust_stale local;
+
+    stale = stale ? stale : &local;
+    memset(stale, 0, sizeof(*stale));
+    return check(c, key, note, len, OLDER_IS_ROLLBACK, opts, stale, cp_out, err);
+}
+
 int kix_trust_check(struct kix_client *c, const struct kix_verifier *key, const char *note,
                     size_t len, struct kix_checkpoint *cp_out, struct kix_err *err)
 {
-    return check(c, key, note, len, OLDER_IS_ROLLBACK, cp_out, err);
+    struct kix_trust_stale st;
+    int rc = kix_trust_check_read(c, key, note, len, NULL, &st, cp_out, err);
+
+    if (rc == KIX_OK && st.stale)
+        rc = kix_err_set(
+            err, KIX_ESTALE,
+            "%s serves the log at size %llu, behind the size %llu this client "
+            "verified before (%s %s): a stale copy; use a copy that is current, or "
+            "the log's origin",
+            kix_client_where(c), (unsigned long long)st.size, (unsigned long long)st.remembered,
+            st.proven ? "proven a prefix of it by" : "not proven a prefix of it:", st.by);
+    return rc;
 }
 
 int kix_trust_check_past(struct kix_client *c, const struct kix_verifier *key, const char *note,
                          size_t len, struct kix_checkpoint *cp_out, struct kix_err *err)
 {
-    return check(c, key, note, len, OLDER_IS_PROVEN, cp_out, err);
+    return check(c, key, note, len, OLDER_IS_PROVEN, NULL, NULL, cp_out, err);
 }
 
 int kix_trust_check_status(struct kix_client *c, const struct kix_verifier *key, const char *note,
                            size_t len, struct kix_checkpoint *cp_out, struct kix_err *err)
 {
-    return check(c, key, note, len, OLDER_IS_STALE, cp_out, err);
+    return check(c, key, note, len, OLDER_IS_STALE, NULL, NULL, cp_out, err);
 }
 
 int kix_trust_latest(struct kix_client *c, const struct kix_verifier *key, struct kix_buf *note,
@@ -307,7 +479,7 @@ static int known_keys(const struct kix_verifier *log_key, const struct kix_witne
  * witnesses whose cosignature verifies. */
 static int count_witnesses(const char *note, size_t len, const struct kix_verifier *log_key,
                            const struct kix_witness_policy *policy, struct kix_checkpoint *cp,
-                           size_t *count, struct kix_err *err)
+                           size_t *count, uint64_t *newest, struct kix_err *err)
 {
     struct kix_verifier known[1 + KIX_WITNESSES_MAX];
     struct kix_note *opened;
@@ -328,6 +500,13 @@ static int count_witnesses(const char *note, size_t len, const struct kix_verifi
                          cp ? "checkpoint" : "note", log_key->name);
     for (size_t i = 1; rc == KIX_OK && i <= nkeys; i++)
         *count += kix_note_verified_by(opened, i) != 0;
+    /* the newest cosignature time of a trusted witness: how fresh the
+     * checkpoint is known to be */
+    if (newest)
+        *newest = 0;
+    for (size_t i = 0; rc == KIX_OK && newest && i < opened->nsigs; i++)
+        if (opened->sigs[i].verifier >= 1 && opened->sigs[i].timestamp > *newest)
+            *newest = opened->sigs[i].timestamp;
     free(opened);
     return rc;
 }
@@ -337,7 +516,8 @@ int kix_witness_check(const char *note, size_t len, const struct kix_verifier *l
 {
     struct kix_checkpoint cp;
     size_t nkeys = policy ? policy->nkeys : 0, min = policy ? policy->min : 0, count = 0;
-    int rc = count_witnesses(note, len, log_key, policy, &cp, &count, err);
+    uint64_t newest = 0, now = (uint64_t)time(NULL);
+    int rc = count_witnesses(note, len, log_key, policy, &cp, &count, &newest, err);
 
     if (found)
         *found = 0;
@@ -345,6 +525,28 @@ int kix_witness_check(const char *note, size_t len, const struct kix_verifier *l
         return rc;
     if (found)
         *found = count;
+    if (policy && policy->max_age) {
+        char when[32] = "never";
+        time_t t = (time_t)newest;
+        struct tm tm;
+        if (newest && gmtime_r(&t, &tm))
+            strftime(when, sizeof(when), "%Y-%m-%dT%H:%M:%SZ", &tm);
+        if (!newest)
+            return kix_err_set(err, KIX_ESTALE,
+                               "the checkpoint of %s at size %llu has no cosignature of a trusted "
+                               "witness, so how old it is cannot be known (--max-age needs "
+                               "--witness keys of witnesses that cosign this log)",
+                               cp.origin, (unsigned long long)cp.size);
+        if (now > newest && now - newest > policy->max_age)
+            return kix_err_set(err, KIX_ESTALE,
+                               "the checkpoint of %s at size %llu was last cosigned by a trusted "
+                               "witness at %s (%llu s ago), longer ago than the %llu s allowed "
+                               "(--max-age): a stale copy; read a fresher copy or the log's "
+                               "origin",
+                               cp.origin, (unsigned long long)cp.size, when,
+                               (unsigned long long)(now - newest),
+                               (unsigned long long)policy->max_age);
+    }
     if (count < min)
         return kix_err_set(err, KIX_EVERIFY,
                            "the checkpoint of %s at size %llu has %zu of the %zu witness "
@@ -367,7 +569,7 @@ int kix_witness_check_index(const char *note, size_t len, const struct kix_verif
         return KIX_OK;
     /* a known witness's line that does not verify over this text: it
      * cosigned another index note of this size */
-    rc = count_witnesses(note, len, log_key, policy, NULL, &count, err);
+    rc = count_witnesses(note, len, log_key, policy, NULL, &count, NULL, err);
     if (rc) {
         kix_err_wrap(err, "the index note");
         return rc;

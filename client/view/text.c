@@ -44,8 +44,8 @@ static void print_head(const struct kix_run_view *v, const struct kix_run_text *
     const struct kix_supersession_view *by = &v->superseded_by, *of = &v->supersedes;
     char h[KIX_HUMAN_MAX];
 
-    fprintf(out, "%s\n", v->implementation);
-    fprintf(out, "%s " DOT " run %s\n", v->title, res->run.run_id);
+    /* the title starts with the implementation's name: no line of its own */
+    fprintf(out, "%s%s" DOT " run %s\n", v->title, v->title[0] ? " " : "", res->run.run_id);
     fprintf(out, "\xe2\x97\x8f %s   %s\n", str(v->manifest, "spec.status"), v->evidence_text);
     if (t->age_days > t->stale_days)
         fprintf(out, "Not re-observed in %ld days.\n", t->age_days);
@@ -188,6 +188,10 @@ void kix_run_view_text(const struct kix_run_view *v, const struct kix_run_text *
             " checkpoint size %llu\n",
             (int)v->permalink.len, (const char *)v->permalink.ptr, v->manifest_digest, t->today,
             t->cite_origin, (unsigned long long)t->cite_size);
-    fprintf(out, "\nPublished %.10s " DOT " %s " DOT " %s\n", v->published, v->source,
-            v->license[0] ? v->license : "license not stated");
+    /* a field the entry left empty (no --source) is left out, not shown
+     * as an empty slot between separators */
+    fprintf(out, "\nPublished %.10s", v->published[0] ? v->published : "(date not stated)");
+    if (v->source[0])
+        fprintf(out, " " DOT " %s", v->source);
+    fprintf(out, " " DOT " %s\n", v->license[0] ? v->license : "license not stated");
 }

@@ -389,7 +389,7 @@ int kix_pages_export_from(struct kix_log *l, struct kix_log_reader *given, const
 {
     struct kix_pages_export_stats local;
     struct pexport x;
-    struct kix_bytes script, style, search, write;
+    struct kix_bytes script, style, search, write, vkey;
     char path[4200], text[32];
     uint64_t from = layout_current(dir) ? exported_size(dir) : 0, size;
     int rc;
@@ -420,6 +420,21 @@ int kix_pages_export_from(struct kix_log *l, struct kix_log_reader *given, const
     kix_page_style(&style);
     kix_page_search_script(&search);
     kix_page_write_script(&write);
+    /* the log's verifier key, which a tlog-tiles copy does not otherwise
+     * carry: kix trust reads it (trust on first use, as from a kixd) */
+    rc = kix_verifier_format(kix_log_verifier(l), &x.body);
+    if (rc == KIX_OK)
+        rc = kix_buf_addc(&x.body, '\n');
+    if (rc == KIX_OK) {
+        vkey.ptr = x.body.ptr;
+        vkey.len = x.body.len;
+        rc = write_static(&x, KIX_PAGE_VKEY_PATH, &vkey);
+    } else {
+        kix_err_set(err, rc, "out of memory");
+    }
+    kix_buf_reset(&x.body);
+    if (rc)
+        goto out;
     if ((rc = write_static(&x, KIX_PAGE_SCRIPT_PATH, &script)) ||
         (rc = write_static(&x, KIX_PAGE_WRITE_PATH, &write)) ||
         (rc = write_static(&x, KIX_PAGE_SEARCH_PATH, &search)) ||

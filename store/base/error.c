@@ -112,6 +112,8 @@ const char *kix_err_word(int code)
         return "alreadyExists";
     case KIX_ENOTSUP:
         return "notSupported";
+    case KIX_ESTALE:
+        return "staleCopy";
     }
     return "internal";
 }

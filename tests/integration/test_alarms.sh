@@ -8,9 +8,10 @@
 #    and not remembered;
 #  - a run this client verified, denied with no proof of its absence;
 #  - publish and key add against a rolled-back log: refused before anything
-#    is signed or sent (the server's log does not grow);
-#  - verify-citation against a rolled-back or forked log, and a citation
-#    whose inclusion proof the server will not give.
+#    is signed or sent (the server's log does not grow), exit 5: a log
+#    behind what this client verified contradicts nothing (issue 37.9);
+#  - verify-citation against a forked log, and a citation whose inclusion
+#    proof the server will not give (a log behind the citation: exit 5).
 . "$KIX_TESTS/integration/lib.sh"
 
 STORE="$WORK/log"
@@ -120,25 +121,32 @@ stop_kixd
 rm -rf "$STORE" && mv "$WORK/old-store" "$STORE"
 start_kixd "$STORE"
 BEFORE=$(server_size)
-expect_status 4 "$KIX" publish --server "$KIXD_ADDR" --key "$WORK/pub.key" --run-id run-4 \
+# (behind what this client verified, and not proven a fork: exit 5, no
+# evidence; a write there would fork the log)
+AFTER=$(sed -n 2p "$KIX_STATE_DIR"/logs/*/checkpoint)
+KEPT=$(ls "$KIX_STATE_DIR"/logs/*/evidence | wc -l)
+expect_status 5 "$KIX" publish --server "$KIXD_ADDR" --key "$WORK/pub.key" --run-id run-4 \
   "$WORK/m4/run.json" "$WORK/m4/workload.json"
-expect_alarm "$KIX_STATE_DIR" "rolled back" remembered.checkpoint presented.checkpoint
+grep -q "refusing to write: the server serves the log at size $BEFORE, behind the size $AFTER this client verified before" \
+  "$WORK/err" || fail "publish to a rolled-back log: $(cat "$WORK/err")"
 [ "$(server_size)" = "$BEFORE" ] || fail "publish wrote to a rolled-back log"
-expect_status 4 "$KIX" key add --server "$KIXD_ADDR" --key "$STORE/admin.key" --role attest \
+expect_status 5 "$KIX" key add --server "$KIXD_ADDR" --key "$STORE/admin.key" --role attest \
   "$WORK/other.pub"
-expect_alarm "$KIX_STATE_DIR" "rolled back" remembered.checkpoint presented.checkpoint
+grep -q "refusing to write: .* size $BEFORE, behind the size $AFTER" "$WORK/err" || fail "key add: $(cat "$WORK/err")"
 [ "$(server_size)" = "$BEFORE" ] || fail "key add wrote to a rolled-back log"
-pass "publish and key add refuse a rolled-back log before signing; the log did not grow"
+[ "$(ls "$KIX_STATE_DIR"/logs/*/evidence | wc -l)" = "$KEPT" ] || fail "evidence kept for a log behind"
+pass "publish and key add refuse a log behind what this client verified before signing (exit 5); the log did not grow"
 
 # --- verify-citation: rolled back, forked, its proof refused ------------------
-expect_status 4 "$KIX" verify-citation --server "$KIXD_ADDR" "$WORK/cite3.json" # the pin
-grep -q "ALARM: .*rolled back" "$WORK/err" || fail "pinned: $(cat "$WORK/err")"
+# a log behind the citation (or the pin) contradicts nothing: stale, exit 5
+expect_status 5 "$KIX" verify-citation --server "$KIXD_ADDR" "$WORK/cite3.json" # the pin
+grep -q "at size $BEFORE, behind the cited checkpoint's size $AFTER: a stale copy" "$WORK/err" ||
+  fail "pinned: $(cat "$WORK/err")"
 # a reader who never looked at this log has the citation's signed checkpoint
 export KIX_STATE_DIR="$WORK/reader1"
-expect_status 4 "$KIX" verify-citation --server "$KIXD_ADDR" "$WORK/cite3.json"
-expect_alarm "$KIX_STATE_DIR" "rolled back since it was cited" cited.checkpoint presented.checkpoint \
-  citation.json
-cmp -s "$EVIDENCE" "$WORK/cite3.json" || fail "the citation kept is not the one given"
+expect_status 5 "$KIX" verify-citation --server "$KIXD_ADDR" "$WORK/cite3.json"
+grep -q "behind the cited checkpoint's size $AFTER: a stale copy" "$WORK/err" || fail "reader1: $(cat "$WORK/err")"
+[ ! -e "$(echo "$KIX_STATE_DIR"/logs/*)/evidence" ] || fail "evidence kept for a log behind the citation"
 # the same size, another tree: a fork
 publish 4 --server "$KIXD_ADDR"
 export KIX_STATE_DIR="$WORK/reader2"
@@ -168,4 +176,4 @@ json.dump(d, open(sys.argv[2], "w"))
 PY
 expect_status 1 "$KIX" verify-citation --server "$KIXD_ADDR" "$WORK/wrong.json"
 grep -q "is not the publication of run run-2" "$WORK/err" || fail "wrong citation: $(cat "$WORK/err")"
-pass "verify-citation: rolled back, forked or unproven is exit 4 with the evidence kept"
+pass "verify-citation: behind the citation is exit 5; forked or unproven is exit 4 with the evidence kept"

@@ -161,13 +161,16 @@ PY
 expect_status 1 "$KIX" show "${L[@]}" "$RID"
 pass "an entry sent twice in the run's view: exit 1 ($(head -c 160 "$WORK/err"))"
 
-# a rolled-back checkpoint: an older one the log really signed
+# a rolled-back checkpoint: an older one the log really signed. A prefix
+# of what this client verified: a stale copy (exit 5, issue 37.9), no alarm
 fresh_liar
 OLD=$(ls "$WORK/exp/tile/0/000.p" | sort -n | head -1) # the width of an older checkpoint's tile
 "$KIX" checkpoint --store "$WORK/o" --size "$OLD" >"$WORK/liar/checkpoint" || fail "kix checkpoint --size $OLD"
-expect_status 4 "$KIX" checkpoint "${L[@]}"
-expect_status 4 "$KIX" show "${L[@]}" "$RID"
-pass "a rolled-back checkpoint: exit 4 ($(head -c 160 "$WORK/err"))"
+expect_status 5 "$KIX" checkpoint "${L[@]}"
+grep -q "STALE COPY: the server serves the log at size $OLD" "$WORK/err" || fail "stale: $(cat "$WORK/err")"
+expect_status 5 "$KIX" show "${L[@]}" "$RID"
+! grep -q ALARM "$WORK/err" || fail "an alarm for a stale copy: $(cat "$WORK/err")"
+pass "a rolled-back checkpoint: exit 5, stale ($(head -c 160 "$WORK/err"))"
 
 # index proofs at the copy's checkpoint, from the index's tiles (index/):
 # kixd --http and the export behind nginx answer what kixd's RPC answers
@@ -228,7 +231,7 @@ pass "kix-import-liger --server https://… (a static copy): published rows prov
 
 # a lying copy of the index behind kix group and kix query: a changed
 # group page or a selection page with an item dropped (exit 1; the root
-# tile rolled back is at the end), and a rolled-back checkpoint (exit 4)
+# tile rolled back is at the end), and a rolled-back checkpoint
 export KIX_STATE_DIR="$WORK/s-query"
 fresh_liar
 export KIX_STATE_DIR="$WORK/s-query"
@@ -261,9 +264,12 @@ pass "a selection page with an item dropped: kix query exits 1 ($(head -c 160 "$
 fresh_liar
 export KIX_STATE_DIR="$WORK/s-query"
 "$KIX" checkpoint --store "$WORK/o" --size "$OLD" >"$WORK/liar/checkpoint" || fail "kix checkpoint --size $OLD"
-expect_status 4 "$KIX" query "${L[@]}" --kernel rope
-expect_status 4 "$KIX" group "${L[@]}" "$GRP"
-pass "a rolled-back checkpoint: kix group and kix query exit 4 ($(head -c 160 "$WORK/err"))"
+# (stale, and its index files are of another size: no proof to answer with)
+expect_status 1 "$KIX" query "${L[@]}" --kernel rope
+grep -q "holds no index note for its checkpoint (size $OLD)" "$WORK/err" || fail "query: $(cat "$WORK/err")"
+expect_status 1 "$KIX" group "${L[@]}" "$GRP"
+! grep -q ALARM "$WORK/err" || fail "an alarm for a stale copy: $(cat "$WORK/err")"
+pass "a rolled-back checkpoint beside newer index files: kix group and kix query exit 1, no alarm ($(head -c 160 "$WORK/err"))"
 
 # a changed index tile (the root's record: the hash beside the run's route,
 # which its proof takes as a sibling), and a changed record: exit 1

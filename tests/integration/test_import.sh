@@ -242,7 +242,8 @@ expect 1 "$rc" "exit status with a wrong --log-key"
 grep -q "nothing was published" "$tmp/err" || fail "wrong --log-key report: $(cat "$tmp/err")"
 expect 22 "$(log_size "$tmp/d")" "log size after a wrong --log-key"
 
-# the store rolled back behind the checkpoint remembered: exit 4, nothing published
+# the store rolled back behind the checkpoint remembered: exit 5 (behind,
+# not proven a fork), nothing published
 mv "$tmp/d" "$tmp/d.after"
 cp -a "$tmp/d.before" "$tmp/d"
 set +e
@@ -250,8 +251,10 @@ set +e
     >"$tmp/out" 2>"$tmp/err"
 rc=$?
 set -e
-expect 4 "$rc" "exit status against a rolled-back store"
+expect 5 "$rc" "exit status against a rolled-back store"
 grep -q "nothing was published" "$tmp/err" || fail "rollback report: $(cat "$tmp/err")"
+grep -q "serves the log at size 2, behind the size 22 this client verified before" "$tmp/err" ||
+  fail "rollback report: $(cat "$tmp/err")"
 expect 2 "$(log_size "$tmp/d")" "log size of the rolled-back store"
 
 # no key anywhere for a server: exit 2 naming the three ways; a dry run needs none

@@ -79,6 +79,12 @@ stop r
 # the origin's machine is lost; a mirror of it holds everything acknowledged
 mirror m o
 wait_size m "$final" 60
+# a backup holding the log key served as a mirror: refused, saying to move the key out
+cp -r "$WORK/b2" "$WORK/bk"
+expect_status 2 "$KIXD" serve --store "$WORK/bk" --listen "unix://$WORK/x.sock" \
+  --mirror-of "$(addr m)" --upstream-key "$WORK/vkey"
+grep -q "holds a log of its own .* move $WORK/bk/log.key out of it" "$WORK/err" ||
+  fail "a backup with its key served as a mirror: $(cat "$WORK/err")"
 stop o
 # the restored copy is behind the mirror: refused as the origin while it is
 expect_status 4 "$KIXD" serve --store "$WORK/r" --listen "unix://$WORK/x.sock" \

@@ -41,6 +41,8 @@ for opt in --store --listen --config --log-level --threads --max-message --max-i
     --max-connections --idle-timeout --max-output --max-batch --max-group --drain-timeout; do
     grep -q -- "$opt" "$T/out" || fail "kixd serve --help lacks $opt"
 done
+# --mirror-of follows a static copy over http:// as well as https://
+grep -q "http(s)://HOST/PREFIX/" "$T/out" || fail "kixd serve --help: --mirror-of names https:// only"
 expect_status 0 "$BIN/kixd" init --help
 expect_status 2 "$BIN/kixd" serve
 grep -q -- "--store DIR is required" "$T/err" || fail "no message for a missing --store"

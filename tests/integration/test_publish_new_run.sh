@@ -30,6 +30,15 @@ grep -q -- "--new-run" "$WORK/err" || fail "the refusal does not name --new-run:
 [ "$("$KIX" info | awk '$1 == "size" { print $2 }')" = "$SIZE" ] || fail "the refused publication changed the log"
 pass "the same manifest under a second run id is refused, pointing at --new-run, nothing stored"
 
+# kix show: the title line first (no stray line before it), and no empty
+# field between separators where the entry names no source
+"$KIX" show first >"$WORK/show.txt" || fail "kix show first"
+head -n 1 "$WORK/show.txt" | grep -q " · run first$" || fail "kix show's first line: $(head -n 2 "$WORK/show.txt")"
+grep -q "^Published [0-9-]* · license not stated$" "$WORK/show.txt" ||
+  fail "kix show's Published line: $(grep Published "$WORK/show.txt")"
+! grep -q "·  ·" "$WORK/show.txt" || fail "kix show has an empty field: $(grep "·  ·" "$WORK/show.txt")"
+pass "kix show: the title line first, no empty field in the Published line"
+
 "$KIX" publish --key "$WORK/pub.key" --run-id second --new-run "$WORK/m/run.json" "$WORK/m/workload.json" \
   --json >"$WORK/p2.json" || fail "publish --new-run"
 D2=$(json_get "$WORK/p2.json" 'd["digest"]')

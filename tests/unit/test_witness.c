@@ -237,7 +237,7 @@ KIX_TEST(receipts_and_resolutions_carry_the_cosignatures)
     struct kix_verifier wv;
     struct kix_buf note = KIX_BUF_INIT, line = KIX_BUF_INIT, receipt = KIX_BUF_INIT;
     struct kix_append_result res;
-    struct kix_witness_policy policy = {&wv, 1, 1};
+    struct kix_witness_policy policy = {&wv, 1, 1, 0};
     struct kix_resolution resn;
     struct kix_log_reader *r;
     struct kix_receipt parsed;
@@ -281,7 +281,7 @@ KIX_TEST(witness_check_counts_distinct_verified_witnesses)
     struct kix_signer *w1 = new_witness("w1.test"), *w2 = new_witness("w2.test");
     struct kix_verifier ws[2];
     struct kix_buf note = KIX_BUF_INIT, cosigned = KIX_BUF_INIT;
-    struct kix_witness_policy policy = {ws, 2, 2};
+    struct kix_witness_policy policy = {ws, 2, 2, 0};
     struct kix_err err = {0};
     size_t found = 9;
 
@@ -361,7 +361,7 @@ KIX_TEST(index_note_cosignature_covers_only_the_stored_note)
                    line = KIX_BUF_INIT, cp_line = KIX_BUF_INIT, served = KIX_BUF_INIT,
                    forged = KIX_BUF_INIT;
     struct kix_append_result res;
-    struct kix_witness_policy policy = {&wv, 1, 1};
+    struct kix_witness_policy policy = {&wv, 1, 1, 0};
     struct kix_vindex_note vn;
     struct kix_log_reader *r;
     struct kix_err err = {0};

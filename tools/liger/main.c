@@ -140,7 +140,8 @@ static const char help[] =
     "exit status: 0 ok, 1 invalid rows (nothing published) or rows refused by\n"
     "the log, or a receipt that does not verify, 2 usage (e.g. no log key), 3 I/O\n"
     "or internal error, 4 the log is inconsistent with the checkpoint remembered\n"
-    "(a fork or a rollback)\n";
+    "(a fork proven), 5 the log is behind the checkpoint remembered (a stale\n"
+    "copy or a rollback; nothing published)\n";
 
 /* ---- a set of digests (open addressing) ------------------------------------- */
 

@@ -79,6 +79,26 @@ struct kix_client_info {
 int kix_client_info(struct kix_client *c, struct kix_client_info *out,
                     struct kix_err *err) KIX_MUST_CHECK;
 
+/* The log's verifier key text as the server publishes it (info's log_key;
+ * a static copy's log.vkey), unchecked, into out (KIX_ELIMIT when it does
+ * not fit cap; KIX_ENOTFOUND when the copy publishes none). */
+int kix_client_log_key(struct kix_client *c, char *out, size_t cap,
+                       struct kix_err *err) KIX_MUST_CHECK;
+
+/* The bytes of a file a static copy serves at `path` (relative to its
+ * root), at most max, appended to out UNCHECKED: KIX_ENOTFOUND when it
+ * serves none, KIX_ENOTSUP for a source that serves no files (a kixd's
+ * RPC, a store). For kix audit, which compares them with the log. */
+int kix_client_file(struct kix_client *c, const char *path, size_t max, struct kix_buf *out,
+                    struct kix_err *err) KIX_MUST_CHECK;
+/* One of kix_client_files' answers: rc (KIX_OK with body, or the error
+ * kix_client_file would give, described in err). Not KIX_OK stops. */
+typedef int (*kix_file_fn)(void *ctx, size_t i, int rc, struct kix_buf *body, struct kix_err *err);
+/* kix_client_file for n paths, fn called for each in order (an HTTP copy
+ * is asked several at once). */
+int kix_client_files(struct kix_client *c, const char *const *paths, size_t n, size_t max,
+                     kix_file_fn fn, void *ctx, struct kix_err *err) KIX_MUST_CHECK;
+
 /* The signed checkpoint at `size` (KIX_NO_INDEX: the latest), appended,
  * with the witness cosignatures the log holds for it (extra signature lines). */
 int kix_client_checkpoint(struct kix_client *c, uint64_t size, struct kix_buf *note,

@@ -138,6 +138,21 @@ struct kix_source_ops {
      * nothing is kept. */
     int (*verified)(struct kix_source *s, const char *cache_root, const struct kix_verifier *key,
                     const struct kix_checkpoint *cp, struct kix_err *err);
+    /* The log's verifier key text as the source publishes it, appended to
+     * out (a static copy's log.vkey; untrusted: kix trust shows it for the
+     * user to compare). NULL: info's log_key. */
+    int (*log_key)(struct kix_source *s, struct kix_buf *out, struct kix_err *err);
+    /* The bytes of one file a static copy serves (a path relative to its
+     * root: "tile/1/000.p/2", "objects/entries/000", "index/..."), at most
+     * max, appended unchecked; KIX_ENOTFOUND when it serves none (kix audit
+     * compares them with the log). NULL: KIX_ENOTSUP (no files). */
+    int (*file)(struct kix_source *s, const char *path, size_t max, struct kix_buf *out,
+                struct kix_err *err);
+    /* Several files, fn(ctx, i, rc, body, err) for each in order (rc as
+     * file() would return it; fetched several at once). NULL: file() for
+     * each. */
+    int (*files)(struct kix_source *s, const char *const *paths, size_t n, size_t max,
+                 kix_file_fn fn, void *ctx, struct kix_err *err);
 };
 
 struct kix_source {

@@ -3,13 +3,16 @@
  * Per log (origin and key), kix keeps the newest checkpoint it verified, in
  * $XDG_STATE_HOME/kix/logs/<origin>+<keyhash>/checkpoint (default
  * ~/.local/state),
- * written atomically. Every later contact must prove consistency with it:
- * a newer checkpoint needs a valid consistency proof from the server, an
- * equal size needs the same root, and a smaller size means the log was
- * rolled back; a newer one whose consistency proof the server will not give
- * ("cannot prove consistency") is not remembered. An inconsistency is
- * KIX_EFORK (exit 4), the alarm: both signed checkpoints (the unproven one
- * included) and the reason are kept as evidence in .../evidence/ as
+ * written atomically, with the address that presented it in .../checkpoint.from.
+ * Every later contact must prove consistency with it: a newer checkpoint
+ * needs a valid consistency proof from the server, an equal size needs the
+ * same root; a newer one whose consistency proof the server will not give
+ * ("cannot prove consistency") is not remembered. A smaller size is a copy
+ * that lags (a mirror, a CDN, an export: "stale", KIX_ESTALE, exit 5, or
+ * an answer as of its size through kix_trust_check_read), unless a
+ * consistency proof from it to the remembered size fails, which proves a
+ * fork. An inconsistency is KIX_EFORK (exit 4), the alarm: both signed checkpoints (the unproven
+ * one included) and the reason are kept as evidence in .../evidence/ as
  * STAMP-remembered.checkpoint, STAMP-presented.checkpoint and
  * STAMP-alarm.txt, and the message says where.
  * KIX_STATE_DIR overrides the state directory (tests).
@@ -45,7 +48,9 @@ int kix_trust_alarm(const struct kix_verifier *key, const struct kix_alarm_item 
 /* Verifies `note` (a signed checkpoint from `c`) against key, checks it is
  * consistent with the remembered one (fetching a consistency proof from c
  * when it is newer), and remembers it when it is newer. cp_out (may be
- * NULL) gets the parsed checkpoint (its extensions view points into note). */
+ * NULL) gets the parsed checkpoint (its extensions view points into note).
+ * An older one is KIX_ESTALE naming both sizes (kix_trust_check_read says
+ * how it is proven a prefix), or KIX_EFORK when proven not a prefix. */
 int kix_trust_check(struct kix_client *c, const struct kix_verifier *key, const char *note,
                     size_t len, struct kix_checkpoint *cp_out, struct kix_err *err) KIX_MUST_CHECK;
 
@@ -64,6 +69,40 @@ int kix_trust_check_past(struct kix_client *c, const struct kix_verifier *key, c
 int kix_trust_check_status(struct kix_client *c, const struct kix_verifier *key, const char *note,
                            size_t len, struct kix_checkpoint *cp_out,
                            struct kix_err *err) KIX_MUST_CHECK;
+
+/* ---- a copy that lags ----------------------------------------------------
+ *
+ * A reader may meet a copy of the log (a mirror, a CDN, an export) whose
+ * latest checkpoint is older than the one it verified before. That is a
+ * stale copy, not an attack, when its tree is a prefix of the remembered
+ * one. The prefix is proven by a consistency proof from its size to the
+ * remembered size, asked of the copy itself, then of the address that
+ * presented the remembered checkpoint (checkpoint.from), then of `provers`
+ * (a permalink's own log, say). A proof that does not verify proves a fork
+ * (KIX_EFORK, with evidence); none to be had leaves it unproven. */
+struct kix_trust_read {
+    const char *const *provers; /* more addresses that may prove the prefix */
+    size_t nprovers;
+    const struct kix_http_opts *http; /* for http(s):// provers (NULL: defaults) */
+};
+
+struct kix_trust_stale {
+    int stale;           /* 1: the checkpoint is older than the remembered one */
+    int proven;          /* 1: proven a prefix of it, by `by` */
+    uint64_t size;       /* the checkpoint's size */
+    uint64_t remembered; /* the size this client verified before */
+    char by[768];        /* proven: who proved it; else why no one could */
+};
+
+/* kix_trust_check, but an older checkpoint that is not proven a fork is
+ * KIX_OK with *stale filled (stale->stale 1; 0 otherwise): the caller
+ * answers as of its size and says so. Nothing is remembered then. The
+ * result for one checkpoint is kept for the process: later checks of the
+ * same size and root ask no one again. */
+int kix_trust_check_read(struct kix_client *c, const struct kix_verifier *key, const char *note,
+                         size_t len, const struct kix_trust_read *opts,
+                         struct kix_trust_stale *stale, struct kix_checkpoint *cp_out,
+                         struct kix_err *err) KIX_MUST_CHECK;
 
 /* Fetches the latest checkpoint from c and kix_trust_check()s it; the note
  * is appended to `note`. */
@@ -132,6 +171,10 @@ struct kix_witness_policy {
     const struct kix_verifier *keys; /* the witnesses trusted */
     size_t nkeys;
     size_t min; /* cosignatures required from distinct keys of `keys` */
+    /* freshness: when non-zero, the newest cosignature by one of `keys`
+     * must be at most this many seconds old (its tlog-cosignature
+     * timestamp), else KIX_ESTALE */
+    uint64_t max_age;
 };
 
 /* Opens `note` (a signed checkpoint) with the log key and the policy's
@@ -140,7 +183,9 @@ struct kix_witness_policy {
  * "the checkpoint at size N has K of the M witness cosignatures required
  * ..."; a bad signature by a known key is KIX_EVERIFY too; a witness key
  * that is not a cosignature key is KIX_EINVAL. A NULL policy or min 0 with
- * no keys checks the log signature only. */
+ * no keys checks the log signature only. With policy->max_age, a newest
+ * verified witness cosignature older than that (or none) is KIX_ESTALE
+ * naming its time. */
 int kix_witness_check(const char *note, size_t len, const struct kix_verifier *log_key,
                       const struct kix_witness_policy *policy, size_t *found,
                       struct kix_err *err) KIX_MUST_CHECK;

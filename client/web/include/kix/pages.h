@@ -132,6 +132,8 @@ struct kix_pages_export_stats {
  * and KIX_PAGE_STYLE_PATH. *out borrows static storage. */
 #define KIX_PAGE_SCRIPT_PATH "kix-verify.js"
 #define KIX_PAGE_STYLE_PATH  "style.css"
+/* The log's verifier key text and "\n" (kix trust of a static copy). */
+#define KIX_PAGE_VKEY_PATH "log.vkey"
 /* The home page's filter (client/web/static/kix-search.js), likewise. */
 #define KIX_PAGE_SEARCH_PATH "kix-search.js"
 void kix_page_search_script(struct kix_bytes *out);

@@ -44,7 +44,8 @@
     X(EREADONLY, -13, 1, "read-only")                                                              \
     X(EFORK, -14, 4, "inconsistent log (fork or rollback)")                                        \
     X(EEXIST, -15, 1, "already exists")                                                            \
-    X(ENOTSUP, -16, 1, "not supported")
+    X(ENOTSUP, -16, 1, "not supported")                                                            \
+    X(ESTALE, -17, 5, "stale copy of the log")
 
 enum kix_err_code {
 #define KIX__ERR_ENUM(name, value, exit_status, text) KIX_##name = value,
