@@ -31,7 +31,31 @@ struct checker {
     size_t nkeys, ngroups, cap_keys, cap_groups;
     uint64_t damaged;
     struct kix__sel_memory *sel; /* the selection lists, replayed */
+    uint64_t findings;
 };
+
+/* An entry today's origin rules refuse, which an older origin logged (and
+ * a replica or rebuild took): a finding, reported apart from problems. */
+static int finding(struct checker *c, uint64_t index, const struct kix_entry *e,
+                   const struct kix_run_info *run)
+{
+    struct kix_check_issue is;
+    struct kix_err why = {0};
+    int rule = kix__origin_finding(e, run, &why);
+
+    if (!rule)
+        return KIX_OK;
+    c->findings++;
+    if (!c->opts || !c->opts->finding)
+        return KIX_OK;
+    memset(&is, 0, sizeof(is));
+    is.table = "findings";
+    is.index = index;
+    snprintf(is.where, sizeof(is.where), "%s", kix_finding_rule_name(rule));
+    snprintf(is.message, sizeof(is.message), "%s", why.msg);
+    c->opts->finding(c->opts->finding_ctx, &is);
+    return KIX_OK;
+}
 
 static int push_hash(struct kix_hash **a, size_t *n, size_t *cap, const uint8_t h[32])
 {
@@ -143,6 +167,11 @@ static int replay_one(struct checker *c, uint64_t index, const struct kix_hash *
     if (e->type == KIX_ENTRY_KEY)
         return push_hash(&c->keys, &c->nkeys, &c->cap_keys, e->subject.b);
     snprintf(where, sizeof(where), "leaves u64:%llu", (unsigned long long)index);
+    if ((e->type == KIX_ENTRY_PUBLICATION || e->type == KIX_ENTRY_RERUN) &&
+        (rc = finding(c, index, e,
+                      e->type == KIX_ENTRY_RERUN && find(c, e->run_id) ? &find(c, e->run_id)->info
+                                                                       : NULL)) != KIX_OK)
+        return rc;
     if (e->type == KIX_ENTRY_PUBLICATION) {
         if (find(c, e->run_id))
             return report(c, "leaves", index, where, "run %s is published twice", e->run_id);
@@ -587,6 +616,7 @@ int kix_index_check(struct kix_log *l, const struct kix_check_opts *opts,
         stats->runs = c.nruns;
         stats->ranked = grouped;
         stats->issues = c.issues;
+        stats->findings = c.findings;
     }
     for (size_t i = 0; i < c.cap; i++)
         if (c.table[i]) {

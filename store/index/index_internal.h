@@ -22,6 +22,9 @@ enum kix__index_table {
      * byte b as 0xff - b ‖ 0xff → empty; one seek finds a run's page */
     KIX_TABLE_GROUP_STARTS,
     KIX_TABLE_SELECTIONS, /* selection records by index key (sel/...); 'g' ‖ key: listed */
+    /* entries an older origin logged that today's origin rules refuse
+     * (findings.c): u64be index → rule (u8) ‖ message text */
+    KIX_TABLE_FINDINGS,
     KIX_INDEX_TABLES
 };
 
@@ -48,6 +51,16 @@ int kix__manifest_memo_prepare(const struct kix_log_object *o, void *memo, struc
 /* The memo of the item's subject when its submission carried it: 1, *out
  * filled; 0 when it did not (read the stored manifest). */
 int kix__manifest_memo_of(const struct kix_log_item *item, struct kix__manifest_memo *out);
+
+/* indexer.c: the origin rule entry e breaks (enum kix_finding_rule, why
+ * says how) or 0; run: the record of the run a rerun is about, before it. */
+int kix__origin_finding(const struct kix_entry *e, const struct kix_run_info *run,
+                        struct kix_err *why);
+
+/* findings.c: notes that replayed entry item breaks today's origin rule
+ * (message: what and why), for kix audit, mirrors and kixd check. */
+int kix__finding_put(struct kix_log_txn *t, uint64_t index, int rule, const char *message,
+                     struct kix_err *err) KIX_MUST_CHECK;
 
 /* Run record: fixed layout, see runs.c. */
 #define RUN_RECORD_LEN_V1 (32 + 32 + 8 * 7 + 1 + 32 + 8 + 1)

@@ -210,7 +210,9 @@ int kix_vindex_run_decode(const uint8_t *v, size_t len, const char *run_id,
         (!i->grouped && (i->value != 0 || memcmp(i->comparison_key.b, zero, 32) != 0)) ||
         (i->supersedes_index == NONE) != (out->predecessor[0] == '\0') ||
         (i->superseded_by_index == NONE) != (out->successor[0] == '\0') ||
-        (i->evidence_index == NONE) != (i->reruns == 0) || i->publication_index == NONE)
+        (i->evidence_index != NONE && i->reruns == 0) ||
+        (i->evidence_index == NONE && i->evidence != KIX_EVIDENCE_REPORTED) ||
+        i->publication_index == NONE)
         return malformed(err, "run");
     return KIX_OK;
 }

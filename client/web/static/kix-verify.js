@@ -583,7 +583,8 @@
         (!x.grouped && (x.value !== 0n || !/^0{64}$/.test(x.comparisonKey))) ||
         (x.supersedesIndex === NONE) !== (x.predecessor === '') ||
         (x.supersededByIndex === NONE) !== (x.successor === '') ||
-        (x.evidenceIndex === NONE) !== (x.reruns === 0n) || x.publication === NONE)
+        (x.evidenceIndex !== NONE && x.reruns === 0n) ||
+        (x.evidenceIndex === NONE && x.evidenceCode !== 0) || x.publication === NONE)
       throw new Fail('the run record is malformed');
     x.grouped = x.grouped === 1;
     return x;
@@ -933,8 +934,12 @@
         if (EVIDENCE.indexOf(r.outcome) < 1)
           throw new Fail('rerun entry ' + e.index + ' has no valid outcome');
         x.reruns.push(r);
-        x.evidence = r.outcome;
-        x.evidenceEntry = r;
+        /* the publisher's own rerun is listed, never evidence (PROTOCOL.md 5.3; the
+         * publication, at the lowest index, came first) */
+        if (!x.publication || r.signer !== x.publication.signer) {
+          x.evidence = r.outcome;
+          x.evidenceEntry = r;
+        }
       } else if (e.type === 'attestation') {
         x.attestations.push({ index: e.index, note: str(p.note) || '', at: str(p.attestedAt) || '',
                               signer: e.signer });
