@@ -109,25 +109,28 @@ void kix__smt_tiles(struct kix_smt_tiles *tiles, struct kix_log_txn *t);
 void kix__run_group_by_manifest(struct kix_run_info *run, const uint8_t *manifest, size_t len);
 
 /* group_pages.c: the group as the verifiable index pages it (kix/vindex.h).
- * page_of: the id of the page holding run ("" the first page);
- * touch_pages: notes the pages a join or leave of run changes (call it
- * with run in the table or out of it, the pages are the same); directory
- * and page: the records (a page whose starting run is no member: empty). */
+ * page_of: the id of the page holding run ("" the first page); reflow:
+ * after run joined or left the group table, recuts the pages from the
+ * last start before it to the next hash start after it (the group-table
+ * flags and the starts table) and notes every page that may have changed;
+ * directory and page: the records (a page whose starting run is no
+ * member, or starts no page now: empty). */
 int kix__group_page_of(struct kix_log_txn *t, const struct kix_run_info *run,
                        char page_id[KIX_RUN_ID_MAX + 1]);
-/* Notes run as a page's start (present 1) or no longer (0), when it
- * starts one (KIX_TABLE_GROUP_STARTS). */
-int kix__group_start_put(struct kix_log_txn *t, const struct kix_run_info *run, int present,
-                         struct kix_err *err);
-int kix__group_touch_pages(struct kix_log_txn *t, const struct kix_run_info *run,
-                           struct kix_err *err);
+int kix__group_reflow(struct kix_log_txn *t, const struct kix_run_info *run, struct kix_err *err);
+/* A run that started a page left the group table: out of the starts
+ * table, its page noted (it stays, empty). */
+int kix__group_unstart(struct kix_log_txn *t, const struct kix_run_info *run, struct kix_err *err);
 int kix__group_directory(struct kix_log_txn *t, const struct kix_digest *group, struct kix_buf *out,
                          struct kix_err *err);
 int kix__group_page(struct kix_log_txn *t, const struct kix_digest *group, const char *page_id,
                     size_t id_len, struct kix_buf *out, struct kix_err *err);
 
 /* groups.c: the group index (comparison key ‖ u64be value ‖ run id →
- * 0x01 when the run starts a page of the group, else empty). */
+ * KIX_GROUP_STARTS_HASH when the run starts a page of the group by the
+ * hash rule, KIX_GROUP_STARTS_FULL when it starts one because the page
+ * before it is full, else empty). */
+enum { KIX_GROUP_STARTS_HASH = 1, KIX_GROUP_STARTS_FULL = 2 };
 int kix__group_insert(struct kix_log_txn *t, const struct kix_run_info *run, struct kix_err *err);
 int kix__group_remove(struct kix_log_txn *t, const struct kix_run_info *run, struct kix_err *err);
 
