@@ -591,7 +591,10 @@
   }
 
   /* Groups are paged (PROTOCOL.md section 4.2): a member starts a page when
-   * SHA-256("kix.group.page\n" || run id) is below 4 in its first byte. */
+   * SHA-256("kix.group.page\n" || run id) is below 4 in its first byte, or
+   * when the page before it is full (PAGE_MAX members), so that no page
+   * record passes PAGE_BYTES however a publisher picks its ids. */
+  var PAGE_MAX = 448n, PAGE_BYTES = 65536;
   async function startsPage(runId) {
     return (await sha256(enc.encode('kix.group.page\n' + runId)))[0] < 4;
   }
@@ -605,7 +608,7 @@
    * does: { count, pages: [{ index, firstRank, members, first: {runId,
    * value} }], best }. */
   async function decodeGroupDir(rec, keyHex) {
-    var r = new Reader(rec, 'group'), pages = [], rank = 1n, last = null;
+    var r = new Reader(rec, 'group'), pages = [], rank = 1n, last = null, lastMembers = 0n;
     if (r.u8() !== 2) throw new Fail('the group directory has the wrong tag');
     if (hex(r.take(32)) !== keyHex) throw new Fail('the group directory is another group\u2019s');
     var count = r.u64(), n = r.u64();
@@ -617,13 +620,17 @@
           members > count - (rank - 1n))
         throw new Fail('the group directory is malformed');
       var first = { runId: runId, value: value };
-      if (i > 0n && !(await startsPage(runId)))
+      if (members > PAGE_MAX)
+        throw new Fail('the group directory lists a page of ' + members + ' runs, over the ' +
+                       PAGE_MAX + ' of a full page');
+      if (i > 0n && lastMembers !== PAGE_MAX && !(await startsPage(runId)))
         throw new Fail('the group directory starts a page at a run that does not start one');
       if (members > 0n && last && !beforeInRank(last, first))
         throw new Fail('the group directory is not in rank order');
       if (members > 0n) last = first;
       pages.push({ index: Number(i), firstRank: rank, members: members, first: first });
       rank += members;
+      lastMembers = members;
     }
     if (r.o !== rec.length || rank - 1n !== count) throw new Fail('the group directory is malformed');
     var best = pages.filter(function (p) { return p.members > 0n; })[0];
@@ -634,12 +641,16 @@
    * does; with `want` (its directory entry) its count, first member and
    * kind; members ranked from want's first rank (1 without). */
   async function decodeGroupPage(rec, keyHex, want) {
+    if (rec.length > PAGE_BYTES)
+      throw new Fail('a group page record of ' + rec.length + ' bytes is over the ' + PAGE_BYTES +
+                     '-byte bound of a page');
     var r = new Reader(rec, 'group page'), members = [], last = null;
     if (r.u8() !== 5) throw new Fail('the group page has the wrong tag');
     if (hex(r.take(32)) !== keyHex) throw new Fail('the group page is another group\u2019s');
     var pageId = r.id(true), count = r.u64(), rank = want ? want.firstRank : 1n;
     /* each member takes at least 10 bytes: a count past that is a lie */
     if (count > BigInt(rec.length - r.o) / 10n) throw new Fail('the group page is truncated');
+    if (count > PAGE_MAX) throw new Fail('the group page holds more runs than a full page');
     for (var n = 0n; n < count; n++) {
       var value = r.u64();
       members.push({ rank: Number(rank + n), runId: r.id(false), value: value });
