@@ -98,6 +98,15 @@ static int slug_skips(const char *key)
     return strcmp(key, "num_shards") == 0;
 }
 
+/* Config keys that say how the row was produced, not what it measured:
+ * the sweep it belongs to (fused_moe's sweep_dim), the harness's own mode
+ * (the pass is kernel_operation_mode's). Kept in the run's sourceNative
+ * with the rest of the config, never in the workload. */
+static int not_workload(const char *key)
+{
+    return strcmp(key, "sweep_dim") == 0 || strcmp(key, "mode") == 0;
+}
+
 const char *kix_liger_column_name(int column)
 {
     return column >= 0 && column < KIX_LIGER_NCOLUMNS ? column_names[column] : NULL;
@@ -248,6 +257,7 @@ int kix_liger_header_parse(const struct kix_csv_record *rec, struct kix_liger_he
 struct param {
     char name[PARAM_MAX + 1];
     json_t *value; /* borrowed */
+    int slug;      /* named in the slug (and so the external id) */
 };
 
 struct row {
@@ -420,6 +430,7 @@ static int add_param(struct row *r, const char *raw, const char *label, json_t *
     if (name_taken(r, name))
         return BAD(r, "config key '%.64s' and another parameter both name '%s'", raw, name);
     snprintf(r->params[r->nparams].name, PARAM_MAX + 1, "%s", name);
+    r->params[r->nparams].slug = 1;
     r->params[r->nparams++].value = value;
     return KIX_OK;
 }
@@ -457,6 +468,12 @@ static int check_config(struct row *r, struct kix_err *err)
             continue; /* the x value stands for it (upstream writes null there) */
         if (json_is_integer(v) || json_is_real(v) || json_is_boolean(v))
             rc = add_param(r, key, NULL, v, err);
+        /* a text setting (geglu's hidden_act) is part of what was measured:
+         * a workload parameter, out of the slug so that external ids stay
+         * as they were */
+        else if (json_is_string(v) && !not_workload(key) &&
+                 (rc = add_param(r, key, NULL, v, err)) == KIX_OK)
+            r->params[r->nparams - 1].slug = 0;
     }
     return rc;
 }
@@ -482,8 +499,10 @@ static int build_slug(struct row *r)
 {
     int rc = KIX_OK;
     qsort(r->params, r->nparams, sizeof(*r->params), cmp_param);
-    for (size_t i = 0; rc == KIX_OK && i < r->nparams; i++) {
-        if (i)
+    for (size_t i = 0, n = 0; rc == KIX_OK && i < r->nparams; i++) {
+        if (!r->params[i].slug)
+            continue;
+        if (n++)
             rc = kix_buf_addc(&r->slug, '-');
         if (rc == KIX_OK)
             rc = kix_buf_adds(&r->slug, r->params[i].name);
@@ -671,11 +690,11 @@ static int build_workload(struct row *r, struct kix_liger_run *out, struct kix_e
         rc = kix_buf_addf(&title, DOT "%s", r->dtype);
     if (rc == KIX_OK)
         rc = kix_buf_addf(&id, "%s-%s", r->f[KIX_LIGER_KERNEL_NAME], (const char *)r->slug.ptr);
-    spec = json_pack("{s:s, s:{s:s, s:s, s:O}, s:o}", "kernel", r->f[KIX_LIGER_KERNEL_NAME], "x",
-                     "name", r->f[KIX_LIGER_X_NAME], "label", r->f[KIX_LIGER_X_LABEL], "value",
-                     r->x, "parameters", params);
-    if (spec && r->config)
-        json_object_set(spec, "config", r->config);
+    /* what was measured, never the sweep the row came from: the sweep
+     * (x) and the config that named the other parameters go in the run's
+     * sourceNative, so that one shape measured in two sweeps is one
+     * workload and one group (issue 37.5) */
+    spec = json_pack("{s:s, s:o}", "kernel", r->f[KIX_LIGER_KERNEL_NAME], "parameters", params);
     if (spec && r->dtype[0])
         json_object_set_new(spec, "dtype", json_string(r->dtype));
     if (spec) {
@@ -787,6 +806,21 @@ static int build_run(struct row *r, struct kix_liger_run *out, struct kix_err *e
         out->external_id, "protocolDigest", digests[KIX_LIGER_PROTOCOL], "workloadDigest",
         digests[KIX_LIGER_WORKLOAD], "environmentDigest", digests[KIX_LIGER_ENVIRONMENT],
         "implementationDigest", digests[KIX_LIGER_IMPLEMENTATION]);
+    if (spec) {
+        /* the row's provenance: the sweep it came from, the config as given
+         * (read here when the workload came from the cache, which checked it) */
+        json_t *native = json_object_get(spec, "sourceNative");
+        const char *text = r->f[KIX_LIGER_EXTRA_BENCHMARK_CONFIG_STR];
+        if (!r->config && *text && strcmp(text, "null") != 0)
+            r->config = json_loads(text, JSON_REJECT_DUPLICATES, NULL);
+        if (json_object_set_new(native, "x",
+                                json_pack("{s:s, s:s, s:O}", "name", r->f[KIX_LIGER_X_NAME],
+                                          "label", r->f[KIX_LIGER_X_LABEL], "value", r->x)) ||
+            (r->config && json_object_set(native, "config", r->config))) {
+            json_decref(spec);
+            spec = NULL;
+        }
+    }
     if (!spec)
         return oom(err);
     title = textf(r->memory ? "%s" DOT "%s" DOT "%s" DOT "peak memory" : "%s" DOT "%s" DOT "%s",
