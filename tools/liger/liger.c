@@ -255,9 +255,10 @@ int kix_liger_header_parse(const struct kix_csv_record *rec, struct kix_liger_he
 /* ---- one row ------------------------------------------------------------------ */
 
 struct param {
-    char name[PARAM_MAX + 1];
-    json_t *value; /* borrowed */
-    int slug;      /* named in the slug (and so the external id) */
+    char name[PARAM_MAX + 1];      /* in the workload */
+    char slug_name[PARAM_MAX + 1]; /* in the slug, as before issue 37.5 */
+    json_t *value;                 /* borrowed */
+    int slug;                      /* named in the slug (and so the external id) */
 };
 
 struct row {
@@ -405,6 +406,26 @@ static int name_taken(const struct row *r, const char *name)
     return 0;
 }
 
+/* A config key one kernel means otherwise than param_names says: the name
+ * its sweep over the key gives it (fused_moe's T is its token count, its
+ * T sweep's label "num_tokens"), so that its E sweep's fixed T and its T
+ * sweep's x name one parameter and one shape is one workload (issue
+ * 37.5). The slug keeps the general name, so external ids stay. */
+static const struct {
+    const char *kernel, *key, *name;
+} kernel_param_names[] = {
+    {"fused_moe", "T", "tokens"},
+};
+
+static const char *kernel_name_of(const struct row *r, const char *raw)
+{
+    for (size_t i = 0; i < COUNT(kernel_param_names); i++)
+        if (strcmp(r->f[KIX_LIGER_KERNEL_NAME], kernel_param_names[i].kernel) == 0 &&
+            strcmp(raw, kernel_param_names[i].key) == 0)
+            return kernel_param_names[i].name;
+    return NULL;
+}
+
 static const char *short_name(const char *raw, const char *label)
 {
     if (label)
@@ -429,6 +450,9 @@ static int add_param(struct row *r, const char *raw, const char *label, json_t *
                    PARAM_MAX);
     if (name_taken(r, name))
         return BAD(r, "config key '%.64s' and another parameter both name '%s'", raw, name);
+    snprintf(r->params[r->nparams].slug_name, PARAM_MAX + 1, "%s", name);
+    if (!label && kernel_name_of(r, raw) && !name_taken(r, kernel_name_of(r, raw)))
+        name = kernel_name_of(r, raw);
     snprintf(r->params[r->nparams].name, PARAM_MAX + 1, "%s", name);
     r->params[r->nparams].slug = 1;
     r->params[r->nparams++].value = value;
@@ -478,9 +502,16 @@ static int check_config(struct row *r, struct kix_err *err)
     return rc;
 }
 
+/* pointers to params, by their workload names */
+static int cmp_param_name(const void *a, const void *b)
+{
+    return strcmp((*(const struct param *const *)a)->name, (*(const struct param *const *)b)->name);
+}
+
+/* by the slug's names, so that the slug is as it was */
 static int cmp_param(const void *a, const void *b)
 {
-    return strcmp(((const struct param *)a)->name, ((const struct param *)b)->name);
+    return strcmp(((const struct param *)a)->slug_name, ((const struct param *)b)->slug_name);
 }
 
 static int add_value(struct kix_buf *b, json_t *v)
@@ -505,7 +536,7 @@ static int build_slug(struct row *r)
         if (n++)
             rc = kix_buf_addc(&r->slug, '-');
         if (rc == KIX_OK)
-            rc = kix_buf_adds(&r->slug, r->params[i].name);
+            rc = kix_buf_adds(&r->slug, r->params[i].slug_name);
         if (rc == KIX_OK)
             rc = add_value(&r->slug, r->params[i].value);
     }
@@ -688,8 +719,29 @@ static int build_workload(struct row *r, struct kix_liger_run *out, struct kix_e
     }
     if (rc == KIX_OK && r->dtype[0])
         rc = kix_buf_addf(&title, DOT "%s", r->dtype);
+    /* the workload's name: its parameters by their workload names (the
+     * slug's may differ, kernel_param_names), numbers only as in the slug */
     if (rc == KIX_OK)
-        rc = kix_buf_addf(&id, "%s-%s", r->f[KIX_LIGER_KERNEL_NAME], (const char *)r->slug.ptr);
+        rc = kix_buf_adds(&id, r->f[KIX_LIGER_KERNEL_NAME]);
+    if (rc == KIX_OK) {
+        const struct param **order = calloc(r->nparams ? r->nparams : 1, sizeof(*order));
+        size_t n = 0;
+        if (!order)
+            rc = KIX_ENOMEM;
+        for (size_t i = 0; order && i < r->nparams; i++)
+            if (r->params[i].slug)
+                order[n++] = &r->params[i];
+        if (order && n > 1)
+            qsort(order, n, sizeof(*order), cmp_param_name);
+        for (size_t i = 0; rc == KIX_OK && i < n; i++) {
+            rc = kix_buf_addf(&id, "-%s", order[i]->name);
+            if (rc == KIX_OK)
+                rc = add_value(&id, order[i]->value);
+        }
+        if (rc == KIX_OK && r->dtype[0])
+            rc = kix_buf_addf(&id, "-%s", r->dtype);
+        free(order);
+    }
     /* what was measured, never the sweep the row came from: the sweep
      * (x) and the config that named the other parameters go in the run's
      * sourceNative, so that one shape measured in two sweeps is one
