@@ -387,7 +387,7 @@ static int by_u64(const void *a, const void *b)
 static int left_pages(struct tree_check *tc, const struct kix_run_info *const *e, size_t n)
 {
     uint64_t *events = NULL;
-    uint8_t *ever = NULL, *now = NULL;
+    uint8_t *ever = NULL, *now = NULL, *hash = NULL;
     size_t nev = 0;
     int rc = KIX_OK;
 
@@ -395,8 +395,11 @@ static int left_pages(struct tree_check *tc, const struct kix_run_info *const *e
         return KIX_OK;
     ever = calloc(n, 1);
     now = calloc(n, 1);
-    if (!ever || !now)
+    hash = malloc(n);
+    if (!ever || !now || !hash)
         rc = KIX_ENOMEM;
+    for (size_t i = 0; hash && i < n; i++) /* once a run, not once a state */
+        hash[i] = (uint8_t)kix_vindex_page_starts(e[i]->run_id, strlen(e[i]->run_id));
     if (rc == KIX_OK && n > KIX_VINDEX_PAGE_MAX) {
         events = malloc(2 * n * sizeof(*events));
         if (!events)
@@ -423,8 +426,7 @@ static int left_pages(struct tree_check *tc, const struct kix_run_info *const *e
             now[i] = 0;
             if (!alive)
                 continue;
-            start = kix_vindex_page_starts(e[i]->run_id, strlen(e[i]->run_id)) ||
-                    count == KIX_VINDEX_PAGE_MAX;
+            start = hash[i] || count == KIX_VINDEX_PAGE_MAX;
             count = start ? 1 : count + 1;
             ever[i] |= (uint8_t)start;
             now[i] = (uint8_t)start;
@@ -439,6 +441,7 @@ static int left_pages(struct tree_check *tc, const struct kix_run_info *const *e
     free(events);
     free(ever);
     free(now);
+    free(hash);
     return rc;
 }
 
