@@ -147,6 +147,14 @@ static int add_members(struct kbuild *b, size_t gi)
     return KIX_OK;
 }
 
+static int member_group_order(const void *a, const void *c)
+{
+    const struct member *x = a, *y = c;
+    if (x->group != y->group)
+        return x->group < y->group ? -1 : 1;
+    return (x->sweep > y->sweep) - (x->sweep < y->sweep);
+}
+
 static int member_order(const void *a, const void *c)
 {
     const struct member *x = a, *y = c;
@@ -376,14 +384,17 @@ int kix_kernel_view_build(struct kix_log_reader *r, const struct kix_home_view *
     }
     if (rc == KIX_OK)
         rc = make_sweeps(&b);
-    /* members are in key order: a group's are found by a pass over them */
-    for (size_t i = 0; rc == KIX_OK && i < b.ngroups; i++) {
+    /* the sweeps made, each group's members together (at = its first) */
+    if (rc == KIX_OK && b.nmembers > 1)
+        qsort(b.members, b.nmembers, sizeof(*b.members), member_group_order);
+    for (size_t i = 0, at = 0; rc == KIX_OK && i < b.ngroups; i++) {
         struct kgroup *g = &b.groups[i];
         struct kix_digest key;
         uint64_t size;
-        size_t first, n, swept = 0;
-        for (size_t k = 0; k < b.nmembers; k++)
-            swept += b.members[k].group == i && b.members[k].sweep != SIZE_MAX;
+        size_t first, n, swept = 0, from = at, end;
+        for (end = at; end < b.nmembers && b.members[end].group == i; end++)
+            swept += b.members[end].sweep != SIZE_MAX;
+        at = end;
         if (!swept) {
             v->runs += g->row->group_size; /* counted, in no sweep */
             continue;
@@ -396,9 +407,9 @@ int kix_kernel_view_build(struct kix_log_reader *r, const struct kix_home_view *
             v->runs += size - KIX_VIEW_GROUP_MAX;
         /* the group's best run per implementation, once in each sweep */
         n = b.npoints - first;
-        for (size_t k = 0, placed = 0; rc == KIX_OK && k < b.nmembers; k++) {
+        for (size_t k = from, placed = 0; rc == KIX_OK && k < end; k++) {
             const struct member *mb = &b.members[k];
-            if (mb->group != i || mb->sweep == SIZE_MAX)
+            if (mb->sweep == SIZE_MAX)
                 continue;
             for (size_t j = 0; rc == KIX_OK && j < n; j++) {
                 struct kpoint *p;
