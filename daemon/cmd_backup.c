@@ -82,7 +82,7 @@ static int backup(const struct backup_args *a, const char *partial, uint64_t *si
     struct kix_log *src = NULL, *copy = NULL;
     struct kix_check_opts co;
     struct kix_check_stats st;
-    struct kix_index_check_stats ist = {0, 0, 0, 0};
+    struct kix_index_check_stats ist = {0, 0, 0, 0, 0};
     char lock[4200];
     int rc;
 

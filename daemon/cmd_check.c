@@ -17,7 +17,7 @@
 #define START_ISSUES_LOGGED 10 /* problems kixd serve logs before refusing */
 
 static const char check_help[] =
-    "usage: kixd check --store DIR [--quick [--tail N]] [--max-problems N] [--json]\n"
+    "usage: kixd check --store DIR [--quick [--tail N]] [--max-problems N] [--strict] [--json]\n"
     "\n"
     "Checks a kix store against itself, offline (a running kixd may keep serving\n"
     "it: the check reads one snapshot):\n"
@@ -33,6 +33,10 @@ static const char check_help[] =
     "Each problem is printed with its table and record (as kix-tamper names them)\n"
     "and the entry index it concerns. Signatures of entries and the log policy are\n"
     "not rechecked here: run kix audit for that.\n"
+    "The full check also lists findings: entries an older origin logged that\n"
+    "today's origin rules refuse (a run id outside the grammar, a controlled rerun\n"
+    "signed by the run's own publisher, which is never evidence). They are not\n"
+    "problems of the store, unless --strict.\n"
     "\n"
     "  --store DIR          the store directory (a log or a mirror)\n"
     "  --quick              only what kixd serve checks at start: the latest\n"
@@ -40,10 +44,11 @@ static const char check_help[] =
     "                       last --tail entries (default 1024) with their tiles\n"
     "                       and objects\n"
     "  --max-problems N     stop after N problems (default 100)\n"
+    "  --strict             any finding fails the check (exit 1)\n"
     "  --json               one JSON object on stdout instead of lines\n"
     "\n"
-    "exit status: 0 nothing wrong, 1 problems found, 2 usage, 3 the store cannot\n"
-    "be read\n";
+    "exit status: 0 nothing wrong, 1 problems found (or findings, under --strict),\n"
+    "2 usage, 3 the store cannot be read\n";
 
 /* ---- output ------------------------------------------------------------------------ */
 
@@ -67,6 +72,9 @@ struct report {
     unsigned long long count;
     int tty;
     time_t last_progress;
+    /* findings, kept apart from problems: the JSON prints them after */
+    struct kix_buf findings;
+    unsigned long long nfindings;
 };
 
 int kixd_check_issue_to_stderr(void *ctx, const struct kix_check_issue *is)
@@ -102,6 +110,38 @@ static int print_issue(void *ctx, const struct kix_check_issue *is)
     }
     fflush(stdout);
     r->count++;
+    return 0;
+}
+
+static int print_finding(void *ctx, const struct kix_check_issue *is)
+{
+    struct report *r = ctx;
+    char *text = NULL;
+    size_t len = 0;
+    FILE *f;
+
+    if (r->tty)
+        fputs("\r\033[K", stderr);
+    if (!r->json) {
+        printf("finding: entry %llu (%s): %s\n", (unsigned long long)is->index, is->where,
+               is->message);
+        fflush(stdout);
+        r->nfindings++;
+        return 0;
+    }
+    f = open_memstream(&text, &len);
+    if (!f)
+        return 0;
+    fprintf(f, "%s{\"index\":%llu,\"rule\":", r->nfindings ? "," : "",
+            (unsigned long long)is->index);
+    json_string(f, is->where);
+    fprintf(f, ",\"reason\":");
+    json_string(f, is->message);
+    fputc('}', f);
+    fclose(f);
+    if (text && kix_buf_add(&r->findings, text, len) == KIX_OK)
+        r->nfindings++;
+    free(text);
     return 0;
 }
 
@@ -146,18 +186,16 @@ int kixd_check_log(struct kix_log *log, const struct kix_check_opts *o, struct k
 
 int kixd_check_main(int argc, char **argv)
 {
-    static const struct option longopts[] = {{"store", required_argument, NULL, 's'},
-                                             {"quick", no_argument, NULL, 'q'},
-                                             {"tail", required_argument, NULL, 't'},
-                                             {"max-problems", required_argument, NULL, 'm'},
-                                             {"json", no_argument, NULL, 'j'},
-                                             {"help", no_argument, NULL, 'h'},
-                                             {NULL, 0, NULL, 0}};
+    static const struct option longopts[] = {
+        {"store", required_argument, NULL, 's'}, {"quick", no_argument, NULL, 'q'},
+        {"tail", required_argument, NULL, 't'},  {"max-problems", required_argument, NULL, 'm'},
+        {"json", no_argument, NULL, 'j'},        {"strict", no_argument, NULL, 'S'},
+        {"help", no_argument, NULL, 'h'},        {NULL, 0, NULL, 0}};
     const char *dir = NULL;
     struct kix_log_opts lopts;
     struct kix_check_opts copts;
     struct kix_check_stats st;
-    struct kix_index_check_stats ist = {0, 0, 0, 0};
+    struct kix_index_check_stats ist = {0, 0, 0, 0, 0};
     struct kix_log *log = NULL;
     struct kix_err err = {0};
     struct report rep;
@@ -166,7 +204,7 @@ int kixd_check_main(int argc, char **argv)
     unsigned long long count;
     struct stat sb;
     double secs;
-    int c, rc;
+    int c, rc, strict = 0;
 
     memset(&copts, 0, sizeof(copts));
     memset(&rep, 0, sizeof(rep));
@@ -193,6 +231,9 @@ int kixd_check_main(int argc, char **argv)
             break;
         case 'j':
             rep.json = 1;
+            break;
+        case 'S':
+            strict = 1;
             break;
         case 'h':
             fputs(check_help, stdout);
@@ -223,6 +264,8 @@ int kixd_check_main(int argc, char **argv)
     copts.issue_ctx = &rep;
     copts.progress = show_progress;
     copts.progress_ctx = &rep;
+    copts.finding = print_finding;
+    copts.finding_ctx = &rep;
     if (rep.json)
         printf("{\"problems\":[");
     clock_gettime(CLOCK_MONOTONIC, &t0);
@@ -230,8 +273,16 @@ int kixd_check_main(int argc, char **argv)
     secs = seconds_since(&t0);
     if (rep.tty)
         fputs("\r\033[K", stderr);
+    if (rc == KIX_OK && strict && rep.nfindings)
+        rc = kix_err_set(&err, KIX_ECORRUPT,
+                         "--strict: %llu entr%s the log holds break%s today's origin rules "
+                         "(the findings above); an older origin logged them",
+                         rep.nfindings, rep.nfindings == 1 ? "y" : "ies",
+                         rep.nfindings == 1 ? "s" : "");
     if (rep.json) {
-        printf("],\"ok\":%s,\"quick\":%s,\"origin\":", rc == KIX_OK ? "true" : "false",
+        printf("],\"findings\":[%.*s],\"strict\":%s", (int)rep.findings.len,
+               rep.findings.len ? (const char *)rep.findings.ptr : "", strict ? "true" : "false");
+        printf(",\"ok\":%s,\"quick\":%s,\"origin\":", rc == KIX_OK ? "true" : "false",
                copts.quick ? "true" : "false");
         json_string(stdout, kix_log_origin(log));
         printf(",\"size\":%llu,\"entries\":%llu,\"checkpoints\":%llu,\"roots\":%llu,"
@@ -245,14 +296,17 @@ int kixd_check_main(int argc, char **argv)
     } else if (rc == KIX_OK || rc == KIX_ECORRUPT) {
         printf("%s%s check of %s (log %s, size %llu): %llu entries, %llu checkpoints "
                "(%llu roots recomputed), %llu tree hashes in %llu tiles, %llu objects, "
-               "%llu runs (%llu ranked) recomputed in %.2f s\n",
+               "%llu runs (%llu ranked) recomputed in %.2f s%s\n",
                rc == KIX_OK ? "passed: " : "FAILED: ", copts.quick ? "quick" : "full", dir,
                kix_log_origin(log), (unsigned long long)st.size, (unsigned long long)st.entries,
                (unsigned long long)st.checkpoints, (unsigned long long)st.roots,
                (unsigned long long)st.nodes, (unsigned long long)st.tiles,
                (unsigned long long)st.objects, (unsigned long long)ist.runs,
-               (unsigned long long)ist.ranked, secs);
+               (unsigned long long)ist.ranked, secs,
+               rep.nfindings && !strict ? "; with the findings above (--strict fails on them)"
+                                        : "");
     }
+    kix_buf_release(&rep.findings);
     kix_log_close(log);
     if (rc == KIX_OK)
         return 0;

@@ -185,7 +185,7 @@ static int promote(const struct promote_args *a, uint64_t *size, struct kix_err 
     struct kix_log *log = NULL;
     struct kix_check_opts co;
     struct kix_check_stats st;
-    struct kix_index_check_stats ist = {0, 0, 0, 0};
+    struct kix_index_check_stats ist = {0, 0, 0, 0, 0};
     int lock = -1, rc = check_files(a->store, err);
 
     if (rc)

@@ -194,6 +194,39 @@ static uint64_t local_size(struct kixd_mirror *m)
     return size;
 }
 
+struct finding_log {
+    const char *upstream;
+    uint64_t to; /* log only those below (a later round reports the rest) */
+};
+
+static int log_finding(void *ctx, const struct kix_finding *f)
+{
+    const struct finding_log *l = ctx;
+
+    if (f->index >= l->to)
+        return 1;
+    kixd_log(KIXD_WARN,
+             "mirror of %s: finding: entry %llu (%s) breaks today's origin rules: %s (replicated "
+             "as logged, never counted as evidence; kixd check --strict fails on it)",
+             l->upstream, (unsigned long long)f->index, f->name, f->text);
+    return 0;
+}
+
+/* The findings (kix/index.h) among the entries [from, to) the mirror
+ * took: entries its upstream logged that today's origin rules refuse. */
+static void report_findings(struct kixd_mirror *m, uint64_t from, uint64_t to)
+{
+    struct finding_log l = {m->cfg->mirror_of, to};
+    struct kix_log_reader *r = NULL;
+
+    if (kix_log_read_begin(m->srv->log, &r) != KIX_OK)
+        return;
+    if (kix_index_findings(r, from, log_finding, &l, NULL) != KIX_OK)
+        kixd_log(KIXD_WARN, "mirror of %s: cannot read the findings of entries %llu to %llu",
+                 m->cfg->mirror_of, (unsigned long long)from, (unsigned long long)to);
+    kix_log_read_end(r);
+}
+
 /* Our signed checkpoint at `size` (KIX_NO_INDEX: the latest), appended. */
 static int local_checkpoint(struct kixd_mirror *m, uint64_t size, struct kix_buf *note,
                             uint64_t *got, struct kix_err *err)
@@ -752,6 +785,8 @@ static int mirror_round(struct kixd_mirror *m, struct kix_err *err)
         opts.cancel = on_cancel;
         t0 = now_ms();
         rc = kix_sync(m->up, m->srv->log, info.size, &opts, &synced, err);
+        if (synced > size)
+            report_findings(m, size, synced);
         if (rc == KIX_EVERIFY && err && root_mismatch(m, err))
             return FORK_FOUND;
         if (rc && refused(rc) && err && err->cause == KIX_CAUSE_ENTRY)
@@ -1046,6 +1081,8 @@ out:
     }
     kixd_log(KIXD_INFO, "mirroring %s (%s)%s%s", m->cfg->mirror_of, m->upstream_key.name,
              m->witness ? " as witness " : "", m->witness ? m->witness_v.name : "");
+    /* what earlier rounds (or a rebuild of an older index) took */
+    report_findings(m, 0, local_size(m));
     *out = m;
     return KIX_OK;
 }

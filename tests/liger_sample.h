@@ -16,10 +16,11 @@
 typedef int (*liger_sample_fn)(void *ctx, size_t row, const char *run_id,
                                const struct kix_buf *envelope, const struct kix_bytes *objects);
 
-/* Signs the first n rows with publisher and hands each to fn; aborts on a
- * row that cannot be built, returns fn's first nonzero code. */
-static inline int liger_sample_publish(struct kix_signer *publisher, size_t n, liger_sample_fn fn,
-                                       void *ctx)
+/* Signs the first n rows (of kernel `kernel` only, when not NULL) with
+ * publisher and hands each to fn; aborts on a row that cannot be built,
+ * returns fn's first nonzero code. */
+static inline int liger_sample_publish_kernel(struct kix_signer *publisher, const char *kernel,
+                                              size_t n, liger_sample_fn fn, void *ctx)
 {
     size_t len;
     char *text = kix_test_read_file("data/liger/all_benchmark_data.csv", &len);
@@ -35,10 +36,15 @@ static inline int liger_sample_publish(struct kix_signer *publisher, size_t n, l
     kix_csv_init(&csv, text, len);
     if (kix_csv_next(&csv, &rec, &err) != 1 || kix_liger_header_parse(&rec, &h, &err))
         abort();
-    for (size_t i = 0; rc == 0 && i < n && kix_csv_next(&csv, &rec, &err) == 1; i++) {
+    for (size_t i = 0; rc == 0 && i < n && kix_csv_next(&csv, &rec, &err) == 1;) {
         struct kix_liger_run run;
         struct kix_buf env = KIX_BUF_INIT;
         struct kix_bytes objs[KIX_LIGER_NOBJECTS];
+        size_t k = h.index[KIX_LIGER_KERNEL_NAME];
+
+        if (kernel &&
+            (rec.lens[k] != strlen(kernel) || memcmp(rec.fields[k], kernel, rec.lens[k]) != 0))
+            continue;
 
         kix_liger_run_init(&run);
         if (kix_liger_build(cache, &h, &rec, &run, &err) ||
@@ -47,7 +53,7 @@ static inline int liger_sample_publish(struct kix_signer *publisher, size_t n, l
             abort();
         for (int k = 0; k < KIX_LIGER_NOBJECTS; k++)
             objs[k] = kix_buf_bytes(&run.canon[k]);
-        rc = fn(ctx, i, run.run_id, &env, objs);
+        rc = fn(ctx, i++, run.run_id, &env, objs);
         kix_buf_release(&env);
         kix_liger_run_release(&run);
     }
@@ -55,6 +61,12 @@ static inline int liger_sample_publish(struct kix_signer *publisher, size_t n, l
     kix_liger_cache_free(cache);
     free(text);
     return rc;
+}
+
+static inline int liger_sample_publish(struct kix_signer *publisher, size_t n, liger_sample_fn fn,
+                                       void *ctx)
+{
+    return liger_sample_publish_kernel(publisher, NULL, n, fn, ctx);
 }
 
 #endif

@@ -16,7 +16,7 @@
 #include "kix/trust.h"
 
 static const char audit_help[] =
-    "usage: kix audit [--restart] [--batch N] [--json] [--store DIR | --server ADDR]\n"
+    "usage: kix audit [--restart] [--batch N] [--strict] [--json] [--store DIR | --server ADDR]\n"
     "\n"
     "Replays the whole log from the server into a local replica and checks\n"
     "everything: every envelope's signature against the key registry as it stood\n"
@@ -35,12 +35,60 @@ static const char audit_help[] =
     "object pack and every index file, naming the first that differs (entry\n"
     "bundles are checked by the replay itself).\n"
     "\n"
+    "Entries an older origin logged under the rules of its time, which today's\n"
+    "origin rules refuse (a run id outside the grammar, a controlled rerun signed\n"
+    "by the run's own publisher), are replayed, never counted as evidence, and\n"
+    "listed as findings, each with its index and reason.\n"
+    "\n"
     "  --restart         discard the local replica and audit from entry 0\n"
-    "  --batch N         entries per replica transaction (default 8192)\n" CLI_COMMON_HELP "\n"
+    "  --batch N         entries per replica transaction (default 8192)\n"
+    "  --strict          any finding fails the audit (exit 1)\n" CLI_COMMON_HELP "\n"
     "exit status: 0 the log verifies, 1 a violation (its index and reason are\n"
-    "printed) or no such store, 2 usage, 3 I/O or server error, 4 the log\n"
-    "contradicts what this client verified before, 5 a copy behind it (stale:\n"
-    "audited as of its size)\n";
+    "printed), a finding under --strict, or no such store, 2 usage, 3 I/O or\n"
+    "server error, 4 the log contradicts what this client verified before, 5 a\n"
+    "copy behind it (stale: audited as of its size)\n";
+
+struct findings_out {
+    int json;
+    uint64_t n;
+};
+
+/* One finding: a line of text, or a member of the JSON array. */
+static int print_finding(void *ctx, const struct kix_finding *f)
+{
+    struct findings_out *o = ctx;
+
+    if (o->json) {
+        printf("%s{\"index\":%llu,\"rule\":\"%s\",\"reason\":", o->n ? "," : "",
+               (unsigned long long)f->index, f->name);
+        cli_json_string(stdout, f->text, strlen(f->text));
+        printf("}");
+    } else {
+        printf("finding: entry %llu (%s): %s\n", (unsigned long long)f->index, f->name, f->text);
+    }
+    o->n++;
+    return 0;
+}
+
+/* The replica's findings: counted (print 0) or printed, into the JSON
+ * object when json; how many in *n. */
+static int list_findings(struct kix_log *replica, int print, int json, uint64_t *n,
+                         struct kix_err *err)
+{
+    struct findings_out o = {json, 0};
+    struct kix_log_reader *r = NULL;
+    int rc = kix_log_read_begin(replica, &r);
+
+    if (rc)
+        return kix_err_set(err, rc, "reading the replica: %s", kix_strerror(rc));
+    if (print && json)
+        printf(",\"findings\":[");
+    rc = kix_index_findings(r, 0, print ? print_finding : NULL, &o, n);
+    if (print && json)
+        printf("]");
+    kix_log_read_end(r);
+    return rc ? kix_err_set(err, rc, "reading the findings: %s", kix_strerror(rc)) : KIX_OK;
+}
 
 /* The replica of this log for this source: "<state>/audit-<16 hex>", the
  * hex of SHA-256 of "store:<real path>" or "server:<address>", so that an
@@ -117,6 +165,7 @@ int cmd_audit(int argc, char **argv)
     static const struct option longopts[] = {CLI_COMMON_LONGOPTS,
                                              {"restart", no_argument, NULL, 'r'},
                                              {"batch", required_argument, NULL, 'b'},
+                                             {"strict", no_argument, NULL, 's'},
                                              {NULL, 0, NULL, 0}};
     struct cli_common common;
     struct kix_client *c = NULL;
@@ -129,8 +178,8 @@ int cmd_audit(int argc, char **argv)
     struct kix_err err = {0};
     struct kix_progress prog;
     char dir[4096], path[4200];
-    uint64_t first = 0, synced = 0, batch = 0, files = 0;
-    int restart = 0, ch, rc, status;
+    uint64_t first = 0, synced = 0, batch = 0, files = 0, nfindings = 0;
+    int restart = 0, strict = 0, ch, rc, status;
     double secs;
 
     cli_common_init(&common);
@@ -140,6 +189,10 @@ int cmd_audit(int argc, char **argv)
             continue;
         if (ch == 'r') {
             restart = 1;
+            continue;
+        }
+        if (ch == 's') {
+            strict = 1;
             continue;
         }
         if (ch == 'b') {
@@ -256,22 +309,45 @@ int cmd_audit(int argc, char **argv)
         status = cli_fail("audit", rc, &err);
         goto out;
     }
-    if (common.json)
-        printf("{\"passed\":true,\"from\":%llu,\"to\":%llu,\"entries\":%llu,\"files\":%llu,"
-               "\"seconds\":%.3f,\"entriesPerSecond\":%.0f}\n",
-               (unsigned long long)first, (unsigned long long)synced,
-               (unsigned long long)(synced - first), (unsigned long long)files, secs,
-               secs > 0 ? (double)(synced - first) / secs : 0.0);
-    else {
-        printf("audit passed: all %llu entries of log %s verify (%llu checked now, %llu by "
-               "earlier audits) in %.2f s, %.0f entries/s\n",
-               (unsigned long long)synced, key.name, (unsigned long long)(synced - first),
-               (unsigned long long)first, secs, secs > 0 ? (double)(synced - first) / secs : 0.0);
-        if (files)
-            printf("and the %llu tiles, object packs and index files the copy serves are the "
-                   "log's\n",
-                   (unsigned long long)files);
+    rc = list_findings(replica, 0, 0, &nfindings, &err);
+    if (rc) {
+        status = cli_fail("audit", rc, &err);
+        goto out;
     }
+    if (common.json)
+        printf("{\"passed\":%s,\"from\":%llu,\"to\":%llu,\"entries\":%llu,\"seconds\":%.3f,"
+               "\"entriesPerSecond\":%.0f,\"strict\":%s,\"files\":%llu",
+               strict && nfindings ? "false" : "true", (unsigned long long)first,
+               (unsigned long long)synced, (unsigned long long)(synced - first), secs,
+               secs > 0 ? (double)(synced - first) / secs : 0.0, strict ? "true" : "false",
+               (unsigned long long)files);
+    rc = list_findings(replica, 1, common.json, &nfindings, &err);
+    if (common.json)
+        printf("}\n");
+    if (rc) {
+        if (common.json)
+            cli_json_errors = 0;
+        status = cli_fail("audit", rc, &err);
+        goto out;
+    }
+    if (strict && nfindings) {
+        fprintf(stderr,
+                "kix audit: AUDIT FAILED (--strict): %llu entr%s the log holds break%s today's "
+                "origin rules (listed above); an older origin logged them\n",
+                (unsigned long long)nfindings, nfindings == 1 ? "y" : "ies",
+                nfindings == 1 ? "s" : "");
+        status = 1;
+        goto out;
+    }
+    if (!common.json)
+        printf("audit passed: all %llu entries of log %s verify (%llu checked now, %llu by "
+               "earlier audits) in %.2f s, %.0f entries/s%s\n",
+               (unsigned long long)synced, key.name, (unsigned long long)(synced - first),
+               (unsigned long long)first, secs, secs > 0 ? (double)(synced - first) / secs : 0.0,
+               nfindings ? "; with the findings above (kix audit --strict fails on them)" : "");
+    if (!common.json && files)
+        printf("and the %llu tiles, object packs and index files the copy serves are the log's\n",
+               (unsigned long long)files);
 out:
     kix_buf_release(&note);
     kix_log_close(replica);

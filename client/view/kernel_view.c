@@ -1,4 +1,10 @@
-/* A kernel's view (kix/view.h): where it was measured, and its sweeps. */
+/* A kernel's view (kix/view.h): where it was measured, and its sweeps.
+ * A sweep is derived from the groups' parameters, never from how a
+ * workload was produced: groups of one GPU, pass, metric and dtype whose
+ * workloads differ in exactly one parameter form a sweep over it, so a
+ * group is in as many sweeps as it has parameters along which another
+ * group differs from it alone (Liger's hidden = 8192, seq = 2048 is in
+ * its H sweep and in its T sweep). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,7 +19,16 @@ struct kgroup {
     const struct kix_home_row *row;
     json_t *workload; /* owned */
     struct kix__workload_words w;
-    size_t sweep; /* SIZE_MAX: in no sweep */
+};
+
+/* A group's place in a would-be sweep: over parameter `name`, at x. */
+struct member {
+    size_t group;
+    const char *name; /* borrows the group's workload */
+    json_t *x;        /* too */
+    char key[512];    /* GPU, pass, metric, dtype, name, the other parameters */
+    char fixed[160];
+    size_t sweep; /* in v->sweeps; SIZE_MAX: no sweep (no other x) */
 };
 
 struct kpoint {
@@ -32,20 +47,14 @@ struct kbuild {
     struct kix_log_reader *r;
     struct kgroup *groups;
     size_t ngroups;
-    char (*keys)[512]; /* each sweep's key, parallel to v->sweeps */
-    size_t sweeps_cap;
+    struct member *members;
+    size_t nmembers, members_cap;
     struct kpoint *points;
     size_t npoints, points_cap;
     struct impl_name *impls;
     size_t nimpls, impls_cap;
     struct kix_kernel_view *v;
-    struct {
-        char x_name[64], name[64];
-        int swept;
-    } swept[64]; /* swept_param's answers */
-    size_t nswept;
     /* the group being read, and its first point */
-    struct kgroup *g;
     size_t group_first_point;
 };
 
@@ -76,37 +85,8 @@ static const char *spec_string(json_t *doc, const char *key)
     return json_string_value(json_object_get(json_object_get(doc, "spec"), key));
 }
 
-/* Whether parameter `name` is the one x stands for in every group of the
- * kernel swept over x_name: named so, or always equal to x's value. The
- * answer is remembered: it is the same for every group of the kernel. */
-static int swept_param(struct kbuild *b, const char *x_name, const char *name)
-{
-    int named = 0, equal = 1;
-    size_t slot;
-
-    for (slot = 0; slot < b->nswept; slot++)
-        if (strcmp(b->swept[slot].x_name, x_name) == 0 && strcmp(b->swept[slot].name, name) == 0)
-            return b->swept[slot].swept;
-    for (size_t i = 0; i < b->ngroups; i++) {
-        const struct kix__workload_words *w = &b->groups[i].w;
-        if (!w->have_x || strcmp(w->x_name, x_name) != 0)
-            continue;
-        named |= json_object_get(w->parameters, x_name) != NULL;
-        equal &= w->x_value && json_equal(json_object_get(w->parameters, name), w->x_value);
-    }
-    equal = named ? strcmp(name, x_name) == 0 : equal;
-    if (b->nswept < sizeof(b->swept) / sizeof(b->swept[0])) {
-        kix__text_copy(b->swept[b->nswept].x_name, sizeof(b->swept[0].x_name), x_name);
-        kix__text_copy(b->swept[b->nswept].name, sizeof(b->swept[0].name), name);
-        /* a cut name is never looked up again: remembered only when whole */
-        if (strlen(x_name) < sizeof(b->swept[0].x_name) && strlen(name) < sizeof(b->swept[0].name))
-            b->swept[b->nswept++].swept = equal;
-    }
-    return equal;
-}
-
-/* The parameters but the swept one, in one line. */
-static void fixed_text(struct kbuild *b, const struct kix__workload_words *w, char *out, size_t cap)
+/* The parameters but `name`, in one line. */
+static void fixed_text(const struct kix__workload_words *w, const char *name, char *out, size_t cap)
 {
     const char *k;
     json_t *x;
@@ -117,7 +97,7 @@ static void fixed_text(struct kbuild *b, const struct kix__workload_words *w, ch
     {
         char value[64];
         int n;
-        if (swept_param(b, w->x_name, k))
+        if (strcmp(k, name) == 0)
             continue;
         kix__scalar_text(x, value, sizeof(value));
         n = snprintf(out + len, cap - len, "%s%s = %s", len ? DOT : "", k, value);
@@ -140,23 +120,68 @@ static int grow(void **p, size_t *cap, size_t n, size_t size)
     return KIX_OK;
 }
 
-/* The sweep of group g (made when new). */
-static int sweep_of(struct kbuild *b, struct kgroup *g)
+/* Every (group, parameter) pair as a would-be sweep member. */
+static int add_members(struct kbuild *b, size_t gi)
+{
+    struct kgroup *g = &b->groups[gi];
+    const char *name;
+    json_t *x;
+
+    json_object_foreach(g->w.parameters, name, x)
+    {
+        struct member *m;
+        if (!json_is_number(x) && !json_is_string(x) && !json_is_boolean(x))
+            continue;
+        if (grow((void **)&b->members, &b->members_cap, b->nmembers, sizeof(*b->members)))
+            return KIX_ENOMEM;
+        m = &b->members[b->nmembers++];
+        memset(m, 0, sizeof(*m));
+        m->group = gi;
+        m->name = name;
+        m->x = x;
+        m->sweep = SIZE_MAX;
+        fixed_text(&g->w, name, m->fixed, sizeof(m->fixed));
+        snprintf(m->key, sizeof(m->key), "%s\x1f%s\x1f%s\x1f%s\x1f%s\x1f%s", g->row->gpu,
+                 g->row->mode, g->row->metric, g->row->dtype, name, m->fixed);
+    }
+    return KIX_OK;
+}
+
+static int member_group_order(const void *a, const void *c)
+{
+    const struct member *x = a, *y = c;
+    if (x->group != y->group)
+        return x->group < y->group ? -1 : 1;
+    return (x->sweep > y->sweep) - (x->sweep < y->sweep);
+}
+
+static int member_order(const void *a, const void *c)
+{
+    const struct member *x = a, *y = c;
+    int d = strcmp(x->key, y->key);
+    return d ? d : (x->group > y->group) - (x->group < y->group);
+}
+
+/* Members of one key with two x values or more make a sweep. */
+static int make_sweeps(struct kbuild *b)
 {
     struct kix_kernel_view *v = b->v;
-    struct kix_kernel_sweep *s;
-    char fixed[160], key[512];
-    size_t i;
+    size_t cap = 0;
 
-    fixed_text(b, &g->w, fixed, sizeof(fixed));
-    snprintf(key, sizeof(key), "%s\x1f%s\x1f%s\x1f%s\x1f%s\x1f%s", g->row->gpu, g->row->mode,
-             g->row->metric, g->row->dtype, g->w.x_name, fixed);
-    for (i = 0; i < v->nsweeps && strcmp(b->keys[i], key) != 0; i++)
-        ;
-    if (i == v->nsweeps) {
-        size_t cap = b->sweeps_cap;
-        if (grow((void **)&v->sweeps, &cap, v->nsweeps, sizeof(*v->sweeps)) ||
-            grow((void **)&b->keys, &b->sweeps_cap, v->nsweeps, sizeof(*b->keys)))
+    if (b->nmembers > 1)
+        qsort(b->members, b->nmembers, sizeof(*b->members), member_order);
+    for (size_t i = 0, end; i < b->nmembers; i = end) {
+        const struct member *m = &b->members[i];
+        const struct kgroup *g = &b->groups[m->group];
+        struct kix_kernel_sweep *s;
+        int varies = 0, numeric = 1;
+        for (end = i; end < b->nmembers && strcmp(b->members[end].key, m->key) == 0; end++) {
+            varies |= !json_equal(b->members[end].x, m->x);
+            numeric &= json_is_number(b->members[end].x);
+        }
+        if (!varies)
+            continue;
+        if (grow((void **)&v->sweeps, &cap, v->nsweeps, sizeof(*v->sweeps)))
             return KIX_ENOMEM;
         s = &v->sweeps[v->nsweeps];
         memset(s, 0, sizeof(*s));
@@ -164,16 +189,14 @@ static int sweep_of(struct kbuild *b, struct kgroup *g)
         memcpy(s->mode, g->row->mode, sizeof(s->mode));
         memcpy(s->metric, g->row->metric, sizeof(s->metric));
         memcpy(s->dtype, g->row->dtype, sizeof(s->dtype));
-        memcpy(s->fixed, fixed, sizeof(s->fixed));
-        memcpy(s->x_name, g->w.x_name, sizeof(s->x_name));
-        memcpy(s->x_label, g->w.x_label, sizeof(s->x_label));
+        memcpy(s->fixed, m->fixed, sizeof(s->fixed));
+        kix__text_copy(s->x_name, sizeof(s->x_name), m->name);
         s->bytes = g->row->bytes;
-        s->numeric_x = 1;
-        memcpy(b->keys[v->nsweeps++], key, sizeof(key));
+        s->numeric_x = numeric;
+        for (size_t k = i; k < end; k++)
+            b->members[k].sweep = v->nsweeps;
+        v->nsweeps++;
     }
-    g->sweep = i;
-    if (!json_is_number(g->w.x_value))
-        v->sweeps[i].numeric_x = 0;
     return KIX_OK;
 }
 
@@ -214,7 +237,6 @@ static const struct impl_name *implementation(struct kbuild *b, json_t *manifest
 static int add_run(void *ctx, uint64_t rank, const char *run_id, uint64_t value)
 {
     struct kbuild *b = ctx;
-    struct kgroup *g = b->g;
     json_t *m = manifest_json(b->r, run_id);
     const struct impl_name *impl = implementation(b, m);
     struct kpoint *p;
@@ -231,12 +253,9 @@ static int add_run(void *ctx, uint64_t rank, const char *run_id, uint64_t value)
         return KIX_ENOMEM;
     p = &b->points[b->npoints++];
     memset(p, 0, sizeof(*p));
-    p->sweep = g->sweep;
+    p->sweep = SIZE_MAX; /* placed in each of the group's sweeps after */
     memcpy(p->implementation, impl->implementation, sizeof(p->implementation));
     memcpy(p->provider, impl->provider, sizeof(p->provider));
-    p->numeric = json_is_number(g->w.x_value);
-    p->p.x = p->numeric ? json_number_value(g->w.x_value) : 0;
-    kix__scalar_text(g->w.x_value, p->p.x_text, sizeof(p->p.x_text));
     p->p.value = value;
     snprintf(p->p.run_id, sizeof(p->p.run_id), "%s", run_id);
     return KIX_OK;
@@ -353,33 +372,60 @@ int kix_kernel_view_build(struct kix_log_reader *r, const struct kix_home_view *
         rc = KIX_ENOMEM;
         goto out;
     }
-    /* each group's workload first: which parameter x stands for is a
-     * property of the kernel's groups together (swept_param) */
-    for (size_t i = 0; i < v->nrows; i++) {
+    /* each group's workload first: the sweeps are the groups' together */
+    for (size_t i = 0; rc == KIX_OK && i < v->nrows; i++) {
         struct kgroup *g = &b.groups[b.ngroups++];
         json_t *m = manifest_json(r, home->rows[v->first_row + i].best);
         g->row = &home->rows[v->first_row + i];
         g->workload = object_json(r, spec_string(m, "workloadDigest"));
         json_decref(m);
         kix__workload_words(g->workload, &g->w);
-        g->sweep = SIZE_MAX;
+        rc = add_members(&b, i);
     }
-    for (size_t i = 0; rc == KIX_OK && i < b.ngroups; i++) {
+    if (rc == KIX_OK)
+        rc = make_sweeps(&b);
+    /* the sweeps made, each group's members together (at = its first) */
+    if (rc == KIX_OK && b.nmembers > 1)
+        qsort(b.members, b.nmembers, sizeof(*b.members), member_group_order);
+    for (size_t i = 0, at = 0; rc == KIX_OK && i < b.ngroups; i++) {
         struct kgroup *g = &b.groups[i];
         struct kix_digest key;
         uint64_t size;
-        if (!g->w.have_x || !g->w.x_value) {
+        size_t first, n, swept = 0, from = at, end;
+        for (end = at; end < b.nmembers && b.members[end].group == i; end++)
+            swept += b.members[end].sweep != SIZE_MAX;
+        at = end;
+        if (!swept) {
             v->runs += g->row->group_size; /* counted, in no sweep */
             continue;
         }
-        if ((rc = sweep_of(&b, g)) != KIX_OK ||
-            (rc = kix_digest_parse(g->row->group, strlen(g->row->group), &key, NULL)) != KIX_OK)
+        if ((rc = kix_digest_parse(g->row->group, strlen(g->row->group), &key, NULL)) != KIX_OK)
             break;
-        b.g = g;
-        b.group_first_point = b.npoints;
+        b.group_first_point = first = b.npoints;
         rc = kix_index_group(r, &key, 0, KIX_VIEW_GROUP_MAX, add_run, &b, &size);
         if (rc == KIX_OK && size > KIX_VIEW_GROUP_MAX)
             v->runs += size - KIX_VIEW_GROUP_MAX;
+        /* the group's best run per implementation, once in each sweep */
+        n = b.npoints - first;
+        for (size_t k = from, placed = 0; rc == KIX_OK && k < end; k++) {
+            const struct member *mb = &b.members[k];
+            if (mb->sweep == SIZE_MAX)
+                continue;
+            for (size_t j = 0; rc == KIX_OK && j < n; j++) {
+                struct kpoint *p;
+                if (placed && (rc = grow((void **)&b.points, &b.points_cap, b.npoints,
+                                         sizeof(*b.points))) != KIX_OK)
+                    break;
+                p = placed ? &b.points[b.npoints++] : &b.points[first + j];
+                if (placed)
+                    *p = b.points[first + j];
+                p->sweep = mb->sweep;
+                p->numeric = json_is_number(mb->x);
+                p->p.x = p->numeric ? json_number_value(mb->x) : 0;
+                kix__scalar_text(mb->x, p->p.x_text, sizeof(p->p.x_text));
+            }
+            placed = 1;
+        }
     }
     if (rc == KIX_OK)
         rc = make_lines(&b);
@@ -387,7 +433,7 @@ out:
     for (size_t i = 0; i < b.ngroups; i++)
         json_decref(b.groups[i].workload);
     free(b.groups);
-    free(b.keys);
+    free(b.members);
     free(b.points);
     free(b.impls);
     if (rc)

@@ -299,6 +299,23 @@ static int flatten(struct kix_view_section *s, const char *object, json_t *doc, 
     return KIX_OK;
 }
 
+/* "x (swept)  H (hidden size) = 512": the sweep a source's row came
+ * from, the object at ptr in doc (name, label, value). */
+static int swept_row(struct kix_view_section *s, json_t *doc, const char *ptr, const char *kind)
+{
+    char name[256] = "", label[256] = "", value[256] = "", text[800], p[64];
+
+    snprintf(p, sizeof(p), "%s/name", ptr);
+    scalar_text(kix__json_pointer(doc, p), name, sizeof(name));
+    snprintf(p, sizeof(p), "%s/label", ptr);
+    scalar_text(kix__json_pointer(doc, p), label, sizeof(label));
+    snprintf(p, sizeof(p), "%s/value", ptr);
+    scalar_text(kix__json_pointer(doc, p), value, sizeof(value));
+    snprintf(text, sizeof(text), "%s%s%s%s%s%s", name, *label ? " (" : "", label, *label ? ")" : "",
+             *value ? " = " : "", value);
+    return words_row(s, "x (swept)", kind, text);
+}
+
 static int identity(struct kix_run_view *v, struct kix_view_section *s)
 {
     json_t *impl = kix__view_object(v, "implementationDigest");
@@ -353,6 +370,14 @@ static int identity(struct kix_run_view *v, struct kix_view_section *s)
     if (rc == KIX_OK)
         rc = field_row(s, "external id", "manifest", v->manifest, "/spec/sourceNative/externalId",
                        "text");
+    /* the row's provenance (a Liger import since issue 37.5): the sweep it
+     * came from and the source's config, the run's and not the workload's */
+    if (rc == KIX_OK && json_is_object(kix__json_pointer(v->manifest, "/spec/sourceNative/x")))
+        rc = swept_row(s, v->manifest, "/spec/sourceNative/x", "swept-run");
+    if (rc == KIX_OK)
+        rc = flatten(s, "manifest", v->manifest,
+                     kix__json_pointer(v->manifest, "/spec/sourceNative/config"),
+                     "/spec/sourceNative/config", "config ", "config");
     if (rc == KIX_OK)
         rc = words_row(s, "digest", "digest", v->manifest_digest);
     return rc;
@@ -384,15 +409,9 @@ static int workload(struct kix_run_view *v, struct kix_view_section *s)
         ptr_append(ptr, sizeof(ptr), k);
         rc = field_row(s, k, "workloadDigest", w, ptr, json_is_integer(x) ? "count" : "text");
     }
-    if (rc == KIX_OK && json_object_get(spec, "x")) {
-        char name[256] = "", label[256] = "", value[256] = "", text[800];
-        scalar_text(kix__json_pointer(w, "/spec/x/name"), name, sizeof(name));
-        scalar_text(kix__json_pointer(w, "/spec/x/label"), label, sizeof(label));
-        scalar_text(kix__json_pointer(w, "/spec/x/value"), value, sizeof(value));
-        snprintf(text, sizeof(text), "%s%s%s%s%s%s", name, *label ? " (" : "", label,
-                 *label ? ")" : "", *value ? " = " : "", value);
-        rc = words_row(s, "x (swept)", "swept", text);
-    }
+    /* an older Liger import's workload names the sweep its row came from */
+    if (rc == KIX_OK && json_object_get(spec, "x"))
+        rc = swept_row(s, w, "/spec/x", "swept");
     if (rc == KIX_OK)
         rc = field_row(s, "dtype", "workloadDigest", w, "/spec/dtype", "text");
     json_array_foreach(json_object_get(spec, "tensors"), i, x)

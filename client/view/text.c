@@ -138,7 +138,9 @@ static void print_rerun(const struct kix_rerun_view *r, FILE *out)
         }
     }
     fprintf(out, " " DOT " by key %.16s%s\n    manifest %s\n", signer,
-            r->self ? " (the publisher's own key: the publisher reran its own run)" : "",
+            r->self ? " (the publisher's own key: the publisher reran its own run, which is "
+                      "never evidence)"
+                    : "",
             r->manifest_digest);
 }
 

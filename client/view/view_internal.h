@@ -26,15 +26,14 @@ void kix__utf8_trim(char *s);
 void kix__view_sections_release(struct kix_run_view *v);
 
 /* A Workload object's words for the home and kernel views
- * (client/view/workload.c): its dtype, its parameters in one line
- * ("hidden = 512 · seq = 2048", by name) and its swept x, if any. */
+ * (client/view/workload.c): its dtype and its parameters, in one line
+ * ("hidden = 512 · seq = 2048", by name). A workload's spec.x (how an
+ * older Liger import named the sweep it came from) is not read: sweeps
+ * are derived from the parameters (kernel_view.c). */
 struct kix__workload_words {
     char dtype[32];
     char summary[160];
-    int have_x; /* spec.x with a name */
-    char x_name[64], x_label[96];
-    json_t *x_value;    /* borrows the workload document; NULL when none */
-    json_t *parameters; /* borrows it too; NULL when none */
+    json_t *parameters; /* borrows the workload document; NULL when none */
 };
 void kix__workload_words(json_t *workload, struct kix__workload_words *out);
 /* s (NUL-terminated) copied into out, cut to cap - 1 bytes and never

@@ -47,19 +47,13 @@ static void copy(char *out, size_t cap, json_t *s)
 
 void kix__workload_words(json_t *workload, struct kix__workload_words *out)
 {
-    json_t *spec = json_object_get(workload, "spec"), *x = json_object_get(spec, "x"), *v;
+    json_t *spec = json_object_get(workload, "spec"), *v;
     const char *k;
     size_t len = 0;
 
     memset(out, 0, sizeof(*out));
     copy(out->dtype, sizeof(out->dtype), json_object_get(spec, "dtype"));
     out->parameters = json_object_get(spec, "parameters");
-    if (json_is_object(x) && json_is_string(json_object_get(x, "name"))) {
-        out->have_x = 1;
-        copy(out->x_name, sizeof(out->x_name), json_object_get(x, "name"));
-        copy(out->x_label, sizeof(out->x_label), json_object_get(x, "label"));
-        out->x_value = json_object_get(x, "value");
-    }
     /* jansson keeps an object's keys in insertion order; a canonical
      * manifest's are sorted, so the summary is by name */
     json_object_foreach(out->parameters, k, v)

@@ -1,9 +1,13 @@
 /* A comparison group as the verifiable index commits it (kix/vindex.h):
- * a directory and pages cut before every member that starts a page. The
- * group table (groups.c) keeps, beside each member, whether it starts a
- * page, so deriving a page reads that page's members and the directory
- * reads the group's keys, with no hashing per member; the starts table
- * (KIX_TABLE_GROUP_STARTS) finds the page of a member with one seek. */
+ * a directory and pages cut before every member that starts a page, by
+ * the hash rule or because the page before holds KIX_VINDEX_PAGE_MAX
+ * members. The group table (groups.c) keeps, beside each member, whether
+ * and why it starts a page, so deriving a page reads that page's members
+ * and the directory reads the group's keys, with no hashing per member;
+ * the starts table (KIX_TABLE_GROUP_STARTS) finds the page of a member
+ * with one seek. A join or leave recuts the pages from the last start
+ * before it to the end of its hash segment (reflow, below). */
+#include <stdlib.h>
 #include <string.h>
 
 #include "index_internal.h"
@@ -13,7 +17,7 @@
 struct member {
     char id[KIX_RUN_ID_MAX + 1];
     uint64_t value;
-    int starts;
+    int starts; /* 0, or KIX_GROUP_STARTS_HASH or _FULL */
 };
 
 /* One member of the group table; 0 past the group's last. */
@@ -27,7 +31,7 @@ static int member_of(const uint8_t group[32], const struct kix_bytes *key,
     memcpy(m->id, key->ptr + 40, n);
     m->id[n] = '\0';
     m->value = kix_u64be_get(key->ptr + 32);
-    m->starts = val->len > 0 && val->ptr[0] == 1;
+    m->starts = val->len > 0 ? val->ptr[0] : 0;
     return 1;
 }
 
@@ -90,22 +94,6 @@ static int page_at(struct kix_log_txn *t, const struct kix_digest *group, uint64
     return kix_log_txn_scan(t, KIX_TABLE_GROUP_STARTS, k, n, seek_step, &s);
 }
 
-int kix__group_start_put(struct kix_log_txn *t, const struct kix_run_info *run, int present,
-                         struct kix_err *err)
-{
-    uint8_t k[START_KEY_MAX];
-    size_t n;
-    int rc;
-
-    if (!kix_vindex_page_starts(run->run_id, strlen(run->run_id)))
-        return KIX_OK;
-    n = start_key(&run->comparison_key, run->value, run->run_id, k);
-    if (present)
-        return kix_log_txn_put(t, KIX_TABLE_GROUP_STARTS, k, n, "", 0, err);
-    rc = kix_log_txn_del(t, KIX_TABLE_GROUP_STARTS, k, n, err);
-    return rc == KIX_ENOTFOUND ? KIX_OK : rc;
-}
-
 int kix__group_page_of(struct kix_log_txn *t, const struct kix_run_info *run,
                        char page_id[KIX_RUN_ID_MAX + 1])
 {
@@ -120,20 +108,156 @@ static int touch_page(struct kix_log_txn *t, const struct kix_digest *group, con
     return kix__vindex_touch(t, key, n, NULL, 0, err);
 }
 
-int kix__group_touch_pages(struct kix_log_txn *t, const struct kix_run_info *run,
-                           struct kix_err *err)
+int kix__group_unstart(struct kix_log_txn *t, const struct kix_run_info *run, struct kix_err *err)
 {
-    char before[KIX_RUN_ID_MAX + 1];
-    int rc = page_at(t, &run->comparison_key, run->value, run->run_id, 0, before);
+    uint8_t k[START_KEY_MAX];
+    size_t n = start_key(&run->comparison_key, run->value, run->run_id, k);
+    int rc = kix_log_txn_del(t, KIX_TABLE_GROUP_STARTS, k, n, err);
+    if (rc == KIX_ENOTFOUND)
+        rc = KIX_OK;
+    /* its page stays in the tree, with no member */
+    return rc ? rc : touch_page(t, &run->comparison_key, run->run_id, err);
+}
 
-    if (rc)
-        return kix_err_set(err, rc, "reading a comparison group: %s", kix_strerror(rc));
+/* One member whose page start changes: applied after the walk, which a
+ * write under its cursor would disturb. */
+struct recut {
+    uint64_t value;
+    uint8_t was, now;
+    char id[KIX_RUN_ID_MAX + 1];
+};
+
+struct reflow {
+    const uint8_t *group;
+    const uint8_t *at; /* the group key of the run that joined or left */
+    size_t at_len;
+    uint64_t count; /* members of the page being walked, so far */
+    int begun;      /* past the walk's first member */
+    int from_start; /* the walk begins at the group's best run */
+    struct recut *cuts;
+    size_t ncuts, cap;
+    struct kix_buf pages; /* the ids of the pages walked, NUL-separated */
+    int rc;
+};
+
+/* Whether group-table key a sorts after key b (LMDB's order: bytes, a
+ * prefix first). */
+static int key_after(const uint8_t *a, size_t an, const uint8_t *b, size_t bn)
+{
+    int c = memcmp(a, b, an < bn ? an : bn);
+    return c > 0 || (c == 0 && an > bn);
+}
+
+static int reflow_step(void *arg, const struct kix_bytes *key, const struct kix_bytes *val)
+{
+    struct reflow *w = arg;
+    struct member m;
+    int after, hash;
+    uint8_t now;
+
+    if (!member_of(w->group, key, val, &m))
+        return 1;
+    after = key_after(key->ptr, key->len, w->at, w->at_len);
+    hash = kix_vindex_page_starts(m.id, strlen(m.id));
+    /* past the run and at the next hash start, the pages are as before */
+    if (after && hash && w->begun)
+        return 1;
+    if (!w->begun && !w->from_start) {
+        now = (uint8_t)m.starts; /* the last start before the run: unchanged */
+        w->count = 1;
+    } else {
+        now = hash                              ? KIX_GROUP_STARTS_HASH
+              : w->count == KIX_VINDEX_PAGE_MAX ? KIX_GROUP_STARTS_FULL
+                                                : 0;
+        w->count = now ? 1 : w->count + 1;
+    }
+    w->begun = 1;
+    if (now != m.starts) {
+        struct recut *c = kix_array_grow(w->cuts, &w->cap, w->ncuts, 16, sizeof(*c));
+        if (!c) {
+            w->rc = KIX_ENOMEM;
+            return 1;
+        }
+        w->cuts = c;
+        c = &w->cuts[w->ncuts++];
+        c->value = m.value;
+        c->was = (uint8_t)m.starts;
+        c->now = now;
+        memcpy(c->id, m.id, sizeof(c->id));
+    }
+    /* every page from the walk's first on may have changed */
+    if (now || m.starts)
+        w->rc = kix_buf_add(&w->pages, m.id, strlen(m.id) + 1);
+    return w->rc ? 1 : 0;
+}
+
+int kix__group_reflow(struct kix_log_txn *t, const struct kix_run_info *run, struct kix_err *err)
+{
+    struct reflow w;
+    uint8_t at[40 + KIX_RUN_ID_MAX], from[40 + KIX_RUN_ID_MAX];
+    char before[KIX_RUN_ID_MAX + 1];
+    size_t from_len = 32, n = strlen(run->run_id);
+    int rc;
+
+    memset(&w, 0, sizeof(w));
+    kix_buf_init(&w.pages);
+    w.group = run->comparison_key.b;
+    memcpy(at, run->comparison_key.b, 32);
+    kix_u64be_put(at + 32, run->value);
+    memcpy(at + 40, run->run_id, n);
+    w.at = at;
+    w.at_len = 40 + n;
+    memcpy(from, at, 32);
+    rc = page_at(t, &run->comparison_key, run->value, run->run_id, 0, before);
+    if (rc == KIX_OK && before[0]) {
+        struct kix_run_info b;
+        size_t bn = strlen(before);
+        rc = kix__run_get(t, before, bn, &b);
+        if (rc == KIX_OK) {
+            kix_u64be_put(from + 32, b.value);
+            memcpy(from + 40, before, bn);
+            from_len = 40 + bn;
+        }
+    } else {
+        w.from_start = 1;
+    }
+    if (rc == KIX_OK)
+        rc = kix_log_txn_scan(t, KIX_TABLE_GROUPS, from, from_len, reflow_step, &w);
+    if (rc == KIX_OK)
+        rc = w.rc;
+    for (size_t i = 0; rc == KIX_OK && i < w.ncuts; i++) {
+        struct kix_run_info c;
+        uint8_t k[40 + KIX_RUN_ID_MAX], sk[START_KEY_MAX];
+        size_t cn = strlen(w.cuts[i].id), skn;
+
+        memset(&c, 0, sizeof(c));
+        c.comparison_key = run->comparison_key;
+        c.value = w.cuts[i].value;
+        memcpy(k, run->comparison_key.b, 32);
+        kix_u64be_put(k + 32, c.value);
+        memcpy(k + 40, w.cuts[i].id, cn);
+        rc = kix_log_txn_put(t, KIX_TABLE_GROUPS, k, 40 + cn, &w.cuts[i].now, w.cuts[i].now ? 1 : 0,
+                             err);
+        skn = start_key(&run->comparison_key, c.value, w.cuts[i].id, sk);
+        if (rc == KIX_OK && w.cuts[i].now)
+            rc = kix_log_txn_put(t, KIX_TABLE_GROUP_STARTS, sk, skn, "", 0, err);
+        else if (rc == KIX_OK) {
+            rc = kix_log_txn_del(t, KIX_TABLE_GROUP_STARTS, sk, skn, err);
+            rc = rc == KIX_ENOTFOUND ? KIX_OK : rc;
+        }
+    }
     /* the first page is in the tree with its group, however empty */
-    rc = touch_page(t, &run->comparison_key, "", err);
+    if (rc == KIX_OK)
+        rc = touch_page(t, &run->comparison_key, "", err);
     if (rc == KIX_OK && before[0])
         rc = touch_page(t, &run->comparison_key, before, err);
-    if (rc == KIX_OK && kix_vindex_page_starts(run->run_id, strlen(run->run_id)))
-        rc = touch_page(t, &run->comparison_key, run->run_id, err);
+    for (size_t at_ = 0; rc == KIX_OK && at_ < w.pages.len;
+         at_ += strlen((char *)w.pages.ptr + at_) + 1)
+        rc = touch_page(t, &run->comparison_key, (const char *)w.pages.ptr + at_, err);
+    free(w.cuts);
+    kix_buf_release(&w.pages);
+    if (rc && !err->code)
+        kix_err_set(err, rc, "recutting a comparison group's pages: %s", kix_strerror(rc));
     return rc;
 }
 
@@ -242,18 +366,20 @@ int kix__group_page(struct kix_log_txn *t, const struct kix_digest *group, const
     memcpy(id, page_id, id_len);
     id[id_len] = '\0';
     if (id_len) {
-        /* a page is there while its starting run is a member */
+        /* a page is there while its starting run is a member that
+         * starts a page (by the hash rule or a full page before it) */
         struct kix_run_info run;
+        struct kix_bytes flag;
         rc = kix__run_get(t, id, id_len, &run);
-        if (rc == KIX_ENOTFOUND)
+        from_len = 0; /* not a page now: none of the members */
+        if (rc == KIX_ENOTFOUND) {
             rc = KIX_OK;
-        else if (rc == KIX_OK && run.grouped && memcmp(run.comparison_key.b, group->b, 32) == 0 &&
-                 kix_vindex_page_starts(id, id_len)) {
+        } else if (rc == KIX_OK && run.grouped && memcmp(run.comparison_key.b, group->b, 32) == 0) {
             kix_u64be_put(from + 32, run.value);
             memcpy(from + 40, id, id_len);
-            from_len = 40 + id_len;
-        } else {
-            from_len = 0; /* not a page now: none of the members */
+            if (kix_log_txn_get(t, KIX_TABLE_GROUPS, from, 40 + id_len, &flag) == KIX_OK &&
+                flag.len > 0 && flag.ptr[0] != 0)
+                from_len = 40 + id_len;
         }
     } else {
         p.first_page = 1;

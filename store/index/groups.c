@@ -39,24 +39,24 @@ void kix__run_group_by_manifest(struct kix_run_info *run, const uint8_t *manifes
 int kix__group_insert(struct kix_log_txn *t, const struct kix_run_info *run, struct kix_err *err)
 {
     uint8_t k[GROUP_KEY_MAX];
-    static const uint8_t starts = 1;
-    int first = kix_vindex_page_starts(run->run_id, strlen(run->run_id));
-    int rc =
-        kix_log_txn_put(t, KIX_TABLE_GROUPS, k, group_key(k, run), &starts, first ? 1 : 0, err);
-    if (rc == KIX_OK)
-        rc = kix__group_start_put(t, run, 1, err);
-    return rc ? rc : kix__group_touch_pages(t, run, err);
+    /* in with no page start; the reflow says whether it starts one */
+    int rc = kix_log_txn_put(t, KIX_TABLE_GROUPS, k, group_key(k, run), "", 0, err);
+    return rc ? rc : kix__group_reflow(t, run, err);
 }
 
 int kix__group_remove(struct kix_log_txn *t, const struct kix_run_info *run, struct kix_err *err)
 {
     uint8_t k[GROUP_KEY_MAX];
-    int rc = kix_log_txn_del(t, KIX_TABLE_GROUPS, k, group_key(k, run), err);
+    size_t n = group_key(k, run);
+    struct kix_bytes flag;
+    int starts = kix_log_txn_get(t, KIX_TABLE_GROUPS, k, n, &flag) == KIX_OK && flag.len > 0 &&
+                 flag.ptr[0] != 0;
+    int rc = kix_log_txn_del(t, KIX_TABLE_GROUPS, k, n, err);
     if (rc == KIX_ENOTFOUND)
         return KIX_OK;
-    if (rc == KIX_OK)
-        rc = kix__group_start_put(t, run, 0, err);
-    return rc ? rc : kix__group_touch_pages(t, run, err);
+    if (rc == KIX_OK && starts)
+        rc = kix__group_unstart(t, run, err);
+    return rc ? rc : kix__group_reflow(t, run, err);
 }
 
 /* Walks a group from its first run; fn returns nonzero to stop. */

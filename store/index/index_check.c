@@ -33,7 +33,31 @@ struct checker {
     size_t nkeys, ngroups, cap_keys, cap_groups, nwgroups, cap_wgroups;
     uint64_t damaged;
     struct kix__sel_memory *sel; /* the selection lists, replayed */
+    uint64_t findings;
 };
+
+/* An entry today's origin rules refuse, which an older origin logged (and
+ * a replica or rebuild took): a finding, reported apart from problems. */
+static int finding(struct checker *c, uint64_t index, const struct kix_entry *e,
+                   const struct kix_run_info *run)
+{
+    struct kix_check_issue is;
+    struct kix_err why = {0};
+    int rule = kix__origin_finding(e, run, &why);
+
+    if (!rule)
+        return KIX_OK;
+    c->findings++;
+    if (!c->opts || !c->opts->finding)
+        return KIX_OK;
+    memset(&is, 0, sizeof(is));
+    is.table = "findings";
+    is.index = index;
+    snprintf(is.where, sizeof(is.where), "%s", kix_finding_rule_name(rule));
+    snprintf(is.message, sizeof(is.message), "%s", why.msg);
+    c->opts->finding(c->opts->finding_ctx, &is);
+    return KIX_OK;
+}
 
 static int push_hash(struct kix_hash **a, size_t *n, size_t *cap, const uint8_t h[32])
 {
@@ -145,6 +169,11 @@ static int replay_one(struct checker *c, uint64_t index, const struct kix_hash *
     if (e->type == KIX_ENTRY_KEY)
         return push_hash(&c->keys, &c->nkeys, &c->cap_keys, e->subject.b);
     snprintf(where, sizeof(where), "leaves u64:%llu", (unsigned long long)index);
+    if ((e->type == KIX_ENTRY_PUBLICATION || e->type == KIX_ENTRY_RERUN) &&
+        (rc = finding(c, index, e,
+                      e->type == KIX_ENTRY_RERUN && find(c, e->run_id) ? &find(c, e->run_id)->info
+                                                                       : NULL)) != KIX_OK)
+        return rc;
     if (e->type == KIX_ENTRY_PUBLICATION) {
         if (find(c, e->run_id))
             return report(c, "leaves", index, where, "run %s is published twice", e->run_id);
@@ -261,8 +290,10 @@ static int group_record(void *arg, const struct kix_bytes *key, const struct kix
     sc->records++;
     s = find(sc->c, id);
     if (s && s->info.grouped && memcmp(s->info.comparison_key.b, key->ptr, 32) == 0 &&
-        s->info.value == kix_u64be_get(key->ptr + 32) &&
-        (val->len == 1 && val->ptr[0] == 1) == kix_vindex_page_starts(id, n) && val->len <= 1)
+        s->info.value == kix_u64be_get(key->ptr + 32) && val->len <= 1 &&
+        (val->len == 1 && val->ptr[0] == KIX_GROUP_STARTS_HASH) == kix_vindex_page_starts(id, n) &&
+        (val->len == 0 || val->ptr[0] == KIX_GROUP_STARTS_HASH ||
+         val->ptr[0] == KIX_GROUP_STARTS_FULL))
         return 0;
     snprintf(where, sizeof(where), "groups %s", id);
     sc->rc = report(sc->c, "groups", s ? s->info.publication_index : KIX_NO_INDEX, where,
@@ -348,8 +379,84 @@ static int left_page(struct tree_check *tc, const struct kix_run_info *run)
                          kix_vindex_key_group_page(&run->comparison_key, run->run_id, key));
 }
 
+static int by_u64(const void *a, const void *b)
+{
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return (x > y) - (x < y);
+}
+
+/* The pages a group's runs started at some size of the log and start no
+ * more: each is in the tree with no member. A run starts a page while it
+ * is ranked and its id starts one (the hash rule), or, in a group that
+ * ever held more than a full page, when it followed a full page after
+ * some entry: which depends on the order runs joined and left, so the
+ * group's history is replayed, one state after each entry that changed
+ * it, as the index kept it. e: every run the group ever ranked, in rank
+ * order. Costs entries × runs of the group, only for a group over a page. */
+static int left_pages(struct tree_check *tc, const struct kix_run_info *const *e, size_t n)
+{
+    uint64_t *events = NULL;
+    uint8_t *ever = NULL, *now = NULL, *hash = NULL;
+    size_t nev = 0;
+    int rc = KIX_OK;
+
+    if (n == 0)
+        return KIX_OK;
+    ever = calloc(n, 1);
+    now = calloc(n, 1);
+    hash = malloc(n);
+    if (!ever || !now || !hash)
+        rc = KIX_ENOMEM;
+    for (size_t i = 0; hash && i < n; i++) /* once a run, not once a state */
+        hash[i] = (uint8_t)kix_vindex_page_starts(e[i]->run_id, strlen(e[i]->run_id));
+    if (rc == KIX_OK && n > KIX_VINDEX_PAGE_MAX) {
+        events = malloc(2 * n * sizeof(*events));
+        if (!events)
+            rc = KIX_ENOMEM;
+        for (size_t i = 0; rc == KIX_OK && i < n; i++) {
+            events[nev++] = e[i]->publication_index;
+            if (e[i]->superseded_by_index != KIX_NO_INDEX)
+                events[nev++] = e[i]->superseded_by_index;
+        }
+        if (rc == KIX_OK)
+            qsort(events, nev, sizeof(*events), by_u64);
+    }
+    /* with at most a page of runs ever, only the hash rule cuts */
+    for (size_t v = 0; rc == KIX_OK && v < (events ? nev : 1); v++) {
+        uint64_t count = 0;
+        if (events && v > 0 && events[v] == events[v - 1])
+            continue;
+        for (size_t i = 0; i < n; i++) {
+            int alive = events ? e[i]->publication_index <= events[v] &&
+                                     (e[i]->superseded_by_index == KIX_NO_INDEX ||
+                                      events[v] < e[i]->superseded_by_index)
+                               : 1;
+            int start;
+            now[i] = 0;
+            if (!alive)
+                continue;
+            start = hash[i] || count == KIX_VINDEX_PAGE_MAX;
+            count = start ? 1 : count + 1;
+            ever[i] |= (uint8_t)start;
+            now[i] = (uint8_t)start;
+        }
+    }
+    /* the last state is today's: a start then is a page with members */
+    for (size_t i = 0; rc == KIX_OK && i < n; i++) {
+        int today = e[i]->grouped && (events ? now[i] : 1);
+        if (ever[i] && !today)
+            rc = left_page(tc, e[i]);
+    }
+    free(events);
+    free(ever);
+    free(now);
+    free(hash);
+    return rc;
+}
+
 /* A group's directory and pages from its ranked runs, best first: a page
- * starts at the best run and at every run that starts one. */
+ * starts at the best run, at every run that starts one by the hash rule
+ * and after every full page. */
 static int group_pages(struct tree_check *tc, const struct kix_digest *gk,
                        const struct kix_run_info *const *m, size_t n)
 {
@@ -364,7 +471,8 @@ static int group_pages(struct tree_check *tc, const struct kix_digest *gk,
         int first = npages == 0;
         const char *id = first ? "" : m[at]->run_id;
         end = at + (!first && at < n); /* past the run that starts it */
-        while (end < n && !kix_vindex_page_starts(m[end]->run_id, strlen(m[end]->run_id)))
+        while (end < n && end - at < KIX_VINDEX_PAGE_MAX &&
+               !kix_vindex_page_starts(m[end]->run_id, strlen(m[end]->run_id)))
             end++;
         kix_buf_reset(&tc->value);
         rc = kix_vindex_page_begin(gk, id, end - at, &tc->value);
@@ -492,9 +600,9 @@ static int check_tree(struct checker *c, struct kix_log *l)
     struct tree_check tc;
     struct kix_log_txn *t = kix_log_reader_txn(c->r);
     static const uint8_t no_group[32];
-    const struct kix_run_info **ranked = NULL;
+    const struct kix_run_info **ranked = NULL, **ever = NULL;
     char key[KIX_VINDEX_KEY_MAX + 1];
-    size_t nranked = 0, g = 0;
+    size_t nranked = 0, g = 0, never = 0, ge = 0;
     struct kix_bytes note, cpb;
     struct kix_hash root;
     int rc = KIX_OK;
@@ -503,17 +611,20 @@ static int check_tree(struct checker *c, struct kix_log *l)
     tc.c = c;
     kix__smt_tiles(&tc.tiles, t);
     ranked = malloc((c->nruns ? c->nruns : 1) * sizeof(*ranked));
-    if (!ranked)
+    ever = malloc((c->nruns ? c->nruns : 1) * sizeof(*ever));
+    if (!ranked || !ever) {
+        free(ranked);
+        free(ever);
         return KIX_ENOMEM;
+    }
     for (size_t i = 0; rc == KIX_OK && i < c->cap; i++) {
         const struct kix_run_info *run = c->table[i] ? &c->table[i]->info : NULL;
         if (!run || c->table[i]->damaged)
             continue;
         if (run->grouped)
             ranked[nranked++] = run;
-        else if (memcmp(run->comparison_key.b, no_group, 32) != 0 &&
-                 kix_vindex_page_starts(run->run_id, strlen(run->run_id)))
-            rc = left_page(&tc, run); /* ranked once, superseded since */
+        if (memcmp(run->comparison_key.b, no_group, 32) != 0)
+            ever[never++] = run; /* ranked now, or once and superseded since */
         kix_buf_reset(&tc.value);
         if (rc == KIX_OK)
             rc = kix__vindex_run_record(t, run, &tc.value, NULL);
@@ -529,6 +640,8 @@ static int check_tree(struct checker *c, struct kix_log *l)
     /* groups: every group a run ever joined, its ranked runs best first */
     if (nranked)
         qsort(ranked, nranked, sizeof(*ranked), by_group);
+    if (never)
+        qsort(ever, never, sizeof(*ever), by_group);
     c->ngroups = unique(c->groups, c->ngroups);
     for (size_t i = 0; rc == KIX_OK && i < c->ngroups; i++) {
         const struct kix_digest *gk = (const struct kix_digest *)c->groups[i].b;
@@ -539,6 +652,13 @@ static int check_tree(struct checker *c, struct kix_log *l)
         while (g < nranked && memcmp(ranked[g]->comparison_key.b, gk->b, 32) == 0)
             g++;
         rc = group_pages(&tc, gk, ranked + first, g - first);
+        while (ge < never && memcmp(ever[ge]->comparison_key.b, gk->b, 32) < 0)
+            ge++;
+        first = ge;
+        while (ge < never && memcmp(ever[ge]->comparison_key.b, gk->b, 32) == 0)
+            ge++;
+        if (rc == KIX_OK)
+            rc = left_pages(&tc, ever + first, ge - first);
     }
     if (rc == KIX_OK)
         rc = kix__sel_memory_each(c->sel, tree_add_record, &tc);
@@ -583,6 +703,7 @@ static int check_tree(struct checker *c, struct kix_log *l)
     kix_buf_release(&tc.value);
     free(tc.up);
     free(ranked);
+    free(ever);
     return rc;
 }
 
@@ -649,6 +770,7 @@ int kix_index_check(struct kix_log *l, const struct kix_check_opts *opts,
         stats->runs = c.nruns;
         stats->ranked = grouped;
         stats->issues = c.issues;
+        stats->findings = c.findings;
     }
     for (size_t i = 0; i < c.cap; i++)
         if (c.table[i]) {

@@ -25,6 +25,9 @@ enum kix__index_table {
     /* withdrawn runs by group (kix-index/5): comparison key(32) ‖ run id →
      * u64be the withdrawal's index ‖ u8 its reason */
     KIX_TABLE_WITHDRAWN,
+    /* entries an older origin logged that today's origin rules refuse
+     * (findings.c): u64be index → rule (u8) ‖ message text */
+    KIX_TABLE_FINDINGS,
     KIX_INDEX_TABLES
 };
 
@@ -51,6 +54,16 @@ int kix__manifest_memo_prepare(const struct kix_log_object *o, void *memo, struc
 /* The memo of the item's subject when its submission carried it: 1, *out
  * filled; 0 when it did not (read the stored manifest). */
 int kix__manifest_memo_of(const struct kix_log_item *item, struct kix__manifest_memo *out);
+
+/* indexer.c: the origin rule entry e breaks (enum kix_finding_rule, why
+ * says how) or 0; run: the record of the run a rerun is about, before it. */
+int kix__origin_finding(const struct kix_entry *e, const struct kix_run_info *run,
+                        struct kix_err *why);
+
+/* findings.c: notes that replayed entry item breaks today's origin rule
+ * (message: what and why), for kix audit, mirrors and kixd check. */
+int kix__finding_put(struct kix_log_txn *t, uint64_t index, int rule, const char *message,
+                     struct kix_err *err) KIX_MUST_CHECK;
 
 /* Run record: fixed layout, see runs.c. */
 #define RUN_RECORD_LEN_V1 (32 + 32 + 8 * 7 + 1 + 32 + 8 + 1)
@@ -100,18 +113,18 @@ void kix__smt_tiles(struct kix_smt_tiles *tiles, struct kix_log_txn *t);
 void kix__run_group_by_manifest(struct kix_run_info *run, const uint8_t *manifest, size_t len);
 
 /* group_pages.c: the group as the verifiable index pages it (kix/vindex.h).
- * page_of: the id of the page holding run ("" the first page);
- * touch_pages: notes the pages a join or leave of run changes (call it
- * with run in the table or out of it, the pages are the same); directory
- * and page: the records (a page whose starting run is no member: empty). */
+ * page_of: the id of the page holding run ("" the first page); reflow:
+ * after run joined or left the group table, recuts the pages from the
+ * last start before it to the next hash start after it (the group-table
+ * flags and the starts table) and notes every page that may have changed;
+ * directory and page: the records (a page whose starting run is no
+ * member, or starts no page now: empty). */
 int kix__group_page_of(struct kix_log_txn *t, const struct kix_run_info *run,
                        char page_id[KIX_RUN_ID_MAX + 1]);
-/* Notes run as a page's start (present 1) or no longer (0), when it
- * starts one (KIX_TABLE_GROUP_STARTS). */
-int kix__group_start_put(struct kix_log_txn *t, const struct kix_run_info *run, int present,
-                         struct kix_err *err);
-int kix__group_touch_pages(struct kix_log_txn *t, const struct kix_run_info *run,
-                           struct kix_err *err);
+int kix__group_reflow(struct kix_log_txn *t, const struct kix_run_info *run, struct kix_err *err);
+/* A run that started a page left the group table: out of the starts
+ * table, its page noted (it stays, empty). */
+int kix__group_unstart(struct kix_log_txn *t, const struct kix_run_info *run, struct kix_err *err);
 int kix__group_directory(struct kix_log_txn *t, const struct kix_digest *group, struct kix_buf *out,
                          struct kix_err *err);
 int kix__group_page(struct kix_log_txn *t, const struct kix_digest *group, const char *page_id,
@@ -124,7 +137,10 @@ int kix__withdrawn_record(struct kix_log_txn *t, const struct kix_digest *group,
                           struct kix_buf *out, struct kix_err *err);
 
 /* groups.c: the group index (comparison key ‖ u64be value ‖ run id →
- * 0x01 when the run starts a page of the group, else empty). */
+ * KIX_GROUP_STARTS_HASH when the run starts a page of the group by the
+ * hash rule, KIX_GROUP_STARTS_FULL when it starts one because the page
+ * before it is full, else empty). */
+enum { KIX_GROUP_STARTS_HASH = 1, KIX_GROUP_STARTS_FULL = 2 };
 int kix__group_insert(struct kix_log_txn *t, const struct kix_run_info *run, struct kix_err *err);
 int kix__group_remove(struct kix_log_txn *t, const struct kix_run_info *run, struct kix_err *err);
 

@@ -278,14 +278,14 @@ static int check_manifest_names_run(struct kix_log_txn *t, const struct kix_log_
  * that published the run (every run of a supersession chain has that one
  * publisher) would raise the run's evidence on its publisher's own say.
  * A replica takes what its upstream logged before the rule. */
-static int check_rerun_independent(const struct kix_log_item *item, const struct kix_run_info *run,
-                                   struct kix_err *err)
+static int rerun_independent(const struct kix_entry *e, const struct kix_run_info *run,
+                             struct kix_err *err)
 {
     char id[65];
 
-    if (item->replayed || memcmp(run->publisher, item->entry->signer, 32) != 0)
+    if (memcmp(run->publisher, e->signer, 32) != 0)
         return KIX_OK;
-    kix_hex_encode(item->entry->signer, 32, id);
+    kix_hex_encode(e->signer, 32, id);
     return kix_err_set(err, KIX_EPOLICY,
                        "key %.16s published run %s, so its controlled rerun of that run would "
                        "raise the run's evidence on the publisher's own word; a controlled rerun "
@@ -294,18 +294,52 @@ static int check_rerun_independent(const struct kix_log_item *item, const struct
                        id, run->run_id);
 }
 
-/* A new run id follows the run-id grammar (PROTOCOL.md §5.3); a replica
- * takes what its upstream logged before the grammar, as a rebuild does. */
-static int check_new_run_id(const struct kix_log_item *item, struct kix_err *err)
+static int check_rerun_independent(const struct kix_log_item *item, const struct kix_run_info *run,
+                                   struct kix_err *err)
 {
-    const struct kix_entry *e = item->entry;
+    return item->replayed ? KIX_OK : rerun_independent(item->entry, run, err);
+}
 
-    if (e->type != KIX_ENTRY_PUBLICATION || item->replayed ||
+/* A new run id follows the run-id grammar (PROTOCOL.md §5.3). */
+static int new_run_id(const struct kix_entry *e, struct kix_err *err)
+{
+    if (e->type != KIX_ENTRY_PUBLICATION ||
         kix_run_id_check(e->run_id, e->run_id_len, err) == KIX_OK)
         return KIX_OK;
     if (err)
         err->code = KIX_EPOLICY; /* refuses this entry only */
     return KIX_EPOLICY;
+}
+
+/* A replica takes what its upstream logged before the grammar, as a
+ * rebuild does: the entry is then a finding (note_findings). */
+static int check_new_run_id(const struct kix_log_item *item, struct kix_err *err)
+{
+    return item->replayed ? KIX_OK : new_run_id(item->entry, err);
+}
+
+/* The origin rules a replica and a rebuild skip, applied to what they
+ * take: each entry that breaks one is kept as a finding (kix/index.h),
+ * which kix audit, mirrors and kixd check report. An origin's own appends
+ * passed index_check, so they never land here. run: the run's record
+ * before the entry. */
+int kix__origin_finding(const struct kix_entry *e, const struct kix_run_info *run,
+                        struct kix_err *why)
+{
+    if (e->type == KIX_ENTRY_PUBLICATION && new_run_id(e, why) != KIX_OK)
+        return KIX_FINDING_RUN_ID;
+    if (e->type == KIX_ENTRY_RERUN && run && rerun_independent(e, run, why) != KIX_OK)
+        return KIX_FINDING_SELF_RERUN;
+    return 0;
+}
+
+static int note_findings(struct kix_log_txn *t, const struct kix_log_item *item,
+                         const struct kix_run_info *run, struct kix_err *err)
+{
+    struct kix_err why = {0};
+    int rule = kix__origin_finding(item->entry, run, &why);
+
+    return rule ? kix__finding_put(t, item->index, rule, why.msg, err) : KIX_OK;
 }
 
 static int index_check(struct kix_log_txn *t, const struct kix_log_item *item, struct kix_err *err)
@@ -387,8 +421,15 @@ void kix__run_step(const struct kix_entry *e, uint64_t index, const struct kix_h
         break;
     case KIX_ENTRY_RERUN:
         run->reruns++;
-        run->evidence = e->outcome;
-        run->evidence_index = index;
+        /* Evidence is another key's word. An origin refuses a rerun signed
+         * by the run's publisher (check_rerun_independent), but a replica
+         * and a rebuild take what an older origin logged: such a rerun is
+         * listed and never raises (or lowers) the evidence, so every copy
+         * derives the evidence by today's rule (issue 42). */
+        if (memcmp(e->signer, run->publisher, 32) != 0) {
+            run->evidence = e->outcome;
+            run->evidence_index = index;
+        }
         chain_entry(run, index, leaf_hash);
         break;
     case KIX_ENTRY_SUPERSESSION:
@@ -541,7 +582,9 @@ static int index_apply(struct kix_log_txn *t, const struct kix_log_item *item, s
     if (rc || e->type == KIX_ENTRY_KEY)
         return rc ? rc : touch_entry(t, item, NULL, NULL, err);
     before = run;
-    if ((e->type == KIX_ENTRY_SUPERSESSION || e->type == KIX_ENTRY_WITHDRAWAL) && run.grouped)
+    rc = note_findings(t, item, &run, err);
+    if (rc == KIX_OK && (e->type == KIX_ENTRY_SUPERSESSION || e->type == KIX_ENTRY_WITHDRAWAL) &&
+        run.grouped)
         rc = kix__group_remove(t, &run, err); /* a superseded or withdrawn run leaves the ranking */
     kix__run_step(e, item->index, &item->leaf_hash, &run, &new_run);
     if (rc == KIX_OK && e->type == KIX_ENTRY_REINSTATEMENT && run.grouped)
@@ -572,8 +615,13 @@ static int index_apply(struct kix_log_txn *t, const struct kix_log_item *item, s
     return rc;
 }
 
-/* kix-index/5: run records keep the withdrawal in force; withdrawn runs
- * leave their group's ranks. kix-index/4: groups paged (a directory and pages, kix/vindex.h; the
+/* kix-index/5: run records keep the withdrawal in force, and withdrawn runs
+ * leave their group's ranks (the withdrawn table lists them by group);
+ * evidence by today's rule (a rerun signed by the run's publisher is never
+ * evidence, kix__run_step) and the findings table; group pages cut by size
+ * as well as by the hash rule. A store of kix-index/4 is rebuilt on its
+ * first writable open, which re-derives every run's evidence.
+ * kix-index/4: groups paged (a directory and pages, kix/vindex.h; the
  * group table marks the runs that start a page) and selection records
  * (selections.c) beside runs, groups, keys and manifests. kix-index/3: run
  * records commit their entry list; the verifiable index, its tree kept in
@@ -590,6 +638,7 @@ static const struct kix_log_table_spec tables[KIX_INDEX_TABLES] = {
     [KIX_TABLE_SELECTIONS] = {"selections", KIX_LOG_TABLE_SEALED},
     /* since kix-index/5 */
     [KIX_TABLE_WITHDRAWN] = {"withdrawn", KIX_LOG_TABLE_SEALED},
+    [KIX_TABLE_FINDINGS] = {"findings", KIX_LOG_TABLE_SEALED},
 };
 
 static const struct kix_log_indexer indexer = {

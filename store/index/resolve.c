@@ -430,6 +430,10 @@ static int verify_entry(struct kix_resolution *res, const struct kix_resolution_
         break;
     case KIX_ENTRY_RERUN:
         res->run.reruns++;
+        /* the publisher's own rerun is listed, never evidence (the
+         * indexer's rule, kix__run_step): the publication came first */
+        if (memcmp(p.signer, res->run.publisher, 32) == 0)
+            break;
         if (res->run.evidence_index == KIX_NO_INDEX || e->index > res->run.evidence_index) {
             res->run.evidence = p.outcome;
             res->run.evidence_index = e->index;

@@ -83,6 +83,10 @@ int kix_sel_page_decode(const uint8_t *v, size_t len, uint64_t page, uint64_t it
     if (page > items / KIX_SEL_PAGE || (page == items / KIX_SEL_PAGE && items % KIX_SEL_PAGE == 0))
         return kix_err_set(err, KIX_EVERIFY, "page %llu of a selection list of %llu items",
                            (unsigned long long)page, (unsigned long long)items);
+    if (len > KIX_SEL_PAGE_BYTES)
+        return kix_err_set(err, KIX_EVERIFY,
+                           "selection page %llu is %zu bytes, over the %u-byte bound of a page",
+                           (unsigned long long)page, len, KIX_SEL_PAGE_BYTES);
     want = items - page * KIX_SEL_PAGE < KIX_SEL_PAGE ? items - page * KIX_SEL_PAGE : KIX_SEL_PAGE;
     if (len < at || v[0] != KIX_SEL_PAGE_TAG || kix_u64be_get(v + 1) != page ||
         (n = kix_u64be_get(v + 9)) != want)

@@ -214,7 +214,9 @@ int kix_vindex_run_decode(const uint8_t *v, size_t len, const char *run_id,
         (!i->grouped && (i->value != 0 || memcmp(i->comparison_key.b, zero, 32) != 0)) ||
         (i->supersedes_index == NONE) != (out->predecessor[0] == '\0') ||
         (i->superseded_by_index == NONE) != (out->successor[0] == '\0') ||
-        (i->evidence_index == NONE) != (i->reruns == 0) || i->publication_index == NONE)
+        (i->evidence_index != NONE && i->reruns == 0) ||
+        (i->evidence_index == NONE && i->evidence != KIX_EVIDENCE_REPORTED) ||
+        i->publication_index == NONE)
         return malformed(err, "run");
     return KIX_OK;
 }
@@ -297,7 +299,7 @@ int kix_vindex_group_decode(const uint8_t *v, size_t len, const struct kix_diges
     struct rd r = {v, v + len, 0};
     struct kix_digest k;
     struct kix_vindex_page p, prev;
-    uint64_t count, pages, rank = 1;
+    uint64_t count, pages, rank = 1, last_members = 0;
     int stopped = 0;
 
     memset(out, 0, sizeof(*out));
@@ -323,10 +325,14 @@ int kix_vindex_group_decode(const uint8_t *v, size_t len, const struct kix_diges
         if (r.bad || p.members > count - (rank - 1) || (p.members == 0) != (p.first_run[0] == 0))
             return malformed(err, "group");
         /* the first page starts at the best run; every other at a run
-         * that starts a page, in rank order after the page before */
-        if (i > 0 && (!kix_vindex_page_starts(p.first_run, strlen(p.first_run)) ||
-                      (prev.members &&
-                       !before(prev.first_value, prev.first_run, p.first_value, p.first_run))))
+         * that starts a page by the hash rule or after a full page, in
+         * rank order after the page before; none holds more than a full
+         * page */
+        if (p.members > KIX_VINDEX_PAGE_MAX ||
+            (i > 0 && ((!kix_vindex_page_starts(p.first_run, strlen(p.first_run)) &&
+                        last_members != KIX_VINDEX_PAGE_MAX) ||
+                       (prev.members &&
+                        !before(prev.first_value, prev.first_run, p.first_value, p.first_run)))))
             return malformed(err, "group");
         if (i == 0 && p.members == 0 && p.first_value != 0)
             return malformed(err, "group");
@@ -340,6 +346,7 @@ int kix_vindex_group_decode(const uint8_t *v, size_t len, const struct kix_diges
         if (fn && !stopped && fn(ctx, &p))
             stopped = 1;
         rank += p.members;
+        last_members = p.members;
         if (p.members)
             prev = p;
     }
@@ -360,6 +367,11 @@ int kix_vindex_page_decode(const uint8_t *v, size_t len, const struct kix_digest
     uint64_t n, prev_value = 0;
     int stopped = 0;
 
+    /* a page is bounded however its ids were chosen (kix/vindex.h) */
+    if (len > KIX_VINDEX_PAGE_BYTES)
+        return kix_err_set(err, KIX_EVERIFY,
+                           "a group page record of %zu bytes is over the %u-byte bound of a page",
+                           len, KIX_VINDEX_PAGE_BYTES);
     if (take_u8(&r) != KIX_VINDEX_GROUP_PAGE)
         return malformed(err, "group page");
     take_hash(&r, k.b);
@@ -367,7 +379,7 @@ int kix_vindex_page_decode(const uint8_t *v, size_t len, const struct kix_digest
     n = take_u64(&r);
     if (r.bad || memcmp(k.b, key->b, 32) != 0)
         return malformed(err, "group page");
-    if (n > (uint64_t)(r.end - r.p) / 10)
+    if (n > (uint64_t)(r.end - r.p) / 10 || n > KIX_VINDEX_PAGE_MAX)
         return malformed(err, "group page");
     for (uint64_t i = 0; i < n; i++) {
         uint64_t value = take_u64(&r);

@@ -269,8 +269,8 @@ out:
 int kix__vindex_reset(struct kix_log_txn *t, struct kix_err *err)
 {
     static const enum kix__index_table tables[] = {
-        KIX_TABLE_RUNS,         KIX_TABLE_RUN_ENTRIES, KIX_TABLE_GROUPS,   KIX_TABLE_SMT,
-        KIX_TABLE_GROUP_STARTS, KIX_TABLE_SELECTIONS,  KIX_TABLE_WITHDRAWN};
+        KIX_TABLE_RUNS,         KIX_TABLE_RUN_ENTRIES, KIX_TABLE_GROUPS,    KIX_TABLE_SMT,
+        KIX_TABLE_GROUP_STARTS, KIX_TABLE_SELECTIONS,  KIX_TABLE_WITHDRAWN, KIX_TABLE_FINDINGS};
     int rc = KIX_OK;
 
     for (size_t i = 0; rc == KIX_OK && i < sizeof(tables) / sizeof(tables[0]); i++)

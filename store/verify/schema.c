@@ -799,6 +799,17 @@ static int check_string(struct run *r, const struct snode *n, const json_t *v, c
         what = "";
     if (n->format && !kix_rfc3339_valid(s, len))
         return fail(r, ptr, "must be an RFC 3339 UTC time such as 2024-09-03T15:39:55Z");
+    /* A valid date can still be no date at all: 0000-01-01 is what a
+     * zeroed struct or an unset field prints as. No GPU kernel was
+     * measured, attested or published before 2000, so every timestamp
+     * a record or statement carries starts there (issue 42). The first
+     * four characters are the year: kix_rfc3339_valid checked them. */
+    if (n->format && strncmp(s, KIX_TIMESTAMP_MIN, 4) < 0)
+        return fail(r, ptr,
+                    "%.*s is before " KIX_TIMESTAMP_MIN
+                    ": no run was measured, attested or published then (an unset or "
+                    "zeroed date?); write the real UTC time",
+                    (int)(len > 40 ? 40 : len), s);
     if (n->pattern && !pattern_matches(n->re, s, len)) {
         if (n->format)
             return fail(r, ptr, "must be an RFC 3339 UTC time such as 2024-09-03T15:39:55Z");

@@ -158,7 +158,9 @@ for svg, sw in zip(svgs, k["sweeps"]):
         run = json.loads(urllib.request.urlopen(H + "/runs/%s.json" % p["runId"]).read())
         assert run["runId"] == p["runId"]
         w = [o for o in run["objects"] if o["kind"] == "Workload"][0]["object"]["spec"]
-        assert w["kernel"] == k["kernel"] and str(w["x"]["value"]) == p["x"], (w, p)
+        # x is the swept parameter's value (issue 37.5: sweeps are derived
+        # from the parameters; a workload has no x of its own)
+        assert w["kernel"] == k["kernel"] and str(w["parameters"][sw["x"]["name"]]) == p["x"], (w, p)
 PY
 pass "kernel page: GPUs and passes, an SVG chart per sweep, axes with units, every point a run"
 

@@ -58,13 +58,24 @@ done
 python3 - "$CSV" "$WORK/rows.jsonl" <<'EOF' || fail "ranks differ from the brute force"
 import csv, json, math, sys
 from collections import defaultdict
+# a group is a shape measured, however the row's sweep named it (issue
+# 37.5): the config with the swept x in it, Liger's two spellings of one
+# dimension as one (its H sweep's "H" is its T sweep's "hidden_size"), and
+# without what says how the row was produced (sweep_dim, the harness's
+# mode) or what the implementation is (num_shards)
+ALIAS = {"H": "hidden_size", "T": "seq_len", "V": "vocab_size", "B": "batch_size",
+         "bsz": "batch_size", "E": "num_experts"}
+NOT_SHAPE = {"sweep_dim", "mode", "num_shards"}
 want = defaultdict(list)
 for row in csv.DictReader(open(sys.argv[1], newline="")):
     memory = row["metric_name"] == "memory"
     scale = 1048576.0 if memory else 1e6
-    config = json.dumps(json.loads(row["extra_benchmark_config_str"]), sort_keys=True)
+    shape = {ALIAS.get(k, k): v for k, v in json.loads(row["extra_benchmark_config_str"]).items()
+             if k not in NOT_SHAPE and k != row["x_name"] and v is not None}
+    shape[ALIAS.get(row["x_name"], row["x_name"])] = float(row["x_value"])
     key = (row["kernel_name"], row["kernel_operation_mode"], row["metric_name"], row["gpu_name"],
-           row["x_name"], float(row["x_value"]), config)
+           json.dumps({k: float(v) if isinstance(v, (int, float)) and not isinstance(v, bool) else v
+                       for k, v in shape.items()}, sort_keys=True))
     want[key].append(int(math.floor(float(row["y_value_50"]) * scale + 0.5)))
 got = defaultdict(list)
 for line in open(sys.argv[2]):

@@ -281,6 +281,15 @@ KIX_TEST(observed_in_the_future_refused)
     refused(m, KIX_EPOLICY, "/spec/observedAt: 2031-01-01T00:00:00Z is in the future");
 }
 
+/* issue 42: 0000-01-01 is a valid date and no date: refused with its pointer */
+KIX_TEST(observed_before_2000_refused)
+{
+    char m[1024];
+    run_manifest_extra(m, sizeof(m), "passed", "11360", 0,
+                       ",\"observedAt\":\"0000-01-01T00:00:00Z\"");
+    refused(m, KIX_EINVAL, "/spec/observedAt: 0000-01-01T00:00:00Z is before 2000-01-01T00:00:00Z");
+}
+
 /* issue 27: kix new run's marker left in */
 KIX_TEST(template_marker_refused)
 {

@@ -108,3 +108,40 @@ want="$(sed -n 's/^<!-- example vindex.verdict: \(.*\) -->$/\1/p' "$DOC")"
 [ -n "$want" ] && grep -qxF "$want" "$WORK/doc.out" ||
   fail "PROTOCOL.md's example says '$want', the verifier: $(cat "$WORK/doc.out")"
 pass "PROTOCOL.md's worked example verifies independently: $want"
+
+# the page bound (issue 42.6): the group pages and directories kix's C
+# decoder accepts or refuses (tests/tools/kix-js-vectors.c: a full page of
+# 448 runs and one of 449, a page after a full page starting at a run the
+# hash rule does not pick, and after a shorter page) are the ones the
+# independent decoder accepts or refuses
+"$KIX_BIN/kix-js-vectors" >"$WORK/vectors.json" || fail "kix-js-vectors failed"
+python3 - "$KIX_TESTS/integration" "$WORK/vectors.json" >"$WORK/bound.out" 2>&1 <<'PY' ||
+import json, sys
+sys.path.insert(0, sys.argv[1])
+import vindex_verify as vv
+v = json.load(open(sys.argv[2]))
+bad, seen = [], set()
+def verdict(fn, *a):
+    try:
+        fn(*a)
+        return True
+    except SystemExit:
+        return False
+for g in v["groupRecords"]:
+    b = bytes.fromhex(g["record"])
+    pid = b[34:34 + b[33]].decode(errors="replace")
+    got = verdict(vv.decode_page, b, "group/%s/%s" % (g["key"], pid))
+    seen.add(g["name"])
+    if got != g["valid"]:
+        bad.append("page %s: python %s, C %s" % (g["name"], got, g["valid"]))
+for g in v["groupDirs"]:
+    got = verdict(vv.decode_group, bytes.fromhex(g["record"]), "group/" + g["key"])
+    seen.add(g["name"])
+    if got != g["valid"]:
+        bad.append("directory %s: python %s, C %s" % (g["name"], got, g["valid"]))
+missing = {"full", "over-full", "after-a-full-page", "after-a-short-page", "page-over-full"} - seen
+print("\n".join(bad + ["missing vector " + m for m in sorted(missing)]) or "agrees")
+sys.exit(1 if bad or missing else 0)
+PY
+  fail "the independent decoder and kix's differ on page bounds: $(cat "$WORK/bound.out")"
+pass "the independent decoder holds group pages and directories to the 448-run page bound as kix does"

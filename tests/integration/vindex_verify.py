@@ -141,8 +141,13 @@ def decode_run(b, key):
 PAGE_TAG = b"kix.group.page\n"
 
 
+PAGE_MAX = 448  # members of a full page (§4.2)
+PAGE_BYTES = 65536  # the bound of a page record
+
+
 def starts_page(rid):
-    """A run starts a page of its group when SHA-256(tag || id) < 4 in its first byte (§4.2)."""
+    """A run starts a page of its group by the hash rule when SHA-256(tag || id) < 4 in its
+    first byte (§4.2); any run also starts one after a full page."""
     return hashlib.sha256(PAGE_TAG + rid.encode()).digest()[0] < 4
 
 
@@ -162,14 +167,17 @@ def decode_group(b, key):
     count, npages = r.u64(), r.u64()
     if npages == 0:
         fail("%s: a directory with no page" % key)
-    pages, rank, last = [], 1, None
+    pages, rank, last, last_members = [], 1, None, 0
     for i in range(npages):
         members, value = r.u64(), r.u64()
         rid = r.run_id(i == 0)
         if (members == 0) != (rid == "") or (members == 0 and value):
             fail("%s: page %d's first run and count disagree" % (key, i))
-        if i > 0 and not starts_page(rid):
+        if members > PAGE_MAX:
+            fail("%s: page %d holds %d runs, over a full page's %d" % (key, i, members, PAGE_MAX))
+        if i > 0 and last_members != PAGE_MAX and not starts_page(rid):
             fail("%s: page %d starts at %s, which does not start a page" % (key, i, rid))
+        last_members = members
         if members and last is not None and not last < rank_key(value, rid):
             fail("%s: pages not in rank order at %s" % (key, rid))
         if members:
@@ -185,7 +193,9 @@ def decode_group(b, key):
 
 
 def decode_page(b, key):
-    """One page of a group: its members in rank order, the first its id."""
+    """One page of a group: its members in rank order, the first its id, at most a full page."""
+    if len(b) > PAGE_BYTES:
+        fail("%s: a page record of %d bytes, over the %d-byte bound" % (key, len(b), PAGE_BYTES))
     r = Reader(b, key)
     if r.u8() != 0x05:
         fail("%s: not a group page" % key)
@@ -194,6 +204,8 @@ def decode_page(b, key):
     if key != "group/%s/%s" % (ck, pid):
         fail("%s: the record is page %s of group %s" % (key, pid, ck))
     count = r.u64()
+    if count > PAGE_MAX:
+        fail("%s: a page of %d runs, over a full page's %d" % (key, count, PAGE_MAX))
     members, last = [], None
     for i in range(count):
         value = r.u64()

@@ -610,6 +610,25 @@ int main(int argc, char **argv)
                      bad_groups[i].n, &grp);
             print_group(bad_groups[i].name, &gkey, grp.ptr, grp.len, &first);
         }
+        {
+            /* a full page (KIX_VINDEX_PAGE_MAX members, no id starting a
+             * page by the hash rule), and one member more */
+            static char full_ids[KIX_VINDEX_PAGE_MAX + 1][32];
+            static const char *full_ptrs[KIX_VINDEX_PAGE_MAX + 1];
+            static uint64_t full_values[KIX_VINDEX_PAGE_MAX + 1];
+            for (int i = 0, nonce = 0; i <= (int)KIX_VINDEX_PAGE_MAX; i++) {
+                do
+                    snprintf(full_ids[i], sizeof(full_ids[i]), "m-%04d-%d", i, nonce++);
+                while (kix_vindex_page_starts(full_ids[i], strlen(full_ids[i])));
+                full_ptrs[i] = full_ids[i];
+                full_values[i] = 100 + (uint64_t)i;
+            }
+            group_of(&gkey, KIX_VINDEX_PAGE_MAX, full_ptrs, full_values, KIX_VINDEX_PAGE_MAX, &grp);
+            print_group("full", &gkey, grp.ptr, grp.len, &first);
+            group_of(&gkey, KIX_VINDEX_PAGE_MAX + 1, full_ptrs, full_values,
+                     KIX_VINDEX_PAGE_MAX + 1, &grp);
+            print_group("over-full", &gkey, grp.ptr, grp.len, &first);
+        }
         group_of(&gkey, 4, ids, values, 4, &grp);
         grp.ptr[0] = 0x01;
         print_group("wrong-tag", &gkey, grp.ptr, grp.len, &first);
@@ -636,6 +655,21 @@ int main(int argc, char **argv)
         print_dir("count-too-low", &gkey, grp.ptr, grp.len, &first);
         dir_of(&gkey, 4, two, 2, &grp); /* run-a does not start a page */
         print_dir("second-page-not-a-start", &gkey, grp.ptr, grp.len, &first);
+        {
+            /* after a full page the next starts at any run (run-a starts
+             * none by the hash rule); after a shorter one it may not */
+            const struct dir_page after_full[] = {{KIX_VINDEX_PAGE_MAX, "m-0000", 100},
+                                                  {4, "run-a", 500}},
+                                  after_short[] = {{KIX_VINDEX_PAGE_MAX - 1, "m-0000", 100},
+                                                   {4, "run-a", 500}},
+                                  over_full[] = {{KIX_VINDEX_PAGE_MAX + 1, "m-0000", 100}};
+            dir_of(&gkey, KIX_VINDEX_PAGE_MAX + 4, after_full, 2, &grp);
+            print_dir("after-a-full-page", &gkey, grp.ptr, grp.len, &first);
+            dir_of(&gkey, KIX_VINDEX_PAGE_MAX + 3, after_short, 2, &grp);
+            print_dir("after-a-short-page", &gkey, grp.ptr, grp.len, &first);
+            dir_of(&gkey, KIX_VINDEX_PAGE_MAX + 1, over_full, 1, &grp);
+            print_dir("page-over-full", &gkey, grp.ptr, grp.len, &first);
+        }
         dir_of(&gkey, 4, zero_later, 2, &grp);
         print_dir("empty-later-page", &gkey, grp.ptr, grp.len, &first);
         dir_of(&gkey, 0, value_in_empty, 1, &grp);

@@ -250,8 +250,7 @@ KIX_TEST(home_view_pages_every_group_once_in_order)
     teardown(&f);
 }
 
-/* The swept parameter's name among the workload's parameters: the one
- * whose value is x's (Liger names it by its label, "V" -> "vocab"). */
+/* A run's Workload document. */
 static json_t *run_workload(struct kix_log_reader *r, const char *run_id)
 {
     struct kix_run_info info;
@@ -291,7 +290,7 @@ KIX_TEST(kernel_sweeps_share_everything_but_x)
     for (size_t s = 0; s < v.nsweeps; s++) {
         const struct kix_kernel_sweep *sw = &v.sweeps[s];
         json_t *fixed_params = NULL;
-        ASSERT_EQ_STR("V", sw->x_name);
+        ASSERT_EQ_STR("vocab", sw->x_name); /* the parameter that varies */
         ASSERT_TRUE(sw->numeric_x);
         ASSERT_TRUE(strstr(sw->fixed, "vocab") == NULL); /* x's own parameter is not fixed */
         ASSERT_TRUE(*sw->fixed);
@@ -302,12 +301,10 @@ KIX_TEST(kernel_sweeps_share_everything_but_x)
             ASSERT_EQ_U64(6, line->npoints);
             for (size_t i = 0; i < line->npoints; i++) {
                 const struct kix_kernel_point *p = &v.points[line->first_point + i];
-                json_t *w = run_workload(r, p->run_id), *params, *x;
+                json_t *w = run_workload(r, p->run_id), *params;
                 ASSERT_TRUE(w != NULL);
-                x = json_object_get(json_object_get(w, "spec"), "x");
                 params = json_deep_copy(json_object_get(json_object_get(w, "spec"), "parameters"));
-                ASSERT_EQ_STR("V", json_string_value(json_object_get(x, "name")));
-                ASSERT_TRUE(json_number_value(json_object_get(x, "value")) == p->x);
+                ASSERT_TRUE(json_number_value(json_object_get(params, "vocab")) == p->x);
                 if (i)
                     ASSERT_TRUE(v.points[line->first_point + i - 1].x < p->x);
                 /* every point of the sweep: the same parameters but vocab */
@@ -335,6 +332,66 @@ KIX_TEST(kernel_sweeps_share_everything_but_x)
     kix_buf_release(&out);
     kix_kernel_view_release(&v);
     kix_home_view_release(&h);
+    kix_log_read_end(r);
+    teardown(&f);
+}
+
+/* Issue 37.5: Liger measures rope at hidden = 8192, seq = 2048 twice, in
+ * its H sweep (seq = 2048) and in its T sweep (hidden = 8192). Both rows
+ * are one workload, so one group a pass (four runs: two implementations,
+ * two rows each, one best), not two with two "fastest" answers: rope's 64
+ * rows make 4 × 7 groups, not 4 × 8. The kernel page still draws both
+ * sweeps of each pass, derived from the parameters, the shared group a
+ * point of each. */
+KIX_TEST(one_shape_of_two_sweeps_is_one_group)
+{
+    struct fixture f;
+    struct kix_log_reader *r = NULL;
+    struct kix_home_view h;
+    struct kix_kernel_view v;
+    struct keys all = {NULL, 0};
+    size_t shared_points = 0, hidden_sweeps = 0, seq_sweeps = 0;
+
+    setup(&f);
+    ASSERT_EQ_INT(0, liger_sample_publish_kernel(f.publisher, "rope", 1000, commit_row, &f));
+    ASSERT_EQ_INT(KIX_OK, kix_log_read_begin(f.log, &r));
+    ASSERT_EQ_INT(KIX_OK, kix_index_groups(r, count_group, &all));
+    ASSERT_EQ_U64(28, all.n);
+    ASSERT_EQ_INT(KIX_OK, kix_home_view_from_store(r, &h, NULL));
+    ASSERT_EQ_U64(28, h.nrows);
+    for (size_t i = 0; i < h.nrows; i++) {
+        int shared =
+            strstr(h.rows[i].workload, "hidden = 8192") && strstr(h.rows[i].workload, "seq = 2048");
+        /* the shared shape's group holds both rows of each implementation */
+        ASSERT_EQ_U64(shared ? 4 : 2, h.rows[i].group_size);
+    }
+    ASSERT_EQ_INT(KIX_OK, kix_kernel_view_build(r, &h, "rope", 4, &v, NULL));
+    /* each pass and metric (forward, backward, full; full peak memory): a
+     * sweep over hidden (3 shapes) and one over seq (5 shapes) */
+    ASSERT_EQ_U64(8, v.nsweeps);
+    for (size_t s = 0; s < v.nsweeps; s++) {
+        const struct kix_kernel_sweep *sw = &v.sweeps[s];
+        int over_hidden = strcmp(sw->x_name, "hidden") == 0;
+        ASSERT_TRUE(over_hidden || strcmp(sw->x_name, "seq") == 0);
+        hidden_sweeps += over_hidden;
+        seq_sweeps += !over_hidden;
+        ASSERT_TRUE(strstr(sw->fixed, over_hidden ? "seq = 2048" : "hidden = 8192") != NULL);
+        ASSERT_EQ_U64(2, sw->nlines); /* huggingface and liger */
+        for (size_t l = 0; l < sw->nlines; l++) {
+            const struct kix_kernel_line *line = &v.lines[sw->first_line + l];
+            ASSERT_EQ_U64(over_hidden ? 3 : 5, line->npoints);
+            for (size_t i = 0; i < line->npoints; i++) {
+                const struct kix_kernel_point *p = &v.points[line->first_point + i];
+                shared_points += p->x == (over_hidden ? 8192 : 2048);
+            }
+        }
+    }
+    ASSERT_EQ_U64(4, hidden_sweeps);
+    ASSERT_EQ_U64(4, seq_sweeps);
+    ASSERT_EQ_U64(8 * 2, shared_points); /* the shared group in every sweep, each line */
+    kix_kernel_view_release(&v);
+    kix_home_view_release(&h);
+    free(all.key);
     kix_log_read_end(r);
     teardown(&f);
 }

@@ -549,6 +549,8 @@ static int nth_page(void *ctx, const struct kix_vindex_page *x)
     return 1;
 }
 
+static size_t largest_page; /* bytes of the largest page prove_pages proved */
+
 static uint64_t prove_pages(struct fixture *f, const struct kix_digest *g, uint64_t *count)
 {
     struct kix_log_reader *r;
@@ -584,6 +586,8 @@ static uint64_t prove_pages(struct fixture *f, const struct kix_digest *g, uint6
             kix_vindex_verify(&n, key, strlen(key), v.ptr, v.len, pp.ptr, pp.len, &err) ||
             kix_vindex_page_decode(v.ptr, v.len, g, &page, id, rank_agrees, &p, &err))
             abort();
+        if (v.len > largest_page)
+            largest_page = v.len;
         kix_buf_release(&v);
         kix_buf_release(&pp);
     }
@@ -656,6 +660,81 @@ KIX_TEST(group_pages_prove_every_rank)
     kix_buf_release(&env);
     kix_buf_release(&v);
     kix_buf_release(&pp);
+    teardown(&f);
+}
+
+/* A ground id: long, and grown with a counter until SHA-256 says it
+ * starts no page, as a publisher who wants one large page picks ids. */
+static void ground_id(int i, char id[KIX_RUN_ID_MAX + 1])
+{
+    for (int nonce = 0;; nonce++) {
+        snprintf(id, KIX_RUN_ID_MAX + 1, "ground-%04d-%0100d-%d", i, 0, nonce);
+        if (!kix_vindex_page_starts(id, strlen(id)))
+            return;
+    }
+}
+
+/* Issue 42.6: 1,200 runs whose ids a publisher ground so that none
+ * starts a page by the hash rule used to fall in one page record of over
+ * 150 KB. A page now also ends when full (KIX_VINDEX_PAGE_MAX members),
+ * so every record stays under 64 KiB, every rank is proven page by page,
+ * and runs leaving from the middle (the full pages after them recut,
+ * their old first runs' pages kept empty) leave an index kixd check
+ * recomputes from the entries. */
+KIX_TEST(ground_ids_cannot_grow_a_page)
+{
+    struct fixture f;
+    struct kix_err err = {0};
+    struct kix_append_result res;
+    struct kix_index_check_stats st;
+    struct kix_check_opts o;
+    struct kix_buf env = KIX_BUF_INIT;
+    struct kix_log_reader *r;
+    struct kix_run_info run;
+    struct kix_digest g;
+    char id[KIX_RUN_ID_MAX + 1], first[KIX_RUN_ID_MAX + 1];
+    uint64_t count, pages;
+
+    setup(&f);
+    for (int i = 0; i < 1200; i++) {
+        ground_id(i, id);
+        /* values out of order: joins land inside full pages and recut them */
+        ASSERT_EQ_INT(KIX_OK, publish_ranked(&f, id, 1, 1000 + (i * 7919) % 1201, &err));
+        if (i == 0)
+            snprintf(first, sizeof(first), "%s", id);
+    }
+    ASSERT_EQ_INT(KIX_OK, kix_log_read_begin(f.log, &r));
+    ASSERT_EQ_INT(KIX_OK, kix_index_run(r, first, strlen(first), &run));
+    kix_log_read_end(r);
+    g = run.comparison_key;
+    largest_page = 0;
+    pages = prove_pages(&f, &g, &count);
+    ASSERT_EQ_U64(1200, count);
+    ASSERT_EQ_U64(3, pages); /* 448 + 448 + 304 */
+    ASSERT_TRUE(largest_page <= KIX_VINDEX_PAGE_BYTES);
+
+    /* three runs leave, from anywhere: the full pages after them are recut */
+    for (int i = 0; i < 3; i++) {
+        char successor[32];
+        ground_id(i * 400, id);
+        snprintf(successor, sizeof(successor), "next-%d", i);
+        ASSERT_EQ_INT(KIX_OK, publish_ranked(&f, successor, 2, 1000, &err));
+        ASSERT_EQ_INT(KIX_OK, kix_log_read_begin(f.log, &r));
+        ASSERT_EQ_INT(KIX_OK, kix_index_run(r, id, strlen(id), &run));
+        kix_log_read_end(r);
+        ASSERT_EQ_INT(KIX_OK, kix_entry_supersession(f.publisher, id, &run.manifest, successor,
+                                                     NULL, &env, &err));
+        ASSERT_EQ_INT(KIX_OK, submit(&f, &env, NULL, 0, &res, &err));
+        kix_buf_reset(&env);
+    }
+    largest_page = 0;
+    ASSERT_EQ_U64(3, prove_pages(&f, &g, &count));
+    ASSERT_EQ_U64(1197, count);
+    ASSERT_TRUE(largest_page <= KIX_VINDEX_PAGE_BYTES);
+    memset(&o, 0, sizeof(o));
+    ASSERT_EQ_INT(KIX_OK, kix_index_check(f.log, &o, &st, &err));
+    ASSERT_EQ_U64(0, st.issues);
+    kix_buf_release(&env);
     teardown(&f);
 }
 

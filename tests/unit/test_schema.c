@@ -253,6 +253,13 @@ KIX_TEST(bad_manifests_named_by_pointer)
         {RUN_HEAD ",\"status\":\"passed\",\"timing\":{\"latencyNs\":{\"median\":5}},"
                   "\"observedAt\":\"2024-02-03T00:00:00+01:00\"}}",
          "/spec/observedAt", "must be an RFC 3339 UTC time"},
+        /* issue 42: a valid date that is no date; every timestamp, not only observedAt */
+        {RUN_HEAD ",\"status\":\"passed\",\"timing\":{\"latencyNs\":{\"median\":5}},"
+                  "\"observedAt\":\"0000-01-01T00:00:00Z\"}}",
+         "/spec/observedAt", "0000-01-01T00:00:00Z is before 2000-01-01T00:00:00Z"},
+        {RUN_HEAD ",\"status\":\"passed\",\"timing\":{\"latencyNs\":{\"median\":5}},"
+                  "\"observedAt\":\"1999-12-31T23:59:59.999Z\"}}",
+         "/spec/observedAt", "1999-12-31T23:59:59.999Z is before 2000-01-01T00:00:00Z"},
         {RUN_HEAD ",\"status\":\"passed\",\"timing\":{\"latencyNs\":{\"median\":5}},\"gpu\":1}}",
          "/spec/gpu", "is not a known field here"},
         {RUN_HEAD ",\"status\":\"passed\",\"timing\":{\"latencyNs\":{\"median\":5}},"
@@ -279,6 +286,12 @@ KIX_TEST(bad_manifests_named_by_pointer)
         snprintf(want, sizeof(want), "%s: %s", cases[i][1], cases[i][2]);
         ASSERT_CONTAINS(err.msg, want);
     }
+    /* the first instant allowed is allowed */
+    ASSERT_EQ_INT(KIX_OK,
+                  validate_text(RUN_HEAD ",\"status\":\"passed\",\"timing\":{\"latencyNs\":{"
+                                         "\"median\":5}},\"observedAt\":"
+                                         "\"2000-01-01T00:00:00Z\"}}",
+                                &res, &err));
     /* the same run, valid, has its four kinds of digest to check */
     ASSERT_EQ_INT(KIX_OK,
                   validate_text(RUN_HEAD ",\"status\":\"passed\",\"timing\":{\"latencyNs\":{"
@@ -345,6 +358,34 @@ KIX_TEST(built_predicates_validate)
     }
     kix_buf_release(&env);
     kix_signer_free(key);
+}
+
+/* issue 42: the statements' timestamps (publishedAt, attestedAt, the
+ * rerun's observedAt, supersededAt) are held to the same floor. */
+KIX_TEST(statement_times_before_2000_refused)
+{
+    static const char *const cases[][3] = {
+        {"publication", "{\"runId\":\"r\",\"publishedAt\":\"0000-01-01T00:00:00Z\"}",
+         "/publishedAt"},
+        {"supersession",
+         "{\"runId\":\"r\",\"newRunId\":\"s\",\"supersededAt\":\"1970-01-01T00:00:00Z\"}",
+         "/supersededAt"},
+    };
+    struct kix_err err = {0};
+
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        const struct kix_schema *s = NULL;
+        struct kix_schema_result res;
+        json_t *pred = json_loads(cases[i][1], 0, NULL);
+        ASSERT_TRUE(pred != NULL);
+        ASSERT_EQ_INT(KIX_OK, kix_schema_builtin(cases[i][0], &s, &err));
+        ASSERT_EQ_INT(KIX_OK, kix_schema_validate(s, pred, &res));
+        ASSERT_TRUE(!res.valid);
+        ASSERT_EQ_STR(cases[i][2], res.pointer);
+        ASSERT_CONTAINS(res.message, "is before 2000-01-01T00:00:00Z");
+        kix_schema_result_release(&res);
+        json_decref(pred);
+    }
 }
 
 KIX_TEST(rfc3339_strict)

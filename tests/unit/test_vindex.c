@@ -6,6 +6,7 @@
 #include <sodium.h>
 
 #include "fixture.h"
+#include "kix/selection.h"
 #include "kix/vindex.h"
 
 static void sample_run(struct kix_vindex_run *r)
@@ -656,6 +657,30 @@ KIX_TEST(protocol_worked_example_verifies)
     }
     kix_buf_release(&dir);
     json_decref(ex);
+}
+
+/* A selection page is bounded like a group page (issue 42.6): one item
+ * of 65,535 bytes makes a record no index writes (its largest item is 160
+ * bytes), and the client's decoder refuses it, naming the bound. */
+KIX_TEST(selection_page_over_the_bound_is_refused)
+{
+    struct kix_buf items = KIX_BUF_INIT, page = KIX_BUF_INIT;
+    struct kix_err err = {0};
+    uint8_t *big = calloc(1, 0xffff);
+
+    ASSERT_TRUE(big != NULL);
+    ASSERT_EQ_INT(KIX_OK, kix_sel_item_add(&items, big, 160));
+    ASSERT_EQ_INT(KIX_OK, kix_sel_page_encode(0, 1, items.ptr, items.len, &page));
+    ASSERT_EQ_INT(KIX_OK, kix_sel_page_decode(page.ptr, page.len, 0, 1, NULL, NULL, &err));
+    kix_buf_reset(&items);
+    kix_buf_reset(&page);
+    ASSERT_EQ_INT(KIX_OK, kix_sel_item_add(&items, big, 0xffff));
+    ASSERT_EQ_INT(KIX_OK, kix_sel_page_encode(0, 1, items.ptr, items.len, &page));
+    ASSERT_EQ_INT(KIX_EVERIFY, kix_sel_page_decode(page.ptr, page.len, 0, 1, NULL, NULL, &err));
+    ASSERT_TRUE(strstr(err.msg, "65536-byte bound") != NULL);
+    free(big);
+    kix_buf_release(&items);
+    kix_buf_release(&page);
 }
 
 KIX_TEST_MAIN()

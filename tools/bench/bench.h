@@ -217,6 +217,13 @@ struct bench_scale_point {
 int bench_scale_point(const char *cache_dir, const char *work_dir, const char *kixd, long entries,
                       int samples, double wire_seconds, struct bench_scale_point *out);
 
+/* The pages part: one comparison group of `runs` runs, its ids as kix-bench
+ * makes them and then ground so that none starts a page by the hash rule
+ * (issue 42.6), each built in work_dir; the index's update per entry, the
+ * group's pages, its largest page record and directory, and the proof of a
+ * 100-row page from the middle. "pages.*". */
+int bench_pages(const char *work_dir, long runs, struct bench_report *rep);
+
 /* ---- http ------------------------------------------------------------------- */
 
 #define BENCH_NGINX   "/usr/sbin/nginx"  /* Debian's nginx-light */

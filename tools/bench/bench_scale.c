@@ -18,7 +18,7 @@
 #define SCALE_TAG   "scale"
 #define ORIGIN      "bench.kix/log"
 /* a cached log built before this index format is built again */
-#define INDEX_FORMAT "kix-index/4"
+#define INDEX_FORMAT "kix-index/5"
 
 struct prep_job {
     struct kix_log *log;
@@ -530,5 +530,119 @@ int bench_scale_point(const char *cache_dir, const char *work_dir, const char *k
         return -1;
     if (wire_seconds > 0 && wire(dir, work_dir, kixd, entries, wire_seconds, out) != 0)
         return -1;
+    return 0;
+}
+
+/* ---- one large group (the pages part) -------------------------------------------- */
+
+struct page_sizes {
+    struct kix_log_reader *r;
+    const struct kix_digest *g;
+    double largest;
+};
+
+static int page_size(void *ctx, const struct kix_vindex_page *p)
+{
+    struct page_sizes *c = ctx;
+    struct kix_buf v = KIX_BUF_INIT;
+    char key[KIX_VINDEX_KEY_MAX + 1];
+    size_t n = kix_vindex_key_group_page(c->g, p->index ? p->first_run : "", key);
+
+    if (kix_index_value(c->r, key, n, &v, NULL) == KIX_OK && (double)v.len > c->largest)
+        c->largest = (double)v.len;
+    kix_buf_release(&v);
+    return 0;
+}
+
+static int pages_of(const char *dir, long runs, int ground, struct bench_report *rep)
+{
+    static const char *const kinds[2] = {"honest", "ground"};
+    struct kix_log_opts opts;
+    struct kix_log *log = NULL;
+    struct kix_log_reader *r = NULL;
+    struct kix_run_info run;
+    struct kix_vindex_dir d;
+    struct kix_buf dir_rec = KIX_BUF_INIT;
+    struct kix_err err = {0};
+    struct page_sizes ps;
+    char key[KIX_VINDEX_KEY_MAX + 1], label[160], id[64];
+    uint64_t obj = 0;
+    double update = 0, t0 = bench_now();
+    int rc;
+
+    /* the workload's group size and ids come from the environment */
+    snprintf(label, sizeof(label), "%ld", runs);
+    setenv("KIX_BENCH_GROUP_SIZE", label, 1);
+    if (ground)
+        setenv("KIX_BENCH_GROUND_IDS", "1", 1);
+    rc = build(dir, runs + 2, &obj, &update, &err);
+    unsetenv("KIX_BENCH_GROUND_IDS");
+    unsetenv("KIX_BENCH_GROUP_SIZE");
+    if (rc != KIX_OK) {
+        bench_say("pages: building the %s log: %s", kinds[ground], err.msg);
+        return -1;
+    }
+    memset(&opts, 0, sizeof(opts));
+    opts.store.read_only = 1;
+    rc = kix_index_open(dir, &opts, &log, &err);
+    if (rc == KIX_OK)
+        rc = kix_log_read_begin(log, &r);
+    /* the first run published: its id as the workload made it */
+    snprintf(id, sizeof(id), "bench-%s-0", SCALE_TAG);
+    if (rc == KIX_OK && kix_index_run(r, id, strlen(id), &run) != KIX_OK) {
+        for (int nonce = 0; nonce < 100000; nonce++) {
+            snprintf(id, sizeof(id), "bench-%s-0-%d", SCALE_TAG, nonce);
+            if (kix_index_run(r, id, strlen(id), &run) == KIX_OK)
+                break;
+        }
+    }
+    if (rc == KIX_OK && run.grouped) {
+        size_t n = kix_vindex_key_group(&run.comparison_key, key);
+        ps.r = r;
+        ps.g = &run.comparison_key;
+        ps.largest = 0;
+        rc = kix_index_value(r, key, n, &dir_rec, &err);
+        if (rc == KIX_OK)
+            rc = kix_vindex_group_decode(dir_rec.ptr, dir_rec.len, &run.comparison_key, &d,
+                                         page_size, &ps, &err);
+        if (rc == KIX_OK) {
+            snprintf(label, sizeof(label), "%s ids, %ld runs in one group: index update",
+                     kinds[ground], runs);
+            snprintf(key, sizeof(key), "pages.%s_update_us", kinds[ground]);
+            bench_fig(rep, key, update, "us", label);
+            snprintf(key, sizeof(key), "pages.%s_pages", kinds[ground]);
+            bench_fig(rep, key, (double)d.pages, "", "  pages");
+            snprintf(key, sizeof(key), "pages.%s_largest_page_bytes", kinds[ground]);
+            bench_fig(rep, key, ps.largest, "", "  largest page record (bytes)");
+            snprintf(key, sizeof(key), "pages.%s_directory_bytes", kinds[ground]);
+            bench_fig(rep, key, (double)dir_rec.len, "", "  directory record (bytes)");
+            snprintf(key, sizeof(key), "pages.%s_page_proof_bytes", kinds[ground]);
+            bench_fig(rep, key, page_bytes(r, &run.comparison_key), "",
+                      "  100 rows from the middle: records and proofs (bytes)");
+            snprintf(key, sizeof(key), "pages.%s_build_s", kinds[ground]);
+            bench_fig(rep, key, bench_now() - t0, "s", "  build and measure");
+        }
+    } else if (rc == KIX_OK) {
+        rc = kix_err_set(&err, KIX_ENOTFOUND, "run %s is not ranked", id);
+    }
+    if (rc != KIX_OK)
+        bench_say("pages: the %s log: %s", kinds[ground], err.msg);
+    if (r)
+        kix_log_read_end(r);
+    kix_log_close(log);
+    kix_buf_release(&dir_rec);
+    return rc == KIX_OK ? 0 : -1;
+}
+
+int bench_pages(const char *work_dir, long runs, struct bench_report *rep)
+{
+    char dir[4096];
+    for (int ground = 0; ground < 2; ground++) {
+        bench_path(dir, sizeof(dir), "%s/pages-%s", work_dir, ground ? "ground" : "honest");
+        bench_rmrf(dir);
+        if (bench_mkdirs(dir) != 0 || pages_of(dir, runs, ground, rep) != 0)
+            return -1;
+        bench_rmrf(dir);
+    }
     return 0;
 }

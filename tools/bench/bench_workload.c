@@ -13,6 +13,7 @@
 #include "bench.h"
 #include "kix/canon.h"
 #include "kix/entries.h"
+#include "kix/vindex.h"
 
 /* The four shared records, valid against their schemas (proto/schema). */
 static const char *const shared_specs[BENCH_NSHARED][2] = {
@@ -126,6 +127,11 @@ static int make_one(const struct bench_workload *w, long i, struct bench_item *i
     kix_digest_of(it->manifest.ptr, it->manifest.len, &d);
     kix_digest_format(&d, it->digest);
     snprintf(it->run_id, sizeof(it->run_id), "bench-%s-%ld", w->tag, i);
+    /* KIX_BENCH_GROUND_IDS (the pages part): ids ground as a publisher who
+     * wants one long page would, none starting a page by the hash rule */
+    if (getenv("KIX_BENCH_GROUND_IDS"))
+        for (int nonce = 0; kix_vindex_page_starts(it->run_id, strlen(it->run_id)); nonce++)
+            snprintf(it->run_id, sizeof(it->run_id), "bench-%s-%ld-%d", w->tag, i, nonce);
     rc = kix_entry_publication(w->publisher, it->run_id, &d, "2026-01-01T00:00:00Z", "kix-bench",
                                "CC-BY-4.0", &it->env, err);
 out:

@@ -98,6 +98,15 @@ static int slug_skips(const char *key)
     return strcmp(key, "num_shards") == 0;
 }
 
+/* Config keys that say how the row was produced, not what it measured:
+ * the sweep it belongs to (fused_moe's sweep_dim), the harness's own mode
+ * (the pass is kernel_operation_mode's). Kept in the run's sourceNative
+ * with the rest of the config, never in the workload. */
+static int not_workload(const char *key)
+{
+    return strcmp(key, "sweep_dim") == 0 || strcmp(key, "mode") == 0;
+}
+
 const char *kix_liger_column_name(int column)
 {
     return column >= 0 && column < KIX_LIGER_NCOLUMNS ? column_names[column] : NULL;
@@ -246,8 +255,10 @@ int kix_liger_header_parse(const struct kix_csv_record *rec, struct kix_liger_he
 /* ---- one row ------------------------------------------------------------------ */
 
 struct param {
-    char name[PARAM_MAX + 1];
-    json_t *value; /* borrowed */
+    char name[PARAM_MAX + 1];      /* in the workload */
+    char slug_name[PARAM_MAX + 1]; /* in the slug, as before issue 37.5 */
+    json_t *value;                 /* borrowed */
+    int slug;                      /* named in the slug (and so the external id) */
 };
 
 struct row {
@@ -395,6 +406,26 @@ static int name_taken(const struct row *r, const char *name)
     return 0;
 }
 
+/* A config key one kernel means otherwise than param_names says: the name
+ * its sweep over the key gives it (fused_moe's T is its token count, its
+ * T sweep's label "num_tokens"), so that its E sweep's fixed T and its T
+ * sweep's x name one parameter and one shape is one workload (issue
+ * 37.5). The slug keeps the general name, so external ids stay. */
+static const struct {
+    const char *kernel, *key, *name;
+} kernel_param_names[] = {
+    {"fused_moe", "T", "tokens"},
+};
+
+static const char *kernel_name_of(const struct row *r, const char *raw)
+{
+    for (size_t i = 0; i < COUNT(kernel_param_names); i++)
+        if (strcmp(r->f[KIX_LIGER_KERNEL_NAME], kernel_param_names[i].kernel) == 0 &&
+            strcmp(raw, kernel_param_names[i].key) == 0)
+            return kernel_param_names[i].name;
+    return NULL;
+}
+
 static const char *short_name(const char *raw, const char *label)
 {
     if (label)
@@ -419,7 +450,11 @@ static int add_param(struct row *r, const char *raw, const char *label, json_t *
                    PARAM_MAX);
     if (name_taken(r, name))
         return BAD(r, "config key '%.64s' and another parameter both name '%s'", raw, name);
+    snprintf(r->params[r->nparams].slug_name, PARAM_MAX + 1, "%s", name);
+    if (!label && kernel_name_of(r, raw) && !name_taken(r, kernel_name_of(r, raw)))
+        name = kernel_name_of(r, raw);
     snprintf(r->params[r->nparams].name, PARAM_MAX + 1, "%s", name);
+    r->params[r->nparams].slug = 1;
     r->params[r->nparams++].value = value;
     return KIX_OK;
 }
@@ -457,13 +492,26 @@ static int check_config(struct row *r, struct kix_err *err)
             continue; /* the x value stands for it (upstream writes null there) */
         if (json_is_integer(v) || json_is_real(v) || json_is_boolean(v))
             rc = add_param(r, key, NULL, v, err);
+        /* a text setting (geglu's hidden_act) is part of what was measured:
+         * a workload parameter, out of the slug so that external ids stay
+         * as they were */
+        else if (json_is_string(v) && !not_workload(key) &&
+                 (rc = add_param(r, key, NULL, v, err)) == KIX_OK)
+            r->params[r->nparams - 1].slug = 0;
     }
     return rc;
 }
 
+/* pointers to params, by their workload names */
+static int cmp_param_name(const void *a, const void *b)
+{
+    return strcmp((*(const struct param *const *)a)->name, (*(const struct param *const *)b)->name);
+}
+
+/* by the slug's names, so that the slug is as it was */
 static int cmp_param(const void *a, const void *b)
 {
-    return strcmp(((const struct param *)a)->name, ((const struct param *)b)->name);
+    return strcmp(((const struct param *)a)->slug_name, ((const struct param *)b)->slug_name);
 }
 
 static int add_value(struct kix_buf *b, json_t *v)
@@ -482,11 +530,13 @@ static int build_slug(struct row *r)
 {
     int rc = KIX_OK;
     qsort(r->params, r->nparams, sizeof(*r->params), cmp_param);
-    for (size_t i = 0; rc == KIX_OK && i < r->nparams; i++) {
-        if (i)
+    for (size_t i = 0, n = 0; rc == KIX_OK && i < r->nparams; i++) {
+        if (!r->params[i].slug)
+            continue;
+        if (n++)
             rc = kix_buf_addc(&r->slug, '-');
         if (rc == KIX_OK)
-            rc = kix_buf_adds(&r->slug, r->params[i].name);
+            rc = kix_buf_adds(&r->slug, r->params[i].slug_name);
         if (rc == KIX_OK)
             rc = add_value(&r->slug, r->params[i].value);
     }
@@ -669,13 +719,34 @@ static int build_workload(struct row *r, struct kix_liger_run *out, struct kix_e
     }
     if (rc == KIX_OK && r->dtype[0])
         rc = kix_buf_addf(&title, DOT "%s", r->dtype);
+    /* the workload's name: its parameters by their workload names (the
+     * slug's may differ, kernel_param_names), numbers only as in the slug */
     if (rc == KIX_OK)
-        rc = kix_buf_addf(&id, "%s-%s", r->f[KIX_LIGER_KERNEL_NAME], (const char *)r->slug.ptr);
-    spec = json_pack("{s:s, s:{s:s, s:s, s:O}, s:o}", "kernel", r->f[KIX_LIGER_KERNEL_NAME], "x",
-                     "name", r->f[KIX_LIGER_X_NAME], "label", r->f[KIX_LIGER_X_LABEL], "value",
-                     r->x, "parameters", params);
-    if (spec && r->config)
-        json_object_set(spec, "config", r->config);
+        rc = kix_buf_adds(&id, r->f[KIX_LIGER_KERNEL_NAME]);
+    if (rc == KIX_OK) {
+        const struct param **order = calloc(r->nparams ? r->nparams : 1, sizeof(*order));
+        size_t n = 0;
+        if (!order)
+            rc = KIX_ENOMEM;
+        for (size_t i = 0; order && i < r->nparams; i++)
+            if (r->params[i].slug)
+                order[n++] = &r->params[i];
+        if (order && n > 1)
+            qsort(order, n, sizeof(*order), cmp_param_name);
+        for (size_t i = 0; rc == KIX_OK && i < n; i++) {
+            rc = kix_buf_addf(&id, "-%s", order[i]->name);
+            if (rc == KIX_OK)
+                rc = add_value(&id, order[i]->value);
+        }
+        if (rc == KIX_OK && r->dtype[0])
+            rc = kix_buf_addf(&id, "-%s", r->dtype);
+        free(order);
+    }
+    /* what was measured, never the sweep the row came from: the sweep
+     * (x) and the config that named the other parameters go in the run's
+     * sourceNative, so that one shape measured in two sweeps is one
+     * workload and one group (issue 37.5) */
+    spec = json_pack("{s:s, s:o}", "kernel", r->f[KIX_LIGER_KERNEL_NAME], "parameters", params);
     if (spec && r->dtype[0])
         json_object_set_new(spec, "dtype", json_string(r->dtype));
     if (spec) {
@@ -787,6 +858,21 @@ static int build_run(struct row *r, struct kix_liger_run *out, struct kix_err *e
         out->external_id, "protocolDigest", digests[KIX_LIGER_PROTOCOL], "workloadDigest",
         digests[KIX_LIGER_WORKLOAD], "environmentDigest", digests[KIX_LIGER_ENVIRONMENT],
         "implementationDigest", digests[KIX_LIGER_IMPLEMENTATION]);
+    if (spec) {
+        /* the row's provenance: the sweep it came from, the config as given
+         * (read here when the workload came from the cache, which checked it) */
+        json_t *native = json_object_get(spec, "sourceNative");
+        const char *text = r->f[KIX_LIGER_EXTRA_BENCHMARK_CONFIG_STR];
+        if (!r->config && *text && strcmp(text, "null") != 0)
+            r->config = json_loads(text, JSON_REJECT_DUPLICATES, NULL);
+        if (json_object_set_new(native, "x",
+                                json_pack("{s:s, s:s, s:O}", "name", r->f[KIX_LIGER_X_NAME],
+                                          "label", r->f[KIX_LIGER_X_LABEL], "value", r->x)) ||
+            (r->config && json_object_set(native, "config", r->config))) {
+            json_decref(spec);
+            spec = NULL;
+        }
+    }
     if (!spec)
         return oom(err);
     title = textf(r->memory ? "%s" DOT "%s" DOT "%s" DOT "peak memory" : "%s" DOT "%s" DOT "%s",

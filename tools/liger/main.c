@@ -96,7 +96,9 @@ static const char help[] =
     "rows. A Liger row's timestamp is the run's observedAt; the publication's\n"
     "publishedAt is the time it is published.\n"
     "A row whose run id is already published with different figures is\n"
-    "refused by the log and reported.\n"
+    "refused by the log and reported. A row an earlier kix-import-liger\n"
+    "published (the sweep in its workload, not in the run) counts as\n"
+    "published: its run and group are kept as they are.\n"
     "\n"
     "The log is verified as kix verifies it: before anything is submitted, the\n"
     "log's latest checkpoint must be signed by the log key and consistent with\n"
@@ -230,6 +232,7 @@ struct item {
     struct kix_bytes objects[KIX_LIGER_NOBJECTS];
     int published;        /* its manifest is already published as this run */
     uint64_t publication; /* at this log index (proven by the signed index) */
+    int earlier;          /* ... in an earlier importer's form (find_earlier) */
 };
 
 struct input {
@@ -298,7 +301,7 @@ struct import {
     struct kix_submit_result *results;
     size_t nitems, next_bad;
 
-    size_t done, fresh, dups, refused, shown_refused;
+    size_t done, fresh, dups, refused, shown_refused, earlier;
     struct timespec t0;
 };
 
@@ -808,6 +811,89 @@ static int find_published(struct import *im, struct kix_err *err)
     return rc;
 }
 
+/* Whether stored manifest `old` is the row's run as an importer before
+ * issue 37.5 wrote it: the same external id and figures, and the sweep in
+ * its workload (no sourceNative.x). Its run id is the row's already. */
+/* Member k of a and of b: both absent, or equal (json_equal is 0 on NULL). */
+static int same_member(json_t *a, json_t *b, const char *k)
+{
+    json_t *x = json_object_get(a, k), *y = json_object_get(b, k);
+    return (!x && !y) || json_equal(x, y);
+}
+
+static int earlier_form(const struct item *it, const uint8_t *old, size_t len)
+{
+    json_t *a = json_loadb((const char *)old, len, 0, NULL);
+    json_t *b = json_loadb((const char *)it->run.canon[KIX_LIGER_RUN].ptr,
+                           it->run.canon[KIX_LIGER_RUN].len, 0, NULL);
+    json_t *as = json_object_get(a, "spec"), *bs = json_object_get(b, "spec");
+    json_t *an = json_object_get(as, "sourceNative"), *bn = json_object_get(bs, "sourceNative");
+    int same = an && bn && !json_object_get(an, "x") && json_object_get(bn, "externalId") &&
+               same_member(an, bn, "externalId") && same_member(an, bn, "metrics") &&
+               same_member(as, bs, "timing") && same_member(as, bs, "memory") &&
+               same_member(as, bs, "measurements") && same_member(as, bs, "observedAt");
+    json_decref(a);
+    json_decref(b);
+    return same;
+}
+
+struct earlier_ctx {
+    struct import *im;
+    size_t *which; /* item of each digest asked for */
+};
+
+static int note_earlier(void *ctx, size_t i, const uint8_t *bytes, size_t len)
+{
+    struct earlier_ctx *e = ctx;
+    struct item *it = &e->im->items[e->which[i]];
+    if (bytes && earlier_form(it, bytes, len))
+        it->published = it->earlier = 1;
+    return 0;
+}
+
+/* Rows whose run id is published already with another manifest: when that
+ * manifest is this row's as an earlier kix-import-liger wrote it (the
+ * sweep in the workload), the row is published, its run kept as it is
+ * (PROTOCOL.md §5.6); anything else is submitted, for the log to refuse
+ * as a run id published with other figures. The run record is proven by
+ * the signed index, the manifest by its digest. */
+static int find_earlier(struct import *im, struct kix_err *err)
+{
+    struct kix_digest digests[BATCH_MAX];
+    size_t which[BATCH_MAX], n = 0;
+    struct earlier_ctx ctx = {im, which};
+    int rc = KIX_OK;
+
+    for (size_t i = 0; rc == KIX_OK && i < im->nitems; i++) {
+        struct item *it = &im->items[i];
+        struct kix_index_answer a;
+        struct kix_vindex_run run;
+        char key[KIX_VINDEX_KEY_MAX + 1];
+
+        if (it->published)
+            continue;
+        kix_vindex_key_run(it->run.run_id, strlen(it->run.run_id), key);
+        memset(&a, 0, sizeof(a));
+        rc = kix_client_index_proof(im->client, &im->log_key, key, &a, err);
+        if (rc == KIX_OK)
+            rc = check_checkpoint(im, (const char *)a.checkpoint.ptr, a.checkpoint.len, err);
+        if (rc == KIX_OK && a.present &&
+            (rc = kix_vindex_run_decode(a.record.ptr, a.record.len, it->run.run_id, &run, err)) ==
+                KIX_OK) {
+            digests[n] = run.info.manifest;
+            which[n++] = i;
+            it->publication = run.info.publication_index;
+        }
+        kix_index_answer_release(&a);
+        if (rc)
+            kix_err_wrap(err, "row %zu, line %zu (run %s): proving its run's record", it->row,
+                         it->run.line, it->run.run_id);
+    }
+    if (rc == KIX_OK && n)
+        rc = kix_client_get_objects(im->client, digests, n, note_earlier, &ctx, err);
+    return rc;
+}
+
 static int flush(struct import *im, struct kix_err *err)
 {
     size_t nsubmit = 0;
@@ -829,6 +915,8 @@ static int flush(struct import *im, struct kix_err *err)
         return KIX_OK;
     }
     rc = find_published(im, err);
+    if (rc == KIX_OK)
+        rc = find_earlier(im, err);
     if (rc)
         return rc;
     for (size_t i = 0; i < im->nitems; i++) {
@@ -871,7 +959,9 @@ static int flush(struct import *im, struct kix_err *err)
         if (res->code == KIX_OK) {
             status = res->duplicate ? "duplicate" : "new";
             res->duplicate ? im->dups++ : im->fresh++;
-            for (int k = 0; k < KIX_LIGER_NOBJECTS; k++) {
+            im->earlier += (size_t)it->earlier;
+            /* an earlier form's objects are not these: none of them counted */
+            for (int k = 0; !it->earlier && k < KIX_LIGER_NOBJECTS; k++) {
                 if (k != KIX_LIGER_RUN && dset_put(&im->stored, &it->run.digest[k], 0, NULL) < 0)
                     rc = KIX_ENOMEM;
                 if (dset_put(&im->kinds[k], &it->run.digest[k], 0, NULL) < 0)
@@ -1006,6 +1096,7 @@ static void summary(struct import *im, double secs)
             json_object_set_new(o, "skippedRows", skipped ? skipped : json_array());
         }
         if (o && im->client) {
+            json_object_set_new(o, "earlierForm", json_integer((json_int_t)im->earlier));
             json_object_set_new(o, "logSizeBefore", json_integer((json_int_t)im->size_before));
             json_object_set_new(o, "logSize", json_integer((json_int_t)im->size_after));
             json_object_set_new(o, "receiptsVerified", json_integer((json_int_t)im->verified));
@@ -1033,6 +1124,10 @@ static void summary(struct import *im, double secs)
     if (!im->dry_run)
         printf("  runs     %zu: %zu new entries, %zu duplicates, %zu refused\n",
                im->fresh + im->dups, im->fresh, im->dups, im->refused);
+    if (!im->dry_run && im->earlier)
+        printf("  earlier  %zu of the duplicates published by an earlier kix-import-liger, the "
+               "sweep in their workload: kept as they are (PROTOCOL.md 5.6)\n",
+               im->earlier);
     printf("  objects  %zu (%zu runs, %zu protocols, %zu workloads, %zu environments, %zu "
            "implementations)\n",
            objs, im->kinds[KIX_LIGER_RUN].n, im->kinds[KIX_LIGER_PROTOCOL].n,

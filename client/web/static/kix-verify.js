@@ -589,7 +589,8 @@
         (!x.grouped && (x.value !== 0n || !/^0{64}$/.test(x.comparisonKey))) ||
         (x.supersedesIndex === NONE) !== (x.predecessor === '') ||
         (x.supersededByIndex === NONE) !== (x.successor === '') ||
-        (x.evidenceIndex === NONE) !== (x.reruns === 0n) || x.publication === NONE)
+        (x.evidenceIndex !== NONE && x.reruns === 0n) ||
+        (x.evidenceIndex === NONE && x.evidenceCode !== 0) || x.publication === NONE)
       throw new Fail('the run record is malformed');
     x.grouped = x.grouped === 1;
     return x;
@@ -614,7 +615,10 @@
   }
 
   /* Groups are paged (PROTOCOL.md section 4.2): a member starts a page when
-   * SHA-256("kix.group.page\n" || run id) is below 4 in its first byte. */
+   * SHA-256("kix.group.page\n" || run id) is below 4 in its first byte, or
+   * when the page before it is full (PAGE_MAX members), so that no page
+   * record passes PAGE_BYTES however a publisher picks its ids. */
+  var PAGE_MAX = 448n, PAGE_BYTES = 65536;
   async function startsPage(runId) {
     return (await sha256(enc.encode('kix.group.page\n' + runId)))[0] < 4;
   }
@@ -628,7 +632,7 @@
    * does: { count, pages: [{ index, firstRank, members, first: {runId,
    * value} }], best }. */
   async function decodeGroupDir(rec, keyHex) {
-    var r = new Reader(rec, 'group'), pages = [], rank = 1n, last = null;
+    var r = new Reader(rec, 'group'), pages = [], rank = 1n, last = null, lastMembers = 0n;
     if (r.u8() !== 2) throw new Fail('the group directory has the wrong tag');
     if (hex(r.take(32)) !== keyHex) throw new Fail('the group directory is another group\u2019s');
     var count = r.u64(), n = r.u64();
@@ -640,13 +644,17 @@
           members > count - (rank - 1n))
         throw new Fail('the group directory is malformed');
       var first = { runId: runId, value: value };
-      if (i > 0n && !(await startsPage(runId)))
+      if (members > PAGE_MAX)
+        throw new Fail('the group directory lists a page of ' + members + ' runs, over the ' +
+                       PAGE_MAX + ' of a full page');
+      if (i > 0n && lastMembers !== PAGE_MAX && !(await startsPage(runId)))
         throw new Fail('the group directory starts a page at a run that does not start one');
       if (members > 0n && last && !beforeInRank(last, first))
         throw new Fail('the group directory is not in rank order');
       if (members > 0n) last = first;
       pages.push({ index: Number(i), firstRank: rank, members: members, first: first });
       rank += members;
+      lastMembers = members;
     }
     if (r.o !== rec.length || rank - 1n !== count) throw new Fail('the group directory is malformed');
     var best = pages.filter(function (p) { return p.members > 0n; })[0];
@@ -657,12 +665,16 @@
    * does; with `want` (its directory entry) its count, first member and
    * kind; members ranked from want's first rank (1 without). */
   async function decodeGroupPage(rec, keyHex, want) {
+    if (rec.length > PAGE_BYTES)
+      throw new Fail('a group page record of ' + rec.length + ' bytes is over the ' + PAGE_BYTES +
+                     '-byte bound of a page');
     var r = new Reader(rec, 'group page'), members = [], last = null;
     if (r.u8() !== 5) throw new Fail('the group page has the wrong tag');
     if (hex(r.take(32)) !== keyHex) throw new Fail('the group page is another group\u2019s');
     var pageId = r.id(true), count = r.u64(), rank = want ? want.firstRank : 1n;
     /* each member takes at least 10 bytes: a count past that is a lie */
     if (count > BigInt(rec.length - r.o) / 10n) throw new Fail('the group page is truncated');
+    if (count > PAGE_MAX) throw new Fail('the group page holds more runs than a full page');
     for (var n = 0n; n < count; n++) {
       var value = r.u64();
       members.push({ rank: Number(rank + n), runId: r.id(false), value: value });
@@ -957,8 +969,12 @@
         if (EVIDENCE.indexOf(r.outcome) < 1)
           throw new Fail('rerun entry ' + e.index + ' has no valid outcome');
         x.reruns.push(r);
-        x.evidence = r.outcome;
-        x.evidenceEntry = r;
+        /* the publisher's own rerun is listed, never evidence (PROTOCOL.md 5.3; the
+         * publication, at the lowest index, came first) */
+        if (!x.publication || r.signer !== x.publication.signer) {
+          x.evidence = r.outcome;
+          x.evidenceEntry = r;
+        }
       } else if (e.type === 'attestation') {
         x.attestations.push({ index: e.index, note: str(p.note) || '', at: str(p.attestedAt) || '',
                               signer: e.signer });
@@ -1211,8 +1227,12 @@
     case 'comparison-key': return f && f.rank ? f.rank.group : '(not ranked)';
     case 'source': return x.publication ? x.publication.source : '';
     case 'digest': return p.digest;
-    case 'swept': {
-      var sx = o('workloadDigest').x || {}, name = formatField(sx.name, 'text');
+    case 'swept':
+    case 'swept-run': {
+      /* the sweep a row came from: the run's sourceNative.x (imports since
+       * issue 37.5), or an older import's workload x */
+      var sx = (kind === 'swept-run' ? (spec.sourceNative || {}).x : o('workloadDigest').x) || {};
+      var name = formatField(sx.name, 'text');
       var label = sx.label === undefined ? '' : formatField(sx.label, 'text');
       var value = sx.value === undefined ? '' : formatField(sx.value, 'text');
       return (sx.name === undefined ? '' : name) + (label ? ' (' + label + ')' : '') +

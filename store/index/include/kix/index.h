@@ -157,6 +157,34 @@ struct kix_run_entry {
 int kix_index_run_entries(struct kix_log_reader *r, const char *run_id, size_t len,
                           struct kix_run_entry **out, size_t *n) KIX_MUST_CHECK;
 
+/* ---- findings: what an older origin logged against today's rules ---------
+ *
+ * An origin refuses, on submission, entries its rules forbid; a replica
+ * (a mirror, kix audit's) and a rebuilt index take what the upstream
+ * logged under the rules of its time, and the index derives evidence by
+ * today's rules all the same (a rerun signed by the run's own publisher is
+ * never evidence). Each replayed entry that today's origin rules would
+ * refuse is a finding, kept by the index in log order. */
+enum kix_finding_rule {
+    KIX_FINDING_RUN_ID = 1,    /* a publication's run id outside the grammar (PROTOCOL.md §5.3) */
+    KIX_FINDING_SELF_RERUN = 2 /* a controlled rerun signed by the run's own publisher */
+};
+
+struct kix_finding {
+    uint64_t index;   /* the entry's log index */
+    int rule;         /* enum kix_finding_rule */
+    const char *name; /* the rule's name: "run-id", "self-rerun" */
+    const char *text; /* what the entry does and why the rule refuses it */
+};
+
+/* The findings at log indexes >= from, in log order, through fn (return
+ * non-zero to stop: 1 with KIX_OK, a negative KIX_E* code with it); *n
+ * (may be NULL) counts those seen. */
+typedef int (*kix_finding_fn)(void *ctx, const struct kix_finding *f);
+int kix_index_findings(struct kix_log_reader *r, uint64_t from, kix_finding_fn fn, void *ctx,
+                       uint64_t *n) KIX_MUST_CHECK;
+const char *kix_finding_rule_name(int rule);
+
 /* ---- checking the index against the log ----------------------------------
  *
  * kix_index_check() recomputes, from the entries of one snapshot, every
@@ -173,6 +201,7 @@ struct kix_index_check_stats {
     uint64_t runs;    /* run records recomputed and compared */
     uint64_t ranked;  /* runs in a comparison group */
     uint64_t issues;
+    uint64_t findings; /* entries today's origin rules refuse (opts->finding) */
 };
 
 int kix_index_check(struct kix_log *l, const struct kix_check_opts *opts,

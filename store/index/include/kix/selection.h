@@ -37,9 +37,14 @@ enum kix_sel_dim {
     KIX_SEL_DIMS
 };
 
-#define KIX_SEL_PAGE      256 /* items of a full page */
-#define KIX_SEL_VALUE_MAX 159 /* bytes of a value (a GPU's "product formFactor") */
-#define KIX_SEL_KEY_MAX   (4 + 8 + 1 + 64 + 1 + 20)
+#define KIX_SEL_PAGE 256 /* items of a full page */
+/* A page record's bound, as a group page's (kix/vindex.h): a page's items
+ * are cut by count, never by anything a publisher picks, and its largest
+ * item is a provider's (32 + a 128-byte run id), so an index makes at most
+ * 17 + 256 × (2 + 160) = 41,489 bytes; a verifier refuses more. */
+#define KIX_SEL_PAGE_BYTES 65536u
+#define KIX_SEL_VALUE_MAX  159 /* bytes of a value (a GPU's "product formFactor") */
+#define KIX_SEL_KEY_MAX    (4 + 8 + 1 + 64 + 1 + 20)
 
 enum { KIX_SEL_HEAD = 0x05, KIX_SEL_PAGE_TAG = 0x06 };
 

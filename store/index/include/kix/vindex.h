@@ -89,21 +89,29 @@ int kix_vindex_run_decode(const uint8_t *v, size_t len, const char *run_id,
 /* Groups are paged so that one page, or one run's rank, is proven
  * without the whole group. A group's ranked members, in rank order (value
  * ascending, then run id bytes), are cut before every member that starts
- * a page: kix_vindex_page_starts, SHA-256(KIX_VINDEX_PAGE_TAG ‖ run id)
- * below 256/KIX_VINDEX_PAGE_MEAN in its first byte. The cut depends on
- * the members alone, never on the order they joined, so an insert or a
- * leave rewrites one page (two on a split or merge) and the directory,
- * and an auditor recomputes every record from the member list.
+ * a page: one whose SHA-256(KIX_VINDEX_PAGE_TAG ‖ run id) is below
+ * 256/KIX_VINDEX_PAGE_MEAN in its first byte (kix_vindex_page_starts, the
+ * hash rule), or one that follows KIX_VINDEX_PAGE_MAX members of its page
+ * (a full page). The hash cut depends on the members alone, so an insert
+ * or a leave rewrites one page (two on a split or merge) and the
+ * directory; the full-page cut bounds a page however a publisher grinds
+ * its ids (at most KIX_VINDEX_PAGE_BYTES), at the price of recutting the
+ * rest of an over-long hash segment on each change in it.
  *
  * Directory (group/<hex>): tag 0x02, comparison key(32), u64 count,
  * u64 pages, then per page in rank order: u64 members, u64 first value,
  * first run id (id; empty only for an empty first page). Page
  * (group/<hex>/<page id>): tag 0x05, comparison key(32), page id (id,
  * empty for the first page), u64 count, then per member: u64 value, id.
- * A page whose starting run left the group keeps its key with no member
- * (keys are never removed) and is not in the directory. */
+ * A page whose starting run left the group, or starts no page now, keeps
+ * its key with no member (keys are never removed) and is not in the
+ * directory. */
 #define KIX_VINDEX_PAGE_TAG  "kix.group.page\n"
 #define KIX_VINDEX_PAGE_MEAN 64
+/* members of a page at most: with ids of KIX_RUN_ID_MAX bytes its record
+ * is 1 + 32 + 129 + 8 + 448 × (8 + 129) = 61,546 bytes, under 64 KiB */
+#define KIX_VINDEX_PAGE_MAX   448
+#define KIX_VINDEX_PAGE_BYTES 65536u
 int kix_vindex_page_starts(const char *run_id, size_t len);
 
 int kix_vindex_group_begin(const struct kix_digest *key, uint64_t count, uint64_t pages,

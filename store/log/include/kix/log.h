@@ -410,6 +410,11 @@ struct kix_check_opts {
     void *issue_ctx;
     kix_check_progress_fn progress;
     void *progress_ctx;
+    /* kix_index_check: each entry an older origin logged that today's
+     * origin rules refuse (kix/index.h's findings), reported apart from
+     * the problems: table "findings", where the rule's name. May be NULL. */
+    kix_check_issue_fn finding;
+    void *finding_ctx;
 };
 
 struct kix_check_stats {

@@ -132,4 +132,8 @@ int kix_record_kind_known(const char *kind);
 /* RFC 3339 date-time, strictly (a real date, hours < 24, an offset or Z). */
 int kix_rfc3339_valid(const char *s, size_t len);
 
+/* The earliest timestamp a record or statement may carry: the schemas'
+ * date-time format refuses anything before it, with the pointer. */
+#define KIX_TIMESTAMP_MIN "2000-01-01T00:00:00Z"
+
 #endif
