@@ -497,7 +497,7 @@ int cli_connect_ref(const char *cmd, const struct cli_common *c, const char *ref
     const struct kix_config *cfg;
     const char *runs = ref && kix_source_is_http(ref) ? strstr(ref, "/runs/") : NULL;
     char base[4096];
-    int rc, status = 0;
+    int rc = KIX_OK, status = 0;
 
     if (!(cfg = config(cmd, &status)))
         return status;

@@ -157,7 +157,7 @@ static int load_dir(const char *dir, json_t *index, struct kix_err *err)
             size_t n = strlen(e->d_name);
             char *data, key[300], digest[KIX_DIGEST_TEXT_LEN + 1];
             struct kix_digest dg;
-            size_t len;
+            size_t len = 0;
             json_t *sizes;
             int rc;
             if (n < 4 || strcmp(e->d_name + n - 3, ".py") != 0 || n > 250 || e->d_name[0] < '0' ||
