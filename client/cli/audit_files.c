@@ -72,7 +72,9 @@ static int compare_got(struct kix_client *c, const char *path, int rc, const str
                      "%s serves a %s that is not the log's: %zu bytes where the replayed log has "
                      "%zu, the first difference at byte %zu",
                      kix_client_where(c), path, got->len, want->len, at);
-    if (strncmp(path, "tile/", 5) == 0 && strncmp(path, "tile/entries/", 13) != 0 && err) {
+    int hash_tile = strncmp(path, "tile/", 5) == 0 && strncmp(path, "tile/entries/", 13) != 0;
+
+    if (hash_tile && err) {
         size_t n = strlen(err->msg);
         snprintf(err->msg + n, sizeof(err->msg) - n, " (hash %zu of the tile)", at / 32);
     }

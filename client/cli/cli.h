@@ -55,6 +55,8 @@ int cli_report(const char *cmd, int status, const struct cli_error *e);
 /* --json anywhere on the command line before "--" (set by main): errors
  * are JSON objects on stdout too. */
 extern int cli_json_errors;
+/* the code of the last failure cli_fail reported (KIX_OK: none) */
+extern int cli_last_code;
 
 /* The exit statuses every command keeps (kix_err_exit_status). */
 #define CLI_EXIT_HELP                                                                              \

@@ -234,7 +234,9 @@ int cli_stale_status(const char *cmd, int status)
 {
     const struct kix_trust_stale *st = &stale_seen;
 
-    if (status != 0 || !st->stale)
+    /* a "not found" from a copy behind is an answer as of its size too:
+     * what it lacks may be in the entries it has not reached */
+    if (!st->stale || !(status == 0 || (status == EXIT_REJECTED && cli_last_code == KIX_ENOTFOUND)))
         return status;
     fprintf(stderr,
             "kix%s%s: STALE COPY: the server serves the log at size %llu, %llu entries behind the "

@@ -64,9 +64,13 @@ int cli_report(const char *cmd, int status, const struct cli_error *e)
     "give this log's key with --log-key (else $KIX_LOG_KEY, else log-key in "                      \
     "~/.config/kix/config); 'kix trust ADDR' prints the key the server signs with"
 
+/* The code of the last failure reported (cli_stale_status reads it). */
+int cli_last_code;
+
 int cli_fail_with(const char *cmd, int code, const struct kix_err *err, const char *fix,
                   const char *data)
 {
+    cli_last_code = code;
     if (code == KIX_EVERIFY && cli_key_mismatch() && !fix && !data) {
         struct cli_error e = {"keyMismatch",
                               kix_err_text(err, code),

@@ -297,6 +297,23 @@ static int stale_prefix(struct kix_client *c, const struct kix_verifier *key,
     return rc;
 }
 
+/* Whether c's latest signed checkpoint is smaller than size: a copy that
+ * cannot prove what it has not reached (a server that has it and will not
+ * prove it is another matter). */
+static int serves_less(struct kix_client *c, const struct kix_verifier *key, uint64_t size)
+{
+    struct kix_buf note = KIX_BUF_INIT;
+    struct kix_note opened;
+    struct kix_checkpoint cp;
+    int less = kix_client_checkpoint(c, KIX_NO_INDEX, &note, NULL) == KIX_OK &&
+               kix_checkpoint_open((const char *)note.ptr, note.len, key, 1, key->name, &opened,
+                                   &cp, NULL) == KIX_OK &&
+               cp.size < size;
+
+    kix_buf_release(&note);
+    return less;
+}
+
 /* How an older checkpoint than the remembered one is taken. */
 enum older { OLDER_IS_ROLLBACK, OLDER_IS_PROVEN, OLDER_IS_STALE };
 
@@ -344,6 +361,12 @@ static int check(struct kix_client *c, const struct kix_verifier *key, const cha
         if (rc == KIX_ENOMEM) {
             if (err)
                 *err = perr;
+        } else if (rc && rc != KIX_EVERIFY && serves_less(c, key, old.size)) {
+            /* no proof from a copy that has not reached the size this
+             * client verified: a copy that lags, as a latest checkpoint
+             * older than the remembered one is, unless a proof shows it is
+             * no prefix (issue 37.9: the alarm only for a contradiction) */
+            rc = stale_prefix(c, key, ropts, dir, &cp, &old, &remembered, note, len, stale, err);
         } else if (rc) {
             snprintf(what, sizeof(what),
                      "%s cannot prove that the size %llu this client verified before extends its "
@@ -428,7 +451,10 @@ int kix_trust_check(struct kix_client *c, const struct kix_verifier *key, const 
 int kix_trust_check_past(struct kix_client *c, const struct kix_verifier *key, const char *note,
                          size_t len, struct kix_checkpoint *cp_out, struct kix_err *err)
 {
-    return check(c, key, note, len, OLDER_IS_PROVEN, NULL, NULL, cp_out, err);
+    struct kix_trust_stale stale; /* a copy that lags: its caller's contact said so */
+
+    memset(&stale, 0, sizeof(stale));
+    return check(c, key, note, len, OLDER_IS_PROVEN, NULL, &stale, cp_out, err);
 }
 
 int kix_trust_check_status(struct kix_client *c, const struct kix_verifier *key, const char *note,

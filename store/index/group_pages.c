@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "index_internal.h"
+#include "kix/assert.h"
 #include "kix/encoding.h"
 #include "kix/vindex.h"
 
@@ -171,6 +172,8 @@ static int reflow_step(void *arg, const struct kix_bytes *key, const struct kix_
                                                 : 0;
         w->count = now ? 1 : w->count + 1;
     }
+    /* the recut never lets a page pass its bound (kix/vindex.h) */
+    KIX_ASSERT(w->count >= 1 && w->count <= KIX_VINDEX_PAGE_MAX);
     w->begun = 1;
     if (now != m.starts) {
         struct recut *c = kix_array_grow(w->cuts, &w->cap, w->ncuts, 16, sizeof(*c));
@@ -298,6 +301,10 @@ static int dir_step(void *arg, const struct kix_bytes *key, const struct kix_byt
     }
     if (d->members++ == 0)
         d->first = m;
+    if (d->members > KIX_VINDEX_PAGE_MAX) { /* stored starts a recut never writes */
+        d->rc = KIX_ECORRUPT;
+        return 1;
+    }
     d->count++;
     return d->rc ? 1 : 0;
 }
@@ -345,6 +352,10 @@ static int page_step(void *arg, const struct kix_bytes *key, const struct kix_by
 
     if (!member_of(p->group, key, val, &m) || (m.starts && (p->count > 0 || p->first_page)))
         return 1;
+    if (p->count == KIX_VINDEX_PAGE_MAX) { /* a full page is followed by a start */
+        p->rc = KIX_ECORRUPT;
+        return 1;
+    }
     p->rc = kix_vindex_group_add(m.id, m.value, &p->members);
     p->count++;
     return p->rc ? 1 : 0;

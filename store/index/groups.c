@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "index_internal.h"
+#include "kix/assert.h"
 #include "kix/encoding.h"
 #include "kix/vindex.h"
 
@@ -31,6 +32,7 @@ void kix__run_group_by_manifest(struct kix_run_info *run, const uint8_t *manifes
      * finds the manifest is not comparable: only a whole answer is taken */
     if (kix_run_comparison_key(manifest, len, &key, &value, metric) != KIX_OK)
         return;
+    KIX_ASSERT(metric[0] != '\0'); /* a whole answer names its metric */
     run->grouped = 1;
     run->comparison_key = key;
     run->value = value;
@@ -39,8 +41,13 @@ void kix__run_group_by_manifest(struct kix_run_info *run, const uint8_t *manifes
 int kix__group_insert(struct kix_log_txn *t, const struct kix_run_info *run, struct kix_err *err)
 {
     uint8_t k[GROUP_KEY_MAX];
+    int rc;
+
+    /* only a ranked run joins: never a superseded or withdrawn one */
+    KIX_ASSERT(run->grouped && run->withdrawn_index == KIX_NO_INDEX &&
+               run->superseded_by_index == KIX_NO_INDEX);
     /* in with no page start; the reflow says whether it starts one */
-    int rc = kix_log_txn_put(t, KIX_TABLE_GROUPS, k, group_key(k, run), "", 0, err);
+    rc = kix_log_txn_put(t, KIX_TABLE_GROUPS, k, group_key(k, run), "", 0, err);
     return rc ? rc : kix__group_reflow(t, run, err);
 }
 

@@ -6,6 +6,7 @@
 #include <jansson.h>
 
 #include "index_internal.h"
+#include "kix/assert.h"
 #include "kix/encoding.h"
 #include "kix/vindex.h"
 
@@ -595,7 +596,8 @@ static int index_apply(struct kix_log_txn *t, const struct kix_log_item *item, s
         rc = withdrawn_put(t, item, &run, e->type == KIX_ENTRY_WITHDRAWAL, err);
     switch (e->type) {
     case KIX_ENTRY_PUBLICATION:
-        rc = join_group(t, item, &run, err);
+        if (rc == KIX_OK)
+            rc = join_group(t, item, &run, err);
         if (rc == KIX_OK)
             rc = kix__sel_apply(t, item, &run, err);
         break;

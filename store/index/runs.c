@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "index_internal.h"
+#include "kix/assert.h"
 #include "kix/encoding.h"
 
 void kix__run_record_encode(const struct kix_run_info *r, uint8_t out[RUN_RECORD_LEN])
@@ -76,6 +77,14 @@ int kix__run_get(struct kix_log_txn *t, const char *run_id, size_t len, struct k
 int kix__run_put(struct kix_log_txn *t, const struct kix_run_info *r, struct kix_err *err)
 {
     uint8_t rec[RUN_RECORD_LEN];
+
+    /* the record every verifier decodes (C, kix-verify.js, vindex_verify.py)
+     * refuses these; the indexer must never write one */
+    KIX_ASSERT(r->run_id[0] != '\0' && strlen(r->run_id) <= KIX_RUN_ID_MAX);
+    KIX_ASSERT(!r->grouped ||
+               (r->withdrawn_index == KIX_NO_INDEX && r->superseded_by_index == KIX_NO_INDEX));
+    KIX_ASSERT(r->evidence_index == KIX_NO_INDEX || r->reruns > 0); /* only a rerun sets it */
+    KIX_ASSERT(r->attestations + r->reruns <= r->entries);          /* each is an entry */
     kix__run_record_encode(r, rec);
     return kix_log_txn_put(t, KIX_TABLE_RUNS, r->run_id, strlen(r->run_id), rec, sizeof(rec), err);
 }
@@ -84,6 +93,8 @@ int kix__run_entry_put(struct kix_log_txn *t, const char *run_id, size_t len, ui
                        int type, struct kix_err *err)
 {
     uint8_t k[KIX_RUN_ID_MAX + 9], v = (uint8_t)type;
+
+    KIX_ASSERT(len > 0 && len <= KIX_RUN_ID_MAX);
     memcpy(k, run_id, len);
     k[len] = 0;
     kix_u64be_put(k + len + 1, index);

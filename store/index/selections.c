@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "index_internal.h"
+#include "kix/assert.h"
 #include "kix/encoding.h"
 #include "kix/selection.h"
 
@@ -113,6 +114,7 @@ int kix__sel_publication(const struct kix__sel_sink *s, const struct kix_run_inf
 
 static size_t item_key(uint8_t out[ITEM_KEY_MAX], const char *list, size_t n, uint64_t pos)
 {
+    KIX_ASSERT(n <= KIX_SEL_KEY_MAX); /* kix_sel_key's bound */
     out[0] = 'i';
     memcpy(out + 1, list, n);
     out[1 + n] = 0;
@@ -161,6 +163,8 @@ static int table_append(void *ctx, int dim, const char *value, const uint8_t *it
     if (rc == KIX_ENOTFOUND)
         rc = KIX_OK;
     *created = count == 0;
+    /* a list only grows: one item a call, at the next position */
+    KIX_ASSERT(count < UINT64_MAX);
     head[0] = KIX_SEL_HEAD;
     kix_u64be_put(head + 1, count + 1);
     if (rc == KIX_OK)

@@ -120,18 +120,23 @@ make_manifests "$WORK/m3" 3
 "$KIX" resolve "${LOG[@]}" run-3 >/dev/null
 swap_back() { rm -rf "$STORE" && mv "$WORK/old-store" "$STORE"; }
 restart_log swap_back
-expect_status 4 "$KIX" resolve "${LOG[@]}" run-1
-grep -q "rolled back" "$WORK/err" || fail "rollback message: $(cat "$WORK/err")"
-ls "$KIX_STATE_DIR"/logs/kix.test_log+*/evidence/*-presented.checkpoint >/dev/null || fail "no evidence kept"
-# the run the rollback hides is a rollback too, not "no such run"; and so
-# is every other command that reads the log
+# a store behind what this client verified is a stale copy (issue 37.9):
+# answered as of its own size, exit 5, both sizes named; no alarm and no
+# evidence, since nothing proves a contradiction (a fork below the pinned
+# size is exit 4: test_static_copy.sh)
+expect_status 5 "$KIX" resolve "${LOG[@]}" run-1
+grep -q "STALE COPY: .* size 9, 1 entries behind the size 10" "$WORK/err" || fail "stale message: $(cat "$WORK/err")"
+! ls "$KIX_STATE_DIR"/logs/kix.test_log+*/evidence/*-presented.checkpoint >/dev/null 2>&1 ||
+  fail "evidence kept for a copy that is only behind"
+# the run the older store lacks, and every other command that reads the
+# log: stale too, never "no such run" and never an alarm
 for cmd in "resolve run-3" "show run-3" "cite run-3" checkpoint "receipt 0" "entry 0" \
   "proof inclusion 0" log query "get $(cat "$WORK/m1/digest" 2>/dev/null || echo sha256:$(printf %064d 0))"; do
   # shellcheck disable=SC2086
-  expect_status 4 "$KIX" $cmd "${LOG[@]}"
-  grep -q "ALARM" "$WORK/err" || fail "kix $cmd against a rolled-back log: $(cat "$WORK/err")"
+  expect_status 5 "$KIX" $cmd "${LOG[@]}"
+  grep -q "STALE COPY" "$WORK/err" || fail "kix $cmd against a store behind: $(cat "$WORK/err")"
 done
-pass "rollback detected by every command that reads the log, evidence kept"
+pass "a store behind the verified size is a stale copy for every command that reads the log (exit 5, no evidence)"
 rm -rf "$KIX_STATE_DIR"
 
 # A lying store: rewrite one byte of the rerun entry, recomputing nothing
