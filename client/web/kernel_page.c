@@ -341,15 +341,67 @@ static int gpu_chart_slots(struct kix_tpl *t, const struct kix_kernel_view *v)
     return rc;
 }
 
-typedef int (*kernel_render_fn)(const struct kix_kernel_view *v, struct kix_buf *out,
-                                struct kix_err *err);
-
-static int kernel_json(const struct kix_kernel_view *v, struct kix_buf *out, struct kix_err *err)
+/* A KernelBench problem's configurations on each GPU: every KernelBench
+ * group of the kernel (one GPU on one host), its runs ranked by mean, each
+ * with the speed-up over the eager one (provider torch), as KernelBench
+ * reports speed-ups; read from the group's view, as its own page is. */
+static int config_slots(struct kix_tpl *t, struct kix_log_reader *r,
+                        const struct kix_kernel_view *v, struct kix_err *err)
 {
+    int rc = kix_tpl_section(t, "problemGpus");
+
+    for (size_t i = 0; rc == KIX_OK && i < v->nrows; i++) {
+        const struct kix_home_row *x = &v->home->rows[v->first_row + i];
+        struct kix_group_view g;
+        struct kix_tpl *gpu;
+        uint64_t eager = 0;
+
+        if (strcmp(x->source, GPU_CHART_SOURCE) != 0 || x->bytes)
+            continue;
+        memset(&g, 0, sizeof(g));
+        rc = kix_group_view_from_store(r, x->group, strlen(x->group), 0, &g, err);
+        gpu = rc == KIX_OK ? kix_tpl_row(t, "problemGpus") : NULL;
+        if (rc == KIX_OK && !gpu)
+            rc = KIX_ENOMEM;
+        for (size_t j = 0; rc == KIX_OK && j < g.nrows; j++)
+            if (strcmp(g.rows[j].provider, "torch") == 0)
+                eager = g.rows[j].value;
+        if (rc == KIX_OK &&
+            ((rc = kix_tpl_set(gpu, "gpu", x->gpu)) ||
+             (rc = kix_tpl_set(gpu, "workload", x->workload)) ||
+             (rc = kix_tpl_set(gpu, "group", x->group)) || (rc = kix_tpl_section(gpu, "configs"))))
+            rc = KIX_ENOMEM;
+        for (size_t j = 0; rc == KIX_OK && j < g.nrows; j++) {
+            const struct kix_group_row *row = &g.rows[j];
+            struct kix_tpl *c = kix_tpl_row(gpu, "configs");
+            char mean[KIX_HUMAN_MAX];
+
+            kix_human((int64_t)row->value, 0, mean, sizeof(mean));
+            if (!c || kix_tpl_setf(c, "rank", "%llu", (unsigned long long)row->rank) ||
+                kix_tpl_set(c, "implementation", row->implementation_name) ||
+                kix__tpl_run_href(c, "runHref", row->run_id) || kix_tpl_set(c, "mean", mean) ||
+                (eager && row->value
+                     ? kix_tpl_setf(c, "vsEager", "%.2f\u00d7", (double)eager / (double)row->value)
+                     : kix_tpl_set(c, "vsEager", "")))
+                rc = KIX_ENOMEM;
+        }
+        kix_group_view_release(&g);
+    }
+    return rc;
+}
+
+typedef int (*kernel_render_fn)(struct kix_log_reader *r, const struct kix_kernel_view *v,
+                                struct kix_buf *out, struct kix_err *err);
+
+static int kernel_json(struct kix_log_reader *r, const struct kix_kernel_view *v,
+                       struct kix_buf *out, struct kix_err *err)
+{
+    (void)r;
     return kix_kernel_view_json(v, 0, out, err);
 }
 
-static int kernel_html(const struct kix_kernel_view *v, struct kix_buf *out, struct kix_err *err)
+static int kernel_html(struct kix_log_reader *r, const struct kix_kernel_view *v,
+                       struct kix_buf *out, struct kix_err *err)
 {
     struct kix_buf doc = KIX_BUF_INIT;
     struct kix_tpl *t = kix_tpl_new();
@@ -365,6 +417,8 @@ static int kernel_html(const struct kix_kernel_view *v, struct kix_buf *out, str
          (rc = kix_tpl_setn(t, "view", (const char *)doc.ptr, doc.len)) || (rc = gpu_slots(t, v)) ||
          (rc = sweep_slots(t, v)) || (rc = gpu_chart_slots(t, v))))
         rc = kix_err_set(err, rc, "out of memory");
+    if (rc == KIX_OK)
+        rc = config_slots(t, r, v, err);
     if (rc == KIX_OK)
         rc = kix_tpl_render((const char *)kix__kernel_html, kix__kernel_html_len, t, out, err);
     kix_tpl_free(t);
@@ -393,7 +447,7 @@ static int kernel_page(struct kix_log_reader *r, const char *kernel, size_t len,
     }
     rc = kix_kernel_view_build(r, &m->view, kernel, len, &v, err);
     if (rc == KIX_OK)
-        rc = render(&v, &bytes, err);
+        rc = render(r, &v, &bytes, err);
     if (rc == KIX_OK && (rc = kix_buf_add(out, bytes.ptr, bytes.len)) != KIX_OK)
         kix_err_set(err, rc, "out of memory");
     if (rc == KIX_OK)

@@ -127,6 +127,25 @@ expect "NVIDIA H100,NVIDIA L40S,NVIDIA L40S,NVIDIA A10G" \
     "$(grep -o 'text-anchor="end" fill="#1b1b1b">[^<]*' "$tmp/kernel2.html" | sed 's/.*>//' | paste -sd,)" \
     "the GPU chart's bars, fastest first"
 curl -sf "$H/kernels/rope" | grep -q "GPUs compared" && fail "a Liger-only kernel page has a KernelBench chart"
+# issue 40.4: a problem's page ranks its configurations on each GPU (a
+# table per KernelBench group), each with its speed-up over eager, eager
+# itself 1.00x; a Liger kernel page has none
+grep -q "KernelBench: the configurations on each GPU" "$tmp/kernel2.html" ||
+    fail "problem 1's page does not rank its configurations on each GPU"
+expect 4 "$(grep -c '<table class="group configs">' "$tmp/kernel2.html")" "configuration tables on problem 1's page"
+python3 - "$tmp/kernel2.html" <<'PY' || fail "problem 1's configuration tables"
+import re, sys
+page = open(sys.argv[1]).read()
+tables = re.findall(r'<table class="group configs">.*?</table>', page, re.S)
+for t in tables:
+    rows = re.findall(r'<tr><td>(\d+)</td><td><a href="\.\./runs/[^"]+\.html">([^<]*)</a></td><td class="num">([^<]*)</td><td class="num">([^<]*)</td></tr>', t)
+    assert rows, t[:300]
+    assert [int(r[0]) for r in rows] == list(range(1, len(rows) + 1)), rows
+    eager = [r for r in rows if r[3] == "1.00\u00d7"]
+    assert len(eager) >= 1, rows
+    assert all(r[3].endswith("\u00d7") for r in rows), rows
+PY
+curl -sf "$H/kernels/rope" | grep -q "configurations on each GPU" && fail "a Liger-only kernel page ranks configurations"
 curl -sf "$H/" >"$tmp/home.html" || fail "no home page"
 grep -q "<td>kernelbench-baseline-time</td>" "$tmp/home.html" || fail "the home page names no source"
 grep -q '(mean)</td>' "$tmp/home.html" || fail "a mean-ranked group's figure does not say so"
