@@ -52,21 +52,6 @@ static const char check_help[] =
 
 /* ---- output ------------------------------------------------------------------------ */
 
-static void json_string(FILE *f, const char *s)
-{
-    fputc('"', f);
-    for (; *s; s++) {
-        unsigned char ch = (unsigned char)*s;
-        if (ch == '"' || ch == '\\')
-            fprintf(f, "\\%c", ch);
-        else if (ch < 0x20)
-            fprintf(f, "\\u%04x", ch);
-        else
-            fputc(ch, f);
-    }
-    fputc('"', f);
-}
-
 struct report {
     int json;
     unsigned long long count;
@@ -91,16 +76,16 @@ static int print_issue(void *ctx, const struct kix_check_issue *is)
         fputs("\r\033[K", stderr);
     if (r->json) {
         printf("%s{\"table\":", r->count ? "," : "");
-        json_string(stdout, is->table);
+        kixd_json_string(stdout, is->table);
         printf(",\"index\":");
         if (is->index == KIX_NO_INDEX)
             printf("null");
         else
             printf("%llu", (unsigned long long)is->index);
         printf(",\"where\":");
-        json_string(stdout, is->where);
+        kixd_json_string(stdout, is->where);
         printf(",\"message\":");
-        json_string(stdout, is->message);
+        kixd_json_string(stdout, is->message);
         printf("}");
     } else if (is->index != KIX_NO_INDEX && strcmp(is->table, "checkpoints") != 0) {
         printf("problem: %s (entry %llu): %s\n", is->where, (unsigned long long)is->index,
@@ -134,9 +119,9 @@ static int print_finding(void *ctx, const struct kix_check_issue *is)
         return 0;
     fprintf(f, "%s{\"index\":%llu,\"rule\":", r->nfindings ? "," : "",
             (unsigned long long)is->index);
-    json_string(f, is->where);
+    kixd_json_string(f, is->where);
     fprintf(f, ",\"reason\":");
-    json_string(f, is->message);
+    kixd_json_string(f, is->message);
     fputc('}', f);
     fclose(f);
     if (text && kix_buf_add(&r->findings, text, len) == KIX_OK)
@@ -284,7 +269,7 @@ int kixd_check_main(int argc, char **argv)
                rep.findings.len ? (const char *)rep.findings.ptr : "", strict ? "true" : "false");
         printf(",\"ok\":%s,\"quick\":%s,\"origin\":", rc == KIX_OK ? "true" : "false",
                copts.quick ? "true" : "false");
-        json_string(stdout, kix_log_origin(log));
+        kixd_json_string(stdout, kix_log_origin(log));
         printf(",\"size\":%llu,\"entries\":%llu,\"checkpoints\":%llu,\"roots\":%llu,"
                "\"treeHashes\":%llu,\"tiles\":%llu,\"objects\":%llu,\"runs\":%llu,"
                "\"ranked\":%llu,\"seconds\":%.3f}\n",

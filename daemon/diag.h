@@ -9,6 +9,7 @@
 #define KIXD_DIAG_H
 
 #include <stdint.h>
+#include <stdio.h>
 
 #include "kix/error.h"
 
@@ -16,6 +17,9 @@ enum kixd_level { KIXD_DEBUG = 0, KIXD_INFO = 1, KIXD_WARN = 2, KIXD_ERROR = 3 }
 
 /* Lines below the level are dropped (cheap to call). */
 void kixd_log(int level, const char *fmt, ...) KIX_PRINTF(2, 3);
+/* s (UTF-8) as a JSON string literal on f: the --json answers of kixd's
+ * commands (export, check). */
+void kixd_json_string(FILE *f, const char *s);
 int kixd_log_enabled(int level);
 void kixd_log_set_level(int level); /* diag.c owns the level; main sets it once */
 void kixd_log_set_format(int json); /* 0 text (the default), 1 one JSON object per line */

@@ -199,22 +199,6 @@ static const char export_help[] =
     "\n"
     "exit status: 0 done, 2 usage, 3 cannot read the store or write OUTDIR\n";
 
-/* s as a JSON string on f. */
-static void put_json_string(FILE *f, const char *s)
-{
-    fputc('"', f);
-    for (; *s; s++) {
-        unsigned char ch = (unsigned char)*s;
-        if (ch == '"' || ch == '\\')
-            fprintf(f, "\\%c", ch);
-        else if (ch < 0x20)
-            fprintf(f, "\\u%04x", ch);
-        else
-            fputc(ch, f);
-    }
-    fputc('"', f);
-}
-
 /* kixd export --json: what the summary line says, and the warnings. */
 static void export_json(const char *store, const char *dir, int rc, const char *error,
                         const struct kix_tlog_export_stats *st,
@@ -222,12 +206,12 @@ static void export_json(const char *store, const char *dir, int rc, const char *
                         unsigned long long bytes)
 {
     printf("{\"ok\":%s,\"store\":", rc == KIX_OK ? "true" : "false");
-    put_json_string(stdout, store);
+    kixd_json_string(stdout, store);
     printf(",\"dir\":");
-    put_json_string(stdout, dir);
+    kixd_json_string(stdout, dir);
     if (rc != KIX_OK) {
         printf(",\"error\":");
-        put_json_string(stdout, error);
+        kixd_json_string(stdout, error);
         printf("}\n");
         return;
     }
@@ -238,9 +222,9 @@ static void export_json(const char *store, const char *dir, int rc, const char *
            (unsigned long long)ps->runs, (unsigned long long)ps->groups,
            (unsigned long long)ps->kernels, (unsigned long long)ps->home_pages,
            (unsigned long long)ps->escaped);
-    put_json_string(stdout, ps->escaped_example);
+    kixd_json_string(stdout, ps->escaped_example);
     printf(",\"skipped\":%llu,\"skippedReason\":", (unsigned long long)ps->skipped);
-    put_json_string(stdout, ps->skipped_reason);
+    kixd_json_string(stdout, ps->skipped_reason);
     printf("}\n");
 }
 

@@ -217,57 +217,7 @@ static int signed_message(struct kix_buf *msg, const char *header, uint64_t time
 /* "cosignature/v1\ntime <t>\n" || text */
 static int cosig_message(struct kix_buf *msg, uint64_t time, const char *text, size_t len)
 {
-    int rc;
-
-    kix_buf_reset(msg);
-    rc = kix_buf_addf(msg, "cosignature/v1\ntime %" PRIu64 "\n", time);
-    if (!rc)
-        rc = kix_buf_add(msg, text, len);
-    return rc;
-}
-
-int kix_cosign(const struct kix_signer *witness, const char *checkpoint_text, size_t len,
-               uint64_t time, struct kix_buf *sig_line_out, struct kix_err *err)
-{
-    struct kix_checkpoint cp;
-    int rc = kix_checkpoint_parse(checkpoint_text, len, &cp, err);
-
-    if (rc) {
-        kix_err_wrap(err, "cosigning");
-        return rc;
-    }
-    return kix_cosign_text(witness, checkpoint_text, len, time, sig_line_out, err);
-}
-
-int kix_cosign_text(const struct kix_signer *witness, const char *text, size_t len, uint64_t time,
-                    struct kix_buf *sig_line_out, struct kix_err *err)
-{
-    struct kix_buf msg = KIX_BUF_INIT;
-    uint8_t blob[COSIG_BLOB_LEN];
-    int rc;
-
-    if (kix_signer_alg(witness) != KIX_NOTE_ALG_COSIGN)
-        return kix_err_set(err, KIX_EINVAL,
-                           "key %s is not a witness cosignature key (algorithm 0x%02x, want "
-                           "0x04): generate one with algorithm 0x04",
-                           kix_signer_name(witness), kix_signer_alg(witness));
-    if (time > KIX_COSIGN_TIME_MAX)
-        return kix_err_set(err, KIX_EINVAL, "cosignature time %" PRIu64 " is over 2^63-1", time);
-    if (cosig_message(&msg, time, text, len)) {
-        rc = kix_err_set(err, KIX_ENOMEM, "out of memory cosigning a note");
-        goto out;
-    }
-    put_be32(blob, kix_signer_key_hash(witness));
-    for (int i = 0; i < 8; i++)
-        blob[4 + i] = (uint8_t)(time >> (56 - 8 * i));
-    rc = kix_signer_sign(witness, msg.ptr, msg.len, blob + 12);
-    if (!rc)
-        rc = add_sig_line(sig_line_out, kix_signer_name(witness), blob, sizeof(blob));
-    if (rc)
-        rc = kix_err_set(err, rc, "out of memory cosigning a note");
-out:
-    kix_buf_release(&msg);
-    return rc;
+    return signed_message(msg, "cosignature/v1", time, text, len);
 }
 
 /* The timestamped line of `witness` over header || time || text (a
@@ -302,6 +252,25 @@ static int timestamped_line(const struct kix_signer *witness, const char *header
 out:
     kix_buf_release(&msg);
     return rc;
+}
+
+int kix_cosign(const struct kix_signer *witness, const char *checkpoint_text, size_t len,
+               uint64_t time, struct kix_buf *sig_line_out, struct kix_err *err)
+{
+    struct kix_checkpoint cp;
+    int rc = kix_checkpoint_parse(checkpoint_text, len, &cp, err);
+
+    if (rc) {
+        kix_err_wrap(err, "cosigning");
+        return rc;
+    }
+    return kix_cosign_text(witness, checkpoint_text, len, time, sig_line_out, err);
+}
+
+int kix_cosign_text(const struct kix_signer *witness, const char *text, size_t len, uint64_t time,
+                    struct kix_buf *sig_line_out, struct kix_err *err)
+{
+    return timestamped_line(witness, "cosignature/v1", text, len, time, sig_line_out, err);
 }
 
 int kix_mirror_held_sign(const struct kix_signer *mirror, const char *checkpoint_text, size_t len,

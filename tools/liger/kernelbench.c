@@ -577,27 +577,6 @@ static int check_row(struct kb_row *r, struct kix_err *err)
     return KIX_OK;
 }
 
-/* Serializes, canonicalizes and digests obj (consumed). */
-static int finish(json_t *obj, struct kix_liger_run *out, int which, struct kix_err *err)
-{
-    char *text;
-    int rc;
-
-    if (!obj)
-        return oom(err);
-    text = json_dumps(obj, JSON_COMPACT);
-    json_decref(obj);
-    if (!text)
-        return oom(err);
-    kix_buf_reset(&out->canon[which]);
-    rc = kix_canon((const uint8_t *)text, strlen(text), NULL, &out->canon[which], err);
-    free(text);
-    if (rc)
-        return rc;
-    kix_digest_of(out->canon[which].ptr, out->canon[which].len, &out->digest[which]);
-    return KIX_OK;
-}
-
 static json_t *object(const char *kind, const char *name, json_t *title, json_t *spec)
 {
     return json_pack("{s:s, s:s, s:{s:s, s:o}, s:o}", "apiVersion", KIX_LIGER_API_VERSION, "kind",
@@ -634,7 +613,7 @@ static int build_protocol(struct kb_row *r, struct kix_liger_run *out, struct ki
              "mean is the primary statistic. Comparable only within one problem and one GPU on "
              "one host; never with another source's runs, even of a kernel of the same name.",
              KB_COMMIT, (long long)r->trials, KB_WARMUP, KB_TORCH, KB_CUDA);
-    return finish(
+    return kix_liger_run_object(
         object("BenchmarkProtocol", name,
                json_pack("s", "KernelBench baseline timing" DOT "wall clock, mean"),
                json_pack("{s:{s:s, s:s, s:s}, s:{s:s, s:s, s:s, s:s, s:i, s:I}, s:{s:s, s:s}}",
@@ -658,7 +637,7 @@ static int build_workload(struct kb_row *r, struct kix_liger_run *out, struct ki
     snprintf(title, sizeof(title), "KernelBench level %d" DOT "%d %s", r->e->level, r->e->number,
              r->name);
     snprintf(ref, sizeof(ref), "KernelBench/%s sha256:%s", r->key, sha);
-    return finish(
+    return kix_liger_run_object(
         object("Workload", name, json_string(title),
                json_pack("{s:s, s:O, s:{s:i, s:i, s:s, s:s, s:s, s:s}, s:{s:s, s:s}}", "kernel",
                          r->kernel, "parameters", params, "config", "level", r->e->level, "problem",
@@ -710,7 +689,7 @@ static int build_environment(struct kb_row *r, struct kix_liger_run *out, struct
                              : "host from the results directory; KernelBench's hardware table "
                                "gives no power limit for this GPU on this host; the GPU as the "
                                "row names it");
-    return finish(env, out, KIX_LIGER_ENVIRONMENT, err);
+    return kix_liger_run_object(env, out, KIX_LIGER_ENVIRONMENT, err);
 }
 
 static int build_implementation(struct kb_row *r, struct kix_liger_run *out, struct kix_err *err)
@@ -718,7 +697,7 @@ static int build_implementation(struct kb_row *r, struct kix_liger_run *out, str
     char name[160];
     snprintf(name, sizeof(name), "kernelbench-impl-%s", r->f->config);
     slug(name + 17, sizeof(name) - 17, r->f->config);
-    return finish(
+    return kix_liger_run_object(
         object("Implementation", name,
                json_pack("s+", configs[r->f->config_index].name, DOT "PyTorch " KB_TORCH),
                json_pack("{s:s, s:s, s:s, s:s, s:s, s:s}", "provider", r->f->config, "name",
@@ -757,13 +736,14 @@ static int build_run(struct kb_row *r, struct kix_liger_run *out, struct kix_err
     snprintf(title, sizeof(title), "KernelBench L%d %d %s" DOT "%s" DOT "%s", r->e->level,
              r->e->number, r->name, configs[r->f->config_index].name, r->hardware);
     slug(s, sizeof(s), out->external_id);
-    return finish(json_pack("{s:s, s:s, s:{s:s#, s:s, s:{s:s, s:s, s:s, s:s}}, s:o}", "apiVersion",
-                            KIX_LIGER_API_VERSION, "kind", "BenchmarkRun", "metadata", "name", s,
-                            strlen(s) > 200 ? (size_t)200 : strlen(s), "title", title, "labels",
-                            "kernelbench_level", level, "kernelbench_problem", number,
-                            "kernelbench_directory", r->f->dir, "kernelbench_config", r->f->config,
-                            "spec", spec),
-                  out, KIX_LIGER_RUN, err);
+    return kix_liger_run_object(
+        json_pack("{s:s, s:s, s:{s:s#, s:s, s:{s:s, s:s, s:s, s:s}}, s:o}", "apiVersion",
+                  KIX_LIGER_API_VERSION, "kind", "BenchmarkRun", "metadata", "name", s,
+                  strlen(s) > 200 ? (size_t)200 : strlen(s), "title", title, "labels",
+                  "kernelbench_level", level, "kernelbench_problem", number,
+                  "kernelbench_directory", r->f->dir, "kernelbench_config", r->f->config, "spec",
+                  spec),
+        out, KIX_LIGER_RUN, err);
 }
 
 static void run_id(const char *external_id, char out[37])

@@ -547,8 +547,7 @@ static int build_slug(struct row *r)
 
 /* ---- manifests ---------------------------------------------------------------- */
 
-/* Serializes, canonicalizes and digests obj (consumed). */
-static int finish(json_t *obj, struct kix_liger_run *out, int which, struct kix_err *err)
+int kix_liger_run_object(json_t *obj, struct kix_liger_run *out, int which, struct kix_err *err)
 {
     char *text;
     int rc;
@@ -633,12 +632,13 @@ static int build_protocol(struct row *r, struct kix_liger_run *out, struct kix_e
         name = textf("liger-bench-memory-%s", mode);
         title = textf("Liger benchmark harness" DOT "%s pass" DOT "peak memory", mode);
     }
-    return finish(object("BenchmarkProtocol", name, title,
-                         json_pack("{s:{s:s, s:s}, s:o, s:{s:s, s:s}}", "harness", "name",
-                                   "Liger-Kernel benchmark scripts", "repository", LIGER_REPO,
-                                   "measurement", measurement, "comparability", "notes", notes,
-                                   "family", "liger_kernel_bench")),
-                  out, KIX_LIGER_PROTOCOL, err);
+    return kix_liger_run_object(
+        object("BenchmarkProtocol", name, title,
+               json_pack("{s:{s:s, s:s}, s:o, s:{s:s, s:s}}", "harness", "name",
+                         "Liger-Kernel benchmark scripts", "repository", LIGER_REPO, "measurement",
+                         measurement, "comparability", "notes", notes, "family",
+                         "liger_kernel_bench")),
+        out, KIX_LIGER_PROTOCOL, err);
 }
 
 static int64_t param_int(const struct row *r, const char *name)
@@ -762,8 +762,8 @@ static int build_workload(struct row *r, struct kix_liger_run *out, struct kix_e
         kix_buf_release(&title);
         return oom(err);
     }
-    rc = finish(object("Workload", name, json_string((const char *)title.ptr), spec), out,
-                KIX_LIGER_WORKLOAD, err);
+    rc = kix_liger_run_object(object("Workload", name, json_string((const char *)title.ptr), spec),
+                              out, KIX_LIGER_WORKLOAD, err);
     kix_buf_release(&title);
     return rc;
 }
@@ -792,10 +792,10 @@ static int build_environment(struct row *r, struct kix_liger_run *out, struct ki
     }
     if (strncmp(shown, "NVIDIA ", 7) == 0)
         shown += 7;
-    return finish(object("ExecutionEnvironment", meta_name("liger-bench-", gpu),
-                         textf("Liger benchmark host" DOT "%s", shown),
-                         json_pack("{s:o, s:{}}", "hardware", hw, "software")),
-                  out, KIX_LIGER_ENVIRONMENT, err);
+    return kix_liger_run_object(object("ExecutionEnvironment", meta_name("liger-bench-", gpu),
+                                       textf("Liger benchmark host" DOT "%s", shown),
+                                       json_pack("{s:o, s:{}}", "hardware", hw, "software")),
+                                out, KIX_LIGER_ENVIRONMENT, err);
 }
 
 static int build_implementation(struct row *r, struct kix_liger_run *out, struct kix_err *err)
@@ -816,8 +816,9 @@ static int build_implementation(struct row *r, struct kix_liger_run *out, struct
     } else {
         title = json_string(provider);
     }
-    return finish(object("Implementation", meta_name("liger-impl-", provider), title, spec), out,
-                  KIX_LIGER_IMPLEMENTATION, err);
+    return kix_liger_run_object(
+        object("Implementation", meta_name("liger-impl-", provider), title, spec), out,
+        KIX_LIGER_IMPLEMENTATION, err);
 }
 
 static json_t *measurement(const char *metric, const char *statistic, const char *unit,
@@ -877,11 +878,12 @@ static int build_run(struct row *r, struct kix_liger_run *out, struct kix_err *e
         return oom(err);
     title = textf(r->memory ? "%s" DOT "%s" DOT "%s" DOT "peak memory" : "%s" DOT "%s" DOT "%s",
                   r->kernel_title, r->f[KIX_LIGER_KERNEL_PROVIDER], passes[r->pass].mode);
-    return finish(json_pack("{s:s, s:s, s:{s:o, s:o, s:{s:s}}, s:o}", "apiVersion",
-                            KIX_LIGER_API_VERSION, "kind", "BenchmarkRun", "metadata", "name",
-                            meta_name("liger-", out->external_id), "title", title, "labels",
-                            "liger_version", r->f[KIX_LIGER_LIGER_VERSION], "spec", spec),
-                  out, KIX_LIGER_RUN, err);
+    return kix_liger_run_object(json_pack("{s:s, s:s, s:{s:o, s:o, s:{s:s}}, s:o}", "apiVersion",
+                                          KIX_LIGER_API_VERSION, "kind", "BenchmarkRun", "metadata",
+                                          "name", meta_name("liger-", out->external_id), "title",
+                                          title, "labels", "liger_version",
+                                          r->f[KIX_LIGER_LIGER_VERSION], "spec", spec),
+                                out, KIX_LIGER_RUN, err);
 }
 
 void kix_liger_run_id(const char *external_id, char out[37])

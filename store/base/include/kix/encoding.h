@@ -67,10 +67,6 @@ int kix_base64_decode_buf(const char *in, size_t len, size_t max,
  * kix text fields are C strings. */
 int kix_utf8_valid(const char *s, size_t len);
 
-/* Appends s[0..len) (valid UTF-8) as a JCS string literal: `"` and `\`
- * escaped, \b \t \n \f \r, other controls as \u00xx (lowercase hex),
- * everything else verbatim. */
-
 /* Lowercase hex of n bytes into out (2n + 1 bytes, NUL-terminated). */
 void kix_hex_encode(const uint8_t *in, size_t n, char *out);
 /* Strict hex decode (either case) of exactly 2n chars into n bytes;

@@ -52,6 +52,7 @@
 #ifndef KIX_LIGER_H
 #define KIX_LIGER_H
 
+#include <jansson.h>
 #include <stdint.h>
 
 #include "kix/buf.h"
@@ -119,6 +120,11 @@ struct kix_liger_run {
 
 void kix_liger_run_init(struct kix_liger_run *r);
 void kix_liger_run_release(struct kix_liger_run *r);
+/* Every source's reader ends an object the same way: obj (consumed)
+ * serialized, canonicalized into out->canon[which] and digested into
+ * out->digest[which]. KIX_ENOMEM, or kix_canon's error. */
+int kix_liger_run_object(json_t *obj, struct kix_liger_run *out, int which,
+                         struct kix_err *err) KIX_MUST_CHECK;
 
 /* A cache of the shared objects already built (protocols, workloads,
  * environments, implementations), keyed by the fields each is made from, so
