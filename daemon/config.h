@@ -70,11 +70,12 @@ struct kixd_config {
     int http_metrics;             /* serve /metrics on the HTTP listeners */
     int http_submit;              /* take POST /submit on the HTTP listeners (http_submit.c) */
     char http_submit_origin[256]; /* the web origin allowed to POST /submit (CORS); "": none */
-    char submit_url[1024]; /* where run pages send what readers sign; "": see --http-submit */
-    int http_access_log;   /* one log line per HTTP request */
-    int phase_stats;       /* count CPU time per append phase (kix_log_phase_stats) */
-    char export_dir[4096]; /* keep a tlog-tiles directory current; "" = off */
-    char log_file[4096];   /* --log-file: the diagnostics go there, reopened on SIGHUP */
+    unsigned http_submit_rate; /* POST /submit bodies a minute per address and per key; 0: none */
+    char submit_url[1024];     /* where run pages send what readers sign; "": see --http-submit */
+    int http_access_log;       /* one log line per HTTP request */
+    int phase_stats;           /* count CPU time per append phase (kix_log_phase_stats) */
+    char export_dir[4096];     /* keep a tlog-tiles directory current; "" = off */
+    char log_file[4096];       /* --log-file: the diagnostics go there, reopened on SIGHUP */
 };
 
 /* Fills cfg from the defaults, the --config file and argv (argv[0] is the

@@ -314,6 +314,8 @@ static const char *reason(unsigned code)
         return "Unprocessable Entity";
     case 413:
         return "Content Too Large";
+    case 429:
+        return "Too Many Requests";
     case 431:
         return "Request Header Fields Too Large";
     case 503:

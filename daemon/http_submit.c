@@ -2,6 +2,8 @@
 #include "http_submit.h"
 
 #include <jansson.h>
+#include <math.h>
+#include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -10,6 +12,7 @@
 #include "diag.h"
 #include "http_internal.h"
 #include "kix/encoding.h"
+#include "kix/entry.h"
 #include "kix/submit_body.h"
 #include "writer.h"
 
@@ -22,6 +25,77 @@ struct http_submit {
     struct kix_submit_body parsed;
     char peer[64];
 };
+
+/* ---- rate limits: a token bucket per address and per signing key ------------------------- */
+
+/* Buckets by hash of who they count, one a slot: a slot another takes
+ * starts full again (a cheap table whose worst case is a fresh burst). */
+#define RATE_SLOTS 4096
+
+struct bucket {
+    char who[80]; /* "a:ADDRESS" or "k:KEYID" */
+    double tokens, at_ms;
+};
+
+static struct bucket buckets[RATE_SLOTS];
+static pthread_mutex_t buckets_mu = PTHREAD_MUTEX_INITIALIZER;
+
+/* 0 when who may submit now (a token taken), else the seconds to wait for
+ * one: a burst of per_minute, then per_minute a minute. */
+static unsigned rate_wait(const char *who, unsigned per_minute, double now_ms)
+{
+    uint32_t h = 2166136261u;
+    struct bucket *b;
+    unsigned wait = 0;
+
+    for (const char *p = who; *p; p++)
+        h = (h ^ (uint8_t)*p) * 16777619u;
+    pthread_mutex_lock(&buckets_mu);
+    b = &buckets[h % RATE_SLOTS];
+    if (strncmp(b->who, who, sizeof(b->who)) != 0) {
+        snprintf(b->who, sizeof(b->who), "%s", who);
+        b->tokens = per_minute;
+        b->at_ms = now_ms;
+    }
+    b->tokens += (now_ms - b->at_ms) * per_minute / 60000.0;
+    if (b->tokens > per_minute)
+        b->tokens = per_minute;
+    b->at_ms = now_ms;
+    if (b->tokens >= 1)
+        b->tokens -= 1;
+    else
+        wait = (unsigned)ceil((1 - b->tokens) * 60.0 / per_minute);
+    pthread_mutex_unlock(&buckets_mu);
+    return wait;
+}
+
+static void answer_object(struct kixd_http_conn *c, unsigned status, const char *headers,
+                          json_t *doc);
+
+/* Answers 429 when who is over --http-submit-rate: 1 answered, 0 go on. */
+static int over_rate(struct kixd_http_conn *c, const struct kixd_config *cfg, const char *kind,
+                     const char *name, double now_ms)
+{
+    char who[80], headers[64], why[KIX_ERR_MSG_MAX];
+    unsigned wait;
+
+    if (!cfg->http_submit_rate)
+        return 0;
+    snprintf(who, sizeof(who), "%c:%s", kind[0], name);
+    wait = rate_wait(who, cfg->http_submit_rate, now_ms);
+    if (!wait)
+        return 0;
+    snprintf(headers, sizeof(headers), "Retry-After: %u\r\n", wait);
+    snprintf(why, sizeof(why),
+             "too many submissions from this %s: at most %u a minute (kixd serve "
+             "--http-submit-rate); retry in %u s",
+             kind, cfg->http_submit_rate, wait);
+    answer_object(c, 429, headers,
+                  json_pack("{s:{s:s, s:i, s:s, s:s}}", "error", "code", "rateLimited", "exitCode",
+                            kix_err_exit_status(KIX_ELIMIT), "message", why, "cause",
+                            "rate limited"));
+    return 1;
+}
 
 static const char preflight_headers[] = "Access-Control-Allow-Methods: POST, OPTIONS\r\n"
                                         "Access-Control-Allow-Headers: Content-Type\r\n"
@@ -242,6 +316,11 @@ void kixd_http_submit_start(struct kixd_http_conn *c, struct kixd_worker *w, cha
     h->body = body;
     h->len = len;
     snprintf(h->peer, sizeof(h->peer), "%s", peer);
+    if (over_rate(c, srv->cfg, "address", peer, kixd_now_ms())) {
+        free(h->body);
+        free(h);
+        return;
+    }
     if (kix_log_is_replica(srv->log)) {
         snprintf(err.msg, sizeof(err.msg),
                  "this kixd serves a read-only mirror of %s; submit to the log's own server",
@@ -263,6 +342,23 @@ void kixd_http_submit_start(struct kixd_http_conn *c, struct kixd_worker *w, cha
     rc = kix_submit_body_parse((const uint8_t *)body, len, srv->cfg->max_batch, &h->parsed, &err);
     if (rc)
         goto refuse;
+    /* each entry counts against its signer's key (one that does not parse
+     * is the writer's to refuse) */
+    for (size_t i = 0; i < h->parsed.n; i++) {
+        const struct kix_buf *env = &h->parsed.bundles[i].envelope;
+        struct kix_entry_summary s;
+        char id[65];
+
+        if (kix_entry_describe(env->ptr, env->len, &s, NULL) != KIX_OK)
+            continue;
+        kix_hex_encode(s.signer, 32, id);
+        if (over_rate(c, srv->cfg, "key", id, kixd_now_ms())) {
+            kix_submit_body_release(&h->parsed);
+            free(h->body);
+            free(h);
+            return;
+        }
+    }
     for (size_t i = 0; i < h->parsed.n; i++)
         total += h->parsed.bundles[i].nobjects;
     job = kixd_submit_new(h->parsed.n, total);

@@ -13,8 +13,8 @@
 
 static const char *const kind_names[KIXD_HTTP_KINDS] = {
     "checkpoint", "tile", "entries", "metrics", "page", "witness", "submit", "other"};
-static const unsigned codes[] = {200, 201, 204, 304, 400, 403, 404, 405,
-                                 409, 411, 413, 422, 431, 500, 503, 507};
+static const unsigned codes[] = {200, 201, 204, 304, 400, 403, 404, 405, 409,
+                                 411, 413, 422, 429, 431, 500, 503, 507};
 #define NCODES (sizeof(codes) / sizeof(codes[0]))
 static const uint64_t batch_le[] = {1, 4, 16, 64, 256, 1024, 4096, 16384};
 #define NBATCH (sizeof(batch_le) / sizeof(batch_le[0]))

@@ -504,6 +504,11 @@ static const struct option_spec options[] = {
          "also take writes on --http: POST /submit with a JSON\n"
          "body (a DSSE envelope and its objects), checked and\n"
          "committed as an RPC submit; off by default"),
+    VALUE("http-submit-rate", "N", set_count, http_submit_rate, 0, 1000000,
+          "POST /submit: at most N bodies a minute from one\n"
+          "address and N from one signing key (a burst of N, then\n"
+          "N a minute); more get 429 with Retry-After. 0: no limit\n"
+          "(default 60)"),
     VALUE("submit-url", "URL", set_text, submit_url, 0, 0,
           "where run pages (served and --export'ed) send what a\n"
           "reader signs in the browser (\"Add a reproduction or\n"
@@ -676,6 +681,7 @@ static void config_defaults(struct kixd_config *cfg)
     cfg->max_read_buffers = (size_t)1 << 30;
     cfg->max_submit_bytes = (size_t)256 << 20;
     cfg->max_batch = 1024;
+    cfg->http_submit_rate = 60;
     cfg->max_group = 4096;
     cfg->max_entries = 1000;
     cfg->max_objects = 1024;

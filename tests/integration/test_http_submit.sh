@@ -157,6 +157,24 @@ pass "empty, oversized, cut, unknown-member, forged, wrong-role, foreign-origin 
 expect_status 1 "$KIX" submit "$WORK/extra"
 pass "kix submit takes a signed body (a file or -), and refuses a malformed one"
 
+# ---- rate limits: --http-submit-rate N a minute per address and per key -------------------
+stop o
+HPORT=$(free_port)
+H="http://127.0.0.1:$HPORT"
+serve o --http "tcp://127.0.0.1:$HPORT" --http-submit --http-submit-rate 2
+n=$(size)
+post "$WORK/note.body"
+[ "$(cat "$WORK/code")" = 409 ] || fail "first post under the rate: $(cat "$WORK/code")"
+post "$WORK/note.body"
+[ "$(cat "$WORK/code")" = 409 ] || fail "second post under the rate: $(cat "$WORK/code")"
+curl -s -o "$WORK/ans" -D "$WORK/hdr" -w '%{http_code}' -H 'Content-Type: application/json' \
+  --data-binary "@$WORK/note2.body" "$H/submit" >"$WORK/code"
+[ "$(cat "$WORK/code")" = 429 ] || fail "third post in a minute at --http-submit-rate 2: $(cat "$WORK/code") $(cat "$WORK/ans")"
+grep -q '"code":"rateLimited"' "$WORK/ans" && grep -qi '^retry-after: [1-9]' "$WORK/hdr" ||
+  fail "the 429: $(cat "$WORK/hdr" "$WORK/ans")"
+[ "$(size)" = "$n" ] || fail "a rate-limited post stored something"
+pass "--http-submit-rate 2: the third post in a minute is 429 with Retry-After and a JSON error, nothing stored"
+
 # ---- without --http-submit, POST /submit is off ------------------------------------------
 stop o
 H2PORT=$(free_port)
