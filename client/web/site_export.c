@@ -448,6 +448,10 @@ int kix_pages_export_from(struct kix_log *l, struct kix_log_reader *given, const
      * there were kernel pages */
     snprintf(path, sizeof(path), "%s/kernels", dir);
     rc = browse_pages(&x, from == 0 || access(path, F_OK) != 0);
+    /* runs/ holds the marks below even when the log has no run yet */
+    snprintf(path, sizeof(path), "%s/runs", dir);
+    if (rc == KIX_OK && kix_dir_make(path, 0755, err) != KIX_OK)
+        rc = KIX_EIO;
     if (rc == KIX_OK) /* the new pages durable before the mark that says they are there */
         rc = kix_dir_sync(dir, err);
     if (rc == KIX_OK && !layout_current(dir)) {

@@ -60,6 +60,10 @@ grep -q "is kixd running" "$T/err" || fail "unreachable server message: $(cat "$
 
 # a log, served from a config file
 "$BIN/kixd" init --store "$T/log" --admin-key "$T/log/admin.key" --origin kix.cli/log >"$T/vkey" 2>/dev/null || fail "init"
+# a log with no run yet exports (its checkpoint, the static files, runs/.size)
+expect_status 0 "$BIN/kixd" export --store "$T/log" "$T/exp0"
+[ "$(cat "$T/exp0/runs/.size" 2>/dev/null)" = 1 ] && [ -s "$T/exp0/checkpoint" ] ||
+  fail "kixd export of a log with no run: $(cat "$T/err")"
 KEY=$(cat "$T/vkey")
 PORT=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
 cat >"$T/kixd.conf" <<EOF
