@@ -748,21 +748,7 @@ static int build_run(struct kb_row *r, struct kix_liger_run *out, struct kix_err
 
 static void run_id(const char *external_id, char out[37])
 {
-    static const char ns[] = "kix-import-kernelbench/v1\n";
-    struct kix_buf b = KIX_BUF_INIT;
-    struct kix_digest d;
-    uint8_t *u = d.b;
-
-    if (kix_buf_adds(&b, ns) == KIX_OK && kix_buf_adds(&b, external_id) == KIX_OK)
-        kix_digest_of(b.ptr, b.len, &d);
-    else
-        kix_digest_of(ns, sizeof(ns) - 1, &d);
-    kix_buf_release(&b);
-    u[6] = (uint8_t)(0x80 | (u[6] & 0x0f)); /* version 8 */
-    u[8] = (uint8_t)(0x80 | (u[8] & 0x3f)); /* variant 10 */
-    snprintf(out, 37, "%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x", u[0],
-             u[1], u[2], u[3], u[4], u[5], u[6], u[7], u[8], u[9], u[10], u[11], u[12], u[13],
-             u[14], u[15]);
+    kix_liger_run_id_in("kix-import-kernelbench/v1\n", external_id, out);
 }
 
 /* build(r) through the file's cache: the same inputs give the same bytes.

@@ -150,5 +150,7 @@ int kix_liger_check(struct kix_liger_cache *cache, const struct kix_liger_header
 
 /* The run id of an external id (UUIDv8 text, 36 chars and a NUL). */
 void kix_liger_run_id(const char *external_id, char out[37]);
+/* The same UUIDv8 under another source's namespace (ns: "kix-import-SOURCE/v1\n"). */
+void kix_liger_run_id_in(const char *ns, const char *external_id, char out[37]);
 
 #endif
