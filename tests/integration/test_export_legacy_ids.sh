@@ -66,31 +66,9 @@ curl -sf "$H/runs/v.json" | python3 -c 'import json,sys; assert json.load(sys.st
   fail "kixd: runs/v.json is not v's view"
 pass "kixd --http: runs/sha256:<v> is v's page, runs/<escaped name> the other run's"
 
-CHROMIUM=$(command -v chromium || true)
-[ -n "$CHROMIUM" ] || { echo "skip: chromium is not installed (tools/deps.sh installs it)"; exit 77; }
-HERE="$KIX_TESTS/browser"
-[ -f "$HERE/node_modules/puppeteer-core/package.json" ] ||
-  fail "tests/browser/node_modules lacks puppeteer-core: run tools/deps.sh (npm ci in tests/browser)"
-coproc DOM { cd "$HERE" && exec node dom.js 2>>"$WORK/chrome.log"; }
-DOM_IN=${DOM[1]}
-stop_dom() {
-  local pid=${DOM_PID:-}
-  eval "exec $DOM_IN>&-" 2>/dev/null || true
-  [ -n "$pid" ] || return 0
-  for _ in $(seq 1 200); do kill -0 "$pid" 2>/dev/null || return 0; sleep 0.1; done
-  kill -9 "$pid" 2>/dev/null || true
-}
+. "$KIX_TESTS/integration/dom_lib.sh"
 trap 'stop_dom; cleanup' EXIT
-dom() {
-  local answer=
-  printf '%s\t%s\n' "$1" "$2" >&"$DOM_IN"
-  read -r -t 120 answer <&"${DOM[0]}" || answer="error: no answer from dom.js in 120 s"
-  [ "$answer" = ok ] || { echo "$answer" >>"$WORK/chrome.log"; return 1; }
-}
-if ! dom "data:text/html,<p>chromium-ok</p>" "$WORK/probe.html" || ! grep -q chromium-ok "$WORK/probe.html"; then
-  echo "skip: chromium cannot start here: $(tail -3 "$WORK/chrome.log")"
-  exit 77
-fi
+start_dom
 n=0
 for url in "$P/runs/v.html" "$P/runs/_v_djson.html" "$P/runs/$SHADOW.html" "$H/runs/$V"; do
   n=$((n + 1))

@@ -22,37 +22,9 @@ source "$(dirname "$0")/lib.sh"
 source "$(dirname "$0")/mirror_lib.sh"
 source "$(dirname "$0")/tlog_lib.sh"
 
-CHROMIUM=$(command -v chromium || true)
-[ -n "$CHROMIUM" ] || { echo "skip: chromium is not installed (tools/deps.sh installs it)"; exit 77; }
-# dom URL OUT: the DOM once the page's verifier reached its verdict, from
-# one chromium for the whole test (tests/browser/dom.js, puppeteer-core);
-# its own chatter goes to a log.
-HERE="$KIX_TESTS/browser"
-[ -f "$HERE/node_modules/puppeteer-core/package.json" ] ||
-  fail "tests/browser/node_modules lacks puppeteer-core: run tools/deps.sh (npm ci in tests/browser)"
-coproc DOM { cd "$HERE" && exec node dom.js 2>>"$WORK/chrome.log"; }
-DOM_IN=${DOM[1]}
-# at exit, dom.js is told to close its chromium (its stdin ends), which a
-# kill -9 of node would leave running
-stop_dom() {
-  local pid=${DOM_PID:-}
-  eval "exec $DOM_IN>&-" 2>/dev/null || true
-  [ -n "$pid" ] || return 0
-  for _ in $(seq 1 200); do kill -0 "$pid" 2>/dev/null || return 0; sleep 0.1; done
-  kill -9 "$pid" 2>/dev/null || true
-}
+. "$KIX_TESTS/integration/dom_lib.sh"
 trap 'stop_dom; stop_nginx_all; cleanup' EXIT
-dom() {
-  local answer=
-  printf '%s\t%s\n' "$1" "$2" >&"$DOM_IN"
-  read -r -t 120 answer <&"${DOM[0]}" || answer="error: no answer from dom.js in 120 s"
-  [ "$answer" = ok ] || { echo "$answer" >>"$WORK/chrome.log"; return 1; }
-}
-mkdir -p "$WORK/chrome"
-if ! dom "data:text/html,<p>chromium-ok</p>" "$WORK/probe.html" || ! grep -q chromium-ok "$WORK/probe.html"; then
-  echo "skip: chromium cannot start here: $(tail -3 "$WORK/chrome.log")"
-  exit 77
-fi
+start_dom
 
 new_origin "$WORK/o"
 # 600 other runs first, then the rope runs: a log past 512 entries, so the
