@@ -26,10 +26,6 @@
 #include "kix/index.h"
 #include "config.h"
 
-/* Bundle and pack files each worker keeps open (http_bundles.h); counted in the
- * descriptors kixd asks for (fd_limit.c). */
-#define KIXD_BUNDLE_FDS 32
-
 struct kixd_conn;
 struct kixd_submit;
 struct kixd_writer;
