@@ -125,6 +125,19 @@ void kixd_submit_free(struct kixd_submit *job)
     }
 }
 
+void kixd_worker_post_done(struct kixd_worker *w, struct kixd_submit *job)
+{
+    job->next = NULL;
+    pthread_mutex_lock(&w->mu);
+    if (w->done_tail)
+        w->done_tail->next = job;
+    else
+        w->done_head = job;
+    w->done_tail = job;
+    pthread_mutex_unlock(&w->mu);
+    uv_async_send(&w->wake);
+}
+
 /* Thread pool: parse, canonicalize and verify a slice of the bundles. */
 static void prepare_work(uv_work_t *req)
 {
