@@ -9,7 +9,6 @@
 
 #include "conn.h"
 #include "diag.h"
-#include "dispatch.h"
 
 #define PREP_CHUNK 16 /* bundles per thread-pool task */
 
@@ -178,7 +177,7 @@ static void prepare_done(uv_work_t *req, int status)
     if (job->nprepared == 0) {
         /* every bundle was refused: nothing to commit */
         struct kixd_worker *w = job->w;
-        kixd_submit_answer(job);
+        job->srv->up->submit_answer(job); /* dispatch.c's, a floor above */
         kixd_submit_free(job);
         kixd_worker_reader_end(w);
         kixd_worker_check_drained(w);
