@@ -15,6 +15,12 @@ The layers (ARCHITECTURE.md), lowest first; each may use those before it:
   cli     client/cli     the kix commands                    client, view and below
   daemon  daemon         kixd                                client, web and below, never cli
 
+Inside daemon, kixd's floors (DAEMON_FLOORS below; ARCHITECTURE.md), a
+folder each, lowest first: base, loop, writer, replication, front, and
+kixd's commands in daemon/ itself. A daemon file's quoted include names a
+header of its own floor or one below, never above, and no two of kixd's
+headers share a name (all the floors' folders are one include path).
+
 Also: no system() or popen() anywhere, no string compare on an error's
 message outside tests, no file includes another folder's private header (a quoted include
 that is not kix/NAME.h must live beside the file, or be a test helper in
@@ -129,6 +135,11 @@ def shared_names():
         for path in sorted(sources(folder)):
             if path.endswith(".c"):
                 seen.setdefault(os.path.basename(path), []).append(os.path.relpath(path, ROOT))
+    # a quoted include names a header of any of kixd's floors (one include
+    # path), so each name must be one file
+    for path in sorted(sources("daemon")):
+        if path.endswith(".h"):
+            seen.setdefault(os.path.basename(path), []).append(os.path.relpath(path, ROOT))
     for name, paths in sorted(seen.items()):
         if len(paths) > 1:
             problems.append(f"{', '.join(paths)}: two source files named {name}; give each a "
@@ -136,11 +147,29 @@ def shared_names():
     return problems
 
 
-def daemon_header(path, inc):
-    """The floor whose folder holds a daemon file's quoted include, or None."""
+def daemon_floor(path):
+    """The index in DAEMON_FLOORS of the floor a daemon file stands on."""
+    rel = os.path.relpath(os.path.dirname(path), ROOT)
+    return next(i for i, (_, d) in enumerate(DAEMON_FLOORS) if rel == d or
+                rel.startswith(d + os.sep) and d != "daemon")
+
+
+def daemon_include(path, inc):
+    """None when a daemon file's quoted include is not a header of a floor;
+    else "" when the header stands on the file's floor or one below, else
+    the problem."""
     if not os.path.relpath(path, ROOT).startswith("daemon" + os.sep) or "/" in inc:
         return None
-    return next((f for f, d in DAEMON_FLOORS if os.path.exists(os.path.join(ROOT, d, inc))), None)
+    at = next((i for i, (_, d) in enumerate(DAEMON_FLOORS)
+               if os.path.exists(os.path.join(ROOT, d, inc))), None)
+    if at is None:
+        return None
+    mine = daemon_floor(path)
+    if at <= mine:
+        return ""
+    return (f'{os.path.relpath(path, ROOT)}: includes "{inc}" of kixd\'s floor '
+            f'{DAEMON_FLOORS[at][0]}, above its floor {DAEMON_FLOORS[mine][0]} (call up '
+            f"through a lower floor's interface, e.g. struct kixd_handlers in server.h)")
 
 
 def main():
@@ -157,8 +186,9 @@ def main():
                                         f"above or beside layer {name}")
                 elif kind == "<" and inc in THIRD_PARTY and inc not in third:
                     problems.append(f"{rel}: includes <{inc}>, which layer {name} may not use")
-                elif kind == '"' and daemon_header(path, inc):
-                    pass
+                elif kind == '"' and daemon_include(path, inc) is not None:
+                    if daemon_include(path, inc):
+                        problems.append(daemon_include(path, inc))
                 elif kind == '"' and ("/" in inc or
                                       not os.path.exists(os.path.join(os.path.dirname(path), inc))):
                     problems.append(f'{rel}: includes "{inc}", a private header of another folder')
@@ -252,6 +282,9 @@ def self_test():
         ("client/view/figures.c", '#include "kix/pages.h"\n'),            # the view using the web
         ("client/web/CMakeLists.txt", "target_link_libraries(kix_web PUBLIC kix_client)\n"),
         ("daemon/log.c", "/* a second log.c */\n"),                      # a name taken twice
+        ("daemon/base/diag.c", '#include "server.h"\n'),      # kixd's base floor using the loop
+        ("daemon/loop/conn.c", '#include "dispatch.h"\n'),    # the loop calling the RPC front end
+        ("daemon/front/server.h", "/* a second server.h */\n"),  # a header on two floors
     ]
     # One copy of the tree; each plant is appended, checked and taken out
     # again, so the test costs one copy rather than one per plant.
