@@ -513,7 +513,7 @@ static void walk_close(uv_handle_t *h, void *arg)
 
 /* Closes whatever is left and releases the loop (after uv_run returned, or
  * when start-up failed). */
-static void worker_release(struct kixd_worker *w)
+static void worker_release(struct kixd_server *srv, struct kixd_worker *w)
 {
     if (w->loop_ready) {
         uv_walk(&w->loop, walk_close, NULL);
@@ -522,7 +522,7 @@ static void worker_release(struct kixd_worker *w)
             kixd_log(KIXD_WARN, "worker %u: loop did not close cleanly", w->id);
     }
     kix_buf_release(&w->scratch);
-    w->srv->up->worker_free(w);
+    srv->up->worker_free(w); /* not w->srv: unset when an earlier loop failed to start */
     pthread_mutex_destroy(&w->mu);
 }
 
@@ -625,7 +625,7 @@ int kixd_workers_run(struct kixd_server *srv)
 void kixd_workers_free(struct kixd_server *srv)
 {
     for (unsigned i = 0; i < srv->nworkers; i++)
-        worker_release(&srv->workers[i]);
+        worker_release(srv, &srv->workers[i]);
     for (unsigned i = 0; srv->workers && i < srv->workers[0].nlisteners; i++)
         if (srv->workers[0].listeners[i].bound)
             unlink(srv->workers[0].listeners[i].addr + 7);
