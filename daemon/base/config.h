@@ -1,4 +1,4 @@
-/* daemon/config.h — kixd serve's configuration (serve_options.c): struct
+/* daemon/base/config.h — kixd serve's configuration (serve_options.c): struct
  * kixd_config, and the one table of options that parses the command line
  * and the --config file and prints --help.
  *

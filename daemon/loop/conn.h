@@ -1,4 +1,4 @@
-/* daemon/conn.h — one RPC client connection (conn.c): reading and
+/* daemon/loop/conn.h — one RPC client connection (conn.c): reading and
  * decoding requests within the limits, writing answers, backpressure, idle
  * and half-closed connections. The methods are dispatch.c's, follow
  * streams follow.c's, both floors above this one: a connection reaches them

@@ -1,4 +1,4 @@
-/* daemon/server.h — kixd's server and its event loops (server.c).
+/* daemon/loop/server.h — kixd's server and its event loops (server.c).
  *
  * One struct kixd_server per process (passed around, never global). It owns
  * the log, the writer thread and N workers. A worker is one libuv loop on

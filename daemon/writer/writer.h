@@ -1,4 +1,4 @@
-/* daemon/writer.h — submissions: verification on the libuv thread pool,
+/* daemon/writer/writer.h — submissions: verification on the libuv thread pool,
  * then group commit on the one writer thread (writer.c).
  *
  * A submit request becomes a struct kixd_submit on its worker's loop. Its
