@@ -15,6 +15,12 @@ The layers (ARCHITECTURE.md), lowest first; each may use those before it:
   cli     client/cli     the kix commands                    client, view and below
   daemon  daemon         kixd                                client, web and below, never cli
 
+Inside daemon, kixd's floors (DAEMON_FLOORS below; ARCHITECTURE.md), a
+folder each, lowest first: base, loop, writer, replication, front, and
+kixd's commands in daemon/ itself. A daemon file's quoted include names a
+header of its own floor or one below, never above, and no two of kixd's
+headers share a name (all the floors' folders are one include path).
+
 Also: no system() or popen() anywhere, no string compare on an error's
 message outside tests, no file includes another folder's private header (a quoted include
 that is not kix/NAME.h must live beside the file, or be a test helper in
@@ -67,6 +73,13 @@ LOG_VOCABULARY = [
                r"|\bgroups?\b(?![- ]commit)|\brank(?:s|ed|ings?)?\b", re.I),
     re.compile(r"\b(?:[A-Z0-9]+_)*RUNS?(?:_[A-Z0-9]+)*\b"),  # T_RUNS, KIX_TABLE_RUN_ENTRIES
 ]
+# kixd's floors (ARCHITECTURE.md), lowest first: a folder each under daemon/,
+# its commands and their wiring in daemon/ itself, on top. Every floor's
+# folder is on kixd's include path, so a quoted include names a header of
+# any floor.
+DAEMON_FLOORS = [("base", "daemon/base"), ("loop", "daemon/loop"), ("writer", "daemon/writer"),
+                 ("replication", "daemon/replication"), ("front", "daemon/front"),
+                 ("kixd", "daemon")]
 INCLUDE = re.compile(r'^\s*#\s*include\s*([<"])([^>"]+)[>"]', re.M)
 
 
@@ -122,11 +135,41 @@ def shared_names():
         for path in sorted(sources(folder)):
             if path.endswith(".c"):
                 seen.setdefault(os.path.basename(path), []).append(os.path.relpath(path, ROOT))
+    # a quoted include names a header of any of kixd's floors (one include
+    # path), so each name must be one file
+    for path in sorted(sources("daemon")):
+        if path.endswith(".h"):
+            seen.setdefault(os.path.basename(path), []).append(os.path.relpath(path, ROOT))
     for name, paths in sorted(seen.items()):
         if len(paths) > 1:
             problems.append(f"{', '.join(paths)}: two source files named {name}; give each a "
                             f"name of its own")
     return problems
+
+
+def daemon_floor(path):
+    """The index in DAEMON_FLOORS of the floor a daemon file stands on."""
+    rel = os.path.relpath(os.path.dirname(path), ROOT)
+    return next(i for i, (_, d) in enumerate(DAEMON_FLOORS) if rel == d or
+                rel.startswith(d + os.sep) and d != "daemon")
+
+
+def daemon_include(path, inc):
+    """None when a daemon file's quoted include is not a header of a floor;
+    else "" when the header stands on the file's floor or one below, else
+    the problem."""
+    if not os.path.relpath(path, ROOT).startswith("daemon" + os.sep) or "/" in inc:
+        return None
+    at = next((i for i, (_, d) in enumerate(DAEMON_FLOORS)
+               if os.path.exists(os.path.join(ROOT, d, inc))), None)
+    if at is None:
+        return None
+    mine = daemon_floor(path)
+    if at <= mine:
+        return ""
+    return (f'{os.path.relpath(path, ROOT)}: includes "{inc}" of kixd\'s floor '
+            f'{DAEMON_FLOORS[at][0]}, above its floor {DAEMON_FLOORS[mine][0]} (call up '
+            f"through a lower floor's interface, e.g. struct kixd_handlers in server.h)")
 
 
 def main():
@@ -143,6 +186,9 @@ def main():
                                         f"above or beside layer {name}")
                 elif kind == "<" and inc in THIRD_PARTY and inc not in third:
                     problems.append(f"{rel}: includes <{inc}>, which layer {name} may not use")
+                elif kind == '"' and daemon_include(path, inc) is not None:
+                    if daemon_include(path, inc):
+                        problems.append(daemon_include(path, inc))
                 elif kind == '"' and ("/" in inc or
                                       not os.path.exists(os.path.join(os.path.dirname(path), inc))):
                     problems.append(f'{rel}: includes "{inc}", a private header of another folder')
@@ -223,11 +269,11 @@ def self_test():
         ("store/verify/digest.c", '#include "kix/log.h"\n'),       # formats using the log
         ("store/index/runs.c", "#include <lmdb.h>\n"),             # the index touching LMDB
         ("proto/src/frame.c", '#include "kix/digest.h"\n'),        # proto above base
-        ("daemon/server.c", '#include "../client/cli/cli.h"\n'),  # kixd using the CLI
+        ("daemon/loop/server.c", '#include "../client/cli/cli.h"\n'),  # kixd using the CLI
         ("tests/unit/test_log.c", '#include "log_internal.h"\n'),  # a test's private include
         ("store/verify/CMakeLists.txt", "target_link_libraries(kix_verify PUBLIC kix_log)\n"),
         ("client/cli/cmd_audit.c", 'static int f(void) { return system("rm -rf x"); }\n'),
-        ("daemon/mirror.c", 'static int g(struct kix_err *e) { return !!strstr(e->msg, "x"); }\n'),
+        ("daemon/replication/mirror.c", 'static int g(struct kix_err *e) { return !!strstr(e->msg, "x"); }\n'),
         ("store/log/txn.c", "/* a comparable run joins its group */\n"),  # the log knowing runs
         ("store/log/db.h", "enum { T_RUNS };\n"),                          # ... or their table
         ("store/log/log.c", 'static const char *k = "metadata.runId";\n'),  # ... or their names
@@ -236,6 +282,9 @@ def self_test():
         ("client/view/figures.c", '#include "kix/pages.h"\n'),            # the view using the web
         ("client/web/CMakeLists.txt", "target_link_libraries(kix_web PUBLIC kix_client)\n"),
         ("daemon/log.c", "/* a second log.c */\n"),                      # a name taken twice
+        ("daemon/base/diag.c", '#include "server.h"\n'),      # kixd's base floor using the loop
+        ("daemon/loop/conn.c", '#include "dispatch.h"\n'),    # the loop calling the RPC front end
+        ("daemon/front/server.h", "/* a second server.h */\n"),  # a header on two floors
     ]
     # One copy of the tree; each plant is appended, checked and taken out
     # again, so the test costs one copy rather than one per plant.

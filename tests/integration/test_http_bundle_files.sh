@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Full entry bundles kept as files (STORE/bundles, daemon/http_bundles.h)
+# Full entry bundles kept as files (STORE/bundles, daemon/front/http_bundles.h)
 # and sent with sendfile(2) by kixd --http: the bytes are kixd export's,
 # assembled the first time and read from the file after; answers stay in
 # request order and whole when pipelined with tiles, 404s, HEADs and 304s

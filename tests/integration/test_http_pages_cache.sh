@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # kixd --http keeps the pages it rendered in the last second, at the log's
-# size (daemon/http_pages_cache.h): a page read many times at once is
+# size (daemon/front/http_pages_cache.h): a page read many times at once is
 # rendered once, yet a reader never gets a page older than the log, the
 # JSON never for the HTML (or the other way round), nor one run's page for
 # another's.

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# kixd serve's options come from one table (daemon/serve_options.c): every option
+# kixd serve's options come from one table (daemon/base/serve_options.c): every option
 # that 'kixd serve --help' lists is accepted from the command line and from
 # the --config file alike, with the same outcome. The list is read off
 # --help, so an option added without config-file support fails here.

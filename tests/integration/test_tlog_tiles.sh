@@ -90,7 +90,7 @@ grep -q '^HTTP/1.1 304' <<<"$h" || fail "If-None-Match: $h"
 h=$(hdr "$HTTP/tile/entries/002.p/190")
 grep -qi '^cache-control: public, max-age=5$' <<<"$h" || fail "partial bundle headers: $h"
 # full bundles come from their files in the store after their first read
-# (daemon/http_bundles.h): the same bytes as the export's, read after read, bundle after bundle (and HEAD
+# (daemon/front/http_bundles.h): the same bytes as the export's, read after read, bundle after bundle (and HEAD
 # and a revalidation agree)
 for round in 1 2 3; do
   for b in 000 001 000; do

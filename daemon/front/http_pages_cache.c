@@ -1,4 +1,4 @@
-/* daemon/http_pages_cache.c — the worker's pages of the last second
+/* daemon/front/http_pages_cache.c — the worker's pages of the last second
  * (http_pages_cache.h). */
 #include "http_pages_cache.h"
 

@@ -9,7 +9,6 @@
 
 #include "conn.h"
 #include "diag.h"
-#include "dispatch.h"
 
 #define PREP_CHUNK 16 /* bundles per thread-pool task */
 
@@ -125,6 +124,19 @@ void kixd_submit_free(struct kixd_submit *job)
     }
 }
 
+void kixd_worker_post_done(struct kixd_worker *w, struct kixd_submit *job)
+{
+    job->next = NULL;
+    pthread_mutex_lock(&w->mu);
+    if (w->done_tail)
+        w->done_tail->next = job;
+    else
+        w->done_head = job;
+    w->done_tail = job;
+    pthread_mutex_unlock(&w->mu);
+    uv_async_send(&w->wake);
+}
+
 /* Thread pool: parse, canonicalize and verify a slice of the bundles. */
 static void prepare_work(uv_work_t *req)
 {
@@ -165,7 +177,7 @@ static void prepare_done(uv_work_t *req, int status)
     if (job->nprepared == 0) {
         /* every bundle was refused: nothing to commit */
         struct kixd_worker *w = job->w;
-        kixd_submit_answer(job);
+        job->srv->up->submit_answer(job); /* dispatch.c's, a floor above */
         kixd_submit_free(job);
         kixd_worker_reader_end(w);
         kixd_worker_check_drained(w);

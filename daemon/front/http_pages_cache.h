@@ -1,4 +1,4 @@
-/* daemon/http_pages_cache.h — the pages and their JSON that kixd --http
+/* daemon/front/http_pages_cache.h — the pages and their JSON that kixd --http
  * rendered in the last second, kept per worker (http_pages_cache.c) so a
  * page many readers open at once (a permalink in a paper, a leaderboard)
  * is rendered once a second, not once a request.

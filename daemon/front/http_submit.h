@@ -1,4 +1,4 @@
-/* daemon/http_submit.h — writes over HTTP: POST /submit (PROTOCOL.md §3.4).
+/* daemon/front/http_submit.h — writes over HTTP: POST /submit (PROTOCOL.md §3.4).
  *
  * kixd serve --http-submit takes on its --http listeners the JSON body of
  * kix/submit_body.h (what `kix publish|attest|rerun --sign-only` print) and

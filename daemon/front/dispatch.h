@@ -1,4 +1,4 @@
-/* daemon/dispatch.h — the RPC methods (dispatch.c): each request's params
+/* daemon/front/dispatch.h — the RPC methods (dispatch.c): each request's params
  * → the log → its answer, written into the connection's output buffer
  * (proto/PROTOCOL.md section 2 is the spec of every method). Loop thread
  * only. A refused request gets an error answer carrying its KIX_E* code

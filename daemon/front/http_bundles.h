@@ -1,4 +1,4 @@
-/* daemon/http_bundles.h — the full entry bundles kixd --http serves, and
+/* daemon/front/http_bundles.h — the full entry bundles kixd --http serves, and
  * their object packs (kix/object_pack.h), kept as files in the store
  * directory (http_bundles.c): STORE/bundles/<N> for bundle N and
  * STORE/bundles/objects.<N> for its pack, so that each is assembled once

@@ -1,7 +1,8 @@
-/* daemon/conn.h — one RPC client connection (conn.c): reading and
+/* daemon/loop/conn.h — one RPC client connection (conn.c): reading and
  * decoding requests within the limits, writing answers, backpressure, idle
  * and half-closed connections. The methods are dispatch.c's, follow
- * streams follow.c's.
+ * streams follow.c's, both floors above this one: a connection reaches them
+ * through its server's handlers (server.h, srv->up).
  *
  * Memory: the worker allocates a connection on accept; it is freed when the
  * libuv handle is closed AND nothing refers to it any more (refs: one for

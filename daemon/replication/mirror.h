@@ -1,4 +1,4 @@
-/* daemon/mirror.h — mirror mode (mirror.c).
+/* daemon/replication/mirror.h — mirror mode (mirror.c).
  *
  * A mirror (kixd serve --mirror-of ADDR --upstream-key KEY) serves a replica
  * store: kix_sync on one thread of its own (never an event loop) catches

@@ -1,4 +1,4 @@
-/* daemon/config.h — kixd serve's configuration (serve_options.c): struct
+/* daemon/base/config.h — kixd serve's configuration (serve_options.c): struct
  * kixd_config, and the one table of options that parses the command line
  * and the --config file and prints --help.
  *
@@ -16,6 +16,10 @@
 #define KIXD_ADDR_MAX      512
 #define KIXD_MAX_WITNESSES 32
 #define KIXD_MAX_REPLICAS  32 /* --ack-replicas N at most, and mirrors counted */
+/* Bundle and pack files each worker keeps open (http_bundles.h); counted in the
+ * descriptors kixd asks for (fd_limit.c), which is why it lives on the base
+ * floor rather than beside the worker (server.h). */
+#define KIXD_BUNDLE_FDS 32
 
 struct kixd_config {
     char store[4096];

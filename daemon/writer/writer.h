@@ -1,4 +1,4 @@
-/* daemon/writer.h — submissions: verification on the libuv thread pool,
+/* daemon/writer/writer.h — submissions: verification on the libuv thread pool,
  * then group commit on the one writer thread (writer.c).
  *
  * A submit request becomes a struct kixd_submit on its worker's loop. Its
@@ -84,6 +84,10 @@ void kixd_submit_free(struct kixd_submit *job);
 int kixd_writer_start(struct kix_log *log, unsigned max_group, unsigned max_batch,
                       void (*grew)(void *ctx, uint64_t size), void *ctx, struct kixd_writer **out,
                       struct kix_err *err);
+/* Any thread: hands a committed (or failed) submit back to its worker,
+ * whose wake (server.c) passes it to srv->up->submits_done. Here, not in the
+ * loop, because the loop knows no submits. */
+void kixd_worker_post_done(struct kixd_worker *w, struct kixd_submit *job);
 /* Any thread: queues a prepared job for the next group. */
 void kixd_writer_push(struct kixd_writer *wr, struct kixd_submit *job);
 /* Any thread: group commits so far (durable transaction: LMDB commit and

@@ -1,5 +1,6 @@
-/* kixd's server: the log, the workers (event loops and listeners), signals
- * and the orderly stop. */
+/* kixd's loop: the workers (event loops and listeners), signals and the
+ * orderly stop. What the floors above do is reached through srv->up
+ * (struct kixd_handlers); serve.c wires them and opens the log. */
 #include "server.h"
 
 #include <errno.h>
@@ -16,28 +17,10 @@
 #include <sys/un.h>
 #include <unistd.h>
 
-#include "cmd_check.h"
 #include "conn.h"
 #include "diag.h"
-#include "dispatch.h"
-#include "export.h"
-#include "fd_limit.h"
-#include "follow.h"
-#include "http.h"
-#include "http_bundles.h"
-#include "http_pages_cache.h"
-#include "kix/pages.h"
 #include "kix/addr.h"
 #include "kix/rpc.h"
-#include "kix/version.h"
-#include "metrics.h"
-#include "mirror.h"
-#include "peers.h"
-#include "replicas.h"
-#include "tlog_witness.h"
-#include "witness.h"
-#include "witness_client.h"
-#include "writer.h"
 
 #define LISTEN_BACKLOG 1024
 
@@ -91,19 +74,6 @@ void kixd_worker_reader_end(struct kixd_worker *w)
 
 /* ---- messages from other threads ------------------------------------------------ */
 
-void kixd_worker_post_done(struct kixd_worker *w, struct kixd_submit *job)
-{
-    job->next = NULL;
-    pthread_mutex_lock(&w->mu);
-    if (w->done_tail)
-        w->done_tail->next = job;
-    else
-        w->done_head = job;
-    w->done_tail = job;
-    pthread_mutex_unlock(&w->mu);
-    uv_async_send(&w->wake);
-}
-
 static void post_flag(struct kixd_worker *w, int stop)
 {
     pthread_mutex_lock(&w->mu);
@@ -116,13 +86,10 @@ static void post_flag(struct kixd_worker *w, int stop)
 }
 
 /* Writer thread: the log grew, wake every worker for its followers. */
-static void log_grew(void *ctx, uint64_t size)
+void kixd_server_log_grew(void *ctx, uint64_t size)
 {
     struct kixd_server *srv = ctx;
-    kixd_replicas_committed(srv, size); /* the readers' view of it, for later */
-    kixd_metrics_grew(srv, size);
-    kixd_export_kick(srv->exporter);
-    kixd_wclient_kick(srv->wclient);
+    srv->up->grew(srv, size);
     for (unsigned i = 0; i < srv->nworkers; i++)
         post_flag(&srv->workers[i], 0);
 }
@@ -139,7 +106,7 @@ void kixd_server_grew(struct kixd_server *srv)
             size = kix_log_reader_size(r);
             kix_log_read_end(r);
         }
-        log_grew(srv, size);
+        kixd_server_log_grew(srv, size);
     }
     pthread_mutex_unlock(&srv->stop_mu);
 }
@@ -189,22 +156,12 @@ static void on_wake(uv_async_t *a)
     w->grew = w->stop_asked = 0;
     pthread_mutex_unlock(&w->mu);
     KIXD_ASSERT_LOOP(w);
-    while (jobs) {
-        struct kixd_submit *next = jobs->next;
-        assert(jobs->w == w && jobs->state == KIXD_SUBMIT_COMMITTED);
-        if (!kixd_replicas_hold(w, jobs)) {
-            kixd_submit_answer(jobs);
-            kixd_submit_free(jobs);
-        }
-        jobs = next;
-    }
-    if (w->held_head)
-        kixd_replicas_release(w, 0);
+    w->srv->up->submits_done(w, jobs);
     if (grew) {
         for (struct kixd_conn *c = w->conns, *next; c; c = next) {
             next = c->next;
             if (c->following)
-                kixd_follow_pump(c);
+                w->srv->up->follow_pump(c);
         }
     }
     kixd_worker_reader_end(w);
@@ -229,7 +186,7 @@ static void on_drain_timeout(uv_timer_t *t)
              "worker %u: %u submits and %u connections still busy after %u ms; closing "
              "them",
              w->id, w->jobs, w->nconns, w->srv->cfg->drain_timeout_ms);
-    kixd_replicas_release(w, 1);
+    w->srv->up->drain_timeout(w);
     while (w->conns)
         kixd_conn_close(w->conns, KIXD_DEBUG, "server stopping (drain timeout)");
     kixd_worker_check_drained(w);
@@ -243,7 +200,7 @@ static void begin_drain(struct kixd_worker *w)
     for (unsigned i = 0; i < w->nlisteners; i++)
         close_handle(&w->listeners[i].u.h);
     kixd_conn_stop_all(w);
-    kixd_http_stop_all(w);
+    w->srv->up->stop(w);
     uv_timer_start(&w->drain_timer, on_drain_timeout, w->srv->cfg->drain_timeout_ms, 0);
 }
 
@@ -308,9 +265,7 @@ static void on_sweep(uv_timer_t *t)
 {
     struct kixd_worker *w = t->data;
     kixd_conn_sweep(w);
-    kixd_http_sweep(w);
-    if (w->held_head) /* --ack-timeout */
-        kixd_replicas_release(w, 0);
+    w->srv->up->sweep(w);
     kixd_worker_reader_end(w);
 }
 
@@ -325,7 +280,7 @@ static void on_connection(uv_stream_t *server, int status)
         return;
     }
     if (l->is_http)
-        kixd_http_accept(l->w, server);
+        l->w->srv->up->http_accept(l->w, server);
     else
         kixd_conn_accept(l->w, server);
     kixd_worker_reader_end(l->w);
@@ -497,7 +452,7 @@ static int listen_unix(struct kixd_server *srv, const char *addr, struct kix_err
     return KIX_OK;
 }
 
-static int open_listeners(struct kixd_server *srv, struct kix_err *err)
+int kixd_workers_listen(struct kixd_server *srv, struct kix_err *err)
 {
     const struct kixd_config *cfg = srv->cfg;
 
@@ -558,7 +513,7 @@ static void walk_close(uv_handle_t *h, void *arg)
 
 /* Closes whatever is left and releases the loop (after uv_run returned, or
  * when start-up failed). */
-static void worker_release(struct kixd_worker *w)
+static void worker_release(struct kixd_server *srv, struct kixd_worker *w)
 {
     if (w->loop_ready) {
         uv_walk(&w->loop, walk_close, NULL);
@@ -567,8 +522,7 @@ static void worker_release(struct kixd_worker *w)
             kixd_log(KIXD_WARN, "worker %u: loop did not close cleanly", w->id);
     }
     kix_buf_release(&w->scratch);
-    kixd_bundles_free(w);
-    kixd_page_cache_free(w);
+    srv->up->worker_free(w); /* not w->srv: unset when an earlier loop failed to start */
     pthread_mutex_destroy(&w->mu);
 }
 
@@ -579,14 +533,6 @@ static void *worker_main(void *arg)
     uv_run(&w->loop, UV_RUN_DEFAULT);
     kixd_worker_disown(w);
     return NULL;
-}
-
-static void listened_summary(const struct kixd_config *cfg, char *out, size_t cap)
-{
-    size_t off = 0;
-    out[0] = '\0';
-    for (size_t i = 0; i < cfg->nlisten && off < cap; i++)
-        off += (size_t)snprintf(out + off, cap - off, "%s%s", i ? " " : "", cfg->listen[i]);
 }
 
 /* One kixd per store: an advisory lock on DIR/kixd.lock, held until exit
@@ -617,11 +563,6 @@ int kixd_store_lock(const char *store, int *fd_out, struct kix_err *err)
     return KIX_OK;
 }
 
-static int lock_store(struct kixd_server *srv, struct kix_err *err)
-{
-    return kixd_store_lock(srv->cfg->store, &srv->lock_fd, err);
-}
-
 uint64_t kixd_thread_cpu_ns(void)
 {
     struct timespec ts;
@@ -629,258 +570,65 @@ uint64_t kixd_thread_cpu_ns(void)
     return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
-/* A mirror made the store (mirror.h) and kixd promote did not make it an
- * origin. */
-static int is_unpromoted_mirror(const char *store)
+int kixd_workers_new(struct kixd_server *srv, struct kix_err *err)
 {
-    char path[4200];
-    struct stat st;
-
-    snprintf(path, sizeof(path), "%s/" KIXD_PROMOTED_FILE, store);
-    if (stat(path, &st) == 0)
-        return 0;
-    snprintf(path, sizeof(path), "%s/" KIXD_MIRROR_ID_FILE, store);
-    return stat(path, &st) == 0;
+    srv->workers = calloc(srv->cfg->threads, sizeof(*srv->workers));
+    if (!srv->workers)
+        return kix_err_set(err, KIX_ENOMEM, "out of memory");
+    srv->nworkers = srv->cfg->threads;
+    for (unsigned i = 0; i < srv->nworkers; i++) {
+        if (worker_init(srv, &srv->workers[i], i) != 0)
+            return kix_err_set(err, KIX_EIO, "cannot start event loop %u", i);
+    }
+    return KIX_OK;
 }
 
-static int open_log(struct kixd_server *srv, struct kix_err *err)
+void kixd_workers_signals(struct kixd_server *srv)
 {
-    struct kix_log_opts opts;
-    struct kix_buf vkey = KIX_BUF_INIT;
-    int rc;
+    struct kixd_worker *w = &srv->workers[0];
 
-    /* kix_log_open refuses a store kixd init did not make (never creates one) */
-    memset(&opts, 0, sizeof(opts));
-    opts.store.map_max = srv->cfg->map_max;
-    /* the origin needs its key; a copy served without one is said so
-     * (--mirror-of, --read-only), never guessed from a missing file */
-    opts.replica = srv->cfg->mirror_of[0] || srv->cfg->read_only;
-    opts.log_key_file = srv->cfg->log_key_file[0] ? srv->cfg->log_key_file : NULL;
-    if (!opts.replica && is_unpromoted_mirror(srv->cfg->store)) {
-        rc = kix_err_set(
-            err, KIX_EUSAGE,
-            "REFUSING TO SERVE %s AS THE ORIGIN: it is a mirror's store (%s/" KIXD_MIRROR_ID_FILE
-            "). When the origin is lost, make it the origin with 'kixd promote "
-            "--store %s --log-key-file KEY' first (OPERATING.md); else serve it "
-            "with --mirror-of or --read-only",
-            srv->cfg->store, srv->cfg->store, srv->cfg->store);
-        goto out;
-    }
-    rc = kix_index_open(srv->cfg->store, &opts, &srv->log, err);
-    if (rc && err && err->cause == KIX_CAUSE_NO_LOG_KEY) {
-        rc = kix_err_set(err, rc,
-                         "REFUSING TO SERVE %s AS THE ORIGIN: its log key is missing (%s%s): "
-                         "restore the key and start again, or give --log-key-file FILE. To "
-                         "serve this copy without its key, say what it is: --mirror-of ADDR "
-                         "(follow the origin) or --read-only",
-                         srv->cfg->store, opts.log_key_file ? opts.log_key_file : srv->cfg->store,
-                         opts.log_key_file ? "" : "/log.key");
-        goto out;
-    }
-    if (rc)
-        goto out;
-    rc = lock_store(srv, err);
-    if (rc)
-        goto out;
-    kix_log_phase_stats_enable(srv->log, srv->cfg->phase_stats);
-    if (srv->cfg->no_store_check)
-        kixd_log(KIXD_WARN, "--no-store-check: serving %s without checking it first",
-                 srv->cfg->store);
-    else
-        rc = kixd_check_at_start(srv->log, srv->cfg->store, err);
-    if (rc == KIX_OK && !kix_log_is_replica(srv->log))
-        rc = kixd_peers_check(srv->cfg, srv->log, err);
-    if (rc)
-        goto out;
-    rc = kix_verifier_format(kix_log_verifier(srv->log), &vkey);
-    if (rc) {
-        kix_err_set(err, rc, "out of memory");
-        goto out;
-    }
-    snprintf(srv->log_key, sizeof(srv->log_key), "%s", (const char *)vkey.ptr);
-out:
-    kix_buf_release(&vkey);
-    return rc; /* the caller closes srv->log and the lock */
+    uv_signal_init(&w->loop, &w->sigterm);
+    uv_signal_init(&w->loop, &w->sigint);
+    uv_signal_init(&w->loop, &w->sighup);
+    w->sigterm.data = w->sigint.data = w;
+    w->sighup.data = w;
+    uv_signal_start(&w->sigterm, on_signal, SIGTERM);
+    uv_signal_start(&w->sigint, on_signal, SIGINT);
+    uv_signal_start(&w->sighup, on_sighup, SIGHUP);
+    w->signals = 1;
 }
 
-int kixd_server_run(const struct kixd_config *cfg)
+int kixd_workers_run(struct kixd_server *srv)
 {
-    struct kixd_server srv;
-    struct kix_err err = {0};
-    struct kix_log_reader *r = NULL;
-    char where[2048], pool[16];
-    uint64_t size = 0;
     unsigned started = 1;
-    int rc, status = 0;
+    int status = 0;
 
-    memset(&srv, 0, sizeof(srv));
-    srv.cfg = cfg;
-    srv.lock_fd = -1;
-    pthread_mutex_init(&srv.stop_mu, NULL);
-    atomic_init(&srv.exit_status, 0);
-    atomic_init(&srv.connections, 0);
-    atomic_init(&srv.stopping, 0);
-    atomic_init(&srv.read_bytes, 0);
-    atomic_init(&srv.submit_bytes, 0);
-    signal(SIGPIPE, SIG_IGN);
-    /* run pages offer "Add a reproduction or note" where there is an
-     * address to send it to (PROTOCOL.md §3.4) */
-    kix_pages_set_submit_url(cfg->submit_url[0] ? cfg->submit_url
-                             : cfg->http_submit ? "submit"
-                                                : "");
-    /* signature checks run on the libuv pool: at least one thread per CPU */
-    if (!getenv("UV_THREADPOOL_SIZE")) {
-        snprintf(pool, sizeof(pool), "%u", cfg->threads > 4 ? cfg->threads : 4);
-        setenv("UV_THREADPOOL_SIZE", pool, 1);
-    }
-    if (cfg->mirror_of[0]) {
-        rc = kixd_mirror_prepare(cfg, &err);
-        if (rc) {
-            err.code = rc; /* its text when the message is empty */
-            kix_err_wrap(&err, "cannot mirror %s", cfg->mirror_of);
-            goto out;
-        }
-    }
-    kixd_raise_fd_limit(cfg);
-    /* the witness keys first: a usage error is reported before the store is locked */
-    rc = kixd_witnesses_load(&srv, &err);
-    if (rc)
-        goto out;
-    if (cfg->witness_key[0]) {
-        struct kix_verifier up;
-        if (cfg->mirror_of[0]) {
-            rc = kixd_read_verifier(cfg->upstream_key, &up, &err);
-            if (rc)
-                goto out;
-        }
-        rc = kixd_tlogw_open(cfg, cfg->mirror_of[0] ? &up : NULL, &srv.tlogw, &err);
-        if (rc)
-            goto out;
-    }
-    rc = kixd_wclient_new(cfg, &srv.wclient, &err);
-    if (rc)
-        goto out;
-    rc = open_log(&srv, &err);
-    if (rc) {
-        err.code = rc; /* its text when the message is empty */
-        kix_err_wrap(&err, "cannot open the log");
-        goto out;
-    }
-    if (cfg->nhttp)
-        kixd_bundles_prepare(&srv); /* the store is ours now (locked) */
-    if (kix_log_read_begin(srv.log, &r) == KIX_OK) {
-        size = kix_log_reader_size(r);
-        kix_log_read_end(r);
-    }
-    srv.workers = calloc(cfg->threads, sizeof(*srv.workers));
-    if (!srv.workers) {
-        rc = kix_err_set(&err, KIX_ENOMEM, "out of memory");
-        goto out;
-    }
-    srv.nworkers = cfg->threads;
-    for (unsigned i = 0; i < srv.nworkers; i++) {
-        if (worker_init(&srv, &srv.workers[i], i) != 0) {
-            rc = kix_err_set(&err, KIX_EIO, "cannot start event loop %u", i);
-            goto out;
-        }
-    }
-    rc = kixd_metrics_new(&srv);
-    if (rc) {
-        kix_err_set(&err, rc, "out of memory");
-        goto out;
-    }
-    rc = open_listeners(&srv, &err);
-    if (rc)
-        goto out;
-    /* before the exporter and the witness client, which read the view */
-    if (!kix_log_is_replica(srv.log)) {
-        rc = kixd_replicas_new(cfg, &srv.replicas, &err);
-        if (rc)
-            goto out;
-    }
-    if (cfg->export_dir[0]) {
-        rc = kixd_export_start(&srv, cfg->export_dir, &srv.exporter, &err);
-        if (rc)
-            goto out;
-    }
-    rc = kixd_wclient_start(&srv, srv.wclient, &err); /* before the writer, which kicks it */
-    if (rc)
-        goto out;
-    if (!kix_log_is_replica(srv.log)) {
-        rc = kixd_writer_start(srv.log, cfg->max_group, cfg->max_batch, log_grew, &srv, &srv.writer,
-                               &err);
-        if (rc)
-            goto out;
-    }
-    if (cfg->mirror_of[0]) {
-        rc = kixd_mirror_start(&srv, &srv.mirror, &err);
-        if (rc)
-            goto out;
-    }
-    uv_signal_init(&srv.workers[0].loop, &srv.workers[0].sigterm);
-    uv_signal_init(&srv.workers[0].loop, &srv.workers[0].sigint);
-    uv_signal_init(&srv.workers[0].loop, &srv.workers[0].sighup);
-    srv.workers[0].sigterm.data = srv.workers[0].sigint.data = &srv.workers[0];
-    srv.workers[0].sighup.data = &srv.workers[0];
-    uv_signal_start(&srv.workers[0].sigterm, on_signal, SIGTERM);
-    uv_signal_start(&srv.workers[0].sigint, on_signal, SIGINT);
-    uv_signal_start(&srv.workers[0].sighup, on_sighup, SIGHUP);
-    srv.workers[0].signals = 1;
-    listened_summary(cfg, where, sizeof(where));
-    kixd_log(KIXD_INFO, "kixd %s serving %slog %s (size %llu) from %s on %s with %u event loops",
-             KIX_VERSION_STRING,
-             cfg->mirror_of[0] ? "the read-only mirror of "
-             : cfg->read_only  ? "a read-only copy (--read-only) of "
-                               : "",
-             kix_log_origin(srv.log), (unsigned long long)size, cfg->store, where, srv.nworkers);
-    for (size_t i = 0; i < cfg->nhttp; i++)
-        kixd_log(KIXD_INFO, "HTTP (C2SP tlog-tiles%s) on %s", cfg->http_metrics ? ", /metrics" : "",
-                 cfg->http[i]);
-    for (; started < srv.nworkers; started++) {
-        if (pthread_create(&srv.workers[started].thread, NULL, worker_main,
-                           &srv.workers[started]) != 0) {
+    for (; started < srv->nworkers; started++) {
+        if (pthread_create(&srv->workers[started].thread, NULL, worker_main,
+                           &srv->workers[started]) != 0) {
             kixd_log(KIXD_ERROR, "cannot start thread %u; stopping", started);
             status = 3;
-            for (unsigned i = 0; i < srv.nworkers; i++)
-                post_flag(&srv.workers[i], 1);
-            atomic_store(&srv.stopping, 1);
+            for (unsigned i = 0; i < srv->nworkers; i++)
+                post_flag(&srv->workers[i], 1);
+            atomic_store(&srv->stopping, 1);
             break;
         }
     }
-    kixd_worker_own(&srv.workers[0]);
-    uv_run(&srv.workers[0].loop, UV_RUN_DEFAULT);
-    kixd_worker_disown(&srv.workers[0]);
+    kixd_worker_own(&srv->workers[0]);
+    uv_run(&srv->workers[0].loop, UV_RUN_DEFAULT);
+    kixd_worker_disown(&srv->workers[0]);
     for (unsigned i = 1; i < started; i++)
-        pthread_join(srv.workers[i].thread, NULL);
-out:
-    if (rc) { /* start-up failed */
-        kixd_log(KIXD_ERROR, "%s", kix_err_text(&err, rc));
-        status = rc == KIX_EUSAGE ? 2 : rc == KIX_EFORK ? kix_err_exit_status(rc) : 3;
-    }
-    kixd_mirror_stop(srv.mirror);
-    kixd_writer_stop(srv.writer);
-    kixd_wclient_stop(srv.wclient); /* after the writer: it kicks the client */
-    srv.wclient = NULL;
-    kixd_export_stop(srv.exporter); /* after the writers: a last export */
-    srv.exporter = NULL;
-    kixd_replicas_free(srv.replicas);
-    srv.replicas = NULL;
-    for (unsigned i = 0; i < srv.nworkers; i++)
-        worker_release(&srv.workers[i]);
-    for (unsigned i = 0; srv.workers && i < srv.workers[0].nlisteners; i++)
-        if (srv.workers[0].listeners[i].bound)
-            unlink(srv.workers[0].listeners[i].addr + 7);
-    free(srv.workers);
-    kixd_metrics_free(&srv);
-    kixd_tlogw_close(srv.tlogw);
-    kix_log_close(srv.log);
-    if (srv.lock_fd >= 0)
-        close(srv.lock_fd);
-    free(srv.witnesses);
-    pthread_mutex_destroy(&srv.stop_mu);
-    if (status == 0 && (status = atomic_load(&srv.exit_status)) != 0)
-        kixd_log(KIXD_INFO, "stopped (exit status %d)", status);
-    else if (status == 0)
-        kixd_log(KIXD_INFO, "stopped");
+        pthread_join(srv->workers[i].thread, NULL);
     return status;
+}
+
+void kixd_workers_free(struct kixd_server *srv)
+{
+    for (unsigned i = 0; i < srv->nworkers; i++)
+        worker_release(srv, &srv->workers[i]);
+    for (unsigned i = 0; srv->workers && i < srv->workers[0].nlisteners; i++)
+        if (srv->workers[0].listeners[i].bound)
+            unlink(srv->workers[0].listeners[i].addr + 7);
+    free(srv->workers);
+    srv->workers = NULL;
 }

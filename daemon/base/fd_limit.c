@@ -6,7 +6,6 @@
 #include <sys/resource.h>
 
 #include "diag.h"
-#include "server.h"
 
 /* Descriptors kixd needs besides connections: the store, listeners, the
  * event loops' own, stderr and a margin. */

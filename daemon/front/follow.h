@@ -1,4 +1,4 @@
-/* daemon/follow.h — follow streams (follow.c): every entry from `from` on,
+/* daemon/front/follow.h — follow streams (follow.c): every entry from `from` on,
  * in order, exactly once, as "entries" notifications on the connection
  * that asked (the follow method). Loop thread only; the stream's state
  * lives in its struct kixd_conn (following, follow_next). */

@@ -1,4 +1,4 @@
-/* daemon/peers.h — the origin's look at its peers before it signs
+/* daemon/base/peers.h — the origin's look at its peers before it signs
  * (peers.c): a restored store must not sign again at sizes a mirror of the
  * log already holds (OPERATING.md, "Restore"). */
 #ifndef KIXD_PEERS_H

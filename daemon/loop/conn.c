@@ -9,8 +9,6 @@
 #include <string.h>
 
 #include "diag.h"
-#include "dispatch.h"
-#include "follow.h"
 
 #define READ_SMALL   ((size_t)16 << 10) /* idle connections keep little */
 #define READ_LARGE   ((size_t)64 << 10) /* a message is arriving */
@@ -310,7 +308,7 @@ static int decode_some(struct kixd_conn *c)
         }
         assert(!c->closing && c->in_flight < c->w->srv->cfg->max_in_flight);
         if (msg.type == KIX_PROTO_REQUEST)
-            kixd_dispatch(c, &msg);
+            c->w->srv->up->rpc(c, &msg);
         else
             kixd_log(KIXD_DEBUG, "connection %s: ignoring a message of type %d", c->peer, msg.type);
         kix_proto_msg_release(&msg);
@@ -332,7 +330,7 @@ static void process(struct kixd_conn *c)
     }
     /* a follow stream paused behind these answers may go on now */
     if (c->following && c->queued == 0)
-        kixd_follow_pump(c);
+        c->w->srv->up->follow_pump(c);
     if (kix_proto_reader_buffered(&c->rd) == 0 && kix_proto_reader_allocated(&c->rd) > 0) {
         /* nothing pending: give the buffer back (an idle connection holds none) */
         kix_proto_reader_release(&c->rd);
@@ -361,7 +359,7 @@ void kixd_conn_resume(struct kixd_conn *c)
 static void after_output_drop(struct kixd_conn *c)
 {
     if (c->following)
-        kixd_follow_pump(c);
+        c->w->srv->up->follow_pump(c);
     kixd_conn_resume(c);
 }
 

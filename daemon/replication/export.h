@@ -1,4 +1,4 @@
-/* daemon/export.h — the log as a tlog-tiles directory (export.c): the
+/* daemon/replication/export.h — the log as a tlog-tiles directory (export.c): the
  * thread of kixd serve --export DIR, which keeps DIR current after every
  * commit, and the one-shot `kixd export`. Files are written atomically,
  * the checkpoint last, so a reader of DIR never sees a checkpoint whose

@@ -1,4 +1,4 @@
-/* daemon/metrics.h — kixd's counters (metrics.c) and their Prometheus text
+/* daemon/replication/metrics.h — kixd's counters (metrics.c) and their Prometheus text
  * for /metrics (--http-metrics; proto/PROTOCOL.md lists every series).
  *
  * One struct kixd_metrics per server (srv->metrics), made at start and

@@ -1,4 +1,4 @@
-/* daemon/http.h — kixd's HTTP/1.1 side (http.c): the log's read side as
+/* daemon/front/http.h — kixd's HTTP/1.1 side (http.c): the log's read side as
  * C2SP tlog-tiles resources (checkpoint, tile/..., tile/entries/...), the
  * run and group pages, the witness's add-checkpoint and, with
  * --http-metrics, /metrics in the Prometheus text format (metrics.h). The

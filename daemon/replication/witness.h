@@ -1,4 +1,4 @@
-/* daemon/witness.h — witness cosignatures over RPC (witness.c): the keys a
+/* daemon/replication/witness.h — witness cosignatures over RPC (witness.c): the keys a
  * server accepts cosignatures from (--witness KEY) and the add_cosignature
  * method, verified and stored on the thread pool
  * (kix_log_add_cosignature), then served with the checkpoints. Also the

@@ -1,4 +1,4 @@
-/* daemon/http_bundles.c — full entry bundles and their object packs as
+/* daemon/front/http_bundles.c — full entry bundles and their object packs as
  * files in the store (http_bundles.h). */
 #include "http_bundles.h"
 

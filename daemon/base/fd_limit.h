@@ -1,4 +1,4 @@
-/* daemon/fd_limit.h — the file descriptors kixd needs (fd_limit.c) for
+/* daemon/base/fd_limit.h — the file descriptors kixd needs (fd_limit.c) for
  * its configured connection count. */
 #ifndef KIXD_FD_LIMIT_H
 #define KIXD_FD_LIMIT_H

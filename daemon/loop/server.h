@@ -1,4 +1,4 @@
-/* daemon/server.h — kixd's server and its event loops (server.c).
+/* daemon/loop/server.h — kixd's server and its event loops (server.c).
  *
  * One struct kixd_server per process (passed around, never global). It owns
  * the log, the writer thread and N workers. A worker is one libuv loop on
@@ -26,15 +26,13 @@
 #include "kix/index.h"
 #include "config.h"
 
-/* Bundle and pack files each worker keeps open (http_bundles.h); counted in the
- * descriptors kixd asks for (fd_limit.c). */
-#define KIXD_BUNDLE_FDS 32
-
 struct kixd_conn;
 struct kixd_submit;
 struct kixd_writer;
 struct kixd_worker;
 
+struct kix_proto_msg;
+struct kixd_server;
 struct kixd_mirror;
 struct kixd_http_conn;
 struct kixd_export;
@@ -42,8 +40,39 @@ struct kixd_metrics;
 struct kixd_tlogw;
 struct kixd_wclient;
 
+/* What the floors above the loop do when the loop or a connection calls on
+ * them (ARCHITECTURE.md, "kixd's floors"): the loop and the connections name
+ * nothing above them, and call up only through this table, which kixd's
+ * wiring (serve.c) fills with the RPC methods, the follow streams, HTTP and
+ * the replicas' held submits before any loop runs. All on the worker's loop
+ * thread, but grew (any thread). */
+struct kixd_handlers {
+    /* one decoded RPC request (dispatch.h: kixd_dispatch) */
+    void (*rpc)(struct kixd_conn *c, struct kix_proto_msg *msg);
+    /* a follow stream's connection may take more (follow.h) */
+    void (*follow_pump)(struct kixd_conn *c);
+    /* a connection on an --http listener (http.h) */
+    void (*http_accept)(struct kixd_worker *w, uv_stream_t *server);
+    /* the worker woke: the submits its writer posted back (a list through
+     * ->next, maybe empty) are answered, or held for --ack-replicas */
+    void (*submits_done)(struct kixd_worker *w, struct kixd_submit *jobs);
+    /* writes a finished submit's answer (dispatch.h: kixd_submit_answer) */
+    void (*submit_answer)(struct kixd_submit *job);
+    /* the idle sweep, after the RPC connections' */
+    void (*sweep)(struct kixd_worker *w);
+    /* stopping: after the RPC connections stopped reading */
+    void (*stop)(struct kixd_worker *w);
+    /* stopping took longer than --drain-timeout: give up what is held */
+    void (*drain_timeout)(struct kixd_worker *w);
+    /* a worker's loop is gone: free what the floors above kept in it */
+    void (*worker_free)(struct kixd_worker *w);
+    /* the log grew to size (before the workers are woken for it) */
+    void (*grew)(struct kixd_server *srv, uint64_t size);
+};
+
 struct kixd_server {
     const struct kixd_config *cfg;
+    const struct kixd_handlers *up; /* the floors above (serve.c) */
     struct kix_log *log;
     int lock_fd;                    /* DIR/kixd.lock, held (flock) while serving; -1 if none */
     char log_key[1024];             /* verifier key text */
@@ -146,8 +175,28 @@ int kixd_worker_on_loop(struct kixd_worker *w);
  * store. KIX_EEXIST when another process holds it. *fd gets the lock. */
 int kixd_store_lock(const char *store, int *fd, struct kix_err *err);
 
-/* Runs the server until a signal stops it; returns a process exit status. */
+/* Runs the server until a signal stops it; returns a process exit status
+ * (serve.c: it wires the floors together). */
 int kixd_server_run(const struct kixd_config *cfg);
+
+/* The workers' life, in this order (serve.c). kixd_workers_new makes
+ * srv->cfg->threads workers, each an event loop with its timers, not yet
+ * running (KIX_ENOMEM, KIX_EIO); kixd_workers_listen opens --listen and
+ * --http on them; kixd_workers_signals has worker 0 take SIGTERM, SIGINT
+ * (stop) and SIGHUP (reopen --log-file); kixd_workers_run runs worker 0's
+ * loop on this thread and the others on their own until the server stopped
+ * (0, or 3 when a thread could not start); kixd_workers_free closes and frees
+ * them and removes the Unix socket files they bound. */
+int kixd_workers_new(struct kixd_server *srv, struct kix_err *err);
+int kixd_workers_listen(struct kixd_server *srv, struct kix_err *err);
+void kixd_workers_signals(struct kixd_server *srv);
+int kixd_workers_run(struct kixd_server *srv);
+void kixd_workers_free(struct kixd_server *srv);
+
+/* Writer thread (kixd_writer_start's grew, ctx the server), and
+ * kixd_server_grew: the log grew to size; srv->up->grew, then every worker
+ * wakes for its followers. */
+void kixd_server_log_grew(void *srv, uint64_t size);
 
 /* Any thread: the log grew outside the writer (a mirror's replay); wakes
  * the follow streams. A no-op once the server is stopping. */
@@ -163,9 +212,6 @@ void kixd_server_stop(struct kixd_server *srv, int status, const char *why);
 int kixd_worker_reader(struct kixd_worker *w, struct kix_log_reader **out, struct kix_err *err);
 /* Ends the snapshot (call before returning to the loop; no-op when none). */
 void kixd_worker_reader_end(struct kixd_worker *w);
-
-/* Any thread: hands a committed (or failed) submit back to its worker. */
-void kixd_worker_post_done(struct kixd_worker *w, struct kixd_submit *job);
 
 /* While stopping: closes what is idle and ends the loop once nothing is in
  * flight. Call after anything that may finish in-flight work. */

@@ -1,4 +1,4 @@
-/* daemon/witness_client.h — c2sp.org/tlog-witness, the log's side
+/* daemon/replication/witness_client.h — c2sp.org/tlog-witness, the log's side
  * (witness_client.c); the witness's side is tlog_witness.h.
  *
  * A kixd started with --http-witness "URL KEY" asks that witness for a

@@ -1,4 +1,4 @@
-/* daemon/replicas.h — --ack-replicas N (replicas.c): which tree size each
+/* daemon/replication/replicas.h — --ack-replicas N (replicas.c): which tree size each
  * mirror that follows this origin holds durably, the submits whose answers
  * wait until N of them hold their entries, and the readers' view.
  *

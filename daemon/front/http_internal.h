@@ -1,4 +1,4 @@
-/* daemon/http_internal.h — what http.c lends the writes over HTTP
+/* daemon/front/http_internal.h — what http.c lends the writes over HTTP
  * (http_submit.c): answering a request that waited, and holding its
  * connection meanwhile. Loop thread only; the connection stays http.c's. */
 #ifndef KIXD_HTTP_INTERNAL_H

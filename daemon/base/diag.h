@@ -1,4 +1,4 @@
-/* daemon/diag.h — kixd's diagnostics (diag.c): one line per event on
+/* daemon/base/diag.h — kixd's diagnostics (diag.c): one line per event on
  * stderr, "TIME LEVEL message" in text or one JSON object per line. Not
  * the Merkle log (store/log): this is what kixd tells its operator.
  *

@@ -1,4 +1,4 @@
-/* daemon/tlog_witness.h — c2sp.org/tlog-witness in kixd, the witness's
+/* daemon/replication/tlog_witness.h — c2sp.org/tlog-witness in kixd, the witness's
  * side (tlog_witness.c); witness_client.h is the log's side.
  *
  * The witness: a kixd started with --witness-key answers

@@ -1,0 +1,325 @@
+/* kixd serve: the floors wired together (ARCHITECTURE.md, "kixd's
+ * floors"). The loop and the connections (loop/) call up only through
+ * struct kixd_handlers; this file fills it with the floors above them, opens
+ * the log, starts the writer, the replication side and the workers, and stops
+ * them again in the reverse order. */
+#include <assert.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "cmd_check.h"
+#include "diag.h"
+#include "dispatch.h"
+#include "export.h"
+#include "fd_limit.h"
+#include "follow.h"
+#include "http.h"
+#include "http_bundles.h"
+#include "http_pages_cache.h"
+#include "kix/pages.h"
+#include "kix/version.h"
+#include "metrics.h"
+#include "mirror.h"
+#include "peers.h"
+#include "replicas.h"
+#include "server.h"
+#include "tlog_witness.h"
+#include "witness.h"
+#include "witness_client.h"
+#include "writer.h"
+
+/* ---- the floors above the loop (struct kixd_handlers) ------------------------------ */
+
+/* The worker woke: the committed submits its writer posted back. */
+static void submits_done(struct kixd_worker *w, struct kixd_submit *jobs)
+{
+    while (jobs) {
+        struct kixd_submit *next = jobs->next;
+        assert(jobs->w == w && jobs->state == KIXD_SUBMIT_COMMITTED);
+        if (!kixd_replicas_hold(w, jobs)) {
+            kixd_submit_answer(jobs);
+            kixd_submit_free(jobs);
+        }
+        jobs = next;
+    }
+    if (w->held_head)
+        kixd_replicas_release(w, 0);
+}
+
+static void sweep(struct kixd_worker *w)
+{
+    kixd_http_sweep(w);
+    if (w->held_head) /* --ack-timeout */
+        kixd_replicas_release(w, 0);
+}
+
+static void drain_timeout(struct kixd_worker *w)
+{
+    kixd_replicas_release(w, 1);
+}
+
+static void worker_free(struct kixd_worker *w)
+{
+    kixd_bundles_free(w);
+    kixd_page_cache_free(w);
+}
+
+/* Writer thread (or a mirror's replay): the log grew. */
+static void grew(struct kixd_server *srv, uint64_t size)
+{
+    kixd_replicas_committed(srv, size); /* the readers' view of it, for later */
+    kixd_metrics_grew(srv, size);
+    kixd_export_kick(srv->exporter);
+    kixd_wclient_kick(srv->wclient);
+}
+
+static const struct kixd_handlers handlers = {
+    .rpc = kixd_dispatch,
+    .follow_pump = kixd_follow_pump,
+    .http_accept = kixd_http_accept,
+    .submits_done = submits_done,
+    .submit_answer = kixd_submit_answer,
+    .sweep = sweep,
+    .stop = kixd_http_stop_all,
+    .drain_timeout = drain_timeout,
+    .worker_free = worker_free,
+    .grew = grew,
+};
+
+/* ---- start-up ---------------------------------------------------------------------- */
+
+static void listened_summary(const struct kixd_config *cfg, char *out, size_t cap)
+{
+    size_t off = 0;
+    out[0] = '\0';
+    for (size_t i = 0; i < cfg->nlisten && off < cap; i++)
+        off += (size_t)snprintf(out + off, cap - off, "%s%s", i ? " " : "", cfg->listen[i]);
+}
+
+static int lock_store(struct kixd_server *srv, struct kix_err *err)
+{
+    return kixd_store_lock(srv->cfg->store, &srv->lock_fd, err);
+}
+
+/* A mirror made the store (mirror.h) and kixd promote did not make it an
+ * origin. */
+static int is_unpromoted_mirror(const char *store)
+{
+    char path[4200];
+    struct stat st;
+
+    snprintf(path, sizeof(path), "%s/" KIXD_PROMOTED_FILE, store);
+    if (stat(path, &st) == 0)
+        return 0;
+    snprintf(path, sizeof(path), "%s/" KIXD_MIRROR_ID_FILE, store);
+    return stat(path, &st) == 0;
+}
+
+static int open_log(struct kixd_server *srv, struct kix_err *err)
+{
+    struct kix_log_opts opts;
+    struct kix_buf vkey = KIX_BUF_INIT;
+    int rc;
+
+    /* kix_log_open refuses a store kixd init did not make (never creates one) */
+    memset(&opts, 0, sizeof(opts));
+    opts.store.map_max = srv->cfg->map_max;
+    /* the origin needs its key; a copy served without one is said so
+     * (--mirror-of, --read-only), never guessed from a missing file */
+    opts.replica = srv->cfg->mirror_of[0] || srv->cfg->read_only;
+    opts.log_key_file = srv->cfg->log_key_file[0] ? srv->cfg->log_key_file : NULL;
+    if (!opts.replica && is_unpromoted_mirror(srv->cfg->store)) {
+        rc = kix_err_set(
+            err, KIX_EUSAGE,
+            "REFUSING TO SERVE %s AS THE ORIGIN: it is a mirror's store (%s/" KIXD_MIRROR_ID_FILE
+            "). When the origin is lost, make it the origin with 'kixd promote "
+            "--store %s --log-key-file KEY' first (OPERATING.md); else serve it "
+            "with --mirror-of or --read-only",
+            srv->cfg->store, srv->cfg->store, srv->cfg->store);
+        goto out;
+    }
+    rc = kix_index_open(srv->cfg->store, &opts, &srv->log, err);
+    if (rc && err && err->cause == KIX_CAUSE_NO_LOG_KEY) {
+        rc = kix_err_set(err, rc,
+                         "REFUSING TO SERVE %s AS THE ORIGIN: its log key is missing (%s%s): "
+                         "restore the key and start again, or give --log-key-file FILE. To "
+                         "serve this copy without its key, say what it is: --mirror-of ADDR "
+                         "(follow the origin) or --read-only",
+                         srv->cfg->store, opts.log_key_file ? opts.log_key_file : srv->cfg->store,
+                         opts.log_key_file ? "" : "/log.key");
+        goto out;
+    }
+    if (rc)
+        goto out;
+    rc = lock_store(srv, err);
+    if (rc)
+        goto out;
+    kix_log_phase_stats_enable(srv->log, srv->cfg->phase_stats);
+    if (srv->cfg->no_store_check)
+        kixd_log(KIXD_WARN, "--no-store-check: serving %s without checking it first",
+                 srv->cfg->store);
+    else
+        rc = kixd_check_at_start(srv->log, srv->cfg->store, err);
+    if (rc == KIX_OK && !kix_log_is_replica(srv->log))
+        rc = kixd_peers_check(srv->cfg, srv->log, err);
+    if (rc)
+        goto out;
+    rc = kix_verifier_format(kix_log_verifier(srv->log), &vkey);
+    if (rc) {
+        kix_err_set(err, rc, "out of memory");
+        goto out;
+    }
+    snprintf(srv->log_key, sizeof(srv->log_key), "%s", (const char *)vkey.ptr);
+out:
+    kix_buf_release(&vkey);
+    return rc; /* the caller closes srv->log and the lock */
+}
+
+int kixd_server_run(const struct kixd_config *cfg)
+{
+    struct kixd_server srv;
+    struct kix_err err = {0};
+    struct kix_log_reader *r = NULL;
+    char where[2048], pool[16];
+    uint64_t size = 0;
+    int rc, status = 0;
+
+    memset(&srv, 0, sizeof(srv));
+    srv.cfg = cfg;
+    srv.up = &handlers;
+    srv.lock_fd = -1;
+    pthread_mutex_init(&srv.stop_mu, NULL);
+    atomic_init(&srv.exit_status, 0);
+    atomic_init(&srv.connections, 0);
+    atomic_init(&srv.stopping, 0);
+    atomic_init(&srv.read_bytes, 0);
+    atomic_init(&srv.submit_bytes, 0);
+    signal(SIGPIPE, SIG_IGN);
+    /* run pages offer "Add a reproduction or note" where there is an
+     * address to send it to (PROTOCOL.md §3.4) */
+    kix_pages_set_submit_url(cfg->submit_url[0] ? cfg->submit_url
+                             : cfg->http_submit ? "submit"
+                                                : "");
+    /* signature checks run on the libuv pool: at least one thread per CPU */
+    if (!getenv("UV_THREADPOOL_SIZE")) {
+        snprintf(pool, sizeof(pool), "%u", cfg->threads > 4 ? cfg->threads : 4);
+        setenv("UV_THREADPOOL_SIZE", pool, 1);
+    }
+    if (cfg->mirror_of[0]) {
+        rc = kixd_mirror_prepare(cfg, &err);
+        if (rc) {
+            err.code = rc; /* its text when the message is empty */
+            kix_err_wrap(&err, "cannot mirror %s", cfg->mirror_of);
+            goto out;
+        }
+    }
+    kixd_raise_fd_limit(cfg);
+    /* the witness keys first: a usage error is reported before the store is locked */
+    rc = kixd_witnesses_load(&srv, &err);
+    if (rc)
+        goto out;
+    if (cfg->witness_key[0]) {
+        struct kix_verifier up;
+        if (cfg->mirror_of[0]) {
+            rc = kixd_read_verifier(cfg->upstream_key, &up, &err);
+            if (rc)
+                goto out;
+        }
+        rc = kixd_tlogw_open(cfg, cfg->mirror_of[0] ? &up : NULL, &srv.tlogw, &err);
+        if (rc)
+            goto out;
+    }
+    rc = kixd_wclient_new(cfg, &srv.wclient, &err);
+    if (rc)
+        goto out;
+    rc = open_log(&srv, &err);
+    if (rc) {
+        err.code = rc; /* its text when the message is empty */
+        kix_err_wrap(&err, "cannot open the log");
+        goto out;
+    }
+    if (cfg->nhttp)
+        kixd_bundles_prepare(&srv); /* the store is ours now (locked) */
+    if (kix_log_read_begin(srv.log, &r) == KIX_OK) {
+        size = kix_log_reader_size(r);
+        kix_log_read_end(r);
+    }
+    rc = kixd_workers_new(&srv, &err);
+    if (rc)
+        goto out;
+    rc = kixd_metrics_new(&srv);
+    if (rc) {
+        kix_err_set(&err, rc, "out of memory");
+        goto out;
+    }
+    rc = kixd_workers_listen(&srv, &err);
+    if (rc)
+        goto out;
+    /* before the exporter and the witness client, which read the view */
+    if (!kix_log_is_replica(srv.log)) {
+        rc = kixd_replicas_new(cfg, &srv.replicas, &err);
+        if (rc)
+            goto out;
+    }
+    if (cfg->export_dir[0]) {
+        rc = kixd_export_start(&srv, cfg->export_dir, &srv.exporter, &err);
+        if (rc)
+            goto out;
+    }
+    rc = kixd_wclient_start(&srv, srv.wclient, &err); /* before the writer, which kicks it */
+    if (rc)
+        goto out;
+    if (!kix_log_is_replica(srv.log)) {
+        rc = kixd_writer_start(srv.log, cfg->max_group, cfg->max_batch, kixd_server_log_grew, &srv,
+                               &srv.writer, &err);
+        if (rc)
+            goto out;
+    }
+    if (cfg->mirror_of[0]) {
+        rc = kixd_mirror_start(&srv, &srv.mirror, &err);
+        if (rc)
+            goto out;
+    }
+    kixd_workers_signals(&srv);
+    listened_summary(cfg, where, sizeof(where));
+    kixd_log(KIXD_INFO, "kixd %s serving %slog %s (size %llu) from %s on %s with %u event loops",
+             KIX_VERSION_STRING,
+             cfg->mirror_of[0] ? "the read-only mirror of "
+             : cfg->read_only  ? "a read-only copy (--read-only) of "
+                               : "",
+             kix_log_origin(srv.log), (unsigned long long)size, cfg->store, where, srv.nworkers);
+    for (size_t i = 0; i < cfg->nhttp; i++)
+        kixd_log(KIXD_INFO, "HTTP (C2SP tlog-tiles%s) on %s", cfg->http_metrics ? ", /metrics" : "",
+                 cfg->http[i]);
+    status = kixd_workers_run(&srv);
+out:
+    if (rc) { /* start-up failed */
+        kixd_log(KIXD_ERROR, "%s", kix_err_text(&err, rc));
+        status = rc == KIX_EUSAGE ? 2 : rc == KIX_EFORK ? kix_err_exit_status(rc) : 3;
+    }
+    kixd_mirror_stop(srv.mirror);
+    kixd_writer_stop(srv.writer);
+    kixd_wclient_stop(srv.wclient); /* after the writer: it kicks the client */
+    srv.wclient = NULL;
+    kixd_export_stop(srv.exporter); /* after the writers: a last export */
+    srv.exporter = NULL;
+    kixd_replicas_free(srv.replicas);
+    srv.replicas = NULL;
+    kixd_workers_free(&srv);
+    kixd_metrics_free(&srv);
+    kixd_tlogw_close(srv.tlogw);
+    kix_log_close(srv.log);
+    if (srv.lock_fd >= 0)
+        close(srv.lock_fd);
+    free(srv.witnesses);
+    pthread_mutex_destroy(&srv.stop_mu);
+    if (status == 0 && (status = atomic_load(&srv.exit_status)) != 0)
+        kixd_log(KIXD_INFO, "stopped (exit status %d)", status);
+    else if (status == 0)
+        kixd_log(KIXD_INFO, "stopped");
+    return status;
+}
