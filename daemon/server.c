@@ -29,6 +29,7 @@
 #include "kix/pages.h"
 #include "kix/addr.h"
 #include "kix/rpc.h"
+#include "kix/source.h"
 #include "kix/version.h"
 #include "metrics.h"
 #include "mirror.h"
@@ -567,6 +568,7 @@ static void worker_release(struct kixd_worker *w)
             kixd_log(KIXD_WARN, "worker %u: loop did not close cleanly", w->id);
     }
     kix_buf_release(&w->scratch);
+    kix_source_close(w->source);
     kixd_bundles_free(w);
     kixd_page_cache_free(w);
     pthread_mutex_destroy(&w->mu);
