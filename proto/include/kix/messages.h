@@ -2,8 +2,10 @@
  *
  * proto/PROTOCOL.md section 2 is the spec; this module is its code. For each
  * method that kixd and its clients share there is a plain C struct for its
- * params and one for its result, and a pair of functions for each: the
- * sender's kix_msg_put_* and the receiver's kix_msg_get_*. kixd decodes
+ * params and one for its result, its fields declared once in the message
+ * table (below, and proto/src/message_table.c), and a pair of functions
+ * for each, the one codec over that table: the sender's kix_msg_put_* and
+ * the receiver's kix_msg_get_*. kixd decodes
  * params and encodes results with them, the client library encodes params
  * and decodes results with them, and the worked examples of PROTOCOL.md are
  * produced by them (tests/unit/test_protocol_examples.c). No other place in
