@@ -51,24 +51,17 @@ static void rpc_close(struct kix_source *s)
 
 /* ---- calls ----------------------------------------------------------------- */
 
-/* The params writers of kix/messages.h as kix_rpc_params_fn (ctx: the struct). */
-#define PARAMS_FN(put)                                                                             \
-    static int params_##put(void *ctx, struct kix_proto_writer *w)                                 \
-    {                                                                                              \
-        return kix_msg_put_##put##_params(w, ctx);                                                 \
-    }
-PARAMS_FN(checkpoint)
-PARAMS_FN(get_entries)
-PARAMS_FN(index)
-PARAMS_FN(consistency)
-PARAMS_FN(get_object)
-PARAMS_FN(submit)
-PARAMS_FN(resolve)
-PARAMS_FN(vindex)
-PARAMS_FN(checkpoints)
-PARAMS_FN(get_objects)
-PARAMS_FN(query)
-PARAMS_FN(add_cosignature)
+/* A request's params written by the method's message table (ctx: struct ask). */
+struct ask {
+    const struct kix_msg_method *m;
+    const void *params;
+};
+
+static int put_params(void *ctx, struct kix_proto_writer *w)
+{
+    const struct ask *a = ctx;
+    return kix_msg_encode(w, a->m->params, a->params);
+}
 
 /* Wraps a shape error of the answer as KIX_EPROTO naming the method. */
 static int bad_answer(struct rpc_source *r, const char *method, int rc, struct kix_err *err)
@@ -81,11 +74,33 @@ static int bad_answer(struct rpc_source *r, const char *method, int rc, struct k
     return KIX_EPROTO;
 }
 
-/* Sends one request (fn NULL: params {}) and takes its response. */
-static int call(struct rpc_source *r, const char *method, kix_rpc_params_fn fn, void *p,
-                struct kix_proto_msg *resp, struct kix_err *err)
+/* One request of method with params p (by its message table), its result
+ * decoded into out (arrays bounded by max); resp holds what out's views
+ * point into, released by the caller (also out's `owned`) on success. A
+ * fault of the answer is KIX_EPROTO naming the method. */
+static int ask(struct rpc_source *r, const char *method, const void *p, const size_t *max,
+               void *out, struct kix_proto_msg *resp, struct kix_err *err)
 {
-    return kix_rpc_call(r->rpc, method, fn, p, resp, err);
+    struct ask a = {kix_msg_method_find(method, strlen(method)), p};
+    int rc = kix_rpc_call(r->rpc, method, put_params, &a, resp, err);
+
+    if (rc)
+        return rc;
+    rc = kix_msg_decode_result(resp->result, a.m->result, max, out, err);
+    if (rc) {
+        kix_proto_msg_release(resp);
+        return bad_answer(r, method, rc, err);
+    }
+    return KIX_OK;
+}
+
+/* Ends a call: the response released, a later fault (rc) of its answer
+ * named as the method's. */
+static int end_call(struct rpc_source *r, const char *method, struct kix_proto_msg *resp, int rc,
+                    struct kix_err *err)
+{
+    kix_proto_msg_release(resp);
+    return rc ? bad_answer(r, method, rc, err) : KIX_OK;
 }
 
 /* Copies a text into a fixed buffer; too long is a shape error. */
@@ -174,18 +189,15 @@ static int rpc_info(struct kix_source *s, struct kix_client_info *out, struct ki
     struct rpc_source *r = rpc_of(s);
     struct kix_proto_msg resp;
     struct kix_msg_info m;
-    int rc = call(r, "info", NULL, NULL, &resp, err);
+    int rc = ask(r, "info", NULL, NULL, &m, &resp, err);
 
     if (rc)
         return rc;
     memset(out, 0, sizeof(*out));
-    rc = kix_msg_get_info_result(resp.result, &m, err);
-    if (rc == KIX_OK)
-        rc = read_info(&m, out, err);
+    rc = read_info(&m, out, err);
     if (rc == KIX_OK && !r->have_limits)
         take_limits(r, &m);
-    kix_proto_msg_release(&resp);
-    return rc ? bad_answer(r, "info", rc, err) : KIX_OK;
+    return end_call(r, "info", &resp, rc, err);
 }
 
 /* The server's limits, asked for once per connection. */
@@ -216,15 +228,13 @@ static int rpc_checkpoint(struct kix_source *s, uint64_t size, struct kix_buf *n
     struct kix_msg_checkpoint_params p = {size};
     struct kix_msg_checkpoint_result res;
     struct kix_proto_msg resp;
-    int rc = call(r, "checkpoint", params_checkpoint, &p, &resp, err);
+    int rc = ask(r, "checkpoint", &p, NULL, &res, &resp, err);
 
     if (rc)
         return rc;
-    rc = kix_msg_get_checkpoint_result(resp.result, &res, err);
-    if (rc == KIX_OK && kix_buf_add(note, res.checkpoint.ptr, res.checkpoint.len))
+    if (kix_buf_add(note, res.checkpoint.ptr, res.checkpoint.len))
         rc = kix_err_set(err, KIX_ENOMEM, "out of memory");
-    kix_proto_msg_release(&resp);
-    return rc ? bad_answer(r, "checkpoint", rc, err) : KIX_OK;
+    return end_call(r, "checkpoint", &resp, rc, err);
 }
 
 static int rpc_entries(struct kix_source *s, uint64_t start, uint64_t count, kix_entry_fn fn,
@@ -240,22 +250,20 @@ static int rpc_entries(struct kix_source *s, uint64_t start, uint64_t count, kix
         struct kix_msg_get_entries_params p = {start + n, want};
         struct kix_msg_entries res;
         struct kix_proto_msg resp;
-        size_t k;
+        size_t k, max = (size_t)want;
 
         if (start + n < start)
             break; /* past the last possible index */
-        rc = call(r, "get_entries", params_get_entries, &p, &resp, err);
+        rc = ask(r, "get_entries", &p, &max, &res, &resp, err);
         if (rc)
             break;
-        rc = kix_msg_get_get_entries_result(resp.result, (size_t)want, &res, err);
-        if (rc == KIX_OK && res.start != start + n)
+        if (res.start != start + n)
             rc = kix_err_set(err, KIX_EPROTO, "asked for %llu entries from %llu, got %zu from %llu",
                              (unsigned long long)want, (unsigned long long)(start + n),
                              res.nentries, (unsigned long long)res.start);
         if (rc) {
             kix_msg_free(res.owned);
-            kix_proto_msg_release(&resp);
-            rc = bad_answer(r, "get_entries", rc, err);
+            rc = end_call(r, "get_entries", &resp, rc, err);
             break;
         }
         k = res.nentries;
@@ -288,18 +296,12 @@ static int rpc_inclusion(struct kix_source *s, uint64_t index, uint64_t size,
 
     if (!res)
         return kix_err_set(err, KIX_ENOMEM, "out of memory");
-    rc = call(r, "inclusion_proof", params_index, &p, &resp, err);
-    if (rc)
-        goto out;
-    rc = kix_msg_get_inclusion_result(resp.result, res, err);
+    rc = ask(r, "inclusion_proof", &p, NULL, res, &resp, err);
     if (rc == KIX_OK) {
         copy_proof(proof, res->proof, res->nproof);
         *n = res->nproof;
+        kix_proto_msg_release(&resp);
     }
-    kix_proto_msg_release(&resp);
-    if (rc)
-        rc = bad_answer(r, "inclusion_proof", rc, err);
-out:
     free(res);
     return rc;
 }
@@ -315,18 +317,12 @@ static int rpc_consistency(struct kix_source *s, uint64_t size1, uint64_t size2,
 
     if (!res)
         return kix_err_set(err, KIX_ENOMEM, "out of memory");
-    rc = call(r, "consistency_proof", params_consistency, &p, &resp, err);
-    if (rc)
-        goto out;
-    rc = kix_msg_get_consistency_result(resp.result, res, err);
+    rc = ask(r, "consistency_proof", &p, NULL, res, &resp, err);
     if (rc == KIX_OK) {
         copy_proof(proof, res->proof, res->nproof);
         *n = res->nproof;
+        kix_proto_msg_release(&resp);
     }
-    kix_proto_msg_release(&resp);
-    if (rc)
-        rc = bad_answer(r, "consistency_proof", rc, err);
-out:
     free(res);
     return rc;
 }
@@ -338,15 +334,13 @@ static int rpc_receipt(struct kix_source *s, uint64_t index, uint64_t size, stru
     struct kix_msg_index_params p = {index, size};
     struct kix_msg_receipt_result res;
     struct kix_proto_msg resp;
-    int rc = call(r, "receipt", params_index, &p, &resp, err);
+    int rc = ask(r, "receipt", &p, NULL, &res, &resp, err);
 
     if (rc)
         return rc;
-    rc = kix_msg_get_receipt_result(resp.result, &res, err);
-    if (rc == KIX_OK && kix_buf_add(out, res.receipt.ptr, res.receipt.len))
+    if (kix_buf_add(out, res.receipt.ptr, res.receipt.len))
         rc = kix_err_set(err, KIX_ENOMEM, "out of memory");
-    kix_proto_msg_release(&resp);
-    return rc ? bad_answer(r, "receipt", rc, err) : KIX_OK;
+    return end_call(r, "receipt", &resp, rc, err);
 }
 
 static int rpc_get_object(struct kix_source *s, const struct kix_digest *d, struct kix_buf *out,
@@ -359,14 +353,12 @@ static int rpc_get_object(struct kix_source *s, const struct kix_digest *d, stru
     int rc;
 
     memcpy(p.digest, d->b, 32);
-    rc = call(r, "get_object", params_get_object, &p, &resp, err);
+    rc = ask(r, "get_object", &p, NULL, &res, &resp, err);
     if (rc)
         return rc;
-    rc = kix_msg_get_get_object_result(resp.result, &res, err);
-    if (rc == KIX_OK && kix_buf_add(out, res.object.ptr, res.object.len))
+    if (kix_buf_add(out, res.object.ptr, res.object.len))
         rc = kix_err_set(err, KIX_ENOMEM, "out of memory");
-    kix_proto_msg_release(&resp);
-    return rc ? bad_answer(r, "get_object", rc, err) : KIX_OK;
+    return end_call(r, "get_object", &resp, rc, err);
 }
 
 /* ---- submit -------------------------------------------------------------------- */
@@ -428,30 +420,27 @@ static int rpc_submit(struct kix_source *s, const struct kix_bundle *bundles, si
         if (!page)
             rc = kix_err_set(err, KIX_ENOMEM, "out of memory");
     }
-    for (size_t done = 0; rc == KIX_OK && done < n;) {
-        struct kix_msg_submit_params p = {submit_page(lim, bundles + done, n - done), page, NULL};
+    for (size_t sent = 0; rc == KIX_OK && sent < n;) {
+        struct kix_msg_submit_params p = {submit_page(lim, bundles + sent, n - sent), page, NULL};
         struct kix_msg_submit_result res;
         struct kix_proto_msg resp;
 
         for (size_t i = 0; i < p.nbundles; i++) {
-            page[i].envelope = bundles[done + i].envelope;
-            page[i].nobjects = bundles[done + i].nobjects;
-            page[i].objects = bundles[done + i].objects;
+            page[i].envelope = bundles[sent + i].envelope;
+            page[i].nobjects = bundles[sent + i].nobjects;
+            page[i].objects = bundles[sent + i].objects;
         }
-        rc = call(r, "submit", params_submit, &p, &resp, err);
+        rc = ask(r, "submit", &p, &p.nbundles, &res, &resp, err);
         if (rc)
             break;
-        rc = kix_msg_get_submit_result(resp.result, p.nbundles, &res, err);
-        if (rc == KIX_OK && res.nresults != p.nbundles)
+        if (res.nresults != p.nbundles)
             rc = kix_err_set(err, KIX_EPROTO, "%zu results for %zu bundles", res.nresults,
                              p.nbundles);
         for (size_t i = 0; rc == KIX_OK && i < res.nresults; i++)
-            rc = take_submit_item(&res.results[i], &results[done + i], err);
+            rc = take_submit_item(&res.results[i], &results[sent + i], err);
         kix_msg_free(res.owned);
-        kix_proto_msg_release(&resp);
-        if (rc)
-            rc = bad_answer(r, "submit", rc, err);
-        done += p.nbundles;
+        rc = end_call(r, "submit", &resp, rc, err);
+        sent += p.nbundles;
     }
     free(page);
     return rc;
@@ -557,12 +546,13 @@ static int rpc_resolve(struct kix_source *s, const char *ref, uint64_t from,
     struct kix_msg_resolve_params p = {{(const uint8_t *)ref, strlen(ref)}, from};
     struct kix_proto_msg *resp = malloc(sizeof(*resp));
     struct kix_msg_resolve_result m;
+    const size_t max[2] = {KIX_RESOLVE_MAX_OBJECTS, KIX_RESOLVE_MAX_ENTRIES};
     int rc;
 
     kix_resolution_init(out);
     if (!resp)
         return kix_err_set(err, KIX_ENOMEM, "out of memory");
-    rc = call(r, "resolve", params_resolve, &p, resp, err);
+    rc = ask(r, "resolve", &p, max, &m, resp, err);
     if (rc) {
         free(resp);
         return rc;
@@ -570,10 +560,7 @@ static int rpc_resolve(struct kix_source *s, const char *ref, uint64_t from,
     /* the views in *out point into the response, kept alive by backing */
     out->backing = resp;
     out->backing_free = free_msg;
-    rc = kix_msg_get_resolve_result(resp->result, KIX_RESOLVE_MAX_OBJECTS, KIX_RESOLVE_MAX_ENTRIES,
-                                    &m, err);
-    if (rc == KIX_OK)
-        rc = read_resolution(&m, out, err);
+    rc = read_resolution(&m, out, err);
     kix_msg_free(m.owned);
     if (rc) {
         kix_resolution_release(out);
@@ -591,12 +578,11 @@ static int rpc_index_proof(struct kix_source *s, const char *key, struct kix_ind
     struct kix_msg_vindex_params p = {{(const uint8_t *)key, strlen(key)}};
     struct kix_msg_vindex_result m;
     struct kix_proto_msg resp;
-    int rc = call(r, "index_proof", params_vindex, &p, &resp, err);
+    int rc = ask(r, "index_proof", &p, NULL, &m, &resp, err);
 
     if (rc)
         return rc;
-    rc = kix_msg_get_vindex_result(resp.result, &m, err);
-    if (rc == KIX_OK && (m.key.len != p.key.len || memcmp(m.key.ptr, key, m.key.len) != 0))
+    if (m.key.len != p.key.len || memcmp(m.key.ptr, key, m.key.len) != 0)
         rc = kix_err_set(err, KIX_EPROTO, "index_proof answered about another key");
     if (rc == KIX_OK) {
         a->present = m.present;
@@ -606,8 +592,7 @@ static int rpc_index_proof(struct kix_source *s, const char *key, struct kix_ind
             kix_buf_add(&a->index_note, m.index_note.ptr, m.index_note.len))
             rc = kix_err_set(err, KIX_ENOMEM, "out of memory");
     }
-    kix_proto_msg_release(&resp);
-    return rc ? bad_answer(r, "index_proof", rc, err) : KIX_OK;
+    return end_call(r, "index_proof", &resp, rc, err);
 }
 
 /* ---- checkpoints, objects, query, cosignatures ---------------------------------- */
@@ -627,13 +612,11 @@ static int rpc_checkpoints(struct kix_source *s, uint64_t after, size_t limit, k
         struct kix_msg_checkpoints_params p = {after, want};
         struct kix_msg_checkpoints_result res;
         struct kix_proto_msg resp;
-        bool shape;
+        bool shape = false;
 
-        rc = call(r, "checkpoints", params_checkpoints, &p, &resp, err);
+        rc = ask(r, "checkpoints", &p, &want, &res, &resp, err);
         if (rc)
             break;
-        rc = kix_msg_get_checkpoints_result(resp.result, want, &res, err);
-        shape = rc != KIX_OK;
         n = res.ncheckpoints;
         for (size_t i = 0; rc == KIX_OK && i < n; i++) {
             const struct kix_msg_checkpoint_item *it = &res.checkpoints[i];
@@ -677,14 +660,14 @@ static int rpc_get_objects(struct kix_source *s, const struct kix_digest *digest
         struct kix_msg_get_objects_result res;
         struct kix_proto_msg resp;
 
-        rc = call(r, "get_objects", params_get_objects, &p, &resp, err);
+        rc = ask(r, "get_objects", &p, &want, &res, &resp, err);
         if (rc)
             break;
-        rc = kix_msg_get_get_objects_result(resp.result, want, &res, err);
-        if (rc == KIX_OK && res.nobjects != want)
-            rc = kix_err_set(err, KIX_EPROTO, "%zu objects for %zu digests", res.nobjects, want);
-        if (rc)
-            rc = bad_answer(r, "get_objects", rc, err);
+        if (res.nobjects != want)
+            rc = bad_answer(
+                r, "get_objects",
+                kix_err_set(err, KIX_EPROTO, "%zu objects for %zu digests", res.nobjects, want),
+                err);
         for (size_t i = 0; rc == KIX_OK && i < want; i++)
             rc = fn(ctx, done + i, res.objects[i].ptr, res.objects[i].ptr ? res.objects[i].len : 0);
         kix_msg_free(res.owned);
@@ -752,17 +735,14 @@ static int rpc_query(struct kix_source *s, const struct kix_query *q, kix_query_
         uint64_t want = q->limit - done > lim->max_runs ? lim->max_runs : q->limit - done;
         struct kix_msg_query_result res;
         struct kix_proto_msg resp;
-        size_t n;
+        size_t n, max = (size_t)want;
 
         p.offset = q->offset + done ? q->offset + done : KIX_MSG_ABSENT;
         p.limit = want;
-        rc = call(r, "query", params_query, &p, &resp, err);
+        rc = ask(r, "query", &p, &max, &res, &resp, err);
         if (rc)
             break;
-        rc = kix_msg_get_query_result(resp.result, (size_t)want, &res, err);
-        if (rc)
-            rc = bad_answer(r, "query", rc, err);
-        else if (done == 0 && matched)
+        if (done == 0 && matched)
             *matched = res.matched;
         n = res.nruns;
         for (size_t i = 0; rc == KIX_OK && i < n; i++) {
@@ -790,13 +770,9 @@ static int rpc_add_cosignature(struct kix_source *s, const char *checkpoint, siz
                                                {(const uint8_t *)line, line_len}};
     struct kix_msg_add_cosignature_result res;
     struct kix_proto_msg resp;
-    int rc = call(r, "add_cosignature", params_add_cosignature, &p, &resp, err);
+    int rc = ask(r, "add_cosignature", &p, NULL, &res, &resp, err);
 
-    if (rc)
-        return rc;
-    rc = kix_msg_get_add_cosignature_result(resp.result, &res, err);
-    kix_proto_msg_release(&resp);
-    return rc ? bad_answer(r, "add_cosignature", rc, err) : KIX_OK;
+    return rc ? rc : end_call(r, "add_cosignature", &resp, KIX_OK, err);
 }
 
 /* ---- inclusion proofs, pipelined ------------------------------------------------ */
@@ -853,8 +829,9 @@ static int rpc_inclusion_proofs(struct kix_source *s, uint64_t from, uint64_t to
 
         while (rc == KIX_OK && next < to && next - from - done < PROOFS_IN_FLIGHT) {
             struct kix_msg_index_params p = {next, size};
+            struct ask a = {kix_msg_method_find("inclusion_proof", 15), &p};
             uint32_t id;
-            rc = kix_rpc_send(r->rpc, "inclusion_proof", params_index, &p, &id, err);
+            rc = kix_rpc_send(r->rpc, "inclusion_proof", put_params, &a, &id, err);
             if (next == from)
                 base = id;
             next++;
