@@ -15,6 +15,7 @@
 #include "kix/receipt.h"
 #include "kix/resolve.h"
 #include "kix/source.h"
+#include "kix/source_wire.h"
 #include "kix/version.h"
 #include "metrics.h"
 #include "mirror.h"
@@ -289,10 +290,7 @@ static int m_info(struct call *k)
         rc = src->ops->info(src, in, &k->err);
     if (rc)
         goto out;
-    kix_msg_info_init(&m);
-    m.origin = text_view(in->origin);
-    m.log_key = text_view(in->log_key);
-    m.size = in->size;
+    kix_wire_info_put(in, &m);
     if (k->srv->log && k->cfg->ack_replicas && !kix_log_is_replica(k->srv->log)) {
         /* readers get the size N mirrors hold (0 before they hold any);
          * mirrors replicate to the committed size */
@@ -625,76 +623,20 @@ static int m_receipt(struct call *k)
 
 static int put_resolution(struct call *k, struct kix_source *src, const struct kix_resolution *res)
 {
-    const struct kix_run_info *run = &res->run;
     struct kix_buf *link = &k->w->scratch;
     struct kix_client_info *info = malloc(sizeof(*info));
-    struct kix_msg_resolve_result m;
-    struct kix_msg_resolve_object *objs = NULL;
-    struct kix_msg_resolve_entry *ents = NULL;
+    struct kix_msg_resolve_result m = {0};
     int rc = info ? src->ops->info(src, info, &k->err) : fail(k, KIX_ENOMEM, "out of memory");
 
-    if (rc)
-        goto out;
-    memset(&m, 0, sizeof(m));
     kix_buf_reset(link);
-    objs = calloc(res->nobjects ? res->nobjects : 1, sizeof(*objs));
-    ents = calloc(res->nentries ? res->nentries : 1, sizeof(*ents));
-    if (!objs || !ents || kix_permalink(info->origin, run->run_id, link)) {
+    if (rc == KIX_OK && kix_permalink(info->origin, res->run.run_id, link))
         rc = fail(k, KIX_ENOMEM, "out of memory");
-        goto out;
-    }
-    m.run_id = text_view(run->run_id);
-    memcpy(m.digest, run->manifest.b, 32);
-    m.permalink = kix_buf_bytes(link);
-    m.evidence = text_view(kix_evidence_name(run->evidence));
-    m.evidence_index = run->evidence_index;
-    m.successor = text_or_absent(res->successor);
-    m.predecessor = text_or_absent(res->predecessor);
-    m.superseded_by_index = run->superseded_by_index;
-    m.supersedes_index = run->supersedes_index;
-    if (res->rank.rank) {
-        m.ranked = true;
-        memcpy(m.comparison_key, run->comparison_key.b, 32);
-        m.rank = res->rank.rank;
-        m.group_size = res->rank.group_size;
-        m.best = text_view(res->rank.best);
-    }
-    memcpy(m.publisher, run->publisher, 32);
-    m.publication_index = run->publication_index;
-    m.attestations = run->attestations;
-    m.reruns = run->reruns;
-    m.manifest = res->manifest;
-    for (size_t i = 0; i < res->nobjects; i++) {
-        memcpy(objs[i].digest, res->objects[i].digest.b, 32);
-        objs[i].object = res->objects[i].bytes;
-    }
-    for (size_t i = 0; i < res->nentries; i++) {
-        const struct kix_resolution_entry *e = &res->entries[i];
-        ents[i].index = e->index;
-        ents[i].type = text_view(kix_entry_type_name(e->type));
-        ents[i].leaf = e->leaf;
-        ents[i].nproof = e->nproof;
-        copy_proof(ents[i].proof, e->proof, e->nproof);
-    }
-    m.nobjects = res->nobjects;
-    m.objects = objs;
-    m.nentries = res->nentries;
-    m.entries = ents;
-    m.index_note = res->index_note;
-    m.run_record = res->run_record;
-    m.run_proof = res->run_proof;
-    m.group_record = res->group_record;
-    m.group_proof = res->group_proof;
-    m.group_page = res->group_page;
-    m.group_page_proof = res->group_page_proof;
-    m.entries_from = res->entries_from;
-    m.checkpoint = res->checkpoint;
-    m.size = res->size;
-    rc = answer(k, &m);
-out:
+    if (rc == KIX_OK)
+        rc = kix_wire_resolution_put(res, kix_buf_bytes(link), &m, &k->err);
+    if (rc == KIX_OK)
+        rc = answer(k, &m);
+    kix_msg_free(m.owned);
     free(info);
-    free(objs);
-    free(ents);
     return rc;
 }
 
@@ -903,22 +845,8 @@ static int m_query(struct call *k)
         rc = KIX_OK;
     if (rc)
         goto out;
-    for (size_t i = 0; i < rows.n; i++) {
-        const struct kix_query_row *row = &rows.rows[i];
-        struct kix_msg_query_run *run = &runs[i];
-        run->run_id = text_view(row->run_id);
-        memcpy(run->digest, row->manifest.b, 32);
-        memcpy(run->group, row->group.b, 32);
-        run->rank = row->rank;
-        run->group_size = row->group_size;
-        run->value = row->value;
-        run->evidence = text_view(kix_evidence_name(row->evidence));
-        run->kernel = text_view(row->kernel);
-        run->gpu = text_view(row->gpu);
-        run->provider = text_view(row->provider);
-        run->mode = text_view(row->mode);
-        run->metric = text_view(row->metric);
-    }
+    for (size_t i = 0; i < rows.n; i++)
+        kix_wire_row_put(&rows.rows[i], &runs[i]);
     res.matched = matched;
     res.nruns = rows.n;
     res.runs = runs;

@@ -48,6 +48,12 @@ static int alloc_array(void **owned, size_t n, size_t size, void **out, struct k
     return KIX_OK;
 }
 
+void *kix_msg_alloc(void **owned, size_t n, size_t size)
+{
+    void *out;
+    return alloc_array(owned, n, size, &out, NULL) == KIX_OK ? out : NULL;
+}
+
 /* ---- digests and key ids as text --------------------------------------------------- */
 
 /* lowercase hex digit values + 1 (0: not a digit), so a digest parses

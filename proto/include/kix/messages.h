@@ -69,6 +69,9 @@
 
 /* Frees what a decoder allocated (the `owned` member); NULL is fine. */
 void kix_msg_free(void *owned);
+/* n zeroed elements of size kept in *owned (an encoder's arrays, freed
+ * with it by kix_msg_free), or NULL when out of memory. */
+void *kix_msg_alloc(void **owned, size_t n, size_t size);
 
 /* ---- info: params {} ------------------------------------------------------ */
 
