@@ -628,7 +628,7 @@ static void doc_add(struct doc_field *out, size_t *n, const char *prefix, const 
     }
     while (*type == ' ')
         type++;
-    while (type[k] && strchr(" ,)|", type[k]) == NULL && k + 1 < sizeof(d->type)) {
+    while (type[k] && strchr(" ,)|}`\n", type[k]) == NULL && k + 1 < sizeof(d->type)) {
         d->type[k] = type[k];
         k++;
     }
@@ -752,6 +752,82 @@ static int check_fields(const char *method, const char *what, const struct kix_m
     return bad;
 }
 
+/* A sub-table of t's fields (a list's elements, a map) whose fields are
+ * exactly the names of doc. */
+static const struct kix_msg_table *sub_named(const struct kix_msg_table *t,
+                                             const struct doc_field *doc, size_t n)
+{
+    for (size_t i = 0; t && i < t->nfields; i++) {
+        const struct kix_msg_table *sub = t->fields[i].sub;
+        size_t same = 0;
+        if (!sub || sub->nfields != n)
+            continue;
+        for (size_t k = 0; k < n; k++)
+            for (size_t j = 0; j < sub->nfields; j++)
+                same += strcmp(sub->fields[j].name, doc[k].name) == 0;
+        if (same == n)
+            return sub;
+    }
+    for (size_t i = 0; t && i < t->nfields; i++) { /* and maps within maps */
+        const struct kix_msg_table *sub =
+            t->fields[i].sub ? sub_named(t->fields[i].sub, doc, n) : NULL;
+        if (sub)
+            return sub;
+    }
+    return NULL;
+}
+
+/* Every `{name: type, name?: type}` PROTOCOL.md gives in a method's
+ * section (the innermost of nested ones) is a sub-table of the method's
+ * messages, field for field. */
+static int check_braces(const struct kix_msg_method *m, const char *sec, const char *end)
+{
+    int bad = 0;
+
+    for (const char *p = sec; (p = strstr(p, "`{")) != NULL && p < end; p++) {
+        const char *close = strstr(p, "}`");
+        if (!close || close > end)
+            break;
+        for (const char *q = p + 1; q <= close; q++) {
+            struct doc_field doc[16];
+            const struct kix_msg_table *sub;
+            const char *r = q + 1;
+            size_t n = 0;
+            if (*q != '{')
+                continue;
+            while (r <= close && *r != '{' && *r != '}')
+                r++;
+            if (*r != '}')
+                continue;
+            /* "name?: type words, …" */
+            for (const char *e = q + 1; e < r && n < 16;) {
+                const char *colon = memchr(e, ':', (size_t)(r - e)), *comma;
+                while (*e == ' ' || *e == '\n')
+                    e++;
+                if (!colon)
+                    break;
+                doc_add(doc, &n, NULL, e, (size_t)(colon - e), colon + 1);
+                comma = memchr(colon, ',', (size_t)(r - colon));
+                e = comma ? comma + 1 : r;
+            }
+            if (n == 0)
+                continue;
+            sub = sub_named(m->params, doc, n);
+            if (!sub)
+                sub = sub_named(m->result, doc, n);
+            if (!sub) {
+                fprintf(stderr, "%s: PROTOCOL.md's {%.*s} is none of its maps in the table\n",
+                        m->name, (int)(r - q - 1), q + 1);
+                bad = 1;
+                continue;
+            }
+            bad |= check_fields(m->name, sub->name, sub, doc, n);
+        }
+        p = close;
+    }
+    return bad;
+}
+
 KIX_TEST(protocol_md_documents_the_table)
 {
     char *doc = kix_test_read_file("../proto/PROTOCOL.md", NULL);
@@ -782,6 +858,7 @@ KIX_TEST(protocol_md_documents_the_table)
         bad |= check_fields(m->name, "params", m->params, fields, n);
         n = doc_fields(sec, end, "Result", fields, 128);
         bad |= check_fields(m->name, "result", m->result, fields, n);
+        bad |= check_braces(m, sec, end);
     }
     free(doc);
     ASSERT_EQ_INT(0, bad);
