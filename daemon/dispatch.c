@@ -481,15 +481,23 @@ static int m_checkpoint(struct call *k)
 
     if (rc == KIX_OK)
         rc = source(k, &src);
-    if (rc == KIX_OK && p.size == KIX_NO_INDEX)
-        rc = latest(k, src, &p.size);
-    if (rc == KIX_OK)
-        rc = beyond_view(k, p.size, "size");
     if (rc)
         return rc;
-    /* the note, then the witness cosignatures of it */
-    kix_buf_reset(text);
-    rc = src->ops->checkpoint(src, p.size, text, &k->err);
+    if (p.size == KIX_NO_INDEX && !k->srv->log) {
+        /* a served source's latest, as it serves it, read once */
+        kix_buf_reset(text);
+        rc = src->ops->checkpoint(src, KIX_NO_INDEX, text, &k->err);
+        p.size = note_size(text);
+    } else {
+        if (p.size == KIX_NO_INDEX)
+            rc = latest(k, src, &p.size);
+        if (rc == KIX_OK)
+            rc = beyond_view(k, p.size, "size");
+        /* the note, then the witness cosignatures of it */
+        kix_buf_reset(text);
+        if (rc == KIX_OK)
+            rc = src->ops->checkpoint(src, p.size, text, &k->err);
+    }
     if (rc)
         return rc;
     res.checkpoint = kix_buf_bytes(text);

@@ -4,7 +4,7 @@
 # reads over HTTP (kixd serve --source URL; the copy written by kixd export
 # and served by python3 -m http.server). kix resolve, show, query, proof
 # and audit against that kixd verify against the log key and agree with the
-# store; a write to it is refused saying it serves the copy read-only; a
+# store (query, checkpoint too); a write to it is refused saying it serves the copy read-only; a
 # receipt, which a static copy does not hold, is refused naming it.
 source "$(dirname "$0")/lib.sh"
 source "$(dirname "$0")/mirror_lib.sh"
@@ -54,12 +54,14 @@ pass "kix resolve and show through it verify, the same run as the store's"
 "$KIX" query "${S[@]}" --json >"$WORK/q.json" 2>"$WORK/err" || fail "kix query: $(cat "$WORK/err")"
 "$KIX" query --store "$WORK/o" --json >"$WORK/q-want.json" || fail "kix query --store"
 cmp -s "$WORK/q.json" "$WORK/q-want.json" || fail "kix query differs from the store's: $(diff "$WORK/q-want.json" "$WORK/q.json" | head -5)"
+"$KIX" checkpoint "${S[@]}" >"$WORK/cp.txt" 2>"$WORK/err" || fail "kix checkpoint: $(cat "$WORK/err")"
+cmp -s "$WORK/cp.txt" <("$KIX" checkpoint --store "$WORK/o") || fail "kix checkpoint differs from the store's"
 "$KIX" proof inclusion 1 "${S[@]}" >"$WORK/proof.txt" 2>"$WORK/err" || fail "kix proof: $(cat "$WORK/err")"
 "$KIX" proof consistency 3 "$SIZE" "${S[@]}" >>"$WORK/proof.txt" 2>"$WORK/err" || fail "kix proof: $(cat "$WORK/err")"
 export KIX_STATE_DIR="$WORK/audit-state"
 "$KIX" audit "${S[@]}" >"$WORK/audit.txt" 2>"$WORK/err" || fail "kix audit: $(cat "$WORK/err")"
 grep -q "all $SIZE entries" "$WORK/audit.txt" || fail "kix audit: $(cat "$WORK/audit.txt")"
-pass "kix query, proof and audit through it verify (all $SIZE entries)"
+pass "kix query, checkpoint, proof and audit through it verify (all $SIZE entries)"
 
 # writes are refused, saying why; a receipt the copy does not hold too
 make_manifests "$WORK/m" 1
