@@ -794,61 +794,35 @@ static int keep_row(void *arg, const struct kix_query_row *row)
     return 0;
 }
 
-/* A checked filter as the C string a query takes. */
-static const char *filter(struct kix_bytes b, char *out)
-{
-    if (!b.ptr)
-        return NULL;
-    memcpy(out, b.ptr, b.len);
-    out[b.len] = '\0';
-    return out;
-}
-
 static int m_query(struct call *k)
 {
     struct kix_source *src;
-    struct kix_query q;
+    struct kix_wire_query w;
     struct kix_msg_query_params p;
     struct kix_msg_query_result res = {0, 0, NULL, NULL};
     struct kix_msg_query_run *runs = NULL;
     struct query_rows rows = {NULL, 0, 0};
-    char kernel[KIX_MSG_QUERY_TEXT_MAX + 1], gpu[KIX_MSG_QUERY_TEXT_MAX + 1],
-        provider[KIX_MSG_QUERY_TEXT_MAX + 1], mode[KIX_MSG_QUERY_SHORT_MAX + 1],
-        metric[KIX_MSG_QUERY_SHORT_MAX + 1], dtype[KIX_MSG_QUERY_TEXT_MAX + 1];
-    struct kix_digest group;
     uint64_t matched = 0;
     int rc = params(k, k->method->params, NULL, &p);
 
     if (rc)
         return rc;
-    memset(&q, 0, sizeof(q));
-    q.kernel = filter(p.kernel, kernel);
-    q.gpu = filter(p.gpu, gpu);
-    q.provider = filter(p.provider, provider);
-    q.mode = filter(p.mode, mode);
-    q.metric = filter(p.metric, metric);
-    q.dtype = filter(p.dtype, dtype);
-    q.offset = p.offset == KIX_MSG_ABSENT ? 0 : p.offset;
-    q.limit = p.limit == KIX_MSG_ABSENT ? 100 : p.limit;
-    if (p.has_group) {
-        memcpy(group.b, p.group, 32);
-        q.group = &group;
-    }
-    if (q.limit == 0 || q.limit > QUERY_MAX)
+    kix_wire_query_get(&p, &w);
+    if (w.q.limit == 0 || w.q.limit > QUERY_MAX)
         return fail(k, KIX_ELIMIT, "limit must be 1 to %u", QUERY_MAX);
     rc = source(k, &src);
     if (rc == KIX_OK && !src->ops->query)
         rc = unsupported(k, "queries");
     if (rc)
         return rc;
-    rows.cap = (size_t)q.limit;
+    rows.cap = (size_t)w.q.limit;
     rows.rows = malloc(rows.cap * sizeof(*rows.rows));
     runs = calloc(rows.cap, sizeof(*runs));
     if (!rows.rows || !runs) {
         rc = fail(k, KIX_ENOMEM, "out of memory");
         goto out;
     }
-    rc = src->ops->query(src, &q, keep_row, &rows, &matched, &k->err);
+    rc = src->ops->query(src, &w.q, keep_row, &rows, &matched, &k->err);
     if (rc == FULL)
         rc = KIX_OK;
     if (rc)

@@ -540,12 +540,6 @@ static int rpc_get_objects(struct kix_source *s, const struct kix_digest *digest
     return rc;
 }
 
-static struct kix_bytes opt_text(const char *s)
-{
-    struct kix_bytes b = {(const uint8_t *)s, s ? strlen(s) : 0};
-    return b;
-}
-
 static int rpc_query(struct kix_source *s, const struct kix_query *q, kix_query_fn fn, void *ctx,
                      uint64_t *matched, struct kix_err *err)
 {
@@ -555,17 +549,7 @@ static int rpc_query(struct kix_source *s, const struct kix_query *q, kix_query_
     uint64_t done = 0;
     int rc = limits(r, &lim, err);
 
-    kix_msg_query_params_init(&p);
-    p.kernel = opt_text(q->kernel);
-    p.gpu = opt_text(q->gpu);
-    p.provider = opt_text(q->provider);
-    p.mode = opt_text(q->mode);
-    p.metric = opt_text(q->metric);
-    p.dtype = opt_text(q->dtype);
-    if (q->group) {
-        p.has_group = true;
-        memcpy(p.group, q->group->b, 32);
-    }
+    kix_wire_query_put(q, &p);
     /* pages of at most maxRuns runs (a limit of 0 is the server's to refuse) */
     while (rc == KIX_OK) {
         uint64_t want = q->limit - done > lim->max_runs ? lim->max_runs : q->limit - done;

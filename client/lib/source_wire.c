@@ -97,6 +97,58 @@ int kix_wire_info_get(const struct kix_msg_info *m, struct kix_client_info *out,
     return rc;
 }
 
+/* ---- queries -------------------------------------------------------------------- */
+
+static struct kix_bytes filter_put(const char *s)
+{
+    struct kix_bytes b = {(const uint8_t *)s, s ? strlen(s) : 0};
+    return b;
+}
+
+void kix_wire_query_put(const struct kix_query *q, struct kix_msg_query_params *p)
+{
+    kix_msg_query_params_init(p);
+    p->kernel = filter_put(q->kernel);
+    p->gpu = filter_put(q->gpu);
+    p->provider = filter_put(q->provider);
+    p->mode = filter_put(q->mode);
+    p->metric = filter_put(q->metric);
+    p->dtype = filter_put(q->dtype);
+    if (q->group) {
+        p->has_group = true;
+        memcpy(p->group, q->group->b, 32);
+    }
+}
+
+/* A filter the codec checked (under its room, no NUL) as a C string. */
+static const char *filter_get(struct kix_bytes b, char *out)
+{
+    if (!b.ptr)
+        return NULL;
+    memcpy(out, b.ptr, b.len);
+    out[b.len] = '\0';
+    return out;
+}
+
+void kix_wire_query_get(const struct kix_msg_query_params *p, struct kix_wire_query *out)
+{
+    struct kix_query *q = &out->q;
+
+    memset(q, 0, sizeof(*q));
+    q->kernel = filter_get(p->kernel, out->kernel);
+    q->gpu = filter_get(p->gpu, out->gpu);
+    q->provider = filter_get(p->provider, out->provider);
+    q->mode = filter_get(p->mode, out->mode);
+    q->metric = filter_get(p->metric, out->metric);
+    q->dtype = filter_get(p->dtype, out->dtype);
+    q->offset = p->offset == KIX_MSG_ABSENT ? 0 : p->offset;
+    q->limit = p->limit == KIX_MSG_ABSENT ? 100 : p->limit;
+    if (p->has_group) {
+        memcpy(out->group.b, p->group, 32);
+        q->group = &out->group;
+    }
+}
+
 /* ---- query rows ------------------------------------------------------------------ */
 
 void kix_wire_row_put(const struct kix_query_row *row, struct kix_msg_query_run *run)

@@ -19,6 +19,19 @@ void kix_wire_info_put(const struct kix_client_info *in, struct kix_msg_info *m)
 int kix_wire_info_get(const struct kix_msg_info *m, struct kix_client_info *out,
                       struct kix_err *err) KIX_MUST_CHECK;
 
+/* A query's filters as query's params (offset and limit are the caller's). */
+void kix_wire_query_put(const struct kix_query *q, struct kix_msg_query_params *p);
+/* query's params (checked by the codec) as a struct kix_query over texts
+ * of its own; offset and limit default to 0 and 100. */
+struct kix_wire_query {
+    struct kix_query q;
+    char kernel[KIX_MSG_QUERY_TEXT_MAX + 1], gpu[KIX_MSG_QUERY_TEXT_MAX + 1],
+        provider[KIX_MSG_QUERY_TEXT_MAX + 1], dtype[KIX_MSG_QUERY_TEXT_MAX + 1];
+    char mode[KIX_MSG_QUERY_SHORT_MAX + 1], metric[KIX_MSG_QUERY_SHORT_MAX + 1];
+    struct kix_digest group;
+};
+void kix_wire_query_get(const struct kix_msg_query_params *p, struct kix_wire_query *out);
+
 void kix_wire_row_put(const struct kix_query_row *row, struct kix_msg_query_run *run);
 int kix_wire_row_get(const struct kix_msg_query_run *in, struct kix_query_row *row,
                      struct kix_err *err) KIX_MUST_CHECK;
