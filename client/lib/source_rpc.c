@@ -232,46 +232,43 @@ static int rpc_entries(struct kix_source *s, uint64_t start, uint64_t count, kix
     return rc;
 }
 
-static int rpc_inclusion(struct kix_source *s, uint64_t index, uint64_t size,
-                         struct kix_hash *proof, size_t *n, struct kix_err *err)
+/* inclusion_proof or consistency_proof: the answer's "proof", found by
+ * the method's table. */
+static int ask_proof(struct rpc_source *r, const char *method, const void *p,
+                     struct kix_hash *proof, size_t *n, struct kix_err *err)
 {
-    struct rpc_source *r = rpc_of(s);
-    struct kix_msg_index_params p = {index, size};
-    struct kix_msg_inclusion_result *res = malloc(sizeof(*res));
+    const struct kix_msg_table *t = kix_msg_method_find(method, strlen(method))->result;
+    const struct kix_msg_field *f = t->fields;
     struct kix_proto_msg resp;
+    char *res = malloc(t->size);
     int rc;
 
+    while (strcmp(f->name, "proof") != 0)
+        f++;
     if (!res)
         return kix_err_set(err, KIX_ENOMEM, "out of memory");
-    rc = ask(r, "inclusion_proof", &p, NULL, res, &resp, err);
+    rc = ask(r, method, p, NULL, res, &resp, err);
     if (rc == KIX_OK) {
-        copy_proof(proof, res->proof, res->nproof);
-        *n = res->nproof;
+        *n = *(const size_t *)(const void *)(res + f->aux);
+        copy_proof(proof, (const uint8_t(*)[32])(const void *)(res + f->off), *n);
         kix_proto_msg_release(&resp);
     }
     free(res);
     return rc;
 }
 
+static int rpc_inclusion(struct kix_source *s, uint64_t index, uint64_t size,
+                         struct kix_hash *proof, size_t *n, struct kix_err *err)
+{
+    struct kix_msg_index_params p = {index, size};
+    return ask_proof(rpc_of(s), "inclusion_proof", &p, proof, n, err);
+}
+
 static int rpc_consistency(struct kix_source *s, uint64_t size1, uint64_t size2,
                            struct kix_hash *proof, size_t *n, struct kix_err *err)
 {
-    struct rpc_source *r = rpc_of(s);
     struct kix_msg_consistency_params p = {size1, size2};
-    struct kix_msg_consistency_result *res = malloc(sizeof(*res));
-    struct kix_proto_msg resp;
-    int rc;
-
-    if (!res)
-        return kix_err_set(err, KIX_ENOMEM, "out of memory");
-    rc = ask(r, "consistency_proof", &p, NULL, res, &resp, err);
-    if (rc == KIX_OK) {
-        copy_proof(proof, res->proof, res->nproof);
-        *n = res->nproof;
-        kix_proto_msg_release(&resp);
-    }
-    free(res);
-    return rc;
+    return ask_proof(rpc_of(s), "consistency_proof", &p, proof, n, err);
 }
 
 static int rpc_receipt(struct kix_source *s, uint64_t index, uint64_t size, struct kix_buf *out,
