@@ -50,7 +50,7 @@ static int alloc_array(void **owned, size_t n, size_t size, void **out, struct k
 
 void *kix_msg_alloc(void **owned, size_t n, size_t size)
 {
-    void *out;
+    void *out = NULL;
     return alloc_array(owned, n, size, &out, NULL) == KIX_OK ? out : NULL;
 }
 
@@ -381,7 +381,7 @@ static int read_array(struct dec *d, const struct kix_msg_field *f, const struct
 {
     const struct kix_proto_array *a;
     size_t n, size;
-    void *out;
+    void *out = NULL;
     int rc = kix_proto_map_get_array(m, f->name, &a, &n, err);
 
     if (rc)
