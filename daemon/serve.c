@@ -21,6 +21,7 @@
 #include "http_bundles.h"
 #include "http_pages_cache.h"
 #include "kix/pages.h"
+#include "kix/source.h"
 #include "kix/version.h"
 #include "metrics.h"
 #include "mirror.h"
@@ -64,6 +65,7 @@ static void drain_timeout(struct kixd_worker *w)
 
 static void worker_free(struct kixd_worker *w)
 {
+    kix_source_close(w->source);
     kixd_bundles_free(w);
     kixd_page_cache_free(w);
 }
@@ -179,12 +181,36 @@ out:
     return rc; /* the caller closes srv->log and the lock */
 }
 
+/* --source URL: the source each worker reads opened once here, so that a
+ * copy that cannot be read is said at start (and libcurl is set up before
+ * the worker threads). */
+static int open_source(const struct kixd_config *cfg, char *origin, size_t cap, uint64_t *size,
+                       struct kix_err *err)
+{
+    struct kix_source *src = NULL;
+    struct kix_client_info *info = malloc(sizeof(*info));
+    int rc = info ? kix_source_open_http(cfg->source, NULL, &src, err)
+                  : kix_err_set(err, KIX_ENOMEM, "out of memory");
+
+    if (rc == KIX_OK)
+        rc = src->ops->info(src, info, err);
+    if (rc == KIX_OK) {
+        snprintf(origin, cap, "%s", info->origin);
+        *size = info->size;
+    } else {
+        kix_err_wrap(err, "cannot serve --source %s", cfg->source);
+    }
+    kix_source_close(src);
+    free(info);
+    return rc;
+}
+
 int kixd_server_run(const struct kixd_config *cfg)
 {
     struct kixd_server srv;
     struct kix_err err = {0};
     struct kix_log_reader *r = NULL;
-    char where[2048], pool[16];
+    char where[2048], pool[16], origin[256];
     uint64_t size = 0;
     int rc, status = 0;
 
@@ -236,15 +262,22 @@ int kixd_server_run(const struct kixd_config *cfg)
     rc = kixd_wclient_new(cfg, &srv.wclient, &err);
     if (rc)
         goto out;
-    rc = open_log(&srv, &err);
-    if (rc) {
-        err.code = rc; /* its text when the message is empty */
-        kix_err_wrap(&err, "cannot open the log");
-        goto out;
+    if (cfg->source[0]) {
+        rc = open_source(cfg, origin, sizeof(origin), &size, &err);
+        if (rc)
+            goto out;
+    } else {
+        rc = open_log(&srv, &err);
+        if (rc) {
+            err.code = rc; /* its text when the message is empty */
+            kix_err_wrap(&err, "cannot open the log");
+            goto out;
+        }
+        snprintf(origin, sizeof(origin), "%s", kix_log_origin(srv.log));
     }
     if (cfg->nhttp)
         kixd_bundles_prepare(&srv); /* the store is ours now (locked) */
-    if (kix_log_read_begin(srv.log, &r) == KIX_OK) {
+    if (srv.log && kix_log_read_begin(srv.log, &r) == KIX_OK) {
         size = kix_log_reader_size(r);
         kix_log_read_end(r);
     }
@@ -260,7 +293,7 @@ int kixd_server_run(const struct kixd_config *cfg)
     if (rc)
         goto out;
     /* before the exporter and the witness client, which read the view */
-    if (!kix_log_is_replica(srv.log)) {
+    if (srv.log && !kix_log_is_replica(srv.log)) {
         rc = kixd_replicas_new(cfg, &srv.replicas, &err);
         if (rc)
             goto out;
@@ -273,7 +306,7 @@ int kixd_server_run(const struct kixd_config *cfg)
     rc = kixd_wclient_start(&srv, srv.wclient, &err); /* before the writer, which kicks it */
     if (rc)
         goto out;
-    if (!kix_log_is_replica(srv.log)) {
+    if (srv.log && !kix_log_is_replica(srv.log)) {
         rc = kixd_writer_start(srv.log, cfg->max_group, cfg->max_batch, kixd_server_log_grew, &srv,
                                &srv.writer, &err);
         if (rc)
@@ -290,8 +323,10 @@ int kixd_server_run(const struct kixd_config *cfg)
              KIX_VERSION_STRING,
              cfg->mirror_of[0] ? "the read-only mirror of "
              : cfg->read_only  ? "a read-only copy (--read-only) of "
+             : cfg->source[0]  ? "read-only (--source) the "
                                : "",
-             kix_log_origin(srv.log), (unsigned long long)size, cfg->store, where, srv.nworkers);
+             origin, (unsigned long long)size, cfg->source[0] ? cfg->source : cfg->store, where,
+             srv.nworkers);
     for (size_t i = 0; i < cfg->nhttp; i++)
         kixd_log(KIXD_INFO, "HTTP (C2SP tlog-tiles%s) on %s", cfg->http_metrics ? ", /metrics" : "",
                  cfg->http[i]);

@@ -1,6 +1,8 @@
 /* The local source (kix/source.h): a store directory read and written
- * through the store layers, as kixd would. Every read takes its own read
- * snapshot; a resolution keeps its snapshot open until released. */
+ * through the store layers. A client's takes its own read snapshot for
+ * every read, and a resolution keeps its snapshot open until released;
+ * kixd's (kix_source_open_log) reads the snapshot it binds before each
+ * request, so that kixd answers every read with this code. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,19 +15,39 @@
 struct local_source {
     struct kix_source base; /* first: the ops get &base */
     struct kix_log *log;
+    int own_log;                  /* closed with the source (kix_source_open_store) */
+    struct kix_log_reader *bound; /* the caller's snapshot (kix_source_bind_reader), or NULL */
+    uint64_t resolve_max;         /* entries per resolution page, 0: all */
 };
+
+static struct local_source *local_of(struct kix_source *s)
+{
+    return (struct local_source *)s;
+}
 
 static struct kix_log *log_of(struct kix_source *s)
 {
-    return ((struct local_source *)s)->log;
+    return local_of(s)->log;
 }
 
 static int begin(struct kix_source *s, struct kix_log_reader **r, struct kix_err *err)
 {
-    int rc = kix_log_read_begin(log_of(s), r);
+    int rc;
+
+    if (local_of(s)->bound) {
+        *r = local_of(s)->bound;
+        return KIX_OK;
+    }
+    rc = kix_log_read_begin(log_of(s), r);
     if (rc)
         return kix_err_set(err, rc, "reading the store: %s", kix_strerror(rc));
     return KIX_OK;
+}
+
+static void end(struct kix_source *s, struct kix_log_reader *r)
+{
+    if (r != local_of(s)->bound)
+        kix_log_read_end(r);
 }
 
 /* Runs body with a read snapshot r of the store. */
@@ -36,13 +58,14 @@ static int begin(struct kix_source *s, struct kix_log_reader **r, struct kix_err
         if (rc_)                                                                                   \
             return rc_;                                                                            \
         rc_ = (body);                                                                              \
-        kix_log_read_end(r);                                                                       \
+        end((s), r);                                                                               \
         return rc_;                                                                                \
     } while (0)
 
 static void local_close(struct kix_source *s)
 {
-    kix_log_close(log_of(s));
+    if (local_of(s)->own_log)
+        kix_log_close(log_of(s));
     free(s);
 }
 
@@ -67,10 +90,27 @@ static int local_info(struct kix_source *s, struct kix_client_info *out, struct 
     WITH_READER(s, r, err, info_of(r, log_of(s), out));
 }
 
+/* The note at size, then the witness cosignatures of it. */
+static int checkpoint_of(struct kix_log_reader *r, uint64_t size, struct kix_buf *note,
+                         struct kix_err *err)
+{
+    struct kix_bytes b;
+    int rc = kix_log_reader_checkpoint(r, size, &b);
+
+    if (rc == KIX_ENOTFOUND)
+        return kix_err_set(err, rc,
+                           "no signed checkpoint at size %llu (the log has %llu entries; there is "
+                           "one at each size the log was committed at)",
+                           (unsigned long long)size, (unsigned long long)kix_log_reader_size(r));
+    if (rc)
+        return kix_err_set(err, rc, "reading the checkpoint: %s", kix_strerror(rc));
+    return kix_log_reader_checkpoint_cosigned(r, size, note, err);
+}
+
 static int local_checkpoint(struct kix_source *s, uint64_t size, struct kix_buf *note,
                             struct kix_err *err)
 {
-    WITH_READER(s, r, err, kix_log_reader_checkpoint_cosigned(r, size, note, err));
+    WITH_READER(s, r, err, checkpoint_of(r, size, note, err));
 }
 
 static int entries_of(struct kix_log_reader *r, uint64_t start, uint64_t count, kix_entry_fn fn,
@@ -99,10 +139,19 @@ static int local_entries(struct kix_source *s, uint64_t start, uint64_t count, k
     WITH_READER(s, r, err, entries_of(r, start, count, fn, ctx, got, err));
 }
 
+static int checkpoints_of(struct kix_log_reader *r, uint64_t after, size_t limit,
+                          kix_checkpoint_fn fn, void *ctx, struct kix_err *err)
+{
+    int rc = kix_log_reader_checkpoints(r, after, limit, fn, ctx);
+    if (rc < 0 && err && !err->msg[0])
+        kix_err_set(err, rc, "reading checkpoints: %s", kix_strerror(rc));
+    return rc;
+}
+
 static int local_checkpoints(struct kix_source *s, uint64_t after, size_t limit,
                              kix_checkpoint_fn fn, void *ctx, struct kix_err *err)
 {
-    WITH_READER(s, r, err, kix_log_reader_checkpoints(r, after, limit, fn, ctx));
+    WITH_READER(s, r, err, checkpoints_of(r, after, limit, fn, ctx, err));
 }
 
 static uint64_t latest(struct kix_log_reader *r, uint64_t size)
@@ -170,8 +219,10 @@ static int object_of(struct kix_log_reader *r, const struct kix_digest *d, struc
         kix_digest_format(d, text);
         return kix_err_set(err, rc, "object %s is not in this log", text);
     }
-    if (rc)
-        return rc;
+    if (rc) {
+        kix_digest_format(d, text);
+        return kix_err_set(err, rc, "reading object %s: %s", text, kix_strerror(rc));
+    }
     return kix_buf_add(out, v.ptr, v.len);
 }
 
@@ -182,13 +233,16 @@ static int local_object(struct kix_source *s, const struct kix_digest *d, struct
 }
 
 static int objects_of(struct kix_log_reader *r, const struct kix_digest *digests, size_t n,
-                      kix_object_fn fn, void *ctx)
+                      kix_object_fn fn, void *ctx, struct kix_err *err)
 {
     for (size_t i = 0; i < n; i++) {
         struct kix_bytes v;
         int rc = kix_log_reader_object(r, &digests[i], &v);
-        if (rc && rc != KIX_ENOTFOUND)
-            return rc;
+        if (rc && rc != KIX_ENOTFOUND) {
+            char text[KIX_DIGEST_TEXT_LEN + 1];
+            kix_digest_format(&digests[i], text);
+            return kix_err_set(err, rc, "reading object %s: %s", text, kix_strerror(rc));
+        }
         rc = rc ? fn(ctx, i, NULL, 0) : fn(ctx, i, v.ptr, v.len);
         if (rc)
             return rc;
@@ -199,7 +253,7 @@ static int objects_of(struct kix_log_reader *r, const struct kix_digest *digests
 static int local_objects(struct kix_source *s, const struct kix_digest *digests, size_t n,
                          kix_object_fn fn, void *ctx, struct kix_err *err)
 {
-    WITH_READER(s, r, err, objects_of(r, digests, n, fn, ctx));
+    WITH_READER(s, r, err, objects_of(r, digests, n, fn, ctx, err));
 }
 
 static int local_submit(struct kix_source *s, const struct kix_bundle *bundles, size_t n,
@@ -252,10 +306,19 @@ out:
     return rc;
 }
 
+static int query_of(struct kix_log_reader *r, const struct kix_query *q, kix_query_fn fn, void *ctx,
+                    uint64_t *matched, struct kix_err *err)
+{
+    int rc = kix_index_query(r, q, fn, ctx, matched);
+    if (rc < 0 && err && !err->msg[0])
+        kix_err_set(err, rc, "querying: %s", kix_strerror(rc));
+    return rc;
+}
+
 static int local_query(struct kix_source *s, const struct kix_query *q, kix_query_fn fn, void *ctx,
                        uint64_t *matched, struct kix_err *err)
 {
-    WITH_READER(s, r, err, kix_index_query(r, q, fn, ctx, matched));
+    WITH_READER(s, r, err, query_of(r, q, fn, ctx, matched, err));
 }
 
 /* A local resolution borrows from a read snapshot kept open until release,
@@ -273,7 +336,8 @@ static void end_reader(void *p)
         return;
     if (b->inner_free)
         b->inner_free(b->inner);
-    kix_log_read_end(b->r);
+    if (b->r) /* NULL: the caller's bound snapshot */
+        kix_log_read_end(b->r);
     free(b);
 }
 
@@ -292,9 +356,12 @@ static int local_resolve(struct kix_source *s, const char *ref, uint64_t from,
         free(b);
         return rc;
     }
-    rc = kix_index_resolve_from(b->r, ref, strlen(ref), from, 0, out, err);
+    rc = kix_index_resolve_from(b->r, ref, strlen(ref), from, local_of(s)->resolve_max, out, err);
+    if (b->r == local_of(s)->bound)
+        b->r = NULL;
     if (rc) {
-        kix_log_read_end(b->r);
+        if (b->r)
+            kix_log_read_end(b->r);
         free(b);
         return rc;
     }
@@ -367,8 +434,31 @@ int kix_source_open_store(const char *dir, struct kix_source **out, struct kix_e
         free(s);
         return rc;
     }
+    s->own_log = 1;
     s->base.ops = &local_ops;
     snprintf(s->base.where, sizeof(s->base.where), "store %s", dir);
     *out = &s->base;
     return KIX_OK;
+}
+
+int kix_source_open_log(struct kix_log *log, uint64_t resolve_max, struct kix_source **out,
+                        struct kix_err *err)
+{
+    struct local_source *s = calloc(1, sizeof(*s));
+
+    *out = NULL;
+    if (!s)
+        return kix_err_set(err, KIX_ENOMEM, "out of memory");
+    s->log = log;
+    s->resolve_max = resolve_max;
+    s->base.ops = &local_ops;
+    snprintf(s->base.where, sizeof(s->base.where), "log %s", kix_log_origin(log));
+    *out = &s->base;
+    return KIX_OK;
+}
+
+void kix_source_bind_reader(struct kix_source *s, struct kix_log_reader *r)
+{
+    if (s && s->ops == &local_ops)
+        local_of(s)->bound = r;
 }

@@ -12,6 +12,7 @@
 #include "kix/messages.h"
 #include "kix/rpc.h"
 #include "kix/source.h"
+#include "kix/source_wire.h"
 
 _Static_assert(KIX_NO_INDEX == KIX_MSG_ABSENT, "absent index");
 _Static_assert(KIX_MERKLE_MAX_PROOF == KIX_MSG_MAX_PROOF, "proof length");
@@ -51,24 +52,17 @@ static void rpc_close(struct kix_source *s)
 
 /* ---- calls ----------------------------------------------------------------- */
 
-/* The params writers of kix/messages.h as kix_rpc_params_fn (ctx: the struct). */
-#define PARAMS_FN(put)                                                                             \
-    static int params_##put(void *ctx, struct kix_proto_writer *w)                                 \
-    {                                                                                              \
-        return kix_msg_put_##put##_params(w, ctx);                                                 \
-    }
-PARAMS_FN(checkpoint)
-PARAMS_FN(get_entries)
-PARAMS_FN(index)
-PARAMS_FN(consistency)
-PARAMS_FN(get_object)
-PARAMS_FN(submit)
-PARAMS_FN(resolve)
-PARAMS_FN(vindex)
-PARAMS_FN(checkpoints)
-PARAMS_FN(get_objects)
-PARAMS_FN(query)
-PARAMS_FN(add_cosignature)
+/* A request's params written by the method's message table (ctx: struct ask). */
+struct ask {
+    const struct kix_msg_method *m;
+    const void *params;
+};
+
+static int put_params(void *ctx, struct kix_proto_writer *w)
+{
+    const struct ask *a = ctx;
+    return kix_msg_encode(w, a->m->params, a->params);
+}
 
 /* Wraps a shape error of the answer as KIX_EPROTO naming the method. */
 static int bad_answer(struct rpc_source *r, const char *method, int rc, struct kix_err *err)
@@ -81,24 +75,33 @@ static int bad_answer(struct rpc_source *r, const char *method, int rc, struct k
     return KIX_EPROTO;
 }
 
-/* Sends one request (fn NULL: params {}) and takes its response. */
-static int call(struct rpc_source *r, const char *method, kix_rpc_params_fn fn, void *p,
-                struct kix_proto_msg *resp, struct kix_err *err)
+/* One request of method with params p (by its message table), its result
+ * decoded into out (arrays bounded by max); resp holds what out's views
+ * point into, released by the caller (also out's `owned`) on success. A
+ * fault of the answer is KIX_EPROTO naming the method. */
+static int ask(struct rpc_source *r, const char *method, const void *p, const size_t *max,
+               void *out, struct kix_proto_msg *resp, struct kix_err *err)
 {
-    return kix_rpc_call(r->rpc, method, fn, p, resp, err);
+    struct ask a = {kix_msg_method_find(method, strlen(method)), p};
+    int rc = kix_rpc_call(r->rpc, method, put_params, &a, resp, err);
+
+    if (rc)
+        return rc;
+    rc = kix_msg_decode_result(resp->result, a.m->result, max, out, err);
+    if (rc) {
+        kix_proto_msg_release(resp);
+        return bad_answer(r, method, rc, err);
+    }
+    return KIX_OK;
 }
 
-/* Copies a text into a fixed buffer; too long is a shape error. */
-static int copy_text(struct kix_bytes v, const char *name, char *out, size_t cap,
-                     struct kix_err *err)
+/* Ends a call: the response released, a later fault (rc) of its answer
+ * named as the method's. */
+static int end_call(struct rpc_source *r, const char *method, struct kix_proto_msg *resp, int rc,
+                    struct kix_err *err)
 {
-    if (v.len >= cap)
-        return kix_err_set(err, KIX_EPROTO, "field \"%s\" is %zu bytes, over %zu", name, v.len,
-                           cap - 1);
-    if (v.len)
-        memcpy(out, v.ptr, v.len);
-    out[v.len] = '\0';
-    return KIX_OK;
+    kix_proto_msg_release(resp);
+    return rc ? bad_answer(r, method, rc, err) : KIX_OK;
 }
 
 static void copy_proof(struct kix_hash *out, const uint8_t in[][32], size_t n)
@@ -128,64 +131,20 @@ static void take_limits(struct rpc_source *r, const struct kix_msg_info *m)
 
 /* ---- info and the limits ------------------------------------------------------ */
 
-static int read_info(const struct kix_msg_info *m, struct kix_client_info *out, struct kix_err *err)
-{
-    int rc = copy_text(m->origin, "origin", out->origin, sizeof(out->origin), err);
-
-    if (rc == KIX_OK)
-        rc = copy_text(m->log_key, "logKey", out->log_key, sizeof(out->log_key), err);
-    if (rc == KIX_OK)
-        rc = copy_text(m->version, "version", out->version, sizeof(out->version), err);
-    if (rc == KIX_OK)
-        rc = copy_text(m->upstream, "upstream", out->upstream, sizeof(out->upstream), err);
-    if (rc == KIX_OK)
-        rc = copy_text(m->last_error, "lastError", out->last_error, sizeof(out->last_error), err);
-    if (rc == KIX_OK && m->has_fork) {
-        out->fork = 1;
-        out->fork_size = m->fork_size;
-        rc = copy_text(m->fork_reason, "reason", out->fork_reason, sizeof(out->fork_reason), err);
-        if (rc == KIX_OK)
-            rc = copy_text(m->fork_evidence, "evidence", out->fork_evidence,
-                           sizeof(out->fork_evidence), err);
-    }
-    if (m->has_limits) {
-        const struct kix_msg_limits *l = &m->limits;
-#define LIMIT(f) out->limits.f = l->f == KIX_MSG_ABSENT ? 0 : l->f
-        LIMIT(max_message);
-        LIMIT(max_in_flight);
-        LIMIT(max_batch);
-        LIMIT(max_entries);
-        LIMIT(max_objects);
-        LIMIT(max_checkpoints);
-        LIMIT(max_runs);
-#undef LIMIT
-    }
-    out->size = m->size;
-    out->mirror = m->mirror;
-    out->upstream_size = m->upstream_size == KIX_MSG_ABSENT ? 0 : m->upstream_size;
-    out->lag_entries = m->lag_entries == KIX_MSG_ABSENT ? 0 : m->lag_entries;
-    out->lag_seconds = m->lag_seconds == KIX_MSG_ABSENT ? 0 : (double)m->lag_seconds;
-    out->committed = m->committed == KIX_MSG_ABSENT ? 0 : m->committed;
-    return rc;
-}
-
 static int rpc_info(struct kix_source *s, struct kix_client_info *out, struct kix_err *err)
 {
     struct rpc_source *r = rpc_of(s);
     struct kix_proto_msg resp;
     struct kix_msg_info m;
-    int rc = call(r, "info", NULL, NULL, &resp, err);
+    int rc = ask(r, "info", NULL, NULL, &m, &resp, err);
 
     if (rc)
         return rc;
     memset(out, 0, sizeof(*out));
-    rc = kix_msg_get_info_result(resp.result, &m, err);
-    if (rc == KIX_OK)
-        rc = read_info(&m, out, err);
+    rc = kix_wire_info_get(&m, out, err);
     if (rc == KIX_OK && !r->have_limits)
         take_limits(r, &m);
-    kix_proto_msg_release(&resp);
-    return rc ? bad_answer(r, "info", rc, err) : KIX_OK;
+    return end_call(r, "info", &resp, rc, err);
 }
 
 /* The server's limits, asked for once per connection. */
@@ -216,15 +175,13 @@ static int rpc_checkpoint(struct kix_source *s, uint64_t size, struct kix_buf *n
     struct kix_msg_checkpoint_params p = {size};
     struct kix_msg_checkpoint_result res;
     struct kix_proto_msg resp;
-    int rc = call(r, "checkpoint", params_checkpoint, &p, &resp, err);
+    int rc = ask(r, "checkpoint", &p, NULL, &res, &resp, err);
 
     if (rc)
         return rc;
-    rc = kix_msg_get_checkpoint_result(resp.result, &res, err);
-    if (rc == KIX_OK && kix_buf_add(note, res.checkpoint.ptr, res.checkpoint.len))
+    if (kix_buf_add(note, res.checkpoint.ptr, res.checkpoint.len))
         rc = kix_err_set(err, KIX_ENOMEM, "out of memory");
-    kix_proto_msg_release(&resp);
-    return rc ? bad_answer(r, "checkpoint", rc, err) : KIX_OK;
+    return end_call(r, "checkpoint", &resp, rc, err);
 }
 
 static int rpc_entries(struct kix_source *s, uint64_t start, uint64_t count, kix_entry_fn fn,
@@ -240,22 +197,20 @@ static int rpc_entries(struct kix_source *s, uint64_t start, uint64_t count, kix
         struct kix_msg_get_entries_params p = {start + n, want};
         struct kix_msg_entries res;
         struct kix_proto_msg resp;
-        size_t k;
+        size_t k, max = (size_t)want;
 
         if (start + n < start)
             break; /* past the last possible index */
-        rc = call(r, "get_entries", params_get_entries, &p, &resp, err);
+        rc = ask(r, "get_entries", &p, &max, &res, &resp, err);
         if (rc)
             break;
-        rc = kix_msg_get_get_entries_result(resp.result, (size_t)want, &res, err);
-        if (rc == KIX_OK && res.start != start + n)
+        if (res.start != start + n)
             rc = kix_err_set(err, KIX_EPROTO, "asked for %llu entries from %llu, got %zu from %llu",
                              (unsigned long long)want, (unsigned long long)(start + n),
                              res.nentries, (unsigned long long)res.start);
         if (rc) {
             kix_msg_free(res.owned);
-            kix_proto_msg_release(&resp);
-            rc = bad_answer(r, "get_entries", rc, err);
+            rc = end_call(r, "get_entries", &resp, rc, err);
             break;
         }
         k = res.nentries;
@@ -277,58 +232,43 @@ static int rpc_entries(struct kix_source *s, uint64_t start, uint64_t count, kix
     return rc;
 }
 
+/* inclusion_proof or consistency_proof: the answer's "proof", found by
+ * the method's table. */
+static int ask_proof(struct rpc_source *r, const char *method, const void *p,
+                     struct kix_hash *proof, size_t *n, struct kix_err *err)
+{
+    const struct kix_msg_table *t = kix_msg_method_find(method, strlen(method))->result;
+    const struct kix_msg_field *f = t->fields;
+    struct kix_proto_msg resp;
+    char *res = malloc(t->size);
+    int rc;
+
+    while (strcmp(f->name, "proof") != 0)
+        f++;
+    if (!res)
+        return kix_err_set(err, KIX_ENOMEM, "out of memory");
+    rc = ask(r, method, p, NULL, res, &resp, err);
+    if (rc == KIX_OK) {
+        *n = *(const size_t *)(const void *)(res + f->aux);
+        copy_proof(proof, (const uint8_t(*)[32])(const void *)(res + f->off), *n);
+        kix_proto_msg_release(&resp);
+    }
+    free(res);
+    return rc;
+}
+
 static int rpc_inclusion(struct kix_source *s, uint64_t index, uint64_t size,
                          struct kix_hash *proof, size_t *n, struct kix_err *err)
 {
-    struct rpc_source *r = rpc_of(s);
     struct kix_msg_index_params p = {index, size};
-    struct kix_msg_inclusion_result *res = malloc(sizeof(*res));
-    struct kix_proto_msg resp;
-    int rc;
-
-    if (!res)
-        return kix_err_set(err, KIX_ENOMEM, "out of memory");
-    rc = call(r, "inclusion_proof", params_index, &p, &resp, err);
-    if (rc)
-        goto out;
-    rc = kix_msg_get_inclusion_result(resp.result, res, err);
-    if (rc == KIX_OK) {
-        copy_proof(proof, res->proof, res->nproof);
-        *n = res->nproof;
-    }
-    kix_proto_msg_release(&resp);
-    if (rc)
-        rc = bad_answer(r, "inclusion_proof", rc, err);
-out:
-    free(res);
-    return rc;
+    return ask_proof(rpc_of(s), "inclusion_proof", &p, proof, n, err);
 }
 
 static int rpc_consistency(struct kix_source *s, uint64_t size1, uint64_t size2,
                            struct kix_hash *proof, size_t *n, struct kix_err *err)
 {
-    struct rpc_source *r = rpc_of(s);
     struct kix_msg_consistency_params p = {size1, size2};
-    struct kix_msg_consistency_result *res = malloc(sizeof(*res));
-    struct kix_proto_msg resp;
-    int rc;
-
-    if (!res)
-        return kix_err_set(err, KIX_ENOMEM, "out of memory");
-    rc = call(r, "consistency_proof", params_consistency, &p, &resp, err);
-    if (rc)
-        goto out;
-    rc = kix_msg_get_consistency_result(resp.result, res, err);
-    if (rc == KIX_OK) {
-        copy_proof(proof, res->proof, res->nproof);
-        *n = res->nproof;
-    }
-    kix_proto_msg_release(&resp);
-    if (rc)
-        rc = bad_answer(r, "consistency_proof", rc, err);
-out:
-    free(res);
-    return rc;
+    return ask_proof(rpc_of(s), "consistency_proof", &p, proof, n, err);
 }
 
 static int rpc_receipt(struct kix_source *s, uint64_t index, uint64_t size, struct kix_buf *out,
@@ -338,15 +278,13 @@ static int rpc_receipt(struct kix_source *s, uint64_t index, uint64_t size, stru
     struct kix_msg_index_params p = {index, size};
     struct kix_msg_receipt_result res;
     struct kix_proto_msg resp;
-    int rc = call(r, "receipt", params_index, &p, &resp, err);
+    int rc = ask(r, "receipt", &p, NULL, &res, &resp, err);
 
     if (rc)
         return rc;
-    rc = kix_msg_get_receipt_result(resp.result, &res, err);
-    if (rc == KIX_OK && kix_buf_add(out, res.receipt.ptr, res.receipt.len))
+    if (kix_buf_add(out, res.receipt.ptr, res.receipt.len))
         rc = kix_err_set(err, KIX_ENOMEM, "out of memory");
-    kix_proto_msg_release(&resp);
-    return rc ? bad_answer(r, "receipt", rc, err) : KIX_OK;
+    return end_call(r, "receipt", &resp, rc, err);
 }
 
 static int rpc_get_object(struct kix_source *s, const struct kix_digest *d, struct kix_buf *out,
@@ -359,14 +297,12 @@ static int rpc_get_object(struct kix_source *s, const struct kix_digest *d, stru
     int rc;
 
     memcpy(p.digest, d->b, 32);
-    rc = call(r, "get_object", params_get_object, &p, &resp, err);
+    rc = ask(r, "get_object", &p, NULL, &res, &resp, err);
     if (rc)
         return rc;
-    rc = kix_msg_get_get_object_result(resp.result, &res, err);
-    if (rc == KIX_OK && kix_buf_add(out, res.object.ptr, res.object.len))
+    if (kix_buf_add(out, res.object.ptr, res.object.len))
         rc = kix_err_set(err, KIX_ENOMEM, "out of memory");
-    kix_proto_msg_release(&resp);
-    return rc ? bad_answer(r, "get_object", rc, err) : KIX_OK;
+    return end_call(r, "get_object", &resp, rc, err);
 }
 
 /* ---- submit -------------------------------------------------------------------- */
@@ -428,30 +364,27 @@ static int rpc_submit(struct kix_source *s, const struct kix_bundle *bundles, si
         if (!page)
             rc = kix_err_set(err, KIX_ENOMEM, "out of memory");
     }
-    for (size_t done = 0; rc == KIX_OK && done < n;) {
-        struct kix_msg_submit_params p = {submit_page(lim, bundles + done, n - done), page, NULL};
+    for (size_t sent = 0; rc == KIX_OK && sent < n;) {
+        struct kix_msg_submit_params p = {submit_page(lim, bundles + sent, n - sent), page, NULL};
         struct kix_msg_submit_result res;
         struct kix_proto_msg resp;
 
         for (size_t i = 0; i < p.nbundles; i++) {
-            page[i].envelope = bundles[done + i].envelope;
-            page[i].nobjects = bundles[done + i].nobjects;
-            page[i].objects = bundles[done + i].objects;
+            page[i].envelope = bundles[sent + i].envelope;
+            page[i].nobjects = bundles[sent + i].nobjects;
+            page[i].objects = bundles[sent + i].objects;
         }
-        rc = call(r, "submit", params_submit, &p, &resp, err);
+        rc = ask(r, "submit", &p, &p.nbundles, &res, &resp, err);
         if (rc)
             break;
-        rc = kix_msg_get_submit_result(resp.result, p.nbundles, &res, err);
-        if (rc == KIX_OK && res.nresults != p.nbundles)
+        if (res.nresults != p.nbundles)
             rc = kix_err_set(err, KIX_EPROTO, "%zu results for %zu bundles", res.nresults,
                              p.nbundles);
         for (size_t i = 0; rc == KIX_OK && i < res.nresults; i++)
-            rc = take_submit_item(&res.results[i], &results[done + i], err);
+            rc = take_submit_item(&res.results[i], &results[sent + i], err);
         kix_msg_free(res.owned);
-        kix_proto_msg_release(&resp);
-        if (rc)
-            rc = bad_answer(r, "submit", rc, err);
-        done += p.nbundles;
+        rc = end_call(r, "submit", &resp, rc, err);
+        sent += p.nbundles;
     }
     free(page);
     return rc;
@@ -465,91 +398,6 @@ static void free_msg(void *p)
     free(p);
 }
 
-static int entry_type(const struct kix_bytes *name)
-{
-    for (int t = KIX_ENTRY_KEY; t <= KIX_ENTRY_TYPE_MAX; t++) {
-        const char *s = kix_entry_type_name(t);
-        if (strlen(s) == name->len && memcmp(s, name->ptr, name->len) == 0)
-            return t;
-    }
-    return -1;
-}
-
-static int read_resolution(const struct kix_msg_resolve_result *m, struct kix_resolution *res,
-                           struct kix_err *err)
-{
-    struct kix_run_info *run = &res->run;
-    int rc = copy_text(m->run_id, "runId", run->run_id, sizeof(run->run_id), err);
-
-    if (rc == KIX_OK)
-        rc = copy_text(m->successor, "successor", res->successor, sizeof(res->successor), err);
-    if (rc == KIX_OK)
-        rc = copy_text(m->predecessor, "predecessor", res->predecessor, sizeof(res->predecessor),
-                       err);
-    if (rc == KIX_OK && m->ranked)
-        rc = copy_text(m->best, "best", res->rank.best, sizeof(res->rank.best), err);
-    if (rc)
-        return rc;
-    run->evidence = kix_evidence_parse((const char *)m->evidence.ptr, m->evidence.len);
-    if (run->evidence < 0)
-        return kix_err_set(err, KIX_EPROTO, "unknown evidence level \"%.*s\"",
-                           (int)(m->evidence.len > 40 ? 40 : m->evidence.len),
-                           (const char *)m->evidence.ptr);
-    memcpy(run->manifest.b, m->digest, 32);
-    memcpy(run->publisher, m->publisher, 32);
-    run->publication_index = m->publication_index;
-    run->evidence_index = m->evidence_index;
-    run->superseded_by_index = m->superseded_by_index;
-    run->supersedes_index = m->supersedes_index;
-    run->withdrawn_index = KIX_NO_INDEX; /* derived from the entries when verified */
-    run->attestations = m->attestations;
-    run->reruns = m->reruns;
-    if (m->ranked) {
-        run->grouped = 1;
-        memcpy(run->comparison_key.b, m->comparison_key, 32);
-        res->rank.rank = m->rank;
-        res->rank.group_size = m->group_size;
-    }
-    res->manifest = m->manifest;
-    for (size_t i = 0; i < m->nobjects; i++) {
-        memcpy(res->objects[i].digest.b, m->objects[i].digest, 32);
-        res->objects[i].bytes = m->objects[i].object;
-        res->nobjects++;
-    }
-    res->entries = calloc(m->nentries ? m->nentries : 1, sizeof(*res->entries));
-    if (!res->entries)
-        return kix_err_set(err, KIX_ENOMEM, "out of memory");
-    for (size_t i = 0; i < m->nentries; i++) {
-        const struct kix_msg_resolve_entry *in = &m->entries[i];
-        struct kix_resolution_entry *e = &res->entries[i];
-        e->index = in->index;
-        e->type = entry_type(&in->type);
-        if (e->type < 0)
-            return kix_err_set(err, KIX_EPROTO, "entries[%zu]: unknown entry type \"%.*s\"", i,
-                               (int)(in->type.len > 40 ? 40 : in->type.len),
-                               (const char *)in->type.ptr);
-        e->leaf = in->leaf;
-        {
-            struct kix_hash proof[KIX_MSG_MAX_PROOF];
-            copy_proof(proof, in->proof, in->nproof);
-            if (kix_resolution_entry_set_proof(e, proof, in->nproof) != KIX_OK)
-                return kix_err_set(err, KIX_ENOMEM, "out of memory");
-        }
-        res->nentries++;
-    }
-    res->checkpoint = m->checkpoint;
-    res->size = m->size;
-    res->index_note = m->index_note;
-    res->run_record = m->run_record;
-    res->run_proof = m->run_proof;
-    res->group_record = m->group_record;
-    res->group_proof = m->group_proof;
-    res->group_page = m->group_page;
-    res->group_page_proof = m->group_page_proof;
-    res->entries_from = m->entries_from;
-    return KIX_OK;
-}
-
 static int rpc_resolve(struct kix_source *s, const char *ref, uint64_t from,
                        struct kix_resolution *out, struct kix_err *err)
 {
@@ -557,12 +405,13 @@ static int rpc_resolve(struct kix_source *s, const char *ref, uint64_t from,
     struct kix_msg_resolve_params p = {{(const uint8_t *)ref, strlen(ref)}, from};
     struct kix_proto_msg *resp = malloc(sizeof(*resp));
     struct kix_msg_resolve_result m;
+    const size_t max[2] = {KIX_RESOLVE_MAX_OBJECTS, KIX_RESOLVE_MAX_ENTRIES};
     int rc;
 
     kix_resolution_init(out);
     if (!resp)
         return kix_err_set(err, KIX_ENOMEM, "out of memory");
-    rc = call(r, "resolve", params_resolve, &p, resp, err);
+    rc = ask(r, "resolve", &p, max, &m, resp, err);
     if (rc) {
         free(resp);
         return rc;
@@ -570,10 +419,7 @@ static int rpc_resolve(struct kix_source *s, const char *ref, uint64_t from,
     /* the views in *out point into the response, kept alive by backing */
     out->backing = resp;
     out->backing_free = free_msg;
-    rc = kix_msg_get_resolve_result(resp->result, KIX_RESOLVE_MAX_OBJECTS, KIX_RESOLVE_MAX_ENTRIES,
-                                    &m, err);
-    if (rc == KIX_OK)
-        rc = read_resolution(&m, out, err);
+    rc = kix_wire_resolution_get(&m, out, err);
     kix_msg_free(m.owned);
     if (rc) {
         kix_resolution_release(out);
@@ -591,12 +437,11 @@ static int rpc_index_proof(struct kix_source *s, const char *key, struct kix_ind
     struct kix_msg_vindex_params p = {{(const uint8_t *)key, strlen(key)}};
     struct kix_msg_vindex_result m;
     struct kix_proto_msg resp;
-    int rc = call(r, "index_proof", params_vindex, &p, &resp, err);
+    int rc = ask(r, "index_proof", &p, NULL, &m, &resp, err);
 
     if (rc)
         return rc;
-    rc = kix_msg_get_vindex_result(resp.result, &m, err);
-    if (rc == KIX_OK && (m.key.len != p.key.len || memcmp(m.key.ptr, key, m.key.len) != 0))
+    if (m.key.len != p.key.len || memcmp(m.key.ptr, key, m.key.len) != 0)
         rc = kix_err_set(err, KIX_EPROTO, "index_proof answered about another key");
     if (rc == KIX_OK) {
         a->present = m.present;
@@ -606,8 +451,7 @@ static int rpc_index_proof(struct kix_source *s, const char *key, struct kix_ind
             kix_buf_add(&a->index_note, m.index_note.ptr, m.index_note.len))
             rc = kix_err_set(err, KIX_ENOMEM, "out of memory");
     }
-    kix_proto_msg_release(&resp);
-    return rc ? bad_answer(r, "index_proof", rc, err) : KIX_OK;
+    return end_call(r, "index_proof", &resp, rc, err);
 }
 
 /* ---- checkpoints, objects, query, cosignatures ---------------------------------- */
@@ -627,13 +471,11 @@ static int rpc_checkpoints(struct kix_source *s, uint64_t after, size_t limit, k
         struct kix_msg_checkpoints_params p = {after, want};
         struct kix_msg_checkpoints_result res;
         struct kix_proto_msg resp;
-        bool shape;
+        bool shape = false;
 
-        rc = call(r, "checkpoints", params_checkpoints, &p, &resp, err);
+        rc = ask(r, "checkpoints", &p, &want, &res, &resp, err);
         if (rc)
             break;
-        rc = kix_msg_get_checkpoints_result(resp.result, want, &res, err);
-        shape = rc != KIX_OK;
         n = res.ncheckpoints;
         for (size_t i = 0; rc == KIX_OK && i < n; i++) {
             const struct kix_msg_checkpoint_item *it = &res.checkpoints[i];
@@ -677,14 +519,14 @@ static int rpc_get_objects(struct kix_source *s, const struct kix_digest *digest
         struct kix_msg_get_objects_result res;
         struct kix_proto_msg resp;
 
-        rc = call(r, "get_objects", params_get_objects, &p, &resp, err);
+        rc = ask(r, "get_objects", &p, &want, &res, &resp, err);
         if (rc)
             break;
-        rc = kix_msg_get_get_objects_result(resp.result, want, &res, err);
-        if (rc == KIX_OK && res.nobjects != want)
-            rc = kix_err_set(err, KIX_EPROTO, "%zu objects for %zu digests", res.nobjects, want);
-        if (rc)
-            rc = bad_answer(r, "get_objects", rc, err);
+        if (res.nobjects != want)
+            rc = bad_answer(
+                r, "get_objects",
+                kix_err_set(err, KIX_EPROTO, "%zu objects for %zu digests", res.nobjects, want),
+                err);
         for (size_t i = 0; rc == KIX_OK && i < want; i++)
             rc = fn(ctx, done + i, res.objects[i].ptr, res.objects[i].ptr ? res.objects[i].len : 0);
         kix_msg_free(res.owned);
@@ -692,38 +534,6 @@ static int rpc_get_objects(struct kix_source *s, const struct kix_digest *digest
         done += want;
     }
     free(d);
-    return rc;
-}
-
-static struct kix_bytes opt_text(const char *s)
-{
-    struct kix_bytes b = {(const uint8_t *)s, s ? strlen(s) : 0};
-    return b;
-}
-
-static int read_row(const struct kix_msg_query_run *in, struct kix_query_row *row,
-                    struct kix_err *err)
-{
-    int rc;
-
-    memset(row, 0, sizeof(*row));
-    rc = copy_text(in->run_id, "runId", row->run_id, sizeof(row->run_id), err);
-    if (rc == KIX_OK)
-        rc = copy_text(in->kernel, "kernel", row->kernel, sizeof(row->kernel), err);
-    if (rc == KIX_OK)
-        rc = copy_text(in->gpu, "gpu", row->gpu, sizeof(row->gpu), err);
-    if (rc == KIX_OK)
-        rc = copy_text(in->provider, "provider", row->provider, sizeof(row->provider), err);
-    if (rc == KIX_OK)
-        rc = copy_text(in->mode, "mode", row->mode, sizeof(row->mode), err);
-    if (rc == KIX_OK)
-        rc = copy_text(in->metric, "metric", row->metric, sizeof(row->metric), err);
-    memcpy(row->manifest.b, in->digest, 32);
-    memcpy(row->group.b, in->group, 32);
-    row->rank = in->rank;
-    row->group_size = in->group_size;
-    row->value = in->value;
-    row->evidence = kix_evidence_parse((const char *)in->evidence.ptr, in->evidence.len);
     return rc;
 }
 
@@ -736,38 +546,25 @@ static int rpc_query(struct kix_source *s, const struct kix_query *q, kix_query_
     uint64_t done = 0;
     int rc = limits(r, &lim, err);
 
-    kix_msg_query_params_init(&p);
-    p.kernel = opt_text(q->kernel);
-    p.gpu = opt_text(q->gpu);
-    p.provider = opt_text(q->provider);
-    p.mode = opt_text(q->mode);
-    p.metric = opt_text(q->metric);
-    p.dtype = opt_text(q->dtype);
-    if (q->group) {
-        p.has_group = true;
-        memcpy(p.group, q->group->b, 32);
-    }
+    kix_wire_query_put(q, &p);
     /* pages of at most maxRuns runs (a limit of 0 is the server's to refuse) */
     while (rc == KIX_OK) {
         uint64_t want = q->limit - done > lim->max_runs ? lim->max_runs : q->limit - done;
         struct kix_msg_query_result res;
         struct kix_proto_msg resp;
-        size_t n;
+        size_t n, max = (size_t)want;
 
         p.offset = q->offset + done ? q->offset + done : KIX_MSG_ABSENT;
         p.limit = want;
-        rc = call(r, "query", params_query, &p, &resp, err);
+        rc = ask(r, "query", &p, &max, &res, &resp, err);
         if (rc)
             break;
-        rc = kix_msg_get_query_result(resp.result, (size_t)want, &res, err);
-        if (rc)
-            rc = bad_answer(r, "query", rc, err);
-        else if (done == 0 && matched)
+        if (done == 0 && matched)
             *matched = res.matched;
         n = res.nruns;
         for (size_t i = 0; rc == KIX_OK && i < n; i++) {
             struct kix_query_row row;
-            rc = read_row(&res.runs[i], &row, err);
+            rc = kix_wire_row_get(&res.runs[i], &row, err);
             if (rc)
                 rc = bad_answer(r, "query", rc, err);
             else
@@ -790,13 +587,9 @@ static int rpc_add_cosignature(struct kix_source *s, const char *checkpoint, siz
                                                {(const uint8_t *)line, line_len}};
     struct kix_msg_add_cosignature_result res;
     struct kix_proto_msg resp;
-    int rc = call(r, "add_cosignature", params_add_cosignature, &p, &resp, err);
+    int rc = ask(r, "add_cosignature", &p, NULL, &res, &resp, err);
 
-    if (rc)
-        return rc;
-    rc = kix_msg_get_add_cosignature_result(resp.result, &res, err);
-    kix_proto_msg_release(&resp);
-    return rc ? bad_answer(r, "add_cosignature", rc, err) : KIX_OK;
+    return rc ? rc : end_call(r, "add_cosignature", &resp, KIX_OK, err);
 }
 
 /* ---- inclusion proofs, pipelined ------------------------------------------------ */
@@ -853,8 +646,9 @@ static int rpc_inclusion_proofs(struct kix_source *s, uint64_t from, uint64_t to
 
         while (rc == KIX_OK && next < to && next - from - done < PROOFS_IN_FLIGHT) {
             struct kix_msg_index_params p = {next, size};
+            struct ask a = {kix_msg_method_find("inclusion_proof", 15), &p};
             uint32_t id;
-            rc = kix_rpc_send(r->rpc, "inclusion_proof", params_index, &p, &id, err);
+            rc = kix_rpc_send(r->rpc, "inclusion_proof", put_params, &a, &id, err);
             if (next == from)
                 base = id;
             next++;

@@ -42,6 +42,7 @@ struct kixd_config {
     int no_store_check;        /* serve a store that fails the start-up check */
     char log_key_file[4096];   /* the log key's file; "": STORE/log.key */
     int read_only;             /* serve a copy without signing: no origin, no mirror */
+    char source[4096];         /* --source URL: serve that source read-only, no store */
     char peers[KIXD_MAX_WITNESSES][KIXD_ADDR_MAX]; /* mirrors asked at start (peers.c) */
     size_t npeers;
     unsigned ack_replicas;   /* answer a submit once this many mirrors hold it (replicas.c) */

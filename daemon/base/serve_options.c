@@ -343,6 +343,7 @@ static int set_http_witness(struct kixd_config *cfg, const struct option_spec *o
 
 static const struct option_spec options[] = {
     TEXT("usage: kixd [serve] --store DIR [--listen ADDR]... [options]\n"
+         "       kixd [serve] --source URL [--listen ADDR]... [options]\n"
          "\n"
          "Serves the log in DIR (made by 'kixd init') over msgpack-RPC (proto/PROTOCOL.md).\n"
          "kixd serves as the log's origin only with its log key (DIR/log.key or\n"
@@ -440,6 +441,10 @@ static const struct option_spec options[] = {
     FLAG("read-only", read_only,
          "serve the store without its key and refuse submits (a\n"
          "restored copy or an audit replica; not an origin)"),
+    VALUE("source", "URL", set_text, source, 0, 0,
+          "serve, instead of a store, the static copy at URL (made\n"
+          "by 'kixd export', read over HTTP(S) as kix reads it):\n"
+          "every RPC read answered from it, writes refused"),
     TEXT("\n"),
     FLAG("no-store-check", no_store_check,
          "serve even a store that fails the start-up check (to\n"
@@ -729,8 +734,14 @@ static int check_combinations(const struct kixd_config *cfg)
     static const char try_help[] = "\nTry 'kixd serve --help'.\n";
     const char *why = NULL;
 
-    if (!cfg->store[0])
-        why = "--store DIR is required";
+    if (cfg->source[0] && (cfg->store[0] || cfg->mirror_of[0] || cfg->nhttp || cfg->export_dir[0] ||
+                           cfg->ack_replicas || cfg->npeers || cfg->witness_key[0] ||
+                           cfg->nhttp_witnesses || cfg->read_only || cfg->log_key_file[0]))
+        why = "--source URL serves that copy read-only over RPC alone: no --store, --mirror-of, "
+              "--http, --export, --ack-replicas, --peer, --witness-key, --http-witness, "
+              "--read-only or --log-key-file with it";
+    else if (!cfg->store[0] && !cfg->source[0])
+        why = "--store DIR is required (or --source URL: a static copy to serve)";
     else if (cfg->mirror_of[0] && !cfg->upstream_key[0])
         why = "--mirror-of needs --upstream-key KEY (the upstream log's verifier key)";
     else if (!cfg->mirror_of[0] && (cfg->upstream_key[0] || cfg->fail_on_fork))

@@ -14,6 +14,8 @@
 #include "kix/messages.h"
 #include "kix/receipt.h"
 #include "kix/resolve.h"
+#include "kix/source.h"
+#include "kix/source_wire.h"
 #include "kix/version.h"
 #include "metrics.h"
 #include "mirror.h"
@@ -34,6 +36,7 @@ struct call {
     struct kix_proto_msg *msg;
     uint32_t msgid;
     const struct kix_proto_map *params;
+    const struct kix_msg_method *method; /* its messages (kix/messages.h) */
     struct kix_proto_writer pw;
     struct kix_err err;
     uint64_t req_id;   /* kixd_request_id: every log line about it */
@@ -108,215 +111,87 @@ static void copy_proof(uint8_t out[KIX_MSG_MAX_PROOF][32], const struct kix_hash
         memcpy(out[i], proof[i].b, 32);
 }
 
-/* ---- info ------------------------------------------------------------------------------ */
+/* ---- the source: every read is a struct kix_source operation ------------------------
+ *
+ * A read method is an adapter: its params decoded by the message table,
+ * one operation of the worker's source (kix/source.h), its answer encoded
+ * by the table. The source is source_local.c over the store's log, bound
+ * to the snapshot this request reads (the code a local client runs), or,
+ * with --source URL, any other source (a static copy over HTTP). What is
+ * kixd's own stays here: the limits, the readers' view of --ack-replicas
+ * and what fits one message. */
 
-static int m_info(struct call *k)
+/* The worker's source, bound to this request's snapshot. */
+static int source(struct call *k, struct kix_source **out)
 {
+    struct kixd_worker *w = k->w;
     struct kix_log_reader *r;
-    struct kixd_mirror_status st;
-    struct kix_msg_info m;
-    int rc = reader(k, &r);
+    int rc;
 
-    if (rc)
-        return rc;
-    kix_msg_info_init(&m);
-    m.origin = text_view(kix_log_origin(k->srv->log));
-    m.log_key = text_view(k->srv->log_key);
-    m.size = kix_log_reader_size(r);
-    if (k->cfg->ack_replicas && !kix_log_is_replica(k->srv->log)) {
-        /* readers get the size N mirrors hold (0 before they hold any);
-         * mirrors replicate to the committed size */
-        struct kix_log_reader *own;
-        m.size = k->view ? m.size : 0;
-        rc = kixd_worker_reader(k->w, &own, &k->err);
+    if (!w->source) {
+        rc = k->srv->log
+                 ? kix_source_open_log(k->srv->log, k->cfg->max_entries, &w->source, &k->err)
+                 : kix_source_open_http(k->cfg->source, NULL, &w->source, &k->err);
         if (rc)
             return rc;
-        if (kix_log_reader_size(own) > m.size)
-            m.committed = kix_log_reader_size(own);
     }
-    m.version = text_view("kixd " KIX_VERSION_STRING);
-    m.mirror = kix_log_is_replica(k->srv->log) != 0;
-    m.has_limits = true;
-    m.limits.max_message = k->cfg->max_message;
-    m.limits.max_in_flight = k->cfg->max_in_flight;
-    m.limits.max_batch = k->cfg->max_batch;
-    m.limits.max_entries = k->cfg->max_entries;
-    m.limits.max_objects = k->cfg->max_objects;
-    m.limits.max_checkpoints = CHECKPOINTS_MAX;
-    m.limits.max_runs = QUERY_MAX;
-    if (k->srv->mirror) {
-        kixd_mirror_status(k->srv->mirror, &st);
-        m.upstream = text_view(st.upstream);
-        m.upstream_size = st.upstream_size;
-        m.lag_entries = st.upstream_size > m.size ? st.upstream_size - m.size : 0;
-        m.lag_seconds = st.lag_seconds;
-        if (st.last_error[0])
-            m.last_error = text_view(st.last_error);
-        if (st.fork) {
-            m.has_fork = true;
-            m.fork_size = st.fork_size;
-            m.fork_reason = text_view(st.fork_reason);
-            m.fork_evidence = text_view(st.fork_evidence);
-        }
+    if (k->srv->log) {
+        rc = reader(k, &r);
+        if (rc)
+            return rc;
+        kix_source_bind_reader(w->source, r);
     }
-    begin(k);
-    kix_msg_put_info_result(&k->pw, &m);
-    return finish(k);
+    *out = w->source;
+    return KIX_OK;
 }
 
-/* ---- objects --------------------------------------------------------------------------- */
-
-static int m_get_object(struct call *k)
+/* An operation the source does not offer (a static copy: receipts). */
+static int unsupported(struct call *k, const char *what)
 {
-    struct kix_log_reader *r;
-    struct kix_msg_get_object_params p;
-    struct kix_msg_get_object_result res;
-    struct kix_digest d;
-    char text[KIX_DIGEST_TEXT_LEN + 1];
-    int rc = kix_msg_get_get_object_params(k->params, &p, &k->err);
-
-    if (rc)
-        return rc;
-    rc = reader(k, &r);
-    if (rc)
-        return rc;
-    memcpy(d.b, p.digest, 32);
-    rc = kix_log_reader_object(r, &d, &res.object);
-    if (rc) {
-        kix_digest_format(&d, text); /* only for the refusal: this is the hot path */
-        return rc == KIX_ENOTFOUND ? fail(k, rc, "object %s is not in this log", text)
-                                   : fail(k, rc, "reading object %s: %s", text, kix_strerror(rc));
-    }
-    begin(k);
-    kix_msg_put_get_object_result(&k->pw, &res);
-    return finish(k);
+    return fail(k, KIX_ENOTSUP, "this kixd serves %s, which offers no %s", k->w->source->where,
+                what);
 }
 
-static int m_get_objects(struct call *k)
+/* The tree size of a checkpoint note ("origin\nsize\nroot\n…"). */
+static uint64_t note_size(const struct kix_buf *note)
+{
+    const char *p = note->ptr ? memchr(note->ptr, '\n', note->len) : NULL;
+    uint64_t n = 0;
+
+    for (p = p ? p + 1 : NULL;
+         p && p < (const char *)note->ptr + note->len && *p >= '0' && *p <= '9'; p++)
+        n = n * 10 + (uint64_t)(*p - '0');
+    return n;
+}
+
+/* The latest size a reader is given: with --ack-replicas, the one N
+ * mirrors hold (EUNAVAIL before they hold any, replicas.h); a served
+ * source's, its checkpoint's. */
+static int latest(struct call *k, struct kix_source *src, uint64_t *size)
 {
     struct kix_log_reader *r;
-    struct kix_msg_get_objects_params p;
-    struct kix_msg_get_objects_result res = {0, NULL, NULL};
-    struct kix_bytes *objs = NULL;
-    size_t total = 0;
-    int rc = kix_msg_get_get_objects_params(k->params, k->cfg->max_objects, &p, &k->err);
+    struct kix_buf *note = &k->w->scratch;
+    int rc;
 
-    if (rc)
-        goto out;
-    rc = reader(k, &r);
-    if (rc)
-        goto out;
-    objs = calloc(p.ndigests ? p.ndigests : 1, sizeof(*objs));
-    if (!objs) {
-        rc = fail(k, KIX_ENOMEM, "out of memory");
-        goto out;
+    if (k->srv->log) {
+        rc = reader(k, &r);
+        return rc ? rc : kixd_replicas_reader_size(k->srv, kix_log_reader_size(r), size, &k->err);
     }
-    for (size_t i = 0; i < p.ndigests; i++) {
-        struct kix_digest d;
-        char text[KIX_DIGEST_TEXT_LEN + 1];
-        memcpy(d.b, p.digests[i], 32);
-        rc = kix_log_reader_object(r, &d, &objs[i]);
-        if (rc == KIX_ENOTFOUND) {
-            objs[i].ptr = NULL; /* answered nil */
-            rc = KIX_OK;
-            continue;
-        }
-        if (rc) {
-            kix_digest_format(&d, text);
-            rc = fail(k, rc, "reading object %s: %s", text, kix_strerror(rc));
-            goto out;
-        }
-        if (!objs[i].ptr)
-            objs[i].ptr = (const uint8_t *)"";
-        total += objs[i].len;
-        if (total > k->cfg->max_message) {
-            rc = fail(k, KIX_ELIMIT,
-                      "the objects asked for exceed the %zu-byte message limit; ask for fewer "
-                      "at a time",
-                      k->cfg->max_message);
-            goto out;
-        }
-    }
-    res.nobjects = p.ndigests;
-    res.objects = objs;
-    begin(k);
-    kix_msg_put_get_objects_result(&k->pw, &res);
-    rc = finish(k);
-out:
-    free(objs);
-    kix_msg_free(p.owned);
+    kix_buf_reset(note);
+    rc = src->ops->checkpoint(src, KIX_NO_INDEX, note, &k->err);
+    *size = note_size(note);
     return rc;
-}
-
-/* ---- entries, checkpoints, proofs -------------------------------------------------------- */
-
-static int m_get_entries(struct call *k)
-{
-    struct kix_log_reader *r;
-    struct kix_msg_get_entries_params p;
-    struct kix_msg_entries res;
-    struct kix_bytes *leaves = NULL;
-    uint64_t size, end, n = 0;
-    size_t bytes = 0, budget = k->cfg->max_message > ((size_t)128 << 10)
-                                   ? k->cfg->max_message - ((size_t)64 << 10)
-                                   : k->cfg->max_message / 2;
-    int rc = kix_msg_get_get_entries_params(k->params, &p, &k->err);
-
-    if (rc)
-        return rc;
-    if (p.count == 0)
-        return fail(k, KIX_EINVAL, "count must be at least 1");
-    if (p.count > k->cfg->max_entries)
-        return fail(k, KIX_ELIMIT, "count %llu is over the limit of %u entries per request",
-                    (unsigned long long)p.count, k->cfg->max_entries);
-    rc = reader(k, &r);
-    if (rc)
-        return rc;
-    size = kix_log_reader_size(r);
-    end = p.start >= size ? p.start : (size - p.start < p.count ? size : p.start + p.count);
-    leaves = calloc(end > p.start ? (size_t)(end - p.start) : 1, sizeof(*leaves));
-    if (!leaves)
-        return fail(k, KIX_ENOMEM, "out of memory");
-    /* as many as fit the message, at least one */
-    for (uint64_t i = p.start; i < end; i++, n++) {
-        rc = kix_log_reader_entry(r, i, &leaves[n]);
-        if (rc) {
-            rc = fail(k, KIX_ECORRUPT, "entry %llu is missing from the store",
-                      (unsigned long long)i);
-            goto out;
-        }
-        if (n > 0 && bytes + leaves[n].len + 5 > budget)
-            break;
-        bytes += leaves[n].len + 5;
-    }
-    memset(&res, 0, sizeof(res));
-    res.start = p.start;
-    res.nentries = (size_t)n;
-    res.entries = leaves;
-    begin(k);
-    kix_msg_put_get_entries_result(&k->pw, &res);
-    rc = finish(k);
-out:
-    free(leaves);
-    return rc;
-}
-
-/* The latest size a reader is given into *size (replicas.h: with
- * --ack-replicas, the one N mirrors hold; EUNAVAIL before they hold any). */
-static int latest_for_readers(struct call *k, struct kix_log_reader *r, uint64_t *size)
-{
-    return kixd_replicas_reader_size(k->srv, kix_log_reader_size(r), size, &k->err);
 }
 
 /* For a reader's method: KIX_EUNAVAIL when `size` (for "entry", the size
  * that holds it) is past the view (the size N mirrors hold) though
  * committed here, saying so; 0 otherwise. */
-static int beyond_view(struct call *k, struct kix_log_reader *r, uint64_t size, const char *what)
+static int beyond_view(struct call *k, uint64_t size, const char *what)
 {
-    struct kix_log_reader *own;
+    struct kix_log_reader *own, *r = k->view;
 
-    if (!k->view || size <= kix_log_reader_size(r) ||
-        kixd_worker_reader(k->w, &own, NULL) != KIX_OK || size > kix_log_reader_size(own))
+    if (!r || size <= kix_log_reader_size(r) || kixd_worker_reader(k->w, &own, NULL) != KIX_OK ||
+        size > kix_log_reader_size(own))
         return 0;
     return fail(k, KIX_EUNAVAIL,
                 "%s %llu is not yet held by the %u mirrors this origin waits for (--ack-replicas; "
@@ -325,236 +200,476 @@ static int beyond_view(struct call *k, struct kix_log_reader *r, uint64_t size, 
                 k->cfg->ack_replicas, (unsigned long long)kix_log_reader_size(r));
 }
 
-static int m_checkpoint(struct call *k)
+/* Decodes the params of the method, by its table. */
+static int params(struct call *k, const struct kix_msg_table *t, const size_t *max, void *out)
 {
-    struct kix_log_reader *r;
-    struct kix_bytes note;
-    struct kix_buf *text = &k->w->scratch;
-    struct kix_msg_checkpoint_params p;
-    struct kix_msg_checkpoint_result res;
-    int rc = kix_msg_get_checkpoint_params(k->params, &p, &k->err);
+    return kix_msg_decode(k->params, t, max, out, &k->err);
+}
+
+/* Answers with the result by the method's table. */
+static int answer(struct call *k, const void *result)
+{
+    begin(k);
+    kix_msg_encode(&k->pw, k->method->result, result);
+    return finish(k);
+}
+
+/* Copies of what a source hands to a callback (views valid only in it),
+ * one after the other in the worker's scratch buffer, until `budget`
+ * bytes (at least one item). */
+struct copies {
+    struct call *k;
+    struct kix_buf *text;
+    size_t *ends, n, cap, budget, bytes;
+    int over; /* KIX_ELIMIT when the budget is the message limit */
+};
+
+#define FULL 1 /* a callback's "stop here": not an error */
+
+static int copy_raw(struct copies *c, const void *p, size_t len)
+{
+    if (len && kix_buf_add(c->text, p, len))
+        return fail(c->k, KIX_ENOMEM, "out of memory");
+    c->ends[c->n++] = c->text->len;
+    return 0;
+}
+
+static int copy_in(struct copies *c, const void *p, size_t len, size_t overhead)
+{
+    if (c->n == c->cap)
+        return FULL;
+    if (c->n > 0 && c->bytes + len + overhead > c->budget) {
+        if (!c->over)
+            return FULL;
+        return fail(c->k, KIX_ELIMIT,
+                    "the objects asked for exceed the %zu-byte message limit; ask for fewer at a "
+                    "time",
+                    c->k->cfg->max_message);
+    }
+    c->bytes += len + overhead;
+    return copy_raw(c, p, len);
+}
+
+static struct kix_bytes copy_at(const struct copies *c, size_t i)
+{
+    size_t from = i ? c->ends[i - 1] : 0;
+    struct kix_bytes b = {c->text->ptr ? c->text->ptr + from : (const uint8_t *)"",
+                          c->ends[i] - from};
+    return b;
+}
+
+static int copies_init(struct copies *c, struct call *k, size_t cap, size_t budget)
+{
+    memset(c, 0, sizeof(*c));
+    c->k = k;
+    c->text = &k->w->scratch;
+    c->cap = cap;
+    c->budget = budget;
+    kix_buf_reset(c->text);
+    c->ends = calloc(cap ? cap : 1, sizeof(*c->ends));
+    return c->ends ? KIX_OK : fail(k, KIX_ENOMEM, "out of memory");
+}
+
+/* ---- info ------------------------------------------------------------------------------ */
+
+static struct kix_bytes text_or_absent(const char *s)
+{
+    struct kix_bytes b = {NULL, 0};
+    return s[0] ? text_view(s) : b;
+}
+
+static int m_info(struct call *k)
+{
+    struct kix_source *src;
+    struct kixd_mirror_status st;
+    struct kix_client_info *in = malloc(sizeof(*in));
+    struct kix_msg_info m;
+    int rc = in ? source(k, &src) : fail(k, KIX_ENOMEM, "out of memory");
+
+    if (rc == KIX_OK)
+        rc = src->ops->info(src, in, &k->err);
+    if (rc)
+        goto out;
+    kix_wire_info_put(in, &m);
+    if (k->srv->log && k->cfg->ack_replicas && !kix_log_is_replica(k->srv->log)) {
+        /* readers get the size N mirrors hold (0 before they hold any);
+         * mirrors replicate to the committed size */
+        struct kix_log_reader *own;
+        m.size = k->view ? m.size : 0;
+        rc = kixd_worker_reader(k->w, &own, &k->err);
+        if (rc)
+            goto out;
+        if (kix_log_reader_size(own) > m.size)
+            m.committed = kix_log_reader_size(own);
+    }
+    m.version = text_view("kixd " KIX_VERSION_STRING);
+    m.mirror = !k->srv->log || in->mirror; /* a served source is read-only */
+    m.has_limits = true;
+    m.limits.max_message = k->cfg->max_message;
+    m.limits.max_in_flight = k->cfg->max_in_flight;
+    m.limits.max_batch = k->cfg->max_batch;
+    m.limits.max_entries = k->cfg->max_entries;
+    m.limits.max_objects = k->cfg->max_objects;
+    m.limits.max_checkpoints = CHECKPOINTS_MAX;
+    m.limits.max_runs = QUERY_MAX;
+    if (!k->srv->log)
+        m.upstream = text_view(k->cfg->source);
+    if (k->srv->mirror) {
+        kixd_mirror_status(k->srv->mirror, &st);
+        m.upstream = text_view(st.upstream);
+        m.upstream_size = st.upstream_size;
+        m.lag_entries = st.upstream_size > m.size ? st.upstream_size - m.size : 0;
+        m.lag_seconds = st.lag_seconds;
+        m.last_error = text_or_absent(st.last_error);
+        if (st.fork) {
+            m.has_fork = true;
+            m.fork_size = st.fork_size;
+            m.fork_reason = text_view(st.fork_reason);
+            m.fork_evidence = text_view(st.fork_evidence);
+        }
+    }
+    rc = answer(k, &m);
+out:
+    free(in);
+    return rc;
+}
+
+/* ---- objects --------------------------------------------------------------------------- */
+
+static int m_get_object(struct call *k)
+{
+    struct kix_source *src;
+    struct kix_msg_get_object_params p;
+    struct kix_msg_get_object_result res;
+    struct kix_digest d;
+    struct kix_buf *bytes = &k->w->scratch;
+    int rc = params(k, k->method->params, NULL, &p);
+
+    if (rc == KIX_OK)
+        rc = source(k, &src);
+    if (rc)
+        return rc;
+    memcpy(d.b, p.digest, 32);
+    kix_buf_reset(bytes);
+    rc = src->ops->object ? src->ops->object(src, &d, bytes, &k->err) : unsupported(k, "objects");
+    if (rc)
+        return rc;
+    res.object = kix_buf_bytes(bytes);
+    if (!res.object.ptr)
+        res.object.ptr = (const uint8_t *)"";
+    return answer(k, &res);
+}
+
+static int keep_object(void *ctx, size_t i, const uint8_t *bytes, size_t len)
+{
+    struct copies *c = ctx;
+    int rc = copy_in(c, bytes, len, 0);
+    if (rc == KIX_OK && !bytes)
+        c->ends[c->n - 1] |= (size_t)1 << (sizeof(size_t) * 8 - 1); /* nil: not held */
+    (void)i;
+    return rc;
+}
+
+static int m_get_objects(struct call *k)
+{
+    struct kix_source *src;
+    struct kix_msg_get_objects_params p;
+    struct kix_msg_get_objects_result res = {0, NULL, NULL};
+    struct kix_digest *d = NULL;
+    struct kix_bytes *objs = NULL;
+    struct copies c = {0};
+    const size_t nil = (size_t)1 << (sizeof(size_t) * 8 - 1), max = k->cfg->max_objects;
+    int rc = params(k, k->method->params, &max, &p);
+
+    if (rc == KIX_OK)
+        rc = source(k, &src);
+    if (rc == KIX_OK && !src->ops->objects)
+        rc = unsupported(k, "objects");
+    if (rc == KIX_OK)
+        rc = copies_init(&c, k, p.ndigests, k->cfg->max_message);
+    if (rc)
+        goto out;
+    c.over = 1;
+    d = calloc(p.ndigests ? p.ndigests : 1, sizeof(*d));
+    objs = calloc(p.ndigests ? p.ndigests : 1, sizeof(*objs));
+    if (!d || !objs) {
+        rc = fail(k, KIX_ENOMEM, "out of memory");
+        goto out;
+    }
+    for (size_t i = 0; i < p.ndigests; i++)
+        memcpy(d[i].b, p.digests[i], 32);
+    rc = src->ops->objects(src, d, p.ndigests, keep_object, &c, &k->err);
+    if (rc)
+        goto out;
+    for (size_t i = 0; i < c.n; i++) {
+        size_t end = c.ends[i] & ~nil, from = i ? c.ends[i - 1] & ~nil : 0;
+        objs[i].ptr = c.ends[i] & nil ? NULL
+                      : c.text->ptr   ? c.text->ptr + from
+                                      : (const uint8_t *)"";
+        objs[i].len = end - from;
+    }
+    res.nobjects = c.n;
+    res.objects = objs;
+    rc = answer(k, &res);
+out:
+    free(c.ends);
+    free(d);
+    free(objs);
+    kix_msg_free(p.owned);
+    return rc;
+}
+
+/* ---- entries, checkpoints, proofs -------------------------------------------------------- */
+
+static int keep_entry(void *ctx, uint64_t index, const uint8_t *leaf, size_t len)
+{
+    (void)index;
+    return copy_in(ctx, leaf, len, 5);
+}
+
+static int m_get_entries(struct call *k)
+{
+    struct kix_source *src;
+    struct kix_msg_get_entries_params p;
+    struct kix_msg_entries res;
+    struct kix_bytes *leaves = NULL;
+    struct copies c = {0};
+    /* as many as fit the message, at least one */
+    size_t budget = k->cfg->max_message > ((size_t)128 << 10)
+                        ? k->cfg->max_message - ((size_t)64 << 10)
+                        : k->cfg->max_message / 2;
+    int rc = params(k, k->method->params, NULL, &p);
 
     if (rc)
         return rc;
-    rc = reader(k, &r);
+    if (p.count == 0)
+        return fail(k, KIX_EINVAL, "count must be at least 1");
+    if (p.count > k->cfg->max_entries)
+        return fail(k, KIX_ELIMIT, "count %llu is over the limit of %u entries per request",
+                    (unsigned long long)p.count, k->cfg->max_entries);
+    rc = source(k, &src);
+    if (rc == KIX_OK)
+        rc = copies_init(&c, k, (size_t)p.count, budget);
+    if (rc == KIX_OK)
+        rc = src->ops->entries(src, p.start, p.count, keep_entry, &c, NULL, &k->err);
+    if (rc == FULL)
+        rc = KIX_OK;
+    leaves = rc ? NULL : calloc(c.n ? c.n : 1, sizeof(*leaves));
+    if (rc == KIX_OK && !leaves)
+        rc = fail(k, KIX_ENOMEM, "out of memory");
+    if (rc == KIX_OK) {
+        for (size_t i = 0; i < c.n; i++)
+            leaves[i] = copy_at(&c, i);
+        memset(&res, 0, sizeof(res));
+        res.start = p.start;
+        res.nentries = c.n;
+        res.entries = leaves;
+        rc = answer(k, &res);
+    }
+    free(leaves);
+    free(c.ends);
+    return rc;
+}
+
+static int m_checkpoint(struct call *k)
+{
+    struct kix_source *src;
+    struct kix_buf *text = &k->w->scratch;
+    struct kix_msg_checkpoint_params p;
+    struct kix_msg_checkpoint_result res;
+    int rc = params(k, k->method->params, NULL, &p);
+
+    if (rc == KIX_OK)
+        rc = source(k, &src);
     if (rc)
         return rc;
-    if (p.size == KIX_NO_INDEX && (rc = latest_for_readers(k, r, &p.size)) != KIX_OK)
-        return rc;
-    if ((rc = beyond_view(k, r, p.size, "size")) != KIX_OK)
-        return rc;
-    rc = kix_log_reader_checkpoint(r, p.size, &note);
-    if (rc == KIX_ENOTFOUND)
-        return fail(k, rc,
-                    "no signed checkpoint at size %llu (the log has %llu entries; there is one at "
-                    "each size the log was committed at)",
-                    (unsigned long long)p.size, (unsigned long long)kix_log_reader_size(r));
-    if (rc)
-        return fail(k, rc, "reading the checkpoint: %s", kix_strerror(rc));
-    /* the note, then the witness cosignatures of it */
-    kix_buf_reset(text);
-    rc = kix_log_reader_checkpoint_cosigned(r, p.size, text, &k->err);
+    if (p.size == KIX_NO_INDEX && !k->srv->log) {
+        /* a served source's latest, as it serves it, read once */
+        kix_buf_reset(text);
+        rc = src->ops->checkpoint(src, KIX_NO_INDEX, text, &k->err);
+        p.size = note_size(text);
+    } else {
+        if (p.size == KIX_NO_INDEX)
+            rc = latest(k, src, &p.size);
+        if (rc == KIX_OK)
+            rc = beyond_view(k, p.size, "size");
+        /* the note, then the witness cosignatures of it */
+        kix_buf_reset(text);
+        if (rc == KIX_OK)
+            rc = src->ops->checkpoint(src, p.size, text, &k->err);
+    }
     if (rc)
         return rc;
     res.checkpoint = kix_buf_bytes(text);
     res.size = p.size;
-    begin(k);
-    kix_msg_put_checkpoint_result(&k->pw, &res);
-    return finish(k);
+    return answer(k, &res);
+}
+
+struct one_proof {
+    struct kix_msg_inclusion_result *res;
+    bool leaf;
+};
+
+static int keep_proof(void *ctx, uint64_t index, const struct kix_hash *leaf,
+                      const struct kix_hash *proof, size_t n)
+{
+    struct one_proof *o = ctx;
+    (void)index;
+    if (leaf) {
+        memcpy(o->res->leaf_hash, leaf->b, 32);
+        o->leaf = true;
+    }
+    o->res->nproof = n;
+    copy_proof(o->res->proof, proof, n);
+    return 0;
+}
+
+static int hash_entry(void *ctx, uint64_t index, const uint8_t *leaf, size_t len)
+{
+    struct kix_hash h;
+    (void)index;
+    kix_merkle_leaf_hash(leaf, len, &h);
+    memcpy(ctx, h.b, 32);
+    return 0;
 }
 
 static int m_inclusion_proof(struct call *k)
 {
-    struct kix_log_reader *r;
-    struct kix_hash proof[KIX_MERKLE_MAX_PROOF], leaf;
+    struct kix_source *src;
+    struct kix_hash proof[KIX_MERKLE_MAX_PROOF];
     struct kix_msg_index_params p;
     struct kix_msg_inclusion_result res;
-    size_t n = 0;
-    int rc = kix_msg_get_index_params(k->params, &p, &k->err);
+    struct one_proof o = {&res, false};
+    uint64_t got = 0;
+    int rc = params(k, k->method->params, NULL, &p);
 
+    if (rc == KIX_OK)
+        rc = source(k, &src);
     if (rc)
         return rc;
-    rc = reader(k, &r);
-    if (rc)
+    if (p.size == KIX_NO_INDEX) {
+        struct kix_log_reader *r;
+        /* the committed size (not the view's): as kixd always answered */
+        rc = k->srv->log ? reader(k, &r) : latest(k, src, &p.size);
+        if (rc)
+            return rc;
+        if (k->srv->log)
+            p.size = kix_log_reader_size(r);
+    }
+    if ((rc = beyond_view(k, p.size, "size")) != KIX_OK ||
+        (rc = beyond_view(k, p.index + 1, "entry")) != KIX_OK)
         return rc;
-    if (p.size == KIX_NO_INDEX)
-        p.size = kix_log_reader_size(r);
-    if ((rc = beyond_view(k, r, p.size, "size")) != KIX_OK ||
-        (rc = beyond_view(k, r, p.index + 1, "entry")) != KIX_OK)
-        return rc;
-    rc = kix_log_reader_inclusion(r, p.index, p.size, proof, &n, &k->err);
-    if (rc)
-        return rc;
-    rc = kix_log_reader_leaf_hash(r, p.index, &leaf, &k->err);
-    if (rc)
-        return rc;
+    memset(&res, 0, sizeof(res));
     res.index = p.index;
     res.size = p.size;
-    memcpy(res.leaf_hash, leaf.b, 32);
-    res.nproof = n;
-    copy_proof(res.proof, proof, n);
-    begin(k);
-    kix_msg_put_inclusion_result(&k->pw, &res);
-    return finish(k);
+    if (src->ops->inclusion_proofs) {
+        rc = src->ops->inclusion_proofs(src, p.index, p.index + 1, p.size, keep_proof, &o, &k->err);
+    } else {
+        rc = src->ops->inclusion(src, p.index, p.size, proof, &res.nproof, &k->err);
+        if (rc == KIX_OK)
+            copy_proof(res.proof, proof, res.nproof);
+    }
+    /* a source without leaf hashes: the entry's */
+    if (rc == KIX_OK && !o.leaf)
+        rc = src->ops->entries(src, p.index, 1, hash_entry, res.leaf_hash, &got, &k->err);
+    if (rc == KIX_OK && !o.leaf && got != 1)
+        rc = fail(k, KIX_ENOTFOUND, "entry %llu is not in the log", (unsigned long long)p.index);
+    return rc ? rc : answer(k, &res);
 }
 
 static int m_consistency_proof(struct call *k)
 {
-    struct kix_log_reader *r;
+    struct kix_source *src;
     struct kix_hash proof[KIX_MERKLE_MAX_PROOF];
     struct kix_msg_consistency_params p;
     struct kix_msg_consistency_result res;
-    size_t n = 0;
-    int rc = kix_msg_get_consistency_params(k->params, &p, &k->err);
+    int rc = params(k, k->method->params, NULL, &p);
 
-    if (rc)
-        return rc;
-    rc = reader(k, &r);
-    if (rc)
-        return rc;
+    if (rc == KIX_OK)
+        rc = source(k, &src);
     /* to the latest a reader is given (replicas.h); an explicit size may
      * be past it: a mirror proves its replica against the committed log */
-    if (p.size2 == KIX_NO_INDEX && (rc = latest_for_readers(k, r, &p.size2)) != KIX_OK)
-        return rc;
-    rc = kix_log_reader_consistency(r, p.size1, p.size2, proof, &n, &k->err);
+    if (rc == KIX_OK && p.size2 == KIX_NO_INDEX)
+        rc = latest(k, src, &p.size2);
+    if (rc == KIX_OK)
+        rc = src->ops->consistency(src, p.size1, p.size2, proof, &res.nproof, &k->err);
     if (rc)
         return rc;
     res.size1 = p.size1;
     res.size2 = p.size2;
-    res.nproof = n;
-    copy_proof(res.proof, proof, n);
-    begin(k);
-    kix_msg_put_consistency_result(&k->pw, &res);
-    return finish(k);
+    copy_proof(res.proof, proof, res.nproof);
+    return answer(k, &res);
 }
 
 static int m_receipt(struct call *k)
 {
-    struct kix_log_reader *r;
+    struct kix_source *src;
     struct kix_buf *text = &k->w->scratch;
     struct kix_msg_index_params p;
     struct kix_msg_receipt_result res;
-    int rc = kix_msg_get_index_params(k->params, &p, &k->err);
+    int rc = params(k, k->method->params, NULL, &p);
 
+    if (rc == KIX_OK)
+        rc = source(k, &src);
+    if (rc == KIX_OK && !src->ops->receipt)
+        rc = unsupported(k, "receipts");
+    if (rc == KIX_OK && p.size == KIX_NO_INDEX)
+        rc = latest(k, src, &p.size);
+    if (rc == KIX_OK && (rc = beyond_view(k, p.size, "size")) == KIX_OK)
+        rc = beyond_view(k, p.index + 1, "entry");
     if (rc)
-        return rc;
-    rc = reader(k, &r);
-    if (rc)
-        return rc;
-    if (p.size == KIX_NO_INDEX) {
-        rc = latest_for_readers(k, r, &p.size);
-        if (rc)
-            return rc;
-    }
-    if ((rc = beyond_view(k, r, p.size, "size")) != KIX_OK ||
-        (rc = beyond_view(k, r, p.index + 1, "entry")) != KIX_OK)
         return rc;
     kix_buf_reset(text);
-    rc = kix_log_reader_receipt(r, p.index, p.size, text, &k->err);
+    rc = src->ops->receipt(src, p.index, p.size, text, &k->err);
     if (rc)
         return rc;
     res.receipt = kix_buf_bytes(text);
-    begin(k);
-    kix_msg_put_receipt_result(&k->pw, &res);
-    return finish(k);
+    return answer(k, &res);
 }
 
 /* ---- resolve --------------------------------------------------------------------------------- */
 
-static int put_resolution(struct call *k, const struct kix_resolution *res)
+static int put_resolution(struct call *k, struct kix_source *src, const struct kix_resolution *res)
 {
-    const struct kix_run_info *run = &res->run;
     struct kix_buf *link = &k->w->scratch;
-    struct kix_msg_resolve_result m;
-    struct kix_msg_resolve_object *objs = NULL;
-    struct kix_msg_resolve_entry *ents = NULL;
-    int rc;
+    struct kix_client_info *info = malloc(sizeof(*info));
+    struct kix_msg_resolve_result m = {0};
+    int rc = info ? src->ops->info(src, info, &k->err) : fail(k, KIX_ENOMEM, "out of memory");
 
-    memset(&m, 0, sizeof(m));
     kix_buf_reset(link);
-    objs = calloc(res->nobjects ? res->nobjects : 1, sizeof(*objs));
-    ents = calloc(res->nentries ? res->nentries : 1, sizeof(*ents));
-    if (!objs || !ents || kix_permalink(kix_log_origin(k->srv->log), run->run_id, link)) {
+    if (rc == KIX_OK && kix_permalink(info->origin, res->run.run_id, link))
         rc = fail(k, KIX_ENOMEM, "out of memory");
-        goto out;
-    }
-    m.run_id = text_view(run->run_id);
-    memcpy(m.digest, run->manifest.b, 32);
-    m.permalink = kix_buf_bytes(link);
-    m.evidence = text_view(kix_evidence_name(run->evidence));
-    m.evidence_index = run->evidence_index;
-    if (res->successor[0])
-        m.successor = text_view(res->successor);
-    if (res->predecessor[0])
-        m.predecessor = text_view(res->predecessor);
-    m.superseded_by_index = run->superseded_by_index;
-    m.supersedes_index = run->supersedes_index;
-    if (res->rank.rank) {
-        m.ranked = true;
-        memcpy(m.comparison_key, run->comparison_key.b, 32);
-        m.rank = res->rank.rank;
-        m.group_size = res->rank.group_size;
-        m.best = text_view(res->rank.best);
-    }
-    memcpy(m.publisher, run->publisher, 32);
-    m.publication_index = run->publication_index;
-    m.attestations = run->attestations;
-    m.reruns = run->reruns;
-    m.manifest = res->manifest;
-    for (size_t i = 0; i < res->nobjects; i++) {
-        memcpy(objs[i].digest, res->objects[i].digest.b, 32);
-        objs[i].object = res->objects[i].bytes;
-    }
-    for (size_t i = 0; i < res->nentries; i++) {
-        const struct kix_resolution_entry *e = &res->entries[i];
-        ents[i].index = e->index;
-        ents[i].type = text_view(kix_entry_type_name(e->type));
-        ents[i].leaf = e->leaf;
-        ents[i].nproof = e->nproof;
-        copy_proof(ents[i].proof, e->proof, e->nproof);
-    }
-    m.nobjects = res->nobjects;
-    m.objects = objs;
-    m.nentries = res->nentries;
-    m.entries = ents;
-    m.index_note = res->index_note;
-    m.run_record = res->run_record;
-    m.run_proof = res->run_proof;
-    m.group_record = res->group_record;
-    m.group_proof = res->group_proof;
-    m.group_page = res->group_page;
-    m.group_page_proof = res->group_page_proof;
-    m.entries_from = res->entries_from;
-    m.checkpoint = res->checkpoint;
-    m.size = res->size;
-    begin(k);
-    kix_msg_put_resolve_result(&k->pw, &m);
-    rc = finish(k);
-out:
-    free(objs);
-    free(ents);
+    if (rc == KIX_OK)
+        rc = kix_wire_resolution_put(res, kix_buf_bytes(link), &m, &k->err);
+    if (rc == KIX_OK)
+        rc = answer(k, &m);
+    kix_msg_free(m.owned);
+    free(info);
     return rc;
 }
 
 static int m_resolve(struct call *k)
 {
-    struct kix_log_reader *r;
+    struct kix_source *src;
     struct kix_resolution res;
     struct kix_msg_resolve_params p;
-    int rc = kix_msg_get_resolve_params(k->params, &p, &k->err);
+    char ref[KIX_MSG_REF_MAX + 1];
+    int rc = params(k, k->method->params, NULL, &p);
 
+    if (rc == KIX_OK)
+        rc = source(k, &src);
+    if (rc == KIX_OK && !src->ops->resolve)
+        rc = unsupported(k, "resolutions");
     if (rc)
         return rc;
-    rc = reader(k, &r);
-    if (rc)
-        return rc;
-    /* pages of at most --max-entries entries: a run with more is resolved
-     * in several answers, each proven (kix_resolution_merge) */
-    rc = kix_index_resolve_from(r, (const char *)p.ref.ptr, p.ref.len, p.from, k->cfg->max_entries,
-                                &res, &k->err);
-    if (rc)
-        return rc;
-    rc = put_resolution(k, &res);
+    memcpy(ref, p.ref.ptr, p.ref.len);
+    ref[p.ref.len] = '\0';
+    /* pages of at most --max-entries entries (kix_source_open_log): a run
+     * with more is resolved in several answers, each proven
+     * (kix_resolution_merge) */
+    rc = src->ops->resolve(src, ref, p.from, &res, &k->err);
+    if (rc == KIX_OK)
+        rc = put_resolution(k, src, &res);
     kix_resolution_release(&res);
     return rc;
 }
@@ -562,92 +677,70 @@ static int m_resolve(struct call *k)
 /* One key of the verifiable index with its proof, at the latest size. */
 static int m_index_proof(struct call *k)
 {
-    struct kix_log_reader *r;
+    struct kix_source *src;
     struct kix_msg_vindex_params p;
     struct kix_msg_vindex_result m;
-    struct kix_buf record = KIX_BUF_INIT, proof = KIX_BUF_INIT, cp = KIX_BUF_INIT;
-    struct kix_buf note = KIX_BUF_INIT;
-    struct kix_bytes latest, raw;
-    int present = 0, rc = kix_msg_get_vindex_params(k->params, &p, &k->err);
+    struct kix_index_answer a;
+    char key[KIX_MSG_REF_MAX + 1];
+    int rc = params(k, k->method->params, NULL, &p);
 
+    if (rc == KIX_OK)
+        rc = source(k, &src);
+    if (rc == KIX_OK && !src->ops->index_proof)
+        rc = unsupported(k, "index proofs");
     if (rc)
         return rc;
-    rc = reader(k, &r);
-    if (rc)
-        return rc;
-    if (kix_log_reader_checkpoint(r, KIX_NO_INDEX, &latest) != KIX_OK)
-        return fail(k, KIX_ENOTFOUND, "the log has no checkpoint yet");
-    if (kix_log_reader_index_note(r, KIX_NO_INDEX, &raw) != KIX_OK)
-        return fail(k, KIX_ENOTFOUND, "this log keeps no verifiable index");
+    memcpy(key, p.key.ptr, p.key.len);
+    key[p.key.len] = '\0';
+    memset(&a, 0, sizeof(a));
     /* both notes with their witnesses' cosignatures, as every answer that
      * carries them: a reader with --min-witnesses counts them */
-    rc = kix_log_reader_checkpoint_cosigned(r, kix_log_reader_size(r), &cp, &k->err);
-    if (rc == KIX_OK)
-        rc = kix_log_reader_index_note_cosigned(r, kix_log_reader_size(r), &note, &k->err);
-    if (rc)
-        goto out;
-    rc = kix_index_prove(r, (const char *)p.key.ptr, p.key.len, &record, &proof, &present, &k->err);
-    if (rc)
-        goto out;
-    memset(&m, 0, sizeof(m));
-    m.key = p.key;
-    m.present = present;
-    m.record = kix_buf_bytes(&record);
-    m.proof = kix_buf_bytes(&proof);
-    m.checkpoint = kix_buf_bytes(&cp);
-    m.index_note = kix_buf_bytes(&note);
-    m.size = kix_log_reader_size(r);
-    begin(k);
-    kix_msg_put_vindex_result(&k->pw, &m);
-    rc = finish(k);
-out:
-    kix_buf_release(&record);
-    kix_buf_release(&proof);
-    kix_buf_release(&cp);
-    kix_buf_release(&note);
+    rc = src->ops->index_proof(src, key, &a, &k->err);
+    if (rc == KIX_OK) {
+        memset(&m, 0, sizeof(m));
+        m.key = p.key;
+        m.present = a.present;
+        m.record = kix_buf_bytes(&a.record);
+        m.proof = kix_buf_bytes(&a.proof);
+        m.checkpoint = kix_buf_bytes(&a.checkpoint);
+        m.index_note = kix_buf_bytes(&a.index_note);
+        m.size = note_size(&a.checkpoint);
+        rc = answer(k, &m);
+    }
+    kix_buf_release(&a.record);
+    kix_buf_release(&a.proof);
+    kix_buf_release(&a.checkpoint);
+    kix_buf_release(&a.index_note);
     return rc;
 }
 
 /* ---- checkpoints, query ------------------------------------------------------------------ */
 
-/* The checkpoints that fit half a message (at least one), copied: the
- * reader's views live only during its callback. */
-struct cp_collect {
-    struct call *k;
-    struct kix_buf *notes;
-    uint64_t *sizes;
-    size_t *ends;
-    size_t count, bytes;
-};
-
-/* ends[2i] ends checkpoint i, ends[2i+1] its index note (maybe empty) */
-static int collect_checkpoint(void *arg, uint64_t size, const uint8_t *note, size_t len,
-                              const uint8_t *index_note, size_t index_len)
+/* The checkpoints that fit half a message (at least one): each note then
+ * its index note (maybe empty), two copies an item. */
+static int keep_checkpoint(void *ctx, uint64_t size, const uint8_t *note, size_t len,
+                           const uint8_t *index_note, size_t index_len)
 {
-    struct cp_collect *c = arg;
-    if (c->bytes + len + index_len + 48 > c->k->cfg->max_message / 2 && c->count > 0)
-        return 1;
-    if (kix_buf_add(c->notes, note, len))
-        return KIX_ENOMEM;
-    c->ends[2 * c->count] = c->notes->len;
-    if (index_len && kix_buf_add(c->notes, index_note, index_len))
-        return KIX_ENOMEM;
-    c->ends[2 * c->count + 1] = c->notes->len;
+    struct copies *c = ctx;
+    uint64_t *sizes = (uint64_t *)(void *)(c->ends + c->cap);
+    int rc;
+
+    if (c->n == c->cap || (c->n > 0 && c->bytes + len + index_len + 48 > c->budget))
+        return FULL;
+    sizes[c->n / 2] = size;
     c->bytes += len + index_len + 48;
-    c->sizes[c->count] = size;
-    c->count++;
-    return 0;
+    rc = copy_raw(c, note, len);
+    return rc ? rc : copy_raw(c, index_note, index_len);
 }
 
 static int m_checkpoints(struct call *k)
 {
-    struct kix_log_reader *r;
+    struct kix_source *src;
     struct kix_msg_checkpoints_params p;
     struct kix_msg_checkpoints_result res = {0, NULL, NULL};
     struct kix_msg_checkpoint_item *items = NULL;
-    struct kix_buf *notes = &k->w->scratch;
-    struct cp_collect c = {k, notes, NULL, NULL, 0, 0};
-    int rc = kix_msg_get_checkpoints_params(k->params, &p, &k->err);
+    struct copies c = {0};
+    int rc = params(k, k->method->params, NULL, &p);
 
     if (rc)
         return rc;
@@ -655,135 +748,91 @@ static int m_checkpoints(struct call *k)
         p.limit = 100;
     if (p.limit == 0 || p.limit > CHECKPOINTS_MAX)
         return fail(k, KIX_ELIMIT, "limit must be 1 to %u", CHECKPOINTS_MAX);
-    rc = reader(k, &r);
+    rc = source(k, &src);
+    if (rc == KIX_OK && !src->ops->checkpoints)
+        rc = unsupported(k, "list of checkpoints");
+    /* room for two copies and one size per checkpoint */
+    if (rc == KIX_OK)
+        rc = copies_init(&c, k, 3 * (size_t)p.limit, k->cfg->max_message / 2);
     if (rc)
         return rc;
-    kix_buf_reset(notes);
-    c.sizes = calloc((size_t)p.limit, sizeof(*c.sizes));
-    c.ends = calloc(2 * (size_t)p.limit, sizeof(*c.ends));
+    c.cap = 2 * (size_t)p.limit;
     items = calloc((size_t)p.limit, sizeof(*items));
-    if (!c.sizes || !c.ends || !items) {
-        rc = fail(k, KIX_ENOMEM, "out of memory");
+    rc = items ? src->ops->checkpoints(src, p.after, (size_t)p.limit, keep_checkpoint, &c, &k->err)
+               : fail(k, KIX_ENOMEM, "out of memory");
+    if (rc == FULL)
+        rc = KIX_OK;
+    if (rc)
         goto out;
+    for (size_t i = 0; i < c.n / 2; i++) {
+        items[i].size = ((uint64_t *)(void *)(c.ends + c.cap))[i];
+        items[i].checkpoint = copy_at(&c, 2 * i);
+        items[i].index_note = copy_at(&c, 2 * i + 1);
+        if (!items[i].index_note.len)
+            items[i].index_note.ptr = NULL;
     }
-    rc = kix_log_reader_checkpoints(r, p.after, (size_t)p.limit, collect_checkpoint, &c);
-    if (rc < 0) {
-        rc = fail(k, rc, "reading checkpoints: %s", kix_strerror(rc));
-        goto out;
-    }
-    for (size_t i = 0; i < c.count; i++) {
-        size_t from = i ? c.ends[2 * i - 1] : 0, mid = c.ends[2 * i], end = c.ends[2 * i + 1];
-        items[i].size = c.sizes[i];
-        items[i].checkpoint.ptr = notes->ptr + from;
-        items[i].checkpoint.len = mid - from;
-        if (end > mid) {
-            items[i].index_note.ptr = notes->ptr + mid;
-            items[i].index_note.len = end - mid;
-        }
-    }
-    res.ncheckpoints = c.count;
+    res.ncheckpoints = c.n / 2;
     res.checkpoints = items;
-    begin(k);
-    kix_msg_put_checkpoints_result(&k->pw, &res);
-    rc = finish(k);
+    rc = answer(k, &res);
 out:
-    free(c.sizes);
     free(c.ends);
     free(items);
     return rc;
 }
 
 struct query_rows {
-    struct call *k;
     struct kix_query_row *rows;
-    size_t n;
+    size_t n, cap;
 };
 
 static int keep_row(void *arg, const struct kix_query_row *row)
 {
     struct query_rows *q = arg;
+    if (q->n == q->cap)
+        return FULL;
     q->rows[q->n++] = *row;
     return 0;
 }
 
-/* A checked filter as the C string kix_index_query takes. */
-static const char *filter(struct kix_bytes b, char *out)
-{
-    if (!b.ptr)
-        return NULL;
-    memcpy(out, b.ptr, b.len);
-    out[b.len] = '\0';
-    return out;
-}
-
 static int m_query(struct call *k)
 {
-    struct kix_log_reader *r;
-    struct kix_query q;
+    struct kix_source *src;
+    struct kix_wire_query w;
     struct kix_msg_query_params p;
     struct kix_msg_query_result res = {0, 0, NULL, NULL};
     struct kix_msg_query_run *runs = NULL;
-    struct query_rows rows = {k, NULL, 0};
-    char kernel[KIX_MSG_QUERY_TEXT_MAX + 1], gpu[KIX_MSG_QUERY_TEXT_MAX + 1],
-        provider[KIX_MSG_QUERY_TEXT_MAX + 1], mode[KIX_MSG_QUERY_SHORT_MAX + 1],
-        metric[KIX_MSG_QUERY_SHORT_MAX + 1], dtype[KIX_MSG_QUERY_TEXT_MAX + 1];
-    struct kix_digest group;
+    struct query_rows rows = {NULL, 0, 0};
     uint64_t matched = 0;
-    int rc = kix_msg_get_query_params(k->params, &p, &k->err);
+    int rc = params(k, k->method->params, NULL, &p);
 
     if (rc)
         return rc;
-    memset(&q, 0, sizeof(q));
-    q.kernel = filter(p.kernel, kernel);
-    q.gpu = filter(p.gpu, gpu);
-    q.provider = filter(p.provider, provider);
-    q.mode = filter(p.mode, mode);
-    q.metric = filter(p.metric, metric);
-    q.dtype = filter(p.dtype, dtype);
-    q.offset = p.offset == KIX_MSG_ABSENT ? 0 : p.offset;
-    q.limit = p.limit == KIX_MSG_ABSENT ? 100 : p.limit;
-    if (p.has_group) {
-        memcpy(group.b, p.group, 32);
-        q.group = &group;
-    }
-    if (q.limit == 0 || q.limit > QUERY_MAX)
+    kix_wire_query_get(&p, &w);
+    if (w.q.limit == 0 || w.q.limit > QUERY_MAX)
         return fail(k, KIX_ELIMIT, "limit must be 1 to %u", QUERY_MAX);
-    rc = reader(k, &r);
+    rc = source(k, &src);
+    if (rc == KIX_OK && !src->ops->query)
+        rc = unsupported(k, "queries");
     if (rc)
         return rc;
-    rows.rows = malloc((size_t)q.limit * sizeof(*rows.rows));
-    runs = calloc((size_t)q.limit, sizeof(*runs));
+    rows.cap = (size_t)w.q.limit;
+    rows.rows = malloc(rows.cap * sizeof(*rows.rows));
+    runs = calloc(rows.cap, sizeof(*runs));
     if (!rows.rows || !runs) {
         rc = fail(k, KIX_ENOMEM, "out of memory");
         goto out;
     }
-    rc = kix_index_query(r, &q, keep_row, &rows, &matched);
-    if (rc) {
-        rc = fail(k, rc, "querying: %s", kix_strerror(rc));
+    rc = src->ops->query(src, &w.q, keep_row, &rows, &matched, &k->err);
+    if (rc == FULL)
+        rc = KIX_OK;
+    if (rc)
         goto out;
-    }
-    for (size_t i = 0; i < rows.n; i++) {
-        const struct kix_query_row *row = &rows.rows[i];
-        struct kix_msg_query_run *run = &runs[i];
-        run->run_id = text_view(row->run_id);
-        memcpy(run->digest, row->manifest.b, 32);
-        memcpy(run->group, row->group.b, 32);
-        run->rank = row->rank;
-        run->group_size = row->group_size;
-        run->value = row->value;
-        run->evidence = text_view(kix_evidence_name(row->evidence));
-        run->kernel = text_view(row->kernel);
-        run->gpu = text_view(row->gpu);
-        run->provider = text_view(row->provider);
-        run->mode = text_view(row->mode);
-        run->metric = text_view(row->metric);
-    }
+    for (size_t i = 0; i < rows.n; i++)
+        kix_wire_row_put(&rows.rows[i], &runs[i]);
     res.matched = matched;
     res.nruns = rows.n;
     res.runs = runs;
-    begin(k);
-    kix_msg_put_query_result(&k->pw, &res);
-    rc = finish(k);
+    rc = answer(k, &res);
 out:
     free(rows.rows);
     free(runs);
@@ -980,28 +1029,30 @@ static int m_replicated(struct call *k)
 
 /* view: a reader's method, answered from the size N mirrors hold
  * (replicas.h); the others read what is committed: a mirror replicates
- * from them (entries, checkpoints, objects), or they write. */
+ * from them (entries, checkpoints, objects), or they write. store: the
+ * method needs the store (writes, follow, mirrors' reports), which a kixd
+ * serving a source (--source) has not. */
 static const struct method {
     const char *name;
     int (*fn)(struct call *k);
-    int view;
+    int view, store;
 } methods[] = {
-    {"info", m_info, 1},
-    {"submit", m_submit, 0},
-    {"get_object", m_get_object, 0},
-    {"get_objects", m_get_objects, 0},
-    {"get_entries", m_get_entries, 0},
-    {"checkpoint", m_checkpoint, 1},
-    {"inclusion_proof", m_inclusion_proof, 1},
-    {"consistency_proof", m_consistency_proof, 0},
-    {"receipt", m_receipt, 1},
-    {"resolve", m_resolve, 1},
-    {"index_proof", m_index_proof, 1},
-    {"checkpoints", m_checkpoints, 0},
-    {"query", m_query, 1},
-    {"follow", m_follow, 0},
-    {"add_cosignature", m_add_cosignature, 0},
-    {"replicated", m_replicated, 0},
+    {"info", m_info, 1, 0},
+    {"submit", m_submit, 0, 1},
+    {"get_object", m_get_object, 0, 0},
+    {"get_objects", m_get_objects, 0, 0},
+    {"get_entries", m_get_entries, 0, 0},
+    {"checkpoint", m_checkpoint, 1, 0},
+    {"inclusion_proof", m_inclusion_proof, 1, 0},
+    {"consistency_proof", m_consistency_proof, 0, 0},
+    {"receipt", m_receipt, 1, 0},
+    {"resolve", m_resolve, 1, 0},
+    {"index_proof", m_index_proof, 1, 0},
+    {"checkpoints", m_checkpoints, 0, 0},
+    {"query", m_query, 1, 0},
+    {"follow", m_follow, 0, 1},
+    {"add_cosignature", m_add_cosignature, 0, 1},
+    {"replicated", m_replicated, 0, 1},
 };
 _Static_assert(sizeof(methods) / sizeof(methods[0]) < KIXD_RPC_UNKNOWN,
                "raise KIXD_RPC_SLOTS (metrics.h) for the metrics of every method");
@@ -1015,6 +1066,7 @@ static void call_init(struct call *k, struct kixd_conn *c, struct kix_proto_msg 
     k->msg = msg;
     k->msgid = msg ? msg->msgid : 0;
     k->params = msg ? msg->params : NULL;
+    k->method = NULL;
     k->view = NULL;
     k->view_locked = 0;
     kix_err_clear(&k->err);
@@ -1081,10 +1133,17 @@ void kixd_dispatch(struct kixd_conn *c, struct kix_proto_msg *msg)
         }
     }
     rc = KIX_OK;
+    if (m)
+        k.method = kix_msg_method_find(m->name, strlen(m->name));
     if (!m) {
         rc =
             fail(&k, KIX_EINVAL, "unknown method \"%.*s\" (proto/PROTOCOL.md lists the methods)",
                  (int)(msg->method.len > 64 ? 64 : msg->method.len), (const char *)msg->method.ptr);
+    } else if (!c->w->srv->log) {
+        if (m->store)
+            rc = fail(&k, KIX_EREADONLY,
+                      "this kixd serves %s read-only (--source): %s goes to the log's own server",
+                      k.cfg->source, m->name);
     } else if (m->view) {
         rc = kixd_worker_view(c->w, &k.view, &k.view_locked, &k.err);
         /* before N mirrors hold anything, info still answers (size 0) */
@@ -1095,6 +1154,7 @@ void kixd_dispatch(struct kixd_conn *c, struct kix_proto_msg *msg)
     }
     if (m && rc == KIX_OK) {
         rc = m->fn(&k);
+        kix_source_bind_reader(c->w->source, NULL); /* the snapshot ends with the callback */
         kixd_replicas_view_end(k.srv, k.view_locked);
     }
     kixd_metrics_rpc(c->w->srv, m ? (unsigned)(m - methods) : KIXD_RPC_UNKNOWN, m ? m->name : NULL,

@@ -149,6 +149,7 @@ struct kixd_worker {
      * which kixd_worker_reader then returns */
     struct kix_log_reader *view;
     struct kix_buf scratch;    /* receipts and such, reused */
+    struct kix_source *source; /* what the RPC reads answer from (dispatch.c), once opened */
     int bundle_warned;         /* said that a bundle file cannot be written (http_bundles.c) */
     uint8_t *bundle_checked;   /* bitmap: the bundle files checked (http_bundles.c) */
     size_t bundle_checked_len; /* its bytes */

@@ -164,6 +164,16 @@ struct kix_source {
  * without a log key, a replica, is readable as is). */
 int kix_source_open_store(const char *dir, struct kix_source **out,
                           struct kix_err *err) KIX_MUST_CHECK;
+/* The same over a log the caller opened and keeps open (kixd, whose
+ * dispatcher is this source on the wire): each read uses the snapshot
+ * bound with kix_source_bind_reader (the caller's, kept open by it), or
+ * one of its own when none is bound; resolve answers pages of at most
+ * resolve_max entries (0: all). */
+int kix_source_open_log(struct kix_log *log, uint64_t resolve_max, struct kix_source **out,
+                        struct kix_err *err) KIX_MUST_CHECK;
+/* Binds r (NULL: none) to a source of kix_source_open_log; nothing for
+ * any other source. */
+void kix_source_bind_reader(struct kix_source *s, struct kix_log_reader *r);
 /* A kixd at addr ("tcp://host:port", "unix:///path"), one connection,
  * requests sized by the limits its info reports. */
 int kix_source_connect(const char *addr, const struct kix_client_opts *opts,

@@ -2,8 +2,10 @@
  *
  * proto/PROTOCOL.md section 2 is the spec; this module is its code. For each
  * method that kixd and its clients share there is a plain C struct for its
- * params and one for its result, and a pair of functions for each: the
- * sender's kix_msg_put_* and the receiver's kix_msg_get_*. kixd decodes
+ * params and one for its result, its fields declared once in the message
+ * table (below, and proto/src/message_table.c), and a pair of functions
+ * for each, the one codec over that table: the sender's kix_msg_put_* and
+ * the receiver's kix_msg_get_*. kixd decodes
  * params and encodes results with them, the client library encodes params
  * and decodes results with them, and the worked examples of PROTOCOL.md are
  * produced by them (tests/unit/test_protocol_examples.c). No other place in
@@ -67,6 +69,9 @@
 
 /* Frees what a decoder allocated (the `owned` member); NULL is fine. */
 void kix_msg_free(void *owned);
+/* n zeroed elements of size kept in *owned (an encoder's arrays, freed
+ * with it by kix_msg_free), or NULL when out of memory. */
+void *kix_msg_alloc(void **owned, size_t n, size_t size);
 
 /* ---- info: params {} ------------------------------------------------------ */
 
@@ -530,5 +535,103 @@ int kix_msg_put_add_cosignature_result(struct kix_proto_writer *w,
 int kix_msg_get_add_cosignature_result(const struct kix_proto_value *v,
                                        struct kix_msg_add_cosignature_result *out,
                                        struct kix_err *err) KIX_MUST_CHECK;
+
+/* ---- the message table ---------------------------------------------------------------
+ *
+ * Every field of every message above is declared once, in
+ * proto/src/message_table.c: its wire name, its kind, whether it is
+ * optional, its bounds, and where it sits in the struct. One encoder and
+ * one decoder (kix_msg_encode, kix_msg_decode) read that table for both
+ * directions; the kix_msg_put_* and kix_msg_get_* functions above are
+ * those two over one table each. tests/unit/test_proto_table.c checks the
+ * tables against PROTOCOL.md section 2 and every message's bytes. Adding a
+ * field to a message is one line there (and its member in the struct). */
+
+enum kix_msg_kind {
+    KIX_MSG_U64,     /* uint64_t; optional: KIX_MSG_ABSENT when absent */
+    KIX_MSG_I64,     /* int64_t (an error code) */
+    KIX_MSG_BOOL,    /* bool; optional: false when absent, written only when true */
+    KIX_MSG_FLAG,    /* no value of its own: a bool set when the field is present */
+    KIX_MSG_STR,     /* struct kix_bytes as str; optional: ptr NULL when absent */
+    KIX_MSG_BIN,     /* struct kix_bytes as bin */
+    KIX_MSG_HASH,    /* uint8_t[32] as a bin of 32 bytes */
+    KIX_MSG_DIGEST,  /* uint8_t[32] as the str "sha256:<64 hex>" */
+    KIX_MSG_KEYID,   /* uint8_t[32] as the str of 64 hex */
+    KIX_MSG_PROOF,   /* uint8_t[KIX_MSG_MAX_PROOF][32] and its size_t count at aux */
+    KIX_MSG_BINS,    /* array of bin: const struct kix_bytes * and its size_t count at aux */
+    KIX_MSG_DIGESTS, /* array of digests: const uint8_t (*)[32] and its count at aux */
+    KIX_MSG_LIST,    /* array of maps, each a `sub` struct: pointer and its count at aux */
+    KIX_MSG_MAP,     /* a map of `sub`'s fields at off (its own struct, or this one's) */
+};
+
+/* flags */
+#define KIX_MSG_OPT    0x01u /* may be absent (the field's name ends in ? in PROTOCOL.md) */
+#define KIX_MSG_ALWAYS 0x02u /* optional to read, always written (a bool) */
+#define KIX_MSG_ZERO   0x04u /* a u64 that reads 0 when absent and is not written when 0 */
+#define KIX_MSG_NIL    0x08u /* BINS: an element may be nil (ptr NULL) */
+#define KIX_MSG_TEXT   0x10u /* STR: shorter than max + 1 bytes and without a NUL byte */
+#define KIX_MSG_NEG    0x20u /* I64: a negative error code */
+#define KIX_MSG_LIMIT  0x40u /* arrays: over the bound is KIX_ELIMIT (a server's limit) */
+
+/* when: the field is written, and read, only when this holds of the
+ * message (a group of fields that come together) */
+enum kix_msg_when {
+    KIX_MSG_ALWAYS_THERE, /* no condition */
+    KIX_MSG_WHEN_BOOL,    /* the bool at when_off is true */
+    KIX_MSG_WHEN_PTR,     /* the struct kix_bytes at when_off is present */
+    KIX_MSG_WHEN_ZERO,    /* the int64_t at when_off is 0 (not an error) */
+};
+
+struct kix_msg_table;
+
+struct kix_msg_field {
+    const char *name; /* the wire name */
+    uint8_t kind;     /* enum kix_msg_kind */
+    uint8_t flags;    /* KIX_MSG_OPT, … */
+    uint8_t when;     /* enum kix_msg_when */
+    uint8_t max_arg;  /* arrays: 1 + which of the decoder's bounds applies; 0: max */
+    uint32_t off;     /* the value in the struct */
+    uint32_t aux;     /* the count of an array; an optional MAP's or HASH/DIGEST's bool */
+    uint32_t when_off;
+    uint64_t min, max; /* STR/BIN bytes, U64 value, arrays elements; max 0: no bound */
+    const char *noun;  /* KIX_MSG_LIMIT arrays: "bundles in one submit" */
+    const struct kix_msg_table *sub; /* LIST, MAP */
+};
+
+#define KIX_MSG_NO_AUX UINT32_MAX
+
+struct kix_msg_table {
+    const char *name;
+    size_t size;    /* of the struct (a LIST's element); 0 for a MAP in its parent's */
+    uint32_t owned; /* offset of `void *owned`, or KIX_MSG_NO_AUX */
+    size_t nfields;
+    const struct kix_msg_field *fields; /* in wire order */
+};
+
+/* One method: its params and its result (NULL: a bare {size}). */
+struct kix_msg_method {
+    const char *name;
+    const struct kix_msg_table *params, *result;
+};
+
+/* Every method of PROTOCOL.md section 2, in its order, and the follow
+ * stream's notification. */
+extern const struct kix_msg_method kix_msg_methods[];
+extern const size_t kix_msg_nmethods;
+extern const struct kix_msg_table kix_msg_entries_notification_table;
+
+/* Writes the map of in's fields (a writer begun by the caller). */
+int kix_msg_encode(struct kix_proto_writer *w, const struct kix_msg_table *t, const void *in);
+/* Reads m into out (cleared first: absent fields as the kinds say); max
+ * are the caller's bounds of the arrays whose max_arg names them. Errors
+ * as the params decoders above (KIX_EINVAL, KIX_ELIMIT, KIX_ENOMEM);
+ * out's `owned`, if any, holds the arrays (kix_msg_free). */
+int kix_msg_decode(const struct kix_proto_map *m, const struct kix_msg_table *t, const size_t *max,
+                   void *out, struct kix_err *err) KIX_MUST_CHECK;
+/* The same for a result value, whose faults are KIX_EPROTO. */
+int kix_msg_decode_result(const struct kix_proto_value *v, const struct kix_msg_table *t,
+                          const size_t *max, void *out, struct kix_err *err) KIX_MUST_CHECK;
+/* The method named name[0, len), or NULL. */
+const struct kix_msg_method *kix_msg_method_find(const char *name, size_t len);
 
 #endif
