@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "diag.h"
+#include "kix/cmdline.h"
 #include "kix/addr.h"
 #include "kix/error.h"
 
@@ -574,6 +575,32 @@ static void print_help(FILE *f)
     }
 }
 
+void kixd_config_dump(FILE *f)
+{
+    /* as kix_cmdline_dump (kix/cmdline.h) prints a table: every option a
+     * config file takes (one with a setter) has its long name as its key */
+    fputs("kixd serve\n", f);
+    for (size_t i = 0; i < NOPTIONS; i++) {
+        const struct option_spec *o = &options[i];
+        const char *complete = "-";
+        if (!o->name)
+            continue;
+        if (o->set == set_log_level)
+            complete = "debug info warn error";
+        else if (o->set == set_log_format)
+            complete = "text json";
+        else if (o->metavar && strstr(o->metavar, "DIR"))
+            complete = "dir";
+        else if (o->metavar && strstr(o->metavar, "FILE"))
+            complete = "file";
+        kix_cmdline_dump_option(f, "kixd serve", o->name, o->short_name, o->metavar, complete,
+                                o->set ? o->name : NULL,
+                                o->help                ? o->help
+                                : o->short_name == 'h' ? "print this help"
+                                                       : NULL);
+    }
+}
+
 /* Applies one setting (v: NULL for a flag on the command line); writes the
  * problem into why (returns -1). */
 static int apply(struct kixd_config *cfg, const struct option_spec *o, const char *v, char *why,
@@ -781,6 +808,11 @@ int kixd_config_parse(struct kixd_config *cfg, int argc, char **argv)
     int c, cli_listen = 0;
 
     config_defaults(cfg);
+    for (int i = 1; i < argc && strcmp(argv[i], "--") != 0; i++)
+        if (strcmp(argv[i], "--dump-options") == 0) {
+            kixd_config_dump(stdout);
+            return 0;
+        }
     getopt_table(longopts, shorts);
     /* first pass: --help and --config (the file is applied before the flags) */
     optind = 1;
