@@ -7,7 +7,7 @@
 #     kixd --help every command)
 #   - the man pages (tools/dist/man) document every option of every command
 #     (kix's common options in COMMON OPTIONS), and every key of
-#     ~/.config/kix/config the table names
+#     ~/.config/kix/config the table names, which kix reads from there
 #   - the bash completion (tools/dist/completion/kix, kixd) offers every
 #     command, every option of each, and the values of options that take
 #     words (--outcome, --log-format, ...)
@@ -118,10 +118,31 @@ done < <(grep -hv $'\t' "$WORK/kix.dump" "$WORK/kixd.dump" | grep ' ')
 # the keys of the config files: kix's (~/.config/kix/config) in kix.1's
 # FILES, kixd serve's (--config) are its long options, in kixd.8
 awk '/^\.SH FILES/ {on = 1; next} on && /^\.SH/ {on = 0} on' "$WORK/kix.1.txt" >"$WORK/files.txt"
-for key in $(awk -F'\t' '$1 == "kix" && $6 != "-" {print $6}' "$WORK/kix.dump"); do
+for key in $(awk -F'\t' 'NF >= 7 && $1 == "kix" && $6 != "-" {print $6}' "$WORK/kix.dump"); do
     grep -q -- "\b$key\b" "$WORK/files.txt" || fail "kix.1's FILES does not name the config key $key"
 done
 grep -q -- "--config" "$WORK/kixd.8.txt" || fail "kixd.8 does not document --config"
+# and kix reads each of them from its config file (a key it does not know
+# is warned about: "unknown setting")
+mkdir -p "$WORK/config/kix"
+awk -F'\t' 'NF >= 7 && $1 == "kix" && $6 != "-" {print $6}' "$WORK/kix.dump" | while read -r key; do
+    case $key in
+    server) echo "server = tcp://127.0.0.1:1" ;;
+    min-witnesses) echo "min-witnesses = 0" ;;
+    *) echo "$key = x" ;;
+    esac
+done >"$WORK/config/kix/config"
+expect_status 3 "$KIX" info
+! grep -q "unknown setting" "$WORK/err" || fail "kix does not read a config key its table names: $(cat "$WORK/err")"
+grep -q "127.0.0.1:1" "$WORK/err" || fail "kix info did not take server from the config file: $(cat "$WORK/err")"
+rm "$WORK/config/kix/config"
+# kixd serve takes each of its options from --config FILE: a key it does
+# not know is refused (kixd_config.sh tries the values)
+awk -F'\t' 'NF >= 7 && $1 == "kixd serve" && $6 != "-" {print $6}' "$WORK/kixd.dump" >"$WORK/serve.keys"
+[ "$(wc -l <"$WORK/serve.keys")" -ge 40 ] || fail "few config keys in kixd serve's table"
+printf 'no-such-key = 1\n' >"$WORK/bad.conf"
+expect_status 2 "$KIXD" serve --store "$WORK" --config "$WORK/bad.conf"
+grep -q 'unknown setting "no-such-key"' "$WORK/err" || fail "kixd serve --config: $(cat "$WORK/err")"
 pass "kix.1 and kixd.8 document every option of every command, and the config keys"
 
 # ---- bash completion -----------------------------------------------------------------
