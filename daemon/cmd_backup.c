@@ -138,14 +138,13 @@ static int parse(int argc, char **argv, struct backup_args *a)
                  "checkpoint and the last 1024 entries), not in full"),
     };
     const struct kix_cmd cmd = {
-        "kixd backup",
-        "--store DIR [--with-log-key] [--log-key-file FILE] [--quick] DEST",
-        backup_about,
-        options,
-        sizeof(options) / sizeof(options[0]),
-        "\nexit status: 0 backup written and checked, 1 refused or the copy failed its\n"
-        "check (DEST not made), 2 usage, 3 I/O error\n",
-        23};
+        .prog = "kixd backup",
+        .usage = "--store DIR [--with-log-key] [--log-key-file FILE] [--quick] DEST",
+        .about = backup_about,
+        KIX_CMD_OPTS(options),
+        .tail = "\nexit status: 0 backup written and checked, 1 refused or the copy failed its\n"
+                "check (DEST not made), 2 usage, 3 I/O error\n",
+        .column = 23};
     int status;
 
     memset(a, 0, sizeof(*a));

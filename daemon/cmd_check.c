@@ -185,14 +185,13 @@ int kixd_check_main(int argc, char **argv)
         KIX_FLAG("json", &rep.json, "one JSON object on stdout instead of lines"),
     };
     const struct kix_cmd cmd = {
-        "kixd check",
-        "--store DIR [--quick [--tail N]] [--max-problems N] [--strict] [--json]",
-        check_about,
-        options,
-        sizeof(options) / sizeof(options[0]),
-        "\nexit status: 0 nothing wrong, 1 problems found (or findings, under --strict),\n"
-        "2 usage, 3 the store cannot be read\n",
-        23};
+        .prog = "kixd check",
+        .usage = "--store DIR [--quick [--tail N]] [--max-problems N] [--strict] [--json]",
+        .about = check_about,
+        KIX_CMD_OPTS(options),
+        .tail = "\nexit status: 0 nothing wrong, 1 problems found (or findings, under --strict),\n"
+                "2 usage, 3 the store cannot be read\n",
+        .column = 23};
 
     memset(&copts, 0, sizeof(copts));
     memset(&rep, 0, sizeof(rep));

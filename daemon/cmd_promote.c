@@ -51,13 +51,12 @@ static int parse(int argc, char **argv, struct promote_args *a)
                  "checkpoint and the last 1024 entries), not in full"),
     };
     const struct kix_cmd cmd = {
-        "kixd promote",
-        "--store DIR --log-key-file KEY [--quick]",
-        promote_about,
-        options,
-        sizeof(options) / sizeof(options[0]),
-        "\nexit status: 0 promoted, 1 refused (nothing changed), 2 usage, 3 I/O error\n",
-        23};
+        .prog = "kixd promote",
+        .usage = "--store DIR --log-key-file KEY [--quick]",
+        .about = promote_about,
+        KIX_CMD_OPTS(options),
+        .tail = "\nexit status: 0 promoted, 1 refused (nothing changed), 2 usage, 3 I/O error\n",
+        .column = 23};
     int status;
 
     memset(a, 0, sizeof(*a));

@@ -239,14 +239,14 @@ int kixd_export_main(int argc, char **argv)
                  "kernelPages, homePages, escaped, escapedExample, skipped,\n"
                  "skippedReason (and error when ok is false)"),
     };
-    const struct kix_cmd cmd = {"kixd export",
-                                "--store DIR [--json] OUTDIR",
-                                export_about,
-                                options,
-                                sizeof(options) / sizeof(options[0]),
-                                "\nexit status: 0 done, 2 usage, 3 cannot read the store or "
-                                "write OUTDIR\n",
-                                14};
+    const struct kix_cmd cmd = {.prog = "kixd export",
+                                .usage = "--store DIR [--json] OUTDIR",
+                                .about = export_about,
+                                KIX_CMD_OPTS(options),
+                                .tail =
+                                    "\nexit status: 0 done, 2 usage, 3 cannot read the store or "
+                                    "write OUTDIR\n",
+                                .column = 14};
 
     memset(&st, 0, sizeof(st));
     memset(&is, 0, sizeof(is));

@@ -84,15 +84,14 @@ int kixd_init_main(int argc, char **argv)
                    "the first admin's verifier key (from kix keygen)"),
     };
     const struct kix_cmd cmd = {
-        "kixd init",
-        "--store DIR --origin ORIGIN [--log-key-file FILE]\n"
-        "(--admin-key FILE | --admin-pub FILE)",
-        init_about,
-        options,
-        sizeof(options) / sizeof(options[0]),
-        "\nexit status: 0 ok, 1 refused (store or key file exists, bad origin or key),\n"
-        "2 usage, 3 I/O error\n",
-        23};
+        .prog = "kixd init",
+        .usage = "--store DIR --origin ORIGIN [--log-key-file FILE]\n"
+                 "(--admin-key FILE | --admin-pub FILE)",
+        .about = init_about,
+        KIX_CMD_OPTS(options),
+        .tail = "\nexit status: 0 ok, 1 refused (store or key file exists, bad origin or key),\n"
+                "2 usage, 3 I/O error\n",
+        .column = 23};
 
     if ((rc = kixd_options(&cmd, argc, argv, NULL, NULL)) >= 0)
         return rc;
