@@ -154,7 +154,11 @@ void kix_cmdline_help(FILE *f, const struct kix_cmd *cmd)
                           : fprintf(f, "  --%s", o->name);
         if (o->arg)
             n += fprintf(f, " %s", o->arg);
-        fprintf(f, "%*s", n < column - 1 ? column - n : 2, "");
+        /* an option too wide for the column has its help on the next line */
+        if (n < column - 1)
+            fprintf(f, "%*s", column - n, "");
+        else
+            fprintf(f, "\n%*s", column, "");
         indented(f, o->help, column, NULL);
     }
     if (cmd->tail)

@@ -141,7 +141,8 @@ KIX_TEST(help_and_dump_from_the_table)
                   "\nAbout it.\n\n"
                   "  --store DIR       the store\n"
                   "                    second line\n"
-                  "  -w, --witness KEY  a witness key\n"
+                  "  -w, --witness KEY\n"
+                  "                    a witness key\n"
                   "\nexit status: 0 ok\n",
                   text);
     free(text);
