@@ -633,9 +633,16 @@ int cli_next(struct cli_opts *o)
             o->status =
                 cli_usage_error(o->name, "--%s needs an integer from 0 to 2^64-2", o->p.opt->name);
             return CLI_OPTS_STOP;
-        case KIX_CMDLINE_BAD:
-            o->status = cli_bad_option(o->name, o->p.argv, o->p.longopts);
+        case KIX_CMDLINE_BAD: {
+            char why[256];
+            /* unknown: cli_bad_option's "did you mean", with the --json data;
+             * known but used wrong: the engine's sentence, with the fix */
+            if (kix_cmdline_explain(&o->p, st, why, sizeof(why)))
+                o->status = cli_bad_option(o->name, o->p.argv, o->p.longopts);
+            else
+                o->status = cli_usage_error(o->name, "%s", why);
             return CLI_OPTS_STOP;
+        }
         }
     }
 }

@@ -235,8 +235,8 @@ static size_t distance(const char *a, size_t la, const char *b)
     return d[la][lb];
 }
 
-void kix_cmdline_explain(const struct kix_cmdline *p, enum kix_cmdline_status st, char *out,
-                         size_t cap)
+int kix_cmdline_explain(const struct kix_cmdline *p, enum kix_cmdline_status st, char *out,
+                        size_t cap)
 {
     const char *arg = optind > 0 && optind <= p->argc ? p->argv[optind - 1] : "";
     const struct option *o, *near = NULL;
@@ -245,16 +245,18 @@ void kix_cmdline_explain(const struct kix_cmdline *p, enum kix_cmdline_status st
     if (st == KIX_CMDLINE_BAD_U64) {
         snprintf(out, cap, "--%s needs a whole number (--%s %s), not \"%s\"", p->opt->name,
                  p->opt->name, p->opt->arg ? p->opt->arg : "N", p->value ? p->value : "");
-        return;
+        return 0;
     }
     if (!arg || strncmp(arg, "--", 2) != 0 || !arg[2]) {
-        if (optopt > ' ' && optopt < 0x7f && strchr(p->shorts, optopt))
+        if (optopt > ' ' && optopt < 0x7f && strchr(p->shorts, optopt)) {
             snprintf(out, cap, "option '-%c' needs a value", optopt);
-        else if (optopt > ' ' && optopt < 0x7f)
+            return 0;
+        }
+        if (optopt > ' ' && optopt < 0x7f)
             snprintf(out, cap, "unknown option '-%c'", optopt);
         else
             snprintf(out, cap, "unknown option '%.60s'", arg ? arg : "");
-        return;
+        return 1;
     }
     len = strcspn(arg + 2, "=");
     for (o = p->longopts; o->name; o++)
@@ -265,7 +267,7 @@ void kix_cmdline_explain(const struct kix_cmdline *p, enum kix_cmdline_status st
             else
                 snprintf(out, cap, "option '--%s' needs a value (--%s %s)", o->name, o->name,
                          k && k->arg ? k->arg : "VALUE");
-            return;
+            return 0;
         }
     for (o = p->longopts; o->name; o++) {
         size_t d = distance(arg + 2, len, o->name);
@@ -279,4 +281,5 @@ void kix_cmdline_explain(const struct kix_cmdline *p, enum kix_cmdline_status st
                  (int)(len + 2 > 62 ? 62 : len + 2), arg, near->name);
     else
         snprintf(out, cap, "unknown option '%.*s'", (int)(len + 2 > 62 ? 62 : len + 2), arg);
+    return 1;
 }

@@ -213,7 +213,12 @@ $KIXD export
 $KIXD backup
 $KIXD promote
 EOT
-for c in init check export backup promote; do
+for c in show log publish; do
+    expect_status 2 "$KIX" "$c" --store
+    grep -q -- "option '--store' needs a value (--store DIR)" "$WORK/err" ||
+        fail "kix $c --store: $(cat "$WORK/err")"
+done
+for c in init serve check export backup promote; do
     expect_status 2 "$KIXD" "$c" --store
     grep -q -- "option '--store' needs a value (--store DIR)" "$WORK/err" ||
         fail "kixd $c --store: $(cat "$WORK/err")"

@@ -15,6 +15,7 @@ struct parsed {
     uint64_t tail;
     int ids[8], nids;
     const char *values[8];
+    int unknown; /* kix_cmdline_explain: the option is none of the table's */
 };
 
 /* Parses argv (NULL-terminated) against a table of every kind; returns
@@ -52,7 +53,7 @@ static enum kix_cmdline_status parse(char **argv, struct parsed *p, char *why, s
         p->ids[p->nids++] = c.opt->id;
     }
     if (st == KIX_CMDLINE_BAD || st == KIX_CMDLINE_BAD_U64)
-        kix_cmdline_explain(&c, st, why, cap);
+        p->unknown = kix_cmdline_explain(&c, st, why, cap);
     return st;
 }
 
@@ -102,14 +103,17 @@ KIX_TEST(errors_name_the_option)
 
     ASSERT_EQ_INT(KIX_CMDLINE_BAD, parse(unknown, &p, why, sizeof(why)));
     ASSERT_EQ_STR("unknown option '--sotre'; did you mean '--store'?", why);
+    ASSERT_EQ_INT(1, p.unknown);
     ASSERT_EQ_INT(KIX_CMDLINE_BAD, parse(novalue, &p, why, sizeof(why)));
     ASSERT_EQ_STR("option '--store' needs a value (--store DIR)", why);
+    ASSERT_EQ_INT(0, p.unknown);
     ASSERT_EQ_INT(KIX_CMDLINE_BAD_U64, parse(badcount, &p, why, sizeof(why)));
     ASSERT_EQ_STR("--tail needs a whole number (--tail N), not \"-3\"", why);
     ASSERT_EQ_INT(KIX_CMDLINE_BAD, parse(flagvalue, &p, why, sizeof(why)));
     ASSERT_EQ_STR("option '--quick' takes no value", why);
     ASSERT_EQ_INT(KIX_CMDLINE_BAD, parse(shortopt, &p, why, sizeof(why)));
     ASSERT_EQ_STR("unknown option '-z'", why);
+    ASSERT_EQ_INT(1, p.unknown);
 }
 
 KIX_TEST(help_and_dump_from_the_table)

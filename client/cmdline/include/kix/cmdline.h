@@ -111,9 +111,10 @@ enum kix_cmdline_status kix_cmdline_next(struct kix_cmdline *p);
 
 /* What is wrong after KIX_CMDLINE_BAD or KIX_CMDLINE_BAD_U64, as one
  * sentence naming the option ("unknown option '--sotre'; did you mean
- * '--store'?", "option '--store' needs a value (--store DIR)"). */
-void kix_cmdline_explain(const struct kix_cmdline *p, enum kix_cmdline_status st, char *out,
-                         size_t cap);
+ * '--store'?", "option '--store' needs a value (--store DIR)"). Returns 1
+ * when the option is unknown, else 0 (a known one used wrong). */
+int kix_cmdline_explain(const struct kix_cmdline *p, enum kix_cmdline_status st, char *out,
+                        size_t cap);
 /* The --help text of cmd. */
 void kix_cmdline_help(FILE *f, const struct kix_cmd *cmd);
 /* "PROG" alone, then one line per option of cmd, tab-separated (what
