@@ -2,7 +2,6 @@
 #include "cmd_backup.h"
 
 #include <errno.h>
-#include <getopt.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -10,13 +9,12 @@
 
 #include "cmd_check.h"
 #include "diag.h"
+#include "kixd_options.h"
 #include "kix/file.h"
 #include "kix/index.h"
 #include "kix/note.h"
 
-static const char backup_help[] =
-    "usage: kixd backup --store DIR [--with-log-key] [--log-key-file FILE] [--quick] DEST\n"
-    "\n"
+static const char backup_about[] =
     "Writes a consistent, compacted copy of the store in DIR to the new directory\n"
     "DEST while kixd goes on serving DIR (one read snapshot of LMDB: writers are\n"
     "not stopped), syncs it to disk, then opens the copy and runs on it the checks\n"
@@ -35,16 +33,7 @@ static const char backup_help[] =
     "('kixd export' writes it again from the store), bundles/ (the entry bundles\n"
     "and object packs serve keeps for HTTP readers, a cache written again at need).\n"
     "Restore: stop kixd, move the backup to the store's place (or serve it with\n"
-    "--store DEST), give it its log key, start kixd naming its mirrors (OPERATING.md).\n"
-    "\n"
-    "  --store DIR          the store to copy (a log or a mirror)\n"
-    "  --with-log-key       copy the log key into the backup too\n"
-    "  --log-key-file FILE  where the log key is (default DIR/log.key)\n"
-    "  --quick              check the copy as kixd serve does at start (the latest\n"
-    "                       checkpoint and the last 1024 entries), not in full\n"
-    "\n"
-    "exit status: 0 backup written and checked, 1 refused or the copy failed its\n"
-    "check (DEST not made), 2 usage, 3 I/O error\n";
+    "--store DEST), give it its log key, start kixd naming its mirrors (OPERATING.md).\n";
 
 struct backup_args {
     const char *store, *dest, *key_file;
@@ -139,48 +128,33 @@ static int sync_parent(const char *path, struct kix_err *err)
 
 static int parse(int argc, char **argv, struct backup_args *a)
 {
-    static const struct option longopts[] = {{"store", required_argument, NULL, 's'},
-                                             {"with-log-key", no_argument, NULL, 'k'},
-                                             {"log-key-file", required_argument, NULL, 'f'},
-                                             {"quick", no_argument, NULL, 'q'},
-                                             {"help", no_argument, NULL, 'h'},
-                                             {NULL, 0, NULL, 0}};
-    int c;
+    const struct kix_opt options[] = {
+        KIX_STRING("store", "DIR", &a->store, "the store to copy (a log or a mirror)"),
+        KIX_FLAG("with-log-key", &a->with_key, "copy the log key into the backup too"),
+        KIX_STRING("log-key-file", "FILE", &a->key_file,
+                   "where the log key is (default DIR/log.key)"),
+        KIX_FLAG("quick", &a->quick,
+                 "check the copy as kixd serve does at start (the latest\n"
+                 "checkpoint and the last 1024 entries), not in full"),
+    };
+    const struct kix_cmd cmd = {
+        .prog = "kixd backup",
+        .usage = "--store DIR [--with-log-key] [--log-key-file FILE] [--quick] DEST",
+        .about = backup_about,
+        KIX_CMD_OPTS(options),
+        .tail = "\nexit status: 0 backup written and checked, 1 refused or the copy failed its\n"
+                "check (DEST not made), 2 usage, 3 I/O error\n",
+        .column = 23};
+    int status;
 
     memset(a, 0, sizeof(*a));
-    optind = 1;
-    while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
-        switch (c) {
-        case 's':
-            a->store = optarg;
-            break;
-        case 'k':
-            a->with_key = 1;
-            break;
-        case 'f':
-            a->key_file = optarg;
-            break;
-        case 'q':
-            a->quick = 1;
-            break;
-        case 'h':
-            fputs(backup_help, stdout);
-            return 0;
-        default:
-            fprintf(stderr, "Try 'kixd backup --help'.\n");
-            return 2;
-        }
-    }
-    if (!a->store || optind != argc - 1) {
-        fprintf(stderr, "kixd backup: --store DIR and one DEST are required\n"
-                        "Try 'kixd backup --help'.\n");
-        return 2;
-    }
-    if (a->key_file && !a->with_key) {
-        fprintf(stderr, "kixd backup: --log-key-file says where the key to copy is; it needs "
-                        "--with-log-key\n");
-        return 2;
-    }
+    if ((status = kixd_options(&cmd, argc, argv, NULL, NULL)) >= 0)
+        return status;
+    if (!a->store || optind != argc - 1)
+        return kixd_usage(&cmd, "--store DIR and one DEST are required");
+    if (a->key_file && !a->with_key)
+        return kixd_usage(&cmd, "--log-key-file says where the key to copy is; it needs "
+                                "--with-log-key");
     a->dest = argv[optind];
     return -1;
 }

@@ -2,7 +2,6 @@
  * kixd serve runs before it serves (kix_log_check in kix/log.h; cmd_check.h). */
 #include "cmd_check.h"
 
-#include <getopt.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -13,12 +12,11 @@
 
 #include "config.h"
 #include "diag.h"
+#include "kixd_options.h"
 
 #define START_ISSUES_LOGGED 10 /* problems kixd serve logs before refusing */
 
-static const char check_help[] =
-    "usage: kixd check --store DIR [--quick [--tail N]] [--max-problems N] [--strict] [--json]\n"
-    "\n"
+static const char check_about[] =
     "Checks a kix store against itself, offline (a running kixd may keep serving\n"
     "it: the check reads one snapshot):\n"
     "  - every stored checkpoint is signed by the log key and its root is the root\n"
@@ -36,19 +34,7 @@ static const char check_help[] =
     "The full check also lists findings: entries an older origin logged that\n"
     "today's origin rules refuse (a run id outside the grammar, a controlled rerun\n"
     "signed by the run's own publisher, which is never evidence). They are not\n"
-    "problems of the store, unless --strict.\n"
-    "\n"
-    "  --store DIR          the store directory (a log or a mirror)\n"
-    "  --quick              only what kixd serve checks at start: the latest\n"
-    "                       checkpoint, the root folded from the tiles, and the\n"
-    "                       last --tail entries (default 1024) with their tiles\n"
-    "                       and objects\n"
-    "  --max-problems N     stop after N problems (default 100)\n"
-    "  --strict             any finding fails the check (exit 1)\n"
-    "  --json               one JSON object on stdout instead of lines\n"
-    "\n"
-    "exit status: 0 nothing wrong, 1 problems found (or findings, under --strict),\n"
-    "2 usage, 3 the store cannot be read\n";
+    "problems of the store, unless --strict.\n";
 
 /* ---- output ------------------------------------------------------------------------ */
 
@@ -171,11 +157,6 @@ int kixd_check_log(struct kix_log *log, const struct kix_check_opts *o, struct k
 
 int kixd_check_main(int argc, char **argv)
 {
-    static const struct option longopts[] = {
-        {"store", required_argument, NULL, 's'}, {"quick", no_argument, NULL, 'q'},
-        {"tail", required_argument, NULL, 't'},  {"max-problems", required_argument, NULL, 'm'},
-        {"json", no_argument, NULL, 'j'},        {"strict", no_argument, NULL, 'S'},
-        {"help", no_argument, NULL, 'h'},        {NULL, 0, NULL, 0}};
     const char *dir = NULL;
     struct kix_log_opts lopts;
     struct kix_check_opts copts;
@@ -186,52 +167,52 @@ int kixd_check_main(int argc, char **argv)
     struct report rep;
     struct timespec t0;
     char path[4200];
-    unsigned long long count;
     struct stat sb;
     double secs;
-    int c, rc, strict = 0;
+    int rc, strict = 0;
+
+    const char *tail = NULL, *max_problems = NULL;
+    unsigned long long count;
+    const struct kix_opt options[] = {
+        KIX_STRING("store", "DIR", &dir, "the store directory (a log or a mirror)"),
+        KIX_FLAG("quick", &copts.quick,
+                 "only what kixd serve checks at start: the latest\n"
+                 "checkpoint, the root folded from the tiles, and the\n"
+                 "last --tail entries with their tiles and objects"),
+        KIX_STRING("tail", "N", &tail, "with --quick: the entries checked (default 1024)"),
+        KIX_STRING("max-problems", "N", &max_problems, "stop after N problems (default 100)"),
+        KIX_FLAG("strict", &strict, "any finding fails the check (exit 1)"),
+        KIX_FLAG("json", &rep.json, "one JSON object on stdout instead of lines"),
+    };
+    const struct kix_cmd cmd = {
+        .prog = "kixd check",
+        .usage = "--store DIR [--quick [--tail N]] [--max-problems N] [--strict] [--json]",
+        .about = check_about,
+        KIX_CMD_OPTS(options),
+        .tail = "\nexit status: 0 nothing wrong, 1 problems found (or findings, under --strict),\n"
+                "2 usage, 3 the store cannot be read\n",
+        .column = 23};
 
     memset(&copts, 0, sizeof(copts));
     memset(&rep, 0, sizeof(rep));
-    optind = 1;
-    while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
-        switch (c) {
-        case 's':
-            dir = optarg;
-            break;
-        case 'q':
-            copts.quick = 1;
-            break;
-        case 't':
-        case 'm':
-            if (kixd_parse_count(optarg, 1, ULLONG_MAX, &count) != 0) {
-                fprintf(stderr, "kixd check: %s needs a positive number\n",
-                        c == 't' ? "--tail" : "--max-problems");
-                return 2;
-            }
-            if (c == 't')
-                copts.tail = count;
-            else
-                copts.max_issues = count;
-            break;
-        case 'j':
-            rep.json = 1;
-            break;
-        case 'S':
-            strict = 1;
-            break;
-        case 'h':
-            fputs(check_help, stdout);
-            return 0;
-        default:
-            fprintf(stderr, "Try 'kixd check --help'.\n");
-            return 2;
-        }
+    if ((rc = kixd_options(&cmd, argc, argv, NULL, NULL)) >= 0)
+        return rc;
+    /* counts: checked here, so that one message says what both need */
+    for (int i = 0; i < 2; i++) {
+        const char *v = i ? max_problems : tail;
+        if (!v)
+            continue;
+        if (kixd_parse_count(v, 1, ULLONG_MAX, &count) != 0)
+            return kixd_usage(&cmd, "%s needs a positive number", i ? "--max-problems" : "--tail");
+        if (i)
+            copts.max_issues = (size_t)count;
+        else
+            copts.tail = count;
     }
-    if (!dir || optind != argc) {
-        fprintf(stderr, "kixd check: --store DIR is required\nTry 'kixd check --help'.\n");
-        return 2;
-    }
+    if (optind != argc)
+        return kixd_usage(&cmd, "unexpected argument '%s'", argv[optind]);
+    if (!dir)
+        return kixd_usage(&cmd, "--store DIR is required");
     snprintf(path, sizeof(path), "%s/data.mdb", dir);
     if (stat(path, &sb) != 0) {
         fprintf(stderr, "kixd check: no kix store in %s\n", dir);

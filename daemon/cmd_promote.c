@@ -2,7 +2,6 @@
 #include "cmd_promote.h"
 
 #include <errno.h>
-#include <getopt.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -10,15 +9,14 @@
 #include <unistd.h>
 
 #include "cmd_check.h"
+#include "kixd_options.h"
 #include "kix/file.h"
 #include "kix/index.h"
 #include "kix/note.h"
 #include "mirror.h"
 #include "server.h"
 
-static const char promote_help[] =
-    "usage: kixd promote --store DIR --log-key-file KEY [--quick]\n"
-    "\n"
+static const char promote_about[] =
     "Makes the mirror's store in DIR the origin of its log, when the origin is\n"
     "lost: 'kixd serve --store DIR --log-key-file KEY' then appends to the same\n"
     "log, extending the latest checkpoint the mirror verified (no fork).\n"
@@ -29,15 +27,8 @@ static const char promote_help[] =
     "checks 'kixd check' runs. It then records the promotion in DIR/promoted: from\n"
     "then on kixd serves DIR only as the origin, never again with --mirror-of.\n"
     "\n"
-    "  --store DIR          the mirror's store (kixd serve --mirror-of made it)\n"
-    "  --log-key-file KEY   the log's signing key (kept apart from the origin)\n"
-    "  --quick              check as kixd serve does at start (the latest\n"
-    "                       checkpoint and the last 1024 entries), not in full\n"
-    "\n"
     "Entries the lost origin acknowledged after the mirror's last sync are not in\n"
-    "DIR unless the origin ran with --ack-replicas (OPERATING.md).\n"
-    "\n"
-    "exit status: 0 promoted, 1 refused (nothing changed), 2 usage, 3 I/O error\n";
+    "DIR unless the origin ran with --ack-replicas (OPERATING.md).\n";
 
 struct promote_args {
     const char *store, *key_file;
@@ -46,39 +37,34 @@ struct promote_args {
 
 static int parse(int argc, char **argv, struct promote_args *a)
 {
-    static const struct option longopts[] = {{"store", required_argument, NULL, 's'},
-                                             {"log-key-file", required_argument, NULL, 'f'},
-                                             {"quick", no_argument, NULL, 'q'},
-                                             {"help", no_argument, NULL, 'h'},
-                                             {NULL, 0, NULL, 0}};
-    int c;
+    const struct kix_opt options[] = {
+        KIX_STRING("store", "DIR", &a->store,
+                   "the mirror's store (kixd serve --mirror-of made it)"),
+        {.kind = KIX_OPT_STRING,
+         .name = "log-key-file",
+         .arg = "KEY",
+         .target = &a->key_file,
+         .help = "the log's signing key (kept apart from the origin)",
+         .complete = "file"},
+        KIX_FLAG("quick", &a->quick,
+                 "check as kixd serve does at start (the latest\n"
+                 "checkpoint and the last 1024 entries), not in full"),
+    };
+    const struct kix_cmd cmd = {
+        .prog = "kixd promote",
+        .usage = "--store DIR --log-key-file KEY [--quick]",
+        .about = promote_about,
+        KIX_CMD_OPTS(options),
+        .tail = "\nexit status: 0 promoted, 1 refused (nothing changed), 2 usage, 3 I/O error\n",
+        .column = 23};
+    int status;
 
     memset(a, 0, sizeof(*a));
-    optind = 1;
-    while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
-        switch (c) {
-        case 's':
-            a->store = optarg;
-            break;
-        case 'f':
-            a->key_file = optarg;
-            break;
-        case 'q':
-            a->quick = 1;
-            break;
-        case 'h':
-            fputs(promote_help, stdout);
-            return 0;
-        default:
-            fprintf(stderr, "Try 'kixd promote --help'.\n");
-            return 2;
-        }
-    }
-    if (!a->store || !a->key_file || optind != argc) {
-        fprintf(stderr, "kixd promote: --store DIR and --log-key-file KEY are required, and "
-                        "nothing else\nTry 'kixd promote --help'.\n");
-        return 2;
-    }
+    if ((status = kixd_options(&cmd, argc, argv, NULL, NULL)) >= 0)
+        return status;
+    if (!a->store || !a->key_file || optind != argc)
+        return kixd_usage(&cmd, "--store DIR and --log-key-file KEY are required, and nothing "
+                                "else");
     return -1;
 }
 

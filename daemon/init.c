@@ -1,19 +1,16 @@
 /* kixd init: create a store with its log key and entry 0 (init.h). */
 #include "init.h"
 
-#include <getopt.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
 
 #include "diag.h"
+#include "kixd_options.h"
 #include "kix/index.h"
 #include "kix/note.h"
 
-static const char init_help[] =
-    "usage: kixd init --store DIR --origin ORIGIN [--log-key-file FILE]\n"
-    "                 (--admin-key FILE | --admin-pub FILE)\n"
-    "\n"
+static const char init_about[] =
     "Creates a new log in DIR: the LMDB store, the log's signing key DIR/log.key\n"
     "(mode 0600) named ORIGIN, and entry 0, signed by the log key, registering\n"
     "the first admin key. Say where that key is: --admin-key FILE creates a new\n"
@@ -22,17 +19,7 @@ static const char init_help[] =
     "belongs with its admin, not in the store, whose copies carry what it holds.\n"
     "Prints the log's verifier key on a line of its own: give it to everyone who\n"
     "will verify this log. Keys kept outside DIR are in none of its copies (kixd\n"
-    "backup copies the log key only when asked, an admin key never).\n"
-    "\n"
-    "  --store DIR          the store directory (must not hold a store yet)\n"
-    "  --origin ORIGIN      the log's name, e.g. kix.example.org/log\n"
-    "  --log-key-file FILE  write the log key to FILE instead of DIR/log.key\n"
-    "                       (then serve with kixd serve --log-key-file FILE)\n"
-    "  --admin-key FILE     write the new admin key pair to FILE and FILE.pub\n"
-    "  --admin-pub FILE     the first admin's verifier key (from kix keygen)\n"
-    "\n"
-    "exit status: 0 ok, 1 refused (store or key file exists, bad origin or key),\n"
-    "2 usage, 3 I/O error\n";
+    "backup copies the log key only when asked, an admin key never).\n";
 
 /* Strips trailing slashes from a copy of path into out. */
 static void without_slashes(const char *path, char *out, size_t cap)
@@ -76,13 +63,6 @@ static int admin_files_free(const char *dir, const char *key, struct kix_err *er
 
 int kixd_init_main(int argc, char **argv)
 {
-    static const struct option longopts[] = {{"store", required_argument, NULL, 's'},
-                                             {"origin", required_argument, NULL, 'o'},
-                                             {"admin-pub", required_argument, NULL, 'a'},
-                                             {"admin-key", required_argument, NULL, 'k'},
-                                             {"log-key-file", required_argument, NULL, 'l'},
-                                             {"help", no_argument, NULL, 'h'},
-                                             {NULL, 0, NULL, 0}};
     const char *dir = NULL, *origin = NULL, *admin_pub = NULL, *admin_key = NULL;
     const char *log_key_file = NULL;
     struct kix_log_opts opts;
@@ -91,45 +71,39 @@ int kixd_init_main(int argc, char **argv)
     struct kix_buf vkey = KIX_BUF_INIT;
     struct kix_err err = {0};
     char path[4096];
-    int c, rc;
+    int rc;
+    const struct kix_opt options[] = {
+        KIX_STRING("store", "DIR", &dir, "the store directory (must not hold a store yet)"),
+        KIX_STRING("origin", "ORIGIN", &origin, "the log's name, e.g. kix.example.org/log"),
+        KIX_STRING("log-key-file", "FILE", &log_key_file,
+                   "write the log key to FILE instead of DIR/log.key\n"
+                   "(then serve with kixd serve --log-key-file FILE)"),
+        KIX_STRING("admin-key", "FILE", &admin_key,
+                   "write the new admin key pair to FILE and FILE.pub"),
+        KIX_STRING("admin-pub", "FILE", &admin_pub,
+                   "the first admin's verifier key (from kix keygen)"),
+    };
+    const struct kix_cmd cmd = {
+        .prog = "kixd init",
+        .usage = "--store DIR --origin ORIGIN [--log-key-file FILE]\n"
+                 "(--admin-key FILE | --admin-pub FILE)",
+        .about = init_about,
+        KIX_CMD_OPTS(options),
+        .tail = "\nexit status: 0 ok, 1 refused (store or key file exists, bad origin or key),\n"
+                "2 usage, 3 I/O error\n",
+        .column = 23};
 
-    optind = 1;
-    while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
-        switch (c) {
-        case 's':
-            dir = optarg;
-            break;
-        case 'o':
-            origin = optarg;
-            break;
-        case 'a':
-            admin_pub = optarg;
-            break;
-        case 'k':
-            admin_key = optarg;
-            break;
-        case 'l':
-            log_key_file = optarg;
-            break;
-        case 'h':
-            fputs(init_help, stdout);
-            return 0;
-        default:
-            fprintf(stderr, "kixd init: unknown option\nTry 'kixd init --help'.\n");
-            return 2;
-        }
-    }
-    if (!dir || !origin || optind != argc) {
-        fprintf(stderr, "kixd init: --store DIR and --origin ORIGIN are required\n"
-                        "Try 'kixd init --help'.\n");
-        return 2;
-    }
+    if ((rc = kixd_options(&cmd, argc, argv, NULL, NULL)) >= 0)
+        return rc;
+    if (optind != argc)
+        return kixd_usage(&cmd, "unexpected argument '%s'", argv[optind]);
+    if (!dir || !origin)
+        return kixd_usage(&cmd, "--store DIR and --origin ORIGIN are required");
     if (!admin_pub == !admin_key) {
-        fprintf(stderr, "kixd init: say where the first admin key is: --admin-key FILE writes "
-                        "a new pair to FILE (0600) and FILE.pub, --admin-pub FILE registers one "
-                        "made with kix keygen (give one; an admin key belongs with its admin, "
-                        "not in the store)\nTry 'kixd init --help'.\n");
-        return 2;
+        return kixd_usage(&cmd, "say where the first admin key is: --admin-key FILE writes a "
+                                "new pair to FILE (0600) and FILE.pub, --admin-pub FILE "
+                                "registers one made with kix keygen (give one; an admin key "
+                                "belongs with its admin, not in the store)");
     }
     memset(&opts, 0, sizeof(opts));
     opts.log_key_file = log_key_file;

@@ -37,9 +37,26 @@ static void print_help(FILE *out)
 {
     fputs("usage: kixd COMMAND [ARGS]\n\nkixd is the kix log server.\n\ncommands:\n", out);
     for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
-        fprintf(out, "  %-8s%s\n", commands[i].name, commands[i].summary);
+        fprintf(out, "  %-9s%s\n", commands[i].name, commands[i].summary);
     fputs("\n'kixd COMMAND --help' describes one command; 'kixd --version' prints the version.\n",
           out);
+}
+
+/* kixd --dump-options: every command's table (kix/cmdline.h), each
+ * printed by the command itself from the table it parses with, so the
+ * dump cannot differ from what is parsed. integration.options checks the
+ * man page, the completions and --help against it. */
+static int dump_options(void)
+{
+    fputs("kixd\n", stdout);
+    for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++) {
+        char dump[] = "--dump-options", *argv[] = {(char *)commands[i].name, dump, NULL};
+        int status;
+        fflush(stdout);
+        if ((status = commands[i].main(2, argv)) != 0)
+            return status;
+    }
+    return 0;
 }
 
 static int serve_main(int argc, char **argv)
@@ -69,6 +86,8 @@ int main(int argc, char **argv)
         print_help(stdout);
         return 0;
     }
+    if (argc == 2 && strcmp(argv[1], "--dump-options") == 0)
+        return dump_options();
     if (argc >= 2 && strcmp(argv[1], "--version") == 0) {
         puts("kixd " KIX_VERSION_STRING);
         return 0;

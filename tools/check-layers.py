@@ -8,12 +8,14 @@ The layers (ARCHITECTURE.md), lowest first; each may use those before it:
   log     store/log      the signed log in LMDB              + lmdb
   index   store/index    the benchmark index                 (no lmdb.h)
   proto   proto          msgpack-RPC messages                base + msgpack
+  cmdline client/cmdline the option tables of kix and kixd   libc only
   client  client/lib     the client library                  all of the above
   view    client/view    what a reader is shown: the view     base, verify, log, index
                          model, its JSON, kix show's text
   web     client/web     templates, HTML pages, static site  view and what it uses
-  cli     client/cli     the kix commands                    client, view and below
-  daemon  daemon         kixd                                client, web and below, never cli
+  cli     client/cli     the kix commands                    client, view, cmdline and below
+  daemon  daemon         kixd                                client, web, cmdline and below,
+                                                             never cli
 
 Inside daemon, kixd's floors (DAEMON_FLOORS below; ARCHITECTURE.md), a
 folder each, lowest first: base, loop, writer, replication, front, and
@@ -54,17 +56,19 @@ LAYERS = [  # name, folder, may use (layer names), third-party headers it may in
     ("log", "store/log", ["base", "verify"], {"sodium.h", "jansson.h", "lmdb.h"}),
     ("index", "store/index", ["base", "verify", "log"], {"jansson.h"}),
     ("proto", "proto", ["base"], {"msgpack.h"}),
+    ("cmdline", "client/cmdline", [], set()),
     ("client", "client/lib", ["base", "verify", "log", "index", "proto"],
      {"sodium.h", "jansson.h", "curl/curl.h"}),
     ("view", "client/view", ["base", "verify", "log", "index"], {"jansson.h"}),
     ("web", "client/web", ["base", "verify", "log", "index", "view"], {"jansson.h"}),
-    ("cli", "client/cli", ["base", "verify", "log", "index", "proto", "client", "view"],
+    ("cli", "client/cli", ["base", "verify", "log", "index", "proto", "client", "view", "cmdline"],
      {"sodium.h", "jansson.h"}),
-    ("daemon", "daemon", ["base", "verify", "log", "index", "proto", "client", "view", "web"],
+    ("daemon", "daemon", ["base", "verify", "log", "index", "proto", "client", "view", "web",
+                          "cmdline"],
      {"sodium.h", "jansson.h", "uv.h", "curl/curl.h"}),
 ]
 LIBRARY = {"base": "kix_base", "verify": "kix_verify", "log": "kix_log", "index": "kix_index",
-           "proto": "kix_proto", "client": "kix_client", "view": "kix_view", "web": "kix_web"}
+           "proto": "kix_proto", "cmdline": "kix_cmdline", "client": "kix_client", "view": "kix_view", "web": "kix_web"}
 HEADERS = {"client": "client", "cli": "-"}  # where a layer's include/kix lives, if not its folder
 THIRD_PARTY = {"sodium.h", "jansson.h", "lmdb.h", "msgpack.h", "uv.h", "curl/curl.h",
                "openssl/sha.h", "openssl/evp.h"}

@@ -2,11 +2,11 @@
 # Installs the Debian packages kix needs to build and test, only those missing.
 # (nginx-light, redis-server: the referees kix-bench measures kixd against; chromium: the browser tests; nodejs: kix-verify.js's tests;
 # time: /usr/bin/time measures integration.resolve_100k's memory; openssl: the TLS tests' certificates;
-# ca-certificates: npm ci and https reads). tools/check-fresh-debian.sh proves this list on a fresh Debian 12.
+# ca-certificates: npm ci and https reads; zsh: integration.options parses the zsh completion). tools/check-fresh-debian.sh proves this list on a fresh Debian 12.
 set -euo pipefail
 packages=(build-essential cmake pkg-config clang clang-format
           python3 python3-nacl python3-jsonschema liblmdb-dev libsodium-dev libssl-dev libmsgpack-dev libuv1-dev libjansson-dev lmdb-utils
-          man-db groff-base systemd
+          man-db groff-base systemd zsh
           libhttp-parser-dev libcurl4-openssl-dev golang-go golang-golang-x-mod-dev nginx-light curl
           redis-server time openssl ca-certificates
           chromium nodejs)

@@ -14,6 +14,7 @@
 #include <stdio.h>
 
 #include "kix/buf.h"
+#include "kix/cmdline.h"
 #include "kix/error.h"
 #include "kix/file.h"
 
@@ -67,10 +68,6 @@ extern int cli_last_code;
     "verified (the answer is as of its size; both sizes named) or too old for the\n"               \
     "maximum age asked for\n"
 
-/* Prints a command's help to f, with CLI_EXIT_HELP when the text does not
- * list its exit statuses itself. */
-void cli_print_help(FILE *f, const char *help);
-
 /* Prints a usage error and a pointer to --help; returns EXIT_USAGE. */
 int cli_usage_error(const char *cmd, const char *fmt, ...) KIX_PRINTF(2, 3);
 
@@ -92,6 +89,9 @@ int cli_unknown(const char *cmd, enum cli_unknown_kind kind, const char *given, 
 struct option;
 int cli_bad_option(const char *cmd, char **argv, const struct option *longopts);
 
+/* True for argv {NAME, "--dump-options"}: a command that reads a
+ * subcommand first dumps its tables itself (kix/cmdline.h). */
+int cli_dump_requested(int argc, char **argv);
 /* True when argv holds -h or --help (before any "--"). */
 int cli_wants_help(int argc, char **argv);
 
@@ -112,40 +112,94 @@ struct cli_common {
     int witness_global;                     /* witness[] came from before the command */
 };
 
-#define CLI_COMMON_LONGOPTS                                                                        \
-    {"store", required_argument, NULL, 0x101}, {"server", required_argument, NULL, 0x102},         \
-        {"log-key", required_argument, NULL, 0x103}, {"json", no_argument, NULL, 0x104},           \
-        {"witness", required_argument, NULL, 0x105},                                               \
-        {"min-witnesses", required_argument, NULL, 0x106},                                         \
-        {"cacert", required_argument, NULL, 0x107}, {"no-cache", no_argument, NULL, 0x108},        \
-        {"max-age", required_argument, NULL, 0x109},                                               \
+/* The common options as entries of a command's table (kix/cmdline.h),
+ * declared once: every command, the global options before the command and
+ * kix --dump-options read them from here. Their ids are
+ * cli_common_option's; config: the key of ~/.config/kix/config that gives
+ * the default (kix/config.h). */
+#define CLI_OPT_STORE   0x101
+#define CLI_OPT_SERVER  0x102
+#define CLI_OPT_LOG_KEY 0x103
+#define CLI_OPT_JSON    0x104
+#define CLI_OPT_WITNESS 0x105
+#define CLI_OPT_MIN_WIT 0x106
+#define CLI_OPT_CACERT  0x107
+#define CLI_OPT_NOCACHE 0x108
+#define CLI_OPT_MAX_AGE 0x109
+#define CLI_OPT_STORE_ENTRY                                                                        \
+    KIX_ID("store", "DIR", CLI_OPT_STORE, "use a local store directory instead of a server")
+#define CLI_OPT_SERVER_ENTRY                                                                       \
     {                                                                                              \
-        "help", no_argument, NULL, 'h'                                                             \
+        .kind = KIX_OPT_ID, .name = "server", .arg = "ADDR", .id = CLI_OPT_SERVER,                 \
+        .config = "server", .complete = "tcp://127.0.0.1:7420 unix://",                            \
+        .help = "kixd address, tcp://HOST:PORT or unix:///PATH, or a static copy\n"                \
+                "of the log (tlog-tiles), https://HOST/PREFIX/ (default: a\n"                      \
+                "permalink's own, then $KIX_SERVER, server in\n"                                   \
+                "~/.config/kix/config, or tcp://127.0.0.1:7420)"                                   \
     }
+#define CLI_OPT_CACERT_ENTRY                                                                       \
+    KIX_ID("cacert", "FILE", CLI_OPT_CACERT,                                                       \
+           "CA certificates (PEM) for https:// instead of the system's")
+#define CLI_OPT_JSON_ENTRY KIX_ID("json", NULL, CLI_OPT_JSON, "machine-readable output")
+#define CLI_COMMON_OPTS                                                                            \
+    CLI_OPT_STORE_ENTRY, CLI_OPT_SERVER_ENTRY, CLI_OPT_CACERT_ENTRY,                               \
+        KIX_ID("no-cache", NULL, CLI_OPT_NOCACHE,                                                  \
+               "keep no tiles, entries or objects read over http(s):// on disk\n"                  \
+               "(default: kept, once verified, in $KIX_CACHE_DIR, else\n"                          \
+               "~/.cache/kix, at most $KIX_CACHE_MAX_MB, default 256, MiB)"),                      \
+        {.kind = KIX_OPT_ID,                                                                       \
+         .name = "log-key",                                                                        \
+         .arg = "KEY",                                                                             \
+         .id = CLI_OPT_LOG_KEY,                                                                    \
+         .config = "log-key",                                                                      \
+         .complete = "file",                                                                       \
+         .help = "the log's verifier key, a file or the key text\n"                                \
+                 "(default $KIX_LOG_KEY, then ~/.config/kix/config); every\n"                      \
+                 "command checks the server's latest checkpoint against it\n"                      \
+                 "and against the one it verified before (exit 4: fork,\n"                         \
+                 "rollback or consistency proof refused, both checkpoints\n"                       \
+                 "kept as evidence)"},                                                             \
+        {.kind = KIX_OPT_ID,                                                                       \
+         .name = "witness",                                                                        \
+         .arg = "KEY",                                                                             \
+         .id = CLI_OPT_WITNESS,                                                                    \
+         .config = "witness",                                                                      \
+         .complete = "file",                                                                       \
+         .help = "a witness's verifier key (file or text); repeat for more"},                      \
+        {.kind = KIX_OPT_ID,                                                                       \
+         .name = "min-witnesses",                                                                  \
+         .arg = "N",                                                                               \
+         .id = CLI_OPT_MIN_WIT,                                                                    \
+         .config = "min-witnesses",                                                                \
+         .help = "believe a checkpoint only when N of the --witness keys\n"                        \
+                 "cosigned it (default 0; without either option, the\n"                            \
+                 "witnesses and quorum of ~/.config/kix/config)"},                                 \
+        KIX_ID("max-age", "AGE", CLI_OPT_MAX_AGE,                                                  \
+               "believe a checkpoint only when a --witness key cosigned it\n"                      \
+               "at most AGE ago (90s, 15m, 2h, 1d; exit 5 when older)"),                           \
+        CLI_OPT_JSON_ENTRY
 
-#define CLI_COMMON_HELP                                                                            \
-    "  --store DIR       use a local store directory instead of a server\n"                        \
-    "  --server ADDR     kixd address, tcp://HOST:PORT or unix:///PATH, or a static copy\n"        \
-    "                    of the log (tlog-tiles), https://HOST/PREFIX/ (default: a\n"              \
-    "                    permalink's own, then $KIX_SERVER, server in\n"                           \
-    "                    ~/.config/kix/config, or tcp://127.0.0.1:7420)\n"                         \
-    "  --cacert FILE     CA certificates (PEM) for https:// instead of the system's\n"             \
-    "  --no-cache        keep no tiles, entries or objects read over http(s):// on disk\n"         \
-    "                    (default: kept, once verified, in $KIX_CACHE_DIR, else\n"                 \
-    "                    ~/.cache/kix, at most $KIX_CACHE_MAX_MB, default 256, MiB)\n"             \
-    "  --log-key KEY     the log's verifier key, a file or the key text\n"                         \
-    "                    (default $KIX_LOG_KEY, then ~/.config/kix/config); every\n"               \
-    "                    command checks the server's latest checkpoint against it\n"               \
-    "                    and against the one it verified before (exit 4: fork,\n"                  \
-    "                    rollback or consistency proof refused, both checkpoints\n"                \
-    "                    kept as evidence)\n"                                                      \
-    "  --witness KEY     a witness's verifier key (file or text); repeat for more\n"               \
-    "  --min-witnesses N believe a checkpoint only when N of the --witness keys\n"                 \
-    "                    cosigned it (default 0; without either option, the\n"                     \
-    "                    witnesses and quorum of ~/.config/kix/config)\n"                          \
-    "  --max-age AGE     believe a checkpoint only when a --witness key cosigned it\n"             \
-    "                    at most AGE ago (90s, 15m, 2h, 1d; exit 5 when older)\n"                  \
-    "  --json            machine-readable output\n"
+/* Reading a command's options from its table: cli_start, then cli_next
+ * until it returns less than 0. It takes the common options into common
+ * (if not NULL), prints --help (with CLI_EXIT_HELP when the table says no
+ * exit statuses) and --dump-options, and reports unknown options and
+ * missing values ("did you mean", exit 2). */
+struct cli_opts {
+    struct kix_cmdline p;
+    struct cli_common *common;
+    const char *name; /* the command as errors name it: "show", "key add" */
+    int status;       /* once cli_next returned CLI_OPTS_STOP: the exit status */
+};
+#define CLI_OPTS_END  (-1) /* the operands are argv[optind..] */
+#define CLI_OPTS_STOP (-2) /* return cli_opts.status (0 after --help) */
+void cli_start(struct cli_opts *o, const struct kix_cmd *cmd, int argc, char **argv,
+               struct cli_common *common);
+/* A command's --help (kix/cmdline.h) and, unless it says them, the exit
+ * statuses every command keeps (CLI_EXIT_HELP). */
+void cli_help(FILE *f, const struct kix_cmd *cmd);
+/* The id of the next option of the command's own (o->p.value its value),
+ * or CLI_OPTS_END or CLI_OPTS_STOP. */
+int cli_next(struct cli_opts *o);
 
 /* The options given before the command (kix --json --server S show RUN),
  * set once by main. cli_common_init starts every command from them; the
@@ -199,8 +253,15 @@ int cli_contact(const char *cmd, const struct cli_common *c, struct kix_client *
 /* Parses the common options plus, where the pointer is given, --size,
  * --from and --limit. Returns -1 to go on (optind at the operands), or the
  * exit status to return (0 after --help). */
-int cli_parse(const char *cmd, const char *help, int argc, char **argv, struct cli_common *common,
+int cli_parse(const struct kix_cmd *cmd, int argc, char **argv, struct cli_common *common,
               uint64_t *size, uint64_t *from, uint64_t *limit);
+/* The entries of --size, --from and --limit, for the tables of commands
+ * that give cli_parse their pointers. */
+#define CLI_OPT_SIZE  's'
+#define CLI_OPT_FROM  'f'
+#define CLI_OPT_LIMIT 'l'
+/* kix help COMMAND and kix --dump-options: every command's table printed
+ * by the command itself (argv {NAME, "--dump-options"}). */
 struct kix_buf;
 struct kix_checkpoint;
 /* The witness rules of the command line (set by cli_log_key from --witness

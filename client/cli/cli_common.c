@@ -581,41 +581,94 @@ void cli_json_string(FILE *f, const char *s, size_t len)
     kix_buf_release(&b);
 }
 
-int cli_parse(const char *cmd, const char *help, int argc, char **argv, struct cli_common *common,
+/* CLI_EXIT_HELP after a command's help that does not say its exit
+ * statuses itself. */
+static void exit_statuses(FILE *f, const struct kix_cmd *cmd)
+{
+    int said = cmd->tail && strstr(cmd->tail, "exit status") != NULL;
+
+    for (size_t i = 0; i < cmd->nopts && !said; i++)
+        said = cmd->opts[i].help && strstr(cmd->opts[i].help, "exit status") != NULL;
+    if (!said)
+        fputs("\n" CLI_EXIT_HELP, f);
+}
+
+void cli_help(FILE *f, const struct kix_cmd *cmd)
+{
+    kix_cmdline_help(f, cmd);
+    exit_statuses(f, cmd);
+}
+
+void cli_start(struct cli_opts *o, const struct kix_cmd *cmd, int argc, char **argv,
+               struct cli_common *common)
+{
+    o->common = common;
+    o->name = strncmp(cmd->prog, "kix ", 4) == 0 ? cmd->prog + 4 : cmd->prog;
+    o->status = 0;
+    if (common)
+        cli_common_init(common);
+    kix_cmdline_start(&o->p, cmd, argc, argv);
+}
+
+int cli_next(struct cli_opts *o)
+{
+    for (;;) {
+        enum kix_cmdline_status st = kix_cmdline_next(&o->p);
+
+        switch (st) {
+        case KIX_CMDLINE_END:
+            return CLI_OPTS_END;
+        case KIX_CMDLINE_HELP: /* printed; then the exit statuses, unless it said them */
+            exit_statuses(stdout, o->p.cmd);
+            o->status = 0;
+            return CLI_OPTS_STOP;
+        case KIX_CMDLINE_DUMP:
+            o->status = 0;
+            return CLI_OPTS_STOP;
+        case KIX_CMDLINE_OPTION:
+            if (o->common && cli_common_option(o->common, o->p.opt->id, o->p.value))
+                continue;
+            return o->p.opt->id;
+        case KIX_CMDLINE_BAD_U64:
+            o->status =
+                cli_usage_error(o->name, "--%s needs an integer from 0 to 2^64-2", o->p.opt->name);
+            return CLI_OPTS_STOP;
+        case KIX_CMDLINE_BAD: {
+            char why[256];
+            /* unknown: cli_bad_option's "did you mean", with the --json data;
+             * known but used wrong: the engine's sentence, with the fix */
+            if (kix_cmdline_explain(&o->p, st, why, sizeof(why)))
+                o->status = cli_bad_option(o->name, o->p.argv, o->p.longopts);
+            else
+                o->status = cli_usage_error(o->name, "%s", why);
+            return CLI_OPTS_STOP;
+        }
+        }
+    }
+}
+
+int cli_dump_requested(int argc, char **argv)
+{
+    return argc == 2 && strcmp(argv[1], "--dump-options") == 0;
+}
+
+int cli_parse(const struct kix_cmd *cmd, int argc, char **argv, struct cli_common *common,
               uint64_t *size, uint64_t *from, uint64_t *limit)
 {
-    static const struct option longopts[] = {CLI_COMMON_LONGOPTS,
-                                             {"size", required_argument, NULL, 's'},
-                                             {"from", required_argument, NULL, 'f'},
-                                             {"limit", required_argument, NULL, 'l'},
-                                             {NULL, 0, NULL, 0}};
+    struct cli_opts o;
     int c;
 
-    cli_common_init(common);
-    optind = 1;
-    while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
-        uint64_t *target = c == 's' ? size : c == 'f' ? from : c == 'l' ? limit : NULL;
-        if (cli_common_option(common, c, optarg))
-            continue;
-        if (target) {
-            if (cli_parse_u64(optarg, target))
-                return cli_usage_error(cmd, "--%s needs an integer from 0 to 2^64-2",
-                                       c == 's'   ? "size"
-                                       : c == 'f' ? "from"
-                                                  : "limit");
-            continue;
-        }
-        if (c == 'h') {
-            cli_print_help(stdout, help);
-            return 0;
-        }
-        if (c == 's' || c == 'f' || c == 'l')
-            return cli_usage_error(cmd, "option '--%s' does not apply to kix %s",
-                                   c == 's'   ? "size"
-                                   : c == 'f' ? "from"
-                                              : "limit",
-                                   cmd);
-        return cli_bad_option(cmd, argv, longopts);
+    cli_start(&o, cmd, argc, argv, common);
+    while ((c = cli_next(&o)) >= 0) {
+        uint64_t *target = c == CLI_OPT_SIZE    ? size
+                           : c == CLI_OPT_FROM  ? from
+                           : c == CLI_OPT_LIMIT ? limit
+                                                : NULL;
+        if (!target)
+            return cli_usage_error(o.name, "option '--%s' does not apply to %s", o.p.opt->name,
+                                   cmd->prog);
+        if (cli_parse_u64(o.p.value, target))
+            return cli_usage_error(o.name, "--%s needs an integer from 0 to 2^64-2", o.p.opt->name);
     }
-    return -1;
+    return c == CLI_OPTS_STOP ? o.status : -1;
 }

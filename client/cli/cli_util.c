@@ -116,13 +116,6 @@ int cli_fail(const char *cmd, int code, const struct kix_err *err)
     return cli_fail_with(cmd, code, err, NULL, NULL);
 }
 
-void cli_print_help(FILE *f, const char *help)
-{
-    fputs(help, f);
-    if (!strstr(help, "exit status:"))
-        fprintf(f, "\n%s", CLI_EXIT_HELP);
-}
-
 /* A usage error: its message, a pointer to --help, the code and data. */
 static int usage_report(const char *cmd, const char *code, const char *data, const char *fmt,
                         va_list ap) KIX_PRINTF(4, 0);

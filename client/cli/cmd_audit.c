@@ -1,6 +1,5 @@
 /* kix audit: replay the whole log into a local replica, verifying all. */
 #include <errno.h>
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,38 +14,43 @@
 #include "kix/sync.h"
 #include "kix/trust.h"
 
-static const char audit_help[] =
-    "usage: kix audit [--restart] [--batch N] [--strict] [--json] [--store DIR | --server ADDR]\n"
-    "\n"
-    "Replays the whole log from the server into a local replica and checks\n"
-    "everything: every envelope's signature against the key registry as it stood\n"
-    "at that index, every policy rule, every object's digest and references, and\n"
-    "the tree recomputed at each signed checkpoint; then it compares the\n"
-    "server's own tree hashes with the recomputed tree (every new entry's leaf\n"
-    "hash and inclusion proof), naming the node and tile that differ. Reports the\n"
-    "first violation by index and reason. Resumable: a later audit continues\n"
-    "where the last one stopped, also after a crash or kill (the replica lives in\n"
-    "the state directory, one per log and per source: each --store directory and\n"
-    "each --server address has its own; --restart discards that one). Shows\n"
-    "progress on stderr when stdout and stderr are both terminals (the same bar\n"
-    "as kix-import-liger's), and the rate at the end. Of a static copy\n"
-    "(http(s)://) it then compares every file the copy serves others with the\n"
-    "log it replayed: every hash tile of every level (full and partial), every\n"
-    "object pack and every index file, naming the first that differs (entry\n"
-    "bundles are checked by the replay itself).\n"
-    "\n"
-    "Entries an older origin logged under the rules of its time, which today's\n"
-    "origin rules refuse (a run id outside the grammar, a controlled rerun signed\n"
-    "by the run's own publisher), are replayed, never counted as evidence, and\n"
-    "listed as findings, each with its index and reason.\n"
-    "\n"
-    "  --restart         discard the local replica and audit from entry 0\n"
-    "  --batch N         entries per replica transaction (default 8192)\n"
-    "  --strict          any finding fails the audit (exit 1)\n" CLI_COMMON_HELP "\n"
-    "exit status: 0 the log verifies, 1 a violation (its index and reason are\n"
-    "printed), a finding under --strict, or no such store, 2 usage, 3 I/O or\n"
-    "server error, 4 the log contradicts what this client verified before, 5 a\n"
-    "copy behind it (stale: audited as of its size)\n";
+static const struct kix_opt audit_opts[] = {
+    KIX_NOTE("\n"
+             "Replays the whole log from the server into a local replica and checks\n"
+             "everything: every envelope's signature against the key registry as it stood\n"
+             "at that index, every policy rule, every object's digest and references, and\n"
+             "the tree recomputed at each signed checkpoint; then it compares the\n"
+             "server's own tree hashes with the recomputed tree (every new entry's leaf\n"
+             "hash and inclusion proof), naming the node and tile that differ. Reports the\n"
+             "first violation by index and reason. Resumable: a later audit continues\n"
+             "where the last one stopped, also after a crash or kill (the replica lives in\n"
+             "the state directory, one per log and per source: each --store directory and\n"
+             "each --server address has its own; --restart discards that one). Shows\n"
+             "progress on stderr when stdout and stderr are both terminals (the same bar\n"
+             "as kix-import-liger's), and the rate at the end. Of a static copy\n"
+             "(http(s)://) it then compares every file the copy serves others with the\n"
+             "log it replayed: every hash tile of every level (full and partial), every\n"
+             "object pack and every index file, naming the first that differs (entry\n"
+             "bundles are checked by the replay itself).\n"
+             "\n"
+             "Entries an older origin logged under the rules of its time, which today's\n"
+             "origin rules refuse (a run id outside the grammar, a controlled rerun signed\n"
+             "by the run's own publisher), are replayed, never counted as evidence, and\n"
+             "listed as findings, each with its index and reason.\n"
+             "\n"),
+    KIX_ID("restart", NULL, 'r', "discard the local replica and audit from entry 0"),
+    KIX_ID("batch", "N", 'b', "entries per replica transaction (default 8192)"),
+    KIX_ID("strict", NULL, 's', "any finding fails the audit (exit 1)"),
+    CLI_COMMON_OPTS,
+    KIX_NOTE("exit status: 0 the log verifies, 1 a violation (its index and reason are\n"
+             "printed), a finding under --strict, or no such store, 2 usage, 3 I/O or\n"
+             "server error, 4 the log contradicts what this client verified before, 5 a\n"
+             "copy behind it (stale: audited as of its size)\n"),
+};
+static const struct kix_cmd audit_cmd = {
+    .prog = "kix audit",
+    .usage = "[--restart] [--batch N] [--strict] [--json] [options]",
+    KIX_CMD_OPTS(audit_opts)};
 
 struct findings_out {
     int json;
@@ -162,11 +166,7 @@ static void checked_record(const char *replica, const char *what, uint64_t n)
 
 int cmd_audit(int argc, char **argv)
 {
-    static const struct option longopts[] = {CLI_COMMON_LONGOPTS,
-                                             {"restart", no_argument, NULL, 'r'},
-                                             {"batch", required_argument, NULL, 'b'},
-                                             {"strict", no_argument, NULL, 's'},
-                                             {NULL, 0, NULL, 0}};
+    struct cli_opts o;
     struct cli_common common;
     struct kix_client *c = NULL;
     struct kix_verifier key;
@@ -182,11 +182,8 @@ int cmd_audit(int argc, char **argv)
     int restart = 0, strict = 0, ch, rc, status;
     double secs;
 
-    cli_common_init(&common);
-    optind = 1;
-    while ((ch = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
-        if (cli_common_option(&common, ch, optarg))
-            continue;
+    cli_start(&o, &audit_cmd, argc, argv, &common);
+    while ((ch = cli_next(&o)) >= 0) {
         if (ch == 'r') {
             restart = 1;
             continue;
@@ -200,12 +197,9 @@ int cmd_audit(int argc, char **argv)
                 return cli_usage_error("audit", "--batch needs a number from 1 to %u", 1u << 24);
             continue;
         }
-        if (ch == 'h') {
-            cli_print_help(stdout, audit_help);
-            return 0;
-        }
-        return cli_bad_option("audit", argv, longopts);
     }
+    if (ch == CLI_OPTS_STOP)
+        return o.status;
     if (optind != argc)
         return cli_usage_error("audit", "unexpected argument %s", argv[optind]);
     if ((status = cli_connect("audit", &common, &c)) ||

@@ -1,5 +1,4 @@
 /* kix canon / kix digest: canonical bytes and digests of JSON files. */
-#include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -7,37 +6,44 @@
 #include "kix/canon.h"
 #include "kix/digest.h"
 
-static const char canon_help[] =
-    "usage: kix canon [--max-bytes N] [--json] [FILE|-]\n"
-    "\n"
-    "Writes the RFC 8785 (JCS) canonical form of a JSON object: sorted keys,\n"
-    "shortest numbers, no whitespace and no trailing newline. Reads standard\n"
-    "input when FILE is - or absent.\n"
-    "\n"
-    "  --max-bytes N  refuse input larger than N bytes (default 1048576)\n"
-    "  --json         print {\"canonical\": the canonical text as a JSON string,\n"
-    "                 \"bytes\": its length}\n"
-    "Any JSON value is accepted at the top level (kix digest and the store\n"
-    "take objects only).\n"
-    "\n"
-    "exit status: 0 ok, 1 input rejected (the message says why and where) or\n"
-    "FILE not found, 2 usage, 3 I/O error\n";
+static const struct kix_opt canon_opts[] = {
+    KIX_NOTE("\n"
+             "Writes the RFC 8785 (JCS) canonical form of a JSON object: sorted keys,\n"
+             "shortest numbers, no whitespace and no trailing newline. Reads standard\n"
+             "input when FILE is - or absent.\n"
+             "\n"),
+    KIX_ID("max-bytes", "N", 'm', "refuse input larger than N bytes (default 1048576)"),
+    KIX_ID("json", NULL, 'j',
+           "print {\"canonical\": the canonical text as a JSON string,\n"
+           "\"bytes\": its length}"),
+    KIX_NOTE("Any JSON value is accepted at the top level (kix digest and the store\n"
+             "take objects only).\n"
+             "\n"
+             "exit status: 0 ok, 1 input rejected (the message says why and where) or\n"
+             "FILE not found, 2 usage, 3 I/O error\n"),
+    KIX_ID("any", NULL, 'a', NULL), /* any top-level value, for kix's own tests */
+};
+static const struct kix_cmd canon_cmd = {.prog = "kix canon",
+                                         .usage = "[--max-bytes N] [--json] [FILE|-]",
+                                         KIX_CMD_OPTS(canon_opts),
+                                         .column = 17};
 
-static const char digest_help[] =
-    "usage: kix digest [--max-bytes N] [--json] [FILE|-]\n"
-    "\n"
-    "Prints sha256:<hex> of the canonical form of a JSON object: the name it\n"
-    "is stored and cited under. With --json: {\"digest\": \"sha256:...\"}.\n"
-    "\n"
-    "exit status: 0 ok, 1 input rejected or FILE not found, 2 usage, 3 I/O error\n";
+static const struct kix_opt digest_opts[] = {
+    KIX_NOTE("\n"
+             "Prints sha256:<hex> of the canonical form of a JSON object: the name it\n"
+             "is stored and cited under.\n"
+             "\n"),
+    KIX_ID("max-bytes", "N", 'm', "refuse input larger than N bytes (default 1048576)"),
+    KIX_ID("json", NULL, 'j', "print {\"digest\": \"sha256:...\"}"),
+    KIX_ID("any", NULL, 'a', NULL), /* as kix canon's */
+    KIX_NOTE("\nexit status: 0 ok, 1 input rejected or FILE not found, 2 usage, 3 I/O error\n"),
+};
+static const struct kix_cmd digest_cmd = {
+    .prog = "kix digest", .usage = "[--max-bytes N] [--json] [FILE|-]", KIX_CMD_OPTS(digest_opts)};
 
 static int canon_main(int argc, char **argv, int digest_only)
 {
-    static const struct option longopts[] = {{"max-bytes", required_argument, NULL, 'm'},
-                                             {"any", no_argument, NULL, 'a'},
-                                             {"json", no_argument, NULL, 'j'},
-                                             {"help", no_argument, NULL, 'h'},
-                                             {NULL, 0, NULL, 0}};
+    struct cli_opts o;
     const char *cmd = digest_only ? "digest" : "canon";
     /* canon is the generic JCS tool; digest names objects, as the store does. */
     struct kix_canon_opts opts = {0, 0, !digest_only};
@@ -48,8 +54,8 @@ static int canon_main(int argc, char **argv, int digest_only)
 
     if ((status = cli_global_check(cmd, 0)))
         return status;
-    optind = 1;
-    while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
+    cli_start(&o, digest_only ? &digest_cmd : &canon_cmd, argc, argv, NULL);
+    while ((c = cli_next(&o)) >= 0) {
         switch (c) {
         case 'm':
             opts.max_bytes = strtoull(optarg, NULL, 10);
@@ -62,13 +68,10 @@ static int canon_main(int argc, char **argv, int digest_only)
         case 'j':
             json = 1;
             break;
-        case 'h':
-            cli_print_help(stdout, digest_only ? digest_help : canon_help);
-            return 0;
-        default:
-            return cli_bad_option(cmd, argv, longopts);
         }
     }
+    if (c == CLI_OPTS_STOP)
+        return o.status;
     if (argc - optind > 1)
         return cli_usage_error(cmd, "expected one FILE, got %d", argc - optind);
     if (optind < argc)

@@ -9,22 +9,26 @@
 #include "kix/encoding.h"
 #include "kix/trust.h"
 
-static const char index_help[] =
-    "usage: kix index KEY [--json] [--store DIR | --server ADDR]\n"
-    "\n"
-    "Proves one key of the log's verifiable index (the records kix derives from\n"
-    "the log and the log key signs beside every checkpoint) at the latest\n"
-    "checkpoint: its record and a proof of membership, or a proof that the key\n"
-    "is absent. Keys: run/<runId>, group/<64 hex comparison key> (its directory),\n"
-    "group/<64 hex>/<runId that starts a page, or nothing for the first page>, key/<64 hex\n"
-    "key id>, manifest/<64 hex digest>. The checkpoint is checked against the\n"
-    "one this client verified before. With --json: the key, presence, size,\n"
-    "roots, the record and proof in hex, and both signed notes, for an outside\n"
-    "verifier (proto/PROTOCOL.md, \"The verifiable index\").\n"
-    "\n" CLI_COMMON_HELP "\n"
-    "exit status: 0 proven (present or absent), 1 the proof does not verify or\n"
-    "bad key, 2 usage, 3 I/O or server error, 4 the log contradicts what this\n"
-    "client verified before, 5 a copy behind it (stale: proven as of its size)\n";
+static const struct kix_opt index_opts[] = {
+    KIX_NOTE(
+        "\n"
+        "Proves one key of the log's verifiable index (the records kix derives from\n"
+        "the log and the log key signs beside every checkpoint) at the latest\n"
+        "checkpoint: its record and a proof of membership, or a proof that the key\n"
+        "is absent. Keys: run/<runId>, group/<64 hex comparison key> (its directory),\n"
+        "group/<64 hex>/<runId that starts a page, or nothing for the first page>, key/<64 hex\n"
+        "key id>, manifest/<64 hex digest>. The checkpoint is checked against the\n"
+        "one this client verified before. With --json: the key, presence, size,\n"
+        "roots, the record and proof in hex, and both signed notes, for an outside\n"
+        "verifier (proto/PROTOCOL.md, \"The verifiable index\").\n"
+        "\n"),
+    CLI_COMMON_OPTS,
+    KIX_NOTE("exit status: 0 proven (present or absent), 1 the proof does not verify or\n"
+             "bad key, 2 usage, 3 I/O or server error, 4 the log contradicts what this\n"
+             "client verified before, 5 a copy behind it (stale: proven as of its size)\n"),
+};
+static const struct kix_cmd index_cmd = {
+    .prog = "kix index", .usage = "KEY [--json] [options]", KIX_CMD_OPTS(index_opts)};
 
 static void hex_field(const char *name, const uint8_t *p, size_t n)
 {
@@ -97,7 +101,7 @@ int cmd_index(int argc, char **argv)
     struct kix_err err = {0};
     const char *ikey;
     char root[64];
-    int status = cli_parse("index", index_help, argc, argv, &common, NULL, NULL, NULL), rc;
+    int status = cli_parse(&index_cmd, argc, argv, &common, NULL, NULL, NULL), rc;
 
     memset(&a, 0, sizeof(a));
     if (status >= 0)

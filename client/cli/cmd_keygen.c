@@ -1,32 +1,33 @@
 /* kix keygen: a new Ed25519 key pair in the C2SP text forms. */
-#include <getopt.h>
 #include <string.h>
 
 #include "cli.h"
 #include "kix/note.h"
 
-static const char keygen_help[] =
-    "usage: kix keygen --name NAME --out PREFIX [--witness] [--json]\n"
-    "\n"
-    "Generates an Ed25519 key pair: PREFIX.key holds the private key\n"
-    "(PRIVATE+KEY+NAME+..., created with mode 0600, never overwritten) and\n"
-    "PREFIX.pub the verifier key (NAME+HASH+BASE64) to hand to a log admin or\n"
-    "to pin. The private key is never printed.\n"
-    "\n"
-    "  --name NAME   the key's name (no spaces or '+'), e.g. alice@example.org\n"
-    "  --out PREFIX  where to write PREFIX.key and PREFIX.pub\n"
-    "  --witness     a witness key for cosigning checkpoints (tlog-cosignature)\n"
-    "  --json        print {\"name\", \"verifierKey\", \"keyId\", \"shortId\",\n"
-    "                \"privateKeyFile\", \"publicKeyFile\", \"witness\"}\n"
-    "\n"
-    "exit status: 0 ok, 1 a file exists or the name is invalid, 2 usage, 3 I/O error\n";
+static const struct kix_opt keygen_opts[] = {
+    KIX_NOTE("\n"
+             "Generates an Ed25519 key pair: PREFIX.key holds the private key\n"
+             "(PRIVATE+KEY+NAME+..., created with mode 0600, never overwritten) and\n"
+             "PREFIX.pub the verifier key (NAME+HASH+BASE64) to hand to a log admin or\n"
+             "to pin. The private key is never printed.\n"
+             "\n"),
+    KIX_ID("name", "NAME", 'n', "the key's name (no spaces or '+'), e.g. alice@example.org"),
+    KIX_ID("out", "PREFIX", 'o', "where to write PREFIX.key and PREFIX.pub"),
+    KIX_ID("witness", NULL, 'w', "a witness key for cosigning checkpoints (tlog-cosignature)"),
+    KIX_ID("json", NULL, 'j',
+           "print {\"name\", \"verifierKey\", \"keyId\", \"shortId\",\n"
+           "\"privateKeyFile\", \"publicKeyFile\", \"witness\"}"),
+    KIX_NOTE("\n"
+             "exit status: 0 ok, 1 a file exists or the name is invalid, 2 usage, 3 I/O error\n"),
+};
+static const struct kix_cmd keygen_cmd = {.prog = "kix keygen",
+                                          .usage = "--name NAME --out PREFIX [--witness] [--json]",
+                                          KIX_CMD_OPTS(keygen_opts),
+                                          .column = 16};
 
 int cmd_keygen(int argc, char **argv)
 {
-    static const struct option longopts[] = {
-        {"name", required_argument, NULL, 'n'}, {"out", required_argument, NULL, 'o'},
-        {"witness", no_argument, NULL, 'w'},    {"json", no_argument, NULL, 'j'},
-        {"help", no_argument, NULL, 'h'},       {NULL, 0, NULL, 0}};
+    struct cli_opts o;
     const char *name = NULL, *prefix = NULL;
     char keypath[4096], pubpath[4096];
     struct kix_signer *s = NULL;
@@ -37,8 +38,8 @@ int cmd_keygen(int argc, char **argv)
 
     if ((rc = cli_global_check("keygen", 0)))
         return rc;
-    optind = 1;
-    while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
+    cli_start(&o, &keygen_cmd, argc, argv, NULL);
+    while ((c = cli_next(&o)) >= 0) {
         switch (c) {
         case 'n':
             name = optarg;
@@ -52,13 +53,10 @@ int cmd_keygen(int argc, char **argv)
         case 'j':
             json = 1;
             break;
-        case 'h':
-            cli_print_help(stdout, keygen_help);
-            return 0;
-        default:
-            return cli_bad_option("keygen", argv, longopts);
         }
     }
+    if (c == CLI_OPTS_STOP)
+        return o.status;
     if (!name || !prefix || optind != argc)
         return cli_usage_error("keygen", "--name NAME and --out PREFIX are required");
     snprintf(keypath, sizeof(keypath), "%s.key", prefix);

@@ -145,20 +145,25 @@ static void print_row(const struct key_row *r, int json)
     printf("\n  id %s\n", hex);
 }
 
-static const char key_list_help[] =
-    "usage: kix key list [--store DIR | --server ADDR] [--json] [PUBFILE...]\n"
-    "\n"
-    "Lists the log's keys, recomputed from the log's key entries, which are\n"
-    "checked against the verified latest checkpoint: state (live or revoked),\n"
-    "roles, the log index that added the key, last changed its roles and\n"
-    "revoked it. Each key is shown by its short id (the first 16 hex digits,\n"
-    "the form every kix message uses) and its full 64-hex id (SHA-256 of the\n"
-    "public key). The log does not record names: the log key, and each key\n"
-    "whose PUBFILE (PREFIX.pub from kix keygen) is given, is also shown with\n"
-    "its name and the C2SP note key hash the .pub file shows (NAME+HASH+...).\n"
-    "With --json, one object {\"size\": the log size read, \"keys\": [...]}, a key\n"
-    "each: keyId, shortId, name and noteKeyHash (when known), live, roles, added,\n"
-    "rolesChanged, revoked (null when not).\n\n" CLI_COMMON_HELP;
+static const struct kix_opt key_list_opts[] = {
+    KIX_NOTE("\n"
+             "Lists the log's keys, recomputed from the log's key entries, which are\n"
+             "checked against the verified latest checkpoint: state (live or revoked),\n"
+             "roles, the log index that added the key, last changed its roles and\n"
+             "revoked it. Each key is shown by its short id (the first 16 hex digits,\n"
+             "the form every kix message uses) and its full 64-hex id (SHA-256 of the\n"
+             "public key). The log does not record names: the log key, and each key\n"
+             "whose PUBFILE (PREFIX.pub from kix keygen) is given, is also shown with\n"
+             "its name and the C2SP note key hash the .pub file shows (NAME+HASH+...).\n"
+             "With --json, one object {\"size\": the log size read, \"keys\": [...]}, a key\n"
+             "each: keyId, shortId, name and noteKeyHash (when known), live, roles, added,\n"
+             "rolesChanged, revoked (null when not).\n"
+             "\n"),
+    CLI_COMMON_OPTS,
+};
+static const struct kix_cmd key_list_cmd = {.prog = "kix key list",
+                                            .usage = "[options] [--json] [PUBFILE...]",
+                                            KIX_CMD_OPTS(key_list_opts)};
 
 int cmd_key_list(int argc, char **argv)
 {
@@ -172,7 +177,7 @@ int cmd_key_list(int argc, char **argv)
     struct kix_hash root;
     uint64_t got = 0;
     size_t nnamed = 0;
-    int status = cli_parse("key list", key_list_help, argc, argv, &common, NULL, NULL, NULL);
+    int status = cli_parse(&key_list_cmd, argc, argv, &common, NULL, NULL, NULL);
     int rc = KIX_OK;
 
     if (status >= 0)

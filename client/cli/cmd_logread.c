@@ -1,5 +1,4 @@
 /* kix info, checkpoint, entry, proof, receipt: reading a log, local or remote. */
-#include <getopt.h>
 #include <sodium.h>
 #include <string.h>
 
@@ -9,12 +8,16 @@
 
 /* Parses argv with the common options plus --size; returns exit status or -1. */
 
-static const char info_help[] =
-    "usage: kix info [--store DIR | --server ADDR] [--json]\n"
-    "\n"
-    "Prints the log's origin, verifier key and size as the server reports them\n"
-    "(unverified; kix checkpoint verifies), and a server's limits per message and\n"
-    "per call.\n\n" CLI_COMMON_HELP;
+static const struct kix_opt info_opts[] = {
+    KIX_NOTE("\n"
+             "Prints the log's origin, verifier key and size as the server reports them\n"
+             "(unverified; kix checkpoint verifies), and a server's limits per message and\n"
+             "per call.\n"
+             "\n"),
+    CLI_COMMON_OPTS,
+};
+static const struct kix_cmd info_cmd = {
+    .prog = "kix info", .usage = "[options] [--json]", KIX_CMD_OPTS(info_opts)};
 
 int cmd_info(int argc, char **argv)
 {
@@ -23,7 +26,7 @@ int cmd_info(int argc, char **argv)
     struct kix_verifier key;
     struct kix_client_info info;
     struct kix_err err = {0};
-    int status = cli_parse("info", info_help, argc, argv, &common, NULL, NULL, NULL), rc;
+    int status = cli_parse(&info_cmd, argc, argv, &common, NULL, NULL, NULL), rc;
 
     if (status >= 0)
         return status;
@@ -106,11 +109,16 @@ int cmd_info(int argc, char **argv)
     return rc ? cli_fail("info", rc, &err) : 0;
 }
 
-static const char checkpoint_help[] =
-    "usage: kix checkpoint [--size N] [--store DIR | --server ADDR]\n"
-    "\n"
-    "Prints the latest signed checkpoint (or the one at size N) after verifying\n"
-    "its signature against the log key.\n\n" CLI_COMMON_HELP;
+static const struct kix_opt checkpoint_opts[] = {
+    KIX_NOTE("\n"
+             "Prints the latest signed checkpoint (or the one at size N) after verifying\n"
+             "its signature against the log key.\n"
+             "\n"),
+    KIX_ID("size", "N", CLI_OPT_SIZE, "the checkpoint at size N (default: the latest)"),
+    CLI_COMMON_OPTS,
+};
+static const struct kix_cmd checkpoint_cmd = {
+    .prog = "kix checkpoint", .usage = "[--size N] [options]", KIX_CMD_OPTS(checkpoint_opts)};
 
 int cmd_checkpoint(int argc, char **argv)
 {
@@ -123,8 +131,7 @@ int cmd_checkpoint(int argc, char **argv)
     struct kix_err err = {0};
     uint64_t size = KIX_NO_INDEX;
     size_t witnessed = 0;
-    int status = cli_parse("checkpoint", checkpoint_help, argc, argv, &common, &size, NULL, NULL),
-        rc;
+    int status = cli_parse(&checkpoint_cmd, argc, argv, &common, &size, NULL, NULL), rc;
 
     if (status >= 0)
         return status;
@@ -168,12 +175,16 @@ out:
     return status;
 }
 
-static const char entry_help[] =
-    "usage: kix entry INDEX [--store DIR | --server ADDR]\n"
-    "\n"
-    "Writes the raw leaf bytes of log entry INDEX (the canonical DSSE envelope);\n"
-    "with --json, {\"index\": INDEX, \"entry\": ENVELOPE} on one line. Use kix\n"
-    "receipt to get it with its proof.\n\n" CLI_COMMON_HELP;
+static const struct kix_opt entry_opts[] = {
+    KIX_NOTE("\n"
+             "Writes the raw leaf bytes of log entry INDEX (the canonical DSSE envelope);\n"
+             "with --json, {\"index\": INDEX, \"entry\": ENVELOPE} on one line. Use kix\n"
+             "receipt to get it with its proof.\n"
+             "\n"),
+    CLI_COMMON_OPTS,
+};
+static const struct kix_cmd entry_cmd = {
+    .prog = "kix entry", .usage = "INDEX [options]", KIX_CMD_OPTS(entry_opts)};
 
 static int write_entry(void *ctx, uint64_t index, const uint8_t *leaf, size_t len)
 {
@@ -194,7 +205,7 @@ int cmd_entry(int argc, char **argv)
     struct kix_verifier key;
     struct kix_err err = {0};
     uint64_t index, got = 0;
-    int status = cli_parse("entry", entry_help, argc, argv, &common, NULL, NULL, NULL), rc;
+    int status = cli_parse(&entry_cmd, argc, argv, &common, NULL, NULL, NULL), rc;
 
     if (status >= 0)
         return status;
@@ -214,16 +225,23 @@ int cmd_entry(int argc, char **argv)
     return rc ? cli_fail("entry", rc, &err) : 0;
 }
 
-static const char proof_help[] =
-    "usage: kix proof inclusion INDEX [--size N] [--store DIR | --server ADDR]\n"
-    "       kix proof consistency OLD NEW [--store DIR | --server ADDR]\n"
-    "\n"
-    "Prints an RFC 9162 proof, one base64 hash per line in the RFC's order:\n"
-    "the inclusion of entry INDEX in the tree of size N (default: the latest),\n"
-    "or the consistency of the tree of size OLD with the tree of size NEW.\n"
-    "With --json, one object: {\"kind\": \"inclusion\", \"index\", \"size\" (when\n"
-    "given), \"hashes\": [...]} or {\"kind\": \"consistency\", \"old\", \"new\",\n"
-    "\"hashes\": [...]}.\n\n" CLI_COMMON_HELP;
+static const struct kix_opt proof_opts[] = {
+    KIX_NOTE("\n"
+             "Prints an RFC 9162 proof, one base64 hash per line in the RFC's order:\n"
+             "the inclusion of entry INDEX in the tree of size N (default: the latest),\n"
+             "or the consistency of the tree of size OLD with the tree of size NEW.\n"
+             "With --json, one object: {\"kind\": \"inclusion\", \"index\", \"size\" (when\n"
+             "given), \"hashes\": [...]} or {\"kind\": \"consistency\", \"old\", \"new\",\n"
+             "\"hashes\": [...]}.\n"
+             "\n"),
+    KIX_ID("size", "N", CLI_OPT_SIZE,
+           "the tree size the inclusion proof is for (default: the latest)"),
+    CLI_COMMON_OPTS,
+};
+static const struct kix_cmd proof_cmd = {.prog = "kix proof",
+                                         .usage = "inclusion INDEX [--size N] [options]\n"
+                                                  "kix proof consistency OLD NEW [options]",
+                                         KIX_CMD_OPTS(proof_opts)};
 
 static void print_proof(const struct cli_common *common, int inclusion, uint64_t a, uint64_t b,
                         const struct kix_hash *p, size_t n)
@@ -259,15 +277,19 @@ int cmd_proof(int argc, char **argv)
     size_t n = 0;
     int status, rc, inclusion;
 
+    if (cli_dump_requested(argc, argv)) {
+        kix_cmdline_dump(stdout, &proof_cmd);
+        return 0;
+    }
     if (argc < 2 || cli_wants_help(argc, argv)) {
-        cli_print_help(argc < 2 ? stderr : stdout, proof_help);
+        cli_help(argc < 2 ? stderr : stdout, &proof_cmd);
         return argc < 2 ? EXIT_USAGE : 0;
     }
     static const char *const kinds[] = {"inclusion", "consistency"};
     inclusion = strcmp(argv[1], "inclusion") == 0;
     if (!inclusion && strcmp(argv[1], "consistency") != 0)
         return cli_unknown("proof", CLI_UNKNOWN_SUBCOMMAND, argv[1], strlen(argv[1]), kinds, 2);
-    status = cli_parse("proof", proof_help, argc - 1, argv + 1, &common, &size, NULL, NULL);
+    status = cli_parse(&proof_cmd, argc - 1, argv + 1, &common, &size, NULL, NULL);
     if (status >= 0)
         return status;
     argc -= 1;
@@ -291,12 +313,18 @@ int cmd_proof(int argc, char **argv)
     return rc ? cli_fail("proof", rc, &err) : 0;
 }
 
-static const char receipt_help[] =
-    "usage: kix receipt INDEX [--size N] [--store DIR | --server ADDR]\n"
-    "\n"
-    "Prints the C2SP tlog-proof receipt of entry INDEX: the entry, its inclusion\n"
-    "proof and the signed checkpoint. 'kix verify' checks it offline. With\n"
-    "--json, {\"index\": INDEX, \"receipt\": TEXT} on one line.\n\n" CLI_COMMON_HELP;
+static const struct kix_opt receipt_opts[] = {
+    KIX_NOTE("\n"
+             "Prints the C2SP tlog-proof receipt of entry INDEX: the entry, its inclusion\n"
+             "proof and the signed checkpoint. 'kix verify' checks it offline. With\n"
+             "--json, {\"index\": INDEX, \"receipt\": TEXT} on one line.\n"
+             "\n"),
+    KIX_ID("size", "N", CLI_OPT_SIZE,
+           "prove inclusion in the tree of size N (default: the latest)"),
+    CLI_COMMON_OPTS,
+};
+static const struct kix_cmd receipt_cmd = {
+    .prog = "kix receipt", .usage = "INDEX [--size N] [options]", KIX_CMD_OPTS(receipt_opts)};
 
 int cmd_receipt(int argc, char **argv)
 {
@@ -306,7 +334,7 @@ int cmd_receipt(int argc, char **argv)
     struct kix_buf out = KIX_BUF_INIT;
     struct kix_err err = {0};
     uint64_t index, size = KIX_NO_INDEX;
-    int status = cli_parse("receipt", receipt_help, argc, argv, &common, &size, NULL, NULL), rc;
+    int status = cli_parse(&receipt_cmd, argc, argv, &common, &size, NULL, NULL), rc;
 
     if (status >= 0)
         return status;

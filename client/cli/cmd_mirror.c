@@ -1,24 +1,27 @@
 /* kix mirror status: how far a mirror (kixd --mirror-of) is behind its
  * upstream, what went wrong last, and whether it found a fork. */
-#include <getopt.h>
 #include <string.h>
 
 #include "cli.h"
 #include "kix/client.h"
 
-static const char mirror_help[] =
-    "usage: kix mirror status [--server ADDR | --store DIR] [--json]\n"
-    "\n"
-    "Reports a mirror's state as it gives it (kixd serve --mirror-of): the\n"
-    "origin, its size, the upstream address and size, how far behind it is in\n"
-    "entries and in seconds since it last synced, the last error (a failed sync,\n"
-    "or else the upstream's refusal of this witness's last cosignature), and whether it\n"
-    "found the upstream forked or rolled back (then it has stopped following and\n"
-    "kept both signed checkpoints as evidence). A local replica store has no\n"
-    "upstream state to report.\n"
-    "\n"
-    "exit status: 0 ok, 1 not a mirror, 2 usage, 3 cannot reach it, 4 the mirror\n"
-    "found a fork\n\n" CLI_COMMON_HELP;
+static const struct kix_opt mirror_opts[] = {
+    KIX_NOTE("\n"
+             "Reports a mirror's state as it gives it (kixd serve --mirror-of): the\n"
+             "origin, its size, the upstream address and size, how far behind it is in\n"
+             "entries and in seconds since it last synced, the last error (a failed sync,\n"
+             "or else the upstream's refusal of this witness's last cosignature), and whether it\n"
+             "found the upstream forked or rolled back (then it has stopped following and\n"
+             "kept both signed checkpoints as evidence). A local replica store has no\n"
+             "upstream state to report.\n"
+             "\n"
+             "exit status: 0 ok, 1 not a mirror, 2 usage, 3 cannot reach it, 4 the mirror\n"
+             "found a fork\n"
+             "\n"),
+    CLI_COMMON_OPTS,
+};
+static const struct kix_cmd mirror_cmd = {
+    .prog = "kix mirror", .usage = "status [options]", KIX_CMD_OPTS(mirror_opts)};
 
 static void print_json(const struct kix_client_info *info)
 {
@@ -70,29 +73,29 @@ static void print_text(const struct kix_client_info *info)
 
 int cmd_mirror(int argc, char **argv)
 {
-    static const struct option longopts[] = {CLI_COMMON_LONGOPTS, {NULL, 0, NULL, 0}};
     struct cli_common common;
+    struct cli_opts o;
     struct kix_client *cl = NULL;
     struct kix_verifier key;
     struct kix_client_info info;
     struct kix_err err = {0};
     int ch, status, rc;
 
+    if (cli_dump_requested(argc, argv)) {
+        kix_cmdline_dump(stdout, &mirror_cmd);
+        return 0;
+    }
     if (argc < 2 || cli_wants_help(argc, argv)) {
-        cli_print_help(argc < 2 ? stderr : stdout, mirror_help);
+        cli_help(argc < 2 ? stderr : stdout, &mirror_cmd);
         return argc < 2 ? EXIT_USAGE : 0;
     }
     static const char *const subcommands[] = {"status"};
     if (strcmp(argv[1], "status") != 0)
         return cli_unknown("mirror", CLI_UNKNOWN_SUBCOMMAND, argv[1], strlen(argv[1]), subcommands,
                            1);
-    cli_common_init(&common);
-    optind = 1;
-    while ((ch = getopt_long(argc - 1, argv + 1, "h", longopts, NULL)) != -1) {
-        if (cli_common_option(&common, ch, optarg))
-            continue;
-        return cli_bad_option("mirror", argv + 1, longopts);
-    }
+    cli_start(&o, &mirror_cmd, argc - 1, argv + 1, &common);
+    if ((ch = cli_next(&o)) != CLI_OPTS_END) /* mirror status has no options of its own */
+        return o.status;
     if (optind != argc - 1)
         return cli_usage_error("mirror", "unexpected argument %s", argv[optind + 1]);
     if ((status = cli_connect("mirror", &common, &cl)))

@@ -2,7 +2,6 @@
  * (run, protocol, workload, environment, implementation, and a README that
  * explains each field). No log is read or written. */
 #include <errno.h>
-#include <getopt.h>
 #include <jansson.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -21,67 +20,84 @@
 #define API_VERSION "kernelindex.dev/v1alpha1"
 #define MAX_PARAMS  32
 
-static const char new_help[] =
-    "usage: kix new run --kernel K --gpu G [--provider P] [--pass forward|backward|full]\n"
-    "                   [--dtype T] [--param NAME=VALUE...] [--repository URL]\n"
-    "                   [--revision REV] [--source TEXT] [--median NS [--p20 NS --p80 NS]]\n"
-    "                   [--server ADDR | --store DIR] [--force] [--json] DIR\n"
-    "       kix new run --like RUN | --group KEY [--provider P] [--repository URL]\n"
-    "                   [--revision REV] [--source TEXT] [--median NS [--p20 NS --p80 NS]]\n"
-    "                   [--server ADDR | --store DIR] [--force] [--json] DIR\n"
-    "\n"
-    "With --like RUN (a run id or permalink) or --group KEY (a comparison key,\n"
-    "sha256:HEX, as kix show and kix query --json print it), the bundle joins that\n"
-    "run's comparison group: run.json reuses the group's workload, protocol and\n"
-    "environment by digest, its benchmark and metric, read from a run the log\n"
-    "resolves and kix verifies (as kix show does); only implementation.json and\n"
-    "the figures are left to fill in. kix publish then ranks it in that group.\n"
-    "\n"
-    "Writes a complete run bundle into DIR for you to edit and publish: run.json\n"
-    "(the measurement: median, p20 and p80 in nanoseconds, status, observedAt),\n"
-    "workload.json (the kernel, dtype and parameters), protocol.json (how it was\n"
-    "timed), environment.json (GPU, driver, CUDA/ROCm, framework versions),\n"
-    "implementation.json (whose code, which revision), and README.md, which says\n"
-    "what each field means. run.json names the other four by file; kix publish\n"
-    "fills in their digests itself, so after editing the figures, kix publish\n"
-    "with your key and DIR/run.json publishes the bundle. The figures are 0\n"
-    "until you write yours in, and the log refuses the template as it is: its\n"
-    "0 figures, its marker (the label kix-template in run.json) and its\n"
-    "placeholder texts (protocol.json's harness name and notes) must go.\n"
-    "\n"
-    "Such a bundle makes new protocol and environment objects, so it joins no\n"
-    "existing comparison group: it ranks 1 of 1. When a log is named (--store,\n"
-    "--server, $KIX_SERVER), kix new run reads the log's ranked latency runs of\n"
-    "the kernel (proven as kix query proves them) and names, on stderr, the\n"
-    "closest groups (with --json: closeGroups), each with what differs (a\n"
-    "parameter's name or value, the dtype, the pass, the GPU) and the kix new\n"
-    "run --group command that writes a bundle joining it instead.\n"
-    "\n"
-    "  --kernel K       the kernel measured, e.g. rope, geglu (required)\n"
-    "  --gpu G          the GPU as the driver names it, e.g. \"NVIDIA A100-SXM4-80GB\"\n"
-    "                   (required); a GPU of the vocabulary is written as its product,\n"
-    "                   form factor and architecture (\"NVIDIA A100\", SXM4-80GB, sm_80)\n"
-    "  --provider P     whose implementation, e.g. liger, torch (default: unknown)\n"
-    "  --pass P         the pass timed: forward, backward or full (default forward)\n"
-    "  --dtype T        the data type, e.g. bf16, fp32 (default bf16; bfloat16,\n"
-    "                   torch.float32 and the like are written the vocabulary's way)\n"
-    "  --family F       the protocol family, spec.comparability.family (default:\n"
-    "                   the provider), e.g. liger_kernel_bench\n"
-    "  --param N=V      a workload parameter (repeatable); numbers stay numbers\n"
-    "  --repository URL the implementation's source repository\n"
-    "  --revision REV   the implementation's revision (a commit or release)\n"
-    "  --source TEXT    who measured it, for sourceNative.source (default: the provider)\n"
-    "  --like RUN       join RUN's comparison group (needs the log: --server,\n"
-    "                   --store, $KIX_SERVER; and its key: --log-key, $KIX_LOG_KEY)\n"
-    "  --group KEY      join the comparison group KEY (the same)\n"
-    "  --median NS      the median latency in ns (bytes for a peak-memory group):\n"
-    "                   the figures are written in and the label kix-template left out\n"
-    "  --p20 NS, --p80 NS  the 20th and 80th percentiles (with --median)\n"
-    "  --force          overwrite the files of an existing bundle in DIR\n"
-    "  --json           print what was written as one JSON object\n"
-    "\n"
-    "exit status: 0 written, 1 DIR already holds a bundle (see --force), 2 usage,\n"
-    "3 I/O error\n";
+static const struct kix_opt new_opts[] = {
+    KIX_NOTE("\n"
+             "With --like RUN (a run id or permalink) or --group KEY (a comparison key,\n"
+             "sha256:HEX, as kix show and kix query --json print it), the bundle joins that\n"
+             "run's comparison group: run.json reuses the group's workload, protocol and\n"
+             "environment by digest, its benchmark and metric, read from a run the log\n"
+             "resolves and kix verifies (as kix show does); only implementation.json and\n"
+             "the figures are left to fill in. kix publish then ranks it in that group.\n"
+             "\n"
+             "Writes a complete run bundle into DIR for you to edit and publish: run.json\n"
+             "(the measurement: median, p20 and p80 in nanoseconds, status, observedAt),\n"
+             "workload.json (the kernel, dtype and parameters), protocol.json (how it was\n"
+             "timed), environment.json (GPU, driver, CUDA/ROCm, framework versions),\n"
+             "implementation.json (whose code, which revision), and README.md, which says\n"
+             "what each field means. run.json names the other four by file; kix publish\n"
+             "fills in their digests itself, so after editing the figures, kix publish\n"
+             "with your key and DIR/run.json publishes the bundle. The figures are 0\n"
+             "until you write yours in, and the log refuses the template as it is: its\n"
+             "0 figures, its marker (the label kix-template in run.json) and its\n"
+             "placeholder texts (protocol.json's harness name and notes) must go.\n"
+             "\n"
+             "Such a bundle makes new protocol and environment objects, so it joins no\n"
+             "existing comparison group: it ranks 1 of 1. When a log is named (--store,\n"
+             "--server, $KIX_SERVER), kix new run reads the log's ranked latency runs of\n"
+             "the kernel (proven as kix query proves them) and names, on stderr, the\n"
+             "closest groups (with --json: closeGroups), each with what differs (a\n"
+             "parameter's name or value, the dtype, the pass, the GPU) and the kix new\n"
+             "run --group command that writes a bundle joining it instead.\n"
+             "\n"),
+    KIX_ID("kernel", "K", 'k', "the kernel measured, e.g. rope, geglu (required)"),
+    KIX_ID("gpu", "G", 'g',
+           "the GPU as the driver names it, e.g. \"NVIDIA A100-SXM4-80GB\"\n"
+           "(required); a GPU of the vocabulary is written as its product,\n"
+           "form factor and architecture (\"NVIDIA A100\", SXM4-80GB, sm_80)"),
+    KIX_ID("provider", "P", 'p', "whose implementation, e.g. liger, torch (default: unknown)"),
+    {.kind = KIX_OPT_ID,
+     .name = "pass",
+     .arg = "P",
+     .id = 'P',
+     .complete = "forward backward full",
+     .help = "the pass timed: forward, backward or full (default forward)"},
+    KIX_ID("dtype", "T", 'd',
+           "the data type, e.g. bf16, fp32 (default bf16; bfloat16,\n"
+           "torch.float32 and the like are written the vocabulary's way)"),
+    KIX_ID("family", "F", 'F',
+           "the protocol family, spec.comparability.family (default:\n"
+           "the provider), e.g. liger_kernel_bench"),
+    KIX_ID("param", "N=V", 'x', "a workload parameter (repeatable); numbers stay numbers"),
+    KIX_ID("repository", "URL", 'r', "the implementation's source repository"),
+    KIX_ID("revision", "REV", 'R', "the implementation's revision (a commit or release)"),
+    KIX_ID("source", "TEXT", 's',
+           "who measured it, for sourceNative.source (default: the provider)"),
+    KIX_ID("like", "RUN", 'L',
+           "join RUN's comparison group (needs the log: --server,\n"
+           "--store, $KIX_SERVER; and its key: --log-key, $KIX_LOG_KEY)"),
+    KIX_ID("group", "KEY", 'G', "join the comparison group KEY (the same)"),
+    KIX_ID("median", "NS", 'm',
+           "the median latency in ns (bytes for a peak-memory group):\n"
+           "the figures are written in and the label kix-template left out"),
+    KIX_ID("p20", "NS", '2', "the 20th percentile (with --median and --p80)"),
+    KIX_ID("p80", "NS", '8', "the 80th percentile (with --median and --p20)"),
+    KIX_ID("force", NULL, 'f', "overwrite the files of an existing bundle in DIR"),
+    CLI_COMMON_OPTS, /* the log --like and --group read, and --json */
+    KIX_NOTE("\n"
+             "exit status: 0 written, 1 DIR already holds a bundle (see --force), 2 usage,\n"
+             "3 I/O error\n"),
+};
+static const struct kix_cmd new_cmd = {
+    .prog = "kix new",
+    .usage = "run --kernel K --gpu G [--provider P] [--pass forward|backward|full]\n"
+             "[--dtype T] [--param NAME=VALUE...] [--repository URL]\n"
+             "[--revision REV] [--source TEXT] [--median NS [--p20 NS --p80 NS]]\n"
+             "[--force] [options] DIR\n"
+             "kix new run --like RUN | --group KEY [--provider P] [--repository URL]\n"
+             "[--revision REV] [--source TEXT] [--median NS [--p20 NS --p80 NS]]\n"
+             "[--force] [options] DIR",
+    KIX_CMD_OPTS(new_opts),
+    .column = 19};
 
 static const char readme[] =
     "# A kix run bundle\n"
@@ -625,50 +641,32 @@ static void vocab_notes(const struct new_args *a)
 
 int cmd_new(int argc, char **argv)
 {
-    static const struct option longopts[] = {
-        {"kernel", required_argument, NULL, 'k'},
-        {"gpu", required_argument, NULL, 'g'},
-        {"provider", required_argument, NULL, 'p'},
-        {"pass", required_argument, NULL, 'P'},
-        {"dtype", required_argument, NULL, 'd'},
-        {"param", required_argument, NULL, 'x'},
-        {"repository", required_argument, NULL, 'r'},
-        {"revision", required_argument, NULL, 'R'},
-        {"source", required_argument, NULL, 's'},
-        {"force", no_argument, NULL, 'f'},
-        {"like", required_argument, NULL, 'L'},
-        {"family", required_argument, NULL, 'F'},
-        {"group", required_argument, NULL, 'G'},
-        {"median", required_argument, NULL, 'm'},
-        {"p20", required_argument, NULL, '2'},
-        {"p80", required_argument, NULL, '8'},
-        CLI_COMMON_LONGOPTS, /* the log --like/--group read, and --json */
-        {NULL, 0, NULL, 0},
-    };
+    struct cli_opts o;
     struct new_args a;
     struct cli_common common;
     struct new_like joined;
     struct new_near near;
     int c, status;
 
+    if (cli_dump_requested(argc, argv)) {
+        kix_cmdline_dump(stdout, &new_cmd);
+        return 0;
+    }
     if (argc < 2 || cli_wants_help(argc, argv)) {
-        cli_print_help(argc < 2 ? stderr : stdout, new_help);
+        cli_help(argc < 2 ? stderr : stdout, &new_cmd);
         return argc < 2 ? EXIT_USAGE : 0;
     }
     static const char *const kinds[] = {"run"};
     if (strcmp(argv[1], "run") != 0)
         return cli_unknown("new", CLI_UNKNOWN_SUBCOMMAND, argv[1], strlen(argv[1]), kinds, 1);
     memset(&a, 0, sizeof(a));
-    cli_common_init(&common);
     a.provider = "unknown";
     a.pass = "forward";
     a.dtype = "bf16";
     argc--;
     argv++;
-    optind = 1;
-    while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
-        if (cli_common_option(&common, c, optarg))
-            continue;
+    cli_start(&o, &new_cmd, argc, argv, &common);
+    while ((c = cli_next(&o)) >= 0) {
         switch (c) {
         case 'L':
             a.like = optarg;
@@ -730,13 +728,10 @@ int cmd_new(int argc, char **argv)
                                                   : "p80",
                                        optarg);
             break;
-        case 'h':
-            cli_print_help(stdout, new_help);
-            return 0;
-        default:
-            return cli_bad_option("new", argv, longopts);
         }
     }
+    if (c == CLI_OPTS_STOP)
+        return o.status;
     a.json = common.json;
     if (argc - optind != 1)
         return cli_usage_error("new", "expected one DIR to write the bundle into");

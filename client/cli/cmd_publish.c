@@ -1,6 +1,5 @@
 /* kix publish, attest, rerun, supersede, withdraw, reinstate, key: signed
  * entries, submitted and proven by their receipts. */
-#include <getopt.h>
 #include <jansson.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -311,34 +310,15 @@ static int check_references(const char *cmd, struct kix_client *c, const struct 
     return status;
 }
 
-static int parse_write_args(const char *cmd, const char *help, int argc, char **argv,
+static int parse_write_args(const char *cmd, const struct kix_cmd *table, int argc, char **argv,
                             struct write_args *a)
 {
-    static const struct option longopts[] = {
-        CLI_COMMON_LONGOPTS,
-        {"key", required_argument, NULL, 'k'},
-        {"receipt", required_argument, NULL, 'r'},
-        {"run-id", required_argument, NULL, 'i'},
-        {"note", required_argument, NULL, 'n'},
-        {"evidence", required_argument, NULL, 'e'},
-        {"outcome", required_argument, NULL, 'o'},
-        {"reason", required_argument, NULL, 'R'},
-        {"role", required_argument, NULL, 'l'},
-        {"source", required_argument, NULL, 's'},
-        {"license", required_argument, NULL, 'L'},
-        {"new-run", no_argument, NULL, 'N'},
-        {"dry-run", no_argument, NULL, 'D'},
-        {"sign-only", no_argument, NULL, 'S'},
-        {NULL, 0, NULL, 0},
-    };
+    struct cli_opts o;
     int c;
 
     memset(a, 0, sizeof(*a));
-    cli_common_init(&a->common);
-    optind = 1;
-    while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
-        if (cli_common_option(&a->common, c, optarg))
-            continue;
+    cli_start(&o, table, argc, argv, &a->common);
+    while ((c = cli_next(&o)) >= 0) {
         switch (c) {
         case 'k':
             a->key_path = optarg;
@@ -381,13 +361,10 @@ static int parse_write_args(const char *cmd, const char *help, int argc, char **
         case 'S':
             a->sign_only = 1;
             break;
-        case 'h':
-            cli_print_help(stdout, help);
-            return 0;
-        default:
-            return cli_bad_option(cmd, argv, longopts);
         }
     }
+    if (c == CLI_OPTS_STOP)
+        return o.status;
     a->rest = argv + optind;
     a->nrest = argc - optind;
     return -1;
@@ -610,49 +587,63 @@ static int check_new_run_id(const char *cmd, const struct write_args *a)
     return cli_fail(cmd, KIX_EINVAL, &err);
 }
 
-#define SIGN_ONLY_HELP                                                                             \
-    "  --sign-only      sign, then print the JSON body that POST /submit and kix\n"                \
-    "                   submit take (one line) instead of submitting it\n"
+#define SIGN_ONLY_OPT                                                                              \
+    KIX_ID("sign-only", NULL, 'S',                                                                 \
+           "sign, then print the JSON body that POST /submit and kix\n"                            \
+           "submit take (one line) instead of submitting it")
 
-static const char publish_help[] =
-    "usage: kix publish --key KEY [--run-id ID] [--new-run] [--dry-run | --sign-only]\n"
-    "                   [--receipt FILE] RUN.json\n"
-    "                   [REFERENCED.json...]\n"
-    "\n"
-    "Publishes a benchmark run: canonicalizes the manifests, signs a publication\n"
-    "statement for RUN.json (DSSE, in-toto) with KEY, submits it with every file\n"
-    "given (the objects RUN.json references by digest, unless already logged),\n"
-    "verifies the receipt against the log key, saves it and prints the permalink.\n"
-    "\n"
-    "A reference in RUN.json's spec (workloadDigest, protocolDigest, ...) may name\n"
-    "a file instead of a digest (\"workloadDigest\": \"workload.json\", relative to\n"
-    "RUN.json): publish reads it, sends it and writes its digest in (kix new run\n"
-    "writes such a bundle). A reference that is neither a file given nor stored in\n"
-    "the log is refused before anything is signed, naming the field and the file.\n"
-    "\n"
-    "A manifest is published once. A new measurement whose figures (and every\n"
-    "other field) equal a published run's is a run of its own with --new-run: the\n"
-    "new run id is written into the manifest as metadata.runId, so its digest,\n"
-    "and so its identity, is its own.\n"
-    "\n"
-    "  --key KEY        your private key file (kix keygen), registered with role publish\n"
-    "  --run-id ID      the run id (default: a fresh UUIDv7)\n"
-    "  --receipt FILE   where to save the receipt (default: the state directory)\n" SIGN_ONLY_HELP
-    "  --source TEXT    the publication's source, e.g. \"Liger-Kernel benchmarks\"\n"
-    "  --license TEXT   the data's license, e.g. BSD-2-Clause\n"
-    "  --new-run        a new measurement with the same figures as a published\n"
-    "                   run: record the run id in the manifest (metadata.runId)\n"
-    "  --dry-run        check the bundle offline as the log would (kix validate's\n"
-    "                   checks: RUN.json a valid BenchmarkRun, every file valid and\n"
-    "                   referenced, digest fields naming the right kinds, the\n"
-    "                   record rules); needs no key; with --server, --store or\n"
-    "                   $KIX_SERVER, every reference not in the bundle must name\n"
-    "                   an object stored in that log; signs and sends nothing\n" CLI_COMMON_HELP
-    "\n"
-    "exit status: 0 published, 1 refused or unverifiable, or a file or key not\n"
-    "found, 2 usage, 3 I/O or server error, 4 the log contradicts what this client\n"
-    "verified before (checked before anything is signed or sent; evidence kept),\n"
-    "5 the log is behind what this client verified (stale; nothing signed or sent)\n";
+static const struct kix_opt publish_opts[] = {
+    KIX_NOTE("\n"
+             "Publishes a benchmark run: canonicalizes the manifests, signs a publication\n"
+             "statement for RUN.json (DSSE, in-toto) with KEY, submits it with every file\n"
+             "given (the objects RUN.json references by digest, unless already logged),\n"
+             "verifies the receipt against the log key, saves it and prints the permalink.\n"
+             "\n"
+             "A reference in RUN.json's spec (workloadDigest, protocolDigest, ...) may name\n"
+             "a file instead of a digest (\"workloadDigest\": \"workload.json\", relative to\n"
+             "RUN.json): publish reads it, sends it and writes its digest in (kix new run\n"
+             "writes such a bundle). A reference that is neither a file given nor stored in\n"
+             "the log is refused before anything is signed, naming the field and the file.\n"
+             "\n"
+             "A manifest is published once. A new measurement whose figures (and every\n"
+             "other field) equal a published run's is a run of its own with --new-run: the\n"
+             "new run id is written into the manifest as metadata.runId, so its digest,\n"
+             "and so its identity, is its own.\n"
+             "\n"),
+    KIX_ID("key", "KEY", 'k', "your private key file (kix keygen), registered with role publish"),
+    KIX_ID("run-id", "ID", 'i', "the run id (default: a fresh UUIDv7)"),
+    KIX_ID("receipt", "FILE", 'r', "where to save the receipt (default: the state directory)"),
+    SIGN_ONLY_OPT,
+    KIX_ID("source", "TEXT", 's', "the publication's source, e.g. \"Liger-Kernel benchmarks\""),
+    KIX_ID("license", "TEXT", 'L', "the data's license, e.g. BSD-2-Clause"),
+    KIX_ID("new-run", NULL, 'N',
+           "a new measurement with the same figures as a published\n"
+           "run: record the run id in the manifest (metadata.runId)"),
+    KIX_ID("dry-run", NULL, 'D',
+           "check the bundle offline as the log would (kix validate's\n"
+           "checks: RUN.json a valid BenchmarkRun, every file valid and\n"
+           "referenced, digest fields naming the right kinds, the\n"
+           "record rules); needs no key; with --server, --store or\n"
+           "$KIX_SERVER, every reference not in the bundle must name\n"
+           "an object stored in that log; signs and sends nothing"),
+    CLI_COMMON_OPTS,
+    KIX_NOTE("exit status: 0 published, 1 refused or unverifiable, or a file or key not\n"
+             "found, 2 usage, 3 I/O or server error, 4 the log contradicts what this client\n"
+             "verified before (checked before anything is signed or sent; evidence kept),\n"
+             "5 the log is behind what this client verified (stale; nothing signed or sent)\n"),
+    KIX_ID("note", NULL, 'n', NULL),
+    KIX_ID("evidence", NULL, 'e', NULL),
+    KIX_ID("outcome", NULL, 'o', NULL),
+    KIX_ID("reason", NULL, 'R', NULL),
+    KIX_ID("role", NULL, 'l', NULL),
+};
+static const struct kix_cmd publish_cmd = {
+    .prog = "kix publish",
+    .usage = "--key KEY [--run-id ID] [--new-run] [--dry-run | --sign-only]\n"
+             "[--receipt FILE] RUN.json\n"
+             "[REFERENCED.json...]",
+    KIX_CMD_OPTS(publish_opts),
+    .column = 19};
 
 static int sign_publication(struct write_job *j, struct kix_err *err)
 {
@@ -667,7 +658,7 @@ int cmd_publish(int argc, char **argv)
 {
     struct write_args a;
     char uuid[37];
-    int status = parse_write_args("publish", publish_help, argc, argv, &a);
+    int status = parse_write_args("publish", &publish_cmd, argc, argv, &a);
 
     if (status >= 0)
         return status;
@@ -697,17 +688,32 @@ int cmd_publish(int argc, char **argv)
                      sign_publication);
 }
 
-static const char attest_help[] =
-    "usage: kix attest --key KEY --note TEXT [--evidence FILE...] RUN\n"
-    "\n"
-    "Adds a community attestation (a reproduction or a note) about RUN (a\n"
-    "permalink, run id or manifest digest). Attestations never change a run's\n"
-    "evidence level; only a controlled rerun does.\n"
-    "\n"
-    "  --key KEY        your private key file, registered with role attest\n"
-    "  --note TEXT      what you observed\n"
-    "  --evidence FILE  a JSON manifest backing the note (repeatable), logged with it\n"
-    "  --receipt FILE   where to save the receipt\n" SIGN_ONLY_HELP CLI_COMMON_HELP;
+static const struct kix_opt attest_opts[] = {
+    KIX_NOTE("\n"
+             "Adds a community attestation (a reproduction or a note) about RUN (a\n"
+             "permalink, run id or manifest digest). Attestations never change a run's\n"
+             "evidence level; only a controlled rerun does.\n"
+             "\n"),
+    KIX_ID("key", "KEY", 'k', "your private key file, registered with role attest"),
+    KIX_ID("note", "TEXT", 'n', "what you observed"),
+    KIX_ID("evidence", "FILE", 'e',
+           "a JSON manifest backing the note (repeatable), logged with it"),
+    KIX_ID("receipt", "FILE", 'r', "where to save the receipt"),
+    SIGN_ONLY_OPT,
+    CLI_COMMON_OPTS,
+    KIX_ID("run-id", NULL, 'i', NULL),
+    KIX_ID("outcome", NULL, 'o', NULL),
+    KIX_ID("reason", NULL, 'R', NULL),
+    KIX_ID("role", NULL, 'l', NULL),
+    KIX_ID("source", NULL, 's', NULL),
+    KIX_ID("license", NULL, 'L', NULL),
+    KIX_ID("new-run", NULL, 'N', NULL),
+    KIX_ID("dry-run", NULL, 'D', NULL),
+};
+static const struct kix_cmd attest_cmd = {.prog = "kix attest",
+                                          .usage = "--key KEY --note TEXT [--evidence FILE...] RUN",
+                                          KIX_CMD_OPTS(attest_opts),
+                                          .column = 19};
 
 static int sign_attestation(struct write_job *j, struct kix_err *err)
 {
@@ -720,7 +726,7 @@ static int sign_attestation(struct write_job *j, struct kix_err *err)
 int cmd_attest(int argc, char **argv)
 {
     struct write_args a;
-    int status = parse_write_args("attest", attest_help, argc, argv, &a);
+    int status = parse_write_args("attest", &attest_cmd, argc, argv, &a);
 
     if (status >= 0)
         return status;
@@ -732,19 +738,40 @@ int cmd_attest(int argc, char **argv)
                      sign_attestation);
 }
 
-static const char rerun_help[] =
-    "usage: kix rerun --key KEY --outcome reproduced|not_reproduced|failed RUN RERUN.json\n"
-    "                 [REFERENCED.json...]\n"
-    "\n"
-    "Records a controlled rerun of RUN: its outcome and the rerun's own run\n"
-    "manifest (logged with the files it references; references may name files,\n"
-    "as with kix publish). The rerun is dated by its manifest's spec.observedAt\n"
-    "(now when it has none). This is the only entry that changes a run's\n"
-    "evidence level.\n"
-    "\n"
-    "  --key KEY        your private key file, registered with role rerun\n"
-    "  --outcome O      reproduced, not_reproduced or failed\n"
-    "  --receipt FILE   where to save the receipt\n" SIGN_ONLY_HELP CLI_COMMON_HELP;
+static const struct kix_opt rerun_opts[] = {
+    KIX_NOTE("\n"
+             "Records a controlled rerun of RUN: its outcome and the rerun's own run\n"
+             "manifest (logged with the files it references; references may name files,\n"
+             "as with kix publish). The rerun is dated by its manifest's spec.observedAt\n"
+             "(now when it has none). This is the only entry that changes a run's\n"
+             "evidence level.\n"
+             "\n"),
+    KIX_ID("key", "KEY", 'k', "your private key file, registered with role rerun"),
+    {.kind = KIX_OPT_ID,
+     .name = "outcome",
+     .arg = "O",
+     .id = 'o',
+     .complete = "reproduced not_reproduced failed",
+     .help = "reproduced, not_reproduced or failed"},
+    KIX_ID("receipt", "FILE", 'r', "where to save the receipt"),
+    SIGN_ONLY_OPT,
+    CLI_COMMON_OPTS,
+    KIX_ID("run-id", NULL, 'i', NULL),
+    KIX_ID("note", NULL, 'n', NULL),
+    KIX_ID("evidence", NULL, 'e', NULL),
+    KIX_ID("reason", NULL, 'R', NULL),
+    KIX_ID("role", NULL, 'l', NULL),
+    KIX_ID("source", NULL, 's', NULL),
+    KIX_ID("license", NULL, 'L', NULL),
+    KIX_ID("new-run", NULL, 'N', NULL),
+    KIX_ID("dry-run", NULL, 'D', NULL),
+};
+static const struct kix_cmd rerun_cmd = {
+    .prog = "kix rerun",
+    .usage = "--key KEY --outcome reproduced|not_reproduced|failed RUN RERUN.json\n"
+             "[REFERENCED.json...]",
+    KIX_CMD_OPTS(rerun_opts),
+    .column = 19};
 
 static int sign_rerun(struct write_job *j, struct kix_err *err)
 {
@@ -760,7 +787,7 @@ static int sign_rerun(struct write_job *j, struct kix_err *err)
 int cmd_rerun(int argc, char **argv)
 {
     struct write_args a;
-    int status = parse_write_args("rerun", rerun_help, argc, argv, &a);
+    int status = parse_write_args("rerun", &rerun_cmd, argc, argv, &a);
 
     if (status >= 0)
         return status;
@@ -774,18 +801,33 @@ int cmd_rerun(int argc, char **argv)
                      sign_rerun);
 }
 
-static const char supersede_help[] =
-    "usage: kix supersede --key KEY [--run-id NEW_ID] [--reason TEXT] OLD_RUN NEW_RUN.json\n"
-    "                     [REFERENCED.json...]\n"
-    "\n"
-    "Publishes a corrected run and points OLD_RUN at it, in one submission. The\n"
-    "old run stays resolvable; readers are told it was superseded. Only the key\n"
-    "that published OLD_RUN may supersede it.\n"
-    "\n"
-    "  --key KEY        the publisher's private key file\n"
-    "  --run-id ID      the new run's id (default: a fresh UUIDv7)\n"
-    "  --reason TEXT    why the old run was corrected\n"
-    "  --receipt FILE   where to save the receipt\n" SIGN_ONLY_HELP CLI_COMMON_HELP;
+static const struct kix_opt supersede_opts[] = {
+    KIX_NOTE("\n"
+             "Publishes a corrected run and points OLD_RUN at it, in one submission. The\n"
+             "old run stays resolvable; readers are told it was superseded. Only the key\n"
+             "that published OLD_RUN may supersede it.\n"
+             "\n"),
+    KIX_ID("key", "KEY", 'k', "the publisher's private key file"),
+    KIX_ID("run-id", "ID", 'i', "the new run's id (default: a fresh UUIDv7)"),
+    KIX_ID("reason", "TEXT", 'R', "why the old run was corrected"),
+    KIX_ID("receipt", "FILE", 'r', "where to save the receipt"),
+    SIGN_ONLY_OPT,
+    CLI_COMMON_OPTS,
+    KIX_ID("note", NULL, 'n', NULL),
+    KIX_ID("evidence", NULL, 'e', NULL),
+    KIX_ID("outcome", NULL, 'o', NULL),
+    KIX_ID("role", NULL, 'l', NULL),
+    KIX_ID("source", NULL, 's', NULL),
+    KIX_ID("license", NULL, 'L', NULL),
+    KIX_ID("new-run", NULL, 'N', NULL),
+    KIX_ID("dry-run", NULL, 'D', NULL),
+};
+static const struct kix_cmd supersede_cmd = {
+    .prog = "kix supersede",
+    .usage = "--key KEY [--run-id NEW_ID] [--reason TEXT] OLD_RUN NEW_RUN.json\n"
+             "[REFERENCED.json...]",
+    KIX_CMD_OPTS(supersede_opts),
+    .column = 19};
 
 /* Publishes the successor and points the old run at it: two envelopes,
  * one submission, in that order. */
@@ -806,7 +848,7 @@ int cmd_supersede(int argc, char **argv)
 {
     struct write_args a;
     char uuid[37];
-    int status = parse_write_args("supersede", supersede_help, argc, argv, &a);
+    int status = parse_write_args("supersede", &supersede_cmd, argc, argv, &a);
 
     if (status >= 0)
         return status;
@@ -823,24 +865,43 @@ int cmd_supersede(int argc, char **argv)
                      sign_supersession);
 }
 
-static const char withdraw_help[] =
-    "usage: kix withdraw --key KEY --reason R --note TEXT [--evidence FILE] RUN\n"
-    "\n"
-    "Withdraws RUN (a permalink, run id or manifest digest) from ranking, in the\n"
-    "open: a signed entry with a reason, a note and optionally the evidence. The\n"
-    "run leaves its comparison group's ranks and every query (the runs after it\n"
-    "close up); its page stays, marked withdrawn, with the reason and the entry.\n"
-    "Nothing is deleted: kix reinstate undoes it. A key with role curate may\n"
-    "withdraw any run; the key that published a run may withdraw its own.\n"
-    "\n"
-    "  --key KEY        your private key file (role curate, or RUN's publisher)\n"
-    "  --reason R       invalid-timing, incorrect-result, duplicate or other\n"
-    "  --note TEXT      what is wrong with the run (at most 4096 characters)\n"
-    "  --evidence FILE  a JSON object backing the withdrawal, logged with it\n"
-    "  --receipt FILE   where to save the receipt\n" SIGN_ONLY_HELP CLI_COMMON_HELP "\n"
-    "exit status: 0 withdrawn, 1 refused (not a curator nor the publisher, the run\n"
-    "already withdrawn) or unverifiable, 2 usage, 3 I/O or server error, 4 the log\n"
-    "contradicts what this client verified before\n";
+static const struct kix_opt withdraw_opts[] = {
+    KIX_NOTE("\n"
+             "Withdraws RUN (a permalink, run id or manifest digest) from ranking, in the\n"
+             "open: a signed entry with a reason, a note and optionally the evidence. The\n"
+             "run leaves its comparison group's ranks and every query (the runs after it\n"
+             "close up); its page stays, marked withdrawn, with the reason and the entry.\n"
+             "Nothing is deleted: kix reinstate undoes it. A key with role curate may\n"
+             "withdraw any run; the key that published a run may withdraw its own.\n"
+             "\n"),
+    KIX_ID("key", "KEY", 'k', "your private key file (role curate, or RUN's publisher)"),
+    {.kind = KIX_OPT_ID,
+     .name = "reason",
+     .arg = "R",
+     .id = 'R',
+     .complete = "invalid-timing incorrect-result duplicate other",
+     .help = "invalid-timing, incorrect-result, duplicate or other"},
+    KIX_ID("note", "TEXT", 'n', "what is wrong with the run (at most 4096 characters)"),
+    KIX_ID("evidence", "FILE", 'e', "a JSON object backing the withdrawal, logged with it"),
+    KIX_ID("receipt", "FILE", 'r', "where to save the receipt"),
+    SIGN_ONLY_OPT,
+    CLI_COMMON_OPTS,
+    KIX_NOTE("exit status: 0 withdrawn, 1 refused (not a curator nor the publisher, the run\n"
+             "already withdrawn) or unverifiable, 2 usage, 3 I/O or server error, 4 the log\n"
+             "contradicts what this client verified before\n"),
+    KIX_ID("run-id", NULL, 'i', NULL),
+    KIX_ID("outcome", NULL, 'o', NULL),
+    KIX_ID("role", NULL, 'l', NULL),
+    KIX_ID("source", NULL, 's', NULL),
+    KIX_ID("license", NULL, 'L', NULL),
+    KIX_ID("new-run", NULL, 'N', NULL),
+    KIX_ID("dry-run", NULL, 'D', NULL),
+};
+static const struct kix_cmd withdraw_cmd = {
+    .prog = "kix withdraw",
+    .usage = "--key KEY --reason R --note TEXT [--evidence FILE] RUN",
+    KIX_CMD_OPTS(withdraw_opts),
+    .column = 19};
 
 static int sign_withdrawal(struct write_job *j, struct kix_err *err)
 {
@@ -869,7 +930,7 @@ static int check_moderation_note(const char *cmd, const char *note)
 int cmd_withdraw(int argc, char **argv)
 {
     struct write_args a;
-    int status = parse_write_args("withdraw", withdraw_help, argc, argv, &a);
+    int status = parse_write_args("withdraw", &withdraw_cmd, argc, argv, &a);
 
     if (status >= 0)
         return status;
@@ -887,20 +948,35 @@ int cmd_withdraw(int argc, char **argv)
                      sign_withdrawal);
 }
 
-static const char reinstate_help[] =
-    "usage: kix reinstate --key KEY [--note TEXT] RUN\n"
-    "\n"
-    "Undoes RUN's withdrawal (kix withdraw) with a later signed entry: the run is\n"
-    "ranked in its comparison group again. The withdrawal stays in the log. A key\n"
-    "with role curate may reinstate any run; a publisher only a run it withdrew\n"
-    "itself.\n"
-    "\n"
-    "  --key KEY        your private key file (role curate, or RUN's publisher)\n"
-    "  --note TEXT      why (at most 4096 characters)\n"
-    "  --receipt FILE   where to save the receipt\n" SIGN_ONLY_HELP CLI_COMMON_HELP "\n"
-    "exit status: 0 reinstated, 1 refused (not withdrawn, or withdrawn by a curator\n"
-    "and signed by the publisher) or unverifiable, 2 usage, 3 I/O or server error,\n"
-    "4 the log contradicts what this client verified before\n";
+static const struct kix_opt reinstate_opts[] = {
+    KIX_NOTE("\n"
+             "Undoes RUN's withdrawal (kix withdraw) with a later signed entry: the run is\n"
+             "ranked in its comparison group again. The withdrawal stays in the log. A key\n"
+             "with role curate may reinstate any run; a publisher only a run it withdrew\n"
+             "itself.\n"
+             "\n"),
+    KIX_ID("key", "KEY", 'k', "your private key file (role curate, or RUN's publisher)"),
+    KIX_ID("note", "TEXT", 'n', "why (at most 4096 characters)"),
+    KIX_ID("receipt", "FILE", 'r', "where to save the receipt"),
+    SIGN_ONLY_OPT,
+    CLI_COMMON_OPTS,
+    KIX_NOTE("exit status: 0 reinstated, 1 refused (not withdrawn, or withdrawn by a curator\n"
+             "and signed by the publisher) or unverifiable, 2 usage, 3 I/O or server error,\n"
+             "4 the log contradicts what this client verified before\n"),
+    KIX_ID("run-id", NULL, 'i', NULL),
+    KIX_ID("evidence", NULL, 'e', NULL),
+    KIX_ID("outcome", NULL, 'o', NULL),
+    KIX_ID("reason", NULL, 'R', NULL),
+    KIX_ID("role", NULL, 'l', NULL),
+    KIX_ID("source", NULL, 's', NULL),
+    KIX_ID("license", NULL, 'L', NULL),
+    KIX_ID("new-run", NULL, 'N', NULL),
+    KIX_ID("dry-run", NULL, 'D', NULL),
+};
+static const struct kix_cmd reinstate_cmd = {.prog = "kix reinstate",
+                                             .usage = "--key KEY [--note TEXT] RUN",
+                                             KIX_CMD_OPTS(reinstate_opts),
+                                             .column = 19};
 
 static int sign_reinstatement(struct write_job *j, struct kix_err *err)
 {
@@ -913,7 +989,7 @@ static int sign_reinstatement(struct write_job *j, struct kix_err *err)
 int cmd_reinstate(int argc, char **argv)
 {
     struct write_args a;
-    int status = parse_write_args("reinstate", reinstate_help, argc, argv, &a);
+    int status = parse_write_args("reinstate", &reinstate_cmd, argc, argv, &a);
 
     if (status >= 0)
         return status;
@@ -927,16 +1003,41 @@ int cmd_reinstate(int argc, char **argv)
     return run_write("reinstate", "reinstatement", &a, NULL, 0, 0, a.rest[0], sign_reinstatement);
 }
 
-static const char key_help[] =
-    "usage: kix key add --key ADMIN_KEY --role ROLE[,ROLE...] PUBFILE\n"
-    "       kix key revoke --key ADMIN_KEY PUBFILE\n"
-    "       kix key list [PUBFILE...]   (kix key list --help)\n"
-    "\n"
-    "Registers a key with roles (admin, publish, attest, rerun, curate), or\n"
-    "revokes one from the next log index on. Signed with an admin key. PUBFILE is the\n"
-    "verifier key file that kix keygen wrote (PREFIX.pub). Adding a live key\n"
-    "again with other roles changes its roles: the new roles replace the old\n"
-    "from that log index on. A revoked key stays revoked.\n\n" CLI_COMMON_HELP;
+static const struct kix_opt key_opts[] = {
+    KIX_NOTE("\n"
+             "Registers a key with roles (admin, publish, attest, rerun, curate), or\n"
+             "revokes one from the next log index on. Signed with an admin key. PUBFILE is the\n"
+             "verifier key file that kix keygen wrote (PREFIX.pub). Adding a live key\n"
+             "again with other roles changes its roles: the new roles replace the old\n"
+             "from that log index on. A revoked key stays revoked.\n"
+             "\n"),
+    KIX_ID("key", "ADMIN_KEY", 'k', "the admin's private key file (kix keygen)"),
+    {.kind = KIX_OPT_ID,
+     .name = "role",
+     .arg = "ROLE[,ROLE...]",
+     .id = 'l',
+     .complete = "admin publish attest rerun curate",
+     .help = "kix key add: the roles, from admin, publish, attest, rerun, curate"},
+    KIX_ID("receipt", "FILE", 'r', "where to save the receipt"),
+    SIGN_ONLY_OPT,
+    CLI_COMMON_OPTS,
+    /* the options of the other write commands, taken as they are there */
+    KIX_ID("run-id", NULL, 'i', NULL),
+    KIX_ID("note", NULL, 'n', NULL),
+    KIX_ID("evidence", NULL, 'e', NULL),
+    KIX_ID("outcome", NULL, 'o', NULL),
+    KIX_ID("reason", NULL, 'R', NULL),
+    KIX_ID("source", NULL, 's', NULL),
+    KIX_ID("license", NULL, 'L', NULL),
+    KIX_ID("new-run", NULL, 'N', NULL),
+    KIX_ID("dry-run", NULL, 'D', NULL),
+};
+static const struct kix_cmd key_cmd = {.prog = "kix key",
+                                       .usage =
+                                           "add --key ADMIN_KEY --role ROLE[,ROLE...] PUBFILE\n"
+                                           "kix key revoke --key ADMIN_KEY PUBFILE\n"
+                                           "kix key list [PUBFILE...]   (kix key list --help)",
+                                       KIX_CMD_OPTS(key_opts)};
 
 static int sign_key(struct write_job *j, struct kix_err *err)
 {
@@ -953,15 +1054,19 @@ int cmd_key(int argc, char **argv)
 
     if (argc >= 2 && strcmp(argv[1], "list") == 0)
         return cmd_key_list(argc - 1, argv + 1);
+    if (cli_dump_requested(argc, argv)) {
+        kix_cmdline_dump(stdout, &key_cmd);
+        return cmd_key_list(argc, argv);
+    }
     if (argc < 2 || cli_wants_help(argc, argv)) {
-        cli_print_help(argc < 2 ? stderr : stdout, key_help);
+        cli_help(argc < 2 ? stderr : stdout, &key_cmd);
         return argc < 2 ? EXIT_USAGE : 0;
     }
     static const char *const subcommands[] = {"add", "revoke", "list"};
     revoke = strcmp(argv[1], "revoke") == 0;
     if (!revoke && strcmp(argv[1], "add") != 0)
         return cli_unknown("key", CLI_UNKNOWN_SUBCOMMAND, argv[1], strlen(argv[1]), subcommands, 3);
-    status = parse_write_args("key", key_help, argc - 1, argv + 1, &a);
+    status = parse_write_args("key", &key_cmd, argc - 1, argv + 1, &a);
     if (status >= 0)
         return status;
     if (a.nrest != 1)
@@ -980,17 +1085,34 @@ int cmd_key(int argc, char **argv)
                      sign_key);
 }
 
-static const char submit_help[] =
-    "usage: kix submit [--receipt FILE] BODY.json\n"
-    "\n"
-    "Submits a body signed before: what kix publish, attest, rerun, supersede,\n"
-    "withdraw, reinstate or key print with their sign-only option, or what a\n"
-    "browser signed; the JSON that POST /submit takes ({envelope, objects}, or\n"
-    "{bundles: [...]}; '-' reads standard input). As the command that signed it\n"
-    "would have: the receipt is verified against the log key, saved, and the\n"
-    "entry printed.\n"
-    "\n"
-    "  --receipt FILE   where to save the receipt (default: the state directory)\n" CLI_COMMON_HELP;
+static const struct kix_opt submit_opts[] = {
+    KIX_NOTE("\n"
+             "Submits a body signed before: what kix publish, attest, rerun, supersede,\n"
+             "withdraw, reinstate or key print with their sign-only option, or what a\n"
+             "browser signed; the JSON that POST /submit takes ({envelope, objects}, or\n"
+             "{bundles: [...]}; '-' reads standard input). As the command that signed it\n"
+             "would have: the receipt is verified against the log key, saved, and the\n"
+             "entry printed.\n"
+             "\n"),
+    KIX_ID("receipt", "FILE", 'r', "where to save the receipt (default: the state directory)"),
+    CLI_COMMON_OPTS,
+    KIX_ID("key", NULL, 'k', NULL),
+    KIX_ID("run-id", NULL, 'i', NULL),
+    KIX_ID("note", NULL, 'n', NULL),
+    KIX_ID("evidence", NULL, 'e', NULL),
+    KIX_ID("outcome", NULL, 'o', NULL),
+    KIX_ID("reason", NULL, 'R', NULL),
+    KIX_ID("role", NULL, 'l', NULL),
+    KIX_ID("source", NULL, 's', NULL),
+    KIX_ID("license", NULL, 'L', NULL),
+    KIX_ID("new-run", NULL, 'N', NULL),
+    KIX_ID("dry-run", NULL, 'D', NULL),
+    KIX_ID("sign-only", NULL, 'S', NULL),
+};
+static const struct kix_cmd submit_cmd = {.prog = "kix submit",
+                                          .usage = "[--receipt FILE] BODY.json",
+                                          KIX_CMD_OPTS(submit_opts),
+                                          .column = 19};
 
 int cmd_submit(int argc, char **argv)
 {
@@ -1004,7 +1126,7 @@ int cmd_submit(int argc, char **argv)
     struct cli_submitted out;
     struct kix_buf text = KIX_BUF_INIT;
     struct kix_err err = {0};
-    int status = parse_write_args("submit", submit_help, argc, argv, &a), rc;
+    int status = parse_write_args("submit", &submit_cmd, argc, argv, &a), rc;
 
     if (status >= 0)
         return status;

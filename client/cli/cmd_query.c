@@ -1,5 +1,4 @@
 /* kix query, kix group: ranked runs of the index. */
-#include <getopt.h>
 #include <jansson.h>
 #include <stdlib.h>
 #include <string.h>
@@ -10,78 +9,117 @@
 #include "kix/view.h"
 #include "kix/vindex.h"
 
-static const char query_help[] =
-    "usage: kix query [--kernel K] [--gpu G] [--provider P] [--mode forward|backward|full]\n"
-    "                 [--metric latency|peak_memory] [--dtype D] [--param NAME=VALUE]...\n"
-    "                 [--group KEY] [--offset N] [--limit N] [--json]\n"
-    "                 [--store DIR | --server ADDR]\n"
-    "\n"
-    "Lists ranked runs, best first within each comparison group. Each group\n"
-    "starts with a line naming it once: kernel, workload (its shape: the\n"
-    "parameters, dtype), GPU, timed pass, metric, runs ranked and group key;\n"
-    "its rows give rank, median (latency or peak memory), provider, evidence\n"
-    "and run id, in columns as wide as their longest value. Groups come in the\n"
-    "order a reader looks for them: by kernel, workload (numbers as numbers:\n"
-    "1024 before 8192), GPU, timed pass and metric, then group key.\n"
-    "The page is computed here, not taken from the server: the client reads\n"
-    "every match from the log's signed index (below), orders them itself and\n"
-    "cuts the page --offset, --limit from that order, so no server can shift,\n"
-    "repeat or skip rows between pages. What each row says is proven, not\n"
-    "told: its kernel, workload, GPU, provider and pass come from objects\n"
-    "checked by digest, its group and median from its manifest, its rank and\n"
-    "group size from the group's record in the log's signed index, its\n"
-    "evidence from the run's record there, all at a checkpoint checked\n"
-    "against the one this client verified before. Which runs match is proven\n"
-    "too: the index's selection records list, for each filter, its values and\n"
-    "the groups (or, for --provider, the runs) each value selects; the client\n"
-    "matches the filter against every value, intersects what they select and\n"
-    "reads every selected group's record, and one run of each group (its run\n"
-    "record, manifest and objects) says what the group is. With --group alone\n"
-    "the server's page is proven to be exactly the group's, as with kix group.\n"
-    "Text filters are case-insensitive:\n"
-    "\n"
-    "  --gpu G      G's words (cut at anything not a letter or digit) each equal\n"
-    "               a word of the GPU's name and form factor, in order: A100,\n"
-    "               a100-sxm4, \"A100 80GB\" and \"NVIDIA A100-SXM4-80GB\" match an\n"
-    "               NVIDIA A100 SXM4-80GB; A10 does not. The vendor word\n"
-    "               (nvidia, amd, intel) may be left out or put in.\n"
-    "  --kernel K   the kernel K and its family (K followed by _ - . or /:\n"
-    "               rms_norm matches rms_norm_backward); K* is a plain prefix\n"
-    "  --provider P, --mode M, --metric M, --dtype D   exact (dtype: the\n"
-    "               workload's, e.g. bfloat16)\n"
-    "  --param NAME=VALUE   the workload's parameter NAME (in spec.parameters,\n"
-    "               or the swept spec.x) equals VALUE (numbers as numbers:\n"
-    "               8192 matches 8192.0); repeatable, all must hold; checked\n"
-    "               on each group's proven Workload\n"
-    "  --offset N   skip the first N matching runs (paging)\n"
-    "  --limit N    print at most N runs (default 50)\n"
-    "\n"
-    "With --json: {\"runs\": [...], \"matched\": N, \"proven\": {...}}, each run\n"
-    "with runId, digest, group, rank, groupSize, median, metric, evidence,\n"
-    "kernel, workload (the same summary), gpu, provider and mode; \"proven\"\n"
-    "says the index size the rows are proven at and how many group and\n"
-    "selection records proved them.\n"
-    "\n"
-    "exit status: 0 listed, 1 a row is not what the log proves, a match missing,\n"
-    "added, repeated or out of place, another count (or bad input),\n"
-    "2 usage, 3 I/O or server error, 4 the log contradicts what this client\n"
-    "verified before, 5 a copy behind it (stale: listed as of its size)\n\n" CLI_COMMON_HELP;
+static const struct kix_opt query_opts[] = {
+    KIX_NOTE("\n"
+             "Lists ranked runs, best first within each comparison group. Each group\n"
+             "starts with a line naming it once: kernel, workload (its shape: the\n"
+             "parameters, dtype), GPU, timed pass, metric, runs ranked and group key;\n"
+             "its rows give rank, median (latency or peak memory), provider, evidence\n"
+             "and run id, in columns as wide as their longest value. Groups come in the\n"
+             "order a reader looks for them: by kernel, workload (numbers as numbers:\n"
+             "1024 before 8192), GPU, timed pass and metric, then group key.\n"
+             "The page is computed here, not taken from the server: the client reads\n"
+             "every match from the log's signed index (below), orders them itself and\n"
+             "cuts the page --offset, --limit from that order, so no server can shift,\n"
+             "repeat or skip rows between pages. What each row says is proven, not\n"
+             "told: its kernel, workload, GPU, provider and pass come from objects\n"
+             "checked by digest, its group and median from its manifest, its rank and\n"
+             "group size from the group's record in the log's signed index, its\n"
+             "evidence from the run's record there, all at a checkpoint checked\n"
+             "against the one this client verified before. Which runs match is proven\n"
+             "too: the index's selection records list, for each filter, its values and\n"
+             "the groups (or, for --provider, the runs) each value selects; the client\n"
+             "matches the filter against every value, intersects what they select and\n"
+             "reads every selected group's record, and one run of each group (its run\n"
+             "record, manifest and objects) says what the group is. With --group alone\n"
+             "the server's page is proven to be exactly the group's, as with kix group.\n"
+             "Text filters are case-insensitive:\n"
+             "\n"),
+    KIX_ID("gpu", "G", 'g',
+           "G's words (cut at anything not a letter or digit) each equal\n"
+           "a word of the GPU's name and form factor, in order: A100,\n"
+           "a100-sxm4, \"A100 80GB\" and \"NVIDIA A100-SXM4-80GB\" match an\n"
+           "NVIDIA A100 SXM4-80GB; A10 does not. The vendor word\n"
+           "(nvidia, amd, intel) may be left out or put in."),
+    KIX_ID("kernel", "K", 'k',
+           "the kernel K and its family (K followed by _ - . or /:\n"
+           "rms_norm matches rms_norm_backward); K* is a plain prefix"),
+    KIX_ID("provider", "P", 'p', "exact"),
+    {.kind = KIX_OPT_ID,
+     .name = "mode",
+     .arg = "M",
+     .id = 'm',
+     .complete = "forward backward full",
+     .help = "exact: the timed pass"},
+    {.kind = KIX_OPT_ID,
+     .name = "metric",
+     .arg = "M",
+     .id = 'M',
+     .complete = "latency peak_memory",
+     .help = "exact"},
+    KIX_ID("dtype", "D", 'd', "exact: the workload's, e.g. bfloat16"),
+    KIX_ID("group", "KEY", 'G', "the one comparison group KEY (sha256:...)"),
+    KIX_ID("param", "NAME=VALUE", 'P',
+           "the workload's parameter NAME (in spec.parameters,\n"
+           "or the swept spec.x) equals VALUE (numbers as numbers:\n"
+           "8192 matches 8192.0); repeatable, all must hold; checked\n"
+           "on each group's proven Workload"),
+    KIX_ID("offset", "N", 'o', "skip the first N matching runs (paging)"),
+    KIX_ID("limit", "N", 'l', "print at most N runs (default 50)"),
+    KIX_NOTE("\n"
+             "With --json: {\"runs\": [...], \"matched\": N, \"proven\": {...}}, each run\n"
+             "with runId, digest, group, rank, groupSize, median, metric, evidence,\n"
+             "kernel, workload (the same summary), gpu, provider and mode; \"proven\"\n"
+             "says the index size the rows are proven at and how many group and\n"
+             "selection records proved them.\n"
+             "\n"
+             "exit status: 0 listed, 1 a row is not what the log proves, a match missing,\n"
+             "added, repeated or out of place, another count (or bad input),\n"
+             "2 usage, 3 I/O or server error, 4 the log contradicts what this client\n"
+             "verified before, 5 a copy behind it (stale: listed as of its size)\n"
+             "\n"),
+    CLI_COMMON_OPTS,
+};
+static const struct kix_cmd query_cmd = {
+    .prog = "kix query",
+    .usage = "[--kernel K] [--gpu G] [--provider P] [--mode forward|backward|full]\n"
+             "[--metric latency|peak_memory] [--dtype D] [--param NAME=VALUE]...\n"
+             "[--group KEY] [--offset N] [--limit N] [--json]\n"
+             "[options]",
+    KIX_CMD_OPTS(query_opts),
+    .column = 15};
 
-static const char group_help[] =
-    "usage: kix group KEY [--offset N] [--limit N] [--json]\n"
-    "                 [--store DIR | --server ADDR]\n"
-    "\n"
-    "Shows one comparison group (the comparisonKey of kix resolve --json), best\n"
-    "run first, proven against the group's records in the log's signed index\n"
-    "(its directory and the pages that hold the ranks asked for): the page\n"
-    "shown is exactly the group's members at ranks N+1 to N+limit (limit at\n"
-    "most 100, the default), in their order, and the count is the group's;\n"
-    "every column is proven as kix query --help says.\n"
-    "\n"
-    "exit status: 0 listed, 1 a row is not what the log proves, a row missing,\n"
-    "added, repeated or moved, or another page (or bad input),\n"
-    "2 usage, 3 I/O or server error, 4 the log contradicts what this client\n"
-    "verified before, 5 a copy behind it (stale: listed as of its size)\n\n" CLI_COMMON_HELP;
+static const struct kix_opt group_opts[] = {
+    KIX_NOTE("\n"
+             "Shows one comparison group (the comparisonKey of kix resolve --json), best\n"
+             "run first, proven against the group's records in the log's signed index\n"
+             "(its directory and the pages that hold the ranks asked for): the page\n"
+             "shown is exactly the group's members at ranks N+1 to N+limit (limit at\n"
+             "most 100, the default), in their order, and the count is the group's;\n"
+             "every column is proven as kix query --help says.\n"
+             "\n"
+             "exit status: 0 listed, 1 a row is not what the log proves, a row missing,\n"
+             "added, repeated or moved, or another page (or bad input),\n"
+             "2 usage, 3 I/O or server error, 4 the log contradicts what this client\n"
+             "verified before, 5 a copy behind it (stale: listed as of its size)\n"
+             "\n"),
+    KIX_ID("offset", "N", 'o', "skip the group's first N runs (paging)"),
+    KIX_ID("limit", "N", 'l', "print at most N runs (default and most 100)"),
+    CLI_COMMON_OPTS,
+    /* the filters of kix query: taken, to be refused with what to do */
+    KIX_ID("kernel", NULL, 'k', NULL),
+    KIX_ID("gpu", NULL, 'g', NULL),
+    KIX_ID("provider", NULL, 'p', NULL),
+    KIX_ID("mode", NULL, 'm', NULL),
+    KIX_ID("metric", NULL, 'M', NULL),
+    KIX_ID("dtype", NULL, 'd', NULL),
+    KIX_ID("group", NULL, 'G', NULL),
+    KIX_ID("param", NULL, 'P', NULL),
+};
+static const struct kix_cmd group_cmd = {.prog = "kix group",
+                                         .usage = "KEY [--offset N] [--limit N] [--json]\n"
+                                                  "[options]",
+                                         KIX_CMD_OPTS(group_opts)};
 
 #define QUERY_PAGE_MAX 1000
 #define GROUP_PAGE_MAX 100 /* kix group: one page, as the web's group page */
@@ -420,20 +458,10 @@ static void print_withdrawn_text(const struct withdrawn *w)
     }
 }
 
-static int run_query(const char *cmd, const char *help, int argc, char **argv, int group_mode)
+static int run_query(const char *cmd, const struct kix_cmd *table, int argc, char **argv,
+                     int group_mode)
 {
-    static const struct option longopts[] = {CLI_COMMON_LONGOPTS,
-                                             {"kernel", required_argument, NULL, 'k'},
-                                             {"gpu", required_argument, NULL, 'g'},
-                                             {"provider", required_argument, NULL, 'p'},
-                                             {"mode", required_argument, NULL, 'm'},
-                                             {"metric", required_argument, NULL, 'M'},
-                                             {"dtype", required_argument, NULL, 'd'},
-                                             {"group", required_argument, NULL, 'G'},
-                                             {"offset", required_argument, NULL, 'o'},
-                                             {"limit", required_argument, NULL, 'l'},
-                                             {"param", required_argument, NULL, 'P'},
-                                             {NULL, 0, NULL, 0}};
+    struct cli_opts o;
     struct cli_common common;
     struct kix_client *c = NULL;
     struct kix_verifier key;
@@ -450,11 +478,8 @@ static int run_query(const char *cmd, const char *help, int argc, char **argv, i
 
     memset(&q, 0, sizeof(q));
     q.limit = group_mode ? GROUP_PAGE_MAX : 50;
-    cli_common_init(&common);
-    optind = 1;
-    while ((ch = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
-        if (cli_common_option(&common, ch, optarg))
-            continue;
+    cli_start(&o, table, argc, argv, &common);
+    while ((ch = cli_next(&o)) >= 0) {
         switch (ch) {
         case 'k':
             q.kernel = optarg;
@@ -493,13 +518,10 @@ static int run_query(const char *cmd, const char *help, int argc, char **argv, i
             if (cli_parse_u64(optarg, ch == 'o' ? &q.offset : &q.limit))
                 return cli_usage_error(cmd, "--%s needs a number", ch == 'o' ? "offset" : "limit");
             break;
-        case 'h':
-            cli_print_help(stdout, help);
-            return 0;
-        default:
-            return cli_bad_option(cmd, argv, longopts);
         }
     }
+    if (ch == CLI_OPTS_STOP)
+        return o.status;
     filtered = q.kernel || q.gpu || q.provider || q.mode || q.metric || q.dtype || params.n;
     if (group_mode) {
         if (filtered || group_text)
@@ -563,10 +585,10 @@ static int run_query(const char *cmd, const char *help, int argc, char **argv, i
 
 int cmd_query(int argc, char **argv)
 {
-    return run_query("query", query_help, argc, argv, 0);
+    return run_query("query", &query_cmd, argc, argv, 0);
 }
 
 int cmd_group(int argc, char **argv)
 {
-    return run_query("group", group_help, argc, argv, 1);
+    return run_query("group", &group_cmd, argc, argv, 1);
 }

@@ -1,5 +1,4 @@
 /* kix get, resolve, cite, verify-citation, log: reading the log, verified. */
-#include <getopt.h>
 #include <jansson.h>
 #include <sodium.h>
 #include <stdlib.h>
@@ -17,12 +16,16 @@ static void b64(const uint8_t *data, size_t len, char *out, size_t cap)
     sodium_bin2base64(out, cap, data, len, sodium_base64_VARIANT_ORIGINAL);
 }
 
-static const char get_help[] =
-    "usage: kix get DIGEST [--store DIR | --server ADDR]\n"
-    "\n"
-    "Writes the canonical bytes of an object after checking that they hash to\n"
-    "DIGEST (sha256:<hex>, or an objects permalink); with --json,\n"
-    "{\"digest\": DIGEST, \"object\": OBJECT} on one line.\n\n" CLI_COMMON_HELP;
+static const struct kix_opt get_opts[] = {
+    KIX_NOTE("\n"
+             "Writes the canonical bytes of an object after checking that they hash to\n"
+             "DIGEST (sha256:<hex>, or an objects permalink); with --json,\n"
+             "{\"digest\": DIGEST, \"object\": OBJECT} on one line.\n"
+             "\n"),
+    CLI_COMMON_OPTS,
+};
+static const struct kix_cmd get_cmd = {
+    .prog = "kix get", .usage = "DIGEST [options]", KIX_CMD_OPTS(get_opts)};
 
 int cmd_get(int argc, char **argv)
 {
@@ -34,7 +37,7 @@ int cmd_get(int argc, char **argv)
     struct kix_err err = {0};
     char run_id[KIX_RUN_ID_MAX + 1];
     int is_digest = 0, rc;
-    int status = cli_parse("get", get_help, argc, argv, &common, NULL, NULL, NULL);
+    int status = cli_parse(&get_cmd, argc, argv, &common, NULL, NULL, NULL);
 
     if (status >= 0)
         return status;
@@ -233,21 +236,26 @@ static void print_resolution(const struct kix_resolution *res, const char *origi
     kix_buf_release(&link);
 }
 
-static const char resolve_help[] =
-    "usage: kix resolve PERMALINK|RUN_ID|DIGEST [--json] [--store DIR | --server ADDR]\n"
-    "\n"
-    "Shows a run and everything the log says about it: its manifest and the\n"
-    "objects it references, its evidence level and every entry about it\n"
-    "(publication, attestations, reruns, supersessions). Every entry's inclusion\n"
-    "proof, every digest and the checkpoint signature are verified here against\n"
-    "the log key, and the checkpoint must be consistent with the one this client\n"
-    "verified before. The evidence level is derived from the verified entries.\n"
-    "\n"
-    "--json prints one document: runId, digest, permalink, evidence, manifest,\n"
-    "objects, entries (index, type, signer, proof) and checkpoint.\n\n" CLI_COMMON_HELP "\n"
-    "exit status: 0 verified, 1 not found or does not verify, 2 usage, 3 I/O or\n"
-    "server error, 4 the log contradicts what this client verified before, 5 a\n"
-    "copy behind it (stale: verified as of its size)\n";
+static const struct kix_opt resolve_opts[] = {
+    KIX_NOTE("\n"
+             "Shows a run and everything the log says about it: its manifest and the\n"
+             "objects it references, its evidence level and every entry about it\n"
+             "(publication, attestations, reruns, supersessions). Every entry's inclusion\n"
+             "proof, every digest and the checkpoint signature are verified here against\n"
+             "the log key, and the checkpoint must be consistent with the one this client\n"
+             "verified before. The evidence level is derived from the verified entries.\n"
+             "\n"
+             "--json prints one document: runId, digest, permalink, evidence, manifest,\n"
+             "objects, entries (index, type, signer, proof) and checkpoint.\n"
+             "\n"),
+    CLI_COMMON_OPTS,
+    KIX_NOTE("exit status: 0 verified, 1 not found or does not verify, 2 usage, 3 I/O or\n"
+             "server error, 4 the log contradicts what this client verified before, 5 a\n"
+             "copy behind it (stale: verified as of its size)\n"),
+};
+static const struct kix_cmd resolve_cmd = {.prog = "kix resolve",
+                                           .usage = "PERMALINK|RUN_ID|DIGEST [--json] [options]",
+                                           KIX_CMD_OPTS(resolve_opts)};
 
 int cmd_resolve(int argc, char **argv)
 {
@@ -256,7 +264,7 @@ int cmd_resolve(int argc, char **argv)
     struct kix_verifier key;
     struct kix_resolution res;
     struct kix_checkpoint cp;
-    int status = cli_parse("resolve", resolve_help, argc, argv, &common, NULL, NULL, NULL);
+    int status = cli_parse(&resolve_cmd, argc, argv, &common, NULL, NULL, NULL);
 
     if (status >= 0)
         return status;
@@ -278,19 +286,31 @@ int cmd_resolve(int argc, char **argv)
 
 /* ---- cite / verify-citation ------------------------------------------------ */
 
-static const char cite_help[] =
-    "usage: kix cite PERMALINK|RUN_ID|DIGEST [--format text|bibtex|csl-json] [--json]\n"
-    "                [--store DIR | --server ADDR]\n"
-    "\n"
-    "Prints a citation of a run, after verifying it: permalink, digest, access\n"
-    "date, the log index of its publication and the checkpoint seen (origin,\n"
-    "size, root). --format picks the form: text (default, one line a paper can\n"
-    "carry), bibtex (a @misc entry) or csl-json (an array of one CSL item, for\n"
-    "Zotero, pandoc and citeproc). --json prints the document 'kix\n"
-    "verify-citation' checks later (with the signed checkpoint text); it\n"
-    "cannot be combined with another --format. Citing a run that has been\n"
-    "superseded prints a warning naming the successor on stderr (and says so\n"
-    "in the citation's note); the citation is still of the run asked for.\n\n" CLI_COMMON_HELP;
+static const struct kix_opt cite_opts[] = {
+    KIX_NOTE("\n"
+             "Prints a citation of a run, after verifying it: permalink, digest, access\n"
+             "date, the log index of its publication and the checkpoint seen (origin,\n"
+             "size, root). --format picks the form: text (default, one line a paper can\n"
+             "carry), bibtex (a @misc entry) or csl-json (an array of one CSL item, for\n"
+             "Zotero, pandoc and citeproc). --json prints the document 'kix\n"
+             "verify-citation' checks later (with the signed checkpoint text); it\n"
+             "cannot be combined with another --format. Citing a run that has been\n"
+             "superseded prints a warning naming the successor on stderr (and says so\n"
+             "in the citation's note); the citation is still of the run asked for.\n"
+             "\n"),
+    {.kind = KIX_OPT_ID,
+     .name = "format",
+     .arg = "FORMAT",
+     .id = 'F',
+     .complete = "text bibtex csl-json",
+     .help = "text (default), bibtex or csl-json"},
+    CLI_COMMON_OPTS,
+};
+static const struct kix_cmd cite_cmd = {
+    .prog = "kix cite",
+    .usage = "PERMALINK|RUN_ID|DIGEST [--format text|bibtex|csl-json] [--json]\n"
+             "[options]",
+    KIX_CMD_OPTS(cite_opts)};
 
 enum cite_format { CITE_TEXT, CITE_BIBTEX, CITE_CSL };
 
@@ -303,36 +323,21 @@ int cmd_cite(int argc, char **argv)
     struct kix_checkpoint cp;
     struct kix_buf form = KIX_BUF_INIT;
     char root[64], date[16];
-    char *args[64];
+    struct cli_opts o;
     enum cite_format format = CITE_TEXT;
     const char *format_name = NULL;
     struct kix_cite cite;
     time_t now = time(NULL);
     struct tm tm;
-    int nargs = 0, status;
+    int ch, status;
 
     memset(&cite, 0, sizeof(cite)); /* released at out whatever happened */
-    /* --format is cite's own option; the rest are the common ones */
-    for (int i = 0; i < argc; i++) {
-        if (strcmp(argv[i], "--") == 0) {
-            while (i < argc && nargs < (int)(sizeof(args) / sizeof(args[0])))
-                args[nargs++] = argv[i++];
-            break;
-        }
-        if (strcmp(argv[i], "--format") == 0 && i + 1 < argc)
-            format_name = argv[++i];
-        else if (strncmp(argv[i], "--format=", 9) == 0)
-            format_name = argv[i] + 9;
-        else if (strcmp(argv[i], "--format") == 0)
-            return cli_usage_error("cite", "--format needs text, bibtex or csl-json");
-        else if (nargs < (int)(sizeof(args) / sizeof(args[0])))
-            args[nargs++] = argv[i];
-        else
-            return cli_usage_error("cite", "too many arguments");
-    }
-    if ((status = cli_parse("cite", cite_help, nargs, args, &common, NULL, NULL, NULL)) >= 0)
-        return status;
-    if (nargs - optind != 1)
+    cli_start(&o, &cite_cmd, argc, argv, &common);
+    while ((ch = cli_next(&o)) >= 0)
+        format_name = o.p.value; /* --format, cite's own option */
+    if (ch == CLI_OPTS_STOP)
+        return o.status;
+    if (argc - optind != 1)
         return cli_usage_error("cite", "expected one PERMALINK, RUN_ID or DIGEST");
     if (format_name && strcmp(format_name, "bibtex") == 0)
         format = CITE_BIBTEX;
@@ -346,7 +351,7 @@ int cmd_cite(int argc, char **argv)
     kix_resolution_init(&res);
     if ((status = cli_connect("cite", &common, &c)) ||
         (status = cli_log_key("cite", &common, c, &key)) ||
-        (status = cli_resolve_verified("cite", c, &key, args[optind], &res, &cp)))
+        (status = cli_resolve_verified("cite", c, &key, argv[optind], &res, &cp)))
         goto out;
     gmtime_r(&now, &tm);
     strftime(date, sizeof(date), "%Y-%m-%d", &tm);
@@ -406,18 +411,23 @@ out:
     return status;
 }
 
-static const char verify_citation_help[] =
-    "usage: kix verify-citation FILE [--json] [--store DIR | --server ADDR]\n"
-    "\n"
-    "Checks a citation written by 'kix cite --json': the cited checkpoint is\n"
-    "signed by the log key, the cited run's publication (digest and run id) was\n"
-    "in the log at the cited size, and today's log is consistent with the cited\n"
-    "checkpoint. Then lists what was added about the run since: attestations,\n"
-    "reruns and supersessions.\n\n" CLI_COMMON_HELP "\n"
-    "exit status: 0 verified, 1 does not verify or the citation file is not found,\n"
-    "2 usage, 3 I/O or server error, 4 the log contradicts the citation or what\n"
-    "this client verified before, 5 a copy behind the citation or what this\n"
-    "client verified (stale)\n";
+static const struct kix_opt verify_citation_opts[] = {
+    KIX_NOTE("\n"
+             "Checks a citation written by 'kix cite --json': the cited checkpoint is\n"
+             "signed by the log key, the cited run's publication (digest and run id) was\n"
+             "in the log at the cited size, and today's log is consistent with the cited\n"
+             "checkpoint. Then lists what was added about the run since: attestations,\n"
+             "reruns and supersessions.\n"
+             "\n"),
+    CLI_COMMON_OPTS,
+    KIX_NOTE("exit status: 0 verified, 1 does not verify or the citation file is not found,\n"
+             "2 usage, 3 I/O or server error, 4 the log contradicts the citation or what\n"
+             "this client verified before, 5 a copy behind the citation or what this\n"
+             "client verified (stale)\n"),
+};
+static const struct kix_cmd verify_citation_cmd = {.prog = "kix verify-citation",
+                                                   .usage = "FILE [--json] [options]",
+                                                   KIX_CMD_OPTS(verify_citation_opts)};
 
 struct citation {
     const char *run_id, *digest, *note;
@@ -628,8 +638,7 @@ int cmd_verify_citation(int argc, char **argv)
     struct citation cit = {NULL, NULL, NULL, 0};
     struct kix_err err = {0};
     json_t *doc = NULL;
-    int rc, status = cli_parse("verify-citation", verify_citation_help, argc, argv, &common, NULL,
-                               NULL, NULL);
+    int rc, status = cli_parse(&verify_citation_cmd, argc, argv, &common, NULL, NULL, NULL);
 
     if (status >= 0)
         return status;
@@ -724,13 +733,20 @@ out:
 
 /* ---- log -------------------------------------------------------------------- */
 
-static const char log_help[] =
-    "usage: kix log [--from N] [--limit K] [--json] [--store DIR | --server ADDR]\n"
-    "\n"
-    "Lists log entries (default: the last 20): index, type, subject (run id or\n"
-    "key id), signer key id and time. --json prints one object {\"size\": the log\n"
-    "size, \"from\": N, \"entries\": [...]}, an entry each with those field names.\n"
-    "Entries are listed as served; kix audit verifies them.\n\n" CLI_COMMON_HELP;
+static const struct kix_opt log_opts[] = {
+    KIX_NOTE("\n"
+             "Lists log entries (default: the last 20): index, type, subject (run id or\n"
+             "key id), signer key id and time. --json prints one object {\"size\": the log\n"
+             "size, \"from\": N, \"entries\": [...]}, an entry each with those field names.\n"
+             "Entries are listed as served; kix audit verifies them.\n"
+             "\n"),
+    KIX_ID("from", "N", CLI_OPT_FROM, "the first entry listed (default: the last 20)"),
+    KIX_ID("limit", "K", CLI_OPT_LIMIT, "list at most K entries (default 20)"),
+    CLI_COMMON_OPTS,
+};
+static const struct kix_cmd log_cmd = {.prog = "kix log",
+                                       .usage = "[--from N] [--limit K] [--json] [options]",
+                                       KIX_CMD_OPTS(log_opts)};
 
 struct log_ctx {
     int json, first;
@@ -775,7 +791,7 @@ int cmd_log(int argc, char **argv)
     struct kix_err err = {0};
     struct log_ctx l = {0, 1};
     uint64_t from = KIX_NO_INDEX, limit = 20, done = 0;
-    int rc, status = cli_parse("log", log_help, argc, argv, &common, NULL, &from, &limit);
+    int rc, status = cli_parse(&log_cmd, argc, argv, &common, NULL, &from, &limit);
 
     if (status >= 0)
         return status;

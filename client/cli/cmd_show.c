@@ -1,6 +1,5 @@
 /* kix show: the run page — what a reader of the index sees, verified. */
 #define _XOPEN_SOURCE 700 /* strptime */
-#include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -9,22 +8,28 @@
 #include "cli_log.h"
 #include "kix/view_text.h"
 
-static const char show_help[] =
-    "usage: kix show PERMALINK|RUN_ID|DIGEST [--stale-days N] [--json]\n"
-    "                [--store DIR | --server ADDR]\n"
-    "\n"
-    "Prints the run page: a header in words (implementation, kernel, workload,\n"
-    "pass, GPU, dtype), the primary measurement with p20/p80, rank in its\n"
-    "comparison group and the group's best run, then identity, correctness,\n"
-    "workload (parameters, tensor shapes), measurements, protocol, environment\n"
-    "and artifacts as rows in words (the rows of the web page), evidence level\n"
-    "(with 'not re-observed in N days' once the last observation is older than\n"
-    "--stale-days, default 90), controlled reruns, attestations with their text\n"
-    "(which never change the evidence level), supersession with its reason and\n"
-    "a 'cite this record' block. Everything shown is verified against the log\n"
-    "key first.\n"
-    "--json prints the run's view document, the one its web page serves\n"
-    "(runs/<id>.json).\n\n" CLI_COMMON_HELP;
+static const struct kix_opt show_opts[] = {
+    KIX_NOTE("\n"
+             "Prints the run page: a header in words (implementation, kernel, workload,\n"
+             "pass, GPU, dtype), the primary measurement with p20/p80, rank in its\n"
+             "comparison group and the group's best run, then identity, correctness,\n"
+             "workload (parameters, tensor shapes), measurements, protocol, environment\n"
+             "and artifacts as rows in words (the rows of the web page), evidence level\n"
+             "(with 'not re-observed in N days' once the last observation is older than\n"
+             "--stale-days, default 90), controlled reruns, attestations with their text\n"
+             "(which never change the evidence level), supersession with its reason and\n"
+             "a 'cite this record' block. Everything shown is verified against the log\n"
+             "key first.\n"
+             "--json prints the run's view document, the one its web page serves\n"
+             "(runs/<id>.json).\n"
+             "\n"),
+    KIX_ID("stale-days", "N", 's', "say 'not re-observed in N days' past N days (default 90)"),
+    CLI_COMMON_OPTS,
+};
+static const struct kix_cmd show_cmd = {.prog = "kix show",
+                                        .usage =
+                                            "PERMALINK|RUN_ID|DIGEST [--stale-days N] [options]",
+                                        KIX_CMD_OPTS(show_opts)};
 
 static long days_since(const char *rfc3339)
 {
@@ -74,9 +79,8 @@ static int print_view(const char *cmd, const struct kix_run_view *v,
 
 int cmd_show(int argc, char **argv)
 {
-    static const struct option longopts[] = {
-        CLI_COMMON_LONGOPTS, {"stale-days", required_argument, NULL, 's'}, {NULL, 0, NULL, 0}};
     struct cli_common common;
+    struct cli_opts o;
     struct kix_client *c = NULL;
     struct kix_verifier key;
     struct kix_resolution res;
@@ -86,22 +90,12 @@ int cmd_show(int argc, char **argv)
     uint64_t stale = 90;
     int ch, status, rc;
 
-    cli_common_init(&common);
-    optind = 1;
-    while ((ch = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
-        if (cli_common_option(&common, ch, optarg))
-            continue;
-        if (ch == 's') {
-            if (cli_parse_u64(optarg, &stale))
-                return cli_usage_error("show", "--stale-days needs a number of days");
-            continue;
-        }
-        if (ch == 'h') {
-            cli_print_help(stdout, show_help);
-            return 0;
-        }
-        return cli_bad_option("show", argv, longopts);
-    }
+    cli_start(&o, &show_cmd, argc, argv, &common);
+    while ((ch = cli_next(&o)) >= 0) /* 's': --stale-days, show's own option */
+        if (cli_parse_u64(o.p.value, &stale))
+            return cli_usage_error("show", "--stale-days needs a number of days");
+    if (ch == CLI_OPTS_STOP)
+        return o.status;
     if (argc - optind != 1)
         return cli_usage_error("show", "expected one PERMALINK, RUN_ID or DIGEST");
     memset(&v, 0, sizeof(v));

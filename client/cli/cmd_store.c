@@ -1,28 +1,32 @@
 /* kix store put|get|has|count|missing: the embedded object store, no daemon. */
-#include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cli.h"
 #include "kix/store.h"
 
-static const char store_help[] =
-    "usage: kix store SUBCOMMAND --store DIR [--json] ARGS\n"
-    "\n"
-    "Works on an embedded store directory directly (no kixd).\n"
-    "\n"
-    "  put FILE...        canonicalize and store JSON objects; prints each digest\n"
-    "  get DIGEST         write an object's canonical bytes to standard output\n"
-    "  has DIGEST         print yes or no; exit 0 when present, 1 when absent\n"
-    "  count              print the number of stored objects\n"
-    "  missing FILE       print the references of FILE that are not stored\n"
-    "\n"
-    "  --store DIR        the store directory (created by put if absent)\n"
-    "  --json             one object: put {\"objects\": [{\"file\", \"digest\",\n"
-    "                     \"created\"}]}, get {\"digest\", \"object\"}, has {\"digest\",\n"
-    "                     \"present\"}, count {\"objects\": N}, missing {\"missing\": [...]}\n"
-    "\n"
-    "exit status: 0 ok, 1 rejected input / not found, 2 usage, 3 I/O error\n";
+static const struct kix_opt store_opts[] = {
+    KIX_NOTE("\n"
+             "Works on an embedded store directory directly (no kixd).\n"
+             "\n"
+             "  put FILE...        canonicalize and store JSON objects; prints each digest\n"
+             "  get DIGEST         write an object's canonical bytes to standard output\n"
+             "  has DIGEST         print yes or no; exit 0 when present, 1 when absent\n"
+             "  count              print the number of stored objects\n"
+             "  missing FILE       print the references of FILE that are not stored\n"
+             "\n"),
+    KIX_ID("store", "DIR", 's', "the store directory (created by put if absent)"),
+    KIX_ID("json", NULL, 'j',
+           "one object: put {\"objects\": [{\"file\", \"digest\",\n"
+           "\"created\"}]}, get {\"digest\", \"object\"}, has {\"digest\",\n"
+           "\"present\"}, count {\"objects\": N}, missing {\"missing\": [...]}"),
+    KIX_NOTE("\n"
+             "exit status: 0 ok, 1 rejected input / not found, 2 usage, 3 I/O error\n"),
+};
+static const struct kix_cmd store_cmd = {.prog = "kix store",
+                                         .usage = "SUBCOMMAND --store DIR [--json] ARGS",
+                                         KIX_CMD_OPTS(store_opts),
+                                         .column = 21};
 
 struct store_args {
     const char *dir;
@@ -195,24 +199,26 @@ out:
 
 int cmd_store(int argc, char **argv)
 {
-    static const struct option longopts[] = {{"store", required_argument, NULL, 's'},
-                                             {"json", no_argument, NULL, 'j'},
-                                             {"help", no_argument, NULL, 'h'},
-                                             {NULL, 0, NULL, 0}};
     static const char *const subcommands[] = {"put", "get", "has", "count", "missing"};
     struct store_args a = {cli_global.store, cli_global.json};
     const char *sub;
+    struct cli_opts o;
     int c;
 
     if ((c = cli_global_check("store", CLI_TAKES_STORE)))
         return c;
+    if (cli_dump_requested(argc, argv)) {
+        kix_cmdline_dump(stdout, &store_cmd);
+        return 0;
+    }
     if (argc < 2 || cli_wants_help(argc, argv)) {
-        cli_print_help(argc < 2 ? stderr : stdout, store_help);
+        cli_help(argc < 2 ? stderr : stdout, &store_cmd);
         return argc < 2 ? EXIT_USAGE : 0;
     }
     sub = argv[1];
-    optind = 2;
-    while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
+    /* the options after the subcommand: argv[1] is the table's argv[0] */
+    cli_start(&o, &store_cmd, argc - 1, argv + 1, NULL);
+    while ((c = cli_next(&o)) >= 0) {
         switch (c) {
         case 's':
             a.dir = optarg;
@@ -220,16 +226,16 @@ int cmd_store(int argc, char **argv)
         case 'j':
             a.json = 1;
             break;
-        default:
-            return cli_bad_option("store", argv, longopts);
         }
     }
+    if (c == CLI_OPTS_STOP)
+        return o.status;
     if (!a.dir)
         a.dir = getenv("KIX_STORE");
     if (!a.dir)
         return cli_usage_error("store", "--store DIR is required (or set KIX_STORE)");
-    argc -= optind;
-    argv += optind;
+    argc -= optind + 1;
+    argv += optind + 1;
     if (strcmp(sub, "put") == 0) {
         if (argc < 1)
             return cli_usage_error("store put", "expected at least one FILE");

@@ -1,24 +1,27 @@
 /* kix trust: fetch a server's log key once, for the user to check and pin. */
-#include <getopt.h>
 #include <inttypes.h>
 #include <string.h>
 
 #include "cli.h"
 #include "kix/client.h"
 
-static const char trust_help[] =
-    "usage: kix trust [--json] [--cacert FILE] ADDR | --server ADDR\n"
-    "\n"
-    "Asks the log at ADDR (a kixd's tcp://HOST:PORT or unix:///PATH, or a\n"
-    "static copy's http(s)://HOST/PREFIX/, as --server takes) for its origin\n"
-    "and verifier key, checks that its latest checkpoint is signed by that key,\n"
-    "and prints the key for you to pin. This is trust on first use: kix cannot\n"
-    "tell whether the server is the log it claims to be. Compare the key with\n"
-    "one the log's operators publish.\n"
-    "\n"
-    "  --server ADDR  the server to ask, instead of ADDR\n"
-    "  --cacert FILE  the CA certificates for https:// (default: the system's)\n"
-    "  --json         print {\"server\", \"origin\", \"size\", \"logKey\"}\n";
+static const struct kix_opt trust_opts[] = {
+    KIX_NOTE("\n"
+             "Asks the log at ADDR (a kixd's tcp://HOST:PORT or unix:///PATH, or a\n"
+             "static copy's http(s)://HOST/PREFIX/, as --server takes) for its origin\n"
+             "and verifier key, checks that its latest checkpoint is signed by that key,\n"
+             "and prints the key for you to pin. This is trust on first use: kix cannot\n"
+             "tell whether the server is the log it claims to be. Compare the key with\n"
+             "one the log's operators publish.\n"
+             "\n"),
+    KIX_ID("server", "ADDR", 0x102, "the server to ask, instead of ADDR"),
+    KIX_ID("cacert", "FILE", 0x107, "the CA certificates for https:// (default: the system's)"),
+    KIX_ID("json", NULL, 0x104, "print {\"server\", \"origin\", \"size\", \"logKey\"}"),
+};
+static const struct kix_cmd trust_cmd = {.prog = "kix trust",
+                                         .usage = "[--json] [--cacert FILE] ADDR | --server ADDR",
+                                         KIX_CMD_OPTS(trust_opts),
+                                         .column = 17};
 
 int cmd_trust(int argc, char **argv)
 {
@@ -31,33 +34,26 @@ int cmd_trust(int argc, char **argv)
     struct kix_err err = {0};
     int rc;
 
-    static const struct option longopts[] = {{"server", required_argument, NULL, 0x102},
-                                             {"cacert", required_argument, NULL, 0x107},
-                                             {"json", no_argument, NULL, 0x104},
-                                             {"help", no_argument, NULL, 'h'},
-                                             {NULL, 0, NULL, 0}};
+    struct cli_opts o;
     const char *addr = cli_global.server;
     struct cli_common common;
     int json = cli_global.json, ch;
 
     if ((rc = cli_global_check("trust", CLI_TAKES_SERVER)))
         return rc;
-    cli_common_init(&common);
-    optind = 1;
-    while ((ch = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
+    cli_common_init(&common); /* trust takes --server, --cacert and --json itself */
+    cli_start(&o, &trust_cmd, argc, argv, NULL);
+    while ((ch = cli_next(&o)) >= 0) {
         if (ch == 0x102) {
             addr = optarg;
         } else if (ch == 0x104) {
             json = 1;
         } else if (ch == 0x107) {
             common.cacert = optarg;
-        } else if (ch == 'h') {
-            cli_print_help(stdout, trust_help);
-            return 0;
-        } else {
-            return cli_bad_option("trust", argv, longopts);
         }
     }
+    if (ch == CLI_OPTS_STOP)
+        return o.status;
     if (argc - optind == 1)
         addr = argv[optind];
     else if (argc - optind > 1 || !addr)

@@ -1,7 +1,6 @@
 /* kix validate: the log's record checks (kix/schema.h), offline; and the
  * bundle check behind kix publish --dry-run. */
 #include <errno.h>
-#include <getopt.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,45 +20,45 @@
 #define VALIDATE_MAX_FILES  4096
 #define VALIDATE_MAX_ERRORS 64 /* per file */
 
-static const char validate_help[] =
-    "usage: kix validate [--kind NAME] [--schema-only] [--server ADDR | --store DIR]\n"
-    "                    [--json] FILE...\n"
-    "\n"
-    "Checks each FILE as the log checks it on submit: against the record\n"
-    "schemas (proto/schema/ in the source, compiled into kix): a record by its\n"
-    "\"kind\" (BenchmarkRun, BenchmarkProtocol, Workload, ExecutionEnvironment,\n"
-    "Implementation), an in-toto statement or DSSE envelope by its predicate\n"
-    "type; and a record against the log's record rules (PROTOCOL.md 5.3): a\n"
-    "median above 0, quantiles in order, an observedAt no later than this\n"
-    "machine's clock plus 600 s, none of kix new run's placeholders. Every\n"
-    "violation is reported, each named by the JSON pointer of the offending field:\n"
-    "\n"
-    "  run.json: invalid: /spec/timing/latencyNs/median: must be a non-negative integer\n"
-    "\n"
-    "A digest field must name an object of the right kind (spec.workloadDigest\n"
-    "a Workload, ...): checked among the files given, and with --server or\n"
-    "--store in that log, where a digest that names no stored object is an error\n"
-    "(\"resolves to nothing\"); without a log, a digest of an object not given is\n"
-    "not checked here (the log checks it on submit). A run's reference that names\n"
-    "a file (kix new run's \"workloadDigest\": \"workload.json\") is resolved as\n"
-    "kix publish resolves it: the file beside the run is read, checked too, and its\n"
-    "digest stands in the run. Nothing is sent. A FILE that is not there is a\n"
-    "not-found error (code notFound), not a verdict.\n"
-    "A kernel, dtype, GPU or protocol family spelled otherwise than the shared\n"
-    "vocabulary (docs/VOCABULARY.md) is a warning with a \"did you mean\".\n"
-    "\n"
-    "  --kind NAME    validate every FILE against this schema: a record kind, or\n"
-    "                 publication, attestation, rerun, supersession, withdrawal,\n"
-    "                 reinstatement, key for a bare predicate\n"
-    "  --schema-only  the schemas alone, without the record rules or warnings\n"
-    "  --server ADDR, --store DIR\n"
-    "                 check the references not among the files against this log\n"
-    "  --json         one JSON object: {\"valid\", \"files\": [{\"file\", \"valid\",\n"
-    "                 \"schema\", \"digest\", \"pointer\", \"message\", \"errors\",\n"
-    "                 \"refs\"}]}: pointer and message the first violation,\n"
-    "                 errors every one ({\"pointer\", \"message\"})\n"
-    "\n"
-    "exit status: 0 every FILE valid, 1 some invalid or unreadable, 2 usage\n";
+static const struct kix_opt validate_opts[] = {
+    KIX_NOTE("\n"
+             "Checks each FILE as the log checks it on submit: against the record\n"
+             "schemas (proto/schema/ in the source, compiled into kix): a record by its\n"
+             "\"kind\" (BenchmarkRun, BenchmarkProtocol, Workload, ExecutionEnvironment,\n"
+             "Implementation), an in-toto statement or DSSE envelope by its predicate\n"
+             "type; and a record against the log's record rules (PROTOCOL.md 5.3): a\n"
+             "median above 0, quantiles in order, an observedAt no later than this\n"
+             "machine's clock plus 600 s, none of kix new run's placeholders. Every\n"
+             "violation is reported, each named by the JSON pointer of the offending field:\n"
+             "\n"
+             "  run.json: invalid: /spec/timing/latencyNs/median: must be a non-negative integer\n"
+             "\n"
+             "A digest field must name an object of the right kind (spec.workloadDigest\n"
+             "a Workload, ...): checked among the files given, and with --server or\n"
+             "--store in that log, where a digest that names no stored object is an error\n"
+             "(\"resolves to nothing\"); without a log, a digest of an object not given is\n"
+             "not checked here (the log checks it on submit). A run's reference that names\n"
+             "a file (kix new run's \"workloadDigest\": \"workload.json\") is resolved as\n"
+             "kix publish resolves it: the file beside the run is read, checked too, and its\n"
+             "digest stands in the run. Nothing is sent. A FILE that is not there is a\n"
+             "not-found error (code notFound), not a verdict.\n"
+             "A kernel, dtype, GPU or protocol family spelled otherwise than the shared\n"
+             "vocabulary (docs/VOCABULARY.md) is a warning with a \"did you mean\".\n"
+             "\n"),
+    KIX_ID("kind", "NAME", 'k',
+           "validate every FILE against this schema: a record kind, or\n"
+           "publication, attestation, rerun, supersession, withdrawal,\n"
+           "reinstatement, key for a bare predicate"),
+    KIX_ID("schema-only", NULL, 'S', "the schemas alone, without the record rules or warnings"),
+    KIX_NOTE("\n"
+             "exit status: 0 every FILE valid, 1 some invalid or unreadable, 2 usage\n"),
+    CLI_COMMON_OPTS,
+};
+static const struct kix_cmd validate_cmd = {.prog = "kix validate",
+                                            .usage = "[--kind NAME] [--schema-only] [options]\n"
+                                                     "[--json] FILE...",
+                                            KIX_CMD_OPTS(validate_opts),
+                                            .column = 17};
 
 struct vfile {
     const char *path;
@@ -626,21 +625,14 @@ out:
 
 int cmd_validate(int argc, char **argv)
 {
-    static const struct option longopts[] = {{"kind", required_argument, NULL, 'k'},
-                                             {"schema-only", no_argument, NULL, 'S'},
-                                             CLI_COMMON_LONGOPTS,
-                                             {NULL, 0, NULL, 0}};
+    struct cli_opts o;
     const struct kix_schema *s;
     const char *force = NULL;
     struct cli_common common;
     int c;
 
-    cli_common_init(&common);
-
-    optind = 1;
-    while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
-        if (cli_common_option(&common, c, optarg))
-            continue;
+    cli_start(&o, &validate_cmd, argc, argv, &common);
+    while ((c = cli_next(&o)) >= 0) {
         switch (c) {
         case 'k':
             force = optarg;
@@ -648,13 +640,10 @@ int cmd_validate(int argc, char **argv)
         case 'S':
             schema_only = 1;
             break;
-        case 'h':
-            cli_print_help(stdout, validate_help);
-            return 0;
-        default:
-            return cli_bad_option("validate", argv, longopts);
         }
     }
+    if (c == CLI_OPTS_STOP)
+        return o.status;
     if (force && kix_schema_builtin(force, &s, NULL) != KIX_OK)
         return cli_usage_error("validate",
                                "--kind must be a record kind (BenchmarkRun, BenchmarkProtocol, "

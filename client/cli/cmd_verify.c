@@ -1,5 +1,4 @@
 /* kix verify: offline check of a tlog-proof receipt against the log key. */
-#include <getopt.h>
 #include <sodium.h>
 #include <string.h>
 
@@ -7,26 +6,24 @@
 #include "kix/index.h"
 #include "kix/receipt.h"
 
-static const char verify_help[] =
-    "usage: kix verify RECEIPT [--entry FILE] --log-key KEY [--json]\n"
-    "\n"
-    "Checks a receipt (C2SP tlog-proof) offline: its checkpoint is signed by the\n"
-    "log key, and the entry is included at its index in that checkpoint's tree.\n"
-    "The entry is the one the receipt carries, or FILE (which must then match).\n"
-    "No server is contacted.\n"
-    "\n"
-    "  --entry FILE     the entry's bytes (as 'kix entry' writes them)\n"
-    "  --log-key KEY    the log's verifier key, a file or the text\n"
-    "                   (default $KIX_LOG_KEY, then ~/.config/kix/config)\n"
-    "  --json           machine-readable output\n"
-    "\n"
-    "exit status: 0 verified, 1 does not verify or a file is not found, 2 usage,\n"
-    "3 I/O error\n";
+static const struct kix_opt verify_opts[] = {
+    KIX_NOTE("\n"
+             "Checks a receipt (C2SP tlog-proof) offline: its checkpoint is signed by the\n"
+             "log key, and the entry is included at its index in that checkpoint's tree.\n"
+             "The entry is the one the receipt carries, or FILE (which must then match).\n"
+             "No server is contacted.\n"
+             "\n"),
+    KIX_ID("entry", "FILE", 'e', "the entry's bytes (as 'kix entry' writes them)"),
+    CLI_COMMON_OPTS,
+};
+static const struct kix_cmd verify_cmd = {.prog = "kix verify",
+                                          .usage = "RECEIPT [--entry FILE] --log-key KEY [--json]",
+                                          KIX_CMD_OPTS(verify_opts),
+                                          .column = 19};
 
 int cmd_verify(int argc, char **argv)
 {
-    static const struct option longopts[] = {
-        CLI_COMMON_LONGOPTS, {"entry", required_argument, NULL, 'e'}, {NULL, 0, NULL, 0}};
+    struct cli_opts o;
     struct cli_common common;
     struct kix_verifier key;
     struct kix_buf text = KIX_BUF_INIT, entry = KIX_BUF_INIT;
@@ -36,21 +33,15 @@ int cmd_verify(int argc, char **argv)
     const char *entry_path = NULL;
     int c, rc, status = 0;
 
-    cli_common_init(&common);
-    optind = 1;
-    while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
-        if (cli_common_option(&common, c, optarg))
-            continue;
+    cli_start(&o, &verify_cmd, argc, argv, &common);
+    while ((c = cli_next(&o)) >= 0) {
         if (c == 'e') {
             entry_path = optarg;
             continue;
         }
-        if (c == 'h') {
-            cli_print_help(stdout, verify_help);
-            return 0;
-        }
-        return cli_bad_option("verify", argv, longopts);
     }
+    if (c == CLI_OPTS_STOP)
+        return o.status;
     if (argc - optind != 1)
         return cli_usage_error("verify", "expected one RECEIPT file");
     if (common.store || common.server)

@@ -1,5 +1,6 @@
 /* kix — the client: dispatches to one command per verb. */
 #include <getopt.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "cli.h"
@@ -42,6 +43,13 @@ static const struct cli_command commands[] = {
 
 #define NCOMMANDS (sizeof(commands) / sizeof(commands[0]))
 
+/* The global options, before the command: the common options of every
+ * command's table (cli.h), taken as cli_common_option takes them after it. */
+static const struct kix_opt global_opts[] = {CLI_COMMON_OPTS};
+static const struct kix_cmd global_cmd = {
+    .prog = "kix", .usage = "[GLOBAL OPTIONS] COMMAND [ARGS]", KIX_CMD_OPTS(global_opts)};
+#define NGLOBAL (sizeof(global_opts) / sizeof(global_opts[0]))
+
 static void usage(FILE *to)
 {
     fprintf(to, "usage: kix [GLOBAL OPTIONS] COMMAND [ARGS]\n\n"
@@ -49,11 +57,24 @@ static void usage(FILE *to)
                 "append-only log of GPU-kernel benchmark runs.\n\ncommands:\n");
     for (size_t i = 0; i < NCOMMANDS; i++)
         fprintf(to, "  %-16s %s\n", commands[i].name, commands[i].summary);
-    fprintf(to, "\nglobal options, before the command, act as the same options after it\n"
-                "(one after it wins): --server ADDR, --store DIR, --log-key KEY,\n"
-                "--witness KEY (repeatable), --min-witnesses N, --cacert FILE, --no-cache,\n"
-                "--max-age AGE, --json\n"
-                "\n'kix help COMMAND' (or 'kix COMMAND --help') describes one command; 'kix "
+    fputs("\nglobal options, before the command, act as the same options after it\n"
+          "(one after it wins):",
+          to);
+    for (size_t i = 0, col = 20; i < NGLOBAL; i++) {
+        char one[64];
+        int n = snprintf(
+            one, sizeof(one), " --%s%s%s%s", global_opts[i].name, global_opts[i].arg ? " " : "",
+            global_opts[i].arg ? global_opts[i].arg : "", i + 1 < NGLOBAL ? "," : "\n");
+        if (col + (size_t)n > 78) {
+            fputs("\n", to);
+            col = 0;
+            n = fprintf(to, "%s", one + 1);
+        } else {
+            fputs(one, to);
+        }
+        col += (size_t)n;
+    }
+    fprintf(to, "\n'kix help COMMAND' (or 'kix COMMAND --help') describes one command; 'kix "
                 "--version'\nprints the version. With --json every command prints one JSON "
                 "object,\nan error too: {\"error\":{\"code\":...,\"exitCode\":...}} on stdout.\n"
                 "exit status: 0 ok, 1 rejected input or failed verification, 2 usage,\n"
@@ -68,9 +89,6 @@ static void usage(FILE *to)
  * shell completions. */
 static int usage_json(const struct cli_command *only)
 {
-    static const char *const global[] = {"--server",   "--store",         "--log-key",
-                                         "--witness",  "--min-witnesses", "--cacert",
-                                         "--no-cache", "--max-age",       "--json"};
     static const char *const status[] = {
         "ok",
         "rejected input or failed verification",
@@ -92,9 +110,8 @@ static int usage_json(const struct cli_command *only)
         fputs("}", stdout);
     }
     fputs("],\"globalOptions\":[", stdout);
-    for (size_t i = 0; i < sizeof(global) / sizeof(global[0]); i++) {
-        fputs(i ? "," : "", stdout);
-        cli_json_string(stdout, global[i], strlen(global[i]));
+    for (size_t i = 0; i < NGLOBAL; i++) {
+        printf("%s\"--%s\"", i ? "," : "", global_opts[i].name); /* names: [a-z-] only */
     }
     fputs("],\"exitStatuses\":[", stdout);
     for (size_t i = 0; i < sizeof(status) / sizeof(status[0]); i++) {
@@ -126,55 +143,63 @@ static int unknown_command(const char *name)
     return cli_unknown("", CLI_UNKNOWN_COMMAND, name, strlen(name), names, n);
 }
 
-/* The global options, before the command: as cli_common_option takes them
- * after it. */
-static const struct {
-    const char *name;
-    int opt, has_arg;
-} global_options[] = {
-    {"store", 0x101, 1},  {"server", 0x102, 1},   {"log-key", 0x103, 1},
-    {"json", 0x104, 0},   {"witness", 0x105, 1},  {"min-witnesses", 0x106, 1},
-    {"cacert", 0x107, 1}, {"no-cache", 0x108, 0}, {"max-age", 0x109, 1},
-};
-#define NGLOBAL (sizeof(global_options) / sizeof(global_options[0]))
-
 /* Takes the global options of argv from *at on; returns -1 at the first
  * word that is no option (the command), else the exit status. */
 static int parse_global(int argc, char **argv, int *at)
 {
     while (*at < argc && argv[*at][0] == '-' && strcmp(argv[*at], "-h") != 0 &&
-           strcmp(argv[*at], "--help") != 0 && strcmp(argv[*at], "--version") != 0) {
+           strcmp(argv[*at], "--help") != 0 && strcmp(argv[*at], "--version") != 0 &&
+           strcmp(argv[*at], "--dump-options") != 0) {
         const char *arg = argv[*at], *value = NULL;
         size_t len = strncmp(arg, "--", 2) == 0 ? strcspn(arg + 2, "=") : 0;
         size_t i;
 
         for (i = 0; len && i < NGLOBAL; i++)
-            if (strlen(global_options[i].name) == len &&
-                strncmp(global_options[i].name, arg + 2, len) == 0)
+            if (strlen(global_opts[i].name) == len &&
+                strncmp(global_opts[i].name, arg + 2, len) == 0)
                 break;
         if (!len || i == NGLOBAL) {
             const char *names[NGLOBAL + 2];
             size_t n = 0;
 
             for (size_t j = 0; j < NGLOBAL; j++)
-                names[n++] = global_options[j].name;
+                names[n++] = global_opts[j].name;
             names[n++] = "help";
             names[n++] = "version";
             return cli_unknown("", CLI_UNKNOWN_OPTION, arg, len ? len + 2 : strlen(arg), names, n);
         }
         if (arg[2 + len] == '=') {
-            if (!global_options[i].has_arg)
-                return cli_usage_error("", "option '--%s' takes no value", global_options[i].name);
+            if (!global_opts[i].arg)
+                return cli_usage_error("", "option '--%s' takes no value", global_opts[i].name);
             value = arg + 3 + len;
-        } else if (global_options[i].has_arg) {
+        } else if (global_opts[i].arg) {
             if (*at + 1 >= argc)
-                return cli_usage_error("", "option '--%s' needs a value", global_options[i].name);
+                return cli_usage_error("", "option '--%s' needs a value (--%s %s)",
+                                       global_opts[i].name, global_opts[i].name,
+                                       global_opts[i].arg);
             value = argv[++*at];
         }
-        cli_common_option(&cli_global, global_options[i].opt, value);
+        cli_common_option(&cli_global, global_opts[i].id, value);
         ++*at;
     }
     return -1;
+}
+
+/* kix --dump-options: the global options, then every command's table
+ * (kix/cmdline.h), each printed by the command itself from the table it
+ * parses with. integration.options checks the man page, the completions
+ * and each --help against it. */
+static int dump_options(void)
+{
+    kix_cmdline_dump(stdout, &global_cmd);
+    for (size_t i = 0; i < NCOMMANDS; i++) {
+        char dump[] = "--dump-options", *sub[] = {(char *)commands[i].name, dump, NULL};
+        int status;
+        fflush(stdout);
+        if ((status = commands[i].run(2, sub)) != 0)
+            return status;
+    }
+    return 0;
 }
 
 int main(int argc, char **argv)
@@ -223,6 +248,8 @@ int main(int argc, char **argv)
         usage(stdout);
         return 0;
     }
+    if (strcmp(argv[1], "--dump-options") == 0 && argc == 2)
+        return dump_options();
     if (strcmp(argv[1], "--version") == 0) {
         if (cli_global.json)
             puts("{\"version\":\"" KIX_VERSION_STRING "\"}");

@@ -10,6 +10,8 @@
 #ifndef KIXD_CONFIG_H
 #define KIXD_CONFIG_H
 
+#include <stdio.h>
+
 #include <stddef.h>
 
 #define KIXD_MAX_LISTEN    16
@@ -88,6 +90,10 @@ struct kixd_config {
  * exit status to end with: 0 after --help (printed on stdout), 2 for a
  * usage error (the message is on stderr). */
 int kixd_config_parse(struct kixd_config *cfg, int argc, char **argv);
+/* serve's table as kix/cmdline.h's kix_cmdline_dump prints one (kixd serve
+ * --dump-options): what the man page, the completions and the config file
+ * are checked against. */
+void kixd_config_dump(FILE *f);
 
 /* A decimal count in [lo, hi] (no sign, no overflow) into *out: 0, or -1. */
 int kixd_parse_count(const char *s, unsigned long long lo, unsigned long long hi,

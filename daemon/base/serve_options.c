@@ -1,11 +1,11 @@
-/* kixd serve's options (config.h): one table, read by the command line,
- * the --config file and --help alike, so an option cannot be known to one
- * and not the other. */
+/* kixd serve's options (config.h): one table, read by the command line
+ * (through its kix/cmdline.h view, as every other command's), the --config
+ * file, --help and --dump-options alike, so an option cannot be known to
+ * one and not the other. */
 #include "config.h"
 
 #include <errno.h>
 #include <fcntl.h>
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "diag.h"
+#include "kix/cmdline.h"
 #include "kix/addr.h"
 #include "kix/error.h"
 
@@ -342,9 +343,7 @@ static int set_http_witness(struct kixd_config *cfg, const struct option_spec *o
     }
 
 static const struct option_spec options[] = {
-    TEXT("usage: kixd [serve] --store DIR [--listen ADDR]... [options]\n"
-         "       kixd [serve] --source URL [--listen ADDR]... [options]\n"
-         "\n"
+    TEXT("\n"
          "Serves the log in DIR (made by 'kixd init') over msgpack-RPC (proto/PROTOCOL.md).\n"
          "kixd serves as the log's origin only with its log key (DIR/log.key or\n"
          "--log-key-file), and refuses to start without it; a copy is served without\n"
@@ -542,8 +541,7 @@ static const struct option_spec options[] = {
     {"help", 'h', ARG_NONE, NULL, NULL, 0, 0, 0, 0, 0, 0, NULL},
 };
 
-#define NOPTIONS    (sizeof(options) / sizeof(options[0]))
-#define HELP_COLUMN 25 /* where an option's description starts */
+#define NOPTIONS (sizeof(options) / sizeof(options[0]))
 
 static const struct option_spec *find_option(const char *name)
 {
@@ -553,30 +551,51 @@ static const struct option_spec *find_option(const char *name)
     return NULL;
 }
 
-static void print_help(FILE *f)
+/* The kix/cmdline.h view of the table, for the parse loop, --help and
+ * --dump-options: each option an id (its index) that apply() sets, each
+ * config key its long name. */
+static struct kix_opt view[NOPTIONS];
+static struct kix_cmd serve_cmd = {.prog = "kixd serve",
+                                   .usage = "--store DIR [--listen ADDR]... [options]\n"
+                                            "kixd serve --source URL [--listen ADDR]... [options]",
+                                   .opts = view,
+                                   .column = 25};
+
+static void make_view(void)
 {
+    size_t n = 0;
+
     for (size_t i = 0; i < NOPTIONS; i++) {
         const struct option_spec *o = &options[i];
-        const char *line;
-        int n;
-
-        if (!o->help)
-            continue;
+        struct kix_opt *v = &view[n];
+        if (o->name && strcmp(o->name, "help") == 0)
+            continue; /* kix_cmdline's own */
+        memset(v, 0, sizeof(*v));
+        n++;
         if (!o->name) {
-            fputs(o->help, f);
+            v->kind = KIX_OPT_NOTE;
+            v->help = o->help;
             continue;
         }
-        n = fprintf(f, "  --%s%s%s", o->name, o->metavar ? " " : "", o->metavar ? o->metavar : "");
-        fprintf(f, "%*s", n < HELP_COLUMN - 1 ? HELP_COLUMN - n : 2, "");
-        for (line = o->help; *line;) {
-            const char *nl = strchr(line, '\n');
-            size_t len = nl ? (size_t)(nl - line) : strlen(line);
-            if (line != o->help)
-                fprintf(f, "%*s", HELP_COLUMN, "");
-            fprintf(f, "%.*s\n", (int)len, line);
-            line += len + (nl != NULL);
-        }
+        v->kind = KIX_OPT_ID;
+        v->name = o->name;
+        v->short_name = o->short_name;
+        v->arg = o->arg == ARG_VALUE ? o->metavar : NULL;
+        v->id = (int)i;
+        v->help = o->help;
+        v->config = o->set ? o->name : NULL;
+        if (o->set == set_log_level)
+            v->complete = "debug info warn error";
+        else if (o->set == set_log_format)
+            v->complete = "text json";
     }
+    serve_cmd.nopts = n;
+}
+
+void kixd_config_dump(FILE *f)
+{
+    make_view();
+    kix_cmdline_dump(f, &serve_cmd);
 }
 
 /* Applies one setting (v: NULL for a flag on the command line); writes the
@@ -698,36 +717,6 @@ static void config_defaults(struct kixd_config *cfg)
     cfg->log_slow_ms = 1000;
 }
 
-/* The getopt_long view of the table: val is the option's index + 0x100. */
-static void getopt_table(struct option *out, char *shorts)
-{
-    size_t n = 0, ns = 0;
-
-    for (size_t i = 0; i < NOPTIONS; i++) {
-        if (!options[i].name)
-            continue;
-        out[n].name = options[i].name;
-        out[n].has_arg = options[i].arg == ARG_VALUE ? required_argument : no_argument;
-        out[n].flag = NULL;
-        out[n].val = 0x100 + (int)i;
-        n++;
-        if (options[i].short_name)
-            shorts[ns++] = options[i].short_name;
-    }
-    memset(&out[n], 0, sizeof(out[n]));
-    shorts[ns] = '\0';
-}
-
-static const struct option_spec *option_of(int c)
-{
-    if (c >= 0x100 && (size_t)(c - 0x100) < NOPTIONS)
-        return &options[c - 0x100];
-    for (size_t i = 0; i < NOPTIONS; i++)
-        if (options[i].name && options[i].short_name == c)
-            return &options[i];
-    return NULL;
-}
-
 /* The options that make sense only together; 0, or 2 after saying why. */
 static int check_combinations(const struct kixd_config *cfg)
 {
@@ -785,25 +774,27 @@ static int check_combinations(const struct kixd_config *cfg)
 
 int kixd_config_parse(struct kixd_config *cfg, int argc, char **argv)
 {
-    struct option longopts[NOPTIONS + 1];
-    char shorts[NOPTIONS + 1], why[KIX_ERR_MSG_MAX];
+    struct kix_cmdline p;
+    enum kix_cmdline_status st;
+    char why[KIX_ERR_MSG_MAX];
     const struct option_spec *listen = find_option("listen"), *config_opt = find_option("config");
     const char *config = NULL;
-    int c, cli_listen = 0;
+    int cli_listen = 0;
 
     config_defaults(cfg);
-    getopt_table(longopts, shorts);
-    /* first pass: --help and --config (the file is applied before the flags) */
-    optind = 1;
-    opterr = 0;
-    while ((c = getopt_long(argc, argv, shorts, longopts, NULL)) != -1) {
-        const struct option_spec *o = option_of(c);
-        if (o && !o->set && o != config_opt) {
-            print_help(stdout);
+    make_view();
+    /* first pass: --help, --dump-options and --config (the file is applied
+     * before the flags); what is wrong is said by the second */
+    kix_cmdline_start(&p, &serve_cmd, argc, argv);
+    while ((st = kix_cmdline_next(&p)) != KIX_CMDLINE_END) {
+        const struct option_spec *o;
+        if (st == KIX_CMDLINE_HELP || st == KIX_CMDLINE_DUMP)
             return 0;
-        }
+        if (st != KIX_CMDLINE_OPTION)
+            continue;
+        o = &options[p.opt->id];
         if (o == config_opt)
-            config = optarg;
+            config = p.value;
         if (o == listen)
             cli_listen = 1;
     }
@@ -811,17 +802,18 @@ int kixd_config_parse(struct kixd_config *cfg, int argc, char **argv)
         return 2;
     if (cli_listen)
         cfg->nlisten = 0;
-    optind = 1;
-    opterr = 1;
-    while ((c = getopt_long(argc, argv, shorts, longopts, NULL)) != -1) {
-        const struct option_spec *o = option_of(c);
-        if (!o) {
-            fprintf(stderr, "Try 'kixd serve --help'.\n");
+    kix_cmdline_start(&p, &serve_cmd, argc, argv);
+    while ((st = kix_cmdline_next(&p)) != KIX_CMDLINE_END) {
+        const struct option_spec *o;
+        if (st != KIX_CMDLINE_OPTION) {
+            kix_cmdline_explain(&p, st, why, sizeof(why));
+            fprintf(stderr, "kixd serve: %s\nTry 'kixd serve --help'.\n", why);
             return 2;
         }
+        o = &options[p.opt->id];
         if (!o->set)
             continue;
-        if (apply(cfg, o, optarg, why, sizeof(why)) != 0) {
+        if (apply(cfg, o, p.value, why, sizeof(why)) != 0) {
             fprintf(stderr, "kixd: %s\n", why);
             return 2;
         }

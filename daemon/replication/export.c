@@ -2,7 +2,6 @@
  * and the one-shot `kixd export` (export.h). */
 #include "export.h"
 
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -10,6 +9,7 @@
 #include <time.h>
 
 #include "diag.h"
+#include "kixd_options.h"
 #include "replicas.h"
 #include "kix/index.h"
 #include "kix/pages.h"
@@ -175,9 +175,7 @@ void kixd_export_stop(struct kixd_export *e)
 
 /* ---- kixd export ------------------------------------------------------------------------ */
 
-static const char export_help[] =
-    "usage: kixd export --store DIR [--json] OUTDIR\n"
-    "\n"
+static const char export_about[] =
     "Writes the log in DIR (an origin or a mirror's replica) into OUTDIR as a C2SP\n"
     "tlog-tiles tree: checkpoint, tile/<L>/<N>[.p/<W>], tile/entries/<N>[.p/<W>],\n"
     "with the pages: runs/<runId>.html (the page; also runs/<runId>, the\n"
@@ -187,17 +185,9 @@ static const char export_help[] =
     "so a server that types files by extension alone serves every link as HTML.\n"
     "The summary counts every file and byte written (a hard link is a file of\n"
     "no bytes).\n"
-    "\n"
-    "  --json   one JSON object on stdout instead of the summary line: ok, store,\n"
-    "           dir, size, fromSize, files, bytes, runPages, groupPages,\n"
-    "           kernelPages, homePages, escaped, escapedExample, skipped,\n"
-    "           skippedReason (and error when ok is false)\n"
-    "\n"
     "Any static web server, object store or CDN can then serve it. Only what\n"
     "changed since OUTDIR's checkpoint is written; every file atomically, the\n"
-    "checkpoint last. The store may be served by kixd meanwhile.\n"
-    "\n"
-    "exit status: 0 done, 2 usage, 3 cannot read the store or write OUTDIR\n";
+    "checkpoint last. The store may be served by kixd meanwhile.\n";
 
 /* kixd export --json: what the summary line says, and the warnings. */
 static void export_json(const char *store, const char *dir, int rc, const char *error,
@@ -230,12 +220,6 @@ static void export_json(const char *store, const char *dir, int rc, const char *
 
 int kixd_export_main(int argc, char **argv)
 {
-    static const struct option opts[] = {
-        {"store", required_argument, NULL, 's'},
-        {"json", no_argument, NULL, 'j'},
-        {"help", no_argument, NULL, 'h'},
-        {NULL, 0, NULL, 0},
-    };
     const char *store = NULL;
     struct kix_log_opts lo;
     struct kix_log *log = NULL;
@@ -246,32 +230,31 @@ int kixd_export_main(int argc, char **argv)
     char path[4200];
     struct stat sb;
     unsigned long long files, bytes;
-    int c, rc, json = 0;
+    int rc, json = 0;
+    const struct kix_opt options[] = {
+        KIX_STRING("store", "DIR", &store, "the store to export (an origin or a mirror's replica)"),
+        KIX_FLAG("json", &json,
+                 "one JSON object on stdout instead of the summary line: ok, store,\n"
+                 "dir, size, fromSize, files, bytes, runPages, groupPages,\n"
+                 "kernelPages, homePages, escaped, escapedExample, skipped,\n"
+                 "skippedReason (and error when ok is false)"),
+    };
+    const struct kix_cmd cmd = {.prog = "kixd export",
+                                .usage = "--store DIR [--json] OUTDIR",
+                                .about = export_about,
+                                KIX_CMD_OPTS(options),
+                                .tail =
+                                    "\nexit status: 0 done, 2 usage, 3 cannot read the store or "
+                                    "write OUTDIR\n",
+                                .column = 14};
 
     memset(&st, 0, sizeof(st));
     memset(&is, 0, sizeof(is));
     memset(&ps, 0, sizeof(ps));
-    optind = 1;
-    while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
-        if (c == 'h') {
-            fputs(export_help, stdout);
-            return 0;
-        }
-        if (c == 'j') {
-            json = 1;
-            continue;
-        }
-        if (c != 's') {
-            fprintf(stderr, "Try 'kixd export --help'.\n");
-            return 2;
-        }
-        store = optarg;
-    }
-    if (!store || optind != argc - 1) {
-        fprintf(stderr, "kixd: export needs --store DIR and one OUTDIR\nTry 'kixd export "
-                        "--help'.\n");
-        return 2;
-    }
+    if ((rc = kixd_options(&cmd, argc, argv, NULL, NULL)) >= 0)
+        return rc;
+    if (!store || optind != argc - 1)
+        return kixd_usage(&cmd, "--store DIR and one OUTDIR are required");
     snprintf(path, sizeof(path), "%s/data.mdb", store);
     if (stat(path, &sb) != 0) {
         fprintf(stderr, "kixd: no kix store in %s (create one with kixd init)\n", store);

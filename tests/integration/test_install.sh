@@ -117,7 +117,7 @@ dcomp="$P/share/bash-completion/completions/kixd"
 bash -n "$dcomp" || fail "$dcomp: syntax error"
 dcomplete() { complete_in "$dcomp" _kixd "$@"; }
 dcommands=$(dcomplete kixd "")
-for c in init serve check export backup; do
+for c in init serve check export backup; do # promote: integration.options
     grep -qx -- "$c" <<<"$dcommands" || fail "kixd completion does not offer command $c"
     offered=$(dcomplete kixd "$c" --)
     for o in $("$P/bin/kixd" "$c" --help | grep -o -- '--[a-z][a-z0-9-]*' | sort -u); do
@@ -126,6 +126,12 @@ for c in init serve check export backup; do
 done
 grep -qx json <<<"$(dcomplete kixd serve --log-format "")" || fail "no --log-format values"
 pass "kixd's bash completion offers every command and every option of its --help texts"
+# zsh's, generated from the option tables (integration.options checks them)
+for f in _kix _kixd; do
+    [ -f "$P/share/zsh/site-functions/$f" ] || fail "zsh completion $f not installed in share/zsh/site-functions"
+    ! command -v zsh >/dev/null || zsh -n "$P/share/zsh/site-functions/$f" || fail "zsh -n $f"
+done
+pass "zsh completions _kix and _kixd installed"
 
 # ---- systemd unit --------------------------------------------------------------------
 unit="$P/lib/systemd/system/kixd.service"
