@@ -1050,6 +1050,10 @@ static void respond_from(struct kixd_http_conn *c, int head)
     }
     if (page(c, path, len, head))
         return;
+    if (len == 6 && memcmp(path, "policy", 6) == 0) {
+        kixd_http_policy(c, w); /* (a HEAD gets the body too: it is small and never cached) */
+        return;
+    }
     if (w->srv->tlogw && len == 64 + 11 && memcmp(path + 64, "/checkpoint", 11) == 0) {
         /* a witness's monitoring path: <hex SHA-256 of the origin>/checkpoint */
         kix_buf_reset(&w->scratch);

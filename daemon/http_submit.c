@@ -71,6 +71,7 @@ static unsigned rate_wait(const char *who, unsigned per_minute, double now_ms)
 
 static void answer_object(struct kixd_http_conn *c, unsigned status, const char *headers,
                           json_t *doc);
+static void answer_error(struct kixd_http_conn *c, int code, const char *message);
 
 /* Answers 429 when who is over --http-submit-rate: 1 answered, 0 go on. */
 static int over_rate(struct kixd_http_conn *c, const struct kixd_config *cfg, const char *kind,
@@ -210,6 +211,26 @@ void kixd_http_submit_refuse(struct kixd_http_conn *c, unsigned status,
                  "print");
     }
     answer_object(c, status, NULL, json_pack("{s:o}", "error", error_object(code, why)));
+}
+
+void kixd_http_policy(struct kixd_http_conn *c, struct kixd_worker *w)
+{
+    struct kix_log_reader *r = NULL;
+    struct kix_log_policy pol;
+    struct kix_err err = {0};
+    int rc = kixd_worker_reader(w, &r, &err);
+
+    if (rc == KIX_OK)
+        rc = kix_log_reader_policy(r, &pol);
+    if (rc) {
+        answer_error(c, rc, "reading the log's policy failed; retry shortly");
+        return;
+    }
+    answer_object(c, 200, NULL,
+                  pol.index == KIX_NO_INDEX
+                      ? json_pack("{s:b, s:i, s:n}", "openNotes", 0, "noteWork", 0, "index")
+                      : json_pack("{s:b, s:i, s:I}", "openNotes", pol.open_notes, "noteWork",
+                                  (int)pol.note_work, "index", (json_int_t)pol.index));
 }
 
 void kixd_http_submit_preflight(struct kixd_http_conn *c)

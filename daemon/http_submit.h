@@ -31,6 +31,10 @@ int kixd_http_submit_origin_allowed(const struct kixd_config *cfg, const char *o
  * 503 no memory) with a JSON error that says why and what to do. */
 void kixd_http_submit_refuse(struct kixd_http_conn *c, unsigned code,
                              const struct kixd_config *cfg);
+/* GET /policy: the log's admission policy in force (PROTOCOL.md §3.4),
+ * {"openNotes", "noteWork", "index"}, what a page asks before it signs an
+ * open note; the log still decides each entry by its own policy. */
+void kixd_http_policy(struct kixd_http_conn *c, struct kixd_worker *w);
 /* Answers a CORS preflight (OPTIONS /submit) of an allowed origin. */
 void kixd_http_submit_preflight(struct kixd_http_conn *c);
 /* Takes body (malloc'ed, len bytes) and submits it; the answer comes later. */

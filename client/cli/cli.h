@@ -270,6 +270,7 @@ int cmd_submit(int argc, char **argv);
 int cmd_rerun(int argc, char **argv);
 int cmd_supersede(int argc, char **argv);
 int cmd_key(int argc, char **argv);
+int cmd_policy(int argc, char **argv);
 int cmd_key_list(int argc, char **argv);
 int cmd_get(int argc, char **argv);
 int cmd_resolve(int argc, char **argv);

@@ -15,6 +15,7 @@
 #include "kix/json.h"
 #include "kix/record_rules.h"
 #include "kix/schema.h"
+#include "kix/sha256.h"
 
 #define MAX_FILES 64
 
@@ -32,6 +33,12 @@ struct write_args {
     int new_run;   /* publish --new-run */
     int dry_run;   /* kix publish --dry-run */
     int sign_only; /* print the signed body (kix/submit_body.h), submit nothing */
+    /* kix attest --open [--work BITS] */
+    int open_note;
+    long work;
+    /* kix policy --open-notes on|off [--note-work BITS] */
+    const char *open_notes;
+    long note_work;
 };
 
 /* Manifests read from files: canonical bytes and digests; [0] is the run
@@ -329,6 +336,10 @@ static int parse_write_args(const char *cmd, const char *help, int argc, char **
         {"new-run", no_argument, NULL, 'N'},
         {"dry-run", no_argument, NULL, 'D'},
         {"sign-only", no_argument, NULL, 'S'},
+        {"open", no_argument, NULL, 'O'},
+        {"work", required_argument, NULL, 'W'},
+        {"open-notes", required_argument, NULL, 'P'},
+        {"note-work", required_argument, NULL, 'w'},
         {NULL, 0, NULL, 0},
     };
     int c;
@@ -380,6 +391,22 @@ static int parse_write_args(const char *cmd, const char *help, int argc, char **
             break;
         case 'S':
             a->sign_only = 1;
+            break;
+        case 'O':
+            a->open_note = 1;
+            break;
+        case 'W':
+        case 'w': {
+            char *end;
+            long v = strtol(optarg, &end, 10);
+            if (*optarg == '\0' || *end || v < 0 || v > KIX_NOTE_WORK_MAX)
+                return cli_usage_error(cmd, "--%s takes a number of bits from 0 to %u",
+                                       c == 'W' ? "work" : "note-work", KIX_NOTE_WORK_MAX);
+            *(c == 'W' ? &a->work : &a->note_work) = v;
+            break;
+        }
+        case 'P':
+            a->open_notes = optarg;
             break;
         case 'h':
             cli_print_help(stdout, help);
@@ -485,6 +512,7 @@ struct write_job {
     size_t nenv;
     const char *run_id;              /* shown as the permalink */
     const struct kix_digest *digest; /* shown as the digest */
+    const struct kix_verifier *log_key;
 };
 
 typedef int (*sign_fn)(struct write_job *j, struct kix_err *err);
@@ -571,6 +599,7 @@ static int run_write(const char *cmd, const char *what, struct write_args *a, ch
         status = cli_resolve_verified(cmd, c, &key, ref, &j.res, &cp);
     if (status)
         goto out;
+    j.log_key = &key;
     rc = sign(&j, &err);
     if (rc) {
         status = cli_fail(cmd, rc, &err);
@@ -698,13 +727,20 @@ int cmd_publish(int argc, char **argv)
 }
 
 static const char attest_help[] =
-    "usage: kix attest --key KEY --note TEXT [--evidence FILE...] RUN\n"
+    "usage: kix attest --key KEY --note TEXT [--evidence FILE...] [--open [--work BITS]] RUN\n"
     "\n"
     "Adds a community attestation (a reproduction or a note) about RUN (a\n"
     "permalink, run id or manifest digest). Attestations never change a run's\n"
     "evidence level; only a controlled rerun does.\n"
     "\n"
-    "  --key KEY        your private key file, registered with role attest\n"
+    "  --key KEY        your private key file, registered with role attest (or,\n"
+    "                   with --open, any key)\n"
+    "  --open           an open note from a key no registration names: it carries\n"
+    "                   the key's public half, and a log takes it only when its\n"
+    "                   policy allows open notes (kix policy); shown everywhere as\n"
+    "                   \"community, unregistered key\"\n"
+    "  --work BITS      with --open: the proof of work the log's policy asks (about\n"
+    "                   2^BITS hashes; its refusal names the figure)\n"
     "  --note TEXT      what you observed\n"
     "  --evidence FILE  a JSON manifest backing the note (repeatable), logged with it\n"
     "  --receipt FILE   where to save the receipt\n" SIGN_ONLY_HELP CLI_COMMON_HELP;
@@ -713,6 +749,10 @@ static int sign_attestation(struct write_job *j, struct kix_err *err)
 {
     j->run_id = j->res.run.run_id;
     j->nenv = 1;
+    if (j->a->open_note)
+        return kix_entry_open_note(j->signer, j->res.run.run_id, &j->res.run.manifest, j->a->note,
+                                   j->m.digest, j->m.n, NULL, (unsigned)j->a->work, &j->env[0],
+                                   err);
     return kix_entry_attestation(j->signer, j->res.run.run_id, &j->res.run.manifest, j->a->note,
                                  j->m.digest, j->m.n, &j->env[0], err);
 }
@@ -728,6 +768,8 @@ int cmd_attest(int argc, char **argv)
         return cli_usage_error("attest", "--new-run is for kix publish");
     if (a.nrest != 1 || !a.note)
         return cli_usage_error("attest", "expected --note TEXT and one RUN");
+    if (a.work && !a.open_note)
+        return cli_usage_error("attest", "--work is for an open note (--open)");
     return run_write("attest", "attestation", &a, (char **)a.evidence, a.nevidence, 0, a.rest[0],
                      sign_attestation);
 }
@@ -978,6 +1020,48 @@ int cmd_key(int argc, char **argv)
         return cli_fail("key", rc, &err);
     return run_write("key", revoke ? "key revocation" : "key registration", &a, NULL, 0, 0, NULL,
                      sign_key);
+}
+
+static const char policy_help[] =
+    "usage: kix policy --key ADMIN_KEY --open-notes on|off [--note-work BITS]\n"
+    "                  [--sign-only] [--receipt FILE]\n"
+    "\n"
+    "Sets the log's admission policy with a signed policy entry (an admin's):\n"
+    "whether a note (attestation) may come from a key no registration names (an\n"
+    "open note, kix attest --open), and how many bits of proof of work each such\n"
+    "note needs. The policy is in the log, so every mirror and kix audit replays\n"
+    "the same decision for every entry. Before any policy entry, a log takes notes\n"
+    "from registered keys only. Controlled reruns, publications, withdrawals and\n"
+    "key changes always need a registered key.\n"
+    "\n"
+    "  --key ADMIN_KEY      a private key registered with role admin\n"
+    "  --open-notes on|off  allow open notes from now on, or stop taking them\n"
+    "  --note-work BITS     leading zero bits an open note's statement hash needs\n"
+    "                       (0 to 32, default 0: none)\n" SIGN_ONLY_HELP CLI_COMMON_HELP;
+
+static int sign_policy(struct write_job *j, struct kix_err *err)
+{
+    uint8_t id[32];
+
+    j->nenv = 1;
+    kix_sha256(j->log_key->pub, 32, id);
+    return kix_entry_policy(j->signer, id, strcmp(j->a->open_notes, "on") == 0,
+                            (unsigned)j->a->note_work, NULL, &j->env[0], err);
+}
+
+int cmd_policy(int argc, char **argv)
+{
+    struct write_args a;
+    int status = parse_write_args("policy", policy_help, argc, argv, &a);
+
+    if (status >= 0)
+        return status;
+    if (a.nrest != 0 || !a.open_notes ||
+        (strcmp(a.open_notes, "on") != 0 && strcmp(a.open_notes, "off") != 0))
+        return cli_usage_error("policy", "expected --open-notes on|off");
+    if (a.note_work && strcmp(a.open_notes, "on") != 0)
+        return cli_usage_error("policy", "--note-work is for --open-notes on");
+    return run_write("policy", "policy", &a, NULL, 0, 0, NULL, sign_policy);
 }
 
 static const char submit_help[] =
