@@ -1028,7 +1028,7 @@ static const char policy_help[] =
     "\n"
     "Sets the log's admission policy with a signed policy entry (an admin's):\n"
     "whether a note (attestation) may come from a key no registration names (an\n"
-    "open note, kix attest --open), and how many bits of proof of work each such\n"
+    "open note: kix attest --help), and how many bits of proof of work each such\n"
     "note needs. The policy is in the log, so every mirror and kix audit replays\n"
     "the same decision for every entry. Before any policy entry, a log takes notes\n"
     "from registered keys only. Controlled reruns, publications, withdrawals and\n"
