@@ -69,6 +69,35 @@ static unsigned rate_wait(const char *who, unsigned per_minute, double now_ms)
     return wait;
 }
 
+int kixd_open_note_limited(const struct kixd_config *cfg, const char *peer,
+                           const uint8_t signer[32], char *why, size_t cap)
+{
+    char who[80], id[65];
+    size_t n = strlen(peer);
+    unsigned wait;
+
+    if (!cfg->http_submit_rate)
+        return 0;
+    /* the address without its port (or a Unix socket's connection number) */
+    if (peer[0] == '[' && strchr(peer, ']'))
+        n = (size_t)(strchr(peer, ']') - peer) + 1;
+    else if (strrchr(peer, ':') || strrchr(peer, '#'))
+        n = (size_t)((strrchr(peer, ':') ? strrchr(peer, ':') : strrchr(peer, '#')) - peer);
+    snprintf(who, sizeof(who), "a:%.*s", (int)n, peer);
+    wait = rate_wait(who, cfg->http_submit_rate, kixd_now_ms());
+    if (!wait) {
+        kix_hex_encode(signer, 32, id);
+        snprintf(who, sizeof(who), "k:%s", id);
+        wait = rate_wait(who, cfg->http_submit_rate, kixd_now_ms());
+    }
+    if (wait)
+        snprintf(why, cap,
+                 "too many open notes from this address or key: at most %u a minute (kixd serve "
+                 "--http-submit-rate); retry in %u s",
+                 cfg->http_submit_rate, wait);
+    return wait != 0;
+}
+
 static void answer_object(struct kixd_http_conn *c, unsigned status, const char *headers,
                           json_t *doc);
 static void answer_error(struct kixd_http_conn *c, int code, const char *message);

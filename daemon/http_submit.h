@@ -31,6 +31,13 @@ int kixd_http_submit_origin_allowed(const struct kixd_config *cfg, const char *o
  * 503 no memory) with a JSON error that says why and what to do. */
 void kixd_http_submit_refuse(struct kixd_http_conn *c, unsigned code,
                              const struct kixd_config *cfg);
+/* The msgpack submit's share of the rate limits: an open note (a key no
+ * registration names, PROTOCOL.md §5.4) counts against its address (peer
+ * without its port) and its signing key as a POST /submit does. 1 when
+ * over --http-submit-rate (why says so and when to retry), else 0 (a token
+ * taken). Any thread. */
+int kixd_open_note_limited(const struct kixd_config *cfg, const char *peer,
+                           const uint8_t signer[32], char *why, size_t cap);
 /* GET /policy: the log's admission policy in force (PROTOCOL.md §3.4),
  * {"openNotes", "noteWork", "index"}, what a page asks before it signs an
  * open note; the log still decides each entry by its own policy. */

@@ -507,7 +507,8 @@ static const struct option_spec options[] = {
     VALUE("http-submit-rate", "N", set_count, http_submit_rate, 0, 1000000,
           "POST /submit: at most N bodies a minute from one\n"
           "address and N from one signing key (a burst of N, then\n"
-          "N a minute); more get 429 with Retry-After. 0: no limit\n"
+          "N a minute); more get 429 with Retry-After. Open notes\n"
+          "count alike on the msgpack port. 0: no limit\n"
           "(default 60)"),
     VALUE("submit-url", "URL", set_text, submit_url, 0, 0,
           "where run pages (served and --export'ed) send what a\n"

@@ -212,11 +212,11 @@ post "$WORK/long.body"
 refused 413 limitExceeded "over 4096 bytes" "an open note over 4096 bytes"
 python3 - "$WORK/big.json" <<'PY'
 import json, sys
-json.dump({"blob": "y" * 70000}, open(sys.argv[1], "w"))
+json.dump({"blob": "y" * 20000}, open(sys.argv[1], "w"))
 PY
 "$KIX" attest --key "$WORK/stranger.key" --note "with a big file" --evidence "$WORK/big.json" --open --sign-only rope-open >"$WORK/bigev.body"
 post "$WORK/bigev.body"
-refused 403 refusedByPolicy "at most 65536 bytes" "an open note storing a 70 kB object"
+refused 403 refusedByPolicy "at most 16384 bytes" "an open note storing a 20 kB object"
 "$KIX" policy --key "$WORK/o/admin.key" --open-notes on --note-work 12 >/dev/null || fail "kix policy --note-work 12"
 [ "$(curl -s "$H/policy" | python3 -c 'import json,sys; print(json.load(sys.stdin)["noteWork"])')" = 12 ] ||
   fail "GET /policy does not say noteWork 12"
@@ -226,7 +226,7 @@ refused 403 refusedByPolicy "bits of proof of work.*asks 12" "an open note witho
 "$KIX" attest --key "$WORK/stranger.key" --note "worked for it" --open --work 12 --sign-only rope-open >"$WORK/work.body"
 post "$WORK/work.body"
 accepted "an open note with 12 bits of work"
-pass "an open note over 4096 bytes (413) or storing a 70 kB object (403) is refused; under --note-work 12 one without work is refused, one with it logged"
+pass "an open note over 4096 bytes (413) or storing a 20 kB object (403) is refused; under --note-work 12 one without work is refused, one with it logged"
 
 # ---- closed again: earlier open notes stay, new ones are refused --------------------------
 "$KIX" policy --key "$WORK/o/admin.key" --open-notes off >/dev/null || fail "kix policy --open-notes off"
@@ -266,4 +266,11 @@ n=$(size)
 post "$WORK/b3.body"
 refused 429 rateLimited "at most 2 a minute" "the third open note in a minute"
 [ "$(size)" = "$n" ] || fail "a rate-limited open note was stored"
-pass "--http-submit-rate 2: the third open note in a minute is 429, nothing stored"
+# the same key over the msgpack port: its bucket is empty there too
+"$KIX" attest --key "$WORK/stranger.key" --note "burst 3 over RPC" --open rope-open >/dev/null 2>"$WORK/err" &&
+  fail "an open note over the msgpack port escaped the per-key rate"
+grep -q "too many open notes" "$WORK/err" || fail "the msgpack port's refusal: $(cat "$WORK/err")"
+# a registered key is not counted on the msgpack port
+"$KIX" attest --key "$WORK/notes.key" --note "registered, over RPC" rope-open >/dev/null || fail "a registered note over RPC"
+[ "$(size)" = "$((n + 1))" ] || fail "a rate-limited open note was stored"
+pass "--http-submit-rate 2: the third open note in a minute is 429 over HTTP and refused over the msgpack port, nothing stored"

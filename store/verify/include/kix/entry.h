@@ -56,8 +56,8 @@
  * its text, its evidence digests, and the objects first stored with it. */
 #define KIX_OPEN_NOTE_TEXT_MAX    4096u
 #define KIX_OPEN_NOTE_EVIDENCE    4u
-#define KIX_OPEN_NOTE_OBJECTS_MAX 8u
-#define KIX_OPEN_NOTE_OBJECT_MAX  65536u
+#define KIX_OPEN_NOTE_OBJECTS_MAX 2u
+#define KIX_OPEN_NOTE_OBJECT_MAX  16384u
 #define KIX_WITHDRAW_NOTE_MAX     4096u /* characters of a withdrawal's or reinstatement's note */
 
 #define KIX_LEAF_MAX   65535u /* bytes of one log leaf */
