@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "kix/submit_body.h"
 #include "cli.h"
@@ -972,19 +973,85 @@ int cmd_reinstate(int argc, char **argv)
 static const char key_help[] =
     "usage: kix key add --key ADMIN_KEY --role ROLE[,ROLE...] PUBFILE\n"
     "       kix key revoke --key ADMIN_KEY PUBFILE\n"
+    "       kix key approve --queue DIR --key ADMIN_KEY [--role ROLE[,ROLE...]] KEYID\n"
     "       kix key list [PUBFILE...]   (kix key list --help)\n"
+    "       kix key pending|reject --queue DIR ...   (kix key pending --help)\n"
     "\n"
     "Registers a key with roles (admin, publish, attest, rerun, curate), or\n"
     "revokes one from the next log index on. Signed with an admin key. PUBFILE is the\n"
     "verifier key file that kix keygen wrote (PREFIX.pub). Adding a live key\n"
     "again with other roles changes its roles: the new roles replace the old\n"
-    "from that log index on. A revoked key stays revoked.\n\n" CLI_COMMON_HELP;
+    "from that log index on. A revoked key stays revoked. approve registers a\n"
+    "key that asked over kixd's POST /enroll (the request in --queue DIR, kixd\n"
+    "serve's enroll-dir) with the roles it asked for, or --role: the same key entry\n"
+    "as kix key add, after which the request leaves the queue.\n"
+    "\n"
+    "  --queue DIR   the enrolment queue (approve)\n" CLI_COMMON_HELP;
 
 static int sign_key(struct write_job *j, struct kix_err *err)
 {
     j->nenv = 1;
     return kix_entry_key(j->signer, j->a->key_revoke, j->a->key_subject.pub,
                          (unsigned)j->a->key_roles, &j->env[0], err);
+}
+
+/* kix key approve: kix key add of a request in the enrolment queue, then
+ * the request leaves it. */
+static int key_approve(int argc, char **argv)
+{
+    struct write_args a;
+    struct kix_err err = {0};
+    char base[4200], path[4300];
+    const char *queue = NULL;
+    json_t *req;
+    int status, rc;
+
+    /* --queue DIR is approve's own: take it out before the write options */
+    for (int i = 1; i < argc; i++)
+        if (strcmp(argv[i], "--queue") == 0 && i + 1 < argc) {
+            queue = argv[i + 1];
+            memmove(argv + i, argv + i + 2, (size_t)(argc - i - 2) * sizeof(*argv));
+            argc -= 2;
+            break;
+        } else if (strncmp(argv[i], "--queue=", 8) == 0) {
+            queue = argv[i] + 8;
+            memmove(argv + i, argv + i + 1, (size_t)(argc - i - 1) * sizeof(*argv));
+            argc -= 1;
+            break;
+        }
+    status = parse_write_args("key approve", key_help, argc, argv, &a);
+    if (status >= 0)
+        return status;
+    if (!queue)
+        return cli_usage_error("key approve",
+                               "give --queue DIR (kixd serve --enroll-dir, default STORE/enroll)");
+    if (a.nrest != 1)
+        return cli_usage_error("key approve", "expected one KEYID (kix key pending lists them)");
+    rc = cli_enroll_find(queue, a.rest[0], base, sizeof(base), &err);
+    snprintf(path, sizeof(path), "%s.json", base);
+    req = rc ? NULL : json_load_file(path, JSON_REJECT_DUPLICATES, NULL);
+    if (!rc && !req)
+        rc = kix_err_set(&err, KIX_EINVAL, "%s is no enrolment request (not JSON)", path);
+    if (!rc && !a.roles)
+        a.roles = json_string_value(json_object_get(req, "roles"));
+    a.key_roles = a.roles ? kix_roles_parse(a.roles, strlen(a.roles)) : -1;
+    if (!rc && a.key_roles <= 0)
+        rc = kix_err_set(&err, KIX_EINVAL, "%s asks for no known roles; give --role", path);
+    snprintf(path, sizeof(path), "%s.pub", base);
+    if (!rc)
+        rc = kix_pubfile_read(path, &a.key_subject, &err);
+    if (rc) {
+        json_decref(req);
+        return cli_fail("key approve", rc, &err);
+    }
+    status = run_write("key approve", "key registration", &a, NULL, 0, 0, NULL, sign_key);
+    if (status == 0 && !a.sign_only) { /* logged: the request is done */
+        unlink(path);
+        snprintf(path, sizeof(path), "%s.json", base);
+        unlink(path);
+    }
+    json_decref(req);
+    return status;
 }
 
 int cmd_key(int argc, char **argv)
@@ -995,14 +1062,21 @@ int cmd_key(int argc, char **argv)
 
     if (argc >= 2 && strcmp(argv[1], "list") == 0)
         return cmd_key_list(argc - 1, argv + 1);
+    if (argc >= 2 && strcmp(argv[1], "pending") == 0)
+        return cmd_key_pending(argc - 1, argv + 1);
+    if (argc >= 2 && strcmp(argv[1], "reject") == 0)
+        return cmd_key_reject(argc - 1, argv + 1);
+    if (argc >= 2 && strcmp(argv[1], "approve") == 0)
+        return key_approve(argc - 1, argv + 1);
     if (argc < 2 || cli_wants_help(argc, argv)) {
         cli_print_help(argc < 2 ? stderr : stdout, key_help);
         return argc < 2 ? EXIT_USAGE : 0;
     }
-    static const char *const subcommands[] = {"add", "revoke", "list"};
+    static const char *const subcommands[] = {"add",     "revoke",  "list",
+                                              "pending", "approve", "reject"};
     revoke = strcmp(argv[1], "revoke") == 0;
     if (!revoke && strcmp(argv[1], "add") != 0)
-        return cli_unknown("key", CLI_UNKNOWN_SUBCOMMAND, argv[1], strlen(argv[1]), subcommands, 3);
+        return cli_unknown("key", CLI_UNKNOWN_SUBCOMMAND, argv[1], strlen(argv[1]), subcommands, 6);
     status = parse_write_args("key", key_help, argc - 1, argv + 1, &a);
     if (status >= 0)
         return status;
