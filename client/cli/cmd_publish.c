@@ -751,9 +751,9 @@ static int sign_attestation(struct write_job *j, struct kix_err *err)
     j->run_id = j->res.run.run_id;
     j->nenv = 1;
     if (j->a->open_note)
-        return kix_entry_open_note(j->signer, j->res.run.run_id, &j->res.run.manifest, j->a->note,
-                                   j->m.digest, j->m.n, NULL, (unsigned)j->a->work, &j->env[0],
-                                   err);
+        return kix_entry_open_note(j->signer, j->log_key->name, j->res.run.run_id,
+                                   &j->res.run.manifest, j->a->note, j->m.digest, j->m.n, NULL,
+                                   (unsigned)j->a->work, &j->env[0], err);
     return kix_entry_attestation(j->signer, j->res.run.run_id, &j->res.run.manifest, j->a->note,
                                  j->m.digest, j->m.n, &j->env[0], err);
 }

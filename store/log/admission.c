@@ -79,6 +79,11 @@ static int open_note_signer(struct kix_log *l, MDB_txn *txn, const struct kix_pr
                            "policy, an admin's kix policy entry, does not allow them); an admin "
                            "registers the key with kix key add --role attest",
                            id);
+    if (strcmp(p->entry.note_log, l->origin) != 0)
+        return kix_err_set(err, KIX_EPOLICY,
+                           "the open note is for the log %s, not this one (%s): sign it for this "
+                           "log",
+                           p->entry.note_log, l->origin);
     /* the work first: a hash, before an Ed25519 verification */
     bits = kix_work_bits(p->statement_hash.b);
     if (bits < pol.note_work)

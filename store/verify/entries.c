@@ -163,7 +163,7 @@ static int statement_hash(const char *subject_name, const uint8_t digest[32], co
     return rc;
 }
 
-int kix_entry_open_note(const struct kix_signer *key, const char *run_id,
+int kix_entry_open_note(const struct kix_signer *key, const char *log, const char *run_id,
                         const struct kix_digest *manifest, const char *note,
                         const struct kix_digest *evidence, size_t nevidence,
                         const char *attested_at, unsigned work_bits, struct kix_buf *envelope,
@@ -180,8 +180,10 @@ int kix_entry_open_note(const struct kix_signer *key, const char *run_id,
     }
     sodium_bin2base64(b64, sizeof(b64), kix_signer_public_key(key), 32,
                       sodium_base64_VARIANT_ORIGINAL);
-    if (pred)
+    if (pred) {
         json_object_set_new(pred, "signerKey", json_string(b64));
+        json_object_set_new(pred, "log", json_string(log));
+    }
     /* hashcash: a counter in the signed statement until its hash has the
      * leading zero bits the log's policy asks */
     for (uint64_t i = 0; pred && rc == KIX_OK && work_bits; i++) {

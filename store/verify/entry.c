@@ -354,6 +354,17 @@ static int parse_attestation(struct kix_entry *p, const json_t *pred, struct kix
                                "predicate field \"signerKey\" must be the standard base64 of a "
                                "32-byte Ed25519 public key");
         p->open_note = 1;
+        /* and names the log it is for: no other log takes it, however alike */
+        b64 = get_string(pred, "log", &len, 1, err);
+        if (!b64)
+            return kix_err_set(err, KIX_EINVAL,
+                               "an open note names the log it is for: predicate field \"log\", "
+                               "the log's origin");
+        if (len == 0 || len > KIX_OPEN_NOTE_LOG_MAX)
+            return kix_err_set(err, KIX_EINVAL, "predicate field \"log\" is 1 to %u bytes",
+                               KIX_OPEN_NOTE_LOG_MAX);
+        memcpy(p->note_log, b64, len);
+        p->note_log[len] = '\0';
     }
     if (p->open_note && !get_string(pred, "note", &len, 1, err))
         return KIX_EINVAL;

@@ -9,7 +9,8 @@
 # publication, withdrawal, key entry and policy are refused always; a
 # registered key cannot pose as unregistered, nor a stranger as a
 # registered key; a replay is a duplicate; the index (evidence, ranks) does
-# not move; size caps and the policy's proof of work hold; the rate limits
+# not move; an open note names its log, so no other log takes it; size
+# caps and the policy's proof of work hold; the rate limits
 # count open notes; and kix audit and a mirror replay it all clean and agree.
 source "$(dirname "$0")/lib.sh"
 source "$(dirname "$0")/mirror_lib.sh"
@@ -186,8 +187,26 @@ PY
 post "$WORK/imp2.body"
 [ "$(cat "$WORK/code")" = 403 ] || [ "$(cat "$WORK/code")" = 422 ] ||
   fail "a stranger posing as the registered key: $(cat "$WORK/code") $(cat "$WORK/ans")"
+# the stranger's own open note, signed for another log: no other log takes it
+python3 - "$WORK/open.body" "$WORK/stranger.key" "$WORK/other.body" <<'PY'
+import base64, json, sys
+from nacl.signing import SigningKey
+b = json.load(open(sys.argv[1]))
+sk = SigningKey(base64.b64decode(open(sys.argv[2]).read().strip().split("+", 4)[4])[1:])
+st = json.loads(base64.b64decode(b["envelope"]["payload"]))
+assert st["predicate"]["log"] == "kix.test/log", st["predicate"]
+st["predicate"]["log"] = "other.example/log"
+payload = json.dumps(st, sort_keys=True, separators=(",", ":"), ensure_ascii=False).encode()
+t = b"application/vnd.in-toto+json"
+b["envelope"]["payload"] = base64.b64encode(payload).decode()
+b["envelope"]["signatures"][0]["sig"] = base64.b64encode(
+    sk.sign(b"DSSEv1 %d %s %d %s" % (len(t), t, len(payload), payload)).signature).decode()
+json.dump(b, open(sys.argv[3], "w"))
+PY
+post "$WORK/other.body"
+refused 403 refusedByPolicy "for the log other.example/log, not this one" "an open note signed for another log"
 [ "$(size)" = "$n" ] || fail "a posing note stored something"
-pass "a registered key cannot send an open note, and a stranger cannot name or take a registered key's id"
+pass "a registered key cannot send an open note, a stranger cannot name or take a registered key's id, and an open note signed for another log is refused"
 
 # ---- the index does not move ------------------------------------------------------------
 "$KIX" resolve rope-open --json >"$WORK/res1.json" || fail "resolve"

@@ -110,7 +110,7 @@ main(async () => {
      * it asks, and labeled; a rerun from that key is refused whatever the
      * policy */
     const stranger = await kw.makeKey('browser-stranger');
-    const on = await kw.noteBody(stranger, run0, 'open note from a browser', rec, { open: true });
+    const on = await kw.noteBody(stranger, run0, 'open note from a browser', rec, { open: true, log: 'js.write/log' });
     fs.writeFileSync(dir + '/o0.json', JSON.stringify(on));
     r = k(['submit', '--store', store, dir + '/o0.json']);
     check(r.status === 1 && /no open notes/.test(r.stderr), 'an open note before the policy is refused: ' + r.stderr);
@@ -118,7 +118,8 @@ main(async () => {
     check(r.status === 0, 'kix policy --open-notes on --note-work 8: ' + r.stderr);
     r = k(['submit', '--store', store, dir + '/o0.json']);
     check(r.status === 1 && /asks 8/.test(r.stderr), 'an open note without the work is refused: ' + r.stderr);
-    const worked = await kw.noteBody(stranger, run0, 'open note from a browser', rec, { open: true, work: 8 });
+    const worked = await kw.noteBody(stranger, run0, 'open note from a browser', rec,
+                                     { open: true, work: 8, log: 'js.write/log' });
     const st = Buffer.from(worked.envelope.payload, 'base64');
     check(kw.zeroBits(new Uint8Array(require('crypto').createHash('sha256').update(kw.pae('application/vnd.in-toto+json', st)).digest())) >= 8,
           'the page ground 8 bits of work');
@@ -128,6 +129,11 @@ main(async () => {
     r = k(['show', '--store', store, 'rope-w']);
     check(/\(community, unregistered key\): open note from a browser/.test(r.stdout),
           'kix show labels it "community, unregistered key": ' + r.stdout.split('Replications')[1]);
+    const elsewhere = await kw.noteBody(stranger, run0, 'for another log', null,
+                                        { open: true, work: 8, log: 'other.example/log' });
+    fs.writeFileSync(dir + '/o2.json', JSON.stringify(elsewhere));
+    r = k(['submit', '--store', store, dir + '/o2.json']);
+    check(r.status === 1 && /not this one/.test(r.stderr), 'an open note signed for another log is refused: ' + r.stderr);
     const rr = await kw.rerunBody(stranger, run0, rec, 'reproduced');
     fs.writeFileSync(dir + '/rr.json', JSON.stringify(rr));
     r = k(['submit', '--store', store, dir + '/rr.json']);

@@ -82,11 +82,12 @@
 
   /* The statement `kix attest` signs, canonical (RFC 8785); `open`: the
    * signer's public key (32 bytes) for an open note (`kix attest --open`),
-   * and the nonce of its proof of work, if any. */
-  function attestationStatement(runId, manifestHex, note, evidence, attestedAt, open, work) {
+   * the nonce of its proof of work, if any, and the origin of the log it is
+   * for. */
+  function attestationStatement(runId, manifestHex, note, evidence, attestedAt, open, work, log) {
     var pred = { runId: runId, note: note, attestedAt: attestedAt || now() };
     if (evidence && evidence.length) pred.evidence = evidence;
-    if (open) pred.signerKey = kv.b64encode(open);
+    if (open) { pred.signerKey = kv.b64encode(open); pred.log = log; }
     if (work !== undefined) pred.work = work;
     return kv.jcs({ _type: STATEMENT_TYPE, predicate: pred, predicateType: ATTESTATION,
                     subject: [{ digest: { sha256: manifestHex }, name: runId }] });
@@ -165,12 +166,13 @@
   }
 
   /* The body POST /submit takes for a note (and a reproduction's record).
-   * opts.open: an open note (from an unregistered key), opts.work the bits
-   * of work the log's policy asks of one. */
+   * opts.open: an open note (from an unregistered key) for the log whose
+   * origin is opts.log, opts.work the bits of work its policy asks. */
   async function noteBody(key, run, note, record, opts) {
     opts = opts || {};
     note = String(note || '').trim();
     if (!note) throw new kv.Fail('write a note first');
+    if (opts.open && !opts.log) throw new kv.Fail('an open note names its log: the page gives no origin');
     if (note.length > NOTE_MAX) throw new kv.Fail('a note is at most ' + NOTE_MAX + ' characters');
     var objects = [], evidence = [];
     if (record) {
@@ -181,7 +183,8 @@
     var at = now();
     var st = await grind(function (work) {
       return attestationStatement(run.runId, run.manifestHex, note, evidence, at,
-                                  opts.open ? key.pub : null, opts.open ? work : undefined);
+                                  opts.open ? key.pub : null, opts.open ? work : undefined,
+                                  opts.log);
     }, opts.open ? opts.work : 0);
     return { envelope: await envelope(key, st), objects: objects };
   }
@@ -336,7 +339,8 @@
         var open = !!(pol.openNotes && openBox && !openBox.hidden && f.open && f.open.checked);
         if (open && pol.noteWork) say('Working (' + pol.noteWork + ' bits the log asks of an open note)…');
         await send(await noteBody(key, run, f.note.value, record,
-                                  { open: open, work: pol.noteWork }));
+                                  { open: open, work: pol.noteWork,
+                                    log: sec.getAttribute('data-origin') }));
       } catch (e) { say(e instanceof kv.Fail ? e.message : String(e), 'fail'); }
     });
     doc.getElementById('kix-write-paste').addEventListener('submit', async function (ev) {

@@ -76,8 +76,8 @@ int kix_entry_reinstatement(const struct kix_signer *key, const char *run_id,
  * takes from a key no registration names. work_bits > 0: grinds a "work"
  * nonce until the statement hash (SHA-256 of the PAE) has that many
  * leading zero bits (about 2^work_bits hashes; KIX_EINVAL above
- * KIX_NOTE_WORK_MAX). */
-int kix_entry_open_note(const struct kix_signer *key, const char *run_id,
+ * KIX_NOTE_WORK_MAX). log: the origin of the log it is for. */
+int kix_entry_open_note(const struct kix_signer *key, const char *log, const char *run_id,
                         const struct kix_digest *manifest, const char *note,
                         const struct kix_digest *evidence, size_t nevidence,
                         const char *attested_at, unsigned work_bits, struct kix_buf *envelope,

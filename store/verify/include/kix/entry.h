@@ -58,6 +58,7 @@
 #define KIX_OPEN_NOTE_EVIDENCE    4u
 #define KIX_OPEN_NOTE_OBJECTS_MAX 2u
 #define KIX_OPEN_NOTE_OBJECT_MAX  16384u
+#define KIX_OPEN_NOTE_LOG_MAX     255u  /* bytes of the origin an open note names */
 #define KIX_WITHDRAW_NOTE_MAX     4096u /* characters of a withdrawal's or reinstatement's note */
 
 #define KIX_LEAF_MAX   65535u /* bytes of one log leaf */
@@ -177,6 +178,7 @@ struct kix_entry {
      * ("signerKey", whose SHA-256 kix_entry_signer checks is the keyid) */
     int open_note;
     uint8_t note_pub[32];
+    char note_log[KIX_OPEN_NOTE_LOG_MAX + 1]; /* the log it is for ("log"): its origin */
     /* policy: open notes allowed, bits of work each needs */
     int policy_open_notes;
     unsigned policy_note_work;
