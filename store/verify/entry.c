@@ -670,7 +670,7 @@ int kix_entry_describe(const uint8_t *leaf, size_t len, struct kix_entry_summary
                        struct kix_err *err)
 {
     static const char *const times[] = {"publishedAt", "attestedAt",   "observedAt", "supersededAt",
-                                        "withdrawnAt", "reinstatedAt", NULL};
+                                        "withdrawnAt", "reinstatedAt", "setAt",      NULL};
     /* a withdrawal's reason is a word of its own (withdraw_reason) */
     static const char *const notes[] = {"note", "reason", NULL}, *const only_note[] = {"note",
                                                                                        NULL};

@@ -245,7 +245,17 @@ refused 403 refusedByPolicy "bits of proof of work.*asks 12" "an open note witho
 "$KIX" attest --key "$WORK/stranger.key" --note "worked for it" --open --work 12 --sign-only rope-open >"$WORK/work.body"
 post "$WORK/work.body"
 accepted "an open note with 12 bits of work"
-pass "an open note over 4096 bytes (413) or storing a 20 kB object (403) is refused; under --note-work 12 one without work is refused, one with it logged"
+# the admin stops one key: registered, then revoked, its open notes are refused
+"$KIX" keygen --name spammer --out "$WORK/spam" >/dev/null 2>&1
+"$KIX" attest --key "$WORK/spam.key" --note "spam 1" --open --work 12 --sign-only rope-open >"$WORK/spam1.body"
+post "$WORK/spam1.body"
+accepted "the spammer's first open note"
+"$KIX" key add --key "$WORK/o/admin.key" --role attest "$WORK/spam.pub" >/dev/null || fail "kix key add spammer"
+"$KIX" key revoke --key "$WORK/o/admin.key" "$WORK/spam.pub" >/dev/null || fail "kix key revoke spammer"
+"$KIX" attest --key "$WORK/spam.key" --note "spam 2" --open --work 12 --sign-only rope-open >"$WORK/spam2.body"
+post "$WORK/spam2.body"
+refused 403 refusedByPolicy "was revoked" "a revoked key's open note"
+pass "an open note over 4096 bytes (413) or storing a 20 kB object (403) is refused; under --note-work 12 one without work is refused, one with it logged; a key the admin registered and revoked sends no more"
 
 # ---- closed again: earlier open notes stay, new ones are refused --------------------------
 "$KIX" policy --key "$WORK/o/admin.key" --open-notes off >/dev/null || fail "kix policy --open-notes off"
@@ -253,8 +263,8 @@ pass "an open note over 4096 bytes (413) or storing a 20 kB object (403) is refu
 post "$WORK/late.body"
 refused 403 refusedByPolicy "no open notes" "an open note after the policy closed"
 "$KIX" show rope-open >"$WORK/show" || fail "kix show"
-[ "$(grep -c '(community, unregistered key)' "$WORK/show")" = 2 ] || fail "the earlier open notes: $(grep -A6 Replications "$WORK/show")"
-pass "kix policy --open-notes off: new open notes refused, the two logged stay (and stay labeled)"
+[ "$(grep -c '(community, unregistered key)' "$WORK/show")" = 3 ] || fail "the earlier open notes: $(grep -A8 Replications "$WORK/show")"
+pass "kix policy --open-notes off: new open notes refused, the three logged stay (and stay labeled)"
 
 # ---- replays agree: kix audit, a mirror ---------------------------------------------------
 "$KIX" audit --json >"$WORK/audit.json" || fail "kix audit: $(cat "$WORK/audit.json")"
