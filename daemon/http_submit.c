@@ -362,9 +362,9 @@ void kixd_http_enroll(struct kixd_http_conn *c, struct kixd_worker *w, char *bod
     struct kix_log_reader *r = NULL;
     struct kix_err err = {0};
     struct kix_buf roles_text = KIX_BUF_INIT;
-    char dir[4096], path[4200], hex[65], now[32];
-    const char *note;
-    unsigned roles;
+    char dir[4200], path[4300], hex[65], now[32];
+    const char *note = "";
+    unsigned roles = 0;
     uint8_t id[32];
     json_t *doc = NULL, *rec = NULL;
     char *text = NULL;
