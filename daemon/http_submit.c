@@ -226,7 +226,8 @@ void kixd_http_submit_refuse(struct kixd_http_conn *c, unsigned status,
         break;
     case 405:
         code = KIX_EUSAGE;
-        snprintf(why, sizeof(why), "/submit takes POST (and OPTIONS for a browser's preflight)");
+        snprintf(why, sizeof(why),
+                 "/submit and /enroll take POST (and OPTIONS for a browser's preflight)");
         break;
     case 411:
         snprintf(why, sizeof(why), "send the body with a Content-Length, not chunked");
