@@ -110,10 +110,16 @@ lst = find(d)
 a = [x for x in lst if x["index"] == int(sys.argv[2])]
 assert a and a[0].get("unregistered") is True, lst
 PY
+"$KIX" resolve rope-open >"$WORK/resolve" || fail "kix resolve"
+grep -q "#$OPEN_INDEX .*attestation .*(community, unregistered key)  \"works for me on an H100\"" "$WORK/resolve" ||
+  fail "kix resolve does not label the open note: $(grep attestation "$WORK/resolve")"
+"$KIX" resolve rope-open --json >"$WORK/resolve.json" || fail "kix resolve --json"
+json_get "$WORK/resolve.json" "[e for e in d['entries'] if e['index'] == $OPEN_INDEX][0]['unregistered']" | grep -q True ||
+  fail "kix resolve --json does not mark the open note"
 curl -s "$H/runs/rope-open.html" >"$WORK/page.html"
 grep -q "(community, unregistered key)</td><td>works for me on an H100" "$WORK/page.html" ||
   fail "the run page does not label the open note: $(grep -o '<tbody data-kix-slot="attestations">.*' "$WORK/page.html" | head -3)"
-pass "the open note shows as \"community, unregistered key\" in kix show, kix show --json and the run page"
+pass "the open note shows as \"community, unregistered key\" in kix show, kix show --json, kix resolve (text, --json) and the run page"
 
 # ---- an unregistered key attests only: every other entry refused, policy or not ----------
 python3 - "$WORK/m/run.json" "$WORK/m/rerun.json" <<'PY'
