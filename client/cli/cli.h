@@ -331,6 +331,12 @@ int cmd_submit(int argc, char **argv);
 int cmd_rerun(int argc, char **argv);
 int cmd_supersede(int argc, char **argv);
 int cmd_key(int argc, char **argv);
+int cmd_policy(int argc, char **argv);
+/* the enrolment queue (cmd_keys.c): kix key pending, kix key reject, and
+ * the request of a key id prefix (its path without .json) */
+int cmd_key_pending(int argc, char **argv);
+int cmd_key_reject(int argc, char **argv);
+int cli_enroll_find(const char *queue, const char *id, char *out, size_t cap, struct kix_err *err);
 int cmd_key_list(int argc, char **argv);
 int cmd_get(int argc, char **argv);
 int cmd_resolve(int argc, char **argv);

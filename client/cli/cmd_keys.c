@@ -3,8 +3,13 @@
  * key id in every form a user meets: the log's 64-hex id, its 16-hex short
  * form (what every kix message prints) and, where the name is known (the
  * log key, or a PUBFILE given), the C2SP note key hash of the .pub file. */
+#include <dirent.h>
+#include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
+#include <jansson.h>
+#include <stdio.h>
+#include <unistd.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -238,4 +243,168 @@ out:
     kix_buf_release(&note);
     kix_client_close(cl);
     return status;
+}
+
+/* ---- the enrolment queue (kixd's POST /enroll): pending key requests ----------------------- */
+
+/* The request of the queue whose key id begins with `id` (8 to 64 hex
+ * digits): its path without ".json" into out. KIX_ENOTFOUND, or KIX_EINVAL
+ * when the prefix names more than one. */
+int cli_enroll_find(const char *queue, const char *id, char *out, size_t cap, struct kix_err *err)
+{
+    size_t n = strlen(id), found = 0;
+    DIR *d;
+    struct dirent *e;
+
+    if (n < 8 || n > 64 || strspn(id, "0123456789abcdef") != n)
+        return kix_err_set(err, KIX_EINVAL,
+                           "\"%s\" is no key id: give 8 to 64 lowercase hex digits, as kix key "
+                           "pending lists them",
+                           id);
+    if (!(d = opendir(queue)))
+        return kix_err_set(err, KIX_ENOTFOUND, "cannot read the enrolment queue %s: %s", queue,
+                           strerror(errno));
+    while ((e = readdir(d)) != NULL)
+        if (strlen(e->d_name) == 69 && strcmp(e->d_name + 64, ".json") == 0 &&
+            strncmp(e->d_name, id, n) == 0) {
+            snprintf(out, cap, "%s/%.64s", queue, e->d_name);
+            found++;
+        }
+    closedir(d);
+    if (found == 0)
+        return kix_err_set(err, KIX_ENOTFOUND,
+                           "no pending request of key %s in %s (kix key pending)", id, queue);
+    if (found > 1)
+        return kix_err_set(err, KIX_EINVAL, "%zu pending requests begin with %s: give more digits",
+                           found, id);
+    return KIX_OK;
+}
+
+static const char *pending_queue;
+static int pending_json;
+static const struct kix_opt key_pending_opts[] = {
+    KIX_NOTE("\n"
+             "The enrolment queue: keys that asked the log's admin for roles over\n"
+             "kixd's POST /enroll, kept outside the log in the directory kixd serve's\n"
+             "enroll-dir option names (STORE/enroll). pending lists each request: the key id, the\n"
+             "roles asked for, when, from which address, its note and key line. An admin\n"
+             "approves one with kix key approve (a normal key entry, as kix key add) and\n"
+             "drops one with kix key reject. With --json, {\"pending\": [{keyId, key,\n"
+             "roles, note, requestedAt, from}, ...]}.\n"
+             "\n"),
+    KIX_STRING("queue", "DIR", &pending_queue, "the enrolment queue (kixd serve's enroll-dir)"),
+    KIX_FLAG("json", &pending_json, "one JSON object"),
+};
+static const struct kix_cmd key_pending_cmd = {.prog = "kix key pending",
+                                               .usage = "--queue DIR [--json]\n"
+                                                        "kix key reject --queue DIR KEYID",
+                                               KIX_CMD_OPTS(key_pending_opts),
+                                               .column = 14};
+
+static int pending_opts(const char *cmd, int argc, char **argv, const char **queue, int *json)
+{
+    struct cli_opts o;
+    int c;
+
+    pending_queue = NULL;
+    pending_json = 0;
+    cli_start(&o, &key_pending_cmd, argc, argv, NULL);
+    o.name = cmd;
+    while ((c = cli_next(&o)) >= 0)
+        ;
+    if (c == CLI_OPTS_STOP)
+        return o.status;
+    *queue = pending_queue;
+    *json = pending_json;
+    if (!*queue)
+        return cli_usage_error(cmd,
+                               "give --queue DIR (kixd serve --enroll-dir, default STORE/enroll)");
+    return -1;
+}
+
+static const char *member(const json_t *r, const char *name)
+{
+    const char *v = json_string_value(json_object_get(r, name));
+    return v ? v : "?";
+}
+
+static int by_name(const struct dirent **a, const struct dirent **b)
+{
+    return strcmp((*a)->d_name, (*b)->d_name);
+}
+
+int cmd_key_pending(int argc, char **argv)
+{
+    const char *queue;
+    struct dirent **names = NULL;
+    int json, status = pending_opts("key pending", argc, argv, &queue, &json), n, shown = 0;
+
+    if (status >= 0)
+        return status;
+    if (optind != argc)
+        return cli_usage_error("key pending", "expected no arguments");
+    n = scandir(queue, &names, NULL, by_name);
+    if (n < 0 && errno != ENOENT) {
+        struct kix_err err = {0};
+        kix_err_set(&err, KIX_EIO, "cannot read the enrolment queue %s: %s", queue,
+                    strerror(errno));
+        return cli_fail("key pending", KIX_EIO, &err);
+    }
+    if (json)
+        printf("{\"pending\":[");
+    for (int i = 0; i < n; i++) {
+        char path[4200];
+        size_t len = strlen(names[i]->d_name);
+        json_t *r;
+        if (len != 69 || strcmp(names[i]->d_name + 64, ".json") != 0)
+            continue;
+        snprintf(path, sizeof(path), "%s/%s", queue, names[i]->d_name);
+        if (!(r = json_load_file(path, JSON_REJECT_DUPLICATES, NULL)))
+            continue;
+        if (json) {
+            char *t = json_dumps(r, JSON_COMPACT | JSON_SORT_KEYS);
+            printf("%s%s", shown ? "," : "", t ? t : "{}");
+            free(t);
+        } else {
+            printf("%.16s  %s  asked %s from %s\n  key %s\n", names[i]->d_name, member(r, "roles"),
+                   member(r, "requestedAt"), member(r, "from"), member(r, "key"));
+            if (json_string_length(json_object_get(r, "note")))
+                printf("  note %s\n", json_string_value(json_object_get(r, "note")));
+        }
+        shown++;
+        json_decref(r);
+    }
+    for (int i = 0; i < n; i++)
+        free(names[i]);
+    free(names);
+    if (json)
+        printf("]}\n");
+    else if (!shown)
+        printf("no pending requests in %s\n", queue);
+    return 0;
+}
+
+int cmd_key_reject(int argc, char **argv)
+{
+    const char *queue;
+    char base[4200], path[4300];
+    struct kix_err err = {0};
+    int json, rc, status = pending_opts("key reject", argc, argv, &queue, &json);
+
+    if (status >= 0)
+        return status;
+    if (optind + 1 != argc)
+        return cli_usage_error("key reject", "expected one KEYID (kix key pending lists them)");
+    rc = cli_enroll_find(queue, argv[optind], base, sizeof(base), &err);
+    if (rc)
+        return cli_fail("key reject", rc, &err);
+    snprintf(path, sizeof(path), "%s.json", base);
+    unlink(path);
+    snprintf(path, sizeof(path), "%s.pub", base);
+    unlink(path);
+    if (json)
+        printf("{\"rejected\":\"%s\"}\n", strrchr(base, '/') + 1);
+    else
+        printf("rejected the request of key %.16s\n", strrchr(base, '/') + 1);
+    return 0;
 }

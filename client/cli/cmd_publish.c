@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "kix/submit_body.h"
 #include "cli.h"
@@ -14,6 +15,7 @@
 #include "kix/json.h"
 #include "kix/record_rules.h"
 #include "kix/schema.h"
+#include "kix/sha256.h"
 
 #define MAX_FILES 64
 
@@ -31,6 +33,13 @@ struct write_args {
     int new_run;   /* publish --new-run */
     int dry_run;   /* kix publish --dry-run */
     int sign_only; /* print the signed body (kix/submit_body.h), submit nothing */
+    /* kix attest --open [--work BITS] */
+    int open_note;
+    long work;
+    /* kix policy --open-notes on|off [--note-work BITS] */
+    const char *open_notes;
+    const char *queue; /* kix key approve --queue */
+    long note_work;
 };
 
 /* Manifests read from files: canonical bytes and digests; [0] is the run
@@ -361,6 +370,25 @@ static int parse_write_args(const char *cmd, const struct kix_cmd *table, int ar
         case 'S':
             a->sign_only = 1;
             break;
+        case 'O':
+            a->open_note = 1;
+            break;
+        case 'W':
+        case 'w': {
+            char *end;
+            long v = strtol(optarg, &end, 10);
+            if (*optarg == '\0' || *end || v < 0 || v > KIX_NOTE_WORK_MAX)
+                return cli_usage_error(cmd, "--%s takes a number of bits from 0 to %u",
+                                       c == 'W' ? "work" : "note-work", KIX_NOTE_WORK_MAX);
+            *(c == 'W' ? &a->work : &a->note_work) = v;
+            break;
+        }
+        case 'P':
+            a->open_notes = optarg;
+            break;
+        case 'q':
+            a->queue = optarg;
+            break;
         }
     }
     if (c == CLI_OPTS_STOP)
@@ -462,6 +490,7 @@ struct write_job {
     size_t nenv;
     const char *run_id;              /* shown as the permalink */
     const struct kix_digest *digest; /* shown as the digest */
+    const struct kix_verifier *log_key;
 };
 
 typedef int (*sign_fn)(struct write_job *j, struct kix_err *err);
@@ -548,6 +577,7 @@ static int run_write(const char *cmd, const char *what, struct write_args *a, ch
         status = cli_resolve_verified(cmd, c, &key, ref, &j.res, &cp);
     if (status)
         goto out;
+    j.log_key = &key;
     rc = sign(&j, &err);
     if (rc) {
         status = cli_fail(cmd, rc, &err);
@@ -694,7 +724,16 @@ static const struct kix_opt attest_opts[] = {
              "permalink, run id or manifest digest). Attestations never change a run's\n"
              "evidence level; only a controlled rerun does.\n"
              "\n"),
-    KIX_ID("key", "KEY", 'k', "your private key file, registered with role attest"),
+    KIX_ID("key", "KEY", 'k',
+           "your private key file, registered with role attest (or,\nwith --open, any key)"),
+    KIX_ID("open", NULL, 'O',
+           "an open note from a key no registration names: it carries\n"
+           "the key's public half, and a log takes it only when its\n"
+           "policy allows open notes (kix policy); shown everywhere as\n"
+           "\"community, unregistered key\""),
+    KIX_ID("work", "BITS", 'W',
+           "with --open: the proof of work the log's policy asks (about\n"
+           "2^BITS hashes; its refusal names the figure)"),
     KIX_ID("note", "TEXT", 'n', "what you observed"),
     KIX_ID("evidence", "FILE", 'e',
            "a JSON manifest backing the note (repeatable), logged with it"),
@@ -710,15 +749,20 @@ static const struct kix_opt attest_opts[] = {
     KIX_ID("new-run", NULL, 'N', NULL),
     KIX_ID("dry-run", NULL, 'D', NULL),
 };
-static const struct kix_cmd attest_cmd = {.prog = "kix attest",
-                                          .usage = "--key KEY --note TEXT [--evidence FILE...] RUN",
-                                          KIX_CMD_OPTS(attest_opts),
-                                          .column = 19};
+static const struct kix_cmd attest_cmd = {
+    .prog = "kix attest",
+    .usage = "--key KEY --note TEXT [--evidence FILE...] [--open [--work BITS]] RUN",
+    KIX_CMD_OPTS(attest_opts),
+    .column = 19};
 
 static int sign_attestation(struct write_job *j, struct kix_err *err)
 {
     j->run_id = j->res.run.run_id;
     j->nenv = 1;
+    if (j->a->open_note)
+        return kix_entry_open_note(j->signer, j->log_key->name, j->res.run.run_id,
+                                   &j->res.run.manifest, j->a->note, j->m.digest, j->m.n, NULL,
+                                   (unsigned)j->a->work, &j->env[0], err);
     return kix_entry_attestation(j->signer, j->res.run.run_id, &j->res.run.manifest, j->a->note,
                                  j->m.digest, j->m.n, &j->env[0], err);
 }
@@ -734,6 +778,8 @@ int cmd_attest(int argc, char **argv)
         return cli_usage_error("attest", "--new-run is for kix publish");
     if (a.nrest != 1 || !a.note)
         return cli_usage_error("attest", "expected --note TEXT and one RUN");
+    if (a.work && !a.open_note)
+        return cli_usage_error("attest", "--work is for an open note (--open)");
     return run_write("attest", "attestation", &a, (char **)a.evidence, a.nevidence, 0, a.rest[0],
                      sign_attestation);
 }
@@ -1009,7 +1055,10 @@ static const struct kix_opt key_opts[] = {
              "revokes one from the next log index on. Signed with an admin key. PUBFILE is the\n"
              "verifier key file that kix keygen wrote (PREFIX.pub). Adding a live key\n"
              "again with other roles changes its roles: the new roles replace the old\n"
-             "from that log index on. A revoked key stays revoked.\n"
+             "from that log index on. A revoked key stays revoked. approve registers a\n"
+             "key that asked over kixd's POST /enroll (the request in --queue DIR, kixd\n"
+             "serve's enroll-dir) with the roles it asked for, or --role: the same key entry\n"
+             "as kix key add, after which the request leaves the queue.\n"
              "\n"),
     KIX_ID("key", "ADMIN_KEY", 'k', "the admin's private key file (kix keygen)"),
     {.kind = KIX_OPT_ID,
@@ -1019,6 +1068,7 @@ static const struct kix_opt key_opts[] = {
      .complete = "admin publish attest rerun curate",
      .help = "kix key add: the roles, from admin, publish, attest, rerun, curate"},
     KIX_ID("receipt", "FILE", 'r', "where to save the receipt"),
+    KIX_ID("queue", "DIR", 'q', "the enrolment queue (approve)"),
     SIGN_ONLY_OPT,
     CLI_COMMON_OPTS,
     /* the options of the other write commands, taken as they are there */
@@ -1032,18 +1082,67 @@ static const struct kix_opt key_opts[] = {
     KIX_ID("new-run", NULL, 'N', NULL),
     KIX_ID("dry-run", NULL, 'D', NULL),
 };
-static const struct kix_cmd key_cmd = {.prog = "kix key",
-                                       .usage =
-                                           "add --key ADMIN_KEY --role ROLE[,ROLE...] PUBFILE\n"
-                                           "kix key revoke --key ADMIN_KEY PUBFILE\n"
-                                           "kix key list [PUBFILE...]   (kix key list --help)",
-                                       KIX_CMD_OPTS(key_opts)};
+static const struct kix_cmd key_cmd = {
+    .prog = "kix key",
+    .usage = "add --key ADMIN_KEY --role ROLE[,ROLE...] PUBFILE\n"
+             "kix key revoke --key ADMIN_KEY PUBFILE\n"
+             "kix key approve --queue DIR --key ADMIN_KEY [--role ROLE[,ROLE...]] KEYID\n"
+             "kix key list [PUBFILE...]   (kix key list --help)\n"
+             "kix key pending|reject --queue DIR ...   (kix key pending --help)",
+    KIX_CMD_OPTS(key_opts)};
 
 static int sign_key(struct write_job *j, struct kix_err *err)
 {
     j->nenv = 1;
     return kix_entry_key(j->signer, j->a->key_revoke, j->a->key_subject.pub,
                          (unsigned)j->a->key_roles, &j->env[0], err);
+}
+
+/* kix key approve: kix key add of a request in the enrolment queue, then
+ * the request leaves it. */
+static int key_approve(int argc, char **argv)
+{
+    struct write_args a;
+    struct kix_err err = {0};
+    char base[4200], path[4300];
+    const char *queue = NULL;
+    json_t *req;
+    int status, rc;
+
+    status = parse_write_args("key approve", &key_cmd, argc, argv, &a);
+    if (status >= 0)
+        return status;
+    queue = a.queue;
+    if (!queue)
+        return cli_usage_error("key approve",
+                               "give --queue DIR (kixd serve --enroll-dir, default STORE/enroll)");
+    if (a.nrest != 1)
+        return cli_usage_error("key approve", "expected one KEYID (kix key pending lists them)");
+    rc = cli_enroll_find(queue, a.rest[0], base, sizeof(base), &err);
+    snprintf(path, sizeof(path), "%s.json", base);
+    req = rc ? NULL : json_load_file(path, JSON_REJECT_DUPLICATES, NULL);
+    if (!rc && !req)
+        rc = kix_err_set(&err, KIX_EINVAL, "%s is no enrolment request (not JSON)", path);
+    if (!rc && !a.roles)
+        a.roles = json_string_value(json_object_get(req, "roles"));
+    a.key_roles = a.roles ? kix_roles_parse(a.roles, strlen(a.roles)) : -1;
+    if (!rc && a.key_roles <= 0)
+        rc = kix_err_set(&err, KIX_EINVAL, "%s asks for no known roles; give --role", path);
+    snprintf(path, sizeof(path), "%s.pub", base);
+    if (!rc)
+        rc = kix_pubfile_read(path, &a.key_subject, &err);
+    if (rc) {
+        json_decref(req);
+        return cli_fail("key approve", rc, &err);
+    }
+    status = run_write("key approve", "key registration", &a, NULL, 0, 0, NULL, sign_key);
+    if (status == 0 && !a.sign_only) { /* logged: the request is done */
+        unlink(path);
+        snprintf(path, sizeof(path), "%s.json", base);
+        unlink(path);
+    }
+    json_decref(req);
+    return status;
 }
 
 int cmd_key(int argc, char **argv)
@@ -1056,19 +1155,29 @@ int cmd_key(int argc, char **argv)
         return cmd_key_list(argc - 1, argv + 1);
     if (cli_dump_requested(argc, argv)) {
         kix_cmdline_dump(stdout, &key_cmd);
+        cmd_key_pending(argc, argv);
         return cmd_key_list(argc, argv);
     }
+    if (argc >= 2 && strcmp(argv[1], "pending") == 0)
+        return cmd_key_pending(argc - 1, argv + 1);
+    if (argc >= 2 && strcmp(argv[1], "reject") == 0)
+        return cmd_key_reject(argc - 1, argv + 1);
+    if (argc >= 2 && strcmp(argv[1], "approve") == 0)
+        return key_approve(argc - 1, argv + 1);
     if (argc < 2 || cli_wants_help(argc, argv)) {
         cli_help(argc < 2 ? stderr : stdout, &key_cmd);
         return argc < 2 ? EXIT_USAGE : 0;
     }
-    static const char *const subcommands[] = {"add", "revoke", "list"};
+    static const char *const subcommands[] = {"add",     "revoke",  "list",
+                                              "pending", "approve", "reject"};
     revoke = strcmp(argv[1], "revoke") == 0;
     if (!revoke && strcmp(argv[1], "add") != 0)
-        return cli_unknown("key", CLI_UNKNOWN_SUBCOMMAND, argv[1], strlen(argv[1]), subcommands, 3);
+        return cli_unknown("key", CLI_UNKNOWN_SUBCOMMAND, argv[1], strlen(argv[1]), subcommands, 6);
     status = parse_write_args("key", &key_cmd, argc - 1, argv + 1, &a);
     if (status >= 0)
         return status;
+    if (a.queue)
+        return cli_usage_error("key", "--queue is an option of kix key approve");
     if (a.nrest != 1)
         return cli_usage_error("key", "expected one PUBFILE");
     a.key_revoke = revoke;
@@ -1083,6 +1192,62 @@ int cmd_key(int argc, char **argv)
         return cli_fail("key", rc, &err);
     return run_write("key", revoke ? "key revocation" : "key registration", &a, NULL, 0, 0, NULL,
                      sign_key);
+}
+
+static const struct kix_opt policy_opts[] = {
+    KIX_NOTE("\n"
+             "Sets the log's admission policy with a signed policy entry (an admin's):\n"
+             "whether a note (attestation) may come from a key no registration names (an\n"
+             "open note: kix attest --help), and how many bits of proof of work each such\n"
+             "note needs. The policy is in the log, so every mirror and kix audit replays\n"
+             "the same decision for every entry. Before any policy entry, a log takes notes\n"
+             "from registered keys only. Controlled reruns, publications, withdrawals and\n"
+             "key changes always need a registered key.\n"
+             "\n"),
+    KIX_ID("key", "ADMIN_KEY", 'k', "a private key registered with role admin"),
+    {.kind = KIX_OPT_ID,
+     .name = "open-notes",
+     .arg = "on|off",
+     .id = 'P',
+     .complete = "on off",
+     .help = "allow open notes from now on, or stop taking them"},
+    KIX_ID("note-work", "BITS", 'w',
+           "leading zero bits an open note's statement hash needs\n"
+           "(0 to 32, default 0: none)"),
+    KIX_ID("receipt", "FILE", 'r', "where to save the receipt"),
+    SIGN_ONLY_OPT,
+    CLI_COMMON_OPTS,
+};
+static const struct kix_cmd policy_cmd = {
+    .prog = "kix policy",
+    .usage = "--key ADMIN_KEY --open-notes on|off [--note-work BITS]\n"
+             "[--sign-only] [--receipt FILE]",
+    KIX_CMD_OPTS(policy_opts),
+    .column = 22};
+
+static int sign_policy(struct write_job *j, struct kix_err *err)
+{
+    uint8_t id[32];
+
+    j->nenv = 1;
+    kix_sha256(j->log_key->pub, 32, id);
+    return kix_entry_policy(j->signer, id, strcmp(j->a->open_notes, "on") == 0,
+                            (unsigned)j->a->note_work, NULL, &j->env[0], err);
+}
+
+int cmd_policy(int argc, char **argv)
+{
+    struct write_args a;
+    int status = parse_write_args("policy", &policy_cmd, argc, argv, &a);
+
+    if (status >= 0)
+        return status;
+    if (a.nrest != 0 || !a.open_notes ||
+        (strcmp(a.open_notes, "on") != 0 && strcmp(a.open_notes, "off") != 0))
+        return cli_usage_error("policy", "expected --open-notes on|off");
+    if (a.note_work && strcmp(a.open_notes, "on") != 0)
+        return cli_usage_error("policy", "--note-work is for --open-notes on");
+    return run_write("policy", "policy", &a, NULL, 0, 0, NULL, sign_policy);
 }
 
 static const struct kix_opt submit_opts[] = {

@@ -150,6 +150,8 @@ static void print_resolution_json(const struct kix_resolution *res, const char *
             printf(e->type == KIX_ENTRY_ATTESTATION ? ",\"note\":" : ",\"reason\":");
             cli_json_string(stdout, s.note, strlen(s.note));
         }
+        if (e->type == KIX_ENTRY_ATTESTATION && s.open_note)
+            printf(",\"unregistered\":true"); /* an open note (PROTOCOL.md §5.4) */
         if (e->type == KIX_ENTRY_WITHDRAWAL)
             printf(",\"reason\":\"%s\"", kix_withdraw_reason_name(s.withdraw_reason));
         if (e->type == KIX_ENTRY_WITHDRAWAL || e->type == KIX_ENTRY_REINSTATEMENT) {
@@ -220,7 +222,7 @@ static void print_resolution(const struct kix_resolution *res, const char *origi
         if (e->type == KIX_ENTRY_RERUN)
             printf("  %s", kix_evidence_name(s.outcome));
         if (e->type == KIX_ENTRY_ATTESTATION)
-            printf("  \"%s\"", s.note);
+            printf("%s  \"%s\"", s.open_note ? "  (community, unregistered key)" : "", s.note);
         if (e->type == KIX_ENTRY_SUPERSESSION)
             printf("  %s -> %s%s%s%s", s.run_id, s.new_run_id, s.note[0] ? "  \"" : "", s.note,
                    s.note[0] ? "\"" : "");

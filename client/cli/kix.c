@@ -28,6 +28,7 @@ static const struct cli_command commands[] = {
     {"reinstate", cmd_reinstate, "undo a run's withdrawal (curate)"},
     {"submit", cmd_submit, "submit a body signed before (--sign-only, a browser)"},
     {"key", cmd_key, "register or revoke a key (admin)"},
+    {"policy", cmd_policy, "set the log's policy: open notes from unregistered keys (admin)"},
     {"get", cmd_get, "fetch an object by digest, checked"},
     {"resolve", cmd_resolve, "show a run with every entry about it, verified"},
     {"show", cmd_show, "print the run page, verified"},

@@ -283,6 +283,7 @@ int kix_run_view_build(struct kix_run_view *v, const struct kix_resolution *res,
             snprintf(a->date, sizeof(a->date), "%s", s.time);
             memcpy(a->signer, s.signer, sizeof(a->signer));
             snprintf(a->text, sizeof(a->text), "%s", s.note);
+            a->open_note = s.open_note;
         }
         if (s.type != KIX_ENTRY_RERUN || v->nreruns == KIX_VIEW_RERUNS_MAX)
             continue;
@@ -572,6 +573,9 @@ static int run_json(const struct kix_run_view *v, json_t *o)
         kix_hex_encode(a->signer, 32, signer);
         x = json_pack("{s:I,s:s,s:s,s:s}", "index", (json_int_t)a->index, "attestedAt", a->date,
                       "signer", signer, "text", a->text);
+        /* only on an open note: every other view stays byte for byte */
+        if (x && a->open_note)
+            bad |= set(x, "unregistered", json_true());
         bad |= !x || json_array_append_new(list, x) != 0;
     }
     if (res->successor[0])

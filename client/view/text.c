@@ -170,8 +170,8 @@ static void print_evidence(const struct kix_run_view *v, FILE *out)
         const struct kix_attestation_view *a = &v->attestations[i];
         char signer[65];
         kix_hex_encode(a->signer, 32, signer);
-        fprintf(out, "  #%llu %.10s by key %.16s: %s\n", (unsigned long long)a->index, a->date,
-                signer, a->text);
+        fprintf(out, "  #%llu %.10s by key %.16s%s: %s\n", (unsigned long long)a->index, a->date,
+                signer, a->open_note ? " (community, unregistered key)" : "", a->text);
     }
     if (res->run.attestations > v->nattestations)
         fprintf(out, "  ... and %llu more (kix resolve lists every entry)\n",

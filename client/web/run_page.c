@@ -106,6 +106,11 @@ static int run_attestations(struct kix_tpl *t, const struct kix_run_view *v)
             (rc = kix_tpl_setn(row, "day", a->date, strnlen(a->date, 10))) ||
             (rc = key_words(row, "by", a->signer)) || (rc = kix_tpl_set(row, "text", a->text)))
             return rc;
+        if (a->open_note) {
+            char hex[65];
+            kix_hex_encode(a->signer, 32, hex);
+            rc = kix_tpl_setf(row, "by", "key %.16s (community, unregistered key)", hex);
+        }
     }
     return rc;
 }

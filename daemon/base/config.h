@@ -79,6 +79,7 @@ struct kixd_config {
     char http_submit_origin[256]; /* the web origin allowed to POST /submit (CORS); "": none */
     unsigned http_submit_rate; /* POST /submit bodies a minute per address and per key; 0: none */
     char submit_url[1024];     /* where run pages send what readers sign; "": see --http-submit */
+    char enroll_dir[4096];     /* POST /enroll's pending key requests; "": <store>/enroll */
     int http_access_log;       /* one log line per HTTP request */
     int phase_stats;           /* count CPU time per append phase (kix_log_phase_stats) */
     char export_dir[4096];     /* keep a tlog-tiles directory current; "" = off */

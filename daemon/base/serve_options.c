@@ -511,8 +511,13 @@ static const struct option_spec options[] = {
     VALUE("http-submit-rate", "N", set_count, http_submit_rate, 0, 1000000,
           "POST /submit: at most N bodies a minute from one\n"
           "address and N from one signing key (a burst of N, then\n"
-          "N a minute); more get 429 with Retry-After. 0: no limit\n"
+          "N a minute); more get 429 with Retry-After. Open notes\n"
+          "count alike on the msgpack port. 0: no limit\n"
           "(default 60)"),
+    VALUE("enroll-dir", "DIR", set_text, enroll_dir, 0, 0,
+          "with --http-submit, POST /enroll keeps each pending key\n"
+          "request here, outside the log, for the admin's kix key\n"
+          "pending and kix key approve (default STORE/enroll)"),
     VALUE("submit-url", "URL", set_text, submit_url, 0, 0,
           "where run pages (served and --export'ed) send what a\n"
           "reader signs in the browser (\"Add a reproduction or\n"

@@ -11,6 +11,8 @@
 
 #include "diag.h"
 #include "follow.h"
+#include "http_submit.h"
+#include "kix/entry.h"
 #include "kix/messages.h"
 #include "kix/receipt.h"
 #include "kix/resolve.h"
@@ -860,6 +862,19 @@ static int m_submit(struct call *k)
         return rc;
     for (size_t i = 0; i < p.nbundles; i++)
         total += p.bundles[i].nobjects;
+    /* open notes come from keys anyone can make: the rate limits of POST
+     * /submit bound them on this port too (registered keys are the admin's
+     * to trust) */
+    for (size_t i = 0; i < p.nbundles; i++) {
+        struct kix_entry_summary s;
+        char why[KIX_ERR_MSG_MAX];
+        if (kix_entry_describe(p.bundles[i].envelope.ptr, p.bundles[i].envelope.len, &s, NULL) ==
+                KIX_OK &&
+            s.open_note && kixd_open_note_limited(k->cfg, c->peer, s.signer, why, sizeof(why))) {
+            rc = fail(k, KIX_ELIMIT, "%s", why);
+            goto out;
+        }
+    }
     busy = atomic_load(&k->srv->submit_bytes);
     if (busy > 0 && busy + frame > k->cfg->max_submit_bytes) {
         rc = fail(k, KIX_EUNAVAIL,

@@ -70,6 +70,7 @@ struct kixd_http_conn {
     int witness;            /* this request is an add-checkpoint with a body */
     int submit;             /* ... a POST /submit with a body (http_submit.c) */
     int preflight;          /* ... a CORS preflight (OPTIONS) of /submit */
+    int enroll;             /* ... the body is a POST /enroll's */
     unsigned submit_refuse; /* /submit refused before its body: answered in JSON */
     int header_is_origin;
     char origin[256]; /* the Origin header, "" when absent or too long */
@@ -1050,6 +1051,10 @@ static void respond_from(struct kixd_http_conn *c, int head)
     }
     if (page(c, path, len, head))
         return;
+    if (len == 6 && memcmp(path, "policy", 6) == 0) {
+        kixd_http_policy(c, w); /* (a HEAD gets the body too: it is small and never cached) */
+        return;
+    }
     if (w->srv->tlogw && len == 64 + 11 && memcmp(path + 64, "/checkpoint", 11) == 0) {
         /* a witness's monitoring path: <hex SHA-256 of the origin>/checkpoint */
         kix_buf_reset(&w->scratch);
@@ -1173,7 +1178,7 @@ static int on_message_begin(http_parser *p)
     c->url_len = c->etag_len = c->header_bytes = 0;
     c->header_is_inm = c->header_is_accept = c->accept_json = c->vary_accept = 0;
     c->refuse = 0;
-    c->allow_post = c->witness = c->submit = c->preflight = 0;
+    c->allow_post = c->witness = c->submit = c->preflight = c->enroll = 0;
     c->submit_refuse = 0;
     c->header_is_origin = 0;
     c->origin_len = 0;
@@ -1287,13 +1292,19 @@ static int is_add_checkpoint(const struct kixd_http_conn *c)
     return c->url_len >= n && memcmp(c->url, path, n) == 0 && (c->url_len == n || c->url[n] == '?');
 }
 
-/* 1 when the request target's path is /submit. */
-static int is_submit(const struct kixd_http_conn *c)
+static int is_path(const struct kixd_http_conn *c, const char *path)
 {
-    static const char path[] = "/submit";
-    size_t n = sizeof(path) - 1;
+    size_t n = strlen(path);
 
     return c->url_len >= n && memcmp(c->url, path, n) == 0 && (c->url_len == n || c->url[n] == '?');
+}
+
+/* 1 when the request target's path is /submit, or /enroll (a pending key
+ * request, http_submit.c): both take a JSON body under the same rules. */
+static int is_submit(struct kixd_http_conn *c)
+{
+    c->enroll = is_path(c, "/enroll");
+    return c->enroll || is_path(c, "/submit");
 }
 
 /* /submit: the method, the origin and the body's size decide before the
@@ -1489,7 +1500,10 @@ static int on_message_complete(http_parser *p)
         size_t len = c->body_len;
         c->body = NULL;
         c->body_cap = c->body_len = 0;
-        kixd_http_submit_start(c, c->w, body, len, c->peer);
+        if (c->enroll)
+            kixd_http_enroll(c, c->w, body, len, c->peer);
+        else
+            kixd_http_submit_start(c, c->w, body, len, c->peer);
     } else {
         respond(c, head);
     }

@@ -1,8 +1,12 @@
 /* Writes over HTTP: POST /submit (http_submit.h). */
 #include "http_submit.h"
 
+#include <dirent.h>
+#include <errno.h>
 #include <jansson.h>
 #include <math.h>
+#include <sys/stat.h>
+#include <unistd.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -12,7 +16,11 @@
 #include "diag.h"
 #include "http_internal.h"
 #include "kix/encoding.h"
+#include "kix/entries.h"
 #include "kix/entry.h"
+#include "kix/file.h"
+#include "kix/sha256.h"
+#include "kix/note.h"
 #include "kix/submit_body.h"
 #include "writer.h"
 
@@ -69,8 +77,38 @@ static unsigned rate_wait(const char *who, unsigned per_minute, double now_ms)
     return wait;
 }
 
+int kixd_open_note_limited(const struct kixd_config *cfg, const char *peer,
+                           const uint8_t signer[32], char *why, size_t cap)
+{
+    char who[80], id[65];
+    size_t n = strlen(peer);
+    unsigned wait;
+
+    if (!cfg->http_submit_rate)
+        return 0;
+    /* the address without its port (or a Unix socket's connection number) */
+    if (peer[0] == '[' && strchr(peer, ']'))
+        n = (size_t)(strchr(peer, ']') - peer) + 1;
+    else if (strrchr(peer, ':') || strrchr(peer, '#'))
+        n = (size_t)((strrchr(peer, ':') ? strrchr(peer, ':') : strrchr(peer, '#')) - peer);
+    snprintf(who, sizeof(who), "a:%.*s", (int)n, peer);
+    wait = rate_wait(who, cfg->http_submit_rate, kixd_now_ms());
+    if (!wait) {
+        kix_hex_encode(signer, 32, id);
+        snprintf(who, sizeof(who), "k:%s", id);
+        wait = rate_wait(who, cfg->http_submit_rate, kixd_now_ms());
+    }
+    if (wait)
+        snprintf(why, cap,
+                 "too many open notes from this address or key: at most %u a minute (kixd serve "
+                 "--http-submit-rate); retry in %u s",
+                 cfg->http_submit_rate, wait);
+    return wait != 0;
+}
+
 static void answer_object(struct kixd_http_conn *c, unsigned status, const char *headers,
                           json_t *doc);
+static void answer_error(struct kixd_http_conn *c, int code, const char *message);
 
 /* Answers 429 when who is over --http-submit-rate: 1 answered, 0 go on. */
 static int over_rate(struct kixd_http_conn *c, const struct kixd_config *cfg, const char *kind,
@@ -188,7 +226,8 @@ void kixd_http_submit_refuse(struct kixd_http_conn *c, unsigned status,
         break;
     case 405:
         code = KIX_EUSAGE;
-        snprintf(why, sizeof(why), "/submit takes POST (and OPTIONS for a browser's preflight)");
+        snprintf(why, sizeof(why),
+                 "/submit and /enroll take POST (and OPTIONS for a browser's preflight)");
         break;
     case 411:
         snprintf(why, sizeof(why), "send the body with a Content-Length, not chunked");
@@ -210,6 +249,211 @@ void kixd_http_submit_refuse(struct kixd_http_conn *c, unsigned status,
                  "print");
     }
     answer_object(c, status, NULL, json_pack("{s:o}", "error", error_object(code, why)));
+}
+
+void kixd_http_policy(struct kixd_http_conn *c, struct kixd_worker *w)
+{
+    struct kix_log_reader *r = NULL;
+    struct kix_log_policy pol;
+    struct kix_err err = {0};
+    int rc = kixd_worker_reader(w, &r, &err);
+
+    if (rc == KIX_OK)
+        rc = kix_log_reader_policy(r, &pol);
+    if (rc) {
+        answer_error(c, rc, "reading the log's policy failed; retry shortly");
+        return;
+    }
+    answer_object(c, 200, NULL,
+                  pol.index == KIX_NO_INDEX
+                      ? json_pack("{s:b, s:i, s:n}", "openNotes", 0, "noteWork", 0, "index")
+                      : json_pack("{s:b, s:i, s:I}", "openNotes", pol.open_notes, "noteWork",
+                                  (int)pol.note_work, "index", (json_int_t)pol.index));
+}
+
+/* ---- POST /enroll: a pending key request, outside the log ------------------------------- */
+
+#define ENROLL_MAX      1000 /* pending requests kept; more: the queue is full */
+#define ENROLL_NOTE_MAX 1024 /* bytes of a request's note */
+
+static void enroll_dir(const struct kixd_config *cfg, char *out, size_t cap)
+{
+    if (cfg->enroll_dir[0])
+        snprintf(out, cap, "%s", cfg->enroll_dir);
+    else
+        snprintf(out, cap, "%s/enroll", cfg->store);
+}
+
+/* Pending requests in dir (its *.json files), up to ENROLL_MAX + 1. */
+static size_t enroll_count(const char *dir)
+{
+    DIR *d = opendir(dir);
+    struct dirent *e;
+    size_t n = 0;
+
+    while (d && n <= ENROLL_MAX && (e = readdir(d)) != NULL) {
+        size_t len = strlen(e->d_name);
+        n += len > 5 && strcmp(e->d_name + len - 5, ".json") == 0;
+    }
+    if (d)
+        closedir(d);
+    return n;
+}
+
+/* The request's members: "key" (the key line kix keygen writes in .pub),
+ * "roles"? (default ["attest"]; never admin), "note"? */
+static int enroll_parse(json_t *doc, struct kix_verifier *v, unsigned *roles, const char **note,
+                        struct kix_err *err)
+{
+    const char *k;
+    json_t *r = json_object_get(doc, "roles"), *x;
+    size_t i;
+
+    if (!json_is_object(doc))
+        return kix_err_set(err, KIX_EINVAL,
+                           "the body is not a JSON object: POST {\"key\": \"NAME+HASH+BASE64\", "
+                           "\"roles\": [\"attest\"], \"note\": \"who you are\"}");
+    json_object_foreach(doc, k, x) if (
+        strcmp(k, "key") != 0 && strcmp(k, "roles") != 0 &&
+        strcmp(k, "note") !=
+            0) return kix_err_set(err, KIX_EINVAL,
+                                  "/%s: not a member of an enrolment request (key, roles, note)",
+                                  k);
+    x = json_object_get(doc, "key");
+    if (!json_is_string(x))
+        return kix_err_set(err, KIX_EINVAL,
+                           "/key: the public key line kix keygen writes in PREFIX.pub (or the run "
+                           "page shows), a string");
+    if (kix_verifier_parse(json_string_value(x), json_string_length(x), v, err) != KIX_OK ||
+        v->alg != KIX_NOTE_ALG_ED25519)
+        return kix_err_set(err, KIX_EINVAL, "/key: not an Ed25519 key line (NAME+HASH+BASE64)");
+    *roles = KIX_ROLE_ATTEST;
+    if (r) {
+        *roles = 0;
+        if (!json_is_array(r) || json_array_size(r) == 0)
+            return kix_err_set(err, KIX_EINVAL, "/roles: a non-empty array of role names");
+        json_array_foreach(r, i, x)
+        {
+            int bit = json_is_string(x)
+                          ? kix_roles_parse(json_string_value(x), json_string_length(x))
+                          : -1;
+            if (bit <= 0 || (bit & KIX_ROLE_ADMIN))
+                return kix_err_set(err, KIX_EINVAL,
+                                   "/roles/%zu: one of publish, attest, rerun, curate (admin is "
+                                   "never asked for)",
+                                   i);
+            *roles |= (unsigned)bit;
+        }
+    }
+    x = json_object_get(doc, "note");
+    *note = "";
+    if (x && (!json_is_string(x) || json_string_length(x) > ENROLL_NOTE_MAX))
+        return kix_err_set(err, KIX_ELIMIT, "/note: a string of at most %d bytes", ENROLL_NOTE_MAX);
+    if (x)
+        *note = json_string_value(x);
+    return KIX_OK;
+}
+
+void kixd_http_enroll(struct kixd_http_conn *c, struct kixd_worker *w, char *body, size_t len,
+                      const char *peer)
+{
+    const struct kixd_config *cfg = w->srv->cfg;
+    struct kix_verifier v;
+    struct kix_key_info key;
+    struct kix_log_reader *r = NULL;
+    struct kix_err err = {0};
+    struct kix_buf roles_text = KIX_BUF_INIT;
+    char dir[4200], path[4300], hex[65], now[32];
+    const char *note = "";
+    unsigned roles = 0;
+    uint8_t id[32];
+    json_t *doc = NULL, *rec = NULL;
+    char *text = NULL;
+    int rc;
+
+    if (over_rate(c, cfg, "address", peer, kixd_now_ms())) {
+        free(body);
+        return;
+    }
+    doc = json_loadb(body, len, JSON_REJECT_DUPLICATES, NULL);
+    free(body);
+    rc = enroll_parse(doc, &v, &roles, &note, &err);
+    if (rc)
+        goto refuse;
+    kix_sha256(v.pub, 32, id);
+    kix_hex_encode(id, 32, hex);
+    if ((rc = kixd_worker_reader(w, &r, &err)) != KIX_OK)
+        goto refuse;
+    if (kix_log_reader_key(r, id, &key) == KIX_OK) {
+        rc = kix_err_set(&err, KIX_EEXIST,
+                         key.revoked_index == KIX_NO_INDEX
+                             ? "key %.16s is registered in this log already (kix key list)"
+                             : "key %.16s was revoked in this log; a revoked key stays revoked: "
+                               "generate a new key",
+                         hex);
+        goto refuse;
+    }
+    enroll_dir(cfg, dir, sizeof(dir));
+    if (mkdir(dir, 0700) != 0 && errno != EEXIST) {
+        rc = kix_err_set(&err, KIX_EIO, "cannot make the enrolment queue %s: %s", dir,
+                         strerror(errno));
+        goto refuse;
+    }
+    snprintf(path, sizeof(path), "%s/%s.json", dir, hex);
+    if (access(path, F_OK) == 0) {
+        rc = kix_err_set(&err, KIX_EEXIST,
+                         "key %.16s has asked already; its request waits for the log's admin "
+                         "(kix key approve)",
+                         hex);
+        goto refuse;
+    }
+    if (enroll_count(dir) >= ENROLL_MAX) {
+        rc = kix_err_set(&err, KIX_EUNAVAIL,
+                         "the enrolment queue is full (%d requests wait for the admin); retry "
+                         "later",
+                         ENROLL_MAX);
+        goto refuse;
+    }
+    kix_now_rfc3339(now);
+    if (kix_roles_format(roles, &roles_text) != KIX_OK || kix_buf_addc(&roles_text, '\0')) {
+        rc = kix_err_set(&err, KIX_ENOMEM, "out of memory");
+        goto refuse;
+    }
+    roles_text.len--; /* the NUL ends the text, not counted */
+    rec = json_pack("{s:s, s:s, s:s%, s:s, s:s, s:s}", "keyId", hex, "key",
+                    json_string_value(json_object_get(doc, "key")), "roles",
+                    roles_text.len ? (const char *)roles_text.ptr : "", roles_text.len, "note",
+                    note, "requestedAt", now, "from", peer);
+    text = rec ? json_dumps(rec, JSON_COMPACT | JSON_SORT_KEYS) : NULL;
+    /* the key line as a .pub file, what kix key add reads; then the request */
+    snprintf(path, sizeof(path), "%s/%s.pub", dir, hex);
+    unlink(path); /* a leftover of a request removed by hand */
+    rc = text ? kix_pubfile_write(path, &v, &err) : kix_err_set(&err, KIX_ENOMEM, "out of memory");
+    snprintf(path, sizeof(path), "%s/%s.json", dir, hex);
+    if (rc == KIX_OK)
+        rc = kix_file_write_atomic(path, text, strlen(text), 0600, &err);
+    if (rc)
+        goto refuse;
+    kixd_log_request(KIXD_INFO, kixd_request_id(), "POST /enroll", peer, KIX_OK, 0,
+                     "key %.16s asks for %s", hex, (const char *)roles_text.ptr);
+    answer_object(c, 202, NULL,
+                  json_pack("{s:s, s:b, s:s, s:s}", "keyId", hex, "pending", 1, "roles",
+                            (const char *)roles_text.ptr, "message",
+                            "the request waits for the log's admin, who approves it with kix key "
+                            "approve (a key entry in the log)"));
+    goto out;
+refuse:
+    kixd_log_request(KIXD_INFO, kixd_request_id(), "POST /enroll", peer, rc, 0,
+                     "request refused: %s", kix_err_text(&err, rc));
+    if (rc == KIX_EEXIST)
+        answer_object(c, 409, NULL, json_pack("{s:o}", "error", error_object(rc, err.msg)));
+    else
+        answer_error(c, rc, kix_err_text(&err, rc));
+out:
+    free(text);
+    json_decref(rec);
+    json_decref(doc);
+    kix_buf_release(&roles_text);
 }
 
 void kixd_http_submit_preflight(struct kixd_http_conn *c)

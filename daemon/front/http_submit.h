@@ -31,6 +31,26 @@ int kixd_http_submit_origin_allowed(const struct kixd_config *cfg, const char *o
  * 503 no memory) with a JSON error that says why and what to do. */
 void kixd_http_submit_refuse(struct kixd_http_conn *c, unsigned code,
                              const struct kixd_config *cfg);
+/* The msgpack submit's share of the rate limits: an open note (a key no
+ * registration names, PROTOCOL.md §5.4) counts against its address (peer
+ * without its port) and its signing key as a POST /submit does. 1 when
+ * over --http-submit-rate (why says so and when to retry), else 0 (a token
+ * taken). Any thread. */
+int kixd_open_note_limited(const struct kixd_config *cfg, const char *peer,
+                           const uint8_t signer[32], char *why, size_t cap);
+/* POST /enroll (with --http-submit): a key asks the log's admin for roles.
+ * The request is kept outside the log, in --enroll-dir (STORE/enroll):
+ * KEYID.pub (the key line, as kix keygen writes it) and KEYID.json (roles,
+ * note, when, from where), at most 1000 pending; the admin lists them with
+ * kix key pending and approves one with kix key approve, a normal key
+ * entry. 202 {"keyId", "pending": true, ...}; 409 when asked already or
+ * registered; JSON errors as /submit's. Takes body (malloc'ed). */
+void kixd_http_enroll(struct kixd_http_conn *c, struct kixd_worker *w, char *body, size_t len,
+                      const char *peer);
+/* GET /policy: the log's admission policy in force (PROTOCOL.md §3.4),
+ * {"openNotes", "noteWork", "index"}, what a page asks before it signs an
+ * open note; the log still decides each entry by its own policy. */
+void kixd_http_policy(struct kixd_http_conn *c, struct kixd_worker *w);
 /* Answers a CORS preflight (OPTIONS /submit) of an allowed origin. */
 void kixd_http_submit_preflight(struct kixd_http_conn *c);
 /* Takes body (malloc'ed, len bytes) and submits it; the answer comes later. */

@@ -126,7 +126,8 @@ static int check_entry(struct kix_log_txn *t, const struct kix_entry *e, struct 
 
     switch (e->type) {
     case KIX_ENTRY_KEY:
-        return KIX_OK; /* the log's key registry */
+    case KIX_ENTRY_POLICY:
+        return KIX_OK; /* the log's key registry and policy */
     case KIX_ENTRY_PUBLICATION:
         rc = kix__run_get(t, e->run_id, e->run_id_len, run);
         if (rc == KIX_OK)
@@ -545,6 +546,8 @@ static int touch_entry(struct kix_log_txn *t, const struct kix_log_item *item,
     case KIX_ENTRY_KEY:
         n = kix_vindex_key_key(e->subject.b, key);
         return kix__vindex_touch(t, key, n, NULL, 0, err);
+    case KIX_ENTRY_POLICY:
+        return KIX_OK; /* about no run: the log layer keeps it */
     case KIX_ENTRY_PUBLICATION: {
         /* published once: its record is known now, no need to derive it */
         struct kix_buf v = KIX_BUF_INIT;
@@ -580,7 +583,7 @@ static int index_apply(struct kix_log_txn *t, const struct kix_log_item *item, s
     struct kix_run_info run, new_run, before;
     int rc = check_entry(t, e, &run, &new_run, 0, err); /* the records to update */
 
-    if (rc || e->type == KIX_ENTRY_KEY)
+    if (rc || e->type == KIX_ENTRY_KEY || e->type == KIX_ENTRY_POLICY)
         return rc ? rc : touch_entry(t, item, NULL, NULL, err);
     before = run;
     rc = note_findings(t, item, &run, err);

@@ -22,6 +22,7 @@ static const unsigned required_role[] = {
      * runs (store/index/indexer.c) */
     [KIX_ENTRY_WITHDRAWAL] = KIX_ROLE_CURATE | KIX_ROLE_PUBLISH,
     [KIX_ENTRY_REINSTATEMENT] = KIX_ROLE_CURATE | KIX_ROLE_PUBLISH,
+    [KIX_ENTRY_POLICY] = KIX_ROLE_ADMIN,
 };
 
 static const char *role_name(unsigned role)
@@ -38,6 +39,87 @@ static const char *role_name(unsigned role)
     default:
         return "rerun";
     }
+}
+
+int kix__policy_get(struct kix_store *s, MDB_txn *txn, struct kix_log_policy *out)
+{
+    MDB_val key = {sizeof(POLICY_META) - 1, (void *)POLICY_META}, val;
+    int rc = mdb_get(txn, s->dbi[T_META], &key, &val);
+
+    memset(out, 0, sizeof(*out));
+    out->index = KIX_NO_INDEX;
+    if (rc == MDB_NOTFOUND)
+        return KIX_OK; /* no policy entry yet: notes from registered keys only */
+    if (rc)
+        return kix__db_error(rc, NULL, "reading the log's policy");
+    if (val.mv_size != POLICY_RECORD_LEN)
+        return KIX_ECORRUPT;
+    out->open_notes = ((uint8_t *)val.mv_data)[0];
+    out->note_work = ((uint8_t *)val.mv_data)[1];
+    out->index = kix_u64be_get((uint8_t *)val.mv_data + 2);
+    return KIX_OK;
+}
+
+/* An open note (an attestation carrying its signer's key) from a key no
+ * registration names: admitted by the policy in force at this index alone,
+ * which every replay holds too (it is a log entry), so a mirror and kix
+ * audit reach the same verdict from the log itself. */
+static int open_note_signer(struct kix_log *l, MDB_txn *txn, const struct kix_prepared *p,
+                            const char *id, struct kix_err *err)
+{
+    struct kix_log_policy pol;
+    unsigned bits;
+    int rc = kix__policy_get(l->store, txn, &pol);
+
+    if (rc)
+        return kix_err_set(err, rc, "reading the log's policy: %s", kix_strerror(rc));
+    if (!pol.open_notes)
+        return kix_err_set(err, KIX_EPOLICY,
+                           "key %s is not registered and this log takes no open notes (its "
+                           "policy, an admin's kix policy entry, does not allow them); an admin "
+                           "registers the key with kix key add --role attest",
+                           id);
+    if (strcmp(p->entry.note_log, l->origin) != 0)
+        return kix_err_set(err, KIX_EPOLICY,
+                           "the open note is for the log %s, not this one (%s): sign it for this "
+                           "log",
+                           p->entry.note_log, l->origin);
+    /* the work first: a hash, before an Ed25519 verification */
+    bits = kix_work_bits(p->statement_hash.b);
+    if (bits < pol.note_work)
+        return kix_err_set(err, KIX_EPOLICY,
+                           "the open note carries %u bits of proof of work; this log's policy "
+                           "asks %u (kix attest --open grinds them)",
+                           bits, pol.note_work);
+    /* what it stores: a few small objects (a reproduction record), so that
+     * the log's growth under abuse stays a figure (SECURITY.md) */
+    for (size_t i = 0, n = 0; i < p->nobjects; i++) {
+        MDB_val v;
+        /* new to the log as of this entry: the same set on every replay,
+         * however its entries were batched */
+        rc = kix__object_get(l->store, txn, p->objects[i].digest.b, &v);
+        if (rc == KIX_OK)
+            continue;
+        if (rc != KIX_ENOTFOUND)
+            return kix_err_set(err, rc, "reading the objects: %s", kix_strerror(rc));
+        if (++n > KIX_OPEN_NOTE_OBJECTS_MAX)
+            return kix_err_set(err, KIX_EPOLICY, "an open note stores at most %u new objects",
+                               KIX_OPEN_NOTE_OBJECTS_MAX);
+        if (p->objects[i].canon.len > KIX_OPEN_NOTE_OBJECT_MAX)
+            return kix_err_set(err, KIX_EPOLICY,
+                               "object %zu of the open note is %zu bytes; an open note's objects "
+                               "are at most %u bytes each",
+                               i, p->objects[i].canon.len, KIX_OPEN_NOTE_OBJECT_MAX);
+    }
+    if (!p->sig_checked || memcmp(p->signer_pub, p->entry.note_pub, 32) != 0) {
+        rc = kix_dsse_verify(&p->env, p->entry.note_pub, NULL, err);
+        if (rc)
+            return kix_err_set(err, KIX_EVERIFY,
+                               "bad signature: the open note does not verify with its signerKey "
+                               "%s",
+                               id);
+    }
+    return KIX_OK;
 }
 
 int kix__policy_signer(struct kix_log *l, MDB_txn *txn, uint64_t index,
@@ -60,16 +142,33 @@ int kix__policy_signer(struct kix_log *l, MDB_txn *txn, uint64_t index,
         return kix_err_set(err, KIX_EPOLICY,
                            "the log key signs only entry 0; sign with a registered key");
     rc = kix__key_get(l->store, txn, p->entry.signer, &key);
+    if (rc == KIX_ENOTFOUND && p->entry.type == KIX_ENTRY_ATTESTATION && p->entry.open_note)
+        return open_note_signer(l, txn, p, id, err);
+    if (rc == KIX_ENOTFOUND && p->entry.type == KIX_ENTRY_ATTESTATION)
+        return kix_err_set(err, KIX_EPOLICY,
+                           "key %s is not registered in this log; an admin adds it with kix key "
+                           "add --role attest, or, where the log's policy allows open notes, "
+                           "send the note as one (kix attest --open)",
+                           id);
     if (rc == KIX_ENOTFOUND)
         return kix_err_set(err, KIX_EPOLICY,
-                           "key %s is not registered in this log; an admin adds it with "
-                           "kix key add",
-                           id);
+                           "key %s is not registered in this log, and only a note (an "
+                           "attestation) may come from an unregistered key; a %s entry needs a "
+                           "key an admin added with kix key add",
+                           id, kix_entry_type_name(p->entry.type));
     if (rc)
         return kix_err_set(err, rc, "reading the key registry: %s", kix_strerror(rc));
     if (key.revoked_index != KIX_NO_INDEX)
         return kix_err_set(err, KIX_EPOLICY, "key %s was revoked at log index %llu", id,
                            (unsigned long long)key.revoked_index);
+    /* an open note is by definition from an unregistered key: that is what
+     * every reader labels it, from the entry alone */
+    if (p->entry.open_note)
+        return kix_err_set(err, KIX_EPOLICY,
+                           "key %s is registered in this log: sign the note as a registered "
+                           "key (without signerKey: kix attest without --open), not as an "
+                           "open note",
+                           id);
     if (!(key.roles & need))
         return kix_err_set(err, KIX_EPOLICY, "key %s lacks the %s role needed for a %s entry", id,
                            role_name(need), kix_entry_type_name(p->entry.type));
@@ -293,6 +392,29 @@ static int check_key_entry(struct kix_log *l, MDB_txn *txn, const struct kix_pre
     return KIX_OK;
 }
 
+/* A policy entry names this log (its subject digest is the log key's id)
+ * and changes the policy in force. */
+static int check_policy_entry(struct kix_log *l, MDB_txn *txn, const struct kix_prepared *p,
+                              struct kix_err *err)
+{
+    struct kix_log_policy pol;
+    int rc;
+
+    if (memcmp(p->entry.subject.b, l->log_key_id, 32) != 0)
+        return kix_err_set(err, KIX_EPOLICY,
+                           "a policy entry's subject digest must be this log key's id (a policy "
+                           "is for one log)");
+    rc = kix__policy_get(l->store, txn, &pol);
+    if (rc)
+        return kix_err_set(err, rc, "reading the log's policy: %s", kix_strerror(rc));
+    if (pol.index != KIX_NO_INDEX && pol.open_notes == p->entry.policy_open_notes &&
+        pol.note_work == p->entry.policy_note_work)
+        return kix_err_set(err, KIX_EPOLICY,
+                           "this policy is in force already (since log index %llu)",
+                           (unsigned long long)pol.index);
+    return KIX_OK;
+}
+
 static int put(MDB_txn *txn, MDB_dbi dbi, const void *k, size_t klen, const void *v, size_t vlen,
                unsigned flags, struct kix_err *err)
 {
@@ -334,6 +456,13 @@ static int write_entry(struct kix_log *l, MDB_txn *txn, uint64_t index,
         rc = put_ref_index(s, txn, T_SUBJECTS, p->entry.subject.b, index, type, err);
     if (rc == KIX_OK)
         rc = put_ref_index(s, txn, T_SIGNERS, p->entry.signer, index, type, err);
+    if (rc == KIX_OK && p->entry.type == KIX_ENTRY_POLICY) {
+        uint8_t v[POLICY_RECORD_LEN];
+        v[0] = (uint8_t)p->entry.policy_open_notes;
+        v[1] = (uint8_t)p->entry.policy_note_work;
+        kix_u64be_put(v + 2, index);
+        return put(txn, s->dbi[T_META], POLICY_META, sizeof(POLICY_META) - 1, v, sizeof(v), 0, err);
+    }
     if (rc || p->entry.type != KIX_ENTRY_KEY)
         return rc;
     if (p->entry.key_revoke) {
@@ -403,6 +532,9 @@ int kix__policy_apply(struct kix_log *l, MDB_txn *txn, uint64_t index, const str
     item.replayed = l->replica;
     if (rc == KIX_OK && p->entry.type == KIX_ENTRY_KEY) {
         rc = check_key_entry(l, txn, p, err);
+        kix__clock_mark(clk, KIX_LOG_PHASE_POLICY);
+    } else if (rc == KIX_OK && p->entry.type == KIX_ENTRY_POLICY) {
+        rc = check_policy_entry(l, txn, p, err);
         kix__clock_mark(clk, KIX_LOG_PHASE_POLICY);
     } else if (rc == KIX_OK && l->indexer) {
         rc = l->indexer->check(&t, &item, err);

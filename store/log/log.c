@@ -772,6 +772,15 @@ static int apply_item(struct kix_store *s, MDB_txn *txn, struct kix_log *l, uint
                                id, (unsigned long long)dup_index);
         }
     }
+    if (rc == KIX_OK && p->entry.type == KIX_ENTRY_POLICY) {
+        /* a policy logged before is in force again only by a new entry */
+        struct kix_log_policy pol;
+        if (kix__policy_get(s, txn, &pol) == KIX_OK && pol.index != dup_index)
+            return kix_err_set(item_err, KIX_EPOLICY,
+                               "this policy was logged at index %llu and another is in force "
+                               "since %llu; sign it again (a new setAt)",
+                               (unsigned long long)dup_index, (unsigned long long)pol.index);
+    }
     if (rc == KIX_OK) {
         res->index = dup_index;
         res->duplicate = 1;

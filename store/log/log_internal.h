@@ -86,6 +86,13 @@ void kix__key_record_encode(const struct kix_key_info *k, uint8_t out[KEY_RECORD
 int kix__key_record_decode(const uint8_t *data, size_t len, struct kix_key_info *k);
 
 int kix__key_get(struct kix_store *s, MDB_txn *txn, const uint8_t id[32], struct kix_key_info *k);
+
+/* The log's admission policy, from its latest policy entry (T_META
+ * "policy": open(1) work(1) index(8)); none yet: closed, index
+ * KIX_NO_INDEX. */
+#define POLICY_META       "policy"
+#define POLICY_RECORD_LEN 10
+int kix__policy_get(struct kix_store *s, MDB_txn *txn, struct kix_log_policy *out);
 /* admission.c: whether p's signer may append it at `index` (registered, in
  * force, holding the role, and the signature verifies with that key).
  * Checked before anything else, duplicates included: an already logged

@@ -414,6 +414,11 @@ int kix_log_reader_key(struct kix_log_reader *r, const uint8_t key_id[32], struc
     return kix__key_get(r->log->store, r->r->txn, key_id, out);
 }
 
+int kix_log_reader_policy(struct kix_log_reader *r, struct kix_log_policy *out)
+{
+    return kix__policy_get(r->log->store, r->r->txn, out);
+}
+
 struct kix_log_txn *kix_log_reader_txn(struct kix_log_reader *r)
 {
     return &r->txn;

@@ -71,6 +71,34 @@ static int verify_if_known(struct kix_log *l, struct kix_prepared *p, struct kix
         found = kix__key_get(l->store, r->txn, p->entry.signer, &key) == KIX_OK;
         kix_store_read_end(r);
     }
+    if (!found && p->entry.open_note) {
+        /* an open note names its own key: verified here, off the writer;
+         * the policy decides at commit (unless the policy in force now
+         * takes none, or more work than it carries: refused before a
+         * verification, which costs more than a lookup and a hash) */
+        struct kix_log_policy pol;
+        if (!l->replica && kix_store_read_begin(l->store, &r) == KIX_OK) {
+            rc = kix__policy_get(l->store, r->txn, &pol);
+            kix_store_read_end(r);
+            if (rc == KIX_OK && !pol.open_notes) {
+                char id[KIX_SHORT_ID_LEN + 1];
+                kix_hex_short_id(p->entry.signer, id);
+                return kix_err_set(err, KIX_EPOLICY,
+                                   "key %s is not registered and this log takes no open notes "
+                                   "(its policy, an admin's kix policy entry, does not allow "
+                                   "them); an admin registers the key with kix key add --role "
+                                   "attest",
+                                   id);
+            }
+            if (rc == KIX_OK && kix_work_bits(p->statement_hash.b) < pol.note_work)
+                return kix_err_set(err, KIX_EPOLICY,
+                                   "the open note carries %u bits of proof of work; this log's "
+                                   "policy asks %u (kix attest --open grinds them)",
+                                   kix_work_bits(p->statement_hash.b), pol.note_work);
+        }
+        memcpy(key.pub, p->entry.note_pub, 32);
+        found = 1;
+    }
     if (!found)
         return KIX_OK;
     rc = kix_dsse_verify(&p->env, key.pub, p->env.sigs[0].keyid, err);

@@ -119,6 +119,100 @@ int kix_entry_attestation_at(const struct kix_signer *key, const char *run_id,
     return sign_statement(key, run_id, manifest->b, KIX_PREDICATE_ATTESTATION, pred, envelope, err);
 }
 
+static json_t *attestation_predicate(const char *run_id, const char *note,
+                                     const struct kix_digest *evidence, size_t nevidence,
+                                     const char *attested_at)
+{
+    char now[32];
+    json_t *pred = json_pack("{s:s, s:s, s:s}", "runId", run_id, "note", note, "attestedAt",
+                             now_if_null(attested_at, now));
+    if (pred && nevidence) {
+        json_t *list = json_array();
+        for (size_t i = 0; i < nevidence; i++) {
+            char text[KIX_DIGEST_TEXT_LEN + 1];
+            kix_digest_format(&evidence[i], text);
+            json_array_append_new(list, json_string(text));
+        }
+        json_object_set_new(pred, "evidence", list);
+    }
+    return pred;
+}
+
+/* The statement hash (SHA-256 of the PAE) pred would be signed under. */
+static int statement_hash(const char *subject_name, const uint8_t digest[32], const char *type,
+                          const json_t *pred, uint8_t out[32], struct kix_err *err)
+{
+    struct kix_buf canon = KIX_BUF_INIT, stmt = KIX_BUF_INIT, pae = KIX_BUF_INIT;
+    char *text = json_dumps(pred, JSON_COMPACT);
+    int rc = text ? KIX_OK : kix_err_set(err, KIX_ENOMEM, "out of memory");
+
+    if (rc == KIX_OK)
+        rc = kix_canon((const uint8_t *)text, strlen(text), NULL, &canon, err);
+    if (rc == KIX_OK)
+        rc = kix_statement_build(subject_name, digest, type, (const char *)canon.ptr, canon.len,
+                                 &stmt, err);
+    if (rc == KIX_OK)
+        rc = kix_dsse_pae(KIX_DSSE_INTOTO_TYPE, strlen(KIX_DSSE_INTOTO_TYPE), stmt.ptr, stmt.len,
+                          &pae);
+    if (rc == KIX_OK)
+        kix_sha256(pae.ptr, pae.len, out);
+    free(text);
+    kix_buf_release(&canon);
+    kix_buf_release(&stmt);
+    kix_buf_release(&pae);
+    return rc;
+}
+
+int kix_entry_open_note(const struct kix_signer *key, const char *log, const char *run_id,
+                        const struct kix_digest *manifest, const char *note,
+                        const struct kix_digest *evidence, size_t nevidence,
+                        const char *attested_at, unsigned work_bits, struct kix_buf *envelope,
+                        struct kix_err *err)
+{
+    char b64[64], nonce[24];
+    uint8_t h[32];
+    json_t *pred = attestation_predicate(run_id, note, evidence, nevidence, attested_at);
+    int rc = KIX_OK;
+
+    if (work_bits > KIX_NOTE_WORK_MAX) {
+        json_decref(pred);
+        return kix_err_set(err, KIX_EINVAL, "at most %u bits of work", KIX_NOTE_WORK_MAX);
+    }
+    sodium_bin2base64(b64, sizeof(b64), kix_signer_public_key(key), 32,
+                      sodium_base64_VARIANT_ORIGINAL);
+    if (pred) {
+        json_object_set_new(pred, "signerKey", json_string(b64));
+        json_object_set_new(pred, "log", json_string(log));
+    }
+    /* hashcash: a counter in the signed statement until its hash has the
+     * leading zero bits the log's policy asks */
+    for (uint64_t i = 0; pred && rc == KIX_OK && work_bits; i++) {
+        snprintf(nonce, sizeof(nonce), "%llx", (unsigned long long)i);
+        json_object_set_new(pred, "work", json_string(nonce));
+        rc = statement_hash(run_id, manifest->b, KIX_PREDICATE_ATTESTATION, pred, h, err);
+        if (rc == KIX_OK && kix_work_bits(h) >= work_bits)
+            break;
+    }
+    if (rc) {
+        json_decref(pred);
+        return rc;
+    }
+    return sign_statement(key, run_id, manifest->b, KIX_PREDICATE_ATTESTATION, pred, envelope, err);
+}
+
+int kix_entry_policy(const struct kix_signer *admin, const uint8_t log_key_id[32], int open_notes,
+                     unsigned note_work, const char *set_at, struct kix_buf *envelope,
+                     struct kix_err *err)
+{
+    char now[32];
+    json_t *pred =
+        json_pack("{s:b, s:s}", "openNotes", open_notes != 0, "setAt", now_if_null(set_at, now));
+
+    if (pred && note_work)
+        json_object_set_new(pred, "noteWork", json_integer(note_work));
+    return sign_statement(admin, "policy", log_key_id, KIX_PREDICATE_POLICY, pred, envelope, err);
+}
+
 int kix_entry_rerun(const struct kix_signer *key, const char *run_id,
                     const struct kix_digest *manifest, const char *outcome,
                     const struct kix_digest *rerun_manifest, const char *observed_at,

@@ -12,9 +12,9 @@
 #include "kix/json.h"
 #include "kix/sha256.h"
 
-static const char *const entry_names[] = {"unknown",     "key",          "publication",
-                                          "attestation", "rerun",        "supersession",
-                                          "withdrawal",  "reinstatement"};
+static const char *const entry_names[] = {"unknown",     "key",           "publication",
+                                          "attestation", "rerun",         "supersession",
+                                          "withdrawal",  "reinstatement", "policy"};
 static const char *const evidence_names[] = {"reported", "reproduced", "not_reproduced", "failed"};
 static const char *const role_names[] = {"admin", "publish", "attest", "rerun", "curate"};
 #define NROLES 5
@@ -37,6 +37,18 @@ int kix_withdraw_reason_parse(const char *text, size_t len)
         if (strlen(reason_names[i]) == len && memcmp(reason_names[i], text, len) == 0)
             return i;
     return 0;
+}
+
+unsigned kix_work_bits(const uint8_t hash[32])
+{
+    unsigned bits = 0;
+
+    for (size_t i = 0; i < 32 && hash[i] == 0; i++)
+        bits += 8;
+    if (bits < 256)
+        for (uint8_t b = hash[bits / 8]; !(b & 0x80); b = (uint8_t)(b << 1))
+            bits++;
+    return bits;
 }
 
 const char *kix_evidence_name(int evidence)
@@ -330,6 +342,46 @@ static int parse_attestation(struct kix_entry *p, const json_t *pred, struct kix
         return KIX_EINVAL;
     if (len > 16384)
         return kix_err_set(err, KIX_ELIMIT, "attestation note is over 16384 bytes");
+    if (json_object_get(pred, "signerKey")) {
+        /* an open note: its signer's key travels inside what is signed, so
+         * every replay verifies it without the registry (PROTOCOL.md §5.4) */
+        const char *b64 = get_string(pred, "signerKey", &len, 1, err);
+        size_t n = 0;
+        if (!b64)
+            return KIX_EINVAL;
+        if (kix_base64_decode_std(b64, len, p->note_pub, sizeof(p->note_pub), &n) != 0 || n != 32)
+            return kix_err_set(err, KIX_EINVAL,
+                               "predicate field \"signerKey\" must be the standard base64 of a "
+                               "32-byte Ed25519 public key");
+        p->open_note = 1;
+        /* and names the log it is for: no other log takes it, however alike */
+        b64 = get_string(pred, "log", &len, 1, err);
+        if (!b64)
+            return kix_err_set(err, KIX_EINVAL,
+                               "an open note names the log it is for: predicate field \"log\", "
+                               "the log's origin");
+        if (len == 0 || len > KIX_OPEN_NOTE_LOG_MAX)
+            return kix_err_set(err, KIX_EINVAL, "predicate field \"log\" is 1 to %u bytes",
+                               KIX_OPEN_NOTE_LOG_MAX);
+        memcpy(p->note_log, b64, len);
+        p->note_log[len] = '\0';
+    }
+    if (p->open_note && !get_string(pred, "note", &len, 1, err))
+        return KIX_EINVAL;
+    if (p->open_note && len > KIX_OPEN_NOTE_TEXT_MAX)
+        return kix_err_set(err, KIX_ELIMIT, "an open note's text is over %u bytes",
+                           KIX_OPEN_NOTE_TEXT_MAX);
+    if (p->open_note && json_is_array(evidence) &&
+        json_array_size(evidence) > KIX_OPEN_NOTE_EVIDENCE)
+        return kix_err_set(err, KIX_ELIMIT, "an open note names at most %u evidence objects",
+                           KIX_OPEN_NOTE_EVIDENCE);
+    if (json_object_get(pred, "work")) {
+        if (!get_string(pred, "work", &len, 1, err))
+            return KIX_EINVAL;
+        if (len > KIX_NOTE_WORK_LEN)
+            return kix_err_set(err, KIX_ELIMIT, "predicate field \"work\" is over %u bytes",
+                               KIX_NOTE_WORK_LEN);
+    }
     if (!evidence)
         return KIX_OK;
     if (!json_is_array(evidence) || json_array_size(evidence) > 32)
@@ -376,6 +428,31 @@ static int parse_withdrawal(struct kix_entry *p, const json_t *pred, struct kix_
     return add_need(p, &d);
 }
 
+/* The log's admission policy (subject "policy" / the log key's id, which
+ * admission checks): openNotes, noteWork?, setAt. */
+static int parse_policy(struct kix_entry *p, const struct kix_statement_subject *sub,
+                        const json_t *pred, struct kix_err *err)
+{
+    const json_t *open = json_object_get(pred, "openNotes"),
+                 *work = json_object_get(pred, "noteWork");
+    size_t len = 0;
+
+    if (sub->name_len != 6 || memcmp(sub->name, "policy", 6) != 0)
+        return kix_err_set(err, KIX_EINVAL, "a policy's subject name must be \"policy\"");
+    if (!json_is_boolean(open))
+        return kix_err_set(err, KIX_EINVAL, "a policy needs \"openNotes\": true or false");
+    p->policy_open_notes = json_is_true(open);
+    if (work && (!json_is_integer(work) || json_integer_value(work) < 0 ||
+                 json_integer_value(work) > KIX_NOTE_WORK_MAX))
+        return kix_err_set(err, KIX_EINVAL,
+                           "a policy's \"noteWork\" is a whole number of bits from 0 to %u",
+                           KIX_NOTE_WORK_MAX);
+    p->policy_note_work = work ? (unsigned)json_integer_value(work) : 0;
+    if (!get_string(pred, "setAt", &len, 1, err))
+        return KIX_EINVAL;
+    return KIX_OK;
+}
+
 static int predicate_type(const char *t)
 {
     static const struct {
@@ -389,6 +466,7 @@ static int predicate_type(const char *t)
         {KIX_PREDICATE_SUPERSESSION, KIX_ENTRY_SUPERSESSION},
         {KIX_PREDICATE_WITHDRAWAL, KIX_ENTRY_WITHDRAWAL},
         {KIX_PREDICATE_REINSTATE, KIX_ENTRY_REINSTATEMENT},
+        {KIX_PREDICATE_POLICY, KIX_ENTRY_POLICY},
     };
     for (size_t i = 0; i < sizeof(table) / sizeof(table[0]); i++)
         if (strcmp(t, table[i].uri) == 0)
@@ -416,7 +494,7 @@ int kix_entry_parse_statement_tree(struct kix_entry *p, const uint8_t *payload, 
         rc = kix_err_set(err, KIX_EINVAL,
                          "unknown predicateType %s (kix logs " KIX_PREDICATE_PREFIX
                          "{key,publication,attestation,rerun,supersession,withdrawal,"
-                         "reinstatement}/v1)",
+                         "reinstatement,policy}/v1)",
                          st.predicate_type);
         goto out;
     }
@@ -471,6 +549,9 @@ int kix_entry_parse_statement_tree(struct kix_entry *p, const uint8_t *payload, 
         rc = get_run_id(pred, "runId", p->run_id, &p->run_id_len, err);
         if (rc == KIX_OK)
             rc = parse_withdrawal(p, pred, err);
+        break;
+    case KIX_ENTRY_POLICY:
+        rc = parse_policy(p, &st.subjects[0], pred, err);
         break;
     }
 out:
@@ -529,6 +610,14 @@ int kix_entry_signer(struct kix_entry *p, const struct kix_dsse_envelope *env, s
         return kix_err_set(err, KIX_EINVAL,
                            "the signature's keyid must be the signer's key id: 64 hex digits of "
                            "SHA-256 of its public key");
+    if (p->open_note) {
+        uint8_t id[32];
+        kix_sha256(p->note_pub, 32, id);
+        if (memcmp(id, p->signer, 32) != 0)
+            return kix_err_set(err, KIX_EINVAL,
+                               "the open note's \"signerKey\" is not the key that signed it (its "
+                               "SHA-256 must be the signature's keyid)");
+    }
     return KIX_OK;
 }
 
@@ -581,7 +670,7 @@ int kix_entry_describe(const uint8_t *leaf, size_t len, struct kix_entry_summary
                        struct kix_err *err)
 {
     static const char *const times[] = {"publishedAt", "attestedAt",   "observedAt", "supersededAt",
-                                        "withdrawnAt", "reinstatedAt", NULL};
+                                        "withdrawnAt", "reinstatedAt", "setAt",      NULL};
     /* a withdrawal's reason is a word of its own (withdraw_reason) */
     static const char *const notes[] = {"note", "reason", NULL}, *const only_note[] = {"note",
                                                                                        NULL};
@@ -611,6 +700,9 @@ int kix_entry_describe(const uint8_t *leaf, size_t len, struct kix_entry_summary
         out->key_revoke = p.key_revoke;
         out->key_roles = p.key_roles;
         out->withdraw_reason = p.withdraw_reason;
+        out->open_note = p.open_note;
+        out->policy_open_notes = p.policy_open_notes;
+        out->policy_note_work = p.policy_note_work;
         predicate_string(pred, times, out->time, sizeof(out->time));
         predicate_string(pred, p.type == KIX_ENTRY_WITHDRAWAL ? only_note : notes, out->note,
                          sizeof(out->note));

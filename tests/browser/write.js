@@ -1,9 +1,10 @@
 /* write.js: "Add a reproduction or note" in Chromium, on a run page kixd
  * serves with --http-submit (test_http_write_browser.sh starts it).
- *   node write.js URL REGISTER
+ *   node write.js URL REGISTER OPEN
  * URL: the run page. REGISTER: a shell script run with the browser's
- * public key line as $1 (the admin's kix key add). Prints "ok: ..." lines,
- * "FAIL: ..." lines, and exits 1 on any failure. */
+ * public key line as $1 (the admin's kix key add). OPEN: a shell script
+ * that sets the log's policy to take open notes (the admin's kix policy).
+ * Prints "ok: ..." lines, "FAIL: ..." lines, and exits 1 on any failure. */
 'use strict';
 const { execFileSync } = require('child_process');
 const puppeteer = require('./node_modules/puppeteer-core');
@@ -33,19 +34,25 @@ async function written(page) {
                                receipt: document.getElementById('kix-write-receipt').textContent }));
 }
 
-async function send(page, note, figures) {
-  await page.evaluate((note, figures) => {
+/* opts: as ('note' or 'rerun'), open (the open-note box) */
+async function send(page, note, figures, opts) {
+  await page.evaluate((note, figures, opts) => {
     const f = document.getElementById('kix-write-note');
     f.note.value = note;
     for (const k of ['median', 'p20', 'p80', 'observed']) f[k].value = (figures || {})[k] || '';
+    for (const r of f.querySelectorAll('input[name="as"]')) r.checked = r.value === (opts.as || 'note');
+    f.open.checked = !!opts.open;
     document.getElementById('kix-write-status').setAttribute('data-state', 'none');
     f.requestSubmit();
-  }, note, figures || null);
+  }, note, figures || null, opts || {});
   return written(page);
 }
 
+const FIGURES = { median: '11200', p20: '10900', p80: '11600', observed: '2026-11-30T12:00:00Z' };
+const openBox = (page) => page.$eval('#kix-write-open', (p) => !p.hidden);
+
 (async () => {
-  const [url, register] = process.argv.slice(2);
+  const [url, register, openNotes] = process.argv.slice(2);
   const browser = await puppeteer.launch(LAUNCH);
   try {
     const page = await browser.newPage();
@@ -64,6 +71,36 @@ async function send(page, note, figures) {
     /* before the admin registers it: refused, with the log's reason */
     let w = await send(page, 'first try, unregistered');
     check(w.state === 'fail' && /not registered/.test(w.text), 'an unregistered key is refused: ' + w.text);
+
+    /* a reproduction from the form by this unregistered key: refused as a
+     * controlled rerun always, and as a note while the log's policy takes
+     * no open notes (the page offers none) */
+    w = await send(page, 'rerun by a stranger', FIGURES, { as: 'rerun' });
+    check(w.state === 'fail' && /403/.test(w.text) && /only a note/.test(w.text),
+          'a reproduction sent as a rerun by an unregistered key is refused: ' + w.text);
+    check(!(await openBox(page)), 'the page offers no open note while the policy takes none');
+    w = await send(page, 'reproduced, unregistered', FIGURES, { open: true });
+    check(w.state === 'fail' && /not registered/.test(w.text),
+          'the reproduction as a note is refused too, before the policy: ' + w.text);
+
+    /* the admin's policy opens notes (with a little proof of work): the
+     * page offers an open note, logged and labeled; a rerun still refused */
+    execFileSync('/bin/sh', [openNotes], { stdio: 'inherit' });
+    await page.reload({ waitUntil: 'load' });
+    await verdict(page);
+    await page.waitForFunction(() => !document.getElementById('kix-write-open').hidden, { timeout: 30000 });
+    check(await openBox(page), 'after kix policy --open-notes on the page offers an open note');
+    w = await send(page, 'reproduced as a stranger', FIGURES, { open: true });
+    check(w.state === 'ok' && /Logged at entry \d+/.test(w.text),
+          'the reproduction from an unregistered key is logged as an open note: ' + w.text);
+    w = await send(page, 'rerun by a stranger again', FIGURES, { as: 'rerun' });
+    check(w.state === 'fail' && /only a note/.test(w.text),
+          'as a controlled rerun it is still refused under the policy: ' + w.text);
+    await page.reload({ waitUntil: 'load' });
+    check(await verdict(page) === 'ok', 'the page verifies with the open note');
+    const open = await page.$$eval('[data-kix-slot="attestations"] tr', (trs) => trs.map((t) => t.textContent));
+    check(open.some((r) => r.includes('(community, unregistered key)') && r.includes('reproduced as a stranger')),
+          'the verified row says "community, unregistered key": ' + JSON.stringify(open));
 
     execFileSync('/bin/sh', [register, pub], { stdio: 'inherit' });
 

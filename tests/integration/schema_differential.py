@@ -11,6 +11,7 @@ mutated many ways (a required field dropped, a wrong type, a negative
 duration, a float where an integer goes, a value out of its closed set, a
 bad timestamp, an extra property, ...). Seeded: the same corpus each run.
 """
+import base64
 import copy
 import datetime
 import json
@@ -24,6 +25,7 @@ import jsonschema
 
 KIX, SCHEMAS, EXAMPLES, WORK = sys.argv[1:5]
 rng = random.Random(16)
+rng2 = random.Random(41)  # what was added after the corpus was fixed
 
 
 def digest():
@@ -149,6 +151,12 @@ def attestation():
     p = {"runId": run_id(), "note": rng.choice(["reproduced on my A100", ""])}
     maybe(p, "attestedAt", ts())
     maybe(p, "evidence", [digest() for _ in range(rng.randrange(0, 3))])
+    # the open note's members from a generator of their own: the rest of
+    # the corpus stays the one it was
+    if rng2.random() < 0.5:
+        p["signerKey"] = base64.b64encode(bytes(rng2.randrange(256) for _ in range(32))).decode()
+    if rng2.random() < 0.5:
+        p["work"] = rng2.choice(["0", "1f3a", "x" * 64])
     return p
 
 
@@ -192,11 +200,19 @@ def key():
     return p
 
 
+def policy():
+    p = {"openNotes": rng2.choice([True, False]),
+         "setAt": "2026-12-0%dT12:00:00Z" % rng2.randrange(1, 7)}
+    if rng2.random() < 0.5:
+        p["noteWork"] = rng2.randrange(0, 33)
+    return p
+
+
 MAKERS = {"BenchmarkRun": run, "Workload": workload, "ExecutionEnvironment": environment,
           "Implementation": implementation, "BenchmarkProtocol": protocol,
           "publication": publication, "attestation": attestation, "rerun": rerun,
           "supersession": supersession, "withdrawal": withdrawal,
-          "reinstatement": reinstatement, "key": key}
+          "reinstatement": reinstatement, "key": key, "policy": policy}
 
 
 # ---- mutations ---------------------------------------------------------------

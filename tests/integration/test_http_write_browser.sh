@@ -6,6 +6,10 @@
 # and a reproduction (the run's manifest with the reader's figures) are
 # signed in the page, logged with a receipt, and after a reload shown and
 # verified like every other row; bad figures are refused before signing.
+# Before registration, a reproduction from the form is refused as a rerun
+# always, and as a note until the admin's kix policy takes open notes; then
+# it is logged as an open note (with the policy's proof of work, ground in
+# the page), verified and shown as "community, unregistered key".
 # A kixd without --http-submit offers no form.
 source "$(dirname "$0")/lib.sh"
 source "$(dirname "$0")/mirror_lib.sh"
@@ -27,7 +31,10 @@ cat >"$WORK/register.sh" <<SH
 printf '%s\n' "\$1" >"$WORK/browser.pub"
 "$KIX" key add --server "$KIX_SERVER" --key "$WORK/o/admin.key" --role attest "$WORK/browser.pub" >/dev/null
 SH
-(cd "$HERE" && node write.js "$H/runs/rope-browser.html" "$WORK/register.sh") >"$WORK/write.out" 2>&1 ||
+cat >"$WORK/open.sh" <<SH
+"$KIX" policy --server "$KIX_SERVER" --key "$WORK/o/admin.key" --open-notes on --note-work 6 >/dev/null
+SH
+(cd "$HERE" && node write.js "$H/runs/rope-browser.html" "$WORK/register.sh" "$WORK/open.sh") >"$WORK/write.out" 2>&1 ||
   { cat "$WORK/write.out"; fail "the page's writing (tests/browser/write.js)"; }
 cat "$WORK/write.out"
 "$KIX" show rope-browser >"$WORK/show" || fail "kix show"

@@ -78,7 +78,7 @@ for i, line in enumerate(lines):
         continue
     if program == "kix" and line.startswith(".TP"):
         nxt = lines[i + 1] if i + 1 < len(lines) else ""
-        m = re.match(r"\.B (kix [a-z-]+(?: (?:add|revoke|list|run|status|inclusion|consistency))?)", nxt)
+        m = re.match(r"\.B (kix [a-z-]+(?: (?:add|revoke|list|pending|run|status|inclusion|consistency))?)", nxt)
         owner = m.group(1) if m else "shared"
         continue
     if program == "kix" and line.startswith(".TQ"):

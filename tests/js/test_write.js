@@ -4,7 +4,9 @@
  * kix attest); the note it signs is the entry kix attest makes, accepted
  * by the log through kix submit and shown by kix show; a reproduction is
  * a record kix validate accepts, sent as the note's evidence; a forged or
- * unregistered body is refused; bad figures are refused before signing. */
+ * unregistered body is refused; bad figures are refused before signing;
+ * an open note (signerKey, the policy's proof of work) is logged once the
+ * log's policy allows it and labeled, a rerun from the same key refused. */
 'use strict';
 const fs = require('fs');
 const os = require('os');
@@ -102,6 +104,40 @@ main(async () => {
     fs.writeFileSync(dir + '/forged.json', JSON.stringify(forged));
     r = k(['submit', '--store', store, dir + '/forged.json']);
     check(r.status === 1 && /signature|verif/i.test(r.stderr), 'a forged note is refused: ' + r.stderr);
+
+    /* an open note (PROTOCOL.md 5.4) from a key nobody registered: refused
+     * until the log's policy allows them, then logged with the proof of work
+     * it asks, and labeled; a rerun from that key is refused whatever the
+     * policy */
+    const stranger = await kw.makeKey('browser-stranger');
+    const on = await kw.noteBody(stranger, run0, 'open note from a browser', rec, { open: true, log: 'js.write/log' });
+    fs.writeFileSync(dir + '/o0.json', JSON.stringify(on));
+    r = k(['submit', '--store', store, dir + '/o0.json']);
+    check(r.status === 1 && /no open notes/.test(r.stderr), 'an open note before the policy is refused: ' + r.stderr);
+    r = k(['policy', '--store', store, '--key', dir + '/admin.key', '--open-notes', 'on', '--note-work', '8']);
+    check(r.status === 0, 'kix policy --open-notes on --note-work 8: ' + r.stderr);
+    r = k(['submit', '--store', store, dir + '/o0.json']);
+    check(r.status === 1 && /asks 8/.test(r.stderr), 'an open note without the work is refused: ' + r.stderr);
+    const worked = await kw.noteBody(stranger, run0, 'open note from a browser', rec,
+                                     { open: true, work: 8, log: 'js.write/log' });
+    const st = Buffer.from(worked.envelope.payload, 'base64');
+    check(kw.zeroBits(new Uint8Array(require('crypto').createHash('sha256').update(kw.pae('application/vnd.in-toto+json', st)).digest())) >= 8,
+          'the page ground 8 bits of work');
+    fs.writeFileSync(dir + '/o1.json', JSON.stringify(worked));
+    r = k(['submit', '--store', store, dir + '/o1.json']);
+    check(r.status === 0, 'the open note with its work is logged: ' + r.stderr);
+    r = k(['show', '--store', store, 'rope-w']);
+    check(/\(community, unregistered key\): open note from a browser/.test(r.stdout),
+          'kix show labels it "community, unregistered key": ' + r.stdout.split('Replications')[1]);
+    const elsewhere = await kw.noteBody(stranger, run0, 'for another log', null,
+                                        { open: true, work: 8, log: 'other.example/log' });
+    fs.writeFileSync(dir + '/o2.json', JSON.stringify(elsewhere));
+    r = k(['submit', '--store', store, dir + '/o2.json']);
+    check(r.status === 1 && /not this one/.test(r.stderr), 'an open note signed for another log is refused: ' + r.stderr);
+    const rr = await kw.rerunBody(stranger, run0, rec, 'reproduced');
+    fs.writeFileSync(dir + '/rr.json', JSON.stringify(rr));
+    r = k(['submit', '--store', store, dir + '/rr.json']);
+    check(r.status === 1 && /only a note/.test(r.stderr), 'the same reproduction as a rerun is refused: ' + r.stderr);
 
     r = k(['audit', '--store', store]);
     check(r.status === 0, 'kix audit passes: ' + r.stdout + r.stderr);

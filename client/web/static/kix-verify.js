@@ -976,8 +976,19 @@
           x.evidenceEntry = r;
         }
       } else if (e.type === 'attestation') {
+        /* an open note (PROTOCOL.md 5.4) names its signer's key, which the
+         * log took only because no registration named it: its SHA-256 is
+         * the signer's key id, or the entry is no note the log could take */
+        var open = p.signerKey !== undefined;
+        if (open) {
+          var pub = null;
+          try { pub = b64(str(p.signerKey) || ''); } catch (err) { pub = null; }
+          if (!pub || pub.length !== 32 || hex(await sha256(pub)) !== e.signer)
+            throw new Fail('attestation entry ' + e.index + ' names a signerKey that is not ' +
+                           'the key that signed it');
+        }
         x.attestations.push({ index: e.index, note: str(p.note) || '', at: str(p.attestedAt) || '',
-                              signer: e.signer });
+                              signer: e.signer, open: open });
       } else if (e.type === 'supersession') {
         x.supersededBy = { index: e.index, runId: str(p.newRunId) || '', reason: str(p.reason) || '',
                            at: str(p.supersededAt) || '' };
@@ -2154,7 +2165,8 @@
                 key(r.signer) + (r.self ? ' (the publisher itself)' : ''), r.digest];
       }) : null);
       table('attestations', x ? x.attestations.map(function (a) {
-        return [String(a.index), day(a.at), key(a.signer), a.note];
+        return [String(a.index), day(a.at),
+                key(a.signer) + (a.open ? ' (community, unregistered key)' : ''), a.note];
       }) : null);
       fill('superseded-by', x ? (x.supersededBy ? ['Superseded by ', link(runHref(x.supersededBy.runId),
         x.supersededBy.runId), ' (entry ' + x.supersededBy.index + ')' +

@@ -9,6 +9,14 @@
  * figures, sent as the attestation's evidence. A body signed elsewhere
  * (`kix attest --sign-only`) can be pasted and sent as it is.
  *
+ * Who may write what (PROTOCOL.md §5.4): a note from a key the log's admin
+ * registered, or, where the log's policy allows (GET /policy), an open note
+ * from any key: it carries the key's public half and, when the policy asks,
+ * a proof of work ground here; every reader shows it as "community,
+ * unregistered key". A reproduction can also go as a controlled rerun, which
+ * only a key registered with the rerun role may sign: the log refuses it
+ * from any other, whatever its policy.
+ *
  * Nothing here is trusted by the log: it checks the signature, the key's
  * role and every record, as for the CLI; the receipt it answers is shown,
  * and after a reload the new row is verified like every other row.
@@ -25,6 +33,8 @@
 
   var STATEMENT_TYPE = 'https://in-toto.io/Statement/v1';
   var ATTESTATION = 'https://kernelindex.dev/attestation/v1';
+  var RERUN = 'https://kernelindex.dev/rerun/v1';
+  var WORK_MAX = 24; /* bits of work a page grinds (about 2^24 hashes at most) */
   var PAYLOAD_TYPE = 'application/vnd.in-toto+json';
   var NOTE_MAX = 1000; /* characters of a note written here */
   var ALG_ED25519 = 1;
@@ -70,12 +80,46 @@
 
   /* ---- entries ------------------------------------------------------------------ */
 
-  /* The statement `kix attest` signs, canonical (RFC 8785). */
-  function attestationStatement(runId, manifestHex, note, evidence, attestedAt) {
+  /* The statement `kix attest` signs, canonical (RFC 8785); `open`: the
+   * signer's public key (32 bytes) for an open note (`kix attest --open`),
+   * the nonce of its proof of work, if any, and the origin of the log it is
+   * for. */
+  function attestationStatement(runId, manifestHex, note, evidence, attestedAt, open, work, log) {
     var pred = { runId: runId, note: note, attestedAt: attestedAt || now() };
     if (evidence && evidence.length) pred.evidence = evidence;
+    if (open) { pred.signerKey = kv.b64encode(open); pred.log = log; }
+    if (work !== undefined) pred.work = work;
     return kv.jcs({ _type: STATEMENT_TYPE, predicate: pred, predicateType: ATTESTATION,
                     subject: [{ digest: { sha256: manifestHex }, name: runId }] });
+  }
+
+  /* The statement `kix rerun` signs: a controlled rerun of the run. */
+  function rerunStatement(runId, manifestHex, outcome, rerunDigest, observedAt) {
+    return kv.jcs({ _type: STATEMENT_TYPE, predicate: { runId: runId, outcome: outcome,
+                    rerunDigest: rerunDigest, observedAt: observedAt || now() },
+                    predicateType: RERUN, subject: [{ digest: { sha256: manifestHex }, name: runId }] });
+  }
+
+  /* Leading zero bits of a hash. */
+  function zeroBits(h) {
+    var n = 0;
+    for (var i = 0; i < h.length; i++) {
+      if (h[i] === 0) { n += 8; continue; }
+      for (var b = h[i]; !(b & 0x80); b <<= 1) n++;
+      break;
+    }
+    return n;
+  }
+
+  /* Hashcash as the log checks it: a "work" nonce in the open note until
+   * SHA-256 of the statement's PAE has `bits` leading zero bits. */
+  async function grind(make, bits) {
+    if (!(bits > 0)) return make(undefined);
+    if (bits > WORK_MAX) throw new kv.Fail('the log asks ' + bits + ' bits of work; a page grinds at most ' + WORK_MAX);
+    for (var i = 0; ; i++) {
+      var st = make(i.toString(16));
+      if (zeroBits(await kv.sha256(pae(PAYLOAD_TYPE, enc.encode(st)))) >= bits) return st;
+    }
   }
 
   /* DSSE v1 pre-authentication encoding. */
@@ -121,10 +165,14 @@
     return m;
   }
 
-  /* The body POST /submit takes for a note (and a reproduction's record). */
-  async function noteBody(key, run, note, record) {
+  /* The body POST /submit takes for a note (and a reproduction's record).
+   * opts.open: an open note (from an unregistered key) for the log whose
+   * origin is opts.log, opts.work the bits of work its policy asks. */
+  async function noteBody(key, run, note, record, opts) {
+    opts = opts || {};
     note = String(note || '').trim();
     if (!note) throw new kv.Fail('write a note first');
+    if (opts.open && !opts.log) throw new kv.Fail('an open note names its log: the page gives no origin');
     if (note.length > NOTE_MAX) throw new kv.Fail('a note is at most ' + NOTE_MAX + ' characters');
     var objects = [], evidence = [];
     if (record) {
@@ -132,8 +180,37 @@
       objects.push(record);
       evidence.push('sha256:' + kv.hex(await kv.sha256(enc.encode(text))));
     }
-    var st = attestationStatement(run.runId, run.manifestHex, note, evidence);
+    var at = now();
+    var st = await grind(function (work) {
+      return attestationStatement(run.runId, run.manifestHex, note, evidence, at,
+                                  opts.open ? key.pub : null, opts.open ? work : undefined,
+                                  opts.log);
+    }, opts.open ? opts.work : 0);
     return { envelope: await envelope(key, st), objects: objects };
+  }
+
+  /* The body of a controlled rerun: the reproduction record as the rerun's
+   * manifest, with its outcome. */
+  async function rerunBody(key, run, record, outcome) {
+    var text = kv.jcs(record);
+    var d = 'sha256:' + kv.hex(await kv.sha256(enc.encode(text)));
+    var st = rerunStatement(run.runId, run.manifestHex, outcome || 'reproduced', d,
+                            (record.spec || {}).observedAt);
+    return { envelope: await envelope(key, st), objects: [record] };
+  }
+
+  /* The log's policy (GET /policy beside /submit): {openNotes, noteWork};
+   * closed when it cannot be read. What the page offers, never trusted:
+   * the log decides each entry by the policy in force. */
+  async function policy(submitUrl, fetchFn) {
+    try {
+      var r = await (fetchFn || fetch)(submitUrl.replace(/submit$/, 'policy'));
+      var p = r.ok ? await r.json() : {};
+      return { openNotes: p.openNotes === true,
+               noteWork: Number.isInteger(p.noteWork) ? p.noteWork : 0 };
+    } catch (e) {
+      return { openNotes: false, noteWork: 0 };
+    }
   }
 
   /* ---- the log ------------------------------------------------------------------ */
@@ -190,7 +267,8 @@
     var url = new URL(sec.getAttribute('data-submit'), doc.location.href).href;
     var run = { runId: sec.getAttribute('data-run'),
                 manifestHex: (sec.getAttribute('data-manifest') || '').replace(/^sha256:/, '') };
-    var key = null;
+    var key = null, pol = { openNotes: false, noteWork: 0 };
+    var openBox = doc.getElementById('kix-write-open');
 
     function say(text, state) {
       status.textContent = text;
@@ -207,8 +285,11 @@
       keyLine.appendChild(p);
       var q = doc.createElement('p');
       q.className = 'muted';
-      q.textContent = 'The log takes notes only from keys its admin registered: send this line ' +
-                      'to them (kix key add --role attest FILE).';
+      q.textContent = (pol.openNotes
+        ? 'This log takes open notes from any key, shown as "community, unregistered key"; ' +
+          'for a registered note or a rerun, send this line to its admin '
+        : 'The log takes notes only from keys its admin registered: send this line to them ') +
+        '(kix key add --role attest FILE).';
       keyLine.appendChild(q);
       if (fresh) {
         var a = doc.createElement('a');
@@ -218,7 +299,11 @@
         keyLine.appendChild(a);
       }
     }
-    stored('get').then(function (k) { if (k) showKey(k, false); }).catch(function () {});
+    policy(url).then(function (p) {
+      pol = p;
+      if (openBox) openBox.hidden = !p.openNotes;
+      return stored('get');
+    }).then(function (k) { if (k) showKey(k, false); }).catch(function () {});
     doc.getElementById('kix-write-make').addEventListener('click', async function () {
       try {
         var k = await makeKey('browser-' + Date.now().toString(36));
@@ -246,7 +331,16 @@
           record = reproduction(manifest, { median: num(f.median.value), p20: num(f.p20.value),
                                             p80: num(f.p80.value), observedAt: f.observed.value });
         }
-        await send(await noteBody(key, run, f.note.value, record));
+        if (f.as && f.as.value === 'rerun') {
+          if (!record) throw new kv.Fail('a controlled rerun needs your figures (median and date)');
+          await send(await rerunBody(key, run, record, f.outcome ? f.outcome.value : 'reproduced'));
+          return;
+        }
+        var open = !!(pol.openNotes && openBox && !openBox.hidden && f.open && f.open.checked);
+        if (open && pol.noteWork) say('Working (' + pol.noteWork + ' bits the log asks of an open note)…');
+        await send(await noteBody(key, run, f.note.value, record,
+                                  { open: open, work: pol.noteWork,
+                                    log: sec.getAttribute('data-origin') }));
       } catch (e) { say(e instanceof kv.Fail ? e.message : String(e), 'fail'); }
     });
     doc.getElementById('kix-write-paste').addEventListener('submit', async function (ev) {
@@ -259,7 +353,7 @@
   var api = { publicKeyText: publicKeyText, privateKeyText: privateKeyText, makeKey: makeKey,
               keyId: keyId, attestationStatement: attestationStatement, pae: pae,
               envelope: envelope, reproduction: reproduction, noteBody: noteBody, submit: submit,
-              NOTE_MAX: NOTE_MAX };
+              rerunBody: rerunBody, policy: policy, zeroBits: zeroBits, NOTE_MAX: NOTE_MAX };
   if (typeof document !== 'undefined' && document.getElementById) {
     if (document.readyState === 'loading')
       document.addEventListener('DOMContentLoaded', function () { start(document); });

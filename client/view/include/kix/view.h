@@ -82,6 +82,7 @@ struct kix_attestation_view {
     char date[40];  /* attestedAt */
     uint8_t signer[32];
     char text[256]; /* the attestation's note (cut at 255 bytes by kix_entry_describe) */
+    int open_note;  /* from a key no registration names (PROTOCOL.md §5.4) */
 };
 
 /* One end of a supersession: the other run, the entry, its reason. */

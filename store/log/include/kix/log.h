@@ -352,6 +352,15 @@ struct kix_key_info {
 int kix_log_reader_key(struct kix_log_reader *r, const uint8_t key_id[32],
                        struct kix_key_info *out);
 
+/* The admission policy in force (PROTOCOL.md §5.4): set by the latest
+ * policy entry; before any, notes only from registered keys. */
+struct kix_log_policy {
+    int open_notes;     /* an attestation may come from an unregistered key */
+    unsigned note_work; /* leading zero bits its statement hash needs */
+    uint64_t index;     /* the policy entry; KIX_NO_INDEX when none */
+};
+int kix_log_reader_policy(struct kix_log_reader *r, struct kix_log_policy *out);
+
 /* ---- checking the stored log against itself --------------------------------- *
  *
  * kix_log_check() reads the whole store in one snapshot and recomputes what

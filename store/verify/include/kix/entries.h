@@ -71,6 +71,25 @@ int kix_entry_reinstatement(const struct kix_signer *key, const char *run_id,
                             const char *reinstated_at, struct kix_buf *envelope,
                             struct kix_err *err) KIX_MUST_CHECK;
 
+/* An open note (PROTOCOL.md §5.4): an attestation carrying its signer's
+ * public key ("signerKey"), which a log whose policy allows open notes
+ * takes from a key no registration names. work_bits > 0: grinds a "work"
+ * nonce until the statement hash (SHA-256 of the PAE) has that many
+ * leading zero bits (about 2^work_bits hashes; KIX_EINVAL above
+ * KIX_NOTE_WORK_MAX). log: the origin of the log it is for. */
+int kix_entry_open_note(const struct kix_signer *key, const char *log, const char *run_id,
+                        const struct kix_digest *manifest, const char *note,
+                        const struct kix_digest *evidence, size_t nevidence,
+                        const char *attested_at, unsigned work_bits, struct kix_buf *envelope,
+                        struct kix_err *err) KIX_MUST_CHECK;
+
+/* The log's admission policy (signed by an admin key): open notes allowed,
+ * and the bits of work each needs. log_key_id: the log's key id, the
+ * subject digest (a policy is for one log). set_at NULL: now. */
+int kix_entry_policy(const struct kix_signer *admin, const uint8_t log_key_id[32], int open_notes,
+                     unsigned note_work, const char *set_at, struct kix_buf *envelope,
+                     struct kix_err *err) KIX_MUST_CHECK;
+
 /* roles: bitmask of enum kix_role (ignored for a revoke). */
 int kix_entry_key(const struct kix_signer *admin, int revoke, const uint8_t pub[32], unsigned roles,
                   struct kix_buf *envelope, struct kix_err *err) KIX_MUST_CHECK;

@@ -14,6 +14,10 @@
  *                 or the run's own publisher)
  *   reinstatement undoes the run's withdrawal               (role curate, or
  *                 the publisher when it withdrew the run itself)
+ *   policy        the log's own admission policy: whether an attestation
+ *                 may come from a key no registration names (an "open
+ *                 note", which carries its signer's public key), and the
+ *                 proof of work one needs                   (role admin)
  *
  * kix_entry_parse_statement reads a statement's fields strictly (the
  * message names the field at fault); kix_entry_describe and
@@ -45,7 +49,17 @@
 #define KIX_PREDICATE_SUPERSESSION "https://kernelindex.dev/supersession/v1"
 #define KIX_PREDICATE_WITHDRAWAL   "https://kernelindex.dev/withdrawal/v1"
 #define KIX_PREDICATE_REINSTATE    "https://kernelindex.dev/reinstatement/v1"
-#define KIX_WITHDRAW_NOTE_MAX      4096u /* characters of a withdrawal's or reinstatement's note */
+#define KIX_PREDICATE_POLICY       "https://kernelindex.dev/policy/v1"
+#define KIX_NOTE_WORK_MAX          32u /* bits of proof of work a policy may ask of an open note */
+#define KIX_NOTE_WORK_LEN          64u /* bytes of an open note's "work" nonce */
+/* An open note's bounds (PROTOCOL.md §5.4), each checked by every replay:
+ * its text, its evidence digests, and the objects first stored with it. */
+#define KIX_OPEN_NOTE_TEXT_MAX    4096u
+#define KIX_OPEN_NOTE_EVIDENCE    4u
+#define KIX_OPEN_NOTE_OBJECTS_MAX 2u
+#define KIX_OPEN_NOTE_OBJECT_MAX  16384u
+#define KIX_OPEN_NOTE_LOG_MAX     255u  /* bytes of the origin an open note names */
+#define KIX_WITHDRAW_NOTE_MAX     4096u /* characters of a withdrawal's or reinstatement's note */
 
 #define KIX_LEAF_MAX   65535u /* bytes of one log leaf */
 #define KIX_RUN_ID_MAX 128u   /* bytes of a run id */
@@ -59,8 +73,9 @@ enum kix_entry_type {
     KIX_ENTRY_SUPERSESSION = 5,
     KIX_ENTRY_WITHDRAWAL = 6,
     KIX_ENTRY_REINSTATEMENT = 7,
+    KIX_ENTRY_POLICY = 8,
 };
-#define KIX_ENTRY_TYPE_MAX 7
+#define KIX_ENTRY_TYPE_MAX 8
 
 enum kix_role {
     KIX_ROLE_ADMIN = 1,
@@ -91,7 +106,10 @@ enum kix_evidence {
     KIX_EVIDENCE_FAILED = 3,
 };
 
-const char *kix_entry_type_name(int type);            /* "publication", ... */
+const char *kix_entry_type_name(int type); /* "publication", ... */
+/* The leading zero bits of a statement hash: an open note's proof of work. */
+unsigned kix_work_bits(const uint8_t hash[32]);
+
 const char *kix_evidence_name(int evidence);          /* "reported", "reproduced", ... */
 int kix_evidence_parse(const char *text, size_t len); /* -1 when unknown */
 /* "admin,publish" → bitmask; -1 on an unknown role. */
@@ -156,6 +174,14 @@ struct kix_entry {
     int key_revoke;
     uint8_t key_pub[32];
     unsigned key_roles;
+    /* attestation: an open note carries its signer's public key
+     * ("signerKey", whose SHA-256 kix_entry_signer checks is the keyid) */
+    int open_note;
+    uint8_t note_pub[32];
+    char note_log[KIX_OPEN_NOTE_LOG_MAX + 1]; /* the log it is for ("log"): its origin */
+    /* policy: open notes allowed, bits of work each needs */
+    int policy_open_notes;
+    unsigned policy_note_work;
     /* the signature's keyid (kix_entry_signer) */
     uint8_t signer[32];
     /* every digest the entry needs stored: its manifest, rerun manifest,
@@ -193,6 +219,9 @@ struct kix_entry_summary {
     int key_revoke;                      /* key: 1 for a revocation */
     unsigned key_roles;                  /* key: roles added */
     int withdraw_reason;                 /* withdrawal: enum kix_withdraw_reason */
+    int open_note;                       /* attestation: from a key no registration names */
+    int policy_open_notes;               /* policy: open notes allowed */
+    unsigned policy_note_work;           /* policy: bits of work an open note needs */
     char time[40];                       /* publishedAt / attestedAt / observedAt ..., or "" */
     char note[256]; /* attestation, withdrawal or reinstatement note (truncated), or "" */
     char source[128], license[64]; /* publication: as the publisher gave them */
