@@ -10,10 +10,12 @@
 #ifndef KIX_CLI_H
 #define KIX_CLI_H
 
+#include <jansson.h>
 #include <stdint.h>
 #include <stdio.h>
 
 #include "kix/buf.h"
+#include "kix/doc.h"
 #include "kix/error.h"
 #include "kix/file.h"
 
@@ -238,6 +240,10 @@ int cli_stale_refuse(const char *cmd);
 int cli_parse_u64(const char *s, uint64_t *out);
 /* Prints a JSON string literal (escaped) to f. */
 void cli_json_string(FILE *f, const char *s, size_t len);
+/* A command's output: its document (kix/doc.h; consumed) as one line of
+ * JSON when json, else as `text` renders it (NULL: as JSON too). 0, or
+ * the failure to print it (a NULL doc: out of memory). */
+int cli_doc(const char *cmd, json_t *doc, int json, void (*text)(const json_t *doc, FILE *out));
 
 /* kix audit: compares the server's leaf hashes and inclusion proofs of
  * entries [from, to) at `size` with the replica's (audit_proofs.c). */

@@ -277,17 +277,3 @@ int cli_signer(const char *cmd, const char *path, struct kix_signer **out)
     rc = kix_keyfile_read(path, out, &err);
     return rc ? cli_fail(cmd, rc, &err) : 0;
 }
-
-void cli_supersession_reason(const struct kix_resolution *res, uint64_t index, char *out,
-                             size_t cap)
-{
-    out[0] = '\0';
-    for (size_t i = 0; i < res->nentries; i++) {
-        struct kix_entry_summary s;
-        if (res->entries[i].index != index || res->entries[i].type != KIX_ENTRY_SUPERSESSION ||
-            kix_entry_describe(res->entries[i].leaf.ptr, res->entries[i].leaf.len, &s, NULL))
-            continue;
-        snprintf(out, cap, "%s", s.note);
-        return;
-    }
-}

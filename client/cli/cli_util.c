@@ -111,6 +111,20 @@ int cli_fail_with(const char *cmd, int code, const struct kix_err *err, const ch
     return status;
 }
 
+int cli_doc(const char *cmd, json_t *doc, int json, void (*text)(const json_t *doc, FILE *out))
+{
+    int rc = doc ? KIX_OK : KIX_ENOMEM;
+
+    if (rc == KIX_OK && json)
+        rc = kix_doc_print(doc, 0, stdout);
+    else if (rc == KIX_OK && text)
+        text(doc, stdout);
+    else if (rc == KIX_OK)
+        rc = kix_doc_print(doc, 0, stdout);
+    json_decref(doc);
+    return rc ? cli_fail(cmd, rc, NULL) : 0;
+}
+
 int cli_fail(const char *cmd, int code, const struct kix_err *err)
 {
     return cli_fail_with(cmd, code, err, NULL, NULL);

@@ -85,66 +85,6 @@ static int scan_entry(void *ctx, uint64_t index, const uint8_t *leaf, size_t len
     return 0;
 }
 
-static void print_roles(FILE *f, unsigned roles, int json)
-{
-    static const char *names[] = {"admin", "publish", "attest", "rerun", "curate"};
-    int first = 1;
-
-    for (int i = 0; i < 5; i++)
-        if (roles & (1u << i)) {
-            fprintf(f, json ? "%s\"%s\"" : "%s%s", first ? "" : ",", names[i]);
-            first = 0;
-        }
-    if (first && !json)
-        fprintf(f, "-");
-}
-
-static void print_index(uint64_t i, int json)
-{
-    if (i == KIX_NO_INDEX)
-        printf(json ? "null" : "-");
-    else
-        printf("%" PRIu64, i);
-}
-
-static void print_row(const struct key_row *r, int json)
-{
-    char hex[65], shortid[KIX_SHORT_ID_LEN + 1];
-
-    kix_hex_encode(r->id, 32, hex);
-    kix_hex_short_id(r->id, shortid);
-    if (json) {
-        /* one member of the "keys" array; a name and note key hash only when known */
-        printf("{\"keyId\":\"%s\",\"shortId\":\"%s\"", hex, shortid);
-        if (r->named) {
-            printf(",\"name\":");
-            cli_json_string(stdout, r->named->name, strlen(r->named->name));
-            printf(",\"noteKeyHash\":\"%08" PRIx32 "\"", r->named->key_hash);
-        }
-        printf(",\"live\":%s,\"roles\":[", r->revoked == KIX_NO_INDEX ? "true" : "false");
-        print_roles(stdout, r->roles, 1);
-        printf("],\"added\":");
-        print_index(r->added, 1);
-        printf(",\"rolesChanged\":");
-        print_index(r->roles_changed, 1);
-        printf(",\"revoked\":");
-        print_index(r->revoked, 1);
-        printf("}");
-        return;
-    }
-    printf("%s  %s  ", shortid, r->revoked == KIX_NO_INDEX ? "live   " : "revoked");
-    print_roles(stdout, r->roles, 0);
-    printf("  added ");
-    print_index(r->added, 0);
-    if (r->roles_changed != KIX_NO_INDEX)
-        printf("  roles changed %" PRIu64, r->roles_changed);
-    if (r->revoked != KIX_NO_INDEX)
-        printf("  revoked %" PRIu64, r->revoked);
-    if (r->named)
-        printf("  name %s note-hash %08" PRIx32, r->named->name, r->named->key_hash);
-    printf("\n  id %s\n", hex);
-}
-
 static const char key_list_help[] =
     "usage: kix key list [--store DIR | --server ADDR] [--json] [PUBFILE...]\n"
     "\n"
@@ -169,6 +109,7 @@ int cmd_key_list(int argc, char **argv)
     struct kix_checkpoint cp;
     struct kix_err err = {0};
     struct key_scan k = {0};
+    struct kix_doc_key *docs = NULL;
     struct kix_hash root;
     uint64_t got = 0;
     size_t nnamed = 0;
@@ -207,8 +148,11 @@ int cmd_key_list(int argc, char **argv)
         status = cli_fail("key list", rc, &err);
         goto out;
     }
-    if (common.json)
-        printf("{\"size\":%" PRIu64 ",\"keys\":[", cp.size);
+    docs = k.nrows ? calloc(k.nrows, sizeof(*docs)) : NULL;
+    if (k.nrows && !docs) {
+        status = cli_fail("key list", KIX_ENOMEM, NULL);
+        goto out;
+    }
     for (size_t i = 0; i < k.nrows; i++) {
         struct key_row *r = &k.rows[i];
         char hex[KIX_KEY_ID_HEX_LEN + 1], want[65];
@@ -221,13 +165,19 @@ int cmd_key_list(int argc, char **argv)
             if (strcmp(hex, want) == 0)
                 r->named = &named[j];
         }
-        if (common.json && i)
-            putchar(',');
-        print_row(r, common.json);
+        memcpy(docs[i].id, r->id, 32);
+        docs[i].name = r->named ? r->named->name : NULL;
+        docs[i].note_key_hash = r->named ? r->named->key_hash : 0;
+        docs[i].roles = r->roles;
+        docs[i].added = r->added;
+        docs[i].roles_changed = r->roles_changed;
+        docs[i].revoked = r->revoked;
     }
-    if (common.json)
-        printf("]}\n");
+    /* one document (kix/doc.h): the JSON, or its text */
+    status =
+        cli_doc("key list", kix_doc_keys(cp.size, docs, k.nrows), common.json, kix_doc_keys_text);
 out:
+    free(docs);
     free(k.leaves);
     free(k.rows);
     kix_buf_release(&note);

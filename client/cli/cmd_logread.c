@@ -36,74 +36,34 @@ int cmd_info(int argc, char **argv)
         return status;
     }
     rc = kix_client_info(cl, &info, &err);
-    if (rc == KIX_OK && common.json) {
-        printf("{\"origin\":");
-        cli_json_string(stdout, info.origin, strlen(info.origin));
-        printf(",\"logKey\":");
-        cli_json_string(stdout, info.log_key, strlen(info.log_key));
-        printf(",\"size\":%llu,\"version\":", (unsigned long long)info.size);
-        cli_json_string(stdout, info.version, strlen(info.version));
-        printf(",\"mirror\":%s", info.mirror ? "true" : "false");
-        if (info.limits.max_message)
-            printf(",\"limits\":{\"maxMessage\":%llu,\"maxInFlight\":%llu,\"maxBatch\":%llu,"
-                   "\"maxEntries\":%llu,\"maxObjects\":%llu,\"maxCheckpoints\":%llu,"
-                   "\"maxRuns\":%llu}",
-                   (unsigned long long)info.limits.max_message,
-                   (unsigned long long)info.limits.max_in_flight,
-                   (unsigned long long)info.limits.max_batch,
-                   (unsigned long long)info.limits.max_entries,
-                   (unsigned long long)info.limits.max_objects,
-                   (unsigned long long)info.limits.max_checkpoints,
-                   (unsigned long long)info.limits.max_runs);
-        if (info.upstream[0]) {
-            printf(",\"upstream\":");
-            cli_json_string(stdout, info.upstream, strlen(info.upstream));
-            printf(",\"upstreamSize\":%llu,\"lagEntries\":%llu,\"lagSeconds\":%.0f",
-                   (unsigned long long)info.upstream_size, (unsigned long long)info.lag_entries,
-                   info.lag_seconds);
-        }
-        if (info.last_error[0]) {
-            printf(",\"lastError\":");
-            cli_json_string(stdout, info.last_error, strlen(info.last_error));
-        }
-        if (info.committed)
-            printf(",\"committed\":%llu", (unsigned long long)info.committed);
-        if (info.fork) {
-            printf(",\"fork\":{\"size\":%llu,\"reason\":", (unsigned long long)info.fork_size);
-            cli_json_string(stdout, info.fork_reason, strlen(info.fork_reason));
-            printf(",\"evidence\":");
-            cli_json_string(stdout, info.fork_evidence, strlen(info.fork_evidence));
-            printf("}");
-        }
-        printf("}\n");
-    } else if (rc == KIX_OK) {
-        printf("origin   %s\nlog key  %s\nsize     %llu\nversion  %s\n", info.origin, info.log_key,
-               (unsigned long long)info.size, info.version);
-        if (info.limits.max_message)
-            printf("limits   message %llu bytes, %llu requests in flight, batch %llu, per "
-                   "call %llu entries, %llu objects, %llu checkpoints, %llu runs\n",
-                   (unsigned long long)info.limits.max_message,
-                   (unsigned long long)info.limits.max_in_flight,
-                   (unsigned long long)info.limits.max_batch,
-                   (unsigned long long)info.limits.max_entries,
-                   (unsigned long long)info.limits.max_objects,
-                   (unsigned long long)info.limits.max_checkpoints,
-                   (unsigned long long)info.limits.max_runs);
-        if (info.mirror && info.upstream[0])
-            printf("mirror   of %s (upstream size %llu, %llu entries behind)\n", info.upstream,
-                   (unsigned long long)info.upstream_size, (unsigned long long)info.lag_entries);
-        else if (info.mirror)
-            printf("mirror   a read-only replica\n");
-        if (info.committed)
-            printf("pending  entries %llu to %llu are committed but not yet held by the "
-                   "mirrors this origin waits for (--ack-replicas): not shown yet\n",
-                   (unsigned long long)info.size, (unsigned long long)info.committed - 1);
-        if (info.fork)
-            printf("FORK     found at size %llu: %s; evidence in %s\n",
-                   (unsigned long long)info.fork_size, info.fork_reason, info.fork_evidence);
+    if (rc == KIX_OK) {
+        /* one document (kix/doc.h): the JSON, or its text */
+        struct kix_doc_info d = {info.origin,
+                                 info.log_key,
+                                 info.version,
+                                 info.upstream,
+                                 info.last_error,
+                                 info.fork_reason,
+                                 info.fork_evidence,
+                                 info.size,
+                                 info.upstream_size,
+                                 info.lag_entries,
+                                 info.committed,
+                                 info.fork_size,
+                                 info.lag_seconds,
+                                 info.mirror,
+                                 info.fork,
+                                 info.limits.max_message,
+                                 info.limits.max_in_flight,
+                                 info.limits.max_batch,
+                                 info.limits.max_entries,
+                                 info.limits.max_objects,
+                                 info.limits.max_checkpoints,
+                                 info.limits.max_runs};
+        status = cli_doc("info", kix_doc_info(&d), common.json, kix_doc_info_text);
     }
     kix_client_close(cl);
-    return rc ? cli_fail("info", rc, &err) : 0;
+    return rc ? cli_fail("info", rc, &err) : status;
 }
 
 static const char checkpoint_help[] =
