@@ -113,12 +113,12 @@ int cmd_checkpoint(int argc, char **argv)
     if (common.json) {
         char root[64];
         sodium_bin2base64(root, sizeof(root), cp.root, 32, sodium_base64_VARIANT_ORIGINAL);
-        printf("{\"origin\":");
-        cli_json_string(stdout, cp.origin, strlen(cp.origin));
-        printf(",\"size\":%llu,\"root\":\"%s\",\"witnesses\":%zu,\"checkpoint\":",
-               (unsigned long long)cp.size, root, witnessed);
-        cli_json_string(stdout, (const char *)note.ptr, note.len);
-        printf("}\n");
+        status =
+            cli_doc("checkpoint",
+                    json_pack("{s:s,s:I,s:s,s:I,s:o}", "origin", cp.origin, "size",
+                              (json_int_t)cp.size, "root", root, "witnesses", (json_int_t)witnessed,
+                              "checkpoint", cli_jstr((const char *)note.ptr, note.len)),
+                    1, NULL);
     } else {
         fwrite(note.ptr, 1, note.len, stdout);
     }
@@ -139,12 +139,18 @@ static int write_entry(void *ctx, uint64_t index, const uint8_t *leaf, size_t le
 {
     const struct cli_common *common = ctx;
 
-    if (common->json)
-        printf("{\"index\":%llu,\"entry\":", (unsigned long long)index);
-    fwrite(leaf, 1, len, stdout); /* canonical JSON: it embeds as is */
-    if (common->json)
-        printf("}\n");
-    return 0;
+    json_t *entry;
+
+    if (!common->json) {
+        fwrite(leaf, 1, len, stdout);
+        return 0;
+    }
+    /* canonical JSON: it embeds as JSON */
+    entry = json_loadb((const char *)leaf, len, 0, NULL);
+    return cli_doc("entry",
+                   json_pack("{s:I,s:o}", "index", (json_int_t)index, "entry",
+                             entry ? entry : cli_jstr((const char *)leaf, len)),
+                   1, NULL);
 }
 
 int cmd_entry(int argc, char **argv)
@@ -185,27 +191,38 @@ static const char proof_help[] =
     "given), \"hashes\": [...]} or {\"kind\": \"consistency\", \"old\", \"new\",\n"
     "\"hashes\": [...]}.\n\n" CLI_COMMON_HELP;
 
-static void print_proof(const struct cli_common *common, int inclusion, uint64_t a, uint64_t b,
-                        const struct kix_hash *p, size_t n)
+static int print_proof(const struct cli_common *common, int inclusion, uint64_t a, uint64_t b,
+                       const struct kix_hash *p, size_t n)
 {
     char b64[64];
+    json_t *o = NULL, *hashes = json_array();
+
     if (common->json && inclusion && b != KIX_NO_INDEX)
-        printf("{\"kind\":\"inclusion\",\"index\":%llu,\"size\":%llu,\"hashes\":[",
-               (unsigned long long)a, (unsigned long long)b);
+        o = json_pack("{s:s,s:I,s:I}", "kind", "inclusion", "index", (json_int_t)a, "size",
+                      (json_int_t)b);
     else if (common->json && inclusion)
-        printf("{\"kind\":\"inclusion\",\"index\":%llu,\"hashes\":[", (unsigned long long)a);
+        o = json_pack("{s:s,s:I}", "kind", "inclusion", "index", (json_int_t)a);
     else if (common->json)
-        printf("{\"kind\":\"consistency\",\"old\":%llu,\"new\":%llu,\"hashes\":[",
-               (unsigned long long)a, (unsigned long long)b);
+        o = json_pack("{s:s,s:I,s:I}", "kind", "consistency", "old", (json_int_t)a, "new",
+                      (json_int_t)b);
     for (size_t i = 0; i < n; i++) {
         sodium_bin2base64(b64, sizeof(b64), p[i].b, 32, sodium_base64_VARIANT_ORIGINAL);
         if (common->json)
-            printf("%s\"%s\"", i ? "," : "", b64);
+            json_array_append_new(hashes, json_string(b64));
         else
             printf("%s\n", b64);
     }
-    if (common->json)
-        printf("]}\n");
+    if (!common->json) {
+        json_decref(hashes);
+        return 0;
+    }
+    if (o && json_object_set_new(o, "hashes", hashes) != 0) {
+        json_decref(o);
+        o = NULL;
+    } else if (!o) {
+        json_decref(hashes);
+    }
+    return cli_doc("proof", o, 1, NULL);
 }
 
 int cmd_proof(int argc, char **argv)
@@ -246,9 +263,9 @@ int cmd_proof(int argc, char **argv)
     rc = inclusion ? kix_client_inclusion(cl, a, size, proof, &n, &err)
                    : kix_client_consistency(cl, a, b, proof, &n, &err);
     if (rc == KIX_OK)
-        print_proof(&common, inclusion, a, inclusion ? size : b, proof, n);
+        status = print_proof(&common, inclusion, a, inclusion ? size : b, proof, n);
     kix_client_close(cl);
-    return rc ? cli_fail("proof", rc, &err) : 0;
+    return rc ? cli_fail("proof", rc, &err) : status;
 }
 
 static const char receipt_help[] =
@@ -280,13 +297,14 @@ int cmd_receipt(int argc, char **argv)
     }
     rc = kix_client_receipt(cl, index, size, &out, &err);
     if (rc == KIX_OK && common.json) {
-        printf("{\"index\":%llu,\"receipt\":", (unsigned long long)index);
-        cli_json_string(stdout, (const char *)out.ptr, out.len);
-        printf("}\n");
+        status = cli_doc("receipt",
+                         json_pack("{s:I,s:o}", "index", (json_int_t)index, "receipt",
+                                   cli_jstr((const char *)out.ptr, out.len)),
+                         1, NULL);
     } else if (rc == KIX_OK) {
         fwrite(out.ptr, 1, out.len, stdout);
     }
     kix_buf_release(&out);
     kix_client_close(cl);
-    return rc ? cli_fail("receipt", rc, &err) : 0;
+    return rc ? cli_fail("receipt", rc, &err) : status;
 }

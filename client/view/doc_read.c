@@ -1,6 +1,5 @@
 /* The documents of kix resolve and kix cite, and their text (kix/doc.h). */
 #include <inttypes.h>
-#include <sodium.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -27,9 +26,13 @@ static json_t *object_json(const struct kix_bytes *b)
 
 static json_t *b64(const uint8_t h[32])
 {
-    char out[64];
-    sodium_bin2base64(out, sizeof(out), h, 32, sodium_base64_VARIANT_ORIGINAL);
-    return json_string(out);
+    struct kix_buf out = KIX_BUF_INIT;
+    json_t *s = kix_base64_encode(h, 32, &out) == KIX_OK
+                    ? json_stringn((const char *)out.ptr, out.len)
+                    : NULL;
+
+    kix_buf_release(&out);
+    return s;
 }
 
 static json_t *entry_json(const struct kix_resolution_entry *e)
