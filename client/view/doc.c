@@ -8,11 +8,12 @@
 #include "kix/doc.h"
 #include "kix/entry.h"
 
-/* A string as jansson writes one: the two-character escapes, \u00XX for
+/* A string as RFC 8785 writes one: the two-character escapes, \u00xx for
  * the other controls, UTF-8 as it is, '/' escaped only for HTML. */
 static int write_string(const char *s, size_t len, unsigned flags, struct kix_buf *out)
 {
     int rc = kix_buf_addc(out, '"');
+    size_t run = 0; /* bytes since the last escape, added at once */
 
     for (size_t i = 0; rc == KIX_OK && i < len; i++) {
         unsigned char c = (unsigned char)s[i];
@@ -25,13 +26,18 @@ static int write_string(const char *s, size_t len, unsigned flags, struct kix_bu
                           : c == '\t'                          ? "\\t"
                           : c == '/' && (flags & KIX_DOC_HTML) ? "\\/"
                                                                : NULL;
-        if (esc)
-            rc = kix_buf_adds(out, esc);
-        else if (c < 0x20)
-            rc = kix_buf_addf(out, "\\u%04X", c);
-        else
-            rc = kix_buf_addc(out, c);
+        if (!esc && c >= 0x20) {
+            run++;
+            continue;
+        }
+        rc = kix_buf_add(out, s + i - run, run);
+        run = 0;
+        if (rc == KIX_OK)
+            rc = esc ? kix_buf_adds(out, esc)
+                     : kix_buf_addf(out, "\\u%04x", c); /* lower case, as RFC 8785 */
     }
+    if (rc == KIX_OK)
+        rc = kix_buf_add(out, s + len - run, run);
     return rc ? rc : kix_buf_addc(out, '"');
 }
 
@@ -115,8 +121,11 @@ static int write_value(const json_t *v, unsigned flags, int depth, struct kix_bu
         return rc ? rc : kix_buf_addc(out, ']');
     case JSON_STRING:
         return write_string(json_string_value(v), json_string_length(v), flags, out);
-    case JSON_INTEGER:
-        return kix_buf_addf(out, "%" JSON_INTEGER_FORMAT, json_integer_value(v));
+    case JSON_INTEGER: {
+        char n[24];
+        int len = snprintf(n, sizeof(n), "%" JSON_INTEGER_FORMAT, json_integer_value(v));
+        return kix_buf_add(out, n, (size_t)len);
+    }
     case JSON_REAL:
         return kix_canon_number(json_real_value(v), out) == KIX_OK ? KIX_OK
                                                                    : kix_buf_adds(out, "null");
