@@ -1028,7 +1028,7 @@ int cmd_submit(int argc, char **argv)
     if (status == 0) {
         const struct kix_bytes *last = &bundles[body.n - 1].envelope;
         int known = kix_entry_describe(last->ptr, last->len, &s, NULL) == KIX_OK;
-        print_written(&a, known ? kix_entry_type_name(s.type) : "entry", key.name,
+        print_written(&a, known ? kix_words_entry_type(s.type) : "entry", key.name,
                       known && s.run_id[0] ? s.run_id : NULL,
                       known && s.type == KIX_ENTRY_PUBLICATION ? &s.subject : NULL, &out);
     }

@@ -358,7 +358,7 @@ static int check_cited_entry(const struct citation *cit, const struct kix_buf *e
                            "entry %llu is not the publication of run %s with digest %s (it is a "
                            "%s of %s, %s)",
                            (unsigned long long)cit->index, cit->run_id, cit->digest,
-                           kix_entry_type_name(s.type), s.run_id, text);
+                           kix_words_entry_type(s.type), s.run_id, text);
     return KIX_OK;
 }
 
