@@ -8,11 +8,29 @@
 #include "kix/doc.h"
 #include "kix/entry.h"
 
+/* Where the writer writes: a buffer, emptied into f (when not NULL) as it
+ * fills, so that printing a large document (a resolution of 100,000
+ * entries) never holds all its text at once. */
+struct sink {
+    struct kix_buf *b;
+    FILE *f;
+};
+
+static int spill(struct sink *out)
+{
+    if (!out->f || out->b->len < 65536)
+        return KIX_OK;
+    if (fwrite(out->b->ptr, 1, out->b->len, out->f) != out->b->len)
+        return KIX_EIO;
+    kix_buf_reset(out->b);
+    return KIX_OK;
+}
+
 /* A string as RFC 8785 writes one: the two-character escapes, \u00xx for
  * the other controls, UTF-8 as it is, '/' escaped only for HTML. */
-static int write_string(const char *s, size_t len, unsigned flags, struct kix_buf *out)
+static int write_string(const char *s, size_t len, unsigned flags, struct sink *out)
 {
-    int rc = kix_buf_addc(out, '"');
+    int rc = kix_buf_addc(out->b, '"');
     size_t run = 0; /* bytes since the last escape, added at once */
 
     for (size_t i = 0; rc == KIX_OK && i < len; i++) {
@@ -30,25 +48,25 @@ static int write_string(const char *s, size_t len, unsigned flags, struct kix_bu
             run++;
             continue;
         }
-        rc = kix_buf_add(out, s + i - run, run);
+        rc = kix_buf_add(out->b, s + i - run, run);
         run = 0;
         if (rc == KIX_OK)
-            rc = esc ? kix_buf_adds(out, esc)
-                     : kix_buf_addf(out, "\\u%04x", c); /* lower case, as RFC 8785 */
+            rc = esc ? kix_buf_adds(out->b, esc)
+                     : kix_buf_addf(out->b, "\\u%04x", c); /* lower case, as RFC 8785 */
     }
     if (rc == KIX_OK)
-        rc = kix_buf_add(out, s + len - run, run);
-    return rc ? rc : kix_buf_addc(out, '"');
+        rc = kix_buf_add(out->b, s + len - run, run);
+    return rc ? rc : kix_buf_addc(out->b, '"');
 }
 
-static int newline(unsigned flags, int depth, struct kix_buf *out)
+static int newline(unsigned flags, int depth, struct sink *out)
 {
     int rc = KIX_OK;
 
     if (flags & KIX_DOC_INDENT) {
-        rc = kix_buf_addc(out, '\n');
+        rc = kix_buf_addc(out->b, '\n');
         for (int i = 0; rc == KIX_OK && i < depth; i++)
-            rc = kix_buf_adds(out, "  ");
+            rc = kix_buf_adds(out->b, "  ");
     }
     return rc;
 }
@@ -58,15 +76,15 @@ static int by_key(const void *a, const void *b)
     return strcmp(*(const char *const *)a, *(const char *const *)b);
 }
 
-static int write_value(const json_t *v, unsigned flags, int depth, struct kix_buf *out);
+static int write_value(const json_t *v, unsigned flags, int depth, struct sink *out);
 
-static int write_object(const json_t *o, unsigned flags, int depth, struct kix_buf *out)
+static int write_object(const json_t *o, unsigned flags, int depth, struct sink *out)
 {
     size_t n = json_object_size(o), i = 0;
     const char **keys = n ? malloc(n * sizeof(*keys)) : NULL;
     const char *k;
     json_t *v;
-    int rc = n && !keys ? KIX_ENOMEM : kix_buf_addc(out, '{');
+    int rc = n && !keys ? KIX_ENOMEM : kix_buf_addc(out->b, '{');
 
     json_object_foreach((json_t *)o, k, v)
     {
@@ -77,27 +95,29 @@ static int write_object(const json_t *o, unsigned flags, int depth, struct kix_b
         qsort(keys, n, sizeof(*keys), by_key);
     for (i = 0; rc == KIX_OK && i < n; i++) {
         if (i)
-            rc = kix_buf_addc(out, ',');
+            rc = kix_buf_addc(out->b, ',');
         if (rc == KIX_OK)
             rc = newline(flags, depth + 1, out);
         if (rc == KIX_OK)
             rc = write_string(keys[i], strlen(keys[i]), flags, out);
         if (rc == KIX_OK)
-            rc = kix_buf_adds(out, flags & KIX_DOC_INDENT ? ": " : ":");
+            rc = kix_buf_adds(out->b, flags & KIX_DOC_INDENT ? ": " : ":");
         if (rc == KIX_OK)
             rc = write_value(json_object_get(o, keys[i]), flags, depth + 1, out);
+        if (rc == KIX_OK)
+            rc = spill(out);
     }
     if (rc == KIX_OK && n)
         rc = newline(flags, depth, out);
     free(keys);
-    return rc ? rc : kix_buf_addc(out, '}');
+    return rc ? rc : kix_buf_addc(out->b, '}');
 }
 
 /* Every JSON value kix prints is written here. Numbers as a reader's
  * parser takes them back: integers as they are, a real in the shortest
  * form that reads back as the same double (ES6, kix_canon_number: 11.36,
  * not jansson's 11.359999999999999), as canonical objects hold them. */
-static int write_value(const json_t *v, unsigned flags, int depth, struct kix_buf *out)
+static int write_value(const json_t *v, unsigned flags, int depth, struct sink *out)
 {
     int rc = KIX_OK;
 
@@ -107,40 +127,44 @@ static int write_value(const json_t *v, unsigned flags, int depth, struct kix_bu
     case JSON_OBJECT:
         return write_object(v, flags, depth, out);
     case JSON_ARRAY:
-        rc = kix_buf_addc(out, '[');
+        rc = kix_buf_addc(out->b, '[');
         for (size_t i = 0; rc == KIX_OK && i < json_array_size(v); i++) {
             if (i)
-                rc = kix_buf_addc(out, ',');
+                rc = kix_buf_addc(out->b, ',');
             if (rc == KIX_OK)
                 rc = newline(flags, depth + 1, out);
             if (rc == KIX_OK)
                 rc = write_value(json_array_get(v, i), flags, depth + 1, out);
+            if (rc == KIX_OK)
+                rc = spill(out);
         }
         if (rc == KIX_OK && json_array_size(v))
             rc = newline(flags, depth, out);
-        return rc ? rc : kix_buf_addc(out, ']');
+        return rc ? rc : kix_buf_addc(out->b, ']');
     case JSON_STRING:
         return write_string(json_string_value(v), json_string_length(v), flags, out);
     case JSON_INTEGER: {
         char n[24];
         int len = snprintf(n, sizeof(n), "%" JSON_INTEGER_FORMAT, json_integer_value(v));
-        return kix_buf_add(out, n, (size_t)len);
+        return kix_buf_add(out->b, n, (size_t)len);
     }
     case JSON_REAL:
-        return kix_canon_number(json_real_value(v), out) == KIX_OK ? KIX_OK
-                                                                   : kix_buf_adds(out, "null");
+        return kix_canon_number(json_real_value(v), out->b) == KIX_OK
+                   ? KIX_OK
+                   : kix_buf_adds(out->b, "null");
     case JSON_TRUE:
-        return kix_buf_adds(out, "true");
+        return kix_buf_adds(out->b, "true");
     case JSON_FALSE:
-        return kix_buf_adds(out, "false");
+        return kix_buf_adds(out->b, "false");
     default:
-        return kix_buf_adds(out, "null");
+        return kix_buf_adds(out->b, "null");
     }
 }
 
 int kix_doc_dumps(const json_t *doc, unsigned flags, struct kix_buf *out, struct kix_err *err)
 {
-    int rc = doc ? write_value(doc, flags, 0, out) : KIX_ENOMEM;
+    struct sink to = {out, NULL};
+    int rc = doc ? write_value(doc, flags, 0, &to) : KIX_ENOMEM;
 
     if (rc == KIX_ELIMIT)
         return kix_err_set(err, rc, "a JSON document nested deeper than 256 levels");
@@ -150,14 +174,15 @@ int kix_doc_dumps(const json_t *doc, unsigned flags, struct kix_buf *out, struct
 int kix_doc_print(const json_t *doc, unsigned flags, FILE *f)
 {
     struct kix_buf text = KIX_BUF_INIT;
-    int rc = kix_doc_dumps(doc, flags, &text, NULL);
+    struct sink to = {&text, f};
+    int rc = doc ? write_value(doc, flags, 0, &to) : KIX_ENOMEM;
 
-    if (rc == KIX_OK && kix_buf_addc(&text, '\n') != KIX_OK)
-        rc = KIX_ENOMEM;
+    if (rc == KIX_OK)
+        rc = kix_buf_addc(&text, '\n');
     if (rc == KIX_OK && fwrite(text.ptr, 1, text.len, f) != text.len)
         rc = KIX_EIO;
     kix_buf_release(&text);
-    return rc;
+    return rc == KIX_ELIMIT ? KIX_EINVAL : rc;
 }
 
 /* The words kix shows people for each evidence level, in the CLI's text,
