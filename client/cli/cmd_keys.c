@@ -96,7 +96,8 @@ static const char key_list_help[] =
     "public key). The log does not record names: the log key, and each key\n"
     "whose PUBFILE (PREFIX.pub from kix keygen) is given, is also shown with\n"
     "its name and the C2SP note key hash the .pub file shows (NAME+HASH+...).\n"
-    "With --json, one object {\"size\": the log size read, \"keys\": [...]}, a key\n"
+    "With --json, the document kix.keys/1 {\"view\": ..., \"size\": the log size\n"
+    "read, \"keys\": [...]}, a key\n"
     "each: keyId, shortId, name and noteKeyHash (when known), live, roles, added,\n"
     "rolesChanged, revoked (null when not).\n\n" CLI_COMMON_HELP;
 

@@ -14,7 +14,7 @@ static const char info_help[] =
     "\n"
     "Prints the log's origin, verifier key and size as the server reports them\n"
     "(unverified; kix checkpoint verifies), and a server's limits per message and\n"
-    "per call.\n\n" CLI_COMMON_HELP;
+    "per call. --json prints the document kix.info/1 the text is written from.\n\n" CLI_COMMON_HELP;
 
 int cmd_info(int argc, char **argv)
 {

@@ -84,8 +84,9 @@ static const char resolve_help[] =
     "the log key, and the checkpoint must be consistent with the one this client\n"
     "verified before. The evidence level is derived from the verified entries.\n"
     "\n"
-    "--json prints one document: runId, digest, permalink, evidence, manifest,\n"
-    "objects, entries (index, type, signer, proof) and checkpoint.\n\n" CLI_COMMON_HELP "\n"
+    "--json prints one document, kix.resolve/1 (its \"view\"): runId, digest,\n"
+    "permalink, evidence, evidenceText, manifest, objects, entries (index, type,\n"
+    "signer, proof) and checkpoint; the text above is written from it.\n\n" CLI_COMMON_HELP "\n"
     "exit status: 0 verified, 1 not found or does not verify, 2 usage, 3 I/O or\n"
     "server error, 4 the log contradicts what this client verified before, 5 a\n"
     "copy behind it (stale: verified as of its size)\n";
