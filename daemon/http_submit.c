@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "diag.h"
+#include "kix/doc.h"
 #include "http_internal.h"
 #include "kix/encoding.h"
 #include "kix/entry.h"
@@ -147,17 +148,17 @@ static json_t *error_object(int code, const char *message)
 static void answer_object(struct kixd_http_conn *c, unsigned status, const char *headers,
                           json_t *doc)
 {
-    char *text = doc ? json_dumps(doc, JSON_COMPACT) : NULL;
+    struct kix_buf text = KIX_BUF_INIT;
 
-    if (text) {
-        size_t n = strlen(text);
-        text[n] = '\n'; /* the NUL json_dumps wrote: a newline ends the body */
-        kixd_http_answer_json(c, status, headers, (const uint8_t *)text, n + 1);
+    /* a newline ends the body */
+    if (kix_doc_dumps(doc, 0, &text, NULL) == KIX_OK && kix_buf_addc(&text, '\n') == KIX_OK) {
+        kixd_http_answer_json(c, status, headers, text.ptr, text.len);
     } else {
-        static const char oom[] = "{\"error\":{\"code\":\"outOfMemory\"}}\n";
+        /* nothing to build it with: the one answer written by hand */
+        static const char oom[] = "{\"error\": {\"code\": \"outOfMemory\"}}\n";
         kixd_http_answer_json(c, 503, NULL, (const uint8_t *)oom, sizeof(oom) - 1);
     }
-    free(text);
+    kix_buf_release(&text);
     json_decref(doc);
 }
 
