@@ -189,10 +189,13 @@ int kix_doc_print(const json_t *doc, unsigned flags, FILE *f)
  * kix show, the run view's evidenceText, the pages, and (a copy the test
  * js.words holds to this one) the browser verifier's evidenceText. */
 const struct kix_words_row kix_words_table[KIX_WORDS_EVIDENCE] = {
-    {KIX_EVIDENCE_REPORTED, "reported", "Reported evidence"},
-    {KIX_EVIDENCE_REPRODUCED, "reproduced", "Reproduced by a controlled rerun"},
-    {KIX_EVIDENCE_NOT_REPRODUCED, "not_reproduced", "Not reproduced by a controlled rerun"},
-    {KIX_EVIDENCE_FAILED, "failed", "Controlled rerun failed"},
+    /* a rerun's outcome reads as the wire names it (the run page's reruns
+     * table, kix show, kix resolve; the verified page writes the same) */
+    {KIX_EVIDENCE_REPORTED, "reported", "Reported evidence", "reported"},
+    {KIX_EVIDENCE_REPRODUCED, "reproduced", "Reproduced by a controlled rerun", "reproduced"},
+    {KIX_EVIDENCE_NOT_REPRODUCED, "not_reproduced", "Not reproduced by a controlled rerun",
+     "not_reproduced"},
+    {KIX_EVIDENCE_FAILED, "failed", "Controlled rerun failed", "failed"},
 };
 
 const char *kix_words_evidence(int evidence)
@@ -212,7 +215,8 @@ void kix_words_evidence_on(int evidence, const char *day, char *out, size_t cap)
 
 const char *kix_words_outcome(int outcome)
 {
-    return kix_evidence_name(outcome);
+    return outcome >= 0 && outcome < KIX_WORDS_EVIDENCE ? kix_words_table[outcome].outcome
+                                                        : kix_evidence_name(outcome);
 }
 
 const char *kix_words_entry_type(int type)

@@ -14,5 +14,7 @@ main(async () => {
                                   evidenceEntry: w.observedAt ? { observedAt: w.observedAt } : undefined });
     check(got === w.text, 'evidence ' + w.evidence + (w.observedAt ? ' on ' + w.observedAt : '') +
           ': C says "' + w.text + '", JS "' + got + '"');
+    /* a rerun's outcome: the verified page writes the entry's own word */
+    check(w.outcome === w.evidence, 'the outcome ' + w.evidence + ' reads "' + w.outcome + '" in C');
   }
 });

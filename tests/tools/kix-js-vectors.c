@@ -363,8 +363,10 @@ static void print_words(void)
     for (int i = 0; i < KIX_WORDS_EVIDENCE; i++)
         for (int dated = 0; dated <= 1; dated++) {
             kix_words_evidence_on(kix_words_table[i].level, dated ? day : "", text, sizeof(text));
-            printf("%s\n{\"evidence\":\"%s\",\"observedAt\":\"%s\",\"text\":\"%s\"}",
-                   i || dated ? "," : "", kix_words_table[i].name, dated ? day : "", text);
+            printf("%s\n{\"evidence\":\"%s\",\"observedAt\":\"%s\",\"text\":\"%s\","
+                   "\"outcome\":\"%s\"}",
+                   i || dated ? "," : "", kix_words_table[i].name, dated ? day : "", text,
+                   kix_words_table[i].outcome);
         }
     printf("]");
 }

@@ -148,6 +148,7 @@ KIX_TEST(the_evidence_words_are_one_table)
         ASSERT_EQ_INT(i, kix_words_table[i].level);
         ASSERT_EQ_STR(kix_evidence_name(i), kix_words_table[i].name);
         ASSERT_EQ_STR(kix_words_table[i].words, kix_words_evidence(i));
+        ASSERT_EQ_STR(kix_words_table[i].outcome, kix_words_outcome(i));
     }
     /* every dated level ends in its day: the failed one too, as the
      * browser verifier writes it (tests/js/test_words.js) */

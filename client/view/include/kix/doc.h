@@ -60,8 +60,9 @@ const char *kix_words_entry_type(int type);
 #define KIX_WORDS_EVIDENCE 4
 struct kix_words_row {
     int level;
-    const char *name;  /* the wire's (kix_evidence_name) */
-    const char *words; /* kix_words_evidence */
+    const char *name;    /* the wire's (kix_evidence_name) */
+    const char *words;   /* kix_words_evidence */
+    const char *outcome; /* kix_words_outcome: a rerun's outcome of this level */
 };
 extern const struct kix_words_row kix_words_table[KIX_WORDS_EVIDENCE];
 
