@@ -13,6 +13,7 @@
 #include "config.h"
 #include "diag.h"
 #include "kixd_options.h"
+#include "kix/doc.h"
 
 #define START_ISSUES_LOGGED 10 /* problems kixd serve logs before refusing */
 
@@ -43,8 +44,8 @@ struct report {
     unsigned long long count;
     int tty;
     time_t last_progress;
-    /* findings, kept apart from problems: the JSON prints them after */
-    struct kix_buf findings;
+    /* --json: the problems and the findings, printed in one object at the end */
+    json_t *problems, *findings;
     unsigned long long nfindings;
 };
 
@@ -61,18 +62,11 @@ static int print_issue(void *ctx, const struct kix_check_issue *is)
     if (r->tty)
         fputs("\r\033[K", stderr);
     if (r->json) {
-        printf("%s{\"table\":", r->count ? "," : "");
-        kixd_json_string(stdout, is->table);
-        printf(",\"index\":");
-        if (is->index == KIX_NO_INDEX)
-            printf("null");
-        else
-            printf("%llu", (unsigned long long)is->index);
-        printf(",\"where\":");
-        kixd_json_string(stdout, is->where);
-        printf(",\"message\":");
-        kixd_json_string(stdout, is->message);
-        printf("}");
+        json_array_append_new(
+            r->problems,
+            json_pack("{s:o,s:o,s:o,s:o}", "table", kixd_jstr(is->table), "index",
+                      is->index == KIX_NO_INDEX ? json_null() : json_integer((json_int_t)is->index),
+                      "where", kixd_jstr(is->where), "message", kixd_jstr(is->message)));
     } else if (is->index != KIX_NO_INDEX && strcmp(is->table, "checkpoints") != 0) {
         printf("problem: %s (entry %llu): %s\n", is->where, (unsigned long long)is->index,
                is->message);
@@ -87,9 +81,6 @@ static int print_issue(void *ctx, const struct kix_check_issue *is)
 static int print_finding(void *ctx, const struct kix_check_issue *is)
 {
     struct report *r = ctx;
-    char *text = NULL;
-    size_t len = 0;
-    FILE *f;
 
     if (r->tty)
         fputs("\r\033[K", stderr);
@@ -100,19 +91,10 @@ static int print_finding(void *ctx, const struct kix_check_issue *is)
         r->nfindings++;
         return 0;
     }
-    f = open_memstream(&text, &len);
-    if (!f)
-        return 0;
-    fprintf(f, "%s{\"index\":%llu,\"rule\":", r->nfindings ? "," : "",
-            (unsigned long long)is->index);
-    kixd_json_string(f, is->where);
-    fprintf(f, ",\"reason\":");
-    kixd_json_string(f, is->message);
-    fputc('}', f);
-    fclose(f);
-    if (text && kix_buf_add(&r->findings, text, len) == KIX_OK)
+    if (json_array_append_new(
+            r->findings, json_pack("{s:I,s:o,s:o}", "index", (json_int_t)is->index, "rule",
+                                   kixd_jstr(is->where), "reason", kixd_jstr(is->message))) == 0)
         r->nfindings++;
-    free(text);
     return 0;
 }
 
@@ -232,8 +214,11 @@ int kixd_check_main(int argc, char **argv)
     copts.progress_ctx = &rep;
     copts.finding = print_finding;
     copts.finding_ctx = &rep;
-    if (rep.json)
-        printf("{\"problems\":[");
+    if (rep.json && (!(rep.problems = json_array()) || !(rep.findings = json_array()))) {
+        kix_log_close(log);
+        fprintf(stderr, "kixd check: out of memory\n");
+        return 3;
+    }
     clock_gettime(CLOCK_MONOTONIC, &t0);
     rc = kixd_check_log(log, &copts, &st, &ist, &err);
     secs = seconds_since(&t0);
@@ -246,19 +231,18 @@ int kixd_check_main(int argc, char **argv)
                          rep.nfindings, rep.nfindings == 1 ? "y" : "ies",
                          rep.nfindings == 1 ? "s" : "");
     if (rep.json) {
-        printf("],\"findings\":[%.*s],\"strict\":%s", (int)rep.findings.len,
-               rep.findings.len ? (const char *)rep.findings.ptr : "", strict ? "true" : "false");
-        printf(",\"ok\":%s,\"quick\":%s,\"origin\":", rc == KIX_OK ? "true" : "false",
-               copts.quick ? "true" : "false");
-        kixd_json_string(stdout, kix_log_origin(log));
-        printf(",\"size\":%llu,\"entries\":%llu,\"checkpoints\":%llu,\"roots\":%llu,"
-               "\"treeHashes\":%llu,\"tiles\":%llu,\"objects\":%llu,\"runs\":%llu,"
-               "\"ranked\":%llu,\"seconds\":%.3f}\n",
-               (unsigned long long)st.size, (unsigned long long)st.entries,
-               (unsigned long long)st.checkpoints, (unsigned long long)st.roots,
-               (unsigned long long)st.nodes, (unsigned long long)st.tiles,
-               (unsigned long long)st.objects, (unsigned long long)ist.runs,
-               (unsigned long long)ist.ranked, secs);
+        /* the time to the millisecond */
+        json_t *o = json_pack(
+            "{s:O,s:O,s:b,s:b,s:b,s:o,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:f}", "problems",
+            rep.problems, "findings", rep.findings, "strict", strict, "ok", rc == KIX_OK, "quick",
+            copts.quick, "origin", kixd_jstr(kix_log_origin(log)), "size", (json_int_t)st.size,
+            "entries", (json_int_t)st.entries, "checkpoints", (json_int_t)st.checkpoints, "roots",
+            (json_int_t)st.roots, "treeHashes", (json_int_t)st.nodes, "tiles", (json_int_t)st.tiles,
+            "objects", (json_int_t)st.objects, "runs", (json_int_t)ist.runs, "ranked",
+            (json_int_t)ist.ranked, "seconds", (double)(long long)(secs * 1000 + 0.5) / 1000);
+        if (kix_doc_print(o, 0, stdout) != KIX_OK)
+            fprintf(stderr, "kixd check: out of memory writing the --json report\n");
+        json_decref(o);
     } else if (rc == KIX_OK || rc == KIX_ECORRUPT) {
         printf("%s%s check of %s (log %s, size %llu): %llu entries, %llu checkpoints "
                "(%llu roots recomputed), %llu tree hashes in %llu tiles, %llu objects, "
@@ -272,7 +256,8 @@ int kixd_check_main(int argc, char **argv)
                rep.nfindings && !strict ? "; with the findings above (--strict fails on them)"
                                         : "");
     }
-    kix_buf_release(&rep.findings);
+    json_decref(rep.problems);
+    json_decref(rep.findings);
     kix_log_close(log);
     if (rc == KIX_OK)
         return 0;

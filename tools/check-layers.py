@@ -39,6 +39,15 @@ ranks, ranked, ranking(s), benchmark. Not "run" or "runs" in lower case,
 which mostly means to execute, nor "manifest", the name kix/store.h gives
 the JSON objects it stores.
 
+JSON is written in one place: under client/ and daemon/ no code but the writer
+(client/view/doc.c, kix_doc_dumps) writes JSON text, so every document a
+command, a view or a page prints goes through it: no format string or
+literal holds a compact JSON key (\"key\": followed by a value, as a
+printf'd object has; help text writes "key": with a space), and no
+json_dumps/json_dumpf/json_dumpb outside doc.c (client/lib, below the
+view, prints nothing: it may serialise to parse; kixd's log lines, diag.c,
+are written by hand, JSON_BY_HAND below says why).
+
 Storage renders nothing: no HTML or CSS under store/ (no .html/.css file,
 no tag such as "<html", "<div", "<table" or a closing "</x" in a source).
 """
@@ -128,6 +137,32 @@ def markup_in_store():
                 if m:
                     problems.append(f"{rel}: HTML markup {m.group(0)!r} in store/ "
                                     f"(pages belong in client/web)")
+    return problems
+
+
+JSON_WRITER = "client/view/doc.c"
+# kixd's log lines (--log-format json) are written by hand, one per request
+# on the event loop, into a stack buffer: a json_t tree per line would
+# allocate on every request for a line of five fixed members.
+JSON_BY_HAND = {"daemon/base/diag.c"}
+JSON_KEY = re.compile(r'\\"(?:[A-Za-z_][A-Za-z0-9_]*|%s)\\":(?! )')
+JSON_DUMP = re.compile(r"\bjson_dump[sfb]\s*\(")
+
+
+def json_writers():
+    """Every JSON document under client/ comes from the one writer."""
+    problems = []
+    for path in sorted(list(sources("client")) + list(sources("daemon"))):
+        rel = os.path.relpath(path, ROOT)
+        if rel == JSON_WRITER or rel.startswith("client/lib/") or rel in JSON_BY_HAND:
+            continue  # the client library, below the view, prints nothing
+        for n, line in enumerate(open(path, encoding="utf-8"), 1):
+            if JSON_KEY.search(line):
+                problems.append(f"{rel}:{n}: writes a JSON key by hand: build a json_t and print "
+                                f"it with kix_doc_print (kix/doc.h), the one JSON writer")
+            elif JSON_DUMP.search(line):
+                problems.append(f"{rel}:{n}: json_dump*: write JSON with kix_doc_dumps "
+                                f"(kix/doc.h), the one JSON writer")
     return problems
 
 
@@ -247,6 +282,7 @@ def main():
                                 f"indexer's tables, not what the index (store/index) makes of them")
     problems += markup_in_store()
     problems += shared_names()
+    problems += json_writers()
     for p in problems:
         print(p)
     if problems:
@@ -289,6 +325,8 @@ def self_test():
         ("daemon/base/diag.c", '#include "server.h"\n'),      # kixd's base floor using the loop
         ("daemon/loop/conn.c", '#include "dispatch.h"\n'),    # the loop calling the RPC front end
         ("daemon/front/server.h", "/* a second server.h */\n"),  # a header on two floors
+        ("client/cli/cmd_canon.c", 'static void j(void) { printf("{\\"digest\\":%d}", 1); }\n'),
+        ("client/web/home_page.c", "static char *d(json_t *o) { return json_dumps(o, 0); }\n"),
     ]
     # One copy of the tree; each plant is appended, checked and taken out
     # again, so the test costs one copy rather than one per plant.

@@ -10,11 +10,13 @@
 #ifndef KIX_CLI_H
 #define KIX_CLI_H
 
+#include <jansson.h>
 #include <stdint.h>
 #include <stdio.h>
 
 #include "kix/buf.h"
 #include "kix/cmdline.h"
+#include "kix/doc.h"
 #include "kix/error.h"
 #include "kix/file.h"
 
@@ -35,9 +37,9 @@ struct cli_command {
  * (docs/REFERENCE.md, "Output for scripts"). */
 int cli_fail(const char *cmd, int code, const struct kix_err *err);
 /* cli_fail with what to do (fix, or NULL) and more members of the error
- * object (data: `"name":value,...` in JSON, or NULL). */
+ * object (data: a JSON object whose members are added, borrowed, or NULL). */
 int cli_fail_with(const char *cmd, int code, const struct kix_err *err, const char *fix,
-                  const char *data);
+                  json_t *data);
 
 /* One error as cli_report prints it: code is the machine code (camelCase),
  * message the sentence for people, cause what kind of failure it is, fix
@@ -49,7 +51,7 @@ struct cli_error {
     const char *cause;
     const char *fix;
     const char *hint;
-    const char *data;
+    json_t *data; /* members added to the --json error object (borrowed), or NULL */
 };
 int cli_report(const char *cmd, int status, const struct cli_error *e);
 
@@ -72,7 +74,7 @@ extern int cli_last_code;
 int cli_usage_error(const char *cmd, const char *fmt, ...) KIX_PRINTF(2, 3);
 
 /* cli_usage_error with a machine code other than "usage" and data members. */
-int cli_usage_error_data(const char *cmd, const char *code, const char *data, const char *fmt, ...)
+int cli_usage_error_data(const char *cmd, const char *code, json_t *data, const char *fmt, ...)
     KIX_PRINTF(4, 5);
 
 /* The known word nearest to word (at most 2 edits), or NULL. */
@@ -276,10 +278,10 @@ int cli_trust_latest(struct kix_client *c, const struct kix_verifier *key, struc
  * audit): cli_trust_check then enables no disk cache (kix_client_cache_verified). */
 void cli_cache_off(void);
 /* After cli_trust_check failed (KIX_EVERIFY) on a checkpoint none of whose
- * signature lines names the log key: `"expectedKey":"NAME+HASH","signedBy":
- * [...]`, which cli_fail reports as code "keyMismatch" naming --log-key;
- * else NULL. */
-const char *cli_key_mismatch(void);
+ * signature lines names the log key: {expectedKey: "NAME+HASH", signedBy:
+ * [...]} (borrowed), which cli_fail reports as code "keyMismatch" naming
+ * --log-key; else NULL. */
+json_t *cli_key_mismatch(void);
 /* The index note's witness cosignatures, by the same rules. */
 int cli_witness_check_index(const struct kix_verifier *key, const char *note, size_t len,
                             struct kix_err *err);
@@ -297,8 +299,14 @@ int cli_stale_refuse(const char *cmd);
 
 /* Parses a non-negative decimal; returns 0 on success. */
 int cli_parse_u64(const char *s, uint64_t *out);
-/* Prints a JSON string literal (escaped) to f. */
-void cli_json_string(FILE *f, const char *s, size_t len);
+/* A JSON string of len bytes of s (NULL: ""); bytes that are not UTF-8
+ * (a file name can hold any) give "" rather than a document that does not
+ * parse. */
+json_t *cli_jstr(const char *s, size_t len);
+/* A command's output: its document (kix/doc.h; consumed) as one line of
+ * JSON when json, else as `text` renders it (NULL: as JSON too). 0, or
+ * the failure to print it (a NULL doc: out of memory). */
+int cli_doc(const char *cmd, json_t *doc, int json, void (*text)(const json_t *doc, FILE *out));
 
 /* kix audit: compares the server's leaf hashes and inclusion proofs of
  * entries [from, to) at `size` with the replica's (audit_proofs.c). */

@@ -104,47 +104,45 @@ static struct kix_trust_stale stale_seen;
 /* A checkpoint that failed to verify because no line of it names the log
  * key: the key of another log given (--log-key). Both keys, as members of
  * the --json error object; cli_fail_with adds them and names the flag. */
-static char key_mismatch[400];
+static json_t *key_mismatch;
 
 static void note_key_mismatch(const struct kix_verifier *key, const char *note, size_t len)
 {
     struct kix_note *n = malloc(sizeof(*n));
-    size_t at;
+    json_t *signers = NULL;
+    char name[KIX_NOTE_NAME_MAX + 12];
 
-    key_mismatch[0] = '\0';
+    json_decref(key_mismatch);
+    key_mismatch = NULL;
     if (!n)
         return;
     if (kix_note_open(note, len, NULL, 0, n, NULL) != KIX_OK && n->nsigs) {
-        at = (size_t)snprintf(key_mismatch, sizeof(key_mismatch),
-                              "\"expectedKey\":\"%s+%08x\",\"signedBy\":[", key->name,
-                              key->key_hash);
-        for (size_t i = 0; i < n->nsigs && at < sizeof(key_mismatch) - 80; i++) {
-            struct kix_buf q = KIX_BUF_INIT;
-            char name[KIX_NOTE_NAME_MAX + 12];
+        signers = json_array();
+        for (size_t i = 0; signers && i < n->nsigs; i++) {
             if (n->sigs[i].name.len == strlen(key->name) &&
                 memcmp(n->sigs[i].name.ptr, key->name, n->sigs[i].name.len) == 0 &&
                 n->sigs[i].key_hash == key->key_hash) {
-                key_mismatch[0] = '\0'; /* the log key signed: some other failure */
+                json_decref(signers); /* the log key signed: some other failure */
+                signers = NULL;
                 break;
             }
             snprintf(name, sizeof(name), "%.*s+%08x", (int)n->sigs[i].name.len,
                      (const char *)n->sigs[i].name.ptr, n->sigs[i].key_hash);
-            if (kix_canon_string(name, strlen(name), &q) == KIX_OK && q.len < 120)
-                at += (size_t)snprintf(key_mismatch + at, sizeof(key_mismatch) - at, "%s%.*s",
-                                       i ? "," : "", (int)q.len, (const char *)q.ptr);
-            kix_buf_release(&q);
+            if (json_array_append_new(signers, json_string(name)) != 0) {
+                json_decref(signers);
+                signers = NULL;
+            }
         }
-        if (key_mismatch[0] && at < sizeof(key_mismatch) - 2)
-            snprintf(key_mismatch + at, sizeof(key_mismatch) - at, "]");
-        else
-            key_mismatch[0] = '\0';
+        snprintf(name, sizeof(name), "%s+%08x", key->name, key->key_hash);
+        if (signers)
+            key_mismatch = json_pack("{s:s,s:o}", "expectedKey", name, "signedBy", signers);
     }
     free(n);
 }
 
-const char *cli_key_mismatch(void)
+json_t *cli_key_mismatch(void)
 {
-    return key_mismatch[0] ? key_mismatch : NULL;
+    return key_mismatch;
 }
 
 void cli_cache_off(void)
@@ -257,7 +255,9 @@ int cli_stale_status(const char *cmd, int status)
 int cli_stale_refuse(const char *cmd)
 {
     struct kix_trust_stale *st = &stale_seen;
-    char message[1400], data[96];
+    char message[1400];
+    json_t *data;
+    int status;
 
     if (!st->stale)
         return 0;
@@ -268,8 +268,8 @@ int cli_stale_refuse(const char *cmd)
              (unsigned long long)st->size, (unsigned long long)st->remembered,
              st->proven ? "a stale copy, proven a prefix by " : "not proven a prefix: ", st->by,
              "");
-    snprintf(data, sizeof(data), "\"size\":%llu,\"verifiedSize\":%llu",
-             (unsigned long long)st->size, (unsigned long long)st->remembered);
+    data = json_pack("{s:I,s:I}", "size", (json_int_t)st->size, "verifiedSize",
+                     (json_int_t)st->remembered);
     {
         struct cli_error e = {"staleCopy",
                               message,
@@ -279,7 +279,9 @@ int cli_stale_refuse(const char *cmd)
                               NULL,
                               data};
         st->stale = 0; /* reported here, not again at the end */
-        return cli_report(cmd, EXIT_STALE, &e);
+        status = cli_report(cmd, EXIT_STALE, &e);
+        json_decref(data);
+        return status;
     }
 }
 
@@ -434,7 +436,8 @@ static int http_addr_ok(const char *addr)
 int cli_check_addr(const char *cmd, const char *addr)
 {
     struct kix_err err = {0};
-    char data[160];
+    json_t *data, *given;
+    int status;
 
     if (kix_source_is_http(addr)) {
         if (http_addr_ok(addr))
@@ -466,15 +469,14 @@ int cli_check_addr(const char *cmd, const char *addr)
                               "give --server as tcp://HOST:PORT, unix:///PATH or "
                               "https://HOST/PATH",
                               NULL,
-                              data};
-        struct kix_buf quoted = KIX_BUF_INIT;
-        if (kix_canon_string(addr, strnlen(addr, 80), &quoted) == KIX_OK &&
-            kix_buf_addc(&quoted, 0) == KIX_OK)
-            snprintf(data, sizeof(data), "\"address\":%s", (const char *)quoted.ptr);
-        else
-            data[0] = '\0';
-        kix_buf_release(&quoted);
-        return cli_report(cmd, EXIT_USAGE, &e);
+                              NULL};
+        /* the address given, its first 80 bytes (none when they cut a character) */
+        given = json_stringn(addr, strnlen(addr, 80));
+        data = given ? json_pack("{s:o}", "address", given) : NULL;
+        e.data = data;
+        status = cli_report(cmd, EXIT_USAGE, &e);
+        json_decref(data);
+        return status;
     }
 }
 
@@ -573,12 +575,10 @@ int cli_parse_u64(const char *s, uint64_t *out)
     return 0;
 }
 
-void cli_json_string(FILE *f, const char *s, size_t len)
+json_t *cli_jstr(const char *s, size_t len)
 {
-    struct kix_buf b = KIX_BUF_INIT;
-    if (kix_canon_string(s, len, &b) == KIX_OK)
-        fwrite(b.ptr, 1, b.len, f);
-    kix_buf_release(&b);
+    json_t *v = s ? json_stringn(s, len) : NULL;
+    return v ? v : json_string("");
 }
 
 /* CLI_EXIT_HELP after a command's help that does not say its exit

@@ -177,21 +177,21 @@ static int save_receipt(const struct kix_verifier *key, const char *path, uint64
 /* A publication the log refused: the run the log already holds under its
  * manifest digest or its run id, as members of the --json error object
  * ("existingRunId", "existingEntry", "existingDigest"), verified as kix
- * resolve does; "" when there is none or it does not verify. The message
+ * resolve does; NULL when there is none or it does not verify. The message
  * (the log's) says why it refused and what to do. */
-static void existing_run(struct kix_client *c, const struct kix_verifier *key,
-                         const struct kix_bytes *envelope, char *data, size_t cap)
+static json_t *existing_run(struct kix_client *c, const struct kix_verifier *key,
+                            const struct kix_bytes *envelope)
 {
     struct kix_entry_summary s;
     struct kix_resolution res;
     struct kix_checkpoint cp;
     char digest[KIX_DIGEST_TEXT_LEN + 1];
+    json_t *data = NULL;
     int rc = KIX_ENOTFOUND;
 
-    data[0] = '\0';
     if (kix_entry_describe(envelope->ptr, envelope->len, &s, NULL) != KIX_OK ||
         s.type != KIX_ENTRY_PUBLICATION)
-        return;
+        return NULL;
     kix_digest_format(&s.subject, digest);
     kix_resolution_init(&res);
     for (int by_id = 0; by_id < 2 && rc == KIX_ENOTFOUND; by_id++) {
@@ -201,11 +201,11 @@ static void existing_run(struct kix_client *c, const struct kix_verifier *key,
     }
     if (rc == KIX_OK && kix_resolution_verify(&res, key, &cp, NULL) == KIX_OK) {
         kix_digest_format(&res.run.manifest, digest);
-        snprintf(data, cap,
-                 "\"existingRunId\":\"%s\",\"existingEntry\":%llu,\"existingDigest\":\"%s\"",
-                 res.run.run_id, (unsigned long long)res.run.publication_index, digest);
+        data = json_pack("{s:s,s:I,s:s}", "existingRunId", res.run.run_id, "existingEntry",
+                         (json_int_t)res.run.publication_index, "existingDigest", digest);
     }
     kix_resolution_release(&res);
+    return data;
 }
 
 int cli_submit(const char *cmd, struct kix_client *c, const struct kix_verifier *key,
@@ -227,11 +227,12 @@ int cli_submit(const char *cmd, struct kix_client *c, const struct kix_verifier 
         struct kix_receipt receipt;
         struct kix_checkpoint cp;
         if (results[i].code) {
-            char data[KIX_RUN_ID_MAX + 200];
+            json_t *data;
             kix_err_set(&err, results[i].code, "%s refused it: %s", kix_client_where(c),
                         results[i].message);
-            existing_run(c, key, &bundles[i].envelope, data, sizeof(data));
+            data = existing_run(c, key, &bundles[i].envelope);
             status = cli_fail_with(cmd, results[i].code, &err, NULL, data);
+            json_decref(data);
             break;
         }
         /* the receipt must prove exactly our envelope, under the log key */
@@ -276,18 +277,4 @@ int cli_signer(const char *cmd, const char *path, struct kix_signer **out)
         return cli_usage_error(cmd, "--key KEYFILE is required (create one with kix keygen)");
     rc = kix_keyfile_read(path, out, &err);
     return rc ? cli_fail(cmd, rc, &err) : 0;
-}
-
-void cli_supersession_reason(const struct kix_resolution *res, uint64_t index, char *out,
-                             size_t cap)
-{
-    out[0] = '\0';
-    for (size_t i = 0; i < res->nentries; i++) {
-        struct kix_entry_summary s;
-        if (res->entries[i].index != index || res->entries[i].type != KIX_ENTRY_SUPERSESSION ||
-            kix_entry_describe(res->entries[i].leaf.ptr, res->entries[i].leaf.len, &s, NULL))
-            continue;
-        snprintf(out, cap, "%s", s.note);
-        return;
-    }
 }

@@ -34,9 +34,4 @@ int cli_submit(const char *cmd, struct kix_client *c, const struct kix_verifier 
 /* Reads a private key file (refusing loose permissions). */
 int cli_signer(const char *cmd, const char *path, struct kix_signer **out);
 
-/* The reason a supersession entry of res (at log index `index`) gives,
- * into out ("" when it gives none or is not among res's entries). */
-void cli_supersession_reason(const struct kix_resolution *res, uint64_t index, char *out,
-                             size_t cap);
-
 #endif

@@ -65,33 +65,40 @@ int cli_unknown(const char *cmd, enum cli_unknown_kind kind, const char *given, 
     /* an option is compared without its dashes, and suggested with them */
     int option = kind == CLI_UNKNOWN_OPTION, dashes = option && strncmp(given, "--", 2) == 0;
     const char *what = option ? "option" : kind == CLI_UNKNOWN_COMMAND ? "command" : "subcommand";
-    char word[64], data[256], list[160] = "";
-    struct kix_buf quoted = KIX_BUF_INIT;
+    char word[64], list[160] = "", suggestion[80];
+    json_t *data, *word_json;
     const char *near;
     size_t at = 0;
-    int ok;
+    int status;
 
     if (len > 60)
         len = 60;
     snprintf(word, sizeof(word), "%.*s", (int)len, given);
     near = !option || dashes ? cli_suggest(word + (dashes ? 2 : 0), known, n) : NULL;
-    ok = kix_canon_string(word, strlen(word), &quoted) == KIX_OK;
-    snprintf(data, sizeof(data), "\"%s\":%.*s", option ? "option" : "commandGiven",
-             ok ? (int)quoted.len : 2, ok ? (const char *)quoted.ptr : "\"\"");
-    kix_buf_release(&quoted);
-    if (near)
-        snprintf(data + strlen(data), sizeof(data) - strlen(data), ",\"suggestion\":\"%s%s\"",
-                 dashes ? "--" : "", near);
+    /* the word given (cut short: "" when the cut split a character) */
+    data = json_object();
+    word_json = json_string(word);
+    if (data)
+        json_object_set_new(data, option ? "option" : "commandGiven",
+                            word_json ? word_json : json_string(""));
+    else
+        json_decref(word_json);
+    snprintf(suggestion, sizeof(suggestion), "%s%s", dashes ? "--" : "", near ? near : "");
+    if (data && near)
+        json_object_set_new(data, "suggestion", json_string(suggestion));
     for (size_t i = 0; kind == CLI_UNKNOWN_SUBCOMMAND && i < n && at < sizeof(list); i++)
         at += (size_t)snprintf(list + at, sizeof(list) - at, "%s%s", i ? ", " : " (", known[i]);
     if (at && at < sizeof(list) - 1)
         strcat(list, ")");
     if (near)
-        return cli_usage_error_data(cmd, option ? "unknownOption" : "unknownCommand", data,
-                                    "unknown %s '%s'; did you mean '%s%s'?%s", what, word,
-                                    dashes ? "--" : "", near, list);
-    return cli_usage_error_data(cmd, option ? "unknownOption" : "unknownCommand", data,
-                                "unknown %s '%s'%s", what, word, list);
+        status = cli_usage_error_data(cmd, option ? "unknownOption" : "unknownCommand", data,
+                                      "unknown %s '%s'; did you mean '%s'?%s", what, word,
+                                      suggestion, list);
+    else
+        status = cli_usage_error_data(cmd, option ? "unknownOption" : "unknownCommand", data,
+                                      "unknown %s '%s'%s", what, word, list);
+    json_decref(data);
+    return status;
 }
 
 int cli_bad_option(const char *cmd, char **argv, const struct option *longopts)

@@ -29,32 +29,32 @@ static const char *cause_word(int cause)
     return NULL;
 }
 
-static void json_member(FILE *f, const char *name, const char *value)
-{
-    if (!value)
-        return;
-    fprintf(f, ",\"%s\":", name);
-    cli_json_string(f, value, strlen(value));
-}
-
 int cli_report(const char *cmd, int status, const struct cli_error *e)
 {
+    json_t *o, *x;
+
     fprintf(stderr, "kix%s%s: %s\n", *cmd ? " " : "", cmd, e->message);
     if (e->hint)
         fprintf(stderr, "%s\n", e->hint);
     if (!cli_json_errors)
         return status;
     fflush(stdout);
-    printf("{\"error\":{\"code\":");
-    cli_json_string(stdout, e->code, strlen(e->code));
-    printf(",\"exitCode\":%d", status);
-    json_member(stdout, "command", *cmd ? cmd : NULL);
-    json_member(stdout, "message", e->message);
-    json_member(stdout, "cause", e->cause);
-    json_member(stdout, "fix", e->fix);
-    if (e->data && *e->data)
-        printf(",%s", e->data);
-    printf("}}\n");
+    /* {"error": {code, exitCode, command, message, cause, fix, data's members}} */
+    o = json_pack("{s:s,s:i}", "code", e->code, "exitCode", status);
+    if (o && *cmd)
+        json_object_set_new(o, "command", json_string(cmd));
+    if (o && e->message)
+        json_object_set_new(o, "message", json_string(e->message));
+    if (o && e->cause)
+        json_object_set_new(o, "cause", json_string(e->cause));
+    if (o && e->fix)
+        json_object_set_new(o, "fix", json_string(e->fix));
+    if (o && e->data)
+        json_object_update(o, e->data);
+    x = o ? json_pack("{s:o}", "error", o) : NULL;
+    if (kix_doc_print(x, 0, stdout) != KIX_OK)
+        fprintf(stderr, "kix: out of memory writing the error object\n");
+    json_decref(x);
     fflush(stdout);
     return status;
 }
@@ -68,7 +68,7 @@ int cli_report(const char *cmd, int status, const struct cli_error *e)
 int cli_last_code;
 
 int cli_fail_with(const char *cmd, int code, const struct kix_err *err, const char *fix,
-                  const char *data)
+                  json_t *data)
 {
     cli_last_code = code;
     if (code == KIX_EVERIFY && cli_key_mismatch() && !fix && !data) {
@@ -84,31 +84,40 @@ int cli_fail_with(const char *cmd, int code, const struct kix_err *err, const ch
     }
     struct cli_error e = {
         kix_err_word(code), kix_err_text(err, code), kix_strerror(code), fix, NULL, data};
-    char members[160] = "";
     int cause = err ? err->cause : KIX_CAUSE_NONE;
-    struct kix_buf all = KIX_BUF_INIT;
+    json_t *members = json_object();
     int status;
 
-    if (cause_word(cause) && cause == KIX_CAUSE_LINE)
-        snprintf(members, sizeof(members), "\"reason\":\"line\",\"line\":%llu",
-                 (unsigned long long)err->entry);
-    else if (cause == KIX_CAUSE_ENTRY)
-        snprintf(members, sizeof(members), "\"reason\":\"entry\",\"entry\":%llu",
-                 (unsigned long long)err->entry);
-    else if (cause == KIX_CAUSE_ROOT_MISMATCH || cause == KIX_CAUSE_INDEX_MISMATCH)
-        snprintf(members, sizeof(members), "\"reason\":\"%s\",\"size\":%llu", cause_word(cause),
-                 (unsigned long long)err->size);
-    else if (cause_word(cause))
-        snprintf(members, sizeof(members), "\"reason\":\"%s\"", cause_word(cause));
-    if (*members && data && *data) {
-        if (kix_buf_addf(&all, "%s,%s", members, data) == KIX_OK && kix_buf_addc(&all, 0) == KIX_OK)
-            e.data = (const char *)all.ptr;
-    } else if (*members) {
-        e.data = members;
+    /* the cause's members, then the caller's */
+    if (members && cause_word(cause)) {
+        json_object_set_new(members, "reason", json_string(cause_word(cause)));
+        if (cause == KIX_CAUSE_LINE)
+            json_object_set_new(members, "line", json_integer((json_int_t)err->entry));
+        else if (cause == KIX_CAUSE_ENTRY)
+            json_object_set_new(members, "entry", json_integer((json_int_t)err->entry));
+        else if (cause == KIX_CAUSE_ROOT_MISMATCH || cause == KIX_CAUSE_INDEX_MISMATCH)
+            json_object_set_new(members, "size", json_integer((json_int_t)err->size));
     }
+    if (members && data)
+        json_object_update(members, data);
+    e.data = members && json_object_size(members) ? members : NULL;
     status = cli_report(cmd, kix_err_exit_status(code), &e);
-    kix_buf_release(&all);
+    json_decref(members);
     return status;
+}
+
+int cli_doc(const char *cmd, json_t *doc, int json, void (*text)(const json_t *doc, FILE *out))
+{
+    int rc = doc ? KIX_OK : KIX_ENOMEM;
+
+    if (rc == KIX_OK && json)
+        rc = kix_doc_print(doc, 0, stdout);
+    else if (rc == KIX_OK && text)
+        text(doc, stdout);
+    else if (rc == KIX_OK)
+        rc = kix_doc_print(doc, 0, stdout);
+    json_decref(doc);
+    return rc ? cli_fail(cmd, rc, NULL) : 0;
 }
 
 int cli_fail(const char *cmd, int code, const struct kix_err *err)
@@ -117,9 +126,9 @@ int cli_fail(const char *cmd, int code, const struct kix_err *err)
 }
 
 /* A usage error: its message, a pointer to --help, the code and data. */
-static int usage_report(const char *cmd, const char *code, const char *data, const char *fmt,
+static int usage_report(const char *cmd, const char *code, json_t *data, const char *fmt,
                         va_list ap) KIX_PRINTF(4, 0);
-static int usage_report(const char *cmd, const char *code, const char *data, const char *fmt,
+static int usage_report(const char *cmd, const char *code, json_t *data, const char *fmt,
                         va_list ap)
 {
     char message[1024], hint[256], fix[256];
@@ -141,7 +150,7 @@ int cli_usage_error(const char *cmd, const char *fmt, ...)
     return status;
 }
 
-int cli_usage_error_data(const char *cmd, const char *code, const char *data, const char *fmt, ...)
+int cli_usage_error_data(const char *cmd, const char *code, json_t *data, const char *fmt, ...)
 {
     va_list ap;
     int status;

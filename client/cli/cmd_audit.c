@@ -36,7 +36,8 @@ static const struct kix_opt audit_opts[] = {
              "Entries an older origin logged under the rules of its time, which today's\n"
              "origin rules refuse (a run id outside the grammar, a controlled rerun signed\n"
              "by the run's own publisher), are replayed, never counted as evidence, and\n"
-             "listed as findings, each with its index and reason.\n"
+             "listed as findings, each with its index and reason. --json prints the\n"
+             "document kix.audit/1 the text is written from.\n"
              "\n"),
     KIX_ID("restart", NULL, 'r', "discard the local replica and audit from entry 0"),
     KIX_ID("batch", "N", 'b', "entries per replica transaction (default 8192)"),
@@ -52,44 +53,25 @@ static const struct kix_cmd audit_cmd = {
     .usage = "[--restart] [--batch N] [--strict] [--json] [options]",
     KIX_CMD_OPTS(audit_opts)};
 
-struct findings_out {
-    int json;
-    uint64_t n;
-};
-
-/* One finding: a line of text, or a member of the JSON array. */
-static int print_finding(void *ctx, const struct kix_finding *f)
+/* One finding, into the document's list. */
+static int keep_finding(void *ctx, const struct kix_finding *f)
 {
-    struct findings_out *o = ctx;
-
-    if (o->json) {
-        printf("%s{\"index\":%llu,\"rule\":\"%s\",\"reason\":", o->n ? "," : "",
-               (unsigned long long)f->index, f->name);
-        cli_json_string(stdout, f->text, strlen(f->text));
-        printf("}");
-    } else {
-        printf("finding: entry %llu (%s): %s\n", (unsigned long long)f->index, f->name, f->text);
-    }
-    o->n++;
-    return 0;
+    return json_array_append_new(ctx, json_pack("{s:I,s:s,s:s}", "index", (json_int_t)f->index,
+                                                "rule", f->name, "reason", f->text)) != 0;
 }
 
-/* The replica's findings: counted (print 0) or printed, into the JSON
- * object when json; how many in *n. */
-static int list_findings(struct kix_log *replica, int print, int json, uint64_t *n,
-                         struct kix_err *err)
+/* The replica's findings into *list (a new array); how many in *n. */
+static int list_findings(struct kix_log *replica, json_t **list, uint64_t *n, struct kix_err *err)
 {
-    struct findings_out o = {json, 0};
     struct kix_log_reader *r = NULL;
     int rc = kix_log_read_begin(replica, &r);
 
     if (rc)
         return kix_err_set(err, rc, "reading the replica: %s", kix_strerror(rc));
-    if (print && json)
-        printf(",\"findings\":[");
-    rc = kix_index_findings(r, 0, print ? print_finding : NULL, &o, n);
-    if (print && json)
-        printf("]");
+    if (!(*list = json_array()))
+        rc = KIX_ENOMEM;
+    if (rc == KIX_OK)
+        rc = kix_index_findings(r, 0, keep_finding, *list, n);
     kix_log_read_end(r);
     return rc ? kix_err_set(err, rc, "reading the findings: %s", kix_strerror(rc)) : KIX_OK;
 }
@@ -180,6 +162,7 @@ int cmd_audit(int argc, char **argv)
     char dir[4096], path[4200];
     uint64_t first = 0, synced = 0, batch = 0, files = 0, nfindings = 0;
     int restart = 0, strict = 0, ch, rc, status;
+    json_t *findings = NULL;
     double secs;
 
     cli_start(&o, &audit_cmd, argc, argv, &common);
@@ -286,63 +269,38 @@ int cmd_audit(int argc, char **argv)
     secs = now_seconds() - prog.start;
     fputs(kix_progress_clear(&prog), stderr);
     if (rc) {
-        uint64_t bad = err.cause == KIX_CAUSE_ENTRY ? err.entry : KIX_NO_INDEX;
-        if (common.json) {
-            printf("{\"passed\":false,\"verified\":%llu,\"index\":", (unsigned long long)synced);
-            if (bad == KIX_NO_INDEX)
-                printf("null");
-            else
-                printf("%llu", (unsigned long long)bad);
-            printf(",\"reason\":");
-            cli_json_string(stdout, err.msg, strlen(err.msg));
-            printf("}\n");
-        }
+        struct kix_doc_audit a = {0,    strict,   first,   synced, files, KIX_NO_INDEX,
+                                  secs, key.name, err.msg, NULL};
+        a.bad = err.cause == KIX_CAUSE_ENTRY ? err.entry : KIX_NO_INDEX;
+        if (common.json) /* the verdict: the one object on stdout */
+            (void)cli_doc("audit", kix_doc_audit(&a), 1, NULL);
         kix_err_wrap(&err, "AUDIT FAILED after %llu verified entries", (unsigned long long)synced);
-        if (common.json)
-            cli_json_errors = 0; /* the verdict above is the one object on stdout */
-        status = cli_fail("audit", rc, &err);
-        goto out;
-    }
-    rc = list_findings(replica, 0, 0, &nfindings, &err);
-    if (rc) {
-        status = cli_fail("audit", rc, &err);
-        goto out;
-    }
-    if (common.json)
-        printf("{\"passed\":%s,\"from\":%llu,\"to\":%llu,\"entries\":%llu,\"seconds\":%.3f,"
-               "\"entriesPerSecond\":%.0f,\"strict\":%s,\"files\":%llu",
-               strict && nfindings ? "false" : "true", (unsigned long long)first,
-               (unsigned long long)synced, (unsigned long long)(synced - first), secs,
-               secs > 0 ? (double)(synced - first) / secs : 0.0, strict ? "true" : "false",
-               (unsigned long long)files);
-    rc = list_findings(replica, 1, common.json, &nfindings, &err);
-    if (common.json)
-        printf("}\n");
-    if (rc) {
         if (common.json)
             cli_json_errors = 0;
         status = cli_fail("audit", rc, &err);
         goto out;
     }
-    if (strict && nfindings) {
+    rc = list_findings(replica, &findings, &nfindings, &err);
+    if (rc) {
+        status = cli_fail("audit", rc, &err);
+        goto out;
+    }
+    {
+        /* one document (kix/doc.h): the JSON, or its text */
+        struct kix_doc_audit a = {!(strict && nfindings), strict, first,    synced, files,
+                                  KIX_NO_INDEX,           secs,   key.name, NULL,   findings};
+        status = cli_doc("audit", kix_doc_audit(&a), common.json, kix_doc_audit_text);
+    }
+    if (status == 0 && strict && nfindings) {
         fprintf(stderr,
                 "kix audit: AUDIT FAILED (--strict): %llu entr%s the log holds break%s today's "
                 "origin rules (listed above); an older origin logged them\n",
                 (unsigned long long)nfindings, nfindings == 1 ? "y" : "ies",
                 nfindings == 1 ? "s" : "");
         status = 1;
-        goto out;
     }
-    if (!common.json)
-        printf("audit passed: all %llu entries of log %s verify (%llu checked now, %llu by "
-               "earlier audits) in %.2f s, %.0f entries/s%s\n",
-               (unsigned long long)synced, key.name, (unsigned long long)(synced - first),
-               (unsigned long long)first, secs, secs > 0 ? (double)(synced - first) / secs : 0.0,
-               nfindings ? "; with the findings above (kix audit --strict fails on them)" : "");
-    if (!common.json && files)
-        printf("and the %llu tiles, object packs and index files the copy serves are the log's\n",
-               (unsigned long long)files);
 out:
+    json_decref(findings);
     kix_buf_release(&note);
     kix_log_close(replica);
     kix_client_close(c);

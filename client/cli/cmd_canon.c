@@ -92,13 +92,15 @@ static int canon_main(int argc, char **argv, int digest_only)
         kix_digest_of(out.ptr, out.len, &d);
         kix_digest_format(&d, text);
         if (json)
-            printf("{\"digest\":\"%s\"}\n", text);
+            status = cli_doc(cmd, json_pack("{s:s}", "digest", text), 1, NULL);
         else
             puts(text);
     } else if (json) {
-        printf("{\"canonical\":");
-        cli_json_string(stdout, out.ptr ? (const char *)out.ptr : "", out.len);
-        printf(",\"bytes\":%zu}\n", out.len);
+        status =
+            cli_doc(cmd,
+                    json_pack("{s:o,s:I}", "canonical", cli_jstr((const char *)out.ptr, out.len),
+                              "bytes", (json_int_t)out.len),
+                    1, NULL);
     } else {
         fwrite(out.ptr, 1, out.len, stdout);
     }

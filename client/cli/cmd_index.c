@@ -30,13 +30,13 @@ static const struct kix_opt index_opts[] = {
 static const struct kix_cmd index_cmd = {
     .prog = "kix index", .usage = "KEY [--json] [options]", KIX_CMD_OPTS(index_opts)};
 
-static void hex_field(const char *name, const uint8_t *p, size_t n)
+static void hex_field(json_t *o, const char *name, const uint8_t *p, size_t n)
 {
     char *hex = malloc(2 * n + 1);
-    if (!hex)
+    if (!hex || !o)
         return;
     kix_hex_encode(p, n, hex);
-    printf(",\"%s\":\"%s\"", name, hex);
+    json_object_set_new(o, name, json_string(hex));
     free(hex);
 }
 
@@ -133,18 +133,18 @@ int cmd_index(int argc, char **argv)
         kix_buf_release(&b);
     }
     if (common.json) {
-        printf("{\"key\":");
-        cli_json_string(stdout, ikey, strlen(ikey));
-        printf(",\"present\":%s,\"size\":%llu,\"indexRoot\":\"%s\"", a.present ? "true" : "false",
-               (unsigned long long)a.cp.size, root);
+        json_t *o = json_pack("{s:o,s:b,s:I,s:s}", "key", cli_jstr(ikey, strlen(ikey)), "present",
+                              a.present, "size", (json_int_t)a.cp.size, "indexRoot", root);
         if (a.present)
-            hex_field("record", a.record.ptr, a.record.len);
-        hex_field("proof", a.proof.ptr, a.proof.len);
-        printf(",\"checkpoint\":");
-        cli_json_string(stdout, (const char *)a.checkpoint.ptr, a.checkpoint.len);
-        printf(",\"indexNote\":");
-        cli_json_string(stdout, (const char *)a.index_note.ptr, a.index_note.len);
-        printf("}\n");
+            hex_field(o, "record", a.record.ptr, a.record.len);
+        hex_field(o, "proof", a.proof.ptr, a.proof.len);
+        if (o)
+            json_object_update_new(
+                o,
+                json_pack("{s:o,s:o}", "checkpoint",
+                          cli_jstr((const char *)a.checkpoint.ptr, a.checkpoint.len), "indexNote",
+                          cli_jstr((const char *)a.index_note.ptr, a.index_note.len)));
+        status = cli_doc("index", o, 1, NULL);
     } else {
         printf("%s: %s at size %llu (index root %s), proof %zu bytes, verified\n", ikey,
                a.present ? "present" : "absent", (unsigned long long)a.cp.size, root, a.proof.len);

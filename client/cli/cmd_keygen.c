@@ -34,7 +34,7 @@ int cmd_keygen(int argc, char **argv)
     struct kix_verifier v;
     struct kix_err err = {0};
     uint8_t alg = KIX_NOTE_ALG_ED25519;
-    int c, rc, json = cli_global.json;
+    int c, rc, json = cli_global.json, status = 0;
 
     if ((rc = cli_global_check("keygen", 0)))
         return rc;
@@ -76,15 +76,16 @@ int cmd_keygen(int argc, char **argv)
         kix_key_id(v.pub, id);
         if (kix_signer_format_verifier(s, &text) == KIX_OK && kix_buf_addc(&text, 0) == KIX_OK) {
             if (json) {
-                printf("{\"name\":");
-                cli_json_string(stdout, name, strlen(name));
-                printf(",\"verifierKey\":");
-                cli_json_string(stdout, (const char *)text.ptr, strlen((const char *)text.ptr));
-                printf(",\"keyId\":\"%s\",\"shortId\":\"%.16s\",\"privateKeyFile\":", id, id);
-                cli_json_string(stdout, keypath, strlen(keypath));
-                printf(",\"publicKeyFile\":");
-                cli_json_string(stdout, pubpath, strlen(pubpath));
-                printf(",\"witness\":%s}\n", alg == KIX_NOTE_ALG_COSIGN ? "true" : "false");
+                char shortid[17];
+                snprintf(shortid, sizeof(shortid), "%.16s", id);
+                status = cli_doc("keygen",
+                                 json_pack("{s:o,s:s,s:s,s:s,s:o,s:o,s:b}", "name",
+                                           cli_jstr(name, strlen(name)), "verifierKey",
+                                           (const char *)text.ptr, "keyId", id, "shortId", shortid,
+                                           "privateKeyFile", cli_jstr(keypath, strlen(keypath)),
+                                           "publicKeyFile", cli_jstr(pubpath, strlen(pubpath)),
+                                           "witness", alg == KIX_NOTE_ALG_COSIGN),
+                                 1, NULL);
             } else {
                 printf("%s\n", (const char *)text.ptr);
             }
@@ -95,5 +96,5 @@ int cmd_keygen(int argc, char **argv)
         fprintf(stderr, "key id %.16s (full %s)\n", id, id);
     }
     kix_signer_free(s);
-    return rc ? cli_fail("keygen", rc, &err) : 0;
+    return rc ? cli_fail("keygen", rc, &err) : status;
 }

@@ -90,66 +90,6 @@ static int scan_entry(void *ctx, uint64_t index, const uint8_t *leaf, size_t len
     return 0;
 }
 
-static void print_roles(FILE *f, unsigned roles, int json)
-{
-    static const char *names[] = {"admin", "publish", "attest", "rerun", "curate"};
-    int first = 1;
-
-    for (int i = 0; i < 5; i++)
-        if (roles & (1u << i)) {
-            fprintf(f, json ? "%s\"%s\"" : "%s%s", first ? "" : ",", names[i]);
-            first = 0;
-        }
-    if (first && !json)
-        fprintf(f, "-");
-}
-
-static void print_index(uint64_t i, int json)
-{
-    if (i == KIX_NO_INDEX)
-        printf(json ? "null" : "-");
-    else
-        printf("%" PRIu64, i);
-}
-
-static void print_row(const struct key_row *r, int json)
-{
-    char hex[65], shortid[KIX_SHORT_ID_LEN + 1];
-
-    kix_hex_encode(r->id, 32, hex);
-    kix_hex_short_id(r->id, shortid);
-    if (json) {
-        /* one member of the "keys" array; a name and note key hash only when known */
-        printf("{\"keyId\":\"%s\",\"shortId\":\"%s\"", hex, shortid);
-        if (r->named) {
-            printf(",\"name\":");
-            cli_json_string(stdout, r->named->name, strlen(r->named->name));
-            printf(",\"noteKeyHash\":\"%08" PRIx32 "\"", r->named->key_hash);
-        }
-        printf(",\"live\":%s,\"roles\":[", r->revoked == KIX_NO_INDEX ? "true" : "false");
-        print_roles(stdout, r->roles, 1);
-        printf("],\"added\":");
-        print_index(r->added, 1);
-        printf(",\"rolesChanged\":");
-        print_index(r->roles_changed, 1);
-        printf(",\"revoked\":");
-        print_index(r->revoked, 1);
-        printf("}");
-        return;
-    }
-    printf("%s  %s  ", shortid, r->revoked == KIX_NO_INDEX ? "live   " : "revoked");
-    print_roles(stdout, r->roles, 0);
-    printf("  added ");
-    print_index(r->added, 0);
-    if (r->roles_changed != KIX_NO_INDEX)
-        printf("  roles changed %" PRIu64, r->roles_changed);
-    if (r->revoked != KIX_NO_INDEX)
-        printf("  revoked %" PRIu64, r->revoked);
-    if (r->named)
-        printf("  name %s note-hash %08" PRIx32, r->named->name, r->named->key_hash);
-    printf("\n  id %s\n", hex);
-}
-
 static const struct kix_opt key_list_opts[] = {
     KIX_NOTE("\n"
              "Lists the log's keys, recomputed from the log's key entries, which are\n"
@@ -160,7 +100,8 @@ static const struct kix_opt key_list_opts[] = {
              "public key). The log does not record names: the log key, and each key\n"
              "whose PUBFILE (PREFIX.pub from kix keygen) is given, is also shown with\n"
              "its name and the C2SP note key hash the .pub file shows (NAME+HASH+...).\n"
-             "With --json, one object {\"size\": the log size read, \"keys\": [...]}, a key\n"
+             "With --json, the document kix.keys/1 {\"view\": ..., \"size\": the log size\n"
+             "read, \"keys\": [...]}, a key\n"
              "each: keyId, shortId, name and noteKeyHash (when known), live, roles, added,\n"
              "rolesChanged, revoked (null when not).\n"
              "\n"),
@@ -179,6 +120,7 @@ int cmd_key_list(int argc, char **argv)
     struct kix_checkpoint cp;
     struct kix_err err = {0};
     struct key_scan k = {0};
+    struct kix_doc_key *docs = NULL;
     struct kix_hash root;
     uint64_t got = 0;
     size_t nnamed = 0;
@@ -217,8 +159,11 @@ int cmd_key_list(int argc, char **argv)
         status = cli_fail("key list", rc, &err);
         goto out;
     }
-    if (common.json)
-        printf("{\"size\":%" PRIu64 ",\"keys\":[", cp.size);
+    docs = k.nrows ? calloc(k.nrows, sizeof(*docs)) : NULL;
+    if (k.nrows && !docs) {
+        status = cli_fail("key list", KIX_ENOMEM, NULL);
+        goto out;
+    }
     for (size_t i = 0; i < k.nrows; i++) {
         struct key_row *r = &k.rows[i];
         char hex[KIX_KEY_ID_HEX_LEN + 1], want[65];
@@ -231,13 +176,19 @@ int cmd_key_list(int argc, char **argv)
             if (strcmp(hex, want) == 0)
                 r->named = &named[j];
         }
-        if (common.json && i)
-            putchar(',');
-        print_row(r, common.json);
+        memcpy(docs[i].id, r->id, 32);
+        docs[i].name = r->named ? r->named->name : NULL;
+        docs[i].note_key_hash = r->named ? r->named->key_hash : 0;
+        docs[i].roles = r->roles;
+        docs[i].added = r->added;
+        docs[i].roles_changed = r->roles_changed;
+        docs[i].revoked = r->revoked;
     }
-    if (common.json)
-        printf("]}\n");
+    /* one document (kix/doc.h): the JSON, or its text */
+    status =
+        cli_doc("key list", kix_doc_keys(cp.size, docs, k.nrows), common.json, kix_doc_keys_text);
 out:
+    free(docs);
     free(k.leaves);
     free(k.rows);
     kix_buf_release(&note);
@@ -338,6 +289,7 @@ int cmd_key_pending(int argc, char **argv)
     const char *queue;
     struct dirent **names = NULL;
     int json, status = pending_opts("key pending", argc, argv, &queue, &json), n, shown = 0;
+    json_t *pending;
 
     if (status >= 0)
         return status;
@@ -350,8 +302,7 @@ int cmd_key_pending(int argc, char **argv)
                     strerror(errno));
         return cli_fail("key pending", KIX_EIO, &err);
     }
-    if (json)
-        printf("{\"pending\":[");
+    pending = json_array();
     for (int i = 0; i < n; i++) {
         char path[4200];
         size_t len = strlen(names[i]->d_name);
@@ -362,9 +313,7 @@ int cmd_key_pending(int argc, char **argv)
         if (!(r = json_load_file(path, JSON_REJECT_DUPLICATES, NULL)))
             continue;
         if (json) {
-            char *t = json_dumps(r, JSON_COMPACT | JSON_SORT_KEYS);
-            printf("%s%s", shown ? "," : "", t ? t : "{}");
-            free(t);
+            json_array_append(pending, r);
         } else {
             printf("%.16s  %s  asked %s from %s\n  key %s\n", names[i]->d_name, member(r, "roles"),
                    member(r, "requestedAt"), member(r, "from"), member(r, "key"));
@@ -377,9 +326,15 @@ int cmd_key_pending(int argc, char **argv)
     for (int i = 0; i < n; i++)
         free(names[i]);
     free(names);
-    if (json)
-        printf("]}\n");
-    else if (!shown)
+    if (json) {
+        json_t *doc = pending ? json_pack("{s:o}", "pending", pending) : NULL;
+        pending = NULL;
+        status = kix_doc_print(doc, KIX_DOC_SORTED, stdout) ? EXIT_INTERNAL : 0;
+        json_decref(doc);
+        return status;
+    }
+    json_decref(pending);
+    if (!shown)
         printf("no pending requests in %s\n", queue);
     return 0;
 }
@@ -402,9 +357,12 @@ int cmd_key_reject(int argc, char **argv)
     unlink(path);
     snprintf(path, sizeof(path), "%s.pub", base);
     unlink(path);
-    if (json)
-        printf("{\"rejected\":\"%s\"}\n", strrchr(base, '/') + 1);
-    else
+    if (json) {
+        json_t *doc = json_pack("{s:s}", "rejected", strrchr(base, '/') + 1);
+        status = kix_doc_print(doc, 0, stdout) ? EXIT_INTERNAL : 0;
+        json_decref(doc);
+        return status;
+    } else
         printf("rejected the request of key %.16s\n", strrchr(base, '/') + 1);
     return 0;
 }

@@ -12,7 +12,7 @@ static const struct kix_opt info_opts[] = {
     KIX_NOTE("\n"
              "Prints the log's origin, verifier key and size as the server reports them\n"
              "(unverified; kix checkpoint verifies), and a server's limits per message and\n"
-             "per call.\n"
+             "per call. --json prints the document kix.info/1 the text is written from.\n"
              "\n"),
     CLI_COMMON_OPTS,
 };
@@ -39,74 +39,34 @@ int cmd_info(int argc, char **argv)
         return status;
     }
     rc = kix_client_info(cl, &info, &err);
-    if (rc == KIX_OK && common.json) {
-        printf("{\"origin\":");
-        cli_json_string(stdout, info.origin, strlen(info.origin));
-        printf(",\"logKey\":");
-        cli_json_string(stdout, info.log_key, strlen(info.log_key));
-        printf(",\"size\":%llu,\"version\":", (unsigned long long)info.size);
-        cli_json_string(stdout, info.version, strlen(info.version));
-        printf(",\"mirror\":%s", info.mirror ? "true" : "false");
-        if (info.limits.max_message)
-            printf(",\"limits\":{\"maxMessage\":%llu,\"maxInFlight\":%llu,\"maxBatch\":%llu,"
-                   "\"maxEntries\":%llu,\"maxObjects\":%llu,\"maxCheckpoints\":%llu,"
-                   "\"maxRuns\":%llu}",
-                   (unsigned long long)info.limits.max_message,
-                   (unsigned long long)info.limits.max_in_flight,
-                   (unsigned long long)info.limits.max_batch,
-                   (unsigned long long)info.limits.max_entries,
-                   (unsigned long long)info.limits.max_objects,
-                   (unsigned long long)info.limits.max_checkpoints,
-                   (unsigned long long)info.limits.max_runs);
-        if (info.upstream[0]) {
-            printf(",\"upstream\":");
-            cli_json_string(stdout, info.upstream, strlen(info.upstream));
-            printf(",\"upstreamSize\":%llu,\"lagEntries\":%llu,\"lagSeconds\":%.0f",
-                   (unsigned long long)info.upstream_size, (unsigned long long)info.lag_entries,
-                   info.lag_seconds);
-        }
-        if (info.last_error[0]) {
-            printf(",\"lastError\":");
-            cli_json_string(stdout, info.last_error, strlen(info.last_error));
-        }
-        if (info.committed)
-            printf(",\"committed\":%llu", (unsigned long long)info.committed);
-        if (info.fork) {
-            printf(",\"fork\":{\"size\":%llu,\"reason\":", (unsigned long long)info.fork_size);
-            cli_json_string(stdout, info.fork_reason, strlen(info.fork_reason));
-            printf(",\"evidence\":");
-            cli_json_string(stdout, info.fork_evidence, strlen(info.fork_evidence));
-            printf("}");
-        }
-        printf("}\n");
-    } else if (rc == KIX_OK) {
-        printf("origin   %s\nlog key  %s\nsize     %llu\nversion  %s\n", info.origin, info.log_key,
-               (unsigned long long)info.size, info.version);
-        if (info.limits.max_message)
-            printf("limits   message %llu bytes, %llu requests in flight, batch %llu, per "
-                   "call %llu entries, %llu objects, %llu checkpoints, %llu runs\n",
-                   (unsigned long long)info.limits.max_message,
-                   (unsigned long long)info.limits.max_in_flight,
-                   (unsigned long long)info.limits.max_batch,
-                   (unsigned long long)info.limits.max_entries,
-                   (unsigned long long)info.limits.max_objects,
-                   (unsigned long long)info.limits.max_checkpoints,
-                   (unsigned long long)info.limits.max_runs);
-        if (info.mirror && info.upstream[0])
-            printf("mirror   of %s (upstream size %llu, %llu entries behind)\n", info.upstream,
-                   (unsigned long long)info.upstream_size, (unsigned long long)info.lag_entries);
-        else if (info.mirror)
-            printf("mirror   a read-only replica\n");
-        if (info.committed)
-            printf("pending  entries %llu to %llu are committed but not yet held by the "
-                   "mirrors this origin waits for (--ack-replicas): not shown yet\n",
-                   (unsigned long long)info.size, (unsigned long long)info.committed - 1);
-        if (info.fork)
-            printf("FORK     found at size %llu: %s; evidence in %s\n",
-                   (unsigned long long)info.fork_size, info.fork_reason, info.fork_evidence);
+    if (rc == KIX_OK) {
+        /* one document (kix/doc.h): the JSON, or its text */
+        struct kix_doc_info d = {info.origin,
+                                 info.log_key,
+                                 info.version,
+                                 info.upstream,
+                                 info.last_error,
+                                 info.fork_reason,
+                                 info.fork_evidence,
+                                 info.size,
+                                 info.upstream_size,
+                                 info.lag_entries,
+                                 info.committed,
+                                 info.fork_size,
+                                 info.lag_seconds,
+                                 info.mirror,
+                                 info.fork,
+                                 info.limits.max_message,
+                                 info.limits.max_in_flight,
+                                 info.limits.max_batch,
+                                 info.limits.max_entries,
+                                 info.limits.max_objects,
+                                 info.limits.max_checkpoints,
+                                 info.limits.max_runs};
+        status = cli_doc("info", kix_doc_info(&d), common.json, kix_doc_info_text);
     }
     kix_client_close(cl);
-    return rc ? cli_fail("info", rc, &err) : 0;
+    return rc ? cli_fail("info", rc, &err) : status;
 }
 
 static const struct kix_opt checkpoint_opts[] = {
@@ -160,12 +120,12 @@ int cmd_checkpoint(int argc, char **argv)
     if (common.json) {
         char root[64];
         sodium_bin2base64(root, sizeof(root), cp.root, 32, sodium_base64_VARIANT_ORIGINAL);
-        printf("{\"origin\":");
-        cli_json_string(stdout, cp.origin, strlen(cp.origin));
-        printf(",\"size\":%llu,\"root\":\"%s\",\"witnesses\":%zu,\"checkpoint\":",
-               (unsigned long long)cp.size, root, witnessed);
-        cli_json_string(stdout, (const char *)note.ptr, note.len);
-        printf("}\n");
+        status =
+            cli_doc("checkpoint",
+                    json_pack("{s:s,s:I,s:s,s:I,s:o}", "origin", cp.origin, "size",
+                              (json_int_t)cp.size, "root", root, "witnesses", (json_int_t)witnessed,
+                              "checkpoint", cli_jstr((const char *)note.ptr, note.len)),
+                    1, NULL);
     } else {
         fwrite(note.ptr, 1, note.len, stdout);
     }
@@ -190,12 +150,18 @@ static int write_entry(void *ctx, uint64_t index, const uint8_t *leaf, size_t le
 {
     const struct cli_common *common = ctx;
 
-    if (common->json)
-        printf("{\"index\":%llu,\"entry\":", (unsigned long long)index);
-    fwrite(leaf, 1, len, stdout); /* canonical JSON: it embeds as is */
-    if (common->json)
-        printf("}\n");
-    return 0;
+    json_t *entry;
+
+    if (!common->json) {
+        fwrite(leaf, 1, len, stdout);
+        return 0;
+    }
+    /* canonical JSON: it embeds as JSON */
+    entry = json_loadb((const char *)leaf, len, 0, NULL);
+    return cli_doc("entry",
+                   json_pack("{s:I,s:o}", "index", (json_int_t)index, "entry",
+                             entry ? entry : cli_jstr((const char *)leaf, len)),
+                   1, NULL);
 }
 
 int cmd_entry(int argc, char **argv)
@@ -243,27 +209,38 @@ static const struct kix_cmd proof_cmd = {.prog = "kix proof",
                                                   "kix proof consistency OLD NEW [options]",
                                          KIX_CMD_OPTS(proof_opts)};
 
-static void print_proof(const struct cli_common *common, int inclusion, uint64_t a, uint64_t b,
-                        const struct kix_hash *p, size_t n)
+static int print_proof(const struct cli_common *common, int inclusion, uint64_t a, uint64_t b,
+                       const struct kix_hash *p, size_t n)
 {
     char b64[64];
+    json_t *o = NULL, *hashes = json_array();
+
     if (common->json && inclusion && b != KIX_NO_INDEX)
-        printf("{\"kind\":\"inclusion\",\"index\":%llu,\"size\":%llu,\"hashes\":[",
-               (unsigned long long)a, (unsigned long long)b);
+        o = json_pack("{s:s,s:I,s:I}", "kind", "inclusion", "index", (json_int_t)a, "size",
+                      (json_int_t)b);
     else if (common->json && inclusion)
-        printf("{\"kind\":\"inclusion\",\"index\":%llu,\"hashes\":[", (unsigned long long)a);
+        o = json_pack("{s:s,s:I}", "kind", "inclusion", "index", (json_int_t)a);
     else if (common->json)
-        printf("{\"kind\":\"consistency\",\"old\":%llu,\"new\":%llu,\"hashes\":[",
-               (unsigned long long)a, (unsigned long long)b);
+        o = json_pack("{s:s,s:I,s:I}", "kind", "consistency", "old", (json_int_t)a, "new",
+                      (json_int_t)b);
     for (size_t i = 0; i < n; i++) {
         sodium_bin2base64(b64, sizeof(b64), p[i].b, 32, sodium_base64_VARIANT_ORIGINAL);
         if (common->json)
-            printf("%s\"%s\"", i ? "," : "", b64);
+            json_array_append_new(hashes, json_string(b64));
         else
             printf("%s\n", b64);
     }
-    if (common->json)
-        printf("]}\n");
+    if (!common->json) {
+        json_decref(hashes);
+        return 0;
+    }
+    if (o && json_object_set_new(o, "hashes", hashes) != 0) {
+        json_decref(o);
+        o = NULL;
+    } else if (!o) {
+        json_decref(hashes);
+    }
+    return cli_doc("proof", o, 1, NULL);
 }
 
 int cmd_proof(int argc, char **argv)
@@ -308,9 +285,9 @@ int cmd_proof(int argc, char **argv)
     rc = inclusion ? kix_client_inclusion(cl, a, size, proof, &n, &err)
                    : kix_client_consistency(cl, a, b, proof, &n, &err);
     if (rc == KIX_OK)
-        print_proof(&common, inclusion, a, inclusion ? size : b, proof, n);
+        status = print_proof(&common, inclusion, a, inclusion ? size : b, proof, n);
     kix_client_close(cl);
-    return rc ? cli_fail("proof", rc, &err) : 0;
+    return rc ? cli_fail("proof", rc, &err) : status;
 }
 
 static const struct kix_opt receipt_opts[] = {
@@ -348,13 +325,14 @@ int cmd_receipt(int argc, char **argv)
     }
     rc = kix_client_receipt(cl, index, size, &out, &err);
     if (rc == KIX_OK && common.json) {
-        printf("{\"index\":%llu,\"receipt\":", (unsigned long long)index);
-        cli_json_string(stdout, (const char *)out.ptr, out.len);
-        printf("}\n");
+        status = cli_doc("receipt",
+                         json_pack("{s:I,s:o}", "index", (json_int_t)index, "receipt",
+                                   cli_jstr((const char *)out.ptr, out.len)),
+                         1, NULL);
     } else if (rc == KIX_OK) {
         fwrite(out.ptr, 1, out.len, stdout);
     }
     kix_buf_release(&out);
     kix_client_close(cl);
-    return rc ? cli_fail("receipt", rc, &err) : 0;
+    return rc ? cli_fail("receipt", rc, &err) : status;
 }

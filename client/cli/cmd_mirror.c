@@ -1,5 +1,7 @@
 /* kix mirror status: how far a mirror (kixd --mirror-of) is behind its
  * upstream, what went wrong last, and whether it found a fork. */
+#include <getopt.h>
+#include <math.h>
 #include <string.h>
 
 #include "cli.h"
@@ -23,34 +25,28 @@ static const struct kix_opt mirror_opts[] = {
 static const struct kix_cmd mirror_cmd = {
     .prog = "kix mirror", .usage = "status [options]", KIX_CMD_OPTS(mirror_opts)};
 
-static void print_json(const struct kix_client_info *info)
+/* A string member, or null when empty. */
+static json_t *or_null(const char *s)
 {
-    printf("{\"origin\":");
-    cli_json_string(stdout, info->origin, strlen(info->origin));
-    printf(",\"size\":%llu,\"mirror\":%s,\"upstream\":", (unsigned long long)info->size,
-           info->mirror ? "true" : "false");
-    if (info->upstream[0])
-        cli_json_string(stdout, info->upstream, strlen(info->upstream));
-    else
-        printf("null");
-    printf(",\"upstreamSize\":%llu,\"lagEntries\":%llu,\"lagSeconds\":%.0f,\"lastError\":",
-           (unsigned long long)info->upstream_size, (unsigned long long)info->lag_entries,
-           info->lag_seconds);
-    if (info->last_error[0])
-        cli_json_string(stdout, info->last_error, strlen(info->last_error));
-    else
-        printf("null");
-    printf(",\"fork\":");
-    if (info->fork) {
-        printf("{\"size\":%llu,\"reason\":", (unsigned long long)info->fork_size);
-        cli_json_string(stdout, info->fork_reason, strlen(info->fork_reason));
-        printf(",\"evidence\":");
-        cli_json_string(stdout, info->fork_evidence, strlen(info->fork_evidence));
-        printf("}");
-    } else {
-        printf("null");
-    }
-    printf("}\n");
+    return s[0] ? json_string(s) : json_null();
+}
+
+static int print_json(const struct kix_client_info *info)
+{
+    json_t *fork = info->fork
+                       ? json_pack("{s:I,s:s,s:s}", "size", (json_int_t)info->fork_size, "reason",
+                                   info->fork_reason, "evidence", info->fork_evidence)
+                       : json_null();
+
+    return cli_doc("mirror status",
+                   json_pack("{s:s,s:I,s:b,s:o,s:I,s:I,s:I,s:o,s:o}", "origin", info->origin,
+                             "size", (json_int_t)info->size, "mirror", info->mirror, "upstream",
+                             or_null(info->upstream), "upstreamSize",
+                             (json_int_t)info->upstream_size, "lagEntries",
+                             (json_int_t)info->lag_entries, "lagSeconds",
+                             (json_int_t)llround(info->lag_seconds), "lastError",
+                             or_null(info->last_error), "fork", fork),
+                   1, NULL);
 }
 
 static void print_text(const struct kix_client_info *info)
@@ -111,9 +107,9 @@ int cmd_mirror(int argc, char **argv)
     kix_client_close(cl);
     if (rc)
         return cli_fail("mirror", rc, &err);
-    if (common.json)
-        print_json(&info);
-    else
+    if (common.json && (status = print_json(&info)) != 0)
+        return status;
+    if (!common.json)
         print_text(&info);
     return info.fork ? kix_err_exit_status(KIX_EFORK) : 0;
 }

@@ -435,14 +435,14 @@ static void join_command(FILE *f, const struct new_args *a, const char *group)
 }
 
 /* What kix new run found in the log: the groups of the same kernel it comes
- * close to joining and why it joins none (stderr), or as JSON members. */
-static void near_report(const struct new_args *a)
+ * close to joining and why it joins none (stderr), or as members of doc. */
+static void near_report(const struct new_args *a, json_t *doc)
 {
     const struct new_near *n = a->near;
 
     if (a->json) {
-        printf(",\"closeGroups\":[");
-        for (size_t i = 0; i < n->n; i++) {
+        json_t *close = json_array(), *g_json, *diffs;
+        for (size_t i = 0; close && i < n->n; i++) {
             const struct new_near_group *g = &n->g[i];
             char *cmd = NULL;
             size_t len = 0;
@@ -451,25 +451,21 @@ static void near_report(const struct new_args *a)
                 join_command(m, a, g->group);
                 fclose(m);
             }
-            printf("%s{\"group\":\"%s\",\"groupSize\":%llu,\"runId\":", i ? "," : "", g->group,
-                   (unsigned long long)g->size);
-            cli_json_string(stdout, g->run_id, strlen(g->run_id));
-            printf(",\"gpu\":");
-            cli_json_string(stdout, g->gpu, strlen(g->gpu));
-            printf(",\"mode\":");
-            cli_json_string(stdout, g->mode, strlen(g->mode));
-            printf(",\"differenceCount\":%zu,\"differences\":[", g->ndiff);
-            for (size_t d = 0; d < g->ndiff && d < NEW_NEAR_DIFF; d++) {
-                printf("%s{\"kind\":\"%s\",\"text\":", d ? "," : "", g->diff_kind[d]);
-                cli_json_string(stdout, g->diff[d], strlen(g->diff[d]));
-                printf("}");
-            }
-            printf("],\"join\":");
-            cli_json_string(stdout, cmd ? cmd : "", cmd ? strlen(cmd) : 0);
-            printf("}");
+            diffs = json_array();
+            for (size_t d = 0; diffs && d < g->ndiff && d < NEW_NEAR_DIFF; d++)
+                json_array_append_new(diffs, json_pack("{s:s,s:o}", "kind", g->diff_kind[d], "text",
+                                                       cli_jstr(g->diff[d], strlen(g->diff[d]))));
+            g_json = json_pack("{s:s,s:I,s:o,s:o,s:o,s:I,s:o,s:o}", "group", g->group, "groupSize",
+                               (json_int_t)g->size, "runId", cli_jstr(g->run_id, strlen(g->run_id)),
+                               "gpu", cli_jstr(g->gpu, strlen(g->gpu)), "mode",
+                               cli_jstr(g->mode, strlen(g->mode)), "differenceCount",
+                               (json_int_t)g->ndiff, "differences", diffs, "join",
+                               cli_jstr(cmd, cmd ? strlen(cmd) : 0));
+            json_array_append_new(close, g_json);
             free(cmd);
         }
-        printf("],\"kernelGroups\":%zu", n->groups);
+        json_object_set_new(doc, "closeGroups", close);
+        json_object_set_new(doc, "kernelGroups", json_integer((json_int_t)n->groups));
         return;
     }
     if (!n->n) {
@@ -534,21 +530,13 @@ static int write_bundle(const struct new_args *a)
         goto out;
     }
     for (int i = 0; i < 6 && status == 0; i++) {
-        char *text;
         if (i < 5 && !files[i])
             continue; /* --like: the log holds it */
-        text = i < 5 ? json_dumps(files[i],
-                                  JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(17))
-                     : NULL;
         snprintf(path, sizeof(path), "%s/%s", a->dir, i < 5 ? names[i] : "README.md");
-        if (i < 5 && !text) {
-            fprintf(stderr, "kix new: out of memory\n");
-            status = EXIT_INTERNAL;
-            break;
-        }
-        if (text) {
+        if (i < 5) {
+            /* a record to fill in: indented, its members in the order built */
             struct kix_buf b = KIX_BUF_INIT;
-            rc = kix_buf_adds(&b, text);
+            rc = kix_doc_dumps(files[i], KIX_DOC_INDENT, &b, NULL);
             if (rc == KIX_OK)
                 rc = kix_buf_addc(&b, '\n');
             if (rc == KIX_OK)
@@ -567,26 +555,24 @@ static int write_bundle(const struct new_args *a)
                 kix_err_set(&err, rc, "out of memory");
             kix_buf_release(&b);
         }
-        free(text);
         if (rc)
             status = cli_fail("new", rc, &err);
     }
     if (status == 0 && a->json && a->joined) {
-        printf("{\"dir\":");
-        cli_json_string(stdout, a->dir, strlen(a->dir));
-        printf(",\"files\":[\"run.json\",\"implementation.json\",\"README.md\"],\"group\":\"%s\","
-               "\"groupSize\":%llu,\"like\":",
-               a->joined->group, (unsigned long long)a->joined->group_size);
-        cli_json_string(stdout, a->joined->run_id, strlen(a->joined->run_id));
-        printf("}\n");
+        status = cli_doc("new",
+                         json_pack("{s:o,s:[s,s,s],s:s,s:I,s:o}", "dir",
+                                   cli_jstr(a->dir, strlen(a->dir)), "files", "run.json",
+                                   "implementation.json", "README.md", "group", a->joined->group,
+                                   "groupSize", (json_int_t)a->joined->group_size, "like",
+                                   cli_jstr(a->joined->run_id, strlen(a->joined->run_id))),
+                         1, NULL);
     } else if (status == 0 && a->json) {
-        printf("{\"dir\":");
-        cli_json_string(stdout, a->dir, strlen(a->dir));
-        printf(",\"files\":[\"run.json\",\"workload.json\",\"protocol.json\",\"environment.json\","
-               "\"implementation.json\",\"README.md\"]");
-        if (a->near && a->near->checked)
-            near_report(a);
-        printf("}\n");
+        json_t *doc = json_pack("{s:o,s:[s,s,s,s,s,s]}", "dir", cli_jstr(a->dir, strlen(a->dir)),
+                                "files", "run.json", "workload.json", "protocol.json",
+                                "environment.json", "implementation.json", "README.md");
+        if (doc && a->near && a->near->checked)
+            near_report(a, doc);
+        status = cli_doc("new", doc, 1, NULL);
     } else if (status == 0 && a->joined) {
         printf("wrote %s/run.json, implementation.json and README.md: joins the comparison group "
                "%s\n(%llu runs now, read from run %s)\n"
@@ -601,7 +587,7 @@ static int write_bundle(const struct new_args *a)
                "spec.measurements), then:\n  kix publish --key KEY %s/run.json\n",
                a->dir, a->dir, a->dir);
         if (a->near && a->near->checked)
-            near_report(a);
+            near_report(a, NULL);
     }
 out:
     for (int i = 0; i < 5; i++)

@@ -429,20 +429,16 @@ static void print_written(const struct write_args *a, const char *what, const ch
     if (run_id && kix_permalink(origin, run_id, &link) != KIX_OK)
         kix_buf_reset(&link);
     if (a->common.json) {
-        printf("{\"entry\":\"%s\",\"index\":%llu,\"duplicate\":%s,\"size\":%llu", what,
-               (unsigned long long)s->index, s->duplicate ? "true" : "false",
-               (unsigned long long)s->size);
-        if (run_id) {
-            printf(",\"runId\":");
-            cli_json_string(stdout, run_id, strlen(run_id));
-            printf(",\"permalink\":");
-            cli_json_string(stdout, (const char *)link.ptr, link.len);
-        }
-        if (d)
-            printf(",\"digest\":\"%s\"", text);
-        printf(",\"receipt\":");
-        cli_json_string(stdout, s->receipt_path, strlen(s->receipt_path));
-        printf("}\n");
+        json_t *o = json_pack("{s:s,s:I,s:b,s:I}", "entry", what, "index", (json_int_t)s->index,
+                              "duplicate", s->duplicate, "size", (json_int_t)s->size);
+        if (o && run_id)
+            json_object_update_new(o, json_pack("{s:s,s:s%}", "runId", run_id, "permalink",
+                                                link.ptr ? (const char *)link.ptr : "", link.len));
+        if (o && d)
+            json_object_set_new(o, "digest", json_string(text));
+        if (o)
+            json_object_set_new(o, "receipt", json_string(s->receipt_path));
+        (void)cli_doc(what, o, 1, NULL);
     } else {
         if (run_id)
             printf("%s\n", (const char *)link.ptr);
@@ -506,11 +502,9 @@ static int check_records(const char *cmd, const struct manifests *m)
         struct kix_schema_result res;
         const struct kix_schema *s;
         struct kix_err err = {0};
-        struct kix_buf data = KIX_BUF_INIT;
         json_t *doc = json_loadb((const char *)m->view[i].ptr, m->view[i].len, 0, NULL);
         const char *kind = json_string_value(json_object_get(doc, "kind"));
         json_t *members;
-        char *text;
         size_t nv = 0;
         int code = KIX_EINVAL, status = 0;
 
@@ -525,20 +519,16 @@ static int check_records(const char *cmd, const struct manifests *m)
         if (!nv)
             continue;
         kix_err_set(&err, code, "%s: %s: %s", m->path[i], v[0].pointer, v[0].message);
-        /* the members, as `"file":...,"pointer":...` (an object's inside) */
+        /* the error object's file and pointer */
         members = json_pack("{s:s, s:s}", "file", m->path[i], "pointer", v[0].pointer);
-        text = members ? json_dumps(members, JSON_COMPACT | JSON_PRESERVE_ORDER) : NULL;
-        if (text && kix_buf_add(&data, text + 1, strlen(text) - 2) == KIX_OK &&
-            kix_buf_addc(&data, 0) == KIX_OK)
+        if (members)
             status = cli_fail_with(cmd, code, &err,
                                    "fix it; kix validate (or kix publish --dry-run) lists every "
                                    "error at once",
-                                   (const char *)data.ptr);
+                                   members);
         else
             status = cli_fail(cmd, code, &err);
-        free(text);
         json_decref(members);
-        kix_buf_release(&data);
         return status;
     }
     return 0;
@@ -1325,7 +1315,7 @@ int cmd_submit(int argc, char **argv)
     if (status == 0) {
         const struct kix_bytes *last = &bundles[body.n - 1].envelope;
         int known = kix_entry_describe(last->ptr, last->len, &s, NULL) == KIX_OK;
-        print_written(&a, known ? kix_entry_type_name(s.type) : "entry", key.name,
+        print_written(&a, known ? kix_words_entry_type(s.type) : "entry", key.name,
                       known && s.run_id[0] ? s.run_id : NULL,
                       known && s.type == KIX_ENTRY_PUBLICATION ? &s.subject : NULL, &out);
     }

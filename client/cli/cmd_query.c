@@ -67,7 +67,9 @@ static const struct kix_opt query_opts[] = {
     KIX_ID("offset", "N", 'o', "skip the first N matching runs (paging)"),
     KIX_ID("limit", "N", 'l', "print at most N runs (default 50)"),
     KIX_NOTE("\n"
-             "With --json: {\"runs\": [...], \"matched\": N, \"proven\": {...}}, each run\n"
+             "With --json, the document kix.query/1 (kix group: kix.ranks/1), from\n"
+             "which the text is written: {\"view\": ..., \"runs\": [...], \"matched\": N,\n"
+             "\"proven\": {...}}, each run\n"
              "with runId, digest, group, rank, groupSize, median, metric, evidence,\n"
              "kernel, workload (the same summary), gpu, provider and mode; \"proven\"\n"
              "says the index size the rows are proven at and how many group and\n"
@@ -132,14 +134,6 @@ struct rows {
     size_t n, cap;
     int failed;
 };
-
-static void value_text(const struct kix_query_row *row, char *out, size_t cap)
-{
-    if (strcmp(row->metric, "peak_memory") == 0)
-        snprintf(out, cap, "%.1f MiB", (double)row->value / 1048576.0);
-    else
-        snprintf(out, cap, "%.3f us", (double)row->value / 1000.0);
-}
 
 static int keep_row(void *ctx, const struct kix_query_row *row)
 {
@@ -283,94 +277,6 @@ static int page_proven(struct kix_client *c, const struct kix_verifier *key,
     return rc;
 }
 
-static int width_of(const char *s, int w)
-{
-    int n = (int)strlen(s);
-    return n > w ? n : w;
-}
-
-/* The text listing: a line naming each group once (its kernel, workload,
- * GPU, pass, metric), then its rows, every column as wide as its longest
- * value on the page: nothing is cut. */
-static void print_text(const struct rows *r)
-{
-    int wrank = 4, wmed = 6, wprov = 8, wev = 8;
-    char v[40], rank[48], group[KIX_DIGEST_TEXT_LEN + 1];
-
-    for (size_t i = 0; i < r->n; i++) {
-        const struct kix_query_row *row = &r->row[i];
-        value_text(row, v, sizeof(v));
-        snprintf(rank, sizeof(rank), "%llu/%llu", (unsigned long long)row->rank,
-                 (unsigned long long)row->group_size);
-        wrank = width_of(rank, wrank);
-        wmed = width_of(v, wmed);
-        wprov = width_of(row->provider, wprov);
-        wev = width_of(kix_evidence_name(row->evidence), wev);
-    }
-    if (r->n)
-        printf("  %-*s  %*s  %-*s  %-*s  %s\n", wrank, "rank", wmed, "median", wprov, "provider",
-               wev, "evidence", "run");
-    for (size_t i = 0; i < r->n; i++) {
-        const struct kix_query_row *row = &r->row[i];
-        if (i == 0 || memcmp(row->group.b, r->row[i - 1].group.b, 32) != 0) {
-            kix_digest_format(&row->group, group);
-            /* the source last: one group never holds two sources' runs */
-            printf("%s · %s · %s · %s · %s · %llu ranked%s · group %s · source %s\n", row->kernel,
-                   r->workload[i][0] ? r->workload[i] : "-", row->gpu[0] ? row->gpu : "-",
-                   row->mode[0] ? row->mode : "-", row->metric, (unsigned long long)row->group_size,
-                   strcmp(row->statistic, "mean") == 0 ? " by mean" : "", group,
-                   row->source[0] ? row->source : "not named");
-        }
-        value_text(row, v, sizeof(v));
-        snprintf(rank, sizeof(rank), "%llu/%llu", (unsigned long long)row->rank,
-                 (unsigned long long)row->group_size);
-        printf("  %-*s  %*s  %-*s  %-*s  %s\n", wrank, rank, wmed, v, wprov, row->provider, wev,
-               kix_evidence_name(row->evidence), row->run_id);
-    }
-}
-
-static void print_rows(const struct rows *r, int json, uint64_t matched,
-                       const struct kix_query_proof *proof)
-{
-    char digest[KIX_DIGEST_TEXT_LEN + 1], group[KIX_DIGEST_TEXT_LEN + 1];
-
-    if (!json) {
-        print_text(r);
-        return;
-    }
-    printf("{\"runs\":[");
-    for (size_t i = 0; i < r->n; i++) {
-        const struct kix_query_row *row = &r->row[i];
-        kix_digest_format(&row->manifest, digest);
-        kix_digest_format(&row->group, group);
-        printf("%s{\"runId\":", i ? "," : "");
-        cli_json_string(stdout, row->run_id, strlen(row->run_id));
-        printf(",\"digest\":\"%s\",\"group\":\"%s\",\"rank\":%llu,"
-               "\"groupSize\":%llu,\"median\":%llu,\"metric\":\"%s\",\"evidence\":\"%s\","
-               "\"kernel\":",
-               digest, group, (unsigned long long)row->rank, (unsigned long long)row->group_size,
-               (unsigned long long)row->value, row->metric, kix_evidence_name(row->evidence));
-        cli_json_string(stdout, row->kernel, strlen(row->kernel));
-        printf(",\"workload\":");
-        cli_json_string(stdout, r->workload[i], strlen(r->workload[i]));
-        printf(",\"gpu\":");
-        cli_json_string(stdout, row->gpu, strlen(row->gpu));
-        printf(",\"provider\":");
-        cli_json_string(stdout, row->provider, strlen(row->provider));
-        printf(",\"mode\":");
-        cli_json_string(stdout, row->mode, strlen(row->mode));
-        printf(",\"statistic\":\"%s\",\"source\":", row->statistic);
-        cli_json_string(stdout, row->source, strlen(row->source));
-        printf("}");
-    }
-    /* the caller closes the object (kix group adds its withdrawn runs) */
-    printf("],\"matched\":%llu,\"proven\":{\"indexSize\":%llu,\"groups\":%zu,"
-           "\"selections\":%zu,\"ranks\":true,\"descriptions\":true,\"evidence\":true,"
-           "\"matches\":true}",
-           (unsigned long long)matched, (unsigned long long)proof->size, proof->groups,
-           proof->selections);
-}
-
 /* A group's withdrawn runs (withdrawn/<hex>), proven at the size its
  * page was: list holds the record's runs as "id\0" u64be index, u8 reason. */
 struct withdrawn {
@@ -426,36 +332,23 @@ static const uint8_t *withdrawn_next(const struct withdrawn *w, const uint8_t *p
     return p + n + 10;
 }
 
-static void print_withdrawn_json(const struct withdrawn *w)
-{
-    const uint8_t *p = w ? w->list.ptr : NULL;
-
-    if (w) {
-        printf(",\"withdrawn\":[");
-        for (size_t i = 0; i < w->n; i++) {
-            const char *id, *reason;
-            uint64_t index;
-            p = withdrawn_next(w, p, &id, &index, &reason);
-            printf("%s{\"runId\":", i ? "," : "");
-            cli_json_string(stdout, id, strlen(id));
-            printf(",\"entry\":%llu,\"reason\":\"%s\"}", (unsigned long long)index, reason);
-        }
-        printf("]");
-    }
-    printf("}\n");
-}
-
-static void print_withdrawn_text(const struct withdrawn *w)
+/* The group's withdrawn runs as the document lists them. */
+static json_t *withdrawn_json(const struct withdrawn *w)
 {
     const uint8_t *p = w->list.ptr;
+    json_t *list = json_array();
 
-    printf("withdrawn from ranking (%zu, proven by the same index):\n", w->n);
-    for (size_t i = 0; i < w->n; i++) {
+    for (size_t i = 0; list && i < w->n; i++) {
         const char *id, *reason;
         uint64_t index;
         p = withdrawn_next(w, p, &id, &index, &reason);
-        printf("  %-16s entry %-8llu run %s\n", reason, (unsigned long long)index, id);
+        if (json_array_append_new(list, json_pack("{s:s,s:I,s:s}", "runId", id, "entry",
+                                                  (json_int_t)index, "reason", reason)) != 0) {
+            json_decref(list);
+            return NULL;
+        }
     }
+    return list;
 }
 
 static int run_query(const char *cmd, const struct kix_cmd *table, int argc, char **argv,
@@ -560,27 +453,27 @@ static int run_query(const char *cmd, const struct kix_cmd *table, int argc, cha
     if (rc == KIX_OK && group_mode)
         rc = withdrawn_proven(c, &key, &group, proof.size, &wd, &err);
     if (rc == KIX_OK) {
-        print_rows(&rows, common.json, matched, &proof);
-        if (common.json)
-            print_withdrawn_json(group_mode ? &wd : NULL);
-        if (!common.json && (rows.n || whole_group))
-            printf("%llu matching runs%s; %s proven by the log's signed index at size %llu\n",
-                   (unsigned long long)matched,
-                   matched > q.offset + rows.n ? " (more with --offset)" : "",
-                   whole_group ? "the group's page, ranks and evidence"
-                               : "all matches, ranks and evidence",
-                   (unsigned long long)proof.size);
-        else if (!common.json)
-            printf("%llu matching runs\n", (unsigned long long)matched);
-        if (!common.json && group_mode && wd.n)
-            print_withdrawn_text(&wd);
+        /* one document (kix/doc.h): the JSON, or its text */
+        struct kix_doc_page page = {rows.row,
+                                    rows.workload ? rows.workload[0] : "",
+                                    sizeof(rows.workload[0]),
+                                    rows.n,
+                                    matched,
+                                    q.offset,
+                                    proof.size,
+                                    proof.groups,
+                                    proof.selections,
+                                    whole_group};
+        status = cli_doc(
+            cmd, group_mode ? kix_doc_ranks(&page, withdrawn_json(&wd)) : kix_doc_query(&page),
+            common.json, kix_doc_query_text);
     }
     kix_buf_release(&wd.list);
     kix_buf_release(&proof.checkpoint);
     free(rows.row);
     free(rows.workload);
     kix_client_close(c);
-    return rc ? cli_fail(cmd, rc, &err) : 0;
+    return rc ? cli_fail(cmd, rc, &err) : status;
 }
 
 int cmd_query(int argc, char **argv)

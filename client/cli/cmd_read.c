@@ -58,10 +58,15 @@ int cmd_get(int argc, char **argv)
     rc = kix_client_get_object(c, &d, &out, &err);
     if (rc == KIX_OK && common.json) {
         char text[KIX_DIGEST_TEXT_LEN + 1];
+        json_t *object = json_loadb((const char *)out.ptr, out.len, 0, NULL);
+        if (!object) /* not JSON: as text */
+            object = json_stringn((const char *)out.ptr, out.len);
         kix_digest_format(&d, text);
-        printf("{\"digest\":\"%s\",\"object\":", text);
-        fwrite(out.ptr, 1, out.len, stdout); /* canonical JSON: it embeds as is */
-        printf("}\n");
+        /* canonical JSON: it embeds as JSON */
+        rc = cli_doc("get", json_pack("{s:s,s:o}", "digest", text, "object", object), 1, NULL);
+        kix_buf_release(&out);
+        kix_client_close(c);
+        return rc;
     } else if (rc == KIX_OK) {
         fwrite(out.ptr, 1, out.len, stdout);
     }
@@ -72,172 +77,6 @@ int cmd_get(int argc, char **argv)
 
 /* ---- resolve ------------------------------------------------------------ */
 
-static const char *evidence_text(int evidence)
-{
-    switch (evidence) {
-    case KIX_EVIDENCE_REPRODUCED:
-        return "Reproduced by a controlled rerun";
-    case KIX_EVIDENCE_NOT_REPRODUCED:
-        return "Not reproduced by a controlled rerun";
-    case KIX_EVIDENCE_FAILED:
-        return "Controlled rerun failed";
-    default:
-        return "Reported evidence";
-    }
-}
-
-static void json_raw_or_string(const struct kix_bytes *b)
-{
-    /* canonical JSON objects are printed as JSON, anything else as text */
-    if (b->len && b->ptr[0] == '{')
-        fwrite(b->ptr, 1, b->len, stdout);
-    else
-        cli_json_string(stdout, (const char *)b->ptr, b->len);
-}
-
-static void print_resolution_json(const struct kix_resolution *res, const char *origin,
-                                  const struct kix_checkpoint *cp)
-{
-    char text[KIX_DIGEST_TEXT_LEN + 1], root[64];
-    struct kix_buf link = KIX_BUF_INIT;
-
-    kix_digest_format(&res->run.manifest, text);
-    if (kix_permalink(origin, res->run.run_id, &link) != KIX_OK)
-        kix_buf_reset(&link);
-    printf("{\"runId\":");
-    cli_json_string(stdout, res->run.run_id, strlen(res->run.run_id));
-    printf(",\"digest\":\"%s\",\"permalink\":", text);
-    cli_json_string(stdout, (const char *)link.ptr, link.len);
-    printf(",\"evidence\":\"%s\",\"attestations\":%llu,\"reruns\":%llu",
-           kix_evidence_name(res->run.evidence), (unsigned long long)res->run.attestations,
-           (unsigned long long)res->run.reruns);
-    if (res->successor[0]) {
-        char reason[256];
-        cli_supersession_reason(res, res->run.superseded_by_index, reason, sizeof(reason));
-        printf(",\"supersessionReason\":");
-        cli_json_string(stdout, reason, strlen(reason));
-        printf(",\"supersededBy\":");
-        cli_json_string(stdout, res->successor, strlen(res->successor));
-    }
-    if (res->predecessor[0]) {
-        printf(",\"supersedes\":");
-        cli_json_string(stdout, res->predecessor, strlen(res->predecessor));
-    }
-    if (res->run.withdrawn_index != KIX_NO_INDEX)
-        printf(",\"withdrawnAt\":%llu", (unsigned long long)res->run.withdrawn_index);
-    printf(",\"manifest\":");
-    json_raw_or_string(&res->manifest);
-    printf(",\"objects\":[");
-    for (size_t i = 0; i < res->nobjects; i++) {
-        kix_digest_format(&res->objects[i].digest, text);
-        printf("%s{\"digest\":\"%s\",\"object\":", i ? "," : "", text);
-        json_raw_or_string(&res->objects[i].bytes);
-        printf("}");
-    }
-    printf("],\"entries\":[");
-    for (size_t i = 0; i < res->nentries; i++) {
-        const struct kix_resolution_entry *e = &res->entries[i];
-        struct kix_entry_summary s;
-        if (kix_entry_describe(e->leaf.ptr, e->leaf.len, &s, NULL) != KIX_OK)
-            memset(&s, 0, sizeof(s));
-        kix_hex_encode(s.signer, 32, text); /* reuse: 64 hex fits */
-        printf("%s{\"index\":%llu,\"type\":\"%s\",\"signer\":\"%.64s\",\"time\":", i ? "," : "",
-               (unsigned long long)e->index, kix_entry_type_name(e->type), text);
-        cli_json_string(stdout, s.time, strlen(s.time));
-        if (e->type == KIX_ENTRY_RERUN)
-            printf(",\"outcome\":\"%s\"", kix_evidence_name(s.outcome));
-        if (e->type == KIX_ENTRY_ATTESTATION || e->type == KIX_ENTRY_SUPERSESSION) {
-            printf(e->type == KIX_ENTRY_ATTESTATION ? ",\"note\":" : ",\"reason\":");
-            cli_json_string(stdout, s.note, strlen(s.note));
-        }
-        if (e->type == KIX_ENTRY_ATTESTATION && s.open_note)
-            printf(",\"unregistered\":true"); /* an open note (PROTOCOL.md §5.4) */
-        if (e->type == KIX_ENTRY_WITHDRAWAL)
-            printf(",\"reason\":\"%s\"", kix_withdraw_reason_name(s.withdraw_reason));
-        if (e->type == KIX_ENTRY_WITHDRAWAL || e->type == KIX_ENTRY_REINSTATEMENT) {
-            printf(",\"note\":");
-            cli_json_string(stdout, s.note, strlen(s.note));
-        }
-        printf(",\"proof\":[");
-        for (size_t k = 0; k < e->nproof; k++) {
-            b64(e->proof[k].b, 32, root, sizeof(root));
-            printf("%s\"%s\"", k ? "," : "", root);
-        }
-        printf("]}");
-    }
-    b64(cp->root, 32, root, sizeof(root));
-    printf("],\"checkpoint\":{\"origin\":");
-    cli_json_string(stdout, cp->origin, strlen(cp->origin));
-    printf(",\"size\":%llu,\"root\":\"%s\",\"note\":", (unsigned long long)cp->size, root);
-    cli_json_string(stdout, (const char *)res->checkpoint.ptr, res->checkpoint.len);
-    /* what the log's signed index proved (kix_resolution_verify) */
-    printf("},\"proven\":{\"indexSize\":%llu,\"entriesComplete\":%s,\"entries\":%llu,"
-           "\"indexNote\":",
-           (unsigned long long)res->size, res->complete ? "true" : "false",
-           (unsigned long long)res->chained);
-    cli_json_string(stdout, (const char *)res->index_note.ptr, res->index_note.len);
-    printf("}}\n");
-    kix_buf_release(&link);
-}
-
-static void print_resolution(const struct kix_resolution *res, const char *origin,
-                             const struct kix_checkpoint *cp)
-{
-    char text[KIX_DIGEST_TEXT_LEN + 1], root[64], signer[17];
-    struct kix_buf link = KIX_BUF_INIT;
-
-    kix_digest_format(&res->run.manifest, text);
-    if (kix_permalink(origin, res->run.run_id, &link) != KIX_OK)
-        kix_buf_reset(&link);
-    printf("run        %s\npermalink  %s\ndigest     %s\n", res->run.run_id, (const char *)link.ptr,
-           text);
-    printf("evidence   %s", evidence_text(res->run.evidence));
-    if (res->run.evidence_index != KIX_NO_INDEX)
-        printf(" (entry %llu)", (unsigned long long)res->run.evidence_index);
-    printf("\n");
-    if (res->successor[0]) {
-        char reason[256];
-        cli_supersession_reason(res, res->run.superseded_by_index, reason, sizeof(reason));
-        printf("SUPERSEDED by run %s (entry %llu)%s%s\n", res->successor,
-               (unsigned long long)res->run.superseded_by_index, reason[0] ? ": " : "", reason);
-    }
-    if (res->predecessor[0])
-        printf("supersedes run %s\n", res->predecessor);
-    if (res->run.withdrawn_index != KIX_NO_INDEX)
-        printf("WITHDRAWN from ranking (entry %llu)\n",
-               (unsigned long long)res->run.withdrawn_index);
-    printf("objects    %zu, each one the manifest references, checked against its digest\n",
-           res->nobjects);
-    printf("entries    %zu, each proven in the checkpoint below; all of them, as the log's "
-           "signed index commits at size %llu\n",
-           res->nentries, (unsigned long long)res->size);
-    for (size_t i = 0; i < res->nentries; i++) {
-        const struct kix_resolution_entry *e = &res->entries[i];
-        struct kix_entry_summary s;
-        if (kix_entry_describe(e->leaf.ptr, e->leaf.len, &s, NULL) != KIX_OK)
-            memset(&s, 0, sizeof(s));
-        kix_hex_short_id(s.signer, signer);
-        printf("  #%-8llu %-13s signer %s  %s", (unsigned long long)e->index,
-               kix_entry_type_name(e->type), signer, s.time);
-        if (e->type == KIX_ENTRY_RERUN)
-            printf("  %s", kix_evidence_name(s.outcome));
-        if (e->type == KIX_ENTRY_ATTESTATION)
-            printf("%s  \"%s\"", s.open_note ? "  (community, unregistered key)" : "", s.note);
-        if (e->type == KIX_ENTRY_SUPERSESSION)
-            printf("  %s -> %s%s%s%s", s.run_id, s.new_run_id, s.note[0] ? "  \"" : "", s.note,
-                   s.note[0] ? "\"" : "");
-        if (e->type == KIX_ENTRY_WITHDRAWAL)
-            printf("  %s", kix_withdraw_reason_name(s.withdraw_reason));
-        if ((e->type == KIX_ENTRY_WITHDRAWAL || e->type == KIX_ENTRY_REINSTATEMENT) && s.note[0])
-            printf("  \"%s\"", s.note);
-        printf("\n");
-    }
-    b64(cp->root, 32, root, sizeof(root));
-    printf("checkpoint %s size %llu root %s (signature verified)\n", cp->origin,
-           (unsigned long long)cp->size, root);
-    kix_buf_release(&link);
-}
-
 static const struct kix_opt resolve_opts[] = {
     KIX_NOTE("\n"
              "Shows a run and everything the log says about it: its manifest and the\n"
@@ -247,8 +86,9 @@ static const struct kix_opt resolve_opts[] = {
              "the log key, and the checkpoint must be consistent with the one this client\n"
              "verified before. The evidence level is derived from the verified entries.\n"
              "\n"
-             "--json prints one document: runId, digest, permalink, evidence, manifest,\n"
-             "objects, entries (index, type, signer, proof) and checkpoint.\n"
+             "--json prints one document, kix.resolve/1 (its \"view\"): runId, digest,\n"
+             "permalink, evidence, evidenceText, manifest, objects, entries (index, type,\n"
+             "signer, proof) and checkpoint; the text above is written from it.\n"
              "\n"),
     CLI_COMMON_OPTS,
     KIX_NOTE("exit status: 0 verified, 1 not found or does not verify, 2 usage, 3 I/O or\n"
@@ -276,10 +116,9 @@ int cmd_resolve(int argc, char **argv)
     if ((status = cli_connect_ref("resolve", &common, argv[optind], &c)) == 0 &&
         (status = cli_log_key("resolve", &common, c, &key)) == 0 &&
         (status = cli_resolve_verified("resolve", c, &key, argv[optind], &res, &cp)) == 0) {
-        if (common.json)
-            print_resolution_json(&res, key.name, &cp);
-        else
-            print_resolution(&res, key.name, &cp);
+        /* one document (kix/doc.h): the JSON, or its text */
+        status = cli_doc("resolve", kix_doc_resolve(&res, key.name, &cp), common.json,
+                         kix_doc_resolve_text);
     }
     kix_resolution_release(&res);
     kix_client_close(c);
@@ -377,34 +216,13 @@ int cmd_cite(int argc, char **argv)
             fwrite(form.ptr, 1, form.len, stdout);
         goto out;
     }
-    if (kix_cite_text(&cite, &form) != KIX_OK) {
+    if (kix_cite_text(&cite, &form) != KIX_OK || kix_buf_addc(&form, 0) != KIX_OK) {
         status = cli_fail("cite", KIX_ENOMEM, NULL);
         goto out;
     }
-    if (!common.json) {
-        printf("%.*s\n", (int)form.len, (const char *)form.ptr);
-        goto out;
-    }
-    printf("{\"permalink\":");
-    cli_json_string(stdout, (const char *)cite.link.ptr, strlen((const char *)cite.link.ptr));
-    printf(",\"runId\":");
-    cli_json_string(stdout, res.run.run_id, strlen(res.run.run_id));
-    printf(",\"digest\":\"%s\",\"accessed\":\"%s\",\"logIndex\":%llu,\"checkpoint\":{"
-           "\"origin\":",
-           cite.digest, date, (unsigned long long)res.run.publication_index);
-    cli_json_string(stdout, cp.origin, strlen(cp.origin));
-    printf(",\"size\":%llu,\"root\":\"%s\",\"note\":", (unsigned long long)cp.size, root);
-    cli_json_string(stdout, (const char *)res.checkpoint.ptr, res.checkpoint.len);
-    if (res.successor[0]) {
-        printf("},\"supersededBy\":");
-        cli_json_string(stdout, (const char *)cite.successor.ptr,
-                        strlen((const char *)cite.successor.ptr));
-        printf(",\"text\":");
-    } else {
-        printf("},\"text\":");
-    }
-    cli_json_string(stdout, (const char *)form.ptr, form.len);
-    printf("}\n");
+    /* one document (kix/doc.h): the JSON, or its text (the citation's line) */
+    status = cli_doc("cite", kix_doc_cite(&cite, &res, &cp, date, (const char *)form.ptr),
+                     common.json, kix_doc_cite_text);
 out:
     kix_cite_release(&cite);
     kix_buf_release(&form);
@@ -551,7 +369,7 @@ static int check_cited_entry(const struct citation *cit, const struct kix_buf *e
                            "entry %llu is not the publication of run %s with digest %s (it is a "
                            "%s of %s, %s)",
                            (unsigned long long)cit->index, cit->run_id, cit->digest,
-                           kix_entry_type_name(s.type), s.run_id, text);
+                           kix_words_entry_type(s.type), s.run_id, text);
     return KIX_OK;
 }
 
@@ -639,7 +457,7 @@ int cmd_verify_citation(int argc, char **argv)
     struct kix_resolution res;
     struct citation cit = {NULL, NULL, NULL, 0};
     struct kix_err err = {0};
-    json_t *doc = NULL;
+    json_t *doc = NULL, *since = NULL;
     int rc, status = cli_parse(&verify_citation_cmd, argc, argv, &common, NULL, NULL, NULL);
 
     if (status >= 0)
@@ -678,10 +496,9 @@ int cmd_verify_citation(int argc, char **argv)
     if ((status = cli_resolve_verified("verify-citation", c, &key, cit.run_id, &res, &now)))
         goto out;
     if (common.json)
-        printf("{\"verified\":true,\"runId\":\"%s\",\"citedSize\":%llu,\"size\":%llu,"
-               "\"evidence\":\"%s\",\"since\":[",
-               cit.run_id, (unsigned long long)cited.size, (unsigned long long)now.size,
-               kix_evidence_name(res.run.evidence));
+        since = json_pack("{s:b,s:s,s:I,s:I,s:s,s:[]}", "verified", 1, "runId", cit.run_id,
+                          "citedSize", (json_int_t)cited.size, "size", (json_int_t)now.size,
+                          "evidence", kix_evidence_name(res.run.evidence), "since");
     else
         printf("citation verified: run %s (%s) was published at entry %llu of log %s at size "
                "%llu,\nand today's log (size %llu) is consistent with that checkpoint.\n",
@@ -696,19 +513,22 @@ int cmd_verify_citation(int argc, char **argv)
                 kix_entry_describe(e->leaf.ptr, e->leaf.len, &s, NULL) != KIX_OK)
                 continue;
             if (common.json) {
-                printf("%s{\"index\":%llu,\"type\":\"%s\"", first ? "" : ",",
-                       (unsigned long long)e->index, kix_entry_type_name(e->type));
-                if (e->type == KIX_ENTRY_RERUN)
-                    printf(",\"outcome\":\"%s\"", kix_evidence_name(s.outcome));
-                if (e->type == KIX_ENTRY_SUPERSESSION)
-                    printf(",\"newRunId\":\"%s\"", s.new_run_id);
-                printf("}");
+                json_t *x = json_pack("{s:I,s:s}", "index", (json_int_t)e->index, "type",
+                                      kix_words_entry_type(e->type));
+                if (x && e->type == KIX_ENTRY_RERUN)
+                    json_object_set_new(x, "outcome", json_string(kix_words_outcome(s.outcome)));
+                if (x && e->type == KIX_ENTRY_SUPERSESSION)
+                    json_object_set_new(x, "newRunId", json_string(s.new_run_id));
+                if (!x || json_array_append_new(json_object_get(since, "since"), x) != 0) {
+                    json_decref(since);
+                    since = NULL;
+                }
             } else {
                 if (first)
                     printf("added about the run since it was cited:\n");
-                printf("  #%llu %s", (unsigned long long)e->index, kix_entry_type_name(e->type));
+                printf("  #%llu %s", (unsigned long long)e->index, kix_words_entry_type(e->type));
                 if (e->type == KIX_ENTRY_RERUN)
-                    printf(": %s", kix_evidence_name(s.outcome));
+                    printf(": %s", kix_words_outcome(s.outcome));
                 if (e->type == KIX_ENTRY_SUPERSESSION)
                     printf(": superseded by run %s", s.new_run_id);
                 if (e->type == KIX_ENTRY_ATTESTATION)
@@ -718,11 +538,11 @@ int cmd_verify_citation(int argc, char **argv)
             first = 0;
         }
         if (common.json)
-            printf("]}\n");
+            status = cli_doc("verify-citation", since, 1, NULL);
         else if (first)
             printf("nothing was added about the run since it was cited.\n");
         else
-            printf("evidence now: %s\n", evidence_text(res.run.evidence));
+            printf("evidence now: %s\n", kix_words_evidence(res.run.evidence));
     }
 out:
     json_decref(doc);
@@ -751,7 +571,8 @@ static const struct kix_cmd log_cmd = {.prog = "kix log",
                                        KIX_CMD_OPTS(log_opts)};
 
 struct log_ctx {
-    int json, first;
+    int json;
+    json_t *entries; /* --json: the document's entries */
 };
 
 static int print_log_entry(void *arg, uint64_t index, const uint8_t *leaf, size_t len)
@@ -769,18 +590,13 @@ static int print_log_entry(void *arg, uint64_t index, const uint8_t *leaf, size_
     else
         snprintf(subject, sizeof(subject), "%.64s", s.run_id);
     kix_hex_encode(s.signer, 32, signer);
-    if (l->json) {
-        printf("%s{\"index\":%llu,\"type\":\"%s\",\"subject\":", l->first ? "" : ",",
-               (unsigned long long)index, kix_entry_type_name(s.type));
-        cli_json_string(stdout, subject, strlen(subject));
-        printf(",\"signer\":\"%s\",\"time\":", signer);
-        cli_json_string(stdout, s.time, strlen(s.time));
-        printf("}");
-    } else {
-        printf("%-8llu %-13s %-40.64s %.16s  %s\n", (unsigned long long)index,
-               kix_entry_type_name(s.type), subject, signer, s.time);
-    }
-    l->first = 0;
+    if (l->json)
+        return json_array_append_new(l->entries,
+                                     json_pack("{s:I,s:s,s:s,s:s,s:s}", "index", (json_int_t)index,
+                                               "type", kix_words_entry_type(s.type), "subject",
+                                               subject, "signer", signer, "time", s.time)) != 0;
+    printf("%-8llu %-13s %-40.64s %.16s  %s\n", (unsigned long long)index,
+           kix_words_entry_type(s.type), subject, signer, s.time);
     return 0;
 }
 
@@ -791,7 +607,8 @@ int cmd_log(int argc, char **argv)
     struct kix_verifier key;
     struct kix_client_info info;
     struct kix_err err = {0};
-    struct log_ctx l = {0, 1};
+    struct log_ctx l = {0, NULL};
+    json_t *doc = NULL;
     uint64_t from = KIX_NO_INDEX, limit = 20, done = 0;
     int rc, status = cli_parse(&log_cmd, argc, argv, &common, NULL, &from, &limit);
 
@@ -809,9 +626,13 @@ int cmd_log(int argc, char **argv)
     rc = kix_client_info(c, &info, &err);
     if (rc == KIX_OK && from == KIX_NO_INDEX)
         from = info.size > limit ? info.size - limit : 0;
-    if (l.json && rc == KIX_OK)
-        printf("{\"size\":%llu,\"from\":%llu,\"entries\":[", (unsigned long long)info.size,
-               (unsigned long long)from);
+    if (l.json && rc == KIX_OK) {
+        doc = json_pack("{s:I,s:I,s:[]}", "size", (json_int_t)info.size, "from", (json_int_t)from,
+                        "entries");
+        l.entries = json_object_get(doc, "entries");
+        if (!doc)
+            rc = kix_err_set(&err, KIX_ENOMEM, "out of memory");
+    }
     while (rc == KIX_OK && done < limit && from + done < info.size) {
         uint64_t got = 0, want = limit - done > 1000 ? 1000 : limit - done;
         rc = kix_client_entries(c, from + done, want, print_log_entry, &l, &got, &err);
@@ -819,8 +640,10 @@ int cmd_log(int argc, char **argv)
             break;
         done += got;
     }
-    if (l.json && rc == KIX_OK)
-        printf("]}\n");
     kix_client_close(c);
-    return rc ? cli_fail("log", rc, &err) : 0;
+    if (rc) {
+        json_decref(doc);
+        return cli_fail("log", rc, &err);
+    }
+    return l.json ? cli_doc("log", doc, 1, NULL) : 0;
 }

@@ -47,12 +47,13 @@ static int store_put(const struct store_args *a, int n, char **files)
     struct kix_store *s = NULL;
     struct kix_err err = {0};
     int rc, status = 0;
+    json_t *list = json_array();
 
     rc = open_store(a, 1, &s, &err);
-    if (rc)
+    if (rc) {
+        json_decref(list);
         return cli_fail("store put", rc, &err);
-    if (a->json)
-        printf("{\"objects\":[");
+    }
     for (int i = 0; i < n; i++) {
         struct kix_buf in = KIX_BUF_INIT;
         struct kix_digest d;
@@ -70,16 +71,17 @@ static int store_put(const struct store_args *a, int n, char **files)
             break;
         }
         kix_digest_format(&d, text);
-        if (a->json) {
-            printf("%s{\"file\":", i ? "," : "");
-            cli_json_string(stdout, files[i], strlen(files[i]));
-            printf(",\"digest\":\"%s\",\"created\":%s}", text, created ? "true" : "false");
-        } else
+        if (a->json)
+            json_array_append_new(list, json_pack("{s:o,s:s,s:b}", "file",
+                                                  cli_jstr(files[i], strlen(files[i])), "digest",
+                                                  text, "created", created));
+        else
             printf("%s  %s\n", text, files[i]);
     }
-    if (a->json && status == 0)
-        printf("]}\n");
     kix_store_close(s);
+    if (a->json && status == 0)
+        return cli_doc("store put", json_pack("{s:o}", "objects", list), 1, NULL);
+    json_decref(list);
     return status;
 }
 
@@ -115,20 +117,27 @@ static int store_get(const struct store_args *a, int n, char **args, int has_onl
         if (rc < 0)
             status = cli_fail(cmd, rc, NULL);
         else {
+            int present = rc;
             if (a->json)
-                printf("{\"digest\":\"%s\",\"present\":%s}\n", args[0], rc ? "true" : "false");
+                status = cli_doc(cmd, json_pack("{s:s,s:b}", "digest", args[0], "present", present),
+                                 1, NULL);
             else
-                puts(rc ? "yes" : "no");
-            status = rc ? 0 : EXIT_REJECTED;
+                puts(present ? "yes" : "no");
+            if (status == 0)
+                status = present ? 0 : EXIT_REJECTED;
         }
     } else {
         rc = kix_store_get(s, &d, &out, &err);
         if (rc)
             status = cli_fail(cmd, rc, &err);
-        else if (a->json)
-            printf("{\"digest\":\"%s\",\"object\":%.*s}\n", args[0], (int)out.len,
-                   (const char *)out.ptr);
-        else
+        else if (a->json) {
+            /* canonical JSON: it embeds as JSON */
+            json_t *object = json_loadb((const char *)out.ptr, out.len, 0, NULL);
+            status = cli_doc(cmd,
+                             json_pack("{s:s,s:o}", "digest", args[0], "object",
+                                       object ? object : cli_jstr((const char *)out.ptr, out.len)),
+                             1, NULL);
+        } else
             fwrite(out.ptr, 1, out.len, stdout);
     }
     kix_buf_release(&out);
@@ -150,9 +159,8 @@ static int store_count(const struct store_args *a)
     if (rc)
         return cli_fail("store count", rc, NULL);
     if (a->json)
-        printf("{\"objects\":%llu}\n", (unsigned long long)n);
-    else
-        printf("%llu\n", (unsigned long long)n);
+        return cli_doc("store count", json_pack("{s:I}", "objects", (json_int_t)n), 1, NULL);
+    printf("%llu\n", (unsigned long long)n);
     return 0;
 }
 
@@ -162,6 +170,7 @@ static int store_missing(const struct store_args *a, int n, char **args)
     struct kix_err err = {0};
     struct kix_buf in = KIX_BUF_INIT;
     struct kix_digest *missing = NULL;
+    json_t *list;
     size_t nmissing = 0;
     int rc, status = 0;
 
@@ -177,18 +186,18 @@ static int store_missing(const struct store_args *a, int n, char **args)
         status = cli_fail("store missing", rc, &err);
         goto out;
     }
-    if (a->json)
-        printf("{\"missing\":[");
+    list = a->json ? json_array() : NULL;
     for (size_t i = 0; i < nmissing; i++) {
         char text[KIX_DIGEST_TEXT_LEN + 1];
         kix_digest_format(&missing[i], text);
         if (a->json)
-            printf("%s\"%s\"", i ? "," : "", text);
+            json_array_append_new(list, json_string(text));
         else
             puts(text);
     }
-    if (a->json)
-        printf("]}\n");
+    if (a->json &&
+        (status = cli_doc("store missing", json_pack("{s:o}", "missing", list), 1, NULL)) != 0)
+        goto out;
     status = nmissing ? EXIT_REJECTED : 0;
 out:
     free(missing);

@@ -78,13 +78,14 @@ int cmd_trust(int argc, char **argv)
     if (rc)
         return cli_fail("trust", rc, &err);
     if (json) {
-        printf("{\"server\":");
-        cli_json_string(stdout, addr, strlen(addr));
-        printf(",\"origin\":");
-        cli_json_string(stdout, cp.origin, strlen(cp.origin));
-        printf(",\"size\":%" PRIu64 ",\"logKey\":", cp.size);
-        cli_json_string(stdout, log_key, strlen(log_key));
-        printf(",\"trustOnFirstUse\":true}\n");
+        int status =
+            cli_doc("trust",
+                    json_pack("{s:o,s:s,s:I,s:s,s:b}", "server", cli_jstr(addr, strlen(addr)),
+                              "origin", cp.origin, "size", (json_int_t)cp.size, "logKey", log_key,
+                              "trustOnFirstUse", 1),
+                    1, NULL);
+        if (status)
+            return status;
     } else {
         printf("%s\n", log_key);
     }

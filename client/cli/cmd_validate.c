@@ -118,13 +118,14 @@ static const char *pick(struct vfile *f, json_t **value, json_t **owned, const c
     *owned = NULL;
     *prefix = "";
     if (json_is_string(payload) && json_object_get(f->doc, "payloadType")) {
-        char *text = json_dumps(f->doc, JSON_COMPACT);
+        struct kix_buf text = KIX_BUF_INIT;
         struct kix_dsse_envelope env;
         kix_dsse_envelope_init(&env);
-        if (text && kix_dsse_parse((const uint8_t *)text, strlen(text), &env, NULL) == KIX_OK)
+        if (kix_doc_dumps(f->doc, 0, &text, NULL) == KIX_OK &&
+            kix_dsse_parse(text.ptr, text.len, &env, NULL) == KIX_OK)
             *owned = json_loadb((const char *)env.payload.ptr, env.payload.len, 0, NULL);
         kix_dsse_envelope_release(&env);
-        free(text);
+        kix_buf_release(&text);
         if (!*owned)
             return NULL;
         *value = *owned;
@@ -497,60 +498,55 @@ static void print_text(const struct vfile *f)
             printf("%s: invalid: %s\n", f->path, f->errors[i].message);
 }
 
-static void print_json(const struct vfile *files, size_t n, int all_valid)
+/* {pointer, message} for each of n problems. */
+static json_t *problems_json(const struct kix_schema_violation *p, size_t n)
 {
-    printf("{\"valid\":%s,\"files\":[", all_valid ? "true" : "false");
-    for (size_t i = 0; i < n; i++) {
+    json_t *list = json_array();
+
+    for (size_t i = 0; list && i < n; i++)
+        json_array_append_new(
+            list, json_pack("{s:o,s:o}", "pointer", cli_jstr(p[i].pointer, strlen(p[i].pointer)),
+                            "message", cli_jstr(p[i].message, strlen(p[i].message))));
+    return list;
+}
+
+static int print_json(const char *cmd, const struct vfile *files, size_t n, int all_valid)
+{
+    json_t *list = json_array(), *x, *refs;
+
+    for (size_t i = 0; list && i < n; i++) {
         const struct vfile *f = &files[i];
         char d[KIX_DIGEST_TEXT_LEN + 1];
-        printf("%s{\"file\":", i ? "," : "");
-        cli_json_string(stdout, f->path, strlen(f->path));
-        printf(",\"valid\":%s,\"schema\":", f->valid ? "true" : "false");
-        if (f->schema[0])
-            cli_json_string(stdout, f->schema, strlen(f->schema));
-        else
-            printf("null");
-        if (f->have_digest) {
+        if (f->have_digest)
             kix_digest_format(&f->digest, d);
-            printf(",\"digest\":\"%s\"", d);
-        } else {
-            printf(",\"digest\":null");
-        }
-        if (!f->valid && f->nerrors) { /* the first, and every one */
-            printf(",\"pointer\":");
-            cli_json_string(stdout, f->errors[0].pointer, strlen(f->errors[0].pointer));
-            printf(",\"message\":");
-            cli_json_string(stdout, f->errors[0].message, strlen(f->errors[0].message));
-            printf(",\"errors\":[");
-            for (size_t e = 0; e < f->nerrors; e++) {
-                printf("%s{\"pointer\":", e ? "," : "");
-                cli_json_string(stdout, f->errors[e].pointer, strlen(f->errors[e].pointer));
-                printf(",\"message\":");
-                cli_json_string(stdout, f->errors[e].message, strlen(f->errors[e].message));
-                printf("}");
-            }
-            printf("]");
-        }
-        printf(",\"warnings\":[");
-        for (size_t w = 0; w < f->nwarnings; w++) {
-            printf("%s{\"pointer\":", w ? "," : "");
-            cli_json_string(stdout, f->warnings[w].pointer, strlen(f->warnings[w].pointer));
-            printf(",\"message\":");
-            cli_json_string(stdout, f->warnings[w].message, strlen(f->warnings[w].message));
-            printf("}");
-        }
-        printf("]");
-        printf(",\"refs\":[");
-        for (size_t r = 0; f->valid && r < f->nrefs; r++) {
+        x = json_pack("{s:o,s:b,s:o,s:o}", "file", cli_jstr(f->path, strlen(f->path)), "valid",
+                      f->valid, "schema",
+                      f->schema[0] ? cli_jstr(f->schema, strlen(f->schema)) : json_null(), "digest",
+                      f->have_digest ? json_string(d) : json_null());
+        if (x && !f->valid && f->nerrors) /* the first, and every one */
+            json_object_update_new(
+                x,
+                json_pack("{s:o,s:o,s:o}", "pointer",
+                          cli_jstr(f->errors[0].pointer, strlen(f->errors[0].pointer)), "message",
+                          cli_jstr(f->errors[0].message, strlen(f->errors[0].message)), "errors",
+                          problems_json(f->errors, f->nerrors)));
+        if (x)
+            json_object_set_new(x, "warnings", problems_json(f->warnings, f->nwarnings));
+        refs = json_array();
+        for (size_t r = 0; refs && f->valid && r < f->nrefs; r++) {
             kix_digest_format(&f->refs[r].digest, d);
-            printf("%s{\"pointer\":", r ? "," : "");
-            cli_json_string(stdout, f->refs[r].pointer, strlen(f->refs[r].pointer));
-            printf(",\"digest\":\"%s\",\"kind\":\"%s\",\"checked\":%s}", d, f->refs[r].kind,
-                   f->checked[r] ? "true" : "false");
+            json_array_append_new(
+                refs, json_pack("{s:o,s:s,s:s,s:b}", "pointer",
+                                cli_jstr(f->refs[r].pointer, strlen(f->refs[r].pointer)), "digest",
+                                d, "kind", f->refs[r].kind, "checked", f->checked[r]));
         }
-        printf("]}");
+        if (x)
+            json_object_set_new(x, "refs", refs);
+        else
+            json_decref(refs);
+        json_array_append_new(list, x);
     }
-    printf("]}\n");
+    return cli_doc(cmd, json_pack("{s:b,s:o}", "valid", all_valid, "files", list), 1, NULL);
 }
 
 int cli_validate_files(const char *cmd, char **paths, const struct kix_bytes *data, size_t n,
@@ -605,9 +601,9 @@ int cli_validate_files(const char *cmd, char **paths, const struct kix_bytes *da
         goto out;
     for (size_t i = 0; i < n; i++)
         all_valid &= files[i].valid;
-    if (json)
-        print_json(files, n, all_valid);
-    else
+    if (json && (status = print_json(cmd, files, n, all_valid)) != 0)
+        goto out;
+    if (!json)
         for (size_t i = 0; i < n; i++)
             print_text(&files[i]);
     status = fflush(stdout) ? EXIT_INTERNAL : all_valid ? 0 : EXIT_REJECTED;

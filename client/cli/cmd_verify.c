@@ -66,10 +66,11 @@ int cmd_verify(int argc, char **argv)
     if (common.json) {
         char root[64];
         sodium_bin2base64(root, sizeof(root), cp.root, 32, sodium_base64_VARIANT_ORIGINAL);
-        printf("{\"verified\":true,\"origin\":");
-        cli_json_string(stdout, cp.origin, strlen(cp.origin));
-        printf(",\"index\":%llu,\"size\":%llu,\"root\":\"%s\"}\n",
-               (unsigned long long)receipt.index, (unsigned long long)cp.size, root);
+        status =
+            cli_doc("verify",
+                    json_pack("{s:b,s:s,s:I,s:I,s:s}", "verified", 1, "origin", cp.origin, "index",
+                              (json_int_t)receipt.index, "size", (json_int_t)cp.size, "root", root),
+                    1, NULL);
     } else {
         printf("verified: entry %llu is in log %s at size %llu\n",
                (unsigned long long)receipt.index, cp.origin, (unsigned long long)cp.size);

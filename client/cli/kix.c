@@ -75,14 +75,15 @@ static void usage(FILE *to)
         }
         col += (size_t)n;
     }
-    fprintf(to, "\n'kix help COMMAND' (or 'kix COMMAND --help') describes one command; 'kix "
-                "--version'\nprints the version. With --json every command prints one JSON "
-                "object,\nan error too: {\"error\":{\"code\":...,\"exitCode\":...}} on stdout.\n"
-                "exit status: 0 ok, 1 rejected input or failed verification, 2 usage,\n"
-                "3 internal, I/O or server error, 4 the log contradicts what this client\n"
-                "verified before (a fork proven, or a consistency proof refused; evidence\n"
-                "kept in the state directory), 5 stale: the copy is behind what this client\n"
-                "verified (the answer is as of its size) or older than --max-age\n");
+    fprintf(to,
+            "\n'kix help COMMAND' (or 'kix COMMAND --help') describes one command; 'kix "
+            "--version'\nprints the version. With --json every command prints one JSON "
+            "object,\nan error too: {\"error\": {\"code\": ..., \"exitCode\": ...}} on stdout.\n"
+            "exit status: 0 ok, 1 rejected input or failed verification, 2 usage,\n"
+            "3 internal, I/O or server error, 4 the log contradicts what this client\n"
+            "verified before (a fork proven, or a consistency proof refused; evidence\n"
+            "kept in the state directory), 5 stale: the copy is behind what this client\n"
+            "verified (the answer is as of its size) or older than --max-age\n");
 }
 
 /* kix --json help [COMMAND]: the commands (or one) with their summaries,
@@ -100,28 +101,21 @@ static int usage_json(const struct cli_command *only)
         "stale: the copy is behind what this client verified (the answer is as of its size) or "
         "older than --max-age"};
 
-    fputs("{\"commands\":[", stdout);
-    for (size_t i = 0, n = 0; i < NCOMMANDS; i++) {
-        if (only && only != &commands[i])
-            continue;
-        fputs(n++ ? ",{\"name\":" : "{\"name\":", stdout);
-        cli_json_string(stdout, commands[i].name, strlen(commands[i].name));
-        fputs(",\"summary\":", stdout);
-        cli_json_string(stdout, commands[i].summary, strlen(commands[i].summary));
-        fputs("}", stdout);
-    }
-    fputs("],\"globalOptions\":[", stdout);
-    for (size_t i = 0; i < NGLOBAL; i++) {
-        printf("%s\"--%s\"", i ? "," : "", global_opts[i].name); /* names: [a-z-] only */
-    }
-    fputs("],\"exitStatuses\":[", stdout);
-    for (size_t i = 0; i < sizeof(status) / sizeof(status[0]); i++) {
-        printf("%s{\"code\":%zu,\"meaning\":", i ? "," : "", i);
-        cli_json_string(stdout, status[i], strlen(status[i]));
-        fputs("}", stdout);
-    }
-    puts("]}");
-    return 0;
+    json_t *cmds = json_array(), *opts = json_array(), *codes = json_array();
+
+    for (size_t i = 0; cmds && i < NCOMMANDS; i++)
+        if (!only || only == &commands[i])
+            json_array_append_new(cmds, json_pack("{s:s,s:s}", "name", commands[i].name, "summary",
+                                                  commands[i].summary));
+    for (size_t i = 0; opts && i < NGLOBAL; i++)
+        json_array_append_new(opts, json_sprintf("--%s", global_opts[i].name));
+    for (size_t i = 0; codes && i < sizeof(status) / sizeof(status[0]); i++)
+        json_array_append_new(codes,
+                              json_pack("{s:I,s:s}", "code", (json_int_t)i, "meaning", status[i]));
+    return cli_doc(
+        "",
+        json_pack("{s:o,s:o,s:o}", "commands", cmds, "globalOptions", opts, "exitStatuses", codes),
+        1, NULL);
 }
 
 static const struct cli_command *find_command(const char *name)
@@ -253,7 +247,7 @@ int main(int argc, char **argv)
         return dump_options();
     if (strcmp(argv[1], "--version") == 0) {
         if (cli_global.json)
-            puts("{\"version\":\"" KIX_VERSION_STRING "\"}");
+            return cli_doc("", json_pack("{s:s}", "version", KIX_VERSION_STRING), 1, NULL);
         else
             puts("kix " KIX_VERSION_STRING);
         return 0;

@@ -14,6 +14,7 @@
 
 #include "cli.h"
 #include "kix/client.h"
+#include "kix/doc.h"
 #include "kix/vocabulary.h"
 #include "new_near.h"
 
@@ -57,9 +58,10 @@ static int got_workload(void *ctx, size_t i, const uint8_t *bytes, size_t len)
 
 static void value_text(const json_t *v, char *out, size_t cap)
 {
-    char *t = json_dumps(v, JSON_ENCODE_ANY | JSON_COMPACT);
-    snprintf(out, cap, "%s", t ? t : "?");
-    free(t);
+    struct kix_buf t = KIX_BUF_INIT;
+    int ok = kix_doc_dumps(v, 0, &t, NULL) == KIX_OK && kix_buf_addc(&t, 0) == KIX_OK;
+    snprintf(out, cap, "%s", ok ? (const char *)t.ptr : "?");
+    kix_buf_release(&t);
 }
 
 /* 2048 and 2048.0 are one value */

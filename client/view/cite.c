@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "kix/cite.h"
+#include "kix/doc.h"
 #include "kix/entry.h"
 #include "view_internal.h"
 
@@ -132,7 +133,6 @@ int kix_cite_csl(const struct kix_cite *c, struct kix_buf *out)
 {
     struct kix_buf note = KIX_BUF_INIT;
     json_t *item, *issued, *list = NULL;
-    char *text = NULL;
     int rc = kix_buf_addf(
         &note, "Manifest %s; kix log %s, entry %llu; verified at checkpoint %llu/%s", c->digest,
         c->origin, (unsigned long long)c->index, (unsigned long long)c->size, c->root);
@@ -152,11 +152,11 @@ int kix_cite_csl(const struct kix_cite *c, struct kix_buf *out)
                                         : json_sprintf("Benchmark run %s", c->run_id));
     if (item && c->published[0] && (issued = date_parts(c->published)))
         json_object_set_new(item, "issued", issued);
-    if (item && (list = json_pack("[o]", item)) != NULL)
-        text = json_dumps(list, JSON_INDENT(2) | JSON_SORT_KEYS);
+    list = item ? json_pack("[o]", item) : NULL;
+    rc = list ? kix_doc_dumps(list, KIX_DOC_INDENT | KIX_DOC_SORTED, out, NULL) : KIX_ENOMEM;
     json_decref(list);
-    rc = text ? kix_buf_addf(out, "%s\n", text) : KIX_ENOMEM;
-    free(text);
+    if (rc == KIX_OK)
+        rc = kix_buf_addc(out, '\n');
     kix_buf_release(&note);
     return rc;
 }

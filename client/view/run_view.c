@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "kix/doc.h"
 #include "kix/encoding.h"
 #include "kix/entry.h"
 #include "kix/note.h"
@@ -145,22 +146,7 @@ static void evidence_words(struct kix_run_view *v)
     for (size_t i = 0; i < v->nreruns; i++)
         if (v->reruns[i].index == res->run.evidence_index)
             day = v->reruns[i].observed;
-    switch (res->run.evidence) {
-    case KIX_EVIDENCE_REPRODUCED:
-        snprintf(v->evidence_text, sizeof(v->evidence_text),
-                 "Reproduced by a controlled rerun%s%.10s", *day ? " on " : "", day);
-        break;
-    case KIX_EVIDENCE_NOT_REPRODUCED:
-        snprintf(v->evidence_text, sizeof(v->evidence_text),
-                 "Not reproduced by a controlled rerun%s%.10s", *day ? " on " : "", day);
-        break;
-    case KIX_EVIDENCE_FAILED:
-        snprintf(v->evidence_text, sizeof(v->evidence_text), "A controlled rerun%s%.10s failed",
-                 *day ? " on " : "", day);
-        break;
-    default:
-        snprintf(v->evidence_text, sizeof(v->evidence_text), "Reported evidence");
-    }
+    kix_words_evidence_on(res->run.evidence, day, v->evidence_text, sizeof(v->evidence_text));
     snprintf(v->last_observed, sizeof(v->last_observed), "%s",
              v->reobserved[0] ? v->reobserved : v->observed);
 }
@@ -450,12 +436,7 @@ void kix_view_entry_paths(uint64_t index, uint64_t size, char tile[KIX_TLOG_PATH
 
 static int dump(json_t *o, unsigned flags, struct kix_buf *out, struct kix_err *err)
 {
-    char *text = json_dumps(o, JSON_COMPACT | JSON_SORT_KEYS |
-                                   (flags & KIX_VIEW_JSON_HTML ? JSON_ESCAPE_SLASH : 0));
-    int rc = text ? kix_buf_adds(out, text) : KIX_ENOMEM;
-
-    free(text);
-    return rc ? kix_err_set(err, rc, "out of memory") : KIX_OK;
+    return kix_doc_dumps(o, KIX_DOC_SORTED | (flags & KIX_VIEW_JSON_HTML), out, err);
 }
 
 static json_t *withdrawal_json(const struct kix_withdrawal_view *w)

@@ -441,8 +441,7 @@ int kix_group_view_json(const struct kix_group_view *v, unsigned flags, struct k
                         struct kix_err *err)
 {
     json_t *o = json_object(), *rows = json_array();
-    char *text = NULL;
-    int bad = !o || !rows, rc;
+    int bad = !o || !rows;
 
     bad |= set(o, "view", json_string(KIX_VIEW_GROUP));
     bad |= set(o, "group", json_string(v->group));
@@ -519,13 +518,7 @@ int kix_group_view_json(const struct kix_group_view *v, unsigned flags, struct k
             bad |= set(json_object_get(o, "index"), "withdrawn", w);
         }
     }
-    text = bad ? NULL
-               : json_dumps(o, JSON_COMPACT | JSON_SORT_KEYS |
-                                   (flags & KIX_VIEW_JSON_HTML ? JSON_ESCAPE_SLASH : 0));
-    rc = text ? kix_buf_adds(out, text) : KIX_ENOMEM;
-    free(text);
-    json_decref(o);
-    return rc ? kix_err_set(err, rc, "out of memory") : KIX_OK;
+    return kix__view_dump(o, bad, flags, out, err);
 }
 
 /* ---- home ----------------------------------------------------------------------------- */

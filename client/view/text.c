@@ -122,7 +122,7 @@ static void print_rerun(const struct kix_rerun_view *r, FILE *out)
 
     kix_hex_encode(r->signer, 32, signer);
     fprintf(out, "  #%llu observed %.10s " DOT " %s", (unsigned long long)r->index, r->observed,
-            kix_evidence_name(r->outcome));
+            kix_words_outcome(r->outcome));
     if (r->status[0])
         fprintf(out, " " DOT " status %s", r->status);
     if (f->have) {

@@ -49,4 +49,10 @@ int kix__json_set(json_t *o, const char *k, json_t *v);
  * does not fit (workload.c). */
 int kix__view_dump(json_t *o, int bad, unsigned flags, struct kix_buf *out, struct kix_err *err);
 
+/* A command document's members, for its text (doc_read.c): a string ("" when
+ * absent), a count (0 when absent), whether a member is there (and not null). */
+const char *kix__doc_str(const json_t *o, const char *k);
+uint64_t kix__doc_u64(const json_t *o, const char *k);
+int kix__doc_has(const json_t *o, const char *k);
+
 #endif

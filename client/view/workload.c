@@ -78,12 +78,9 @@ int kix__json_set(json_t *o, const char *k, json_t *v)
 
 int kix__view_dump(json_t *o, int bad, unsigned flags, struct kix_buf *out, struct kix_err *err)
 {
-    char *text = bad ? NULL
-                     : json_dumps(o, JSON_COMPACT | JSON_SORT_KEYS |
-                                         (flags & KIX_VIEW_JSON_HTML ? JSON_ESCAPE_SLASH : 0));
-    int rc = text ? kix_buf_adds(out, text) : KIX_ENOMEM;
+    int rc = bad ? kix_err_set(err, KIX_ENOMEM, "out of memory")
+                 : kix_doc_dumps(o, KIX_DOC_SORTED | (flags & KIX_VIEW_JSON_HTML), out, err);
 
-    free(text);
     json_decref(o);
-    return rc ? kix_err_set(err, rc, "out of memory") : KIX_OK;
+    return rc;
 }

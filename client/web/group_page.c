@@ -97,7 +97,7 @@ static int row_slots(struct kix_tpl *row, const struct kix_group_view *v,
         (rc = kix_tpl_set(row, "p80", p80)) ||
         (rc = kix_tpl_set(row, "implementation", r->implementation_name)) ||
         (rc = kix_tpl_set(row, "provider", r->provider)) ||
-        (rc = kix_tpl_set(row, "evidence", kix_evidence_name(r->evidence))) ||
+        (rc = kix_tpl_set(row, "evidence", kix_words_evidence(r->evidence))) ||
         (rc = kix_tpl_set(row, "observed", r->observed)))
         return rc;
     rc = eager && r->value

@@ -381,12 +381,11 @@ static int set(json_t *o, const char *k, json_t *v)
 
 static int dump(json_t *o, int bad, struct kix_buf *out, struct kix_err *err)
 {
-    char *text = bad ? NULL : json_dumps(o, JSON_COMPACT | JSON_SORT_KEYS);
-    int rc = text ? kix_buf_adds(out, text) : KIX_ENOMEM;
+    int rc = bad ? kix_err_set(err, KIX_ENOMEM, "out of memory")
+                 : kix_doc_dumps(o, KIX_DOC_SORTED, out, err);
 
-    free(text);
     json_decref(o);
-    return rc ? kix_err_set(err, rc, "out of memory") : KIX_OK;
+    return rc;
 }
 
 static const char *const facet_keys[KIX__NFACETS] = {"kernels", "gpus", "providers", "dtypes",

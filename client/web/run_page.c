@@ -78,7 +78,7 @@ static int run_reruns(struct kix_tpl *t, const struct kix_run_view *v)
             return KIX_ENOMEM;
         if ((rc = kix_tpl_setf(row, "index", "%llu", (unsigned long long)x->index)) ||
             (rc = kix_tpl_setn(row, "observedDay", x->observed, strnlen(x->observed, 10))) ||
-            (rc = kix_tpl_set(row, "outcome", kix_evidence_name(x->outcome))) ||
+            (rc = kix_tpl_set(row, "outcome", kix_words_outcome(x->outcome))) ||
             (rc = kix_tpl_set(row, "status", x->status)) ||
             (rc = figure(row, "median", x->figures.have, x->figures.median, x->figures.bytes)) ||
             (rc = spread(row, &x->figures)) ||
@@ -201,7 +201,7 @@ static int run_entries(struct kix_tpl *t, const struct kix_run_view *v)
         if (!row)
             return KIX_ENOMEM;
         if ((rc = kix_tpl_setf(row, "index", "%llu", (unsigned long long)res->entries[i].index)) ||
-            (rc = kix_tpl_set(row, "type", kix_entry_type_name(res->entries[i].type))) ||
+            (rc = kix_tpl_set(row, "type", kix_words_entry_type(res->entries[i].type))) ||
             (rc = kix_tpl_set(row, "tile", tile)) || (rc = kix_tpl_set(row, "bundle", bundle)))
             return rc;
     }

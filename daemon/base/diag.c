@@ -305,17 +305,8 @@ int kixd_log_reopen(const char **path)
     return open_log_file();
 }
 
-void kixd_json_string(FILE *f, const char *s)
+json_t *kixd_jstr(const char *s)
 {
-    fputc('"', f);
-    for (; *s; s++) {
-        unsigned char ch = (unsigned char)*s;
-        if (ch == '"' || ch == '\\')
-            fprintf(f, "\\%c", ch);
-        else if (ch < 0x20)
-            fprintf(f, "\\u%04x", ch);
-        else
-            fputc(ch, f);
-    }
-    fputc('"', f);
+    json_t *v = s ? json_string(s) : NULL;
+    return v ? v : json_string("");
 }

@@ -8,6 +8,7 @@
 #ifndef KIXD_DIAG_H
 #define KIXD_DIAG_H
 
+#include <jansson.h>
 #include <stdint.h>
 #include <stdio.h>
 
@@ -17,9 +18,10 @@ enum kixd_level { KIXD_DEBUG = 0, KIXD_INFO = 1, KIXD_WARN = 2, KIXD_ERROR = 3 }
 
 /* Lines below the level are dropped (cheap to call). */
 void kixd_log(int level, const char *fmt, ...) KIX_PRINTF(2, 3);
-/* s (UTF-8) as a JSON string literal on f: the --json answers of kixd's
- * commands (export, check). */
-void kixd_json_string(FILE *f, const char *s);
+/* s as a JSON string for the --json answers of kixd's commands (export,
+ * check), which kix_doc_print writes; "" when s is NULL or not UTF-8 (a
+ * path can hold any bytes). */
+json_t *kixd_jstr(const char *s);
 int kixd_log_enabled(int level);
 void kixd_log_set_level(int level); /* diag.c owns the level; main sets it once */
 void kixd_log_set_format(int json); /* 0 text (the default), 1 one JSON object per line */

@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "diag.h"
+#include "kix/doc.h"
 #include "http_internal.h"
 #include "kix/encoding.h"
 #include "kix/entries.h"
@@ -185,17 +186,17 @@ static json_t *error_object(int code, const char *message)
 static void answer_object(struct kixd_http_conn *c, unsigned status, const char *headers,
                           json_t *doc)
 {
-    char *text = doc ? json_dumps(doc, JSON_COMPACT) : NULL;
+    struct kix_buf text = KIX_BUF_INIT;
 
-    if (text) {
-        size_t n = strlen(text);
-        text[n] = '\n'; /* the NUL json_dumps wrote: a newline ends the body */
-        kixd_http_answer_json(c, status, headers, (const uint8_t *)text, n + 1);
+    /* a newline ends the body */
+    if (kix_doc_dumps(doc, 0, &text, NULL) == KIX_OK && kix_buf_addc(&text, '\n') == KIX_OK) {
+        kixd_http_answer_json(c, status, headers, text.ptr, text.len);
     } else {
-        static const char oom[] = "{\"error\":{\"code\":\"outOfMemory\"}}\n";
+        /* nothing to build it with: the one answer written by hand */
+        static const char oom[] = "{\"error\": {\"code\": \"outOfMemory\"}}\n";
         kixd_http_answer_json(c, 503, NULL, (const uint8_t *)oom, sizeof(oom) - 1);
     }
-    free(text);
+    kix_buf_release(&text);
     json_decref(doc);
 }
 
@@ -368,7 +369,7 @@ void kixd_http_enroll(struct kixd_http_conn *c, struct kixd_worker *w, char *bod
     unsigned roles = 0;
     uint8_t id[32];
     json_t *doc = NULL, *rec = NULL;
-    char *text = NULL;
+    struct kix_buf text = KIX_BUF_INIT;
     int rc;
 
     if (over_rate(c, cfg, "address", peer, kixd_now_ms())) {
@@ -424,14 +425,16 @@ void kixd_http_enroll(struct kixd_http_conn *c, struct kixd_worker *w, char *bod
                     json_string_value(json_object_get(doc, "key")), "roles",
                     roles_text.len ? (const char *)roles_text.ptr : "", roles_text.len, "note",
                     note, "requestedAt", now, "from", peer);
-    text = rec ? json_dumps(rec, JSON_COMPACT | JSON_SORT_KEYS) : NULL;
+    if (!rec || kix_doc_dumps(rec, KIX_DOC_SORTED, &text, NULL) != KIX_OK)
+        kix_buf_reset(&text);
     /* the key line as a .pub file, what kix key add reads; then the request */
     snprintf(path, sizeof(path), "%s/%s.pub", dir, hex);
     unlink(path); /* a leftover of a request removed by hand */
-    rc = text ? kix_pubfile_write(path, &v, &err) : kix_err_set(&err, KIX_ENOMEM, "out of memory");
+    rc = text.len ? kix_pubfile_write(path, &v, &err)
+                  : kix_err_set(&err, KIX_ENOMEM, "out of memory");
     snprintf(path, sizeof(path), "%s/%s.json", dir, hex);
     if (rc == KIX_OK)
-        rc = kix_file_write_atomic(path, text, strlen(text), 0600, &err);
+        rc = kix_file_write_atomic(path, text.ptr, text.len, 0600, &err);
     if (rc)
         goto refuse;
     kixd_log_request(KIXD_INFO, kixd_request_id(), "POST /enroll", peer, KIX_OK, 0,
@@ -450,7 +453,7 @@ refuse:
     else
         answer_error(c, rc, kix_err_text(&err, rc));
 out:
-    free(text);
+    kix_buf_release(&text);
     json_decref(rec);
     json_decref(doc);
     kix_buf_release(&roles_text);

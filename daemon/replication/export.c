@@ -11,6 +11,7 @@
 #include "diag.h"
 #include "kixd_options.h"
 #include "replicas.h"
+#include "kix/doc.h"
 #include "kix/index.h"
 #include "kix/pages.h"
 #include "kix/tlog_tiles.h"
@@ -195,27 +196,24 @@ static void export_json(const char *store, const char *dir, int rc, const char *
                         const struct kix_pages_export_stats *ps, unsigned long long files,
                         unsigned long long bytes)
 {
-    printf("{\"ok\":%s,\"store\":", rc == KIX_OK ? "true" : "false");
-    kixd_json_string(stdout, store);
-    printf(",\"dir\":");
-    kixd_json_string(stdout, dir);
-    if (rc != KIX_OK) {
-        printf(",\"error\":");
-        kixd_json_string(stdout, error);
-        printf("}\n");
-        return;
-    }
-    printf(",\"size\":%llu,\"fromSize\":%llu,\"files\":%llu,\"bytes\":%llu,\"runPages\":%llu,"
-           "\"groupPages\":%llu,\"kernelPages\":%llu,\"homePages\":%llu,\"escaped\":%llu,"
-           "\"escapedExample\":",
-           (unsigned long long)st->size, (unsigned long long)st->from_size, files, bytes,
-           (unsigned long long)ps->runs, (unsigned long long)ps->groups,
-           (unsigned long long)ps->kernels, (unsigned long long)ps->home_pages,
-           (unsigned long long)ps->escaped);
-    kixd_json_string(stdout, ps->escaped_example);
-    printf(",\"skipped\":%llu,\"skippedReason\":", (unsigned long long)ps->skipped);
-    kixd_json_string(stdout, ps->skipped_reason);
-    printf("}\n");
+    json_t *o = json_pack("{s:b,s:o,s:o}", "ok", rc == KIX_OK, "store", kixd_jstr(store), "dir",
+                          kixd_jstr(dir));
+
+    if (o && rc != KIX_OK)
+        json_object_set_new(o, "error", kixd_jstr(error));
+    else if (o)
+        json_object_update_new(
+            o, json_pack("{s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:o,s:I,s:o}", "size",
+                         (json_int_t)st->size, "fromSize", (json_int_t)st->from_size, "files",
+                         (json_int_t)files, "bytes", (json_int_t)bytes, "runPages",
+                         (json_int_t)ps->runs, "groupPages", (json_int_t)ps->groups, "kernelPages",
+                         (json_int_t)ps->kernels, "homePages", (json_int_t)ps->home_pages,
+                         "escaped", (json_int_t)ps->escaped, "escapedExample",
+                         kixd_jstr(ps->escaped_example), "skipped", (json_int_t)ps->skipped,
+                         "skippedReason", kixd_jstr(ps->skipped_reason)));
+    if (kix_doc_print(o, 0, stdout) != KIX_OK)
+        fprintf(stderr, "kixd export: out of memory writing the --json summary\n");
+    json_decref(o);
 }
 
 int kixd_export_main(int argc, char **argv)

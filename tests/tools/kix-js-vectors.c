@@ -30,7 +30,10 @@
  *                 ({path, bytes}), for kix-verify.js's own proofs;
  *   human         values as kix_human (kix/view.h) writes them for people, in
  *                 ns and in bytes, across every unit boundary and rounding
- *                 step (kix-verify.js must write the same text).
+ *                 step (kix-verify.js must write the same text);
+ *   evidenceWords each evidence level in words (kix/doc.h's table), with a
+ *                 rerun's observation day and without (kix-verify.js's
+ *                 evidenceText must write the same).
  *
  * Bytes are lowercase hex; u64 fields decimal strings. Test-only.
  * Usage: kix-js-vectors [--entries-chain HEX] (run-b's entriesChain: the
@@ -350,6 +353,24 @@ static void print_human(void)
     printf(",\n{\"value\":\"%lld\",\"bytes\":false,\"text\":\"%s\"}]", (long long)INT64_MIN, h);
 }
 
+/* The evidence words, each level with a day and without. */
+static void print_words(void)
+{
+    static const char day[] = "2026-10-01T12:00:00Z";
+    char text[160];
+
+    printf(",\n\"evidenceWords\":[");
+    for (int i = 0; i < KIX_WORDS_EVIDENCE; i++)
+        for (int dated = 0; dated <= 1; dated++) {
+            kix_words_evidence_on(kix_words_table[i].level, dated ? day : "", text, sizeof(text));
+            printf("%s\n{\"evidence\":\"%s\",\"observedAt\":\"%s\",\"text\":\"%s\","
+                   "\"outcome\":\"%s\"}",
+                   i || dated ? "," : "", kix_words_table[i].name, dated ? day : "", text,
+                   kix_words_table[i].outcome);
+        }
+    printf("]");
+}
+
 /* One file of the tree as a static copy holds it (PROTOCOL.md §3.2):
  * index/tile/<hex key>/<hex top>, the stored tile value. */
 static void print_index_tile(const struct ent *e, int *first)
@@ -526,6 +547,7 @@ int main(int argc, char **argv)
     hex(b.info.manifest.b, 32);
     printf("\",\"groupKey\":\"%s\",\"groupPageKey\":\"%s\"", gname, pname);
     print_human();
+    print_words();
     printf(",\n\"runRecords\":[");
     run_of(&b, &keep[0]);
     run_of(&x, &keep[1]);

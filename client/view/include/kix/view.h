@@ -20,6 +20,7 @@
 
 #include <jansson.h>
 
+#include "kix/doc.h"
 #include "kix/resolve.h"
 #include "kix/tlog_path.h"
 
