@@ -34,8 +34,9 @@
  *      and bound to that checkpoint; the run's and its group's records are
  *      in the signed index root by their sparse Merkle proofs; the run
  *      record names the view's manifest digest;
- *   3. SHA-256(`manifestCanonical`) is `manifestDigest` and `manifest` is
- *      that text parsed; every object hashes (RFC 8785) to its digest and
+ *   3. SHA-256(`manifestCanonical`) is `manifestDigest` and `manifest`
+ *      (absent from a static copy's view, which holds the manifest once)
+ *      is that text parsed; every object hashes (RFC 8785) to its digest and
  *      every object the manifest names is there; each listed rerun's
  *      `manifestCanonical` hashes to the digest its signed entry names,
  *      and its median is read from those bytes;
