@@ -501,8 +501,9 @@ static json_t *sections_json(const struct kix_run_view *v)
     return list;
 }
 
-static int run_json(const struct kix_run_view *v, json_t *o)
+static int run_json(const struct kix_run_view *v, unsigned flags, json_t *o)
 {
+    int lean = (flags & KIX_VIEW_JSON_EXPORT) != 0;
     const struct kix_resolution *res = v->res;
     json_t *list, *x;
     int bad = 0;
@@ -517,7 +518,8 @@ static int run_json(const struct kix_run_view *v, json_t *o)
         bad |= set(o, "logKey", json_stringn((const char *)v->log_key.ptr, v->log_key.len));
     bad |= set(o, "manifestDigest", json_string(v->manifest_digest));
     bad |= set(o, "manifestCanonical", bytes_string(&res->manifest));
-    bad |= set(o, "manifest", json_incref(v->manifest));
+    if (!lean) /* a copy's readers parse manifestCanonical */
+        bad |= set(o, "manifest", json_incref(v->manifest));
     if (*v->observed)
         bad |= set(o, "observedAt", json_string(v->observed));
     if (v->primary.have)
@@ -577,7 +579,8 @@ static int run_json(const struct kix_run_view *v, json_t *o)
     bad |= set(o, "evidenceText", json_string(v->evidence_text));
     if (v->last_observed[0])
         bad |= set(o, "lastObserved", json_string(v->last_observed));
-    bad |= set(o, "sections", sections_json(v));
+    if (!lean) /* a copy's page beside it shows them */
+        bad |= set(o, "sections", sections_json(v));
     bad |= set(o, "objects", list = json_array());
     for (size_t i = 0; list && i < v->nobjects; i++) {
         const struct kix_view_object *ob = &v->objects[i];
@@ -603,8 +606,8 @@ int kix_run_view_json(const struct kix_run_view *v, unsigned flags, struct kix_b
                       struct kix_err *err)
 {
     json_t *o = json_object();
-    int rc = !o || run_json(v, o) ? kix_err_set(err, KIX_ENOMEM, "out of memory")
-                                  : dump(o, flags, out, err);
+    int rc = !o || run_json(v, flags, o) ? kix_err_set(err, KIX_ENOMEM, "out of memory")
+                                         : dump(o, flags, out, err);
 
     json_decref(o);
     return rc;

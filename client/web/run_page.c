@@ -349,12 +349,19 @@ static int run_slots(struct kix_tpl *t, const struct kix_run_view *v, const stru
 }
 
 /* The HTML of the built view v, whose document for the page (kix_run_view_json
- * with KIX_VIEW_JSON_HTML) is doc; an empty doc leaves #kix-view out. */
+ * with KIX_VIEW_JSON_HTML) is doc; an empty doc leaves #kix-view out: an
+ * exported page, whose copies of what the JSON beside it holds (the
+ * canonical manifest) or of what the verifier derives (BibTeX, CSL-JSON
+ * and their download links) are left for the verifier to fill, so that
+ * the static copy holds them once (the slot "full", PROTOCOL.md §3). */
 static int run_html_of(const struct kix_run_view *v, const struct kix_buf *doc, struct kix_buf *out,
                        struct kix_err *err)
 {
     struct kix_tpl *t = kix_tpl_new();
     int rc = t ? run_slots(t, v, doc, (int64_t)time(NULL)) : KIX_ENOMEM;
+
+    if (rc == KIX_OK)
+        rc = kix_tpl_set(t, "full", doc->len ? "yes" : "");
 
     if (rc != KIX_OK)
         rc = kix_err_set(err, rc, "out of memory");
@@ -395,7 +402,7 @@ int kix__page_run_both(struct kix_log_reader *r, const char *run_id, size_t len,
     kix_resolution_init(&res);
     rc = kix_run_view_from_store(r, run_id, len, &res, &v, err);
     if (rc == KIX_OK)
-        rc = kix_run_view_json(&v, 0, json, err);
+        rc = kix_run_view_json(&v, KIX_VIEW_JSON_EXPORT, json, err);
     if (rc == KIX_OK)
         rc = run_html_of(&v, &bare, html, err);
     kix_run_view_release(&v);

@@ -166,9 +166,10 @@ static int write_static(struct pexport *x, const char *name, const struct kix_by
 
 /* The pages' layout (PROTOCOL.md §3, "The static copy's layout"), in
  * DIR/runs/.layout: pages written in another (an older kixd's links name
- * extensionless files, and its kernel pages have no .html twin) are all
- * written again, so that no page links a file the copy lacks. */
-#define LAYOUT "2\n"
+ * extensionless files, and its kernel pages have no .html twin; layout 2's
+ * run pages and views repeat the manifest) are all written again, so that
+ * no page links a file the copy lacks and each run's bytes are there once. */
+#define LAYOUT "3\n"
 
 static int layout_current(const char *dir)
 {

@@ -88,6 +88,13 @@ if nginx:
                     "mirror_http_per_s"]
     need["verify"] = ["%s_%s_%s" % (c, w, f) for c in ("show", "verify_citation")
                       for w in ("cold", "warm", "grown") for f in ("requests", "bytes", "ms")]
+    # the static copy a run (issue 38.2): bytes, files (inodes) and names,
+    # and what exporting again after the growth wrote a new entry
+    need["static"] = ["runs", "bytes_per_run", "files_per_run", "names_per_run",
+                      "runs_bytes_per_run", "grow_entries", "grow_files_per_entry",
+                      "grow_bytes_per_entry", "grow_s"]
+    st = d.get("static", {})
+    assert st.get("names_per_run", 0) >= st.get("files_per_run", 1) and "summary_ok" in st, st
     targets += ["http_tile_kixd_vs_nginx", "http_bundle_kixd_vs_nginx",
                 "http_object_kixd_vs_nginx", "http_pack_kixd_vs_nginx", "audit_http_vs_rpc",
                 "mirror_http_vs_rpc"]
@@ -101,7 +108,7 @@ if nginx:
                 assert d["verify"]["%s_%s_%s" % (c, w, f)] < d["verify"]["%s_cold_%s" % (c, f)], d["verify"]
 else:
     assert "http" not in d, "no nginx, yet HTTP figures"
-    assert "sync" not in d and "verify" not in d, "no nginx, yet figures from it"
+    assert "sync" not in d and "verify" not in d and "static" not in d, "no nginx, yet figures from it"
     assert not any(k in d["ratios"] for k in http_ratios), "no nginx, yet an nginx ratio"
 for section, keys in need.items():
     for k in keys:

@@ -23,6 +23,7 @@
 
 #include "bench.h"
 #include "kix/client.h"
+#include "kix/file.h"
 #include "kix/source.h"
 
 #define HTTP_PATHS 64  /* distinct files of a kind asked for, at most */
@@ -131,7 +132,7 @@ static int write_nginx_conf(const char *path, const char *dir, const char *root,
     return fclose(f) == 0 ? 0 : -1;
 }
 
-static double tree_bytes, tree_disk, tree_files;
+static double tree_bytes, tree_disk, tree_files, tree_inodes;
 
 /* A file with n names (a hard link: runs/<id>.html) counts 1/n at each,
  * so its bytes count once when all its names are in the tree. */
@@ -145,6 +146,7 @@ static int tree_add(const char *path, const struct stat *st, int type, struct FT
         tree_bytes += (double)st->st_size / names;
         tree_disk += (double)st->st_blocks * 512 / names;
         tree_files += 1;
+        tree_inodes += 1 / names;
     }
     if (type == FTW_D)
         tree_disk += (double)st->st_blocks * 512;
@@ -155,7 +157,7 @@ static int tree_add(const char *path, const struct stat *st, int type, struct FT
  * the disk space they and the directories take (du), and the names. */
 static void tree_size_on_disk(const char *dir, double *bytes, double *disk, double *files)
 {
-    tree_bytes = tree_disk = tree_files = 0;
+    tree_bytes = tree_disk = tree_files = tree_inodes = 0;
     nftw(dir, tree_add, 16, FTW_PHYS);
     *bytes = tree_bytes;
     *disk = tree_disk;
@@ -166,6 +168,80 @@ static void tree_size(const char *dir, double *bytes, double *files)
 {
     double disk;
     tree_size_on_disk(dir, bytes, &disk, files);
+}
+
+/* What `kixd export --json` said last in log: the files (names) and
+ * bytes it wrote, its run pages and the sizes it went from and to. */
+struct export_said {
+    double files, bytes, runs, size, from;
+};
+
+static double said_number(const char *text, const char *key)
+{
+    const char *at = strstr(text, key);
+    return at ? strtod(at + strlen(key), NULL) : -1;
+}
+
+static void export_said(const char *log, struct export_said *s)
+{
+    struct kix_buf b = KIX_BUF_INIT;
+    const char *last = NULL;
+
+    if (kix_file_read(log, 1 << 24, &b, NULL) != KIX_OK || kix_buf_addc(&b, 0) != KIX_OK)
+        bench_die("cannot read %s", log);
+    for (const char *p = (const char *)b.ptr; (p = strstr(p, "{\"ok\":true")) != NULL; p++)
+        last = p;
+    if (!last)
+        bench_die("kixd export --json said no summary (see %s)", log);
+    s->files = said_number(last, "\"files\":");
+    s->bytes = said_number(last, "\"bytes\":");
+    s->runs = said_number(last, "\"runPages\":");
+    s->size = said_number(last, "\"size\":");
+    s->from = said_number(last, "\"fromSize\":");
+    kix_buf_release(&b);
+}
+
+/* The static copy in dir, written whole by one export that said s:
+ * "<pre>bytes_per_run" (every byte of the copy, a hard-linked file's
+ * once, over the run pages), "<pre>files_per_run" (files counted as
+ * inodes: a page's extensionless hard link is no second file) and
+ * "<pre>names_per_run" (directory entries), each part's bytes a run,
+ * and "<pre>summary_ok": 1 when the export's own summary counts exactly
+ * the names and bytes the tree holds. */
+static void static_copy_figs(const char *pre, const char *dir, const struct export_said *s,
+                             struct bench_report *rep)
+{
+    static const char *const parts[] = {"runs",  "groups",  "kernels", "home",
+                                        "index", "objects", "tile",    "search"};
+    double bytes, disk, names, inodes, runs = s->runs > 0 ? s->runs : 1;
+    char key[64], label[96];
+
+    tree_size_on_disk(dir, &bytes, &disk, &names);
+    inodes = tree_inodes;
+    snprintf(key, sizeof(key), "%sruns", pre);
+    bench_fig(rep, key, s->runs, "", "static copy: run pages");
+    snprintf(key, sizeof(key), "%sbytes_per_run", pre);
+    bench_fig(rep, key, bytes / runs, "bytes", "  bytes a run (every file's, a hard link's once)");
+    bench_fig_note(rep, "%.0f bytes, %.1f MB on disk", bytes, disk / 1e6);
+    snprintf(key, sizeof(key), "%sfiles_per_run", pre);
+    bench_fig(rep, key, inodes / runs, "", "  files a run (inodes: a hard link is no file)");
+    snprintf(key, sizeof(key), "%snames_per_run", pre);
+    bench_fig(rep, key, names / runs, "", "  names a run (directory entries)");
+    for (size_t i = 0; i < sizeof(parts) / sizeof(parts[0]); i++) {
+        char sub[PATH_MAX];
+        double b, d, n;
+        bench_path(sub, sizeof(sub), "%s/%s", dir, parts[i]);
+        tree_size_on_disk(sub, &b, &d, &n);
+        snprintf(key, sizeof(key), "%s%s_bytes_per_run", pre, parts[i]);
+        snprintf(label, sizeof(label), "    of them under %s/", parts[i]);
+        bench_fig(rep, key, b / runs, "bytes", label);
+        bench_fig_note(rep, "%.0f inodes, %.0f names", tree_inodes, n);
+    }
+    snprintf(key, sizeof(key), "%ssummary_ok", pre);
+    bench_fig(rep, key, s->files == names && s->bytes > bytes - 0.5 && s->bytes < bytes + 0.5, "",
+              "  the export's summary counts the files and bytes the copy holds");
+    bench_fig_note(rep, "it said %.0f files, %.0f bytes; the copy holds %.0f names, %.0f bytes",
+                   s->files, s->bytes, names, bytes);
 }
 
 /* Requests for up to HTTP_PATHS files of export/<sub> whose names end in
@@ -343,8 +419,9 @@ static double kix_timed(char *const argv[], const char *state, const char *out)
  * again into export: the log a warm reader comes back to. */
 #define GROW 100
 static void grow_log(const char *bin, const char *work, const char *store, const char *export,
-                     long n)
+                     long n, struct bench_report *rep)
 {
+    struct export_said said;
     char path[PATH_MAX], log[PATH_MAX], kixd[PATH_MAX];
     struct kix_signer *admin = NULL;
     struct kix_client *c = NULL;
@@ -401,9 +478,23 @@ static void grow_log(const char *bin, const char *work, const char *store, const
     bench_path(kixd, sizeof(kixd), "%s/kixd", bin);
     bench_path(log, sizeof(log), "%s/kixd-grow.log", work);
     {
-        char *argv[] = {kixd, "export", "--store", (char *)store, (char *)export, NULL};
+        char *argv[] = {kixd, "export", "--json", "--store", (char *)store, (char *)export, NULL};
+        double t0 = bench_now();
         if (bench_run(argv, log) != 0)
             bench_die("kixd export of the grown log failed (see %s)", log);
+        t0 = bench_now() - t0;
+        /* exporting again after n new entries: what it wrote an entry */
+        export_said(log, &said);
+        if (said.size > said.from) {
+            double k = said.size - said.from;
+            bench_fig(rep, "static.grow_entries", k, "", "static copy exported again: new entries");
+            bench_fig_note(rep, "from size %.0f", said.from);
+            bench_fig(rep, "static.grow_files_per_entry", said.files / k, "",
+                      "  files it wrote a new entry (names)");
+            bench_fig(rep, "static.grow_bytes_per_entry", said.bytes / k, "bytes",
+                      "  bytes it wrote a new entry");
+            bench_fig(rep, "static.grow_s", t0, "s", "  time");
+        }
     }
     bench_items_release(items, n);
     bench_workload_release(&w);
@@ -481,7 +572,7 @@ static void verify_figs(const char *bin, const char *work, const char *store, co
     }
     for (int p = 0; p < 3; p++) {
         if (p == 2)
-            grow_log(bin, work, store, export, GROW);
+            grow_log(bin, work, store, export, GROW, rep);
         for (int k = 0; k < 2; k++) {
             const char *cmd = k ? "verify_citation" : "show";
             char *show[] = {kix,         "show",       (char *)run, "--json", "--server", url,
@@ -582,7 +673,8 @@ int bench_http(const char *bin, const char *work, double seconds, int quick, int
 
     bench_say("http: kixd export, then kixd --http and nginx, GETs %d conns x 1", conns);
     {
-        char *argv[] = {kixd, "export", "--store", store, export, NULL};
+        char *argv[] = {kixd, "export", "--json", "--store", store, export, NULL};
+        struct export_said said;
         double t0 = bench_now();
         if (bench_run(argv, log) != 0)
             bench_die("kixd export failed (see %s)", log);
@@ -592,6 +684,8 @@ int bench_http(const char *bin, const char *work, double seconds, int quick, int
         bench_fig(rep, "http.export_s", t0, "s", "kixd export of the append log");
         bench_fig(rep, "http.export_bytes", bytes, "B", "  bytes of the export's files");
         bench_fig_note(rep, "%.0f files", files);
+        export_said(log, &said);
+        static_copy_figs("static.", export, &said, rep);
     }
     snprintf(http, sizeof(http), "tcp://127.0.0.1:%d", kport);
     snprintf(listen, sizeof(listen), "tcp://127.0.0.1:%d", rport);
@@ -688,7 +782,7 @@ void bench_export_scale(const char *cache_dir, const char *work, const char *kix
     }
     bench_say("export: kixd export of the %ld-entry log", entries);
     {
-        char *argv[] = {(char *)kixd, "export", "--store", store, out, NULL};
+        char *argv[] = {(char *)kixd, "export", "--json", "--store", store, out, NULL};
         t0 = bench_now();
         if (bench_run(argv, log) != 0)
             bench_die("kixd export failed (see %s)", log);
@@ -713,5 +807,10 @@ void bench_export_scale(const char *cache_dir, const char *work, const char *kix
     }
     bench_fig(rep, "export.bytes_per_entry", bytes / (double)entries, "bytes",
               "  bytes an entry (all files / entries)");
+    {
+        struct export_said said;
+        export_said(log, &said);
+        static_copy_figs("export.static_", out, &said, rep);
+    }
     bench_rmrf(out);
 }

@@ -326,7 +326,14 @@
         if (!key) throw new kv.Fail('make a key first (and have the log\'s admin register it)');
         var record = null;
         if (f.median.value) {
-          var manifest = JSON.parse(doc.querySelector('[data-kix-slot="manifest"]').textContent);
+          /* an exported page's manifest slot is empty until its verifier
+           * has proven the manifest and written it there (PROTOCOL.md
+           * section 3, layout 3): a reproduction is built from that alone */
+          var shown = doc.querySelector('[data-kix-slot="manifest"]').textContent;
+          if (!shown.trim())
+            throw new kv.Fail('the page has not shown the run\'s manifest yet: its verifier ' +
+                              'writes it there once it has proven it (wait for the check above)');
+          var manifest = JSON.parse(shown);
           var num = function (x) { return x === '' ? undefined : Number(x); };
           record = reproduction(manifest, { median: num(f.median.value), p20: num(f.p20.value),
                                             p80: num(f.p80.value), observedAt: f.observed.value });

@@ -204,8 +204,14 @@ int kix_run_view_from_store(struct kix_log_reader *r, const char *run_id, size_t
                             struct kix_err *err) KIX_MUST_CHECK;
 
 /* The view as JSON: compact, keys sorted. KIX_VIEW_JSON_HTML escapes '/'
- * as "\/" so the text can sit in a <script> element. */
+ * as "\/" so the text can sit in a <script> element. KIX_VIEW_JSON_EXPORT
+ * is a static copy's runs/<name>.json (PROTOCOL.md §3, "The static copy's
+ * layout"): without what a reader derives from the rest or from the copy's
+ * own files, so that the copy holds each byte about once: no `manifest`
+ * (manifestCanonical parsed) and no `sections` (the page beside it shows
+ * them). */
 #define KIX_VIEW_JSON_HTML 1u
+#define KIX_VIEW_JSON_EXPORT 2u
 int kix_run_view_json(const struct kix_run_view *v, unsigned flags, struct kix_buf *out,
                       struct kix_err *err) KIX_MUST_CHECK;
 
