@@ -343,7 +343,7 @@ static uint64_t subject_entry(struct check *c, const struct kix_digest *d)
 
     memcpy(k, d->b, 32);
     memset(k + 32, 0, 8);
-    if (mdb_cursor_open(c->txn, c->s->dbi[T_SUBJECTS], &cur) != 0)
+    if (mdb_cursor_open(c->txn, kix__subjects_dbi(c->s), &cur) != 0)
         return at;
     if (mdb_cursor_get(cur, &key, &v, MDB_SET_RANGE) == 0 && key.mv_size == 40 &&
         memcmp(key.mv_data, d->b, 32) == 0)
@@ -433,6 +433,7 @@ static int scan_objects(struct check *c)
     MDB_val k, v;
     MDB_stat so, sb;
     uint64_t done = 0;
+    uint64_t nrecords = 0;
     int krc = KIX_OK, rc = mdb_stat(c->txn, c->s->dbi[T_OBJECTS], &so);
 
     if (rc == 0)
@@ -444,7 +445,12 @@ static int scan_objects(struct check *c)
     rc = mdb_cursor_get(cur, &k, &v, MDB_FIRST);
     while (rc == 0 && !c->stop) {
         struct kix_digest d;
-        if (k.mv_size != 32) {
+        if (c->s->layout >= 2 && (k.mv_size == KIX__SUBJECT_KEY_LEN ||
+                                  (k.mv_size == KIX__STATEMENT_KEY_LEN &&
+                                   ((uint8_t *)k.mv_data)[32] == KIX__STATEMENT_TAG))) {
+            /* a subject or statement record beside the objects (db.h) */
+            nrecords++;
+        } else if (k.mv_size != 32) {
             issue(c, "objects", KIX_NO_INDEX, "objects",
                   "an object is stored under a %zu-byte key, not a digest", k.mv_size);
         } else {
@@ -463,6 +469,7 @@ static int scan_objects(struct check *c)
     if (rc && rc != MDB_NOTFOUND)
         return kix__db_error(rc, NULL, "reading objects");
     progress(c, "objects", done, so.ms_entries);
+    so.ms_entries -= nrecords;
     if (sb.ms_entries != so.ms_entries)
         issue(c, "blobs", KIX_NO_INDEX, "blobs",
               "%llu blobs are stored for %llu object digests: %s", (ULL)sb.ms_entries,

@@ -91,6 +91,11 @@ const char *kix_log_origin(const struct kix_log *l);
 const struct kix_verifier *kix_log_verifier(const struct kix_log *l);
 struct kix_store *kix_log_store(struct kix_log *l);
 int kix_log_is_replica(const struct kix_log *l);
+/* The indexer format the store's index tables were written in (struct
+ * kix_log_indexer's name, e.g. "kix-index/6") into out; "" for a log that
+ * keeps no index or was never indexed. A writable open with an indexer of
+ * another name rebuilds them. */
+int kix_log_index_format(struct kix_log *l, char *out, size_t cap) KIX_MUST_CHECK;
 
 /* ---- appending ---------------------------------------------------------- */
 
