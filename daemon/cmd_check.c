@@ -24,7 +24,7 @@ static const char check_help[] =
     "  - every stored checkpoint is signed by the log key and its root is the root\n"
     "    of the tree recomputed from the stored entries at its size\n"
     "  - every entry is there, its leaf hash is the one in the tree tiles and the\n"
-    "    leaf index, and the objects it needs are stored\n"
+    "    statement index, and the objects it needs are stored\n"
     "  - every hash in every tile is the node recomputed from the entries\n"
     "  - every object's bytes hash to its digest\n"
     "  - (full check) the index: every run's record, entry list and comparison\n"

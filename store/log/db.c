@@ -165,6 +165,13 @@ void kix__statement_key(uint8_t k[KIX__STATEMENT_KEY_LEN], const uint8_t subject
     memcpy(k + 33, statement_hash, 32);
 }
 
+void kix__statement_val(uint8_t v[KIX__STATEMENT_VAL_LEN], uint64_t index,
+                        const struct kix_hash *leaf_hash)
+{
+    kix_u64be_put(v, index);
+    memcpy(v + 8, leaf_hash->b, 32);
+}
+
 MDB_dbi kix__subjects_dbi(const struct kix_store *s)
 {
     return s->layout >= 2 ? s->dbi[T_OBJECTS] : s->dbi[T_SUBJECTS];

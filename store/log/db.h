@@ -17,11 +17,12 @@ enum kix_table {
     /* digest(32) → u64be blob sequence; since layout 2 also, beside it
      * (kix__subject_key, kix__statement_key): the subject records
      * digest ‖ u64be index → type and the statement records
-     * subject ‖ 0xff ‖ statement hash(32) → u64be index, so that the
+     * subject ‖ 0xff ‖ statement hash(32) → u64be index ‖ leaf hash(32),
+     * so that the
      * records one entry adds under its subject share one B-tree page */
     T_OBJECTS,
     T_LEAVES,      /* u64be log index → leaf bytes (canonical DSSE envelope) */
-    T_LEAF_INDEX,  /* leaf hash(32) → u64be log index (identical envelope → same entry) */
+    T_LEAF_INDEX,  /* layout 1 only (empty since): leaf hash(32) → u64be log index */
     T_TILES,       /* u8 level ‖ u64be index → Merkle tile */
     T_CHECKPOINTS, /* u64be tree size → signed checkpoint note */
     T_KEYS,        /* key id(32) → key record */
@@ -44,6 +45,7 @@ enum kix_table {
 #define KIX__STATEMENT_TAG     0xff
 #define KIX__SUBJECT_KEY_LEN   40
 #define KIX__STATEMENT_KEY_LEN 65
+#define KIX__STATEMENT_VAL_LEN 40
 
 struct kix_store {
     MDB_env *env;
@@ -116,6 +118,8 @@ int kix__object_put(struct kix_store *s, MDB_txn *txn, const uint8_t *canon, siz
 void kix__subject_key(uint8_t k[KIX__SUBJECT_KEY_LEN], const uint8_t subject[32], uint64_t index);
 void kix__statement_key(uint8_t k[KIX__STATEMENT_KEY_LEN], const uint8_t subject[32],
                         const uint8_t statement_hash[32]);
+void kix__statement_val(uint8_t v[KIX__STATEMENT_VAL_LEN], uint64_t index,
+                        const struct kix_hash *leaf_hash);
 /* The table holding subject records in s's layout, and their key prefix
  * ends at 32 bytes in both. */
 MDB_dbi kix__subjects_dbi(const struct kix_store *s);

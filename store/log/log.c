@@ -429,7 +429,8 @@ int kix_log_create_replica(const char *dir, const struct kix_verifier *log_key,
  * layout 1 is opened to write: the subject and statement records of every
  * entry, derived again from the leaves (so a store made before statements
  * were indexed gets them too), put under their subjects in the objects
- * table; the old tables emptied; the mark set. LMDB commits it whole or
+ * table; the old tables (subjects, statements, leaf index) emptied; the
+ * mark set. LMDB commits it whole or
  * not at all, so a crash leaves layout 1 to convert again. */
 static int migrate_fn(struct kix_store *s, MDB_txn *txn, void *arg, struct kix_err *err)
 {
@@ -447,8 +448,11 @@ static int migrate_fn(struct kix_store *s, MDB_txn *txn, void *arg, struct kix_e
         struct kix_dsse_envelope env;
         struct kix_entry e;
         struct kix_hash h;
-        uint8_t sk[KIX__STATEMENT_KEY_LEN], subk[KIX__SUBJECT_KEY_LEN], type;
-        MDB_val k1 = {sizeof(sk), sk}, k2 = {sizeof(subk), subk}, tv = {1, &type};
+        struct kix_hash lh;
+        uint8_t sk[KIX__STATEMENT_KEY_LEN], sv[KIX__STATEMENT_VAL_LEN], subk[KIX__SUBJECT_KEY_LEN],
+            type;
+        MDB_val k1 = {sizeof(sk), sk}, v1 = {sizeof(sv), sv}, k2 = {sizeof(subk), subk},
+                tv = {1, &type};
         int prc;
 
         if (key.mv_size != 8)
@@ -467,7 +471,9 @@ static int migrate_fn(struct kix_store *s, MDB_txn *txn, void *arg, struct kix_e
         type = (uint8_t)e.type;
         kix__statement_key(sk, e.subject.b, h.b);
         kix__subject_key(subk, e.subject.b, kix_u64be_get(key.mv_data));
-        rc = mdb_put(txn, s->dbi[T_OBJECTS], &k1, &key, MDB_NOOVERWRITE);
+        kix_merkle_leaf_hash(val.mv_data, val.mv_size, &lh);
+        kix__statement_val(sv, kix_u64be_get(key.mv_data), &lh);
+        rc = mdb_put(txn, s->dbi[T_OBJECTS], &k1, &v1, MDB_NOOVERWRITE);
         if (rc && rc != MDB_KEYEXIST)
             break;
         rc = mdb_put(txn, s->dbi[T_OBJECTS], &k2, &tv, 0);
@@ -478,6 +484,8 @@ static int migrate_fn(struct kix_store *s, MDB_txn *txn, void *arg, struct kix_e
     if (rc && rc != MDB_NOTFOUND)
         return kix__db_error(rc, err, "converting the store to layout 2");
     rc = mdb_drop(txn, s->dbi[T_SUBJECTS], 0);
+    if (rc == 0)
+        rc = mdb_drop(txn, s->dbi[T_LEAF_INDEX], 0);
     if (rc == 0 && !s->no_statements)
         rc = mdb_drop(txn, s->dbi[T_STATEMENTS], 0);
     if (rc == 0)
@@ -963,7 +971,7 @@ static int lookup_duplicate(struct kix_store *s, MDB_txn *txn, const struct kix_
     rc = mdb_get(txn, s->dbi[T_OBJECTS], &key, &val);
     if (rc == MDB_NOTFOUND)
         return KIX_ENOTFOUND;
-    if (rc || val.mv_size != 8)
+    if (rc || val.mv_size != KIX__STATEMENT_VAL_LEN)
         return rc ? kix__db_error(rc, NULL, "reading the statement index") : KIX_ECORRUPT;
     *index = kix_u64be_get(val.mv_data);
     return KIX_OK;

@@ -67,6 +67,7 @@ notes o >"$WORK/notes-after"
 cmp "$WORK/notes-before" "$WORK/notes-after" || fail "checkpoints or index notes changed in the conversion"
 # the old tables are emptied, their records beside the objects
 [ "$(mdb_dump -s subjects "$WORK/o" | sed -n '/^HEADER=END/,$p' | grep -c '^ ')" = 0 ] || fail "subjects left"
+[ "$(mdb_dump -s leaf_index "$WORK/o" | sed -n '/^HEADER=END/,$p' | grep -c '^ ')" = 0 ] || fail "leaf_index left"
 [ "$(mdb_dump -s run_entries "$WORK/o" | sed -n '/^HEADER=END/,$p' | grep -c '^ ')" = 0 ] || fail "run_entries left"
 expect_status 0 "$KIXD" check --store "$WORK/o"
 grep -q "^passed: full check" "$WORK/out" || fail "check after the conversion: $(cat "$WORK/out")"

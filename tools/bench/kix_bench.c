@@ -316,32 +316,22 @@ static void phase_figs(struct bench_report *rep, const struct phase_sample *a,
  * through the map) and the answers on its sockets. write_bytes is not
  * used: on this kernel it counts each fdatasync's writeback several times
  * over. -1 when the kernel does not say. */
-/* A counter of /proc/PID/io: "wchar" (every byte write(2) and pwrite(2)
- * were given: LMDB's pages and the answers on the sockets) or
- * "write_bytes" (what the file system was sent to store: page-cache pages
- * dirtied, each counted once until written back). */
-static double io_counter(pid_t pid, const char *name)
+static double io_written(pid_t pid)
 {
-    char path[64], line[128], fmt[64];
+    char path[64], line[128];
     unsigned long long v;
     double out = -1;
     FILE *f;
 
     snprintf(path, sizeof(path), "/proc/%d/io", (int)pid);
-    snprintf(fmt, sizeof(fmt), "%s: %%llu", name);
     f = fopen(path, "r");
     if (!f)
         return -1;
     while (fgets(line, sizeof(line), f))
-        if (sscanf(line, fmt, &v) == 1)
+        if (sscanf(line, "wchar: %llu", &v) == 1)
             out = (double)v;
     fclose(f);
     return out;
-}
-
-static double io_written(pid_t pid)
-{
-    return io_counter(pid, "wchar");
 }
 
 /* CPU seconds of this process (all threads) and of a child. */
@@ -659,7 +649,7 @@ static void run_kix(const struct opts *o, const char *work, struct bench_report 
     struct bench_load ld;
     uint64_t synced = 0;
     double t0, secs, t = o->seconds, v0, v1, e0, e1, r0, r1, cpu0, cpu1, kcpu0, kcpu1, ksys0 = 0,
-                     ksys1 = 0, io0, io1, disk0, disk1;
+                     ksys1 = 0, io0, io1;
     long n = o->appends;
     int port = bench_free_port(), hport = bench_free_port();
     char http[64];
@@ -718,11 +708,9 @@ static void run_kix(const struct opts *o, const char *work, struct bench_report 
         bench_die("appends: no phase counters in kixd's /metrics (see %s)", log);
     kcpu0 = cpu_child_split(pid, &ksys0);
     io0 = io_written(pid);
-    disk0 = io_counter(pid, "write_bytes");
     cpu0 = cpu_self() + kcpu0;
     load("submit", port, BENCH_MSGPACK, o->clients, o->depth, 0, 0, n, req_kix, &rq, 1, &ld);
     io1 = io_written(pid);
-    disk1 = io_counter(pid, "write_bytes");
     kcpu1 = cpu_child_split(pid, &ksys1);
     cpu1 = cpu_self() + kcpu1;
     if (phase_scrape(hport, &ph1) != 0)
@@ -747,9 +735,6 @@ static void run_kix(const struct opts *o, const char *work, struct bench_report 
     if (io0 >= 0 && io1 >= io0)
         bench_fig(rep, "append.kixd_write_bytes_per_entry", (io1 - io0) / (double)ld.done, "bytes",
                   "  bytes kixd wrote an entry (LMDB pages and answers)");
-    if (disk0 >= 0 && disk1 >= disk0)
-        bench_fig(rep, "append.kixd_disk_write_bytes_per_entry", (disk1 - disk0) / (double)ld.done,
-                  "bytes", "    of which to the store's files (write_bytes)");
     bench_fig(rep, "append.verify_all_around", (v0 + v1) / 2, "/s",
               "  Ed25519 verify all cores, just before/after");
     bench_fig(rep, "append.presign_per_s", (double)n / secs, "/s", "  pre-signing (off the clock)");

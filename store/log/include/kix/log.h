@@ -397,7 +397,8 @@ int kix_log_reader_key(struct kix_log_reader *r, const uint8_t key_id[32],
  * run. stats (may be NULL) gets what was covered.
  */
 struct kix_check_issue {
-    const char *table; /* "checkpoints", "leaves", "leaf_index", "tiles", "objects", "blobs" */
+    const char *table; /* "checkpoints", "leaves", "tiles", "objects", "blobs";
+                        "leaf_index" in a store of layout 1 */
     uint64_t index;    /* the entry index (checkpoints: the tree size) it concerns, or
                           KIX_NO_INDEX */
     char where[128];   /* the record: "leaves u64:37", "tiles 000000000000000001 (tile 0/1)" */
