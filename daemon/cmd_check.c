@@ -151,12 +151,23 @@ static double seconds_since(const struct timespec *t0)
 
 /* ---- kixd check ----------------------------------------------------------------- */
 
+int kixd_index_current(struct kix_log *log, char *format, size_t cap)
+{
+    if (kix_log_index_format(log, format, cap) != KIX_OK)
+        return 1; /* let the index check say what it cannot read */
+    return !format[0] || strcmp(format, kix_index_indexer()->name) == 0;
+}
+
 int kixd_check_log(struct kix_log *log, const struct kix_check_opts *o, struct kix_check_stats *st,
                    struct kix_index_check_stats *ist, struct kix_err *err)
 {
+    char format[64];
     int rc = kix_log_check(log, o, st, err);
 
-    if (!o->quick && (rc == KIX_OK || rc == KIX_ECORRUPT)) {
+    /* an index an older kixd wrote is read as none until it is rebuilt
+     * (kix_log_open): checking it would name every record */
+    if (!o->quick && (rc == KIX_OK || rc == KIX_ECORRUPT) &&
+        kixd_index_current(log, format, sizeof(format))) {
         /* the index, recomputed from the entries: ranks and evidence are
          * the log's, not the store's word */
         struct kix_err ierr = {0};
@@ -267,8 +278,10 @@ int kixd_check_main(int argc, char **argv)
     if (rep.json) {
         printf("],\"findings\":[%.*s],\"strict\":%s", (int)rep.findings.len,
                rep.findings.len ? (const char *)rep.findings.ptr : "", strict ? "true" : "false");
-        printf(",\"ok\":%s,\"quick\":%s,\"origin\":", rc == KIX_OK ? "true" : "false",
-               copts.quick ? "true" : "false");
+        char format[64];
+        printf(",\"ok\":%s,\"quick\":%s,\"indexChecked\":%s,\"origin\":",
+               rc == KIX_OK ? "true" : "false", copts.quick ? "true" : "false",
+               !copts.quick && kixd_index_current(log, format, sizeof(format)) ? "true" : "false");
         kixd_json_string(stdout, kix_log_origin(log));
         printf(",\"size\":%llu,\"entries\":%llu,\"checkpoints\":%llu,\"roots\":%llu,"
                "\"treeHashes\":%llu,\"tiles\":%llu,\"objects\":%llu,\"runs\":%llu,"
@@ -279,6 +292,11 @@ int kixd_check_main(int argc, char **argv)
                (unsigned long long)st.objects, (unsigned long long)ist.runs,
                (unsigned long long)ist.ranked, secs);
     } else if (rc == KIX_OK || rc == KIX_ECORRUPT) {
+        char format[64];
+        if (!copts.quick && !kixd_index_current(log, format, sizeof(format)))
+            printf("index not checked: it is in the format %s of an older kixd (this one writes "
+                   "%s); kixd migrate --store %s converts it (kixd serve does on start)\n",
+                   format, kix_index_indexer()->name, dir);
         printf("%s%s check of %s (log %s, size %llu): %llu entries, %llu checkpoints "
                "(%llu roots recomputed), %llu tree hashes in %llu tiles, %llu objects, "
                "%llu runs (%llu ranked) recomputed in %.2f s%s\n",

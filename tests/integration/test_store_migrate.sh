@@ -48,6 +48,13 @@ export KIX_LOG_KEY="$(cat "$WORK/vkey")"
 load o
 [ -z "$(meta o layout)" ] && [ "$(meta o index)" = kix-index/5 ] || fail "the fixture is not layout 1"
 notes o >"$WORK/notes-before"
+# before: the log checks; the index, in an older format, is named, not misread
+expect_status 0 "$KIXD" check --store "$WORK/o"
+grep -q "^index not checked: it is in the format kix-index/5 of an older kixd" "$WORK/out" ||
+  fail "check of layout 1: $(cat "$WORK/out")"
+grep -q "^passed: full check" "$WORK/out" || fail "check of layout 1: $(cat "$WORK/out")"
+expect_status 0 "$KIXD" check --store "$WORK/o" --json
+[ "$(json_get "$WORK/out" 'd["indexChecked"]')" = False ] || fail "indexChecked: $(cat "$WORK/out")"
 size=$(mdb_dump -s leaves "$WORK/o" | sed -n '/^HEADER=END/,$p' | grep -c '^ 00000000')
 [ "$size" -ge 30 ] || fail "the fixture holds $size entries"
 # a backup directory already there: refused, nothing converted
@@ -69,8 +76,9 @@ cmp "$WORK/notes-before" "$WORK/notes-after" || fail "checkpoints or index notes
 [ "$(mdb_dump -s subjects "$WORK/o" | sed -n '/^HEADER=END/,$p' | grep -c '^ ')" = 0 ] || fail "subjects left"
 [ "$(mdb_dump -s leaf_index "$WORK/o" | sed -n '/^HEADER=END/,$p' | grep -c '^ ')" = 0 ] || fail "leaf_index left"
 [ "$(mdb_dump -s run_entries "$WORK/o" | sed -n '/^HEADER=END/,$p' | grep -c '^ ')" = 0 ] || fail "run_entries left"
-expect_status 0 "$KIXD" check --store "$WORK/o"
-grep -q "^passed: full check" "$WORK/out" || fail "check after the conversion: $(cat "$WORK/out")"
+expect_status 0 "$KIXD" check --store "$WORK/o" --json
+[ "$(json_get "$WORK/out" 'd["ok"], d["indexChecked"], d["runs"]')" = "True True 30" ] ||
+  fail "check after the conversion: $(cat "$WORK/out")"
 expect_status 0 "$KIXD" migrate --store "$WORK/o"
 grep -q "already in layout 2 with index kix-index/6; nothing to do" "$WORK/out" || fail "second run: $(cat "$WORK/out")"
 expect_status 2 "$KIXD" migrate --store "$WORK/o" --backup "$WORK/x" --no-backup
