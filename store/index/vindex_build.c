@@ -16,12 +16,27 @@
 
 /* ---- the tree's storage ------------------------------------------------------ */
 
+size_t kix_index_smt_store_key(const uint8_t *key, size_t klen, uint8_t out[KIX_SMT_TILE_KEY_MAX])
+{
+    /* a tile's key is stratum ‖ prefix (kix_smt_tile_key, the name readers
+     * fetch); stored as prefix ‖ stratum, every subtree's tiles are one key
+     * range, so the tiles one route changes share B-tree pages */
+    if (klen == 0 || klen > KIX_SMT_TILE_KEY_MAX)
+        return 0;
+    memcpy(out, key + 1, klen - 1);
+    out[klen - 1] = key[0];
+    return klen;
+}
+
 /* The tree is kept in tiles of four levels (kix_smt_tiles, kix/smt.h): one
- * table record and one B-tree lookup per four levels of a route. */
+ * table record and one B-tree lookup per four levels of a route, under
+ * kix_index_smt_store_key (kix-index/6). */
 static int tile_get(void *arg, const uint8_t *key, size_t klen, struct kix_bytes *out,
                     struct kix_err *err)
 {
-    int rc = kix_log_txn_get(arg, KIX_TABLE_SMT, key, klen, out);
+    uint8_t sk[KIX_SMT_TILE_KEY_MAX];
+    size_t sklen = kix_index_smt_store_key(key, klen, sk);
+    int rc = sklen ? kix_log_txn_get(arg, KIX_TABLE_SMT, sk, sklen, out) : KIX_ENOTFOUND;
 
     if (rc && rc != KIX_ENOTFOUND)
         return kix_err_set(err, rc, "reading the index tree: %s", kix_strerror(rc));
@@ -31,7 +46,12 @@ static int tile_get(void *arg, const uint8_t *key, size_t klen, struct kix_bytes
 static int tile_put(void *arg, const uint8_t *key, size_t klen, const uint8_t *val, size_t vlen,
                     struct kix_err *err)
 {
-    return kix_log_txn_put(arg, KIX_TABLE_SMT, key, klen, val, vlen, err);
+    uint8_t sk[KIX_SMT_TILE_KEY_MAX];
+    size_t sklen = kix_index_smt_store_key(key, klen, sk);
+
+    if (!sklen)
+        return kix_err_set(err, KIX_EINVAL, "a sparse Merkle tile key of %zu bytes", klen);
+    return kix_log_txn_put(arg, KIX_TABLE_SMT, sk, sklen, val, vlen, err);
 }
 
 void kix__smt_tiles(struct kix_smt_tiles *tiles, struct kix_log_txn *t)
