@@ -620,8 +620,8 @@ static int index_apply(struct kix_log_txn *t, const struct kix_log_item *item, s
 /* kix-index/6: a run's entry records beside its record in the runs table
  * (run id ‖ 0 ‖ index), so an entry dirties one page of it, not two; the
  * tree's tiles stored under prefix ‖ stratum (kix_index_smt_store_key), so
- * a route's tiles share pages; the index notes are the same bytes as
- * kix-index/5's.
+ * a route's tiles share pages; a selection list's head after its items
+ * (selections.c); the index notes are the same bytes as kix-index/5's.
  * kix-index/5: run records keep the withdrawal in force, and withdrawn runs
  * leave their group's ranks (the withdrawn table lists them by group);
  * evidence by today's rule (a rerun signed by the run's publisher is never
