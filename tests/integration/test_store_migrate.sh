@@ -150,3 +150,18 @@ cmp "$WORK/notes-o" "$WORK/notes-m4" || fail "the old mirror of today's origin h
 "$OLD_KIXD" check --store "$WORK/m4" >"$WORK/chk" 2>&1 || fail "old check of m4: $(cat "$WORK/chk")"
 "$KIXD" check --store "$WORK/m3" >"$WORK/chk" 2>&1 || fail "check of m3: $(cat "$WORK/chk")"
 pass "across versions both ways: byte-identical checkpoints and index notes at every size"
+
+# the old kixd's mirror store converted (a replica: no log key, its notes kept as verified)
+expect_status 0 "$KIXD" migrate --store "$WORK/m4" --json
+[ "$(json_get "$WORK/out" 'd["converted"], d["layout"], d["index"]')" = "True 2 kix-index/6" ] ||
+  fail "migrating the old mirror: $(cat "$WORK/out")"
+notes m4 >"$WORK/notes-m4-after"
+cmp "$WORK/notes-m4" "$WORK/notes-m4-after" || fail "the converted mirror's notes changed"
+serve o
+import "--server $(addr o)" 50 54 5 || fail "publishing: $(tail -3 "$WORK/import.log")"
+more=$(size_of o)
+mirror m4 o
+wait_size m4 "$more"
+stop m4
+stop o
+pass "an old kixd's mirror store converts with kixd migrate (no log key) and goes on mirroring"
