@@ -23,7 +23,7 @@ static const char check_about[] =
     "  - every stored checkpoint is signed by the log key and its root is the root\n"
     "    of the tree recomputed from the stored entries at its size\n"
     "  - every entry is there, its leaf hash is the one in the tree tiles and the\n"
-    "    leaf index, and the objects it needs are stored\n"
+    "    statement index, and the objects it needs are stored\n"
     "  - every hash in every tile is the node recomputed from the entries\n"
     "  - every object's bytes hash to its digest\n"
     "  - (full check) the index: every run's record, entry list and comparison\n"
@@ -119,12 +119,23 @@ static double seconds_since(const struct timespec *t0)
 
 /* ---- kixd check ----------------------------------------------------------------- */
 
+int kixd_index_current(struct kix_log *log, char *format, size_t cap)
+{
+    if (kix_log_index_format(log, format, cap) != KIX_OK)
+        return 1; /* let the index check say what it cannot read */
+    return !format[0] || strcmp(format, kix_index_indexer()->name) == 0;
+}
+
 int kixd_check_log(struct kix_log *log, const struct kix_check_opts *o, struct kix_check_stats *st,
                    struct kix_index_check_stats *ist, struct kix_err *err)
 {
+    char format[64];
     int rc = kix_log_check(log, o, st, err);
 
-    if (!o->quick && (rc == KIX_OK || rc == KIX_ECORRUPT)) {
+    /* an index an older kixd wrote is read as none until it is rebuilt
+     * (kix_log_open): checking it would name every record */
+    if (!o->quick && (rc == KIX_OK || rc == KIX_ECORRUPT) &&
+        kixd_index_current(log, format, sizeof(format))) {
         /* the index, recomputed from the entries: ranks and evidence are
          * the log's, not the store's word */
         struct kix_err ierr = {0};
@@ -231,12 +242,15 @@ int kixd_check_main(int argc, char **argv)
                          rep.nfindings, rep.nfindings == 1 ? "y" : "ies",
                          rep.nfindings == 1 ? "s" : "");
     if (rep.json) {
+        char format[64];
         /* the time to the millisecond */
         json_t *o = json_pack(
-            "{s:O,s:O,s:b,s:b,s:b,s:o,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:f}", "problems",
+            "{s:O,s:O,s:b,s:b,s:b,s:b,s:o,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:f}", "problems",
             rep.problems, "findings", rep.findings, "strict", strict, "ok", rc == KIX_OK, "quick",
-            copts.quick, "origin", kixd_jstr(kix_log_origin(log)), "size", (json_int_t)st.size,
-            "entries", (json_int_t)st.entries, "checkpoints", (json_int_t)st.checkpoints, "roots",
+            copts.quick, "indexChecked",
+            !copts.quick && kixd_index_current(log, format, sizeof(format)), "origin",
+            kixd_jstr(kix_log_origin(log)), "size", (json_int_t)st.size, "entries",
+            (json_int_t)st.entries, "checkpoints", (json_int_t)st.checkpoints, "roots",
             (json_int_t)st.roots, "treeHashes", (json_int_t)st.nodes, "tiles", (json_int_t)st.tiles,
             "objects", (json_int_t)st.objects, "runs", (json_int_t)ist.runs, "ranked",
             (json_int_t)ist.ranked, "seconds", (double)(long long)(secs * 1000 + 0.5) / 1000);
@@ -244,6 +258,11 @@ int kixd_check_main(int argc, char **argv)
             fprintf(stderr, "kixd check: out of memory writing the --json report\n");
         json_decref(o);
     } else if (rc == KIX_OK || rc == KIX_ECORRUPT) {
+        char format[64];
+        if (!copts.quick && !kixd_index_current(log, format, sizeof(format)))
+            printf("index not checked: it is in the format %s of an older kixd (this one writes "
+                   "%s); kixd migrate --store %s converts it (kixd serve does on start)\n",
+                   format, kix_index_indexer()->name, dir);
         printf("%s%s check of %s (log %s, size %llu): %llu entries, %llu checkpoints "
                "(%llu roots recomputed), %llu tree hashes in %llu tiles, %llu objects, "
                "%llu runs (%llu ranked) recomputed in %.2f s%s\n",

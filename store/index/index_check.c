@@ -317,7 +317,8 @@ static int run_record(void *arg, const struct kix_bytes *key, const struct kix_b
     char id[KIX_RUN_ID_MAX + 1], where[200];
 
     (void)val;
-    if (key->len == 0 || key->len > KIX_RUN_ID_MAX)
+    /* run ids hold no NUL: a key with one is an entry record (runs.c) */
+    if (key->len == 0 || key->len > KIX_RUN_ID_MAX || memchr(key->ptr, 0, key->len))
         return 0;
     memcpy(id, key->ptr, key->len);
     id[key->len] = '\0';

@@ -13,8 +13,10 @@
 /* The index's tables, as it names them to the log (indexer.c), by their
  * position in that list (kix/log_txn.h). */
 enum kix__index_table {
-    KIX_TABLE_RUNS,        /* run id text → run record */
-    KIX_TABLE_RUN_ENTRIES, /* run id text ‖ 0 ‖ u64be index → entry type (u8) */
+    /* run id text → run record; and since kix-index/6, beside it,
+     * run id text ‖ 0 ‖ u64be index → entry type (u8): the run's entries */
+    KIX_TABLE_RUNS,
+    KIX_TABLE_RUN_ENTRIES, /* kix-index/5 and older only: emptied by the rebuild */
     KIX_TABLE_GROUPS,      /* comparison key(32) ‖ u64be value ‖ run id → page start */
     KIX_TABLE_SMT,         /* the verifiable index's tree: position key → record */
     /* the runs that start a page of their group (group_pages.c), in

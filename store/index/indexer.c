@@ -620,7 +620,12 @@ static int index_apply(struct kix_log_txn *t, const struct kix_log_item *item, s
     return rc;
 }
 
-/* kix-index/5: run records keep the withdrawal in force, and withdrawn runs
+/* kix-index/6: a run's entry records beside its record in the runs table
+ * (run id ‖ 0 ‖ index), so an entry dirties one page of it, not two; the
+ * tree's tiles stored under prefix ‖ stratum (kix_index_smt_store_key), so
+ * a route's tiles share pages; a selection list's head after its items
+ * (selections.c); the index notes are the same bytes as kix-index/5's.
+ * kix-index/5: run records keep the withdrawal in force, and withdrawn runs
  * leave their group's ranks (the withdrawn table lists them by group);
  * evidence by today's rule (a rerun signed by the run's publisher is never
  * evidence, kix__run_step) and the findings table; group pages cut by size
@@ -647,7 +652,7 @@ static const struct kix_log_table_spec tables[KIX_INDEX_TABLES] = {
 };
 
 static const struct kix_log_indexer indexer = {
-    .name = "kix-index/5",
+    .name = "kix-index/6",
     .tables = tables,
     .ntables = KIX_INDEX_TABLES,
     .prepare = kix__manifest_memo_prepare,

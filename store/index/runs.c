@@ -98,7 +98,9 @@ int kix__run_entry_put(struct kix_log_txn *t, const char *run_id, size_t len, ui
     memcpy(k, run_id, len);
     k[len] = 0;
     kix_u64be_put(k + len + 1, index);
-    return kix_log_txn_put(t, KIX_TABLE_RUN_ENTRIES, k, len + 9, &v, 1, err);
+    /* beside the run's record in the runs table (kix-index/6): the page
+     * the entry rewrites for the record takes this too */
+    return kix_log_txn_put(t, KIX_TABLE_RUNS, k, len + 9, &v, 1, err);
 }
 
 int kix_index_run(struct kix_log_reader *r, const char *run_id, size_t len,
@@ -186,8 +188,7 @@ int kix_index_run_entries(struct kix_log_reader *r, const char *run_id, size_t l
         return KIX_ENOTFOUND;
     memcpy(k, run_id, len);
     k[len] = 0;
-    rc = kix_log_txn_scan(kix_log_reader_txn(r), KIX_TABLE_RUN_ENTRIES, k, len + 1, entries_step,
-                          &c);
+    rc = kix_log_txn_scan(kix_log_reader_txn(r), KIX_TABLE_RUNS, k, len + 1, entries_step, &c);
     if (rc) {
         free(c.list);
         return rc;

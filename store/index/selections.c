@@ -104,12 +104,14 @@ int kix__sel_publication(const struct kix__sel_sink *s, const struct kix_run_inf
 
 /* ---- the writer: lists in KIX_TABLE_SELECTIONS --------------------------------- */
 
-/* The table holds, by key: a list's head record under its index key
- * ("sel/..."); its items under 'i' ‖ that key ‖ 0 ‖ u64be position, from
- * which a page's record is made when the seal asks for it (an append
- * writes one item and the head, whatever the page's size); 'g' ‖ group
- * key when the group is listed; 'o' ‖ dim ‖ object digest: that object's
- * words for dim, so each object is parsed once. */
+/* The table holds, by key: a list's items under 'i' ‖ its index key
+ * ("sel/...") ‖ 0 ‖ u64be position, from which a page's record is made
+ * when the seal asks for it (an append writes one item and the head,
+ * whatever the page's size), and its head record right after them, at
+ * position 2^64 - 1 (kix-index/6; before, under the index key itself), so
+ * that an append rewrites the one page holding its list's tail and head;
+ * 'g' ‖ group key when the group is listed; 'o' ‖ dim ‖ object digest:
+ * that object's words for dim, so each object is parsed once. */
 #define ITEM_KEY_MAX (1 + KIX_SEL_KEY_MAX + 1 + 8)
 
 static size_t item_key(uint8_t out[ITEM_KEY_MAX], const char *list, size_t n, uint64_t pos)
@@ -137,11 +139,18 @@ static int table_new_group(void *ctx, const struct kix_digest *g, int *is_new, s
     return rc ? kix_err_set(err, rc, "reading whether a group is listed") : KIX_OK;
 }
 
+/* Where a list's head record is stored: after its items. */
+static size_t head_key(uint8_t out[ITEM_KEY_MAX], const char *list, size_t n)
+{
+    return item_key(out, list, n, UINT64_MAX);
+}
+
 static int head_items(struct kix_log_txn *t, const char *key, size_t n, uint64_t *items,
                       struct kix_err *err)
 {
     struct kix_bytes v;
-    int rc = kix_log_txn_get(t, KIX_TABLE_SELECTIONS, key, n, &v);
+    uint8_t hk[ITEM_KEY_MAX];
+    int rc = kix_log_txn_get(t, KIX_TABLE_SELECTIONS, hk, head_key(hk, key, n), &v);
 
     *items = 0;
     if (rc == KIX_OK)
@@ -155,7 +164,7 @@ static int table_append(void *ctx, int dim, const char *value, const uint8_t *it
 {
     struct kix_log_txn *t = ctx;
     char key[KIX_SEL_KEY_MAX + 1];
-    uint8_t ik[ITEM_KEY_MAX], head[9];
+    uint8_t ik[ITEM_KEY_MAX], hk[ITEM_KEY_MAX], head[9];
     size_t vlen = value ? strlen(value) : 0, n = kix_sel_key(dim, value, vlen, UINT64_MAX, key);
     uint64_t count;
     int rc = head_items(t, key, n, &count, err);
@@ -171,7 +180,8 @@ static int table_append(void *ctx, int dim, const char *value, const uint8_t *it
         rc = kix_log_txn_put(t, KIX_TABLE_SELECTIONS, ik, item_key(ik, key, n, count), item, len,
                              err);
     if (rc == KIX_OK)
-        rc = kix_log_txn_put(t, KIX_TABLE_SELECTIONS, key, n, head, sizeof(head), err);
+        rc = kix_log_txn_put(t, KIX_TABLE_SELECTIONS, hk, head_key(hk, key, n), head, sizeof(head),
+                             err);
     if (rc == KIX_OK)
         rc = kix__vindex_touch(t, key, n, NULL, 0, err); /* may grow again in the batch */
     if (rc == KIX_OK) {
@@ -195,6 +205,8 @@ static int page_item(void *arg, const struct kix_bytes *key, const struct kix_by
 
     if (w->left == 0 || key->len < w->prefix_len || memcmp(key->ptr, w->prefix, w->prefix_len) != 0)
         return 1;
+    if (key->len == w->prefix_len + 8 && kix_u64be_get(key->ptr + w->prefix_len) == UINT64_MAX)
+        return 1; /* the head, after the items */
     w->left--;
     w->rc = kix_sel_item_add(&w->items, val->ptr, val->len);
     return w->rc ? -w->rc : 0;
@@ -230,7 +242,8 @@ int kix__sel_value(struct kix_log_txn *t, const char *key, size_t len, struct ki
     if (len > KIX_SEL_KEY_MAX)
         return KIX_ENOTFOUND;
     if (!page_of(key, len, &head_len, &page)) {
-        rc = kix_log_txn_get(t, KIX_TABLE_SELECTIONS, key, len, &v);
+        uint8_t hk[ITEM_KEY_MAX];
+        rc = kix_log_txn_get(t, KIX_TABLE_SELECTIONS, hk, head_key(hk, key, len), &v);
         if (rc == KIX_OK && (rc = kix_buf_add(out, v.ptr, v.len)) != KIX_OK)
             return kix_err_set(err, rc, "out of memory");
         return rc;
@@ -273,6 +286,8 @@ static int each_item(void *arg, const struct kix_bytes *key, const struct kix_by
 
     if (key->len < w->prefix_len || memcmp(key->ptr, w->prefix, w->prefix_len) != 0)
         return 1;
+    if (key->len == w->prefix_len + 8 && kix_u64be_get(key->ptr + w->prefix_len) == UINT64_MAX)
+        return 1; /* the head, after the items */
     w->rc = w->fn(w->ctx, w->pos++, val->ptr, val->len);
     return w->rc ? 1 : 0;
 }

@@ -16,12 +16,27 @@
 
 /* ---- the tree's storage ------------------------------------------------------ */
 
+size_t kix_index_smt_store_key(const uint8_t *key, size_t klen, uint8_t out[KIX_SMT_TILE_KEY_MAX])
+{
+    /* a tile's key is stratum ‖ prefix (kix_smt_tile_key, the name readers
+     * fetch); stored as prefix ‖ stratum, every subtree's tiles are one key
+     * range, so the tiles one route changes share B-tree pages */
+    if (klen == 0 || klen > KIX_SMT_TILE_KEY_MAX)
+        return 0;
+    memcpy(out, key + 1, klen - 1);
+    out[klen - 1] = key[0];
+    return klen;
+}
+
 /* The tree is kept in tiles of four levels (kix_smt_tiles, kix/smt.h): one
- * table record and one B-tree lookup per four levels of a route. */
+ * table record and one B-tree lookup per four levels of a route, under
+ * kix_index_smt_store_key (kix-index/6). */
 static int tile_get(void *arg, const uint8_t *key, size_t klen, struct kix_bytes *out,
                     struct kix_err *err)
 {
-    int rc = kix_log_txn_get(arg, KIX_TABLE_SMT, key, klen, out);
+    uint8_t sk[KIX_SMT_TILE_KEY_MAX];
+    size_t sklen = kix_index_smt_store_key(key, klen, sk);
+    int rc = sklen ? kix_log_txn_get(arg, KIX_TABLE_SMT, sk, sklen, out) : KIX_ENOTFOUND;
 
     if (rc && rc != KIX_ENOTFOUND)
         return kix_err_set(err, rc, "reading the index tree: %s", kix_strerror(rc));
@@ -31,7 +46,12 @@ static int tile_get(void *arg, const uint8_t *key, size_t klen, struct kix_bytes
 static int tile_put(void *arg, const uint8_t *key, size_t klen, const uint8_t *val, size_t vlen,
                     struct kix_err *err)
 {
-    return kix_log_txn_put(arg, KIX_TABLE_SMT, key, klen, val, vlen, err);
+    uint8_t sk[KIX_SMT_TILE_KEY_MAX];
+    size_t sklen = kix_index_smt_store_key(key, klen, sk);
+
+    if (!sklen)
+        return kix_err_set(err, KIX_EINVAL, "a sparse Merkle tile key of %zu bytes", klen);
+    return kix_log_txn_put(arg, KIX_TABLE_SMT, sk, sklen, val, vlen, err);
 }
 
 void kix__smt_tiles(struct kix_smt_tiles *tiles, struct kix_log_txn *t)
@@ -363,7 +383,8 @@ static int each_run(void *arg, const struct kix_bytes *k, const struct kix_bytes
     struct kix_run_info run;
     char key[KIX_VINDEX_KEY_MAX + 1];
 
-    if (k->len == 0 || k->len > KIX_RUN_ID_MAX || kix__run_record_decode(v->ptr, v->len, &run))
+    if (k->len == 0 || k->len > KIX_RUN_ID_MAX || memchr(k->ptr, 0, k->len) ||
+        kix__run_record_decode(v->ptr, v->len, &run))
         return 0;
     if (each_one(e, key, kix_vindex_key_run((const char *)k->ptr, k->len, key)))
         return 1;
@@ -398,21 +419,27 @@ static int each_group(void *arg, const struct kix_bytes *k, const struct kix_byt
 }
 
 /* A selection list's head (stored) and its pages (made from its items). */
+/* A selection list's head: stored after its items, under 'i' ‖ its index
+ * key ‖ 0 ‖ u64be 2^64 - 1 (selections.c); the items are passed over. */
 static int each_selection(void *arg, const struct kix_bytes *k, const struct kix_bytes *v)
 {
     char key[KIX_SEL_KEY_MAX + 1];
+    const uint8_t *p = k->ptr;
+    size_t n = k->len >= 10 ? k->len - 10 : 0;
     uint64_t items = 0;
 
-    if (k->len < 4 || k->len > KIX_SEL_KEY_MAX || memcmp(k->ptr, "sel/", 4) != 0)
+    if (k->len < 5 || memcmp(p, "isel/", 5) != 0)
+        return 1; /* past the lists */
+    if (n < 4 || n > KIX_SEL_KEY_MAX || p[1 + n] != 0 || kix_u64be_get(p + 2 + n) != UINT64_MAX)
         return 0;
-    if (each_one(arg, (const char *)k->ptr, k->len))
+    if (each_one(arg, (const char *)p + 1, n))
         return 1;
     if (kix_sel_head_decode(v->ptr, v->len, &items, NULL) != KIX_OK)
         return 0;
-    for (uint64_t p = 0; p * KIX_SEL_PAGE < items; p++) {
-        int n = snprintf(key, sizeof(key), "%.*s/%llu", (int)k->len, (const char *)k->ptr,
-                         (unsigned long long)p);
-        if (n > 0 && (size_t)n < sizeof(key) && each_one(arg, key, (size_t)n))
+    for (uint64_t pg = 0; pg * KIX_SEL_PAGE < items; pg++) {
+        int w = snprintf(key, sizeof(key), "%.*s/%llu", (int)n, (const char *)p + 1,
+                         (unsigned long long)pg);
+        if (w > 0 && (size_t)w < sizeof(key) && each_one(arg, key, (size_t)w))
             return 1;
     }
     return 0;
@@ -459,7 +486,7 @@ int kix_index_each_key(struct kix_log_txn *t, kix_vindex_key_fn fn, void *ctx, s
     if (rc == KIX_OK && !e.stopped)
         rc = kix_log_txn_scan(t, KIX_TABLE_GROUPS, NULL, 0, each_group, &e);
     if (rc == KIX_OK && !e.stopped)
-        rc = kix_log_txn_scan(t, KIX_TABLE_SELECTIONS, "sel/", 4, each_selection, &e);
+        rc = kix_log_txn_scan(t, KIX_TABLE_SELECTIONS, "isel/", 5, each_selection, &e);
     if (rc == KIX_OK && !e.stopped) {
         e.have_group = 0; /* the groups with a withdrawn run now (as groups: those ranked) */
         rc = kix_log_txn_scan(t, KIX_TABLE_WITHDRAWN, NULL, 0, each_withdrawn, &e);

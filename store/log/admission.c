@@ -448,12 +448,23 @@ static int write_entry(struct kix_log *l, MDB_txn *txn, uint64_t index,
     kix_u64be_put(idx, index);
     if (rc == KIX_OK)
         rc = put(txn, s->dbi[T_LEAVES], idx, 8, p->leaf.ptr, p->leaf.len, MDB_APPEND, err);
-    if (rc == KIX_OK)
-        rc = put(txn, s->dbi[T_LEAF_INDEX], p->leaf_hash.b, 32, idx, 8, MDB_NOOVERWRITE, err);
-    if (rc == KIX_OK)
-        rc = put(txn, s->dbi[T_STATEMENTS], p->statement_hash.b, 32, idx, 8, MDB_NOOVERWRITE, err);
-    if (rc == KIX_OK)
-        rc = put_ref_index(s, txn, T_SUBJECTS, p->entry.subject.b, index, type, err);
+    /* the subject and statement records under the subject's digest, in
+     * the objects table: beside the manifest this entry just stored, so
+     * one page takes all three (layout 2, db.h). The statement record
+     * keeps the leaf hash: kixd check's evidence of which of a leaf and
+     * its tree hash changed, the leaf index of layout 1 */
+    KIX_ASSERT(s->layout == KIX__LAYOUT); /* kix_log_open converted an older one */
+    if (rc == KIX_OK) {
+        uint8_t k[KIX__STATEMENT_KEY_LEN], v[KIX__STATEMENT_VAL_LEN];
+        kix__statement_key(k, p->entry.subject.b, p->statement_hash.b);
+        kix__statement_val(v, index, &p->leaf_hash);
+        rc = put(txn, s->dbi[T_OBJECTS], k, sizeof(k), v, sizeof(v), MDB_NOOVERWRITE, err);
+    }
+    if (rc == KIX_OK) {
+        uint8_t k[KIX__SUBJECT_KEY_LEN];
+        kix__subject_key(k, p->entry.subject.b, index);
+        rc = put(txn, s->dbi[T_OBJECTS], k, sizeof(k), &type, 1, 0, err);
+    }
     if (rc == KIX_OK)
         rc = put_ref_index(s, txn, T_SIGNERS, p->entry.signer, index, type, err);
     if (rc == KIX_OK && p->entry.type == KIX_ENTRY_POLICY) {

@@ -107,6 +107,76 @@ static int open_layer_tables(struct kix_store *s, MDB_txn *txn,
     return KIX_OK;
 }
 
+/* The layout the store was written in (db.h). A store with no entry yet
+ * opened to write takes today's; one with entries and no mark is layout 1,
+ * which kix_log_open converts. */
+static int read_layout(struct kix_store *s, MDB_txn *txn, struct kix_err *err)
+{
+    static const char name[] = "layout";
+    MDB_val key = {sizeof(name) - 1, (void *)name}, val;
+    MDB_stat st;
+    char text[8];
+    int rc = mdb_get(txn, s->dbi[T_META], &key, &val);
+
+    if (rc == 0) {
+        if (val.mv_size == 0 || val.mv_size >= sizeof(text))
+            return kix_err_set(err, KIX_ECORRUPT,
+                               "store metadata layout is malformed; run kixd check --store DIR");
+        memcpy(text, val.mv_data, val.mv_size);
+        text[val.mv_size] = '\0';
+        s->layout = atoi(text);
+        if (s->layout > KIX__LAYOUT)
+            return kix_err_set(err, KIX_EINVAL,
+                               "the store is in layout %d, written by a newer kix than this one "
+                               "(layout %d): run a newer kixd",
+                               s->layout, KIX__LAYOUT);
+        if (s->layout < 1)
+            return kix_err_set(err, KIX_ECORRUPT,
+                               "store metadata layout is malformed; run kixd check --store DIR");
+        return KIX_OK;
+    }
+    if (rc != MDB_NOTFOUND)
+        return kix__db_error(rc, err, "reading store metadata");
+    rc = mdb_stat(txn, s->dbi[T_LEAVES], &st);
+    if (rc)
+        return kix__db_error(rc, err, "reading the log");
+    s->layout = st.ms_entries > 0 || s->read_only ? 1 : KIX__LAYOUT;
+    if (s->layout == 1)
+        return KIX_OK;
+    val.mv_size = 1;
+    val.mv_data = "2";
+    rc = mdb_put(txn, s->dbi[T_META], &key, &val, 0);
+    return rc ? kix__db_error(rc, err, "writing store metadata") : KIX_OK;
+}
+
+void kix__subject_key(uint8_t k[KIX__SUBJECT_KEY_LEN], const uint8_t subject[32], uint64_t index)
+{
+    memcpy(k, subject, 32);
+    kix_u64be_put(k + 32, index);
+}
+
+void kix__statement_key(uint8_t k[KIX__STATEMENT_KEY_LEN], const uint8_t subject[32],
+                        const uint8_t statement_hash[32])
+{
+    /* after every subject record of the digest (their index's top byte is
+     * 0 below 2^56 entries), so a scan of those stops at the first */
+    memcpy(k, subject, 32);
+    k[32] = KIX__STATEMENT_TAG;
+    memcpy(k + 33, statement_hash, 32);
+}
+
+void kix__statement_val(uint8_t v[KIX__STATEMENT_VAL_LEN], uint64_t index,
+                        const struct kix_hash *leaf_hash)
+{
+    kix_u64be_put(v, index);
+    memcpy(v + 8, leaf_hash->b, 32);
+}
+
+MDB_dbi kix__subjects_dbi(const struct kix_store *s)
+{
+    return s->layout >= 2 ? s->dbi[T_OBJECTS] : s->dbi[T_SUBJECTS];
+}
+
 static int open_tables(struct kix_store *s, const struct kix_log_table_spec *tables,
                        struct kix_err *err)
 {
@@ -140,6 +210,8 @@ static int open_tables(struct kix_store *s, const struct kix_log_table_spec *tab
         }
     }
     rc = open_layer_tables(s, txn, tables, err);
+    if (rc == KIX_OK)
+        rc = read_layout(s, txn, err);
     if (rc) {
         mdb_txn_abort(txn);
         return rc;
@@ -241,6 +313,11 @@ void kix_store_close(struct kix_store *s)
     kix__tile_cache_free(s->tile_cache);
     free(s->dir);
     free(s);
+}
+
+int kix_store_layout(const struct kix_store *s)
+{
+    return s->layout;
 }
 
 size_t kix_store_map_size(const struct kix_store *s)

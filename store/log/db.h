@@ -12,18 +12,24 @@
 
 /* Tables (named LMDB databases). Keys that grow in order use MDB_APPEND. */
 enum kix_table {
-    T_META,        /* text key → value: origin, log vkey, ... */
-    T_BLOBS,       /* u64be sequence → canonical object bytes (append-only) */
-    T_OBJECTS,     /* digest(32) → u64be blob sequence */
+    T_META,  /* text key → value: origin, log vkey, ... */
+    T_BLOBS, /* u64be sequence → canonical object bytes (append-only) */
+    /* digest(32) → u64be blob sequence; since layout 2 also, beside it
+     * (kix__subject_key, kix__statement_key): the subject records
+     * digest ‖ u64be index → type and the statement records
+     * subject ‖ 0xff ‖ statement hash(32) → u64be index ‖ leaf hash(32),
+     * so that the
+     * records one entry adds under its subject share one B-tree page */
+    T_OBJECTS,
     T_LEAVES,      /* u64be log index → leaf bytes (canonical DSSE envelope) */
-    T_LEAF_INDEX,  /* leaf hash(32) → u64be log index (identical envelope → same entry) */
+    T_LEAF_INDEX,  /* layout 1 only (empty since): leaf hash(32) → u64be log index */
     T_TILES,       /* u8 level ‖ u64be index → Merkle tile */
     T_CHECKPOINTS, /* u64be tree size → signed checkpoint note */
     T_KEYS,        /* key id(32) → key record */
-    T_SUBJECTS,    /* digest(32) ‖ u64be index → empty */
+    T_SUBJECTS,    /* layout 1 only (empty since): digest(32) ‖ u64be index → type */
     T_SIGNERS,     /* key id(32) ‖ u64be index → empty */
     T_COSIGS,      /* u64be size ‖ u32be witness key hash ‖ name → cosignature line */
-    T_STATEMENTS,  /* SHA-256 of the signed statement (DSSE PAE) → u64be log index */
+    T_STATEMENTS,  /* layout 1 only (empty since): statement hash → u64be log index */
     T_INDEX_NOTES, /* u64be tree size → the index note signed beside its checkpoint (append,
                       but for the rebuild's re-signing) */
     T_INDEX_COSIGS, /* u64be size ‖ u32be witness key hash ‖ name → u64be time ‖ SHA-256 of the
@@ -31,8 +37,19 @@ enum kix_table {
     T_COUNT
 };
 
+/* The store's layout (meta "layout"): 1, stores written before
+ * 2026-12-06, kept subjects and statements in tables of their own; 2 keeps
+ * them in T_OBJECTS under the subject's digest. A writable open of a log
+ * converts 1 to 2 in one transaction (log.c, migrate_fn). */
+#define KIX__LAYOUT            KIX_STORE_LAYOUT
+#define KIX__STATEMENT_TAG     0xff
+#define KIX__SUBJECT_KEY_LEN   40
+#define KIX__STATEMENT_KEY_LEN 65
+#define KIX__STATEMENT_VAL_LEN 40
+
 struct kix_store {
     MDB_env *env;
+    int layout; /* 1 or KIX__LAYOUT, read at open */
     MDB_dbi dbi[T_COUNT];
     size_t map_size, map_max;
     struct kix_canon_opts canon;
@@ -96,5 +113,15 @@ int kix__object_get(struct kix_store *s, MDB_txn *txn, const uint8_t digest[32],
 /* Stores canonical bytes under their digest inside a write transaction. */
 int kix__object_put(struct kix_store *s, MDB_txn *txn, const uint8_t *canon, size_t len,
                     const uint8_t digest[32], int *created, struct kix_err *err);
+
+/* The keys of layout 2's records under a subject (T_OBJECTS). */
+void kix__subject_key(uint8_t k[KIX__SUBJECT_KEY_LEN], const uint8_t subject[32], uint64_t index);
+void kix__statement_key(uint8_t k[KIX__STATEMENT_KEY_LEN], const uint8_t subject[32],
+                        const uint8_t statement_hash[32]);
+void kix__statement_val(uint8_t v[KIX__STATEMENT_VAL_LEN], uint64_t index,
+                        const struct kix_hash *leaf_hash);
+/* The table holding subject records in s's layout, and their key prefix
+ * ends at 32 bytes in both. */
+MDB_dbi kix__subjects_dbi(const struct kix_store *s);
 
 #endif

@@ -425,42 +425,72 @@ int kix_log_create_replica(const char *dir, const struct kix_verifier *log_key,
     return rc;
 }
 
-/* A store made before statements were indexed gets its index in one
- * transaction the first time it is opened to write. */
-static int backfill_fn(struct kix_store *s, MDB_txn *txn, void *arg, struct kix_err *err)
+/* Layout 1 -> 2 (db.h), in one transaction the first time a store of
+ * layout 1 is opened to write: the subject and statement records of every
+ * entry, derived again from the leaves (so a store made before statements
+ * were indexed gets them too), put under their subjects in the objects
+ * table; the old tables (subjects, statements, leaf index) emptied; the
+ * mark set. LMDB commits it whole or
+ * not at all, so a crash leaves layout 1 to convert again. */
+static int migrate_fn(struct kix_store *s, MDB_txn *txn, void *arg, struct kix_err *err)
 {
+    static const char mark[] = "layout";
+    MDB_val mk = {sizeof(mark) - 1, (void *)mark}, mv = {1, "2"};
     MDB_cursor *cur;
     MDB_val key, val;
-    MDB_stat st;
-    int rc = mdb_stat(txn, s->dbi[T_STATEMENTS], &st);
+    int rc = mdb_cursor_open(txn, s->dbi[T_LEAVES], &cur);
 
     (void)arg;
-    if (rc || st.ms_entries > 0)
-        return rc ? kix__db_error(rc, err, "reading the statement index") : KIX_OK;
-    rc = mdb_cursor_open(txn, s->dbi[T_LEAVES], &cur);
     if (rc)
         return kix__db_error(rc, err, "reading the log");
     for (rc = mdb_cursor_get(cur, &key, &val, MDB_FIRST); rc == 0;
          rc = mdb_cursor_get(cur, &key, &val, MDB_NEXT)) {
         struct kix_dsse_envelope env;
+        struct kix_entry e;
         struct kix_hash h;
-        MDB_val k = {32, h.b};
+        struct kix_hash lh;
+        uint8_t sk[KIX__STATEMENT_KEY_LEN], sv[KIX__STATEMENT_VAL_LEN], subk[KIX__SUBJECT_KEY_LEN],
+            type;
+        MDB_val k1 = {sizeof(sk), sk}, v1 = {sizeof(sv), sv}, k2 = {sizeof(subk), subk},
+                tv = {1, &type};
         int prc;
+
+        if (key.mv_size != 8)
+            continue; /* kixd check names it */
+        memset(&e, 0, sizeof(e));
         kix_dsse_envelope_init(&env);
         prc = kix_dsse_parse(val.mv_data, val.mv_size, &env, NULL);
         if (prc == KIX_OK)
             prc = kix__statement_hash(&env, &h);
+        if (prc == KIX_OK)
+            prc = kix_entry_parse_statement(&e, env.payload.ptr, env.payload.len, NULL);
         kix_dsse_envelope_release(&env);
+        kix_entry_release(&e);
         if (prc)
             continue; /* kixd check names a leaf that does not parse */
-        rc = mdb_put(txn, s->dbi[T_STATEMENTS], &k, &key, MDB_NOOVERWRITE);
+        type = (uint8_t)e.type;
+        kix__statement_key(sk, e.subject.b, h.b);
+        kix__subject_key(subk, e.subject.b, kix_u64be_get(key.mv_data));
+        kix_merkle_leaf_hash(val.mv_data, val.mv_size, &lh);
+        kix__statement_val(sv, kix_u64be_get(key.mv_data), &lh);
+        rc = mdb_put(txn, s->dbi[T_OBJECTS], &k1, &v1, MDB_NOOVERWRITE);
         if (rc && rc != MDB_KEYEXIST)
             break;
-        rc = 0;
+        rc = mdb_put(txn, s->dbi[T_OBJECTS], &k2, &tv, 0);
+        if (rc)
+            break;
     }
     mdb_cursor_close(cur);
-    return rc == 0 || rc == MDB_NOTFOUND ? KIX_OK
-                                         : kix__db_error(rc, err, "indexing logged statements");
+    if (rc && rc != MDB_NOTFOUND)
+        return kix__db_error(rc, err, "converting the store to layout 2");
+    rc = mdb_drop(txn, s->dbi[T_SUBJECTS], 0);
+    if (rc == 0)
+        rc = mdb_drop(txn, s->dbi[T_LEAF_INDEX], 0);
+    if (rc == 0 && !s->no_statements)
+        rc = mdb_drop(txn, s->dbi[T_STATEMENTS], 0);
+    if (rc == 0)
+        rc = mdb_put(txn, s->dbi[T_META], &mk, &mv, 0);
+    return rc ? kix__db_error(rc, err, "converting the store to layout 2") : KIX_OK;
 }
 
 /* An index written in another format (or none) is rebuilt from every
@@ -563,6 +593,15 @@ static int index_current(struct kix_log *l, int *current, struct kix_err *err)
     return rc ? kix_err_set(err, rc, "reading store metadata: %s", kix_strerror(rc)) : KIX_OK;
 }
 
+int kix_log_index_format(struct kix_log *l, char *out, size_t cap)
+{
+    int rc = meta_get(l->store, META_INDEX, out, cap, NULL);
+
+    if (rc == KIX_ENOTFOUND && cap > 0)
+        out[0] = '\0';
+    return rc == KIX_ENOTFOUND ? KIX_OK : rc;
+}
+
 int kix_log_open(const char *dir, const struct kix_log_opts *opts, struct kix_log **out,
                  struct kix_err *err)
 {
@@ -593,10 +632,11 @@ int kix_log_open(const char *dir, const struct kix_log_opts *opts, struct kix_lo
         if (rc)
             goto fail;
     }
-    if (!(opts && opts->store.read_only)) {
-        rc = kix__db_write(l->store, backfill_fn, NULL, err);
+    if (!(opts && opts->store.read_only) && l->store->layout < KIX__LAYOUT) {
+        rc = kix__db_write(l->store, migrate_fn, NULL, err);
         if (rc)
             goto fail;
+        l->store->layout = KIX__LAYOUT;
     }
     if (!(opts && opts->store.read_only) && l->indexed && l->indexer && l->indexer->reset) {
         int current = 0;
@@ -727,8 +767,8 @@ static int replay_check_checkpoint(struct kix_log *l, const struct kix_replay_ch
 
 /* Applies one item at index `next`: KIX_OK (accepted), a refusal code with
  * res filled, or a fatal code. *dup set when it repeats an entry. */
-static int lookup_duplicate(struct kix_store *s, MDB_txn *txn, const struct kix_hash *h,
-                            uint64_t *index);
+static int lookup_duplicate(struct kix_store *s, MDB_txn *txn, const struct kix_digest *subject,
+                            const struct kix_hash *h, uint64_t *index);
 
 static int apply_item(struct kix_store *s, MDB_txn *txn, struct kix_log *l, uint64_t next,
                       const struct kix_prepared *p, struct kix_append_result *res, int *dup,
@@ -745,7 +785,7 @@ static int apply_item(struct kix_store *s, MDB_txn *txn, struct kix_log *l, uint
     rc = kix__policy_signer(l, txn, next, p, item_err);
     if (rc)
         return rc;
-    rc = lookup_duplicate(s, txn, &p->statement_hash, &dup_index);
+    rc = lookup_duplicate(s, txn, &p->entry.subject, &p->statement_hash, &dup_index);
     if (rc == KIX_OK && p->entry.type == KIX_ENTRY_KEY && !p->entry.key_revoke) {
         /* the same registration again: not "already logged" when the key
          * has since been revoked */
@@ -929,14 +969,18 @@ static int replay_fn(struct kix_store *s, MDB_txn *txn, void *arg, struct kix_er
     return KIX_OK;
 }
 
-static int lookup_duplicate(struct kix_store *s, MDB_txn *txn, const struct kix_hash *h,
-                            uint64_t *index)
+static int lookup_duplicate(struct kix_store *s, MDB_txn *txn, const struct kix_digest *subject,
+                            const struct kix_hash *h, uint64_t *index)
 {
-    MDB_val key = {32, (void *)h->b}, val;
-    int rc = mdb_get(txn, s->dbi[T_STATEMENTS], &key, &val);
+    uint8_t k[KIX__STATEMENT_KEY_LEN];
+    MDB_val key = {sizeof(k), k}, val;
+    int rc;
+
+    kix__statement_key(k, subject->b, h->b);
+    rc = mdb_get(txn, s->dbi[T_OBJECTS], &key, &val);
     if (rc == MDB_NOTFOUND)
         return KIX_ENOTFOUND;
-    if (rc || val.mv_size != 8)
+    if (rc || val.mv_size != KIX__STATEMENT_VAL_LEN)
         return rc ? kix__db_error(rc, NULL, "reading the statement index") : KIX_ECORRUPT;
     *index = kix_u64be_get(val.mv_data);
     return KIX_OK;

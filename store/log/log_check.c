@@ -343,7 +343,7 @@ static uint64_t subject_entry(struct check *c, const struct kix_digest *d)
 
     memcpy(k, d->b, 32);
     memset(k + 32, 0, 8);
-    if (mdb_cursor_open(c->txn, c->s->dbi[T_SUBJECTS], &cur) != 0)
+    if (mdb_cursor_open(c->txn, kix__subjects_dbi(c->s), &cur) != 0)
         return at;
     if (mdb_cursor_get(cur, &key, &v, MDB_SET_RANGE) == 0 && key.mv_size == 40 &&
         memcmp(key.mv_data, d->b, 32) == 0)
@@ -433,6 +433,7 @@ static int scan_objects(struct check *c)
     MDB_val k, v;
     MDB_stat so, sb;
     uint64_t done = 0;
+    uint64_t nrecords = 0;
     int krc = KIX_OK, rc = mdb_stat(c->txn, c->s->dbi[T_OBJECTS], &so);
 
     if (rc == 0)
@@ -444,7 +445,29 @@ static int scan_objects(struct check *c)
     rc = mdb_cursor_get(cur, &k, &v, MDB_FIRST);
     while (rc == 0 && !c->stop) {
         struct kix_digest d;
-        if (k.mv_size != 32) {
+        if (c->s->layout >= 2 && (k.mv_size == KIX__SUBJECT_KEY_LEN ||
+                                  (k.mv_size == KIX__STATEMENT_KEY_LEN &&
+                                   ((uint8_t *)k.mv_data)[32] == KIX__STATEMENT_TAG))) {
+            /* a subject or statement record beside the objects (db.h) */
+            nrecords++;
+            if (k.mv_size == KIX__STATEMENT_KEY_LEN) {
+                uint64_t at =
+                    v.mv_size == KIX__STATEMENT_VAL_LEN ? kix_u64be_get(v.mv_data) : KIX_NO_INDEX;
+                if (at >= c->size) {
+                    char where[200], hex[2 * KIX__STATEMENT_KEY_LEN + 1];
+                    kix_hex_encode(k.mv_data, k.mv_size, hex);
+                    snprintf(where, sizeof(where), "objects %s", hex);
+                    if (at == KIX_NO_INDEX)
+                        issue(c, "objects", KIX_NO_INDEX, where,
+                              "a statement record is malformed (%zu bytes)", v.mv_size);
+                    else
+                        issue(c, "objects", at, where,
+                              "a statement record maps to entry %llu, beyond the tree of %llu "
+                              "entries",
+                              (ULL)at, (ULL)c->size);
+                }
+            }
+        } else if (k.mv_size != 32) {
             issue(c, "objects", KIX_NO_INDEX, "objects",
                   "an object is stored under a %zu-byte key, not a digest", k.mv_size);
         } else {
@@ -463,6 +486,7 @@ static int scan_objects(struct check *c)
     if (rc && rc != MDB_NOTFOUND)
         return kix__db_error(rc, NULL, "reading objects");
     progress(c, "objects", done, so.ms_entries);
+    so.ms_entries -= nrecords;
     if (sb.ms_entries != so.ms_entries)
         issue(c, "blobs", KIX_NO_INDEX, "blobs",
               "%llu blobs are stored for %llu object digests: %s", (ULL)sb.ms_entries,
@@ -488,15 +512,76 @@ static int leaf_index_of(struct check *c, const uint8_t *h, uint64_t *index)
     return KIX_OK;
 }
 
-/* One entry: leaf bytes (NULL when missing) against the tree and the leaf
- * index; folds the hash the evidence supports into the tree. */
+/* What the store recorded of entry i's leaf hash at its append, besides
+ * the tree: layout 2's statement record of the leaf's statement (db.h: the
+ * entry's index and its leaf hash), layout 1's leaf index. at is
+ * KIX_NO_INDEX when there is none (or the leaf does not parse). */
+struct evidence {
+    uint64_t at;
+    struct kix_hash hash;
+    const char *table, *name; /* "objects", "statement index" */
+    char where[200];
+};
+
+static int leaf_evidence(struct check *c, const uint8_t *leaf, size_t len, const struct kix_hash *h,
+                         struct evidence *ev)
+{
+    struct kix_dsse_envelope env;
+    struct kix_entry e;
+    struct kix_hash sh;
+    uint8_t k[KIX__STATEMENT_KEY_LEN];
+    char hex[2 * KIX__STATEMENT_KEY_LEN + 1];
+    MDB_val key = {sizeof(k), k}, v;
+    int rc;
+
+    ev->at = KIX_NO_INDEX;
+    ev->hash = *h;
+    if (c->s->layout < 2) {
+        ev->table = "leaf_index";
+        ev->name = "leaf index";
+        kix_hex_encode(h->b, 32, hex);
+        snprintf(ev->where, sizeof(ev->where), "leaf_index %s", hex);
+        return leaf_index_of(c, h->b, &ev->at);
+    }
+    ev->table = "objects";
+    ev->name = "statement index";
+    snprintf(ev->where, sizeof(ev->where), "objects");
+    memset(&e, 0, sizeof(e));
+    kix_dsse_envelope_init(&env);
+    rc = kix_dsse_parse(leaf, len, &env, NULL);
+    if (rc == KIX_OK)
+        rc = kix__statement_hash(&env, &sh);
+    if (rc == KIX_OK)
+        rc = kix_entry_parse_statement(&e, env.payload.ptr, env.payload.len, NULL);
+    kix_dsse_envelope_release(&env);
+    kix_entry_release(&e);
+    if (rc == KIX_ENOMEM)
+        return rc;
+    if (rc)
+        return KIX_OK; /* an altered leaf: the tree is the evidence */
+    kix__statement_key(k, e.subject.b, sh.b);
+    kix_hex_encode(k, sizeof(k), hex);
+    snprintf(ev->where, sizeof(ev->where), "objects %s", hex);
+    rc = mdb_get(c->txn, c->s->dbi[T_OBJECTS], &key, &v);
+    if (rc == MDB_NOTFOUND || (rc == 0 && v.mv_size != KIX__STATEMENT_VAL_LEN))
+        return KIX_OK;
+    if (rc)
+        return kix__db_error(rc, NULL, "reading the statement index");
+    ev->at = kix_u64be_get(v.mv_data);
+    memcpy(ev->hash.b, (uint8_t *)v.mv_data + 8, 32);
+    return KIX_OK;
+}
+
+/* One entry: leaf bytes (NULL when missing) against the tree and what the
+ * store recorded at its append (leaf_evidence); folds the hash the
+ * evidence supports into the tree. */
 static int check_entry(struct check *c, uint64_t i, const uint8_t *leaf, size_t len)
 {
     struct kix_hash h, use;
+    struct evidence ev;
     const uint8_t *stored = NULL;
     char where[128], hs[HASH_HEX + 1], ts[HASH_HEX + 1];
-    uint64_t at = KIX_NO_INDEX, at_stored = KIX_NO_INDEX;
-    int rc = stored_node(c, 0, i, &stored), intact = 0;
+    int rc = stored_node(c, 0, i, &stored), intact = 0, agree, backs_tree;
 
     if (rc)
         return rc;
@@ -512,27 +597,25 @@ static int check_entry(struct check *c, uint64_t i, const uint8_t *leaf, size_t 
     c->st->entries++;
     c->st->nodes += stored != NULL;
     kix_merkle_leaf_hash(leaf, len, &h);
-    rc = leaf_index_of(c, h.b, &at);
+    rc = leaf_evidence(c, leaf, len, &h, &ev);
     if (rc)
         return rc;
+    agree = ev.at == i && memcmp(ev.hash.b, h.b, 32) == 0;
     hash_hex(h.b, hs);
     if (stored && memcmp(stored, h.b, 32) == 0) {
         intact = 1;
         use = h;
-        if (at != i) {
-            char hex[65];
-            kix_hex_encode(h.b, 32, hex);
-            snprintf(where, sizeof(where), "leaf_index %s", hex);
-            if (at == KIX_NO_INDEX)
-                issue(c, "leaf_index", i, where,
-                      "the leaf index has no record of entry %llu (leaf hash %s)", (ULL)i, hs);
+        if (!agree) {
+            if (ev.at == KIX_NO_INDEX)
+                issue(c, ev.table, i, ev.where, "the %s has no record of entry %llu (leaf hash %s)",
+                      ev.name, (ULL)i, hs);
             else
-                issue(c, "leaf_index", i, where,
-                      "the leaf index maps the hash of entry %llu (%s) to entry %llu", (ULL)i, hs,
-                      (ULL)at);
+                issue(c, ev.table, i, ev.where,
+                      "the %s maps the statement of entry %llu (leaf hash %s) to entry %llu",
+                      ev.name, (ULL)i, hs, (ULL)ev.at);
         }
-    } else if (at == i || !stored) {
-        /* the entry and the leaf index agree: the tile is what changed */
+    } else if (agree || !stored) {
+        /* the entry and the store's record of it agree: the tile is what changed */
         use = h;
         intact = 1;
         if (stored) {
@@ -540,20 +623,27 @@ static int check_entry(struct check *c, uint64_t i, const uint8_t *leaf, size_t 
             hash_hex(stored, ts);
             issue(c, "tiles", i, where,
                   "tile 0/%llu holds %s as the leaf hash of entry %llu, but the entry hashes to "
-                  "%s (as the leaf index says): the tile was altered",
-                  (ULL)(i >> 8), ts, (ULL)i, hs);
+                  "%s (as the %s says): the tile was altered",
+                  (ULL)(i >> 8), ts, (ULL)i, hs, ev.name);
         }
     } else {
-        rc = leaf_index_of(c, stored, &at_stored);
-        if (rc)
-            return rc;
+        if (c->s->layout < 2) {
+            uint64_t at_stored = KIX_NO_INDEX;
+            rc = leaf_index_of(c, stored, &at_stored);
+            if (rc)
+                return rc;
+            backs_tree = at_stored == i;
+        } else {
+            /* the statement is intact, the rest of the leaf not */
+            backs_tree = ev.at == i && memcmp(ev.hash.b, stored, 32) == 0;
+        }
         hash_hex(stored, ts);
         where_u64(where, sizeof(where), "leaves", i);
         issue(c, "leaves", i, where,
-              "entry %llu hashes to %s, but the tree%s hold%s %s: the entry was altered "
+              "entry %llu hashes to %s, but the tree%s%s hold%s %s: the entry was altered "
               "after it was logged",
-              (ULL)i, hs, at_stored == i ? " and the leaf index" : "", at_stored == i ? "" : "s",
-              ts);
+              (ULL)i, hs, backs_tree ? " and the " : "", backs_tree ? ev.name : "",
+              backs_tree ? "" : "s", ts);
     }
     rc = push(c, &use, 0, i, 1);
     if (rc == KIX_OK && intact)
@@ -652,6 +742,8 @@ static int scan_extras(struct check *c)
     mdb_cursor_close(cur);
     if (rc && rc != MDB_NOTFOUND)
         return kix__db_error(rc, NULL, "reading tiles");
+    if (c->s->layout >= 2)
+        return KIX_OK; /* statement records beyond the tree: scan_objects */
     rc = mdb_stat(c->txn, c->s->dbi[T_LEAF_INDEX], &st);
     if (rc)
         return kix__db_error(rc, NULL, "reading the leaf index");

@@ -175,7 +175,9 @@ int kix_store_count(struct kix_store *s, uint64_t *objects)
 
     if (rc)
         return rc;
-    rc = mdb_stat(r->txn, s->dbi[T_OBJECTS], &st);
+    /* one blob an object; the objects table also holds subject and
+     * statement records (layout 2, db.h) */
+    rc = mdb_stat(r->txn, s->dbi[T_BLOBS], &st);
     kix_store_read_end(r);
     if (rc)
         return kix__db_error(rc, NULL, "counting objects");

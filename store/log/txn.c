@@ -168,6 +168,6 @@ int kix_log_txn_subject_entries(struct kix_log_txn *t, const struct kix_digest *
 
     memcpy(from, d->b, 32);
     memset(from + 32, 0, 8);
-    return scan(t->txn, t->store->dbi[T_SUBJECTS], from, sizeof(from), subject_step, &w,
+    return scan(t->txn, kix__subjects_dbi(t->store), from, sizeof(from), subject_step, &w,
                 "reading the subject index");
 }

@@ -1352,6 +1352,152 @@ static int workload_lmdb(struct run *r, struct fx *f, struct lmdb_ctx *l)
     return mkdir(l->dir, 0700);
 }
 
+/* ---- workload: kixd migrate of a store of layout 1 ------------------------------------ */
+
+struct migrate_ctx {
+    char dir[300]; /* where a state's data.mdb is written to be opened */
+    uint64_t size; /* the fixture's entries */
+};
+
+#define MIGRATE_DATA "m/data.mdb"
+
+/* Promise 0: mdb_load made the layout-1 store of the fixture; 1: kixd
+ * migrate exited 0. From 0 on, every state opens, passes the start-up
+ * check and holds every entry of the fixture, in layout 1 or 2 (each step
+ * of the conversion is one transaction); from 1 on, in layout 2 with
+ * today's index. */
+static int check_migrate(void *ctx, const struct state *s, long long promise, char *why, size_t cap)
+{
+    struct migrate_ctx *m = ctx;
+    const unsigned char *d;
+    size_t len;
+    char path[400], index[64] = "";
+    struct kix_log_opts o;
+    struct kix_log *log = NULL;
+    struct kix_log_reader *r = NULL;
+    struct kix_check_opts co;
+    struct kix_check_stats st;
+    struct kix_err err = {0};
+    uint64_t size = 0;
+    int fd, rc, layout;
+
+    if (state_read(s, MIGRATE_DATA, &d, &len) != 0 || len == 0) {
+        if (promise < 0)
+            return 0;
+        snprintf(why, cap, "data.mdb is gone or empty");
+        return 1;
+    }
+    snprintf(path, sizeof(path), "%s/lock.mdb", m->dir);
+    unlink(path);
+    snprintf(path, sizeof(path), "%s/data.mdb", m->dir);
+    fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+    if (fd < 0 || write(fd, d, len) != (ssize_t)len) {
+        snprintf(why, cap, "cannot write %s", path);
+        if (fd >= 0)
+            close(fd);
+        return 1;
+    }
+    close(fd);
+    memset(&o, 0, sizeof(o));
+    o.store.read_only = 1;
+    rc = kix_index_open(m->dir, &o, &log, &err);
+    if (rc != KIX_OK) {
+        if (promise < 0)
+            return 0; /* mdb_load had not finished */
+        snprintf(why, cap, "the store does not open: %s", err.msg);
+        return 1;
+    }
+    layout = kix_store_layout(kix_log_store(log));
+    if (kix_log_index_format(log, index, sizeof(index)) != KIX_OK)
+        index[0] = '\0';
+    memset(&co, 0, sizeof(co));
+    co.quick = 1;
+    rc = kix_log_check(log, &co, &st, &err);
+    if (rc == KIX_OK && kix_log_read_begin(log, &r) == KIX_OK) {
+        size = kix_log_reader_size(r);
+        kix_log_read_end(r);
+    }
+    kix_log_close(log);
+    if (promise < 0)
+        return 0;
+    if (rc != KIX_OK) {
+        snprintf(why, cap, "the start-up check fails (layout %d): %s", layout, err.msg);
+        return 1;
+    }
+    if (size != m->size) {
+        snprintf(why, cap, "the log has %llu entries, the fixture %llu (layout %d)",
+                 (unsigned long long)size, (unsigned long long)m->size, layout);
+        return 1;
+    }
+    if (promise >= 1 &&
+        (layout != KIX_STORE_LAYOUT || strcmp(index, kix_index_indexer()->name) != 0)) {
+        snprintf(why, cap, "kixd migrate exited 0, but the store is in layout %d, index %s", layout,
+                 index);
+        return 1;
+    }
+    return 0;
+}
+
+static int migrate_reads(void *ctx, const char *path)
+{
+    (void)ctx;
+    return strcmp(path, MIGRATE_DATA) == 0;
+}
+
+/* mdb_load of tests/data/layout1 (the log key put beside it untraced: it is
+ * there before the trace begins), then kixd migrate --no-backup, both
+ * under the recorder. 77 without mdb_load. */
+static int workload_migrate(struct run *r, struct migrate_ctx *m)
+{
+    char store[300], dump[600], key[600], keyto[400];
+    char *kixd = (char *)bin_path("kixd");
+    char *load[] = {"/usr/bin/mdb_load", "-f", dump, store, NULL};
+    char *mig[] = {kixd, "migrate", "--store", store, "--no-backup", NULL};
+    char *sync[] = {"/bin/sync", NULL};
+    struct kix_log_opts o;
+    struct kix_log *log = NULL;
+    struct kix_log_reader *lr = NULL;
+    FILE *in, *out;
+    int c;
+
+    if (access(load[0], X_OK) != 0) {
+        printf("skipped: no %s (lmdb-utils)\n", load[0]);
+        return 77;
+    }
+    snprintf(store, sizeof(store), "%s/m", r->root);
+    snprintf(dump, sizeof(dump), "%s/data/layout1/origin.dump", KIX_TEST_DATA);
+    snprintf(key, sizeof(key), "%s/data/layout1/log.key", KIX_TEST_DATA);
+    snprintf(keyto, sizeof(keyto), "%s/log.key", store);
+    if (mkdir(store, 0700) != 0 || !(in = fopen(key, "r")))
+        return -1;
+    out = fopen(keyto, "w");
+    while (out && (c = fgetc(in)) != EOF)
+        fputc(c, out);
+    fclose(in);
+    if (!out || fclose(out) != 0 || chmod(keyto, 0600) != 0)
+        return -1;
+    /* mdb_load syncs data.mdb but not the directory that names it (nor
+     * does LMDB): sync(1) makes the fixture durable, as a store kixd init
+     * made is, before anything is promised of it */
+    if (run_recorded(r, load, NULL, NULL) != 0 || run_recorded(r, sync, NULL, NULL) != 0)
+        return -1;
+    trace_mark(r, 0);
+    if (run_recorded(r, mig, NULL, NULL) != 0)
+        return -1;
+    trace_mark(r, 1);
+    memset(&o, 0, sizeof(o));
+    o.store.read_only = 1;
+    if (kix_index_open(store, &o, &log, NULL) != KIX_OK || kix_log_read_begin(log, &lr) != KIX_OK) {
+        kix_log_close(log);
+        return -1;
+    }
+    m->size = kix_log_reader_size(lr);
+    kix_log_read_end(lr);
+    kix_log_close(log);
+    snprintf(m->dir, sizeof(m->dir), "%s/st", r->work);
+    return mkdir(m->dir, 0700);
+}
+
 /* ---- workload: a mirror's fork evidence ---------------------------------------------- */
 
 struct fork_ctx {
@@ -1486,6 +1632,7 @@ int main(int argc, char **argv)
     struct cpfile_ctx wc;
     struct lmdb_ctx lc;
     struct fork_ctx fc;
+    struct migrate_ctx mc;
     int rc = 1, started;
 
     /* the fixture comes with the test harness; its table is unused here */
@@ -1498,6 +1645,7 @@ int main(int argc, char **argv)
     memset(&wc, 0, sizeof(wc));
     memset(&lc, 0, sizeof(lc));
     memset(&fc, 0, sizeof(fc));
+    memset(&mc, 0, sizeof(mc));
     e.full = (argc > 2 && strcmp(argv[2], "FULL") == 0) || getenv("KIX_CRASH_STATES_FULL");
     e.seed = crash_seed();
     e.max_states = crash_env("KIX_CRASH_STATES_MAX", 2000);
@@ -1505,7 +1653,10 @@ int main(int argc, char **argv)
         fprintf(stderr, "setup failed\n");
         return 1;
     }
-    started = strcmp(which, "lmdb") == 0 ? workload_lmdb_start(&r, &f) : fx_start(&f);
+    memset(&f, 0, sizeof(f));
+    started = strcmp(which, "lmdb") == 0      ? workload_lmdb_start(&r, &f)
+              : strcmp(which, "migrate") == 0 ? 0 /* no kixd serves: it is converted */
+                                              : fx_start(&f);
     if (started != 0) {
         fprintf(stderr, "starting kixd failed\n");
         return 1;
@@ -1548,8 +1699,23 @@ int main(int argc, char **argv)
         e.relevant = lmdb_reads;
         if (!e.full && !getenv("KIX_CRASH_STATES_MAX"))
             e.max_states = 300; /* each state is a store opened and checked */
+    } else if (strcmp(which, "migrate") == 0) {
+        int w = workload_migrate(&r, &mc);
+        if (w == 77) {
+            rc = 77;
+            goto out;
+        }
+        if (w != 0) {
+            fprintf(stderr, "the workload failed (see %s)\n", r.log);
+            goto out;
+        }
+        e.check = check_migrate;
+        e.ctx = &mc;
+        e.relevant = migrate_reads;
+        if (!e.full && !getenv("KIX_CRASH_STATES_MAX"))
+            e.max_states = 300; /* each state is a store opened and checked */
     } else {
-        fprintf(stderr, "usage: crash_states client|export|witness|fork|lmdb [FULL]\n");
+        fprintf(stderr, "usage: crash_states client|export|witness|fork|lmdb|migrate [FULL]\n");
         rc = 2;
         goto out;
     }

@@ -9,7 +9,7 @@ set -euo pipefail
 export KIX_BIN KIX_CRASH_STATES_ROUNDS="${1:-6}"
 shift || true
 status=0
-for w in "${@:-client witness fork lmdb export}"; do
+for w in "${@:-client witness fork lmdb migrate export}"; do
   for one in $w; do
     start=$(date +%s)
     "$KIX_BIN/crash_states" "$one" FULL || status=1

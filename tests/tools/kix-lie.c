@@ -39,11 +39,13 @@ static MDB_dbi table(const char *name)
     return dbi;
 }
 
-/* The tree's tiles (kix_smt_tiles) in the smt table, raw. */
+/* The tree's tiles (kix_smt_tiles) in the smt table, raw, under the keys
+ * the index stores them at (kix_index_smt_store_key). */
 static int tile_get(void *ctx, const uint8_t *k, size_t klen, struct kix_bytes *out,
                     struct kix_err *err)
 {
-    MDB_val key = {klen, (void *)k}, val;
+    uint8_t sk[KIX_SMT_TILE_KEY_MAX];
+    MDB_val key = {kix_index_smt_store_key(k, klen, sk), sk}, val;
     int rc = mdb_get(txn, *(MDB_dbi *)ctx, &key, &val);
     (void)err;
     if (rc == MDB_NOTFOUND)
@@ -58,7 +60,8 @@ static int tile_get(void *ctx, const uint8_t *k, size_t klen, struct kix_bytes *
 static int tile_put(void *ctx, const uint8_t *k, size_t klen, const uint8_t *v, size_t vlen,
                     struct kix_err *err)
 {
-    MDB_val key = {klen, (void *)k}, val = {vlen, (void *)v};
+    uint8_t sk[KIX_SMT_TILE_KEY_MAX];
+    MDB_val key = {kix_index_smt_store_key(k, klen, sk), sk}, val = {vlen, (void *)v};
     (void)err;
     return mdb_put(txn, *(MDB_dbi *)ctx, &key, &val, 0) ? KIX_EIO : KIX_OK;
 }

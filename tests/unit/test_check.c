@@ -115,6 +115,28 @@ static void tamper_tile(struct fixture *f, unsigned level, uint64_t index, size_
     reopen(f);
 }
 
+/* The offset in entry i's leaf of a character of its signature (base64)
+ * that stays base64 with its lowest bit flipped (tamper's change). */
+static void sig_byte(struct fixture *f, uint64_t i, size_t *out)
+{
+    static const char ok[] = "bcdefghijklmnopqrstuvwxyBCDEFGHIJKLMNOPQRSTUVWXY0123456789";
+    struct kix_log_reader *r;
+    struct kix_bytes leaf;
+    size_t off = 0;
+
+    *out = 0;
+    ASSERT_EQ_INT(KIX_OK, kix_log_read_begin(f->log, &r));
+    ASSERT_EQ_INT(KIX_OK, kix_log_reader_entry(r, i, &leaf));
+    while (off + 7 < leaf.len && memcmp(leaf.ptr + off, "\"sig\":\"", 7) != 0)
+        off++;
+    off += 7;
+    while (off < leaf.len && !strchr(ok, leaf.ptr[off]))
+        off++;
+    kix_log_read_end(r);
+    ASSERT_TRUE(off + 4 < leaf.len);
+    *out = off;
+}
+
 KIX_TEST(clean_log_passes_full_and_quick)
 {
     struct fixture f;
@@ -153,6 +175,7 @@ KIX_TEST(altered_leaf_is_named_once)
     struct collected got;
     struct kix_check_stats st;
     struct kix_err err = {0};
+    size_t off;
 
     setup_big(&f);
     tamper_u64(&f, "leaves", 300, 100);
@@ -162,7 +185,8 @@ KIX_TEST(altered_leaf_is_named_once)
     ASSERT_EQ_U64(300, got.first.index);
     ASSERT_EQ_STR("leaves u64:300", got.first.where);
     ASSERT_CONTAINS(got.first.message, "entry 300 hashes to");
-    ASSERT_CONTAINS(got.first.message, "the tree and the leaf index hold ");
+    /* its statement altered: nothing but the tree says what it was */
+    ASSERT_CONTAINS(got.first.message, "but the tree holds ");
     ASSERT_CONTAINS(got.first.message, "the entry was altered");
     ASSERT_CONTAINS(err.msg, "1 problem found in store");
     ASSERT_CONTAINS(err.msg, "leaves u64:300");
@@ -172,6 +196,19 @@ KIX_TEST(altered_leaf_is_named_once)
     ASSERT_EQ_INT(KIX_ECORRUPT, run_check(&f, 1, 100, &got, &st, &err));
     ASSERT_EQ_U64(300, got.first.index);
     ASSERT_EQ_INT(KIX_OK, run_check(&f, 1, 50, &got, &st, &err));
+    teardown(&f);
+
+    /* its signature altered, its statement not: the statement record kept
+     * the leaf hash of the append, and backs the tree */
+    setup_big(&f);
+    sig_byte(&f, 300, &off);
+    ASSERT_TRUE(off > 0);
+    tamper_u64(&f, "leaves", 300, off);
+    ASSERT_EQ_INT(KIX_ECORRUPT, run_check(&f, 0, 0, &got, &st, &err));
+    ASSERT_EQ_INT(1, got.n);
+    ASSERT_EQ_STR("leaves u64:300", got.first.where);
+    ASSERT_CONTAINS(got.first.message, "the tree and the statement index hold ");
+    ASSERT_CONTAINS(got.first.message, "the entry was altered");
     teardown(&f);
 }
 

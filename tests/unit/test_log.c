@@ -1196,8 +1196,10 @@ KIX_TEST(a_statement_is_logged_once)
     teardown(&f);
 }
 
-/* A store made before statements were indexed (no "statements" table)
- * gets the index when opened to write, so its old entries count too. */
+/* A store made before statements were indexed (no "statements" table),
+ * and one of layout 1 (no layout mark: statements in a table of their
+ * own), gets its statement records under their subjects when opened to
+ * write, so its old entries count as duplicates too. */
 KIX_TEST(old_store_gets_its_statement_index)
 {
     struct fixture f;
@@ -1227,6 +1229,24 @@ KIX_TEST(old_store_gets_its_statement_index)
     ASSERT_EQ_INT(0, mdb_txn_begin(menv, NULL, 0, &txn));
     ASSERT_EQ_INT(0, mdb_dbi_open(txn, "statements", 0, &dbi));
     ASSERT_EQ_INT(0, mdb_drop(txn, dbi, 1));
+    {
+        /* layout 1: no mark, and the objects table holds objects only */
+        MDB_val mk = {6, "layout"}, k, v;
+        MDB_cursor *cur;
+        int n = 0, mrc;
+        ASSERT_EQ_INT(0, mdb_dbi_open(txn, "meta", 0, &dbi));
+        ASSERT_EQ_INT(0, mdb_del(txn, dbi, &mk, NULL));
+        ASSERT_EQ_INT(0, mdb_dbi_open(txn, "objects", 0, &dbi));
+        ASSERT_EQ_INT(0, mdb_cursor_open(txn, dbi, &cur));
+        for (mrc = mdb_cursor_get(cur, &k, &v, MDB_FIRST); mrc == 0;
+             mrc = mdb_cursor_get(cur, &k, &v, MDB_NEXT))
+            if (k.mv_size != 32) {
+                ASSERT_EQ_INT(0, mdb_cursor_del(cur, 0));
+                n++;
+            }
+        mdb_cursor_close(cur);
+        ASSERT_TRUE(n >= 4); /* a subject and a statement record an entry */
+    }
     ASSERT_EQ_INT(0, mdb_txn_commit(txn));
     mdb_env_close(menv);
     ASSERT_EQ_INT(KIX_OK, kix_index_open(f.dir, NULL, &f.log, &err));

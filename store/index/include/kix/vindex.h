@@ -254,6 +254,10 @@ int kix_index_tile(struct kix_log_reader *r, const uint8_t *key, size_t klen, st
 /* The record of `key` in the snapshot, appended; KIX_ENOTFOUND when none. */
 int kix_index_value(struct kix_log_reader *r, const char *key, size_t len, struct kix_buf *out,
                     struct kix_err *err) KIX_MUST_CHECK;
+/* The key a tile (kix_smt_tile_key: stratum ‖ prefix) is stored under in
+ * the index's smt table since kix-index/6: prefix ‖ stratum, so that a
+ * subtree's tiles are adjacent. Its length (klen), or 0 for a malformed key. */
+size_t kix_index_smt_store_key(const uint8_t *key, size_t klen, uint8_t out[KIX_SMT_TILE_KEY_MAX]);
 /* The relative paths of a tile and of a value (KIX_ELIMIT when cap is short). */
 int kix_index_file_tile_path(const uint8_t *key, size_t klen, const struct kix_hash *top, char *out,
                              size_t cap) KIX_MUST_CHECK;

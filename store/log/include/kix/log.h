@@ -91,6 +91,11 @@ const char *kix_log_origin(const struct kix_log *l);
 const struct kix_verifier *kix_log_verifier(const struct kix_log *l);
 struct kix_store *kix_log_store(struct kix_log *l);
 int kix_log_is_replica(const struct kix_log *l);
+/* The indexer format the store's index tables were written in (struct
+ * kix_log_indexer's name, e.g. "kix-index/6") into out; "" for a log that
+ * keeps no index or was never indexed. A writable open with an indexer of
+ * another name rebuilds them. */
+int kix_log_index_format(struct kix_log *l, char *out, size_t cap) KIX_MUST_CHECK;
 
 /* ---- appending ---------------------------------------------------------- */
 
@@ -401,7 +406,8 @@ int kix_log_reader_policy(struct kix_log_reader *r, struct kix_log_policy *out);
  * run. stats (may be NULL) gets what was covered.
  */
 struct kix_check_issue {
-    const char *table; /* "checkpoints", "leaves", "leaf_index", "tiles", "objects", "blobs" */
+    const char *table; /* "checkpoints", "leaves", "tiles", "objects", "blobs";
+                        "leaf_index" in a store of layout 1 */
     uint64_t index;    /* the entry index (checkpoints: the tree size) it concerns, or
                           KIX_NO_INDEX */
     char where[128];   /* the record: "leaves u64:37", "tiles 000000000000000001 (tile 0/1)" */

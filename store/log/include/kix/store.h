@@ -50,6 +50,13 @@ void kix_store_close(struct kix_store *s);
  * key files beside the store are the caller's to copy or not. */
 int kix_store_copy(struct kix_store *s, const char *dir, struct kix_err *err) KIX_MUST_CHECK;
 
+/* The layout the store's tables are in (proto/PROTOCOL.md, "Store
+ * files"): KIX_STORE_LAYOUT for one this version wrote or converted; 1 for
+ * one written before layout 2, which a writable open of its log converts
+ * in one transaction (kixd migrate makes a backup first). */
+#define KIX_STORE_LAYOUT 2
+int kix_store_layout(const struct kix_store *s);
+
 /* Current LMDB map size in bytes (grows on demand). */
 size_t kix_store_map_size(const struct kix_store *s);
 

@@ -1,0 +1,223 @@
+/* kixd migrate: backs up, converts and checks a store of an older layout
+ * (cmd_migrate.h). The conversion itself is the log's (kix_log_open of a
+ * writable store converts its layout and rebuilds an index of another
+ * format, each in one LMDB transaction); this command makes the backup
+ * first, holds the store's lock so no kixd serves it meanwhile, and runs
+ * the full check on the result. */
+#include "cmd_migrate.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "cmd_check.h"
+#include "diag.h"
+#include "kix/doc.h"
+#include "kixd_options.h"
+#include "kix/file.h"
+#include "kix/index.h"
+#include "server.h"
+
+static const char migrate_about[] =
+    "\n"
+    "Converts a store written by an older kixd to this version's layout, with kixd\n"
+    "stopped: first a compacted copy of the store to DEST (default DIR.before-migrate;\n"
+    "it must not exist), then the conversion in place (the subject and statement\n"
+    "records moved beside the objects, the index rebuilt in today's format and its\n"
+    "notes signed again, byte for byte the ones it held), then the checks 'kixd\n"
+    "check' runs. Each conversion step is one transaction: a crash leaves the\n"
+    "store as it was, and running kixd migrate again finishes it. kixd serve\n"
+    "converts a store it is started on the same way, without the backup.\n"
+    "A store already in this layout is left alone (exit 0).\n"
+    "\n";
+
+struct migrate_args {
+    const char *store, *backup, *key_file;
+    int no_backup, quick, json;
+};
+
+struct migrate_result {
+    int layout_before, layout_after;
+    char index_before[64], index_after[64];
+    char backup[4200];
+    uint64_t size;
+    int converted;
+};
+
+static int parse(int argc, char **argv, struct migrate_args *a)
+{
+    const struct kix_opt options[] = {
+        KIX_STRING("store", "DIR", &a->store, "the store (a log, or a mirror: no log key needed)"),
+        KIX_STRING("backup", "DEST", &a->backup, "where the copy goes (a new directory)"),
+        KIX_FLAG("no-backup", &a->no_backup, "convert without a copy first"),
+        KIX_STRING("log-key-file", "FILE", &a->key_file,
+                   "the log key, to sign the rebuilt index notes again\n"
+                   "(default DIR/log.key; a mirror has none)"),
+        KIX_FLAG("quick", &a->quick, "check as kixd serve does at start, not in full"),
+        KIX_FLAG("json", &a->json, "one JSON object on stdout"),
+    };
+    const struct kix_cmd cmd = {
+        .prog = "kixd migrate",
+        .usage = "--store DIR [--backup DEST | --no-backup] [--log-key-file FILE]\n"
+                 "[--quick] [--json]",
+        .about = migrate_about,
+        KIX_CMD_OPTS(options),
+        .tail = "\nexit status: 0 converted and checked, or already current; 1 refused (kixd\n"
+                "serves DIR, DEST exists) or the converted store failed its check; 2 usage;\n"
+                "3 I/O error\n",
+        .column = 23};
+    int status;
+
+    memset(a, 0, sizeof(*a));
+    if ((status = kixd_options(&cmd, argc, argv, NULL, NULL)) >= 0)
+        return status;
+    if (!a->store || optind != argc)
+        return kixd_usage(&cmd, "--store DIR is required, and nothing else");
+    if (a->backup && a->no_backup)
+        return kixd_usage(&cmd, "--backup DEST and --no-backup exclude each other");
+    return -1;
+}
+
+/* The layout and index format of the store as it is, read without writing. */
+static int look(const char *store, int *layout, char *index, size_t cap, struct kix_err *err)
+{
+    struct kix_log_opts o;
+    struct kix_log *log = NULL;
+    int rc;
+
+    memset(&o, 0, sizeof(o));
+    o.store.read_only = 1;
+    rc = kix_index_open(store, &o, &log, err);
+    if (rc)
+        return rc;
+    *layout = kix_store_layout(kix_log_store(log));
+    rc = kix_log_index_format(log, index, cap);
+    if (rc)
+        rc = kix_err_set(err, rc, "reading the store's metadata: %s", kix_strerror(rc));
+    kix_log_close(log);
+    return rc;
+}
+
+/* The compacted copy: DEST made new (refused when it exists), synced. */
+static int backup(const struct migrate_args *a, const char *dest, struct kix_err *err)
+{
+    struct kix_log_opts o;
+    struct kix_log *log = NULL;
+    int rc;
+
+    if (mkdir(dest, 0700) != 0)
+        return kix_err_set(err, errno == EEXIST ? KIX_EEXIST : KIX_EIO,
+                           "cannot create the backup directory %s: %s%s", dest, strerror(errno),
+                           errno == EEXIST ? " (name another with --backup DEST, or move it away)"
+                                           : "");
+    memset(&o, 0, sizeof(o));
+    o.store.read_only = 1;
+    rc = kix_index_open(a->store, &o, &log, err);
+    if (rc == KIX_OK)
+        rc = kix_store_copy(kix_log_store(log), dest, err);
+    kix_log_close(log);
+    if (rc)
+        kix_err_wrap(err, "backing up %s to %s", a->store, dest);
+    return rc;
+}
+
+static int migrate(const struct migrate_args *a, struct migrate_result *res, struct kix_err *err)
+{
+    struct kix_log_opts o;
+    struct kix_log *log = NULL;
+    struct kix_check_opts co;
+    struct kix_check_stats st;
+    struct kix_index_check_stats ist = {0, 0, 0, 0, 0};
+    const char *want = kix_index_indexer()->name;
+    int lock = -1, rc;
+
+    rc = kixd_store_lock(a->store, &lock, err);
+    if (rc) {
+        kix_err_wrap(err, "stop the kixd serving %s before migrating it", a->store);
+        return rc;
+    }
+    rc = look(a->store, &res->layout_before, res->index_before, sizeof(res->index_before), err);
+    if (rc)
+        goto out;
+    res->converted = res->layout_before != KIX_STORE_LAYOUT ||
+                     (res->index_before[0] && strcmp(res->index_before, want) != 0);
+    if (res->converted && !a->no_backup) {
+        if (a->backup)
+            snprintf(res->backup, sizeof(res->backup), "%s", a->backup);
+        else if ((size_t)snprintf(res->backup, sizeof(res->backup), "%s.before-migrate",
+                                  a->store) >= sizeof(res->backup)) {
+            rc =
+                kix_err_set(err, KIX_EINVAL, "the store's path is too long for a backup beside it");
+            goto out;
+        }
+        rc = backup(a, res->backup, err);
+        if (rc)
+            goto out;
+    }
+    memset(&o, 0, sizeof(o));
+    o.log_key_file = a->key_file;
+    rc = kix_index_open_any(a->store, &o, &log, err); /* converts, rebuilds */
+    if (rc)
+        goto out;
+    res->layout_after = kix_store_layout(kix_log_store(log));
+    rc = kix_log_index_format(log, res->index_after, sizeof(res->index_after));
+    if (rc) {
+        rc = kix_err_set(err, rc, "reading the store's metadata: %s", kix_strerror(rc));
+        goto out;
+    }
+    memset(&co, 0, sizeof(co));
+    co.quick = a->quick;
+    co.issue = kixd_check_issue_to_stderr;
+    co.issue_ctx = (void *)"kixd migrate: problem in the converted store";
+    rc = kixd_check_log(log, &co, &st, &ist, err);
+    if (rc)
+        kix_err_wrap(err, "the converted store %s failed its check", a->store);
+    res->size = st.size;
+out:
+    kix_log_close(log);
+    if (lock >= 0)
+        close(lock);
+    return rc;
+}
+
+int kixd_migrate_main(int argc, char **argv)
+{
+    struct migrate_args a;
+    struct migrate_result res;
+    struct kix_err err = {0};
+    int rc = parse(argc, argv, &a);
+
+    if (rc >= 0)
+        return rc;
+    memset(&res, 0, sizeof(res));
+    rc = migrate(&a, &res, &err);
+    if (rc) {
+        fprintf(stderr, "kixd migrate: %s\n", err.msg);
+        return rc == KIX_EIO ? 3 : 1;
+    }
+    if (a.json) {
+        json_t *o = json_pack("{s:o,s:b,s:i,s:i,s:o,s:o,s:o,s:I,s:s}", "store", kixd_jstr(a.store),
+                              "converted", res.converted, "layoutBefore", res.layout_before,
+                              "layout", res.layout_after, "indexBefore",
+                              kixd_jstr(res.index_before), "index", kixd_jstr(res.index_after),
+                              "backup", res.backup[0] ? kixd_jstr(res.backup) : json_null(), "size",
+                              (json_int_t)res.size, "checked", a.quick ? "quick" : "full");
+        rc = kix_doc_print(o, 0, stdout);
+        json_decref(o);
+        if (rc)
+            fprintf(stderr, "kixd migrate: out of memory writing the --json report\n");
+        return rc ? 3 : 0;
+    }
+    if (!res.converted)
+        printf("%s: already in layout %d with index %s; nothing to do (checked, %llu entries)\n",
+               a.store, res.layout_after, res.index_after, (unsigned long long)res.size);
+    else
+        printf("%s: converted from layout %d (index %s) to layout %d (index %s) and checked, "
+               "%llu entries%s%s\n",
+               a.store, res.layout_before, res.index_before[0] ? res.index_before : "none",
+               res.layout_after, res.index_after, (unsigned long long)res.size,
+               res.backup[0] ? "; the store as it was is in " : "; no backup made", res.backup);
+    return 0;
+}

@@ -1,0 +1,11 @@
+/* daemon/cmd_migrate.h — `kixd migrate` (cmd_migrate.c): a store written
+ * in an older layout (kix/store.h, KIX_STORE_LAYOUT) or index format is
+ * backed up, converted in place and checked, with kixd stopped. */
+#ifndef KIXD_CMD_MIGRATE_H
+#define KIXD_CMD_MIGRATE_H
+
+/* Returns an exit status: 0 converted and checked (or already current),
+ * 1 refused or the converted store failed its check, 2 usage, 3 I/O error. */
+int kixd_migrate_main(int argc, char **argv);
+
+#endif

@@ -1,0 +1,168 @@
+#!/usr/bin/env bash
+# A store of layout 1 (written by kixd before layout 2: tests/data/layout1,
+# made by make-fixture.sh with the binaries of main at 92e5a8d):
+#  - kixd migrate backs it up, converts it (layout 2, kix-index/6) and checks
+#    it; every checkpoint and index note is byte for byte what it held, and
+#    duplicates of its old entries are still found; a second run has nothing
+#    to do; kixd serve converts a copy on start as well
+#  - mirrors: a new mirror replays the converted origin, and an old-layout
+#    copy served by today's kixd; each holds byte-identical checkpoints and
+#    index notes. With KIX_OLD_BIN (the bin directory of a build of main at
+#    92e5a8d), also across versions both ways: today's mirror of an old
+#    kixd's origin, and an old kixd's mirror of today's origin.
+source "$(dirname "$0")/lib.sh"
+source "$(dirname "$0")/mirror_lib.sh"
+
+FIX="$KIX_TESTS/data/layout1"
+command -v mdb_load >/dev/null || { echo "skipped: no mdb_load (lmdb-utils)"; exit 77; }
+
+# load NAME: the fixture's store as $WORK/NAME, with its log key
+load() {
+  mkdir -p "$WORK/$1"
+  mdb_load -f "$FIX/origin.dump" "$WORK/$1" || fail "mdb_load of the fixture"
+  install -m 600 "$FIX/log.key" "$WORK/$1/log.key"
+}
+# notes NAME: the checkpoints and index notes a store holds, every size, as
+# bytes (mdb_dump of their tables: keys and values in hex)
+notes() {
+  mdb_dump -s checkpoints "$WORK/$1" | sed -n '/^HEADER=END/,$p'
+  mdb_dump -s index_notes "$WORK/$1" | sed -n '/^HEADER=END/,$p'
+}
+# meta NAME KEY: a store's metadata value (text)
+meta() {
+  python3 - "$WORK/$1" "$2" <<'EOF'
+import subprocess, sys
+out = subprocess.run(["mdb_dump", "-p", "-s", "meta", sys.argv[1]], capture_output=True, text=True).stdout
+lines = out.split("HEADER=END\n", 1)[1].splitlines()
+for k, v in zip(lines[0::2], lines[1::2]):
+    if k.strip() == sys.argv[2]:
+        print(v.strip())
+EOF
+}
+
+cp "$FIX/vkey" "$WORK/vkey"
+cp "$FIX/pub.key" "$WORK/pub.key"
+chmod 600 "$WORK/pub.key" # git keeps no mode but the execute bit
+export KIX_LOG_KEY="$(cat "$WORK/vkey")"
+
+# ---- kixd migrate -------------------------------------------------------------------
+load o
+[ -z "$(meta o layout)" ] && [ "$(meta o index)" = kix-index/5 ] || fail "the fixture is not layout 1"
+notes o >"$WORK/notes-before"
+# before: the log checks; the index, in an older format, is named, not misread
+expect_status 0 "$KIXD" check --store "$WORK/o"
+grep -q "^index not checked: it is in the format kix-index/5 of an older kixd" "$WORK/out" ||
+  fail "check of layout 1: $(cat "$WORK/out")"
+grep -q "^passed: full check" "$WORK/out" || fail "check of layout 1: $(cat "$WORK/out")"
+expect_status 0 "$KIXD" check --store "$WORK/o" --json
+[ "$(json_get "$WORK/out" 'd["indexChecked"]')" = False ] || fail "indexChecked: $(cat "$WORK/out")"
+size=$(mdb_dump -s leaves "$WORK/o" | sed -n '/^HEADER=END/,$p' | grep -c '^ 00000000')
+[ "$size" -ge 30 ] || fail "the fixture holds $size entries"
+# a backup directory already there: refused, nothing converted
+mkdir "$WORK/taken"
+expect_status 1 "$KIXD" migrate --store "$WORK/o" --backup "$WORK/taken"
+grep -q "cannot create the backup directory $WORK/taken: File exists" "$WORK/err" || fail "refusal: $(cat "$WORK/err")"
+[ -z "$(meta o layout)" ] || fail "converted without its backup"
+expect_status 0 "$KIXD" migrate --store "$WORK/o" --json
+cp "$WORK/out" "$WORK/migrate.json"
+[ "$(json_get "$WORK/migrate.json" 'd["converted"], d["layoutBefore"], d["layout"], d["indexBefore"], d["index"], d["checked"]')" = \
+  "True 1 2 kix-index/5 kix-index/6 full" ] || fail "kixd migrate said $(cat "$WORK/migrate.json")"
+[ "$(json_get "$WORK/migrate.json" 'd["backup"]')" = "$WORK/o.before-migrate" ] || fail "backup at $(cat "$WORK/migrate.json")"
+[ -s "$WORK/o.before-migrate/data.mdb" ] || fail "no backup"
+[ "$(meta o layout)" = 2 ] && [ "$(meta o index)" = kix-index/6 ] || fail "not marked layout 2"
+[ -z "$(meta o.before-migrate layout)" ] || fail "the backup was converted too"
+notes o >"$WORK/notes-after"
+cmp "$WORK/notes-before" "$WORK/notes-after" || fail "checkpoints or index notes changed in the conversion"
+# the old tables are emptied, their records beside the objects
+[ "$(mdb_dump -s subjects "$WORK/o" | sed -n '/^HEADER=END/,$p' | grep -c '^ ')" = 0 ] || fail "subjects left"
+[ "$(mdb_dump -s leaf_index "$WORK/o" | sed -n '/^HEADER=END/,$p' | grep -c '^ ')" = 0 ] || fail "leaf_index left"
+[ "$(mdb_dump -s run_entries "$WORK/o" | sed -n '/^HEADER=END/,$p' | grep -c '^ ')" = 0 ] || fail "run_entries left"
+expect_status 0 "$KIXD" check --store "$WORK/o" --json
+[ "$(json_get "$WORK/out" 'd["ok"], d["indexChecked"], d["runs"]')" = "True True 30" ] ||
+  fail "check after the conversion: $(cat "$WORK/out")"
+expect_status 0 "$KIXD" migrate --store "$WORK/o"
+grep -q "already in layout 2 with index kix-index/6; nothing to do" "$WORK/out" || fail "second run: $(cat "$WORK/out")"
+expect_status 2 "$KIXD" migrate --store "$WORK/o" --backup "$WORK/x" --no-backup
+pass "kixd migrate: backed up, converted to layout 2, checked; $size entries' checkpoints and index notes byte-identical"
+
+# the old entries are still found again: the same rows publish as duplicates
+sed -n '1,31p' "$CSV" >"$WORK/again.csv"
+KIX_STATE_DIR="$WORK/pubstate" "$KIX_BIN/kix-import-liger" --key "$WORK/pub.key" --store "$WORK/o" \
+  --batch 7 --json "$WORK/again.csv" >"$WORK/again.json" 2>"$WORK/err" || fail "republishing: $(cat "$WORK/err")"
+[ "$(json_get "$WORK/again.json" 'd["newEntries"], d["duplicates"]')" = "0 30" ] ||
+  fail "republishing the fixture's rows: $(cat "$WORK/again.json")"
+[ "$(mdb_dump -s leaves "$WORK/o" | sed -n '/^HEADER=END/,$p' | grep -c '^ 00000000')" = "$size" ] ||
+  fail "the log grew"
+pass "the fixture's rows published again are found as already logged"
+
+# kixd serve converts an old-layout store on start (one transaction)
+load s
+serve s
+[ "$(size_of s)" = "$size" ] || fail "served size $(size_of s)"
+# ---- mirrors: a new mirror of the converted origin, and of the store served -------------
+serve o
+mirror m1 o
+mirror m2 s
+wait_size m1 "$size"
+wait_size m2 "$size"
+import "--server $(addr o)" 40 49 5 || fail "publishing to the converted origin: $(tail -3 "$WORK/import.log")"
+grown=$(size_of o)
+wait_size m1 "$grown"
+for n in o s m1 m2; do stop "$n"; done
+[ "$(meta s layout)" = 2 ] || fail "kixd serve did not convert"
+notes s >"$WORK/notes-s"
+notes m2 >"$WORK/notes-m2"
+cmp "$WORK/notes-before" "$WORK/notes-s" && cmp "$WORK/notes-before" "$WORK/notes-m2" ||
+  fail "checkpoints or index notes differ after kixd serve's conversion or in its mirror"
+notes o >"$WORK/notes-o"
+notes m1 >"$WORK/notes-m1"
+cmp "$WORK/notes-o" "$WORK/notes-m1" || fail "the mirror of the converted origin holds other notes"
+for n in s m1 m2; do
+  "$KIXD" check --store "$WORK/$n" >"$WORK/chk" 2>&1 || fail "check of $n: $(cat "$WORK/chk")"
+done
+pass "kixd serve converts on start; mirrors of converted stores hold byte-identical checkpoints and index notes ($grown entries)"
+
+# ---- across versions, with the binaries of a kixd before layout 2 --------------------
+if [ -z "${KIX_OLD_BIN:-}" ]; then
+  echo "note: set KIX_OLD_BIN to a build of main at 92e5a8d to mirror across versions"
+  exit 0
+fi
+OLD_KIXD="$KIX_OLD_BIN/kixd"
+# today's mirror of an old kixd's origin (layout 1 as it was)
+load old
+KIXD_SAVED=$KIXD
+KIXD=$OLD_KIXD serve old
+mirror m3 old
+wait_size m3 "$size"
+# an old kixd's mirror of today's origin (layout 2)
+serve o
+KIXD=$OLD_KIXD mirror m4 o
+wait_size m4 "$grown"
+for n in old m3 o m4; do stop "$n"; done
+KIXD=$KIXD_SAVED
+[ -z "$(meta old layout)" ] && [ -z "$(meta m4 layout)" ] && [ "$(meta m3 layout)" = 2 ] ||
+  fail "layouts: old $(meta old layout), m3 $(meta m3 layout), m4 $(meta m4 layout)"
+notes old >"$WORK/notes-old"
+notes m3 >"$WORK/notes-m3"
+notes m4 >"$WORK/notes-m4"
+cmp "$WORK/notes-before" "$WORK/notes-old" && cmp "$WORK/notes-old" "$WORK/notes-m3" ||
+  fail "today's mirror of the old origin holds other notes"
+cmp "$WORK/notes-o" "$WORK/notes-m4" || fail "the old mirror of today's origin holds other notes"
+"$OLD_KIXD" check --store "$WORK/m4" >"$WORK/chk" 2>&1 || fail "old check of m4: $(cat "$WORK/chk")"
+"$KIXD" check --store "$WORK/m3" >"$WORK/chk" 2>&1 || fail "check of m3: $(cat "$WORK/chk")"
+pass "across versions both ways: byte-identical checkpoints and index notes at every size"
+
+# the old kixd's mirror store converted (a replica: no log key, its notes kept as verified)
+expect_status 0 "$KIXD" migrate --store "$WORK/m4" --json
+[ "$(json_get "$WORK/out" 'd["converted"], d["layout"], d["index"]')" = "True 2 kix-index/6" ] ||
+  fail "migrating the old mirror: $(cat "$WORK/out")"
+notes m4 >"$WORK/notes-m4-after"
+cmp "$WORK/notes-m4" "$WORK/notes-m4-after" || fail "the converted mirror's notes changed"
+serve o
+import "--server $(addr o)" 50 54 5 || fail "publishing: $(tail -3 "$WORK/import.log")"
+more=$(size_of o)
+mirror m4 o
+wait_size m4 "$more"
+stop m4
+stop o
+pass "an old kixd's mirror store converts with kixd migrate (no log key) and goes on mirroring"
