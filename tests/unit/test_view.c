@@ -15,7 +15,32 @@
 #include "kix/file.h"
 #include "kix/index.h"
 #include "kix/pages.h"
+#include "kix/source.h"
 #include "kix/view_text.h"
+
+/* The store as the pages read it: one snapshot, as a source (r, or one of
+ * its own when NULL). */
+static struct kix_source *as_source(struct kix_log *l, struct kix_log_reader *r)
+{
+    struct kix_source *src = NULL;
+    struct kix_err err = {0};
+
+    if (kix_source_open_snapshot(l, r, &src, &err) != KIX_OK) {
+        fprintf(stderr, "as_source: %s\n", err.msg);
+        abort();
+    }
+    return src;
+}
+
+static int export_pages(struct kix_log *l, const char *dir, struct kix_pages_export_stats *st,
+                        struct kix_err *err)
+{
+    struct kix_source *src = as_source(l, NULL);
+    int rc = kix_pages_export(src, dir, st, err);
+
+    kix_source_close(src);
+    return rc;
+}
 
 static const char *const nested_workload =
     "{\"apiVersion\":\"kernelindex.dev/v1alpha1\",\"kind\":\"Workload\",\"metadata\":{\"name\":"
@@ -93,7 +118,7 @@ struct shown {
 /* run_id's view from the store, its document, kix show's text, its page. */
 static void show(struct fixture *f, const char *run_id, struct shown *s)
 {
-    struct kix_log_reader *r;
+    struct kix_source *r = as_source(f->log, NULL);
     struct kix_run_text t = {0};
     struct kix_err err = {0};
     size_t len = 0;
@@ -105,8 +130,7 @@ static void show(struct fixture *f, const char *run_id, struct shown *s)
     t.cite_origin = ORIGIN;
     t.today = "2026-12-03";
     t.stale_days = 100000;
-    if (!out || kix_log_read_begin(f->log, &r) ||
-        kix_run_view_from_store(r, run_id, strlen(run_id), &s->res, &s->v, &err) ||
+    if (!out || kix_run_view_from_source(r, run_id, strlen(run_id), &s->res, &s->v, &err) ||
         kix_run_view_json(&s->v, 0, &s->doc, &err) ||
         kix_page_run_html(r, run_id, strlen(run_id), &s->page, &err) || kix_buf_addc(&s->doc, 0) ||
         kix_buf_addc(&s->page, 0)) {
@@ -115,7 +139,7 @@ static void show(struct fixture *f, const char *run_id, struct shown *s)
     }
     kix_run_view_text(&s->v, &t, out);
     fclose(out);
-    kix_log_read_end(r); /* the resolution owns what the view borrows */
+    kix_source_close(r); /* the resolution owns what the view borrows */
 }
 
 static void shown_release(struct shown *s)
@@ -546,6 +570,7 @@ KIX_TEST(the_export_writes_kixds_pages_without_their_embedded_view)
     static const char *const ids[] = {"nested", "tricky"};
     struct fixture f;
     struct kix_log_reader *r;
+    struct kix_source *src;
     struct kix_pages_export_stats st;
     struct kix_err err = {0};
     struct kix_buf page = KIX_BUF_INIT, env = KIX_BUF_INIT;
@@ -578,18 +603,19 @@ KIX_TEST(the_export_writes_kixds_pages_without_their_embedded_view)
     ASSERT_EQ_INT(KIX_OK, kix_entry_publication(f.publisher, "tricky", &d, "2026-11-29T00:00:00Z",
                                                 "test", "BSD-2-Clause", &env, &err));
     ASSERT_EQ_INT(KIX_OK, submit(&f, &env, objects, 4, &res, &err));
-    ASSERT_EQ_INT(KIX_OK, kix_pages_export(f.log, out, &st, &err));
+    ASSERT_EQ_INT(KIX_OK, export_pages(f.log, out, &st, &err));
     ASSERT_EQ_U64(2, st.runs);
     ASSERT_EQ_INT(KIX_OK, kix_log_read_begin(f.log, &r));
+    src = as_source(f.log, r);
     for (size_t i = 0; i < sizeof(ids) / sizeof(ids[0]); i++) {
         const char *id = ids[i];
         kix_buf_reset(&page);
-        ASSERT_EQ_INT(KIX_OK, kix_page_run_html(r, id, strlen(id), &page, &err));
+        ASSERT_EQ_INT(KIX_OK, kix_page_run_html(src, id, strlen(id), &page, &err));
         ASSERT_TRUE(without_view(&page));
         snprintf(name, sizeof(name), "runs/%s", id);
         ASSERT_TRUE(file_holds(out, name, &page));
         kix_buf_reset(&page);
-        ASSERT_EQ_INT(KIX_OK, kix_page_run_json(r, id, strlen(id), &page, &err));
+        ASSERT_EQ_INT(KIX_OK, kix_page_run_json(src, id, strlen(id), &page, &err));
         snprintf(name, sizeof(name), "runs/%s.json", id);
         ASSERT_TRUE(file_holds(out, name, &page));
         snprintf(name, sizeof(name), "%s/runs/%s", out, id);
@@ -600,7 +626,7 @@ KIX_TEST(the_export_writes_kixds_pages_without_their_embedded_view)
     }
     /* the tricky run's text is in its page as the document says it */
     kix_buf_reset(&page);
-    ASSERT_EQ_INT(KIX_OK, kix_page_run_html(r, "tricky", 6, &page, &err));
+    ASSERT_EQ_INT(KIX_OK, kix_page_run_html(src, "tricky", 6, &page, &err));
     ASSERT_EQ_INT(KIX_OK, kix_buf_addc(&page, 0));
     ASSERT_CONTAINS((const char *)page.ptr, "a\\/b \\\\\\/ \\\\\\\\\\/ \\u003c\\/script\\u003e");
     /* a group's first page likewise */
@@ -609,14 +635,15 @@ KIX_TEST(the_export_writes_kixds_pages_without_their_embedded_view)
     kix_digest_format(&info.comparison_key, group);
     ASSERT_EQ_U64(1, st.groups);
     kix_buf_reset(&page);
-    ASSERT_EQ_INT(KIX_OK, kix_page_group_html(r, group, strlen(group), &page, &err));
+    ASSERT_EQ_INT(KIX_OK, kix_page_group_html(src, group, strlen(group), &page, &err));
     ASSERT_TRUE(without_view(&page));
     snprintf(name, sizeof(name), "groups/%s", group);
     ASSERT_TRUE(file_holds(out, name, &page));
     kix_buf_reset(&page);
-    ASSERT_EQ_INT(KIX_OK, kix_page_group_json(r, group, strlen(group), &page, &err));
+    ASSERT_EQ_INT(KIX_OK, kix_page_group_json(src, group, strlen(group), &page, &err));
     snprintf(name, sizeof(name), "groups/%s.json", group);
     ASSERT_TRUE(file_holds(out, name, &page));
+    kix_source_close(src);
     kix_log_read_end(r);
     kix_buf_release(&page);
     kix_buf_release(&env);

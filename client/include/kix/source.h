@@ -153,6 +153,32 @@ struct kix_source_ops {
      * each. */
     int (*files)(struct kix_source *s, const char *const *paths, size_t n, size_t max,
                  kix_file_fn fn, void *ctx, struct kix_err *err);
+
+    /* ---- a store's own reads, for the pages a server writes of it (the
+     * views' *_from_source, client/view/view_source.c). A store source
+     * answers them; a kixd or a static copy leaves them NULL (KIX_ENOTSUP):
+     * its pages are its own server's. ---- */
+    /* The log's size, its latest checkpoint as the log signed it (no
+     * cosignature: the bytes a page is pinned to) and that checkpoint's
+     * index note (nothing appended when the store keeps no index). */
+    int (*state)(struct kix_source *s, uint64_t *size, struct kix_buf *checkpoint,
+                 struct kix_buf *index_note, struct kix_err *err);
+    /* A run's index record by run id or manifest digest (kix_index_run);
+     * KIX_ENOTFOUND when the index holds no such run. */
+    int (*run)(struct kix_source *s, const char *ref, size_t len, struct kix_run_info *out,
+               struct kix_err *err);
+    /* A group's ranked runs, best first, from position offset, at most
+     * limit, through fn (may be NULL); *size (may be NULL) its size
+     * (kix_index_group). */
+    int (*group)(struct kix_source *s, const struct kix_digest *key, uint64_t offset,
+                 uint64_t limit, kix_group_fn fn, void *ctx, uint64_t *size, struct kix_err *err);
+    /* Every ranked group's key, in key order (kix_index_groups). */
+    int (*groups)(struct kix_source *s, kix_groups_fn fn, void *ctx, struct kix_err *err);
+    /* One key's record and proof in the verifiable index at state's index
+     * note (kix_index_prove): index_proof's answer without the checkpoint
+     * and note, which a page reads once. */
+    int (*index_record)(struct kix_source *s, const char *key, struct kix_buf *record,
+                        struct kix_buf *proof, int *present, struct kix_err *err);
 };
 
 struct kix_source {
@@ -164,6 +190,12 @@ struct kix_source {
  * without a log key, a replica, is readable as is). */
 int kix_source_open_store(const char *dir, struct kix_source **out,
                           struct kix_err *err) KIX_MUST_CHECK;
+/* One read snapshot of the open log l as a source, for the pages a server
+ * writes from it (every op reads that one snapshot): r when given (kept
+ * by the caller, who ends it after closing the source), else one the
+ * source begins and ends at close. Closing it never closes l. */
+int kix_source_open_snapshot(struct kix_log *l, struct kix_log_reader *r, struct kix_source **out,
+                             struct kix_err *err) KIX_MUST_CHECK;
 /* A kixd at addr ("tcp://host:port", "unix:///path"), one connection,
  * requests sized by the limits its info reports. */
 int kix_source_connect(const char *addr, const struct kix_client_opts *opts,
