@@ -349,7 +349,6 @@ int kix_run_view_from_source(struct kix_source *src, const char *run_id, size_t 
 {
     char legacy[KIX_RUN_ID_MAX + 1], digest[KIX_DIGEST_TEXT_LEN + 1];
     struct kix_run_info info;
-    struct kix_buf text = KIX_BUF_INIT;
     struct kix_verifier key;
     int rc;
 
@@ -369,12 +368,10 @@ int kix_run_view_from_source(struct kix_source *src, const char *run_id, size_t 
     rc = kix_digest_is_text(run_id, len) ? KIX_OK : kix_run_id_check(run_id, len, err);
     if (rc == KIX_OK)
         rc = kix__src_resolve(src, run_id, len, res, err);
-    /* the log key as the source gives it, the one path a client's view
-     * takes too (kix_run_view_build) */
-    if (rc == KIX_OK && (rc = kix__src_log_key(src, &text, err)) == KIX_OK &&
-        kix_verifier_parse((const char *)text.ptr, text.len, &key, err) != KIX_OK)
-        rc = kix_err_set(err, KIX_ECORRUPT, "the store's log key does not parse");
-    kix_buf_release(&text);
+    /* the log key as the source gives it; then the one path a client's
+     * view takes too (kix_run_view_build) */
+    if (rc == KIX_OK)
+        rc = kix__src_verifier(src, &key, err);
     if (rc == KIX_OK)
         rc = kix_run_view_build(v, res, &key, get_from_source, src, err);
     return rc;

@@ -72,6 +72,9 @@ int kix__src_prove(struct kix_source *s, const char *key, struct kix_buf *record
 int kix__src_state(struct kix_source *s, uint64_t *size, struct kix_buf *checkpoint,
                    struct kix_buf *index_note, struct kix_err *err);
 int kix__src_log_key(struct kix_source *s, struct kix_buf *out, struct kix_err *err);
+/* The log key, parsed (kept per thread: the same text is parsed once). */
+struct kix_verifier;
+int kix__src_verifier(struct kix_source *s, struct kix_verifier *out, struct kix_err *err);
 /* ref (len bytes) resolved by the source (it need not end in NUL). */
 int kix__src_resolve(struct kix_source *s, const char *ref, size_t len, struct kix_resolution *out,
                      struct kix_err *err);
