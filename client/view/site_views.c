@@ -386,6 +386,7 @@ int kix_group_view_from_source(struct kix_source *src, const char *key, size_t l
                                struct kix_group_view *v, struct kix_err *err)
 {
     struct kix_buf note = KIX_BUF_INIT;
+    struct kix_err why = {0}; /* an op the source does not offer, by name */
     int rc;
 
     memset(v, 0, sizeof(*v));
@@ -396,7 +397,7 @@ int kix_group_view_from_source(struct kix_source *src, const char *key, size_t l
         return kix_err_set(err, KIX_EINVAL, "not a group key");
     kix_digest_format(&v->key, v->group);
     v->offset = offset;
-    rc = kix__src_group(src, &v->key, offset, KIX_VIEW_GROUP_MAX, add_row, v, &v->size, NULL);
+    rc = kix__src_group(src, &v->key, offset, KIX_VIEW_GROUP_MAX, add_row, v, &v->size, &why);
     if (rc == KIX_OK && v->size == 0)
         return kix_err_set(err, KIX_ENOTFOUND, "no such group");
     if (rc == KIX_OK)
@@ -425,7 +426,9 @@ int kix_group_view_from_source(struct kix_source *src, const char *key, size_t l
         if (rc == KIX_OK && best.run_id[0])
             group_words(src, v, best.run_id);
     }
-    return rc ? kix_err_set(err, rc, "the group %s: %s", v->group, kix_strerror(rc)) : KIX_OK;
+    return rc ? kix_err_set(err, rc, "the group %s: %s", v->group,
+                            why.msg[0] ? why.msg : kix_strerror(rc))
+              : KIX_OK;
 }
 
 void kix_group_view_release(struct kix_group_view *v)
@@ -839,6 +842,7 @@ int kix_home_view_update(struct kix_source *src, const struct kix_home_view *pre
 {
     struct home_walk h;
     struct kix_buf note = KIX_BUF_INIT;
+    struct kix_err why = {0}; /* an op the source does not offer, by name */
     int rc = KIX_OK;
 
     memset(v, 0, sizeof(*v));
@@ -846,7 +850,7 @@ int kix_home_view_update(struct kix_source *src, const struct kix_home_view *pre
     h.src = src;
     kix_buf_init(&h.scratch);
     kix_buf_init(&v->checkpoint);
-    rc = kix__src_state(src, &v->tree_size, &v->checkpoint, &note, NULL);
+    rc = kix__src_state(src, &v->tree_size, &v->checkpoint, &note, &why);
     kix_buf_release(&note);
     if (rc)
         goto out;
@@ -860,7 +864,7 @@ int kix_home_view_update(struct kix_source *src, const struct kix_home_view *pre
         h.prev[h.nprev++] = &prev->rows[i];
     if (h.nprev > 1)
         qsort(h.prev, h.nprev, sizeof(*h.prev), by_group);
-    rc = kix__src_groups(src, home_group, &h, NULL);
+    rc = kix__src_groups(src, home_group, &h, &why);
     if (rc == KIX_OK && h.n > 1)
         qsort(h.rows, h.n, sizeof(*h.rows), home_order);
     v->rows = h.rows;
@@ -876,7 +880,8 @@ out:
     kix_buf_release(&h.scratch);
     if (rc)
         kix_home_view_release(v);
-    return rc ? kix_err_set(err, rc, "the home page: %s", kix_strerror(rc)) : KIX_OK;
+    return rc ? kix_err_set(err, rc, "the home page: %s", why.msg[0] ? why.msg : kix_strerror(rc))
+              : KIX_OK;
 }
 
 int kix_home_view_from_source(struct kix_source *src, struct kix_home_view *v, struct kix_err *err)

@@ -19,7 +19,9 @@
  * rest is owned by the view. JSON goes into a caller-owned struct kix_buf.
  * Errors: KIX_ENOTFOUND (no such run or group), KIX_EINVAL (a malformed
  * run id or group key), KIX_ECORRUPT (a stored manifest does not parse),
- * KIX_ENOMEM, and whatever the object getter returns.
+ * KIX_ENOMEM, KIX_ENOTSUP naming the source when it lacks an operation a
+ * view needs (a group's or the home page's from a kixd or a static copy),
+ * and whatever the object getter or the source returns.
  */
 #ifndef KIX_VIEW_H
 #define KIX_VIEW_H
