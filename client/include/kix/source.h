@@ -3,10 +3,12 @@
  * A struct kix_client (kix/client.h) reads a log through one struct
  * kix_source: a table of fetchers (struct kix_source_ops) and the state
  * behind them. kix_client verifies; a source only fetches. Two are built
- * in: the store layers on this machine (kix_source_open_store,
- * client/lib/source_local.c), kixd's msgpack-RPC (kix_source_connect,
- * client/lib/source_rpc.c) and C2SP tlog-tiles over HTTP(S)
- * (kix_source_open_http, client/lib/source_http.c). The idea is Tessera's client, which takes a
+ * in: the store layers on this machine (kix_source_open_store, or one
+ * read snapshot of an open log, kix_source_open_snapshot, which is how
+ * kixd's pages and export read their store; client/lib/source_local.c),
+ * kixd's msgpack-RPC (kix_source_connect, client/lib/source_rpc.c) and
+ * C2SP tlog-tiles over HTTP(S) (kix_source_open_http,
+ * client/lib/source_http.c). The idea is Tessera's client, which takes a
  * checkpoint fetcher, a tile fetcher and an entry bundle fetcher and
  * builds every proof from them; here the fetchers sit one level higher
  * (proofs, not tiles) because kixd answers proofs, and the operations a
