@@ -10,8 +10,8 @@ The layers (ARCHITECTURE.md), lowest first; each may use those before it:
   proto   proto          msgpack-RPC messages                base + msgpack
   cmdline client/cmdline the option tables of kix and kixd   libc only
   client  client/lib     the client library                  all of the above
-  view    client/view    what a reader is shown: the view     base, verify, log, index
-                         model, its JSON, kix show's text
+  view    client/view    what a reader is shown: the view     base, verify, log, index,
+                         model, its JSON, kix show's text     client (kix/source.h)
   web     client/web     templates, HTML pages, static site  view and what it uses
   cli     client/cli     the kix commands                    client, view, cmdline and below
   daemon  daemon         kixd                                client, web, cmdline and below,
@@ -48,6 +48,14 @@ json_dumps/json_dumpf/json_dumpb outside doc.c (client/lib, below the
 view, prints nothing: it may serialise to parse; kixd's log lines, diag.c,
 are written by hand, JSON_BY_HAND below says why).
 
+Views only from sources: client/view reaches storage through a struct
+kix_source alone (kix/source.h; a server's pages read its store as one,
+kix_source_open_snapshot): it includes no kix/log*.h, kix/store.h nor kix/index.h, and
+of the client layer only kix/source.h. client/web renders views and reads
+nothing else: no kix/log*.h, kix/store.h, kix/index.h nor kix/source.h. Neither calls
+the log's or the index's readers (kix_log_*, kix_index_*) in its code,
+whatever header brought them in.
+
 Storage renders nothing: no HTML or CSS under store/ (no .html/.css file,
 no tag such as "<html", "<div", "<table" or a closing "</x" in a source).
 """
@@ -68,7 +76,7 @@ LAYERS = [  # name, folder, may use (layer names), third-party headers it may in
     ("cmdline", "client/cmdline", [], set()),
     ("client", "client/lib", ["base", "verify", "log", "index", "proto"],
      {"sodium.h", "jansson.h", "curl/curl.h"}),
-    ("view", "client/view", ["base", "verify", "log", "index"], {"jansson.h"}),
+    ("view", "client/view", ["base", "verify", "log", "index", "client"], {"jansson.h"}),
     ("web", "client/web", ["base", "verify", "log", "index", "view"], {"jansson.h"}),
     ("cli", "client/cli", ["base", "verify", "log", "index", "proto", "client", "view", "cmdline"],
      {"sodium.h", "jansson.h"}),
@@ -93,6 +101,13 @@ LOG_VOCABULARY = [
 DAEMON_FLOORS = [("base", "daemon/base"), ("loop", "daemon/loop"), ("writer", "daemon/writer"),
                  ("replication", "daemon/replication"), ("front", "daemon/front"),
                  ("kixd", "daemon")]
+
+# Views only from sources (see the top): the headers each may not include,
+# and the storage calls neither makes.
+STORAGE_HEADERS = re.compile(r"^kix/(log[^/]*|index|store)\.h$")
+SOURCE_ONLY = {"client/view": {"kix/source.h"},  # of the client layer, only this
+               "client/web": set()}
+STORAGE_CALL = re.compile(r"\b(kix_log_\w+|kix_index_\w+)\s*\(")
 INCLUDE = re.compile(r'^\s*#\s*include\s*([<"])([^>"]+)[>"]', re.M)
 
 
@@ -163,6 +178,28 @@ def json_writers():
             elif JSON_DUMP.search(line):
                 problems.append(f"{rel}:{n}: json_dump*: write JSON with kix_doc_dumps "
                                 f"(kix/doc.h), the one JSON writer")
+    return problems
+
+
+def views_from_sources(owner):
+    """client/view reads storage through a source only; client/web reads
+    nothing but views."""
+    problems = []
+    for folder, allowed in SOURCE_ONLY.items():
+        for path in sources(folder):
+            rel = os.path.relpath(path, ROOT)
+            text = open(path, encoding="utf-8").read()
+            for kind, inc in INCLUDE.findall(text):
+                if STORAGE_HEADERS.match(inc) or (owner.get(inc) == "client" and inc not in allowed):
+                    problems.append(f"{rel}: includes {inc}: {folder} reads storage only "
+                                    + ("through a struct kix_source (kix/source.h)"
+                                       if allowed else "through the views (kix/view.h)"))
+            code = re.sub(r"/\*.*?\*/|//[^\n]*", "", text, flags=re.S)
+            code = re.sub(r'"(\\.|[^"\\\n])*"', '""', code)
+            for m in STORAGE_CALL.finditer(code):
+                problems.append(f"{rel}: calls {m.group(1)}(): {folder} reads storage only "
+                                + ("through a struct kix_source (kix/source.h)"
+                                   if allowed else "through the views (kix/view.h)"))
     return problems
 
 
@@ -281,6 +318,7 @@ def main():
                 problems.append(f"{rel}:{n}: \"{word}\": the log knows entries, objects and the "
                                 f"indexer's tables, not what the index (store/index) makes of them")
     problems += markup_in_store()
+    problems += views_from_sources(owner)
     problems += shared_names()
     problems += json_writers()
     for p in problems:
@@ -320,6 +358,14 @@ def self_test():
         ("store/index/query.c", 'static const char page[] = "<table><tr></tr></table>";\n'),
         ("store/index/web/page.css", "body{margin:0}\n"),                # a style sheet in store/
         ("client/view/figures.c", '#include "kix/pages.h"\n'),            # the view using the web
+        ("client/view/figures.c", '#include "kix/index.h"\n'),            # the view under its source
+        ("client/view/text.c", '#include "kix/log.h"\n'),                 # ... or the log
+        ("client/view/cite.c", '#include "kix/client.h"\n'),              # ... or a client's verifier
+        ("client/view/workload.c", "static int h(void *r) { return kix_index_run(r, 0, 0, 0); }\n"),
+        ("client/web/home_page.c", '#include "kix/log_txn.h"\n'),       # pages reading the log
+        ("client/web/run_page.c", '#include "kix/index.h"\n'),            # ... or the index
+        ("client/web/pages.c", '#include "kix/source.h"\n'),              # ... or a source
+        ("client/web/site_export.c", "static int k(void *r) { return kix_log_read_begin(r, 0); }\n"),
         ("client/web/CMakeLists.txt", "target_link_libraries(kix_web PUBLIC kix_client)\n"),
         ("daemon/log.c", "/* a second log.c */\n"),                      # a name taken twice
         ("daemon/base/diag.c", '#include "server.h"\n'),      # kixd's base floor using the loop

@@ -2,7 +2,9 @@
  * through the store layers. A client's takes its own read snapshot for
  * every read, and a resolution keeps its snapshot open until released;
  * kixd's (kix_source_open_log) reads the snapshot it binds before each
- * request, so that kixd answers every read with this code. */
+ * request, so that kixd answers every read with this code; a snapshot
+ * source (kix_source_open_snapshot: a server's pages) reads one snapshot
+ * for all its ops, and borrows the log. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,7 +18,9 @@ struct local_source {
     struct kix_source base; /* first: the ops get &base */
     struct kix_log *log;
     int own_log;                  /* closed with the source (kix_source_open_store) */
-    struct kix_log_reader *bound; /* the caller's snapshot (kix_source_bind_reader), or NULL */
+    struct kix_log_reader *bound; /* the snapshot every op reads (kix_source_bind_reader, or a
+                                     snapshot source's), or NULL: one per op */
+    int owned;                    /* bound was begun by the source: ended at close */
     uint64_t resolve_max;         /* entries per resolution page, 0: all */
 };
 
@@ -64,8 +68,12 @@ static void end(struct kix_source *s, struct kix_log_reader *r)
 
 static void local_close(struct kix_source *s)
 {
-    if (local_of(s)->own_log)
-        kix_log_close(log_of(s));
+    struct local_source *l = local_of(s);
+
+    if (l->owned)
+        kix_log_read_end(l->bound);
+    if (l->own_log)
+        kix_log_close(l->log);
     free(s);
 }
 
@@ -324,7 +332,7 @@ static int local_query(struct kix_source *s, const struct kix_query *q, kix_quer
 /* A local resolution borrows from a read snapshot kept open until release,
  * and owns what the index made for it. */
 struct local_backing {
-    struct kix_log_reader *r;
+    struct kix_log_reader *r; /* NULL: the snapshot source's, not ours to end */
     void *inner;
     void (*inner_free)(void *);
 };
@@ -399,6 +407,64 @@ static int local_index_proof(struct kix_source *s, const char *ikey, struct kix_
     WITH_READER(s, r, err, index_proof_of(r, ikey, a, err));
 }
 
+static int state_of(struct kix_log_reader *r, uint64_t *size, struct kix_buf *checkpoint,
+                    struct kix_buf *index_note, struct kix_err *err)
+{
+    struct kix_bytes b;
+    int rc = KIX_OK;
+
+    *size = kix_log_reader_size(r);
+    if (kix_log_reader_checkpoint(r, KIX_NO_INDEX, &b) == KIX_OK)
+        rc = kix_buf_add(checkpoint, b.ptr, b.len);
+    if (rc == KIX_OK && kix_log_reader_index_note(r, KIX_NO_INDEX, &b) == KIX_OK)
+        rc = kix_buf_add(index_note, b.ptr, b.len);
+    return rc ? kix_err_set(err, rc, "out of memory") : KIX_OK;
+}
+
+static int local_state(struct kix_source *s, uint64_t *size, struct kix_buf *checkpoint,
+                       struct kix_buf *index_note, struct kix_err *err)
+{
+    WITH_READER(s, r, err, state_of(r, size, checkpoint, index_note, err));
+}
+
+static int run_of(struct kix_log_reader *r, const char *ref, size_t len, struct kix_run_info *out,
+                  struct kix_err *err)
+{
+    int rc = kix_index_run(r, ref, len, out);
+    return rc ? kix_err_set(err, rc, "no run %.*s in this log", (int)(len > 200 ? 200 : len), ref)
+              : KIX_OK;
+}
+
+static int local_run(struct kix_source *s, const char *ref, size_t len, struct kix_run_info *out,
+                     struct kix_err *err)
+{
+    WITH_READER(s, r, err, run_of(r, ref, len, out, err));
+}
+
+static int local_group(struct kix_source *s, const struct kix_digest *key, uint64_t offset,
+                       uint64_t limit, kix_group_fn fn, void *ctx, uint64_t *size,
+                       struct kix_err *err)
+{
+    WITH_READER(s, r, err, kix_index_group(r, key, offset, limit, fn, ctx, size));
+}
+
+static int local_groups(struct kix_source *s, kix_groups_fn fn, void *ctx, struct kix_err *err)
+{
+    WITH_READER(s, r, err, kix_index_groups(r, fn, ctx));
+}
+
+static int local_index_record(struct kix_source *s, const char *key, struct kix_buf *record,
+                              struct kix_buf *proof, int *present, struct kix_err *err)
+{
+    WITH_READER(s, r, err, kix_index_prove(r, key, strlen(key), record, proof, present, err));
+}
+
+static int local_log_key(struct kix_source *s, struct kix_buf *out, struct kix_err *err)
+{
+    int rc = kix_verifier_format(kix_log_verifier(log_of(s)), out);
+    return rc ? kix_err_set(err, rc, "out of memory") : KIX_OK;
+}
+
 static const struct kix_source_ops local_ops = {
     .close = local_close,
     .info = local_info,
@@ -416,7 +482,61 @@ static const struct kix_source_ops local_ops = {
     .query = local_query,
     .submit = local_submit,
     /* add_cosignature: witness keys are a kixd's configuration, not a store's */
+    .state = local_state,
+    .run = local_run,
+    .group = local_group,
+    .groups = local_groups,
+    .index_record = local_index_record,
 };
+
+/* A snapshot source writes nothing: its pages show one state of the log. */
+static const struct kix_source_ops snapshot_ops = {
+    .close = local_close,
+    .info = local_info,
+    .checkpoint = local_checkpoint,
+    .entries = local_entries,
+    .inclusion = local_inclusion,
+    .consistency = local_consistency,
+    .inclusion_proofs = local_inclusion_proofs,
+    .checkpoints = local_checkpoints,
+    .receipt = local_receipt,
+    .objects = local_objects,
+    .object = local_object,
+    .index_proof = local_index_proof,
+    .resolve = local_resolve,
+    .query = local_query,
+    .log_key = local_log_key,
+    .state = local_state,
+    .run = local_run,
+    .group = local_group,
+    .groups = local_groups,
+    .index_record = local_index_record,
+};
+
+int kix_source_open_snapshot(struct kix_log *l, struct kix_log_reader *r, struct kix_source **out,
+                             struct kix_err *err)
+{
+    struct local_source *s = calloc(1, sizeof(*s));
+    int rc;
+
+    *out = NULL;
+    if (!s)
+        return kix_err_set(err, KIX_ENOMEM, "out of memory");
+    s->log = l;
+    s->bound = r;
+    if (!r) {
+        rc = kix_log_read_begin(l, &s->bound);
+        if (rc) {
+            free(s);
+            return kix_err_set(err, rc, "cannot read the log: %s", kix_strerror(rc));
+        }
+        s->owned = 1;
+    }
+    s->base.ops = &snapshot_ops;
+    snprintf(s->base.where, sizeof(s->base.where), "the store of %s", kix_log_origin(l));
+    *out = &s->base;
+    return KIX_OK;
+}
 
 int kix_source_open_store(const char *dir, struct kix_source **out, struct kix_err *err)
 {

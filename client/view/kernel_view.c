@@ -44,7 +44,8 @@ struct impl_name {
 };
 
 struct kbuild {
-    struct kix_log_reader *r;
+    struct kix_source *src;
+    struct kix_buf scratch; /* an object's bytes, while it is parsed */
     struct kgroup *groups;
     size_t ngroups;
     struct member *members;
@@ -58,26 +59,23 @@ struct kbuild {
     size_t group_first_point;
 };
 
-static json_t *object_json(struct kix_log_reader *r, const char *digest_text)
+static json_t *object_json(struct kbuild *b, const char *digest_text)
 {
     struct kix_digest d;
-    struct kix_bytes b;
 
     if (!digest_text || kix_digest_parse(digest_text, strlen(digest_text), &d, NULL) != KIX_OK ||
-        kix_log_reader_object(r, &d, &b) != KIX_OK)
+        kix__src_object(b->src, &d, &b->scratch, NULL) != KIX_OK)
         return NULL;
-    return json_loadb((const char *)b.ptr, b.len, 0, NULL);
+    return json_loadb((const char *)b->scratch.ptr, b->scratch.len, 0, NULL);
 }
 
-static json_t *manifest_json(struct kix_log_reader *r, const char *run_id)
+static json_t *manifest_json(struct kbuild *b, const char *run_id)
 {
     struct kix_run_info run;
-    struct kix_bytes b;
 
-    if (kix_index_run(r, run_id, strlen(run_id), &run) != KIX_OK ||
-        kix_log_reader_object(r, &run.manifest, &b) != KIX_OK)
+    if (kix__src_manifest(b->src, run_id, &run, &b->scratch) != KIX_OK)
         return NULL;
-    return json_loadb((const char *)b.ptr, b.len, 0, NULL);
+    return json_loadb((const char *)b->scratch.ptr, b->scratch.len, 0, NULL);
 }
 
 static const char *spec_string(json_t *doc, const char *key)
@@ -220,7 +218,7 @@ static const struct impl_name *implementation(struct kbuild *b, json_t *manifest
     n = &b->impls[b->nimpls++];
     memset(n, 0, sizeof(*n));
     n->digest = d;
-    impl = object_json(b->r, text);
+    impl = object_json(b, text);
     s = spec_string(impl, "provider");
     kix__text_copy(n->provider, sizeof(n->provider), s ? s : "");
     s = spec_string(impl, "name");
@@ -232,12 +230,12 @@ static const struct impl_name *implementation(struct kbuild *b, json_t *manifest
     return n;
 }
 
-/* kix_index_group: each run of the group, best first; the first run of
+/* The group op (kix/source.h): each run of the group, best first; the first run of
  * each implementation is its point. */
 static int add_run(void *ctx, uint64_t rank, const char *run_id, uint64_t value)
 {
     struct kbuild *b = ctx;
-    json_t *m = manifest_json(b->r, run_id);
+    json_t *m = manifest_json(b, run_id);
     const struct impl_name *impl = implementation(b, m);
     struct kpoint *p;
 
@@ -346,7 +344,7 @@ static int make_lines(struct kbuild *b)
     return rc;
 }
 
-int kix_kernel_view_build(struct kix_log_reader *r, const struct kix_home_view *home,
+int kix_kernel_view_build(struct kix_source *src, const struct kix_home_view *home,
                           const char *kernel, size_t len, struct kix_kernel_view *v,
                           struct kix_err *err)
 {
@@ -356,7 +354,8 @@ int kix_kernel_view_build(struct kix_log_reader *r, const struct kix_home_view *
 
     memset(v, 0, sizeof(*v));
     memset(&b, 0, sizeof(b));
-    b.r = r;
+    b.src = src;
+    kix_buf_init(&b.scratch);
     b.v = v;
     v->home = home;
     for (size_t i = 0; !k && i < home->nkernels; i++)
@@ -375,9 +374,9 @@ int kix_kernel_view_build(struct kix_log_reader *r, const struct kix_home_view *
     /* each group's workload first: the sweeps are the groups' together */
     for (size_t i = 0; rc == KIX_OK && i < v->nrows; i++) {
         struct kgroup *g = &b.groups[b.ngroups++];
-        json_t *m = manifest_json(r, home->rows[v->first_row + i].best);
+        json_t *m = manifest_json(&b, home->rows[v->first_row + i].best);
         g->row = &home->rows[v->first_row + i];
-        g->workload = object_json(r, spec_string(m, "workloadDigest"));
+        g->workload = object_json(&b, spec_string(m, "workloadDigest"));
         json_decref(m);
         kix__workload_words(g->workload, &g->w);
         rc = add_members(&b, i);
@@ -402,7 +401,7 @@ int kix_kernel_view_build(struct kix_log_reader *r, const struct kix_home_view *
         if ((rc = kix_digest_parse(g->row->group, strlen(g->row->group), &key, NULL)) != KIX_OK)
             break;
         b.group_first_point = first = b.npoints;
-        rc = kix_index_group(r, &key, 0, KIX_VIEW_GROUP_MAX, add_run, &b, &size);
+        rc = kix__src_group(src, &key, 0, KIX_VIEW_GROUP_MAX, add_run, &b, &size, NULL);
         if (rc == KIX_OK && size > KIX_VIEW_GROUP_MAX)
             v->runs += size - KIX_VIEW_GROUP_MAX;
         /* the group's best run per implementation, once in each sweep */
@@ -436,6 +435,7 @@ out:
     free(b.members);
     free(b.points);
     free(b.impls);
+    kix_buf_release(&b.scratch);
     if (rc)
         kix_kernel_view_release(v);
     return rc ? kix_err_set(err, rc, "the kernel page: %s", kix_strerror(rc)) : KIX_OK;

@@ -315,23 +315,28 @@ void kix_run_view_release(struct kix_run_view *v)
     memset(v, 0, sizeof(*v));
 }
 
-static int get_from_reader(void *ctx, const struct kix_digest *d, struct kix_buf *out,
+static int get_from_source(void *ctx, const struct kix_digest *d, struct kix_buf *out,
                            struct kix_err *err)
 {
-    struct kix_bytes b;
-    int rc = kix_log_reader_object(ctx, d, &b);
+    struct kix_source *src = ctx;
+    struct kix_buf b = KIX_BUF_INIT;
+    int rc = kix__src_object(src, d, &b, NULL);
 
-    if (rc)
-        return kix_err_set(err, rc, "the object is not in the store");
-    rc = kix_buf_add(out, b.ptr, b.len);
-    return rc ? kix_err_set(err, rc, "out of memory") : KIX_OK;
+    if (rc == KIX_OK && (rc = kix_buf_add(out, b.ptr, b.len)) != KIX_OK)
+        rc = kix_err_set(err, rc, "out of memory");
+    else if (rc)
+        rc = kix_err_set(err, rc, "the object is not in the store");
+    kix_buf_release(&b);
+    return rc;
 }
 
-int kix_run_view_from_store(struct kix_log_reader *r, const char *run_id, size_t len,
-                            struct kix_resolution *res, struct kix_run_view *v, struct kix_err *err)
+int kix_run_view_from_source(struct kix_source *src, const char *run_id, size_t len,
+                             struct kix_resolution *res, struct kix_run_view *v,
+                             struct kix_err *err)
 {
     char legacy[KIX_RUN_ID_MAX + 1], digest[KIX_DIGEST_TEXT_LEN + 1];
     struct kix_run_info info;
+    struct kix_verifier key;
     int rc;
 
     memset(v, 0, sizeof(*v));
@@ -339,7 +344,7 @@ int kix_run_view_from_store(struct kix_log_reader *r, const char *run_id, size_t
      * escaped page name (kix_run_page_name) and resolved by its manifest
      * digest: its id may read as another run's digest, or name nothing */
     if (len > 1 && run_id[0] == '_' && kix_run_page_id(run_id, len, legacy) == KIX_OK) {
-        if (kix_index_run(r, legacy, strlen(legacy), &info) != KIX_OK)
+        if (kix__src_run(src, legacy, strlen(legacy), &info, NULL) != KIX_OK)
             return kix_err_set(err, KIX_ENOTFOUND, "no run %s in this log", legacy);
         kix_digest_format(&info.manifest, digest);
         run_id = digest;
@@ -349,9 +354,13 @@ int kix_run_view_from_store(struct kix_log_reader *r, const char *run_id, size_t
      * means the digest (runs/sha256:<hex>) */
     rc = kix_digest_is_text(run_id, len) ? KIX_OK : kix_run_id_check(run_id, len, err);
     if (rc == KIX_OK)
-        rc = kix_index_resolve(r, run_id, len, res, err);
+        rc = kix__src_resolve(src, run_id, len, res, err);
+    /* the log key as the source gives it; then the one path a client's
+     * view takes too (kix_run_view_build) */
     if (rc == KIX_OK)
-        rc = kix_run_view_build(v, res, kix_log_reader_verifier(r), get_from_reader, r, err);
+        rc = kix__src_verifier(src, &key, err);
+    if (rc == KIX_OK)
+        rc = kix_run_view_build(v, res, &key, get_from_source, src, err);
     return rc;
 }
 

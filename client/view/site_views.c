@@ -1,4 +1,4 @@
-/* The group and home views (kix/view.h), from the store. */
+/* The group and home views (kix/view.h), from a store read as a source. */
 #include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -27,23 +27,31 @@ static int add_row(void *ctx, uint64_t rank, const char *run_id, uint64_t value)
 }
 
 /* A run's row in words (kernel, pass, GPU, provider), as kix query shows it. */
-static void describe_run(struct kix_log_reader *r, struct kix_query_row *row)
+static void describe_run(struct kix_source *src, struct kix_query_row *row)
 {
     static const struct kix_digest none;
     struct kix_run_info run;
     struct kix_digest refs[KIX_QUERY_NREFS];
-    struct kix_bytes m, objs[KIX_QUERY_NREFS];
+    struct kix_buf m = KIX_BUF_INIT, bufs[KIX_QUERY_NREFS];
+    struct kix_bytes objs[KIX_QUERY_NREFS];
     char gpu_full[160];
 
-    if (kix_index_run(r, row->run_id, strlen(row->run_id), &run) != KIX_OK ||
-        kix_log_reader_object(r, &run.manifest, &m) != KIX_OK)
+    if (kix__src_manifest(src, row->run_id, &run, &m) != KIX_OK) {
+        kix_buf_release(&m);
         return;
+    }
     kix_query_row_refs(m.ptr, m.len, refs);
-    for (int i = 0; i < KIX_QUERY_NREFS; i++)
-        if (memcmp(&refs[i], &none, sizeof(none)) == 0 ||
-            kix_log_reader_object(r, &refs[i], &objs[i]) != KIX_OK)
-            objs[i] = (struct kix_bytes){NULL, 0};
+    for (int i = 0; i < KIX_QUERY_NREFS; i++) {
+        kix_buf_init(&bufs[i]);
+        objs[i] = (struct kix_bytes){NULL, 0};
+        if (memcmp(&refs[i], &none, sizeof(none)) != 0 &&
+            kix__src_object(src, &refs[i], &bufs[i], NULL) == KIX_OK)
+            objs[i] = (struct kix_bytes){bufs[i].ptr, bufs[i].len};
+    }
     kix_query_row_describe(m.ptr, m.len, objs, row, gpu_full, sizeof(gpu_full));
+    for (int i = 0; i < KIX_QUERY_NREFS; i++)
+        kix_buf_release(&bufs[i]);
+    kix_buf_release(&m);
 }
 
 static void add_scalar(char *out, size_t cap, const char *name, const json_t *v)
@@ -84,7 +92,7 @@ void kix_view_workload_words(const uint8_t *bytes, size_t len, char *out, size_t
     json_decref(doc);
 }
 
-static char *text_of(const struct kix_bytes *b)
+static char *text_of(const struct kix_buf *b)
 {
     char *t = malloc(b->len + 1);
 
@@ -105,14 +113,14 @@ static char *hex_of(const struct kix_buf *b)
 }
 
 /* The run's index record and its proof, for a view with an index. */
-static int prove_run(struct kix_log_reader *r, struct kix_group_row *row)
+static int prove_run(struct kix_source *src, struct kix_group_row *row)
 {
     struct kix_buf record = KIX_BUF_INIT, proof = KIX_BUF_INIT;
     char key[KIX_VINDEX_KEY_MAX + 1];
     int present = 0, rc;
 
     kix_vindex_key_run(row->run_id, strlen(row->run_id), key);
-    rc = kix_index_prove(r, key, strlen(key), &record, &proof, &present, NULL);
+    rc = kix__src_prove(src, key, &record, &proof, &present, NULL);
     if (rc == KIX_OK && present &&
         (!(row->run_record = hex_of(&record)) || !(row->run_proof = hex_of(&proof))))
         rc = KIX_ENOMEM;
@@ -125,32 +133,36 @@ static int prove_run(struct kix_log_reader *r, struct kix_group_row *row)
  * and objects: provider, spread, evidence, date; and what proves them
  * (the run's record with its proof when `indexed`, the canonical
  * manifest and the implementation object). */
-static int describe_row(struct kix_log_reader *r, struct kix_group_row *row, int indexed)
+static int describe_row_in(struct kix_source *src, struct kix_group_row *row, int indexed,
+                           struct kix_buf *b)
 {
     static const struct kix_digest none;
     struct kix_query_row q;
     struct kix_run_info info;
     struct kix_digest refs[KIX_QUERY_NREFS];
-    struct kix_bytes b, impl;
     struct kix_figures f;
     json_t *doc, *obs;
-    int rc = indexed ? prove_run(r, row) : KIX_OK;
+    int rc = indexed ? prove_run(src, row) : KIX_OK;
 
     memset(&q, 0, sizeof(q));
     snprintf(q.run_id, sizeof(q.run_id), "%s", row->run_id);
-    describe_run(r, &q);
+    describe_run(src, &q);
     snprintf(row->provider, sizeof(row->provider), "%s", q.provider);
     snprintf(row->source, sizeof(row->source), "%s", q.source);
-    if (rc != KIX_OK || kix_index_run(r, row->run_id, strlen(row->run_id), &info) != KIX_OK ||
-        kix_log_reader_object(r, &info.manifest, &b) != KIX_OK)
+    if (rc != KIX_OK || kix__src_manifest(src, row->run_id, &info, b) != KIX_OK)
         return rc;
-    if (!(row->manifest = text_of(&b)))
+    if (!(row->manifest = text_of(b)))
         return KIX_ENOMEM;
-    kix_query_row_refs(b.ptr, b.len, refs);
-    if (memcmp(&refs[KIX_QUERY_IMPLEMENTATION], &none, sizeof(none)) != 0 &&
-        kix_log_reader_object(r, &refs[KIX_QUERY_IMPLEMENTATION], &impl) == KIX_OK &&
-        !(row->implementation = text_of(&impl)))
-        return KIX_ENOMEM;
+    kix_query_row_refs(b->ptr, b->len, refs);
+    if (memcmp(&refs[KIX_QUERY_IMPLEMENTATION], &none, sizeof(none)) != 0) {
+        struct kix_buf impl = KIX_BUF_INIT;
+        if (kix__src_object(src, &refs[KIX_QUERY_IMPLEMENTATION], &impl, NULL) == KIX_OK &&
+            !(row->implementation = text_of(&impl)))
+            rc = KIX_ENOMEM;
+        kix_buf_release(&impl);
+        if (rc)
+            return rc;
+    }
     if (row->implementation) {
         json_t *o = json_loads(row->implementation, 0, NULL);
         const char *name = json_string_value(json_object_get(json_object_get(o, "spec"), "name"));
@@ -160,7 +172,7 @@ static int describe_row(struct kix_log_reader *r, struct kix_group_row *row, int
         json_decref(o);
     }
     row->evidence = info.evidence;
-    doc = json_loadb((const char *)b.ptr, b.len, 0, NULL);
+    doc = json_loadb((const char *)b->ptr, b->len, 0, NULL);
     kix_figures_of(doc, &f);
     row->have_p20 = f.have_p20;
     row->have_p80 = f.have_p80;
@@ -171,6 +183,15 @@ static int describe_row(struct kix_log_reader *r, struct kix_group_row *row, int
         snprintf(row->observed, sizeof(row->observed), "%.10s", json_string_value(obs));
     json_decref(doc);
     return KIX_OK;
+}
+
+static int describe_row(struct kix_source *src, struct kix_group_row *row, int indexed)
+{
+    struct kix_buf b = KIX_BUF_INIT;
+    int rc = describe_row_in(src, row, indexed, &b);
+
+    kix_buf_release(&b);
+    return rc;
 }
 
 /* The group's workload for its page's title, in the home and kernel
@@ -190,37 +211,43 @@ static void group_workload_words(const uint8_t *bytes, size_t len, char *out, si
 }
 
 /* The group in words, from its best run (any run of it says the same). */
-static void group_words(struct kix_log_reader *r, struct kix_group_view *v, const char *best)
+static void group_words(struct kix_source *src, struct kix_group_view *v, const char *best)
 {
     static const struct kix_digest none;
     struct kix_query_row q;
     struct kix_run_info info;
     struct kix_digest refs[KIX_QUERY_NREFS];
-    struct kix_bytes m, w = {NULL, 0}, e;
+    struct kix_buf m = KIX_BUF_INIT, w = KIX_BUF_INIT, e = KIX_BUF_INIT;
+    int have_w = 0;
 
     memset(&q, 0, sizeof(q));
     snprintf(q.run_id, sizeof(q.run_id), "%s", best);
-    describe_run(r, &q);
+    describe_run(src, &q);
     snprintf(v->kernel, sizeof(v->kernel), "%s", q.kernel);
     snprintf(v->mode, sizeof(v->mode), "%s", q.mode);
     snprintf(v->gpu, sizeof(v->gpu), "%s", q.gpu);
     snprintf(v->source, sizeof(v->source), "%s", q.source);
     snprintf(v->statistic, sizeof(v->statistic), "%s", q.statistic[0] ? q.statistic : "median");
-    if (kix_index_run(r, best, strlen(best), &info) != KIX_OK ||
-        kix_log_reader_object(r, &info.manifest, &m) != KIX_OK)
-        return;
+    if (kix__src_manifest(src, best, &info, &m) != KIX_OK)
+        goto out;
     kix_query_row_refs(m.ptr, m.len, refs);
-    if (memcmp(&refs[KIX_QUERY_WORKLOAD], &none, sizeof(none)) != 0 &&
-        kix_log_reader_object(r, &refs[KIX_QUERY_WORKLOAD], &w) != KIX_OK)
-        w.ptr = NULL;
-    group_workload_words(w.ptr, w.len, v->workload, sizeof(v->workload));
-    /* for the page's verifier, which writes the group's words from them
-     * (without them, or short of memory, its title stays unproven) */
-    if (w.ptr)
+    have_w = memcmp(&refs[KIX_QUERY_WORKLOAD], &none, sizeof(none)) != 0 &&
+             kix__src_object(src, &refs[KIX_QUERY_WORKLOAD], &w, NULL) == KIX_OK;
+    if (have_w) {
+        group_workload_words(w.ptr, w.len, v->workload, sizeof(v->workload));
+        /* for the page's verifier, which writes the group's words from them
+         * (without them, or short of memory, its title stays unproven) */
         v->workload_canonical = text_of(&w);
+    } else {
+        group_workload_words(NULL, 0, v->workload, sizeof(v->workload));
+    }
     if (memcmp(&refs[KIX_QUERY_ENVIRONMENT], &none, sizeof(none)) != 0 &&
-        kix_log_reader_object(r, &refs[KIX_QUERY_ENVIRONMENT], &e) == KIX_OK)
+        kix__src_object(src, &refs[KIX_QUERY_ENVIRONMENT], &e, NULL) == KIX_OK)
         v->environment_canonical = text_of(&e);
+out:
+    kix_buf_release(&m);
+    kix_buf_release(&w);
+    kix_buf_release(&e);
 }
 
 struct group_best {
@@ -238,27 +265,26 @@ static int best_of(void *ctx, uint64_t rank, const char *run_id, uint64_t value)
 }
 
 /* The members' unit: the best run's primary statistic. */
-static void group_unit(struct kix_log_reader *r, struct kix_group_view *v)
+static void group_unit(struct kix_source *src, struct kix_group_view *v)
 {
     struct kix_run_info info;
-    struct kix_bytes b;
+    struct kix_buf b = KIX_BUF_INIT;
     struct kix_figures f;
     json_t *doc;
 
-    if (!v->nrows ||
-        kix_index_run(r, v->rows[0].run_id, strlen(v->rows[0].run_id), &info) != KIX_OK ||
-        kix_log_reader_object(r, &info.manifest, &b) != KIX_OK)
-        return;
-    doc = json_loadb((const char *)b.ptr, b.len, 0, NULL);
-    kix_figures_of(doc, &f);
-    v->bytes = f.bytes;
-    json_decref(doc);
+    if (v->nrows && kix__src_manifest(src, v->rows[0].run_id, &info, &b) == KIX_OK) {
+        doc = json_loadb((const char *)b.ptr, b.len, 0, NULL);
+        kix_figures_of(doc, &f);
+        v->bytes = f.bytes;
+        json_decref(doc);
+    }
+    kix_buf_release(&b);
 }
 
 /* The pages of the group's directory that hold the view's rows, each
  * with its record and proof. */
 struct page_pick {
-    struct kix_log_reader *r;
+    struct kix_source *src;
     struct kix_group_view *v;
     int rc;
 };
@@ -283,7 +309,7 @@ static int pick_page(void *ctx, const struct kix_vindex_page *p)
     pg = &v->pages[v->npages];
     memset(pg, 0, sizeof(*pg));
     kix_vindex_key_group_page(&v->key, p->index ? p->first_run : "", pg->key);
-    k->rc = kix_index_prove(k->r, pg->key, strlen(pg->key), &record, &proof, &present, NULL);
+    k->rc = kix__src_prove(k->src, pg->key, &record, &proof, &present, NULL);
     if (k->rc == KIX_OK && present) {
         v->npages++;
         if (!(pg->record = hex_of(&record)) || !(pg->proof = hex_of(&proof)))
@@ -311,14 +337,13 @@ static int add_withdrawn(void *ctx, const char *run_id, uint64_t index, int reas
 
 /* The group's withdrawn runs, proven (withdrawn/<hex>): none when the
  * index holds no such record, and then the proof is of its absence. */
-static int group_withdrawn(struct kix_log_reader *r, struct kix_group_view *v)
+static int group_withdrawn(struct kix_source *src, struct kix_group_view *v)
 {
     struct kix_buf record = KIX_BUF_INIT, proof = KIX_BUF_INIT;
     int present = 0, rc;
 
     kix_vindex_key_withdrawn(&v->key, v->withdrawn_key);
-    rc = kix_index_prove(r, v->withdrawn_key, strlen(v->withdrawn_key), &record, &proof, &present,
-                         NULL);
+    rc = kix__src_prove(src, v->withdrawn_key, &record, &proof, &present, NULL);
     if (rc == KIX_OK && present &&
         (kix_vindex_withdrawn_decode(record.ptr, record.len, &v->key, add_withdrawn, v, NULL,
                                      NULL) != KIX_OK ||
@@ -333,21 +358,18 @@ static int group_withdrawn(struct kix_log_reader *r, struct kix_group_view *v)
 
 /* The signed index's proof of the group's directory and of the pages that
  * hold the rows, when the store has one. */
-static int group_proof(struct kix_log_reader *r, struct kix_group_view *v)
+static int group_proof(struct kix_source *src, struct kix_group_view *v, const struct kix_buf *note)
 {
     struct kix_buf record = KIX_BUF_INIT, proof = KIX_BUF_INIT;
-    struct kix_bytes note;
     struct kix_vindex_dir dir;
-    struct page_pick pick = {r, v, KIX_OK};
+    struct page_pick pick = {src, v, KIX_OK};
     int present = 0, rc = KIX_OK;
 
     kix_vindex_key_group(&v->key, v->group_key);
-    if (kix_log_reader_index_note(r, KIX_NO_INDEX, &note) != KIX_OK ||
-        kix_index_prove(r, v->group_key, strlen(v->group_key), &record, &proof, &present, NULL) !=
-            KIX_OK ||
-        !present)
+    if (note->len == 0 ||
+        kix__src_prove(src, v->group_key, &record, &proof, &present, NULL) != KIX_OK || !present)
         goto out; /* no signed index here: the document has no "index" */
-    rc = kix_buf_add(&v->index_note, note.ptr, note.len);
+    rc = kix_buf_add(&v->index_note, note->ptr, note->len);
     if (rc == KIX_OK &&
         (!(v->group_record = hex_of(&record)) || !(v->group_proof = hex_of(&proof))))
         rc = KIX_ENOMEM;
@@ -360,10 +382,11 @@ out:
     return rc;
 }
 
-int kix_group_view_from_store(struct kix_log_reader *r, const char *key, size_t len,
-                              uint64_t offset, struct kix_group_view *v, struct kix_err *err)
+int kix_group_view_from_source(struct kix_source *src, const char *key, size_t len, uint64_t offset,
+                               struct kix_group_view *v, struct kix_err *err)
 {
-    struct kix_bytes cp = {NULL, 0};
+    struct kix_buf note = KIX_BUF_INIT;
+    struct kix_err why = {0}; /* an op the source does not offer, by name */
     int rc;
 
     memset(v, 0, sizeof(*v));
@@ -374,35 +397,38 @@ int kix_group_view_from_store(struct kix_log_reader *r, const char *key, size_t 
         return kix_err_set(err, KIX_EINVAL, "not a group key");
     kix_digest_format(&v->key, v->group);
     v->offset = offset;
-    rc = kix_index_group(r, &v->key, offset, KIX_VIEW_GROUP_MAX, add_row, v, &v->size);
+    rc = kix__src_group(src, &v->key, offset, KIX_VIEW_GROUP_MAX, add_row, v, &v->size, &why);
     if (rc == KIX_OK && v->size == 0)
         return kix_err_set(err, KIX_ENOTFOUND, "no such group");
-    v->tree_size = kix_log_reader_size(r);
-    if (rc == KIX_OK && kix_log_reader_checkpoint(r, KIX_NO_INDEX, &cp) == KIX_OK) {
-        const uint8_t *nl = memchr(cp.ptr, '\n', cp.len);
-        kix__view_origin(cp.ptr, cp.len, v->origin, sizeof(v->origin));
-        rc = kix_buf_add(&v->checkpoint, cp.ptr, cp.len);
+    if (rc == KIX_OK)
+        rc = kix__src_state(src, &v->tree_size, &v->checkpoint, &note, NULL);
+    if (rc == KIX_OK && v->checkpoint.len) {
+        const uint8_t *nl = memchr(v->checkpoint.ptr, '\n', v->checkpoint.len);
+        kix__view_origin(v->checkpoint.ptr, v->checkpoint.len, v->origin, sizeof(v->origin));
         /* the size the checkpoint (and the index note, and so the proof) is at */
-        if (rc == KIX_OK && nl)
-            v->tree_size = strtoull((const char *)v->checkpoint.ptr + (nl - cp.ptr) + 1, NULL, 10);
+        if (nl)
+            v->tree_size = strtoull((const char *)nl + 1, NULL, 10);
     }
     if (rc == KIX_OK)
-        rc = kix_verifier_format(kix_log_reader_verifier(r), &v->log_key);
+        rc = kix__src_log_key(src, &v->log_key, NULL);
     if (rc == KIX_OK)
-        rc = group_proof(r, v);
+        rc = group_proof(src, v, &note);
+    kix_buf_release(&note);
     if (rc == KIX_OK && v->group_record)
-        rc = group_withdrawn(r, v);
-    group_unit(r, v);
+        rc = group_withdrawn(src, v);
+    group_unit(src, v);
     for (size_t i = 0; rc == KIX_OK && i < v->nrows; i++)
-        rc = describe_row(r, &v->rows[i], v->group_record != NULL);
+        rc = describe_row(src, &v->rows[i], v->group_record != NULL);
     if (rc == KIX_OK) {
         struct group_best best = {"", 0};
-        rc = kix_index_group(r, &v->key, 0, 1, best_of, &best, NULL);
+        rc = kix__src_group(src, &v->key, 0, 1, best_of, &best, NULL, NULL);
         v->best_value = best.value;
         if (rc == KIX_OK && best.run_id[0])
-            group_words(r, v, best.run_id);
+            group_words(src, v, best.run_id);
     }
-    return rc ? kix_err_set(err, rc, "the group %s: %s", v->group, kix_strerror(rc)) : KIX_OK;
+    return rc ? kix_err_set(err, rc, "the group %s: %s", v->group,
+                            why.msg[0] ? why.msg : kix_strerror(rc))
+              : KIX_OK;
 }
 
 void kix_group_view_release(struct kix_group_view *v)
@@ -539,7 +565,8 @@ struct words {
 };
 
 struct home_walk {
-    struct kix_log_reader *r;
+    struct kix_source *src;
+    struct kix_buf scratch; /* an object's bytes, while it is parsed */
     struct kix_home_row *rows;
     size_t n, cap;
     uint64_t ranked;
@@ -563,17 +590,16 @@ static int best_run(void *ctx, uint64_t rank, const char *run_id, uint64_t value
     return KIX_OK;
 }
 
-static json_t *object_json(struct kix_log_reader *r, json_t *spec, const char *field,
+static json_t *object_json(struct home_walk *h, json_t *spec, const char *field,
                            struct kix_digest *d)
 {
     const char *text = json_string_value(json_object_get(spec, field));
-    struct kix_bytes b;
 
     memset(d, 0, sizeof(*d));
     if (!text || kix_digest_parse(text, strlen(text), d, NULL) != KIX_OK ||
-        kix_log_reader_object(r, d, &b) != KIX_OK)
+        kix__src_object(h->src, d, &h->scratch, NULL) != KIX_OK)
         return NULL;
-    return json_loadb((const char *)b.ptr, b.len, 0, NULL);
+    return json_loadb((const char *)h->scratch.ptr, h->scratch.len, 0, NULL);
 }
 
 static const char *spec_text(json_t *doc, const char *key)
@@ -599,7 +625,7 @@ static const struct words *words_of(struct home_walk *h, json_t *spec, const cha
     if (w->used && memcmp(&w->digest, &d, sizeof(d)) == 0)
         return w;
     memset(w, 0, sizeof(*w));
-    doc = object_json(h->r, spec, field, &d);
+    doc = object_json(h, spec, field, &d);
     w->used = 1;
     w->digest = d;
     if (kind == 0) {
@@ -623,7 +649,6 @@ static const struct words *words_of(struct home_walk *h, json_t *spec, const cha
 static void describe(struct home_walk *h, struct kix_home_row *row)
 {
     struct kix_run_info run;
-    struct kix_bytes m;
     struct kix_digest d;
     struct kix__workload_words ww;
     struct kix_figures f;
@@ -631,9 +656,8 @@ static void describe(struct home_walk *h, struct kix_home_row *row)
     const char *bench, *slash;
     json_t *doc, *spec, *work;
 
-    if (kix_index_run(h->r, row->best, strlen(row->best), &run) != KIX_OK ||
-        kix_log_reader_object(h->r, &run.manifest, &m) != KIX_OK ||
-        !(doc = json_loadb((const char *)m.ptr, m.len, 0, NULL)))
+    if (kix__src_manifest(h->src, row->best, &run, &h->scratch) != KIX_OK ||
+        !(doc = json_loadb((const char *)h->scratch.ptr, h->scratch.len, 0, NULL)))
         return;
     spec = json_object_get(doc, "spec");
     bench = json_string_value(json_object_get(json_object_get(spec, "sourceNative"), "benchmark"));
@@ -652,7 +676,7 @@ static void describe(struct home_walk *h, struct kix_home_row *row)
     w = words_of(h, spec, "implementationDigest", 1);
     memcpy(row->provider, w->a, sizeof(row->provider));
     memcpy(row->implementation, w->b, sizeof(row->implementation));
-    work = object_json(h->r, spec, "workloadDigest", &d);
+    work = object_json(h, spec, "workloadDigest", &d);
     kix__text_copy(row->kernel, sizeof(row->kernel), spec_text(work, "kernel"));
     kix__workload_words(work, &ww);
     snprintf(row->dtype, sizeof(row->dtype), "%s", ww.dtype);
@@ -679,7 +703,7 @@ static int home_group(void *ctx, const struct kix_digest *key)
     if (!p)
         return KIX_ENOMEM;
     h->rows = p;
-    rc = kix_index_group(h->r, key, 0, 1, best_run, &b, &size);
+    rc = kix__src_group(h->src, key, 0, 1, best_run, &b, &size, NULL);
     if (rc || size == 0)
         return rc;
     row = &h->rows[h->n++];
@@ -806,23 +830,24 @@ static int home_counts(struct kix_home_view *v)
     return KIX_OK;
 }
 
-int kix_home_view_update(struct kix_log_reader *r, const struct kix_home_view *prev,
+int kix_home_view_update(struct kix_source *src, const struct kix_home_view *prev,
                          struct kix_home_view *v, struct kix_err *err)
 {
     struct home_walk h;
-    struct kix_bytes cp;
+    struct kix_buf note = KIX_BUF_INIT;
+    struct kix_err why = {0}; /* an op the source does not offer, by name */
     int rc = KIX_OK;
 
     memset(v, 0, sizeof(*v));
     memset(&h, 0, sizeof(h));
-    h.r = r;
+    h.src = src;
+    kix_buf_init(&h.scratch);
     kix_buf_init(&v->checkpoint);
-    v->tree_size = kix_log_reader_size(r);
-    if (kix_log_reader_checkpoint(r, KIX_NO_INDEX, &cp) == KIX_OK) {
-        kix__view_origin(cp.ptr, cp.len, v->origin, sizeof(v->origin));
-        if ((rc = kix_buf_add(&v->checkpoint, cp.ptr, cp.len)) != KIX_OK)
-            goto out;
-    }
+    rc = kix__src_state(src, &v->tree_size, &v->checkpoint, &note, &why);
+    kix_buf_release(&note);
+    if (rc)
+        goto out;
+    kix__view_origin(v->checkpoint.ptr, v->checkpoint.len, v->origin, sizeof(v->origin));
     if (!(h.words = calloc(WORDS_SLOTS, sizeof(*h.words))) ||
         (prev && prev->nrows && !(h.prev = malloc(prev->nrows * sizeof(*h.prev))))) {
         rc = KIX_ENOMEM;
@@ -832,7 +857,7 @@ int kix_home_view_update(struct kix_log_reader *r, const struct kix_home_view *p
         h.prev[h.nprev++] = &prev->rows[i];
     if (h.nprev > 1)
         qsort(h.prev, h.nprev, sizeof(*h.prev), by_group);
-    rc = kix_index_groups(r, home_group, &h);
+    rc = kix__src_groups(src, home_group, &h, &why);
     if (rc == KIX_OK && h.n > 1)
         qsort(h.rows, h.n, sizeof(*h.rows), home_order);
     v->rows = h.rows;
@@ -845,14 +870,16 @@ out:
     free(h.rows);
     free(h.prev);
     free(h.words);
+    kix_buf_release(&h.scratch);
     if (rc)
         kix_home_view_release(v);
-    return rc ? kix_err_set(err, rc, "the home page: %s", kix_strerror(rc)) : KIX_OK;
+    return rc ? kix_err_set(err, rc, "the home page: %s", why.msg[0] ? why.msg : kix_strerror(rc))
+              : KIX_OK;
 }
 
-int kix_home_view_from_store(struct kix_log_reader *r, struct kix_home_view *v, struct kix_err *err)
+int kix_home_view_from_source(struct kix_source *src, struct kix_home_view *v, struct kix_err *err)
 {
-    return kix_home_view_update(r, NULL, v, err);
+    return kix_home_view_update(src, NULL, v, err);
 }
 
 void kix_home_view_release(struct kix_home_view *v)

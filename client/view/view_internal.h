@@ -54,5 +54,34 @@ int kix__view_dump(json_t *o, int bad, unsigned flags, struct kix_buf *out, stru
 const char *kix__doc_str(const json_t *o, const char *k);
 uint64_t kix__doc_u64(const json_t *o, const char *k);
 int kix__doc_has(const json_t *o, const char *k);
+/* ---- storage, through a source only (view_source.c) ---- */
+struct kix_source;
+struct kix_run_info;
+struct kix_resolution;
+struct kix_digest;
+/* Object d's bytes into out (reset first). */
+int kix__src_object(struct kix_source *s, const struct kix_digest *d, struct kix_buf *out,
+                    struct kix_err *err);
+int kix__src_run(struct kix_source *s, const char *ref, size_t len, struct kix_run_info *out,
+                 struct kix_err *err);
+/* run_id's index record into info and its manifest into out (errors unsaid). */
+int kix__src_manifest(struct kix_source *s, const char *run_id, struct kix_run_info *info,
+                      struct kix_buf *out);
+int kix__src_group(struct kix_source *s, const struct kix_digest *key, uint64_t offset,
+                   uint64_t limit, int (*fn)(void *, uint64_t, const char *, uint64_t), void *ctx,
+                   uint64_t *size, struct kix_err *err);
+int kix__src_groups(struct kix_source *s, int (*fn)(void *, const struct kix_digest *), void *ctx,
+                    struct kix_err *err);
+int kix__src_prove(struct kix_source *s, const char *key, struct kix_buf *record,
+                   struct kix_buf *proof, int *present, struct kix_err *err);
+int kix__src_state(struct kix_source *s, uint64_t *size, struct kix_buf *checkpoint,
+                   struct kix_buf *index_note, struct kix_err *err);
+int kix__src_log_key(struct kix_source *s, struct kix_buf *out, struct kix_err *err);
+/* The log key, parsed (kept per thread: the same text is parsed once). */
+struct kix_verifier;
+int kix__src_verifier(struct kix_source *s, struct kix_verifier *out, struct kix_err *err);
+/* ref (len bytes) resolved by the source (it need not end in NUL). */
+int kix__src_resolve(struct kix_source *s, const char *ref, size_t len, struct kix_resolution *out,
+                     struct kix_err *err);
 
 #endif

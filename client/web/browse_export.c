@@ -9,7 +9,7 @@
 #include "web_internal.h"
 
 struct bexport {
-    struct kix_log_reader *r;
+    struct kix_source *r;
     const char *dir;
     struct kix_buf body;
     struct kix_pages_export_stats *stats;
@@ -66,7 +66,7 @@ static int kernel_pages(struct bexport *x, const struct kix_home_view *v, const 
     return rc;
 }
 
-int kix__browse_export(struct kix_log_reader *r, const char *dir, const char *const *groups,
+int kix__browse_export(struct kix_source *r, const char *dir, const char *const *groups,
                        size_t ngroups, int all, struct kix_pages_export_stats *stats,
                        struct kix_err *err)
 {

@@ -182,11 +182,11 @@ static uint64_t offset_of(uint64_t page)
     return page > 1 ? (page - 1) * KIX_VIEW_GROUP_MAX : 0;
 }
 
-int kix_page_group_json_at(struct kix_log_reader *r, const char *key, size_t len, uint64_t page,
+int kix_page_group_json_at(struct kix_source *r, const char *key, size_t len, uint64_t page,
                            struct kix_buf *out, struct kix_err *err)
 {
     struct kix_group_view v;
-    int rc = kix_group_view_from_store(r, key, len, offset_of(page), &v, err);
+    int rc = kix_group_view_from_source(r, key, len, offset_of(page), &v, err);
 
     if (rc == KIX_OK)
         rc = kix_group_view_json(&v, 0, out, err);
@@ -210,12 +210,12 @@ static int group_html_of(const struct kix_group_view *v, const struct kix_buf *d
     return rc;
 }
 
-int kix_page_group_html_at(struct kix_log_reader *r, const char *key, size_t len, uint64_t page,
+int kix_page_group_html_at(struct kix_source *r, const char *key, size_t len, uint64_t page,
                            unsigned flags, struct kix_buf *out, struct kix_err *err)
 {
     struct kix_group_view v;
     struct kix_buf doc = KIX_BUF_INIT;
-    int rc = kix_group_view_from_store(r, key, len, offset_of(page), &v, err);
+    int rc = kix_group_view_from_source(r, key, len, offset_of(page), &v, err);
 
     if (rc == KIX_OK)
         rc = kix_group_view_json(&v, KIX_VIEW_JSON_HTML, &doc, err);
@@ -226,13 +226,13 @@ int kix_page_group_html_at(struct kix_log_reader *r, const char *key, size_t len
     return rc;
 }
 
-int kix__page_group_both(struct kix_log_reader *r, const char *key, size_t len, uint64_t page,
+int kix__page_group_both(struct kix_source *r, const char *key, size_t len, uint64_t page,
                          unsigned flags, struct kix_buf *html, struct kix_buf *json,
                          struct kix_err *err)
 {
     struct kix_group_view v;
     const struct kix_buf bare = KIX_BUF_INIT; /* no #kix-view: it is the JSON */
-    int rc = kix_group_view_from_store(r, key, len, offset_of(page), &v, err);
+    int rc = kix_group_view_from_source(r, key, len, offset_of(page), &v, err);
 
     if (rc == KIX_OK)
         rc = kix_group_view_json(&v, 0, json, err);
@@ -242,13 +242,13 @@ int kix__page_group_both(struct kix_log_reader *r, const char *key, size_t len, 
     return rc;
 }
 
-int kix_page_group_json(struct kix_log_reader *r, const char *key, size_t len, struct kix_buf *out,
+int kix_page_group_json(struct kix_source *r, const char *key, size_t len, struct kix_buf *out,
                         struct kix_err *err)
 {
     return kix_page_group_json_at(r, key, len, 1, out, err);
 }
 
-int kix_page_group_html(struct kix_log_reader *r, const char *key, size_t len, struct kix_buf *out,
+int kix_page_group_html(struct kix_source *r, const char *key, size_t len, struct kix_buf *out,
                         struct kix_err *err)
 {
     return kix_page_group_html_at(r, key, len, 1, KIX_PAGE_EXPORTED, out, err);

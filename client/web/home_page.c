@@ -29,16 +29,19 @@ enum { MEMO_SEARCH_INDEX, MEMO_SHARDS };
 static pthread_mutex_t home_mu = PTHREAD_MUTEX_INITIALIZER;
 static struct kix__home_model *home_cached; /* holds one reference */
 
-/* A log state: the reader's size and its signed checkpoint, which names
- * the tree's root. */
-static int home_state(struct kix_log_reader *r, struct kix_buf *key)
+/* A log state: its size and its signed checkpoint, which names the
+ * tree's root. */
+static int home_state(struct kix_source *r, struct kix_buf *key)
 {
-    struct kix_bytes cp = {NULL, 0};
+    struct kix_buf cp = KIX_BUF_INIT;
+    uint64_t size = 0;
+    int rc = kix_view_log_state(r, &size, &cp, NULL);
 
-    if (kix_log_reader_checkpoint(r, KIX_NO_INDEX, &cp) != KIX_OK)
-        cp.len = 0;
-    return kix_buf_addf(key, "%llu\n%.*s", (unsigned long long)kix_log_reader_size(r), (int)cp.len,
-                        cp.len ? (const char *)cp.ptr : "");
+    if (rc == KIX_OK)
+        rc = kix_buf_addf(key, "%llu\n%.*s", (unsigned long long)size, (int)cp.len,
+                          cp.len ? (const char *)cp.ptr : "");
+    kix_buf_release(&cp);
+    return rc;
 }
 
 const char *kix__facet_value(const struct kix_home_row *row, int f)
@@ -146,7 +149,7 @@ static void remember(struct kix__home_model *m)
     kix__home_put(old);
 }
 
-int kix__home_acquire(struct kix_log_reader *r, struct kix__home_model **out, struct kix_err *err)
+int kix__home_acquire(struct kix_source *r, struct kix__home_model **out, struct kix_err *err)
 {
     /* one build at a time: the visitors that arrive while the home view of
      * a new log state is being read wait for it instead of each reading
@@ -367,7 +370,7 @@ static int home_html_of(struct kix__home_model *m, size_t page, struct kix_buf *
     return rc;
 }
 
-int kix_page_home_html(struct kix_log_reader *r, struct kix_buf *out, struct kix_err *err)
+int kix_page_home_html(struct kix_source *r, struct kix_buf *out, struct kix_err *err)
 {
     return kix_page_home_page_html(r, 1, out, err);
 }
@@ -580,8 +583,8 @@ static size_t slot_of(const struct kix__home_model *m, int kind, size_t arg)
     }
 }
 
-static int model_page(struct kix_log_reader *r, int kind, render_fn fn, size_t arg,
-                      struct kix_buf *out, struct kix_err *err)
+static int model_page(struct kix_source *r, int kind, render_fn fn, size_t arg, struct kix_buf *out,
+                      struct kix_err *err)
 {
     struct kix__home_model *m;
     int rc = kix__home_acquire(r, &m, err);
@@ -592,24 +595,23 @@ static int model_page(struct kix_log_reader *r, int kind, render_fn fn, size_t a
     return rc;
 }
 
-int kix_page_home_json(struct kix_log_reader *r, size_t page, struct kix_buf *out,
-                       struct kix_err *err)
+int kix_page_home_json(struct kix_source *r, size_t page, struct kix_buf *out, struct kix_err *err)
 {
     return model_page(r, SLOT_HOME_JSON, home_json_of, page, out, err);
 }
 
-int kix_page_home_page_html(struct kix_log_reader *r, size_t page, struct kix_buf *out,
+int kix_page_home_page_html(struct kix_source *r, size_t page, struct kix_buf *out,
                             struct kix_err *err)
 {
     return model_page(r, SLOT_HOME_HTML, home_html_of, page, out, err);
 }
 
-int kix_page_search_index(struct kix_log_reader *r, struct kix_buf *out, struct kix_err *err)
+int kix_page_search_index(struct kix_source *r, struct kix_buf *out, struct kix_err *err)
 {
     return model_page(r, SLOT_SEARCH, search_index_of, 0, out, err);
 }
 
-int kix_page_search_shard(struct kix_log_reader *r, size_t shard, struct kix_buf *out,
+int kix_page_search_shard(struct kix_source *r, size_t shard, struct kix_buf *out,
                           struct kix_err *err)
 {
     return model_page(r, SLOT_SHARD, search_shard_of, shard, out, err);
@@ -650,7 +652,7 @@ static int number(const char *s, size_t len, size_t *out)
     return 1;
 }
 
-int kix_page_browse(struct kix_log_reader *r, const char *path, size_t len, int want_json,
+int kix_page_browse(struct kix_source *r, const char *path, size_t len, int want_json,
                     struct kix_buf *out, int *is_json, struct kix_err *err)
 {
     int json = len > 5 && memcmp(path + len - 5, ".json", 5) == 0;

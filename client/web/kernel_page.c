@@ -345,8 +345,8 @@ static int gpu_chart_slots(struct kix_tpl *t, const struct kix_kernel_view *v)
  * group of the kernel (one GPU on one host), its runs ranked by mean, each
  * with the speed-up over the eager one (provider torch), as KernelBench
  * reports speed-ups; read from the group's view, as its own page is. */
-static int config_slots(struct kix_tpl *t, struct kix_log_reader *r,
-                        const struct kix_kernel_view *v, struct kix_err *err)
+static int config_slots(struct kix_tpl *t, struct kix_source *r, const struct kix_kernel_view *v,
+                        struct kix_err *err)
 {
     int rc = kix_tpl_section(t, "problemGpus");
 
@@ -359,7 +359,7 @@ static int config_slots(struct kix_tpl *t, struct kix_log_reader *r,
         if (strcmp(x->source, GPU_CHART_SOURCE) != 0 || x->bytes)
             continue;
         memset(&g, 0, sizeof(g));
-        rc = kix_group_view_from_store(r, x->group, strlen(x->group), 0, &g, err);
+        rc = kix_group_view_from_source(r, x->group, strlen(x->group), 0, &g, err);
         gpu = rc == KIX_OK ? kix_tpl_row(t, "problemGpus") : NULL;
         if (rc == KIX_OK && !gpu)
             rc = KIX_ENOMEM;
@@ -390,18 +390,18 @@ static int config_slots(struct kix_tpl *t, struct kix_log_reader *r,
     return rc;
 }
 
-typedef int (*kernel_render_fn)(struct kix_log_reader *r, const struct kix_kernel_view *v,
+typedef int (*kernel_render_fn)(struct kix_source *r, const struct kix_kernel_view *v,
                                 struct kix_buf *out, struct kix_err *err);
 
-static int kernel_json(struct kix_log_reader *r, const struct kix_kernel_view *v,
-                       struct kix_buf *out, struct kix_err *err)
+static int kernel_json(struct kix_source *r, const struct kix_kernel_view *v, struct kix_buf *out,
+                       struct kix_err *err)
 {
     (void)r;
     return kix_kernel_view_json(v, 0, out, err);
 }
 
-static int kernel_html(struct kix_log_reader *r, const struct kix_kernel_view *v,
-                       struct kix_buf *out, struct kix_err *err)
+static int kernel_html(struct kix_source *r, const struct kix_kernel_view *v, struct kix_buf *out,
+                       struct kix_err *err)
 {
     struct kix_buf doc = KIX_BUF_INIT;
     struct kix_tpl *t = kix_tpl_new();
@@ -427,7 +427,7 @@ static int kernel_html(struct kix_log_reader *r, const struct kix_kernel_view *v
 }
 
 /* The page, rendered once per log state (the home view's memo). */
-static int kernel_page(struct kix_log_reader *r, const char *kernel, size_t len,
+static int kernel_page(struct kix_source *r, const char *kernel, size_t len,
                        kernel_render_fn render, struct kix_buf *out, struct kix_err *err)
 {
     struct kix__home_model *m;
@@ -459,14 +459,14 @@ out:
     return rc;
 }
 
-int kix_page_kernel_json(struct kix_log_reader *r, const char *kernel, size_t len,
-                         struct kix_buf *out, struct kix_err *err)
+int kix_page_kernel_json(struct kix_source *r, const char *kernel, size_t len, struct kix_buf *out,
+                         struct kix_err *err)
 {
     return kernel_page(r, kernel, len, kernel_json, out, err);
 }
 
-int kix_page_kernel_html(struct kix_log_reader *r, const char *kernel, size_t len,
-                         struct kix_buf *out, struct kix_err *err)
+int kix_page_kernel_html(struct kix_source *r, const char *kernel, size_t len, struct kix_buf *out,
+                         struct kix_err *err)
 {
     return kernel_page(r, kernel, len, kernel_html, out, err);
 }

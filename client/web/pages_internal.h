@@ -22,13 +22,12 @@ int kix__page_pin(struct kix_tpl *t, const void *cp, size_t len) KIX_MUST_CHECK;
  * without the view embedded (no #kix-view: the page's verifier reads the
  * same document from <id>.json beside it, proto/PROTOCOL.md "Run pages"),
  * each appended to its buffer. */
-int kix__page_run_both(struct kix_log_reader *r, const char *run_id, size_t len,
-                       struct kix_buf *html, struct kix_buf *json,
-                       struct kix_err *err) KIX_MUST_CHECK;
+int kix__page_run_both(struct kix_source *r, const char *run_id, size_t len, struct kix_buf *html,
+                       struct kix_buf *json, struct kix_err *err) KIX_MUST_CHECK;
 /* The same for page `page` of a group (kix_page_group_html_at's flags):
  * its HTML without #kix-view, whose verifier reads the JSON (page 1:
  * groups/<key>.json, page N: groups/<key>-N.json). */
-int kix__page_group_both(struct kix_log_reader *r, const char *key, size_t len, uint64_t page,
+int kix__page_group_both(struct kix_source *r, const char *key, size_t len, uint64_t page,
                          unsigned flags, struct kix_buf *html, struct kix_buf *json,
                          struct kix_err *err) KIX_MUST_CHECK;
 

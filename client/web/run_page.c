@@ -20,7 +20,7 @@ extern const size_t kix__run_html_len;
 
 #define STALE_DAYS 90 /* kix show's default --stale-days */
 
-int kix_page_run_json(struct kix_log_reader *r, const char *run_id, size_t len, struct kix_buf *out,
+int kix_page_run_json(struct kix_source *r, const char *run_id, size_t len, struct kix_buf *out,
                       struct kix_err *err)
 {
     struct kix_resolution res;
@@ -28,7 +28,7 @@ int kix_page_run_json(struct kix_log_reader *r, const char *run_id, size_t len, 
     int rc;
 
     kix_resolution_init(&res);
-    rc = kix_run_view_from_store(r, run_id, len, &res, &v, err);
+    rc = kix_run_view_from_source(r, run_id, len, &res, &v, err);
     if (rc == KIX_OK)
         rc = kix_run_view_json(&v, 0, out, err);
     kix_run_view_release(&v);
@@ -371,7 +371,7 @@ static int run_html_of(const struct kix_run_view *v, const struct kix_buf *doc, 
     return rc;
 }
 
-int kix_page_run_html(struct kix_log_reader *r, const char *run_id, size_t len, struct kix_buf *out,
+int kix_page_run_html(struct kix_source *r, const char *run_id, size_t len, struct kix_buf *out,
                       struct kix_err *err)
 {
     struct kix_resolution res;
@@ -380,7 +380,7 @@ int kix_page_run_html(struct kix_log_reader *r, const char *run_id, size_t len, 
     int rc;
 
     kix_resolution_init(&res);
-    rc = kix_run_view_from_store(r, run_id, len, &res, &v, err);
+    rc = kix_run_view_from_source(r, run_id, len, &res, &v, err);
     if (rc == KIX_OK)
         rc = kix_run_view_json(&v, KIX_VIEW_JSON_HTML, &doc, err);
     if (rc == KIX_OK)
@@ -391,8 +391,8 @@ int kix_page_run_html(struct kix_log_reader *r, const char *run_id, size_t len, 
     return rc;
 }
 
-int kix__page_run_both(struct kix_log_reader *r, const char *run_id, size_t len,
-                       struct kix_buf *html, struct kix_buf *json, struct kix_err *err)
+int kix__page_run_both(struct kix_source *r, const char *run_id, size_t len, struct kix_buf *html,
+                       struct kix_buf *json, struct kix_err *err)
 {
     struct kix_resolution res;
     struct kix_run_view v;
@@ -400,7 +400,7 @@ int kix__page_run_both(struct kix_log_reader *r, const char *run_id, size_t len,
     int rc;
 
     kix_resolution_init(&res);
-    rc = kix_run_view_from_store(r, run_id, len, &res, &v, err);
+    rc = kix_run_view_from_source(r, run_id, len, &res, &v, err);
     if (rc == KIX_OK)
         rc = kix_run_view_json(&v, KIX_VIEW_JSON_EXPORT, json, err);
     if (rc == KIX_OK)

@@ -54,7 +54,7 @@ static void idset_finish(struct idset *s)
 }
 
 struct pexport {
-    struct kix_log_reader *r;
+    struct kix_source *r;
     const char *dir;
     struct kix_buf body, json; /* a page's HTML and its JSON */
     struct idset runs, groups; /* groups: digest texts */
@@ -203,10 +203,27 @@ static uint64_t exported_size(const char *dir)
 
 /* Whether a group has a member now (a run withdrawn or superseded from it
  * leaves its page to rewrite, unless none is left). */
-static int group_has_members(struct kix_log_reader *r, const struct kix_digest *key)
+static int group_has_members(struct kix_source *r, const struct kix_digest *key)
 {
     uint64_t n = 0;
-    return kix_index_group(r, key, 0, 0, NULL, NULL, &n) == KIX_OK && n > 0;
+    return kix_view_group_runs(r, key, 0, 0, NULL, NULL, &n) == KIX_OK && n > 0;
+}
+
+/* What an entry is about: its runs, into the export's set. */
+static int entry_runs(void *ctx, uint64_t index, const uint8_t *leaf, size_t len)
+{
+    struct pexport *x = ctx;
+    struct kix_entry_summary e;
+    int rc = KIX_OK;
+
+    (void)index;
+    if (kix_entry_describe(leaf, len, &e, NULL) == KIX_OK) {
+        if (e.run_id[0])
+            rc = idset_add(&x->runs, e.run_id);
+        if (rc == KIX_OK && e.new_run_id[0])
+            rc = idset_add(&x->runs, e.new_run_id);
+    }
+    return rc;
 }
 
 /* Every run an entry in [from, size) is is about (ranked or not), their
@@ -215,25 +232,14 @@ static int group_has_members(struct kix_log_reader *r, const struct kix_digest *
  * of those groups (ranks move). */
 static int find_pages(struct pexport *x, uint64_t from, uint64_t size)
 {
-    int rc = KIX_OK;
+    int rc = kix_view_entries(x->r, from, size - from, entry_runs, x, NULL);
 
-    for (uint64_t i = from; rc == KIX_OK && i < size; i++) {
-        struct kix_bytes leaf;
-        struct kix_entry_summary e;
-        rc = kix_log_reader_entry(x->r, i, &leaf);
-        if (rc == KIX_OK && kix_entry_describe(leaf.ptr, leaf.len, &e, NULL) == KIX_OK) {
-            if (e.run_id[0])
-                rc = idset_add(&x->runs, e.run_id);
-            if (rc == KIX_OK && e.new_run_id[0])
-                rc = idset_add(&x->runs, e.new_run_id);
-        }
-    }
     idset_finish(&x->runs);
     for (size_t i = 0; rc == KIX_OK && i < x->runs.n; i++) {
         struct kix_run_info info;
         char key[KIX_DIGEST_TEXT_LEN + 1];
         static const uint8_t no_group[32];
-        if (kix_index_run(x->r, x->runs.id[i], strlen(x->runs.id[i]), &info) != KIX_OK ||
+        if (kix_view_run(x->r, x->runs.id[i], &info) != KIX_OK ||
             memcmp(info.comparison_key.b, no_group, 32) == 0 ||
             (!info.grouped && !group_has_members(x->r, &info.comparison_key)))
             continue;
@@ -245,7 +251,7 @@ static int find_pages(struct pexport *x, uint64_t from, uint64_t size)
         struct kix_digest d;
         uint64_t n;
         if (kix_digest_parse(x->groups.id[i], strlen(x->groups.id[i]), &d, NULL) == KIX_OK)
-            rc = kix_index_group(x->r, &d, 0, UINT64_MAX, add_group_run, x, &n);
+            rc = kix_view_group_runs(x->r, &d, 0, UINT64_MAX, add_group_run, x, &n);
     }
     idset_finish(&x->runs);
     return rc ? kix_err_set(x->err, rc, "finding the pages to write: %s", kix_strerror(rc))
@@ -253,11 +259,11 @@ static int find_pages(struct pexport *x, uint64_t from, uint64_t size)
 }
 
 /* A page's HTML and JSON from one view (pages_internal.h). */
-typedef int (*page_fn)(struct kix_log_reader *r, const char *id, size_t len, struct kix_buf *html,
+typedef int (*page_fn)(struct kix_source *r, const char *id, size_t len, struct kix_buf *html,
                        struct kix_buf *json, struct kix_err *err);
 
-static int group_first_page(struct kix_log_reader *r, const char *key, size_t len,
-                            struct kix_buf *html, struct kix_buf *json, struct kix_err *err)
+static int group_first_page(struct kix_source *r, const char *key, size_t len, struct kix_buf *html,
+                            struct kix_buf *json, struct kix_err *err)
 {
     return kix__page_group_both(r, key, len, 1, KIX_PAGE_EXPORTED, html, json, err);
 }
@@ -282,7 +288,7 @@ static int run_files(struct pexport *x, const char *id, char *name, size_t cap, 
                      "run id \"%.160s\" names no file, even escaped (it is too long)", id);
         return 0;
     }
-    if (kix_index_run(x->r, id, strlen(id), &info) != KIX_OK)
+    if (kix_view_run(x->r, id, &info) != KIX_OK)
         return 0; /* the index refused it: an entry about it, no run, no page */
     if (ref_cap > KIX_DIGEST_TEXT_LEN)
         kix_digest_format(&info.manifest, ref);
@@ -362,7 +368,7 @@ static int write_later_group_pages(struct pexport *x)
         char name[KIX_DIGEST_TEXT_LEN + 24];
 
         if (kix_digest_parse(id, strlen(id), &d, NULL) != KIX_OK ||
-            kix_index_group(x->r, &d, 0, 0, add_group_run, x, &size) != KIX_OK)
+            kix_view_group_runs(x->r, &d, 0, 0, add_group_run, x, &size) != KIX_OK)
             continue;
         for (uint64_t page = 2; rc == KIX_OK && (page - 1) * KIX_VIEW_GROUP_MAX < size; page++) {
             snprintf(name, sizeof(name), "%s-%llu", id, (unsigned long long)page);
@@ -379,20 +385,14 @@ static int write_later_group_pages(struct pexport *x)
     return rc;
 }
 
-int kix_pages_export(struct kix_log *l, const char *dir, struct kix_pages_export_stats *stats,
+int kix_pages_export(struct kix_source *src, const char *dir, struct kix_pages_export_stats *stats,
                      struct kix_err *err)
-{
-    return kix_pages_export_from(l, NULL, dir, stats, err);
-}
-
-int kix_pages_export_from(struct kix_log *l, struct kix_log_reader *given, const char *dir,
-                          struct kix_pages_export_stats *stats, struct kix_err *err)
 {
     struct kix_pages_export_stats local;
     struct pexport x;
     struct kix_bytes script, style, search, write, vkey;
     char path[4200], text[32];
-    uint64_t from = layout_current(dir) ? exported_size(dir) : 0, size;
+    uint64_t from = layout_current(dir) ? exported_size(dir) : 0, size = 0;
     int rc;
 
     memset(&x, 0, sizeof(x));
@@ -403,16 +403,11 @@ int kix_pages_export_from(struct kix_log *l, struct kix_log_reader *given, const
     x.err = err;
     kix_buf_init(&x.body);
     kix_buf_init(&x.json);
-    if (given) {
-        x.r = given;
-    } else {
-        rc = kix_log_read_begin(l, &x.r);
-        if (rc) {
-            kix_err_set(err, rc, "cannot read the log: %s", kix_strerror(rc));
-            goto out;
-        }
-    }
-    size = kix_log_reader_size(x.r);
+    x.r = src;
+    rc = kix_view_log_state(src, &size, &x.json, err);
+    kix_buf_reset(&x.json);
+    if (rc)
+        goto out;
     if (from > size)
         from = 0; /* another log's pages, or a log started over */
     stats->from_size = from;
@@ -423,14 +418,14 @@ int kix_pages_export_from(struct kix_log *l, struct kix_log_reader *given, const
     kix_page_write_script(&write);
     /* the log's verifier key, which a tlog-tiles copy does not otherwise
      * carry: kix trust reads it (trust on first use, as from a kixd) */
-    rc = kix_verifier_format(kix_log_verifier(l), &x.body);
+    rc = kix_view_log_key(src, &x.body, err);
     if (rc == KIX_OK)
         rc = kix_buf_addc(&x.body, '\n');
     if (rc == KIX_OK) {
         vkey.ptr = x.body.ptr;
         vkey.len = x.body.len;
         rc = write_static(&x, KIX_PAGE_VKEY_PATH, &vkey);
-    } else {
+    } else if (rc == KIX_ENOMEM) {
         kix_err_set(err, rc, "out of memory");
     }
     kix_buf_reset(&x.body);
@@ -473,8 +468,6 @@ int kix_pages_export_from(struct kix_log *l, struct kix_log_reader *given, const
         }
     }
 out:
-    if (x.r && !given)
-        kix_log_read_end(x.r);
     kix_buf_release(&x.body);
     kix_buf_release(&x.json);
     free(x.runs.id);

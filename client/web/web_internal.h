@@ -56,7 +56,7 @@ size_t kix__memo_kernel_slot(const struct kix__home_model *m, const char *kernel
 /* The home_row field of facet f. */
 const char *kix__facet_value(const struct kix_home_row *row, int f);
 
-int kix__home_acquire(struct kix_log_reader *r, struct kix__home_model **out,
+int kix__home_acquire(struct kix_source *r, struct kix__home_model **out,
                       struct kix_err *err) KIX_MUST_CHECK;
 void kix__home_put(struct kix__home_model *m);
 
@@ -82,7 +82,7 @@ int kix__group_row_slots(struct kix_tpl *row, const struct kix_home_row *x) KIX_
  * (browse_export.c): every kernel's page when `all`, else those of the
  * kernels of `groups` (digest texts; the groups the export rewrote). */
 struct kix_pages_export_stats;
-int kix__browse_export(struct kix_log_reader *r, const char *dir, const char *const *groups,
+int kix__browse_export(struct kix_source *r, const char *dir, const char *const *groups,
                        size_t ngroups, int all, struct kix_pages_export_stats *stats,
                        struct kix_err *err) KIX_MUST_CHECK;
 

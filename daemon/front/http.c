@@ -22,6 +22,7 @@
 #include "http_pages_cache.h"
 #include "http_submit.h"
 #include "kix/pages.h"
+#include "kix/source.h"
 #include "kix/encoding.h"
 #include "kix/tlog_tiles.h"
 #include "kix/version.h"
@@ -516,51 +517,51 @@ static long unescape(const char *s, size_t len, char *out, size_t cap)
 /* A page renderer (kix/pages.h): the page or document of `arg` (len bytes,
  * unescaped; empty for the home page); `page` is a group's page (?page=N,
  * 1 on), which the other kinds ignore. */
-typedef int (*page_fn)(struct kix_log_reader *r, const char *arg, size_t len, uint64_t page,
+typedef int (*page_fn)(struct kix_source *src, const char *arg, size_t len, uint64_t page,
                        struct kix_buf *out, struct kix_err *err);
 
-static int run_html(struct kix_log_reader *r, const char *arg, size_t len, uint64_t page,
+static int run_html(struct kix_source *src, const char *arg, size_t len, uint64_t page,
                     struct kix_buf *out, struct kix_err *err)
 {
     (void)page;
-    return kix_page_run_html(r, arg, len, out, err);
+    return kix_page_run_html(src, arg, len, out, err);
 }
 
-static int run_json(struct kix_log_reader *r, const char *arg, size_t len, uint64_t page,
+static int run_json(struct kix_source *src, const char *arg, size_t len, uint64_t page,
                     struct kix_buf *out, struct kix_err *err)
 {
     (void)page;
-    return kix_page_run_json(r, arg, len, out, err);
+    return kix_page_run_json(src, arg, len, out, err);
 }
 
-static int group_html(struct kix_log_reader *r, const char *arg, size_t len, uint64_t page,
+static int group_html(struct kix_source *src, const char *arg, size_t len, uint64_t page,
                       struct kix_buf *out, struct kix_err *err)
 {
-    return kix_page_group_html_at(r, arg, len, page, 0, out, err);
+    return kix_page_group_html_at(src, arg, len, page, 0, out, err);
 }
 
-static int group_json(struct kix_log_reader *r, const char *arg, size_t len, uint64_t page,
+static int group_json(struct kix_source *src, const char *arg, size_t len, uint64_t page,
                       struct kix_buf *out, struct kix_err *err)
 {
-    return kix_page_group_json_at(r, arg, len, page, out, err);
+    return kix_page_group_json_at(src, arg, len, page, out, err);
 }
 
-static int home_html(struct kix_log_reader *r, const char *arg, size_t len, uint64_t page,
+static int home_html(struct kix_source *src, const char *arg, size_t len, uint64_t page,
                      struct kix_buf *out, struct kix_err *err)
 {
     (void)arg;
     (void)len;
     (void)page;
-    return kix_page_home_html(r, out, err);
+    return kix_page_home_html(src, out, err);
 }
 
-static int home_json(struct kix_log_reader *r, const char *arg, size_t len, uint64_t page,
+static int home_json(struct kix_source *src, const char *arg, size_t len, uint64_t page,
                      struct kix_buf *out, struct kix_err *err)
 {
     (void)arg;
     (void)len;
     (void)page;
-    return kix_page_home_json(r, 1, out, err);
+    return kix_page_home_json(src, 1, out, err);
 }
 
 /* Every kind of page, each with its JSON document (the view it renders):
@@ -605,6 +606,7 @@ static void page_work(uv_work_t *req)
     struct kix_log_reader *r = NULL;
 
     struct kix_log_reader *v = NULL;
+    struct kix_source *src = NULL;
     int locked = 0;
 
     j->rc = kix_log_read_begin(j->log, &r);
@@ -615,11 +617,16 @@ static void page_work(uv_work_t *req)
     /* the readers' view with --ack-replicas (replicas.h): a page never
      * shows an entry N mirrors do not hold */
     j->rc = kixd_replicas_view(j->srv, r, &v, &locked, &j->err);
+    /* the pages read that snapshot as a source, through the views */
+    if (j->rc == KIX_OK)
+        j->rc = kix_source_open_snapshot(j->log, v, &src, &j->err);
     if (j->rc == KIX_OK) {
         j->size = kix_log_reader_size(v);
-        j->rc = j->browse ? kix_page_browse(v, j->arg, j->len, j->json, &j->out, &j->json, &j->err)
-                          : j->fn(v, j->arg, j->len, j->page, &j->out, &j->err);
+        j->rc = j->browse
+                    ? kix_page_browse(src, j->arg, j->len, j->json, &j->out, &j->json, &j->err)
+                    : j->fn(src, j->arg, j->len, j->page, &j->out, &j->err);
     }
+    kix_source_close(src);
     kixd_replicas_view_end(j->srv, locked);
     kix_log_read_end(r);
 }

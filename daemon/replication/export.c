@@ -14,6 +14,7 @@
 #include "kix/doc.h"
 #include "kix/index.h"
 #include "kix/pages.h"
+#include "kix/source.h"
 #include "kix/tlog_tiles.h"
 #include "kix/vindex.h"
 #include "metrics.h"
@@ -77,6 +78,7 @@ static void export_once(struct kixd_export *e)
     struct kix_err err = {0};
     double t0 = now_ms(), ms;
     struct kix_log_reader *view = NULL;
+    struct kix_source *src = NULL;
     unsigned long long files, bytes;
     int rc;
 
@@ -88,8 +90,11 @@ static void export_once(struct kixd_export *e)
     memset(&is, 0, sizeof(is));
     memset(&ps, 0, sizeof(ps));
     rc = kix_log_export_tlog_from(e->srv->log, view, e->dir, export_index, &is, &st, &err);
-    if (!rc) /* the pages after the tiles they link to */
-        rc = kix_pages_export_from(e->srv->log, view, e->dir, &ps, &err);
+    if (!rc) /* the pages after the tiles they link to, read as a source */
+        rc = kix_source_open_snapshot(e->srv->log, view, &src, &err);
+    if (!rc)
+        rc = kix_pages_export(src, e->dir, &ps, &err);
+    kix_source_close(src);
     if (view)
         kix_log_read_end(view);
 
@@ -221,6 +226,7 @@ int kixd_export_main(int argc, char **argv)
     const char *store = NULL;
     struct kix_log_opts lo;
     struct kix_log *log = NULL;
+    struct kix_source *src = NULL;
     struct kix_tlog_export_stats st;
     struct kix_index_export_stats is;
     struct kix_pages_export_stats ps;
@@ -264,8 +270,11 @@ int kixd_export_main(int argc, char **argv)
         goto out;
     if ((rc = kix_log_export_tlog_with(log, argv[optind], export_index, &is, &st, &err)))
         goto out;
-    rc = kix_pages_export(log, argv[optind], &ps, &err);
+    if ((rc = kix_source_open_snapshot(log, NULL, &src, &err)))
+        goto out;
+    rc = kix_pages_export(src, argv[optind], &ps, &err);
 out:
+    kix_source_close(src);
     kix_log_close(log);
     export_totals(&st, &is, &ps, &files, &bytes);
     if (json)

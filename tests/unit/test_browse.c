@@ -9,8 +9,30 @@
 
 #include "fixture.h"
 #include "kix/pages.h"
+#include "kix/source.h"
 #include "kix/view.h"
 #include "liger_sample.h"
+
+/* The pages read a snapshot as a source (kix/source.h); each opened here
+ * is closed by close_sources, before its reader ends. */
+static struct kix_source *opened[8];
+static size_t nopened;
+
+static struct kix_source *as_source(struct kix_log *l, struct kix_log_reader *r)
+{
+    struct kix_source *src = NULL;
+
+    if (nopened == sizeof(opened) / sizeof(opened[0]) ||
+        kix_source_open_snapshot(l, r, &src, NULL) != KIX_OK)
+        abort();
+    return opened[nopened++] = src;
+}
+
+static void close_sources(void)
+{
+    while (nopened)
+        kix_source_close(opened[--nopened]);
+}
 
 #define ROWS 300
 
@@ -102,14 +124,15 @@ KIX_TEST(home_view_words_are_kix_query_words_and_updates_equal_rebuilds)
     if (liger_sample_publish(f.publisher, ROWS - 60, commit_from, &more) ||
         kix_log_read_begin(f.log, &r))
         abort();
-    ASSERT_EQ_INT(KIX_OK, kix_home_view_from_store(r, &before, NULL));
+    ASSERT_EQ_INT(KIX_OK, kix_home_view_from_source(as_source(f.log, r), &before, NULL));
+    close_sources();
     kix_log_read_end(r);
     more.from = ROWS - 60;
     if (liger_sample_publish(f.publisher, ROWS, commit_from, &more) ||
         kix_log_read_begin(f.log, &r))
         abort();
-    ASSERT_EQ_INT(KIX_OK, kix_home_view_update(r, &before, &updated, NULL));
-    ASSERT_EQ_INT(KIX_OK, kix_home_view_from_store(r, &rebuilt, NULL));
+    ASSERT_EQ_INT(KIX_OK, kix_home_view_update(as_source(f.log, r), &before, &updated, NULL));
+    ASSERT_EQ_INT(KIX_OK, kix_home_view_from_source(as_source(f.log, r), &rebuilt, NULL));
     ASSERT_TRUE(updated.nrows > before.nrows);
     ASSERT_EQ_U64(rebuilt.nrows, updated.nrows);
     ASSERT_EQ_U64(rebuilt.ranked_runs, updated.ranked_runs);
@@ -125,6 +148,7 @@ KIX_TEST(home_view_words_are_kix_query_words_and_updates_equal_rebuilds)
     kix_home_view_release(&before);
     kix_home_view_release(&updated);
     kix_home_view_release(&rebuilt);
+    close_sources();
     kix_log_read_end(r);
     teardown(&f);
 }
@@ -183,7 +207,7 @@ KIX_TEST(home_view_pages_every_group_once_in_order)
     size_t pages;
 
     ASSERT_EQ_INT(KIX_OK, kix_index_groups(r, count_group, &all));
-    ASSERT_EQ_INT(KIX_OK, kix_home_view_from_store(r, &v, NULL));
+    ASSERT_EQ_INT(KIX_OK, kix_home_view_from_source(as_source(f.log, r), &v, NULL));
     ASSERT_EQ_U64(all.n, v.nrows);
     ASSERT_TRUE(v.nrows > KIX_HOME_PAGE_ROWS); /* more than one page */
     for (size_t i = 0; i < v.nrows; i++) {
@@ -246,6 +270,7 @@ KIX_TEST(home_view_pages_every_group_once_in_order)
     free(all.key);
     free(seen.key);
     kix_home_view_release(&v);
+    close_sources();
     kix_log_read_end(r);
     teardown(&f);
 }
@@ -275,15 +300,17 @@ KIX_TEST(kernel_sweeps_share_everything_but_x)
 {
     struct fixture f;
     struct kix_log_reader *r = liger_log(&f);
+    struct kix_source *src;
     struct kix_home_view h;
     struct kix_kernel_view v;
     struct kix_buf out = KIX_BUF_INIT;
     size_t points = 0, memory_sweeps = 0;
 
-    ASSERT_EQ_INT(KIX_OK, kix_home_view_from_store(r, &h, NULL));
-    ASSERT_EQ_INT(KIX_ENOTFOUND, kix_kernel_view_build(r, &h, "cross", 5, &v, NULL));
-    ASSERT_EQ_INT(KIX_ENOTFOUND, kix_kernel_view_build(r, &h, "nope", 4, &v, NULL));
-    ASSERT_EQ_INT(KIX_OK, kix_kernel_view_build(r, &h, "cross_entropy", 13, &v, NULL));
+    src = as_source(f.log, r);
+    ASSERT_EQ_INT(KIX_OK, kix_home_view_from_source(src, &h, NULL));
+    ASSERT_EQ_INT(KIX_ENOTFOUND, kix_kernel_view_build(src, &h, "cross", 5, &v, NULL));
+    ASSERT_EQ_INT(KIX_ENOTFOUND, kix_kernel_view_build(src, &h, "nope", 4, &v, NULL));
+    ASSERT_EQ_INT(KIX_OK, kix_kernel_view_build(src, &h, "cross_entropy", 13, &v, NULL));
     ASSERT_EQ_STR("cross_entropy", v.kernel);
     /* forward latency, full latency, full peak memory: one sweep each */
     ASSERT_EQ_U64(3, v.nsweeps);
@@ -332,6 +359,7 @@ KIX_TEST(kernel_sweeps_share_everything_but_x)
     kix_buf_release(&out);
     kix_kernel_view_release(&v);
     kix_home_view_release(&h);
+    close_sources();
     kix_log_read_end(r);
     teardown(&f);
 }
@@ -347,6 +375,7 @@ KIX_TEST(one_shape_of_two_sweeps_is_one_group)
 {
     struct fixture f;
     struct kix_log_reader *r = NULL;
+    struct kix_source *src;
     struct kix_home_view h;
     struct kix_kernel_view v;
     struct keys all = {NULL, 0};
@@ -357,7 +386,8 @@ KIX_TEST(one_shape_of_two_sweeps_is_one_group)
     ASSERT_EQ_INT(KIX_OK, kix_log_read_begin(f.log, &r));
     ASSERT_EQ_INT(KIX_OK, kix_index_groups(r, count_group, &all));
     ASSERT_EQ_U64(28, all.n);
-    ASSERT_EQ_INT(KIX_OK, kix_home_view_from_store(r, &h, NULL));
+    src = as_source(f.log, r);
+    ASSERT_EQ_INT(KIX_OK, kix_home_view_from_source(src, &h, NULL));
     ASSERT_EQ_U64(28, h.nrows);
     for (size_t i = 0; i < h.nrows; i++) {
         int shared =
@@ -365,7 +395,7 @@ KIX_TEST(one_shape_of_two_sweeps_is_one_group)
         /* the shared shape's group holds both rows of each implementation */
         ASSERT_EQ_U64(shared ? 4 : 2, h.rows[i].group_size);
     }
-    ASSERT_EQ_INT(KIX_OK, kix_kernel_view_build(r, &h, "rope", 4, &v, NULL));
+    ASSERT_EQ_INT(KIX_OK, kix_kernel_view_build(src, &h, "rope", 4, &v, NULL));
     /* each pass and metric (forward, backward, full; full peak memory): a
      * sweep over hidden (3 shapes) and one over seq (5 shapes) */
     ASSERT_EQ_U64(8, v.nsweeps);
@@ -392,11 +422,12 @@ KIX_TEST(one_shape_of_two_sweeps_is_one_group)
     kix_kernel_view_release(&v);
     kix_home_view_release(&h);
     free(all.key);
+    close_sources();
     kix_log_read_end(r);
     teardown(&f);
 }
 
-static int browse(struct kix_log_reader *r, const char *path, struct kix_buf *out, int *json)
+static int browse(struct kix_source *r, const char *path, struct kix_buf *out, int *json)
 {
     kix_buf_reset(out);
     return kix_page_browse(r, path, strlen(path), 0, out, json, NULL);
@@ -406,6 +437,7 @@ KIX_TEST(browse_routes_answer_their_paths_only)
 {
     struct fixture f;
     struct kix_log_reader *r = liger_log(&f);
+    struct kix_source *src = as_source(f.log, r);
     struct kix_buf out = KIX_BUF_INIT;
     int json = -1;
     static const char *const missing[] = {
@@ -418,38 +450,39 @@ KIX_TEST(browse_routes_answer_their_paths_only)
     ASSERT_TRUE(kix_page_browse_path("kernels/x", 9));
     ASSERT_TRUE(!kix_page_browse_path("runs/x", 6) && !kix_page_browse_path("index.html", 10));
     for (size_t i = 0; i < sizeof(missing) / sizeof(missing[0]); i++)
-        if (browse(r, missing[i], &out, &json) != KIX_ENOTFOUND) {
+        if (browse(src, missing[i], &out, &json) != KIX_ENOTFOUND) {
             fprintf(stderr, "%s answered\n", missing[i]);
             ASSERT_TRUE(0);
         }
-    ASSERT_EQ_INT(KIX_OK, browse(r, "home/2", &out, &json));
+    ASSERT_EQ_INT(KIX_OK, browse(src, "home/2", &out, &json));
     ASSERT_TRUE(!json && memmem(out.ptr, out.len, "page 2 of", 9) != NULL);
     /* first, previous: the .html names a server typing by extension serves as pages */
     ASSERT_TRUE(memmem(out.ptr, out.len, "href=\"../index.html\"", 20) != NULL);
-    ASSERT_EQ_INT(KIX_OK, browse(r, "home/2.html", &out, &json));
+    ASSERT_EQ_INT(KIX_OK, browse(src, "home/2.html", &out, &json));
     ASSERT_TRUE(!json && memmem(out.ptr, out.len, "page 2 of", 9) != NULL);
-    ASSERT_EQ_INT(KIX_OK, browse(r, "home/2.json", &out, &json));
+    ASSERT_EQ_INT(KIX_OK, browse(src, "home/2.json", &out, &json));
     ASSERT_TRUE(json && memmem(out.ptr, out.len, "\"page\":2", 8) != NULL);
-    ASSERT_EQ_INT(KIX_OK, browse(r, "index.json", &out, &json));
+    ASSERT_EQ_INT(KIX_OK, browse(src, "index.json", &out, &json));
     ASSERT_TRUE(json && memmem(out.ptr, out.len, "\"page\":1", 8) != NULL);
-    ASSERT_EQ_INT(KIX_OK, browse(r, "kernels/cross_entropy", &out, &json));
+    ASSERT_EQ_INT(KIX_OK, browse(src, "kernels/cross_entropy", &out, &json));
     ASSERT_TRUE(!json && memmem(out.ptr, out.len, "<svg", 4) != NULL);
     ASSERT_TRUE(memmem(out.ptr, out.len, "{{", 2) == NULL);
     ASSERT_TRUE(memmem(out.ptr, out.len, "<a href=\"../runs/", 17) != NULL);
     ASSERT_TRUE(memmem(out.ptr, out.len, ".html\"><circle", 14) != NULL);
-    ASSERT_EQ_INT(KIX_OK, browse(r, "kernels/cross_entropy.html", &out, &json));
+    ASSERT_EQ_INT(KIX_OK, browse(src, "kernels/cross_entropy.html", &out, &json));
     ASSERT_TRUE(!json && memmem(out.ptr, out.len, "<svg", 4) != NULL);
-    ASSERT_EQ_INT(KIX_OK, browse(r, "kernels/cross_entropy.json", &out, &json));
+    ASSERT_EQ_INT(KIX_OK, browse(src, "kernels/cross_entropy.json", &out, &json));
     ASSERT_TRUE(json && memmem(out.ptr, out.len, "\"kix.kernel/1\"", 14) != NULL);
-    ASSERT_EQ_INT(KIX_OK, browse(r, "search/index.json", &out, &json));
+    ASSERT_EQ_INT(KIX_OK, browse(src, "search/index.json", &out, &json));
     ASSERT_TRUE(json && memmem(out.ptr, out.len, "\"kix.search/1\"", 14) != NULL);
-    ASSERT_EQ_INT(KIX_OK, browse(r, "search/0.json", &out, &json));
+    ASSERT_EQ_INT(KIX_OK, browse(src, "search/0.json", &out, &json));
     ASSERT_TRUE(json && memmem(out.ptr, out.len, "\"kix.search-shard/1\"", 20) != NULL);
     /* an Accept header asks for JSON where a page has both */
     kix_buf_reset(&out);
-    ASSERT_EQ_INT(KIX_OK, kix_page_browse(r, "kernels/cross_entropy", 21, 1, &out, &json, NULL));
+    ASSERT_EQ_INT(KIX_OK, kix_page_browse(src, "kernels/cross_entropy", 21, 1, &out, &json, NULL));
     ASSERT_TRUE(json && out.ptr[0] == '{');
     kix_buf_release(&out);
+    close_sources();
     kix_log_read_end(r);
     teardown(&f);
 }

@@ -11,7 +11,22 @@
 #include "fixture.h"
 #include "kix/note.h"
 #include "kix/pages.h"
+#include "kix/source.h"
 #include "kix/view_text.h"
+
+/* The store as the pages read it: one snapshot, as a source (r, or one of
+ * its own when NULL). */
+static struct kix_source *as_source(struct kix_log *l, struct kix_log_reader *r)
+{
+    struct kix_source *src = NULL;
+    struct kix_err err = {0};
+
+    if (kix_source_open_snapshot(l, r, &src, &err) != KIX_OK) {
+        fprintf(stderr, "as_source: %s\n", err.msg);
+        abort();
+    }
+    return src;
+}
 
 static int rerun(struct fixture *f, struct kix_signer *key, const char *run_id, int tag)
 {
@@ -41,7 +56,7 @@ static int rerun(struct fixture *f, struct kix_signer *key, const char *run_id, 
 static void show(struct fixture *f, const char *run_id, struct kix_buf *doc, char **text,
                  struct kix_buf *page, struct kix_run_view *v)
 {
-    struct kix_log_reader *r;
+    struct kix_source *r = as_source(f->log, NULL);
     struct kix_resolution res;
     struct kix_run_text t = {0};
     struct kix_err err = {0};
@@ -51,8 +66,7 @@ static void show(struct fixture *f, const char *run_id, struct kix_buf *doc, cha
     kix_resolution_init(&res);
     t.cite_origin = ORIGIN;
     t.today = "2026-12-03";
-    if (!out || kix_log_read_begin(f->log, &r) ||
-        kix_run_view_from_store(r, run_id, strlen(run_id), &res, v, &err) ||
+    if (!out || kix_run_view_from_source(r, run_id, strlen(run_id), &res, v, &err) ||
         kix_run_view_json(v, 0, doc, &err) ||
         kix_page_run_html(r, run_id, strlen(run_id), page, &err)) {
         fprintf(stderr, "show %s: %s\n", run_id, err.msg);
@@ -62,7 +76,7 @@ static void show(struct fixture *f, const char *run_id, struct kix_buf *doc, cha
     fclose(out);
     v->res = NULL; /* released below: the caller reads only the rows */
     kix_resolution_release(&res);
-    kix_log_read_end(r);
+    kix_source_close(r);
 }
 
 /* The rerun's own median, with its unit, the same in the document, the

@@ -8,7 +8,32 @@
 
 #include "fixture.h"
 #include "kix/pages.h"
+#include "kix/source.h"
 #include "kix/resolve.h"
+
+/* The store as the pages read it: one snapshot, as a source (r, or one of
+ * its own when NULL). */
+static struct kix_source *as_source(struct kix_log *l, struct kix_log_reader *r)
+{
+    struct kix_source *src = NULL;
+    struct kix_err err = {0};
+
+    if (kix_source_open_snapshot(l, r, &src, &err) != KIX_OK) {
+        fprintf(stderr, "as_source: %s\n", err.msg);
+        abort();
+    }
+    return src;
+}
+
+static int export_pages(struct kix_log *l, const char *dir, struct kix_pages_export_stats *st,
+                        struct kix_err *err)
+{
+    struct kix_source *src = as_source(l, NULL);
+    int rc = kix_pages_export(src, dir, st, err);
+
+    kix_source_close(src);
+    return rc;
+}
 
 KIX_TEST(the_grammar_takes_names_a_path_and_a_url_both_take)
 {
@@ -190,6 +215,7 @@ KIX_TEST(the_export_escapes_ids_logged_before_the_grammar)
     struct kix_index_check_stats cs;
     struct kix_resolution rs;
     struct kix_log_reader *r;
+    struct kix_source *src;
     char *out = temp_dir(), path[512], manifest[512], victim[KIX_DIGEST_TEXT_LEN + 1];
     char shadow[KIX_DIGEST_TEXT_LEN + 1], name[KIX_RUN_PAGE_NAME_MAX + 1];
     int rc, escaped;
@@ -220,7 +246,7 @@ KIX_TEST(the_export_escapes_ids_logged_before_the_grammar)
 
     for (int pass = 0; pass < 2; pass++) {
         memset(&err, 0, sizeof(err));
-        ASSERT_EQ_INT(KIX_OK, kix_pages_export(f.log, out, &st, &err));
+        ASSERT_EQ_INT(KIX_OK, export_pages(f.log, out, &st, &err));
         ASSERT_EQ_U64(pass ? 0 : 6, st.runs);
         ASSERT_EQ_U64(pass ? 0 : 5, st.escaped);
         ASSERT_EQ_U64(0, st.skipped);
@@ -257,32 +283,34 @@ KIX_TEST(the_export_escapes_ids_logged_before_the_grammar)
 
     /* a digest always means the digest: v's, not the run logged as it */
     ASSERT_EQ_INT(KIX_OK, kix_log_read_begin(f.log, &r));
+    src = as_source(f.log, r);
     kix_resolution_init(&rs);
     ASSERT_EQ_INT(KIX_OK, kix_index_resolve(r, victim, strlen(victim), &rs, &err));
     ASSERT_EQ_STR("v", rs.run.run_id);
     kix_resolution_release(&rs);
-    ASSERT_EQ_INT(KIX_OK, kix_page_run_html(r, victim, strlen(victim), &page, &err));
+    ASSERT_EQ_INT(KIX_OK, kix_page_run_html(src, victim, strlen(victim), &page, &err));
     ASSERT_EQ_INT(0, kix_buf_add(&page, (const uint8_t *)"", 1));
     ASSERT_CONTAINS((const char *)page.ptr, "run v</title>");
     /* and the escaped name is that run's page (kixd's runs/<name>) */
     kix_buf_reset(&page);
-    ASSERT_EQ_INT(KIX_OK, kix_page_run_html(r, name, strlen(name), &page, &err));
+    ASSERT_EQ_INT(KIX_OK, kix_page_run_html(src, name, strlen(name), &page, &err));
     ASSERT_EQ_INT(0, kix_buf_add(&page, (const uint8_t *)"", 1));
     ASSERT_CONTAINS((const char *)page.ptr, shadow);
+    kix_source_close(src);
     kix_log_read_end(r);
 
     /* a new entry: the next pass rewrites pages and escapes them still */
     ASSERT_EQ_INT(KIX_OK, publish(&f, f.publisher, "run-2", 7, &res, &err));
-    ASSERT_EQ_INT(KIX_OK, kix_pages_export(f.log, out, &st, &err));
+    ASSERT_EQ_INT(KIX_OK, export_pages(f.log, out, &st, &err));
     ASSERT_TRUE(file_is(out, "runs/run-2.html", 0));
     /* pages an older kixd wrote (no runs/.layout: links to extensionless
      * names, kernel pages without .html) are all written again */
     snprintf(path, sizeof(path), "%s/runs/.layout", out);
     ASSERT_EQ_INT(0, unlink(path));
-    ASSERT_EQ_INT(KIX_OK, kix_pages_export(f.log, out, &st, &err));
+    ASSERT_EQ_INT(KIX_OK, export_pages(f.log, out, &st, &err));
     ASSERT_EQ_U64(7, st.runs);
     ASSERT_TRUE(file_is(out, "runs/.layout", 0));
-    ASSERT_EQ_INT(KIX_OK, kix_pages_export(f.log, out, &st, &err));
+    ASSERT_EQ_INT(KIX_OK, export_pages(f.log, out, &st, &err));
     ASSERT_EQ_U64(0, st.runs);
     kix_buf_release(&page);
     kix_buf_release(&mark);

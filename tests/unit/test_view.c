@@ -16,7 +16,32 @@
 #include "kix/file.h"
 #include "kix/index.h"
 #include "kix/pages.h"
+#include "kix/source.h"
 #include "kix/view_text.h"
+
+/* The store as the pages read it: one snapshot, as a source (r, or one of
+ * its own when NULL). */
+static struct kix_source *as_source(struct kix_log *l, struct kix_log_reader *r)
+{
+    struct kix_source *src = NULL;
+    struct kix_err err = {0};
+
+    if (kix_source_open_snapshot(l, r, &src, &err) != KIX_OK) {
+        fprintf(stderr, "as_source: %s\n", err.msg);
+        abort();
+    }
+    return src;
+}
+
+static int export_pages(struct kix_log *l, const char *dir, struct kix_pages_export_stats *st,
+                        struct kix_err *err)
+{
+    struct kix_source *src = as_source(l, NULL);
+    int rc = kix_pages_export(src, dir, st, err);
+
+    kix_source_close(src);
+    return rc;
+}
 
 static const char *const nested_workload =
     "{\"apiVersion\":\"kernelindex.dev/v1alpha1\",\"kind\":\"Workload\",\"metadata\":{\"name\":"
@@ -94,7 +119,7 @@ struct shown {
 /* run_id's view from the store, its document, kix show's text, its page. */
 static void show(struct fixture *f, const char *run_id, struct shown *s)
 {
-    struct kix_log_reader *r;
+    struct kix_source *r = as_source(f->log, NULL);
     struct kix_run_text t = {0};
     struct kix_err err = {0};
     size_t len = 0;
@@ -106,8 +131,7 @@ static void show(struct fixture *f, const char *run_id, struct shown *s)
     t.cite_origin = ORIGIN;
     t.today = "2026-12-03";
     t.stale_days = 100000;
-    if (!out || kix_log_read_begin(f->log, &r) ||
-        kix_run_view_from_store(r, run_id, strlen(run_id), &s->res, &s->v, &err) ||
+    if (!out || kix_run_view_from_source(r, run_id, strlen(run_id), &s->res, &s->v, &err) ||
         kix_run_view_json(&s->v, 0, &s->doc, &err) ||
         kix_page_run_html(r, run_id, strlen(run_id), &s->page, &err) || kix_buf_addc(&s->doc, 0) ||
         kix_buf_addc(&s->page, 0)) {
@@ -116,7 +140,7 @@ static void show(struct fixture *f, const char *run_id, struct shown *s)
     }
     kix_run_view_text(&s->v, &t, out);
     fclose(out);
-    kix_log_read_end(r); /* the resolution owns what the view borrows */
+    kix_source_close(r); /* the resolution owns what the view borrows */
 }
 
 static void shown_release(struct shown *s)
@@ -590,6 +614,7 @@ KIX_TEST(the_export_writes_kixds_pages_without_their_embedded_view)
     static const char *const ids[] = {"nested", "tricky"};
     struct fixture f;
     struct kix_log_reader *r;
+    struct kix_source *src;
     struct kix_pages_export_stats st;
     struct kix_err err = {0};
     struct kix_buf page = KIX_BUF_INIT, env = KIX_BUF_INIT;
@@ -622,14 +647,15 @@ KIX_TEST(the_export_writes_kixds_pages_without_their_embedded_view)
     ASSERT_EQ_INT(KIX_OK, kix_entry_publication(f.publisher, "tricky", &d, "2026-11-29T00:00:00Z",
                                                 "test", "BSD-2-Clause", &env, &err));
     ASSERT_EQ_INT(KIX_OK, submit(&f, &env, objects, 4, &res, &err));
-    ASSERT_EQ_INT(KIX_OK, kix_pages_export(f.log, out, &st, &err));
+    ASSERT_EQ_INT(KIX_OK, export_pages(f.log, out, &st, &err));
     ASSERT_EQ_U64(2, st.runs);
     ASSERT_EQ_INT(KIX_OK, kix_log_read_begin(f.log, &r));
+    src = as_source(f.log, r);
     for (size_t i = 0; i < sizeof(ids) / sizeof(ids[0]); i++) {
         const char *id = ids[i];
         struct kix_buf have = KIX_BUF_INIT, want_slots = KIX_BUF_INIT, have_slots = KIX_BUF_INIT;
         kix_buf_reset(&page);
-        ASSERT_EQ_INT(KIX_OK, kix_page_run_html(r, id, strlen(id), &page, &err));
+        ASSERT_EQ_INT(KIX_OK, kix_page_run_html(src, id, strlen(id), &page, &err));
         ASSERT_TRUE(without_view(&page));
         snprintf(name, sizeof(name), "%s/runs/%s", out, id);
         ASSERT_EQ_INT(KIX_OK, kix_file_read(name, 1 << 24, &have, NULL));
@@ -638,14 +664,14 @@ KIX_TEST(the_export_writes_kixds_pages_without_their_embedded_view)
         ASSERT_TRUE(want_slots.len > 0 && want_slots.len == have_slots.len &&
                     memcmp(want_slots.ptr, have_slots.ptr, want_slots.len) == 0);
         kix_buf_reset(&page);
-        ASSERT_EQ_INT(KIX_OK, kix_page_run_json(r, id, strlen(id), &page, &err));
+        ASSERT_EQ_INT(KIX_OK, kix_page_run_json(src, id, strlen(id), &page, &err));
         snprintf(name, sizeof(name), "runs/%s.json", id);
         ASSERT_TRUE(file_holds_lean(out, name, &page));
         /* the canonical manifest, as kixd's page shows it, is not there */
         ASSERT_EQ_INT(KIX_OK, kix_buf_addc(&have, 0));
         ASSERT_TRUE(strstr((const char *)have.ptr, "{&quot;apiVersion&quot;:") == NULL);
         kix_buf_reset(&page);
-        ASSERT_EQ_INT(KIX_OK, kix_page_run_html(r, id, strlen(id), &page, &err));
+        ASSERT_EQ_INT(KIX_OK, kix_page_run_html(src, id, strlen(id), &page, &err));
         ASSERT_EQ_INT(KIX_OK, kix_buf_addc(&page, 0));
         ASSERT_CONTAINS((const char *)page.ptr, "{&quot;apiVersion&quot;:");
         kix_buf_release(&have);
@@ -659,7 +685,7 @@ KIX_TEST(the_export_writes_kixds_pages_without_their_embedded_view)
     }
     /* the tricky run's text is in its page as the document says it */
     kix_buf_reset(&page);
-    ASSERT_EQ_INT(KIX_OK, kix_page_run_html(r, "tricky", 6, &page, &err));
+    ASSERT_EQ_INT(KIX_OK, kix_page_run_html(src, "tricky", 6, &page, &err));
     ASSERT_EQ_INT(KIX_OK, kix_buf_addc(&page, 0));
     ASSERT_CONTAINS((const char *)page.ptr, "a\\/b \\\\\\/ \\\\\\\\\\/ \\u003c\\/script\\u003e");
     /* a group's first page likewise */
@@ -668,18 +694,231 @@ KIX_TEST(the_export_writes_kixds_pages_without_their_embedded_view)
     kix_digest_format(&info.comparison_key, group);
     ASSERT_EQ_U64(1, st.groups);
     kix_buf_reset(&page);
-    ASSERT_EQ_INT(KIX_OK, kix_page_group_html(r, group, strlen(group), &page, &err));
+    ASSERT_EQ_INT(KIX_OK, kix_page_group_html(src, group, strlen(group), &page, &err));
     ASSERT_TRUE(without_view(&page));
     snprintf(name, sizeof(name), "groups/%s", group);
     ASSERT_TRUE(file_holds(out, name, &page));
     kix_buf_reset(&page);
-    ASSERT_EQ_INT(KIX_OK, kix_page_group_json(r, group, strlen(group), &page, &err));
+    ASSERT_EQ_INT(KIX_OK, kix_page_group_json(src, group, strlen(group), &page, &err));
     snprintf(name, sizeof(name), "groups/%s.json", group);
     ASSERT_TRUE(file_holds(out, name, &page));
+    kix_source_close(src);
     kix_log_read_end(r);
     kix_buf_release(&page);
     kix_buf_release(&env);
     remove_dir(out);
+    teardown(&f);
+}
+
+/* ---- a server's pages read their store through its source alone ---- */
+
+/* A source over another, counting what the views ask of it; with
+ * store_ops 0 it offers only what any source may (a kixd, a static copy):
+ * not the store-only state, run, group, groups and index_record. */
+struct counted {
+    struct kix_source base;
+    struct kix_source *inner;
+    unsigned calls;
+};
+
+#define INNER(s) (((struct counted *)(s))->calls++, ((struct counted *)(s))->inner)
+static void c_close(struct kix_source *s)
+{
+    (void)s;
+}
+static int c_info(struct kix_source *s, struct kix_client_info *o, struct kix_err *e)
+{
+    struct kix_source *in = INNER(s);
+    return in->ops->info(in, o, e);
+}
+static int c_checkpoint(struct kix_source *s, uint64_t n, struct kix_buf *o, struct kix_err *e)
+{
+    struct kix_source *in = INNER(s);
+    return in->ops->checkpoint(in, n, o, e);
+}
+static int c_entries(struct kix_source *s, uint64_t a, uint64_t n, kix_entry_fn fn, void *ctx,
+                     uint64_t *got, struct kix_err *e)
+{
+    struct kix_source *in = INNER(s);
+    return in->ops->entries(in, a, n, fn, ctx, got, e);
+}
+static int c_inclusion(struct kix_source *s, uint64_t i, uint64_t n,
+                       struct kix_hash p[KIX_MERKLE_MAX_PROOF], size_t *np, struct kix_err *e)
+{
+    struct kix_source *in = INNER(s);
+    return in->ops->inclusion(in, i, n, p, np, e);
+}
+static int c_consistency(struct kix_source *s, uint64_t a, uint64_t b,
+                         struct kix_hash p[KIX_MERKLE_MAX_PROOF], size_t *np, struct kix_err *e)
+{
+    struct kix_source *in = INNER(s);
+    return in->ops->consistency(in, a, b, p, np, e);
+}
+static int c_object(struct kix_source *s, const struct kix_digest *d, struct kix_buf *o,
+                    struct kix_err *e)
+{
+    struct kix_source *in = INNER(s);
+    return in->ops->object(in, d, o, e);
+}
+static int c_resolve(struct kix_source *s, const char *ref, uint64_t from, struct kix_resolution *o,
+                     struct kix_err *e)
+{
+    struct kix_source *in = INNER(s);
+    return in->ops->resolve(in, ref, from, o, e);
+}
+static int c_log_key(struct kix_source *s, struct kix_buf *o, struct kix_err *e)
+{
+    struct kix_source *in = INNER(s);
+    return in->ops->log_key(in, o, e);
+}
+static int c_state(struct kix_source *s, uint64_t *n, struct kix_buf *cp, struct kix_buf *note,
+                   struct kix_err *e)
+{
+    struct kix_source *in = INNER(s);
+    return in->ops->state(in, n, cp, note, e);
+}
+static int c_run(struct kix_source *s, const char *ref, size_t len, struct kix_run_info *o,
+                 struct kix_err *e)
+{
+    struct kix_source *in = INNER(s);
+    return in->ops->run(in, ref, len, o, e);
+}
+static int c_group(struct kix_source *s, const struct kix_digest *k, uint64_t off, uint64_t lim,
+                   kix_group_fn fn, void *ctx, uint64_t *n, struct kix_err *e)
+{
+    struct kix_source *in = INNER(s);
+    return in->ops->group(in, k, off, lim, fn, ctx, n, e);
+}
+static int c_groups(struct kix_source *s, kix_groups_fn fn, void *ctx, struct kix_err *e)
+{
+    struct kix_source *in = INNER(s);
+    return in->ops->groups(in, fn, ctx, e);
+}
+static int c_index_record(struct kix_source *s, const char *k, struct kix_buf *r, struct kix_buf *p,
+                          int *present, struct kix_err *e)
+{
+    struct kix_source *in = INNER(s);
+    return in->ops->index_record(in, k, r, p, present, e);
+}
+
+static const struct kix_source_ops counted_store_ops = {
+    .close = c_close,
+    .info = c_info,
+    .checkpoint = c_checkpoint,
+    .entries = c_entries,
+    .inclusion = c_inclusion,
+    .consistency = c_consistency,
+    .object = c_object,
+    .resolve = c_resolve,
+    .log_key = c_log_key,
+    .state = c_state,
+    .run = c_run,
+    .group = c_group,
+    .groups = c_groups,
+    .index_record = c_index_record,
+};
+static const struct kix_source_ops counted_copy_ops = {
+    .close = c_close,
+    .info = c_info,
+    .checkpoint = c_checkpoint,
+    .entries = c_entries,
+    .inclusion = c_inclusion,
+    .consistency = c_consistency,
+    .object = c_object,
+    .resolve = c_resolve,
+    .log_key = c_log_key,
+};
+
+/* A run with a group (a protocol with a median, an environment), so
+ * that it has a group page. */
+static int publish_ranked(struct fixture *f, const char *run_id)
+{
+    char manifest[1024], protocol[512], environment[512], w[KIX_DIGEST_TEXT_LEN + 1],
+        p[KIX_DIGEST_TEXT_LEN + 1], e[KIX_DIGEST_TEXT_LEN + 1];
+    const char *objects[4] = {manifest, workload, protocol, environment};
+    struct kix_buf env = KIX_BUF_INIT;
+    struct kix_append_result res;
+    struct kix_err err = {0};
+    struct kix_digest d;
+    int rc;
+
+    protocol_record(protocol, sizeof(protocol), 1);
+    environment_record(environment, sizeof(environment), 1);
+    digest_text_of_json(workload, w);
+    digest_text_of_json(protocol, p);
+    digest_text_of_json(environment, e);
+    snprintf(manifest, sizeof(manifest),
+             "{\"apiVersion\":\"kernelindex.dev/v1alpha1\",\"kind\":\"BenchmarkRun\",\"metadata\":"
+             "{\"name\":\"t\"},\"spec\":{\"status\":\"passed\",\"timing\":{\"latencyNs\":{"
+             "\"median\":1234}},\"sourceNative\":{\"source\":\"test\",\"benchmark\":\"rope/"
+             "forward\"},\"workloadDigest\":\"%s\",\"protocolDigest\":\"%s\","
+             "\"environmentDigest\":\"%s\"}}",
+             w, p, e);
+    digest_of_json(manifest, &d);
+    rc = kix_entry_publication(f->publisher, run_id, &d, "2026-11-29T00:00:00Z", "test",
+                               "BSD-2-Clause", &env, &err);
+    if (rc == KIX_OK)
+        rc = submit(f, &env, objects, 4, &res, &err);
+    kix_buf_release(&env);
+    return rc;
+}
+
+KIX_TEST(a_servers_pages_read_its_store_through_its_source_alone)
+{
+    struct fixture f;
+    struct shown s;
+    struct kix_source *store;
+    struct counted store_only = {{&counted_store_ops, "a counted store"}, NULL, 0};
+    struct counted copy = {{&counted_copy_ops, "a test copy"}, NULL, 0};
+    struct kix_buf direct = KIX_BUF_INIT, through = KIX_BUF_INIT;
+    struct kix_err err = {0};
+    char group[KIX_DIGEST_TEXT_LEN + 1];
+
+    setup(&f);
+    ASSERT_EQ_INT(KIX_OK, publish_nested(&f, "nested"));
+    ASSERT_EQ_INT(KIX_OK, publish_ranked(&f, "ranked"));
+    show(&f, "ranked", &s);
+    ASSERT_TRUE(s.v.ranked);
+    snprintf(group, sizeof(group), "%s", s.v.group);
+    store = as_source(f.log, NULL);
+    store_only.inner = copy.inner = store;
+    /* every page, the same bytes read through the wrapper: what the views
+     * read, they read through the source */
+    ASSERT_EQ_INT(KIX_OK, kix_page_run_html(store, "ranked", 6, &direct, &err));
+    ASSERT_EQ_INT(KIX_OK, kix_page_run_html(&store_only.base, "ranked", 6, &through, &err));
+    ASSERT_EQ_MEM(direct.ptr, direct.len, through.ptr, through.len);
+    ASSERT_TRUE(store_only.calls > 0);
+    store_only.calls = 0;
+    kix_buf_reset(&direct);
+    kix_buf_reset(&through);
+    ASSERT_EQ_INT(KIX_OK, kix_page_group_json(store, group, strlen(group), &direct, &err));
+    ASSERT_EQ_INT(KIX_OK,
+                  kix_page_group_json(&store_only.base, group, strlen(group), &through, &err));
+    ASSERT_EQ_MEM(direct.ptr, direct.len, through.ptr, through.len);
+    ASSERT_TRUE(store_only.calls > 0);
+    store_only.calls = 0;
+    kix_buf_reset(&direct);
+    kix_buf_reset(&through);
+    ASSERT_EQ_INT(KIX_OK, kix_page_home_json(store, 1, &direct, &err));
+    ASSERT_EQ_INT(KIX_OK, kix_page_home_json(&store_only.base, 1, &through, &err));
+    ASSERT_EQ_MEM(direct.ptr, direct.len, through.ptr, through.len);
+    /* a run's view is one path, a resolution read through a source: any
+     * source that resolves gives the same document */
+    kix_buf_reset(&direct);
+    kix_buf_reset(&through);
+    ASSERT_EQ_INT(KIX_OK, kix_page_run_json(store, "ranked", 6, &direct, &err));
+    ASSERT_EQ_INT(KIX_OK, kix_page_run_json(&copy.base, "ranked", 6, &through, &err));
+    ASSERT_EQ_MEM(direct.ptr, direct.len, through.ptr, through.len);
+    ASSERT_TRUE(copy.calls > 0);
+    /* what only a store answers, a copy refuses by name */
+    kix_buf_reset(&through);
+    ASSERT_EQ_INT(KIX_ENOTSUP,
+                  kix_page_group_json(&copy.base, group, strlen(group), &through, &err));
+    ASSERT_CONTAINS(err.msg, "a test copy does not offer");
+    kix_source_close(store);
+    kix_buf_release(&direct);
+    kix_buf_release(&through);
+    shown_release(&s);
     teardown(&f);
 }
 

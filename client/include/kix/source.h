@@ -3,10 +3,12 @@
  * A struct kix_client (kix/client.h) reads a log through one struct
  * kix_source: a table of fetchers (struct kix_source_ops) and the state
  * behind them. kix_client verifies; a source only fetches. Two are built
- * in: the store layers on this machine (kix_source_open_store,
- * client/lib/source_local.c), kixd's msgpack-RPC (kix_source_connect,
- * client/lib/source_rpc.c) and C2SP tlog-tiles over HTTP(S)
- * (kix_source_open_http, client/lib/source_http.c). The idea is Tessera's client, which takes a
+ * in: the store layers on this machine (kix_source_open_store, or one
+ * read snapshot of an open log, kix_source_open_snapshot, which is how
+ * kixd's pages and export read their store; client/lib/source_local.c),
+ * kixd's msgpack-RPC (kix_source_connect, client/lib/source_rpc.c) and
+ * C2SP tlog-tiles over HTTP(S) (kix_source_open_http,
+ * client/lib/source_http.c). The idea is Tessera's client, which takes a
  * checkpoint fetcher, a tile fetcher and an entry bundle fetcher and
  * builds every proof from them; here the fetchers sit one level higher
  * (proofs, not tiles) because kixd answers proofs, and the operations a
@@ -153,6 +155,32 @@ struct kix_source_ops {
      * each. */
     int (*files)(struct kix_source *s, const char *const *paths, size_t n, size_t max,
                  kix_file_fn fn, void *ctx, struct kix_err *err);
+
+    /* ---- a store's own reads, for the pages a server writes of it (the
+     * views' *_from_source, client/view/view_source.c). A store source
+     * answers them; a kixd or a static copy leaves them NULL (KIX_ENOTSUP):
+     * its pages are its own server's. ---- */
+    /* The log's size, its latest checkpoint as the log signed it (no
+     * cosignature: the bytes a page is pinned to) and that checkpoint's
+     * index note (nothing appended when the store keeps no index). */
+    int (*state)(struct kix_source *s, uint64_t *size, struct kix_buf *checkpoint,
+                 struct kix_buf *index_note, struct kix_err *err);
+    /* A run's index record by run id or manifest digest (kix_index_run);
+     * KIX_ENOTFOUND when the index holds no such run. */
+    int (*run)(struct kix_source *s, const char *ref, size_t len, struct kix_run_info *out,
+               struct kix_err *err);
+    /* A group's ranked runs, best first, from position offset, at most
+     * limit, through fn (may be NULL); *size (may be NULL) its size
+     * (kix_index_group). */
+    int (*group)(struct kix_source *s, const struct kix_digest *key, uint64_t offset,
+                 uint64_t limit, kix_group_fn fn, void *ctx, uint64_t *size, struct kix_err *err);
+    /* Every ranked group's key, in key order (kix_index_groups). */
+    int (*groups)(struct kix_source *s, kix_groups_fn fn, void *ctx, struct kix_err *err);
+    /* One key's record and proof in the verifiable index at state's index
+     * note (kix_index_prove): index_proof's answer without the checkpoint
+     * and note, which a page reads once. */
+    int (*index_record)(struct kix_source *s, const char *key, struct kix_buf *record,
+                        struct kix_buf *proof, int *present, struct kix_err *err);
 };
 
 struct kix_source {
@@ -174,6 +202,12 @@ int kix_source_open_log(struct kix_log *log, uint64_t resolve_max, struct kix_so
 /* Binds r (NULL: none) to a source of kix_source_open_log; nothing for
  * any other source. */
 void kix_source_bind_reader(struct kix_source *s, struct kix_log_reader *r);
+/* One read snapshot of the open log l as a source, for the pages a server
+ * writes from it (every op reads that one snapshot): r when given (kept
+ * by the caller, who ends it after closing the source), else one the
+ * source begins and ends at close. Closing it never closes l. */
+int kix_source_open_snapshot(struct kix_log *l, struct kix_log_reader *r, struct kix_source **out,
+                             struct kix_err *err) KIX_MUST_CHECK;
 /* A kixd at addr ("tcp://host:port", "unix:///path"), one connection,
  * requests sized by the limits its info reports. */
 int kix_source_connect(const char *addr, const struct kix_client_opts *opts,

@@ -23,7 +23,6 @@
 
 #include "kix/buf.h"
 #include "kix/error.h"
-#include "kix/index.h"
 #include "kix/note.h"
 #include "kix/resolve.h"
 

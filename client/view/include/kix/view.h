@@ -8,12 +8,20 @@
  * statistic is primary and how a number is written for people are decided
  * here and nowhere else.
  *
+ * Storage: a view reads nothing but a struct kix_source (kix/source.h):
+ * a client's verified resolution read through one, or, for a server's
+ * pages (the *_from_source builders), its own store read as one
+ * (kix_source_open_snapshot: one read snapshot for a page). The two build
+ * a run's view the same way, kix_run_view_build over a resolution.
+ *
  * Memory: a view borrows the resolution it was built from (checkpoint,
  * entries, index proofs): keep that alive until kix_*_view_release. The
  * rest is owned by the view. JSON goes into a caller-owned struct kix_buf.
  * Errors: KIX_ENOTFOUND (no such run or group), KIX_EINVAL (a malformed
  * run id or group key), KIX_ECORRUPT (a stored manifest does not parse),
- * KIX_ENOMEM, and whatever the object getter returns.
+ * KIX_ENOMEM, KIX_ENOTSUP naming the source when it lacks an operation a
+ * view needs (a group's or the home page's from a kixd or a static copy),
+ * and whatever the object getter or the source returns.
  */
 #ifndef KIX_VIEW_H
 #define KIX_VIEW_H
@@ -22,6 +30,7 @@
 
 #include "kix/doc.h"
 #include "kix/resolve.h"
+#include "kix/source.h"
 #include "kix/tlog_path.h"
 
 #define KIX_VIEW_RUN        "kix.run/1"   /* the run document's "view" */
@@ -196,12 +205,13 @@ void kix_view_format(json_t *v, const char *fmt, char *out, size_t cap);
 /* The sections of v (kept in v->sections; kix_run_view_build calls it). */
 int kix_run_view_sections(struct kix_run_view *v, struct kix_err *err) KIX_MUST_CHECK;
 
-/* The store's own view of a run (kixd's pages): validates run_id (len
- * bytes), resolves it into *res from r (res initialised by the caller and
- * released by it after the view) and builds *v with r's log key. */
-int kix_run_view_from_store(struct kix_log_reader *r, const char *run_id, size_t len,
-                            struct kix_resolution *res, struct kix_run_view *v,
-                            struct kix_err *err) KIX_MUST_CHECK;
+/* A server's view of a run (its pages), its store read as the source
+ * src: validates run_id (len bytes), resolves it into *res through src
+ * (res initialised by the caller and released by it after the view; the
+ * store's own, not verified again) and builds *v with src's log key. */
+int kix_run_view_from_source(struct kix_source *src, const char *run_id, size_t len,
+                             struct kix_resolution *res, struct kix_run_view *v,
+                             struct kix_err *err) KIX_MUST_CHECK;
 
 /* The view as JSON: compact, keys sorted. KIX_VIEW_JSON_HTML escapes '/'
  * as "\/" so the text can sit in a <script> element. KIX_VIEW_JSON_EXPORT
@@ -279,12 +289,12 @@ struct kix_group_view {
     char *withdrawn_record, *withdrawn_proof;
 };
 
-/* The store's view of the group whose key is the digest text `key`: the
- * page of KIX_VIEW_GROUP_MAX rows from rank offset + 1 (KIX_ENOTFOUND for
- * no such group; an offset past the group gives no row). */
-int kix_group_view_from_store(struct kix_log_reader *r, const char *key, size_t len,
-                              uint64_t offset, struct kix_group_view *v,
-                              struct kix_err *err) KIX_MUST_CHECK;
+/* The view of the group whose key is the digest text `key`, from a
+ * store read as the source src: the page of KIX_VIEW_GROUP_MAX rows from
+ * rank offset + 1 (KIX_ENOTFOUND for no such group; an offset past the
+ * group gives no row). */
+int kix_group_view_from_source(struct kix_source *src, const char *key, size_t len, uint64_t offset,
+                               struct kix_group_view *v, struct kix_err *err) KIX_MUST_CHECK;
 void kix_group_view_release(struct kix_group_view *v);
 int kix_group_view_json(const struct kix_group_view *v, unsigned flags, struct kix_buf *out,
                         struct kix_err *err) KIX_MUST_CHECK;
@@ -329,12 +339,12 @@ struct kix_home_view {
     size_t nkernels, ngpus;
 };
 
-int kix_home_view_from_store(struct kix_log_reader *r, struct kix_home_view *v,
-                             struct kix_err *err) KIX_MUST_CHECK;
+int kix_home_view_from_source(struct kix_source *src, struct kix_home_view *v,
+                              struct kix_err *err) KIX_MUST_CHECK;
 /* The same, taking each row of `prev` (an earlier view of the same log;
  * may be NULL) whose group still has the same best run as it was: only
  * the changed groups' objects are read. */
-int kix_home_view_update(struct kix_log_reader *r, const struct kix_home_view *prev,
+int kix_home_view_update(struct kix_source *src, const struct kix_home_view *prev,
                          struct kix_home_view *v, struct kix_err *err) KIX_MUST_CHECK;
 void kix_home_view_release(struct kix_home_view *v);
 /* Pages of KIX_HOME_PAGE_ROWS rows, at least 1. */
@@ -383,11 +393,31 @@ struct kix_kernel_view {
 };
 
 /* KIX_ENOTFOUND when `home` ranks no run of kernel `kernel` (len bytes). */
-int kix_kernel_view_build(struct kix_log_reader *r, const struct kix_home_view *home,
+int kix_kernel_view_build(struct kix_source *src, const struct kix_home_view *home,
                           const char *kernel, size_t len, struct kix_kernel_view *v,
                           struct kix_err *err) KIX_MUST_CHECK;
 void kix_kernel_view_release(struct kix_kernel_view *v);
 int kix_kernel_view_json(const struct kix_kernel_view *v, unsigned flags, struct kix_buf *out,
                          struct kix_err *err) KIX_MUST_CHECK;
+
+/* ---- what the pages of a log are written from (client/web) ---- */
+
+/* The log's size and its latest checkpoint as signed (appended), the state
+ * a server's pages are written at; src is a store read as a source. */
+int kix_view_log_state(struct kix_source *src, uint64_t *size, struct kix_buf *checkpoint,
+                       struct kix_err *err) KIX_MUST_CHECK;
+/* The log's verifier key text, appended (a static copy's log.vkey). */
+int kix_view_log_key(struct kix_source *src, struct kix_buf *out,
+                     struct kix_err *err) KIX_MUST_CHECK;
+/* The entries [start, start + count) through fn, to find what they are
+ * about (kix_entry_describe): the pages an export rewrites. */
+int kix_view_entries(struct kix_source *src, uint64_t start, uint64_t count, kix_entry_fn fn,
+                     void *ctx, struct kix_err *err) KIX_MUST_CHECK;
+/* A run's index record (KIX_ENOTFOUND: the index holds no such run). */
+int kix_view_run(struct kix_source *src, const char *run_id,
+                 struct kix_run_info *out) KIX_MUST_CHECK;
+/* A group's ranked runs (fn may be NULL), best first; *size its size. */
+int kix_view_group_runs(struct kix_source *src, const struct kix_digest *key, uint64_t offset,
+                        uint64_t limit, kix_group_fn fn, void *ctx, uint64_t *size) KIX_MUST_CHECK;
 
 #endif

@@ -1,8 +1,11 @@
 /* kix/pages.h — the index on the web: a run's permalink page
  * (https://<origin>/runs/<runId>) as HTML and as JSON, a comparison group's
  * page and JSON, and a home page, rendered from the views of kix/view.h
- * (one read snapshot each). The JSON is the view document itself; the HTML
- * is the page templates in client/web/templates/ filled by the template engine
+ * (one read snapshot each). The pages read nothing but those views: the
+ * log reaches them as a struct kix_source (kix/source.h), a server's store
+ * read as one (kix_source_open_snapshot: one read snapshot for a page or
+ * an export), and only the views read it (tools/check-layers.py). The JSON is the view document
+ * itself; the HTML is the page templates in client/web/templates/ filled by the template engine
  * (kix/template.h), with the view embedded as
  * <script type="application/json" id="kix-view"> and the data-kix-slot
  * elements the page's script (KIX_PAGE_SCRIPT_PATH) fills from what it
@@ -16,7 +19,7 @@
  * Memory: output is appended to a caller-owned struct kix_buf.
  * Errors: KIX_ENOTFOUND (no such run or group), KIX_EINVAL (a malformed
  * run id or group key), KIX_ECORRUPT (a stored manifest does not parse),
- * KIX_ENOMEM, and the reader's errors.
+ * KIX_ENOMEM, and the source's errors.
  */
 #ifndef KIX_PAGES_H
 #define KIX_PAGES_H
@@ -24,26 +27,26 @@
 #include "kix/view.h"
 
 /* The run `run_id` (len bytes) as JSON (one object) or HTML. */
-int kix_page_run_json(struct kix_log_reader *r, const char *run_id, size_t len, struct kix_buf *out,
+int kix_page_run_json(struct kix_source *src, const char *run_id, size_t len, struct kix_buf *out,
                       struct kix_err *err) KIX_MUST_CHECK;
-int kix_page_run_html(struct kix_log_reader *r, const char *run_id, size_t len, struct kix_buf *out,
+int kix_page_run_html(struct kix_source *src, const char *run_id, size_t len, struct kix_buf *out,
                       struct kix_err *err) KIX_MUST_CHECK;
 
 /* The comparison group whose key is the digest text `key` ("sha256:…"):
  * its first page of runs, best first (KIX_VIEW_GROUP_MAX at most), as the
  * export writes it (its links to the next pages name their files). */
-int kix_page_group_json(struct kix_log_reader *r, const char *key, size_t len, struct kix_buf *out,
+int kix_page_group_json(struct kix_source *src, const char *key, size_t len, struct kix_buf *out,
                         struct kix_err *err) KIX_MUST_CHECK;
-int kix_page_group_html(struct kix_log_reader *r, const char *key, size_t len, struct kix_buf *out,
+int kix_page_group_html(struct kix_source *src, const char *key, size_t len, struct kix_buf *out,
                         struct kix_err *err) KIX_MUST_CHECK;
 /* Page `page` (1-based) of the group: ranks (page - 1) * KIX_VIEW_GROUP_MAX
  * + 1 on (no row past the group's end). Its links to other pages are
  * ?page=N (kixd), or with KIX_PAGE_EXPORTED the export's files
  * groups/<key>-N (page 1 is groups/<key>). */
 #define KIX_PAGE_EXPORTED 1u
-int kix_page_group_json_at(struct kix_log_reader *r, const char *key, size_t len, uint64_t page,
+int kix_page_group_json_at(struct kix_source *src, const char *key, size_t len, uint64_t page,
                            struct kix_buf *out, struct kix_err *err) KIX_MUST_CHECK;
-int kix_page_group_html_at(struct kix_log_reader *r, const char *key, size_t len, uint64_t page,
+int kix_page_group_html_at(struct kix_source *src, const char *key, size_t len, uint64_t page,
                            unsigned flags, struct kix_buf *out, struct kix_err *err) KIX_MUST_CHECK;
 
 /* The home page: the log's size, the kernels and GPUs it ranks with
@@ -53,11 +56,11 @@ int kix_page_group_html_at(struct kix_log_reader *r, const char *key, size_t len
  * without JavaScript) filters every group through the search index. The
  * home view is built once per log state and shared by these pages, the
  * search index and the kernel pages (client/web/home_page.c). */
-int kix_page_home_html(struct kix_log_reader *r, struct kix_buf *out,
+int kix_page_home_html(struct kix_source *src, struct kix_buf *out,
                        struct kix_err *err) KIX_MUST_CHECK; /* page 1 */
-int kix_page_home_page_html(struct kix_log_reader *r, size_t page, struct kix_buf *out,
+int kix_page_home_page_html(struct kix_source *src, size_t page, struct kix_buf *out,
                             struct kix_err *err) KIX_MUST_CHECK;
-int kix_page_home_json(struct kix_log_reader *r, size_t page, struct kix_buf *out,
+int kix_page_home_json(struct kix_source *src, size_t page, struct kix_buf *out,
                        struct kix_err *err) KIX_MUST_CHECK;
 
 /* The search index kix-search.js reads: search/index.json (KIX_VIEW_SEARCH:
@@ -68,16 +71,16 @@ int kix_page_home_json(struct kix_log_reader *r, size_t page, struct kix_buf *ou
 #define KIX_VIEW_SEARCH       "kix.search/1"
 #define KIX_VIEW_SEARCH_SHARD "kix.search-shard/1"
 #define KIX_SEARCH_SHARD_ROWS 1000u
-int kix_page_search_index(struct kix_log_reader *r, struct kix_buf *out,
+int kix_page_search_index(struct kix_source *src, struct kix_buf *out,
                           struct kix_err *err) KIX_MUST_CHECK;
-int kix_page_search_shard(struct kix_log_reader *r, size_t shard, struct kix_buf *out,
+int kix_page_search_shard(struct kix_source *src, size_t shard, struct kix_buf *out,
                           struct kix_err *err) KIX_MUST_CHECK;
 
 /* The kernel `kernel` (len bytes): kernels/<kernel> (HTML, with an SVG
  * chart of each sweep) and kernels/<kernel>.json (kix_kernel_view). */
-int kix_page_kernel_html(struct kix_log_reader *r, const char *kernel, size_t len,
+int kix_page_kernel_html(struct kix_source *src, const char *kernel, size_t len,
                          struct kix_buf *out, struct kix_err *err) KIX_MUST_CHECK;
-int kix_page_kernel_json(struct kix_log_reader *r, const char *kernel, size_t len,
+int kix_page_kernel_json(struct kix_source *src, const char *kernel, size_t len,
                          struct kix_buf *out, struct kix_err *err) KIX_MUST_CHECK;
 
 /* The browsing pages by their path from the site's root (no leading '/'):
@@ -88,7 +91,7 @@ int kix_page_kernel_json(struct kix_log_reader *r, const char *kernel, size_t le
  * set (an Accept header), and *is_json says which it wrote.
  * KIX_ENOTFOUND: no such page. */
 int kix_page_browse_path(const char *path, size_t len);
-int kix_page_browse(struct kix_log_reader *r, const char *path, size_t len, int want_json,
+int kix_page_browse(struct kix_source *src, const char *path, size_t len, int want_json,
                     struct kix_buf *out, int *is_json, struct kix_err *err) KIX_MUST_CHECK;
 
 /* Writes the pages into `dir` (created if missing) as files, for a static
@@ -150,11 +153,9 @@ void kix_pages_set_submit_url(const char *url);
 void kix_page_script(struct kix_bytes *out);
 void kix_page_style(struct kix_bytes *out);
 
-int kix_pages_export(struct kix_log *l, const char *dir, struct kix_pages_export_stats *stats,
+/* src: the store as one snapshot (kix_source_open_snapshot; kixd gives
+ * the snapshot its --ack-replicas mirrors hold). */
+int kix_pages_export(struct kix_source *src, const char *dir, struct kix_pages_export_stats *stats,
                      struct kix_err *err) KIX_MUST_CHECK;
-/* The same from the snapshot `given` (NULL: one of its own), which the
- * caller keeps: kixd exports the size its --ack-replicas mirrors hold. */
-int kix_pages_export_from(struct kix_log *l, struct kix_log_reader *given, const char *dir,
-                          struct kix_pages_export_stats *stats, struct kix_err *err) KIX_MUST_CHECK;
 
 #endif
