@@ -220,7 +220,7 @@ int kix_run_view_from_source(struct kix_source *src, const char *run_id, size_t 
  * own files, so that the copy holds each byte about once: no `manifest`
  * (manifestCanonical parsed) and no `sections` (the page beside it shows
  * them). */
-#define KIX_VIEW_JSON_HTML 1u
+#define KIX_VIEW_JSON_HTML   1u
 #define KIX_VIEW_JSON_EXPORT 2u
 int kix_run_view_json(const struct kix_run_view *v, unsigned flags, struct kix_buf *out,
                       struct kix_err *err) KIX_MUST_CHECK;
