@@ -561,18 +561,9 @@ int cli_log_key(const char *cmd, const struct cli_common *c, struct kix_client *
 
 int cli_parse_u64(const char *s, uint64_t *out)
 {
-    char *end;
-    unsigned long long v;
-    if (!s || !*s || *s == '-' || *s == '+')
-        return -1;
-    errno = 0;
-    v = strtoull(s, &end, 10);
     /* 2^64-1 is no size, index or count of a log, and the API reads it as
-     * "not given" (the latest checkpoint): refused, never read as such */
-    if (errno || *end || v == UINT64_MAX)
-        return -1;
-    *out = v;
-    return 0;
+     * "not given" (the latest checkpoint): kix_cmdline_u64 refuses it */
+    return kix_cmdline_u64(s, out);
 }
 
 json_t *cli_jstr(const char *s, size_t len)

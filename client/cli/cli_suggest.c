@@ -5,33 +5,7 @@
 
 #include "cli.h"
 #include "kix/canon.h"
-
-/* Optimal string alignment distance (Levenshtein plus adjacent swaps, as
- * git's help.c weighs a typo), of words up to 63 bytes. */
-static size_t distance(const char *a, const char *b)
-{
-    size_t la = strlen(a), lb = strlen(b), d[64][64];
-
-    if (la > 63 || lb > 63)
-        return (size_t)-1;
-    for (size_t i = 0; i <= la; i++)
-        d[i][0] = i;
-    for (size_t j = 0; j <= lb; j++)
-        d[0][j] = j;
-    for (size_t i = 1; i <= la; i++)
-        for (size_t j = 1; j <= lb; j++) {
-            size_t cost = a[i - 1] != b[j - 1], best = d[i - 1][j - 1] + cost;
-            if (d[i - 1][j] + 1 < best)
-                best = d[i - 1][j] + 1;
-            if (d[i][j - 1] + 1 < best)
-                best = d[i][j - 1] + 1;
-            if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] &&
-                d[i - 2][j - 2] + 1 < best)
-                best = d[i - 2][j - 2] + 1;
-            d[i][j] = best;
-        }
-    return d[la][lb];
-}
+#include "kix/cmdline.h"
 
 const char *cli_suggest(const char *word, const char *const *known, size_t n)
 {
@@ -40,7 +14,7 @@ const char *cli_suggest(const char *word, const char *const *known, size_t n)
     const char *found = NULL;
 
     for (size_t i = 0; i < n; i++) {
-        size_t d = distance(word, known[i]);
+        size_t d = kix_cmdline_distance(word, strlen(word), known[i]);
         if (d < best && 2 * d < len + (len & 1)) {
             best = d;
             found = known[i];

@@ -286,9 +286,9 @@ static int by_name(const struct dirent **a, const struct dirent **b)
 
 int cmd_key_pending(int argc, char **argv)
 {
-    const char *queue;
+    const char *queue = NULL;
     struct dirent **names = NULL;
-    int json, status = pending_opts("key pending", argc, argv, &queue, &json), n, shown = 0;
+    int json = 0, status = pending_opts("key pending", argc, argv, &queue, &json), n, shown = 0;
     json_t *pending;
 
     if (status >= 0)
@@ -341,10 +341,10 @@ int cmd_key_pending(int argc, char **argv)
 
 int cmd_key_reject(int argc, char **argv)
 {
-    const char *queue;
+    const char *queue = NULL;
     char base[4200], path[4300];
     struct kix_err err = {0};
-    int json, rc, status = pending_opts("key reject", argc, argv, &queue, &json);
+    int json = 0, rc, status = pending_opts("key reject", argc, argv, &queue, &json);
 
     if (status >= 0)
         return status;

@@ -208,9 +208,7 @@ void kix_cmdline_dump(FILE *f, const struct kix_cmd *cmd)
     kix_cmdline_dump_option(f, cmd->prog, "help", 'h', NULL, NULL, NULL, "print this help");
 }
 
-/* Optimal string alignment distance of words up to 63 bytes (as git's
- * help.c weighs a typo). */
-static size_t distance(const char *a, size_t la, const char *b)
+size_t kix_cmdline_distance(const char *a, size_t la, const char *b)
 {
     size_t lb = strlen(b), d[64][64];
 
@@ -270,7 +268,7 @@ int kix_cmdline_explain(const struct kix_cmdline *p, enum kix_cmdline_status st,
             return 0;
         }
     for (o = p->longopts; o->name; o++) {
-        size_t d = distance(arg + 2, len, o->name);
+        size_t d = kix_cmdline_distance(arg + 2, len, o->name);
         if (strcmp(o->name, "dump-options") != 0 && d < best && 2 * d < len + (len & 1)) {
             best = d;
             near = o;

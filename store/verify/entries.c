@@ -99,26 +99,6 @@ int kix_entry_attestation(const struct kix_signer *key, const char *run_id,
                                     envelope, err);
 }
 
-int kix_entry_attestation_at(const struct kix_signer *key, const char *run_id,
-                             const struct kix_digest *manifest, const char *note,
-                             const struct kix_digest *evidence, size_t nevidence,
-                             const char *attested_at, struct kix_buf *envelope, struct kix_err *err)
-{
-    char now[32];
-    json_t *pred = json_pack("{s:s, s:s, s:s}", "runId", run_id, "note", note, "attestedAt",
-                             now_if_null(attested_at, now));
-    if (pred && nevidence) {
-        json_t *list = json_array();
-        for (size_t i = 0; i < nevidence; i++) {
-            char text[KIX_DIGEST_TEXT_LEN + 1];
-            kix_digest_format(&evidence[i], text);
-            json_array_append_new(list, json_string(text));
-        }
-        json_object_set_new(pred, "evidence", list);
-    }
-    return sign_statement(key, run_id, manifest->b, KIX_PREDICATE_ATTESTATION, pred, envelope, err);
-}
-
 static json_t *attestation_predicate(const char *run_id, const char *note,
                                      const struct kix_digest *evidence, size_t nevidence,
                                      const char *attested_at)
@@ -136,6 +116,16 @@ static json_t *attestation_predicate(const char *run_id, const char *note,
         json_object_set_new(pred, "evidence", list);
     }
     return pred;
+}
+
+int kix_entry_attestation_at(const struct kix_signer *key, const char *run_id,
+                             const struct kix_digest *manifest, const char *note,
+                             const struct kix_digest *evidence, size_t nevidence,
+                             const char *attested_at, struct kix_buf *envelope, struct kix_err *err)
+{
+    json_t *pred = attestation_predicate(run_id, note, evidence, nevidence, attested_at);
+
+    return sign_statement(key, run_id, manifest->b, KIX_PREDICATE_ATTESTATION, pred, envelope, err);
 }
 
 /* The statement hash (SHA-256 of the PAE) pred would be signed under. */

@@ -64,7 +64,7 @@ while read -r name metavar; do
   [ "$name" = config ] && continue
   mapfile -t extra < <(companions_of "$name")
   base=()
-  [ "$name" = store ] || base=(--store "$NONE")
+  [ "$name" = store ] || [ "$name" = source ] || base=(--store "$NONE")
   if [ -z "$metavar" ]; then
     cli=("--$name")
     line="$name = true"

@@ -10,8 +10,9 @@
  *       with --table-only the tree is left as well (the server's query
  *       answers then disagree with its honest signed index)
  *   kix-lie STORE_DIR withhold RUN_ID INDEX
- *       removes entry INDEX from RUN_ID's entry list (run_entries): the
- *       server then leaves it out of every answer
+ *       removes entry INDEX from RUN_ID's entry list (its records beside the
+ *       run's in runs, store layout 2): the server then leaves it out of
+ *       every answer
  *
  * Only a client that recomputes (kix audit, a mirror, kixd check) can catch
  * the signed lie; a client catches the unsigned one and the withheld entry
@@ -248,7 +249,7 @@ static void drop(const char *dir, const char *group_hex, const char *run_id, enu
 
 static void withhold(const char *run_id, unsigned long long index)
 {
-    MDB_dbi entries = table("run_entries");
+    MDB_dbi entries = table("runs"); /* run id ‖ 00 ‖ index (PROTOCOL.md §7) */
     uint8_t k[KIX_RUN_ID_MAX + 9];
     size_t n = strlen(run_id);
     MDB_val key = {n + 9, k};

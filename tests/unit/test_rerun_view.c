@@ -9,24 +9,11 @@
 #include <string.h>
 
 #include "fixture.h"
+#include "pages_fixture.h"
 #include "kix/note.h"
 #include "kix/pages.h"
 #include "kix/source.h"
 #include "kix/view_text.h"
-
-/* The store as the pages read it: one snapshot, as a source (r, or one of
- * its own when NULL). */
-static struct kix_source *as_source(struct kix_log *l, struct kix_log_reader *r)
-{
-    struct kix_source *src = NULL;
-    struct kix_err err = {0};
-
-    if (kix_source_open_snapshot(l, r, &src, &err) != KIX_OK) {
-        fprintf(stderr, "as_source: %s\n", err.msg);
-        abort();
-    }
-    return src;
-}
 
 static int rerun(struct fixture *f, struct kix_signer *key, const char *run_id, int tag)
 {

@@ -7,33 +7,10 @@
 #include <sys/stat.h>
 
 #include "fixture.h"
+#include "pages_fixture.h"
 #include "kix/pages.h"
 #include "kix/source.h"
 #include "kix/resolve.h"
-
-/* The store as the pages read it: one snapshot, as a source (r, or one of
- * its own when NULL). */
-static struct kix_source *as_source(struct kix_log *l, struct kix_log_reader *r)
-{
-    struct kix_source *src = NULL;
-    struct kix_err err = {0};
-
-    if (kix_source_open_snapshot(l, r, &src, &err) != KIX_OK) {
-        fprintf(stderr, "as_source: %s\n", err.msg);
-        abort();
-    }
-    return src;
-}
-
-static int export_pages(struct kix_log *l, const char *dir, struct kix_pages_export_stats *st,
-                        struct kix_err *err)
-{
-    struct kix_source *src = as_source(l, NULL);
-    int rc = kix_pages_export(src, dir, st, err);
-
-    kix_source_close(src);
-    return rc;
-}
 
 KIX_TEST(the_grammar_takes_names_a_path_and_a_url_both_take)
 {

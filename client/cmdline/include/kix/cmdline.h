@@ -132,4 +132,9 @@ const struct kix_opt *kix_cmdline_find(const struct kix_cmd *cmd, const char *na
 /* Reads a decimal from 0 to 2^64-2; 0 on success. */
 int kix_cmdline_u64(const char *s, uint64_t *out);
 
+/* The optimal string alignment distance (Levenshtein plus adjacent swaps, as
+ * git's help.c weighs a typo) of a's first la bytes and b, words up to 63
+ * bytes; (size_t)-1 for longer ones. What "did you mean" ranks by. */
+size_t kix_cmdline_distance(const char *a, size_t la, const char *b);
+
 #endif
