@@ -29,6 +29,8 @@ need = {
     "append": ["entries_per_s", "ack_p50_ms", "ack_p99_ms", "ack_max_ms", "entries",
                "kixd_cpu_us_per_entry", "phase_sum_us", "entries_per_commit",
                "kixd_write_bytes_per_entry"] +
+              ["d%d_%s" % (k, f) for k in (1, 4, 16)
+               for f in ("entries_per_s", "ack_p99_ms", "verify_all_around")] +
               ["phase_%s_us" % p for p in ("receive", "canonical", "hash", "verify", "policy",
                                             "index", "commit", "answer")],
     "read": ["get_1x1", "get_1x1_p50_us", "get_1x1_p99_us", "get_16x16", "get_16x16_p99_us",
@@ -39,8 +41,19 @@ need = {
     "mirror": ["entries_per_s", "entries"],
     "disk": ["append_bytes", "append_canonical_bytes", "append_vs_canonical"],
     "ratios": ["append_vs_verify_all", "audit_vs_verify_all", "mirror_vs_verify_all",
-               "get_vs_echo", "resolve_vs_get", "append_ack_p99_ms"],
+               "get_vs_echo", "resolve_vs_get", "append_ack_p99_ms",
+               "append_d1_vs_verify_all", "append_d4_vs_verify_all", "append_d16_vs_verify_all"],
 }
+# issue 38's targets, each on the figure it was judged on (item 4)
+issue38 = {"write_bytes_per_entry": "append.kixd_write_bytes_per_entry",
+           "disk_vs_canonical": "disk.append_vs_canonical",
+           "append_d1_vs_verify_all": "ratios.append_d1_vs_verify_all",
+           "append_d4_vs_verify_all": "ratios.append_d4_vs_verify_all",
+           "append_d16_vs_verify_all": "ratios.append_d16_vs_verify_all",
+           "ack_p99_ms_d1": "append.d1_ack_p99_ms", "ack_p99_ms_d4": "append.d4_ack_p99_ms",
+           "ack_p99_ms_d16": "append.d16_ack_p99_ms",
+           "audit_vs_verify_all": "ratios.audit_vs_verify_all",
+           "mirror_vs_verify_all": "ratios.mirror_vs_verify_all"}
 targets = ["append_vs_verify_all", "append_ack_p99_ms", "audit_vs_verify_all",
            "mirror_vs_verify_all", "resolve_vs_get"]
 if mode == "full":
@@ -52,7 +65,9 @@ if mode == "full":
                      "wire_resolve_small_p50_us", "wire_resolve_big_p50_us"]
     need["disk"] += ["big_bytes", "big_canonical_bytes", "big_vs_canonical"]
     need["ratios"] += ["proof_1e6_vs_1e3", "proof_1e6_vs_1e3_served", "resolve_1e6_vs_1e3",
-                       "disk_vs_canonical"]
+                       "disk_vs_canonical", "wire_resolve_1e6_vs_1e3"]
+    issue38["disk_vs_canonical"] = "ratios.disk_vs_canonical"
+    issue38["wire_resolve_1e6_vs_1e3"] = "ratios.wire_resolve_1e6_vs_1e3"
     targets += ["proof_1e6_vs_1e3", "proof_1e6_vs_1e3_served", "disk_vs_canonical"]
     assert d["machine"]["quick"] is True
     assert d["scale"]["big_entries"] == 10000, "--quick builds a 10^4-entry big log"
@@ -83,7 +98,7 @@ if nginx:
         for what in ("tile", "bundle", "checkpoint", "run_json", "object", "pack"):
             k = "%s_%s_16x1" % (who, what)
             need["http"] += [k, k + "_p50_us", k + "_p99_us"]
-    need["ratios"] += http_ratios
+    need["ratios"] += http_ratios + ["export_s_per_1e6"]
     need["sync"] = ["entries", "rounds", "audit_rpc_per_s", "audit_http_per_s", "mirror_rpc_per_s",
                     "mirror_http_per_s"]
     need["verify"] = ["%s_%s_%s" % (c, w, f) for c in ("show", "verify_citation")
@@ -93,6 +108,12 @@ if nginx:
     need["static"] = ["runs", "bytes_per_run", "files_per_run", "names_per_run",
                       "runs_bytes_per_run", "grow_entries", "grow_files_per_entry",
                       "grow_bytes_per_entry", "grow_s"]
+    issue38.update({"static_bytes_per_run": "static.bytes_per_run",
+                    "static_files_per_run": "static.files_per_run",
+                    "export_again_bytes_per_entry": "static.grow_bytes_per_entry",
+                    "export_again_files_per_entry": "static.grow_files_per_entry",
+                    "export_summary_ok": "static.summary_ok",
+                    "export_s_per_1e6": "ratios.export_s_per_1e6"})
     st = d.get("static", {})
     assert st.get("names_per_run", 0) >= st.get("files_per_run", 1) and "summary_ok" in st, st
     targets += ["http_tile_kixd_vs_nginx", "http_bundle_kixd_vs_nginx",
@@ -132,6 +153,12 @@ for t in targets:
     tt = d["targets"][t]
     assert isinstance(tt["met"], bool) and tt["value"] > 0 and tt["bound"] > 0, t
 assert set(d["targets"]) == set(targets), "targets %s, want %s" % (sorted(d["targets"]), sorted(targets))
+assert set(d["issue38"]) == set(issue38), "issue 38 rows %s, want %s" % (sorted(d["issue38"]), sorted(issue38))
+for t, fig in issue38.items():
+    r = d["issue38"][t]
+    sec, key = fig.split(".")
+    assert r["figure"] == fig and r["value"] == d[sec][key], (t, r)
+    assert r["met"] == (r["value"] <= r["bound"] if r["at_most"] else r["value"] >= r["bound"]), (t, r)
 print("ok: %s (%d sections, redis %s, nginx %s)" % (mode, len(d), redis, nginx))
 EOF
 }
@@ -151,6 +178,8 @@ cp "$WORK/root/bench.json" "$WORK/full.json"
 check "$WORK/full.json" full
 grep -q "^targets" "$WORK/full.err" || { echo "FAIL: no table on stderr" >&2; exit 1; }
 grep -q "not 10^6: --quick" "$WORK/full.err" || { echo "FAIL: the table hides the 10^4 big log" >&2; exit 1; }
+grep -q "^Issue 38 targets (--quick: the big log is 10^4" "$WORK/full.err" ||
+    { echo "FAIL: no issue 38 table, or it hides the 10^4 big log" >&2; exit 1; }
 
 # (fewer appends and shorter loads: the shape is the same)
 "$KIX_BIN/kix-bench" --quick --no-redis --only limits,kix,http --appends 600 --seconds 0.2 --json \
