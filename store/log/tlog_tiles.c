@@ -227,7 +227,11 @@ static int export_partials(void *ctx, uint64_t s, const uint8_t *note, size_t le
         int rc;
         if (n == 0)
             break;
-        if (w == 0 || w == KIX_TLOG_WIDTH || kix_tlog_tile_width(x->size, L, N) == KIX_TLOG_WIDTH)
+        /* the tile at this export's own width is there already (written by
+         * export_growth, or by the export that reached this size at this
+         * level): another checkpoint with that width would write it again */
+        if (w == 0 || w == KIX_TLOG_WIDTH || kix_tlog_tile_width(x->size, L, N) == KIX_TLOG_WIDTH ||
+            kix_tlog_tile_width(x->size, L, N) == w)
             continue;
         rc = export_tile(x, L, N, w);
         if (rc == KIX_OK && L == 0)
