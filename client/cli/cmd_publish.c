@@ -651,11 +651,6 @@ static const struct kix_opt publish_opts[] = {
              "found, 2 usage, 3 I/O or server error, 4 the log contradicts what this client\n"
              "verified before (checked before anything is signed or sent; evidence kept),\n"
              "5 the log is behind what this client verified (stale; nothing signed or sent)\n"),
-    KIX_ID("note", NULL, 'n', NULL),
-    KIX_ID("evidence", NULL, 'e', NULL),
-    KIX_ID("outcome", NULL, 'o', NULL),
-    KIX_ID("reason", NULL, 'R', NULL),
-    KIX_ID("role", NULL, 'l', NULL),
 };
 static const struct kix_cmd publish_cmd = {
     .prog = "kix publish",
@@ -730,14 +725,6 @@ static const struct kix_opt attest_opts[] = {
     KIX_ID("receipt", "FILE", 'r', "where to save the receipt"),
     SIGN_ONLY_OPT,
     CLI_COMMON_OPTS,
-    KIX_ID("run-id", NULL, 'i', NULL),
-    KIX_ID("outcome", NULL, 'o', NULL),
-    KIX_ID("reason", NULL, 'R', NULL),
-    KIX_ID("role", NULL, 'l', NULL),
-    KIX_ID("source", NULL, 's', NULL),
-    KIX_ID("license", NULL, 'L', NULL),
-    KIX_ID("new-run", NULL, 'N', NULL),
-    KIX_ID("dry-run", NULL, 'D', NULL),
 };
 static const struct kix_cmd attest_cmd = {
     .prog = "kix attest",
@@ -764,8 +751,6 @@ int cmd_attest(int argc, char **argv)
 
     if (status >= 0)
         return status;
-    if (a.new_run)
-        return cli_usage_error("attest", "--new-run is for kix publish");
     if (a.nrest != 1 || !a.note)
         return cli_usage_error("attest", "expected --note TEXT and one RUN");
     if (a.work && !a.open_note)
@@ -792,15 +777,6 @@ static const struct kix_opt rerun_opts[] = {
     KIX_ID("receipt", "FILE", 'r', "where to save the receipt"),
     SIGN_ONLY_OPT,
     CLI_COMMON_OPTS,
-    KIX_ID("run-id", NULL, 'i', NULL),
-    KIX_ID("note", NULL, 'n', NULL),
-    KIX_ID("evidence", NULL, 'e', NULL),
-    KIX_ID("reason", NULL, 'R', NULL),
-    KIX_ID("role", NULL, 'l', NULL),
-    KIX_ID("source", NULL, 's', NULL),
-    KIX_ID("license", NULL, 'L', NULL),
-    KIX_ID("new-run", NULL, 'N', NULL),
-    KIX_ID("dry-run", NULL, 'D', NULL),
 };
 static const struct kix_cmd rerun_cmd = {
     .prog = "kix rerun",
@@ -827,8 +803,6 @@ int cmd_rerun(int argc, char **argv)
 
     if (status >= 0)
         return status;
-    if (a.new_run)
-        return cli_usage_error("rerun", "--new-run is for kix publish");
     if (a.nrest < 2 || !a.outcome)
         return cli_usage_error("rerun", "expected --outcome O, RUN and RERUN.json");
     if (kix_evidence_parse(a.outcome, strlen(a.outcome)) <= KIX_EVIDENCE_REPORTED)
@@ -849,14 +823,6 @@ static const struct kix_opt supersede_opts[] = {
     KIX_ID("receipt", "FILE", 'r', "where to save the receipt"),
     SIGN_ONLY_OPT,
     CLI_COMMON_OPTS,
-    KIX_ID("note", NULL, 'n', NULL),
-    KIX_ID("evidence", NULL, 'e', NULL),
-    KIX_ID("outcome", NULL, 'o', NULL),
-    KIX_ID("role", NULL, 'l', NULL),
-    KIX_ID("source", NULL, 's', NULL),
-    KIX_ID("license", NULL, 'L', NULL),
-    KIX_ID("new-run", NULL, 'N', NULL),
-    KIX_ID("dry-run", NULL, 'D', NULL),
 };
 static const struct kix_cmd supersede_cmd = {
     .prog = "kix supersede",
@@ -888,8 +854,6 @@ int cmd_supersede(int argc, char **argv)
 
     if (status >= 0)
         return status;
-    if (a.new_run)
-        return cli_usage_error("supersede", "--new-run is for kix publish");
     if (a.nrest < 2)
         return cli_usage_error("supersede", "expected OLD_RUN and NEW_RUN.json");
     if (!a.run_id)
@@ -925,13 +889,6 @@ static const struct kix_opt withdraw_opts[] = {
     KIX_NOTE("exit status: 0 withdrawn, 1 refused (not a curator nor the publisher, the run\n"
              "already withdrawn) or unverifiable, 2 usage, 3 I/O or server error, 4 the log\n"
              "contradicts what this client verified before\n"),
-    KIX_ID("run-id", NULL, 'i', NULL),
-    KIX_ID("outcome", NULL, 'o', NULL),
-    KIX_ID("role", NULL, 'l', NULL),
-    KIX_ID("source", NULL, 's', NULL),
-    KIX_ID("license", NULL, 'L', NULL),
-    KIX_ID("new-run", NULL, 'N', NULL),
-    KIX_ID("dry-run", NULL, 'D', NULL),
 };
 static const struct kix_cmd withdraw_cmd = {
     .prog = "kix withdraw",
@@ -970,8 +927,6 @@ int cmd_withdraw(int argc, char **argv)
 
     if (status >= 0)
         return status;
-    if (a.new_run || a.outcome || a.roles || a.run_id || a.source || a.license)
-        return cli_usage_error("withdraw", "give --reason, --note, --evidence and one RUN");
     if (a.nrest != 1 || !a.reason || !a.note)
         return cli_usage_error("withdraw", "expected --reason R, --note TEXT and one RUN");
     if (!kix_withdraw_reason_parse(a.reason, strlen(a.reason)))
@@ -999,15 +954,6 @@ static const struct kix_opt reinstate_opts[] = {
     KIX_NOTE("exit status: 0 reinstated, 1 refused (not withdrawn, or withdrawn by a curator\n"
              "and signed by the publisher) or unverifiable, 2 usage, 3 I/O or server error,\n"
              "4 the log contradicts what this client verified before\n"),
-    KIX_ID("run-id", NULL, 'i', NULL),
-    KIX_ID("evidence", NULL, 'e', NULL),
-    KIX_ID("outcome", NULL, 'o', NULL),
-    KIX_ID("reason", NULL, 'R', NULL),
-    KIX_ID("role", NULL, 'l', NULL),
-    KIX_ID("source", NULL, 's', NULL),
-    KIX_ID("license", NULL, 'L', NULL),
-    KIX_ID("new-run", NULL, 'N', NULL),
-    KIX_ID("dry-run", NULL, 'D', NULL),
 };
 static const struct kix_cmd reinstate_cmd = {.prog = "kix reinstate",
                                              .usage = "--key KEY [--note TEXT] RUN",
@@ -1029,9 +975,6 @@ int cmd_reinstate(int argc, char **argv)
 
     if (status >= 0)
         return status;
-    if (a.new_run || a.outcome || a.roles || a.run_id || a.source || a.license || a.reason ||
-        a.nevidence)
-        return cli_usage_error("reinstate", "give --note and one RUN");
     if (a.nrest != 1)
         return cli_usage_error("reinstate", "expected one RUN");
     if ((status = check_moderation_note("reinstate", a.note)) >= 0)
@@ -1061,16 +1004,6 @@ static const struct kix_opt key_opts[] = {
     KIX_ID("queue", "DIR", 'q', "the enrolment queue (approve)"),
     SIGN_ONLY_OPT,
     CLI_COMMON_OPTS,
-    /* the options of the other write commands, taken as they are there */
-    KIX_ID("run-id", NULL, 'i', NULL),
-    KIX_ID("note", NULL, 'n', NULL),
-    KIX_ID("evidence", NULL, 'e', NULL),
-    KIX_ID("outcome", NULL, 'o', NULL),
-    KIX_ID("reason", NULL, 'R', NULL),
-    KIX_ID("source", NULL, 's', NULL),
-    KIX_ID("license", NULL, 'L', NULL),
-    KIX_ID("new-run", NULL, 'N', NULL),
-    KIX_ID("dry-run", NULL, 'D', NULL),
 };
 static const struct kix_cmd key_cmd = {
     .prog = "kix key",
@@ -1251,18 +1184,6 @@ static const struct kix_opt submit_opts[] = {
              "\n"),
     KIX_ID("receipt", "FILE", 'r', "where to save the receipt (default: the state directory)"),
     CLI_COMMON_OPTS,
-    KIX_ID("key", NULL, 'k', NULL),
-    KIX_ID("run-id", NULL, 'i', NULL),
-    KIX_ID("note", NULL, 'n', NULL),
-    KIX_ID("evidence", NULL, 'e', NULL),
-    KIX_ID("outcome", NULL, 'o', NULL),
-    KIX_ID("reason", NULL, 'R', NULL),
-    KIX_ID("role", NULL, 'l', NULL),
-    KIX_ID("source", NULL, 's', NULL),
-    KIX_ID("license", NULL, 'L', NULL),
-    KIX_ID("new-run", NULL, 'N', NULL),
-    KIX_ID("dry-run", NULL, 'D', NULL),
-    KIX_ID("sign-only", NULL, 'S', NULL),
 };
 static const struct kix_cmd submit_cmd = {.prog = "kix submit",
                                           .usage = "[--receipt FILE] BODY.json",
@@ -1287,10 +1208,6 @@ int cmd_submit(int argc, char **argv)
         return status;
     if (a.nrest != 1)
         return cli_usage_error("submit", "expected one BODY.json (or - for standard input)");
-    if (a.key_path || a.run_id || a.note || a.outcome || a.roles || a.new_run || a.dry_run ||
-        a.sign_only || a.nevidence)
-        return cli_usage_error("submit", "the body is signed already: give only --receipt and "
-                                         "where the log is");
     kix_submit_body_init(&body);
     rc = kix_file_read(a.rest[0], 64u << 20, &text, &err); /* "-": standard input */
     if (rc == KIX_OK)

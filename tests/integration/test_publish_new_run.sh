@@ -70,7 +70,7 @@ pass "a run id is still published once"
 
 # --new-run belongs to publish alone
 expect_status 2 "$KIX" rerun --key "$WORK/pub.key" --new-run --outcome reproduced first "$WORK/m/run.json"
-grep -q -- "--new-run is for kix publish" "$WORK/err" || fail "rerun --new-run: $(cat "$WORK/err")"
+grep -q -- "unknown option .--new-run." "$WORK/err" || fail "rerun --new-run: $(cat "$WORK/err")"
 pass "--new-run elsewhere is a usage error"
 
 # issue 37: a publish error's JSON names the file and the JSON pointer (a
