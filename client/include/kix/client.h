@@ -22,6 +22,8 @@
 #ifndef KIX_CLIENT_H
 #define KIX_CLIENT_H
 
+#include "kix/api.h"
+
 #include "kix/buf.h"
 #include "kix/digest.h"
 #include "kix/error.h"
@@ -38,13 +40,13 @@ struct kix_client_opts {
     int timeout_ms; /* per request; 0 = 30 s */
 };
 
-int kix_client_open_store(const char *dir, struct kix_client **out,
-                          struct kix_err *err) KIX_MUST_CHECK;
-int kix_client_connect(const char *addr, const struct kix_client_opts *opts,
-                       struct kix_client **out, struct kix_err *err) KIX_MUST_CHECK;
-void kix_client_close(struct kix_client *c);
+KIX_API int kix_client_open_store(const char *dir, struct kix_client **out,
+                                  struct kix_err *err) KIX_MUST_CHECK;
+KIX_API int kix_client_connect(const char *addr, const struct kix_client_opts *opts,
+                               struct kix_client **out, struct kix_err *err) KIX_MUST_CHECK;
+KIX_API void kix_client_close(struct kix_client *c);
 /* "store DIR" or the server address, for messages. */
-const char *kix_client_where(const struct kix_client *c);
+KIX_API const char *kix_client_where(const struct kix_client *c);
 
 struct kix_client_info {
     char origin[KIX_NOTE_NAME_MAX + 1];
@@ -76,50 +78,52 @@ struct kix_client_info {
     } limits;
 };
 
-int kix_client_info(struct kix_client *c, struct kix_client_info *out,
-                    struct kix_err *err) KIX_MUST_CHECK;
+KIX_API int kix_client_info(struct kix_client *c, struct kix_client_info *out,
+                            struct kix_err *err) KIX_MUST_CHECK;
 
 /* The log's verifier key text as the server publishes it (info's log_key;
  * a static copy's log.vkey), unchecked, into out (KIX_ELIMIT when it does
  * not fit cap; KIX_ENOTFOUND when the copy publishes none). */
-int kix_client_log_key(struct kix_client *c, char *out, size_t cap,
-                       struct kix_err *err) KIX_MUST_CHECK;
+KIX_API int kix_client_log_key(struct kix_client *c, char *out, size_t cap,
+                               struct kix_err *err) KIX_MUST_CHECK;
 
 /* The bytes of a file a static copy serves at `path` (relative to its
  * root), at most max, appended to out UNCHECKED: KIX_ENOTFOUND when it
  * serves none, KIX_ENOTSUP for a source that serves no files (a kixd's
  * RPC, a store). For kix audit, which compares them with the log. */
-int kix_client_file(struct kix_client *c, const char *path, size_t max, struct kix_buf *out,
-                    struct kix_err *err) KIX_MUST_CHECK;
+KIX_API int kix_client_file(struct kix_client *c, const char *path, size_t max, struct kix_buf *out,
+                            struct kix_err *err) KIX_MUST_CHECK;
 /* One of kix_client_files' answers: rc (KIX_OK with body, or the error
  * kix_client_file would give, described in err). Not KIX_OK stops. */
 typedef int (*kix_file_fn)(void *ctx, size_t i, int rc, struct kix_buf *body, struct kix_err *err);
 /* kix_client_file for n paths, fn called for each in order (an HTTP copy
  * is asked several at once). */
-int kix_client_files(struct kix_client *c, const char *const *paths, size_t n, size_t max,
-                     kix_file_fn fn, void *ctx, struct kix_err *err) KIX_MUST_CHECK;
+KIX_API int kix_client_files(struct kix_client *c, const char *const *paths, size_t n, size_t max,
+                             kix_file_fn fn, void *ctx, struct kix_err *err) KIX_MUST_CHECK;
 
 /* The signed checkpoint at `size` (KIX_NO_INDEX: the latest), appended,
  * with the witness cosignatures the log holds for it (extra signature lines). */
-int kix_client_checkpoint(struct kix_client *c, uint64_t size, struct kix_buf *note,
-                          struct kix_err *err) KIX_MUST_CHECK;
+KIX_API int kix_client_checkpoint(struct kix_client *c, uint64_t size, struct kix_buf *note,
+                                  struct kix_err *err) KIX_MUST_CHECK;
 
 /* Entries [start, start + count) that exist, in order, through fn (a nonzero
  * return from fn stops and is returned). *got (may be NULL) counts them. */
 typedef int (*kix_entry_fn)(void *ctx, uint64_t index, const uint8_t *leaf, size_t len);
-int kix_client_entries(struct kix_client *c, uint64_t start, uint64_t count, kix_entry_fn fn,
-                       void *ctx, uint64_t *got, struct kix_err *err) KIX_MUST_CHECK;
+KIX_API int kix_client_entries(struct kix_client *c, uint64_t start, uint64_t count,
+                               kix_entry_fn fn, void *ctx, uint64_t *got,
+                               struct kix_err *err) KIX_MUST_CHECK;
 
 /* The stored checkpoints with size > after (at most limit), by growing size. */
-int kix_client_checkpoints(struct kix_client *c, uint64_t after, size_t limit, kix_checkpoint_fn fn,
-                           void *ctx, struct kix_err *err) KIX_MUST_CHECK;
+KIX_API int kix_client_checkpoints(struct kix_client *c, uint64_t after, size_t limit,
+                                   kix_checkpoint_fn fn, void *ctx,
+                                   struct kix_err *err) KIX_MUST_CHECK;
 
-int kix_client_inclusion(struct kix_client *c, uint64_t index, uint64_t size,
-                         struct kix_hash proof[KIX_MERKLE_MAX_PROOF], size_t *n,
-                         struct kix_err *err) KIX_MUST_CHECK;
-int kix_client_consistency(struct kix_client *c, uint64_t size1, uint64_t size2,
-                           struct kix_hash proof[KIX_MERKLE_MAX_PROOF], size_t *n,
-                           struct kix_err *err) KIX_MUST_CHECK;
+KIX_API int kix_client_inclusion(struct kix_client *c, uint64_t index, uint64_t size,
+                                 struct kix_hash proof[KIX_MERKLE_MAX_PROOF], size_t *n,
+                                 struct kix_err *err) KIX_MUST_CHECK;
+KIX_API int kix_client_consistency(struct kix_client *c, uint64_t size1, uint64_t size2,
+                                   struct kix_hash proof[KIX_MERKLE_MAX_PROOF], size_t *n,
+                                   struct kix_err *err) KIX_MUST_CHECK;
 /* The inclusion proofs of entries [from, to) at size, as the log answers
  * them, through fn in any order (a kixd's are pipelined): `leaf` is the leaf
  * hash the log holds for the entry, NULL when it does not say. Unverified:
@@ -127,23 +131,24 @@ int kix_client_consistency(struct kix_client *c, uint64_t size1, uint64_t size2,
  * the call's error with err's cause KIX_CAUSE_ENTRY naming it. */
 typedef int (*kix_inclusion_fn)(void *ctx, uint64_t index, const struct kix_hash *leaf,
                                 const struct kix_hash *proof, size_t n);
-int kix_client_inclusion_proofs(struct kix_client *c, uint64_t from, uint64_t to, uint64_t size,
-                                kix_inclusion_fn fn, void *ctx, struct kix_err *err) KIX_MUST_CHECK;
+KIX_API int kix_client_inclusion_proofs(struct kix_client *c, uint64_t from, uint64_t to,
+                                        uint64_t size, kix_inclusion_fn fn, void *ctx,
+                                        struct kix_err *err) KIX_MUST_CHECK;
 /* A tlog-proof receipt for entry `index` at `size` (KIX_NO_INDEX: latest). */
-int kix_client_receipt(struct kix_client *c, uint64_t index, uint64_t size, struct kix_buf *out,
-                       struct kix_err *err) KIX_MUST_CHECK;
+KIX_API int kix_client_receipt(struct kix_client *c, uint64_t index, uint64_t size,
+                               struct kix_buf *out, struct kix_err *err) KIX_MUST_CHECK;
 
 /* The object's canonical bytes, appended; the digest is checked here
  * (KIX_EVERIFY when the bytes do not match). */
-int kix_client_get_object(struct kix_client *c, const struct kix_digest *d, struct kix_buf *out,
-                          struct kix_err *err) KIX_MUST_CHECK;
+KIX_API int kix_client_get_object(struct kix_client *c, const struct kix_digest *d,
+                                  struct kix_buf *out, struct kix_err *err) KIX_MUST_CHECK;
 
 /* Several objects in one round trip: fn(ctx, i, bytes, len) for each digest
  * in order, bytes NULL when the log does not have it. Digests ARE checked
  * (KIX_EVERIFY stops the call). At most 1024 digests per call. */
 typedef int (*kix_object_fn)(void *ctx, size_t i, const uint8_t *bytes, size_t len);
-int kix_client_get_objects(struct kix_client *c, const struct kix_digest *digests, size_t n,
-                           kix_object_fn fn, void *ctx, struct kix_err *err) KIX_MUST_CHECK;
+KIX_API int kix_client_get_objects(struct kix_client *c, const struct kix_digest *digests, size_t n,
+                                   kix_object_fn fn, void *ctx, struct kix_err *err) KIX_MUST_CHECK;
 
 /* The objects of full entry bundle `bundle`'s object pack
  * (kix/object_pack.h), when the source serves packs (a static copy, kixd
@@ -155,8 +160,8 @@ int kix_client_get_objects(struct kix_client *c, const struct kix_digest *digest
  * does not parse: fn saw the objects before the flaw), or fn's nonzero
  * return. */
 typedef int (*kix_pack_fn)(void *ctx, const struct kix_digest *d, const uint8_t *bytes, size_t len);
-int kix_client_object_pack(struct kix_client *c, uint64_t bundle, kix_pack_fn fn, void *ctx,
-                           struct kix_err *err) KIX_MUST_CHECK;
+KIX_API int kix_client_object_pack(struct kix_client *c, uint64_t bundle, kix_pack_fn fn, void *ctx,
+                                   struct kix_err *err) KIX_MUST_CHECK;
 
 struct kix_bundle {
     struct kix_bytes envelope;
@@ -172,16 +177,17 @@ struct kix_submit_result {
     struct kix_buf receipt; /* tlog-proof text (owned; release with the result) */
 };
 
-void kix_submit_result_release(struct kix_submit_result *r);
+KIX_API void kix_submit_result_release(struct kix_submit_result *r);
 
 /* Submits bundles in one call; results[i] answers bundles[i] once durable. */
-int kix_client_submit(struct kix_client *c, const struct kix_bundle *bundles, size_t n,
-                      struct kix_submit_result *results, struct kix_err *err) KIX_MUST_CHECK;
+KIX_API int kix_client_submit(struct kix_client *c, const struct kix_bundle *bundles, size_t n,
+                              struct kix_submit_result *results,
+                              struct kix_err *err) KIX_MUST_CHECK;
 
 /* Ranked runs (see kix_index_query in kix/log.h): as the log computed them,
  * unverified (kix audit recomputes every rank from the log). */
-int kix_client_query(struct kix_client *c, const struct kix_query *q, kix_query_fn fn, void *ctx,
-                     uint64_t *matched, struct kix_err *err) KIX_MUST_CHECK;
+KIX_API int kix_client_query(struct kix_client *c, const struct kix_query *q, kix_query_fn fn,
+                             void *ctx, uint64_t *matched, struct kix_err *err) KIX_MUST_CHECK;
 
 /* Tells the source that cp, a checkpoint of the log of key, is verified
  * (signature, witnesses, consistency with the one remembered): an HTTP
@@ -190,24 +196,25 @@ int kix_client_query(struct kix_client *c, const struct kix_query *q, kix_query_
  * ~/.cache/kix; client/lib/http_cache.h) and reads back what it kept,
  * each file checked against its name or cp's tree. Call it after each
  * checkpoint verified (the largest counts); other sources ignore it. */
-int kix_client_cache_verified(struct kix_client *c, const char *cache_root,
-                              const struct kix_verifier *key, const struct kix_checkpoint *cp,
-                              struct kix_err *err) KIX_MUST_CHECK;
+KIX_API int kix_client_cache_verified(struct kix_client *c, const char *cache_root,
+                                      const struct kix_verifier *key,
+                                      const struct kix_checkpoint *cp,
+                                      struct kix_err *err) KIX_MUST_CHECK;
 
 /* Hands a witness cosignature to a kixd (method add_cosignature):
  * `checkpoint` is the signed note cosigned, `line` the cosignature line
  * (kix_cosign). The server checks it against the witness keys it accepts.
  * KIX_ENOTSUP for a local store (witness keys are a server's configuration). */
-int kix_client_add_cosignature(struct kix_client *c, const char *checkpoint, size_t len,
-                               const char *line, size_t line_len,
-                               struct kix_err *err) KIX_MUST_CHECK;
+KIX_API int kix_client_add_cosignature(struct kix_client *c, const char *checkpoint, size_t len,
+                                       const char *line, size_t line_len,
+                                       struct kix_err *err) KIX_MUST_CHECK;
 
 /* An unverified resolution (see kix/resolve.h); release it when done. */
-int kix_client_resolve(struct kix_client *c, const char *ref, struct kix_resolution *out,
-                       struct kix_err *err) KIX_MUST_CHECK;
+KIX_API int kix_client_resolve(struct kix_client *c, const char *ref, struct kix_resolution *out,
+                               struct kix_err *err) KIX_MUST_CHECK;
 /* The page of entries from position `from` (kix_resolution_merge). */
-int kix_client_resolve_from(struct kix_client *c, const char *ref, uint64_t from,
-                            struct kix_resolution *out, struct kix_err *err) KIX_MUST_CHECK;
+KIX_API int kix_client_resolve_from(struct kix_client *c, const char *ref, uint64_t from,
+                                    struct kix_resolution *out, struct kix_err *err) KIX_MUST_CHECK;
 
 /* One key of the verifiable index (kix/vindex.h) at the server's latest
  * checkpoint, verified against key (the log key): the checkpoint, the index
@@ -225,14 +232,16 @@ struct kix_index_answer {
     struct kix_checkpoint cp;              /* parsed (views into checkpoint) */
     struct kix_vindex_note note;
 };
-void kix_index_answer_release(struct kix_index_answer *a);
+KIX_API void kix_index_answer_release(struct kix_index_answer *a);
 struct kix_witness_policy;
 /* The witnesses every index note this client verifies must be cosigned by
  * (kix/trust.h; NULL: none). The policy is the caller's and must outlive
  * the client's use of it. */
-void kix_client_require_witnesses(struct kix_client *c, const struct kix_witness_policy *policy);
-int kix_client_index_proof(struct kix_client *c, const struct kix_verifier *key, const char *ikey,
-                           struct kix_index_answer *out, struct kix_err *err) KIX_MUST_CHECK;
+KIX_API void kix_client_require_witnesses(struct kix_client *c,
+                                          const struct kix_witness_policy *policy);
+KIX_API int kix_client_index_proof(struct kix_client *c, const struct kix_verifier *key,
+                                   const char *ikey, struct kix_index_answer *out,
+                                   struct kix_err *err) KIX_MUST_CHECK;
 
 /* Proves what query rows (kix_client_query) say, against key (the log
  * key): each row's kernel, GPU, provider and timed pass are recomputed from
@@ -259,10 +268,10 @@ struct kix_query_proof {
     struct kix_buf checkpoint;
     size_t selections; /* selection records proven (kix_client_query_complete) */
 };
-int kix_client_query_verify(struct kix_client *c, const struct kix_verifier *key,
-                            struct kix_query_row *rows, size_t n, kix_object_fn workload_fn,
-                            void *ctx, struct kix_query_proof *out,
-                            struct kix_err *err) KIX_MUST_CHECK;
+KIX_API int kix_client_query_verify(struct kix_client *c, const struct kix_verifier *key,
+                                    struct kix_query_row *rows, size_t n, kix_object_fn workload_fn,
+                                    void *ctx, struct kix_query_proof *out,
+                                    struct kix_err *err) KIX_MUST_CHECK;
 
 /* The members of group at ranks [first, first + n) (1-based) as the log's
  * signed index holds them: its directory and the pages that hold those
@@ -277,10 +286,11 @@ struct kix_group_members {
     uint64_t count;
     size_t pages;
 };
-int kix_client_group_members(struct kix_client *c, const struct kix_verifier *key,
-                             const struct kix_digest *group, uint64_t first, uint64_t n,
-                             kix_vindex_member_fn fn, void *ctx, struct kix_query_proof *proof,
-                             struct kix_group_members *out, struct kix_err *err) KIX_MUST_CHECK;
+KIX_API int kix_client_group_members(struct kix_client *c, const struct kix_verifier *key,
+                                     const struct kix_digest *group, uint64_t first, uint64_t n,
+                                     kix_vindex_member_fn fn, void *ctx,
+                                     struct kix_query_proof *proof, struct kix_group_members *out,
+                                     struct kix_err *err) KIX_MUST_CHECK;
 
 /* Proves that rows (already proven by kix_client_query_verify into proof,
  * or none) are exactly the page [offset, offset + limit) of group's record
@@ -290,10 +300,11 @@ int kix_client_group_members(struct kix_client *c, const struct kix_verifier *ke
  * group is proven at proof->size (KIX_EUNAVAIL when the log grew: query
  * again); when proof->size is 0 it is set, with proof->checkpoint, for the
  * caller to check against the remembered one. */
-int kix_client_group_page_verify(struct kix_client *c, const struct kix_verifier *key,
-                                 const struct kix_digest *group, uint64_t offset, uint64_t limit,
-                                 const struct kix_query_row *rows, size_t n, uint64_t matched,
-                                 struct kix_query_proof *proof, struct kix_err *err) KIX_MUST_CHECK;
+KIX_API int kix_client_group_page_verify(struct kix_client *c, const struct kix_verifier *key,
+                                         const struct kix_digest *group, uint64_t offset,
+                                         uint64_t limit, const struct kix_query_row *rows, size_t n,
+                                         uint64_t matched, struct kix_query_proof *proof,
+                                         struct kix_err *err) KIX_MUST_CHECK;
 
 /* Proves that rows (already proven by kix_client_query_verify into proof)
  * are all the matches of q on page [q->offset, q->offset + q->limit), and
@@ -304,10 +315,10 @@ int kix_client_group_page_verify(struct kix_client *c, const struct kix_verifier
  * or misplaced row, a row outside the selection or another count is
  * KIX_EVERIFY; KIX_EUNAVAIL when the log grew between proofs (query
  * again). Proofs made add to proof->groups and proof->selections. */
-int kix_client_query_complete(struct kix_client *c, const struct kix_verifier *key,
-                              const struct kix_query *q, const struct kix_query_row *rows, size_t n,
-                              uint64_t matched, struct kix_query_proof *proof,
-                              struct kix_err *err) KIX_MUST_CHECK;
+KIX_API int kix_client_query_complete(struct kix_client *c, const struct kix_verifier *key,
+                                      const struct kix_query *q, const struct kix_query_row *rows,
+                                      size_t n, uint64_t matched, struct kix_query_proof *proof,
+                                      struct kix_err *err) KIX_MUST_CHECK;
 
 /* A query's page computed by the client, never taken from the server's
  * answer (PROTOCOL.md §4.7): the selection records say which groups and
@@ -336,10 +347,11 @@ struct kix_query_page {
     size_t n;
     uint64_t matched; /* all the matches the caller kept, also beyond the page */
 };
-int kix_client_query_page(struct kix_client *c, const struct kix_verifier *key,
-                          const struct kix_query *q, kix_query_workload_fn workload_fn, void *ctx,
-                          struct kix_query_page *out, struct kix_query_proof *proof,
-                          struct kix_err *err) KIX_MUST_CHECK;
-void kix_query_page_release(struct kix_query_page *p);
+KIX_API int kix_client_query_page(struct kix_client *c, const struct kix_verifier *key,
+                                  const struct kix_query *q, kix_query_workload_fn workload_fn,
+                                  void *ctx, struct kix_query_page *out,
+                                  struct kix_query_proof *proof,
+                                  struct kix_err *err) KIX_MUST_CHECK;
+KIX_API void kix_query_page_release(struct kix_query_page *p);
 
 #endif

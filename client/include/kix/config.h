@@ -24,6 +24,8 @@
 #ifndef KIX_CONFIG_H
 #define KIX_CONFIG_H
 
+#include "kix/api.h"
+
 #include <stddef.h>
 
 #include "kix/error.h"
@@ -43,7 +45,7 @@ struct kix_config {
 typedef void (*kix_config_warn_fn)(void *ctx, const char *message);
 
 /* Reads the config file (and its witness policy) into cfg. warn may be NULL. */
-int kix_config_load(struct kix_config *cfg, kix_config_warn_fn warn, void *ctx,
-                    struct kix_err *err) KIX_MUST_CHECK;
+KIX_API int kix_config_load(struct kix_config *cfg, kix_config_warn_fn warn, void *ctx,
+                            struct kix_err *err) KIX_MUST_CHECK;
 
 #endif

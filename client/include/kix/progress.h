@@ -15,6 +15,8 @@
 #ifndef KIX_PROGRESS_H
 #define KIX_PROGRESS_H
 
+#include "kix/api.h"
+
 #include <stddef.h>
 #include <stdint.h>
 
@@ -29,14 +31,15 @@ struct kix_progress {
 };
 
 /* 1 when a bar should be drawn: stdout and stderr are both terminals. */
-int kix_progress_wanted(void);
+KIX_API int kix_progress_wanted(void);
 
-void kix_progress_init(struct kix_progress *p, const char *what, const char *unit, int on,
-                       uint64_t first);
+KIX_API void kix_progress_init(struct kix_progress *p, const char *what, const char *unit, int on,
+                               uint64_t first);
 /* Formats the bar for n of total into out (cap >= KIX_PROGRESS_LINE_MAX);
  * returns its length, 0 when nothing is to be drawn now. */
-size_t kix_progress_line(struct kix_progress *p, uint64_t n, uint64_t total, char *out, size_t cap);
+KIX_API size_t kix_progress_line(struct kix_progress *p, uint64_t n, uint64_t total, char *out,
+                                 size_t cap);
 /* The text that erases a drawn bar ("\r\033[K"), or "" when none was drawn. */
-const char *kix_progress_clear(const struct kix_progress *p);
+KIX_API const char *kix_progress_clear(const struct kix_progress *p);
 
 #endif

@@ -31,6 +31,8 @@
 #ifndef KIX_RPC_H
 #define KIX_RPC_H
 
+#include "kix/api.h"
+
 #include <stddef.h>
 #include <stdint.h>
 
@@ -46,15 +48,15 @@ struct kix_rpc_opts {
 };
 
 /* Connects (with the timeout). *out is set only on success. */
-int kix_rpc_connect(const char *addr, const struct kix_rpc_opts *opts, struct kix_rpc **out,
-                    struct kix_err *err) KIX_MUST_CHECK;
+KIX_API int kix_rpc_connect(const char *addr, const struct kix_rpc_opts *opts, struct kix_rpc **out,
+                            struct kix_err *err) KIX_MUST_CHECK;
 /* Closes the socket and frees everything; NULL is fine. */
-void kix_rpc_close(struct kix_rpc *c);
+KIX_API void kix_rpc_close(struct kix_rpc *c);
 
 /* The address as given to kix_rpc_connect. */
-const char *kix_rpc_addr(const struct kix_rpc *c);
+KIX_API const char *kix_rpc_addr(const struct kix_rpc *c);
 /* The socket, for poll() by callers that multiplex many connections. */
-int kix_rpc_fd(const struct kix_rpc *c);
+KIX_API int kix_rpc_fd(const struct kix_rpc *c);
 
 /* Writes the params map of a request: exactly one kix_proto_put_map and its
  * entries. Returns KIX_OK or an error that aborts the send. */
@@ -62,34 +64,35 @@ typedef int (*kix_rpc_params_fn)(void *ctx, struct kix_proto_writer *w);
 
 /* Queues the request [0, msgid, method, [params]]; fn NULL sends {}.
  * *msgid (may be NULL) gets the id chosen (a per-connection counter). */
-int kix_rpc_send(struct kix_rpc *c, const char *method, kix_rpc_params_fn fn, void *ctx,
-                 uint32_t *msgid, struct kix_err *err) KIX_MUST_CHECK;
+KIX_API int kix_rpc_send(struct kix_rpc *c, const char *method, kix_rpc_params_fn fn, void *ctx,
+                         uint32_t *msgid, struct kix_err *err) KIX_MUST_CHECK;
 
 /* Queues a request whose params map is given already encoded (one msgpack
  * map, not checked here: the server judges it). */
-int kix_rpc_send_params(struct kix_rpc *c, const char *method, const void *params, size_t len,
-                        uint32_t *msgid, struct kix_err *err) KIX_MUST_CHECK;
+KIX_API int kix_rpc_send_params(struct kix_rpc *c, const char *method, const void *params,
+                                size_t len, uint32_t *msgid, struct kix_err *err) KIX_MUST_CHECK;
 
 /* Queues arbitrary bytes (for tests of hostile input). */
-int kix_rpc_send_raw(struct kix_rpc *c, const void *bytes, size_t len,
-                     struct kix_err *err) KIX_MUST_CHECK;
+KIX_API int kix_rpc_send_raw(struct kix_rpc *c, const void *bytes, size_t len,
+                             struct kix_err *err) KIX_MUST_CHECK;
 
 /* Bytes queued and not yet written. */
-size_t kix_rpc_pending(const struct kix_rpc *c);
+KIX_API size_t kix_rpc_pending(const struct kix_rpc *c);
 
 /* Writes everything queued. */
-int kix_rpc_flush(struct kix_rpc *c, struct kix_err *err) KIX_MUST_CHECK;
+KIX_API int kix_rpc_flush(struct kix_rpc *c, struct kix_err *err) KIX_MUST_CHECK;
 
 /* Flushes, then returns the next whole message the server sent (a response
  * or a notification). */
-int kix_rpc_recv(struct kix_rpc *c, struct kix_proto_msg *msg, struct kix_err *err) KIX_MUST_CHECK;
+KIX_API int kix_rpc_recv(struct kix_rpc *c, struct kix_proto_msg *msg,
+                         struct kix_err *err) KIX_MUST_CHECK;
 
 /* Sends one request and waits for its response, dropping any other message
  * that arrives first (use it only when nothing else is in flight). When the
  * server answers an error, returns its code with err set to its message and
  * leaves resp released; otherwise *resp holds the response (result in
  * resp->result), to release by the caller. */
-int kix_rpc_call(struct kix_rpc *c, const char *method, kix_rpc_params_fn fn, void *ctx,
-                 struct kix_proto_msg *resp, struct kix_err *err) KIX_MUST_CHECK;
+KIX_API int kix_rpc_call(struct kix_rpc *c, const char *method, kix_rpc_params_fn fn, void *ctx,
+                         struct kix_proto_msg *resp, struct kix_err *err) KIX_MUST_CHECK;
 
 #endif

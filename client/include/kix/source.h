@@ -55,6 +55,8 @@
 #ifndef KIX_SOURCE_H
 #define KIX_SOURCE_H
 
+#include "kix/api.h"
+
 #include "kix/client.h"
 
 #define KIX_SOURCE_WHERE_MAX 4200
@@ -190,28 +192,28 @@ struct kix_source {
 
 /* The store directory on this machine, through the store layers (a store
  * without a log key, a replica, is readable as is). */
-int kix_source_open_store(const char *dir, struct kix_source **out,
-                          struct kix_err *err) KIX_MUST_CHECK;
+KIX_API int kix_source_open_store(const char *dir, struct kix_source **out,
+                                  struct kix_err *err) KIX_MUST_CHECK;
 /* The same over a log the caller opened and keeps open (kixd, whose
  * dispatcher is this source on the wire): each read uses the snapshot
  * bound with kix_source_bind_reader (the caller's, kept open by it), or
  * one of its own when none is bound; resolve answers pages of at most
  * resolve_max entries (0: all). */
-int kix_source_open_log(struct kix_log *log, uint64_t resolve_max, struct kix_source **out,
-                        struct kix_err *err) KIX_MUST_CHECK;
+KIX_API int kix_source_open_log(struct kix_log *log, uint64_t resolve_max, struct kix_source **out,
+                                struct kix_err *err) KIX_MUST_CHECK;
 /* Binds r (NULL: none) to a source of kix_source_open_log; nothing for
  * any other source. */
-void kix_source_bind_reader(struct kix_source *s, struct kix_log_reader *r);
+KIX_API void kix_source_bind_reader(struct kix_source *s, struct kix_log_reader *r);
 /* One read snapshot of the open log l as a source, for the pages a server
  * writes from it (every op reads that one snapshot): r when given (kept
  * by the caller, who ends it after closing the source), else one the
  * source begins and ends at close. Closing it never closes l. */
-int kix_source_open_snapshot(struct kix_log *l, struct kix_log_reader *r, struct kix_source **out,
-                             struct kix_err *err) KIX_MUST_CHECK;
+KIX_API int kix_source_open_snapshot(struct kix_log *l, struct kix_log_reader *r,
+                                     struct kix_source **out, struct kix_err *err) KIX_MUST_CHECK;
 /* A kixd at addr ("tcp://host:port", "unix:///path"), one connection,
  * requests sized by the limits its info reports. */
-int kix_source_connect(const char *addr, const struct kix_client_opts *opts,
-                       struct kix_source **out, struct kix_err *err) KIX_MUST_CHECK;
+KIX_API int kix_source_connect(const char *addr, const struct kix_client_opts *opts,
+                               struct kix_source **out, struct kix_err *err) KIX_MUST_CHECK;
 /* A log read as C2SP tlog-tiles over HTTP(S) from url ("https://host/prefix/":
  * a static copy written by kixd export, a CDN, or kixd serve --http;
  * client/lib/source_http.c): read-only, every proof computed from the
@@ -222,23 +224,23 @@ struct kix_http_opts {
     long timeout_ms;         /* per request, 0: 30 s */
     int retries;             /* on 5xx, 429 and network errors, with backoff; <0: 3 */
 };
-int kix_source_open_http(const char *url, const struct kix_http_opts *opts, struct kix_source **out,
-                         struct kix_err *err) KIX_MUST_CHECK;
+KIX_API int kix_source_open_http(const char *url, const struct kix_http_opts *opts,
+                                 struct kix_source **out, struct kix_err *err) KIX_MUST_CHECK;
 /* 1 when addr is an http:// or https:// URL. */
-int kix_source_is_http(const char *addr);
+KIX_API int kix_source_is_http(const char *addr);
 /* A client of any address: a kixd's (tcp://, unix://: kix_client_connect
  * with opts) or a static copy's (http://, https://: kix_source_open_http
  * with http, which may be NULL; opts' timeout applies when http gives
  * none). */
-int kix_client_open_addr(const char *addr, const struct kix_client_opts *opts,
-                         const struct kix_http_opts *http, struct kix_client **out,
-                         struct kix_err *err) KIX_MUST_CHECK;
+KIX_API int kix_client_open_addr(const char *addr, const struct kix_client_opts *opts,
+                                 const struct kix_http_opts *http, struct kix_client **out,
+                                 struct kix_err *err) KIX_MUST_CHECK;
 
 /* Closes any source; NULL is fine. */
-void kix_source_close(struct kix_source *s);
+KIX_API void kix_source_close(struct kix_source *s);
 
 /* A client over src, which it takes in all cases (closed on failure). */
-int kix_client_open_source(struct kix_source *src, struct kix_client **out,
-                           struct kix_err *err) KIX_MUST_CHECK;
+KIX_API int kix_client_open_source(struct kix_source *src, struct kix_client **out,
+                                   struct kix_err *err) KIX_MUST_CHECK;
 
 #endif

@@ -15,6 +15,8 @@
 #ifndef KIX_SYNC_H
 #define KIX_SYNC_H
 
+#include "kix/api.h"
+
 #include "kix/client.h"
 
 typedef void (*kix_sync_progress_fn)(void *ctx, uint64_t size, uint64_t target);
@@ -32,8 +34,8 @@ struct kix_sync_opts {
 /* Syncs `replica` from `up` up to size `target` (KIX_NO_INDEX: the
  * upstream's latest checkpoint). *synced (may be NULL) gets the replica's
  * size afterwards, also on failure (what was verified before it). */
-int kix_sync(struct kix_client *up, struct kix_log *replica, uint64_t target,
-             const struct kix_sync_opts *opts, uint64_t *synced,
-             struct kix_err *err) KIX_MUST_CHECK;
+KIX_API int kix_sync(struct kix_client *up, struct kix_log *replica, uint64_t target,
+                     const struct kix_sync_opts *opts, uint64_t *synced,
+                     struct kix_err *err) KIX_MUST_CHECK;
 
 #endif

@@ -20,16 +20,18 @@
 #ifndef KIX_TRUST_H
 #define KIX_TRUST_H
 
+#include "kix/api.h"
+
 #include "kix/client.h"
 #include "kix/note.h"
 
 /* A log's one directory name, <origin>+<key hash as 8 hex digits> (a '/'
  * of the origin read as '_'), shared by its state directory and the HTTP
  * source's cache: KIX_EINVAL when it does not fit cap. */
-int kix_trust_log_name(const struct kix_verifier *key, char *out, size_t cap);
+KIX_API int kix_trust_log_name(const struct kix_verifier *key, char *out, size_t cap);
 /* The state directory of a log (created on demand). */
-int kix_trust_dir(const struct kix_verifier *key, char *out, size_t cap,
-                  struct kix_err *err) KIX_MUST_CHECK;
+KIX_API int kix_trust_dir(const struct kix_verifier *key, char *out, size_t cap,
+                          struct kix_err *err) KIX_MUST_CHECK;
 
 /* Evidence of an alarm: a file's name (no '/') and content. */
 struct kix_alarm_item {
@@ -42,8 +44,8 @@ struct kix_alarm_item {
  * citation's checkpoint, say): keeps each item as STAMP-NAME, and `what` as
  * STAMP-alarm.txt, in the log's evidence directory, and returns KIX_EFORK
  * with a message saying what and where (or that saving failed). */
-int kix_trust_alarm(const struct kix_verifier *key, const struct kix_alarm_item *items, size_t n,
-                    const char *what, struct kix_err *err) KIX_MUST_CHECK;
+KIX_API int kix_trust_alarm(const struct kix_verifier *key, const struct kix_alarm_item *items,
+                            size_t n, const char *what, struct kix_err *err) KIX_MUST_CHECK;
 
 /* Verifies `note` (a signed checkpoint from `c`) against key, checks it is
  * consistent with the remembered one (fetching a consistency proof from c
@@ -51,24 +53,25 @@ int kix_trust_alarm(const struct kix_verifier *key, const struct kix_alarm_item 
  * NULL) gets the parsed checkpoint (its extensions view points into note).
  * An older one is KIX_ESTALE naming both sizes (kix_trust_check_read says
  * how it is proven a prefix), or KIX_EFORK when proven not a prefix. */
-int kix_trust_check(struct kix_client *c, const struct kix_verifier *key, const char *note,
-                    size_t len, struct kix_checkpoint *cp_out, struct kix_err *err) KIX_MUST_CHECK;
+KIX_API int kix_trust_check(struct kix_client *c, const struct kix_verifier *key, const char *note,
+                            size_t len, struct kix_checkpoint *cp_out,
+                            struct kix_err *err) KIX_MUST_CHECK;
 
 /* kix_trust_check of a checkpoint the caller asked for by size, which may
  * be older than the remembered one: then c must prove the remembered one
  * extends it (KIX_EFORK with both kept as evidence when it does not). A
  * newer or equal one is checked as kix_trust_check does. */
-int kix_trust_check_past(struct kix_client *c, const struct kix_verifier *key, const char *note,
-                         size_t len, struct kix_checkpoint *cp_out,
-                         struct kix_err *err) KIX_MUST_CHECK;
+KIX_API int kix_trust_check_past(struct kix_client *c, const struct kix_verifier *key,
+                                 const char *note, size_t len, struct kix_checkpoint *cp_out,
+                                 struct kix_err *err) KIX_MUST_CHECK;
 
 /* kix_trust_check for a status look at a server that may lag behind what
  * this client verified (a mirror): an older checkpoint is accepted as
  * stale, unproven (the server cannot prove a size it does not have); a
  * fork at the same or a larger size is still KIX_EFORK. */
-int kix_trust_check_status(struct kix_client *c, const struct kix_verifier *key, const char *note,
-                           size_t len, struct kix_checkpoint *cp_out,
-                           struct kix_err *err) KIX_MUST_CHECK;
+KIX_API int kix_trust_check_status(struct kix_client *c, const struct kix_verifier *key,
+                                   const char *note, size_t len, struct kix_checkpoint *cp_out,
+                                   struct kix_err *err) KIX_MUST_CHECK;
 
 /* ---- a copy that lags ----------------------------------------------------
  *
@@ -99,15 +102,16 @@ struct kix_trust_stale {
  * answers as of its size and says so. Nothing is remembered then. The
  * result for one checkpoint is kept for the process: later checks of the
  * same size and root ask no one again. */
-int kix_trust_check_read(struct kix_client *c, const struct kix_verifier *key, const char *note,
-                         size_t len, const struct kix_trust_read *opts,
-                         struct kix_trust_stale *stale, struct kix_checkpoint *cp_out,
-                         struct kix_err *err) KIX_MUST_CHECK;
+KIX_API int kix_trust_check_read(struct kix_client *c, const struct kix_verifier *key,
+                                 const char *note, size_t len, const struct kix_trust_read *opts,
+                                 struct kix_trust_stale *stale, struct kix_checkpoint *cp_out,
+                                 struct kix_err *err) KIX_MUST_CHECK;
 
 /* Fetches the latest checkpoint from c and kix_trust_check()s it; the note
  * is appended to `note`. */
-int kix_trust_latest(struct kix_client *c, const struct kix_verifier *key, struct kix_buf *note,
-                     struct kix_checkpoint *cp_out, struct kix_err *err) KIX_MUST_CHECK;
+KIX_API int kix_trust_latest(struct kix_client *c, const struct kix_verifier *key,
+                             struct kix_buf *note, struct kix_checkpoint *cp_out,
+                             struct kix_err *err) KIX_MUST_CHECK;
 
 /* ---- runs this client saw ------------------------------------------------
  *
@@ -116,23 +120,24 @@ int kix_trust_latest(struct kix_client *c, const struct kix_verifier *key, struc
  * resolved (.../runs/<runId>: the log index of the publication), so that a
  * server that later proves a run absent (with an index it signed over a
  * lie, at a checkpoint consistent with the remembered one) is caught. */
-int kix_trust_run_seen(const struct kix_verifier *key, const char *run_id, uint64_t index,
-                       struct kix_err *err) KIX_MUST_CHECK;
+KIX_API int kix_trust_run_seen(const struct kix_verifier *key, const char *run_id, uint64_t index,
+                               struct kix_err *err) KIX_MUST_CHECK;
 /* Call after an absence of run_id was proven at the signed checkpoint
  * `note` of tree size `size`: KIX_EFORK, with the checkpoint and what was
  * remembered kept as evidence, when this client saw the run published at an
  * index below size; else KIX_OK. */
-int kix_trust_run_denied(const struct kix_verifier *key, const char *run_id, const char *note,
-                         size_t len, uint64_t size, struct kix_err *err) KIX_MUST_CHECK;
+KIX_API int kix_trust_run_denied(const struct kix_verifier *key, const char *run_id,
+                                 const char *note, size_t len, uint64_t size,
+                                 struct kix_err *err) KIX_MUST_CHECK;
 /* Call when `where` (a server) says there is no run run_id and its absence
  * could not be proven (`why`): KIX_EFORK, with the remembered checkpoint,
  * the server's latest signed checkpoint `note` (may be NULL) and what was
  * remembered of the run kept as evidence, when this client saw the run
  * published (it is in the remembered tree, which the server's latest
  * checkpoint must have been proven to extend); else KIX_OK. */
-int kix_trust_run_unproven(const struct kix_verifier *key, const char *run_id, const char *note,
-                           size_t len, const char *where, const char *why,
-                           struct kix_err *err) KIX_MUST_CHECK;
+KIX_API int kix_trust_run_unproven(const struct kix_verifier *key, const char *run_id,
+                                   const char *note, size_t len, const char *where, const char *why,
+                                   struct kix_err *err) KIX_MUST_CHECK;
 
 /* ---- the log key ----------------------------------------------------------
  *
@@ -146,17 +151,17 @@ int kix_trust_run_unproven(const struct kix_verifier *key, const char *run_id, c
  * KIX_EUSAGE with a message naming the three ways to give one; a key that
  * does not parse is the parser's code, the message naming where it came
  * from. */
-int kix_trust_log_key(const char *given, struct kix_client *store, struct kix_verifier *out,
-                      struct kix_err *err) KIX_MUST_CHECK;
+KIX_API int kix_trust_log_key(const char *given, struct kix_client *store, struct kix_verifier *out,
+                              struct kix_err *err) KIX_MUST_CHECK;
 
 /* 1 when --log-key (`given`), $KIX_LOG_KEY or the config file names a log
  * key (not checked), else 0. */
-int kix_trust_log_key_given(const char *given);
+KIX_API int kix_trust_log_key_given(const char *given);
 
 /* A verifier key given as a file name or as the key text itself; `kind`
  * ("log", "witness") and `option` name it in messages. */
-int kix_trust_key_arg(const char *arg, const char *kind, const char *option,
-                      struct kix_verifier *out, struct kix_err *err) KIX_MUST_CHECK;
+KIX_API int kix_trust_key_arg(const char *arg, const char *kind, const char *option,
+                              struct kix_verifier *out, struct kix_err *err) KIX_MUST_CHECK;
 
 /* ---- witnesses ------------------------------------------------------------
  *
@@ -186,9 +191,9 @@ struct kix_witness_policy {
  * no keys checks the log signature only. With policy->max_age, a newest
  * verified witness cosignature older than that (or none) is KIX_ESTALE
  * naming its time. */
-int kix_witness_check(const char *note, size_t len, const struct kix_verifier *log_key,
-                      const struct kix_witness_policy *policy, size_t *found,
-                      struct kix_err *err) KIX_MUST_CHECK;
+KIX_API int kix_witness_check(const char *note, size_t len, const struct kix_verifier *log_key,
+                              const struct kix_witness_policy *policy, size_t *found,
+                              struct kix_err *err) KIX_MUST_CHECK;
 
 /* The same count for an index note (PROTOCOL.md §4.3), whose cosignatures
  * only witnesses that recomputed the index make (kix mirrors with
@@ -196,13 +201,15 @@ int kix_witness_check(const char *note, size_t len, const struct kix_verifier *l
  * its witnesses to collude, as for two checkpoints. KIX_OK at once when the
  * policy requires none; KIX_EVERIFY when fewer than policy->min verify, or
  * a known witness's line does not verify over this text. */
-int kix_witness_check_index(const char *note, size_t len, const struct kix_verifier *log_key,
-                            const struct kix_witness_policy *policy, size_t *found,
-                            struct kix_err *err) KIX_MUST_CHECK;
+KIX_API int kix_witness_check_index(const char *note, size_t len,
+                                    const struct kix_verifier *log_key,
+                                    const struct kix_witness_policy *policy, size_t *found,
+                                    struct kix_err *err) KIX_MUST_CHECK;
 
 /* kix_witness_check, then kix_trust_check. */
-int kix_trust_check_witnessed(struct kix_client *c, const struct kix_verifier *key,
-                              const struct kix_witness_policy *policy, const char *note, size_t len,
-                              struct kix_checkpoint *cp_out, struct kix_err *err) KIX_MUST_CHECK;
+KIX_API int kix_trust_check_witnessed(struct kix_client *c, const struct kix_verifier *key,
+                                      const struct kix_witness_policy *policy, const char *note,
+                                      size_t len, struct kix_checkpoint *cp_out,
+                                      struct kix_err *err) KIX_MUST_CHECK;
 
 #endif

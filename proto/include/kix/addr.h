@@ -8,6 +8,8 @@
 #ifndef KIX_ADDR_H
 #define KIX_ADDR_H
 
+#include "kix/api.h"
+
 #include <stddef.h>
 
 #include "kix/error.h"
@@ -19,12 +21,12 @@
  * 1 to 5 decimal digits worth at most 65535 (0 lets a listener take any
  * free port). Returns 0, or -1 when malformed, out of range, or a part does
  * not fit its buffer. */
-int kix_split_host_port(const char *hp, char *host, size_t hcap, char *port, size_t pcap);
+KIX_API int kix_split_host_port(const char *hp, char *host, size_t hcap, char *port, size_t pcap);
 
 /* Checks a whole address, "tcp://HOST:PORT" or "unix:///PATH", as kixd
  * --listen and kix --server take it. Returns KIX_OK, or KIX_EUSAGE with a
  * message naming what is wrong (scheme, missing port, a port past 65535, a
  * relative or too long socket path). Nothing is resolved or opened. */
-int kix_addr_validate(const char *addr, struct kix_err *err) KIX_MUST_CHECK;
+KIX_API int kix_addr_validate(const char *addr, struct kix_err *err) KIX_MUST_CHECK;
 
 #endif

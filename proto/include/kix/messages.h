@@ -48,6 +48,8 @@
 #ifndef KIX_MESSAGES_H
 #define KIX_MESSAGES_H
 
+#include "kix/api.h"
+
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -68,10 +70,10 @@
 #define KIX_MSG_QUERY_SHORT_MAX 15
 
 /* Frees what a decoder allocated (the `owned` member); NULL is fine. */
-void kix_msg_free(void *owned);
+KIX_API void kix_msg_free(void *owned);
 /* n zeroed elements of size kept in *owned (an encoder's arrays, freed
  * with it by kix_msg_free), or NULL when out of memory. */
-void *kix_msg_alloc(void **owned, size_t n, size_t size);
+KIX_API void *kix_msg_alloc(void **owned, size_t n, size_t size);
 
 /* ---- info: params {} ------------------------------------------------------ */
 
@@ -88,7 +90,7 @@ struct kix_msg_limits {
 };
 
 /* Sets every limit KIX_MSG_ABSENT. */
-void kix_msg_limits_init(struct kix_msg_limits *l);
+KIX_API void kix_msg_limits_init(struct kix_msg_limits *l);
 
 struct kix_msg_info {
     struct kix_bytes origin;  /* required */
@@ -111,10 +113,10 @@ struct kix_msg_info {
 };
 
 /* Everything absent or zero. */
-void kix_msg_info_init(struct kix_msg_info *m);
-int kix_msg_put_info_result(struct kix_proto_writer *w, const struct kix_msg_info *m);
-int kix_msg_get_info_result(const struct kix_proto_value *v, struct kix_msg_info *out,
-                            struct kix_err *err) KIX_MUST_CHECK;
+KIX_API void kix_msg_info_init(struct kix_msg_info *m);
+KIX_API int kix_msg_put_info_result(struct kix_proto_writer *w, const struct kix_msg_info *m);
+KIX_API int kix_msg_get_info_result(const struct kix_proto_value *v, struct kix_msg_info *out,
+                                    struct kix_err *err) KIX_MUST_CHECK;
 
 /* ---- submit --------------------------------------------------------------- */
 
@@ -148,17 +150,19 @@ struct kix_msg_submit_result {
     void *owned;
 };
 
-int kix_msg_put_submit_params(struct kix_proto_writer *w, const struct kix_msg_submit_params *p);
+KIX_API int kix_msg_put_submit_params(struct kix_proto_writer *w,
+                                      const struct kix_msg_submit_params *p);
 /* 1 … max bundles: none is KIX_EINVAL ("field \"bundles\" is empty"), more
  * KIX_ELIMIT ("1025 bundles in one submit, over the limit of 1024"). */
-int kix_msg_get_submit_params(const struct kix_proto_map *m, size_t max,
-                              struct kix_msg_submit_params *out,
-                              struct kix_err *err) KIX_MUST_CHECK;
-int kix_msg_put_submit_result(struct kix_proto_writer *w, const struct kix_msg_submit_result *r);
+KIX_API int kix_msg_get_submit_params(const struct kix_proto_map *m, size_t max,
+                                      struct kix_msg_submit_params *out,
+                                      struct kix_err *err) KIX_MUST_CHECK;
+KIX_API int kix_msg_put_submit_result(struct kix_proto_writer *w,
+                                      const struct kix_msg_submit_result *r);
 /* At most max results. */
-int kix_msg_get_submit_result(const struct kix_proto_value *v, size_t max,
-                              struct kix_msg_submit_result *out,
-                              struct kix_err *err) KIX_MUST_CHECK;
+KIX_API int kix_msg_get_submit_result(const struct kix_proto_value *v, size_t max,
+                                      struct kix_msg_submit_result *out,
+                                      struct kix_err *err) KIX_MUST_CHECK;
 
 /* ---- get_object ------------------------------------------------------------ */
 
@@ -170,16 +174,16 @@ struct kix_msg_get_object_result {
     struct kix_bytes object;
 };
 
-int kix_msg_put_get_object_params(struct kix_proto_writer *w,
-                                  const struct kix_msg_get_object_params *p);
-int kix_msg_get_get_object_params(const struct kix_proto_map *m,
-                                  struct kix_msg_get_object_params *out,
-                                  struct kix_err *err) KIX_MUST_CHECK;
-int kix_msg_put_get_object_result(struct kix_proto_writer *w,
-                                  const struct kix_msg_get_object_result *r);
-int kix_msg_get_get_object_result(const struct kix_proto_value *v,
-                                  struct kix_msg_get_object_result *out,
-                                  struct kix_err *err) KIX_MUST_CHECK;
+KIX_API int kix_msg_put_get_object_params(struct kix_proto_writer *w,
+                                          const struct kix_msg_get_object_params *p);
+KIX_API int kix_msg_get_get_object_params(const struct kix_proto_map *m,
+                                          struct kix_msg_get_object_params *out,
+                                          struct kix_err *err) KIX_MUST_CHECK;
+KIX_API int kix_msg_put_get_object_result(struct kix_proto_writer *w,
+                                          const struct kix_msg_get_object_result *r);
+KIX_API int kix_msg_get_get_object_result(const struct kix_proto_value *v,
+                                          struct kix_msg_get_object_result *out,
+                                          struct kix_err *err) KIX_MUST_CHECK;
 
 /* ---- get_objects ------------------------------------------------------------ */
 
@@ -196,18 +200,18 @@ struct kix_msg_get_objects_result {
     void *owned;
 };
 
-int kix_msg_put_get_objects_params(struct kix_proto_writer *w,
-                                   const struct kix_msg_get_objects_params *p);
+KIX_API int kix_msg_put_get_objects_params(struct kix_proto_writer *w,
+                                           const struct kix_msg_get_objects_params *p);
 /* At most max digests (KIX_ELIMIT "1025 digests asked for, …"). */
-int kix_msg_get_get_objects_params(const struct kix_proto_map *m, size_t max,
-                                   struct kix_msg_get_objects_params *out,
-                                   struct kix_err *err) KIX_MUST_CHECK;
-int kix_msg_put_get_objects_result(struct kix_proto_writer *w,
-                                   const struct kix_msg_get_objects_result *r);
+KIX_API int kix_msg_get_get_objects_params(const struct kix_proto_map *m, size_t max,
+                                           struct kix_msg_get_objects_params *out,
+                                           struct kix_err *err) KIX_MUST_CHECK;
+KIX_API int kix_msg_put_get_objects_result(struct kix_proto_writer *w,
+                                           const struct kix_msg_get_objects_result *r);
 /* At most max objects. */
-int kix_msg_get_get_objects_result(const struct kix_proto_value *v, size_t max,
-                                   struct kix_msg_get_objects_result *out,
-                                   struct kix_err *err) KIX_MUST_CHECK;
+KIX_API int kix_msg_get_get_objects_result(const struct kix_proto_value *v, size_t max,
+                                           struct kix_msg_get_objects_result *out,
+                                           struct kix_err *err) KIX_MUST_CHECK;
 
 /* ---- get_entries, and follow's "entries" notification ------------------------- */
 
@@ -223,23 +227,26 @@ struct kix_msg_entries {
     void *owned;
 };
 
-int kix_msg_put_get_entries_params(struct kix_proto_writer *w,
-                                   const struct kix_msg_get_entries_params *p);
-int kix_msg_get_get_entries_params(const struct kix_proto_map *m,
-                                   struct kix_msg_get_entries_params *out,
-                                   struct kix_err *err) KIX_MUST_CHECK;
+KIX_API int kix_msg_put_get_entries_params(struct kix_proto_writer *w,
+                                           const struct kix_msg_get_entries_params *p);
+KIX_API int kix_msg_get_get_entries_params(const struct kix_proto_map *m,
+                                           struct kix_msg_get_entries_params *out,
+                                           struct kix_err *err) KIX_MUST_CHECK;
 /* {start, entries}: checkpoint is not written. */
-int kix_msg_put_get_entries_result(struct kix_proto_writer *w, const struct kix_msg_entries *r);
+KIX_API int kix_msg_put_get_entries_result(struct kix_proto_writer *w,
+                                           const struct kix_msg_entries *r);
 /* At most max entries. */
-int kix_msg_get_get_entries_result(const struct kix_proto_value *v, size_t max,
-                                   struct kix_msg_entries *out, struct kix_err *err) KIX_MUST_CHECK;
+KIX_API int kix_msg_get_get_entries_result(const struct kix_proto_value *v, size_t max,
+                                           struct kix_msg_entries *out,
+                                           struct kix_err *err) KIX_MUST_CHECK;
 /* The params map of the notification [2, "entries", [{start, entries,
  * checkpoint?}]]; the decoder takes the notification's params, at most max
  * entries, and fails KIX_EPROTO. */
-int kix_msg_put_entries_notification(struct kix_proto_writer *w, const struct kix_msg_entries *n);
-int kix_msg_get_entries_notification(const struct kix_proto_map *m, size_t max,
-                                     struct kix_msg_entries *out,
-                                     struct kix_err *err) KIX_MUST_CHECK;
+KIX_API int kix_msg_put_entries_notification(struct kix_proto_writer *w,
+                                             const struct kix_msg_entries *n);
+KIX_API int kix_msg_get_entries_notification(const struct kix_proto_map *m, size_t max,
+                                             struct kix_msg_entries *out,
+                                             struct kix_err *err) KIX_MUST_CHECK;
 
 /* ---- checkpoint --------------------------------------------------------------- */
 
@@ -252,16 +259,16 @@ struct kix_msg_checkpoint_result {
     uint64_t size;
 };
 
-int kix_msg_put_checkpoint_params(struct kix_proto_writer *w,
-                                  const struct kix_msg_checkpoint_params *p);
-int kix_msg_get_checkpoint_params(const struct kix_proto_map *m,
-                                  struct kix_msg_checkpoint_params *out,
-                                  struct kix_err *err) KIX_MUST_CHECK;
-int kix_msg_put_checkpoint_result(struct kix_proto_writer *w,
-                                  const struct kix_msg_checkpoint_result *r);
-int kix_msg_get_checkpoint_result(const struct kix_proto_value *v,
-                                  struct kix_msg_checkpoint_result *out,
-                                  struct kix_err *err) KIX_MUST_CHECK;
+KIX_API int kix_msg_put_checkpoint_params(struct kix_proto_writer *w,
+                                          const struct kix_msg_checkpoint_params *p);
+KIX_API int kix_msg_get_checkpoint_params(const struct kix_proto_map *m,
+                                          struct kix_msg_checkpoint_params *out,
+                                          struct kix_err *err) KIX_MUST_CHECK;
+KIX_API int kix_msg_put_checkpoint_result(struct kix_proto_writer *w,
+                                          const struct kix_msg_checkpoint_result *r);
+KIX_API int kix_msg_get_checkpoint_result(const struct kix_proto_value *v,
+                                          struct kix_msg_checkpoint_result *out,
+                                          struct kix_err *err) KIX_MUST_CHECK;
 
 /* ---- inclusion_proof, consistency_proof, receipt --------------------------------- */
 
@@ -293,27 +300,31 @@ struct kix_msg_receipt_result {
     struct kix_bytes receipt;
 };
 
-int kix_msg_put_index_params(struct kix_proto_writer *w, const struct kix_msg_index_params *p);
-int kix_msg_get_index_params(const struct kix_proto_map *m, struct kix_msg_index_params *out,
-                             struct kix_err *err) KIX_MUST_CHECK;
-int kix_msg_put_inclusion_result(struct kix_proto_writer *w,
-                                 const struct kix_msg_inclusion_result *r);
-int kix_msg_get_inclusion_result(const struct kix_proto_value *v,
-                                 struct kix_msg_inclusion_result *out,
-                                 struct kix_err *err) KIX_MUST_CHECK;
-int kix_msg_put_consistency_params(struct kix_proto_writer *w,
-                                   const struct kix_msg_consistency_params *p);
-int kix_msg_get_consistency_params(const struct kix_proto_map *m,
-                                   struct kix_msg_consistency_params *out,
-                                   struct kix_err *err) KIX_MUST_CHECK;
-int kix_msg_put_consistency_result(struct kix_proto_writer *w,
-                                   const struct kix_msg_consistency_result *r);
-int kix_msg_get_consistency_result(const struct kix_proto_value *v,
-                                   struct kix_msg_consistency_result *out,
-                                   struct kix_err *err) KIX_MUST_CHECK;
-int kix_msg_put_receipt_result(struct kix_proto_writer *w, const struct kix_msg_receipt_result *r);
-int kix_msg_get_receipt_result(const struct kix_proto_value *v, struct kix_msg_receipt_result *out,
-                               struct kix_err *err) KIX_MUST_CHECK;
+KIX_API int kix_msg_put_index_params(struct kix_proto_writer *w,
+                                     const struct kix_msg_index_params *p);
+KIX_API int kix_msg_get_index_params(const struct kix_proto_map *m,
+                                     struct kix_msg_index_params *out,
+                                     struct kix_err *err) KIX_MUST_CHECK;
+KIX_API int kix_msg_put_inclusion_result(struct kix_proto_writer *w,
+                                         const struct kix_msg_inclusion_result *r);
+KIX_API int kix_msg_get_inclusion_result(const struct kix_proto_value *v,
+                                         struct kix_msg_inclusion_result *out,
+                                         struct kix_err *err) KIX_MUST_CHECK;
+KIX_API int kix_msg_put_consistency_params(struct kix_proto_writer *w,
+                                           const struct kix_msg_consistency_params *p);
+KIX_API int kix_msg_get_consistency_params(const struct kix_proto_map *m,
+                                           struct kix_msg_consistency_params *out,
+                                           struct kix_err *err) KIX_MUST_CHECK;
+KIX_API int kix_msg_put_consistency_result(struct kix_proto_writer *w,
+                                           const struct kix_msg_consistency_result *r);
+KIX_API int kix_msg_get_consistency_result(const struct kix_proto_value *v,
+                                           struct kix_msg_consistency_result *out,
+                                           struct kix_err *err) KIX_MUST_CHECK;
+KIX_API int kix_msg_put_receipt_result(struct kix_proto_writer *w,
+                                       const struct kix_msg_receipt_result *r);
+KIX_API int kix_msg_get_receipt_result(const struct kix_proto_value *v,
+                                       struct kix_msg_receipt_result *out,
+                                       struct kix_err *err) KIX_MUST_CHECK;
 
 /* ---- resolve -------------------------------------------------------------------- */
 
@@ -365,15 +376,18 @@ struct kix_msg_resolve_result {
     void *owned;
 };
 
-int kix_msg_put_resolve_params(struct kix_proto_writer *w, const struct kix_msg_resolve_params *p);
+KIX_API int kix_msg_put_resolve_params(struct kix_proto_writer *w,
+                                       const struct kix_msg_resolve_params *p);
 /* KIX_EINVAL for a ref of 0 or over KIX_MSG_REF_MAX bytes. */
-int kix_msg_get_resolve_params(const struct kix_proto_map *m, struct kix_msg_resolve_params *out,
-                               struct kix_err *err) KIX_MUST_CHECK;
-int kix_msg_put_resolve_result(struct kix_proto_writer *w, const struct kix_msg_resolve_result *r);
+KIX_API int kix_msg_get_resolve_params(const struct kix_proto_map *m,
+                                       struct kix_msg_resolve_params *out,
+                                       struct kix_err *err) KIX_MUST_CHECK;
+KIX_API int kix_msg_put_resolve_result(struct kix_proto_writer *w,
+                                       const struct kix_msg_resolve_result *r);
 /* At most max_objects objects and max_entries entries. */
-int kix_msg_get_resolve_result(const struct kix_proto_value *v, size_t max_objects,
-                               size_t max_entries, struct kix_msg_resolve_result *out,
-                               struct kix_err *err) KIX_MUST_CHECK;
+KIX_API int kix_msg_get_resolve_result(const struct kix_proto_value *v, size_t max_objects,
+                                       size_t max_entries, struct kix_msg_resolve_result *out,
+                                       struct kix_err *err) KIX_MUST_CHECK;
 
 /* ---- index_proof: one key of the verifiable index, proven ---------------------- */
 
@@ -390,12 +404,16 @@ struct kix_msg_vindex_result {
     uint64_t size;
 };
 
-int kix_msg_put_vindex_params(struct kix_proto_writer *w, const struct kix_msg_vindex_params *p);
-int kix_msg_get_vindex_params(const struct kix_proto_map *m, struct kix_msg_vindex_params *out,
-                              struct kix_err *err) KIX_MUST_CHECK;
-int kix_msg_put_vindex_result(struct kix_proto_writer *w, const struct kix_msg_vindex_result *r);
-int kix_msg_get_vindex_result(const struct kix_proto_value *v, struct kix_msg_vindex_result *out,
-                              struct kix_err *err) KIX_MUST_CHECK;
+KIX_API int kix_msg_put_vindex_params(struct kix_proto_writer *w,
+                                      const struct kix_msg_vindex_params *p);
+KIX_API int kix_msg_get_vindex_params(const struct kix_proto_map *m,
+                                      struct kix_msg_vindex_params *out,
+                                      struct kix_err *err) KIX_MUST_CHECK;
+KIX_API int kix_msg_put_vindex_result(struct kix_proto_writer *w,
+                                      const struct kix_msg_vindex_result *r);
+KIX_API int kix_msg_get_vindex_result(const struct kix_proto_value *v,
+                                      struct kix_msg_vindex_result *out,
+                                      struct kix_err *err) KIX_MUST_CHECK;
 
 /* ---- checkpoints ------------------------------------------------------------------ */
 
@@ -416,17 +434,17 @@ struct kix_msg_checkpoints_result {
     void *owned;
 };
 
-int kix_msg_put_checkpoints_params(struct kix_proto_writer *w,
-                                   const struct kix_msg_checkpoints_params *p);
-int kix_msg_get_checkpoints_params(const struct kix_proto_map *m,
-                                   struct kix_msg_checkpoints_params *out,
-                                   struct kix_err *err) KIX_MUST_CHECK;
-int kix_msg_put_checkpoints_result(struct kix_proto_writer *w,
-                                   const struct kix_msg_checkpoints_result *r);
+KIX_API int kix_msg_put_checkpoints_params(struct kix_proto_writer *w,
+                                           const struct kix_msg_checkpoints_params *p);
+KIX_API int kix_msg_get_checkpoints_params(const struct kix_proto_map *m,
+                                           struct kix_msg_checkpoints_params *out,
+                                           struct kix_err *err) KIX_MUST_CHECK;
+KIX_API int kix_msg_put_checkpoints_result(struct kix_proto_writer *w,
+                                           const struct kix_msg_checkpoints_result *r);
 /* At most max checkpoints. */
-int kix_msg_get_checkpoints_result(const struct kix_proto_value *v, size_t max,
-                                   struct kix_msg_checkpoints_result *out,
-                                   struct kix_err *err) KIX_MUST_CHECK;
+KIX_API int kix_msg_get_checkpoints_result(const struct kix_proto_value *v, size_t max,
+                                           struct kix_msg_checkpoints_result *out,
+                                           struct kix_err *err) KIX_MUST_CHECK;
 
 /* ---- query ----------------------------------------------------------------------- */
 
@@ -456,14 +474,18 @@ struct kix_msg_query_result {
 };
 
 /* Every optional field absent. */
-void kix_msg_query_params_init(struct kix_msg_query_params *p);
-int kix_msg_put_query_params(struct kix_proto_writer *w, const struct kix_msg_query_params *p);
-int kix_msg_get_query_params(const struct kix_proto_map *m, struct kix_msg_query_params *out,
-                             struct kix_err *err) KIX_MUST_CHECK;
-int kix_msg_put_query_result(struct kix_proto_writer *w, const struct kix_msg_query_result *r);
+KIX_API void kix_msg_query_params_init(struct kix_msg_query_params *p);
+KIX_API int kix_msg_put_query_params(struct kix_proto_writer *w,
+                                     const struct kix_msg_query_params *p);
+KIX_API int kix_msg_get_query_params(const struct kix_proto_map *m,
+                                     struct kix_msg_query_params *out,
+                                     struct kix_err *err) KIX_MUST_CHECK;
+KIX_API int kix_msg_put_query_result(struct kix_proto_writer *w,
+                                     const struct kix_msg_query_result *r);
 /* At most max runs. */
-int kix_msg_get_query_result(const struct kix_proto_value *v, size_t max,
-                             struct kix_msg_query_result *out, struct kix_err *err) KIX_MUST_CHECK;
+KIX_API int kix_msg_get_query_result(const struct kix_proto_value *v, size_t max,
+                                     struct kix_msg_query_result *out,
+                                     struct kix_err *err) KIX_MUST_CHECK;
 
 /* ---- follow ------------------------------------------------------------------------ */
 
@@ -479,12 +501,16 @@ struct kix_msg_size_result {
     uint64_t size;
 };
 
-int kix_msg_put_follow_params(struct kix_proto_writer *w, const struct kix_msg_follow_params *p);
-int kix_msg_get_follow_params(const struct kix_proto_map *m, struct kix_msg_follow_params *out,
-                              struct kix_err *err) KIX_MUST_CHECK;
-int kix_msg_put_follow_result(struct kix_proto_writer *w, const struct kix_msg_size_result *r);
-int kix_msg_get_follow_result(const struct kix_proto_value *v, struct kix_msg_size_result *out,
-                              struct kix_err *err) KIX_MUST_CHECK;
+KIX_API int kix_msg_put_follow_params(struct kix_proto_writer *w,
+                                      const struct kix_msg_follow_params *p);
+KIX_API int kix_msg_get_follow_params(const struct kix_proto_map *m,
+                                      struct kix_msg_follow_params *out,
+                                      struct kix_err *err) KIX_MUST_CHECK;
+KIX_API int kix_msg_put_follow_result(struct kix_proto_writer *w,
+                                      const struct kix_msg_size_result *r);
+KIX_API int kix_msg_get_follow_result(const struct kix_proto_value *v,
+                                      struct kix_msg_size_result *out,
+                                      struct kix_err *err) KIX_MUST_CHECK;
 
 /* ---- replicated (a mirror, on its follow stream, to an origin with --ack-replicas) ---- */
 
@@ -506,11 +532,11 @@ struct kix_msg_replicated_params {
     struct kix_bytes held;
 };
 
-int kix_msg_put_replicated_params(struct kix_proto_writer *w,
-                                  const struct kix_msg_replicated_params *p);
-int kix_msg_get_replicated_params(const struct kix_proto_map *m,
-                                  struct kix_msg_replicated_params *out,
-                                  struct kix_err *err) KIX_MUST_CHECK;
+KIX_API int kix_msg_put_replicated_params(struct kix_proto_writer *w,
+                                          const struct kix_msg_replicated_params *p);
+KIX_API int kix_msg_get_replicated_params(const struct kix_proto_map *m,
+                                          struct kix_msg_replicated_params *out,
+                                          struct kix_err *err) KIX_MUST_CHECK;
 /* The result is a kix_msg_size_result: the size the origin's quorum of
  * --ack-replicas mirrors holds (kix_msg_put_follow_result writes it). */
 
@@ -525,16 +551,16 @@ struct kix_msg_add_cosignature_result {
     bool stored;
 };
 
-int kix_msg_put_add_cosignature_params(struct kix_proto_writer *w,
-                                       const struct kix_msg_add_cosignature_params *p);
-int kix_msg_get_add_cosignature_params(const struct kix_proto_map *m,
-                                       struct kix_msg_add_cosignature_params *out,
-                                       struct kix_err *err) KIX_MUST_CHECK;
-int kix_msg_put_add_cosignature_result(struct kix_proto_writer *w,
-                                       const struct kix_msg_add_cosignature_result *r);
-int kix_msg_get_add_cosignature_result(const struct kix_proto_value *v,
-                                       struct kix_msg_add_cosignature_result *out,
-                                       struct kix_err *err) KIX_MUST_CHECK;
+KIX_API int kix_msg_put_add_cosignature_params(struct kix_proto_writer *w,
+                                               const struct kix_msg_add_cosignature_params *p);
+KIX_API int kix_msg_get_add_cosignature_params(const struct kix_proto_map *m,
+                                               struct kix_msg_add_cosignature_params *out,
+                                               struct kix_err *err) KIX_MUST_CHECK;
+KIX_API int kix_msg_put_add_cosignature_result(struct kix_proto_writer *w,
+                                               const struct kix_msg_add_cosignature_result *r);
+KIX_API int kix_msg_get_add_cosignature_result(const struct kix_proto_value *v,
+                                               struct kix_msg_add_cosignature_result *out,
+                                               struct kix_err *err) KIX_MUST_CHECK;
 
 /* ---- the message table ---------------------------------------------------------------
  *
@@ -616,22 +642,23 @@ struct kix_msg_method {
 
 /* Every method of PROTOCOL.md section 2, in its order, and the follow
  * stream's notification. */
-extern const struct kix_msg_method kix_msg_methods[];
+KIX_API extern const struct kix_msg_method kix_msg_methods[];
 extern const size_t kix_msg_nmethods;
 extern const struct kix_msg_table kix_msg_entries_notification_table;
 
 /* Writes the map of in's fields (a writer begun by the caller). */
-int kix_msg_encode(struct kix_proto_writer *w, const struct kix_msg_table *t, const void *in);
+KIX_API int kix_msg_encode(struct kix_proto_writer *w, const struct kix_msg_table *t,
+                           const void *in);
 /* Reads m into out (cleared first: absent fields as the kinds say); max
  * are the caller's bounds of the arrays whose max_arg names them. Errors
  * as the params decoders above (KIX_EINVAL, KIX_ELIMIT, KIX_ENOMEM);
  * out's `owned`, if any, holds the arrays (kix_msg_free). */
-int kix_msg_decode(const struct kix_proto_map *m, const struct kix_msg_table *t, const size_t *max,
-                   void *out, struct kix_err *err) KIX_MUST_CHECK;
+KIX_API int kix_msg_decode(const struct kix_proto_map *m, const struct kix_msg_table *t,
+                           const size_t *max, void *out, struct kix_err *err) KIX_MUST_CHECK;
 /* The same for a result value, whose faults are KIX_EPROTO. */
-int kix_msg_decode_result(const struct kix_proto_value *v, const struct kix_msg_table *t,
-                          const size_t *max, void *out, struct kix_err *err) KIX_MUST_CHECK;
+KIX_API int kix_msg_decode_result(const struct kix_proto_value *v, const struct kix_msg_table *t,
+                                  const size_t *max, void *out, struct kix_err *err) KIX_MUST_CHECK;
 /* The method named name[0, len), or NULL. */
-const struct kix_msg_method *kix_msg_method_find(const char *name, size_t len);
+KIX_API const struct kix_msg_method *kix_msg_method_find(const char *name, size_t len);
 
 #endif

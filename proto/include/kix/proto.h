@@ -35,6 +35,8 @@
 #ifndef KIX_PROTO_H
 #define KIX_PROTO_H
 
+#include "kix/api.h"
+
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -71,7 +73,7 @@ struct kix_proto_limits {
     size_t max_items;   /* default 1 << 20 */
 };
 
-void kix_proto_limits_default(struct kix_proto_limits *lim);
+KIX_API void kix_proto_limits_default(struct kix_proto_limits *lim);
 
 /* ---- Frame scanner ---------------------------------------------------------
  *
@@ -88,15 +90,16 @@ struct kix_proto_scanner {
 };
 
 /* lim NULL means the defaults. Also resets a scanner for the next frame. */
-void kix_proto_scanner_init(struct kix_proto_scanner *s, const struct kix_proto_limits *lim);
+KIX_API void kix_proto_scanner_init(struct kix_proto_scanner *s,
+                                    const struct kix_proto_limits *lim);
 
 /* Scans data[0, len). Returns KIX_OK with *frame_len = the value's length
  * (data may hold more after it), KIX_PROTO_AGAIN when more bytes are needed,
  * KIX_EPROTO for a byte that starts no msgpack type (0xc1), KIX_ELIMIT when
  * a declared length, count, the nesting or the element total cannot fit the
  * limits. Errors are final for this frame. */
-int kix_proto_scan(struct kix_proto_scanner *s, const uint8_t *data, size_t len, size_t *frame_len,
-                   struct kix_err *err) KIX_MUST_CHECK;
+KIX_API int kix_proto_scan(struct kix_proto_scanner *s, const uint8_t *data, size_t len,
+                           size_t *frame_len, struct kix_err *err) KIX_MUST_CHECK;
 
 /* ---- Decoded values --------------------------------------------------------
  *
@@ -135,74 +138,78 @@ struct kix_proto_msg {
 };
 
 /* Sets every field empty (type KIX_PROTO_INVALID). */
-void kix_proto_msg_init(struct kix_proto_msg *msg);
+KIX_API void kix_proto_msg_init(struct kix_proto_msg *msg);
 /* Frees what msg owns and re-inits it; safe on an inited or released msg. */
-void kix_proto_msg_release(struct kix_proto_msg *msg);
+KIX_API void kix_proto_msg_release(struct kix_proto_msg *msg);
 
 /* Decodes exactly one whole message from data[0, len) (for stored bytes and
  * fuzzing). lim NULL means the defaults. KIX_EPROTO when bytes are missing
  * or trail it; otherwise as kix_proto_reader_next. */
-int kix_proto_decode(const uint8_t *data, size_t len, const struct kix_proto_limits *lim,
-                     struct kix_proto_msg *msg, struct kix_err *err) KIX_MUST_CHECK;
+KIX_API int kix_proto_decode(const uint8_t *data, size_t len, const struct kix_proto_limits *lim,
+                             struct kix_proto_msg *msg, struct kix_err *err) KIX_MUST_CHECK;
 
 /* For a response: KIX_OK when error is nil, else msg->error_code with err
  * set to "peer error EPOLICY: <message>". */
-int kix_proto_msg_error(const struct kix_proto_msg *msg, struct kix_err *err);
+KIX_API int kix_proto_msg_error(const struct kix_proto_msg *msg, struct kix_err *err);
 
-int kix_proto_kind(const struct kix_proto_value *v);
+KIX_API int kix_proto_kind(const struct kix_proto_value *v);
 /* "nil", "bool", "int", "float", "str", "bin", "array", "map", "ext". */
-const char *kix_proto_kind_name(int kind);
+KIX_API const char *kix_proto_kind_name(int kind);
 
 /* Typed access to one value. KIX_EINVAL with "expected str, got int" on a
  * wrong kind; integers out of the target's range are KIX_EINVAL too. Views
  * borrow from the message. */
-int kix_proto_value_str(const struct kix_proto_value *v, struct kix_bytes *out,
-                        struct kix_err *err);
-int kix_proto_value_bin(const struct kix_proto_value *v, struct kix_bytes *out,
-                        struct kix_err *err);
-int kix_proto_value_u64(const struct kix_proto_value *v, uint64_t *out, struct kix_err *err);
-int kix_proto_value_i64(const struct kix_proto_value *v, int64_t *out, struct kix_err *err);
-int kix_proto_value_f64(const struct kix_proto_value *v, double *out, struct kix_err *err);
-int kix_proto_value_bool(const struct kix_proto_value *v, bool *out, struct kix_err *err);
-int kix_proto_value_map(const struct kix_proto_value *v, const struct kix_proto_map **out,
-                        struct kix_err *err);
-int kix_proto_value_array(const struct kix_proto_value *v, const struct kix_proto_array **out,
-                          size_t *count, struct kix_err *err);
-int kix_proto_value_ext(const struct kix_proto_value *v, int8_t *type, struct kix_bytes *data,
-                        struct kix_err *err);
-bool kix_proto_value_is_nil(const struct kix_proto_value *v);
+KIX_API int kix_proto_value_str(const struct kix_proto_value *v, struct kix_bytes *out,
+                                struct kix_err *err);
+KIX_API int kix_proto_value_bin(const struct kix_proto_value *v, struct kix_bytes *out,
+                                struct kix_err *err);
+KIX_API int kix_proto_value_u64(const struct kix_proto_value *v, uint64_t *out,
+                                struct kix_err *err);
+KIX_API int kix_proto_value_i64(const struct kix_proto_value *v, int64_t *out, struct kix_err *err);
+KIX_API int kix_proto_value_f64(const struct kix_proto_value *v, double *out, struct kix_err *err);
+KIX_API int kix_proto_value_bool(const struct kix_proto_value *v, bool *out, struct kix_err *err);
+KIX_API int kix_proto_value_map(const struct kix_proto_value *v, const struct kix_proto_map **out,
+                                struct kix_err *err);
+KIX_API int kix_proto_value_array(const struct kix_proto_value *v,
+                                  const struct kix_proto_array **out, size_t *count,
+                                  struct kix_err *err);
+KIX_API int kix_proto_value_ext(const struct kix_proto_value *v, int8_t *type,
+                                struct kix_bytes *data, struct kix_err *err);
+KIX_API bool kix_proto_value_is_nil(const struct kix_proto_value *v);
 
-size_t kix_proto_array_count(const struct kix_proto_array *a);
+KIX_API size_t kix_proto_array_count(const struct kix_proto_array *a);
 /* Element i, or NULL when i >= count. */
-const struct kix_proto_value *kix_proto_array_at(const struct kix_proto_array *a, size_t i);
+KIX_API const struct kix_proto_value *kix_proto_array_at(const struct kix_proto_array *a, size_t i);
 
-size_t kix_proto_map_count(const struct kix_proto_map *m);
+KIX_API size_t kix_proto_map_count(const struct kix_proto_map *m);
 /* Entry i in wire order (i < count). Keys of nested maps may be any kind. */
-void kix_proto_map_at(const struct kix_proto_map *m, size_t i, const struct kix_proto_value **key,
-                      const struct kix_proto_value **val);
+KIX_API void kix_proto_map_at(const struct kix_proto_map *m, size_t i,
+                              const struct kix_proto_value **key,
+                              const struct kix_proto_value **val);
 
 /* Field lookup by str key (entries with other key kinds are skipped).
  * KIX_ENOTFOUND when absent ("missing field \"digest\""), KIX_EINVAL when the
  * key appears twice or the value has the wrong kind ("field \"digest\":
  * expected str, got int"). A lookup costs one pass over the map. */
-int kix_proto_map_get(const struct kix_proto_map *m, const char *name,
-                      const struct kix_proto_value **out, struct kix_err *err);
-int kix_proto_map_get_str(const struct kix_proto_map *m, const char *name, struct kix_bytes *out,
-                          struct kix_err *err);
-int kix_proto_map_get_bin(const struct kix_proto_map *m, const char *name, struct kix_bytes *out,
-                          struct kix_err *err);
-int kix_proto_map_get_u64(const struct kix_proto_map *m, const char *name, uint64_t *out,
-                          struct kix_err *err);
-int kix_proto_map_get_i64(const struct kix_proto_map *m, const char *name, int64_t *out,
-                          struct kix_err *err);
-int kix_proto_map_get_f64(const struct kix_proto_map *m, const char *name, double *out,
-                          struct kix_err *err);
-int kix_proto_map_get_bool(const struct kix_proto_map *m, const char *name, bool *out,
-                           struct kix_err *err);
-int kix_proto_map_get_map(const struct kix_proto_map *m, const char *name,
-                          const struct kix_proto_map **out, struct kix_err *err);
-int kix_proto_map_get_array(const struct kix_proto_map *m, const char *name,
-                            const struct kix_proto_array **out, size_t *count, struct kix_err *err);
+KIX_API int kix_proto_map_get(const struct kix_proto_map *m, const char *name,
+                              const struct kix_proto_value **out, struct kix_err *err);
+KIX_API int kix_proto_map_get_str(const struct kix_proto_map *m, const char *name,
+                                  struct kix_bytes *out, struct kix_err *err);
+KIX_API int kix_proto_map_get_bin(const struct kix_proto_map *m, const char *name,
+                                  struct kix_bytes *out, struct kix_err *err);
+KIX_API int kix_proto_map_get_u64(const struct kix_proto_map *m, const char *name, uint64_t *out,
+                                  struct kix_err *err);
+KIX_API int kix_proto_map_get_i64(const struct kix_proto_map *m, const char *name, int64_t *out,
+                                  struct kix_err *err);
+KIX_API int kix_proto_map_get_f64(const struct kix_proto_map *m, const char *name, double *out,
+                                  struct kix_err *err);
+KIX_API int kix_proto_map_get_bool(const struct kix_proto_map *m, const char *name, bool *out,
+                                   struct kix_err *err);
+KIX_API int kix_proto_map_get_map(const struct kix_proto_map *m, const char *name,
+                                  const struct kix_proto_map **out, struct kix_err *err);
+KIX_API int kix_proto_map_get_array(const struct kix_proto_map *m, const char *name,
+                                    const struct kix_proto_array **out, size_t *count,
+                                    struct kix_err *err);
 
 /* ---- Stream reader ---------------------------------------------------------
  *
@@ -215,22 +222,22 @@ struct kix_proto_reader {
 };
 
 /* lim NULL means the defaults. Allocates nothing. */
-void kix_proto_reader_init(struct kix_proto_reader *r, const struct kix_proto_limits *lim);
-void kix_proto_reader_release(struct kix_proto_reader *r);
+KIX_API void kix_proto_reader_init(struct kix_proto_reader *r, const struct kix_proto_limits *lim);
+KIX_API void kix_proto_reader_release(struct kix_proto_reader *r);
 
 /* Appends len bytes. KIX_ELIMIT (sticky) when the unconsumed bytes would
  * exceed max_message + KIX_PROTO_READ_CHUNK: call kix_proto_reader_next until
  * KIX_PROTO_AGAIN after every feed. KIX_ENOMEM. */
-int kix_proto_reader_feed(struct kix_proto_reader *r, const void *data, size_t len,
-                          struct kix_err *err) KIX_MUST_CHECK;
+KIX_API int kix_proto_reader_feed(struct kix_proto_reader *r, const void *data, size_t len,
+                                  struct kix_err *err) KIX_MUST_CHECK;
 
 /* Zero-copy reading (for a libuv alloc_cb): returns room for up to `want`
  * bytes at *space (*avail may be less than want near the bound, never 0 on
  * success); write into it, then kix_proto_reader_commit() the count written.
  * No other reader call may come in between. Errors as feed. */
-int kix_proto_reader_reserve(struct kix_proto_reader *r, size_t want, uint8_t **space,
-                             size_t *avail, struct kix_err *err) KIX_MUST_CHECK;
-void kix_proto_reader_commit(struct kix_proto_reader *r, size_t n);
+KIX_API int kix_proto_reader_reserve(struct kix_proto_reader *r, size_t want, uint8_t **space,
+                                     size_t *avail, struct kix_err *err) KIX_MUST_CHECK;
+KIX_API void kix_proto_reader_commit(struct kix_proto_reader *r, size_t n);
 
 /* Takes the next whole message. msg need not be inited; on success the
  * caller releases it. Returns:
@@ -244,15 +251,15 @@ void kix_proto_reader_commit(struct kix_proto_reader *r, size_t n);
  *                     and msg->msgid is set so a server can answer the error.
  *   KIX_ENOMEM (sticky: the message is lost, close the connection).
  * On any return other than KIX_OK, msg owns nothing. */
-int kix_proto_reader_next(struct kix_proto_reader *r, struct kix_proto_msg *msg,
-                          struct kix_err *err) KIX_MUST_CHECK;
+KIX_API int kix_proto_reader_next(struct kix_proto_reader *r, struct kix_proto_msg *msg,
+                                  struct kix_err *err) KIX_MUST_CHECK;
 
 /* The sticky frame error, or 0. */
-int kix_proto_reader_failed(const struct kix_proto_reader *r);
+KIX_API int kix_proto_reader_failed(const struct kix_proto_reader *r);
 /* Bytes received and not yet handed out as messages. */
-size_t kix_proto_reader_buffered(const struct kix_proto_reader *r);
+KIX_API size_t kix_proto_reader_buffered(const struct kix_proto_reader *r);
 /* Bytes of memory the reader holds now. */
-size_t kix_proto_reader_allocated(const struct kix_proto_reader *r);
+KIX_API size_t kix_proto_reader_allocated(const struct kix_proto_reader *r);
 
 /* ---- Writer ----------------------------------------------------------------
  *
@@ -277,40 +284,41 @@ struct kix_proto_writer {
     struct kix_err err;
 };
 
-void kix_proto_writer_init(struct kix_proto_writer *w, struct kix_buf *out);
+KIX_API void kix_proto_writer_init(struct kix_proto_writer *w, struct kix_buf *out);
 
 /* [0, msgid, method, [ ... ]]: next put the params map (kix_proto_put_map). */
-int kix_proto_begin_request(struct kix_proto_writer *w, uint32_t msgid, const char *method);
+KIX_API int kix_proto_begin_request(struct kix_proto_writer *w, uint32_t msgid, const char *method);
 /* [2, method, [ ... ]]: next put the params map. */
-int kix_proto_begin_notification(struct kix_proto_writer *w, const char *method);
+KIX_API int kix_proto_begin_notification(struct kix_proto_writer *w, const char *method);
 /* [1, msgid, nil, ...]: next put exactly one value, the result. */
-int kix_proto_begin_response(struct kix_proto_writer *w, uint32_t msgid);
+KIX_API int kix_proto_begin_response(struct kix_proto_writer *w, uint32_t msgid);
 /* Checks the message is complete and within max_message. KIX_EINVAL for a
  * misuse (message names it), KIX_ELIMIT, KIX_ENOMEM. */
-int kix_proto_writer_end(struct kix_proto_writer *w, struct kix_err *err) KIX_MUST_CHECK;
+KIX_API int kix_proto_writer_end(struct kix_proto_writer *w, struct kix_err *err) KIX_MUST_CHECK;
 
 /* A whole error response [1, msgid, {code, message}, nil]; code is a
  * negative KIX_E* code (KIX_EINVAL otherwise). */
-int kix_proto_write_error(struct kix_proto_writer *w, uint32_t msgid, int code, const char *message,
-                          struct kix_err *err) KIX_MUST_CHECK;
+KIX_API int kix_proto_write_error(struct kix_proto_writer *w, uint32_t msgid, int code,
+                                  const char *message, struct kix_err *err) KIX_MUST_CHECK;
 
-int kix_proto_put_nil(struct kix_proto_writer *w);
-int kix_proto_put_bool(struct kix_proto_writer *w, bool v);
-int kix_proto_put_u64(struct kix_proto_writer *w, uint64_t v);
-int kix_proto_put_i64(struct kix_proto_writer *w, int64_t v);
-int kix_proto_put_f64(struct kix_proto_writer *w, double v);
+KIX_API int kix_proto_put_nil(struct kix_proto_writer *w);
+KIX_API int kix_proto_put_bool(struct kix_proto_writer *w, bool v);
+KIX_API int kix_proto_put_u64(struct kix_proto_writer *w, uint64_t v);
+KIX_API int kix_proto_put_i64(struct kix_proto_writer *w, int64_t v);
+KIX_API int kix_proto_put_f64(struct kix_proto_writer *w, double v);
 /* Text as msgpack str (len < 4 GiB). */
-int kix_proto_put_str(struct kix_proto_writer *w, const void *s, size_t len);
-int kix_proto_put_cstr(struct kix_proto_writer *w, const char *s);
+KIX_API int kix_proto_put_str(struct kix_proto_writer *w, const void *s, size_t len);
+KIX_API int kix_proto_put_cstr(struct kix_proto_writer *w, const char *s);
 /* Bytes as msgpack bin (len < 4 GiB). */
-int kix_proto_put_bin(struct kix_proto_writer *w, const void *data, size_t len);
-int kix_proto_put_ext(struct kix_proto_writer *w, int8_t type, const void *data, size_t len);
+KIX_API int kix_proto_put_bin(struct kix_proto_writer *w, const void *data, size_t len);
+KIX_API int kix_proto_put_ext(struct kix_proto_writer *w, int8_t type, const void *data,
+                              size_t len);
 /* Containers: then exactly count values (arrays) or count key+value pairs. */
-int kix_proto_put_array(struct kix_proto_writer *w, size_t count);
-int kix_proto_put_map(struct kix_proto_writer *w, size_t count);
+KIX_API int kix_proto_put_array(struct kix_proto_writer *w, size_t count);
+KIX_API int kix_proto_put_map(struct kix_proto_writer *w, size_t count);
 /* A str map key; only where a key is due. */
-int kix_proto_put_key(struct kix_proto_writer *w, const char *name);
+KIX_API int kix_proto_put_key(struct kix_proto_writer *w, const char *name);
 /* A copy of a decoded value (counts as one value). */
-int kix_proto_put_value(struct kix_proto_writer *w, const struct kix_proto_value *v);
+KIX_API int kix_proto_put_value(struct kix_proto_writer *w, const struct kix_proto_value *v);
 
 #endif

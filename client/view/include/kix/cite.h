@@ -9,6 +9,8 @@
 #ifndef KIX_CITE_H
 #define KIX_CITE_H
 
+#include "kix/api.h"
+
 #include "kix/resolve.h"
 
 struct kix_cite {
@@ -28,19 +30,19 @@ struct kix_cite {
 /* The citation of res's run at the checkpoint (origin, size, root_b64) a
  * reader verified, accessed on `accessed` (YYYY-MM-DD). Permalinks are
  * https://<origin>/runs/<id>. */
-int kix_cite_init(struct kix_cite *c, const struct kix_resolution *res, const char *origin,
-                  uint64_t size, const char *root_b64, const char *accessed) KIX_MUST_CHECK;
+KIX_API int kix_cite_init(struct kix_cite *c, const struct kix_resolution *res, const char *origin,
+                          uint64_t size, const char *root_b64, const char *accessed) KIX_MUST_CHECK;
 /* The same from the signed checkpoint note res carries (its own size). */
-int kix_cite_init_at_res(struct kix_cite *c, const struct kix_resolution *res,
-                         const char *accessed) KIX_MUST_CHECK;
-void kix_cite_release(struct kix_cite *c);
+KIX_API int kix_cite_init_at_res(struct kix_cite *c, const struct kix_resolution *res,
+                                 const char *accessed) KIX_MUST_CHECK;
+KIX_API void kix_cite_release(struct kix_cite *c);
 
 /* "<permalink> (<digest>), kix log <origin> entry I, checkpoint S/<root>, accessed D" (no newline)
  */
-int kix_cite_text(const struct kix_cite *c, struct kix_buf *out) KIX_MUST_CHECK;
+KIX_API int kix_cite_text(const struct kix_cite *c, struct kix_buf *out) KIX_MUST_CHECK;
 /* A @misc entry, ending in a newline. */
-int kix_cite_bibtex(const struct kix_cite *c, struct kix_buf *out) KIX_MUST_CHECK;
+KIX_API int kix_cite_bibtex(const struct kix_cite *c, struct kix_buf *out) KIX_MUST_CHECK;
 /* [ {one CSL item} ], indented by 2, keys sorted, ending in a newline. */
-int kix_cite_csl(const struct kix_cite *c, struct kix_buf *out) KIX_MUST_CHECK;
+KIX_API int kix_cite_csl(const struct kix_cite *c, struct kix_buf *out) KIX_MUST_CHECK;
 
 #endif

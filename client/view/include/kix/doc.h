@@ -17,6 +17,8 @@
 #ifndef KIX_DOC_H
 #define KIX_DOC_H
 
+#include "kix/api.h"
+
 #include <jansson.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -33,27 +35,27 @@
 #define KIX_DOC_INDENT 4u /* two spaces a level, one member a line (CSL-JSON) */
 
 /* Appends doc (any JSON value) to out: compact unless KIX_DOC_INDENT. */
-int kix_doc_dumps(const json_t *doc, unsigned flags, struct kix_buf *out,
-                  struct kix_err *err) KIX_MUST_CHECK;
+KIX_API int kix_doc_dumps(const json_t *doc, unsigned flags, struct kix_buf *out,
+                          struct kix_err *err) KIX_MUST_CHECK;
 /* Writes doc and a newline to f (a command's one line of --json output):
  * KIX_OK, KIX_ENOMEM (doc NULL: a builder ran out of memory) or KIX_EIO. */
-int kix_doc_print(const json_t *doc, unsigned flags, FILE *f) KIX_MUST_CHECK;
+KIX_API int kix_doc_print(const json_t *doc, unsigned flags, FILE *f) KIX_MUST_CHECK;
 
 /* ---- the words -------------------------------------------------------- */
 
 /* An evidence level (enum kix_evidence) for people: "Reproduced by a
  * controlled rerun", "Not reproduced by a controlled rerun", "Controlled
  * rerun failed", "Reported evidence". */
-const char *kix_words_evidence(int evidence);
+KIX_API const char *kix_words_evidence(int evidence);
 /* The same with the day of the rerun it rests on (the first 10 bytes of
  * day, "" for none): "Reproduced by a controlled rerun on 2026-10-01".
  * cap >= 64. */
-void kix_words_evidence_on(int evidence, const char *day, char *out, size_t cap);
+KIX_API void kix_words_evidence_on(int evidence, const char *day, char *out, size_t cap);
 /* A rerun's outcome as kix prints it (the wire's name: "reproduced",
  * "not_reproduced", "failed"). */
-const char *kix_words_outcome(int outcome);
+KIX_API const char *kix_words_outcome(int outcome);
 /* An entry type as kix prints it (the wire's name: "publication", ...). */
-const char *kix_words_entry_type(int type);
+KIX_API const char *kix_words_entry_type(int type);
 /* The table itself, for the verifier's test (tests/tools/kix-js-vectors):
  * row i (0 <= i < KIX_WORDS_EVIDENCE) is evidence level i. */
 #define KIX_WORDS_EVIDENCE 4
@@ -63,7 +65,7 @@ struct kix_words_row {
     const char *words;   /* kix_words_evidence */
     const char *outcome; /* kix_words_outcome: a rerun's outcome of this level */
 };
-extern const struct kix_words_row kix_words_table[KIX_WORDS_EVIDENCE];
+KIX_API extern const struct kix_words_row kix_words_table[KIX_WORDS_EVIDENCE];
 
 /* ---- the command documents -------------------------------------------- */
 
@@ -77,16 +79,16 @@ extern const struct kix_words_row kix_words_table[KIX_WORDS_EVIDENCE];
 
 /* kix resolve: the verified resolution, read at checkpoint cp of log
  * `origin`. */
-json_t *kix_doc_resolve(const struct kix_resolution *res, const char *origin,
-                        const struct kix_checkpoint *cp);
-void kix_doc_resolve_text(const json_t *doc, FILE *out);
+KIX_API json_t *kix_doc_resolve(const struct kix_resolution *res, const char *origin,
+                                const struct kix_checkpoint *cp);
+KIX_API void kix_doc_resolve_text(const json_t *doc, FILE *out);
 
 /* kix cite --json: the citation (text: its one line, `text`), accessed on
  * `date` (YYYY-MM-DD). */
 struct kix_cite;
-json_t *kix_doc_cite(const struct kix_cite *cite, const struct kix_resolution *res,
-                     const struct kix_checkpoint *cp, const char *date, const char *text);
-void kix_doc_cite_text(const json_t *doc, FILE *out);
+KIX_API json_t *kix_doc_cite(const struct kix_cite *cite, const struct kix_resolution *res,
+                             const struct kix_checkpoint *cp, const char *date, const char *text);
+KIX_API void kix_doc_cite_text(const json_t *doc, FILE *out);
 
 /* kix query and kix group: the proven page. words[i] is row i's workload
  * in words; whole_group: the page is proven exactly the group's. */
@@ -98,13 +100,13 @@ struct kix_doc_page {
     size_t groups, selections;
     int whole_group;
 };
-json_t *kix_doc_query(const struct kix_doc_page *p);
+KIX_API json_t *kix_doc_query(const struct kix_doc_page *p);
 /* kix group: the page and the group's withdrawn runs, `withdrawn` a JSON
  * array of {runId, entry, reason} (stolen). */
-json_t *kix_doc_ranks(const struct kix_doc_page *p, json_t *withdrawn);
+KIX_API json_t *kix_doc_ranks(const struct kix_doc_page *p, json_t *withdrawn);
 /* Both: the columns, then the count and what proved it; kix group's
  * withdrawn runs after. */
-void kix_doc_query_text(const json_t *doc, FILE *out);
+KIX_API void kix_doc_query_text(const json_t *doc, FILE *out);
 
 /* kix audit: passed (verdict), or the failure at entry `bad`
  * (KIX_NO_INDEX: not an entry's) with `reason`. */
@@ -115,8 +117,8 @@ struct kix_doc_audit {
     const char *log, *reason;
     json_t *findings; /* [{index, rule, reason}], borrowed; NULL when failed */
 };
-json_t *kix_doc_audit(const struct kix_doc_audit *a);
-void kix_doc_audit_text(const json_t *doc, FILE *out);
+KIX_API json_t *kix_doc_audit(const struct kix_doc_audit *a);
+KIX_API void kix_doc_audit_text(const json_t *doc, FILE *out);
 
 /* kix key list: one key of the log. */
 struct kix_doc_key {
@@ -126,8 +128,8 @@ struct kix_doc_key {
     unsigned roles;                         /* KIX_ROLE_* bits */
     uint64_t added, roles_changed, revoked; /* KIX_NO_INDEX: not */
 };
-json_t *kix_doc_keys(uint64_t size, const struct kix_doc_key *keys, size_t n);
-void kix_doc_keys_text(const json_t *doc, FILE *out);
+KIX_API json_t *kix_doc_keys(uint64_t size, const struct kix_doc_key *keys, size_t n);
+KIX_API void kix_doc_keys_text(const json_t *doc, FILE *out);
 
 /* kix info: what the server says of itself (unverified). */
 struct kix_doc_info {
@@ -140,7 +142,7 @@ struct kix_doc_info {
     uint64_t max_message, max_in_flight, max_batch, max_entries, max_objects, max_checkpoints,
         max_runs;
 };
-json_t *kix_doc_info(const struct kix_doc_info *i);
-void kix_doc_info_text(const json_t *doc, FILE *out);
+KIX_API json_t *kix_doc_info(const struct kix_doc_info *i);
+KIX_API void kix_doc_info_text(const json_t *doc, FILE *out);
 
 #endif

@@ -26,6 +26,8 @@
 #ifndef KIX_VIEW_H
 #define KIX_VIEW_H
 
+#include "kix/api.h"
+
 #include <jansson.h>
 
 #include "kix/doc.h"
@@ -51,21 +53,21 @@ struct kix_figures {
     const char *statistic;     /* "median" or "mean": which figure median holds */
     int have_p20, have_p80;
 };
-void kix_figures_of(json_t *manifest, struct kix_figures *out);
-const char *kix_figures_metric(const struct kix_figures *f); /* "latency" | "peak_memory" */
-const char *kix_figures_unit(const struct kix_figures *f);   /* "ns" | "bytes" */
+KIX_API void kix_figures_of(json_t *manifest, struct kix_figures *out);
+KIX_API const char *kix_figures_metric(const struct kix_figures *f); /* "latency" | "peak_memory" */
+KIX_API const char *kix_figures_unit(const struct kix_figures *f);   /* "ns" | "bytes" */
 
 /* A value for people: 11360 ns → "11.4 µs", 1610612736 bytes → "1.50 GiB".
  * Three significant figures from the unit up, whole numbers in the base unit;
  * the largest units are s and TiB; a negative value keeps its sign
  * ("-1.50 µs"). cap >= KIX_HUMAN_MAX. */
 #define KIX_HUMAN_MAX 48
-void kix_human(int64_t v, int bytes, char *out, size_t cap);
+KIX_API void kix_human(int64_t v, int bytes, char *out, size_t cap);
 
 /* A Workload object's spec in one short line: its parameters as
  * name=value (the swept x first), its dtype; never the kernel. "" when
  * bytes is NULL or not a Workload. */
-void kix_view_workload_words(const uint8_t *bytes, size_t len, char *out, size_t cap);
+KIX_API void kix_view_workload_words(const uint8_t *bytes, size_t len, char *out, size_t cap);
 
 /* Gets the stored object `d` (the client checks its digest). */
 typedef int (*kix_view_get_object_fn)(void *ctx, const struct kix_digest *d, struct kix_buf *out,
@@ -187,31 +189,31 @@ struct kix_run_view {
 
 /* Builds *v from res (kept borrowed). log_key (may be NULL) is put in the
  * document; get reads each rerun's own manifest. */
-int kix_run_view_build(struct kix_run_view *v, const struct kix_resolution *res,
-                       const struct kix_verifier *log_key, kix_view_get_object_fn get, void *ctx,
-                       struct kix_err *err) KIX_MUST_CHECK;
-void kix_run_view_release(struct kix_run_view *v);
+KIX_API int kix_run_view_build(struct kix_run_view *v, const struct kix_resolution *res,
+                               const struct kix_verifier *log_key, kix_view_get_object_fn get,
+                               void *ctx, struct kix_err *err) KIX_MUST_CHECK;
+KIX_API void kix_run_view_release(struct kix_run_view *v);
 
 /* "Not re-observed in 120 days." when the last observation is older than
  * stale_days at now (seconds since the epoch), else "" (out: cap >= 64). */
-void kix_run_view_staleness(const struct kix_run_view *v, long stale_days, int64_t now, char *out,
-                            size_t cap);
+KIX_API void kix_run_view_staleness(const struct kix_run_view *v, long stale_days, int64_t now,
+                                    char *out, size_t cap);
 
 /* A field's value written as a section row writes it: fmt is one of
  * text, count, ns, bytes, list, shape, gpu, date (PROTOCOL.md "The view
  * documents"); "" when v does not fit it. */
-void kix_view_format(json_t *v, const char *fmt, char *out, size_t cap);
+KIX_API void kix_view_format(json_t *v, const char *fmt, char *out, size_t cap);
 
 /* The sections of v (kept in v->sections; kix_run_view_build calls it). */
-int kix_run_view_sections(struct kix_run_view *v, struct kix_err *err) KIX_MUST_CHECK;
+KIX_API int kix_run_view_sections(struct kix_run_view *v, struct kix_err *err) KIX_MUST_CHECK;
 
 /* A server's view of a run (its pages), its store read as the source
  * src: validates run_id (len bytes), resolves it into *res through src
  * (res initialised by the caller and released by it after the view; the
  * store's own, not verified again) and builds *v with src's log key. */
-int kix_run_view_from_source(struct kix_source *src, const char *run_id, size_t len,
-                             struct kix_resolution *res, struct kix_run_view *v,
-                             struct kix_err *err) KIX_MUST_CHECK;
+KIX_API int kix_run_view_from_source(struct kix_source *src, const char *run_id, size_t len,
+                                     struct kix_resolution *res, struct kix_run_view *v,
+                                     struct kix_err *err) KIX_MUST_CHECK;
 
 /* The view as JSON: compact, keys sorted. KIX_VIEW_JSON_HTML escapes '/'
  * as "\/" so the text can sit in a <script> element. KIX_VIEW_JSON_EXPORT
@@ -222,13 +224,13 @@ int kix_run_view_from_source(struct kix_source *src, const char *run_id, size_t 
  * them). */
 #define KIX_VIEW_JSON_HTML   1u
 #define KIX_VIEW_JSON_EXPORT 2u
-int kix_run_view_json(const struct kix_run_view *v, unsigned flags, struct kix_buf *out,
-                      struct kix_err *err) KIX_MUST_CHECK;
+KIX_API int kix_run_view_json(const struct kix_run_view *v, unsigned flags, struct kix_buf *out,
+                              struct kix_err *err) KIX_MUST_CHECK;
 
 /* The tlog-tiles paths of entry `index`'s level-0 tile and entry bundle
  * at tree size `size` ("" when they do not format). */
-void kix_view_entry_paths(uint64_t index, uint64_t size, char tile[KIX_TLOG_PATH_MAX + 1],
-                          char bundle[KIX_TLOG_PATH_MAX + 1]);
+KIX_API void kix_view_entry_paths(uint64_t index, uint64_t size, char tile[KIX_TLOG_PATH_MAX + 1],
+                                  char bundle[KIX_TLOG_PATH_MAX + 1]);
 
 struct kix_group_row {
     uint64_t rank, value;
@@ -293,11 +295,12 @@ struct kix_group_view {
  * store read as the source src: the page of KIX_VIEW_GROUP_MAX rows from
  * rank offset + 1 (KIX_ENOTFOUND for no such group; an offset past the
  * group gives no row). */
-int kix_group_view_from_source(struct kix_source *src, const char *key, size_t len, uint64_t offset,
-                               struct kix_group_view *v, struct kix_err *err) KIX_MUST_CHECK;
-void kix_group_view_release(struct kix_group_view *v);
-int kix_group_view_json(const struct kix_group_view *v, unsigned flags, struct kix_buf *out,
-                        struct kix_err *err) KIX_MUST_CHECK;
+KIX_API int kix_group_view_from_source(struct kix_source *src, const char *key, size_t len,
+                                       uint64_t offset, struct kix_group_view *v,
+                                       struct kix_err *err) KIX_MUST_CHECK;
+KIX_API void kix_group_view_release(struct kix_group_view *v);
+KIX_API int kix_group_view_json(const struct kix_group_view *v, unsigned flags, struct kix_buf *out,
+                                struct kix_err *err) KIX_MUST_CHECK;
 
 /* The home page: one row per ranked group, ordered by kernel, GPU, timed
  * pass, metric, dtype, workload, then group key, with its size and best
@@ -339,20 +342,20 @@ struct kix_home_view {
     size_t nkernels, ngpus;
 };
 
-int kix_home_view_from_source(struct kix_source *src, struct kix_home_view *v,
-                              struct kix_err *err) KIX_MUST_CHECK;
+KIX_API int kix_home_view_from_source(struct kix_source *src, struct kix_home_view *v,
+                                      struct kix_err *err) KIX_MUST_CHECK;
 /* The same, taking each row of `prev` (an earlier view of the same log;
  * may be NULL) whose group still has the same best run as it was: only
  * the changed groups' objects are read. */
-int kix_home_view_update(struct kix_source *src, const struct kix_home_view *prev,
-                         struct kix_home_view *v, struct kix_err *err) KIX_MUST_CHECK;
-void kix_home_view_release(struct kix_home_view *v);
+KIX_API int kix_home_view_update(struct kix_source *src, const struct kix_home_view *prev,
+                                 struct kix_home_view *v, struct kix_err *err) KIX_MUST_CHECK;
+KIX_API void kix_home_view_release(struct kix_home_view *v);
 /* Pages of KIX_HOME_PAGE_ROWS rows, at least 1. */
-size_t kix_home_view_pages(const struct kix_home_view *v);
+KIX_API size_t kix_home_view_pages(const struct kix_home_view *v);
 /* The document of page `page` (1-based; KIX_ENOTFOUND past the last):
  * the counts of every kernel and GPU, and that page's rows. */
-int kix_home_view_json(const struct kix_home_view *v, size_t page, unsigned flags,
-                       struct kix_buf *out, struct kix_err *err) KIX_MUST_CHECK;
+KIX_API int kix_home_view_json(const struct kix_home_view *v, size_t page, unsigned flags,
+                               struct kix_buf *out, struct kix_err *err) KIX_MUST_CHECK;
 
 /* A kernel's page: the GPUs and passes it was measured on, its groups (in
  * home order), and its sweeps: runs that share pass, GPU, dtype, metric and
@@ -393,31 +396,32 @@ struct kix_kernel_view {
 };
 
 /* KIX_ENOTFOUND when `home` ranks no run of kernel `kernel` (len bytes). */
-int kix_kernel_view_build(struct kix_source *src, const struct kix_home_view *home,
-                          const char *kernel, size_t len, struct kix_kernel_view *v,
-                          struct kix_err *err) KIX_MUST_CHECK;
-void kix_kernel_view_release(struct kix_kernel_view *v);
-int kix_kernel_view_json(const struct kix_kernel_view *v, unsigned flags, struct kix_buf *out,
-                         struct kix_err *err) KIX_MUST_CHECK;
+KIX_API int kix_kernel_view_build(struct kix_source *src, const struct kix_home_view *home,
+                                  const char *kernel, size_t len, struct kix_kernel_view *v,
+                                  struct kix_err *err) KIX_MUST_CHECK;
+KIX_API void kix_kernel_view_release(struct kix_kernel_view *v);
+KIX_API int kix_kernel_view_json(const struct kix_kernel_view *v, unsigned flags,
+                                 struct kix_buf *out, struct kix_err *err) KIX_MUST_CHECK;
 
 /* ---- what the pages of a log are written from (client/web) ---- */
 
 /* The log's size and its latest checkpoint as signed (appended), the state
  * a server's pages are written at; src is a store read as a source. */
-int kix_view_log_state(struct kix_source *src, uint64_t *size, struct kix_buf *checkpoint,
-                       struct kix_err *err) KIX_MUST_CHECK;
+KIX_API int kix_view_log_state(struct kix_source *src, uint64_t *size, struct kix_buf *checkpoint,
+                               struct kix_err *err) KIX_MUST_CHECK;
 /* The log's verifier key text, appended (a static copy's log.vkey). */
-int kix_view_log_key(struct kix_source *src, struct kix_buf *out,
-                     struct kix_err *err) KIX_MUST_CHECK;
+KIX_API int kix_view_log_key(struct kix_source *src, struct kix_buf *out,
+                             struct kix_err *err) KIX_MUST_CHECK;
 /* The entries [start, start + count) through fn, to find what they are
  * about (kix_entry_describe): the pages an export rewrites. */
-int kix_view_entries(struct kix_source *src, uint64_t start, uint64_t count, kix_entry_fn fn,
-                     void *ctx, struct kix_err *err) KIX_MUST_CHECK;
+KIX_API int kix_view_entries(struct kix_source *src, uint64_t start, uint64_t count,
+                             kix_entry_fn fn, void *ctx, struct kix_err *err) KIX_MUST_CHECK;
 /* A run's index record (KIX_ENOTFOUND: the index holds no such run). */
-int kix_view_run(struct kix_source *src, const char *run_id,
-                 struct kix_run_info *out) KIX_MUST_CHECK;
+KIX_API int kix_view_run(struct kix_source *src, const char *run_id,
+                         struct kix_run_info *out) KIX_MUST_CHECK;
 /* A group's ranked runs (fn may be NULL), best first; *size its size. */
-int kix_view_group_runs(struct kix_source *src, const struct kix_digest *key, uint64_t offset,
-                        uint64_t limit, kix_group_fn fn, void *ctx, uint64_t *size) KIX_MUST_CHECK;
+KIX_API int kix_view_group_runs(struct kix_source *src, const struct kix_digest *key,
+                                uint64_t offset, uint64_t limit, kix_group_fn fn, void *ctx,
+                                uint64_t *size) KIX_MUST_CHECK;
 
 #endif

@@ -4,6 +4,8 @@
 #ifndef KIX_VIEW_TEXT_H
 #define KIX_VIEW_TEXT_H
 
+#include "kix/api.h"
+
 #include <stdio.h>
 
 #include "kix/view.h"
@@ -15,6 +17,7 @@ struct kix_run_text {
     const char *today; /* YYYY-MM-DD, the citation's access date */
 };
 
-void kix_run_view_text(const struct kix_run_view *v, const struct kix_run_text *t, FILE *out);
+KIX_API void kix_run_view_text(const struct kix_run_view *v, const struct kix_run_text *t,
+                               FILE *out);
 
 #endif

@@ -24,30 +24,34 @@
 #ifndef KIX_PAGES_H
 #define KIX_PAGES_H
 
+#include "kix/api.h"
+
 #include "kix/view.h"
 
 /* The run `run_id` (len bytes) as JSON (one object) or HTML. */
-int kix_page_run_json(struct kix_source *src, const char *run_id, size_t len, struct kix_buf *out,
-                      struct kix_err *err) KIX_MUST_CHECK;
-int kix_page_run_html(struct kix_source *src, const char *run_id, size_t len, struct kix_buf *out,
-                      struct kix_err *err) KIX_MUST_CHECK;
+KIX_API int kix_page_run_json(struct kix_source *src, const char *run_id, size_t len,
+                              struct kix_buf *out, struct kix_err *err) KIX_MUST_CHECK;
+KIX_API int kix_page_run_html(struct kix_source *src, const char *run_id, size_t len,
+                              struct kix_buf *out, struct kix_err *err) KIX_MUST_CHECK;
 
 /* The comparison group whose key is the digest text `key` ("sha256:…"):
  * its first page of runs, best first (KIX_VIEW_GROUP_MAX at most), as the
  * export writes it (its links to the next pages name their files). */
-int kix_page_group_json(struct kix_source *src, const char *key, size_t len, struct kix_buf *out,
-                        struct kix_err *err) KIX_MUST_CHECK;
-int kix_page_group_html(struct kix_source *src, const char *key, size_t len, struct kix_buf *out,
-                        struct kix_err *err) KIX_MUST_CHECK;
+KIX_API int kix_page_group_json(struct kix_source *src, const char *key, size_t len,
+                                struct kix_buf *out, struct kix_err *err) KIX_MUST_CHECK;
+KIX_API int kix_page_group_html(struct kix_source *src, const char *key, size_t len,
+                                struct kix_buf *out, struct kix_err *err) KIX_MUST_CHECK;
 /* Page `page` (1-based) of the group: ranks (page - 1) * KIX_VIEW_GROUP_MAX
  * + 1 on (no row past the group's end). Its links to other pages are
  * ?page=N (kixd), or with KIX_PAGE_EXPORTED the export's files
  * groups/<key>-N (page 1 is groups/<key>). */
 #define KIX_PAGE_EXPORTED 1u
-int kix_page_group_json_at(struct kix_source *src, const char *key, size_t len, uint64_t page,
-                           struct kix_buf *out, struct kix_err *err) KIX_MUST_CHECK;
-int kix_page_group_html_at(struct kix_source *src, const char *key, size_t len, uint64_t page,
-                           unsigned flags, struct kix_buf *out, struct kix_err *err) KIX_MUST_CHECK;
+KIX_API int kix_page_group_json_at(struct kix_source *src, const char *key, size_t len,
+                                   uint64_t page, struct kix_buf *out,
+                                   struct kix_err *err) KIX_MUST_CHECK;
+KIX_API int kix_page_group_html_at(struct kix_source *src, const char *key, size_t len,
+                                   uint64_t page, unsigned flags, struct kix_buf *out,
+                                   struct kix_err *err) KIX_MUST_CHECK;
 
 /* The home page: the log's size, the kernels and GPUs it ranks with
  * their counts, and its comparison groups (kix_home_view), KIX_HOME_PAGE_ROWS
@@ -56,12 +60,12 @@ int kix_page_group_html_at(struct kix_source *src, const char *key, size_t len, 
  * without JavaScript) filters every group through the search index. The
  * home view is built once per log state and shared by these pages, the
  * search index and the kernel pages (client/web/home_page.c). */
-int kix_page_home_html(struct kix_source *src, struct kix_buf *out,
-                       struct kix_err *err) KIX_MUST_CHECK; /* page 1 */
-int kix_page_home_page_html(struct kix_source *src, size_t page, struct kix_buf *out,
-                            struct kix_err *err) KIX_MUST_CHECK;
-int kix_page_home_json(struct kix_source *src, size_t page, struct kix_buf *out,
-                       struct kix_err *err) KIX_MUST_CHECK;
+KIX_API int kix_page_home_html(struct kix_source *src, struct kix_buf *out,
+                               struct kix_err *err) KIX_MUST_CHECK; /* page 1 */
+KIX_API int kix_page_home_page_html(struct kix_source *src, size_t page, struct kix_buf *out,
+                                    struct kix_err *err) KIX_MUST_CHECK;
+KIX_API int kix_page_home_json(struct kix_source *src, size_t page, struct kix_buf *out,
+                               struct kix_err *err) KIX_MUST_CHECK;
 
 /* The search index kix-search.js reads: search/index.json (KIX_VIEW_SEARCH:
  * the columns, every facet's values with counts, and the shards with the
@@ -71,17 +75,17 @@ int kix_page_home_json(struct kix_source *src, size_t page, struct kix_buf *out,
 #define KIX_VIEW_SEARCH       "kix.search/1"
 #define KIX_VIEW_SEARCH_SHARD "kix.search-shard/1"
 #define KIX_SEARCH_SHARD_ROWS 1000u
-int kix_page_search_index(struct kix_source *src, struct kix_buf *out,
-                          struct kix_err *err) KIX_MUST_CHECK;
-int kix_page_search_shard(struct kix_source *src, size_t shard, struct kix_buf *out,
-                          struct kix_err *err) KIX_MUST_CHECK;
+KIX_API int kix_page_search_index(struct kix_source *src, struct kix_buf *out,
+                                  struct kix_err *err) KIX_MUST_CHECK;
+KIX_API int kix_page_search_shard(struct kix_source *src, size_t shard, struct kix_buf *out,
+                                  struct kix_err *err) KIX_MUST_CHECK;
 
 /* The kernel `kernel` (len bytes): kernels/<kernel> (HTML, with an SVG
  * chart of each sweep) and kernels/<kernel>.json (kix_kernel_view). */
-int kix_page_kernel_html(struct kix_source *src, const char *kernel, size_t len,
-                         struct kix_buf *out, struct kix_err *err) KIX_MUST_CHECK;
-int kix_page_kernel_json(struct kix_source *src, const char *kernel, size_t len,
-                         struct kix_buf *out, struct kix_err *err) KIX_MUST_CHECK;
+KIX_API int kix_page_kernel_html(struct kix_source *src, const char *kernel, size_t len,
+                                 struct kix_buf *out, struct kix_err *err) KIX_MUST_CHECK;
+KIX_API int kix_page_kernel_json(struct kix_source *src, const char *kernel, size_t len,
+                                 struct kix_buf *out, struct kix_err *err) KIX_MUST_CHECK;
 
 /* The browsing pages by their path from the site's root (no leading '/'):
  * index.json, home/<k>[.json], kernels/<kernel>[.json], search/index.json
@@ -90,9 +94,9 @@ int kix_page_kernel_json(struct kix_source *src, const char *kernel, size_t len,
  * with both forms is JSON when the path ends in ".json" or want_json is
  * set (an Accept header), and *is_json says which it wrote.
  * KIX_ENOTFOUND: no such page. */
-int kix_page_browse_path(const char *path, size_t len);
-int kix_page_browse(struct kix_source *src, const char *path, size_t len, int want_json,
-                    struct kix_buf *out, int *is_json, struct kix_err *err) KIX_MUST_CHECK;
+KIX_API int kix_page_browse_path(const char *path, size_t len);
+KIX_API int kix_page_browse(struct kix_source *src, const char *path, size_t len, int want_json,
+                            struct kix_buf *out, int *is_json, struct kix_err *err) KIX_MUST_CHECK;
 
 /* Writes the pages into `dir` (created if missing) as files, for a static
  * web server next to the tlog-tiles export: runs/<name>.html (the page,
@@ -139,23 +143,24 @@ struct kix_pages_export_stats {
 #define KIX_PAGE_VKEY_PATH "log.vkey"
 /* The home page's filter (client/web/static/kix-search.js), likewise. */
 #define KIX_PAGE_SEARCH_PATH "kix-search.js"
-void kix_page_search_script(struct kix_bytes *out);
+KIX_API void kix_page_search_script(struct kix_bytes *out);
 /* The run page's "Add a reproduction or note" (client/web/static/
  * kix-write.js: a key in the browser, the entry signed there, POST
  * /submit), likewise. */
 #define KIX_PAGE_WRITE_PATH "kix-write.js"
-void kix_page_write_script(struct kix_bytes *out);
+KIX_API void kix_page_write_script(struct kix_bytes *out);
 /* Where run pages send what a reader signs (PROTOCOL.md §3.4): an absolute
  * URL, or a path from the site's root ("submit" for kixd's own
  * --http-submit); NULL or "" (the default): the pages offer no writing.
  * Set once, before pages are rendered (kixd at start); the text is copied. */
-void kix_pages_set_submit_url(const char *url);
-void kix_page_script(struct kix_bytes *out);
-void kix_page_style(struct kix_bytes *out);
+KIX_API void kix_pages_set_submit_url(const char *url);
+KIX_API void kix_page_script(struct kix_bytes *out);
+KIX_API void kix_page_style(struct kix_bytes *out);
 
 /* src: the store as one snapshot (kix_source_open_snapshot; kixd gives
  * the snapshot its --ack-replicas mirrors hold). */
-int kix_pages_export(struct kix_source *src, const char *dir, struct kix_pages_export_stats *stats,
-                     struct kix_err *err) KIX_MUST_CHECK;
+KIX_API int kix_pages_export(struct kix_source *src, const char *dir,
+                             struct kix_pages_export_stats *stats,
+                             struct kix_err *err) KIX_MUST_CHECK;
 
 #endif

@@ -22,28 +22,31 @@
 #ifndef KIX_TEMPLATE_H
 #define KIX_TEMPLATE_H
 
+#include "kix/api.h"
+
 #include "kix/buf.h"
 #include "kix/error.h"
 
 struct kix_tpl;
 
-struct kix_tpl *kix_tpl_new(void);
-void kix_tpl_free(struct kix_tpl *t);
+KIX_API struct kix_tpl *kix_tpl_new(void);
+KIX_API void kix_tpl_free(struct kix_tpl *t);
 
 /* Sets the text slot `name` (a copy of s, len bytes / NUL-terminated /
  * formatted). KIX_ENOMEM. */
-int kix_tpl_setn(struct kix_tpl *t, const char *name, const char *s, size_t len) KIX_MUST_CHECK;
-int kix_tpl_set(struct kix_tpl *t, const char *name, const char *s) KIX_MUST_CHECK;
-int kix_tpl_setf(struct kix_tpl *t, const char *name, const char *fmt, ...)
+KIX_API int kix_tpl_setn(struct kix_tpl *t, const char *name, const char *s,
+                         size_t len) KIX_MUST_CHECK;
+KIX_API int kix_tpl_set(struct kix_tpl *t, const char *name, const char *s) KIX_MUST_CHECK;
+KIX_API int kix_tpl_setf(struct kix_tpl *t, const char *name, const char *fmt, ...)
     KIX_PRINTF(3, 4) KIX_MUST_CHECK;
 /* Declares the section `name` (no rows yet). KIX_ENOMEM. */
-int kix_tpl_section(struct kix_tpl *t, const char *name) KIX_MUST_CHECK;
+KIX_API int kix_tpl_section(struct kix_tpl *t, const char *name) KIX_MUST_CHECK;
 /* Appends a row to section `name` (declared if need be); the row belongs
  * to t. NULL when out of memory. */
-struct kix_tpl *kix_tpl_row(struct kix_tpl *t, const char *name);
+KIX_API struct kix_tpl *kix_tpl_row(struct kix_tpl *t, const char *name);
 
 /* Renders template text (len bytes) with t. */
-int kix_tpl_render(const char *tpl, size_t len, const struct kix_tpl *t, struct kix_buf *out,
-                   struct kix_err *err) KIX_MUST_CHECK;
+KIX_API int kix_tpl_render(const char *tpl, size_t len, const struct kix_tpl *t,
+                           struct kix_buf *out, struct kix_err *err) KIX_MUST_CHECK;
 
 #endif

@@ -23,6 +23,8 @@
 #ifndef KIX_ENCODING_H
 #define KIX_ENCODING_H
 
+#include "kix/api.h"
+
 #include <stddef.h>
 #include <stdint.h>
 
@@ -30,57 +32,58 @@
 #include "kix/error.h"
 
 /* Length of the padded standard encoding of n bytes (no NUL). */
-size_t kix_base64_encoded_len(size_t n);
+KIX_API size_t kix_base64_encoded_len(size_t n);
 
 /* Appends the padded standard-alphabet encoding of n bytes to out.
  * KIX_ENOMEM on growth failure (out unchanged). */
-int kix_base64_encode(const uint8_t *in, size_t n, struct kix_buf *out) KIX_MUST_CHECK;
+KIX_API int kix_base64_encode(const uint8_t *in, size_t n, struct kix_buf *out) KIX_MUST_CHECK;
 
 /* Decodes `len` bytes of base64 text (standard or URL-safe, padded) into
  * dst (capacity dst_max), setting *dst_len. KIX_EINVAL when the text is not
  * base64 as described above, KIX_ELIMIT when it decodes to more than
  * dst_max bytes (checked before anything is written). */
-int kix_base64_decode(const char *in, size_t len, uint8_t *dst, size_t dst_max,
-                      size_t *dst_len) KIX_MUST_CHECK;
+KIX_API int kix_base64_decode(const char *in, size_t len, uint8_t *dst, size_t dst_max,
+                              size_t *dst_len) KIX_MUST_CHECK;
 
 /* Strict standard-alphabet base64 only (signed notes, public keys,
  * receipts), decoded by the same code: writes the first cap decoded bytes
  * to out, sets *out_len to the full decoded length (callers check it
  * against cap) and returns 0; -1 when not valid. Public data only. */
-int kix_base64_decode_std(const char *b64, size_t len, uint8_t *out, size_t cap, size_t *out_len);
+KIX_API int kix_base64_decode_std(const char *b64, size_t len, uint8_t *out, size_t cap,
+                                  size_t *out_len);
 
 /* kix_base64_decode_std for secrets (private key files): the same
  * acceptance, decoded by libsodium in constant time (bytes >= 0x80, which
  * libsodium 1.0.18 would read as '/', are refused first). A result longer
  * than cap passes through a scratch buffer that is wiped before it is
  * freed. */
-int kix_base64_decode_secret(const char *b64, size_t len, uint8_t *out, size_t cap,
-                             size_t *out_len);
+KIX_API int kix_base64_decode_secret(const char *b64, size_t len, uint8_t *out, size_t cap,
+                                     size_t *out_len);
 
 /* kix_base64_decode appending to out to out; max bounds the decoded length. On error out
  * keeps its previous content. Adds KIX_ENOMEM. */
-int kix_base64_decode_buf(const char *in, size_t len, size_t max,
-                          struct kix_buf *out) KIX_MUST_CHECK;
+KIX_API int kix_base64_decode_buf(const char *in, size_t len, size_t max,
+                                  struct kix_buf *out) KIX_MUST_CHECK;
 
 /* 1 when s[0..len) is well-formed UTF-8: shortest forms only, no
  * surrogates, nothing above U+10FFFF. NUL bytes are rejected too, since
  * kix text fields are C strings. */
-int kix_utf8_valid(const char *s, size_t len);
+KIX_API int kix_utf8_valid(const char *s, size_t len);
 
 /* Lowercase hex of n bytes into out (2n + 1 bytes, NUL-terminated). */
-void kix_hex_encode(const uint8_t *in, size_t n, char *out);
+KIX_API void kix_hex_encode(const uint8_t *in, size_t n, char *out);
 /* Strict hex decode (either case) of exactly 2n chars into n bytes;
  * KIX_EINVAL otherwise. */
-int kix_hex_decode(const char *hex, size_t hex_len, uint8_t *out, size_t n) KIX_MUST_CHECK;
+KIX_API int kix_hex_decode(const char *hex, size_t hex_len, uint8_t *out, size_t n) KIX_MUST_CHECK;
 
 /* The short form of a 32-byte key id that messages and listings show: its
  * first KIX_SHORT_ID_LEN hex digits. */
 #define KIX_SHORT_ID_LEN 16
-void kix_hex_short_id(const uint8_t id[32], char out[KIX_SHORT_ID_LEN + 1]);
+KIX_API void kix_hex_short_id(const uint8_t id[32], char out[KIX_SHORT_ID_LEN + 1]);
 
 /* Big-endian u64, the byte order of every stored key (so keys sort as
  * numbers). */
-void kix_u64be_put(uint8_t out[8], uint64_t v);
-uint64_t kix_u64be_get(const uint8_t in[8]);
+KIX_API void kix_u64be_put(uint8_t out[8], uint64_t v);
+KIX_API uint64_t kix_u64be_get(const uint8_t in[8]);
 
 #endif

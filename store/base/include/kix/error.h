@@ -15,6 +15,8 @@
 #ifndef KIX_ERROR_H
 #define KIX_ERROR_H
 
+#include "kix/api.h"
+
 #include <stddef.h>
 #include <stdint.h>
 
@@ -84,34 +86,34 @@ struct kix_err {
 /* Sets err (if not NULL) to code and a formatted message, and clears its
  * cause; returns code so callers can write
  * `return kix_err_set(err, KIX_EINVAL, "...")`. */
-int kix_err_set(struct kix_err *err, int code, const char *fmt, ...) KIX_PRINTF(3, 4);
+KIX_API int kix_err_set(struct kix_err *err, int code, const char *fmt, ...) KIX_PRINTF(3, 4);
 
 /* Records what the error held in err is about (err may be NULL); returns
  * err->code (KIX_EINVAL when err is NULL), like kix_err_wrap. Wrapping
  * keeps the cause. */
-int kix_err_cause(struct kix_err *err, int cause, uint64_t entry, uint64_t size);
+KIX_API int kix_err_cause(struct kix_err *err, int cause, uint64_t entry, uint64_t size);
 
 /* Prefixes an existing message with context ("reading run.json: ").
  * Returns err->code, or KIX_EINVAL when err is NULL (err is optional, so
  * the code may be unknown here): on a failure path keep the code you hold,
  * `if (rc) { kix_err_wrap(err, "..."); return rc; }`, rather than
  * `return kix_err_wrap(...)`. */
-int kix_err_wrap(struct kix_err *err, const char *fmt, ...) KIX_PRINTF(2, 3);
+KIX_API int kix_err_wrap(struct kix_err *err, const char *fmt, ...) KIX_PRINTF(2, 3);
 
-void kix_err_clear(struct kix_err *err);
+KIX_API void kix_err_clear(struct kix_err *err);
 
 /* Static strings: "EINVAL", "invalid input"; "unknown" for a foreign code. */
-const char *kix_err_name(int code);
-const char *kix_strerror(int code);
+KIX_API const char *kix_err_name(int code);
+KIX_API const char *kix_strerror(int code);
 /* The code as one camelCase word for programs ("refusedByPolicy",
  * "invalidInput", ...; "internal" for an unknown code): the `code` member
  * of the JSON error objects kix --json prints and kixd's HTTP writes answer. */
-const char *kix_err_word(int code);
+KIX_API const char *kix_err_word(int code);
 
 /* The CLI exit status of a code (see the table above). */
-int kix_err_exit_status(int code);
+KIX_API int kix_err_exit_status(int code);
 
 /* The message to show: err->msg when set, else kix_strerror(code). */
-const char *kix_err_text(const struct kix_err *err, int code);
+KIX_API const char *kix_err_text(const struct kix_err *err, int code);
 
 #endif

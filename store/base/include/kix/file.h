@@ -22,17 +22,19 @@
 #ifndef KIX_FILE_H
 #define KIX_FILE_H
 
+#include "kix/api.h"
+
 #include <stddef.h>
 
 #include "kix/buf.h"
 #include "kix/error.h"
 
-int kix_file_write_atomic(const char *path, const void *data, size_t len, int mode,
-                          struct kix_err *err) KIX_MUST_CHECK;
+KIX_API int kix_file_write_atomic(const char *path, const void *data, size_t len, int mode,
+                                  struct kix_err *err) KIX_MUST_CHECK;
 
-int kix_file_write_batched(const char *path, const void *data, size_t len, int mode,
-                           struct kix_err *err) KIX_MUST_CHECK;
-int kix_dir_sync(const char *dir, struct kix_err *err) KIX_MUST_CHECK;
+KIX_API int kix_file_write_batched(const char *path, const void *data, size_t len, int mode,
+                                   struct kix_err *err) KIX_MUST_CHECK;
+KIX_API int kix_dir_sync(const char *dir, struct kix_err *err) KIX_MUST_CHECK;
 
 /* A directory tree that an export writes many files into (the log's tiles,
  * the index's tiles): kix_file_tree_write writes rel ('/'-separated,
@@ -47,22 +49,22 @@ struct kix_file_tree {
     int mode; /* of the files */
     char made[4200];
 };
-int kix_file_tree_write(struct kix_file_tree *t, const char *rel, const void *data, size_t len,
-                        int atomic, struct kix_err *err) KIX_MUST_CHECK;
+KIX_API int kix_file_tree_write(struct kix_file_tree *t, const char *rel, const void *data,
+                                size_t len, int atomic, struct kix_err *err) KIX_MUST_CHECK;
 
-int kix_file_read(const char *path, size_t max, struct kix_buf *out,
-                  struct kix_err *err) KIX_MUST_CHECK;
+KIX_API int kix_file_read(const char *path, size_t max, struct kix_buf *out,
+                          struct kix_err *err) KIX_MUST_CHECK;
 
 /* 1 when the file at path holds exactly the len bytes at data, else 0 (an
  * unreadable or missing file too): what an export cut short may have left
  * is checked with it before it is trusted. */
-int kix_file_holds(const char *path, const void *data, size_t len);
+KIX_API int kix_file_holds(const char *path, const void *data, size_t len);
 
 /* Creates path and its missing parents with `mode` (existing ones are left
  * as they are). */
-int kix_dir_make(const char *path, int mode, struct kix_err *err) KIX_MUST_CHECK;
+KIX_API int kix_dir_make(const char *path, int mode, struct kix_err *err) KIX_MUST_CHECK;
 
 /* Removes path and everything under it; KIX_OK when it does not exist. */
-int kix_dir_remove_tree(const char *path, struct kix_err *err) KIX_MUST_CHECK;
+KIX_API int kix_dir_remove_tree(const char *path, struct kix_err *err) KIX_MUST_CHECK;
 
 #endif

@@ -22,6 +22,8 @@
 #ifndef KIX_SHA256_H
 #define KIX_SHA256_H
 
+#include "kix/api.h"
+
 #include <stddef.h>
 #include <stdint.h>
 
@@ -35,16 +37,16 @@ struct kix_sha256 {
 
 /* out = SHA-256(data[0..len)); data may be NULL when len is 0; out may
  * alias data. */
-void kix_sha256(const void *data, size_t len, uint8_t out[KIX_SHA256_LEN]);
+KIX_API void kix_sha256(const void *data, size_t len, uint8_t out[KIX_SHA256_LEN]);
 
 /* out = SHA-256(a ‖ b), without copying either part (a Merkle leaf is
  * 0x00 ‖ entry, an SMT node tag ‖ left ‖ right with a the tag). */
-void kix_sha256_2(const void *a, size_t a_len, const void *b, size_t b_len,
-                  uint8_t out[KIX_SHA256_LEN]);
+KIX_API void kix_sha256_2(const void *a, size_t a_len, const void *b, size_t b_len,
+                          uint8_t out[KIX_SHA256_LEN]);
 
-void kix_sha256_init(struct kix_sha256 *h);
-void kix_sha256_update(struct kix_sha256 *h, const void *data, size_t len);
+KIX_API void kix_sha256_init(struct kix_sha256 *h);
+KIX_API void kix_sha256_update(struct kix_sha256 *h, const void *data, size_t len);
 /* Writes the digest; h must be initialised again before further use. */
-void kix_sha256_final(struct kix_sha256 *h, uint8_t out[KIX_SHA256_LEN]);
+KIX_API void kix_sha256_final(struct kix_sha256 *h, uint8_t out[KIX_SHA256_LEN]);
 
 #endif

@@ -22,27 +22,30 @@
 #ifndef KIX_INDEX_H
 #define KIX_INDEX_H
 
+#include "kix/api.h"
+
 #include "kix/log.h"
 #include "kix/log_txn.h"
 #include "kix/manifest.h"
 
 /* The indexer to put in struct kix_log_opts (the _open/_create calls below
  * do it for you). */
-const struct kix_log_indexer *kix_index_indexer(void);
+KIX_API const struct kix_log_indexer *kix_index_indexer(void);
 
 /* kix_log_create, kix_log_create_replica and kix_log_open with the index
  * (opts may be NULL: defaults). */
-int kix_index_create(const char *dir, const char *origin, const uint8_t admin_pub[32],
-                     const struct kix_log_opts *opts, struct kix_buf *log_vkey,
-                     struct kix_err *err) KIX_MUST_CHECK;
-int kix_index_create_replica(const char *dir, const struct kix_verifier *log_key,
-                             const struct kix_log_opts *opts, struct kix_err *err) KIX_MUST_CHECK;
-int kix_index_open(const char *dir, const struct kix_log_opts *opts, struct kix_log **out,
-                   struct kix_err *err) KIX_MUST_CHECK;
+KIX_API int kix_index_create(const char *dir, const char *origin, const uint8_t admin_pub[32],
+                             const struct kix_log_opts *opts, struct kix_buf *log_vkey,
+                             struct kix_err *err) KIX_MUST_CHECK;
+KIX_API int kix_index_create_replica(const char *dir, const struct kix_verifier *log_key,
+                                     const struct kix_log_opts *opts,
+                                     struct kix_err *err) KIX_MUST_CHECK;
+KIX_API int kix_index_open(const char *dir, const struct kix_log_opts *opts, struct kix_log **out,
+                           struct kix_err *err) KIX_MUST_CHECK;
 /* kix_index_open of the origin when DIR/log.key exists, else of a replica
  * (a mirror's store, which has no log key). */
-int kix_index_open_any(const char *dir, const struct kix_log_opts *opts, struct kix_log **out,
-                       struct kix_err *err) KIX_MUST_CHECK;
+KIX_API int kix_index_open_any(const char *dir, const struct kix_log_opts *opts,
+                               struct kix_log **out, struct kix_err *err) KIX_MUST_CHECK;
 
 struct kix_run_info {
     char run_id[KIX_RUN_ID_MAX + 1];
@@ -71,10 +74,10 @@ struct kix_run_info {
 };
 
 /* By run id, or by the digest of its manifest. KIX_ENOTFOUND when unknown. */
-int kix_index_run(struct kix_log_reader *r, const char *run_id, size_t len,
-                  struct kix_run_info *out);
-int kix_index_run_by_digest(struct kix_log_reader *r, const struct kix_digest *d,
-                            struct kix_run_info *out);
+KIX_API int kix_index_run(struct kix_log_reader *r, const char *run_id, size_t len,
+                          struct kix_run_info *out);
+KIX_API int kix_index_run_by_digest(struct kix_log_reader *r, const struct kix_digest *d,
+                                    struct kix_run_info *out);
 
 struct kix_rank {
     uint64_t rank;       /* 0 when the run is not ranked */
@@ -83,18 +86,19 @@ struct kix_rank {
     uint64_t best_value;
 };
 
-int kix_index_rank(struct kix_log_reader *r, const struct kix_run_info *run,
-                   struct kix_rank *out) KIX_MUST_CHECK;
+KIX_API int kix_index_rank(struct kix_log_reader *r, const struct kix_run_info *run,
+                           struct kix_rank *out) KIX_MUST_CHECK;
 
 /* The runs of a group, best first, from position `offset` (0-based), at
  * most `limit`, through fn; *size gets the group's size. */
 typedef int (*kix_group_fn)(void *ctx, uint64_t rank, const char *run_id, uint64_t value);
-int kix_index_group(struct kix_log_reader *r, const struct kix_digest *key, uint64_t offset,
-                    uint64_t limit, kix_group_fn fn, void *ctx, uint64_t *size) KIX_MUST_CHECK;
+KIX_API int kix_index_group(struct kix_log_reader *r, const struct kix_digest *key, uint64_t offset,
+                            uint64_t limit, kix_group_fn fn, void *ctx,
+                            uint64_t *size) KIX_MUST_CHECK;
 
 /* Every ranked group's key in key order from `after` (NULL: the first). */
 typedef int (*kix_groups_fn)(void *ctx, const struct kix_digest *key);
-int kix_index_groups(struct kix_log_reader *r, kix_groups_fn fn, void *ctx) KIX_MUST_CHECK;
+KIX_API int kix_index_groups(struct kix_log_reader *r, kix_groups_fn fn, void *ctx) KIX_MUST_CHECK;
 
 /* Ranked runs filtered by kernel (K: K and its family, K followed by one
  * of "_-./"; "K*": prefix), GPU (the query's words, cut at anything not a
@@ -129,24 +133,24 @@ struct kix_query_row {
  * names. A client recomputes it from objects it verified by digest. */
 enum { KIX_QUERY_WORKLOAD, KIX_QUERY_ENVIRONMENT, KIX_QUERY_IMPLEMENTATION, KIX_QUERY_NREFS };
 /* The digests of those objects (all zero where the manifest names none). */
-void kix_query_row_refs(const uint8_t *manifest, size_t len,
-                        struct kix_digest refs[KIX_QUERY_NREFS]);
+KIX_API void kix_query_row_refs(const uint8_t *manifest, size_t len,
+                                struct kix_digest refs[KIX_QUERY_NREFS]);
 /* Fills row's kernel, gpu, provider, mode and metric, and gpu_full (what
  * --gpu matches), from the manifest and objs (ptr NULL: the object is
  * missing, its fields empty). */
-void kix_query_row_describe(const uint8_t *manifest, size_t len,
-                            const struct kix_bytes objs[KIX_QUERY_NREFS], struct kix_query_row *row,
-                            char *gpu_full, size_t gpu_cap);
+KIX_API void kix_query_row_describe(const uint8_t *manifest, size_t len,
+                                    const struct kix_bytes objs[KIX_QUERY_NREFS],
+                                    struct kix_query_row *row, char *gpu_full, size_t gpu_cap);
 
 /* The order of a query's rows (qsort's comparator over struct
  * kix_query_row): by kernel, GPU, timed pass, metric (case-insensitive),
  * group key, then rank. */
-int kix_query_row_order(const void *a, const void *b);
+KIX_API int kix_query_row_order(const void *a, const void *b);
 
 typedef int (*kix_query_fn)(void *ctx, const struct kix_query_row *row);
 /* *matched (may be NULL) counts every match, also beyond the page. */
-int kix_index_query(struct kix_log_reader *r, const struct kix_query *q, kix_query_fn fn, void *ctx,
-                    uint64_t *matched) KIX_MUST_CHECK;
+KIX_API int kix_index_query(struct kix_log_reader *r, const struct kix_query *q, kix_query_fn fn,
+                            void *ctx, uint64_t *matched) KIX_MUST_CHECK;
 
 struct kix_run_entry {
     uint64_t index;
@@ -154,8 +158,8 @@ struct kix_run_entry {
 };
 
 /* Every entry about a run, in log order, into a malloc'ed array. */
-int kix_index_run_entries(struct kix_log_reader *r, const char *run_id, size_t len,
-                          struct kix_run_entry **out, size_t *n) KIX_MUST_CHECK;
+KIX_API int kix_index_run_entries(struct kix_log_reader *r, const char *run_id, size_t len,
+                                  struct kix_run_entry **out, size_t *n) KIX_MUST_CHECK;
 
 /* ---- findings: what an older origin logged against today's rules ---------
  *
@@ -181,9 +185,9 @@ struct kix_finding {
  * non-zero to stop: 1 with KIX_OK, a negative KIX_E* code with it); *n
  * (may be NULL) counts those seen. */
 typedef int (*kix_finding_fn)(void *ctx, const struct kix_finding *f);
-int kix_index_findings(struct kix_log_reader *r, uint64_t from, kix_finding_fn fn, void *ctx,
-                       uint64_t *n) KIX_MUST_CHECK;
-const char *kix_finding_rule_name(int rule);
+KIX_API int kix_index_findings(struct kix_log_reader *r, uint64_t from, kix_finding_fn fn,
+                               void *ctx, uint64_t *n) KIX_MUST_CHECK;
+KIX_API const char *kix_finding_rule_name(int rule);
 
 /* ---- checking the index against the log ----------------------------------
  *
@@ -204,7 +208,8 @@ struct kix_index_check_stats {
     uint64_t findings; /* entries today's origin rules refuse (opts->finding) */
 };
 
-int kix_index_check(struct kix_log *l, const struct kix_check_opts *opts,
-                    struct kix_index_check_stats *stats, struct kix_err *err) KIX_MUST_CHECK;
+KIX_API int kix_index_check(struct kix_log *l, const struct kix_check_opts *opts,
+                            struct kix_index_check_stats *stats,
+                            struct kix_err *err) KIX_MUST_CHECK;
 
 #endif

@@ -23,6 +23,8 @@
 #ifndef KIX_RESOLVE_H
 #define KIX_RESOLVE_H
 
+#include "kix/api.h"
+
 #include "kix/index.h"
 #include "kix/vindex.h"
 
@@ -39,8 +41,8 @@ struct kix_resolution_entry {
 };
 
 /* Sets e's inclusion proof to a malloc'ed copy of n hashes. KIX_ENOMEM. */
-int kix_resolution_entry_set_proof(struct kix_resolution_entry *e, const struct kix_hash *proof,
-                                   size_t n) KIX_MUST_CHECK;
+KIX_API int kix_resolution_entry_set_proof(struct kix_resolution_entry *e,
+                                           const struct kix_hash *proof, size_t n) KIX_MUST_CHECK;
 
 /* The fields of a run manifest's spec that name an object, and the kind of
  * record each must name: the "x-kix-kind" digest fields of
@@ -52,7 +54,7 @@ struct kix_run_object_field {
     const char *kind;  /* "Workload" */
 };
 #define KIX_RUN_OBJECT_FIELDS 4u
-extern const struct kix_run_object_field kix_run_object_fields[KIX_RUN_OBJECT_FIELDS];
+KIX_API extern const struct kix_run_object_field kix_run_object_fields[KIX_RUN_OBJECT_FIELDS];
 
 struct kix_resolution_object {
     struct kix_digest digest;
@@ -96,28 +98,30 @@ struct kix_resolution {
     size_t npages;
 };
 
-void kix_resolution_init(struct kix_resolution *res);
-void kix_resolution_release(struct kix_resolution *res);
+KIX_API void kix_resolution_init(struct kix_resolution *res);
+KIX_API void kix_resolution_release(struct kix_resolution *res);
 
 /* Splits a reference: *run_id set for a run permalink or bare run id,
  * *digest for an object permalink or bare digest. KIX_EINVAL otherwise.
  * origin (may be NULL) must match a permalink's host part. */
-int kix_ref_parse(const char *ref, size_t len, const char *origin, char run_id[KIX_RUN_ID_MAX + 1],
-                  int *is_digest, struct kix_digest *digest, struct kix_err *err) KIX_MUST_CHECK;
+KIX_API int kix_ref_parse(const char *ref, size_t len, const char *origin,
+                          char run_id[KIX_RUN_ID_MAX + 1], int *is_digest,
+                          struct kix_digest *digest, struct kix_err *err) KIX_MUST_CHECK;
 
 /* Writes "https://<origin>/runs/<runId>". */
-int kix_permalink(const char *origin, const char *run_id, struct kix_buf *out) KIX_MUST_CHECK;
+KIX_API int kix_permalink(const char *origin, const char *run_id,
+                          struct kix_buf *out) KIX_MUST_CHECK;
 
 /* Local resolution from one snapshot (views borrow from r, except the
  * checkpoint when it carries witness cosignatures: then it lives in
  * `backing`). */
-int kix_index_resolve(struct kix_log_reader *r, const char *ref, size_t len,
-                      struct kix_resolution *out, struct kix_err *err) KIX_MUST_CHECK;
+KIX_API int kix_index_resolve(struct kix_log_reader *r, const char *ref, size_t len,
+                              struct kix_resolution *out, struct kix_err *err) KIX_MUST_CHECK;
 /* The same from position `from` of the run's entry list, at most `limit`
  * entries (0: KIX_RESOLVE_MAX_ENTRIES). */
-int kix_index_resolve_from(struct kix_log_reader *r, const char *ref, size_t len, uint64_t from,
-                           size_t limit, struct kix_resolution *out,
-                           struct kix_err *err) KIX_MUST_CHECK;
+KIX_API int kix_index_resolve_from(struct kix_log_reader *r, const char *ref, size_t len,
+                                   uint64_t from, size_t limit, struct kix_resolution *out,
+                                   struct kix_err *err) KIX_MUST_CHECK;
 
 /* Verifies a resolution against the log key (see above) and recomputes
  * run.evidence, run.reruns, run.attestations and the supersession links from
@@ -128,14 +132,14 @@ int kix_index_resolve_from(struct kix_log_reader *r, const char *ref, size_t len
  * without the index proofs is refused. cp (may be NULL) receives the
  * checkpoint. A page after the first (entries_from > 0) continues from the
  * tally of the pages merged before it (kix_resolution_merge). */
-int kix_resolution_verify(struct kix_resolution *res, const struct kix_verifier *log_key,
-                          struct kix_checkpoint *cp, struct kix_err *err) KIX_MUST_CHECK;
+KIX_API int kix_resolution_verify(struct kix_resolution *res, const struct kix_verifier *log_key,
+                                  struct kix_checkpoint *cp, struct kix_err *err) KIX_MUST_CHECK;
 
 /* Verifies `page` (the next page of res's entries, at res->chained) as a
  * continuation of res, then moves its entries and backing into res, whose
  * checkpoint, record and rank become the page's. page is left empty. */
-int kix_resolution_merge(struct kix_resolution *res, struct kix_resolution *page,
-                         const struct kix_verifier *log_key, struct kix_checkpoint *cp,
-                         struct kix_err *err) KIX_MUST_CHECK;
+KIX_API int kix_resolution_merge(struct kix_resolution *res, struct kix_resolution *page,
+                                 const struct kix_verifier *log_key, struct kix_checkpoint *cp,
+                                 struct kix_err *err) KIX_MUST_CHECK;
 
 #endif

@@ -21,6 +21,8 @@
 #ifndef KIX_SELECTION_H
 #define KIX_SELECTION_H
 
+#include "kix/api.h"
+
 #include <stddef.h>
 #include <stdint.h>
 
@@ -48,35 +50,35 @@ enum kix_sel_dim {
 
 enum { KIX_SEL_HEAD = 0x05, KIX_SEL_PAGE_TAG = 0x06 };
 
-const char *kix_sel_dim_name(int dim);
+KIX_API const char *kix_sel_dim_name(int dim);
 
 /* The keys of a dimension's value list (value NULL) or of a value's list,
  * and of page n of either (page UINT64_MAX: the head). NUL-terminated;
  * returns the length. */
-size_t kix_sel_key(int dim, const char *value, size_t value_len, uint64_t page,
-                   char out[KIX_SEL_KEY_MAX + 1]);
+KIX_API size_t kix_sel_key(int dim, const char *value, size_t value_len, uint64_t page,
+                           char out[KIX_SEL_KEY_MAX + 1]);
 
 /* A head: its item count. */
-int kix_sel_head_decode(const uint8_t *v, size_t len, uint64_t *items, struct kix_err *err);
-int kix_sel_head_encode(uint64_t items, struct kix_buf *out);
+KIX_API int kix_sel_head_decode(const uint8_t *v, size_t len, uint64_t *items, struct kix_err *err);
+KIX_API int kix_sel_head_encode(uint64_t items, struct kix_buf *out);
 
 /* A page: page number `page` of a list of `items` items must hold exactly
  * min(KIX_SEL_PAGE, items - page * KIX_SEL_PAGE) items; fn sees each (its
  * position in the list, its bytes) and returns non-zero to stop with that
  * code. */
 typedef int (*kix_sel_item_fn)(void *ctx, uint64_t pos, const uint8_t *item, size_t len);
-int kix_sel_page_decode(const uint8_t *v, size_t len, uint64_t page, uint64_t items,
-                        kix_sel_item_fn fn, void *ctx, struct kix_err *err);
+KIX_API int kix_sel_page_decode(const uint8_t *v, size_t len, uint64_t page, uint64_t items,
+                                kix_sel_item_fn fn, void *ctx, struct kix_err *err);
 /* A page record of n items, from their concatenated encodings (each
  * u16be length then bytes: kix_sel_item_add). */
-int kix_sel_page_encode(uint64_t page, uint64_t n, const uint8_t *items, size_t len,
-                        struct kix_buf *out);
-int kix_sel_item_add(struct kix_buf *items, const uint8_t *item, size_t len);
+KIX_API int kix_sel_page_encode(uint64_t page, uint64_t n, const uint8_t *items, size_t len,
+                                struct kix_buf *out);
+KIX_API int kix_sel_item_add(struct kix_buf *items, const uint8_t *item, size_t len);
 
 /* Whether a value of dim matches what a query asks (kix_query in
  * kix/index.h: kernel family or prefix, GPU words, the rest exact and
  * case-insensitive). */
-int kix_sel_matches(int dim, const char *value, const char *query);
+KIX_API int kix_sel_matches(int dim, const char *value, const char *query);
 
 /* A set of comparison keys (32 bytes) as a selection gathers them, for
  * kixd's query (store/index/query_selected.c) and the client's
@@ -87,8 +89,8 @@ struct kix_sel_keys {
     uint8_t (*k)[32];
     size_t n, cap;
 };
-int kix_sel_keys_add(struct kix_sel_keys *s, const uint8_t k[32]);
-void kix_sel_keys_settle(struct kix_sel_keys *s, const struct kix_sel_keys *keep);
-int kix_sel_keys_has(const struct kix_sel_keys *s, const uint8_t k[32]);
+KIX_API int kix_sel_keys_add(struct kix_sel_keys *s, const uint8_t k[32]);
+KIX_API void kix_sel_keys_settle(struct kix_sel_keys *s, const struct kix_sel_keys *keep);
+KIX_API int kix_sel_keys_has(const struct kix_sel_keys *s, const uint8_t k[32]);
 
 #endif

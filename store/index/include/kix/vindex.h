@@ -37,6 +37,8 @@
 #ifndef KIX_VINDEX_H
 #define KIX_VINDEX_H
 
+#include "kix/api.h"
+
 #include "kix/index.h"
 #include "kix/note.h"
 #include "kix/smt.h"
@@ -56,13 +58,14 @@ enum kix_vindex_tag {
 
 /* ---- keys ------------------------------------------------------------------ */
 
-size_t kix_vindex_key_run(const char *run_id, size_t len, char out[KIX_VINDEX_KEY_MAX + 1]);
-size_t kix_vindex_key_group(const struct kix_digest *key, char out[KIX_VINDEX_KEY_MAX + 1]);
+KIX_API size_t kix_vindex_key_run(const char *run_id, size_t len, char out[KIX_VINDEX_KEY_MAX + 1]);
+KIX_API size_t kix_vindex_key_group(const struct kix_digest *key, char out[KIX_VINDEX_KEY_MAX + 1]);
 /* A group's page by the run that starts it; page_id "" for its first. */
-size_t kix_vindex_key_group_page(const struct kix_digest *key, const char *page_id,
-                                 char out[KIX_VINDEX_KEY_MAX + 1]);
-size_t kix_vindex_key_key(const uint8_t key_id[32], char out[KIX_VINDEX_KEY_MAX + 1]);
-size_t kix_vindex_key_manifest(const struct kix_digest *d, char out[KIX_VINDEX_KEY_MAX + 1]);
+KIX_API size_t kix_vindex_key_group_page(const struct kix_digest *key, const char *page_id,
+                                         char out[KIX_VINDEX_KEY_MAX + 1]);
+KIX_API size_t kix_vindex_key_key(const uint8_t key_id[32], char out[KIX_VINDEX_KEY_MAX + 1]);
+KIX_API size_t kix_vindex_key_manifest(const struct kix_digest *d,
+                                       char out[KIX_VINDEX_KEY_MAX + 1]);
 
 /* ---- records ----------------------------------------------------------------- */
 
@@ -75,16 +78,17 @@ struct kix_vindex_run {
 };
 
 /* The chain step over one entry (see above); out may alias chain. */
-void kix_vindex_chain(const struct kix_hash *chain, uint64_t index,
-                      const struct kix_hash *leaf_hash, struct kix_hash *out);
+KIX_API void kix_vindex_chain(const struct kix_hash *chain, uint64_t index,
+                              const struct kix_hash *leaf_hash, struct kix_hash *out);
 
-int kix_vindex_run_encode(const struct kix_vindex_run *r, struct kix_buf *out) KIX_MUST_CHECK;
+KIX_API int kix_vindex_run_encode(const struct kix_vindex_run *r,
+                                  struct kix_buf *out) KIX_MUST_CHECK;
 /* Strict: exact length, known tag and evidence, grouped 0/1 with a zero
  * group when 0 (and 0 while withdrawn), run ids valid or empty.
  * KIX_EVERIFY otherwise. The record ends with the withdrawal in force
  * (u64, none when the run is not withdrawn; kix-index/5). */
-int kix_vindex_run_decode(const uint8_t *v, size_t len, const char *run_id,
-                          struct kix_vindex_run *out, struct kix_err *err) KIX_MUST_CHECK;
+KIX_API int kix_vindex_run_decode(const uint8_t *v, size_t len, const char *run_id,
+                                  struct kix_vindex_run *out, struct kix_err *err) KIX_MUST_CHECK;
 
 /* Groups are paged so that one page, or one run's rank, is proven
  * without the whole group. A group's ranked members, in rank order (value
@@ -112,16 +116,17 @@ int kix_vindex_run_decode(const uint8_t *v, size_t len, const char *run_id,
  * is 1 + 32 + 129 + 8 + 448 × (8 + 129) = 61,546 bytes, under 64 KiB */
 #define KIX_VINDEX_PAGE_MAX   448
 #define KIX_VINDEX_PAGE_BYTES 65536u
-int kix_vindex_page_starts(const char *run_id, size_t len);
+KIX_API int kix_vindex_page_starts(const char *run_id, size_t len);
 
-int kix_vindex_group_begin(const struct kix_digest *key, uint64_t count, uint64_t pages,
-                           struct kix_buf *out) KIX_MUST_CHECK;
-int kix_vindex_group_page_add(uint64_t members, const char *first_run, uint64_t first_value,
-                              struct kix_buf *out) KIX_MUST_CHECK;
-int kix_vindex_page_begin(const struct kix_digest *key, const char *page_id, uint64_t count,
-                          struct kix_buf *out) KIX_MUST_CHECK;
+KIX_API int kix_vindex_group_begin(const struct kix_digest *key, uint64_t count, uint64_t pages,
+                                   struct kix_buf *out) KIX_MUST_CHECK;
+KIX_API int kix_vindex_group_page_add(uint64_t members, const char *first_run, uint64_t first_value,
+                                      struct kix_buf *out) KIX_MUST_CHECK;
+KIX_API int kix_vindex_page_begin(const struct kix_digest *key, const char *page_id, uint64_t count,
+                                  struct kix_buf *out) KIX_MUST_CHECK;
 /* A page's member. */
-int kix_vindex_group_add(const char *run_id, uint64_t value, struct kix_buf *out) KIX_MUST_CHECK;
+KIX_API int kix_vindex_group_add(const char *run_id, uint64_t value,
+                                 struct kix_buf *out) KIX_MUST_CHECK;
 
 /* A directory decoded: size, pages, best run (the first member). */
 struct kix_vindex_dir {
@@ -140,40 +145,43 @@ struct kix_vindex_page {
  * each but the first starting at a run that starts a page, the counts
  * adding up); fn (may be NULL) sees each page, non-zero stops it. */
 typedef int (*kix_vindex_page_fn)(void *ctx, const struct kix_vindex_page *p);
-int kix_vindex_group_decode(const uint8_t *v, size_t len, const struct kix_digest *key,
-                            struct kix_vindex_dir *out, kix_vindex_page_fn fn, void *ctx,
-                            struct kix_err *err) KIX_MUST_CHECK;
+KIX_API int kix_vindex_group_decode(const uint8_t *v, size_t len, const struct kix_digest *key,
+                                    struct kix_vindex_dir *out, kix_vindex_page_fn fn, void *ctx,
+                                    struct kix_err *err) KIX_MUST_CHECK;
 /* The directory's page with that id ("" the first): KIX_EVERIFY if none. */
-int kix_vindex_group_find_page(const uint8_t *dir, size_t dir_len, const struct kix_digest *key,
-                               const char *page_id, struct kix_vindex_dir *d,
-                               struct kix_vindex_page *out, struct kix_err *err) KIX_MUST_CHECK;
+KIX_API int kix_vindex_group_find_page(const uint8_t *dir, size_t dir_len,
+                                       const struct kix_digest *key, const char *page_id,
+                                       struct kix_vindex_dir *d, struct kix_vindex_page *out,
+                                       struct kix_err *err) KIX_MUST_CHECK;
 /* Decodes and checks a page: its key, its id (into page_id), members
  * strictly in rank order, the first being the page's id, none after it
  * starting a page. With `want` (the directory's word on it) its count and
  * first member must be the directory's; fn sees each member with its rank
  * (want's first_rank on; 1 without want), non-zero stops it. */
 typedef int (*kix_vindex_member_fn)(void *ctx, uint64_t rank, const char *run_id, uint64_t value);
-int kix_vindex_page_decode(const uint8_t *v, size_t len, const struct kix_digest *key,
-                           const struct kix_vindex_page *want, char page_id[KIX_RUN_ID_MAX + 1],
-                           kix_vindex_member_fn fn, void *ctx, struct kix_err *err) KIX_MUST_CHECK;
+KIX_API int kix_vindex_page_decode(const uint8_t *v, size_t len, const struct kix_digest *key,
+                                   const struct kix_vindex_page *want,
+                                   char page_id[KIX_RUN_ID_MAX + 1], kix_vindex_member_fn fn,
+                                   void *ctx, struct kix_err *err) KIX_MUST_CHECK;
 /* A run's rank from its group's directory and the page that holds it:
  * rank (0 when the page does not list it), size, best run and value. */
-int kix_vindex_group_rank(const uint8_t *dir, size_t dir_len, const uint8_t *page, size_t page_len,
-                          const struct kix_digest *key, const char *run_id, struct kix_rank *out,
-                          struct kix_err *err) KIX_MUST_CHECK;
+KIX_API int kix_vindex_group_rank(const uint8_t *dir, size_t dir_len, const uint8_t *page,
+                                  size_t page_len, const struct kix_digest *key, const char *run_id,
+                                  struct kix_rank *out, struct kix_err *err) KIX_MUST_CHECK;
 
 /* Key: tag, key id(32), public key(32), roles(u8), added(u64), revoked(u64). */
-int kix_vindex_key_encode(const uint8_t key_id[32], const struct kix_key_info *k,
-                          struct kix_buf *out) KIX_MUST_CHECK;
-int kix_vindex_key_decode(const uint8_t *v, size_t len, const uint8_t key_id[32],
-                          struct kix_key_info *out, struct kix_err *err) KIX_MUST_CHECK;
+KIX_API int kix_vindex_key_encode(const uint8_t key_id[32], const struct kix_key_info *k,
+                                  struct kix_buf *out) KIX_MUST_CHECK;
+KIX_API int kix_vindex_key_decode(const uint8_t *v, size_t len, const uint8_t key_id[32],
+                                  struct kix_key_info *out, struct kix_err *err) KIX_MUST_CHECK;
 
 /* Manifest: tag, digest(32), run id (u8 length, id), publication index. */
-int kix_vindex_manifest_encode(const struct kix_digest *d, const char *run_id,
-                               uint64_t publication_index, struct kix_buf *out) KIX_MUST_CHECK;
-int kix_vindex_manifest_decode(const uint8_t *v, size_t len, const struct kix_digest *d,
-                               char run_id[KIX_RUN_ID_MAX + 1], uint64_t *publication_index,
-                               struct kix_err *err) KIX_MUST_CHECK;
+KIX_API int kix_vindex_manifest_encode(const struct kix_digest *d, const char *run_id,
+                                       uint64_t publication_index,
+                                       struct kix_buf *out) KIX_MUST_CHECK;
+KIX_API int kix_vindex_manifest_decode(const uint8_t *v, size_t len, const struct kix_digest *d,
+                                       char run_id[KIX_RUN_ID_MAX + 1], uint64_t *publication_index,
+                                       struct kix_err *err) KIX_MUST_CHECK;
 
 /* A group's withdrawn runs (withdrawn/<hex>, kix-index/5): those whose
  * manifest names the group and whose withdrawal is in force, so that a
@@ -182,17 +190,18 @@ int kix_vindex_manifest_decode(const uint8_t *v, size_t len, const struct kix_di
  * prefix first): id, u64 the withdrawal's log index, u8 its reason (enum
  * kix_withdraw_reason). The key is in the tree from the group's first
  * withdrawal on; when every run was reinstated its count is 0. */
-size_t kix_vindex_key_withdrawn(const struct kix_digest *key, char out[KIX_VINDEX_KEY_MAX + 1]);
-int kix_vindex_withdrawn_begin(const struct kix_digest *key, uint64_t count,
-                               struct kix_buf *out) KIX_MUST_CHECK;
-int kix_vindex_withdrawn_add(const char *run_id, uint64_t index, int reason,
-                             struct kix_buf *out) KIX_MUST_CHECK;
+KIX_API size_t kix_vindex_key_withdrawn(const struct kix_digest *key,
+                                        char out[KIX_VINDEX_KEY_MAX + 1]);
+KIX_API int kix_vindex_withdrawn_begin(const struct kix_digest *key, uint64_t count,
+                                       struct kix_buf *out) KIX_MUST_CHECK;
+KIX_API int kix_vindex_withdrawn_add(const char *run_id, uint64_t index, int reason,
+                                     struct kix_buf *out) KIX_MUST_CHECK;
 /* Strict decode; fn (may be NULL) sees each run until it returns non-zero;
  * *count (may be NULL) gets the count. KIX_EVERIFY when malformed. */
 typedef int (*kix_vindex_withdrawn_fn)(void *ctx, const char *run_id, uint64_t index, int reason);
-int kix_vindex_withdrawn_decode(const uint8_t *v, size_t len, const struct kix_digest *key,
-                                kix_vindex_withdrawn_fn fn, void *ctx, uint64_t *count,
-                                struct kix_err *err) KIX_MUST_CHECK;
+KIX_API int kix_vindex_withdrawn_decode(const uint8_t *v, size_t len, const struct kix_digest *key,
+                                        kix_vindex_withdrawn_fn fn, void *ctx, uint64_t *count,
+                                        struct kix_err *err) KIX_MUST_CHECK;
 
 /* ---- the index note ------------------------------------------------------------ */
 
@@ -203,19 +212,20 @@ struct kix_vindex_note {
 };
 
 /* Appends the note text (to be signed by the log key). */
-int kix_vindex_note_text(const struct kix_vindex_note *n, struct kix_buf *out) KIX_MUST_CHECK;
+KIX_API int kix_vindex_note_text(const struct kix_vindex_note *n,
+                                 struct kix_buf *out) KIX_MUST_CHECK;
 /* Opens a signed index note with the log key and parses it strictly; when
  * cp is not NULL its origin, size and root must be the checkpoint's.
  * KIX_EVERIFY (or KIX_EINVAL for a malformed note) with the reason. */
-int kix_vindex_note_open(const char *note, size_t len, const struct kix_verifier *log_key,
-                         const struct kix_checkpoint *cp, struct kix_vindex_note *out,
-                         struct kix_err *err) KIX_MUST_CHECK;
+KIX_API int kix_vindex_note_open(const char *note, size_t len, const struct kix_verifier *log_key,
+                                 const struct kix_checkpoint *cp, struct kix_vindex_note *out,
+                                 struct kix_err *err) KIX_MUST_CHECK;
 
 /* Checks that under note->index_root `key` has `value` (membership) or,
  * with value NULL, is absent, by an SMT proof (kix_smt_verify). */
-int kix_vindex_verify(const struct kix_vindex_note *note, const char *key, size_t key_len,
-                      const uint8_t *value, size_t value_len, const uint8_t *proof,
-                      size_t proof_len, struct kix_err *err) KIX_MUST_CHECK;
+KIX_API int kix_vindex_verify(const struct kix_vindex_note *note, const char *key, size_t key_len,
+                              const uint8_t *value, size_t value_len, const uint8_t *proof,
+                              size_t proof_len, struct kix_err *err) KIX_MUST_CHECK;
 
 /* ---- the server side: proofs from a snapshot (store/index) ------------------- */
 
@@ -225,8 +235,9 @@ int kix_vindex_verify(const struct kix_vindex_note *note, const char *key, size_
  * absence) when the index holds no such key. The record comes from the
  * tables and the proof from the tree: on an altered store they disagree,
  * which the proof's verifier sees and kixd check names. */
-int kix_index_prove(struct kix_log_reader *r, const char *key, size_t len, struct kix_buf *value,
-                    struct kix_buf *proof, int *present, struct kix_err *err) KIX_MUST_CHECK;
+KIX_API int kix_index_prove(struct kix_log_reader *r, const char *key, size_t len,
+                            struct kix_buf *value, struct kix_buf *proof, int *present,
+                            struct kix_err *err) KIX_MUST_CHECK;
 
 /* Every key the index in t holds (runs and their manifests, groups with a
  * ranked run, registry keys) with the hash of its record, through fn,
@@ -234,8 +245,8 @@ int kix_index_prove(struct kix_log_reader *r, const char *key, size_t len, struc
  * with it). For comparing two indexes key by key (kix audit's diagnosis). */
 typedef int (*kix_vindex_key_fn)(void *ctx, const char *key, size_t len,
                                  const struct kix_hash *value_hash);
-int kix_index_each_key(struct kix_log_txn *t, kix_vindex_key_fn fn, void *ctx,
-                       struct kix_err *err) KIX_MUST_CHECK;
+KIX_API int kix_index_each_key(struct kix_log_txn *t, kix_vindex_key_fn fn, void *ctx,
+                               struct kix_err *err) KIX_MUST_CHECK;
 
 /* ---- the index as files (store/index/vindex_files.c, PROTOCOL.md §3.2) ------ *
  *
@@ -249,20 +260,22 @@ int kix_index_each_key(struct kix_log_txn *t, kix_vindex_key_fn fn, void *ctx,
 
 /* The stored tile at `key` (kix_smt_tile_key) of the snapshot's tree,
  * appended; KIX_ENOTFOUND when none. */
-int kix_index_tile(struct kix_log_reader *r, const uint8_t *key, size_t klen, struct kix_buf *out,
-                   struct kix_err *err) KIX_MUST_CHECK;
+KIX_API int kix_index_tile(struct kix_log_reader *r, const uint8_t *key, size_t klen,
+                           struct kix_buf *out, struct kix_err *err) KIX_MUST_CHECK;
 /* The record of `key` in the snapshot, appended; KIX_ENOTFOUND when none. */
-int kix_index_value(struct kix_log_reader *r, const char *key, size_t len, struct kix_buf *out,
-                    struct kix_err *err) KIX_MUST_CHECK;
+KIX_API int kix_index_value(struct kix_log_reader *r, const char *key, size_t len,
+                            struct kix_buf *out, struct kix_err *err) KIX_MUST_CHECK;
 /* The key a tile (kix_smt_tile_key: stratum ‖ prefix) is stored under in
  * the index's smt table since kix-index/6: prefix ‖ stratum, so that a
  * subtree's tiles are adjacent. Its length (klen), or 0 for a malformed key. */
-size_t kix_index_smt_store_key(const uint8_t *key, size_t klen, uint8_t out[KIX_SMT_TILE_KEY_MAX]);
+KIX_API size_t kix_index_smt_store_key(const uint8_t *key, size_t klen,
+                                       uint8_t out[KIX_SMT_TILE_KEY_MAX]);
 /* The relative paths of a tile and of a value (KIX_ELIMIT when cap is short). */
-int kix_index_file_tile_path(const uint8_t *key, size_t klen, const struct kix_hash *top, char *out,
-                             size_t cap) KIX_MUST_CHECK;
-int kix_index_file_value_path(const char *key, size_t len, const struct kix_hash *value_hash,
-                              char *out, size_t cap) KIX_MUST_CHECK;
+KIX_API int kix_index_file_tile_path(const uint8_t *key, size_t klen, const struct kix_hash *top,
+                                     char *out, size_t cap) KIX_MUST_CHECK;
+KIX_API int kix_index_file_value_path(const char *key, size_t len,
+                                      const struct kix_hash *value_hash, char *out,
+                                      size_t cap) KIX_MUST_CHECK;
 
 struct kix_index_export_stats {
     uint64_t size;  /* the snapshot's size (its note is index/notes/<size>) */
@@ -279,7 +292,7 @@ struct kix_index_export_stats {
  * dir/index/exporting (made durable first, removed after the sync) marks
  * the export unfinished: the next export after a power cut then walks the
  * whole tree and rewrites every file that is missing or not its bytes. */
-int kix_index_export(struct kix_log_reader *r, const char *dir, struct kix_index_export_stats *st,
-                     struct kix_err *err) KIX_MUST_CHECK;
+KIX_API int kix_index_export(struct kix_log_reader *r, const char *dir,
+                             struct kix_index_export_stats *st, struct kix_err *err) KIX_MUST_CHECK;
 
 #endif

@@ -37,6 +37,8 @@
 #ifndef KIX_LOG_H
 #define KIX_LOG_H
 
+#include "kix/api.h"
+
 #include <stddef.h>
 #include <stdint.h>
 
@@ -72,30 +74,31 @@ struct kix_log_opts {
  * key DIR/log.key (0600) named `origin`, and entry 0 registering `admin` as
  * the first admin key, signed by the log key, with its checkpoint.
  * *log_vkey (may be NULL) gets the log's verifier key text. */
-int kix_log_create(const char *dir, const char *origin, const uint8_t admin_pub[32],
-                   const struct kix_log_opts *opts, struct kix_buf *log_vkey,
-                   struct kix_err *err) KIX_MUST_CHECK;
+KIX_API int kix_log_create(const char *dir, const char *origin, const uint8_t admin_pub[32],
+                           const struct kix_log_opts *opts, struct kix_buf *log_vkey,
+                           struct kix_err *err) KIX_MUST_CHECK;
 
 /* Creates an empty replica of the log whose verifier key is `log_key`. */
-int kix_log_create_replica(const char *dir, const struct kix_verifier *log_key,
-                           const struct kix_log_opts *opts, struct kix_err *err) KIX_MUST_CHECK;
+KIX_API int kix_log_create_replica(const char *dir, const struct kix_verifier *log_key,
+                                   const struct kix_log_opts *opts,
+                                   struct kix_err *err) KIX_MUST_CHECK;
 
 /* Opens a log (or replica). A log needs its key (opts->log_key_file, else
  * DIR/log.key) unless opts->replica or read-only: a missing key is
  * KIX_ENOTFOUND with cause KIX_CAUSE_NO_LOG_KEY. */
-int kix_log_open(const char *dir, const struct kix_log_opts *opts, struct kix_log **out,
-                 struct kix_err *err) KIX_MUST_CHECK;
-void kix_log_close(struct kix_log *l);
+KIX_API int kix_log_open(const char *dir, const struct kix_log_opts *opts, struct kix_log **out,
+                         struct kix_err *err) KIX_MUST_CHECK;
+KIX_API void kix_log_close(struct kix_log *l);
 
-const char *kix_log_origin(const struct kix_log *l);
-const struct kix_verifier *kix_log_verifier(const struct kix_log *l);
-struct kix_store *kix_log_store(struct kix_log *l);
-int kix_log_is_replica(const struct kix_log *l);
+KIX_API const char *kix_log_origin(const struct kix_log *l);
+KIX_API const struct kix_verifier *kix_log_verifier(const struct kix_log *l);
+KIX_API struct kix_store *kix_log_store(struct kix_log *l);
+KIX_API int kix_log_is_replica(const struct kix_log *l);
 /* The indexer format the store's index tables were written in (struct
  * kix_log_indexer's name, e.g. "kix-index/6") into out; "" for a log that
  * keeps no index or was never indexed. A writable open with an indexer of
  * another name rebuilds them. */
-int kix_log_index_format(struct kix_log *l, char *out, size_t cap) KIX_MUST_CHECK;
+KIX_API int kix_log_index_format(struct kix_log *l, char *out, size_t cap) KIX_MUST_CHECK;
 
 /* ---- appending ---------------------------------------------------------- */
 
@@ -111,9 +114,9 @@ struct kix_prepared;
  * that the subject and references are consistent, and verifies the
  * signature against the key registry as it stands now (rechecked in
  * commit). Thread-safe. *out is owned by the caller (kix_prepared_free). */
-int kix_log_prepare(struct kix_log *l, const struct kix_submission *sub, struct kix_prepared **out,
-                    struct kix_err *err) KIX_MUST_CHECK;
-void kix_prepared_free(struct kix_prepared *p);
+KIX_API int kix_log_prepare(struct kix_log *l, const struct kix_submission *sub,
+                            struct kix_prepared **out, struct kix_err *err) KIX_MUST_CHECK;
+KIX_API void kix_prepared_free(struct kix_prepared *p);
 
 /* kix_log_prepare in two steps, for a replica that learns from a leaf which
  * objects to fetch: kix_log_prepare_leaf parses the envelope and statement
@@ -123,17 +126,18 @@ void kix_prepared_free(struct kix_prepared *p);
  * the record rules of a new submission (kix/record_rules.h): what an
  * upstream logged is replicated as it is. On its failure p is still the
  * caller's to free. */
-int kix_log_prepare_leaf(struct kix_log *l, const struct kix_bytes *envelope,
-                         struct kix_prepared **out, struct kix_err *err) KIX_MUST_CHECK;
-void kix_prepared_needs(const struct kix_prepared *p, const struct kix_digest **needs, size_t *n);
-int kix_log_prepare_objects(struct kix_log *l, struct kix_prepared *p,
-                            const struct kix_bytes *objects, size_t nobjects,
-                            struct kix_err *err) KIX_MUST_CHECK;
+KIX_API int kix_log_prepare_leaf(struct kix_log *l, const struct kix_bytes *envelope,
+                                 struct kix_prepared **out, struct kix_err *err) KIX_MUST_CHECK;
+KIX_API void kix_prepared_needs(const struct kix_prepared *p, const struct kix_digest **needs,
+                                size_t *n);
+KIX_API int kix_log_prepare_objects(struct kix_log *l, struct kix_prepared *p,
+                                    const struct kix_bytes *objects, size_t nobjects,
+                                    struct kix_err *err) KIX_MUST_CHECK;
 
 /* The type of a prepared entry; whether its signature was verified yet
  * (by prepare, or kix_log_verify_batch; else commit verifies it). */
-int kix_prepared_type(const struct kix_prepared *p);
-int kix_prepared_sig_checked(const struct kix_prepared *p);
+KIX_API int kix_prepared_type(const struct kix_prepared *p);
+KIX_API int kix_prepared_sig_checked(const struct kix_prepared *p);
 
 /* For a batch prepared before any of it is committed (a replica replaying
  * an upstream batch): prepare could not verify the signatures made with a
@@ -145,9 +149,9 @@ int kix_prepared_sig_checked(const struct kix_prepared *p);
  * and by items before them. A signature that does not verify is left for
  * commit, which refuses it with its usual message; so is one whose key the
  * replay then does not register. KIX_OK or KIX_ENOMEM. */
-int kix_log_verify_batch(struct kix_log *l, struct kix_prepared *const *items, size_t n,
-                         struct kix_prepared *const *earlier, size_t nearlier, unsigned threads,
-                         struct kix_err *err) KIX_MUST_CHECK;
+KIX_API int kix_log_verify_batch(struct kix_log *l, struct kix_prepared *const *items, size_t n,
+                                 struct kix_prepared *const *earlier, size_t nearlier,
+                                 unsigned threads, struct kix_err *err) KIX_MUST_CHECK;
 
 struct kix_append_result {
     int code;                      /* KIX_OK or why this submission was refused */
@@ -161,9 +165,9 @@ struct kix_append_result {
  * results[i] says what happened to items[i]. Returns KIX_OK when the batch
  * was committed (even if some items were refused), or the error that
  * stopped it (nothing stored). *new_size (may be NULL) is the tree size. */
-int kix_log_commit(struct kix_log *l, struct kix_prepared *const *items, size_t n,
-                   struct kix_append_result *results, uint64_t *new_size,
-                   struct kix_err *err) KIX_MUST_CHECK;
+KIX_API int kix_log_commit(struct kix_log *l, struct kix_prepared *const *items, size_t n,
+                           struct kix_append_result *results, uint64_t *new_size,
+                           struct kix_err *err) KIX_MUST_CHECK;
 
 /* An upstream's signed checkpoint, for replay. */
 struct kix_replay_checkpoint {
@@ -184,7 +188,7 @@ struct kix_log_seal_stats {
     uint64_t entries; /* entries appended by those commits */
     uint64_t ns;      /* wall time inside seal */
 };
-void kix_log_seal_stats(const struct kix_log *l, struct kix_log_seal_stats *out);
+KIX_API void kix_log_seal_stats(const struct kix_log *l, struct kix_log_seal_stats *out);
 
 /* CPU time an append costs, by phase: the calling thread's CPU clock
  * (CLOCK_THREAD_CPUTIME_ID) read at each phase's end, summed over this
@@ -208,9 +212,9 @@ struct kix_log_phase_stats {
     uint64_t ns[KIX_LOG_PHASES];
 };
 /* "canonical", "hash", "verify", "policy", "index", "commit"; NULL past the last. */
-const char *kix_log_phase_name(enum kix_log_phase phase);
-void kix_log_phase_stats_enable(struct kix_log *l, int on);
-void kix_log_phase_stats(const struct kix_log *l, struct kix_log_phase_stats *out);
+KIX_API const char *kix_log_phase_name(enum kix_log_phase phase);
+KIX_API void kix_log_phase_stats_enable(struct kix_log *l, int on);
+KIX_API void kix_log_phase_stats(const struct kix_log *l, struct kix_log_phase_stats *out);
 
 /* For replicas: appends `n` prepared entries that must land at indexes
  * first_index.. in order, every one accepted by the policy. cps lists the
@@ -219,9 +223,10 @@ void kix_log_phase_stats(const struct kix_log *l, struct kix_log_phase_stats *ou
  * and so must the recomputed index note, and the notes are stored as the replica's checkpoint at
  * that size. All in one transaction: any failure stores nothing, and the message names the index or
  * checkpoint that failed. */
-int kix_log_replay(struct kix_log *l, uint64_t first_index, struct kix_prepared *const *items,
-                   size_t n, const struct kix_replay_checkpoint *cps, size_t ncps,
-                   struct kix_err *err) KIX_MUST_CHECK;
+KIX_API int kix_log_replay(struct kix_log *l, uint64_t first_index,
+                           struct kix_prepared *const *items, size_t n,
+                           const struct kix_replay_checkpoint *cps, size_t ncps,
+                           struct kix_err *err) KIX_MUST_CHECK;
 
 /* For diagnosis, after kix_log_replay refused an upstream's index note:
  * replays the same entries in one transaction without comparing index
@@ -231,11 +236,11 @@ int kix_log_replay(struct kix_log *l, uint64_t first_index, struct kix_prepared 
  * NULL it is kix_log_replay (checks the notes, commits). */
 struct kix_log_txn;
 typedef int (*kix_log_inspect_fn)(void *ctx, struct kix_log_txn *t, struct kix_err *err);
-int kix_log_replay_inspect(struct kix_log *l, uint64_t first_index,
-                           struct kix_prepared *const *items, size_t n,
-                           const struct kix_replay_checkpoint *cps, size_t ncps,
-                           kix_log_inspect_fn inspect, void *ctx,
-                           struct kix_err *err) KIX_MUST_CHECK;
+KIX_API int kix_log_replay_inspect(struct kix_log *l, uint64_t first_index,
+                                   struct kix_prepared *const *items, size_t n,
+                                   const struct kix_replay_checkpoint *cps, size_t ncps,
+                                   kix_log_inspect_fn inspect, void *ctx,
+                                   struct kix_err *err) KIX_MUST_CHECK;
 
 /* ---- witness cosignatures ------------------------------------------------
  *
@@ -260,10 +265,11 @@ int kix_log_replay_inspect(struct kix_log *l, uint64_t first_index,
  * differs from the stored one at that size: the message says which),
  * KIX_ENOTFOUND (no stored checkpoint at that size), KIX_EINVAL (malformed),
  * KIX_EREADONLY (a read-only open), KIX_EIO, KIX_EFULL. Durable on return. */
-int kix_log_add_cosignature(struct kix_log *l, const char *checkpoint, size_t len, const char *line,
-                            size_t line_len, const struct kix_verifier *witnesses,
-                            size_t nwitnesses, uint64_t *size, int *stored,
-                            struct kix_err *err) KIX_MUST_CHECK;
+KIX_API int kix_log_add_cosignature(struct kix_log *l, const char *checkpoint, size_t len,
+                                    const char *line, size_t line_len,
+                                    const struct kix_verifier *witnesses, size_t nwitnesses,
+                                    uint64_t *size, int *stored,
+                                    struct kix_err *err) KIX_MUST_CHECK;
 
 /* The same for the index note signed beside the checkpoint at `size`
  * (PROTOCOL.md §4.3): `index_note` must verify against the log key and its
@@ -273,26 +279,27 @@ int kix_log_add_cosignature(struct kix_log *l, const char *checkpoint, size_t le
  * it is for. Kept one per witness and size, with the hash of the text it
  * covers (a rebuilt index re-signs its notes; older cosignatures are then
  * not served). Errors as kix_log_add_cosignature's. */
-int kix_log_add_index_cosignature(struct kix_log *l, uint64_t size, const char *index_note,
-                                  size_t len, const char *line, size_t line_len,
-                                  const struct kix_verifier *witnesses, size_t nwitnesses,
-                                  int *stored, struct kix_err *err) KIX_MUST_CHECK;
+KIX_API int kix_log_add_index_cosignature(struct kix_log *l, uint64_t size, const char *index_note,
+                                          size_t len, const char *line, size_t line_len,
+                                          const struct kix_verifier *witnesses, size_t nwitnesses,
+                                          int *stored, struct kix_err *err) KIX_MUST_CHECK;
 
 /* ---- reading -------------------------------------------------------------- */
 
 struct kix_log_reader;
 
-int kix_log_read_begin(struct kix_log *l, struct kix_log_reader **out) KIX_MUST_CHECK;
-void kix_log_read_end(struct kix_log_reader *r);
+KIX_API int kix_log_read_begin(struct kix_log *l, struct kix_log_reader **out) KIX_MUST_CHECK;
+KIX_API void kix_log_read_end(struct kix_log_reader *r);
 
 /* The tree size of this snapshot (that of its latest checkpoint). */
-uint64_t kix_log_reader_size(const struct kix_log_reader *r);
+KIX_API uint64_t kix_log_reader_size(const struct kix_log_reader *r);
 /* The log's origin (kix_log_origin), valid while the reader is. */
-const char *kix_log_reader_origin(const struct kix_log_reader *r);
+KIX_API const char *kix_log_reader_origin(const struct kix_log_reader *r);
 /* The log's verifier key (kix_log_verifier), valid while the reader is. */
-const struct kix_verifier *kix_log_reader_verifier(const struct kix_log_reader *r);
+KIX_API const struct kix_verifier *kix_log_reader_verifier(const struct kix_log_reader *r);
 /* The signed checkpoint note at `size` (KIX_NO_INDEX: the latest). */
-int kix_log_reader_checkpoint(struct kix_log_reader *r, uint64_t size, struct kix_bytes *note);
+KIX_API int kix_log_reader_checkpoint(struct kix_log_reader *r, uint64_t size,
+                                      struct kix_bytes *note);
 /* The stored checkpoints with size > after, by growing size, at most
  * `limit`, through fn (views valid during the call). Every commit of an
  * origin stores one, so these are the sizes a replica can replay to. */
@@ -300,51 +307,54 @@ int kix_log_reader_checkpoint(struct kix_log_reader *r, uint64_t size, struct ki
  * or NULL and 0 when the store has none at that size. */
 typedef int (*kix_checkpoint_fn)(void *ctx, uint64_t size, const uint8_t *note, size_t len,
                                  const uint8_t *index_note, size_t index_len);
-int kix_log_reader_checkpoints(struct kix_log_reader *r, uint64_t after, size_t limit,
-                               kix_checkpoint_fn fn, void *ctx) KIX_MUST_CHECK;
+KIX_API int kix_log_reader_checkpoints(struct kix_log_reader *r, uint64_t after, size_t limit,
+                                       kix_checkpoint_fn fn, void *ctx) KIX_MUST_CHECK;
 /* The stored cosignature lines of the checkpoint at `size` (KIX_NO_INDEX:
  * the latest), each ending in "\n", appended to out in witness key order;
  * *n (may be NULL) counts them (0 is not an error). */
-int kix_log_reader_cosignatures(struct kix_log_reader *r, uint64_t size, struct kix_buf *out,
-                                size_t *n) KIX_MUST_CHECK;
+KIX_API int kix_log_reader_cosignatures(struct kix_log_reader *r, uint64_t size,
+                                        struct kix_buf *out, size_t *n) KIX_MUST_CHECK;
 /* The checkpoint note at `size` (KIX_NO_INDEX: the latest) with its
  * cosignature lines after the log's signature, appended to out. What the
  * checkpoint, receipt and resolve answers carry. KIX_ENOTFOUND when there is
  * no checkpoint at that size. */
-int kix_log_reader_checkpoint_cosigned(struct kix_log_reader *r, uint64_t size, struct kix_buf *out,
-                                       struct kix_err *err) KIX_MUST_CHECK;
+KIX_API int kix_log_reader_checkpoint_cosigned(struct kix_log_reader *r, uint64_t size,
+                                               struct kix_buf *out,
+                                               struct kix_err *err) KIX_MUST_CHECK;
 /* The index note signed beside the checkpoint at `size` (KIX_NO_INDEX: the
  * snapshot's size): KIX_ENOTFOUND when there is none (a plain log, a store
  * older than the verifiable index, a size with no checkpoint). */
-int kix_log_reader_index_note(struct kix_log_reader *r, uint64_t size, struct kix_bytes *note);
+KIX_API int kix_log_reader_index_note(struct kix_log_reader *r, uint64_t size,
+                                      struct kix_bytes *note);
 /* The index note at `size` (KIX_NO_INDEX: the snapshot's size) with the
  * witness cosignature lines of its text after the log's signature,
  * appended to out: what every answer carrying an index note sends.
  * KIX_ENOTFOUND (err says why) when there is no index note at that size. */
-int kix_log_reader_index_note_cosigned(struct kix_log_reader *r, uint64_t size, struct kix_buf *out,
+KIX_API int kix_log_reader_index_note_cosigned(struct kix_log_reader *r, uint64_t size,
+                                               struct kix_buf *out,
+                                               struct kix_err *err) KIX_MUST_CHECK;
+KIX_API int kix_log_reader_entry(struct kix_log_reader *r, uint64_t index, struct kix_bytes *leaf);
+KIX_API int kix_log_reader_object(struct kix_log_reader *r, const struct kix_digest *d,
+                                  struct kix_bytes *out);
+KIX_API int kix_log_reader_leaf_hash(struct kix_log_reader *r, uint64_t index, struct kix_hash *out,
+                                     struct kix_err *err) KIX_MUST_CHECK;
+KIX_API int kix_log_reader_inclusion(struct kix_log_reader *r, uint64_t index, uint64_t size,
+                                     struct kix_hash proof[KIX_MERKLE_MAX_PROOF], size_t *len,
+                                     struct kix_err *err) KIX_MUST_CHECK;
+KIX_API int kix_log_reader_consistency(struct kix_log_reader *r, uint64_t size1, uint64_t size2,
+                                       struct kix_hash proof[KIX_MERKLE_MAX_PROOF], size_t *len,
                                        struct kix_err *err) KIX_MUST_CHECK;
-int kix_log_reader_entry(struct kix_log_reader *r, uint64_t index, struct kix_bytes *leaf);
-int kix_log_reader_object(struct kix_log_reader *r, const struct kix_digest *d,
-                          struct kix_bytes *out);
-int kix_log_reader_leaf_hash(struct kix_log_reader *r, uint64_t index, struct kix_hash *out,
-                             struct kix_err *err) KIX_MUST_CHECK;
-int kix_log_reader_inclusion(struct kix_log_reader *r, uint64_t index, uint64_t size,
-                             struct kix_hash proof[KIX_MERKLE_MAX_PROOF], size_t *len,
-                             struct kix_err *err) KIX_MUST_CHECK;
-int kix_log_reader_consistency(struct kix_log_reader *r, uint64_t size1, uint64_t size2,
-                               struct kix_hash proof[KIX_MERKLE_MAX_PROOF], size_t *len,
-                               struct kix_err *err) KIX_MUST_CHECK;
-int kix_log_reader_root(struct kix_log_reader *r, uint64_t size, struct kix_hash *out,
-                        struct kix_err *err) KIX_MUST_CHECK;
+KIX_API int kix_log_reader_root(struct kix_log_reader *r, uint64_t size, struct kix_hash *out,
+                                struct kix_err *err) KIX_MUST_CHECK;
 /* Appends the C2SP tlog-proof receipt of entry `index` against the
  * checkpoint at `size` (KIX_NO_INDEX: the latest), with its cosignatures. */
-int kix_log_reader_receipt(struct kix_log_reader *r, uint64_t index, uint64_t size,
-                           struct kix_buf *out, struct kix_err *err) KIX_MUST_CHECK;
+KIX_API int kix_log_reader_receipt(struct kix_log_reader *r, uint64_t index, uint64_t size,
+                                   struct kix_buf *out, struct kix_err *err) KIX_MUST_CHECK;
 /* Tile reads made by this reader so far (for the O(log n) test), and how
  * many of them the store's cache of full upper tiles answered (the rest
  * read LMDB). */
-uint64_t kix_log_reader_tile_reads(const struct kix_log_reader *r);
-uint64_t kix_log_reader_tile_cache_hits(const struct kix_log_reader *r);
+KIX_API uint64_t kix_log_reader_tile_reads(const struct kix_log_reader *r);
+KIX_API uint64_t kix_log_reader_tile_cache_hits(const struct kix_log_reader *r);
 
 struct kix_key_info {
     uint8_t pub[32];
@@ -354,8 +364,8 @@ struct kix_key_info {
 };
 
 /* The registry record of a key id (raw 32 bytes). */
-int kix_log_reader_key(struct kix_log_reader *r, const uint8_t key_id[32],
-                       struct kix_key_info *out);
+KIX_API int kix_log_reader_key(struct kix_log_reader *r, const uint8_t key_id[32],
+                               struct kix_key_info *out);
 
 /* The admission policy in force (PROTOCOL.md §5.4): set by the latest
  * policy entry; before any, notes only from registered keys. */
@@ -364,7 +374,7 @@ struct kix_log_policy {
     unsigned note_work; /* leading zero bits its statement hash needs */
     uint64_t index;     /* the policy entry; KIX_NO_INDEX when none */
 };
-int kix_log_reader_policy(struct kix_log_reader *r, struct kix_log_policy *out);
+KIX_API int kix_log_reader_policy(struct kix_log_reader *r, struct kix_log_policy *out);
 
 /* ---- checking the stored log against itself --------------------------------- *
  *
@@ -443,7 +453,7 @@ struct kix_check_stats {
     uint64_t issues;
 };
 
-int kix_log_check(struct kix_log *l, const struct kix_check_opts *opts,
-                  struct kix_check_stats *stats, struct kix_err *err) KIX_MUST_CHECK;
+KIX_API int kix_log_check(struct kix_log *l, const struct kix_check_opts *opts,
+                          struct kix_check_stats *stats, struct kix_err *err) KIX_MUST_CHECK;
 
 #endif

@@ -20,6 +20,8 @@
 #ifndef KIX_LOG_TXN_H
 #define KIX_LOG_TXN_H
 
+#include "kix/api.h"
+
 #include <stddef.h>
 #include <stdint.h>
 
@@ -53,47 +55,51 @@ struct kix_log_table_spec {
     unsigned flags;
 };
 
-int kix_log_txn_get(struct kix_log_txn *t, unsigned table, const void *key, size_t klen,
-                    struct kix_bytes *val);
-int kix_log_txn_put(struct kix_log_txn *t, unsigned table, const void *key, size_t klen,
-                    const void *val, size_t vlen, struct kix_err *err) KIX_MUST_CHECK;
+KIX_API int kix_log_txn_get(struct kix_log_txn *t, unsigned table, const void *key, size_t klen,
+                            struct kix_bytes *val);
+KIX_API int kix_log_txn_put(struct kix_log_txn *t, unsigned table, const void *key, size_t klen,
+                            const void *val, size_t vlen, struct kix_err *err) KIX_MUST_CHECK;
 /* KIX_ENOTFOUND (err untouched) when there was no such key. */
-int kix_log_txn_del(struct kix_log_txn *t, unsigned table, const void *key, size_t klen,
-                    struct kix_err *err) KIX_MUST_CHECK;
+KIX_API int kix_log_txn_del(struct kix_log_txn *t, unsigned table, const void *key, size_t klen,
+                            struct kix_err *err) KIX_MUST_CHECK;
 
 /* Calls fn with every record whose key is >= from, in key order, until fn
  * returns non-zero: 1 stops the scan with KIX_OK, a negative KIX_E* code
  * stops it with that code. */
 typedef int (*kix_log_scan_fn)(void *ctx, const struct kix_bytes *key, const struct kix_bytes *val);
-int kix_log_txn_scan(struct kix_log_txn *t, unsigned table, const void *from, size_t from_len,
-                     kix_log_scan_fn fn, void *ctx) KIX_MUST_CHECK;
+KIX_API int kix_log_txn_scan(struct kix_log_txn *t, unsigned table, const void *from,
+                             size_t from_len, kix_log_scan_fn fn, void *ctx) KIX_MUST_CHECK;
 
 /* The writer's scratch buffer: empty when a write transaction begins (and
  * when it is retried), kept across the indexer's calls within it, for its
  * own bookkeeping (keys a batch changed). NULL through a reader. */
-struct kix_buf *kix_log_txn_scratch(struct kix_log_txn *t);
+KIX_API struct kix_buf *kix_log_txn_scratch(struct kix_log_txn *t);
 
 /* Empties a table (writer only). */
-int kix_log_txn_clear(struct kix_log_txn *t, unsigned table, struct kix_err *err) KIX_MUST_CHECK;
+KIX_API int kix_log_txn_clear(struct kix_log_txn *t, unsigned table,
+                              struct kix_err *err) KIX_MUST_CHECK;
 
 /* The key registry's record of a key id (raw 32 bytes): KIX_ENOTFOUND. */
-int kix_log_txn_key(struct kix_log_txn *t, const uint8_t key_id[32], struct kix_key_info *out);
+KIX_API int kix_log_txn_key(struct kix_log_txn *t, const uint8_t key_id[32],
+                            struct kix_key_info *out);
 /* Every record of the key registry (key id(32) → its stored record), in key
  * order, through fn (which returns as for kix_log_txn_scan). */
-int kix_log_txn_scan_keys(struct kix_log_txn *t, kix_log_scan_fn fn, void *ctx) KIX_MUST_CHECK;
+KIX_API int kix_log_txn_scan_keys(struct kix_log_txn *t, kix_log_scan_fn fn,
+                                  void *ctx) KIX_MUST_CHECK;
 
 /* The canonical bytes of a stored object, and the leaf at a log index. */
-int kix_log_txn_object(struct kix_log_txn *t, const struct kix_digest *d, struct kix_bytes *out);
-int kix_log_txn_entry(struct kix_log_txn *t, uint64_t index, struct kix_bytes *leaf);
+KIX_API int kix_log_txn_object(struct kix_log_txn *t, const struct kix_digest *d,
+                               struct kix_bytes *out);
+KIX_API int kix_log_txn_entry(struct kix_log_txn *t, uint64_t index, struct kix_bytes *leaf);
 
 /* The log indexes (in order) of the entries whose subject is d, with their
  * types, through fn (which returns as for kix_log_txn_scan). */
 typedef int (*kix_log_subject_fn)(void *ctx, uint64_t index, int type);
-int kix_log_txn_subject_entries(struct kix_log_txn *t, const struct kix_digest *d,
-                                kix_log_subject_fn fn, void *ctx) KIX_MUST_CHECK;
+KIX_API int kix_log_txn_subject_entries(struct kix_log_txn *t, const struct kix_digest *d,
+                                        kix_log_subject_fn fn, void *ctx) KIX_MUST_CHECK;
 
 /* A reader's snapshot as a transaction (valid until kix_log_read_end). */
-struct kix_log_txn *kix_log_reader_txn(struct kix_log_reader *r);
+KIX_API struct kix_log_txn *kix_log_reader_txn(struct kix_log_reader *r);
 
 /* One object of a submission, as the indexer's prepare sees it. */
 struct kix_log_object {
@@ -123,13 +129,13 @@ struct kix_log_item {
  * no more of it than its references): a view of KIX_LOG_MEMO_MAX bytes,
  * valid during the callback. NULL otherwise: no such object was sent, or
  * the item is replayed from the stored log (a rebuild). */
-const void *kix_log_item_memo(const struct kix_log_item *item, const struct kix_digest *d);
+KIX_API const void *kix_log_item_memo(const struct kix_log_item *item, const struct kix_digest *d);
 
 /* The canonical bytes of object d as the item's submission carried it, or
  * else as stored before (views valid during the callback). KIX_ENOTFOUND
  * when neither has it. */
-int kix_log_item_object(struct kix_log_txn *t, const struct kix_log_item *item,
-                        const struct kix_digest *d, struct kix_bytes *out);
+KIX_API int kix_log_item_object(struct kix_log_txn *t, const struct kix_log_item *item,
+                                const struct kix_digest *d, struct kix_bytes *out);
 
 /* What keeps a layer's tables in step with the log. For each entry the
  * log checks its own rules (signer and role, key registry, objects), then

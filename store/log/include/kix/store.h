@@ -19,6 +19,8 @@
 #ifndef KIX_STORE_H
 #define KIX_STORE_H
 
+#include "kix/api.h"
+
 #include <stddef.h>
 #include <stdint.h>
 
@@ -39,51 +41,53 @@ struct kix_store_opts {
     struct kix_canon_opts canon;
 };
 
-int kix_store_open(const char *dir, const struct kix_store_opts *opts, struct kix_store **out,
-                   struct kix_err *err) KIX_MUST_CHECK;
-void kix_store_close(struct kix_store *s);
+KIX_API int kix_store_open(const char *dir, const struct kix_store_opts *opts,
+                           struct kix_store **out, struct kix_err *err) KIX_MUST_CHECK;
+KIX_API void kix_store_close(struct kix_store *s);
 
 /* Writes a consistent, compacted copy of the store (one read snapshot:
  * writers go on meanwhile, in this process or another) as DIR/data.mdb;
  * DIR must exist and hold no data.mdb. The copy is synced to disk with
  * its directory before this returns. Nothing but data.mdb is written:
  * key files beside the store are the caller's to copy or not. */
-int kix_store_copy(struct kix_store *s, const char *dir, struct kix_err *err) KIX_MUST_CHECK;
+KIX_API int kix_store_copy(struct kix_store *s, const char *dir,
+                           struct kix_err *err) KIX_MUST_CHECK;
 
 /* The layout the store's tables are in (proto/PROTOCOL.md, "Store
  * files"): KIX_STORE_LAYOUT for one this version wrote or converted; 1 for
  * one written before layout 2, which a writable open of its log converts
  * in one transaction (kixd migrate makes a backup first). */
 #define KIX_STORE_LAYOUT 2
-int kix_store_layout(const struct kix_store *s);
+KIX_API int kix_store_layout(const struct kix_store *s);
 
 /* Current LMDB map size in bytes (grows on demand). */
-size_t kix_store_map_size(const struct kix_store *s);
+KIX_API size_t kix_store_map_size(const struct kix_store *s);
 
 /* Canonicalizes `json` and stores it; *digest gets its digest, *created (may
  * be NULL) is 1 when the object was new. Idempotent. Durable on return. */
-int kix_store_put(struct kix_store *s, const uint8_t *json, size_t len, struct kix_digest *digest,
-                  int *created, struct kix_err *err) KIX_MUST_CHECK;
+KIX_API int kix_store_put(struct kix_store *s, const uint8_t *json, size_t len,
+                          struct kix_digest *digest, int *created,
+                          struct kix_err *err) KIX_MUST_CHECK;
 
 /* Copies the canonical bytes of an object into out (appended). */
-int kix_store_get(struct kix_store *s, const struct kix_digest *d, struct kix_buf *out,
-                  struct kix_err *err) KIX_MUST_CHECK;
+KIX_API int kix_store_get(struct kix_store *s, const struct kix_digest *d, struct kix_buf *out,
+                          struct kix_err *err) KIX_MUST_CHECK;
 
 /* 1 if present, 0 if absent, negative on error. */
-int kix_store_has(struct kix_store *s, const struct kix_digest *d);
+KIX_API int kix_store_has(struct kix_store *s, const struct kix_digest *d);
 
-int kix_store_count(struct kix_store *s, uint64_t *objects) KIX_MUST_CHECK;
+KIX_API int kix_store_count(struct kix_store *s, uint64_t *objects) KIX_MUST_CHECK;
 
 /* The references of a manifest (see kix_refs_extract) that are not stored.
  * *missing is malloc'ed (caller frees), *n may be 0. */
-int kix_store_missing_refs(struct kix_store *s, const uint8_t *json, size_t len,
-                           struct kix_digest **missing, size_t *n,
-                           struct kix_err *err) KIX_MUST_CHECK;
+KIX_API int kix_store_missing_refs(struct kix_store *s, const uint8_t *json, size_t len,
+                                   struct kix_digest **missing, size_t *n,
+                                   struct kix_err *err) KIX_MUST_CHECK;
 
 /* Read transactions: a consistent snapshot, never blocking the writer. */
-int kix_store_read_begin(struct kix_store *s, struct kix_reader **out) KIX_MUST_CHECK;
-void kix_store_read_end(struct kix_reader *r);
+KIX_API int kix_store_read_begin(struct kix_store *s, struct kix_reader **out) KIX_MUST_CHECK;
+KIX_API void kix_store_read_end(struct kix_reader *r);
 /* A view of an object's canonical bytes, valid until kix_store_read_end. */
-int kix_reader_get(struct kix_reader *r, const struct kix_digest *d, struct kix_bytes *out);
+KIX_API int kix_reader_get(struct kix_reader *r, const struct kix_digest *d, struct kix_bytes *out);
 
 #endif

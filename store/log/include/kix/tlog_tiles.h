@@ -22,6 +22,8 @@
 #ifndef KIX_TLOG_TILES_H
 #define KIX_TLOG_TILES_H
 
+#include "kix/api.h"
+
 #include <stddef.h>
 #include <stdint.h>
 
@@ -32,17 +34,17 @@
 
 /* Appends the resource *p (kix/tlog_path.h) as of snapshot r to out:
  * checkpoint, tile or entry bundle. */
-int kix_log_reader_tlog(struct kix_log_reader *r, const struct kix_tlog_path *p,
-                        struct kix_buf *out, struct kix_err *err) KIX_MUST_CHECK;
+KIX_API int kix_log_reader_tlog(struct kix_log_reader *r, const struct kix_tlog_path *p,
+                                struct kix_buf *out, struct kix_err *err) KIX_MUST_CHECK;
 
 /* Appends the first `width` (1..256) hashes of tile (level, index). */
-int kix_log_reader_tlog_tile(struct kix_log_reader *r, uint32_t level, uint64_t index,
-                             unsigned width, struct kix_buf *out,
-                             struct kix_err *err) KIX_MUST_CHECK;
+KIX_API int kix_log_reader_tlog_tile(struct kix_log_reader *r, uint32_t level, uint64_t index,
+                                     unsigned width, struct kix_buf *out,
+                                     struct kix_err *err) KIX_MUST_CHECK;
 
 /* Appends the entry bundle of entries 256·index .. 256·index + width - 1. */
-int kix_log_reader_tlog_bundle(struct kix_log_reader *r, uint64_t index, unsigned width,
-                               struct kix_buf *out, struct kix_err *err) KIX_MUST_CHECK;
+KIX_API int kix_log_reader_tlog_bundle(struct kix_log_reader *r, uint64_t index, unsigned width,
+                                       struct kix_buf *out, struct kix_err *err) KIX_MUST_CHECK;
 
 /* Appends the object pack of full entry bundle `index` (kix/object_pack.h):
  * for each of its 256 entries in order, each object the entry needs after
@@ -50,8 +52,8 @@ int kix_log_reader_tlog_bundle(struct kix_log_reader *r, uint64_t index, unsigne
  * does not hold. KIX_ENOTFOUND when the bundle is not full at r's size,
  * KIX_ELIMIT when the pack would be over KIX_OBJECT_PACK_MAX (out is then
  * left as it was, as on any error). */
-int kix_log_reader_object_pack(struct kix_log_reader *r, uint64_t index, struct kix_buf *out,
-                               struct kix_err *err) KIX_MUST_CHECK;
+KIX_API int kix_log_reader_object_pack(struct kix_log_reader *r, uint64_t index,
+                                       struct kix_buf *out, struct kix_err *err) KIX_MUST_CHECK;
 
 struct kix_tlog_export_stats {
     uint64_t from_size; /* the size the directory held before (0: a full export) */
@@ -77,8 +79,9 @@ struct kix_tlog_export_stats {
  * be NULL) says what was done. A replica (mirror) exports the same bytes
  * as its origin. Safe to run while the log is written; one export per
  * directory at a time. */
-int kix_log_export_tlog(struct kix_log *l, const char *dir, struct kix_tlog_export_stats *stats,
-                        struct kix_err *err) KIX_MUST_CHECK;
+KIX_API int kix_log_export_tlog(struct kix_log *l, const char *dir,
+                                struct kix_tlog_export_stats *stats,
+                                struct kix_err *err) KIX_MUST_CHECK;
 
 /* kix_log_export_tlog that also calls hook (when not NULL) with its
  * snapshot, after the tiles, bundles and objects and before the directory
@@ -87,14 +90,14 @@ int kix_log_export_tlog(struct kix_log *l, const char *dir, struct kix_tlog_expo
  * them. Also called when the directory is up to date already. */
 typedef int (*kix_tlog_export_hook)(void *ctx, struct kix_log_reader *r, const char *dir,
                                     struct kix_err *err);
-int kix_log_export_tlog_with(struct kix_log *l, const char *dir, kix_tlog_export_hook hook,
-                             void *ctx, struct kix_tlog_export_stats *stats,
-                             struct kix_err *err) KIX_MUST_CHECK;
+KIX_API int kix_log_export_tlog_with(struct kix_log *l, const char *dir, kix_tlog_export_hook hook,
+                                     void *ctx, struct kix_tlog_export_stats *stats,
+                                     struct kix_err *err) KIX_MUST_CHECK;
 /* The same from the snapshot `given` (NULL: one of its own), which the
  * caller keeps: kixd exports the size its --ack-replicas mirrors hold. */
-int kix_log_export_tlog_from(struct kix_log *l, struct kix_log_reader *given, const char *dir,
-                             kix_tlog_export_hook hook, void *ctx,
-                             struct kix_tlog_export_stats *stats,
-                             struct kix_err *err) KIX_MUST_CHECK;
+KIX_API int kix_log_export_tlog_from(struct kix_log *l, struct kix_log_reader *given,
+                                     const char *dir, kix_tlog_export_hook hook, void *ctx,
+                                     struct kix_tlog_export_stats *stats,
+                                     struct kix_err *err) KIX_MUST_CHECK;
 
 #endif

@@ -23,6 +23,8 @@
 #ifndef KIX_CANON_H
 #define KIX_CANON_H
 
+#include "kix/api.h"
+
 #include <stddef.h>
 #include <stdint.h>
 
@@ -39,8 +41,8 @@ struct kix_canon_opts {
 };
 
 /* Canonicalizes `len` bytes of JSON text into `out` (appended). opts may be NULL. */
-int kix_canon(const uint8_t *json, size_t len, const struct kix_canon_opts *opts,
-              struct kix_buf *out, struct kix_err *err) KIX_MUST_CHECK;
+KIX_API int kix_canon(const uint8_t *json, size_t len, const struct kix_canon_opts *opts,
+                      struct kix_buf *out, struct kix_err *err) KIX_MUST_CHECK;
 
 /* 1 when `len` bytes are already the canonical form of a document
  * kix_canon accepts with these opts (so kix_canon would return them
@@ -50,13 +52,14 @@ int kix_canon(const uint8_t *json, size_t len, const struct kix_canon_opts *opts
  * means "ask kix_canon", which also finds canonical a document with an
  * object key over 256 bytes written with escapes, or nested deeper than 64.
  * Numbers are checked against kix_canon_number's own output. */
-int kix_canon_is_canonical(const uint8_t *json, size_t len, const struct kix_canon_opts *opts);
+KIX_API int kix_canon_is_canonical(const uint8_t *json, size_t len,
+                                   const struct kix_canon_opts *opts);
 
 /* Appends the ES6 Number.prototype.toString form of a finite double
  * (-0 is written "0"). Returns KIX_EINVAL for NaN or an infinity. */
-int kix_canon_number(double value, struct kix_buf *out) KIX_MUST_CHECK;
+KIX_API int kix_canon_number(double value, struct kix_buf *out) KIX_MUST_CHECK;
 
 /* Appends a JSON string literal in JCS escaping for `len` bytes of valid UTF-8. */
-int kix_canon_string(const char *utf8, size_t len, struct kix_buf *out) KIX_MUST_CHECK;
+KIX_API int kix_canon_string(const char *utf8, size_t len, struct kix_buf *out) KIX_MUST_CHECK;
 
 #endif

@@ -8,6 +8,8 @@
 #ifndef KIX_DIGEST_H
 #define KIX_DIGEST_H
 
+#include "kix/api.h"
+
 #include <stddef.h>
 #include <stdint.h>
 
@@ -23,30 +25,30 @@ struct kix_digest {
 };
 
 /* SHA-256 of bytes (kix/sha256.h: libcrypto). */
-void kix_digest_of(const void *data, size_t len, struct kix_digest *out);
+KIX_API void kix_digest_of(const void *data, size_t len, struct kix_digest *out);
 
 /* Writes "sha256:<hex>" and a NUL into out (at least KIX_DIGEST_TEXT_LEN + 1 bytes). */
-void kix_digest_format(const struct kix_digest *d, char *out);
+KIX_API void kix_digest_format(const struct kix_digest *d, char *out);
 
 /* Strict parse of exactly `len` bytes; KIX_EINVAL with a message otherwise. */
-int kix_digest_parse(const char *text, size_t len, struct kix_digest *out,
-                     struct kix_err *err) KIX_MUST_CHECK;
+KIX_API int kix_digest_parse(const char *text, size_t len, struct kix_digest *out,
+                             struct kix_err *err) KIX_MUST_CHECK;
 
 /* 1 when `text` (len bytes) is a well-formed digest text. */
-int kix_digest_is_text(const char *text, size_t len);
+KIX_API int kix_digest_is_text(const char *text, size_t len);
 
 /* The references of a JSON document: each distinct digest text found as a
  * string value (object member values and array elements, at any depth),
  * in first-seen order. *refs is malloc'ed (caller frees); *n may be 0. */
-int kix_refs_extract(const uint8_t *json, size_t len, struct kix_digest **refs, size_t *n,
-                     struct kix_err *err) KIX_MUST_CHECK;
+KIX_API int kix_refs_extract(const uint8_t *json, size_t len, struct kix_digest **refs, size_t *n,
+                             struct kix_err *err) KIX_MUST_CHECK;
 
 /* The same references, found by one scan instead of a parse, for bytes that
  * are canonical JSON (RFC 8785: what kix stores, so every '"' that is not
  * escaped delimits a string and a key is exactly a string followed by ':').
  * On other bytes the result is unspecified but memory-safe. KIX_OK or
  * KIX_ENOMEM; *refs as above. */
-int kix_refs_canonical(const uint8_t *canon, size_t len, struct kix_digest **refs,
-                       size_t *n) KIX_MUST_CHECK;
+KIX_API int kix_refs_canonical(const uint8_t *canon, size_t len, struct kix_digest **refs,
+                               size_t *n) KIX_MUST_CHECK;
 
 #endif

@@ -31,6 +31,8 @@
 #ifndef KIX_DSSE_H
 #define KIX_DSSE_H
 
+#include "kix/api.h"
+
 #include <stddef.h>
 #include <stdint.h>
 
@@ -61,23 +63,23 @@ struct kix_dsse_envelope {
     struct kix_dsse_sig sigs[KIX_DSSE_MAX_SIGS];
 };
 
-void kix_dsse_envelope_init(struct kix_dsse_envelope *env);
+KIX_API void kix_dsse_envelope_init(struct kix_dsse_envelope *env);
 /* Frees the payload and empties env; env may be reused afterwards. */
-void kix_dsse_envelope_release(struct kix_dsse_envelope *env);
+KIX_API void kix_dsse_envelope_release(struct kix_dsse_envelope *env);
 
 /* Appends PAE(type, body) to out. KIX_ENOMEM only. */
-int kix_dsse_pae(const char *type, size_t type_len, const uint8_t *body, size_t body_len,
-                 struct kix_buf *out) KIX_MUST_CHECK;
+KIX_API int kix_dsse_pae(const char *type, size_t type_len, const uint8_t *body, size_t body_len,
+                         struct kix_buf *out) KIX_MUST_CHECK;
 
 /* The kix key id of an Ed25519 public key: 64 lowercase hex of SHA-256(pub),
  * written with a NUL into out. */
-void kix_dsse_keyid(const uint8_t pub[32], char out[KIX_DSSE_KEYID_HEX_LEN + 1]);
+KIX_API void kix_dsse_keyid(const uint8_t pub[32], char out[KIX_DSSE_KEYID_HEX_LEN + 1]);
 
 /* Parses `len` bytes of envelope JSON into env (initialised by the call;
  * release any previous content first). On error env is left empty.
  * KIX_EINVAL, KIX_ELIMIT, KIX_ENOMEM. */
-int kix_dsse_parse(const uint8_t *json, size_t len, struct kix_dsse_envelope *env,
-                   struct kix_err *err) KIX_MUST_CHECK;
+KIX_API int kix_dsse_parse(const uint8_t *json, size_t len, struct kix_dsse_envelope *env,
+                           struct kix_err *err) KIX_MUST_CHECK;
 
 /* kix_dsse_parse's two ways: _canonical reads the envelope's canonical
  * layout (what kix_dsse_encode writes: members in JCS order, strings
@@ -85,10 +87,10 @@ int kix_dsse_parse(const uint8_t *json, size_t len, struct kix_dsse_envelope *en
  * (env left empty, no message) for anything else, which _json, the general
  * parser, then decides. Where _canonical accepts, _json accepts with the
  * same env (fuzz_dsse holds them to it). */
-int kix_dsse_parse_canonical(const uint8_t *json, size_t len,
-                             struct kix_dsse_envelope *env) KIX_MUST_CHECK;
-int kix_dsse_parse_json(const uint8_t *json, size_t len, struct kix_dsse_envelope *env,
-                        struct kix_err *err) KIX_MUST_CHECK;
+KIX_API int kix_dsse_parse_canonical(const uint8_t *json, size_t len,
+                                     struct kix_dsse_envelope *env) KIX_MUST_CHECK;
+KIX_API int kix_dsse_parse_json(const uint8_t *json, size_t len, struct kix_dsse_envelope *env,
+                                struct kix_err *err) KIX_MUST_CHECK;
 
 /* Signs PAE(payload_type, payload) with the libsodium Ed25519 secret key
  * sk (seed || public key) and appends the canonical envelope JSON, one
@@ -96,22 +98,22 @@ int kix_dsse_parse_json(const uint8_t *json, size_t len, struct kix_dsse_envelop
  * be UTF-8 of at most KIX_DSSE_MAX_TYPE bytes, keyid at most
  * KIX_DSSE_MAX_KEYID bytes; the envelope must fit KIX_DSSE_MAX_ENVELOPE.
  * KIX_EINVAL, KIX_ELIMIT, KIX_ENOMEM. */
-int kix_dsse_sign(const char *payload_type, const uint8_t *payload, size_t len,
-                  const uint8_t sk[64], const char *keyid, struct kix_buf *out,
-                  struct kix_err *err) KIX_MUST_CHECK;
+KIX_API int kix_dsse_sign(const char *payload_type, const uint8_t *payload, size_t len,
+                          const uint8_t sk[64], const char *keyid, struct kix_buf *out,
+                          struct kix_err *err) KIX_MUST_CHECK;
 
 /* KIX_OK when at least one signature verifies over PAE with Ed25519 key
  * pub. With keyid non-NULL only signatures whose keyid is empty/absent or
  * equal to it are tried (keyid is an unauthenticated hint). Otherwise
  * KIX_EVERIFY with a message (or KIX_ENOMEM). */
-int kix_dsse_verify(const struct kix_dsse_envelope *env, const uint8_t pub[32], const char *keyid,
-                    struct kix_err *err) KIX_MUST_CHECK;
+KIX_API int kix_dsse_verify(const struct kix_dsse_envelope *env, const uint8_t pub[32],
+                            const char *keyid, struct kix_err *err) KIX_MUST_CHECK;
 
 /* Appends the canonical JSON of env (standard base64, whatever alphabet
  * the input used). Checks env's fields against the same bounds as parse:
  * KIX_EINVAL, KIX_ELIMIT, KIX_ENOMEM. */
-int kix_dsse_encode(const struct kix_dsse_envelope *env, struct kix_buf *out,
-                    struct kix_err *err) KIX_MUST_CHECK;
+KIX_API int kix_dsse_encode(const struct kix_dsse_envelope *env, struct kix_buf *out,
+                            struct kix_err *err) KIX_MUST_CHECK;
 
 /* ---- in-toto Statement v1 ------------------------------------------------
  *
@@ -149,22 +151,22 @@ struct kix_statement {
     struct kix_buf names; /* storage behind subjects[i].name */
 };
 
-void kix_statement_init(struct kix_statement *st);
-void kix_statement_release(struct kix_statement *st);
+KIX_API void kix_statement_init(struct kix_statement *st);
+KIX_API void kix_statement_release(struct kix_statement *st);
 
 /* Appends the canonical statement with one subject (name, SHA-256 digest).
  * predicate_json must already be canonical (kix_canon) JSON of an object;
  * it is checked to be one JSON object without surrounding whitespace or
  * duplicate keys and spliced verbatim. KIX_EINVAL, KIX_ELIMIT, KIX_ENOMEM. */
-int kix_statement_build(const char *subject_name, const uint8_t digest[32],
-                        const char *predicate_type, const char *predicate_json,
-                        size_t predicate_len, struct kix_buf *out,
-                        struct kix_err *err) KIX_MUST_CHECK;
+KIX_API int kix_statement_build(const char *subject_name, const uint8_t digest[32],
+                                const char *predicate_type, const char *predicate_json,
+                                size_t predicate_len, struct kix_buf *out,
+                                struct kix_err *err) KIX_MUST_CHECK;
 
 /* Parses a statement (e.g. a verified envelope's payload) into st
  * (initialised by the call; release previous content first; left empty on
  * error). KIX_EINVAL, KIX_ELIMIT, KIX_ENOMEM. */
-int kix_statement_parse(const uint8_t *json, size_t len, struct kix_statement *st,
-                        struct kix_err *err) KIX_MUST_CHECK;
+KIX_API int kix_statement_parse(const uint8_t *json, size_t len, struct kix_statement *st,
+                                struct kix_err *err) KIX_MUST_CHECK;
 
 #endif

@@ -33,6 +33,8 @@
 #ifndef KIX_ENTRY_H
 #define KIX_ENTRY_H
 
+#include "kix/api.h"
+
 #include <stddef.h>
 #include <stdint.h>
 
@@ -95,8 +97,8 @@ enum kix_withdraw_reason {
     KIX_WITHDRAW_OTHER = 4,
 };
 #define KIX_WITHDRAW_REASONS "invalid-timing, incorrect-result, duplicate, other"
-const char *kix_withdraw_reason_name(int reason);            /* "invalid-timing", ...; "" */
-int kix_withdraw_reason_parse(const char *text, size_t len); /* 0 when unknown */
+KIX_API const char *kix_withdraw_reason_name(int reason);            /* "invalid-timing", ...; "" */
+KIX_API int kix_withdraw_reason_parse(const char *text, size_t len); /* 0 when unknown */
 
 /* A run's evidence level: only a controlled rerun changes it. */
 enum kix_evidence {
@@ -106,21 +108,21 @@ enum kix_evidence {
     KIX_EVIDENCE_FAILED = 3,
 };
 
-const char *kix_entry_type_name(int type); /* "publication", ... */
+KIX_API const char *kix_entry_type_name(int type); /* "publication", ... */
 /* The leading zero bits of a statement hash: an open note's proof of work. */
-unsigned kix_work_bits(const uint8_t hash[32]);
+KIX_API unsigned kix_work_bits(const uint8_t hash[32]);
 
-const char *kix_evidence_name(int evidence);          /* "reported", "reproduced", ... */
-int kix_evidence_parse(const char *text, size_t len); /* -1 when unknown */
+KIX_API const char *kix_evidence_name(int evidence);          /* "reported", "reproduced", ... */
+KIX_API int kix_evidence_parse(const char *text, size_t len); /* -1 when unknown */
 /* "admin,publish" → bitmask; -1 on an unknown role. */
-int kix_roles_parse(const char *text, size_t len);
+KIX_API int kix_roles_parse(const char *text, size_t len);
 /* Writes role names joined by ',' into out. */
-int kix_roles_format(unsigned roles, struct kix_buf *out) KIX_MUST_CHECK;
+KIX_API int kix_roles_format(unsigned roles, struct kix_buf *out) KIX_MUST_CHECK;
 
 /* The ids a logged entry may carry: 1..KIX_RUN_ID_MAX bytes of
  * [A-Za-z0-9._:-]. A log written before the run-id grammar (below) may hold
  * any of them, so readers of stored entries accept them all. */
-int kix_run_id_valid(const char *s, size_t len);
+KIX_API int kix_run_id_valid(const char *s, size_t len);
 
 /* The run-id grammar (PROTOCOL.md §5.3), what a new run id must follow:
  * 1..KIX_RUN_ID_MAX bytes of [A-Za-z0-9._-], the first a letter or digit,
@@ -135,7 +137,7 @@ int kix_run_id_valid(const char *s, size_t len);
 #define KIX_RUN_ID_GRAMMAR                                                                         \
     "a run id is 1 to 128 characters of A-Z a-z 0-9 . _ -, the first a letter or digit, not "      \
     "ending in .html or .json"
-int kix_run_id_check(const char *s, size_t len, struct kix_err *err) KIX_MUST_CHECK;
+KIX_API int kix_run_id_check(const char *s, size_t len, struct kix_err *err) KIX_MUST_CHECK;
 
 /* The name of a run's files in the pages' layout (PROTOCOL.md §3, "run
  * page names"): runs/<name>, runs/<name>.html and runs/<name>.json. A run
@@ -149,12 +151,13 @@ int kix_run_id_check(const char *s, size_t len, struct kix_err *err) KIX_MUST_CH
  * ".html", must stay under NAME_MAX), KIX_EINVAL for an id no entry may
  * carry (kix_run_id_valid). *escaped: whether the name is not the id. */
 #define KIX_RUN_PAGE_NAME_MAX 240
-int kix_run_page_name(const char *id, size_t len, char *out, size_t cap,
-                      int *escaped) KIX_MUST_CHECK;
+KIX_API int kix_run_page_name(const char *id, size_t len, char *out, size_t cap,
+                              int *escaped) KIX_MUST_CHECK;
 /* The inverse: the run id an escaped page name (one beginning with '_')
  * stands for, into id (KIX_RUN_ID_MAX + 1 bytes). KIX_EINVAL when name is
  * no escaped name kix_run_page_name writes. */
-int kix_run_page_id(const char *name, size_t len, char id[KIX_RUN_ID_MAX + 1]) KIX_MUST_CHECK;
+KIX_API int kix_run_page_id(const char *name, size_t len,
+                            char id[KIX_RUN_ID_MAX + 1]) KIX_MUST_CHECK;
 
 /* What an entry's statement says, as kix reads it. */
 struct kix_entry {
@@ -191,21 +194,21 @@ struct kix_entry {
 };
 
 /* Parses a statement's bytes into e (zeroed by the caller first). */
-int kix_entry_parse_statement(struct kix_entry *e, const uint8_t *payload, size_t len,
-                              struct kix_err *err) KIX_MUST_CHECK;
+KIX_API int kix_entry_parse_statement(struct kix_entry *e, const uint8_t *payload, size_t len,
+                                      struct kix_err *err) KIX_MUST_CHECK;
 /* The one signature kix accepts: exactly one, its keyid the 64 hex digits
  * of the signer's key id, into e->signer. */
-int kix_entry_signer(struct kix_entry *e, const struct kix_dsse_envelope *env,
-                     struct kix_err *err) KIX_MUST_CHECK;
+KIX_API int kix_entry_signer(struct kix_entry *e, const struct kix_dsse_envelope *env,
+                             struct kix_err *err) KIX_MUST_CHECK;
 /* The keyid is the one field of an envelope that no signature covers: it
  * has one spelling in a leaf (lowercase hex), so re-encoding it can never
  * make a second leaf of a logged statement. Writes it so in place. */
-void kix_entry_canonical_keyid(struct kix_dsse_envelope *env);
+KIX_API void kix_entry_canonical_keyid(struct kix_dsse_envelope *env);
 /* kix_dsse_parse, kix_entry_parse_statement and kix_entry_signer of a
  * whole leaf (no signature check). */
-int kix_entry_parse_leaf(const uint8_t *leaf, size_t len, struct kix_entry *e,
-                         struct kix_err *err) KIX_MUST_CHECK;
-void kix_entry_release(struct kix_entry *e);
+KIX_API int kix_entry_parse_leaf(const uint8_t *leaf, size_t len, struct kix_entry *e,
+                                 struct kix_err *err) KIX_MUST_CHECK;
+KIX_API void kix_entry_release(struct kix_entry *e);
 
 /* What an entry says, read from its leaf alone (no signature check). */
 struct kix_entry_summary {
@@ -227,14 +230,14 @@ struct kix_entry_summary {
     char source[128], license[64]; /* publication: as the publisher gave them */
 };
 
-int kix_entry_describe(const uint8_t *leaf, size_t len, struct kix_entry_summary *out,
-                       struct kix_err *err) KIX_MUST_CHECK;
+KIX_API int kix_entry_describe(const uint8_t *leaf, size_t len, struct kix_entry_summary *out,
+                               struct kix_err *err) KIX_MUST_CHECK;
 
 /* The digests of the objects an entry needs stored (its subject manifest,
  * rerun manifest, evidence), from its leaf alone: what a replica fetches
  * before it replays the entry (plus those objects' own references).
  * *out is malloc'ed (caller frees). KIX_EINVAL when the leaf does not parse. */
-int kix_entry_needs(const uint8_t *leaf, size_t len, struct kix_digest **out, size_t *n,
-                    struct kix_err *err) KIX_MUST_CHECK;
+KIX_API int kix_entry_needs(const uint8_t *leaf, size_t len, struct kix_digest **out, size_t *n,
+                            struct kix_err *err) KIX_MUST_CHECK;
 
 #endif

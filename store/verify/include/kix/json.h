@@ -14,6 +14,8 @@
 #ifndef KIX_JSON_H
 #define KIX_JSON_H
 
+#include "kix/api.h"
+
 #include <jansson.h>
 
 #include "kix/canon.h"
@@ -22,27 +24,28 @@
 #include "kix/entry.h"
 
 /* Strict parse (every check of kix_canon); *value is a new reference. */
-int kix_canon_parse_tree(const uint8_t *json, size_t len, const struct kix_canon_opts *opts,
-                         json_t **value, struct kix_err *err) KIX_MUST_CHECK;
+KIX_API int kix_canon_parse_tree(const uint8_t *json, size_t len, const struct kix_canon_opts *opts,
+                                 json_t **value, struct kix_err *err) KIX_MUST_CHECK;
 
 /* Appends the canonical form of a jansson value. */
-int kix_canon_write_tree(const json_t *value, struct kix_buf *out) KIX_MUST_CHECK;
+KIX_API int kix_canon_write_tree(const json_t *value, struct kix_buf *out) KIX_MUST_CHECK;
 
 /* kix_refs_extract over a parsed document. */
-int kix_refs_collect_tree(const json_t *value, struct kix_digest **refs, size_t *n) KIX_MUST_CHECK;
+KIX_API int kix_refs_collect_tree(const json_t *value, struct kix_digest **refs,
+                                  size_t *n) KIX_MUST_CHECK;
 
 /* kix_run_comparison_key over a parsed manifest. */
-int kix_run_comparison_key_tree(const json_t *doc, struct kix_digest *key, uint64_t *value,
-                                char metric[16]);
+KIX_API int kix_run_comparison_key_tree(const json_t *doc, struct kix_digest *key, uint64_t *value,
+                                        char metric[16]);
 
 /* kix_statement_parse that hands out the predicate as a tree instead of
  * copying it out as text. */
-int kix_statement_parse_tree(const uint8_t *json, size_t len, struct kix_statement *st,
-                             json_t **predicate, struct kix_err *err) KIX_MUST_CHECK;
+KIX_API int kix_statement_parse_tree(const uint8_t *json, size_t len, struct kix_statement *st,
+                                     json_t **predicate, struct kix_err *err) KIX_MUST_CHECK;
 
 /* kix_entry_parse_statement that also hands out the predicate's tree
  * (*predicate, a new reference, on success; may be NULL). */
-int kix_entry_parse_statement_tree(struct kix_entry *e, const uint8_t *payload, size_t len,
-                                   json_t **predicate, struct kix_err *err) KIX_MUST_CHECK;
+KIX_API int kix_entry_parse_statement_tree(struct kix_entry *e, const uint8_t *payload, size_t len,
+                                           json_t **predicate, struct kix_err *err) KIX_MUST_CHECK;
 
 #endif

@@ -17,6 +17,8 @@
 #ifndef KIX_MANIFEST_H
 #define KIX_MANIFEST_H
 
+#include "kix/api.h"
+
 #include <stddef.h>
 #include <stdint.h>
 
@@ -25,15 +27,16 @@
 
 /* The comparison key, the primary statistic's value and its metric name
  * ("latency" or "peak_memory") of a manifest's canonical bytes. */
-int kix_run_comparison_key(const uint8_t *manifest, size_t len, struct kix_digest *key,
-                           uint64_t *value, char metric[16]) KIX_MUST_CHECK;
+KIX_API int kix_run_comparison_key(const uint8_t *manifest, size_t len, struct kix_digest *key,
+                                   uint64_t *value, char metric[16]) KIX_MUST_CHECK;
 
 /* The same, read from bytes that are canonical JSON (kix_canon_is_canonical
  * said so) by walking them, without a parse: what kixd does for a manifest
  * that arrives canonical. On other bytes the result is unspecified but
  * memory-safe. tests/fuzz/fuzz_canon_recognise.c holds it to
  * kix_run_comparison_key on every recognised input. */
-int kix_run_comparison_key_canonical(const uint8_t *canon, size_t len, struct kix_digest *key,
-                                     uint64_t *value, char metric[16]) KIX_MUST_CHECK;
+KIX_API int kix_run_comparison_key_canonical(const uint8_t *canon, size_t len,
+                                             struct kix_digest *key, uint64_t *value,
+                                             char metric[16]) KIX_MUST_CHECK;
 
 #endif

@@ -23,6 +23,8 @@
 #ifndef KIX_MERKLE_H
 #define KIX_MERKLE_H
 
+#include "kix/api.h"
+
 #include <stddef.h>
 #include <stdint.h>
 
@@ -43,12 +45,12 @@ struct kix_hash {
 /* ---- Pure hashing ---------------------------------------------------- */
 
 /* SHA-256(0x00 ‖ data). */
-void kix_merkle_leaf_hash(const void *data, size_t len, struct kix_hash *out);
+KIX_API void kix_merkle_leaf_hash(const void *data, size_t len, struct kix_hash *out);
 /* SHA-256(0x01 ‖ left ‖ right); out may alias left or right. */
-void kix_merkle_node_hash(const struct kix_hash *left, const struct kix_hash *right,
-                          struct kix_hash *out);
+KIX_API void kix_merkle_node_hash(const struct kix_hash *left, const struct kix_hash *right,
+                                  struct kix_hash *out);
 /* SHA-256(""), the root of the empty tree. */
-void kix_merkle_empty_root(struct kix_hash *out);
+KIX_API void kix_merkle_empty_root(struct kix_hash *out);
 
 /* ---- In-memory reference (RFC 9162 §2.1.1, §2.1.3.1, §2.1.4.1) -------- *
  * These follow the RFC's recursive definitions literally over an array of
@@ -56,19 +58,20 @@ void kix_merkle_empty_root(struct kix_hash *out);
  * tile code is tested against, and serve small trees. */
 
 /* MTH(D[0:size]); size 0 gives the empty root. */
-void kix_merkle_root(const struct kix_hash *leaves, uint64_t size, struct kix_hash *out);
+KIX_API void kix_merkle_root(const struct kix_hash *leaves, uint64_t size, struct kix_hash *out);
 
 /* PATH(index, D[0:size]) into proof[], its length into *len.
  * KIX_EINVAL when index >= size. */
-int kix_merkle_inclusion_proof(const struct kix_hash *leaves, uint64_t size, uint64_t index,
-                               struct kix_hash proof[KIX_MERKLE_MAX_PROOF], size_t *len,
-                               struct kix_err *err) KIX_MUST_CHECK;
+KIX_API int kix_merkle_inclusion_proof(const struct kix_hash *leaves, uint64_t size, uint64_t index,
+                                       struct kix_hash proof[KIX_MERKLE_MAX_PROOF], size_t *len,
+                                       struct kix_err *err) KIX_MUST_CHECK;
 
 /* PROOF(size1, D[0:size2]); empty when size1 == size2.
  * KIX_EINVAL when size1 == 0 or size1 > size2. */
-int kix_merkle_consistency_proof(const struct kix_hash *leaves, uint64_t size1, uint64_t size2,
-                                 struct kix_hash proof[KIX_MERKLE_MAX_PROOF], size_t *len,
-                                 struct kix_err *err) KIX_MUST_CHECK;
+KIX_API int kix_merkle_consistency_proof(const struct kix_hash *leaves, uint64_t size1,
+                                         uint64_t size2,
+                                         struct kix_hash proof[KIX_MERKLE_MAX_PROOF], size_t *len,
+                                         struct kix_err *err) KIX_MUST_CHECK;
 
 /* ---- Verification (RFC 9162 §2.1.3.2, §2.1.4.2) ---------------------- *
  * The rules of transparency-dev/merkle proof/verify.go: the proof length
@@ -78,27 +81,32 @@ int kix_merkle_consistency_proof(const struct kix_hash *leaves, uint64_t size1, 
  * signed checkpoint the root came from. */
 
 /* Expected proof lengths (0 for arguments the verifiers reject outright). */
-size_t kix_merkle_inclusion_len(uint64_t index, uint64_t size);
-size_t kix_merkle_consistency_len(uint64_t size1, uint64_t size2);
+KIX_API size_t kix_merkle_inclusion_len(uint64_t index, uint64_t size);
+KIX_API size_t kix_merkle_consistency_len(uint64_t size1, uint64_t size2);
 
 /* The root that `proof` implies for `leaf` at `index` in a tree of `size`.
  * KIX_EVERIFY when index >= size or the proof length is wrong; *root is then
  * zeroed. */
-int kix_merkle_root_from_inclusion(uint64_t index, uint64_t size, const struct kix_hash *leaf,
-                                   const struct kix_hash *proof, size_t proof_len,
-                                   struct kix_hash *root, struct kix_err *err) KIX_MUST_CHECK;
+KIX_API int kix_merkle_root_from_inclusion(uint64_t index, uint64_t size,
+                                           const struct kix_hash *leaf,
+                                           const struct kix_hash *proof, size_t proof_len,
+                                           struct kix_hash *root,
+                                           struct kix_err *err) KIX_MUST_CHECK;
 
 /* Checks that `leaf` is at `index` in the tree of `size` with `root`. */
-int kix_merkle_verify_inclusion(uint64_t index, uint64_t size, const struct kix_hash *leaf,
-                                const struct kix_hash *proof, size_t proof_len,
-                                const struct kix_hash *root, struct kix_err *err) KIX_MUST_CHECK;
+KIX_API int kix_merkle_verify_inclusion(uint64_t index, uint64_t size, const struct kix_hash *leaf,
+                                        const struct kix_hash *proof, size_t proof_len,
+                                        const struct kix_hash *root,
+                                        struct kix_err *err) KIX_MUST_CHECK;
 
 /* Checks that the tree of size1 with root1 is a prefix of the tree of size2
  * with root2. size1 == 0 is an error (nothing to prove); size1 == size2
  * needs an empty proof and equal roots; size1 > size2 is an error. */
-int kix_merkle_verify_consistency(uint64_t size1, uint64_t size2, const struct kix_hash *root1,
-                                  const struct kix_hash *root2, const struct kix_hash *proof,
-                                  size_t proof_len, struct kix_err *err) KIX_MUST_CHECK;
+KIX_API int kix_merkle_verify_consistency(uint64_t size1, uint64_t size2,
+                                          const struct kix_hash *root1,
+                                          const struct kix_hash *root2,
+                                          const struct kix_hash *proof, size_t proof_len,
+                                          struct kix_err *err) KIX_MUST_CHECK;
 
 /* ---- Tile storage ------------------------------------------------------ *
  * The log keeps its tree hashes in tiles of height 8, so that appending
@@ -162,27 +170,28 @@ struct kix_tile_io {
  * KIX_ELIMIT when the size would pass 2^64-1; KIX_ECORRUPT when a partial
  * tile is missing or does not match old_size; KIX_ENOMEM. On error some
  * tiles may have been written: the caller aborts its transaction. */
-int kix_tiles_append(struct kix_tile_io *io, uint64_t old_size, const struct kix_hash *leaf_hashes,
-                     size_t count, struct kix_hash *new_root, struct kix_err *err) KIX_MUST_CHECK;
+KIX_API int kix_tiles_append(struct kix_tile_io *io, uint64_t old_size,
+                             const struct kix_hash *leaf_hashes, size_t count,
+                             struct kix_hash *new_root, struct kix_err *err) KIX_MUST_CHECK;
 
 /* Hash of complete node (level, index) in the tree of `size`.
  * KIX_EINVAL when that node is not complete at `size`. */
-int kix_tiles_hash(struct kix_tile_io *io, uint64_t size, uint32_t level, uint64_t index,
-                   struct kix_hash *out, struct kix_err *err) KIX_MUST_CHECK;
+KIX_API int kix_tiles_hash(struct kix_tile_io *io, uint64_t size, uint32_t level, uint64_t index,
+                           struct kix_hash *out, struct kix_err *err) KIX_MUST_CHECK;
 
 /* The leaf hash at `index` (one tile read). */
-int kix_tiles_leaf_hash(struct kix_tile_io *io, uint64_t index, struct kix_hash *out,
-                        struct kix_err *err) KIX_MUST_CHECK;
+KIX_API int kix_tiles_leaf_hash(struct kix_tile_io *io, uint64_t index, struct kix_hash *out,
+                                struct kix_err *err) KIX_MUST_CHECK;
 
 /* Root of the tree of `size` leaves (the empty root for 0, no reads). */
-int kix_tiles_root(struct kix_tile_io *io, uint64_t size, struct kix_hash *out,
-                   struct kix_err *err) KIX_MUST_CHECK;
+KIX_API int kix_tiles_root(struct kix_tile_io *io, uint64_t size, struct kix_hash *out,
+                           struct kix_err *err) KIX_MUST_CHECK;
 
 /* Inclusion proof of leaf `index` in the tree of `size`, the same hashes as
  * kix_merkle_inclusion_proof. KIX_EINVAL when index >= size. */
-int kix_tiles_inclusion_proof(struct kix_tile_io *io, uint64_t index, uint64_t size,
-                              struct kix_hash proof[KIX_MERKLE_MAX_PROOF], size_t *len,
-                              struct kix_err *err) KIX_MUST_CHECK;
+KIX_API int kix_tiles_inclusion_proof(struct kix_tile_io *io, uint64_t index, uint64_t size,
+                                      struct kix_hash proof[KIX_MERKLE_MAX_PROOF], size_t *len,
+                                      struct kix_err *err) KIX_MUST_CHECK;
 
 /* The partial nodes on the right edge of the tree of one size, which every
  * inclusion proof at that size folds from up to log2(size) complete nodes:
@@ -196,16 +205,16 @@ struct kix_tile_edge {
 
 /* kix_tiles_inclusion_proof that reads and fills `edge` (reset first when
  * it belongs to another size; NULL: none). */
-int kix_tiles_inclusion_proof_edge(struct kix_tile_io *io, struct kix_tile_edge *edge,
-                                   uint64_t index, uint64_t size,
-                                   struct kix_hash proof[KIX_MERKLE_MAX_PROOF], size_t *len,
-                                   struct kix_err *err) KIX_MUST_CHECK;
+KIX_API int kix_tiles_inclusion_proof_edge(struct kix_tile_io *io, struct kix_tile_edge *edge,
+                                           uint64_t index, uint64_t size,
+                                           struct kix_hash proof[KIX_MERKLE_MAX_PROOF], size_t *len,
+                                           struct kix_err *err) KIX_MUST_CHECK;
 
 /* Consistency proof from size1 to size2, the same hashes as
  * kix_merkle_consistency_proof (empty, with no reads, when equal).
  * KIX_EINVAL when size1 == 0 or size1 > size2. */
-int kix_tiles_consistency_proof(struct kix_tile_io *io, uint64_t size1, uint64_t size2,
-                                struct kix_hash proof[KIX_MERKLE_MAX_PROOF], size_t *len,
-                                struct kix_err *err) KIX_MUST_CHECK;
+KIX_API int kix_tiles_consistency_proof(struct kix_tile_io *io, uint64_t size1, uint64_t size2,
+                                        struct kix_hash proof[KIX_MERKLE_MAX_PROOF], size_t *len,
+                                        struct kix_err *err) KIX_MUST_CHECK;
 
 #endif

@@ -20,6 +20,8 @@
 #ifndef KIX_OBJECT_PACK_H
 #define KIX_OBJECT_PACK_H
 
+#include "kix/api.h"
+
 #include <stddef.h>
 #include <stdint.h>
 
@@ -32,17 +34,18 @@
 #define KIX_OBJECT_PACK_PATH_MAX 64u
 
 /* The path of bundle index's pack into out (cap bytes): KIX_OK or KIX_ELIMIT. */
-int kix_object_pack_path(uint64_t index, char *out, size_t cap) KIX_MUST_CHECK;
+KIX_API int kix_object_pack_path(uint64_t index, char *out, size_t cap) KIX_MUST_CHECK;
 
 /* Appends one object to a pack being written: KIX_ELIMIT when the object
  * is over KIX_OBJECT_PACK_OBJECT or the pack would pass KIX_OBJECT_PACK_MAX
  * (the pack is then left as it was), KIX_ENOMEM. */
-int kix_object_pack_add(struct kix_buf *pack, const uint8_t *bytes, size_t len) KIX_MUST_CHECK;
+KIX_API int kix_object_pack_add(struct kix_buf *pack, const uint8_t *bytes,
+                                size_t len) KIX_MUST_CHECK;
 
 /* Reads the object at *off of pack (len bytes): *obj and *obj_len set, *off
  * moved past it, KIX_OK; KIX_ENOTFOUND at the end; KIX_EPROTO when what
  * follows *off is not a whole object within the bounds. */
-int kix_object_pack_next(const uint8_t *pack, size_t len, size_t *off, const uint8_t **obj,
-                         size_t *obj_len) KIX_MUST_CHECK;
+KIX_API int kix_object_pack_next(const uint8_t *pack, size_t len, size_t *off, const uint8_t **obj,
+                                 size_t *obj_len) KIX_MUST_CHECK;
 
 #endif

@@ -20,6 +20,8 @@
 #ifndef KIX_PATTERN_H
 #define KIX_PATTERN_H
 
+#include "kix/api.h"
+
 #include <stddef.h>
 
 #include "kix/error.h"
@@ -27,12 +29,12 @@
 struct kix_pattern;
 
 /* KIX_OK, KIX_EINVAL (outside the subset: use regex), KIX_ENOMEM. */
-int kix_pattern_compile(const char *pattern, struct kix_pattern **out) KIX_MUST_CHECK;
+KIX_API int kix_pattern_compile(const char *pattern, struct kix_pattern **out) KIX_MUST_CHECK;
 
 /* 1 when the len bytes at s match the whole pattern, else 0. */
-int kix_pattern_match(const struct kix_pattern *p, const char *s, size_t len);
+KIX_API int kix_pattern_match(const struct kix_pattern *p, const char *s, size_t len);
 
-void kix_pattern_free(struct kix_pattern *p);
+KIX_API void kix_pattern_free(struct kix_pattern *p);
 
 /* Whether a pattern outside that subset is safe to give to glibc's
  * regcomp: it copies a subexpression once per repetition, so stacked
@@ -41,6 +43,6 @@ void kix_pattern_free(struct kix_pattern *p);
  * 255, groups nested over 16 deep, or an expanded size (each atom times
  * its repetitions, summed) over 4096; else 1 (other syntax errors are left
  * to regcomp to refuse). */
-int kix_pattern_regex_tame(const char *pattern);
+KIX_API int kix_pattern_regex_tame(const char *pattern);
 
 #endif

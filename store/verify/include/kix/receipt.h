@@ -19,6 +19,8 @@
 #ifndef KIX_RECEIPT_H
 #define KIX_RECEIPT_H
 
+#include "kix/api.h"
+
 #include "kix/buf.h"
 #include "kix/error.h"
 #include "kix/merkle.h"
@@ -35,23 +37,23 @@ struct kix_receipt {
     struct kix_bytes checkpoint; /* the signed note, borrowed */
 };
 
-void kix_receipt_init(struct kix_receipt *r);
-void kix_receipt_release(struct kix_receipt *r);
+KIX_API void kix_receipt_init(struct kix_receipt *r);
+KIX_API void kix_receipt_release(struct kix_receipt *r);
 
 /* Appends a receipt. entry may be NULL (no extra line). */
-int kix_receipt_format(uint64_t index, const struct kix_hash *proof, size_t nproof,
-                       const uint8_t *entry, size_t entry_len, const char *note, size_t note_len,
-                       struct kix_buf *out) KIX_MUST_CHECK;
+KIX_API int kix_receipt_format(uint64_t index, const struct kix_hash *proof, size_t nproof,
+                               const uint8_t *entry, size_t entry_len, const char *note,
+                               size_t note_len, struct kix_buf *out) KIX_MUST_CHECK;
 
-int kix_receipt_parse(const char *text, size_t len, struct kix_receipt *out,
-                      struct kix_err *err) KIX_MUST_CHECK;
+KIX_API int kix_receipt_parse(const char *text, size_t len, struct kix_receipt *out,
+                              struct kix_err *err) KIX_MUST_CHECK;
 
 /* Parses and verifies: the checkpoint is signed by log_key (origin = its
  * name) and the entry is included at index in the checkpoint's tree. The
  * entry is `entry` if given, else the receipt's own; when both are present
  * they must be equal. cp (may be NULL) receives the verified checkpoint. */
-int kix_receipt_verify(const char *text, size_t len, const struct kix_verifier *log_key,
-                       const uint8_t *entry, size_t entry_len, struct kix_receipt *out,
-                       struct kix_checkpoint *cp, struct kix_err *err) KIX_MUST_CHECK;
+KIX_API int kix_receipt_verify(const char *text, size_t len, const struct kix_verifier *log_key,
+                               const uint8_t *entry, size_t entry_len, struct kix_receipt *out,
+                               struct kix_checkpoint *cp, struct kix_err *err) KIX_MUST_CHECK;
 
 #endif

@@ -27,6 +27,8 @@
 #ifndef KIX_RECORD_RULES_H
 #define KIX_RECORD_RULES_H
 
+#include "kix/api.h"
+
 #include <jansson.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -44,15 +46,16 @@
 /* The violations of doc (a record already valid against its schema) at
  * time now (seconds since 1970, UTC): up to cap of them in issues, their
  * total count in *n. */
-void kix_record_rules(const json_t *doc, int64_t now, struct kix_schema_violation *issues,
-                      size_t cap, size_t *n);
+KIX_API void kix_record_rules(const json_t *doc, int64_t now, struct kix_schema_violation *issues,
+                              size_t cap, size_t *n);
 
 /* The same, as an error: KIX_OK when doc breaks no rule, else KIX_EPOLICY
  * with the first violation as "pointer: reason". */
-int kix_record_rules_check(const json_t *doc, int64_t now, struct kix_err *err) KIX_MUST_CHECK;
+KIX_API int kix_record_rules_check(const json_t *doc, int64_t now,
+                                   struct kix_err *err) KIX_MUST_CHECK;
 
 /* The placeholder texts of the `kix new run` template, NULL-terminated:
  * the template writes them and the rules refuse them. */
-extern const char *const kix_template_placeholders[];
+KIX_API extern const char *const kix_template_placeholders[];
 
 #endif

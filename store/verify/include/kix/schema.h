@@ -45,6 +45,8 @@
 #ifndef KIX_SCHEMA_H
 #define KIX_SCHEMA_H
 
+#include "kix/api.h"
+
 #include <jansson.h>
 #include <stddef.h>
 
@@ -73,33 +75,33 @@ struct kix_schema_result {
     size_t nrefs;
 };
 
-void kix_schema_result_release(struct kix_schema_result *r);
+KIX_API void kix_schema_result_release(struct kix_schema_result *r);
 
 /* Compiles a schema's text. KIX_EINVAL (the message names the keyword and
  * where) for a keyword the validator does not implement, a malformed
  * value, a pattern regcomp refuses, a $ref to a missing $defs entry. */
-int kix_schema_compile(const char *text, size_t len, struct kix_schema **out,
-                       struct kix_err *err) KIX_MUST_CHECK;
-void kix_schema_free(struct kix_schema *s);
+KIX_API int kix_schema_compile(const char *text, size_t len, struct kix_schema **out,
+                               struct kix_err *err) KIX_MUST_CHECK;
+KIX_API void kix_schema_free(struct kix_schema *s);
 
 /* The schema's name: the record kind its "kind" member must be
  * ("BenchmarkRun"), else its file's base name ("publication"). */
-const char *kix_schema_name(const struct kix_schema *s);
+KIX_API const char *kix_schema_name(const struct kix_schema *s);
 /* A predicate schema's "x-kix-subject-kind", or NULL. */
-const char *kix_schema_subject_kind(const struct kix_schema *s);
+KIX_API const char *kix_schema_subject_kind(const struct kix_schema *s);
 
 /* The built-in schemas: by record kind or predicate name. KIX_ENOTFOUND
  * when there is none of that name (*out NULL). */
-int kix_schema_builtin(const char *name, const struct kix_schema **out,
-                       struct kix_err *err) KIX_MUST_CHECK;
+KIX_API int kix_schema_builtin(const char *name, const struct kix_schema **out,
+                               struct kix_err *err) KIX_MUST_CHECK;
 /* The i-th built-in schema (0 ..), NULL past the last: for listings. */
-const struct kix_schema *kix_schema_builtin_at(size_t i);
+KIX_API const struct kix_schema *kix_schema_builtin_at(size_t i);
 /* The i-th built-in schema file's base name and text, NULL past the last. */
-const char *kix_schema_builtin_file(size_t i, const char **text, size_t *len);
+KIX_API const char *kix_schema_builtin_file(size_t i, const char **text, size_t *len);
 
 /* Validates doc. KIX_OK with res->valid set either way; KIX_ENOMEM. */
-int kix_schema_validate(const struct kix_schema *s, const json_t *doc,
-                        struct kix_schema_result *res) KIX_MUST_CHECK;
+KIX_API int kix_schema_validate(const struct kix_schema *s, const json_t *doc,
+                                struct kix_schema_result *res) KIX_MUST_CHECK;
 
 /* One violation: the JSON pointer of the offending value and what is wrong. */
 struct kix_schema_violation {
@@ -111,26 +113,26 @@ struct kix_schema_violation {
  * cap of them into out (in the order a validation meets them: members by
  * name, items by index), their count in *n; res as kix_schema_validate (its
  * pointer and message the first). What kix validate shows. */
-int kix_schema_validate_all(const struct kix_schema *s, const json_t *doc,
-                            struct kix_schema_result *res, struct kix_schema_violation *out,
-                            size_t cap, size_t *n) KIX_MUST_CHECK;
+KIX_API int kix_schema_validate_all(const struct kix_schema *s, const json_t *doc,
+                                    struct kix_schema_result *res, struct kix_schema_violation *out,
+                                    size_t cap, size_t *n) KIX_MUST_CHECK;
 
 /* A record: its "kind" chooses the built-in schema (a missing or unknown
  * kind is itself the violation, at "/kind"). KIX_OK valid; KIX_EINVAL
  * invalid, with err's message "pointer: message" and res filled; refs as
  * kix_schema_validate. res may be NULL. */
-int kix_record_validate(const json_t *doc, struct kix_schema_result *res,
-                        struct kix_err *err) KIX_MUST_CHECK;
+KIX_API int kix_record_validate(const json_t *doc, struct kix_schema_result *res,
+                                struct kix_err *err) KIX_MUST_CHECK;
 
 /* base + "/" + key as a JSON pointer (RFC 6901: "~" as ~0, "/" as ~1), cut
  * to fit cap. */
-void kix_schema_pointer_join(char *out, size_t cap, const char *base, const char *key);
+KIX_API void kix_schema_pointer_join(char *out, size_t cap, const char *base, const char *key);
 
 /* Is this one of the record kinds that have a schema? */
-int kix_record_kind_known(const char *kind);
+KIX_API int kix_record_kind_known(const char *kind);
 
 /* RFC 3339 date-time, strictly (a real date, hours < 24, an offset or Z). */
-int kix_rfc3339_valid(const char *s, size_t len);
+KIX_API int kix_rfc3339_valid(const char *s, size_t len);
 
 /* The earliest timestamp a record or statement may carry: the schemas'
  * date-time format refuses anything before it, with the pointer. */

@@ -78,6 +78,8 @@
 #ifndef KIX_SMT_H
 #define KIX_SMT_H
 
+#include "kix/api.h"
+
 #include <stddef.h>
 #include <stdint.h>
 
@@ -107,15 +109,15 @@ struct kix_smt_update {
 /* ---- Pure hashing ------------------------------------------------------ */
 
 /* SHA-256(key): the path of a key. */
-void kix_smt_path(const void *key, size_t len, struct kix_hash *out);
+KIX_API void kix_smt_path(const void *key, size_t len, struct kix_hash *out);
 /* SHA-256(value): what the tree holds for a value. */
-void kix_smt_value_hash(const void *value, size_t len, struct kix_hash *out);
+KIX_API void kix_smt_value_hash(const void *value, size_t len, struct kix_hash *out);
 /* SHA-256(0x02 ‖ path ‖ value_hash). */
-void kix_smt_leaf_hash(const struct kix_hash *path, const struct kix_hash *value_hash,
-                       struct kix_hash *out);
+KIX_API void kix_smt_leaf_hash(const struct kix_hash *path, const struct kix_hash *value_hash,
+                               struct kix_hash *out);
 /* SHA-256(0x03 ‖ left ‖ right); out may alias left or right. */
-void kix_smt_node_hash(const struct kix_hash *left, const struct kix_hash *right,
-                       struct kix_hash *out);
+KIX_API void kix_smt_node_hash(const struct kix_hash *left, const struct kix_hash *right,
+                               struct kix_hash *out);
 
 /* ---- Proofs: parsing and verification (pure) --------------------------- */
 
@@ -133,13 +135,13 @@ struct kix_smt_proof {
 /* Parses proof bytes, refusing every non-canonical encoding (see above).
  * KIX_EINVAL with a message on any malformed input; reads nothing past
  * data[len-1]. */
-int kix_smt_proof_parse(const uint8_t *data, size_t len, struct kix_smt_proof *out,
-                        struct kix_err *err) KIX_MUST_CHECK;
+KIX_API int kix_smt_proof_parse(const uint8_t *data, size_t len, struct kix_smt_proof *out,
+                                struct kix_err *err) KIX_MUST_CHECK;
 
 /* Appends the encoding of a proof to out (the exact bytes it was parsed
  * from). KIX_EINVAL for a struct no parse could produce; KIX_ENOMEM. */
-int kix_smt_proof_encode(const struct kix_smt_proof *proof, struct kix_buf *out,
-                         struct kix_err *err) KIX_MUST_CHECK;
+KIX_API int kix_smt_proof_encode(const struct kix_smt_proof *proof, struct kix_buf *out,
+                                 struct kix_err *err) KIX_MUST_CHECK;
 
 /* Checks that under `root` the key at `path` has `value_hash` (membership)
  * or, with value_hash NULL, that it is absent. KIX_OK, or KIX_EVERIFY with a
@@ -147,9 +149,9 @@ int kix_smt_proof_encode(const struct kix_smt_proof *proof, struct kix_buf *out,
  * absence or the reverse, a leaf off the route, a non-canonical shape, or
  * the root the proof leads to differing from `root` (which is also what a
  * wrong value hash gives). Allocates nothing. */
-int kix_smt_verify(const struct kix_hash *root, const struct kix_hash *path,
-                   const struct kix_hash *value_hash, const uint8_t *proof, size_t len,
-                   struct kix_err *err) KIX_MUST_CHECK;
+KIX_API int kix_smt_verify(const struct kix_hash *root, const struct kix_hash *path,
+                           const struct kix_hash *value_hash, const uint8_t *proof, size_t len,
+                           struct kix_err *err) KIX_MUST_CHECK;
 
 /* ---- Storage ------------------------------------------------------------ */
 
@@ -173,11 +175,12 @@ struct kix_smt_io {
  * one record per node, as kix-index/2 kept them; kix now keeps tiles, see
  * below): depth as 2 bytes big-endian, then the ceil(depth/8) prefix bytes
  * that hold its bits. Returns the length (2..34). */
-size_t kix_smt_pos_key(unsigned depth, const uint8_t prefix[KIX_HASH_LEN],
-                       uint8_t out[KIX_SMT_POS_KEY_MAX]);
+KIX_API size_t kix_smt_pos_key(unsigned depth, const uint8_t prefix[KIX_HASH_LEN],
+                               uint8_t out[KIX_SMT_POS_KEY_MAX]);
 
 /* The root of the stored tree (one read; 32 zero bytes when empty). */
-int kix_smt_root(struct kix_smt_io *io, struct kix_hash *root, struct kix_err *err) KIX_MUST_CHECK;
+KIX_API int kix_smt_root(struct kix_smt_io *io, struct kix_hash *root,
+                         struct kix_err *err) KIX_MUST_CHECK;
 
 /* Sets the value hashes of `count` keys, whose paths must be strictly
  * increasing (sorted by memcmp, no path twice: else KIX_EINVAL before any
@@ -187,24 +190,25 @@ int kix_smt_root(struct kix_smt_io *io, struct kix_hash *root, struct kix_err *e
  * before parents: for k random paths in a tree of n keys, O(k log n) reads,
  * writes and hashes. count 0 only reads the root. On error some records may
  * have been written: the caller aborts its transaction. */
-int kix_smt_apply(struct kix_smt_io *io, const struct kix_smt_update *updates, size_t count,
-                  struct kix_hash *new_root, struct kix_err *err) KIX_MUST_CHECK;
+KIX_API int kix_smt_apply(struct kix_smt_io *io, const struct kix_smt_update *updates, size_t count,
+                          struct kix_hash *new_root, struct kix_err *err) KIX_MUST_CHECK;
 
 /* The root of the tree holding exactly `count` keys, computed in memory
  * (no storage; recursion depth at most 256): the same root kix_smt_apply
  * reaches from an empty tree. Paths strictly sorted, else KIX_EINVAL. */
-int kix_smt_root_of(const struct kix_smt_update *updates, size_t count, struct kix_hash *root,
-                    struct kix_err *err) KIX_MUST_CHECK;
+KIX_API int kix_smt_root_of(const struct kix_smt_update *updates, size_t count,
+                            struct kix_hash *root, struct kix_err *err) KIX_MUST_CHECK;
 
 /* The value hash stored for `path`: KIX_OK, or KIX_ENOTFOUND when absent. */
-int kix_smt_get(struct kix_smt_io *io, const struct kix_hash *path, struct kix_hash *value_hash,
-                struct kix_err *err) KIX_MUST_CHECK;
+KIX_API int kix_smt_get(struct kix_smt_io *io, const struct kix_hash *path,
+                        struct kix_hash *value_hash, struct kix_err *err) KIX_MUST_CHECK;
 
 /* Appends to `proof` the proof for `path` in the stored tree (membership
  * when present, absence otherwise; one read per level of its route). Sets
  * *present, and *value_hash when present and value_hash is not NULL. */
-int kix_smt_prove(struct kix_smt_io *io, const struct kix_hash *path, struct kix_buf *proof,
-                  int *present, struct kix_hash *value_hash, struct kix_err *err) KIX_MUST_CHECK;
+KIX_API int kix_smt_prove(struct kix_smt_io *io, const struct kix_hash *path, struct kix_buf *proof,
+                          int *present, struct kix_hash *value_hash,
+                          struct kix_err *err) KIX_MUST_CHECK;
 
 /* ---- Tiled storage ------------------------------------------------------ *
  *
@@ -282,22 +286,22 @@ struct kix_smt_tiles {
 };
 
 /* Sets up t over get/put and ctx; allocates nothing. */
-void kix_smt_tiles_init(struct kix_smt_tiles *t, kix_smt_tile_get_fn get, kix_smt_tile_put_fn put,
-                        void *ctx);
+KIX_API void kix_smt_tiles_init(struct kix_smt_tiles *t, kix_smt_tile_get_fn get,
+                                kix_smt_tile_put_fn put, void *ctx);
 /* Stores each tile changed since the last flush or reset, once, in key
  * order, then empties the cache. On error (a put's code) some tiles may
  * have been stored, and the cache is emptied too: the caller aborts its
  * transaction. */
-int kix_smt_tiles_flush(struct kix_smt_tiles *t, struct kix_err *err) KIX_MUST_CHECK;
+KIX_API int kix_smt_tiles_flush(struct kix_smt_tiles *t, struct kix_err *err) KIX_MUST_CHECK;
 /* Empties the cache, dropping the changes not flushed: after an error, or
  * between the lookups of a long read-only walk to bound its memory. */
-void kix_smt_tiles_reset(struct kix_smt_tiles *t);
+KIX_API void kix_smt_tiles_reset(struct kix_smt_tiles *t);
 /* Frees the cache (the changes not flushed are dropped). */
-void kix_smt_tiles_release(struct kix_smt_tiles *t);
+KIX_API void kix_smt_tiles_release(struct kix_smt_tiles *t);
 /* The storage key of tile (stratum, first 4 x stratum bits of prefix);
  * returns its length (1..33). */
-size_t kix_smt_tile_key(unsigned stratum, const uint8_t prefix[KIX_HASH_LEN],
-                        uint8_t out[KIX_SMT_TILE_KEY_MAX]);
+KIX_API size_t kix_smt_tile_key(unsigned stratum, const uint8_t prefix[KIX_HASH_LEN],
+                                uint8_t out[KIX_SMT_TILE_KEY_MAX]);
 
 /* For a reader of tiles served as files (proto/PROTOCOL.md §3.2), which
  * names each tile by the hash of the subtree at its top: that hash for a
@@ -307,9 +311,10 @@ size_t kix_smt_tile_key(unsigned stratum, const uint8_t prefix[KIX_HASH_LEN],
  * 4 x (stratum + 1) bits) from the tile of stratum `stratum` above it:
  * KIX_ENOTFOUND when no interior record of that tile leads there (the
  * route ends inside the tile), KIX_EINVAL for a malformed value. Pure. */
-int kix_smt_tile_top_hash(const uint8_t *v, size_t len, struct kix_hash *out) KIX_MUST_CHECK;
-int kix_smt_tile_child_hash(const uint8_t *v, size_t len, unsigned stratum,
-                            const uint8_t prefix[KIX_HASH_LEN],
-                            struct kix_hash *out) KIX_MUST_CHECK;
+KIX_API int kix_smt_tile_top_hash(const uint8_t *v, size_t len,
+                                  struct kix_hash *out) KIX_MUST_CHECK;
+KIX_API int kix_smt_tile_child_hash(const uint8_t *v, size_t len, unsigned stratum,
+                                    const uint8_t prefix[KIX_HASH_LEN],
+                                    struct kix_hash *out) KIX_MUST_CHECK;
 
 #endif

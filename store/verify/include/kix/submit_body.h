@@ -21,6 +21,8 @@
 #ifndef KIX_SUBMIT_BODY_H
 #define KIX_SUBMIT_BODY_H
 
+#include "kix/api.h"
+
 #include <stddef.h>
 
 #include "kix/buf.h"
@@ -40,17 +42,18 @@ struct kix_submit_body {
     int single; /* written as one bundle, not {"bundles": [...]} */
 };
 
-void kix_submit_body_init(struct kix_submit_body *b);
-void kix_submit_body_release(struct kix_submit_body *b);
+KIX_API void kix_submit_body_init(struct kix_submit_body *b);
+KIX_API void kix_submit_body_release(struct kix_submit_body *b);
 
-int kix_submit_body_parse(const uint8_t *json, size_t len, size_t max_bundles,
-                          struct kix_submit_body *out, struct kix_err *err) KIX_MUST_CHECK;
+KIX_API int kix_submit_body_parse(const uint8_t *json, size_t len, size_t max_bundles,
+                                  struct kix_submit_body *out, struct kix_err *err) KIX_MUST_CHECK;
 
 /* Appends the body of n bundles (one bundle's form when n is 1): each
  * envelope and object is JSON text, written out canonical. KIX_EINVAL when
  * one is not JSON. */
-int kix_submit_body_write(const struct kix_bytes *envelopes, const struct kix_bytes *const *objects,
-                          const size_t *nobjects, size_t n, struct kix_buf *out,
-                          struct kix_err *err) KIX_MUST_CHECK;
+KIX_API int kix_submit_body_write(const struct kix_bytes *envelopes,
+                                  const struct kix_bytes *const *objects, const size_t *nobjects,
+                                  size_t n, struct kix_buf *out,
+                                  struct kix_err *err) KIX_MUST_CHECK;
 
 #endif

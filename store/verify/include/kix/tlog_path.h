@@ -24,6 +24,8 @@
 #ifndef KIX_TLOG_PATH_H
 #define KIX_TLOG_PATH_H
 
+#include "kix/api.h"
+
 #include <stddef.h>
 #include <stdint.h>
 
@@ -49,17 +51,19 @@ struct kix_tlog_path {
 
 /* Parses `path` (len bytes, no leading "/", no query) into *out. KIX_OK or
  * KIX_EINVAL. */
-int kix_tlog_path_parse(const char *path, size_t len, struct kix_tlog_path *out) KIX_MUST_CHECK;
+KIX_API int kix_tlog_path_parse(const char *path, size_t len,
+                                struct kix_tlog_path *out) KIX_MUST_CHECK;
 
 /* Writes the path of *p into out (cap bytes, NUL-terminated): KIX_OK,
  * KIX_EINVAL (bad level or width), KIX_ELIMIT (cap too small). */
-int kix_tlog_path_format(const struct kix_tlog_path *p, char *out, size_t cap) KIX_MUST_CHECK;
+KIX_API int kix_tlog_path_format(const struct kix_tlog_path *p, char *out,
+                                 size_t cap) KIX_MUST_CHECK;
 
 /* Writes just the N part ("x001/x234/067") into out. KIX_OK or KIX_ELIMIT. */
-int kix_tlog_index_format(uint64_t index, char *out, size_t cap) KIX_MUST_CHECK;
+KIX_API int kix_tlog_index_format(uint64_t index, char *out, size_t cap) KIX_MUST_CHECK;
 
 /* The width of tile (level, index) in a tree of `size` leaves: 0 when the
  * tile does not exist at that size, else 1..256. Bundles are level 0. */
-unsigned kix_tlog_tile_width(uint64_t size, uint32_t level, uint64_t index);
+KIX_API unsigned kix_tlog_tile_width(uint64_t size, uint32_t level, uint64_t index);
 
 #endif

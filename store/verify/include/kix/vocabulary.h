@@ -15,6 +15,8 @@
 #ifndef KIX_VOCABULARY_H
 #define KIX_VOCABULARY_H
 
+#include "kix/api.h"
+
 #include <stddef.h>
 
 struct kix_vocab_kernel {
@@ -38,30 +40,30 @@ struct kix_vocab_family {
 };
 
 /* The i-th entry (0 ..), NULL past the last. */
-const struct kix_vocab_kernel *kix_vocab_kernel_at(size_t i);
-const struct kix_vocab_gpu *kix_vocab_gpu_at(size_t i);
-const struct kix_vocab_family *kix_vocab_family_at(size_t i);
-const char *kix_vocab_dtype_at(size_t i); /* "bf16", "fp32", ... */
+KIX_API const struct kix_vocab_kernel *kix_vocab_kernel_at(size_t i);
+KIX_API const struct kix_vocab_gpu *kix_vocab_gpu_at(size_t i);
+KIX_API const struct kix_vocab_family *kix_vocab_family_at(size_t i);
+KIX_API const char *kix_vocab_dtype_at(size_t i); /* "bf16", "fp32", ... */
 
 /* Lookups by exact name; NULL when unknown. kix_vocab_gpu also knows a
  * GPU by its product and form factor together ("NVIDIA A100 SXM4-80GB"). */
-const struct kix_vocab_kernel *kix_vocab_kernel(const char *name);
-const struct kix_vocab_gpu *kix_vocab_gpu(const char *name);
-const struct kix_vocab_family *kix_vocab_family(const char *name);
+KIX_API const struct kix_vocab_kernel *kix_vocab_kernel(const char *name);
+KIX_API const struct kix_vocab_gpu *kix_vocab_gpu(const char *name);
+KIX_API const struct kix_vocab_family *kix_vocab_family(const char *name);
 
 /* A dtype as the vocabulary writes it: "torch.bfloat16", "bfloat16" and
  * "bf16" are "bf16"; "float32", "float" "fp32"; "half" "fp16"; "double"
  * "fp64". Writes the short name into out (at most cap bytes, cut to fit)
  * and returns 1 when it is one of the vocabulary's, 0 when not (out then
  * holds the name with "torch." dropped and bfloatN/floatN shortened). */
-int kix_vocab_dtype(const char *in, char *out, size_t cap);
+KIX_API int kix_vocab_dtype(const char *in, char *out, size_t cap);
 
 /* Did you mean: the known name nearest to word (an edit distance of at
  * most a third of its length, at least 2, or word a prefix of it), or NULL.
  * names(i) lists the candidates, NULL past the last. */
-const char *kix_vocab_suggest(const char *word, const char *(*names)(size_t i));
-const char *kix_vocab_kernel_name(size_t i);
-const char *kix_vocab_gpu_name(size_t i); /* names and products */
-const char *kix_vocab_family_name(size_t i);
+KIX_API const char *kix_vocab_suggest(const char *word, const char *(*names)(size_t i));
+KIX_API const char *kix_vocab_kernel_name(size_t i);
+KIX_API const char *kix_vocab_gpu_name(size_t i); /* names and products */
+KIX_API const char *kix_vocab_family_name(size_t i);
 
 #endif
