@@ -119,9 +119,11 @@ static void export_once(struct kixd_export *e)
     }
     export_warnings(e->dir, &ps, 0);
     if (files)
-        kixd_log(KIXD_DEBUG, "exported %s: size %llu -> %llu, %llu files, %llu bytes, %.1f ms",
+        kixd_log(KIXD_DEBUG,
+                 "exported %s: size %llu -> %llu, %llu files (%llu linked from the store), %llu "
+                 "bytes, %.1f ms",
                  e->dir, (unsigned long long)st.from_size, (unsigned long long)st.size, files,
-                 bytes, ms);
+                 (unsigned long long)st.linked, bytes, ms);
 }
 
 static void *export_main(void *arg)
