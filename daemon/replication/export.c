@@ -9,6 +9,7 @@
 #include <time.h>
 
 #include "diag.h"
+#include "http_bundles.h"
 #include "kixd_options.h"
 #include "replicas.h"
 #include "kix/doc.h"
@@ -40,6 +41,14 @@ static double now_ms(void)
 static int export_index(void *ctx, struct kix_log_reader *r, const char *dir, struct kix_err *err)
 {
     return kix_index_export(r, dir, ctx, err);
+}
+
+/* STORE/bundles (http_bundles.h) into path: the full bundles and packs
+ * kixd --http keeps as files, which the export hard-links when their bytes
+ * are the ones it makes. NULL when the name does not fit. */
+static const char *store_bundles(const char *store, char *path, size_t cap)
+{
+    return (size_t)snprintf(path, cap, "%s/" KIXD_BUNDLE_DIR, store) < cap ? path : NULL;
 }
 
 /* What one export wrote, every layer: tiles, bundles, objects, packs and
@@ -80,6 +89,7 @@ static void export_once(struct kixd_export *e)
     struct kix_log_reader *view = NULL;
     struct kix_source *src = NULL;
     unsigned long long files, bytes;
+    char bundles[4200];
     int rc;
 
     /* with --ack-replicas, a copy of what the mirrors hold (replicas.h):
@@ -89,7 +99,9 @@ static void export_once(struct kixd_export *e)
     memset(&st, 0, sizeof(st));
     memset(&is, 0, sizeof(is));
     memset(&ps, 0, sizeof(ps));
-    rc = kix_log_export_tlog_from(e->srv->log, view, e->dir, export_index, &is, &st, &err);
+    rc = kix_log_export_tlog_linked(e->srv->log, view, e->dir,
+                                    store_bundles(e->srv->cfg->store, bundles, sizeof(bundles)),
+                                    export_index, &is, &st, &err);
     if (!rc) /* the pages after the tiles they link to, read as a source */
         rc = kix_source_open_snapshot(e->srv->log, view, &src, &err);
     if (!rc)
@@ -107,9 +119,11 @@ static void export_once(struct kixd_export *e)
     }
     export_warnings(e->dir, &ps, 0);
     if (files)
-        kixd_log(KIXD_DEBUG, "exported %s: size %llu -> %llu, %llu files, %llu bytes, %.1f ms",
+        kixd_log(KIXD_DEBUG,
+                 "exported %s: size %llu -> %llu, %llu files (%llu linked from the store), %llu "
+                 "bytes, %.1f ms",
                  e->dir, (unsigned long long)st.from_size, (unsigned long long)st.size, files,
-                 bytes, ms);
+                 (unsigned long long)st.linked, bytes, ms);
 }
 
 static void *export_main(void *arg)
@@ -190,7 +204,9 @@ static const char export_about[] =
     "index.html, kix-verify.js and style.css. Every page links to .html names,\n"
     "so a server that types files by extension alone serves every link as HTML.\n"
     "The summary counts every file and byte written (a hard link is a file of\n"
-    "no bytes).\n"
+    "no bytes). A full bundle or pack that kixd --http keeps in STORE/bundles\n"
+    "with exactly the export's bytes is hard-linked into OUTDIR on the same\n"
+    "file system (counted as a file of its bytes, which the copy holds).\n"
     "Any static web server, object store or CDN can then serve it. Only what\n"
     "changed since OUTDIR's checkpoint is written; every file atomically, the\n"
     "checkpoint last. The store may be served by kixd meanwhile.\n";
@@ -208,14 +224,15 @@ static void export_json(const char *store, const char *dir, int rc, const char *
         json_object_set_new(o, "error", kixd_jstr(error));
     else if (o)
         json_object_update_new(
-            o, json_pack("{s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:o,s:I,s:o}", "size",
-                         (json_int_t)st->size, "fromSize", (json_int_t)st->from_size, "files",
-                         (json_int_t)files, "bytes", (json_int_t)bytes, "runPages",
-                         (json_int_t)ps->runs, "groupPages", (json_int_t)ps->groups, "kernelPages",
-                         (json_int_t)ps->kernels, "homePages", (json_int_t)ps->home_pages,
-                         "escaped", (json_int_t)ps->escaped, "escapedExample",
-                         kixd_jstr(ps->escaped_example), "skipped", (json_int_t)ps->skipped,
-                         "skippedReason", kixd_jstr(ps->skipped_reason)));
+            o,
+            json_pack("{s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:o,s:I,s:o}", "size",
+                      (json_int_t)st->size, "fromSize", (json_int_t)st->from_size, "files",
+                      (json_int_t)files, "bytes", (json_int_t)bytes, "linked",
+                      (json_int_t)st->linked, "runPages", (json_int_t)ps->runs, "groupPages",
+                      (json_int_t)ps->groups, "kernelPages", (json_int_t)ps->kernels, "homePages",
+                      (json_int_t)ps->home_pages, "escaped", (json_int_t)ps->escaped,
+                      "escapedExample", kixd_jstr(ps->escaped_example), "skipped",
+                      (json_int_t)ps->skipped, "skippedReason", kixd_jstr(ps->skipped_reason)));
     if (kix_doc_print(o, 0, stdout) != KIX_OK)
         fprintf(stderr, "kixd export: out of memory writing the --json summary\n");
     json_decref(o);
@@ -231,7 +248,7 @@ int kixd_export_main(int argc, char **argv)
     struct kix_index_export_stats is;
     struct kix_pages_export_stats ps;
     struct kix_err err = {0};
-    char path[4200];
+    char path[4200], bundles[4200];
     struct stat sb;
     unsigned long long files, bytes;
     int rc, json = 0;
@@ -239,7 +256,8 @@ int kixd_export_main(int argc, char **argv)
         KIX_STRING("store", "DIR", &store, "the store to export (an origin or a mirror's replica)"),
         KIX_FLAG("json", &json,
                  "one JSON object on stdout instead of the summary line: ok, store,\n"
-                 "dir, size, fromSize, files, bytes, runPages, groupPages,\n"
+                 "dir, size, fromSize, files, bytes, linked (full bundles and\n"
+                 "packs hard-linked from the store's), runPages, groupPages,\n"
                  "kernelPages, homePages, escaped, escapedExample, skipped,\n"
                  "skippedReason (and error when ok is false)"),
     };
@@ -268,7 +286,9 @@ int kixd_export_main(int argc, char **argv)
     lo.store.read_only = 1;
     if ((rc = kix_index_open_any(store, &lo, &log, &err)))
         goto out;
-    if ((rc = kix_log_export_tlog_with(log, argv[optind], export_index, &is, &st, &err)))
+    if ((rc = kix_log_export_tlog_linked(log, NULL, argv[optind],
+                                         store_bundles(store, bundles, sizeof(bundles)),
+                                         export_index, &is, &st, &err)))
         goto out;
     if ((rc = kix_source_open_snapshot(log, NULL, &src, &err)))
         goto out;

@@ -252,3 +252,65 @@ int kix_file_holds(const char *path, const void *data, size_t len)
     kix_buf_release(&have);
     return same;
 }
+
+/* 1 when fd (st) is a regular file of exactly the len bytes at data. */
+static int fd_holds(int fd, const struct stat *st, const void *data, size_t len)
+{
+    uint8_t buf[65536];
+    size_t done = 0;
+
+    if (!S_ISREG(st->st_mode) || (uint64_t)st->st_size != (uint64_t)len)
+        return 0;
+    while (done < len) {
+        size_t want = len - done < sizeof(buf) ? len - done : sizeof(buf);
+        ssize_t n = pread(fd, buf, want, (off_t)done);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0 || memcmp(buf, (const uint8_t *)data + done, (size_t)n) != 0)
+            return 0;
+        done += (size_t)n;
+    }
+    /* nothing past len either (the file grew since the fstat) */
+    return pread(fd, buf, 1, (off_t)len) == 0;
+}
+
+int kix_file_tree_link(struct kix_file_tree *t, const char *rel, const char *src, const void *data,
+                       size_t len)
+{
+    char path[PATH_CAP], tmp[PATH_CAP], *slash;
+    struct stat st, linked;
+    int fd, ok = 0;
+
+    if ((size_t)snprintf(path, sizeof(path), "%s/%s", t->dir, rel) >= sizeof(path) ||
+        (size_t)snprintf(tmp, sizeof(tmp), "%s.tmp.%ld.%lu", path, (long)getpid(),
+                         atomic_fetch_add(&tmp_serial, 1)) >= sizeof(tmp))
+        return 0;
+    fd = open(src, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+    if (fd < 0)
+        return 0;
+    if (fstat(fd, &st) != 0 || !fd_holds(fd, &st, data, len))
+        goto out;
+    slash = strrchr(path, '/');
+    *slash = '\0';
+    if (strcmp(path, t->made) != 0) {
+        if (dir_make(path, 0755, 0, NULL) != KIX_OK)
+            goto out;
+        snprintf(t->made, sizeof(t->made), "%s", path);
+    }
+    *slash = '/';
+    if (link(src, tmp) != 0) /* EXDEV: another file system; the caller writes */
+        goto out;
+    /* the name may have been replaced since the bytes were compared: only
+     * the inode that was read goes into the tree */
+    if (lstat(tmp, &linked) != 0 || linked.st_dev != st.st_dev || linked.st_ino != st.st_ino ||
+        rename(tmp, path) != 0) {
+        unlink(tmp);
+        goto out;
+    }
+    /* rename between two names of one inode does nothing: tmp may remain */
+    unlink(tmp);
+    ok = 1;
+out:
+    close(fd);
+    return ok;
+}

@@ -106,8 +106,27 @@ struct exporter {
     /* an export's objects were cut short (OBJECTS_EXPORTING was left): an
      * object file that exists proves neither its bytes nor what it names */
     int distrust_objects;
+    /* the store's full bundles and packs as files (kix_log_export_tlog_linked),
+     * or NULL */
+    const char *link_dir;
     struct kix_err *err;
 };
+
+/* Puts rel, the body just made, in the copy as a hard link to file `name`
+ * of x->link_dir when that file holds exactly these bytes (the store's
+ * cache is trusted for nothing else: a damaged file is written over, never
+ * linked); 1 when linked. */
+static int link_body(struct exporter *x, const char *rel, const char *name)
+{
+    char src[4200];
+
+    if (!x->link_dir ||
+        (size_t)snprintf(src, sizeof(src), "%s/%s", x->link_dir, name) >= sizeof(src) ||
+        !kix_file_tree_link(&x->tree, rel, src, x->body.ptr, x->body.len))
+        return 0;
+    x->st->linked++;
+    return 1;
+}
 
 /* Marks an export writing objects: made durable before the first object
  * file, removed once they are synced (as index/exporting, vindex_files.c).
@@ -129,11 +148,19 @@ static int write_resource(struct exporter *x, const struct kix_tlog_path *p)
     if (rc)
         return rc;
     /* tiles and bundles are new files, synced together before the
-     * checkpoint that names them (kix_log_export_tlog) */
+     * checkpoint that names them (kix_log_export_tlog); a full bundle the
+     * store keeps as a file is linked, not written again */
+    if (p->kind == KIX_TLOG_ENTRIES && p->width == KIX_TLOG_WIDTH) {
+        char name[32];
+        snprintf(name, sizeof(name), "%llu", (ULL)p->index);
+        if (link_body(x, rel, name))
+            goto counted;
+    }
     rc = kix_file_tree_write(&x->tree, rel, x->body.ptr, x->body.len,
                              p->kind == KIX_TLOG_CHECKPOINT, x->err);
     if (rc)
         return rc;
+counted:
     x->st->files++;
     x->st->bytes += x->body.len;
     return KIX_OK;
@@ -166,7 +193,7 @@ static int export_tile(struct exporter *x, uint32_t level, uint64_t index, unsig
  * by one, as it does a partial bundle's. */
 static int export_pack(struct exporter *x, uint64_t index)
 {
-    char rel[KIX_OBJECT_PACK_PATH_MAX];
+    char rel[KIX_OBJECT_PACK_PATH_MAX], name[40];
     struct kix_err ignored = {0};
     int rc;
 
@@ -178,7 +205,10 @@ static int export_pack(struct exporter *x, uint64_t index)
         return kix_err_set(x->err, rc, "%s", ignored.msg[0] ? ignored.msg : kix_strerror(rc));
     if (kix_object_pack_path(index, rel, sizeof(rel)) != KIX_OK)
         return kix_err_set(x->err, KIX_EINVAL, "cannot name the pack of bundle %llu", (ULL)index);
-    rc = kix_file_tree_write(&x->tree, rel, x->body.ptr, x->body.len, 0, x->err);
+    snprintf(name, sizeof(name), "objects.%llu", (ULL)index);
+    rc = x->body.len > 0 && link_body(x, rel, name)
+             ? KIX_OK
+             : kix_file_tree_write(&x->tree, rel, x->body.ptr, x->body.len, 0, x->err);
     if (rc == KIX_OK) {
         x->st->files++;
         x->st->bytes += x->body.len;
@@ -377,6 +407,13 @@ int kix_log_export_tlog_from(struct kix_log *l, struct kix_log_reader *given, co
                              kix_tlog_export_hook hook, void *ctx,
                              struct kix_tlog_export_stats *stats, struct kix_err *err)
 {
+    return kix_log_export_tlog_linked(l, given, dir, NULL, hook, ctx, stats, err);
+}
+
+int kix_log_export_tlog_linked(struct kix_log *l, struct kix_log_reader *given, const char *dir,
+                               const char *link_dir, kix_tlog_export_hook hook, void *ctx,
+                               struct kix_tlog_export_stats *stats, struct kix_err *err)
+{
     struct kix_tlog_export_stats local;
     struct exporter x;
     struct kix_tlog_path cp = {KIX_TLOG_CHECKPOINT, 0, 0, 0};
@@ -390,6 +427,7 @@ int kix_log_export_tlog_from(struct kix_log *l, struct kix_log_reader *given, co
     x.l = l;
     x.tree.dir = dir;
     x.tree.mode = 0644;
+    x.link_dir = link_dir;
     x.err = err;
     kix_buf_init(&x.body);
     rc = kix_dir_make(dir, 0755, err);

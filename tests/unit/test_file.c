@@ -3,6 +3,7 @@
  * state file), and each write must stay whole, its temporary file its own. */
 #include <dirent.h>
 #include <pthread.h>
+#include <sys/stat.h>
 
 #include "fixture.h"
 #include "kix/file.h"
@@ -68,6 +69,54 @@ KIX_TEST(threads_writing_one_file_each_write_it_whole)
     closedir(d);
     ASSERT_EQ_INT(0, others);
     kix_buf_release(&got);
+    remove_dir(dir);
+}
+
+/* kix_file_tree_link: a store's file goes into an export's tree as a hard
+ * link only when it holds exactly the bytes given; anything else (a byte
+ * changed, a longer or shorter file, none) is left for the caller to
+ * write, and linking again over the tree's own name leaves no temporary. */
+KIX_TEST(a_tree_links_only_a_file_of_exactly_the_bytes)
+{
+    char *dir = temp_dir(), src[256], tree_dir[256], rel_path[300];
+    static const char bytes[] = "a full bundle's bytes";
+    struct kix_file_tree t = {.dir = tree_dir, .mode = 0644};
+    struct kix_err err = {0};
+    struct stat a, b;
+    struct dirent *e;
+    DIR *d;
+    int others = 0;
+
+    snprintf(src, sizeof(src), "%s/store.0", dir);
+    snprintf(tree_dir, sizeof(tree_dir), "%s/copy", dir);
+    snprintf(rel_path, sizeof(rel_path), "%s/tile/entries/000", tree_dir);
+    ASSERT_EQ_INT(0, kix_file_tree_link(&t, "tile/entries/000", src, bytes, sizeof(bytes)));
+    ASSERT_EQ_INT(KIX_OK, kix_file_write_atomic(src, bytes, sizeof(bytes), 0644, &err));
+    /* other bytes of the same length, fewer, more: not linked */
+    {
+        char other[sizeof(bytes)];
+        memcpy(other, bytes, sizeof(bytes));
+        other[3] ^= 1;
+        ASSERT_EQ_INT(0, kix_file_tree_link(&t, "tile/entries/000", src, other, sizeof(other)));
+    }
+    ASSERT_EQ_INT(0, kix_file_tree_link(&t, "tile/entries/000", src, bytes, sizeof(bytes) - 1));
+    ASSERT_EQ_INT(KIX_OK, kix_file_write_atomic(src, bytes, sizeof(bytes) - 1, 0644, &err));
+    ASSERT_EQ_INT(0, kix_file_tree_link(&t, "tile/entries/000", src, bytes, sizeof(bytes)));
+    ASSERT_TRUE(stat(rel_path, &a) != 0);
+    /* the same bytes: one inode, twice over (the second a no-op rename) */
+    ASSERT_EQ_INT(KIX_OK, kix_file_write_atomic(src, bytes, sizeof(bytes), 0644, &err));
+    for (int i = 0; i < 2; i++) {
+        ASSERT_EQ_INT(1, kix_file_tree_link(&t, "tile/entries/000", src, bytes, sizeof(bytes)));
+        ASSERT_EQ_INT(0, stat(src, &a));
+        ASSERT_EQ_INT(0, stat(rel_path, &b));
+        ASSERT_TRUE(a.st_ino == b.st_ino && a.st_dev == b.st_dev);
+    }
+    snprintf(rel_path, sizeof(rel_path), "%s/tile/entries", tree_dir);
+    ASSERT_TRUE((d = opendir(rel_path)) != NULL);
+    while ((e = readdir(d)) != NULL)
+        others += strcmp(e->d_name, ".") && strcmp(e->d_name, "..") && strcmp(e->d_name, "000");
+    closedir(d);
+    ASSERT_EQ_INT(0, others);
     remove_dir(dir);
 }
 

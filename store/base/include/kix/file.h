@@ -52,6 +52,18 @@ struct kix_file_tree {
 KIX_API int kix_file_tree_write(struct kix_file_tree *t, const char *rel, const void *data,
                                 size_t len, int atomic, struct kix_err *err) KIX_MUST_CHECK;
 
+/* Puts rel in the tree as a hard link to the file at src, when src is a
+ * regular file holding exactly the len bytes at data (read and compared
+ * through the descriptor that is then linked: a file damaged or replaced
+ * meanwhile is never linked) and is on the same file system: 1 when
+ * linked, 0 when the caller should write the bytes itself (src missing,
+ * different bytes, another file system, any error). The link is made under
+ * a temporary name and renamed over rel, durable with the caller's
+ * kix_dir_sync as a batched file is. src must be a file that is never
+ * written in place (only replaced by rename): the tree shares its inode. */
+KIX_API int kix_file_tree_link(struct kix_file_tree *t, const char *rel, const char *src,
+                               const void *data, size_t len);
+
 KIX_API int kix_file_read(const char *path, size_t max, struct kix_buf *out,
                           struct kix_err *err) KIX_MUST_CHECK;
 

@@ -60,6 +60,8 @@ struct kix_tlog_export_stats {
     uint64_t size;      /* the size it holds now */
     uint64_t files;     /* files written (tiles, bundles, the checkpoint) */
     uint64_t bytes;
+    uint64_t linked; /* of those files, full bundles and packs hard-linked from
+                        the store (kix_log_export_tlog_linked) */
 };
 
 /* Brings the tlog-tiles tree in `dir` (created if missing) up to the log's
@@ -99,5 +101,17 @@ KIX_API int kix_log_export_tlog_from(struct kix_log *l, struct kix_log_reader *g
                                      const char *dir, kix_tlog_export_hook hook, void *ctx,
                                      struct kix_tlog_export_stats *stats,
                                      struct kix_err *err) KIX_MUST_CHECK;
+/* The same, where link_dir (NULL: none) holds full entry bundles as files
+ * named <N> and their object packs as objects.<N> (kixd's STORE/bundles),
+ * only ever created by rename, never written in place: a full bundle or
+ * pack whose file there holds exactly the bytes the export makes (compared
+ * with them) is hard-linked into dir instead of written (kix_file_tree_link;
+ * written as before across file systems or when the bytes differ). It
+ * counts in files and bytes as a written one, and in stats->linked. */
+KIX_API int kix_log_export_tlog_linked(struct kix_log *l, struct kix_log_reader *given,
+                                       const char *dir, const char *link_dir,
+                                       kix_tlog_export_hook hook, void *ctx,
+                                       struct kix_tlog_export_stats *stats,
+                                       struct kix_err *err) KIX_MUST_CHECK;
 
 #endif
