@@ -21,6 +21,9 @@
 /* Bundle and pack files each worker keeps open (http_bundles.h); counted in the
  * descriptors kixd asks for (fd_limit.c), which is why it lives on the base
  * floor rather than beside the worker (server.h). */
+#define KIXD_BUNDLE_DIR                                                                            \
+    "bundles" /* in the store directory: http_bundles.c's files, which                             \
+                the export hard-links (export.c) */
 #define KIXD_BUNDLE_FDS 32
 
 struct kixd_config {

@@ -40,10 +40,9 @@
 #include <stdint.h>
 
 #include "kix/buf.h"
+#include "config.h"
 #include "kix/error.h"
 #include "server.h"
-
-#define KIXD_BUNDLE_DIR "bundles" /* in the store directory */
 
 /* Start-up, before the workers run: makes STORE/bundles and removes the
  * temporary files a crash left in it. Sets srv->bundle_dir, left empty

@@ -8,8 +8,8 @@
 #include <sys/stat.h>
 #include <time.h>
 
+#include "config.h"
 #include "diag.h"
-#include "http_bundles.h"
 #include "kixd_options.h"
 #include "replicas.h"
 #include "kix/doc.h"
@@ -43,7 +43,7 @@ static int export_index(void *ctx, struct kix_log_reader *r, const char *dir, st
     return kix_index_export(r, dir, ctx, err);
 }
 
-/* STORE/bundles (http_bundles.h) into path: the full bundles and packs
+/* STORE/bundles (KIXD_BUNDLE_DIR, http_bundles.c) into path: the full bundles and packs
  * kixd --http keeps as files, which the export hard-links when their bytes
  * are the ones it makes. NULL when the name does not fit. */
 static const char *store_bundles(const char *store, char *path, size_t cap)
