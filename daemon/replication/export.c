@@ -204,9 +204,10 @@ static const char export_about[] =
     "index.html, kix-verify.js and style.css. Every page links to .html names,\n"
     "so a server that types files by extension alone serves every link as HTML.\n"
     "The summary counts every file and byte written (a hard link is a file of\n"
-    "no bytes). A full bundle or pack that kixd --http keeps in STORE/bundles\n"
-    "with exactly the export's bytes is hard-linked into OUTDIR on the same\n"
-    "file system (counted as a file of its bytes, which the copy holds).\n"
+    "no bytes). A full bundle or pack that kixd's HTTP listener keeps in\n"
+    "STORE/bundles with exactly the export's bytes is hard-linked into OUTDIR\n"
+    "on the same file system (counted as a file of its bytes, which the copy\n"
+    "holds).\n"
     "Any static web server, object store or CDN can then serve it. Only what\n"
     "changed since OUTDIR's checkpoint is written; every file atomically, the\n"
     "checkpoint last. The store may be served by kixd meanwhile.\n";
