@@ -4,6 +4,7 @@
 #define KIX_TEST_FIXTURE_H
 
 #include <lmdb.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <unistd.h>
 
@@ -228,6 +229,33 @@ static inline int publish(struct fixture *f, struct kix_signer *key, const char 
     objects[1] = workload;
     if (rc == KIX_OK)
         rc = submit(f, &env, objects, 2, res, err);
+    kix_buf_release(&env);
+    return rc;
+}
+
+/* A controlled rerun of the run published with tag, "reproduced", signed
+ * by key: its evidence is run tag 100 + tag's manifest, logged with it. */
+static inline int rerun_reproduced(struct fixture *f, struct kix_signer *key, const char *run_id,
+                                   int tag)
+{
+    char manifest[512];
+    struct kix_digest d, rd;
+    struct kix_buf env = KIX_BUF_INIT;
+    struct kix_append_result res;
+    struct kix_err err = {0};
+    const char *objs[1];
+    int rc;
+
+    run_manifest(manifest, sizeof(manifest), tag);
+    digest_of_json(manifest, &d);
+    run_manifest(manifest, sizeof(manifest), 100 + tag);
+    digest_of_json(manifest, &rd);
+    objs[0] = manifest;
+    rc = kix_entry_rerun(key, run_id, &d, "reproduced", &rd, NULL, &env, &err);
+    if (rc == KIX_OK)
+        rc = submit(f, &env, objs, 1, &res, &err);
+    if (rc)
+        fprintf(stderr, "rerun: %s\n", err.msg);
     kix_buf_release(&env);
     return rc;
 }

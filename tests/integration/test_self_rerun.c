@@ -55,30 +55,6 @@ static int run(char **out, const char *prog, ...)
     return st;
 }
 
-static int rerun(struct fixture *f, struct kix_signer *key, const char *run_id, int tag)
-{
-    char manifest[512];
-    struct kix_digest d, rd;
-    struct kix_buf env = KIX_BUF_INIT;
-    struct kix_append_result res;
-    struct kix_err err = {0};
-    const char *objs[1];
-    int rc;
-
-    run_manifest(manifest, sizeof(manifest), tag);
-    digest_of_json(manifest, &d);
-    run_manifest(manifest, sizeof(manifest), 100 + tag);
-    digest_of_json(manifest, &rd);
-    objs[0] = manifest;
-    rc = kix_entry_rerun(key, run_id, &d, "reproduced", &rd, NULL, &env, &err);
-    if (rc == KIX_OK)
-        rc = submit(f, &env, objs, 1, &res, &err);
-    if (rc)
-        fprintf(stderr, "rerun: %s\n", err.msg);
-    kix_buf_release(&env);
-    return rc;
-}
-
 /* The store an older origin wrote, opened (and so rebuilt) by today's
  * index: entry 2 publishes run-self, entry 3 is its publisher's own rerun,
  * entry 4 publishes run id "..". */
@@ -95,7 +71,7 @@ static void older_store(struct fixture *f)
     ASSERT_EQ_INT(KIX_OK, kix_log_open(f->dir, NULL, &f->log, &err));
     ASSERT_EQ_INT(KIX_OK, add_key(f, f->admin, both, KIX_ROLE_PUBLISH | KIX_ROLE_RERUN, 0));
     ASSERT_EQ_INT(KIX_OK, publish(f, both, "run-self", 1, &res, &err));
-    ASSERT_EQ_INT(KIX_OK, rerun(f, both, "run-self", 1));
+    ASSERT_EQ_INT(KIX_OK, rerun_reproduced(f, both, "run-self", 1));
     ASSERT_EQ_INT(KIX_OK, publish(f, both, "..", 2, &res, &err));
     kix_log_close(f->log);
     f->log = NULL;

@@ -15,30 +15,6 @@
 #include "kix/source.h"
 #include "kix/view_text.h"
 
-static int rerun(struct fixture *f, struct kix_signer *key, const char *run_id, int tag)
-{
-    char manifest[512];
-    struct kix_digest d, rd;
-    struct kix_buf env = KIX_BUF_INIT;
-    struct kix_append_result res;
-    struct kix_err err = {0};
-    const char *objs[1];
-    int rc;
-
-    run_manifest(manifest, sizeof(manifest), tag);
-    digest_of_json(manifest, &d);
-    run_manifest(manifest, sizeof(manifest), 100 + tag);
-    digest_of_json(manifest, &rd);
-    objs[0] = manifest;
-    rc = kix_entry_rerun(key, run_id, &d, "reproduced", &rd, NULL, &env, &err);
-    if (rc == KIX_OK)
-        rc = submit(f, &env, objs, 1, &res, &err);
-    if (rc)
-        fprintf(stderr, "rerun: %s\n", err.msg);
-    kix_buf_release(&env);
-    return rc;
-}
-
 /* The run's view from the store: its document, its text and its page. */
 static void show(struct fixture *f, const char *run_id, struct kix_buf *doc, char **text,
                  struct kix_buf *page, struct kix_run_view *v)
@@ -145,7 +121,7 @@ KIX_TEST(a_rerun_names_its_key_and_the_publisher_cannot_rerun_its_own_run)
     setup(&f);
     ASSERT_EQ_INT(KIX_OK, add_key(&f, f.admin, both, KIX_ROLE_PUBLISH | KIX_ROLE_RERUN, 0));
     ASSERT_EQ_INT(KIX_OK, publish(&f, f.publisher, "run-1", 1, &res, &err));
-    ASSERT_EQ_INT(KIX_OK, rerun(&f, f.rerunner, "run-1", 1));
+    ASSERT_EQ_INT(KIX_OK, rerun_reproduced(&f, f.rerunner, "run-1", 1));
     expect_rerun_by(&f, "run-1", f.rerunner, 0);
     ASSERT_EQ_INT(KIX_OK, publish(&f, both, "run-2", 2, &res, &err));
     size = log_size(&f);
@@ -178,7 +154,7 @@ KIX_TEST(a_publishers_own_rerun_logged_before_the_rule_is_shown_as_its_own)
     ASSERT_EQ_INT(KIX_OK, kix_log_open(f.dir, NULL, &f.log, &err));
     ASSERT_EQ_INT(KIX_OK, add_key(&f, f.admin, both, KIX_ROLE_PUBLISH | KIX_ROLE_RERUN, 0));
     ASSERT_EQ_INT(KIX_OK, publish(&f, both, "run-2", 2, &res, &err));
-    ASSERT_EQ_INT(KIX_OK, rerun(&f, both, "run-2", 2));
+    ASSERT_EQ_INT(KIX_OK, rerun_reproduced(&f, both, "run-2", 2));
     kix_log_close(f.log);
     as_written_by_an_older_index(f.dir);
     ASSERT_EQ_INT(KIX_OK, kix_index_open(f.dir, NULL, &f.log, &err));
