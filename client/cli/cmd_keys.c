@@ -231,42 +231,38 @@ int cli_enroll_find(const char *queue, const char *id, char *out, size_t cap, st
     return KIX_OK;
 }
 
-static const char *pending_queue;
-static int pending_json;
-static const struct kix_opt key_pending_opts[] = {
-    KIX_NOTE("\n"
-             "The enrolment queue: keys that asked the log's admin for roles over\n"
-             "kixd's POST /enroll, kept outside the log in the directory kixd serve's\n"
-             "enroll-dir option names (STORE/enroll). pending lists each request: the key id, the\n"
-             "roles asked for, when, from which address, its note and key line. An admin\n"
-             "approves one with kix key approve (a normal key entry, as kix key add) and\n"
-             "drops one with kix key reject. With --json, {\"pending\": [{keyId, key,\n"
-             "roles, note, requestedAt, from}, ...]}.\n"
-             "\n"),
-    KIX_STRING("queue", "DIR", &pending_queue, "the enrolment queue (kixd serve's enroll-dir)"),
-    KIX_FLAG("json", &pending_json, "one JSON object"),
-};
-static const struct kix_cmd key_pending_cmd = {.prog = "kix key pending",
-                                               .usage = "--queue DIR [--json]\n"
-                                                        "kix key reject --queue DIR KEYID",
-                                               KIX_CMD_OPTS(key_pending_opts),
-                                               .column = 14};
-
 static int pending_opts(const char *cmd, int argc, char **argv, const char **queue, int *json)
 {
+    const struct kix_opt opts[] = {
+        KIX_NOTE(
+            "\n"
+            "The enrolment queue: keys that asked the log's admin for roles over\n"
+            "kixd's POST /enroll, kept outside the log in the directory kixd serve's\n"
+            "enroll-dir option names (STORE/enroll). pending lists each request: the key id, the\n"
+            "roles asked for, when, from which address, its note and key line. An admin\n"
+            "approves one with kix key approve (a normal key entry, as kix key add) and\n"
+            "drops one with kix key reject. With --json, {\"pending\": [{keyId, key,\n"
+            "roles, note, requestedAt, from}, ...]}.\n"
+            "\n"),
+        KIX_STRING("queue", "DIR", queue, "the enrolment queue (kixd serve's enroll-dir)"),
+        KIX_FLAG("json", json, "one JSON object"),
+    };
+    const struct kix_cmd table = {.prog = "kix key pending",
+                                  .usage = "--queue DIR [--json]\n"
+                                           "kix key reject --queue DIR KEYID",
+                                  KIX_CMD_OPTS(opts),
+                                  .column = 14};
     struct cli_opts o;
     int c;
 
-    pending_queue = NULL;
-    pending_json = 0;
-    cli_start(&o, &key_pending_cmd, argc, argv, NULL);
+    *queue = NULL;
+    *json = 0;
+    cli_start(&o, &table, argc, argv, NULL);
     o.name = cmd;
     while ((c = cli_next(&o)) >= 0)
         ;
     if (c == CLI_OPTS_STOP)
         return o.status;
-    *queue = pending_queue;
-    *json = pending_json;
     if (!*queue)
         return cli_usage_error(cmd,
                                "give --queue DIR (kixd serve --enroll-dir, default STORE/enroll)");

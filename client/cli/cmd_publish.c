@@ -1028,20 +1028,18 @@ static int key_approve(int argc, char **argv)
     struct write_args a;
     struct kix_err err = {0};
     char base[4200], path[4300];
-    const char *queue = NULL;
     json_t *req;
     int status, rc;
 
     status = parse_write_args("key approve", &key_cmd, argc, argv, &a);
     if (status >= 0)
         return status;
-    queue = a.queue;
-    if (!queue)
+    if (!a.queue)
         return cli_usage_error("key approve",
                                "give --queue DIR (kixd serve --enroll-dir, default STORE/enroll)");
     if (a.nrest != 1)
         return cli_usage_error("key approve", "expected one KEYID (kix key pending lists them)");
-    rc = cli_enroll_find(queue, a.rest[0], base, sizeof(base), &err);
+    rc = cli_enroll_find(a.queue, a.rest[0], base, sizeof(base), &err);
     snprintf(path, sizeof(path), "%s.json", base);
     req = rc ? NULL : json_load_file(path, JSON_REJECT_DUPLICATES, NULL);
     if (!rc && !req)
