@@ -465,52 +465,25 @@ static int local_log_key(struct kix_source *s, struct kix_buf *out, struct kix_e
     return rc ? kix_err_set(err, rc, "out of memory") : KIX_OK;
 }
 
+/* What every local source reads, store or snapshot. */
+#define LOCAL_READS                                                                                \
+    .close = local_close, .info = local_info, .checkpoint = local_checkpoint,                      \
+    .entries = local_entries, .inclusion = local_inclusion, .consistency = local_consistency,      \
+    .inclusion_proofs = local_inclusion_proofs, .checkpoints = local_checkpoints,                  \
+    .receipt = local_receipt, .objects = local_objects, .object = local_object,                    \
+    .index_proof = local_index_proof, .resolve = local_resolve, .query = local_query,              \
+    .state = local_state, .run = local_run, .group = local_group, .groups = local_groups,          \
+    .index_record = local_index_record
+
 static const struct kix_source_ops local_ops = {
-    .close = local_close,
-    .info = local_info,
-    .checkpoint = local_checkpoint,
-    .entries = local_entries,
-    .inclusion = local_inclusion,
-    .consistency = local_consistency,
-    .inclusion_proofs = local_inclusion_proofs,
-    .checkpoints = local_checkpoints,
-    .receipt = local_receipt,
-    .objects = local_objects,
-    .object = local_object,
-    .index_proof = local_index_proof,
-    .resolve = local_resolve,
-    .query = local_query,
-    .submit = local_submit,
+    LOCAL_READS, .submit = local_submit,
     /* add_cosignature: witness keys are a kixd's configuration, not a store's */
-    .state = local_state,
-    .run = local_run,
-    .group = local_group,
-    .groups = local_groups,
-    .index_record = local_index_record,
 };
 
 /* A snapshot source writes nothing: its pages show one state of the log. */
 static const struct kix_source_ops snapshot_ops = {
-    .close = local_close,
-    .info = local_info,
-    .checkpoint = local_checkpoint,
-    .entries = local_entries,
-    .inclusion = local_inclusion,
-    .consistency = local_consistency,
-    .inclusion_proofs = local_inclusion_proofs,
-    .checkpoints = local_checkpoints,
-    .receipt = local_receipt,
-    .objects = local_objects,
-    .object = local_object,
-    .index_proof = local_index_proof,
-    .resolve = local_resolve,
-    .query = local_query,
+    LOCAL_READS,
     .log_key = local_log_key,
-    .state = local_state,
-    .run = local_run,
-    .group = local_group,
-    .groups = local_groups,
-    .index_record = local_index_record,
 };
 
 int kix_source_open_snapshot(struct kix_log *l, struct kix_log_reader *r, struct kix_source **out,
