@@ -12,6 +12,7 @@
 #include "kix/canon.h"
 #include "kix/client.h"
 #include "kix/config.h"
+#include "kix/encoding.h"
 #include "kix/note.h"
 #include "kix/trust.h"
 
@@ -568,7 +569,14 @@ int cli_parse_u64(const char *s, uint64_t *out)
 
 json_t *cli_jstr(const char *s, size_t len)
 {
+    struct kix_buf text = KIX_BUF_INIT;
     json_t *v = s ? json_stringn(s, len) : NULL;
+
+    /* a file name or a quoted byte that is not UTF-8 keeps its place as
+     * U+FFFD rather than emptying the whole string */
+    if (!v && s && kix_utf8_scrub(s, len, "\xEF\xBF\xBD", &text) == KIX_OK)
+        v = json_stringn(text.ptr ? (const char *)text.ptr : "", text.len);
+    kix_buf_release(&text);
     return v ? v : json_string("");
 }
 

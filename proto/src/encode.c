@@ -369,27 +369,6 @@ int kix_proto_writer_end(struct kix_proto_writer *w, struct kix_err *err)
     return rc;
 }
 
-/* An error message as valid UTF-8: each byte that does not start a valid
- * sequence becomes '?' (messages may quote what a peer sent). */
-static int utf8_scrub(const char *s, struct kix_buf *out)
-{
-    size_t len = strlen(s), i = 0;
-    int rc = KIX_OK;
-
-    while (rc == KIX_OK && i < len) {
-        unsigned char c = (unsigned char)s[i];
-        size_t n = c < 0x80 ? 1 : (c & 0xE0) == 0xC0 ? 2 : (c & 0xF0) == 0xE0 ? 3 : 4;
-        if (n <= len - i && kix_utf8_valid(s + i, n)) {
-            rc = kix_buf_add(out, s + i, n);
-            i += n;
-        } else {
-            rc = kix_buf_addc(out, '?');
-            i++;
-        }
-    }
-    return rc;
-}
-
 int kix_proto_write_error(struct kix_proto_writer *w, uint32_t msgid, int code, const char *message,
                           struct kix_err *err)
 {
@@ -410,7 +389,8 @@ int kix_proto_write_error(struct kix_proto_writer *w, uint32_t msgid, int code, 
         rc = kix_proto_put_i64(w, code);
     if (rc == KIX_OK)
         rc = kix_proto_put_key(w, "message");
-    if (rc == KIX_OK && utf8_scrub(message, &text) != KIX_OK)
+    /* messages may quote what a peer sent */
+    if (rc == KIX_OK && kix_utf8_scrub(message, strlen(message), "?", &text) != KIX_OK)
         rc = fail(w, KIX_ENOMEM, "out of memory writing an error message");
     if (rc == KIX_OK)
         rc = kix_proto_put_str(w, text.ptr ? (const char *)text.ptr : "", text.len);

@@ -323,3 +323,22 @@ uint64_t kix_u64be_get(const uint8_t in[8])
         v = v << 8 | in[i];
     return v;
 }
+
+int kix_utf8_scrub(const char *s, size_t len, const char *subst, struct kix_buf *out)
+{
+    size_t i = 0;
+    int rc = KIX_OK;
+
+    while (rc == KIX_OK && i < len) {
+        unsigned char c = (unsigned char)s[i];
+        size_t n = c < 0x80 ? 1 : (c & 0xE0) == 0xC0 ? 2 : (c & 0xF0) == 0xE0 ? 3 : 4;
+        if (n <= len - i && kix_utf8_valid(s + i, n)) {
+            rc = kix_buf_add(out, s + i, n);
+            i += n;
+        } else {
+            rc = kix_buf_add(out, subst, strlen(subst));
+            i++;
+        }
+    }
+    return rc;
+}

@@ -171,3 +171,18 @@ assert d["error"]["code"] == "notFound" and d["error"]["exitCode"] == 1, d
 assert d["error"]["command"] == "validate" and "nosuch.json" in d["error"]["message"], d
 PY
 pass "kix validate of a missing file is a not-found error, not a verdict"
+
+# a file name and a byte that are not UTF-8: --json stays valid JSON and
+# keeps the name, each bad byte shown as U+FFFD (not an empty string)
+bad="$WORK/bad$(printf '\376').json"
+printf '{"a":"\377"}' >"$bad"
+expect_status 1 "$KIX" validate --json "$bad"
+python3 - "$WORK/out" <<'PY' || { od -c "$WORK/out" | head; fail "validate --json of a name that is not UTF-8"; }
+import json, sys
+raw = open(sys.argv[1], "rb").read()
+d = json.loads(raw.decode("utf-8"))  # strict: invalid UTF-8 raises
+f = d["files"][0]
+assert f["file"].endswith("/bad\ufffd.json"), f["file"]
+assert f["valid"] is False and "UTF-8" in f["errors"][0]["message"], f
+PY
+pass "kix validate --json writes a name that is not UTF-8 as U+FFFD"

@@ -70,6 +70,13 @@ KIX_API int kix_base64_decode_buf(const char *in, size_t len, size_t max,
  * kix text fields are C strings. */
 KIX_API int kix_utf8_valid(const char *s, size_t len);
 
+/* Appends s[0..len) to out as well-formed UTF-8: each byte that does not
+ * start a valid sequence (and each NUL) becomes subst, e.g. "\xEF\xBF\xBD"
+ * (U+FFFD) or "?", so text quoting what a peer or a file system gave still
+ * says where the bad bytes were. KIX_OK or KIX_ENOMEM. */
+KIX_API int kix_utf8_scrub(const char *s, size_t len, const char *subst,
+                           struct kix_buf *out) KIX_MUST_CHECK;
+
 /* Lowercase hex of n bytes into out (2n + 1 bytes, NUL-terminated). */
 KIX_API void kix_hex_encode(const uint8_t *in, size_t n, char *out);
 /* Strict hex decode (either case) of exactly 2n chars into n bytes;
