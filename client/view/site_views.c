@@ -561,7 +561,7 @@ int kix_group_view_json(const struct kix_group_view *v, unsigned flags, struct k
 struct words {
     struct kix_digest digest;
     int used;
-    char a[64], b[64]; /* environment: product; implementation: provider, name */
+    char a[64], b[64]; /* environment: product, host; implementation: provider, name */
 };
 
 struct home_walk {
@@ -631,7 +631,10 @@ static const struct words *words_of(struct home_walk *h, json_t *spec, const cha
     if (kind == 0) {
         const char *product = json_string_value(
             json_object_get(json_object_get(json_object_get(doc, "spec"), "hardware"), "product"));
+        const char *host = json_string_value(
+            json_object_get(json_object_get(json_object_get(doc, "metadata"), "labels"), "host"));
         kix__text_copy(w->a, sizeof(w->a), product ? product : "");
+        kix__text_copy(w->b, sizeof(w->b), host ? host : "");
     } else {
         kix__text_copy(w->a, sizeof(w->a), spec_text(doc, "provider"));
         kix__text_copy(w->b, sizeof(w->b), *spec_text(doc, "name") ? spec_text(doc, "name") : w->a);
@@ -673,6 +676,7 @@ static void describe(struct home_walk *h, struct kix_home_row *row)
     snprintf(row->statistic, sizeof(row->statistic), "%s", f.statistic ? f.statistic : "median");
     w = words_of(h, spec, "environmentDigest", 0);
     memcpy(row->gpu, w->a, sizeof(row->gpu));
+    memcpy(row->host, w->b, sizeof(row->host));
     w = words_of(h, spec, "implementationDigest", 1);
     memcpy(row->provider, w->a, sizeof(row->provider));
     memcpy(row->implementation, w->b, sizeof(row->implementation));

@@ -297,6 +297,13 @@ static int by_value(const void *a, const void *b)
     return x->value < y->value ? -1 : x->value > y->value ? 1 : strcmp(x->group, y->group);
 }
 
+/* "NVIDIA L40S (Modal)": the GPU and, when its environment names one, the
+ * host, so that one GPU on two hosts is two labels */
+static void gpu_label(const struct kix_home_row *x, char *out, size_t cap)
+{
+    snprintf(out, cap, *x->host ? "%s (%s)" : "%s", x->gpu, x->host);
+}
+
 static int gpu_chart_slots(struct kix_tpl *t, const struct kix_kernel_view *v)
 {
     const struct kix_home_row **rows = calloc(v->nrows ? v->nrows : 1, sizeof(*rows));
@@ -315,15 +322,16 @@ static int gpu_chart_slots(struct kix_tpl *t, const struct kix_kernel_view *v)
         qsort(rows, n, sizeof(*rows), by_value);
     for (size_t i = 0; rc == KIX_OK && i < n; i++) {
         struct kix_tpl *bar = kix_tpl_row(t, "gpuBars");
-        char human[KIX_HUMAN_MAX];
+        char human[KIX_HUMAN_MAX], label[sizeof(rows[i]->gpu) + sizeof(rows[i]->host) + 4];
         double w = max ? GPU_BAR_WIDTH * (double)rows[i]->value / (double)max : 0;
 
         kix_human((int64_t)rows[i]->value, 0, human, sizeof(human));
+        gpu_label(rows[i], label, sizeof(label));
         if (!bar) {
             rc = KIX_ENOMEM;
             break;
         }
-        if ((rc = kix_tpl_set(bar, "gpu", rows[i]->gpu)) ||
+        if ((rc = kix_tpl_set(bar, "gpu", label)) ||
             (rc = kix_tpl_set(bar, "workload", rows[i]->workload)) ||
             (rc = kix_tpl_set(bar, "group", rows[i]->group)) ||
             (rc = kix_tpl_set(bar, "implementation", rows[i]->implementation)) ||
@@ -355,6 +363,7 @@ static int config_slots(struct kix_tpl *t, struct kix_source *r, const struct ki
         struct kix_group_view g;
         struct kix_tpl *gpu;
         uint64_t eager = 0;
+        char label[sizeof(x->gpu) + sizeof(x->host) + 4];
 
         if (strcmp(x->source, GPU_CHART_SOURCE) != 0 || x->bytes)
             continue;
@@ -366,10 +375,11 @@ static int config_slots(struct kix_tpl *t, struct kix_source *r, const struct ki
         for (size_t j = 0; rc == KIX_OK && j < g.nrows; j++)
             if (strcmp(g.rows[j].provider, "torch") == 0)
                 eager = g.rows[j].value;
-        if (rc == KIX_OK &&
-            ((rc = kix_tpl_set(gpu, "gpu", x->gpu)) ||
-             (rc = kix_tpl_set(gpu, "workload", x->workload)) ||
-             (rc = kix_tpl_set(gpu, "group", x->group)) || (rc = kix_tpl_section(gpu, "configs"))))
+        if (rc == KIX_OK && (gpu_label(x, label, sizeof(label)),
+                             (rc = kix_tpl_set(gpu, "gpu", label)) ||
+                                 (rc = kix_tpl_set(gpu, "workload", x->workload)) ||
+                                 (rc = kix_tpl_set(gpu, "group", x->group)) ||
+                                 (rc = kix_tpl_section(gpu, "configs"))))
             rc = KIX_ENOMEM;
         for (size_t j = 0; rc == KIX_OK && j < g.nrows; j++) {
             const struct kix_group_row *row = &g.rows[j];

@@ -119,11 +119,12 @@ grep -q "<td>kernelbench-baseline-time</td>" "$tmp/kernel.html" ||
     fail "the kernel page names no KernelBench group"
 grep -q "<td>liger-kernel-bench</td>" "$tmp/kernel.html" || fail "the kernel page names no Liger group"
 # the GPUs compared: one bar per KernelBench group of the kernel (H100, L40S
-# on two hosts, A10G), never a Liger group's
+# on two hosts, A10G), never a Liger group's; each bar names its host, so
+# the two L40S bars are told apart
 expect 4 "$(grep -c '(mean)</title></rect>' "$tmp/kernel.html")" "bars of the softmax GPU chart"
 curl -sf "$H/kernels/square_matrix_multiplication" >"$tmp/kernel2.html" || fail "no problem 1 page"
 grep -q "KernelBench: the GPUs compared" "$tmp/kernel2.html" || fail "no GPU chart on problem 1's page"
-expect "NVIDIA H100,NVIDIA L40S,NVIDIA L40S,NVIDIA A10G" \
+expect "NVIDIA H100 (Together.ai),NVIDIA L40S (Stanford matx3),NVIDIA L40S (Modal),NVIDIA A10G (Modal)" \
     "$(grep -o 'text-anchor="end" fill="#1b1b1b">[^<]*' "$tmp/kernel2.html" | sed 's/.*>//' | paste -sd,)" \
     "the GPU chart's bars, fastest first"
 curl -sf "$H/kernels/rope" | grep -q "GPUs compared" && fail "a Liger-only kernel page has a KernelBench chart"
@@ -133,6 +134,8 @@ curl -sf "$H/kernels/rope" | grep -q "GPUs compared" && fail "a Liger-only kerne
 grep -q "KernelBench: the configurations on each GPU" "$tmp/kernel2.html" ||
     fail "problem 1's page does not rank its configurations on each GPU"
 expect 4 "$(grep -c '<table class="group configs">' "$tmp/kernel2.html")" "configuration tables on problem 1's page"
+expect 4 "$(grep -o '<h3><a href="../groups/[^"]*">[^<]*</a>' "$tmp/kernel2.html" | sed 's/.*">//; s/<.*//' | sort -u | wc -l)" \
+    "distinct GPU headings of problem 1's configuration tables (two L40S hosts)"
 python3 - "$tmp/kernel2.html" <<'PY' || fail "problem 1's configuration tables"
 import re, sys
 page = open(sys.argv[1]).read()

@@ -322,6 +322,9 @@ struct kix_home_row {
      * sources: each source's protocols are its own), and which statistic
      * value is ("median", or "mean") */
     char source[64], statistic[8];
+    /* the environment's metadata.labels.host ("" for none): two groups of
+     * one GPU on two hosts (KernelBench's L40S) are told apart by it */
+    char host[64];
 };
 
 /* A kernel, or a GPU under a kernel, with what is measured there. */
