@@ -10,6 +10,11 @@ PyNaCl (Ed25519). For each `<!-- entry-example NAME -->` block it checks:
     of section 5.2/5.3 (subject, predicateType), the statement, the DSSE
     envelope (PAE, Ed25519 signature, keyid) and the leaf hash are exactly
     the document's bytes;
+  - the policy entry: its subject is the log key's id;
+  - the open note (section 5.4): its signerKey is the note key, whose
+    SHA-256 is the envelope's keyid, its log is the example log's origin,
+    the PAE shown is the one signed, and the statement hash (SHA-256 of the
+    PAE) has the leading zero bits shown, at least the policy's noteWork;
   - comparisonKey: the object of section 5.6 built from the run manifest,
     canonical, and its digest.
 
@@ -48,7 +53,7 @@ def digest(text):
 
 # ---- keys (section 5.8: seeds) ----------------------------------------------------
 keys = {}
-for who in ("log-key", "publisher-key", "rerunner-key"):
+for who in ("log-key", "publisher-key", "rerunner-key", "note-key"):
     sk = nacl.signing.SigningKey(bytes.fromhex(blocks[who + ".seed"]))
     pub = bytes(sk.verify_key)
     check(who + ".public", blocks[who + ".public"], base64.b64encode(pub).decode())
@@ -82,8 +87,11 @@ def statement(ptype, predicate):
     if ptype == "key":
         pub = base64.b64decode(predicate["publicKey"])
         name = hexd = hashlib.sha256(pub).hexdigest()
+    elif ptype == "policy":  # for one log: its log key's id
+        name, hexd = "policy", keys["log-key"][2]
     else:  # about a run: its run id and the digest it was published with
-        name, hexd = predicate["runId"], digests["run"][len("sha256:"):]
+        run = {"example-run-1": "run", "example-run-2": "corrected-run"}[predicate["runId"]]
+        name, hexd = predicate["runId"], digests[run][len("sha256:"):]
     return jcs({
         "_type": "https://in-toto.io/Statement/v1",
         "subject": [{"name": name, "digest": {"sha256": hexd}}],
@@ -97,7 +105,8 @@ def statement(ptype, predicate):
 signers = {"key": ("key", "log-key"), "rerunner-key-entry": ("key", "publisher-key"),
            "publication": ("publication", "publisher-key"),
            "attestation": ("attestation", "publisher-key"), "rerun": ("rerun", "rerunner-key"),
-           "supersession": ("supersession", "publisher-key")}
+           "supersession": ("supersession", "publisher-key"),
+           "policy": ("policy", "publisher-key"), "open-note": ("attestation", "note-key")}
 for name, (ptype, who) in signers.items():
     predicate = json.loads(blocks[name + ".predicate"])
     stmt = statement(ptype, predicate)
@@ -124,6 +133,27 @@ for name, (ptype, who) in signers.items():
         check("entry 0's publicKey", blocks["publisher-key.public"], predicate["publicKey"])
     if name == "rerunner-key-entry":
         check("entry 1's publicKey", blocks["rerunner-key.public"], predicate["publicKey"])
+    if name == "open-note":
+        signed = pae(PAYLOAD_TYPE, payload)
+        check("open-note.pae", blocks["open-note.pae"], signed.decode("utf-8"))
+        h = hashlib.sha256(signed).digest()
+        check("open-note.statement-hash", blocks["open-note.statement-hash"], h.hex())
+        bits = 0
+        for byte in h:  # leading zero bits, most significant first
+            if byte:
+                bits += 8 - byte.bit_length()
+                break
+            bits += 8
+        check("open-note.work-bits", blocks["open-note.work-bits"], str(bits))
+        want = json.loads(blocks["policy.predicate"])["noteWork"]
+        if bits < want:
+            failures.append("open-note: %d bits of work, the policy asks %d" % (bits, want))
+        # the key id is SHA-256 of the key the note carries
+        note_pub = base64.b64decode(predicate["signerKey"])
+        check("open-note signerKey", blocks["note-key.public"], predicate["signerKey"])
+        check("open-note keyid = SHA-256(signerKey)", d["signatures"][0]["keyid"],
+              hashlib.sha256(note_pub).hexdigest())
+        check("open-note log", blocks["log-key.origin"], predicate["log"])
 
 # ---- comparisonKey (section 5.6) --------------------------------------------------
 spec = json.loads(blocks["run"])["spec"]

@@ -1,7 +1,8 @@
 /* The worked entry examples of proto/PROTOCOL.md section 5: the keys, the
- * objects of one run, a key entry, a publication, an attestation, a rerun
- * and a supersession as kix's own builders (kix/entries.h) sign them, and
- * the run's comparison key as kix/manifest.h computes it. Each must appear
+ * objects of one run, a key entry, a publication, an attestation, a rerun,
+ * a supersession, a policy entry and an open note (with its proof of work)
+ * as kix's own builders (kix/entries.h) sign them, and the run's comparison
+ * key as kix/manifest.h computes it. Each must appear
  * byte for byte in the document in the fenced block after its
  * `<!-- entry-example NAME -->` marker. With KIX_PRINT_EXAMPLES set, the
  * `print` case writes every block to stdout instead (for writing the
@@ -16,8 +17,9 @@
 #include "kix/manifest.h"
 #include "kix/merkle.h"
 #include "kix/note.h"
+#include "kix/sha256.h"
 
-#define NEX 48
+#define NEX 64
 
 struct block {
     const char *name;
@@ -122,6 +124,31 @@ static void entry(struct examples *ex, const char *stmt_name, const char *env_na
     kix_buf_release(env);
 }
 
+/* An open note's proof of work as blocks: its PAE (what is signed and
+ * hashed), the statement hash (SHA-256 of the PAE) and the hash's leading
+ * zero bits, which the log compares with its policy's noteWork. */
+static void open_note_blocks(struct examples *ex, const struct kix_buf *env)
+{
+    struct kix_dsse_envelope d;
+    struct kix_buf pae = KIX_BUF_INIT;
+    uint8_t h[32];
+    char hex[65], bits[16];
+
+    kix_dsse_envelope_init(&d);
+    if (kix_dsse_parse(env->ptr, env->len, &d, NULL) ||
+        kix_dsse_pae(KIX_DSSE_INTOTO_TYPE, strlen(KIX_DSSE_INTOTO_TYPE), d.payload.ptr,
+                     d.payload.len, &pae))
+        abort();
+    kix_sha256(pae.ptr, pae.len, h);
+    kix_hex_encode(h, 32, hex);
+    snprintf(bits, sizeof(bits), "%u", kix_work_bits(h));
+    add(ex, "open-note.pae", pae.ptr, pae.len);
+    adds(ex, "open-note.statement-hash", hex);
+    adds(ex, "open-note.work-bits", bits);
+    kix_buf_release(&pae);
+    kix_dsse_envelope_release(&d);
+}
+
 /* A BenchmarkRun of the example's rope kernel without measurements: its
  * date, median and source, naming the four records in `text`. */
 static void run_of(char *json, size_t cap, const char *observed, int median, const char *source,
@@ -140,11 +167,17 @@ static void run_of(char *json, size_t cap, const char *observed, int median, con
 
 #define RUN1 "example-run-1"
 #define RUN2 "example-run-2"
+/* The example log's origin (its log key's name), which an open note names. */
+#define EXAMPLE_ORIGIN "log.example"
+/* The proof of work the example policy asks of an open note: small, so that
+ * kix_entry_open_note's grind (from nonce 0, so always the same nonce) and
+ * a stranger's check stay instant. */
+#define EXAMPLE_NOTE_WORK 8u
 
 static void build(struct examples *ex)
 {
-    struct kix_signer *log = signer(0x01, "log.example"), *pub = signer(0x41, "publisher"),
-                      *rer = signer(0x61, "rerunner");
+    struct kix_signer *log = signer(0x01, EXAMPLE_ORIGIN), *pub = signer(0x41, "publisher"),
+                      *rer = signer(0x61, "rerunner"), *com = signer(0x81, "community");
     struct kix_digest w, p, e, i, run, rerun, run2, key;
     struct kix_buf env = KIX_BUF_INIT, canon = KIX_BUF_INIT;
     char text[4][KIX_DIGEST_TEXT_LEN + 1], json[2048], metric[16];
@@ -154,6 +187,8 @@ static void build(struct examples *ex)
     key_blocks(ex, 0x01, log, "log-key.seed", "log-key.public", "log-key.keyid");
     key_blocks(ex, 0x41, pub, "publisher-key.seed", "publisher-key.public", "publisher-key.keyid");
     key_blocks(ex, 0x61, rer, "rerunner-key.seed", "rerunner-key.public", "rerunner-key.keyid");
+    key_blocks(ex, 0x81, com, "note-key.seed", "note-key.public", "note-key.keyid");
+    adds(ex, "log-key.origin", EXAMPLE_ORIGIN);
 
     object(ex, "workload", "workload.digest",
            "{\"apiVersion\":\"kernelindex.dev/v1alpha1\",\"kind\":\"Workload\",\"metadata\":"
@@ -229,6 +264,23 @@ static void build(struct examples *ex)
                                   "2026-12-04T10:00:00Z", &env, NULL))
         abort();
     entry(ex, "supersession.statement", "supersession.envelope", "supersession.leaf-hash", &env);
+    /* entry 7: the publisher, as admin, opens the log to notes from
+     * unregistered keys; the subject digest is the log key's id */
+    {
+        uint8_t log_id[32];
+        kix_sha256(kix_signer_public_key(log), 32, log_id);
+        if (kix_entry_policy(pub, log_id, 1, EXAMPLE_NOTE_WORK, "2026-12-05T08:00:00Z", &env, NULL))
+            abort();
+    }
+    entry(ex, "policy.statement", "policy.envelope", "policy.leaf-hash", &env);
+    /* entry 8: an open note from a key no entry registers, about the
+     * successor run, ground to the policy's work */
+    if (kix_entry_open_note(com, EXAMPLE_ORIGIN, RUN2, &run2,
+                            "ran it on my A100 too: 11.6 us median", NULL, 0,
+                            "2026-12-05T14:00:00Z", EXAMPLE_NOTE_WORK, &env, NULL))
+        abort();
+    open_note_blocks(ex, &env);
+    entry(ex, "open-note.statement", "open-note.envelope", "open-note.leaf-hash", &env);
 
     /* the run's comparison key */
     {
@@ -260,6 +312,7 @@ static void build(struct examples *ex)
     kix_signer_free(log);
     kix_signer_free(pub);
     kix_signer_free(rer);
+    kix_signer_free(com);
 }
 
 /* The fenced block after `<!-- entry-example NAME -->` (malloc'ed), or NULL. */
@@ -319,6 +372,8 @@ KIX_TEST(entries_parse_as_their_kind)
         {"attestation.envelope", KIX_ENTRY_ATTESTATION},
         {"rerun.envelope", KIX_ENTRY_RERUN},
         {"supersession.envelope", KIX_ENTRY_SUPERSESSION},
+        {"policy.envelope", KIX_ENTRY_POLICY},
+        {"open-note.envelope", KIX_ENTRY_ATTESTATION},
     };
     struct examples ex;
 
@@ -333,6 +388,10 @@ KIX_TEST(entries_parse_as_their_kind)
             ASSERT_EQ_INT(KIX_OK, kix_entry_parse_leaf((const uint8_t *)ex.b[i].text,
                                                        strlen(ex.b[i].text), &e, &err));
             ASSERT_EQ_INT(want[k].type, e.type);
+            if (strcmp(want[k].name, "open-note.envelope") == 0) {
+                ASSERT_TRUE(e.open_note);
+                ASSERT_EQ_STR(EXAMPLE_ORIGIN, e.note_log);
+            }
             kix_entry_release(&e);
         }
     examples_release(&ex);
@@ -371,7 +430,10 @@ static void submit_example(struct fixture *f, const struct examples *ex, const c
 /* The examples are entries a real log accepts in the document's order
  * (entry 0 aside: a log's first entry is signed by its own log key, so here
  * the publisher key is the admin kixd init registers, and re-adds itself
- * with every role). */
+ * with every role). The log is named as the example's (the open note names
+ * its origin), but kix_index_create makes its own log key, so the policy
+ * entry, whose subject digest is the log key's id, is the document's
+ * signed again for this log: the document's own is refused here. */
 KIX_TEST(examples_are_accepted_by_a_log)
 {
     struct examples ex;
@@ -386,8 +448,8 @@ KIX_TEST(examples_are_accepted_by_a_log)
     build(&ex);
     memset(&f, 0, sizeof(f));
     f.dir = temp_dir();
-    ASSERT_EQ_INT(KIX_OK,
-                  kix_index_create(f.dir, ORIGIN, kix_signer_public_key(pub), NULL, &vkey, &err));
+    ASSERT_EQ_INT(KIX_OK, kix_index_create(f.dir, EXAMPLE_ORIGIN, kix_signer_public_key(pub), NULL,
+                                           &vkey, &err));
     ASSERT_EQ_INT(KIX_OK, kix_index_open(f.dir, NULL, &f.log, &err));
     ASSERT_EQ_INT(
         KIX_OK, kix_entry_key(pub, 0, kix_signer_public_key(pub),
@@ -412,6 +474,28 @@ KIX_TEST(examples_are_accepted_by_a_log)
     objects[0] = block(&ex, "corrected-run");
     ASSERT_EQ_INT(KIX_OK, submit(&f, &env, objects, 1, &res, &err));
     submit_example(&f, &ex, "supersession", NULL, 0);
+
+    /* entry 8 before entry 7: no policy has opened the log to notes yet */
+    kix_buf_reset(&env);
+    ASSERT_EQ_INT(KIX_OK, kix_buf_adds(&env, block(&ex, "open-note.envelope")));
+    ASSERT_EQ_INT(KIX_EPOLICY, submit(&f, &env, NULL, 0, &res, &err));
+    ASSERT_CONTAINS(err.msg, "this log takes no open notes");
+    /* the document's policy entry names the example's log key, not this log's */
+    kix_buf_reset(&env);
+    ASSERT_EQ_INT(KIX_OK, kix_buf_adds(&env, block(&ex, "policy.envelope")));
+    ASSERT_EQ_INT(KIX_EPOLICY, submit(&f, &env, NULL, 0, &res, &err));
+    ASSERT_CONTAINS(err.msg, "subject digest must be this log key's id");
+    /* entry 7 for this log: the same predicate, this log key's id */
+    {
+        uint8_t log_id[32];
+        kix_buf_reset(&env);
+        kix_sha256(kix_log_verifier(f.log)->pub, 32, log_id);
+        ASSERT_EQ_INT(KIX_OK, kix_entry_policy(pub, log_id, 1, EXAMPLE_NOTE_WORK,
+                                               "2026-12-05T08:00:00Z", &env, &err));
+        ASSERT_EQ_INT(KIX_OK, submit(&f, &env, NULL, 0, &res, &err));
+    }
+    /* entry 8, the document's bytes: now taken, from a key no entry registers */
+    submit_example(&f, &ex, "open-note", NULL, 0);
     kix_buf_release(&env);
     kix_buf_release(&vkey);
     kix_log_close(f.log);
