@@ -305,13 +305,13 @@ async function elsewhere(browser) {
     /* a run the log's growth left untouched: its exported page keeps its
      * proofs at the older size; the verifier computes fresh ones from the
      * export's index tiles */
-    const untouched = fs.readdirSync(path.join(EXP, 'runs')).filter((n) => n.endsWith('.json')).find((n) => {
-      const x = JSON.parse(fs.readFileSync(path.join(EXP, 'runs', n), 'utf8'));
-      return x.index && x.index.checkpoint.split('\n')[1] !== SIZE;
+    const untouched = fs.readdirSync(path.join(EXP, 'runs')).filter((n) => n.endsWith('.html')).find((n) => {
+      const x = viewOf('runs/' + n, fs.readFileSync(path.join(EXP, 'runs', n), 'utf8'));
+      return String(x.treeSize) !== SIZE;
     });
     check(!!untouched, 'the export holds a run page the log\'s growth left untouched');
     if (untouched) {
-      page = await open(browser, PYHTTP + '/runs/' + untouched.replace(/\.json$/, '.html'));
+      page = await open(browser, PYHTTP + '/runs/' + untouched);
       v = await verdict(page);
       check(v.state === 'ok' && v.text.includes('at size ' + SIZE + ':') && v.text.includes('proofs computed from its index tiles'),
             'an untouched run page of the export verifies at the latest size: ' + v.text.slice(0, 400));
@@ -373,7 +373,14 @@ async function tampers(browser) {
   const old = fs.readFileSync(path.join(EXP, 'runs', OLD), 'utf8');
   const group = fs.readFileSync(path.join(EXP, 'groups', GROUP), 'utf8');
   const runPath = 'runs/' + RUN, oldPath = 'runs/' + OLD, groupPath = 'groups/' + GROUP;
-  const env = (v) => v.objects.find((o) => o.kind === 'ExecutionEnvironment');
+  /* the copy's run view names its objects by the manifest alone (layout 4) */
+  const envDigest = JSON.parse(viewOf(runPath, run).manifestCanonical).spec.environmentDigest;
+  const envFile = 'objects/' + envDigest;
+  const envText = fs.readFileSync(path.join(EXP, envFile), 'utf8');
+  const groupRecs = fs.readdirSync(path.join(EXP, 'index/value/group')).filter((n) => n.startsWith(GROUP.slice(7) + '@'));
+  const flipped = (f) => { const b = Buffer.from(fs.readFileSync(path.join(EXP, f))); b[b.length - 1] ^= 1; return b; };
+  const recEdits = {};
+  groupRecs.forEach((n) => { recEdits['index/value/group/' + n] = flipped('index/value/group/' + n); });
   const drop = (html, slot) => {
     const re = new RegExp('<(\\w+)([^>]*)data-kix-slot="' + slot + '"[^>]*>[\\s\\S]*?</\\1>');
     if (!re.test(html)) throw new Error('no ' + slot + ' slot');
@@ -385,8 +392,12 @@ async function tampers(browser) {
       v.manifestCanonical = v.manifestCanonical.replace(/"median":(\d)/, (m, d) => '"median":' + (d === '9' ? '8' : '9'));
     }), 'the manifest shown hashes to'],
     ['the best run changed', runPath, editView(runPath, run, (v) => { v.rank.best = OLD; }), 'the signed index proves group'],
-    ['the environment object changed', runPath, editView(runPath, run, (v) => { env(v).object.spec.hardware.product = 'NVIDIA H100'; }), 'hashes to'],
-    ['the environment object withheld', runPath, editView(runPath, run, (v) => { v.objects = v.objects.filter((o) => o !== env(v)); }), 'environmentDigest'],
+    ['the copy\'s environment object changed', runPath, run, 'hashes to', { [envFile]: envText.replace('"product":"', '"product":"NVIDIA H100 ') }],
+    ['the copy\'s environment object missing', runPath, run, envFile, { [envFile]: null }],
+    ['objects put back in the view, the environment changed', runPath, editView(runPath, run, (v) => {
+      const o = JSON.parse(envText); o.spec.hardware.product = 'NVIDIA H100';
+      v.objects = [{ digest: envDigest, kind: 'ExecutionEnvironment', object: o }];
+    }), 'hashes to'],
     ['the view\'s checkpoint changed', runPath, editView(runPath, run, (v) => { v.checkpoint = v.checkpoint.replace(/\n(\d+)\n/, (m, n) => '\n' + (Number(n) + 1) + '\n'); }), 'signature'],
     ['the rerun entry removed', runPath, editView(runPath, run, (v) => { v.entries = v.entries.filter((e) => e.type !== 'rerun'); v.reruns = []; }), 'the signed index commits 3'],
     ['the attestation entry removed', runPath, editView(runPath, run, (v) => { v.entries = v.entries.filter((e) => e.type !== 'attestation'); }), 'the signed index commits 3'],
@@ -404,8 +415,9 @@ async function tampers(browser) {
     ['another run\'s whole page at /runs/' + RUN, runPath, old, 'the page says it shows run ' + OLD],
     /* the exported page reads the view at its own address; kixd's carries one */
     ['another run\'s page (its view embedded) with its data-run changed', runPath,
-      withView(old, viewOf(oldPath, old)).replace('data-run="' + OLD + '"', 'data-run="' + RUN + '"'), 'its view is of ' + OLD],
-    ['the index proofs removed', runPath, editView(runPath, run, (v) => { delete v.index; }), 'the page carries no index proofs'],
+      (VIEW.test(old) ? old : withView(old, viewOf(oldPath, old))).replace('data-run="' + OLD + '"', 'data-run="' + RUN + '"'), 'its view is of ' + OLD],
+    ['the copy\'s index note at the page\'s size missing', runPath, run, 'the index files', { ['index/notes/' + viewOf(runPath, run).treeSize]: null }],
+    ['the copy\'s record of the run\'s group changed', runPath, run, 'does not hash to its name', recEdits],
     ['data-run removed', runPath, run.replace(/ data-run="[^"]*"/, ''), 'data-run'],
     ['another manifest (digest and text) in the view', runPath, editView(runPath, run, (v) => {
       const o = viewOf(oldPath, old);
@@ -415,7 +427,7 @@ async function tampers(browser) {
     ['a fake row in a group', groupPath, editView(groupPath, group, (v) => { v.rows.push(Object.assign({}, v.rows[0], { rank: v.rows.length + 1, runId: 'fake' })); }), 'the signed index proves'],
     ['a group\'s size edited', groupPath, editView(groupPath, group, (v) => { v.size += 90; }), 'the signed index proves'],
     ['a group page without its rows', groupPath, drop(group, 'group-rows'), 'data-kix-slot="group-rows"'],
-    ['a group page without index proofs', groupPath, editView(groupPath, group, (v) => { delete v.index; }), 'the page carries no index proofs'],
+    ['a group page without index proofs, nor the copy\'s index note', groupPath, editView(groupPath, group, (v) => { delete v.index; }), 'the index files', { ['index/notes/' + viewOf(groupPath, group).treeSize]: null }],
     ['a group row\'s provider edited', groupPath, editView(groupPath, group, (v) => { v.rows[0].provider += ' (edited)'; }), 'its provider'],
     ['a group row\'s implementation edited', groupPath, editView(groupPath, group, (v) => { v.rows[0].implementation += ' (edited)'; }), 'its implementation'],
     ['a group row\'s evidence edited', groupPath, editView(groupPath, group, (v) => {
@@ -427,8 +439,7 @@ async function tampers(browser) {
   ];
   if (EXP_OLD) {
     const stale = fs.readFileSync(path.join(EXP_OLD, 'runs', RUN), 'utf8');
-    const staleJson = fs.readFileSync(path.join(EXP_OLD, 'runs', RUN + '.json'));
-    red.push(['the page and JSON of an older export, the tiles of today\'s', runPath, stale, 'older than the log\u2019s latest checkpoint', { [runPath + '.json']: staleJson }]);
+    red.push(['the page (its view embedded) of an older export, the tiles of today\'s', runPath, stale, 'older than the log\u2019s latest checkpoint']);
   }
   /* each tamper on its own server and tab, three at a time: a page spends
    * most of its time waiting on its fetches, so they overlap well */
@@ -542,8 +553,10 @@ async function labels(browser) {
 async function reader(browser) {
   const run = fs.readFileSync(path.join(EXP, 'runs', RUN), 'utf8');
   const group = fs.readFileSync(path.join(EXP, 'groups', GROUP), 'utf8');
-  const view = JSON.parse(fs.readFileSync(path.join(EXP, 'runs', RUN + '.json'), 'utf8'));
-  const obj = (kind) => view.objects.find((o) => o.kind === kind).object.spec;
+  const view = viewOf('runs/' + RUN, fs.readFileSync(path.join(EXP, 'runs', RUN), 'utf8'));
+  const named = JSON.parse(view.manifestCanonical).spec;
+  const KINDS = { Workload: 'workloadDigest', ExecutionEnvironment: 'environmentDigest', Implementation: 'implementationDigest', Protocol: 'protocolDigest' };
+  const obj = (kind) => JSON.parse(fs.readFileSync(path.join(EXP, 'objects', named[KINDS[kind]]), 'utf8')).spec;
   const gpu = obj('ExecutionEnvironment').hardware.product, impl = obj('Implementation').name;
   const runPath = 'runs/' + RUN, groupPath = 'groups/' + GROUP;
   const visible = (p) => p.evaluate(() => document.title + '\n' + document.body.innerText);
@@ -651,7 +664,7 @@ async function reader(browser) {
       v.text.includes(keyName(view.logKey)) && v.text.includes(keyName(other.logKey)) && keyName(view.logKey) !== keyName(other.logKey), 'run-another-key']]) {
     if (!dir) continue;
     const copy = await serveDir(dir, {});
-    const theirs = JSON.parse(fs.readFileSync(path.join(dir, 'runs', RUN + '.json'), 'utf8'));
+    const theirs = viewOf('runs/' + RUN, fs.readFileSync(path.join(dir, 'runs', RUN), 'utf8'));
     for (const p of [runPath, groupPath]) {
       if (p === groupPath && !fs.existsSync(path.join(dir, 'groups', GROUP + '.json'))) continue;
       const page = await open(browser, here.url + '/' + p + '?kix-base=' + encodeURIComponent(copy.url + '/'));

@@ -109,9 +109,12 @@ async function open(browser, url) {
 
     /* the export, tampered: each turns the page red */
     const groupJson = JSON.parse(fs.readFileSync(path.join(EXP, 'groups', GROUP + '.json'), 'utf8'));
-    const runJson = JSON.parse(fs.readFileSync(path.join(EXP, 'runs', RUN + '.json'), 'utf8'));
     const runHtml = fs.readFileSync(path.join(EXP, 'runs', RUN), 'utf8');
+    /* the run's view is in its page (layout 4) */
+    const VIEW = /(<script type="application\/json" id="kix-view">)([\s\S]*?)(<\/script>)/;
+    const runJson = JSON.parse(VIEW.exec(runHtml)[2]);
     const edit = (doc, fn) => { const x = JSON.parse(JSON.stringify(doc)); fn(x); return JSON.stringify(x); };
+    const inPage = (text) => runHtml.replace(VIEW, (m, a, b, c) => a + text.replace(/\//g, '\\/').replace(/</g, '\\u003c') + c);
     const red = [
       ['the withdrawal left out of the group\'s document', 'groups/' + GROUP,
         { ['groups/' + GROUP + '.json']: edit(groupJson, (x) => { x.withdrawn = []; }) }, 'other withdrawn runs'],
@@ -120,7 +123,7 @@ async function open(browser, url) {
       ['the group\'s withdrawn record and proof left out', 'groups/' + GROUP,
         { ['groups/' + GROUP + '.json']: edit(groupJson, (x) => { delete x.index.withdrawn; }) }, 'withdrawn runs'],
       ['the withdrawal dropped from the run\'s document', 'runs/' + RUN,
-        { ['runs/' + RUN + '.json']: edit(runJson, (x) => { delete x.withdrawn; }) }, 'its withdrawal'],
+        { ['runs/' + RUN]: inPage(edit(runJson, (x) => { delete x.withdrawn; })) }, 'its withdrawal'],
       ['the run page\'s withdrawal sentence removed', 'runs/' + RUN,
         { ['runs/' + RUN]: runHtml.replace(/<p class="alert withdrawn" data-kix-slot="withdrawn">[\s\S]*?<\/p>/, '') },
         'data-kix-slot="withdrawn"']
