@@ -491,15 +491,11 @@ async function tampers(browser) {
     await page.close();
     await srv.close();
   }
-  if (EXP_OLD) {
-    /* an older page, today's JSON beside it: fresh proofs fetched, verified */
-    const srv = await serveDir(EXP, { [runPath]: fs.readFileSync(path.join(EXP_OLD, 'runs', RUN)) });
-    const page = await open(browser, srv.url + '/' + runPath);
-    const v = await verdict(page);
-    check(v.state === 'ok' && v.text.includes('at size ' + SIZE), 'an older page with today\'s JSON: fresh index proofs: ' + v.text.slice(0, 120));
-    await page.close();
-    await srv.close();
-  }
+  /* an older page beside today's JSON (layout 3) has no counterpart in
+   * layout 4: the view is the page's own and there is no JSON beside it.
+   * An older page of a run whose entries grew is red (tampers, "the page
+   * (its view embedded) of an older export"); one the log's growth left
+   * untouched verifies at the latest size (elsewhere). */
 }
 
 /* Issue 37, "labels the reader has to guess": each page says what its
