@@ -26,7 +26,8 @@ int kix__page_run_both(struct kix_source *r, const char *run_id, size_t len, str
                        struct kix_buf *json, struct kix_err *err) KIX_MUST_CHECK;
 /* The same for page `page` of a group (kix_page_group_html_at's flags):
  * its HTML without #kix-view, whose verifier reads the JSON (page 1:
- * groups/<key>.json, page N: groups/<key>-N.json). */
+ * groups/<key>.json, page N: groups/<key>-N.json), the copy's group view
+ * (KIX_VIEW_JSON_EXPORT: rows name their runs, no objects or proofs). */
 int kix__page_group_both(struct kix_source *r, const char *key, size_t len, uint64_t page,
                          unsigned flags, struct kix_buf *html, struct kix_buf *json,
                          struct kix_err *err) KIX_MUST_CHECK;

@@ -21,6 +21,7 @@
 const fs = require('fs');
 const path = require('path');
 const http = require('http');
+const crypto = require('crypto');
 const puppeteer = require('./node_modules/puppeteer-core');
 const { LAUNCH, closeBrowser } = require('./chromium');
 
@@ -381,6 +382,16 @@ async function tampers(browser) {
   const flipped = (f) => { const b = Buffer.from(fs.readFileSync(path.join(EXP, f))); b[b.length - 1] ^= 1; return b; };
   const recEdits = {};
   groupRecs.forEach((n) => { recEdits['index/value/group/' + n] = flipped('index/value/group/' + n); });
+  /* RUN is its group's #1: a group page's first row */
+  const runManifest = viewOf(runPath, run).manifestCanonical;
+  const manifestFile = 'objects/sha256:' + crypto.createHash('sha256').update(runManifest).digest('hex');
+  const implFile = 'objects/' + JSON.parse(runManifest).spec.implementationDigest;
+  const implText = fs.readFileSync(path.join(EXP, implFile), 'utf8');
+  const runRecEdits = {};
+  fs.readdirSync(path.join(EXP, 'index/value/run')).filter((n) => n.startsWith(RUN + '@'))
+    .forEach((n) => { runRecEdits['index/value/run/' + n] = flipped('index/value/run/' + n); });
+  check(Object.keys(runRecEdits).length > 0 && fs.existsSync(path.join(EXP, manifestFile)),
+        'the copy holds the #1 row\'s manifest object and index record');
   const drop = (html, slot) => {
     const re = new RegExp('<(\\w+)([^>]*)data-kix-slot="' + slot + '"[^>]*>[\\s\\S]*?</\\1>');
     if (!re.test(html)) throw new Error('no ' + slot + ' slot');
@@ -424,7 +435,7 @@ async function tampers(browser) {
       v.manifestDigest = o.manifestDigest; v.manifestCanonical = o.manifestCanonical; v.manifest = o.manifest;
     }), 'the signed index gives run ' + RUN + ' the manifest'],
     ['a group\'s last row dropped', groupPath, editView(groupPath, group, (v) => { v.rows.pop(); }), 'the signed index proves'],
-    ['a fake row in a group', groupPath, editView(groupPath, group, (v) => { v.rows.push(Object.assign({}, v.rows[0], { rank: v.rows.length + 1, runId: 'fake' })); }), 'the signed index proves'],
+    ['a fake row in a group', groupPath, editView(groupPath, group, (v) => { v.rows.push(Object.assign({}, v.rows[0], { rank: v.rows.length + 1, runId: 'fake' })); }), 'fake'],
     ['a group\'s size edited', groupPath, editView(groupPath, group, (v) => { v.size += 90; }), 'the signed index proves'],
     ['a group page without its rows', groupPath, drop(group, 'group-rows'), 'data-kix-slot="group-rows"'],
     ['a group page without index proofs, nor the copy\'s index note', groupPath, editView(groupPath, group, (v) => { delete v.index; }), 'the index files', { ['index/notes/' + viewOf(groupPath, group).treeSize]: null }],
@@ -433,9 +444,26 @@ async function tampers(browser) {
     ['a group row\'s evidence edited', groupPath, editView(groupPath, group, (v) => {
       v.rows[0].evidence = v.rows[0].evidence === 'reported' ? 'reproduced' : 'reported';
     }), 'its evidence'],
-    ['a group row\'s manifest edited', groupPath, editView(groupPath, group, (v) => {
-      v.rows[0].manifestCanonical = v.rows[0].manifestCanonical.replace('"observedAt":"2', '"observedAt":"1');
-    }), 'the manifest shown hashes to']
+    /* the copy's group view (layout 4) names each row's run: its manifest
+     * and Implementation object are the copy's objects/, its record and
+     * proof its index/ files */
+    ['a group row\'s manifest put back in the view, edited', groupPath, editView(groupPath, group, (v) => {
+      v.rows[0].manifestCanonical = runManifest.replace('"observedAt":"2', '"observedAt":"1');
+    }), 'the manifest shown hashes to'],
+    ['the copy\'s manifest object of a group row changed', groupPath, group, 'hashes to',
+      { [manifestFile]: runManifest.replace('"observedAt":"2', '"observedAt":"1') }],
+    ['the copy\'s manifest object of a group row missing', groupPath, group, manifestFile, { [manifestFile]: null }],
+    ['the copy\'s implementation object of a group row changed', groupPath, group, 'the implementation ' + implFile.slice(8),
+      { [implFile]: implText.replace('"name":"', '"name":"Fast ') }],
+    ['the copy\'s implementation object of a group row missing', groupPath, group, implFile, { [implFile]: null }],
+    ['the copy\'s index record of a group row changed', groupPath, group, 'does not hash to its name', runRecEdits],
+    ['a group\'s rows reordered in its view', groupPath, editView(groupPath, group, (v) => {
+      v.rows.reverse();
+    }), 'row 1'],
+    ['a group\'s rows reordered in its view, their ranks kept in order', groupPath, editView(groupPath, group, (v) => {
+      v.rows.reverse(); v.rows.forEach((r, i) => { r.rank = i + 1; });
+    }), 'row 1'],
+    ['a group\'s first row dropped from its view', groupPath, editView(groupPath, group, (v) => { v.rows.shift(); }), 'the signed index proves']
   ];
   if (EXP_OLD) {
     const stale = fs.readFileSync(path.join(EXP_OLD, 'runs', RUN), 'utf8');
@@ -592,6 +620,14 @@ async function reader(browser) {
       const shown = await p.evaluate(() => [...document.querySelectorAll('[data-kix-slot="group-rows"] tr')].map((r) => r.checkVisibility()));
       return v.state === 'fail' || (shown.length > 1 && shown.every((x) => x));
     }],
+    ['the group page\'s rows reordered in its HTML', groupPath, (() => {
+      const rows = group.match(/<tr data-rank=[^\n]*<\/tr>\n/g) || [];
+      return rows.length < 2 ? '' : group.replace(rows.join(''), rows.slice().reverse().join(''));
+    })(), async (p, v) => groupRowsProven(p, v)],
+    ['the group page\'s first row dropped from its HTML', groupPath, group.replace(/<tr data-rank=[^\n]*<\/tr>\n/, ''),
+      async (p, v) => groupRowsProven(p, v)],
+    ['a row added to the group page\'s HTML', groupPath, group.replace(/(<tr data-rank=[^\n]*<\/tr>\n)/, (m) => m + m.replace(/data-rank="1"/, 'data-rank="2"')),
+      async (p, v) => groupRowsProven(p, v)],
     ['every group row but the last hidden by the page\'s stylesheet', groupPath,
       group.replace('</head>', '<style>tbody tr:not(:last-child){display:none}</style></head>'), async (p, v) => v.state === 'fail' && v.text.includes('hides row')]
   ];
@@ -603,6 +639,17 @@ async function reader(browser) {
         return v.state === 'fail' || (!t.includes('No controlled reruns yet.') && !t.includes('No attestations yet.') &&
                                       size === SIZE && t.includes('Reproduced by a controlled rerun'));
       }]);
+  /* a group page whose rows were edited in its HTML: red, or the rows
+   * shown are the proven ones, in the proven order, each marked proven */
+  async function groupRowsProven(p, v) {
+    if (v.state === 'fail') return true;
+    const r = await p.evaluate(() => {
+      const t = document.querySelector('[data-kix-slot="group-rows"]');
+      return { ok: t.getAttribute('data-verified'), runs: [...t.querySelectorAll('tr')].map((tr) => tr.getAttribute('data-run')) };
+    });
+    const want = viewOf(groupPath, group).rows.map((x) => x.runId);
+    return v.state === 'ok' && r.ok === 'yes' && JSON.stringify(r.runs) === JSON.stringify(want);
+  }
   await inTurn(cases, 3, async ([what, p, body, ok]) => {
     const srv = await serveDir(EXP, { [p]: body });
     const page = await open(browser, srv.url + '/' + p);

@@ -264,6 +264,41 @@ PY
 expect_status 1 "$KIX" group "${L[@]}" "$GRP"
 expect_status 1 "$KIX" query "${L[@]}" --kernel rope
 pass "a changed group page: kix group and kix query exit 1 ($(head -c 160 "$WORK/err"))"
+# a copy's group rows name their runs (layout 4): kix group reads each
+# row's manifest from objects/ and its record from index/; either changed,
+# or the manifest missing, is refused (exit 1)
+MEMBER=$(python3 -c 'import json,sys
+v = json.load(open(sys.argv[1] + "/groups/" + sys.argv[2] + ".json"))
+assert "index" not in v and all("manifestCanonical" not in r and "runRecord" not in r for r in v["rows"]), "a copy group view with proofs"
+print(v["rows"][-1]["runId"])' "$WORK/exp" "$GRP") || fail "the copy's group view"
+fresh_liar
+export KIX_STATE_DIR="$WORK/s-query"
+MDIG=$("$KIX" show "${L[@]}" --json "$MEMBER" | python3 -c 'import json,sys; print(json.load(sys.stdin)["manifestDigest"])') ||
+  fail "kix show $MEMBER from the copy"
+for lie in changed missing record; do
+  fresh_liar
+  export KIX_STATE_DIR="$WORK/s-query"
+  python3 - "$WORK/liar" "$MDIG" "$MEMBER" "$lie" <<'PY' || fail "tamper ($lie)"
+import glob, sys
+root, digest, run, lie = sys.argv[1:5]
+if lie == "record":
+    recs = glob.glob(root + "/index/value/run/" + run + "@*")
+    assert recs, "no record of " + run
+    f = recs[0]
+elif lie == "missing":
+    import os
+    os.remove(root + "/objects/" + digest)
+    sys.exit(0)
+else:
+    f = root + "/objects/" + digest
+b = bytearray(open(f, "rb").read())
+b[-2] ^= 1
+open(f, "wb").write(b)
+PY
+  expect_status 1 "$KIX" group "${L[@]}" "$GRP"
+  echo "a group row's $lie: $(head -c 200 "$WORK/err")"
+done
+pass "a copy's group row with its manifest object changed or missing, or its index record changed: kix group exits 1"
 fresh_liar
 export KIX_STATE_DIR="$WORK/s-query"
 python3 - "$WORK/liar" <<'PY'

@@ -301,6 +301,11 @@ KIX_API int kix_group_view_from_source(struct kix_source *src, const char *key, 
                                        uint64_t offset, struct kix_group_view *v,
                                        struct kix_err *err) KIX_MUST_CHECK;
 KIX_API void kix_group_view_release(struct kix_group_view *v);
+/* The group view as JSON (flags: kix_run_view_json's). KIX_VIEW_JSON_EXPORT
+ * is a static copy's groups/<key>.json: rows with the run and what the
+ * table shows only (no manifest, Implementation object, run record or
+ * proof) and no `index` proofs, which readers compute from the copy's
+ * objects/ and index/ files. */
 KIX_API int kix_group_view_json(const struct kix_group_view *v, unsigned flags, struct kix_buf *out,
                                 struct kix_err *err) KIX_MUST_CHECK;
 
