@@ -504,7 +504,8 @@ async function tampers(browser) {
   }
   /* an environment table's cell edited: recomputed from the proven object */
   {
-    const sel = 'data-kix-object="environmentDigest" data-kix-ptr="/spec/hardware/formFactor" data-kix-fmt="text">';
+    /* (text, the default format, is left unsaid) */
+    const sel = 'data-kix-object="environmentDigest" data-kix-ptr="/spec/hardware/formFactor">';
     const at = run.indexOf(sel);
     check(at > 0, 'the run page has an environment cell for the GPU form factor');
     const end = run.indexOf('</td>', at);
@@ -516,6 +517,23 @@ async function tampers(browser) {
                                   'data-kix-ptr="/spec/hardware/formFactor"');
     check(v.state === 'ok' && s === proven && s !== 'PCIe-made-up',
           'text edited, proven value shown: the environment table\'s form factor: "' + s + '"');
+    await page.close();
+    await srv.close();
+  }
+  /* a manifest cell (no data-kix-object, no data-kix-fmt: the defaults)
+   * edited: recomputed from the proven manifest, as text */
+  {
+    const sel = '<td data-kix-slot="field" data-kix-ptr="/spec/observedAt">';
+    const at = run.indexOf(sel);
+    check(at > 0, 'the run page has a manifest cell with the default object and format left unsaid');
+    const end = run.indexOf('</td>', at);
+    const proven = JSON.parse(viewOf(runPath, run).manifestCanonical).spec.observedAt;
+    const srv = await serveDir(EXP, { [runPath]: run.slice(0, at + sel.length) + '1999-01-01T00:00:00Z' + run.slice(end) });
+    const page = await open(browser, srv.url + '/' + runPath);
+    const v = await verdict(page);
+    const s = await page.evaluate(() => { const e = document.querySelector('[data-kix-ptr="/spec/observedAt"]'); return [e.textContent, e.getAttribute('data-verified')]; });
+    check(v.state === 'ok' && s[0] === proven && s[1] === 'yes',
+          'text edited, proven value shown: a manifest cell with the defaults unsaid: "' + s[0] + '"');
     await page.close();
     await srv.close();
   }

@@ -117,7 +117,8 @@ for _ in $(seq 1 600); do [ "$(cat "$WORK/exp/runs/.size" 2>/dev/null)" = "$SIZE
 # kixd's document without `manifest`, `sections`, `objects` and `index`,
 # which the copy holds once (manifestCanonical, the page, objects/ and
 # index/: PROTOCOL.md §3); a group page carries none: its verifier reads
-# groups/<key>.json beside it, kixd's document
+# groups/<key>.json beside it, kixd's document without `index` and the
+# rows' manifests, implementations, records and proofs
 G=$(python3 -c 'import json,sys; print(json.loads(sys.argv[1])["rank"]["group"])' "$(embedded "$WORK/exp/runs/$RID")")
 [ ! -e "$WORK/exp/runs/$RID.json" ] || fail "the export wrote runs/$RID.json: a run's view is in its page"
 for p in "runs/$RID" "groups/$G"; do
@@ -127,6 +128,11 @@ for p in "runs/$RID" "groups/$G"; do
 v = json.load(sys.stdin)
 if v["view"] == "kix.run/1":
     del v["manifest"], v["sections"], v["objects"], v["index"]
+else:  # the copy: group rows name their runs (layout 4)
+    del v["index"]
+    for r in v["rows"]:
+        for k in ("manifestCanonical", "implementationCanonical", "runRecord", "runProof"):
+            del r[k]
 print(json.dumps(v))')" ] ||
     fail "the exported $p view is not the one kixd's page carries"
 done

@@ -2277,7 +2277,8 @@
         mark(el, t !== null);
       });
       doc.querySelectorAll('[data-kix-slot="field"]').forEach(function (el) {
-        var name = el.getAttribute('data-kix-object') || '', obj = name === 'manifest'
+        /* no data-kix-object: the manifest; no data-kix-fmt: text */
+        var name = el.getAttribute('data-kix-object') || 'manifest', obj = name === 'manifest'
           ? (m && m.value) : p.objects && p.objects[name];
         if (!p.objects || (!obj && name !== 'manifest' && OBJECT_FIELDS.indexOf(name) < 0))
           return mark(el, false);
