@@ -8,7 +8,8 @@
 #    embedded view holds the canonical manifest once (manifestCanonical:
 #    no `manifest` or `sections` beside it, not in the page's text) and
 #    neither the objects nor the index proofs the copy holds as files
-#    (PROTOCOL.md §3);
+#    (PROTOCOL.md §3), and whose group views' rows name their runs
+#    (no manifest, implementation, record or proof);
 #  - the copy's bytes a run page and runs/'s bytes a run page, its names
 #    (directory entries) and inodes (files: a hard link is none) a run;
 #  - exporting again after N new entries writes files and bytes bounded by
@@ -43,13 +44,16 @@ for d, _, files in os.walk(root):
 total = sum(inodes.values())
 sys.stderr.write("bytes a run by part: %s\n" % {k: round(v / runs) for k, v in sorted(parts.items())})
 assert said["files"] == names and said["bytes"] == total, (said, names, total)
-# the bounds: below what layout 3 wrote (38.4 KB a run at 300 Liger runs,
-# 24.1 KB of it the run's page and view, 8.9 files and 10.3 names a run;
-# layout 2 wrote 52 and 38), above layout 4's (32.5 KB, 18.1 KB, 7.9 files,
-# 9.3 names)
+# the bounds: below what layout 4's first form wrote (32.5 KB a run at 300
+# Liger runs, 18.1 KB of it the run's page, 7.1 KB its groups' share, 7.9
+# files and 9.3 names a run; layout 3 wrote 38.4 KB, 24.1 KB, 8.9 files
+# and 10.3 names; layout 2 52 and 38), above what it writes now (27.2 KB,
+# 17.2 KB, 2.7 KB: group rows that name their runs, field cells without
+# their default attributes)
 per_run, page_and_view = total / runs, runs_bytes / runs
-assert per_run <= 36e3, "the copy holds %.0f bytes a run (bound 36 KB)" % per_run
-assert page_and_view <= 21e3, "a run's page holds %.0f bytes (bound 21 KB)" % page_and_view
+assert per_run <= 30e3, "the copy holds %.0f bytes a run (bound 30 KB)" % per_run
+assert page_and_view <= 17.8e3, "a run's page holds %.0f bytes (bound 17.8 KB)" % page_and_view
+assert parts["groups"] / runs <= 4e3, "the groups' share is %.0f bytes a run (bound 4 KB)" % (parts["groups"] / runs)
 assert names / runs <= 9.8, "%.1f names a run (bound 9.8)" % (names / runs)
 assert len(inodes) / runs <= 8.4, "%.1f files a run (bound 8.4)" % (len(inodes) / runs)
 # a run is its page; each run's manifest once in it
@@ -69,6 +73,15 @@ for f in sorted(os.listdir(os.path.join(root, "runs"))):
     rest = page[:m.start(1)] + page[m.end(1):]
     shown = canon.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;").replace('"', "&quot;")
     assert shown not in rest and canon not in rest, "runs/%s repeats the manifest" % f
+# a group view's rows name their runs: no manifest, implementation,
+# record or proof, no index proofs (the copy holds them as files)
+for f in sorted(os.listdir(os.path.join(root, "groups"))):
+    if f.endswith(".json"):
+        g = json.load(open(os.path.join(root, "groups", f), encoding="utf-8"))
+        assert "index" not in g, "groups/%s carries index proofs" % f
+        for r in g["rows"]:
+            for k in ("manifestCanonical", "implementationCanonical", "runRecord", "runProof"):
+                assert k not in r, "groups/%s's rows carry %s" % (f, k)
 print("%.0f bytes a run (%.0f of them the page and view), %.1f names and %.1f files a run"
       % (per_run, page_and_view, names / runs, len(inodes) / runs))
 PY
