@@ -470,7 +470,8 @@ int kix_group_view_json(const struct kix_group_view *v, unsigned flags, struct k
     int bad = !o || !rows;
     /* a static copy's view (PROTOCOL.md §3, layout 4): its rows name
      * their runs and what the table shows; each run's manifest and
-     * Implementation object are the copy's objects/ files, and the index
+     * Implementation object are the copy's objects/ files (as are the
+     * group's Workload and ExecutionEnvironment objects), and the index
      * proofs are computed from its index/ files at treeSize, by the
      * readers, who believe neither */
     int lean = (flags & KIX_VIEW_JSON_EXPORT) != 0;
@@ -491,9 +492,9 @@ int kix_group_view_json(const struct kix_group_view *v, unsigned flags, struct k
     bad |= set(o, "statistic", json_string(v->statistic));
     bad |= set(o, "limit", json_integer((json_int_t)KIX_VIEW_GROUP_MAX));
     /* what proves `title` (PROTOCOL.md, the kix.group/1 document) */
-    if (v->workload_canonical)
+    if (v->workload_canonical && !lean)
         bad |= set(o, "workloadCanonical", json_string(v->workload_canonical));
-    if (v->environment_canonical)
+    if (v->environment_canonical && !lean)
         bad |= set(o, "environmentCanonical", json_string(v->environment_canonical));
     for (size_t i = 0; rows && i < v->nrows; i++) {
         const struct kix_group_row *w = &v->rows[i];

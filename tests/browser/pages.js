@@ -387,6 +387,8 @@ async function tampers(browser) {
   const manifestFile = 'objects/sha256:' + crypto.createHash('sha256').update(runManifest).digest('hex');
   const implFile = 'objects/' + JSON.parse(runManifest).spec.implementationDigest;
   const implText = fs.readFileSync(path.join(EXP, implFile), 'utf8');
+  const workFile = 'objects/' + JSON.parse(runManifest).spec.workloadDigest;
+  const workText = fs.readFileSync(path.join(EXP, workFile), 'utf8');
   const runRecEdits = {};
   fs.readdirSync(path.join(EXP, 'index/value/run')).filter((n) => n.startsWith(RUN + '@'))
     .forEach((n) => { runRecEdits['index/value/run/' + n] = flipped('index/value/run/' + n); });
@@ -457,6 +459,9 @@ async function tampers(browser) {
       { [implFile]: implText.replace('"name":"', '"name":"Fast ') }],
     ['the copy\'s implementation object of a group row missing', groupPath, group, implFile, { [implFile]: null }],
     ['the copy\'s index record of a group row changed', groupPath, group, 'does not hash to its name', runRecEdits],
+    ['the copy\'s workload object of the group (its title) changed', groupPath, group, 'object shown is not the one',
+      { [workFile]: workText.replace('"kernel":"', '"kernel":"x') }],
+    ['the copy\'s environment object of the group (its title) missing', groupPath, group, 'objects/' + envDigest, { [envFile]: null }],
     ['a group\'s rows reordered in its view', groupPath, editView(groupPath, group, (v) => {
       v.rows.reverse();
     }), 'row 1'],
@@ -706,15 +711,18 @@ async function reader(browser) {
           'the staleness of a run last observed long ago, proven, as the server wrote it: ' + JSON.stringify(stale) + ' vs ' + (server && server[1]));
     await page.close();
   }
-  /* the group's words the verifier writes are the server's, proven */
-  {
-    const page = await open(browser, H + '/' + groupPath);
+  /* the group's words the verifier writes are the server's, proven, from
+   * kixd's view and from the copy's (its title objects read from objects/) */
+  const copySrv = await serveDir(EXP, {});
+  for (const base of [H, copySrv.url]) {
+    const page = await open(browser, base + '/' + groupPath);
     const v = await verdict(page);
     const h1 = await page.evaluate(() => { const e = document.querySelector('[data-kix-slot="group-title"]'); return [e.textContent, e.getAttribute('data-verified')]; });
     const server = /data-kix-slot="group-title">([^<]*)</.exec(group)[1];
-    check(v.state === 'ok' && h1[0] === server && h1[1] === 'yes', 'the group\'s title, proven, reads as the server wrote it: ' + JSON.stringify(h1) + ' vs ' + server);
+    check(v.state === 'ok' && h1[0] === server && h1[1] === 'yes', 'the group\'s title, proven, reads as the server wrote it (' + (base === H ? 'kixd' : 'the copy') + '): ' + JSON.stringify(h1) + ' vs ' + server);
     await page.close();
   }
+  await copySrv.close();
   /* ?kix-base= at a copy rolled back to an older size, and at another log's copy */
   const here = await serveDir(EXP, {});
   const keyName = (k) => k.split('+').slice(0, 2).join('+');

@@ -74,11 +74,13 @@ for f in sorted(os.listdir(os.path.join(root, "runs"))):
     shown = canon.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;").replace('"', "&quot;")
     assert shown not in rest and canon not in rest, "runs/%s repeats the manifest" % f
 # a group view's rows name their runs: no manifest, implementation,
-# record or proof, no index proofs (the copy holds them as files)
+# record or proof, no index proofs and no title objects (the copy holds
+# them as files)
 for f in sorted(os.listdir(os.path.join(root, "groups"))):
     if f.endswith(".json"):
         g = json.load(open(os.path.join(root, "groups", f), encoding="utf-8"))
-        assert "index" not in g, "groups/%s carries index proofs" % f
+        for k in ("index", "workloadCanonical", "environmentCanonical"):
+            assert k not in g, "groups/%s carries %s" % (f, k)
         for r in g["rows"]:
             for k in ("manifestCanonical", "implementationCanonical", "runRecord", "runProof"):
                 assert k not in r, "groups/%s's rows carry %s" % (f, k)

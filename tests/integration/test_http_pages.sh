@@ -211,13 +211,14 @@ for p in "runs/$RID" "groups/$GROUP" "groups/$GROUP.json" kix-verify.js style.cs
     # page without the manifest's, BibTeX's and CSL-JSON's text and data:
     # links (the verifier fills them in) and without the link to kixd's
     # JSON; a group view's rows without the manifests, implementations,
-    # records and proofs, and no `index`; the rest the same bytes
+    # records and proofs, and no `index` or title objects; the rest the
+    # same bytes
     python3 - "$WORK/n" "$WORK/k" "$p" "$WORK/nview" "$WORK/kview" <<'PY' || fail "/$p: the export is not kixd's with the manifest once"
 import json, re, sys
 n, k, p, nview, kview = sys.argv[1:6]
 if p.endswith(".json"):
     v = json.load(open(k))
-    del v["index"]
+    del v["index"], v["workloadCanonical"], v["environmentCanonical"]
     for r in v["rows"]:
         for f in ("manifestCanonical", "implementationCanonical", "runRecord", "runProof"):
             del r[f]

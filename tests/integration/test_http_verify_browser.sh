@@ -129,7 +129,7 @@ v = json.load(sys.stdin)
 if v["view"] == "kix.run/1":
     del v["manifest"], v["sections"], v["objects"], v["index"]
 else:  # the copy: group rows name their runs (layout 4)
-    del v["index"]
+    del v["index"], v["workloadCanonical"], v["environmentCanonical"]
     for r in v["rows"]:
         for k in ("manifestCanonical", "implementationCanonical", "runRecord", "runProof"):
             del r[k]

@@ -709,6 +709,7 @@ KIX_TEST(the_export_writes_kixds_pages_without_their_embedded_view)
         ASSERT_TRUE(strstr((const char *)page.ptr, "\"manifestCanonical\"") == NULL);
         ASSERT_TRUE(strstr((const char *)page.ptr, "\"runRecord\"") == NULL);
         ASSERT_TRUE(strstr((const char *)page.ptr, "\"index\"") == NULL);
+        ASSERT_TRUE(strstr((const char *)page.ptr, "\"workloadCanonical\"") == NULL);
         ASSERT_CONTAINS((const char *)page.ptr, "\"runId\":\"tricky\"");
         kix_buf_release(&live);
     }

@@ -1749,7 +1749,11 @@
     if (!view || view.view !== 'kix.group/1') throw new Fail('the page carries no group view');
     var group = str(view.group) || '';
     if (!/^sha256:[0-9a-f]{64}$/.test(group)) throw new Fail('the view names no valid group');
+    /* a static copy's view (layout 4) carries no proofs and no title
+     * objects: those are the copy's objects/ files */
+    var copy = !view.index && io.fetchBytes ? io : null;
     var fresh = await freshLog(view, io, proven);
+    fresh.copy = copy;
     try {
       return await verifyGroupAt(group, fresh, proven);
     } catch (e) {
@@ -1813,7 +1817,7 @@
       proven.rows[members[k].runId] = row;
     }
     if (members.length)
-      proven.title = await groupTitle(view, proven.rows[members[0].runId].manifest);
+      proven.title = await groupTitle(view, proven.rows[members[0].runId].manifest, fresh.copy);
     return proven;
   }
 
@@ -1822,12 +1826,15 @@
    * ExecutionEnvironment objects the view carries, each hashing to the
    * digest a proven member's manifest names (every member names the same:
    * the comparison key holds them). null when the view does not carry
-   * them (the title then stays unproven). */
-  async function groupTitle(view, manifest) {
+   * them (the title then stays unproven). A static copy's view (copy:
+   * its io) carries neither: they are read from its objects/ files. */
+  async function groupTitle(view, manifest, copy) {
     var spec = (manifest && manifest.spec) || {}, objs = {};
     var fields = [['workloadCanonical', 'workloadDigest'], ['environmentCanonical', 'environmentDigest']];
     for (var i = 0; i < fields.length; i++) {
       var text = str(view[fields[i][0]]), want = spec[fields[i][1]];
+      if (text === undefined && copy && typeof want === 'string')
+        text = await copyObject(copy, want, 'the group\u2019s runs\u2019 manifest');
       if (text === undefined || typeof want !== 'string') return null;
       if ('sha256:' + hex(await sha256(enc.encode(text))) !== want)
         throw new Fail('the group\u2019s ' + fields[i][1].replace('Digest', '') + ' object shown ' +
