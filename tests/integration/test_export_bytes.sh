@@ -47,8 +47,8 @@ assert said["files"] == names and said["bytes"] == total, (said, names, total)
 # the bounds: below what layout 4's first form wrote (32.5 KB a run at 300
 # Liger runs, 18.1 KB of it the run's page, 7.1 KB its groups' share, 7.9
 # files and 9.3 names a run; layout 3 wrote 38.4 KB, 24.1 KB, 8.9 files
-# and 10.3 names; layout 2 52 and 38), above what it writes now (27.2 KB,
-# 17.2 KB, 2.7 KB: group rows that name their runs, field cells without
+# and 10.3 names; layout 2 52 and 38), above what it writes now (26.8 KB,
+# 17.2 KB, 2.3 KB: group rows that name their runs, field cells without
 # their default attributes)
 per_run, page_and_view = total / runs, runs_bytes / runs
 assert per_run <= 30e3, "the copy holds %.0f bytes a run (bound 30 KB)" % per_run
