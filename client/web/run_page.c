@@ -179,8 +179,9 @@ static int run_sections(struct kix_tpl *t, const struct kix_run_view *v)
             if (!row)
                 return KIX_ENOMEM;
             /* the cell's defaults, the manifest and text, are left
-             * unsaid: about a third of a field cell's markup, in every
-             * row of every run page (PROTOCOL.md, the pages' verifier) */
+             * unsaid (its data-kix-ptr alone makes it a field): about
+             * half of a field cell's markup, in every row of every run
+             * page (PROTOCOL.md, the pages' verifier) */
             const char *object = w->object && strcmp(w->object, "manifest") ? w->object : "";
             const char *fmt = w->fmt && strcmp(w->fmt, "text") ? w->fmt : "";
             if ((rc = kix_tpl_set(row, "label", w->label)) ||

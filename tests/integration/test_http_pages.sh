@@ -32,7 +32,7 @@ for want in '<span class="big" data-kix-slot="median" id="median">11.4 µs</span
   '<h1 data-kix-slot="title">Liger · Rotary position embedding · hidden = 512 · kv_heads = 8 · q_heads = 32 · seq = 2048 · forward · NVIDIA A100 · bf16</h1>' \
   '<h2>Identity</h2>' '<h2>Correctness</h2>' '<h2>Workload</h2>' '<h2>Measurements</h2>' '<h2>Protocol</h2>' \
   '<h2>Environment</h2>' '<h2>Artifacts</h2>' '<h2>Cite this record</h2>' \
-  '<td data-kix-slot="field" data-kix-object="workloadDigest" data-kix-ptr="/spec/parameters/seq" data-kix-fmt="count">2048</td>'; do
+  '<td data-kix-object="workloadDigest" data-kix-ptr="/spec/parameters/seq" data-kix-fmt="count">2048</td>'; do
   grep -qF "$want" "$WORK/page.html" || fail "the run page lacks: $want"
 done
 # one script, the project's own verifier (test_http_verify_browser.sh runs

@@ -247,8 +247,7 @@ KIX_TEST(every_section_row_is_words_and_the_three_renderings_agree)
                 if (strcmp(fmt, "text") != 0)
                     snprintf(fattr, sizeof(fattr), " data-kix-fmt=\"%s\"", fmt);
                 cell = malloc(strlen(ev) + 512);
-                sprintf(cell, "<td data-kix-slot=\"field\"%s data-kix-ptr=\"%s\"%s>%s</td>", oattr,
-                        ptr, fattr, ev);
+                sprintf(cell, "<td%s data-kix-ptr=\"%s\"%s>%s</td>", oattr, ptr, fattr, ev);
                 free(ptr);
             } else {
                 cell = malloc(strlen(ev) + 16);

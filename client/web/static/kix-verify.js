@@ -2283,8 +2283,10 @@
         if (t !== null) put(el, t);
         mark(el, t !== null);
       });
-      doc.querySelectorAll('[data-kix-slot="field"]').forEach(function (el) {
-        /* no data-kix-object: the manifest; no data-kix-fmt: text */
+      /* a field cell is named by its JSON pointer (pages before 2026-12-07
+       * also said data-kix-slot="field"); no data-kix-object: the
+       * manifest; no data-kix-fmt: text */
+      doc.querySelectorAll('[data-kix-ptr]').forEach(function (el) {
         var name = el.getAttribute('data-kix-object') || 'manifest', obj = name === 'manifest'
           ? (m && m.value) : p.objects && p.objects[name];
         if (!p.objects || (!obj && name !== 'manifest' && OBJECT_FIELDS.indexOf(name) < 0))
