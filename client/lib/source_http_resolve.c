@@ -1,12 +1,12 @@
 /* A run's resolution over HTTP (source_http_internal.h): the run's view
- * document runs/<runId>.json names its entries, manifest, objects and the
- * index proofs at the view's size; the leaves are read from the entry
- * bundles and their inclusion proofs computed from the hash tiles at that
- * size. Nothing of the view is believed: kix_resolution_verify checks the
- * checkpoint's signature, each leaf against the tiles, the manifest and
- * object digests and the index records, and the entries against the chain
- * the signed run record commits (a view that leaves an entry out fails
- * there); the caller checks the checkpoint against the one it remembers. */
+ * document (its page's #kix-view, or runs/<runId>.json) names its entries,
+ * manifest, objects and the index proofs at the view's size (a static
+ * copy's names the objects by the manifest alone: objects/<digest>); the leaves are read from the
+ * entry bundles and their inclusion proofs computed from the hash tiles at that size. Nothing of
+ * the view is believed: kix_resolution_verify checks the checkpoint's signature, each leaf against
+ * the tiles, the manifest and object digests and the index records, and the entries against the
+ * chain the signed run record commits (a view that leaves an entry out fails there); the caller
+ * checks the checkpoint against the one it remembers. */
 #include <jansson.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -136,6 +136,48 @@ static int take_objects(struct pieces *ps, json_t *list, struct kix_resolution *
     return KIX_OK;
 }
 
+/* The objects the manifest references, read from the copy's
+ * objects/<digest> (a static copy's view, layout 4, carries none: they
+ * are files of the copy): each kept as fetched, for
+ * kix_resolution_verify to check by its digest. An object the copy lacks
+ * is left out (the verify then names the field whose object is missing). */
+struct copy_fetch {
+    struct pieces *ps;
+    struct kix_resolution *res;
+    const struct kix_digest *refs;
+};
+
+static int copy_object(void *ctx, size_t i, const uint8_t *bytes, size_t len)
+{
+    struct copy_fetch *f = ctx;
+    struct kix_resolution_object *o = &f->res->objects[f->res->nobjects];
+
+    if (!bytes)
+        return KIX_OK;
+    if (keep(f->ps, bytes, len, &o->bytes))
+        return KIX_ENOMEM;
+    o->digest = f->refs[i];
+    f->res->nobjects++;
+    return KIX_OK;
+}
+
+static int copy_objects(struct http_source *h, struct pieces *ps, struct kix_resolution *res,
+                        struct kix_err *err)
+{
+    struct kix_digest *refs = NULL;
+    size_t n = 0;
+    int rc = kix_refs_canonical(res->manifest.ptr, res->manifest.len, &refs, &n);
+    struct copy_fetch f = {ps, res, refs};
+
+    if (rc)
+        return kix_err_set(err, rc, "out of memory");
+    if (n > KIX_RESOLVE_MAX_OBJECTS)
+        n = KIX_RESOLVE_MAX_OBJECTS;
+    rc = h->base.ops->objects(&h->base, refs, n, copy_object, &f, err);
+    free(refs);
+    return rc;
+}
+
 static int take_entries(struct http_source *h, struct pieces *ps, json_t *list, uint64_t from,
                         struct kix_resolution *res, struct kix_err *err)
 {
@@ -207,18 +249,24 @@ static int pick_page(void *ctx, const struct kix_vindex_page *p)
  * of being shown. KIX_ENOTSUP: the copy has no index files (the view's
  * proofs stay). */
 static int latest_index(struct http_source *h, struct pieces *ps, struct kix_resolution *res,
-                        struct kix_err *err)
+                        int own, struct kix_err *err)
 {
     struct kix_index_answer run, group, page;
     struct kix_vindex_run rec;
     struct kix_vindex_dir dir;
     char key[KIX_VINDEX_KEY_MAX + 1];
+    uint64_t latest = h->latest_size;
     int rc;
 
     memset(&run, 0, sizeof(run));
     memset(&group, 0, sizeof(group));
     memset(&page, 0, sizeof(page));
-    rc = http_latest(h, 1, err);
+    /* own: at the view's own size (res->size, its checkpoint in
+     * res->checkpoint), from index/notes/<that size>: a static copy's view
+     * (layout 4) carries no proofs of its own */
+    rc = own ? KIX_OK : http_latest(h, 1, err);
+    if (own)
+        h->latest_size = res->size;
     if (rc == KIX_OK)
         rc = http_index_note(h, &run.index_note, err);
     if (rc)
@@ -247,8 +295,10 @@ static int latest_index(struct http_source *h, struct pieces *ps, struct kix_res
             rc = http_index_prove(h, key, &page, err);
         }
     }
+    if (own)
+        h->latest_size = latest;
     if (rc == KIX_OK &&
-        (keep(ps, h->latest.ptr, h->latest.len, &res->checkpoint) ||
+        ((!own && keep(ps, h->latest.ptr, h->latest.len, &res->checkpoint)) ||
          keep(ps, run.index_note.ptr, run.index_note.len, &res->index_note) ||
          keep(ps, run.record.ptr, run.record.len, &res->run_record) ||
          keep(ps, run.proof.ptr, run.proof.len, &res->run_proof) ||
@@ -257,9 +307,11 @@ static int latest_index(struct http_source *h, struct pieces *ps, struct kix_res
          (page.proof.len && (keep(ps, page.record.ptr, page.record.len, &res->group_page) ||
                              keep(ps, page.proof.ptr, page.proof.len, &res->group_page_proof)))))
         rc = kix_err_set(err, KIX_ENOMEM, "out of memory");
-    if (rc == KIX_OK)
+    if (rc == KIX_OK && !own)
         res->size = h->latest_size;
 out:
+    if (own)
+        h->latest_size = latest;
     kix_index_answer_release(&run);
     kix_index_answer_release(&group);
     kix_index_answer_release(&page);
@@ -285,9 +337,24 @@ static int take_view(struct http_source *h, json_t *v, const char *id, uint64_t 
         return bad_view(h, id, "manifestCanonical", err);
     if (keep_text(ps, json_object_get(v, "checkpoint"), &res->checkpoint))
         return bad_view(h, id, "checkpoint", err);
-    if (take_objects(ps, json_object_get(v, "objects"), res))
-        return bad_view(h, id, "objects", err);
-    rc = latest_index(h, ps, res, err);
+    if (!json_object_get(v, "objects"))
+        rc = copy_objects(h, ps, res, err); /* a static copy's: objects/<digest> */
+    else
+        rc = take_objects(ps, json_object_get(v, "objects"), res) ? bad_view(h, id, "objects", err)
+                                                                  : KIX_OK;
+    if (rc)
+        return rc;
+    rc = latest_index(h, ps, res, 0, err);
+    /* none at the copy's latest checkpoint (an older one served, say):
+     * a view without proofs of its own has them at its size */
+    if (rc == KIX_ENOTSUP && !ix)
+        rc = latest_index(h, ps, res, 1, err);
+    if (rc == KIX_ENOTSUP && !ix)
+        return kix_err_set(err, KIX_EVERIFY,
+                           "%s holds no index files (index/notes/%llu) to prove the view of run "
+                           "%s, which carries no proofs of its own (a static copy's, layout 4): "
+                           "copy the export's index/ with its pages",
+                           h->base.where, (unsigned long long)res->size, id);
     if (rc != KIX_ENOTSUP)
         goto entries;
     /* no index files: the view's proofs, at its size (none: kix_resolution_verify says so) */
@@ -336,17 +403,52 @@ static int run_of_manifest(struct http_source *h, const struct kix_digest *d,
     return rc;
 }
 
+/* The run's view document: the #kix-view its page runs/<name>.html embeds
+ * (kixd's pages, and a static copy's since layout 4, whose view is in its
+ * page alone), else runs/<name>.json (a copy of an older layout, whose
+ * pages carry none). Into body; the JSON text is body from *at on, up to
+ * its end (a page's script element is cut off there: the JSON inside it
+ * escapes '/', so no "</script>" is in it). */
+static int run_view_text(struct http_source *h, const char *name, const char *id,
+                         struct kix_buf *body, size_t *at, struct kix_err *err)
+{
+    static const char open_tag[] = "<script type=\"application/json\" id=\"kix-view\">";
+    char path[KIX_RUN_PAGE_NAME_MAX + 16];
+    const char *start, *end;
+    int rc;
+
+    *at = 0;
+    snprintf(path, sizeof(path), "runs/%s.html", name);
+    rc = http_get(h->get, path, HTTP_VIEW_MAX, body, err);
+    if (rc == KIX_OK && kix_buf_addc(body, '\0') != KIX_OK)
+        return kix_err_set(err, KIX_ENOMEM, "out of memory");
+    if (rc == KIX_OK && (start = strstr((const char *)body->ptr, open_tag)) != NULL &&
+        (end = strstr(start, "</script>")) != NULL) {
+        *at = (size_t)(start - (const char *)body->ptr) + sizeof(open_tag) - 1;
+        body->len = (size_t)(end - (const char *)body->ptr);
+        return KIX_OK;
+    }
+    if (rc != KIX_OK && rc != KIX_ENOTFOUND)
+        return rc;
+    kix_buf_reset(body);
+    snprintf(path, sizeof(path), "runs/%s.json", name);
+    rc = http_get(h->get, path, HTTP_VIEW_MAX, body, err);
+    if (rc == KIX_ENOTFOUND)
+        kix_err_set(err, rc, "run %s is not in %s", id, h->base.where);
+    return rc;
+}
+
 int http_resolve(struct kix_source *s, const char *ref, uint64_t from, struct kix_resolution *out,
                  struct kix_err *err)
 {
     struct http_source *h = http_of(s);
-    char id[KIX_RUN_ID_MAX + 1], path[KIX_RUN_PAGE_NAME_MAX + 16];
-    char name[KIX_RUN_PAGE_NAME_MAX + 1];
+    char id[KIX_RUN_ID_MAX + 1], name[KIX_RUN_PAGE_NAME_MAX + 1];
     int escaped;
     struct kix_digest digest;
     struct kix_buf body = KIX_BUF_INIT;
     struct pieces *ps = NULL;
     json_t *v = NULL;
+    size_t at = 0;
     int is_digest = 0, rc;
 
     kix_resolution_init(out);
@@ -369,13 +471,10 @@ int http_resolve(struct kix_source *s, const char *ref, uint64_t from, struct ki
                            "run %s has no files in %s: its id, escaped, is too long for a "
                            "file name (kix show its manifest digest on the origin)",
                            id, s->where);
-    snprintf(path, sizeof(path), "runs/%s.json", name);
-    rc = http_get(h->get, path, HTTP_VIEW_MAX, &body, err);
-    if (rc == KIX_ENOTFOUND)
-        kix_err_set(err, rc, "run %s is not in %s", id, s->where);
+    rc = run_view_text(h, name, id, &body, &at, err);
     if (rc)
         goto out;
-    v = json_loadb((const char *)body.ptr, body.len, JSON_REJECT_DUPLICATES, NULL);
+    v = json_loadb((const char *)body.ptr + at, body.len - at, JSON_REJECT_DUPLICATES, NULL);
     ps = calloc(1, sizeof(*ps));
     if (!ps) {
         rc = kix_err_set(err, KIX_ENOMEM, "out of memory");

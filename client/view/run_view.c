@@ -590,8 +590,9 @@ static int run_json(const struct kix_run_view *v, unsigned flags, json_t *o)
         bad |= set(o, "lastObserved", json_string(v->last_observed));
     if (!lean) /* a copy's page beside it shows them */
         bad |= set(o, "sections", sections_json(v));
-    bad |= set(o, "objects", list = json_array());
-    for (size_t i = 0; list && i < v->nobjects; i++) {
+    if (!lean) /* a copy's readers read objects/<digest> */
+        bad |= set(o, "objects", list = json_array());
+    for (size_t i = 0; !lean && list && i < v->nobjects; i++) {
         const struct kix_view_object *ob = &v->objects[i];
         x = json_pack("{s:s,s:s,s:O}", "digest", ob->digest, "kind", ob->kind, "object",
                       ob->json ? ob->json : json_null());
@@ -606,7 +607,7 @@ static int run_json(const struct kix_run_view *v, unsigned flags, json_t *o)
                       bundle);
         bad |= !x || json_array_append_new(list, x) != 0;
     }
-    if (res->index_note.ptr)
+    if (res->index_note.ptr && !lean) /* a copy's readers prove from index/ */
         bad |= index_json(res, o);
     return bad;
 }

@@ -468,6 +468,13 @@ int kix_group_view_json(const struct kix_group_view *v, unsigned flags, struct k
 {
     json_t *o = json_object(), *rows = json_array();
     int bad = !o || !rows;
+    /* a static copy's view (PROTOCOL.md §3, layout 4): its rows name
+     * their runs and what the table shows; each run's manifest and
+     * Implementation object are the copy's objects/ files (as are the
+     * group's Workload and ExecutionEnvironment objects), and the index
+     * proofs are computed from its index/ files at treeSize, by the
+     * readers, who believe neither */
+    int lean = (flags & KIX_VIEW_JSON_EXPORT) != 0;
 
     bad |= set(o, "view", json_string(KIX_VIEW_GROUP));
     bad |= set(o, "group", json_string(v->group));
@@ -485,9 +492,9 @@ int kix_group_view_json(const struct kix_group_view *v, unsigned flags, struct k
     bad |= set(o, "statistic", json_string(v->statistic));
     bad |= set(o, "limit", json_integer((json_int_t)KIX_VIEW_GROUP_MAX));
     /* what proves `title` (PROTOCOL.md, the kix.group/1 document) */
-    if (v->workload_canonical)
+    if (v->workload_canonical && !lean)
         bad |= set(o, "workloadCanonical", json_string(v->workload_canonical));
-    if (v->environment_canonical)
+    if (v->environment_canonical && !lean)
         bad |= set(o, "environmentCanonical", json_string(v->environment_canonical));
     for (size_t i = 0; rows && i < v->nrows; i++) {
         const struct kix_group_row *w = &v->rows[i];
@@ -501,13 +508,13 @@ int kix_group_view_json(const struct kix_group_view *v, unsigned flags, struct k
         if (x && w->have_p80)
             bad |= set(x, "p80", json_integer((json_int_t)w->p80));
         /* what proves the row's cells (PROTOCOL.md, the kix.group/1 document) */
-        if (x && w->manifest)
+        if (x && w->manifest && !lean)
             bad |= set(x, "manifestCanonical", json_string(w->manifest));
-        if (x && w->implementation)
+        if (x && w->implementation && !lean)
             bad |= set(x, "implementationCanonical", json_string(w->implementation));
-        if (x && w->run_record)
+        if (x && w->run_record && !lean)
             bad |= set(x, "runRecord", json_string(w->run_record));
-        if (x && w->run_proof)
+        if (x && w->run_proof && !lean)
             bad |= set(x, "runProof", json_string(w->run_proof));
         bad |= !x || json_array_append_new(rows, x) != 0;
     }
@@ -522,7 +529,7 @@ int kix_group_view_json(const struct kix_group_view *v, unsigned flags, struct k
                                                    "reason", v->withdrawn[i].reason)) != 0;
         bad |= set(o, "withdrawn", list);
     }
-    if (v->group_record) {
+    if (v->group_record && !lean) {
         json_t *pages = json_array();
         bad |= !pages;
         for (size_t i = 0; pages && i < v->npages; i++)

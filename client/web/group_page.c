@@ -235,7 +235,7 @@ int kix__page_group_both(struct kix_source *r, const char *key, size_t len, uint
     int rc = kix_group_view_from_source(r, key, len, offset_of(page), &v, err);
 
     if (rc == KIX_OK)
-        rc = kix_group_view_json(&v, 0, json, err);
+        rc = kix_group_view_json(&v, KIX_VIEW_JSON_EXPORT, json, err);
     if (rc == KIX_OK)
         rc = group_html_of(&v, &bare, flags, html, err);
     kix_group_view_release(&v);

@@ -178,10 +178,16 @@ static int run_sections(struct kix_tpl *t, const struct kix_run_view *v)
             struct kix_tpl *row = kix_tpl_row(sec, "rows");
             if (!row)
                 return KIX_ENOMEM;
+            /* the cell's defaults, the manifest and text, are left
+             * unsaid (its data-kix-ptr alone makes it a field): about
+             * half of a field cell's markup, in every row of every run
+             * page (PROTOCOL.md, the pages' verifier) */
+            const char *object = w->object && strcmp(w->object, "manifest") ? w->object : "";
+            const char *fmt = w->fmt && strcmp(w->fmt, "text") ? w->fmt : "";
             if ((rc = kix_tpl_set(row, "label", w->label)) ||
                 (rc = kix_tpl_set(row, "value", w->value)) ||
-                (rc = kix_tpl_set(row, "object", w->object)) ||
-                (rc = kix_tpl_set(row, "ptr", w->ptr)) || (rc = kix_tpl_set(row, "fmt", w->fmt)) ||
+                (rc = kix_tpl_set(row, "object", object)) ||
+                (rc = kix_tpl_set(row, "ptr", w->ptr)) || (rc = kix_tpl_set(row, "fmt", fmt)) ||
                 (rc = kix_tpl_set(row, "words", w->words ? w->words : "")))
                 return rc;
         }
@@ -349,19 +355,19 @@ static int run_slots(struct kix_tpl *t, const struct kix_run_view *v, const stru
 }
 
 /* The HTML of the built view v, whose document for the page (kix_run_view_json
- * with KIX_VIEW_JSON_HTML) is doc; an empty doc leaves #kix-view out: an
- * exported page, whose copies of what the JSON beside it holds (the
- * canonical manifest) or of what the verifier derives (BibTeX, CSL-JSON
- * and their download links) are left for the verifier to fill, so that
- * the static copy holds them once (the slot "full", PROTOCOL.md §3). */
-static int run_html_of(const struct kix_run_view *v, const struct kix_buf *doc, struct kix_buf *out,
-                       struct kix_err *err)
+ * with KIX_VIEW_JSON_HTML) is doc, embedded as #kix-view. Not full: an
+ * exported page, whose copies of what its view holds (the canonical
+ * manifest) or of what the verifier derives (BibTeX, CSL-JSON and their
+ * download links) are left for the verifier to fill, so that the static
+ * copy holds them once (the slot "full", PROTOCOL.md §3). */
+static int run_html_of(const struct kix_run_view *v, const struct kix_buf *doc, int full,
+                       struct kix_buf *out, struct kix_err *err)
 {
     struct kix_tpl *t = kix_tpl_new();
     int rc = t ? run_slots(t, v, doc, (int64_t)time(NULL)) : KIX_ENOMEM;
 
     if (rc == KIX_OK)
-        rc = kix_tpl_set(t, "full", doc->len ? "yes" : "");
+        rc = kix_tpl_set(t, "full", full ? "yes" : "");
 
     if (rc != KIX_OK)
         rc = kix_err_set(err, rc, "out of memory");
@@ -384,7 +390,7 @@ int kix_page_run_html(struct kix_source *r, const char *run_id, size_t len, stru
     if (rc == KIX_OK)
         rc = kix_run_view_json(&v, KIX_VIEW_JSON_HTML, &doc, err);
     if (rc == KIX_OK)
-        rc = run_html_of(&v, &doc, out, err);
+        rc = run_html_of(&v, &doc, 1, out, err);
     kix_buf_release(&doc);
     kix_run_view_release(&v);
     kix_resolution_release(&res);
@@ -396,15 +402,14 @@ int kix__page_run_both(struct kix_source *r, const char *run_id, size_t len, str
 {
     struct kix_resolution res;
     struct kix_run_view v;
-    const struct kix_buf bare = KIX_BUF_INIT; /* no #kix-view: it is <id>.json */
     int rc;
 
     kix_resolution_init(&res);
     rc = kix_run_view_from_source(r, run_id, len, &res, &v, err);
     if (rc == KIX_OK)
-        rc = kix_run_view_json(&v, KIX_VIEW_JSON_EXPORT, json, err);
+        rc = kix_run_view_json(&v, KIX_VIEW_JSON_EXPORT | KIX_VIEW_JSON_HTML, json, err);
     if (rc == KIX_OK)
-        rc = run_html_of(&v, &bare, html, err);
+        rc = run_html_of(&v, json, 0, html, err);
     kix_run_view_release(&v);
     kix_resolution_release(&res);
     return rc;

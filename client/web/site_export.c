@@ -60,6 +60,7 @@ struct pexport {
     struct idset runs, groups; /* groups: digest texts */
     struct kix_pages_export_stats *stats;
     struct kix_err *err;
+    int upgrade; /* the copy's pages are another layout's: all written again */
 };
 
 /* DIR/sub (made when missing) and the path DIR/sub/<name><ext> in path. */
@@ -167,9 +168,11 @@ static int write_static(struct pexport *x, const char *name, const struct kix_by
 /* The pages' layout (PROTOCOL.md §3, "The static copy's layout"), in
  * DIR/runs/.layout: pages written in another (an older kixd's links name
  * extensionless files, and its kernel pages have no .html twin; layout 2's
- * run pages and views repeat the manifest) are all written again, so that
- * no page links a file the copy lacks and each run's bytes are there once. */
-#define LAYOUT "3\n"
+ * run pages and views repeat the manifest; layout 3's run views are a
+ * second file and repeat the objects and index proofs) are all written
+ * again, so that no page links a file the copy lacks and each run's bytes
+ * are there once. */
+#define LAYOUT "4\n"
 
 static int layout_current(const char *dir)
 {
@@ -295,13 +298,28 @@ static int run_files(struct pexport *x, const char *id, char *name, size_t cap, 
     if (x->stats->escaped++ == 0)
         snprintf(x->stats->escaped_example, sizeof(x->stats->escaped_example),
                  "run \"%.128s\" (an id outside the run-id grammar, logged by an older origin) "
-                 "is written as runs/%.240s[.html|.json]",
+                 "is written as runs/%.240s[.html]",
                  id, name);
     return 1;
 }
 
-/* DIR/sub/<name> (and <name>.html, the same file) and DIR/sub/<name>.json
- * for every id, <name> the id (a group's key, a run's page name); *written
+/* DIR/sub/<name>.json of a page an older layout wrote beside its page
+ * (x->upgrade: the copy's runs/.layout is not this one's). */
+static int drop_old_view(struct pexport *x, const char *sub, const char *name)
+{
+    char path[4400];
+
+    if (!x->upgrade)
+        return KIX_OK;
+    snprintf(path, sizeof(path), "%s/%s/%s.json", x->dir, sub, name);
+    if (unlink(path) != 0 && errno != ENOENT)
+        return kix_err_set(x->err, KIX_EIO, "cannot remove %s (an older layout's view): %s", path,
+                           strerror(errno));
+    return KIX_OK;
+}
+
+/* DIR/sub/<name> (and <name>.html, the same file), and for a group
+ * DIR/sub/<name>.json, for every id, <name> the id (a group's key, a run's page name); *written
  * counts them. A run the index refused (an entry about it, no page) is
  * skipped. */
 static int write_pages(struct pexport *x, const struct idset *ids, const char *sub, page_fn pages,
@@ -331,7 +349,11 @@ static int write_pages(struct pexport *x, const struct idset *ids, const char *s
         }
         if (rc == KIX_OK)
             rc = kix__export_page(x->dir, sub, name, &x->body, x->stats, x->err);
-        if (rc == KIX_OK)
+        /* a run's view is in its page (layout 4): runs/<name>.json, left by
+         * an older layout, would be a stale second copy; it goes */
+        if (rc == KIX_OK && ids == &x->runs)
+            rc = drop_old_view(x, sub, name);
+        else if (rc == KIX_OK)
             rc = write_page(x, sub, name, ".json", &x->json);
         if (rc == KIX_OK)
             (*written)++;
@@ -392,10 +414,11 @@ int kix_pages_export(struct kix_source *src, const char *dir, struct kix_pages_e
     struct pexport x;
     struct kix_bytes script, style, search, write, vkey;
     char path[4200], text[32];
-    uint64_t from = layout_current(dir) ? exported_size(dir) : 0, size = 0;
-    int rc;
+    int current = layout_current(dir), rc;
+    uint64_t from = current ? exported_size(dir) : 0, size = 0;
 
     memset(&x, 0, sizeof(x));
+    x.upgrade = !current;
     stats = stats ? stats : &local;
     memset(stats, 0, sizeof(*stats));
     x.dir = dir;

@@ -21,6 +21,7 @@
 const fs = require('fs');
 const path = require('path');
 const http = require('http');
+const crypto = require('crypto');
 const puppeteer = require('./node_modules/puppeteer-core');
 const { LAUNCH, closeBrowser } = require('./chromium');
 
@@ -268,7 +269,8 @@ async function provenSlots(browser) {
     const t = (n) => { const e = document.querySelector('[data-kix-slot="' + n + '"]'); return e ? e.textContent.trim() : null; };
     const rows = (n) => [...document.querySelectorAll('[data-kix-slot="' + n + '"] tr')].map((r) => [...r.cells].map((c) => c.textContent.trim()));
     return { rank: t('rank'), evidence: t('evidence'), reruns: rows('reruns'), attestations: rows('attestations'),
-             entries: rows('entries'), verified: [...document.querySelectorAll('[data-kix-slot]')].every((e) => e.getAttribute('data-verified') === 'yes') };
+             entries: rows('entries'), fields: document.querySelectorAll('[data-kix-ptr]').length,
+             verified: [...document.querySelectorAll('[data-kix-slot], [data-kix-ptr]')].every((e) => e.getAttribute('data-verified') === 'yes') };
   });
   check(slots.rank === 'Rank 1 of 2', 'rank: ' + slots.rank);
   check(slots.evidence === 'Reproduced by a controlled rerun on 2026-11-20', 'evidence: ' + slots.evidence);
@@ -277,7 +279,7 @@ async function provenSlots(browser) {
   check(slots.attestations.length === 1 && slots.attestations[0][3] === 'Checked the harness: the forward pass is timed alone.',
         'the attestation with its text: ' + JSON.stringify(slots.attestations));
   check(slots.entries.length === 3, 'three entries about the run: ' + JSON.stringify(slots.entries.map((r) => r[1])));
-  check(slots.verified, 'every slot marked data-verified="yes"');
+  check(slots.verified && slots.fields > 10, 'every slot and field cell (' + slots.fields + ') marked data-verified="yes"');
   await page.close();
   const old = await open(browser, H + '/runs/' + OLD);
   check((await verdict(old)).state === 'ok', 'the superseded run verifies');
@@ -305,13 +307,13 @@ async function elsewhere(browser) {
     /* a run the log's growth left untouched: its exported page keeps its
      * proofs at the older size; the verifier computes fresh ones from the
      * export's index tiles */
-    const untouched = fs.readdirSync(path.join(EXP, 'runs')).filter((n) => n.endsWith('.json')).find((n) => {
-      const x = JSON.parse(fs.readFileSync(path.join(EXP, 'runs', n), 'utf8'));
-      return x.index && x.index.checkpoint.split('\n')[1] !== SIZE;
+    const untouched = fs.readdirSync(path.join(EXP, 'runs')).filter((n) => n.endsWith('.html')).find((n) => {
+      const x = viewOf('runs/' + n, fs.readFileSync(path.join(EXP, 'runs', n), 'utf8'));
+      return String(x.treeSize) !== SIZE;
     });
     check(!!untouched, 'the export holds a run page the log\'s growth left untouched');
     if (untouched) {
-      page = await open(browser, PYHTTP + '/runs/' + untouched.replace(/\.json$/, '.html'));
+      page = await open(browser, PYHTTP + '/runs/' + untouched);
       v = await verdict(page);
       check(v.state === 'ok' && v.text.includes('at size ' + SIZE + ':') && v.text.includes('proofs computed from its index tiles'),
             'an untouched run page of the export verifies at the latest size: ' + v.text.slice(0, 400));
@@ -373,7 +375,26 @@ async function tampers(browser) {
   const old = fs.readFileSync(path.join(EXP, 'runs', OLD), 'utf8');
   const group = fs.readFileSync(path.join(EXP, 'groups', GROUP), 'utf8');
   const runPath = 'runs/' + RUN, oldPath = 'runs/' + OLD, groupPath = 'groups/' + GROUP;
-  const env = (v) => v.objects.find((o) => o.kind === 'ExecutionEnvironment');
+  /* the copy's run view names its objects by the manifest alone (layout 4) */
+  const envDigest = JSON.parse(viewOf(runPath, run).manifestCanonical).spec.environmentDigest;
+  const envFile = 'objects/' + envDigest;
+  const envText = fs.readFileSync(path.join(EXP, envFile), 'utf8');
+  const groupRecs = fs.readdirSync(path.join(EXP, 'index/value/group')).filter((n) => n.startsWith(GROUP.slice(7) + '@'));
+  const flipped = (f) => { const b = Buffer.from(fs.readFileSync(path.join(EXP, f))); b[b.length - 1] ^= 1; return b; };
+  const recEdits = {};
+  groupRecs.forEach((n) => { recEdits['index/value/group/' + n] = flipped('index/value/group/' + n); });
+  /* RUN is its group's #1: a group page's first row */
+  const runManifest = viewOf(runPath, run).manifestCanonical;
+  const manifestFile = 'objects/sha256:' + crypto.createHash('sha256').update(runManifest).digest('hex');
+  const implFile = 'objects/' + JSON.parse(runManifest).spec.implementationDigest;
+  const implText = fs.readFileSync(path.join(EXP, implFile), 'utf8');
+  const workFile = 'objects/' + JSON.parse(runManifest).spec.workloadDigest;
+  const workText = fs.readFileSync(path.join(EXP, workFile), 'utf8');
+  const runRecEdits = {};
+  fs.readdirSync(path.join(EXP, 'index/value/run')).filter((n) => n.startsWith(RUN + '@'))
+    .forEach((n) => { runRecEdits['index/value/run/' + n] = flipped('index/value/run/' + n); });
+  check(Object.keys(runRecEdits).length > 0 && fs.existsSync(path.join(EXP, manifestFile)),
+        'the copy holds the #1 row\'s manifest object and index record');
   const drop = (html, slot) => {
     const re = new RegExp('<(\\w+)([^>]*)data-kix-slot="' + slot + '"[^>]*>[\\s\\S]*?</\\1>');
     if (!re.test(html)) throw new Error('no ' + slot + ' slot');
@@ -385,8 +406,12 @@ async function tampers(browser) {
       v.manifestCanonical = v.manifestCanonical.replace(/"median":(\d)/, (m, d) => '"median":' + (d === '9' ? '8' : '9'));
     }), 'the manifest shown hashes to'],
     ['the best run changed', runPath, editView(runPath, run, (v) => { v.rank.best = OLD; }), 'the signed index proves group'],
-    ['the environment object changed', runPath, editView(runPath, run, (v) => { env(v).object.spec.hardware.product = 'NVIDIA H100'; }), 'hashes to'],
-    ['the environment object withheld', runPath, editView(runPath, run, (v) => { v.objects = v.objects.filter((o) => o !== env(v)); }), 'environmentDigest'],
+    ['the copy\'s environment object changed', runPath, run, 'hashes to', { [envFile]: envText.replace('"product":"', '"product":"NVIDIA H100 ') }],
+    ['the copy\'s environment object missing', runPath, run, envFile, { [envFile]: null }],
+    ['objects put back in the view, the environment changed', runPath, editView(runPath, run, (v) => {
+      const o = JSON.parse(envText); o.spec.hardware.product = 'NVIDIA H100';
+      v.objects = [{ digest: envDigest, kind: 'ExecutionEnvironment', object: o }];
+    }), 'hashes to'],
     ['the view\'s checkpoint changed', runPath, editView(runPath, run, (v) => { v.checkpoint = v.checkpoint.replace(/\n(\d+)\n/, (m, n) => '\n' + (Number(n) + 1) + '\n'); }), 'signature'],
     ['the rerun entry removed', runPath, editView(runPath, run, (v) => { v.entries = v.entries.filter((e) => e.type !== 'rerun'); v.reruns = []; }), 'the signed index commits 3'],
     ['the attestation entry removed', runPath, editView(runPath, run, (v) => { v.entries = v.entries.filter((e) => e.type !== 'attestation'); }), 'the signed index commits 3'],
@@ -404,31 +429,51 @@ async function tampers(browser) {
     ['another run\'s whole page at /runs/' + RUN, runPath, old, 'the page says it shows run ' + OLD],
     /* the exported page reads the view at its own address; kixd's carries one */
     ['another run\'s page (its view embedded) with its data-run changed', runPath,
-      withView(old, viewOf(oldPath, old)).replace('data-run="' + OLD + '"', 'data-run="' + RUN + '"'), 'its view is of ' + OLD],
-    ['the index proofs removed', runPath, editView(runPath, run, (v) => { delete v.index; }), 'the page carries no index proofs'],
+      (VIEW.test(old) ? old : withView(old, viewOf(oldPath, old))).replace('data-run="' + OLD + '"', 'data-run="' + RUN + '"'), 'its view is of ' + OLD],
+    ['the copy\'s index note at the page\'s size missing', runPath, run, 'the index files', { ['index/notes/' + viewOf(runPath, run).treeSize]: null }],
+    ['the copy\'s record of the run\'s group changed', runPath, run, 'does not hash to its name', recEdits],
     ['data-run removed', runPath, run.replace(/ data-run="[^"]*"/, ''), 'data-run'],
     ['another manifest (digest and text) in the view', runPath, editView(runPath, run, (v) => {
       const o = viewOf(oldPath, old);
       v.manifestDigest = o.manifestDigest; v.manifestCanonical = o.manifestCanonical; v.manifest = o.manifest;
     }), 'the signed index gives run ' + RUN + ' the manifest'],
     ['a group\'s last row dropped', groupPath, editView(groupPath, group, (v) => { v.rows.pop(); }), 'the signed index proves'],
-    ['a fake row in a group', groupPath, editView(groupPath, group, (v) => { v.rows.push(Object.assign({}, v.rows[0], { rank: v.rows.length + 1, runId: 'fake' })); }), 'the signed index proves'],
+    ['a fake row in a group', groupPath, editView(groupPath, group, (v) => { v.rows.push(Object.assign({}, v.rows[0], { rank: v.rows.length + 1, runId: 'fake' })); }), 'fake'],
     ['a group\'s size edited', groupPath, editView(groupPath, group, (v) => { v.size += 90; }), 'the signed index proves'],
     ['a group page without its rows', groupPath, drop(group, 'group-rows'), 'data-kix-slot="group-rows"'],
-    ['a group page without index proofs', groupPath, editView(groupPath, group, (v) => { delete v.index; }), 'the page carries no index proofs'],
+    ['a group page without index proofs, nor the copy\'s index note', groupPath, editView(groupPath, group, (v) => { delete v.index; }), 'the index files', { ['index/notes/' + viewOf(groupPath, group).treeSize]: null }],
     ['a group row\'s provider edited', groupPath, editView(groupPath, group, (v) => { v.rows[0].provider += ' (edited)'; }), 'its provider'],
     ['a group row\'s implementation edited', groupPath, editView(groupPath, group, (v) => { v.rows[0].implementation += ' (edited)'; }), 'its implementation'],
     ['a group row\'s evidence edited', groupPath, editView(groupPath, group, (v) => {
       v.rows[0].evidence = v.rows[0].evidence === 'reported' ? 'reproduced' : 'reported';
     }), 'its evidence'],
-    ['a group row\'s manifest edited', groupPath, editView(groupPath, group, (v) => {
-      v.rows[0].manifestCanonical = v.rows[0].manifestCanonical.replace('"observedAt":"2', '"observedAt":"1');
-    }), 'the manifest shown hashes to']
+    /* the copy's group view (layout 4) names each row's run: its manifest
+     * and Implementation object are the copy's objects/, its record and
+     * proof its index/ files */
+    ['a group row\'s manifest put back in the view, edited', groupPath, editView(groupPath, group, (v) => {
+      v.rows[0].manifestCanonical = runManifest.replace('"observedAt":"2', '"observedAt":"1');
+    }), 'the manifest shown hashes to'],
+    ['the copy\'s manifest object of a group row changed', groupPath, group, 'hashes to',
+      { [manifestFile]: runManifest.replace('"observedAt":"2', '"observedAt":"1') }],
+    ['the copy\'s manifest object of a group row missing', groupPath, group, manifestFile, { [manifestFile]: null }],
+    ['the copy\'s implementation object of a group row changed', groupPath, group, 'the implementation ' + implFile.slice(8),
+      { [implFile]: implText.replace('"name":"', '"name":"Fast ') }],
+    ['the copy\'s implementation object of a group row missing', groupPath, group, implFile, { [implFile]: null }],
+    ['the copy\'s index record of a group row changed', groupPath, group, 'does not hash to its name', runRecEdits],
+    ['the copy\'s workload object of the group (its title) changed', groupPath, group, 'object shown is not the one',
+      { [workFile]: workText.replace('"kernel":"', '"kernel":"x') }],
+    ['the copy\'s environment object of the group (its title) missing', groupPath, group, 'objects/' + envDigest, { [envFile]: null }],
+    ['a group\'s rows reordered in its view', groupPath, editView(groupPath, group, (v) => {
+      v.rows.reverse();
+    }), 'row 1'],
+    ['a group\'s rows reordered in its view, their ranks kept in order', groupPath, editView(groupPath, group, (v) => {
+      v.rows.reverse(); v.rows.forEach((r, i) => { r.rank = i + 1; });
+    }), 'row 1'],
+    ['a group\'s first row dropped from its view', groupPath, editView(groupPath, group, (v) => { v.rows.shift(); }), 'the signed index proves']
   ];
   if (EXP_OLD) {
     const stale = fs.readFileSync(path.join(EXP_OLD, 'runs', RUN), 'utf8');
-    const staleJson = fs.readFileSync(path.join(EXP_OLD, 'runs', RUN + '.json'));
-    red.push(['the page and JSON of an older export, the tiles of today\'s', runPath, stale, 'older than the log\u2019s latest checkpoint', { [runPath + '.json']: staleJson }]);
+    red.push(['the page (its view embedded) of an older export, the tiles of today\'s', runPath, stale, 'older than the log\u2019s latest checkpoint']);
   }
   /* each tamper on its own server and tab, three at a time: a page spends
    * most of its time waiting on its fetches, so they overlap well */
@@ -465,7 +510,8 @@ async function tampers(browser) {
   }
   /* an environment table's cell edited: recomputed from the proven object */
   {
-    const sel = 'data-kix-object="environmentDigest" data-kix-ptr="/spec/hardware/formFactor" data-kix-fmt="text">';
+    /* (text, the default format, is left unsaid) */
+    const sel = 'data-kix-object="environmentDigest" data-kix-ptr="/spec/hardware/formFactor">';
     const at = run.indexOf(sel);
     check(at > 0, 'the run page has an environment cell for the GPU form factor');
     const end = run.indexOf('</td>', at);
@@ -480,15 +526,28 @@ async function tampers(browser) {
     await page.close();
     await srv.close();
   }
-  if (EXP_OLD) {
-    /* an older page, today's JSON beside it: fresh proofs fetched, verified */
-    const srv = await serveDir(EXP, { [runPath]: fs.readFileSync(path.join(EXP_OLD, 'runs', RUN)) });
+  /* a manifest cell (no data-kix-object, no data-kix-fmt: the defaults)
+   * edited: recomputed from the proven manifest, as text */
+  {
+    const sel = '<td data-kix-ptr="/spec/observedAt">';
+    const at = run.indexOf(sel);
+    check(at > 0, 'the run page has a manifest cell with the default object and format left unsaid, a field by its pointer alone');
+    const end = run.indexOf('</td>', at);
+    const proven = JSON.parse(viewOf(runPath, run).manifestCanonical).spec.observedAt;
+    const srv = await serveDir(EXP, { [runPath]: run.slice(0, at + sel.length) + '1999-01-01T00:00:00Z' + run.slice(end) });
     const page = await open(browser, srv.url + '/' + runPath);
     const v = await verdict(page);
-    check(v.state === 'ok' && v.text.includes('at size ' + SIZE), 'an older page with today\'s JSON: fresh index proofs: ' + v.text.slice(0, 120));
+    const s = await page.evaluate(() => { const e = document.querySelector('[data-kix-ptr="/spec/observedAt"]'); return [e.textContent, e.getAttribute('data-verified')]; });
+    check(v.state === 'ok' && s[0] === proven && s[1] === 'yes',
+          'text edited, proven value shown: a manifest cell with the defaults unsaid: "' + s[0] + '"');
     await page.close();
     await srv.close();
   }
+  /* an older page beside today's JSON (layout 3) has no counterpart in
+   * layout 4: the view is the page's own and there is no JSON beside it.
+   * An older page of a run whose entries grew is red (tampers, "the page
+   * (its view embedded) of an older export"); one the log's growth left
+   * untouched verifies at the latest size (elsewhere). */
 }
 
 /* Issue 37, "labels the reader has to guess": each page says what its
@@ -542,8 +601,10 @@ async function labels(browser) {
 async function reader(browser) {
   const run = fs.readFileSync(path.join(EXP, 'runs', RUN), 'utf8');
   const group = fs.readFileSync(path.join(EXP, 'groups', GROUP), 'utf8');
-  const view = JSON.parse(fs.readFileSync(path.join(EXP, 'runs', RUN + '.json'), 'utf8'));
-  const obj = (kind) => view.objects.find((o) => o.kind === kind).object.spec;
+  const view = viewOf('runs/' + RUN, fs.readFileSync(path.join(EXP, 'runs', RUN), 'utf8'));
+  const named = JSON.parse(view.manifestCanonical).spec;
+  const KINDS = { Workload: 'workloadDigest', ExecutionEnvironment: 'environmentDigest', Implementation: 'implementationDigest', Protocol: 'protocolDigest' };
+  const obj = (kind) => JSON.parse(fs.readFileSync(path.join(EXP, 'objects', named[KINDS[kind]]), 'utf8')).spec;
   const gpu = obj('ExecutionEnvironment').hardware.product, impl = obj('Implementation').name;
   const runPath = 'runs/' + RUN, groupPath = 'groups/' + GROUP;
   const visible = (p) => p.evaluate(() => document.title + '\n' + document.body.innerText);
@@ -583,6 +644,14 @@ async function reader(browser) {
       const shown = await p.evaluate(() => [...document.querySelectorAll('[data-kix-slot="group-rows"] tr')].map((r) => r.checkVisibility()));
       return v.state === 'fail' || (shown.length > 1 && shown.every((x) => x));
     }],
+    ['the group page\'s rows reordered in its HTML', groupPath, (() => {
+      const rows = group.match(/<tr data-rank=[^\n]*<\/tr>\n/g) || [];
+      return rows.length < 2 ? '' : group.replace(rows.join(''), rows.slice().reverse().join(''));
+    })(), async (p, v) => groupRowsProven(p, v)],
+    ['the group page\'s first row dropped from its HTML', groupPath, group.replace(/<tr data-rank=[^\n]*<\/tr>\n/, ''),
+      async (p, v) => groupRowsProven(p, v)],
+    ['a row added to the group page\'s HTML', groupPath, group.replace(/(<tr data-rank=[^\n]*<\/tr>\n)/, (m) => m + m.replace(/data-rank="1"/, 'data-rank="2"')),
+      async (p, v) => groupRowsProven(p, v)],
     ['every group row but the last hidden by the page\'s stylesheet', groupPath,
       group.replace('</head>', '<style>tbody tr:not(:last-child){display:none}</style></head>'), async (p, v) => v.state === 'fail' && v.text.includes('hides row')]
   ];
@@ -594,6 +663,17 @@ async function reader(browser) {
         return v.state === 'fail' || (!t.includes('No controlled reruns yet.') && !t.includes('No attestations yet.') &&
                                       size === SIZE && t.includes('Reproduced by a controlled rerun'));
       }]);
+  /* a group page whose rows were edited in its HTML: red, or the rows
+   * shown are the proven ones, in the proven order, each marked proven */
+  async function groupRowsProven(p, v) {
+    if (v.state === 'fail') return true;
+    const r = await p.evaluate(() => {
+      const t = document.querySelector('[data-kix-slot="group-rows"]');
+      return { ok: t.getAttribute('data-verified'), runs: [...t.querySelectorAll('tr')].map((tr) => tr.getAttribute('data-run')) };
+    });
+    const want = viewOf(groupPath, group).rows.map((x) => x.runId);
+    return v.state === 'ok' && r.ok === 'yes' && JSON.stringify(r.runs) === JSON.stringify(want);
+  }
   await inTurn(cases, 3, async ([what, p, body, ok]) => {
     const srv = await serveDir(EXP, { [p]: body });
     const page = await open(browser, srv.url + '/' + p);
@@ -632,15 +712,18 @@ async function reader(browser) {
           'the staleness of a run last observed long ago, proven, as the server wrote it: ' + JSON.stringify(stale) + ' vs ' + (server && server[1]));
     await page.close();
   }
-  /* the group's words the verifier writes are the server's, proven */
-  {
-    const page = await open(browser, H + '/' + groupPath);
+  /* the group's words the verifier writes are the server's, proven, from
+   * kixd's view and from the copy's (its title objects read from objects/) */
+  const copySrv = await serveDir(EXP, {});
+  for (const base of [H, copySrv.url]) {
+    const page = await open(browser, base + '/' + groupPath);
     const v = await verdict(page);
     const h1 = await page.evaluate(() => { const e = document.querySelector('[data-kix-slot="group-title"]'); return [e.textContent, e.getAttribute('data-verified')]; });
     const server = /data-kix-slot="group-title">([^<]*)</.exec(group)[1];
-    check(v.state === 'ok' && h1[0] === server && h1[1] === 'yes', 'the group\'s title, proven, reads as the server wrote it: ' + JSON.stringify(h1) + ' vs ' + server);
+    check(v.state === 'ok' && h1[0] === server && h1[1] === 'yes', 'the group\'s title, proven, reads as the server wrote it (' + (base === H ? 'kixd' : 'the copy') + '): ' + JSON.stringify(h1) + ' vs ' + server);
     await page.close();
   }
+  await copySrv.close();
   /* ?kix-base= at a copy rolled back to an older size, and at another log's copy */
   const here = await serveDir(EXP, {});
   const keyName = (k) => k.split('+').slice(0, 2).join('+');
@@ -651,7 +734,7 @@ async function reader(browser) {
       v.text.includes(keyName(view.logKey)) && v.text.includes(keyName(other.logKey)) && keyName(view.logKey) !== keyName(other.logKey), 'run-another-key']]) {
     if (!dir) continue;
     const copy = await serveDir(dir, {});
-    const theirs = JSON.parse(fs.readFileSync(path.join(dir, 'runs', RUN + '.json'), 'utf8'));
+    const theirs = viewOf('runs/' + RUN, fs.readFileSync(path.join(dir, 'runs', RUN), 'utf8'));
     for (const p of [runPath, groupPath]) {
       if (p === groupPath && !fs.existsSync(path.join(dir, 'groups', GROUP + '.json'))) continue;
       const page = await open(browser, here.url + '/' + p + '?kix-base=' + encodeURIComponent(copy.url + '/'));

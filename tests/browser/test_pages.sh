@@ -101,7 +101,7 @@ for _ in $(seq 1 100); do curl -s -o /dev/null "http://127.0.0.1:$pport/" && bre
   >/dev/null 2>>"$WORK/import.log" || fail "import into the other log: $(tail -3 "$WORK/import.log")"
 "$KIXD" export --store "$WORK/other" "$WORK/exp-other" >/dev/null 2>>"$WORK/import.log" ||
   fail "export the other log: $(tail -3 "$WORK/import.log")"
-[ -f "$WORK/exp-other/runs/$RUN.json" ] || fail "the other log does not hold run $RUN"
+[ -f "$WORK/exp-other/runs/$RUN.html" ] || fail "the other log does not hold run $RUN"
 
 SHOTS="${KIX_SCREENSHOTS:-$KIX_BIN/../screenshots}"
 mkdir -p "$SHOTS"

@@ -109,18 +109,29 @@ async function open(browser, url) {
 
     /* the export, tampered: each turns the page red */
     const groupJson = JSON.parse(fs.readFileSync(path.join(EXP, 'groups', GROUP + '.json'), 'utf8'));
-    const runJson = JSON.parse(fs.readFileSync(path.join(EXP, 'runs', RUN + '.json'), 'utf8'));
     const runHtml = fs.readFileSync(path.join(EXP, 'runs', RUN), 'utf8');
+    /* the run's view is in its page (layout 4) */
+    const VIEW = /(<script type="application\/json" id="kix-view">)([\s\S]*?)(<\/script>)/;
+    const runJson = JSON.parse(VIEW.exec(runHtml)[2]);
     const edit = (doc, fn) => { const x = JSON.parse(JSON.stringify(doc)); fn(x); return JSON.stringify(x); };
+    const inPage = (text) => runHtml.replace(VIEW, (m, a, b, c) => a + text.replace(/\//g, '\\/').replace(/</g, '\\u003c') + c);
+    const withdrawnRec = {};
+    fs.readdirSync(path.join(EXP, 'index/value/withdrawn')).filter((n) => n.startsWith(GROUP.slice(7) + '@')).forEach((n) => {
+      const b = Buffer.from(fs.readFileSync(path.join(EXP, 'index/value/withdrawn', n)));
+      b[b.length - 1] ^= 1;
+      withdrawnRec['index/value/withdrawn/' + n] = b;
+    });
+    check(Object.keys(withdrawnRec).length === 1, 'the copy holds the group\'s withdrawn record');
     const red = [
       ['the withdrawal left out of the group\'s document', 'groups/' + GROUP,
         { ['groups/' + GROUP + '.json']: edit(groupJson, (x) => { x.withdrawn = []; }) }, 'other withdrawn runs'],
       ['another run listed as withdrawn', 'groups/' + GROUP,
         { ['groups/' + GROUP + '.json']: edit(groupJson, (x) => { x.withdrawn[0].runId = x.rows[0].runId; }) }, 'other withdrawn runs'],
-      ['the group\'s withdrawn record and proof left out', 'groups/' + GROUP,
-        { ['groups/' + GROUP + '.json']: edit(groupJson, (x) => { delete x.index.withdrawn; }) }, 'withdrawn runs'],
+      /* the copy's group view carries no proofs (layout 4): its withdrawn
+       * record is the copy's index/ file, the proof computed from the tiles */
+      ['the copy\'s withdrawn record of the group changed', 'groups/' + GROUP, withdrawnRec, 'does not hash to its name'],
       ['the withdrawal dropped from the run\'s document', 'runs/' + RUN,
-        { ['runs/' + RUN + '.json']: edit(runJson, (x) => { delete x.withdrawn; }) }, 'its withdrawal'],
+        { ['runs/' + RUN]: inPage(edit(runJson, (x) => { delete x.withdrawn; })) }, 'its withdrawal'],
       ['the run page\'s withdrawal sentence removed', 'runs/' + RUN,
         { ['runs/' + RUN]: runHtml.replace(/<p class="alert withdrawn" data-kix-slot="withdrawn">[\s\S]*?<\/p>/, '') },
         'data-kix-slot="withdrawn"']

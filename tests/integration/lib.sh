@@ -68,6 +68,10 @@ release_bin() {
 # json_get FILE EXPR: prints a value from a JSON file (python3).
 json_get() { python3 -c "import json,sys; d=json.load(open(sys.argv[1])); print($2)" "$1"; }
 
+# page_view PAGE: the view document a page embeds (#kix-view; a static
+# copy's run page since layout 4, PROTOCOL.md §3), as JSON on stdout.
+page_view() { python3 "$KIX_TESTS/integration/page_view.py" "$1"; }
+
 # A free TCP port on loopback.
 free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
 

@@ -74,7 +74,7 @@ code=$(curl -s -o /dev/null -w '%{http_code}' "$OURL/tile/entries/000.p/$((N + 1
 code=$(curl -s -o /dev/null -w '%{http_code}' "$OURL/tile/0/000.p/$N")
 [ "$code" = 200 ] || fail "HTTP tile 0/000.p/$N: $code"
 [ "$(sed -n 2p "$WORK/copy/checkpoint")" = "$N" ] || fail "the --export copy: $(cat "$WORK/copy/checkpoint")"
-[ ! -e "$WORK/copy/runs/run-2.json" ] || fail "the --export copy has run-2's page"
+[ ! -e "$WORK/copy/runs/run-2.html" ] || fail "the --export copy has run-2's page"
 pass "entry $N held by no mirror: info, show, checkpoint, proof, receipt, a reader's follow and HTTP stop at $N; mirrors are told and streamed $((N + 1))"
 
 proxy
@@ -85,8 +85,8 @@ reader show run-2 >/dev/null || fail "kix show run-2 once the mirror holds it: $
 [ "$(curl -s "$OURL/checkpoint" | sed -n 2p)" = $((N + 1)) ] || fail "HTTP /checkpoint after the mirror caught up"
 for _ in $(seq 1 50); do [ "$(sed -n 2p "$WORK/copy/checkpoint")" = $((N + 1)) ] && break; sleep 0.1; done
 [ "$(sed -n 2p "$WORK/copy/checkpoint")" = $((N + 1)) ] || fail "the --export copy after: $(cat "$WORK/copy/checkpoint")"
-for _ in $(seq 1 50); do [ -e "$WORK/copy/runs/run-2.json" ] && break; sleep 0.1; done
-[ -e "$WORK/copy/runs/run-2.json" ] || fail "the --export copy has no page of run-2 after"
+for _ in $(seq 1 50); do [ -e "$WORK/copy/runs/run-2.html" ] && break; sleep 0.1; done
+[ -e "$WORK/copy/runs/run-2.html" ] || fail "the --export copy has no page of run-2 after"
 stop m
 stop o
 kill "$PROXY" 2>/dev/null || true

@@ -4,9 +4,12 @@
 # static copy"; tools/bench/RESULTS.md), held to generous bounds computed
 # from the export's own counts (its --json summary), so that a change that
 # puts a run's bytes in the copy twice again fails here; no timing.
-#  - each run's canonical manifest is in its files once: runs/<id>.json's
-#    manifestCanonical, no `manifest` or `sections` beside it, and not in
-#    the page (PROTOCOL.md §3, layout 3);
+#  - a run is one file, its page (layout 4: no runs/<id>.json), whose
+#    embedded view holds the canonical manifest once (manifestCanonical:
+#    no `manifest` or `sections` beside it, not in the page's text) and
+#    neither the objects nor the index proofs the copy holds as files
+#    (PROTOCOL.md §3), and whose group views' rows name their runs
+#    (no manifest, implementation, record or proof);
 #  - the copy's bytes a run page and runs/'s bytes a run page, its names
 #    (directory entries) and inodes (files: a hard link is none) a run;
 #  - exporting again after N new entries writes files and bytes bounded by
@@ -27,32 +30,60 @@ assert said["ok"] and runs == 300, said
 names = 0
 inodes = {}
 runs_bytes = 0
+parts = {}
 for d, _, files in os.walk(root):
     for f in files:
         st = os.stat(os.path.join(d, f))
         names += 1
+        if (st.st_dev, st.st_ino) not in inodes:
+            part = os.path.relpath(d, root).split(os.sep)[0]
+            parts[part] = parts.get(part, 0) + st.st_size
         inodes[(st.st_dev, st.st_ino)] = st.st_size
         if os.path.relpath(d, root) == "runs":
             runs_bytes += st.st_size / st.st_nlink
 total = sum(inodes.values())
+sys.stderr.write("bytes a run by part: %s\n" % {k: round(v / runs) for k, v in sorted(parts.items())})
 assert said["files"] == names and said["bytes"] == total, (said, names, total)
-# the bounds: about 1.25 times what layout 3 writes (38 KB a run at 300
-# Liger runs, 24 KB of it the run's page and view; layout 2 wrote 52 and 38)
+# the bounds: below what layout 4's first form wrote (32.5 KB a run at 300
+# Liger runs, 18.1 KB of it the run's page, 7.1 KB its groups' share, 7.9
+# files and 9.3 names a run; layout 3 wrote 38.4 KB, 24.1 KB, 8.9 files
+# and 10.3 names; layout 2 52 and 38), above what it writes now (26.0 KB,
+# 16.4 KB, 2.3 KB: group rows that name their runs, field cells named by
+# their pointer alone, without their default attributes)
 per_run, page_and_view = total / runs, runs_bytes / runs
-assert per_run <= 46e3, "the copy holds %.0f bytes a run (bound 46 KB)" % per_run
-assert page_and_view <= 30e3, "a run's page and view hold %.0f bytes (bound 30 KB)" % page_and_view
-assert names / runs <= 14, "%.1f names a run (bound 14)" % (names / runs)
-assert len(inodes) / runs <= 12, "%.1f files a run (bound 12)" % (len(inodes) / runs)
-# each run's manifest once in its files
+assert per_run <= 29e3, "the copy holds %.0f bytes a run (bound 29 KB)" % per_run
+assert page_and_view <= 17e3, "a run's page holds %.0f bytes (bound 17 KB)" % page_and_view
+assert parts["groups"] / runs <= 4e3, "the groups' share is %.0f bytes a run (bound 4 KB)" % (parts["groups"] / runs)
+assert names / runs <= 9.8, "%.1f names a run (bound 9.8)" % (names / runs)
+assert len(inodes) / runs <= 8.4, "%.1f files a run (bound 8.4)" % (len(inodes) / runs)
+# a run is its page; each run's manifest once in it
+import re
+VIEW = re.compile(r'<script type="application/json" id="kix-view">(.*?)</script>', re.S)
 for f in sorted(os.listdir(os.path.join(root, "runs"))):
-    if not f.endswith(".json"):
+    assert not f.endswith(".json"), "runs/%s: a run's view is in its page" % f
+    if not f.endswith(".html"):
         continue
-    v = json.load(open(os.path.join(root, "runs", f)))
-    assert "manifest" not in v and "sections" not in v, "runs/%s repeats the manifest" % f
+    page = open(os.path.join(root, "runs", f), encoding="utf-8").read()
+    m = VIEW.search(page)
+    assert m, "runs/%s embeds no view" % f
+    v = json.loads(m.group(1))
+    for k in ("manifest", "sections", "objects", "index"):
+        assert k not in v, "runs/%s's view repeats %s, which the copy holds" % (f, k)
     canon = v["manifestCanonical"]
-    page = open(os.path.join(root, "runs", f[:-5] + ".html"), encoding="utf-8").read()
+    rest = page[:m.start(1)] + page[m.end(1):]
     shown = canon.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;").replace('"', "&quot;")
-    assert shown not in page and canon not in page, "runs/%s.html repeats the manifest" % f[:-5]
+    assert shown not in rest and canon not in rest, "runs/%s repeats the manifest" % f
+# a group view's rows name their runs: no manifest, implementation,
+# record or proof, no index proofs and no title objects (the copy holds
+# them as files)
+for f in sorted(os.listdir(os.path.join(root, "groups"))):
+    if f.endswith(".json"):
+        g = json.load(open(os.path.join(root, "groups", f), encoding="utf-8"))
+        for k in ("index", "workloadCanonical", "environmentCanonical"):
+            assert k not in g, "groups/%s carries %s" % (f, k)
+        for r in g["rows"]:
+            for k in ("manifestCanonical", "implementationCanonical", "runRecord", "runProof"):
+                assert k not in r, "groups/%s's rows carry %s" % (f, k)
 print("%.0f bytes a run (%.0f of them the page and view), %.1f names and %.1f files a run"
       % (per_run, page_and_view, names / runs, len(inodes) / runs))
 PY

@@ -4,8 +4,8 @@
 # replayed without today's run-id rules) holds run "v" and runs logged as
 # "v.json", "v.html" and "sha256:<v's manifest>". kixd export writes each
 # of those under an escaped page name (PROTOCOL.md §3, "Run page names")
-# and says so in a warning line; runs/v, runs/v.html and runs/v.json stay
-# v's. Over the copy (python3 -m http.server) kix show of v's digest is v,
+# and says so in a warning line; runs/v and runs/v.html stay v's (and
+# embed its view: no runs/<name>.json since layout 4). Over the copy (python3 -m http.server) kix show of v's digest is v,
 # kix show of the other runs' digests reads their escaped files, and in
 # chromium v's page and an escaped run's page both verify. kixd --http
 # answers runs/<escaped name> and runs/sha256:<v's digest> as those runs.
@@ -22,22 +22,25 @@ SHADOW="_sha256_c${V#sha256:}"          # the escaped name of the run logged as 
 expect_status 0 "$KIXD" export --store "$WORK/o" "$WORK/exp"
 grep -q "warning: 3 run(s) written under escaped names" "$WORK/err" ||
   fail "kixd export says nothing of the escaped ids: $(cat "$WORK/err")"
-for f in runs/v runs/v.html runs/v.json runs/_v_djson runs/_v_djson.html runs/_v_djson.json \
-  runs/_v_dhtml.html runs/_v_dhtml.json "runs/$SHADOW.html" "runs/$SHADOW.json"; do
+for f in runs/v runs/v.html runs/_v_djson runs/_v_djson.html \
+  runs/_v_dhtml.html "runs/$SHADOW.html"; do
   [ -f "$WORK/exp/$f" ] || fail "the export has no $f: $(ls "$WORK/exp/runs")"
 done
-python3 - "$WORK/exp/runs" "$V" "$SHADOW" <<'PY' || fail "the exported files are not each run's own"
-import json, sys
-d, v, shadow = sys.argv[1:]
-run = lambda name: json.load(open("%s/%s.json" % (d, name)))
+for f in runs/v.json runs/_v_djson.json runs/_v_dhtml.json "runs/$SHADOW.json"; do
+  [ ! -e "$WORK/exp/$f" ] || fail "the export has $f: a run's view is in its page"
+done
+python3 - "$WORK/exp/runs" "$V" "$SHADOW" "$KIX_TESTS/integration" <<'PY' || fail "the exported files are not each run's own"
+import json, subprocess, sys
+d, v, shadow, here = sys.argv[1:]
+run = lambda name: json.loads(subprocess.check_output(["python3", here + "/page_view.py", "%s/%s.html" % (d, name)]))
 assert run("v")["runId"] == "v" and run("v")["manifestDigest"] == v
 assert run("_v_djson")["runId"] == "v.json" and run("_v_dhtml")["runId"] == "v.html"
 assert run(shadow)["runId"] == v and run(shadow)["manifestDigest"] != v
 for page in ("v", "v.html"):
     assert "run v</title>" in open("%s/%s" % (d, page)).read(), page
-assert 'href="_v_djson.json"' in open("%s/_v_djson.html" % d).read()
+assert 'href="_v_djson.json"' not in open("%s/_v_djson.html" % d).read()
 PY
-pass "kixd export: v.json, v.html and sha256:<v> under escaped names, said on stderr; v's files stay v's"
+pass "kixd export: v.json, v.html and sha256:<v> under escaped names, said on stderr; v's page stays v's"
 
 PPORT=$(free_port)
 (cd "$WORK/exp" && exec python3 -m http.server --bind 127.0.0.1 "$PPORT") >/dev/null 2>"$WORK/pyhttp.log" &

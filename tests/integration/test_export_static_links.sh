@@ -97,7 +97,7 @@ pass "kixd: runs/sha256:<manifest> is that run's page"
 . "$KIX_TESTS/integration/dom_lib.sh"
 trap 'stop_dom; cleanup' EXIT
 start_dom
-GROUP=$(curl -sf "$P/runs/$RID.json" | python3 -c 'import json,sys; print(json.load(sys.stdin)["rank"]["group"])')
+GROUP=$(page_view "$WORK/exp/runs/$RID.html" | python3 -c 'import json,sys; print(json.load(sys.stdin)["rank"]["group"])')
 BIG=$(python3 - "$WORK/exp/index.json" <<'PY'
 import json, sys
 print(max(json.load(open(sys.argv[1]))["rows"], key=lambda r: r["runs"])["group"])

@@ -128,12 +128,14 @@ expect_status 1 "$KIX" show "${L[@]}" "$RID"
 pass "a changed partial tile with a warm cache: exit 1 ($(head -c 120 "$WORK/err"))"
 rm -rf "$WORK/liar" && cp -a "$WORK/exp" "$WORK/liar"
 rm -rf "$WORK/s-liar" && cp -a "$WORK/s-liar0" "$WORK/s-liar"
-python3 - "$WORK/liar/runs/$RID.json" <<'PY'
-import json, sys
-d = json.load(open(sys.argv[1]))
+python3 - "$WORK/liar/runs/$RID.html" <<'PY'
+import json, os, sys
+sys.path.insert(0, os.environ["KIX_TESTS"] + "/integration")
+from page_view import load, store
+d = load(sys.argv[1])
 assert '"kind":"BenchmarkRun"' in d["manifestCanonical"]
 d["manifestCanonical"] = d["manifestCanonical"].replace('"kind":"BenchmarkRun"', '"kind":"BenchmarkRuN"')
-open(sys.argv[1], "w").write(json.dumps(d))
+store(sys.argv[1], d)
 PY
 expect_status 1 "$KIX" show "${L[@]}" "$RID"
 pass "a changed run view with a warm cache: exit 1 ($(head -c 120 "$WORK/err"))"

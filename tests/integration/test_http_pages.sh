@@ -32,7 +32,7 @@ for want in '<span class="big" data-kix-slot="median" id="median">11.4 µs</span
   '<h1 data-kix-slot="title">Liger · Rotary position embedding · hidden = 512 · kv_heads = 8 · q_heads = 32 · seq = 2048 · forward · NVIDIA A100 · bf16</h1>' \
   '<h2>Identity</h2>' '<h2>Correctness</h2>' '<h2>Workload</h2>' '<h2>Measurements</h2>' '<h2>Protocol</h2>' \
   '<h2>Environment</h2>' '<h2>Artifacts</h2>' '<h2>Cite this record</h2>' \
-  '<td data-kix-slot="field" data-kix-object="workloadDigest" data-kix-ptr="/spec/parameters/seq" data-kix-fmt="count">2048</td>'; do
+  '<td data-kix-object="workloadDigest" data-kix-ptr="/spec/parameters/seq" data-kix-fmt="count">2048</td>'; do
   grep -qF "$want" "$WORK/page.html" || fail "the run page lacks: $want"
 done
 # one script, the project's own verifier (test_http_verify_browser.sh runs
@@ -183,36 +183,60 @@ for _ in $(seq 1 100); do [ -f "$WORK/exp/runs/.size" ] && break; sleep 0.1; don
 [ "$(cat "$WORK/exp/runs/.size")" = "$(sed -n 2p "$WORK/exp/checkpoint")" ] || fail "pages not exported"
 start_nginx "$WORK/exp"
 n=0
-for p in "runs/$RID" "runs/$RID.json" "groups/$GROUP" "groups/$GROUP.json" kix-verify.js style.css ""; do
+code=$(curl -s -o /dev/null -w '%{http_code}' "$NGINX_URL/runs/$RID.json")
+[ "$code" = 404 ] || fail "nginx: GET /runs/$RID.json: $code, want 404 (layout 4: a run's view is in its page)"
+for p in "runs/$RID" "groups/$GROUP" "groups/$GROUP.json" kix-verify.js style.css ""; do
   curl -sf -D "$WORK/nh" "$NGINX_URL/$p" -o "$WORK/n" || fail "nginx: GET /$p"
   curl -sf "$H/$p" -o "$WORK/k" || fail "kixd: GET /$p"
   if [ "$p" = "runs/$RID" ] || [ "$p" = "groups/$GROUP" ]; then
-    # an exported run or group page leaves out the line of its #kix-view:
-    # its verifier reads <page>.json, compared next (PROTOCOL.md "Pages")
+    # kixd's pages embed kixd's view on a line of its own; an exported run
+    # page embeds the copy's (layout 4, compared below), an exported group
+    # page none: its verifier reads <page>.json, compared next
     grep -c '^<script type="application/json" id="kix-view">' "$WORK/k" | grep -qx 1 || fail "kixd's $p: no #kix-view line"
-    grep -q 'id="kix-view"' "$WORK/n" && fail "the exported $p embeds its view"
+    case "$p" in
+    groups/*) grep -q 'id="kix-view"' "$WORK/n" && fail "the exported $p embeds its view" ;;
+    *)
+      grep '^<script type="application/json" id="kix-view">' "$WORK/n" >"$WORK/nview" || fail "the exported $p embeds no view"
+      grep '^<script type="application/json" id="kix-view">' "$WORK/k" >"$WORK/kview"
+      grep -v '^<script type="application/json" id="kix-view">' "$WORK/n" >"$WORK/n2"
+      mv "$WORK/n2" "$WORK/n"
+      ;;
+    esac
     grep -v '^<script type="application/json" id="kix-view">' "$WORK/k" >"$WORK/k2"
     mv "$WORK/k2" "$WORK/k"
   fi
-  if [ "$p" = "runs/$RID" ] || [ "$p" = "runs/$RID.json" ]; then
-    # a run's manifest once in the copy (PROTOCOL.md §3, layout 3): its view
-    # without `manifest` and `sections`, its page without the manifest's,
-    # BibTeX's and CSL-JSON's text and data: links (the verifier fills
-    # them in); both pages read so, the rest must be the same bytes
-    python3 - "$WORK/n" "$WORK/k" "$p" <<'PY' || fail "/$p: the export is not kixd's with the manifest once"
+  if [ "$p" = "runs/$RID" ] || [ "$p" = "groups/$GROUP.json" ]; then
+    # a run's manifest once in the copy (PROTOCOL.md §3, layouts 3 and 4):
+    # its view without `manifest`, `sections`, `objects` and `index`, its
+    # page without the manifest's, BibTeX's and CSL-JSON's text and data:
+    # links (the verifier fills them in) and without the link to kixd's
+    # JSON; a group view's rows without the manifests, implementations,
+    # records and proofs, and no `index` or title objects; the rest the
+    # same bytes
+    python3 - "$WORK/n" "$WORK/k" "$p" "$WORK/nview" "$WORK/kview" <<'PY' || fail "/$p: the export is not kixd's with the manifest once"
 import json, re, sys
-n, k, p = sys.argv[1:4]
+n, k, p, nview, kview = sys.argv[1:6]
 if p.endswith(".json"):
     v = json.load(open(k))
-    del v["manifest"], v["sections"]
+    del v["index"], v["workloadCanonical"], v["environmentCanonical"]
+    for r in v["rows"]:
+        for f in ("manifestCanonical", "implementationCanonical", "runRecord", "runProof"):
+            del r[f]
     assert json.load(open(n)) == v
 else:
+    def inner(f):
+        t = open(f, encoding="utf-8").read()
+        return json.loads(re.search(r'id="kix-view">(.*)</script>', t).group(1))
+    v = inner(kview)
+    del v["manifest"], v["sections"], v["objects"], v["index"]
+    assert inner(nview) == v, "the page's view"
     def once(t):
         t = re.sub(r'(<pre[^>]*data-kix-slot="(?:manifest|cite-bibtex|cite-csl)"[^>]*>).*?(</pre>)', r"\1\2", t, flags=re.S)
         t = re.sub(r'(data-kix-slot="cite-(?:bibtex|csl)-file") href="data:[^"]*"', r"\1", t)
+        t = re.sub(r' · <a href="[^"]*\.json" type="application/json">JSON</a>', "", t)
         return re.sub(r"\n<p[^>]*>(This|The) page's verifier (fills in|shows)[^\n]*", "", t)
     a, b = open(n, encoding="utf-8").read(), open(k, encoding="utf-8").read()
-    assert once(a) == once(b) and "{&quot;apiVersion" in b and "{&quot;apiVersion" not in a
+    assert once(a) == once(b) and "{&quot;apiVersion" in b and "{&quot;apiVersion" not in a, "the page"
 PY
     n=$((n + 1))
     continue
@@ -223,7 +247,7 @@ done
 grep -qi '^content-type: text/html' "$WORK/nh" || fail "nginx content type of the home page"
 curl -sf -D "$WORK/nh" "$NGINX_URL/groups/$GROUP.json" -o /dev/null && grep -qi '^content-type: application/json' "$WORK/nh" ||
   fail "nginx content type of a group's JSON: $(cat "$WORK/nh")"
-[ "$(find "$WORK/exp/runs" -name '*.json' | wc -l)" -ge 40 ] || fail "not every run page was exported"
+[ "$(find "$WORK/exp/runs" -name '*.html' | wc -l)" -ge 40 ] || fail "not every run page was exported"
 pass "the export holds the same pages; nginx serves them ($n compared)"
 
 # the home page follows the log (kixd keeps the last one only for the log

@@ -139,24 +139,39 @@ fresh_liar
 sed -i 's/"kind":"BenchmarkRun"/"kind":"BenchmarkRuN"/' "$WORK/liar/objects/$DIG"
 expect_status 1 "$KIX" get "${L[@]}" "$DIG"
 pass "a changed object: exit 1 ($(head -c 160 "$WORK/err"))"
+# the run's view in a copy names its objects by the manifest alone
+# (layout 4): kix show reads them from objects/ and checks each
 fresh_liar
-python3 - "$WORK/liar/runs/$RID.json" <<'PY'
-import json, sys
-d = json.load(open(sys.argv[1]))
+WDIG=$(page_view "$WORK/liar/runs/$RID.html" | python3 -c 'import json,sys; v=json.load(sys.stdin); assert "objects" not in v and "index" not in v; print(json.loads(v["manifestCanonical"])["spec"]["workloadDigest"])')
+sed -i 's/"kind":"Workload"/"kind":"WorkloaD"/' "$WORK/liar/objects/$WDIG"
+expect_status 1 "$KIX" show "${L[@]}" "$RID"
+pass "a changed workload object in the copy (the run's view names it by digest): exit 1 ($(head -c 160 "$WORK/err"))"
+fresh_liar
+rm "$WORK/liar/objects/$WDIG"
+expect_status 1 "$KIX" show "${L[@]}" "$RID"
+pass "the workload object missing from the copy: exit 1 ($(head -c 160 "$WORK/err"))"
+fresh_liar
+python3 - "$WORK/liar/runs/$RID.html" <<'PY'
+import json, os, sys
+sys.path.insert(0, os.environ["KIX_TESTS"] + "/integration")
+from page_view import load, store
+d = load(sys.argv[1])
 d["manifestCanonical"] = d["manifestCanonical"].replace('"kind":"BenchmarkRun"', '"kind":"BenchmarkRuN"')
-open(sys.argv[1], "w").write(json.dumps(d))
+store(sys.argv[1], d)
 PY
 expect_status 1 "$KIX" show "${L[@]}" "$RID"
 pass "a changed manifest in the run's view: exit 1 ($(head -c 160 "$WORK/err"))"
 
 # an entry left out of the run's view: the signed run record's chain says so
 fresh_liar
-python3 - "$WORK/liar/runs/$RID.json" <<'PY'
-import json, sys
-d = json.load(open(sys.argv[1]))
+python3 - "$WORK/liar/runs/$RID.html" <<'PY'
+import json, os, sys
+sys.path.insert(0, os.environ["KIX_TESTS"] + "/integration")
+from page_view import load, store
+d = load(sys.argv[1])
 d["entries"] = [e for e in d["entries"] if e["type"] == "publication"]
 d["entries"].append(d["entries"][0])
-open(sys.argv[1], "w").write(json.dumps(d))
+store(sys.argv[1], d)
 PY
 expect_status 1 "$KIX" show "${L[@]}" "$RID"
 pass "an entry sent twice in the run's view: exit 1 ($(head -c 160 "$WORK/err"))"
@@ -249,6 +264,41 @@ PY
 expect_status 1 "$KIX" group "${L[@]}" "$GRP"
 expect_status 1 "$KIX" query "${L[@]}" --kernel rope
 pass "a changed group page: kix group and kix query exit 1 ($(head -c 160 "$WORK/err"))"
+# a copy's group rows name their runs (layout 4): kix group reads each
+# row's manifest from objects/ and its record from index/; either changed,
+# or the manifest missing, is refused (exit 1)
+MEMBER=$(python3 -c 'import json,sys
+v = json.load(open(sys.argv[1] + "/groups/" + sys.argv[2] + ".json"))
+assert "index" not in v and all("manifestCanonical" not in r and "runRecord" not in r for r in v["rows"]), "a copy group view with proofs"
+print(v["rows"][-1]["runId"])' "$WORK/exp" "$GRP") || fail "the copy's group view"
+fresh_liar
+export KIX_STATE_DIR="$WORK/s-query"
+MDIG=$("$KIX" show "${L[@]}" --json "$MEMBER" | python3 -c 'import json,sys; print(json.load(sys.stdin)["manifestDigest"])') ||
+  fail "kix show $MEMBER from the copy"
+for lie in changed missing record; do
+  fresh_liar
+  export KIX_STATE_DIR="$WORK/s-query"
+  python3 - "$WORK/liar" "$MDIG" "$MEMBER" "$lie" <<'PY' || fail "tamper ($lie)"
+import glob, sys
+root, digest, run, lie = sys.argv[1:5]
+if lie == "record":
+    recs = glob.glob(root + "/index/value/run/" + run + "@*")
+    assert recs, "no record of " + run
+    f = recs[0]
+elif lie == "missing":
+    import os
+    os.remove(root + "/objects/" + digest)
+    sys.exit(0)
+else:
+    f = root + "/objects/" + digest
+b = bytearray(open(f, "rb").read())
+b[-2] ^= 1
+open(f, "wb").write(b)
+PY
+  expect_status 1 "$KIX" group "${L[@]}" "$GRP"
+  echo "a group row's $lie: $(head -c 200 "$WORK/err")"
+done
+pass "a copy's group row with its manifest object changed or missing, or its index record changed: kix group exits 1"
 fresh_liar
 export KIX_STATE_DIR="$WORK/s-query"
 python3 - "$WORK/liar" <<'PY'
@@ -296,15 +346,15 @@ pass "a changed index record: exit 1 ($(head -c 160 "$WORK/err"))"
 grep -q "$RID" "$WORK/by-digest.txt" || fail "kix resolve DIGEST: $(head -3 "$WORK/by-digest.txt")"
 pass "kix resolve of a manifest digest over HTTPS"
 
-# a copy without index files (an export by an older kixd): kix show falls
-# back on the proofs the run's view carries, at the size it was written
+# a copy without index files: its run views carry no proofs of their own
+# (layout 4), so kix show refuses, naming the missing files
 fresh_liar
 rm -rf "$WORK/liar/index"
-"$KIX" show "${L[@]}" "$RID" --json >"$WORK/show-noindex.json" || fail "kix show from a copy without index/"
-cmp -s "$WORK/show-rpc.json" "$WORK/show-noindex.json" || fail "kix show without index/ differs"
+expect_status 1 "$KIX" show "${L[@]}" "$RID" --json
+grep -q "holds no index files" "$WORK/err" || fail "kix show without index/: $(cat "$WORK/err")"
 expect_status 1 "$KIX" index "${L[@]}" "run/$RID"
 grep -q "holds no index note" "$WORK/err" || fail "kix index without index/: $(cat "$WORK/err")"
-pass "a copy without index files: show from the view's proofs; kix index says what is missing"
+pass "a copy without index files: kix show and kix index say what is missing"
 
 # kix audit replays a static copy over HTTPS: every entry, object and
 # signature, the tree and the index recomputed (exit 0), and the same
@@ -358,7 +408,7 @@ pass "a flaky server (503 once per file) is retried; one that keeps failing is e
 # copy keeps serving the run's old view; the run's record proven at the
 # copy's latest checkpoint commits one entry more, so kix show refuses
 # the old list (exit 1) instead of showing it
-cp "$WORK/exp/runs/$RID.json" "$WORK/old-view.json"
+cp "$WORK/exp/runs/$RID.html" "$WORK/old-view.html"
 "$KIX" keygen --name community --out "$WORK/att" >/dev/null 2>&1
 "$KIX" key add --server "$(addr o)" --log-key "$WORK/vkey" --key "$WORK/o/admin.key" --role attest "$WORK/att.pub" >/dev/null ||
   fail "kix key add"
@@ -368,7 +418,7 @@ wait_export "$WORK/exp" "$((SIZE + 2))"
 export KIX_STATE_DIR="$WORK/s-stale"
 "$KIX" show "${T[@]}" "$RID" >"$WORK/show-attested.txt" || fail "kix show of the attested run over HTTPS"
 fresh_liar
-cp "$WORK/old-view.json" "$WORK/liar/runs/$RID.json"
+cp "$WORK/old-view.html" "$WORK/liar/runs/$RID.html"
 expect_status 1 "$KIX" show "${L[@]}" "$RID"
 grep -q "withheld" "$WORK/err" || fail "a stale view: $(cat "$WORK/err")"
 pass "a stale view (before an attestation) against the latest record: exit 1 ($(head -c 160 "$WORK/err"))"

@@ -113,20 +113,28 @@ pass "kixd --http: the page verifies in Chromium (signature, inclusion, manifest
 for _ in $(seq 1 600); do [ "$(cat "$WORK/exp/runs/.size" 2>/dev/null)" = "$SIZE" ] && break; sleep 0.1; done
 [ "$(cat "$WORK/exp/runs/.size" 2>/dev/null)" = "$SIZE" ] || fail "the export did not reach size $SIZE: $(tail -3 "$WORK/o.log")"
 [ -f "$WORK/exp/kix-verify.js" ] || fail "the export lacks kix-verify.js"
-# an exported run or group page carries no #kix-view: its verifier reads
-# the view from <page>.json beside it, which holds kixd's document (a
-# run's without `manifest` and `sections`, which the copy holds once, as
-# manifestCanonical and as the page: PROTOCOL.md §3)
-G=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["rank"]["group"])' "$WORK/exp/runs/$RID.json")
+# an exported run page embeds the copy's view (layout 4: no runs/<id>.json),
+# kixd's document without `manifest`, `sections`, `objects` and `index`,
+# which the copy holds once (manifestCanonical, the page, objects/ and
+# index/: PROTOCOL.md §3); a group page carries none: its verifier reads
+# groups/<key>.json beside it, kixd's document without `index` and the
+# rows' manifests, implementations, records and proofs
+G=$(python3 -c 'import json,sys; print(json.loads(sys.argv[1])["rank"]["group"])' "$(embedded "$WORK/exp/runs/$RID")")
+[ ! -e "$WORK/exp/runs/$RID.json" ] || fail "the export wrote runs/$RID.json: a run's view is in its page"
 for p in "runs/$RID" "groups/$G"; do
-  [ -z "$(embedded "$WORK/exp/$p")" ] || fail "the exported $p embeds its view ($p.json holds it)"
+  case "$p" in groups/*) [ -z "$(embedded "$WORK/exp/$p")" ] || fail "the exported $p embeds its view ($p.json holds it)" ;; esac
   curl -sf "$H/$p" -o "$WORK/kixd-page.html" || fail "GET /$p"
   [ "$(view "$WORK/exp/$p")" = "$(embedded "$WORK/kixd-page.html" | python3 -c 'import json,sys
 v = json.load(sys.stdin)
 if v["view"] == "kix.run/1":
-    del v["manifest"], v["sections"]
+    del v["manifest"], v["sections"], v["objects"], v["index"]
+else:  # the copy: group rows name their runs (layout 4)
+    del v["index"], v["workloadCanonical"], v["environmentCanonical"]
+    for r in v["rows"]:
+        for k in ("manifestCanonical", "implementationCanonical", "runRecord", "runProof"):
+            del r[k]
 print(json.dumps(v))')" ] ||
-    fail "the exported $p.json is not the view kixd's page carries"
+    fail "the exported $p view is not the one kixd's page carries"
 done
 start_nginx "$WORK/exp"
 expect_verified "$NGINX_URL/runs/$RID" "nginx (export)"
@@ -142,7 +150,7 @@ pass "the export served by nginx: the page verifies in Chromium, under both its 
 [ "$SIZE" -gt 512 ] || fail "the test expects a log past 512 entries, got $SIZE"
 read -r INDEX TILE BUNDLE < <(python3 -c 'import json,sys
 e = json.load(open(sys.argv[1]))["entries"][0]
-print(e["index"], e["tile"], e["entryBundle"])' "$WORK/exp/runs/$RID.json")
+print(e["index"], e["tile"], e["entryBundle"])' <(embedded "$WORK/exp/runs/$RID"))
 case "$BUNDLE" in tile/entries/002.p/*) ;; *) fail "the rope run's bundle: $BUNDLE, want a partial tile/entries/002" ;; esac
 expect_failed() { # DIR WANT NAME [PAGE]
   start_nginx "$1"
@@ -222,11 +230,26 @@ expect_failed "$WORK/bad4" "the checkpoint signature does not verify" "checkpoin
 copy_export "$WORK/bad6" "runs/$RID"
 edit_view "$WORK/bad6/runs/$RID" 'v["rank"]["rank"] += 90'
 expect_failed "$WORK/bad6" "the signed index proves" "a view whose rank was edited"
-copy_export "$WORK/bad7" "runs/$RID"
-edit_view "$WORK/bad7/runs/$RID" '
-h = v["index"]["groupRecord"]
-v["index"]["groupRecord"] = h[:-1] + ("0" if h[-1] != "0" else "1")'
-expect_failed "$WORK/bad7" "record is not in the signed index" "a view whose group record was edited"
+# the copy's view carries no index proofs (layout 4): the verifier computes
+# them from index/; the group's record file edited there fails
+copy_export "$WORK/bad7" index
+python3 - "$WORK/bad7/index/value/group" "${G#sha256:}" <<'PY' || fail "the export holds no index record of group $G"
+import os, sys
+names = [n for n in os.listdir(sys.argv[1]) if n.startswith(sys.argv[2] + "@")]
+assert names
+for n in names:  # every version of the record (the view's size and the latest)
+    p = os.path.join(sys.argv[1], n)
+    b = bytearray(open(p, "rb").read()); b[-1] ^= 1; open(p, "wb").write(b)
+PY
+expect_failed "$WORK/bad7" "does not hash to its name" "the copy's record of the run's group edited (index/value/group/)"
+# and the view's objects are the copy's files: the environment edited there fails
+ENVD=$(embedded "$WORK/exp/runs/$RID" | python3 -c 'import json,sys; print(json.loads(json.load(sys.stdin)["manifestCanonical"])["spec"]["environmentDigest"])')
+copy_export "$WORK/bad7b" "objects/$ENVD"
+sed -i 's/"product":"/"product":"X/' "$WORK/bad7b/objects/$ENVD"
+expect_failed "$WORK/bad7b" "hashes to" "the copy's environment object edited (objects/)"
+copy_export "$WORK/bad7c" "objects/$ENVD"
+rm "$WORK/bad7c/objects/$ENVD"
+expect_failed "$WORK/bad7c" "objects/$ENVD" "the copy's environment object missing (objects/)"
 copy_export "$WORK/text" "runs/$RID"
 RANK=$(python3 -c 'import json,sys; r = json.loads(sys.argv[1])["rank"]; print("Rank %d of %d" % (r["rank"], r["groupSize"]))' "$(view "$WORK/exp/runs/$RID")")
 python3 - "$WORK/text/runs/$RID" <<'PY'
@@ -300,10 +323,10 @@ SIZE=$(curl -sf "$H/checkpoint" | sed -n 2p)
 for _ in $(seq 1 600); do [ "$(cat "$WORK/exp/runs/.size" 2>/dev/null)" = "$SIZE" ] && break; sleep 0.1; done
 [ "$(cat "$WORK/exp/runs/.size")" = "$SIZE" ] || fail "the export did not reach size $SIZE"
 # RID's page and JSON were not rewritten: their proofs are at the old size
-python3 - "$WORK/exp/runs/$RID.json" "$OLDSIZE" <<'PY' || fail "RID's exported page was rewritten: the test needs an untouched one"
+python3 - <(embedded "$WORK/exp/runs/$RID") "$OLDSIZE" <<'PY' || fail "RID's exported page was rewritten: the test needs an untouched one"
 import json, sys
 v = json.load(open(sys.argv[1]))
-assert v["index"]["checkpoint"].split("\n")[1] == sys.argv[2], v["index"]["checkpoint"]
+assert v["treeSize"] == int(sys.argv[2]), v["treeSize"]
 PY
 [ -f "$WORK/exp/index/notes/$SIZE" ] || fail "the export holds no index note at $SIZE"
 start_nginx "$WORK/exp"

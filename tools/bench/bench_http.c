@@ -729,7 +729,8 @@ int bench_http(const char *bin, const char *work, double seconds, int quick, int
         memset(&h, 0, sizeof(h));
         h.reqs = reqs;
         if (i == 3)
-            h.n = export_requests(reqs, export, "runs", ".json", run, sizeof(run));
+            /* a run's one file in a static copy (layout 4): its page, the view embedded */
+            h.n = export_requests(reqs, export, "runs", ".html", run, sizeof(run));
         else if (i == 4)
             h.n = export_requests(reqs, export, "objects", "", NULL, 0);
         else

@@ -1438,10 +1438,17 @@
    * nothing it claims about ranks, evidence or entries could be proven. */
   async function freshLog(view, io, proven) {
     for (var tries = 0; ; tries++) {
+      var log = await verifyLog(view, io, proven);
+      /* a static copy's view (layout 4) carries no proofs: its own, at its
+       * size, are computed from the copy's index files */
+      if (!view.index && tries === 0 && io.fetchBytes) {
+        view = await ownProofs(view, log, io);
+        io = Object.assign({}, io, { fetchView: null }); /* and no JSON beside it */
+      }
       if (!view.index)
         throw new Fail('the page carries no index proofs, so its rank, evidence and entries ' +
                        'cannot be proven');
-      var log = await verifyLog(view, io, proven), have = indexSize(view);
+      var have = indexSize(view);
       if (have === log.cp.size) return { log: log, view: view };
       if (have > log.cp.size) { /* a checkpoint older than the proofs (a cache): read it again */
         if (tries < 3) continue;
@@ -1471,22 +1478,26 @@
    * (client/lib/source_http_index.c): the index note index/notes/<size>,
    * signed and bound to the latest checkpoint, names the root; the tiles
    * below it give each proof. The caller verifies them as any view's. */
-  async function refreshedView(view, log, io, have) {
-    var size = log.cp.size, at = 'index/notes/' + size, text;
+  async function refreshedView(view, log, io, have, own) {
+    var cp = own || log.cp, size = cp.size, at = 'index/notes/' + size, text;
     try {
       text = new TextDecoder().decode(await io.fetchBytes(at));
     } catch (e) {
       if (!(e instanceof Fail)) throw e;
+      if (own)
+        throw new Fail('the page carries no index proofs, and the site gives not the index ' +
+                       'files to compute them at its size ' + size + ' (' + e.message + ')');
       throw new Fail('the index proofs are at size ' + have + ', older than the log\u2019s ' +
                      'latest checkpoint at size ' + size + ', and the site gives none fresher, ' +
                      'nor the index files to compute them (' + e.message + '): an old copy of ' +
                      'the page?');
     }
     var note = parseIndexNote(await verifyNote(text, log.vkey, 'index note'));
-    if (note.origin !== log.cp.origin || note.size !== size || !equal(note.log, log.cp.root))
-      throw new Fail(at + ' is not bound to the log\u2019s latest checkpoint');
+    if (note.origin !== cp.origin || note.size !== size || !equal(note.log, cp.root))
+      throw new Fail(at + ' is not bound to the ' + (own ? 'view\u2019s' : 'log\u2019s latest') +
+                     ' checkpoint');
     var files = new IndexFiles(note.index, io.fetchBytes), out = JSON.parse(JSON.stringify(view));
-    var x = { checkpoint: log.cp.text, indexNote: text }, got;
+    var x = { checkpoint: cp.text, indexNote: text }, got;
     if (view.view === 'kix.run/1') {
       got = await filesRecord(files, 'run/' + view.runId, size);
       x.runRecord = got.record;
@@ -1527,9 +1538,58 @@
         var rec = await filesRecord(files, 'run/' + row.runId, size);
         row.runRecord = rec.record;
         row.runProof = rec.proof;
+        if (typeof row.manifestCanonical !== 'string') await rowObjects(row, rec.record, io);
       }));
     }
     out.index = x;
+    return out;
+  }
+
+  /* A static copy's view (layout 4, PROTOCOL.md section 3) with the index
+   * proofs at its own size, which the copy holds as files rather than in
+   * the view: index/notes/<treeSize>, bound to the view's checkpoint
+   * (verified by verifyLog), and the tiles below its root. Nothing here is
+   * believed: the proofs are checked as any view's. */
+  async function ownProofs(view, log, io) {
+    var cp = await verifyCheckpoint(str(view.checkpoint) || '', log.vkey);
+    cp.text = view.checkpoint;
+    return refreshedView(view, log, io, cp.size, cp);
+  }
+
+  /* An object of the copy by its digest (objects/<digest>, immutable), as
+   * UTF-8 text: the caller hashes it to the digest that names it. */
+  async function copyObject(io, digest, what) {
+    if (!/^sha256:[0-9a-f]{64}$/.test(digest || ''))
+      throw new Fail(what + ' names no object digest');
+    return new TextDecoder().decode(await io.fetchBytes('objects/' + digest));
+  }
+
+  /* A copy's group row (layout 4) names its run alone: its manifest (by
+   * the digest its index record gives) and the Implementation object the
+   * manifest names are the copy's files. provenRow checks both by hash. */
+  async function rowObjects(row, record, io) {
+    var run = decodeRunRecord(unhex(record)), at = 'the run ' + row.runId + '\u2019s record';
+    row.manifestCanonical = await copyObject(io, 'sha256:' + run.manifest, at);
+    var m;
+    try { m = JSON.parse(row.manifestCanonical); } catch (e) { return; }
+    var want = ((m && m.spec) || {}).implementationDigest;
+    if (typeof want === 'string')
+      row.implementationCanonical = await copyObject(io, want, 'the run ' + row.runId + '\u2019s manifest');
+  }
+
+  /* A copy's run view (layout 4) carries none of the objects its manifest
+   * names: each read from objects/<digest>; provenObjects hashes them. */
+  async function copyObjects(manifest, io) {
+    var spec = (manifest && manifest.spec) || {}, out = [];
+    for (var k = 0; k < OBJECT_FIELDS.length; k++) {
+      var want = spec[OBJECT_FIELDS[k]], text, obj;
+      if (typeof want !== 'string') continue;
+      text = await copyObject(io, want, 'the manifest\u2019s ' + OBJECT_FIELDS[k]);
+      try { obj = JSON.parse(text); } catch (e) {
+        throw new Fail('the copy\u2019s object ' + want + ' is not JSON');
+      }
+      out.push({ digest: want, object: obj });
+    }
     return out;
   }
 
@@ -1547,6 +1607,7 @@
     if (!RUN_ID.test(runId)) throw new Fail('the view names no valid run id');
     var fresh = await freshLog(view, io, proven);
     try {
+      fresh.io = io;
       return await verifyRunAt(runId, fresh, proven);
     } catch (e) {
       throw staleFail(e, fresh);
@@ -1599,7 +1660,10 @@
     proven.run = await runEntries(runId, run, list, digest);
     await provenRerunFigures(view.reruns, proven.run.reruns);
     proven.publication = true;
-    proven.objects = await provenObjects(view.objects, parsed);
+    var objects = view.objects;
+    if (objects === undefined && fresh.io && fresh.io.fetchBytes)
+      objects = await copyObjects(parsed, fresh.io); /* a static copy's files */
+    proven.objects = await provenObjects(objects, parsed);
     compareRunView(view, claimed);
     compareRunClaims(view, proven.run, proven.figures);
     return proven;
@@ -1685,7 +1749,11 @@
     if (!view || view.view !== 'kix.group/1') throw new Fail('the page carries no group view');
     var group = str(view.group) || '';
     if (!/^sha256:[0-9a-f]{64}$/.test(group)) throw new Fail('the view names no valid group');
+    /* a static copy's view (layout 4) carries no proofs and no title
+     * objects: those are the copy's objects/ files */
+    var copy = !view.index && io.fetchBytes ? io : null;
     var fresh = await freshLog(view, io, proven);
+    fresh.copy = copy;
     try {
       return await verifyGroupAt(group, fresh, proven);
     } catch (e) {
@@ -1749,7 +1817,7 @@
       proven.rows[members[k].runId] = row;
     }
     if (members.length)
-      proven.title = await groupTitle(view, proven.rows[members[0].runId].manifest);
+      proven.title = await groupTitle(view, proven.rows[members[0].runId].manifest, fresh.copy);
     return proven;
   }
 
@@ -1758,12 +1826,15 @@
    * ExecutionEnvironment objects the view carries, each hashing to the
    * digest a proven member's manifest names (every member names the same:
    * the comparison key holds them). null when the view does not carry
-   * them (the title then stays unproven). */
-  async function groupTitle(view, manifest) {
+   * them (the title then stays unproven). A static copy's view (copy:
+   * its io) carries neither: they are read from its objects/ files. */
+  async function groupTitle(view, manifest, copy) {
     var spec = (manifest && manifest.spec) || {}, objs = {};
     var fields = [['workloadCanonical', 'workloadDigest'], ['environmentCanonical', 'environmentDigest']];
     for (var i = 0; i < fields.length; i++) {
       var text = str(view[fields[i][0]]), want = spec[fields[i][1]];
+      if (text === undefined && copy && typeof want === 'string')
+        text = await copyObject(copy, want, 'the group\u2019s runs\u2019 manifest');
       if (text === undefined || typeof want !== 'string') return null;
       if ('sha256:' + hex(await sha256(enc.encode(text))) !== want)
         throw new Fail('the group\u2019s ' + fields[i][1].replace('Digest', '') + ' object shown ' +
@@ -2212,8 +2283,11 @@
         if (t !== null) put(el, t);
         mark(el, t !== null);
       });
-      doc.querySelectorAll('[data-kix-slot="field"]').forEach(function (el) {
-        var name = el.getAttribute('data-kix-object') || '', obj = name === 'manifest'
+      /* a field cell is named by its JSON pointer (pages before 2026-12-07
+       * also said data-kix-slot="field"); no data-kix-object: the
+       * manifest; no data-kix-fmt: text */
+      doc.querySelectorAll('[data-kix-ptr]').forEach(function (el) {
+        var name = el.getAttribute('data-kix-object') || 'manifest', obj = name === 'manifest'
           ? (m && m.value) : p.objects && p.objects[name];
         if (!p.objects || (!obj && name !== 'manifest' && OBJECT_FIELDS.indexOf(name) < 0))
           return mark(el, false);

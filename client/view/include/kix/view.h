@@ -217,11 +217,13 @@ KIX_API int kix_run_view_from_source(struct kix_source *src, const char *run_id,
 
 /* The view as JSON: compact, keys sorted. KIX_VIEW_JSON_HTML escapes '/'
  * as "\/" so the text can sit in a <script> element. KIX_VIEW_JSON_EXPORT
- * is a static copy's runs/<name>.json (PROTOCOL.md §3, "The static copy's
- * layout"): without what a reader derives from the rest or from the copy's
- * own files, so that the copy holds each byte about once: no `manifest`
- * (manifestCanonical parsed) and no `sections` (the page beside it shows
- * them). */
+ * is a static copy's view, embedded in runs/<name>.html (PROTOCOL.md §3,
+ * "The static copy's layout"): without what a reader derives from the
+ * rest or reads from the copy's own files, so that the copy holds each
+ * byte about once: no `manifest` (manifestCanonical parsed), no
+ * `sections` (the page shows them), no `objects` (objects/<digest>) and
+ * no `index` proofs (computed from index/notes/<treeSize> and the index
+ * tiles). */
 #define KIX_VIEW_JSON_HTML   1u
 #define KIX_VIEW_JSON_EXPORT 2u
 KIX_API int kix_run_view_json(const struct kix_run_view *v, unsigned flags, struct kix_buf *out,
@@ -299,6 +301,11 @@ KIX_API int kix_group_view_from_source(struct kix_source *src, const char *key, 
                                        uint64_t offset, struct kix_group_view *v,
                                        struct kix_err *err) KIX_MUST_CHECK;
 KIX_API void kix_group_view_release(struct kix_group_view *v);
+/* The group view as JSON (flags: kix_run_view_json's). KIX_VIEW_JSON_EXPORT
+ * is a static copy's groups/<key>.json: rows with the run and what the
+ * table shows only (no manifest, Implementation object, run record or
+ * proof) and no `index` proofs, which readers compute from the copy's
+ * objects/ and index/ files. */
 KIX_API int kix_group_view_json(const struct kix_group_view *v, unsigned flags, struct kix_buf *out,
                                 struct kix_err *err) KIX_MUST_CHECK;
 

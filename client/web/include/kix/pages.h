@@ -101,12 +101,14 @@ KIX_API int kix_page_browse(struct kix_source *src, const char *path, size_t len
 /* Writes the pages into `dir` (created if missing) as files, for a static
  * web server next to the tlog-tiles export: runs/<name>.html (the page,
  * the name the pages link to, which every server types as HTML; also as
- * runs/<name>, a hard link, the permalink), runs/<name>.json (<name>: the
- * run's page name, kix_run_page_name), groups/<key>[.html|.json],
+ * runs/<name>, a hard link, the permalink; <name>: the run's page name,
+ * kix_run_page_name), groups/<key>[.html|.json],
  * groups/<key>-<N>[.html|.json], index.html, index.json,
  * home/<k>[.html|.json], kernels/<kernel>[.html|.json], search/index.json,
- * search/<n>.json, kix-verify.js, kix-search.js and style.css. A run's or
- * group's page there is kix_page_*_html's without #kix-view: its verifier
+ * search/<n>.json, kix-verify.js, kix-search.js and style.css. A run's
+ * page embeds the copy's view (KIX_VIEW_JSON_EXPORT: no objects and no
+ * index proofs, which its verifier reads from objects/ and index/); a
+ * group's page is kix_page_group_html's without #kix-view: its verifier
  * reads the view from the .json beside it. Incremental: DIR/runs/.size
  * remembers the log size the pages were written for (written last), and
  * only the runs that entries since then are about are rewritten, with every
