@@ -10,6 +10,7 @@
 #include "kix/source.h"
 #include "kix/smt.h"
 #include "kix/tlog_path.h"
+#include "kix/vindex.h"
 
 #define HTTP_TILE_CACHE 64
 #define HTTP_OBJECT_MAX (16u * 1024u * 1024u)
@@ -28,8 +29,9 @@ struct http_tile {
 struct http_itile { /* an index tile (kix/smt.h's stored value) */
     uint8_t key[KIX_SMT_TILE_KEY_MAX];
     size_t klen;
-    uint8_t *val; /* malloc'ed */
-    size_t len;
+    uint8_t *val; /* malloc'ed: the stored tile, then its locators (kix/vindex.h) */
+    size_t len;   /* the stored tile's */
+    size_t full;  /* with its locators */
 };
 
 /* Files named by their content (objects, index records) kept after a read
@@ -93,6 +95,10 @@ struct http_source {
     struct kix_hash iroot;
     struct http_itile itiles[HTTP_ITILE_CACHE];
     size_t nitiles;
+    /* the index pack last read (index/pack/<size>.<chunk>): a route's tiles
+     * and records are mostly in one */
+    struct kix_buf ipack;
+    struct kix_index_ref ipack_ref;
     /* the index note last read, at size note_size (read again for another) */
     struct kix_buf note;
     uint64_t note_size;
