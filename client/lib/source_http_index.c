@@ -176,9 +176,10 @@ static int itile_get(void *ctx, const uint8_t *key, size_t klen, struct kix_byte
     if (kix_index_file_tile_path(key, klen, &name, path, sizeof(path)) != KIX_OK)
         return kix_err_set(err, KIX_EINVAL, "bad tile key");
     /* kept on disk under its own name, wherever it was read from */
-    if (http_cache_named_get(h, path, name.b, HTTP_NAMED_ITILE, KIX_SMT_TILE_ITEM_MAX, &body) ==
-        KIX_OK) {
+    if (!h->itile_nocache && http_cache_named_get(h, path, name.b, HTTP_NAMED_ITILE,
+                                                  KIX_SMT_TILE_ITEM_MAX, &body) == KIX_OK) {
         rc = KIX_OK;
+        h->itile_cached = 1;
     } else if (packed) {
         struct kix_bytes got;
         rc = ipack_get(h, &ref, err);
@@ -262,8 +263,8 @@ int http_index_note(struct http_source *h, struct kix_buf *note, struct kix_err 
                : kix_err_set(err, KIX_ENOMEM, "out of memory");
 }
 
-int http_index_prove(struct http_source *h, const char *key, struct kix_index_answer *a,
-                     struct kix_err *err)
+static int prove_once(struct http_source *h, const char *key, struct kix_index_answer *a,
+                      struct kix_err *err)
 {
     struct kix_smt_tiles tiles;
     struct kix_hash path, vh, got;
@@ -331,6 +332,29 @@ check:
     else {
         http_blobs_put(&h->records, vh.b, a->record.ptr, a->record.len);
         http_cache_named_put(h, rel, vh.b, HTTP_NAMED_SHA256, a->record.ptr, a->record.len);
+    }
+    return rc;
+}
+
+int http_index_prove(struct http_source *h, const char *key, struct kix_index_answer *a,
+                     struct kix_err *err)
+{
+    int rc;
+
+    h->itile_cached = 0;
+    rc = prove_once(h, key, a, err);
+    /* a file by name missing where a tile from the disk cache led: that
+     * tile may be another server's (kixd --http serves none with
+     * locators; a copy keeps no tile but the root by name), so the route
+     * is read again from this server alone */
+    if (rc == KIX_EUNAVAIL && h->itile_cached && !h->itile_nocache) {
+        h->itile_nocache = 1;
+        http_index_clear(h);
+        kix_buf_reset(&a->proof);
+        kix_buf_reset(&a->record);
+        a->present = 0;
+        memset(err, 0, sizeof(*err));
+        rc = prove_once(h, key, a, err);
     }
     return rc;
 }

@@ -99,6 +99,10 @@ struct http_source {
      * and records are mostly in one */
     struct kix_buf ipack;
     struct kix_index_ref ipack_ref;
+    /* a tile was taken from the disk cache, which another server of the
+     * same log may have filled (kixd --http: tiles without locators);
+     * itile_nocache: read them from the server alone */
+    int itile_cached, itile_nocache;
     /* the index note last read, at size note_size (read again for another) */
     struct kix_buf note;
     uint64_t note_size;
