@@ -262,7 +262,7 @@ static int audit_fetch(struct index_audit *x, const char *byname, const char *pa
                        const uint8_t *key, size_t klen, const struct kix_hash *top,
                        const struct kix_hash *vh)
 {
-    const struct kix_buf *p;
+    const struct kix_buf *p = NULL;
     struct kix_bytes got;
     struct kix_err gerr = {0};
     int rc;

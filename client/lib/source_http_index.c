@@ -183,14 +183,14 @@ static int itile_get(void *ctx, const uint8_t *key, size_t klen, struct kix_byte
     } else if (packed) {
         struct kix_bytes got;
         rc = ipack_get(h, &ref, err);
-        if (rc == KIX_OK && (kix_index_pack_tile(h->ipack.ptr, h->ipack.len, key, klen, &name,
-                                                 &got) != KIX_OK ||
-                             !http_itile_named(got.ptr, got.len, name.b)))
+        if (rc == KIX_OK &&
+            (kix_index_pack_tile(h->ipack.ptr, h->ipack.len, key, klen, &name, &got) != KIX_OK ||
+             !http_itile_named(got.ptr, got.len, name.b)))
             rc = kix_err_set(err, KIX_EVERIFY,
                              "%s: index pack %llu.%lu does not hold the tile %s its locator "
                              "names (altered, or of another index)",
-                             h->base.where, (unsigned long long)ref.size,
-                             (unsigned long)ref.chunk, path);
+                             h->base.where, (unsigned long long)ref.size, (unsigned long)ref.chunk,
+                             path);
         if (rc == KIX_OK && kix_buf_add(&body, got.ptr, got.len) != KIX_OK)
             rc = kix_err_set(err, KIX_ENOMEM, "out of memory");
         if (rc == KIX_OK)
@@ -326,8 +326,9 @@ check:
      * answer a query (source_http_query.c) fails as a lie, not as I/O */
     kix_smt_value_hash(a->record.ptr, a->record.len, &got);
     if (memcmp(got.b, vh.b, 32) != 0)
-        rc = kix_err_set(err, KIX_EVERIFY, "%s serves %s with bytes that do not hash to its name (a changed "
-                       "index record)",
+        rc = kix_err_set(err, KIX_EVERIFY,
+                         "%s serves %s with bytes that do not hash to its name (a changed "
+                         "index record)",
                          h->base.where, rel);
     else {
         http_blobs_put(&h->records, vh.b, a->record.ptr, a->record.len);

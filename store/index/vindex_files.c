@@ -237,10 +237,10 @@ struct index_export {
     struct kix_index_export_stats *st;
     struct wanted *want; /* leaves of the new tiles, whose records to write */
     size_t nwant, capwant;
-    int emit;                /* 0: the first walk (what is wanted); 1: writing */
-    uint64_t size;           /* this export's, which names its packs */
-    struct kix_buf pack;     /* the pack being filled */
-    uint32_t chunk;          /* its number */
+    int emit;            /* 0: the first walk (what is wanted); 1: writing */
+    uint64_t size;       /* this export's, which names its packs */
+    struct kix_buf pack; /* the pack being filled */
+    uint32_t chunk;      /* its number */
     struct old_chunk old[OLD_CHUNKS];
     unsigned old_next;
     struct kix_buf value, item;
@@ -297,9 +297,8 @@ static int pack_add(struct index_export *x, unsigned kind, const void *a, size_t
         rc = pack_flush(x);
     head[0] = (uint8_t)kind;
     put_be32(head + 1, (uint32_t)(alen + blen));
-    if (rc == KIX_OK &&
-        (kix_buf_add(&x->pack, head, 5) || kix_buf_add(&x->pack, a, alen) ||
-         kix_buf_add(&x->pack, b, blen)))
+    if (rc == KIX_OK && (kix_buf_add(&x->pack, head, 5) || kix_buf_add(&x->pack, a, alen) ||
+                         kix_buf_add(&x->pack, b, blen)))
         rc = kix_err_set(x->err, KIX_ENOMEM, "out of memory");
     ref->size = x->size;
     ref->chunk = x->chunk;
@@ -469,8 +468,8 @@ static int walk(struct index_export *x, unsigned s, uint8_t prefix[KIX_HASH_LEN]
             if (rc == KIX_ENOTFOUND)
                 rc = KIX_OK, kix_buf_reset(&oldchild);
             if (rc == KIX_OK)
-                rc = walk(x, s + 1, prefix, oldchild.len ? oldchild.ptr : NULL, oldchild.len,
-                          &cref);
+                rc =
+                    walk(x, s + 1, prefix, oldchild.len ? oldchild.ptr : NULL, oldchild.len, &cref);
             if (rc == KIX_OK && x->emit)
                 add_loc(locs, &nloc, b, &cref);
         }
@@ -532,8 +531,8 @@ static int walk(struct index_export *x, unsigned s, uint8_t prefix[KIX_HASH_LEN]
             else {
                 item[0] = kl;
                 memcpy(item + 1, key, klen);
-                rc = pack_add(x, KIX_INDEX_PACK_TILE, item, 1 + klen, x->item.ptr, x->item.len,
-                              ref);
+                rc =
+                    pack_add(x, KIX_INDEX_PACK_TILE, item, 1 + klen, x->item.ptr, x->item.len, ref);
                 free(item);
             }
         }
