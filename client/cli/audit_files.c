@@ -7,10 +7,11 @@
  * folding upper nodes from lower tiles. Readers of the copy (browsers,
  * other tlog-tiles clients, mirrors) read the other files too, so an
  * auditor of a copy fetches every hash tile of every level (full and the
- * right edge's partial one), every object pack and every index file, and
- * compares each byte for byte with what the replica makes of them (the
- * log's own bytes: kix/tlog_tiles.h, kix_index_export). A difference
- * names the file. The right edge's narrower tiles and bundles, which
+ * right edge's partial one), every object pack and every index tile and
+ * record (where the copy's tiles locate them: its own packs, which differ
+ * from any one export's), and compares each byte for byte with what the
+ * replica makes of them (the log's own bytes: kix/tlog_tiles.h,
+ * kix/vindex.h). A difference names the file. The right edge's narrower tiles and bundles, which
  * readers at older checkpoints read, are compared where the copy serves
  * them. Every audit checks them all again: a copy's files may change
  * after an audit saw them. */

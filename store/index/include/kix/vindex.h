@@ -255,8 +255,13 @@ KIX_API int kix_index_each_key(struct kix_log_txn *t, kix_vindex_key_fn fn, void
  *                                   value) by its storage key and the hash
  *                                   of the subtree at its top
  *   index/value/<key>@<hex hash>    a key's record by the key and its hash
+ *   index/pack/<size>.<chunk>       an export's tiles and records (below):
+ *                                   the export writes no tile but the root
+ *                                   and no record by name; kixd --http
+ *                                   serves them all by name, no pack
  *
- * Every tile and value is named by its content: immutable files. */
+ * Every tile and value is named by its content, every pack by the export
+ * that wrote it: immutable files. */
 
 /* The stored tile at `key` (kix_smt_tile_key) of the snapshot's tree,
  * appended; KIX_ENOTFOUND when none. */
@@ -330,15 +335,19 @@ struct kix_index_export_stats {
     uint64_t packs; /* index/pack/ files written */
     uint64_t files, bytes;
 };
-/* Writes into dir the index files of the snapshot's tree not there yet
- * (each tile after those below it, values, then index/notes/<size> last),
- * each new file written as kix_file_write_batched does, then syncs dir. A
- * log without an index writes nothing. Cost: the tiles on the routes of
- * the keys changed since the last export, and one pass over every key when
- * a new tile holds a leaf (its value is found by key). While it writes,
- * dir/index/exporting (made durable first, removed after the sync) marks
- * the export unfinished: the next export after a power cut then walks the
- * whole tree and rewrites every file that is missing or not its bytes. */
+/* Writes into dir the index files of the snapshot's tree that the last
+ * export there does not hold: its new tiles and records into packs
+ * (index/pack/<size>.<chunk>, each record before its tile, each tile after
+ * those below it), the root tile by name, then index/notes/<size> last,
+ * each new file written as kix_file_write_batched does, then syncs dir.
+ * What did not change since the last export (found through its root tile,
+ * by the highest index/notes/<M> below size) is located where that export
+ * located it. A log without an index writes nothing. Cost: the tiles on
+ * the routes of the keys changed since the last export and their records,
+ * and one pass over every key when a record is new (found by key). While
+ * it writes, dir/index/exporting (made durable first, removed after the
+ * sync) marks the export unfinished: the next export after a power cut
+ * then locates nothing in it and writes the whole tree again. */
 KIX_API int kix_index_export(struct kix_log_reader *r, const char *dir,
                              struct kix_index_export_stats *st, struct kix_err *err) KIX_MUST_CHECK;
 
