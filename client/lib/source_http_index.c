@@ -312,6 +312,9 @@ static int prove_once(struct http_source *h, const char *key, struct kix_index_a
             rc = kix_buf_add(&a->record, got.ptr, got.len) == KIX_OK
                      ? KIX_OK
                      : kix_err_set(err, KIX_ENOMEM, "out of memory");
+            /* named in what is said of it: the pack, and the record's key */
+            snprintf(rel, sizeof(rel), "index/pack/%llu.%lu (the record of %.300s)",
+                     (unsigned long long)ref.size, (unsigned long)ref.chunk, key);
             goto check;
         }
     }
@@ -332,7 +335,9 @@ check:
                          h->base.where, rel);
     else {
         http_blobs_put(&h->records, vh.b, a->record.ptr, a->record.len);
-        http_cache_named_put(h, rel, vh.b, HTTP_NAMED_SHA256, a->record.ptr, a->record.len);
+        /* kept on disk under its own name, wherever it was read from */
+        if (kix_index_file_value_path(key, strlen(key), &vh, rel, sizeof(rel)) == KIX_OK)
+            http_cache_named_put(h, rel, vh.b, HTTP_NAMED_SHA256, a->record.ptr, a->record.len);
     }
     return rc;
 }

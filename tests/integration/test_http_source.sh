@@ -277,9 +277,13 @@ PY
 expect_status 1 "$KIX" index "${L[@]}" "run/$RID"
 pass "a changed index tile: exit 1 ($(head -c 160 "$WORK/err"))"
 fresh_liar
+# (in an index pack: PROTOCOL.md §3.2, "Index packs")
+python3 "$KIX_TESTS/integration/index_files.py" "$WORK/liar" "run/$RID" show | grep -q "index/pack/" ||
+  fail "the run's record is not in an index pack"
 python3 "$KIX_TESTS/integration/index_files.py" "$WORK/liar" "run/$RID" flip || fail "no run record"
 expect_status 1 "$KIX" index "${L[@]}" "run/$RID"
-pass "a changed index record: exit 1 ($(head -c 160 "$WORK/err"))"
+grep -q "serves index/pack/.* that do not hash to its name" "$WORK/err" || fail "a changed packed record: $(cat "$WORK/err")"
+pass "a changed index record (in its pack): exit 1 ($(head -c 160 "$WORK/err"))"
 
 # a run by its manifest digest, from the index's manifest record
 "$KIX" resolve "${T[@]}" "$DIG" >"$WORK/by-digest.txt" || fail "kix resolve DIGEST over HTTPS"

@@ -10,7 +10,7 @@
  * An index tile altered, rolled back to another tile's content, or
  * missing, a record altered, or the note of another size, turns the page
  * red; and the same from index packs (a packed record or tile altered, or
- * the pack missing: red).  */
+ * the pack missing: red). */
 'use strict';
 const { kv, check, refuses, main } = require('./lib.js');
 const { build } = require('./fixture.js');
