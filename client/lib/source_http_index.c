@@ -21,8 +21,8 @@
 
 void http_index_clear(struct http_source *h)
 {
-    kix_buf_release(&h->ipack);
-    memset(&h->ipack_ref, 0, sizeof(h->ipack_ref));
+    for (unsigned i = 0; i < HTTP_IPACK_CACHE; i++)
+        kix_buf_release(&h->ipack[i].bytes);
     for (size_t i = 0; i < h->nitiles; i++)
         free(h->itiles[i].val);
     h->nitiles = 0;
@@ -102,29 +102,39 @@ int http_itile_named(const uint8_t *v, size_t len, const uint8_t name[32])
     return 1;
 }
 
-/* The index pack ref names (the last one read is kept). */
-static int ipack_get(struct http_source *h, const struct kix_index_ref *ref, struct kix_err *err)
+/* The index pack ref names, *out its bytes (the last HTTP_IPACK_CACHE
+ * read are kept). */
+static int ipack_get(struct http_source *h, const struct kix_index_ref *ref,
+                     const struct kix_buf **out, struct kix_err *err)
 {
     char path[96];
+    unsigned at;
     int rc;
 
-    if (h->ipack.len && h->ipack_ref.size == ref->size && h->ipack_ref.chunk == ref->chunk)
-        return KIX_OK;
-    kix_buf_reset(&h->ipack);
+    for (unsigned i = 0; i < HTTP_IPACK_CACHE; i++)
+        if (h->ipack[i].bytes.len && h->ipack[i].ref.size == ref->size &&
+            h->ipack[i].ref.chunk == ref->chunk) {
+            *out = &h->ipack[i].bytes;
+            return KIX_OK;
+        }
     if (kix_index_file_pack_path(ref, path, sizeof(path)) != KIX_OK)
         return kix_err_set(err, KIX_EPROTO, "%s: an index tile locates a pack past any size",
                            h->base.where);
-    rc = http_get(h->get, path, KIX_INDEX_PACK_MAX, &h->ipack, err);
+    at = h->ipack_next++ % HTTP_IPACK_CACHE;
+    kix_buf_reset(&h->ipack[at].bytes);
+    rc = http_get(h->get, path, KIX_INDEX_PACK_MAX, &h->ipack[at].bytes, err);
     if (rc == KIX_ENOTFOUND)
         rc = kix_err_set(err, KIX_EUNAVAIL,
                          "%s holds no index pack %s (the copy changed while it was read: read "
                          "again)",
                          h->base.where, path);
-    if (rc)
-        kix_buf_reset(&h->ipack);
-    else
-        h->ipack_ref = *ref;
-    return rc;
+    if (rc) {
+        kix_buf_reset(&h->ipack[at].bytes);
+        return rc;
+    }
+    h->ipack[at].ref = *ref;
+    *out = &h->ipack[at].bytes;
+    return KIX_OK;
 }
 
 /* kix_smt_tiles' get: the tile at key, by the name the tile above gives. */
@@ -182,9 +192,10 @@ static int itile_get(void *ctx, const uint8_t *key, size_t klen, struct kix_byte
         h->itile_cached = 1;
     } else if (packed) {
         struct kix_bytes got;
-        rc = ipack_get(h, &ref, err);
+        const struct kix_buf *pack = NULL;
+        rc = ipack_get(h, &ref, &pack, err);
         if (rc == KIX_OK &&
-            (kix_index_pack_tile(h->ipack.ptr, h->ipack.len, key, klen, &name, &got) != KIX_OK ||
+            (kix_index_pack_tile(pack->ptr, pack->len, key, klen, &name, &got) != KIX_OK ||
              !http_itile_named(got.ptr, got.len, name.b)))
             rc = kix_err_set(err, KIX_EVERIFY,
                              "%s: index pack %llu.%lu does not hold the tile %s its locator "
@@ -300,10 +311,11 @@ static int prove_once(struct http_source *h, const char *key, struct kix_index_a
         struct kix_bytes got;
         if (slot >= 0 &&
             kix_index_tile_locator(leaf->val, leaf->full, 0x10u + (unsigned)slot, &ref) == KIX_OK) {
-            rc = ipack_get(h, &ref, err);
+            const struct kix_buf *pack = NULL;
+            rc = ipack_get(h, &ref, &pack, err);
             if (rc)
                 return rc;
-            if (kix_index_pack_value(h->ipack.ptr, h->ipack.len, &vh, &got) != KIX_OK)
+            if (kix_index_pack_value(pack->ptr, pack->len, &vh, &got) != KIX_OK)
                 return kix_err_set(err, KIX_EVERIFY,
                                    "%s: index pack %llu.%lu does not hold the record of %.80s "
                                    "its locator names",

@@ -25,6 +25,7 @@ struct http_tile {
 };
 
 #define HTTP_ITILE_CACHE 2048
+#define HTTP_IPACK_CACHE 256 /* index packs of at most 16 KiB: 4 MiB */
 
 struct http_itile { /* an index tile (kix/smt.h's stored value) */
     uint8_t key[KIX_SMT_TILE_KEY_MAX];
@@ -95,10 +96,14 @@ struct http_source {
     struct kix_hash iroot;
     struct http_itile itiles[HTTP_ITILE_CACHE];
     size_t nitiles;
-    /* the index pack last read (index/pack/<size>.<chunk>): a route's tiles
-     * and records are mostly in one */
-    struct kix_buf ipack;
-    struct kix_index_ref ipack_ref;
+    /* the index packs last read (index/pack/<size>.<chunk>): a route's
+     * tiles and records are mostly in one, and a query's routes share the
+     * packs near the top */
+    struct {
+        struct kix_buf bytes;
+        struct kix_index_ref ref;
+    } ipack[HTTP_IPACK_CACHE];
+    unsigned ipack_next;
     /* a tile was taken from the disk cache, which another server of the
      * same log may have filled (kixd --http: tiles without locators);
      * itile_nocache: read them from the server alone */
