@@ -7,15 +7,14 @@
  * folding upper nodes from lower tiles. Readers of the copy (browsers,
  * other tlog-tiles clients, mirrors) read the other files too, so an
  * auditor of a copy fetches every hash tile of every level (full and the
- * right edge's partial one), every object pack and every index file, and
- * compares each byte for byte with what the replica makes of them (the
- * log's own bytes: kix/tlog_tiles.h, kix_index_export). A difference
- * names the file. The right edge's narrower tiles and bundles, which
+ * right edge's partial one), every object pack and every index tile and
+ * record (where the copy's tiles locate them: its own packs, which differ
+ * from any one export's), and compares each byte for byte with what the
+ * replica makes of them (the log's own bytes: kix/tlog_tiles.h,
+ * kix/vindex.h). A difference names the file. The right edge's narrower tiles and bundles, which
  * readers at older checkpoints read, are compared where the copy serves
  * them. Every audit checks them all again: a copy's files may change
  * after an audit saw them. */
-#define _XOPEN_SOURCE 700
-#include <ftw.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -174,59 +173,212 @@ static int check_packs(struct kix_client *c, struct kix_log_reader *r, uint64_t 
     return rc;
 }
 
-/* The index files the replica's export makes (paths relative to the
- * scratch directory), then each against the copy's, fetched in batches. */
-static struct {
-    size_t root_len;
-    char **paths;
-    size_t n, cap;
-    int rc;
-} walk;
+/* The index (PROTOCOL.md §3.2, "Index packs"): every tile and record of
+ * the replica's tree at this size, each read from the copy as its readers
+ * read it (the root tile by name, the rest where the tile above locates
+ * it: a pack, or by name) and compared with the replica's. The copy's
+ * packs differ from any one export's (each export packs what it added),
+ * so the tree is compared, not the files. */
+#define IPACKS 64
+struct index_audit {
+    struct kix_client *c;
+    struct kix_log_reader *r;
+    uint64_t *files;
+    struct {
+        char name[96];
+        struct kix_buf bytes;
+    } pack[IPACKS];
+    unsigned next;
+    struct keyed *keys; /* every key by path: a record is read by its key */
+    size_t nkeys, capkeys;
+    struct kix_buf want, copy;
+    struct kix_err *err;
+};
 
-static int index_file(const char *fpath, const struct stat *sb, int type, struct FTW *ftw)
+struct keyed {
+    struct kix_hash path;
+    char *key;
+    size_t len;
+};
+
+static int by_path(const void *a, const void *b)
 {
-    const char *rel = fpath + walk.root_len + 1;
+    return memcmp(a, b, KIX_HASH_LEN);
+}
 
-    (void)sb;
-    (void)ftw;
-    /* the note carries the cosignatures the copy was given: its checkpoint
-     * is verified as every reader verifies it; "exporting" is a mark */
-    if (type != FTW_F || strncmp(rel, "index/notes/", 12) == 0 ||
-        strcmp(rel, "index/exporting") == 0)
-        return 0;
-    if (walk.n == walk.cap) {
-        size_t cap = walk.cap ? 2 * walk.cap : 256;
-        char **p = realloc(walk.paths, cap * sizeof(*p));
-        if (!p)
-            return walk.rc = KIX_ENOMEM, 1;
-        walk.paths = p;
-        walk.cap = cap;
+static int collect_key(void *ctx, const char *key, size_t len, const struct kix_hash *value_hash)
+{
+    struct index_audit *x = ctx;
+
+    (void)value_hash;
+    if (x->nkeys == x->capkeys) {
+        size_t cap = x->capkeys ? 2 * x->capkeys : 1024;
+        struct keyed *k = realloc(x->keys, cap * sizeof(*k));
+        if (!k)
+            return kix_err_set(x->err, KIX_ENOMEM, "out of memory");
+        x->keys = k;
+        x->capkeys = cap;
     }
-    if (!(walk.paths[walk.n] = strdup(rel)))
-        return walk.rc = KIX_ENOMEM, 1;
-    walk.n++;
+    kix_smt_path(key, len, &x->keys[x->nkeys].path);
+    if (!(x->keys[x->nkeys].key = malloc(len + 1)))
+        return kix_err_set(x->err, KIX_ENOMEM, "out of memory");
+    memcpy(x->keys[x->nkeys].key, key, len);
+    x->keys[x->nkeys].key[len] = 0;
+    x->keys[x->nkeys++].len = len;
     return 0;
 }
 
-struct index_cmp {
-    struct kix_client *c;
-    const char *scratch;
-    uint64_t *files;
-};
-
-static int index_item(void *ctx, size_t i, int rc, struct kix_buf *got, struct kix_err *err)
+/* The copy's pack `name` (kept: a subtree's tiles are mostly in one). */
+static int audit_pack(struct index_audit *x, const char *name, const struct kix_buf **out)
 {
-    struct index_cmp *x = ctx;
-    struct kix_buf want = KIX_BUF_INIT;
-    struct kix_err gerr = *err;
-    char path[4400];
+    struct kix_err gerr = {0};
+    int rc;
 
-    snprintf(path, sizeof(path), "%s/%s", x->scratch, walk.paths[i]);
-    if (kix_file_read(path, 64u << 20, &want, err) != KIX_OK)
-        rc = err->code ? err->code : KIX_EIO;
-    else
-        rc = compare_got(x->c, walk.paths[i], rc, got, &gerr, &want, 0, x->files, err);
-    kix_buf_release(&want);
+    for (unsigned i = 0; i < IPACKS; i++)
+        if (x->pack[i].bytes.len && strcmp(x->pack[i].name, name) == 0) {
+            *out = &x->pack[i].bytes;
+            return KIX_OK;
+        }
+    unsigned at = x->next++ % IPACKS;
+    kix_buf_reset(&x->pack[at].bytes);
+    snprintf(x->pack[at].name, sizeof(x->pack[at].name), "%s", name);
+    rc = kix_client_file(x->c, name, KIX_INDEX_PACK_MAX, &x->pack[at].bytes, &gerr);
+    if (rc == KIX_ENOTFOUND)
+        return kix_err_set(x->err, KIX_EVERIFY,
+                           "%s serves no %s, which its index tiles name: readers of the copy "
+                           "cannot verify against it",
+                           kix_client_where(x->c), name);
+    if (rc) {
+        kix_buf_reset(&x->pack[at].bytes);
+        *x->err = gerr;
+        return rc;
+    }
+    *out = &x->pack[at].bytes;
+    return KIX_OK;
+}
+
+/* What the copy holds where a locator (or, without one, the name) says:
+ * the tile (with its locators) or the record, into x->copy. */
+static int audit_fetch(struct index_audit *x, const char *byname, const char *packname,
+                       const uint8_t *key, size_t klen, const struct kix_hash *top,
+                       const struct kix_hash *vh)
+{
+    const struct kix_buf *p = NULL;
+    struct kix_bytes got;
+    struct kix_err gerr = {0};
+    int rc;
+
+    kix_buf_reset(&x->copy);
+    if (!packname[0]) {
+        rc = kix_client_file(x->c, byname, KIX_INDEX_PACK_MAX, &x->copy, &gerr);
+        return rc ? compare_got(x->c, byname, rc, &x->copy, &gerr, &x->want, 0, x->files, x->err)
+                  : KIX_OK;
+    }
+    rc = audit_pack(x, packname, &p);
+    if (rc)
+        return rc;
+    rc = top ? kix_index_pack_tile(p->ptr, p->len, key, klen, top, &got)
+             : kix_index_pack_value(p->ptr, p->len, vh, &got);
+    if (rc)
+        return kix_err_set(x->err, KIX_EVERIFY,
+                           "%s serves a %s that is not the log's: it holds no %s its index tiles "
+                           "locate there",
+                           kix_client_where(x->c), packname, byname);
+    return kix_buf_add(&x->copy, got.ptr, got.len) == KIX_OK
+               ? KIX_OK
+               : kix_err_set(x->err, KIX_ENOMEM, "out of memory");
+}
+
+static int audit_same(struct index_audit *x, const char *what, const char *where, size_t len)
+{
+    if (len == x->want.len && memcmp(x->copy.ptr, x->want.ptr, len) == 0)
+        return KIX_OK;
+    return kix_err_set(x->err, KIX_EVERIFY,
+                       "%s serves a %s that is not the log's: its %s differs from the replayed "
+                       "log's",
+                       kix_client_where(x->c), where, what);
+}
+
+static int audit_tile(struct index_audit *x, unsigned s, uint8_t prefix[KIX_HASH_LEN],
+                      const uint8_t *parent, size_t plen)
+{
+    uint8_t key[KIX_SMT_TILE_KEY_MAX], *mine = NULL;
+    size_t klen = kix_smt_tile_key(s, prefix, key), tlen, mlen;
+    struct kix_hash top;
+    struct kix_index_ref ref;
+    char name[256], packname[96] = "";
+    int rc;
+
+    kix_buf_reset(&x->want);
+    rc = kix_index_tile(x->r, key, klen, &x->want, x->err);
+    if (rc)
+        return rc == KIX_ENOTFOUND ? KIX_OK : rc;
+    if (kix_smt_tile_top_hash(x->want.ptr, x->want.len, &top) != KIX_OK ||
+        kix_index_file_tile_path(key, klen, &top, name, sizeof(name)) != KIX_OK)
+        return kix_err_set(x->err, KIX_ECORRUPT, "a tile of the replica's index is malformed");
+    if (parent) {
+        unsigned nib = (s - 1) % 2 ? prefix[(s - 1) / 2] & 0x0fu : prefix[(s - 1) / 2] >> 4;
+        if (kix_index_tile_locator(parent, plen, nib, &ref) == KIX_OK &&
+            kix_index_file_pack_path(&ref, packname, sizeof(packname)) != KIX_OK)
+            packname[0] = 0;
+    }
+    rc = audit_fetch(x, name, packname, key, klen, &top, NULL);
+    if (rc)
+        return rc;
+    tlen = kix_index_tile_len(x->copy.ptr, x->copy.len);
+    if (!tlen)
+        return kix_err_set(x->err, KIX_EVERIFY, "%s serves a %s that is not the log's: not a tile",
+                           kix_client_where(x->c), packname[0] ? packname : name);
+    if ((rc = audit_same(x, name, packname[0] ? packname : name, tlen)) != KIX_OK)
+        return rc;
+    ++*x->files;
+    mlen = x->copy.len;
+    if (!(mine = malloc(mlen)))
+        return kix_err_set(x->err, KIX_ENOMEM, "out of memory");
+    memcpy(mine, x->copy.ptr, mlen);
+    /* the records of its leaves */
+    for (int slot = 0; rc == KIX_OK && slot < KIX_SMT_TILE_SLOTS; slot++) {
+        unsigned bits = (unsigned)mine[0] << 8 | mine[1], n = 0;
+        const uint8_t *rec;
+        struct keyed want, *k;
+        struct kix_hash vh;
+        char vname[1200];
+        if (!(bits & (0x8000u >> slot)))
+            continue;
+        for (int i = 0; i < slot; i++)
+            n += (bits >> (15 - i)) & 1u;
+        rec = mine + 2 + n * KIX_SMT_RECORD_LEN;
+        if (rec[0] != 0x02)
+            continue;
+        memcpy(want.path.b, rec + 1, KIX_HASH_LEN);
+        memcpy(vh.b, rec + 1 + KIX_HASH_LEN, KIX_HASH_LEN);
+        k = bsearch(&want, x->keys, x->nkeys, sizeof(want), by_path);
+        if (!k || kix_index_file_value_path(k->key, k->len, &vh, vname, sizeof(vname)) != KIX_OK)
+            continue; /* a key too long to name a file: no reader reads it from a copy */
+        packname[0] = 0;
+        if (kix_index_tile_locator(mine, mlen, 0x10u + (unsigned)slot, &ref) == KIX_OK &&
+            kix_index_file_pack_path(&ref, packname, sizeof(packname)) != KIX_OK)
+            packname[0] = 0;
+        kix_buf_reset(&x->want);
+        rc = kix_index_value(x->r, k->key, k->len, &x->want, x->err);
+        if (rc == KIX_OK)
+            rc = audit_fetch(x, vname, packname, NULL, 0, NULL, &vh);
+        if (rc == KIX_OK)
+            rc = audit_same(x, vname, packname[0] ? packname : vname, x->copy.len);
+        if (rc == KIX_OK)
+            ++*x->files;
+    }
+    for (unsigned b = 0; rc == KIX_OK && s + 1 < KIX_SMT_DEPTH / KIX_SMT_TILE_LEVELS + 1 && b < 16;
+         b++) {
+        uint8_t saved = prefix[s / 2];
+        struct kix_hash child;
+        prefix[s / 2] = (uint8_t)(s % 2 ? (saved & 0xf0) | b : (saved & 0x0f) | b << 4);
+        if (kix_smt_tile_child_hash(mine, kix_index_tile_len(mine, mlen), s, prefix, &child) ==
+            KIX_OK)
+            rc = audit_tile(x, s + 1, prefix, mine, mlen);
+        prefix[s / 2] = saved;
+    }
+    free(mine);
     return rc;
 }
 
@@ -234,9 +386,12 @@ static int check_index(struct kix_client *c, struct kix_log_reader *r, const cha
                        uint64_t size, uint64_t *files, struct kix_err *err)
 {
     struct kix_buf note = KIX_BUF_INIT;
-    char path[4400], name[64];
+    struct index_audit x;
+    uint8_t prefix[KIX_HASH_LEN] = {0};
+    char name[64];
     int rc;
 
+    (void)scratch;
     /* a copy without index files (an export by an older kixd) serves none
      * to check: its readers fall back to the entries */
     snprintf(name, sizeof(name), "index/notes/%llu", (unsigned long long)size);
@@ -244,31 +399,23 @@ static int check_index(struct kix_client *c, struct kix_log_reader *r, const cha
     kix_buf_release(&note);
     if (rc == KIX_ENOTFOUND)
         return KIX_OK;
-    rc = kix_dir_remove_tree(scratch, err);
-    if (rc == KIX_OK)
-        rc = kix_dir_make(scratch, 0700, err);
-    if (rc == KIX_OK)
-        rc = kix_index_export(r, scratch, NULL, err);
+    memset(&x, 0, sizeof(x));
+    x.c = c;
+    x.r = r;
+    x.files = files;
+    x.err = err;
+    rc = kix_index_each_key(kix_log_reader_txn(r), collect_key, &x, err);
     if (rc == KIX_OK) {
-        struct index_cmp x = {c, scratch, files};
-        snprintf(path, sizeof(path), "%s/index", scratch);
-        memset(&walk, 0, sizeof(walk));
-        walk.root_len = strlen(scratch);
-        if (access(path, F_OK) == 0 && nftw(path, index_file, 16, FTW_PHYS) != 0)
-            rc = kix_err_set(err, walk.rc ? walk.rc : KIX_EIO, "cannot list %s", path);
-        if (rc == KIX_OK && walk.n)
-            rc = kix_client_files(c, (const char *const *)walk.paths, walk.n, 64u << 20, index_item,
-                                  &x, err);
-        for (size_t i = 0; i < walk.n; i++)
-            free(walk.paths[i]);
-        free(walk.paths);
-        memset(&walk, 0, sizeof(walk));
+        qsort(x.keys, x.nkeys, sizeof(*x.keys), by_path);
+        rc = audit_tile(&x, 0, prefix, NULL, 0);
     }
-    {
-        struct kix_err ignore = {0};
-        if (kix_dir_remove_tree(scratch, &ignore) != KIX_OK)
-            rc = rc ? rc : KIX_OK; /* a scratch left behind is removed next time */
-    }
+    for (size_t i = 0; i < x.nkeys; i++)
+        free(x.keys[i].key);
+    free(x.keys);
+    for (unsigned i = 0; i < IPACKS; i++)
+        kix_buf_release(&x.pack[i].bytes);
+    kix_buf_release(&x.want);
+    kix_buf_release(&x.copy);
     return rc;
 }
 

@@ -21,6 +21,8 @@
 
 void http_index_clear(struct http_source *h)
 {
+    for (unsigned i = 0; i < HTTP_IPACK_CACHE; i++)
+        kix_buf_release(&h->ipack[i].bytes);
     for (size_t i = 0; i < h->nitiles; i++)
         free(h->itiles[i].val);
     h->nitiles = 0;
@@ -61,6 +63,8 @@ int http_itile_named(const uint8_t *v, size_t len, const uint8_t name[32])
     size_t n = 0;
     uint8_t sum[32];
 
+    len = kix_index_tile_len(v, len); /* the locators after it are checked by their use */
+
     for (unsigned i = 0; i < KIX_SMT_TILE_SLOTS; i++)
         if (bits & (0x8000u >> i)) {
             if (2 + (n + 1) * KIX_SMT_RECORD_LEN > len)
@@ -98,6 +102,41 @@ int http_itile_named(const uint8_t *v, size_t len, const uint8_t name[32])
     return 1;
 }
 
+/* The index pack ref names, *out its bytes (the last HTTP_IPACK_CACHE
+ * read are kept). */
+static int ipack_get(struct http_source *h, const struct kix_index_ref *ref,
+                     const struct kix_buf **out, struct kix_err *err)
+{
+    char path[96];
+    unsigned at;
+    int rc;
+
+    for (unsigned i = 0; i < HTTP_IPACK_CACHE; i++)
+        if (h->ipack[i].bytes.len && h->ipack[i].ref.size == ref->size &&
+            h->ipack[i].ref.chunk == ref->chunk) {
+            *out = &h->ipack[i].bytes;
+            return KIX_OK;
+        }
+    if (kix_index_file_pack_path(ref, path, sizeof(path)) != KIX_OK)
+        return kix_err_set(err, KIX_EPROTO, "%s: an index tile locates a pack past any size",
+                           h->base.where);
+    at = h->ipack_next++ % HTTP_IPACK_CACHE;
+    kix_buf_reset(&h->ipack[at].bytes);
+    rc = http_get(h->get, path, KIX_INDEX_PACK_MAX, &h->ipack[at].bytes, err);
+    if (rc == KIX_ENOTFOUND)
+        rc = kix_err_set(err, KIX_EUNAVAIL,
+                         "%s holds no index pack %s (the copy changed while it was read: read "
+                         "again)",
+                         h->base.where, path);
+    if (rc) {
+        kix_buf_reset(&h->ipack[at].bytes);
+        return rc;
+    }
+    h->ipack[at].ref = *ref;
+    *out = &h->ipack[at].bytes;
+    return KIX_OK;
+}
+
 /* kix_smt_tiles' get: the tile at key, by the name the tile above gives. */
 static int itile_get(void *ctx, const uint8_t *key, size_t klen, struct kix_bytes *out,
                      struct kix_err *err)
@@ -107,10 +146,11 @@ static int itile_get(void *ctx, const uint8_t *key, size_t klen, struct kix_byte
     uint8_t prefix[KIX_HASH_LEN] = {0}, pkey[KIX_SMT_TILE_KEY_MAX];
     struct kix_hash name;
     struct kix_buf body = KIX_BUF_INIT;
+    struct kix_index_ref ref;
     char path[256];
     unsigned s = klen ? key[0] : 0;
     struct http_itile *t;
-    int rc;
+    int rc, packed = 0;
 
     if (have) {
         out->ptr = have->val;
@@ -135,18 +175,41 @@ static int itile_get(void *ctx, const uint8_t *key, size_t klen, struct kix_byte
         if (rc)
             return kix_err_set(err, KIX_EPROTO, "%s: a tile of the index is malformed",
                                h->base.where);
+        /* the nibble of the path below the tile above: its locator */
+        packed = kix_index_tile_locator(above->val, above->full,
+                                        (s - 1) % 2 ? prefix[(s - 1) / 2] & 0x0fu
+                                                    : prefix[(s - 1) / 2] >> 4,
+                                        &ref) == KIX_OK;
     }
     if (h->nitiles == HTTP_ITILE_CACHE)
         return kix_err_set(err, KIX_ELIMIT, "too many index tiles in one proof");
     if (kix_index_file_tile_path(key, klen, &name, path, sizeof(path)) != KIX_OK)
         return kix_err_set(err, KIX_EINVAL, "bad tile key");
-    if (http_cache_named_get(h, path, name.b, HTTP_NAMED_ITILE, KIX_SMT_TILE_MAX, &body) !=
-        KIX_OK) {
-        rc = http_get(h->get, path, KIX_SMT_TILE_MAX, &body, err);
+    /* kept on disk under its own name, wherever it was read from */
+    if (!h->itile_nocache && http_cache_named_get(h, path, name.b, HTTP_NAMED_ITILE,
+                                                  KIX_SMT_TILE_ITEM_MAX, &body) == KIX_OK) {
+        rc = KIX_OK;
+        h->itile_cached = 1;
+    } else if (packed) {
+        struct kix_bytes got;
+        const struct kix_buf *pack = NULL;
+        rc = ipack_get(h, &ref, &pack, err);
+        if (rc == KIX_OK &&
+            (kix_index_pack_tile(pack->ptr, pack->len, key, klen, &name, &got) != KIX_OK ||
+             !http_itile_named(got.ptr, got.len, name.b)))
+            rc = kix_err_set(err, KIX_EVERIFY,
+                             "%s: index pack %llu.%lu does not hold the tile %s its locator "
+                             "names (altered, or of another index)",
+                             h->base.where, (unsigned long long)ref.size, (unsigned long)ref.chunk,
+                             path);
+        if (rc == KIX_OK && kix_buf_add(&body, got.ptr, got.len) != KIX_OK)
+            rc = kix_err_set(err, KIX_ENOMEM, "out of memory");
         if (rc == KIX_OK)
             http_cache_named_put(h, path, name.b, HTTP_NAMED_ITILE, body.ptr, body.len);
     } else {
-        rc = KIX_OK;
+        rc = http_get(h->get, path, KIX_SMT_TILE_ITEM_MAX, &body, err);
+        if (rc == KIX_OK)
+            http_cache_named_put(h, path, name.b, HTTP_NAMED_ITILE, body.ptr, body.len);
     }
     if (rc == KIX_ENOTFOUND)
         rc = kix_err_set(err, KIX_EUNAVAIL,
@@ -161,7 +224,12 @@ static int itile_get(void *ctx, const uint8_t *key, size_t klen, struct kix_byte
     memcpy(t->key, key, klen);
     t->klen = klen;
     t->val = body.ptr; /* taken */
-    t->len = body.len;
+    t->full = body.len;
+    t->len = kix_index_tile_len(body.ptr, body.len);
+    if (!t->len) { /* not a tile: the proof fails on it */
+        t->len = body.len;
+        t->full = body.len;
+    }
     out->ptr = t->val;
     out->len = t->len;
     return KIX_OK;
@@ -206,8 +274,8 @@ int http_index_note(struct http_source *h, struct kix_buf *note, struct kix_err 
                : kix_err_set(err, KIX_ENOMEM, "out of memory");
 }
 
-int http_index_prove(struct http_source *h, const char *key, struct kix_index_answer *a,
-                     struct kix_err *err)
+static int prove_once(struct http_source *h, const char *key, struct kix_index_answer *a,
+                      struct kix_err *err)
 {
     struct kix_smt_tiles tiles;
     struct kix_hash path, vh, got;
@@ -232,9 +300,40 @@ int http_index_prove(struct http_source *h, const char *key, struct kix_index_an
         return kix_err_set(err, KIX_EINVAL, "index key %.80s is too long", key);
     if (http_cache_named_get(h, rel, vh.b, HTTP_NAMED_SHA256, RECORD_MAX, &a->record) == KIX_OK)
         return KIX_OK;
+    {
+        /* the leaf's tile (the last of the route) may locate the record in a pack */
+        unsigned depth = a->proof.len >= 3 ? (unsigned)a->proof.ptr[1] << 8 | a->proof.ptr[2] : 0;
+        uint8_t tkey[KIX_SMT_TILE_KEY_MAX];
+        const struct http_itile *leaf =
+            find_tile(h, tkey, kix_smt_tile_key(depth / KIX_SMT_TILE_LEVELS, path.b, tkey));
+        int slot = leaf ? kix_index_tile_leaf_slot(leaf->val, leaf->len, &path) : -1;
+        struct kix_index_ref ref;
+        struct kix_bytes got;
+        if (slot >= 0 &&
+            kix_index_tile_locator(leaf->val, leaf->full, 0x10u + (unsigned)slot, &ref) == KIX_OK) {
+            const struct kix_buf *pack = NULL;
+            rc = ipack_get(h, &ref, &pack, err);
+            if (rc)
+                return rc;
+            if (kix_index_pack_value(pack->ptr, pack->len, &vh, &got) != KIX_OK)
+                return kix_err_set(err, KIX_EVERIFY,
+                                   "%s: index pack %llu.%lu does not hold the record of %.80s "
+                                   "its locator names",
+                                   h->base.where, (unsigned long long)ref.size,
+                                   (unsigned long)ref.chunk, key);
+            rc = kix_buf_add(&a->record, got.ptr, got.len) == KIX_OK
+                     ? KIX_OK
+                     : kix_err_set(err, KIX_ENOMEM, "out of memory");
+            /* named in what is said of it: the pack, and the record's key */
+            snprintf(rel, sizeof(rel), "index/pack/%llu.%lu (the record of %.300s)",
+                     (unsigned long long)ref.size, (unsigned long)ref.chunk, key);
+            goto check;
+        }
+    }
     rc = http_get(h->get, rel, RECORD_MAX, &a->record, err);
     if (rc == KIX_ENOTFOUND)
         rc = kix_err_set(err, KIX_EUNAVAIL, "%s holds no record %s", h->base.where, rel);
+check:
     if (rc)
         return rc;
     /* a record not under its own name is a false copy: said here, as
@@ -242,11 +341,38 @@ int http_index_prove(struct http_source *h, const char *key, struct kix_index_an
      * answer a query (source_http_query.c) fails as a lie, not as I/O */
     kix_smt_value_hash(a->record.ptr, a->record.len, &got);
     if (memcmp(got.b, vh.b, 32) != 0)
-        rc = kix_err_set(err, KIX_EVERIFY, "%s serves %s with bytes that do not hash to its name",
+        rc = kix_err_set(err, KIX_EVERIFY,
+                         "%s serves %s with bytes that do not hash to its name (a changed "
+                         "index record)",
                          h->base.where, rel);
     else {
         http_blobs_put(&h->records, vh.b, a->record.ptr, a->record.len);
-        http_cache_named_put(h, rel, vh.b, HTTP_NAMED_SHA256, a->record.ptr, a->record.len);
+        /* kept on disk under its own name, wherever it was read from */
+        if (kix_index_file_value_path(key, strlen(key), &vh, rel, sizeof(rel)) == KIX_OK)
+            http_cache_named_put(h, rel, vh.b, HTTP_NAMED_SHA256, a->record.ptr, a->record.len);
+    }
+    return rc;
+}
+
+int http_index_prove(struct http_source *h, const char *key, struct kix_index_answer *a,
+                     struct kix_err *err)
+{
+    int rc;
+
+    h->itile_cached = 0;
+    rc = prove_once(h, key, a, err);
+    /* a file by name missing where a tile from the disk cache led: that
+     * tile may be another server's (kixd --http serves none with
+     * locators; a copy keeps no tile but the root by name), so the route
+     * is read again from this server alone */
+    if (rc == KIX_EUNAVAIL && h->itile_cached && !h->itile_nocache) {
+        h->itile_nocache = 1;
+        http_index_clear(h);
+        kix_buf_reset(&a->proof);
+        kix_buf_reset(&a->record);
+        a->present = 0;
+        memset(err, 0, sizeof(*err));
+        rc = prove_once(h, key, a, err);
     }
     return rc;
 }

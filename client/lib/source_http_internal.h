@@ -10,6 +10,7 @@
 #include "kix/source.h"
 #include "kix/smt.h"
 #include "kix/tlog_path.h"
+#include "kix/vindex.h"
 
 #define HTTP_TILE_CACHE 64
 #define HTTP_OBJECT_MAX (16u * 1024u * 1024u)
@@ -24,12 +25,14 @@ struct http_tile {
 };
 
 #define HTTP_ITILE_CACHE 2048
+#define HTTP_IPACK_CACHE 256 /* index packs of at most 16 KiB: 4 MiB */
 
 struct http_itile { /* an index tile (kix/smt.h's stored value) */
     uint8_t key[KIX_SMT_TILE_KEY_MAX];
     size_t klen;
-    uint8_t *val; /* malloc'ed */
-    size_t len;
+    uint8_t *val; /* malloc'ed: the stored tile, then its locators (kix/vindex.h) */
+    size_t len;   /* the stored tile's */
+    size_t full;  /* with its locators */
 };
 
 /* Files named by their content (objects, index records) kept after a read
@@ -93,6 +96,18 @@ struct http_source {
     struct kix_hash iroot;
     struct http_itile itiles[HTTP_ITILE_CACHE];
     size_t nitiles;
+    /* the index packs last read (index/pack/<size>.<chunk>): a route's
+     * tiles and records are mostly in one, and a query's routes share the
+     * packs near the top */
+    struct {
+        struct kix_buf bytes;
+        struct kix_index_ref ref;
+    } ipack[HTTP_IPACK_CACHE];
+    unsigned ipack_next;
+    /* a tile was taken from the disk cache, which another server of the
+     * same log may have filled (kixd --http: tiles without locators);
+     * itile_nocache: read them from the server alone */
+    int itile_cached, itile_nocache;
     /* the index note last read, at size note_size (read again for another) */
     struct kix_buf note;
     uint64_t note_size;

@@ -22,6 +22,27 @@ static int put(struct bexport *x, const char *sub, const char *name)
     return kix__export_file(x->dir, sub, name, &x->body, x->stats, x->err);
 }
 
+/* Whether DIR/sub/name holds exactly body. */
+static int holds(struct bexport *x, const char *sub, const char *name, const struct kix_buf *body)
+{
+    struct kix_buf old = KIX_BUF_INIT;
+    char path[4400];
+    int same;
+
+    snprintf(path, sizeof(path), "%s/%s/%s", x->dir, sub, name);
+    same = kix_file_read(path, body->len + 1, &old, NULL) == KIX_OK && old.len == body->len &&
+           memcmp(old.ptr, body->ptr, old.len) == 0;
+    kix_buf_release(&old);
+    return same;
+}
+
+/* DIR/sub/name holding the body, left as it is when it holds it already
+ * (a search shard whose rows did not change): O(changed rows) a re-export. */
+static int put_changed(struct bexport *x, const char *sub, const char *name)
+{
+    return holds(x, sub, name, &x->body) ? KIX_OK : put(x, sub, name);
+}
+
 /* DIR/sub/name and DIR/sub/name.html, an HTML page (the pages link to the
  * .html name). */
 static int put_page(struct bexport *x, const char *sub, const char *name)
@@ -81,18 +102,34 @@ int kix__browse_export(struct kix_source *r, const char *dir, const char *const 
         return rc;
     pages = kix_home_view_pages(&m->view);
     shards = (m->view.nrows + KIX_SEARCH_SHARD_ROWS - 1) / KIX_SEARCH_SHARD_ROWS;
-    for (size_t p = 1; rc == KIX_OK && p <= pages; p++) {
+    /* page 1 (index.html, index.json) is kixd's, with the log's size,
+     * checkpoint and counts: written every time */
+    if ((rc = kix_page_home_page_html(r, 1, &x.body, err)) == KIX_OK &&
+        (rc = put(&x, "", "index.html")) == KIX_OK) {
         kix_buf_reset(&x.body);
-        if ((rc = kix_page_home_page_html(r, p, &x.body, err)) != KIX_OK)
-            break;
-        snprintf(name, sizeof(name), p == 1 ? "index.html" : "%zu", p);
-        if ((rc = p == 1 ? put(&x, "", name) : put_page(&x, "home", name)) != KIX_OK)
-            break;
+        if ((rc = kix_page_home_json(r, 1, &x.body, err)) == KIX_OK &&
+            (rc = put(&x, "", "index.json")) == KIX_OK)
+            stats->home_pages++;
+    }
+    /* pages 2 on hold their rows alone: written when those changed */
+    for (size_t p = 2; rc == KIX_OK && p <= pages; p++) {
+        struct kix_buf json = KIX_BUF_INIT;
+        int wrote = 0;
         kix_buf_reset(&x.body);
-        if ((rc = kix_page_home_json(r, p, &x.body, err)) != KIX_OK)
-            break;
-        snprintf(name, sizeof(name), p == 1 ? "index.json" : "%zu.json", p);
-        if ((rc = put(&x, p == 1 ? "" : "home", name)) == KIX_OK)
+        rc = kix__home_page_exported(m, p, &x.body, &json, err);
+        snprintf(name, sizeof(name), "%zu", p);
+        if (rc == KIX_OK && !holds(&x, "home", name, &x.body))
+            rc = put_page(&x, "home", name), wrote = 1;
+        snprintf(name, sizeof(name), "%zu.json", p);
+        if (rc == KIX_OK && !holds(&x, "home", name, &json)) {
+            kix_buf_reset(&x.body);
+            rc = kix_buf_add(&x.body, json.ptr, json.len) == KIX_OK
+                     ? put(&x, "home", name)
+                     : kix_err_set(err, KIX_ENOMEM, "out of memory");
+            wrote = 1;
+        }
+        kix_buf_release(&json);
+        if (rc == KIX_OK && wrote)
             stats->home_pages++;
     }
     kix_buf_reset(&x.body);
@@ -102,7 +139,7 @@ int kix__browse_export(struct kix_source *r, const char *dir, const char *const 
         kix_buf_reset(&x.body);
         snprintf(name, sizeof(name), "%zu.json", s);
         if ((rc = kix_page_search_shard(r, s, &x.body, err)) == KIX_OK &&
-            (rc = put(&x, "search", name)) == KIX_OK)
+            (rc = put_changed(&x, "search", name)) == KIX_OK)
             stats->search_shards++;
     }
     if (rc == KIX_OK && ngroups && !(sorted = malloc(ngroups * sizeof(*sorted))))

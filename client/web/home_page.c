@@ -304,7 +304,7 @@ int kix__group_row_slots(struct kix_tpl *row, const struct kix_home_row *x)
 }
 
 static int home_slots(struct kix_tpl *t, const struct kix__home_model *m, size_t page,
-                      const struct kix_buf *doc)
+                      const struct kix_buf *doc, int exported)
 {
     const struct kix_home_view *v = &m->view;
     size_t pages = kix_home_view_pages(v), first = (page - 1) * KIX_HOME_PAGE_ROWS;
@@ -313,6 +313,7 @@ static int home_slots(struct kix_tpl *t, const struct kix__home_model *m, size_t
     int rc;
 
     if ((rc = kix_tpl_set(t, "origin", v->origin)) || (rc = kix_tpl_set(t, "root", root)) ||
+        (rc = kix_tpl_set(t, "global", page == 1 || !exported ? "1" : "")) ||
         (rc = kix_tpl_setf(t, "treeSize", "%llu", (unsigned long long)v->tree_size)) ||
         (rc = kix_tpl_setf(t, "groups", "%zu", v->nrows)) ||
         (rc = kix_tpl_setf(t, "rankedRuns", "%llu", (unsigned long long)v->ranked_runs)) ||
@@ -354,20 +355,36 @@ static int home_json_of(struct kix__home_model *m, size_t page, struct kix_buf *
     return kix_home_view_json(&m->view, page, 0, out, err);
 }
 
-static int home_html_of(struct kix__home_model *m, size_t page, struct kix_buf *out,
-                        struct kix_err *err)
+static int home_html(struct kix__home_model *m, size_t page, int exported, struct kix_buf *out,
+                     struct kix_err *err)
 {
     struct kix_buf doc = KIX_BUF_INIT;
     struct kix_tpl *t = NULL;
-    int rc = kix_home_view_json(&m->view, page, KIX_VIEW_JSON_HTML, &doc, err);
+    int rc = kix_home_view_json(
+        &m->view, page, KIX_VIEW_JSON_HTML | (exported ? KIX_VIEW_JSON_EXPORT : 0u), &doc, err);
 
-    if (rc == KIX_OK && (!(t = kix_tpl_new()) || (rc = home_slots(t, m, page, &doc)) != KIX_OK))
+    if (rc == KIX_OK &&
+        (!(t = kix_tpl_new()) || (rc = home_slots(t, m, page, &doc, exported)) != KIX_OK))
         rc = kix_err_set(err, rc ? rc : KIX_ENOMEM, "out of memory");
     if (rc == KIX_OK)
         rc = kix_tpl_render((const char *)kix__home_html, kix__home_html_len, t, out, err);
     kix_tpl_free(t);
     kix_buf_release(&doc);
     return rc;
+}
+
+static int home_html_of(struct kix__home_model *m, size_t page, struct kix_buf *out,
+                        struct kix_err *err)
+{
+    return home_html(m, page, 0, out, err);
+}
+
+int kix__home_page_exported(struct kix__home_model *m, size_t page, struct kix_buf *html,
+                            struct kix_buf *json, struct kix_err *err)
+{
+    int rc = home_html(m, page, 1, html, err);
+
+    return rc ? rc : kix_home_view_json(&m->view, page, KIX_VIEW_JSON_EXPORT, json, err);
 }
 
 int kix_page_home_html(struct kix_source *r, struct kix_buf *out, struct kix_err *err)
@@ -478,8 +495,9 @@ static int search_shard_of(struct kix__home_model *m, size_t shard, struct kix_b
     o = json_object();
     rows = json_array();
     bad = !o || !rows;
+    /* no tree size: a shard whose rows did not change is the same file at
+     * the next size, which an export then leaves as it is */
     bad |= set(o, "view", json_string(KIX_VIEW_SEARCH_SHARD));
-    bad |= set(o, "treeSize", json_integer((json_int_t)v->tree_size));
     bad |= set(o, "shard", json_integer((json_int_t)shard));
     bad |= set(o, "firstRow", json_integer((json_int_t)first));
     for (size_t i = first; !bad && i < last; i++) {

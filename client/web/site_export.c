@@ -229,10 +229,14 @@ static int entry_runs(void *ctx, uint64_t index, const uint8_t *leaf, size_t len
     return rc;
 }
 
-/* Every run an entry in [from, size) is is about (ranked or not), their
- * groups (the group a run's manifest names, also when it left it: a
- * withdrawal closes up its ranks and lists it under them), and every run
- * of those groups (ranks move). */
+/* Every run an entry in [from, size) is is about (ranked or not) and
+ * their groups (the group a run's manifest names, also when it left it: a
+ * withdrawal closes up its ranks and lists it under them). The other runs
+ * of those groups keep their pages: their ranks move, but a page's rank
+ * and proofs are what its verifier proves from the index files at the
+ * latest checkpoint (kix-verify.js), so an export writes O(new entries)
+ * run pages, not O(group size) (ARCHITECTURE.md, "Byte budget per entry:
+ * static copy"). */
 static int find_pages(struct pexport *x, uint64_t from, uint64_t size)
 {
     int rc = kix_view_entries(x->r, from, size - from, entry_runs, x, NULL);
@@ -250,13 +254,6 @@ static int find_pages(struct pexport *x, uint64_t from, uint64_t size)
         rc = idset_add(&x->groups, key);
     }
     idset_finish(&x->groups);
-    for (size_t i = 0; rc == KIX_OK && i < x->groups.n; i++) {
-        struct kix_digest d;
-        uint64_t n;
-        if (kix_digest_parse(x->groups.id[i], strlen(x->groups.id[i]), &d, NULL) == KIX_OK)
-            rc = kix_view_group_runs(x->r, &d, 0, UINT64_MAX, add_group_run, x, &n);
-    }
-    idset_finish(&x->runs);
     return rc ? kix_err_set(x->err, rc, "finding the pages to write: %s", kix_strerror(rc))
               : KIX_OK;
 }

@@ -59,6 +59,11 @@ const char *kix__facet_value(const struct kix_home_row *row, int f);
 int kix__home_acquire(struct kix_source *r, struct kix__home_model **out,
                       struct kix_err *err) KIX_MUST_CHECK;
 void kix__home_put(struct kix__home_model *m);
+/* Home page `page` (2 on) as a static copy writes it (PROTOCOL.md §3, the
+ * home view): its rows, without the log's size, checkpoint and counts, so
+ * that it is the same file until its rows change; page 1 as kixd's. */
+int kix__home_page_exported(struct kix__home_model *m, size_t page, struct kix_buf *html,
+                            struct kix_buf *json, struct kix_err *err);
 
 /* Sets `slot` to the address of run_id's page relative to the runs/
  * directory: its page name (kix_run_page_name) and ".html", the name every

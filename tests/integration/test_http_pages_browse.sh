@@ -169,12 +169,30 @@ wait_export "$WORK/exp" "$SIZE"
 for _ in $(seq 1 100); do [ "$(cat "$WORK/exp/runs/.size" 2>/dev/null)" = "$SIZE" ] && break; sleep 0.1; done
 PAGES=$(json_get "$WORK/home.json" 'd["pages"]')
 n=0
-for p in "" index.json home/2 "home/$PAGES.json" "kernels/$KERNEL" "kernels/$KERNEL.json" \
+for p in "" index.json "kernels/$KERNEL" "kernels/$KERNEL.json" \
   search/index.json search/0.json kix-search.js; do
   f="$WORK/exp/${p:-index.html}"
   [ -f "$f" ] || fail "the export has no /$p"
   curl -sf "$H/$p" -o "$WORK/k" || fail "kixd: GET /$p"
   cmp -s "$f" "$WORK/k" || fail "/$p differs between the export and kixd"
+  n=$((n + 1))
+done
+# home pages from 2 on: kixd's rows, without the log's size, checkpoint
+# and counts (PROTOCOL.md §3, the home view), the page embedding its view
+for p in 2 "$PAGES"; do
+  curl -sf "$H/home/$p.json" -o "$WORK/k" || fail "kixd: GET /home/$p.json"
+  python3 - "$WORK/exp/home/$p.json" "$WORK/k" "$WORK/exp/home/$p.html" <<'PY' || fail "home/$p differs from kixd's"
+import json, re, sys
+mine, kixd = json.load(open(sys.argv[1])), json.load(open(sys.argv[2]))
+for k in ("treeSize", "checkpoint", "rankedRuns", "kernels"):
+    assert k not in mine, k
+    del kixd[k]
+assert mine == kixd, (mine.keys(), kixd.keys())
+page = open(sys.argv[3], encoding="utf-8").read()
+view = re.search(r'<script type="application/json" id="kix-view">(.*?)</script>', page, re.S).group(1)
+assert json.loads(view.replace("\\/", "/")) == mine
+assert " log entr" not in page and " ranked run" not in page
+PY
   n=$((n + 1))
 done
 [ "$(find "$WORK/exp/kernels" -name '*.json' | wc -l)" = "$(python3 -c 'import json,sys; print(len(json.load(open(sys.argv[1]))["kernels"]))' "$WORK/home.json")" ] ||

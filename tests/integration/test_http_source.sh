@@ -252,15 +252,9 @@ fresh_liar
 export KIX_STATE_DIR="$WORK/s-query"
 "$KIX" group "${L[@]}" "$GRP" >/dev/null || fail "kix group from the honest copy behind nginx"
 rm -rf "$KIX_CACHE_DIR" # the pages it kept: the lie below is to be read
-python3 - "$WORK/liar" "${GRP#sha256:}" <<'PY'
-import glob, sys
-pages = glob.glob(sys.argv[1] + "/index/value/group/" + sys.argv[2] + "/*")
-assert pages, "no group page in the export"
-for f in pages:
-    b = bytearray(open(f, "rb").read())
-    b[-1] ^= 1  # the last member's run id
-    open(f, "wb").write(b)
-PY
+# the group's first page (its only one here), in its pack or its own file
+python3 "$KIX_TESTS/integration/index_files.py" "$WORK/liar" "group/${GRP#sha256:}/" flip ||
+  fail "no group page in the export"
 expect_status 1 "$KIX" group "${L[@]}" "$GRP"
 expect_status 1 "$KIX" query "${L[@]}" --kernel rope
 pass "a changed group page: kix group and kix query exit 1 ($(head -c 160 "$WORK/err"))"
@@ -301,14 +295,10 @@ done
 pass "a copy's group row with its manifest object changed or missing, or its index record changed: kix group exits 1"
 fresh_liar
 export KIX_STATE_DIR="$WORK/s-query"
-python3 - "$WORK/liar" <<'PY'
-import glob, sys
-pages = [f for f in glob.glob(sys.argv[1] + "/index/value/sel/kernel/*/0@*")]
-assert pages, "no kernel selection page in the export"
-for f in pages:
-    b = open(f, "rb").read()
-    open(f, "wb").write(b[:-34])  # the last item: u16 length, a 32-byte group key
-PY
+# the first page of what kernel rope selects: the last item (u16 length,
+# a 32-byte group key) dropped
+python3 "$KIX_TESTS/integration/index_files.py" "$WORK/liar" \
+  "sel/kernel/$(printf rope | sha256sum | cut -c1-64)/0" cut34 || fail "no kernel selection page in the export"
 expect_status 1 "$KIX" query "${L[@]}" --kernel rope
 pass "a selection page with an item dropped: kix query exits 1 ($(head -c 160 "$WORK/err"))"
 fresh_liar
@@ -337,9 +327,13 @@ PY
 expect_status 1 "$KIX" index "${L[@]}" "run/$RID"
 pass "a changed index tile: exit 1 ($(head -c 160 "$WORK/err"))"
 fresh_liar
-for f in "$WORK"/liar/index/value/run/"$RID"@*; do printf 'x' >>"$f"; done
+# (in an index pack: PROTOCOL.md §3.2, "Index packs")
+python3 "$KIX_TESTS/integration/index_files.py" "$WORK/liar" "run/$RID" show | grep -q "index/pack/" ||
+  fail "the run's record is not in an index pack"
+python3 "$KIX_TESTS/integration/index_files.py" "$WORK/liar" "run/$RID" flip || fail "no run record"
 expect_status 1 "$KIX" index "${L[@]}" "run/$RID"
-pass "a changed index record: exit 1 ($(head -c 160 "$WORK/err"))"
+grep -q "serves index/pack/.* that do not hash to its name" "$WORK/err" || fail "a changed packed record: $(cat "$WORK/err")"
+pass "a changed index record (in its pack): exit 1 ($(head -c 160 "$WORK/err"))"
 
 # a run by its manifest digest, from the index's manifest record
 "$KIX" resolve "${T[@]}" "$DIG" >"$WORK/by-digest.txt" || fail "kix resolve DIGEST over HTTPS"

@@ -362,3 +362,11 @@ for i, t in enumerate(tiles):
     open(t, "wb").write(body[(i + 1) % len(tiles)])
 PY
 expect_failed "$WORK/bad11" "is not the one its name gives" "an index tile rolled back under the latest root's name"
+# the run's record in its index pack (PROTOCOL.md §3.2, "Index packs"),
+# one byte changed: the record its page's stale proofs are computed from
+# does not hash to its leaf: red
+copy_export "$WORK/bad12" index/pack
+python3 "$KIX_TESTS/integration/index_files.py" "$WORK/bad12" "run/$RID" show | grep -q "index/pack/" ||
+  fail "the run's record is not in a pack"
+python3 "$KIX_TESTS/integration/index_files.py" "$WORK/bad12" "run/$RID" flip || fail "no run record"
+expect_failed "$WORK/bad12" "does not hash to its name" "a packed index record changed"

@@ -1,12 +1,11 @@
 #!/usr/bin/env bash
 # kixd export after a power cut cut the index's export short. The index
-# tiles and values are written unsynced, side by side, and a tile that
-# exists ends the next export's walk (its subtree was exported with it):
-# a power cut could keep a tile and lose a child tile, or tear a value,
-# and no later export would write them again. index/exporting, made
-# durable before the first file and removed after the sync, marks such an
-# export; the next one walks the whole tree and rewrites every file that
-# is missing or not its bytes. Here the state such a power cut may leave
+# packs are written unsynced, and the next export locates what did not
+# change in the packs the one before wrote: a power cut could lose a pack
+# or tear one, and no later export would write it again. index/exporting,
+# made durable before the first file and removed after the sync, marks
+# such an export; the next one locates nothing in it and writes the whole
+# tree again. Here the state such a power cut may leave
 # (the weak model of tests/crash/README.md) is made by hand; then the same
 # for the objects (objects/exporting).
 source "$(dirname "$0")/lib.sh"
@@ -23,34 +22,41 @@ expect_status 0 "$KIXD" export --store "$WORK/o" "$WORK/exp"
 [ ! -e "$WORK/exp/index/exporting" ] || fail "a finished export left its mark"
 cp -a "$WORK/exp" "$WORK/whole"
 
-# the deepest tile (its parent stays) and a value, lost and torn
-tile=$(cd "$WORK/exp" && find index/tile -type f | awk -F/ '{print length($3), $0}' | sort -n |
-  tail -1 | cut -d' ' -f2)
-value=$(cd "$WORK/exp" && find index/value -type f -print -quit)
-[ -n "$tile" ] && [ -n "$value" ] || fail "no index files exported"
-rm "$WORK/exp/$tile"
-: >"$WORK/exp/$value"
+# every run's record, read as a reader reads it (the root tile by name,
+# then where each tile locates what is below it), is its leaf's
+runs() { (cd "$WORK/exp/runs" && ls | grep -v '[.]' | sed 's|^|run/|' | paste -sd,); }
+IX=(python3 "$KIX_TESTS/integration/index_files.py")
+
+# a pack lost and another torn (each holds tiles and records)
+lost=$(cd "$WORK/exp" && find index/pack -type f | sort | tail -1)
+torn=$(cd "$WORK/exp" && find index/pack -type f | sort | head -1)
+[ -n "$lost" ] && [ "$lost" != "$torn" ] || fail "fewer than two index packs exported"
+rm "$WORK/exp/$lost"
+: >"$WORK/exp/$torn"
 
 # without the mark (a finished export), nothing is walked again: the
 # files are taken as they are
 expect_status 0 "$KIXD" export --store "$WORK/o" "$WORK/exp"
-[ ! -e "$WORK/exp/$tile" ] || fail "an export after a finished one walked the whole tree"
+[ ! -e "$WORK/exp/$lost" ] || fail "an export after a finished one wrote the index again"
 
-# with it, the same size: every file is back with its bytes
+# with it, the same size: every file is back with its bytes (an export
+# that follows one cut short locates nothing in it: it writes the whole
+# tree, as the first did)
 : >"$WORK/exp/index/exporting"
 expect_status 0 "$KIXD" export --store "$WORK/o" "$WORK/exp"
 diff -r "$WORK/whole/index" "$WORK/exp/index" >"$WORK/diff" || fail "not repaired: $(head -5 "$WORK/diff")"
+"${IX[@]}" "$WORK/exp" "$(runs)" check || fail "a run's record is not read back"
 pass "an index export cut short is repaired by the next one at the same size"
 
-# and when the log has grown meanwhile
-rm "$WORK/exp/$tile"
-: >"$WORK/exp/$value"
+# and when the log has grown meanwhile: the new export's packs hold the
+# whole tree, the lost and torn ones are no longer read
+rm "$WORK/exp/$lost"
+: >"$WORK/exp/$torn"
 : >"$WORK/exp/index/exporting"
 "$KIX_BIN/kix-import-liger" --key "$WORK/pub.key" --store "$WORK/o" "$WORK/more.csv" >/dev/null 2>&1 ||
   fail "import 2"
 expect_status 0 "$KIXD" export --store "$WORK/o" "$WORK/exp"
-[ -f "$WORK/exp/$tile" ] && cmp -s "$WORK/whole/$tile" "$WORK/exp/$tile" || fail "the lost tile is not back"
-cmp -s "$WORK/whole/$value" "$WORK/exp/$value" || fail "the torn value is not whole again"
+"${IX[@]}" "$WORK/exp" "$(runs)" check || fail "a run's record is not read back after the repair"
 [ ! -e "$WORK/exp/index/exporting" ] || fail "the repairing export left its mark"
 pass "and by the next one after the log grew"
 

@@ -160,7 +160,7 @@ corrupt "tile/0/001.p/$((P - 1))" # an older checkpoint's narrower one
 corrupt tile/0/000 # a full tile
 corrupt objects/entries/000 # an object pack
 corrupt "$(cd "$WORK/copy" && find index/tile -type f | head -1)"
-corrupt "$(cd "$WORK/copy" && find index/value -type f | head -1)"
+corrupt "$(cd "$WORK/copy" && find index/pack -type f | head -1)" # an index pack
 # a tile the copy does not serve: readers cannot verify against it
 mv "$WORK/copy/tile/0/000" "$WORK/orig"
 expect_status 1 audit_copy

@@ -43,6 +43,7 @@ start_nginx() {
     location ~ "\.p/[0-9]+\$" { add_header Cache-Control "public, max-age=5"; add_header Access-Control-Allow-Origin "*" always; }
     location /tile/ { add_header Cache-Control "public, max-age=31536000, immutable"; add_header Access-Control-Allow-Origin "*" always; }
     location /objects/ { add_header Cache-Control "public, max-age=31536000, immutable"; add_header Access-Control-Allow-Origin "*" always; }
+    location /index/pack/ { add_header Cache-Control "public, max-age=31536000, immutable"; add_header Access-Control-Allow-Origin "*" always; }
     location /runs/ { default_type "text/html; charset=utf-8"; add_header Cache-Control "public, max-age=5"; add_header Access-Control-Allow-Origin "*" always; }
     location /groups/ { default_type "text/html; charset=utf-8"; add_header Cache-Control "public, max-age=5"; add_header Access-Control-Allow-Origin "*" always; }
     location ~ "^/(runs|groups)/.*\.json\$" { default_type application/json; add_header Cache-Control "public, max-age=5"; add_header Access-Control-Allow-Origin "*" always; }

@@ -9,7 +9,8 @@
  * proofs are byte for byte kix_smt_prove's (tests/tools/kix-js-vectors.c).
  * An index tile altered, rolled back to another tile's content, or
  * missing, a record altered, or the note of another size, turns the page
- * red. */
+ * red; and the same from index packs (a packed record or tile altered, or
+ * the pack missing: red). */
 'use strict';
 const { kv, check, refuses, main } = require('./lib.js');
 const { build } = require('./fixture.js');
@@ -110,4 +111,52 @@ main(async () => {
   const tileRed = copy(f.staleGroup);
   await refuses(() => kv.verifyGroupView(tileRed, site((m) => flip(m, routeTile, 2 + 65 + 10)), {}),
                 'index tile', 'a stale group page over an altered tile');
+
+  /* the same index as an export packs it (PROTOCOL.md section 3.2, "Index
+   * packs"): the root tile by name with locators, every other tile and
+   * record in index/pack/300.0; each tile locates all it may hold there */
+  const item = (kind, body) => {
+    const h = Buffer.alloc(5);
+    h[0] = kind;
+    h.writeUInt32BE(body.length, 1);
+    return Buffer.concat([h, body]);
+  };
+  const locs = Buffer.concat(Array.from({ length: 31 }, (_, i) => {
+    const l = Buffer.alloc(13);
+    l[0] = i; /* 0..15: a child tile; 16 + slot: a leaf's record */
+    l.writeUInt32BE(300, 5); /* size 300 (8 bytes, big-endian), chunk 0 */
+    return l;
+  }));
+  const packed = (edit) => {
+    const m = new Map([...f.files]), items = [];
+    for (const [k, b] of f.indexFiles) {
+      const t = k.match(/^index\/tile\/([0-9a-f]+)\/[0-9a-f]+$/), val = k.match(/@([0-9a-f]{64})$/);
+      if (t && t[1] === '00') m.set(k, Buffer.concat([b, locs]));
+      else if (t) items.push(item(1, Buffer.concat([Buffer.from([t[1].length / 2]), Buffer.from(t[1], 'hex'), b, locs])));
+      else if (val && k.startsWith('index/value/')) items.push(item(2, Buffer.concat([Buffer.from(val[1], 'hex'), b])));
+      else m.set(k, b);
+    }
+    m.set('index/pack/300.0', Buffer.concat(items));
+    if (edit) edit(m);
+    return { fetchBytes: fetcher(m) };
+  };
+  const fromPack = await kv.verifyRunView(copy(f.staleRun), packed(), {});
+  check(fromPack.index.size === 300 && fromPack.facts.rank.rank === 2 &&
+        fromPack.view.index.runProof === f.run.index.runProof, 'a stale run page proven from index packs');
+  const packedGroup = await kv.verifyGroupView(copy(f.staleGroup), packed(), {});
+  check(packedGroup.index.size === 300 && packedGroup.members.length === 4, 'a stale group page proven from index packs');
+  const runRecord = Buffer.from(f.indexFiles.get(runValue));
+  const flipIn = (m, needle, delta) => {
+    const b = Buffer.from(m.get('index/pack/300.0')), at = b.indexOf(needle);
+    check(at >= 0, 'the pack holds what is altered');
+    b[at + delta] ^= 1;
+    m.set('index/pack/300.0', b);
+  };
+  await refuses(() => kv.verifyRunView(copy(f.staleRun), packed((m) => flipIn(m, runRecord, 5)), {}),
+                'does not hash to its name', 'a changed record in an index pack');
+  const below = Buffer.from(f.indexFiles.get(onRoute[0]));
+  await refuses(() => kv.verifyRunView(copy(f.staleRun), packed((m) => flipIn(m, below, 2 + 10)), {}),
+                'does not hold the tile', 'a changed tile in an index pack');
+  await refuses(() => kv.verifyRunView(copy(f.staleRun), packed((m) => m.delete('index/pack/300.0')), {}),
+                'HTTP 404', 'an index pack missing');
 });

@@ -124,6 +124,8 @@ static int write_nginx_conf(const char *path, const char *dir, const char *root,
             "immutable\"; }\n"
             "    location /objects/ { add_header Cache-Control \"public, max-age=31536000, "
             "immutable\"; }\n"
+            "    location /index/pack/ { add_header Cache-Control \"public, max-age=31536000, "
+            "immutable\"; }\n"
             "  }\n"
             "}\n",
             /* as root, workers would run as nobody and not reach a 0700 scratch directory */

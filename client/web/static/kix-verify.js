@@ -437,9 +437,46 @@
       if (i === slot) at = n;
       n++;
     }
-    if (!bits || bits & ~allowed || tile.length !== 2 + 65 * n)
+    /* after the tile, its locators: 13 bytes each (index packs, below) */
+    if (!bits || bits & ~allowed || tile.length < 2 + 65 * n || (tile.length - 2 - 65 * n) % 13)
       throw new Fail('the index tile ' + name + ' is malformed');
     return at < 0 ? null : tile.slice(2 + 65 * at, 2 + 65 * (at + 1));
+  }
+
+  /* Index packs (PROTOCOL.md section 3.2, "Index packs"): a tile of an
+   * export is followed by locators, 13 bytes each: what (0..15: the child
+   * tile across that nibble; 16 + slot: the record of the leaf in that
+   * slot), the export size (8 bytes) and the chunk (4 bytes) of the pack
+   * index/pack/<size>.<chunk> that holds it. What has none is read by its
+   * own name. Nothing located is believed: a tile is checked against the
+   * hash its parent gives, a record against its leaf's value hash. */
+  function packLocator(tile, what) {
+    var bits = tile[0] << 8 | tile[1], n = 0;
+    for (var i = 0; i < 16; i++) if (bits & 0x8000 >> i) n++;
+    for (var at = 2 + 65 * n; at + 13 <= tile.length; at += 13) {
+      if (tile[at] !== what) continue;
+      var size = 0;
+      for (var j = 1; j <= 8; j++) size = size * 256 + tile[at + j];
+      var chunk = ((tile[at + 9] << 24) >>> 0) + (tile[at + 10] << 16) + (tile[at + 11] << 8) +
+                  tile[at + 12];
+      return 'index/pack/' + size + '.' + chunk;
+    }
+    return null;
+  }
+
+  /* The items of a pack: [{kind, body}], kind 1 a tile (key length, key,
+   * the tile and its locators), 2 a record (value hash, record). */
+  function packItems(pack, name) {
+    var items = [], at = 0;
+    while (at < pack.length) {
+      if (pack.length - at < 5) throw new Fail('the index pack ' + name + ' is cut short');
+      var len = ((pack[at + 1] << 24) >>> 0) + (pack[at + 2] << 16) + (pack[at + 3] << 8) +
+                pack[at + 4];
+      if (pack.length - at - 5 < len) throw new Fail('the index pack ' + name + ' is cut short');
+      items.push({ kind: pack[at], body: pack.subarray(at + 5, at + 5 + len) });
+      at += 5 + len;
+    }
+    return items;
   }
 
   /* A static copy's verifiable index at one signed root, read as files
@@ -449,16 +486,42 @@
     this.root = root;
     this.fetchBytes = fetchBytes;
     this.tiles = {};
+    this.packs = {};
   }
+
+  /* The items of the pack `name`, fetched once. */
+  IndexFiles.prototype.pack = function (name) {
+    if (!this.packs[name]) {
+      var self = this;
+      this.packs[name] = this.fetchBytes(name).then(function (p) { return packItems(p, name); });
+      this.packs[name].catch(function () { delete self.packs[name]; });
+    }
+    return this.packs[name];
+  };
 
   /* The tile of stratum s on `path` whose top record hashes to `top`: its
    * name is its content, so a tile whose top does not hash to it is not
-   * the tree's (altered, or of another root). */
-  IndexFiles.prototype.tile = async function (s, path, top) {
-    var name = 'index/tile/' + hex(tileKey(s, path)) + '/' + hex(top);
+   * the tree's (altered, or of another root). From the pack the tile above
+   * (`parent`) locates it in, else by its name. */
+  IndexFiles.prototype.tile = async function (s, path, top, parent) {
+    var key = tileKey(s, path), name = 'index/tile/' + hex(key) + '/' + hex(top);
+    var nibble = s > 0 ? ((s - 1) % 2 ? path[(s - 1) >> 1] & 15 : path[(s - 1) >> 1] >> 4) : 0;
+    var packed = s > 0 && parent ? packLocator(parent, nibble) : null;
     if (!this.tiles[name]) {
       var self = this;
-      this.tiles[name] = this.fetchBytes(name).then(async function (t) {
+      var got = !packed ? this.fetchBytes(name) : this.pack(packed).then(async function (items) {
+        for (var i = 0; i < items.length; i++) {
+          var b = items[i].body;
+          if (items[i].kind !== 1 || b.length < 1 + key.length || b[0] !== key.length ||
+              !equal(b.subarray(1, 1 + key.length), key))
+            continue;
+          var t = b.slice(1 + key.length), r0 = tileRecord(t, s, 0, name);
+          if (r0 && equal(await sha256(r0), top)) return t;
+        }
+        throw new Fail('the index pack ' + packed + ' does not hold the tile ' + name +
+                       ' its locator names (altered, or of another index)');
+      });
+      this.tiles[name] = got.then(async function (t) {
         var rec = tileRecord(t, s, 0, name);
         if (!rec || !equal(await sha256(rec), top))
           throw new Fail('the index tile ' + name + ' is not the one its name gives (altered, ' +
@@ -495,7 +558,7 @@
         depth++;
         if (equal(mine, zero)) { rec = null; break; }
         want = mine;
-        if (depth % 4 === 0) tile = await this.tile(depth >> 2, path, want);
+        if (depth % 4 === 0) tile = await this.tile(depth >> 2, path, want, tile);
         rec = tileRecord(tile, depth >> 2, tileSlot(depth, path), 'on the route of ' + key);
       }
       if (rec && rec[0] !== 2) throw new Fail('the index tiles hold a malformed record');
@@ -506,8 +569,21 @@
                     bitmap.slice(0, Math.ceil(depth / 8)), other || new Uint8Array(0));
     for (var i = 0; i < sibs.length; i++) proof = cat(proof, sibs[i]);
     if (kind !== 1) return { proof: proof, record: null };
-    var vh = rec.slice(33, 65), file = 'index/value/' + key + '@' + hex(vh);
-    var record = await this.fetchBytes(file);
+    var vh = rec.slice(33, 65), file = 'index/value/' + key + '@' + hex(vh), record = null;
+    var packed = packLocator(tile, 16 + tileSlot(depth, path));
+    if (packed) {
+      var items = await this.pack(packed);
+      for (var i = 0; i < items.length && !record; i++)
+        if (items[i].kind === 2 && items[i].body.length >= 32 &&
+            equal(items[i].body.subarray(0, 32), vh))
+          record = items[i].body.slice(32);
+      if (!record)
+        throw new Fail('the index pack ' + packed + ' does not hold the record of ' + key +
+                       ' its locator names');
+      file = packed;
+    } else {
+      record = await this.fetchBytes(file);
+    }
     if (!equal(await sha256(record), vh))
       throw new Fail('the index record ' + file + ' does not hash to its name');
     return { proof: proof, record: record };

@@ -255,8 +255,13 @@ KIX_API int kix_index_each_key(struct kix_log_txn *t, kix_vindex_key_fn fn, void
  *                                   value) by its storage key and the hash
  *                                   of the subtree at its top
  *   index/value/<key>@<hex hash>    a key's record by the key and its hash
+ *   index/pack/<size>.<chunk>       an export's tiles and records (below):
+ *                                   the export writes no tile but the root
+ *                                   and no record by name; kixd --http
+ *                                   serves them all by name, no pack
  *
- * Every tile and value is named by its content: immutable files. */
+ * Every tile and value is named by its content, every pack by the export
+ * that wrote it: immutable files. */
 
 /* The stored tile at `key` (kix_smt_tile_key) of the snapshot's tree,
  * appended; KIX_ENOTFOUND when none. */
@@ -277,21 +282,72 @@ KIX_API int kix_index_file_value_path(const char *key, size_t len,
                                       const struct kix_hash *value_hash, char *out,
                                       size_t cap) KIX_MUST_CHECK;
 
+/* Index packs (PROTOCOL.md §3.2, "Index packs"): an export writes the
+ * root tile as its own file (index/tile/00/<hex top>) and every other new
+ * tile and record into packs, index/pack/<export size>.<chunk>, each a
+ * run of items (kind: 1 byte, body length: 4 bytes big-endian, body) of at
+ * most KIX_INDEX_PACK_CHUNK bytes (one larger item alone). A tile's body is
+ * its key's length (1 byte), its key, the stored tile and its locators; a
+ * record's its value hash (32 bytes) and the record. A tile, in a pack or
+ * in its own file, is followed by locators of KIX_INDEX_LOC_LEN bytes:
+ * what (0..15: the child tile across that nibble; 0x10 + slot: the record
+ * of the leaf in that slot), the export size and the chunk of the pack
+ * that holds it. What has no locator is read by its own name (index/tile/,
+ * index/value/), as kixd --http serves it and older exports wrote it.
+ * Nothing there is believed: a tile is checked against the hash its
+ * parent gives, a record against its leaf's value hash. */
+#define KIX_INDEX_PACK_CHUNK (16u * 1024u)
+#define KIX_INDEX_PACK_MAX   (64u * 1024u * 1024u) /* what a reader fetches at most */
+#define KIX_INDEX_PACK_TILE  1u
+#define KIX_INDEX_PACK_VALUE 2u
+#define KIX_INDEX_LOC_LEN    13u
+/* a tile with its locators: 16 children and 15 records at most */
+#define KIX_SMT_TILE_ITEM_MAX (KIX_SMT_TILE_MAX + (16u + KIX_SMT_TILE_SLOTS) * KIX_INDEX_LOC_LEN)
+struct kix_index_ref {
+    uint64_t size;  /* the export that wrote the pack */
+    uint32_t chunk; /* its number among that export's packs */
+};
+/* The length of the stored tile at the start of v (the rest its
+ * locators), or 0 when v is not a tile followed by whole locators. */
+KIX_API size_t kix_index_tile_len(const uint8_t *v, size_t len);
+/* The locator `what` of a tile with locators: KIX_ENOTFOUND when it has
+ * none (read that by name), KIX_EINVAL for a malformed tile. */
+KIX_API int kix_index_tile_locator(const uint8_t *v, size_t len, unsigned what,
+                                   struct kix_index_ref *ref) KIX_MUST_CHECK;
+/* The slot (0..14) of the leaf record of path in a stored tile, or -1. */
+KIX_API int kix_index_tile_leaf_slot(const uint8_t *v, size_t len, const struct kix_hash *path);
+/* index/pack/<size>.<chunk> (KIX_ELIMIT when cap is short). */
+KIX_API int kix_index_file_pack_path(const struct kix_index_ref *ref, char *out,
+                                     size_t cap) KIX_MUST_CHECK;
+/* In a pack: the tile at key whose top record hashes to top (*out: the
+ * stored tile and its locators, a view into pack), or the record whose
+ * value hash the pack says is vh (unchecked: the caller hashes it).
+ * KIX_ENOTFOUND when the pack holds none, KIX_ECORRUPT when it is cut. */
+KIX_API int kix_index_pack_tile(const uint8_t *pack, size_t len, const uint8_t *key, size_t klen,
+                                const struct kix_hash *top, struct kix_bytes *out) KIX_MUST_CHECK;
+KIX_API int kix_index_pack_value(const uint8_t *pack, size_t len, const struct kix_hash *vh,
+                                 struct kix_bytes *out) KIX_MUST_CHECK;
+
 struct kix_index_export_stats {
     uint64_t size;  /* the snapshot's size (its note is index/notes/<size>) */
     uint64_t tiles; /* tiles written: only those not in dir yet */
     uint64_t values;
+    uint64_t packs; /* index/pack/ files written */
     uint64_t files, bytes;
 };
-/* Writes into dir the index files of the snapshot's tree not there yet
- * (each tile after those below it, values, then index/notes/<size> last),
- * each new file written as kix_file_write_batched does, then syncs dir. A
- * log without an index writes nothing. Cost: the tiles on the routes of
- * the keys changed since the last export, and one pass over every key when
- * a new tile holds a leaf (its value is found by key). While it writes,
- * dir/index/exporting (made durable first, removed after the sync) marks
- * the export unfinished: the next export after a power cut then walks the
- * whole tree and rewrites every file that is missing or not its bytes. */
+/* Writes into dir the index files of the snapshot's tree that the last
+ * export there does not hold: its new tiles and records into packs
+ * (index/pack/<size>.<chunk>, each record before its tile, each tile after
+ * those below it), the root tile by name, then index/notes/<size> last,
+ * each new file written as kix_file_write_batched does, then syncs dir.
+ * What did not change since the last export (found through its root tile,
+ * by the highest index/notes/<M> below size) is located where that export
+ * located it. A log without an index writes nothing. Cost: the tiles on
+ * the routes of the keys changed since the last export and their records,
+ * and one pass over every key when a record is new (found by key). While
+ * it writes, dir/index/exporting (made durable first, removed after the
+ * sync) marks the export unfinished: the next export after a power cut
+ * then locates nothing in it and writes the whole tree again. */
 KIX_API int kix_index_export(struct kix_log_reader *r, const char *dir,
                              struct kix_index_export_stats *st, struct kix_err *err) KIX_MUST_CHECK;
 
