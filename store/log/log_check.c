@@ -29,7 +29,8 @@ struct node {
 struct check {
     struct kix_log *log;
     struct kix_store *s;
-    MDB_txn *txn;
+    MDB_txn *txn;  /* data.mdb's */
+    MDB_txn *itxn; /* the index's (layout 3: index.mdb; else txn) */
     struct kix_check_opts o;
     struct kix_check_stats *st;
     int stop;
@@ -343,7 +344,7 @@ static uint64_t subject_entry(struct check *c, const struct kix_digest *d)
 
     memcpy(k, d->b, 32);
     memset(k + 32, 0, 8);
-    if (mdb_cursor_open(c->txn, kix__subjects_dbi(c->s), &cur) != 0)
+    if (mdb_cursor_open(c->itxn, kix__subjects_dbi(c->s), &cur) != 0)
         return at;
     if (mdb_cursor_get(cur, &key, &v, MDB_SET_RANGE) == 0 && key.mv_size == 40 &&
         memcmp(key.mv_data, d->b, 32) == 0)
@@ -360,7 +361,7 @@ static int check_object(struct check *c, const struct kix_digest *d, uint64_t en
     MDB_val key = {32, (void *)d->b}, seq, blob;
     char text[KIX_DIGEST_TEXT_LEN + 1], where[128], hex[65];
     struct kix_digest got;
-    int rc = mdb_get(c->txn, c->s->dbi[T_OBJECTS], &key, &seq);
+    int rc = mdb_get(c->itxn, kix__dbi(c->s, T_OBJECTS), &key, &seq);
 
     kix_digest_format(d, text);
     kix_hex_encode(d->b, 32, hex);
@@ -434,12 +435,12 @@ static int scan_objects(struct check *c)
     MDB_stat so, sb;
     uint64_t done = 0;
     uint64_t nrecords = 0;
-    int krc = KIX_OK, rc = mdb_stat(c->txn, c->s->dbi[T_OBJECTS], &so);
+    int krc = KIX_OK, rc = mdb_stat(c->itxn, kix__dbi(c->s, T_OBJECTS), &so);
 
     if (rc == 0)
         rc = mdb_stat(c->txn, c->s->dbi[T_BLOBS], &sb);
     if (rc == 0)
-        rc = mdb_cursor_open(c->txn, c->s->dbi[T_OBJECTS], &cur);
+        rc = mdb_cursor_open(c->itxn, kix__dbi(c->s, T_OBJECTS), &cur);
     if (rc)
         return kix__db_error(rc, NULL, "reading objects");
     rc = mdb_cursor_get(cur, &k, &v, MDB_FIRST);
@@ -562,7 +563,7 @@ static int leaf_evidence(struct check *c, const uint8_t *leaf, size_t len, const
     kix__statement_key(k, e.subject.b, sh.b);
     kix_hex_encode(k, sizeof(k), hex);
     snprintf(ev->where, sizeof(ev->where), "objects %s", hex);
-    rc = mdb_get(c->txn, c->s->dbi[T_OBJECTS], &key, &v);
+    rc = mdb_get(c->itxn, kix__dbi(c->s, T_OBJECTS), &key, &v);
     if (rc == MDB_NOTFOUND || (rc == 0 && v.mv_size != KIX__STATEMENT_VAL_LEN))
         return KIX_OK;
     if (rc)
@@ -852,7 +853,7 @@ static int seed_prefix(struct check *c)
 
 static int run_check(struct check *c)
 {
-    int rc = kix__log_size(c->s, c->txn, &c->size);
+    int rc = kix__reader_size(c->s, c->txn, c->itxn, &c->size);
 
     if (rc)
         return rc;
@@ -908,6 +909,7 @@ int kix_log_check(struct kix_log *l, const struct kix_check_opts *opts,
                            kix_strerror(rc));
     }
     c->txn = r->txn;
+    c->itxn = r->itxn;
     c->tctx.store = c->s;
     c->tctx.txn = r->txn;
     c->tctx.snapshot = 0; /* the stored tiles themselves are checked */
