@@ -419,8 +419,12 @@ static int write_commit(struct kix_store *s, MDB_txn *txn, MDB_txn *itxn, int *l
     int mrc, rc;
 
     *log_rc = 0;
+    uint64_t last_pgno = 0;
+
     if (s->ienv) {
         rc = kix__split_state_put(s, txn, itxn, err);
+        if (rc == KIX_OK)
+            rc = kix__split_reserve(s, &last_pgno, err);
         if (rc == KIX_OK && !s->marked)
             rc = kix__split_mark(s, err);
         if (rc) {
@@ -439,15 +443,21 @@ static int write_commit(struct kix_store *s, MDB_txn *txn, MDB_txn *itxn, int *l
     if (!s->ienv)
         return KIX_OK;
     mrc = mdb_txn_commit(itxn);
-    if (mrc == 0)
+    if (mrc == 0) {
+        kix__split_committed(s, last_pgno);
         return KIX_OK;
-    /* the entries are in the log, durably; the index lacks them until an
-     * open catches it up: no more writes on this handle */
+    }
+    /* the entries are in the log, durably; the index lacks them until it
+     * is caught up from the log, before the next write (kix__db_write) */
     s->index_failed = 1;
-    kix__db_error(mrc, err, "committing the index");
-    kix_err_wrap(err, "the write is in the log, but its index was not written; restart kixd, "
-                      "which catches the index up from the log");
-    return KIX_EIO;
+    s->index_in_step = 0;
+    if (mrc == EIO && out_of_space(s))
+        mrc = ENOSPC;
+    rc = kix__db_error(mrc == MDB_MAP_FULL ? EIO : mrc, err, "committing the index");
+    kix_err_wrap(err, "the entries are in the log, but not yet in its index, which the next "
+                      "write (or a restart) catches up from the log; submit them again to get "
+                      "their receipts");
+    return rc;
 }
 
 int kix__db_write(struct kix_store *s, kix__write_fn fn, void *ctx, struct kix_err *err)
@@ -457,10 +467,19 @@ int kix__db_write(struct kix_store *s, kix__write_fn fn, void *ctx, struct kix_e
 
     if (s->read_only)
         return kix_err_set(err, KIX_EREADONLY, "the store is open read-only");
-    if (s->index_failed)
-        return kix_err_set(err, KIX_EIO,
-                           "an earlier write could not update the index (the log holds it); "
-                           "restart kixd, which catches the index up from the log");
+    if (s->index_failed) {
+        /* before anything else: a write checks duplicates in the index */
+        if (!s->catch_up)
+            return kix_err_set(err, KIX_EIO,
+                               "an earlier write could not update the index (the log holds "
+                               "it); reopen the store, which catches the index up from the log");
+        s->index_failed = 0;
+        rc = kix__db_write(s, s->catch_up, s->catch_up_ctx, err);
+        if (rc) {
+            s->index_failed = 1;
+            return rc;
+        }
+    }
     /* LMDB allows one write transaction per environment: a second one
      * begun by the thread holding the first would deadlock on its mutex */
     KIX_ASSERT(writing != s);

@@ -68,6 +68,9 @@ static inline int kix__derived(int t)
     return t == T_OBJECTS || t == T_SIGNERS;
 }
 
+struct kix_store;
+typedef int (*kix__write_fn_ptr)(struct kix_store *s, MDB_txn *txn, void *ctx, struct kix_err *err);
+
 struct kix_store {
     MDB_env *env;
     int layout; /* 1, 2 or KIX__LAYOUT, read at open */
@@ -89,8 +92,15 @@ struct kix_store {
     /* the state's size follows the log's at each commit: the index is in
      * step (kix_log_open caught it up, or it was current) */
     int index_in_step;
-    int marked;       /* this open wrote KIX__MARKER_FILE */
-    int index_failed; /* an index commit failed after its log commit */
+    int marked;                           /* this open wrote KIX__MARKER_FILE */
+    int index_failed;                     /* an index commit failed after its log commit */
+    uint64_t pending_size, pending_blobs; /* the state a commit puts */
+    uint64_t igrowth;                     /* the most pages one commit added to the index */
+    uint64_t ireserved;                   /* bytes of index.mdb held on disk (fallocate) */
+    /* what catches the index up from the log after index_failed (the
+     * log's, kix_log_open), run before the next write */
+    kix__write_fn_ptr catch_up;
+    void *catch_up_ctx;
     size_t map_size, map_max;
     struct kix_canon_opts canon;
     int read_only;
@@ -150,6 +160,12 @@ int kix__split_open(struct kix_store *s, struct kix_err *err);
 int kix__split_convert(struct kix_store *s, struct kix_err *err);
 /* split.c: the index state written beside each commit (kix__db_write). */
 int kix__split_state_put(struct kix_store *s, MDB_txn *txn, MDB_txn *itxn, struct kix_err *err);
+/* split.c: before the log's commit: fails (KIX_EFULL, or map full)
+ * unless the index's map and disk hold room for its commit, which comes
+ * after the log's; *last_pgno for kix__split_committed. */
+int kix__split_reserve(struct kix_store *s, uint64_t *last_pgno, struct kix_err *err);
+/* split.c: after the index's commit: its state taken as committed. */
+void kix__split_committed(struct kix_store *s, uint64_t last_pgno_before);
 /* split.c: before the first unsynced index commit of an open. */
 int kix__split_mark(struct kix_store *s, struct kix_err *err);
 /* split.c: at a clean close: syncs the index and removes the marker. */

@@ -862,6 +862,10 @@ int kix_log_open(const char *dir, const struct kix_log_opts *opts, struct kix_lo
         }
         l->store->index_lost = 0;
     }
+    if (l->store->ienv && (!l->indexed || l->indexer)) {
+        l->store->catch_up = derive_fn;
+        l->store->catch_up_ctx = l;
+    }
     if (l->rebuild) {
         rc = kix__db_write(l->store, rebuild_fn, l, err);
         if (rc)

@@ -25,6 +25,7 @@
  * the crash-state explorer (tests/crash) could not see (nor drop) what
  * the index wrote; pwrite of the dirty pages costs a copy, which the
  * commit of data.mdb pays already. */
+#define _GNU_SOURCE /* fallocate */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -32,6 +33,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include <linux/falloc.h>
 
 #include "log_internal.h"
 #include "kix/assert.h"
@@ -63,6 +65,12 @@ void kix__boot_id(char out[64])
     out[n] = '\0';
     if (n == 0) /* no /proc: every open after a crash rebuilds */
         snprintf(out, 64, "unknown");
+}
+
+static int mdb_env_get_fd_or(MDB_env *env)
+{
+    mdb_filehandle_t fd = -1;
+    return mdb_env_get_fd(env, &fd) == 0 ? fd : -1;
 }
 
 static void path_of(const struct kix_store *s, const char *name, char *out, size_t cap)
@@ -198,13 +206,56 @@ int kix__split_state_put(struct kix_store *s, MDB_txn *txn, MDB_txn *itxn, struc
     if (rc == KIX_OK && blobs != s->index_blobs)
         rc = state_put(s, itxn, STATE_BLOBS, blobs, err);
     if (rc == KIX_OK) {
-        /* read by the next write only: a failed commit leaves the store
-         * unusable for writes (index_failed) or retries fn, which puts
-         * again from the same values */
-        s->index_size = size;
-        s->index_blobs = blobs;
+        /* taken by kix__split_committed once the index's commit holds */
+        s->pending_size = size;
+        s->pending_blobs = blobs;
     }
     return rc;
+}
+
+void kix__split_committed(struct kix_store *s, uint64_t last_pgno_before)
+{
+    MDB_envinfo info;
+
+    if (s->index_in_step) {
+        s->index_size = s->pending_size;
+        s->index_blobs = s->pending_blobs;
+    }
+    if (mdb_env_info(s->ienv, &info) == 0 && info.me_last_pgno > last_pgno_before &&
+        info.me_last_pgno - last_pgno_before > s->igrowth)
+        s->igrowth = info.me_last_pgno - last_pgno_before;
+}
+
+int kix__split_reserve(struct kix_store *s, uint64_t *last_pgno, struct kix_err *err)
+{
+    MDB_envinfo info;
+    MDB_stat st;
+    uint64_t need;
+    int rc = mdb_env_info(s->ienv, &info);
+
+    if (rc == 0)
+        rc = mdb_env_stat(s->ienv, &st);
+    if (rc)
+        return kix__db_error(rc, err, "reading the index's size");
+    *last_pgno = info.me_last_pgno;
+    /* the pages a commit adds past the last one, as the largest yet (two
+     * times over, 16 at least): the index commits after the log, so what
+     * it cannot fit must be known before the log commits */
+    need = ((uint64_t)info.me_last_pgno + 1 + (s->igrowth * 2 > 16 ? s->igrowth * 2 : 16)) *
+           st.ms_psize;
+    if (need > info.me_mapsize)
+        return kix__db_error(MDB_MAP_FULL, err, "writing the index"); /* grown, then again */
+    if (need > s->ireserved) {
+        /* the disk blocks, held (not written: no page becomes dirty) */
+        if (fallocate(mdb_env_get_fd_or(s->ienv), FALLOC_FL_KEEP_SIZE, 0, (off_t)need) != 0) {
+            if (errno == ENOSPC)
+                return kix__db_error(ENOSPC, err, "writing the index");
+            if (errno != EOPNOTSUPP && errno != ENOSYS)
+                return kix__db_error(errno, err, "writing the index");
+        }
+        s->ireserved = need;
+    }
+    return KIX_OK;
 }
 
 /* The index environment's tables: the derived tables of the log, the
