@@ -439,6 +439,12 @@ int kix__split_open(struct kix_store *s, struct kix_err *err)
     txn = NULL;
     rc = mdb_txn_commit(itxn);
     itxn = NULL;
+    /* what this commit wrote (tables made, emptied, blobs indexed) is on
+     * disk before anything is promised: no marker covers it */
+    if (rc == 0 && !s->read_only)
+        rc = mdb_env_sync(s->ienv, 1);
+    if (rc == 0 && !s->read_only)
+        rc = sync_dir(s->dir);
     rc = kix__db_error(rc, err, "opening the index");
 out:
     if (txn)
