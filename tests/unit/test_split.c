@@ -296,6 +296,74 @@ KIX_TEST(an_index_from_before_a_machine_stop_is_rebuilt)
     teardown(&f);
 }
 
+/* A store of layout 2 (one data.mdb) converts to layout 3 on its first
+ * writable open: its derived tables copied into index.mdb, emptied in
+ * data.mdb, the mark set; every checkpoint and index note as it was. A
+ * conversion cut short (index.mdb there, data.mdb still layout 2) is done
+ * again from the start. */
+KIX_TEST(layout_2_converts_and_a_cut_conversion_is_redone)
+{
+    struct fixture f;
+    struct kix_append_result res;
+    struct kix_err err = {0};
+    struct kix_buf before = KIX_BUF_INIT, after = KIX_BUF_INIT;
+    char idx[4200];
+    uint64_t first[3];
+
+    setup(&f);
+    for (int i = 0; i < 3; i++) {
+        char run[16];
+        snprintf(run, sizeof(run), "run-%d", i);
+        ASSERT_EQ_INT(KIX_OK, publish(&f, f.publisher, run, i, &res, &err));
+        first[i] = res.index;
+    }
+    all_index_notes(f.log, &before);
+    kix_log_close(f.log);
+    f.log = NULL;
+    path_in(&f, "index.mdb", idx, sizeof(idx));
+    for (int round = 0; round < 2; round++) {
+        as_layout_2(f.dir);
+        ASSERT_TRUE(access(idx, F_OK) != 0);
+        if (round == 1)
+            write_text(idx, "what a conversion cut short left"); /* no marker: not trusted either */
+        ASSERT_EQ_INT(KIX_OK, kix_index_open(f.dir, NULL, &f.log, &err));
+        ASSERT_EQ_INT(KIX_STORE_LAYOUT, kix_store_layout(kix_log_store(f.log)));
+        ASSERT_EQ_INT(3, kix_store_layout(kix_log_store(f.log)));
+        kix_buf_reset(&after);
+        all_index_notes(f.log, &after);
+        ASSERT_EQ_MEM(before.ptr, before.len, after.ptr, after.len);
+        for (int i = 0; i < 3; i++) {
+            char run[16];
+            snprintf(run, sizeof(run), "run-%d", i);
+            republish_is_duplicate(&f, run, i, first[i]);
+        }
+        checks_pass(&f);
+        kix_log_close(f.log);
+        f.log = NULL;
+        {
+            /* data.mdb keeps no derived record */
+            MDB_env *env;
+            MDB_txn *txn;
+            MDB_dbi dbi;
+            MDB_stat st;
+            ASSERT_EQ_INT(0, mdb_env_create(&env));
+            ASSERT_EQ_INT(0, mdb_env_set_maxdbs(env, 32));
+            ASSERT_EQ_INT(0, mdb_env_open(env, f.dir, MDB_RDONLY, 0600));
+            ASSERT_EQ_INT(0, mdb_txn_begin(env, NULL, MDB_RDONLY, &txn));
+            ASSERT_EQ_INT(0, mdb_dbi_open(txn, "objects", 0, &dbi));
+            ASSERT_EQ_INT(0, mdb_stat(txn, dbi, &st));
+            ASSERT_EQ_U64(0, st.ms_entries);
+            ASSERT_EQ_INT(MDB_NOTFOUND, mdb_dbi_open(txn, "runs", 0, &dbi));
+            mdb_txn_abort(txn);
+            mdb_env_close(env);
+        }
+    }
+    ASSERT_EQ_INT(KIX_OK, kix_index_open(f.dir, NULL, &f.log, &err));
+    kix_buf_release(&before);
+    kix_buf_release(&after);
+    teardown(&f);
+}
+
 /* Readers take the index's snapshot first and serve the log at the
  * index's size: under a writer committing all along, the index note a
  * reader serves at its size proves the newest run of that size present
