@@ -111,14 +111,18 @@ static int read_marker(const struct kix_store *s, char boot[64])
 
 int kix__split_mark(struct kix_store *s, struct kix_err *err)
 {
-    char path[4200], boot[64], line[80];
+    char path[4200], tmp[4200], boot[64], line[80];
     int fd, e = 0;
     size_t len;
 
+    /* written whole under another name, then renamed: a process killed
+     * while writing it leaves no marker of no boot (an empty one would
+     * read as another boot's, and cost a rebuild) */
     path_of(s, KIX__MARKER_FILE, path, sizeof(path));
+    path_of(s, KIX__MARKER_FILE ".tmp", tmp, sizeof(tmp));
     kix__boot_id(boot);
     len = (size_t)snprintf(line, sizeof(line), "%s\n", boot);
-    fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+    fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
     if (fd < 0)
         e = errno;
     else {
@@ -128,6 +132,8 @@ int kix__split_mark(struct kix_store *s, struct kix_err *err)
             e = errno;
         close(fd);
     }
+    if (e == 0 && rename(tmp, path) != 0)
+        e = errno;
     if (e == 0)
         e = sync_dir(s->dir);
     if (e)
