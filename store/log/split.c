@@ -252,14 +252,23 @@ int kix__split_reserve(struct kix_store *s, uint64_t *last_pgno, struct kix_err 
     if (need > info.me_mapsize)
         return kix__db_error(MDB_MAP_FULL, err, "writing the index"); /* grown, then again */
     if (need > s->ireserved) {
-        /* the disk blocks, held (not written: no page becomes dirty) */
-        if (fallocate(mdb_env_get_fd_or(s->ienv), FALLOC_FL_KEEP_SIZE, 0, (off_t)need) != 0) {
+        /* the disk blocks, held (not written: no page becomes dirty), an
+         * eighth ahead so that a growing index asks the file system
+         * seldom; exactly what is needed when that much is not free */
+        uint64_t ahead = need + need / 8;
+        int fd = mdb_env_get_fd_or(s->ienv), r;
+        r = fallocate(fd, FALLOC_FL_KEEP_SIZE, 0, (off_t)ahead);
+        if (r != 0 && errno == ENOSPC) {
+            ahead = need;
+            r = fallocate(fd, FALLOC_FL_KEEP_SIZE, 0, (off_t)ahead);
+        }
+        if (r != 0) {
             if (errno == ENOSPC)
                 return kix__db_error(ENOSPC, err, "writing the index");
             if (errno != EOPNOTSUPP && errno != ENOSYS)
                 return kix__db_error(errno, err, "writing the index");
         }
-        s->ireserved = need;
+        s->ireserved = ahead;
     }
     return KIX_OK;
 }
