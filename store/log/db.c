@@ -474,7 +474,13 @@ int kix__db_write(struct kix_store *s, kix__write_fn fn, void *ctx, struct kix_e
                                "an earlier write could not update the index (the log holds "
                                "it); reopen the store, which catches the index up from the log");
         s->index_failed = 0;
-        rc = kix__db_write(s, s->catch_up, s->catch_up_ctx, err);
+        do { /* in parts (log.c, derive_fn), each one further */
+            uint64_t before = s->index_size;
+            rc = kix__db_write(s, s->catch_up, s->catch_up_ctx, err);
+            if (rc == KIX_OK && !s->index_in_step && s->index_size == before)
+                rc = kix_err_set(err, KIX_EIO, "catching the index up stopped at size %llu",
+                                 (unsigned long long)before);
+        } while (rc == KIX_OK && !s->index_in_step);
         if (rc) {
             s->index_failed = 1;
             return rc;

@@ -95,8 +95,9 @@ struct kix_store {
     int marked;                           /* this open wrote KIX__MARKER_FILE */
     int index_failed;                     /* an index commit failed after its log commit */
     uint64_t pending_size, pending_blobs; /* the state a commit puts */
-    uint64_t igrowth;                     /* the most pages one commit added to the index */
-    uint64_t ireserved;                   /* bytes of index.mdb held on disk (fallocate) */
+    int pending_chunk;  /* a derivation's part commits: its state, not the log's */
+    uint64_t igrowth;   /* the most pages one commit added to the index */
+    uint64_t ireserved; /* bytes of index.mdb held on disk (fallocate) */
     /* what catches the index up from the log after index_failed (the
      * log's, kix_log_open), run before the next write */
     kix__write_fn_ptr catch_up;
@@ -164,6 +165,10 @@ int kix__split_state_put(struct kix_store *s, MDB_txn *txn, MDB_txn *itxn, struc
  * unless the index's map and disk hold room for its commit, which comes
  * after the log's; *last_pgno for kix__split_committed. */
 int kix__split_reserve(struct kix_store *s, uint64_t *last_pgno, struct kix_err *err);
+/* split.c: a derivation of the index cut in parts puts the state its
+ * part reaches (a size the log has a checkpoint at). */
+int kix__split_state_set(struct kix_store *s, MDB_txn *itxn, uint64_t size, uint64_t blobs,
+                         struct kix_err *err);
 /* split.c: after the index's commit: its state taken as committed. */
 void kix__split_committed(struct kix_store *s, uint64_t last_pgno_before);
 /* split.c: before the first unsynced index commit of an open. */
@@ -182,6 +187,9 @@ int kix__split_blobs(struct kix_store *s, MDB_txn *txn, MDB_txn *itxn, uint64_t 
 /* split.c: the tree size a reader serves: the index's (layout 3), else
  * the log's. */
 int kix__reader_size(struct kix_store *s, MDB_txn *txn, MDB_txn *itxn, uint64_t *size);
+/* split.c: the blobs whose digests the index holds (layout 3; else
+ * KIX_ENOTFOUND: all of them). */
+int kix__reader_blobs(struct kix_store *s, MDB_txn *itxn, uint64_t *blobs);
 /* split.c: the log's size and next blob in txn (data.mdb). */
 int kix__log_extent(struct kix_store *s, MDB_txn *txn, uint64_t *size, uint64_t *blobs);
 

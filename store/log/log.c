@@ -658,6 +658,12 @@ out:
     return rc;
 }
 
+/* Entries a transaction of derive_fn derives at most (to the next
+ * checkpoint): LMDB keeps a write transaction's dirty pages in memory
+ * (spilling past 512 MiB), so a rebuild of 10^6 entries in one would hold
+ * gigabytes; parts bound it, each committed with the state it reached. */
+#define DERIVE_PART 65536
+
 /* Derives the index (layout 3) from the log: everything from scratch when
  * it was lost (the machine stopped with it unsynced, or it is missing or
  * unreadable), else what the log holds beyond it (the process died
@@ -669,7 +675,7 @@ static int derive_fn(struct kix_store *s, MDB_txn *txn, void *arg, struct kix_er
     MDB_txn *itxn = kix__witxn(s);
     struct kix_log_txn t = {s, txn, itxn, 1, &l->scratch};
     int indexer = l->indexed && l->indexer && !l->rebuild; /* a format change rebuilds after */
-    uint64_t from = s->index_lost ? 0 : s->index_size, size, blobs, next;
+    uint64_t from = s->index_lost ? 0 : s->index_size, size, blobs, next, part_end = 0;
     MDB_cursor *leaves = NULL, *cps = NULL;
     uint8_t kb[8], cb[8];
     MDB_val lk = {8, kb}, lv, ck = {8, cb}, cv;
@@ -727,13 +733,22 @@ static int derive_fn(struct kix_store *s, MDB_txn *txn, void *arg, struct kix_er
         /* the checkpoints this entry completes */
         while (rc == KIX_OK && crc == 0 && ck.mv_size == 8 &&
                kix_u64be_get(ck.mv_data) <= next + 1) {
-            if (indexer && kix_u64be_get(ck.mv_data) == next + 1)
-                rc = derive_seal(l, s, txn, next + 1, &cv, err);
+            if (kix_u64be_get(ck.mv_data) == next + 1) {
+                if (indexer)
+                    rc = derive_seal(l, s, txn, next + 1, &cv, err);
+                if (next + 1 - from >= DERIVE_PART && next + 1 < size)
+                    part_end = next + 1;
+            }
             crc = mdb_cursor_get(cps, &ck, &cv, MDB_NEXT);
         }
+        if (part_end)
+            break;
         mrc = mdb_cursor_get(leaves, &lk, &lv, MDB_NEXT);
     }
-    if (rc == KIX_OK)
+    if (rc == KIX_OK && part_end)
+        /* a part ends at a checkpoint, where readers may stand */
+        rc = kix__split_state_set(s, itxn, part_end, blobs, err);
+    else if (rc == KIX_OK)
         s->index_in_step = 1; /* kix__db_write puts the state: size and blobs */
 out:
     if (leaves)
@@ -855,7 +870,15 @@ int kix_log_open(const char *dir, const struct kix_log_opts *opts, struct kix_lo
     }
     if (l->store->ienv && !l->store->read_only &&
         (l->store->index_lost || !l->store->index_in_step) && (!l->indexed || l->indexer)) {
-        rc = kix__db_write(l->store, derive_fn, l, err);
+        uint64_t before = (uint64_t)-1;
+        /* in parts (DERIVE_PART), each one further */
+        while (rc == KIX_OK && !l->store->index_in_step && l->store->index_size != before) {
+            before = l->store->index_lost ? (uint64_t)-1 : l->store->index_size;
+            rc = kix__db_write(l->store, derive_fn, l, err);
+        }
+        if (rc == KIX_OK && !l->store->index_in_step)
+            rc = kix_err_set(err, KIX_ECORRUPT, "the index stopped at size %llu",
+                             (unsigned long long)l->store->index_size);
         if (rc) {
             kix_err_wrap(err, "deriving the index of %s from its log", dir);
             goto fail;

@@ -219,14 +219,32 @@ int kix__split_state_put(struct kix_store *s, MDB_txn *txn, MDB_txn *itxn, struc
     return rc;
 }
 
+int kix__split_state_set(struct kix_store *s, MDB_txn *itxn, uint64_t size, uint64_t blobs,
+                         struct kix_err *err)
+{
+    int rc = state_put(s, itxn, STATE_SIZE, size, err);
+
+    if (rc == KIX_OK)
+        rc = state_put(s, itxn, STATE_BLOBS, blobs, err);
+    if (rc == KIX_OK) {
+        s->pending_size = size;
+        s->pending_blobs = blobs;
+        s->pending_chunk = 1;
+    }
+    return rc;
+}
+
 void kix__split_committed(struct kix_store *s, uint64_t last_pgno_before)
 {
     MDB_envinfo info;
 
-    if (s->index_in_step) {
+    if (s->index_in_step || s->pending_chunk) {
         s->index_size = s->pending_size;
         s->index_blobs = s->pending_blobs;
     }
+    if (s->pending_chunk)
+        s->index_lost = 0; /* what it derived so far holds: go on from there */
+    s->pending_chunk = 0;
     if (mdb_env_info(s->ienv, &info) == 0 && info.me_last_pgno > last_pgno_before &&
         info.me_last_pgno - last_pgno_before > s->igrowth)
         s->igrowth = info.me_last_pgno - last_pgno_before;
@@ -626,6 +644,11 @@ int kix__split_blobs(struct kix_store *s, MDB_txn *txn, MDB_txn *itxn, uint64_t 
     }
     mdb_cursor_close(cur);
     return rc == MDB_NOTFOUND ? KIX_OK : kix__db_error(rc, err, "indexing the objects");
+}
+
+int kix__reader_blobs(struct kix_store *s, MDB_txn *itxn, uint64_t *blobs)
+{
+    return s->ienv ? state_get(s, itxn, STATE_BLOBS, blobs) : KIX_ENOTFOUND;
 }
 
 int kix__reader_size(struct kix_store *s, MDB_txn *txn, MDB_txn *itxn, uint64_t *size)
