@@ -664,6 +664,15 @@ out:
  * gigabytes; parts bound it, each committed with the state it reached. */
 #define DERIVE_PART 65536
 
+static uint64_t derive_part(void)
+{
+    /* test hook (docs/REFERENCE.md): small parts, so that a test of a few
+     * entries derives in several */
+    const char *v = getenv("KIX_TEST_DERIVE_PART");
+    long long n = v ? atoll(v) : 0;
+    return n > 0 ? (uint64_t)n : DERIVE_PART;
+}
+
 /* Derives the index (layout 3) from the log: everything from scratch when
  * it was lost (the machine stopped with it unsynced, or it is missing or
  * unreadable), else what the log holds beyond it (the process died
@@ -675,7 +684,8 @@ static int derive_fn(struct kix_store *s, MDB_txn *txn, void *arg, struct kix_er
     MDB_txn *itxn = kix__witxn(s);
     struct kix_log_txn t = {s, txn, itxn, 1, &l->scratch};
     int indexer = l->indexed && l->indexer && !l->rebuild; /* a format change rebuilds after */
-    uint64_t from = s->index_lost ? 0 : s->index_size, size, blobs, next, part_end = 0;
+    uint64_t from = s->index_lost ? 0 : s->index_size, size, blobs, next, part_end = 0,
+             part = derive_part();
     MDB_cursor *leaves = NULL, *cps = NULL;
     uint8_t kb[8], cb[8];
     MDB_val lk = {8, kb}, lv, ck = {8, cb}, cv;
@@ -736,7 +746,7 @@ static int derive_fn(struct kix_store *s, MDB_txn *txn, void *arg, struct kix_er
             if (kix_u64be_get(ck.mv_data) == next + 1) {
                 if (indexer)
                     rc = derive_seal(l, s, txn, next + 1, &cv, err);
-                if (next + 1 - from >= DERIVE_PART && next + 1 < size)
+                if (next + 1 - from >= part && next + 1 < size)
                     part_end = next + 1;
             }
             crc = mdb_cursor_get(cps, &ck, &cv, MDB_NEXT);

@@ -284,12 +284,21 @@ KIX_TEST(an_index_from_before_a_machine_stop_is_rebuilt)
     kix_log_close(f.log);
     f.log = NULL;
     ASSERT_TRUE(access(marker, F_OK) != 0);
-    /* and a missing index is derived again the same way */
+    /* and a missing index is derived again the same way, here in parts
+     * of two entries (each to the next checkpoint, committed with the
+     * state it reached) */
     ASSERT_EQ_INT(0, unlink(idx));
+    setenv("KIX_TEST_DERIVE_PART", "2", 1);
     ASSERT_EQ_INT(KIX_OK, kix_index_open(f.dir, NULL, &f.log, &err));
+    unsetenv("KIX_TEST_DERIVE_PART");
     kix_buf_reset(&after);
     all_index_notes(f.log, &after);
     ASSERT_EQ_MEM(before.ptr, before.len, after.ptr, after.len);
+    for (int i = 0; i < 6; i++) {
+        char run[16];
+        snprintf(run, sizeof(run), "run-%d", i);
+        republish_is_duplicate(&f, run, i, first[i]);
+    }
     checks_pass(&f);
     kix_buf_release(&before);
     kix_buf_release(&after);
