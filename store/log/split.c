@@ -476,8 +476,14 @@ int kix__split_open(struct kix_store *s, struct kix_err *err)
      * disk before anything is promised: no marker covers it */
     if (rc == 0 && !s->read_only)
         rc = mdb_env_sync(s->ienv, 1);
-    if (rc == 0 && !s->read_only)
+    if (rc == 0 && !s->read_only) {
+        /* synced whole: a marker a dead process left no longer says
+         * anything (a machine stop now would cost a needless rebuild) */
+        char marker[4200];
+        path_of(s, KIX__MARKER_FILE, marker, sizeof(marker));
+        unlink(marker);
         rc = sync_dir(s->dir);
+    }
     rc = kix__db_error(rc, err, "opening the index");
 out:
     if (txn)
