@@ -470,18 +470,27 @@ int kix__split_open(struct kix_store *s, struct kix_err *err)
     s->index_in_step = !s->index_lost && s->index_size == size && s->index_blobs == blobs;
     mdb_txn_abort(txn);
     txn = NULL;
+    /* this commit (tables made, emptied, blobs indexed) is unsynced like
+     * any other until the sync below: the marker first (a power cut in
+     * between may leave the meta page without the pages it names, which
+     * LMDB would read past the file's end) */
+    if (!s->read_only) {
+        rc = kix__split_mark(s, err);
+        if (rc)
+            goto out;
+    }
     rc = mdb_txn_commit(itxn);
     itxn = NULL;
-    /* what this commit wrote (tables made, emptied, blobs indexed) is on
-     * disk before anything is promised: no marker covers it */
     if (rc == 0 && !s->read_only)
         rc = mdb_env_sync(s->ienv, 1);
     if (rc == 0 && !s->read_only) {
-        /* synced whole: a marker a dead process left no longer says
-         * anything (a machine stop now would cost a needless rebuild) */
+        /* synced whole: the marker (this open's, or a dead process's) no
+         * longer says anything, and a machine stop now would cost a
+         * needless rebuild */
         char marker[4200];
         path_of(s, KIX__MARKER_FILE, marker, sizeof(marker));
         unlink(marker);
+        s->marked = 0;
         rc = sync_dir(s->dir);
     }
     rc = kix__db_error(rc, err, "opening the index");
