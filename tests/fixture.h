@@ -6,6 +6,7 @@
 #include <lmdb.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 
 #include "harness.h"
@@ -260,6 +261,87 @@ static inline int rerun_reproduced(struct fixture *f, struct kix_signer *key, co
     return rc;
 }
 
+/* Layout 3 (proto/PROTOCOL.md, "Store files"): the log's own tables are
+ * in DIR/data.mdb, every table derived from them (objects, signers, the
+ * index's) in DIR/index.mdb, one file. */
+static inline int test_log_table(const char *name)
+{
+    static const char *const log[] = {
+        "meta", "blobs",    "leaves",       "leaf_index", "tiles",       "checkpoints",
+        "keys", "subjects", "cosignatures", "statements", "index_notes", "index_cosignatures"};
+    for (size_t i = 0; i < sizeof(log) / sizeof(log[0]); i++)
+        if (strcmp(name, log[i]) == 0)
+            return 1;
+    return 0;
+}
+
+/* Opens the environment of the store at dir that holds `table`. */
+static inline int test_env_open(const char *dir, const char *table, unsigned flags, MDB_env **env)
+{
+    char path[4200];
+    int rc = mdb_env_create(env);
+
+    if (rc == 0)
+        rc = mdb_env_set_maxdbs(*env, 32);
+    if (rc)
+        return rc;
+    snprintf(path, sizeof(path), "%s/index.mdb", dir);
+    if (!test_log_table(table) && access(path, F_OK) == 0)
+        return mdb_env_open(*env, path, flags | MDB_NOSUBDIR, 0600);
+    return mdb_env_open(*env, dir, flags, 0600);
+}
+
+/* The closed store at dir as layout 2 wrote it (one data.mdb): the index
+ * environment's tables copied back, its files removed, the mark set. For
+ * tests that make an older store by editing a newer one. */
+static inline void as_layout_2(const char *dir)
+{
+    char path[4200];
+    MDB_env *env, *ienv;
+    MDB_txn *txn, *itxn;
+    MDB_dbi main, src, dst;
+    MDB_cursor *names, *cur;
+    MDB_val name, k, v, mk = {6, (void *)"layout"}, mv = {1, (void *)"2"};
+    int rc;
+
+    snprintf(path, sizeof(path), "%s/index.mdb", dir);
+    if (mdb_env_create(&env) || mdb_env_set_maxdbs(env, 32) || mdb_env_open(env, dir, 0, 0600) ||
+        mdb_txn_begin(env, NULL, 0, &txn) || mdb_env_create(&ienv) ||
+        mdb_env_set_maxdbs(ienv, 32) || mdb_env_open(ienv, path, MDB_NOSUBDIR | MDB_RDONLY, 0600) ||
+        mdb_txn_begin(ienv, NULL, MDB_RDONLY, &itxn) || mdb_dbi_open(itxn, NULL, 0, &main) ||
+        mdb_cursor_open(itxn, main, &names))
+        abort();
+    for (rc = mdb_cursor_get(names, &name, &v, MDB_FIRST); rc == 0;
+         rc = mdb_cursor_get(names, &name, &v, MDB_NEXT)) {
+        char n[64];
+        if (name.mv_size >= sizeof(n))
+            abort();
+        memcpy(n, name.mv_data, name.mv_size);
+        n[name.mv_size] = '\0';
+        if (strcmp(n, "index_state") == 0)
+            continue;
+        if (mdb_dbi_open(itxn, n, 0, &src) || mdb_dbi_open(txn, n, MDB_CREATE, &dst) ||
+            mdb_cursor_open(itxn, src, &cur))
+            abort();
+        for (int r2 = mdb_cursor_get(cur, &k, &v, MDB_FIRST); r2 == 0;
+             r2 = mdb_cursor_get(cur, &k, &v, MDB_NEXT))
+            if (mdb_put(txn, dst, &k, &v, 0))
+                abort();
+        mdb_cursor_close(cur);
+    }
+    mdb_cursor_close(names);
+    mdb_txn_abort(itxn);
+    mdb_env_close(ienv);
+    if (mdb_dbi_open(txn, "meta", 0, &dst) || mdb_put(txn, dst, &mk, &mv, 0) || mdb_txn_commit(txn))
+        abort();
+    mdb_env_close(env);
+    unlink(path);
+    snprintf(path, sizeof(path), "%s/index.mdb-lock", dir);
+    unlink(path);
+    snprintf(path, sizeof(path), "%s/index.unsynced", dir);
+    unlink(path);
+}
+
 /* Writes a raw value into a table, as an attacker with the disk could. */
 static inline void tamper(const char *dir, const char *table, const void *key, size_t klen,
                           size_t byte_offset)
@@ -270,9 +352,8 @@ static inline void tamper(const char *dir, const char *table, const void *key, s
     MDB_val k = {klen, (void *)key}, v;
     uint8_t *copy;
 
-    if (mdb_env_create(&env) || mdb_env_set_maxdbs(env, 32) || mdb_env_open(env, dir, 0, 0600) ||
-        mdb_txn_begin(env, NULL, 0, &txn) || mdb_dbi_open(txn, table, 0, &dbi) ||
-        mdb_get(txn, dbi, &k, &v))
+    if (test_env_open(dir, table, 0, &env) || mdb_txn_begin(env, NULL, 0, &txn) ||
+        mdb_dbi_open(txn, table, 0, &dbi) || mdb_get(txn, dbi, &k, &v))
         abort();
     copy = malloc(v.mv_size);
     memcpy(copy, v.mv_data, v.mv_size);
@@ -296,6 +377,7 @@ static inline void as_written_by_an_older_index(const char *dir)
     MDB_dbi dbi;
     MDB_val k = {5, (void *)"plain"};
 
+    as_layout_2(dir);
     if (mdb_env_create(&env) || mdb_env_set_maxdbs(env, 32) || mdb_env_open(env, dir, 0, 0600) ||
         mdb_txn_begin(env, NULL, 0, &txn) || mdb_dbi_open(txn, "meta", 0, &dbi) ||
         mdb_del(txn, dbi, &k, NULL))

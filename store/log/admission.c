@@ -97,7 +97,7 @@ static int open_note_signer(struct kix_log *l, MDB_txn *txn, const struct kix_pr
         MDB_val v;
         /* new to the log as of this entry: the same set on every replay,
          * however its entries were batched */
-        rc = kix__object_get(l->store, txn, p->objects[i].digest.b, &v);
+        rc = kix__object_get(l->store, txn, kix__witxn(l->store), p->objects[i].digest.b, &v);
         if (rc == KIX_OK)
             continue;
         if (rc != KIX_ENOTFOUND)
@@ -192,7 +192,7 @@ static int available(struct kix_store *s, MDB_txn *txn, const struct kix_prepare
     for (size_t i = 0; i < p->nobjects; i++)
         if (memcmp(p->objects[i].digest.b, d->b, 32) == 0)
             return KIX_OK;
-    return kix__object_get(s, txn, d->b, &v);
+    return kix__object_get(s, txn, kix__witxn(s), d->b, &v);
 }
 
 /* The top-level "kind" of canonical JSON (RFC 8785: no whitespace) by a
@@ -268,7 +268,7 @@ static int object_kind(struct kix_store *s, MDB_txn *txn, const struct kix_prepa
             memcpy(kind, p->objects[i].kind, KIX_SCHEMA_KIND_MAX);
             return KIX_OK;
         }
-    rc = kix__object_get(s, txn, d->b, &v);
+    rc = kix__object_get(s, txn, kix__witxn(s), d->b, &v);
     if (rc)
         return rc;
     found = scan_kind(v.mv_data, v.mv_size, kind);
@@ -424,13 +424,13 @@ static int put(MDB_txn *txn, MDB_dbi dbi, const void *k, size_t klen, const void
 }
 
 /* digest/id(32) ‖ u64be index → type: the secondary indexes. */
-static int put_ref_index(struct kix_store *s, MDB_txn *txn, int table, const uint8_t id[32],
-                         uint64_t index, uint8_t type, struct kix_err *err)
+static int put_ref_index(struct kix_store *s, int table, const uint8_t id[32], uint64_t index,
+                         uint8_t type, struct kix_err *err)
 {
     uint8_t k[40];
     memcpy(k, id, 32);
     kix_u64be_put(k + 32, index);
-    return put(txn, s->dbi[table], k, sizeof(k), &type, 1, 0, err);
+    return put(kix__witxn(s), kix__dbi(s, table), k, sizeof(k), &type, 1, 0, err);
 }
 
 static int write_entry(struct kix_log *l, MDB_txn *txn, uint64_t index,
@@ -458,15 +458,16 @@ static int write_entry(struct kix_log *l, MDB_txn *txn, uint64_t index,
         uint8_t k[KIX__STATEMENT_KEY_LEN], v[KIX__STATEMENT_VAL_LEN];
         kix__statement_key(k, p->entry.subject.b, p->statement_hash.b);
         kix__statement_val(v, index, &p->leaf_hash);
-        rc = put(txn, s->dbi[T_OBJECTS], k, sizeof(k), v, sizeof(v), MDB_NOOVERWRITE, err);
+        rc = put(kix__witxn(s), kix__dbi(s, T_OBJECTS), k, sizeof(k), v, sizeof(v), MDB_NOOVERWRITE,
+                 err);
     }
     if (rc == KIX_OK) {
         uint8_t k[KIX__SUBJECT_KEY_LEN];
         kix__subject_key(k, p->entry.subject.b, index);
-        rc = put(txn, s->dbi[T_OBJECTS], k, sizeof(k), &type, 1, 0, err);
+        rc = put(kix__witxn(s), kix__dbi(s, T_OBJECTS), k, sizeof(k), &type, 1, 0, err);
     }
     if (rc == KIX_OK)
-        rc = put_ref_index(s, txn, T_SIGNERS, p->entry.signer, index, type, err);
+        rc = put_ref_index(s, T_SIGNERS, p->entry.signer, index, type, err);
     if (rc == KIX_OK && p->entry.type == KIX_ENTRY_POLICY) {
         uint8_t v[POLICY_RECORD_LEN];
         v[0] = (uint8_t)p->entry.policy_open_notes;
@@ -535,7 +536,7 @@ int kix_log_item_object(struct kix_log_txn *t, const struct kix_log_item *item,
 int kix__policy_apply(struct kix_log *l, MDB_txn *txn, uint64_t index, const struct kix_prepared *p,
                       struct kix__clock *clk, struct kix_err *err)
 {
-    struct kix_log_txn t = {l->store, txn, 1, &l->scratch};
+    struct kix_log_txn t = {l->store, txn, kix__witxn(l->store), 1, &l->scratch};
     struct kix_log_item item;
     int rc = KIX_OK;
 

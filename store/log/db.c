@@ -91,8 +91,8 @@ int kix__db_error(int rc, struct kix_err *err, const char *what)
 
 /* The layer above's tables: a read-only open of a store without one notes
  * it absent (log.c decides whether that may be). */
-static int open_layer_tables(struct kix_store *s, MDB_txn *txn,
-                             const struct kix_log_table_spec *tables, struct kix_err *err)
+int kix__open_layer_tables(struct kix_store *s, MDB_txn *txn,
+                           const struct kix_log_table_spec *tables, struct kix_err *err)
 {
     for (size_t i = 0; i < s->ntables; i++) {
         int rc = mdb_dbi_open(txn, tables[i].name, s->read_only ? 0 : MDB_CREATE, &s->table_dbi[i]);
@@ -143,8 +143,9 @@ static int read_layout(struct kix_store *s, MDB_txn *txn, struct kix_err *err)
     s->layout = st.ms_entries > 0 || s->read_only ? 1 : KIX__LAYOUT;
     if (s->layout == 1)
         return KIX_OK;
-    val.mv_size = 1;
-    val.mv_data = "2";
+    snprintf(text, sizeof(text), "%d", KIX__LAYOUT);
+    val.mv_size = strlen(text);
+    val.mv_data = text;
     rc = mdb_put(txn, s->dbi[T_META], &key, &val, 0);
     return rc ? kix__db_error(rc, err, "writing store metadata") : KIX_OK;
 }
@@ -174,7 +175,13 @@ void kix__statement_val(uint8_t v[KIX__STATEMENT_VAL_LEN], uint64_t index,
 
 MDB_dbi kix__subjects_dbi(const struct kix_store *s)
 {
-    return s->layout >= 2 ? s->dbi[T_OBJECTS] : s->dbi[T_SUBJECTS];
+    return s->layout >= 2 ? kix__dbi(s, T_OBJECTS) : s->dbi[T_SUBJECTS];
+}
+
+MDB_txn *kix__witxn(const struct kix_store *s)
+{
+    KIX_ASSERT(writing == s && s->w_itxn);
+    return s->w_itxn;
 }
 
 static int open_tables(struct kix_store *s, const struct kix_log_table_spec *tables,
@@ -209,9 +216,10 @@ static int open_tables(struct kix_store *s, const struct kix_log_table_spec *tab
             return kix__db_error(rc, err, "opening a table");
         }
     }
-    rc = open_layer_tables(s, txn, tables, err);
-    if (rc == KIX_OK)
-        rc = read_layout(s, txn, err);
+    rc = read_layout(s, txn, err);
+    /* layout 3 keeps them in the index environment (kix__split_open) */
+    if (rc == KIX_OK && s->layout < 3)
+        rc = kix__open_layer_tables(s, txn, tables, err);
     if (rc) {
         mdb_txn_abort(txn);
         return rc;
@@ -250,6 +258,7 @@ int kix__store_open(const char *dir, const struct kix_store_opts *opts,
         s->map_size = s->map_max;
     s->read_only = opts ? opts->read_only : 0;
     s->ntables = ntables;
+    s->table_specs = tables;
     if (opts)
         s->canon = opts->canon;
     pthread_rwlock_init(&s->resize_lock, NULL);
@@ -293,6 +302,8 @@ int kix__store_open(const char *dir, const struct kix_store_opts *opts,
     if (mdb_env_info(s->env, &info) == 0 && info.me_mapsize > s->map_size)
         s->map_size = info.me_mapsize;
     rc = open_tables(s, tables, err);
+    if (rc == KIX_OK && s->layout >= 3)
+        rc = kix__split_open(s, err);
     if (rc)
         goto fail;
     *out = s;
@@ -306,6 +317,10 @@ void kix_store_close(struct kix_store *s)
 {
     if (!s)
         return;
+    if (s->ienv) {
+        kix__split_close(s); /* synced before the marker goes */
+        mdb_env_close(s->ienv);
+    }
     if (s->env)
         mdb_env_close(s->env);
     pthread_rwlock_destroy(&s->resize_lock);
@@ -342,6 +357,9 @@ static int grow_map(struct kix_store *s, struct kix_err *err)
     pthread_rwlock_wrlock(&s->resize_lock);
     KIX_ASSERT(next > s->map_size && next <= s->map_max);
     rc = mdb_env_set_mapsize(s->env, next);
+    /* one size for both environments: a full map in either grows both */
+    if (rc == 0 && s->ienv)
+        rc = mdb_env_set_mapsize(s->ienv, next);
     pthread_rwlock_unlock(&s->resize_lock);
     if (rc)
         return kix__db_error(rc, err, "growing the store's map");
@@ -362,6 +380,86 @@ static int out_of_space(const struct kix_store *s)
     return bytes < LOW_SPACE;
 }
 
+/* Begins the writer's transactions: the index's (layout 3) and the log's.
+ * MDB_MAP_RESIZED: another process grew a map; adopt its size. */
+static int write_begin(struct kix_store *s, MDB_txn **txn, MDB_txn **itxn)
+{
+    int rc;
+
+    *txn = *itxn = NULL;
+    for (int tries = 0; tries < 4; tries++) {
+        rc = s->ienv ? mdb_txn_begin(s->ienv, NULL, 0, itxn) : 0;
+        if (rc == 0) {
+            rc = mdb_txn_begin(s->env, NULL, 0, txn);
+            if (rc && *itxn) {
+                mdb_txn_abort(*itxn);
+                *itxn = NULL;
+            }
+        }
+        if (rc != MDB_MAP_RESIZED)
+            break;
+        rc = mdb_env_set_mapsize(s->env, 0);
+        if (rc == 0 && s->ienv)
+            rc = mdb_env_set_mapsize(s->ienv, 0);
+        if (rc)
+            break;
+    }
+    if (rc == 0 && !s->ienv)
+        *itxn = *txn;
+    return rc;
+}
+
+/* Commits a write: the log's transaction first, durably (fsync: this is
+ * what makes an acknowledgement hold through a power cut), then the
+ * index's without fsync (layout 3): what it derived is derived again from
+ * the log if the page cache is lost (split.c). */
+static int write_commit(struct kix_store *s, MDB_txn *txn, MDB_txn *itxn, int *log_rc,
+                        struct kix_err *err)
+{
+    int mrc, rc;
+
+    *log_rc = 0;
+    uint64_t last_pgno = 0;
+
+    if (s->ienv) {
+        rc = kix__split_state_put(s, txn, itxn, err);
+        if (rc == KIX_OK)
+            rc = kix__split_reserve(s, &last_pgno, err);
+        if (rc == KIX_OK && !s->marked)
+            rc = kix__split_mark(s, err);
+        if (rc) {
+            mdb_txn_abort(itxn);
+            mdb_txn_abort(txn);
+            return rc;
+        }
+    }
+    mrc = mdb_txn_commit(txn);
+    if (mrc) {
+        if (s->ienv)
+            mdb_txn_abort(itxn);
+        *log_rc = mrc; /* for the caller to grow the map or translate */
+        return KIX_EIO;
+    }
+    if (!s->ienv)
+        return KIX_OK;
+    mrc = mdb_txn_commit(itxn);
+    if (mrc == 0) {
+        kix__split_committed(s, last_pgno);
+        return KIX_OK;
+    }
+    /* the entries are in the log, durably; the index lacks them until it
+     * is caught up from the log, before the next write (kix__db_write) */
+    s->index_failed = 1;
+    s->index_in_step = 0;
+    if (mrc == EIO && out_of_space(s))
+        mrc = ENOSPC;
+    rc = kix__db_error(mrc == MDB_MAP_FULL ? EIO : mrc, err, "committing the index");
+    kix_err_wrap(err, "the entries are in the log, but not yet in its index, which the next "
+                      "write (or a restart) catches up from the log; submit them again to get "
+                      "their receipts");
+    return rc;
+}
+
 int kix__db_write(struct kix_store *s, kix__write_fn fn, void *ctx, struct kix_err *err)
 {
     int rc, outer_map_full = write_map_full; /* a write of another store around this one */
@@ -369,35 +467,60 @@ int kix__db_write(struct kix_store *s, kix__write_fn fn, void *ctx, struct kix_e
 
     if (s->read_only)
         return kix_err_set(err, KIX_EREADONLY, "the store is open read-only");
+    if (s->index_failed) {
+        /* before anything else: a write checks duplicates in the index */
+        if (!s->catch_up)
+            return kix_err_set(err, KIX_EIO,
+                               "an earlier write could not update the index (the log holds "
+                               "it); reopen the store, which catches the index up from the log");
+        s->index_failed = 0;
+        do { /* in parts (log.c, derive_fn), each one further */
+            uint64_t before = s->index_size;
+            rc = kix__db_write(s, s->catch_up, s->catch_up_ctx, err);
+            if (rc == KIX_OK && !s->index_in_step && s->index_size == before)
+                rc = kix_err_set(err, KIX_EIO, "catching the index up stopped at size %llu",
+                                 (unsigned long long)before);
+        } while (rc == KIX_OK && !s->index_in_step);
+        if (rc) {
+            s->index_failed = 1;
+            return rc;
+        }
+    }
     /* LMDB allows one write transaction per environment: a second one
      * begun by the thread holding the first would deadlock on its mutex */
     KIX_ASSERT(writing != s);
     pthread_mutex_lock(&s->write_lock);
     writing = s;
     for (;;) {
-        MDB_txn *txn = NULL;
+        MDB_txn *txn = NULL, *itxn = NULL;
         pthread_rwlock_rdlock(&s->resize_lock);
-        rc = mdb_txn_begin(s->env, NULL, 0, &txn);
+        rc = write_begin(s, &txn, &itxn);
         if (rc) {
             pthread_rwlock_unlock(&s->resize_lock);
-            if (rc == MDB_MAP_RESIZED) {
-                /* Another process grew the map: adopt its size. */
-                rc = mdb_env_set_mapsize(s->env, 0);
-                if (rc == 0)
-                    continue;
-            }
             rc = kix__db_error(rc, err, "starting a write");
             break;
         }
+        s->w_itxn = itxn;
         write_map_full = 0;
         rc = fn(s, txn, ctx, err);
         KIX_ASSERT(writing == s); /* fn returned with the write it was given */
         if (rc != KIX_OK && write_map_full)
             rc = KIX__EMAPFULL;
         if (rc == KIX_OK) {
-            int mrc = mdb_txn_commit(txn);
+            int mrc;
+            rc = write_commit(s, txn, itxn, &mrc, err);
+            s->w_itxn = NULL;
             pthread_rwlock_unlock(&s->resize_lock);
-            if (mrc == MDB_MAP_FULL || (mrc != 0 && write_map_full)) {
+            if (mrc == 0) {
+                if (rc == KIX__EMAPFULL) { /* the index state's put, before any commit */
+                    kix_err_clear(err);
+                    rc = grow_map(s, err);
+                    if (rc == KIX_OK)
+                        continue;
+                }
+                break;
+            }
+            if (mrc == MDB_MAP_FULL || write_map_full) {
                 kix_err_clear(err);
                 rc = grow_map(s, err);
                 if (rc == KIX_OK)
@@ -409,7 +532,10 @@ int kix__db_write(struct kix_store *s, kix__write_fn fn, void *ctx, struct kix_e
             rc = kix__db_error(mrc, err, "committing a write");
             break;
         }
+        if (itxn && itxn != txn)
+            mdb_txn_abort(itxn);
         mdb_txn_abort(txn);
+        s->w_itxn = NULL;
         pthread_rwlock_unlock(&s->resize_lock);
         if (rc == KIX__EMAPFULL) {
             /* fn hit MDB_MAP_FULL on a put: grow and run it again. */
@@ -435,17 +561,33 @@ int kix_store_read_begin(struct kix_store *s, struct kix_reader **out)
     if (!r)
         return KIX_ENOMEM;
     r->store = s;
+    r->itxn = NULL;
     pthread_rwlock_rdlock(&s->resize_lock);
-    rc = mdb_txn_begin(s->env, NULL, MDB_RDONLY, &r->txn);
-    if (rc == MDB_MAP_RESIZED) {
+    /* the index's snapshot first, then the log's: the writer commits the
+     * log before the index, so the log read holds at least every entry the
+     * index read reflects (readers serve the index's size, log_read.c) */
+    for (int tries = 0; tries < 4; tries++) {
+        rc = s->ienv ? mdb_txn_begin(s->ienv, NULL, MDB_RDONLY, &r->itxn) : 0;
+        if (rc == 0) {
+            rc = mdb_txn_begin(s->env, NULL, MDB_RDONLY, &r->txn);
+            if (rc && r->itxn) {
+                mdb_txn_abort(r->itxn);
+                r->itxn = NULL;
+            }
+        }
+        if (rc != MDB_MAP_RESIZED)
+            break;
         mdb_env_set_mapsize(s->env, 0);
-        rc = mdb_txn_begin(s->env, NULL, MDB_RDONLY, &r->txn);
+        if (s->ienv)
+            mdb_env_set_mapsize(s->ienv, 0);
     }
     if (rc) {
         pthread_rwlock_unlock(&s->resize_lock);
         free(r);
         return kix__db_error(rc, NULL, "starting a read");
     }
+    if (!s->ienv)
+        r->itxn = r->txn;
     *out = r;
     return KIX_OK;
 }
@@ -455,6 +597,8 @@ void kix_store_read_end(struct kix_reader *r)
     if (!r)
         return;
     mdb_txn_abort(r->txn);
+    if (r->itxn != r->txn)
+        mdb_txn_abort(r->itxn);
     pthread_rwlock_unlock(&r->store->resize_lock);
     free(r);
 }
@@ -476,14 +620,27 @@ int kix_store_copy(struct kix_store *s, const char *dir, struct kix_err *err)
     char path[4200];
     int rc, e;
 
-    snprintf(path, sizeof(path), "%s/data.mdb", dir);
     pthread_rwlock_rdlock(&s->resize_lock);
+    /* the index first, then the log (as readers read them): the copy's
+     * index is at or behind its log, which an open catches up; no marker
+     * is copied, the copy is synced below */
+    rc = 0;
+    if (s->ienv) {
+        snprintf(path, sizeof(path), "%s/" KIX__INDEX_FILE, dir);
+        rc = mdb_env_copy2(s->ienv, path, MDB_CP_COMPACT);
+        if (rc == 0 && chmod(path, 0600) != 0)
+            rc = errno;
+        if (rc == 0)
+            rc = sync_path(path, 0);
+    }
     /* compacted: free pages left out, pages renumbered, so the copy is as
      * small as the data; MDB_CP_COMPACT reads one snapshot */
-    rc = mdb_env_copy2(s->env, dir, MDB_CP_COMPACT);
+    if (rc == 0)
+        rc = mdb_env_copy2(s->env, dir, MDB_CP_COMPACT);
     pthread_rwlock_unlock(&s->resize_lock);
     if (rc)
         return kix__db_error(rc, err, "copying the store");
+    snprintf(path, sizeof(path), "%s/data.mdb", dir);
     /* synced here, whatever LMDB did: a backup counts only once on disk */
     if (chmod(path, 0600) != 0) /* as the store's own, whatever the umask */
         e = errno;

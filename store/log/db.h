@@ -39,18 +39,69 @@ enum kix_table {
 
 /* The store's layout (meta "layout"): 1, stores written before
  * 2026-12-06, kept subjects and statements in tables of their own; 2 keeps
- * them in T_OBJECTS under the subject's digest. A writable open of a log
- * converts 1 to 2 in one transaction (log.c, migrate_fn). */
+ * them in T_OBJECTS under the subject's digest; 3 ("durable log, derived
+ * index") moves every table that can be derived again from the log's
+ * (kix__derived: T_OBJECTS, T_SIGNERS, and every table of the layer above)
+ * into a second environment, KIX__INDEX_FILE, committed after data.mdb
+ * and never fsynced on commit: an acknowledged write is durable through
+ * data.mdb alone, and the index is caught up or rebuilt from it on open
+ * (split.c). A writable open of a log converts 1 to 2 in one transaction
+ * (log.c, migrate_fn), then 2 to 3 (split.c, kix__split_convert). */
 #define KIX__LAYOUT            KIX_STORE_LAYOUT
 #define KIX__STATEMENT_TAG     0xff
 #define KIX__SUBJECT_KEY_LEN   40
 #define KIX__STATEMENT_KEY_LEN 65
 #define KIX__STATEMENT_VAL_LEN 40
 
+/* Layout 3's index environment (one file, MDB_NOSUBDIR, beside data.mdb;
+ * LMDB adds KIX__INDEX_FILE "-lock") and the marker that says it holds
+ * commits not yet synced: written (and synced, with its directory) before
+ * the first unsynced index commit of an open, holding the boot id; removed
+ * after a clean close synced the index. */
+#define KIX__INDEX_FILE  "index.mdb"
+#define KIX__MARKER_FILE "index.unsynced"
+
+/* Whether table t of the log's own is derived again from the others
+ * (layout 3 keeps it in the index environment). */
+static inline int kix__derived(int t)
+{
+    return t == T_OBJECTS || t == T_SIGNERS;
+}
+
+struct kix_store;
+typedef int (*kix__write_fn_ptr)(struct kix_store *s, MDB_txn *txn, void *ctx, struct kix_err *err);
+
 struct kix_store {
     MDB_env *env;
-    int layout; /* 1 or KIX__LAYOUT, read at open */
+    int layout; /* 1, 2 or KIX__LAYOUT, read at open */
     MDB_dbi dbi[T_COUNT];
+    /* layout 3: the index environment (KIX__INDEX_FILE) with the derived
+     * tables (idbi, for kix__derived tables; table_dbi) and its state
+     * (istate: "size", the tree size it reflects; "blobs", the blobs whose
+     * digests it holds). NULL in layouts 1 and 2: they are all in env. */
+    MDB_env *ienv;
+    MDB_dbi idbi[T_COUNT];
+    MDB_dbi istate;
+    /* the writer's index transaction during kix__db_write (its log
+     * transaction when there is no ienv) */
+    MDB_txn *w_itxn;
+    /* writable open: the index must be rebuilt from the log (lost, torn by
+     * an OS crash, ahead of the log), and the state it was read in */
+    int index_lost;
+    uint64_t index_size, index_blobs;
+    /* the state's size follows the log's at each commit: the index is in
+     * step (kix_log_open caught it up, or it was current) */
+    int index_in_step;
+    int marked;                           /* this open wrote KIX__MARKER_FILE */
+    int index_failed;                     /* an index commit failed after its log commit */
+    uint64_t pending_size, pending_blobs; /* the state a commit puts */
+    int pending_chunk;  /* a derivation's part commits: its state, not the log's */
+    uint64_t igrowth;   /* the most pages one commit added to the index */
+    uint64_t ireserved; /* bytes of index.mdb held on disk (fallocate) */
+    /* what catches the index up from the log after index_failed (the
+     * log's, kix_log_open), run before the next write */
+    kix__write_fn_ptr catch_up;
+    void *catch_up_ctx;
     size_t map_size, map_max;
     struct kix_canon_opts canon;
     int read_only;
@@ -63,6 +114,7 @@ struct kix_store {
     /* the tables the layer above named (struct kix_log_indexer's), opened
      * with the store's own; absent: a read-only open found none */
     size_t ntables;
+    const struct kix_log_table_spec *table_specs;
     MDB_dbi table_dbi[KIX_LOG_TABLES_MAX];
     unsigned table_flags[KIX_LOG_TABLES_MAX];
     unsigned char table_absent[KIX_LOG_TABLES_MAX];
@@ -84,12 +136,70 @@ int kix__store_open(const char *dir, const struct kix_store_opts *opts,
 
 struct kix_reader {
     struct kix_store *store;
-    MDB_txn *txn;
+    MDB_txn *txn;  /* the log's (data.mdb) */
+    MDB_txn *itxn; /* the index's, begun before txn (== txn without ienv) */
 };
+
+/* The dbi of table t: in the index environment when it is derived and the
+ * store has one. */
+static inline MDB_dbi kix__dbi(const struct kix_store *s, int t)
+{
+    return s->ienv && kix__derived(t) ? s->idbi[t] : s->dbi[t];
+}
+
+/* The writer's index transaction (inside kix__db_write of s). */
+MDB_txn *kix__witxn(const struct kix_store *s);
+
+/* split.c: opens (creating, when writable) the index environment of a
+ * layout-3 store, deciding whether its contents can be trusted (the
+ * marker's boot id, the state against the log): sets index_lost,
+ * index_size, index_blobs. */
+int kix__split_open(struct kix_store *s, struct kix_err *err);
+/* split.c: converts a layout-2 store to 3: the derived tables copied into
+ * a new index environment (synced), then dropped from data.mdb with the
+ * layout mark set, in one durable transaction. */
+int kix__split_convert(struct kix_store *s, struct kix_err *err);
+/* split.c: the index state written beside each commit (kix__db_write). */
+int kix__split_state_put(struct kix_store *s, MDB_txn *txn, MDB_txn *itxn, struct kix_err *err);
+/* split.c: before the log's commit: fails (KIX_EFULL, or map full)
+ * unless the index's map and disk hold room for its commit, which comes
+ * after the log's; *last_pgno for kix__split_committed. */
+int kix__split_reserve(struct kix_store *s, uint64_t *last_pgno, struct kix_err *err);
+/* split.c: a derivation of the index cut in parts puts the state its
+ * part reaches (a size the log has a checkpoint at). */
+int kix__split_state_set(struct kix_store *s, MDB_txn *itxn, uint64_t size, uint64_t blobs,
+                         struct kix_err *err);
+/* split.c: after the index's commit: its state taken as committed. */
+void kix__split_committed(struct kix_store *s, uint64_t last_pgno_before);
+/* split.c: before the first unsynced index commit of an open. */
+int kix__split_mark(struct kix_store *s, struct kix_err *err);
+/* split.c: at a clean close: syncs the index and removes the marker. */
+void kix__split_close(struct kix_store *s);
+/* split.c: the boot id (/proc/sys/kernel/random/boot_id, or the test
+ * hook KIX_TEST_BOOT_ID). */
+void kix__boot_id(char out[64]);
+/* objects.c: the next blob sequence number of the log (data.mdb). */
+int kix__next_blob_seq(struct kix_store *s, MDB_txn *txn, uint64_t *seq);
+/* split.c: the digests of the blobs from sequence `from` on, put in the
+ * index (a rebuild or catch-up, inside kix__db_write). */
+int kix__split_blobs(struct kix_store *s, MDB_txn *txn, MDB_txn *itxn, uint64_t from,
+                     struct kix_err *err);
+/* split.c: the tree size a reader serves: the index's (layout 3), else
+ * the log's. */
+int kix__reader_size(struct kix_store *s, MDB_txn *txn, MDB_txn *itxn, uint64_t *size);
+/* split.c: the blobs whose digests the index holds (layout 3; else
+ * KIX_ENOTFOUND: all of them). */
+int kix__reader_blobs(struct kix_store *s, MDB_txn *itxn, uint64_t *blobs);
+/* split.c: the log's size and next blob in txn (data.mdb). */
+int kix__log_extent(struct kix_store *s, MDB_txn *txn, uint64_t *size, uint64_t *blobs);
 
 /* MDB_MAP_FULL inside a write: internal only, kix__db_write grows the map
  * and retries, or turns it into KIX_EFULL at the ceiling. */
 #define KIX__EMAPFULL (-100)
+
+/* Opens (creating, unless read-only) the layer's tables in txn's environment. */
+int kix__open_layer_tables(struct kix_store *s, MDB_txn *txn,
+                           const struct kix_log_table_spec *tables, struct kix_err *err);
 
 /* Translates an LMDB return code. */
 int kix__db_error(int mdb_rc, struct kix_err *err, const char *what);
@@ -109,7 +219,8 @@ int kix__db_get_u64(struct kix_store *s, MDB_txn *txn, int table, uint64_t k,
                     struct kix_bytes *out);
 
 /* Object lookups inside any transaction: a view of the canonical bytes. */
-int kix__object_get(struct kix_store *s, MDB_txn *txn, const uint8_t digest[32], MDB_val *out);
+int kix__object_get(struct kix_store *s, MDB_txn *txn, MDB_txn *itxn, const uint8_t digest[32],
+                    MDB_val *out);
 /* Stores canonical bytes under their digest inside a write transaction. */
 int kix__object_put(struct kix_store *s, MDB_txn *txn, const uint8_t *canon, size_t len,
                     const uint8_t digest[32], int *created, struct kix_err *err);

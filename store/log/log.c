@@ -11,6 +11,7 @@
 #include "kix/entries.h"
 #include "kix/file.h"
 #include "kix/sha256.h"
+#include "kix/note.h"
 #include "log_internal.h"
 
 #define META_ORIGIN "origin"
@@ -107,7 +108,7 @@ static uint64_t now_ns(void)
 static int seal_text(struct kix_log *l, struct kix_store *s, MDB_txn *txn, uint64_t size,
                      const struct kix_hash *root, struct kix_buf *text, struct kix_err *err)
 {
-    struct kix_log_txn t = {s, txn, 1, &l->scratch};
+    struct kix_log_txn t = {s, txn, kix__witxn(s), 1, &l->scratch};
     struct kix__clock clk;
     uint64_t t0;
     int rc;
@@ -498,7 +499,7 @@ static int migrate_fn(struct kix_store *s, MDB_txn *txn, void *arg, struct kix_e
 static int rebuild_fn(struct kix_store *s, MDB_txn *txn, void *arg, struct kix_err *err)
 {
     struct kix_log *l = arg;
-    struct kix_log_txn t = {s, txn, 1, &l->scratch};
+    struct kix_log_txn t = {s, txn, kix__witxn(s), 1, &l->scratch};
     MDB_cursor *leaves = NULL, *cps = NULL;
     MDB_val lk, lv, ck, cv;
     uint64_t next = 0;
@@ -560,6 +561,205 @@ static int rebuild_fn(struct kix_store *s, MDB_txn *txn, void *arg, struct kix_e
         rc = kix__db_error(mrc, err, "reading the log");
     if (rc == KIX_OK)
         rc = meta_put(txn, s, META_INDEX, l->indexer->name, strlen(l->indexer->name), err);
+out:
+    if (leaves)
+        mdb_cursor_close(leaves);
+    if (cps)
+        mdb_cursor_close(cps);
+    return rc;
+}
+
+/* ---- layout 3: the index derived again from the log ----------------------- */
+
+/* The records write_entry (admission.c) puts in the index for the entry
+ * at `index`: its statement and subject records, its signer record; and
+ * the entry itself (e) for the indexer. */
+static int derive_entry(struct kix_store *s, MDB_txn *itxn, uint64_t index, const MDB_val *leaf,
+                        struct kix_entry *e, struct kix_err *err)
+{
+    struct kix_dsse_envelope env;
+    struct kix_hash h, lh;
+    uint8_t sk[KIX__STATEMENT_KEY_LEN], sv[KIX__STATEMENT_VAL_LEN], k40[KIX__SUBJECT_KEY_LEN], type;
+    MDB_val k1 = {sizeof(sk), sk}, v1 = {sizeof(sv), sv}, k2 = {sizeof(k40), k40}, tv = {1, &type};
+    int rc;
+
+    memset(e, 0, sizeof(*e));
+    kix_dsse_envelope_init(&env);
+    rc = kix_dsse_parse(leaf->mv_data, leaf->mv_size, &env, NULL);
+    if (rc == KIX_OK)
+        rc = kix__statement_hash(&env, &h);
+    if (rc == KIX_OK)
+        rc = kix_entry_parse_statement(e, env.payload.ptr, env.payload.len, NULL);
+    if (rc == KIX_OK)
+        rc = kix_entry_signer(e, &env, NULL);
+    kix_dsse_envelope_release(&env);
+    if (rc) {
+        kix_entry_release(e);
+        return kix_err_set(err, KIX_ECORRUPT,
+                           "entry %llu does not parse; run kixd check --store DIR",
+                           (unsigned long long)index);
+    }
+    type = (uint8_t)e->type;
+    kix__statement_key(sk, e->subject.b, h.b);
+    kix_merkle_leaf_hash(leaf->mv_data, leaf->mv_size, &lh);
+    kix__statement_val(sv, index, &lh);
+    rc = mdb_put(itxn, kix__dbi(s, T_OBJECTS), &k1, &v1, MDB_NOOVERWRITE);
+    if (rc == MDB_KEYEXIST)
+        rc = 0; /* a repeated statement: the first index stays */
+    kix__subject_key(k40, e->subject.b, index);
+    if (rc == 0)
+        rc = mdb_put(itxn, kix__dbi(s, T_OBJECTS), &k2, &tv, 0);
+    memcpy(k40, e->signer, 32);
+    if (rc == 0)
+        rc = mdb_put(itxn, kix__dbi(s, T_SIGNERS), &k2, &tv, 0);
+    if (rc) {
+        kix_entry_release(e);
+        return kix__db_error(rc, err, "writing the index");
+    }
+    return KIX_OK;
+}
+
+/* At a checkpoint the derived index reaches: the indexer's seal, whose
+ * text must be the one of the index note the log kept (durably, in
+ * data.mdb) beside it, byte for byte; one missing (a store made before
+ * index notes) is signed now, as the rebuild does. */
+static int derive_seal(struct kix_log *l, struct kix_store *s, MDB_txn *txn, uint64_t size,
+                       const MDB_val *cp, struct kix_err *err)
+{
+    struct kix_buf text = KIX_BUF_INIT;
+    struct kix_note note, cpnote;
+    struct kix_checkpoint c;
+    struct kix_hash root;
+    struct kix_bytes stored;
+    int rc = kix_checkpoint_open(cp->mv_data, cp->mv_size, &l->verifier, 1, NULL, &cpnote, &c, err);
+
+    if (rc)
+        return rc;
+    memcpy(root.b, c.root, 32);
+    rc = seal_text(l, s, txn, size, &root, &text, err);
+    if (rc || text.len == 0)
+        goto out;
+    rc = s->no_index_notes ? KIX_ENOTFOUND : kix__db_get_u64(s, txn, T_INDEX_NOTES, size, &stored);
+    if (rc == KIX_ENOTFOUND) {
+        kix_buf_release(&text);
+        return seal_and_sign(l, s, txn, size, &root, 0, err);
+    }
+    if (rc == KIX_OK)
+        rc = kix_note_open((const char *)stored.ptr, stored.len, &l->verifier, 1, &note, err);
+    if (rc == KIX_OK &&
+        (note.text.len != text.len || memcmp(note.text.ptr, text.ptr, text.len) != 0)) {
+        rc = kix_err_set(err, KIX_ECORRUPT,
+                         "the index derived again from the log at size %llu is not the one its "
+                         "signed index note holds; run kixd check --store DIR",
+                         (unsigned long long)size);
+    }
+out:
+    kix_buf_release(&text);
+    return rc;
+}
+
+/* Entries a transaction of derive_fn derives at most (to the next
+ * checkpoint): LMDB keeps a write transaction's dirty pages in memory
+ * (spilling past 512 MiB), so a rebuild of 10^6 entries in one would hold
+ * gigabytes; parts bound it, each committed with the state it reached. */
+#define DERIVE_PART 65536
+
+static uint64_t derive_part(void)
+{
+    /* test hook (docs/REFERENCE.md): small parts, so that a test of a few
+     * entries derives in several */
+    const char *v = getenv("KIX_TEST_DERIVE_PART");
+    long long n = v ? atoll(v) : 0;
+    return n > 0 ? (uint64_t)n : DERIVE_PART;
+}
+
+/* Derives the index (layout 3) from the log: everything from scratch when
+ * it was lost (the machine stopped with it unsynced, or it is missing or
+ * unreadable), else what the log holds beyond it (the process died
+ * between the two commits of a write). Sealed at every checkpoint on the
+ * way, each seal checked against the index note kept beside it. */
+static int derive_fn(struct kix_store *s, MDB_txn *txn, void *arg, struct kix_err *err)
+{
+    struct kix_log *l = arg;
+    MDB_txn *itxn = kix__witxn(s);
+    struct kix_log_txn t = {s, txn, itxn, 1, &l->scratch};
+    int indexer = l->indexed && l->indexer && !l->rebuild; /* a format change rebuilds after */
+    uint64_t from = s->index_lost ? 0 : s->index_size, size, blobs, next, part_end = 0,
+             part = derive_part();
+    MDB_cursor *leaves = NULL, *cps = NULL;
+    uint8_t kb[8], cb[8];
+    MDB_val lk = {8, kb}, lv, ck = {8, cb}, cv;
+    int rc, mrc, crc;
+
+    kix_buf_reset(&l->scratch); /* a retried attempt starts afresh */
+    rc = kix__log_extent(s, txn, &size, &blobs);
+    if (rc)
+        return kix_err_set(err, rc, "reading the log's size: %s", kix_strerror(rc));
+    if (s->index_lost) {
+        mrc = mdb_drop(itxn, kix__dbi(s, T_OBJECTS), 0);
+        if (mrc == 0)
+            mrc = mdb_drop(itxn, kix__dbi(s, T_SIGNERS), 0);
+        if (mrc)
+            return kix__db_error(mrc, err, "emptying the index");
+        if (indexer && l->indexer->reset)
+            rc = l->indexer->reset(&t, err);
+    }
+    if (rc == KIX_OK)
+        rc = kix__split_blobs(s, txn, itxn, s->index_lost ? 0 : s->index_blobs, err);
+    if (rc)
+        return rc;
+    mrc = mdb_cursor_open(txn, s->dbi[T_LEAVES], &leaves);
+    if (mrc == 0)
+        mrc = mdb_cursor_open(txn, s->dbi[T_CHECKPOINTS], &cps);
+    if (mrc) {
+        rc = kix__db_error(mrc, err, "reading the log");
+        goto out;
+    }
+    kix_u64be_put(kb, from);
+    kix_u64be_put(cb, from + 1);
+    crc = mdb_cursor_get(cps, &ck, &cv, MDB_SET_RANGE);
+    mrc = mdb_cursor_get(leaves, &lk, &lv, MDB_SET_RANGE);
+    for (next = from; rc == KIX_OK && next < size; next++) {
+        struct kix_entry e;
+        if (mrc || lk.mv_size != 8 || kix_u64be_get(lk.mv_data) != next) {
+            rc = kix_err_set(err, KIX_ECORRUPT, "entry %llu is missing; run kixd check --store DIR",
+                             (unsigned long long)next);
+            break;
+        }
+        rc = derive_entry(s, itxn, next, &lv, &e, err);
+        if (rc)
+            break;
+        if (indexer) {
+            struct kix_log_item item;
+            memset(&item, 0, sizeof(item));
+            item.index = next;
+            kix_merkle_leaf_hash(lv.mv_data, lv.mv_size, &item.leaf_hash);
+            item.entry = &e;
+            rc = l->indexer->apply(&t, &item, err);
+            if (rc)
+                kix_err_wrap(err, "deriving the index at entry %llu", (unsigned long long)next);
+        }
+        kix_entry_release(&e);
+        /* the checkpoints this entry completes */
+        while (rc == KIX_OK && crc == 0 && ck.mv_size == 8 &&
+               kix_u64be_get(ck.mv_data) <= next + 1) {
+            if (kix_u64be_get(ck.mv_data) == next + 1) {
+                if (indexer)
+                    rc = derive_seal(l, s, txn, next + 1, &cv, err);
+                if (next + 1 - from >= part && next + 1 < size)
+                    part_end = next + 1;
+            }
+            crc = mdb_cursor_get(cps, &ck, &cv, MDB_NEXT);
+        }
+        if (part_end)
+            break;
+        mrc = mdb_cursor_get(leaves, &lk, &lv, MDB_NEXT);
+    }
+    if (rc == KIX_OK && part_end)
+        /* a part ends at a checkpoint, where readers may stand */
+        rc = kix__split_state_set(s, itxn, part_end, blobs, err);
+    else if (rc == KIX_OK)
+        s->index_in_step = 1; /* kix__db_write puts the state: size and blobs */
 out:
     if (leaves)
         mdb_cursor_close(leaves);
@@ -632,11 +832,16 @@ int kix_log_open(const char *dir, const struct kix_log_opts *opts, struct kix_lo
         if (rc)
             goto fail;
     }
-    if (!(opts && opts->store.read_only) && l->store->layout < KIX__LAYOUT) {
+    if (!(opts && opts->store.read_only) && l->store->layout < 2) {
         rc = kix__db_write(l->store, migrate_fn, NULL, err);
         if (rc)
             goto fail;
-        l->store->layout = KIX__LAYOUT;
+        l->store->layout = 2;
+    }
+    if (!(opts && opts->store.read_only) && l->store->layout < KIX__LAYOUT) {
+        rc = kix__split_convert(l->store, err);
+        if (rc)
+            goto fail;
     }
     if (!(opts && opts->store.read_only) && l->indexed && l->indexer && l->indexer->reset) {
         int current = 0;
@@ -672,6 +877,27 @@ int kix_log_open(const char *dir, const struct kix_log_opts *opts, struct kix_lo
                              keypath);
         if (rc)
             goto fail;
+    }
+    if (l->store->ienv && !l->store->read_only &&
+        (l->store->index_lost || !l->store->index_in_step) && (!l->indexed || l->indexer)) {
+        uint64_t before = (uint64_t)-1;
+        /* in parts (DERIVE_PART), each one further */
+        while (rc == KIX_OK && !l->store->index_in_step && l->store->index_size != before) {
+            before = l->store->index_lost ? (uint64_t)-1 : l->store->index_size;
+            rc = kix__db_write(l->store, derive_fn, l, err);
+        }
+        if (rc == KIX_OK && !l->store->index_in_step)
+            rc = kix_err_set(err, KIX_ECORRUPT, "the index stopped at size %llu",
+                             (unsigned long long)l->store->index_size);
+        if (rc) {
+            kix_err_wrap(err, "deriving the index of %s from its log", dir);
+            goto fail;
+        }
+        l->store->index_lost = 0;
+    }
+    if (l->store->ienv && (!l->indexed || l->indexer)) {
+        l->store->catch_up = derive_fn;
+        l->store->catch_up_ctx = l;
     }
     if (l->rebuild) {
         rc = kix__db_write(l->store, rebuild_fn, l, err);
@@ -767,7 +993,7 @@ static int replay_check_checkpoint(struct kix_log *l, const struct kix_replay_ch
 
 /* Applies one item at index `next`: KIX_OK (accepted), a refusal code with
  * res filled, or a fatal code. *dup set when it repeats an entry. */
-static int lookup_duplicate(struct kix_store *s, MDB_txn *txn, const struct kix_digest *subject,
+static int lookup_duplicate(struct kix_store *s, const struct kix_digest *subject,
                             const struct kix_hash *h, uint64_t *index);
 
 static int apply_item(struct kix_store *s, MDB_txn *txn, struct kix_log *l, uint64_t next,
@@ -785,7 +1011,7 @@ static int apply_item(struct kix_store *s, MDB_txn *txn, struct kix_log *l, uint
     rc = kix__policy_signer(l, txn, next, p, item_err);
     if (rc)
         return rc;
-    rc = lookup_duplicate(s, txn, &p->entry.subject, &p->statement_hash, &dup_index);
+    rc = lookup_duplicate(s, &p->entry.subject, &p->statement_hash, &dup_index);
     if (rc == KIX_OK && p->entry.type == KIX_ENTRY_KEY && !p->entry.key_revoke) {
         /* the same registration again: not "already logged" when the key
          * has since been revoked */
@@ -962,14 +1188,14 @@ static int replay_fn(struct kix_store *s, MDB_txn *txn, void *arg, struct kix_er
                            c->n - i);
     c->size = next;
     if (c->inspect) {
-        struct kix_log_txn t = {s, txn, 0, NULL};
+        struct kix_log_txn t = {s, txn, kix__witxn(s), 0, NULL};
         c->inspect_rc = c->inspect(c->inspect_ctx, &t, err);
         return INSPECTED; /* never commit what was only replayed to be looked at */
     }
     return KIX_OK;
 }
 
-static int lookup_duplicate(struct kix_store *s, MDB_txn *txn, const struct kix_digest *subject,
+static int lookup_duplicate(struct kix_store *s, const struct kix_digest *subject,
                             const struct kix_hash *h, uint64_t *index)
 {
     uint8_t k[KIX__STATEMENT_KEY_LEN];
@@ -977,7 +1203,7 @@ static int lookup_duplicate(struct kix_store *s, MDB_txn *txn, const struct kix_
     int rc;
 
     kix__statement_key(k, subject->b, h->b);
-    rc = mdb_get(txn, s->dbi[T_OBJECTS], &key, &val);
+    rc = mdb_get(kix__witxn(s), kix__dbi(s, T_OBJECTS), &key, &val);
     if (rc == MDB_NOTFOUND)
         return KIX_ENOTFOUND;
     if (rc || val.mv_size != KIX__STATEMENT_VAL_LEN)

@@ -37,7 +37,8 @@ struct kix_log {
 
 struct kix_log_txn {
     struct kix_store *store;
-    MDB_txn *txn;
+    MDB_txn *txn;  /* the log's (data.mdb) */
+    MDB_txn *itxn; /* the index's: the layer's tables and the derived ones */
     int writable;
     struct kix_buf *scratch; /* the writer's: kix_log_txn_scratch */
 };

@@ -29,7 +29,7 @@ int kix_log_read_begin(struct kix_log *l, struct kix_log_reader **out)
         return KIX_ENOMEM;
     rc = kix_store_read_begin(l->store, &lr->r);
     if (rc == KIX_OK)
-        rc = kix__log_size(l->store, lr->r->txn, &lr->size);
+        rc = kix__reader_size(l->store, lr->r->txn, lr->r->itxn, &lr->size);
     if (rc) {
         kix_store_read_end(lr->r);
         free(lr);
@@ -41,6 +41,7 @@ int kix_log_read_begin(struct kix_log *l, struct kix_log_reader **out)
     lr->tctx.snapshot = 1;
     lr->txn.store = l->store;
     lr->txn.txn = lr->r->txn;
+    lr->txn.itxn = lr->r->itxn;
     kix__tile_io_init(&lr->io, &lr->tctx);
     *out = lr;
     return KIX_OK;

@@ -10,10 +10,11 @@
 #include "kix/assert.h"
 #include "db.h"
 
-int kix__object_get(struct kix_store *s, MDB_txn *txn, const uint8_t digest[32], MDB_val *out)
+int kix__object_get(struct kix_store *s, MDB_txn *txn, MDB_txn *itxn, const uint8_t digest[32],
+                    MDB_val *out)
 {
     MDB_val key = {32, (void *)digest}, seq;
-    int rc = mdb_get(txn, s->dbi[T_OBJECTS], &key, &seq);
+    int rc = mdb_get(itxn, kix__dbi(s, T_OBJECTS), &key, &seq);
 
     if (rc)
         return rc == MDB_NOTFOUND ? KIX_ENOTFOUND : kix__db_error(rc, NULL, "reading an object");
@@ -25,7 +26,7 @@ int kix__object_get(struct kix_store *s, MDB_txn *txn, const uint8_t digest[32],
     return rc ? kix__db_error(rc, NULL, "reading an object") : KIX_OK;
 }
 
-static int next_blob_seq(struct kix_store *s, MDB_txn *txn, uint64_t *seq)
+int kix__next_blob_seq(struct kix_store *s, MDB_txn *txn, uint64_t *seq)
 {
     MDB_cursor *cur;
     MDB_val k, v;
@@ -54,7 +55,7 @@ int kix__object_put(struct kix_store *s, MDB_txn *txn, const uint8_t *canon, siz
     int rc;
 
     KIX_ASSERT(kix__db_writing(s) && len > 0);
-    rc = kix__object_get(s, txn, digest, &existing);
+    rc = kix__object_get(s, txn, kix__witxn(s), digest, &existing);
     if (created)
         *created = 0;
     if (rc == KIX_OK) {
@@ -66,7 +67,7 @@ int kix__object_put(struct kix_store *s, MDB_txn *txn, const uint8_t *canon, siz
     }
     if (rc != KIX_ENOTFOUND)
         return kix_err_set(err, rc, "reading an object: %s", kix_strerror(rc));
-    rc = next_blob_seq(s, txn, &seq);
+    rc = kix__next_blob_seq(s, txn, &seq);
     if (rc)
         return kix_err_set(err, rc, "allocating an object slot: %s", kix_strerror(rc));
     kix_u64be_put(seqbuf, seq);
@@ -74,7 +75,7 @@ int kix__object_put(struct kix_store *s, MDB_txn *txn, const uint8_t *canon, siz
     seqval.mv_data = seqbuf;
     rc = mdb_put(txn, s->dbi[T_BLOBS], &seqval, &blob, MDB_APPEND);
     if (rc == 0)
-        rc = mdb_put(txn, s->dbi[T_OBJECTS], &key, &seqval, MDB_NOOVERWRITE);
+        rc = mdb_put(kix__witxn(s), kix__dbi(s, T_OBJECTS), &key, &seqval, MDB_NOOVERWRITE);
     if (rc)
         return kix__db_error(rc, err, "storing an object");
     if (created)
@@ -120,7 +121,7 @@ out:
 int kix_reader_get(struct kix_reader *r, const struct kix_digest *d, struct kix_bytes *out)
 {
     MDB_val v;
-    int rc = kix__object_get(r->store, r->txn, d->b, &v);
+    int rc = kix__object_get(r->store, r->txn, r->itxn, d->b, &v);
 
     if (rc)
         return rc;

@@ -202,7 +202,7 @@ static int stored_before(struct kix_log *l, struct kix_reader **r, const struct 
 
     if (!*r && kix_store_read_begin(l->store, r) != KIX_OK)
         return 0; /* then it is prepared in full, as if new */
-    return kix__object_get(l->store, (*r)->txn, d->b, &v) == KIX_OK;
+    return kix__object_get(l->store, (*r)->txn, (*r)->itxn, d->b, &v) == KIX_OK;
 }
 
 /* One parse per object: its canonical form, references, record check and

@@ -25,7 +25,7 @@ int kix_log_txn_get(struct kix_log_txn *t, unsigned table, const void *key, size
 {
     MDB_val k = {klen, (void *)key}, v;
     int rc =
-        reads_empty(t, table) ? MDB_NOTFOUND : mdb_get(t->txn, t->store->table_dbi[table], &k, &v);
+        reads_empty(t, table) ? MDB_NOTFOUND : mdb_get(t->itxn, t->store->table_dbi[table], &k, &v);
 
     if (rc == MDB_NOTFOUND)
         return KIX_ENOTFOUND;
@@ -47,7 +47,7 @@ int kix_log_txn_put(struct kix_log_txn *t, unsigned table, const void *key, size
     if (table >= t->store->ntables)
         return no_such_table(table, err);
     KIX_ASSERT(kix__db_writing(t->store)); /* a writable txn is the writer's own */
-    rc = mdb_put(t->txn, t->store->table_dbi[table], &k, &v, 0);
+    rc = mdb_put(t->itxn, t->store->table_dbi[table], &k, &v, 0);
     return rc ? kix__db_error(rc, err, "writing the index") : KIX_OK;
 }
 
@@ -62,7 +62,7 @@ int kix_log_txn_del(struct kix_log_txn *t, unsigned table, const void *key, size
     if (table >= t->store->ntables)
         return no_such_table(table, err);
     KIX_ASSERT(kix__db_writing(t->store)); /* a writable txn is the writer's own */
-    rc = mdb_del(t->txn, t->store->table_dbi[table], &k, NULL);
+    rc = mdb_del(t->itxn, t->store->table_dbi[table], &k, NULL);
     if (rc == MDB_NOTFOUND)
         return KIX_ENOTFOUND;
     return rc ? kix__db_error(rc, err, "writing the index") : KIX_OK;
@@ -96,7 +96,7 @@ int kix_log_txn_scan(struct kix_log_txn *t, unsigned table, const void *from, si
 {
     if (reads_empty(t, table))
         return KIX_OK;
-    return scan(t->txn, t->store->table_dbi[table], from, from_len, fn, ctx, "reading the index");
+    return scan(t->itxn, t->store->table_dbi[table], from, from_len, fn, ctx, "reading the index");
 }
 
 int kix_log_txn_scan_keys(struct kix_log_txn *t, kix_log_scan_fn fn, void *ctx)
@@ -113,7 +113,7 @@ int kix_log_txn_clear(struct kix_log_txn *t, unsigned table, struct kix_err *err
     if (table >= t->store->ntables)
         return no_such_table(table, err);
     KIX_ASSERT(kix__db_writing(t->store)); /* a writable txn is the writer's own */
-    rc = mdb_drop(t->txn, t->store->table_dbi[table], 0);
+    rc = mdb_drop(t->itxn, t->store->table_dbi[table], 0);
     return rc ? kix__db_error(rc, err, "emptying an index table") : KIX_OK;
 }
 
@@ -131,7 +131,7 @@ int kix_log_txn_key(struct kix_log_txn *t, const uint8_t key_id[32], struct kix_
 int kix_log_txn_object(struct kix_log_txn *t, const struct kix_digest *d, struct kix_bytes *out)
 {
     MDB_val v;
-    int rc = kix__object_get(t->store, t->txn, d->b, &v);
+    int rc = kix__object_get(t->store, t->txn, t->itxn, d->b, &v);
 
     if (rc == KIX_OK) {
         out->ptr = v.mv_data;
@@ -168,6 +168,6 @@ int kix_log_txn_subject_entries(struct kix_log_txn *t, const struct kix_digest *
 
     memcpy(from, d->b, 32);
     memset(from + 32, 0, 8);
-    return scan(t->txn, kix__subjects_dbi(t->store), from, sizeof(from), subject_step, &w,
+    return scan(t->itxn, kix__subjects_dbi(t->store), from, sizeof(from), subject_step, &w,
                 "reading the subject index");
 }

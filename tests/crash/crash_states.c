@@ -32,8 +32,9 @@
  * syncfs, then a seeded sample of the others up to KIX_CRASH_STATES_MAX
  * states (default 2000). */
 #define _GNU_SOURCE
-#include <errno.h>
 #include <dirent.h>
+#include <errno.h>
+#include <lmdb.h>
 #include <fcntl.h>
 #include <spawn.h>
 #include <stdint.h>
@@ -1233,6 +1234,68 @@ out:
     return rc;
 }
 
+/* ---- stores of layout 3: data.mdb, index.mdb and the marker -------------------------- */
+
+/* Writes the state's file at `rel` (relative to the root) to dir/name, or
+ * removes dir/name when the state has none: 1 written, 0 none, -1 error. */
+static int state_to_file(const struct state *s, const char *rel, const char *dir, const char *name)
+{
+    const unsigned char *d;
+    size_t len;
+    char path[700];
+    int fd;
+
+    snprintf(path, sizeof(path), "%s/%s", dir, name);
+    unlink(path);
+    if (state_read(s, rel, &d, &len) != 0)
+        return 0;
+    fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+    if (fd < 0 || write(fd, d, len) != (ssize_t)len) {
+        if (fd >= 0)
+            close(fd);
+        return -1;
+    }
+    close(fd);
+    return 1;
+}
+
+/* The index of layout 3 and its marker, from the state, beside the
+ * data.mdb written in dir (data is the state's data.mdb path): the open
+ * after a power cut sees them as the next boot does. Its boot id is
+ * another one (KIX_TEST_BOOT_ID): a marker the state kept means the index
+ * may have lost what it wrote unsynced, and is derived again from the
+ * log. Counts the states whose marker made the open rebuild. */
+static unsigned long index_rebuilds;
+
+static int state_index_files(const struct state *s, const char *data, const char *dir)
+{
+    char rel[600], path[700];
+    size_t n = strlen(data) - strlen("data.mdb");
+    int m;
+
+    snprintf(path, sizeof(path), "%s/index.mdb-lock", dir);
+    unlink(path);
+    snprintf(rel, sizeof(rel), "%.*sindex.mdb", (int)n, data);
+    if (state_to_file(s, rel, dir, "index.mdb") < 0)
+        return -1;
+    snprintf(rel, sizeof(rel), "%.*sindex.unsynced", (int)n, data);
+    m = state_to_file(s, rel, dir, "index.unsynced");
+    if (m > 0)
+        index_rebuilds++;
+    setenv("KIX_TEST_BOOT_ID", "the-boot-after-the-power-cut", 1);
+    return m < 0 ? -1 : 0;
+}
+
+/* Whether path is one of a layout-3 store's files beside data (what the
+ * open after a crash reads). */
+static int store_file(const char *data, const char *path)
+{
+    size_t n = strlen(data) - strlen("data.mdb");
+    return strcmp(path, data) == 0 ||
+           (strncmp(path, data, n) == 0 &&
+            (strcmp(path + n, "index.mdb") == 0 || strcmp(path + n, "index.unsynced") == 0));
+}
+
 /* ---- workload: kixd under publishing load (LMDB's commit) --------------------------- */
 
 struct lmdb_ctx {
@@ -1278,8 +1341,13 @@ static int check_lmdb(void *ctx, const struct state *s, long long promise, char 
         return 1;
     }
     close(fd);
+    if (state_index_files(s, l->data, l->dir) != 0) {
+        snprintf(why, cap, "cannot write the index to %s", l->dir);
+        return 1;
+    }
+    /* opened as kixd serve opens it at start: to write, so that an index
+     * the power cut may have torn is derived again from the log */
     memset(&o, 0, sizeof(o));
-    o.store.read_only = 1;
     rc = kix_index_open(l->dir, &o, &log, &err);
     if (rc != KIX_OK) {
         if (promise < 0)
@@ -1307,12 +1375,33 @@ static int check_lmdb(void *ctx, const struct state *s, long long promise, char 
     return 0;
 }
 
-/* What check_lmdb reads: data.mdb (LMDB's lock file holds nothing a
- * reader keeps; the keys and the rest of the store are not opened). */
+/* What check_lmdb reads: data.mdb, index.mdb and its marker (LMDB's lock
+ * files hold nothing a reader keeps; the log key is copied once, the rest
+ * of the store is not opened). */
 static int lmdb_reads(void *ctx, const char *path)
 {
     const struct lmdb_ctx *l = ctx;
-    return strcmp(path, l->data) == 0;
+    return store_file(l->data, path);
+}
+
+/* from/log.key to to/log.key (0600). */
+static int copy_key(const char *from, const char *to)
+{
+    char a[700], b[700];
+    FILE *in, *out;
+    int c, rc = 0;
+
+    snprintf(a, sizeof(a), "%s/log.key", from);
+    snprintf(b, sizeof(b), "%s/log.key", to);
+    if (!(in = fopen(a, "r")))
+        return -1;
+    out = fopen(b, "w");
+    while (out && (c = fgetc(in)) != EOF)
+        fputc(c, out);
+    fclose(in);
+    if (!out || fclose(out) != 0 || chmod(b, 0600) != 0)
+        rc = -1;
+    return rc;
 }
 
 /* kixd init and serve run under the recorder (the fixture execs them with
@@ -1349,7 +1438,9 @@ static int workload_lmdb(struct run *r, struct fx *f, struct lmdb_ctx *l)
     unsetenv("LD_PRELOAD");
     snprintf(l->data, sizeof(l->data), "%s/data.mdb", f->dir + strlen("/tmp/"));
     snprintf(l->dir, sizeof(l->dir), "%s/st", r->work);
-    return mkdir(l->dir, 0700);
+    if (mkdir(l->dir, 0700) != 0)
+        return -1;
+    return copy_key(f->dir, l->dir); /* the open to write signs the rebuilt notes */
 }
 
 /* ---- workload: kixd migrate of a store of layout 1 ------------------------------------ */
@@ -1360,6 +1451,31 @@ struct migrate_ctx {
 };
 
 #define MIGRATE_DATA "m/data.mdb"
+
+/* The text of data.mdb's meta record `name` in dir, read with LMDB alone. */
+static int raw_meta(const char *dir, const char *name, char *out, size_t cap)
+{
+    MDB_env *env;
+    MDB_txn *txn;
+    MDB_dbi dbi;
+    MDB_val k = {strlen(name), (void *)name}, v;
+    int rc = mdb_env_create(&env);
+
+    if (rc == 0)
+        rc = mdb_env_set_maxdbs(env, 32);
+    if (rc == 0)
+        rc = mdb_env_open(env, dir, MDB_RDONLY, 0600);
+    if (rc == 0 && (rc = mdb_txn_begin(env, NULL, MDB_RDONLY, &txn)) == 0) {
+        rc = mdb_dbi_open(txn, "meta", 0, &dbi);
+        if (rc == 0)
+            rc = mdb_get(txn, dbi, &k, &v);
+        if (rc == 0)
+            snprintf(out, cap, "%.*s", (int)v.mv_size, (const char *)v.mv_data);
+        mdb_txn_abort(txn);
+    }
+    mdb_env_close(env);
+    return rc;
+}
 
 /* Promise 0: mdb_load made the layout-1 store of the fixture; 1: kixd
  * migrate exited 0. From 0 on, every state opens, passes the start-up
@@ -1398,18 +1514,25 @@ static int check_migrate(void *ctx, const struct state *s, long long promise, ch
         return 1;
     }
     close(fd);
+    if (state_index_files(s, MIGRATE_DATA, m->dir) != 0) {
+        snprintf(why, cap, "cannot write the index to %s", m->dir);
+        return 1;
+    }
+    /* the layout and index format the crash left, before an open that may
+     * convert them */
+    layout = raw_meta(m->dir, "layout", index, sizeof(index)) == 0 ? atoi(index) : 1;
+    if (raw_meta(m->dir, "index", index, sizeof(index)) != 0)
+        index[0] = '\0';
+    /* opened as kixd serve opens it at start: to write (converting what is
+     * left to convert, deriving a torn index again) */
     memset(&o, 0, sizeof(o));
-    o.store.read_only = 1;
     rc = kix_index_open(m->dir, &o, &log, &err);
     if (rc != KIX_OK) {
         if (promise < 0)
             return 0; /* mdb_load had not finished */
-        snprintf(why, cap, "the store does not open: %s", err.msg);
+        snprintf(why, cap, "the store does not open (layout %d): %s", layout, err.msg);
         return 1;
     }
-    layout = kix_store_layout(kix_log_store(log));
-    if (kix_log_index_format(log, index, sizeof(index)) != KIX_OK)
-        index[0] = '\0';
     memset(&co, 0, sizeof(co));
     co.quick = 1;
     rc = kix_log_check(log, &co, &st, &err);
@@ -1441,7 +1564,7 @@ static int check_migrate(void *ctx, const struct state *s, long long promise, ch
 static int migrate_reads(void *ctx, const char *path)
 {
     (void)ctx;
-    return strcmp(path, MIGRATE_DATA) == 0;
+    return store_file(MIGRATE_DATA, path);
 }
 
 /* mdb_load of tests/data/layout1 (the log key put beside it untraced: it is
@@ -1495,7 +1618,9 @@ static int workload_migrate(struct run *r, struct migrate_ctx *m)
     kix_log_read_end(lr);
     kix_log_close(log);
     snprintf(m->dir, sizeof(m->dir), "%s/st", r->work);
-    return mkdir(m->dir, 0700);
+    if (mkdir(m->dir, 0700) != 0)
+        return -1;
+    return copy_key(store, m->dir); /* the open to write signs the rebuilt notes */
 }
 
 /* ---- workload: a mirror's fork evidence ---------------------------------------------- */
@@ -1740,6 +1865,10 @@ int main(int argc, char **argv)
                which, e.full ? "full" : "sample", (unsigned long long)e.seed, t.n, syncs, promises,
                e.cut_ops, e.states, e.distinct, e.failures, e.cut_states, e.merged_points);
     }
+    if (index_rebuilds)
+        printf("%lu of them kept the index's marker: the open after the power cut (another boot) "
+               "derived the index again from the log\n",
+               index_rebuilds);
     if (e.failures)
         printf("first failure: %s\n", e.first_failure);
     rc = e.failures ? 1 : 0;

@@ -28,7 +28,7 @@ need = {
                "echo_16x16_p99_us"],
     "append": ["entries_per_s", "ack_p50_ms", "ack_p99_ms", "ack_max_ms", "entries",
                "kixd_cpu_us_per_entry", "phase_sum_us", "entries_per_commit",
-               "kixd_write_bytes_per_entry"] +
+               "kixd_write_bytes_per_entry", "kixd_wchar_per_entry"] +
               ["d%d_%s" % (k, f) for k in (1, 4, 16)
                for f in ("entries_per_s", "ack_p99_ms", "verify_all_around")] +
               ["phase_%s_us" % p for p in ("receive", "canonical", "hash", "verify", "policy",

@@ -8,6 +8,25 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
+
+/* Layout 3: the log's own tables are in STORE/data.mdb, every derived
+ * one (objects, signers, the index's) in STORE/index.mdb. */
+static int open_env_of(MDB_env *env, const char *dir, const char *table)
+{
+    static const char *const log[] = {
+        "meta", "blobs",    "leaves",       "leaf_index", "tiles",       "checkpoints",
+        "keys", "subjects", "cosignatures", "statements", "index_notes", "index_cosignatures"};
+    char path[4200];
+    int in_log = 0;
+
+    for (size_t i = 0; i < sizeof(log) / sizeof(log[0]); i++)
+        in_log |= strcmp(table, log[i]) == 0;
+    snprintf(path, sizeof(path), "%s/index.mdb", dir);
+    if (!in_log && access(path, F_OK) == 0)
+        return mdb_env_open(env, path, MDB_NOSUBDIR, 0600);
+    return mdb_env_open(env, dir, 0, 0600);
+}
 
 static int parse_key(const char *text, unsigned char *out, size_t *len)
 {
@@ -42,7 +61,7 @@ int main(int argc, char **argv)
     k.mv_data = key;
     k.mv_size = klen;
     if (mdb_env_create(&env) || mdb_env_set_maxdbs(env, 32) ||
-        mdb_env_set_mapsize(env, 1ull << 36) || mdb_env_open(env, argv[1], 0, 0600) ||
+        mdb_env_set_mapsize(env, 1ull << 36) || open_env_of(env, argv[1], argv[2]) ||
         mdb_txn_begin(env, NULL, 0, &txn) || mdb_dbi_open(txn, argv[2], 0, &dbi) ||
         mdb_get(txn, dbi, &k, &v)) {
         fprintf(stderr, "kix-tamper: cannot find that record\n");

@@ -747,8 +747,8 @@ static void edit_store(struct fixture *f, void (*fn)(MDB_txn *txn, MDB_env *env)
 
     kix_log_close(f->log);
     f->log = NULL;
-    if (mdb_env_create(&env) || mdb_env_set_maxdbs(env, 32) || mdb_env_open(env, f->dir, 0, 0600) ||
-        mdb_txn_begin(env, NULL, 0, &txn))
+    /* the index's tables (layout 3: index.mdb) */
+    if (test_env_open(f->dir, "runs", 0, &env) || mdb_txn_begin(env, NULL, 0, &txn))
         abort();
     fn(txn, env);
     if (mdb_txn_commit(txn))
@@ -1223,6 +1223,7 @@ KIX_TEST(old_store_gets_its_statement_index)
     ASSERT_EQ_INT(KIX_OK, submit(&f, &env, objs, 2, &res, &err));
     kix_log_close(f.log);
     f.log = NULL;
+    as_layout_2(f.dir);
     ASSERT_EQ_INT(0, mdb_env_create(&menv));
     ASSERT_EQ_INT(0, mdb_env_set_maxdbs(menv, 32));
     ASSERT_EQ_INT(0, mdb_env_open(menv, f.dir, 0, 0600));

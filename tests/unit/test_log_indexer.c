@@ -141,8 +141,7 @@ static int store_table(const char *dir, const char *name, int drop)
     MDB_dbi dbi;
     int rc;
 
-    if (mdb_env_create(&env) || mdb_env_set_maxdbs(env, 32) || mdb_env_open(env, dir, 0, 0600) ||
-        mdb_txn_begin(env, NULL, 0, &txn))
+    if (test_env_open(dir, name, 0, &env) || mdb_txn_begin(env, NULL, 0, &txn))
         abort();
     rc = mdb_dbi_open(txn, name, 0, &dbi);
     if (rc == 0 && drop && mdb_drop(txn, dbi, 1))

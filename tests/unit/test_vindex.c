@@ -373,6 +373,7 @@ KIX_TEST(index_rebuilt_from_the_entries_is_the_same)
     kix_log_close(f.log);
     f.log = NULL;
     /* an old store: another format name, no tree, no notes */
+    as_layout_2(f.dir);
     ASSERT_EQ_INT(0, mdb_env_create(&env));
     ASSERT_EQ_INT(0, mdb_env_set_maxdbs(env, 32));
     ASSERT_EQ_INT(0, mdb_env_open(env, f.dir, 0, 0600));
@@ -488,6 +489,7 @@ KIX_TEST(index_of_the_previous_format_is_rebuilt_in_tiles)
     kix_log_close(f.log);
     f.log = NULL;
     /* the same tree laid out as kix-index/2 did, under its name */
+    as_layout_2(f.dir);
     ASSERT_EQ_INT(0, mdb_env_create(&env));
     ASSERT_EQ_INT(0, mdb_env_set_maxdbs(env, 32));
     ASSERT_EQ_INT(0, mdb_env_open(env, f.dir, 0, 0600));
@@ -528,9 +530,7 @@ KIX_TEST(index_of_the_previous_format_is_rebuilt_in_tiles)
     kix_log_close(f.log);
     f.log = NULL;
     /* nothing of the old layout is left: every record is a tile */
-    ASSERT_EQ_INT(0, mdb_env_create(&env));
-    ASSERT_EQ_INT(0, mdb_env_set_maxdbs(env, 32));
-    ASSERT_EQ_INT(0, mdb_env_open(env, f.dir, MDB_RDONLY, 0600));
+    ASSERT_EQ_INT(0, test_env_open(f.dir, "smt", MDB_RDONLY, &env));
     ASSERT_EQ_INT(0, mdb_txn_begin(env, NULL, MDB_RDONLY, &old.txn));
     ASSERT_EQ_INT(0, mdb_dbi_open(old.txn, "smt", 0, &old.dbi));
     ASSERT_EQ_INT(0, mdb_cursor_open(old.txn, old.dbi, &cur));

@@ -311,25 +311,34 @@ static void phase_figs(struct bench_report *rep, const struct phase_sample *a,
                   "  entries a group commit (one fdatasync)");
 }
 
-/* Bytes a child has written through write(2) and its kin (/proc/PID/io
- * wchar): LMDB's page writes (it writes dirty pages with pwrite, not
- * through the map) and the answers on its sockets. write_bytes is not
- * used: on this kernel it counts each fdatasync's writeback several times
- * over. -1 when the kernel does not say. */
-static double io_written(pid_t pid)
+/* What a child has written, from /proc/PID/io: write_bytes, the bytes of
+ * the pages it made dirty (what reaches the device, once per writeback of
+ * a page: a page dirtied again before the kernel wrote it back counts
+ * once), and wchar, the bytes it passed to write(2) and its kin (LMDB's
+ * pwrite of each dirty page at commit, and the answers on its sockets).
+ * Issue 38 judges write_bytes; wchar is the work of the system calls. -1
+ * each when the kernel does not say. */
+struct io_counts {
+    double write_bytes, wchar;
+};
+
+static struct io_counts io_written(pid_t pid)
 {
     char path[64], line[128];
     unsigned long long v;
-    double out = -1;
+    struct io_counts out = {-1, -1};
     FILE *f;
 
     snprintf(path, sizeof(path), "/proc/%d/io", (int)pid);
     f = fopen(path, "r");
     if (!f)
-        return -1;
-    while (fgets(line, sizeof(line), f))
+        return out;
+    while (fgets(line, sizeof(line), f)) {
         if (sscanf(line, "wchar: %llu", &v) == 1)
-            out = (double)v;
+            out.wchar = (double)v;
+        else if (sscanf(line, "write_bytes: %llu", &v) == 1)
+            out.write_bytes = (double)v;
+    }
     fclose(f);
     return out;
 }
@@ -580,14 +589,18 @@ static void store_disk(const char *dir, uint64_t objects, struct bench_report *r
     }
     kix_log_read_end(r);
     kix_log_close(log);
+    /* the log and the index it derives (store layout 3: index.mdb) */
     bench_path(path, sizeof(path), "%s/data.mdb", dir);
     disk = bench_file_size(path);
+    bench_path(path, sizeof(path), "%s/index.mdb", dir);
+    disk += bench_file_size(path);
     snprintf(k, sizeof(k), "%s_bytes", key);
     bench_fig(rep, k, (double)disk, "B", label);
     snprintf(k, sizeof(k), "%s_canonical_bytes", key);
     bench_fig(rep, k, (double)(leaves + objects), "B", "  canonical bytes (leaves + objects)");
     snprintf(k, sizeof(k), "%s_vs_canonical", key);
-    bench_fig(rep, k, (double)disk / (double)(leaves + objects), "x", "  data.mdb / canonical");
+    bench_fig(rep, k, (double)disk / (double)(leaves + objects), "x",
+              "  data.mdb + index.mdb / canonical");
 }
 
 /* kixd serve on the append run's store (with --phase-stats when phases),
@@ -702,7 +715,8 @@ static void run_kix(const struct opts *o, const char *work, struct bench_report 
     struct bench_load ld;
     uint64_t synced = 0;
     double t0, secs, t = o->seconds, v0, v1, e0, e1, r0, r1, cpu0, cpu1, kcpu0, kcpu1, ksys0 = 0,
-                     ksys1 = 0, io0, io1;
+                     ksys1 = 0;
+    struct io_counts io0, io1;
     /* m appends for each depth of issue 38's figures other than the main run's */
     long n = o->appends, m = n / 10 < 200 ? 200 : n / 10 > 2000 ? 2000 : n / 10, more = 0;
     int port = bench_free_port(), hport = bench_free_port();
@@ -789,9 +803,13 @@ static void run_kix(const struct opts *o, const char *work, struct bench_report 
     bench_fig(rep, "append.kixd_sys_cpu_us_per_entry", (ksys1 - ksys0) * 1e6 / (double)ld.done,
               "us", "    of which in the kernel");
     phase_figs(rep, &ph0, &ph1);
-    if (io0 >= 0 && io1 >= io0)
-        bench_fig(rep, "append.kixd_write_bytes_per_entry", (io1 - io0) / (double)ld.done, "bytes",
-                  "  bytes kixd wrote an entry (LMDB pages and answers)");
+    if (io0.write_bytes >= 0 && io1.write_bytes >= io0.write_bytes)
+        bench_fig(rep, "append.kixd_write_bytes_per_entry",
+                  (io1.write_bytes - io0.write_bytes) / (double)ld.done, "bytes",
+                  "  bytes kixd dirtied an entry (write_bytes: what reaches the disk)");
+    if (io0.wchar >= 0 && io1.wchar >= io0.wchar)
+        bench_fig(rep, "append.kixd_wchar_per_entry", (io1.wchar - io0.wchar) / (double)ld.done,
+                  "bytes", "  bytes kixd passed to write(2) an entry (wchar: LMDB pages, answers)");
     bench_fig(rep, "append.verify_all_around", (v0 + v1) / 2, "/s",
               "  Ed25519 verify all cores, just before/after");
     bench_fig(rep, "append.presign_per_s", (double)(n + more) / secs, "/s",
@@ -871,7 +889,7 @@ static void run_kix(const struct opts *o, const char *work, struct bench_report 
     store_disk(store,
                (uint64_t)(n + 1) * BENCH_MANIFEST_LEN + w.shared[0].len + w.shared[1].len +
                    w.shared[2].len + w.shared[3].len,
-               rep, "disk.append", "data.mdb of the append run's log");
+               rep, "disk.append", "data.mdb + index.mdb of the append run's log");
     bench_items_release(items, n + more);
     bench_items_release(&first, 1);
     free(items);
@@ -976,12 +994,12 @@ static void run_scale(const struct opts *o, const char *work, const char *cache,
         bench_fig(rep, "scale.big_build_entries_per_s", (double)big.entries / big.build_s, "/s",
                   "  bulk append (sign + prepare + commit)");
     }
-    snprintf(label, sizeof(label), "data.mdb of the %ld-entry log", big.entries);
+    snprintf(label, sizeof(label), "data.mdb + index.mdb of the %ld-entry log", big.entries);
     bench_fig(rep, "disk.big_bytes", (double)big.disk_bytes, "B", label);
     bench_fig(rep, "disk.big_canonical_bytes", (double)big.canon_bytes, "B",
               "  canonical bytes (leaves + objects)");
     bench_fig(rep, "disk.big_vs_canonical", (double)big.disk_bytes / (double)big.canon_bytes, "x",
-              "  data.mdb / canonical");
+              "  data.mdb + index.mdb / canonical");
 }
 
 /* ---- ratios, targets, output ------------------------------------------------------------- */
@@ -1094,7 +1112,7 @@ static const struct target targets[] = {
     {"resolve_vs_get", 0, 0.4, "resolve 16x16 >= 0.4 x get_object"},
     {"proof_1e6_vs_1e3", 1, 1.3, "proof latency at the big log <= 1.3 x at 10^3"},
     {"proof_1e6_vs_1e3_served", 1, 1.3, "the same, proofs served by kixd (what clients see)"},
-    {"disk_vs_canonical", 1, 1.3, "data.mdb <= 1.3 x canonical bytes"},
+    {"disk_vs_canonical", 1, 1.3, "data.mdb + index.mdb <= 1.3 x canonical bytes"},
     /* issue 28's: reads from static copies */
     {"http_tile_kixd_vs_nginx", 0, 1.0, "kixd --http full tiles >= 1.0 x nginx"},
     {"http_bundle_kixd_vs_nginx", 0, 1.0, "kixd --http full bundles >= 1.0 x nginx"},

@@ -1,9 +1,10 @@
 /* kix/log_txn.h — the log's storage, lent to the layer above it.
  *
- * The index (store/index) keeps its tables in the log's own LMDB
- * environment so that an entry and everything derived from it commit in one
- * durable transaction, and a read snapshot sees both at the same tree size.
- * It never sees LMDB: it reads and writes its tables through struct
+ * The index (store/index) keeps its tables in the store beside the log's:
+ * since store layout 3 in a second LMDB environment (index.mdb, committed
+ * after the log's in the same write, without fsync, and derived again from
+ * the log after a machine stop: store/log/split.c), and a read snapshot
+ * sees both at the same tree size (the index's). It never sees LMDB: it reads and writes its tables through struct
  * kix_log_txn, and the log calls it back through struct kix_log_indexer for
  * every entry it appends or replays.
  *

@@ -45,10 +45,12 @@ KIX_API int kix_store_open(const char *dir, const struct kix_store_opts *opts,
                            struct kix_store **out, struct kix_err *err) KIX_MUST_CHECK;
 KIX_API void kix_store_close(struct kix_store *s);
 
-/* Writes a consistent, compacted copy of the store (one read snapshot:
- * writers go on meanwhile, in this process or another) as DIR/data.mdb;
- * DIR must exist and hold no data.mdb. The copy is synced to disk with
- * its directory before this returns. Nothing but data.mdb is written:
+/* Writes a consistent, compacted copy of the store (one read snapshot of
+ * each file: writers go on meanwhile, in this process or another) as
+ * DIR/data.mdb and, for store layout 3, DIR/index.mdb (copied first: the
+ * copy's index is at or behind its log, which its first writable open
+ * catches up); DIR must exist and hold neither. The copy is synced to
+ * disk with its directory before this returns. Nothing else is written:
  * key files beside the store are the caller's to copy or not. */
 KIX_API int kix_store_copy(struct kix_store *s, const char *dir,
                            struct kix_err *err) KIX_MUST_CHECK;
@@ -57,7 +59,7 @@ KIX_API int kix_store_copy(struct kix_store *s, const char *dir,
  * files"): KIX_STORE_LAYOUT for one this version wrote or converted; 1 for
  * one written before layout 2, which a writable open of its log converts
  * in one transaction (kixd migrate makes a backup first). */
-#define KIX_STORE_LAYOUT 2
+#define KIX_STORE_LAYOUT 3
 KIX_API int kix_store_layout(const struct kix_store *s);
 
 /* Current LMDB map size in bytes (grows on demand). */
