@@ -9,7 +9,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#define DEFAULT_MAX_BATCH 8192
+#define DEFAULT_MAX_BATCH 1024
 #define ENTRIES_PER_CALL  1000
 #define OBJECTS_PER_CALL  1024
 
@@ -384,28 +384,137 @@ static int from_packs(const struct packs *p, struct object *o)
     return kix_buf_add(&o->bytes, p->bytes.ptr + hit->off, hit->len) ? KIX_ENOMEM : KIX_OK;
 }
 
-/* Parses each leaf (the first half of prepare, into items) for the objects
- * it needs, then fetches them and what they reference. */
+/* ---- work on all cores: one contiguous range of the batch a thread ---- */
+
+/* One thread's range [from, to) of a batch, and the first entry it failed. */
+struct range_job {
+    struct kix_log *replica;
+    struct batch *b;
+    struct kix_prepared **items;
+    size_t from, to;
+    int rc;
+    size_t failed;
+    struct kix_err err;
+};
+
+static unsigned thread_count(const struct kix_sync_opts *opts)
+{
+    long n = opts && opts->threads ? (long)opts->threads : sysconf(_SC_NPROCESSORS_ONLN);
+    return n < 1 ? 1 : n > 16 ? 16 : (unsigned)n;
+}
+
+/* Runs fn over the batch's n entries in nthreads contiguous ranges (this
+ * thread takes the first). The error is the failure at the lowest entry:
+ * each range stops at its first, so the lowest failing range has it, as
+ * one thread going in order would have found. */
+static int on_all_cores(void *(*fn)(void *), struct kix_log *replica, struct batch *b,
+                        struct kix_prepared **items, size_t n, unsigned nthreads, unsigned *used,
+                        struct kix_err *err)
+{
+    struct range_job jobs[16];
+    pthread_t tids[16];
+    size_t per;
+    int rc = KIX_OK;
+
+    if (nthreads > 16)
+        nthreads = 16;
+    /* a few entries are not worth a thread */
+    while (nthreads > 1 && n / nthreads < 16)
+        nthreads--;
+    per = (n + nthreads - 1) / nthreads;
+    if (*used < nthreads)
+        *used = nthreads;
+    for (unsigned t = 0; t < nthreads; t++) {
+        jobs[t].replica = replica;
+        jobs[t].b = b;
+        jobs[t].items = items;
+        jobs[t].from = t * per < n ? t * per : n;
+        jobs[t].to = (t + 1) * per < n ? (t + 1) * per : n;
+        jobs[t].rc = KIX_OK;
+        jobs[t].failed = 0;
+        kix_err_clear(&jobs[t].err);
+        if (t == 0 || pthread_create(&tids[t], NULL, fn, &jobs[t]) != 0)
+            tids[t] = 0;
+    }
+    for (unsigned t = 0; t < nthreads; t++) {
+        if (tids[t])
+            pthread_join(tids[t], NULL);
+        else
+            fn(&jobs[t]);
+    }
+    for (unsigned t = 0; t < nthreads && rc == KIX_OK; t++)
+        if (jobs[t].rc) {
+            rc = kix_err_set(err, jobs[t].rc, "entry %llu: %s",
+                             (unsigned long long)(b->first + jobs[t].failed),
+                             kix_err_text(&jobs[t].err, jobs[t].rc));
+            kix_err_cause(err, KIX_CAUSE_ENTRY, b->first + jobs[t].failed, 0);
+        }
+    return rc;
+}
+
+/* The first half of prepare (kix_log_prepare_leaf: parse the envelope and
+ * statement, hash the leaf) of a range of leaves. */
+static void *prepare_leaves(void *arg)
+{
+    struct range_job *j = arg;
+
+    for (size_t i = j->from; j->rc == KIX_OK && i < j->to; i++) {
+        struct kix_bytes leaf = {j->b->leaves[i].bytes, j->b->leaves[i].len};
+        j->failed = i;
+        j->rc = kix_log_prepare_leaf(j->replica, &leaf, &j->items[i], &j->err);
+    }
+    return NULL;
+}
+
+/* The second half (kix_log_prepare_objects: the objects' canonical forms,
+ * schemas and references, and the signature when its key is known) of a
+ * range of entries, with the objects fetched for each. */
+static void *prepare_range(void *arg)
+{
+    struct range_job *j = arg;
+    struct kix_bytes *objs = malloc(KIX_BUNDLE_MAX_OBJECTS * sizeof(*objs));
+
+    j->rc = objs ? KIX_OK : KIX_ENOMEM;
+    for (size_t i = j->from; j->rc == KIX_OK && i < j->to; i++) {
+        size_t n = 0;
+        for (size_t k = j->b->by_entry[i]; k < j->b->by_entry[i + 1]; k++) {
+            if (n == KIX_BUNDLE_MAX_OBJECTS) {
+                j->rc = kix_err_set(&j->err, KIX_ELIMIT, "needs more than %u new objects",
+                                    KIX_BUNDLE_MAX_OBJECTS);
+                break;
+            }
+            objs[n].ptr = j->b->objects[k].bytes.ptr;
+            objs[n].len = j->b->objects[k].bytes.len;
+            n++;
+        }
+        j->failed = i;
+        if (j->rc)
+            break;
+        j->rc = kix_log_prepare_objects(j->replica, j->items[i], objs, n, &j->err);
+    }
+    free(objs);
+    return NULL;
+}
+
+/* Parses each leaf (the first half of prepare, into items, on all cores)
+ * for the objects it needs, then fetches them and what they reference. */
 static int fetch_objects(struct kix_client *up, struct kix_log *replica, struct batch *b,
-                         struct kix_prepared **items, struct kix_err *err)
+                         struct kix_prepared **items, unsigned nthreads, unsigned *used,
+                         struct kix_err *err)
 {
     struct kix_log_reader *r = NULL;
     struct packs packs = {KIX_BUF_INIT, NULL, 0, 0};
     size_t fetched = 0;
-    int rc = kix_log_read_begin(replica, &r);
+    int rc = on_all_cores(prepare_leaves, replica, b, items, b->nleaves, nthreads, used, err);
 
+    if (rc)
+        return rc;
+    rc = kix_log_read_begin(replica, &r);
     if (rc)
         return kix_err_set(err, rc, "reading the replica: %s", kix_strerror(rc));
     for (size_t i = 0; rc == KIX_OK && i < b->nleaves; i++) {
         const struct kix_digest *needs = NULL;
-        struct kix_bytes leaf = {b->leaves[i].bytes, b->leaves[i].len};
         size_t n = 0;
-        rc = kix_log_prepare_leaf(replica, &leaf, &items[i], err);
-        if (rc) {
-            kix_err_wrap(err, "entry %llu", (unsigned long long)(b->first + i));
-            kix_err_cause(err, KIX_CAUSE_ENTRY, b->first + i, 0);
-            break;
-        }
         kix_prepared_needs(items[i], &needs, &n);
         for (size_t k = 0; rc == KIX_OK && k < n; k++)
             rc = want_object(b, r, &needs[k], i);
@@ -475,85 +584,7 @@ static int fetch_objects(struct kix_client *up, struct kix_log *replica, struct 
     return rc;
 }
 
-/* ---- verification in parallel, then one replay ---------------------------- */
-
-struct prep_job {
-    struct kix_log *replica;
-    struct batch *b;
-    struct kix_prepared **items;
-    size_t from, to;
-    int rc;
-    size_t failed;
-    struct kix_err err;
-};
-
-static void *prepare_range(void *arg)
-{
-    struct prep_job *j = arg;
-    struct kix_bytes *objs = malloc(KIX_BUNDLE_MAX_OBJECTS * sizeof(*objs));
-
-    j->rc = objs ? KIX_OK : KIX_ENOMEM;
-    for (size_t i = j->from; j->rc == KIX_OK && i < j->to; i++) {
-        size_t n = 0;
-        for (size_t k = j->b->by_entry[i]; k < j->b->by_entry[i + 1]; k++) {
-            if (n == KIX_BUNDLE_MAX_OBJECTS) {
-                j->rc = kix_err_set(&j->err, KIX_ELIMIT, "needs more than %u new objects",
-                                    KIX_BUNDLE_MAX_OBJECTS);
-                break;
-            }
-            objs[n].ptr = j->b->objects[k].bytes.ptr;
-            objs[n].len = j->b->objects[k].bytes.len;
-            n++;
-        }
-        j->failed = i;
-        if (j->rc)
-            break;
-        j->rc = kix_log_prepare_objects(j->replica, j->items[i], objs, n, &j->err);
-    }
-    free(objs);
-    return NULL;
-}
-
-static unsigned thread_count(const struct kix_sync_opts *opts)
-{
-    long n = opts && opts->threads ? (long)opts->threads : sysconf(_SC_NPROCESSORS_ONLN);
-    return n < 1 ? 1 : n > 16 ? 16 : (unsigned)n;
-}
-
-static int prepare_all(struct kix_log *replica, struct batch *b, struct kix_prepared **items,
-                       unsigned nthreads, struct kix_err *err)
-{
-    struct prep_job jobs[16];
-    pthread_t tids[16];
-    size_t per = (b->nleaves + nthreads - 1) / nthreads;
-    int rc = KIX_OK;
-
-    for (unsigned t = 0; t < nthreads; t++) {
-        jobs[t].replica = replica;
-        jobs[t].b = b;
-        jobs[t].items = items;
-        jobs[t].from = t * per < b->nleaves ? t * per : b->nleaves;
-        jobs[t].to = (t + 1) * per < b->nleaves ? (t + 1) * per : b->nleaves;
-        jobs[t].rc = KIX_OK;
-        kix_err_clear(&jobs[t].err);
-        if (t == 0 || pthread_create(&tids[t], NULL, prepare_range, &jobs[t]) != 0)
-            tids[t] = 0;
-    }
-    for (unsigned t = 0; t < nthreads; t++) {
-        if (tids[t])
-            pthread_join(tids[t], NULL);
-        else
-            prepare_range(&jobs[t]);
-    }
-    for (unsigned t = 0; t < nthreads && rc == KIX_OK; t++)
-        if (jobs[t].rc) {
-            rc = kix_err_set(err, jobs[t].rc, "entry %llu: %s",
-                             (unsigned long long)(b->first + jobs[t].failed),
-                             kix_err_text(&jobs[t].err, jobs[t].rc));
-            kix_err_cause(err, KIX_CAUSE_ENTRY, b->first + jobs[t].failed, 0);
-        }
-    return rc;
-}
+/* ---- one replay ---------------------------------------------------------- */
 
 static int replica_size(struct kix_log *replica, uint64_t *size, struct kix_err *err)
 {
@@ -578,6 +609,9 @@ struct stage {
      * keys it registers verify this one's signatures */
     struct kix_prepared *const *earlier;
     size_t nearlier;
+    int ahead;               /* filled while the batch before was replayed */
+    unsigned threads;        /* threads each step of its prepare ran on, the fewest */
+    uint64_t verified_ahead; /* entries whose signature it verified */
     int rc;
     struct kix_err err;
 };
@@ -607,6 +641,7 @@ static void *stage_fill(void *arg)
 {
     struct stage *s = arg;
     size_t max_batch = s->opts && s->opts->max_batch ? s->opts->max_batch : DEFAULT_MAX_BATCH;
+    unsigned leaf_threads = 0, object_threads = 0;
     int rc;
 
     s->b.first = s->start; /* the rest of s was zeroed by stage_init */
@@ -621,13 +656,18 @@ static void *stage_fill(void *arg)
             rc = kix_err_set(&s->err, KIX_ENOMEM, "out of memory");
     }
     if (rc == KIX_OK)
-        rc = fetch_objects(s->up, s->replica, &s->b, s->items, &s->err);
+        rc = fetch_objects(s->up, s->replica, &s->b, s->items, thread_count(s->opts), &leaf_threads,
+                           &s->err);
     if (rc == KIX_OK)
-        rc = prepare_all(s->replica, &s->b, s->items, thread_count(s->opts), &s->err);
+        rc = on_all_cores(prepare_range, s->replica, &s->b, s->items, s->b.nleaves,
+                          thread_count(s->opts), &object_threads, &s->err);
+    s->threads = leaf_threads < object_threads ? leaf_threads : object_threads;
     /* keys the batch itself registers: verify with them now, in parallel */
     if (rc == KIX_OK)
         rc = kix_log_verify_batch(s->replica, s->items, s->b.nleaves, s->earlier, s->nearlier,
                                   thread_count(s->opts), &s->err);
+    for (size_t i = 0; rc == KIX_OK && i < s->b.nleaves; i++)
+        s->verified_ahead += (uint64_t)kix_prepared_sig_checked(s->items[i]);
     s->rc = rc;
     return NULL;
 }
@@ -740,8 +780,12 @@ int kix_sync(struct kix_client *up, struct kix_log *replica, uint64_t target,
              const struct kix_sync_opts *opts, uint64_t *synced, struct kix_err *err)
 {
     struct stage stages[2], *cur = &stages[0], *next = &stages[1], *swap;
+    struct kix_sync_stats *st = opts ? opts->stats : NULL;
     uint64_t size = 0;
     int rc, have_cur = 0;
+
+    if (st)
+        memset(st, 0, sizeof(*st));
 
     if (target == KIX_NO_INDEX) {
         struct kix_client_info info;
@@ -765,9 +809,19 @@ int kix_sync(struct kix_client *up, struct kix_log *replica, uint64_t target,
             next->earlier = cur->items;
             next->nearlier = cur->b.nleaves;
             have_next = 1;
+            next->ahead = 1; /* read only after the join */
             ahead = pthread_create(&tid, NULL, stage_fill, next) == 0;
+            next->ahead = ahead;
         }
         rc = stage_replay(cur, err);
+        if (rc == KIX_OK && st) {
+            st->batches++;
+            st->overlapped += (uint64_t)cur->ahead;
+            st->entries += cur->b.nleaves;
+            st->verified_ahead += cur->verified_ahead;
+            if (st->threads < cur->threads)
+                st->threads = cur->threads;
+        }
         if (rc == KIX_OK)
             rc = replica_size(replica, &size, err);
         if (rc == KIX_OK && opts && opts->progress)
