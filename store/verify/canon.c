@@ -15,6 +15,7 @@
 #include "kix/canon.h"
 
 #include <assert.h>
+#include <float.h>
 #include <jansson.h>
 #include <math.h>
 #include <stdio.h>
@@ -359,13 +360,24 @@ int kix_canon_string(const char *s, size_t len, struct kix_buf *out)
  * precision that reads back exactly), as ES6 requires. Reading back is
  * monotonic in the precision (more correctly rounded digits are never
  * further from v), so the least one is found by bisection: 4-5 rounds of
- * snprintf and strtod instead of up to 17 for a 17-digit measurement. */
+ * snprintf and strtod instead of up to 17 for a 17-digit measurement.
+ * Most numbers (a measurement typed or printed with at most 15 significant
+ * digits) take one round: when 15 digits read back, their trailing zeros
+ * stripped are the shortest, since two decimals of at most 15 significant
+ * digits (DBL_DIG) never read as the same double. */
 static int shortest_digits(double v, char *digits, int *ndigits, int *exp10)
 {
     char tmp[40];
-    int lo = 0, hi = 16, k = 0;
+    int lo = 0, hi = 16, k = 0, fast = 0;
     char *e;
 
+    if (v >= DBL_MIN) { /* not subnormal, where fewer digits are exact */
+        snprintf(tmp, sizeof(tmp), "%.14e", v);
+        fast = strtod(tmp, NULL) == v;
+        /* else 15 digits are too few, and so is any fewer (monotonic) */
+        lo = fast ? 14 : 15;
+        hi = fast ? 14 : 16;
+    }
     while (lo < hi) {
         int mid = (lo + hi) / 2;
         snprintf(tmp, sizeof(tmp), "%.*e", mid, v);
@@ -374,7 +386,8 @@ static int shortest_digits(double v, char *digits, int *ndigits, int *exp10)
         else
             lo = mid + 1;
     }
-    snprintf(tmp, sizeof(tmp), "%.*e", lo, v);
+    if (!fast)
+        snprintf(tmp, sizeof(tmp), "%.*e", lo, v);
     e = strchr(tmp, 'e');
     if (!e)
         return KIX_EINVAL;

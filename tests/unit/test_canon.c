@@ -1,4 +1,5 @@
 /* RFC 8785 canonical JSON and digests: vectors, number forms, rejections. */
+#include <float.h>
 #include <math.h>
 #include <stdint.h>
 
@@ -515,6 +516,51 @@ KIX_TEST(references)
     ASSERT_EQ_INT(0x11, refs[0].b[0]);
     ASSERT_EQ_INT(0x22, refs[1].b[31]);
     free(refs);
+}
+
+/* A decimal of at most 15 significant digits (what a measurement usually
+ * is) is written with exactly its own digits, trailing zeros dropped, at
+ * every exponent of the normal range: one round of the shortest search. */
+KIX_TEST(shortest_digits_of_short_decimals)
+{
+    uint64_t x = 88172645463325252ull;
+    for (int i = 0; i < 200000; i++) {
+        char in[64], want[24], got[40];
+        struct kix_buf out = KIX_BUF_INIT;
+        int ndig, exp10, k = 0, w = 0;
+        double v;
+        x ^= x << 13, x ^= x >> 7, x ^= x << 17; /* xorshift64 */
+        ndig = 1 + (int)(x % 15);
+        exp10 = -300 + (int)((x >> 8) % 600);
+        {
+            uint64_t m = (x >> 20) % 1000000000000000ull;
+            char d[20];
+            snprintf(d, sizeof(d), "%015llu", (unsigned long long)m);
+            d[0] = d[0] == '0' ? '7' : d[0]; /* a leading digit, not zero */
+            snprintf(in, sizeof(in), "%c.%.*se%d", d[0], ndig - 1, d + 1, exp10);
+        }
+        v = strtod(in, NULL);
+        if (!isfinite(v) || v < DBL_MIN)
+            continue;
+        for (const char *c = in; *c && *c != 'e'; c++)
+            if (*c >= '0' && *c <= '9')
+                want[w++] = *c;
+        while (w > 1 && want[w - 1] == '0')
+            w--;
+        want[w] = '\0';
+        ASSERT_EQ_INT(KIX_OK, kix_canon_number(v, &out));
+        if (strtod((const char *)out.ptr, NULL) != v)
+            KIX_FAIL_AT("%s written %s does not read back", in, (const char *)out.ptr);
+        for (const char *c = (const char *)out.ptr; *c && *c != 'e' && *c != 'E'; c++)
+            if (*c >= '0' && *c <= '9' && (k || *c != '0'))
+                got[k++] = *c;
+        while (k > 1 && got[k - 1] == '0')
+            k--;
+        got[k] = '\0';
+        if (strcmp(got, want) != 0)
+            KIX_FAIL_AT("%s written %s: digits %s, want %s", in, (const char *)out.ptr, got, want);
+        kix_buf_release(&out);
+    }
 }
 
 /* The shortest round-trip digits are found by bisection over the precision;
