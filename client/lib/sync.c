@@ -841,17 +841,18 @@ static int cancelled(const struct kix_sync_opts *opts)
 }
 
 /* Batches are pipelined: while batch N is replayed (one thread: policy,
- * tree, commit), batch N+1 is fetched and verified on the others. Its
- * prepare may not see keys or objects batch N adds: it then fetches an
- * object twice, or leaves a signature for replay to verify; the outcome is
- * the same as one batch after the other. */
+ * tree, commit), batch N+1 is fetched and verified on the others, and
+ * batch N-1 freed. Its prepare may not see keys or objects batch N adds:
+ * it then fetches an object twice, or verifies the signature with the key
+ * batch N registers (kix_log_verify_batch); the outcome is the same as one
+ * batch after the other. */
 int kix_sync(struct kix_client *up, struct kix_log *replica, uint64_t target,
              const struct kix_sync_opts *opts, uint64_t *synced, struct kix_err *err)
 {
-    struct stage stages[2], *cur = &stages[0], *next = &stages[1], *swap;
+    struct stage stages[3], *cur = &stages[0], *next = &stages[1], *done = &stages[2], *swap;
     struct kix_sync_stats *st = opts ? opts->stats : NULL;
     uint64_t size = 0;
-    int rc, have_cur = 0;
+    int rc, have_cur = 0, have_done = 0;
 
     if (st)
         memset(st, 0, sizeof(*st));
@@ -882,6 +883,12 @@ int kix_sync(struct kix_client *up, struct kix_log *replica, uint64_t target,
             ahead = pthread_create(&tid, NULL, stage_fill, next) == 0;
             next->ahead = ahead;
         }
+        /* the batch replayed last, freed while the next one is fetched
+         * (not before: its keys verified cur's signatures) */
+        if (have_done) {
+            stage_release(done);
+            have_done = 0;
+        }
         rc = stage_replay(cur, err);
         if (rc == KIX_OK && st) {
             st->batches++;
@@ -899,16 +906,20 @@ int kix_sync(struct kix_client *up, struct kix_log *replica, uint64_t target,
             pthread_join(tid, NULL);
         else if (have_next && rc == KIX_OK)
             stage_fill(next); /* no thread to spare: one after the other */
-        stage_release(cur);
         if (have_next && rc != KIX_OK) {
             stage_release(next);
             have_next = 0;
         }
-        swap = cur;
+        /* cur's items are next's earlier ones: kept for one more round */
+        swap = done;
+        done = cur;
+        have_done = 1;
         cur = next;
         next = swap;
         have_cur = have_next;
     }
+    if (have_done)
+        stage_release(done);
     if (synced)
         *synced = size;
     return rc;
