@@ -689,6 +689,9 @@ static size_t batch_size(const struct kix_sync_opts *opts, uint64_t start, uint6
         n = (size_t)half;
     n = n < KIX_TLOG_WIDTH ? KIX_TLOG_WIDTH : n > most ? most : n;
     end = (start + n) / KIX_TLOG_WIDTH * KIX_TLOG_WIDTH;
+    /* a start just short of a bundle's end: on to the next one's */
+    if (end < start + KIX_TLOG_WIDTH / 2 && end + KIX_TLOG_WIDTH - start <= most)
+        end += KIX_TLOG_WIDTH;
     return end > start ? (size_t)(end - start) : n;
 }
 
