@@ -972,25 +972,31 @@ static json_t *build_object(struct build *b, unsigned depth)
         return obj;
     }
     for (;;) {
+        const unsigned char *raw = b->p + 1;
         json_t *v;
         size_t n;
-        char *key;
+        char *copy = NULL;
+        const char *key;
         if (b->p == b->end || *b->p != '"' || !build_string(b, &n) || b->p == b->end ||
             *b->p != ':' || memchr(b->scratch, 0, n))
             break;
+        /* a key without escapes is its bytes in the document (jansson copies
+         * it with its length); one with them is copied out of the scratch,
+         * which the value's strings reuse */
+        key = (const char *)raw;
+        if (n != (size_t)(b->p - 1 - raw)) {
+            if (!(copy = malloc(n ? n : 1)))
+                break;
+            memcpy(copy, b->scratch, n);
+            key = copy;
+        }
         b->p++;
-        /* the key is copied out: the value's strings reuse the scratch */
-        key = malloc(n + 1);
-        if (!key)
-            break;
-        memcpy(key, b->scratch, n);
-        key[n] = '\0';
         v = build_value(b, depth);
         if (!v || json_object_setn_new_nocheck(obj, key, n, v) != 0) {
-            free(key);
+            free(copy);
             break;
         }
-        free(key);
+        free(copy);
         if (b->p < b->end && *b->p == ',') {
             b->p++;
             continue;
