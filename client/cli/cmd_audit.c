@@ -40,7 +40,7 @@ static const struct kix_opt audit_opts[] = {
              "document kix.audit/1 the text is written from.\n"
              "\n"),
     KIX_ID("restart", NULL, 'r', "discard the local replica and audit from entry 0"),
-    KIX_ID("batch", "N", 'b', "entries per replica transaction (default 8192)"),
+    KIX_ID("batch", "N", 'b', "entries per replica transaction, at most (default 1024)"),
     KIX_ID("strict", NULL, 's', "any finding fails the audit (exit 1)"),
     CLI_COMMON_OPTS,
     KIX_NOTE("exit status: 0 the log verifies, 1 a violation (its index and reason are\n"

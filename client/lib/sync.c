@@ -5,11 +5,13 @@
 #include "kix/vindex.h"
 
 #include <pthread.h>
+#include <stdatomic.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
-#define DEFAULT_MAX_BATCH 8192
+#define DEFAULT_MAX_BATCH 1024
 #define ENTRIES_PER_CALL  1000
 #define OBJECTS_PER_CALL  1024
 
@@ -384,28 +386,178 @@ static int from_packs(const struct packs *p, struct object *o)
     return kix_buf_add(&o->bytes, p->bytes.ptr + hit->off, hit->len) ? KIX_ENOMEM : KIX_OK;
 }
 
-/* Parses each leaf (the first half of prepare, into items) for the objects
- * it needs, then fetches them and what they reference. */
+/* ---- work on all cores: the batch's entries in small chunks ------------- */
+
+#define CHUNK 8 /* entries a thread takes at a time */
+
+/* One step of prepare for entry i of the batch; scratch is the thread's. */
+typedef int (*step_fn)(struct kix_log *replica, struct batch *b, struct kix_prepared **items,
+                       size_t i, struct kix_bytes *scratch, struct kix_err *err);
+
+struct all_cores {
+    step_fn step;
+    struct kix_log *replica;
+    struct batch *b;
+    struct kix_prepared **items;
+    size_t n;
+    atomic_size_t next;   /* the first entry no thread has taken */
+    atomic_size_t failed; /* the lowest entry that failed (SIZE_MAX: none) */
+};
+
+/* One thread's share, and the first entry it failed. */
+struct core_job {
+    struct all_cores *all;
+    int rc;
+    size_t failed;
+    struct kix_err err;
+};
+
+/* Takes chunks in order until none is left, or none is below a failure:
+ * every entry below the lowest failure is done by whichever thread took
+ * it, so that failure is the one a single thread going in order finds,
+ * however the threads are scheduled (the replay of the batch before runs
+ * beside them). */
+static void *core_worker(void *arg)
+{
+    struct core_job *j = arg;
+    struct all_cores *a = j->all;
+    struct kix_bytes *scratch = malloc(KIX_BUNDLE_MAX_OBJECTS * sizeof(*scratch));
+
+    if (!scratch) {
+        j->rc = KIX_ENOMEM;
+        j->failed = atomic_load(&a->next);
+    }
+    while (j->rc == KIX_OK) {
+        size_t from = atomic_fetch_add(&a->next, CHUNK), to;
+        if (from >= a->n || from > atomic_load(&a->failed))
+            break;
+        to = a->n - from > CHUNK ? from + CHUNK : a->n;
+        for (size_t i = from; i < to; i++) {
+            size_t low;
+            j->rc = a->step(a->replica, a->b, a->items, i, scratch, &j->err);
+            if (j->rc == KIX_OK)
+                continue;
+            j->failed = i;
+            for (low = atomic_load(&a->failed);
+                 i < low && !atomic_compare_exchange_weak(&a->failed, &low, i);)
+                ;
+            break;
+        }
+    }
+    free(scratch);
+    return NULL;
+}
+
+static unsigned thread_count(const struct kix_sync_opts *opts)
+{
+    long n = opts && opts->threads ? (long)opts->threads : sysconf(_SC_NPROCESSORS_ONLN);
+    return n < 1 ? 1 : n > 16 ? 16 : (unsigned)n;
+}
+
+/* Runs step for each of the batch's n entries on nthreads threads (this
+ * one among them); the error is the one at the lowest failing entry. */
+static int on_all_cores(step_fn step, struct kix_log *replica, struct batch *b,
+                        struct kix_prepared **items, size_t n, unsigned nthreads, unsigned *used,
+                        struct kix_err *err)
+{
+    struct all_cores a;
+    struct core_job jobs[16];
+    pthread_t tids[16];
+    size_t low = SIZE_MAX;
+    int rc = KIX_OK;
+
+    if (nthreads > 16)
+        nthreads = 16;
+    /* a few entries are not worth a thread */
+    while (nthreads > 1 && n / nthreads < 2 * CHUNK)
+        nthreads--;
+    if (*used < nthreads)
+        *used = nthreads;
+    a.step = step;
+    a.replica = replica;
+    a.b = b;
+    a.items = items;
+    a.n = n;
+    atomic_init(&a.next, 0);
+    atomic_init(&a.failed, SIZE_MAX);
+    for (unsigned t = 0; t < nthreads; t++) {
+        jobs[t].all = &a;
+        jobs[t].rc = KIX_OK;
+        jobs[t].failed = SIZE_MAX;
+        kix_err_clear(&jobs[t].err);
+        if (t == 0 || pthread_create(&tids[t], NULL, core_worker, &jobs[t]) != 0)
+            tids[t] = 0;
+    }
+    core_worker(&jobs[0]);
+    for (unsigned t = 1; t < nthreads; t++) {
+        if (tids[t])
+            pthread_join(tids[t], NULL);
+        else
+            core_worker(&jobs[t]); /* no thread: this one does its share */
+    }
+    for (unsigned t = 0; t < nthreads; t++) {
+        struct core_job *j = &jobs[t];
+        if (j->rc && j->failed < low) {
+            rc = j->rc;
+            low = j->failed;
+            kix_err_set(err, j->rc, "entry %llu: %s", (unsigned long long)(b->first + j->failed),
+                        kix_err_text(&j->err, j->rc));
+            kix_err_cause(err, KIX_CAUSE_ENTRY, b->first + j->failed, 0);
+        }
+    }
+    return rc;
+}
+
+/* The first half of prepare (kix_log_prepare_leaf: parse the envelope and
+ * statement, hash the leaf) of leaf i. */
+static int prepare_leaf_step(struct kix_log *replica, struct batch *b, struct kix_prepared **items,
+                             size_t i, struct kix_bytes *scratch, struct kix_err *err)
+{
+    struct kix_bytes leaf = {b->leaves[i].bytes, b->leaves[i].len};
+
+    (void)scratch;
+    return kix_log_prepare_leaf(replica, &leaf, &items[i], err);
+}
+
+/* The second half (kix_log_prepare_objects: the objects' canonical forms,
+ * schemas and references, and the signature when its key is known) of
+ * entry i, with the objects fetched for it. */
+static int prepare_objects_step(struct kix_log *replica, struct batch *b,
+                                struct kix_prepared **items, size_t i, struct kix_bytes *objs,
+                                struct kix_err *err)
+{
+    size_t n = 0;
+
+    for (size_t k = b->by_entry[i]; k < b->by_entry[i + 1]; k++) {
+        if (n == KIX_BUNDLE_MAX_OBJECTS)
+            return kix_err_set(err, KIX_ELIMIT, "needs more than %u new objects",
+                               KIX_BUNDLE_MAX_OBJECTS);
+        objs[n].ptr = b->objects[k].bytes.ptr;
+        objs[n].len = b->objects[k].bytes.len;
+        n++;
+    }
+    return kix_log_prepare_objects(replica, items[i], objs, n, err);
+}
+
+/* Parses each leaf (the first half of prepare, into items, on all cores)
+ * for the objects it needs, then fetches them and what they reference. */
 static int fetch_objects(struct kix_client *up, struct kix_log *replica, struct batch *b,
-                         struct kix_prepared **items, struct kix_err *err)
+                         struct kix_prepared **items, unsigned nthreads, unsigned *used,
+                         struct kix_err *err)
 {
     struct kix_log_reader *r = NULL;
     struct packs packs = {KIX_BUF_INIT, NULL, 0, 0};
     size_t fetched = 0;
-    int rc = kix_log_read_begin(replica, &r);
+    int rc = on_all_cores(prepare_leaf_step, replica, b, items, b->nleaves, nthreads, used, err);
 
+    if (rc)
+        return rc;
+    rc = kix_log_read_begin(replica, &r);
     if (rc)
         return kix_err_set(err, rc, "reading the replica: %s", kix_strerror(rc));
     for (size_t i = 0; rc == KIX_OK && i < b->nleaves; i++) {
         const struct kix_digest *needs = NULL;
-        struct kix_bytes leaf = {b->leaves[i].bytes, b->leaves[i].len};
         size_t n = 0;
-        rc = kix_log_prepare_leaf(replica, &leaf, &items[i], err);
-        if (rc) {
-            kix_err_wrap(err, "entry %llu", (unsigned long long)(b->first + i));
-            kix_err_cause(err, KIX_CAUSE_ENTRY, b->first + i, 0);
-            break;
-        }
         kix_prepared_needs(items[i], &needs, &n);
         for (size_t k = 0; rc == KIX_OK && k < n; k++)
             rc = want_object(b, r, &needs[k], i);
@@ -475,85 +627,7 @@ static int fetch_objects(struct kix_client *up, struct kix_log *replica, struct 
     return rc;
 }
 
-/* ---- verification in parallel, then one replay ---------------------------- */
-
-struct prep_job {
-    struct kix_log *replica;
-    struct batch *b;
-    struct kix_prepared **items;
-    size_t from, to;
-    int rc;
-    size_t failed;
-    struct kix_err err;
-};
-
-static void *prepare_range(void *arg)
-{
-    struct prep_job *j = arg;
-    struct kix_bytes *objs = malloc(KIX_BUNDLE_MAX_OBJECTS * sizeof(*objs));
-
-    j->rc = objs ? KIX_OK : KIX_ENOMEM;
-    for (size_t i = j->from; j->rc == KIX_OK && i < j->to; i++) {
-        size_t n = 0;
-        for (size_t k = j->b->by_entry[i]; k < j->b->by_entry[i + 1]; k++) {
-            if (n == KIX_BUNDLE_MAX_OBJECTS) {
-                j->rc = kix_err_set(&j->err, KIX_ELIMIT, "needs more than %u new objects",
-                                    KIX_BUNDLE_MAX_OBJECTS);
-                break;
-            }
-            objs[n].ptr = j->b->objects[k].bytes.ptr;
-            objs[n].len = j->b->objects[k].bytes.len;
-            n++;
-        }
-        j->failed = i;
-        if (j->rc)
-            break;
-        j->rc = kix_log_prepare_objects(j->replica, j->items[i], objs, n, &j->err);
-    }
-    free(objs);
-    return NULL;
-}
-
-static unsigned thread_count(const struct kix_sync_opts *opts)
-{
-    long n = opts && opts->threads ? (long)opts->threads : sysconf(_SC_NPROCESSORS_ONLN);
-    return n < 1 ? 1 : n > 16 ? 16 : (unsigned)n;
-}
-
-static int prepare_all(struct kix_log *replica, struct batch *b, struct kix_prepared **items,
-                       unsigned nthreads, struct kix_err *err)
-{
-    struct prep_job jobs[16];
-    pthread_t tids[16];
-    size_t per = (b->nleaves + nthreads - 1) / nthreads;
-    int rc = KIX_OK;
-
-    for (unsigned t = 0; t < nthreads; t++) {
-        jobs[t].replica = replica;
-        jobs[t].b = b;
-        jobs[t].items = items;
-        jobs[t].from = t * per < b->nleaves ? t * per : b->nleaves;
-        jobs[t].to = (t + 1) * per < b->nleaves ? (t + 1) * per : b->nleaves;
-        jobs[t].rc = KIX_OK;
-        kix_err_clear(&jobs[t].err);
-        if (t == 0 || pthread_create(&tids[t], NULL, prepare_range, &jobs[t]) != 0)
-            tids[t] = 0;
-    }
-    for (unsigned t = 0; t < nthreads; t++) {
-        if (tids[t])
-            pthread_join(tids[t], NULL);
-        else
-            prepare_range(&jobs[t]);
-    }
-    for (unsigned t = 0; t < nthreads && rc == KIX_OK; t++)
-        if (jobs[t].rc) {
-            rc = kix_err_set(err, jobs[t].rc, "entry %llu: %s",
-                             (unsigned long long)(b->first + jobs[t].failed),
-                             kix_err_text(&jobs[t].err, jobs[t].rc));
-            kix_err_cause(err, KIX_CAUSE_ENTRY, b->first + jobs[t].failed, 0);
-        }
-    return rc;
-}
+/* ---- one replay ---------------------------------------------------------- */
 
 static int replica_size(struct kix_log *replica, uint64_t *size, struct kix_err *err)
 {
@@ -578,6 +652,10 @@ struct stage {
      * keys it registers verify this one's signatures */
     struct kix_prepared *const *earlier;
     size_t nearlier;
+    size_t max_batch;        /* entries it takes at most (batch_size) */
+    int ahead;               /* filled while the batch before was replayed */
+    unsigned threads;        /* threads each step of its prepare ran on, the fewest */
+    uint64_t verified_ahead; /* entries whose signature it verified */
     int rc;
     struct kix_err err;
 };
@@ -591,10 +669,38 @@ static void stage_release(struct stage *s)
     batch_release(&s->b);
 }
 
+/* Entries of the batch from start, after one of prev (0: the first).
+ * Batches overlap one another's replay but for the first's fetch and the
+ * last's replay, which nothing overlaps: so the first is one bundle and
+ * each next one twice the size, up to the most per transaction, and near
+ * the end each takes at most half of what is left, so the last is small
+ * too. Each ends on a bundle's end where it can, so that a bundle's objects
+ * come from one read of its pack (read_packs). */
+static size_t batch_size(const struct kix_sync_opts *opts, uint64_t start, uint64_t target,
+                         size_t prev)
+{
+    size_t most = opts && opts->max_batch ? opts->max_batch : DEFAULT_MAX_BATCH;
+    uint64_t half = (target - start) / 2 / KIX_TLOG_WIDTH * KIX_TLOG_WIDTH, end;
+    size_t n = prev ? 2 * prev : KIX_TLOG_WIDTH;
+
+    if (most < KIX_TLOG_WIDTH)
+        return most; /* small batches, as asked */
+    if (n > half)
+        n = (size_t)half;
+    n = n < KIX_TLOG_WIDTH ? KIX_TLOG_WIDTH : n > most ? most : n;
+    end = (start + n) / KIX_TLOG_WIDTH * KIX_TLOG_WIDTH;
+    /* a start just short of a bundle's end: on to the next one's */
+    if (end < start + KIX_TLOG_WIDTH / 2 && end + KIX_TLOG_WIDTH - start <= most)
+        end += KIX_TLOG_WIDTH;
+    return end > start ? (size_t)(end - start) : n;
+}
+
 static void stage_init(struct stage *s, struct kix_client *up, struct kix_log *replica,
-                       const struct kix_sync_opts *opts, uint64_t start, uint64_t target)
+                       const struct kix_sync_opts *opts, uint64_t start, uint64_t target,
+                       size_t prev)
 {
     memset(s, 0, sizeof(*s));
+    s->max_batch = batch_size(opts, start, target, prev);
     s->up = up;
     s->replica = replica;
     s->opts = opts;
@@ -606,7 +712,8 @@ static void stage_init(struct stage *s, struct kix_client *up, struct kix_log *r
 static void *stage_fill(void *arg)
 {
     struct stage *s = arg;
-    size_t max_batch = s->opts && s->opts->max_batch ? s->opts->max_batch : DEFAULT_MAX_BATCH;
+    size_t max_batch = s->max_batch;
+    unsigned leaf_threads = 0, object_threads = 0;
     int rc;
 
     s->b.first = s->start; /* the rest of s was zeroed by stage_init */
@@ -621,13 +728,18 @@ static void *stage_fill(void *arg)
             rc = kix_err_set(&s->err, KIX_ENOMEM, "out of memory");
     }
     if (rc == KIX_OK)
-        rc = fetch_objects(s->up, s->replica, &s->b, s->items, &s->err);
+        rc = fetch_objects(s->up, s->replica, &s->b, s->items, thread_count(s->opts), &leaf_threads,
+                           &s->err);
     if (rc == KIX_OK)
-        rc = prepare_all(s->replica, &s->b, s->items, thread_count(s->opts), &s->err);
+        rc = on_all_cores(prepare_objects_step, s->replica, &s->b, s->items, s->b.nleaves,
+                          thread_count(s->opts), &object_threads, &s->err);
+    s->threads = leaf_threads < object_threads ? leaf_threads : object_threads;
     /* keys the batch itself registers: verify with them now, in parallel */
     if (rc == KIX_OK)
         rc = kix_log_verify_batch(s->replica, s->items, s->b.nleaves, s->earlier, s->nearlier,
                                   thread_count(s->opts), &s->err);
+    for (size_t i = 0; rc == KIX_OK && i < s->b.nleaves; i++)
+        s->verified_ahead += (uint64_t)kix_prepared_sig_checked(s->items[i]);
     s->rc = rc;
     return NULL;
 }
@@ -732,16 +844,21 @@ static int cancelled(const struct kix_sync_opts *opts)
 }
 
 /* Batches are pipelined: while batch N is replayed (one thread: policy,
- * tree, commit), batch N+1 is fetched and verified on the others. Its
- * prepare may not see keys or objects batch N adds: it then fetches an
- * object twice, or leaves a signature for replay to verify; the outcome is
- * the same as one batch after the other. */
+ * tree, commit), batch N+1 is fetched and verified on the others, and
+ * batch N-1 freed. Its prepare may not see keys or objects batch N adds:
+ * it then fetches an object twice, or verifies the signature with the key
+ * batch N registers (kix_log_verify_batch); the outcome is the same as one
+ * batch after the other. */
 int kix_sync(struct kix_client *up, struct kix_log *replica, uint64_t target,
              const struct kix_sync_opts *opts, uint64_t *synced, struct kix_err *err)
 {
-    struct stage stages[2], *cur = &stages[0], *next = &stages[1], *swap;
+    struct stage stages[3], *cur = &stages[0], *next = &stages[1], *done = &stages[2], *swap;
+    struct kix_sync_stats *st = opts ? opts->stats : NULL;
     uint64_t size = 0;
-    int rc, have_cur = 0;
+    int rc, have_cur = 0, have_done = 0;
+
+    if (st)
+        memset(st, 0, sizeof(*st));
 
     if (target == KIX_NO_INDEX) {
         struct kix_client_info info;
@@ -752,7 +869,7 @@ int kix_sync(struct kix_client *up, struct kix_log *replica, uint64_t target,
     }
     rc = replica_size(replica, &size, err);
     if (rc == KIX_OK && size < target && !cancelled(opts)) {
-        stage_init(cur, up, replica, opts, size, target);
+        stage_init(cur, up, replica, opts, size, target, 0);
         stage_fill(cur);
         have_cur = 1;
     }
@@ -761,13 +878,29 @@ int kix_sync(struct kix_client *up, struct kix_log *replica, uint64_t target,
         int have_next = 0, ahead = 0;
 
         if (cur->rc == KIX_OK && cur->end < target && !cancelled(opts)) {
-            stage_init(next, up, replica, opts, cur->end, target);
+            stage_init(next, up, replica, opts, cur->end, target, cur->b.nleaves);
             next->earlier = cur->items;
             next->nearlier = cur->b.nleaves;
             have_next = 1;
+            next->ahead = 1; /* read only after the join */
             ahead = pthread_create(&tid, NULL, stage_fill, next) == 0;
+            next->ahead = ahead;
+        }
+        /* the batch replayed last, freed while the next one is fetched
+         * (not before: its keys verified cur's signatures) */
+        if (have_done) {
+            stage_release(done);
+            have_done = 0;
         }
         rc = stage_replay(cur, err);
+        if (rc == KIX_OK && st) {
+            st->batches++;
+            st->overlapped += (uint64_t)cur->ahead;
+            st->entries += cur->b.nleaves;
+            st->verified_ahead += cur->verified_ahead;
+            if (st->threads < cur->threads)
+                st->threads = cur->threads;
+        }
         if (rc == KIX_OK)
             rc = replica_size(replica, &size, err);
         if (rc == KIX_OK && opts && opts->progress)
@@ -776,16 +909,20 @@ int kix_sync(struct kix_client *up, struct kix_log *replica, uint64_t target,
             pthread_join(tid, NULL);
         else if (have_next && rc == KIX_OK)
             stage_fill(next); /* no thread to spare: one after the other */
-        stage_release(cur);
         if (have_next && rc != KIX_OK) {
             stage_release(next);
             have_next = 0;
         }
-        swap = cur;
+        /* cur's items are next's earlier ones: kept for one more round */
+        swap = done;
+        done = cur;
+        have_done = 1;
         cur = next;
         next = swap;
         have_cur = have_next;
     }
+    if (have_done)
+        stage_release(done);
     if (synced)
         *synced = size;
     return rc;

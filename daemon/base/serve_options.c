@@ -470,8 +470,8 @@ static const struct option_spec options[] = {
          "(else keep serving what was verified, and report it)"),
     VALUE("mirror-batch", "N", set_count, mirror_batch, 1, 1u << 20,
           "entries verified and committed per transaction while\n"
-          "catching up (default 1024; each ends at an upstream\n"
-          "checkpoint)"),
+          "catching up, at most (default 1024; each ends at an\n"
+          "upstream checkpoint)"),
     VALUE("witness-key", "FILE", set_text, witness_key, 0, 0,
           "cosign each checkpoint the mirror verified with this\n"
           "witness key (kix keygen --witness) and send it upstream"),

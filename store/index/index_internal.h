@@ -51,11 +51,19 @@ struct kix__manifest_memo {
     uint64_t value;
     int run_named;
     char named_run[KIX_RUN_ID_MAX + 1];
+    /* the selection rule's words of the manifest (kix__query_words_manifest
+     * on prepare's parse), so that the writer parses no manifest for them:
+     * has_words 0 when prepare made no parse */
+    int has_words;
+    struct kix_digest refs[KIX_QUERY_NREFS];
+    char mode[16], metric[16]; /* kix_query_row's */
 };
 int kix__manifest_memo_prepare(const struct kix_log_object *o, void *memo, struct kix_err *err);
 /* The memo of the item's subject when its submission carried it: 1, *out
  * filled; 0 when it did not (read the stored manifest). */
 int kix__manifest_memo_of(const struct kix_log_item *item, struct kix__manifest_memo *out);
+/* One more manifest the writer parsed (kix_index_writer_manifest_parses). */
+void kix__writer_parsed_manifest(void);
 
 /* indexer.c: the origin rule entry e breaks (enum kix_finding_rule, why
  * says how) or 0; run: the record of the run a rerun is about, before it. */
@@ -183,6 +191,12 @@ struct kix__sel_sink {
 int kix__sel_publication(const struct kix__sel_sink *s, const struct kix_run_info *run,
                          const struct kix_bytes *manifest, kix__sel_object_fn object, void *octx,
                          struct kix_err *err);
+/* The same rule given the manifest's words (mode and metric of row, and
+ * refs: kix__query_words_manifest's) instead of its bytes. */
+int kix__sel_publication_words(const struct kix__sel_sink *s, const struct kix_run_info *run,
+                               const struct kix_query_row *row,
+                               const struct kix_digest refs[KIX_QUERY_NREFS],
+                               kix__sel_object_fn object, void *octx, struct kix_err *err);
 /* The writer's: a publication's appends to KIX_TABLE_SELECTIONS (keys
  * touched for the seal), and a key's stored record (KIX_ENOTFOUND). */
 int kix__sel_apply(struct kix_log_txn *t, const struct kix_log_item *item,

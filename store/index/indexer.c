@@ -264,6 +264,7 @@ static int check_manifest_names_run(struct kix_log_txn *t, const struct kix_log_
         return KIX_OK;
     if (kix_log_item_object(t, item, &e->subject, &mb) != KIX_OK)
         return KIX_OK; /* a missing manifest is the log's to refuse, by name */
+    kix__writer_parsed_manifest();
     doc = json_loadb((const char *)mb.ptr, mb.len, 0, NULL);
     named = json_object_get(json_object_get(doc, "metadata"), "runId");
     if (named && (!json_is_string(named) || strcmp(json_string_value(named), e->run_id) != 0))
@@ -383,6 +384,7 @@ static int join_group(struct kix_log_txn *t, const struct kix_log_item *item,
     if (rc)
         return kix_err_set(err, rc == KIX_ENOTFOUND ? KIX_ECORRUPT : rc,
                            "reading the run manifest");
+    kix__writer_parsed_manifest();
     kix__run_group_by_manifest(run, stored.ptr, stored.len);
     return run->grouped ? kix__group_insert(t, run, err) : KIX_OK;
 }

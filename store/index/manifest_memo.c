@@ -1,10 +1,12 @@
 /* What the index reads of each object a submission carries while the log
  * prepares it (kix_log_indexer.prepare), on the parse prepare makes anyway,
  * so that the writer parses no manifest: a run manifest's comparison group
- * (kix/manifest.h) and the run its metadata.runId names. Runs on the
+ * (kix/manifest.h), the run its metadata.runId names and the words its
+ * selection records list. Runs on the
  * log's prepare threads: it keeps nothing but the memo. */
 #define _GNU_SOURCE /* memmem */
 #include <jansson.h>
+#include <stdatomic.h>
 #include <string.h>
 
 #include "index_internal.h"
@@ -54,6 +56,16 @@ int kix__manifest_memo_prepare(const struct kix_log_object *o, void *memo, struc
         m.comparable =
             kix_run_comparison_key_canonical(o->canon.ptr, o->canon.len, &m.comparison_key,
                                              &m.value, metric) == KIX_OK;
+    /* a comparable run is listed in the selection records: their words
+     * read here, on this thread, not on the writer's */
+    if (m.comparable && o->tree) {
+        struct kix_query_row row;
+        memset(&row, 0, sizeof(row));
+        kix__query_words_manifest(o->tree, &row, m.refs);
+        memcpy(m.mode, row.mode, sizeof(m.mode));
+        memcpy(m.metric, row.metric, sizeof(m.metric));
+        m.has_words = 1;
+    }
     memcpy(memo, &m, sizeof(m));
     return KIX_OK;
 }
@@ -66,4 +78,16 @@ int kix__manifest_memo_of(const struct kix_log_item *item, struct kix__manifest_
         return 0;
     memcpy(out, memo, sizeof(*out));
     return 1;
+}
+
+static atomic_uint_fast64_t writer_parses;
+
+void kix__writer_parsed_manifest(void)
+{
+    atomic_fetch_add_explicit(&writer_parses, 1, memory_order_relaxed);
+}
+
+uint64_t kix_index_writer_manifest_parses(void)
+{
+    return (uint64_t)atomic_load_explicit(&writer_parses, memory_order_relaxed);
 }

@@ -60,18 +60,9 @@ int kix__sel_publication(const struct kix__sel_sink *s, const struct kix_run_inf
                          const struct kix_bytes *manifest, kix__sel_object_fn words, void *octx,
                          struct kix_err *err)
 {
-    static const struct kix_digest none;
-    /* which object each dimension's value comes from, in the rule's order */
-    static const int from[KIX_SEL_DIMS] = {
-        KIX_QUERY_WORKLOAD, KIX_QUERY_ENVIRONMENT, KIX_QUERY_IMPLEMENTATION, -1, -1,
-        KIX_QUERY_WORKLOAD};
     struct kix_digest refs[KIX_QUERY_NREFS];
     struct kix_query_row row;
-    char v[KIX_SEL_DIMS][KIX_SEL_VALUE_MAX + 1];
-    uint8_t item[32 + KIX_RUN_ID_MAX];
-    size_t idlen = strlen(run->run_id);
     json_t *doc;
-    int is_new = 0, rc = KIX_OK;
 
     if (!run->grouped)
         return KIX_OK;
@@ -79,8 +70,28 @@ int kix__sel_publication(const struct kix__sel_sink *s, const struct kix_run_inf
     doc = json_loadb((const char *)manifest->ptr, manifest->len, 0, NULL);
     kix__query_words_manifest(doc, &row, refs);
     json_decref(doc);
-    snprintf(v[KIX_SEL_MODE], sizeof(v[0]), "%s", row.mode);
-    snprintf(v[KIX_SEL_METRIC], sizeof(v[0]), "%s", row.metric);
+    return kix__sel_publication_words(s, run, &row, refs, words, octx, err);
+}
+
+int kix__sel_publication_words(const struct kix__sel_sink *s, const struct kix_run_info *run,
+                               const struct kix_query_row *row,
+                               const struct kix_digest refs[KIX_QUERY_NREFS],
+                               kix__sel_object_fn words, void *octx, struct kix_err *err)
+{
+    static const struct kix_digest none;
+    /* which object each dimension's value comes from, in the rule's order */
+    static const int from[KIX_SEL_DIMS] = {
+        KIX_QUERY_WORKLOAD, KIX_QUERY_ENVIRONMENT, KIX_QUERY_IMPLEMENTATION, -1, -1,
+        KIX_QUERY_WORKLOAD};
+    char v[KIX_SEL_DIMS][KIX_SEL_VALUE_MAX + 1];
+    uint8_t item[32 + KIX_RUN_ID_MAX];
+    size_t idlen = strlen(run->run_id);
+    int is_new = 0, rc = KIX_OK;
+
+    if (!run->grouped)
+        return KIX_OK;
+    snprintf(v[KIX_SEL_MODE], sizeof(v[0]), "%s", row->mode);
+    snprintf(v[KIX_SEL_METRIC], sizeof(v[0]), "%s", row->metric);
     for (int d = 0; rc == KIX_OK && d < KIX_SEL_DIMS; d++)
         if (from[d] >= 0) {
             const struct kix_digest *ref = &refs[from[d]];
@@ -334,15 +345,26 @@ int kix__sel_apply(struct kix_log_txn *t, const struct kix_log_item *item,
 {
     struct kix__sel_sink s = {table_new_group, table_append, t};
     struct item_ctx ic = {t, item};
+    struct kix__manifest_memo memo;
     struct kix_bytes m;
     int rc;
 
     if (!run->grouped)
         return KIX_OK;
+    /* the words prepare read off its parse, when the submission carried
+     * the manifest (join_group's memo: the same subject) */
+    if (kix__manifest_memo_of(item, &memo) && memo.has_words &&
+        memcmp(item->entry->subject.b, run->manifest.b, 32) == 0) {
+        struct kix_query_row row;
+        memcpy(row.mode, memo.mode, sizeof(row.mode));
+        memcpy(row.metric, memo.metric, sizeof(row.metric));
+        return kix__sel_publication_words(&s, run, &row, memo.refs, item_words, &ic, err);
+    }
     rc = kix_log_item_object(t, item, &run->manifest, &m);
     if (rc)
         return kix_err_set(err, rc == KIX_ENOTFOUND ? KIX_ECORRUPT : rc,
                            "reading the run manifest");
+    kix__writer_parsed_manifest();
     return kix__sel_publication(&s, run, &m, item_words, &ic, err);
 }
 

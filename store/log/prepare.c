@@ -183,7 +183,8 @@ static int prepare_canonical(struct kix_log *l, struct prepared_object *o,
     if (o->stored_before)
         return KIX_OK; /* it passed the rest when it was stored */
     if (memmem(in->ptr, in->len, "\"kind\":", 7)) {
-        rc = kix_canon_parse_tree(in->ptr, in->len, &l->store->canon, &tree, err);
+        /* prepare_object found it canonical: its tree without jansson's parser */
+        rc = kix_canon_parse_canonical(in->ptr, in->len, &l->store->canon, &tree, err);
         if (rc == KIX_OK)
             rc = validate_record(tree, o, rules, err);
     }

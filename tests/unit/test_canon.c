@@ -1,4 +1,5 @@
 /* RFC 8785 canonical JSON and digests: vectors, number forms, rejections. */
+#include <float.h>
 #include <math.h>
 #include <stdint.h>
 
@@ -6,6 +7,7 @@
 #include "kix/manifest.h"
 #include "kix/canon.h"
 #include "kix/digest.h"
+#include "kix/json.h"
 
 static const struct kix_canon_opts any_top = {0, 0, 1};
 
@@ -515,6 +517,178 @@ KIX_TEST(references)
     ASSERT_EQ_INT(0x11, refs[0].b[0]);
     ASSERT_EQ_INT(0x22, refs[1].b[31]);
     free(refs);
+}
+
+/* A decimal of at most 15 significant digits (what a measurement usually
+ * is) is written with exactly its own digits, trailing zeros dropped, at
+ * every exponent of the normal range: one round of the shortest search. */
+KIX_TEST(shortest_digits_of_short_decimals)
+{
+    uint64_t x = 88172645463325252ull;
+    for (int i = 0; i < 200000; i++) {
+        char in[64], want[24], got[40];
+        struct kix_buf out = KIX_BUF_INIT;
+        int ndig, exp10, k = 0, w = 0;
+        double v;
+        x ^= x << 13, x ^= x >> 7, x ^= x << 17; /* xorshift64 */
+        ndig = 1 + (int)(x % 15);
+        exp10 = -300 + (int)((x >> 8) % 600);
+        {
+            uint64_t m = (x >> 20) % 1000000000000000ull;
+            char d[20];
+            snprintf(d, sizeof(d), "%015llu", (unsigned long long)m);
+            d[0] = d[0] == '0' ? '7' : d[0]; /* a leading digit, not zero */
+            snprintf(in, sizeof(in), "%c.%.*se%d", d[0], ndig - 1, d + 1, exp10);
+        }
+        v = strtod(in, NULL);
+        if (!isfinite(v) || v < DBL_MIN)
+            continue;
+        for (const char *c = in; *c && *c != 'e'; c++)
+            if (*c >= '0' && *c <= '9')
+                want[w++] = *c;
+        while (w > 1 && want[w - 1] == '0')
+            w--;
+        want[w] = '\0';
+        ASSERT_EQ_INT(KIX_OK, kix_canon_number(v, &out));
+        if (strtod((const char *)out.ptr, NULL) != v)
+            KIX_FAIL_AT("%s written %s does not read back", in, (const char *)out.ptr);
+        for (const char *c = (const char *)out.ptr; *c && *c != 'e' && *c != 'E'; c++)
+            if (*c >= '0' && *c <= '9' && (k || *c != '0'))
+                got[k++] = *c;
+        while (k > 1 && got[k - 1] == '0')
+            k--;
+        got[k] = '\0';
+        if (strcmp(got, want) != 0)
+            KIX_FAIL_AT("%s written %s: digits %s, want %s", in, (const char *)out.ptr, got, want);
+        kix_buf_release(&out);
+    }
+}
+
+/* kix_canon_parse_canonical's tree is kix_canon_parse_tree's (types,
+ * integers against reals, every string's bytes) for canonical bytes. */
+static void same_tree_both_ways(const uint8_t *doc, size_t len, const char *what)
+{
+    json_t *a = NULL, *b = NULL;
+    struct kix_err err = {0};
+
+    if (!kix_canon_is_canonical(doc, len, NULL))
+        KIX_FAIL_AT("%s: not canonical: %.*s", what, (int)(len > 200 ? 200 : len),
+                    (const char *)doc);
+    ASSERT_EQ_INT(KIX_OK, kix_canon_parse_tree(doc, len, NULL, &a, &err));
+    ASSERT_EQ_INT(KIX_OK, kix_canon_parse_canonical(doc, len, NULL, &b, &err));
+    if (!json_equal(a, b))
+        KIX_FAIL_AT("%s: the trees differ: %.*s", what, (int)(len > 200 ? 200 : len),
+                    (const char *)doc);
+    json_decref(a);
+    json_decref(b);
+}
+
+/* A random value: strings with every short escape, controls and NUL
+ * (\u0000 in values), UTF-8, integers about 2^53 and 10^18, reals of
+ * every exponent, nesting. */
+static json_t *random_value(uint64_t *x, int depth)
+{
+    static const char *const strings[] = {"",
+                                          "a",
+                                          "quote \" and back\\slash",
+                                          "tab\tnl\ncr\rbs\bff\f",
+                                          "ctl \x01\x1f\x7f",
+                                          "caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80",
+                                          "slash / <tag>",
+                                          "sha256:0123abcd"};
+    static const char nul[] = {'n', 'u', 0, 'l'};
+    *x ^= *x << 13, *x ^= *x >> 7, *x ^= *x << 17;
+    switch (depth > 3 ? *x % 6 : *x % 8) {
+    case 0:
+        return json_string(strings[(*x >> 8) % (sizeof(strings) / sizeof(*strings))]);
+    case 1:
+        return json_stringn(nul, sizeof(nul));
+    case 2: {
+        static const json_int_t ints[] = {0,
+                                          -1,
+                                          7,
+                                          9007199254740991LL,
+                                          -9007199254740991LL,
+                                          9007199254740992LL,
+                                          1000000000000000000LL,
+                                          -999999999999999872LL};
+        return json_integer(ints[(*x >> 8) % 8]);
+    }
+    case 3: {
+        double d = ldexp((double)(*x >> 11) / 9007199254740992.0, (int)((*x >> 3) % 2000) - 1000);
+        return json_real((*x >> 2) & 1 ? -d : d);
+    }
+    case 4:
+        return (*x >> 9) & 1 ? json_true() : (*x >> 10) & 1 ? json_false() : json_null();
+    case 5:
+        return json_real((double)((*x >> 12) % 100000) / 8.0 + 1e21 * ((*x >> 5) & 1));
+    case 6: {
+        json_t *a = json_array();
+        for (int i = (int)((*x >> 16) % 5); i > 0; i--)
+            json_array_append_new(a, random_value(x, depth + 1));
+        return a;
+    }
+    default: {
+        json_t *o = json_object();
+        for (int i = (int)((*x >> 16) % 5); i > 0; i--) {
+            char key[32];
+            snprintf(key, sizeof(key), "%s%u", (*x >> 20) & 1 ? "k\xc3\xa9y\t" : "k",
+                     (unsigned)((*x >> 24) % 1000));
+            json_object_set_new(o, key, random_value(x, depth + 1));
+        }
+        return o;
+    }
+    }
+}
+
+KIX_TEST(canonical_tree_is_the_parsers_tree)
+{
+    static const char *const files[] = {
+        "vectors/jcs/output/weird.json",   "vectors/jcs/output/unicode.json",
+        "vectors/jcs/output/values.json",  "vectors/jcs/output/structures.json",
+        "vectors/jcs/output/french.json",  "../proto/schema/benchmark-run.schema.json",
+        "../proto/schema/key.schema.json", "../proto/schema/publication.schema.json",
+        "vectors/dsse/dsse_vectors.json",  "vectors/note/vectors.json",
+    };
+    uint64_t x = 0x9e3779b97f4a7c15ull;
+    for (size_t i = 0; i < sizeof(files) / sizeof(*files); i++) {
+        char path[4096];
+        struct kix_buf in = KIX_BUF_INIT, canon = KIX_BUF_INIT;
+        struct kix_err err = {0};
+        FILE *f;
+        int c;
+        snprintf(path, sizeof(path), "%s/%s", KIX_TEST_DATA, files[i]);
+        f = fopen(path, "rb");
+        ASSERT_TRUE(f);
+        while ((c = fgetc(f)) != EOF)
+            ASSERT_EQ_INT(KIX_OK, kix_buf_addc(&in, (char)c));
+        fclose(f);
+        if (in.ptr[0] != '{') { /* an array at the top: wrapped in an object */
+            struct kix_buf w = KIX_BUF_INIT;
+            ASSERT_EQ_INT(KIX_OK, kix_buf_adds(&w, "{\"top\":"));
+            ASSERT_EQ_INT(KIX_OK, kix_buf_add(&w, in.ptr, in.len));
+            ASSERT_EQ_INT(KIX_OK, kix_buf_addc(&w, '}'));
+            kix_buf_release(&in);
+            in = w;
+        }
+        ASSERT_EQ_INT(KIX_OK, kix_canon(in.ptr, in.len, NULL, &canon, &err));
+        same_tree_both_ways(canon.ptr, canon.len, files[i]);
+        kix_buf_release(&in);
+        kix_buf_release(&canon);
+    }
+    for (int i = 0; i < 20000; i++) {
+        json_t *doc = json_object();
+        struct kix_buf canon = KIX_BUF_INIT;
+        for (int k = 0; k < 4; k++) {
+            char key[16];
+            snprintf(key, sizeof(key), "m%d", k);
+            json_object_set_new(doc, key, random_value(&x, 0));
+        }
+        ASSERT_EQ_INT(KIX_OK, kix_canon_write_tree(doc, &canon));
+        same_tree_both_ways(canon.ptr, canon.len, "a random document");
+        kix_buf_release(&canon);
+        json_decref(doc);
+    }
 }
 
 /* The shortest round-trip digits are found by bisection over the precision;

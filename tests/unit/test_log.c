@@ -10,6 +10,8 @@
 #include "kix/entries.h"
 #include "kix/index.h"
 #include "kix/receipt.h"
+#include "kix/client.h"
+#include "kix/sync.h"
 #include "kix/vindex.h"
 
 KIX_TEST(create_registers_admin_at_entry_zero)
@@ -321,6 +323,74 @@ static void expect_rank(struct fixture *f, const char *run_id, uint64_t rank, ui
                 (unsigned long long)rank, (unsigned long long)size, best ? best : "-");
         abort();
     }
+}
+
+static int count_row(void *ctx, const struct kix_query_row *row)
+{
+    (void)row;
+    ++*(int *)ctx;
+    return 0;
+}
+
+/* Runs of mode "forward" and metric "latency" that a log's selection
+ * records list (what kix query --mode forward --metric latency reads). */
+static int forward_latency_rows(struct kix_log *l)
+{
+    struct kix_log_reader *r;
+    struct kix_query q;
+    int rows = 0;
+
+    memset(&q, 0, sizeof(q));
+    q.mode = "forward";
+    q.metric = "latency";
+    q.limit = 100;
+    if (kix_log_read_begin(l, &r) || kix_index_query(r, &q, count_row, &rows, NULL))
+        abort();
+    kix_log_read_end(r);
+    return rows;
+}
+
+/* The writer (one thread, for the origin and for a replica) takes a ranked
+ * run's group and its selection records' words from what prepare read off
+ * its own parse of the manifest (the indexer's memo), never parsing the
+ * manifest again; and the records say what kixd check recomputes from the
+ * stored manifests. */
+KIX_TEST(writer_parses_no_manifest_that_prepare_parsed)
+{
+    struct fixture f;
+    struct kix_err err = {0};
+    struct kix_client *up = NULL;
+    struct kix_log *replica;
+    struct kix_check_opts o;
+    struct kix_index_check_stats st;
+    uint64_t before, synced = 0;
+    char *rdir;
+
+    setup(&f);
+    before = kix_index_writer_manifest_parses();
+    ASSERT_EQ_INT(KIX_OK, publish_ranked(&f, "slow", 1, 300, &err));
+    ASSERT_EQ_INT(KIX_OK, publish_ranked(&f, "fast", 1, 100, &err));
+    ASSERT_EQ_INT(KIX_OK, publish_ranked(&f, "other", 2, 50, &err));
+    ASSERT_EQ_U64(before, kix_index_writer_manifest_parses());
+    ASSERT_EQ_INT(3, forward_latency_rows(f.log));
+    memset(&o, 0, sizeof(o));
+    ASSERT_EQ_INT(KIX_OK, kix_index_check(f.log, &o, &st, &err));
+    ASSERT_EQ_U64(3, st.ranked);
+    ASSERT_EQ_U64(0, st.issues);
+
+    /* a replica replays them (its index notes must equal the origin's) */
+    replica = new_replica(&f, &rdir);
+    kix_log_close(f.log);
+    f.log = NULL;
+    ASSERT_EQ_INT(KIX_OK, kix_client_open_store(f.dir, &up, &err));
+    ASSERT_EQ_INT(KIX_OK, kix_sync(up, replica, KIX_NO_INDEX, NULL, &synced, &err));
+    ASSERT_EQ_U64(7, synced);
+    ASSERT_EQ_U64(before, kix_index_writer_manifest_parses());
+    ASSERT_EQ_INT(3, forward_latency_rows(replica));
+    kix_client_close(up);
+    kix_log_close(replica);
+    remove_dir(rdir);
+    teardown(&f);
 }
 
 KIX_TEST(comparison_groups_and_ranks)

@@ -63,7 +63,7 @@ KIX_TEST(replica_converges_incrementally)
     kix_log_close(f.log);
     f.log = NULL;
     ASSERT_EQ_INT(KIX_OK, kix_client_open_store(f.dir, &up, &err));
-    struct kix_sync_opts opts = {4, 2, NULL, NULL, NULL};
+    struct kix_sync_opts opts = {4, 2, NULL, NULL, NULL, NULL};
     ASSERT_EQ_INT(KIX_OK, kix_sync(up, replica, KIX_NO_INDEX, &opts, &synced, &err));
     ASSERT_EQ_U64(34, synced);
     latest_note(replica, &b);
@@ -109,7 +109,7 @@ KIX_TEST(tampered_upstream_object_is_refused)
     replica = new_replica(&f, &rdir);
     ASSERT_EQ_INT(KIX_OK, kix_client_open_store(f.dir, &up, &err));
     /* one upstream checkpoint per replica transaction */
-    struct kix_sync_opts one = {1, 1, NULL, NULL, NULL};
+    struct kix_sync_opts one = {1, 1, NULL, NULL, NULL, NULL};
     ASSERT_EQ_INT(KIX_EVERIFY, kix_sync(up, replica, KIX_NO_INDEX, &one, &synced, &err));
     fprintf(stderr, "refused: %s (verified prefix: %llu entries)\n", err.msg,
             (unsigned long long)synced);
@@ -253,11 +253,87 @@ KIX_TEST(tampered_upstream_entry_is_named)
     tamper(f.dir, "leaves", key, 8, 40);
     replica = new_replica(&f, &rdir);
     ASSERT_EQ_INT(KIX_OK, kix_client_open_store(f.dir, &up, &err));
-    struct kix_sync_opts one = {1, 1, NULL, NULL, NULL};
+    struct kix_sync_opts one = {1, 1, NULL, NULL, NULL, NULL};
     ASSERT_TRUE(kix_sync(up, replica, KIX_NO_INDEX, &one, &synced, &err) != KIX_OK);
     fprintf(stderr, "refused: %s\n", err.msg);
     ASSERT_CONTAINS(err.msg, "entry 4");
     ASSERT_EQ_U64(4, synced);
+    kix_client_close(up);
+    kix_log_close(replica);
+    remove_dir(rdir);
+    teardown(&f);
+}
+
+/* A catch-up in batches: each batch after the first is fetched, parsed
+ * and verified on every thread while the one before it replays, and every
+ * signature is verified there, none left to the single replay thread. */
+KIX_TEST(pipelined_batches_verify_on_every_thread)
+{
+    struct fixture f;
+    struct kix_client *up = NULL;
+    struct kix_log *replica;
+    struct kix_err err = {0};
+    struct kix_buf a = KIX_BUF_INIT, b = KIX_BUF_INIT;
+    struct kix_sync_stats st;
+    char *rdir;
+    uint64_t synced = 0;
+
+    setup(&f);
+    publish_many(&f, 0, 150);
+    latest_note(f.log, &a);
+    kix_log_close(f.log);
+    f.log = NULL;
+    replica = new_replica(&f, &rdir);
+    ASSERT_EQ_INT(KIX_OK, kix_client_open_store(f.dir, &up, &err));
+    struct kix_sync_opts opts = {40, 2, NULL, NULL, NULL, &st};
+    ASSERT_EQ_INT(KIX_OK, kix_sync(up, replica, KIX_NO_INDEX, &opts, &synced, &err));
+    ASSERT_EQ_U64(154, synced);
+    ASSERT_EQ_U64(154, st.entries);
+    ASSERT_TRUE(st.batches >= 3);
+    ASSERT_EQ_U64(st.batches - 1, st.overlapped);
+    ASSERT_EQ_U64(154, st.verified_ahead);
+    ASSERT_EQ_INT(2, (int)st.threads);
+    latest_note(replica, &b);
+    ASSERT_EQ_MEM(a.ptr, a.len, b.ptr, b.len);
+    kix_buf_release(&a);
+    kix_buf_release(&b);
+    kix_client_close(up);
+    kix_log_close(replica);
+    remove_dir(rdir);
+    teardown(&f);
+}
+
+/* Tampered entries in one batch, parsed on two threads: the first of them
+ * is the one named, and the replica keeps every batch before it. */
+KIX_TEST(tamper_in_a_pipelined_batch_is_named_at_its_index)
+{
+    struct fixture f;
+    struct kix_client *up = NULL;
+    struct kix_log *replica;
+    struct kix_err err = {0};
+    char *rdir;
+    uint64_t synced = 0;
+    uint8_t key[8];
+
+    setup(&f);
+    publish_many(&f, 0, 150);
+    kix_log_close(f.log);
+    f.log = NULL;
+    /* a byte of four leaves' base64 payloads, ten apart: a batch of 40
+     * parsed in two halves has one of them in each half */
+    for (uint64_t at = 80; at >= 50; at -= 10) {
+        kix_u64be_put(key, at);
+        tamper(f.dir, "leaves", key, 8, 40);
+    }
+    replica = new_replica(&f, &rdir);
+    ASSERT_EQ_INT(KIX_OK, kix_client_open_store(f.dir, &up, &err));
+    struct kix_sync_opts opts = {40, 2, NULL, NULL, NULL, NULL};
+    ASSERT_TRUE(kix_sync(up, replica, KIX_NO_INDEX, &opts, &synced, &err) != KIX_OK);
+    fprintf(stderr, "refused: %s\n", err.msg);
+    ASSERT_CONTAINS(err.msg, "entry 50");
+    ASSERT_EQ_INT(KIX_CAUSE_ENTRY, err.cause);
+    ASSERT_EQ_U64(50, err.entry);
+    ASSERT_TRUE(synced <= 50 && synced + 41 > 50);
     kix_client_close(up);
     kix_log_close(replica);
     remove_dir(rdir);

@@ -21,14 +21,29 @@
 
 typedef void (*kix_sync_progress_fn)(void *ctx, uint64_t size, uint64_t target);
 
+/* What a kix_sync did (kix_sync_opts.stats; filled also on failure). */
+struct kix_sync_stats {
+    uint64_t batches;    /* upstream batches replayed (replica transactions) */
+    uint64_t overlapped; /* of them, fetched and prepared while the one before replayed */
+    uint64_t entries;    /* entries replayed */
+    /* of them, whose signature was verified before the replay, on the
+     * pipeline's threads (the others the single replay thread verified) */
+    uint64_t verified_ahead;
+    /* threads that prepared a batch, each of its steps (parsing the
+     * leaves, preparing the objects) on that many at least: the most
+     * over the batches */
+    unsigned threads;
+};
+
 struct kix_sync_opts {
-    size_t max_batch;              /* entries per replica transaction; 0 = 8192 */
+    size_t max_batch;              /* entries per replica transaction; 0 = 1024 */
     unsigned threads;              /* signature-verifying threads; 0 = one per CPU */
     kix_sync_progress_fn progress; /* called after each committed batch */
     void *progress_ctx;
     /* asked before each batch (with progress_ctx); nonzero stops kix_sync,
      * which returns KIX_OK with *synced short of the target */
     int (*cancel)(void *ctx);
+    struct kix_sync_stats *stats; /* NULL, or zeroed and filled */
 };
 
 /* Syncs `replica` from `up` up to size `target` (KIX_NO_INDEX: the

@@ -32,6 +32,13 @@
  * do it for you). */
 KIX_API const struct kix_log_indexer *kix_index_indexer(void);
 
+/* Run manifests the indexer's writer (check and apply, as the origin
+ * appends or a replica replays) parsed itself, in this process, because
+ * prepare left it no memo of them (a manifest stored before, or a rebuild
+ * from the stored log): a diagnostic, and what tests read to see that the
+ * single-threaded writer parses no manifest that prepare parsed already. */
+KIX_API uint64_t kix_index_writer_manifest_parses(void);
+
 /* kix_log_create, kix_log_create_replica and kix_log_open with the index
  * (opts may be NULL: defaults). */
 KIX_API int kix_index_create(const char *dir, const char *origin, const uint8_t admin_pub[32],

@@ -111,7 +111,7 @@ struct kix_log_object {
 };
 
 /* The bytes an indexer keeps about one object (kix_log_indexer.prepare). */
-#define KIX_LOG_MEMO_MAX 256u
+#define KIX_LOG_MEMO_MAX 384u
 
 /* One entry being appended, as the indexer sees it. */
 struct kix_log_item {

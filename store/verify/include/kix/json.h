@@ -27,6 +27,16 @@
 KIX_API int kix_canon_parse_tree(const uint8_t *json, size_t len, const struct kix_canon_opts *opts,
                                  json_t **value, struct kix_err *err) KIX_MUST_CHECK;
 
+/* kix_canon_parse_tree of bytes kix_canon_is_canonical accepted with the
+ * same opts (the caller checks that first: this checks no more than it
+ * needs to build, so other bytes may give another tree), built without
+ * jansson's parser at a fraction of its cost: the same tree, each string
+ * the same bytes, an integer literal of at most 18 digits a JSON_INTEGER
+ * and other numbers JSON_REAL. */
+KIX_API int kix_canon_parse_canonical(const uint8_t *json, size_t len,
+                                      const struct kix_canon_opts *opts, json_t **value,
+                                      struct kix_err *err) KIX_MUST_CHECK;
+
 /* Appends the canonical form of a jansson value. */
 KIX_API int kix_canon_write_tree(const json_t *value, struct kix_buf *out) KIX_MUST_CHECK;
 
