@@ -24,6 +24,7 @@ const http = require('http');
 const crypto = require('crypto');
 const puppeteer = require('./node_modules/puppeteer-core');
 const { LAUNCH, closeBrowser } = require('./chromium');
+const { flippedRecord } = require('./index_records');
 
 const [H, EXP, RUN, OLD, NEW, GROUP, SIZE, SHOTS, EXP_OLD, PYHTTP, EXP_OTHER] = process.argv.slice(2);
 const AXE = fs.readFileSync(require.resolve('./node_modules/axe-core/axe.min.js'), 'utf8');
@@ -379,10 +380,8 @@ async function tampers(browser) {
   const envDigest = JSON.parse(viewOf(runPath, run).manifestCanonical).spec.environmentDigest;
   const envFile = 'objects/' + envDigest;
   const envText = fs.readFileSync(path.join(EXP, envFile), 'utf8');
-  const groupRecs = fs.readdirSync(path.join(EXP, 'index/value/group')).filter((n) => n.startsWith(GROUP.slice(7) + '@'));
-  const flipped = (f) => { const b = Buffer.from(fs.readFileSync(path.join(EXP, f))); b[b.length - 1] ^= 1; return b; };
-  const recEdits = {};
-  groupRecs.forEach((n) => { recEdits['index/value/group/' + n] = flipped('index/value/group/' + n); });
+  /* in its pack or its own file */
+  const recEdits = flippedRecord(EXP, 'group/' + GROUP.slice(7));
   /* RUN is its group's #1: a group page's first row */
   const runManifest = viewOf(runPath, run).manifestCanonical;
   const manifestFile = 'objects/sha256:' + crypto.createHash('sha256').update(runManifest).digest('hex');
@@ -390,9 +389,7 @@ async function tampers(browser) {
   const implText = fs.readFileSync(path.join(EXP, implFile), 'utf8');
   const workFile = 'objects/' + JSON.parse(runManifest).spec.workloadDigest;
   const workText = fs.readFileSync(path.join(EXP, workFile), 'utf8');
-  const runRecEdits = {};
-  fs.readdirSync(path.join(EXP, 'index/value/run')).filter((n) => n.startsWith(RUN + '@'))
-    .forEach((n) => { runRecEdits['index/value/run/' + n] = flipped('index/value/run/' + n); });
+  const runRecEdits = flippedRecord(EXP, 'run/' + RUN);
   check(Object.keys(runRecEdits).length > 0 && fs.existsSync(path.join(EXP, manifestFile)),
         'the copy holds the #1 row\'s manifest object and index record');
   const drop = (html, slot) => {

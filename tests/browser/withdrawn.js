@@ -15,6 +15,7 @@ const fs = require('fs');
 const path = require('path');
 const http = require('http');
 const puppeteer = require('./node_modules/puppeteer-core');
+const { flippedRecord } = require('./index_records');
 const { LAUNCH, closeBrowser } = require('./chromium');
 
 const [H, EXP, RUN, GROUP, SHOTS] = process.argv.slice(2);
@@ -115,12 +116,8 @@ async function open(browser, url) {
     const runJson = JSON.parse(VIEW.exec(runHtml)[2]);
     const edit = (doc, fn) => { const x = JSON.parse(JSON.stringify(doc)); fn(x); return JSON.stringify(x); };
     const inPage = (text) => runHtml.replace(VIEW, (m, a, b, c) => a + text.replace(/\//g, '\\/').replace(/</g, '\\u003c') + c);
-    const withdrawnRec = {};
-    fs.readdirSync(path.join(EXP, 'index/value/withdrawn')).filter((n) => n.startsWith(GROUP.slice(7) + '@')).forEach((n) => {
-      const b = Buffer.from(fs.readFileSync(path.join(EXP, 'index/value/withdrawn', n)));
-      b[b.length - 1] ^= 1;
-      withdrawnRec['index/value/withdrawn/' + n] = b;
-    });
+    /* in its pack or its own file */
+    const withdrawnRec = flippedRecord(EXP, 'withdrawn/' + GROUP.slice(7));
     check(Object.keys(withdrawnRec).length === 1, 'the copy holds the group\'s withdrawn record');
     const red = [
       ['the withdrawal left out of the group\'s document', 'groups/' + GROUP,

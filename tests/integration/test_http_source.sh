@@ -272,14 +272,15 @@ MDIG=$("$KIX" show "${L[@]}" --json "$MEMBER" | python3 -c 'import json,sys; pri
 for lie in changed missing record; do
   fresh_liar
   export KIX_STATE_DIR="$WORK/s-query"
-  python3 - "$WORK/liar" "$MDIG" "$MEMBER" "$lie" <<'PY' || fail "tamper ($lie)"
-import glob, sys
-root, digest, run, lie = sys.argv[1:5]
-if lie == "record":
-    recs = glob.glob(root + "/index/value/run/" + run + "@*")
-    assert recs, "no record of " + run
-    f = recs[0]
-elif lie == "missing":
+  if [ "$lie" = record ]; then
+    # in its pack or its own file (PROTOCOL.md §3.2, "Index packs")
+    python3 "$KIX_TESTS/integration/index_files.py" "$WORK/liar" "run/$MEMBER" flip ||
+      fail "no record of $MEMBER in the copy's index"
+  else
+  python3 - "$WORK/liar" "$MDIG" "$lie" <<'PY' || fail "tamper ($lie)"
+import sys
+root, digest, lie = sys.argv[1:4]
+if lie == "missing":
     import os
     os.remove(root + "/objects/" + digest)
     sys.exit(0)
@@ -289,6 +290,7 @@ b = bytearray(open(f, "rb").read())
 b[-2] ^= 1
 open(f, "wb").write(b)
 PY
+  fi
   expect_status 1 "$KIX" group "${L[@]}" "$GRP"
   echo "a group row's $lie: $(head -c 200 "$WORK/err")"
 done

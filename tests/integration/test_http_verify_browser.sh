@@ -233,14 +233,9 @@ expect_failed "$WORK/bad6" "the signed index proves" "a view whose rank was edit
 # the copy's view carries no index proofs (layout 4): the verifier computes
 # them from index/; the group's record file edited there fails
 copy_export "$WORK/bad7" index
-python3 - "$WORK/bad7/index/value/group" "${G#sha256:}" <<'PY' || fail "the export holds no index record of group $G"
-import os, sys
-names = [n for n in os.listdir(sys.argv[1]) if n.startswith(sys.argv[2] + "@")]
-assert names
-for n in names:  # every version of the record (the view's size and the latest)
-    p = os.path.join(sys.argv[1], n)
-    b = bytearray(open(p, "rb").read()); b[-1] ^= 1; open(p, "wb").write(b)
-PY
+# in its pack or its own file (PROTOCOL.md §3.2, "Index packs")
+python3 "$KIX_TESTS/integration/index_files.py" "$WORK/bad7" "group/${G#sha256:}" flip ||
+  fail "the export holds no index record of group $G"
 expect_failed "$WORK/bad7" "does not hash to its name" "the copy's record of the run's group edited (index/value/group/)"
 # and the view's objects are the copy's files: the environment edited there fails
 ENVD=$(embedded "$WORK/exp/runs/$RID" | python3 -c 'import json,sys; print(json.loads(json.load(sys.stdin)["manifestCanonical"])["spec"]["environmentDigest"])')
