@@ -28,23 +28,6 @@ void http_index_clear(struct http_source *h)
     h->nitiles = 0;
 }
 
-/* The index root a note names (unverified: it only picks the tiles). */
-static int note_root(const uint8_t *note, size_t len, struct kix_hash *root)
-{
-    const char *p = memchr(note, '\n', len) ? (const char *)note : NULL;
-    const char *end = (const char *)note + len;
-    size_t n = 0;
-
-    for (; p && p + 7 < end; p++)
-        if (memcmp(p, "\nindex ", 7) == 0) {
-            const char *b = p + 7, *e = memchr(b, '\n', (size_t)(end - b));
-            return e && kix_base64_decode(b, (size_t)(e - b), root->b, 32, &n) == KIX_OK && n == 32
-                       ? KIX_OK
-                       : KIX_EPROTO;
-        }
-    return KIX_EPROTO;
-}
-
 static const struct http_itile *find_tile(const struct http_source *h, const uint8_t *key,
                                           size_t klen)
 {
@@ -261,7 +244,8 @@ int http_index_note(struct http_source *h, struct kix_buf *note, struct kix_err 
                            h->base.where, (unsigned long long)h->latest_size);
     if (rc)
         return rc;
-    if (note_root(note->ptr, note->len, &root) != KIX_OK)
+    /* unverified: it only picks the tiles */
+    if (kix_vindex_note_root(note->ptr, note->len, &root) != KIX_OK)
         return kix_err_set(err, KIX_EPROTO, "%s: %s is not an index note", h->base.where, path);
     if (memcmp(root.b, h->iroot.b, 32) != 0) {
         http_index_clear(h);

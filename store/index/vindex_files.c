@@ -563,13 +563,12 @@ static int find_key(void *ctx, const char *key, size_t len, const struct kix_has
     return 0;
 }
 
-/* The index root a note names. */
-static int note_root(const char *note, size_t len, struct kix_hash *root)
+int kix_vindex_note_root(const void *note, size_t len, struct kix_hash *root)
 {
-    const char *end = note + len;
+    const char *text = note, *end = text + len;
     size_t n = 0;
 
-    for (const char *p = note; p + 7 < end; p++)
+    for (const char *p = text; p + 7 < end; p++)
         if (memcmp(p, "\nindex ", 7) == 0) {
             const char *b = p + 7, *e = memchr(b, '\n', (size_t)(end - b));
             return e && kix_base64_decode(b, (size_t)(e - b), root->b, 32, &n) == KIX_OK && n == 32
@@ -606,7 +605,7 @@ static int previous_root(struct index_export *x, uint64_t size, struct kix_buf *
         return KIX_ENOTFOUND;
     snprintf(path, sizeof(path), "%s/index/notes/%llu", x->tree.dir, best);
     if (kix_file_read(path, 64u << 10, &note, NULL) == KIX_OK &&
-        note_root((const char *)note.ptr, note.len, &root) == KIX_OK)
+        kix_vindex_note_root(note.ptr, note.len, &root) == KIX_OK)
         rc = old_tile(x, key, kix_smt_tile_key(0, prefix, key), &root, NULL, out);
     kix_buf_release(&note);
     return rc;

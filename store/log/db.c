@@ -603,8 +603,7 @@ void kix_store_read_end(struct kix_reader *r)
     free(r);
 }
 
-/* fsync of path (a file, or a directory with O_DIRECTORY): 0 or errno. */
-static int sync_path(const char *path, int flags)
+int kix__sync_path(const char *path, int flags)
 {
     int fd = open(path, O_RDONLY | O_CLOEXEC | flags), e = 0;
     if (fd < 0)
@@ -631,7 +630,7 @@ int kix_store_copy(struct kix_store *s, const char *dir, struct kix_err *err)
         if (rc == 0 && chmod(path, 0600) != 0)
             rc = errno;
         if (rc == 0)
-            rc = sync_path(path, 0);
+            rc = kix__sync_path(path, 0);
     }
     /* compacted: free pages left out, pages renumbered, so the copy is as
      * small as the data; MDB_CP_COMPACT reads one snapshot */
@@ -644,8 +643,8 @@ int kix_store_copy(struct kix_store *s, const char *dir, struct kix_err *err)
     /* synced here, whatever LMDB did: a backup counts only once on disk */
     if (chmod(path, 0600) != 0) /* as the store's own, whatever the umask */
         e = errno;
-    else if ((e = sync_path(path, 0)) == 0)
-        e = sync_path(dir, O_DIRECTORY);
+    else if ((e = kix__sync_path(path, 0)) == 0)
+        e = kix__sync_path(dir, O_DIRECTORY);
     if (e)
         return kix_err_set(err, KIX_EIO, "syncing the copy %s: %s", path, strerror(e));
     return KIX_OK;

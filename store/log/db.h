@@ -130,6 +130,9 @@ struct kix_store {
 
 /* kix_store_open, also opening (creating, unless read-only) the tables of
  * the layer above: KIX_EINVAL when there are more than KIX_LOG_TABLES_MAX. */
+/* fsync of path (a file, or a directory with O_DIRECTORY): 0 or errno. */
+int kix__sync_path(const char *path, int flags);
+
 int kix__store_open(const char *dir, const struct kix_store_opts *opts,
                     const struct kix_log_table_spec *tables, size_t ntables, struct kix_store **out,
                     struct kix_err *err);

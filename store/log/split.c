@@ -3,8 +3,8 @@
  *
  * Every group commit commits data.mdb first with fsync (what makes an
  * acknowledgement durable), then index.mdb without: the index's random-key
- * pages (digests, subject and statement records, signers, the layer's
- * runs, groups and SMT tiles) stay dirty in the page cache and reach the
+ * pages (digests, subject and statement records, signers, and every
+ * table of the indexer above) stay dirty in the page cache and reach the
  * disk about once per writeback window, not once per commit.
  *
  * What survives what:
@@ -78,18 +78,6 @@ static void path_of(const struct kix_store *s, const char *name, char *out, size
     snprintf(out, cap, "%s/%s", s->dir, name);
 }
 
-static int sync_dir(const char *dir)
-{
-    int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC), e = 0;
-
-    if (fd < 0)
-        return errno;
-    if (fsync(fd) != 0)
-        e = errno;
-    close(fd);
-    return e;
-}
-
 /* The marker's boot id: 1 read, 0 no marker. */
 static int read_marker(const struct kix_store *s, char boot[64])
 {
@@ -135,7 +123,7 @@ int kix__split_mark(struct kix_store *s, struct kix_err *err)
     if (e == 0 && rename(tmp, path) != 0)
         e = errno;
     if (e == 0)
-        e = sync_dir(s->dir);
+        e = kix__sync_path(s->dir, O_DIRECTORY);
     if (e)
         return kix_err_set(err, KIX_EIO, "writing %s: %s", path, strerror(e));
     s->marked = 1;
@@ -154,7 +142,7 @@ void kix__split_close(struct kix_store *s)
         return;
     path_of(s, KIX__MARKER_FILE, path, sizeof(path));
     if (unlink(path) == 0)
-        sync_dir(s->dir);
+        kix__sync_path(s->dir, O_DIRECTORY);
     s->marked = 0;
 }
 
@@ -491,7 +479,7 @@ int kix__split_open(struct kix_store *s, struct kix_err *err)
         path_of(s, KIX__MARKER_FILE, marker, sizeof(marker));
         unlink(marker);
         s->marked = 0;
-        rc = sync_dir(s->dir);
+        rc = kix__sync_path(s->dir, O_DIRECTORY);
     }
     rc = kix__db_error(rc, err, "opening the index");
 out:
@@ -606,7 +594,7 @@ int kix__split_convert(struct kix_store *s, struct kix_err *err)
     if (rc == 0)
         rc = mdb_env_sync(s->ienv, 1);
     if (rc == 0)
-        rc = sync_dir(s->dir);
+        rc = kix__sync_path(s->dir, O_DIRECTORY);
     if (rc) {
         rc = kix__db_error(rc, err, "writing the index of layout 3");
         goto fail;

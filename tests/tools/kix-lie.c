@@ -27,17 +27,25 @@
 #include "kix/smt.h"
 #include "kix/vindex.h"
 
-static MDB_env *env;
-static MDB_txn *txn;
+/* Layout 3: the index's tables (groups, runs, smt) are in STORE/index.mdb
+ * (env, txn), the signed index notes in STORE/data.mdb (log_env,
+ * log_txn). */
+static MDB_env *env, *log_env;
+static MDB_txn *txn, *log_txn;
 
-static MDB_dbi table(const char *name)
+static MDB_dbi table_in(MDB_txn *t, const char *name)
 {
     MDB_dbi dbi;
-    if (mdb_dbi_open(txn, name, 0, &dbi)) {
+    if (mdb_dbi_open(t, name, 0, &dbi)) {
         fprintf(stderr, "kix-lie: no table %s\n", name);
         exit(1);
     }
     return dbi;
+}
+
+static MDB_dbi table(const char *name)
+{
+    return table_in(txn, name);
 }
 
 /* The tree's tiles (kix_smt_tiles) in the smt table, raw, under the keys
@@ -146,7 +154,7 @@ static int by_path(const void *a, const void *b)
 /* Signs a new index note with `root` for the latest checkpoint. */
 static void resign(const char *dir, const struct kix_hash *root)
 {
-    MDB_dbi notes = table("index_notes");
+    MDB_dbi notes = table_in(log_txn, "index_notes");
     MDB_cursor *cur;
     MDB_val k, v;
     struct kix_signer *signer;
@@ -162,7 +170,7 @@ static void resign(const char *dir, const struct kix_hash *root)
         exit(1);
     }
     kix_verifier_from_signer(signer, &vk);
-    mdb_cursor_open(txn, notes, &cur);
+    mdb_cursor_open(log_txn, notes, &cur);
     if (mdb_cursor_get(cur, &k, &v, MDB_LAST) ||
         kix_vindex_note_open(v.mv_data, v.mv_size, &vk, NULL, &n, &err)) {
         fprintf(stderr, "kix-lie: no index note to replace: %s\n", err.msg);
@@ -263,17 +271,25 @@ static void withhold(const char *run_id, unsigned long long index)
     }
 }
 
+static int open_env(MDB_env **e, MDB_txn **t, const char *path, unsigned flags)
+{
+    return mdb_env_create(e) || mdb_env_set_maxdbs(*e, 32) || mdb_env_set_mapsize(*e, 1ull << 36) ||
+           mdb_env_open(*e, path, flags, 0600) || mdb_txn_begin(*e, NULL, 0, t);
+}
+
 int main(int argc, char **argv)
 {
+    char index_path[4200];
+
     if (argc < 4) {
         fprintf(stderr,
                 "usage: kix-lie STORE_DIR drop GROUP_HEX RUN_ID [--no-sign | --table-only]\n"
                 "       kix-lie STORE_DIR withhold RUN_ID INDEX\n");
         return 2;
     }
-    if (mdb_env_create(&env) || mdb_env_set_maxdbs(env, 32) ||
-        mdb_env_set_mapsize(env, 1ull << 36) || mdb_env_open(env, argv[1], 0, 0600) ||
-        mdb_txn_begin(env, NULL, 0, &txn)) {
+    snprintf(index_path, sizeof(index_path), "%s/index.mdb", argv[1]);
+    if (open_env(&log_env, &log_txn, argv[1], 0) ||
+        open_env(&env, &txn, index_path, MDB_NOSUBDIR)) {
         fprintf(stderr, "kix-lie: cannot open %s\n", argv[1]);
         return 1;
     }
@@ -287,10 +303,13 @@ int main(int argc, char **argv)
         withhold(argv[3], strtoull(argv[4], NULL, 10));
     else
         return 2;
-    if (mdb_txn_commit(txn)) {
+    /* the index first, as kixd commits: it is synced here, as a clean
+     * close syncs it */
+    if (mdb_txn_commit(txn) || mdb_env_sync(env, 1) || mdb_txn_commit(log_txn)) {
         fprintf(stderr, "kix-lie: commit failed\n");
         return 1;
     }
     mdb_env_close(env);
+    mdb_env_close(log_env);
     return 0;
 }

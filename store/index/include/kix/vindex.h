@@ -221,6 +221,12 @@ KIX_API int kix_vindex_note_open(const char *note, size_t len, const struct kix_
                                  const struct kix_checkpoint *cp, struct kix_vindex_note *out,
                                  struct kix_err *err) KIX_MUST_CHECK;
 
+/* The index root a signed index note names, read without checking the
+ * signature (to pick the tiles a reader then verifies against the opened
+ * note): KIX_OK, or KIX_EPROTO when the note names none. */
+KIX_API int kix_vindex_note_root(const void *note, size_t len,
+                                 struct kix_hash *root) KIX_MUST_CHECK;
+
 /* Checks that under note->index_root `key` has `value` (membership) or,
  * with value NULL, is absent, by an SMT proof (kix_smt_verify). */
 KIX_API int kix_vindex_verify(const struct kix_vindex_note *note, const char *key, size_t key_len,

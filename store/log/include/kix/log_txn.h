@@ -4,9 +4,9 @@
  * since store layout 3 in a second LMDB environment (index.mdb, committed
  * after the log's in the same write, without fsync, and derived again from
  * the log after a machine stop: store/log/split.c), and a read snapshot
- * sees both at the same tree size (the index's). It never sees LMDB: it reads and writes its tables through struct
- * kix_log_txn, and the log calls it back through struct kix_log_indexer for
- * every entry it appends or replays.
+ * sees both at the same tree size (the index's). It never sees LMDB: it reads and writes its tables
+ * through struct kix_log_txn, and the log calls it back through struct kix_log_indexer for every
+ * entry it appends or replays.
  *
  * A struct kix_log_txn is either the writer's transaction (inside the
  * indexer's callbacks) or a reader's snapshot (kix_log_reader_txn); writes
