@@ -398,8 +398,6 @@ int kix_group_view_from_source(struct kix_source *src, const char *key, size_t l
     kix_digest_format(&v->key, v->group);
     v->offset = offset;
     rc = kix__src_group(src, &v->key, offset, KIX_VIEW_GROUP_MAX, add_row, v, &v->size, &why);
-    if (rc == KIX_OK && v->size == 0)
-        return kix_err_set(err, KIX_ENOTFOUND, "no such group");
     if (rc == KIX_OK)
         rc = kix__src_state(src, &v->tree_size, &v->checkpoint, &note, NULL);
     if (rc == KIX_OK && v->checkpoint.len) {
@@ -414,8 +412,13 @@ int kix_group_view_from_source(struct kix_source *src, const char *key, size_t l
     if (rc == KIX_OK)
         rc = group_proof(src, v, &note);
     kix_buf_release(&note);
-    if (rc == KIX_OK && v->group_record)
+    /* a group whose every run is withdrawn ranks none but is still a
+     * group: its page lists the withdrawals, proven (a 404 would hide
+     * them behind "no such group") */
+    if (rc == KIX_OK && (v->group_record || v->size == 0))
         rc = group_withdrawn(src, v);
+    if (rc == KIX_OK && v->size == 0 && v->nwithdrawn == 0)
+        return kix_err_set(err, KIX_ENOTFOUND, "no such group");
     group_unit(src, v);
     for (size_t i = 0; rc == KIX_OK && i < v->nrows; i++)
         rc = describe_row(src, &v->rows[i], v->group_record != NULL);
@@ -423,8 +426,10 @@ int kix_group_view_from_source(struct kix_source *src, const char *key, size_t l
         struct group_best best = {"", 0};
         rc = kix__src_group(src, &v->key, 0, 1, best_of, &best, NULL, NULL);
         v->best_value = best.value;
-        if (rc == KIX_OK && best.run_id[0])
-            group_words(src, v, best.run_id);
+        /* every run withdrawn: the title's words from a withdrawn one (a
+         * group's runs share its workload and environment) */
+        if (rc == KIX_OK && (best.run_id[0] || v->nwithdrawn))
+            group_words(src, v, best.run_id[0] ? best.run_id : v->withdrawn[0].run_id);
     }
     return rc ? kix_err_set(err, rc, "the group %s: %s", v->group,
                             why.msg[0] ? why.msg : kix_strerror(rc))

@@ -152,6 +152,7 @@ static int group_slots(struct kix_tpl *t, const struct kix_group_view *v, const 
         (rc = page < pages ? page_link(t, "next", v, page + 1, flags) : kix_tpl_set(t, "next", "")))
         return rc;
     if ((rc = kix_tpl_set(t, "hasWithdrawn", v->nwithdrawn ? "yes" : "")) ||
+        (rc = kix_tpl_set(t, "allWithdrawn", v->nwithdrawn && !v->size ? "yes" : "")) ||
         (rc = kix_tpl_section(t, "withdrawn")))
         return rc;
     for (size_t i = 0; i < v->nwithdrawn; i++) {

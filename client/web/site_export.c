@@ -248,7 +248,10 @@ static int find_pages(struct pexport *x, uint64_t from, uint64_t size)
         static const uint8_t no_group[32];
         if (kix_view_run(x->r, x->runs.id[i], &info) != KIX_OK ||
             memcmp(info.comparison_key.b, no_group, 32) == 0 ||
-            (!info.grouped && !group_has_members(x->r, &info.comparison_key)))
+            /* a withdrawn run's group is written even when it ranks no
+             * run any more: its page lists the withdrawals */
+            (!info.grouped && info.withdrawn_index == KIX_NO_INDEX &&
+             !group_has_members(x->r, &info.comparison_key)))
             continue;
         kix_digest_format(&info.comparison_key, key);
         rc = idset_add(&x->groups, key);

@@ -445,11 +445,29 @@ static int each_selection(void *arg, const struct kix_bytes *k, const struct kix
     return 0;
 }
 
+/* Stops at the groups table's first key from the probe's group: ranks is
+ * 1 when that key is the group's (the group ranks a run). */
+struct group_probe {
+    const uint8_t *group;
+    int ranks;
+};
+
+static int probe_group(void *ctx, const struct kix_bytes *k, const struct kix_bytes *v)
+{
+    struct group_probe *p = ctx;
+
+    (void)v;
+    p->ranks = k->len > 32 && memcmp(k->ptr, p->group, 32) == 0;
+    return 1;
+}
+
 static int each_withdrawn(void *arg, const struct kix_bytes *k, const struct kix_bytes *v)
 {
     struct each *e = arg;
     struct kix_digest g;
+    struct group_probe probe;
     char key[KIX_VINDEX_KEY_MAX + 1];
+    int rc;
 
     (void)v;
     if (k->len <= 32 || (e->have_group && memcmp(e->last_group, k->ptr, 32) == 0))
@@ -457,6 +475,19 @@ static int each_withdrawn(void *arg, const struct kix_bytes *k, const struct kix
     memcpy(e->last_group, k->ptr, 32);
     e->have_group = 1;
     memcpy(g.b, k->ptr, 32);
+    /* a group whose every run is withdrawn ranks none, so the groups
+     * table (each_group) does not name it, but its directory and first
+     * page stay in the tree (empty): they are named here */
+    probe.group = g.b;
+    probe.ranks = 0;
+    rc = kix_log_txn_scan(e->t, KIX_TABLE_GROUPS, g.b, 32, probe_group, &probe);
+    if (rc) {
+        e->rc = rc;
+        return 1;
+    }
+    if (!probe.ranks && (each_one(e, key, kix_vindex_key_group(&g, key)) ||
+                         each_one(e, key, kix_vindex_key_group_page(&g, "", key))))
+        return 1;
     return each_one(e, key, kix_vindex_key_withdrawn(&g, key));
 }
 

@@ -139,6 +139,46 @@ expect_status 0 "$KIX" reinstate "${S[@]}" --key "$WORK/pub.key" "$OTHER"
 [ "$(ranks)" = "$BEFORE" ] || fail "the publisher's reinstatement: $(ranks)"
 pass "the publisher withdraws its own run (--sign-only, kix submit) and reinstates it"
 
+# ---- every run of the group withdrawn: the group still answers --------------------
+# (its page and kix group list what was withdrawn, proven, and rank none; a
+# 404 would hide the withdrawals behind "no such group")
+MEMBERS=$(json_get "$WORK/g.json" '" ".join(r["runId"] for r in d["runs"])')
+for r in $MEMBERS; do
+  expect_status 0 "$KIX" withdraw "${S[@]}" --key "$WORK/cur.key" --reason invalid-timing --note "all of them" "$r"
+done
+expect_status 0 "$KIX" group "sha256:$GROUP" "${S[@]}" --json
+[ "$(json_get "$WORK/out" 'd["matched"], len(d["runs"]), sorted(w["runId"] for w in d["withdrawn"])')" = \
+  "0 0 $(python3 -c 'import sys; print(sorted(sys.argv[1:]))' $MEMBERS)" ] ||
+  fail "kix group of a group with every run withdrawn: $(cat "$WORK/out")"
+curl -s -o "$WORK/allw.html" -w '%{http_code}' "$H/groups/sha256:$GROUP" >"$WORK/code"
+[ "$(cat "$WORK/code")" = 200 ] || fail "GET /groups/ of a group with every run withdrawn: HTTP $(cat "$WORK/code")"
+for r in $MEMBERS; do grep -q "$r" "$WORK/allw.html" || fail "the group page does not list withdrawn run $r"; done
+grep -q "Every run of this group is withdrawn" "$WORK/allw.html" || fail "the group page does not say every run is withdrawn"
+# the static copy holds the page too, and the pages' verifier proves it in
+# Chromium, on kixd and on the copy
+"$KIXD" export --store "$WORK/o" "$WORK/copy" >/dev/null 2>"$WORK/export.err" || fail "kixd export: $(cat "$WORK/export.err")"
+[ -f "$WORK/copy/groups/sha256:$GROUP.html" ] || fail "the export wrote no page for the group whose every run is withdrawn"
+grep -q "Every run of this group is withdrawn" "$WORK/copy/groups/sha256:$GROUP.html" || fail "the exported group page"
+. "$KIX_TESTS/integration/dom_lib.sh"
+start_dom
+trap 'stop_dom; cleanup' EXIT
+CPORT=$(free_port)
+(cd "$WORK/copy" && exec python3 -m http.server "$CPORT" --bind 127.0.0.1 >/dev/null 2>&1) &
+COPY_PID=$!
+for _ in $(seq 1 100); do curl -sf "http://127.0.0.1:$CPORT/checkpoint" >/dev/null && break; sleep 0.05; done
+for url in "$H/groups/sha256:$GROUP" "http://127.0.0.1:$CPORT/groups/sha256:$GROUP.html"; do
+  dom "$url" "$WORK/allw.dom" || fail "chromium: $(tail -3 "$WORK/chrome.log")"
+  state=$(grep -o '<p id="verify-status" data-state="[a-z]*"' "$WORK/allw.dom" | sed 's/.*="//; s/"$//')
+  [ "$state" = ok ] || fail "$url: the verifier says $state: $(grep -o '<p id="verify-status".\{0,300\}' "$WORK/allw.dom")"
+  for r in $MEMBERS; do grep -q "data-run=\"$r\"" "$WORK/allw.dom" || fail "$url: verified page lost withdrawn run $r"; done
+done
+kill "$COPY_PID" 2>/dev/null; wait "$COPY_PID" 2>/dev/null || true
+for r in $MEMBERS; do
+  expect_status 0 "$KIX" reinstate "${S[@]}" --key "$WORK/cur.key" "$r"
+done
+[ "$(ranks)" = "$BEFORE" ] || fail "after reinstating every run: $(ranks)"
+pass "a group whose every run is withdrawn answers with its withdrawals (kix group, its page), ranking none"
+
 expect_status 0 "$KIX" audit "${S[@]}"
 stop o
 expect_status 0 "$KIXD" check --store "$WORK/o"
