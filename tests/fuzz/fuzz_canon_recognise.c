@@ -2,7 +2,10 @@
  * kix_canon_is_canonical says 1 only for bytes kix_canon accepts and
  * returns unchanged, and says 1 for every such document but those it
  * leaves to kix_canon (a key over 256 bytes written with escapes). The
- * first byte picks the options (any top level, a small depth limit). */
+ * first byte picks the options (any top level, a small depth limit). On
+ * recognised bytes, the tree kix_canon_parse_canonical builds without
+ * jansson's parser is the parser's tree, value for value and type for type
+ * (audit and mirror replays read manifests through it). */
 #include "fuzz.h"
 #include "kix/json.h"
 #include "kix/manifest.h"
@@ -25,6 +28,18 @@ static void same_group(const uint8_t *data, size_t size, const struct kix_canon_
     if (r1 != r2 ||
         (r1 == KIX_OK && (memcmp(k1.b, k2.b, 32) != 0 || v1 != v2 || strcmp(m1, m2) != 0)))
         abort();
+}
+
+static void same_tree(const uint8_t *data, size_t size, const struct kix_canon_opts *opts)
+{
+    json_t *parsed = NULL, *built = NULL;
+
+    if (kix_canon_parse_tree(data, size, opts, &parsed, NULL) != KIX_OK ||
+        kix_canon_parse_canonical(data, size, opts, &built, NULL) != KIX_OK ||
+        !json_equal(parsed, built))
+        abort();
+    json_decref(parsed);
+    json_decref(built);
 }
 
 /* Whether an object key of v is long and needs an escape in JCS. */
@@ -70,8 +85,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
            memcmp(out.ptr, data, size) == 0;
     if (rec && !same)
         abort(); /* recognised bytes that are not canonical */
-    if (rec)
+    if (rec) {
         same_group(data, size, &opts);
+        same_tree(data, size, &opts);
+    }
     if (same && !rec) {
         /* missed: allowed only for a long key with escapes */
         json_t *tree = NULL;
