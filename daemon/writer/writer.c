@@ -282,10 +282,10 @@ static void commit_group(struct kixd_writer *wr, struct kixd_submit *group)
     }
 }
 
-/* Whether to hold the group open: jobs are still being prepared, and the
- * group has room for them. Committing at once would send them to the next
- * group, one fsync later; waiting for them costs at most gather_ns (1 ms), while
- * the pool's threads (not this one) do the work. */
+/* Whether to hold the group open (the writer was idle, writer_main): jobs
+ * are still being prepared, and the group has room for them. Committing at once would send them to
+ * the next group, one fsync later; waiting for them costs at most gather_ns (1 ms), while the
+ * pool's threads (not this one) do the work. */
 static int worth_waiting(const struct kixd_writer *wr)
 {
     return wr->preparing > 0 && wr->queued < wr->max_group && !wr->stop;
@@ -298,15 +298,20 @@ static void *writer_main(void *arg)
     for (;;) {
         struct kixd_submit *group, *last;
         size_t count;
+        int woken;
 
         pthread_mutex_lock(&wr->mu);
+        woken = !wr->head;
         while (!wr->head && !wr->stop)
             pthread_cond_wait(&wr->cv, &wr->mu);
         if (!wr->head) {
             pthread_mutex_unlock(&wr->mu);
             break;
         }
-        if (worth_waiting(wr)) {
+        /* only a writer that sat idle holds a group: one that finds work
+         * waiting after its commit is the pipeline's limit, and a hold
+         * would only idle it */
+        if (woken && worth_waiting(wr)) {
             struct timespec until;
             clock_gettime(CLOCK_MONOTONIC, &until);
             until.tv_sec += wr->gather_ns / 1000000000L;
