@@ -91,8 +91,8 @@ void kixd_worker_post_done(struct kixd_worker *w, struct kixd_submit *job);
 /* Any thread: queues a prepared job for the next group. */
 void kixd_writer_push(struct kixd_writer *wr, struct kixd_submit *job);
 /* Loop thread: a job went to the thread pool (kixd_submit_start), or came
- * back with every bundle refused. The writer holds a group open (up to
- * 1 ms) while jobs are being prepared, so that submissions that arrived
+ * back with every bundle refused. A writer woken from idle holds its
+ * group open (up to 1 ms) while jobs are being prepared, so that submissions that arrived
  * together share one fsync instead of taking one each in turn. A NULL
  * writer (a replica's kixd) is ignored. */
 void kixd_writer_preparing(struct kixd_writer *wr);
