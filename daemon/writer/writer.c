@@ -12,6 +12,20 @@
 
 #define PREP_CHUNK 16 /* bundles per thread-pool task */
 
+/* How long the writer holds a group open for jobs still being prepared
+ * (see writer_main): about one chunk's signature checks on a busy pool.
+ * KIX_TEST_GATHER_MS (a test hook, docs/REFERENCE.md) sets another bound,
+ * so that a test can see the group form without racing a clock. */
+#define GATHER_NS 1000000L
+
+static long gather_ns(void)
+{
+    const char *test = getenv("KIX_TEST_GATHER_MS");
+    long ms = test && *test ? atol(test) : -1;
+
+    return ms >= 0 && ms <= 60000 ? ms * 1000000L : GATHER_NS;
+}
+
 struct kixd_prep_chunk {
     uv_work_t req;
     struct kixd_submit *job;
@@ -25,6 +39,9 @@ struct kixd_writer {
     pthread_mutex_t mu;
     pthread_cond_t cv;
     struct kixd_submit *head, *tail;
+    size_t queued;    /* entries in head..tail */
+    size_t preparing; /* jobs on the thread pool, not yet pushed (or refused) */
+    long gather_ns;
     int stop;
     void (*grew)(void *ctx, uint64_t size);
     void *ctx;
@@ -177,6 +194,7 @@ static void prepare_done(uv_work_t *req, int status)
     if (job->nprepared == 0) {
         /* every bundle was refused: nothing to commit */
         struct kixd_worker *w = job->w;
+        kixd_writer_prepared_none(job->srv->writer);
         job->srv->up->submit_answer(job); /* dispatch.c's, a floor above */
         kixd_submit_free(job);
         kixd_worker_reader_end(w);
@@ -192,6 +210,7 @@ void kixd_submit_start(struct kixd_submit *job)
     assert(job->state == KIXD_SUBMIT_NEW);
     job->state = KIXD_SUBMIT_PREPARING;
     job->chunks_left = job->nchunks;
+    kixd_writer_preparing(job->srv->writer);
     for (size_t k = 0; k < job->nchunks; k++) {
         struct kixd_prep_chunk *ch = &job->chunks[k];
         ch->job = job;
@@ -263,6 +282,15 @@ static void commit_group(struct kixd_writer *wr, struct kixd_submit *group)
     }
 }
 
+/* Whether to hold the group open (the writer was idle, writer_main): jobs
+ * are still being prepared, and the group has room for them. Committing at once would send them to
+ * the next group, one fsync later; waiting for them costs at most gather_ns (1 ms), while the
+ * pool's threads (not this one) do the work. */
+static int worth_waiting(const struct kixd_writer *wr)
+{
+    return wr->preparing > 0 && wr->queued < wr->max_group && !wr->stop;
+}
+
 static void *writer_main(void *arg)
 {
     struct kixd_writer *wr = arg;
@@ -270,13 +298,31 @@ static void *writer_main(void *arg)
     for (;;) {
         struct kixd_submit *group, *last;
         size_t count;
+        int woken;
 
         pthread_mutex_lock(&wr->mu);
+        woken = !wr->head;
         while (!wr->head && !wr->stop)
             pthread_cond_wait(&wr->cv, &wr->mu);
         if (!wr->head) {
             pthread_mutex_unlock(&wr->mu);
             break;
+        }
+        /* only a writer that sat idle holds a group: one that finds work
+         * waiting after its commit is the pipeline's limit, and a hold
+         * would only idle it */
+        if (woken && worth_waiting(wr)) {
+            struct timespec until;
+            clock_gettime(CLOCK_MONOTONIC, &until);
+            until.tv_sec += wr->gather_ns / 1000000000L;
+            until.tv_nsec += wr->gather_ns % 1000000000L;
+            if (until.tv_nsec >= 1000000000L) {
+                until.tv_sec++;
+                until.tv_nsec -= 1000000000L;
+            }
+            while (worth_waiting(wr))
+                if (pthread_cond_timedwait(&wr->cv, &wr->mu, &until) != 0)
+                    break;
         }
         /* everything that arrived meanwhile, up to max_group entries */
         group = last = wr->head;
@@ -289,6 +335,7 @@ static void *writer_main(void *arg)
         if (!wr->head)
             wr->tail = NULL;
         last->next = NULL;
+        wr->queued -= count;
         pthread_mutex_unlock(&wr->mu);
         commit_group(wr, group);
     }
@@ -308,6 +355,7 @@ int kixd_writer_start(struct kix_log *log, unsigned max_group, unsigned max_batc
         return kix_err_set(err, KIX_ENOMEM, "out of memory");
     wr->log = log;
     wr->max_group = max_group;
+    wr->gather_ns = gather_ns();
     wr->grew = grew;
     wr->ctx = ctx;
     wr->items = calloc(cap, sizeof(*wr->items));
@@ -323,7 +371,15 @@ int kixd_writer_start(struct kix_log *log, unsigned max_group, unsigned max_batc
         kix_log_read_end(r);
     }
     pthread_mutex_init(&wr->mu, NULL);
-    pthread_cond_init(&wr->cv, NULL);
+    {
+        /* the gather's deadline on the monotonic clock: a clock step
+         * neither holds a group open nor cuts its wait short */
+        pthread_condattr_t ca;
+        pthread_condattr_init(&ca);
+        pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+        pthread_cond_init(&wr->cv, &ca);
+        pthread_condattr_destroy(&ca);
+    }
     if (pthread_create(&wr->thread, NULL, writer_main, wr) != 0) {
         pthread_mutex_destroy(&wr->mu);
         pthread_cond_destroy(&wr->cv);
@@ -347,7 +403,30 @@ void kixd_writer_push(struct kixd_writer *wr, struct kixd_submit *job)
     else
         wr->head = job;
     wr->tail = job;
+    wr->queued += job->nprepared;
+    assert(wr->preparing > 0);
+    wr->preparing--;
     pthread_cond_signal(&wr->cv);
+    pthread_mutex_unlock(&wr->mu);
+}
+
+void kixd_writer_preparing(struct kixd_writer *wr)
+{
+    if (!wr)
+        return;
+    pthread_mutex_lock(&wr->mu);
+    wr->preparing++;
+    pthread_mutex_unlock(&wr->mu);
+}
+
+void kixd_writer_prepared_none(struct kixd_writer *wr)
+{
+    if (!wr)
+        return;
+    pthread_mutex_lock(&wr->mu);
+    assert(wr->preparing > 0);
+    wr->preparing--;
+    pthread_cond_signal(&wr->cv); /* a group may be waiting for this job */
     pthread_mutex_unlock(&wr->mu);
 }
 

@@ -90,6 +90,13 @@ int kixd_writer_start(struct kix_log *log, unsigned max_group, unsigned max_batc
 void kixd_worker_post_done(struct kixd_worker *w, struct kixd_submit *job);
 /* Any thread: queues a prepared job for the next group. */
 void kixd_writer_push(struct kixd_writer *wr, struct kixd_submit *job);
+/* Loop thread: a job went to the thread pool (kixd_submit_start), or came
+ * back with every bundle refused. A writer woken from idle holds its
+ * group open (up to 1 ms) while jobs are being prepared, so that submissions that arrived
+ * together share one fsync instead of taking one each in turn. A NULL
+ * writer (a replica's kixd) is ignored. */
+void kixd_writer_preparing(struct kixd_writer *wr);
+void kixd_writer_prepared_none(struct kixd_writer *wr);
 /* Any thread: group commits so far (durable transaction: LMDB commit and
  * fsync), failed ones, and their latency: buckets[i] counts commits of at
  * most KIXD_COMMIT_LE_MS[i] ms (the last: any), *ms_sum their total. */

@@ -1,6 +1,7 @@
 /* The phase clock (phase_clock.h): per-thread CPU time summed by phase. */
 #include "phase_clock.h"
 
+#include <stdint.h>
 #include <time.h>
 
 static uint64_t thread_cpu_ns(void)
@@ -10,21 +11,45 @@ static uint64_t thread_cpu_ns(void)
     return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
+/* This prepare clock's weight: 0 (not running) or how many clocks it
+ * stands for. A thread's first KIX__CLOCK_EXACT clocks all run (a short
+ * run's sums are exact); after that one in KIX__CLOCK_SAMPLE, drawn by a
+ * per-thread xorshift (not a counter: prepare starts two clocks an entry,
+ * and a counter's period would always pick the same one). */
+static unsigned prepare_weight(void)
+{
+    static _Thread_local uint32_t x, started;
+
+    if (started < KIX__CLOCK_EXACT) {
+        started++;
+        return 1;
+    }
+    if (x == 0)
+        x = (uint32_t)(uintptr_t)&x | 1u;
+    x ^= x << 13;
+    x ^= x >> 17;
+    x ^= x << 5;
+    return x % KIX__CLOCK_SAMPLE == 0 ? KIX__CLOCK_SAMPLE : 0;
+}
+
 void kix__clock_start(struct kix__clock *c, struct kix__phases *ph, int in_txn)
 {
     c->ph = ph;
     c->in_txn = in_txn;
-    c->t = ph->on ? thread_cpu_ns() : 0;
+    /* the writer's clocks are exact (its commit phase is the write less
+     * their marks); prepare's are sampled, and weighted to the whole */
+    c->weight = !ph->on ? 0 : in_txn ? 1 : prepare_weight();
+    c->t = c->weight ? thread_cpu_ns() : 0;
 }
 
 void kix__clock_mark(struct kix__clock *c, enum kix_log_phase phase)
 {
     uint64_t now;
 
-    if (!c->ph->on)
+    if (!c->weight)
         return;
     now = thread_cpu_ns();
-    atomic_fetch_add_explicit(&c->ph->ns[phase], now - c->t, memory_order_relaxed);
+    atomic_fetch_add_explicit(&c->ph->ns[phase], (now - c->t) * c->weight, memory_order_relaxed);
     if (c->in_txn)
         c->ph->in_txn += now - c->t; /* the writer's own: under the write lock */
     c->t = now;
