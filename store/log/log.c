@@ -256,6 +256,7 @@ static int open_handle(const char *dir, const struct kix_log_opts *opts, struct 
     l->replica = opts ? opts->replica : 0;
     l->indexed = l->indexer != NULL;
     pthread_mutex_init(&l->edge_mu, NULL);
+    pthread_mutex_init(&l->keys_mu, NULL);
     *out = l;
     return KIX_OK;
 }
@@ -939,6 +940,7 @@ void kix_log_close(struct kix_log *l)
     kix_buf_release(&l->scratch);
     kix_store_close(l->store);
     pthread_mutex_destroy(&l->edge_mu);
+    pthread_mutex_destroy(&l->keys_mu);
     free(l);
 }
 

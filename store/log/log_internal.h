@@ -39,6 +39,17 @@ struct kix_log {
     struct kix_log_seal_stats seal_stats;
     struct kix__seal_keep seal_keep; /* a replay's, between its seals */
     struct kix__phases phases;       /* kix_log_phase_stats */
+    /* registered keys' public halves by key id, as prepare found them in
+     * the registry (a key id is the SHA-256 of its public key, and a record
+     * is never removed): one read transaction a bundle fewer on every
+     * prepare thread. Only what prepare verifies with; commit decides with
+     * the registry as it stands at the entry's index (admission.c). */
+    pthread_mutex_t keys_mu;
+    struct kix__key_slot {
+        uint8_t id[32];
+        uint8_t pub[32];
+        int set;
+    } keys[64];
     /* the right edge of the latest size proven, shared by readers */
     pthread_mutex_t edge_mu;
     struct kix_tile_edge edge;
