@@ -216,6 +216,13 @@ static int by_path(const void *a, const void *b)
                   KIX_HASH_LEN);
 }
 
+/* The tiles a replay's seals keep (kix_log_txn_set_seal_state). */
+static void free_kept_tiles(void *p)
+{
+    kix_smt_tiles_release(p);
+    free(p);
+}
+
 int kix__vindex_seal(struct kix_log_txn *t, const char *origin, uint64_t size,
                      const struct kix_hash *log_root, struct kix_buf *note, struct kix_err *err)
 {
@@ -223,12 +230,30 @@ int kix__vindex_seal(struct kix_log_txn *t, const char *origin, uint64_t size,
     struct touched_key *keys = NULL;
     struct kix_smt_update *up = NULL;
     struct kix_buf value = KIX_BUF_INIT;
-    struct kix_smt_tiles tiles;
+    struct kix_smt_tiles local, *tiles = kix_log_txn_seal_state(t);
     struct kix_vindex_note n;
     size_t nup = 0, count = 0, k = 0;
-    int rc = KIX_OK;
+    int more = kix_log_txn_seal_more(t), rc = KIX_OK;
 
-    kix__smt_tiles(&tiles, t);
+    /* A replay seals at each upstream checkpoint of a batch: the tiles stay
+     * in memory from one seal to the next (the top ones are read once, not
+     * once a checkpoint) and are written at the batch's last seal. Every
+     * seal still computes its root, for its own note. */
+    if (!tiles && more) {
+        tiles = malloc(sizeof(*tiles));
+        if (tiles) {
+            kix__smt_tiles(tiles, t);
+            if (kix_log_txn_set_seal_state(t, tiles, free_kept_tiles) != KIX_OK) {
+                free(tiles);
+                tiles = NULL;
+            }
+        }
+    }
+    if (!tiles) {
+        tiles = &local;
+        kix__smt_tiles(tiles, t);
+    }
+    tiles->ctx = t; /* this seal's view of the same transaction */
 
     for (size_t off = 0; touched && off < touched->len; off += touched_len(touched->ptr + off))
         count++;
@@ -264,10 +289,10 @@ int kix__vindex_seal(struct kix_log_txn *t, const char *origin, uint64_t size,
         k++;
     }
     memset(&n, 0, sizeof(n));
-    rc = kix_smt_apply(&tiles.io, up, k, &n.index_root, err);
+    rc = kix_smt_apply(&tiles->io, up, k, &n.index_root, err);
     /* the changed tiles, each once, in this transaction: an error aborts it */
-    if (rc == KIX_OK)
-        rc = kix_smt_tiles_flush(&tiles, err);
+    if (rc == KIX_OK && (tiles == &local || !more))
+        rc = kix_smt_tiles_flush(tiles, err);
     if (touched)
         kix_buf_reset(touched);
     if (rc)
@@ -279,7 +304,8 @@ int kix__vindex_seal(struct kix_log_txn *t, const char *origin, uint64_t size,
     if (rc)
         kix_err_set(err, rc, "out of memory");
 out:
-    kix_smt_tiles_release(&tiles);
+    if (tiles == &local)
+        kix_smt_tiles_release(&local); /* a kept cache: the log frees it */
     kix_buf_release(&value);
     free(keys);
     free(up);

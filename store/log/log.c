@@ -105,10 +105,21 @@ static uint64_t now_ns(void)
 }
 
 /* The indexer's note text at a checkpoint (empty without an indexer). */
-static int seal_text(struct kix_log *l, struct kix_store *s, MDB_txn *txn, uint64_t size,
-                     const struct kix_hash *root, struct kix_buf *text, struct kix_err *err)
+/* Frees what a replay's seals kept between them (kix_log_txn_seal_state). */
+static void seal_keep_drop(struct kix_log *l)
 {
-    struct kix_log_txn t = {s, txn, kix__witxn(s), 1, &l->scratch};
+    if (l->seal_keep.state && l->seal_keep.free_fn)
+        l->seal_keep.free_fn(l->seal_keep.state);
+    memset(&l->seal_keep, 0, sizeof(l->seal_keep));
+}
+
+/* keep: a replay's seals (each but the last with keep->more set), which
+ * may keep state from one to the next; NULL for any other seal. */
+static int seal_text_kept(struct kix_log *l, struct kix_store *s, MDB_txn *txn, uint64_t size,
+                          const struct kix_hash *root, struct kix_buf *text,
+                          struct kix__seal_keep *keep, struct kix_err *err)
+{
+    struct kix_log_txn t = {s, txn, kix__witxn(s), 1, &l->scratch, keep};
     struct kix__clock clk;
     uint64_t t0;
     int rc;
@@ -120,8 +131,16 @@ static int seal_text(struct kix_log *l, struct kix_store *s, MDB_txn *txn, uint6
     rc = l->indexer->seal(&t, l->origin, size, root, text, err);
     l->seal_stats.ns += now_ns() - t0;
     l->seal_stats.seals++;
+    if (rc == KIX_OK && keep && keep->more && keep->state)
+        l->seal_stats.kept++;
     kix__clock_mark(&clk, KIX_LOG_PHASE_INDEX);
     return rc;
+}
+
+static int seal_text(struct kix_log *l, struct kix_store *s, MDB_txn *txn, uint64_t size,
+                     const struct kix_hash *root, struct kix_buf *text, struct kix_err *err)
+{
+    return seal_text_kept(l, s, txn, size, root, text, NULL, err);
 }
 
 void kix_log_seal_stats(const struct kix_log *l, struct kix_log_seal_stats *out)
@@ -165,11 +184,11 @@ static int seal_and_sign(struct kix_log *l, struct kix_store *s, MDB_txn *txn, u
  * say exactly what this store derived from the same entries. */
 static int seal_and_check(struct kix_log *l, struct kix_store *s, MDB_txn *txn,
                           const struct kix_replay_checkpoint *c, const struct kix_hash *root,
-                          struct kix_err *err)
+                          struct kix__seal_keep *keep, struct kix_err *err)
 {
     struct kix_buf text = KIX_BUF_INIT;
     struct kix_note note;
-    int rc = seal_text(l, s, txn, c->size, root, &text, err);
+    int rc = seal_text_kept(l, s, txn, c->size, root, &text, keep, err);
 
     if (rc || text.len == 0)
         goto out;
@@ -237,6 +256,7 @@ static int open_handle(const char *dir, const struct kix_log_opts *opts, struct 
     l->replica = opts ? opts->replica : 0;
     l->indexed = l->indexer != NULL;
     pthread_mutex_init(&l->edge_mu, NULL);
+    pthread_mutex_init(&l->keys_mu, NULL);
     *out = l;
     return KIX_OK;
 }
@@ -499,7 +519,7 @@ static int migrate_fn(struct kix_store *s, MDB_txn *txn, void *arg, struct kix_e
 static int rebuild_fn(struct kix_store *s, MDB_txn *txn, void *arg, struct kix_err *err)
 {
     struct kix_log *l = arg;
-    struct kix_log_txn t = {s, txn, kix__witxn(s), 1, &l->scratch};
+    struct kix_log_txn t = {s, txn, kix__witxn(s), 1, &l->scratch, NULL};
     MDB_cursor *leaves = NULL, *cps = NULL;
     MDB_val lk, lv, ck, cv;
     uint64_t next = 0;
@@ -682,7 +702,7 @@ static int derive_fn(struct kix_store *s, MDB_txn *txn, void *arg, struct kix_er
 {
     struct kix_log *l = arg;
     MDB_txn *itxn = kix__witxn(s);
-    struct kix_log_txn t = {s, txn, itxn, 1, &l->scratch};
+    struct kix_log_txn t = {s, txn, itxn, 1, &l->scratch, NULL};
     int indexer = l->indexed && l->indexer && !l->rebuild; /* a format change rebuilds after */
     uint64_t from = s->index_lost ? 0 : s->index_size, size, blobs, next, part_end = 0,
              part = derive_part();
@@ -920,6 +940,7 @@ void kix_log_close(struct kix_log *l)
     kix_buf_release(&l->scratch);
     kix_store_close(l->store);
     pthread_mutex_destroy(&l->edge_mu);
+    pthread_mutex_destroy(&l->keys_mu);
     free(l);
 }
 
@@ -1127,7 +1148,7 @@ static int commit_fn(struct kix_store *s, MDB_txn *txn, void *arg, struct kix_er
 
 /* Replay: every item must be accepted at its index, and the root at each
  * upstream checkpoint's size must be the one it signed. */
-static int replay_fn(struct kix_store *s, MDB_txn *txn, void *arg, struct kix_err *err)
+static int replay_body(struct kix_store *s, MDB_txn *txn, void *arg, struct kix_err *err)
 {
     struct commit_ctx *c = arg;
     struct kix__tile_ctx tctx = {s, txn, 0, 0}; /* a write: no cached tiles */
@@ -1172,11 +1193,14 @@ static int replay_fn(struct kix_store *s, MDB_txn *txn, void *arg, struct kix_er
             rc = replay_check_checkpoint(c->log, &c->cps[k], &root, err);
         if (rc == KIX_OK)
             rc = put_checkpoint(s, txn, next, c->cps[k].note, c->cps[k].note_len, err);
+        /* every checkpoint's index note is sealed and compared; the tree's
+         * tiles are written once, at the last */
+        c->log->seal_keep.more = k + 1 < c->ncps;
         if (rc == KIX_OK && !c->inspect)
-            rc = seal_and_check(c->log, s, txn, &c->cps[k], &root, err);
+            rc = seal_and_check(c->log, s, txn, &c->cps[k], &root, &c->log->seal_keep, err);
         if (rc == KIX_OK && c->inspect) {
             struct kix_buf text = KIX_BUF_INIT;
-            rc = seal_text(c->log, s, txn, next, &root, &text, err);
+            rc = seal_text_kept(c->log, s, txn, next, &root, &text, &c->log->seal_keep, err);
             kix_buf_release(&text);
         }
         if (rc)
@@ -1188,11 +1212,22 @@ static int replay_fn(struct kix_store *s, MDB_txn *txn, void *arg, struct kix_er
                            c->n - i);
     c->size = next;
     if (c->inspect) {
-        struct kix_log_txn t = {s, txn, kix__witxn(s), 0, NULL};
+        struct kix_log_txn t = {s, txn, kix__witxn(s), 0, NULL, NULL};
         c->inspect_rc = c->inspect(c->inspect_ctx, &t, err);
         return INSPECTED; /* never commit what was only replayed to be looked at */
     }
     return KIX_OK;
+}
+
+static int replay_fn(struct kix_store *s, MDB_txn *txn, void *arg, struct kix_err *err)
+{
+    struct commit_ctx *c = arg;
+    int rc;
+
+    seal_keep_drop(c->log); /* a retried attempt starts afresh */
+    rc = replay_body(s, txn, arg, err);
+    seal_keep_drop(c->log); /* written by the last seal, or aborted */
+    return rc;
 }
 
 static int lookup_duplicate(struct kix_store *s, const struct kix_digest *subject,

@@ -15,6 +15,14 @@
 #include "kix/log_txn.h"
 #include "kix/schema.h"
 
+/* What the layer keeps from one seal to the next of one replay
+ * transaction (kix_log_txn_seal_state): freed when the transaction ends. */
+struct kix__seal_keep {
+    void *state;
+    void (*free_fn)(void *);
+    int more; /* another seal follows in this transaction */
+};
+
 struct kix_log {
     struct kix_store *store;
     char origin[KIX_NOTE_NAME_MAX + 1];
@@ -29,7 +37,19 @@ struct kix_log {
     int rebuild;            /* during open: the index must be rebuilt */
     struct kix_buf scratch; /* the indexer's, for one write transaction */
     struct kix_log_seal_stats seal_stats;
-    struct kix__phases phases; /* kix_log_phase_stats */
+    struct kix__seal_keep seal_keep; /* a replay's, between its seals */
+    struct kix__phases phases;       /* kix_log_phase_stats */
+    /* registered keys' public halves by key id, as prepare found them in
+     * the registry (a key id is the SHA-256 of its public key, and a record
+     * is never removed): one read transaction a bundle fewer on every
+     * prepare thread. Only what prepare verifies with; commit decides with
+     * the registry as it stands at the entry's index (admission.c). */
+    pthread_mutex_t keys_mu;
+    struct kix__key_slot {
+        uint8_t id[32];
+        uint8_t pub[32];
+        int set;
+    } keys[64];
     /* the right edge of the latest size proven, shared by readers */
     pthread_mutex_t edge_mu;
     struct kix_tile_edge edge;
@@ -40,7 +60,8 @@ struct kix_log_txn {
     MDB_txn *txn;  /* the log's (data.mdb) */
     MDB_txn *itxn; /* the index's: the layer's tables and the derived ones */
     int writable;
-    struct kix_buf *scratch; /* the writer's: kix_log_txn_scratch */
+    struct kix_buf *scratch;     /* the writer's: kix_log_txn_scratch */
+    struct kix__seal_keep *keep; /* a replay's seals: kix_log_txn_seal_state */
 };
 
 struct prepared_object {

@@ -53,6 +53,32 @@ int kix_prepared_sig_checked(const struct kix_prepared *p)
     return p->sig_checked;
 }
 
+/* The public half of registered key `id` that prepare saw before, if any
+ * (struct kix_log's keys: a key id is a hash, so the slot is id[0]'s). */
+static int key_cached(struct kix_log *l, const uint8_t id[32], uint8_t pub[32])
+{
+    struct kix__key_slot *k = &l->keys[id[0] % (sizeof(l->keys) / sizeof(l->keys[0]))];
+    int hit;
+
+    pthread_mutex_lock(&l->keys_mu);
+    hit = k->set && memcmp(k->id, id, 32) == 0;
+    if (hit)
+        memcpy(pub, k->pub, 32);
+    pthread_mutex_unlock(&l->keys_mu);
+    return hit;
+}
+
+static void key_cache(struct kix_log *l, const uint8_t id[32], const uint8_t pub[32])
+{
+    struct kix__key_slot *k = &l->keys[id[0] % (sizeof(l->keys) / sizeof(l->keys[0]))];
+
+    pthread_mutex_lock(&l->keys_mu);
+    memcpy(k->id, id, 32);
+    memcpy(k->pub, pub, 32);
+    k->set = 1;
+    pthread_mutex_unlock(&l->keys_mu);
+}
+
 /* Verifies now when the key is known (the log key, or a registered key);
  * otherwise commit verifies once the batch has registered it. */
 static int verify_if_known(struct kix_log *l, struct kix_prepared *p, struct kix_err *err)
@@ -64,12 +90,16 @@ static int verify_if_known(struct kix_log *l, struct kix_prepared *p, struct kix
     if (memcmp(p->entry.signer, l->log_key_id, 32) == 0) {
         memcpy(key.pub, l->verifier.pub, 32);
         found = 1;
+    } else if (key_cached(l, p->entry.signer, key.pub)) {
+        found = 1;
     } else {
         rc = kix_store_read_begin(l->store, &r);
         if (rc)
             return kix_err_set(err, rc, "reading the key registry: %s", kix_strerror(rc));
         found = kix__key_get(l->store, r->txn, p->entry.signer, &key) == KIX_OK;
         kix_store_read_end(r);
+        if (found)
+            key_cache(l, p->entry.signer, key.pub);
     }
     if (!found && p->entry.open_note) {
         /* an open note names its own key: verified here, off the writer;

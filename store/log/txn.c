@@ -123,6 +123,25 @@ struct kix_buf *kix_log_txn_scratch(struct kix_log_txn *t)
     return t->writable ? t->scratch : NULL;
 }
 
+int kix_log_txn_seal_more(struct kix_log_txn *t)
+{
+    return t->keep && t->keep->more;
+}
+
+void *kix_log_txn_seal_state(struct kix_log_txn *t)
+{
+    return t->keep ? t->keep->state : NULL;
+}
+
+int kix_log_txn_set_seal_state(struct kix_log_txn *t, void *state, void (*free_fn)(void *))
+{
+    if (!t->keep || t->keep->state)
+        return KIX_EINVAL;
+    t->keep->state = state;
+    t->keep->free_fn = free_fn;
+    return KIX_OK;
+}
+
 int kix_log_txn_key(struct kix_log_txn *t, const uint8_t key_id[32], struct kix_key_info *out)
 {
     return kix__key_get(t->store, t->txn, key_id, out);

@@ -303,6 +303,70 @@ KIX_TEST(pipelined_batches_verify_on_every_thread)
     teardown(&f);
 }
 
+/* One batch of many upstream checkpoints: each index note is sealed and
+ * compared, and the tree's tiles are kept in memory from one seal to the
+ * next and written at the batch's last. What is written is the origin's
+ * tree: runs resolve from the replica with proofs of its newest note, and
+ * the next batch seals on that tree to the origin's notes. */
+KIX_TEST(a_batch_keeps_the_tree_from_one_checkpoint_to_the_next)
+{
+    struct fixture f;
+    struct kix_client *up = NULL;
+    struct kix_log *replica;
+    struct kix_err err = {0};
+    struct kix_buf a = KIX_BUF_INIT, b = KIX_BUF_INIT;
+    struct kix_sync_stats st;
+    struct kix_log_seal_stats ss;
+    char *rdir;
+    uint64_t synced = 0;
+
+    setup(&f);
+    publish_many(&f, 0, 60);
+    kix_log_close(f.log);
+    f.log = NULL;
+    replica = new_replica(&f, &rdir);
+    ASSERT_EQ_INT(KIX_OK, kix_client_open_store(f.dir, &up, &err));
+    struct kix_sync_opts opts = {1024, 2, NULL, NULL, NULL, &st};
+    ASSERT_EQ_INT(KIX_OK, kix_sync(up, replica, KIX_NO_INDEX, &opts, &synced, &err));
+    ASSERT_EQ_U64(64, synced);
+    kix_log_seal_stats(replica, &ss);
+    /* a checkpoint an entry at least for the runs, one batch or a few */
+    ASSERT_TRUE(ss.seals >= 60);
+    ASSERT_EQ_U64(ss.seals - st.batches, ss.kept);
+    kix_client_close(up);
+    {
+        struct kix_log_reader *r;
+        struct kix_resolution res;
+        struct kix_checkpoint cp;
+        static const char *const ids[] = {"run-0", "run-31", "run-59"};
+        ASSERT_EQ_INT(KIX_OK, kix_log_read_begin(replica, &r));
+        for (size_t i = 0; i < 3; i++) {
+            ASSERT_EQ_INT(KIX_OK, kix_index_resolve(r, ids[i], strlen(ids[i]), &res, &err));
+            ASSERT_EQ_INT(KIX_OK, kix_resolution_verify(&res, &f.vkey, &cp, &err));
+            ASSERT_EQ_U64(64, cp.size);
+            kix_resolution_release(&res);
+        }
+        kix_log_read_end(r);
+    }
+    /* the next batch starts from the tree the first one wrote */
+    ASSERT_EQ_INT(KIX_OK, kix_index_open(f.dir, NULL, &f.log, &err));
+    publish_many(&f, 60, 75);
+    latest_note(f.log, &a);
+    kix_log_close(f.log);
+    f.log = NULL;
+    ASSERT_EQ_INT(KIX_OK, kix_client_open_store(f.dir, &up, &err));
+    ASSERT_EQ_INT(KIX_OK, kix_sync(up, replica, KIX_NO_INDEX, &opts, &synced, &err));
+    ASSERT_EQ_U64(79, synced);
+    latest_note(replica, &b);
+    ASSERT_EQ_MEM(a.ptr, a.len, b.ptr, b.len);
+    kix_buf_release(&a);
+    kix_buf_release(&b);
+    kix_client_close(up);
+    kix_log_close(replica);
+    remove_dir(rdir);
+    teardown(&f);
+}
+
 /* Tampered entries in one batch, parsed on two threads: the first of them
  * is the one named, and the replica keeps every batch before it. */
 KIX_TEST(tamper_in_a_pipelined_batch_is_named_at_its_index)

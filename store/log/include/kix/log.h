@@ -187,6 +187,9 @@ struct kix_log_seal_stats {
     uint64_t seals;   /* checkpoints sealed */
     uint64_t entries; /* entries appended by those commits */
     uint64_t ns;      /* wall time inside seal */
+    /* a replay's seals that left state (the index's tree tiles) to the
+     * next seal of the same transaction (kix_log_txn_seal_state) */
+    uint64_t kept;
 };
 KIX_API void kix_log_seal_stats(const struct kix_log *l, struct kix_log_seal_stats *out);
 

@@ -76,6 +76,19 @@ KIX_API int kix_log_txn_scan(struct kix_log_txn *t, unsigned table, const void *
  * own bookkeeping (keys a batch changed). NULL through a reader. */
 KIX_API struct kix_buf *kix_log_txn_scratch(struct kix_log_txn *t);
 
+/* A replay seals at each upstream checkpoint, all in one transaction: seal
+ * may keep state from one of these seals to the next (the tree's tiles,
+ * read once and written once a batch instead of once a checkpoint).
+ * seal_more is 1 when another seal follows in this transaction: the seal
+ * whose seal_more is 0 must leave nothing unwritten in the state. The log
+ * frees the state with free_fn when the transaction ends (committed,
+ * aborted or retried). seal_state is NULL when there is none, and always
+ * outside a replay's seals, where set_seal_state fails with KIX_EINVAL. */
+KIX_API int kix_log_txn_seal_more(struct kix_log_txn *t);
+KIX_API void *kix_log_txn_seal_state(struct kix_log_txn *t);
+KIX_API int kix_log_txn_set_seal_state(struct kix_log_txn *t, void *state,
+                                       void (*free_fn)(void *)) KIX_MUST_CHECK;
+
 /* Empties a table (writer only). */
 KIX_API int kix_log_txn_clear(struct kix_log_txn *t, unsigned table,
                               struct kix_err *err) KIX_MUST_CHECK;
