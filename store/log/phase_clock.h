@@ -26,7 +26,7 @@ struct kix__phases {
  *
  * The thread CPU clock is a system call (no vDSO), ~0.5-1 us; prepare
  * marks it about ten times an entry, which was 4-5% of kixd's CPU in an
- * append benchmark that turned the stats on. So after a thread's first
+ * append load (kix-bench) that turned the stats on. So after a thread's first
  * KIX__CLOCK_EXACT clocks, prepare's run for one entry in
  * KIX__CLOCK_SAMPLE, each counted KIX__CLOCK_SAMPLE times: the same sums
  * in expectation, at a fraction of the cost. */
