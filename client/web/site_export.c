@@ -469,8 +469,8 @@ static int write_range(struct pexport *x, const struct idset *ids, int runs, siz
             rc = put_file(x, od, name, &x->body, 1);
         /* a run's view is in its page (layout 4): runs/<name>.json, left by
          * an older layout, would be a stale second copy; it goes */
-        if (rc == KIX_OK && runs) {
-            rc = drop_old_view(x, od->sub, name);
+        if (rc == KIX_OK && runs) { /* (a fresh runs/ holds none) */
+            rc = od->fresh ? KIX_OK : drop_old_view(x, od->sub, name);
         } else if (rc == KIX_OK) {
             snprintf(file, sizeof(file), "%s.json", name);
             rc = put_file(x, od, file, &x->json, 0);
