@@ -1,8 +1,11 @@
 /* The static-site writer (kix_pages_export, kix/pages.h). */
 #include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "kix/entry.h"
@@ -61,7 +64,117 @@ struct pexport {
     struct kix_pages_export_stats *stats;
     struct kix_err *err;
     int upgrade; /* the copy's pages are another layout's: all written again */
+    /* the run and group pages' threads: a source of the same snapshot
+     * each (kix_pages_export_threads); srcs[0] is r */
+    struct kix_source **srcs;
+    int threads;
 };
+
+/* DIR/sub, where write_pages puts pages: fresh when this export made it.
+ * A fresh directory held no page before, and runs/.size, which says the
+ * pages of the log up to it are in place, is written only after the
+ * pages and a syncfs: a power cut mid-export leaves the mark as it was,
+ * and the next export writes every page of the entries after it again
+ * (through the temporary file and rename, the names now taken). So a page
+ * new in a fresh directory is created under its own name at once
+ * (O_CREAT|O_EXCL, no temporary name, no rename) and its .html twin
+ * linked to it: 4 system calls a page, not about 14. A page in a
+ * directory an earlier export made may replace one a reader is fetching,
+ * and goes through kix__export_page. */
+struct outdir {
+    const char *sub;
+    int fd, fresh;
+};
+
+static int export_twin(const char *dir, const char *sub, const char *name,
+                       const struct kix_buf *body, struct kix_pages_export_stats *stats,
+                       struct kix_err *err);
+
+static int outdir_open(struct pexport *x, const char *sub, struct outdir *od)
+{
+    char path[4400];
+
+    od->sub = sub;
+    od->fd = -1;
+    od->fresh = 0;
+    if ((size_t)snprintf(path, sizeof(path), "%s/%s", x->dir, sub) >= sizeof(path))
+        return kix_err_set(x->err, KIX_EINVAL, "page path too long");
+    if (kix_dir_make(x->dir, 0755, x->err) != KIX_OK)
+        return KIX_EIO;
+    if (mkdir(path, 0755) == 0)
+        od->fresh = 1;
+    else if (errno != EEXIST)
+        return kix_err_set(x->err, KIX_EIO, "cannot create %s: %s", path, strerror(errno));
+    od->fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (od->fd < 0)
+        return kix_err_set(x->err, KIX_EIO, "cannot open %s: %s", path, strerror(errno));
+    return KIX_OK;
+}
+
+static void outdir_close(struct outdir *od)
+{
+    if (od->fd >= 0)
+        close(od->fd);
+    od->fd = -1;
+}
+
+/* od/name holding body, created new (od fresh); 1: the name was taken
+ * (written by the caller the old way), 0: written, <0: failed (-rc). */
+static int create_new(struct pexport *x, struct outdir *od, const char *name,
+                      const struct kix_buf *body)
+{
+    const uint8_t *p = body->ptr;
+    size_t done = 0;
+    int fd = openat(od->fd, name, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0644);
+
+    if (fd < 0 && errno == EEXIST)
+        return 1;
+    if (fd < 0)
+        return -kix_err_set(x->err, KIX_EIO, "cannot create %s/%s/%s: %s", x->dir, od->sub, name,
+                            strerror(errno));
+    while (done < body->len) {
+        ssize_t n = write(fd, p + done, body->len - done);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0) {
+            int e = errno;
+            close(fd);
+            (void)unlinkat(od->fd, name, 0);
+            return -kix_err_set(x->err, KIX_EIO, "cannot write %s/%s/%s: %s", x->dir, od->sub, name,
+                                strerror(n < 0 ? e : ENOSPC));
+        }
+        done += (size_t)n;
+    }
+    if (close(fd) != 0) {
+        (void)unlinkat(od->fd, name, 0);
+        return -kix_err_set(x->err, KIX_EIO, "cannot write %s/%s/%s: %s", x->dir, od->sub, name,
+                            strerror(errno));
+    }
+    x->stats->files++;
+    x->stats->bytes += body->len;
+    return 0;
+}
+
+/* A page (twin: and its .html name) or a file into od. */
+static int put_file(struct pexport *x, struct outdir *od, const char *name,
+                    const struct kix_buf *body, int twin)
+{
+    char html[KIX_RUN_PAGE_NAME_MAX + 80];
+    int rc;
+
+    if (!od->fresh || (rc = create_new(x, od, name, body)) == 1)
+        return twin ? kix__export_page(x->dir, od->sub, name, body, x->stats, x->err)
+                    : kix__export_file(x->dir, od->sub, name, body, x->stats, x->err);
+    if (rc < 0 || !twin)
+        return -rc;
+    snprintf(html, sizeof(html), "%s.html", name);
+    if (linkat(od->fd, name, od->fd, html, 0) == 0) {
+        x->stats->files++; /* a name, no bytes */
+        return KIX_OK;
+    }
+    /* no hard links here, or the name taken: kix__export_page's way */
+    return export_twin(x->dir, od->sub, name, body, x->stats, x->err);
+}
 
 /* DIR/sub (made when missing) and the path DIR/sub/<name><ext> in path. */
 static int page_path(const char *dir, const char *sub, const char *name, const char *ext,
@@ -97,14 +210,13 @@ int kix__export_file(const char *dir, const char *sub, const char *name, const s
  * A hard link, so no byte is stored twice, put in place by rename (readers
  * see the old page or the new one); a copy where the file system has no
  * hard links. The temporary name begins with a dot: no page's name does. */
-int kix__export_page(const char *dir, const char *sub, const char *name, const struct kix_buf *body,
-                     struct kix_pages_export_stats *stats, struct kix_err *err)
+static int export_twin(const char *dir, const char *sub, const char *name,
+                       const struct kix_buf *body, struct kix_pages_export_stats *stats,
+                       struct kix_err *err)
 {
     char from[4400], tmp[4420], to[4420];
-    int rc = kix__export_file(dir, sub, name, body, stats, err);
+    int rc;
 
-    if (rc != KIX_OK)
-        return rc;
     snprintf(from, sizeof(from), "%s%s%s/%s", dir, *sub ? "/" : "", sub, name);
     snprintf(to, sizeof(to), "%s.html", from);
     snprintf(tmp, sizeof(tmp), "%s%s%s/.%s.html.tmp", dir, *sub ? "/" : "", sub, name);
@@ -125,6 +237,14 @@ int kix__export_page(const char *dir, const char *sub, const char *name, const s
         stats->bytes += body->len;
     }
     return rc;
+}
+
+int kix__export_page(const char *dir, const char *sub, const char *name, const struct kix_buf *body,
+                     struct kix_pages_export_stats *stats, struct kix_err *err)
+{
+    int rc = kix__export_file(dir, sub, name, body, stats, err);
+
+    return rc == KIX_OK ? export_twin(dir, sub, name, body, stats, err) : rc;
 }
 
 static int write_page(struct pexport *x, const char *sub, const char *name, const char *ext,
@@ -319,21 +439,22 @@ static int drop_old_view(struct pexport *x, const char *sub, const char *name)
 }
 
 /* DIR/sub/<name> (and <name>.html, the same file), and for a group
- * DIR/sub/<name>.json, for every id, <name> the id (a group's key, a run's page name); *written
- * counts them. A run the index refused (an entry about it, no page) is
- * skipped. */
-static int write_pages(struct pexport *x, const struct idset *ids, const char *sub, page_fn pages,
-                       uint64_t *written)
+ * DIR/sub/<name>.json, for ids [lo, hi), <name> the id (a group's key, a
+ * run's page name); *written counts them. A run the index refused (an
+ * entry about it, no page) is skipped. */
+static int write_range(struct pexport *x, const struct idset *ids, int runs, size_t lo, size_t hi,
+                       struct outdir *od, page_fn pages, uint64_t *written)
 {
     int rc = KIX_OK;
 
-    for (size_t i = 0; rc == KIX_OK && i < ids->n; i++) {
+    for (size_t i = lo; rc == KIX_OK && i < hi; i++) {
         const char *id = ids->id[i];
         char name[KIX_RUN_PAGE_NAME_MAX + 1], ref[KIX_RUN_ID_MAX + KIX_DIGEST_TEXT_LEN + 1];
+        char file[KIX_RUN_PAGE_NAME_MAX + 80];
         /* a run id logged before the run-id grammar ("..", ".size",
          * "<another's id>.json", "sha256:<another's manifest>") is written
          * under an escaped name no other id gives, and said in the stats */
-        if (ids == &x->runs) {
+        if (runs) {
             if (!run_files(x, id, name, sizeof(name), ref, sizeof(ref)))
                 continue;
         } else {
@@ -348,16 +469,123 @@ static int write_pages(struct pexport *x, const struct idset *ids, const char *s
             continue;
         }
         if (rc == KIX_OK)
-            rc = kix__export_page(x->dir, sub, name, &x->body, x->stats, x->err);
+            rc = put_file(x, od, name, &x->body, 1);
         /* a run's view is in its page (layout 4): runs/<name>.json, left by
          * an older layout, would be a stale second copy; it goes */
-        if (rc == KIX_OK && ids == &x->runs)
-            rc = drop_old_view(x, sub, name);
-        else if (rc == KIX_OK)
-            rc = write_page(x, sub, name, ".json", &x->json);
+        if (rc == KIX_OK && runs) { /* (a fresh runs/ holds none) */
+            rc = od->fresh ? KIX_OK : drop_old_view(x, od->sub, name);
+        } else if (rc == KIX_OK) {
+            snprintf(file, sizeof(file), "%s.json", name);
+            rc = put_file(x, od, file, &x->json, 0);
+        }
         if (rc == KIX_OK)
             (*written)++;
     }
+    return rc;
+}
+
+/* One thread's part of write_pages: its own source, buffers, stats and
+ * error, merged in shard order, so the stats and the first error are
+ * those of a one-thread export. */
+struct shard {
+    struct pexport x;
+    struct kix_pages_export_stats stats;
+    struct kix_err err;
+    const struct idset *ids;
+    int runs, rc;
+    size_t lo, hi;
+    struct outdir *od;
+    page_fn pages;
+    uint64_t written;
+    pthread_t thread;
+    int running;
+};
+
+static void *shard_main(void *arg)
+{
+    struct shard *sh = arg;
+
+    sh->rc =
+        write_range(&sh->x, sh->ids, sh->runs, sh->lo, sh->hi, sh->od, sh->pages, &sh->written);
+    return NULL;
+}
+
+static void shard_merge(struct pexport *x, const struct shard *sh, uint64_t *written)
+{
+    struct kix_pages_export_stats *t = x->stats;
+    const struct kix_pages_export_stats *f = &sh->stats;
+
+    t->files += f->files;
+    t->bytes += f->bytes;
+    if (f->escaped && !t->escaped)
+        memcpy(t->escaped_example, f->escaped_example, sizeof(t->escaped_example));
+    if (f->skipped && !t->skipped)
+        memcpy(t->skipped_reason, f->skipped_reason, sizeof(t->skipped_reason));
+    t->escaped += f->escaped;
+    t->skipped += f->skipped;
+    *written += sh->written;
+}
+
+/* The pages of every id, on x->threads threads: contiguous shards of the
+ * sorted ids, each page the same bytes whichever thread renders it. */
+static int write_pages(struct pexport *x, const struct idset *ids, const char *sub, page_fn pages,
+                       uint64_t *written)
+{
+    struct outdir od;
+    struct shard *sh;
+    int n = x->threads, rc;
+
+    if (ids->n == 0)
+        return KIX_OK;
+    if ((rc = outdir_open(x, sub, &od)) != KIX_OK) {
+        outdir_close(&od);
+        return rc;
+    }
+    if ((size_t)n > ids->n / 16 + 1)
+        n = (int)(ids->n / 16 + 1); /* a thread is worth a few pages */
+    if (n <= 1 || !(sh = calloc((size_t)n, sizeof(*sh)))) {
+        rc = write_range(x, ids, ids == &x->runs, 0, ids->n, &od, pages, written);
+        outdir_close(&od);
+        return rc;
+    }
+    for (int i = 0; i < n; i++) {
+        sh[i].x = *x;
+        sh[i].x.r = x->srcs[i];
+        kix_buf_init(&sh[i].x.body);
+        kix_buf_init(&sh[i].x.json);
+        sh[i].x.stats = &sh[i].stats;
+        sh[i].x.err = &sh[i].err;
+        sh[i].ids = ids;
+        sh[i].runs = ids == &x->runs;
+        sh[i].lo = ids->n * (size_t)i / (size_t)n;
+        sh[i].hi = ids->n * (size_t)(i + 1) / (size_t)n;
+        sh[i].od = &od;
+        sh[i].pages = pages;
+    }
+    /* shard 0 on this thread; a thread that cannot start leaves its
+     * shard to this one */
+    for (int i = 1; i < n; i++)
+        sh[i].running = pthread_create(&sh[i].thread, NULL, shard_main, &sh[i]) == 0;
+    shard_main(&sh[0]);
+    for (int i = 1; i < n; i++) {
+        if (sh[i].running)
+            pthread_join(sh[i].thread, NULL);
+        else
+            shard_main(&sh[i]);
+    }
+    rc = KIX_OK;
+    for (int i = 0; i < n; i++) {
+        shard_merge(x, &sh[i], written);
+        if (rc == KIX_OK && sh[i].rc != KIX_OK) {
+            rc = sh[i].rc;
+            if (x->err)
+                *x->err = sh[i].err;
+        }
+        kix_buf_release(&sh[i].x.body);
+        kix_buf_release(&sh[i].x.json);
+    }
+    free(sh);
+    outdir_close(&od);
     return rc;
 }
 
@@ -407,8 +635,55 @@ static int write_later_group_pages(struct pexport *x)
     return rc;
 }
 
+/* Sources of src's snapshot for up to `threads` threads into x->srcs
+ * (x->threads of them, src first): one of another log size (the store
+ * grew between two read transactions) or that cannot be opened ends the
+ * list, and the export renders on the threads it has. */
+static void open_sources(struct pexport *x, kix_pages_source_fn more, void *ctx, int threads,
+                         uint64_t size)
+{
+    struct kix_buf state = KIX_BUF_INIT;
+
+    x->threads = 1;
+    if (threads > 64)
+        threads = 64;
+    if (!more || threads <= 1 || !(x->srcs = calloc((size_t)threads, sizeof(*x->srcs)))) {
+        x->srcs = &x->r;
+        return;
+    }
+    x->srcs[0] = x->r;
+    while (x->threads < threads) {
+        struct kix_source *s = NULL;
+        uint64_t n = 0;
+        kix_buf_reset(&state);
+        if (more(ctx, &s, NULL) != KIX_OK || kix_view_log_state(s, &n, &state, NULL) != KIX_OK ||
+            n != size) {
+            kix_source_close(s);
+            break;
+        }
+        x->srcs[x->threads++] = s;
+    }
+    kix_buf_release(&state);
+}
+
+static void close_sources(struct pexport *x)
+{
+    if (x->srcs == &x->r || !x->srcs)
+        return;
+    for (int i = 1; i < x->threads; i++)
+        kix_source_close(x->srcs[i]);
+    free(x->srcs);
+}
+
 int kix_pages_export(struct kix_source *src, const char *dir, struct kix_pages_export_stats *stats,
                      struct kix_err *err)
+{
+    return kix_pages_export_threads(src, NULL, NULL, 1, dir, stats, err);
+}
+
+int kix_pages_export_threads(struct kix_source *src, kix_pages_source_fn more, void *ctx,
+                             int threads, const char *dir, struct kix_pages_export_stats *stats,
+                             struct kix_err *err)
 {
     struct kix_pages_export_stats local;
     struct pexport x;
@@ -418,6 +693,7 @@ int kix_pages_export(struct kix_source *src, const char *dir, struct kix_pages_e
     uint64_t from = current ? exported_size(dir) : 0, size = 0;
 
     memset(&x, 0, sizeof(x));
+    x.threads = 1;
     x.upgrade = !current;
     stats = stats ? stats : &local;
     memset(stats, 0, sizeof(*stats));
@@ -433,6 +709,8 @@ int kix_pages_export(struct kix_source *src, const char *dir, struct kix_pages_e
         goto out;
     if (from > size)
         from = 0; /* another log's pages, or a log started over */
+    if (from < size)
+        open_sources(&x, more, ctx, threads, size);
     stats->from_size = from;
     stats->size = size;
     kix_page_script(&script);
@@ -495,5 +773,6 @@ out:
     kix_buf_release(&x.json);
     free(x.runs.id);
     free(x.groups.id);
+    close_sources(&x);
     return rc;
 }

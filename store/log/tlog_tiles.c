@@ -110,7 +110,54 @@ struct exporter {
      * or NULL */
     const char *link_dir;
     struct kix_err *err;
+    /* the objects this export has walked (open addressing on the digest's
+     * first bytes, cap a power of 2): an object many runs share (a
+     * workload, a protocol) is looked up once an export, not once a run
+     * (5 stat calls an entry were 40% of them repeats) */
+    uint8_t (*seen)[32];
+    size_t nseen, capseen;
 };
+
+/* 1 when d was walked already this export; else 0 (and with `add`, it
+ * is now). */
+static int seen_object(struct exporter *x, const struct kix_digest *d, int add)
+{
+    uint64_t h;
+    size_t i;
+    static const uint8_t empty[32];
+
+    if (!x->capseen && !add)
+        return 0;
+    if (add && (x->nseen + 1) * 2 > x->capseen) {
+        size_t cap = x->capseen ? x->capseen * 2 : 1024;
+        uint8_t(*t)[32] = calloc(cap, 32), (*old)[32] = x->seen;
+        size_t oldcap = x->capseen;
+        if (!t)
+            return 0; /* no memo: the walk looks the object up again */
+        x->seen = t;
+        x->capseen = cap;
+        x->nseen = 0;
+        for (size_t k = 0; k < oldcap; k++)
+            if (memcmp(old[k], empty, 32) != 0) {
+                memcpy(&h, old[k], sizeof(h));
+                for (i = h & (cap - 1); memcmp(t[i], empty, 32) != 0; i = (i + 1) & (cap - 1))
+                    ;
+                memcpy(t[i], old[k], 32);
+                x->nseen++;
+            }
+        free(old);
+    }
+    memcpy(&h, d->b, sizeof(h));
+    for (i = h & (x->capseen - 1); memcmp(x->seen[i], empty, 32) != 0;
+         i = (i + 1) & (x->capseen - 1))
+        if (memcmp(x->seen[i], d->b, 32) == 0)
+            return 1;
+    if (add && memcmp(d->b, empty, 32) != 0) {
+        memcpy(x->seen[i], d->b, 32);
+        x->nseen++;
+    }
+    return 0;
+}
 
 /* Puts rel, the body just made, in the copy as a hard link to file `name`
  * of x->link_dir when that file holds exactly these bytes (the store's
@@ -287,13 +334,19 @@ static int export_object(struct exporter *x, const struct kix_digest *d, unsigne
     size_t n = 0;
     int rc;
 
+    if (seen_object(x, d, 0))
+        return KIX_OK;
     kix_digest_format(d, text);
     snprintf(path, sizeof(path), "%s/objects/%s", x->tree.dir, text);
-    if (!x->distrust_objects && stat(path, &sb) == 0)
+    if (!x->distrust_objects && stat(path, &sb) == 0) {
+        seen_object(x, d, 1);
         return KIX_OK;
+    }
     rc = kix_log_reader_object(x->r, d, &v);
-    if (rc == KIX_ENOTFOUND)
+    if (rc == KIX_ENOTFOUND) {
+        seen_object(x, d, 1);
         return KIX_OK;
+    }
     if (rc)
         return kix_err_set(x->err, rc, "reading object %s: %s", text, kix_strerror(rc));
     if (depth < 16 && kix_refs_extract(v.ptr, v.len, &refs, &n, NULL) != KIX_OK)
@@ -301,13 +354,16 @@ static int export_object(struct exporter *x, const struct kix_digest *d, unsigne
     for (size_t i = 0; rc == KIX_OK && depth < 16 && i < n; i++)
         rc = export_object(x, &refs[i], depth + 1);
     free(refs);
-    if (rc == KIX_OK && x->distrust_objects && kix_file_holds(path, v.ptr, v.len))
+    if (rc == KIX_OK && x->distrust_objects && kix_file_holds(path, v.ptr, v.len)) {
+        seen_object(x, d, 1);
         return KIX_OK;
+    }
     if (rc == KIX_OK)
         rc = kix_file_write_batched(path, v.ptr, v.len, 0644, x->err);
     if (rc == KIX_OK) {
         x->st->files++;
         x->st->bytes += v.len;
+        seen_object(x, d, 1);
     }
     return rc;
 }
@@ -472,5 +528,6 @@ out:
     if (!given)
         kix_log_read_end(x.r);
     kix_buf_release(&x.body);
+    free(x.seen);
     return rc;
 }

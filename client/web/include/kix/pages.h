@@ -165,4 +165,18 @@ KIX_API int kix_pages_export(struct kix_source *src, const char *dir,
                              struct kix_pages_export_stats *stats,
                              struct kix_err *err) KIX_MUST_CHECK;
 
+/* Another source of src's snapshot for one export thread (*out closed by
+ * the export with kix_source_close). A source of another log size is
+ * refused by the export, which then renders on one thread: a page is the
+ * same bytes whichever thread renders it. */
+typedef int (*kix_pages_source_fn)(void *ctx, struct kix_source **out, struct kix_err *err);
+/* kix_pages_export with the run and group pages rendered on `threads`
+ * threads (each with a source from more(ctx)), each thread a contiguous
+ * shard of the sorted pages; the copy is byte-identical to a one-thread
+ * export's. threads <= 1 or more NULL: kix_pages_export. */
+KIX_API int kix_pages_export_threads(struct kix_source *src, kix_pages_source_fn more, void *ctx,
+                                     int threads, const char *dir,
+                                     struct kix_pages_export_stats *stats,
+                                     struct kix_err *err) KIX_MUST_CHECK;
+
 #endif
