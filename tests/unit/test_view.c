@@ -551,13 +551,14 @@ static int without_view(struct kix_buf *page)
 }
 
 /* The data-kix-slot names of a page, in order, one a line; but for the
- * boxes an exported run page leaves to its verifier to build (the BibTeX,
- * CSL-JSON and manifest boxes kixd's own page has filled). */
+ * boxes an exported run page leaves to its verifier to build (the
+ * checkpoint, BibTeX, CSL-JSON and manifest boxes kixd's own page has
+ * filled). */
 static int slot_names(const struct kix_buf *page, struct kix_buf *out)
 {
     static const char at[] = "data-kix-slot=\"";
-    static const char *const built[] = {"manifest", "cite-bibtex", "cite-csl", "cite-bibtex-file",
-                                        "cite-csl-file"};
+    static const char *const built[] = {"checkpoint", "manifest",         "cite-bibtex",
+                                        "cite-csl",   "cite-bibtex-file", "cite-csl-file"};
     char *text = strndup((const char *)page->ptr, page->len);
     const char *p = text;
     int rc = text ? KIX_OK : KIX_ENOMEM;

@@ -2482,8 +2482,8 @@
      * page, are built here rather than written into each page (the static
      * copy's run page carries its values alone, PROTOCOL.md §3, "A run
      * page's shell"): the note on trusting the script, the rerun and
-     * attestation tables a later checkpoint may fill, the BibTeX and
-     * CSL-JSON boxes and the manifest's. A page that has them (kixd's own,
+     * attestation tables a later checkpoint may fill, the checkpoint's,
+     * BibTeX, CSL-JSON and manifest boxes. A page that has them (kixd's own,
      * an older copy's) keeps its own. */
     function el(tag, attrs, kids) {
       var e = doc.createElement(tag);
@@ -2523,6 +2523,10 @@
             el('p', {}, [el('a', { download: 'kix-' + id + f[2], 'data-kix-slot': 'cite-' + f[0] + '-file' },
                             ['Download ' + f[1]])])]));
         });
+      var size = slots('tree-size')[0];
+      if (size && size.parentNode && !slots('checkpoint').length)
+        after(size.parentNode, el('details', {}, [el('summary', {}, ['Checkpoint']),
+          el('pre', { 'data-kix-slot': 'checkpoint' })]));
       var digest = slots('manifest-digest')[0];
       if (digest && digest.parentNode && digest.parentNode.parentNode && !slots('manifest').length)
         digest.parentNode.parentNode.appendChild(el('details', {}, [el('summary', {}, ['Show the manifest']),
