@@ -81,7 +81,7 @@ for f in sorted(os.listdir(os.path.join(root, "runs"))):
     # built by kix-verify.js, not written into each page (PROTOCOL.md §3,
     # "A run page's shell")
     for part in ('id="verify-trust"', 'data-kix-slot="reruns-table"', 'data-kix-slot="attestations-table"',
-                 'data-kix-slot="cite-bibtex"', 'data-kix-slot="manifest"', 'data-kix-slot="checkpoint"'):
+                 'data-kix-slot="cite-bibtex"', 'data-kix-slot="cite-about"', 'data-kix-slot="manifest"', 'data-kix-slot="checkpoint"'):
         assert part not in page or (v["reruns"] and "reruns" in part) or (v["attestationList"] and "attestations" in part), \
             "runs/%s carries %s" % (f, part)
     canon = v["manifestCanonical"]

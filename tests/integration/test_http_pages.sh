@@ -233,6 +233,7 @@ else:
     def once(t):
         # kixd's own page has the checkpoint, BibTeX, CSL-JSON and manifest boxes
         # filled; an exported page leaves them to kix-verify.js to build
+        t = re.sub(r'<p data-kix-slot="cite-about">[^\n]*\n', "", t)
         t = re.sub(r'<details><summary>(?:Checkpoint at size [0-9]+|BibTeX|CSL-JSON|Show the manifest)</summary>.*?</details>\n', "", t, flags=re.S)
         t = re.sub(r' · <a href="[^"]*\.json" type="application/json">JSON</a>', "", t)
         return re.sub(r"\n<p[^>]*>(This|The) page's verifier (fills in|shows)[^\n]*", "", t)

@@ -557,8 +557,9 @@ static int without_view(struct kix_buf *page)
 static int slot_names(const struct kix_buf *page, struct kix_buf *out)
 {
     static const char at[] = "data-kix-slot=\"";
-    static const char *const built[] = {"checkpoint", "manifest",         "cite-bibtex",
-                                        "cite-csl",   "cite-bibtex-file", "cite-csl-file"};
+    static const char *const built[] = {"checkpoint",   "cite-about", "manifest",
+                                        "cite-bibtex",  "cite-csl",   "cite-bibtex-file",
+                                        "cite-csl-file"};
     char *text = strndup((const char *)page->ptr, page->len);
     const char *p = text;
     int rc = text ? KIX_OK : KIX_ENOMEM;

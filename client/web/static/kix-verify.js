@@ -2483,7 +2483,8 @@
      * copy's run page carries its values alone, PROTOCOL.md §3, "A run
      * page's shell"): the note on trusting the script, the rerun and
      * attestation tables a later checkpoint may fill, the checkpoint's,
-     * BibTeX, CSL-JSON and manifest boxes. A page that has them (kixd's own,
+     * BibTeX, CSL-JSON and manifest boxes, the line above the cite text
+     * (its permalink, digest and size, which the cite text says). A page that has them (kixd's own,
      * an older copy's) keeps its own. */
     function el(tag, attrs, kids) {
       var e = doc.createElement(tag);
@@ -2516,6 +2517,8 @@
         after(none, div);
       });
       var cite = slots('cite-text')[0], id = root.getAttribute('data-run') || '';
+      if (cite && cite.parentNode && !slots('cite-about').length)
+        cite.parentNode.insertBefore(el('p', { 'data-kix-slot': 'cite-about' }), cite);
       if (cite && cite.parentNode && !slots('cite-bibtex').length)
         [['csl', 'CSL-JSON', '.csl.json'], ['bibtex', 'BibTeX', '.bib']].forEach(function (f) {
           after(cite, el('details', {}, [el('summary', {}, [f[1]]),
