@@ -507,8 +507,11 @@ async function tampers(browser) {
   }
   /* an environment table's cell edited: recomputed from the proven object */
   {
-    /* (text, the default format, is left unsaid) */
-    const sel = 'data-kix-object="environmentDigest" data-kix-ptr="/spec/hardware/formFactor">';
+    /* (text, the default format, is left unsaid; the object, the
+     * environment's, is said once on its table) */
+    check(run.includes('<table class="kv" data-kix-object="environmentDigest">'),
+          'the run page\'s environment table names its object');
+    const sel = '<td data-kix-ptr="/spec/hardware/formFactor">';
     const at = run.indexOf(sel);
     check(at > 0, 'the run page has an environment cell for the GPU form factor');
     const end = run.indexOf('</td>', at);
@@ -623,7 +626,7 @@ async function reader(browser) {
     }],
     ['the computed rows (comparison key, digest, source) and the correctness note edited', runPath,
       run.replace(/(data-kix-words="(comparison-key|digest|source)">)[^<]*/g, '$1edited').replace(/Marked passed by the source/, 'Marked edited by the source'), async (p, v) => {
-        const rows = await p.evaluate(() => [...document.querySelectorAll('[data-kix-slot="words"], [data-kix-slot="section-note"]')].map((e) => [e.getAttribute('data-kix-words'), e.textContent, e.getAttribute('data-verified')]));
+        const rows = await p.evaluate(() => [...document.querySelectorAll('[data-kix-words], [data-kix-slot="section-note"]')].map((e) => [e.getAttribute('data-kix-words'), e.textContent, e.getAttribute('data-verified')]));
         if (!rows.some((r) => /^Marked passed/.test(r[1]))) return false;
         const by = Object.fromEntries(rows.map((r) => [r[0], r]));
         return v.state === 'fail' || (rows.length >= 3 && rows.every((r) => r[1] !== 'edited' && r[2] === 'yes') &&

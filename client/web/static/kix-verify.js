@@ -2354,7 +2354,7 @@
                                                                : 'the correctness policy was not published.'));
         mark(el, !!ok);
       });
-      doc.querySelectorAll('[data-kix-slot="words"]').forEach(function (el) {
+      doc.querySelectorAll('[data-kix-words]').forEach(function (el) {
         var t = m && x && p.objects ? computedRow(el.getAttribute('data-kix-words') || '', p) : null;
         if (t !== null) put(el, t);
         mark(el, t !== null);
@@ -2363,7 +2363,10 @@
        * also said data-kix-slot="field"); no data-kix-object: the
        * manifest; no data-kix-fmt: text */
       doc.querySelectorAll('[data-kix-ptr]').forEach(function (el) {
-        var name = el.getAttribute('data-kix-object') || 'manifest', obj = name === 'manifest'
+        /* the object a cell's table names for all its cells (run_page.c) */
+        var shared = el.closest && el.closest('table[data-kix-object]');
+        var name = el.getAttribute('data-kix-object') ||
+                   (shared && shared.getAttribute('data-kix-object')) || 'manifest', obj = name === 'manifest'
           ? (m && m.value) : p.objects && p.objects[name];
         if (!p.objects || (!obj && name !== 'manifest' && OBJECT_FIELDS.indexOf(name) < 0))
           return mark(el, false);
@@ -2475,7 +2478,66 @@
       else writeRun(p);
     }
 
+    /* A run page's parts of use only with this script, the same on every
+     * page, are built here rather than written into each page (the static
+     * copy's run page carries its values alone, PROTOCOL.md §3, "A run
+     * page's shell"): the note on trusting the script, the rerun and
+     * attestation tables a later checkpoint may fill, the checkpoint's,
+     * BibTeX, CSL-JSON and manifest boxes, the line above the cite text
+     * (its permalink, digest and size, which the cite text says). A page that has them (kixd's own,
+     * an older copy's) keeps its own. */
+    function el(tag, attrs, kids) {
+      var e = doc.createElement(tag);
+      Object.keys(attrs || {}).forEach(function (k) { e.setAttribute(k, attrs[k]); });
+      (kids || []).forEach(function (c) { e.appendChild(typeof c === 'string' ? textNode(c) : c); });
+      return e;
+    }
+    function after(ref, node) {
+      if (ref.nextSibling) ref.parentNode.insertBefore(node, ref.nextSibling);
+      else ref.parentNode.appendChild(node);
+    }
+    function scaffoldRun() {
+      if (!doc.createElement || !doc.querySelector) return;
+      if (!doc.getElementById('verify-trust'))
+        root.appendChild(el('p', { class: 'muted', id: 'verify-trust' }, [
+          'With JavaScript, this page checks the checkpoint\u2019s signature with the log key, the ' +
+          'inclusion of every log entry and the manifest\u2019s digest, reading only the tiles, and ' +
+          'the rank and evidence against the log\u2019s signed index. This check runs the script ' +
+          'this site sent, and a hostile site can send its own: to rely on it, load kix-verify.js ' +
+          'from a source you trust (SECURITY.md, "The pages\u2019 verifier").']));
+      [['reruns', ['entry', 'observed', 'outcome', 'median', 'rerun by', 'manifest']],
+       ['attestations', ['entry', 'date', 'by', 'attestation']]].forEach(function (t) {
+        var none = slots(t[0] + '-none')[0];
+        if (!none || slots(t[0] + '-table').length || !none.parentNode) return;
+        var div = el('div', { class: 'scroll', 'data-kix-slot': t[0] + '-table' }, [
+          el('table', { id: t[0], class: 'list' }, [
+            el('thead', {}, [el('tr', {}, t[1].map(function (h) { return el('th', {}, [h]); }))]),
+            el('tbody', { 'data-kix-slot': t[0] })])]);
+        div.hidden = true;
+        after(none, div);
+      });
+      var cite = slots('cite-text')[0], id = root.getAttribute('data-run') || '';
+      if (cite && cite.parentNode && !slots('cite-about').length)
+        cite.parentNode.insertBefore(el('p', { 'data-kix-slot': 'cite-about' }), cite);
+      if (cite && cite.parentNode && !slots('cite-bibtex').length)
+        [['csl', 'CSL-JSON', '.csl.json'], ['bibtex', 'BibTeX', '.bib']].forEach(function (f) {
+          after(cite, el('details', {}, [el('summary', {}, [f[1]]),
+            el('pre', { id: 'cite-' + f[0], class: 'cite', 'data-kix-slot': 'cite-' + f[0] }),
+            el('p', {}, [el('a', { download: 'kix-' + id + f[2], 'data-kix-slot': 'cite-' + f[0] + '-file' },
+                            ['Download ' + f[1]])])]));
+        });
+      var size = slots('tree-size')[0];
+      if (size && size.parentNode && !slots('checkpoint').length)
+        after(size.parentNode, el('details', {}, [el('summary', {}, ['Checkpoint']),
+          el('pre', { 'data-kix-slot': 'checkpoint' })]));
+      var digest = slots('manifest-digest')[0];
+      if (digest && digest.parentNode && digest.parentNode.parentNode && !slots('manifest').length)
+        digest.parentNode.parentNode.appendChild(el('details', {}, [el('summary', {}, ['Show the manifest']),
+          el('pre', { 'data-kix-slot': 'manifest', id: 'manifest' })]));
+    }
+
     var proven = {};
+    if (page === 'run') scaffoldRun();
     show('running', 'verifying against the log\u2019s tiles\u2026');
     (async function () {
       target = pageTarget(doc.location.href, root, page);
