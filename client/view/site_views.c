@@ -407,18 +407,24 @@ int kix_group_view_from_source(struct kix_source *src, const char *key, size_t l
         if (nl)
             v->tree_size = strtoull((const char *)nl + 1, NULL, 10);
     }
+    /* a group whose every run is withdrawn ranks none but is still a
+     * group: its page lists the withdrawals, proven (a 404 would hide
+     * them behind "no such group"); one that ranks none and lists none is
+     * no group, answered before the directory's proofs are made */
+    if (rc == KIX_OK && v->size == 0) {
+        rc = group_withdrawn(src, v);
+        if (rc == KIX_OK && v->nwithdrawn == 0) {
+            kix_buf_release(&note);
+            return kix_err_set(err, KIX_ENOTFOUND, "no such group");
+        }
+    }
     if (rc == KIX_OK)
         rc = kix__src_log_key(src, &v->log_key, NULL);
     if (rc == KIX_OK)
         rc = group_proof(src, v, &note);
     kix_buf_release(&note);
-    /* a group whose every run is withdrawn ranks none but is still a
-     * group: its page lists the withdrawals, proven (a 404 would hide
-     * them behind "no such group") */
-    if (rc == KIX_OK && (v->group_record || v->size == 0))
+    if (rc == KIX_OK && v->group_record && v->size > 0) /* size 0: read above */
         rc = group_withdrawn(src, v);
-    if (rc == KIX_OK && v->size == 0 && v->nwithdrawn == 0)
-        return kix_err_set(err, KIX_ENOTFOUND, "no such group");
     group_unit(src, v);
     for (size_t i = 0; rc == KIX_OK && i < v->nrows; i++)
         rc = describe_row(src, &v->rows[i], v->group_record != NULL);

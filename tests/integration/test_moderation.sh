@@ -154,6 +154,9 @@ curl -s -o "$WORK/allw.html" -w '%{http_code}' "$H/groups/sha256:$GROUP" >"$WORK
 [ "$(cat "$WORK/code")" = 200 ] || fail "GET /groups/ of a group with every run withdrawn: HTTP $(cat "$WORK/code")"
 for r in $MEMBERS; do grep -q "$r" "$WORK/allw.html" || fail "the group page does not list withdrawn run $r"; done
 grep -q "Every run of this group is withdrawn" "$WORK/allw.html" || fail "the group page does not say every run is withdrawn"
+# a group key no group has (no run ranked, none withdrawn) is still 404
+code=$(curl -s -o /dev/null -w '%{http_code}' "$H/groups/sha256:$(printf '0%.0s' $(seq 64))")
+[ "$code" = 404 ] || fail "GET /groups/ of a key no group has: HTTP $code"
 # the static copy holds the page too, and the pages' verifier proves it in
 # Chromium, on kixd and on the copy
 "$KIXD" export --store "$WORK/o" "$WORK/copy" >/dev/null 2>"$WORK/export.err" || fail "kixd export: $(cat "$WORK/export.err")"
