@@ -148,7 +148,7 @@ expect_status 2 "$KIX" help nosuch
 # a missing input file exits 1, as the help says
 expect_status 1 "$KIX" canon "$WORK/no-such.json"
 expect_status 1 "$KIX" publish --store "$WORK/log" --key "$WORK/pub.key" "$WORK/no-such.json"
-"$KIX" help canon | grep -q "FILE not found" || fail "kix canon --help does not say a missing file exits 1"
+grep -q "FILE not found" <<<"$("$KIX" help canon)" || fail "kix canon --help does not say a missing file exits 1"
 pass "every --help lists its exit statuses; kix help CMD"
 
 # --json is honoured by entry, receipt and get (it used to be ignored)

@@ -75,7 +75,7 @@ for p in "groups/$GROUP.json"; do
 done
 want_header "nginx CORS" "$(head_of "$NGINX_URL/groups/$GROUP.json")" "access-control-allow-origin: *"
 want_header "nginx CORS" "$(head_of "$NGINX_URL/checkpoint")" "access-control-allow-origin: *"
-PACK=$(cd "$WORK/exp" && find index/pack -type f | head -1)
+PACK=$(cd "$WORK/exp" && find index/pack -type f | sed -n 1p)
 [ -n "$PACK" ] || fail "the export holds no index pack"
 want_header "nginx $PACK" "$(head_of "$NGINX_URL/$PACK")" "cache-control: public, max-age=31536000, immutable"
 pass "nginx with README's rules: pages text/html, JSON application/json, Access-Control-Allow-Origin"

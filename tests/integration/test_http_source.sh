@@ -330,7 +330,7 @@ expect_status 1 "$KIX" index "${L[@]}" "run/$RID"
 pass "a changed index tile: exit 1 ($(head -c 160 "$WORK/err"))"
 fresh_liar
 # (in an index pack: PROTOCOL.md §3.2, "Index packs")
-python3 "$KIX_TESTS/integration/index_files.py" "$WORK/liar" "run/$RID" show | grep -q "index/pack/" ||
+grep -q "index/pack/" <<<"$(python3 "$KIX_TESTS/integration/index_files.py" "$WORK/liar" "run/$RID" show)" ||
   fail "the run's record is not in an index pack"
 python3 "$KIX_TESTS/integration/index_files.py" "$WORK/liar" "run/$RID" flip || fail "no run record"
 expect_status 1 "$KIX" index "${L[@]}" "run/$RID"

@@ -305,7 +305,7 @@ trap 'rm -rf "$tmp"' EXIT
 expect 22 "$(log_size "$tmp/e")" "log size after the wrong config key"
 
 # ---- usage ----------------------------------------------------------------------------------
-"$bin/kix-import-liger" --help | grep -q "^usage: kix-import-liger" || fail "--help"
+grep -q "^usage: kix-import-liger" <<<"$("$bin/kix-import-liger" --help)" || fail "--help"
 for args in "" "--store $tmp/c $csv" "--key $tmp/pub.key --batch 0 $csv" \
     "--key $tmp/pub.key --store $tmp/c --server tcp://127.0.0.1:1 $csv"; do
     set +e

@@ -127,7 +127,7 @@ grep -q "KernelBench: the GPUs compared" "$tmp/kernel2.html" || fail "no GPU cha
 expect "NVIDIA H100 (Together.ai),NVIDIA L40S (Stanford matx3),NVIDIA L40S (Modal),NVIDIA A10G (Modal)" \
     "$(grep -o 'text-anchor="end" fill="#1b1b1b">[^<]*' "$tmp/kernel2.html" | sed 's/.*>//' | paste -sd,)" \
     "the GPU chart's bars, fastest first"
-curl -sf "$H/kernels/rope" | grep -q "GPUs compared" && fail "a Liger-only kernel page has a KernelBench chart"
+grep -q "GPUs compared" <<<"$(curl -sf "$H/kernels/rope")" && fail "a Liger-only kernel page has a KernelBench chart"
 # issue 40.4: a problem's page ranks its configurations on each GPU (a
 # table per KernelBench group), each with its speed-up over eager, eager
 # itself 1.00x; a Liger kernel page has none
@@ -148,12 +148,12 @@ for t in tables:
     assert len(eager) >= 1, rows
     assert all(r[3].endswith("\u00d7") for r in rows), rows
 PY
-curl -sf "$H/kernels/rope" | grep -q "configurations on each GPU" && fail "a Liger-only kernel page ranks configurations"
+grep -q "configurations on each GPU" <<<"$(curl -sf "$H/kernels/rope")" && fail "a Liger-only kernel page ranks configurations"
 curl -sf "$H/" >"$tmp/home.html" || fail "no home page"
 grep -q "<td>kernelbench-baseline-time</td>" "$tmp/home.html" || fail "the home page names no source"
 grep -q '(mean)</td>' "$tmp/home.html" || fail "a mean-ranked group's figure does not say so"
-curl -sf "$H/search/index.json" | grep -q '"source"' || fail "the search index has no source column"
-curl -sf "$H/search/0.json" | grep -q '"kernelbench-baseline-time"' || fail "search rows name no source"
+grep -q '"source"' <<<"$(curl -sf "$H/search/index.json")" || fail "the search index has no source column"
+grep -q '"kernelbench-baseline-time"' <<<"$(curl -sf "$H/search/0.json")" || fail "search rows name no source"
 group=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["runs"][0]["group"])' "$tmp/q")
 curl -sf "$H/groups/$group" >"$tmp/group.html" || fail "no page for group $group"
 grep -q 'source <span data-kix-slot="group-source">kernelbench-baseline-time</span>' "$tmp/group.html" ||

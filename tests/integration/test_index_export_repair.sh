@@ -29,7 +29,7 @@ IX=(python3 "$KIX_TESTS/integration/index_files.py")
 
 # a pack lost and another torn (each holds tiles and records)
 lost=$(cd "$WORK/exp" && find index/pack -type f | sort | tail -1)
-torn=$(cd "$WORK/exp" && find index/pack -type f | sort | head -1)
+torn=$(cd "$WORK/exp" && find index/pack -type f | sort | sed -n 1p)
 [ -n "$lost" ] && [ "$lost" != "$torn" ] || fail "fewer than two index packs exported"
 rm "$WORK/exp/$lost"
 : >"$WORK/exp/$torn"
