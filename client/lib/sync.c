@@ -1,6 +1,7 @@
 /* Replaying an upstream log into a replica: fetch, verify in parallel,
  * commit whole upstream batches with their checkpoints. */
 #include "kix/sync.h"
+#include "kix/parallel.h"
 #include "kix/tlog_path.h"
 #include "kix/vindex.h"
 
@@ -462,7 +463,6 @@ static int on_all_cores(step_fn step, struct kix_log *replica, struct batch *b,
 {
     struct all_cores a;
     struct core_job jobs[16];
-    pthread_t tids[16];
     size_t low = SIZE_MAX;
     int rc = KIX_OK;
 
@@ -485,16 +485,8 @@ static int on_all_cores(step_fn step, struct kix_log *replica, struct batch *b,
         jobs[t].rc = KIX_OK;
         jobs[t].failed = SIZE_MAX;
         kix_err_clear(&jobs[t].err);
-        if (t == 0 || pthread_create(&tids[t], NULL, core_worker, &jobs[t]) != 0)
-            tids[t] = 0;
     }
-    core_worker(&jobs[0]);
-    for (unsigned t = 1; t < nthreads; t++) {
-        if (tids[t])
-            pthread_join(tids[t], NULL);
-        else
-            core_worker(&jobs[t]); /* no thread: this one does its share */
-    }
+    kix_parallel_run(jobs, sizeof(jobs[0]), nthreads, core_worker);
     for (unsigned t = 0; t < nthreads; t++) {
         struct core_job *j = &jobs[t];
         if (j->rc && j->failed < low) {

@@ -1,7 +1,6 @@
 /* The static-site writer (kix_pages_export, kix/pages.h). */
 #include <errno.h>
 #include <fcntl.h>
-#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -10,6 +9,7 @@
 
 #include "kix/entry.h"
 #include "kix/file.h"
+#include "kix/parallel.h"
 #include "kix/pages.h"
 #include "pages_internal.h"
 #include "web_internal.h"
@@ -497,8 +497,6 @@ struct shard {
     struct outdir *od;
     page_fn pages;
     uint64_t written;
-    pthread_t thread;
-    int running;
 };
 
 static void *shard_main(void *arg)
@@ -562,17 +560,7 @@ static int write_pages(struct pexport *x, const struct idset *ids, const char *s
         sh[i].od = &od;
         sh[i].pages = pages;
     }
-    /* shard 0 on this thread; a thread that cannot start leaves its
-     * shard to this one */
-    for (int i = 1; i < n; i++)
-        sh[i].running = pthread_create(&sh[i].thread, NULL, shard_main, &sh[i]) == 0;
-    shard_main(&sh[0]);
-    for (int i = 1; i < n; i++) {
-        if (sh[i].running)
-            pthread_join(sh[i].thread, NULL);
-        else
-            shard_main(&sh[i]);
-    }
+    kix_parallel_run(sh, sizeof(*sh), (size_t)n, shard_main);
     rc = KIX_OK;
     for (int i = 0; i < n; i++) {
         shard_merge(x, &sh[i], written);

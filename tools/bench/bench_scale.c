@@ -3,13 +3,13 @@
  * of BUILD_CHUNK, one signed checkpoint per batch) and kept in a cache
  * directory; then inclusion-proof and resolve latency on them, in process
  * (one read snapshot per request, as kixd does) and through a kixd (1 x 1). */
-#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "bench.h"
+#include "kix/parallel.h"
 #include "kix/proto.h"
 #include "kix/resolve.h"
 #include "kix/vindex.h"
@@ -55,7 +55,6 @@ static int prepare_parallel(struct kix_log *log, const struct bench_workload *w,
                             struct kix_err *err)
 {
     struct prep_job jobs[64];
-    pthread_t tids[64];
     int threads = bench_cpus() > 64 ? 64 : bench_cpus();
     long per = (n + threads - 1) / threads;
 
@@ -69,16 +68,8 @@ static int prepare_parallel(struct kix_log *log, const struct bench_workload *w,
                                     (t + 1) * per < n ? (t + 1) * per : n,
                                     KIX_OK,
                                     {0}};
-        if (t == 0 || pthread_create(&tids[t], NULL, prep_range, &jobs[t]) != 0)
-            tids[t] = 0;
     }
-    prep_range(&jobs[0]);
-    for (int t = 1; t < threads; t++) {
-        if (tids[t])
-            pthread_join(tids[t], NULL);
-        else
-            prep_range(&jobs[t]);
-    }
+    kix_parallel_run(jobs, sizeof(jobs[0]), (size_t)threads, prep_range);
     for (int t = 0; t < threads; t++)
         if (jobs[t].rc) {
             *err = jobs[t].err;

@@ -5,7 +5,6 @@
  * as reals, the four digests. Runs come in comparison groups of
  * BENCH_GROUP_SIZE (one kernel, workload and GPU, several implementations).
  * Each publication is pre-signed here, off the clock. */
-#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,6 +12,7 @@
 #include "bench.h"
 #include "kix/canon.h"
 #include "kix/entries.h"
+#include "kix/parallel.h"
 #include "kix/vindex.h"
 
 /* The four shared records, valid against their schemas (proto/schema). */
@@ -159,7 +159,6 @@ int bench_workload_make(const struct bench_workload *w, long first, struct bench
                         long n, int threads, struct kix_err *err)
 {
     struct make_job jobs[64];
-    pthread_t tids[64];
     long per;
 
     if (threads < 1)
@@ -176,16 +175,8 @@ int bench_workload_make(const struct bench_workload *w, long first, struct bench
         jobs[t].items = items;
         jobs[t].rc = KIX_OK;
         kix_err_clear(&jobs[t].err);
-        if (t == 0 || pthread_create(&tids[t], NULL, make_range, &jobs[t]) != 0)
-            tids[t] = 0;
     }
-    make_range(&jobs[0]);
-    for (int t = 1; t < threads; t++) {
-        if (tids[t])
-            pthread_join(tids[t], NULL);
-        else
-            make_range(&jobs[t]);
-    }
+    kix_parallel_run(jobs, sizeof(jobs[0]), (size_t)threads, make_range);
     for (int t = 0; t < threads; t++)
         if (jobs[t].rc) {
             if (err)
