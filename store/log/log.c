@@ -514,6 +514,39 @@ static int migrate_fn(struct kix_store *s, MDB_txn *txn, void *arg, struct kix_e
     return rc ? kix__db_error(rc, err, "converting the store to layout 2") : KIX_OK;
 }
 
+/* The leaves and the checkpoints, walked in step by rebuild_fn and
+ * derive_fn. */
+static int walk_open(struct kix_store *s, MDB_txn *txn, MDB_cursor **leaves, MDB_cursor **cps,
+                     struct kix_err *err)
+{
+    int mrc = mdb_cursor_open(txn, s->dbi[T_LEAVES], leaves);
+
+    if (mrc == 0)
+        mrc = mdb_cursor_open(txn, s->dbi[T_CHECKPOINTS], cps);
+    return mrc ? kix__db_error(mrc, err, "reading the log") : KIX_OK;
+}
+
+static void walk_close(MDB_cursor *leaves, MDB_cursor *cps)
+{
+    if (leaves)
+        mdb_cursor_close(leaves);
+    if (cps)
+        mdb_cursor_close(cps);
+}
+
+/* Hands entry `index` (its leaf, parsed as e) to the indexer. */
+static int index_entry(struct kix_log *l, struct kix_log_txn *t, uint64_t index,
+                       const MDB_val *leaf, struct kix_entry *e, struct kix_err *err)
+{
+    struct kix_log_item item;
+
+    memset(&item, 0, sizeof(item));
+    item.index = index;
+    kix_merkle_leaf_hash(leaf->mv_data, leaf->mv_size, &item.leaf_hash);
+    item.entry = e;
+    return l->indexer->apply(t, &item, err);
+}
+
 /* An index written in another format (or none) is rebuilt from every
  * entry, sealed at every stored checkpoint as it had been on append. */
 static int rebuild_fn(struct kix_store *s, MDB_txn *txn, void *arg, struct kix_err *err)
@@ -530,13 +563,9 @@ static int rebuild_fn(struct kix_store *s, MDB_txn *txn, void *arg, struct kix_e
 
     if (rc)
         return rc;
-    mrc = mdb_cursor_open(txn, s->dbi[T_LEAVES], &leaves);
-    if (mrc == 0)
-        mrc = mdb_cursor_open(txn, s->dbi[T_CHECKPOINTS], &cps);
-    if (mrc) {
-        rc = kix__db_error(mrc, err, "reading the log");
+    rc = walk_open(s, txn, &leaves, &cps, err);
+    if (rc)
         goto out;
-    }
     crc = mdb_cursor_get(cps, &ck, &cv, MDB_FIRST);
     for (mrc = mdb_cursor_get(leaves, &lk, &lv, MDB_FIRST); rc == KIX_OK;
          mrc = mdb_cursor_get(leaves, &lk, &lv, MDB_NEXT)) {
@@ -558,8 +587,6 @@ static int rebuild_fn(struct kix_store *s, MDB_txn *txn, void *arg, struct kix_e
             break;
         {
             struct kix_entry e;
-            struct kix_log_item item;
-            memset(&item, 0, sizeof(item));
             if (lk.mv_size != 8 || kix_u64be_get(lk.mv_data) != next ||
                 kix_entry_parse_leaf(lv.mv_data, lv.mv_size, &e, NULL) != KIX_OK) {
                 rc = kix_err_set(err, KIX_ECORRUPT,
@@ -567,10 +594,7 @@ static int rebuild_fn(struct kix_store *s, MDB_txn *txn, void *arg, struct kix_e
                                  (unsigned long long)next);
                 break;
             }
-            item.index = next;
-            kix_merkle_leaf_hash(lv.mv_data, lv.mv_size, &item.leaf_hash);
-            item.entry = &e;
-            rc = l->indexer->apply(&t, &item, err);
+            rc = index_entry(l, &t, next, &lv, &e, err);
             kix_entry_release(&e);
             if (rc)
                 kix_err_wrap(err, "rebuilding the index at entry %llu", (unsigned long long)next);
@@ -582,10 +606,7 @@ static int rebuild_fn(struct kix_store *s, MDB_txn *txn, void *arg, struct kix_e
     if (rc == KIX_OK)
         rc = meta_put(txn, s, META_INDEX, l->indexer->name, strlen(l->indexer->name), err);
 out:
-    if (leaves)
-        mdb_cursor_close(leaves);
-    if (cps)
-        mdb_cursor_close(cps);
+    walk_close(leaves, cps);
     return rc;
 }
 
@@ -728,13 +749,9 @@ static int derive_fn(struct kix_store *s, MDB_txn *txn, void *arg, struct kix_er
         rc = kix__split_blobs(s, txn, itxn, s->index_lost ? 0 : s->index_blobs, err);
     if (rc)
         return rc;
-    mrc = mdb_cursor_open(txn, s->dbi[T_LEAVES], &leaves);
-    if (mrc == 0)
-        mrc = mdb_cursor_open(txn, s->dbi[T_CHECKPOINTS], &cps);
-    if (mrc) {
-        rc = kix__db_error(mrc, err, "reading the log");
+    rc = walk_open(s, txn, &leaves, &cps, err);
+    if (rc)
         goto out;
-    }
     kix_u64be_put(kb, from);
     kix_u64be_put(cb, from + 1);
     crc = mdb_cursor_get(cps, &ck, &cv, MDB_SET_RANGE);
@@ -750,12 +767,7 @@ static int derive_fn(struct kix_store *s, MDB_txn *txn, void *arg, struct kix_er
         if (rc)
             break;
         if (indexer) {
-            struct kix_log_item item;
-            memset(&item, 0, sizeof(item));
-            item.index = next;
-            kix_merkle_leaf_hash(lv.mv_data, lv.mv_size, &item.leaf_hash);
-            item.entry = &e;
-            rc = l->indexer->apply(&t, &item, err);
+            rc = index_entry(l, &t, next, &lv, &e, err);
             if (rc)
                 kix_err_wrap(err, "deriving the index at entry %llu", (unsigned long long)next);
         }
@@ -781,10 +793,7 @@ static int derive_fn(struct kix_store *s, MDB_txn *txn, void *arg, struct kix_er
     else if (rc == KIX_OK)
         s->index_in_step = 1; /* kix__db_write puts the state: size and blobs */
 out:
-    if (leaves)
-        mdb_cursor_close(leaves);
-    if (cps)
-        mdb_cursor_close(cps);
+    walk_close(leaves, cps);
     return rc;
 }
 
