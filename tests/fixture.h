@@ -390,4 +390,27 @@ static inline void as_written_by_an_older_index(const char *dir)
     mdb_env_close(env);
 }
 
+static inline int keep_index_note(void *ctx, uint64_t size, const uint8_t *note, size_t len,
+                                  const uint8_t *index_note, size_t index_len)
+{
+    struct kix_buf *all = ctx;
+    (void)note;
+    (void)len;
+    return kix_buf_addf(all, "%llu:", (unsigned long long)size) ||
+                   kix_buf_add(all, index_note ? index_note : (const uint8_t *)"-",
+                               index_note ? index_len : 1)
+               ? KIX_ENOMEM
+               : 0;
+}
+
+/* Every checkpoint's size and index note ("-" where none), in order: what
+ * two stores must agree on byte for byte after a rebuild or a replay. */
+static inline void all_index_notes(struct kix_log *l, struct kix_buf *out)
+{
+    struct kix_log_reader *r;
+    if (kix_log_read_begin(l, &r) || kix_log_reader_checkpoints(r, 0, 100000, keep_index_note, out))
+        abort();
+    kix_log_read_end(r);
+}
+
 #endif

@@ -13,28 +13,6 @@
 #include "kix/note.h"
 #include "kix/vindex.h"
 
-static int keep_notes(void *ctx, uint64_t size, const uint8_t *note, size_t len,
-                      const uint8_t *index_note, size_t index_len)
-{
-    struct kix_buf *all = ctx;
-    (void)note;
-    (void)len;
-    return kix_buf_addf(all, "%llu:", (unsigned long long)size) ||
-                   kix_buf_add(all, index_note ? index_note : (const uint8_t *)"-",
-                               index_note ? index_len : 1)
-               ? KIX_ENOMEM
-               : 0;
-}
-
-/* Every checkpoint's size and index note, in order. */
-static void all_index_notes(struct kix_log *l, struct kix_buf *out)
-{
-    struct kix_log_reader *r;
-    if (kix_log_read_begin(l, &r) || kix_log_reader_checkpoints(r, 0, 100000, keep_notes, out))
-        abort();
-    kix_log_read_end(r);
-}
-
 static uint64_t reader_size(struct kix_log *l)
 {
     struct kix_log_reader *r;
@@ -85,6 +63,30 @@ static void republish_is_duplicate(struct fixture *f, const char *run, int tag, 
     ASSERT_EQ_U64(index, res.index);
 }
 
+/* Publishes run-i (tagged i) for i from `from` below `to`; index[i - from]
+ * is where each landed. */
+static void publish_runs(struct fixture *f, int from, int to, uint64_t *index)
+{
+    struct kix_append_result res;
+    struct kix_err err = {0};
+    for (int i = from; i < to; i++) {
+        char run[16];
+        snprintf(run, sizeof(run), "run-%d", i);
+        ASSERT_EQ_INT(KIX_OK, publish(f, f->publisher, run, i, &res, &err));
+        index[i - from] = res.index;
+    }
+}
+
+/* Each of publish_runs' runs again: every one a duplicate at its index. */
+static void republish_runs(struct fixture *f, int from, int to, const uint64_t *index)
+{
+    for (int i = from; i < to; i++) {
+        char run[16];
+        snprintf(run, sizeof(run), "run-%d", i);
+        republish_is_duplicate(f, run, i, index[i - from]);
+    }
+}
+
 static void checks_pass(struct fixture *f)
 {
     struct kix_err err = {0};
@@ -121,12 +123,7 @@ KIX_TEST(an_index_behind_the_log_is_caught_up)
     path_in(&f, "index.unsynced", marker, sizeof(marker));
     copy_file(idx, saved); /* the index at this size */
     ASSERT_EQ_INT(KIX_OK, kix_index_open(f.dir, NULL, &f.log, &err));
-    for (int i = 1; i <= 4; i++) {
-        char run[16];
-        snprintf(run, sizeof(run), "run-%d", i);
-        ASSERT_EQ_INT(KIX_OK, publish(&f, f.publisher, run, i, &res, &err));
-        first[i - 1] = res.index;
-    }
+    publish_runs(&f, 1, 5, first);
     all_index_notes(f.log, &before);
     kix_log_close(f.log);
     f.log = NULL;
@@ -147,11 +144,7 @@ KIX_TEST(an_index_behind_the_log_is_caught_up)
     ASSERT_EQ_U64(first[3] + 1, reader_size(f.log));
     all_index_notes(f.log, &after);
     ASSERT_EQ_MEM(before.ptr, before.len, after.ptr, after.len);
-    for (int i = 1; i <= 4; i++) {
-        char run[16];
-        snprintf(run, sizeof(run), "run-%d", i);
-        republish_is_duplicate(&f, run, i, first[i - 1]);
-    }
+    republish_runs(&f, 1, 5, first);
     checks_pass(&f);
     kix_buf_release(&before);
     kix_buf_release(&after);
@@ -224,11 +217,7 @@ KIX_TEST(a_killed_writer_loses_no_acknowledged_entry)
     ASSERT_TRUE(nacked >= 12);
     ASSERT_EQ_INT(KIX_OK, kix_index_open(f.dir, NULL, &f.log, &err));
     ASSERT_TRUE(reader_size(f.log) > acked[nacked - 1]);
-    for (size_t i = 0; i < nacked; i++) {
-        char run[32];
-        snprintf(run, sizeof(run), "run-%zu", i);
-        republish_is_duplicate(&f, run, (int)i, acked[i]);
-    }
+    republish_runs(&f, 0, (int)nacked, acked);
     checks_pass(&f);
     ASSERT_EQ_INT(KIX_OK, publish(&f, f.publisher, "after", 999, &res, &err));
     ASSERT_EQ_INT(0, res.duplicate);
@@ -242,7 +231,6 @@ KIX_TEST(a_killed_writer_loses_no_acknowledged_entry)
 KIX_TEST(an_index_from_before_a_machine_stop_is_rebuilt)
 {
     struct fixture f;
-    struct kix_append_result res;
     struct kix_err err = {0};
     struct kix_buf before = KIX_BUF_INIT, after = KIX_BUF_INIT;
     struct kix_log_opts ro;
@@ -251,12 +239,7 @@ KIX_TEST(an_index_from_before_a_machine_stop_is_rebuilt)
     int fd;
 
     setup(&f);
-    for (int i = 0; i < 6; i++) {
-        char run[16];
-        snprintf(run, sizeof(run), "run-%d", i);
-        ASSERT_EQ_INT(KIX_OK, publish(&f, f.publisher, run, i, &res, &err));
-        first[i] = res.index;
-    }
+    publish_runs(&f, 0, 6, first);
     all_index_notes(f.log, &before);
     kix_log_close(f.log);
     f.log = NULL;
@@ -282,11 +265,7 @@ KIX_TEST(an_index_from_before_a_machine_stop_is_rebuilt)
     ASSERT_EQ_INT(KIX_OK, kix_index_open(f.dir, NULL, &f.log, &err));
     all_index_notes(f.log, &after);
     ASSERT_EQ_MEM(before.ptr, before.len, after.ptr, after.len);
-    for (int i = 0; i < 6; i++) {
-        char run[16];
-        snprintf(run, sizeof(run), "run-%d", i);
-        republish_is_duplicate(&f, run, i, first[i]);
-    }
+    republish_runs(&f, 0, 6, first);
     checks_pass(&f);
     /* a clean close synced it and took the marker away */
     kix_log_close(f.log);
@@ -302,11 +281,7 @@ KIX_TEST(an_index_from_before_a_machine_stop_is_rebuilt)
     kix_buf_reset(&after);
     all_index_notes(f.log, &after);
     ASSERT_EQ_MEM(before.ptr, before.len, after.ptr, after.len);
-    for (int i = 0; i < 6; i++) {
-        char run[16];
-        snprintf(run, sizeof(run), "run-%d", i);
-        republish_is_duplicate(&f, run, i, first[i]);
-    }
+    republish_runs(&f, 0, 6, first);
     checks_pass(&f);
     kix_buf_release(&before);
     kix_buf_release(&after);
@@ -321,19 +296,13 @@ KIX_TEST(an_index_from_before_a_machine_stop_is_rebuilt)
 KIX_TEST(layout_2_converts_and_a_cut_conversion_is_redone)
 {
     struct fixture f;
-    struct kix_append_result res;
     struct kix_err err = {0};
     struct kix_buf before = KIX_BUF_INIT, after = KIX_BUF_INIT;
     char idx[4200];
     uint64_t first[3];
 
     setup(&f);
-    for (int i = 0; i < 3; i++) {
-        char run[16];
-        snprintf(run, sizeof(run), "run-%d", i);
-        ASSERT_EQ_INT(KIX_OK, publish(&f, f.publisher, run, i, &res, &err));
-        first[i] = res.index;
-    }
+    publish_runs(&f, 0, 3, first);
     all_index_notes(f.log, &before);
     kix_log_close(f.log);
     f.log = NULL;
@@ -349,11 +318,7 @@ KIX_TEST(layout_2_converts_and_a_cut_conversion_is_redone)
         kix_buf_reset(&after);
         all_index_notes(f.log, &after);
         ASSERT_EQ_MEM(before.ptr, before.len, after.ptr, after.len);
-        for (int i = 0; i < 3; i++) {
-            char run[16];
-            snprintf(run, sizeof(run), "run-%d", i);
-            republish_is_duplicate(&f, run, i, first[i]);
-        }
+        republish_runs(&f, 0, 3, first);
         checks_pass(&f);
         kix_log_close(f.log);
         f.log = NULL;

@@ -331,27 +331,6 @@ KIX_TEST(records_and_absences_are_proven)
     teardown(&f);
 }
 
-static int keep_notes(void *ctx, uint64_t size, const uint8_t *note, size_t len,
-                      const uint8_t *index_note, size_t index_len)
-{
-    struct kix_buf *all = ctx;
-    (void)note;
-    (void)len;
-    return kix_buf_addf(all, "%llu:", (unsigned long long)size) ||
-                   kix_buf_add(all, index_note ? index_note : (const uint8_t *)"-",
-                               index_note ? index_len : 1)
-               ? KIX_ENOMEM
-               : 0;
-}
-
-static void all_index_notes(struct kix_log *l, struct kix_buf *out)
-{
-    struct kix_log_reader *r;
-    if (kix_log_read_begin(l, &r) || kix_log_reader_checkpoints(r, 0, 1000, keep_notes, out))
-        abort();
-    kix_log_read_end(r);
-}
-
 /* A store whose index was written in another format (or lost) gets it
  * rebuilt from its entries when opened to write: every checkpoint's index
  * note comes back byte for byte (Ed25519 signatures are deterministic). */
