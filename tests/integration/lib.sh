@@ -68,6 +68,26 @@ release_bin() {
 # json_get FILE EXPR: prints a value from a JSON file (python3).
 json_get() { python3 -c "import json,sys; d=json.load(open(sys.argv[1])); print($2)" "$1"; }
 
+# summary_is_tree SUMMARY DIR: the export summary in file SUMMARY (kixd
+# export --json) counts what DIR holds: each name in "files", each inode's
+# bytes once (a hard link is no second file) in "bytes".
+summary_is_tree() {
+  python3 - "$1" "$2" <<'PY'
+import json, os, sys
+said, root = json.load(open(sys.argv[1])), sys.argv[2]
+names, total, seen = 0, 0, set()
+for d, _, files in os.walk(root):
+    for f in files:
+        st = os.lstat(os.path.join(d, f))
+        names += 1
+        if st.st_ino not in seen:
+            seen.add(st.st_ino)
+            total += st.st_size
+assert said["ok"] and said["files"] == names and said["bytes"] == total, \
+    (said["files"], names, said["bytes"], total)
+PY
+}
+
 # page_view PAGE: the view document a page embeds (#kix-view; a static
 # copy's run page since layout 4, PROTOCOL.md §3), as JSON on stdout.
 page_view() { python3 "$KIX_TESTS/integration/page_view.py" "$1"; }

@@ -35,21 +35,8 @@ print("\n".join(sorted(out)))
 PY
 }
 counts() {
-  python3 - "$1" "$2" <<'PY'
-import json, os, sys
-said, root = json.load(open(sys.argv[1])), sys.argv[2]
-names, total, seen = 0, 0, set()
-for d, _, files in os.walk(root):
-    for f in files:
-        st = os.lstat(os.path.join(d, f))
-        names += 1
-        if st.st_ino not in seen:
-            seen.add(st.st_ino)
-            total += st.st_size
-assert said["ok"] and said["files"] == names and said["bytes"] == total, \
-    (said["files"], names, said["bytes"], total)
-assert said["runPages"] > 100 and said["groupPages"] > 3, said
-PY
+  summary_is_tree "$1" "$2" &&
+    [ "$(json_get "$1" 'd["runPages"] > 100 and d["groupPages"] > 3')" = True ]
 }
 tree "$WORK/e1" >"$WORK/t1"
 tree "$WORK/e3" >"$WORK/t3"
