@@ -15,11 +15,14 @@
 
 #define PATH_CAP 4200
 
-static void fsync_parent(const char *path)
+/* The rename of path into its directory made durable: 0, or the errno of
+ * the directory's open or fsync (EINVAL, a file system that cannot sync a
+ * directory, counts as done: there is nothing more to do there). */
+static int fsync_parent(const char *path)
 {
     char dir[PATH_CAP];
     char *slash;
-    int fd;
+    int fd, e = 0;
 
     snprintf(dir, sizeof(dir), "%s", path);
     slash = strrchr(dir, '/');
@@ -29,11 +32,13 @@ static void fsync_parent(const char *path)
         dir[1] = '\0';
     else
         *slash = '\0';
-    fd = open(dir, O_RDONLY | O_DIRECTORY);
-    if (fd >= 0) {
-        fsync(fd);
-        close(fd);
-    }
+    fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (fd < 0)
+        return errno;
+    if (fsync(fd) != 0 && errno != EINVAL)
+        e = errno;
+    close(fd);
+    return e;
 }
 
 /* Numbers each write's temporary file, which is named after the process
@@ -48,7 +53,7 @@ static int write_file(const char *path, const void *data, size_t len, int mode, 
     const char *p = data;
     size_t done = 0;
     unsigned long serial = atomic_fetch_add(&tmp_serial, 1);
-    int fd, rc = KIX_OK;
+    int fd, e, rc = KIX_OK;
 
     if ((size_t)snprintf(tmp, sizeof(tmp), "%s.tmp.%ld.%lu", path, (long)getpid(), serial) >=
         sizeof(tmp))
@@ -75,8 +80,8 @@ static int write_file(const char *path, const void *data, size_t len, int mode, 
         unlink(tmp);
         return rc;
     }
-    if (sync)
-        fsync_parent(path);
+    if (sync && (e = fsync_parent(path)) != 0)
+        return kix_err_set(err, KIX_EIO, "cannot sync the directory of %s: %s", path, strerror(e));
     return KIX_OK;
 }
 

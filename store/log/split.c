@@ -38,6 +38,7 @@
 #include "log_internal.h"
 #include "kix/assert.h"
 #include "kix/encoding.h"
+#include "kix/file.h"
 
 #define STATE_SIZE  "size"
 #define STATE_BLOBS "blobs"
@@ -99,35 +100,21 @@ static int read_marker(const struct kix_store *s, char boot[64])
 
 int kix__split_mark(struct kix_store *s, struct kix_err *err)
 {
-    char path[4200], tmp[4200], boot[64], line[80];
-    int fd, e = 0;
+    char path[4200], boot[64], line[80];
     size_t len;
+    int rc;
 
-    /* written whole under another name, then renamed: a process killed
-     * while writing it leaves no marker of no boot (an empty one would
-     * read as another boot's, and cost a rebuild) */
+    /* written whole under another name, then renamed, file and directory
+     * synced: a process killed while writing it leaves no marker of no
+     * boot (an empty one would read as another boot's, and cost a
+     * rebuild) */
     path_of(s, KIX__MARKER_FILE, path, sizeof(path));
-    path_of(s, KIX__MARKER_FILE ".tmp", tmp, sizeof(tmp));
     kix__boot_id(boot);
     len = (size_t)snprintf(line, sizeof(line), "%s\n", boot);
-    fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
-    if (fd < 0)
-        e = errno;
-    else {
-        if (write(fd, line, len) != (ssize_t)len)
-            e = errno ? errno : EIO;
-        else if (fsync(fd) != 0)
-            e = errno;
-        close(fd);
-    }
-    if (e == 0 && rename(tmp, path) != 0)
-        e = errno;
-    if (e == 0)
-        e = kix__sync_path(s->dir, O_DIRECTORY);
-    if (e)
-        return kix_err_set(err, KIX_EIO, "writing %s: %s", path, strerror(e));
-    s->marked = 1;
-    return KIX_OK;
+    rc = kix_file_write_atomic(path, line, len, 0600, err);
+    if (rc == KIX_OK)
+        s->marked = 1;
+    return rc;
 }
 
 void kix__split_close(struct kix_store *s)
