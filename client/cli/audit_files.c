@@ -209,16 +209,13 @@ static int by_path(const void *a, const void *b)
 static int collect_key(void *ctx, const char *key, size_t len, const struct kix_hash *value_hash)
 {
     struct index_audit *x = ctx;
+    struct keyed *k;
 
     (void)value_hash;
-    if (x->nkeys == x->capkeys) {
-        size_t cap = x->capkeys ? 2 * x->capkeys : 1024;
-        struct keyed *k = realloc(x->keys, cap * sizeof(*k));
-        if (!k)
-            return kix_err_set(x->err, KIX_ENOMEM, "out of memory");
-        x->keys = k;
-        x->capkeys = cap;
-    }
+    k = kix_array_grow(x->keys, &x->capkeys, x->nkeys, 1024, sizeof(*k));
+    if (!k)
+        return kix_err_set(x->err, KIX_ENOMEM, "out of memory");
+    x->keys = k;
     kix_smt_path(key, len, &x->keys[x->nkeys].path);
     if (!(x->keys[x->nkeys].key = malloc(len + 1)))
         return kix_err_set(x->err, KIX_ENOMEM, "out of memory");

@@ -323,14 +323,11 @@ static struct wanted *find_want(struct index_export *x, const uint8_t *rec)
 
 static int add_want(struct index_export *x, const uint8_t *rec)
 {
-    if (x->nwant == x->capwant) {
-        size_t cap = x->capwant ? 2 * x->capwant : 256;
-        struct wanted *w = realloc(x->want, cap * sizeof(*w));
-        if (!w)
-            return kix_err_set(x->err, KIX_ENOMEM, "out of memory");
-        x->want = w;
-        x->capwant = cap;
-    }
+    struct wanted *w = kix_array_grow(x->want, &x->capwant, x->nwant, 256, sizeof(*w));
+
+    if (!w)
+        return kix_err_set(x->err, KIX_ENOMEM, "out of memory");
+    x->want = w;
     memset(&x->want[x->nwant], 0, sizeof(x->want[0]));
     memcpy(x->want[x->nwant].path.b, rec + 1, KIX_HASH_LEN);
     memcpy(x->want[x->nwant++].value_hash.b, rec + 1 + KIX_HASH_LEN, KIX_HASH_LEN);
