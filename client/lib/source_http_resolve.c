@@ -295,8 +295,6 @@ static int latest_index(struct http_source *h, struct pieces *ps, struct kix_res
             rc = http_index_prove(h, key, &page, err);
         }
     }
-    if (own)
-        h->latest_size = latest;
     if (rc == KIX_OK &&
         ((!own && keep(ps, h->latest.ptr, h->latest.len, &res->checkpoint)) ||
          keep(ps, run.index_note.ptr, run.index_note.len, &res->index_note) ||
@@ -310,7 +308,7 @@ static int latest_index(struct http_source *h, struct pieces *ps, struct kix_res
     if (rc == KIX_OK && !own)
         res->size = h->latest_size;
 out:
-    if (own)
+    if (own) /* the source's latest again, whatever the way out */
         h->latest_size = latest;
     kix_index_answer_release(&run);
     kix_index_answer_release(&group);
