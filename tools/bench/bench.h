@@ -32,7 +32,11 @@
 
 /* ---- util ------------------------------------------------------------------ */
 
-double bench_now(void);                                /* monotonic seconds */
+double bench_now(void); /* monotonic seconds */
+/* Writes back what the file system holding dir has dirty (syncfs), so
+ * that a timed phase after it is not timed against the disk's writeback
+ * of the phases before (the logs just built, say). */
+void bench_settle(const char *dir);
 void bench_say(const char *fmt, ...) KIX_PRINTF(1, 2); /* progress on stderr */
 void bench_die(const char *fmt, ...) KIX_PRINTF(1, 2);
 

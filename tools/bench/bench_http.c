@@ -677,7 +677,9 @@ int bench_http(const char *bin, const char *work, double seconds, int quick, int
     {
         char *argv[] = {kixd, "export", "--json", "--store", store, export, NULL};
         struct export_said said;
-        double t0 = bench_now();
+        double t0;
+        bench_settle(work);
+        t0 = bench_now();
         if (bench_run(argv, log) != 0)
             bench_die("kixd export failed (see %s)", log);
         t0 = bench_now() - t0;
@@ -786,6 +788,7 @@ void bench_export_scale(const char *cache_dir, const char *work, const char *kix
     bench_say("export: kixd export of the %ld-entry log", entries);
     {
         char *argv[] = {(char *)kixd, "export", "--json", "--store", store, out, NULL};
+        bench_settle(work);
         t0 = bench_now();
         if (bench_run(argv, log) != 0)
             bench_die("kixd export failed (see %s)", log);

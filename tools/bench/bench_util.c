@@ -1,4 +1,5 @@
 /* kix-bench: clock, statistics, child processes, files, the report. */
+#define _GNU_SOURCE /* syncfs */
 #include <errno.h>
 #include <fcntl.h>
 #include <dirent.h>
@@ -25,6 +26,16 @@ double bench_now(void)
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+void bench_settle(const char *dir)
+{
+    int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+
+    if (fd >= 0) {
+        syncfs(fd);
+        close(fd);
+    }
 }
 
 static void vsay(const char *fmt, va_list ap)
