@@ -74,7 +74,7 @@ static int kernel_pages(struct bexport *x, const struct kix_home_view *v, const 
         if (!changed || !*c->name || c->name[0] == '.' || strchr(c->name, '/'))
             continue;
         kix_buf_reset(&x->body);
-        rc = kix_page_kernel_html(x->r, c->name, strlen(c->name), &x->body, x->err);
+        rc = kix__kernel_page_exported(x->r, c->name, strlen(c->name), &x->body, x->err);
         if (rc == KIX_OK)
             rc = put_page(x, "kernels", c->name);
         kix_buf_reset(&x->body);
@@ -103,13 +103,18 @@ int kix__browse_export(struct kix_source *r, const char *dir, const char *const 
     pages = kix_home_view_pages(&m->view);
     shards = (m->view.nrows + KIX_SEARCH_SHARD_ROWS - 1) / KIX_SEARCH_SHARD_ROWS;
     /* page 1 (index.html, index.json) is kixd's, with the log's size,
-     * checkpoint and counts: written every time */
-    if ((rc = kix_page_home_page_html(r, 1, &x.body, err)) == KIX_OK &&
-        (rc = put(&x, "", "index.html")) == KIX_OK) {
-        kix_buf_reset(&x.body);
-        if ((rc = kix_page_home_json(r, 1, &x.body, err)) == KIX_OK &&
-            (rc = put(&x, "", "index.json")) == KIX_OK)
-            stats->home_pages++;
+     * checkpoint and counts: written every time; its HTML without the
+     * view, which index.json holds */
+    {
+        struct kix_buf json = KIX_BUF_INIT;
+        if ((rc = kix__home_page_exported(m, 1, &x.body, &json, err)) == KIX_OK &&
+            (rc = put(&x, "", "index.html")) == KIX_OK) {
+            kix_buf_reset(&x.body);
+            if ((rc = kix_page_home_json(r, 1, &x.body, err)) == KIX_OK &&
+                (rc = put(&x, "", "index.json")) == KIX_OK)
+                stats->home_pages++;
+        }
+        kix_buf_release(&json);
     }
     /* pages 2 on hold their rows alone: written when those changed */
     for (size_t p = 2; rc == KIX_OK && p <= pages; p++) {

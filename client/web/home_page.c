@@ -360,8 +360,10 @@ static int home_html(struct kix__home_model *m, size_t page, int exported, struc
 {
     struct kix_buf doc = KIX_BUF_INIT;
     struct kix_tpl *t = NULL;
-    int rc = kix_home_view_json(
-        &m->view, page, KIX_VIEW_JSON_HTML | (exported ? KIX_VIEW_JSON_EXPORT : 0u), &doc, err);
+    /* an exported page embeds no view: home/<n>.json (index.json) beside
+     * it holds it, and no script of the page reads it, so an export that
+     * rewrites the page writes its rows' data once, not twice */
+    int rc = exported ? KIX_OK : kix_home_view_json(&m->view, page, KIX_VIEW_JSON_HTML, &doc, err);
 
     if (rc == KIX_OK &&
         (!(t = kix_tpl_new()) || (rc = home_slots(t, m, page, &doc, exported)) != KIX_OK))

@@ -2,6 +2,7 @@
  * sweep (kix/view.h), and its groups by GPU. The charts are SVG written
  * by templates/kernel.html; this file computes only their coordinates. */
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -410,12 +411,15 @@ static int kernel_json(struct kix_source *r, const struct kix_kernel_view *v, st
     return kix_kernel_view_json(v, 0, out, err);
 }
 
-static int kernel_html(struct kix_source *r, const struct kix_kernel_view *v, struct kix_buf *out,
-                       struct kix_err *err)
+/* exported: without the view (kernel_exported) */
+static int kernel_html_as(struct kix_source *r, const struct kix_kernel_view *v, int exported,
+                          struct kix_buf *out, struct kix_err *err)
 {
     struct kix_buf doc = KIX_BUF_INIT;
     struct kix_tpl *t = kix_tpl_new();
-    int rc = t ? kix_kernel_view_json(v, KIX_VIEW_JSON_HTML, &doc, err) : KIX_ENOMEM;
+    int rc = !t         ? KIX_ENOMEM
+             : exported ? KIX_OK
+                        : kix_kernel_view_json(v, KIX_VIEW_JSON_HTML, &doc, err);
 
     if (rc == KIX_OK &&
         ((rc = kix_tpl_set(t, "kernel", v->kernel)) ||
@@ -436,6 +440,22 @@ static int kernel_html(struct kix_source *r, const struct kix_kernel_view *v, st
     return rc;
 }
 
+static int kernel_html(struct kix_source *r, const struct kix_kernel_view *v, struct kix_buf *out,
+                       struct kix_err *err)
+{
+    return kernel_html_as(r, v, 0, out, err);
+}
+
+/* A static copy's page embeds no view: kernels/<name>.json beside it is
+ * the same document, and no script of the page reads it. The view is about
+ * half the page and every group of the kernel is in it, so an export that
+ * rewrites the page for a new run writes that half once, not twice. */
+static int kernel_exported(struct kix_source *r, const struct kix_kernel_view *v,
+                           struct kix_buf *out, struct kix_err *err)
+{
+    return kernel_html_as(r, v, 1, out, err);
+}
+
 /* The page, rendered once per log state (the home view's memo). */
 static int kernel_page(struct kix_source *r, const char *kernel, size_t len,
                        kernel_render_fn render, struct kix_buf *out, struct kix_err *err)
@@ -449,7 +469,9 @@ static int kernel_page(struct kix_source *r, const char *kernel, size_t len,
     memset(&v, 0, sizeof(v));
     if (rc)
         return rc;
-    slot = kix__memo_kernel_slot(m, kernel, len, render == kernel_json);
+    /* the exported page is rendered once an export: no memo slot */
+    slot = render == kernel_exported ? SIZE_MAX
+                                     : kix__memo_kernel_slot(m, kernel, len, render == kernel_json);
     if (kix__memo_get(m, slot, out, &rc)) {
         if (rc)
             kix_err_set(err, rc, "out of memory");
@@ -479,4 +501,10 @@ int kix_page_kernel_html(struct kix_source *r, const char *kernel, size_t len, s
                          struct kix_err *err)
 {
     return kernel_page(r, kernel, len, kernel_html, out, err);
+}
+
+int kix__kernel_page_exported(struct kix_source *r, const char *kernel, size_t len,
+                              struct kix_buf *out, struct kix_err *err)
+{
+    return kernel_page(r, kernel, len, kernel_exported, out, err);
 }

@@ -59,9 +59,11 @@ const char *kix__facet_value(const struct kix_home_row *row, int f);
 int kix__home_acquire(struct kix_source *r, struct kix__home_model **out,
                       struct kix_err *err) KIX_MUST_CHECK;
 void kix__home_put(struct kix__home_model *m);
-/* Home page `page` (2 on) as a static copy writes it (PROTOCOL.md §3, the
- * home view): its rows, without the log's size, checkpoint and counts, so
- * that it is the same file until its rows change; page 1 as kixd's. */
+/* Home page `page` as a static copy writes it (PROTOCOL.md §3, the home
+ * view): its HTML without the embedded view (html; json holds it) and,
+ * from page 2 on, its rows without the log's size, checkpoint and counts,
+ * so that it is the same file until its rows change; page 1 is kixd's
+ * but for the view. */
 int kix__home_page_exported(struct kix__home_model *m, size_t page, struct kix_buf *html,
                             struct kix_buf *json, struct kix_err *err);
 
@@ -79,6 +81,11 @@ int kix__export_page(const char *dir, const char *sub, const char *name, const s
 /* dir/sub/name holding `body`, counted likewise (no .html twin). */
 int kix__export_file(const char *dir, const char *sub, const char *name, const struct kix_buf *body,
                      struct kix_pages_export_stats *stats, struct kix_err *err) KIX_MUST_CHECK;
+
+/* Kernel `kernel`'s page as a static copy writes it: kixd's without the
+ * embedded view, which kernels/<kernel>.json beside it holds. */
+int kix__kernel_page_exported(struct kix_source *r, const char *kernel, size_t len,
+                              struct kix_buf *out, struct kix_err *err) KIX_MUST_CHECK;
 
 /* The slots of one row of a groups table (home.html, kernel.html). */
 int kix__group_row_slots(struct kix_tpl *row, const struct kix_home_row *x) KIX_MUST_CHECK;
