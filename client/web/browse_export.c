@@ -60,6 +60,7 @@ static int str_order(const void *a, const void *b)
 static int kernel_pages(struct bexport *x, const struct kix_home_view *v, const char *const *groups,
                         size_t ngroups, int all, uint64_t *written)
 {
+    struct kix_buf json = KIX_BUF_INIT;
     int rc = KIX_OK;
 
     for (size_t k = 0; rc == KIX_OK && k < v->nkernels; k++) {
@@ -74,16 +75,18 @@ static int kernel_pages(struct bexport *x, const struct kix_home_view *v, const 
         if (!changed || !*c->name || c->name[0] == '.' || strchr(c->name, '/'))
             continue;
         kix_buf_reset(&x->body);
-        rc = kix__kernel_page_exported(x->r, c->name, strlen(c->name), &x->body, x->err);
+        kix_buf_reset(&json);
+        rc = kix__kernel_page_exported(x->r, c->name, strlen(c->name), &x->body, &json, x->err);
         if (rc == KIX_OK)
             rc = put_page(x, "kernels", c->name);
         kix_buf_reset(&x->body);
-        if (rc == KIX_OK)
-            rc = kix_page_kernel_json(x->r, c->name, strlen(c->name), &x->body, x->err);
+        if (rc == KIX_OK && kix_buf_add(&x->body, json.ptr, json.len) != KIX_OK)
+            rc = kix_err_set(x->err, KIX_ENOMEM, "out of memory");
         snprintf(name, sizeof(name), "%s.json", c->name);
         if (rc == KIX_OK && (rc = put(x, "kernels", name)) == KIX_OK)
             (*written)++;
     }
+    kix_buf_release(&json);
     return rc;
 }
 

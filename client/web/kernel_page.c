@@ -2,7 +2,6 @@
  * sweep (kix/view.h), and its groups by GPU. The charts are SVG written
  * by templates/kernel.html; this file computes only their coordinates. */
 #include <math.h>
-#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -245,8 +244,48 @@ static int sweep_slots(struct kix_tpl *t, const struct kix_kernel_view *v)
     return rc ? rc : kix_tpl_setf(t, "sweepCount", "%zu", index);
 }
 
-/* The GPUs the kernel was measured on, each with its passes and groups. */
-static int gpu_slots(struct kix_tpl *t, const struct kix_kernel_view *v)
+/* s into b as a URL query's value (RFC 3986 unreserved kept). */
+static int query_value(struct kix_buf *b, const char *s)
+{
+    int rc = KIX_OK;
+
+    for (; rc == KIX_OK && *s; s++) {
+        unsigned char c = (unsigned char)*s;
+        rc = (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') ||
+                     c == '-' || c == '.' || c == '_' || c == '~'
+                 ? kix_buf_addc(b, (char)c)
+                 : kix_buf_addf(b, "%%%02X", c);
+    }
+    return rc;
+}
+
+/* A GPU's groups in a static copy: the index's rows (home pages, search
+ * shards) filtered to the kernel and GPU by kix-search.js, a link that
+ * does not move when other kernels' groups come or go, so the page is
+ * rewritten only when its own groups change. */
+static int home_rows_slots(struct kix_tpl *row, const char *kernel, const char *gpu, size_t n)
+{
+    struct kix_buf href = KIX_BUF_INIT;
+    int rc = kix_buf_addf(&href, "../index.html?kernel=");
+
+    if (rc == KIX_OK)
+        rc = query_value(&href, kernel);
+    if (rc == KIX_OK)
+        rc = kix_buf_addf(&href, "&gpu=");
+    if (rc == KIX_OK)
+        rc = query_value(&href, gpu);
+    if (rc == KIX_OK)
+        rc = kix_buf_addf(&href, "#groups");
+    if (rc == KIX_OK && !(rc = kix_tpl_set(row, "homeRows", "1")) &&
+        !(rc = kix_tpl_set(row, "nGroupsS", n == 1 ? "" : "s")))
+        rc = kix_tpl_setn(row, "searchHref", (const char *)href.ptr, href.len);
+    kix_buf_release(&href);
+    return rc;
+}
+
+/* The GPUs the kernel was measured on, each with its passes and groups
+ * (exported: a link to the home pages' rows instead of the groups). */
+static int gpu_slots(struct kix_tpl *t, const struct kix_kernel_view *v, int exported)
 {
     const struct kix_home_view *h = v->home;
     const struct kix_home_count *k = NULL;
@@ -271,8 +310,11 @@ static int gpu_slots(struct kix_tpl *t, const struct kix_kernel_view *v)
              (rc = kix_tpl_setn(row, "passes", (const char *)passes.ptr, passes.len)) ||
              (rc = kix_tpl_setf(row, "nGroups", "%llu", (unsigned long long)c->groups)) ||
              (rc = kix_tpl_setf(row, "runs", "%llu", (unsigned long long)c->runs)) ||
+             (rc = exported && c->groups ? home_rows_slots(row, v->kernel, c->name, c->groups)
+                                         : kix_tpl_set(row, "homeRows", "")) ||
              (rc = kix_tpl_section(row, "groups"))) == KIX_OK)
-            for (size_t i = c->first_row; rc == KIX_OK && i < c->first_row + c->groups; i++) {
+            for (size_t i = c->first_row; rc == KIX_OK && !exported && i < c->first_row + c->groups;
+                 i++) {
                 struct kix_tpl *x = kix_tpl_row(row, "groups");
                 rc = x ? kix__group_row_slots(x, &h->rows[i]) : KIX_ENOMEM;
             }
@@ -411,7 +453,8 @@ static int kernel_json(struct kix_source *r, const struct kix_kernel_view *v, st
     return kix_kernel_view_json(v, 0, out, err);
 }
 
-/* exported: without the view (kernel_exported) */
+/* exported: without the view, the GPUs' groups a link to the home pages
+ * (kix__kernel_page_exported) */
 static int kernel_html_as(struct kix_source *r, const struct kix_kernel_view *v, int exported,
                           struct kix_buf *out, struct kix_err *err)
 {
@@ -421,15 +464,15 @@ static int kernel_html_as(struct kix_source *r, const struct kix_kernel_view *v,
              : exported ? KIX_OK
                         : kix_kernel_view_json(v, KIX_VIEW_JSON_HTML, &doc, err);
 
-    if (rc == KIX_OK &&
-        ((rc = kix_tpl_set(t, "kernel", v->kernel)) ||
-         (rc = kix_tpl_set(t, "origin", v->home->origin)) ||
-         (rc = kix_tpl_setf(t, "groupCount", "%zu", v->nrows)) ||
-         (rc = kix_tpl_set(t, "groupCountS", v->nrows == 1 ? "" : "s")) ||
-         (rc = kix_tpl_setf(t, "runs", "%llu", (unsigned long long)v->runs)) ||
-         (rc = kix_tpl_set(t, "runsS", v->runs == 1 ? "" : "s")) ||
-         (rc = kix_tpl_setn(t, "view", (const char *)doc.ptr, doc.len)) || (rc = gpu_slots(t, v)) ||
-         (rc = sweep_slots(t, v)) || (rc = gpu_chart_slots(t, v))))
+    if (rc == KIX_OK && ((rc = kix_tpl_set(t, "kernel", v->kernel)) ||
+                         (rc = kix_tpl_set(t, "origin", v->home->origin)) ||
+                         (rc = kix_tpl_setf(t, "groupCount", "%zu", v->nrows)) ||
+                         (rc = kix_tpl_set(t, "groupCountS", v->nrows == 1 ? "" : "s")) ||
+                         (rc = kix_tpl_setf(t, "runs", "%llu", (unsigned long long)v->runs)) ||
+                         (rc = kix_tpl_set(t, "runsS", v->runs == 1 ? "" : "s")) ||
+                         (rc = kix_tpl_setn(t, "view", (const char *)doc.ptr, doc.len)) ||
+                         (rc = gpu_slots(t, v, exported)) || (rc = sweep_slots(t, v)) ||
+                         (rc = gpu_chart_slots(t, v))))
         rc = kix_err_set(err, rc, "out of memory");
     if (rc == KIX_OK)
         rc = config_slots(t, r, v, err);
@@ -446,16 +489,6 @@ static int kernel_html(struct kix_source *r, const struct kix_kernel_view *v, st
     return kernel_html_as(r, v, 0, out, err);
 }
 
-/* A static copy's page embeds no view: kernels/<name>.json beside it is
- * the same document, and no script of the page reads it. The view is about
- * half the page and every group of the kernel is in it, so an export that
- * rewrites the page for a new run writes that half once, not twice. */
-static int kernel_exported(struct kix_source *r, const struct kix_kernel_view *v,
-                           struct kix_buf *out, struct kix_err *err)
-{
-    return kernel_html_as(r, v, 1, out, err);
-}
-
 /* The page, rendered once per log state (the home view's memo). */
 static int kernel_page(struct kix_source *r, const char *kernel, size_t len,
                        kernel_render_fn render, struct kix_buf *out, struct kix_err *err)
@@ -469,9 +502,7 @@ static int kernel_page(struct kix_source *r, const char *kernel, size_t len,
     memset(&v, 0, sizeof(v));
     if (rc)
         return rc;
-    /* the exported page is rendered once an export: no memo slot */
-    slot = render == kernel_exported ? SIZE_MAX
-                                     : kix__memo_kernel_slot(m, kernel, len, render == kernel_json);
+    slot = kix__memo_kernel_slot(m, kernel, len, render == kernel_json);
     if (kix__memo_get(m, slot, out, &rc)) {
         if (rc)
             kix_err_set(err, rc, "out of memory");
@@ -503,8 +534,28 @@ int kix_page_kernel_html(struct kix_source *r, const char *kernel, size_t len, s
     return kernel_page(r, kernel, len, kernel_html, out, err);
 }
 
+/* A static copy's page embeds no view (kernels/<name>.json beside it is
+ * its document) and lists no groups, nor does that document: they are the
+ * home pages' rows, which the page links (PROTOCOL.md §3, the kernel
+ * view). Both were O(groups of the kernel) and every new run of the
+ * kernel rewrote them; now they are O(GPUs and sweeps). Rendered once an
+ * export: no memo slot. */
 int kix__kernel_page_exported(struct kix_source *r, const char *kernel, size_t len,
-                              struct kix_buf *out, struct kix_err *err)
+                              struct kix_buf *html, struct kix_buf *json, struct kix_err *err)
 {
-    return kernel_page(r, kernel, len, kernel_exported, out, err);
+    struct kix__home_model *m;
+    struct kix_kernel_view v;
+    int rc = kix__home_acquire(r, &m, err);
+
+    memset(&v, 0, sizeof(v));
+    if (rc)
+        return rc;
+    rc = kix_kernel_view_build(r, &m->view, kernel, len, &v, err);
+    if (rc == KIX_OK)
+        rc = kernel_html_as(r, &v, 1, html, err);
+    if (rc == KIX_OK)
+        rc = kix_kernel_view_json(&v, KIX_VIEW_JSON_EXPORT, json, err);
+    kix_kernel_view_release(&v);
+    kix__home_put(m);
+    return rc;
 }

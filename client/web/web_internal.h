@@ -82,10 +82,12 @@ int kix__export_page(const char *dir, const char *sub, const char *name, const s
 int kix__export_file(const char *dir, const char *sub, const char *name, const struct kix_buf *body,
                      struct kix_pages_export_stats *stats, struct kix_err *err) KIX_MUST_CHECK;
 
-/* Kernel `kernel`'s page as a static copy writes it: kixd's without the
- * embedded view, which kernels/<kernel>.json beside it holds. */
+/* Kernel `kernel`'s page (html) and view (json) as a static copy writes
+ * them: without the embedded view, and the groups not listed but linked
+ * on the home pages that hold their rows (kernel_page.c). */
 int kix__kernel_page_exported(struct kix_source *r, const char *kernel, size_t len,
-                              struct kix_buf *out, struct kix_err *err) KIX_MUST_CHECK;
+                              struct kix_buf *html, struct kix_buf *json,
+                              struct kix_err *err) KIX_MUST_CHECK;
 
 /* The slots of one row of a groups table (home.html, kernel.html). */
 int kix__group_row_slots(struct kix_tpl *row, const struct kix_home_row *x) KIX_MUST_CHECK;

@@ -175,9 +175,33 @@ for p in "" index.json "kernels/$KERNEL" "kernels/$KERNEL.json" \
   [ -f "$f" ] || fail "the export has no /$p"
   curl -sf "$H/$p" -o "$WORK/k" || fail "kixd: GET /$p"
   case "$p" in
-  "" | "kernels/$KERNEL")
-    # an exported home or kernel page embeds no view (its .json beside
-    # it holds it): kixd's page without its #kix-view line, byte for byte
+  "kernels/$KERNEL" | "kernels/$KERNEL.json")
+    # an exported kernel page and view list no groups (the home pages'
+    # rows, which the page links searched for the kernel and GPU) and the
+    # page embeds no view; the rest is kixd's
+    python3 - "$f" "$WORK/k" "$p" <<'PY' || fail "the exported /$p is not kixd's without its groups"
+import json, re, sys
+mine, kixd, p = open(sys.argv[1], encoding="utf-8").read(), open(sys.argv[2], encoding="utf-8").read(), sys.argv[3]
+if p.endswith(".json"):
+    m, k = json.loads(mine), json.loads(kixd)
+    assert "groups" not in m and m.pop("groupCount") == len(k.pop("groups")), m.keys()
+    assert m == k
+else:
+    assert 'id="kix-view"' not in mine, "the exported page embeds its view"
+    head = '<h2 id="groups">'
+    assert mine.split(head)[0] == kixd.split(head)[0], "the page above its groups"
+    mine_g, kixd_g = mine.split(head)[1], kixd.split(head)[1]
+    assert "../groups/" in kixd_g and "../groups/" not in mine_g, "the exported page lists groups"
+    gpus = re.findall(r'<h3 id="gpu-\d+">([^<]*)</h3>', kixd_g)
+    links = re.findall(r'href="\.\./index\.html\?kernel=([^"&]*)&amp;gpu=([^"#]*)#groups"', mine_g)
+    assert gpus and len(links) == len(gpus), (gpus, links)
+PY
+    n=$((n + 1))
+    continue
+    ;;
+  "")
+    # an exported home page embeds no view (index.json beside it holds
+    # it): kixd's page without its #kix-view line, byte for byte
     grep -q 'id="kix-view"' "$f" && fail "the exported /$p embeds its view"
     grep -c '^<script type="application/json" id="kix-view">' "$WORK/k" | grep -qx 1 ||
       fail "kixd's /$p: no #kix-view line"
