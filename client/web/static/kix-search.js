@@ -252,15 +252,37 @@
     form.addEventListener('input', later);
     form.addEventListener('change', later);
     form.addEventListener('submit', function (e) { e.preventDefault(); remember(); run(); });
-    form.hidden = false;
-    if (win.location && win.location.search && win.URLSearchParams) {
-      var given = new win.URLSearchParams(win.location.search), any = false;
-      FACETS.concat(['q']).forEach(function (k) {
-        var el = form.elements[k];
-        if (el && given.get(k)) { el.value = given.get(k); any = true; }
-      });
-      if (any) run();
+    function fromAddress() {
+      form.hidden = false;
+      if (win.location && win.location.search && win.URLSearchParams) {
+        var given = new win.URLSearchParams(win.location.search), any = false;
+        FACETS.concat(['q']).forEach(function (k) {
+          var el = form.elements[k];
+          if (el && given.get(k)) { el.value = given.get(k); any = true; }
+        });
+        if (any) run();
+      }
     }
+    /* a static copy's home pages from 2 on leave the choices out
+     * (data-options="index"): they are the search index's facets, and a
+     * new kernel, GPU, provider, dtype or pass would otherwise rewrite
+     * every page */
+    if (form.getAttribute('data-options') !== 'index') return fromAddress();
+    fetchJson('search/index.json')
+      .then(function (ix) {
+        if (!ix || ix.view !== 'kix.search/1') throw new Error('search/index.json is no search index');
+        index = ix;
+        FACETS.forEach(function (k) {
+          var el = form.elements[k], list = ix.facets && ix.facets[FACET_LISTS[k]];
+          (el && list ? list : []).forEach(function (e) {
+            var o = doc.createElement('option');
+            o.textContent = e[0];
+            el.appendChild(o);
+          });
+        });
+        fromAddress();
+      })
+      .catch(function () { /* no index: the page's own rows and pager, no filter */ });
   }
 
   api.boot = boot;
