@@ -108,16 +108,12 @@ int kix__browse_export(struct kix_source *r, const char *dir, const char *const 
     /* page 1 (index.html, index.json) is kixd's, with the log's size,
      * checkpoint and counts: written every time; its HTML without the
      * view, which index.json holds */
-    {
-        struct kix_buf json = KIX_BUF_INIT;
-        if ((rc = kix__home_page_exported(m, 1, &x.body, &json, err)) == KIX_OK &&
-            (rc = put(&x, "", "index.html")) == KIX_OK) {
-            kix_buf_reset(&x.body);
-            if ((rc = kix_page_home_json(r, 1, &x.body, err)) == KIX_OK &&
-                (rc = put(&x, "", "index.json")) == KIX_OK)
-                stats->home_pages++;
-        }
-        kix_buf_release(&json);
+    if ((rc = kix__home_page_exported(m, 1, &x.body, NULL, err)) == KIX_OK &&
+        (rc = put(&x, "", "index.html")) == KIX_OK) {
+        kix_buf_reset(&x.body);
+        if ((rc = kix_page_home_json(r, 1, &x.body, err)) == KIX_OK &&
+            (rc = put(&x, "", "index.json")) == KIX_OK)
+            stats->home_pages++;
     }
     /* pages 2 on hold their rows alone: written when those changed */
     for (size_t p = 2; rc == KIX_OK && p <= pages; p++) {

@@ -393,7 +393,7 @@ int kix__home_page_exported(struct kix__home_model *m, size_t page, struct kix_b
 {
     int rc = home_html(m, page, 1, html, err);
 
-    return rc ? rc : kix_home_view_json(&m->view, page, KIX_VIEW_JSON_EXPORT, json, err);
+    return rc || !json ? rc : kix_home_view_json(&m->view, page, KIX_VIEW_JSON_EXPORT, json, err);
 }
 
 int kix_page_home_html(struct kix_source *r, struct kix_buf *out, struct kix_err *err)

@@ -63,7 +63,7 @@ void kix__home_put(struct kix__home_model *m);
  * view): its HTML without the embedded view (html; json holds it) and,
  * from page 2 on, its rows without the log's size, checkpoint and counts,
  * so that it is the same file until its rows change; page 1 is kixd's
- * but for the view. */
+ * but for the view. json may be NULL (the HTML alone). */
 int kix__home_page_exported(struct kix__home_model *m, size_t page, struct kix_buf *html,
                             struct kix_buf *json, struct kix_err *err);
 
