@@ -55,8 +55,21 @@ static int str_order(const void *a, const void *b)
     return strcmp(*(const char *const *)a, *(const char *const *)b);
 }
 
+/* sweeps/<id>.html holding html, left as it is when it does already: a
+ * sweep's page changes only with its own points (kix__kernel_sweep_pages). */
+static int put_sweep(void *ctx, const char *id, const struct kix_buf *html)
+{
+    struct bexport *x = ctx;
+    char name[48];
+
+    snprintf(name, sizeof(name), "%s.html", id);
+    if (holds(x, "sweeps", name, html))
+        return KIX_OK;
+    return kix__export_file(x->dir, "sweeps", name, html, x->stats, x->err);
+}
+
 /* The kernels whose groups are among `groups` (sorted digest texts), or
- * every kernel when all is set: their pages. */
+ * every kernel when all is set: their pages and their sweeps' pages. */
 static int kernel_pages(struct bexport *x, const struct kix_home_view *v, const char *const *groups,
                         size_t ngroups, int all, uint64_t *written)
 {
@@ -83,7 +96,11 @@ static int kernel_pages(struct bexport *x, const struct kix_home_view *v, const 
         if (rc == KIX_OK && kix_buf_add(&x->body, json.ptr, json.len) != KIX_OK)
             rc = kix_err_set(x->err, KIX_ENOMEM, "out of memory");
         snprintf(name, sizeof(name), "%s.json", c->name);
-        if (rc == KIX_OK && (rc = put(x, "kernels", name)) == KIX_OK)
+        if (rc == KIX_OK)
+            rc = put(x, "kernels", name);
+        if (rc == KIX_OK)
+            rc = kix__kernel_sweep_pages(x->r, c->name, strlen(c->name), put_sweep, x, x->err);
+        if (rc == KIX_OK)
             (*written)++;
     }
     kix_buf_release(&json);

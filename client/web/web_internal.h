@@ -89,6 +89,13 @@ int kix__kernel_page_exported(struct kix_source *r, const char *kernel, size_t l
                               struct kix_buf *html, struct kix_buf *json,
                               struct kix_err *err) KIX_MUST_CHECK;
 
+/* Each sweep's page of kernel `kernel` as a static copy writes it,
+ * sweeps/<id>.html (the exported kernel page links it): fn gets its id
+ * and HTML, in the kernel page's order; its rc ends the walk. */
+typedef int (*kix__sweep_page_fn)(void *ctx, const char *id, const struct kix_buf *html);
+int kix__kernel_sweep_pages(struct kix_source *r, const char *kernel, size_t len,
+                            kix__sweep_page_fn fn, void *ctx, struct kix_err *err) KIX_MUST_CHECK;
+
 /* The slots of one row of a groups table (home.html, kernel.html). */
 int kix__group_row_slots(struct kix_tpl *row, const struct kix_home_row *x) KIX_MUST_CHECK;
 

@@ -8,8 +8,10 @@
 #    the log's new files, and its kernel's page and view; nothing else;
 #  - its kernel's page and view list none of the kernel's groups (they are
 #    the home pages' rows, which the page links searched for the kernel
-#    and GPU) and the page embeds no view: a new run rewrites a kernel's
-#    few hundred bytes, not O(groups of the kernel);
+#    and GPU), the page embeds no view and links each sweep's page
+#    (sweeps/<id>.html) instead of drawing it: a new run rewrites its
+#    kernel's page and the pages of the sweeps its group is a point of,
+#    not O(groups of the kernel);
 #  - the exported home pages embed no view (index.json and home/<n>.json
 #    beside them hold it): the rows a new run moves are written once.
 source "$(dirname "$0")/lib.sh"
@@ -62,9 +64,15 @@ allowed = {"runs/.size", "checkpoint", "index.html", "index.json", "search/index
            "groups/%s.json" % group, runs[0], runs[1]}
 if page > 1:
     allowed |= {"home/%d" % page, "home/%d.html" % page, "home/%d.json" % page}
-# the log's and the index's new files, and the new run's objects
-other = [n for n in names if n not in allowed and not re.match(r"(tile|index|objects)/", n)]
+# the log's and the index's new files, the new run's objects, and the
+# pages of the sweeps its group is a point of
+other = [n for n in names if n not in allowed and not re.match(r"(tile|index|objects)/", n)
+         and not re.fullmatch(r"sweeps/[0-9a-f]{32}\.html", n)]
 assert not other, "written, and not the new run's: %s" % other
+sweeps = [n for n in names if n.startswith("sweeps/")]
+assert len(sweeps) <= 2, "%d sweep pages for one new run: %s" % (len(sweeps), sweeps)
+for n in sweeps:
+    assert run in open(os.path.join(root, n), encoding="utf-8").read(), n + " does not show the new run"
 inodes, bytes_by = set(), {}
 for n in names:
     st = os.stat(os.path.join(root, n))
@@ -84,9 +92,12 @@ assert "../groups/%s.html" % group not in kp.split('<h2 id="groups">')[1], "the 
 assert re.search(r'href="\.\./index\.html\?kernel=%s&amp;gpu=[^"]+#groups"' % re.escape(kernel), kp), \
     "the kernel page links no search of its groups"
 sys.stderr.write("bytes written by part: %s\n" % bytes_by)
-# (cross_entropy's page and view at 300 Liger rows: 29.6 KB, their sweeps'
-# charts and points; with every group listed and the view embedded, KB)
-assert bytes_by["kernels"] <= 32e3, "%d bytes of kernel files for one new run" % bytes_by["kernels"]
+# (cross_entropy's page and view at 300 Liger rows: 7.7 KB, the view's
+# sweeps 4.8 KB of it; with every sweep's chart in the page 29.6 KB, and
+# with every group listed and the view embedded too, 57 KB)
+assert bytes_by["kernels"] <= 10e3, "%d bytes of kernel files for one new run" % bytes_by["kernels"]
+assert 'id="kix-view"' not in kp and "<svg" not in kp.split('<h2 id="sweeps">')[1].split('<h2 id="groups">')[0], \
+    "the kernel page draws its sweeps (their pages do)"
 # the home pages: no view embedded
 for n in [n for n in names if re.fullmatch(r"index\.html|home/\d+", n)]:
     assert 'id="kix-view"' not in open(os.path.join(root, n), encoding="utf-8").read(), n + " embeds its view"

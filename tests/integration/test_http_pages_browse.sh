@@ -177,10 +177,11 @@ for p in "" index.json "kernels/$KERNEL" "kernels/$KERNEL.json" \
   case "$p" in
   "kernels/$KERNEL" | "kernels/$KERNEL.json")
     # an exported kernel page and view list no groups (the home pages'
-    # rows, which the page links searched for the kernel and GPU) and the
-    # page embeds no view; the rest is kixd's
-    python3 - "$f" "$WORK/k" "$p" <<'PY' || fail "the exported /$p is not kixd's without its groups"
-import json, re, sys
+    # rows, which the page links searched for the kernel and GPU), the
+    # page embeds no view and links each sweep's page (sweeps/<id>.html,
+    # kixd's figure with its chart byte for byte); the rest is kixd's
+    python3 - "$f" "$WORK/k" "$p" "$WORK/exp" <<'PY' || fail "the exported /$p is not kixd's without its groups"
+import json, os, re, sys
 mine, kixd, p = open(sys.argv[1], encoding="utf-8").read(), open(sys.argv[2], encoding="utf-8").read(), sys.argv[3]
 if p.endswith(".json"):
     m, k = json.loads(mine), json.loads(kixd)
@@ -188,6 +189,18 @@ if p.endswith(".json"):
     assert m == k
 else:
     assert 'id="kix-view"' not in mine, "the exported page embeds its view"
+    figures = re.findall(r'<figure class="sweep" id="sweep-(\d+)">(.*?)</figure>\n', kixd, re.S)
+    links = re.findall(r'<p class="sweep" id="sweep-(\d+)"><a href="\.\./sweeps/([0-9a-f]{32})\.html">', mine)
+    assert figures and [n for n, _ in figures] == [n for n, _ in links], (len(figures), len(links))
+    for (n, fig), (_, sid) in zip(figures, links):
+        page = open(os.path.join(sys.argv[4], "sweeps", sid + ".html"), encoding="utf-8").read()
+        # (a sweep's page is its own chart 1: its name never moves)
+        one = lambda t: re.sub(r"sweep-\d+-title", "sweep-1-title", t)
+        svg = one(re.search(r"<svg.*?</svg>", fig, re.S).group(0))
+        assert svg in page, "sweeps/%s.html has not kixd's chart %s" % (sid, n)
+    assert "<svg" not in "".join(re.findall(r'<p class="sweep".*?</p>', mine)), "a sweep link draws its chart"
+    mine = re.sub(r'<p class="sweep" id="sweep-\d+">.*?</p>\n', "", mine)
+    kixd = re.sub(r'<figure class="sweep" id="sweep-\d+">.*?</figure>\n', "", kixd, flags=re.S)
     head = '<h2 id="groups">'
     assert mine.split(head)[0] == kixd.split(head)[0], "the page above its groups"
     mine_g, kixd_g = mine.split(head)[1], kixd.split(head)[1]
