@@ -220,7 +220,7 @@ static void export_said(const char *log, struct export_said *s)
 static void static_copy_figs(const char *pre, const char *dir, const struct export_said *s,
                              struct bench_report *rep)
 {
-    static const char *const parts[] = {"runs",  "groups",  "kernels", "home",
+    static const char *const parts[] = {"runs",  "groups",  "kernels", "sweeps", "home",
                                         "index", "objects", "tile",    "search"};
     double bytes, disk, names, inodes, runs = s->runs > 0 ? s->runs : 1;
     char key[64], label[96];
