@@ -8,7 +8,8 @@
  *
  * What it reads: the search index named by the form's data-index
  * (search/index.json, "kix.search/1": the columns of a row, each facet's
- * values, and the shards search/<n>.json with the facet values each holds)
+ * values, and the shards search/<n>.json with the facet values each holds;
+ * a form marked data-options="index" gets its choices from those values)
  * and the shards a filter can match ("kix.search-shard/1": rows in home
  * order, one array per group). A filter on a kernel, GPU, provider, dtype
  * or pass skips every shard that does not hold that value, so a kernel's
