@@ -55,11 +55,25 @@ static int str_order(const void *a, const void *b)
     return strcmp(*(const char *const *)a, *(const char *const *)b);
 }
 
+/* sweeps/<id>.html holding html, left as it is when it does already: a
+ * sweep's page changes only with its own points (kix__kernel_sweep_pages). */
+static int put_sweep(void *ctx, const char *id, const struct kix_buf *html)
+{
+    struct bexport *x = ctx;
+    char name[48];
+
+    snprintf(name, sizeof(name), "%s.html", id);
+    if (holds(x, "sweeps", name, html))
+        return KIX_OK;
+    return kix__export_file(x->dir, "sweeps", name, html, x->stats, x->err);
+}
+
 /* The kernels whose groups are among `groups` (sorted digest texts), or
- * every kernel when all is set: their pages. */
+ * every kernel when all is set: their pages and their sweeps' pages. */
 static int kernel_pages(struct bexport *x, const struct kix_home_view *v, const char *const *groups,
                         size_t ngroups, int all, uint64_t *written)
 {
+    struct kix_buf json = KIX_BUF_INIT;
     int rc = KIX_OK;
 
     for (size_t k = 0; rc == KIX_OK && k < v->nkernels; k++) {
@@ -74,16 +88,22 @@ static int kernel_pages(struct bexport *x, const struct kix_home_view *v, const 
         if (!changed || !*c->name || c->name[0] == '.' || strchr(c->name, '/'))
             continue;
         kix_buf_reset(&x->body);
-        rc = kix_page_kernel_html(x->r, c->name, strlen(c->name), &x->body, x->err);
+        kix_buf_reset(&json);
+        rc = kix__kernel_page_exported(x->r, c->name, strlen(c->name), &x->body, &json, x->err);
         if (rc == KIX_OK)
             rc = put_page(x, "kernels", c->name);
         kix_buf_reset(&x->body);
-        if (rc == KIX_OK)
-            rc = kix_page_kernel_json(x->r, c->name, strlen(c->name), &x->body, x->err);
+        if (rc == KIX_OK && kix_buf_add(&x->body, json.ptr, json.len) != KIX_OK)
+            rc = kix_err_set(x->err, KIX_ENOMEM, "out of memory");
         snprintf(name, sizeof(name), "%s.json", c->name);
-        if (rc == KIX_OK && (rc = put(x, "kernels", name)) == KIX_OK)
+        if (rc == KIX_OK)
+            rc = put(x, "kernels", name);
+        if (rc == KIX_OK)
+            rc = kix__kernel_sweep_pages(x->r, c->name, strlen(c->name), put_sweep, x, x->err);
+        if (rc == KIX_OK)
             (*written)++;
     }
+    kix_buf_release(&json);
     return rc;
 }
 
@@ -103,8 +123,9 @@ int kix__browse_export(struct kix_source *r, const char *dir, const char *const 
     pages = kix_home_view_pages(&m->view);
     shards = (m->view.nrows + KIX_SEARCH_SHARD_ROWS - 1) / KIX_SEARCH_SHARD_ROWS;
     /* page 1 (index.html, index.json) is kixd's, with the log's size,
-     * checkpoint and counts: written every time */
-    if ((rc = kix_page_home_page_html(r, 1, &x.body, err)) == KIX_OK &&
+     * checkpoint and counts: written every time; its HTML without the
+     * view, which index.json holds */
+    if ((rc = kix__home_page_exported(m, 1, &x.body, NULL, err)) == KIX_OK &&
         (rc = put(&x, "", "index.html")) == KIX_OK) {
         kix_buf_reset(&x.body);
         if ((rc = kix_page_home_json(r, 1, &x.body, err)) == KIX_OK &&

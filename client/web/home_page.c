@@ -232,11 +232,13 @@ static int page_link(struct kix_tpl *t, const char *name, const char *root, size
     return kix_tpl_setf(t, name, "%s%s", root, path);
 }
 
-static int options(struct kix_tpl *t, const char *section, const struct kix__facet *fc)
+/* fc's values as a select's options; none when `none` (a static copy's
+ * page from 2 on: kix-search.js reads them from search/index.json). */
+static int options(struct kix_tpl *t, const char *section, const struct kix__facet *fc, int none)
 {
     int rc = kix_tpl_section(t, section);
 
-    for (size_t i = 0; rc == KIX_OK && i < fc->n; i++) {
+    for (size_t i = 0; rc == KIX_OK && !none && i < fc->n; i++) {
         struct kix_tpl *row = kix_tpl_row(t, section);
         rc = row ? kix_tpl_set(row, "name", fc->names[i]) : KIX_ENOMEM;
     }
@@ -310,10 +312,15 @@ static int home_slots(struct kix_tpl *t, const struct kix__home_model *m, size_t
     size_t pages = kix_home_view_pages(v), first = (page - 1) * KIX_HOME_PAGE_ROWS;
     size_t last = first + KIX_HOME_PAGE_ROWS < v->nrows ? first + KIX_HOME_PAGE_ROWS : v->nrows;
     const char *root = page > 1 ? "../" : "";
-    int rc;
+    /* a static copy's page from 2 on holds its rows and what places them
+     * alone, so that it is the same file until they change: not the
+     * log's size and counts, nor the search's choices, which a new
+     * kernel, GPU, provider, dtype or pass changes on every page */
+    int rc, lean = exported && page > 1;
 
     if ((rc = kix_tpl_set(t, "origin", v->origin)) || (rc = kix_tpl_set(t, "root", root)) ||
         (rc = kix_tpl_set(t, "global", page == 1 || !exported ? "1" : "")) ||
+        (rc = kix_tpl_set(t, "optionsFromIndex", lean ? "1" : "")) ||
         (rc = kix_tpl_setf(t, "treeSize", "%llu", (unsigned long long)v->tree_size)) ||
         (rc = kix_tpl_setf(t, "groups", "%zu", v->nrows)) ||
         (rc = kix_tpl_setf(t, "rankedRuns", "%llu", (unsigned long long)v->ranked_runs)) ||
@@ -334,11 +341,11 @@ static int home_slots(struct kix_tpl *t, const struct kix__home_model *m, size_t
         (rc = page_link(t, "next", root, page + 1, page < pages)) ||
         (rc = page_link(t, "last", root, pages, page < pages)) ||
         (rc = kix_tpl_setn(t, "view", (const char *)doc->ptr, doc->len)) ||
-        (rc = options(t, "kernelOptions", &m->facets[KIX__FACET_KERNEL])) ||
-        (rc = options(t, "gpuOptions", &m->facets[KIX__FACET_GPU])) ||
-        (rc = options(t, "providerOptions", &m->facets[KIX__FACET_PROVIDER])) ||
-        (rc = options(t, "dtypeOptions", &m->facets[KIX__FACET_DTYPE])) ||
-        (rc = options(t, "passOptions", &m->facets[KIX__FACET_PASS])) ||
+        (rc = options(t, "kernelOptions", &m->facets[KIX__FACET_KERNEL], lean)) ||
+        (rc = options(t, "gpuOptions", &m->facets[KIX__FACET_GPU], lean)) ||
+        (rc = options(t, "providerOptions", &m->facets[KIX__FACET_PROVIDER], lean)) ||
+        (rc = options(t, "dtypeOptions", &m->facets[KIX__FACET_DTYPE], lean)) ||
+        (rc = options(t, "passOptions", &m->facets[KIX__FACET_PASS], lean)) ||
         (rc = page == 1 ? home_kernels(t, v) : kix_tpl_section(t, "kernels")) ||
         (rc = kix_tpl_section(t, "rows")))
         return rc;
@@ -360,8 +367,10 @@ static int home_html(struct kix__home_model *m, size_t page, int exported, struc
 {
     struct kix_buf doc = KIX_BUF_INIT;
     struct kix_tpl *t = NULL;
-    int rc = kix_home_view_json(
-        &m->view, page, KIX_VIEW_JSON_HTML | (exported ? KIX_VIEW_JSON_EXPORT : 0u), &doc, err);
+    /* an exported page embeds no view: home/<n>.json (index.json) beside
+     * it holds it, and no script of the page reads it, so an export that
+     * rewrites the page writes its rows' data once, not twice */
+    int rc = exported ? KIX_OK : kix_home_view_json(&m->view, page, KIX_VIEW_JSON_HTML, &doc, err);
 
     if (rc == KIX_OK &&
         (!(t = kix_tpl_new()) || (rc = home_slots(t, m, page, &doc, exported)) != KIX_OK))
@@ -384,7 +393,7 @@ int kix__home_page_exported(struct kix__home_model *m, size_t page, struct kix_b
 {
     int rc = home_html(m, page, 1, html, err);
 
-    return rc ? rc : kix_home_view_json(&m->view, page, KIX_VIEW_JSON_EXPORT, json, err);
+    return rc || !json ? rc : kix_home_view_json(&m->view, page, KIX_VIEW_JSON_EXPORT, json, err);
 }
 
 int kix_page_home_html(struct kix_source *r, struct kix_buf *out, struct kix_err *err)

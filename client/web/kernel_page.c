@@ -6,11 +6,15 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "kix/encoding.h"
 #include "kix/pages.h"
+#include "kix/sha256.h"
 #include "web_internal.h"
 
 extern const unsigned char kix__kernel_html[];
 extern const size_t kix__kernel_html_len;
+extern const unsigned char kix__sweep_html[];
+extern const size_t kix__sweep_html_len;
 
 /* The chart's frame, in SVG user units. */
 enum {
@@ -206,7 +210,55 @@ static int line_slots(struct kix_tpl *t, const struct kix_kernel_view *v,
     return rc;
 }
 
-static int sweep_slots(struct kix_tpl *t, const struct kix_kernel_view *v)
+/* A sweep's slots (its figure: caption, axes, lines and values) into t,
+ * a row of the kernel page's sweeps or a sweep page. */
+static int one_sweep_slots(struct kix_tpl *t, const struct kix_kernel_view *v,
+                           const struct kix_kernel_sweep *s, size_t index)
+{
+    struct axis x, y;
+    int rc;
+
+    if ((rc = kix_tpl_setf(t, "index", "%zu", index)) || (rc = frame_slots(t)) ||
+        (rc = kix_tpl_set(t, "gpu", s->gpu)) || (rc = kix_tpl_set(t, "pass", s->mode)) ||
+        (rc = kix_tpl_set(t, "dtype", s->dtype)) || (rc = kix_tpl_set(t, "fixed", s->fixed)) ||
+        (rc = kix_tpl_set(t, "xName", s->x_name)) ||
+        (rc = *s->x_label ? kix_tpl_setf(t, "xTitle", "%s (%s)", s->x_label, s->x_name)
+                          : kix_tpl_set(t, "xTitle", s->x_name)) ||
+        (rc = kix_tpl_set(t, "metricWords", s->bytes ? "Median peak memory" : "Median latency")) ||
+        (rc = kix_tpl_set(t, "metricShort", s->bytes ? "median peak memory" : "median latency")) ||
+        /* each tick names its unit (kix_human), so the title names
+         * only the quantity */
+        (rc = kix_tpl_set(t, "yTitle", s->bytes ? "median peak memory" : "median latency")) ||
+        (rc = kix_tpl_setf(t, "lineCount", "%zu", s->nlines)) || (rc = y_axis(t, v, s, &y)) ||
+        (rc = x_axis(t, v, s, &x)) || (rc = kix_tpl_set(t, "logX", x.log ? "1" : "")))
+        return rc;
+    return line_slots(t, v, s, &x, &y);
+}
+
+/* A sweep's name in a static copy, sweeps/<id>.html: the first 16 bytes
+ * of SHA-256 over what makes it one sweep (kernel, GPU, pass, metric,
+ * dtype, the fixed parameters, the swept one), in hex, so that it keeps
+ * its name as runs and groups come and go and is written again only when
+ * its own points change. */
+static int sweep_id(const struct kix_kernel_view *v, const struct kix_kernel_sweep *s, char out[33])
+{
+    struct kix_buf key = KIX_BUF_INIT;
+    uint8_t h[KIX_SHA256_LEN];
+    int rc = kix_buf_addf(&key, "%s\n%s\n%s\n%s\n%s\n%s\n%s", v->kernel, s->gpu, s->mode, s->metric,
+                          s->dtype, s->fixed, s->x_name);
+
+    if (rc == KIX_OK) {
+        kix_sha256(key.ptr, key.len, h);
+        kix_hex_encode(h, 16, out);
+        out[32] = '\0';
+    }
+    kix_buf_release(&key);
+    return rc;
+}
+
+/* The sweeps' figures (exported: each a link to its own page,
+ * sweeps/<id>.html, instead). */
+static int sweep_slots(struct kix_tpl *t, const struct kix_kernel_view *v, int exported)
 {
     int rc = kix_tpl_section(t, "sweeps");
     size_t index = 0;
@@ -214,38 +266,65 @@ static int sweep_slots(struct kix_tpl *t, const struct kix_kernel_view *v)
     for (size_t i = 0; rc == KIX_OK && i < v->nsweeps; i++) {
         const struct kix_kernel_sweep *s = &v->sweeps[i];
         struct kix_tpl *row;
-        struct axis x, y;
+        char id[33];
         if (!s->nlines)
             continue;
         if (!(row = kix_tpl_row(t, "sweeps")))
             return KIX_ENOMEM;
-        if ((rc = kix_tpl_setf(row, "index", "%zu", ++index)) || (rc = frame_slots(row)) ||
-            (rc = kix_tpl_set(row, "gpu", s->gpu)) || (rc = kix_tpl_set(row, "pass", s->mode)) ||
-            (rc = kix_tpl_set(row, "dtype", s->dtype)) ||
-            (rc = kix_tpl_set(row, "fixed", s->fixed)) ||
-            (rc = kix_tpl_set(row, "xName", s->x_name)) ||
-            (rc = *s->x_label ? kix_tpl_setf(row, "xTitle", "%s (%s)", s->x_label, s->x_name)
-                              : kix_tpl_set(row, "xTitle", s->x_name)) ||
-            (rc = kix_tpl_set(row, "metricWords",
-                              s->bytes ? "Median peak memory" : "Median latency")) ||
-            (rc = kix_tpl_set(row, "metricShort",
-                              s->bytes ? "median peak memory" : "median latency")) ||
-            /* each tick names its unit (kix_human), so the title names
-             * only the quantity */
-            (rc = kix_tpl_set(row, "yTitle", s->bytes ? "median peak memory" : "median latency")) ||
-            (rc = kix_tpl_setf(row, "lineCount", "%zu", s->nlines)) ||
-            (rc = y_axis(row, v, s, &y)) || (rc = x_axis(row, v, s, &x)) ||
-            (rc = kix_tpl_set(row, "logX", x.log ? "1" : "")))
-            return rc;
-        rc = line_slots(row, v, s, &x, &y);
+        rc = one_sweep_slots(row, v, s, ++index);
+        if (rc == KIX_OK && exported && (rc = sweep_id(v, s, id)) == KIX_OK &&
+            (rc = kix_tpl_set(row, "linked", "1")) == KIX_OK)
+            rc = kix_tpl_setf(row, "sweepHref", "../sweeps/%s.html", id);
+        else if (rc == KIX_OK && !exported)
+            rc = kix_tpl_set(row, "linked", "");
     }
     if (rc == KIX_OK)
         rc = kix_tpl_set(t, "sweepCountS", index == 1 ? "" : "s");
     return rc ? rc : kix_tpl_setf(t, "sweepCount", "%zu", index);
 }
 
-/* The GPUs the kernel was measured on, each with its passes and groups. */
-static int gpu_slots(struct kix_tpl *t, const struct kix_kernel_view *v)
+/* s into b as a URL query's value (RFC 3986 unreserved kept). */
+static int query_value(struct kix_buf *b, const char *s)
+{
+    int rc = KIX_OK;
+
+    for (; rc == KIX_OK && *s; s++) {
+        unsigned char c = (unsigned char)*s;
+        rc = (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') ||
+                     c == '-' || c == '.' || c == '_' || c == '~'
+                 ? kix_buf_addc(b, (char)c)
+                 : kix_buf_addf(b, "%%%02X", c);
+    }
+    return rc;
+}
+
+/* A GPU's groups in a static copy: the index's rows (home pages, search
+ * shards) filtered to the kernel and GPU by kix-search.js, a link that
+ * does not move when other kernels' groups come or go, so the page is
+ * rewritten only when its own groups change. */
+static int home_rows_slots(struct kix_tpl *row, const char *kernel, const char *gpu, size_t n)
+{
+    struct kix_buf href = KIX_BUF_INIT;
+    int rc = kix_buf_addf(&href, "../index.html?kernel=");
+
+    if (rc == KIX_OK)
+        rc = query_value(&href, kernel);
+    if (rc == KIX_OK)
+        rc = kix_buf_addf(&href, "&gpu=");
+    if (rc == KIX_OK)
+        rc = query_value(&href, gpu);
+    if (rc == KIX_OK)
+        rc = kix_buf_addf(&href, "#groups");
+    if (rc == KIX_OK && !(rc = kix_tpl_set(row, "homeRows", "1")) &&
+        !(rc = kix_tpl_set(row, "nGroupsS", n == 1 ? "" : "s")))
+        rc = kix_tpl_setn(row, "searchHref", (const char *)href.ptr, href.len);
+    kix_buf_release(&href);
+    return rc;
+}
+
+/* The GPUs the kernel was measured on, each with its passes and groups
+ * (exported: a link to the home pages' rows instead of the groups). */
+static int gpu_slots(struct kix_tpl *t, const struct kix_kernel_view *v, int exported)
 {
     const struct kix_home_view *h = v->home;
     const struct kix_home_count *k = NULL;
@@ -270,8 +349,11 @@ static int gpu_slots(struct kix_tpl *t, const struct kix_kernel_view *v)
              (rc = kix_tpl_setn(row, "passes", (const char *)passes.ptr, passes.len)) ||
              (rc = kix_tpl_setf(row, "nGroups", "%llu", (unsigned long long)c->groups)) ||
              (rc = kix_tpl_setf(row, "runs", "%llu", (unsigned long long)c->runs)) ||
+             (rc = exported && c->groups ? home_rows_slots(row, v->kernel, c->name, c->groups)
+                                         : kix_tpl_set(row, "homeRows", "")) ||
              (rc = kix_tpl_section(row, "groups"))) == KIX_OK)
-            for (size_t i = c->first_row; rc == KIX_OK && i < c->first_row + c->groups; i++) {
+            for (size_t i = c->first_row; rc == KIX_OK && !exported && i < c->first_row + c->groups;
+                 i++) {
                 struct kix_tpl *x = kix_tpl_row(row, "groups");
                 rc = x ? kix__group_row_slots(x, &h->rows[i]) : KIX_ENOMEM;
             }
@@ -410,22 +492,26 @@ static int kernel_json(struct kix_source *r, const struct kix_kernel_view *v, st
     return kix_kernel_view_json(v, 0, out, err);
 }
 
-static int kernel_html(struct kix_source *r, const struct kix_kernel_view *v, struct kix_buf *out,
-                       struct kix_err *err)
+/* exported: without the view, the GPUs' groups a link to the home pages
+ * (kix__kernel_page_exported) */
+static int kernel_html_as(struct kix_source *r, const struct kix_kernel_view *v, int exported,
+                          struct kix_buf *out, struct kix_err *err)
 {
     struct kix_buf doc = KIX_BUF_INIT;
     struct kix_tpl *t = kix_tpl_new();
-    int rc = t ? kix_kernel_view_json(v, KIX_VIEW_JSON_HTML, &doc, err) : KIX_ENOMEM;
+    int rc = !t         ? KIX_ENOMEM
+             : exported ? KIX_OK
+                        : kix_kernel_view_json(v, KIX_VIEW_JSON_HTML, &doc, err);
 
-    if (rc == KIX_OK &&
-        ((rc = kix_tpl_set(t, "kernel", v->kernel)) ||
-         (rc = kix_tpl_set(t, "origin", v->home->origin)) ||
-         (rc = kix_tpl_setf(t, "groupCount", "%zu", v->nrows)) ||
-         (rc = kix_tpl_set(t, "groupCountS", v->nrows == 1 ? "" : "s")) ||
-         (rc = kix_tpl_setf(t, "runs", "%llu", (unsigned long long)v->runs)) ||
-         (rc = kix_tpl_set(t, "runsS", v->runs == 1 ? "" : "s")) ||
-         (rc = kix_tpl_setn(t, "view", (const char *)doc.ptr, doc.len)) || (rc = gpu_slots(t, v)) ||
-         (rc = sweep_slots(t, v)) || (rc = gpu_chart_slots(t, v))))
+    if (rc == KIX_OK && ((rc = kix_tpl_set(t, "kernel", v->kernel)) ||
+                         (rc = kix_tpl_set(t, "origin", v->home->origin)) ||
+                         (rc = kix_tpl_setf(t, "groupCount", "%zu", v->nrows)) ||
+                         (rc = kix_tpl_set(t, "groupCountS", v->nrows == 1 ? "" : "s")) ||
+                         (rc = kix_tpl_setf(t, "runs", "%llu", (unsigned long long)v->runs)) ||
+                         (rc = kix_tpl_set(t, "runsS", v->runs == 1 ? "" : "s")) ||
+                         (rc = kix_tpl_setn(t, "view", (const char *)doc.ptr, doc.len)) ||
+                         (rc = gpu_slots(t, v, exported)) || (rc = sweep_slots(t, v, exported)) ||
+                         (rc = gpu_chart_slots(t, v))))
         rc = kix_err_set(err, rc, "out of memory");
     if (rc == KIX_OK)
         rc = config_slots(t, r, v, err);
@@ -434,6 +520,12 @@ static int kernel_html(struct kix_source *r, const struct kix_kernel_view *v, st
     kix_tpl_free(t);
     kix_buf_release(&doc);
     return rc;
+}
+
+static int kernel_html(struct kix_source *r, const struct kix_kernel_view *v, struct kix_buf *out,
+                       struct kix_err *err)
+{
+    return kernel_html_as(r, v, 0, out, err);
 }
 
 /* The page, rendered once per log state (the home view's memo). */
@@ -479,4 +571,67 @@ int kix_page_kernel_html(struct kix_source *r, const char *kernel, size_t len, s
                          struct kix_err *err)
 {
     return kernel_page(r, kernel, len, kernel_html, out, err);
+}
+
+/* A static copy's page embeds no view (kernels/<name>.json beside it is
+ * its document) and lists no groups, nor does that document: they are the
+ * home pages' rows, which the page links (PROTOCOL.md §3, the kernel
+ * view). Both were O(groups of the kernel) and every new run of the
+ * kernel rewrote them; now they are O(GPUs and sweeps). Rendered once an
+ * export: no memo slot. */
+int kix__kernel_page_exported(struct kix_source *r, const char *kernel, size_t len,
+                              struct kix_buf *html, struct kix_buf *json, struct kix_err *err)
+{
+    struct kix__home_model *m;
+    struct kix_kernel_view v;
+    int rc = kix__home_acquire(r, &m, err);
+
+    memset(&v, 0, sizeof(v));
+    if (rc)
+        return rc;
+    rc = kix_kernel_view_build(r, &m->view, kernel, len, &v, err);
+    if (rc == KIX_OK)
+        rc = kernel_html_as(r, &v, 1, html, err);
+    if (rc == KIX_OK)
+        rc = kix_kernel_view_json(&v, KIX_VIEW_JSON_EXPORT, json, err);
+    kix_kernel_view_release(&v);
+    kix__home_put(m);
+    return rc;
+}
+
+int kix__kernel_sweep_pages(struct kix_source *r, const char *kernel, size_t len,
+                            kix__sweep_page_fn fn, void *ctx, struct kix_err *err)
+{
+    struct kix__home_model *m;
+    struct kix_kernel_view v;
+    struct kix_buf out = KIX_BUF_INIT;
+    int rc = kix__home_acquire(r, &m, err);
+
+    memset(&v, 0, sizeof(v));
+    if (rc)
+        return rc;
+    rc = kix_kernel_view_build(r, &m->view, kernel, len, &v, err);
+    for (size_t i = 0; rc == KIX_OK && i < v.nsweeps; i++) {
+        const struct kix_kernel_sweep *s = &v.sweeps[i];
+        struct kix_tpl *t;
+        char id[33];
+        if (!s->nlines)
+            continue;
+        if (!(t = kix_tpl_new()))
+            rc = KIX_ENOMEM;
+        if (rc == KIX_OK && ((rc = kix_tpl_set(t, "kernel", v.kernel)) ||
+                             (rc = kix_tpl_set(t, "origin", m->view.origin)) ||
+                             (rc = one_sweep_slots(t, &v, s, 1)) || (rc = sweep_id(&v, s, id))))
+            rc = kix_err_set(err, rc, "out of memory");
+        kix_buf_reset(&out);
+        if (rc == KIX_OK)
+            rc = kix_tpl_render((const char *)kix__sweep_html, kix__sweep_html_len, t, &out, err);
+        kix_tpl_free(t);
+        if (rc == KIX_OK)
+            rc = fn(ctx, id, &out);
+    }
+    kix_buf_release(&out);
+    kix_kernel_view_release(&v);
+    kix__home_put(m);
+    return rc;
 }

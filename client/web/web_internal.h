@@ -59,9 +59,11 @@ const char *kix__facet_value(const struct kix_home_row *row, int f);
 int kix__home_acquire(struct kix_source *r, struct kix__home_model **out,
                       struct kix_err *err) KIX_MUST_CHECK;
 void kix__home_put(struct kix__home_model *m);
-/* Home page `page` (2 on) as a static copy writes it (PROTOCOL.md §3, the
- * home view): its rows, without the log's size, checkpoint and counts, so
- * that it is the same file until its rows change; page 1 as kixd's. */
+/* Home page `page` as a static copy writes it (PROTOCOL.md §3, the home
+ * view): its HTML without the embedded view (html; json holds it) and,
+ * from page 2 on, its rows without the log's size, checkpoint and counts,
+ * so that it is the same file until its rows change; page 1 is kixd's
+ * but for the view. json may be NULL (the HTML alone). */
 int kix__home_page_exported(struct kix__home_model *m, size_t page, struct kix_buf *html,
                             struct kix_buf *json, struct kix_err *err);
 
@@ -79,6 +81,20 @@ int kix__export_page(const char *dir, const char *sub, const char *name, const s
 /* dir/sub/name holding `body`, counted likewise (no .html twin). */
 int kix__export_file(const char *dir, const char *sub, const char *name, const struct kix_buf *body,
                      struct kix_pages_export_stats *stats, struct kix_err *err) KIX_MUST_CHECK;
+
+/* Kernel `kernel`'s page (html) and view (json) as a static copy writes
+ * them: without the embedded view, and the groups not listed but linked
+ * on the home pages that hold their rows (kernel_page.c). */
+int kix__kernel_page_exported(struct kix_source *r, const char *kernel, size_t len,
+                              struct kix_buf *html, struct kix_buf *json,
+                              struct kix_err *err) KIX_MUST_CHECK;
+
+/* Each sweep's page of kernel `kernel` as a static copy writes it,
+ * sweeps/<id>.html (the exported kernel page links it): fn gets its id
+ * and HTML, in the kernel page's order; its rc ends the walk. */
+typedef int (*kix__sweep_page_fn)(void *ctx, const char *id, const struct kix_buf *html);
+int kix__kernel_sweep_pages(struct kix_source *r, const char *kernel, size_t len,
+                            kix__sweep_page_fn fn, void *ctx, struct kix_err *err) KIX_MUST_CHECK;
 
 /* The slots of one row of a groups table (home.html, kernel.html). */
 int kix__group_row_slots(struct kix_tpl *row, const struct kix_home_row *x) KIX_MUST_CHECK;

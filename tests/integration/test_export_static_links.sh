@@ -104,7 +104,9 @@ print(max(json.load(open(sys.argv[1]))["rows"], key=lambda r: r["runs"])["group"
 PY
 )
 n=0
-for page in "index.html|Kernels" "home/2.html|page 2 of" "kernels/$KERNEL.html|<svg" \
+SWEEP=$(grep -o 'href="\.\./sweeps/[0-9a-f]*\.html"' "$WORK/exp/kernels/$KERNEL.html" | head -1 | sed 's|.*/sweeps/||; s|"$||')
+[ -n "$SWEEP" ] || fail "kernels/$KERNEL.html links no sweep's page"
+for page in "index.html|Kernels" "home/2.html|page 2 of" "kernels/$KERNEL.html|sweeps/" "sweeps/$SWEEP|<svg" \
   "groups/$GROUP.html|data-state=\"ok\"" "groups/$BIG-2.html|data-state=\"ok\"" \
   "runs/$RID.html|data-state=\"ok\"" "kixd|runs/$DIGEST|data-state=\"ok\""; do
   n=$((n + 1))
@@ -114,4 +116,4 @@ for page in "index.html|Kernels" "home/2.html|page 2 of" "kernels/$KERNEL.html|<
   grep -qF "$want" "$WORK/dom-$n.html" ||
     fail "chromium at $url: no '$want' ($(grep -o 'id="verify-status"[^<]*<[^<]*' "$WORK/dom-$n.html" | head -1))"
 done
-pass "chromium: home, home page 2, kernel, group, group page 2 and run pages from python3 -m http.server, and kixd's digest permalink"
+pass "chromium: home, home page 2, kernel, sweep, group, group page 2 and run pages from python3 -m http.server, and kixd's digest permalink"

@@ -8,7 +8,8 @@
  *
  * What it reads: the search index named by the form's data-index
  * (search/index.json, "kix.search/1": the columns of a row, each facet's
- * values, and the shards search/<n>.json with the facet values each holds)
+ * values, and the shards search/<n>.json with the facet values each holds;
+ * a form marked data-options="index" gets its choices from those values)
  * and the shards a filter can match ("kix.search-shard/1": rows in home
  * order, one array per group). A filter on a kernel, GPU, provider, dtype
  * or pass skips every shard that does not hold that value, so a kernel's
@@ -252,15 +253,37 @@
     form.addEventListener('input', later);
     form.addEventListener('change', later);
     form.addEventListener('submit', function (e) { e.preventDefault(); remember(); run(); });
-    form.hidden = false;
-    if (win.location && win.location.search && win.URLSearchParams) {
-      var given = new win.URLSearchParams(win.location.search), any = false;
-      FACETS.concat(['q']).forEach(function (k) {
-        var el = form.elements[k];
-        if (el && given.get(k)) { el.value = given.get(k); any = true; }
-      });
-      if (any) run();
+    function fromAddress() {
+      form.hidden = false;
+      if (win.location && win.location.search && win.URLSearchParams) {
+        var given = new win.URLSearchParams(win.location.search), any = false;
+        FACETS.concat(['q']).forEach(function (k) {
+          var el = form.elements[k];
+          if (el && given.get(k)) { el.value = given.get(k); any = true; }
+        });
+        if (any) run();
+      }
     }
+    /* a static copy's home pages from 2 on leave the choices out
+     * (data-options="index"): they are the search index's facets, and a
+     * new kernel, GPU, provider, dtype or pass would otherwise rewrite
+     * every page */
+    if (form.getAttribute('data-options') !== 'index') return fromAddress();
+    fetchJson('search/index.json')
+      .then(function (ix) {
+        if (!ix || ix.view !== 'kix.search/1') throw new Error('search/index.json is no search index');
+        index = ix;
+        FACETS.forEach(function (k) {
+          var el = form.elements[k], list = ix.facets && ix.facets[FACET_LISTS[k]];
+          (el && list ? list : []).forEach(function (e) {
+            var o = doc.createElement('option');
+            o.textContent = e[0];
+            el.appendChild(o);
+          });
+        });
+        fromAddress();
+      })
+      .catch(function () { /* no index: the page's own rows and pager, no filter */ });
   }
 
   api.boot = boot;

@@ -1,0 +1,107 @@
+#!/usr/bin/env bash
+# Issue 38 item 2, "exporting again after N new entries writes O(N) files
+# and bytes": what `kixd export` writes again after one new run in an
+# existing group, named file by file (ARCHITECTURE.md, "What a re-export
+# still writes an entry"):
+#  - the new run's page, its manifest, its group's pages, the home page and
+#    search shard that hold its group's row, home page 1, the index's and
+#    the log's new files, and its kernel's page and view; nothing else;
+#  - its kernel's page and view list none of the kernel's groups (they are
+#    the home pages' rows, which the page links searched for the kernel
+#    and GPU), the page embeds no view and links each sweep's page
+#    (sweeps/<id>.html) instead of drawing it: a new run rewrites its
+#    kernel's page and the pages of the sweeps its group is a point of,
+#    not O(groups of the kernel);
+#  - the exported home pages embed no view (index.json and home/<n>.json
+#    beside them hold it): the rows a new run moves are written once.
+source "$(dirname "$0")/lib.sh"
+source "$(dirname "$0")/mirror_lib.sh"
+
+new_origin "$WORK/o"
+import "--store $WORK/o" 1 300 100 || fail "import: $(tail -3 "$WORK/import.log")"
+expect_status 0 "$KIXD" export --json --store "$WORK/o" "$WORK/exp"
+
+# one new run in the group of CSV row 1: the same kernel, workload, pass,
+# metric and GPU, another implementation
+rows 1 1 | python3 -c '
+import csv, sys
+r = list(csv.reader(sys.stdin))
+r[1][1] = "regrow"
+for i in (8, 9, 10): # the median and its quantiles
+    r[1][i] = str(float(r[1][i]) * 0.9)
+csv.writer(sys.stdout, lineterminator="\n").writerows(r)' >"$WORK/one.csv"
+KERNEL=$(awk -F, 'NR == 2 { print $1 }' "$WORK/one.csv")
+find "$WORK/exp" -type f -exec touch -h -d '2000-01-01' {} +
+"$KIX_BIN/kix-import-liger" --key "$WORK/pub.key" --store "$WORK/o" "$WORK/one.csv" >/dev/null \
+  2>>"$WORK/import.log" || fail "import one run: $(tail -3 "$WORK/import.log")"
+expect_status 0 "$KIXD" export --json --store "$WORK/o" "$WORK/exp"
+cp "$WORK/out" "$WORK/again.json"
+(cd "$WORK/exp" && find . -type f -newermt '2001-01-01' -printf '%P\n' | sort) >"$WORK/written"
+
+python3 - "$WORK/again.json" "$WORK/exp" "$WORK/written" "$KERNEL" <<'PY' || fail "exporting one new run again wrote more than it needs (written: $(tr '\n' ' ' <"$WORK/written"))"
+import json, os, re, sys
+said, root, written, kernel = json.load(open(sys.argv[1])), sys.argv[2], sys.argv[3], sys.argv[4]
+names = open(written).read().split()
+assert said["size"] - said["fromSize"] == 1 and said["runPages"] == 1 and said["groupPages"] == 1, said
+home = json.load(open(os.path.join(root, "index.json")))
+rows = []
+for p in range(1, home["pages"] + 1):
+    f = "index.json" if p == 1 else "home/%d.json" % p
+    rows += [(p, r) for r in json.load(open(os.path.join(root, f)))["rows"]]
+runs = [n for n in names if n.startswith("runs/") and n != "runs/.size"]
+assert len(runs) == 2 and runs[0] + ".html" == runs[1], runs
+run = runs[0][len("runs/"):]
+# its group: the one group page written, which ranks it
+group = sorted({n.split("/")[1].split(".")[0] for n in names if n.startswith("groups/")})
+assert len(group) == 1, group
+group = group[0]
+assert run in open(os.path.join(root, "groups", group), encoding="utf-8").read(), "its group ranks it"
+page = [p for p, r in rows if r["group"] == group][0]
+shard = [i for i, r in enumerate(r for p, r in rows) if r["group"] == group][0] // 1000
+allowed = {"runs/.size", "checkpoint", "index.html", "index.json", "search/index.json",
+           "search/%d.json" % shard, "kernels/" + kernel, "kernels/%s.html" % kernel,
+           "kernels/%s.json" % kernel, "groups/" + group, "groups/%s.html" % group,
+           "groups/%s.json" % group, runs[0], runs[1]}
+if page > 1:
+    allowed |= {"home/%d" % page, "home/%d.html" % page, "home/%d.json" % page}
+# the log's and the index's new files, the new run's objects, and the
+# pages of the sweeps its group is a point of
+other = [n for n in names if n not in allowed and not re.match(r"(tile|index|objects)/", n)
+         and not re.fullmatch(r"sweeps/[0-9a-f]{32}\.html", n)]
+assert not other, "written, and not the new run's: %s" % other
+sweeps = [n for n in names if n.startswith("sweeps/")]
+assert len(sweeps) <= 2, "%d sweep pages for one new run: %s" % (len(sweeps), sweeps)
+for n in sweeps:
+    assert run in open(os.path.join(root, n), encoding="utf-8").read(), n + " does not show the new run"
+inodes, bytes_by = set(), {}
+for n in names:
+    st = os.stat(os.path.join(root, n))
+    if st.st_ino not in inodes:
+        inodes.add(st.st_ino)
+        part = n.split("/")[0] if "/" in n else "."
+        bytes_by[part] = bytes_by.get(part, 0) + st.st_size
+objects = [n for n in names if n.startswith("objects/")]
+assert len(objects) <= 3, objects
+assert len(inodes) <= 24, "%d files (inodes) for one new run" % len(inodes)
+# the kernel's files: no group listed, no view embedded
+kv = json.load(open(os.path.join(root, "kernels", kernel + ".json")))
+assert "groups" not in kv and kv["groupCount"] == sum(1 for p, r in rows if r["kernel"] == kernel), kv.keys()
+kp = open(os.path.join(root, "kernels", kernel), encoding="utf-8").read()
+assert 'id="kix-view"' not in kp, "the exported kernel page embeds its view"
+assert "../groups/%s.html" % group not in kp.split('<h2 id="groups">')[1], "the kernel page lists its groups"
+assert re.search(r'href="\.\./index\.html\?kernel=%s&amp;gpu=[^"]+#groups"' % re.escape(kernel), kp), \
+    "the kernel page links no search of its groups"
+sys.stderr.write("bytes written by part: %s\n" % bytes_by)
+# (cross_entropy's page and view at 300 Liger rows: 7.7 KB, the view's
+# sweeps 4.8 KB of it; with every sweep's chart in the page 29.6 KB, and
+# with every group listed and the view embedded too, 57 KB)
+assert bytes_by["kernels"] <= 10e3, "%d bytes of kernel files for one new run" % bytes_by["kernels"]
+assert 'id="kix-view"' not in kp and "<svg" not in kp.split('<h2 id="sweeps">')[1].split('<h2 id="groups">')[0], \
+    "the kernel page draws its sweeps (their pages do)"
+# the home pages: no view embedded
+for n in [n for n in names if re.fullmatch(r"index\.html|home/\d+", n)]:
+    assert 'id="kix-view"' not in open(os.path.join(root, n), encoding="utf-8").read(), n + " embeds its view"
+print("%d names, %d files, %d bytes: %s" % (len(names), len(inodes), sum(bytes_by.values()),
+      ", ".join("%s %d" % kv for kv in sorted(bytes_by.items()))))
+PY
+pass "one new run exported again: its page, group, kernel, home row, index and log files alone ($(python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print(d["files"], "names,", d["bytes"], "bytes")' "$WORK/again.json"))"
