@@ -8,6 +8,7 @@
 
 struct slot {
     char *name;
+    size_t len;            /* strlen(name): compared first, a lookup a slot */
     char *text;            /* a text slot, or NULL for a section */
     struct kix_tpl **rows; /* a section's rows */
     size_t nrows;
@@ -42,7 +43,7 @@ void kix_tpl_free(struct kix_tpl *t)
 static struct slot *own_slot(const struct kix_tpl *t, const char *name, size_t len)
 {
     for (struct slot *s = t->slots; s; s = s->next)
-        if (strlen(s->name) == len && memcmp(s->name, name, len) == 0)
+        if (s->len == len && memcmp(s->name, name, len) == 0)
             return s;
     return NULL;
 }
@@ -60,14 +61,17 @@ static const struct slot *find(const struct kix_tpl *t, const char *name, size_t
 
 static struct slot *slot_for(struct kix_tpl *t, const char *name)
 {
-    struct slot *s = own_slot(t, name, strlen(name));
+    size_t len = strlen(name);
+    struct slot *s = own_slot(t, name, len);
 
     if (s)
         return s;
-    if (!(s = calloc(1, sizeof(*s))) || !(s->name = strdup(name))) {
+    if (!(s = calloc(1, sizeof(*s))) || !(s->name = malloc(len + 1))) {
         free(s);
         return NULL;
     }
+    memcpy(s->name, name, len + 1);
+    s->len = len;
     s->next = t->slots;
     t->slots = s;
     return s;
@@ -98,12 +102,16 @@ int kix_tpl_set(struct kix_tpl *t, const char *name, const char *text)
 int kix_tpl_setf(struct kix_tpl *t, const char *name, const char *fmt, ...)
 {
     va_list ap;
-    char *text;
+    char small[256], *text;
     int n, rc;
 
+    /* most slots set this way are numbers and short words: formatted
+     * once, into the stack (a page sets about 30 of them) */
     va_start(ap, fmt);
-    n = vsnprintf(NULL, 0, fmt, ap);
+    n = vsnprintf(small, sizeof(small), fmt, ap);
     va_end(ap);
+    if (n >= 0 && (size_t)n < sizeof(small))
+        return kix_tpl_setn(t, name, small, (size_t)n);
     if (n < 0 || !(text = malloc((size_t)n + 1)))
         return KIX_ENOMEM;
     va_start(ap, fmt);
@@ -194,9 +202,12 @@ static int put_json(struct kix_buf *out, const char *s)
  * with a length, not strings. */
 static const char *find2(const char *p, const char *end, char c)
 {
-    for (; p + 1 < end; p++)
-        if (p[0] == c && p[1] == c)
+    /* memchr for the first byte: a template is mostly markup between tags */
+    while (p + 1 < end && (p = memchr(p, c, (size_t)(end - p - 1))) != NULL) {
+        if (p[1] == c)
             return p;
+        p++;
+    }
     return NULL;
 }
 

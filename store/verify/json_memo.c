@@ -159,7 +159,9 @@ json_t *kix_json_tree_memo(const uint8_t *json, size_t len)
         return json_incref((json_t *)kept);
     if (!json)
         return NULL;
-    tree = json_loadb((const char *)json, len, 0, NULL);
+    /* stored documents are canonical: built without jansson's parser */
+    if (!(tree = kix__json_tree_canonical(json, len)))
+        tree = json_loadb((const char *)json, len, 0, NULL);
     /* not JSON: nothing worth keeping */
     if (tree && kix__memo_keep(KIX__MEMO_TREE, json, len, tree))
         json_incref(tree);

@@ -4,6 +4,7 @@
 #ifndef KIX_MEMO_INTERNAL_H
 #define KIX_MEMO_INTERNAL_H
 
+#include <jansson.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -17,5 +18,14 @@ const void *kix__memo_find(int kind, const uint8_t *bytes, size_t len);
  * malloc'ed, taken) for the bytes: 1 kept, 0 not (no memo begun, no
  * memory, or too large; value stays the caller's). */
 int kix__memo_keep(int kind, const uint8_t *bytes, size_t len, void *value);
+
+/* canon.c: json_loadb's tree (flags 0, or JSON_REJECT_DUPLICATES, the same
+ * for these bytes) of a canonical document (kix_canon_is_canonical, an
+ * object at the top), built in one pass over the bytes
+ * (kix_canon_parse_canonical's builder, a fraction of jansson's cost), or
+ * NULL: not canonical, a string holding NUL or an integer literal of 19
+ * digits or more (jansson's own answer to those differs), out of memory.
+ * The caller then parses the bytes with jansson as before. */
+json_t *kix__json_tree_canonical(const uint8_t *json, size_t len);
 
 #endif
