@@ -750,6 +750,20 @@ KIX_TEST(memo_trees_are_json_loadbs)
         json_decref(doc);
     }
     kix_json_memo_end();
+    /* a memo is one export's: the next one keeps nothing of it (a tree
+     * handed out before stays its holder's) */
+    {
+        json_t *a, *b;
+        kix_json_memo_begin(0);
+        a = kix_json_tree_memo((const uint8_t *)texts[4], strlen(texts[4]));
+        kix_json_memo_end();
+        kix_json_memo_begin(0);
+        b = kix_json_tree_memo((const uint8_t *)texts[4], strlen(texts[4]));
+        ASSERT_TRUE(a && b && a != b && json_equal(a, b));
+        kix_json_memo_end();
+        json_decref(a);
+        json_decref(b);
+    }
     /* no memo begun: parsed each time */
     {
         json_t *a = kix_json_tree_memo((const uint8_t *)texts[4], strlen(texts[4]));
