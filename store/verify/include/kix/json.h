@@ -62,9 +62,10 @@ KIX_API int kix_entry_parse_statement_tree(struct kix_entry *e, const uint8_t *p
  * pages from the same stored bytes (kixd export: a run's page, its
  * citation and its group's row read one manifest, and most runs share their
  * objects). Between kix_json_memo_begin and kix_json_memo_end on a
- * thread, kix_json_tree_memo keeps the trees it parses (the least recently
- * used dropped past max_bytes of documents, 0: KIX_JSON_MEMO_BYTES, or 256
- * documents) and hands out the kept tree of the very same bytes again
+ * thread, kix_json_tree_memo keeps the trees it parses (512 documents, in
+ * 128 sets of 4 by their hash, the least recently used of a set replaced;
+ * past max_bytes of documents, 0: KIX_JSON_MEMO_BYTES, the least recently
+ * used of all dropped) and hands out the kept tree of the very same bytes again
  * (keyed by the bytes, compared whole: never another document's tree).
  * Calls nest; the outermost end frees the trees. */
 #define KIX_JSON_MEMO_BYTES (8u << 20)
