@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "kix/json.h"
 #include "kix/cite.h"
 #include "kix/doc.h"
 #include "kix/entry.h"
@@ -27,7 +28,7 @@ int kix_cite_init(struct kix_cite *c, const struct kix_resolution *res, const ch
     c->index = res->run.publication_index;
     c->size = size;
     /* the publication's date and the manifest's title, from verified bytes */
-    doc = json_loadb((const char *)res->manifest.ptr, res->manifest.len, 0, NULL);
+    doc = kix_json_tree_memo(res->manifest.ptr, res->manifest.len);
     title = json_string_value(json_object_get(json_object_get(doc, "metadata"), "title"));
     snprintf(c->title, sizeof(c->title), "%s", title ? title : "");
     kix__utf8_trim(c->title);

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "kix/json.h"
 #include "kix/view.h"
 #include "view_internal.h"
 
@@ -66,7 +67,7 @@ static json_t *object_json(struct kbuild *b, const char *digest_text)
     if (!digest_text || kix_digest_parse(digest_text, strlen(digest_text), &d, NULL) != KIX_OK ||
         kix__src_object(b->src, &d, &b->scratch, NULL) != KIX_OK)
         return NULL;
-    return json_loadb((const char *)b->scratch.ptr, b->scratch.len, 0, NULL);
+    return kix_json_tree_memo(b->scratch.ptr, b->scratch.len);
 }
 
 static json_t *manifest_json(struct kbuild *b, const char *run_id)
@@ -75,7 +76,7 @@ static json_t *manifest_json(struct kbuild *b, const char *run_id)
 
     if (kix__src_manifest(b->src, run_id, &run, &b->scratch) != KIX_OK)
         return NULL;
-    return json_loadb((const char *)b->scratch.ptr, b->scratch.len, 0, NULL);
+    return kix_json_tree_memo(b->scratch.ptr, b->scratch.len);
 }
 
 static const char *spec_string(json_t *doc, const char *key)

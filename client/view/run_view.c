@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "kix/json.h"
 #include "kix/doc.h"
 #include "kix/encoding.h"
 #include "kix/entry.h"
@@ -63,7 +64,7 @@ static int read_rerun(struct kix_rerun_view *x, const struct kix_resolution_entr
                      (unsigned long long)e->index);
         goto out;
     }
-    doc = json_loadb((const char *)bytes.ptr, bytes.len, 0, NULL);
+    doc = kix_json_tree_memo(bytes.ptr, bytes.len);
     if (*str_at(doc, "spec", "observedAt"))
         snprintf(x->observed, sizeof(x->observed), "%s", str_at(doc, "spec", "observedAt"));
     snprintf(x->status, sizeof(x->status), "%s", str_at(doc, "spec", "status"));
@@ -222,7 +223,7 @@ int kix_run_view_build(struct kix_run_view *v, const struct kix_resolution *res,
     v->observed = "";
     kix__view_origin(res->checkpoint.ptr, res->checkpoint.len, v->origin, sizeof(v->origin));
     kix_digest_format(&res->run.manifest, v->manifest_digest);
-    v->manifest = json_loadb((const char *)res->manifest.ptr, res->manifest.len, 0, NULL);
+    v->manifest = kix_json_tree_memo(res->manifest.ptr, res->manifest.len);
     if (!v->manifest)
         return kix_err_set(err, KIX_ECORRUPT, "the manifest of run %s does not parse",
                            res->run.run_id);
@@ -236,8 +237,7 @@ int kix_run_view_build(struct kix_run_view *v, const struct kix_resolution *res,
     for (size_t i = 0; i < res->nobjects; i++) {
         struct kix_view_object *o = &v->objects[v->nobjects++];
         kix_digest_format(&res->objects[i].digest, o->digest);
-        o->json =
-            json_loadb((const char *)res->objects[i].bytes.ptr, res->objects[i].bytes.len, 0, NULL);
+        o->json = kix_json_tree_memo(res->objects[i].bytes.ptr, res->objects[i].bytes.len);
         o->kind = json_string_value(json_object_get(o->json, "kind"));
         o->kind = o->kind ? o->kind : "";
     }

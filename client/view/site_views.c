@@ -5,6 +5,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "kix/json.h"
 #include "kix/encoding.h"
 #include "kix/note.h"
 #include "kix/view.h"
@@ -76,7 +77,7 @@ static void add_scalar(char *out, size_t cap, const char *name, const json_t *v)
 
 void kix_view_workload_words(const uint8_t *bytes, size_t len, char *out, size_t cap)
 {
-    json_t *doc = bytes ? json_loadb((const char *)bytes, len, 0, NULL) : NULL;
+    json_t *doc = bytes ? kix_json_tree_memo(bytes, len) : NULL;
     json_t *spec = json_object_get(doc, "spec"), *x = json_object_get(spec, "x"), *v;
     const char *k;
 
@@ -164,7 +165,8 @@ static int describe_row_in(struct kix_source *src, struct kix_group_row *row, in
             return rc;
     }
     if (row->implementation) {
-        json_t *o = json_loads(row->implementation, 0, NULL);
+        json_t *o =
+            kix_json_tree_memo((const uint8_t *)row->implementation, strlen(row->implementation));
         const char *name = json_string_value(json_object_get(json_object_get(o, "spec"), "name"));
         snprintf(row->implementation_name, sizeof(row->implementation_name), "%s",
                  name ? name : "");
@@ -172,7 +174,7 @@ static int describe_row_in(struct kix_source *src, struct kix_group_row *row, in
         json_decref(o);
     }
     row->evidence = info.evidence;
-    doc = json_loadb((const char *)b->ptr, b->len, 0, NULL);
+    doc = kix_json_tree_memo(b->ptr, b->len);
     kix_figures_of(doc, &f);
     row->have_p20 = f.have_p20;
     row->have_p80 = f.have_p80;
@@ -199,7 +201,7 @@ static int describe_row(struct kix_source *src, struct kix_group_row *row, int i
  * dtype; kix query's table keeps the compact kix_view_workload_words. */
 static void group_workload_words(const uint8_t *bytes, size_t len, char *out, size_t cap)
 {
-    json_t *doc = bytes ? json_loadb((const char *)bytes, len, 0, NULL) : NULL;
+    json_t *doc = bytes ? kix_json_tree_memo(bytes, len) : NULL;
     struct kix__workload_words w;
 
     kix__workload_words(doc, &w);
@@ -273,7 +275,7 @@ static void group_unit(struct kix_source *src, struct kix_group_view *v)
     json_t *doc;
 
     if (v->nrows && kix__src_manifest(src, v->rows[0].run_id, &info, &b) == KIX_OK) {
-        doc = json_loadb((const char *)b.ptr, b.len, 0, NULL);
+        doc = kix_json_tree_memo(b.ptr, b.len);
         kix_figures_of(doc, &f);
         v->bytes = f.bytes;
         json_decref(doc);
@@ -617,7 +619,7 @@ static json_t *object_json(struct home_walk *h, json_t *spec, const char *field,
     if (!text || kix_digest_parse(text, strlen(text), d, NULL) != KIX_OK ||
         kix__src_object(h->src, d, &h->scratch, NULL) != KIX_OK)
         return NULL;
-    return json_loadb((const char *)h->scratch.ptr, h->scratch.len, 0, NULL);
+    return kix_json_tree_memo(h->scratch.ptr, h->scratch.len);
 }
 
 static const char *spec_text(json_t *doc, const char *key)
@@ -678,7 +680,7 @@ static void describe(struct home_walk *h, struct kix_home_row *row)
     json_t *doc, *spec, *work;
 
     if (kix__src_manifest(h->src, row->best, &run, &h->scratch) != KIX_OK ||
-        !(doc = json_loadb((const char *)h->scratch.ptr, h->scratch.len, 0, NULL)))
+        !(doc = kix_json_tree_memo(h->scratch.ptr, h->scratch.len)))
         return;
     spec = json_object_get(doc, "spec");
     bench = json_string_value(json_object_get(json_object_get(spec, "sourceNative"), "benchmark"));

@@ -10,6 +10,7 @@
 #include "kix/entry.h"
 #include "kix/file.h"
 #include "kix/parallel.h"
+#include "kix/json.h"
 #include "kix/pages.h"
 #include "pages_internal.h"
 #include "web_internal.h"
@@ -503,8 +504,11 @@ static void *shard_main(void *arg)
 {
     struct shard *sh = arg;
 
+    /* this thread's trees, its own (kix/json.h): freed when its shard ends */
+    kix_json_memo_begin(0);
     sh->rc =
         write_range(&sh->x, sh->ids, sh->runs, sh->lo, sh->hi, sh->od, sh->pages, &sh->written);
+    kix_json_memo_end();
     return NULL;
 }
 
@@ -681,6 +685,11 @@ int kix_pages_export_threads(struct kix_source *src, kix_pages_source_fn more, v
     uint64_t from = current ? exported_size(dir) : 0, size = 0;
 
     memset(&x, 0, sizeof(x));
+    /* each manifest and shared object parsed once an export, not once a
+     * renderer (run page, citation, group row, kernel and home pages):
+     * kix/json.h's memo, on this thread and each shard's, freed at the end
+     * (keyed by the bytes themselves: nothing kept can go stale) */
+    kix_json_memo_begin(0);
     x.threads = 1;
     x.upgrade = !current;
     stats = stats ? stats : &local;
@@ -762,5 +771,6 @@ out:
     free(x.runs.id);
     free(x.groups.id);
     close_sources(&x);
+    kix_json_memo_end();
     return rc;
 }

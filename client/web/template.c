@@ -1,5 +1,6 @@
 /* The pages' template engine (kix/template.h). */
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -8,33 +9,80 @@
 
 struct slot {
     char *name;
+    size_t len;            /* strlen(name): compared first, a lookup a slot */
     char *text;            /* a text slot, or NULL for a section */
     struct kix_tpl **rows; /* a section's rows */
-    size_t nrows;
+    size_t nrows, cap;
     struct slot *next;
 };
+
+/* Every slot, name, text and row of a tree is carved from its root's
+ * chunks and freed with them: a run page's tree has about 270 slots, and
+ * their three allocations each, freed one by one, were a tenth of an
+ * export's instructions. */
+struct chunk {
+    struct chunk *next;
+    size_t used, cap;
+    max_align_t data[];
+};
+
+#define CHUNK_BYTES (16u << 10)
 
 struct kix_tpl {
     struct slot *slots;
     const struct kix_tpl *parent; /* set while rendering a row */
+    struct chunk **chunks;        /* the root's list, shared by its rows */
+    struct chunk *own;            /* the root's: the list's head */
 };
+
+static void *carve(struct kix_tpl *t, size_t n)
+{
+    struct chunk *c = *t->chunks;
+    const size_t align = sizeof(max_align_t);
+    void *p;
+
+    n = (n + align - 1) / align * align;
+    if (!c || c->cap - c->used < n) {
+        size_t cap = n > CHUNK_BYTES / 4 ? n : CHUNK_BYTES;
+        struct chunk *fresh = malloc(sizeof(*fresh) + cap);
+        if (!fresh)
+            return NULL;
+        fresh->used = 0;
+        fresh->cap = cap;
+        /* a large piece gets a chunk of its own behind the current one,
+         * which keeps its room for the small pieces to come */
+        if (c && cap != CHUNK_BYTES) {
+            fresh->next = c->next;
+            c->next = fresh;
+        } else {
+            fresh->next = c;
+            *t->chunks = fresh;
+        }
+        c = fresh;
+    }
+    p = (char *)c->data + c->used;
+    c->used += n;
+    return p;
+}
 
 struct kix_tpl *kix_tpl_new(void)
 {
-    return calloc(1, sizeof(struct kix_tpl));
+    struct kix_tpl *t = calloc(1, sizeof(struct kix_tpl));
+
+    if (t)
+        t->chunks = &t->own;
+    return t;
 }
 
 void kix_tpl_free(struct kix_tpl *t)
 {
-    while (t && t->slots) {
-        struct slot *s = t->slots;
-        t->slots = s->next;
-        for (size_t i = 0; i < s->nrows; i++)
-            kix_tpl_free(s->rows[i]);
-        free(s->rows);
-        free(s->name);
-        free(s->text);
-        free(s);
+    /* a row belongs to its root (kix/template.h): freed with it */
+    if (!t || t->chunks != &t->own)
+        return;
+    while (t->own) {
+        struct chunk *c = t->own;
+        t->own = c->next;
+        free(c);
     }
     free(t);
 }
@@ -42,7 +90,7 @@ void kix_tpl_free(struct kix_tpl *t)
 static struct slot *own_slot(const struct kix_tpl *t, const char *name, size_t len)
 {
     for (struct slot *s = t->slots; s; s = s->next)
-        if (strlen(s->name) == len && memcmp(s->name, name, len) == 0)
+        if (s->len == len && memcmp(s->name, name, len) == 0)
             return s;
     return NULL;
 }
@@ -60,14 +108,17 @@ static const struct slot *find(const struct kix_tpl *t, const char *name, size_t
 
 static struct slot *slot_for(struct kix_tpl *t, const char *name)
 {
-    struct slot *s = own_slot(t, name, strlen(name));
+    size_t len = strlen(name);
+    struct slot *s = own_slot(t, name, len);
 
     if (s)
         return s;
-    if (!(s = calloc(1, sizeof(*s))) || !(s->name = strdup(name))) {
-        free(s);
+    if (!(s = carve(t, sizeof(*s) + len + 1)))
         return NULL;
-    }
+    memset(s, 0, sizeof(*s));
+    s->name = (char *)(s + 1);
+    memcpy(s->name, name, len + 1);
+    s->len = len;
     s->next = t->slots;
     t->slots = s;
     return s;
@@ -76,17 +127,14 @@ static struct slot *slot_for(struct kix_tpl *t, const char *name)
 int kix_tpl_setn(struct kix_tpl *t, const char *name, const char *text, size_t len)
 {
     struct slot *s = slot_for(t, name);
-    char *copy = malloc(len + 1);
+    char *copy = s ? carve(t, len + 1) : NULL;
 
-    if (!s || !copy) {
-        free(copy);
+    if (!copy)
         return KIX_ENOMEM;
-    }
     if (len)
         memcpy(copy, text, len);
     copy[len] = '\0';
-    free(s->text);
-    s->text = copy;
+    s->text = copy; /* a text set before stays in the chunks till the tree goes */
     return KIX_OK;
 }
 
@@ -98,12 +146,16 @@ int kix_tpl_set(struct kix_tpl *t, const char *name, const char *text)
 int kix_tpl_setf(struct kix_tpl *t, const char *name, const char *fmt, ...)
 {
     va_list ap;
-    char *text;
+    char small[256], *text;
     int n, rc;
 
+    /* most slots set this way are numbers and short words: formatted
+     * once, into the stack (a page sets about 30 of them) */
     va_start(ap, fmt);
-    n = vsnprintf(NULL, 0, fmt, ap);
+    n = vsnprintf(small, sizeof(small), fmt, ap);
     va_end(ap);
+    if (n >= 0 && (size_t)n < sizeof(small))
+        return kix_tpl_setn(t, name, small, (size_t)n);
     if (n < 0 || !(text = malloc((size_t)n + 1)))
         return KIX_ENOMEM;
     va_start(ap, fmt);
@@ -120,7 +172,6 @@ int kix_tpl_section(struct kix_tpl *t, const char *name)
 
     if (!s)
         return KIX_ENOMEM;
-    free(s->text);
     s->text = NULL;
     return KIX_OK;
 }
@@ -132,11 +183,19 @@ struct kix_tpl *kix_tpl_row(struct kix_tpl *t, const char *name)
 
     if (!s || s->text)
         return NULL;
-    if (!(rows = realloc(s->rows, (s->nrows + 1) * sizeof(*rows))))
+    if (s->nrows == s->cap) { /* doubled: the old array stays in the chunks */
+        size_t cap = s->cap ? 2 * s->cap : 8;
+        if (!(rows = carve(t, cap * sizeof(*rows))))
+            return NULL;
+        if (s->nrows)
+            memcpy(rows, s->rows, s->nrows * sizeof(*rows));
+        s->rows = rows;
+        s->cap = cap;
+    }
+    if (!(row = carve(t, sizeof(*row))))
         return NULL;
-    s->rows = rows;
-    if (!(row = kix_tpl_new()))
-        return NULL;
+    memset(row, 0, sizeof(*row));
+    row->chunks = t->chunks;
     s->rows[s->nrows++] = row;
     return row;
 }
@@ -194,9 +253,12 @@ static int put_json(struct kix_buf *out, const char *s)
  * with a length, not strings. */
 static const char *find2(const char *p, const char *end, char c)
 {
-    for (; p + 1 < end; p++)
-        if (p[0] == c && p[1] == c)
+    /* memchr for the first byte: a template is mostly markup between tags */
+    while (p + 1 < end && (p = memchr(p, c, (size_t)(end - p - 1))) != NULL) {
+        if (p[1] == c)
             return p;
+        p++;
+    }
     return NULL;
 }
 

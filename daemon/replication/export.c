@@ -14,6 +14,7 @@
 #include "kixd_options.h"
 #include "replicas.h"
 #include "kix/doc.h"
+#include "kix/json.h"
 #include "kix/index.h"
 #include "kix/pages.h"
 #include "kix/source.h"
@@ -122,6 +123,9 @@ static void export_once(struct kixd_export *e)
     memset(&st, 0, sizeof(st));
     memset(&is, 0, sizeof(is));
     memset(&ps, 0, sizeof(ps));
+    /* the index's and the pages' parses of one leaf or manifest shared
+     * (kix/json.h), for this export only */
+    kix_json_memo_begin(0);
     rc = kix_log_export_tlog_linked(e->srv->log, view, e->dir,
                                     store_bundles(e->srv->cfg->store, bundles, sizeof(bundles)),
                                     export_index, &is, &st, &err);
@@ -132,6 +136,7 @@ static void export_once(struct kixd_export *e)
                                       export_threads() < 0 ? 1 : export_threads(), e->dir, &ps,
                                       &err);
     kix_source_close(src);
+    kix_json_memo_end();
     if (view)
         kix_log_read_end(view);
 
@@ -318,6 +323,9 @@ int kixd_export_main(int argc, char **argv)
     lo.store.read_only = 1;
     if ((rc = kix_index_open_any(store, &lo, &log, &err)))
         goto out;
+    /* the index's and the pages' parses of one leaf or manifest shared
+     * (kix/json.h) */
+    kix_json_memo_begin(0);
     if ((rc = kix_log_export_tlog_linked(log, NULL, argv[optind],
                                          store_bundles(store, bundles, sizeof(bundles)),
                                          export_index, &is, &st, &err)))
@@ -326,6 +334,7 @@ int kixd_export_main(int argc, char **argv)
         goto out;
     rc = kix_pages_export_threads(src, more_source, log, threads, argv[optind], &ps, &err);
 out:
+    kix_json_memo_end();
     kix_source_close(src);
     kix_log_close(log);
     export_totals(&st, &is, &ps, &files, &bytes);

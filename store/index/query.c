@@ -8,6 +8,7 @@
 #include <strings.h>
 
 #include "index_internal.h"
+#include "kix/json.h"
 #include "kix/selection.h"
 
 static void copy_string(char *out, size_t cap, const json_t *v)
@@ -73,7 +74,7 @@ void kix__query_words_object(int which, const json_t *obj, struct kix_query_row 
 void kix_query_row_refs(const uint8_t *manifest, size_t len,
                         struct kix_digest refs[KIX_QUERY_NREFS])
 {
-    json_t *doc = json_loadb((const char *)manifest, len, 0, NULL);
+    json_t *doc = kix_json_tree_memo(manifest, len);
     kix__query_words_manifest(doc, NULL, refs);
     json_decref(doc);
 }
@@ -82,12 +83,11 @@ void kix_query_row_describe(const uint8_t *manifest, size_t len,
                             const struct kix_bytes objs[KIX_QUERY_NREFS], struct kix_query_row *row,
                             char *gpu_full, size_t gpu_cap)
 {
-    json_t *doc = json_loadb((const char *)manifest, len, 0, NULL);
+    json_t *doc = kix_json_tree_memo(manifest, len);
 
     kix__query_words_manifest(doc, row, NULL);
     for (int i = 0; i < KIX_QUERY_NREFS; i++) {
-        json_t *o =
-            objs[i].ptr ? json_loadb((const char *)objs[i].ptr, objs[i].len, 0, NULL) : NULL;
+        json_t *o = objs[i].ptr ? kix_json_tree_memo(objs[i].ptr, objs[i].len) : NULL;
         kix__query_words_object(i, o, row, gpu_full, gpu_cap);
         json_decref(o);
     }

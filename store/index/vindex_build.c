@@ -133,15 +133,17 @@ static int first_pub(void *arg, uint64_t index, int type)
 {
     struct first_pub *f = arg;
     struct kix_bytes leaf;
-    struct kix_entry e;
+    struct kix_entry_summary e;
 
     if (type != KIX_ENTRY_PUBLICATION)
         return 0;
+    /* described, not parsed: an export asks for each manifest's record
+     * twice (its file and its proof), and a thread's memo (kix/json.h)
+     * keeps the summary of the leaf */
     if (kix_log_txn_entry(f->t, index, &leaf) == KIX_OK &&
-        kix_entry_parse_leaf(leaf.ptr, leaf.len, &e, NULL) == KIX_OK) {
+        kix_entry_describe(leaf.ptr, leaf.len, &e, NULL) == KIX_OK) {
         memcpy(f->run_id, e.run_id, sizeof(f->run_id));
         f->index = index;
-        kix_entry_release(&e);
     }
     return 1;
 }

@@ -88,7 +88,6 @@ static int pack_object(struct pack_builder *b, const struct kix_digest *d, unsig
 int kix_log_reader_object_pack(struct kix_log_reader *r, uint64_t index, struct kix_buf *out,
                                struct kix_err *err)
 {
-    struct kix_log *l = kix__log_reader_log(r);
     struct pack_builder b = {r, out, NULL, 0, 0};
     size_t start = out->len;
     int rc = KIX_OK;
@@ -98,8 +97,7 @@ int kix_log_reader_object_pack(struct kix_log_reader *r, uint64_t index, struct 
                            (unsigned long long)index, (unsigned long long)kix_log_reader_size(r));
     for (unsigned i = 0; rc == KIX_OK && i < KIX_TLOG_WIDTH; i++) {
         uint64_t e = index * KIX_TLOG_WIDTH + i;
-        struct kix_prepared *p = NULL;
-        const struct kix_digest *needs = NULL;
+        struct kix_digest *needs = NULL;
         struct kix_bytes leaf;
         size_t n = 0;
 
@@ -110,12 +108,12 @@ int kix_log_reader_object_pack(struct kix_log_reader *r, uint64_t index, struct 
                              kix_strerror(rc));
             break;
         }
-        rc = kix_log_prepare_leaf(l, &leaf, &p, err);
-        if (rc == KIX_OK)
-            kix_prepared_needs(p, &needs, &n);
+        /* what a logged leaf needs, from the leaf alone (it was verified
+         * when it was appended: preparing it again is not needed) */
+        rc = kix_entry_needs(leaf.ptr, leaf.len, &needs, &n, err);
         for (size_t k = 0; rc == KIX_OK && k < n; k++)
             rc = pack_object(&b, &needs[k], 0);
-        kix_prepared_free(p);
+        free(needs);
         if (rc == KIX_ELIMIT)
             kix_err_set(err, rc, "the objects of entry bundle %llu are over the %u bytes of a pack",
                         (unsigned long long)index, KIX_OBJECT_PACK_MAX);

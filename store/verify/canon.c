@@ -24,6 +24,7 @@
 
 #include "kix/encoding.h"
 #include "kix/json.h"
+#include "memo_internal.h"
 
 #define MAX_SAFE_INTEGER 9007199254740992.0 /* 2^53 */
 
@@ -874,6 +875,7 @@ struct build {
     const unsigned char *p, *end;
     char *scratch; /* a string's decoded bytes: at most the document's length */
     unsigned max_depth;
+    int loadb; /* json_loadb(flags 0)'s tree or none: no NUL in a string, no long integer */
 };
 
 static json_t *build_value(struct build *b, unsigned depth);
@@ -954,7 +956,10 @@ static json_t *build_number(struct build *b)
     memcpy(tmp, b->p, n);
     tmp[n] = '\0';
     b->p = q;
-    /* an integer literal of 19 digits or more is a real (prescan) */
+    /* an integer literal of 19 digits or more is a real (prescan); to
+     * json_loadb an integer, or too big: not for this builder to say */
+    if (integer && b->loadb && n - (tmp[0] == '-') >= 19)
+        return NULL;
     if (integer && n - (tmp[0] == '-') < 19)
         return json_integer((json_int_t)strtoll(tmp, NULL, 10));
     return json_real(strtod(tmp, NULL));
@@ -1052,7 +1057,9 @@ static json_t *build_value(struct build *b, unsigned depth)
     case '[':
         return build_array(b, depth + 1);
     case '"':
-        return build_string(b, &n) ? json_stringn_nocheck(b->scratch, n) : NULL;
+        if (!build_string(b, &n) || (b->loadb && memchr(b->scratch, 0, n)))
+            return NULL; /* json_loadb refuses "\u0000" without JSON_ALLOW_NUL */
+        return json_stringn_nocheck(b->scratch, n);
     case 't':
         if (b->end - b->p >= 4 && memcmp(b->p, "true", 4) == 0) {
             b->p += 4;
@@ -1079,7 +1086,7 @@ static json_t *build_value(struct build *b, unsigned depth)
 int kix_canon_parse_canonical(const uint8_t *json, size_t len, const struct kix_canon_opts *opts,
                               json_t **value, struct kix_err *err)
 {
-    struct build b = {json, json + len, NULL, 0};
+    struct build b = {json, json + len, NULL, 0, 0};
     json_t *v = NULL;
 
     /* the caller's promise (what makes this tree json_loadb's), checked
@@ -1100,6 +1107,25 @@ int kix_canon_parse_canonical(const uint8_t *json, size_t len, const struct kix_
         return kix_canon_parse_tree(json, len, opts, value, err);
     *value = v;
     return KIX_OK;
+}
+
+json_t *kix__json_tree_canonical(const uint8_t *json, size_t len)
+{
+    struct build b = {json, json + len, NULL, REC_MAX_DEPTH, 1};
+    json_t *v = NULL;
+
+    /* canonical bytes (sorted keys: no duplicate), whose tree is built
+     * here as json_loadb builds it, or nothing: the caller parses them */
+    if (!json || len == 0 || json[0] != '{' || !kix_canon_is_canonical(json, len, NULL) ||
+        !(b.scratch = malloc(len)))
+        return NULL;
+    v = build_value(&b, 0);
+    if (v && b.p != b.end) {
+        json_decref(v);
+        v = NULL;
+    }
+    free(b.scratch);
+    return v;
 }
 
 int kix_canon(const uint8_t *json, size_t len, const struct kix_canon_opts *opts,

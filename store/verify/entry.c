@@ -11,6 +11,7 @@
 #include "kix/encoding.h"
 #include "kix/json.h"
 #include "kix/sha256.h"
+#include "memo_internal.h"
 
 static const char *const entry_names[] = {"unknown",     "key",           "publication",
                                           "attestation", "rerun",         "supersession",
@@ -676,11 +677,19 @@ int kix_entry_describe(const uint8_t *leaf, size_t len, struct kix_entry_summary
                                                                                        NULL};
     static const char *const sources[] = {"source", NULL};
     static const char *const licenses[] = {"license", NULL};
+    const struct kix_entry_summary *kept = kix__memo_find(KIX__MEMO_SUMMARY, leaf, len);
+    struct kix_entry_summary *keep;
     struct kix_entry p;
     struct kix_dsse_envelope env;
     json_t *pred = NULL;
     int rc;
 
+    /* an export describes a run's entries for its page, its citation and
+     * the pages to write: the same leaf, summed up once (kix/json.h's memo) */
+    if (kept) {
+        memcpy(out, kept, sizeof(*out));
+        return KIX_OK;
+    }
     memset(out, 0, sizeof(*out));
     memset(&p, 0, sizeof(p));
     kix_dsse_envelope_init(&env);
@@ -708,6 +717,11 @@ int kix_entry_describe(const uint8_t *leaf, size_t len, struct kix_entry_summary
                          sizeof(out->note));
         predicate_string(pred, sources, out->source, sizeof(out->source));
         predicate_string(pred, licenses, out->license, sizeof(out->license));
+        if ((keep = malloc(sizeof(*keep))) != NULL) {
+            memcpy(keep, out, sizeof(*keep));
+            if (!kix__memo_keep(KIX__MEMO_SUMMARY, leaf, len, keep))
+                free(keep);
+        }
     }
     json_decref(pred);
     kix_dsse_envelope_release(&env);

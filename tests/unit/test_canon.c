@@ -691,6 +691,89 @@ KIX_TEST(canonical_tree_is_the_parsers_tree)
     }
 }
 
+/* kix_json_tree_memo's tree of `len` bytes is json_loadb's (flags 0), the
+ * same types to the leaf (a 19-digit integer stays an integer, a string
+ * with NUL or a 20-digit integer is no tree), and a second call with the
+ * same bytes hands out the kept tree. */
+static void memo_tree_is_loadbs(const uint8_t *bytes, size_t len, const char *what)
+{
+    json_t *want = json_loadb((const char *)bytes, len, 0, NULL);
+    json_t *got = kix_json_tree_memo(bytes, len), *again;
+
+    if (!want != !got || (want && !json_equal(want, got)))
+        fprintf(stderr, "%s: %.*s\n", what, (int)(len > 400 ? 400 : len), (const char *)bytes);
+    ASSERT_TRUE(!want == !got);
+    ASSERT_TRUE(!want || json_equal(want, got));
+    again = kix_json_tree_memo(bytes, len);
+    ASSERT_TRUE(again == got);
+    json_decref(again);
+    json_decref(got);
+    json_decref(want);
+}
+
+KIX_TEST(memo_trees_are_json_loadbs)
+{
+    static const char *const texts[] = {
+        "{\"a\":1000000000000000000}",      /* 19 digits: jansson's integer */
+        "{\"a\":-1000000000000000000}",     /* the same, negative */
+        "{\"a\":99999999999999999999}",     /* 20 digits: jansson refuses it */
+        "{\"a\":\"nu\\u0000l\"}",           /* NUL: refused without JSON_ALLOW_NUL */
+        "{\"a\":[1,2.5,\"x\"],\"b\":null}", /* canonical */
+        "{ \"b\": 1, \"a\": 2 }",           /* not canonical: parsed by jansson */
+        "{\"a\":1,\"a\":2}",                /* a duplicate: the last one, as jansson */
+        "{\"a\":1",                         /* not JSON */
+    };
+    uint64_t x = 0x2545f4914f6cdd1dull;
+
+    kix_json_memo_begin(0);
+    kix_json_memo_begin(0); /* nested: the inner end keeps the trees */
+    for (size_t i = 0; i < sizeof(texts) / sizeof(*texts); i++)
+        memo_tree_is_loadbs((const uint8_t *)texts[i], strlen(texts[i]), texts[i]);
+    kix_json_memo_end();
+    for (int i = 0; i < 5000; i++) {
+        json_t *doc = json_object();
+        struct kix_buf canon = KIX_BUF_INIT;
+        char *pretty;
+        for (int k = 0; k < 4; k++) {
+            char key[16];
+            snprintf(key, sizeof(key), "m%d", k);
+            json_object_set_new(doc, key, random_value(&x, 0));
+        }
+        ASSERT_EQ_INT(KIX_OK, kix_canon_write_tree(doc, &canon));
+        memo_tree_is_loadbs(canon.ptr, canon.len, "a random canonical document");
+        /* past the memo's 512 documents: the oldest go, the answers stay */
+        pretty = json_dumps(doc, JSON_INDENT(1));
+        ASSERT_TRUE(pretty);
+        memo_tree_is_loadbs((const uint8_t *)pretty, strlen(pretty), "the same, indented");
+        free(pretty);
+        kix_buf_release(&canon);
+        json_decref(doc);
+    }
+    kix_json_memo_end();
+    /* a memo is one export's: the next one keeps nothing of it (a tree
+     * handed out before stays its holder's) */
+    {
+        json_t *a, *b;
+        kix_json_memo_begin(0);
+        a = kix_json_tree_memo((const uint8_t *)texts[4], strlen(texts[4]));
+        kix_json_memo_end();
+        kix_json_memo_begin(0);
+        b = kix_json_tree_memo((const uint8_t *)texts[4], strlen(texts[4]));
+        ASSERT_TRUE(a && b && a != b && json_equal(a, b));
+        kix_json_memo_end();
+        json_decref(a);
+        json_decref(b);
+    }
+    /* no memo begun: parsed each time */
+    {
+        json_t *a = kix_json_tree_memo((const uint8_t *)texts[4], strlen(texts[4]));
+        json_t *b = kix_json_tree_memo((const uint8_t *)texts[4], strlen(texts[4]));
+        ASSERT_TRUE(a && b && a != b && json_equal(a, b));
+        json_decref(a);
+        json_decref(b);
+    }
+}
+
 /* The shortest round-trip digits are found by bisection over the precision;
  * at powers of two the rounding interval is lopsided, so check each one and
  * its neighbours against the plain search from one digit up. */

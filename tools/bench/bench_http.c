@@ -17,6 +17,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/statvfs.h>
 #include <time.h>
@@ -177,6 +178,37 @@ static void tree_size(const char *dir, double *bytes, double *files)
 {
     double disk;
     tree_size_on_disk(dir, bytes, &disk, files);
+}
+
+/* The CPU seconds (user, system) of the children reaped so far: taken
+ * around one bench_run, the CPU of that child alone, which a loaded
+ * machine's wall time does not show. */
+static void children_cpu(double *user, double *sys)
+{
+    struct rusage ru;
+
+    *user = *sys = 0;
+    if (getrusage(RUSAGE_CHILDREN, &ru) == 0) {
+        *user = (double)ru.ru_utime.tv_sec + (double)ru.ru_utime.tv_usec / 1e6;
+        *sys = (double)ru.ru_stime.tv_sec + (double)ru.ru_stime.tv_usec / 1e6;
+    }
+}
+
+/* An export's CPU an entry, as "<pre>user_ms_per_entry" and
+ * "<pre>sys_ms_per_entry", from children_cpu before (u0, s0) and after. */
+static void export_cpu_figs(const char *pre, double u0, double s0, double entries,
+                            struct bench_report *rep)
+{
+    char key[64];
+    double u1, s1;
+
+    children_cpu(&u1, &s1);
+    if (entries <= 0)
+        return;
+    snprintf(key, sizeof(key), "%suser_ms_per_entry", pre);
+    bench_fig(rep, key, 1e3 * (u1 - u0) / entries, "ms", "  user CPU an entry (kixd export)");
+    snprintf(key, sizeof(key), "%ssys_ms_per_entry", pre);
+    bench_fig(rep, key, 1e3 * (s1 - s0) / entries, "ms", "  system CPU an entry");
 }
 
 /* What `kixd export --json` said last in log: the files (names) and
@@ -697,18 +729,20 @@ int bench_http(const char *bin, const char *work, double seconds, int quick, int
     {
         char *argv[] = {kixd, "export", "--json", "--store", store, export, NULL};
         struct export_said said;
-        double t0;
+        double t0, u0, s0;
         bench_settle(work);
+        children_cpu(&u0, &s0);
         t0 = bench_now();
         if (bench_run(argv, log) != 0)
             bench_die("kixd export failed (see %s)", log);
         t0 = bench_now() - t0;
+        export_said(log, &said);
+        export_cpu_figs("http.export_", u0, s0, (double)said.size, rep);
         double bytes, files;
         tree_size(export, &bytes, &files);
         bench_fig(rep, "http.export_s", t0, "s", "kixd export of the append log");
         bench_fig(rep, "http.export_bytes", bytes, "B", "  bytes of the export's files");
         bench_fig_note(rep, "%.0f files", files);
-        export_said(log, &said);
         static_copy_figs("static.", export, &said, rep);
     }
     snprintf(http, sizeof(http), "tcp://127.0.0.1:%d", kport);
@@ -788,7 +822,7 @@ void bench_export_scale(const char *cache_dir, const char *work, const char *kix
     static const char *const parts[] = {"tile",   "objects", "index",   "runs",
                                         "groups", "home",    "kernels", "search"};
     char store[PATH_MAX], out[PATH_MAX], log[PATH_MAX];
-    double t0, bytes, disk, files;
+    double t0, bytes, disk, files, u0, s0;
 
     struct statvfs fs;
     double need = 0;
@@ -809,6 +843,7 @@ void bench_export_scale(const char *cache_dir, const char *work, const char *kix
     {
         char *argv[] = {(char *)kixd, "export", "--json", "--store", store, out, NULL};
         bench_settle(work);
+        children_cpu(&u0, &s0);
         t0 = bench_now();
         if (bench_run(argv, log) != 0)
             bench_die("kixd export failed (see %s)", log);
@@ -817,6 +852,7 @@ void bench_export_scale(const char *cache_dir, const char *work, const char *kix
     bench_fig(rep, "export.entries", (double)entries, "", "kixd export of the scale log: entries");
     bench_fig(rep, "export.s", t0, "s", "  time");
     bench_fig(rep, "export.entries_per_s", (double)entries / t0, "/s", "  entries a second");
+    export_cpu_figs("export.", u0, s0, (double)entries, rep);
     tree_size_on_disk(out, &bytes, &disk, &files);
     bench_fig(rep, "export.bytes", bytes, "B", "  bytes of its files (a hard link's once)");
     bench_fig(rep, "export.disk_bytes", disk, "B", "  disk space it takes (du)");

@@ -58,4 +58,23 @@ KIX_API int kix_statement_parse_tree(const uint8_t *json, size_t len, struct kix
 KIX_API int kix_entry_parse_statement_tree(struct kix_entry *e, const uint8_t *payload, size_t len,
                                            json_t **predicate, struct kix_err *err) KIX_MUST_CHECK;
 
+/* A thread's memo of parsed documents, for a caller that renders many
+ * pages from the same stored bytes (kixd export: a run's page, its
+ * citation and its group's row read one manifest, and most runs share their
+ * objects). Between kix_json_memo_begin and kix_json_memo_end on a
+ * thread, kix_json_tree_memo keeps the trees it parses (512 documents, in
+ * 128 sets of 4 by their hash, the least recently used of a set replaced;
+ * past max_bytes of documents, 0: KIX_JSON_MEMO_BYTES, the least recently
+ * used of all dropped) and hands out the kept tree of the very same bytes again
+ * (keyed by the bytes, compared whole: never another document's tree).
+ * Calls nest; the outermost end frees the trees. */
+#define KIX_JSON_MEMO_BYTES (8u << 20)
+KIX_API void kix_json_memo_begin(size_t max_bytes);
+KIX_API void kix_json_memo_end(void);
+
+/* json_loadb(json, len, 0) (NULL when the bytes are not JSON), a new
+ * reference the caller decrefs and must not change (it may be the memo's
+ * and be handed out again): from the thread's memo when one is begun. */
+KIX_API json_t *kix_json_tree_memo(const uint8_t *json, size_t len);
+
 #endif
