@@ -1083,41 +1083,15 @@ static json_t *build_value(struct build *b, unsigned depth)
     }
 }
 
-int kix_canon_parse_canonical(const uint8_t *json, size_t len, const struct kix_canon_opts *opts,
-                              json_t **value, struct kix_err *err)
+/* The tree of the canonical object in json[0..len) as build_value makes
+ * it, or NULL: not an object of the one-pass builder's subset (then the
+ * caller parses it in full), or out of memory. */
+static json_t *build_tree(const uint8_t *json, size_t len, unsigned max_depth, int loadb)
 {
-    struct build b = {json, json + len, NULL, 0, 0};
-    json_t *v = NULL;
+    struct build b = {json, json + len, NULL, max_depth, loadb};
+    json_t *v;
 
-    /* the caller's promise (what makes this tree json_loadb's), checked
-     * where the tests run */
-    assert(kix_canon_is_canonical(json, len, opts));
-    b.max_depth = opt_max_depth(opts) < REC_MAX_DEPTH ? opt_max_depth(opts) : REC_MAX_DEPTH;
-    *value = NULL;
-    if (len > 0 && len <= opt_max_bytes(opts) && json[0] == '{' &&
-        (b.scratch = malloc(len)) != NULL) {
-        v = build_value(&b, 0);
-        if (v && b.p != b.end) {
-            json_decref(v);
-            v = NULL;
-        }
-        free(b.scratch);
-    }
-    if (!v) /* not the canonical subset after all: the full parse, its errors */
-        return kix_canon_parse_tree(json, len, opts, value, err);
-    *value = v;
-    return KIX_OK;
-}
-
-json_t *kix__json_tree_canonical(const uint8_t *json, size_t len)
-{
-    struct build b = {json, json + len, NULL, REC_MAX_DEPTH, 1};
-    json_t *v = NULL;
-
-    /* canonical bytes (sorted keys: no duplicate), whose tree is built
-     * here as json_loadb builds it, or nothing: the caller parses them */
-    if (!json || len == 0 || json[0] != '{' || !kix_canon_is_canonical(json, len, NULL) ||
-        !(b.scratch = malloc(len)))
+    if (len == 0 || json[0] != '{' || !(b.scratch = malloc(len)))
         return NULL;
     v = build_value(&b, 0);
     if (v && b.p != b.end) {
@@ -1126,6 +1100,33 @@ json_t *kix__json_tree_canonical(const uint8_t *json, size_t len)
     }
     free(b.scratch);
     return v;
+}
+
+int kix_canon_parse_canonical(const uint8_t *json, size_t len, const struct kix_canon_opts *opts,
+                              json_t **value, struct kix_err *err)
+{
+    unsigned depth = opt_max_depth(opts) < REC_MAX_DEPTH ? opt_max_depth(opts) : REC_MAX_DEPTH;
+    json_t *v = NULL;
+
+    /* the caller's promise (what makes this tree json_loadb's), checked
+     * where the tests run */
+    assert(kix_canon_is_canonical(json, len, opts));
+    *value = NULL;
+    if (len <= opt_max_bytes(opts))
+        v = build_tree(json, len, depth, 0);
+    if (!v) /* not the canonical subset after all: the full parse, its errors */
+        return kix_canon_parse_tree(json, len, opts, value, err);
+    *value = v;
+    return KIX_OK;
+}
+
+json_t *kix__json_tree_canonical(const uint8_t *json, size_t len)
+{
+    /* canonical bytes (sorted keys: no duplicate), whose tree is built
+     * here as json_loadb builds it, or nothing: the caller parses them */
+    if (!json || !kix_canon_is_canonical(json, len, NULL))
+        return NULL;
+    return build_tree(json, len, REC_MAX_DEPTH, 1);
 }
 
 int kix_canon(const uint8_t *json, size_t len, const struct kix_canon_opts *opts,
