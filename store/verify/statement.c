@@ -3,6 +3,7 @@
 
 #include <jansson.h>
 #include <sodium.h>
+#include <stdatomic.h>
 #include <string.h>
 
 #include "kix/encoding.h"
@@ -288,6 +289,44 @@ static int parse_root(json_t *root, struct kix_statement *st, json_t **pred_out,
     return KIX_OK;
 }
 
+static atomic_uint_fast64_t jansson_parses;
+
+uint64_t kix_statement_jansson_parses(void)
+{
+    return (uint64_t)atomic_load_explicit(&jansson_parses, memory_order_relaxed);
+}
+
+/* Whether json_loadb(JSON_REJECT_DUPLICATES) reads canonical bytes as
+ * kix_canon_parse_canonical builds them. It differs only where kix_canon
+ * goes beyond plain jansson: a \u0000 escape in a string (kix_canon allows
+ * NUL in strings, this parse refuses it) and an integer literal of 19
+ * digits or more (jansson refuses one beyond int64, and reads one within
+ * it as an integer where the canonical tree has a real). Either sends the
+ * statement to jansson. One pass, on bytes kix_canon_is_canonical accepts. */
+static int loadb_would_agree(const uint8_t *json, size_t len)
+{
+    size_t run = 0;
+    int in_string = 0;
+
+    for (size_t i = 0; i < len; i++) {
+        uint8_t c = json[i];
+        if (in_string) {
+            if (c == '"')
+                in_string = 0;
+            else if (c == '\\' && ++i < len && json[i] == 'u' && len - i > 4 &&
+                     memcmp(json + i + 1, "0000", 4) == 0)
+                return 0;
+        } else if (c >= '0' && c <= '9') {
+            if (++run >= 19)
+                return 0;
+        } else {
+            run = 0;
+            in_string = c == '"';
+        }
+    }
+    return 1;
+}
+
 int kix_statement_parse_tree(const uint8_t *json, size_t len, struct kix_statement *st,
                              json_t **predicate, struct kix_err *err)
 {
@@ -307,10 +346,21 @@ int kix_statement_parse_tree(const uint8_t *json, size_t len, struct kix_stateme
     if (nul)
         return kix_err_set(err, KIX_EINVAL, "statement is not valid JSON: NUL byte at byte %zu",
                            (size_t)(nul - json));
-    root = json_loadb((const char *)json, len, JSON_REJECT_DUPLICATES, &jerr);
-    if (!root)
-        return kix_err_set(err, KIX_EINVAL, "statement is not valid JSON at byte %d: %s",
-                           jerr.position, jerr.text);
+    /* a canonical statement (what kix_statement_build writes, and what
+     * PROTOCOL.md asks of clients) gets its tree in one pass without
+     * jansson's parser; the rest goes through that parser, its errors */
+    root = NULL;
+    if (kix_canon_is_canonical(json, len, NULL) && loadb_would_agree(json, len)) {
+        rc = kix_canon_parse_canonical(json, len, NULL, &root, err);
+        if (rc)
+            return rc;
+    } else {
+        atomic_fetch_add_explicit(&jansson_parses, 1, memory_order_relaxed);
+        root = json_loadb((const char *)json, len, JSON_REJECT_DUPLICATES, &jerr);
+        if (!root)
+            return kix_err_set(err, KIX_EINVAL, "statement is not valid JSON at byte %d: %s",
+                               jerr.position, jerr.text);
+    }
     rc = parse_root(root, st, predicate, err);
     json_decref(root);
     if (rc)
