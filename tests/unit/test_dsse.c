@@ -367,6 +367,22 @@ KIX_TEST(utf8_validation)
     ASSERT_EQ_INT(0, kix_utf8_valid("\xc3", 1));             /* truncated */
     ASSERT_EQ_INT(0, kix_utf8_valid("\x80", 1));             /* lone continuation */
     ASSERT_EQ_INT(0, kix_utf8_valid("\xff", 1));
+    /* ASCII is read eight bytes at a time: a NUL, a bad byte, a truncated
+     * or a good sequence at every offset of a longer text, of every length */
+    for (size_t len = 1; len <= 40; len++)
+        for (size_t at = 0; at < len; at++) {
+            char t[48];
+            memset(t, 'a', sizeof(t));
+            ASSERT_EQ_INT(1, kix_utf8_valid(t, len));
+            t[at] = '\0';
+            ASSERT_EQ_INT(0, kix_utf8_valid(t, len));
+            t[at] = (char)0x80;
+            ASSERT_EQ_INT(0, kix_utf8_valid(t, len));
+            t[at] = (char)0xc3;
+            ASSERT_EQ_INT(0, kix_utf8_valid(t, len)); /* truncated, or before an 'a' */
+            t[at + 1] = (char)0xa9;
+            ASSERT_EQ_INT(at + 1 < len, kix_utf8_valid(t, len));
+        }
 }
 
 KIX_TEST(sign_matches_vector_bytes)
