@@ -868,7 +868,11 @@ static int m_submit(struct call *k)
     for (size_t i = 0; i < p.nbundles; i++) {
         struct kix_entry_summary s;
         char why[KIX_ERR_MSG_MAX];
-        if (kix_entry_describe(p.bundles[i].envelope.ptr, p.bundles[i].envelope.len, &s, NULL) ==
+        /* this loop runs on the event loop: the statement is parsed (and
+         * its predicate described) only for what may be an open note */
+        if (k->cfg->http_submit_rate &&
+            kix_entry_may_be_open_note(p.bundles[i].envelope.ptr, p.bundles[i].envelope.len) &&
+            kix_entry_describe(p.bundles[i].envelope.ptr, p.bundles[i].envelope.len, &s, NULL) ==
                 KIX_OK &&
             s.open_note && kixd_open_note_limited(k->cfg, c->peer, s.signer, why, sizeof(why))) {
             rc = fail(k, KIX_ELIMIT, "%s", why);

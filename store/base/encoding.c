@@ -236,6 +236,19 @@ int kix_utf8_valid(const char *s, size_t len)
         uint32_t cp;
         size_t n;
 
+        /* eight ASCII bytes at a time, none of them NUL (most text kix
+         * checks is ASCII: every envelope, statement and protocol string) */
+        while (end - p >= 8) {
+            uint64_t w;
+            memcpy(&w, p, 8);
+            if ((w & 0x8080808080808080ull) ||
+                ((w - 0x0101010101010101ull) & ~w & 0x8080808080808080ull))
+                break;
+            p += 8;
+        }
+        if (p == end)
+            break;
+        c = *p;
         if (c < 0x80) {
             if (c == 0)
                 return 0;

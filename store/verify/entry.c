@@ -1,5 +1,6 @@
 /* The kix entry vocabulary: predicates, roles, evidence, run ids, and what
  * an entry's statement says (kix/entry.h). Pure: no database. */
+#define _GNU_SOURCE /* memmem */
 #include "kix/entry.h"
 
 #include <jansson.h>
@@ -665,6 +666,22 @@ static void predicate_string(const json_t *pred, const char *const *names, char 
             break;
         }
     }
+}
+
+int kix_entry_may_be_open_note(const uint8_t *leaf, size_t len)
+{
+    struct kix_dsse_envelope env;
+    int maybe = 1;
+
+    kix_dsse_envelope_init(&env);
+    /* an open note's predicate has the member "signerKey" (parse_attestation),
+     * in the text as those 11 bytes unless its name is spelled with a \u
+     * escape (no other escape spells a letter) */
+    if (kix_dsse_parse(leaf, len, &env, NULL) == KIX_OK)
+        maybe = memmem(env.payload.ptr, env.payload.len, "\"signerKey\"", 11) != NULL ||
+                memmem(env.payload.ptr, env.payload.len, "\\u", 2) != NULL;
+    kix_dsse_envelope_release(&env);
+    return maybe;
 }
 
 int kix_entry_describe(const uint8_t *leaf, size_t len, struct kix_entry_summary *out,

@@ -193,34 +193,61 @@ static void check_run(const json_t *spec, int64_t now, struct issues *is)
     check_observed(spec, now, is);
 }
 
-static void check_placeholders(const json_t *v, char *ptr, size_t cap, int depth, struct issues *is)
+/* One step of the path from the document's root to a value: a member's
+ * name or an item's index. The JSON pointer is written out only for a
+ * value that is reported, not for every member walked (that was most of
+ * this walk's cost: kixd checks every record it takes). */
+struct step {
+    const struct step *up;
+    const char *key; /* NULL: index */
+    size_t index;
+};
+
+/* The pointer of `at` into ptr, joined step by step from the root exactly
+ * as one buffer extended and cut back along the walk would hold it. */
+static void pointer_of(const struct step *at, char *ptr, size_t cap)
 {
-    size_t len = strlen(ptr), i;
+    size_t len;
+
+    if (!at) {
+        ptr[0] = '\0';
+        return;
+    }
+    pointer_of(at->up, ptr, cap);
+    len = strlen(ptr);
+    if (at->key)
+        kix_schema_pointer_join(ptr, cap, ptr, at->key);
+    else
+        snprintf(ptr + len, cap - len, "/%zu", at->index);
+}
+
+static void check_placeholders(const json_t *v, const struct step *at, int depth, struct issues *is)
+{
     const char *key;
     json_t *m;
+    size_t i;
 
     if (depth > 64)
         return;
     if (json_is_string(v)) {
         for (i = 0; kix_template_placeholders[i]; i++)
-            if (strcmp(json_string_value(v), kix_template_placeholders[i]) == 0)
+            if (strcmp(json_string_value(v), kix_template_placeholders[i]) == 0) {
+                char ptr[KIX_SCHEMA_POINTER_MAX];
+                pointer_of(at, ptr, sizeof(ptr));
                 add(is, ptr, "is the kix new run template's placeholder \"%s\": write your own",
                     kix_template_placeholders[i]);
+            }
     } else if (json_is_object(v)) {
         json_object_foreach((json_t *)v, key, m)
         {
-            char parent[KIX_SCHEMA_POINTER_MAX];
-            snprintf(parent, sizeof(parent), "%s", ptr);
-            kix_schema_pointer_join(ptr, cap, parent, key);
-            check_placeholders(m, ptr, cap, depth + 1, is);
-            ptr[len] = '\0';
+            struct step next = {at, key, 0};
+            check_placeholders(m, &next, depth + 1, is);
         }
     } else if (json_is_array(v)) {
         json_array_foreach(v, i, m)
         {
-            snprintf(ptr + len, cap - len, "/%zu", i);
-            check_placeholders(m, ptr, cap, depth + 1, is);
-            ptr[len] = '\0';
+            struct step next = {at, NULL, i};
+            check_placeholders(m, &next, depth + 1, is);
         }
     }
 }
@@ -231,14 +258,13 @@ void kix_record_rules(const json_t *doc, int64_t now, struct kix_schema_violatio
     struct issues is = {issues, cap, 0};
     const json_t *labels = json_object_get(json_object_get(doc, "metadata"), "labels");
     const char *kind = json_string_value(json_object_get(doc, "kind"));
-    char ptr[KIX_SCHEMA_POINTER_MAX] = "";
 
     if (json_object_get(labels, KIX_TEMPLATE_LABEL))
         add(&is, "/metadata/labels/" KIX_TEMPLATE_LABEL,
             "is the kix new run template's marker: fill in your figures, then remove it");
     if (kind && strcmp(kind, "BenchmarkRun") == 0 && json_is_object(json_object_get(doc, "spec")))
         check_run(json_object_get(doc, "spec"), now, &is);
-    check_placeholders(doc, ptr, sizeof(ptr), 0, &is);
+    check_placeholders(doc, NULL, 0, &is);
     *n = is.n;
 }
 

@@ -29,6 +29,14 @@ struct pattern {
     regex_t re;               /* else POSIX regex (compiled only then) */
 };
 
+struct snode;
+
+/* One entry of "properties", in strcmp order of its name. */
+struct sprop {
+    const char *name;
+    const struct snode *node;
+};
+
 /* One schema object, its keywords looked up once at compile time. */
 struct snode {
     const json_t *json;
@@ -38,7 +46,16 @@ struct snode {
     const struct pattern *re;
     unsigned types; /* TYPE_* bits of "type"; 0 when it has none */
     int nonneg;     /* "type": "integer" with "minimum": 0 */
+    /* "properties" sorted by name, so that an object's members (sorted
+     * too, as canonical JSON has them) meet theirs in one merge instead of
+     * a hash lookup each; and each name of "required" as its index there
+     * (NO_PROP: a name "properties" lacks) */
+    struct sprop *sprops;
+    size_t nsprops;
+    size_t *required_at;
 };
+
+#define NO_PROP ((size_t)-1)
 
 struct kix_schema {
     json_t *root;
@@ -281,6 +298,10 @@ void kix_schema_free(struct kix_schema *s)
             regfree(&s->patterns[i].re);
     }
     free(s->patterns);
+    for (size_t i = 0; s->nodes && i < s->nnodes; i++) {
+        free(s->nodes[i].sprops);
+        free(s->nodes[i].required_at);
+    }
     free(s->nodes);
     free(s->slots);
     json_decref(s->root);
@@ -390,6 +411,46 @@ static int index_node(struct kix_schema *s, const json_t *j)
     return KIX_OK;
 }
 
+static int sprop_cmp(const void *a, const void *b)
+{
+    return strcmp(((const struct sprop *)a)->name, ((const struct sprop *)b)->name);
+}
+
+/* n's sprops and required_at, once every node is indexed (the nodes of
+ * its properties with it). */
+static int sort_props(struct kix_schema *s, struct snode *n)
+{
+    const char *k;
+    const json_t *v;
+    size_t i = 0;
+
+    if (json_object_size(n->props)) {
+        n->sprops = calloc(json_object_size(n->props), sizeof(*n->sprops));
+        if (!n->sprops)
+            return KIX_ENOMEM;
+        json_object_foreach((json_t *)n->props, k, v)
+        {
+            n->sprops[i].name = k;
+            n->sprops[i++].node = node_of(s, v);
+        }
+        n->nsprops = i;
+        qsort(n->sprops, n->nsprops, sizeof(*n->sprops), sprop_cmp);
+    }
+    if (json_array_size(n->required)) {
+        n->required_at = calloc(json_array_size(n->required), sizeof(*n->required_at));
+        if (!n->required_at)
+            return KIX_ENOMEM;
+        json_array_foreach(n->required, i, v)
+        {
+            n->required_at[i] = NO_PROP;
+            for (size_t j = 0; j < n->nsprops; j++)
+                if (strcmp(n->sprops[j].name, json_string_value(v)) == 0)
+                    n->required_at[i] = j;
+        }
+    }
+    return KIX_OK;
+}
+
 static int build_index(struct kix_schema *s, struct kix_err *err)
 {
     int rc = index_node(s, s->root); /* the count */
@@ -403,6 +464,8 @@ static int build_index(struct kix_schema *s, struct kix_err *err)
         rc = index_node(s, s->root);
     else
         rc = KIX_ENOMEM;
+    for (size_t i = 0; rc == KIX_OK && i < s->nnodes; i++)
+        rc = sort_props(s, &s->nodes[i]);
     return rc ? kix_err_set(err, rc, "compiling a schema: out of memory") : KIX_OK;
 }
 
@@ -829,6 +892,18 @@ static int check_string(struct run *r, const struct snode *n, const json_t *v, c
     return 1;
 }
 
+/* snprintf(out, cap, "%s", text) without the format's cost: every
+ * reference of every record passes here. */
+static void copy_text(char *out, size_t cap, const char *text)
+{
+    size_t n = strlen(text);
+
+    if (n >= cap)
+        n = cap - 1;
+    memcpy(out, text, n);
+    out[n] = '\0';
+}
+
 static int add_ref(struct run *r, const struct snode *n, const json_t *v, const char *ptr)
 {
     const char *kind = json_string_value(n->kind);
@@ -847,32 +922,49 @@ static int add_ref(struct run *r, const struct snode *n, const json_t *v, const 
     memset(ref, 0, sizeof(*ref));
     if (kix_digest_parse(json_string_value(v), json_string_length(v), &ref->digest, NULL) != KIX_OK)
         return fail(r, ptr, "must be a sha256: digest");
-    snprintf(ref->pointer, sizeof(ref->pointer), "%s", ptr);
-    snprintf(ref->kind, sizeof(ref->kind), "%s", kind);
+    copy_text(ref->pointer, sizeof(ref->pointer), ptr);
+    copy_text(ref->kind, sizeof(ref->kind), kind);
     res->nrefs++;
     return 1;
 }
 
-static int key_cmp(const void *a, const void *b)
+/* One member of an object being checked. */
+struct member {
+    const char *key;
+    const json_t *value;
+};
+
+static int member_cmp(const void *a, const void *b)
 {
-    return strcmp(*(const char *const *)a, *(const char *const *)b);
+    return strcmp(((const struct member *)a)->key, ((const struct member *)b)->key);
 }
 
 #define SMALL_OBJECT 32
 
-/* Sorted member names into *out: `small` when they fit, else malloc'ed. */
-static int sort_keys(const json_t *v, const char **small, const char ***out, size_t *n)
+/* v's members in sorted order into *out: `small` when they fit, else
+ * malloc'ed. Canonical JSON has them sorted already (but for names past
+ * U+FFFF, which UTF-16 sorts otherwise): then no sort runs. */
+static int sort_members(const json_t *v, struct member *small, struct member **out, size_t *n)
 {
     const char *key;
     const json_t *x;
     size_t i = 0;
+    int sorted = 1;
 
     *n = json_object_size(v);
     *out = *n <= SMALL_OBJECT ? small : malloc(*n * sizeof(**out));
     if (!*out)
         return KIX_ENOMEM;
-    json_object_foreach((json_t *)v, key, x)(*out)[i++] = key;
-    qsort(*out, *n, sizeof(**out), key_cmp);
+    json_object_foreach((json_t *)v, key, x)
+    {
+        (*out)[i].key = key;
+        (*out)[i].value = x;
+        if (i && sorted && strcmp((*out)[i - 1].key, key) > 0)
+            sorted = 0;
+        i++;
+    }
+    if (!sorted)
+        qsort(*out, *n, sizeof(**out), member_cmp);
     return KIX_OK;
 }
 
@@ -897,37 +989,52 @@ static void unknown_field(struct run *r, const struct snode *n, const char *sub)
 
 static int check_object(struct run *r, const struct snode *n, const json_t *v, const char *ptr)
 {
-    const char *small[SMALL_OBJECT], **keys = NULL;
+    struct member small[SMALL_OBJECT], *members = NULL;
+    unsigned char seen_small[SMALL_OBJECT], *seen = seen_small;
     const struct snode *extra = json_is_object(n->extra) ? node_of(r->s, n->extra) : NULL;
-    size_t nkeys = 0, i;
+    size_t nmembers = 0, i, j = 0;
     char sub[KIX_SCHEMA_POINTER_MAX];
     const json_t *x;
     int ok = 1;
 
-    json_array_foreach(n->required, i, x)
-    {
-        if (!json_object_get(v, json_string_value(x))) {
-            kix_schema_pointer_join(sub, sizeof(sub), ptr, json_string_value(x));
-            ok = fail(r, sub, "is required");
-            if (!r->every)
-                return 0;
-        }
-    }
-    if (!n->props && !n->extra)
-        return ok;
     /* members in sorted order (as canonical JSON has them), so the first
-     * violation named is the same however the object was spelled */
-    if (sort_keys(v, small, &keys, &nkeys) != KIX_OK) {
+     * violation named is the same however the object was spelled; each
+     * meets its "properties" entry in one merge of the two sorted lists */
+    if (sort_members(v, small, &members, &nmembers) != KIX_OK ||
+        (n->nsprops > SMALL_OBJECT && !(seen = malloc(n->nsprops)))) {
+        if (members != small)
+            free(members);
         r->oom = 1;
         return 0;
     }
-    for (i = 0; i < nkeys && !r->oom; i++) {
-        const json_t *p = json_object_get(n->props, keys[i]);
-        int good = 1;
-        x = json_object_get(v, keys[i]);
-        kix_schema_pointer_join(sub, sizeof(sub), ptr, keys[i]);
-        if (p) {
-            good = check(r, node_of(r->s, p), x, sub);
+    memset(seen, 0, n->nsprops);
+    for (i = 0; i < nmembers; i++) {
+        int c = 1;
+        while (j < n->nsprops && (c = strcmp(n->sprops[j].name, members[i].key)) < 0)
+            j++;
+        if (j < n->nsprops && c == 0)
+            seen[j] = 1;
+    }
+    json_array_foreach(n->required, i, x)
+    {
+        size_t at = n->required_at[i];
+        if (at != NO_PROP ? !seen[at] : !json_object_get(v, json_string_value(x))) {
+            kix_schema_pointer_join(sub, sizeof(sub), ptr, json_string_value(x));
+            ok = fail(r, sub, "is required");
+            if (!r->every)
+                goto out;
+        }
+    }
+    if (!n->props && !n->extra)
+        goto out;
+    for (i = 0, j = 0; i < nmembers && !r->oom; i++) {
+        int good = 1, c = 1;
+        while (j < n->nsprops && (c = strcmp(n->sprops[j].name, members[i].key)) < 0)
+            j++;
+        x = members[i].value;
+        kix_schema_pointer_join(sub, sizeof(sub), ptr, members[i].key);
+        if (j < n->nsprops && c == 0) {
+            good = check(r, n->sprops[j].node, x, sub);
         } else if (json_is_false(n->extra)) {
             unknown_field(r, n, sub);
             good = 0;
@@ -938,8 +1045,11 @@ static int check_object(struct run *r, const struct snode *n, const json_t *v, c
         if (!good && !r->every)
             break;
     }
-    if (keys != small)
-        free(keys);
+out:
+    if (members != small)
+        free(members);
+    if (seen != seen_small)
+        free(seen);
     return ok;
 }
 

@@ -8,6 +8,7 @@
 
 #include "kix/encoding.h"
 #include "kix/dsse.h"
+#include "kix/json.h"
 
 #define HELLO_TYPE "http://example.com/HelloWorld"
 #define HELLO_SIG                                                                                  \
@@ -366,6 +367,22 @@ KIX_TEST(utf8_validation)
     ASSERT_EQ_INT(0, kix_utf8_valid("\xc3", 1));             /* truncated */
     ASSERT_EQ_INT(0, kix_utf8_valid("\x80", 1));             /* lone continuation */
     ASSERT_EQ_INT(0, kix_utf8_valid("\xff", 1));
+    /* ASCII is read eight bytes at a time: a NUL, a bad byte, a truncated
+     * or a good sequence at every offset of a longer text, of every length */
+    for (size_t len = 1; len <= 40; len++)
+        for (size_t at = 0; at < len; at++) {
+            char t[48];
+            memset(t, 'a', sizeof(t));
+            ASSERT_EQ_INT(1, kix_utf8_valid(t, len));
+            t[at] = '\0';
+            ASSERT_EQ_INT(0, kix_utf8_valid(t, len));
+            t[at] = (char)0x80;
+            ASSERT_EQ_INT(0, kix_utf8_valid(t, len));
+            t[at] = (char)0xc3;
+            ASSERT_EQ_INT(0, kix_utf8_valid(t, len)); /* truncated, or before an 'a' */
+            t[at + 1] = (char)0xa9;
+            ASSERT_EQ_INT(at + 1 < len, kix_utf8_valid(t, len));
+        }
 }
 
 KIX_TEST(sign_matches_vector_bytes)
@@ -1086,6 +1103,73 @@ KIX_TEST(statement_parse_rejects)
         ASSERT_CONTAINS(err.msg, cases[i].needle);
         if (rc)
             ASSERT_EQ_INT(0, st.n_subjects);
+        kix_statement_release(&st);
+    }
+}
+
+/* A canonical statement (kix_statement_build's) is read in kix_canon's one
+ * pass, not by jansson's parser, and reads as jansson reads it: the same
+ * predicate tree (types too: json_equal tells an integer from a real), the
+ * same refusals. A \u0000 escape and an integer literal of 19 digits or
+ * more, where kix_canon goes beyond jansson, still go to jansson. */
+KIX_TEST(statement_canonical_takes_one_pass_and_reads_as_jansson)
+{
+    static const struct {
+        const char *pred;
+        int rc;   /* what jansson's parse gives */
+        int pass; /* read in the one pass */
+    } cases[] = {
+        {"{\"a\":[1,{}]}", KIX_OK, 1},
+        {"{\"a\":\"\\u001f\",\"r\":1.5,\"t\":[true,false,null],\"x\":-123456789012345680}", KIX_OK,
+         1},
+        {"{\"e\":1e+30,\"f\":0.000001,\"g\":-0.5}", KIX_OK, 1},
+        {"{\"n\":1000000000000000000}", KIX_OK, 0},
+        {"{\"n\":100000000000000000000}", KIX_EINVAL, 0},
+        {"{\"s\":\"a\\u0000b\"}", KIX_EINVAL, 0},
+        {"{\"s\":\"digits 1234567890123456789 in a string\"}", KIX_OK, 1},
+    };
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        struct kix_buf out = KIX_BUF_INIT;
+        struct kix_statement st;
+        struct kix_err err = {0};
+        json_error_t jerr;
+        json_t *pred = NULL, *ref;
+        uint64_t before;
+        int rc;
+
+        fprintf(stderr, "case %zu: %s\n", i, cases[i].pred);
+        /* written out (kix_statement_build refuses what jansson refuses),
+         * with a digest of 64 digits: a string's digits are no number */
+        ASSERT_EQ_INT(KIX_OK, kix_buf_addf(&out,
+                                           "{\"_type\":\"https://in-toto.io/Statement/v1\","
+                                           "\"predicate\":%s,\"predicateType\":\"" PUB_TYPE
+                                           "\",\"subject\":[{\"digest\":{\"sha256\":\"%063d1\"},"
+                                           "\"name\":\"n\"}]}",
+                                           cases[i].pred, 0));
+        ASSERT_TRUE(kix_canon_is_canonical(out.ptr, out.len, NULL));
+        ref = json_loadb((const char *)out.ptr, out.len, JSON_REJECT_DUPLICATES, &jerr);
+        ASSERT_EQ_INT(cases[i].rc == KIX_OK, ref != NULL);
+        before = kix_statement_jansson_parses();
+        rc = kix_statement_parse_tree(out.ptr, out.len, &st, &pred, &err);
+        ASSERT_EQ_INT(cases[i].rc, rc);
+        ASSERT_EQ_U64(before + !cases[i].pass, kix_statement_jansson_parses());
+        if (rc == KIX_OK)
+            ASSERT_TRUE(json_equal(pred, json_object_get(ref, "predicate")));
+        else
+            ASSERT_CONTAINS(err.msg, "statement is not valid JSON");
+        json_decref(pred);
+        json_decref(ref);
+        kix_statement_release(&st);
+        kix_buf_release(&out);
+    }
+    /* the same statement spelled otherwise goes to jansson */
+    {
+        static const char text[] = ST_HEAD ST_SUB "," ST_TAIL;
+        struct kix_statement st;
+        struct kix_err err = {0};
+        uint64_t before = kix_statement_jansson_parses();
+        ASSERT_EQ_INT(KIX_OK, kix_statement_parse((const uint8_t *)text, strlen(text), &st, &err));
+        ASSERT_EQ_U64(before + 1, kix_statement_jansson_parses());
         kix_statement_release(&st);
     }
 }

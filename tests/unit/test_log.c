@@ -1,5 +1,6 @@
 /* The signed log over a real LMDB store: appends, policy, evidence,
  * receipts, consistency, replicas, tampering, and proof cost at scale. */
+#define _GNU_SOURCE /* memmem */
 #include <lmdb.h>
 #include <sodium.h>
 #include <stdlib.h>
@@ -1619,6 +1620,61 @@ KIX_TEST(entry_describe_reads_the_predicate)
     ASSERT_EQ_INT(KIX_ENTRY_ATTESTATION, s.type);
     ASSERT_EQ_STR("seen on an A100", s.note);
     ASSERT_TRUE(s.time[0] != '\0'); /* attestedAt */
+    kix_buf_release(&env);
+    teardown(&f);
+}
+
+/* kixd asks kix_entry_may_be_open_note of every submit on its event loop
+ * and describes (parses) only what may be an open note: never 0 for one,
+ * also when its member's name is spelled with an escape; 0 for the
+ * publications and registered attestations an index is mostly made of. */
+KIX_TEST(entry_may_be_open_note_misses_none)
+{
+    struct fixture f;
+    struct kix_err err = {0};
+    struct kix_buf env = KIX_BUF_INIT, payload = KIX_BUF_INIT;
+    struct kix_dsse_envelope e;
+    struct kix_entry_summary s;
+    struct kix_digest d;
+    const char *at;
+
+    setup(&f);
+    digest_of_json(workload, &d);
+    ASSERT_EQ_INT(KIX_OK,
+                  kix_entry_publication(f.publisher, "run-9", &d, NULL, NULL, NULL, &env, &err));
+    ASSERT_EQ_INT(0, kix_entry_may_be_open_note(env.ptr, env.len));
+    kix_buf_reset(&env);
+    ASSERT_EQ_INT(KIX_OK, kix_entry_attestation(f.attester, "run-9", &d, "seen on an A100", NULL, 0,
+                                                &env, &err));
+    ASSERT_EQ_INT(0, kix_entry_may_be_open_note(env.ptr, env.len));
+    kix_buf_reset(&env);
+    ASSERT_EQ_INT(KIX_OK, kix_entry_open_note(f.attester, ORIGIN, "run-9", &d, "seen", NULL, 0,
+                                              NULL, 0, &env, &err));
+    ASSERT_EQ_INT(KIX_OK, kix_entry_describe(env.ptr, env.len, &s, &err));
+    ASSERT_EQ_INT(1, s.open_note);
+    ASSERT_EQ_INT(1, kix_entry_may_be_open_note(env.ptr, env.len));
+    /* the same statement with the member's name spelled "signer\u004bey" */
+    kix_dsse_envelope_init(&e);
+    ASSERT_EQ_INT(KIX_OK, kix_dsse_parse(env.ptr, env.len, &e, &err));
+    at = memmem(e.payload.ptr, e.payload.len, "\"signerKey\"", 11);
+    ASSERT_TRUE(at != NULL);
+    ASSERT_EQ_INT(KIX_OK,
+                  kix_buf_add(&payload, e.payload.ptr, (size_t)(at - (const char *)e.payload.ptr)));
+    ASSERT_EQ_INT(KIX_OK, kix_buf_adds(&payload, "\"signer\\u004bey\""));
+    ASSERT_EQ_INT(KIX_OK,
+                  kix_buf_add(&payload, at + 11,
+                              e.payload.len - (size_t)(at + 11 - (const char *)e.payload.ptr)));
+    kix_buf_reset(&e.payload);
+    ASSERT_EQ_INT(KIX_OK, kix_buf_add(&e.payload, payload.ptr, payload.len));
+    kix_buf_reset(&env);
+    ASSERT_EQ_INT(KIX_OK, kix_dsse_encode(&e, &env, &err));
+    ASSERT_EQ_INT(KIX_OK, kix_entry_describe(env.ptr, env.len, &s, &err));
+    ASSERT_EQ_INT(1, s.open_note);
+    ASSERT_EQ_INT(1, kix_entry_may_be_open_note(env.ptr, env.len));
+    /* what does not parse is left to kix_entry_describe */
+    ASSERT_EQ_INT(1, kix_entry_may_be_open_note((const uint8_t *)"{", 1));
+    kix_dsse_envelope_release(&e);
+    kix_buf_release(&payload);
     kix_buf_release(&env);
     teardown(&f);
 }

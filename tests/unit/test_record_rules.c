@@ -119,6 +119,27 @@ KIX_TEST(template_marker_and_placeholders)
             "/spec/harness/name", "placeholder");
 }
 
+/* a placeholder is found at any depth, under escaped names and in arrays,
+ * its pointer written out only then (the walk keeps the path, not a
+ * pointer for every member) */
+KIX_TEST(placeholders_named_by_pointer_at_any_depth)
+{
+    struct kix_schema_violation v[4];
+    json_t *doc = json_loads(
+        "{\"kind\":\"Workload\",\"a/b\":{\"l~\":[1,{},\"describe your benchmark script or tool\"]},"
+        "\"z\":[[\"what was timed and how: warm-up, iterations, synchronisation\"]]}",
+        0, NULL);
+    size_t n = 0;
+
+    ASSERT_TRUE(doc != NULL);
+    kix_record_rules(doc, NOW, v, 4, &n);
+    ASSERT_EQ_U64(2, n);
+    ASSERT_EQ_STR("/a~1b/l~0/2", v[0].pointer);
+    ASSERT_TRUE(strstr(v[0].message, "describe your benchmark") != NULL);
+    ASSERT_EQ_STR("/z/0/0", v[1].pointer);
+    json_decref(doc);
+}
+
 /* the unedited template: every violation, in one report */
 KIX_TEST(every_violation_reported)
 {

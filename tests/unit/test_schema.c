@@ -300,6 +300,89 @@ KIX_TEST(bad_manifests_named_by_pointer)
                                 &res, &err));
 }
 
+/* An object's members meet their "properties" in one merge of two sorted
+ * lists: the violations named, and their order (members by name, strcmp's
+ * order, which UTF-16's canonical order differs from past U+FFFF), are
+ * those the lookups named, whatever the order the members were written or
+ * built in; a "required" name the properties lack is still looked up. */
+KIX_TEST(members_meet_their_properties_in_name_order)
+{
+    static const char schema[] =
+        "{\"$schema\":\"https://json-schema.org/draft/2020-12/schema\","
+        "\"type\":\"object\",\"required\":[\"a\",\"z\"],\"additionalProperties\":false,"
+        "\"properties\":{\"b\":{\"type\":\"string\"},\"a\":{\"type\":\"integer\"},"
+        "\"\xf0\x9f\x98\x80\":{\"type\":\"integer\"},\"\xef\xbf\xbd\":{\"type\":\"integer\"},"
+        "\"c\":{\"type\":\"object\",\"required\":[\"x\"]}}}";
+    static const struct {
+        const char *doc;
+        const char *want; /* every violation, "pointer message|" each */
+    } cases[] = {
+        {"{\"a\":1,\"z\":0}", "/z is not a known field here|"},
+        {"{\"z\":0}", "/a is required|/z is not a known field here|"},
+        {"{\"b\":2,\"a\":\"x\"}", "/z is required|/a must be an integer|/b must be a string|"},
+        /* written in UTF-16 order (as canonical JSON is): U+1F600 first */
+        {"{\"\xf0\x9f\x98\x80\":\"s\",\"\xef\xbf\xbd\":\"t\",\"a\":1,\"c\":{}}",
+         "/z is required|/c/x is required|/\xef\xbf\xbd must be an integer|"
+         "/\xf0\x9f\x98\x80 must be an integer|"},
+        {"{\"y\":1,\"c\":{\"x\":1},\"a\":2,\"z\":3,\"b\":\"s\"}",
+         "/y is not a known field here|/z is not a known field here|"},
+    };
+    struct kix_schema *sc = NULL;
+    struct kix_err err = {0};
+
+    ASSERT_EQ_INT(KIX_OK, kix_schema_compile(schema, strlen(schema), &sc, &err));
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        json_t *doc = json_loads(cases[i].doc, JSON_REJECT_DUPLICATES, NULL);
+        json_t *rev = json_object();
+        void *it;
+        struct kix_schema_violation v[8];
+        struct kix_schema_result res, res2;
+        char got[1024] = "", got2[1024] = "";
+        size_t n = 0, len = 0;
+        const char *k;
+        json_t *x;
+
+        fprintf(stderr, "case %zu: %s\n", i, cases[i].doc);
+        ASSERT_TRUE(doc != NULL);
+        ASSERT_EQ_INT(KIX_OK, kix_schema_validate_all(sc, doc, &res, v, 8, &n));
+        for (size_t j = 0; j < n && j < 8; j++) {
+            char *cut = strstr(v[j].message, " (known:");
+            if (cut)
+                *cut = '\0';
+            len += (size_t)snprintf(got + len, sizeof(got) - len, "%s %s|", v[j].pointer,
+                                    v[j].message);
+        }
+        ASSERT_EQ_STR(cases[i].want, got);
+        ASSERT_EQ_INT(n == 0, res.valid);
+        /* the same members inserted in the reverse order */
+        for (it = json_object_iter(doc); it; it = json_object_iter_next(doc, it)) {
+            json_t *tmp = json_object();
+            k = json_object_iter_key(it);
+            ASSERT_EQ_INT(0, json_object_set(tmp, k, json_object_iter_value(it)));
+            json_object_foreach(rev, k, x) ASSERT_EQ_INT(0, json_object_set(tmp, k, x));
+            json_decref(rev);
+            rev = tmp;
+        }
+        ASSERT_EQ_INT(KIX_OK, kix_schema_validate_all(sc, rev, &res2, v, 8, &n));
+        len = 0;
+        for (size_t j = 0; j < n && j < 8; j++) {
+            char *cut = strstr(v[j].message, " (known:");
+            if (cut)
+                *cut = '\0';
+            len += (size_t)snprintf(got2 + len, sizeof(got2) - len, "%s %s|", v[j].pointer,
+                                    v[j].message);
+        }
+        ASSERT_EQ_STR(got, got2);
+        ASSERT_EQ_STR(res.pointer, res2.pointer);
+        ASSERT_EQ_STR(res.message, res2.message);
+        kix_schema_result_release(&res);
+        kix_schema_result_release(&res2);
+        json_decref(rev);
+        json_decref(doc);
+    }
+    kix_schema_free(sc);
+}
+
 /* Predicates as the builders of kix/entries.h write them validate. */
 KIX_TEST(built_predicates_validate)
 {

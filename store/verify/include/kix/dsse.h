@@ -169,4 +169,9 @@ KIX_API int kix_statement_build(const char *subject_name, const uint8_t digest[3
 KIX_API int kix_statement_parse(const uint8_t *json, size_t len, struct kix_statement *st,
                                 struct kix_err *err) KIX_MUST_CHECK;
 
+/* How many statements this process read with jansson's parser, not
+ * kix_canon_parse_canonical's one pass (a canonical statement takes the
+ * pass): the tests hold the append and replay paths to the pass. */
+KIX_API uint64_t kix_statement_jansson_parses(void);
+
 #endif

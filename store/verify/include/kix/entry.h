@@ -233,6 +233,14 @@ struct kix_entry_summary {
 KIX_API int kix_entry_describe(const uint8_t *leaf, size_t len, struct kix_entry_summary *out,
                                struct kix_err *err) KIX_MUST_CHECK;
 
+/* 0 when the envelope certainly is no open note (kix_entry_describe would
+ * not set open_note): its statement has no member named signerKey, written
+ * plainly or with escapes. 1 when it may be one, or does not parse (then
+ * kix_entry_describe says which). A fraction of kix_entry_describe's cost:
+ * kixd asks it of every submit, on its event loop, before rate-limiting
+ * open notes. */
+KIX_API int kix_entry_may_be_open_note(const uint8_t *leaf, size_t len);
+
 /* The digests of the objects an entry needs stored (its subject manifest,
  * rerun manifest, evidence), from its leaf alone: what a replica fetches
  * before it replays the entry (plus those objects' own references).
