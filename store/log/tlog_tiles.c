@@ -9,6 +9,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "kix/entry.h"
 #include "kix/file.h"
 #include "kix/object_pack.h"
 #include "log_internal.h"
@@ -116,6 +117,10 @@ struct exporter {
      * (5 stat calls an entry were 40% of them repeats) */
     uint8_t (*seen)[32];
     size_t nseen, capseen;
+    /* whether the pack of bundle pack_bundle is in the copy (pack_bundle
+     * UINT64_MAX: none looked at yet) */
+    uint64_t pack_bundle;
+    int pack_there;
 };
 
 /* 1 when d was walked already this export; else 0 (and with `add`, it
@@ -320,12 +325,14 @@ static int export_partials(void *ctx, uint64_t s, const uint8_t *note, size_t le
 }
 
 /* objects/<digest> for d and, first, every object it references, unless
- * there already: after an export that finished, a file exists only once
+ * there already (in_page: d's own file is not written, what it references
+ * is; see run_manifest_elsewhere): after an export that finished, a file exists only once
  * all it references do, so an existing one ends the walk (immutable: the
  * digest names the bytes). After one cut short, the walk goes on and a
  * file is written unless it holds the object's bytes. An object the log
  * does not hold (what a key entry names) is skipped. */
-static int export_object(struct exporter *x, const struct kix_digest *d, unsigned depth)
+static int export_object(struct exporter *x, const struct kix_digest *d, unsigned depth,
+                         int in_page)
 {
     char path[4200], text[KIX_DIGEST_TEXT_LEN + 1];
     struct kix_digest *refs = NULL;
@@ -352,8 +359,10 @@ static int export_object(struct exporter *x, const struct kix_digest *d, unsigne
     if (depth < 16 && kix_refs_extract(v.ptr, v.len, &refs, &n, NULL) != KIX_OK)
         n = 0; /* the log holds only objects that parse; nothing to follow */
     for (size_t i = 0; rc == KIX_OK && depth < 16 && i < n; i++)
-        rc = export_object(x, &refs[i], depth + 1);
+        rc = export_object(x, &refs[i], depth + 1, 0);
     free(refs);
+    if (rc == KIX_OK && in_page)
+        return KIX_OK; /* not marked seen: another entry may want its file */
     if (rc == KIX_OK && x->distrust_objects && kix_file_holds(path, v.ptr, v.len)) {
         seen_object(x, d, 1);
         return KIX_OK;
@@ -366,6 +375,42 @@ static int export_object(struct exporter *x, const struct kix_digest *d, unsigne
         seen_object(x, d, 1);
     }
     return rc;
+}
+
+/* Whether entry i is a run's publication whose manifest the copy holds
+ * twice without a file of its own (PROTOCOL.md §3, "One manifest a run"):
+ * in its run's page (runs/<id>.html embeds it as manifestCanonical, the
+ * id in the grammar, so the page's name is the id) and in its bundle's
+ * pack, the bundle full at this export and its pack written. Then
+ * objects/<manifest> is not written: a reader takes the manifest from the
+ * page (a run's view, a group row by its run) or the pack (a replay), each
+ * checked against the digest that names it. A manifest some other entry
+ * (or a publication of a partial bundle) needs still gets its file. */
+static int run_manifest_elsewhere(struct exporter *x, uint64_t i, const struct kix_bytes *leaf,
+                                  struct kix_digest *manifest)
+{
+    uint64_t bundle = i / KIX_TLOG_WIDTH;
+    struct kix_entry_summary e;
+    char name[KIX_RUN_PAGE_NAME_MAX + 1], rel[KIX_OBJECT_PACK_PATH_MAX], path[4400];
+    struct stat sb;
+    int escaped = 1;
+
+    if (bundle >= x->size / KIX_TLOG_WIDTH)
+        return 0;
+    if (x->pack_bundle != bundle) {
+        x->pack_bundle = bundle;
+        x->pack_there =
+            kix_object_pack_path(bundle, rel, sizeof(rel)) == KIX_OK &&
+            (size_t)snprintf(path, sizeof(path), "%s/%s", x->tree.dir, rel) < sizeof(path) &&
+            stat(path, &sb) == 0 && sb.st_size > 0;
+    }
+    if (!x->pack_there || kix_entry_describe(leaf->ptr, leaf->len, &e, NULL) != KIX_OK ||
+        e.type != KIX_ENTRY_PUBLICATION ||
+        kix_run_page_name(e.run_id, strlen(e.run_id), name, sizeof(name), &escaped) != KIX_OK ||
+        escaped)
+        return 0;
+    *manifest = e.subject;
+    return 1;
 }
 
 /* The objects the entries [old, size) need, with what those reference;
@@ -387,16 +432,20 @@ static int export_objects(struct exporter *x, uint64_t old)
     for (uint64_t i = old; rc == KIX_OK && i < x->size; i++) {
         struct kix_prepared *p = NULL;
         const struct kix_digest *needs;
+        struct kix_digest manifest;
         struct kix_bytes leaf;
         size_t n = 0;
+        int elsewhere;
 
         if (kix_log_reader_entry(x->r, i, &leaf) != KIX_OK)
             return kix_err_set(x->err, KIX_ECORRUPT, "entry %llu is missing", (ULL)i);
         rc = kix_log_prepare_leaf(x->l, &leaf, &p, x->err);
         if (rc == KIX_OK)
             kix_prepared_needs(p, &needs, &n);
+        elsewhere = rc == KIX_OK && n > 0 && run_manifest_elsewhere(x, i, &leaf, &manifest);
         for (size_t k = 0; rc == KIX_OK && k < n; k++)
-            rc = export_object(x, &needs[k], 0);
+            rc = export_object(x, &needs[k], 0,
+                               elsewhere && memcmp(needs[k].b, manifest.b, 32) == 0);
         kix_prepared_free(p);
     }
     return rc;
@@ -484,6 +533,7 @@ int kix_log_export_tlog_linked(struct kix_log *l, struct kix_log_reader *given, 
     x.tree.dir = dir;
     x.tree.mode = 0644;
     x.link_dir = link_dir;
+    x.pack_bundle = UINT64_MAX;
     x.err = err;
     kix_buf_init(&x.body);
     rc = kix_dir_make(dir, 0755, err);

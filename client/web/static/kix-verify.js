@@ -1614,7 +1614,7 @@
         var rec = await filesRecord(files, 'run/' + row.runId, size);
         row.runRecord = rec.record;
         row.runProof = rec.proof;
-        if (typeof row.manifestCanonical !== 'string') await rowObjects(row, rec.record, io);
+        if (typeof row.manifestCanonical !== 'string') await rowObjects(row, rec.record, io, size);
       }));
     }
     out.index = x;
@@ -1640,12 +1640,44 @@
     return new TextDecoder().decode(await io.fetchBytes('objects/' + digest));
   }
 
+  /* A run's manifest in a static copy (PROTOCOL.md section 3, "One
+   * manifest a run"): a run published in a bundle that was full when the
+   * copy was exported has no objects/<digest>; its page's view
+   * (runs/<name>.html, #kix-view) carries it as manifestCanonical, as do
+   * the bundle's pack. The other runs' manifests are objects/ files. Read
+   * from where it should be, then the other place; the caller hashes it to
+   * the digest the run's signed record names, so neither is believed. */
+  async function runManifest(io, runId, run, size, at) {
+    var digest = 'sha256:' + run.manifest, full = BigInt(Math.floor(size / 256) * 256);
+    var fromPage = async function () {
+      var html = new TextDecoder().decode(await io.fetchBytes(
+        'runs/' + encodeURIComponent(runPageName(runId)) + '.html'));
+      var open = '<script type="application/json" id="kix-view">', i = html.indexOf(open);
+      var j = i < 0 ? -1 : html.indexOf('</script>', i), v;
+      if (j < 0) throw new Fail('the page of run ' + runId + ' carries no view');
+      try { v = JSON.parse(html.slice(i + open.length, j)); } catch (e) {
+        throw new Fail('the page of run ' + runId + ' carries a view that is not JSON');
+      }
+      if (typeof (v || {}).manifestCanonical !== 'string')
+        throw new Fail('the page of run ' + runId + ' carries no manifest');
+      return v.manifestCanonical;
+    };
+    var fromFile = function () { return copyObject(io, digest, at); };
+    var first = run.publication < full ? fromPage : fromFile;
+    try {
+      return await first();
+    } catch (e) {
+      if (!(e instanceof Fail)) throw e;
+      return (first === fromPage ? fromFile : fromPage)();
+    }
+  }
+
   /* A copy's group row (layout 4) names its run alone: its manifest (by
    * the digest its index record gives) and the Implementation object the
    * manifest names are the copy's files. provenRow checks both by hash. */
-  async function rowObjects(row, record, io) {
+  async function rowObjects(row, record, io, size) {
     var run = decodeRunRecord(unhex(record)), at = 'the run ' + row.runId + '\u2019s record';
-    row.manifestCanonical = await copyObject(io, 'sha256:' + run.manifest, at);
+    row.manifestCanonical = await runManifest(io, row.runId, run, size, at);
     var m;
     try { m = JSON.parse(row.manifestCanonical); } catch (e) { return; }
     var want = ((m && m.spec) || {}).implementationDigest;

@@ -74,8 +74,9 @@ struct kix_tlog_export_stats {
  * size; otherwise everything), and the partial tiles and bundles of every
  * stored checkpoint whose full tile is not there yet (the spec's rule for
  * which partial tiles a log serves), and objects/sha256:<hex>, each object
- * the new entries need (their canonical bytes, as kixd --http serves them),
- * and objects/entries/<N>, the object pack of each bundle that became full
+ * the new entries need (their canonical bytes, as kixd --http serves them;
+ * none for a run manifest that its bundle's pack and run page hold, see
+ * PROTOCOL.md §3, "One manifest a run"), and objects/entries/<N>, the object pack of each bundle that became full
  * (kix_log_reader_object_pack; none for one over its bound);
  * it never deletes a file. stats (may
  * be NULL) says what was done. A replica (mirror) exports the same bytes
