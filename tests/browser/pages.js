@@ -452,7 +452,15 @@ async function tampers(browser) {
     }), 'the manifest shown hashes to'],
     ['the copy\'s manifest object of a group row changed', groupPath, group, 'hashes to',
       { [manifestFile]: runManifest.replace('"observedAt":"2', '"observedAt":"1') }],
-    ['the copy\'s manifest object of a group row missing', groupPath, group, manifestFile, { [manifestFile]: null }],
+    /* a row's manifest is objects/<digest> or its run's page's (PROTOCOL.md
+     * section 3, "One manifest a run"): missing from both, or changed in the
+     * page when the file is missing, is red */
+    ['the copy\'s manifest object of a group row missing, and its run page', groupPath, group, manifestFile,
+      { [manifestFile]: null, [runPath]: null, [runPath + '.html']: null }],
+    ['the copy\'s manifest object of a group row missing, its run page\'s manifest changed', groupPath, group,
+      'the manifest shown hashes to', { [manifestFile]: null, [runPath + '.html']: editView(runPath, run, (v) => {
+        v.manifestCanonical = v.manifestCanonical.replace('"observedAt":"2', '"observedAt":"1');
+      }) }],
     ['the copy\'s implementation object of a group row changed', groupPath, group, 'the implementation ' + implFile.slice(8),
       { [implFile]: implText.replace('"name":"', '"name":"Fast ') }],
     ['the copy\'s implementation object of a group row missing', groupPath, group, implFile, { [implFile]: null }],

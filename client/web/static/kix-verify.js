@@ -1663,12 +1663,20 @@
       return v.manifestCanonical;
     };
     var fromFile = function () { return copyObject(io, digest, at); };
-    var first = run.publication < full ? fromPage : fromFile;
+    var first = run.publication < full ? fromPage : fromFile, why;
     try {
       return await first();
     } catch (e) {
       if (!(e instanceof Fail)) throw e;
-      return (first === fromPage ? fromFile : fromPage)();
+      why = e.message;
+    }
+    try {
+      return await (first === fromPage ? fromFile : fromPage)();
+    } catch (e) {
+      if (!(e instanceof Fail)) throw e;
+      throw new Fail('the copy holds the manifest ' + digest + ' of run ' + runId +
+                     ' neither as objects/' + digest + ' nor in the run\u2019s page (' + why +
+                     '; ' + e.message + ')');
     }
   }
 
