@@ -240,6 +240,10 @@ static int export_tile(struct exporter *x, uint32_t level, uint64_t index, unsig
     return rc;
 }
 
+static int run_manifest_elsewhere(struct exporter *x, uint64_t i, const struct kix_bytes *leaf,
+                                  struct kix_digest *manifest);
+static int drop_paged_manifests(struct exporter *x, uint64_t bundle);
+
 /* objects/entries/<N>, bundle N's object pack, written once it is full.
  * One over its bound is not written: a reader fetches those objects one
  * by one, as it does a partial bundle's. */
@@ -264,6 +268,7 @@ static int export_pack(struct exporter *x, uint64_t index)
     if (rc == KIX_OK) {
         x->st->files++;
         x->st->bytes += x->body.len;
+        rc = drop_paged_manifests(x, index);
     }
     return rc;
 }
@@ -411,6 +416,30 @@ static int run_manifest_elsewhere(struct exporter *x, uint64_t i, const struct k
         return 0;
     *manifest = e.subject;
     return 1;
+}
+
+/* Bundle `bundle` became full and its pack is written: the objects/ files
+ * an earlier export wrote for its runs' manifests (their bundle partial
+ * then) go, as run_manifest_elsewhere would not have written them. A
+ * reader that asks for one meanwhile finds it in the run's page; a later
+ * entry that needs one writes it again (export_objects runs after). */
+static int drop_paged_manifests(struct exporter *x, uint64_t bundle)
+{
+    char path[4200], text[KIX_DIGEST_TEXT_LEN + 1];
+    struct kix_digest m;
+    struct kix_bytes leaf;
+
+    for (uint64_t i = bundle * KIX_TLOG_WIDTH; i < (bundle + 1) * KIX_TLOG_WIDTH; i++) {
+        if (kix_log_reader_entry(x->r, i, &leaf) != KIX_OK)
+            return kix_err_set(x->err, KIX_ECORRUPT, "entry %llu is missing", (ULL)i);
+        if (!run_manifest_elsewhere(x, i, &leaf, &m))
+            continue;
+        kix_digest_format(&m, text);
+        snprintf(path, sizeof(path), "%s/objects/%s", x->tree.dir, text);
+        if (unlink(path) != 0 && errno != ENOENT)
+            return kix_err_set(x->err, KIX_EIO, "removing %s: %s", path, strerror(errno));
+    }
+    return KIX_OK;
 }
 
 /* The objects the entries [old, size) need, with what those reference;

@@ -76,12 +76,12 @@ struct kix_tlog_export_stats {
  * which partial tiles a log serves), and objects/sha256:<hex>, each object
  * the new entries need (their canonical bytes, as kixd --http serves them;
  * none for a run manifest that its bundle's pack and run page hold, see
- * PROTOCOL.md §3, "One manifest a run"), and objects/entries/<N>, the object pack of each bundle that became full
- * (kix_log_reader_object_pack; none for one over its bound);
- * it never deletes a file. stats (may
- * be NULL) says what was done. A replica (mirror) exports the same bytes
- * as its origin. Safe to run while the log is written; one export per
- * directory at a time. */
+ * PROTOCOL.md §3, "One manifest a run"), and objects/entries/<N>, the object pack of each bundle
+ * that became full (kix_log_reader_object_pack; none for one over its bound); the only files it
+ * deletes are the objects/ files of run manifests that a bundle now full holds in its pack (their
+ * run pages hold them too). stats (may be NULL) says what was done. A replica (mirror) exports the
+ * same bytes as its origin. Safe to run while the log is written; one export per directory at a
+ * time. */
 KIX_API int kix_log_export_tlog(struct kix_log *l, const char *dir,
                                 struct kix_tlog_export_stats *stats,
                                 struct kix_err *err) KIX_MUST_CHECK;
