@@ -398,7 +398,10 @@ async function tampers(browser) {
     return html.replace(re, '');
   };
   const red = [
-    ['the view\'s median changed', runPath, editView(runPath, run, (v) => { v.primary.median = Math.floor(v.primary.median / 2); }), 'its primary measurement'],
+    /* (a copy's lean view claims no figures: one put in must be the proven ones) */
+    ['the view\'s median changed', runPath, editView(runPath, run, (v) => {
+      v.primary = { metric: 'latency', unit: 'ns', median: 1, p20: 1, p80: 1 };
+    }), 'its primary measurement'],
     ['the canonical manifest\'s median changed', runPath, editView(runPath, run, (v) => {
       v.manifestCanonical = v.manifestCanonical.replace(/"median":(\d)/, (m, d) => '"median":' + (d === '9' ? '8' : '9'));
     }), 'the manifest shown hashes to'],

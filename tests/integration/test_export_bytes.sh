@@ -77,6 +77,10 @@ for f in sorted(os.listdir(os.path.join(root, "runs"))):
     v = json.loads(m.group(1))
     for k in ("manifest", "sections", "objects", "index"):
         assert k not in v, "runs/%s's view repeats %s, which the copy holds" % (f, k)
+    # a lean view: not what the HTML says and a reader derives (PROTOCOL.md §3)
+    for k in ("observedAt", "primary", "evidence", "title", "header", "evidenceText", "lastObserved"):
+        assert k not in v, "runs/%s's view repeats %s, which its page says" % (f, k)
+    assert all(set(e) == {"index", "type"} for e in v["entries"]), "runs/%s's entries name their files" % f
     # what is the same on every page and of use only with JavaScript is
     # built by kix-verify.js, not written into each page (PROTOCOL.md §3,
     # "A run page's shell")

@@ -229,6 +229,11 @@ else:
         return json.loads(re.search(r'id="kix-view">(.*)</script>', t).group(1))
     v = inner(kview)
     del v["manifest"], v["sections"], v["objects"], v["index"]
+    # a lean view: not what the HTML of the page says (PROTOCOL.md §3)
+    for f in ("observedAt", "primary", "evidence", "title", "header", "evidenceText", "lastObserved"):
+        v.pop(f, None)
+    for e in v["entries"]:
+        del e["tile"], e["entryBundle"]
     assert inner(nview) == v, "the page's view"
     def once(t):
         # kixd's own page has the checkpoint, BibTeX, CSL-JSON and manifest boxes

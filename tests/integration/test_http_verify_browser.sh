@@ -128,6 +128,11 @@ for p in "runs/$RID" "groups/$G"; do
 v = json.load(sys.stdin)
 if v["view"] == "kix.run/1":
     del v["manifest"], v["sections"], v["objects"], v["index"]
+    # a lean view: what the HTML of the page says (PROTOCOL.md §3)
+    for k in ("observedAt", "primary", "evidence", "title", "header", "evidenceText", "lastObserved"):
+        v.pop(k, None)
+    for e in v["entries"]:
+        del e["tile"], e["entryBundle"]
 else:  # the copy: group rows name their runs (layout 4)
     del v["index"], v["workloadCanonical"], v["environmentCanonical"]
     for r in v["rows"]:
@@ -150,7 +155,7 @@ pass "the export served by nginx: the page verifies in Chromium, under both its 
 [ "$SIZE" -gt 512 ] || fail "the test expects a log past 512 entries, got $SIZE"
 read -r INDEX TILE BUNDLE < <(python3 -c 'import json,sys
 e = json.load(open(sys.argv[1]))["entries"][0]
-print(e["index"], e["tile"], e["entryBundle"])' <(embedded "$WORK/exp/runs/$RID"))
+print(e["index"], e["tile"], e["entryBundle"])' <(curl -sf "$H/runs/$RID" -o "$WORK/kixd-rid.html" && embedded "$WORK/kixd-rid.html"))
 case "$BUNDLE" in tile/entries/002.p/*) ;; *) fail "the rope run's bundle: $BUNDLE, want a partial tile/entries/002" ;; esac
 expect_failed() { # DIR WANT NAME [PAGE]
   start_nginx "$1"
