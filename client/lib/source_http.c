@@ -567,6 +567,8 @@ static int http_object(struct kix_source *s, const struct kix_digest *d, struct 
         return KIX_OK;
     object_path(d, path, sizeof(path));
     rc = http_get(h->get, path, HTTP_OBJECT_MAX, out, err);
+    if (rc == KIX_ENOTFOUND) /* a run's manifest: in its page */
+        rc = http_manifest_in_page(h, d, out, err);
     if (rc == KIX_OK)
         object_keep(h, d, out->ptr + at, out->len - at);
     return rc;
@@ -596,7 +598,15 @@ static int object_batch_item(void *arg, size_t i, int rc, struct kix_buf *body, 
 {
     struct object_batch *b = arg;
 
-    (void)err;
+    if (rc == KIX_ENOTFOUND) { /* a run's manifest: in its page */
+        struct kix_err ignored = {0};
+        kix_buf_reset(body);
+        rc = http_manifest_in_page(b->h, &b->digests[i], body, &ignored);
+        if (rc == KIX_EVERIFY && err)
+            *err = ignored;
+        if (rc != KIX_OK && rc != KIX_ENOTFOUND)
+            return rc;
+    }
     if (rc == KIX_ENOTFOUND)
         return b->fn(b->ctx, b->first + i, NULL, 0);
     if (rc)

@@ -175,6 +175,14 @@ int http_index_proof(struct kix_source *s, const char *key, struct kix_index_ans
                      struct kix_err *err);
 void http_index_clear(struct http_source *h);
 
+/* A run's manifest a static copy holds in the run's page and its
+ * bundle's pack, not as objects/<digest> (PROTOCOL.md §3, "One manifest a
+ * run"): the run from the proven index record manifest/<hex>, then its
+ * page's #kix-view's manifestCanonical, appended to out only when it
+ * hashes to d. KIX_ENOTFOUND when no run page holds it; KIX_EVERIFY when
+ * the page carries another manifest. */
+int http_manifest_in_page(struct http_source *h, const struct kix_digest *d, struct kix_buf *out,
+                          struct kix_err *err);
 int http_resolve(struct kix_source *s, const char *ref, uint64_t from, struct kix_resolution *out,
                  struct kix_err *err);
 int http_query(struct kix_source *s, const struct kix_query *q, kix_query_fn fn, void *ctx,

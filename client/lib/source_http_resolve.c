@@ -436,6 +436,51 @@ static int run_view_text(struct http_source *h, const char *name, const char *id
     return rc;
 }
 
+int http_manifest_in_page(struct http_source *h, const struct kix_digest *d, struct kix_buf *out,
+                          struct kix_err *err)
+{
+    char id[KIX_RUN_ID_MAX + 1], name[KIX_RUN_PAGE_NAME_MAX + 1], text[KIX_DIGEST_TEXT_LEN + 1];
+    struct kix_buf body = KIX_BUF_INIT;
+    struct kix_digest got;
+    const char *canon;
+    json_t *v = NULL;
+    size_t at = 0;
+    int escaped, rc = run_of_manifest(h, d, id, err);
+
+    kix_digest_format(d, text);
+    if (rc == KIX_ENOTSUP)
+        rc = KIX_ENOTFOUND;
+    if (rc == KIX_OK && kix_run_page_name(id, strlen(id), name, sizeof(name), &escaped) != KIX_OK)
+        rc = KIX_ENOTFOUND;
+    if (rc == KIX_OK)
+        rc = run_view_text(h, name, id, &body, &at, err);
+    if (rc == KIX_ENOTFOUND) {
+        rc = kix_err_set(err, KIX_ENOTFOUND,
+                         "object %s is not in %s: neither objects/%s nor a run page holds it", text,
+                         h->base.where, text);
+        goto out;
+    }
+    if (rc)
+        goto out;
+    v = json_loadb((const char *)body.ptr + at, body.len - at, JSON_REJECT_DUPLICATES, NULL);
+    canon = json_string_value(json_object_get(v, "manifestCanonical"));
+    if (canon)
+        kix_digest_of((const uint8_t *)canon, strlen(canon), &got);
+    if (!canon || memcmp(got.b, d->b, 32) != 0) {
+        rc = kix_err_set(err, KIX_EVERIFY,
+                         "%s: the page of run %s (runs/%s.html), which the signed index gives "
+                         "the manifest %s, carries another manifest: a false copy",
+                         h->base.where, id, name, text);
+        goto out;
+    }
+    rc = kix_buf_add(out, canon, strlen(canon)) ? kix_err_set(err, KIX_ENOMEM, "out of memory")
+                                                : KIX_OK;
+out:
+    json_decref(v);
+    kix_buf_release(&body);
+    return rc;
+}
+
 int http_resolve(struct kix_source *s, const char *ref, uint64_t from, struct kix_resolution *out,
                  struct kix_err *err)
 {

@@ -529,9 +529,13 @@ static int run_json(const struct kix_run_view *v, unsigned flags, json_t *o)
     bad |= set(o, "manifestCanonical", bytes_string(&res->manifest));
     if (!lean) /* a copy's readers parse manifestCanonical */
         bad |= set(o, "manifest", json_incref(v->manifest));
-    if (*v->observed)
+    /* a copy's view leaves out what its page's HTML says and its readers
+     * derive from the manifest, objects and records they prove (the
+     * observed date, figures, evidence, title, header, the entries'
+     * paths): about 0.5 KB a page (PROTOCOL.md §3, "A lean view") */
+    if (*v->observed && !lean)
         bad |= set(o, "observedAt", json_string(v->observed));
-    if (v->primary.have)
+    if (v->primary.have && !lean)
         bad |= set(o, "primary", figures_json(&v->primary));
     if (v->ranked)
         bad |=
@@ -539,7 +543,8 @@ static int run_json(const struct kix_run_view *v, unsigned flags, json_t *o)
                 json_pack("{s:s,s:I,s:I,s:s,s:I}", "group", v->group, "rank",
                           (json_int_t)res->rank.rank, "groupSize", (json_int_t)res->rank.group_size,
                           "best", res->rank.best, "bestValue", (json_int_t)res->rank.best_value));
-    bad |= set(o, "evidence", json_string(kix_evidence_name(res->run.evidence)));
+    if (!lean)
+        bad |= set(o, "evidence", json_string(kix_evidence_name(res->run.evidence)));
     bad |= set(o, "reruns", list = json_array());
     for (size_t i = 0; list && i < v->nreruns; i++) {
         const struct kix_rerun_view *r = &v->reruns[i];
@@ -580,13 +585,16 @@ static int run_json(const struct kix_run_view *v, unsigned flags, json_t *o)
         bad |= set(o, "supersedesEntry", supersession_json(&v->supersedes));
     if (v->withdrawn.index != KIX_NO_INDEX)
         bad |= set(o, "withdrawn", withdrawal_json(&v->withdrawn));
-    bad |= set(o, "title", json_string(v->title));
-    bad |= set(o, "header",
-               json_pack("{s:s,s:s,s:s,s:s,s:s,s:s}", "implementation", v->implementation, "kernel",
-                         v->kernel, "workload", v->workload, "pass", v->pass, "gpu", v->gpu,
-                         "dtype", v->dtype));
-    bad |= set(o, "evidenceText", json_string(v->evidence_text));
-    if (v->last_observed[0])
+    if (!lean)
+        bad |= set(o, "title", json_string(v->title));
+    if (!lean)
+        bad |= set(o, "header",
+                   json_pack("{s:s,s:s,s:s,s:s,s:s,s:s}", "implementation", v->implementation,
+                             "kernel", v->kernel, "workload", v->workload, "pass", v->pass, "gpu",
+                             v->gpu, "dtype", v->dtype));
+    if (!lean)
+        bad |= set(o, "evidenceText", json_string(v->evidence_text));
+    if (v->last_observed[0] && !lean)
         bad |= set(o, "lastObserved", json_string(v->last_observed));
     if (!lean) /* a copy's page beside it shows them */
         bad |= set(o, "sections", sections_json(v));
@@ -602,9 +610,11 @@ static int run_json(const struct kix_run_view *v, unsigned flags, json_t *o)
     for (size_t i = 0; list && i < res->nentries; i++) {
         char tile[KIX_TLOG_PATH_MAX + 1], bundle[KIX_TLOG_PATH_MAX + 1];
         kix_view_entry_paths(res->entries[i].index, res->size, tile, bundle);
-        x = json_pack("{s:I,s:s,s:s,s:s}", "index", (json_int_t)res->entries[i].index, "type",
-                      kix_entry_type_name(res->entries[i].type), "tile", tile, "entryBundle",
-                      bundle);
+        x = lean ? json_pack("{s:I,s:s}", "index", (json_int_t)res->entries[i].index, "type",
+                             kix_entry_type_name(res->entries[i].type))
+                 : json_pack("{s:I,s:s,s:s,s:s}", "index", (json_int_t)res->entries[i].index,
+                             "type", kix_entry_type_name(res->entries[i].type), "tile", tile,
+                             "entryBundle", bundle);
         bad |= !x || json_array_append_new(list, x) != 0;
     }
     if (res->index_note.ptr && !lean) /* a copy's readers prove from index/ */

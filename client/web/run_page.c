@@ -154,7 +154,11 @@ static int run_supersession(struct kix_tpl *t, const char *prefix,
     return kix_tpl_set(t, name, x->reason);
 }
 
-static int run_sections(struct kix_tpl *t, const struct kix_run_view *v)
+/* named: field cells carry their JSON pointer (kixd's pages); else (an
+ * exported page) they are plain cells, which kix-verify.js names by their
+ * place from the manifest (PROTOCOL.md §3, "Field cells by position"):
+ * about 1 KB a page */
+static int run_sections(struct kix_tpl *t, const struct kix_run_view *v, int named)
 {
     int rc = kix_tpl_section(t, "sections");
 
@@ -190,7 +194,7 @@ static int run_sections(struct kix_tpl *t, const struct kix_run_view *v)
                 break;
             }
         }
-        if (!shared || !strcmp(shared, "manifest"))
+        if (!shared || !strcmp(shared, "manifest") || !named)
             shared = "";
         if ((rc = kix_tpl_set(sec, "tableObject", shared)))
             return rc;
@@ -210,7 +214,8 @@ static int run_sections(struct kix_tpl *t, const struct kix_run_view *v)
             if ((rc = kix_tpl_set(row, "label", w->label)) ||
                 (rc = kix_tpl_set(row, "value", w->value)) ||
                 (rc = kix_tpl_set(row, "object", object)) ||
-                (rc = kix_tpl_set(row, "ptr", w->ptr)) || (rc = kix_tpl_set(row, "fmt", fmt)) ||
+                (rc = kix_tpl_set(row, "ptr", named ? w->ptr : "")) ||
+                (rc = kix_tpl_set(row, "fmt", fmt)) ||
                 (rc = kix_tpl_set(row, "words", w->words ? w->words : "")))
                 return rc;
         }
@@ -315,7 +320,7 @@ static const char *kernel_id(const struct kix_run_view *v)
 }
 
 static int run_slots(struct kix_tpl *t, const struct kix_run_view *v, const struct kix_buf *doc,
-                     int64_t now)
+                     int64_t now, int full)
 {
     const struct kix_resolution *res = v->res;
     const struct kix_figures *f = &v->primary;
@@ -376,8 +381,8 @@ static int run_slots(struct kix_tpl *t, const struct kix_run_view *v, const stru
         (rc = kix_tpl_set(t, "license", v->license[0] ? v->license : "license not stated")) ||
         (rc = kix_tpl_setn(t, "view", (const char *)doc->ptr, doc->len)))
         return rc;
-    if ((rc = run_reruns(t, v)) || (rc = run_attestations(t, v)) || (rc = run_sections(t, v)) ||
-        (rc = run_cite(t, v, today)))
+    if ((rc = run_reruns(t, v)) || (rc = run_attestations(t, v)) ||
+        (rc = run_sections(t, v, full)) || (rc = run_cite(t, v, today)))
         return rc;
     return run_entries(t, v);
 }
@@ -392,7 +397,7 @@ static int run_html_of(const struct kix_run_view *v, const struct kix_buf *doc, 
                        struct kix_buf *out, struct kix_err *err)
 {
     struct kix_tpl *t = kix_tpl_new();
-    int rc = t ? run_slots(t, v, doc, (int64_t)time(NULL)) : KIX_ENOMEM;
+    int rc = t ? run_slots(t, v, doc, (int64_t)time(NULL), full) : KIX_ENOMEM;
 
     if (rc == KIX_OK)
         rc = kix_tpl_set(t, "full", full ? "yes" : "");

@@ -673,6 +673,22 @@ int kix_pages_export(struct kix_source *src, const char *dir, struct kix_pages_e
     return kix_pages_export_threads(src, NULL, NULL, 1, dir, stats, err);
 }
 
+int kix_pages_manifest_in_page(uint64_t index, const uint8_t *leaf, size_t len,
+                               struct kix_digest *manifest)
+{
+    struct kix_entry_summary e;
+    char name[KIX_RUN_PAGE_NAME_MAX + 1];
+    int escaped = 1;
+
+    (void)index;
+    if (kix_entry_describe(leaf, len, &e, NULL) != KIX_OK || e.type != KIX_ENTRY_PUBLICATION ||
+        kix_run_page_name(e.run_id, strlen(e.run_id), name, sizeof(name), &escaped) != KIX_OK ||
+        escaped)
+        return 0;
+    *manifest = e.subject;
+    return 1;
+}
+
 int kix_pages_export_threads(struct kix_source *src, kix_pages_source_fn more, void *ctx,
                              int threads, const char *dir, struct kix_pages_export_stats *stats,
                              struct kix_err *err)

@@ -128,7 +128,7 @@ static void export_once(struct kixd_export *e)
     kix_json_memo_begin(0);
     rc = kix_log_export_tlog_linked(e->srv->log, view, e->dir,
                                     store_bundles(e->srv->cfg->store, bundles, sizeof(bundles)),
-                                    export_index, &is, &st, &err);
+                                    kix_pages_manifest_in_page, export_index, &is, &st, &err);
     if (!rc) /* the pages after the tiles they link to, read as a source */
         rc = kix_source_open_snapshot(e->srv->log, view, &src, &err);
     if (!rc) /* threads only on the store's own snapshots: view is a mirror's */
@@ -328,7 +328,7 @@ int kixd_export_main(int argc, char **argv)
     kix_json_memo_begin(0);
     if ((rc = kix_log_export_tlog_linked(log, NULL, argv[optind],
                                          store_bundles(store, bundles, sizeof(bundles)),
-                                         export_index, &is, &st, &err)))
+                                         kix_pages_manifest_in_page, export_index, &is, &st, &err)))
         goto out;
     if ((rc = kix_source_open_snapshot(log, NULL, &src, &err)))
         goto out;

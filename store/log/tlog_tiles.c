@@ -9,6 +9,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "kix/entry.h"
 #include "kix/file.h"
 #include "kix/object_pack.h"
 #include "log_internal.h"
@@ -116,6 +117,13 @@ struct exporter {
      * (5 stat calls an entry were 40% of them repeats) */
     uint8_t (*seen)[32];
     size_t nseen, capseen;
+    /* the objects a layer above keeps in files of its own
+     * (kix_log_export_tlog_linked), or NULL */
+    kix_tlog_object_elsewhere elsewhere;
+    /* whether the pack of bundle pack_bundle is in the copy (pack_bundle
+     * UINT64_MAX: none looked at yet) */
+    uint64_t pack_bundle;
+    int pack_there;
 };
 
 /* 1 when d was walked already this export; else 0 (and with `add`, it
@@ -235,6 +243,10 @@ static int export_tile(struct exporter *x, uint32_t level, uint64_t index, unsig
     return rc;
 }
 
+static int object_elsewhere(struct exporter *x, uint64_t i, const struct kix_bytes *leaf,
+                            struct kix_digest *object);
+static int drop_kept_elsewhere(struct exporter *x, uint64_t bundle);
+
 /* objects/entries/<N>, bundle N's object pack, written once it is full.
  * One over its bound is not written: a reader fetches those objects one
  * by one, as it does a partial bundle's. */
@@ -259,6 +271,7 @@ static int export_pack(struct exporter *x, uint64_t index)
     if (rc == KIX_OK) {
         x->st->files++;
         x->st->bytes += x->body.len;
+        rc = drop_kept_elsewhere(x, index);
     }
     return rc;
 }
@@ -320,12 +333,14 @@ static int export_partials(void *ctx, uint64_t s, const uint8_t *note, size_t le
 }
 
 /* objects/<digest> for d and, first, every object it references, unless
- * there already: after an export that finished, a file exists only once
+ * there already (elsewhere: d's own file is not written, what it references
+ * is; see object_elsewhere): after an export that finished, a file exists only once
  * all it references do, so an existing one ends the walk (immutable: the
  * digest names the bytes). After one cut short, the walk goes on and a
  * file is written unless it holds the object's bytes. An object the log
  * does not hold (what a key entry names) is skipped. */
-static int export_object(struct exporter *x, const struct kix_digest *d, unsigned depth)
+static int export_object(struct exporter *x, const struct kix_digest *d, unsigned depth,
+                         int elsewhere)
 {
     char path[4200], text[KIX_DIGEST_TEXT_LEN + 1];
     struct kix_digest *refs = NULL;
@@ -354,8 +369,10 @@ static int export_object(struct exporter *x, const struct kix_digest *d, unsigne
     if (depth < 16 && kix_refs_canonical(v.ptr, v.len, &refs, &n) != KIX_OK)
         n = 0;
     for (size_t i = 0; rc == KIX_OK && depth < 16 && i < n; i++)
-        rc = export_object(x, &refs[i], depth + 1);
+        rc = export_object(x, &refs[i], depth + 1, 0);
     free(refs);
+    if (rc == KIX_OK && elsewhere)
+        return KIX_OK; /* not marked seen: another entry may want its file */
     if (rc == KIX_OK && x->distrust_objects && kix_file_holds(path, v.ptr, v.len)) {
         seen_object(x, d, 1);
         return KIX_OK;
@@ -368,6 +385,57 @@ static int export_object(struct exporter *x, const struct kix_digest *d, unsigne
         seen_object(x, d, 1);
     }
     return rc;
+}
+
+/* Whether the object of entry i that x->elsewhere names is one the copy
+ * holds without a file of its own: in the caller's file (where elsewhere
+ * says) and in the pack of the entry's bundle, full at this export and its
+ * pack written. Then objects/<object> is not written: a reader takes it
+ * from either, checked against the digest that names it. An object some
+ * other entry (or an entry of a partial bundle) needs still gets its
+ * file. */
+static int object_elsewhere(struct exporter *x, uint64_t i, const struct kix_bytes *leaf,
+                            struct kix_digest *object)
+{
+    uint64_t bundle = i / KIX_TLOG_WIDTH;
+    char rel[KIX_OBJECT_PACK_PATH_MAX], path[4400];
+    struct stat sb;
+
+    if (!x->elsewhere || bundle >= x->size / KIX_TLOG_WIDTH)
+        return 0;
+    if (x->pack_bundle != bundle) {
+        x->pack_bundle = bundle;
+        x->pack_there =
+            kix_object_pack_path(bundle, rel, sizeof(rel)) == KIX_OK &&
+            (size_t)snprintf(path, sizeof(path), "%s/%s", x->tree.dir, rel) < sizeof(path) &&
+            stat(path, &sb) == 0 && sb.st_size > 0;
+    }
+    return x->pack_there && x->elsewhere(i, leaf->ptr, leaf->len, object);
+}
+
+/* Bundle `bundle` became full and its pack is written: the objects/ files
+ * an earlier export wrote for the objects its entries keep elsewhere (the
+ * bundle partial then) go, as object_elsewhere would not have written
+ * them. A reader that asks for one meanwhile finds it where it is kept; a
+ * later entry that needs one writes it again (export_objects runs
+ * after). */
+static int drop_kept_elsewhere(struct exporter *x, uint64_t bundle)
+{
+    char path[4200], text[KIX_DIGEST_TEXT_LEN + 1];
+    struct kix_digest m;
+    struct kix_bytes leaf;
+
+    for (uint64_t i = bundle * KIX_TLOG_WIDTH; i < (bundle + 1) * KIX_TLOG_WIDTH; i++) {
+        if (kix_log_reader_entry(x->r, i, &leaf) != KIX_OK)
+            return kix_err_set(x->err, KIX_ECORRUPT, "entry %llu is missing", (ULL)i);
+        if (!object_elsewhere(x, i, &leaf, &m))
+            continue;
+        kix_digest_format(&m, text);
+        snprintf(path, sizeof(path), "%s/objects/%s", x->tree.dir, text);
+        if (unlink(path) != 0 && errno != ENOENT)
+            return kix_err_set(x->err, KIX_EIO, "removing %s: %s", path, strerror(errno));
+    }
+    return KIX_OK;
 }
 
 /* The objects the entries [old, size) need, with what those reference;
@@ -388,8 +456,10 @@ static int export_objects(struct exporter *x, uint64_t old)
         rc = kix_file_tree_write(&x->tree, OBJECTS_EXPORTING, "", 0, 1, x->err);
     for (uint64_t i = old; rc == KIX_OK && i < x->size; i++) {
         struct kix_digest *needs = NULL;
+        struct kix_digest kept;
         struct kix_bytes leaf;
         size_t n = 0;
+        int elsewhere;
 
         if (kix_log_reader_entry(x->r, i, &leaf) != KIX_OK)
             return kix_err_set(x->err, KIX_ECORRUPT, "entry %llu is missing", (ULL)i);
@@ -398,8 +468,9 @@ static int export_objects(struct exporter *x, uint64_t old)
          * canonical form, hashes and predicate checks) was 5% of an
          * export's CPU */
         rc = kix_entry_needs(leaf.ptr, leaf.len, &needs, &n, x->err);
+        elsewhere = rc == KIX_OK && n > 0 && object_elsewhere(x, i, &leaf, &kept);
         for (size_t k = 0; rc == KIX_OK && k < n; k++)
-            rc = export_object(x, &needs[k], 0);
+            rc = export_object(x, &needs[k], 0, elsewhere && memcmp(needs[k].b, kept.b, 32) == 0);
         free(needs);
     }
     return rc;
@@ -466,11 +537,12 @@ int kix_log_export_tlog_from(struct kix_log *l, struct kix_log_reader *given, co
                              kix_tlog_export_hook hook, void *ctx,
                              struct kix_tlog_export_stats *stats, struct kix_err *err)
 {
-    return kix_log_export_tlog_linked(l, given, dir, NULL, hook, ctx, stats, err);
+    return kix_log_export_tlog_linked(l, given, dir, NULL, NULL, hook, ctx, stats, err);
 }
 
 int kix_log_export_tlog_linked(struct kix_log *l, struct kix_log_reader *given, const char *dir,
-                               const char *link_dir, kix_tlog_export_hook hook, void *ctx,
+                               const char *link_dir, kix_tlog_object_elsewhere elsewhere,
+                               kix_tlog_export_hook hook, void *ctx,
                                struct kix_tlog_export_stats *stats, struct kix_err *err)
 {
     struct kix_tlog_export_stats local;
@@ -487,6 +559,8 @@ int kix_log_export_tlog_linked(struct kix_log *l, struct kix_log_reader *given, 
     x.tree.dir = dir;
     x.tree.mode = 0644;
     x.link_dir = link_dir;
+    x.pack_bundle = UINT64_MAX;
+    x.elsewhere = elsewhere;
     x.err = err;
     kix_buf_init(&x.body);
     rc = kix_dir_make(dir, 0755, err);

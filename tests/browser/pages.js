@@ -398,7 +398,10 @@ async function tampers(browser) {
     return html.replace(re, '');
   };
   const red = [
-    ['the view\'s median changed', runPath, editView(runPath, run, (v) => { v.primary.median = Math.floor(v.primary.median / 2); }), 'its primary measurement'],
+    /* (a copy's lean view claims no figures: one put in must be the proven ones) */
+    ['the view\'s median changed', runPath, editView(runPath, run, (v) => {
+      v.primary = { metric: 'latency', unit: 'ns', median: 1, p20: 1, p80: 1 };
+    }), 'its primary measurement'],
     ['the canonical manifest\'s median changed', runPath, editView(runPath, run, (v) => {
       v.manifestCanonical = v.manifestCanonical.replace(/"median":(\d)/, (m, d) => '"median":' + (d === '9' ? '8' : '9'));
     }), 'the manifest shown hashes to'],
@@ -452,7 +455,15 @@ async function tampers(browser) {
     }), 'the manifest shown hashes to'],
     ['the copy\'s manifest object of a group row changed', groupPath, group, 'hashes to',
       { [manifestFile]: runManifest.replace('"observedAt":"2', '"observedAt":"1') }],
-    ['the copy\'s manifest object of a group row missing', groupPath, group, manifestFile, { [manifestFile]: null }],
+    /* a row's manifest is objects/<digest> or its run's page's (PROTOCOL.md
+     * section 3, "One manifest a run"): missing from both, or changed in the
+     * page when the file is missing, is red */
+    ['the copy\'s manifest object of a group row missing, and its run page', groupPath, group, manifestFile,
+      { [manifestFile]: null, [runPath]: null, [runPath + '.html']: null }],
+    ['the copy\'s manifest object of a group row missing, its run page\'s manifest changed', groupPath, group,
+      'the manifest shown hashes to', { [manifestFile]: null, [runPath + '.html']: editView(runPath, run, (v) => {
+        v.manifestCanonical = v.manifestCanonical.replace('"observedAt":"2', '"observedAt":"1');
+      }) }],
     ['the copy\'s implementation object of a group row changed', groupPath, group, 'the implementation ' + implFile.slice(8),
       { [implFile]: implText.replace('"name":"', '"name":"Fast ') }],
     ['the copy\'s implementation object of a group row missing', groupPath, group, implFile, { [implFile]: null }],
@@ -505,13 +516,14 @@ async function tampers(browser) {
     await page.close();
     await srv.close();
   }
-  /* an environment table's cell edited: recomputed from the proven object */
+  /* an environment table's cell edited: recomputed from the proven object.
+   * An exported page's field cells are plain cells, named by their place:
+   * the script gives each its pointer from the manifest (PROTOCOL.md
+   * section 3, "Field cells by position"), then proves it */
   {
-    /* (text, the default format, is left unsaid; the object, the
-     * environment's, is said once on its table) */
-    check(run.includes('<table class="kv" data-kix-object="environmentDigest">'),
-          'the run page\'s environment table names its object');
-    const sel = '<td data-kix-ptr="/spec/hardware/formFactor">';
+    check(!run.includes('data-kix-ptr=') && run.includes('<table class="kv">'),
+          'the exported run page names no field cell and no table object');
+    const sel = '<tr><th>form factor</th><td>';
     const at = run.indexOf(sel);
     check(at > 0, 'the run page has an environment cell for the GPU form factor');
     const end = run.indexOf('</td>', at);
@@ -519,19 +531,19 @@ async function tampers(browser) {
     const srv = await serveDir(EXP, { [runPath]: run.slice(0, at + sel.length) + 'PCIe-made-up' + run.slice(end) });
     const page = await open(browser, srv.url + '/' + runPath);
     const v = await verdict(page);
-    const s = await page.evaluate((q) => document.querySelector('[' + q + ']').textContent,
+    const s = await page.evaluate((q) => { const e = document.querySelector('[' + q + ']');
+      return [e.textContent, e.getAttribute('data-kix-object'), e.getAttribute('data-verified')]; },
                                   'data-kix-ptr="/spec/hardware/formFactor"');
-    check(v.state === 'ok' && s === proven && s !== 'PCIe-made-up',
-          'text edited, proven value shown: the environment table\'s form factor: "' + s + '"');
+    check(v.state === 'ok' && s[0] === proven && s[0] !== 'PCIe-made-up' && s[1] === 'environmentDigest' && s[2] === 'yes',
+          'text edited, proven value shown: the environment table\'s form factor: "' + s[0] + '"');
     await page.close();
     await srv.close();
   }
-  /* a manifest cell (no data-kix-object, no data-kix-fmt: the defaults)
-   * edited: recomputed from the proven manifest, as text */
+  /* a manifest cell edited: recomputed from the proven manifest, as text */
   {
-    const sel = '<td data-kix-ptr="/spec/observedAt">';
+    const sel = '<tr><th>observed at</th><td>';
     const at = run.indexOf(sel);
-    check(at > 0, 'the run page has a manifest cell with the default object and format left unsaid, a field by its pointer alone');
+    check(at > 0, 'the run page has an observed-at cell');
     const end = run.indexOf('</td>', at);
     const proven = JSON.parse(viewOf(runPath, run).manifestCanonical).spec.observedAt;
     const srv = await serveDir(EXP, { [runPath]: run.slice(0, at + sel.length) + '1999-01-01T00:00:00Z' + run.slice(end) });
@@ -539,7 +551,20 @@ async function tampers(browser) {
     const v = await verdict(page);
     const s = await page.evaluate(() => { const e = document.querySelector('[data-kix-ptr="/spec/observedAt"]'); return [e.textContent, e.getAttribute('data-verified')]; });
     check(v.state === 'ok' && s[0] === proven && s[1] === 'yes',
-          'text edited, proven value shown: a manifest cell with the defaults unsaid: "' + s[0] + '"');
+          'text edited, proven value shown: a manifest cell named by its place: "' + s[0] + '"');
+    await page.close();
+    await srv.close();
+  }
+  /* a field row added to an exported page's table: its rows are not the
+   * manifest's, its cells are left unproven (not named, not filled) */
+  {
+    const sel = '<tr><th>form factor</th>';
+    const at = run.indexOf(sel);
+    const srv = await serveDir(EXP, { [runPath]: run.slice(0, at) + '<tr><th>extra</th><td>made up</td></tr>\n' + run.slice(at) });
+    const page = await open(browser, srv.url + '/' + runPath);
+    await verdict(page);
+    const s = await page.evaluate(() => [...document.querySelectorAll('#environment td')].filter((e) => e.getAttribute('data-verified') === 'no').length);
+    check(s > 0, 'a row added to a section table: its cells are marked unproven (' + s + ')');
     await page.close();
     await srv.close();
   }

@@ -77,6 +77,10 @@ for f in sorted(os.listdir(os.path.join(root, "runs"))):
     v = json.loads(m.group(1))
     for k in ("manifest", "sections", "objects", "index"):
         assert k not in v, "runs/%s's view repeats %s, which the copy holds" % (f, k)
+    # a lean view: not what the HTML says and a reader derives (PROTOCOL.md §3)
+    for k in ("observedAt", "primary", "evidence", "title", "header", "evidenceText", "lastObserved"):
+        assert k not in v, "runs/%s's view repeats %s, which its page says" % (f, k)
+    assert all(set(e) == {"index", "type"} for e in v["entries"]), "runs/%s's entries name their files" % f
     # what is the same on every page and of use only with JavaScript is
     # built by kix-verify.js, not written into each page (PROTOCOL.md §3,
     # "A run page's shell")
@@ -156,3 +160,45 @@ pass "an entry that moves no group's row: home pages 2 on and search shards left
 expect_status 0 "$KIXD" export --json --store "$WORK/g" "$WORK/gexp"
 summary_is_tree "$WORK/out" "$WORK/gexp" || fail "the export's summary is not its tree: $(cat "$WORK/out")"
 pass "the export's summary counts each file it wrote once (tiles of older checkpoints too)"
+
+# one manifest a run (PROTOCOL.md §3, "One manifest a run"): a run
+# manifest its full bundle's pack and its run page hold has no objects/
+# file. A copy exported while the bundle was partial has them; the export
+# that finds the bundle full removes them (each is then in the pack, byte
+# for byte, and in its page), and keeps those of the partial bundle's runs
+new_origin "$WORK/o2"
+import "--store $WORK/o2" 1 200 100 || fail "import: $(tail -3 "$WORK/import.log")"
+expect_status 0 "$KIXD" export --json --store "$WORK/o2" "$WORK/exp2"
+manifests() { # DIR: "index digest" of each run page's publication, and whether objects/ holds it
+  python3 - "$1" <<'PY'
+import json, os, re, sys
+root = sys.argv[1]
+for f in sorted(os.listdir(root + "/runs")):
+    if f.endswith(".html"):
+        v = json.loads(re.search(r'<script type="application/json" id="kix-view">(.*?)</script>',
+                                 open(root + "/runs/" + f, encoding="utf-8").read(), re.S).group(1))
+        i = [e["index"] for e in v["entries"] if e["type"] == "publication"][0]
+        print(i, v["manifestDigest"], int(os.path.exists(root + "/objects/" + v["manifestDigest"])))
+PY
+}
+[ "$(manifests "$WORK/exp2" | awk '$3 == 1' | wc -l)" = 200 ] || fail "a partial bundle's run manifests lack their objects/ files"
+import "--store $WORK/o2" 201 300 100 || fail "import: $(tail -3 "$WORK/import.log")"
+expect_status 0 "$KIXD" export --json --store "$WORK/o2" "$WORK/exp2"
+manifests "$WORK/exp2" >"$WORK/m2"
+python3 - "$WORK/m2" "$WORK/exp2" <<'PY' || fail "the manifests of a bundle that filled: $(head -3 "$WORK/m2")"
+import hashlib, sys
+rows = [l.split() for l in open(sys.argv[1])]
+b, off, packed = open(sys.argv[2] + "/objects/entries/000", "rb").read(), 0, set()
+while off < len(b):
+    n = int.from_bytes(b[off:off + 4], "big")
+    packed.add("sha256:" + hashlib.sha256(b[off + 4:off + 4 + n]).hexdigest())
+    off += 4 + n
+full = [r for r in rows if int(r[0]) < 256]
+assert len(full) > 250 and len(rows) == 300, (len(full), len(rows))
+for i, d, there in rows:
+    if int(i) < 256:
+        assert there == "0" and d in packed, "entry %s: %s %s" % (i, "has a file" if there == "1" else "", "not in the pack" if d not in packed else "")
+    else:
+        assert there == "1", "entry %s: the partial bundle's manifest %s has no file" % (i, d)
+PY
+pass "a bundle that fills: its runs' manifests leave objects/ (in its pack and their pages), the partial bundle's stay"

@@ -40,11 +40,22 @@ for bad in "objects/entries/$P" objects/entries/x001/000 objects/entries/0001 ob
 done
 # what a pack holds: objects of the export, each once, each after the
 # objects it references; together with what the partial bundle needs,
-# every object of the export
+# every object of the export. A run manifest a full bundle's pack holds
+# has no objects/ file: its run page holds it (PROTOCOL.md §3, "One
+# manifest a run"), byte for byte
 python3 - "$WORK/exp" "$FULL" >"$WORK/single.txt" <<'PY' || fail "the packs' content"
 import hashlib, json, os, re, sys
 exp, full = sys.argv[1], int(sys.argv[2])
 files = {f for f in os.listdir(exp + "/objects") if f.startswith("sha256:")}
+pages = {}
+for f in os.listdir(exp + "/runs"):
+    if f.endswith(".html"):
+        m = re.search(r'<script type="application/json" id="kix-view">(.*?)</script>',
+                      open(exp + "/runs/" + f, encoding="utf-8").read(), re.S)
+        v = json.loads(m.group(1))
+        pages[v["manifestDigest"]] = v["manifestCanonical"].encode()
+def held(d):
+    return open(exp + "/objects/" + d, "rb").read() if d in files else pages.get(d)
 packed = set()
 for n in range(full):
     b = open("%s/objects/entries/%03d" % (exp, n), "rb").read()
@@ -55,8 +66,8 @@ for n in range(full):
         assert len(obj) == size, "pack %d cut at %d" % (n, off)
         off += 4 + size
         d = "sha256:" + hashlib.sha256(obj).hexdigest()
-        assert d in files, "pack %d holds %s, not an object of the export" % (n, d)
-        assert open(exp + "/objects/" + d, "rb").read() == obj
+        assert held(d) == obj, "pack %d holds %s, not an object of the export" % (n, d)
+        assert d in files or n < full, d
         assert d not in seen, "pack %d holds %s twice" % (n, d)
         for ref in set(re.findall(r'"(sha256:[0-9a-f]{64})"', obj.decode())):
             assert ref not in files or ref in seen, "pack %d: %s before %s it references" % (n, d, ref)
@@ -64,6 +75,8 @@ for n in range(full):
     assert seen, "pack %d is empty" % n
     packed |= seen
 assert len(packed) > 2 * 256 * 0.9, "%d objects packed" % len(packed)
+only_paged = packed - files
+assert len(only_paged) > 2 * 256 * 0.9, "%d manifests held by the pages alone" % len(only_paged)
 print("\n".join(sorted(files - packed)))
 PY
 pass "a pack per full bundle ($FULL), kixd's bytes the export's (immutable, kept as a file), none for the partial bundle; $(wc -l <"$WORK/single.txt") objects outside the packs"
@@ -127,7 +140,14 @@ while off < len(b):
 print("sha256:" + hashlib.sha256(last).hexdigest())
 PY
 )
-grep -q '"kind":"BenchmarkRun"' "$WORK/exp/objects/$LAST" || fail "$LAST is not a run manifest"
+# a full bundle's run manifest has no objects/ file: its run page holds it
+# (PROTOCOL.md §3, "One manifest a run"); LAST_PAGE is that page
+LAST_PAGE=$(grep -l "\"manifestDigest\":\"$LAST\"" "$WORK"/exp/runs/*.html | head -1)
+[ -n "$LAST_PAGE" ] && [ ! -e "$WORK/exp/objects/$LAST" ] || fail "$LAST has an objects/ file, or no run page"
+LAST_PAGE=runs/$(basename "$LAST_PAGE")
+python3 "$KIX_TESTS/integration/page_view.py" "$WORK/exp/$LAST_PAGE" |
+  python3 -c 'import json,sys; sys.stdout.write(json.load(sys.stdin)["manifestCanonical"])' >"$WORK/last.json"
+grep -q '"kind":"BenchmarkRun"' "$WORK/last.json" || fail "$LAST is not a run manifest"
 CHANGE='objs[-1] = objs[-1].replace(b"\"kind\":\"BenchmarkRun\"", b"\"kind\":\"BenchmarkRuN\""); out = pack(objs)'
 
 # a changed object in a pack: not believed, fetched by its digest
@@ -141,10 +161,18 @@ grep -q "after $SIZE verified entries: .* serves a objects/entries/001 that is n
 grep -qx "$LAST" <<<"$(asked_objects)" || fail "the changed object was not fetched by its digest"
 pass "a changed object in a pack: fetched by its digest instead, the replay verifies all; the audit of the copy names the pack"
 
-# ... and changed in objects/ too: the copy lies about it, the replay refuses
+# ... and changed in its run page too: the copy lies about it, the replay refuses
 fresh_copy
 pack_edit 001 "$CHANGE"
-sed -i 's/"kind":"BenchmarkRun"/"kind":"BenchmarkRuN"/' "$WORK/copy/objects/$LAST"
+rm "$WORK/copy/$LAST_PAGE" && cp "$WORK/exp/$LAST_PAGE" "$WORK/copy/$LAST_PAGE"
+python3 - "$WORK/copy/$LAST_PAGE" <<'PY'
+import os, sys
+sys.path.insert(0, os.environ["KIX_TESTS"] + "/integration")
+from page_view import load, store
+d = load(sys.argv[1])
+d["manifestCanonical"] = d["manifestCanonical"].replace('"kind":"BenchmarkRun"', '"kind":"BenchmarkRuN"')
+store(sys.argv[1], d)
+PY
 export KIX_STATE_DIR="$WORK/s-lie"
 expect_status 1 "$KIX" audit "${A[@]}" --no-cache
 grep -q "entry " "$WORK/err" || fail "the lie is not named with its entry: $(cat "$WORK/err")"
@@ -154,7 +182,7 @@ json_get "$WORK/st.json" 'd["lastError"]' | grep -q "entry " || fail "mirror sta
 [ "$(json_get "$WORK/st.json" 'd["size"]')" = 0 ] || fail "the mirror stored entries: $(cat "$WORK/st.json")"
 stop m
 rm -rf "$WORK/m"
-pass "the object changed in its pack and its file: kix audit exits 1 naming the entry, the mirror stores nothing"
+pass "the run manifest changed in its pack and its run page: kix audit exits 1 naming the entry, the mirror stores nothing"
 
 # an extra object, a cut pack, garbage, a pack over its bound: done without
 EXTRA='{"apiVersion":"kix.dev/v1","kind":"BenchmarkRun","note":"never logged"}'
@@ -170,7 +198,7 @@ serve m --mirror-of "$C/" --upstream-key "$WORK/vkey"
 wait_size m "$SIZE"
 expect_status 1 "$KIX" get --server "$(addr m)" --log-key "$WORK/vkey" "$EXTRA_DIG"
 "$KIX" get --server "$(addr m)" --log-key "$WORK/vkey" "$LAST" >"$WORK/got" 2>"$WORK/err" || fail "the mirror lacks $LAST: $(cat "$WORK/err")"
-cmp -s "$WORK/got" "$WORK/exp/objects/$LAST" || fail "the mirror holds another $LAST"
+cmp -s "$WORK/got" "$WORK/last.json" || fail "the mirror holds another $LAST"
 stop m
 rm -rf "$WORK/m"
 pass "an extra object in a pack and a pack cut short: the replay and the mirror do without them, the extra object is not stored; the audit of the copy names the pack"

@@ -229,6 +229,11 @@ else:
         return json.loads(re.search(r'id="kix-view">(.*)</script>', t).group(1))
     v = inner(kview)
     del v["manifest"], v["sections"], v["objects"], v["index"]
+    # a lean view: not what the HTML of the page says (PROTOCOL.md §3)
+    for f in ("observedAt", "primary", "evidence", "title", "header", "evidenceText", "lastObserved"):
+        v.pop(f, None)
+    for e in v["entries"]:
+        del e["tile"], e["entryBundle"]
     assert inner(nview) == v, "the page's view"
     def once(t):
         # kixd's own page has the checkpoint, BibTeX, CSL-JSON and manifest boxes
@@ -236,6 +241,10 @@ else:
         t = re.sub(r'<p data-kix-slot="cite-about">[^\n]*\n', "", t)
         t = re.sub(r'<details><summary>(?:Checkpoint at size [0-9]+|BibTeX|CSL-JSON|Show the manifest)</summary>.*?</details>\n', "", t, flags=re.S)
         t = re.sub(r' · <a href="[^"]*\.json" type="application/json">JSON</a>', "", t)
+        # an exported page's field cells are named by their place, not by
+        # pointer, object and format (PROTOCOL.md §3, "Field cells by position")
+        t = re.sub(r'<td(?: data-kix-object="[^"]*")? data-kix-ptr="[^"]*"(?: data-kix-fmt="[^"]*")?>', "<td>", t)
+        t = re.sub(r'<table class="kv" data-kix-object="[^"]*">', '<table class="kv">', t)
         return re.sub(r"\n<p[^>]*>(This|The) page's verifier (fills in|shows)[^\n]*", "", t)
     a, b = open(n, encoding="utf-8").read(), open(k, encoding="utf-8").read()
     assert once(a) == once(b) and "{&quot;apiVersion" in b and "{&quot;apiVersion" not in a, "the page"

@@ -280,9 +280,13 @@ for lie in changed missing record; do
   python3 - "$WORK/liar" "$MDIG" "$lie" <<'PY' || fail "tamper ($lie)"
 import sys
 root, digest, lie = sys.argv[1:4]
-if lie == "missing":
-    import os
+if lie == "missing":  # from objects/ and from the run's page, which holds it too
+    import glob, os
     os.remove(root + "/objects/" + digest)
+    for p in glob.glob(root + "/runs/*.html"):
+        if digest in open(p, encoding="utf-8").read():
+            os.remove(p)
+            os.remove(p[:-5])
     sys.exit(0)
 else:
     f = root + "/objects/" + digest

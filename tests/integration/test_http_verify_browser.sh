@@ -128,6 +128,11 @@ for p in "runs/$RID" "groups/$G"; do
 v = json.load(sys.stdin)
 if v["view"] == "kix.run/1":
     del v["manifest"], v["sections"], v["objects"], v["index"]
+    # a lean view: what the HTML of the page says (PROTOCOL.md §3)
+    for k in ("observedAt", "primary", "evidence", "title", "header", "evidenceText", "lastObserved"):
+        v.pop(k, None)
+    for e in v["entries"]:
+        del e["tile"], e["entryBundle"]
 else:  # the copy: group rows name their runs (layout 4)
     del v["index"], v["workloadCanonical"], v["environmentCanonical"]
     for r in v["rows"]:
@@ -150,7 +155,7 @@ pass "the export served by nginx: the page verifies in Chromium, under both its 
 [ "$SIZE" -gt 512 ] || fail "the test expects a log past 512 entries, got $SIZE"
 read -r INDEX TILE BUNDLE < <(python3 -c 'import json,sys
 e = json.load(open(sys.argv[1]))["entries"][0]
-print(e["index"], e["tile"], e["entryBundle"])' <(embedded "$WORK/exp/runs/$RID"))
+print(e["index"], e["tile"], e["entryBundle"])' <(curl -sf "$H/runs/$RID" -o "$WORK/kixd-rid.html" && embedded "$WORK/kixd-rid.html"))
 case "$BUNDLE" in tile/entries/002.p/*) ;; *) fail "the rope run's bundle: $BUNDLE, want a partial tile/entries/002" ;; esac
 expect_failed() { # DIR WANT NAME [PAGE]
   start_nginx "$1"
@@ -293,6 +298,44 @@ expect_failed "$WORK/bad10" "row 1 shows run" "a group view whose first median w
 copy_export "$WORK/bad9" "groups/$GROUP"
 edit_view "$WORK/bad9/groups/$GROUP" 'v["size"] += 90'
 expect_failed "$WORK/bad9" "the signed index proves" "a group view with its size edited" "groups/$GROUP"
+
+# ---- one manifest a run (PROTOCOL.md §3, "One manifest a run") ------------------------
+# EARLY was published in bundle 000, full at the export: its manifest is in
+# its page (manifestCanonical) and the pack objects/entries/000, with no
+# objects/<digest>; RID's bundle 002 is partial, so its manifest has one.
+# EARLY's page and its group's page (whose rows read manifests from the
+# run pages) verify; the manifest changed in EARLY's page turns both red,
+# and kix show and kix group over the copy exit 1.
+EM=$(embedded "$WORK/exp/runs/$EARLY" | python3 -c 'import json,sys; print(json.load(sys.stdin)["manifestDigest"])')
+RM=$(embedded "$WORK/exp/runs/$RID" | python3 -c 'import json,sys; print(json.load(sys.stdin)["manifestDigest"])')
+EG=$(python3 -c 'import json,sys; print(json.loads(sys.argv[1])["rank"]["group"])' "$(embedded "$WORK/exp/runs/$EARLY")")
+[ -n "$EG" ] && [ -s "$WORK/exp/objects/entries/000" ] || fail "EARLY has no group, or bundle 000 no pack"
+[ ! -e "$WORK/exp/objects/$EM" ] || fail "the export wrote objects/$EM, a manifest its run page and pack hold"
+[ -f "$WORK/exp/objects/$RM" ] || fail "the export wrote no objects/$RM, the manifest of a run in a partial bundle"
+start_nginx "$WORK/exp"
+expect_verified "$NGINX_URL/runs/$EARLY" "nginx, a run in a full bundle (its manifest in its page alone)"
+expect_group_verified "$NGINX_URL/groups/$EG" "nginx, the group page of a run in a full bundle"
+export KIX_STATE_DIR="$WORK/s-one"
+"$KIX" show --server "$NGINX_URL/" --log-key "$WORK/vkey" "$EARLY" >/dev/null 2>"$WORK/err" ||
+  fail "kix show over the export, a run in a full bundle: $(cat "$WORK/err")"
+"$KIX" group --server "$NGINX_URL/" --log-key "$WORK/vkey" "$EG" >/dev/null 2>"$WORK/err" ||
+  fail "kix group over the export, a run in a full bundle: $(cat "$WORK/err")"
+pass "a run of a full bundle: no objects/ file for its manifest; its page and group page verify in Chromium, kix show and kix group read it from the page"
+copy_export "$WORK/bad13" "runs/$EARLY.html"
+edit_view "$WORK/bad13/runs/$EARLY.html" '
+c = v["manifestCanonical"]
+i = c.index("\"median\":") + len("\"median\":")
+v["manifestCanonical"] = c[:i] + ("9" if c[i] != "9" else "8") + c[i + 1:]'
+ln -f "$WORK/bad13/runs/$EARLY.html" "$WORK/bad13/runs/$EARLY" # the page's two names, one file
+expect_failed "$WORK/bad13" "the manifest shown hashes to sha256:" "a full bundle's run page with its manifest changed" "runs/$EARLY"
+expect_failed "$WORK/bad13" "the manifest shown hashes to sha256:" "a group page whose row's run page has its manifest changed" "groups/$EG"
+export KIX_STATE_DIR="$WORK/s-one-liar"
+expect_status 1 "$KIX" show --server "$NGINX_URL/" --no-cache --log-key "$WORK/vkey" "$EARLY"
+grep -q "does not verify: the manifest.s bytes do not hash to $EM" "$WORK/err" || fail "kix show, a changed manifest in the page: $(cat "$WORK/err")"
+expect_status 1 "$KIX" group --server "$NGINX_URL/" --no-cache --log-key "$WORK/vkey" "$EG"
+grep -q "carries another manifest" "$WORK/err" || fail "kix group, a changed manifest in a row's page: $(cat "$WORK/err")"
+unset KIX_STATE_DIR
+pass "a full bundle's run page with its manifest changed: its page and its group's page are red, kix show and kix group exit 1"
 
 # ---- the log grows: untouched pages stay green ---------------------------------------
 # kixd export rewrites only the pages of runs and groups with new entries:

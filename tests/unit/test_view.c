@@ -589,7 +589,8 @@ static int slot_names(const struct kix_buf *page, struct kix_buf *out)
  * export leaves out of a run's view (KIX_VIEW_JSON_EXPORT). */
 /* Whether `page` (NUL-terminated) embeds as #kix-view kixd's view `want`
  * without `manifest`, `sections`, `objects` and `index` (a static copy's
- * since layout 4: the page's one file), as the same JSON value. */
+ * since layout 4: the page's one file) and what its HTML says (a lean
+ * view: PROTOCOL.md §3), as the same JSON value. */
 static int page_embeds_lean(const struct kix_buf *page, const struct kix_buf *want)
 {
     static const char open[] = "<script type=\"application/json\" id=\"kix-view\">";
@@ -599,10 +600,16 @@ static int page_embeds_lean(const struct kix_buf *page, const struct kix_buf *wa
 
     if (from && (to = strstr(from += strlen(open), "</script>")) != NULL)
         h = json_loadb(from, (size_t)(to - from), JSON_REJECT_DUPLICATES, NULL);
-    json_object_del(w, "manifest");
-    json_object_del(w, "sections");
-    json_object_del(w, "objects");
-    json_object_del(w, "index");
+    static const char *const gone[] = {"manifest",   "sections",     "objects",     "index",
+                                       "observedAt", "primary",      "evidence",    "title",
+                                       "header",     "evidenceText", "lastObserved"};
+    for (size_t i = 0; i < sizeof(gone) / sizeof(gone[0]); i++)
+        json_object_del(w, gone[i]);
+    /* and the entries' paths, which a reader computes from index and size */
+    for (size_t i = 0; i < json_array_size(json_object_get(w, "entries")); i++) {
+        json_object_del(json_array_get(json_object_get(w, "entries"), i), "tile");
+        json_object_del(json_array_get(json_object_get(w, "entries"), i), "entryBundle");
+    }
     same = w && h && json_equal(w, h);
     json_decref(w);
     json_decref(h);

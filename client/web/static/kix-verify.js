@@ -1183,6 +1183,168 @@
     return v;
   }
 
+  /* A run's section rows that read one field, in order, as
+   * client/view/sections.c writes them: for each section (Identity,
+   * Correctness, Workload, Measurements, Protocol, Environment, Artifacts)
+   * the rows of its table that are not computed (no data-kix-words), each
+   * { object, ptr, fmt }, or null for a row that names no field (a
+   * measurement in a unit kix has no words for). An exported page names
+   * its field cells by position alone (PROTOCOL.md section 3, "Field
+   * cells by position"): this gives each its pointer. Keys are taken in
+   * the canonical order (the order C reads the canonical bytes in). */
+  function sectionFields(manifest, objects) {
+    var isObj = function (x) { return x !== null && typeof x === 'object' && !Array.isArray(x); };
+    var isInt = function (x) { return typeof x === 'number' && Number.isInteger(x); };
+    var keys = function (x) { return isObj(x) ? Object.keys(x).sort() : []; };
+    /* ptr + "/" + key escaped, "?" (no field) past cap bytes (ptr_append) */
+    var append = function (ptr, key, cap) {
+      var n = enc.encode(ptr).length, k = enc.encode(key);
+      if (ptr[0] === '?' || n + 2 > cap) return '?';
+      n++;
+      for (var i = 0; i < k.length; i++) {
+        if (n + 3 > cap) return '?';
+        n += k[i] === 0x7e || k[i] === 0x2f ? 2 : 1;
+      }
+      return ptr + '/' + key.replace(/~/g, '~0').replace(/\//g, '~1');
+    };
+    /* "primaryStatistic" → "primary statistic" (words(), for the fmt rules) */
+    var words = function (key) {
+      var out = '';
+      for (var i = 0; i < key.length; i++) {
+        var c = key[i], up = c >= 'A' && c <= 'Z', prevUp = i && key[i - 1] >= 'A' && key[i - 1] <= 'Z';
+        var nextUp = key[i + 1] >= 'A' && key[i + 1] <= 'Z';
+        if (up && i && !prevUp) out += ' ';
+        out += up && !nextUp && i + 1 < key.length ? c.toLowerCase() : c;
+      }
+      return out;
+    };
+    var sections = [[], [], [], [], [], [], []], s;
+    var field = function (object, doc, ptr, fmt) {
+      var v = pointer(doc, ptr);
+      if (v !== undefined && v !== null) { s.push({ object: object, ptr: ptr, fmt: fmt }); return true; }
+      return false;
+    };
+    var flatten = function (object, doc, v, ptr) {
+      if (isObj(v)) {
+        keys(v).forEach(function (k) {
+          var sub = append(ptr, k, 192), x = v[k], kw = words(k), fmt = isInt(x) ? 'count' : 'text';
+          if (x !== null && typeof x === 'object') return flatten(object, doc, x, sub);
+          if (isInt(x) && (kw === 'bytes' || (kw.length > 6 && / bytes$/.test(kw)))) fmt = 'bytes';
+          else if (isInt(x) && kw.length > 3 && / ns$/.test(kw)) fmt = 'ns';
+          field(object, doc, sub, fmt);
+        });
+        return;
+      }
+      if (!Array.isArray(v)) return;
+      if (v.every(function (x) { return x === null || typeof x !== 'object'; })) {
+        if (v.length) field(object, doc, ptr, 'list');
+        return;
+      }
+      v.forEach(function (x, i) {
+        var sub = ptr[0] === '?' || enc.encode(ptr + '/' + i).length >= 192 ? '?' : ptr + '/' + i;
+        flatten(object, doc, x, sub);
+      });
+    };
+    var spec = isObj(manifest) && isObj(manifest.spec) ? manifest.spec : {};
+    var impl = objects.implementationDigest, work = objects.workloadDigest;
+    var proto = objects.protocolDigest, env = objects.environmentDigest;
+    s = sections[0]; /* Identity */
+    if (impl) {
+      field('implementationDigest', impl, '/spec/name', 'text');
+      keys(impl.spec).forEach(function (k) {
+        if (k !== 'name') field('implementationDigest', impl, append('/spec', k, 192), 'text');
+      });
+    }
+    if (work) field('workloadDigest', work, '/metadata/title', 'text');
+    keys(pointer(manifest, '/metadata/labels')).forEach(function (k) {
+      field('manifest', manifest, append('/metadata/labels', k, 192), 'text');
+    });
+    if (typeof spec.observedAt === 'string' && spec.observedAt) field('manifest', manifest, '/spec/observedAt', 'text');
+    field('manifest', manifest, '/spec/sourceNative/benchmark', 'text');
+    field('manifest', manifest, '/spec/sourceNative/url', 'text');
+    field('manifest', manifest, '/spec/sourceNative/externalId', 'text');
+    flatten('manifest', manifest, pointer(manifest, '/spec/sourceNative/config'), '/spec/sourceNative/config');
+    s = sections[1]; /* Correctness */
+    flatten('manifest', manifest, spec.correctness, '/spec/correctness');
+    s = sections[2]; /* Workload */
+    var ws = work && isObj(work.spec) ? work.spec : {};
+    field('workloadDigest', work, '/spec/kernel', 'text');
+    keys(ws.parameters).forEach(function (k) {
+      field('workloadDigest', work, append('/spec/parameters', k, 192), isInt(ws.parameters[k]) ? 'count' : 'text');
+    });
+    field('workloadDigest', work, '/spec/dtype', 'text');
+    (Array.isArray(ws.tensors) ? ws.tensors : []).forEach(function (x, i) {
+      field('workloadDigest', work, '/spec/tensors/' + i, 'shape');
+    });
+    flatten('workloadDigest', work, ws.definition, '/spec/definition');
+    flatten('workloadDigest', work, ws.config, '/spec/config');
+    s = sections[3]; /* Measurements */
+    var f = figuresOf(manifest), timing = isObj(spec.timing) ? spec.timing : {};
+    if (f.have) {
+      var stat = !f.bytes && timing.primaryStatistic === 'mean' ? 'mean' : 'median';
+      field('manifest', manifest, (f.bytes ? '/spec/memory/peakBytes/' : '/spec/timing/latencyNs/') + stat,
+            f.bytes ? 'bytes' : 'ns');
+    }
+    (Array.isArray(spec.measurements) ? spec.measurements : []).forEach(function (m, i) {
+      var unit = isObj(m) && typeof m.unit === 'string' ? m.unit : undefined;
+      var fmt = unit === 'ns' ? 'ns' : unit === 'B' || unit === 'bytes' ? 'bytes' : 'text';
+      /* a unit kix has no words for: said after the value, no field */
+      if (field('manifest', manifest, '/spec/measurements/' + i + '/value', fmt) && fmt === 'text' && unit)
+        s[s.length - 1] = null;
+    });
+    keys(pointer(manifest, '/spec/sourceNative/metrics')).forEach(function (k) {
+      field('manifest', manifest, append('/spec/sourceNative/metrics', k, 192), 'text');
+    });
+    s = sections[4]; /* Protocol */
+    flatten('protocolDigest', proto, proto && proto.spec, '/spec');
+    s = sections[5]; /* Environment */
+    if (env) {
+      var hw = pointer(env, '/spec/hardware'), sw = pointer(env, '/spec/software');
+      if (hw && typeof hw.product === 'string' && hw.product) field('environmentDigest', env, '/spec/hardware', 'gpu');
+      keys(hw).forEach(function (k) {
+        if (k === 'product' || k === 'architecture') return;
+        var ptr = append('/spec/hardware', k, 192), x = hw[k];
+        if (x !== null && typeof x === 'object') flatten('environmentDigest', env, x, ptr);
+        else field('environmentDigest', env, ptr, k === 'memoryBytes' ? 'bytes' : isInt(x) ? 'count' : 'text');
+      });
+      if (keys(sw).length) flatten('environmentDigest', env, sw, '/spec/software');
+      field('environmentDigest', env, '/spec/notes', 'text');
+    }
+    s = sections[6]; /* Artifacts */
+    flatten('manifest', manifest, pointer(manifest, '/spec/artifacts'), '/spec/artifacts');
+    return sections;
+  }
+  var SECTION_IDS = ['identity', 'correctness', 'workload', 'measurements', 'protocol', 'environment',
+                     'artifacts'];
+
+  /* Names each field cell of an exported page's section tables (cells
+   * without data-kix-ptr or data-kix-words) by the pointer, object and
+   * format sectionFields gives its position; a table whose rows are not
+   * the manifest's in number is left unnamed (its cells stay unproven).
+   * Returns the cells left so. */
+  function nameFieldCells(doc, manifest, objects) {
+    var all = sectionFields(manifest, objects), bad = [];
+    SECTION_IDS.forEach(function (id, i) {
+      var sec = doc.getElementById(id), t = sec && sec.querySelector('table');
+      if (!t) return;
+      var cells = [];
+      t.querySelectorAll('tr').forEach(function (tr) {
+        var td = tr.querySelector('td');
+        if (td && !td.hasAttribute('data-kix-words')) cells.push(td);
+      });
+      if (cells.some(function (td) { return td.hasAttribute('data-kix-ptr'); })) return; /* kixd's */
+      if (cells.length !== all[i].length) { bad = bad.concat(cells); return; }
+      cells.forEach(function (td, j) {
+        var r = all[i][j];
+        if (!r) return;
+        td.setAttribute('data-kix-ptr', r.ptr);
+        if (r.object !== 'manifest') td.setAttribute('data-kix-object', r.object);
+        if (r.fmt !== 'text') td.setAttribute('data-kix-fmt', r.fmt);
+      });
+    });
+    return bad;
+  }
+
   /* An object field's value for people, by data-kix-fmt (PROTOCOL.md,
    * "The view documents"): text, bytes, ns, count, list, shape, gpu, date. A
    * value that is not there is "not recorded". */
@@ -1361,7 +1523,8 @@
       throw new Fail('the view says group ' + r.group + ', best ' + r.best + ' (' + r.bestValue +
                      '); the signed index proves group ' + p.group + ', best ' + p.best + ' (' +
                      p.bestValue + ')');
-    if (view.evidence !== facts.evidence)
+    /* a static copy's view says no evidence (its page does): what it does say is held */
+    if (view.evidence !== undefined && view.evidence !== facts.evidence)
       throw new Fail('the view says evidence "' + view.evidence + '"; the signed index proves "' +
                      facts.evidence + '"');
   }
@@ -1371,9 +1534,11 @@
    * otherwise than its proofs is caught, not only its page. */
   function compareRunClaims(view, x, fig) {
     var p = view.primary, lies = [];
-    if (fig.have ? !p || p.median !== fig.median || p.p20 !== fig.p20 || p.p80 !== fig.p80 ||
-                   p.unit !== (fig.bytes ? 'bytes' : 'ns')
-                 : p !== undefined) lies.push('its primary measurement');
+    /* a static copy's view claims no figures (its page shows them, and the
+     * verifier writes the proven ones over them) */
+    if (p !== undefined && (!fig.have || !p || p.median !== fig.median || p.p20 !== fig.p20 ||
+                            p.p80 !== fig.p80 || p.unit !== (fig.bytes ? 'bytes' : 'ns')))
+      lies.push('its primary measurement');
     if ((view.supersededBy || '') !== (x.supersededBy ? x.supersededBy.runId : ''))
       lies.push('its successor');
     if ((view.supersedes || '') !== (x.supersedes ? x.supersedes.runId : ''))
@@ -1614,7 +1779,7 @@
         var rec = await filesRecord(files, 'run/' + row.runId, size);
         row.runRecord = rec.record;
         row.runProof = rec.proof;
-        if (typeof row.manifestCanonical !== 'string') await rowObjects(row, rec.record, io);
+        if (typeof row.manifestCanonical !== 'string') await rowObjects(row, rec.record, io, size);
       }));
     }
     out.index = x;
@@ -1640,12 +1805,52 @@
     return new TextDecoder().decode(await io.fetchBytes('objects/' + digest));
   }
 
+  /* A run's manifest in a static copy (PROTOCOL.md section 3, "One
+   * manifest a run"): a run published in a bundle that was full when the
+   * copy was exported has no objects/<digest>; its page's view
+   * (runs/<name>.html, #kix-view) carries it as manifestCanonical, as do
+   * the bundle's pack. The other runs' manifests are objects/ files. Read
+   * from where it should be, then the other place; the caller hashes it to
+   * the digest the run's signed record names, so neither is believed. */
+  async function runManifest(io, runId, run, size, at) {
+    var digest = 'sha256:' + run.manifest, full = BigInt(Math.floor(size / 256) * 256);
+    var fromPage = async function () {
+      var html = new TextDecoder().decode(await io.fetchBytes(
+        'runs/' + encodeURIComponent(runPageName(runId)) + '.html'));
+      var open = '<script type="application/json" id="kix-view">', i = html.indexOf(open);
+      var j = i < 0 ? -1 : html.indexOf('</script>', i), v;
+      if (j < 0) throw new Fail('the page of run ' + runId + ' carries no view');
+      try { v = JSON.parse(html.slice(i + open.length, j)); } catch (e) {
+        throw new Fail('the page of run ' + runId + ' carries a view that is not JSON');
+      }
+      if (typeof (v || {}).manifestCanonical !== 'string')
+        throw new Fail('the page of run ' + runId + ' carries no manifest');
+      return v.manifestCanonical;
+    };
+    var fromFile = function () { return copyObject(io, digest, at); };
+    var first = run.publication < full ? fromPage : fromFile, why;
+    try {
+      return await first();
+    } catch (e) {
+      if (!(e instanceof Fail)) throw e;
+      why = e.message;
+    }
+    try {
+      return await (first === fromPage ? fromFile : fromPage)();
+    } catch (e) {
+      if (!(e instanceof Fail)) throw e;
+      throw new Fail('the copy holds the manifest ' + digest + ' of run ' + runId +
+                     ' neither as objects/' + digest + ' nor in the run\u2019s page (' + why +
+                     '; ' + e.message + ')');
+    }
+  }
+
   /* A copy's group row (layout 4) names its run alone: its manifest (by
    * the digest its index record gives) and the Implementation object the
    * manifest names are the copy's files. provenRow checks both by hash. */
-  async function rowObjects(row, record, io) {
+  async function rowObjects(row, record, io, size) {
     var run = decodeRunRecord(unhex(record)), at = 'the run ' + row.runId + '\u2019s record';
-    row.manifestCanonical = await copyObject(io, 'sha256:' + run.manifest, at);
+    row.manifestCanonical = await runManifest(io, row.runId, run, size, at);
     var m;
     try { m = JSON.parse(row.manifestCanonical); } catch (e) { return; }
     var want = ((m && m.spec) || {}).implementationDigest;
@@ -2362,6 +2567,10 @@
       /* a field cell is named by its JSON pointer (pages before 2026-12-07
        * also said data-kix-slot="field"); no data-kix-object: the
        * manifest; no data-kix-fmt: text */
+      /* an exported page's field cells are named by their place (PROTOCOL.md
+       * section 3, "Field cells by position"): named here, then proven */
+      if (m && p.objects)
+        nameFieldCells(doc, m.value, p.objects).forEach(function (el) { mark(el, false); });
       doc.querySelectorAll('[data-kix-ptr]').forEach(function (el) {
         /* the object a cell's table names for all its cells (run_page.c) */
         var shared = el.closest && el.closest('table[data-kix-object]');
@@ -2596,6 +2805,7 @@
     pagePin: pagePin, checkPin: checkPin, shapeText: shapeText
   };
   /* the layout's run page names (PROTOCOL.md §3), for the node tests */
+  api.sectionFields = sectionFields; /* held to client/view/sections.c by js.render's vectors */
   api.runPageName = runPageName;
   api.runPageId = runPageId;
 

@@ -159,6 +159,15 @@ KIX_API void kix_pages_set_submit_url(const char *url);
 KIX_API void kix_page_script(struct kix_bytes *out);
 KIX_API void kix_page_style(struct kix_bytes *out);
 
+/* Whether entry `index` (its leaf) is a run's publication whose exported
+ * run page embeds its manifest (the page named by the run id itself, in
+ * the grammar: PROTOCOL.md §3, "One manifest a run"): 1 and *manifest
+ * set, else 0. What kixd gives kix_log_export_tlog_linked as `elsewhere`,
+ * so that a copy holds such a manifest in its page and its bundle's pack,
+ * without an objects/ file of its own. */
+KIX_API int kix_pages_manifest_in_page(uint64_t index, const uint8_t *leaf, size_t len,
+                                       struct kix_digest *manifest);
+
 /* src: the store as one snapshot (kix_source_open_snapshot; kixd gives
  * the snapshot its --ack-replicas mirrors hold). */
 KIX_API int kix_pages_export(struct kix_source *src, const char *dir,

@@ -74,13 +74,15 @@ struct kix_tlog_export_stats {
  * size; otherwise everything), and the partial tiles and bundles of every
  * stored checkpoint whose full tile is not there yet (the spec's rule for
  * which partial tiles a log serves), and objects/sha256:<hex>, each object
- * the new entries need (their canonical bytes, as kixd --http serves them),
- * and objects/entries/<N>, the object pack of each bundle that became full
- * (kix_log_reader_object_pack; none for one over its bound);
- * it never deletes a file. stats (may
- * be NULL) says what was done. A replica (mirror) exports the same bytes
- * as its origin. Safe to run while the log is written; one export per
- * directory at a time. */
+ * the new entries need (their canonical bytes, as kixd --http serves them;
+ * with kix_log_export_tlog_linked's `elsewhere`, none for an object the
+ * caller's files hold and the entry's full bundle's pack too), and
+ * objects/entries/<N>, the object pack of each bundle that became full
+ * (kix_log_reader_object_pack; none for one over its bound); the only
+ * files it deletes are the objects/ files that `elsewhere` names for a
+ * bundle now full. stats (may be NULL) says what was done. A replica
+ * (mirror) exports the same bytes as its origin. Safe to run while the
+ * log is written; one export per directory at a time. */
 KIX_API int kix_log_export_tlog(struct kix_log *l, const char *dir,
                                 struct kix_tlog_export_stats *stats,
                                 struct kix_err *err) KIX_MUST_CHECK;
@@ -107,9 +109,20 @@ KIX_API int kix_log_export_tlog_from(struct kix_log *l, struct kix_log_reader *g
  * pack whose file there holds exactly the bytes the export makes (compared
  * with them) is hard-linked into dir instead of written (kix_file_tree_link;
  * written as before across file systems or when the bytes differ). It
- * counts in files and bytes as a written one, and in stats->linked. */
+ * counts in files and bytes as a written one, and in stats->linked.
+ *
+ * elsewhere (NULL: none) names the object of entry `index` (its leaf)
+ * that a layer above keeps in the copy in a file of its own making (the
+ * pages embed a publication's subject: PROTOCOL.md §3, "One manifest a
+ * run"): 1 and *object set, else 0. Such an object gets no objects/ file
+ * once the entry's bundle is full and its pack written (the pack holds
+ * it), and the file an earlier export wrote while the bundle was partial
+ * is removed; until then it is written as any other. */
+typedef int (*kix_tlog_object_elsewhere)(uint64_t index, const uint8_t *leaf, size_t len,
+                                         struct kix_digest *object);
 KIX_API int kix_log_export_tlog_linked(struct kix_log *l, struct kix_log_reader *given,
                                        const char *dir, const char *link_dir,
+                                       kix_tlog_object_elsewhere elsewhere,
                                        kix_tlog_export_hook hook, void *ctx,
                                        struct kix_tlog_export_stats *stats,
                                        struct kix_err *err) KIX_MUST_CHECK;
