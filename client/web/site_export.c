@@ -290,10 +290,11 @@ static int write_static(struct pexport *x, const char *name, const struct kix_by
  * DIR/runs/.layout: pages written in another (an older kixd's links name
  * extensionless files, and its kernel pages have no .html twin; layout 2's
  * run pages and views repeat the manifest; layout 3's run views are a
- * second file and repeat the objects and index proofs) are all written
- * again, so that no page links a file the copy lacks and each run's bytes
- * are there once. */
-#define LAYOUT "4\n"
+ * second file and repeat the objects and index proofs; layout 4's name
+ * each field cell's pointer and embed views that repeat the page) are all
+ * written again, so that no page links a file the copy lacks and each
+ * run's bytes are there once. */
+#define LAYOUT "5\n"
 
 static int layout_current(const char *dir)
 {
