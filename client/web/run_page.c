@@ -268,16 +268,20 @@ static int uri_encode(struct kix_tpl *t, const char *name, const struct kix_buf 
     return rc;
 }
 
-/* The cite box: kix cite's three forms (kix/cite.h) at the page's checkpoint. */
-static int run_cite(struct kix_tpl *t, const struct kix_run_view *v, const char *today)
+/* The cite box: kix cite's three forms (kix/cite.h) at the page's
+ * checkpoint. Not full (an exported page): the text alone, as the page
+ * shows no other; its verifier builds BibTeX and CSL-JSON from what it
+ * proves (PROTOCOL.md §3, "A run page's shell"). */
+static int run_cite(struct kix_tpl *t, const struct kix_run_view *v, const char *today, int full)
 {
     struct kix_cite c;
     struct kix_buf text = KIX_BUF_INIT, bib = KIX_BUF_INIT, csl = KIX_BUF_INIT;
     int rc = kix_cite_init_at_res(&c, v->res, today);
 
-    if (rc == KIX_OK && (rc = kix_cite_text(&c, &text)) == KIX_OK &&
-        (rc = kix_cite_bibtex(&c, &bib)) == KIX_OK && (rc = kix_cite_csl(&c, &csl)) == KIX_OK &&
-        (rc = kix_tpl_setn(t, "citeText", (const char *)text.ptr, text.len)) == KIX_OK &&
+    if (rc == KIX_OK && (rc = kix_cite_text(&c, &text)) == KIX_OK)
+        rc = kix_tpl_setn(t, "citeText", (const char *)text.ptr, text.len);
+    if (rc == KIX_OK && full && (rc = kix_cite_bibtex(&c, &bib)) == KIX_OK &&
+        (rc = kix_cite_csl(&c, &csl)) == KIX_OK &&
         (rc = kix_tpl_setn(t, "bibtex", (const char *)bib.ptr, bib.len)) == KIX_OK &&
         (rc = kix_tpl_setn(t, "csl", (const char *)csl.ptr, csl.len)) == KIX_OK &&
         (rc = uri_encode(t, "bibtexUri", &bib)) == KIX_OK)
@@ -382,7 +386,7 @@ static int run_slots(struct kix_tpl *t, const struct kix_run_view *v, const stru
         (rc = kix_tpl_setn(t, "view", (const char *)doc->ptr, doc->len)))
         return rc;
     if ((rc = run_reruns(t, v)) || (rc = run_attestations(t, v)) ||
-        (rc = run_sections(t, v, full)) || (rc = run_cite(t, v, today)))
+        (rc = run_sections(t, v, full)) || (rc = run_cite(t, v, today, full)))
         return rc;
     return run_entries(t, v);
 }
