@@ -281,8 +281,38 @@ static const char *section_end(const char *p, const char *end, const char *name,
     return NULL;
 }
 
+/* The partials ({{>name}}): templates/<name>.html, compiled in. */
+extern const unsigned char kix__sweep_figure_html[];
+extern const size_t kix__sweep_figure_html_len;
+
+static const struct partial {
+    const char *name;
+    const unsigned char *text;
+    const size_t *len;
+} partials[] = {
+    {"sweep_figure", kix__sweep_figure_html, &kix__sweep_figure_html_len},
+};
+
 static int render(const char *p, const char *end, const struct kix_tpl *t, struct kix_buf *out,
-                  struct kix_err *err)
+                  int in_partial, struct kix_err *err);
+
+/* {{>name}}: the partial rendered in place, with the data at this point
+ * (a section's row inside one); a partial names no other. */
+static int render_partial(const char *name, size_t len, const struct kix_tpl *t,
+                          struct kix_buf *out, int in_partial, struct kix_err *err)
+{
+    if (in_partial)
+        return kix_err_set(err, KIX_EINVAL, "template: partial {{>%.*s}} inside a partial",
+                           (int)len, name);
+    for (size_t i = 0; i < sizeof(partials) / sizeof(partials[0]); i++)
+        if (strlen(partials[i].name) == len && memcmp(partials[i].name, name, len) == 0)
+            return render((const char *)partials[i].text,
+                          (const char *)partials[i].text + *partials[i].len, t, out, 1, err);
+    return kix_err_set(err, KIX_EINVAL, "template: no partial \"%.*s\"", (int)len, name);
+}
+
+static int render(const char *p, const char *end, const struct kix_tpl *t, struct kix_buf *out,
+                  int in_partial, struct kix_err *err)
 {
     while (p < end) {
         const char *open = find2(p, end, '{'), *close, *name, *body_end;
@@ -299,7 +329,7 @@ static int render(const char *p, const char *end, const struct kix_tpl *t, struc
             break;
         if (!(close = find2(open + 2, end, '}')))
             return kix_err_set(err, KIX_EINVAL, "template: an unclosed {{");
-        kind = open + 2 < close && strchr("#?^/", open[2]) ? open[2] : 0;
+        kind = open + 2 < close && strchr("#?^/>", open[2]) ? open[2] : 0;
         name = open + 2 + (kind ? 1 : 0);
         if (!kind && close - name > 5 && memcmp(name, "json ", 5) == 0) {
             kind = 'j';
@@ -309,6 +339,12 @@ static int render(const char *p, const char *end, const struct kix_tpl *t, struc
         if (kind == '/')
             return kix_err_set(err, KIX_EINVAL, "template: {{/%.*s}} closes no section", (int)len,
                                name);
+        if (kind == '>') {
+            p = close + 2;
+            if ((rc = render_partial(name, len, t, out, in_partial, err)) != KIX_OK)
+                return rc;
+            continue;
+        }
         if (!(s = find(t, name, len)))
             return kix_err_set(err, KIX_EINVAL, "template: no slot \"%.*s\"", (int)len, name);
         p = close + 2;
@@ -330,14 +366,15 @@ static int render(const char *p, const char *end, const struct kix_tpl *t, struc
             for (size_t i = 0; i < s->nrows; i++) {
                 struct kix_tpl *row = s->rows[i];
                 row->parent = t;
-                rc = render(p, body_end, row, out, err);
+                rc = render(p, body_end, row, out, in_partial, err);
                 row->parent = NULL;
                 if (rc)
                     return rc;
             }
         } else {
             int full = s->text ? s->text[0] != '\0' : s->nrows > 0;
-            if (full == (kind == '?') && (rc = render(p, body_end, t, out, err)) != KIX_OK)
+            if (full == (kind == '?') &&
+                (rc = render(p, body_end, t, out, in_partial, err)) != KIX_OK)
                 return rc;
         }
         p = body_end + len + 5;
@@ -348,5 +385,5 @@ static int render(const char *p, const char *end, const struct kix_tpl *t, struc
 int kix_tpl_render(const char *tpl, size_t len, const struct kix_tpl *t, struct kix_buf *out,
                    struct kix_err *err)
 {
-    return render(tpl, tpl + len, t, out, err);
+    return render(tpl, tpl + len, t, out, 0, err);
 }

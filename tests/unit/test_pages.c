@@ -74,6 +74,12 @@ KIX_TEST(template_missing_slot_is_an_error)
     ASSERT_TRUE(fill("{{#here}}x{{/here}}", t, &err) == NULL); /* text, not a section */
     ASSERT_TRUE(fill("{{here", t, &err) == NULL);
     ASSERT_TRUE(fill("{{here}", t, &err) == NULL);
+    ASSERT_TRUE(fill("{{>nope}}", t, &err) == NULL); /* no such partial */
+    ASSERT_TRUE(strstr(err.msg, "nope") != NULL);
+    /* a partial is rendered with the data at its place: this one's slots
+     * are not here */
+    ASSERT_TRUE(fill("{{>sweep_figure}}", t, &err) == NULL);
+    ASSERT_TRUE(strstr(err.msg, "no slot") != NULL);
     {
         /* a length, not a string: "{{here}}" cut before its "}}" is unclosed */
         struct kix_buf out = KIX_BUF_INIT;

@@ -13,6 +13,10 @@
  *                       up in the enclosing ones
  *   {{?name}}…{{/name}} the body when slot `name` is non-empty text or a
  *                       section with rows; {{^name}}…{{/name}} when not
+ *   {{>name}}           the partial templates/<name>.html (compiled in),
+ *                       rendered in place with the data at that point, so
+ *                       that markup two pages share is written once; a
+ *                       partial names no other
  * A name the data does not hold is an error (KIX_EINVAL, naming it), never
  * an empty string; so is an unclosed or mismatched section.
  *
