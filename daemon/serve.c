@@ -35,17 +35,32 @@
 
 /* ---- the floors above the loop (struct kixd_handlers) ------------------------------ */
 
-/* The worker woke: the committed submits its writer posted back. */
+/* The worker woke: the committed submits its writer posted back. Their
+ * answers are written first and each connection's flushed once (a commit
+ * answers several submits of a connection: one write(2), not one each),
+ * then the jobs are freed, which lets their connections read on. */
 static void submits_done(struct kixd_worker *w, struct kixd_submit *jobs)
 {
-    while (jobs) {
-        struct kixd_submit *next = jobs->next;
+    struct kixd_submit *answered = NULL, *next;
+    struct kixd_cpu_clock clk;
+
+    for (; jobs; jobs = next) {
+        next = jobs->next;
         assert(jobs->w == w && jobs->state == KIXD_SUBMIT_COMMITTED);
         if (!kixd_replicas_hold(w, jobs)) {
-            kixd_submit_answer(jobs);
-            kixd_submit_free(jobs);
+            kixd_submit_answer_unflushed(jobs);
+            jobs->next = answered;
+            answered = jobs;
         }
-        jobs = next;
+    }
+    kixd_cpu_clock_start(&clk, w->srv->cfg->phase_stats);
+    for (struct kixd_submit *j = answered; j; j = j->next)
+        if (j->conn) /* an RPC submit's (an HTTP one answered itself); flushed once, then empty */
+            kixd_conn_flush(j->conn, 1);
+    kixd_cpu_clock_add(&clk, &w->srv->phase_answer_ns);
+    for (; answered; answered = next) {
+        next = answered->next;
+        kixd_submit_free(answered);
     }
     if (w->held_head)
         kixd_replicas_release(w, 0);

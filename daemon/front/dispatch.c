@@ -915,9 +915,8 @@ static int m_submit(struct call *k)
     c->refs++;
     k->w->jobs++;
     atomic_fetch_add(&k->srv->submit_bytes, frame);
-    if (k->cfg->phase_stats) /* receive: the frame's decode to here */
-        atomic_fetch_add_explicit(&k->srv->phase_receive_ns, kixd_thread_cpu_ns() - c->decode_cpu,
-                                  memory_order_relaxed);
+    /* receive: the frame's decode to here */
+    kixd_cpu_clock_add(&c->decode_clock, &k->srv->phase_receive_ns);
     kixd_submit_start(job);
     rc = ASYNC;
 out:
@@ -1187,12 +1186,12 @@ void kixd_dispatch(struct kixd_conn *c, struct kix_proto_msg *msg)
     answer_error(&k, start, msg->msgid, rc);
 }
 
-void kixd_submit_answer(struct kixd_submit *job)
+struct kixd_conn *kixd_submit_answer_unflushed(struct kixd_submit *job)
 {
     struct kixd_conn *c = job->conn;
+    struct kixd_cpu_clock clk;
     struct call k;
     size_t start;
-    uint64_t t0;
     int rc;
 
     KIXD_ASSERT_LOOP(job->w);
@@ -1201,11 +1200,11 @@ void kixd_submit_answer(struct kixd_submit *job)
            (job->state == KIXD_SUBMIT_PREPARING && job->nprepared == 0));
     if (job->answer) {
         job->answer(job);
-        return;
+        return NULL;
     }
     if (c->closing)
-        return;
-    t0 = job->srv->cfg->phase_stats ? kixd_thread_cpu_ns() : 0;
+        return NULL;
+    kixd_cpu_clock_start(&clk, job->srv->cfg->phase_stats);
     call_init(&k, c, NULL);
     start = c->out.len;
     if (job->rc) {
@@ -1224,8 +1223,18 @@ void kixd_submit_answer(struct kixd_submit *job)
     log_answer(job->req_id, "submit", c->peer, rc, &k.err, job->started_ms);
     if (rc)
         answer_error(&k, start, job->msgid, rc);
+    kixd_cpu_clock_add(&clk, &job->srv->phase_answer_ns);
+    return c;
+}
+
+void kixd_submit_answer(struct kixd_submit *job)
+{
+    struct kixd_conn *c = kixd_submit_answer_unflushed(job);
+    struct kixd_cpu_clock clk;
+
+    if (!c)
+        return;
+    kixd_cpu_clock_start(&clk, job->srv->cfg->phase_stats);
     kixd_conn_flush(c, 1);
-    if (job->srv->cfg->phase_stats)
-        atomic_fetch_add_explicit(&job->srv->phase_answer_ns, kixd_thread_cpu_ns() - t0,
-                                  memory_order_relaxed);
+    kixd_cpu_clock_add(&clk, &job->srv->phase_answer_ns);
 }

@@ -14,5 +14,10 @@
 void kixd_dispatch(struct kixd_conn *c, struct kix_proto_msg *msg);
 /* Writes the answer of a finished submit to its connection. */
 void kixd_submit_answer(struct kixd_submit *job);
+/* The same answer, left in its connection's output (c->out) for the
+ * caller to flush, so that the answers of one commit go out in one write a
+ * connection; returns that connection, or NULL when there is nothing to
+ * flush (an HTTP submit answers itself; a closing connection gets none). */
+struct kixd_conn *kixd_submit_answer_unflushed(struct kixd_submit *job);
 
 #endif

@@ -286,8 +286,7 @@ static int decode_some(struct kixd_conn *c)
             c->stalled = kix_proto_reader_buffered(&c->rd) > 0;
             break;
         }
-        if (c->w->srv->cfg->phase_stats)
-            c->decode_cpu = kixd_thread_cpu_ns();
+        kixd_cpu_clock_start(&c->decode_clock, c->w->srv->cfg->phase_stats);
         rc = kix_proto_reader_next(&c->rd, &msg, &err);
         if (rc == KIX_PROTO_AGAIN)
             break;

@@ -40,10 +40,10 @@ struct kixd_conn {
     size_t inflight_bytes; /* frames of submits being processed */
     unsigned in_flight;    /* requests accepted and not yet answered */
     unsigned refs;
-    size_t accounted;     /* receive buffer bytes counted in srv->read_bytes */
-    uint64_t last_active; /* uv_now() of the last byte in or out */
-    uint64_t msg_since;   /* uv_now() when the message being received began */
-    uint64_t decode_cpu;  /* --phase-stats: thread CPU ns before the current message's decode */
+    size_t accounted;                   /* receive buffer bytes counted in srv->read_bytes */
+    uint64_t last_active;               /* uv_now() of the last byte in or out */
+    uint64_t msg_since;                 /* uv_now() when the message being received began */
+    struct kixd_cpu_clock decode_clock; /* --phase-stats: from the current message's decode */
     int reading, closing, eof, stalled, counted;
     int following;        /* a follow stream is open */
     uint64_t follow_next; /* the next entry index it gets */

@@ -99,8 +99,17 @@ struct kixd_server {
     _Atomic uint64_t phase_receive_ns, phase_answer_ns;
 };
 
-/* The calling thread's CPU time in ns (CLOCK_THREAD_CPUTIME_ID). */
-uint64_t kixd_thread_cpu_ns(void);
+/* --phase-stats: a sampled clock of the calling thread's CPU time
+ * (CLOCK_THREAD_CPUTIME_ID, a system call). Started with on set, it runs
+ * with kix_log_phase_sample's weight (kix/log.h: every time at first, then
+ * one time in eight, counted eight times); kixd_cpu_clock_add adds its
+ * weighted time since the start to *sum. */
+struct kixd_cpu_clock {
+    uint64_t t;
+    unsigned weight; /* 0: not running */
+};
+void kixd_cpu_clock_start(struct kixd_cpu_clock *clk, int on);
+void kixd_cpu_clock_add(const struct kixd_cpu_clock *clk, _Atomic uint64_t *sum);
 
 struct kixd_listener {
     union {

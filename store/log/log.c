@@ -126,7 +126,7 @@ static int seal_text_kept(struct kix_log *l, struct kix_store *s, MDB_txn *txn, 
 
     if (!l->indexer || !l->indexer->seal)
         return KIX_OK;
-    kix__clock_start(&clk, &l->phases, 1);
+    kix__clock_start(&clk, &l->phases, KIX__CLOCK_EXACT_TXN);
     t0 = now_ns();
     rc = l->indexer->seal(&t, l->origin, size, root, text, err);
     l->seal_stats.ns += now_ns() - t0;
@@ -1034,7 +1034,7 @@ static int apply_item(struct kix_store *s, MDB_txn *txn, struct kix_log *l, uint
     struct kix__clock clk;
     int rc;
 
-    kix__clock_start(&clk, &l->phases, 1);
+    kix__clock_start(&clk, &l->phases, KIX__CLOCK_ENTRY_TXN);
     memset(res, 0, sizeof(*res));
     res->leaf_hash = p->leaf_hash;
     *dup = 0;

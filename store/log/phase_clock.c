@@ -11,12 +11,12 @@ static uint64_t thread_cpu_ns(void)
     return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
-/* This prepare clock's weight: 0 (not running) or how many clocks it
- * stands for. A thread's first KIX__CLOCK_EXACT clocks all run (a short
- * run's sums are exact); after that one in KIX__CLOCK_SAMPLE, drawn by a
+/* A sampled clock's weight: 0 (not running) or how many clocks it stands
+ * for. A thread's first KIX__CLOCK_EXACT clocks all run (a short run's
+ * sums are exact); after that one in KIX__CLOCK_SAMPLE, drawn by a
  * per-thread xorshift (not a counter: prepare starts two clocks an entry,
  * and a counter's period would always pick the same one). */
-static unsigned prepare_weight(void)
+unsigned kix_log_phase_sample(void)
 {
     static _Thread_local uint32_t x, started;
 
@@ -32,13 +32,13 @@ static unsigned prepare_weight(void)
     return x % KIX__CLOCK_SAMPLE == 0 ? KIX__CLOCK_SAMPLE : 0;
 }
 
-void kix__clock_start(struct kix__clock *c, struct kix__phases *ph, int in_txn)
+void kix__clock_start(struct kix__clock *c, struct kix__phases *ph, enum kix__clock_kind kind)
 {
     c->ph = ph;
-    c->in_txn = in_txn;
-    /* the writer's clocks are exact (its commit phase is the write less
-     * their marks); prepare's are sampled, and weighted to the whole */
-    c->weight = !ph->on ? 0 : in_txn ? 1 : prepare_weight();
+    c->in_txn = kind != KIX__CLOCK_PREPARE;
+    /* a clock an entry (prepare's, the writer's per entry) is sampled and
+     * weighted to the whole; one a commit (the seal's) is exact */
+    c->weight = !ph->on ? 0 : kind == KIX__CLOCK_EXACT_TXN ? 1 : kix_log_phase_sample();
     c->t = c->weight ? thread_cpu_ns() : 0;
 }
 
@@ -50,8 +50,8 @@ void kix__clock_mark(struct kix__clock *c, enum kix_log_phase phase)
         return;
     now = thread_cpu_ns();
     atomic_fetch_add_explicit(&c->ph->ns[phase], (now - c->t) * c->weight, memory_order_relaxed);
-    if (c->in_txn)
-        c->ph->in_txn += now - c->t; /* the writer's own: under the write lock */
+    if (c->in_txn) /* the writer's own (under the write lock), weighted like the phase */
+        c->ph->in_txn += (now - c->t) * c->weight;
     c->t = now;
 }
 

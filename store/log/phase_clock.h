@@ -21,24 +21,31 @@ struct kix__phases {
 };
 
 /* A clock: start, then mark at each phase's end; a mark adds the thread's
- * CPU time since the previous mark to that phase. in_txn: the clock runs
- * inside a write transaction (the writer's thread).
+ * CPU time since the previous mark to that phase.
  *
- * The thread CPU clock is a system call (no vDSO), ~0.5-1 us; prepare
- * marks it about ten times an entry, which was 4-5% of kixd's CPU in an
- * append load (kix-bench) that turned the stats on. So after a thread's first
- * KIX__CLOCK_EXACT clocks, prepare's run for one entry in
- * KIX__CLOCK_SAMPLE, each counted KIX__CLOCK_SAMPLE times: the same sums
- * in expectation, at a fraction of the cost. */
+ * The thread CPU clock is a system call (no vDSO), ~0.5-1 us; an entry
+ * marks it about ten times in prepare and six in the writer, which was
+ * 4-5% of kixd's CPU in an append load (kix-bench) that turned the stats
+ * on. So after a thread's first KIX__CLOCK_EXACT clocks, the clocks that
+ * run once an entry (prepare's, the writer's per entry) run for one entry
+ * in KIX__CLOCK_SAMPLE, each counted KIX__CLOCK_SAMPLE times
+ * (kix_log_phase_sample): the same sums in expectation, at a fraction of
+ * the cost. The writer's clocks once a commit (the seal's, the whole
+ * write) are exact. */
 #define KIX__CLOCK_SAMPLE 8
 #define KIX__CLOCK_EXACT  256
+enum kix__clock_kind {
+    KIX__CLOCK_PREPARE,   /* a prepare thread's, sampled */
+    KIX__CLOCK_ENTRY_TXN, /* the writer's for one entry, inside its transaction; sampled */
+    KIX__CLOCK_EXACT_TXN, /* the writer's once a commit, inside its transaction; exact */
+};
 struct kix__clock {
     struct kix__phases *ph;
     uint64_t t;
     int in_txn;
     unsigned weight; /* 0: not running */
 };
-void kix__clock_start(struct kix__clock *c, struct kix__phases *ph, int in_txn);
+void kix__clock_start(struct kix__clock *c, struct kix__phases *ph, enum kix__clock_kind kind);
 void kix__clock_mark(struct kix__clock *c, enum kix_log_phase phase);
 
 /* One more entry prepared. */

@@ -383,7 +383,7 @@ int kix_log_prepare_leaf(struct kix_log *l, const struct kix_bytes *envelope,
     *out = NULL;
     if (!p)
         return kix_err_set(err, KIX_ENOMEM, "out of memory");
-    kix__clock_start(&clk, &l->phases, 0);
+    kix__clock_start(&clk, &l->phases, KIX__CLOCK_PREPARE);
     kix_dsse_envelope_init(&p->env);
     rc = kix_dsse_parse(envelope->ptr, envelope->len, &p->env, err);
     if (rc)
@@ -445,7 +445,7 @@ static int prepare_entry_objects(struct kix_log *l, struct kix_prepared *p,
     struct kix__clock clk;
     int rc;
 
-    kix__clock_start(&clk, &l->phases, 0);
+    kix__clock_start(&clk, &l->phases, KIX__CLOCK_PREPARE);
     rc = p->objects ? kix_err_set(err, KIX_EINVAL, "the entry's objects are already prepared")
                     : prepare_objects(l, p, &sub, rules, &clk, err);
     if (rc == KIX_OK)

@@ -197,7 +197,9 @@ KIX_API void kix_log_seal_stats(const struct kix_log *l, struct kix_log_seal_sta
  * (CLOCK_THREAD_CPUTIME_ID) read at each phase's end, summed over this
  * handle's prepares (any number of threads at once) and its commits and
  * replays. Off until kix_log_phase_stats_enable (kixd serve
- * --phase-stats): about a dozen clock reads an entry, 0.5 us each here. */
+ * --phase-stats). The clock is a system call (~0.5-1 us), so the clocks
+ * run once an entry are sampled (kix_log_phase_sample) and weighted: the
+ * sums are exact for a short run and estimates after. */
 enum kix_log_phase {
     KIX_LOG_PHASE_CANON,  /* prepare: parse envelope, statement, objects; canonical forms */
     KIX_LOG_PHASE_HASH,   /* prepare: leaf hash, statement hash (PAE), object digests */
@@ -218,6 +220,11 @@ struct kix_log_phase_stats {
 KIX_API const char *kix_log_phase_name(enum kix_log_phase phase);
 KIX_API void kix_log_phase_stats_enable(struct kix_log *l, int on);
 KIX_API void kix_log_phase_stats(const struct kix_log *l, struct kix_log_phase_stats *out);
+/* Whether the calling thread reads its CPU clock for the next sampled
+ * phase, and with what weight: 1 for a thread's first 256 draws (a short
+ * run's sums are exact), then 8 for one draw in 8 at random and 0 for the
+ * rest (the clock is a system call). kixd's own phases use it too. */
+KIX_API unsigned kix_log_phase_sample(void);
 
 /* For replicas: appends `n` prepared entries that must land at indexes
  * first_index.. in order, every one accepted by the policy. cps lists the
