@@ -43,6 +43,10 @@ struct kixd_writer {
     size_t preparing; /* jobs on the thread pool, not yet pushed (or refused) */
     long gather_ns;
     int stop;
+    /* the writer waits on cv: for any job (WAIT_IDLE) or holding a group
+     * for the jobs being prepared (WAIT_GATHER), which only the end of the
+     * hold's reason need wake (wake_writer) */
+    enum { WAIT_NONE, WAIT_IDLE, WAIT_GATHER } waiting;
     void (*grew)(void *ctx, uint64_t size);
     void *ctx;
     uint64_t size;
@@ -291,6 +295,16 @@ static int worth_waiting(const struct kixd_writer *wr)
     return wr->preparing > 0 && wr->queued < wr->max_group && !wr->stop;
 }
 
+/* Under mu, after a push or a refusal: wakes the writer when it waits for
+ * this. A held group is not woken by each job that joins it (a context
+ * switch each, ~28 a group at 8x16) but once, when it stops being worth
+ * waiting for more. */
+static void wake_writer(struct kixd_writer *wr)
+{
+    if (wr->waiting == WAIT_IDLE || (wr->waiting == WAIT_GATHER && !worth_waiting(wr)))
+        pthread_cond_signal(&wr->cv);
+}
+
 static void *writer_main(void *arg)
 {
     struct kixd_writer *wr = arg;
@@ -302,8 +316,10 @@ static void *writer_main(void *arg)
 
         pthread_mutex_lock(&wr->mu);
         woken = !wr->head;
+        wr->waiting = WAIT_IDLE;
         while (!wr->head && !wr->stop)
             pthread_cond_wait(&wr->cv, &wr->mu);
+        wr->waiting = WAIT_NONE;
         if (!wr->head) {
             pthread_mutex_unlock(&wr->mu);
             break;
@@ -320,9 +336,11 @@ static void *writer_main(void *arg)
                 until.tv_sec++;
                 until.tv_nsec -= 1000000000L;
             }
+            wr->waiting = WAIT_GATHER;
             while (worth_waiting(wr))
                 if (pthread_cond_timedwait(&wr->cv, &wr->mu, &until) != 0)
                     break;
+            wr->waiting = WAIT_NONE;
         }
         /* everything that arrived meanwhile, up to max_group entries */
         group = last = wr->head;
@@ -406,7 +424,7 @@ void kixd_writer_push(struct kixd_writer *wr, struct kixd_submit *job)
     wr->queued += job->nprepared;
     assert(wr->preparing > 0);
     wr->preparing--;
-    pthread_cond_signal(&wr->cv);
+    wake_writer(wr);
     pthread_mutex_unlock(&wr->mu);
 }
 
@@ -426,7 +444,7 @@ void kixd_writer_prepared_none(struct kixd_writer *wr)
     pthread_mutex_lock(&wr->mu);
     assert(wr->preparing > 0);
     wr->preparing--;
-    pthread_cond_signal(&wr->cv); /* a group may be waiting for this job */
+    wake_writer(wr); /* a group may be waiting for this job */
     pthread_mutex_unlock(&wr->mu);
 }
 
