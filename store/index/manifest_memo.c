@@ -49,10 +49,15 @@ int kix__manifest_memo_prepare(const struct kix_log_object *o, void *memo, struc
     else
         m.run_named = memmem(o->canon.ptr, o->canon.len, "\"runId\":", 8) ? KIX__RUN_NAMED_UNKNOWN
                                                                           : KIX__RUN_NAMED_NONE;
-    if (!o->sent_canonical)
+    /* a record's tree is at hand (prepare built it for the schema check,
+     * json_loadb's tree also for a canonical manifest): read the group from
+     * it, not by walking the bytes again; the walk is for a canonical
+     * object prepare built no tree for (none with a kind) */
+    if (o->tree)
         m.comparable =
             kix_run_comparison_key_tree(o->tree, &m.comparison_key, &m.value, metric) == KIX_OK;
-    else if (memmem(o->canon.ptr, o->canon.len, run_kind, sizeof(run_kind) - 1))
+    else if (o->sent_canonical &&
+             memmem(o->canon.ptr, o->canon.len, run_kind, sizeof(run_kind) - 1))
         m.comparable =
             kix_run_comparison_key_canonical(o->canon.ptr, o->canon.len, &m.comparison_key,
                                              &m.value, metric) == KIX_OK;
