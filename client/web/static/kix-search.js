@@ -16,6 +16,9 @@
  * groups cost one or two shards even at 10^5 groups; free text alone reads
  * the shards in order, showing the first page of matches as soon as it has
  * them and counting the rest after. Shards are fetched once per page view.
+ * A static copy's home pages leave out the log's counts (#kix-counts, the
+ * kernels table's count cells): they are the search index's rankedRuns,
+ * kernels, groups and treeSize, which this script writes there.
  *
  * What it writes: the groups table's body (#kix-group-rows), rebuilt from
  * the matching rows with text nodes only (never HTML from the data), the
