@@ -593,8 +593,10 @@ static int walk(struct index_export *x, unsigned s, uint8_t prefix[KIX_HASH_LEN]
         uint8_t kl = (uint8_t)klen;
         int lean = s != 0; /* the root is a file of its own, whole */
         kix_buf_reset(&x->item);
-        if (lean ? tile_lean(v, tlen, &x->item) != KIX_OK
-                 : kix_buf_add(&x->item, v, tlen) != KIX_OK)
+        rc = lean ? tile_lean(v, tlen, &x->item) : kix_buf_add(&x->item, v, tlen);
+        if (rc == KIX_ECORRUPT)
+            rc = kix_err_set(x->err, rc, "a tile of the index tree is malformed");
+        else if (rc != KIX_OK)
             rc = kix_err_set(x->err, KIX_ENOMEM, "out of memory");
         if (rc == KIX_OK && kix_buf_add(&x->item, locs, nloc * KIX_INDEX_LOC_LEN))
             rc = kix_err_set(x->err, KIX_ENOMEM, "out of memory");
