@@ -228,7 +228,7 @@ int kix_index_pack_tile(const uint8_t *pack, size_t len, const uint8_t *key, siz
     const uint8_t *b;
     size_t off = 0, blen;
     unsigned kind;
-    int more, rc = KIX_ENOTFOUND;
+    int more = 0, rc = KIX_ENOTFOUND;
 
     while (rc == KIX_ENOTFOUND && (more = pack_next(pack, len, &off, &kind, &b, &blen)) == 1) {
         struct kix_hash got;
@@ -241,7 +241,10 @@ int kix_index_pack_tile(const uint8_t *pack, size_t len, const uint8_t *key, siz
         n = blen - 1 - klen;
         kix_buf_reset(&lean);
         if (kind == KIX_INDEX_PACK_TILE_LEAN) {
-            if (tile_unlean(t, n, &lean) != KIX_OK)
+            int made = tile_unlean(t, n, &lean);
+            if (made == KIX_ENOMEM)
+                rc = made;
+            if (made != KIX_OK) /* not a lean tile: not the one asked for */
                 continue;
             t = lean.ptr;
             n = lean.len;
