@@ -274,14 +274,16 @@ static int audit_fetch(struct index_audit *x, const char *byname, const char *pa
     rc = audit_pack(x, packname, &p);
     if (rc)
         return rc;
-    rc = top ? kix_index_pack_tile(p->ptr, p->len, key, klen, top, &got)
+    rc = top ? kix_index_pack_tile(p->ptr, p->len, key, klen, top, &x->copy)
              : kix_index_pack_value(p->ptr, p->len, vh, &got);
+    if (rc == KIX_ENOMEM)
+        return kix_err_set(x->err, KIX_ENOMEM, "out of memory");
     if (rc)
         return kix_err_set(x->err, KIX_EVERIFY,
                            "%s serves a %s that is not the log's: it holds no %s its index tiles "
                            "locate there",
                            kix_client_where(x->c), packname, byname);
-    return kix_buf_add(&x->copy, got.ptr, got.len) == KIX_OK
+    return top || kix_buf_add(&x->copy, got.ptr, got.len) == KIX_OK
                ? KIX_OK
                : kix_err_set(x->err, KIX_ENOMEM, "out of memory");
 }

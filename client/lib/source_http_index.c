@@ -174,19 +174,19 @@ static int itile_get(void *ctx, const uint8_t *key, size_t klen, struct kix_byte
         rc = KIX_OK;
         h->itile_cached = 1;
     } else if (packed) {
-        struct kix_bytes got;
         const struct kix_buf *pack = NULL;
         rc = ipack_get(h, &ref, &pack, err);
-        if (rc == KIX_OK &&
-            (kix_index_pack_tile(pack->ptr, pack->len, key, klen, &name, &got) != KIX_OK ||
-             !http_itile_named(got.ptr, got.len, name.b)))
-            rc = kix_err_set(err, KIX_EVERIFY,
-                             "%s: index pack %llu.%lu does not hold the tile %s its locator "
-                             "names (altered, or of another index)",
-                             h->base.where, (unsigned long long)ref.size, (unsigned long)ref.chunk,
-                             path);
-        if (rc == KIX_OK && kix_buf_add(&body, got.ptr, got.len) != KIX_OK)
-            rc = kix_err_set(err, KIX_ENOMEM, "out of memory");
+        if (rc == KIX_OK) { /* a lean tile comes out whole (kix/vindex.h) */
+            rc = kix_index_pack_tile(pack->ptr, pack->len, key, klen, &name, &body);
+            if (rc == KIX_ENOMEM)
+                rc = kix_err_set(err, KIX_ENOMEM, "out of memory");
+            else if (rc != KIX_OK || !http_itile_named(body.ptr, body.len, name.b))
+                rc = kix_err_set(err, KIX_EVERIFY,
+                                 "%s: index pack %llu.%lu does not hold the tile %s its locator "
+                                 "names (altered, or of another index)",
+                                 h->base.where, (unsigned long long)ref.size,
+                                 (unsigned long)ref.chunk, path);
+        }
         if (rc == KIX_OK)
             http_cache_named_put(h, path, name.b, HTTP_NAMED_ITILE, body.ptr, body.len);
     } else {

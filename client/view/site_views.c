@@ -926,10 +926,27 @@ static json_t *count_json(const struct kix_home_count *c, const char *name_key)
                      "runs", (json_int_t)c->runs, "firstRow", (json_int_t)c->first_row);
 }
 
+json_t *kix_home_view_kernels_json(const struct kix_home_view *v)
+{
+    json_t *kernels = json_array();
+    int bad = !kernels;
+
+    for (size_t i = 0; !bad && i < v->nkernels; i++) {
+        const struct kix_home_count *k = &v->kernels[i];
+        json_t *x = count_json(k, "kernel"), *gpus = json_array();
+        for (size_t g = 0; x && gpus && g < k->ngpus; g++)
+            bad |= json_array_append_new(gpus, count_json(&v->gpus[k->first_gpu + g], "gpu"));
+        bad |= kix__json_set(x, "gpus", gpus) || json_array_append_new(kernels, x);
+    }
+    if (bad)
+        json_decref(kernels);
+    return bad ? NULL : kernels;
+}
+
 int kix_home_view_json(const struct kix_home_view *v, size_t page, unsigned flags,
                        struct kix_buf *out, struct kix_err *err)
 {
-    json_t *o, *kernels, *rows;
+    json_t *o, *rows;
     size_t pages = kix_home_view_pages(v), first, last;
     int bad;
 
@@ -938,14 +955,14 @@ int kix_home_view_json(const struct kix_home_view *v, size_t page, unsigned flag
     first = (page - 1) * KIX_HOME_PAGE_ROWS;
     last = first + KIX_HOME_PAGE_ROWS < v->nrows ? first + KIX_HOME_PAGE_ROWS : v->nrows;
     o = json_object();
-    kernels = json_array();
     rows = json_array();
-    bad = !o || !kernels || !rows;
-    /* a static copy's page 2 on (KIX_VIEW_JSON_EXPORT) holds its rows and
-     * what places them, not the log's size, checkpoint and counts, which
-     * every new run changes: it is then the same file until its rows
-     * change, and an export leaves it as it is (page 1 keeps them) */
-    int global = page == 1 || !(flags & KIX_VIEW_JSON_EXPORT);
+    bad = !o || !rows;
+    /* a static copy's pages (KIX_VIEW_JSON_EXPORT), page 1 too, hold
+     * their rows and what places them, not the log's size, checkpoint and
+     * counts (the number of groups too), which every new run or group
+     * changes: a page is then the same file until its rows change, and an
+     * export leaves it as it is (the counts are search/index.json's) */
+    int global = !(flags & KIX_VIEW_JSON_EXPORT);
     bad |= kix__json_set(o, "view", json_string(KIX_VIEW_HOME));
     bad |= kix__json_set(o, "origin", json_string(v->origin));
     if (global) {
@@ -953,23 +970,14 @@ int kix_home_view_json(const struct kix_home_view *v, size_t page, unsigned flag
         bad |= kix__json_set(o, "checkpoint",
                              json_stringn((const char *)v->checkpoint.ptr, v->checkpoint.len));
         bad |= kix__json_set(o, "rankedRuns", json_integer((json_int_t)v->ranked_runs));
+        bad |= kix__json_set(o, "groups", json_integer((json_int_t)v->nrows));
     }
-    bad |= kix__json_set(o, "groups", json_integer((json_int_t)v->nrows));
     bad |= kix__json_set(o, "page", json_integer((json_int_t)page));
     bad |= kix__json_set(o, "pages", json_integer((json_int_t)pages));
     bad |= kix__json_set(o, "pageSize", json_integer(KIX_HOME_PAGE_ROWS));
     bad |= kix__json_set(o, "firstRow", json_integer((json_int_t)first));
-    for (size_t i = 0; !bad && global && i < v->nkernels; i++) {
-        const struct kix_home_count *k = &v->kernels[i];
-        json_t *x = count_json(k, "kernel"), *gpus = json_array();
-        for (size_t g = 0; x && gpus && g < k->ngpus; g++)
-            bad |= json_array_append_new(gpus, count_json(&v->gpus[k->first_gpu + g], "gpu"));
-        bad |= kix__json_set(x, "gpus", gpus) || json_array_append_new(kernels, x);
-    }
     if (global)
-        bad |= kix__json_set(o, "kernels", kernels);
-    else
-        json_decref(kernels);
+        bad |= kix__json_set(o, "kernels", kix_home_view_kernels_json(v));
     for (size_t i = first; !bad && i < last; i++) {
         const struct kix_home_row *x = &v->rows[i];
         char human[KIX_HUMAN_MAX];

@@ -122,30 +122,24 @@ int kix__browse_export(struct kix_source *r, const char *dir, const char *const 
         return rc;
     pages = kix_home_view_pages(&m->view);
     shards = (m->view.nrows + KIX_SEARCH_SHARD_ROWS - 1) / KIX_SEARCH_SHARD_ROWS;
-    /* page 1 (index.html, index.json) is kixd's, with the log's size,
-     * checkpoint and counts: written every time; its HTML without the
-     * view, which index.json holds */
-    if ((rc = kix__home_page_exported(m, 1, &x.body, NULL, err)) == KIX_OK &&
-        (rc = put(&x, "", "index.html")) == KIX_OK) {
-        kix_buf_reset(&x.body);
-        if ((rc = kix_page_home_json(r, 1, &x.body, err)) == KIX_OK &&
-            (rc = put(&x, "", "index.json")) == KIX_OK)
-            stats->home_pages++;
-    }
-    /* pages 2 on hold their rows alone: written when those changed */
-    for (size_t p = 2; rc == KIX_OK && p <= pages; p++) {
+    /* every page, page 1 (index.html, index.json) too, holds its rows and
+     * what places them alone, not the log's size and counts (those are
+     * search/index.json's, which kix-search.js shows): written when they
+     * changed, so a new run rewrites the page of its group's row alone */
+    for (size_t p = 1; rc == KIX_OK && p <= pages; p++) {
         struct kix_buf json = KIX_BUF_INIT;
+        const char *sub = p > 1 ? "home" : "";
         int wrote = 0;
         kix_buf_reset(&x.body);
         rc = kix__home_page_exported(m, p, &x.body, &json, err);
-        snprintf(name, sizeof(name), "%zu", p);
-        if (rc == KIX_OK && !holds(&x, "home", name, &x.body))
-            rc = put_page(&x, "home", name), wrote = 1;
-        snprintf(name, sizeof(name), "%zu.json", p);
-        if (rc == KIX_OK && !holds(&x, "home", name, &json)) {
+        snprintf(name, sizeof(name), p > 1 ? "%zu" : "index.html", p);
+        if (rc == KIX_OK && !holds(&x, sub, name, &x.body)) /* index.html: no twin */
+            rc = p > 1 ? put_page(&x, sub, name) : put(&x, sub, name), wrote = 1;
+        snprintf(name, sizeof(name), p > 1 ? "%zu.json" : "index.json", p);
+        if (rc == KIX_OK && !holds(&x, sub, name, &json)) {
             kix_buf_reset(&x.body);
             rc = kix_buf_add(&x.body, json.ptr, json.len) == KIX_OK
-                     ? put(&x, "home", name)
+                     ? put(&x, sub, name)
                      : kix_err_set(err, KIX_ENOMEM, "out of memory");
             wrote = 1;
         }

@@ -245,7 +245,10 @@ static int options(struct kix_tpl *t, const char *section, const struct kix__fac
     return rc;
 }
 
-static int home_kernels(struct kix_tpl *t, const struct kix_home_view *v)
+/* The kernels table; lean (a static copy's page 1), the kernels and
+ * GPUs without their counts, which kix-search.js fills in from
+ * search/index.json: the table changes only when a kernel or GPU comes. */
+static int home_kernels(struct kix_tpl *t, const struct kix_home_view *v, int lean)
 {
     int rc = kix_tpl_section(t, "kernels");
 
@@ -255,8 +258,10 @@ static int home_kernels(struct kix_tpl *t, const struct kix_home_view *v)
         if (!row)
             return KIX_ENOMEM;
         if ((rc = kix_tpl_set(row, "kernel", k->name)) ||
-            (rc = kix_tpl_setf(row, "groups", "%llu", (unsigned long long)k->groups)) ||
-            (rc = kix_tpl_setf(row, "runs", "%llu", (unsigned long long)k->runs)) ||
+            (rc = lean ? kix_tpl_set(row, "groups", "")
+                       : kix_tpl_setf(row, "groups", "%llu", (unsigned long long)k->groups)) ||
+            (rc = lean ? kix_tpl_set(row, "runs", "")
+                       : kix_tpl_setf(row, "runs", "%llu", (unsigned long long)k->runs)) ||
             (rc = kix_tpl_section(row, "gpus")))
             return rc;
         for (size_t g = 0; rc == KIX_OK && g < k->ngpus; g++) {
@@ -266,6 +271,7 @@ static int home_kernels(struct kix_tpl *t, const struct kix_home_view *v)
                 return KIX_ENOMEM;
             if ((rc = kix_tpl_set(x, "gpu", c->name)) ||
                 (rc = kix_tpl_setf(x, "gpuIndex", "%zu", g + 1)) ||
+                (rc = kix_tpl_set(x, "counted", lean ? "" : "1")) ||
                 (rc = kix_tpl_setf(x, "groups", "%llu", (unsigned long long)c->groups)))
                 return rc;
             rc = kix_tpl_set(x, "more", g + 1 < k->ngpus ? "1" : "");
@@ -312,14 +318,17 @@ static int home_slots(struct kix_tpl *t, const struct kix__home_model *m, size_t
     size_t pages = kix_home_view_pages(v), first = (page - 1) * KIX_HOME_PAGE_ROWS;
     size_t last = first + KIX_HOME_PAGE_ROWS < v->nrows ? first + KIX_HOME_PAGE_ROWS : v->nrows;
     const char *root = page > 1 ? "../" : "";
-    /* a static copy's page from 2 on holds its rows and what places them
-     * alone, so that it is the same file until they change: not the
-     * log's size and counts, nor the search's choices, which a new
-     * kernel, GPU, provider, dtype or pass changes on every page */
-    int rc, lean = exported && page > 1;
+    /* a static copy's page, page 1 too, holds its rows and what places
+     * them alone, so that it is the same file until they change: not the
+     * log's size and counts (the number of groups, each kernel's and GPU's
+     * counts: kix-search.js shows them from search/index.json), nor the
+     * search's choices, which a new kernel, GPU, provider, dtype or pass
+     * changes on every page */
+    int rc, lean = exported;
 
     if ((rc = kix_tpl_set(t, "origin", v->origin)) || (rc = kix_tpl_set(t, "root", root)) ||
-        (rc = kix_tpl_set(t, "global", page == 1 || !exported ? "1" : "")) ||
+        (rc = kix_tpl_set(t, "global", lean ? "" : "1")) ||
+        (rc = kix_tpl_set(t, "countsFromIndex", lean ? "1" : "")) ||
         (rc = kix_tpl_set(t, "optionsFromIndex", lean ? "1" : "")) ||
         (rc = kix_tpl_setf(t, "treeSize", "%llu", (unsigned long long)v->tree_size)) ||
         (rc = kix_tpl_setf(t, "groups", "%zu", v->nrows)) ||
@@ -346,7 +355,7 @@ static int home_slots(struct kix_tpl *t, const struct kix__home_model *m, size_t
         (rc = options(t, "providerOptions", &m->facets[KIX__FACET_PROVIDER], lean)) ||
         (rc = options(t, "dtypeOptions", &m->facets[KIX__FACET_DTYPE], lean)) ||
         (rc = options(t, "passOptions", &m->facets[KIX__FACET_PASS], lean)) ||
-        (rc = page == 1 ? home_kernels(t, v) : kix_tpl_section(t, "kernels")) ||
+        (rc = page == 1 ? home_kernels(t, v, lean) : kix_tpl_section(t, "kernels")) ||
         (rc = kix_tpl_section(t, "rows")))
         return rc;
     for (size_t i = first; rc == KIX_OK && i < last; i++) {
@@ -459,6 +468,10 @@ static int search_index_of(struct kix__home_model *m, size_t unused, struct kix_
     bad |= set(o, "origin", json_string(v->origin));
     bad |= set(o, "treeSize", json_integer((json_int_t)v->tree_size));
     bad |= set(o, "groups", json_integer((json_int_t)v->nrows));
+    /* the counts a static copy's home pages leave out (kix-search.js shows
+     * them there): this small file is rewritten at every export anyway */
+    bad |= set(o, "rankedRuns", json_integer((json_int_t)v->ranked_runs));
+    bad |= set(o, "kernels", kix_home_view_kernels_json(v));
     bad |= set(o, "shardRows", json_integer(KIX_SEARCH_SHARD_ROWS));
     bad |= set(o, "columns",
                json_pack("[s,s,s,s,s,s,s,s,s,s,s,s,s,s,s]", "kernel", "gpu", "pass", "metric",

@@ -16,6 +16,7 @@
 #include "index_internal.h"
 #include "kix/encoding.h"
 #include "kix/file.h"
+#include "kix/sha256.h"
 #include "kix/vindex.h"
 
 int kix_index_tile(struct kix_log_reader *r, const uint8_t *key, size_t klen, struct kix_buf *out,
@@ -148,29 +149,113 @@ static int pack_next(const uint8_t *p, size_t len, size_t *off, unsigned *kind,
     return 1;
 }
 
-int kix_index_pack_tile(const uint8_t *pack, size_t len, const uint8_t *key, size_t klen,
-                        const struct kix_hash *top, struct kix_bytes *out)
+/* Whether slot i of a tile holds an interior record a lean tile leaves to
+ * be derived: one in the top three levels, whose two hashes are those of
+ * the records in slots 2i + 1 and 2i + 2 of the same tile (zeros where a
+ * slot is empty: an empty subtree). */
+static int lean_derived(unsigned slot, uint8_t type)
 {
+    return slot < 7 && type == 0x03;
+}
+
+/* The lean form of a stored tile (KIX_INDEX_PACK_TILE_LEAN): its bitmap,
+ * then each set slot's record type and, unless lean_derived, the 64 bytes
+ * after it. Appended to out. */
+static int tile_lean(const uint8_t *v, size_t tlen, struct kix_buf *out)
+{
+    unsigned bits = (unsigned)v[0] << 8 | v[1], n = 0;
+    int rc = kix_buf_add(out, v, 2);
+
+    for (unsigned i = 0; rc == KIX_OK && i < KIX_SMT_TILE_SLOTS; i++) {
+        const uint8_t *rec = v + 2 + (size_t)n * KIX_SMT_RECORD_LEN;
+        if (!(bits & (0x8000u >> i)))
+            continue;
+        n++;
+        if (2 + (size_t)n * KIX_SMT_RECORD_LEN > tlen)
+            return KIX_ECORRUPT;
+        rc = kix_buf_add(out, rec, lean_derived(i, rec[0]) ? 1 : KIX_SMT_RECORD_LEN);
+    }
+    return rc;
+}
+
+/* The stored tile (and its locators) of a lean tile's body b, appended to
+ * out: every derived record is computed from the records below it, from
+ * the bottom up. KIX_ECORRUPT when b is not a lean tile. */
+static int tile_unlean(const uint8_t *b, size_t blen, struct kix_buf *out)
+{
+    uint8_t recs[KIX_SMT_TILE_SLOTS][KIX_SMT_RECORD_LEN];
+    unsigned bits = blen >= 2 ? (unsigned)b[0] << 8 | b[1] : 0;
+    size_t at = 2;
+    int rc;
+
+    if (!bits || (bits & 1u))
+        return KIX_ECORRUPT;
+    for (unsigned i = 0; i < KIX_SMT_TILE_SLOTS; i++) {
+        if (!(bits & (0x8000u >> i)))
+            continue;
+        if (at >= blen)
+            return KIX_ECORRUPT;
+        size_t n = lean_derived(i, b[at]) ? 1 : KIX_SMT_RECORD_LEN;
+        if (blen - at < n)
+            return KIX_ECORRUPT;
+        memcpy(recs[i], b + at, n);
+        at += n;
+    }
+    for (int i = 6; i >= 0; i--) {
+        if (!(bits & (0x8000u >> i)) || !lean_derived((unsigned)i, recs[i][0]))
+            continue;
+        for (int c = 0; c < 2; c++) {
+            unsigned child = 2u * (unsigned)i + 1u + (unsigned)c;
+            if (bits & (0x8000u >> child))
+                kix_sha256(recs[child], KIX_SMT_RECORD_LEN, recs[i] + 1 + 32 * c);
+            else
+                memset(recs[i] + 1 + 32 * c, 0, 32);
+        }
+    }
+    rc = kix_buf_add(out, b, 2);
+    for (unsigned i = 0; rc == KIX_OK && i < KIX_SMT_TILE_SLOTS; i++)
+        if (bits & (0x8000u >> i))
+            rc = kix_buf_add(out, recs[i], KIX_SMT_RECORD_LEN);
+    if (rc == KIX_OK) /* its locators */
+        rc = kix_buf_add(out, b + at, blen - at);
+    return rc == KIX_OK ? KIX_OK : KIX_ENOMEM;
+}
+
+int kix_index_pack_tile(const uint8_t *pack, size_t len, const uint8_t *key, size_t klen,
+                        const struct kix_hash *top, struct kix_buf *out)
+{
+    struct kix_buf lean = KIX_BUF_INIT;
     const uint8_t *b;
     size_t off = 0, blen;
     unsigned kind;
-    int more;
+    int more = 0, rc = KIX_ENOTFOUND;
 
-    while ((more = pack_next(pack, len, &off, &kind, &b, &blen)) == 1) {
+    while (rc == KIX_ENOTFOUND && (more = pack_next(pack, len, &off, &kind, &b, &blen)) == 1) {
         struct kix_hash got;
-        size_t tlen;
-        if (kind != KIX_INDEX_PACK_TILE || blen < 1 || blen < 1 + (size_t)b[0] || b[0] != klen ||
-            memcmp(b + 1, key, klen) != 0)
+        const uint8_t *t;
+        size_t tlen, n;
+        if ((kind != KIX_INDEX_PACK_TILE && kind != KIX_INDEX_PACK_TILE_LEAN) || blen < 1 ||
+            blen < 1 + (size_t)b[0] || b[0] != klen || memcmp(b + 1, key, klen) != 0)
             continue;
-        tlen = kix_index_tile_len(b + 1 + klen, blen - 1 - klen);
-        if (tlen && kix_smt_tile_top_hash(b + 1 + klen, tlen, &got) == KIX_OK &&
-            memcmp(got.b, top->b, KIX_HASH_LEN) == 0) {
-            out->ptr = b + 1 + klen;
-            out->len = blen - 1 - klen;
-            return KIX_OK;
+        t = b + 1 + klen;
+        n = blen - 1 - klen;
+        kix_buf_reset(&lean);
+        if (kind == KIX_INDEX_PACK_TILE_LEAN) {
+            int made = tile_unlean(t, n, &lean);
+            if (made == KIX_ENOMEM)
+                rc = made;
+            if (made != KIX_OK) /* not a lean tile: not the one asked for */
+                continue;
+            t = lean.ptr;
+            n = lean.len;
         }
+        tlen = kix_index_tile_len(t, n);
+        if (tlen && kix_smt_tile_top_hash(t, tlen, &got) == KIX_OK &&
+            memcmp(got.b, top->b, KIX_HASH_LEN) == 0)
+            rc = kix_buf_add(out, t, n) == KIX_OK ? KIX_OK : KIX_ENOMEM;
     }
-    return more < 0 ? KIX_ECORRUPT : KIX_ENOTFOUND;
+    kix_buf_release(&lean);
+    return rc == KIX_ENOTFOUND && more < 0 ? KIX_ECORRUPT : rc;
 }
 
 int kix_index_pack_value(const uint8_t *pack, size_t len, const struct kix_hash *vh,
@@ -343,8 +428,8 @@ static int old_tile(struct index_export *x, const uint8_t *key, size_t klen,
                     struct kix_buf *out)
 {
     char rel[256], path[4400];
-    struct kix_bytes got;
     struct old_chunk *c = NULL;
+    int rc;
 
     if (!ref) {
         struct kix_buf file = KIX_BUF_INIT;
@@ -380,11 +465,10 @@ static int old_tile(struct index_export *x, const uint8_t *key, size_t klen,
             return KIX_ENOTFOUND;
         }
     }
-    if (kix_index_pack_tile(c->bytes.ptr, c->bytes.len, key, klen, top, &got) != KIX_OK)
-        return KIX_ENOTFOUND;
-    return kix_buf_add(out, got.ptr, got.len) == KIX_OK
-               ? KIX_OK
-               : kix_err_set(x->err, KIX_ENOMEM, "out of memory");
+    rc = kix_index_pack_tile(c->bytes.ptr, c->bytes.len, key, klen, top, out);
+    if (rc == KIX_ENOMEM)
+        return kix_err_set(x->err, KIX_ENOMEM, "out of memory");
+    return rc ? KIX_ENOTFOUND : KIX_OK;
 }
 
 static const uint8_t *slot_record(const uint8_t *v, size_t tlen, int slot)
@@ -510,8 +594,14 @@ static int walk(struct index_export *x, unsigned s, uint8_t prefix[KIX_HASH_LEN]
     }
     if (rc == KIX_OK && x->emit) {
         uint8_t kl = (uint8_t)klen;
+        int lean = s != 0; /* the root is a file of its own, whole */
         kix_buf_reset(&x->item);
-        if (kix_buf_add(&x->item, v, tlen) || kix_buf_add(&x->item, locs, nloc * KIX_INDEX_LOC_LEN))
+        rc = lean ? tile_lean(v, tlen, &x->item) : kix_buf_add(&x->item, v, tlen);
+        if (rc == KIX_ECORRUPT)
+            rc = kix_err_set(x->err, rc, "a tile of the index tree is malformed");
+        else if (rc != KIX_OK)
+            rc = kix_err_set(x->err, KIX_ENOMEM, "out of memory");
+        if (rc == KIX_OK && kix_buf_add(&x->item, locs, nloc * KIX_INDEX_LOC_LEN))
             rc = kix_err_set(x->err, KIX_ENOMEM, "out of memory");
         if (rc == KIX_OK && s == 0) { /* the root: its own file, which the note names */
             struct kix_hash top;
@@ -528,8 +618,8 @@ static int walk(struct index_export *x, unsigned s, uint8_t prefix[KIX_HASH_LEN]
             else {
                 item[0] = kl;
                 memcpy(item + 1, key, klen);
-                rc =
-                    pack_add(x, KIX_INDEX_PACK_TILE, item, 1 + klen, x->item.ptr, x->item.len, ref);
+                rc = pack_add(x, KIX_INDEX_PACK_TILE_LEAN, item, 1 + klen, x->item.ptr, x->item.len,
+                              ref);
                 free(item);
             }
         }

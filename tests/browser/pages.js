@@ -226,12 +226,24 @@ async function pageKinds(browser) {
   /* kernel pages, where this kixd has them */
   const k = await fetch(H + '/kernels/rope');
   if (k.ok) kinds.push({ name: 'kernel', url: H + '/kernels/rope', verify: false, need: ['h1'] });
+  /* the export's page 1: the log's counts are search/index.json's, which
+   * kix-search.js writes into it (#kix-counts, the kernels table) */
+  const copy = await serveDir(EXP, {});
+  kinds.push({ name: 'home-export', url: copy.url + '/', verify: false, need: ['h1', '#kix-counts'], counts: true });
   for (const kind of kinds) {
     for (const vp of VIEWPORTS) {
       const page = await open(browser, kind.url, vp), tag = kind.name + ' ' + vp.width + 'x' + vp.height;
       const v = await verdict(page);
       if (kind.verify)
         check(v.state === 'ok', tag + ': verified: ' + v.state + ': ' + v.text.slice(0, 160));
+      if (kind.counts) {
+        const shown = await page.waitForFunction(() => {
+          const c = document.getElementById('kix-counts'), t = document.getElementById('kix-kernels');
+          return c.textContent && t.tBodies[0].rows[0].cells[2].textContent ? c.textContent : false;
+        }, { timeout: 10000 }).then((h) => h.jsonValue(), () => '');
+        check(/^\d+ comparison groups? \u00b7 \d+ ranked runs? \u00b7 \d+ kernels? \u00b7 \d+ log entr(y|ies) \u00b7 $/.test(shown),
+              tag + ': kix-search.js shows the log\'s counts: "' + shown + '"');
+      }
       const shot = path.join(SHOTS, kind.name + '-' + vp.width + 'x' + vp.height + '.png');
       await page.screenshot({ path: shot });
       for (const sel of kind.need) {
@@ -260,6 +272,7 @@ async function pageKinds(browser) {
       await page.close();
     }
   }
+  await copy.close();
 }
 
 /* The run page's slots show the proven values. */

@@ -74,14 +74,28 @@ def latest_root(copy):
     return base64.b64decode(line[6:])
 
 
+def unlean(b):
+    """A lean tile (pack item kind 3) whole, its locators after it."""
+    bits, at, recs = b[0] << 8 | b[1], 2, {}
+    for i in range(15):
+        if bits & (0x8000 >> i):
+            n = 1 if i < 7 and b[at] == 3 else 65
+            recs[i], at = b[at:at + n], at + n
+    for i in range(6, -1, -1):
+        if i in recs and len(recs[i]) == 1:
+            recs[i] = b"\x03" + b"".join(hashlib.sha256(recs[c]).digest() if c in recs else bytes(32)
+                                         for c in (2 * i + 1, 2 * i + 2))
+    return b[:2] + b"".join(recs[i] for i in sorted(recs)) + b[at:]
+
+
 def find_tile(copy, key, top, packed):
     if packed is None:
         return open("%s/index/tile/%s/%s" % (copy, key.hex(), top.hex()), "rb").read()
     data = open(copy + "/" + packed, "rb").read()
     for kind, _, body, n in pack_items(data):
         b = data[body:body + n]
-        if kind == 1 and b[0] == len(key) and b[1:1 + len(key)] == key:
-            t = b[1 + len(key):]
+        if kind in (1, 3) and b[0] == len(key) and b[1:1 + len(key)] == key:
+            t = b[1 + len(key):] if kind == 1 else unlean(b[1 + len(key):])
             if hashlib.sha256(slot_record(t, 0)).digest() == top:
                 return t
     raise SystemExit("the pack %s holds no tile %s" % (packed, key.hex()))

@@ -134,23 +134,24 @@ assert said["bytes"] <= 43.5e3 * new, "%.0f bytes a new entry (bound 43.5 KB)" %
 PY
 pass "exporting 20 new entries again writes what its pages and entries need ($(python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print(d["files"], "files,", d["bytes"], "bytes")' "$WORK/out"))"
 
-# a new entry that changes no group's row (a key added): the home pages
-# from 2 on and the search shards are left as they were (they carry no
-# checkpoint, no tree size and no count the entry moved); page 1 says the
-# new size
+# a new entry that changes no group's row (a key added): the home pages,
+# page 1 too, and the search shards are left as they were (they carry no
+# checkpoint, no tree size and no count the entry moved); search/index.json
+# says the new size
 [ -f "$WORK/exp/home/2.json" ] && [ -f "$WORK/exp/search/0.json" ] || fail "the test needs two home pages"
-KEEP=("$WORK/exp/home/2" "$WORK/exp/home/2.json" "$WORK/exp/search/0.json")
+KEEP=("$WORK/exp/home/2" "$WORK/exp/home/2.json" "$WORK/exp/search/0.json" "$WORK/exp/index.html"
+  "$WORK/exp/index.json")
 before=$(stat -c '%i %s' "${KEEP[@]}")
 "$KIX" keygen --name att --out "$WORK/att" >/dev/null 2>&1
 "$KIX" key add --store "$WORK/o" --key "$WORK/o/admin.key" --role attest "$WORK/att.pub" >/dev/null || fail "key add"
 expect_status 0 "$KIXD" export --json --store "$WORK/o" "$WORK/exp"
-[ "$(stat -c '%i %s' "${KEEP[@]}")" = "$before" ] || fail "home/2 or a search shard was written again: $(cat "$WORK/out")"
-python3 - "$WORK/exp/index.json" "$WORK/out" <<'PY' || fail "page 1 does not say the new size"
+[ "$(stat -c '%i %s' "${KEEP[@]}")" = "$before" ] || fail "a home page or a search shard was written again: $(cat "$WORK/out")"
+python3 - "$WORK/exp/search/index.json" "$WORK/out" <<'PY' || fail "search/index.json does not say the new size"
 import json, sys
-home, said = json.load(open(sys.argv[1])), json.load(open(sys.argv[2]))
-assert home["treeSize"] == said["size"] and said["homePages"] == 1, (home["treeSize"], said)
+ix, said = json.load(open(sys.argv[1])), json.load(open(sys.argv[2]))
+assert ix["treeSize"] == said["size"] and said["homePages"] == 0, (ix["treeSize"], said)
 PY
-pass "an entry that moves no group's row: home pages 2 on and search shards left as they were, page 1 at the new size"
+pass "an entry that moves no group's row: the home pages and search shards left as they were, search/index.json at the new size"
 
 # the summary counts each file once: a log whose older checkpoints leave a
 # level-1 tile at two widths, the last the size's own (checkpoints at 275,

@@ -13,7 +13,13 @@
 #    kernel's page and the pages of the sweeps its group is a point of,
 #    not O(groups of the kernel);
 #  - the exported home pages embed no view (index.json and home/<n>.json
-#    beside them hold it): the rows a new run moves are written once.
+#    beside them hold it): the rows a new run moves are written once;
+#  - no home page, page 1 neither, carries the log's size or counts
+#    (search/index.json does, which kix-search.js shows): page 1 is
+#    written when its rows change, not at every export, so a key entry,
+#    which moves no row, writes no home page, search shard, group or run
+#    page, only search/index.json, the checkpoint and the log's and the
+#    index's files (3 files besides those).
 source "$(dirname "$0")/lib.sh"
 source "$(dirname "$0")/mirror_lib.sh"
 
@@ -58,12 +64,14 @@ group = group[0]
 assert run in open(os.path.join(root, "groups", group), encoding="utf-8").read(), "its group ranks it"
 page = [p for p, r in rows if r["group"] == group][0]
 shard = [i for i, r in enumerate(r for p, r in rows) if r["group"] == group][0] // 1000
-allowed = {"runs/.size", "checkpoint", "index.html", "index.json", "search/index.json",
+allowed = {"runs/.size", "checkpoint", "search/index.json",
            "search/%d.json" % shard, "kernels/" + kernel, "kernels/%s.html" % kernel,
            "kernels/%s.json" % kernel, "groups/" + group, "groups/%s.html" % group,
            "groups/%s.json" % group, runs[0], runs[1]}
 if page > 1:
     allowed |= {"home/%d" % page, "home/%d.html" % page, "home/%d.json" % page}
+else:
+    allowed |= {"index.html", "index.json"}
 # the log's and the index's new files, the new run's objects, and the
 # pages of the sweeps its group is a point of
 other = [n for n in names if n not in allowed and not re.match(r"(tile|index|objects)/", n)
@@ -105,3 +113,41 @@ print("%d names, %d files, %d bytes: %s" % (len(names), len(inodes), sum(bytes_b
       ", ".join("%s %d" % kv for kv in sorted(bytes_by.items()))))
 PY
 pass "one new run exported again: its page, group, kernel, home row, index and log files alone ($(python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print(d["files"], "names,", d["bytes"], "bytes")' "$WORK/again.json"))"
+
+# a key entry moves no row: the export writes the log's and the index's
+# files, the checkpoint and search/index.json (the log's counts), and no
+# page (home page 1 was rewritten at every export for its counts: 90 KB
+# of kix-bench's 17.6 KB a new entry)
+"$KIX" keygen --name another --out "$WORK/another" >/dev/null 2>&1 || fail "keygen"
+find "$WORK/exp" -type f -exec touch -h -d '2000-01-01' {} +
+"$KIX" key add --store "$WORK/o" --key "$WORK/o/admin.key" --role publish "$WORK/another.pub" >/dev/null ||
+  fail "key add"
+expect_status 0 "$KIXD" export --json --store "$WORK/o" "$WORK/exp"
+(cd "$WORK/exp" && find . -type f -newermt '2001-01-01' -printf '%P\n' | sort) >"$WORK/written"
+python3 - "$WORK/written" "$WORK/exp" <<'PY' || fail "exporting a key entry again wrote a page (written: $(tr '\n' ' ' <"$WORK/written"))"
+import json, os, re, sys
+names = open(sys.argv[1]).read().split()
+other = [n for n in names if n not in ("checkpoint", "runs/.size", "search/index.json")
+         and not re.match(r"(tile|index)/", n)]
+assert not other, "written for a key entry: %s" % other
+s = json.load(open(os.path.join(sys.argv[2], "search", "index.json")))
+assert s["treeSize"] == int(open(os.path.join(sys.argv[2], "checkpoint")).read().split("\n")[1]), s["treeSize"]
+PY
+pass "a key entry exported again: no page, page 1 neither (the counts are search/index.json's)"
+
+# the index's packs hold lean tiles (PROTOCOL.md §3.2, "Index packs": an
+# interior record of a tile's top three levels is its type byte alone,
+# the hashes of the two records below it being computed by the reader):
+# 400 -> 272 KB of packs for kix-bench's 101 new entries
+python3 - "$WORK/exp/index/pack" <<'PY' || fail "the index packs hold whole tiles"
+import os, sys
+kinds = {}
+for f in os.listdir(sys.argv[1]):
+    data, at = open(os.path.join(sys.argv[1], f), "rb").read(), 0
+    while at < len(data):
+        kind, n = data[at], int.from_bytes(data[at + 1:at + 5], "big")
+        kinds[kind] = kinds.get(kind, 0) + 1
+        at += 5 + n
+assert kinds.get(3) and not kinds.get(1), kinds
+PY
+pass "the index packs hold lean tiles"

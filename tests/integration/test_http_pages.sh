@@ -253,10 +253,25 @@ PY
     continue
   fi
   if [ -z "$p" ]; then
-    # the exported home page embeds no view (index.json holds it)
+    # the exported home page embeds no view (index.json holds it) and
+    # leaves the log's counts to search/index.json (kix-search.js shows
+    # them): kixd's page without its view line and its counts
     grep -q 'id="kix-view"' "$WORK/n" && fail "the exported home page embeds its view"
     grep -v '^<script type="application/json" id="kix-view">' "$WORK/k" >"$WORK/k2"
-    mv "$WORK/k2" "$WORK/k"
+    python3 - "$WORK/k2" "$WORK/k" <<'PY' || fail "kixd's home page without its counts"
+import re, sys
+t = open(sys.argv[1], encoding="utf-8").read()
+t = re.sub(r"<p>[^<]* log entr(y|ies) · <a", '<p><span id="kix-counts"></span><a', t)
+t = re.sub(r'<td class="num">[0-9]+</td>', '<td class="num"></td>', t.split('<h2 id="groups">')[0]) + \
+    '<h2 id="groups">' + t.split('<h2 id="groups">')[1]
+t = re.sub(r'(</a>) \([0-9]+\)', r"\1", t.split('<h2 id="groups">')[0]) + '<h2 id="groups">' + t.split('<h2 id="groups">')[1]
+t = re.sub(r"(groups [0-9]+–[0-9]+) of [0-9]+", r"\1", t)
+t = t.replace('<form id="kix-search" data-index="search/index.json" data-root="" hidden>',
+              '<form id="kix-search" data-index="search/index.json" data-root="" data-options="index" hidden>')
+t = re.sub(r"<select name=\"(\w+)\"><option value=\"\">any</option>.*?</select>",
+           r'<select name="\1"><option value="">any</option></select>', t)
+open(sys.argv[2], "w", encoding="utf-8").write(t)
+PY
   fi
   cmp -s "$WORK/n" "$WORK/k" || fail "/$p differs between the export (nginx) and kixd"
   n=$((n + 1))

@@ -332,6 +332,35 @@ for f in glob.glob(sys.argv[1] + "/index/tile/00/*"):
 PY
 expect_status 1 "$KIX" index "${L[@]}" "run/$RID"
 pass "a changed index tile: exit 1 ($(head -c 160 "$WORK/err"))"
+# a changed lean tile in a pack (PROTOCOL.md §3.2, pack item kind 3: its
+# derived records computed, the whole tile checked against its parent's
+# hash): the last byte of the last record it writes whole, on the run's
+# route one stratum below the root
+fresh_liar
+python3 - "$WORK/liar" "$RID" "$KIX_TESTS/integration" <<'PY' || fail "no lean tile on the run's route"
+import hashlib, sys
+sys.path.insert(0, sys.argv[3])
+from index_files import find_tile, latest_root, locator, pack_items, tile_key
+copy, path = sys.argv[1], hashlib.sha256(("run/" + sys.argv[2]).encode()).digest()
+root = find_tile(copy, tile_key(0, path), latest_root(copy), None)
+packed, key = locator(root, path[0] >> 4), tile_key(1, path)
+data = bytearray(open(copy + "/" + packed, "rb").read())
+for kind, _, body, n in pack_items(bytes(data)):
+    b = data[body:body + n]
+    if kind == 3 and b[0] == len(key) and b[1:1 + len(key)] == key:
+        at, bits = body + 1 + len(key), b[1 + len(key)] << 8 | b[2 + len(key)]
+        at += 2
+        for slot in range(15):
+            if bits & (0x8000 >> slot):
+                at += 1 if slot < 7 and data[at] == 3 else 65
+        data[at - 1] ^= 1
+        open(copy + "/" + packed, "wb").write(data)
+        sys.exit(0)
+sys.exit("%s holds no lean tile %s" % (packed, key.hex()))
+PY
+expect_status 1 "$KIX" index "${L[@]}" "run/$RID"
+grep -q "does not hold the tile" "$WORK/err" || fail "a changed lean tile: $(cat "$WORK/err")"
+pass "a changed lean index tile (in its pack): exit 1 ($(head -c 160 "$WORK/err"))"
 fresh_liar
 # (in an index pack: PROTOCOL.md §3.2, "Index packs")
 grep -q "index/pack/" <<<"$(python3 "$KIX_TESTS/integration/index_files.py" "$WORK/liar" "run/$RID" show)" ||

@@ -7,6 +7,7 @@
 
 #include "fixture.h"
 #include "kix/selection.h"
+#include "kix/sha256.h"
 #include "kix/vindex.h"
 
 static void sample_run(struct kix_vindex_run *r)
@@ -662,6 +663,55 @@ KIX_TEST(selection_page_over_the_bound_is_refused)
     free(big);
     kix_buf_release(&items);
     kix_buf_release(&page);
+}
+
+/* A lean tile in an index pack (PROTOCOL.md §3.2, pack item kind 3): the
+ * top record said by its type byte alone comes out whole, the hashes of
+ * the two records below it, with its locator; a changed record below it,
+ * or a lean tile cut short, is no tile of that top. */
+static size_t lean_pack(uint8_t *pack, const uint8_t *lean, size_t n)
+{
+    pack[0] = KIX_INDEX_PACK_TILE_LEAN;
+    pack[1] = 0, pack[2] = 0, pack[3] = (uint8_t)((n + 3) >> 8), pack[4] = (uint8_t)(n + 3);
+    pack[5] = 2, pack[6] = 1, pack[7] = 0x50; /* the key: stratum 1, nibble 5 */
+    memcpy(pack + 8, lean, n);
+    return 8 + n;
+}
+
+KIX_TEST(lean_tile_in_a_pack_comes_out_whole)
+{
+    uint8_t whole[2 + 3 * KIX_SMT_RECORD_LEN + KIX_INDEX_LOC_LEN], lean[2 + 1 + 2 * 65 + 13];
+    uint8_t pack[8 + sizeof(lean)], key[2] = {1, 0x50};
+    struct kix_buf out = KIX_BUF_INIT;
+    struct kix_hash top;
+
+    memset(whole, 0, sizeof(whole));
+    whole[0] = 0xe0; /* slots 0, 1 and 2 */
+    for (int i = 1; i <= 2; i++) {
+        uint8_t *leaf = whole + 2 + (size_t)i * KIX_SMT_RECORD_LEN;
+        leaf[0] = 0x02;
+        memset(leaf + 1, 0x10 * i, 64);
+        kix_sha256(leaf, KIX_SMT_RECORD_LEN, whole + 2 + 1 + 32 * (size_t)(i - 1));
+    }
+    whole[2] = 0x03;
+    memset(whole + 2 + 3 * KIX_SMT_RECORD_LEN, 0x07, KIX_INDEX_LOC_LEN); /* a locator */
+    kix_sha256(whole + 2, KIX_SMT_RECORD_LEN, top.b);
+    /* lean: the bitmap, slot 0's type, slots 1 and 2 whole, the locator */
+    memcpy(lean, whole, 2);
+    lean[2] = 0x03;
+    memcpy(lean + 3, whole + 2 + KIX_SMT_RECORD_LEN, sizeof(lean) - 3);
+
+    size_t n = lean_pack(pack, lean, sizeof(lean));
+    ASSERT_EQ_INT(KIX_OK, kix_index_pack_tile(pack, n, key, 2, &top, &out));
+    ASSERT_EQ_U64(sizeof(whole), out.len);
+    ASSERT_TRUE(memcmp(out.ptr, whole, sizeof(whole)) == 0);
+    pack[8 + 3 + 40] ^= 1; /* slot 1's record */
+    kix_buf_reset(&out);
+    ASSERT_EQ_INT(KIX_ENOTFOUND, kix_index_pack_tile(pack, n, key, 2, &top, &out));
+    n = lean_pack(pack, lean, sizeof(lean) - 14); /* cut inside slot 2's record */
+    ASSERT_EQ_INT(KIX_ENOTFOUND, kix_index_pack_tile(pack, n, key, 2, &top, &out));
+    ASSERT_EQ_U64(0, out.len);
+    kix_buf_release(&out);
 }
 
 KIX_TEST_MAIN()

@@ -16,6 +16,9 @@
  * groups cost one or two shards even at 10^5 groups; free text alone reads
  * the shards in order, showing the first page of matches as soon as it has
  * them and counting the rest after. Shards are fetched once per page view.
+ * A static copy's home pages leave out the log's counts (#kix-counts, the
+ * kernels table's count cells): they are the search index's rankedRuns,
+ * kernels, groups and treeSize, which this script writes there.
  *
  * What it writes: the groups table's body (#kix-group-rows), rebuilt from
  * the matching rows with text nodes only (never HTML from the data), the
@@ -268,6 +271,11 @@
      * (data-options="index"): they are the search index's facets, and a
      * new kernel, GPU, provider, dtype or pass would otherwise rewrite
      * every page */
+    /* nor the log's counts (each new run would rewrite page 1) */
+    if (doc.getElementById('kix-counts'))
+      fetchJson('search/index.json')
+        .then(function (ix) { showCounts(doc, ix); })
+        .catch(function () { /* no index: the page without its counts */ });
     if (form.getAttribute('data-options') !== 'index') return fromAddress();
     fetchJson('search/index.json')
       .then(function (ix) {
@@ -286,6 +294,36 @@
       .catch(function () { /* no index: the page's own rows and pager, no filter */ });
   }
 
+  /* "1 kernel", "2 kernels" */
+  function counted(n, one, many) {
+    return n + ' ' + (n === 1 ? one : many);
+  }
+
+  /* A static copy's home page leaves out the log's counts (#kix-counts
+   * empty) and its kernels table's (empty cells, GPUs without their
+   * groups): they are the search index's, written at every export, so a
+   * page is rewritten only when its rows change. Text nodes only. */
+  function showCounts(doc, ix) {
+    var span = doc.getElementById('kix-counts'), table = doc.getElementById('kix-kernels');
+    if (!span || !ix || ix.view !== 'kix.search/1' || !Array.isArray(ix.kernels)) return;
+    span.textContent = [counted(ix.groups, 'comparison group', 'comparison groups'),
+                        counted(ix.rankedRuns, 'ranked run', 'ranked runs'),
+                        counted(ix.kernels.length, 'kernel', 'kernels'),
+                        counted(ix.treeSize, 'log entry', 'log entries')].join(' \u00b7 ') + ' \u00b7 ';
+    var rows = table && table.tBodies[0] ? table.tBodies[0].rows : [];
+    Array.prototype.forEach.call(rows, function (tr) {
+      var name = tr.cells[0].textContent, k = ix.kernels.filter(function (x) { return x.kernel === name; })[0];
+      if (!k || tr.cells.length < 4 || tr.cells[1].textContent !== '') return;
+      tr.cells[1].textContent = String(k.groups);
+      tr.cells[2].textContent = String(k.runs);
+      Array.prototype.forEach.call(tr.cells[3].querySelectorAll('a'), function (a) {
+        var g = (k.gpus || []).filter(function (x) { return x.gpu === a.textContent; })[0];
+        if (g) a.parentNode.insertBefore(doc.createTextNode(' (' + g.groups + ')'), a.nextSibling);
+      });
+    });
+  }
+
+  api.showCounts = showCounts;
   api.boot = boot;
   if (typeof document !== 'undefined' && document.getElementById) {
     if (document.readyState === 'loading')

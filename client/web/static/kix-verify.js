@@ -464,8 +464,35 @@
     return null;
   }
 
+  /* A lean tile (pack item kind 3) whole: its bitmap, then each present
+   * slot's record type and, but for an interior record of the top three
+   * levels (slots 0..6, type 3), the record's other 64 bytes, then its
+   * locators. Such a record is computed: the hashes of the records in
+   * slots 2i + 1 and 2i + 2, zeros for an empty one, from the bottom up. */
+  async function tileUnlean(b, name) {
+    var bits = b.length >= 2 ? b[0] << 8 | b[1] : 0, recs = [], at = 2, zero = new Uint8Array(32);
+    if (!bits || bits & 1) throw new Fail('the index tile ' + name + ' is malformed');
+    for (var i = 0; i < 15; i++) {
+      if (!(bits & 0x8000 >> i)) continue;
+      if (at >= b.length) throw new Fail('the index tile ' + name + ' is malformed');
+      var n = i < 7 && b[at] === 3 ? 1 : 65;
+      if (b.length - at < n) throw new Fail('the index tile ' + name + ' is malformed');
+      recs[i] = b.slice(at, at + n);
+      at += n;
+    }
+    for (var j = 6; j >= 0; j--) {
+      if (!recs[j] || recs[j].length !== 1) continue;
+      var l = recs[2 * j + 1] ? await sha256(recs[2 * j + 1]) : zero;
+      var r = recs[2 * j + 2] ? await sha256(recs[2 * j + 2]) : zero;
+      recs[j] = cat(new Uint8Array([3]), l, r);
+    }
+    return cat.apply(null, [b.subarray(0, 2)].concat(recs.filter(function (x) { return x; }),
+                                                     [b.subarray(at)]));
+  }
+
   /* The items of a pack: [{kind, body}], kind 1 a tile (key length, key,
-   * the tile and its locators), 2 a record (value hash, record). */
+   * the tile and its locators; kind 3 the same with a lean tile, above),
+   * 2 a record (value hash, record). */
   function packItems(pack, name) {
     var items = [], at = 0;
     while (at < pack.length) {
@@ -512,10 +539,12 @@
       var got = !packed ? this.fetchBytes(name) : this.pack(packed).then(async function (items) {
         for (var i = 0; i < items.length; i++) {
           var b = items[i].body;
-          if (items[i].kind !== 1 || b.length < 1 + key.length || b[0] !== key.length ||
-              !equal(b.subarray(1, 1 + key.length), key))
+          if ((items[i].kind !== 1 && items[i].kind !== 3) || b.length < 1 + key.length ||
+              b[0] !== key.length || !equal(b.subarray(1, 1 + key.length), key))
             continue;
-          var t = b.slice(1 + key.length), r0 = tileRecord(t, s, 0, name);
+          var t = b.slice(1 + key.length);
+          if (items[i].kind === 3) t = await tileUnlean(t, name);
+          var r0 = tileRecord(t, s, 0, name);
           if (r0 && equal(await sha256(r0), top)) return t;
         }
         throw new Fail('the index pack ' + packed + ' does not hold the tile ' + name +

@@ -362,8 +362,13 @@ KIX_API int kix_home_view_update(struct kix_source *src, const struct kix_home_v
 KIX_API void kix_home_view_release(struct kix_home_view *v);
 /* Pages of KIX_HOME_PAGE_ROWS rows, at least 1. */
 KIX_API size_t kix_home_view_pages(const struct kix_home_view *v);
+/* Every kernel's counts and its GPUs' ("kernels" of the home view): a new
+ * JSON array, or NULL when out of memory. */
+KIX_API json_t *kix_home_view_kernels_json(const struct kix_home_view *v);
 /* The document of page `page` (1-based; KIX_ENOTFOUND past the last):
- * the counts of every kernel and GPU, and that page's rows. */
+ * the counts of every kernel and GPU, and that page's rows; with
+ * KIX_VIEW_JSON_EXPORT (a static copy's page) the rows and what places
+ * them alone, no log size, checkpoint or count. */
 KIX_API int kix_home_view_json(const struct kix_home_view *v, size_t page, unsigned flags,
                                struct kix_buf *out, struct kix_err *err) KIX_MUST_CHECK;
 
