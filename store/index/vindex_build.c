@@ -30,28 +30,42 @@ size_t kix_index_smt_store_key(const uint8_t *key, size_t klen, uint8_t out[KIX_
 
 /* The tree is kept in tiles of four levels (kix_smt_tiles, kix/smt.h): one
  * table record and one B-tree lookup per four levels of a route, under
- * kix_index_smt_store_key (kix-index/6). */
+ * kix_index_smt_store_key (kix-index/6), each packed (kix_smt_tile_pack,
+ * kix-index/7: the interior records a tile's own records give are not
+ * stored, a third of the table). A get gives the tile value unpacked, in
+ * this thread's buffer: the callers copy it before their next get. */
 static int tile_get(void *arg, const uint8_t *key, size_t klen, struct kix_bytes *out,
                     struct kix_err *err)
 {
+    static _Thread_local uint8_t unpacked[KIX_SMT_TILE_MAX];
     uint8_t sk[KIX_SMT_TILE_KEY_MAX];
-    size_t sklen = kix_index_smt_store_key(key, klen, sk);
-    int rc = sklen ? kix_log_txn_get(arg, KIX_TABLE_SMT, sk, sklen, out) : KIX_ENOTFOUND;
+    size_t sklen = kix_index_smt_store_key(key, klen, sk), len = 0;
+    struct kix_bytes packed;
+    int rc = sklen ? kix_log_txn_get(arg, KIX_TABLE_SMT, sk, sklen, &packed) : KIX_ENOTFOUND;
 
     if (rc && rc != KIX_ENOTFOUND)
         return kix_err_set(err, rc, "reading the index tree: %s", kix_strerror(rc));
+    if (rc == KIX_OK && kix_smt_tile_unpack(packed.ptr, packed.len, unpacked, &len) != KIX_OK)
+        return kix_err_set(err, KIX_ECORRUPT,
+                           "a packed sparse Merkle tile at stratum %u is malformed (%zu bytes): "
+                           "the index store is damaged; rebuild it from the log",
+                           klen ? key[0] : 0u, packed.len);
+    out->ptr = unpacked;
+    out->len = len;
     return rc;
 }
 
 static int tile_put(void *arg, const uint8_t *key, size_t klen, const uint8_t *val, size_t vlen,
                     struct kix_err *err)
 {
-    uint8_t sk[KIX_SMT_TILE_KEY_MAX];
+    uint8_t sk[KIX_SMT_TILE_KEY_MAX], packed[KIX_SMT_TILE_MAX];
     size_t sklen = kix_index_smt_store_key(key, klen, sk);
 
-    if (!sklen)
-        return kix_err_set(err, KIX_EINVAL, "a sparse Merkle tile key of %zu bytes", klen);
-    return kix_log_txn_put(arg, KIX_TABLE_SMT, sk, sklen, val, vlen, err);
+    if (!sklen || vlen > KIX_SMT_TILE_MAX)
+        return kix_err_set(err, KIX_EINVAL, "a sparse Merkle tile of %zu bytes, key %zu", vlen,
+                           klen);
+    return kix_log_txn_put(arg, KIX_TABLE_SMT, sk, sklen, packed,
+                           kix_smt_tile_pack(val, vlen, packed), err);
 }
 
 void kix__smt_tiles(struct kix_smt_tiles *tiles, struct kix_log_txn *t)
