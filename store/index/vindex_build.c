@@ -45,6 +45,10 @@ static int tile_get(void *arg, const uint8_t *key, size_t klen, struct kix_bytes
 
     if (rc && rc != KIX_ENOTFOUND)
         return kix_err_set(err, rc, "reading the index tree: %s", kix_strerror(rc));
+    if (rc == KIX_OK && !kix_smt_tile_packed(packed.ptr, packed.len)) {
+        *out = packed; /* stored as it is */
+        return KIX_OK;
+    }
     if (rc == KIX_OK && kix_smt_tile_unpack(packed.ptr, packed.len, unpacked, &len) != KIX_OK)
         return kix_err_set(err, KIX_ECORRUPT,
                            "a packed sparse Merkle tile at stratum %u is malformed (%zu bytes): "

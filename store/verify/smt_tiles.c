@@ -398,6 +398,11 @@ int kix_smt_tile_child_hash(const uint8_t *v, size_t len, unsigned stratum,
 #define T_LEAF      0x02
 #define UPPER_SLOTS 7 /* levels 0..2: their children are in the tile */
 
+int kix_smt_tile_packed(const uint8_t *p, size_t plen)
+{
+    return plen >= 2 && (p[1] & PACKED_MARK);
+}
+
 size_t kix_smt_tile_pack(const uint8_t *v, size_t len, uint8_t out[KIX_SMT_TILE_MAX])
 {
     unsigned bits = len >= 2 ? (unsigned)v[0] << 8 | v[1] : 0, leaves = 0;
@@ -405,7 +410,10 @@ size_t kix_smt_tile_pack(const uint8_t *v, size_t len, uint8_t out[KIX_SMT_TILE_
     const uint8_t *p = v + 2;
     size_t off = 4;
 
-    if (bits == 0 || (bits & PACKED_MARK) || len != 2 + (size_t)REC * popcount16(bits))
+    /* a full tile (every slot: the tree's top strata, which every proof
+     * reads) would cost a reader 14 hashes; kept whole, a few per mille */
+    if (bits == 0 || bits == 0xfffeu || (bits & PACKED_MARK) ||
+        len != 2 + (size_t)REC * popcount16(bits))
         goto as_is;
     for (unsigned i = 0; i < SLOTS; i++)
         if (bits & wire_bit(i)) {
@@ -457,7 +465,7 @@ int kix_smt_tile_unpack(const uint8_t *p, size_t plen, uint8_t out[KIX_SMT_TILE_
     const uint8_t *q = p + 4;
     size_t off = 2;
 
-    if (!(bits & PACKED_MARK)) {
+    if (!kix_smt_tile_packed(p, plen)) {
         if (plen > KIX_SMT_TILE_MAX)
             return KIX_ECORRUPT;
         memcpy(out, p, plen);
