@@ -1352,7 +1352,7 @@ KIX_TEST(tiles_pack_round_trips)
     /* without one of its last-level records, the top tile packs: the 7
      * last-level records kept, 7 computed (one with an empty child) */
     memcpy(bad, top->val, top->vlen);
-    bad[1] &= (uint8_t)~0x02; /* slot 14 */
+    bad[1] &= (uint8_t)~0x02;                 /* slot 14 */
     memset(bad + 2 + 6 * 65 + 1 + 32, 0, 32); /* its parent, slot 6: no right child */
     crypto_hash_sha256(bad + 2 + 2 * 65 + 1 + 32, bad + 2 + 6 * 65, 65); /* slot 2 */
     crypto_hash_sha256(bad + 2 + 1 + 32, bad + 2 + 2 * 65, 65);          /* slot 0 */
