@@ -211,6 +211,11 @@ int kix__sel_value(struct kix_log_txn *t, const char *key, size_t len, struct ki
  * writer stored it, in order, through fn (non-zero stops with that code). */
 int kix__sel_items(struct kix_log_txn *t, int dim, const char *value, kix_sel_item_fn fn,
                    void *ctx);
+/* Every stored list, in the order of its index key ("sel/..."), with its
+ * item count, through fn (non-zero stops the walk; a negative value is
+ * returned as the code). */
+typedef int (*kix__sel_list_fn)(void *ctx, const char *key, size_t len, uint64_t items);
+int kix__sel_each_list(struct kix_log_txn *t, kix__sel_list_fn fn, void *ctx);
 /* The check's: the same lists in memory, then every record they make. */
 struct kix__sel_memory;
 struct kix__sel_memory *kix__sel_memory_new(void);

@@ -465,26 +465,14 @@ static int each_group(void *arg, const struct kix_bytes *k, const struct kix_byt
 }
 
 /* A selection list's head (stored) and its pages (made from its items). */
-/* A selection list's head: stored after its items, under 'i' ‖ its index
- * key ‖ 0 ‖ u64be 2^64 - 1 (selections.c); the items are passed over. */
-static int each_selection(void *arg, const struct kix_bytes *k, const struct kix_bytes *v)
+static int each_selection(void *arg, const char *list, size_t n, uint64_t items)
 {
     char key[KIX_SEL_KEY_MAX + 1];
-    const uint8_t *p = k->ptr;
-    size_t n = k->len >= 10 ? k->len - 10 : 0;
-    uint64_t items = 0;
 
-    if (k->len < 5 || memcmp(p, "isel/", 5) != 0)
-        return 1; /* past the lists */
-    if (n < 4 || n > KIX_SEL_KEY_MAX || p[1 + n] != 0 || kix_u64be_get(p + 2 + n) != UINT64_MAX)
-        return 0;
-    if (each_one(arg, (const char *)p + 1, n))
-        return 1;
-    if (kix_sel_head_decode(v->ptr, v->len, &items, NULL) != KIX_OK)
-        return 0;
+    if (n < 4 || each_one(arg, list, n))
+        return n < 4 ? 0 : 1;
     for (uint64_t pg = 0; pg * KIX_SEL_PAGE < items; pg++) {
-        int w = snprintf(key, sizeof(key), "%.*s/%llu", (int)n, (const char *)p + 1,
-                         (unsigned long long)pg);
+        int w = snprintf(key, sizeof(key), "%.*s/%llu", (int)n, list, (unsigned long long)pg);
         if (w > 0 && (size_t)w < sizeof(key) && each_one(arg, key, (size_t)w))
             return 1;
     }
@@ -563,7 +551,7 @@ int kix_index_each_key(struct kix_log_txn *t, kix_vindex_key_fn fn, void *ctx, s
     if (rc == KIX_OK && !e.stopped)
         rc = kix_log_txn_scan(t, KIX_TABLE_GROUPS, NULL, 0, each_group, &e);
     if (rc == KIX_OK && !e.stopped)
-        rc = kix_log_txn_scan(t, KIX_TABLE_SELECTIONS, "isel/", 5, each_selection, &e);
+        rc = kix__sel_each_list(t, each_selection, &e);
     if (rc == KIX_OK && !e.stopped) {
         e.have_group = 0; /* the groups with a withdrawn run now (as groups: those ranked) */
         rc = kix_log_txn_scan(t, KIX_TABLE_WITHDRAWN, NULL, 0, each_withdrawn, &e);

@@ -383,5 +383,33 @@ KIX_TEST(query_matches_are_proven_from_paged_selections)
     ASSERT_EQ_INT(KIX_EVERIFY, complete(c, &f, &q, &r, matched, NULL, &err));
     ASSERT_CONTAINS(err.msg, "that page holds");
     kix_client_close(c);
+    /* stored by list number (kix-index/7): an item's key is 'i' ‖ u32be
+     * list ‖ u64be position, whatever the list's index key */
+    {
+        MDB_env *env;
+        MDB_txn *txn;
+        MDB_dbi dbi;
+        MDB_cursor *cur;
+        MDB_val k, v;
+        size_t listed = 0, named = 0;
+        int mrc;
+        ASSERT_EQ_INT(0, test_env_open(f.dir, "selections", MDB_RDONLY, &env));
+        ASSERT_EQ_INT(0, mdb_txn_begin(env, NULL, MDB_RDONLY, &txn));
+        ASSERT_EQ_INT(0, mdb_dbi_open(txn, "selections", 0, &dbi));
+        ASSERT_EQ_INT(0, mdb_cursor_open(txn, dbi, &cur));
+        for (mrc = mdb_cursor_get(cur, &k, &v, MDB_FIRST); mrc == 0;
+             mrc = mdb_cursor_get(cur, &k, &v, MDB_NEXT)) {
+            const char *kp = k.mv_data;
+            if (kp[0] == 'i')
+                ASSERT_EQ_U64(13, k.mv_size);
+            listed += kp[0] == 'i';
+            named += kp[0] == 'n';
+        }
+        ASSERT_EQ_INT(MDB_NOTFOUND, mrc);
+        mdb_cursor_close(cur);
+        mdb_txn_abort(txn);
+        mdb_env_close(env);
+        ASSERT_TRUE(named > 1 && listed > MANY);
+    }
     teardown(&f);
 }
