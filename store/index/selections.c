@@ -312,9 +312,9 @@ int kix__sel_value(struct kix_log_txn *t, const char *key, size_t len, struct ki
 {
     struct page_walk w = {NULL, 0, KIX_BUF_INIT, KIX_OK};
     uint8_t ik[ITEM_KEY_LEN];
-    size_t head_len;
-    uint64_t page, items, n;
-    uint32_t list;
+    size_t head_len = len;
+    uint64_t page = 0, items = 0, n;
+    uint32_t list = 0;
     int is_page, rc;
 
     if (len > KIX_SEL_KEY_MAX)
