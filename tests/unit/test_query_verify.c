@@ -71,6 +71,29 @@ static int verify(struct kix_client *c, const struct fixture *f, struct rows *r,
     return rc;
 }
 
+/* A read-only cursor on a table of the closed store at dir; closed by
+ * table_cursor_close. */
+static MDB_cursor *table_cursor(const char *dir, const char *table, MDB_env **env)
+{
+    MDB_txn *txn;
+    MDB_dbi dbi;
+    MDB_cursor *cur;
+
+    if (test_env_open(dir, table, MDB_RDONLY, env) || mdb_txn_begin(*env, NULL, MDB_RDONLY, &txn) ||
+        mdb_dbi_open(txn, table, 0, &dbi) || mdb_cursor_open(txn, dbi, &cur))
+        abort();
+    return cur;
+}
+
+static void table_cursor_close(MDB_cursor *cur, MDB_env *env)
+{
+    MDB_txn *txn = mdb_cursor_txn(cur);
+
+    mdb_cursor_close(cur);
+    mdb_txn_abort(txn);
+    mdb_env_close(env);
+}
+
 /* ---- an index.mdb of kix-index/6 (main before the packed layout) ---------- */
 
 /* A run record as kix-index/6 stored it: fixed, 202 bytes. */
@@ -201,8 +224,6 @@ KIX_TEST(index_of_kix_index_6_is_rebuilt_compact)
     char id[KIX_RUN_ID_MAX + 1];
     size_t nruns = 0, isel = 0, named = 0, fixed = 0;
     MDB_env *env;
-    MDB_txn *txn;
-    MDB_dbi dbi;
     MDB_cursor *cur;
     MDB_val k, v;
     int mrc;
@@ -212,19 +233,14 @@ KIX_TEST(index_of_kix_index_6_is_rebuilt_compact)
     kix_log_close(f.log);
     f.log = NULL;
     /* the runs' ids (records, not their entry records: no 0 byte) */
-    ASSERT_EQ_INT(0, test_env_open(f.dir, "runs", MDB_RDONLY, &env));
-    ASSERT_EQ_INT(0, mdb_txn_begin(env, NULL, MDB_RDONLY, &txn));
-    ASSERT_EQ_INT(0, mdb_dbi_open(txn, "runs", 0, &dbi));
-    ASSERT_EQ_INT(0, mdb_cursor_open(txn, dbi, &cur));
+    cur = table_cursor(f.dir, "runs", &env);
     for (mrc = mdb_cursor_get(cur, &k, &v, MDB_FIRST); mrc == 0 && nruns < ROWS;
          mrc = mdb_cursor_get(cur, &k, &v, MDB_NEXT))
         if (!memchr(k.mv_data, 0, k.mv_size) && k.mv_size < sizeof(runs[0].run_id)) {
             memcpy(runs[nruns].run_id, k.mv_data, k.mv_size);
             runs[nruns++].run_id[k.mv_size] = '\0';
         }
-    mdb_cursor_close(cur);
-    mdb_txn_abort(txn);
-    mdb_env_close(env);
+    table_cursor_close(cur, env);
     ASSERT_TRUE(nruns > 0);
     ASSERT_EQ_INT(KIX_OK, kix_index_open(f.dir, NULL, &f.log, &err));
     ASSERT_EQ_INT(KIX_OK, kix_log_read_begin(f.log, &r));
@@ -257,24 +273,18 @@ KIX_TEST(index_of_kix_index_6_is_rebuilt_compact)
     kix_log_read_end(r);
     kix_log_close(f.log);
     f.log = NULL;
-    ASSERT_EQ_INT(0, test_env_open(f.dir, "selections", MDB_RDONLY, &env));
-    ASSERT_EQ_INT(0, mdb_txn_begin(env, NULL, MDB_RDONLY, &txn));
-    ASSERT_EQ_INT(0, mdb_dbi_open(txn, "selections", 0, &dbi));
-    ASSERT_EQ_INT(0, mdb_cursor_open(txn, dbi, &cur));
+    cur = table_cursor(f.dir, "selections", &env);
     for (mrc = mdb_cursor_get(cur, &k, &v, MDB_FIRST); mrc == 0;
          mrc = mdb_cursor_get(cur, &k, &v, MDB_NEXT)) {
         isel += k.mv_size > 4 && memcmp(k.mv_data, "isel", 4) == 0;
         named += ((const char *)k.mv_data)[0] == 'n';
     }
-    mdb_cursor_close(cur);
-    ASSERT_EQ_INT(0, mdb_dbi_open(txn, "runs", 0, &dbi));
-    ASSERT_EQ_INT(0, mdb_cursor_open(txn, dbi, &cur));
+    table_cursor_close(cur, env);
+    cur = table_cursor(f.dir, "runs", &env);
     for (mrc = mdb_cursor_get(cur, &k, &v, MDB_FIRST); mrc == 0;
          mrc = mdb_cursor_get(cur, &k, &v, MDB_NEXT))
         fixed += v.mv_size == 202;
-    mdb_cursor_close(cur);
-    mdb_txn_abort(txn);
-    mdb_env_close(env);
+    table_cursor_close(cur, env);
     ASSERT_EQ_U64(0, isel);
     ASSERT_TRUE(named > 0);
     ASSERT_EQ_U64(0, fixed);
@@ -600,16 +610,10 @@ KIX_TEST(query_matches_are_proven_from_paged_selections)
      * list ‖ u64be position, whatever the list's index key */
     {
         MDB_env *env;
-        MDB_txn *txn;
-        MDB_dbi dbi;
-        MDB_cursor *cur;
+        MDB_cursor *cur = table_cursor(f.dir, "selections", &env);
         MDB_val k, v;
         size_t listed = 0, named = 0;
         int mrc;
-        ASSERT_EQ_INT(0, test_env_open(f.dir, "selections", MDB_RDONLY, &env));
-        ASSERT_EQ_INT(0, mdb_txn_begin(env, NULL, MDB_RDONLY, &txn));
-        ASSERT_EQ_INT(0, mdb_dbi_open(txn, "selections", 0, &dbi));
-        ASSERT_EQ_INT(0, mdb_cursor_open(txn, dbi, &cur));
         for (mrc = mdb_cursor_get(cur, &k, &v, MDB_FIRST); mrc == 0;
              mrc = mdb_cursor_get(cur, &k, &v, MDB_NEXT)) {
             const char *kp = k.mv_data;
@@ -619,9 +623,7 @@ KIX_TEST(query_matches_are_proven_from_paged_selections)
             named += kp[0] == 'n';
         }
         ASSERT_EQ_INT(MDB_NOTFOUND, mrc);
-        mdb_cursor_close(cur);
-        mdb_txn_abort(txn);
-        mdb_env_close(env);
+        table_cursor_close(cur, env);
         ASSERT_TRUE(named > 1 && listed > MANY);
     }
     teardown(&f);
