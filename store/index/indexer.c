@@ -623,7 +623,7 @@ static int index_apply(struct kix_log_txn *t, const struct kix_log_item *item, s
 }
 
 /* kix-index/7: the tree's tiles packed (kix_smt_tile_pack: a tile's
- * interior records of levels 0..2 are computed from its other records, not
+ * interior records of levels 0 and 1 are computed from its other records, not
  * stored), run records in a variable layout (runs.c), selection items
  * keyed by their list's number, not its ~80-byte key (selections.c); the
  * tree's records and the index notes are kix-index/6's.

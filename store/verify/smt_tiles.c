@@ -396,7 +396,11 @@ int kix_smt_tile_child_hash(const uint8_t *v, size_t len, unsigned stratum,
 
 #define PACKED_MARK 0x0001u /* bit 15: never set in a tile value */
 #define T_LEAF      0x02
-#define UPPER_SLOTS 7 /* levels 0..2: their children are in the tile */
+/* levels 0 and 1: their records are computed from the records of levels 1
+ * and 2 below them (at most 6 SHA-256 a tile read); level 2, which would
+ * cost 8 more on every read of a dense tile, is kept, as is level 3, whose
+ * children are in the tiles below */
+#define UPPER_SLOTS 3
 
 int kix_smt_tile_packed(const uint8_t *p, size_t plen)
 {
@@ -411,7 +415,7 @@ size_t kix_smt_tile_pack(const uint8_t *v, size_t len, uint8_t out[KIX_SMT_TILE_
     size_t off = 4;
 
     /* a full tile (every slot: the tree's top strata, which every proof
-     * reads) would cost a reader 14 hashes; kept whole, a few per mille */
+     * reads) would cost every reader 6 hashes; kept whole, a few per mille */
     if (bits == 0 || bits == 0xfffeu || (bits & PACKED_MARK) ||
         len != 2 + (size_t)REC * popcount16(bits))
         goto as_is;
@@ -421,7 +425,7 @@ size_t kix_smt_tile_pack(const uint8_t *v, size_t len, uint8_t out[KIX_SMT_TILE_
             p += REC;
         }
     /* only what unpack would compute again is dropped: every interior
-     * record of levels 0..2 must be its children's hashes */
+     * record of levels 0 and 1 must be its children's hashes */
     for (unsigned i = 0; i < SLOTS; i++) {
         if (!rec[i])
             continue;
