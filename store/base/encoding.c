@@ -337,6 +337,39 @@ uint64_t kix_u64be_get(const uint8_t in[8])
     return v;
 }
 
+size_t kix_uvarint_put(uint8_t *out, uint64_t v)
+{
+    size_t n = 0;
+
+    while (v >= 0x80) {
+        out[n++] = (uint8_t)(v | 0x80);
+        v >>= 7;
+    }
+    out[n++] = (uint8_t)v;
+    return n;
+}
+
+int kix_uvarint_get(const uint8_t **p, const uint8_t *end, uint64_t *v)
+{
+    const uint8_t *q = *p;
+    uint64_t x = 0;
+
+    for (unsigned shift = 0; q < end && shift < 7 * KIX_UVARINT_MAX; shift += 7) {
+        uint8_t b = *q++;
+        if (shift == 63 && b > 1)
+            return KIX_ECORRUPT; /* past 64 bits */
+        x |= (uint64_t)(b & 0x7f) << shift;
+        if (!(b & 0x80)) {
+            if (b == 0 && shift > 0)
+                return KIX_ECORRUPT; /* a longer spelling than needed */
+            *v = x;
+            *p = q;
+            return KIX_OK;
+        }
+    }
+    return KIX_ECORRUPT;
+}
+
 int kix_utf8_scrub(const char *s, size_t len, const char *subst, struct kix_buf *out)
 {
     size_t i = 0;

@@ -226,9 +226,9 @@ static int compare_run(struct checker *c, struct run_slot *s)
 {
     struct kix_run_info stored;
     struct kix_run_entry *list = NULL;
-    uint8_t want[RUN_RECORD_LEN], got[RUN_RECORD_LEN];
+    uint8_t want[RUN_RECORD_MAX], got[RUN_RECORD_MAX];
     char where[16 + KIX_RUN_ID_MAX];
-    size_t n = 0;
+    size_t n = 0, wlen, glen;
     int rc = kix_index_run(c->r, s->info.run_id, strlen(s->info.run_id), &stored);
 
     snprintf(where, sizeof(where), "runs %s", s->info.run_id);
@@ -239,9 +239,9 @@ static int compare_run(struct checker *c, struct run_slot *s)
     if (rc)
         return report(c, "runs", s->info.publication_index, where,
                       "the record of run %s does not decode", s->info.run_id);
-    kix__run_record_encode(&s->info, want);
-    kix__run_record_encode(&stored, got);
-    if (memcmp(want, got, sizeof(want)) != 0)
+    wlen = kix__run_record_encode(&s->info, want);
+    glen = kix__run_record_encode(&stored, got);
+    if (wlen != glen || memcmp(want, got, wlen) != 0)
         rc = report(c, "runs", s->info.publication_index, where,
                     "the record of run %s is not what its entries make: evidence %s (want %s), "
                     "%llu attestations (want %llu), %llu reruns (want %llu), %s (want %s), "

@@ -6,6 +6,7 @@
 
 #include <jansson.h>
 
+#include "kix/encoding.h"
 #include "kix/index.h"
 #include "kix/selection.h"
 #include "kix/smt.h"
@@ -75,11 +76,14 @@ int kix__origin_finding(const struct kix_entry *e, const struct kix_run_info *ru
 int kix__finding_put(struct kix_log_txn *t, uint64_t index, int rule, const char *message,
                      struct kix_err *err) KIX_MUST_CHECK;
 
-/* Run record: fixed layout, see runs.c. */
+/* Run record (runs.c): since kix-index/7 a variable layout, at most
+ * RUN_RECORD_MAX bytes; the fixed layouts of kix-index/6 and older
+ * (RUN_RECORD_LEN_V1..V3 bytes, which the variable one never is) are read. */
 #define RUN_RECORD_LEN_V1 (32 + 32 + 8 * 7 + 1 + 32 + 8 + 1)
 #define RUN_RECORD_LEN_V2 (RUN_RECORD_LEN_V1 + 32)
-#define RUN_RECORD_LEN    (RUN_RECORD_LEN_V2 + 8) /* kix-index/5: withdrawn_index */
-void kix__run_record_encode(const struct kix_run_info *r, uint8_t out[RUN_RECORD_LEN]);
+#define RUN_RECORD_LEN_V3 (RUN_RECORD_LEN_V2 + 8) /* kix-index/5: withdrawn_index */
+#define RUN_RECORD_MAX    (32 + 32 + 2 + 9 * KIX_UVARINT_MAX + 32 + 32 + 1)
+size_t kix__run_record_encode(const struct kix_run_info *r, uint8_t out[RUN_RECORD_MAX]);
 int kix__run_record_decode(const uint8_t *data, size_t len, struct kix_run_info *r);
 
 /* A run's record by id: KIX_ENOTFOUND when unknown (or not a run id). */
@@ -207,6 +211,11 @@ int kix__sel_value(struct kix_log_txn *t, const char *key, size_t len, struct ki
  * writer stored it, in order, through fn (non-zero stops with that code). */
 int kix__sel_items(struct kix_log_txn *t, int dim, const char *value, kix_sel_item_fn fn,
                    void *ctx);
+/* Every stored list, in the order of its index key ("sel/..."), with its
+ * item count, through fn (non-zero stops the walk; a negative value is
+ * returned as the code). */
+typedef int (*kix__sel_list_fn)(void *ctx, const char *key, size_t len, uint64_t items);
+int kix__sel_each_list(struct kix_log_txn *t, kix__sel_list_fn fn, void *ctx);
 /* The check's: the same lists in memory, then every record they make. */
 struct kix__sel_memory;
 struct kix__sel_memory *kix__sel_memory_new(void);

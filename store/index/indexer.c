@@ -622,7 +622,12 @@ static int index_apply(struct kix_log_txn *t, const struct kix_log_item *item, s
     return rc;
 }
 
-/* kix-index/6: a run's entry records beside its record in the runs table
+/* kix-index/7: the tree's tiles packed (kix_smt_tile_pack: a tile's
+ * interior records of levels 0 and 1 are computed from its other records, not
+ * stored), run records in a variable layout (runs.c), selection items
+ * keyed by their list's number, not its ~80-byte key (selections.c); the
+ * tree's records and the index notes are kix-index/6's.
+ * kix-index/6: a run's entry records beside its record in the runs table
  * (run id ‖ 0 ‖ index), so an entry dirties one page of it, not two; the
  * tree's tiles stored under prefix ‖ stratum (kix_index_smt_store_key), so
  * a route's tiles share pages; a selection list's head after its items
@@ -654,7 +659,7 @@ static const struct kix_log_table_spec tables[KIX_INDEX_TABLES] = {
 };
 
 static const struct kix_log_indexer indexer = {
-    .name = "kix-index/6",
+    .name = "kix-index/7",
     .tables = tables,
     .ntables = KIX_INDEX_TABLES,
     .prepare = kix__manifest_memo_prepare,

@@ -7,36 +7,66 @@
 #include "kix/assert.h"
 #include "kix/encoding.h"
 
-void kix__run_record_encode(const struct kix_run_info *r, uint8_t out[RUN_RECORD_LEN])
+/* The variable layout (kix-index/7): manifest(32) ‖ publisher(32) ‖ flags
+ * (bit 0 grouped, bit 1 a comparison key follows the numbers) ‖ evidence ‖
+ * uvarints: publication index, superseded by + 1, supersedes + 1,
+ * withdrawn + 1, evidence index + 1 (KIX_NO_INDEX + 1 wraps to 0, one
+ * byte), attestations, reruns, entries, value ‖ [comparison key(32)] ‖
+ * entries chain(32), then one 0 byte where the length would be a fixed
+ * layout's. ~140 bytes, not 202: a run's indexes are mostly absent, its
+ * counts small. */
+#define FLAG_GROUPED 1u
+#define FLAG_KEYED   2u
+#define RUN_NUMBERS  9
+
+static int fixed_len(size_t len)
 {
-    uint8_t *p = out;
-    memcpy(p, r->manifest.b, 32);
-    memcpy(p + 32, r->publisher, 32);
-    p += 64;
-    kix_u64be_put(p, r->publication_index);
-    kix_u64be_put(p + 8, r->superseded_by_index);
-    kix_u64be_put(p + 16, r->supersedes_index);
-    kix_u64be_put(p + 24, r->evidence_index);
-    kix_u64be_put(p + 32, r->attestations);
-    kix_u64be_put(p + 40, r->reruns);
-    kix_u64be_put(p + 48, r->entries);
-    p[56] = (uint8_t)r->evidence;
-    memcpy(p + 57, r->comparison_key.b, 32);
-    kix_u64be_put(p + 89, r->value);
-    p[97] = (uint8_t)r->grouped;
-    memcpy(p + 98, r->entries_chain.b, 32);
-    kix_u64be_put(p + 130, r->withdrawn_index);
+    return len == RUN_RECORD_LEN_V1 || len == RUN_RECORD_LEN_V2 || len == RUN_RECORD_LEN_V3;
 }
 
-int kix__run_record_decode(const uint8_t *data, size_t len, struct kix_run_info *r)
+static int no_key(const struct kix_digest *d)
+{
+    static const struct kix_digest zero;
+    return memcmp(d->b, zero.b, 32) == 0;
+}
+
+size_t kix__run_record_encode(const struct kix_run_info *r, uint8_t out[RUN_RECORD_MAX])
+{
+    const uint64_t numbers[RUN_NUMBERS] = {r->publication_index,
+                                           r->superseded_by_index + 1,
+                                           r->supersedes_index + 1,
+                                           r->withdrawn_index + 1,
+                                           r->evidence_index + 1,
+                                           r->attestations,
+                                           r->reruns,
+                                           r->entries,
+                                           r->value};
+    size_t n = 66;
+
+    memcpy(out, r->manifest.b, 32);
+    memcpy(out + 32, r->publisher, 32);
+    out[64] =
+        (uint8_t)((r->grouped ? FLAG_GROUPED : 0) | (no_key(&r->comparison_key) ? 0 : FLAG_KEYED));
+    out[65] = (uint8_t)r->evidence;
+    for (int i = 0; i < RUN_NUMBERS; i++)
+        n += kix_uvarint_put(out + n, numbers[i]);
+    if (out[64] & FLAG_KEYED) {
+        memcpy(out + n, r->comparison_key.b, 32);
+        n += 32;
+    }
+    memcpy(out + n, r->entries_chain.b, 32);
+    n += 32;
+    if (fixed_len(n))
+        out[n++] = 0;
+    return n;
+}
+
+/* The fixed layouts of kix-index/6 and older (read-only opens of an old
+ * store; a writable open rebuilds the index). */
+static void decode_fixed(const uint8_t *data, size_t len, struct kix_run_info *r)
 {
     const uint8_t *p = data + 64;
-    /* RUN_RECORD_LEN_V1: before the verifiable index (read-only opens of
-     * an old store; a writable open rebuilds the index) */
-    if (len != RUN_RECORD_LEN && len != RUN_RECORD_LEN_V2 && len != RUN_RECORD_LEN_V1)
-        return KIX_ECORRUPT;
-    memcpy(r->manifest.b, data, 32);
-    memcpy(r->publisher, data + 32, 32);
+
     r->publication_index = kix_u64be_get(p);
     r->superseded_by_index = kix_u64be_get(p + 8);
     r->supersedes_index = kix_u64be_get(p + 16);
@@ -47,12 +77,58 @@ int kix__run_record_decode(const uint8_t *data, size_t len, struct kix_run_info 
     memcpy(r->comparison_key.b, p + 57, 32);
     r->value = kix_u64be_get(p + 89);
     r->grouped = p[97];
+    /* V1: before the verifiable index */
     r->entries = len != RUN_RECORD_LEN_V1 ? kix_u64be_get(p + 48) : 0;
     memset(r->entries_chain.b, 0, 32);
     if (len != RUN_RECORD_LEN_V1)
         memcpy(r->entries_chain.b, p + 98, 32);
     /* before kix-index/5 no run was withdrawn */
-    r->withdrawn_index = len == RUN_RECORD_LEN ? kix_u64be_get(p + 130) : KIX_NO_INDEX;
+    r->withdrawn_index = len == RUN_RECORD_LEN_V3 ? kix_u64be_get(p + 130) : KIX_NO_INDEX;
+}
+
+int kix__run_record_decode(const uint8_t *data, size_t len, struct kix_run_info *r)
+{
+    const uint8_t *p = data + 66, *end = data + len;
+    uint64_t x[RUN_NUMBERS];
+
+    if (len < 66 + RUN_NUMBERS + 32)
+        return KIX_ECORRUPT;
+    memcpy(r->manifest.b, data, 32);
+    memcpy(r->publisher, data + 32, 32);
+    if (fixed_len(len)) {
+        decode_fixed(data, len, r);
+        return KIX_OK;
+    }
+    if (data[64] & ~(FLAG_GROUPED | FLAG_KEYED))
+        return KIX_ECORRUPT;
+    for (int i = 0; i < RUN_NUMBERS; i++)
+        if (kix_uvarint_get(&p, end, &x[i]) != KIX_OK)
+            return KIX_ECORRUPT;
+    memset(r->comparison_key.b, 0, 32);
+    if (data[64] & FLAG_KEYED) {
+        if ((size_t)(end - p) < 32)
+            return KIX_ECORRUPT;
+        memcpy(r->comparison_key.b, p, 32);
+        p += 32;
+    }
+    if ((size_t)(end - p) < 32)
+        return KIX_ECORRUPT;
+    memcpy(r->entries_chain.b, p, 32);
+    p += 32;
+    /* nothing after, but the 0 that keeps the length off the fixed ones */
+    if (p != end && !(p + 1 == end && *p == 0 && fixed_len(len - 1)))
+        return KIX_ECORRUPT;
+    r->grouped = (data[64] & FLAG_GROUPED) != 0;
+    r->evidence = data[65];
+    r->publication_index = x[0];
+    r->superseded_by_index = x[1] - 1;
+    r->supersedes_index = x[2] - 1;
+    r->withdrawn_index = x[3] - 1;
+    r->evidence_index = x[4] - 1;
+    r->attestations = x[5];
+    r->reruns = x[6];
+    r->entries = x[7];
+    r->value = x[8];
     return KIX_OK;
 }
 
@@ -76,7 +152,8 @@ int kix__run_get(struct kix_log_txn *t, const char *run_id, size_t len, struct k
 
 int kix__run_put(struct kix_log_txn *t, const struct kix_run_info *r, struct kix_err *err)
 {
-    uint8_t rec[RUN_RECORD_LEN];
+    uint8_t rec[RUN_RECORD_MAX];
+    size_t n;
 
     /* the record every verifier decodes (C, kix-verify.js, vindex_verify.py)
      * refuses these; the indexer must never write one */
@@ -85,8 +162,8 @@ int kix__run_put(struct kix_log_txn *t, const struct kix_run_info *r, struct kix
                (r->withdrawn_index == KIX_NO_INDEX && r->superseded_by_index == KIX_NO_INDEX));
     KIX_ASSERT(r->evidence_index == KIX_NO_INDEX || r->reruns > 0); /* only a rerun sets it */
     KIX_ASSERT(r->attestations + r->reruns <= r->entries);          /* each is an entry */
-    kix__run_record_encode(r, rec);
-    return kix_log_txn_put(t, KIX_TABLE_RUNS, r->run_id, strlen(r->run_id), rec, sizeof(rec), err);
+    n = kix__run_record_encode(r, rec);
+    return kix_log_txn_put(t, KIX_TABLE_RUNS, r->run_id, strlen(r->run_id), rec, n, err);
 }
 
 int kix__run_entry_put(struct kix_log_txn *t, const char *run_id, size_t len, uint64_t index,

@@ -115,24 +115,89 @@ int kix__sel_publication_words(const struct kix__sel_sink *s, const struct kix_r
 
 /* ---- the writer: lists in KIX_TABLE_SELECTIONS --------------------------------- */
 
-/* The table holds, by key: a list's items under 'i' ‖ its index key
- * ("sel/...") ‖ 0 ‖ u64be position, from which a page's record is made
- * when the seal asks for it (an append writes one item and the head,
- * whatever the page's size), and its head record right after them, at
- * position 2^64 - 1 (kix-index/6; before, under the index key itself), so
- * that an append rewrites the one page holding its list's tail and head;
- * 'g' ‖ group key when the group is listed; 'o' ‖ dim ‖ object digest:
- * that object's words for dim, so each object is parsed once. */
-#define ITEM_KEY_MAX (1 + KIX_SEL_KEY_MAX + 1 + 8)
+/* The table holds, by key: 'n' ‖ a list's index key ("sel/...") → its
+ * number, u32be, given once when the list is made ('c' → the next
+ * number); the list's items under 'i' ‖ number ‖ u64be position, from
+ * which a page's record is made when the seal asks for it (an append
+ * writes one item and the head, whatever the page's size), and its head
+ * record right after them, at position 2^64 - 1, so that an append
+ * rewrites the one page holding its list's tail and head; 'g' ‖ group key
+ * when the group is listed; 'o' ‖ dim ‖ object digest: that object's
+ * words for dim, so each object is parsed once. (kix-index/6 keyed the
+ * items by the list's key itself, ~80 bytes an item more.) */
+#define NAME_KEY_MAX (1 + KIX_SEL_KEY_MAX)
+#define ITEM_KEY_LEN (1 + 4 + 8)
+#define LIST_PREFIX  (1 + 4)
 
-static size_t item_key(uint8_t out[ITEM_KEY_MAX], const char *list, size_t n, uint64_t pos)
+static size_t name_key(uint8_t out[NAME_KEY_MAX], const char *list, size_t n)
 {
     KIX_ASSERT(n <= KIX_SEL_KEY_MAX); /* kix_sel_key's bound */
-    out[0] = 'i';
+    out[0] = 'n';
     memcpy(out + 1, list, n);
-    out[1 + n] = 0;
-    kix_u64be_put(out + 2 + n, pos);
-    return 2 + n + 8;
+    return 1 + n;
+}
+
+static size_t item_key(uint8_t out[ITEM_KEY_LEN], uint32_t list, uint64_t pos)
+{
+    out[0] = 'i';
+    out[1] = (uint8_t)(list >> 24);
+    out[2] = (uint8_t)(list >> 16);
+    out[3] = (uint8_t)(list >> 8);
+    out[4] = (uint8_t)list;
+    kix_u64be_put(out + LIST_PREFIX, pos);
+    return ITEM_KEY_LEN;
+}
+
+/* Where a list's head record is stored: after its items. */
+static size_t head_key(uint8_t out[ITEM_KEY_LEN], uint32_t list)
+{
+    return item_key(out, list, UINT64_MAX);
+}
+
+static uint32_t u32be(const uint8_t *p)
+{
+    return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
+}
+
+/* The number of the list whose index key is key[0..n): KIX_ENOTFOUND when
+ * there is none (and not `make`); made, the next number, when `make`. */
+static int list_number(struct kix_log_txn *t, const char *key, size_t n, int make, uint32_t *list,
+                       struct kix_err *err)
+{
+    uint8_t nk[NAME_KEY_MAX], no[4];
+    size_t nklen = name_key(nk, key, n);
+    struct kix_bytes v;
+    int rc = kix_log_txn_get(t, KIX_TABLE_SELECTIONS, nk, nklen, &v);
+
+    if (rc == KIX_OK && v.len != 4)
+        rc = KIX_ECORRUPT;
+    if (rc == KIX_OK)
+        *list = u32be(v.ptr);
+    if (rc != KIX_ENOTFOUND || !make)
+        return rc && rc != KIX_ENOTFOUND
+                   ? kix_err_set(err, rc, "reading a selection list's number: %s", kix_strerror(rc))
+                   : rc;
+    rc = kix_log_txn_get(t, KIX_TABLE_SELECTIONS, "c", 1, &v);
+    if (rc == KIX_ENOTFOUND) {
+        *list = 0;
+        rc = KIX_OK;
+    } else if (rc == KIX_OK) {
+        rc = v.len == 4 && u32be(v.ptr) < UINT32_MAX ? KIX_OK : KIX_ECORRUPT;
+        *list = rc ? 0 : u32be(v.ptr);
+    }
+    if (rc)
+        return kix_err_set(err, rc, "reading the next selection list number: %s", kix_strerror(rc));
+    no[0] = (uint8_t)((*list + 1) >> 24);
+    no[1] = (uint8_t)((*list + 1) >> 16);
+    no[2] = (uint8_t)((*list + 1) >> 8);
+    no[3] = (uint8_t)(*list + 1);
+    rc = kix_log_txn_put(t, KIX_TABLE_SELECTIONS, "c", 1, no, 4, err);
+    if (rc == KIX_OK) {
+        uint8_t mine[4] = {(uint8_t)(*list >> 24), (uint8_t)(*list >> 16), (uint8_t)(*list >> 8),
+                           (uint8_t)*list};
+        rc = kix_log_txn_put(t, KIX_TABLE_SELECTIONS, nk, nklen, mine, 4, err);
+    }
+    return rc;
 }
 
 static int table_new_group(void *ctx, const struct kix_digest *g, int *is_new, struct kix_err *err)
@@ -150,18 +215,11 @@ static int table_new_group(void *ctx, const struct kix_digest *g, int *is_new, s
     return rc ? kix_err_set(err, rc, "reading whether a group is listed") : KIX_OK;
 }
 
-/* Where a list's head record is stored: after its items. */
-static size_t head_key(uint8_t out[ITEM_KEY_MAX], const char *list, size_t n)
-{
-    return item_key(out, list, n, UINT64_MAX);
-}
-
-static int head_items(struct kix_log_txn *t, const char *key, size_t n, uint64_t *items,
-                      struct kix_err *err)
+static int head_items(struct kix_log_txn *t, uint32_t list, uint64_t *items, struct kix_err *err)
 {
     struct kix_bytes v;
-    uint8_t hk[ITEM_KEY_MAX];
-    int rc = kix_log_txn_get(t, KIX_TABLE_SELECTIONS, hk, head_key(hk, key, n), &v);
+    uint8_t hk[ITEM_KEY_LEN];
+    int rc = kix_log_txn_get(t, KIX_TABLE_SELECTIONS, hk, head_key(hk, list), &v);
 
     *items = 0;
     if (rc == KIX_OK)
@@ -175,11 +233,14 @@ static int table_append(void *ctx, int dim, const char *value, const uint8_t *it
 {
     struct kix_log_txn *t = ctx;
     char key[KIX_SEL_KEY_MAX + 1];
-    uint8_t ik[ITEM_KEY_MAX], hk[ITEM_KEY_MAX], head[9];
+    uint8_t ik[ITEM_KEY_LEN], hk[ITEM_KEY_LEN], head[9];
     size_t vlen = value ? strlen(value) : 0, n = kix_sel_key(dim, value, vlen, UINT64_MAX, key);
-    uint64_t count;
-    int rc = head_items(t, key, n, &count, err);
+    uint64_t count = 0;
+    uint32_t list = 0;
+    int rc = list_number(t, key, n, 1, &list, err);
 
+    if (rc == KIX_OK)
+        rc = head_items(t, list, &count, err);
     if (rc == KIX_ENOTFOUND)
         rc = KIX_OK;
     *created = count == 0;
@@ -188,10 +249,10 @@ static int table_append(void *ctx, int dim, const char *value, const uint8_t *it
     head[0] = KIX_SEL_HEAD;
     kix_u64be_put(head + 1, count + 1);
     if (rc == KIX_OK)
-        rc = kix_log_txn_put(t, KIX_TABLE_SELECTIONS, ik, item_key(ik, key, n, count), item, len,
-                             err);
+        rc =
+            kix_log_txn_put(t, KIX_TABLE_SELECTIONS, ik, item_key(ik, list, count), item, len, err);
     if (rc == KIX_OK)
-        rc = kix_log_txn_put(t, KIX_TABLE_SELECTIONS, hk, head_key(hk, key, n), head, sizeof(head),
+        rc = kix_log_txn_put(t, KIX_TABLE_SELECTIONS, hk, head_key(hk, list), head, sizeof(head),
                              err);
     if (rc == KIX_OK)
         rc = kix__vindex_touch(t, key, n, NULL, 0, err); /* may grow again in the batch */
@@ -202,9 +263,17 @@ static int table_append(void *ctx, int dim, const char *value, const uint8_t *it
     return rc;
 }
 
+/* A key of the list whose items' keys begin with prefix (LIST_PREFIX
+ * bytes): 1 for an item, 0 for its head, -1 for a key past the list. */
+static int list_key_kind(const struct kix_bytes *key, const uint8_t *prefix)
+{
+    if (key->len != ITEM_KEY_LEN || memcmp(key->ptr, prefix, LIST_PREFIX) != 0)
+        return -1;
+    return kix_u64be_get(key->ptr + LIST_PREFIX) != UINT64_MAX;
+}
+
 struct page_walk {
-    const uint8_t *prefix; /* 'i' ‖ the list's key ‖ 0 */
-    size_t prefix_len;
+    const uint8_t *prefix; /* 'i' ‖ the list's number */
     uint64_t left;
     struct kix_buf items;
     int rc;
@@ -214,10 +283,8 @@ static int page_item(void *arg, const struct kix_bytes *key, const struct kix_by
 {
     struct page_walk *w = arg;
 
-    if (w->left == 0 || key->len < w->prefix_len || memcmp(key->ptr, w->prefix, w->prefix_len) != 0)
-        return 1;
-    if (key->len == w->prefix_len + 8 && kix_u64be_get(key->ptr + w->prefix_len) == UINT64_MAX)
-        return 1; /* the head, after the items */
+    if (w->left == 0 || list_key_kind(key, w->prefix) != 1)
+        return 1; /* past the list, or its head after the items */
     w->left--;
     w->rc = kix_sel_item_add(&w->items, val->ptr, val->len);
     return w->rc ? -w->rc : 0;
@@ -243,33 +310,33 @@ static int page_of(const char *key, size_t len, size_t *head_len, uint64_t *page
 int kix__sel_value(struct kix_log_txn *t, const char *key, size_t len, struct kix_buf *out,
                    struct kix_err *err)
 {
-    struct page_walk w = {NULL, 0, 0, KIX_BUF_INIT, KIX_OK};
-    uint8_t ik[ITEM_KEY_MAX];
-    struct kix_bytes v;
-    size_t head_len;
-    uint64_t page, items, n;
-    int rc;
+    struct page_walk w = {NULL, 0, KIX_BUF_INIT, KIX_OK};
+    uint8_t ik[ITEM_KEY_LEN];
+    size_t head_len = len;
+    uint64_t page = 0, items = 0, n;
+    uint32_t list = 0;
+    int is_page, rc;
 
     if (len > KIX_SEL_KEY_MAX)
         return KIX_ENOTFOUND;
-    if (!page_of(key, len, &head_len, &page)) {
-        uint8_t hk[ITEM_KEY_MAX];
-        rc = kix_log_txn_get(t, KIX_TABLE_SELECTIONS, hk, head_key(hk, key, len), &v);
-        if (rc == KIX_OK && (rc = kix_buf_add(out, v.ptr, v.len)) != KIX_OK)
-            return kix_err_set(err, rc, "out of memory");
-        return rc;
-    }
-    rc = head_items(t, key, head_len, &items, err);
+    is_page = page_of(key, len, &head_len, &page);
+    if (!is_page)
+        head_len = len;
+    rc = list_number(t, key, head_len, 0, &list, err);
+    if (rc == KIX_OK)
+        rc = head_items(t, list, &items, err);
     if (rc)
         return rc;
+    if (!is_page)
+        return kix_sel_head_encode(items, out) ? kix_err_set(err, KIX_ENOMEM, "out of memory")
+                                               : KIX_OK;
     if (page >= (items + KIX_SEL_PAGE - 1) / KIX_SEL_PAGE)
         return KIX_ENOTFOUND;
     n = items - page * KIX_SEL_PAGE < KIX_SEL_PAGE ? items - page * KIX_SEL_PAGE : KIX_SEL_PAGE;
     w.prefix = ik;
-    w.prefix_len = 2 + head_len;
     w.left = n;
-    rc = kix_log_txn_scan(t, KIX_TABLE_SELECTIONS, ik,
-                          item_key(ik, key, head_len, page * KIX_SEL_PAGE), page_item, &w);
+    rc = kix_log_txn_scan(t, KIX_TABLE_SELECTIONS, ik, item_key(ik, list, page * KIX_SEL_PAGE),
+                          page_item, &w);
     if (rc == KIX_OK && w.rc == KIX_OK && w.left)
         rc = KIX_ECORRUPT; /* the head counts items the table lacks */
     if (rc == KIX_OK)
@@ -284,7 +351,6 @@ int kix__sel_value(struct kix_log_txn *t, const char *key, size_t len, struct ki
 
 struct item_walk {
     const uint8_t *prefix;
-    size_t prefix_len;
     uint64_t pos;
     kix_sel_item_fn fn;
     void *ctx;
@@ -295,10 +361,8 @@ static int each_item(void *arg, const struct kix_bytes *key, const struct kix_by
 {
     struct item_walk *w = arg;
 
-    if (key->len < w->prefix_len || memcmp(key->ptr, w->prefix, w->prefix_len) != 0)
-        return 1;
-    if (key->len == w->prefix_len + 8 && kix_u64be_get(key->ptr + w->prefix_len) == UINT64_MAX)
-        return 1; /* the head, after the items */
+    if (list_key_kind(key, w->prefix) != 1)
+        return 1; /* past the list, or its head after the items */
     w->rc = w->fn(w->ctx, w->pos++, val->ptr, val->len);
     return w->rc ? 1 : 0;
 }
@@ -306,10 +370,52 @@ static int each_item(void *arg, const struct kix_bytes *key, const struct kix_by
 int kix__sel_items(struct kix_log_txn *t, int dim, const char *value, kix_sel_item_fn fn, void *ctx)
 {
     char key[KIX_SEL_KEY_MAX + 1];
-    uint8_t ik[ITEM_KEY_MAX];
+    uint8_t ik[ITEM_KEY_LEN];
     size_t n = kix_sel_key(dim, value, value ? strlen(value) : 0, UINT64_MAX, key);
-    struct item_walk w = {ik, 2 + n, 0, fn, ctx, KIX_OK};
-    int rc = kix_log_txn_scan(t, KIX_TABLE_SELECTIONS, ik, item_key(ik, key, n, 0), each_item, &w);
+    struct item_walk w = {ik, 0, fn, ctx, KIX_OK};
+    uint32_t list;
+    int rc = list_number(t, key, n, 0, &list, NULL);
+
+    if (rc == KIX_ENOTFOUND)
+        return KIX_OK; /* no such list: no items */
+    if (rc == KIX_OK)
+        rc = kix_log_txn_scan(t, KIX_TABLE_SELECTIONS, ik, item_key(ik, list, 0), each_item, &w);
+    return rc ? rc : w.rc;
+}
+
+struct list_walk {
+    struct kix_log_txn *t;
+    kix__sel_list_fn fn;
+    void *ctx;
+    int rc;
+};
+
+static int each_list(void *arg, const struct kix_bytes *k, const struct kix_bytes *v)
+{
+    struct list_walk *w = arg;
+    uint64_t items = 0;
+    int rc;
+
+    if (k->len < 5 || memcmp(k->ptr, "nsel/", 5) != 0)
+        return 1; /* past the lists */
+    if (k->len - 1 > KIX_SEL_KEY_MAX || v->len != 4)
+        return 0;
+    rc = head_items(w->t, u32be(v->ptr), &items, NULL);
+    if (rc && rc != KIX_ENOTFOUND) {
+        w->rc = rc;
+        return 1;
+    }
+    rc = w->fn(w->ctx, (const char *)k->ptr + 1, k->len - 1, items);
+    if (rc < 0)
+        w->rc = rc;
+    return rc != 0;
+}
+
+int kix__sel_each_list(struct kix_log_txn *t, kix__sel_list_fn fn, void *ctx)
+{
+    struct list_walk w = {t, fn, ctx, KIX_OK};
+    int rc = kix_log_txn_scan(t, KIX_TABLE_SELECTIONS, "nsel/", 5, each_list, &w);
+
     return rc ? rc : w.rc;
 }
 

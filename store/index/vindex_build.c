@@ -30,28 +30,46 @@ size_t kix_index_smt_store_key(const uint8_t *key, size_t klen, uint8_t out[KIX_
 
 /* The tree is kept in tiles of four levels (kix_smt_tiles, kix/smt.h): one
  * table record and one B-tree lookup per four levels of a route, under
- * kix_index_smt_store_key (kix-index/6). */
+ * kix_index_smt_store_key (kix-index/6), each packed (kix_smt_tile_pack,
+ * kix-index/7: the interior records a tile's own records give are not
+ * stored, a third of the table). A get gives the tile value unpacked, in
+ * this thread's buffer: the callers copy it before their next get. */
 static int tile_get(void *arg, const uint8_t *key, size_t klen, struct kix_bytes *out,
                     struct kix_err *err)
 {
+    static _Thread_local uint8_t unpacked[KIX_SMT_TILE_MAX];
     uint8_t sk[KIX_SMT_TILE_KEY_MAX];
-    size_t sklen = kix_index_smt_store_key(key, klen, sk);
-    int rc = sklen ? kix_log_txn_get(arg, KIX_TABLE_SMT, sk, sklen, out) : KIX_ENOTFOUND;
+    size_t sklen = kix_index_smt_store_key(key, klen, sk), len = 0;
+    struct kix_bytes packed;
+    int rc = sklen ? kix_log_txn_get(arg, KIX_TABLE_SMT, sk, sklen, &packed) : KIX_ENOTFOUND;
 
     if (rc && rc != KIX_ENOTFOUND)
         return kix_err_set(err, rc, "reading the index tree: %s", kix_strerror(rc));
+    if (rc == KIX_OK && !kix_smt_tile_packed(packed.ptr, packed.len)) {
+        *out = packed; /* stored as it is */
+        return KIX_OK;
+    }
+    if (rc == KIX_OK && kix_smt_tile_unpack(packed.ptr, packed.len, unpacked, &len) != KIX_OK)
+        return kix_err_set(err, KIX_ECORRUPT,
+                           "a packed sparse Merkle tile at stratum %u is malformed (%zu bytes): "
+                           "the index store is damaged; rebuild it from the log",
+                           klen ? key[0] : 0u, packed.len);
+    out->ptr = unpacked;
+    out->len = len;
     return rc;
 }
 
 static int tile_put(void *arg, const uint8_t *key, size_t klen, const uint8_t *val, size_t vlen,
                     struct kix_err *err)
 {
-    uint8_t sk[KIX_SMT_TILE_KEY_MAX];
+    uint8_t sk[KIX_SMT_TILE_KEY_MAX], packed[KIX_SMT_TILE_MAX];
     size_t sklen = kix_index_smt_store_key(key, klen, sk);
 
-    if (!sklen)
-        return kix_err_set(err, KIX_EINVAL, "a sparse Merkle tile key of %zu bytes", klen);
-    return kix_log_txn_put(arg, KIX_TABLE_SMT, sk, sklen, val, vlen, err);
+    if (!sklen || vlen > KIX_SMT_TILE_MAX)
+        return kix_err_set(err, KIX_EINVAL, "a sparse Merkle tile of %zu bytes, key %zu", vlen,
+                           klen);
+    return kix_log_txn_put(arg, KIX_TABLE_SMT, sk, sklen, packed,
+                           kix_smt_tile_pack(val, vlen, packed), err);
 }
 
 void kix__smt_tiles(struct kix_smt_tiles *tiles, struct kix_log_txn *t)
@@ -447,26 +465,14 @@ static int each_group(void *arg, const struct kix_bytes *k, const struct kix_byt
 }
 
 /* A selection list's head (stored) and its pages (made from its items). */
-/* A selection list's head: stored after its items, under 'i' ‖ its index
- * key ‖ 0 ‖ u64be 2^64 - 1 (selections.c); the items are passed over. */
-static int each_selection(void *arg, const struct kix_bytes *k, const struct kix_bytes *v)
+static int each_selection(void *arg, const char *list, size_t n, uint64_t items)
 {
     char key[KIX_SEL_KEY_MAX + 1];
-    const uint8_t *p = k->ptr;
-    size_t n = k->len >= 10 ? k->len - 10 : 0;
-    uint64_t items = 0;
 
-    if (k->len < 5 || memcmp(p, "isel/", 5) != 0)
-        return 1; /* past the lists */
-    if (n < 4 || n > KIX_SEL_KEY_MAX || p[1 + n] != 0 || kix_u64be_get(p + 2 + n) != UINT64_MAX)
-        return 0;
-    if (each_one(arg, (const char *)p + 1, n))
-        return 1;
-    if (kix_sel_head_decode(v->ptr, v->len, &items, NULL) != KIX_OK)
-        return 0;
+    if (n < 4 || each_one(arg, list, n))
+        return n < 4 ? 0 : 1;
     for (uint64_t pg = 0; pg * KIX_SEL_PAGE < items; pg++) {
-        int w = snprintf(key, sizeof(key), "%.*s/%llu", (int)n, (const char *)p + 1,
-                         (unsigned long long)pg);
+        int w = snprintf(key, sizeof(key), "%.*s/%llu", (int)n, list, (unsigned long long)pg);
         if (w > 0 && (size_t)w < sizeof(key) && each_one(arg, key, (size_t)w))
             return 1;
     }
@@ -545,7 +551,7 @@ int kix_index_each_key(struct kix_log_txn *t, kix_vindex_key_fn fn, void *ctx, s
     if (rc == KIX_OK && !e.stopped)
         rc = kix_log_txn_scan(t, KIX_TABLE_GROUPS, NULL, 0, each_group, &e);
     if (rc == KIX_OK && !e.stopped)
-        rc = kix_log_txn_scan(t, KIX_TABLE_SELECTIONS, "isel/", 5, each_selection, &e);
+        rc = kix__sel_each_list(t, each_selection, &e);
     if (rc == KIX_OK && !e.stopped) {
         e.have_group = 0; /* the groups with a withdrawn run now (as groups: those ranked) */
         rc = kix_log_txn_scan(t, KIX_TABLE_WITHDRAWN, NULL, 0, each_withdrawn, &e);

@@ -391,3 +391,127 @@ int kix_smt_tile_child_hash(const uint8_t *v, size_t len, unsigned stratum,
             return KIX_OK;
     return KIX_ENOTFOUND; /* an empty child */
 }
+
+/* ---- Tiles packed for a store on disk ----------------------------------- */
+
+#define PACKED_MARK 0x0001u /* bit 15: never set in a tile value */
+#define T_LEAF      0x02
+/* levels 0 and 1: their records are computed from the records of levels 1
+ * and 2 below them (at most 6 SHA-256 a tile read); level 2, which would
+ * cost 8 more on every read of a dense tile, is kept, as is level 3, whose
+ * children are in the tiles below */
+#define UPPER_SLOTS 3
+
+int kix_smt_tile_packed(const uint8_t *p, size_t plen)
+{
+    return plen >= 2 && (p[1] & PACKED_MARK);
+}
+
+size_t kix_smt_tile_pack(const uint8_t *v, size_t len, uint8_t out[KIX_SMT_TILE_MAX])
+{
+    unsigned bits = len >= 2 ? (unsigned)v[0] << 8 | v[1] : 0, leaves = 0;
+    const uint8_t *rec[SLOTS] = {0};
+    const uint8_t *p = v + 2;
+    size_t off = 4;
+
+    /* a full tile (every slot: the tree's top strata, which every proof
+     * reads) would cost every reader 6 hashes; kept whole, a few per mille */
+    if (bits == 0 || bits == 0xfffeu || (bits & PACKED_MARK) ||
+        len != 2 + (size_t)REC * popcount16(bits))
+        goto as_is;
+    for (unsigned i = 0; i < SLOTS; i++)
+        if (bits & wire_bit(i)) {
+            rec[i] = p;
+            p += REC;
+        }
+    /* only what unpack would compute again is dropped: every interior
+     * record of levels 0 and 1 must be its children's hashes */
+    for (unsigned i = 0; i < SLOTS; i++) {
+        if (!rec[i])
+            continue;
+        if (rec[i][0] == T_LEAF) {
+            leaves |= wire_bit(i);
+        } else if (rec[i][0] != T_NODE) {
+            goto as_is;
+        } else if (i < UPPER_SLOTS) {
+            for (unsigned c = 0; c < 2; c++) {
+                const uint8_t *child = rec[2 * i + 1 + c], *half = rec[i] + 1 + c * HL;
+                uint8_t h[HL] = {0};
+                if (child)
+                    kix_sha256(child, REC, h);
+                if (memcmp(h, half, HL) != 0)
+                    goto as_is;
+            }
+        }
+    }
+    for (unsigned i = 0; i < SLOTS; i++)
+        if (rec[i] && (rec[i][0] == T_LEAF || i >= UPPER_SLOTS)) {
+            off += REC - 1;
+            if (off >= len) /* one record: its tag is less than the leaf marks */
+                goto as_is;
+            memcpy(out + off - (REC - 1), rec[i] + 1, REC - 1);
+        }
+    bits |= PACKED_MARK;
+    out[0] = (uint8_t)(bits >> 8);
+    out[1] = (uint8_t)bits;
+    out[2] = (uint8_t)(leaves >> 8);
+    out[3] = (uint8_t)leaves;
+    return off;
+as_is:
+    memcpy(out, v, len);
+    return len;
+}
+
+int kix_smt_tile_unpack(const uint8_t *p, size_t plen, uint8_t out[KIX_SMT_TILE_MAX], size_t *len)
+{
+    unsigned bits = plen >= 2 ? (unsigned)p[0] << 8 | p[1] : 0, leaves, kept = 0;
+    uint8_t rec[SLOTS][REC];
+    const uint8_t *q = p + 4;
+    size_t off = 2;
+
+    if (!kix_smt_tile_packed(p, plen)) {
+        if (plen > KIX_SMT_TILE_MAX)
+            return KIX_ECORRUPT;
+        memcpy(out, p, plen);
+        *len = plen;
+        return KIX_OK;
+    }
+    bits &= ~PACKED_MARK;
+    leaves = plen >= 4 ? (unsigned)p[2] << 8 | p[3] : 0xffffu;
+    if (bits == 0 || (leaves & ~bits))
+        return KIX_ECORRUPT;
+    for (unsigned i = 0; i < SLOTS; i++)
+        if ((bits & wire_bit(i)) && ((leaves & wire_bit(i)) || i >= UPPER_SLOTS))
+            kept++;
+    if (plen != 4 + (size_t)(REC - 1) * kept)
+        return KIX_ECORRUPT;
+    for (unsigned i = 0; i < SLOTS; i++)
+        if ((bits & wire_bit(i)) && ((leaves & wire_bit(i)) || i >= UPPER_SLOTS)) {
+            rec[i][0] = leaves & wire_bit(i) ? T_LEAF : T_NODE;
+            memcpy(rec[i] + 1, q, REC - 1);
+            q += REC - 1;
+        }
+    /* the upper interior records, each from its children below it */
+    for (unsigned i = UPPER_SLOTS; i-- > 0;) {
+        unsigned l = 2 * i + 1, r = l + 1;
+        if (!(bits & wire_bit(i)) || (leaves & wire_bit(i)))
+            continue;
+        if (!(bits & (wire_bit(l) | wire_bit(r))))
+            return KIX_ECORRUPT;
+        rec[i][0] = T_NODE;
+        memset(rec[i] + 1, 0, 2 * HL);
+        if (bits & wire_bit(l))
+            kix_sha256(rec[l], REC, rec[i] + 1);
+        if (bits & wire_bit(r))
+            kix_sha256(rec[r], REC, rec[i] + 1 + HL);
+    }
+    for (unsigned i = 0; i < SLOTS; i++)
+        if (bits & wire_bit(i)) {
+            memcpy(out + off, rec[i], REC);
+            off += REC;
+        }
+    out[0] = (uint8_t)(bits >> 8);
+    out[1] = (uint8_t)bits;
+    *len = off;
+    return KIX_OK;
+}

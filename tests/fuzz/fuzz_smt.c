@@ -148,6 +148,24 @@ out:
     kix_buf_release(&again);
 }
 
+/* The index's packing (kix_smt_tile_pack): a well-formed tile comes back
+ * byte for byte, never longer packed; any bytes read as packed unpack to
+ * a tile value or are refused. */
+static void packed_tile(const uint8_t *tile, size_t len, int ok)
+{
+    uint8_t packed[KIX_SMT_TILE_MAX], back[KIX_SMT_TILE_MAX];
+    size_t plen, blen = 0;
+
+    if (ok) {
+        plen = kix_smt_tile_pack(tile, len, packed);
+        if (plen > len || kix_smt_tile_unpack(packed, plen, back, &blen) != KIX_OK || blen != len ||
+            memcmp(back, tile, len) != 0)
+            abort();
+    }
+    if (kix_smt_tile_unpack(tile, len, back, &blen) == KIX_OK && blen > KIX_SMT_TILE_MAX)
+        abort();
+}
+
 /* `tile` stored as the root tile: read exactly when well formed (kix/smt.h),
  * and a walk from it ends in a result or a clean refusal. */
 static void root_tile(const uint8_t *tile, size_t len, const struct kix_hash *path)
@@ -174,6 +192,7 @@ static void root_tile(const uint8_t *tile, size_t len, const struct kix_hash *pa
     rc = tiles.io.read(tiles.io.ctx, 0, prefix, &v, NULL);
     if (ok ? rc != (bits & 0x8000 ? KIX_OK : KIX_ENOTFOUND) : rc != KIX_ECORRUPT)
         abort();
+    packed_tile(tile, len, ok);
     kix_smt_tiles_reset(&tiles);
     rc = kix_smt_root(&tiles.io, &root, NULL);
     if (rc != KIX_OK && rc != KIX_ECORRUPT)

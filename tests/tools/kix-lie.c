@@ -48,30 +48,36 @@ static MDB_dbi table(const char *name)
     return table_in(txn, name);
 }
 
-/* The tree's tiles (kix_smt_tiles) in the smt table, raw, under the keys
- * the index stores them at (kix_index_smt_store_key). */
+/* The tree's tiles (kix_smt_tiles) in the smt table, under the keys the
+ * index stores them at (kix_index_smt_store_key), packed as it packs them
+ * (kix_smt_tile_pack, kix-index/7). */
 static int tile_get(void *ctx, const uint8_t *k, size_t klen, struct kix_bytes *out,
                     struct kix_err *err)
 {
+    static uint8_t unpacked[KIX_SMT_TILE_MAX];
     uint8_t sk[KIX_SMT_TILE_KEY_MAX];
     MDB_val key = {kix_index_smt_store_key(k, klen, sk), sk}, val;
     int rc = mdb_get(txn, *(MDB_dbi *)ctx, &key, &val);
+    size_t len = 0;
     (void)err;
     if (rc == MDB_NOTFOUND)
         return KIX_ENOTFOUND;
-    if (rc)
+    if (rc || kix_smt_tile_unpack(val.mv_data, val.mv_size, unpacked, &len))
         return KIX_EIO;
-    out->ptr = val.mv_data;
-    out->len = val.mv_size;
+    out->ptr = unpacked;
+    out->len = len;
     return KIX_OK;
 }
 
 static int tile_put(void *ctx, const uint8_t *k, size_t klen, const uint8_t *v, size_t vlen,
                     struct kix_err *err)
 {
-    uint8_t sk[KIX_SMT_TILE_KEY_MAX];
-    MDB_val key = {kix_index_smt_store_key(k, klen, sk), sk}, val = {vlen, (void *)v};
+    uint8_t sk[KIX_SMT_TILE_KEY_MAX], packed[KIX_SMT_TILE_MAX];
+    MDB_val key = {kix_index_smt_store_key(k, klen, sk), sk}, val = {0, packed};
     (void)err;
+    if (vlen > KIX_SMT_TILE_MAX)
+        return KIX_EINVAL;
+    val.mv_size = kix_smt_tile_pack(v, vlen, packed);
     return mdb_put(txn, *(MDB_dbi *)ctx, &key, &val, 0) ? KIX_EIO : KIX_OK;
 }
 

@@ -4,7 +4,9 @@
  * manifest, group), and each edit must be refused with the run named. */
 #include "fixture.h"
 #include "kix/client.h"
+#include "kix/encoding.h"
 #include "kix/selection.h"
+#include "kix/smt.h"
 #include "liger_sample.h"
 
 #define ROWS 40
@@ -67,6 +69,227 @@ static int verify(struct kix_client *c, const struct fixture *f, struct rows *r,
     int rc = kix_client_query_verify(c, &f->vkey, r->row, r->n, NULL, NULL, &proof, err);
     kix_buf_release(&proof.checkpoint);
     return rc;
+}
+
+/* A read-only cursor on a table of the closed store at dir; closed by
+ * table_cursor_close. */
+static MDB_cursor *table_cursor(const char *dir, const char *table, MDB_env **env)
+{
+    MDB_txn *txn;
+    MDB_dbi dbi;
+    MDB_cursor *cur;
+
+    if (test_env_open(dir, table, MDB_RDONLY, env) || mdb_txn_begin(*env, NULL, MDB_RDONLY, &txn) ||
+        mdb_dbi_open(txn, table, 0, &dbi) || mdb_cursor_open(txn, dbi, &cur))
+        abort();
+    return cur;
+}
+
+static void table_cursor_close(MDB_cursor *cur, MDB_env *env)
+{
+    MDB_txn *txn = mdb_cursor_txn(cur);
+
+    mdb_cursor_close(cur);
+    mdb_txn_abort(txn);
+    mdb_env_close(env);
+}
+
+/* ---- an index.mdb of kix-index/6 (main before the packed layout) ---------- */
+
+/* A run record as kix-index/6 stored it: fixed, 202 bytes. */
+static void fixed_run_record(const struct kix_run_info *r, uint8_t out[202])
+{
+    uint8_t *p = out + 64;
+
+    memcpy(out, r->manifest.b, 32);
+    memcpy(out + 32, r->publisher, 32);
+    kix_u64be_put(p, r->publication_index);
+    kix_u64be_put(p + 8, r->superseded_by_index);
+    kix_u64be_put(p + 16, r->supersedes_index);
+    kix_u64be_put(p + 24, r->evidence_index);
+    kix_u64be_put(p + 32, r->attestations);
+    kix_u64be_put(p + 40, r->reruns);
+    kix_u64be_put(p + 48, r->entries);
+    p[56] = (uint8_t)r->evidence;
+    memcpy(p + 57, r->comparison_key.b, 32);
+    kix_u64be_put(p + 89, r->value);
+    p[97] = (uint8_t)r->grouped;
+    memcpy(p + 98, r->entries_chain.b, 32);
+    kix_u64be_put(p + 130, r->withdrawn_index);
+}
+
+static void put_or_abort(MDB_txn *txn, MDB_dbi dbi, const void *k, size_t kl, const void *v,
+                         size_t vl)
+{
+    MDB_val key = {kl, (void *)k}, val = {vl, (void *)v};
+    if (mdb_put(txn, dbi, &key, &val, 0))
+        abort();
+}
+
+/* Rewrites the closed store's index.mdb as kix-index/6 laid it out: tiles
+ * whole, run records fixed, selection items under 'i' ‖ list key ‖ 0 ‖
+ * position; the runs given (with the records a reader gave) are rewritten. */
+static void as_kix_index_6(const char *dir, const struct kix_run_info *runs, size_t nruns)
+{
+    MDB_env *env;
+    MDB_txn *txn;
+    MDB_dbi smt, rdb, sel, meta;
+    MDB_cursor *cur;
+    MDB_val k, v, name = {5, (void *)"index"}, six = {11, (void *)"kix-index/6"};
+    struct kix_buf names = KIX_BUF_INIT, moved = KIX_BUF_INIT;
+    int mrc;
+
+    if (test_env_open(dir, "smt", 0, &env) || mdb_txn_begin(env, NULL, 0, &txn) ||
+        mdb_dbi_open(txn, "smt", 0, &smt) || mdb_dbi_open(txn, "runs", 0, &rdb) ||
+        mdb_dbi_open(txn, "selections", 0, &sel) || mdb_cursor_open(txn, smt, &cur))
+        abort();
+    for (mrc = mdb_cursor_get(cur, &k, &v, MDB_FIRST); mrc == 0;
+         mrc = mdb_cursor_get(cur, &k, &v, MDB_NEXT)) {
+        uint8_t tile[KIX_SMT_TILE_MAX];
+        size_t tlen;
+        MDB_val whole = {0, tile};
+        if (kix_smt_tile_unpack(v.mv_data, v.mv_size, tile, &tlen))
+            abort();
+        whole.mv_size = tlen;
+        if (mdb_cursor_put(cur, &k, &whole, MDB_CURRENT))
+            abort();
+    }
+    mdb_cursor_close(cur);
+    for (size_t i = 0; i < nruns; i++) {
+        uint8_t rec[202];
+        fixed_run_record(&runs[i], rec);
+        put_or_abort(txn, rdb, runs[i].run_id, strlen(runs[i].run_id), rec, sizeof(rec));
+    }
+    /* each list's number and key; the items by number, then moved */
+    if (mdb_cursor_open(txn, sel, &cur))
+        abort();
+    for (mrc = mdb_cursor_get(cur, &k, &v, MDB_FIRST); mrc == 0;
+         mrc = mdb_cursor_get(cur, &k, &v, MDB_NEXT)) {
+        const uint8_t *kp = k.mv_data;
+        uint8_t len = (uint8_t)(k.mv_size - 1), vlen = (uint8_t)v.mv_size;
+        if (kp[0] == 'n' && (v.mv_size != 4 || kix_buf_add(&names, v.mv_data, 4) ||
+                             kix_buf_add(&names, &len, 1) || kix_buf_add(&names, kp + 1, len)))
+            abort();
+        if (kp[0] == 'i' && (k.mv_size != 13 || v.mv_size > 255 || kix_buf_add(&moved, kp, 13) ||
+                             kix_buf_add(&moved, &vlen, 1) || kix_buf_add(&moved, v.mv_data, vlen)))
+            abort();
+    }
+    mdb_cursor_close(cur);
+    for (size_t at = 0; at < moved.len; at += 14 + moved.ptr[at + 13]) {
+        uint8_t old[1 + 255 + 1 + 8] = {'i'};
+        MDB_val item = {13, moved.ptr + at};
+        size_t n = 0, klen = 0;
+        for (; n < names.len; n += 5 + names.ptr[n + 4])
+            if (memcmp(names.ptr + n, moved.ptr + at + 1, 4) == 0)
+                break;
+        if (n == names.len || mdb_del(txn, sel, &item, NULL))
+            abort();
+        klen = names.ptr[n + 4];
+        memcpy(old + 1, names.ptr + n + 5, klen);
+        memcpy(old + 2 + klen, moved.ptr + at + 5, 8);
+        put_or_abort(txn, sel, old, 2 + klen + 8, moved.ptr + at + 14, moved.ptr[at + 13]);
+    }
+    for (size_t n = 0; n < names.len; n += 5 + names.ptr[n + 4]) {
+        uint8_t nk[1 + 255] = {'n'};
+        MDB_val key = {1 + names.ptr[n + 4], nk};
+        memcpy(nk + 1, names.ptr + n + 5, names.ptr[n + 4]);
+        if (mdb_del(txn, sel, &key, NULL))
+            abort();
+    }
+    k.mv_size = 1;
+    k.mv_data = (void *)"c";
+    if (mdb_del(txn, sel, &k, NULL))
+        abort();
+    if (mdb_txn_commit(txn))
+        abort();
+    mdb_env_close(env);
+    if (test_env_open(dir, "meta", 0, &env) || mdb_txn_begin(env, NULL, 0, &txn) ||
+        mdb_dbi_open(txn, "meta", 0, &meta) || mdb_put(txn, meta, &name, &six, 0) ||
+        mdb_txn_commit(txn))
+        abort();
+    mdb_env_close(env);
+    kix_buf_release(&names);
+    kix_buf_release(&moved);
+}
+
+KIX_TEST(index_of_kix_index_6_is_rebuilt_compact)
+{
+    struct fixture f;
+    struct kix_err err = {0};
+    struct kix_log_reader *r;
+    struct kix_log_opts ro;
+    struct kix_bytes b;
+    struct kix_buf note = KIX_BUF_INIT;
+    static struct kix_run_info runs[ROWS], back;
+    char id[KIX_RUN_ID_MAX + 1];
+    size_t nruns = 0, isel = 0, named = 0, fixed = 0;
+    MDB_env *env;
+    MDB_cursor *cur;
+    MDB_val k, v;
+    int mrc;
+
+    setup(&f);
+    publish_liger_rows(&f, ROWS);
+    kix_log_close(f.log);
+    f.log = NULL;
+    /* the runs' ids (records, not their entry records: no 0 byte) */
+    cur = table_cursor(f.dir, "runs", &env);
+    for (mrc = mdb_cursor_get(cur, &k, &v, MDB_FIRST); mrc == 0 && nruns < ROWS;
+         mrc = mdb_cursor_get(cur, &k, &v, MDB_NEXT))
+        if (!memchr(k.mv_data, 0, k.mv_size) && k.mv_size < sizeof(runs[0].run_id)) {
+            memcpy(runs[nruns].run_id, k.mv_data, k.mv_size);
+            runs[nruns++].run_id[k.mv_size] = '\0';
+        }
+    table_cursor_close(cur, env);
+    ASSERT_TRUE(nruns > 0);
+    ASSERT_EQ_INT(KIX_OK, kix_index_open(f.dir, NULL, &f.log, &err));
+    ASSERT_EQ_INT(KIX_OK, kix_log_read_begin(f.log, &r));
+    ASSERT_EQ_INT(KIX_OK, kix_log_reader_index_note(r, KIX_NO_INDEX, &b));
+    ASSERT_EQ_INT(KIX_OK, kix_buf_add(&note, b.ptr, b.len));
+    for (size_t i = 0; i < nruns; i++) {
+        memcpy(id, runs[i].run_id, sizeof(id));
+        ASSERT_EQ_INT(KIX_OK, kix_index_run(r, id, strlen(id), &runs[i]));
+    }
+    kix_log_read_end(r);
+    kix_log_close(f.log);
+    f.log = NULL;
+    as_kix_index_6(f.dir, runs, nruns);
+    /* read-only: the fixed run records read as they were written */
+    memset(&ro, 0, sizeof(ro));
+    ro.store.read_only = 1;
+    ASSERT_EQ_INT(KIX_OK, kix_index_open(f.dir, &ro, &f.log, &err));
+    ASSERT_EQ_INT(KIX_OK, kix_log_read_begin(f.log, &r));
+    ASSERT_EQ_INT(KIX_OK, kix_index_run(r, runs[0].run_id, strlen(runs[0].run_id), &back));
+    kix_log_read_end(r);
+    ASSERT_EQ_MEM(&runs[0], sizeof(back), &back, sizeof(back));
+    kix_log_close(f.log);
+    f.log = NULL;
+    /* writable: rebuilt, the same signed notes, the compact layout */
+    ASSERT_EQ_INT(KIX_OK, kix_index_open(f.dir, NULL, &f.log, &err));
+    ASSERT_EQ_INT(KIX_OK, kix_index_check(f.log, NULL, NULL, &err));
+    ASSERT_EQ_INT(KIX_OK, kix_log_read_begin(f.log, &r));
+    ASSERT_EQ_INT(KIX_OK, kix_log_reader_index_note(r, KIX_NO_INDEX, &b));
+    ASSERT_EQ_MEM(note.ptr, note.len, b.ptr, b.len);
+    kix_log_read_end(r);
+    kix_log_close(f.log);
+    f.log = NULL;
+    cur = table_cursor(f.dir, "selections", &env);
+    for (mrc = mdb_cursor_get(cur, &k, &v, MDB_FIRST); mrc == 0;
+         mrc = mdb_cursor_get(cur, &k, &v, MDB_NEXT)) {
+        isel += k.mv_size > 4 && memcmp(k.mv_data, "isel", 4) == 0;
+        named += ((const char *)k.mv_data)[0] == 'n';
+    }
+    table_cursor_close(cur, env);
+    cur = table_cursor(f.dir, "runs", &env);
+    for (mrc = mdb_cursor_get(cur, &k, &v, MDB_FIRST); mrc == 0;
+         mrc = mdb_cursor_get(cur, &k, &v, MDB_NEXT))
+        fixed += v.mv_size == 202;
+    table_cursor_close(cur, env);
+    ASSERT_EQ_U64(0, isel);
+    ASSERT_TRUE(named > 0);
+    ASSERT_EQ_U64(0, fixed);
+    kix_buf_release(&note);
+    teardown(&f);
 }
 
 KIX_TEST(query_rows_are_proven_and_lies_refused)
@@ -383,5 +606,25 @@ KIX_TEST(query_matches_are_proven_from_paged_selections)
     ASSERT_EQ_INT(KIX_EVERIFY, complete(c, &f, &q, &r, matched, NULL, &err));
     ASSERT_CONTAINS(err.msg, "that page holds");
     kix_client_close(c);
+    /* stored by list number (kix-index/7): an item's key is 'i' ‖ u32be
+     * list ‖ u64be position, whatever the list's index key */
+    {
+        MDB_env *env;
+        MDB_cursor *cur = table_cursor(f.dir, "selections", &env);
+        MDB_val k, v;
+        size_t listed = 0, named = 0;
+        int mrc;
+        for (mrc = mdb_cursor_get(cur, &k, &v, MDB_FIRST); mrc == 0;
+             mrc = mdb_cursor_get(cur, &k, &v, MDB_NEXT)) {
+            const char *kp = k.mv_data;
+            if (kp[0] == 'i')
+                ASSERT_EQ_U64(13, k.mv_size);
+            listed += kp[0] == 'i';
+            named += kp[0] == 'n';
+        }
+        ASSERT_EQ_INT(MDB_NOTFOUND, mrc);
+        table_cursor_close(cur, env);
+        ASSERT_TRUE(named > 1 && listed > MANY);
+    }
     teardown(&f);
 }

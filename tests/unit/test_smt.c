@@ -1312,6 +1312,72 @@ static void measure(size_t n, struct cost *c)
     nmap_release(&m);
 }
 
+/* Packed for the index's store (kix_smt_tile_pack): every tile of a tree
+ * comes back byte for byte, a quarter smaller or better; damage is refused,
+ * and a tile that is not a consistent subtree is kept as it is. */
+KIX_TEST(tiles_pack_round_trips)
+{
+    enum { N = 3000 };
+    struct tmap t;
+    struct kix_smt_update *u = calloc(N, sizeof(*u));
+    struct kix_hash root;
+    uint8_t packed[KIX_SMT_TILE_MAX], back[KIX_SMT_TILE_MAX], bad[KIX_SMT_TILE_MAX];
+    size_t plen, blen, full = 0, small = 0;
+    struct tent *top = NULL;
+
+    ASSERT_TRUE(u != NULL);
+    tmap_init(&t);
+    for (uint64_t i = 0; i < N; i++)
+        kv(i, 0, &u[i]);
+    ASSERT_EQ_INT(KIX_OK, tapply(&t, u, N, &root));
+    for (size_t i = 0; i < t.cap; i++) {
+        struct tent *e = &t.e[i];
+        if (!e->used)
+            continue;
+        if (e->klen == 1)
+            top = e;
+        plen = kix_smt_tile_pack(e->val, e->vlen, packed);
+        ASSERT_TRUE(plen < e->vlen ? (packed[1] & 1) : plen == e->vlen && !(packed[1] & 1));
+        ASSERT_EQ_INT(KIX_OK, kix_smt_tile_unpack(packed, plen, back, &blen));
+        ASSERT_EQ_MEM(e->val, e->vlen, back, blen);
+        full += e->vlen;
+        small += plen;
+    }
+    ASSERT_TRUE(top != NULL && small * 4 < full * 3); /* a quarter smaller or better */
+    if (kix_test_failed)
+        goto done;
+    /* the top tile is full: kept whole (every proof reads it) */
+    ASSERT_EQ_U64(top->vlen, kix_smt_tile_pack(top->val, top->vlen, packed));
+    ASSERT_EQ_MEM(top->val, top->vlen, packed, top->vlen);
+    /* without one of its last-level records, the top tile packs: the 11
+     * records of levels 2 and 3 kept, 3 computed */
+    memcpy(bad, top->val, top->vlen);
+    bad[1] &= (uint8_t)~0x02;                 /* slot 14 */
+    memset(bad + 2 + 6 * 65 + 1 + 32, 0, 32); /* its parent, slot 6: no right child */
+    crypto_hash_sha256(bad + 2 + 2 * 65 + 1 + 32, bad + 2 + 6 * 65, 65); /* slot 2 */
+    crypto_hash_sha256(bad + 2 + 1 + 32, bad + 2 + 2 * 65, 65);          /* slot 0 */
+    plen = kix_smt_tile_pack(bad, top->vlen - 65, packed);
+    ASSERT_EQ_U64(4 + 11 * 64, plen);
+    ASSERT_EQ_INT(KIX_OK, kix_smt_tile_unpack(packed, plen, back, &blen));
+    ASSERT_EQ_MEM(bad, top->vlen - 65, back, blen);
+    ASSERT_EQ_INT(KIX_ECORRUPT, kix_smt_tile_unpack(packed, plen - 1, back, &blen));
+    memcpy(bad, packed, plen);
+    bad[2] = 0, bad[3] = 0x02; /* a leaf where no record is */
+    ASSERT_EQ_INT(KIX_ECORRUPT, kix_smt_tile_unpack(bad, plen, back, &blen));
+    bad[0] = 0x80, bad[1] = 0x01, bad[2] = bad[3] = 0; /* an interior top, no child */
+    ASSERT_EQ_INT(KIX_ECORRUPT, kix_smt_tile_unpack(bad, 4, back, &blen));
+    /* a top record that is not its children's hashes: kept whole */
+    memcpy(bad, top->val, top->vlen);
+    bad[2 + 1] ^= 1;
+    ASSERT_EQ_U64(top->vlen, kix_smt_tile_pack(bad, top->vlen, packed));
+    ASSERT_EQ_MEM(bad, top->vlen, packed, top->vlen);
+    ASSERT_EQ_INT(KIX_OK, kix_smt_tile_unpack(packed, top->vlen, back, &blen));
+    ASSERT_EQ_MEM(bad, top->vlen, back, blen);
+done:
+    tmap_release(&t);
+    free(u);
+}
+
 KIX_TEST(cost_grows_like_log)
 {
     struct cost small, big;

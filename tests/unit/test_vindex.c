@@ -6,6 +6,7 @@
 #include <sodium.h>
 
 #include "fixture.h"
+#include "kix/encoding.h"
 #include "kix/selection.h"
 #include "kix/sha256.h"
 #include "kix/vindex.h"
@@ -451,7 +452,7 @@ KIX_TEST(index_of_the_previous_format_is_rebuilt_in_tiles)
     MDB_cursor *cur;
     MDB_stat st;
     MDB_val k = {5, (void *)"index"}, val = {11, (void *)"kix-index/2"};
-    size_t nodes = 0, tiles = 0;
+    size_t nodes = 0, tiles = 0, packed_tiles = 0;
     int present = 0, mrc;
 
     setup(&f);
@@ -516,17 +517,22 @@ KIX_TEST(index_of_the_previous_format_is_rebuilt_in_tiles)
     ASSERT_EQ_INT(0, mdb_cursor_open(old.txn, old.dbi, &cur));
     for (mrc = mdb_cursor_get(cur, &k, &val, MDB_FIRST); mrc == 0;
          mrc = mdb_cursor_get(cur, &k, &val, MDB_NEXT)) {
-        const uint8_t *key = k.mv_data, *tile = val.mv_data;
+        const uint8_t *key = k.mv_data, *packed = val.mv_data;
+        uint8_t tile[KIX_SMT_TILE_MAX];
+        size_t tlen = 0;
         unsigned bits = 0, count = 0;
         /* stored as prefix ‖ stratum (kix_index_smt_store_key, kix-index/6) */
         unsigned stratum = k.mv_size >= 1 ? key[k.mv_size - 1] : 255;
         ASSERT_TRUE(stratum <= 64 && k.mv_size == 1 + (stratum + 1u) / 2u);
-        ASSERT_TRUE(val.mv_size >= 2);
+        /* packed (kix_smt_tile_pack, kix-index/7) when that is shorter */
+        ASSERT_EQ_INT(KIX_OK, kix_smt_tile_unpack(packed, val.mv_size, tile, &tlen));
+        ASSERT_TRUE((packed[1] & 1) ? tlen > val.mv_size : tlen == val.mv_size);
+        packed_tiles += (packed[1] & 1) != 0;
         bits = (unsigned)tile[0] << 8 | tile[1];
         for (unsigned x = bits; x; x &= x - 1)
             count++;
         ASSERT_TRUE(bits != 0 && !(bits & 1));
-        ASSERT_EQ_U64(2 + 65 * (uint64_t)count, val.mv_size);
+        ASSERT_EQ_U64(2 + 65 * (uint64_t)count, tlen);
         nodes += count;
         tiles++;
     }
@@ -535,7 +541,7 @@ KIX_TEST(index_of_the_previous_format_is_rebuilt_in_tiles)
     mdb_txn_abort(old.txn);
     mdb_env_close(env);
     ASSERT_EQ_U64(st.ms_entries, nodes); /* the same nodes */
-    ASSERT_TRUE(tiles > 1 && tiles < nodes);
+    ASSERT_TRUE(tiles > 1 && tiles < nodes && packed_tiles > 0);
     free(old.up);
     kix_buf_release(&before);
     kix_buf_release(&after);
@@ -543,6 +549,69 @@ KIX_TEST(index_of_the_previous_format_is_rebuilt_in_tiles)
     kix_buf_release(&nb);
     kix_buf_release(&v);
     kix_buf_release(&p);
+    teardown(&f);
+}
+
+/* Since kix-index/7 a run's stored record is variable (runs.c): its
+ * numbers as LEB128 uvarints, which have one spelling each; the record
+ * reads back as the run, well under the 202 bytes of the fixed layout. */
+KIX_TEST(stored_run_records_are_compact)
+{
+    static const uint64_t values[] = {0,         1, 127, 128, 300, 16383, 16384, UINT64_MAX - 1,
+                                      UINT64_MAX};
+    static const uint8_t longer[] = {0x80, 0x00},
+                         past[] = {0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x02};
+    struct fixture f;
+    struct kix_append_result res;
+    struct kix_err err = {0};
+    struct kix_log_reader *r;
+    struct kix_run_info run;
+    MDB_env *env;
+    MDB_txn *txn;
+    MDB_dbi dbi;
+    MDB_val k = {5, (void *)"run-3"}, v;
+    uint8_t b[KIX_UVARINT_MAX];
+    const uint8_t *p;
+    uint64_t x;
+
+    for (size_t i = 0; i < sizeof(values) / sizeof(values[0]); i++) {
+        size_t n = kix_uvarint_put(b, values[i]);
+        p = b;
+        ASSERT_TRUE(n >= 1 && n <= KIX_UVARINT_MAX);
+        ASSERT_EQ_INT(KIX_OK, kix_uvarint_get(&p, b + n, &x));
+        ASSERT_EQ_U64(values[i], x);
+        ASSERT_TRUE(p == b + n);
+        p = b;
+        ASSERT_EQ_INT(KIX_ECORRUPT, kix_uvarint_get(&p, b + n - 1, &x)); /* cut short */
+    }
+    p = longer;
+    ASSERT_EQ_INT(KIX_ECORRUPT, kix_uvarint_get(&p, longer + sizeof(longer), &x));
+    p = past;
+    ASSERT_EQ_INT(KIX_ECORRUPT, kix_uvarint_get(&p, past + sizeof(past), &x));
+
+    setup(&f);
+    for (int i = 0; i < 5; i++) {
+        char id[16];
+        snprintf(id, sizeof(id), "run-%d", i);
+        ASSERT_EQ_INT(KIX_OK, publish(&f, f.publisher, id, i + 1, &res, &err));
+    }
+    ASSERT_EQ_INT(KIX_OK, kix_log_read_begin(f.log, &r));
+    ASSERT_EQ_INT(KIX_OK, kix_index_run(r, "run-3", 5, &run));
+    kix_log_read_end(r);
+    ASSERT_EQ_U64(KIX_NO_INDEX, run.superseded_by_index);
+    ASSERT_EQ_U64(KIX_NO_INDEX, run.withdrawn_index);
+    ASSERT_EQ_U64(1, run.entries);
+    ASSERT_EQ_INT(KIX_OK, kix_index_check(f.log, NULL, NULL, &err));
+    kix_log_close(f.log);
+    f.log = NULL;
+    ASSERT_EQ_INT(0, test_env_open(f.dir, "runs", MDB_RDONLY, &env));
+    ASSERT_EQ_INT(0, mdb_txn_begin(env, NULL, MDB_RDONLY, &txn));
+    ASSERT_EQ_INT(0, mdb_dbi_open(txn, "runs", 0, &dbi));
+    ASSERT_EQ_INT(0, mdb_get(txn, dbi, &k, &v));
+    /* manifest, publisher, flags, evidence, 9 short numbers, the chain */
+    ASSERT_TRUE(v.mv_size >= 66 + 9 + 32 && v.mv_size <= 66 + 9 * 3 + 32 + 32);
+    mdb_txn_abort(txn);
+    mdb_env_close(env);
     teardown(&f);
 }
 

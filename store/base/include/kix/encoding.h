@@ -92,5 +92,13 @@ KIX_API void kix_hex_short_id(const uint8_t id[32], char out[KIX_SHORT_ID_LEN + 
  * numbers). */
 KIX_API void kix_u64be_put(uint8_t out[8], uint64_t v);
 KIX_API uint64_t kix_u64be_get(const uint8_t in[8]);
+/* LEB128 (7 bits a byte, least significant first, the high bit marks
+ * more): put writes at most KIX_UVARINT_MAX bytes and returns how many;
+ * get reads one from [*p, end), advancing *p: KIX_ECORRUPT when it runs
+ * past end, takes more than KIX_UVARINT_MAX bytes or is not the shortest
+ * spelling (one value, one encoding). */
+#define KIX_UVARINT_MAX 10
+KIX_API size_t kix_uvarint_put(uint8_t *out, uint64_t v);
+KIX_API int kix_uvarint_get(const uint8_t **p, const uint8_t *end, uint64_t *v);
 
 #endif

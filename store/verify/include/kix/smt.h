@@ -317,4 +317,30 @@ KIX_API int kix_smt_tile_child_hash(const uint8_t *v, size_t len, unsigned strat
                                     const uint8_t prefix[KIX_HASH_LEN],
                                     struct kix_hash *out) KIX_MUST_CHECK;
 
+/* A tile value packed for a store that keeps tiles on disk (the index's
+ * `smt` table since kix-index/7), and back. Packed: 2 bytes of the value's
+ * bitmap with bit 15 set (the mark: a tile value never sets it), 2 bytes
+ * marking the slots that hold a leaf record (same bit order), then 64
+ * bytes for each leaf (path ‖ value hash) and for each interior record of
+ * levels 2 and 3 (slots 3..14), in slot order. An interior record of levels
+ * 0 and 1 (slots 0..2) is not kept: its children are in the tile, so it is
+ * 0x03 ‖ the hash of each child's record (32 zero bytes for an empty
+ * child) and unpack computes it (at most 6 SHA-256; dropping level 2 too
+ * would save ~40% more and cost 14). A value whose records are not so (not
+ * a consistent tree), that would not be shorter packed (one record), or
+ * that is full (all 15 slots: the top strata, read by every proof) is kept
+ * as it is; unpack gives back such a value as it is too.
+ *
+ * kix_smt_tile_packed: whether p is packed (else a tile value kept as it
+ * is). kix_smt_tile_pack: the packed bytes in out (never longer than v), their
+ * length returned; v must be a well-formed tile value (KIX_SMT_TILE_MAX at
+ * most). kix_smt_tile_unpack: the tile value in out (KIX_SMT_TILE_MAX
+ * bytes of room), its length in *len; KIX_ECORRUPT for packed bytes that
+ * are malformed (lengths, marks, an interior record of levels 0 or 1 with
+ * no child). Pure. */
+KIX_API int kix_smt_tile_packed(const uint8_t *p, size_t plen);
+KIX_API size_t kix_smt_tile_pack(const uint8_t *v, size_t len, uint8_t out[KIX_SMT_TILE_MAX]);
+KIX_API int kix_smt_tile_unpack(const uint8_t *p, size_t plen, uint8_t out[KIX_SMT_TILE_MAX],
+                                size_t *len) KIX_MUST_CHECK;
+
 #endif
