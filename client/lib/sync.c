@@ -89,6 +89,7 @@ static int collect_cp(void *arg, uint64_t size, const uint8_t *note, size_t len,
         c->cap = cap;
     }
     c->offsets[b->ncps] = b->notes.len;
+    memset(&b->cps[b->ncps], 0, sizeof(b->cps[b->ncps])); /* not opened yet */
     b->cps[b->ncps].size = size;
     b->cps[b->ncps].note_len = len;
     b->cps[b->ncps].index_note = NULL;
@@ -520,6 +521,13 @@ static int prepare_objects_step(struct kix_log *replica, struct batch *b,
 {
     size_t n = 0;
 
+    if (i >= b->nleaves) {
+        /* past the entries, the batch's checkpoints: their notes' two
+         * signatures verified here, on all cores, not on the replay's one
+         * thread (one that fails is left to the replay, which names it) */
+        kix_log_replay_checkpoint_open(replica, &b->cps[i - b->nleaves]);
+        return KIX_OK;
+    }
     for (size_t k = b->by_entry[i]; k < b->by_entry[i + 1]; k++) {
         if (n == KIX_BUNDLE_MAX_OBJECTS)
             return kix_err_set(err, KIX_ELIMIT, "needs more than %u new objects",
@@ -648,6 +656,7 @@ struct stage {
     int ahead;               /* filled while the batch before was replayed */
     unsigned threads;        /* threads each step of its prepare ran on, the fewest */
     uint64_t verified_ahead; /* entries whose signature it verified */
+    uint64_t opened_ahead;   /* checkpoints whose notes it verified */
     int rc;
     struct kix_err err;
 };
@@ -723,8 +732,9 @@ static void *stage_fill(void *arg)
         rc = fetch_objects(s->up, s->replica, &s->b, s->items, thread_count(s->opts), &leaf_threads,
                            &s->err);
     if (rc == KIX_OK)
-        rc = on_all_cores(prepare_objects_step, s->replica, &s->b, s->items, s->b.nleaves,
-                          thread_count(s->opts), &object_threads, &s->err);
+        rc =
+            on_all_cores(prepare_objects_step, s->replica, &s->b, s->items,
+                         s->b.nleaves + s->b.ncps, thread_count(s->opts), &object_threads, &s->err);
     s->threads = leaf_threads < object_threads ? leaf_threads : object_threads;
     /* keys the batch itself registers: verify with them now, in parallel */
     if (rc == KIX_OK)
@@ -732,6 +742,9 @@ static void *stage_fill(void *arg)
                                   thread_count(s->opts), &s->err);
     for (size_t i = 0; rc == KIX_OK && i < s->b.nleaves; i++)
         s->verified_ahead += (uint64_t)kix_prepared_sig_checked(s->items[i]);
+    for (size_t i = 0; rc == KIX_OK && i < s->b.ncps; i++)
+        s->opened_ahead += (uint64_t)(s->b.cps[i].checkpoint_opened &&
+                                      (s->b.cps[i].index_opened || !s->b.cps[i].index_note));
     s->rc = rc;
     return NULL;
 }
@@ -890,6 +903,7 @@ int kix_sync(struct kix_client *up, struct kix_log *replica, uint64_t target,
             st->overlapped += (uint64_t)cur->ahead;
             st->entries += cur->b.nleaves;
             st->verified_ahead += cur->verified_ahead;
+            st->checkpoints_ahead += cur->opened_ahead;
             if (st->threads < cur->threads)
                 st->threads = cur->threads;
         }

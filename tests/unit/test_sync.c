@@ -266,7 +266,8 @@ KIX_TEST(tampered_upstream_entry_is_named)
 
 /* A catch-up in batches: each batch after the first is fetched, parsed
  * and verified on every thread while the one before it replays, and every
- * signature is verified there, none left to the single replay thread. */
+ * signature is verified there, the entries' and the checkpoints', none
+ * left to the single replay thread. */
 KIX_TEST(pipelined_batches_verify_on_every_thread)
 {
     struct fixture f;
@@ -275,6 +276,7 @@ KIX_TEST(pipelined_batches_verify_on_every_thread)
     struct kix_err err = {0};
     struct kix_buf a = KIX_BUF_INIT, b = KIX_BUF_INIT;
     struct kix_sync_stats st;
+    struct kix_log_seal_stats ss;
     char *rdir;
     uint64_t synced = 0;
 
@@ -293,6 +295,11 @@ KIX_TEST(pipelined_batches_verify_on_every_thread)
     ASSERT_EQ_U64(st.batches - 1, st.overlapped);
     ASSERT_EQ_U64(154, st.verified_ahead);
     ASSERT_EQ_INT(2, (int)st.threads);
+    /* and so are the notes of every checkpoint (one a publication, and the
+     * index note beside each): none left to the replay thread either */
+    kix_log_seal_stats(replica, &ss);
+    ASSERT_TRUE(st.checkpoints_ahead >= 150);
+    ASSERT_EQ_U64(ss.seals, st.checkpoints_ahead);
     latest_note(replica, &b);
     ASSERT_EQ_MEM(a.ptr, a.len, b.ptr, b.len);
     kix_buf_release(&a);
@@ -450,7 +457,10 @@ static const struct kix_source_ops packing_ops = {
 
 /* Syncs f's store into a new replica through a packing source whose pack
  * of bundle 0 is `pack`: the entries synced and the objects asked one by
- * one; *replica (closed by the caller) when asked for. */
+ * one; *replica (closed by the caller) when asked for. Bundle 0 first, by
+ * itself: a batch prepared while the one before it replays asks again for
+ * an object that one brings, or not, as the threads happen to run, and
+ * the counts compared are those of the packs alone. */
 static void sync_packed(struct fixture *f, const struct kix_buf *pack, uint64_t *synced,
                         size_t *asked, struct kix_log **keep, char **rdir)
 {
@@ -465,6 +475,7 @@ static void sync_packed(struct fixture *f, const struct kix_buf *pack, uint64_t 
     src->f.base.ops = &packing_ops;
     snprintf(src->f.base.where, sizeof(src->f.base.where), "a packing store");
     if (kix_client_open_source(&src->f.base, &up, &err) ||
+        kix_sync(up, replica, KIX_TLOG_WIDTH, NULL, synced, &err) ||
         kix_sync(up, replica, KIX_NO_INDEX, NULL, synced, &err)) {
         fprintf(stderr, "sync: %s\n", err.msg);
         abort();
