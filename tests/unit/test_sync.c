@@ -310,6 +310,47 @@ KIX_TEST(pipelined_batches_verify_on_every_thread)
     teardown(&f);
 }
 
+/* A source without object packs (a store, kixd's msgpack-RPC) is caught
+ * up in batches of 32 entries first and last, doubling between: nothing
+ * overlaps the first batch's fetch and prepare nor the last one's replay,
+ * so they are short. */
+KIX_TEST(first_and_last_batches_are_short_without_packs)
+{
+    struct fixture f;
+    struct kix_client *up = NULL;
+    struct kix_log *replica;
+    struct kix_err err = {0};
+    struct kix_buf a = KIX_BUF_INIT, b = KIX_BUF_INIT;
+    struct kix_sync_stats st;
+    char *rdir;
+    uint64_t synced = 0;
+
+    setup(&f);
+    publish_many(&f, 0, 300);
+    latest_note(f.log, &a);
+    kix_log_close(f.log);
+    f.log = NULL;
+    replica = new_replica(&f, &rdir);
+    ASSERT_EQ_INT(KIX_OK, kix_client_open_store(f.dir, &up, &err));
+    ASSERT_EQ_INT(0, kix_client_has_object_packs(up));
+    struct kix_sync_opts opts = {0, 2, NULL, NULL, NULL, &st};
+    ASSERT_EQ_INT(KIX_OK, kix_sync(up, replica, KIX_NO_INDEX, &opts, &synced, &err));
+    ASSERT_EQ_U64(304, synced);
+    ASSERT_EQ_U64(304, st.entries);
+    ASSERT_EQ_U64(32, st.first_batch);
+    ASSERT_TRUE(st.last_batch > 0 && st.last_batch <= 32);
+    ASSERT_TRUE(st.batches >= 5);
+    ASSERT_EQ_U64(st.batches - 1, st.overlapped);
+    latest_note(replica, &b);
+    ASSERT_EQ_MEM(a.ptr, a.len, b.ptr, b.len);
+    kix_buf_release(&a);
+    kix_buf_release(&b);
+    kix_client_close(up);
+    kix_log_close(replica);
+    remove_dir(rdir);
+    teardown(&f);
+}
+
 /* One batch of many upstream checkpoints: each index note is sealed and
  * compared, and the tree's tiles are kept in memory from one seal to the
  * next and written at the batch's last. What is written is the origin's
