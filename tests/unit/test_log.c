@@ -1956,20 +1956,24 @@ KIX_TEST(replica_replays_and_refuses_tampering)
      * index note, and a signature that does not verify, which is left
      * unopened for the replay to name */
     {
+        static const struct {
+            size_t note_of, index_of; /* the checkpoints whose notes size 3 gets */
+            const char *refusal;
+        } swaps[] = {{1, 2, "is for size 2, not 3"},
+                     {2, 3, "signed index at size 3 is not the index of its entries"}};
         char bad[512];
-        list.cps[2].note = list.cps[1].note;
-        list.cps[2].note_len = list.cps[1].note_len;
-        kix_log_replay_checkpoint_open(replica, &list.cps[2]);
-        ASSERT_TRUE(list.cps[2].checkpoint_opened && list.cps[2].index_opened);
-        ASSERT_EQ_INT(KIX_EVERIFY, kix_log_replay(replica, 0, items, size, list.cps, list.n, &err));
-        ASSERT_CONTAINS(err.msg, "is for size 2, not 3");
-        list.cps[2] = saved;
-        list.cps[2].index_note = list.cps[3].index_note;
-        list.cps[2].index_note_len = list.cps[3].index_note_len;
-        kix_log_replay_checkpoint_open(replica, &list.cps[2]);
-        ASSERT_TRUE(list.cps[2].checkpoint_opened && list.cps[2].index_opened);
-        ASSERT_EQ_INT(KIX_EVERIFY, kix_log_replay(replica, 0, items, size, list.cps, list.n, &err));
-        ASSERT_CONTAINS(err.msg, "signed index at size 3 is not the index of its entries");
+        for (size_t t = 0; t < sizeof(swaps) / sizeof(swaps[0]); t++) {
+            list.cps[2] = saved;
+            list.cps[2].note = list.cps[swaps[t].note_of].note;
+            list.cps[2].note_len = list.cps[swaps[t].note_of].note_len;
+            list.cps[2].index_note = list.cps[swaps[t].index_of].index_note;
+            list.cps[2].index_note_len = list.cps[swaps[t].index_of].index_note_len;
+            kix_log_replay_checkpoint_open(replica, &list.cps[2]);
+            ASSERT_TRUE(list.cps[2].checkpoint_opened && list.cps[2].index_opened);
+            ASSERT_EQ_INT(KIX_EVERIFY,
+                          kix_log_replay(replica, 0, items, size, list.cps, list.n, &err));
+            ASSERT_CONTAINS(err.msg, swaps[t].refusal);
+        }
         list.cps[2] = saved;
         ASSERT_TRUE(saved.note_len <= sizeof(bad));
         memcpy(bad, saved.note, saved.note_len);
