@@ -296,6 +296,11 @@ int kix_client_object_pack(struct kix_client *c, uint64_t bundle, kix_pack_fn fn
     return rc;
 }
 
+int kix_client_has_object_packs(const struct kix_client *c)
+{
+    return c->src->ops->object_pack != NULL;
+}
+
 struct one_object {
     struct kix_buf *out;
     int found;

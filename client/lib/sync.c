@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #define DEFAULT_MAX_BATCH 1024
+#define SMALL_BATCH       32 /* entries: the first and the last without packs (batch_size) */
 #define ENTRIES_PER_CALL  1000
 #define OBJECTS_PER_CALL  1024
 
@@ -89,6 +90,7 @@ static int collect_cp(void *arg, uint64_t size, const uint8_t *note, size_t len,
         c->cap = cap;
     }
     c->offsets[b->ncps] = b->notes.len;
+    memset(&b->cps[b->ncps], 0, sizeof(b->cps[b->ncps])); /* not opened yet */
     b->cps[b->ncps].size = size;
     b->cps[b->ncps].note_len = len;
     b->cps[b->ncps].index_note = NULL;
@@ -520,6 +522,13 @@ static int prepare_objects_step(struct kix_log *replica, struct batch *b,
 {
     size_t n = 0;
 
+    if (i >= b->nleaves) {
+        /* past the entries, the batch's checkpoints: their notes' two
+         * signatures verified here, on all cores, not on the replay's one
+         * thread (one that fails is left to the replay, which names it) */
+        kix_log_replay_checkpoint_open(replica, &b->cps[i - b->nleaves]);
+        return KIX_OK;
+    }
     for (size_t k = b->by_entry[i]; k < b->by_entry[i + 1]; k++) {
         if (n == KIX_BUNDLE_MAX_OBJECTS)
             return kix_err_set(err, KIX_ELIMIT, "needs more than %u new objects",
@@ -648,6 +657,7 @@ struct stage {
     int ahead;               /* filled while the batch before was replayed */
     unsigned threads;        /* threads each step of its prepare ran on, the fewest */
     uint64_t verified_ahead; /* entries whose signature it verified */
+    uint64_t opened_ahead;   /* checkpoints whose notes it verified */
     int rc;
     struct kix_err err;
 };
@@ -662,24 +672,34 @@ static void stage_release(struct stage *s)
 }
 
 /* Entries of the batch from start, after one of prev (0: the first).
- * Batches overlap one another's replay but for the first's fetch and the
- * last's replay, which nothing overlaps: so the first is one bundle and
- * each next one twice the size, up to the most per transaction, and near
- * the end each takes at most half of what is left, so the last is small
- * too. Each ends on a bundle's end where it can, so that a bundle's objects
- * come from one read of its pack (read_packs). */
+ * Batches overlap one another's replay but for the first's fetch and
+ * prepare and the last's replay, which nothing overlaps: so the first is
+ * small and each next one twice the size, up to the most per transaction,
+ * and near the end each takes at most half of what is left, so the last is
+ * small too. When the source serves object packs, the first is one bundle
+ * and each ends on a bundle's end where it can, so that a bundle's objects
+ * come from one read of its pack (read_packs); without packs nothing is
+ * gained by that, and the first and the last are SMALL_BATCH entries (a
+ * first batch of a bundle kept a core idle for its fetch and prepare, and
+ * the other one for the last's replay: kix-bench's audit, ~25 ms of ~280).
+ * A batch ends at an upstream checkpoint, so it may be shorter. */
 static size_t batch_size(const struct kix_sync_opts *opts, uint64_t start, uint64_t target,
-                         size_t prev)
+                         size_t prev, int packs)
 {
     size_t most = opts && opts->max_batch ? opts->max_batch : DEFAULT_MAX_BATCH;
-    uint64_t half = (target - start) / 2 / KIX_TLOG_WIDTH * KIX_TLOG_WIDTH, end;
-    size_t n = prev ? 2 * prev : KIX_TLOG_WIDTH;
+    size_t unit = packs ? KIX_TLOG_WIDTH : SMALL_BATCH;
+    uint64_t half = (target - start) / 2 / unit * unit, end;
+    size_t n = prev ? 2 * prev : unit;
 
     if (most < KIX_TLOG_WIDTH)
         return most; /* small batches, as asked */
+    if (!packs)
+        half = (target - start) / 2;
     if (n > half)
         n = (size_t)half;
-    n = n < KIX_TLOG_WIDTH ? KIX_TLOG_WIDTH : n > most ? most : n;
+    n = n < unit ? unit : n > most ? most : n;
+    if (!packs)
+        return n;
     end = (start + n) / KIX_TLOG_WIDTH * KIX_TLOG_WIDTH;
     /* a start just short of a bundle's end: on to the next one's */
     if (end < start + KIX_TLOG_WIDTH / 2 && end + KIX_TLOG_WIDTH - start <= most)
@@ -692,7 +712,7 @@ static void stage_init(struct stage *s, struct kix_client *up, struct kix_log *r
                        size_t prev)
 {
     memset(s, 0, sizeof(*s));
-    s->max_batch = batch_size(opts, start, target, prev);
+    s->max_batch = batch_size(opts, start, target, prev, kix_client_has_object_packs(up));
     s->up = up;
     s->replica = replica;
     s->opts = opts;
@@ -723,8 +743,9 @@ static void *stage_fill(void *arg)
         rc = fetch_objects(s->up, s->replica, &s->b, s->items, thread_count(s->opts), &leaf_threads,
                            &s->err);
     if (rc == KIX_OK)
-        rc = on_all_cores(prepare_objects_step, s->replica, &s->b, s->items, s->b.nleaves,
-                          thread_count(s->opts), &object_threads, &s->err);
+        rc =
+            on_all_cores(prepare_objects_step, s->replica, &s->b, s->items,
+                         s->b.nleaves + s->b.ncps, thread_count(s->opts), &object_threads, &s->err);
     s->threads = leaf_threads < object_threads ? leaf_threads : object_threads;
     /* keys the batch itself registers: verify with them now, in parallel */
     if (rc == KIX_OK)
@@ -732,6 +753,9 @@ static void *stage_fill(void *arg)
                                   thread_count(s->opts), &s->err);
     for (size_t i = 0; rc == KIX_OK && i < s->b.nleaves; i++)
         s->verified_ahead += (uint64_t)kix_prepared_sig_checked(s->items[i]);
+    for (size_t i = 0; rc == KIX_OK && i < s->b.ncps; i++)
+        s->opened_ahead += (uint64_t)(s->b.cps[i].checkpoint_opened &&
+                                      (s->b.cps[i].index_opened || !s->b.cps[i].index_note));
     s->rc = rc;
     return NULL;
 }
@@ -890,6 +914,10 @@ int kix_sync(struct kix_client *up, struct kix_log *replica, uint64_t target,
             st->overlapped += (uint64_t)cur->ahead;
             st->entries += cur->b.nleaves;
             st->verified_ahead += cur->verified_ahead;
+            st->checkpoints_ahead += cur->opened_ahead;
+            if (st->batches == 1)
+                st->first_batch = cur->b.nleaves;
+            st->last_batch = cur->b.nleaves;
             if (st->threads < cur->threads)
                 st->threads = cur->threads;
         }

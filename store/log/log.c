@@ -199,7 +199,12 @@ static int seal_and_check(struct kix_log *l, struct kix_store *s, MDB_txn *txn,
                          (unsigned long long)c->size);
         goto out;
     }
-    rc = kix_note_open(c->index_note, c->index_note_len, &l->verifier, 1, &note, err);
+    if (c->index_opened) {
+        note.text.ptr = (const uint8_t *)c->index_text; /* opened ahead, on all cores */
+        note.text.len = c->index_text_len;
+    } else {
+        rc = kix_note_open(c->index_note, c->index_note_len, &l->verifier, 1, &note, err);
+    }
     if (rc) {
         kix_err_wrap(err, "upstream index note at size %llu", (unsigned long long)c->size);
         goto out;
@@ -996,13 +1001,40 @@ struct commit_ctx {
 /* The write function's way to abort after an inspection that succeeded. */
 #define INSPECTED (-101)
 
+void kix_log_replay_checkpoint_open(struct kix_log *l, struct kix_replay_checkpoint *c)
+{
+    struct kix_note note;
+    struct kix_checkpoint cp;
+
+    c->checkpoint_opened = 0;
+    c->index_opened = 0;
+    if (kix_checkpoint_open(c->note, c->note_len, &l->verifier, 1, l->origin, &note, &cp, NULL) ==
+        KIX_OK) {
+        c->signed_size = cp.size;
+        memcpy(c->signed_root, cp.root, 32);
+        c->checkpoint_opened = 1;
+    }
+    if (c->index_note &&
+        kix_note_open(c->index_note, c->index_note_len, &l->verifier, 1, &note, NULL) == KIX_OK) {
+        c->index_text = (const char *)note.text.ptr;
+        c->index_text_len = note.text.len;
+        c->index_opened = 1;
+    }
+}
+
 static int replay_check_checkpoint(struct kix_log *l, const struct kix_replay_checkpoint *c,
                                    const struct kix_hash *root, struct kix_err *err)
 {
     struct kix_note note;
     struct kix_checkpoint cp;
-    int rc = kix_checkpoint_open(c->note, c->note_len, &l->verifier, 1, l->origin, &note, &cp, err);
+    int rc = KIX_OK;
 
+    if (c->checkpoint_opened) {
+        cp.size = c->signed_size; /* opened ahead, on all cores */
+        memcpy(cp.root, c->signed_root, 32);
+    } else {
+        rc = kix_checkpoint_open(c->note, c->note_len, &l->verifier, 1, l->origin, &note, &cp, err);
+    }
     if (rc) {
         kix_err_wrap(err, "upstream checkpoint at size %llu", (unsigned long long)c->size);
         return rc;

@@ -1923,14 +1923,17 @@ KIX_TEST(replica_replays_and_refuses_tampering)
     }
     ASSERT_EQ_INT(KIX_OK, kix_log_reader_checkpoint(r, KIX_NO_INDEX, &note));
     /* a wrong starting index is refused */
-    struct kix_replay_checkpoint cp_all = {size, (const char *)note.ptr, note.len, NULL, 0};
-    struct kix_replay_checkpoint cp_short = {4, (const char *)note.ptr, note.len, NULL, 0};
+    struct kix_replay_checkpoint cp_all = {
+        .size = size, .note = (const char *)note.ptr, .note_len = note.len};
+    struct kix_replay_checkpoint cp_short = {
+        .size = 4, .note = (const char *)note.ptr, .note_len = note.len};
     ASSERT_TRUE(kix_log_replay(replica, 1, items, size - 1, &cp_all, 1, &err) != KIX_OK);
     /* entries 0..3 with the checkpoint of size 5 do not match */
     ASSERT_EQ_INT(KIX_EVERIFY, kix_log_replay(replica, 0, items, 4, &cp_short, 1, &err));
     ASSERT_CONTAINS(err.msg, "upstream checkpoint");
     /* every origin checkpoint on the way is checked: swap two of them */
-    struct cp_list list = {{{0, NULL, 0, NULL, 0}}, 0};
+    struct cp_list list;
+    memset(&list, 0, sizeof(list));
     ASSERT_EQ_INT(KIX_OK, kix_log_reader_checkpoints(r, 0, 16, collect_checkpoint, &list));
     ASSERT_EQ_U64(size, list.n);
     struct kix_replay_checkpoint saved = list.cps[2];
@@ -1949,6 +1952,42 @@ KIX_TEST(replica_replays_and_refuses_tampering)
     ASSERT_EQ_INT(KIX_EVERIFY, kix_log_replay(replica, 0, items, size, list.cps, list.n, &err));
     ASSERT_CONTAINS(err.msg, "sent no index note for size 3");
     list.cps[2] = saved;
+    /* notes opened ahead (kix_log_replay_checkpoint_open, as kix_sync does
+     * on all cores) give the same verdicts: another size's checkpoint or
+     * index note, and a signature that does not verify, which is left
+     * unopened for the replay to name */
+    {
+        static const struct {
+            size_t note_of, index_of; /* the checkpoints whose notes size 3 gets */
+            const char *refusal;
+        } swaps[] = {{1, 2, "is for size 2, not 3"},
+                     {2, 3, "signed index at size 3 is not the index of its entries"}};
+        char bad[512];
+        for (size_t t = 0; t < sizeof(swaps) / sizeof(swaps[0]); t++) {
+            list.cps[2] = saved;
+            list.cps[2].note = list.cps[swaps[t].note_of].note;
+            list.cps[2].note_len = list.cps[swaps[t].note_of].note_len;
+            list.cps[2].index_note = list.cps[swaps[t].index_of].index_note;
+            list.cps[2].index_note_len = list.cps[swaps[t].index_of].index_note_len;
+            kix_log_replay_checkpoint_open(replica, &list.cps[2]);
+            ASSERT_TRUE(list.cps[2].checkpoint_opened && list.cps[2].index_opened);
+            ASSERT_EQ_INT(KIX_EVERIFY,
+                          kix_log_replay(replica, 0, items, size, list.cps, list.n, &err));
+            ASSERT_CONTAINS(err.msg, swaps[t].refusal);
+        }
+        list.cps[2] = saved;
+        ASSERT_TRUE(saved.note_len <= sizeof(bad));
+        memcpy(bad, saved.note, saved.note_len);
+        bad[saved.note_len - 20] ^= 1; /* in the signature's base64 */
+        list.cps[2].note = bad;
+        kix_log_replay_checkpoint_open(replica, &list.cps[2]);
+        ASSERT_TRUE(!list.cps[2].checkpoint_opened && list.cps[2].index_opened);
+        ASSERT_EQ_INT(KIX_EVERIFY, kix_log_replay(replica, 0, items, size, list.cps, list.n, &err));
+        ASSERT_CONTAINS(err.msg, "upstream checkpoint at size 3");
+        list.cps[2] = saved;
+    }
+    for (size_t k = 0; k < list.n; k++)
+        kix_log_replay_checkpoint_open(replica, &list.cps[k]);
     ASSERT_EQ_INT(KIX_OK, kix_log_replay(replica, 0, items, size, list.cps, list.n, &err));
     (void)cp_all;
     /* the replica serves the origin's checkpoint, byte for byte */

@@ -264,42 +264,102 @@ KIX_TEST(tampered_upstream_entry_is_named)
     teardown(&f);
 }
 
-/* A catch-up in batches: each batch after the first is fetched, parsed
- * and verified on every thread while the one before it replays, and every
- * signature is verified there, none left to the single replay thread. */
-KIX_TEST(pipelined_batches_verify_on_every_thread)
+/* Publishes `runs` runs in f's log and catches a new replica up from its
+ * store on 2 threads, in batches of at most max_batch (0: the default),
+ * counted in *st: the replica's newest checkpoint is the log's. The caller
+ * closes the replica, removes *rdir and tears f down. */
+static struct kix_log *caught_up(struct fixture *f, int runs, size_t max_batch,
+                                 struct kix_sync_stats *st, char **rdir)
 {
-    struct fixture f;
     struct kix_client *up = NULL;
     struct kix_log *replica;
     struct kix_err err = {0};
     struct kix_buf a = KIX_BUF_INIT, b = KIX_BUF_INIT;
-    struct kix_sync_stats st;
-    char *rdir;
+    struct kix_sync_opts opts = {max_batch, 2, NULL, NULL, NULL, st};
     uint64_t synced = 0;
 
-    setup(&f);
-    publish_many(&f, 0, 150);
-    latest_note(f.log, &a);
-    kix_log_close(f.log);
-    f.log = NULL;
-    replica = new_replica(&f, &rdir);
-    ASSERT_EQ_INT(KIX_OK, kix_client_open_store(f.dir, &up, &err));
-    struct kix_sync_opts opts = {40, 2, NULL, NULL, NULL, &st};
-    ASSERT_EQ_INT(KIX_OK, kix_sync(up, replica, KIX_NO_INDEX, &opts, &synced, &err));
-    ASSERT_EQ_U64(154, synced);
+    setup(f);
+    publish_many(f, 0, runs);
+    latest_note(f->log, &a);
+    kix_log_close(f->log);
+    f->log = NULL;
+    replica = new_replica(f, rdir);
+    if (kix_client_open_store(f->dir, &up, &err) ||
+        kix_sync(up, replica, KIX_NO_INDEX, &opts, &synced, &err)) {
+        fprintf(stderr, "sync: %s\n", err.msg);
+        abort();
+    }
+    latest_note(replica, &b);
+    if (synced != st->entries || a.len != b.len || memcmp(a.ptr, b.ptr, a.len) != 0)
+        abort();
+    kix_buf_release(&a);
+    kix_buf_release(&b);
+    kix_client_close(up);
+    return replica;
+}
+
+/* A catch-up in batches: each batch after the first is fetched, parsed
+ * and verified on every thread while the one before it replays, and every
+ * signature is verified there, the entries' and the checkpoints', none
+ * left to the single replay thread. */
+KIX_TEST(pipelined_batches_verify_on_every_thread)
+{
+    struct fixture f;
+    struct kix_sync_stats st;
+    struct kix_log_seal_stats ss;
+    char *rdir;
+    struct kix_log *replica = caught_up(&f, 150, 40, &st, &rdir);
+
     ASSERT_EQ_U64(154, st.entries);
     ASSERT_TRUE(st.batches >= 3);
     ASSERT_EQ_U64(st.batches - 1, st.overlapped);
     ASSERT_EQ_U64(154, st.verified_ahead);
     ASSERT_EQ_INT(2, (int)st.threads);
-    latest_note(replica, &b);
-    ASSERT_EQ_MEM(a.ptr, a.len, b.ptr, b.len);
-    kix_buf_release(&a);
-    kix_buf_release(&b);
-    kix_client_close(up);
+    /* and so are the notes of every checkpoint (one a publication, and the
+     * index note beside each): none left to the replay thread either */
+    kix_log_seal_stats(replica, &ss);
+    ASSERT_TRUE(st.checkpoints_ahead >= 150);
+    ASSERT_EQ_U64(ss.seals, st.checkpoints_ahead);
     kix_log_close(replica);
     remove_dir(rdir);
+    teardown(&f);
+}
+
+/* A source without object packs (a store, kixd's msgpack-RPC) is caught
+ * up in batches of 32 entries first and last, doubling between: nothing
+ * overlaps the first batch's fetch and prepare nor the last one's replay,
+ * so they are short. */
+KIX_TEST(first_and_last_batches_are_short_without_packs)
+{
+    struct fixture f;
+    struct kix_sync_stats st;
+    char *rdir;
+    struct kix_log *replica = caught_up(&f, 300, 0, &st, &rdir);
+
+    ASSERT_EQ_U64(304, st.entries);
+    ASSERT_EQ_U64(32, st.first_batch);
+    ASSERT_TRUE(st.last_batch > 0 && st.last_batch <= 32);
+    ASSERT_TRUE(st.batches >= 5);
+    ASSERT_EQ_U64(st.batches - 1, st.overlapped);
+    kix_log_close(replica);
+    remove_dir(rdir);
+    teardown(&f);
+}
+
+/* A store serves no object packs; an HTTP source may (kix_sync's batches
+ * follow bundles only then). */
+KIX_TEST(a_store_serves_no_object_packs)
+{
+    struct fixture f;
+    struct kix_client *up = NULL;
+    struct kix_err err = {0};
+
+    setup(&f);
+    kix_log_close(f.log);
+    f.log = NULL;
+    ASSERT_EQ_INT(KIX_OK, kix_client_open_store(f.dir, &up, &err));
+    ASSERT_EQ_INT(0, kix_client_has_object_packs(up));
+    kix_client_close(up);
     teardown(&f);
 }
 
@@ -450,7 +510,10 @@ static const struct kix_source_ops packing_ops = {
 
 /* Syncs f's store into a new replica through a packing source whose pack
  * of bundle 0 is `pack`: the entries synced and the objects asked one by
- * one; *replica (closed by the caller) when asked for. */
+ * one; *replica (closed by the caller) when asked for. Bundle 0 first, by
+ * itself: a batch prepared while the one before it replays asks again for
+ * an object that one brings, or not, as the threads happen to run, and
+ * the counts compared are those of the packs alone. */
 static void sync_packed(struct fixture *f, const struct kix_buf *pack, uint64_t *synced,
                         size_t *asked, struct kix_log **keep, char **rdir)
 {
@@ -465,6 +528,7 @@ static void sync_packed(struct fixture *f, const struct kix_buf *pack, uint64_t 
     src->f.base.ops = &packing_ops;
     snprintf(src->f.base.where, sizeof(src->f.base.where), "a packing store");
     if (kix_client_open_source(&src->f.base, &up, &err) ||
+        kix_sync(up, replica, KIX_TLOG_WIDTH, NULL, synced, &err) ||
         kix_sync(up, replica, KIX_NO_INDEX, NULL, synced, &err)) {
         fprintf(stderr, "sync: %s\n", err.msg);
         abort();

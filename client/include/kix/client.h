@@ -162,6 +162,9 @@ KIX_API int kix_client_get_objects(struct kix_client *c, const struct kix_digest
 typedef int (*kix_pack_fn)(void *ctx, const struct kix_digest *d, const uint8_t *bytes, size_t len);
 KIX_API int kix_client_object_pack(struct kix_client *c, uint64_t bundle, kix_pack_fn fn, void *ctx,
                                    struct kix_err *err) KIX_MUST_CHECK;
+/* 1 when c's source may serve object packs (kix_client_object_pack does
+ * not answer KIX_ENOTSUP at once), else 0. */
+KIX_API int kix_client_has_object_packs(const struct kix_client *c);
 
 struct kix_bundle {
     struct kix_bytes envelope;

@@ -29,6 +29,13 @@ struct kix_sync_stats {
     /* of them, whose signature was verified before the replay, on the
      * pipeline's threads (the others the single replay thread verified) */
     uint64_t verified_ahead;
+    /* upstream checkpoints replayed whose notes (the checkpoint and its
+     * index note) were verified before the replay, on the pipeline's
+     * threads (the others the replay thread verified) */
+    uint64_t checkpoints_ahead;
+    /* entries of the first batch and of the last one: nothing overlaps
+     * the first's fetch nor the last's replay (kix_sync keeps them short) */
+    uint64_t first_batch, last_batch;
     /* threads that prepared a batch, each of its steps (parsing the
      * leaves, preparing the objects) on that many at least: the most
      * over the batches */

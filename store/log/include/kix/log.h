@@ -179,7 +179,25 @@ struct kix_replay_checkpoint {
      * replica derives, and its signature the log key's */
     const char *index_note;
     size_t index_note_len;
+    /* Set only by kix_log_replay_checkpoint_open (zeroed otherwise): what
+     * its notes say, once their signatures verified with the log key, so
+     * that the replay's one thread does not verify them again. */
+    int checkpoint_opened; /* 1: note verified; signed_size, signed_root */
+    uint64_t signed_size;
+    uint8_t signed_root[32];
+    int index_opened;       /* 1: index_note verified; index_text its text */
+    const char *index_text; /* a view into index_note */
+    size_t index_text_len;
 };
+
+/* Opens c's checkpoint note and index note as kix_log_replay would (the
+ * log key's signature; the checkpoint's origin this log's) and keeps what
+ * they say in c, so that a replica preparing an upstream batch verifies
+ * them on all cores, beside its entries, instead of on the replay's one
+ * thread. A note that does not open is left unmarked: the replay opens it
+ * itself and refuses it with its usual message, in its usual order. Safe
+ * from any thread (l is only read); c's notes must outlive the replay. */
+KIX_API void kix_log_replay_checkpoint_open(struct kix_log *l, struct kix_replay_checkpoint *c);
 
 /* What the indexer's seal (struct kix_log_indexer) has cost this handle,
  * summed over its commits: for measuring it (tools/bench). */
