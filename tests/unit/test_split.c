@@ -314,7 +314,7 @@ KIX_TEST(layout_2_converts_and_a_cut_conversion_is_redone)
             write_text(idx, "what a conversion cut short left"); /* no marker: not trusted either */
         ASSERT_EQ_INT(KIX_OK, kix_index_open(f.dir, NULL, &f.log, &err));
         ASSERT_EQ_INT(KIX_STORE_LAYOUT, kix_store_layout(kix_log_store(f.log)));
-        ASSERT_EQ_INT(3, kix_store_layout(kix_log_store(f.log)));
+        ASSERT_EQ_INT(4, kix_store_layout(kix_log_store(f.log)));
         kix_buf_reset(&after);
         all_index_notes(f.log, &after);
         ASSERT_EQ_MEM(before.ptr, before.len, after.ptr, after.len);
