@@ -4,7 +4,7 @@
  * once to one file; T_LEAVES and T_BLOBS keep a 12-byte locator (u64be
  * offset ‖ u32be length) under their sequential keys. Layout 3 put the
  * bytes themselves in those tables, where LMDB wrote them in 4 KiB pages
- * with slack, their branch pages and free-list pages at every group
+ * with slack, their branch pages and free-list pages at every
  * commit (about 2.5 KB an entry more than the 1.7 KB of data).
  *
  * Durability: the writer appends (pwrite) during its transaction and

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # A store of layout 1 (written by kixd before layout 2: tests/data/layout1,
 # made by make-fixture.sh with the binaries of main at 92e5a8d):
-#  - kixd migrate backs it up, converts it (layout 3, kix-index/6) and checks
+#  - kixd migrate backs it up, converts it (layout 4, kix-index/6) and checks
 #    it; every checkpoint and index note is byte for byte what it held, and
 #    duplicates of its old entries are still found; a second run has nothing
 #    to do; kixd serve converts a copy on start as well
@@ -66,10 +66,14 @@ grep -q "cannot create the backup directory $WORK/taken: File exists" "$WORK/err
 expect_status 0 "$KIXD" migrate --store "$WORK/o" --json
 cp "$WORK/out" "$WORK/migrate.json"
 [ "$(json_get "$WORK/migrate.json" 'd["converted"], d["layoutBefore"], d["layout"], d["indexBefore"], d["index"], d["checked"]')" = \
-  "True 1 3 kix-index/5 kix-index/6 full" ] || fail "kixd migrate said $(cat "$WORK/migrate.json")"
+  "True 1 4 kix-index/5 kix-index/6 full" ] || fail "kixd migrate said $(cat "$WORK/migrate.json")"
 [ "$(json_get "$WORK/migrate.json" 'd["backup"]')" = "$WORK/o.before-migrate" ] || fail "backup at $(cat "$WORK/migrate.json")"
 [ -s "$WORK/o.before-migrate/data.mdb" ] || fail "no backup"
-[ "$(meta o layout)" = 3 ] && [ "$(meta o index)" = kix-index/6 ] || fail "not marked layout 3"
+[ "$(meta o layout)" = 4 ] && [ "$(meta o index)" = kix-index/6 ] || fail "not marked layout 4"
+# layout 4: the leaves' and blobs' bytes in log.dat, 12-byte locators in data.mdb
+[ -s "$WORK/o/log.dat" ] || fail "no log.dat"
+lens=$(mdb_dump -s leaves "$WORK/o" | sed -n '/^HEADER=END/,/^DATA=END/p' | sed -n '3~2p' | awk '{print length($1)}' | sort -u)
+[ "$lens" = 24 ] || fail "leaves hold values of $lens hex digits, not 12-byte locators"
 [ -s "$WORK/o/index.mdb" ] && [ ! -e "$WORK/o/index.unsynced" ] || fail "no index.mdb, or left unsynced"
 # the derived tables moved out of data.mdb into index.mdb
 [ "$(mdb_dump -s objects "$WORK/o" | sed -n '/^HEADER=END/,$p' | grep -c '^ ')" = 0 ] || fail "objects left in data.mdb"
@@ -85,9 +89,9 @@ expect_status 0 "$KIXD" check --store "$WORK/o" --json
 [ "$(json_get "$WORK/out" 'd["ok"], d["indexChecked"], d["runs"]')" = "True True 30" ] ||
   fail "check after the conversion: $(cat "$WORK/out")"
 expect_status 0 "$KIXD" migrate --store "$WORK/o"
-grep -q "already in layout 3 with index kix-index/6; nothing to do" "$WORK/out" || fail "second run: $(cat "$WORK/out")"
+grep -q "already in layout 4 with index kix-index/6; nothing to do" "$WORK/out" || fail "second run: $(cat "$WORK/out")"
 expect_status 2 "$KIXD" migrate --store "$WORK/o" --backup "$WORK/x" --no-backup
-pass "kixd migrate: backed up, converted to layout 3, checked; $size entries' checkpoints and index notes byte-identical"
+pass "kixd migrate: backed up, converted to layout 4, checked; $size entries' checkpoints and index notes byte-identical"
 
 # the old entries are still found again: the same rows publish as duplicates
 sed -n '1,31p' "$CSV" >"$WORK/again.csv"
@@ -95,7 +99,8 @@ KIX_STATE_DIR="$WORK/pubstate" "$KIX_BIN/kix-import-liger" --key "$WORK/pub.key"
   --batch 7 --json "$WORK/again.csv" >"$WORK/again.json" 2>"$WORK/err" || fail "republishing: $(cat "$WORK/err")"
 [ "$(json_get "$WORK/again.json" 'd["newEntries"], d["duplicates"]')" = "0 30" ] ||
   fail "republishing the fixture's rows: $(cat "$WORK/again.json")"
-[ "$(mdb_dump -s leaves "$WORK/o" | sed -n '/^HEADER=END/,$p' | grep -c '^ 00000000')" = "$size" ] ||
+# the keys (a locator's value of layout 4 begins with zeros too)
+[ "$(mdb_dump -s leaves "$WORK/o" | sed -n '/^HEADER=END/,/^DATA=END/p' | sed -n '2~2p' | grep -c '^ 00000000')" = "$size" ] ||
   fail "the log grew"
 pass "the fixture's rows published again are found as already logged"
 
@@ -113,7 +118,7 @@ import "--server $(addr o)" 40 49 5 || fail "publishing to the converted origin:
 grown=$(size_of o)
 wait_size m1 "$grown"
 for n in o s m1 m2; do stop "$n"; done
-[ "$(meta s layout)" = 3 ] || fail "kixd serve did not convert"
+[ "$(meta s layout)" = 4 ] || fail "kixd serve did not convert"
 notes s >"$WORK/notes-s"
 notes m2 >"$WORK/notes-m2"
 cmp "$WORK/notes-before" "$WORK/notes-s" && cmp "$WORK/notes-before" "$WORK/notes-m2" ||

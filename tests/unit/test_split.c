@@ -346,6 +346,60 @@ KIX_TEST(layout_2_converts_and_a_cut_conversion_is_redone)
     teardown(&f);
 }
 
+/* A store of layout 3 (the leaves' and blobs' bytes in data.mdb) converts
+ * to layout 4 on its first writable open: the bytes moved to log.dat,
+ * locators left; every checkpoint and index note as it was. A conversion
+ * cut short (a log.dat there, data.mdb still layout 3) is done again; bytes
+ * past what data.mdb names (a commit cut short) are cut off on open. */
+KIX_TEST(layout_3_converts_to_4_and_a_cut_conversion_is_redone)
+{
+    struct fixture f;
+    struct kix_err err = {0};
+    struct kix_buf before = KIX_BUF_INIT, after = KIX_BUF_INIT;
+    char dat[4200];
+    uint64_t first[3];
+    struct stat st;
+    off_t size;
+
+    setup(&f);
+    publish_runs(&f, 0, 3, first);
+    all_index_notes(f.log, &before);
+    kix_log_close(f.log);
+    f.log = NULL;
+    path_in(&f, "log.dat", dat, sizeof(dat));
+    for (int round = 0; round < 2; round++) {
+        as_layout_3(f.dir);
+        ASSERT_TRUE(access(dat, F_OK) != 0);
+        if (round == 1)
+            write_text(dat, "what a conversion cut short left");
+        ASSERT_EQ_INT(KIX_OK, kix_index_open(f.dir, NULL, &f.log, &err));
+        ASSERT_EQ_INT(4, kix_store_layout(kix_log_store(f.log)));
+        kix_buf_reset(&after);
+        all_index_notes(f.log, &after);
+        ASSERT_EQ_MEM(before.ptr, before.len, after.ptr, after.len);
+        republish_runs(&f, 0, 3, first);
+        checks_pass(&f);
+        kix_log_close(f.log);
+        f.log = NULL;
+    }
+    /* bytes a commit that never happened left past the end */
+    ASSERT_EQ_INT(0, stat(dat, &st));
+    size = st.st_size;
+    {
+        FILE *fp = fopen(dat, "ab");
+        ASSERT_TRUE(fp != NULL);
+        fputs("not committed", fp);
+        fclose(fp);
+    }
+    ASSERT_EQ_INT(KIX_OK, kix_index_open(f.dir, NULL, &f.log, &err));
+    ASSERT_EQ_INT(0, stat(dat, &st));
+    ASSERT_EQ_U64((uint64_t)size, (uint64_t)st.st_size);
+    checks_pass(&f);
+    kix_buf_release(&before);
+    kix_buf_release(&after);
+    teardown(&f);
+}
+
 /* Readers take the index's snapshot first and serve the log at the
  * index's size: under a writer committing all along, the index note a
  * reader serves at its size proves the newest run of that size present
