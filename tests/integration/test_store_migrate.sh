@@ -9,7 +9,8 @@
 #    copy served by today's kixd; each holds byte-identical checkpoints and
 #    index notes. With KIX_OLD_BIN (the bin directory of a build of main at
 #    92e5a8d), also across versions both ways: today's mirror of an old
-#    kixd's origin, and an old kixd's mirror of today's origin.
+#    kixd's origin, and an old kixd's mirror of today's origin. With
+#    KIX_L3_BIN (a build before layout 4), the same between layouts 3 and 4.
 source "$(dirname "$0")/lib.sh"
 source "$(dirname "$0")/mirror_lib.sh"
 
@@ -130,6 +131,38 @@ for n in s m1 m2; do
   "$KIXD" check --store "$WORK/$n" >"$WORK/chk" 2>&1 || fail "check of $n: $(cat "$WORK/chk")"
 done
 pass "kixd serve converts on start; mirrors of converted stores hold byte-identical checkpoints and index notes ($grown entries)"
+
+# ---- layouts 3 and 4 both ways, with the binaries of a kixd before layout 4 ----------
+if [ -n "${KIX_L3_BIN:-}" ]; then
+  L3_KIXD="$KIX_L3_BIN/kixd"
+  KIXD_SAVED=$KIXD
+  # an old kixd's origin in layout 3, mirrored by today's kixd (layout 4)
+  load l3
+  KIXD=$L3_KIXD expect_status 0 "$L3_KIXD" migrate --store "$WORK/l3" --no-backup
+  [ "$(meta l3 layout)" = 3 ] || fail "the old kixd left layout $(meta l3 layout)"
+  KIXD=$L3_KIXD serve l3
+  mirror m5 l3
+  wait_size m5 "$size"
+  # today's origin (layout 4), mirrored by the old kixd (layout 3)
+  serve o
+  KIXD=$L3_KIXD mirror m6 o
+  wait_size m6 "$grown"
+  for n in l3 m5 o m6; do stop "$n"; done
+  KIXD=$KIXD_SAVED
+  [ "$(meta m5 layout)" = 4 ] && [ "$(meta m6 layout)" = 3 ] && [ -s "$WORK/m5/log.dat" ] ||
+    fail "layouts: m5 $(meta m5 layout), m6 $(meta m6 layout)"
+  notes l3 >"$WORK/notes-l3"
+  notes m5 >"$WORK/notes-m5"
+  notes m6 >"$WORK/notes-m6"
+  cmp "$WORK/notes-before" "$WORK/notes-l3" && cmp "$WORK/notes-l3" "$WORK/notes-m5" ||
+    fail "today's mirror of the layout-3 origin holds other notes"
+  cmp "$WORK/notes-o" "$WORK/notes-m6" || fail "the old mirror of today's origin holds other notes"
+  "$KIXD" check --store "$WORK/m5" >"$WORK/chk" 2>&1 || fail "check of m5: $(cat "$WORK/chk")"
+  "$L3_KIXD" check --store "$WORK/m6" >"$WORK/chk" 2>&1 || fail "old check of m6: $(cat "$WORK/chk")"
+  pass "layouts 3 and 4 mirror each other both ways: byte-identical checkpoints and index notes"
+else
+  echo "note: set KIX_L3_BIN to a build of main before layout 4 (0c4036b) to mirror layouts 3 and 4"
+fi
 
 # ---- across versions, with the binaries of a kixd before layout 2 --------------------
 if [ -z "${KIX_OLD_BIN:-}" ]; then
