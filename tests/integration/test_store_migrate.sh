@@ -132,33 +132,38 @@ for n in s m1 m2; do
 done
 pass "kixd serve converts on start; mirrors of converted stores hold byte-identical checkpoints and index notes ($grown entries)"
 
+# cross_mirror OLD_KIXD ORIGIN NEW_MIRROR OLD_MIRROR: the old kixd serves
+# ORIGIN (a store it wrote), today's kixd mirrors it as NEW_MIRROR, and the
+# old kixd mirrors today's origin o as OLD_MIRROR: all hold byte-identical
+# checkpoints and index notes, and each mirror passes its own kixd's check
+cross_mirror() {
+  local old=$1 origin=$2 newm=$3 oldm=$4 saved=$KIXD
+  KIXD=$old serve "$origin"
+  mirror "$newm" "$origin"
+  wait_size "$newm" "$size"
+  serve o
+  KIXD=$old mirror "$oldm" o
+  wait_size "$oldm" "$grown"
+  for n in "$origin" "$newm" o "$oldm"; do stop "$n"; done
+  KIXD=$saved
+  for n in "$origin" "$newm" "$oldm"; do notes "$n" >"$WORK/notes-$n"; done
+  cmp "$WORK/notes-before" "$WORK/notes-$origin" && cmp "$WORK/notes-$origin" "$WORK/notes-$newm" ||
+    fail "today's mirror of the old origin holds other notes"
+  cmp "$WORK/notes-o" "$WORK/notes-$oldm" || fail "the old mirror of today's origin holds other notes"
+  "$old" check --store "$WORK/$oldm" >"$WORK/chk" 2>&1 || fail "old check of $oldm: $(cat "$WORK/chk")"
+  "$KIXD" check --store "$WORK/$newm" >"$WORK/chk" 2>&1 || fail "check of $newm: $(cat "$WORK/chk")"
+}
+
 # ---- layouts 3 and 4 both ways, with the binaries of a kixd before layout 4 ----------
 if [ -n "${KIX_L3_BIN:-}" ]; then
-  L3_KIXD="$KIX_L3_BIN/kixd"
-  KIXD_SAVED=$KIXD
-  # an old kixd's origin in layout 3, mirrored by today's kixd (layout 4)
+  # an old kixd's origin in layout 3 mirrored by today's kixd (layout 4), and
+  # today's origin (layout 4) by the old kixd (layout 3)
   load l3
-  KIXD=$L3_KIXD expect_status 0 "$L3_KIXD" migrate --store "$WORK/l3" --no-backup
+  expect_status 0 "$KIX_L3_BIN/kixd" migrate --store "$WORK/l3" --no-backup
   [ "$(meta l3 layout)" = 3 ] || fail "the old kixd left layout $(meta l3 layout)"
-  KIXD=$L3_KIXD serve l3
-  mirror m5 l3
-  wait_size m5 "$size"
-  # today's origin (layout 4), mirrored by the old kixd (layout 3)
-  serve o
-  KIXD=$L3_KIXD mirror m6 o
-  wait_size m6 "$grown"
-  for n in l3 m5 o m6; do stop "$n"; done
-  KIXD=$KIXD_SAVED
+  cross_mirror "$KIX_L3_BIN/kixd" l3 m5 m6
   [ "$(meta m5 layout)" = 4 ] && [ "$(meta m6 layout)" = 3 ] && [ -s "$WORK/m5/log.dat" ] ||
     fail "layouts: m5 $(meta m5 layout), m6 $(meta m6 layout)"
-  notes l3 >"$WORK/notes-l3"
-  notes m5 >"$WORK/notes-m5"
-  notes m6 >"$WORK/notes-m6"
-  cmp "$WORK/notes-before" "$WORK/notes-l3" && cmp "$WORK/notes-l3" "$WORK/notes-m5" ||
-    fail "today's mirror of the layout-3 origin holds other notes"
-  cmp "$WORK/notes-o" "$WORK/notes-m6" || fail "the old mirror of today's origin holds other notes"
-  "$KIXD" check --store "$WORK/m5" >"$WORK/chk" 2>&1 || fail "check of m5: $(cat "$WORK/chk")"
-  "$L3_KIXD" check --store "$WORK/m6" >"$WORK/chk" 2>&1 || fail "old check of m6: $(cat "$WORK/chk")"
   pass "layouts 3 and 4 mirror each other both ways: byte-identical checkpoints and index notes"
 else
   echo "note: set KIX_L3_BIN to a build of main before layout 4 (0c4036b) to mirror layouts 3 and 4"
@@ -170,33 +175,17 @@ if [ -z "${KIX_OLD_BIN:-}" ]; then
   exit 0
 fi
 OLD_KIXD="$KIX_OLD_BIN/kixd"
-# today's mirror of an old kixd's origin (layout 1 as it was)
+# today's mirror of an old kixd's origin (layout 1 as it was), an old
+# kixd's mirror of today's origin (layout 1)
 load old
-KIXD_SAVED=$KIXD
-KIXD=$OLD_KIXD serve old
-mirror m3 old
-wait_size m3 "$size"
-# an old kixd's mirror of today's origin (layout 2)
-serve o
-KIXD=$OLD_KIXD mirror m4 o
-wait_size m4 "$grown"
-for n in old m3 o m4; do stop "$n"; done
-KIXD=$KIXD_SAVED
-[ -z "$(meta old layout)" ] && [ -z "$(meta m4 layout)" ] && [ "$(meta m3 layout)" = 2 ] ||
+cross_mirror "$OLD_KIXD" old m3 m4
+[ -z "$(meta old layout)" ] && [ -z "$(meta m4 layout)" ] && [ "$(meta m3 layout)" = 4 ] ||
   fail "layouts: old $(meta old layout), m3 $(meta m3 layout), m4 $(meta m4 layout)"
-notes old >"$WORK/notes-old"
-notes m3 >"$WORK/notes-m3"
-notes m4 >"$WORK/notes-m4"
-cmp "$WORK/notes-before" "$WORK/notes-old" && cmp "$WORK/notes-old" "$WORK/notes-m3" ||
-  fail "today's mirror of the old origin holds other notes"
-cmp "$WORK/notes-o" "$WORK/notes-m4" || fail "the old mirror of today's origin holds other notes"
-"$OLD_KIXD" check --store "$WORK/m4" >"$WORK/chk" 2>&1 || fail "old check of m4: $(cat "$WORK/chk")"
-"$KIXD" check --store "$WORK/m3" >"$WORK/chk" 2>&1 || fail "check of m3: $(cat "$WORK/chk")"
 pass "across versions both ways: byte-identical checkpoints and index notes at every size"
 
 # the old kixd's mirror store converted (a replica: no log key, its notes kept as verified)
 expect_status 0 "$KIXD" migrate --store "$WORK/m4" --json
-[ "$(json_get "$WORK/out" 'd["converted"], d["layout"], d["index"]')" = "True 2 kix-index/6" ] ||
+[ "$(json_get "$WORK/out" 'd["converted"], d["layout"], d["index"]')" = "True 4 kix-index/6" ] ||
   fail "migrating the old mirror: $(cat "$WORK/out")"
 notes m4 >"$WORK/notes-m4-after"
 cmp "$WORK/notes-m4" "$WORK/notes-m4-after" || fail "the converted mirror's notes changed"
