@@ -165,6 +165,17 @@ if [ -n "${KIX_L3_BIN:-}" ]; then
   [ "$(meta m5 layout)" = 4 ] && [ "$(meta m6 layout)" = 3 ] && [ -s "$WORK/m5/log.dat" ] ||
     fail "layouts: m5 $(meta m5 layout), m6 $(meta m6 layout)"
   pass "layouts 3 and 4 mirror each other both ways: byte-identical checkpoints and index notes"
+  # the layout-3 origin and the old kixd's mirror of today's origin, migrated
+  for n in l3 m6; do
+    expect_status 0 "$KIXD" migrate --store "$WORK/$n" --json
+    [ "$(json_get "$WORK/out" 'd["converted"], d["layoutBefore"], d["layout"], d["checked"]')" = "True 3 4 full" ] ||
+      fail "migrating $n: $(cat "$WORK/out")"
+    [ "$(meta "$n.before-migrate" layout)" = 3 ] && [ ! -e "$WORK/$n.before-migrate/log.dat" ] ||
+      fail "the backup of $n is not the layout-3 store"
+    notes "$n" >"$WORK/notes-$n-after"
+    cmp "$WORK/notes-$n" "$WORK/notes-$n-after" || fail "migrating $n changed its notes"
+  done
+  pass "kixd migrate converts layout 3 (an origin and a mirror) to 4 after a backup; notes unchanged"
 else
   echo "note: set KIX_L3_BIN to a build of main before layout 4 (0c4036b) to mirror layouts 3 and 4"
 fi
