@@ -138,6 +138,10 @@ struct kix_store {
     struct kix__seg_map *_Atomic seg_map;
     pthread_mutex_t seg_mu;
     uint64_t seg_end, seg_committed, seg_synced;
+    /* the writer's appends not yet written to the file, which holds
+     * [0, seg_flushed) (segment.c) */
+    struct kix__seg_pending *seg_pending;
+    _Atomic uint64_t seg_flushed;
     /* full tiles above level 0 as read from committed snapshots
      * (tile_cache.h): immutable once full, few, and on every proof's path */
     struct kix__tile_cache *tile_cache;

@@ -91,6 +91,140 @@ static int map_cover(struct kix_store *s, uint64_t need)
     return KIX_OK;
 }
 
+/* The writer's bytes not yet in the file: chunks filled in order, each
+ * record whole in one, never moved (a view of one stays valid until the
+ * transaction ends, as a view of an LMDB page the transaction made dirty
+ * does); written before the fdatasync, one pwrite a chunk (a commit's
+ * bytes fit one) instead of one a record. Chunks past n keep their memory
+ * for the next transaction. */
+#define CHUNK_MIN ((size_t)1 << 20)
+
+struct kix__seg_chunk {
+    uint8_t *mem;
+    size_t len, cap;
+};
+
+struct kix__seg_pending {
+    struct kix__seg_chunk *c;
+    size_t n, max;
+};
+
+/* A chunk of at least need bytes at the end of p's used ones. */
+static struct kix__seg_chunk *chunk_next(struct kix__seg_pending *p, size_t need)
+{
+    struct kix__seg_chunk *c;
+
+    if (p->n == p->max) {
+        size_t max = p->max ? p->max * 2 : 8;
+        struct kix__seg_chunk *grown = realloc(p->c, max * sizeof(*grown));
+        if (!grown)
+            return NULL;
+        memset(grown + p->max, 0, (max - p->max) * sizeof(*grown));
+        p->c = grown;
+        p->max = max;
+    }
+    c = &p->c[p->n];
+    if (c->cap < need) {
+        size_t cap = need > CHUNK_MIN ? need : CHUNK_MIN;
+        uint8_t *mem = malloc(cap);
+        if (!mem)
+            return NULL;
+        free(c->mem);
+        c->mem = mem;
+        c->cap = cap;
+    }
+    c->len = 0;
+    p->n++;
+    return c;
+}
+
+/* Appends len bytes at the writer's end; *off where they went. */
+static int append(struct kix_store *s, const uint8_t *data, size_t len, uint64_t *off,
+                  struct kix_err *err)
+{
+    struct kix__seg_pending *p = s->seg_pending;
+    struct kix__seg_chunk *c;
+
+    if (len > UINT32_MAX)
+        return kix_err_set(err, KIX_EINVAL, "a record of %zu bytes is over the 4 GiB a store keeps",
+                           len);
+    if (s->seg_end + len > s->map_max)
+        return kix_err_set(err, KIX_EFULL,
+                           "the store's data file reached its ceiling of %zu bytes; nothing was "
+                           "written (reads go on): restart kixd with a higher --map-max",
+                           s->map_max);
+    if (!p && !(p = s->seg_pending = calloc(1, sizeof(*p))))
+        return kix_err_set(err, KIX_ENOMEM, "writing the log: out of memory");
+    c = p->n ? &p->c[p->n - 1] : NULL;
+    if (!c || c->cap - c->len < len)
+        c = chunk_next(p, len);
+    if (!c)
+        return kix_err_set(err, KIX_ENOMEM, "writing the log: out of memory");
+    memcpy(c->mem + c->len, data, len);
+    c->len += len;
+    *off = s->seg_end;
+    s->seg_end += len;
+    return KIX_OK;
+}
+
+/* The writer's view of bytes it appended and has not flushed: 1 found. */
+static int pending_view(const struct kix_store *s, uint64_t off, uint64_t len, MDB_val *v)
+{
+    const struct kix__seg_pending *p = s->seg_pending;
+    uint64_t at = atomic_load(&s->seg_flushed);
+
+    for (size_t i = 0; p && i < p->n; at += p->c[i].len, i++)
+        if (off >= at && off + len <= at + p->c[i].len) {
+            v->mv_data = p->c[i].mem + (off - at);
+            v->mv_size = (size_t)len;
+            return 1;
+        }
+    return 0;
+}
+
+/* Writes the pending bytes to the file and maps them: 0 or errno. */
+static int flush(struct kix_store *s)
+{
+    struct kix__seg_pending *p = s->seg_pending;
+    uint64_t at = atomic_load(&s->seg_flushed);
+    int rc;
+
+    for (size_t i = 0; p && i < p->n; i++) {
+        size_t done = 0;
+        while (done < p->c[i].len) {
+            ssize_t n = pwrite(s->seg_fd, p->c[i].mem + done, p->c[i].len - done, (off_t)at);
+            if (n < 0 && errno == EINTR)
+                continue;
+            if (n <= 0)
+                return n < 0 ? errno : EIO;
+            done += (size_t)n;
+            at += (uint64_t)n;
+        }
+    }
+    KIX_ASSERT(at == s->seg_end);
+    pthread_mutex_lock(&s->seg_mu);
+    rc = map_cover(s, at); /* readers of the commit find it mapped */
+    pthread_mutex_unlock(&s->seg_mu);
+    if (rc)
+        return rc == KIX_ENOMEM ? ENOMEM : EIO;
+    atomic_store(&s->seg_flushed, at);
+    if (p)
+        p->n = 0;
+    return 0;
+}
+
+static void pending_free(struct kix_store *s)
+{
+    struct kix__seg_pending *p = s->seg_pending;
+
+    for (size_t i = 0; p && i < p->max; i++)
+        free(p->c[i].mem);
+    if (p)
+        free(p->c);
+    free(p);
+    s->seg_pending = NULL;
+}
+
 int kix__seg_view(struct kix_store *s, MDB_val *v)
 {
     struct kix__seg_map *m;
@@ -105,6 +239,10 @@ int kix__seg_view(struct kix_store *s, MDB_val *v)
     len = u32be_get((const uint8_t *)v->mv_data + 8);
     if (off > UINT64_MAX - len)
         return KIX_ECORRUPT;
+    /* the writer's own appends of this transaction, not yet in the file */
+    if (off + len > atomic_load(&s->seg_flushed) && kix__db_writing(s) &&
+        pending_view(s, off, len, v))
+        return KIX_OK;
     m = atomic_load(&s->seg_map);
     if (!m || m->len < off + len) {
         struct stat st;
@@ -202,6 +340,7 @@ int kix__seg_open(struct kix_store *s, int create, struct kix_err *err)
         return kix_err_set(err, KIX_EIO, "cutting %s to its committed %llu bytes: %s", path,
                            (unsigned long long)end, strerror(errno));
     s->seg_end = s->seg_committed = s->seg_synced = end;
+    atomic_store(&s->seg_flushed, end);
     rc = map_cover(s, end > MAP_FIRST ? end : MAP_FIRST);
     return rc ? kix_err_set(err, rc, "mapping %s: %s", path, kix_strerror(rc)) : KIX_OK;
 }
@@ -217,42 +356,10 @@ void kix__seg_close(struct kix_store *s)
         m = older;
     }
     atomic_store(&s->seg_map, NULL);
+    pending_free(s);
     if (s->seg_fd >= 0)
         close(s->seg_fd);
     s->seg_fd = -1;
-}
-
-/* Appends len bytes at the writer's end; *off where they went. */
-static int append(struct kix_store *s, const uint8_t *data, size_t len, uint64_t *off,
-                  struct kix_err *err)
-{
-    uint64_t at = s->seg_end;
-    size_t done = 0;
-
-    if (len > UINT32_MAX)
-        return kix_err_set(err, KIX_EINVAL, "a record of %zu bytes is over the 4 GiB a store keeps",
-                           len);
-    if (at + len > s->map_max)
-        return kix_err_set(err, KIX_EFULL,
-                           "the store's data file reached its ceiling of %zu bytes; nothing was "
-                           "written (reads go on): restart kixd with a higher --map-max",
-                           s->map_max);
-    while (done < len) {
-        ssize_t n = pwrite(s->seg_fd, data + done, len - done, (off_t)(at + done));
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n <= 0)
-            return kix__db_error(n < 0 ? errno : EIO, err, "writing the log's data file");
-        done += (size_t)n;
-    }
-    pthread_mutex_lock(&s->seg_mu);
-    int rc = map_cover(s, at + len); /* the writer reads back what it wrote */
-    pthread_mutex_unlock(&s->seg_mu);
-    if (rc)
-        return kix_err_set(err, rc, "mapping the log's data file: %s", kix_strerror(rc));
-    s->seg_end = at + len;
-    *off = at;
-    return KIX_OK;
 }
 
 int kix__seg_put(struct kix_store *s, MDB_txn *txn, int table, const uint8_t key[8],
@@ -279,8 +386,12 @@ int kix__seg_put(struct kix_store *s, MDB_txn *txn, int table, const uint8_t key
 
 int kix__seg_sync(struct kix_store *s)
 {
+    int e;
+
     if (s->seg_fd < 0 || s->seg_synced >= s->seg_end)
         return 0;
+    if ((e = flush(s)) != 0)
+        return e;
     if (fdatasync(s->seg_fd) != 0)
         return errno;
     s->seg_synced = s->seg_end;
@@ -291,6 +402,9 @@ void kix__seg_begin(struct kix_store *s)
 {
     /* a transaction that did not commit: its bytes are overwritten */
     s->seg_end = s->seg_committed;
+    atomic_store(&s->seg_flushed, s->seg_committed);
+    if (s->seg_pending)
+        s->seg_pending->n = 0;
     if (s->seg_synced > s->seg_end)
         s->seg_synced = s->seg_end;
 }
@@ -299,6 +413,8 @@ void kix__seg_committed(struct kix_store *s)
 {
     s->seg_committed = s->seg_end;
 }
+
+#define CONVERT_FLUSH ((uint64_t)64 << 20)
 
 struct convert_ctx {
     uint8_t *locs; /* the new values, KIX__LOCATOR_LEN each */
@@ -348,6 +464,13 @@ static int convert_table(struct kix_store *s, MDB_txn *txn, int t, struct conver
             c->cap = cap;
         }
         rc = append(s, v.mv_data, v.mv_size, &off, err);
+        /* a store's worth of bytes is not held in memory: this write holds
+         * no view of them */
+        if (rc == KIX_OK && s->seg_end - atomic_load(&s->seg_flushed) > CONVERT_FLUSH) {
+            int e = flush(s);
+            if (e)
+                rc = kix__db_error(e, err, "converting the store to layout 4");
+        }
         if (rc)
             break;
         kix_u64be_put(c->locs + n * KIX__LOCATOR_LEN, off);
@@ -398,6 +521,7 @@ int kix__seg_convert(struct kix_store *s, struct kix_err *err)
     if (s->seg_fd < 0)
         return kix_err_set(err, KIX_EIO, "creating %s: %s", path, strerror(errno));
     s->seg_end = s->seg_committed = s->seg_synced = 0;
+    atomic_store(&s->seg_flushed, 0);
     if ((e = kix__sync_path(s->dir, O_DIRECTORY)) != 0) {
         rc = kix_err_set(err, KIX_EIO, "syncing %s: %s", s->dir, strerror(e));
         goto fail;
