@@ -9,6 +9,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "data_file.h"
 #include "harness.h"
 #include "kix/canon.h"
 #include "kix/dsse.h"
@@ -291,6 +292,29 @@ static inline int test_env_open(const char *dir, const char *table, unsigned fla
     return mdb_env_open(*env, dir, flags, 0600);
 }
 
+/* The closed store at dir as layout 3 wrote it: the leaves' and blobs'
+ * bytes back in data.mdb from log.dat (layout 4's data file), which goes,
+ * and the mark set. For tests that make an older store by editing a newer
+ * one. */
+static inline void as_layout_3(const char *dir)
+{
+    char path[4200];
+    MDB_env *env;
+    MDB_txn *txn;
+    MDB_dbi meta;
+    MDB_val mk = {6, (void *)"layout"}, mv = {1, (void *)"3"};
+
+    if (mdb_env_create(&env) || mdb_env_set_maxdbs(env, 32) ||
+        mdb_env_set_mapsize(env, 1ull << 32) || mdb_env_open(env, dir, 0, 0600) ||
+        mdb_txn_begin(env, NULL, 0, &txn) || test_data_file_inline(dir, txn) ||
+        mdb_dbi_open(txn, "meta", 0, &meta) || mdb_put(txn, meta, &mk, &mv, 0) ||
+        mdb_txn_commit(txn))
+        abort();
+    mdb_env_close(env);
+    snprintf(path, sizeof(path), "%s/log.dat", dir);
+    unlink(path);
+}
+
 /* The closed store at dir as layout 2 wrote it (one data.mdb): the index
  * environment's tables copied back, its files removed, the mark set. For
  * tests that make an older store by editing a newer one. */
@@ -304,6 +328,7 @@ static inline void as_layout_2(const char *dir)
     MDB_val name, k, v, mk = {6, (void *)"layout"}, mv = {1, (void *)"2"};
     int rc;
 
+    as_layout_3(dir);
     snprintf(path, sizeof(path), "%s/index.mdb", dir);
     if (mdb_env_create(&env) || mdb_env_set_maxdbs(env, 32) || mdb_env_open(env, dir, 0, 0600) ||
         mdb_txn_begin(env, NULL, 0, &txn) || mdb_env_create(&ienv) ||
@@ -355,6 +380,14 @@ static inline void tamper(const char *dir, const char *table, const void *key, s
     if (test_env_open(dir, table, 0, &env) || mdb_txn_begin(env, NULL, 0, &txn) ||
         mdb_dbi_open(txn, table, 0, &dbi) || mdb_get(txn, dbi, &k, &v))
         abort();
+    switch (test_data_file_flip(dir, table, &v, byte_offset)) {
+    case 1: /* the bytes are in layout 4's data file */
+        mdb_txn_abort(txn);
+        mdb_env_close(env);
+        return;
+    case -1:
+        abort();
+    }
     copy = malloc(v.mv_size);
     memcpy(copy, v.mv_data, v.mv_size);
     copy[byte_offset % v.mv_size] ^= 0x01;

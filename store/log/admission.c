@@ -447,7 +447,7 @@ static int write_entry(struct kix_log *l, MDB_txn *txn, uint64_t index,
                              p->objects[i].digest.b, NULL, err);
     kix_u64be_put(idx, index);
     if (rc == KIX_OK)
-        rc = put(txn, s->dbi[T_LEAVES], idx, 8, p->leaf.ptr, p->leaf.len, MDB_APPEND, err);
+        rc = kix__seg_put(s, txn, T_LEAVES, idx, p->leaf.ptr, p->leaf.len, err);
     /* the subject and statement records under the subject's digest, in
      * the objects table: beside the manifest this entry just stored, so
      * one page takes all three (layout 2, db.h). The statement record

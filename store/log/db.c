@@ -39,6 +39,8 @@ int kix__db_get_u64(struct kix_store *s, MDB_txn *txn, int table, uint64_t k, st
         return KIX_ENOTFOUND;
     if (rc)
         return kix__db_error(rc, NULL, "reading the log");
+    if ((table == T_LEAVES || table == T_BLOBS) && (rc = kix__seg_view(s, &val)) != KIX_OK)
+        return rc;
     out->ptr = val.mv_data;
     out->len = val.mv_size;
     return KIX_OK;
@@ -263,6 +265,8 @@ int kix__store_open(const char *dir, const struct kix_store_opts *opts,
         s->canon = opts->canon;
     pthread_rwlock_init(&s->resize_lock, NULL);
     pthread_mutex_init(&s->write_lock, NULL);
+    pthread_mutex_init(&s->seg_mu, NULL);
+    s->seg_fd = -1;
     s->dir = strdup(dir);
     s->tile_cache = kix__tile_cache_new();
     if (!s->dir || !s->tile_cache) {
@@ -304,6 +308,8 @@ int kix__store_open(const char *dir, const struct kix_store_opts *opts,
     rc = open_tables(s, tables, err);
     if (rc == KIX_OK && s->layout >= 3)
         rc = kix__split_open(s, err);
+    if (rc == KIX_OK && s->layout >= 4)
+        rc = kix__seg_open(s, 0, err);
     if (rc)
         goto fail;
     *out = s;
@@ -323,8 +329,10 @@ void kix_store_close(struct kix_store *s)
     }
     if (s->env)
         mdb_env_close(s->env);
+    kix__seg_close(s);
     pthread_rwlock_destroy(&s->resize_lock);
     pthread_mutex_destroy(&s->write_lock);
+    pthread_mutex_destroy(&s->seg_mu);
     kix__tile_cache_free(s->tile_cache);
     free(s->dir);
     free(s);
@@ -433,6 +441,16 @@ static int write_commit(struct kix_store *s, MDB_txn *txn, MDB_txn *itxn, int *l
             return rc;
         }
     }
+    /* layout 4: the bytes the commit's locators name, on disk before it */
+    mrc = kix__seg_sync(s);
+    if (mrc) {
+        if (s->ienv)
+            mdb_txn_abort(itxn);
+        mdb_txn_abort(txn);
+        if (mrc == ENOSPC || (mrc == EIO && out_of_space(s)))
+            return kix__db_error(ENOSPC, err, "syncing the log's data file");
+        return kix_err_set(err, KIX_EIO, "syncing the log's data file: %s", strerror(mrc));
+    }
     mrc = mdb_txn_commit(txn);
     if (mrc) {
         if (s->ienv)
@@ -440,6 +458,7 @@ static int write_commit(struct kix_store *s, MDB_txn *txn, MDB_txn *itxn, int *l
         *log_rc = mrc; /* for the caller to grow the map or translate */
         return KIX_EIO;
     }
+    kix__seg_committed(s);
     if (!s->ienv)
         return KIX_OK;
     mrc = mdb_txn_commit(itxn);
@@ -502,6 +521,7 @@ int kix__db_write(struct kix_store *s, kix__write_fn fn, void *ctx, struct kix_e
         }
         s->w_itxn = itxn;
         write_map_full = 0;
+        kix__seg_begin(s);
         rc = fn(s, txn, ctx, err);
         KIX_ASSERT(writing == s); /* fn returned with the write it was given */
         if (rc != KIX_OK && write_map_full)
@@ -639,6 +659,9 @@ int kix_store_copy(struct kix_store *s, const char *dir, struct kix_err *err)
     pthread_rwlock_unlock(&s->resize_lock);
     if (rc)
         return kix__db_error(rc, err, "copying the store");
+    rc = kix__seg_copy(s, dir, err);
+    if (rc)
+        return rc;
     snprintf(path, sizeof(path), "%s/data.mdb", dir);
     /* synced here, whatever LMDB did: a backup counts only once on disk */
     if (chmod(path, 0600) != 0) /* as the store's own, whatever the umask */

@@ -13,7 +13,7 @@
 /* Tables (named LMDB databases). Keys that grow in order use MDB_APPEND. */
 enum kix_table {
     T_META,  /* text key → value: origin, log vkey, ... */
-    T_BLOBS, /* u64be sequence → canonical object bytes (append-only) */
+    T_BLOBS, /* u64be sequence → canonical object bytes (append-only; a locator in layout 4) */
     /* digest(32) → u64be blob sequence; since layout 2 also, beside it
      * (kix__subject_key, kix__statement_key): the subject records
      * digest ‖ u64be index → type and the statement records
@@ -21,7 +21,8 @@ enum kix_table {
      * so that the
      * records one entry adds under its subject share one B-tree page */
     T_OBJECTS,
-    T_LEAVES,      /* u64be log index → leaf bytes (canonical DSSE envelope) */
+    T_LEAVES,      /* u64be log index → leaf bytes (canonical DSSE envelope; a locator in
+                      layout 4) */
     T_LEAF_INDEX,  /* layout 1 only (empty since): leaf hash(32) → u64be log index */
     T_TILES,       /* u8 level ‖ u64be index → Merkle tile */
     T_CHECKPOINTS, /* u64be tree size → signed checkpoint note */
@@ -60,6 +61,12 @@ enum kix_table {
  * after a clean close synced the index. */
 #define KIX__INDEX_FILE  "index.mdb"
 #define KIX__MARKER_FILE "index.unsynced"
+
+/* Layout 4's data file (segment.c): every leaf's and blob's bytes,
+ * appended once; T_LEAVES and T_BLOBS hold a locator (u64be offset ‖
+ * u32be length) into it. */
+#define KIX__SEGMENT_FILE "log.dat"
+#define KIX__LOCATOR_LEN  12
 
 /* Whether table t of the log's own is derived again from the others
  * (layout 3 keeps it in the index environment). */
@@ -123,6 +130,18 @@ struct kix_store {
     pthread_rwlock_t resize_lock;
     pthread_mutex_t write_lock;
     char *dir;
+    /* layout 4: the data file (segment.c). seg_fd -1 before layout 4;
+     * seg_map the largest mapping, older ones kept until close (a reader's
+     * pointer stays valid); the writer's end, what data.mdb's last commit
+     * names, and what was fdatasynced */
+    int seg_fd;
+    struct kix__seg_map *_Atomic seg_map;
+    pthread_mutex_t seg_mu;
+    uint64_t seg_end, seg_committed, seg_synced;
+    /* the writer's appends not yet written to the file, which holds
+     * [0, seg_flushed) (segment.c) */
+    struct kix__seg_pending *seg_pending;
+    _Atomic uint64_t seg_flushed;
     /* full tiles above level 0 as read from committed snapshots
      * (tile_cache.h): immutable once full, few, and on every proof's path */
     struct kix__tile_cache *tile_cache;
@@ -195,6 +214,35 @@ int kix__reader_size(struct kix_store *s, MDB_txn *txn, MDB_txn *itxn, uint64_t 
 int kix__reader_blobs(struct kix_store *s, MDB_txn *itxn, uint64_t *blobs);
 /* split.c: the log's size and next blob in txn (data.mdb). */
 int kix__log_extent(struct kix_store *s, MDB_txn *txn, uint64_t *size, uint64_t *blobs);
+
+/* segment.c: opens (create: a new layout-4 store, or a conversion)
+ * the data file, cutting a writable store's to what data.mdb names. */
+int kix__seg_open(struct kix_store *s, int create, struct kix_err *err);
+void kix__seg_close(struct kix_store *s);
+/* segment.c: the end of the data file's bytes that txn's locators name. */
+int kix__seg_committed_end(struct kix_store *s, MDB_txn *txn, uint64_t *end);
+/* segment.c: turns a T_LEAVES or T_BLOBS value (a locator in layout 4)
+ * into a view of its bytes, valid until the store closes; KIX_ECORRUPT
+ * when it names bytes the file lacks. Before layout 4: unchanged. */
+int kix__seg_view(struct kix_store *s, MDB_val *v);
+/* segment.c: appends a leaf (T_LEAVES) or blob (T_BLOBS) under key: its
+ * bytes to the data file and its locator to the table (before layout 4,
+ * the bytes to the table). */
+int kix__seg_put(struct kix_store *s, MDB_txn *txn, int table, const uint8_t key[8],
+                 const uint8_t *data, size_t len, struct kix_err *err);
+/* segment.c: the write protocol (db.c): begin resets the writer's end to
+ * the committed one; sync (fdatasync: 0 or errno) before data.mdb's
+ * commit; committed after it. */
+void kix__seg_begin(struct kix_store *s);
+int kix__seg_sync(struct kix_store *s);
+void kix__seg_committed(struct kix_store *s);
+/* segment.c: converts a layout-3 store to 4 (data file written and
+ * synced, then the tables' values turned into locators with the mark, in
+ * one durable transaction). */
+int kix__seg_convert(struct kix_store *s, struct kix_err *err);
+/* segment.c: kix_store_copy's copy of the data file into dir (after
+ * data.mdb's). */
+int kix__seg_copy(struct kix_store *s, const char *dir, struct kix_err *err);
 
 /* MDB_MAP_FULL inside a write: internal only, kix__db_write grows the map
  * and retries, or turns it into KIX_EFULL at the ceiling. */

@@ -531,6 +531,17 @@ static int walk_open(struct kix_store *s, MDB_txn *txn, MDB_cursor **leaves, MDB
     return mrc ? kix__db_error(mrc, err, "reading the log") : KIX_OK;
 }
 
+/* The next leaf of the walk, its bytes (layout 4: from the data file). */
+static int leaf_get(struct kix_store *s, MDB_cursor *leaves, MDB_val *k, MDB_val *v,
+                    MDB_cursor_op op)
+{
+    int mrc = mdb_cursor_get(leaves, k, v, op);
+
+    if (mrc == 0 && kix__seg_view(s, v) != KIX_OK)
+        mrc = MDB_CORRUPTED;
+    return mrc;
+}
+
 static void walk_close(MDB_cursor *leaves, MDB_cursor *cps)
 {
     if (leaves)
@@ -572,8 +583,8 @@ static int rebuild_fn(struct kix_store *s, MDB_txn *txn, void *arg, struct kix_e
     if (rc)
         goto out;
     crc = mdb_cursor_get(cps, &ck, &cv, MDB_FIRST);
-    for (mrc = mdb_cursor_get(leaves, &lk, &lv, MDB_FIRST); rc == KIX_OK;
-         mrc = mdb_cursor_get(leaves, &lk, &lv, MDB_NEXT)) {
+    for (mrc = leaf_get(s, leaves, &lk, &lv, MDB_FIRST); rc == KIX_OK;
+         mrc = leaf_get(s, leaves, &lk, &lv, MDB_NEXT)) {
         /* seal at each checkpoint the entries so far reach */
         while (rc == KIX_OK && crc == 0 && ck.mv_size == 8 && kix_u64be_get(ck.mv_data) <= next) {
             struct kix_note note;
@@ -760,7 +771,7 @@ static int derive_fn(struct kix_store *s, MDB_txn *txn, void *arg, struct kix_er
     kix_u64be_put(kb, from);
     kix_u64be_put(cb, from + 1);
     crc = mdb_cursor_get(cps, &ck, &cv, MDB_SET_RANGE);
-    mrc = mdb_cursor_get(leaves, &lk, &lv, MDB_SET_RANGE);
+    mrc = leaf_get(s, leaves, &lk, &lv, MDB_SET_RANGE);
     for (next = from; rc == KIX_OK && next < size; next++) {
         struct kix_entry e;
         if (mrc || lk.mv_size != 8 || kix_u64be_get(lk.mv_data) != next) {
@@ -790,7 +801,7 @@ static int derive_fn(struct kix_store *s, MDB_txn *txn, void *arg, struct kix_er
         }
         if (part_end)
             break;
-        mrc = mdb_cursor_get(leaves, &lk, &lv, MDB_NEXT);
+        mrc = leaf_get(s, leaves, &lk, &lv, MDB_NEXT);
     }
     if (rc == KIX_OK && part_end)
         /* a part ends at a checkpoint, where readers may stand */
@@ -872,8 +883,13 @@ int kix_log_open(const char *dir, const struct kix_log_opts *opts, struct kix_lo
             goto fail;
         l->store->layout = 2;
     }
-    if (!(opts && opts->store.read_only) && l->store->layout < KIX__LAYOUT) {
+    if (!(opts && opts->store.read_only) && l->store->layout < 3) {
         rc = kix__split_convert(l->store, err);
+        if (rc)
+            goto fail;
+    }
+    if (!(opts && opts->store.read_only) && l->store->layout < 4) {
+        rc = kix__seg_convert(l->store, err);
         if (rc)
             goto fail;
     }

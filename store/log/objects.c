@@ -23,7 +23,7 @@ int kix__object_get(struct kix_store *s, MDB_txn *txn, MDB_txn *itxn, const uint
     rc = mdb_get(txn, s->dbi[T_BLOBS], &seq, out);
     if (rc == MDB_NOTFOUND)
         return KIX_ECORRUPT;
-    return rc ? kix__db_error(rc, NULL, "reading an object") : KIX_OK;
+    return rc ? kix__db_error(rc, NULL, "reading an object") : kix__seg_view(s, out);
 }
 
 int kix__next_blob_seq(struct kix_store *s, MDB_txn *txn, uint64_t *seq)
@@ -49,7 +49,7 @@ int kix__next_blob_seq(struct kix_store *s, MDB_txn *txn, uint64_t *seq)
 int kix__object_put(struct kix_store *s, MDB_txn *txn, const uint8_t *canon, size_t len,
                     const uint8_t digest[32], int *created, struct kix_err *err)
 {
-    MDB_val existing, key = {32, (void *)digest}, seqval, blob = {len, (void *)canon};
+    MDB_val existing, key = {32, (void *)digest}, seqval;
     uint8_t seqbuf[8];
     uint64_t seq = 0;
     int rc;
@@ -73,9 +73,10 @@ int kix__object_put(struct kix_store *s, MDB_txn *txn, const uint8_t *canon, siz
     kix_u64be_put(seqbuf, seq);
     seqval.mv_size = 8;
     seqval.mv_data = seqbuf;
-    rc = mdb_put(txn, s->dbi[T_BLOBS], &seqval, &blob, MDB_APPEND);
-    if (rc == 0)
-        rc = mdb_put(kix__witxn(s), kix__dbi(s, T_OBJECTS), &key, &seqval, MDB_NOOVERWRITE);
+    rc = kix__seg_put(s, txn, T_BLOBS, seqbuf, canon, len, err);
+    if (rc)
+        return rc;
+    rc = mdb_put(kix__witxn(s), kix__dbi(s, T_OBJECTS), &key, &seqval, MDB_NOOVERWRITE);
     if (rc)
         return kix__db_error(rc, err, "storing an object");
     if (created)

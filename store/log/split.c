@@ -516,7 +516,7 @@ static int drop_fn(struct kix_store *s, MDB_txn *txn, void *arg, struct kix_err 
         rc = mdb_drop(txn, c->signers, 0);
     for (size_t i = 0; rc == 0 && i < c->nlayer; i++)
         rc = mdb_drop(txn, c->layer[i], 1);
-    snprintf(text, sizeof(text), "%d", KIX__LAYOUT);
+    snprintf(text, sizeof(text), "%d", 3);
     mv.mv_size = strlen(text);
     mv.mv_data = text;
     if (rc == 0)
@@ -532,7 +532,7 @@ int kix__split_convert(struct kix_store *s, struct kix_err *err)
     uint64_t size = 0, blobs = 0;
     int rc;
 
-    KIX_ASSERT(!s->read_only && !s->ienv && s->layout == 2);
+    KIX_ASSERT(!s->read_only && !s->ienv && s->layout == 2); /* then 3 to 4 (segment.c) */
     memset(&dc, 0, sizeof(dc));
     dc.objects = s->dbi[T_OBJECTS];
     dc.signers = s->dbi[T_SIGNERS];
@@ -595,7 +595,7 @@ int kix__split_convert(struct kix_store *s, struct kix_err *err)
     }
     if (rc)
         goto fail;
-    s->layout = KIX__LAYOUT;
+    s->layout = 3;
     s->index_size = size;
     s->index_blobs = blobs;
     s->index_in_step = 1;
@@ -625,9 +625,14 @@ int kix__split_blobs(struct kix_store *s, MDB_txn *txn, MDB_txn *itxn, uint64_t 
     for (rc = mdb_cursor_get(cur, &k, &v, MDB_SET_RANGE); rc == 0;
          rc = mdb_cursor_get(cur, &k, &v, MDB_NEXT)) {
         struct kix_digest d;
-        MDB_val dk = {32, d.b};
+        MDB_val dk = {32, d.b}, bytes = v;
+        if ((rc = kix__seg_view(s, &bytes)) != KIX_OK) {
+            mdb_cursor_close(cur);
+            return kix_err_set(err, rc, "reading blob %llu: %s",
+                               (unsigned long long)kix_u64be_get(k.mv_data), kix_strerror(rc));
+        }
         /* what kix__object_put wrote: the first blob of a digest wins */
-        kix_digest_of(v.mv_data, v.mv_size, &d);
+        kix_digest_of(bytes.mv_data, bytes.mv_size, &d);
         rc = mdb_put(itxn, kix__dbi(s, T_OBJECTS), &dk, &k, MDB_NOOVERWRITE);
         if (rc && rc != MDB_KEYEXIST)
             break;

@@ -1234,7 +1234,7 @@ out:
     return rc;
 }
 
-/* ---- stores of layout 3: data.mdb, index.mdb and the marker -------------------------- */
+/* ---- stores of layouts 3 and 4: data.mdb, index.mdb and the marker, log.dat -------------- */
 
 /* Writes the state's file at `rel` (relative to the root) to dir/name, or
  * removes dir/name when the state has none: 1 written, 0 none, -1 error. */
@@ -1278,6 +1278,11 @@ static int state_index_files(const struct state *s, const char *data, const char
     snprintf(rel, sizeof(rel), "%.*sindex.mdb", (int)n, data);
     if (state_to_file(s, rel, dir, "index.mdb") < 0)
         return -1;
+    /* layout 4's data file: the leaves' and blobs' bytes, fdatasynced
+     * before each data.mdb commit that names them */
+    snprintf(rel, sizeof(rel), "%.*slog.dat", (int)n, data);
+    if (state_to_file(s, rel, dir, "log.dat") < 0)
+        return -1;
     snprintf(rel, sizeof(rel), "%.*sindex.unsynced", (int)n, data);
     m = state_to_file(s, rel, dir, "index.unsynced");
     if (m > 0)
@@ -1286,14 +1291,15 @@ static int state_index_files(const struct state *s, const char *data, const char
     return m < 0 ? -1 : 0;
 }
 
-/* Whether path is one of a layout-3 store's files beside data (what the
- * open after a crash reads). */
+/* Whether path is one of a layout-3 or 4 store's files beside data (what
+ * the open after a crash reads). */
 static int store_file(const char *data, const char *path)
 {
     size_t n = strlen(data) - strlen("data.mdb");
     return strcmp(path, data) == 0 ||
            (strncmp(path, data, n) == 0 &&
-            (strcmp(path + n, "index.mdb") == 0 || strcmp(path + n, "index.unsynced") == 0));
+            (strcmp(path + n, "index.mdb") == 0 || strcmp(path + n, "index.unsynced") == 0 ||
+             strcmp(path + n, "log.dat") == 0));
 }
 
 /* ---- workload: kixd under publishing load (LMDB's commit) --------------------------- */

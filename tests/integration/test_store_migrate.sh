@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # A store of layout 1 (written by kixd before layout 2: tests/data/layout1,
 # made by make-fixture.sh with the binaries of main at 92e5a8d):
-#  - kixd migrate backs it up, converts it (layout 3, kix-index/7) and checks
+#  - kixd migrate backs it up, converts it (layout 4, kix-index/7) and checks
 #    it; every checkpoint and index note is byte for byte what it held, and
 #    duplicates of its old entries are still found; a second run has nothing
 #    to do; kixd serve converts a copy on start as well
@@ -9,7 +9,8 @@
 #    copy served by today's kixd; each holds byte-identical checkpoints and
 #    index notes. With KIX_OLD_BIN (the bin directory of a build of main at
 #    92e5a8d), also across versions both ways: today's mirror of an old
-#    kixd's origin, and an old kixd's mirror of today's origin.
+#    kixd's origin, and an old kixd's mirror of today's origin. With
+#    KIX_L3_BIN (a build before layout 4), the same between layouts 3 and 4.
 source "$(dirname "$0")/lib.sh"
 source "$(dirname "$0")/mirror_lib.sh"
 
@@ -66,10 +67,14 @@ grep -q "cannot create the backup directory $WORK/taken: File exists" "$WORK/err
 expect_status 0 "$KIXD" migrate --store "$WORK/o" --json
 cp "$WORK/out" "$WORK/migrate.json"
 [ "$(json_get "$WORK/migrate.json" 'd["converted"], d["layoutBefore"], d["layout"], d["indexBefore"], d["index"], d["checked"]')" = \
-  "True 1 3 kix-index/5 kix-index/7 full" ] || fail "kixd migrate said $(cat "$WORK/migrate.json")"
+  "True 1 4 kix-index/5 kix-index/7 full" ] || fail "kixd migrate said $(cat "$WORK/migrate.json")"
 [ "$(json_get "$WORK/migrate.json" 'd["backup"]')" = "$WORK/o.before-migrate" ] || fail "backup at $(cat "$WORK/migrate.json")"
 [ -s "$WORK/o.before-migrate/data.mdb" ] || fail "no backup"
-[ "$(meta o layout)" = 3 ] && [ "$(meta o index)" = kix-index/7 ] || fail "not marked layout 3"
+[ "$(meta o layout)" = 4 ] && [ "$(meta o index)" = kix-index/7 ] || fail "not marked layout 4"
+# layout 4: the leaves' and blobs' bytes in log.dat, 12-byte locators in data.mdb
+[ -s "$WORK/o/log.dat" ] || fail "no log.dat"
+lens=$(mdb_dump -s leaves "$WORK/o" | sed -n '/^HEADER=END/,/^DATA=END/p' | sed -n '3~2p' | awk '{print length($1)}' | sort -u)
+[ "$lens" = 24 ] || fail "leaves hold values of $lens hex digits, not 12-byte locators"
 [ -s "$WORK/o/index.mdb" ] && [ ! -e "$WORK/o/index.unsynced" ] || fail "no index.mdb, or left unsynced"
 # the derived tables moved out of data.mdb into index.mdb
 [ "$(mdb_dump -s objects "$WORK/o" | sed -n '/^HEADER=END/,$p' | grep -c '^ ')" = 0 ] || fail "objects left in data.mdb"
@@ -85,9 +90,9 @@ expect_status 0 "$KIXD" check --store "$WORK/o" --json
 [ "$(json_get "$WORK/out" 'd["ok"], d["indexChecked"], d["runs"]')" = "True True 30" ] ||
   fail "check after the conversion: $(cat "$WORK/out")"
 expect_status 0 "$KIXD" migrate --store "$WORK/o"
-grep -q "already in layout 3 with index kix-index/7; nothing to do" "$WORK/out" || fail "second run: $(cat "$WORK/out")"
+grep -q "already in layout 4 with index kix-index/7; nothing to do" "$WORK/out" || fail "second run: $(cat "$WORK/out")"
 expect_status 2 "$KIXD" migrate --store "$WORK/o" --backup "$WORK/x" --no-backup
-pass "kixd migrate: backed up, converted to layout 3, checked; $size entries' checkpoints and index notes byte-identical"
+pass "kixd migrate: backed up, converted to layout 4, checked; $size entries' checkpoints and index notes byte-identical"
 
 # the old entries are still found again: the same rows publish as duplicates
 sed -n '1,31p' "$CSV" >"$WORK/again.csv"
@@ -95,7 +100,8 @@ KIX_STATE_DIR="$WORK/pubstate" "$KIX_BIN/kix-import-liger" --key "$WORK/pub.key"
   --batch 7 --json "$WORK/again.csv" >"$WORK/again.json" 2>"$WORK/err" || fail "republishing: $(cat "$WORK/err")"
 [ "$(json_get "$WORK/again.json" 'd["newEntries"], d["duplicates"]')" = "0 30" ] ||
   fail "republishing the fixture's rows: $(cat "$WORK/again.json")"
-[ "$(mdb_dump -s leaves "$WORK/o" | sed -n '/^HEADER=END/,$p' | grep -c '^ 00000000')" = "$size" ] ||
+# the keys (a locator's value of layout 4 begins with zeros too)
+[ "$(mdb_dump -s leaves "$WORK/o" | sed -n '/^HEADER=END/,/^DATA=END/p' | sed -n '2~2p' | grep -c '^ 00000000')" = "$size" ] ||
   fail "the log grew"
 pass "the fixture's rows published again are found as already logged"
 
@@ -113,7 +119,7 @@ import "--server $(addr o)" 40 49 5 || fail "publishing to the converted origin:
 grown=$(size_of o)
 wait_size m1 "$grown"
 for n in o s m1 m2; do stop "$n"; done
-[ "$(meta s layout)" = 3 ] || fail "kixd serve did not convert"
+[ "$(meta s layout)" = 4 ] || fail "kixd serve did not convert"
 notes s >"$WORK/notes-s"
 notes m2 >"$WORK/notes-m2"
 cmp "$WORK/notes-before" "$WORK/notes-s" && cmp "$WORK/notes-before" "$WORK/notes-m2" ||
@@ -126,39 +132,71 @@ for n in s m1 m2; do
 done
 pass "kixd serve converts on start; mirrors of converted stores hold byte-identical checkpoints and index notes ($grown entries)"
 
+# cross_mirror OLD_KIXD ORIGIN NEW_MIRROR OLD_MIRROR: the old kixd serves
+# ORIGIN (a store it wrote), today's kixd mirrors it as NEW_MIRROR, and the
+# old kixd mirrors today's origin o as OLD_MIRROR: all hold byte-identical
+# checkpoints and index notes, and each mirror passes its own kixd's check
+cross_mirror() {
+  local old=$1 origin=$2 newm=$3 oldm=$4 saved=$KIXD
+  KIXD=$old serve "$origin"
+  mirror "$newm" "$origin"
+  wait_size "$newm" "$size"
+  serve o
+  KIXD=$old mirror "$oldm" o
+  wait_size "$oldm" "$grown"
+  for n in "$origin" "$newm" o "$oldm"; do stop "$n"; done
+  KIXD=$saved
+  for n in "$origin" "$newm" "$oldm"; do notes "$n" >"$WORK/notes-$n"; done
+  cmp "$WORK/notes-before" "$WORK/notes-$origin" && cmp "$WORK/notes-$origin" "$WORK/notes-$newm" ||
+    fail "today's mirror of the old origin holds other notes"
+  cmp "$WORK/notes-o" "$WORK/notes-$oldm" || fail "the old mirror of today's origin holds other notes"
+  "$old" check --store "$WORK/$oldm" >"$WORK/chk" 2>&1 || fail "old check of $oldm: $(cat "$WORK/chk")"
+  "$KIXD" check --store "$WORK/$newm" >"$WORK/chk" 2>&1 || fail "check of $newm: $(cat "$WORK/chk")"
+}
+
+# ---- layouts 3 and 4 both ways, with the binaries of a kixd before layout 4 ----------
+if [ -n "${KIX_L3_BIN:-}" ]; then
+  # an old kixd's origin in layout 3 mirrored by today's kixd (layout 4), and
+  # today's origin (layout 4) by the old kixd (layout 3)
+  load l3
+  expect_status 0 "$KIX_L3_BIN/kixd" migrate --store "$WORK/l3" --no-backup
+  [ "$(meta l3 layout)" = 3 ] || fail "the old kixd left layout $(meta l3 layout)"
+  cross_mirror "$KIX_L3_BIN/kixd" l3 m5 m6
+  [ "$(meta m5 layout)" = 4 ] && [ "$(meta m6 layout)" = 3 ] && [ -s "$WORK/m5/log.dat" ] ||
+    fail "layouts: m5 $(meta m5 layout), m6 $(meta m6 layout)"
+  pass "layouts 3 and 4 mirror each other both ways: byte-identical checkpoints and index notes"
+  # the layout-3 origin and the old kixd's mirror of today's origin, migrated
+  for n in l3 m6; do
+    expect_status 0 "$KIXD" migrate --store "$WORK/$n" --json
+    [ "$(json_get "$WORK/out" 'd["converted"], d["layoutBefore"], d["layout"], d["checked"]')" = "True 3 4 full" ] ||
+      fail "migrating $n: $(cat "$WORK/out")"
+    [ "$(meta "$n.before-migrate" layout)" = 3 ] && [ ! -e "$WORK/$n.before-migrate/log.dat" ] ||
+      fail "the backup of $n is not the layout-3 store"
+    notes "$n" >"$WORK/notes-$n-after"
+    cmp "$WORK/notes-$n" "$WORK/notes-$n-after" || fail "migrating $n changed its notes"
+  done
+  pass "kixd migrate converts layout 3 (an origin and a mirror) to 4 after a backup; notes unchanged"
+else
+  echo "note: set KIX_L3_BIN to a build of main before layout 4 (0c4036b) to mirror layouts 3 and 4"
+fi
+
 # ---- across versions, with the binaries of a kixd before layout 2 --------------------
 if [ -z "${KIX_OLD_BIN:-}" ]; then
   echo "note: set KIX_OLD_BIN to a build of main at 92e5a8d to mirror across versions"
   exit 0
 fi
 OLD_KIXD="$KIX_OLD_BIN/kixd"
-# today's mirror of an old kixd's origin (layout 1 as it was)
+# today's mirror of an old kixd's origin (layout 1 as it was), an old
+# kixd's mirror of today's origin (layout 1)
 load old
-KIXD_SAVED=$KIXD
-KIXD=$OLD_KIXD serve old
-mirror m3 old
-wait_size m3 "$size"
-# an old kixd's mirror of today's origin (layout 2)
-serve o
-KIXD=$OLD_KIXD mirror m4 o
-wait_size m4 "$grown"
-for n in old m3 o m4; do stop "$n"; done
-KIXD=$KIXD_SAVED
-[ -z "$(meta old layout)" ] && [ -z "$(meta m4 layout)" ] && [ "$(meta m3 layout)" = 2 ] ||
+cross_mirror "$OLD_KIXD" old m3 m4
+[ -z "$(meta old layout)" ] && [ -z "$(meta m4 layout)" ] && [ "$(meta m3 layout)" = 4 ] ||
   fail "layouts: old $(meta old layout), m3 $(meta m3 layout), m4 $(meta m4 layout)"
-notes old >"$WORK/notes-old"
-notes m3 >"$WORK/notes-m3"
-notes m4 >"$WORK/notes-m4"
-cmp "$WORK/notes-before" "$WORK/notes-old" && cmp "$WORK/notes-old" "$WORK/notes-m3" ||
-  fail "today's mirror of the old origin holds other notes"
-cmp "$WORK/notes-o" "$WORK/notes-m4" || fail "the old mirror of today's origin holds other notes"
-"$OLD_KIXD" check --store "$WORK/m4" >"$WORK/chk" 2>&1 || fail "old check of m4: $(cat "$WORK/chk")"
-"$KIXD" check --store "$WORK/m3" >"$WORK/chk" 2>&1 || fail "check of m3: $(cat "$WORK/chk")"
 pass "across versions both ways: byte-identical checkpoints and index notes at every size"
 
 # the old kixd's mirror store converted (a replica: no log key, its notes kept as verified)
 expect_status 0 "$KIXD" migrate --store "$WORK/m4" --json
-[ "$(json_get "$WORK/out" 'd["converted"], d["layout"], d["index"]')" = "True 2 kix-index/7" ] ||
+[ "$(json_get "$WORK/out" 'd["converted"], d["layout"], d["index"]')" = "True 4 kix-index/7" ] ||
   fail "migrating the old mirror: $(cat "$WORK/out")"
 notes m4 >"$WORK/notes-m4-after"
 cmp "$WORK/notes-m4" "$WORK/notes-m4-after" || fail "the converted mirror's notes changed"

@@ -10,6 +10,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "data_file.h"
+
 /* Layout 3: the log's own tables are in STORE/data.mdb, every derived
  * one (objects, signers, the index's) in STORE/index.mdb. */
 static int open_env_of(MDB_env *env, const char *dir, const char *table)
@@ -65,6 +67,15 @@ int main(int argc, char **argv)
         mdb_txn_begin(env, NULL, 0, &txn) || mdb_dbi_open(txn, argv[2], 0, &dbi) ||
         mdb_get(txn, dbi, &k, &v)) {
         fprintf(stderr, "kix-tamper: cannot find that record\n");
+        return 1;
+    }
+    switch (test_data_file_flip(argv[1], argv[2], &v, off)) {
+    case 1: /* the bytes are in layout 4's data file */
+        mdb_txn_abort(txn);
+        mdb_env_close(env);
+        return 0;
+    case -1:
+        fprintf(stderr, "kix-tamper: cannot write the data file\n");
         return 1;
     }
     copy = malloc(v.mv_size);

@@ -288,61 +288,110 @@ KIX_TEST(an_index_from_before_a_machine_stop_is_rebuilt)
     teardown(&f);
 }
 
+/* data.mdb keeps no derived record (layout 3 on). */
+static void no_derived_record_in_the_log(const struct fixture *f)
+{
+    MDB_env *env;
+    MDB_txn *txn;
+    MDB_dbi dbi;
+    MDB_stat st;
+
+    ASSERT_EQ_INT(0, mdb_env_create(&env));
+    ASSERT_EQ_INT(0, mdb_env_set_maxdbs(env, 32));
+    ASSERT_EQ_INT(0, mdb_env_open(env, f->dir, MDB_RDONLY, 0600));
+    ASSERT_EQ_INT(0, mdb_txn_begin(env, NULL, MDB_RDONLY, &txn));
+    ASSERT_EQ_INT(0, mdb_dbi_open(txn, "objects", 0, &dbi));
+    ASSERT_EQ_INT(0, mdb_stat(txn, dbi, &st));
+    ASSERT_EQ_U64(0, st.ms_entries);
+    ASSERT_EQ_INT(MDB_NOTFOUND, mdb_dbi_open(txn, "runs", 0, &dbi));
+    mdb_txn_abort(txn);
+    mdb_env_close(env);
+}
+
+/* Three runs published, the store closed, made older by as_older twice;
+ * each time opened to write: converted to today's layout, every
+ * checkpoint and index note as it was, duplicates found, checks pass.
+ * The second time, the file the conversion makes (`left`) is there
+ * already, as a conversion cut short leaves it: done again. The store is
+ * left closed. */
+static void converts_twice(struct fixture *f, void (*as_older)(const char *), const char *left)
+{
+    struct kix_err err = {0};
+    struct kix_buf before = KIX_BUF_INIT, after = KIX_BUF_INIT;
+    char path[4200];
+    uint64_t first[3];
+
+    publish_runs(f, 0, 3, first);
+    all_index_notes(f->log, &before);
+    kix_log_close(f->log);
+    f->log = NULL;
+    path_in(f, left, path, sizeof(path));
+    for (int round = 0; round < 2; round++) {
+        as_older(f->dir);
+        ASSERT_TRUE(access(path, F_OK) != 0);
+        if (round == 1)
+            write_text(path, "what a conversion cut short left"); /* no marker: not trusted */
+        ASSERT_EQ_INT(KIX_OK, kix_index_open(f->dir, NULL, &f->log, &err));
+        ASSERT_EQ_INT(KIX_STORE_LAYOUT, kix_store_layout(kix_log_store(f->log)));
+        ASSERT_EQ_INT(4, kix_store_layout(kix_log_store(f->log)));
+        kix_buf_reset(&after);
+        all_index_notes(f->log, &after);
+        ASSERT_EQ_MEM(before.ptr, before.len, after.ptr, after.len);
+        republish_runs(f, 0, 3, first);
+        checks_pass(f);
+        kix_log_close(f->log);
+        f->log = NULL;
+        no_derived_record_in_the_log(f);
+    }
+    kix_buf_release(&before);
+    kix_buf_release(&after);
+}
+
 /* A store of layout 2 (one data.mdb) converts to layout 3 on its first
- * writable open: its derived tables copied into index.mdb, emptied in
- * data.mdb, the mark set; every checkpoint and index note as it was. A
- * conversion cut short (index.mdb there, data.mdb still layout 2) is done
- * again from the start. */
+ * writable open, then to 4: its derived tables copied into index.mdb,
+ * emptied in data.mdb, the mark set; every checkpoint and index note as it
+ * was. A conversion cut short (index.mdb there, data.mdb still layout 2)
+ * is done again from the start. */
 KIX_TEST(layout_2_converts_and_a_cut_conversion_is_redone)
 {
     struct fixture f;
     struct kix_err err = {0};
-    struct kix_buf before = KIX_BUF_INIT, after = KIX_BUF_INIT;
-    char idx[4200];
-    uint64_t first[3];
 
     setup(&f);
-    publish_runs(&f, 0, 3, first);
-    all_index_notes(f.log, &before);
-    kix_log_close(f.log);
-    f.log = NULL;
-    path_in(&f, "index.mdb", idx, sizeof(idx));
-    for (int round = 0; round < 2; round++) {
-        as_layout_2(f.dir);
-        ASSERT_TRUE(access(idx, F_OK) != 0);
-        if (round == 1)
-            write_text(idx, "what a conversion cut short left"); /* no marker: not trusted either */
-        ASSERT_EQ_INT(KIX_OK, kix_index_open(f.dir, NULL, &f.log, &err));
-        ASSERT_EQ_INT(KIX_STORE_LAYOUT, kix_store_layout(kix_log_store(f.log)));
-        ASSERT_EQ_INT(3, kix_store_layout(kix_log_store(f.log)));
-        kix_buf_reset(&after);
-        all_index_notes(f.log, &after);
-        ASSERT_EQ_MEM(before.ptr, before.len, after.ptr, after.len);
-        republish_runs(&f, 0, 3, first);
-        checks_pass(&f);
-        kix_log_close(f.log);
-        f.log = NULL;
-        {
-            /* data.mdb keeps no derived record */
-            MDB_env *env;
-            MDB_txn *txn;
-            MDB_dbi dbi;
-            MDB_stat st;
-            ASSERT_EQ_INT(0, mdb_env_create(&env));
-            ASSERT_EQ_INT(0, mdb_env_set_maxdbs(env, 32));
-            ASSERT_EQ_INT(0, mdb_env_open(env, f.dir, MDB_RDONLY, 0600));
-            ASSERT_EQ_INT(0, mdb_txn_begin(env, NULL, MDB_RDONLY, &txn));
-            ASSERT_EQ_INT(0, mdb_dbi_open(txn, "objects", 0, &dbi));
-            ASSERT_EQ_INT(0, mdb_stat(txn, dbi, &st));
-            ASSERT_EQ_U64(0, st.ms_entries);
-            ASSERT_EQ_INT(MDB_NOTFOUND, mdb_dbi_open(txn, "runs", 0, &dbi));
-            mdb_txn_abort(txn);
-            mdb_env_close(env);
-        }
+    converts_twice(&f, as_layout_2, "index.mdb");
+    ASSERT_EQ_INT(KIX_OK, kix_index_open(f.dir, NULL, &f.log, &err));
+    teardown(&f);
+}
+
+/* A store of layout 3 (the leaves' and blobs' bytes in data.mdb) converts
+ * to layout 4 on its first writable open: the bytes moved to log.dat,
+ * locators left; every checkpoint and index note as it was. A conversion
+ * cut short (a log.dat there, data.mdb still layout 3) is done again; bytes
+ * past what data.mdb names (a commit cut short) are cut off on open. */
+KIX_TEST(layout_3_converts_to_4_and_a_cut_conversion_is_redone)
+{
+    struct fixture f;
+    struct kix_err err = {0};
+    char dat[4200];
+    struct stat st;
+    off_t size;
+
+    setup(&f);
+    converts_twice(&f, as_layout_3, "log.dat");
+    path_in(&f, "log.dat", dat, sizeof(dat));
+    /* bytes a commit that never happened left past the end */
+    ASSERT_EQ_INT(0, stat(dat, &st));
+    size = st.st_size;
+    {
+        FILE *fp = fopen(dat, "ab");
+        ASSERT_TRUE(fp != NULL);
+        fputs("not committed", fp);
+        fclose(fp);
     }
     ASSERT_EQ_INT(KIX_OK, kix_index_open(f.dir, NULL, &f.log, &err));
-    kix_buf_release(&before);
-    kix_buf_release(&after);
+    ASSERT_EQ_INT(0, stat(dat, &st));
+    ASSERT_EQ_U64((uint64_t)size, (uint64_t)st.st_size);
+    checks_pass(&f);
     teardown(&f);
 }
 

@@ -132,13 +132,16 @@ KIX_TEST(map_growth_and_reopen)
     int rc;
 
     memset(&opts, 0, sizeof(opts));
-    opts.map_initial = 1 << 20; /* 1 MiB, far below what 4 MiB of objects need */
+    /* 64 KiB, below what the records of 1,000 objects need (layout 4
+     * keeps their bytes in log.dat, outside the map: a locator and a
+     * digest record each, with the pages copy on write frees) */
+    opts.map_initial = 64 << 10;
     ASSERT_EQ_INT(KIX_OK, kix_store_open(dir, &opts, &s, &err));
     put_many(s, 0, 1000, 4000, &rc, &err);
     if (rc)
         fprintf(stderr, "%s\n", err.msg);
     ASSERT_EQ_INT(KIX_OK, rc);
-    ASSERT_TRUE(kix_store_map_size(s) >= (size_t)(4 << 20)); /* it grew */
+    ASSERT_TRUE(kix_store_map_size(s) > (size_t)(64 << 10)); /* it grew */
     kix_store_close(s);
 
     /* reopen with the default size: everything is there */

@@ -519,6 +519,8 @@ int bench_scale_point(const char *cache_dir, const char *work_dir, const char *k
     out->disk_bytes = bench_file_size(data);
     bench_path(data, sizeof(data), "%s/index.mdb", dir); /* store layout 3's index */
     out->disk_bytes += bench_file_size(data);
+    bench_path(data, sizeof(data), "%s/log.dat", dir); /* layout 4's data file */
+    out->disk_bytes += bench_file_size(data);
     if (measure(dir, entries, samples, out) != 0)
         return -1;
     if (wire_seconds > 0 && wire(dir, work_dir, kixd, entries, wire_seconds, out) != 0)

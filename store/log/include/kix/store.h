@@ -59,7 +59,7 @@ KIX_API int kix_store_copy(struct kix_store *s, const char *dir,
  * files"): KIX_STORE_LAYOUT for one this version wrote or converted; 1 for
  * one written before layout 2, which a writable open of its log converts
  * in one transaction (kixd migrate makes a backup first). */
-#define KIX_STORE_LAYOUT 3
+#define KIX_STORE_LAYOUT 4
 KIX_API int kix_store_layout(const struct kix_store *s);
 
 /* Current LMDB map size in bytes (grows on demand). */
