@@ -412,9 +412,8 @@ static const struct option_spec options[] = {
     VALUE("drain-timeout", "SECS", set_seconds, drain_timeout_ms, 0, 0,
           "how long a stop waits for in-flight work (default 30)"),
     VALUE("map-max", "BYTES", set_bytes, map_max, (size_t)1 << 20, (size_t)1 << 50,
-          "the most each of the store's files (data.mdb, index.mdb,\n"
-          "log.dat)\n"
-          "may grow to (default 1T); past\n"
+          "the most each store file may grow to (default 1T;\n"
+          "data.mdb, index.mdb, log.dat); past\n"
           "it submits get EFULL while reads go on: raise it and\n"
           "restart, or start a new log"),
     VALUE("log-key-file", "FILE", set_text, log_key_file, 0, 0,
