@@ -142,6 +142,11 @@ struct kix_store {
      * [0, seg_flushed) (segment.c) */
     struct kix__seg_pending *seg_pending;
     _Atomic uint64_t seg_flushed;
+    /* bytes known to be in the file (its size when last looked at, or what
+     * the writer wrote since): a locator past it is checked against the
+     * file before its bytes are touched, since a mapping past the file's
+     * end is only address space (SIGBUS) */
+    _Atomic uint64_t seg_known;
     /* full tiles above level 0 as read from committed snapshots
      * (tile_cache.h): immutable once full, few, and on every proof's path */
     struct kix__tile_cache *tile_cache;

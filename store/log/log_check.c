@@ -587,6 +587,25 @@ static int leaf_evidence(struct check *c, const uint8_t *leaf, size_t len, const
     return KIX_OK;
 }
 
+/* Entry i's bytes cannot be read (why says how): named once, and the
+ * tree's own hash folded in its place, so the tree's check goes on. */
+static int entry_unreadable(struct check *c, uint64_t i, const char *why)
+{
+    struct kix_hash use;
+    const uint8_t *stored = NULL;
+    char where[128];
+    int rc = stored_node(c, 0, i, &stored);
+
+    if (rc)
+        return rc;
+    memset(&use, 0, sizeof(use));
+    if (stored)
+        memcpy(use.b, stored, 32);
+    where_u64(where, sizeof(where), "leaves", i);
+    issue(c, "leaves", i, where, "entry %llu %s", (ULL)i, why);
+    return push(c, &use, 0, i, 1);
+}
+
 /* One entry: leaf bytes (NULL when missing) against the tree and what the
  * store recorded at its append (leaf_evidence); folds the hash the
  * evidence supports into the tree. */
@@ -596,19 +615,19 @@ static int check_entry(struct check *c, uint64_t i, const uint8_t *leaf, size_t 
     struct evidence ev;
     const uint8_t *stored = NULL;
     char where[128], hs[HASH_HEX + 1], ts[HASH_HEX + 1];
-    int rc = stored_node(c, 0, i, &stored), intact = 0, agree, backs_tree;
+    int rc, intact = 0, agree, backs_tree;
 
+    if (!leaf) {
+        char why[64];
+        snprintf(why, sizeof(why), "is missing (the log has %llu entries)", (ULL)c->size);
+        return entry_unreadable(c, i, why);
+    }
+    rc = stored_node(c, 0, i, &stored);
     if (rc)
         return rc;
     memset(&use, 0, sizeof(use));
     if (stored)
         memcpy(use.b, stored, 32);
-    if (!leaf) {
-        where_u64(where, sizeof(where), "leaves", i);
-        issue(c, "leaves", i, where, "entry %llu is missing (the log has %llu entries)", (ULL)i,
-              (ULL)c->size);
-        return push(c, &use, 0, i, 1);
-    }
     c->st->entries++;
     c->st->nodes += stored != NULL;
     kix_merkle_leaf_hash(leaf, len, &h);
@@ -689,10 +708,7 @@ static int scan_entries(struct check *c)
     while (i < c->size && !c->stop) {
         uint64_t key = have && k.mv_size == 8 ? kix_u64be_get(k.mv_data) : KIX_NO_INDEX;
         if (have && key == i && kix__seg_view(c->s, &v) != KIX_OK) {
-            /* then read as missing: the tree's check goes on */
-            issue(c, "leaves", i, "leaves",
-                  "entry %llu names bytes the data file " KIX__SEGMENT_FILE " lacks", (ULL)i);
-            rc = check_entry(c, i, NULL, 0);
+            rc = entry_unreadable(c, i, "names bytes the data file " KIX__SEGMENT_FILE " lacks");
             if (rc == KIX_OK) {
                 rc = mdb_cursor_get(cur, &k, &v, MDB_NEXT);
                 have = rc == 0;

@@ -208,6 +208,8 @@ static int flush(struct kix_store *s)
     if (rc)
         return rc == KIX_ENOMEM ? ENOMEM : EIO;
     atomic_store(&s->seg_flushed, at);
+    if (atomic_load(&s->seg_known) < at)
+        atomic_store(&s->seg_known, at);
     if (p)
         p->n = 0;
     return 0;
@@ -243,21 +245,23 @@ int kix__seg_view(struct kix_store *s, MDB_val *v)
     if (off + len > atomic_load(&s->seg_flushed) && kix__db_writing(s) &&
         pending_view(s, off, len, v))
         return KIX_OK;
-    m = atomic_load(&s->seg_map);
-    if (!m || m->len < off + len) {
+    if (atomic_load(&s->seg_known) < off + len) {
         struct stat st;
         pthread_mutex_lock(&s->seg_mu);
         /* another process's appends (or ours, before this reader's map):
-         * the file must hold them */
+         * the file must hold them, or the locator is corrupt */
         if (fstat(s->seg_fd, &st) != 0 || (uint64_t)st.st_size < off + len)
             rc = KIX_ECORRUPT;
         else
             rc = map_cover(s, off + len);
+        if (rc == KIX_OK && atomic_load(&s->seg_known) < (uint64_t)st.st_size)
+            atomic_store(&s->seg_known, (uint64_t)st.st_size);
         pthread_mutex_unlock(&s->seg_mu);
         if (rc)
             return rc;
-        m = atomic_load(&s->seg_map);
     }
+    m = atomic_load(&s->seg_map);
+    KIX_ASSERT(m && m->len >= off + len);
     v->mv_data = (void *)(m->base + off);
     v->mv_size = (size_t)len;
     return KIX_OK;
@@ -341,6 +345,7 @@ int kix__seg_open(struct kix_store *s, int create, struct kix_err *err)
                            (unsigned long long)end, strerror(errno));
     s->seg_end = s->seg_committed = s->seg_synced = end;
     atomic_store(&s->seg_flushed, end);
+    atomic_store(&s->seg_known, end);
     rc = map_cover(s, end > MAP_FIRST ? end : MAP_FIRST);
     return rc ? kix_err_set(err, rc, "mapping %s: %s", path, kix_strerror(rc)) : KIX_OK;
 }
@@ -522,6 +527,7 @@ int kix__seg_convert(struct kix_store *s, struct kix_err *err)
         return kix_err_set(err, KIX_EIO, "creating %s: %s", path, strerror(errno));
     s->seg_end = s->seg_committed = s->seg_synced = 0;
     atomic_store(&s->seg_flushed, 0);
+    atomic_store(&s->seg_known, 0);
     if ((e = kix__sync_path(s->dir, O_DIRECTORY)) != 0) {
         rc = kix_err_set(err, KIX_EIO, "syncing %s: %s", s->dir, strerror(e));
         goto fail;

@@ -2,6 +2,7 @@
  * once, in its table, at its key, with the entry it concerns. */
 #include <lmdb.h>
 #include <stdlib.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "kix/encoding.h"
@@ -319,6 +320,55 @@ KIX_TEST(altered_object_blob_is_named)
     ASSERT_EQ_INT(KIX_ECORRUPT, run_check(&f, 1, 0, &got, &st, &err));
     ASSERT_EQ_U64(4, got.first.index);
     ASSERT_EQ_INT(KIX_OK, run_check(&f, 1, 100, &got, &st, &err));
+    teardown(&f);
+}
+
+/* A leaf's locator (layout 4) moved past the end of log.dat, where the
+ * data file's mapping is only address space: reading it is a corrupt
+ * store, said, not a SIGBUS (a reader that touched that page would die). */
+KIX_TEST(locator_past_the_data_file_is_named_not_read)
+{
+    struct fixture f;
+    struct collected got;
+    struct kix_check_stats st;
+    struct kix_err err = {0};
+    struct kix_log_reader *r;
+    struct kix_bytes leaf;
+    char path[4200];
+    struct stat sb;
+    uint8_t key[8], loc[12];
+    MDB_env *env;
+    MDB_txn *txn;
+    MDB_dbi dbi;
+    MDB_val k = {8, key}, v = {12, loc};
+
+    setup_big(&f);
+    snprintf(path, sizeof(path), "%s/log.dat", f.dir);
+    ASSERT_EQ_INT(0, stat(path, &sb));
+    kix_u64be_put(key, 300);
+    kix_u64be_put(loc, (uint64_t)sb.st_size + 8192); /* inside the first 64 MiB mapped */
+    loc[8] = loc[9] = loc[10] = 0;
+    loc[11] = 200;
+    kix_log_close(f.log);
+    f.log = NULL;
+    ASSERT_EQ_INT(0, test_env_open(f.dir, "leaves", 0, &env));
+    ASSERT_EQ_INT(0, mdb_txn_begin(env, NULL, 0, &txn));
+    ASSERT_EQ_INT(0, mdb_dbi_open(txn, "leaves", 0, &dbi));
+    ASSERT_EQ_INT(0, mdb_put(txn, dbi, &k, &v, 0));
+    ASSERT_EQ_INT(0, mdb_txn_commit(txn));
+    mdb_env_close(env);
+    reopen(&f);
+
+    ASSERT_EQ_INT(KIX_OK, kix_log_read_begin(f.log, &r));
+    ASSERT_EQ_INT(KIX_ECORRUPT, kix_log_reader_entry(r, 300, &leaf));
+    ASSERT_EQ_INT(KIX_OK, kix_log_reader_entry(r, 299, &leaf));
+    kix_log_read_end(r);
+    /* named once, where it is; the tree's check goes on past it */
+    ASSERT_EQ_INT(KIX_ECORRUPT, run_check(&f, 0, 0, &got, &st, &err));
+    ASSERT_EQ_INT(1, got.n);
+    ASSERT_EQ_STR("leaves u64:300", got.first.where);
+    ASSERT_CONTAINS(got.first.message, "entry 300 names bytes the data file log.dat lacks");
+    ASSERT_EQ_U64(16, st.roots);
     teardown(&f);
 }
 
