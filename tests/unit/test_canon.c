@@ -961,6 +961,35 @@ KIX_TEST(recognised_decimals_are_what_kix_canon_writes)
     ASSERT_TRUE(fast > 1000);
 }
 
+/* The string scan's eight-byte steps (plain_run_end) stop at a quote, a
+ * backslash or a control at any offset, and step over UTF-8 and DEL: the
+ * recogniser says 1 exactly when kix_canon writes the document back. */
+KIX_TEST(string_scan_finds_each_byte_at_any_offset)
+{
+    static const char *const inserts[] = {"\\\"", "\\\\", "\\n",      "\\u001f", "\x01",   "\x1f",
+                                          "\n",   "\"",   "\xc3\xa9", "\x7f",    "\\u0041"};
+    int recognised = 0, refused = 0;
+
+    for (size_t k = 0; k < sizeof(inserts) / sizeof(inserts[0]); k++)
+        for (int at = 0; at < 20; at++) {
+            char doc[128];
+            struct kix_buf out = KIX_BUF_INIT;
+            int n = snprintf(doc, sizeof(doc), "{\"a\":\"%.*s%s%.*s\"}", at,
+                             "abcdefghijklmnopqrstuvwxyz", inserts[k], 19 - at,
+                             "ABCDEFGHIJKLMNOPQRSTUVWXYZ");
+            int rec = kix_canon_is_canonical((const uint8_t *)doc, (size_t)n, NULL);
+            int same = kix_canon((const uint8_t *)doc, (size_t)n, NULL, &out, NULL) == KIX_OK &&
+                       out.len == (size_t)n && memcmp(out.ptr, doc, (size_t)n) == 0;
+            kix_buf_release(&out);
+            if (rec != same)
+                KIX_FAIL_AT("%s: recognised %d, kix_canon writes it back %d", doc, rec, same);
+            recognised += rec;
+            refused += !rec;
+        }
+    ASSERT_EQ_INT(6 * 20, recognised);
+    ASSERT_EQ_INT(5 * 20, refused);
+}
+
 /* A run manifest's comparison group read off its canonical bytes
  * (kix_run_comparison_key_canonical, kixd's fast path) is the one its
  * tree gives, for each shape the group code distinguishes. */
