@@ -566,28 +566,6 @@ struct rec {
     unsigned depth, max_depth;
 };
 
-/* The first byte at or after p that a string's scan must look at (a '"', a
- * '\\' or a control), or the last few bytes before end: eight bytes a step
- * while none of them is one (a digest's 71 characters in nine steps). */
-static const unsigned char *plain_run_end(const unsigned char *p, const unsigned char *end)
-{
-    const uint64_t ones = 0x0101010101010101u, highs = 0x8080808080808080u;
-
-    while (end - p >= 8) {
-        uint64_t x, quote, backslash, control;
-        memcpy(&x, p, 8);
-        quote = x ^ (ones * '"');
-        backslash = x ^ (ones * '\\');
-        control = (x - ones * 0x20) & ~x & highs; /* some byte < 0x20 */
-        quote = (quote - ones) & ~quote & highs;  /* some byte == '"' */
-        backslash = (backslash - ones) & ~backslash & highs;
-        if (control | quote | backslash)
-            break;
-        p += 8;
-    }
-    return p;
-}
-
 /* A string literal in JCS escaping at r->p (the opening quote), valid
  * UTF-8. Sets *s, *n to its raw content and *escaped when it has an
  * escape; key: no \u0000 (the parser refuses a NUL in a key). */
@@ -598,7 +576,6 @@ static int rec_string(struct rec *r, int key, const unsigned char **s, size_t *n
     *escaped = 0;
 
     for (;;) {
-        p = plain_run_end(p, r->end);
         if (p == r->end)
             return 0;
         if (*p == '"')
@@ -650,6 +627,9 @@ static int rec_string(struct rec *r, int key, const unsigned char **s, size_t *n
     return 1;
 }
 
+/* A number token that is exactly kix_canon_number of the double it reads
+ * as: plain safe integers directly, anything else through strtod and the
+ * writer (so the rules cannot drift apart). */
 /* Whether the grammatical number literal [p, q) is -I.F as kix_canon_number
  * writes it, without formatting it: no exponent, F not ending in 0, at most
  * 15 significant digits (DBL_DIG: the double nearest to such a decimal
@@ -682,9 +662,6 @@ static int plain_decimal_is_canonical(const unsigned char *p, const unsigned cha
     return significant <= 15;
 }
 
-/* A number token that is exactly kix_canon_number of the double it reads
- * as: plain safe integers directly, anything else through strtod and the
- * writer (so the rules cannot drift apart). */
 static int rec_number(struct rec *r)
 {
     const unsigned char *p = r->p, *q = p;
