@@ -627,9 +627,6 @@ static int rec_string(struct rec *r, int key, const unsigned char **s, size_t *n
     return 1;
 }
 
-/* A number token that is exactly kix_canon_number of the double it reads
- * as: plain safe integers directly, anything else through strtod and the
- * writer (so the rules cannot drift apart). */
 /* Whether the grammatical number literal [p, q) is -I.F as kix_canon_number
  * writes it, without formatting it: no exponent, F not ending in 0, at most
  * 15 significant digits (DBL_DIG: the double nearest to such a decimal
@@ -662,6 +659,9 @@ static int plain_decimal_is_canonical(const unsigned char *p, const unsigned cha
     return significant <= 15;
 }
 
+/* A number token that is exactly kix_canon_number of the double it reads
+ * as: plain safe integers directly, anything else through strtod and the
+ * writer (so the rules cannot drift apart). */
 static int rec_number(struct rec *r)
 {
     const unsigned char *p = r->p, *q = p;
