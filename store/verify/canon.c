@@ -627,6 +627,38 @@ static int rec_string(struct rec *r, int key, const unsigned char **s, size_t *n
     return 1;
 }
 
+/* Whether the grammatical number literal [p, q) is -I.F as kix_canon_number
+ * writes it, without formatting it: no exponent, F not ending in 0, at most
+ * 15 significant digits (DBL_DIG: the double nearest to such a decimal
+ * prints back as these very digits, and no shorter string reaches it, so
+ * its shortest digits are these) and at least 10^-6 (below, ECMA-262
+ * writes an exponent). Anything else is left to the formatter. */
+static int plain_decimal_is_canonical(const unsigned char *p, const unsigned char *q)
+{
+    const unsigned char *dot, *f;
+    size_t significant;
+
+    if (*p == '-')
+        p++;
+    for (dot = p; dot < q && *dot >= '0' && *dot <= '9'; dot++)
+        ;
+    if (dot == q || *dot != '.' || q[-1] == '0')
+        return 0;
+    for (f = dot + 1; f < q; f++)
+        if (*f < '0' || *f > '9')
+            return 0;
+    if (*p != '0') {
+        significant = (size_t)(q - p) - 1;
+    } else {
+        for (f = dot + 1; f < q && *f == '0'; f++)
+            ;
+        if (f - (dot + 1) > 5)
+            return 0;
+        significant = (size_t)(q - f);
+    }
+    return significant <= 15;
+}
+
 /* A number token that is exactly kix_canon_number of the double it reads
  * as: plain safe integers directly, anything else through strtod and the
  * writer (so the rules cannot drift apart). */
@@ -685,6 +717,10 @@ static int rec_number(struct rec *r)
         }
         if (g != q)
             return 0;
+    }
+    if (plain_decimal_is_canonical(p, q)) {
+        r->p = q;
+        return 1;
     }
     memcpy(tmp, p, n);
     tmp[n] = '\0';

@@ -911,6 +911,85 @@ KIX_TEST(recogniser_cases)
     }
 }
 
+/* Decimal literals -I.F the recogniser takes without formatting them
+ * (plain_decimal_is_canonical: up to 15 significant digits, no trailing
+ * zero, at least 10^-6) are recognised exactly when kix_canon writes them
+ * back unchanged, on both sides of each bound: 15 and 16-17 digits, five
+ * and six leading zeros, a trailing zero, negative values. */
+KIX_TEST(recognised_decimals_are_what_kix_canon_writes)
+{
+    uint64_t state = 0x9e3779b97f4a7c15u;
+    int fast = 0;
+
+    for (int i = 0; i < 200000; i++) {
+        char lit[64];
+        size_t n = 0;
+        int ndigits, point, zeros, rec, same;
+        struct kix_buf out = KIX_BUF_INIT;
+
+        state = state * 6364136223846793005u + 1442695040888963407u;
+        ndigits = 1 + (int)((state >> 33) % 18);
+        point = (int)((state >> 40) % (unsigned)(ndigits + 1));
+        zeros = point == 0 ? (int)((state >> 44) % 8) : 0;
+        if ((state >> 50) & 1)
+            lit[n++] = '-';
+        if (point == 0)
+            lit[n++] = '0';
+        for (int d = 0; d < ndigits; d++) {
+            uint64_t digit;
+            if (d == point) {
+                lit[n++] = '.';
+                for (int z = 0; z < zeros; z++)
+                    lit[n++] = '0';
+            }
+            state = state * 6364136223846793005u + 1442695040888963407u;
+            digit = (state >> 33) % 10;
+            if (d == 0 && point != 0 && digit == 0)
+                digit = 1; /* no leading zero: not JSON */
+            lit[n++] = (char)('0' + digit);
+        }
+        if (point == ndigits)
+            continue; /* an integer: rec_number's other fast path */
+        rec = kix_canon_is_canonical((const uint8_t *)lit, n, &any_top);
+        same = kix_canon((const uint8_t *)lit, n, &any_top, &out, NULL) == KIX_OK && out.len == n &&
+               memcmp(out.ptr, lit, n) == 0;
+        kix_buf_release(&out);
+        if (rec != same)
+            KIX_FAIL_AT("%.*s: recognised %d, kix_canon writes it back %d", (int)n, lit, rec, same);
+        fast += rec;
+    }
+    ASSERT_TRUE(fast > 1000);
+}
+
+/* The string scan's eight-byte steps (plain_run_end) stop at a quote, a
+ * backslash or a control at any offset, and step over UTF-8 and DEL: the
+ * recogniser says 1 exactly when kix_canon writes the document back. */
+KIX_TEST(string_scan_finds_each_byte_at_any_offset)
+{
+    static const char *const inserts[] = {"\\\"", "\\\\", "\\n",      "\\u001f", "\x01",   "\x1f",
+                                          "\n",   "\"",   "\xc3\xa9", "\x7f",    "\\u0041"};
+    int recognised = 0, refused = 0;
+
+    for (size_t k = 0; k < sizeof(inserts) / sizeof(inserts[0]); k++)
+        for (int at = 0; at < 20; at++) {
+            char doc[128];
+            struct kix_buf out = KIX_BUF_INIT;
+            int n = snprintf(doc, sizeof(doc), "{\"a\":\"%.*s%s%.*s\"}", at,
+                             "abcdefghijklmnopqrstuvwxyz", inserts[k], 19 - at,
+                             "ABCDEFGHIJKLMNOPQRSTUVWXYZ");
+            int rec = kix_canon_is_canonical((const uint8_t *)doc, (size_t)n, NULL);
+            int same = kix_canon((const uint8_t *)doc, (size_t)n, NULL, &out, NULL) == KIX_OK &&
+                       out.len == (size_t)n && memcmp(out.ptr, doc, (size_t)n) == 0;
+            kix_buf_release(&out);
+            if (rec != same)
+                KIX_FAIL_AT("%s: recognised %d, kix_canon writes it back %d", doc, rec, same);
+            recognised += rec;
+            refused += !rec;
+        }
+    ASSERT_EQ_INT(6 * 20, recognised);
+    ASSERT_EQ_INT(5 * 20, refused);
+}
+
 /* A run manifest's comparison group read off its canonical bytes
  * (kix_run_comparison_key_canonical, kixd's fast path) is the one its
  * tree gives, for each shape the group code distinguishes. */
