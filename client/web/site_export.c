@@ -674,20 +674,25 @@ int kix_pages_export(struct kix_source *src, const char *dir, struct kix_pages_e
     return kix_pages_export_threads(src, NULL, NULL, 1, dir, stats, err);
 }
 
-int kix_pages_manifest_in_page(uint64_t index, const uint8_t *leaf, size_t len,
+int kix_pages_manifest_in_page(struct kix_source *src, const uint8_t *leaf, size_t len,
                                struct kix_digest *manifest)
 {
     struct kix_entry_summary e;
+    struct kix_run_info info;
     char name[KIX_RUN_PAGE_NAME_MAX + 1];
     int escaped = 1;
 
-    (void)index;
     if (kix_entry_describe(leaf, len, &e, NULL) != KIX_OK || e.type != KIX_ENTRY_PUBLICATION ||
         kix_run_page_name(e.run_id, strlen(e.run_id), name, sizeof(name), &escaped) != KIX_OK ||
         escaped)
         return 0;
     *manifest = e.subject;
-    return 1;
+    /* the page shows the manifest the index holds for the id: this one
+     * unless the index refused the publication (the id taken before) */
+    if (src && kix_view_run(src, e.run_id, &info) == KIX_OK &&
+        memcmp(info.manifest.b, e.subject.b, sizeof(e.subject.b)) == 0)
+        return KIX_PAGES_IN_PAGE_EXACTLY;
+    return KIX_PAGES_IN_PAGE_MAYBE;
 }
 
 int kix_pages_export_threads(struct kix_source *src, kix_pages_source_fn more, void *ctx,

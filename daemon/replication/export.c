@@ -38,11 +38,65 @@ static double now_ms(void)
     return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
 }
 
-/* The verifiable index's files (kix/vindex.h), from the tiles' snapshot;
- * ctx: its kix_index_export_stats. */
-static int export_index(void *ctx, struct kix_log_reader *r, const char *dir, struct kix_err *err)
+/* One export's layers above the tiles, from the tiles' snapshot: the
+ * verifiable index's files (kix/vindex.h) and the pages, rendered from
+ * src (a source on that snapshot) on `threads` threads, each extra one
+ * with a source from more(log) (none with more NULL). */
+struct export_job {
+    struct kix_log *log;
+    struct kix_source *src;
+    kix_pages_source_fn more;
+    int threads;
+    struct kix_index_export_stats is;
+    struct kix_pages_export_stats ps;
+};
+
+/* The tlog export's hook: the index's files and the pages, before the
+ * directory sync and the checkpoint, so that a reader of the new
+ * checkpoint finds every page (and the manifest a page holds for a run
+ * of a partial bundle, which has no objects/ file: manifest_in_page). */
+static int export_layers(void *ctx, struct kix_log_reader *r, const char *dir, struct kix_err *err)
 {
-    return kix_index_export(r, dir, ctx, err);
+    struct export_job *j = ctx;
+    int rc = kix_index_export(r, dir, &j->is, err);
+
+    if (rc == KIX_OK)
+        rc = kix_pages_export_threads(j->src, j->more, j->log, j->threads, dir, &j->ps, err);
+    return rc;
+}
+
+/* The tlog export's `elsewhere`: a run's manifest is in its page, exactly
+ * when the snapshot's index names it as the run's. */
+static int manifest_in_page(void *ctx, uint64_t index, const uint8_t *leaf, size_t len,
+                            struct kix_digest *manifest)
+{
+    struct export_job *j = ctx;
+
+    (void)index;
+    return kix_pages_manifest_in_page(j->src, leaf, len, manifest);
+}
+
+/* Exports log into dir from the snapshot `given` (NULL: one of the
+ * log's own) with j's layers; j->more and j->threads set by the caller. */
+static int export_all(struct kix_log *log, struct kix_log_reader *given, const char *dir,
+                      const char *bundles, struct export_job *j, struct kix_tlog_export_stats *st,
+                      struct kix_err *err)
+{
+    struct kix_log_reader *r = given;
+    int rc = KIX_OK;
+
+    j->log = log;
+    if (!r && (rc = kix_log_read_begin(log, &r)) != KIX_OK)
+        return kix_err_set(err, rc, "cannot read the log: %s", kix_strerror(rc));
+    rc = kix_source_open_snapshot(log, r, &j->src, err);
+    if (rc == KIX_OK)
+        rc = kix_log_export_tlog_linked(log, r, dir, bundles, manifest_in_page, export_layers, j,
+                                        st, err);
+    kix_source_close(j->src);
+    j->src = NULL;
+    if (!given)
+        kix_log_read_end(r);
+    return rc;
 }
 
 /* STORE/bundles (KIXD_BUNDLE_DIR, http_bundles.c) into path: the full bundles and packs
@@ -106,12 +160,10 @@ static void export_warnings(const char *dir, const struct kix_pages_export_stats
 static void export_once(struct kixd_export *e)
 {
     struct kix_tlog_export_stats st;
-    struct kix_index_export_stats is;
-    struct kix_pages_export_stats ps;
+    struct export_job j;
     struct kix_err err = {0};
     double t0 = now_ms(), ms;
     struct kix_log_reader *view = NULL;
-    struct kix_source *src = NULL;
     unsigned long long files, bytes;
     char bundles[4200];
     int rc;
@@ -121,33 +173,27 @@ static void export_once(struct kixd_export *e)
     if (kixd_replicas_export_snapshot(e->srv, &view) && !view)
         return;
     memset(&st, 0, sizeof(st));
-    memset(&is, 0, sizeof(is));
-    memset(&ps, 0, sizeof(ps));
+    memset(&j, 0, sizeof(j));
+    /* threads only on the store's own snapshots: view is a mirror's */
+    j.more = view ? NULL : more_source;
+    j.threads = export_threads() < 0 ? 1 : export_threads();
     /* the index's and the pages' parses of one leaf or manifest shared
      * (kix/json.h), for this export only */
     kix_json_memo_begin(0);
-    rc = kix_log_export_tlog_linked(e->srv->log, view, e->dir,
-                                    store_bundles(e->srv->cfg->store, bundles, sizeof(bundles)),
-                                    kix_pages_manifest_in_page, export_index, &is, &st, &err);
-    if (!rc) /* the pages after the tiles they link to, read as a source */
-        rc = kix_source_open_snapshot(e->srv->log, view, &src, &err);
-    if (!rc) /* threads only on the store's own snapshots: view is a mirror's */
-        rc = kix_pages_export_threads(src, view ? NULL : more_source, e->srv->log,
-                                      export_threads() < 0 ? 1 : export_threads(), e->dir, &ps,
-                                      &err);
-    kix_source_close(src);
+    rc = export_all(e->srv->log, view, e->dir,
+                    store_bundles(e->srv->cfg->store, bundles, sizeof(bundles)), &j, &st, &err);
     kix_json_memo_end();
     if (view)
         kix_log_read_end(view);
 
     ms = now_ms() - t0;
     kixd_metrics_exported(e->srv, rc == KIX_OK, st.size, ms);
-    export_totals(&st, &is, &ps, &files, &bytes);
+    export_totals(&st, &j.is, &j.ps, &files, &bytes);
     if (rc) {
         kixd_log(KIXD_ERROR, "export to %s failed: %s", e->dir, kix_err_text(&err, rc));
         return;
     }
-    export_warnings(e->dir, &ps, 0);
+    export_warnings(e->dir, &j.ps, 0);
     if (files)
         kixd_log(KIXD_DEBUG,
                  "exported %s: size %llu -> %llu, %llu files (%llu linked from the store), %llu "
@@ -277,10 +323,8 @@ int kixd_export_main(int argc, char **argv)
     const char *store = NULL;
     struct kix_log_opts lo;
     struct kix_log *log = NULL;
-    struct kix_source *src = NULL;
     struct kix_tlog_export_stats st;
-    struct kix_index_export_stats is;
-    struct kix_pages_export_stats ps;
+    struct export_job j;
     struct kix_err err = {0};
     char path[4200], bundles[4200];
     struct stat sb;
@@ -305,8 +349,7 @@ int kixd_export_main(int argc, char **argv)
                                 .column = 14};
 
     memset(&st, 0, sizeof(st));
-    memset(&is, 0, sizeof(is));
-    memset(&ps, 0, sizeof(ps));
+    memset(&j, 0, sizeof(j));
     if ((rc = kixd_options(&cmd, argc, argv, NULL, NULL)) >= 0)
         return rc;
     if (!store || optind != argc - 1)
@@ -326,26 +369,22 @@ int kixd_export_main(int argc, char **argv)
     /* the index's and the pages' parses of one leaf or manifest shared
      * (kix/json.h) */
     kix_json_memo_begin(0);
-    if ((rc = kix_log_export_tlog_linked(log, NULL, argv[optind],
-                                         store_bundles(store, bundles, sizeof(bundles)),
-                                         kix_pages_manifest_in_page, export_index, &is, &st, &err)))
-        goto out;
-    if ((rc = kix_source_open_snapshot(log, NULL, &src, &err)))
-        goto out;
-    rc = kix_pages_export_threads(src, more_source, log, threads, argv[optind], &ps, &err);
+    j.more = more_source;
+    j.threads = threads;
+    rc = export_all(log, NULL, argv[optind], store_bundles(store, bundles, sizeof(bundles)), &j,
+                    &st, &err);
 out:
     kix_json_memo_end();
-    kix_source_close(src);
     kix_log_close(log);
-    export_totals(&st, &is, &ps, &files, &bytes);
+    export_totals(&st, &j.is, &j.ps, &files, &bytes);
     if (json)
-        export_json(store, argv[optind], rc, rc ? kix_err_text(&err, rc) : "", &st, &ps, files,
+        export_json(store, argv[optind], rc, rc ? kix_err_text(&err, rc) : "", &st, &j.ps, files,
                     bytes);
     if (rc) {
         fprintf(stderr, "kixd: export: %s\n", kix_err_text(&err, rc));
         return rc == KIX_EUSAGE ? 2 : 3;
     }
-    export_warnings(argv[optind], &ps, 1);
+    export_warnings(argv[optind], &j.ps, 1);
     if (json)
         return 0;
     /* every file this export wrote, of every layer (a page's .html hard
@@ -353,6 +392,6 @@ out:
     printf("exported %s to %s: size %llu (from %llu), %llu files, %llu bytes; %llu run and %llu "
            "group pages\n",
            store, argv[optind], (unsigned long long)st.size, (unsigned long long)st.from_size,
-           files, bytes, (unsigned long long)ps.runs, (unsigned long long)ps.groups);
+           files, bytes, (unsigned long long)j.ps.runs, (unsigned long long)j.ps.groups);
     return 0;
 }

@@ -120,6 +120,7 @@ struct exporter {
     /* the objects a layer above keeps in files of its own
      * (kix_log_export_tlog_linked), or NULL */
     kix_tlog_object_elsewhere elsewhere;
+    void *elsewhere_ctx; /* the hook's */
     /* whether the pack of bundle pack_bundle is in the copy (pack_bundle
      * UINT64_MAX: none looked at yet) */
     uint64_t pack_bundle;
@@ -388,20 +389,26 @@ static int export_object(struct exporter *x, const struct kix_digest *d, unsigne
 }
 
 /* Whether the object of entry i that x->elsewhere names is one the copy
- * holds without a file of its own: in the caller's file (where elsewhere
- * says) and in the pack of the entry's bundle, full at this export and its
- * pack written. Then objects/<object> is not written: a reader takes it
- * from either, checked against the digest that names it. An object some
- * other entry (or an entry of a partial bundle) needs still gets its
- * file. */
+ * holds without a file of its own: in the caller's file, exactly (where
+ * elsewhere says), or maybe there and surely in the pack of the entry's
+ * bundle, full at this export and its pack written. Then
+ * objects/<object> is not written: a reader takes it from either, checked
+ * against the digest that names it. An object some other entry needs
+ * still gets its file. */
 static int object_elsewhere(struct exporter *x, uint64_t i, const struct kix_bytes *leaf,
                             struct kix_digest *object)
 {
     uint64_t bundle = i / KIX_TLOG_WIDTH;
     char rel[KIX_OBJECT_PACK_PATH_MAX], path[4400];
     struct stat sb;
+    int kept;
 
-    if (!x->elsewhere || bundle >= x->size / KIX_TLOG_WIDTH)
+    if (!x->elsewhere)
+        return 0;
+    kept = x->elsewhere(x->elsewhere_ctx, i, leaf->ptr, leaf->len, object);
+    if (kept == KIX_TLOG_KEPT_EXACTLY)
+        return 1;
+    if (kept != KIX_TLOG_KEPT_MAYBE || bundle >= x->size / KIX_TLOG_WIDTH)
         return 0;
     if (x->pack_bundle != bundle) {
         x->pack_bundle = bundle;
@@ -410,7 +417,7 @@ static int object_elsewhere(struct exporter *x, uint64_t i, const struct kix_byt
             (size_t)snprintf(path, sizeof(path), "%s/%s", x->tree.dir, rel) < sizeof(path) &&
             stat(path, &sb) == 0 && sb.st_size > 0;
     }
-    return x->pack_there && x->elsewhere(i, leaf->ptr, leaf->len, object);
+    return x->pack_there;
 }
 
 /* Bundle `bundle` became full and its pack is written: the objects/ files
@@ -561,6 +568,7 @@ int kix_log_export_tlog_linked(struct kix_log *l, struct kix_log_reader *given, 
     x.link_dir = link_dir;
     x.pack_bundle = UINT64_MAX;
     x.elsewhere = elsewhere;
+    x.elsewhere_ctx = ctx;
     x.err = err;
     kix_buf_init(&x.body);
     rc = kix_dir_make(dir, 0755, err);

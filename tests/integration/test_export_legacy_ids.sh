@@ -9,6 +9,9 @@
 # kix show of the other runs' digests reads their escaped files, and in
 # chromium v's page and an escaped run's page both verify. kixd --http
 # answers runs/<escaped name> and runs/sha256:<v's digest> as those runs.
+# The log's one bundle is partial: v's manifest, which v's page embeds,
+# has no objects/ file (kix show of v's digest over the copy reads the
+# page); that of the run logged as "v.json" (an escaped page) has one.
 source "$(dirname "$0")/lib.sh"
 source "$(dirname "$0")/mirror_lib.sh"
 
@@ -41,6 +44,12 @@ for page in ("v", "v.html"):
 assert 'href="_v_djson.json"' not in open("%s/_v_djson.html" % d).read()
 PY
 pass "kixd export: v.json, v.html and sha256:<v> under escaped names, said on stderr; v's page stays v's"
+
+# a partial bundle's run manifest is in its page alone; an escaped run's
+# is a file of its own, as before
+[ ! -e "$WORK/exp/objects/$V" ] || fail "v's manifest has an objects/ file beside its page"
+[ -f "$WORK/exp/objects/$VJSON" ] || fail "the v.json run's manifest (an escaped page's) has no objects/ file"
+pass "partial bundle: a run's manifest in its page alone, an escaped run's in objects/"
 
 PPORT=$(free_port)
 (cd "$WORK/exp" && exec python3 -m http.server --bind 127.0.0.1 "$PPORT") >/dev/null 2>"$WORK/pyhttp.log" &

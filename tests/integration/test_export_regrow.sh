@@ -3,7 +3,8 @@
 # and bytes": what `kixd export` writes again after one new run in an
 # existing group, named file by file (ARCHITECTURE.md, "What a re-export
 # still writes an entry"):
-#  - the new run's page, its manifest, its group's pages, the home page and
+#  - the new run's page (its manifest in it: no objects/ file for it while
+#    its bundle is partial), its group's pages, the home page and
 #    search shard that hold its group's row, home page 1, the index's and
 #    the log's new files, and its kernel's page and view; nothing else;
 #  - its kernel's page and view list none of the kernel's groups (they are
@@ -44,8 +45,8 @@ expect_status 0 "$KIXD" export --json --store "$WORK/o" "$WORK/exp"
 cp "$WORK/out" "$WORK/again.json"
 (cd "$WORK/exp" && find . -type f -newermt '2001-01-01' -printf '%P\n' | sort) >"$WORK/written"
 
-python3 - "$WORK/again.json" "$WORK/exp" "$WORK/written" "$KERNEL" <<'PY' || fail "exporting one new run again wrote more than it needs (written: $(tr '\n' ' ' <"$WORK/written"))"
-import json, os, re, sys
+python3 - "$WORK/again.json" "$WORK/exp" "$WORK/written" "$KERNEL" "$KIX_TESTS/integration" <<'PY' || fail "exporting one new run again wrote more than it needs (written: $(tr '\n' ' ' <"$WORK/written"))"
+import json, os, re, subprocess, sys
 said, root, written, kernel = json.load(open(sys.argv[1])), sys.argv[2], sys.argv[3], sys.argv[4]
 names = open(written).read().split()
 assert said["size"] - said["fromSize"] == 1 and said["runPages"] == 1 and said["groupPages"] == 1, said
@@ -90,6 +91,14 @@ for n in names:
         bytes_by[part] = bytes_by.get(part, 0) + st.st_size
 objects = [n for n in names if n.startswith("objects/")]
 assert len(objects) <= 3, objects
+# the new run's bundle is partial: its manifest is in its page alone (the
+# page written before the checkpoint that names the run), no objects/ file
+assert said["size"] % 256, "the new run filled its bundle"
+view = json.loads(subprocess.check_output(["python3", sys.argv[5] + "/page_view.py",
+                                           os.path.join(root, runs[1])]))
+assert view["runId"] == run, view["runId"]
+m = "objects/" + view["manifestDigest"]
+assert m not in names and not os.path.exists(os.path.join(root, m)), m + " written beside the run's page"
 assert len(inodes) <= 24, "%d files (inodes) for one new run" % len(inodes)
 # the kernel's files: no group listed, no view embedded
 kv = json.load(open(os.path.join(root, "kernels", kernel + ".json")))

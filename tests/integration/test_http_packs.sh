@@ -43,7 +43,7 @@ done
 # every object of the export. A run manifest a full bundle's pack holds
 # has no objects/ file: its run page holds it (PROTOCOL.md §3, "One
 # manifest a run"), byte for byte
-python3 - "$WORK/exp" "$FULL" >"$WORK/single.txt" <<'PY' || fail "the packs' content"
+python3 - "$WORK/exp" "$FULL" "$WORK/paged.txt" >"$WORK/single.txt" <<'PY' || fail "the packs' content"
 import hashlib, json, os, re, sys
 exp, full = sys.argv[1], int(sys.argv[2])
 files = {f for f in os.listdir(exp + "/objects") if f.startswith("sha256:")}
@@ -78,6 +78,10 @@ assert len(packed) > 2 * 256 * 0.9, "%d objects packed" % len(packed)
 only_paged = packed - files
 assert len(only_paged) > 2 * 256 * 0.9, "%d manifests held by the pages alone" % len(only_paged)
 print("\n".join(sorted(files - packed)))
+# the partial bundle's run manifests: in their pages alone (no file, no pack)
+paged = set(pages) - files - packed
+assert paged, "no run manifest of the partial bundle held by its page alone"
+open(sys.argv[3], "w").write("".join(d + "\n" for d in sorted(paged)))
 PY
 pass "a pack per full bundle ($FULL), kixd's bytes the export's (immutable, kept as a file), none for the partial bundle; $(wc -l <"$WORK/single.txt") objects outside the packs"
 
@@ -104,8 +108,11 @@ export KIX_STATE_DIR="$WORK/s-honest"
 grep -q "all $SIZE entries" "$WORK/audit.txt" || fail "kix audit: $(cat "$WORK/audit.txt")"
 # each pack read by the replay, then once more by the check of the copy's files
 [ "$(grep -c '^/objects/entries/' "$WORK/asked")" = $((2 * FULL)) ] || fail "packs asked: $(grep '^/objects/entries/' "$WORK/asked")"
-asked_objects | diff - "$WORK/single.txt" >/dev/null || fail "objects asked one by one are not those outside the packs: $(asked_objects | diff - "$WORK/single.txt" | head -5)"
-pass "kix audit reads the $FULL packs and GETs only the $(wc -l <"$WORK/single.txt") other objects"
+# one by one: the objects outside the packs, and the partial bundle's run
+# manifests (asked, absent, then read from their run pages)
+sort "$WORK/single.txt" "$WORK/paged.txt" | sed '/^$/d' >"$WORK/one-by-one.txt"
+asked_objects | diff - "$WORK/one-by-one.txt" >/dev/null || fail "objects asked one by one are not those outside the packs and the partial bundle's manifests: $(asked_objects | diff - "$WORK/one-by-one.txt" | head -5)"
+pass "kix audit reads the $FULL packs and GETs only the $(wc -l <"$WORK/single.txt") other objects and the partial bundle's $(wc -l <"$WORK/paged.txt") run manifests (then read from their pages)"
 
 export KIX_STATE_DIR="$WORK/s-kixd"
 "$KIX" audit --server "$H/" --log-key "$WORK/vkey" --no-cache >"$WORK/audit.txt" 2>"$WORK/err" || fail "kix audit of kixd --http: $(cat "$WORK/err")"

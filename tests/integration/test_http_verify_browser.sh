@@ -302,7 +302,8 @@ expect_failed "$WORK/bad9" "the signed index proves" "a group view with its size
 # ---- one manifest a run (PROTOCOL.md §3, "One manifest a run") ------------------------
 # EARLY was published in bundle 000, full at the export: its manifest is in
 # its page (manifestCanonical) and the pack objects/entries/000, with no
-# objects/<digest>; RID's bundle 002 is partial, so its manifest has one.
+# objects/<digest>; RID's bundle 002 is partial: its manifest is in its
+# page alone (the index names it as RID's), no objects/ file either.
 # EARLY's page and its group's page (whose rows read manifests from the
 # run pages) verify; the manifest changed in EARLY's page turns both red,
 # and kix show and kix group over the copy exit 1.
@@ -311,7 +312,7 @@ RM=$(embedded "$WORK/exp/runs/$RID" | python3 -c 'import json,sys; print(json.lo
 EG=$(python3 -c 'import json,sys; print(json.loads(sys.argv[1])["rank"]["group"])' "$(embedded "$WORK/exp/runs/$EARLY")")
 [ -n "$EG" ] && [ -s "$WORK/exp/objects/entries/000" ] || fail "EARLY has no group, or bundle 000 no pack"
 [ ! -e "$WORK/exp/objects/$EM" ] || fail "the export wrote objects/$EM, a manifest its run page and pack hold"
-[ -f "$WORK/exp/objects/$RM" ] || fail "the export wrote no objects/$RM, the manifest of a run in a partial bundle"
+[ ! -e "$WORK/exp/objects/$RM" ] || fail "the export wrote objects/$RM, the manifest of a run in a partial bundle its page holds"
 start_nginx "$WORK/exp"
 expect_verified "$NGINX_URL/runs/$EARLY" "nginx, a run in a full bundle (its manifest in its page alone)"
 expect_group_verified "$NGINX_URL/groups/$EG" "nginx, the group page of a run in a full bundle"

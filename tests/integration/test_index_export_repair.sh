@@ -75,12 +75,19 @@ cp -a "$WORK/exp" "$WORK/after"
 # the state a power cut may leave in the export of the third batch: its
 # objects there but the checkpoint the second's; a manifest kept whole
 # while an object it names is empty; another object torn
-python3 - "$WORK/before/objects" "$WORK/after/objects" >"$WORK/cut" <<'PY' || fail "no new manifest naming a new object"
-import os, sys
-before, after = set(os.listdir(sys.argv[1])), sys.argv[2]
+# (a new run's manifest, its bundle partial, is in its run page alone:
+# the walk reads it from the log and stops at the files it names)
+python3 - "$WORK/before/objects" "$WORK/after/objects" "$WORK/after/runs" >"$WORK/cut" <<'PY' || fail "no new manifest naming a new object"
+import json, os, re, sys
+before, after, runs = set(os.listdir(sys.argv[1])), sys.argv[2], sys.argv[3]
 new = sorted(set(os.listdir(after)) - before)
-for m in new:
-    text = open(os.path.join(after, m)).read()
+texts = [(m, open(os.path.join(after, m)).read()) for m in new]
+for f in sorted(os.listdir(runs)):
+    if f.endswith(".html"):
+        v = json.loads(re.search(r'<script type="application/json" id="kix-view">(.*?)</script>',
+                                 open(os.path.join(runs, f), encoding="utf-8").read(), re.S).group(1))
+        texts.append((v["manifestDigest"], v["manifestCanonical"]))
+for m, text in texts:
     named = [o for o in new if o != m and o in text]
     if named:
         torn = [o for o in new if o != m and o != named[0]]

@@ -3,7 +3,9 @@
 # batches, kixd is killed at a random moment, three times; each time the
 # export directory, served by nginx, is still a tree the outside client
 # (tests/tlog-client) verifies completely (never a checkpoint naming tiles
-# or bundles not yet written), consistent with the first checkpoint, and
+# or bundles not yet written), consistent with the first checkpoint, whose
+# every object kix audit finds (a partial bundle's run manifests in their
+# pages, written before the checkpoint), and
 # a restarted kixd brings it up to the store's size.
 source "$(dirname "$0")/lib.sh"
 source "$(dirname "$0")/mirror_lib.sh"
@@ -32,6 +34,12 @@ for round in 1 2 3; do
   "$CLIENT" -url "$NGINX_URL" -vkey "$VKEY" -all -old "$WORK/cp0" >"$WORK/c" \
     || fail "round $round: the export after kill -9 (at size $exported) does not verify"
   pass "round $round: killed with the export at size $exported: $(cat "$WORK/c")"
+  # every object the checkpoint's entries need is there: a run manifest of
+  # the partial bundle is in its page alone, written before the checkpoint
+  KIX_STATE_DIR="$WORK/s-audit-$round" "$KIX" audit --server "$NGINX_URL/" --log-key "$WORK/vkey" \
+    --no-cache >"$WORK/audit.txt" 2>"$WORK/err" ||
+    fail "round $round: kix audit of the export after kill -9: $(cat "$WORK/err")"
+  pass "round $round: kix audit reads every object of the export at size $exported"
 done
 serve o --export "$WORK/exp"
 size=$(size_of o)

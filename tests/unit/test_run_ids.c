@@ -298,4 +298,54 @@ KIX_TEST(the_export_escapes_ids_logged_before_the_grammar)
     teardown(&f);
 }
 
+/* kixd export's `elsewhere` (kix_pages_manifest_in_page): a run's
+ * manifest is exactly in its page when the snapshot's index names it as
+ * the run's (then a partial bundle's copy writes no objects/ file for
+ * it); a publication of the same id whose manifest the page does not
+ * show (here another log's, as a refused one would be) only maybe. */
+KIX_TEST(a_run_page_holds_exactly_the_manifest_the_index_names)
+{
+    struct fixture a, b;
+    struct kix_append_result res;
+    struct kix_err err = {0};
+    struct kix_log_reader *ra, *rb;
+    struct kix_source *src;
+    struct kix_bytes leaf;
+    struct kix_digest m, want;
+    char manifest[512];
+    uint64_t at_a, at_b;
+
+    setup(&a);
+    setup(&b);
+    ASSERT_EQ_INT(KIX_OK, publish(&a, a.publisher, "r", 1, &res, &err));
+    at_a = res.index;
+    ASSERT_EQ_INT(KIX_OK, publish(&b, b.publisher, "r", 2, &res, &err));
+    at_b = res.index;
+    ASSERT_EQ_INT(KIX_OK, kix_log_read_begin(a.log, &ra));
+    ASSERT_EQ_INT(KIX_OK, kix_log_read_begin(b.log, &rb));
+    src = as_source(a.log, ra);
+
+    run_manifest(manifest, sizeof(manifest), 1);
+    digest_of_json(manifest, &want);
+    ASSERT_EQ_INT(KIX_OK, kix_log_reader_entry(ra, at_a, &leaf));
+    ASSERT_EQ_INT(KIX_PAGES_IN_PAGE_EXACTLY,
+                  kix_pages_manifest_in_page(src, leaf.ptr, leaf.len, &m));
+    ASSERT_EQ_MEM(want.b, 32, m.b, 32);
+    /* not asked: maybe */
+    ASSERT_EQ_INT(KIX_PAGES_IN_PAGE_MAYBE,
+                  kix_pages_manifest_in_page(NULL, leaf.ptr, leaf.len, &m));
+    /* run r of another manifest: a's page for r does not hold it */
+    run_manifest(manifest, sizeof(manifest), 2);
+    digest_of_json(manifest, &want);
+    ASSERT_EQ_INT(KIX_OK, kix_log_reader_entry(rb, at_b, &leaf));
+    ASSERT_EQ_INT(KIX_PAGES_IN_PAGE_MAYBE, kix_pages_manifest_in_page(src, leaf.ptr, leaf.len, &m));
+    ASSERT_EQ_MEM(want.b, 32, m.b, 32);
+
+    kix_source_close(src);
+    kix_log_read_end(ra);
+    kix_log_read_end(rb);
+    teardown(&a);
+    teardown(&b);
+}
+
 KIX_TEST_MAIN()

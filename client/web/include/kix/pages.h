@@ -159,13 +159,21 @@ KIX_API void kix_pages_set_submit_url(const char *url);
 KIX_API void kix_page_script(struct kix_bytes *out);
 KIX_API void kix_page_style(struct kix_bytes *out);
 
-/* Whether entry `index` (its leaf) is a run's publication whose exported
- * run page embeds its manifest (the page named by the run id itself, in
- * the grammar: PROTOCOL.md §3, "One manifest a run"): 1 and *manifest
- * set, else 0. What kixd gives kix_log_export_tlog_linked as `elsewhere`,
- * so that a copy holds such a manifest in its page and its bundle's pack,
- * without an objects/ file of its own. */
-KIX_API int kix_pages_manifest_in_page(uint64_t index, const uint8_t *leaf, size_t len,
+/* Whether a log entry (its leaf) is a run's publication whose exported
+ * run page may embed its manifest (the page named by the run id itself,
+ * in the grammar: PROTOCOL.md §3, "One manifest a run"): then *manifest
+ * is set and the answer is KIX_PAGES_IN_PAGE_EXACTLY when src (the
+ * snapshot the pages are rendered from; NULL: not asked) holds this
+ * manifest as the run's, so that its page embeds exactly it, else
+ * KIX_PAGES_IN_PAGE_MAYBE (a publication the index refused: its id was
+ * taken); 0 when no page embeds it. What kixd gives
+ * kix_log_export_tlog_linked as `elsewhere` (the values are the tlog's
+ * KIX_TLOG_KEPT_EXACTLY and KIX_TLOG_KEPT_MAYBE), so that a copy holds
+ * such a manifest in its page, and once its bundle is full in the
+ * bundle's pack, without an objects/ file of its own. */
+#define KIX_PAGES_IN_PAGE_MAYBE   1
+#define KIX_PAGES_IN_PAGE_EXACTLY 2
+KIX_API int kix_pages_manifest_in_page(struct kix_source *src, const uint8_t *leaf, size_t len,
                                        struct kix_digest *manifest);
 
 /* src: the store as one snapshot (kix_source_open_snapshot; kixd gives

@@ -76,7 +76,8 @@ struct kix_tlog_export_stats {
  * which partial tiles a log serves), and objects/sha256:<hex>, each object
  * the new entries need (their canonical bytes, as kixd --http serves them;
  * with kix_log_export_tlog_linked's `elsewhere`, none for an object the
- * caller's files hold and the entry's full bundle's pack too), and
+ * caller's files hold exactly, or may hold and the entry's full bundle's
+ * pack does), and
  * objects/entries/<N>, the object pack of each bundle that became full
  * (kix_log_reader_object_pack; none for one over its bound); the only
  * files it deletes are the objects/ files that `elsewhere` names for a
@@ -111,14 +112,21 @@ KIX_API int kix_log_export_tlog_from(struct kix_log *l, struct kix_log_reader *g
  * written as before across file systems or when the bytes differ). It
  * counts in files and bytes as a written one, and in stats->linked.
  *
- * elsewhere (NULL: none) names the object of entry `index` (its leaf)
- * that a layer above keeps in the copy in a file of its own making (the
- * pages embed a publication's subject: PROTOCOL.md §3, "One manifest a
- * run"): 1 and *object set, else 0. Such an object gets no objects/ file
- * once the entry's bundle is full and its pack written (the pack holds
- * it), and the file an earlier export wrote while the bundle was partial
- * is removed; until then it is written as any other. */
-typedef int (*kix_tlog_object_elsewhere)(uint64_t index, const uint8_t *leaf, size_t len,
+ * elsewhere (NULL: none), called with the hook's ctx, names the object of
+ * entry `index` (its leaf) that a layer above keeps in the copy in a file
+ * of its own making (the pages embed a publication's subject: PROTOCOL.md
+ * §3, "One manifest a run"), *object set, and says how surely:
+ * KIX_TLOG_KEPT_EXACTLY when that file, written by this export (its hook)
+ * or an earlier one, holds exactly this object: then no objects/ file is
+ * written for it at all; KIX_TLOG_KEPT_MAYBE when it may hold another
+ * (what the layer cannot tell without looking): then it gets no objects/
+ * file once the entry's bundle is full and its pack written (the pack
+ * holds it), and until then it is written as any other; 0: neither. When
+ * the bundle becomes full, the file an earlier export wrote for such an
+ * object is removed. */
+#define KIX_TLOG_KEPT_MAYBE   1
+#define KIX_TLOG_KEPT_EXACTLY 2
+typedef int (*kix_tlog_object_elsewhere)(void *ctx, uint64_t index, const uint8_t *leaf, size_t len,
                                          struct kix_digest *object);
 KIX_API int kix_log_export_tlog_linked(struct kix_log *l, struct kix_log_reader *given,
                                        const char *dir, const char *link_dir,
