@@ -337,6 +337,19 @@ uint64_t kix_u64be_get(const uint8_t in[8])
     return v;
 }
 
+void kix_u32be_put(uint8_t out[4], uint32_t v)
+{
+    out[0] = (uint8_t)(v >> 24);
+    out[1] = (uint8_t)(v >> 16);
+    out[2] = (uint8_t)(v >> 8);
+    out[3] = (uint8_t)v;
+}
+
+uint32_t kix_u32be_get(const uint8_t in[4])
+{
+    return (uint32_t)in[0] << 24 | (uint32_t)in[1] << 16 | (uint32_t)in[2] << 8 | in[3];
+}
+
 size_t kix_uvarint_put(uint8_t *out, uint64_t v)
 {
     size_t n = 0;

@@ -140,10 +140,7 @@ static size_t name_key(uint8_t out[NAME_KEY_MAX], const char *list, size_t n)
 static size_t item_key(uint8_t out[ITEM_KEY_LEN], uint32_t list, uint64_t pos)
 {
     out[0] = 'i';
-    out[1] = (uint8_t)(list >> 24);
-    out[2] = (uint8_t)(list >> 16);
-    out[3] = (uint8_t)(list >> 8);
-    out[4] = (uint8_t)list;
+    kix_u32be_put(out + 1, list);
     kix_u64be_put(out + LIST_PREFIX, pos);
     return ITEM_KEY_LEN;
 }
@@ -152,11 +149,6 @@ static size_t item_key(uint8_t out[ITEM_KEY_LEN], uint32_t list, uint64_t pos)
 static size_t head_key(uint8_t out[ITEM_KEY_LEN], uint32_t list)
 {
     return item_key(out, list, UINT64_MAX);
-}
-
-static uint32_t u32be(const uint8_t *p)
-{
-    return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
 }
 
 /* The number of the list whose index key is key[0..n): KIX_ENOTFOUND when
@@ -172,7 +164,7 @@ static int list_number(struct kix_log_txn *t, const char *key, size_t n, int mak
     if (rc == KIX_OK && v.len != 4)
         rc = KIX_ECORRUPT;
     if (rc == KIX_OK)
-        *list = u32be(v.ptr);
+        *list = kix_u32be_get(v.ptr);
     if (rc != KIX_ENOTFOUND || !make)
         return rc && rc != KIX_ENOTFOUND
                    ? kix_err_set(err, rc, "reading a selection list's number: %s", kix_strerror(rc))
@@ -182,19 +174,16 @@ static int list_number(struct kix_log_txn *t, const char *key, size_t n, int mak
         *list = 0;
         rc = KIX_OK;
     } else if (rc == KIX_OK) {
-        rc = v.len == 4 && u32be(v.ptr) < UINT32_MAX ? KIX_OK : KIX_ECORRUPT;
-        *list = rc ? 0 : u32be(v.ptr);
+        rc = v.len == 4 && kix_u32be_get(v.ptr) < UINT32_MAX ? KIX_OK : KIX_ECORRUPT;
+        *list = rc ? 0 : kix_u32be_get(v.ptr);
     }
     if (rc)
         return kix_err_set(err, rc, "reading the next selection list number: %s", kix_strerror(rc));
-    no[0] = (uint8_t)((*list + 1) >> 24);
-    no[1] = (uint8_t)((*list + 1) >> 16);
-    no[2] = (uint8_t)((*list + 1) >> 8);
-    no[3] = (uint8_t)(*list + 1);
+    kix_u32be_put(no, *list + 1);
     rc = kix_log_txn_put(t, KIX_TABLE_SELECTIONS, "c", 1, no, 4, err);
     if (rc == KIX_OK) {
-        uint8_t mine[4] = {(uint8_t)(*list >> 24), (uint8_t)(*list >> 16), (uint8_t)(*list >> 8),
-                           (uint8_t)*list};
+        uint8_t mine[4];
+        kix_u32be_put(mine, *list);
         rc = kix_log_txn_put(t, KIX_TABLE_SELECTIONS, nk, nklen, mine, 4, err);
     }
     return rc;
@@ -400,7 +389,7 @@ static int each_list(void *arg, const struct kix_bytes *k, const struct kix_byte
         return 1; /* past the lists */
     if (k->len - 1 > KIX_SEL_KEY_MAX || v->len != 4)
         return 0;
-    rc = head_items(w->t, u32be(v->ptr), &items, NULL);
+    rc = head_items(w->t, kix_u32be_get(v->ptr), &items, NULL);
     if (rc && rc != KIX_ENOTFOUND) {
         w->rc = rc;
         return 1;

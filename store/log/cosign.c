@@ -18,10 +18,7 @@ size_t kix__cosig_key(uint8_t *out, uint64_t size, uint32_t key_hash, const char
                       size_t name_len)
 {
     kix_u64be_put(out, size);
-    out[8] = (uint8_t)(key_hash >> 24);
-    out[9] = (uint8_t)(key_hash >> 16);
-    out[10] = (uint8_t)(key_hash >> 8);
-    out[11] = (uint8_t)key_hash;
+    kix_u32be_put(out + 8, key_hash);
     memcpy(out + 12, name, name_len);
     return 12 + name_len;
 }

@@ -38,19 +38,6 @@
 
 #define MAP_FIRST ((uint64_t)64 << 20)
 
-static uint32_t u32be_get(const uint8_t *p)
-{
-    return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
-}
-
-static void u32be_put(uint8_t *p, uint32_t v)
-{
-    p[0] = (uint8_t)(v >> 24);
-    p[1] = (uint8_t)(v >> 16);
-    p[2] = (uint8_t)(v >> 8);
-    p[3] = (uint8_t)v;
-}
-
 struct kix__seg_map {
     const uint8_t *base;
     uint64_t len;
@@ -238,7 +225,7 @@ int kix__seg_view(struct kix_store *s, MDB_val *v)
     if (v->mv_size != KIX__LOCATOR_LEN)
         return KIX_ECORRUPT;
     off = kix_u64be_get(v->mv_data);
-    len = u32be_get((const uint8_t *)v->mv_data + 8);
+    len = kix_u32be_get((const uint8_t *)v->mv_data + 8);
     if (off > UINT64_MAX - len)
         return KIX_ECORRUPT;
     /* the writer's own appends of this transaction, not yet in the file */
@@ -286,7 +273,7 @@ static int last_end(struct kix_store *s, MDB_txn *txn, int t, uint64_t *end)
         return KIX_OK;
     if (rc)
         return kix__db_error(rc, NULL, "reading the log");
-    *end = kix_u64be_get(v.mv_data) + u32be_get((const uint8_t *)v.mv_data + 8);
+    *end = kix_u64be_get(v.mv_data) + kix_u32be_get((const uint8_t *)v.mv_data + 8);
     return KIX_OK;
 }
 
@@ -381,7 +368,7 @@ int kix__seg_put(struct kix_store *s, MDB_txn *txn, int table, const uint8_t key
         if (rc)
             return rc;
         kix_u64be_put(loc, off);
-        u32be_put(loc + 8, (uint32_t)len);
+        kix_u32be_put(loc + 8, (uint32_t)len);
         v.mv_size = sizeof(loc);
         v.mv_data = loc;
     }
@@ -479,7 +466,7 @@ static int convert_table(struct kix_store *s, MDB_txn *txn, int t, struct conver
         if (rc)
             break;
         kix_u64be_put(c->locs + n * KIX__LOCATOR_LEN, off);
-        u32be_put(c->locs + n * KIX__LOCATOR_LEN + 8, (uint32_t)v.mv_size);
+        kix_u32be_put(c->locs + n * KIX__LOCATOR_LEN + 8, (uint32_t)v.mv_size);
         n++;
     }
     mdb_cursor_close(cur);

@@ -103,7 +103,7 @@ uint32_t kix_note_key_hash(const char *name, size_t name_len, uint8_t alg,
     kix_sha256_update(&st, &alg, 1);
     kix_sha256_update(&st, pub, KIX_NOTE_PUBKEY_LEN);
     kix_sha256_final(&st, h);
-    return (uint32_t)h[0] << 24 | (uint32_t)h[1] << 16 | (uint32_t)h[2] << 8 | h[3];
+    return kix_u32be_get(h);
 }
 
 void kix_key_id(const uint8_t pub[KIX_NOTE_PUBKEY_LEN], char out_hex[KIX_KEY_ID_HEX_LEN + 1])

@@ -48,24 +48,6 @@ int kix_note_text_check(const char *text, size_t len, struct kix_err *err)
     return KIX_OK;
 }
 
-static void put_be32(uint8_t *p, uint32_t v)
-{
-    p[0] = (uint8_t)(v >> 24);
-    p[1] = (uint8_t)(v >> 16);
-    p[2] = (uint8_t)(v >> 8);
-    p[3] = (uint8_t)v;
-}
-
-static uint32_t get_be32(const uint8_t *p)
-{
-    return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
-}
-
-static uint64_t get_be64(const uint8_t *p)
-{
-    return (uint64_t)get_be32(p) << 32 | get_be32(p + 4);
-}
-
 /* Appends "— <name> <base64(blob)>\n". */
 static int add_sig_line(struct kix_buf *out, const char *name, const uint8_t *blob, size_t n)
 {
@@ -105,7 +87,7 @@ static int add_note_sig(struct kix_buf *out, const struct kix_signer *s, const c
     uint8_t blob[NOTE_BLOB_LEN];
     int rc;
 
-    put_be32(blob, kix_signer_key_hash(s));
+    kix_u32be_put(blob, kix_signer_key_hash(s));
     rc = kix_signer_sign(s, text, len, blob + 4);
     if (!rc)
         rc = add_sig_line(out, kix_signer_name(s), blob, sizeof(blob));
@@ -241,7 +223,7 @@ static int timestamped_line(const struct kix_signer *witness, const char *header
         rc = kix_err_set(err, KIX_ENOMEM, "out of memory signing a statement");
         goto out;
     }
-    put_be32(blob, kix_signer_key_hash(witness));
+    kix_u32be_put(blob, kix_signer_key_hash(witness));
     for (int i = 0; i < 8; i++)
         blob[4 + i] = (uint8_t)(time >> (56 - 8 * i));
     rc = kix_signer_sign(witness, msg.ptr, msg.len, blob + 12);
@@ -338,12 +320,13 @@ int kix_mirror_held_verify(const char *line, size_t line_len, const char *checkp
     }
     if (kix_base64_decode_std((const char *)parsed->sigs[0].b64.ptr, parsed->sigs[0].b64.len, blob,
                               sizeof(blob), &n) != 0 ||
-        n != COSIG_BLOB_LEN || get_be64(blob + 4) > KIX_COSIGN_TIME_MAX) {
+        n != COSIG_BLOB_LEN || kix_u64be_get(blob + 4) > KIX_COSIGN_TIME_MAX) {
         rc = kix_err_set(err, KIX_EVERIFY, "the held statement of %s+%08x is malformed",
                          known[idx].name, known[idx].key_hash);
         goto out;
     }
-    if (signed_message(&msg, KIX_MIRROR_HELD_HEADER, get_be64(blob + 4), checkpoint_text, len)) {
+    if (signed_message(&msg, KIX_MIRROR_HELD_HEADER, kix_u64be_get(blob + 4), checkpoint_text,
+                       len)) {
         rc = kix_err_set(err, KIX_ENOMEM, "out of memory");
         goto out;
     }
@@ -357,7 +340,7 @@ int kix_mirror_held_verify(const char *line, size_t line_len, const char *checkp
     if (which)
         *which = (size_t)idx;
     if (time)
-        *time = get_be64(blob + 4);
+        *time = kix_u64be_get(blob + 4);
     rc = KIX_OK;
 out:
     free(parsed);
@@ -402,7 +385,7 @@ static int verify_sig(const struct kix_verifier *v, struct kix_note_sig *sig,
         uint64_t t;
         if (n != COSIG_BLOB_LEN)
             return 0;
-        t = get_be64(blob + 4);
+        t = kix_u64be_get(blob + 4);
         if (t > KIX_COSIGN_TIME_MAX)
             return 0;
         if (cosig_message(scratch, t, (const char *)text->ptr, text->len)) {
@@ -484,7 +467,7 @@ static int parse_note(const uint8_t *p, size_t len, struct kix_note *out, struct
         if (blob_len < 5)
             return kix_err_set(err, KIX_EINVAL, "malformed note: signature line %zu is too short",
                                lineno + 1);
-        sig.key_hash = get_be32(head);
+        sig.key_hash = kix_u32be_get(head);
         sig.verifier = -1;
         sig.timestamp = 0;
         for (j = 0; j < out->nsigs; j++)

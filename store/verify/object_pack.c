@@ -3,6 +3,7 @@
 
 #include <stdio.h>
 
+#include "kix/encoding.h"
 #include "kix/tlog_path.h"
 
 int kix_object_pack_path(uint64_t index, char *out, size_t cap)
@@ -23,10 +24,7 @@ int kix_object_pack_add(struct kix_buf *pack, const uint8_t *bytes, size_t len)
     if (len > KIX_OBJECT_PACK_OBJECT || pack->len > KIX_OBJECT_PACK_MAX - 4 ||
         len > KIX_OBJECT_PACK_MAX - 4 - pack->len)
         return KIX_ELIMIT;
-    head[0] = (uint8_t)(len >> 24);
-    head[1] = (uint8_t)(len >> 16);
-    head[2] = (uint8_t)(len >> 8);
-    head[3] = (uint8_t)len;
+    kix_u32be_put(head, (uint32_t)len);
     if (kix_buf_grow(pack, 4 + len) != KIX_OK || kix_buf_add(pack, head, 4) != KIX_OK ||
         kix_buf_add(pack, bytes, len) != KIX_OK)
         return KIX_ENOMEM; /* only the grow can fail: nothing was added */
@@ -42,8 +40,7 @@ int kix_object_pack_next(const uint8_t *pack, size_t len, size_t *off, const uin
         return KIX_ENOTFOUND;
     if (at > len || len - at < 4)
         return KIX_EPROTO;
-    n = (size_t)pack[at] << 24 | (size_t)pack[at + 1] << 16 | (size_t)pack[at + 2] << 8 |
-        pack[at + 3];
+    n = kix_u32be_get(pack + at);
     at += 4;
     if (n > KIX_OBJECT_PACK_OBJECT || len - at < n)
         return KIX_EPROTO;

@@ -92,6 +92,9 @@ KIX_API void kix_hex_short_id(const uint8_t id[32], char out[KIX_SHORT_ID_LEN + 
  * numbers). */
 KIX_API void kix_u64be_put(uint8_t out[8], uint64_t v);
 KIX_API uint64_t kix_u64be_get(const uint8_t in[8]);
+/* Big-endian u32: lengths and numbers inside stored values and keys. */
+KIX_API void kix_u32be_put(uint8_t out[4], uint32_t v);
+KIX_API uint32_t kix_u32be_get(const uint8_t in[4]);
 /* LEB128 (7 bits a byte, least significant first, the high bit marks
  * more): put writes at most KIX_UVARINT_MAX bytes and returns how many;
  * get reads one from [*p, end), advancing *p: KIX_ECORRUPT when it runs
