@@ -691,8 +691,8 @@ int kix_pages_manifest_in_page(struct kix_source *src, const uint8_t *leaf, size
      * unless the index refused the publication (the id taken before) */
     if (src && kix_view_run(src, e.run_id, &info) == KIX_OK &&
         memcmp(info.manifest.b, e.subject.b, sizeof(e.subject.b)) == 0)
-        return KIX_PAGES_IN_PAGE_EXACTLY;
-    return KIX_PAGES_IN_PAGE_MAYBE;
+        return KIX_TLOG_KEPT_EXACTLY;
+    return KIX_TLOG_KEPT_MAYBE;
 }
 
 int kix_pages_export_threads(struct kix_source *src, kix_pages_source_fn more, void *ctx,

@@ -328,17 +328,15 @@ KIX_TEST(a_run_page_holds_exactly_the_manifest_the_index_names)
     run_manifest(manifest, sizeof(manifest), 1);
     digest_of_json(manifest, &want);
     ASSERT_EQ_INT(KIX_OK, kix_log_reader_entry(ra, at_a, &leaf));
-    ASSERT_EQ_INT(KIX_PAGES_IN_PAGE_EXACTLY,
-                  kix_pages_manifest_in_page(src, leaf.ptr, leaf.len, &m));
+    ASSERT_EQ_INT(KIX_TLOG_KEPT_EXACTLY, kix_pages_manifest_in_page(src, leaf.ptr, leaf.len, &m));
     ASSERT_EQ_MEM(want.b, 32, m.b, 32);
     /* not asked: maybe */
-    ASSERT_EQ_INT(KIX_PAGES_IN_PAGE_MAYBE,
-                  kix_pages_manifest_in_page(NULL, leaf.ptr, leaf.len, &m));
+    ASSERT_EQ_INT(KIX_TLOG_KEPT_MAYBE, kix_pages_manifest_in_page(NULL, leaf.ptr, leaf.len, &m));
     /* run r of another manifest: a's page for r does not hold it */
     run_manifest(manifest, sizeof(manifest), 2);
     digest_of_json(manifest, &want);
     ASSERT_EQ_INT(KIX_OK, kix_log_reader_entry(rb, at_b, &leaf));
-    ASSERT_EQ_INT(KIX_PAGES_IN_PAGE_MAYBE, kix_pages_manifest_in_page(src, leaf.ptr, leaf.len, &m));
+    ASSERT_EQ_INT(KIX_TLOG_KEPT_MAYBE, kix_pages_manifest_in_page(src, leaf.ptr, leaf.len, &m));
     ASSERT_EQ_MEM(want.b, 32, m.b, 32);
 
     kix_source_close(src);

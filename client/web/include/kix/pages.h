@@ -26,6 +26,7 @@
 
 #include "kix/api.h"
 
+#include "kix/tlog_tiles.h"
 #include "kix/view.h"
 
 /* The run `run_id` (len bytes) as JSON (one object) or HTML. */
@@ -162,17 +163,14 @@ KIX_API void kix_page_style(struct kix_bytes *out);
 /* Whether a log entry (its leaf) is a run's publication whose exported
  * run page may embed its manifest (the page named by the run id itself,
  * in the grammar: PROTOCOL.md §3, "One manifest a run"): then *manifest
- * is set and the answer is KIX_PAGES_IN_PAGE_EXACTLY when src (the
- * snapshot the pages are rendered from; NULL: not asked) holds this
- * manifest as the run's, so that its page embeds exactly it, else
- * KIX_PAGES_IN_PAGE_MAYBE (a publication the index refused: its id was
- * taken); 0 when no page embeds it. What kixd gives
- * kix_log_export_tlog_linked as `elsewhere` (the values are the tlog's
- * KIX_TLOG_KEPT_EXACTLY and KIX_TLOG_KEPT_MAYBE), so that a copy holds
- * such a manifest in its page, and once its bundle is full in the
- * bundle's pack, without an objects/ file of its own. */
-#define KIX_PAGES_IN_PAGE_MAYBE   1
-#define KIX_PAGES_IN_PAGE_EXACTLY 2
+ * is set and the answer is KIX_TLOG_KEPT_EXACTLY when src (the snapshot
+ * the pages are rendered from; NULL: not asked) holds this manifest as
+ * the run's, so that its page embeds exactly it, else KIX_TLOG_KEPT_MAYBE
+ * (a publication the index refused: its id was taken); 0 when no page
+ * embeds it. What kixd gives kix_log_export_tlog_linked as `elsewhere`
+ * (kix/tlog_tiles.h), so that a copy holds such a manifest in its page,
+ * and once its bundle is full in the bundle's pack, without an objects/
+ * file of its own. */
 KIX_API int kix_pages_manifest_in_page(struct kix_source *src, const uint8_t *leaf, size_t len,
                                        struct kix_digest *manifest);
 
