@@ -16,7 +16,6 @@
 #include "index_internal.h"
 #include "kix/encoding.h"
 #include "kix/file.h"
-#include "kix/sha256.h"
 #include "kix/vindex.h"
 
 int kix_index_tile(struct kix_log_reader *r, const uint8_t *key, size_t klen, struct kix_buf *out,
@@ -184,7 +183,7 @@ static int tile_lean(const uint8_t *v, size_t tlen, struct kix_buf *out)
 static int tile_unlean(const uint8_t *b, size_t blen, struct kix_buf *out)
 {
     uint8_t recs[KIX_SMT_TILE_SLOTS][KIX_SMT_RECORD_LEN];
-    unsigned bits = blen >= 2 ? (unsigned)b[0] << 8 | b[1] : 0;
+    unsigned bits = blen >= 2 ? (unsigned)b[0] << 8 | b[1] : 0, derive = 0;
     size_t at = 2;
     int rc;
 
@@ -199,19 +198,11 @@ static int tile_unlean(const uint8_t *b, size_t blen, struct kix_buf *out)
         if (blen - at < n)
             return KIX_ECORRUPT;
         memcpy(recs[i], b + at, n);
+        if (lean_derived(i, b[at]))
+            derive |= 0x8000u >> i;
         at += n;
     }
-    for (int i = 6; i >= 0; i--) {
-        if (!(bits & (0x8000u >> i)) || !lean_derived((unsigned)i, recs[i][0]))
-            continue;
-        for (int c = 0; c < 2; c++) {
-            unsigned child = 2u * (unsigned)i + 1u + (unsigned)c;
-            if (bits & (0x8000u >> child))
-                kix_sha256(recs[child], KIX_SMT_RECORD_LEN, recs[i] + 1 + 32 * c);
-            else
-                memset(recs[i] + 1 + 32 * c, 0, 32);
-        }
-    }
+    kix_smt_tile_derive(recs, bits, derive);
     rc = kix_buf_add(out, b, 2);
     for (unsigned i = 0; rc == KIX_OK && i < KIX_SMT_TILE_SLOTS; i++)
         if (bits & (0x8000u >> i))

@@ -402,6 +402,22 @@ int kix_smt_tile_child_hash(const uint8_t *v, size_t len, unsigned stratum,
  * children are in the tiles below */
 #define UPPER_SLOTS 3
 
+void kix_smt_tile_derive(uint8_t recs[SLOTS][REC], unsigned bits, unsigned derive)
+{
+    for (unsigned i = SLOTS / 2; i-- > 0;) {
+        if (!(derive & wire_bit(i)))
+            continue;
+        recs[i][0] = T_NODE;
+        for (unsigned c = 0; c < 2; c++) {
+            unsigned child = 2 * i + 1 + c;
+            if (bits & wire_bit(child))
+                kix_sha256(recs[child], REC, recs[i] + 1 + c * HL);
+            else
+                memset(recs[i] + 1 + c * HL, 0, HL);
+        }
+    }
+}
+
 int kix_smt_tile_packed(const uint8_t *p, size_t plen)
 {
     return plen >= 2 && (p[1] & PACKED_MARK);
@@ -464,7 +480,7 @@ as_is:
 
 int kix_smt_tile_unpack(const uint8_t *p, size_t plen, uint8_t out[KIX_SMT_TILE_MAX], size_t *len)
 {
-    unsigned bits = plen >= 2 ? (unsigned)p[0] << 8 | p[1] : 0, leaves, kept = 0;
+    unsigned bits = plen >= 2 ? (unsigned)p[0] << 8 | p[1] : 0, leaves, kept = 0, derive = 0;
     uint8_t rec[SLOTS][REC];
     const uint8_t *q = p + 4;
     size_t off = 2;
@@ -492,19 +508,14 @@ int kix_smt_tile_unpack(const uint8_t *p, size_t plen, uint8_t out[KIX_SMT_TILE_
             q += REC - 1;
         }
     /* the upper interior records, each from its children below it */
-    for (unsigned i = UPPER_SLOTS; i-- > 0;) {
-        unsigned l = 2 * i + 1, r = l + 1;
+    for (unsigned i = 0; i < UPPER_SLOTS; i++) {
         if (!(bits & wire_bit(i)) || (leaves & wire_bit(i)))
             continue;
-        if (!(bits & (wire_bit(l) | wire_bit(r))))
+        if (!(bits & (wire_bit(2 * i + 1) | wire_bit(2 * i + 2))))
             return KIX_ECORRUPT;
-        rec[i][0] = T_NODE;
-        memset(rec[i] + 1, 0, 2 * HL);
-        if (bits & wire_bit(l))
-            kix_sha256(rec[l], REC, rec[i] + 1);
-        if (bits & wire_bit(r))
-            kix_sha256(rec[r], REC, rec[i] + 1 + HL);
+        derive |= wire_bit(i);
     }
+    kix_smt_tile_derive(rec, bits, derive);
     for (unsigned i = 0; i < SLOTS; i++)
         if (bits & wire_bit(i)) {
             memcpy(out + off, rec[i], REC);

@@ -339,6 +339,15 @@ KIX_API int kix_smt_tile_child_hash(const uint8_t *v, size_t len, unsigned strat
  * are malformed (lengths, marks, an interior record of levels 0 or 1 with
  * no child). Pure. */
 KIX_API int kix_smt_tile_packed(const uint8_t *p, size_t plen);
+/* What both forms that leave a tile's upper interior records out
+ * (kix_smt_tile_pack here, an export's lean pack tiles: kix/vindex.h) do
+ * to get them back: each slot i set in `derive` (bit 15 - i, as a tile's
+ * bitmap) becomes 0x03 ‖ the SHA-256 of the record in slot 2i + 1 ‖ that
+ * of slot 2i + 2 (32 zero bytes for a slot `bits` leaves empty), from
+ * the bottom up, so a derived record's derived children come first.
+ * recs holds the tile's records by slot. Pure. */
+KIX_API void kix_smt_tile_derive(uint8_t recs[KIX_SMT_TILE_SLOTS][KIX_SMT_RECORD_LEN],
+                                 unsigned bits, unsigned derive);
 KIX_API size_t kix_smt_tile_pack(const uint8_t *v, size_t len, uint8_t out[KIX_SMT_TILE_MAX]);
 KIX_API int kix_smt_tile_unpack(const uint8_t *p, size_t plen, uint8_t out[KIX_SMT_TILE_MAX],
                                 size_t *len) KIX_MUST_CHECK;
