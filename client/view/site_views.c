@@ -957,27 +957,20 @@ int kix_home_view_json(const struct kix_home_view *v, size_t page, unsigned flag
     o = json_object();
     rows = json_array();
     bad = !o || !rows;
-    /* a static copy's pages (KIX_VIEW_JSON_EXPORT), page 1 too, hold
-     * their rows and what places them, not the log's size, checkpoint and
-     * counts (the number of groups too), which every new run or group
-     * changes: a page is then the same file until its rows change, and an
-     * export leaves it as it is (the counts are search/index.json's) */
-    int global = !(flags & KIX_VIEW_JSON_EXPORT);
+    /* kixd's alone: a static copy writes no home view, its rows are its
+     * search shards' (PROTOCOL.md §3, "Home rows twice") */
     bad |= kix__json_set(o, "view", json_string(KIX_VIEW_HOME));
     bad |= kix__json_set(o, "origin", json_string(v->origin));
-    if (global) {
-        bad |= kix__json_set(o, "treeSize", json_integer((json_int_t)v->tree_size));
-        bad |= kix__json_set(o, "checkpoint",
-                             json_stringn((const char *)v->checkpoint.ptr, v->checkpoint.len));
-        bad |= kix__json_set(o, "rankedRuns", json_integer((json_int_t)v->ranked_runs));
-        bad |= kix__json_set(o, "groups", json_integer((json_int_t)v->nrows));
-    }
+    bad |= kix__json_set(o, "treeSize", json_integer((json_int_t)v->tree_size));
+    bad |= kix__json_set(o, "checkpoint",
+                         json_stringn((const char *)v->checkpoint.ptr, v->checkpoint.len));
+    bad |= kix__json_set(o, "rankedRuns", json_integer((json_int_t)v->ranked_runs));
+    bad |= kix__json_set(o, "groups", json_integer((json_int_t)v->nrows));
     bad |= kix__json_set(o, "page", json_integer((json_int_t)page));
     bad |= kix__json_set(o, "pages", json_integer((json_int_t)pages));
     bad |= kix__json_set(o, "pageSize", json_integer(KIX_HOME_PAGE_ROWS));
     bad |= kix__json_set(o, "firstRow", json_integer((json_int_t)first));
-    if (global)
-        bad |= kix__json_set(o, "kernels", kix_home_view_kernels_json(v));
+    bad |= kix__json_set(o, "kernels", kix_home_view_kernels_json(v));
     for (size_t i = first; !bad && i < last; i++) {
         const struct kix_home_row *x = &v->rows[i];
         char human[KIX_HUMAN_MAX];

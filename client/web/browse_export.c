@@ -122,30 +122,26 @@ int kix__browse_export(struct kix_source *r, const char *dir, const char *const 
         return rc;
     pages = kix_home_view_pages(&m->view);
     shards = (m->view.nrows + KIX_SEARCH_SHARD_ROWS - 1) / KIX_SEARCH_SHARD_ROWS;
-    /* every page, page 1 (index.html, index.json) too, holds its rows and
-     * what places them alone, not the log's size and counts (those are
+    /* every page, page 1 (index.html) too, holds its rows and what places
+     * them alone, not the log's size and counts (those are
      * search/index.json's, which kix-search.js shows): written when they
-     * changed, so a new run rewrites the page of its group's row alone */
+     * changed, so a new run rewrites the page of its group's row alone.
+     * A row's data is in its page and its search shard, not in a third
+     * file: the home JSON an older export wrote goes (PROTOCOL.md §3,
+     * "Home rows twice") */
     for (size_t p = 1; rc == KIX_OK && p <= pages; p++) {
-        struct kix_buf json = KIX_BUF_INIT;
         const char *sub = p > 1 ? "home" : "";
-        int wrote = 0;
         kix_buf_reset(&x.body);
-        rc = kix__home_page_exported(m, p, &x.body, &json, err);
+        rc = kix__home_page_exported(m, p, &x.body, err);
         snprintf(name, sizeof(name), p > 1 ? "%zu" : "index.html", p);
-        if (rc == KIX_OK && !holds(&x, sub, name, &x.body)) /* index.html: no twin */
-            rc = p > 1 ? put_page(&x, sub, name) : put(&x, sub, name), wrote = 1;
-        snprintf(name, sizeof(name), p > 1 ? "%zu.json" : "index.json", p);
-        if (rc == KIX_OK && !holds(&x, sub, name, &json)) {
-            kix_buf_reset(&x.body);
-            rc = kix_buf_add(&x.body, json.ptr, json.len) == KIX_OK
-                     ? put(&x, sub, name)
-                     : kix_err_set(err, KIX_ENOMEM, "out of memory");
-            wrote = 1;
+        if (rc == KIX_OK && !holds(&x, sub, name, &x.body)) { /* index.html: no twin */
+            rc = p > 1 ? put_page(&x, sub, name) : put(&x, sub, name);
+            if (rc == KIX_OK)
+                stats->home_pages++;
         }
-        kix_buf_release(&json);
-        if (rc == KIX_OK && wrote)
-            stats->home_pages++;
+        snprintf(name, sizeof(name), p > 1 ? "%zu.json" : "index.json", p);
+        if (rc == KIX_OK)
+            rc = kix__export_remove(dir, sub, name, err);
     }
     kix_buf_reset(&x.body);
     if (rc == KIX_OK && (rc = kix_page_search_index(r, &x.body, err)) == KIX_OK)

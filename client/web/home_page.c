@@ -311,6 +311,19 @@ int kix__group_row_slots(struct kix_tpl *row, const struct kix_home_row *x)
     return kix_tpl_setf(row, "runs", "%llu", (unsigned long long)x->group_size);
 }
 
+/* The page's "JSON" link: kixd's view of the page, or in a static copy
+ * the search shard holding its rows (PROTOCOL.md §3, "Home rows twice"):
+ * a copy writes each row in its page and its shard, not in a third file
+ * (pages of KIX_HOME_PAGE_ROWS never straddle two shards). */
+static int json_path(struct kix_tpl *t, size_t page, int exported)
+{
+    if (exported)
+        return kix_tpl_setf(t, "jsonPath", "search/%zu.json",
+                            (page - 1) * KIX_HOME_PAGE_ROWS / KIX_SEARCH_SHARD_ROWS);
+    return page > 1 ? kix_tpl_setf(t, "jsonPath", "home/%zu.json", page)
+                    : kix_tpl_set(t, "jsonPath", "index.json");
+}
+
 static int home_slots(struct kix_tpl *t, const struct kix__home_model *m, size_t page,
                       const struct kix_buf *doc, int exported)
 {
@@ -342,9 +355,7 @@ static int home_slots(struct kix_tpl *t, const struct kix__home_model *m, size_t
         (rc = kix_tpl_setf(t, "pages", "%zu", pages)) ||
         (rc = kix_tpl_set(t, "notFirst", page > 1 ? "1" : "")) ||
         (rc = kix_tpl_setf(t, "firstShown", "%zu", v->nrows ? first + 1 : 0)) ||
-        (rc = kix_tpl_setf(t, "lastShown", "%zu", last)) ||
-        (rc = page > 1 ? kix_tpl_setf(t, "jsonPath", "home/%zu.json", page)
-                       : kix_tpl_set(t, "jsonPath", "index.json")) ||
+        (rc = kix_tpl_setf(t, "lastShown", "%zu", last)) || (rc = json_path(t, page, exported)) ||
         (rc = page_link(t, "first", root, 1, page > 1)) ||
         (rc = page_link(t, "prev", root, page - 1, page > 1)) ||
         (rc = page_link(t, "next", root, page + 1, page < pages)) ||
@@ -376,9 +387,8 @@ static int home_html(struct kix__home_model *m, size_t page, int exported, struc
 {
     struct kix_buf doc = KIX_BUF_INIT;
     struct kix_tpl *t = NULL;
-    /* an exported page embeds no view: home/<n>.json (index.json) beside
-     * it holds it, and no script of the page reads it, so an export that
-     * rewrites the page writes its rows' data once, not twice */
+    /* an exported page embeds no view: its rows' data is its search
+     * shard's, and no script of the page reads a view */
     int rc = exported ? KIX_OK : kix_home_view_json(&m->view, page, KIX_VIEW_JSON_HTML, &doc, err);
 
     if (rc == KIX_OK &&
@@ -398,11 +408,9 @@ static int home_html_of(struct kix__home_model *m, size_t page, struct kix_buf *
 }
 
 int kix__home_page_exported(struct kix__home_model *m, size_t page, struct kix_buf *html,
-                            struct kix_buf *json, struct kix_err *err)
+                            struct kix_err *err)
 {
-    int rc = home_html(m, page, 1, html, err);
-
-    return rc || !json ? rc : kix_home_view_json(&m->view, page, KIX_VIEW_JSON_EXPORT, json, err);
+    return home_html(m, page, 1, html, err);
 }
 
 int kix_page_home_html(struct kix_source *r, struct kix_buf *out, struct kix_err *err)

@@ -205,6 +205,17 @@ int kix__export_file(const char *dir, const char *sub, const char *name, const s
     return rc;
 }
 
+int kix__export_remove(const char *dir, const char *sub, const char *name, struct kix_err *err)
+{
+    char path[4400];
+
+    snprintf(path, sizeof(path), "%s%s%s/%s", dir, *sub ? "/" : "", sub, name);
+    if (unlink(path) != 0 && errno != ENOENT)
+        return kix_err_set(err, KIX_EIO, "cannot remove %s (an older export's file): %s", path,
+                           strerror(errno));
+    return KIX_OK;
+}
+
 /* DIR/sub/<name>.html: the page DIR/sub/<name> again, the name the pages
  * link to, for static servers that type a file by its extension alone
  * (python3 -m http.server, object stores); <name> stays for permalinks.
@@ -291,10 +302,12 @@ static int write_static(struct pexport *x, const char *name, const struct kix_by
  * extensionless files, and its kernel pages have no .html twin; layout 2's
  * run pages and views repeat the manifest; layout 3's run views are a
  * second file and repeat the objects and index proofs; layout 4's name
- * each field cell's pointer and embed views that repeat the page) are all
+ * each field cell's pointer and embed views that repeat the page; layout
+ * 5's write the sentences explaining attestations, the cite text and the
+ * tiles into every run page, and its home pages link a home JSON) are all
  * written again, so that no page links a file the copy lacks and each
  * run's bytes are there once. */
-#define LAYOUT "5\n"
+#define LAYOUT "6\n"
 
 static int layout_current(const char *dir)
 {
@@ -429,15 +442,12 @@ static int run_files(struct pexport *x, const char *id, char *name, size_t cap, 
  * (x->upgrade: the copy's runs/.layout is not this one's). */
 static int drop_old_view(struct pexport *x, const char *sub, const char *name)
 {
-    char path[4400];
+    char file[KIX_RUN_PAGE_NAME_MAX + 80];
 
     if (!x->upgrade)
         return KIX_OK;
-    snprintf(path, sizeof(path), "%s/%s/%s.json", x->dir, sub, name);
-    if (unlink(path) != 0 && errno != ENOENT)
-        return kix_err_set(x->err, KIX_EIO, "cannot remove %s (an older layout's view): %s", path,
-                           strerror(errno));
-    return KIX_OK;
+    snprintf(file, sizeof(file), "%s.json", name);
+    return kix__export_remove(x->dir, sub, file, x->err);
 }
 
 /* DIR/sub/<name> (and <name>.html, the same file), and for a group

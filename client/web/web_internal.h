@@ -60,12 +60,11 @@ int kix__home_acquire(struct kix_source *r, struct kix__home_model **out,
                       struct kix_err *err) KIX_MUST_CHECK;
 void kix__home_put(struct kix__home_model *m);
 /* Home page `page` as a static copy writes it (PROTOCOL.md §3, the home
- * view): its HTML without the embedded view (html; json holds it) and,
- * from page 2 on, its rows without the log's size, checkpoint and counts,
- * so that it is the same file until its rows change; page 1 is kixd's
- * but for the view. json may be NULL (the HTML alone). */
+ * view): its HTML alone, without the embedded view, the log's size and
+ * counts, so that it is the same file until its rows change; its "JSON"
+ * link names the search shard that holds its rows (no home JSON in a copy). */
 int kix__home_page_exported(struct kix__home_model *m, size_t page, struct kix_buf *html,
-                            struct kix_buf *json, struct kix_err *err);
+                            struct kix_err *err);
 
 /* Sets `slot` to the address of run_id's page relative to the runs/
  * directory: its page name (kix_run_page_name) and ".html", the name every
@@ -81,6 +80,10 @@ int kix__export_page(const char *dir, const char *sub, const char *name, const s
 /* dir/sub/name holding `body`, counted likewise (no .html twin). */
 int kix__export_file(const char *dir, const char *sub, const char *name, const struct kix_buf *body,
                      struct kix_pages_export_stats *stats, struct kix_err *err) KIX_MUST_CHECK;
+/* DIR/sub/name removed (a file an older export wrote that this layout has
+ * not); KIX_OK when it was not there. */
+int kix__export_remove(const char *dir, const char *sub, const char *name,
+                       struct kix_err *err) KIX_MUST_CHECK;
 
 /* Kernel `kernel`'s page (html) and view (json) as a static copy writes
  * them: without the embedded view, and the groups not listed but linked

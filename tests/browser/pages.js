@@ -311,6 +311,17 @@ async function elsewhere(browser) {
   let page = await open(browser, other.url + '/runs/' + RUN + '?kix-base=' + encodeURIComponent(H + '/'));
   let v = await verdict(page);
   check(v.state === 'ok' && v.text.includes('size ' + SIZE), 'loaded from another origin, verified against kixd\'s tiles: ' + v.text.slice(0, 120));
+  /* the sentences the exported page leaves to the script (PROTOCOL.md §3,
+   * "A run page's shell"), each once and in its place */
+  const notes = await page.evaluate(() => ['attestations-note', 'cite-how', 'tiles-note'].map((id) => {
+    const e = document.getElementById(id);
+    return e ? [e.parentNode.closest('section').id, e.textContent] : null;
+  }));
+  check(!/id="(attestations-note|cite-how|tiles-note)"/.test(html) && notes[0] && notes[0][0] === 'evidence-section' &&
+        /never change the evidence level/.test(notes[0][1]) && notes[1] && notes[1][0] === 'cite' &&
+        notes[1][1] === 'As kix cite prints it (--format bibtex, csl-json).' && notes[2] && notes[2][0] === 'log' &&
+        /C2SP tlog-tiles, checked against the signed checkpoint\.$/.test(notes[2][1]),
+        'the exported run page\'s explaining sentences are built by kix-verify.js: ' + JSON.stringify(notes));
   await page.close();
   await other.close();
   if (PYHTTP) {

@@ -85,7 +85,8 @@ for f in sorted(os.listdir(os.path.join(root, "runs"))):
     # built by kix-verify.js, not written into each page (PROTOCOL.md §3,
     # "A run page's shell")
     for part in ('id="verify-trust"', 'data-kix-slot="reruns-table"', 'data-kix-slot="attestations-table"',
-                 'data-kix-slot="cite-bibtex"', 'data-kix-slot="cite-about"', 'data-kix-slot="manifest"', 'data-kix-slot="checkpoint"'):
+                 'data-kix-slot="cite-bibtex"', 'data-kix-slot="cite-about"', 'data-kix-slot="manifest"', 'data-kix-slot="checkpoint"',
+                 'id="attestations-note"', 'id="cite-how"', 'id="tiles-note"'):
         assert part not in page or (v["reruns"] and "reruns" in part) or (v["attestationList"] and "attestations" in part), \
             "runs/%s carries %s" % (f, part)
     canon = v["manifestCanonical"]
@@ -138,9 +139,12 @@ pass "exporting 20 new entries again writes what its pages and entries need ($(p
 # page 1 too, and the search shards are left as they were (they carry no
 # checkpoint, no tree size and no count the entry moved); search/index.json
 # says the new size
-[ -f "$WORK/exp/home/2.json" ] && [ -f "$WORK/exp/search/0.json" ] || fail "the test needs two home pages"
-KEEP=("$WORK/exp/home/2" "$WORK/exp/home/2.json" "$WORK/exp/search/0.json" "$WORK/exp/index.html"
-  "$WORK/exp/index.json")
+[ -f "$WORK/exp/home/2" ] && [ -f "$WORK/exp/search/0.json" ] || fail "the test needs two home pages"
+# a copy writes each home row in its page and its search shard, and no home
+# JSON (PROTOCOL.md §3, "Home rows twice"): the pages' JSON link names the shard
+[ ! -e "$WORK/exp/index.json" ] && [ ! -e "$WORK/exp/home/2.json" ] || fail "the copy has a home JSON"
+grep -q '<a href="../search/0.json">JSON</a>' "$WORK/exp/home/2" || fail "home/2 does not link its search shard"
+KEEP=("$WORK/exp/home/2" "$WORK/exp/search/0.json" "$WORK/exp/index.html")
 before=$(stat -c '%i %s' "${KEEP[@]}")
 "$KIX" keygen --name att --out "$WORK/att" >/dev/null 2>&1
 "$KIX" key add --store "$WORK/o" --key "$WORK/o/admin.key" --role attest "$WORK/att.pub" >/dev/null || fail "key add"
@@ -215,13 +219,16 @@ for i, d, there in rows:
 PY
 pass "run manifests in their pages alone while their bundle is partial; a bundle that fills: an older copy's files of its manifests leave objects/ (in its pack and their pages)"
 
-# a copy whose pages an older layout wrote (4: cells named by their
-# pointers, views repeating the page) is written again whole by the next
-# export, though the log did not move: no run page keeps the old form
+# a copy whose pages an older layout wrote (5: the explaining sentences in
+# every run page, a home JSON beside each home page) is written again whole
+# by the next export, though the log did not move: no run page keeps the
+# old form, and the home JSON goes
 PAGE=$(cd "$WORK/exp2/runs" && ls *.html | sed -n 1p)
 printf '<!-- an older layout -->' >>"$WORK/exp2/runs/$PAGE"
-echo 4 >"$WORK/exp2/runs/.layout"
+echo 5 >"$WORK/exp2/runs/.layout"
+echo '{"view":"kix.home/1"}' >"$WORK/exp2/index.json"
 expect_status 0 "$KIXD" export --json --store "$WORK/o2" "$WORK/exp2"
-grep -q 'an older layout' "$WORK/exp2/runs/$PAGE" && fail "runs/$PAGE of layout 4 was not written again"
-[ "$(cat "$WORK/exp2/runs/.layout")" = 5 ] || fail "runs/.layout: $(cat "$WORK/exp2/runs/.layout")"
-pass "a copy of layout 4 is written again in layout 5 ($(json_get "$WORK/out" 'd["runPages"]') run pages)"
+grep -q 'an older layout' "$WORK/exp2/runs/$PAGE" && fail "runs/$PAGE of layout 5 was not written again"
+[ ! -e "$WORK/exp2/index.json" ] || fail "layout 5's index.json is still there"
+[ "$(cat "$WORK/exp2/runs/.layout")" = 6 ] || fail "runs/.layout: $(cat "$WORK/exp2/runs/.layout")"
+pass "a copy of layout 5 is written again in layout 6 ($(json_get "$WORK/out" 'd["runPages"]') run pages)"

@@ -13,8 +13,9 @@
 #    (sweeps/<id>.html) instead of drawing it: a new run rewrites its
 #    kernel's page and the pages of the sweeps its group is a point of,
 #    not O(groups of the kernel);
-#  - the exported home pages embed no view (index.json and home/<n>.json
-#    beside them hold it): the rows a new run moves are written once;
+#  - the exported home pages embed no view and have no JSON beside them
+#    (their rows are the search shards'): the rows a new run moves are
+#    written twice, in their page and their shard;
 #  - no home page, page 1 neither, carries the log's size or counts
 #    (search/index.json does, which kix-search.js shows): page 1 is
 #    written when its rows change, not at every export, so a key entry,
@@ -50,11 +51,13 @@ import json, os, re, subprocess, sys
 said, root, written, kernel = json.load(open(sys.argv[1])), sys.argv[2], sys.argv[3], sys.argv[4]
 names = open(written).read().split()
 assert said["size"] - said["fromSize"] == 1 and said["runPages"] == 1 and said["groupPages"] == 1, said
-home = json.load(open(os.path.join(root, "index.json")))
+# the home rows are the search shards' (a copy has no home JSON), 100 a page
+ix = json.load(open(os.path.join(root, "search", "index.json")))
+assert not os.path.exists(os.path.join(root, "index.json")), "a home JSON in the copy"
 rows = []
-for p in range(1, home["pages"] + 1):
-    f = "index.json" if p == 1 else "home/%d.json" % p
-    rows += [(p, r) for r in json.load(open(os.path.join(root, f)))["rows"]]
+for sh in ix["shards"]:
+    d = json.load(open(os.path.join(root, sh["path"])))
+    rows += [((d["firstRow"] + i) // 100 + 1, dict(zip(ix["columns"], r))) for i, r in enumerate(d["rows"])]
 runs = [n for n in names if n.startswith("runs/") and n != "runs/.size"]
 assert len(runs) == 2 and runs[0] + ".html" == runs[1], runs
 run = runs[0][len("runs/"):]
@@ -70,9 +73,9 @@ allowed = {"runs/.size", "checkpoint", "search/index.json",
            "kernels/%s.json" % kernel, "groups/" + group, "groups/%s.html" % group,
            "groups/%s.json" % group, runs[0], runs[1]}
 if page > 1:
-    allowed |= {"home/%d" % page, "home/%d.html" % page, "home/%d.json" % page}
+    allowed |= {"home/%d" % page, "home/%d.html" % page}
 else:
-    allowed |= {"index.html", "index.json"}
+    allowed |= {"index.html"}
 # the log's and the index's new files, the new run's objects, and the
 # pages of the sweeps its group is a point of
 other = [n for n in names if n not in allowed and not re.match(r"(tile|index|objects)/", n)

@@ -98,9 +98,11 @@ pass "kixd: runs/sha256:<manifest> is that run's page"
 trap 'stop_dom; cleanup' EXIT
 start_dom
 GROUP=$(page_view "$WORK/exp/runs/$RID.html" | python3 -c 'import json,sys; print(json.load(sys.stdin)["rank"]["group"])')
-BIG=$(python3 - "$WORK/exp/index.json" <<'PY'
+BIG=$(python3 - "$WORK/exp/search" <<'PY'
 import json, sys
-print(max(json.load(open(sys.argv[1]))["rows"], key=lambda r: r["runs"])["group"])
+ix = json.load(open(sys.argv[1] + "/index.json"))
+rows = [dict(zip(ix["columns"], r)) for r in json.load(open(sys.argv[1] + "/0.json"))["rows"]]
+print(max(rows, key=lambda r: r["runs"])["group"])
 PY
 )
 n=0

@@ -239,6 +239,9 @@ else:
         # kixd's own page has the checkpoint, BibTeX, CSL-JSON and manifest boxes
         # filled; an exported page leaves them to kix-verify.js to build
         t = re.sub(r'<p data-kix-slot="cite-about">[^\n]*\n', "", t)
+        # and the sentences on attestations, the cite text and the tiles
+        t = re.sub(r'<p class="muted" id="(?:attestations-note|cite-how)">[^\n]*\n', "", t)
+        t = re.sub(r'<span id="tiles-note">.*?</span>', "", t)
         t = re.sub(r'<details><summary>(?:Checkpoint at size [0-9]+|BibTeX|CSL-JSON|Show the manifest)</summary>.*?</details>\n', "", t, flags=re.S)
         t = re.sub(r' · <a href="[^"]*\.json" type="application/json">JSON</a>', "", t)
         # an exported page's field cells are named by their place, not by
@@ -253,9 +256,10 @@ PY
     continue
   fi
   if [ -z "$p" ]; then
-    # the exported home page embeds no view (index.json holds it) and
-    # leaves the log's counts to search/index.json (kix-search.js shows
-    # them): kixd's page without its view line and its counts
+    # the exported home page embeds no view, links its search shard as
+    # its JSON (a copy has no index.json) and leaves the log's counts to
+    # search/index.json (kix-search.js shows them): kixd's page without
+    # its view line and its counts
     grep -q 'id="kix-view"' "$WORK/n" && fail "the exported home page embeds its view"
     grep -v '^<script type="application/json" id="kix-view">' "$WORK/k" >"$WORK/k2"
     python3 - "$WORK/k2" "$WORK/k" <<'PY' || fail "kixd's home page without its counts"
@@ -266,6 +270,7 @@ t = re.sub(r'<td class="num">[0-9]+</td>', '<td class="num"></td>', t.split('<h2
     '<h2 id="groups">' + t.split('<h2 id="groups">')[1]
 t = re.sub(r'(</a>) \([0-9]+\)', r"\1", t.split('<h2 id="groups">')[0]) + '<h2 id="groups">' + t.split('<h2 id="groups">')[1]
 t = re.sub(r"(groups [0-9]+–[0-9]+) of [0-9]+", r"\1", t)
+t = t.replace('<a href="index.json">JSON</a>', '<a href="search/0.json">JSON</a>')
 t = t.replace('<form id="kix-search" data-index="search/index.json" data-root="" hidden>',
               '<form id="kix-search" data-index="search/index.json" data-root="" data-options="index" hidden>')
 t = re.sub(r"<select name=\"(\w+)\"><option value=\"\">any</option>.*?</select>",

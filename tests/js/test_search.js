@@ -148,17 +148,20 @@ async function exported() {
       check(d.firstRow === rows.length && d.rows.length === s.rows, s.path + ' in order');
       for (const a of d.rows) rows.push(ks.rowObject(index.columns, a));
     }
+    // a copy has no home JSON (PROTOCOL.md §3, "Home rows twice"): each
+    // home page's rows are its shard's, in order, and its JSON link names it
     const home = [];
     for (let p = 1; ; p++) {
-      const f = p === 1 ? 'index.json' : 'home/' + p + '.json';
+      const f = p === 1 ? 'index.html' : 'home/' + p + '.html';
       if (!fs.existsSync(path.join(dir, 'exp', f))) break;
-      const d = read(f);
-      check(d.view === 'kix.home/1' && d.page === p, f + ' is home page ' + p);
-      home.push(...d.rows);
+      const html = fs.readFileSync(path.join(dir, 'exp', f), 'utf8');
+      const shard = 'search/' + Math.floor((p - 1) * 100 / 1000) + '.json';
+      check(html.includes('href="' + (p === 1 ? '' : '../') + shard + '">JSON</a>'), f + ' links ' + shard);
+      for (const m of html.matchAll(/<td class="workload"><a href="(?:\.\.\/)?groups\/([^"]+)\.html">/g))
+        home.push(m[1]);
     }
-    check(home.length === rows.length && home.every((h, i) =>
-      ['kernel', 'gpu', 'pass', 'dtype', 'workload', 'provider', 'implementation', 'median',
-       'value', 'runs', 'group', 'best'].every((k) => h[k] === rows[i][k])),
+    check(!fs.existsSync(path.join(dir, 'exp', 'index.json')), 'the copy has no home JSON');
+    check(home.length === rows.length && home.every((g, i) => g === rows[i].group),
           'the search rows are the home pages\u2019 rows (' + home.length + ')');
 
     // each facet value, and some text: the filtered answer is the scan's

@@ -170,7 +170,7 @@
     best.appendChild(doc.createTextNode(' (' + r.provider + ')'));
     tr.appendChild(best);
     tr.appendChild(cell(doc, r.median, null, 'num'));
-    tr.appendChild(cell(doc, String(r.runs), root + 'groups/' + r.group + '.html', 'num'));
+    tr.appendChild(cell(doc, String(r.runs), null, 'num'));
     tr.appendChild(cell(doc, r.source || 'not named'));
     return tr;
   }

@@ -2722,8 +2722,9 @@
      * page's shell"): the note on trusting the script, the rerun and
      * attestation tables a later checkpoint may fill, the checkpoint's,
      * BibTeX, CSL-JSON and manifest boxes, the line above the cite text
-     * (its permalink, digest and size, which the cite text says). A page that has them (kixd's own,
-     * an older copy's) keeps its own. */
+     * (its permalink, digest and size, which the cite text says), and the
+     * sentences that explain attestations, the cite text and the tiles. A
+     * page that has them (kixd's own, an older copy's) keeps its own. */
     function el(tag, attrs, kids) {
       var e = doc.createElement(tag);
       Object.keys(attrs || {}).forEach(function (k) { e.setAttribute(k, attrs[k]); });
@@ -2754,7 +2755,14 @@
         div.hidden = true;
         after(none, div);
       });
+      var notes = slots('attestations-table'), anchor = notes[0] || slots('attestations-none')[0];
+      if (anchor && anchor.parentNode && !doc.getElementById('attestations-note'))
+        after(anchor, el('p', { class: 'muted', id: 'attestations-note' }, [
+          'Community attestations never change the evidence level; only a controlled rerun does.']));
       var cite = slots('cite-text')[0], id = root.getAttribute('data-run') || '';
+      if (cite && cite.parentNode && !doc.getElementById('cite-how'))
+        after(cite, el('p', { class: 'muted', id: 'cite-how' }, ['As ', el('code', {}, ['kix cite']),
+          ' prints it (', el('code', {}, ['--format bibtex']), ', ', el('code', {}, ['csl-json']), ').']));
       if (cite && cite.parentNode && !slots('cite-about').length)
         cite.parentNode.insertBefore(el('p', { 'data-kix-slot': 'cite-about' }), cite);
       if (cite && cite.parentNode && !slots('cite-bibtex').length)
@@ -2765,6 +2773,10 @@
                             ['Download ' + f[1]])])]));
         });
       var size = slots('tree-size')[0];
+      if (size && size.parentNode && !doc.getElementById('tiles-note'))
+        after(size, el('span', { id: 'tiles-note' }, [
+          '; the tiles and entry bundles are C2SP tlog-tiles, checked against the signed ',
+          el('a', { href: '../checkpoint' }, ['checkpoint']), '.']));
       if (size && size.parentNode && !slots('checkpoint').length)
         after(size.parentNode, el('details', {}, [el('summary', {}, ['Checkpoint']),
           el('pre', { 'data-kix-slot': 'checkpoint' })]));

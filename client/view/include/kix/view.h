@@ -366,9 +366,8 @@ KIX_API size_t kix_home_view_pages(const struct kix_home_view *v);
  * JSON array, or NULL when out of memory. */
 KIX_API json_t *kix_home_view_kernels_json(const struct kix_home_view *v);
 /* The document of page `page` (1-based; KIX_ENOTFOUND past the last):
- * the counts of every kernel and GPU, and that page's rows; with
- * KIX_VIEW_JSON_EXPORT (a static copy's page) the rows and what places
- * them alone, no log size, checkpoint or count. */
+ * the counts of every kernel and GPU, and that page's rows (kixd's; a
+ * static copy has no home view: its search shards hold the rows). */
 KIX_API int kix_home_view_json(const struct kix_home_view *v, size_t page, unsigned flags,
                                struct kix_buf *out, struct kix_err *err) KIX_MUST_CHECK;
 
