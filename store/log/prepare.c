@@ -197,13 +197,13 @@ static int validate_record(const json_t *tree, struct prepared_object *o, int ru
 /* An object that arrives canonical (what kix clients send) is kept as it
  * came, its references found by one scan (kix_refs_canonical): no
  * canonical form is written. A record (an object with a kind) is still
- * checked against its schema, on the one plain parse the check needs,
- * which the indexer's memo then reads too; unless it is stored already
+ * checked against its schema, on the tree the recogniser built, which the
+ * indexer's memo then reads too; unless it is stored already
  * (o->stored_before), when its references are all it needs. */
 static int prepare_canonical(struct kix_log *l, struct prepared_object *o,
-                             const struct kix_bytes *in, int rules, struct kix_err *err)
+                             const struct kix_bytes *in, const json_t *tree, int rules,
+                             struct kix_err *err)
 {
-    json_t *tree = NULL;
     int rc = kix_buf_add(&o->canon, in->ptr, in->len);
 
     if (rc == KIX_OK)
@@ -212,15 +212,10 @@ static int prepare_canonical(struct kix_log *l, struct prepared_object *o,
         return kix_err_set(err, rc, "canonicalizing: %s", kix_strerror(rc));
     if (o->stored_before)
         return KIX_OK; /* it passed the rest when it was stored */
-    if (memmem(in->ptr, in->len, "\"kind\":", 7)) {
-        /* prepare_object found it canonical: its tree without jansson's parser */
-        rc = kix_canon_parse_canonical(in->ptr, in->len, &l->store->canon, &tree, err);
-        if (rc == KIX_OK)
-            rc = validate_record(tree, o, rules, err);
-    }
+    if (tree)
+        rc = validate_record(tree, o, rules, err);
     if (rc == KIX_OK)
         rc = memo_object(l, o, tree, 1, err);
-    json_decref(tree);
     return rc;
 }
 
@@ -236,26 +231,37 @@ static int stored_before(struct kix_log *l, struct kix_reader **r, const struct 
     return kix__object_get(l->store, (*r)->txn, (*r)->itxn, d->b, &v) == KIX_OK;
 }
 
-/* One parse per object: its canonical form, references, record check and
- * the indexer's memo all come from the same tree. */
+/* One walk per object: it is recognised as canonical and its tree built
+ * in the same pass, the tree its record check and the indexer's memo
+ * read. The digest is taken first, on the bytes as they came (the object
+ * is kept as it came when canonical, and a canonical object stored before
+ * needs no tree): only for an object that is not canonical, which clients
+ * do not send, is it taken again, of the canonical form. */
 static int prepare_object(struct kix_log *l, struct prepared_object *o, const struct kix_bytes *in,
                           const struct kix_digest *subject, int rules, struct kix_reader **r,
                           struct kix__clock *clk, struct kix_err *err)
 {
     json_t *tree = NULL;
-    int rc;
+    int rc, canonical;
 
-    if (kix_canon_is_canonical(in->ptr, in->len, &l->store->canon)) {
-        kix__clock_mark(clk, KIX_LOG_PHASE_CANON);
-        /* the subject is new (a manifest is published once): look up the rest */
-        kix_digest_of(in->ptr, in->len, &o->digest);
-        o->stored_before =
-            memcmp(o->digest.b, subject->b, 32) != 0 && stored_before(l, r, &o->digest);
-        kix__clock_mark(clk, KIX_LOG_PHASE_HASH);
-        rc = prepare_canonical(l, o, in, rules, err);
+    /* the subject is new (a manifest is published once): look up the rest */
+    kix_digest_of(in->ptr, in->len, &o->digest);
+    o->stored_before = memcmp(o->digest.b, subject->b, 32) != 0 && stored_before(l, r, &o->digest);
+    kix__clock_mark(clk, KIX_LOG_PHASE_HASH);
+    if (o->stored_before || !memmem(in->ptr, in->len, "\"kind\":", 7)) {
+        canonical = kix_canon_is_canonical(in->ptr, in->len, &l->store->canon); /* no tree read */
+        rc = KIX_OK;
+    } else {
+        rc = kix_canon_recognise_tree(in->ptr, in->len, &l->store->canon, &canonical, &tree, err);
+    }
+    if (rc == KIX_OK && canonical)
+        rc = prepare_canonical(l, o, in, tree, rules, err);
+    json_decref(tree);
+    if (rc || canonical) {
         kix__clock_mark(clk, KIX_LOG_PHASE_CANON);
         return rc;
     }
+    o->stored_before = 0;
     rc = kix_canon_parse_tree(in->ptr, in->len, &l->store->canon, &tree, err);
     if (rc)
         return rc;

@@ -1,6 +1,7 @@
 /* RFC 8785 (JCS) canonical JSON: jansson parses, this file only writes;
  * and a one-pass recogniser of text that is canonical already
- * (kix_canon_is_canonical, at the end), which builds no tree.
+ * (kix_canon_is_canonical, at the end), which builds the document's tree
+ * in the same pass when asked (kix_canon_recognise_tree).
  *
  * A pre-scan runs before jansson sees the bytes, for the checks jansson
  * cannot make or cannot place: nesting depth (so a hostile document never
@@ -557,13 +558,29 @@ int kix_canon_parse_tree(const uint8_t *json, size_t len, const struct kix_canon
     return KIX_OK;
 }
 
-/* ---- the one-pass recogniser (kix_canon_is_canonical) ------------------------- */
+/* ---- the one-pass recogniser, which builds the tree as it goes ------------------ */
+
+/* kix_canon_is_canonical walks the bytes once; asked for the tree too
+ * (kix_canon_recognise_tree), the same walk builds it, so a document is
+ * never walked a second time to be read (the tree was built by a second
+ * pass of its own: callgrind of an audit, 42k instructions a manifest on
+ * top of the recogniser's 20k). The canonical grammar is small (no
+ * whitespace, JCS escapes, numbers in kix_canon_number's form), and the
+ * tree is json_loadb's of the same bytes: every string and key the same
+ * bytes, an integer literal of up to 18 digits a JSON_INTEGER and any other
+ * number a JSON_REAL of strtod's value (what prescan and jansson make of
+ * them). When the tree leaves that subset (or memory runs out) the walk
+ * goes on recognising without it, and the caller parses in full. */
 
 #define REC_MAX_DEPTH 64 /* deeper documents go to kix_canon */
 
 struct rec {
     const unsigned char *p, *end;
     unsigned depth, max_depth;
+    int build;     /* building the tree: cleared when it cannot be built */
+    int loadb;     /* json_loadb(flags 0)'s tree or none: no NUL in a string, no long integer */
+    char *scratch; /* an escaped string's bytes (at most the document's length), on first need */
+    size_t len;
 };
 
 /* A string literal in JCS escaping at r->p (the opening quote), valid
@@ -659,89 +676,10 @@ static int plain_decimal_is_canonical(const unsigned char *p, const unsigned cha
     return significant <= 15;
 }
 
-/* A number token that is exactly kix_canon_number of the double it reads
- * as: plain safe integers directly, anything else through strtod and the
- * writer (so the rules cannot drift apart). */
-static int rec_number(struct rec *r)
-{
-    const unsigned char *p = r->p, *q = p;
-    int plain = 1;
-    char tmp[400];
-    double d;
-    size_t n;
-
-    if (q < r->end && *q == '-')
-        q++;
-    if (q == r->end || *q < '0' || *q > '9')
-        return 0;
-    if (*q == '0' && q + 1 < r->end && q[1] >= '0' && q[1] <= '9')
-        return 0; /* a leading zero */
-    while (q < r->end && ((*q >= '0' && *q <= '9') || *q == '.' || *q == 'e' || *q == 'E' ||
-                          *q == '+' || *q == '-')) {
-        if (*q < '0' || *q > '9')
-            plain = 0;
-        q++;
-    }
-    n = (size_t)(q - p);
-    if (plain && n - (*p == '-') <= 15 && !(n == 2 && p[0] == '-' && p[1] == '0')) {
-        r->p = q; /* |v| < 10^15 < 2^53: "%.0f" writes these very digits */
-        return 1;
-    }
-    if (n >= sizeof(tmp))
-        return 0;
-    {
-        /* strict JSON grammar first: strtod accepts more (hex, inf, ".5") */
-        const unsigned char *g = p + (*p == '-');
-        if (*g == '0')
-            g++;
-        else
-            while (g < q && *g >= '0' && *g <= '9')
-                g++;
-        if (g < q && *g == '.') {
-            const unsigned char *f = ++g;
-            while (g < q && *g >= '0' && *g <= '9')
-                g++;
-            if (g == f)
-                return 0;
-        }
-        if (g < q && (*g == 'e' || *g == 'E')) {
-            const unsigned char *x;
-            g++;
-            if (g < q && (*g == '+' || *g == '-'))
-                g++;
-            x = g;
-            while (g < q && *g >= '0' && *g <= '9')
-                g++;
-            if (g == x)
-                return 0;
-        }
-        if (g != q)
-            return 0;
-    }
-    if (plain_decimal_is_canonical(p, q)) {
-        r->p = q;
-        return 1;
-    }
-    memcpy(tmp, p, n);
-    tmp[n] = '\0';
-    d = strtod(tmp, NULL);
-    {
-        struct kix_buf b = KIX_BUF_INIT;
-        int same = kix_canon_number(d, &b) == KIX_OK && b.len == n && memcmp(b.ptr, p, n) == 0;
-        kix_buf_release(&b);
-        if (!same)
-            return 0;
-    }
-    r->p = q;
-    return 1;
-}
-
-static int rec_value(struct rec *r);
-
 #define REC_KEY_MAX 256 /* longer keys with escapes go to kix_canon */
 
-/* The value of a key with escapes (rec_string checked them) into out. */
-static size_t unescape_key(const unsigned char *s, size_t n, unsigned char *out)
+/* The value of a string with escapes (rec_string checked them) into out. */
+static size_t unescape(const unsigned char *s, size_t n, unsigned char *out)
 {
     size_t k = 0;
 
@@ -780,26 +718,157 @@ static size_t unescape_key(const unsigned char *s, size_t n, unsigned char *out)
     return k;
 }
 
-static int rec_object(struct rec *r)
+/* The integer literal [p, q) of at most 18 digits (strtoll's value: no
+ * overflow). */
+static json_int_t integer_value(const unsigned char *p, const unsigned char *q)
+{
+    int negative = *p == '-';
+    json_int_t v = 0;
+
+    for (p += negative; p < q; p++)
+        v = v * 10 + (*p - '0');
+    return negative ? -v : v;
+}
+
+/* The tree's value of the recognised number token [p, q): digits only
+ * (plain) or not; tmp holds its text when not plain. */
+static json_t *number_value(struct rec *r, const unsigned char *p, const unsigned char *q,
+                            int plain, char *tmp)
+{
+    size_t digits = (size_t)(q - p) - (*p == '-');
+
+    if (plain && digits < 19)
+        return json_integer(integer_value(p, q));
+    /* an integer literal of 19 digits or more is a real (prescan); to
+     * json_loadb an integer, or too big: not for this walk to say */
+    if (plain && r->loadb)
+        return NULL;
+    if (plain) {
+        memcpy(tmp, p, (size_t)(q - p));
+        tmp[q - p] = '\0';
+    }
+    return json_real(strtod(tmp, NULL));
+}
+
+/* A number token that is exactly kix_canon_number of the double it reads
+ * as: plain safe integers directly, anything else through strtod and the
+ * writer (so the rules cannot drift apart). */
+static int rec_number(struct rec *r, json_t **out)
+{
+    const unsigned char *p = r->p, *q = p;
+    int plain = 1;
+    char tmp[400];
+    double d;
+    size_t n;
+
+    if (q < r->end && *q == '-')
+        q++;
+    if (q == r->end || *q < '0' || *q > '9')
+        return 0;
+    if (*q == '0' && q + 1 < r->end && q[1] >= '0' && q[1] <= '9')
+        return 0; /* a leading zero */
+    while (q < r->end && ((*q >= '0' && *q <= '9') || *q == '.' || *q == 'e' || *q == 'E' ||
+                          *q == '+' || *q == '-')) {
+        if (*q < '0' || *q > '9')
+            plain = 0;
+        q++;
+    }
+    n = (size_t)(q - p);
+    if (plain && n - (*p == '-') <= 15 && !(n == 2 && p[0] == '-' && p[1] == '0')) {
+        r->p = q; /* |v| < 10^15 < 2^53: "%.0f" writes these very digits */
+        if (r->build)
+            *out = json_integer(integer_value(p, q));
+        return 1;
+    }
+    if (n >= sizeof(tmp))
+        return 0;
+    {
+        /* strict JSON grammar first: strtod accepts more (hex, inf, ".5") */
+        const unsigned char *g = p + (*p == '-');
+        if (*g == '0')
+            g++;
+        else
+            while (g < q && *g >= '0' && *g <= '9')
+                g++;
+        if (g < q && *g == '.') {
+            const unsigned char *f = ++g;
+            while (g < q && *g >= '0' && *g <= '9')
+                g++;
+            if (g == f)
+                return 0;
+        }
+        if (g < q && (*g == 'e' || *g == 'E')) {
+            const unsigned char *x;
+            g++;
+            if (g < q && (*g == '+' || *g == '-'))
+                g++;
+            x = g;
+            while (g < q && *g >= '0' && *g <= '9')
+                g++;
+            if (g == x)
+                return 0;
+        }
+        if (g != q)
+            return 0;
+    }
+    memcpy(tmp, p, n);
+    tmp[n] = '\0';
+    if (!plain_decimal_is_canonical(p, q)) {
+        struct kix_buf b = KIX_BUF_INIT;
+        int same;
+        d = strtod(tmp, NULL);
+        same = kix_canon_number(d, &b) == KIX_OK && b.len == n && memcmp(b.ptr, p, n) == 0;
+        kix_buf_release(&b);
+        if (!same)
+            return 0;
+    }
+    r->p = q;
+    if (r->build)
+        *out = number_value(r, p, q, plain, tmp);
+    return 1;
+}
+
+static int rec_value(struct rec *r, json_t **out);
+
+/* A string value's node: its bytes in the document, or decoded into the
+ * scratch when it has escapes. */
+static json_t *string_value(struct rec *r, const unsigned char *s, size_t n, int escaped)
+{
+    if (!escaped)
+        return json_stringn_nocheck((const char *)s, n);
+    if (!r->scratch && !(r->scratch = malloc(r->len)))
+        return NULL;
+    n = unescape(s, n, (unsigned char *)r->scratch);
+    if (r->loadb && memchr(r->scratch, 0, n))
+        return NULL; /* json_loadb refuses "\u0000" without JSON_ALLOW_NUL */
+    return json_stringn_nocheck(r->scratch, n);
+}
+
+static int rec_object(struct rec *r, json_t **out)
 {
     unsigned char bufs[2][REC_KEY_MAX];
     const unsigned char *prev = NULL, *key;
     size_t prev_len = 0, key_len;
-    int escaped, which = 0;
+    int escaped, which = 0, ok = 0;
+    json_t *obj = NULL;
 
+    if (r->build && !(obj = json_object()))
+        r->build = 0;
     r->p++;
     if (r->p < r->end && *r->p == '}') {
         r->p++;
-        return 1;
+        ok = 1;
+        goto out;
     }
     for (;;) {
+        json_t *v = NULL;
         if (r->p == r->end || *r->p != '"' || !rec_string(r, 1, &key, &key_len, &escaped))
-            return 0;
+            goto out;
         if (escaped) {
             /* compare the key's value: into the buffer prev does not use */
             if (key_len > REC_KEY_MAX)
-                return 0;
-            key_len = unescape_key(key, key_len, bufs[which]);
+                goto out;
+            key_len = unescape(key, key_len, bufs[which]);
             key = bufs[which];
             which ^= 1;
         }
@@ -808,43 +877,73 @@ static int rec_object(struct rec *r)
             struct member a = {(const char *)prev, prev_len, NULL};
             struct member b = {(const char *)key, key_len, NULL};
             if (compare_utf16(&a, &b) >= 0)
-                return 0;
+                goto out;
         }
         prev = key;
         prev_len = key_len;
         if (r->p == r->end || *r->p != ':')
-            return 0;
+            goto out;
         r->p++;
-        if (!rec_value(r) || r->p == r->end)
-            return 0;
+        if (!rec_value(r, &v))
+            goto out;
+        /* (a key holds no NUL: rec_string refused \u0000 in it) */
+        if (r->build && json_object_setn_new_nocheck(obj, (const char *)key, key_len, v) != 0)
+            r->build = 0;
+        if (r->p == r->end)
+            goto out;
         if (*r->p == '}') {
             r->p++;
-            return 1;
+            ok = 1;
+            goto out;
         }
         if (*r->p != ',')
-            return 0;
+            goto out;
         r->p++;
     }
+out:
+    if (ok && r->build)
+        *out = obj;
+    else
+        json_decref(obj);
+    return ok;
 }
 
-static int rec_array(struct rec *r)
+static int rec_array(struct rec *r, json_t **out)
 {
+    json_t *arr = NULL;
+    int ok = 0;
+
+    if (r->build && !(arr = json_array()))
+        r->build = 0;
     r->p++;
     if (r->p < r->end && *r->p == ']') {
         r->p++;
-        return 1;
+        ok = 1;
+        goto out;
     }
     for (;;) {
-        if (!rec_value(r) || r->p == r->end)
-            return 0;
+        json_t *v = NULL;
+        if (!rec_value(r, &v))
+            goto out;
+        if (r->build && json_array_append_new(arr, v) != 0)
+            r->build = 0;
+        if (r->p == r->end)
+            goto out;
         if (*r->p == ']') {
             r->p++;
-            return 1;
+            ok = 1;
+            goto out;
         }
         if (*r->p != ',')
-            return 0;
+            goto out;
         r->p++;
     }
+out:
+    if (ok && r->build)
+        *out = arr;
+    else
+        json_decref(arr);
+    return ok;
 }
 
 static int rec_literal(struct rec *r, const char *word, size_t n)
@@ -855,12 +954,15 @@ static int rec_literal(struct rec *r, const char *word, size_t n)
     return 1;
 }
 
-static int rec_value(struct rec *r)
+/* One value at r->p: 1 when it is canonical. Building, *out is its new
+ * node, or NULL with r->build cleared when it has none. */
+static int rec_value(struct rec *r, json_t **out)
 {
     const unsigned char *s;
     size_t n;
-    int ok;
+    int ok, escaped;
 
+    *out = NULL;
     if (r->p == r->end)
         return 0;
     switch (*r->p) {
@@ -868,301 +970,105 @@ static int rec_value(struct rec *r)
     case '[':
         if (++r->depth > r->max_depth)
             return 0;
-        ok = *r->p == '{' ? rec_object(r) : rec_array(r);
+        ok = *r->p == '{' ? rec_object(r, out) : rec_array(r, out);
         r->depth--;
         return ok;
     case '"':
-        return rec_string(r, 0, &s, &n, &ok);
+        ok = rec_string(r, 0, &s, &n, &escaped);
+        if (ok && r->build && !(*out = string_value(r, s, n, escaped)))
+            r->build = 0;
+        return ok;
     case 't':
-        return rec_literal(r, "true", 4);
+        ok = rec_literal(r, "true", 4);
+        if (ok && r->build)
+            *out = json_true();
+        return ok;
     case 'f':
-        return rec_literal(r, "false", 5);
+        ok = rec_literal(r, "false", 5);
+        if (ok && r->build)
+            *out = json_false();
+        return ok;
     case 'n':
-        return rec_literal(r, "null", 4);
+        ok = rec_literal(r, "null", 4);
+        if (ok && r->build)
+            *out = json_null();
+        return ok;
     default:
-        return rec_number(r);
+        ok = rec_number(r, out);
+        if (ok && r->build && !*out)
+            r->build = 0;
+        return ok;
     }
 }
 
-int kix_canon_is_canonical(const uint8_t *json, size_t len, const struct kix_canon_opts *opts)
+/* The walk: 1 when canonical; building (tree not NULL), *tree its tree or
+ * NULL when it has none in the subset. */
+static int recognise(const uint8_t *json, size_t len, const struct kix_canon_opts *opts, int loadb,
+                     json_t **tree)
 {
     struct rec r;
+    json_t *v = NULL;
+    int ok;
 
+    if (tree)
+        *tree = NULL;
     if (len == 0 || len > opt_max_bytes(opts) || (json[0] != '{' && !(opts && opts->allow_any_top)))
         return 0;
     r.p = json;
     r.end = json + len;
     r.depth = 0;
     r.max_depth = opt_max_depth(opts) < REC_MAX_DEPTH ? opt_max_depth(opts) : REC_MAX_DEPTH;
-    return rec_value(&r) && r.p == r.end;
-}
-
-/* ---- the tree of a canonical document, without jansson's parser ---------------- */
-
-/* The canonical grammar is small (no whitespace, JCS escapes, numbers in
- * kix_canon_number's form), so its tree is built here in one pass over
- * the bytes, at a fraction of json_loadb's per-byte cost (a manifest's
- * parse was an eighth of an audit's CPU). The tree is json_loadb's: every
- * string and key the same bytes, an integer literal of up to 18 digits a
- * JSON_INTEGER and any other number a JSON_REAL of strtod's value (what
- * prescan and jansson make of them). Anything else returns NULL, and the
- * caller parses the document as before. */
-struct build {
-    const unsigned char *p, *end;
-    char *scratch; /* a string's decoded bytes: at most the document's length */
-    unsigned max_depth;
-    int loadb; /* json_loadb(flags 0)'s tree or none: no NUL in a string, no long integer */
-};
-
-static json_t *build_value(struct build *b, unsigned depth);
-
-/* A string literal at b->p (its opening quote): its bytes into scratch. */
-static int build_string(struct build *b, size_t *n)
-{
-    const unsigned char *p = b->p + 1;
-    size_t k = 0;
-
-    for (;;) {
-        const unsigned char *q = p;
-        while (q < b->end && *q != '"' && *q != '\\')
-            q++;
-        memcpy(b->scratch + k, p, (size_t)(q - p));
-        k += (size_t)(q - p);
-        if (q == b->end)
-            return 0;
-        if (*q == '"') {
-            b->p = q + 1;
-            *n = k;
-            return 1;
-        }
-        if (b->end - q < 2)
-            return 0;
-        switch (q[1]) {
-        case '"':
-        case '\\':
-            b->scratch[k++] = (char)q[1];
-            break;
-        case 'b':
-            b->scratch[k++] = '\b';
-            break;
-        case 't':
-            b->scratch[k++] = '\t';
-            break;
-        case 'n':
-            b->scratch[k++] = '\n';
-            break;
-        case 'f':
-            b->scratch[k++] = '\f';
-            break;
-        case 'r':
-            b->scratch[k++] = '\r';
-            break;
-        case 'u': { /* \u00xx: a control character */
-            static const char hex[] = "0123456789abcdef";
-            const char *hi, *lo;
-            if (b->end - q < 6 || q[2] != '0' || q[3] != '0' || !q[4] || !q[5] ||
-                !(hi = strchr(hex, q[4])) || !(lo = strchr(hex, q[5])))
-                return 0;
-            b->scratch[k++] = (char)((hi - hex) << 4 | (lo - hex));
-            p = q + 6;
-            continue;
-        }
-        default:
-            return 0;
-        }
-        p = q + 2;
-    }
-}
-
-static json_t *build_number(struct build *b)
-{
-    const unsigned char *q = b->p;
-    char tmp[400];
-    int integer = 1;
-    size_t n;
-
-    while (q < b->end && strchr("0123456789+-.eE", *q) && *q) {
-        if (*q == '.' || *q == 'e' || *q == 'E' || (*q == '+') || (*q == '-' && q != b->p))
-            integer = 0;
-        q++;
-    }
-    n = (size_t)(q - b->p);
-    if (n == 0 || n >= sizeof(tmp))
-        return NULL;
-    memcpy(tmp, b->p, n);
-    tmp[n] = '\0';
-    b->p = q;
-    /* an integer literal of 19 digits or more is a real (prescan); to
-     * json_loadb an integer, or too big: not for this builder to say */
-    if (integer && b->loadb && n - (tmp[0] == '-') >= 19)
-        return NULL;
-    if (integer && n - (tmp[0] == '-') < 19)
-        return json_integer((json_int_t)strtoll(tmp, NULL, 10));
-    return json_real(strtod(tmp, NULL));
-}
-
-static json_t *build_object(struct build *b, unsigned depth)
-{
-    json_t *obj = json_object();
-
-    if (!obj)
-        return NULL;
-    b->p++;
-    if (b->p < b->end && *b->p == '}') {
-        b->p++;
-        return obj;
-    }
-    for (;;) {
-        const unsigned char *raw = b->p + 1;
-        json_t *v;
-        size_t n;
-        char *copy = NULL;
-        const char *key;
-        if (b->p == b->end || *b->p != '"' || !build_string(b, &n) || b->p == b->end ||
-            *b->p != ':' || memchr(b->scratch, 0, n))
-            break;
-        /* a key without escapes is its bytes in the document (jansson copies
-         * it with its length); one with them is copied out of the scratch,
-         * which the value's strings reuse */
-        key = (const char *)raw;
-        if (n != (size_t)(b->p - 1 - raw)) {
-            if (!(copy = malloc(n ? n : 1)))
-                break;
-            memcpy(copy, b->scratch, n);
-            key = copy;
-        }
-        b->p++;
-        v = build_value(b, depth);
-        if (!v || json_object_setn_new_nocheck(obj, key, n, v) != 0) {
-            free(copy);
-            break;
-        }
-        free(copy);
-        if (b->p < b->end && *b->p == ',') {
-            b->p++;
-            continue;
-        }
-        if (b->p < b->end && *b->p == '}') {
-            b->p++;
-            return obj;
-        }
-        break;
-    }
-    json_decref(obj);
-    return NULL;
-}
-
-static json_t *build_array(struct build *b, unsigned depth)
-{
-    json_t *arr = json_array();
-
-    if (!arr)
-        return NULL;
-    b->p++;
-    if (b->p < b->end && *b->p == ']') {
-        b->p++;
-        return arr;
-    }
-    for (;;) {
-        json_t *v = build_value(b, depth);
-        if (!v || json_array_append_new(arr, v) != 0)
-            break;
-        if (b->p < b->end && *b->p == ',') {
-            b->p++;
-            continue;
-        }
-        if (b->p < b->end && *b->p == ']') {
-            b->p++;
-            return arr;
-        }
-        break;
-    }
-    json_decref(arr);
-    return NULL;
-}
-
-static json_t *build_value(struct build *b, unsigned depth)
-{
-    size_t n;
-
-    if (b->p == b->end || depth >= b->max_depth)
-        return NULL;
-    switch (*b->p) {
-    case '{':
-        return build_object(b, depth + 1);
-    case '[':
-        return build_array(b, depth + 1);
-    case '"':
-        if (!build_string(b, &n) || (b->loadb && memchr(b->scratch, 0, n)))
-            return NULL; /* json_loadb refuses "\u0000" without JSON_ALLOW_NUL */
-        return json_stringn_nocheck(b->scratch, n);
-    case 't':
-        if (b->end - b->p >= 4 && memcmp(b->p, "true", 4) == 0) {
-            b->p += 4;
-            return json_true();
-        }
-        return NULL;
-    case 'f':
-        if (b->end - b->p >= 5 && memcmp(b->p, "false", 5) == 0) {
-            b->p += 5;
-            return json_false();
-        }
-        return NULL;
-    case 'n':
-        if (b->end - b->p >= 4 && memcmp(b->p, "null", 4) == 0) {
-            b->p += 4;
-            return json_null();
-        }
-        return NULL;
-    default:
-        return build_number(b);
-    }
-}
-
-/* The tree of the canonical object in json[0..len) as build_value makes
- * it, or NULL: not an object of the one-pass builder's subset (then the
- * caller parses it in full), or out of memory. */
-static json_t *build_tree(const uint8_t *json, size_t len, unsigned max_depth, int loadb)
-{
-    struct build b = {json, json + len, NULL, max_depth, loadb};
-    json_t *v;
-
-    if (len == 0 || json[0] != '{' || !(b.scratch = malloc(len)))
-        return NULL;
-    v = build_value(&b, 0);
-    if (v && b.p != b.end) {
+    r.build = tree && json[0] == '{'; /* the tree of an object alone */
+    r.loadb = loadb;
+    r.scratch = NULL;
+    r.len = len;
+    ok = rec_value(&r, &v) && r.p == r.end;
+    free(r.scratch);
+    if (ok && tree)
+        *tree = v;
+    else
         json_decref(v);
-        v = NULL;
-    }
-    free(b.scratch);
-    return v;
+    return ok;
+}
+
+int kix_canon_is_canonical(const uint8_t *json, size_t len, const struct kix_canon_opts *opts)
+{
+    return recognise(json, len, opts, 0, NULL);
+}
+
+int kix_canon_recognise_tree(const uint8_t *json, size_t len, const struct kix_canon_opts *opts,
+                             int *canonical, json_t **value, struct kix_err *err)
+{
+    *value = NULL;
+    *canonical = recognise(json, len, opts, 0, value);
+    if (*canonical && !*value) /* not the one-pass subset: the full parse, its errors */
+        return kix_canon_parse_tree(json, len, opts, value, err);
+    return KIX_OK;
 }
 
 int kix_canon_parse_canonical(const uint8_t *json, size_t len, const struct kix_canon_opts *opts,
                               json_t **value, struct kix_err *err)
 {
-    unsigned depth = opt_max_depth(opts) < REC_MAX_DEPTH ? opt_max_depth(opts) : REC_MAX_DEPTH;
-    json_t *v = NULL;
+    int canonical;
+    int rc = kix_canon_recognise_tree(json, len, opts, &canonical, value, err);
 
     /* the caller's promise (what makes this tree json_loadb's), checked
      * where the tests run */
-    assert(kix_canon_is_canonical(json, len, opts));
-    *value = NULL;
-    if (len <= opt_max_bytes(opts))
-        v = build_tree(json, len, depth, 0);
-    if (!v) /* not the canonical subset after all: the full parse, its errors */
-        return kix_canon_parse_tree(json, len, opts, value, err);
-    *value = v;
-    return KIX_OK;
+    assert(canonical);
+    if (rc == KIX_OK && !canonical)
+        rc = kix_canon_parse_tree(json, len, opts, value, err);
+    return rc;
 }
 
 json_t *kix__json_tree_canonical(const uint8_t *json, size_t len)
 {
     /* canonical bytes (sorted keys: no duplicate), whose tree is built
      * here as json_loadb builds it, or nothing: the caller parses them */
-    if (!json || !kix_canon_is_canonical(json, len, NULL))
-        return NULL;
-    return build_tree(json, len, REC_MAX_DEPTH, 1);
+    json_t *tree = NULL;
+
+    if (json)
+        recognise(json, len, NULL, 1, &tree);
+    return tree;
 }
 
 int kix_canon(const uint8_t *json, size_t len, const struct kix_canon_opts *opts,

@@ -226,6 +226,24 @@ static int plain_string(const uint8_t **p, const uint8_t *end, const char **out,
     return 1;
 }
 
+/* The string at *p (its opening quote) up to the first '"', for content
+ * the caller then decodes as base64: the alphabets and '=' hold no
+ * backslash, control or non-ASCII byte, so content that decodes is content
+ * plain_string accepts, found by memchr instead of its byte loop and UTF-8
+ * check (the payload is most of an envelope's bytes: callgrind of an
+ * audit, ~7k instructions an entry). */
+static int base64_string(const uint8_t **p, const uint8_t *end, const char **out, size_t *n)
+{
+    const uint8_t *q = *p, *close;
+
+    if (q >= end || *q != '"' || !(close = memchr(q + 1, '"', (size_t)(end - q - 1))))
+        return 0;
+    *out = (const char *)q + 1;
+    *n = (size_t)(close - q - 1);
+    *p = close + 1;
+    return 1;
+}
+
 static int literal(const uint8_t **p, const uint8_t *end, const char *lit, size_t n)
 {
     if ((size_t)(end - *p) < n || memcmp(*p, lit, n) != 0)
@@ -242,7 +260,7 @@ int kix_dsse_parse_canonical(const uint8_t *json, size_t len, struct kix_dsse_en
 
     kix_dsse_envelope_init(env);
     if (len > KIX_DSSE_MAX_ENVELOPE || !literal(&p, end, "{\"payload\":", 11) ||
-        !plain_string(&p, end, &s, &n) ||
+        !base64_string(&p, end, &s, &n) ||
         kix_base64_decode_buf(s, n, KIX_DSSE_MAX_ENVELOPE, &env->payload) != KIX_OK ||
         !literal(&p, end, ",\"payloadType\":", 15) || !plain_string(&p, end, &s, &n) ||
         n > KIX_DSSE_MAX_TYPE || !literal(&p, end, ",\"signatures\":[", 15))
@@ -266,7 +284,7 @@ int kix_dsse_parse_canonical(const uint8_t *json, size_t len, struct kix_dsse_en
             sig->keyid_len = n;
             sig->has_keyid = 1;
         }
-        if (!literal(&p, end, "\"sig\":", 6) || !plain_string(&p, end, &s, &n) ||
+        if (!literal(&p, end, "\"sig\":", 6) || !base64_string(&p, end, &s, &n) ||
             kix_base64_decode(s, n, sig->sig, KIX_DSSE_MAX_SIG, &sig->sig_len) != KIX_OK ||
             sig->sig_len == 0 || !literal(&p, end, "}", 1))
             goto other;

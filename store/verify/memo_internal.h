@@ -21,8 +21,8 @@ int kix__memo_keep(int kind, const uint8_t *bytes, size_t len, void *value);
 
 /* canon.c: json_loadb's tree (flags 0, or JSON_REJECT_DUPLICATES, the same
  * for these bytes) of a canonical document (kix_canon_is_canonical, an
- * object at the top), built in one pass over the bytes
- * (kix_canon_parse_canonical's builder, a fraction of jansson's cost), or
+ * object at the top), built by the recogniser's one walk over the bytes
+ * (kix_canon_recognise_tree's, a fraction of jansson's cost), or
  * NULL: not canonical, a string holding NUL or an integer literal of 19
  * digits or more (jansson's own answer to those differs), out of memory.
  * The caller then parses the bytes with jansson as before. */

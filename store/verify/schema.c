@@ -672,10 +672,41 @@ struct run {
     size_t cap, count;
 };
 
-static int fail(struct run *r, const char *ptr, const char *fmt, ...) KIX_PRINTF(3, 4);
-static int fail(struct run *r, const char *ptr, const char *fmt, ...)
+/* Where a value is: written out as a JSON pointer only when a violation or
+ * a reference names it, not for every member of every record (callgrind of
+ * an audit: the pointers joined at each member were ~6k instructions a
+ * manifest). */
+struct path {
+    const struct path *up; /* NULL: the root, "" */
+    const char *key;       /* a member's name; NULL: item `index` of an array */
+    size_t index;
+};
+
+static void pointer_index(char *out, size_t cap, const char *base, size_t i);
+
+/* The pointer joined from the root as the walk would have joined it, each
+ * step cut at cap alike. */
+static void path_write(const struct path *at, char *out, size_t cap)
 {
+    if (!at->up) {
+        out[0] = '\0';
+        return;
+    }
+    path_write(at->up, out, cap);
+    if (at->key)
+        kix_schema_pointer_join(out, cap, out, at->key);
+    else
+        pointer_index(out, cap, out, at->index);
+}
+
+static int fail(struct run *r, const struct path *at, const char *fmt, ...) KIX_PRINTF(3, 4);
+static int fail(struct run *r, const struct path *at, const char *fmt, ...)
+{
+    char ptr[KIX_SCHEMA_POINTER_MAX];
     va_list ap;
+
+    if ((r->every && r->count < r->cap) || r->res->valid)
+        path_write(at, ptr, sizeof(ptr));
     if (r->every && r->count < r->cap) {
         struct kix_schema_violation *v = &r->every[r->count];
         snprintf(v->pointer, sizeof(v->pointer), "%s", ptr);
@@ -784,7 +815,7 @@ static int pattern_matches(const struct pattern *p, const char *s, size_t len)
     return strlen(s) == len && regexec(&p->re, s, 0, NULL, 0) == 0;
 }
 
-static int check(struct run *r, const struct snode *n, const json_t *v, const char *ptr);
+static int check(struct run *r, const struct snode *n, const json_t *v, const struct path *at);
 
 static unsigned value_types(const json_t *v)
 {
@@ -807,24 +838,25 @@ static unsigned value_types(const json_t *v)
     }
 }
 
-static int check_type(struct run *r, const struct snode *n, const json_t *v, const char *ptr)
+static int check_type(struct run *r, const struct snode *n, const json_t *v, const struct path *at)
 {
     if (!n->types || (n->types & value_types(v)))
         return 1;
     if (n->nonneg)
-        return fail(r, ptr, "must be a non-negative integer");
+        return fail(r, at, "must be a non-negative integer");
     if (json_is_string(n->type))
-        return fail(r, ptr, "must be %s %s", article(json_string_value(n->type)),
+        return fail(r, at, "must be %s %s", article(json_string_value(n->type)),
                     json_string_value(n->type));
     {
         char *names = json_dumps(n->type, JSON_COMPACT);
-        fail(r, ptr, "must be of type %s", names ? names : "?");
+        fail(r, at, "must be of type %s", names ? names : "?");
         free(names);
     }
     return 0;
 }
 
-static int check_values(struct run *r, const struct snode *n, const json_t *v, const char *ptr)
+static int check_values(struct run *r, const struct snode *n, const json_t *v,
+                        const struct path *at)
 {
     const json_t *x;
     char text[200];
@@ -832,27 +864,28 @@ static int check_values(struct run *r, const struct snode *n, const json_t *v, c
 
     if (n->cnst && !json_same(n->cnst, v)) {
         describe_value(n->cnst, text, sizeof(text));
-        return fail(r, ptr, "must be %s", text);
+        return fail(r, at, "must be %s", text);
     }
     if (n->enm) {
         int found = 0;
         json_array_foreach(n->enm, i, x) found |= json_same(x, v);
         if (!found) {
             describe_value(n->enm, text, sizeof(text));
-            return fail(r, ptr, "must be one of %s", text);
+            return fail(r, at, "must be one of %s", text);
         }
     }
     if (json_is_number(v) && n->min && json_number_value(v) < json_number_value(n->min)) {
         if (n->nonneg)
-            return fail(r, ptr, "must be a non-negative integer");
-        return fail(r, ptr, "must be at least %g", json_number_value(n->min));
+            return fail(r, at, "must be a non-negative integer");
+        return fail(r, at, "must be at least %g", json_number_value(n->min));
     }
     if (json_is_number(v) && n->max && json_number_value(v) > json_number_value(n->max))
-        return fail(r, ptr, "must be at most %g", json_number_value(n->max));
+        return fail(r, at, "must be at most %g", json_number_value(n->max));
     return 1;
 }
 
-static int check_string(struct run *r, const struct snode *n, const json_t *v, const char *ptr)
+static int check_string(struct run *r, const struct snode *n, const json_t *v,
+                        const struct path *at)
 {
     const char *s = json_string_value(v), *what = json_string_value(n->desc);
     const char *open = what ? " (" : "", *close = what ? ")" : "";
@@ -861,33 +894,32 @@ static int check_string(struct run *r, const struct snode *n, const json_t *v, c
     if (!what)
         what = "";
     if (n->format && !kix_rfc3339_valid(s, len))
-        return fail(r, ptr, "must be an RFC 3339 UTC time such as 2024-09-03T15:39:55Z");
+        return fail(r, at, "must be an RFC 3339 UTC time such as 2024-09-03T15:39:55Z");
     /* A valid date can still be no date at all: 0000-01-01 is what a
      * zeroed struct or an unset field prints as. No GPU kernel was
      * measured, attested or published before 2000, so every timestamp
      * a record or statement carries starts there (issue 42). The first
      * four characters are the year: kix_rfc3339_valid checked them. */
     if (n->format && strncmp(s, KIX_TIMESTAMP_MIN, 4) < 0)
-        return fail(r, ptr,
+        return fail(r, at,
                     "%.*s is before " KIX_TIMESTAMP_MIN
                     ": no run was measured, attested or published then (an unset or "
                     "zeroed date?); write the real UTC time",
                     (int)(len > 40 ? 40 : len), s);
     if (n->pattern && !pattern_matches(n->re, s, len)) {
         if (n->format)
-            return fail(r, ptr, "must be an RFC 3339 UTC time such as 2024-09-03T15:39:55Z");
-        return fail(r, ptr, "must match %s%s%s%s", json_string_value(n->pattern), open, what,
-                    close);
+            return fail(r, at, "must be an RFC 3339 UTC time such as 2024-09-03T15:39:55Z");
+        return fail(r, at, "must match %s%s%s%s", json_string_value(n->pattern), open, what, close);
     }
     if (!n->minl && !n->maxl)
         return 1;
     cp = code_points(s, len);
     if (n->minl && cp < (size_t)json_integer_value(n->minl))
-        return cp == 0 ? fail(r, ptr, "must not be empty%s%s%s", open, what, close)
-                       : fail(r, ptr, "must be at least %lld characters%s%s%s",
+        return cp == 0 ? fail(r, at, "must not be empty%s%s%s", open, what, close)
+                       : fail(r, at, "must be at least %lld characters%s%s%s",
                               (long long)json_integer_value(n->minl), open, what, close);
     if (n->maxl && cp > (size_t)json_integer_value(n->maxl))
-        return fail(r, ptr, "must be at most %lld characters%s%s%s",
+        return fail(r, at, "must be at most %lld characters%s%s%s",
                     (long long)json_integer_value(n->maxl), open, what, close);
     return 1;
 }
@@ -904,7 +936,7 @@ static void copy_text(char *out, size_t cap, const char *text)
     out[n] = '\0';
 }
 
-static int add_ref(struct run *r, const struct snode *n, const json_t *v, const char *ptr)
+static int add_ref(struct run *r, const struct snode *n, const json_t *v, const struct path *at)
 {
     const char *kind = json_string_value(n->kind);
     struct kix_schema_result *res = r->res;
@@ -921,8 +953,8 @@ static int add_ref(struct run *r, const struct snode *n, const json_t *v, const 
     ref = &refs[res->nrefs];
     memset(ref, 0, sizeof(*ref));
     if (kix_digest_parse(json_string_value(v), json_string_length(v), &ref->digest, NULL) != KIX_OK)
-        return fail(r, ptr, "must be a sha256: digest");
-    copy_text(ref->pointer, sizeof(ref->pointer), ptr);
+        return fail(r, at, "must be a sha256: digest");
+    path_write(at, ref->pointer, sizeof(ref->pointer));
     copy_text(ref->kind, sizeof(ref->kind), kind);
     res->nrefs++;
     return 1;
@@ -968,7 +1000,7 @@ static int sort_members(const json_t *v, struct member *small, struct member **o
     return KIX_OK;
 }
 
-static void unknown_field(struct run *r, const struct snode *n, const char *sub)
+static void unknown_field(struct run *r, const struct snode *n, const struct path *sub)
 {
     char names[160] = "";
     const char *k;
@@ -987,13 +1019,13 @@ static void unknown_field(struct run *r, const struct snode *n, const char *sub)
     fail(r, sub, "is not a known field here (known: %s)", names);
 }
 
-static int check_object(struct run *r, const struct snode *n, const json_t *v, const char *ptr)
+static int check_object(struct run *r, const struct snode *n, const json_t *v,
+                        const struct path *at)
 {
     struct member small[SMALL_OBJECT], *members = NULL;
     unsigned char seen_small[SMALL_OBJECT], *seen = seen_small;
     const struct snode *extra = json_is_object(n->extra) ? node_of(r->s, n->extra) : NULL;
     size_t nmembers = 0, i, j = 0;
-    char sub[KIX_SCHEMA_POINTER_MAX];
     const json_t *x;
     int ok = 1;
 
@@ -1017,10 +1049,10 @@ static int check_object(struct run *r, const struct snode *n, const json_t *v, c
     }
     json_array_foreach(n->required, i, x)
     {
-        size_t at = n->required_at[i];
-        if (at != NO_PROP ? !seen[at] : !json_object_get(v, json_string_value(x))) {
-            kix_schema_pointer_join(sub, sizeof(sub), ptr, json_string_value(x));
-            ok = fail(r, sub, "is required");
+        size_t prop = n->required_at[i];
+        if (prop != NO_PROP ? !seen[prop] : !json_object_get(v, json_string_value(x))) {
+            struct path sub = {at, json_string_value(x), 0};
+            ok = fail(r, &sub, "is required");
             if (!r->every)
                 goto out;
         }
@@ -1028,18 +1060,18 @@ static int check_object(struct run *r, const struct snode *n, const json_t *v, c
     if (!n->props && !n->extra)
         goto out;
     for (i = 0, j = 0; i < nmembers && !r->oom; i++) {
+        struct path sub = {at, members[i].key, 0};
         int good = 1, c = 1;
         while (j < n->nsprops && (c = strcmp(n->sprops[j].name, members[i].key)) < 0)
             j++;
         x = members[i].value;
-        kix_schema_pointer_join(sub, sizeof(sub), ptr, members[i].key);
         if (j < n->nsprops && c == 0) {
-            good = check(r, n->sprops[j].node, x, sub);
+            good = check(r, n->sprops[j].node, x, &sub);
         } else if (json_is_false(n->extra)) {
-            unknown_field(r, n, sub);
+            unknown_field(r, n, &sub);
             good = 0;
         } else if (extra) {
-            good = check(r, extra, x, sub);
+            good = check(r, extra, x, &sub);
         }
         ok &= good;
         if (!good && !r->every)
@@ -1053,26 +1085,25 @@ out:
     return ok;
 }
 
-static int check_array(struct run *r, const struct snode *n, const json_t *v, const char *ptr)
+static int check_array(struct run *r, const struct snode *n, const json_t *v, const struct path *at)
 {
     const struct snode *items = n->items ? node_of(r->s, n->items) : NULL;
     size_t i, len = json_array_size(v);
-    char sub[KIX_SCHEMA_POINTER_MAX];
     const json_t *x;
     int ok = 1;
 
     if (n->minitems && len < (size_t)json_integer_value(n->minitems))
-        return fail(r, ptr, "must have at least %lld items",
+        return fail(r, at, "must have at least %lld items",
                     (long long)json_integer_value(n->minitems));
     if (n->maxitems && len > (size_t)json_integer_value(n->maxitems))
-        return fail(r, ptr, "must have at most %lld items",
+        return fail(r, at, "must have at most %lld items",
                     (long long)json_integer_value(n->maxitems));
     if (!items)
         return 1;
     json_array_foreach(v, i, x)
     {
-        pointer_index(sub, sizeof(sub), ptr, i);
-        if (!check(r, items, x, sub)) {
+        struct path sub = {at, NULL, i};
+        if (!check(r, items, x, &sub)) {
             ok = 0;
             if (!r->every || r->oom)
                 return 0;
@@ -1083,7 +1114,8 @@ static int check_array(struct run *r, const struct snode *n, const json_t *v, co
 
 /* anyOf: valid when one branch is. Reported as the names a branch of
  * plain `required` lists, else as "no allowed shape". */
-static int check_any_of(struct run *r, const struct snode *n, const json_t *v, const char *ptr)
+static int check_any_of(struct run *r, const struct snode *n, const json_t *v,
+                        const struct path *at)
 {
     struct kix_schema_result scratch = {0};
     struct run sub = {r->s, &scratch, 0, 0, NULL, 0, 0};
@@ -1096,7 +1128,7 @@ static int check_any_of(struct run *r, const struct snode *n, const json_t *v, c
     {
         const json_t *req = json_object_get(branch, "required");
         scratch.valid = 1;
-        if (check(&sub, node_of(r->s, branch), v, ptr) && scratch.valid)
+        if (check(&sub, node_of(r->s, branch), v, at) && scratch.valid)
             return 1;
         if (json_object_size(branch) != 1 || json_array_size(req) != 1)
             plain = 0;
@@ -1105,27 +1137,27 @@ static int check_any_of(struct run *r, const struct snode *n, const json_t *v, c
                                     json_string_value(json_array_get(req, 0)));
     }
     if (plain)
-        return fail(r, ptr, "must have one of: %s", names);
-    return fail(r, ptr, "matches none of the allowed shapes");
+        return fail(r, at, "must have one of: %s", names);
+    return fail(r, at, "matches none of the allowed shapes");
 }
 
-static int check(struct run *r, const struct snode *n, const json_t *v, const char *ptr)
+static int check(struct run *r, const struct snode *n, const json_t *v, const struct path *at)
 {
     if (!n)
         return 1; /* (every schema object is indexed: not reached) */
-    if (n->ref && !check(r, node_of(r->s, n->ref), v, ptr))
+    if (n->ref && !check(r, node_of(r->s, n->ref), v, at))
         return 0;
-    if (!check_type(r, n, v, ptr) || !check_values(r, n, v, ptr))
+    if (!check_type(r, n, v, at) || !check_values(r, n, v, at))
         return 0;
-    if (json_is_string(v) && !check_string(r, n, v, ptr))
+    if (json_is_string(v) && !check_string(r, n, v, at))
         return 0;
-    if (json_is_object(v) && !check_object(r, n, v, ptr))
+    if (json_is_object(v) && !check_object(r, n, v, at))
         return 0;
-    if (json_is_array(v) && !check_array(r, n, v, ptr))
+    if (json_is_array(v) && !check_array(r, n, v, at))
         return 0;
-    if (n->any && !check_any_of(r, n, v, ptr))
+    if (n->any && !check_any_of(r, n, v, at))
         return 0;
-    return add_ref(r, n, v, ptr);
+    return add_ref(r, n, v, at);
 }
 
 void kix_schema_result_release(struct kix_schema_result *r)
@@ -1150,10 +1182,11 @@ int kix_schema_validate_all(const struct kix_schema *s, const json_t *doc,
                             size_t cap, size_t *n)
 {
     struct run r = {s, res, 1, 0, out, cap, 0};
+    struct path root = {NULL, NULL, 0};
 
     memset(res, 0, sizeof(*res));
     res->valid = 1;
-    check(&r, node_of(s, s->root), doc, "");
+    check(&r, node_of(s, s->root), doc, &root);
     *n = r.count;
     if (r.oom || !res->valid)
         kix_schema_result_release(res);

@@ -5,7 +5,9 @@
  * first byte picks the options (any top level, a small depth limit). On
  * recognised bytes, the tree kix_canon_parse_canonical builds without
  * jansson's parser is the parser's tree, value for value and type for type
- * (audit and mirror replays read manifests through it). */
+ * (audit and mirror replays read manifests through it); and
+ * kix_canon_recognise_tree, which recognises and builds in one walk, says
+ * what the recogniser says and builds that tree, or none. */
 #include "fuzz.h"
 #include "kix/json.h"
 #include "kix/manifest.h"
@@ -37,6 +39,23 @@ static void same_tree(const uint8_t *data, size_t size, const struct kix_canon_o
     if (kix_canon_parse_tree(data, size, opts, &parsed, NULL) != KIX_OK ||
         kix_canon_parse_canonical(data, size, opts, &built, NULL) != KIX_OK ||
         !json_equal(parsed, built))
+        abort();
+    json_decref(parsed);
+    json_decref(built);
+}
+
+/* One walk that recognises and builds: the recogniser's answer, and the
+ * parser's tree exactly when the bytes are canonical. */
+static void same_walk(const uint8_t *data, size_t size, const struct kix_canon_opts *opts, int rec)
+{
+    json_t *parsed = NULL, *built = NULL;
+    int canonical = -1;
+
+    if (kix_canon_recognise_tree(data, size, opts, &canonical, &built, NULL) != KIX_OK ||
+        canonical != rec || (!rec && built))
+        abort();
+    if (rec && (kix_canon_parse_tree(data, size, opts, &parsed, NULL) != KIX_OK ||
+                !json_equal(parsed, built)))
         abort();
     json_decref(parsed);
     json_decref(built);
@@ -81,6 +100,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     opts.max_depth = data[0] & 2 ? 3 : 0;
     data++, size--;
     rec = kix_canon_is_canonical(data, size, &opts);
+    same_walk(data, size, &opts, rec);
     same = kix_canon(data, size, &opts, &out, NULL) == KIX_OK && out.len == size &&
            memcmp(out.ptr, data, size) == 0;
     if (rec && !same)

@@ -579,6 +579,15 @@ static void same_tree_both_ways(const uint8_t *doc, size_t len, const char *what
     if (!json_equal(a, b))
         KIX_FAIL_AT("%s: the trees differ: %.*s", what, (int)(len > 200 ? 200 : len),
                     (const char *)doc);
+    json_decref(b);
+    b = NULL;
+    {
+        int canonical = 0;
+        ASSERT_EQ_INT(KIX_OK, kix_canon_recognise_tree(doc, len, NULL, &canonical, &b, &err));
+        if (!canonical || !json_equal(a, b))
+            KIX_FAIL_AT("%s: the one walk's tree differs: %.*s", what, (int)(len > 200 ? 200 : len),
+                        (const char *)doc);
+    }
     json_decref(a);
     json_decref(b);
 }
@@ -689,6 +698,56 @@ KIX_TEST(canonical_tree_is_the_parsers_tree)
         kix_buf_release(&canon);
         json_decref(doc);
     }
+}
+
+/* kix_canon_recognise_tree is the recogniser and the builder in one walk:
+ * its answer is kix_canon_is_canonical's for every options, and its tree
+ * the parser's exactly when that answer is 1 (a tree the walk leaves, an
+ * array at the top, is parsed in full), none otherwise. */
+KIX_TEST(recognise_tree_is_the_recogniser_and_the_parsers_tree)
+{
+    static const char *const texts[] = {
+        "{\"a\":[1,2.5,\"x\"],\"b\":null,\"c\":true,\"d\":false}",
+        "{\"a\":\"nu\\u0000l\\n\\\"q\\\\\"}",                    /* escapes, NUL in a value */
+        "{\"k\\u001f\":1,\"k\\n\":{}}",                          /* keys with escapes */
+        "{\"a\":1000000000000000000,\"b\":-123456789012345678}", /* 19 and 18 digits */
+        "{\"a\":1e+21,\"b\":1.5e-7,\"c\":0.000001,\"d\":-0.5}",
+        "{\"a\":{\"b\":{\"c\":[]}}}",
+        "[1,{\"a\":2}]",       /* any top: parsed in full */
+        "{ \"a\": 1 }",        /* not canonical */
+        "{\"b\":1,\"a\":2}",   /* unsorted */
+        "{\"a\":1.50}",        /* not the shortest */
+        "{\"a\":[1,2,]}",      /* not JSON */
+        "{\"a\":\"\\u0041\"}", /* an escape JCS does not write */
+        "{\"a\":\"\xff\"}",    /* not UTF-8 */
+        "{\"a\":{\"b\":1}",    /* cut short */
+    };
+    struct kix_canon_opts any_top = {0, 0, 1}, shallow = {0, 2, 0};
+    const struct kix_canon_opts *opts[] = {NULL, &any_top, &shallow};
+
+    for (size_t i = 0; i < sizeof(texts) / sizeof(*texts); i++)
+        for (size_t k = 0; k < sizeof(opts) / sizeof(*opts); k++) {
+            const uint8_t *doc = (const uint8_t *)texts[i];
+            size_t len = strlen(texts[i]);
+            struct kix_err err = {0};
+            json_t *built = NULL, *parsed = NULL;
+            int canonical = -1, rec = kix_canon_is_canonical(doc, len, opts[k]);
+            ASSERT_EQ_INT(KIX_OK,
+                          kix_canon_recognise_tree(doc, len, opts[k], &canonical, &built, &err));
+            if (canonical != rec)
+                KIX_FAIL_AT("%s (options %zu): recognised %d, the recogniser says %d", texts[i], k,
+                            canonical, rec);
+            if (!rec) {
+                if (built)
+                    KIX_FAIL_AT("%s (options %zu): a tree of bytes not canonical", texts[i], k);
+                continue;
+            }
+            ASSERT_EQ_INT(KIX_OK, kix_canon_parse_tree(doc, len, opts[k], &parsed, &err));
+            if (!json_equal(parsed, built))
+                KIX_FAIL_AT("%s (options %zu): the one walk's tree differs", texts[i], k);
+            json_decref(parsed);
+            json_decref(built);
+        }
 }
 
 /* kix_json_tree_memo's tree of `len` bytes is json_loadb's (flags 0), the

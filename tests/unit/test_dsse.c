@@ -454,6 +454,48 @@ KIX_TEST(sign_parse_verify_roundtrip)
     kix_buf_release(&stmt);
 }
 
+/* The canonical layout's reader finds a payload's and a signature's end by
+ * the first quote and leaves the rest to the base64 decoder: a backslash,
+ * a control, a space or a non-ASCII byte anywhere in either is refused
+ * there (the envelope then goes to the JSON parse, whose answer stands),
+ * and what it does read is what the JSON parse reads. */
+KIX_TEST(canonical_reader_takes_base64_fields_by_their_quote)
+{
+    static const unsigned char bad[] = {'\\', '\n', 0x01, ' ', 0xc3, 0x80, '"'};
+    struct kix_buf out = KIX_BUF_INIT;
+    struct kix_dsse_envelope fast, slow;
+    struct kix_err err = {0};
+    uint8_t pk[32], sk[64];
+    char keyid[KIX_DSSE_KEYID_HEX_LEN + 1];
+    size_t payload_at, sig_at;
+
+    test_keypair(pk, sk);
+    kix_dsse_keyid(pk, keyid);
+    ASSERT_EQ_INT(KIX_OK, kix_dsse_sign(HELLO_TYPE, (const uint8_t *)"hello world!", 12, sk, keyid,
+                                        &out, &err));
+    ASSERT_EQ_INT(KIX_OK, kix_dsse_parse_canonical(out.ptr, out.len, &fast));
+    ASSERT_EQ_INT(KIX_OK, kix_dsse_parse_json(out.ptr, out.len, &slow, &err));
+    ASSERT_EQ_MEM(slow.payload.ptr, slow.payload.len, fast.payload.ptr, fast.payload.len);
+    ASSERT_EQ_MEM(slow.sigs[0].sig, slow.sigs[0].sig_len, fast.sigs[0].sig, fast.sigs[0].sig_len);
+    kix_dsse_envelope_release(&fast);
+    kix_dsse_envelope_release(&slow);
+    payload_at = sizeof("{\"payload\":\"") - 1;
+    sig_at = (size_t)((const uint8_t *)strstr((const char *)out.ptr, "\"sig\":\"") - out.ptr) + 7;
+    for (size_t field = 0; field < 2; field++) {
+        size_t start = field ? sig_at : payload_at;
+        for (size_t i = start; out.ptr[i] != '"'; i++)
+            for (size_t b = 0; b < sizeof(bad); b++) {
+                uint8_t keep = out.ptr[i];
+                out.ptr[i] = bad[b];
+                if (kix_dsse_parse_canonical(out.ptr, out.len, &fast) == KIX_OK)
+                    KIX_FAIL_AT("byte 0x%02x at %zu of the %s: read on the fast path", bad[b], i,
+                                field ? "signature" : "payload");
+                out.ptr[i] = keep;
+            }
+    }
+    kix_buf_release(&out);
+}
+
 KIX_TEST(sign_escapes_type_and_keyid)
 {
     struct kix_buf out = KIX_BUF_INIT, again = KIX_BUF_INIT;

@@ -486,4 +486,65 @@ KIX_TEST(rfc3339_strict)
         ASSERT_TRUE(!kix_rfc3339_valid(bad[i], strlen(bad[i])));
 }
 
+/* A violation's and a reference's pointer is written only when one is
+ * reported, from the path the walk took: the same text as joining it at
+ * every step, "~" and "/" escaped, items by index, and cut alike at
+ * KIX_SCHEMA_POINTER_MAX however deep (each step below joined as the
+ * validator joined them before). */
+KIX_TEST(pointers_written_from_the_path_at_any_depth)
+{
+    static const char schema[] =
+        "{\"$schema\":\"https://json-schema.org/draft/2020-12/schema\",\"$defs\":{\"node\":{"
+        "\"type\":\"object\",\"properties\":{\"d\":{\"x-kix-kind\":\"BenchmarkRun\"},"
+        "\"n\":{\"type\":\"integer\"}},\"additionalProperties\":{\"type\":\"array\",\"items\":"
+        "{\"$ref\":\"#/$defs/node\"}}}},\"$ref\":\"#/$defs/node\"}";
+    static const char digest[] =
+        "sha256:0000000000000000000000000000000000000000000000000000000000000000";
+    struct kix_schema *s = NULL;
+    struct kix_err err = {0};
+
+    ASSERT_EQ_INT(KIX_OK, kix_schema_compile(schema, strlen(schema), &s, &err));
+    for (int depth = 1; depth <= 40; depth += 13) {
+        json_t *doc = json_object(), *at = doc;
+        char want[KIX_SCHEMA_POINTER_MAX] = "", key[40];
+        struct kix_schema_result res;
+        for (int k = 0; k < depth; k++) {
+            json_t *arr = json_array(), *child = json_object();
+            snprintf(key, sizeof(key), "level~%d/of/%d", k, depth);
+            json_object_set_new(at, key, arr);
+            json_array_append_new(arr, json_object());
+            json_array_append_new(arr, child);
+            kix_schema_pointer_join(want, sizeof(want), want, key);
+            kix_schema_pointer_join(want, sizeof(want), want, "1");
+            at = child;
+        }
+        /* a reference at the bottom: its pointer is kept */
+        json_object_set_new(at, "d", json_string(digest));
+        ASSERT_EQ_INT(KIX_OK, kix_schema_validate(s, doc, &res));
+        ASSERT_TRUE(res.valid);
+        ASSERT_EQ_INT(1, (int)res.nrefs);
+        {
+            char ref[KIX_SCHEMA_POINTER_MAX];
+            memcpy(ref, want, sizeof(ref));
+            kix_schema_pointer_join(ref, sizeof(ref), ref, "d");
+            ASSERT_EQ_STR(ref, res.refs[0].pointer);
+        }
+        kix_schema_result_release(&res);
+        /* a violation at the bottom: named by the same path */
+        json_object_set_new(at, "n", json_string("not a number"));
+        kix_schema_pointer_join(want, sizeof(want), want, "n");
+        ASSERT_EQ_INT(KIX_OK, kix_schema_validate(s, doc, &res));
+        ASSERT_TRUE(!res.valid);
+        ASSERT_EQ_STR(want, res.pointer);
+        ASSERT_CONTAINS(res.message, "must be an integer");
+        if (depth > 20)
+            ASSERT_EQ_INT(KIX_SCHEMA_POINTER_MAX - 1, (int)strlen(res.pointer)); /* cut */
+        else
+            ASSERT_CONTAINS(res.pointer, "level~0");
+        kix_schema_result_release(&res);
+        json_decref(doc);
+    }
+    kix_schema_free(s);
+}
+
 KIX_TEST_MAIN()

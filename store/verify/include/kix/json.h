@@ -37,6 +37,15 @@ KIX_API int kix_canon_parse_canonical(const uint8_t *json, size_t len,
                                       const struct kix_canon_opts *opts, json_t **value,
                                       struct kix_err *err) KIX_MUST_CHECK;
 
+/* kix_canon_is_canonical into *canonical and, when it is 1,
+ * kix_canon_parse_canonical's tree into *value, from one walk over the
+ * bytes (the recogniser builds the tree as it goes): for bytes whose tree
+ * is needed only when they are canonical. *value is NULL when they are
+ * not; the return is kix_canon_parse_canonical's. */
+KIX_API int kix_canon_recognise_tree(const uint8_t *json, size_t len,
+                                     const struct kix_canon_opts *opts, int *canonical,
+                                     json_t **value, struct kix_err *err) KIX_MUST_CHECK;
+
 /* Appends the canonical form of a jansson value. */
 KIX_API int kix_canon_write_tree(const json_t *value, struct kix_buf *out) KIX_MUST_CHECK;
 
