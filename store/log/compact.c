@@ -24,7 +24,7 @@
 
 #define COMPACT_SUFFIX ".compact"
 /* smaller indexes are left as they are: the gain is a few pages */
-#define COMPACT_MIN_PAGES 64
+#define COMPACT_MIN_PAGES 16
 
 static void compact_path(const struct kix_store *s, const char *suffix, char *out, size_t cap)
 {
@@ -150,7 +150,7 @@ int kix__compact_worth(const struct kix_store *s)
 {
     MDB_envinfo info;
 
-    if (s->read_only || !s->ienv || mdb_env_info(s->ienv, &info) != 0)
+    if (s->read_only || !s->opened || !s->ienv || mdb_env_info(s->ienv, &info) != 0)
         return 0;
     return info.me_last_pgno + 1 >= COMPACT_MIN_PAGES &&
            info.me_last_pgno + 1 >= 2 * s->ipages_at_open;

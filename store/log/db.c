@@ -312,6 +312,7 @@ int kix__store_open(const char *dir, const struct kix_store_opts *opts,
         rc = kix__seg_open(s, 0, err);
     if (rc)
         goto fail;
+    s->opened = 1;
     *out = s;
     return KIX_OK;
 fail:
