@@ -171,11 +171,12 @@ int kix__compact_install(struct kix_store *s, struct kix_err *err)
 
     compact_path(s, "", from, sizeof(from));
     snprintf(to, sizeof(to), "%s/" KIX__INDEX_FILE, s->dir);
+    /* the lock file stays: a reader in another process that opened the old
+     * file keeps its slot in it, which a writer of the copy then sees (it
+     * reads a file nobody writes any more); one that opens the copy with
+     * it finds the copy under either meta page */
     if (rename(from, to) != 0)
         e = errno;
-    /* the old environment's lock file: the next open makes one for the copy */
-    snprintf(to, sizeof(to), "%s/" KIX__INDEX_FILE "-lock", s->dir);
-    unlink(to);
     if (e == 0)
         e = kix__sync_path(s->dir, O_DIRECTORY);
     if (e) {
