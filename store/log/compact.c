@@ -152,8 +152,8 @@ int kix__compact_worth(const struct kix_store *s)
 
     if (s->read_only || !s->opened || !s->ienv || mdb_env_info(s->ienv, &info) != 0)
         return 0;
-    return info.me_last_pgno + 1 >= COMPACT_MIN_PAGES &&
-           info.me_last_pgno + 1 >= 2 * s->ipages_at_open;
+    return s->compact || (info.me_last_pgno + 1 >= COMPACT_MIN_PAGES &&
+                          info.me_last_pgno + 1 >= 2 * s->ipages_at_open);
 }
 
 int kix__compact_prepare(struct kix_store *s, struct kix_err *err)

@@ -259,6 +259,7 @@ int kix__store_open(const char *dir, const struct kix_store_opts *opts,
     if (s->map_size > s->map_max)
         s->map_size = s->map_max;
     s->read_only = opts ? opts->read_only : 0;
+    s->compact = opts ? opts->compact : 0;
     s->ntables = ntables;
     s->table_specs = tables;
     if (opts)

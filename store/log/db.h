@@ -108,7 +108,8 @@ struct kix_store {
     /* the index's pages at open (0 when it is derived from scratch):
      * kix_store_close compacts an index that at least doubled since */
     uint64_t ipages_at_open;
-    int opened; /* kix__store_open succeeded: a failed open's close compacts nothing */
+    int opened;  /* kix__store_open succeeded: a failed open's close compacts nothing */
+    int compact; /* kix_store_opts.compact */
     /* what catches the index up from the log after index_failed (the
      * log's, kix_log_open), run before the next write */
     kix__write_fn_ptr catch_up;
