@@ -50,8 +50,11 @@ int kix__copy_table_sorted(MDB_txn *from, MDB_dbi src, MDB_txn *to, MDB_dbi dst)
     if (rc)
         return rc;
     for (rc = mdb_cursor_get(cur, &k, &v, MDB_FIRST); rc == 0;
-         rc = mdb_cursor_get(cur, &k, &v, MDB_NEXT))
+         rc = mdb_cursor_get(cur, &k, &v, MDB_NEXT)) {
         rc = mdb_put(to, dst, &k, &v, MDB_APPEND); /* in key order: each page filled whole */
+        if (rc)
+            break; /* not the next get's: a failed put (a full map) must stop the copy */
+    }
     mdb_cursor_close(cur);
     return rc == MDB_NOTFOUND ? 0 : rc;
 }
