@@ -72,17 +72,14 @@ static int parse(int argc, char **argv, struct migrate_args *a)
     int status;
 
     memset(a, 0, sizeof(*a));
-    if ((status = kixd_options(&cmd, argc, argv, NULL, NULL)) >= 0)
+    if ((status = kixd_store_options(&cmd, argc, argv, &a->store)) >= 0)
         return status;
-    if (!a->store || optind != argc)
-        return kixd_usage(&cmd, "--store DIR is required, and nothing else");
     if (a->backup && a->no_backup)
         return kixd_usage(&cmd, "--backup DEST and --no-backup exclude each other");
     return -1;
 }
 
-/* The layout and index format of the store as it is, read without writing. */
-static int look(const char *store, int *layout, char *index, size_t cap, struct kix_err *err)
+int kixd_store_look(const char *store, int *layout, char *index, size_t cap, struct kix_err *err)
 {
     struct kix_log_opts o;
     struct kix_log *log = NULL;
@@ -139,7 +136,8 @@ static int migrate(const struct migrate_args *a, struct migrate_result *res, str
         kix_err_wrap(err, "stop the kixd serving %s before migrating it", a->store);
         return rc;
     }
-    rc = look(a->store, &res->layout_before, res->index_before, sizeof(res->index_before), err);
+    rc = kixd_store_look(a->store, &res->layout_before, res->index_before,
+                         sizeof(res->index_before), err);
     if (rc)
         goto out;
     res->converted = res->layout_before != KIX_STORE_LAYOUT ||

@@ -8,4 +8,11 @@
  * 1 refused or the converted store failed its check, 2 usage, 3 I/O error. */
 int kixd_migrate_main(int argc, char **argv);
 
+#include <stddef.h>
+
+struct kix_err;
+/* The layout and index format (kix_log_index_format) of the store as it
+ * is, read without writing. */
+int kixd_store_look(const char *store, int *layout, char *index, size_t cap, struct kix_err *err);
+
 #endif

@@ -6,6 +6,7 @@
 
 #include "cmd_backup.h"
 #include "cmd_check.h"
+#include "cmd_compact.h"
 #include "cmd_migrate.h"
 #include "cmd_promote.h"
 #include "config.h"
@@ -33,6 +34,7 @@ static const struct kixd_command commands[] = {
     {"backup", kixd_backup_main, "a checked, compacted copy of a store, made while kixd serves it"},
     {"promote", kixd_promote_main, "make a mirror's store the origin, with the log's key"},
     {"migrate", kixd_migrate_main, "back up, convert and check a store an older kixd wrote"},
+    {"compact", kixd_compact_main, "write a stopped store's index again in key order, pages full"},
 };
 
 static void print_help(FILE *out)

@@ -2,6 +2,7 @@
 #include "kixd_options.h"
 
 #include <stdarg.h>
+#include <unistd.h>
 
 int kixd_usage(const struct kix_cmd *cmd, const char *fmt, ...)
 {
@@ -38,5 +39,16 @@ int kixd_options(const struct kix_cmd *cmd, int argc, char **argv,
             return kixd_usage(cmd, "%s", why);
         }
     }
+    return -1;
+}
+
+int kixd_store_options(const struct kix_cmd *cmd, int argc, char **argv, const char *const *store)
+{
+    int status = kixd_options(cmd, argc, argv, NULL, NULL);
+
+    if (status >= 0)
+        return status;
+    if (!*store || optind != argc)
+        return kixd_usage(cmd, "--store DIR is required, and nothing else");
     return -1;
 }

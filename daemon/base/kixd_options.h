@@ -12,6 +12,9 @@
  * it printed ("kixd init: unknown option '--x'" and "Try 'kixd init --help'."). */
 int kixd_options(const struct kix_cmd *cmd, int argc, char **argv,
                  int (*on_id)(void *ctx, const struct kix_opt *o, const char *value), void *ctx);
+/* kixd_options for a command on one store and no operand: also a usage
+ * error (2) unless *store was given. -1 to go on, else the exit status. */
+int kixd_store_options(const struct kix_cmd *cmd, int argc, char **argv, const char *const *store);
 /* "PROG: message\nTry 'PROG --help'.\n" on stderr; returns 2. */
 int kixd_usage(const struct kix_cmd *cmd, const char *fmt, ...) KIX_PRINTF(2, 3);
 

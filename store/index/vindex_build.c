@@ -31,8 +31,9 @@ size_t kix_index_smt_store_key(const uint8_t *key, size_t klen, uint8_t out[KIX_
 /* The tree is kept in tiles of four levels (kix_smt_tiles, kix/smt.h): one
  * table record and one B-tree lookup per four levels of a route, under
  * kix_index_smt_store_key (kix-index/6), each packed (kix_smt_tile_pack,
- * kix-index/7: the interior records a tile's own records give are not
- * stored, a third of the table). A get gives the tile value unpacked, in
+ * kix-index/7, level 2 too since kix-index/8: the interior records a
+ * tile's own records give are not stored). A get gives the tile value
+ * unpacked, in
  * this thread's buffer: the callers copy it before their next get. */
 static int tile_get(void *arg, const uint8_t *key, size_t klen, struct kix_bytes *out,
                     struct kix_err *err)

@@ -259,6 +259,7 @@ int kix__store_open(const char *dir, const struct kix_store_opts *opts,
     if (s->map_size > s->map_max)
         s->map_size = s->map_max;
     s->read_only = opts ? opts->read_only : 0;
+    s->compact = opts ? opts->compact : 0;
     s->ntables = ntables;
     s->table_specs = tables;
     if (opts)
@@ -312,6 +313,7 @@ int kix__store_open(const char *dir, const struct kix_store_opts *opts,
         rc = kix__seg_open(s, 0, err);
     if (rc)
         goto fail;
+    s->opened = 1;
     *out = s;
     return KIX_OK;
 fail:
@@ -324,8 +326,15 @@ void kix_store_close(struct kix_store *s)
     if (!s)
         return;
     if (s->ienv) {
+        struct kix_err ignored = {0};
+        /* a failed copy leaves the index as it is: it only saves pages */
+        int compact = kix__compact_worth(s);
         kix__split_close(s); /* synced before the marker goes */
+        if (compact)
+            compact = kix__compact_prepare(s, &ignored) == KIX_OK;
         mdb_env_close(s->ienv);
+        if (compact)
+            kix__compact_install(s, &ignored);
     }
     if (s->env)
         mdb_env_close(s->env);
@@ -643,22 +652,20 @@ int kix_store_copy(struct kix_store *s, const char *dir, struct kix_err *err)
     /* the index first, then the log (as readers read them): the copy's
      * index is at or behind its log, which an open catches up; no marker
      * is copied, the copy is synced below */
-    rc = 0;
+    rc = KIX_OK;
     if (s->ienv) {
+        /* its tables written again in key order (compact.c): pages full,
+         * synced */
         snprintf(path, sizeof(path), "%s/" KIX__INDEX_FILE, dir);
-        rc = mdb_env_copy2(s->ienv, path, MDB_CP_COMPACT);
-        if (rc == 0 && chmod(path, 0600) != 0)
-            rc = errno;
-        if (rc == 0)
-            rc = kix__sync_path(path, 0);
+        rc = kix__index_copy_sorted(s, path, err);
     }
     /* compacted: free pages left out, pages renumbered, so the copy is as
      * small as the data; MDB_CP_COMPACT reads one snapshot */
-    if (rc == 0)
-        rc = mdb_env_copy2(s->env, dir, MDB_CP_COMPACT);
+    if (rc == KIX_OK && (e = mdb_env_copy2(s->env, dir, MDB_CP_COMPACT)) != 0)
+        rc = kix__db_error(e, err, "copying the store");
     pthread_rwlock_unlock(&s->resize_lock);
     if (rc)
-        return kix__db_error(rc, err, "copying the store");
+        return rc;
     rc = kix__seg_copy(s, dir, err);
     if (rc)
         return rc;

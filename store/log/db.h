@@ -105,6 +105,11 @@ struct kix_store {
     int pending_chunk;  /* a derivation's part commits: its state, not the log's */
     uint64_t igrowth;   /* the most pages one commit added to the index */
     uint64_t ireserved; /* bytes of index.mdb held on disk (fallocate) */
+    /* the index's pages at open (0 when it is derived from scratch):
+     * kix_store_close compacts an index that at least doubled since */
+    uint64_t ipages_at_open;
+    int opened;  /* kix__store_open succeeded: a failed open's close compacts nothing */
+    int compact; /* kix_store_opts.compact */
     /* what catches the index up from the log after index_failed (the
      * log's, kix_log_open), run before the next write */
     kix__write_fn_ptr catch_up;
@@ -202,6 +207,22 @@ void kix__split_committed(struct kix_store *s, uint64_t last_pgno_before);
 int kix__split_mark(struct kix_store *s, struct kix_err *err);
 /* split.c: at a clean close: syncs the index and removes the marker. */
 void kix__split_close(struct kix_store *s);
+/* compact.c: writes the snapshot of the index a read transaction sees to
+ * path (a new file, MDB_NOSUBDIR), its tables in key order with
+ * MDB_APPEND (pages full, none free), and syncs it. */
+int kix__index_copy_sorted(struct kix_store *s, const char *path, struct kix_err *err);
+/* compact.c: table src of from copied into dst of to in key order
+ * (MDB_APPEND: pages filled whole): 0 or an LMDB error. */
+int kix__copy_table_sorted(MDB_txn *from, MDB_dbi src, MDB_txn *to, MDB_dbi dst);
+/* compact.c: at close: whether the index is worth compacting (writable,
+ * at least doubled since the open); prepare writes the copy beside it
+ * (synced), install, once the environment is closed, renames it over
+ * index.mdb and syncs the directory; a writable open removes a copy a
+ * crash left. */
+int kix__compact_worth(const struct kix_store *s);
+int kix__compact_prepare(struct kix_store *s, struct kix_err *err);
+int kix__compact_install(struct kix_store *s, struct kix_err *err);
+void kix__compact_remove_leftover(const struct kix_store *s);
 /* split.c: the boot id (/proc/sys/kernel/random/boot_id, or the test
  * hook KIX_TEST_BOOT_ID). */
 void kix__boot_id(char out[64]);

@@ -383,6 +383,8 @@ int kix__split_open(struct kix_store *s, struct kix_err *err)
 
     path_of(s, KIX__INDEX_FILE, path, sizeof(path));
     kix__boot_id(boot);
+    if (!s->read_only)
+        kix__compact_remove_leftover(s); /* a copy a crash cut short (compact.c) */
     if (read_marker(s, mboot) && strcmp(mboot, boot) != 0) {
         /* written without sync before the machine stopped: pages may be
          * lost or torn */
@@ -443,6 +445,11 @@ int kix__split_open(struct kix_store *s, struct kix_err *err)
     if (rc)
         goto out;
     s->index_in_step = !s->index_lost && s->index_size == size && s->index_blobs == blobs;
+    if (!s->index_lost) {
+        MDB_envinfo info;
+        if (mdb_env_info(s->ienv, &info) == 0)
+            s->ipages_at_open = info.me_last_pgno + 1;
+    }
     mdb_txn_abort(txn);
     txn = NULL;
     /* this commit (tables made, emptied, blobs indexed) is unsynced like
@@ -479,21 +486,9 @@ out:
 
 static int copy_table(MDB_txn *from, MDB_dbi src, MDB_txn *to, MDB_dbi dst, struct kix_err *err)
 {
-    MDB_cursor *cur;
-    MDB_val k, v;
-    int rc = mdb_cursor_open(from, src, &cur);
+    int rc = kix__copy_table_sorted(from, src, to, dst);
 
-    if (rc)
-        return kix__db_error(rc, err, "reading a table to convert");
-    for (rc = mdb_cursor_get(cur, &k, &v, MDB_FIRST); rc == 0;
-         rc = mdb_cursor_get(cur, &k, &v, MDB_NEXT)) {
-        /* in key order: appended, pages filled whole */
-        rc = mdb_put(to, dst, &k, &v, MDB_APPEND);
-        if (rc)
-            break;
-    }
-    mdb_cursor_close(cur);
-    return rc == MDB_NOTFOUND ? KIX_OK : kix__db_error(rc, err, "converting the store to layout 3");
+    return rc ? kix__db_error(rc, err, "converting the store to layout 3") : KIX_OK;
 }
 
 struct drop_ctx {

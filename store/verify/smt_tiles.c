@@ -396,11 +396,15 @@ int kix_smt_tile_child_hash(const uint8_t *v, size_t len, unsigned stratum,
 
 #define PACKED_MARK 0x0001u /* bit 15: never set in a tile value */
 #define T_LEAF      0x02
-/* levels 0 and 1: their records are computed from the records of levels 1
- * and 2 below them (at most 6 SHA-256 a tile read); level 2, which would
- * cost 8 more on every read of a dense tile, is kept, as is level 3, whose
- * children are in the tiles below */
-#define UPPER_SLOTS 3
+/* the interior records of levels 0 to 2 (slots 0..6) are computed from the
+ * records below them, at most 14 SHA-256 a tile read (a partial tile: full
+ * ones, which every proof reads, are kept whole); level 3's children are
+ * in the tiles below, so it is kept. Tiles packed before kix-index/8 kept
+ * level 2 (slots 0..2 derived) and have no LEVEL2_MARK in their leaf
+ * marks; they are read as they are. */
+#define UPPER_SLOTS    7
+#define UPPER_SLOTS_V7 3
+#define LEVEL2_MARK    0x0001u /* bit 15 of the leaf marks: no slot */
 
 void kix_smt_tile_derive(uint8_t recs[SLOTS][REC], unsigned bits, unsigned derive)
 {
@@ -468,6 +472,7 @@ size_t kix_smt_tile_pack(const uint8_t *v, size_t len, uint8_t out[KIX_SMT_TILE_
             memcpy(out + off - (REC - 1), rec[i] + 1, REC - 1);
         }
     bits |= PACKED_MARK;
+    leaves |= LEVEL2_MARK;
     out[0] = (uint8_t)(bits >> 8);
     out[1] = (uint8_t)bits;
     out[2] = (uint8_t)(leaves >> 8);
@@ -480,7 +485,7 @@ as_is:
 
 int kix_smt_tile_unpack(const uint8_t *p, size_t plen, uint8_t out[KIX_SMT_TILE_MAX], size_t *len)
 {
-    unsigned bits = plen >= 2 ? (unsigned)p[0] << 8 | p[1] : 0, leaves, kept = 0, derive = 0;
+    unsigned bits = plen >= 2 ? (unsigned)p[0] << 8 | p[1] : 0, leaves, kept = 0, derive = 0, upper;
     uint8_t rec[SLOTS][REC];
     const uint8_t *q = p + 4;
     size_t off = 2;
@@ -493,22 +498,26 @@ int kix_smt_tile_unpack(const uint8_t *p, size_t plen, uint8_t out[KIX_SMT_TILE_
         return KIX_OK;
     }
     bits &= ~PACKED_MARK;
-    leaves = plen >= 4 ? (unsigned)p[2] << 8 | p[3] : 0xffffu;
+    if (plen < 4)
+        return KIX_ECORRUPT;
+    leaves = (unsigned)p[2] << 8 | p[3];
+    upper = leaves & LEVEL2_MARK ? UPPER_SLOTS : UPPER_SLOTS_V7;
+    leaves &= ~LEVEL2_MARK;
     if (bits == 0 || (leaves & ~bits))
         return KIX_ECORRUPT;
     for (unsigned i = 0; i < SLOTS; i++)
-        if ((bits & wire_bit(i)) && ((leaves & wire_bit(i)) || i >= UPPER_SLOTS))
+        if ((bits & wire_bit(i)) && ((leaves & wire_bit(i)) || i >= upper))
             kept++;
     if (plen != 4 + (size_t)(REC - 1) * kept)
         return KIX_ECORRUPT;
     for (unsigned i = 0; i < SLOTS; i++)
-        if ((bits & wire_bit(i)) && ((leaves & wire_bit(i)) || i >= UPPER_SLOTS)) {
+        if ((bits & wire_bit(i)) && ((leaves & wire_bit(i)) || i >= upper)) {
             rec[i][0] = leaves & wire_bit(i) ? T_LEAF : T_NODE;
             memcpy(rec[i] + 1, q, REC - 1);
             q += REC - 1;
         }
     /* the upper interior records, each from its children below it */
-    for (unsigned i = 0; i < UPPER_SLOTS; i++) {
+    for (unsigned i = 0; i < upper; i++) {
         if (!(bits & wire_bit(i)) || (leaves & wire_bit(i)))
             continue;
         if (!(bits & (wire_bit(2 * i + 1) | wire_bit(2 * i + 2))))

@@ -1349,20 +1349,30 @@ KIX_TEST(tiles_pack_round_trips)
     /* the top tile is full: kept whole (every proof reads it) */
     ASSERT_EQ_U64(top->vlen, kix_smt_tile_pack(top->val, top->vlen, packed));
     ASSERT_EQ_MEM(top->val, top->vlen, packed, top->vlen);
-    /* without one of its last-level records, the top tile packs: the 11
-     * records of levels 2 and 3 kept, 3 computed */
+    /* without one of its last-level records, the top tile packs: the 7
+     * records of level 3 kept, the 7 above them computed (kix-index/8) */
     memcpy(bad, top->val, top->vlen);
     bad[1] &= (uint8_t)~0x02;                 /* slot 14 */
     memset(bad + 2 + 6 * 65 + 1 + 32, 0, 32); /* its parent, slot 6: no right child */
     crypto_hash_sha256(bad + 2 + 2 * 65 + 1 + 32, bad + 2 + 6 * 65, 65); /* slot 2 */
     crypto_hash_sha256(bad + 2 + 1 + 32, bad + 2 + 2 * 65, 65);          /* slot 0 */
     plen = kix_smt_tile_pack(bad, top->vlen - 65, packed);
-    ASSERT_EQ_U64(4 + 11 * 64, plen);
+    ASSERT_EQ_U64(4 + 7 * 64, plen);
     ASSERT_EQ_INT(KIX_OK, kix_smt_tile_unpack(packed, plen, back, &blen));
     ASSERT_EQ_MEM(bad, top->vlen - 65, back, blen);
+    {
+        /* as kix-index/7 packed it (level 2 kept, no mark in the leaf
+         * marks' last bit): read the same */
+        uint8_t v7[KIX_SMT_TILE_MAX];
+        v7[0] = bad[0], v7[1] = (uint8_t)(bad[1] | 1), v7[2] = v7[3] = 0;
+        for (unsigned slot = 3; slot < 14; slot++)
+            memcpy(v7 + 4 + (slot - 3) * 64, bad + 2 + slot * 65 + 1, 64);
+        ASSERT_EQ_INT(KIX_OK, kix_smt_tile_unpack(v7, 4 + 11 * 64, back, &blen));
+        ASSERT_EQ_MEM(bad, top->vlen - 65, back, blen);
+    }
     ASSERT_EQ_INT(KIX_ECORRUPT, kix_smt_tile_unpack(packed, plen - 1, back, &blen));
     memcpy(bad, packed, plen);
-    bad[2] = 0, bad[3] = 0x02; /* a leaf where no record is */
+    bad[2] = 0, bad[3] = 0x03; /* a leaf where no record is */
     ASSERT_EQ_INT(KIX_ECORRUPT, kix_smt_tile_unpack(bad, plen, back, &blen));
     bad[0] = 0x80, bad[1] = 0x01, bad[2] = bad[3] = 0; /* an interior top, no child */
     ASSERT_EQ_INT(KIX_ECORRUPT, kix_smt_tile_unpack(bad, 4, back, &blen));

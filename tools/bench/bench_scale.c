@@ -18,7 +18,7 @@
 #define SCALE_TAG   "scale"
 #define ORIGIN      "bench.kix/log"
 /* a cached log built before this index format is built again */
-#define INDEX_FORMAT "kix-index/5"
+#define INDEX_FORMAT "kix-index/8"
 
 struct prep_job {
     struct kix_log *log;

@@ -39,6 +39,10 @@ struct kix_store_opts {
     int no_sync;        /* skip fsync on commit: ONLY for caches that can be rebuilt
                            (an auditor's local replica), never for a log */
     struct kix_canon_opts canon;
+    /* a writable store's close writes index.mdb again in key order whatever
+     * it grew by (`kixd compact`); without it, only when the open at least
+     * doubled it */
+    int compact;
 };
 
 KIX_API int kix_store_open(const char *dir, const struct kix_store_opts *opts,

@@ -320,13 +320,15 @@ KIX_API int kix_smt_tile_child_hash(const uint8_t *v, size_t len, unsigned strat
 /* A tile value packed for a store that keeps tiles on disk (the index's
  * `smt` table since kix-index/7), and back. Packed: 2 bytes of the value's
  * bitmap with bit 15 set (the mark: a tile value never sets it), 2 bytes
- * marking the slots that hold a leaf record (same bit order), then 64
- * bytes for each leaf (path ‖ value hash) and for each interior record of
- * levels 2 and 3 (slots 3..14), in slot order. An interior record of levels
- * 0 and 1 (slots 0..2) is not kept: its children are in the tile, so it is
- * 0x03 ‖ the hash of each child's record (32 zero bytes for an empty
- * child) and unpack computes it (at most 6 SHA-256; dropping level 2 too
- * would save ~40% more and cost 14). A value whose records are not so (not
+ * marking the slots that hold a leaf record (same bit order; bit 15 set
+ * since kix-index/8), then 64 bytes for each leaf (path ‖ value hash) and
+ * for each interior record of level 3 (slots 7..14), in slot order. An
+ * interior record of levels 0 to 2 (slots 0..6) is not kept: its children
+ * are in the tile, so it is 0x03 ‖ the hash of each child's record (32
+ * zero bytes for an empty child) and unpack computes it (at most 14
+ * SHA-256). Packed by kix-index/7 (bit 15 of the leaf marks clear), the
+ * interior records of level 2 (slots 3..6) are kept too and only slots
+ * 0..2 computed; unpack reads both. A value whose records are not so (not
  * a consistent tree), that would not be shorter packed (one record), or
  * that is full (all 15 slots: the top strata, read by every proof) is kept
  * as it is; unpack gives back such a value as it is too.
@@ -336,8 +338,8 @@ KIX_API int kix_smt_tile_child_hash(const uint8_t *v, size_t len, unsigned strat
  * length returned; v must be a well-formed tile value (KIX_SMT_TILE_MAX at
  * most). kix_smt_tile_unpack: the tile value in out (KIX_SMT_TILE_MAX
  * bytes of room), its length in *len; KIX_ECORRUPT for packed bytes that
- * are malformed (lengths, marks, an interior record of levels 0 or 1 with
- * no child). Pure. */
+ * are malformed (lengths, marks, a computed interior record with no
+ * child). Pure. */
 KIX_API int kix_smt_tile_packed(const uint8_t *p, size_t plen);
 /* What both forms that leave a tile's upper interior records out
  * (kix_smt_tile_pack here, an export's lean pack tiles: kix/vindex.h) do
