@@ -1877,6 +1877,77 @@ static int collect_checkpoint(void *ctx, uint64_t size, const uint8_t *note, siz
     return 0;
 }
 
+/* A replay refused at its last index note had sealed, and stored, the
+ * tiles its entries changed; the writer keeps the tiles it stores for its
+ * next commit (store/index/tile_keep.c), but not those of a transaction
+ * that is aborted: replaying less than the refused batch must begin from
+ * the tree as stored, not with the refused entry's keys in it. */
+KIX_TEST(a_refused_replay_leaves_no_tiles_to_the_next)
+{
+    struct fixture f;
+    struct kix_append_result res;
+    struct kix_err err = {0};
+    struct kix_log_reader *r;
+    struct kix_log *replica = NULL;
+    struct kix_log_opts opts;
+    struct kix_prepared *items[16];
+    struct kix_replay_checkpoint *cps, tampered[2];
+    struct cp_list list;
+    char *rdir = temp_dir(), manifest[512];
+    uint64_t size, base;
+
+    setup(&f);
+    ASSERT_EQ_INT(KIX_OK, publish(&f, f.publisher, "run-1", 1, &res, &err));
+    ASSERT_EQ_INT(KIX_OK, publish(&f, f.publisher, "run-2", 2, &res, &err));
+    memset(&opts, 0, sizeof(opts));
+    opts.replica = 1;
+    rmdir(rdir);
+    ASSERT_EQ_INT(KIX_OK, kix_index_create_replica(rdir, &f.vkey, &opts, &err));
+    ASSERT_EQ_INT(KIX_OK, kix_index_open(rdir, &opts, &replica, &err));
+    ASSERT_EQ_INT(KIX_OK, kix_log_read_begin(f.log, &r));
+    size = kix_log_reader_size(r);
+    ASSERT_TRUE(size >= 3 && size <= 16);
+    base = size - 2; /* the two publications */
+    for (uint64_t i = 0; i < size; i++) {
+        struct kix_submission sub = {0};
+        struct kix_bytes objs[2];
+        ASSERT_EQ_INT(KIX_OK, kix_log_reader_entry(r, i, &sub.envelope));
+        if (i >= base) {
+            run_manifest(manifest, sizeof(manifest), (int)(i - base) + 1);
+            objs[0].ptr = (const uint8_t *)manifest;
+            objs[0].len = strlen(manifest);
+            objs[1].ptr = (const uint8_t *)workload;
+            objs[1].len = strlen(workload);
+            sub.objects = objs;
+            sub.nobjects = 2;
+        }
+        ASSERT_EQ_INT(KIX_OK, kix_log_prepare(replica, &sub, &items[i], &err));
+    }
+    memset(&list, 0, sizeof(list));
+    ASSERT_EQ_INT(KIX_OK, kix_log_reader_checkpoints(r, 0, 16, collect_checkpoint, &list));
+    ASSERT_EQ_U64(size, list.n);
+    cps = list.cps;
+    ASSERT_EQ_INT(KIX_OK, kix_log_replay(replica, 0, items, base, cps, base, &err));
+    /* both publications, the second with the first one's index note */
+    tampered[0] = cps[base];
+    tampered[1] = cps[base + 1];
+    tampered[1].index_note = cps[base].index_note;
+    tampered[1].index_note_len = cps[base].index_note_len;
+    ASSERT_EQ_INT(KIX_EVERIFY, kix_log_replay(replica, base, items + base, 2, tampered, 2, &err));
+    ASSERT_CONTAINS(err.msg, "is not the index of its entries");
+    /* the first alone: its note is the index without run-2 */
+    ASSERT_EQ_INT(KIX_OK, kix_log_replay(replica, base, items + base, 1, cps + base, 1, &err));
+    ASSERT_EQ_INT(KIX_OK,
+                  kix_log_replay(replica, base + 1, items + base + 1, 1, cps + base + 1, 1, &err));
+    ASSERT_EQ_INT(KIX_OK, kix_index_check(replica, NULL, NULL, &err));
+    for (uint64_t i = 0; i < size; i++)
+        kix_prepared_free(items[i]);
+    kix_log_read_end(r);
+    kix_log_close(replica);
+    remove_dir(rdir);
+    teardown(&f);
+}
+
 /* A replica replays the origin's entries and accepts its checkpoint only
  * when the recomputed root matches; a changed entry is named. */
 KIX_TEST(replica_replays_and_refuses_tampering)
