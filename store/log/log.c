@@ -1,5 +1,6 @@
 /* The log: creation, opening, and the group-commit writer. */
 #include <errno.h>
+#include <sodium.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -181,6 +182,8 @@ static int seal_and_sign(struct kix_log *l, struct kix_store *s, MDB_txn *txn, u
     return rc;
 }
 
+static int replay_checkpoint_sealed(const struct kix_log *l, const struct kix_replay_checkpoint *c);
+
 /* Replica: the upstream's index note must be signed by the log key and
  * say exactly what this store derived from the same entries. */
 static int seal_and_check(struct kix_log *l, struct kix_store *s, MDB_txn *txn,
@@ -200,7 +203,7 @@ static int seal_and_check(struct kix_log *l, struct kix_store *s, MDB_txn *txn,
                          (unsigned long long)c->size);
         goto out;
     }
-    if (c->index_opened) {
+    if (c->index_opened && replay_checkpoint_sealed(l, c)) {
         note.text.ptr = (const uint8_t *)c->index_text; /* opened ahead, on all cores */
         note.text.len = c->index_text_len;
     } else {
@@ -263,6 +266,7 @@ static int open_handle(const char *dir, const struct kix_log_opts *opts, struct 
     l->indexed = l->indexer != NULL;
     pthread_mutex_init(&l->edge_mu, NULL);
     pthread_mutex_init(&l->keys_mu, NULL);
+    randombytes_buf(l->opened_seal_key, sizeof(l->opened_seal_key));
     *out = l;
     return KIX_OK;
 }
@@ -1018,6 +1022,52 @@ struct commit_ctx {
 /* The write function's way to abort after an inspection that succeeded. */
 #define INSPECTED (-101)
 
+static void seal_part(crypto_generichash_state *st, const void *p, size_t n)
+{
+    uint8_t len[8];
+    kix_u64be_put(len, (uint64_t)n);
+    crypto_generichash_update(st, len, sizeof(len));
+    if (n)
+        crypto_generichash_update(st, p, n);
+}
+
+/* The keyed hash over c's notes and what opening them found. */
+static void replay_checkpoint_seal(const struct kix_log *l, const struct kix_replay_checkpoint *c,
+                                   uint8_t out[32])
+{
+    crypto_generichash_state st;
+    uint8_t facts[2 + 8 + 32 + 8 + 8];
+    uint64_t text_at = 0;
+
+    if (c->index_opened)
+        text_at = (uint64_t)(c->index_text - c->index_note);
+    facts[0] = (uint8_t)(c->checkpoint_opened != 0);
+    facts[1] = (uint8_t)(c->index_opened != 0);
+    kix_u64be_put(facts + 2, c->signed_size);
+    memcpy(facts + 10, c->signed_root, 32);
+    kix_u64be_put(facts + 42, text_at);
+    kix_u64be_put(facts + 50, (uint64_t)c->index_text_len);
+    crypto_generichash_init(&st, l->opened_seal_key, sizeof(l->opened_seal_key), 32);
+    seal_part(&st, c->note, c->note_len);
+    seal_part(&st, c->index_note, c->index_note ? c->index_note_len : 0);
+    seal_part(&st, facts, sizeof(facts));
+    crypto_generichash_final(&st, out, 32);
+}
+
+static int replay_checkpoint_sealed(const struct kix_log *l, const struct kix_replay_checkpoint *c)
+{
+    uintptr_t note = (uintptr_t)c->index_note, text = (uintptr_t)c->index_text;
+    uint8_t want[32];
+
+    /* the text a view into the note it was opened from */
+    if (c->index_opened &&
+        (!c->index_note || text < note || c->index_text_len > c->index_note_len ||
+         text - note > c->index_note_len - c->index_text_len))
+        return 0;
+    replay_checkpoint_seal(l, c, want);
+    return crypto_verify_32(want, c->opened_seal) == 0;
+}
+
 void kix_log_replay_checkpoint_open(struct kix_log *l, struct kix_replay_checkpoint *c)
 {
     struct kix_note note;
@@ -1037,6 +1087,7 @@ void kix_log_replay_checkpoint_open(struct kix_log *l, struct kix_replay_checkpo
         c->index_text_len = note.text.len;
         c->index_opened = 1;
     }
+    replay_checkpoint_seal(l, c, c->opened_seal);
 }
 
 static int replay_check_checkpoint(struct kix_log *l, const struct kix_replay_checkpoint *c,
@@ -1046,7 +1097,7 @@ static int replay_check_checkpoint(struct kix_log *l, const struct kix_replay_ch
     struct kix_checkpoint cp;
     int rc = KIX_OK;
 
-    if (c->checkpoint_opened) {
+    if (c->checkpoint_opened && replay_checkpoint_sealed(l, c)) {
         cp.size = c->signed_size; /* opened ahead, on all cores */
         memcpy(cp.root, c->signed_root, 32);
     } else {

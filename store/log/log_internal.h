@@ -58,6 +58,9 @@ struct kix_log {
         char kind[KIX_SCHEMA_KIND_MAX];
         int set;
     } kinds[64];
+    /* keys kix_log_replay_checkpoint_open's seal: what this handle opened
+     * ahead is told from what a caller merely claims */
+    uint8_t opened_seal_key[32];
     /* the right edge of the latest size proven, shared by readers */
     pthread_mutex_t edge_mu;
     struct kix_tile_edge edge;

@@ -2060,6 +2060,38 @@ KIX_TEST(replica_replays_and_refuses_tampering)
         ASSERT_TRUE(!list.cps[2].checkpoint_opened && list.cps[2].index_opened);
         ASSERT_EQ_INT(KIX_EVERIFY, kix_log_replay(replica, 0, items, size, list.cps, list.n, &err));
         ASSERT_CONTAINS(err.msg, "upstream checkpoint at size 3");
+        /* what was opened ahead is trusted only as the replica opened it:
+         * the facts of the good note claimed for the bad one (flags set by
+         * hand, or a note swapped after opening) are not taken, and the
+         * bad signature is still found */
+        {
+            struct kix_replay_checkpoint good = saved;
+            kix_log_replay_checkpoint_open(replica, &good);
+            ASSERT_TRUE(good.checkpoint_opened && good.index_opened);
+            list.cps[2] = good;
+            list.cps[2].note = bad; /* swapped after opening */
+            ASSERT_EQ_INT(KIX_EVERIFY,
+                          kix_log_replay(replica, 0, items, size, list.cps, list.n, &err));
+            ASSERT_CONTAINS(err.msg, "upstream checkpoint at size 3");
+            list.cps[2].checkpoint_opened = 1; /* claimed by hand, seal and all copied */
+            list.cps[2].signed_size = good.signed_size;
+            memcpy(list.cps[2].signed_root, good.signed_root, 32);
+            ASSERT_EQ_INT(KIX_EVERIFY,
+                          kix_log_replay(replica, 0, items, size, list.cps, list.n, &err));
+            ASSERT_CONTAINS(err.msg, "upstream checkpoint at size 3");
+            /* an index note whose signature fails, under the good one's text */
+            char bad_index[1024];
+            ASSERT_TRUE(good.index_note_len <= sizeof(bad_index));
+            memcpy(bad_index, good.index_note, good.index_note_len);
+            bad_index[good.index_note_len - 20] =
+                bad_index[good.index_note_len - 20] == 'A' ? 'B' : 'A';
+            list.cps[2] = good;
+            list.cps[2].index_note = bad_index;
+            list.cps[2].index_text = bad_index + (good.index_text - good.index_note);
+            ASSERT_EQ_INT(KIX_EVERIFY,
+                          kix_log_replay(replica, 0, items, size, list.cps, list.n, &err));
+            ASSERT_CONTAINS(err.msg, "upstream index note at size 3");
+        }
         list.cps[2] = saved;
     }
     for (size_t k = 0; k < list.n; k++)

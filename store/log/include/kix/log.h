@@ -181,13 +181,18 @@ struct kix_replay_checkpoint {
     size_t index_note_len;
     /* Set only by kix_log_replay_checkpoint_open (zeroed otherwise): what
      * its notes say, once their signatures verified with the log key, so
-     * that the replay's one thread does not verify them again. */
+     * that the replay's one thread does not verify them again. The replay
+     * trusts them only under opened_seal, a hash keyed with a secret of
+     * the handle that opened them over the notes' bytes and these facts:
+     * facts set by hand, copied from another checkpoint, or notes changed
+     * after opening are ignored, and the replay opens the notes itself. */
     int checkpoint_opened; /* 1: note verified; signed_size, signed_root */
     uint64_t signed_size;
     uint8_t signed_root[32];
     int index_opened;       /* 1: index_note verified; index_text its text */
     const char *index_text; /* a view into index_note */
     size_t index_text_len;
+    uint8_t opened_seal[32];
 };
 
 /* Opens c's checkpoint note and index note as kix_log_replay would (the
