@@ -121,6 +121,14 @@ int kix__vindex_reset(struct kix_log_txn *t, struct kix_err *err);
  * Use tiles->io; a writer flushes after kix_smt_apply; release after. */
 void kix__smt_tiles(struct kix_smt_tiles *tiles, struct kix_log_txn *t);
 
+/* tile_keep.c: the tree's tiles (unpacked, by store key) kept between the
+ * writer's transactions. get: NULL when not kept (and through a reader);
+ * put: after the tile was read from or written to the store in t. */
+const uint8_t *kix__tile_keep_get(struct kix_log_txn *t, const uint8_t *key, size_t klen,
+                                  size_t *len);
+void kix__tile_keep_put(struct kix_log_txn *t, const uint8_t *key, size_t klen, const uint8_t *val,
+                        size_t len);
+
 /* groups.c: puts run in the comparison group its manifest names, if it
  * names one (kix/manifest.h): grouped, comparison_key and value are set
  * together or not at all. The writer and the index check share it. */

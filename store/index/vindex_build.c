@@ -42,21 +42,30 @@ static int tile_get(void *arg, const uint8_t *key, size_t klen, struct kix_bytes
     uint8_t sk[KIX_SMT_TILE_KEY_MAX];
     size_t sklen = kix_index_smt_store_key(key, klen, sk), len = 0;
     struct kix_bytes packed;
-    int rc = sklen ? kix_log_txn_get(arg, KIX_TABLE_SMT, sk, sklen, &packed) : KIX_ENOTFOUND;
+    const uint8_t *kept = sklen ? kix__tile_keep_get(arg, sk, sklen, &len) : NULL;
+    int rc;
 
+    if (kept) { /* the writer's, as an earlier transaction left it */
+        out->ptr = kept;
+        out->len = len;
+        return KIX_OK;
+    }
+    rc = sklen ? kix_log_txn_get(arg, KIX_TABLE_SMT, sk, sklen, &packed) : KIX_ENOTFOUND;
     if (rc && rc != KIX_ENOTFOUND)
         return kix_err_set(err, rc, "reading the index tree: %s", kix_strerror(rc));
     if (rc == KIX_OK && !kix_smt_tile_packed(packed.ptr, packed.len)) {
         *out = packed; /* stored as it is */
-        return KIX_OK;
+    } else if (rc == KIX_OK) {
+        if (kix_smt_tile_unpack(packed.ptr, packed.len, unpacked, &len) != KIX_OK)
+            return kix_err_set(err, KIX_ECORRUPT,
+                               "a packed sparse Merkle tile at stratum %u is malformed (%zu "
+                               "bytes): the index store is damaged; rebuild it from the log",
+                               klen ? key[0] : 0u, packed.len);
+        out->ptr = unpacked;
+        out->len = len;
     }
-    if (rc == KIX_OK && kix_smt_tile_unpack(packed.ptr, packed.len, unpacked, &len) != KIX_OK)
-        return kix_err_set(err, KIX_ECORRUPT,
-                           "a packed sparse Merkle tile at stratum %u is malformed (%zu bytes): "
-                           "the index store is damaged; rebuild it from the log",
-                           klen ? key[0] : 0u, packed.len);
-    out->ptr = unpacked;
-    out->len = len;
+    if (rc == KIX_OK)
+        kix__tile_keep_put(arg, sk, sklen, out->ptr, out->len);
     return rc;
 }
 
@@ -65,12 +74,16 @@ static int tile_put(void *arg, const uint8_t *key, size_t klen, const uint8_t *v
 {
     uint8_t sk[KIX_SMT_TILE_KEY_MAX], packed[KIX_SMT_TILE_MAX];
     size_t sklen = kix_index_smt_store_key(key, klen, sk);
+    int rc;
 
     if (!sklen || vlen > KIX_SMT_TILE_MAX)
         return kix_err_set(err, KIX_EINVAL, "a sparse Merkle tile of %zu bytes, key %zu", vlen,
                            klen);
-    return kix_log_txn_put(arg, KIX_TABLE_SMT, sk, sklen, packed,
-                           kix_smt_tile_pack(val, vlen, packed), err);
+    rc = kix_log_txn_put(arg, KIX_TABLE_SMT, sk, sklen, packed,
+                         kix_smt_tile_pack(val, vlen, packed), err);
+    if (rc == KIX_OK) /* what a get of it gives back: the value unpacked */
+        kix__tile_keep_put(arg, sk, sklen, val, vlen);
+    return rc;
 }
 
 void kix__smt_tiles(struct kix_smt_tiles *tiles, struct kix_log_txn *t)

@@ -256,10 +256,14 @@ static void parse_kind(const uint8_t *p, size_t n, char kind[KIX_SCHEMA_KIND_MAX
 }
 
 /* The record kind of an object of the bundle or the store ("" when it
- * has none kix knows). KIX_ENOTFOUND when it is in neither. */
-static int object_kind(struct kix_store *s, MDB_txn *txn, const struct kix_prepared *p,
+ * has none kix knows). KIX_ENOTFOUND when it is in neither. A stored
+ * object's kind is scanned once: a digest names its bytes, so the writer
+ * remembers the kinds it read (l->kinds) and only looks the object up. */
+static int object_kind(struct kix_log *l, MDB_txn *txn, const struct kix_prepared *p,
                        const struct kix_digest *d, char kind[KIX_SCHEMA_KIND_MAX])
 {
+    struct kix_store *s = l->store;
+    struct kix__kind_memo *m = &l->kinds[d->b[0] % (sizeof(l->kinds) / sizeof(l->kinds[0]))];
     MDB_val v;
     int rc, found;
 
@@ -271,6 +275,10 @@ static int object_kind(struct kix_store *s, MDB_txn *txn, const struct kix_prepa
     rc = kix__object_get(s, txn, kix__witxn(s), d->b, &v);
     if (rc)
         return rc;
+    if (m->set && memcmp(m->digest, d->b, 32) == 0) {
+        memcpy(kind, m->kind, KIX_SCHEMA_KIND_MAX);
+        return KIX_OK;
+    }
     found = scan_kind(v.mv_data, v.mv_size, kind);
     if (found < 0)
         parse_kind(v.mv_data, v.mv_size, kind);
@@ -285,6 +293,9 @@ static int object_kind(struct kix_store *s, MDB_txn *txn, const struct kix_prepa
 #endif
     if (!kix_record_kind_known(kind))
         kind[0] = '\0';
+    memcpy(m->digest, d->b, 32);
+    memcpy(m->kind, kind, KIX_SCHEMA_KIND_MAX);
+    m->set = 1;
     return KIX_OK;
 }
 
@@ -293,15 +304,23 @@ static const char *article(const char *kind)
     return strchr("AEIOU", kind[0]) ? "an" : "a";
 }
 
-/* A digest field that requires a kind (x-kix-kind) names an object of it. */
-static int check_kind(struct kix_store *s, MDB_txn *txn, const struct kix_prepared *p,
-                      const struct kix_schema_ref *ref, const char *where, struct kix_err *err)
+/* A digest field that requires a kind (x-kix-kind) names an object of it:
+ * one of the entry's (o NULL) or of object o. */
+static int check_kind(struct kix_log *l, MDB_txn *txn, const struct kix_prepared *p,
+                      const struct prepared_object *o, const struct kix_schema_ref *ref,
+                      struct kix_err *err)
 {
-    char kind[KIX_SCHEMA_KIND_MAX], text[KIX_DIGEST_TEXT_LEN + 1];
-    int rc = object_kind(s, txn, p, &ref->digest, kind);
+    char kind[KIX_SCHEMA_KIND_MAX], text[KIX_DIGEST_TEXT_LEN + 1], where[160];
+    int rc = object_kind(l, txn, p, &ref->digest, kind);
 
     if (rc == KIX_ENOTFOUND || (rc == KIX_OK && strcmp(kind, ref->kind) == 0))
         return KIX_OK; /* (a missing object is named by the check of references) */
+    if (o) {
+        kix_digest_format(&o->digest, text);
+        snprintf(where, sizeof(where), "record %s %s", o->kind, text);
+    } else {
+        snprintf(where, sizeof(where), "%s entry", kix_entry_type_name(p->entry.type));
+    }
     kix_digest_format(&ref->digest, text);
     if (rc)
         return kix_err_set(err, rc, "reading object %s: %s", text, kix_strerror(rc));
@@ -310,28 +329,25 @@ static int check_kind(struct kix_store *s, MDB_txn *txn, const struct kix_prepar
                        kind[0] ? article(kind) : "not a record", kind[0] ? " " : "", kind);
 }
 
-static int check_kinds(struct kix_store *s, MDB_txn *txn, const struct kix_prepared *p,
+static int check_kinds(struct kix_log *l, MDB_txn *txn, const struct kix_prepared *p,
                        struct kix_err *err)
 {
-    char where[160], text[KIX_DIGEST_TEXT_LEN + 1];
     int rc = KIX_OK;
 
-    snprintf(where, sizeof(where), "%s entry", kix_entry_type_name(p->entry.type));
     for (size_t i = 0; rc == KIX_OK && i < p->nkind_refs; i++)
-        rc = check_kind(s, txn, p, &p->kind_refs[i], where, err);
+        rc = check_kind(l, txn, p, NULL, &p->kind_refs[i], err);
     for (size_t i = 0; rc == KIX_OK && i < p->nobjects; i++) {
         const struct prepared_object *o = &p->objects[i];
-        kix_digest_format(&o->digest, text);
-        snprintf(where, sizeof(where), "record %s %s", o->kind, text);
         for (size_t j = 0; rc == KIX_OK && j < o->nkind_refs; j++)
-            rc = check_kind(s, txn, p, &o->kind_refs[j], where, err);
+            rc = check_kind(l, txn, p, o, &o->kind_refs[j], err);
     }
     return rc;
 }
 
-static int check_objects(struct kix_store *s, MDB_txn *txn, const struct kix_prepared *p,
+static int check_objects(struct kix_log *l, MDB_txn *txn, const struct kix_prepared *p,
                          struct kix_err *err)
 {
+    struct kix_store *s = l->store;
     char text[KIX_DIGEST_TEXT_LEN + 1];
     int rc;
 
@@ -360,7 +376,7 @@ static int check_objects(struct kix_store *s, MDB_txn *txn, const struct kix_pre
                                    i, text);
             }
         }
-    return check_kinds(s, txn, p, err);
+    return check_kinds(l, txn, p, err);
 }
 
 /* The key registry's rules for a key entry. */
@@ -553,7 +569,7 @@ int kix__policy_apply(struct kix_log *l, MDB_txn *txn, uint64_t index, const str
         kix__clock_mark(clk, KIX_LOG_PHASE_INDEX);
     }
     if (rc == KIX_OK)
-        rc = check_objects(l->store, txn, p, err);
+        rc = check_objects(l, txn, p, err);
     kix__clock_mark(clk, KIX_LOG_PHASE_POLICY);
     if (rc == KIX_OK)
         rc = write_entry(l, txn, index, p, err);

@@ -321,10 +321,19 @@ fail:
     return rc;
 }
 
+void kix__writer_keep_drop(struct kix_store *s)
+{
+    if (s->writer_keep.state && s->writer_keep.free_fn)
+        s->writer_keep.free_fn(s->writer_keep.state);
+    s->writer_keep.state = NULL;
+    s->writer_keep.free_fn = NULL;
+}
+
 void kix_store_close(struct kix_store *s)
 {
     if (!s)
         return;
+    kix__writer_keep_drop(s);
     if (s->ienv) {
         struct kix_err ignored = {0};
         /* a failed copy leaves the index as it is: it only saves pages */
@@ -521,6 +530,7 @@ int kix__db_write(struct kix_store *s, kix__write_fn fn, void *ctx, struct kix_e
     writing = s;
     for (;;) {
         MDB_txn *txn = NULL, *itxn = NULL;
+        size_t itxn_id;
         pthread_rwlock_rdlock(&s->resize_lock);
         rc = write_begin(s, &txn, &itxn);
         if (rc) {
@@ -529,6 +539,9 @@ int kix__db_write(struct kix_store *s, kix__write_fn fn, void *ctx, struct kix_e
             break;
         }
         s->w_itxn = itxn;
+        itxn_id = mdb_txn_id(itxn);
+        if (itxn_id != s->writer_keep.next_txnid)
+            kix__writer_keep_drop(s); /* another writer committed since */
         write_map_full = 0;
         kix__seg_begin(s);
         rc = fn(s, txn, ctx, err);
@@ -540,6 +553,10 @@ int kix__db_write(struct kix_store *s, kix__write_fn fn, void *ctx, struct kix_e
             rc = write_commit(s, txn, itxn, &mrc, err);
             s->w_itxn = NULL;
             pthread_rwlock_unlock(&s->resize_lock);
+            if (rc == KIX_OK)
+                s->writer_keep.next_txnid = itxn_id + 1; /* what it kept is stored */
+            else
+                kix__writer_keep_drop(s);
             if (mrc == 0) {
                 if (rc == KIX__EMAPFULL) { /* the index state's put, before any commit */
                     kix_err_clear(err);
@@ -565,6 +582,7 @@ int kix__db_write(struct kix_store *s, kix__write_fn fn, void *ctx, struct kix_e
             mdb_txn_abort(itxn);
         mdb_txn_abort(txn);
         s->w_itxn = NULL;
+        kix__writer_keep_drop(s);
         pthread_rwlock_unlock(&s->resize_lock);
         if (rc == KIX__EMAPFULL) {
             /* fn hit MDB_MAP_FULL on a put: grow and run it again. */

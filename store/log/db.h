@@ -155,7 +155,19 @@ struct kix_store {
     /* full tiles above level 0 as read from committed snapshots
      * (tile_cache.h): immutable once full, few, and on every proof's path */
     struct kix__tile_cache *tile_cache;
+    /* the layer above's state kept between write transactions
+     * (kix_log_txn_writer_state), and the index transaction id the next
+     * write must have for it to hold (no other writer committed between) */
+    struct kix__writer_keep {
+        void *state;
+        void (*free_fn)(void *);
+        size_t next_txnid;
+    } writer_keep;
+    uint64_t sealed_reads; /* the writer's gets of sealed tables (kix_log_seal_stats) */
 };
+
+/* Frees the layer's writer state (kix_log_txn_writer_state), if any. */
+void kix__writer_keep_drop(struct kix_store *s);
 
 /* kix_store_open, also opening (creating, unless read-only) the tables of
  * the layer above: KIX_EINVAL when there are more than KIX_LOG_TABLES_MAX. */

@@ -147,6 +147,7 @@ static int seal_text(struct kix_log *l, struct kix_store *s, MDB_txn *txn, uint6
 void kix_log_seal_stats(const struct kix_log *l, struct kix_log_seal_stats *out)
 {
     *out = l->seal_stats;
+    out->sealed_reads = l->store->sealed_reads;
 }
 
 void kix_log_phase_stats_enable(struct kix_log *l, int on)

@@ -50,6 +50,14 @@ struct kix_log {
         uint8_t pub[32];
         int set;
     } keys[64];
+    /* the record kinds of stored objects the writer scanned, by digest (a
+     * digest names its bytes: its kind never changes), for the kind checks
+     * of entries naming shared objects (admission.c); the writer's only */
+    struct kix__kind_memo {
+        uint8_t digest[32];
+        char kind[KIX_SCHEMA_KIND_MAX];
+        int set;
+    } kinds[64];
     /* keys kix_log_replay_checkpoint_open's seal: what this handle opened
      * ahead is told from what a caller merely claims */
     uint8_t opened_seal_key[32];

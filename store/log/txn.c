@@ -27,6 +27,9 @@ int kix_log_txn_get(struct kix_log_txn *t, unsigned table, const void *key, size
     int rc =
         reads_empty(t, table) ? MDB_NOTFOUND : mdb_get(t->itxn, t->store->table_dbi[table], &k, &v);
 
+    if (t->writable && table < t->store->ntables &&
+        (t->store->table_flags[table] & KIX_LOG_TABLE_SEALED))
+        t->store->sealed_reads++;
     if (rc == MDB_NOTFOUND)
         return KIX_ENOTFOUND;
     if (rc)
@@ -113,6 +116,7 @@ int kix_log_txn_clear(struct kix_log_txn *t, unsigned table, struct kix_err *err
     if (table >= t->store->ntables)
         return no_such_table(table, err);
     KIX_ASSERT(kix__db_writing(t->store)); /* a writable txn is the writer's own */
+    kix__writer_keep_drop(t->store);       /* what it kept of the table is gone */
     rc = mdb_drop(t->itxn, t->store->table_dbi[table], 0);
     return rc ? kix__db_error(rc, err, "emptying an index table") : KIX_OK;
 }
@@ -139,6 +143,23 @@ int kix_log_txn_set_seal_state(struct kix_log_txn *t, void *state, void (*free_f
         return KIX_EINVAL;
     t->keep->state = state;
     t->keep->free_fn = free_fn;
+    return KIX_OK;
+}
+
+/* Only the thread in the store's write transaction sees the state: readers
+ * run beside it on other threads. */
+void *kix_log_txn_writer_state(struct kix_log_txn *t)
+{
+    return t->writable && kix__db_writing(t->store) ? t->store->writer_keep.state : NULL;
+}
+
+int kix_log_txn_set_writer_state(struct kix_log_txn *t, void *state, void (*free_fn)(void *))
+{
+    if (!t->writable || !kix__db_writing(t->store))
+        return KIX_EINVAL;
+    kix__writer_keep_drop(t->store);
+    t->store->writer_keep.state = state;
+    t->store->writer_keep.free_fn = free_fn;
     return KIX_OK;
 }
 

@@ -783,4 +783,38 @@ KIX_TEST(lean_tile_in_a_pack_comes_out_whole)
     kix_buf_release(&out);
 }
 
+static uint64_t sealed_reads(struct kix_log *l)
+{
+    struct kix_log_seal_stats st;
+    kix_log_seal_stats(l, &st);
+    return st.sealed_reads;
+}
+
+/* The writer keeps the tree's tiles from one commit to the next
+ * (store/index/tile_keep.c): a commit after the first reads fewer tiles
+ * from the store than the tiles its routes cross. */
+KIX_TEST(writer_keeps_the_tree_tiles_between_commits)
+{
+    struct fixture f;
+    struct kix_append_result res;
+    struct kix_err err = {0};
+    uint64_t r0, r1, r2;
+
+    setup(&f);
+    ASSERT_EQ_INT(KIX_OK, publish(&f, f.publisher, "run-1", 1, &res, &err));
+    r0 = sealed_reads(f.log);
+    ASSERT_EQ_INT(KIX_OK, publish(&f, f.publisher, "run-2", 2, &res, &err));
+    r1 = sealed_reads(f.log);
+    ASSERT_EQ_INT(KIX_OK, publish(&f, f.publisher, "run-3", 3, &res, &err));
+    r2 = sealed_reads(f.log);
+    /* the root tile and those below it that the commit before read or
+     * wrote come from memory: without the kept tiles each commit read
+     * every tile on its keys' routes again (at least the root's) */
+    ASSERT_TRUE(r0 > 0);
+    ASSERT_EQ_U64(0, r2 - r1);
+    ASSERT_TRUE(r1 - r0 < r0);
+
+    teardown(&f);
+}
+
 KIX_TEST_MAIN()

@@ -213,6 +213,10 @@ struct kix_log_seal_stats {
     /* a replay's seals that left state (the index's tree tiles) to the
      * next seal of the same transaction (kix_log_txn_seal_state) */
     uint64_t kept;
+    /* records the writer read from the sealed tables (the index's tree)
+     * in its transactions: what the layer keeps between them
+     * (kix_log_txn_writer_state) it does not read again */
+    uint64_t sealed_reads;
 };
 KIX_API void kix_log_seal_stats(const struct kix_log *l, struct kix_log_seal_stats *out);
 

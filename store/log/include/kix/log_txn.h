@@ -89,6 +89,18 @@ KIX_API void *kix_log_txn_seal_state(struct kix_log_txn *t);
 KIX_API int kix_log_txn_set_seal_state(struct kix_log_txn *t, void *state,
                                        void (*free_fn)(void *)) KIX_MUST_CHECK;
 
+/* What the layer above keeps of its tables from one write transaction to
+ * the next (the index's tree tiles as it last read or wrote them): valid
+ * only while every write of those tables went through the layer. The log
+ * frees it with free_fn when a write transaction ends without committing
+ * (aborted, retried, a failed commit), when a write transaction begins
+ * after another writer's commit (another handle or process), when a table
+ * is cleared, and at close. NULL through a reader and when none is kept;
+ * set_writer_state replaces (and frees) the one kept, NULL drops it. */
+KIX_API void *kix_log_txn_writer_state(struct kix_log_txn *t);
+KIX_API int kix_log_txn_set_writer_state(struct kix_log_txn *t, void *state,
+                                         void (*free_fn)(void *)) KIX_MUST_CHECK;
+
 /* Empties a table (writer only). */
 KIX_API int kix_log_txn_clear(struct kix_log_txn *t, unsigned table,
                               struct kix_err *err) KIX_MUST_CHECK;
