@@ -3,6 +3,7 @@
  * thread while the writer commits earlier batches. */
 #define _GNU_SOURCE /* memmem */
 #include <jansson.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <time.h>
 #include <stdlib.h>
@@ -381,7 +382,7 @@ static int validate_predicate(struct kix_prepared *p, const json_t *pred, struct
 int kix_log_prepare_leaf(struct kix_log *l, const struct kix_bytes *envelope,
                          struct kix_prepared **out, struct kix_err *err)
 {
-    struct kix_prepared *p = calloc(1, sizeof(*p));
+    struct kix_prepared *p = malloc(sizeof(*p));
     json_t *pred = NULL;
     struct kix__clock clk;
     int canonical, rc;
@@ -389,6 +390,8 @@ int kix_log_prepare_leaf(struct kix_log *l, const struct kix_bytes *envelope,
     *out = NULL;
     if (!p)
         return kix_err_set(err, KIX_ENOMEM, "out of memory");
+    memset(p, 0, offsetof(struct kix_prepared, env));
+    kix_dsse_envelope_init(&p->env);
     kix__clock_start(&clk, &l->phases, KIX__CLOCK_PREPARE);
     /* An envelope the canonical reader takes is its own encoding (kix/dsse.h):
      * stored as it came unless its keyid needed lowering, which saves
