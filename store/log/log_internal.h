@@ -102,9 +102,9 @@ struct kix_prepared {
      * publication's subject, a rerun's rerunDigest: kix/schema.h) */
     struct kix_schema_ref *kind_refs;
     size_t nkind_refs;
-    /* last: 5.3 KB of it are the eight signature slots, which the parse
-     * writes before anything reads them, so prepare zeroes only what comes
-     * before (offsetof) instead of calloc's 6.5 KB */
+    /* last: its 5.7 KB (eight signature slots) the parse writes before
+     * anything reads them, so prepare zeroes only what comes before
+     * (offsetof: 0.9 KB) instead of calloc's 6.6 KB */
     struct kix_dsse_envelope env;
 };
 
