@@ -13,6 +13,7 @@
 #include "diag.h"
 #include "export.h"
 #include "init.h"
+#include "kix/parallel.h"
 #include "kix/version.h"
 #include "server.h"
 
@@ -82,6 +83,7 @@ static int serve_main(int argc, char **argv)
 
 int main(int argc, char **argv)
 {
+    kix_parallel_heap_pad();
     for (size_t i = 0; argc >= 2 && i < sizeof(commands) / sizeof(commands[0]); i++)
         if (strcmp(argv[1], commands[i].name) == 0)
             return commands[i].main(argc - 1, argv + 1);

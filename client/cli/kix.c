@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "kix/parallel.h"
 #include "kix/version.h"
 
 static const struct cli_command commands[] = {
@@ -202,6 +203,7 @@ int main(int argc, char **argv)
     const struct cli_command *cmd;
     int at = 1, status;
 
+    kix_parallel_heap_pad();
     opterr = 0; /* cli_bad_option says what is wrong, with "did you mean" */
     for (int i = 1; i < argc && strcmp(argv[i], "--") != 0; i++)
         if (strcmp(argv[i], "--json") == 0)

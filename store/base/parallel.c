@@ -2,6 +2,9 @@
 
 #include <pthread.h>
 #include <stdlib.h>
+#ifdef __GLIBC__
+#include <malloc.h>
+#endif
 
 void kix_parallel_run(void *jobs, size_t job_size, size_t n, void *(*fn)(void *))
 {
@@ -24,4 +27,11 @@ void kix_parallel_run(void *jobs, size_t job_size, size_t n, void *(*fn)(void *)
     }
     free(tids);
     free(started);
+}
+
+void kix_parallel_heap_pad(void)
+{
+#ifdef __GLIBC__
+    mallopt(M_TOP_PAD, 32 << 20);
+#endif
 }

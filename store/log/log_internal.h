@@ -101,9 +101,8 @@ struct kix_prepared {
     struct kix_buf leaf;    /* canonical envelope bytes */
     struct kix_hash leaf_hash;
     struct kix_hash statement_hash; /* SHA-256 of PAE(payloadType, payload): what was signed */
-    struct kix_dsse_envelope env;
-    uint8_t signer_pub[32]; /* the key the signature verified with */
-    int sig_checked;        /* 1: verified with signer_pub during prepare */
+    uint8_t signer_pub[32];         /* the key the signature verified with */
+    int sig_checked;                /* 1: verified with signer_pub during prepare */
 
     struct prepared_object *objects;
     size_t nobjects;
@@ -111,6 +110,10 @@ struct kix_prepared {
      * publication's subject, a rerun's rerunDigest: kix/schema.h) */
     struct kix_schema_ref *kind_refs;
     size_t nkind_refs;
+    /* last: its 5.7 KB (eight signature slots) the parse writes before
+     * anything reads them, so prepare zeroes only what comes before
+     * (offsetof: 0.9 KB) instead of calloc's 6.6 KB */
+    struct kix_dsse_envelope env;
 };
 
 /* Key registry record: pub(32) roles(1) added(8) revoked(8). */

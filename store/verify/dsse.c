@@ -244,6 +244,23 @@ static int base64_string(const uint8_t **p, const uint8_t *end, const char **out
     return 1;
 }
 
+/* Base64 in the standard alphabet only, the one kix_dsse_encode writes:
+ * with the layout and the plain strings that makes what this reader
+ * accepts byte for byte the envelope's encoding, so prepare stores it as
+ * it came (a URL-safe spelling goes to the general parser and is encoded
+ * again). Appends the payload's bytes to out. */
+static int base64_std_buf(const char *s, size_t n, struct kix_buf *out)
+{
+    size_t cap = n / 4 * 3, got;
+
+    if (kix_buf_grow(out, cap) != KIX_OK ||
+        kix_base64_decode_std(s, n, out->ptr + out->len, cap, &got) != 0)
+        return 0;
+    out->len += got;
+    out->ptr[out->len] = '\0';
+    return 1;
+}
+
 static int literal(const uint8_t **p, const uint8_t *end, const char *lit, size_t n)
 {
     if ((size_t)(end - *p) < n || memcmp(*p, lit, n) != 0)
@@ -260,8 +277,7 @@ int kix_dsse_parse_canonical(const uint8_t *json, size_t len, struct kix_dsse_en
 
     kix_dsse_envelope_init(env);
     if (len > KIX_DSSE_MAX_ENVELOPE || !literal(&p, end, "{\"payload\":", 11) ||
-        !base64_string(&p, end, &s, &n) ||
-        kix_base64_decode_buf(s, n, KIX_DSSE_MAX_ENVELOPE, &env->payload) != KIX_OK ||
+        !base64_string(&p, end, &s, &n) || !base64_std_buf(s, n, &env->payload) ||
         !literal(&p, end, ",\"payloadType\":", 15) || !plain_string(&p, end, &s, &n) ||
         n > KIX_DSSE_MAX_TYPE || !literal(&p, end, ",\"signatures\":[", 15))
         goto other;
@@ -285,8 +301,8 @@ int kix_dsse_parse_canonical(const uint8_t *json, size_t len, struct kix_dsse_en
             sig->has_keyid = 1;
         }
         if (!literal(&p, end, "\"sig\":", 6) || !base64_string(&p, end, &s, &n) ||
-            kix_base64_decode(s, n, sig->sig, KIX_DSSE_MAX_SIG, &sig->sig_len) != KIX_OK ||
-            sig->sig_len == 0 || !literal(&p, end, "}", 1))
+            kix_base64_decode_std(s, n, sig->sig, KIX_DSSE_MAX_SIG, &sig->sig_len) != 0 ||
+            sig->sig_len == 0 || sig->sig_len > KIX_DSSE_MAX_SIG || !literal(&p, end, "}", 1))
             goto other;
         env->n_sigs++;
     } while (literal(&p, end, ",", 1));

@@ -623,12 +623,17 @@ int kix_entry_signer(struct kix_entry *p, const struct kix_dsse_envelope *env, s
     return KIX_OK;
 }
 
-void kix_entry_canonical_keyid(struct kix_dsse_envelope *env)
+size_t kix_entry_canonical_keyid(struct kix_dsse_envelope *env)
 {
+    size_t changed = 0;
+
     for (size_t s = 0; s < env->n_sigs; s++)
         for (size_t i = 0; i < env->sigs[s].keyid_len; i++)
-            if (env->sigs[s].keyid[i] >= 'A' && env->sigs[s].keyid[i] <= 'F')
+            if (env->sigs[s].keyid[i] >= 'A' && env->sigs[s].keyid[i] <= 'F') {
                 env->sigs[s].keyid[i] = (char)(env->sigs[s].keyid[i] - 'A' + 'a');
+                changed++;
+            }
+    return changed;
 }
 
 int kix_entry_needs(const uint8_t *leaf, size_t len, struct kix_digest **out, size_t *n,

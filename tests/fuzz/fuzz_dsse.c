@@ -3,8 +3,9 @@
  * the statement parser (the raw input does when it is no envelope), and its
  * signatures through Ed25519 verification with the seed log's key. The
  * canonical-layout reader (kix_dsse_parse_canonical, kixd's fast path)
- * accepts only what the general parser accepts, with the same envelope, and
- * accepts every encoding without an escape. A statement read in
+ * accepts only what the general parser accepts, with the same envelope,
+ * only bytes that are that envelope's encoding (prepare stores them as they
+ * came), and every encoding without an escape. A statement read in
  * kix_canon's one pass (a canonical one) reads as jansson's parser reads
  * it: the same predicate tree, the same refusals. */
 #include <jansson.h>
@@ -62,8 +63,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         log_key = fuzz_verifier(FUZZ_LOG_VKEY);
     kix_dsse_envelope_init(&again);
     if (kix_dsse_parse_canonical(data, size, &fast) == KIX_OK &&
-        (kix_dsse_parse_json(data, size, &env, NULL) != KIX_OK || !same_envelope(&fast, &env)))
+        (kix_dsse_parse_json(data, size, &env, NULL) != KIX_OK || !same_envelope(&fast, &env) ||
+         kix_dsse_encode(&fast, &once, NULL) != KIX_OK || once.len != size ||
+         memcmp(once.ptr, data, size) != 0))
         abort();
+    kix_buf_release(&once);
     kix_dsse_envelope_release(&fast);
     kix_dsse_envelope_release(&env);
     if (kix_dsse_parse(data, size, &env, NULL) == KIX_OK) {

@@ -1268,6 +1268,71 @@ KIX_TEST(a_statement_is_logged_once)
     teardown(&f);
 }
 
+/* The leaf is the envelope's canonical encoding: an envelope that comes
+ * canonical is stored as it came (prepare skips encoding it again), one
+ * that does not (capitals in the keyid, a space, the URL-safe base64
+ * alphabet) is stored re-encoded, the same bytes as the canonical one. */
+KIX_TEST(leaf_is_the_canonical_envelope_whatever_came)
+{
+    struct fixture f;
+    struct kix_append_result res;
+    struct kix_err err = {0};
+
+    setup(&f);
+    for (int variant = 0; variant < 4; variant++) {
+        struct kix_buf canon = KIX_BUF_INIT, sent = KIX_BUF_INIT;
+        struct kix_log_reader *r;
+        struct kix_bytes leaf;
+        struct kix_digest d;
+        char manifest[512], run_id[16];
+        const char *objects[2] = {manifest, workload};
+        char *field, *c;
+        size_t changed = 0;
+
+        snprintf(run_id, sizeof(run_id), "leaf-%d", variant);
+        run_manifest(manifest, sizeof(manifest), 40 + variant);
+        digest_of_json(manifest, &d);
+        ASSERT_EQ_INT(KIX_OK, kix_entry_publication(f.publisher, run_id, &d, "2026-11-29T00:00:00Z",
+                                                    "test", "BSD-2-Clause", &canon, &err));
+        ASSERT_EQ_INT(KIX_OK, kix_buf_add(&sent, canon.ptr, canon.len));
+        if (variant == 1) { /* the keyid in capitals */
+            field = strstr((char *)sent.ptr, "\"keyid\":\"");
+            ASSERT_TRUE(field != NULL);
+            for (c = field + 9; *c != '"'; c++)
+                if (*c >= 'a' && *c <= 'f') {
+                    *c = (char)(*c - 'a' + 'A');
+                    changed++;
+                }
+        } else if (variant == 2) { /* a space after the opening brace */
+            kix_buf_reset(&sent);
+            ASSERT_EQ_INT(KIX_OK, kix_buf_add(&sent, "{ ", 2));
+            ASSERT_EQ_INT(KIX_OK, kix_buf_add(&sent, canon.ptr + 1, canon.len - 1));
+            changed = 1;
+        } else if (variant == 3) { /* the payload's and the sig's base64 URL-safe */
+            const char *b64[2] = {"\"payload\":\"", "\"sig\":\""};
+            for (int k = 0; k < 2; k++) {
+                field = strstr((char *)sent.ptr, b64[k]);
+                ASSERT_TRUE(field != NULL);
+                for (c = field + strlen(b64[k]); *c != '"'; c++)
+                    if (*c == '+' || *c == '/') {
+                        *c = *c == '+' ? '-' : '_';
+                        changed++;
+                    }
+            }
+        }
+        ASSERT_TRUE(variant == 0 ? changed == 0 : changed > 0);
+        ASSERT_EQ_INT(KIX_OK, submit(&f, &sent, objects, 2, &res, &err));
+        ASSERT_EQ_INT(0, res.duplicate);
+        ASSERT_EQ_INT(KIX_OK, kix_log_read_begin(f.log, &r));
+        ASSERT_EQ_INT(KIX_OK, kix_log_reader_entry(r, res.index, &leaf));
+        ASSERT_EQ_MEM(canon.ptr, canon.len, leaf.ptr, leaf.len);
+        kix_log_read_end(r);
+        kix_buf_release(&canon);
+        kix_buf_release(&sent);
+    }
+    teardown(&f);
+}
+
 /* A store made before statements were indexed (no "statements" table),
  * and one of layout 1 (no layout mark: statements in a table of their
  * own), gets its statement records under their subjects when opened to

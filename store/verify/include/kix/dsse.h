@@ -83,10 +83,11 @@ KIX_API int kix_dsse_parse(const uint8_t *json, size_t len, struct kix_dsse_enve
 
 /* kix_dsse_parse's two ways: _canonical reads the envelope's canonical
  * layout (what kix_dsse_encode writes: members in JCS order, strings
- * without escapes) off the bytes, building no tree, and returns KIX_EINVAL
- * (env left empty, no message) for anything else, which _json, the general
- * parser, then decides. Where _canonical accepts, _json accepts with the
- * same env (fuzz_dsse holds them to it). */
+ * without escapes, base64 in the standard alphabet) off the bytes, building
+ * no tree, and returns KIX_EINVAL (env left empty, no message) for anything
+ * else, which _json, the general parser, then decides. Where _canonical
+ * accepts, _json accepts with the same env and the bytes are exactly
+ * kix_dsse_encode(env)'s (fuzz_dsse holds them to both). */
 KIX_API int kix_dsse_parse_canonical(const uint8_t *json, size_t len,
                                      struct kix_dsse_envelope *env) KIX_MUST_CHECK;
 KIX_API int kix_dsse_parse_json(const uint8_t *json, size_t len, struct kix_dsse_envelope *env,

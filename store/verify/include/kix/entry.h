@@ -202,8 +202,9 @@ KIX_API int kix_entry_signer(struct kix_entry *e, const struct kix_dsse_envelope
                              struct kix_err *err) KIX_MUST_CHECK;
 /* The keyid is the one field of an envelope that no signature covers: it
  * has one spelling in a leaf (lowercase hex), so re-encoding it can never
- * make a second leaf of a logged statement. Writes it so in place. */
-KIX_API void kix_entry_canonical_keyid(struct kix_dsse_envelope *env);
+ * make a second leaf of a logged statement. Writes it so in place and
+ * returns how many bytes it changed (0: the envelope's bytes spelled it so). */
+KIX_API size_t kix_entry_canonical_keyid(struct kix_dsse_envelope *env);
 /* kix_dsse_parse, kix_entry_parse_statement and kix_entry_signer of a
  * whole leaf (no signature check). */
 KIX_API int kix_entry_parse_leaf(const uint8_t *leaf, size_t len, struct kix_entry *e,
