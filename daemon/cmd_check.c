@@ -119,13 +119,6 @@ static double seconds_since(const struct timespec *t0)
 
 /* ---- kixd check ----------------------------------------------------------------- */
 
-int kixd_index_current(struct kix_log *log, char *format, size_t cap)
-{
-    if (kix_log_index_format(log, format, cap) != KIX_OK)
-        return 1; /* let the index check say what it cannot read */
-    return !format[0] || strcmp(format, kix_index_indexer()->name) == 0;
-}
-
 int kixd_check_log(struct kix_log *log, const struct kix_check_opts *o, struct kix_check_stats *st,
                    struct kix_index_check_stats *ist, struct kix_err *err)
 {
@@ -135,7 +128,7 @@ int kixd_check_log(struct kix_log *log, const struct kix_check_opts *o, struct k
     /* an index an older kixd wrote is read as none until it is rebuilt
      * (kix_log_open): checking it would name every record */
     if (!o->quick && (rc == KIX_OK || rc == KIX_ECORRUPT) &&
-        kixd_index_current(log, format, sizeof(format))) {
+        kix_index_current(log, format, sizeof(format))) {
         /* the index, recomputed from the entries: ranks and evidence are
          * the log's, not the store's word */
         struct kix_err ierr = {0};
@@ -248,7 +241,7 @@ int kixd_check_main(int argc, char **argv)
             "{s:O,s:O,s:b,s:b,s:b,s:b,s:o,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:f}", "problems",
             rep.problems, "findings", rep.findings, "strict", strict, "ok", rc == KIX_OK, "quick",
             copts.quick, "indexChecked",
-            !copts.quick && kixd_index_current(log, format, sizeof(format)), "origin",
+            !copts.quick && kix_index_current(log, format, sizeof(format)), "origin",
             kixd_jstr(kix_log_origin(log)), "size", (json_int_t)st.size, "entries",
             (json_int_t)st.entries, "checkpoints", (json_int_t)st.checkpoints, "roots",
             (json_int_t)st.roots, "treeHashes", (json_int_t)st.nodes, "tiles", (json_int_t)st.tiles,
@@ -259,9 +252,9 @@ int kixd_check_main(int argc, char **argv)
         json_decref(o);
     } else if (rc == KIX_OK || rc == KIX_ECORRUPT) {
         char format[64];
-        if (!copts.quick && !kixd_index_current(log, format, sizeof(format)))
-            printf("index not checked: it is in the format %s of an older kixd (this one writes "
-                   "%s); kixd migrate --store %s converts it (kixd serve does on start)\n",
+        if (!copts.quick && !kix_index_current(log, format, sizeof(format)))
+            printf("index not checked: it is in the format %s, another kixd's (this one writes "
+                   "%s); kixd migrate --store %s rebuilds it (kixd serve does on start)\n",
                    format, kix_index_indexer()->name, dir);
         printf("%s%s check of %s (log %s, size %llu): %llu entries, %llu checkpoints "
                "(%llu roots recomputed), %llu tree hashes in %llu tiles, %llu objects, "

@@ -15,15 +15,10 @@ int kixd_check_main(int argc, char **argv);
 
 /* What kixd check checks, on an opened log (kixd backup checks its copy
  * with it): kix_log_check, then, unless o->quick or the index is in an
- * older format (kixd_index_current), kix_index_check. Each
+ * another format (kix_index_current), kix_index_check. Each
  * problem goes to o->issue; KIX_ECORRUPT when there was one. */
 int kixd_check_log(struct kix_log *log, const struct kix_check_opts *o, struct kix_check_stats *st,
                    struct kix_index_check_stats *ist, struct kix_err *err);
-
-/* Whether the log's index is in this kixd's format (or the log keeps none):
- * 0 when an older kixd wrote it (format gets its name), which a writable
- * open rebuilds and kixd_check_log leaves unchecked until then. */
-int kixd_index_current(struct kix_log *log, char *format, size_t cap);
 
 /* A kix_check_opts.issue that prints each problem on stderr after the
  * text ctx points to (a const char *, e.g. "kixd backup: problem in the

@@ -326,7 +326,7 @@ int kixd_export_main(int argc, char **argv)
     struct kix_tlog_export_stats st;
     struct export_job j;
     struct kix_err err = {0};
-    char path[4200], bundles[4200];
+    char path[4200], bundles[4200], format[64];
     struct stat sb;
     unsigned long long files, bytes;
     int rc, json = 0, threads = export_threads();
@@ -366,6 +366,16 @@ int kixd_export_main(int argc, char **argv)
     lo.store.read_only = 1;
     if ((rc = kix_index_open_any(store, &lo, &log, &err)))
         goto out;
+    /* read-only, an index of another format reads as none: the pages and
+     * index files would be missing, so say why instead */
+    if (!kix_index_current(log, format, sizeof(format))) {
+        rc = kix_err_set(&err, KIX_EINVAL,
+                         "the store's index is in the format %s, which this kixd does not read "
+                         "(it writes %s); rebuild it with kixd migrate --store %s (kixd serve "
+                         "does on start), then export again",
+                         format, kix_index_indexer()->name, store);
+        goto out;
+    }
     /* the index's and the pages' parses of one leaf or manifest shared
      * (kix/json.h) */
     kix_json_memo_begin(0);

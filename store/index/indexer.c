@@ -678,6 +678,13 @@ const struct kix_log_indexer *kix_index_indexer(void)
     return &indexer;
 }
 
+int kix_index_current(struct kix_log *log, char *format, size_t cap)
+{
+    if (kix_log_index_format(log, format, cap) != KIX_OK)
+        return 1;
+    return !format[0] || strcmp(format, indexer.name) == 0;
+}
+
 static struct kix_log_opts with_index(const struct kix_log_opts *opts)
 {
     struct kix_log_opts o;

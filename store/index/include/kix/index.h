@@ -32,6 +32,14 @@
  * do it for you). */
 KIX_API const struct kix_log_indexer *kix_index_indexer(void);
 
+/* Whether log's index is in this indexer's format (or the log keeps none):
+ * 1, or 0 when another kix wrote it (format gets that format's name, e.g.
+ * "kix-index/7"). A writable open rebuilds such an index from the log; a
+ * read-only open reads it as none (no runs, no index notes), so a reader
+ * that needs it should refuse and name kixd migrate. An unreadable format
+ * record answers 1: the index's own reads say what is wrong. */
+KIX_API int kix_index_current(struct kix_log *log, char *format, size_t cap);
+
 /* Run manifests the indexer's writer (check and apply, as the origin
  * appends or a replica replays) parsed itself, in this process, because
  * prepare left it no memo of them (a manifest stored before, or a rebuild
