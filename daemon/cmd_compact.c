@@ -76,7 +76,7 @@ static int compact(const struct compact_args *a, long long *before, long long *a
         return rc;
     }
     rc = kixd_store_look(a->store, &layout, format, sizeof(format), err);
-    if (rc == KIX_OK && (layout != KIX_STORE_LAYOUT || strcmp(format, want) != 0))
+    if (rc == KIX_OK && !kixd_store_current(layout, format))
         rc = kix_err_set(err, KIX_EINVAL,
                          "%s is in layout %d with index %s, not %d and %s: convert it with kixd "
                          "migrate --store %s first",
@@ -91,7 +91,8 @@ static int compact(const struct compact_args *a, long long *before, long long *a
     o.log_key_file = a->key_file;
     o.store.compact = 1;
     rc = kix_index_open_any(a->store, &o, &log, err); /* catches the index up first */
-    kix_log_close(log);                               /* compacts */
+    if (rc == KIX_OK)
+        rc = kix_log_close_checked(log, err); /* compacts */
     *after = index_bytes(a->store);
     close(lock);
     return rc;

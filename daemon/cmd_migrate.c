@@ -79,6 +79,12 @@ static int parse(int argc, char **argv, struct migrate_args *a)
     return -1;
 }
 
+int kixd_store_current(int layout, const char *index)
+{
+    return layout == KIX_STORE_LAYOUT &&
+           (!index[0] || strcmp(index, kix_index_indexer()->name) == 0);
+}
+
 int kixd_store_look(const char *store, int *layout, char *index, size_t cap, struct kix_err *err)
 {
     struct kix_log_opts o;
@@ -128,7 +134,6 @@ static int migrate(const struct migrate_args *a, struct migrate_result *res, str
     struct kix_check_opts co;
     struct kix_check_stats st;
     struct kix_index_check_stats ist = {0, 0, 0, 0, 0};
-    const char *want = kix_index_indexer()->name;
     int lock = -1, rc;
 
     rc = kixd_store_lock(a->store, &lock, err);
@@ -140,8 +145,7 @@ static int migrate(const struct migrate_args *a, struct migrate_result *res, str
                          sizeof(res->index_before), err);
     if (rc)
         goto out;
-    res->converted = res->layout_before != KIX_STORE_LAYOUT ||
-                     (res->index_before[0] && strcmp(res->index_before, want) != 0);
+    res->converted = !kixd_store_current(res->layout_before, res->index_before);
     if (res->converted && !a->no_backup) {
         if (a->backup)
             snprintf(res->backup, sizeof(res->backup), "%s", a->backup);

@@ -14,5 +14,8 @@ struct kix_err;
 /* The layout and index format (kix_log_index_format) of the store as it
  * is, read without writing. */
 int kixd_store_look(const char *store, int *layout, char *index, size_t cap, struct kix_err *err);
+/* Whether a store of that layout and index format (as kixd_store_look
+ * read them; "" for a log without an index format) needs no kixd migrate. */
+int kixd_store_current(int layout, const char *index);
 
 #endif

@@ -329,21 +329,23 @@ void kix__writer_keep_drop(struct kix_store *s)
     s->writer_keep.free_fn = NULL;
 }
 
-void kix_store_close(struct kix_store *s)
+int kix__store_close(struct kix_store *s, struct kix_err *err)
 {
+    int rc = KIX_OK;
+
     if (!s)
-        return;
+        return KIX_OK;
     kix__writer_keep_drop(s);
     if (s->ienv) {
-        struct kix_err ignored = {0};
-        /* a failed copy leaves the index as it is: it only saves pages */
+        /* a failed copy leaves the index as it is (it only saves pages):
+         * the store closes all the same, and the error is the caller's */
         int compact = kix__compact_worth(s);
         kix__split_close(s); /* synced before the marker goes */
         if (compact)
-            compact = kix__compact_prepare(s, &ignored) == KIX_OK;
+            rc = kix__compact_prepare(s, err);
         mdb_env_close(s->ienv);
-        if (compact)
-            kix__compact_install(s, &ignored);
+        if (compact && rc == KIX_OK)
+            rc = kix__compact_install(s, err);
     }
     if (s->env)
         mdb_env_close(s->env);
@@ -354,6 +356,14 @@ void kix_store_close(struct kix_store *s)
     kix__tile_cache_free(s->tile_cache);
     free(s->dir);
     free(s);
+    return rc;
+}
+
+void kix_store_close(struct kix_store *s)
+{
+    struct kix_err ignored = {0};
+
+    (void)kix__store_close(s, &ignored);
 }
 
 int kix_store_layout(const struct kix_store *s)

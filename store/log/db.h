@@ -231,6 +231,9 @@ int kix__copy_table_sorted(MDB_txn *from, MDB_dbi src, MDB_txn *to, MDB_dbi dst)
  * (synced), install, once the environment is closed, renames it over
  * index.mdb and syncs the directory; a writable open removes a copy a
  * crash left. */
+/* kix_store_close, returning what the close could not do: writing the
+ * index again in key order (the index is then left whole as it was). */
+int kix__store_close(struct kix_store *s, struct kix_err *err);
 int kix__compact_worth(const struct kix_store *s);
 int kix__compact_prepare(struct kix_store *s, struct kix_err *err);
 int kix__compact_install(struct kix_store *s, struct kix_err *err);

@@ -967,16 +967,27 @@ fail:
     return rc;
 }
 
-void kix_log_close(struct kix_log *l)
+int kix_log_close_checked(struct kix_log *l, struct kix_err *err)
 {
+    int rc;
+
     if (!l)
-        return;
+        return KIX_OK;
     kix_signer_free(l->signer);
     kix_buf_release(&l->scratch);
-    kix_store_close(l->store);
+    rc = kix__store_close(l->store, err);
     pthread_mutex_destroy(&l->edge_mu);
     pthread_mutex_destroy(&l->keys_mu);
     free(l);
+    return rc;
+}
+
+void kix_log_close(struct kix_log *l)
+{
+    struct kix_err ignored = {0};
+
+    if (kix_log_close_checked(l, &ignored) != KIX_OK)
+        return; /* closed all the same: the index stays as it was, whole */
 }
 
 const char *kix_log_origin(const struct kix_log *l)

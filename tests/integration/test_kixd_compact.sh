@@ -36,6 +36,18 @@ cmp -s "$WORK/before" "$WORK/after" || fail "the records changed: $(diff "$WORK/
 expect_status 0 "$KIXD" check --store "$WORK/log"
 pass "compacted: $size_before -> $size_after bytes, the same records, checked"
 
+# a copy that cannot be made (its name taken by a directory) is a failure
+# said as one, the index left as it was
+mkdir "$WORK/log/index.mdb.compact"
+size_now=$(stat -c %s "$WORK/log/index.mdb")
+expect_status 3 "$KIXD" compact --store "$WORK/log"
+grep -q "^kixd compact: copying the index" "$WORK/err" || fail "failed copy: $(cat "$WORK/err")"
+[ -z "$(cat "$WORK/out")" ] || fail "a failed compaction reported: $(cat "$WORK/out")"
+[ "$(stat -c %s "$WORK/log/index.mdb")" = "$size_now" ] || fail "the index changed"
+rmdir "$WORK/log/index.mdb.compact"
+expect_status 0 "$KIXD" check --store "$WORK/log"
+pass "a copy that cannot be made fails the command and leaves the index"
+
 # an older index format is migrate's to convert
 python3 - "$WORK/log" <<'PY'
 import subprocess, sys

@@ -89,6 +89,11 @@ KIX_API int kix_log_create_replica(const char *dir, const struct kix_verifier *l
 KIX_API int kix_log_open(const char *dir, const struct kix_log_opts *opts, struct kix_log **out,
                          struct kix_err *err) KIX_MUST_CHECK;
 KIX_API void kix_log_close(struct kix_log *l);
+/* kix_log_close, saying what the close could not do: writing index.mdb
+ * again in key order (kix_store_opts.compact, or an index the open at
+ * least doubled) fails with its cause and leaves the index whole as it
+ * was; l is closed and freed either way. kix_log_close ignores it. */
+KIX_API int kix_log_close_checked(struct kix_log *l, struct kix_err *err) KIX_MUST_CHECK;
 
 KIX_API const char *kix_log_origin(const struct kix_log *l);
 KIX_API const struct kix_verifier *kix_log_verifier(const struct kix_log *l);
