@@ -123,16 +123,18 @@ int kix__index_copy_sorted(struct kix_store *s, const char *path, struct kix_err
         rc = mdb_txn_begin(env, NULL, 0, &to);
     if (rc == 0)
         rc = copy_sorted_tables(from, to);
-    if (rc == 0)
-        rc = mdb_txn_commit(to);
-    to = NULL;
+    if (rc == 0) {
+        rc = mdb_txn_commit(to); /* frees to, committed or not */
+        to = NULL;
+    }
     /* an empty commit after it: both meta pages name the copy, whichever
      * one a reader's lock file points it to */
     if (rc == 0)
         rc = mdb_txn_begin(env, NULL, 0, &to);
-    if (rc == 0)
+    if (rc == 0) {
         rc = mdb_txn_commit(to);
-    to = NULL;
+        to = NULL;
+    }
     if (rc == 0)
         rc = mdb_env_sync(env, 1);
     if (to)
