@@ -63,33 +63,6 @@ int kix_index_file_value_path(const char *key, size_t len, const struct kix_hash
 
 /* ---- packs (PROTOCOL.md §3.2, "Index packs") ------------------------------------- */
 
-static uint64_t get_be64(const uint8_t *p)
-{
-    uint64_t v = 0;
-    for (int i = 0; i < 8; i++)
-        v = v << 8 | p[i];
-    return v;
-}
-
-static uint32_t get_be32(const uint8_t *p)
-{
-    return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
-}
-
-static void put_be64(uint8_t *p, uint64_t v)
-{
-    for (int i = 7; i >= 0; i--, v >>= 8)
-        p[i] = (uint8_t)v;
-}
-
-static void put_be32(uint8_t *p, uint32_t v)
-{
-    p[0] = (uint8_t)(v >> 24);
-    p[1] = (uint8_t)(v >> 16);
-    p[2] = (uint8_t)(v >> 8);
-    p[3] = (uint8_t)v;
-}
-
 size_t kix_index_tile_len(const uint8_t *v, size_t len)
 {
     unsigned bits = len >= 2 ? (unsigned)v[0] << 8 | v[1] : 0, n = 0;
@@ -112,8 +85,8 @@ int kix_index_tile_locator(const uint8_t *v, size_t len, unsigned what, struct k
     for (const uint8_t *l = v + tlen; l < v + len; l += KIX_INDEX_LOC_LEN) {
         if (l[0] != what)
             continue;
-        ref->size = get_be64(l + 1);
-        ref->chunk = (uint32_t)get_be32(l + 9);
+        ref->size = kix_u64be_get(l + 1);
+        ref->chunk = (uint32_t)kix_u32be_get(l + 9);
         return KIX_OK;
     }
     return KIX_ENOTFOUND;
@@ -138,7 +111,7 @@ static int pack_next(const uint8_t *p, size_t len, size_t *off, unsigned *kind,
         return 0;
     if (len - *off < 5)
         return -1;
-    n = (uint32_t)get_be32(p + *off + 1);
+    n = (uint32_t)kix_u32be_get(p + *off + 1);
     if (len - *off - 5 < n)
         return -1;
     *kind = p[*off];
@@ -372,7 +345,7 @@ static int pack_add(struct index_export *x, unsigned kind, const void *a, size_t
     if (x->pack.len && x->pack.len + 5 + alen + blen > KIX_INDEX_PACK_CHUNK)
         rc = pack_flush(x);
     head[0] = (uint8_t)kind;
-    put_be32(head + 1, (uint32_t)(alen + blen));
+    kix_u32be_put(head + 1, (uint32_t)(alen + blen));
     if (rc == KIX_OK && (kix_buf_add(&x->pack, head, 5) || kix_buf_add(&x->pack, a, alen) ||
                          kix_buf_add(&x->pack, b, blen)))
         rc = kix_err_set(x->err, KIX_ENOMEM, "out of memory");
@@ -478,8 +451,8 @@ static int add_loc(uint8_t *locs, size_t *n, unsigned what, const struct kix_ind
     uint8_t *l = locs + *n * KIX_INDEX_LOC_LEN;
 
     l[0] = (uint8_t)what;
-    put_be64(l + 1, ref->size);
-    put_be32(l + 9, ref->chunk);
+    kix_u64be_put(l + 1, ref->size);
+    kix_u32be_put(l + 9, ref->chunk);
     (*n)++;
     return KIX_OK;
 }
