@@ -139,8 +139,10 @@ int kix__browse_export(struct kix_source *r, const char *dir, const char *const 
             if (rc == KIX_OK)
                 stats->home_pages++;
         }
+        /* only a copy of an older layout has them, and it is written
+         * whole (all) */
         snprintf(name, sizeof(name), p > 1 ? "%zu.json" : "index.json", p);
-        if (rc == KIX_OK)
+        if (rc == KIX_OK && all)
             rc = kix__export_remove(dir, sub, name, err);
     }
     kix_buf_reset(&x.body);
