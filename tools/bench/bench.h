@@ -66,6 +66,9 @@ int bench_wait_port(int port, pid_t child, double timeout_s);
 int bench_run(char *const argv[], const char *log);
 
 uint64_t bench_file_size(const char *path);
+/* A store's files: the log (data.mdb), the index it derives (store layout
+ * 3: index.mdb) and the log's data (layout 4: log.dat). */
+uint64_t bench_store_bytes(const char *dir);
 /* snprintf that dies on truncation (paths). */
 int bench_path(char *out, size_t cap, const char *fmt, ...) KIX_PRINTF(3, 4);
 void bench_rmrf(const char *path);

@@ -471,7 +471,7 @@ static int sum_leaves(const char *dir, uint64_t *bytes, long *entries)
 int bench_scale_point(const char *cache_dir, const char *work_dir, const char *kixd, long entries,
                       int samples, double wire_seconds, struct bench_scale_point *out)
 {
-    char dir[4096], meta[4200], data[4200];
+    char dir[4096], meta[4200];
     uint64_t leaf = 0, obj = 0;
     long got = 0;
 
@@ -479,7 +479,6 @@ int bench_scale_point(const char *cache_dir, const char *work_dir, const char *k
     out->entries = entries;
     bench_path(dir, sizeof(dir), "%s/log-%ld", cache_dir, entries);
     bench_path(meta, sizeof(meta), "%s/bench-meta", dir);
-    bench_path(data, sizeof(data), "%s/data.mdb", dir);
     if (read_meta(meta, &got, &leaf, &obj, &out->index_update_us_per_entry) == 0 &&
         got == entries) {
         out->cached = 1;
@@ -516,11 +515,7 @@ int bench_scale_point(const char *cache_dir, const char *work_dir, const char *k
         fclose(f);
     }
     out->canon_bytes = leaf + obj;
-    out->disk_bytes = bench_file_size(data);
-    bench_path(data, sizeof(data), "%s/index.mdb", dir); /* store layout 3's index */
-    out->disk_bytes += bench_file_size(data);
-    bench_path(data, sizeof(data), "%s/log.dat", dir); /* layout 4's data file */
-    out->disk_bytes += bench_file_size(data);
+    out->disk_bytes = bench_store_bytes(dir);
     if (measure(dir, entries, samples, out) != 0)
         return -1;
     if (wire_seconds > 0 && wire(dir, work_dir, kixd, entries, wire_seconds, out) != 0)

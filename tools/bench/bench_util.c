@@ -234,6 +234,19 @@ uint64_t bench_file_size(const char *path)
     return stat(path, &st) == 0 ? (uint64_t)st.st_size : 0;
 }
 
+uint64_t bench_store_bytes(const char *dir)
+{
+    static const char *const files[] = {"data.mdb", "index.mdb", "log.dat"};
+    char path[4200];
+    uint64_t bytes = 0;
+
+    for (size_t i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
+        bench_path(path, sizeof(path), "%s/%s", dir, files[i]);
+        bytes += bench_file_size(path);
+    }
+    return bytes;
+}
+
 void bench_rmrf(const char *path)
 {
     struct stat st;

@@ -576,7 +576,7 @@ static void store_disk(const char *dir, uint64_t objects, struct bench_report *r
     struct kix_log_reader *r = NULL;
     struct kix_err err;
     uint64_t leaves = 0, disk;
-    char path[PATH_MAX], k[64];
+    char k[64];
 
     memset(&opts, 0, sizeof(opts));
     opts.store.read_only = 1;
@@ -589,14 +589,7 @@ static void store_disk(const char *dir, uint64_t objects, struct bench_report *r
     }
     kix_log_read_end(r);
     kix_log_close(log);
-    /* the log, the index it derives (store layout 3: index.mdb) and the
-     * log's data (layout 4: log.dat) */
-    bench_path(path, sizeof(path), "%s/data.mdb", dir);
-    disk = bench_file_size(path);
-    bench_path(path, sizeof(path), "%s/index.mdb", dir);
-    disk += bench_file_size(path);
-    bench_path(path, sizeof(path), "%s/log.dat", dir);
-    disk += bench_file_size(path);
+    disk = bench_store_bytes(dir);
     snprintf(k, sizeof(k), "%s_bytes", key);
     bench_fig(rep, k, (double)disk, "B", label);
     snprintf(k, sizeof(k), "%s_canonical_bytes", key);
