@@ -310,7 +310,7 @@ int kix__store_open(const char *dir, const struct kix_store_opts *opts,
     if (rc == KIX_OK && s->layout >= 3)
         rc = kix__split_open(s, err);
     if (rc == KIX_OK && s->layout >= 4)
-        rc = kix__seg_open(s, 0, err);
+        rc = kix__seg_open(s, err);
     if (rc)
         goto fail;
     s->opened = 1;

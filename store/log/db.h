@@ -256,9 +256,9 @@ int kix__reader_blobs(struct kix_store *s, MDB_txn *itxn, uint64_t *blobs);
 /* split.c: the log's size and next blob in txn (data.mdb). */
 int kix__log_extent(struct kix_store *s, MDB_txn *txn, uint64_t *size, uint64_t *blobs);
 
-/* segment.c: opens (create: a new layout-4 store, or a conversion)
- * the data file, cutting a writable store's to what data.mdb names. */
-int kix__seg_open(struct kix_store *s, int create, struct kix_err *err);
+/* segment.c: opens a layout-4 store's data file (made when a new store
+ * has none yet), cutting a writable store's to what data.mdb names. */
+int kix__seg_open(struct kix_store *s, struct kix_err *err);
 void kix__seg_close(struct kix_store *s);
 /* segment.c: the end of the data file's bytes that txn's locators name. */
 int kix__seg_committed_end(struct kix_store *s, MDB_txn *txn, uint64_t *end);

@@ -288,7 +288,7 @@ int kix__seg_committed_end(struct kix_store *s, MDB_txn *txn, uint64_t *end)
     return rc;
 }
 
-int kix__seg_open(struct kix_store *s, int create, struct kix_err *err)
+int kix__seg_open(struct kix_store *s, struct kix_err *err)
 {
     char path[4200];
     MDB_txn *txn = NULL;
@@ -300,7 +300,7 @@ int kix__seg_open(struct kix_store *s, int create, struct kix_err *err)
     rc = mdb_txn_begin(s->env, NULL, MDB_RDONLY, &txn);
     if (rc)
         return kix__db_error(rc, err, "opening the log's data file");
-    rc = create ? KIX_OK : kix__seg_committed_end(s, txn, &end);
+    rc = kix__seg_committed_end(s, txn, &end);
     mdb_txn_abort(txn);
     if (rc)
         return kix_err_set(err, rc, "%s: the log's locators are malformed; run kixd check", s->dir);
@@ -524,8 +524,8 @@ int kix__seg_convert(struct kix_store *s, struct kix_err *err)
         kix_err_set(err, rc, "mapping %s: %s", path, kix_strerror(rc));
         goto fail;
     }
-    /* the values are read as bytes until the mark is committed */
-    s->layout = 3;
+    /* s->layout stays 3 (the assert above): the values are read as bytes
+     * until the mark is committed */
     rc = kix__db_write(s, convert_fn, &c, err);
     if (rc)
         goto fail;
