@@ -93,7 +93,6 @@ static int collect_cp(void *arg, uint64_t size, const uint8_t *note, size_t len,
     memset(&b->cps[b->ncps], 0, sizeof(b->cps[b->ncps])); /* not opened yet */
     b->cps[b->ncps].size = size;
     b->cps[b->ncps].note_len = len;
-    b->cps[b->ncps].index_note = NULL;
     b->cps[b->ncps].index_note_len = index_len;
     b->ncps++;
     /* the index note follows its checkpoint in b->notes */

@@ -308,9 +308,7 @@ int kix__sel_value(struct kix_log_txn *t, const char *key, size_t len, struct ki
 
     if (len > KIX_SEL_KEY_MAX)
         return KIX_ENOTFOUND;
-    is_page = page_of(key, len, &head_len, &page);
-    if (!is_page)
-        head_len = len;
+    is_page = page_of(key, len, &head_len, &page); /* head_len stays len when not */
     rc = list_number(t, key, head_len, 0, &list, err);
     if (rc == KIX_OK)
         rc = head_items(t, list, &items, err);

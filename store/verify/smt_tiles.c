@@ -445,7 +445,7 @@ size_t kix_smt_tile_pack(const uint8_t *v, size_t len, uint8_t out[KIX_SMT_TILE_
             p += REC;
         }
     /* only what unpack would compute again is dropped: every interior
-     * record of levels 0 and 1 must be its children's hashes */
+     * record of levels 0 to 2 must be its children's hashes */
     for (unsigned i = 0; i < SLOTS; i++) {
         if (!rec[i])
             continue;
