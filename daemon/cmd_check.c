@@ -13,6 +13,7 @@
 #include "config.h"
 #include "diag.h"
 #include "kixd_options.h"
+#include "kix/clock.h"
 #include "kix/doc.h"
 
 #define START_ISSUES_LOGGED 10 /* problems kixd serve logs before refusing */
@@ -110,11 +111,9 @@ static void show_progress(void *ctx, const char *phase, uint64_t done, uint64_t 
             (unsigned long long)total);
 }
 
-static double seconds_since(const struct timespec *t0)
+static double seconds_since(uint64_t t0_ns)
 {
-    struct timespec t1;
-    clock_gettime(CLOCK_MONOTONIC, &t1);
-    return (double)(t1.tv_sec - t0->tv_sec) + (double)(t1.tv_nsec - t0->tv_nsec) / 1e9;
+    return (double)(kix_clock_ns() - t0_ns) / 1e9;
 }
 
 /* ---- kixd check ----------------------------------------------------------------- */
@@ -151,7 +150,7 @@ int kixd_check_main(int argc, char **argv)
     struct kix_log *log = NULL;
     struct kix_err err = {0};
     struct report rep;
-    struct timespec t0;
+    uint64_t t0;
     char path[4200];
     struct stat sb;
     double secs;
@@ -223,9 +222,9 @@ int kixd_check_main(int argc, char **argv)
         fprintf(stderr, "kixd check: out of memory\n");
         return 3;
     }
-    clock_gettime(CLOCK_MONOTONIC, &t0);
+    t0 = kix_clock_ns();
     rc = kixd_check_log(log, &copts, &st, &ist, &err);
-    secs = seconds_since(&t0);
+    secs = seconds_since(t0);
     if (rep.tty)
         fputs("\r\033[K", stderr);
     if (rc == KIX_OK && strict && rep.nfindings)
@@ -297,7 +296,7 @@ int kixd_check_at_start(struct kix_log *log, const char *store, struct kix_err *
     struct kix_check_stats st;
     struct start_report rep = {0};
     struct kix_err e = {0};
-    struct timespec t0;
+    uint64_t t0;
     int rc;
 
     memset(&o, 0, sizeof(o));
@@ -305,7 +304,7 @@ int kixd_check_at_start(struct kix_log *log, const char *store, struct kix_err *
     o.max_issues = START_ISSUES_LOGGED;
     o.issue = log_issue;
     o.issue_ctx = &rep;
-    clock_gettime(CLOCK_MONOTONIC, &t0);
+    t0 = kix_clock_ns();
     rc = kix_log_check(log, &o, &st, &e);
     if (rc == KIX_ECORRUPT)
         return kix_err_set(err, rc,
@@ -318,6 +317,6 @@ int kixd_check_at_start(struct kix_log *log, const char *store, struct kix_err *
     kixd_log(KIXD_INFO,
              "start-up check passed: the checkpoint at size %llu verifies and matches the tree "
              "(last %llu entries rehashed) in %.1f ms",
-             (unsigned long long)st.size, (unsigned long long)st.entries, seconds_since(&t0) * 1e3);
+             (unsigned long long)st.size, (unsigned long long)st.entries, seconds_since(t0) * 1e3);
     return KIX_OK;
 }

@@ -1,4 +1,5 @@
 /* GET with libcurl for the HTTP source (http_get.h). */
+#include "kix/clock.h"
 #include "http_get.h"
 
 #include <curl/curl.h>
@@ -185,13 +186,6 @@ static void pause_ms(long ms)
     nanosleep(&ts, NULL);
 }
 
-static uint64_t now_ms(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (uint64_t)ts.tv_sec * 1000u + (uint64_t)ts.tv_nsec / 1000000u;
-}
-
 /* What a GET's last try means: KIX_OK for a 200, else the error, in err. */
 static int outcome(const char *url, size_t max, const struct sink *s, CURLcode cc, long status,
                    const char *curl_msg, struct kix_err *err)
@@ -324,7 +318,7 @@ static void end_try(struct http_get *h, struct slot *sl, CURLcode cc)
     if (wait < 0)
         return;
     sl->state = SLOT_WAITING;
-    sl->wake_ms = now_ms() + (uint64_t)wait;
+    sl->wake_ms = kix_clock_ms() + (uint64_t)wait;
     sl->attempt++;
 }
 
@@ -350,7 +344,7 @@ static int step(struct http_get *h, struct kix_err *err)
  * or the next retry is due. */
 static int drive(struct http_get *h, const struct slot *head, struct kix_err *err)
 {
-    uint64_t now = now_ms();
+    uint64_t now = kix_clock_ms();
     long wait_ms = 1000;
     int rc;
 

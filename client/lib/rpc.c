@@ -1,4 +1,5 @@
 /* A blocking msgpack-RPC connection with pipelining (kix/rpc.h). */
+#include "kix/clock.h"
 #include "kix/addr.h"
 #include "kix/rpc.h"
 
@@ -13,7 +14,6 @@
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/un.h>
-#include <time.h>
 #include <unistd.h>
 
 #define DEFAULT_TIMEOUT_MS 30000
@@ -31,19 +31,12 @@ struct kix_rpc {
     char addr[512];
 };
 
-static int64_t now_ms(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
 /* Waits for fd to become ready for `events` until the absolute deadline. */
 static int wait_fd(int fd, short events, int64_t deadline, short *revents)
 {
     for (;;) {
         struct pollfd p = {fd, events, 0};
-        int64_t left = deadline - now_ms();
+        int64_t left = deadline - (int64_t)kix_clock_ms();
         int n;
         if (left < 0)
             left = 0;
@@ -181,7 +174,7 @@ int kix_rpc_connect(const char *addr, const struct kix_rpc_opts *opts, struct ki
     lim.max_message = c->max_message;
     kix_proto_reader_init(&c->rd, &lim);
     kix_buf_init(&c->out);
-    deadline = now_ms() + c->timeout_ms;
+    deadline = (int64_t)kix_clock_ms() + c->timeout_ms;
     if (strncmp(addr, "unix://", 7) == 0)
         rc = open_unix(c, addr + 7, deadline, err);
     else if (addr[0] == '/')
@@ -359,7 +352,7 @@ static ssize_t read_some(struct kix_rpc *c, struct kix_err *err, int *rc)
 
 int kix_rpc_flush(struct kix_rpc *c, struct kix_err *err)
 {
-    int64_t deadline = now_ms() + c->timeout_ms;
+    int64_t deadline = (int64_t)kix_clock_ms() + c->timeout_ms;
 
     if (c->broken)
         return broken(c, err);
@@ -385,7 +378,7 @@ int kix_rpc_flush(struct kix_rpc *c, struct kix_err *err)
             if (n < 0 && errno != EAGAIN)
                 return fail_io(c, KIX_EUNAVAIL, err, "%s to %s failed", "reading");
             if (n > 0)
-                deadline = now_ms() + c->timeout_ms;
+                deadline = (int64_t)kix_clock_ms() + c->timeout_ms;
         }
         if (rev & (POLLOUT | POLLERR | POLLHUP)) {
             do
@@ -396,7 +389,7 @@ int kix_rpc_flush(struct kix_rpc *c, struct kix_err *err)
                                "writing");
             if (n > 0) {
                 c->out_off += (size_t)n;
-                deadline = now_ms() + c->timeout_ms;
+                deadline = (int64_t)kix_clock_ms() + c->timeout_ms;
             }
         }
     }
@@ -417,7 +410,7 @@ int kix_rpc_recv(struct kix_rpc *c, struct kix_proto_msg *msg, struct kix_err *e
     rc = kix_rpc_flush(c, err);
     if (rc)
         return rc;
-    deadline = now_ms() + c->timeout_ms;
+    deadline = (int64_t)kix_clock_ms() + c->timeout_ms;
     for (;;) {
         short rev = 0;
         ssize_t n;

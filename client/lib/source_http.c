@@ -12,10 +12,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "http_cache.h"
 #include "http_get.h"
+#include "kix/clock.h"
 #include "kix/encoding.h"
 #include "kix/merkle.h"
 #include "kix/note.h"
@@ -64,16 +64,9 @@ static int note_text(const uint8_t *note, size_t len, size_t *text_len)
     return KIX_EPROTO;
 }
 
-static uint64_t now_ms(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (uint64_t)ts.tv_sec * 1000u + (uint64_t)ts.tv_nsec / 1000000u;
-}
-
 uint64_t http_latest_age_ms(const struct http_source *h)
 {
-    return h->have_latest ? now_ms() - h->latest_ms : UINT64_MAX;
+    return h->have_latest ? kix_clock_ms() - h->latest_ms : UINT64_MAX;
 }
 
 int http_latest(struct http_source *h, int refresh, struct kix_err *err)
@@ -97,7 +90,7 @@ int http_latest(struct http_source *h, int refresh, struct kix_err *err)
     h->latest_size = cp.size;
     snprintf(h->origin, sizeof(h->origin), "%s", cp.origin);
     h->have_latest = 1;
-    h->latest_ms = now_ms();
+    h->latest_ms = kix_clock_ms();
     return KIX_OK;
 }
 

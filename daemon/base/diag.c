@@ -4,6 +4,7 @@
  * as the line's priority. JSON: {"time":..,"level":..,"msg":..}. A line
  * about a request adds its fields: " req=ID method=M peer=P cause=C ms=T"
  * in text, "req", "method", "peer", "cause", "ms" in json. */
+#include "kix/clock.h"
 #include <errno.h>
 #include <fcntl.h>
 #include <stdarg.h>
@@ -243,9 +244,7 @@ uint64_t kixd_request_id(void)
 
 double kixd_now_ms(void)
 {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
+    return (double)kix_clock_ns() / 1e6;
 }
 
 void kixd_log_set_slow_ms(unsigned ms)

@@ -19,6 +19,7 @@
 
 #include "conn.h"
 #include "diag.h"
+#include "kix/clock.h"
 #include "kix/addr.h"
 #include "kix/rpc.h"
 
@@ -563,23 +564,16 @@ int kixd_store_lock(const char *store, int *fd_out, struct kix_err *err)
     return KIX_OK;
 }
 
-static uint64_t thread_cpu_ns(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
-
 void kixd_cpu_clock_start(struct kixd_cpu_clock *clk, int on)
 {
     clk->weight = on ? kix_log_phase_sample() : 0;
-    clk->t = clk->weight ? thread_cpu_ns() : 0;
+    clk->t = clk->weight ? kix_thread_cpu_ns() : 0;
 }
 
 void kixd_cpu_clock_add(const struct kixd_cpu_clock *clk, _Atomic uint64_t *sum)
 {
     if (clk->weight)
-        atomic_fetch_add_explicit(sum, (thread_cpu_ns() - clk->t) * clk->weight,
+        atomic_fetch_add_explicit(sum, (kix_thread_cpu_ns() - clk->t) * clk->weight,
                                   memory_order_relaxed);
 }
 

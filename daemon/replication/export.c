@@ -6,7 +6,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "config.h"
@@ -30,13 +29,6 @@ struct kixd_export {
     pthread_cond_t cv;
     int pending, stop;
 };
-
-static double now_ms(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
-}
 
 /* One export's layers above the tiles, from the tiles' snapshot: the
  * verifiable index's files (kix/vindex.h) and the pages, rendered from
@@ -162,7 +154,7 @@ static void export_once(struct kixd_export *e)
     struct kix_tlog_export_stats st;
     struct export_job j;
     struct kix_err err = {0};
-    double t0 = now_ms(), ms;
+    double t0 = kixd_now_ms(), ms;
     struct kix_log_reader *view = NULL;
     unsigned long long files, bytes;
     char bundles[4200];
@@ -176,7 +168,9 @@ static void export_once(struct kixd_export *e)
     memset(&j, 0, sizeof(j));
     /* threads only on the store's own snapshots: view is a mirror's */
     j.more = view ? NULL : more_source;
-    j.threads = export_threads() < 0 ? 1 : export_threads();
+    j.threads = export_threads();
+    if (j.threads < 0) /* a bad KIXD_EXPORT_THREADS: serve's start refused it */
+        j.threads = 1;
     /* the index's and the pages' parses of one leaf or manifest shared
      * (kix/json.h), for this export only */
     kix_json_memo_begin(0);
@@ -186,7 +180,7 @@ static void export_once(struct kixd_export *e)
     if (view)
         kix_log_read_end(view);
 
-    ms = now_ms() - t0;
+    ms = kixd_now_ms() - t0;
     kixd_metrics_exported(e->srv, rc == KIX_OK, st.size, ms);
     export_totals(&st, &j.is, &j.ps, &files, &bytes);
     if (rc) {

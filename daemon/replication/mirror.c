@@ -15,6 +15,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "kix/clock.h"
 #include "kix/messages.h"
 #include "kix/rpc.h"
 #include "kix/source.h"
@@ -68,13 +69,6 @@ struct kixd_mirror {
 static int refused(int rc)
 {
     return rc == KIX_EVERIFY || rc == KIX_EPOLICY || rc == KIX_EINVAL || rc == KIX_ELIMIT;
-}
-
-static int64_t now_ms(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
 /* ---- the replica store ------------------------------------------------------ */
@@ -256,7 +250,7 @@ out:
 
 void kixd_mirror_status(struct kixd_mirror *m, struct kixd_mirror_status *out)
 {
-    int64_t now = now_ms();
+    int64_t now = (int64_t)kix_clock_ms();
 
     memset(out, 0, sizeof(*out));
     snprintf(out->upstream, sizeof(out->upstream), "%s", m->cfg->mirror_of);
@@ -311,7 +305,7 @@ static void note_ok(struct kixd_mirror *m)
     pthread_mutex_lock(&m->mu);
     had_error = m->last_error[0] != 0;
     m->last_error[0] = '\0';
-    m->last_ok_ms = now_ms();
+    m->last_ok_ms = (int64_t)kix_clock_ms();
     pthread_mutex_unlock(&m->mu);
     if (had_error)
         kixd_log(KIXD_INFO, "mirror of %s: in sync again at size %llu", m->cfg->mirror_of,
@@ -783,7 +777,7 @@ static int mirror_round(struct kixd_mirror *m, struct kix_err *err)
         opts.progress = on_batch;
         opts.progress_ctx = m;
         opts.cancel = on_cancel;
-        t0 = now_ms();
+        t0 = (int64_t)kix_clock_ms();
         rc = kix_sync(m->up, m->srv->log, info.size, &opts, &synced, err);
         if (synced > size)
             report_findings(m, size, synced);
@@ -796,7 +790,7 @@ static int mirror_round(struct kixd_mirror *m, struct kix_err *err)
         if (synced - size > 1000 || kixd_log_enabled(KIXD_DEBUG))
             kixd_log(KIXD_INFO, "mirror of %s: verified %llu entries up to size %llu in %lld ms",
                      m->cfg->mirror_of, (unsigned long long)(synced - size),
-                     (unsigned long long)synced, (long long)(now_ms() - t0));
+                     (unsigned long long)synced, (long long)((int64_t)kix_clock_ms() - t0));
         if (synced < info.size)
             return KIX_OK; /* stopping */
     }
@@ -1022,7 +1016,7 @@ int kixd_mirror_start(struct kixd_server *srv, struct kixd_mirror **out, struct 
     m->stop_pipe[0] = m->stop_pipe[1] = -1;
     atomic_init(&m->stop, 0);
     pthread_mutex_init(&m->mu, NULL);
-    m->last_ok_ms = now_ms();
+    m->last_ok_ms = (int64_t)kix_clock_ms();
     rc = read_upstream_key(m->cfg, &m->upstream_key, err);
     if (rc)
         goto out;

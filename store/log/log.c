@@ -6,8 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <time.h>
 
+#include "kix/clock.h"
 #include "kix/assert.h"
 #include "kix/entries.h"
 #include "kix/file.h"
@@ -98,13 +98,6 @@ static int put_index_note(struct kix_store *s, MDB_txn *txn, uint64_t size, cons
     return rc ? kix__db_error(rc, err, "writing an index note") : KIX_OK;
 }
 
-static uint64_t now_ns(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
-
 /* The indexer's note text at a checkpoint (empty without an indexer). */
 /* Frees what a replay's seals kept between them (kix_log_txn_seal_state). */
 static void seal_keep_drop(struct kix_log *l)
@@ -128,9 +121,9 @@ static int seal_text_kept(struct kix_log *l, struct kix_store *s, MDB_txn *txn, 
     if (!l->indexer || !l->indexer->seal)
         return KIX_OK;
     kix__clock_start(&clk, &l->phases, KIX__CLOCK_EXACT_TXN);
-    t0 = now_ns();
+    t0 = kix_clock_ns();
     rc = l->indexer->seal(&t, l->origin, size, root, text, err);
-    l->seal_stats.ns += now_ns() - t0;
+    l->seal_stats.ns += kix_clock_ns() - t0;
     l->seal_stats.seals++;
     if (rc == KIX_OK && keep && keep->more && keep->state)
         l->seal_stats.kept++;

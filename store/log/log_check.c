@@ -707,15 +707,14 @@ static int scan_entries(struct check *c)
     rc = KIX_OK;
     while (i < c->size && !c->stop) {
         uint64_t key = have && k.mv_size == 8 ? kix_u64be_get(k.mv_data) : KIX_NO_INDEX;
-        if (have && key == i && kix__seg_view(c->s, &v) != KIX_OK) {
-            rc = entry_unreadable(c, i, "names bytes the data file " KIX__SEGMENT_FILE " lacks");
-            if (rc == KIX_OK) {
-                rc = mdb_cursor_get(cur, &k, &v, MDB_NEXT);
-                have = rc == 0;
-                rc = have || rc == MDB_NOTFOUND ? KIX_OK : kix__db_error(rc, NULL, "entries");
-            }
-        } else if (have && key == i) {
-            rc = check_entry(c, i, v.mv_data, v.mv_size);
+        if (have && key == i) {
+            /* the record holds a locator: an entry whose bytes the data
+             * file lacks is reported, and the scan goes on */
+            if (kix__seg_view(c->s, &v) != KIX_OK)
+                rc =
+                    entry_unreadable(c, i, "names bytes the data file " KIX__SEGMENT_FILE " lacks");
+            else
+                rc = check_entry(c, i, v.mv_data, v.mv_size);
             if (rc == KIX_OK) {
                 rc = mdb_cursor_get(cur, &k, &v, MDB_NEXT);
                 have = rc == 0;

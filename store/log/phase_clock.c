@@ -1,15 +1,8 @@
 /* The phase clock (phase_clock.h): per-thread CPU time summed by phase. */
 #include "phase_clock.h"
 
+#include "kix/clock.h"
 #include <stdint.h>
-#include <time.h>
-
-static uint64_t thread_cpu_ns(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
 
 /* A sampled clock's weight: 0 (not running) or how many clocks it stands
  * for. A thread's first KIX__CLOCK_EXACT clocks all run (a short run's
@@ -39,7 +32,7 @@ void kix__clock_start(struct kix__clock *c, struct kix__phases *ph, enum kix__cl
     /* a clock an entry (prepare's, the writer's per entry) is sampled and
      * weighted to the whole; one a commit (the seal's) is exact */
     c->weight = !ph->on ? 0 : kind == KIX__CLOCK_EXACT_TXN ? 1 : kix_log_phase_sample();
-    c->t = c->weight ? thread_cpu_ns() : 0;
+    c->t = c->weight ? kix_thread_cpu_ns() : 0;
 }
 
 void kix__clock_mark(struct kix__clock *c, enum kix_log_phase phase)
@@ -48,7 +41,7 @@ void kix__clock_mark(struct kix__clock *c, enum kix_log_phase phase)
 
     if (!c->weight)
         return;
-    now = thread_cpu_ns();
+    now = kix_thread_cpu_ns();
     atomic_fetch_add_explicit(&c->ph->ns[phase], (now - c->t) * c->weight, memory_order_relaxed);
     if (c->in_txn) /* the writer's own (under the write lock), weighted like the phase */
         c->ph->in_txn += (now - c->t) * c->weight;
@@ -64,7 +57,7 @@ void kix__phases_prepared(struct kix__phases *ph)
 uint64_t kix__phases_write_begin(struct kix__phases *ph)
 {
     ph->in_txn = 0;
-    return ph->on ? thread_cpu_ns() : 0;
+    return ph->on ? kix_thread_cpu_ns() : 0;
 }
 
 void kix__phases_write_end(struct kix__phases *ph, uint64_t start, int committed, uint64_t accepted)
@@ -74,7 +67,7 @@ void kix__phases_write_end(struct kix__phases *ph, uint64_t start, int committed
     if (!ph->on)
         return;
     /* the commit phase: the whole write less what its marks counted */
-    all = thread_cpu_ns() - start;
+    all = kix_thread_cpu_ns() - start;
     atomic_fetch_add_explicit(&ph->ns[KIX_LOG_PHASE_COMMIT],
                               all > ph->in_txn ? all - ph->in_txn : 0, memory_order_relaxed);
     if (committed)
