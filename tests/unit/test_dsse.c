@@ -303,6 +303,27 @@ KIX_TEST(base64_standard_only)
         rc = kix_base64_decode_secret(cases[i].text, strlen(cases[i].text), dst, sizeof(dst), &got);
         if ((rc == 0) != cases[i].ok)
             KIX_FAIL_AT("secret base64 \"%s\": rc %d", cases[i].text, rc);
+        {
+            struct kix_buf b = KIX_BUF_INIT;
+            ASSERT_EQ_INT(KIX_OK, kix_buf_adds(&b, "<"));
+            rc = kix_base64_decode_std_buf(cases[i].text, strlen(cases[i].text), 16, &b);
+            if ((rc == KIX_OK) != cases[i].ok || (rc != KIX_OK && rc != KIX_EINVAL))
+                KIX_FAIL_AT("base64 into a buffer \"%s\": rc %d", cases[i].text, rc);
+            if (rc == KIX_OK)
+                ASSERT_EQ_MEM(dst, got, b.ptr + 1, b.len - 1);
+            else
+                ASSERT_EQ_MEM("<", 1, b.ptr, b.len);
+            kix_buf_release(&b);
+        }
+    }
+    {
+        struct kix_buf b = KIX_BUF_INIT;
+        /* the URL-safe spelling kix_base64_decode_buf takes; a bound */
+        ASSERT_EQ_INT(KIX_OK, kix_base64_decode_buf("-_8=", 4, 2, &b));
+        ASSERT_EQ_INT(KIX_EINVAL, kix_base64_decode_std_buf("-_8=", 4, 2, &b));
+        ASSERT_EQ_INT(KIX_ELIMIT, kix_base64_decode_std_buf("aGVsbG8=", 8, 4, &b));
+        ASSERT_EQ_MEM("\xfb\xff", 2, b.ptr, b.len);
+        kix_buf_release(&b);
     }
     {
         uint8_t two[2] = {0, 0};
