@@ -385,7 +385,7 @@ int kix_log_prepare_leaf(struct kix_log *l, const struct kix_bytes *envelope,
     struct kix_prepared *p = malloc(sizeof(*p));
     json_t *pred = NULL;
     struct kix__clock clk;
-    int canonical, rc;
+    int rc;
 
     *out = NULL;
     if (!p)
@@ -396,15 +396,14 @@ int kix_log_prepare_leaf(struct kix_log *l, const struct kix_bytes *envelope,
     /* An envelope the canonical reader takes is its own encoding (kix/dsse.h):
      * stored as it came unless its keyid needed lowering, which saves
      * encoding the payload's base64 again (~8k instructions an entry). */
-    canonical = kix_dsse_parse_canonical(envelope->ptr, envelope->len, &p->env) == KIX_OK;
-    rc = canonical ? KIX_OK : kix_dsse_parse_json(envelope->ptr, envelope->len, &p->env, err);
+    rc = kix_dsse_parse(envelope->ptr, envelope->len, &p->env, err);
     if (rc)
         goto fail;
     if (strcmp(p->env.payload_type, KIX_DSSE_INTOTO_TYPE) != 0) {
         rc = kix_err_set(err, KIX_EINVAL, "payloadType must be " KIX_DSSE_INTOTO_TYPE);
         goto fail;
     }
-    if (kix_entry_canonical_keyid(&p->env) == 0 && canonical)
+    if (kix_entry_canonical_keyid(&p->env) == 0 && p->env.read_canonical)
         rc = kix_buf_add(&p->leaf, envelope->ptr, envelope->len) == KIX_OK
                  ? KIX_OK
                  : kix_err_set(err, KIX_ENOMEM, "out of memory");

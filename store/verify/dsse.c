@@ -16,6 +16,7 @@ void kix_dsse_envelope_init(struct kix_dsse_envelope *env)
     env->payload_type_len = 0;
     kix_buf_init(&env->payload);
     env->n_sigs = 0;
+    env->read_canonical = 0;
 }
 
 void kix_dsse_envelope_release(struct kix_dsse_envelope *env)
@@ -290,8 +291,10 @@ int kix_dsse_parse_canonical(const uint8_t *json, size_t len, struct kix_dsse_en
             goto other;
         env->n_sigs++;
     } while (literal(&p, end, ",", 1));
-    if (literal(&p, end, "]}", 2) && p == end)
+    if (literal(&p, end, "]}", 2) && p == end) {
+        env->read_canonical = 1;
         return KIX_OK;
+    }
 other:
     kix_dsse_envelope_release(env);
     return KIX_EINVAL;

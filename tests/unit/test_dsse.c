@@ -517,6 +517,35 @@ KIX_TEST(canonical_reader_takes_base64_fields_by_their_quote)
     kix_buf_release(&out);
 }
 
+/* kix_dsse_parse says which reader took the envelope: prepare stores the
+ * bytes as they came only when the canonical one did. */
+KIX_TEST(parse_says_which_reader_took_the_envelope)
+{
+    struct kix_buf out = KIX_BUF_INIT, spaced = KIX_BUF_INIT;
+    struct kix_dsse_envelope env;
+    struct kix_err err = {0};
+    uint8_t pk[32], sk[64];
+
+    test_keypair(pk, sk);
+    ASSERT_EQ_INT(KIX_OK,
+                  kix_dsse_sign(HELLO_TYPE, (const uint8_t *)"hello", 5, sk, NULL, &out, &err));
+    ASSERT_EQ_INT(KIX_OK, kix_dsse_parse(out.ptr, out.len, &env, &err));
+    ASSERT_EQ_INT(1, env.read_canonical);
+    kix_dsse_envelope_release(&env);
+    ASSERT_EQ_INT(0, env.read_canonical);
+    ASSERT_EQ_INT(KIX_OK, kix_buf_adds(&spaced, "{ "));
+    ASSERT_EQ_INT(KIX_OK, kix_buf_add(&spaced, out.ptr + 1, out.len - 1));
+    ASSERT_EQ_INT(KIX_OK, kix_dsse_parse(spaced.ptr, spaced.len, &env, &err));
+    ASSERT_EQ_INT(0, env.read_canonical);
+    ASSERT_EQ_MEM("hello", 5, env.payload.ptr, env.payload.len);
+    kix_dsse_envelope_release(&env);
+    ASSERT_EQ_INT(KIX_OK, kix_dsse_parse_json(out.ptr, out.len, &env, &err));
+    ASSERT_EQ_INT(0, env.read_canonical);
+    kix_dsse_envelope_release(&env);
+    kix_buf_release(&out);
+    kix_buf_release(&spaced);
+}
+
 KIX_TEST(sign_escapes_type_and_keyid)
 {
     struct kix_buf out = KIX_BUF_INIT, again = KIX_BUF_INIT;
