@@ -10,6 +10,7 @@
 
 #include "kix/assert.h"
 #include "kix/entries.h"
+#include "kix/json.h"
 #include "kix/file.h"
 #include "kix/sha256.h"
 #include "kix/note.h"
@@ -256,6 +257,9 @@ static int open_handle(const char *dir, const struct kix_log_opts *opts, struct 
     *out = NULL;
     if (!l)
         return kix_err_set(err, KIX_ENOMEM, "out of memory");
+    /* prepare's record trees come from arenas: jansson's allocator set
+     * before the prepare threads start (kix/json.h) */
+    kix_json_arena_install();
     l->indexer = opts ? opts->indexer : NULL;
     rc = kix__store_open(dir, opts ? &opts->store : NULL, l->indexer ? l->indexer->tables : NULL,
                          l->indexer ? l->indexer->ntables : 0, &l->store, err);

@@ -242,8 +242,9 @@ static int prepare_object(struct kix_log *l, struct prepared_object *o, const st
                           const struct kix_digest *subject, int rules, struct kix_reader **r,
                           struct kix__clock *clk, struct kix_err *err)
 {
+    struct kix_json_arena arena;
     json_t *tree = NULL;
-    int rc, canonical;
+    int rc, canonical, in_arena = 0;
 
     /* the subject is new (a manifest is published once): look up the rest */
     kix_digest_of(in->ptr, in->len, &o->digest);
@@ -253,11 +254,18 @@ static int prepare_object(struct kix_log *l, struct prepared_object *o, const st
         canonical = kix_canon_is_canonical(in->ptr, in->len, &l->store->canon); /* no tree read */
         rc = KIX_OK;
     } else {
+        /* the tree is read here and dropped (kix/json.h): its nodes come
+         * from one arena, freed at once, not one by one */
+        in_arena = kix_json_arena_open(&arena);
         rc = kix_canon_recognise_tree(in->ptr, in->len, &l->store->canon, &canonical, &tree, err);
+        kix_json_arena_stop(&arena);
     }
     if (rc == KIX_OK && canonical)
         rc = prepare_canonical(l, o, in, tree, rules, err);
-    json_decref(tree);
+    if (in_arena)
+        kix_json_arena_release(&arena);
+    else
+        json_decref(tree);
     if (rc || canonical) {
         kix__clock_mark(clk, KIX_LOG_PHASE_CANON);
         return rc;
