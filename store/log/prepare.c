@@ -391,9 +391,10 @@ int kix_log_prepare_leaf(struct kix_log *l, const struct kix_bytes *envelope,
                          struct kix_prepared **out, struct kix_err *err)
 {
     struct kix_prepared *p = malloc(sizeof(*p));
+    struct kix_json_arena arena;
     json_t *pred = NULL;
     struct kix__clock clk;
-    int rc;
+    int rc, in_arena;
 
     *out = NULL;
     if (!p)
@@ -434,11 +435,17 @@ int kix_log_prepare_leaf(struct kix_log *l, const struct kix_bytes *envelope,
         kix_err_set(err, rc, "out of memory");
         goto fail;
     }
+    /* the statement's tree, read here and dropped, in an arena (kix/json.h) */
+    in_arena = kix_json_arena_open(&arena);
     rc = kix_entry_parse_statement_tree(&p->entry, p->env.payload.ptr, p->env.payload.len, &pred,
                                         err);
+    kix_json_arena_stop(&arena);
     if (rc == KIX_OK)
         rc = validate_predicate(p, pred, err);
-    json_decref(pred);
+    if (in_arena)
+        kix_json_arena_release(&arena);
+    else
+        json_decref(pred);
     if (rc == KIX_OK)
         rc = kix_entry_signer(&p->entry, &p->env, err);
     kix__clock_mark(&clk, KIX_LOG_PHASE_CANON);
