@@ -29,6 +29,8 @@ struct object {
     size_t entry;
 };
 
+#define STORED_SEEN 64
+
 struct batch {
     uint64_t first;
     struct leaf *leaves;
@@ -41,6 +43,11 @@ struct batch {
     size_t *slots; /* open-addressing set of object indexes + 1, by digest */
     size_t nslots;
     size_t *by_entry; /* first object of each entry, after sorting; nleaves + 1 */
+    /* objects the replica was found to hold (direct-mapped by digest): the
+     * shared ones most entries name are looked up in it once a batch */
+    struct kix_digest stored[STORED_SEEN];
+    unsigned char stored_set[STORED_SEEN];
+    uint64_t replica_reads;
 };
 
 static void batch_release(struct batch *b)
@@ -167,11 +174,17 @@ static int fetch_entries(struct kix_client *up, struct batch *b, uint64_t end, s
 
 /* ---- objects: each entry's needs and their references, not yet stored ---- */
 
-static size_t slot_of(const struct batch *b, const struct kix_digest *d)
+/* d's slot in a table of n (a power of two) */
+static size_t digest_slot(const struct kix_digest *d, size_t n)
 {
     uint64_t h;
     memcpy(&h, d->b, sizeof(h));
-    return (size_t)(h & (b->nslots - 1));
+    return (size_t)(h & (n - 1));
+}
+
+static size_t slot_of(const struct batch *b, const struct kix_digest *d)
+{
+    return digest_slot(d, b->nslots);
 }
 
 /* Index of the fetched object with digest d, or -1. */
@@ -208,12 +221,21 @@ static int grow_slots(struct batch *b)
 static int want_object(struct batch *b, struct kix_log_reader *r, const struct kix_digest *d,
                        size_t entry)
 {
+    size_t seen = digest_slot(d, STORED_SEEN);
     struct kix_bytes v;
     struct object *o;
     size_t s;
 
-    if (find_object(b, d) >= 0 || kix_log_reader_object(r, d, &v) == KIX_OK)
+    if (b->stored_set[seen] && memcmp(b->stored[seen].b, d->b, 32) == 0)
+        return KIX_OK; /* r's snapshot holds it: nothing a replica holds goes */
+    if (find_object(b, d) >= 0)
         return KIX_OK;
+    b->replica_reads++;
+    if (kix_log_reader_object(r, d, &v) == KIX_OK) {
+        b->stored[seen] = *d;
+        b->stored_set[seen] = 1;
+        return KIX_OK;
+    }
     if (b->nobjects == b->cap_objects) {
         size_t cap = b->cap_objects ? 2 * b->cap_objects : 64;
         struct object *p = realloc(b->objects, cap * sizeof(*p));
@@ -914,6 +936,7 @@ int kix_sync(struct kix_client *up, struct kix_log *replica, uint64_t target,
             st->entries += cur->b.nleaves;
             st->verified_ahead += cur->verified_ahead;
             st->checkpoints_ahead += cur->opened_ahead;
+            st->replica_reads += cur->b.replica_reads;
             if (st->batches == 1)
                 st->first_batch = cur->b.nleaves;
             st->last_batch = cur->b.nleaves;

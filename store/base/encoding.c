@@ -204,7 +204,9 @@ int kix_base64_decode_secret(const char *b64, size_t len, uint8_t *out, size_t c
     return 0;
 }
 
-int kix_base64_decode_buf(const char *in, size_t len, size_t max, struct kix_buf *out)
+/* Appends the decoding of in to out: either alphabet, or the standard one
+ * only. */
+static int decode_buf(const char *in, size_t len, size_t max, int std_only, struct kix_buf *out)
 {
     size_t n, got;
     int rc;
@@ -216,11 +218,24 @@ int kix_base64_decode_buf(const char *in, size_t len, size_t max, struct kix_buf
     rc = kix_buf_grow(out, n);
     if (rc)
         return rc;
-    rc = kix_base64_decode(in, len, out->ptr + out->len, n, &got);
+    if (std_only)
+        rc = kix_base64_decode_std(in, len, out->ptr + out->len, n, &got) ? KIX_EINVAL : KIX_OK;
+    else
+        rc = kix_base64_decode(in, len, out->ptr + out->len, n, &got);
     if (rc == KIX_OK)
         out->len += got;
     out->ptr[out->len] = '\0';
     return rc;
+}
+
+int kix_base64_decode_buf(const char *in, size_t len, size_t max, struct kix_buf *out)
+{
+    return decode_buf(in, len, max, 0, out);
+}
+
+int kix_base64_decode_std_buf(const char *in, size_t len, size_t max, struct kix_buf *out)
+{
+    return decode_buf(in, len, max, 1, out);
 }
 
 int kix_utf8_valid(const char *s, size_t len)

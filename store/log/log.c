@@ -10,6 +10,7 @@
 #include "kix/clock.h"
 #include "kix/assert.h"
 #include "kix/entries.h"
+#include "kix/json.h"
 #include "kix/file.h"
 #include "kix/sha256.h"
 #include "kix/note.h"
@@ -180,8 +181,9 @@ static int replay_checkpoint_sealed(const struct kix_log *l, const struct kix_re
 /* Replica: the upstream's index note must be signed by the log key and
  * say exactly what this store derived from the same entries. */
 static int seal_and_check(struct kix_log *l, struct kix_store *s, MDB_txn *txn,
-                          const struct kix_replay_checkpoint *c, const struct kix_hash *root,
-                          struct kix__seal_keep *keep, struct kix_err *err)
+                          const struct kix_replay_checkpoint *c, int sealed,
+                          const struct kix_hash *root, struct kix__seal_keep *keep,
+                          struct kix_err *err)
 {
     struct kix_buf text = KIX_BUF_INIT;
     struct kix_note note;
@@ -196,7 +198,7 @@ static int seal_and_check(struct kix_log *l, struct kix_store *s, MDB_txn *txn,
                          (unsigned long long)c->size);
         goto out;
     }
-    if (c->index_opened && replay_checkpoint_sealed(l, c)) {
+    if (c->index_opened && sealed) {
         note.text.ptr = (const uint8_t *)c->index_text; /* opened ahead, on all cores */
         note.text.len = c->index_text_len;
     } else {
@@ -248,6 +250,9 @@ static int open_handle(const char *dir, const struct kix_log_opts *opts, struct 
     *out = NULL;
     if (!l)
         return kix_err_set(err, KIX_ENOMEM, "out of memory");
+    /* prepare's record trees come from arenas: jansson's allocator set
+     * before the prepare threads start (kix/json.h) */
+    kix_json_arena_install();
     l->indexer = opts ? opts->indexer : NULL;
     rc = kix__store_open(dir, opts ? &opts->store : NULL, l->indexer ? l->indexer->tables : NULL,
                          l->indexer ? l->indexer->ntables : 0, &l->store, err);
@@ -1095,13 +1100,13 @@ void kix_log_replay_checkpoint_open(struct kix_log *l, struct kix_replay_checkpo
 }
 
 static int replay_check_checkpoint(struct kix_log *l, const struct kix_replay_checkpoint *c,
-                                   const struct kix_hash *root, struct kix_err *err)
+                                   int sealed, const struct kix_hash *root, struct kix_err *err)
 {
     struct kix_note note;
     struct kix_checkpoint cp;
     int rc = KIX_OK;
 
-    if (c->checkpoint_opened && replay_checkpoint_sealed(l, c)) {
+    if (c->checkpoint_opened && sealed) {
         cp.size = c->signed_size; /* opened ahead, on all cores */
         memcpy(cp.root, c->signed_root, 32);
     } else {
@@ -1281,6 +1286,7 @@ static int replay_body(struct kix_store *s, MDB_txn *txn, void *arg, struct kix_
     next = size;
     for (size_t k = 0; k < c->ncps; k++) {
         size_t pending = 0;
+        int sealed;
         if (c->cps[k].size <= next || c->cps[k].size - c->first_index > c->n)
             return kix_err_set(err, KIX_EINVAL,
                                "replay checkpoints must grow and end at the last item");
@@ -1302,15 +1308,19 @@ static int replay_body(struct kix_store *s, MDB_txn *txn, void *arg, struct kix_
             next++;
         }
         rc = kix_tiles_append(&io, next - pending, c->hashes, pending, &root, err);
+        /* what was opened ahead is taken under its seal, checked once here
+         * for both notes */
+        sealed = (c->cps[k].checkpoint_opened || c->cps[k].index_opened) &&
+                 replay_checkpoint_sealed(c->log, &c->cps[k]);
         if (rc == KIX_OK)
-            rc = replay_check_checkpoint(c->log, &c->cps[k], &root, err);
+            rc = replay_check_checkpoint(c->log, &c->cps[k], sealed, &root, err);
         if (rc == KIX_OK)
             rc = put_checkpoint(s, txn, next, c->cps[k].note, c->cps[k].note_len, err);
         /* every checkpoint's index note is sealed and compared; the tree's
          * tiles are written once, at the last */
         c->log->seal_keep.more = k + 1 < c->ncps;
         if (rc == KIX_OK && !c->inspect)
-            rc = seal_and_check(c->log, s, txn, &c->cps[k], &root, &c->log->seal_keep, err);
+            rc = seal_and_check(c->log, s, txn, &c->cps[k], sealed, &root, &c->log->seal_keep, err);
         if (rc == KIX_OK && c->inspect) {
             struct kix_buf text = KIX_BUF_INIT;
             rc = seal_text_kept(c->log, s, txn, next, &root, &text, &c->log->seal_keep, err);

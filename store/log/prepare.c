@@ -242,8 +242,9 @@ static int prepare_object(struct kix_log *l, struct prepared_object *o, const st
                           const struct kix_digest *subject, int rules, struct kix_reader **r,
                           struct kix__clock *clk, struct kix_err *err)
 {
+    struct kix_json_arena arena;
     json_t *tree = NULL;
-    int rc, canonical;
+    int rc, canonical, in_arena = 0;
 
     /* the subject is new (a manifest is published once): look up the rest */
     kix_digest_of(in->ptr, in->len, &o->digest);
@@ -253,11 +254,18 @@ static int prepare_object(struct kix_log *l, struct prepared_object *o, const st
         canonical = kix_canon_is_canonical(in->ptr, in->len, &l->store->canon); /* no tree read */
         rc = KIX_OK;
     } else {
+        /* the tree is read here and dropped (kix/json.h): its nodes come
+         * from one arena, freed at once, not one by one */
+        in_arena = kix_json_arena_open(&arena);
         rc = kix_canon_recognise_tree(in->ptr, in->len, &l->store->canon, &canonical, &tree, err);
+        kix_json_arena_stop(&arena);
     }
     if (rc == KIX_OK && canonical)
         rc = prepare_canonical(l, o, in, tree, rules, err);
-    json_decref(tree);
+    if (in_arena)
+        kix_json_arena_release(&arena);
+    else
+        json_decref(tree);
     if (rc || canonical) {
         kix__clock_mark(clk, KIX_LOG_PHASE_CANON);
         return rc;
@@ -383,9 +391,10 @@ int kix_log_prepare_leaf(struct kix_log *l, const struct kix_bytes *envelope,
                          struct kix_prepared **out, struct kix_err *err)
 {
     struct kix_prepared *p = malloc(sizeof(*p));
+    struct kix_json_arena arena;
     json_t *pred = NULL;
     struct kix__clock clk;
-    int canonical, rc;
+    int rc, in_arena;
 
     *out = NULL;
     if (!p)
@@ -396,15 +405,14 @@ int kix_log_prepare_leaf(struct kix_log *l, const struct kix_bytes *envelope,
     /* An envelope the canonical reader takes is its own encoding (kix/dsse.h):
      * stored as it came unless its keyid needed lowering, which saves
      * encoding the payload's base64 again (~8k instructions an entry). */
-    canonical = kix_dsse_parse_canonical(envelope->ptr, envelope->len, &p->env) == KIX_OK;
-    rc = canonical ? KIX_OK : kix_dsse_parse_json(envelope->ptr, envelope->len, &p->env, err);
+    rc = kix_dsse_parse(envelope->ptr, envelope->len, &p->env, err);
     if (rc)
         goto fail;
     if (strcmp(p->env.payload_type, KIX_DSSE_INTOTO_TYPE) != 0) {
         rc = kix_err_set(err, KIX_EINVAL, "payloadType must be " KIX_DSSE_INTOTO_TYPE);
         goto fail;
     }
-    if (kix_entry_canonical_keyid(&p->env) == 0 && canonical)
+    if (kix_entry_canonical_keyid(&p->env) == 0 && p->env.read_canonical)
         rc = kix_buf_add(&p->leaf, envelope->ptr, envelope->len) == KIX_OK
                  ? KIX_OK
                  : kix_err_set(err, KIX_ENOMEM, "out of memory");
@@ -427,11 +435,17 @@ int kix_log_prepare_leaf(struct kix_log *l, const struct kix_bytes *envelope,
         kix_err_set(err, rc, "out of memory");
         goto fail;
     }
+    /* the statement's tree, read here and dropped, in an arena (kix/json.h) */
+    in_arena = kix_json_arena_open(&arena);
     rc = kix_entry_parse_statement_tree(&p->entry, p->env.payload.ptr, p->env.payload.len, &pred,
                                         err);
+    kix_json_arena_stop(&arena);
     if (rc == KIX_OK)
         rc = validate_predicate(p, pred, err);
-    json_decref(pred);
+    if (in_arena)
+        kix_json_arena_release(&arena);
+    else
+        json_decref(pred);
     if (rc == KIX_OK)
         rc = kix_entry_signer(&p->entry, &p->env, err);
     kix__clock_mark(&clk, KIX_LOG_PHASE_CANON);

@@ -733,7 +733,7 @@ static json_int_t integer_value(const unsigned char *p, const unsigned char *q)
 /* The tree's value of the recognised number token [p, q): digits only
  * (plain) or not; tmp holds its text when not plain. */
 static json_t *number_value(struct rec *r, const unsigned char *p, const unsigned char *q,
-                            int plain, char *tmp)
+                            int plain, const char *tmp, const double *real)
 {
     size_t digits = (size_t)(q - p) - (*p == '-');
 
@@ -743,11 +743,7 @@ static json_t *number_value(struct rec *r, const unsigned char *p, const unsigne
      * json_loadb an integer, or too big: not for this walk to say */
     if (plain && r->loadb)
         return NULL;
-    if (plain) {
-        memcpy(tmp, p, (size_t)(q - p));
-        tmp[q - p] = '\0';
-    }
-    return json_real(strtod(tmp, NULL));
+    return json_real(real ? *real : strtod(tmp, NULL));
 }
 
 /* A number token that is exactly kix_canon_number of the double it reads
@@ -759,6 +755,7 @@ static int rec_number(struct rec *r, json_t **out)
     int plain = 1;
     char tmp[400];
     double d;
+    const double *real = NULL;
     size_t n;
 
     if (q < r->end && *q == '-')
@@ -821,10 +818,11 @@ static int rec_number(struct rec *r, json_t **out)
         kix_buf_release(&b);
         if (!same)
             return 0;
+        real = &d; /* the node's value: strtod once */
     }
     r->p = q;
     if (r->build)
-        *out = number_value(r, p, q, plain, tmp);
+        *out = number_value(r, p, q, plain, tmp, real);
     return 1;
 }
 

@@ -16,6 +16,7 @@ void kix_dsse_envelope_init(struct kix_dsse_envelope *env)
     env->payload_type_len = 0;
     kix_buf_init(&env->payload);
     env->n_sigs = 0;
+    env->read_canonical = 0;
 }
 
 void kix_dsse_envelope_release(struct kix_dsse_envelope *env)
@@ -244,23 +245,6 @@ static int base64_string(const uint8_t **p, const uint8_t *end, const char **out
     return 1;
 }
 
-/* Base64 in the standard alphabet only, the one kix_dsse_encode writes:
- * with the layout and the plain strings that makes what this reader
- * accepts byte for byte the envelope's encoding, so prepare stores it as
- * it came (a URL-safe spelling goes to the general parser and is encoded
- * again). Appends the payload's bytes to out. */
-static int base64_std_buf(const char *s, size_t n, struct kix_buf *out)
-{
-    size_t cap = n / 4 * 3, got;
-
-    if (kix_buf_grow(out, cap) != KIX_OK ||
-        kix_base64_decode_std(s, n, out->ptr + out->len, cap, &got) != 0)
-        return 0;
-    out->len += got;
-    out->ptr[out->len] = '\0';
-    return 1;
-}
-
 static int literal(const uint8_t **p, const uint8_t *end, const char *lit, size_t n)
 {
     if ((size_t)(end - *p) < n || memcmp(*p, lit, n) != 0)
@@ -277,7 +261,8 @@ int kix_dsse_parse_canonical(const uint8_t *json, size_t len, struct kix_dsse_en
 
     kix_dsse_envelope_init(env);
     if (len > KIX_DSSE_MAX_ENVELOPE || !literal(&p, end, "{\"payload\":", 11) ||
-        !base64_string(&p, end, &s, &n) || !base64_std_buf(s, n, &env->payload) ||
+        !base64_string(&p, end, &s, &n) ||
+        kix_base64_decode_std_buf(s, n, KIX_DSSE_MAX_ENVELOPE, &env->payload) != KIX_OK ||
         !literal(&p, end, ",\"payloadType\":", 15) || !plain_string(&p, end, &s, &n) ||
         n > KIX_DSSE_MAX_TYPE || !literal(&p, end, ",\"signatures\":[", 15))
         goto other;
@@ -306,8 +291,10 @@ int kix_dsse_parse_canonical(const uint8_t *json, size_t len, struct kix_dsse_en
             goto other;
         env->n_sigs++;
     } while (literal(&p, end, ",", 1));
-    if (literal(&p, end, "]}", 2) && p == end)
+    if (literal(&p, end, "]}", 2) && p == end) {
+        env->read_canonical = 1;
         return KIX_OK;
+    }
 other:
     kix_dsse_envelope_release(env);
     return KIX_EINVAL;

@@ -964,6 +964,7 @@ static int add_ref(struct run *r, const struct snode *n, const json_t *v, const 
 struct member {
     const char *key;
     const json_t *value;
+    size_t prop; /* its "properties" entry, or NO_PROP */
 };
 
 static int member_cmp(const void *a, const void *b)
@@ -1044,7 +1045,8 @@ static int check_object(struct run *r, const struct snode *n, const json_t *v,
         int c = 1;
         while (j < n->nsprops && (c = strcmp(n->sprops[j].name, members[i].key)) < 0)
             j++;
-        if (j < n->nsprops && c == 0)
+        members[i].prop = j < n->nsprops && c == 0 ? j : NO_PROP;
+        if (members[i].prop != NO_PROP)
             seen[j] = 1;
     }
     json_array_foreach(n->required, i, x)
@@ -1059,14 +1061,12 @@ static int check_object(struct run *r, const struct snode *n, const json_t *v,
     }
     if (!n->props && !n->extra)
         goto out;
-    for (i = 0, j = 0; i < nmembers && !r->oom; i++) {
+    for (i = 0; i < nmembers && !r->oom; i++) {
         struct path sub = {at, members[i].key, 0};
-        int good = 1, c = 1;
-        while (j < n->nsprops && (c = strcmp(n->sprops[j].name, members[i].key)) < 0)
-            j++;
+        int good = 1;
         x = members[i].value;
-        if (j < n->nsprops && c == 0) {
-            good = check(r, n->sprops[j].node, x, &sub);
+        if (members[i].prop != NO_PROP) { /* met in the merge above */
+            good = check(r, n->sprops[members[i].prop].node, x, &sub);
         } else if (json_is_false(n->extra)) {
             unknown_field(r, n, &sub);
             good = 0;

@@ -57,8 +57,20 @@ static void same_walk(const uint8_t *data, size_t size, const struct kix_canon_o
     if (rec && (kix_canon_parse_tree(data, size, opts, &parsed, NULL) != KIX_OK ||
                 !json_equal(parsed, built)))
         abort();
-    json_decref(parsed);
     json_decref(built);
+    /* the same walk in an arena (prepare's): the same answer and tree */
+    {
+        static struct kix_json_arena arena;
+        int opened = kix_json_arena_open(&arena), rc;
+        built = NULL;
+        rc = kix_canon_recognise_tree(data, size, opts, &canonical, &built, NULL);
+        kix_json_arena_stop(&arena);
+        if (!opened || rc != KIX_OK || canonical != rec || (!rec && built) ||
+            (rec && !json_equal(parsed, built)))
+            abort();
+        kix_json_arena_release(&arena);
+    }
+    json_decref(parsed);
 }
 
 /* Whether an object key of v is long and needs an escape in JCS. */

@@ -72,6 +72,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     kix_dsse_envelope_release(&env);
     if (kix_dsse_parse(data, size, &env, NULL) == KIX_OK) {
         if (kix_dsse_encode(&env, &once, NULL) != KIX_OK ||
+            (env.read_canonical && (once.len != size || memcmp(once.ptr, data, size) != 0)) ||
             kix_dsse_parse(once.ptr, once.len, &again, NULL) != KIX_OK ||
             kix_dsse_encode(&again, &twice, NULL) != KIX_OK || twice.len != once.len ||
             memcmp(twice.ptr, once.ptr, once.len) != 0)

@@ -750,6 +750,51 @@ KIX_TEST(recognise_tree_is_the_recogniser_and_the_parsers_tree)
         }
 }
 
+/* A tree made in an arena (prepare's record trees) is the tree made
+ * without one, its nodes carved from the arena (the 16 KiB inside it, then
+ * blocks: a document of ~120 KB), and dropped with it; what is made before
+ * the arena opens or after it stops is malloc'ed and freed as ever (ASan
+ * and LeakSanitizer would name a free of the arena's bytes or a value the
+ * arena kept). One arena a thread. */
+KIX_TEST(trees_made_in_an_arena_are_the_trees_made_without)
+{
+    struct kix_json_arena *arena = malloc(sizeof(*arena)), nested;
+    struct kix_buf big = KIX_BUF_INIT;
+    const char *small = "{\"a\":[1,2.5,\"x\"],\"b\":{\"c\":null,\"d\":\"nu\\u0000l\"}}";
+    struct kix_err err = {0};
+
+    ASSERT_TRUE(arena != NULL);
+    ASSERT_EQ_INT(KIX_OK, kix_buf_adds(&big, "{"));
+    for (int i = 0; i < 3000; i++)
+        ASSERT_EQ_INT(KIX_OK,
+                      kix_buf_addf(&big, "%s\"k%05d\":[%d,\"v%d\"]", i ? "," : "", i, i, i));
+    ASSERT_EQ_INT(KIX_OK, kix_buf_adds(&big, "}"));
+    for (int round = 0; round < 2; round++) {
+        const uint8_t *doc = round ? big.ptr : (const uint8_t *)small;
+        size_t len = round ? big.len : strlen(small);
+        json_t *before = json_string("made before"), *built = NULL, *parsed = NULL, *after;
+        int canonical = 0;
+
+        ASSERT_EQ_INT(1, kix_json_arena_open(arena));
+        ASSERT_EQ_INT(0, kix_json_arena_open(&nested)); /* one at a time */
+        kix_json_arena_stop(&nested);
+        json_decref(before); /* malloc'ed: freed, in the window too */
+        ASSERT_EQ_INT(KIX_OK, kix_canon_recognise_tree(doc, len, NULL, &canonical, &built, &err));
+        kix_json_arena_stop(arena);
+        after = json_string("made after");
+        ASSERT_EQ_INT(1, canonical);
+        ASSERT_TRUE((const unsigned char *)built >= arena->first &&
+                    (const unsigned char *)built < arena->first + sizeof(arena->first));
+        ASSERT_EQ_INT(KIX_OK, kix_canon_parse_tree(doc, len, NULL, &parsed, &err));
+        ASSERT_TRUE(json_equal(parsed, built));
+        json_decref(parsed);
+        json_decref(after);
+        kix_json_arena_release(arena); /* built is gone, never decref'd */
+    }
+    kix_buf_release(&big);
+    free(arena);
+}
+
 /* kix_json_tree_memo's tree of `len` bytes is json_loadb's (flags 0), the
  * same types to the leaf (a 19-digit integer stays an integer, a string
  * with NUL or a 20-digit integer is no tree), and a second call with the

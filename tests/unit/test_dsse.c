@@ -303,6 +303,27 @@ KIX_TEST(base64_standard_only)
         rc = kix_base64_decode_secret(cases[i].text, strlen(cases[i].text), dst, sizeof(dst), &got);
         if ((rc == 0) != cases[i].ok)
             KIX_FAIL_AT("secret base64 \"%s\": rc %d", cases[i].text, rc);
+        {
+            struct kix_buf b = KIX_BUF_INIT;
+            ASSERT_EQ_INT(KIX_OK, kix_buf_adds(&b, "<"));
+            rc = kix_base64_decode_std_buf(cases[i].text, strlen(cases[i].text), 16, &b);
+            if ((rc == KIX_OK) != cases[i].ok || (rc != KIX_OK && rc != KIX_EINVAL))
+                KIX_FAIL_AT("base64 into a buffer \"%s\": rc %d", cases[i].text, rc);
+            if (rc == KIX_OK)
+                ASSERT_EQ_MEM(dst, got, b.ptr + 1, b.len - 1);
+            else
+                ASSERT_EQ_MEM("<", 1, b.ptr, b.len);
+            kix_buf_release(&b);
+        }
+    }
+    {
+        struct kix_buf b = KIX_BUF_INIT;
+        /* the URL-safe spelling kix_base64_decode_buf takes; a bound */
+        ASSERT_EQ_INT(KIX_OK, kix_base64_decode_buf("-_8=", 4, 2, &b));
+        ASSERT_EQ_INT(KIX_EINVAL, kix_base64_decode_std_buf("-_8=", 4, 2, &b));
+        ASSERT_EQ_INT(KIX_ELIMIT, kix_base64_decode_std_buf("aGVsbG8=", 8, 4, &b));
+        ASSERT_EQ_MEM("\xfb\xff", 2, b.ptr, b.len);
+        kix_buf_release(&b);
     }
     {
         uint8_t two[2] = {0, 0};
@@ -494,6 +515,35 @@ KIX_TEST(canonical_reader_takes_base64_fields_by_their_quote)
             }
     }
     kix_buf_release(&out);
+}
+
+/* kix_dsse_parse says which reader took the envelope: prepare stores the
+ * bytes as they came only when the canonical one did. */
+KIX_TEST(parse_says_which_reader_took_the_envelope)
+{
+    struct kix_buf out = KIX_BUF_INIT, spaced = KIX_BUF_INIT;
+    struct kix_dsse_envelope env;
+    struct kix_err err = {0};
+    uint8_t pk[32], sk[64];
+
+    test_keypair(pk, sk);
+    ASSERT_EQ_INT(KIX_OK,
+                  kix_dsse_sign(HELLO_TYPE, (const uint8_t *)"hello", 5, sk, NULL, &out, &err));
+    ASSERT_EQ_INT(KIX_OK, kix_dsse_parse(out.ptr, out.len, &env, &err));
+    ASSERT_EQ_INT(1, env.read_canonical);
+    kix_dsse_envelope_release(&env);
+    ASSERT_EQ_INT(0, env.read_canonical);
+    ASSERT_EQ_INT(KIX_OK, kix_buf_adds(&spaced, "{ "));
+    ASSERT_EQ_INT(KIX_OK, kix_buf_add(&spaced, out.ptr + 1, out.len - 1));
+    ASSERT_EQ_INT(KIX_OK, kix_dsse_parse(spaced.ptr, spaced.len, &env, &err));
+    ASSERT_EQ_INT(0, env.read_canonical);
+    ASSERT_EQ_MEM("hello", 5, env.payload.ptr, env.payload.len);
+    kix_dsse_envelope_release(&env);
+    ASSERT_EQ_INT(KIX_OK, kix_dsse_parse_json(out.ptr, out.len, &env, &err));
+    ASSERT_EQ_INT(0, env.read_canonical);
+    kix_dsse_envelope_release(&env);
+    kix_buf_release(&out);
+    kix_buf_release(&spaced);
 }
 
 KIX_TEST(sign_escapes_type_and_keyid)

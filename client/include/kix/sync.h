@@ -40,6 +40,9 @@ struct kix_sync_stats {
      * leaves, preparing the objects) on that many at least: the most
      * over the batches */
     unsigned threads;
+    /* objects looked up in the replica (whether it holds one an entry
+     * needs): each at most once a batch */
+    uint64_t replica_reads;
 };
 
 struct kix_sync_opts {

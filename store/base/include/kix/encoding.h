@@ -65,6 +65,12 @@ KIX_API int kix_base64_decode_secret(const char *b64, size_t len, uint8_t *out, 
 KIX_API int kix_base64_decode_buf(const char *in, size_t len, size_t max,
                                   struct kix_buf *out) KIX_MUST_CHECK;
 
+/* kix_base64_decode_buf of the standard alphabet only (KIX_EINVAL for a
+ * URL-safe spelling): what kix_base64_encode writes, so text it accepts is
+ * the encoding of what it appended. */
+KIX_API int kix_base64_decode_std_buf(const char *in, size_t len, size_t max,
+                                      struct kix_buf *out) KIX_MUST_CHECK;
+
 /* 1 when s[0..len) is well-formed UTF-8: shortest forms only, no
  * surrogates, nothing above U+10FFFF. NUL bytes are rejected too, since
  * kix text fields are C strings. */

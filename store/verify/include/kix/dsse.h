@@ -60,6 +60,10 @@ struct kix_dsse_envelope {
     size_t payload_type_len;
     struct kix_buf payload; /* decoded payload bytes (owned) */
     size_t n_sigs;
+    /* Set by a parse: 1 when the canonical reader took the bytes, which are
+     * then exactly kix_dsse_encode of what was read (a keyid changed
+     * afterwards makes them differ), 0 otherwise. */
+    int read_canonical;
     struct kix_dsse_sig sigs[KIX_DSSE_MAX_SIGS];
 };
 
@@ -76,7 +80,8 @@ KIX_API int kix_dsse_pae(const char *type, size_t type_len, const uint8_t *body,
 KIX_API void kix_dsse_keyid(const uint8_t pub[32], char out[KIX_DSSE_KEYID_HEX_LEN + 1]);
 
 /* Parses `len` bytes of envelope JSON into env (initialised by the call;
- * release any previous content first). On error env is left empty.
+ * release any previous content first), through _canonical below, else
+ * _json; env->read_canonical says which. On error env is left empty.
  * KIX_EINVAL, KIX_ELIMIT, KIX_ENOMEM. */
 KIX_API int kix_dsse_parse(const uint8_t *json, size_t len, struct kix_dsse_envelope *env,
                            struct kix_err *err) KIX_MUST_CHECK;

@@ -67,6 +67,30 @@ KIX_API int kix_statement_parse_tree(const uint8_t *json, size_t len, struct kix
 KIX_API int kix_entry_parse_statement_tree(struct kix_entry *e, const uint8_t *payload, size_t len,
                                            json_t **predicate, struct kix_err *err) KIX_MUST_CHECK;
 
+/* An arena for one document's tree on one thread (prepare's record
+ * trees): between kix_json_arena_open and kix_json_arena_stop, the jansson
+ * values this thread makes are carved from a (16 KiB in it, then blocks of
+ * at least that much) and freeing them is nothing; kix_json_arena_release
+ * frees them all at once. So a tree made in it is never decref'd: it is
+ * read (not changed: a value added to it would be leaked) and dropped by
+ * the release, on the thread that made it, and nothing made in it outlives
+ * the release. Values made elsewhere, or on this thread outside the window,
+ * are malloc'ed and freed as usual. kix_json_arena_open returns 0, and
+ * values come from malloc, when an arena is open on this thread already or
+ * the program gave jansson an allocator of its own (the arena is jansson's
+ * allocator, set once, by kix_json_arena_install or the first open: call
+ * that before threads use jansson). */
+struct kix__arena_block;
+struct kix_json_arena {
+    unsigned char *at, *end; /* the free bytes of the current block */
+    struct kix__arena_block *more;
+    _Alignas(16) unsigned char first[16384];
+};
+KIX_API void kix_json_arena_install(void);
+KIX_API int kix_json_arena_open(struct kix_json_arena *a);
+KIX_API void kix_json_arena_stop(struct kix_json_arena *a);
+KIX_API void kix_json_arena_release(struct kix_json_arena *a);
+
 /* A thread's memo of parsed documents, for a caller that renders many
  * pages from the same stored bytes (kixd export: a run's page, its
  * citation and its group's row read one manifest, and most runs share their
