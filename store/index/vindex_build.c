@@ -244,6 +244,21 @@ struct touched_key {
     size_t off;
 };
 
+/* The scratch buffer qsort's comparison reads the keys from (by_key). */
+static _Thread_local const uint8_t *sorting;
+
+/* By key, then by place in the batch: a key's last note ends its run. */
+static int by_key(const void *a, const void *b)
+{
+    size_t x = ((const struct touched_key *)a)->off, y = ((const struct touched_key *)b)->off;
+    const uint8_t *kx = sorting + x, *ky = sorting + y;
+    int c = memcmp(kx + 1, ky + 1, kx[0] < ky[0] ? kx[0] : ky[0]);
+
+    if (c == 0)
+        c = (kx[0] > ky[0]) - (kx[0] < ky[0]);
+    return c ? c : (x > y) - (x < y);
+}
+
 static int by_path(const void *a, const void *b)
 {
     return memcmp(((const struct touched_key *)a)->path.b, ((const struct touched_key *)b)->path.b,
@@ -297,11 +312,20 @@ int kix__vindex_seal(struct kix_log_txn *t, const char *origin, uint64_t size,
         rc = kix_err_set(err, KIX_ENOMEM, "out of memory");
         goto out;
     }
-    /* each key once (by path), its record as the batch left it */
-    for (size_t off = 0; off < (touched ? touched->len : 0);
-         off += touched_len(touched->ptr + off)) {
-        kix_smt_path(touched->ptr + off + 1, touched->ptr[off], &keys[nup].path);
-        keys[nup++].off = off;
+    /* each key once, its record as the batch left it (its last note), and
+     * hashed to its path once: a batch notes its groups and keys again
+     * for every entry about them, ~2.5 notes a key at 8x16 */
+    for (size_t off = 0, i = 0; i < count; off += touched_len(touched->ptr + off))
+        keys[i++].off = off;
+    sorting = count ? touched->ptr : NULL;
+    qsort(keys, count, sizeof(*keys), by_key);
+    for (size_t i = 0; i < count; i++) {
+        const uint8_t *key = touched->ptr + keys[i].off;
+        const uint8_t *next = i + 1 < count ? touched->ptr + keys[i + 1].off : NULL;
+        if (next && next[0] == key[0] && memcmp(next + 1, key + 1, key[0]) == 0)
+            continue; /* a later note of the same key follows */
+        kix_smt_path(key + 1, key[0], &keys[nup].path);
+        keys[nup++].off = keys[i].off;
     }
     qsort(keys, nup, sizeof(*keys), by_path);
     for (size_t i = 0; i < nup; i++) {

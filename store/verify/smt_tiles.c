@@ -15,14 +15,16 @@
 #define STRATA (KIX_SMT_DEPTH / LEVELS) /* the last stratum: depth 256 alone */
 #define T_NODE 0x03
 
-/* One tile in memory. `present` and `stored_nodes` have bit i (1 << i) for
- * slot i; stored_nodes are the slots that held an interior record in the
- * store when the tile was read (0 for a tile not in the store), kept as
- * read whatever is written since: what a write-miss below may rely on. */
+/* One tile in memory. `present`, `stored_nodes` and `written` have bit i
+ * (1 << i) for slot i; stored_nodes are the slots that held an interior
+ * record in the store when the tile was read (0 for a tile not in the
+ * store), kept as read whatever is written since: what a write-miss below
+ * may rely on. `written`: the slots the tree code wrote since the last
+ * flush (its own records: see fresh_children). */
 struct kix__smt_tile {
     uint8_t key[KIX_SMT_TILE_KEY_MAX];
     uint8_t klen, dirty;
-    uint16_t present, stored_nodes;
+    uint16_t present, stored_nodes, written;
     uint8_t rec[SLOTS][REC];
 };
 
@@ -188,7 +190,7 @@ static int tile_at(struct kix_smt_tiles *t, unsigned depth, const uint8_t *prefi
     memcpy(tile->key, key, len);
     tile->klen = (uint8_t)len;
     tile->dirty = 0;
-    tile->present = tile->stored_nodes = 0;
+    tile->present = tile->stored_nodes = tile->written = 0;
     if (!(writing && unreachable(t, s, prefix))) {
         t->gets++;
         rc = t->get(t->ctx, key, len, &v, err);
@@ -239,6 +241,7 @@ static int tiles_write(void *ctx, unsigned depth, const uint8_t prefix[KIX_HASH_
     if ((rc = tile_at(ctx, depth, prefix, 1, &tile, err)))
         return rc;
     slot = slot_of(depth, prefix);
+    tile->written = (uint16_t)(tile->written | 1u << slot);
     /* the same bytes again change nothing the store has to see */
     if ((tile->present & 1u << slot) && memcmp(tile->rec[slot], rec, REC) == 0)
         return KIX_OK;
@@ -289,6 +292,34 @@ static size_t encode(const struct kix__smt_tile *tile, uint8_t out[KIX_SMT_TILE_
     return off;
 }
 
+/* The value a flush is handing its put, and which of its records'
+ * hashes in their parents this process computed (fresh_children), for
+ * kix_smt_tile_pack to trust instead of hashing them again: only while
+ * that put runs, and only for those very bytes. */
+static _Thread_local struct {
+    const uint8_t *val;
+    size_t len;
+    unsigned children; /* wire bits */
+} flushing;
+
+/* The slots (wire bits) of a tile's levels 1 to 3 whose record and whose
+ * parent's record the tree code both wrote since the last flush. Each
+ * such parent holds SHA-256 of that child's record as it stands: the tree
+ * code writes a record's children before it, hashing each child it wrote
+ * (kix_smt_apply), and a parent it writes again keeps the half of a child
+ * it did not visit as it was, which that child's last write set. A child
+ * not written (read from the store, or kept by the caller since) is not
+ * vouched for: its parent's half came from the store. */
+static unsigned fresh_children(const struct kix__smt_tile *tile)
+{
+    unsigned out = 0;
+
+    for (unsigned c = 1; c < SLOTS; c++)
+        if ((tile->written & 1u << c) && (tile->written & 1u << (c - 1) / 2))
+            out |= wire_bit(c);
+    return out;
+}
+
 int kix_smt_tiles_flush(struct kix_smt_tiles *t, struct kix_err *err)
 {
     uint8_t val[KIX_SMT_TILE_MAX];
@@ -315,7 +346,11 @@ int kix_smt_tiles_flush(struct kix_smt_tiles *t, struct kix_err *err)
             assert(tile->present != 0);
             kix_err_clear(err);
             t->puts++;
-            rc = t->put(t->ctx, tile->key, tile->klen, val, encode(tile, val), err);
+            flushing.val = val;
+            flushing.len = encode(tile, val);
+            flushing.children = fresh_children(tile);
+            rc = t->put(t->ctx, tile->key, tile->klen, val, flushing.len, err);
+            flushing.val = NULL;
             if (rc && err && err->msg[0]) {
                 err->code = rc;
                 kix_err_wrap(err, "storing a sparse Merkle tile at stratum %u", tile->key[0]);
@@ -430,6 +465,8 @@ int kix_smt_tile_packed(const uint8_t *p, size_t plen)
 size_t kix_smt_tile_pack(const uint8_t *v, size_t len, uint8_t out[KIX_SMT_TILE_MAX])
 {
     unsigned bits = len >= 2 ? (unsigned)v[0] << 8 | v[1] : 0, leaves = 0;
+    /* a flush's own value (its put packing it): the hashes it computed */
+    unsigned trusted = v == flushing.val && len == flushing.len ? flushing.children : 0;
     const uint8_t *rec[SLOTS] = {0};
     const uint8_t *p = v + 2;
     size_t off = 4;
@@ -457,6 +494,8 @@ size_t kix_smt_tile_pack(const uint8_t *v, size_t len, uint8_t out[KIX_SMT_TILE_
             for (unsigned c = 0; c < 2; c++) {
                 const uint8_t *child = rec[2 * i + 1 + c], *half = rec[i] + 1 + c * HL;
                 uint8_t h[HL] = {0};
+                if (child && (trusted & wire_bit(2 * i + 1 + c)))
+                    continue;
                 if (child)
                     kix_sha256(child, REC, h);
                 if (memcmp(h, half, HL) != 0)

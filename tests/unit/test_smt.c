@@ -1388,6 +1388,88 @@ done:
     free(u);
 }
 
+/* A put that packs as the index does (vindex_build.c's tile_put) and
+ * counts what kix_smt_tile_pack got wrong: the flush's value must pack to
+ * the bytes a copy of it packs to (the copy is checked whole, nothing
+ * trusted), and unpack back to itself. */
+static size_t pack_wrong, pack_packed;
+
+static int pack_checked_put(void *ctx, const uint8_t *key, size_t klen, const uint8_t *val,
+                            size_t vlen, struct kix_err *err)
+{
+    uint8_t packed[KIX_SMT_TILE_MAX], copy[KIX_SMT_TILE_MAX], whole[KIX_SMT_TILE_MAX];
+    uint8_t back[KIX_SMT_TILE_MAX];
+    size_t plen = kix_smt_tile_pack(val, vlen, packed), wlen, blen = 0;
+
+    memcpy(copy, val, vlen);
+    wlen = kix_smt_tile_pack(copy, vlen, whole);
+    if (plen != wlen || memcmp(packed, whole, plen) != 0 ||
+        kix_smt_tile_unpack(packed, plen, back, &blen) != KIX_OK || blen != vlen ||
+        memcmp(back, val, vlen) != 0)
+        pack_wrong++;
+    pack_packed += kix_smt_tile_packed(packed, plen);
+    return tmap_put(ctx, key, klen, val, vlen, err);
+}
+
+/* The flush tells kix_smt_tile_pack which records' hashes the tree code
+ * computed (kix_smt_tiles_flush): a parent's hash of a child it wrote is
+ * not computed again, but a child it did not write (read from the store)
+ * is hashed and checked, so a stored tile whose record does not hash to
+ * its parent's half is still kept as it is, not packed into one that
+ * unpacks differently. */
+KIX_TEST(tiles_pack_trusts_only_the_records_the_tree_wrote)
+{
+    enum { N = 2000 };
+    struct tmap t;
+    struct kix_smt_update *u = calloc(N, sizeof(*u)), two[2];
+    struct kix_hash root;
+    struct tent *top;
+    uint64_t other = 1, left;
+
+    ASSERT_TRUE(u != NULL);
+    pack_wrong = pack_packed = 0;
+    tmap_init(&t);
+    t.tiles.put = pack_checked_put;
+    /* honest batches: inserts, then new values for every third key */
+    for (uint64_t i = 0; i < N; i++)
+        kv(i, 0, &u[i]);
+    ASSERT_EQ_INT(KIX_OK, tapply(&t, u, N / 2, &root));
+    ASSERT_EQ_INT(KIX_OK, tapply(&t, u + N / 2, N / 2, &root));
+    for (unsigned round = 1; round < 4; round++) {
+        size_t k = 0;
+        for (uint64_t i = round; i < N; i += 3)
+            kv(i, round, &u[k++]);
+        ASSERT_EQ_INT(KIX_OK, tapply(&t, u, k, &root));
+    }
+    ASSERT_EQ_U64(0, pack_wrong);
+    ASSERT_TRUE(pack_packed > N / 4);
+    tmap_release(&t);
+
+    /* two leaves under the root: the top tile holds slots 0, 1 and 2 */
+    kv(0, 0, &two[0]);
+    do
+        kv(other++, 0, &two[1]);
+    while ((two[0].path.b[0] ^ two[1].path.b[0]) < 0x80);
+    left = two[0].path.b[0] & 0x80 ? other - 1 : 0; /* path bit 0 clear */
+    tmap_init(&t);
+    t.tiles.put = pack_checked_put;
+    ASSERT_EQ_INT(KIX_OK, tapply(&t, two, 2, &root));
+    top = tmap_find(&t, (const uint8_t *)"\0", 1);
+    ASSERT_TRUE(top != NULL && top->vlen == 2 + 3 * 65);
+    if (kix_test_failed)
+        goto done;
+    /* the store's top record names another right child than the one stored */
+    top->val[2 + 1 + 32] ^= 1;
+    /* a new value for the left leaf: the top record is written again, its
+     * right half as the store had it */
+    kv(left, 1, &two[0]);
+    ASSERT_EQ_INT(KIX_OK, tapply(&t, two, 1, &root));
+    ASSERT_EQ_U64(0, pack_wrong);
+done:
+    tmap_release(&t);
+    free(u);
+}
+
 KIX_TEST(cost_grows_like_log)
 {
     struct cost small, big;

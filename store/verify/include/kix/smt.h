@@ -339,7 +339,12 @@ KIX_API int kix_smt_tile_child_hash(const uint8_t *v, size_t len, unsigned strat
  * most). kix_smt_tile_unpack: the tile value in out (KIX_SMT_TILE_MAX
  * bytes of room), its length in *len; KIX_ECORRUPT for packed bytes that
  * are malformed (lengths, marks, a computed interior record with no
- * child). Pure. */
+ * child). Pure, but for one shortcut: called by a kix_smt_tiles put on
+ * the very bytes the flush handed it, kix_smt_tile_pack does not hash
+ * again a record whose hash in its parent the tree code computed since
+ * the last flush (both written by it: kix_smt_apply hashes each record
+ * it writes into its parent); every other record, read from the store or
+ * given by the caller, is hashed and checked. */
 KIX_API int kix_smt_tile_packed(const uint8_t *p, size_t plen);
 /* What both forms that leave a tile's upper interior records out
  * (kix_smt_tile_pack here, an export's lean pack tiles: kix/vindex.h) do
