@@ -42,12 +42,14 @@ static int tile_get(void *arg, const uint8_t *key, size_t klen, struct kix_bytes
     uint8_t sk[KIX_SMT_TILE_KEY_MAX];
     size_t sklen = kix_index_smt_store_key(key, klen, sk), len = 0;
     struct kix_bytes packed;
-    const uint8_t *kept = sklen ? kix__tile_keep_get(arg, sk, sklen, &len) : NULL;
+    unsigned vouched = 0;
+    const uint8_t *kept = sklen ? kix__tile_keep_get(arg, sk, sklen, &len, &vouched) : NULL;
     int rc;
 
     if (kept) { /* the writer's, as an earlier transaction left it */
         out->ptr = kept;
         out->len = len;
+        kix_smt_tile_vouch(kept, len, vouched); /* what this process computed */
         return KIX_OK;
     }
     rc = sklen ? kix_log_txn_get(arg, KIX_TABLE_SMT, sk, sklen, &packed) : KIX_ENOTFOUND;
@@ -64,8 +66,9 @@ static int tile_get(void *arg, const uint8_t *key, size_t klen, struct kix_bytes
         out->ptr = unpacked;
         out->len = len;
     }
-    if (rc == KIX_OK)
-        kix__tile_keep_put(arg, sk, sklen, out->ptr, out->len);
+    if (rc == KIX_OK) /* the records unpack derived: their children's hashes */
+        kix__tile_keep_put(arg, sk, sklen, out->ptr, out->len,
+                           kix_smt_tile_vouched(out->ptr, out->len));
     return rc;
 }
 
@@ -82,7 +85,7 @@ static int tile_put(void *arg, const uint8_t *key, size_t klen, const uint8_t *v
     rc = kix_log_txn_put(arg, KIX_TABLE_SMT, sk, sklen, packed,
                          kix_smt_tile_pack(val, vlen, packed), err);
     if (rc == KIX_OK) /* what a get of it gives back: the value unpacked */
-        kix__tile_keep_put(arg, sk, sklen, val, vlen);
+        kix__tile_keep_put(arg, sk, sklen, val, vlen, kix_smt_tile_vouched(val, vlen));
     return rc;
 }
 
