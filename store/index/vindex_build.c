@@ -65,8 +65,10 @@ static int tile_get(void *arg, const uint8_t *key, size_t klen, struct kix_bytes
                                klen ? key[0] : 0u, packed.len);
         out->ptr = unpacked;
         out->len = len;
+        /* the records unpack derived: their children's hashes */
+        kix_smt_tile_vouch(unpacked, len, kix_smt_tile_derived(packed.ptr, packed.len));
     }
-    if (rc == KIX_OK) /* the records unpack derived: their children's hashes */
+    if (rc == KIX_OK)
         kix__tile_keep_put(arg, sk, sklen, out->ptr, out->len,
                            kix_smt_tile_vouched(out->ptr, out->len));
     return rc;

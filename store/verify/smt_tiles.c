@@ -507,6 +507,7 @@ size_t kix_smt_tile_pack(const uint8_t *v, size_t len, uint8_t out[KIX_SMT_TILE_
     unsigned bits = len >= 2 ? (unsigned)v[0] << 8 | v[1] : 0, leaves = 0;
     /* the children whose hashes this process computed (a flush's own
      * value, its put packing it) */
+    int ours = v && v == vouch.v && len == vouch.len;
     unsigned trusted = kix_smt_tile_vouched(v, len), parents = 0;
     const uint8_t *rec[SLOTS] = {0};
     const uint8_t *p = v + 2;
@@ -552,10 +553,11 @@ size_t kix_smt_tile_pack(const uint8_t *v, size_t len, uint8_t out[KIX_SMT_TILE_
                 goto as_is;
             memcpy(out + off - (REC - 1), rec[i] + 1, REC - 1);
         }
-    /* every upper record is its children's hashes now: a caller that
-     * keeps v (the index's tile cache) may vouch for them when it gives v
-     * back */
-    kix_smt_tile_vouch(v, len, children_of(parents, bits));
+    /* every upper record of a vouched value (a flush's, while its put
+     * runs) is its children's hashes now: the put may keep that with v
+     * (the index's tile cache) and vouch for them when it gives v back */
+    if (ours)
+        kix_smt_tile_vouch(v, len, children_of(parents, bits));
     bits |= PACKED_MARK;
     leaves |= LEVEL2_MARK;
     out[0] = (uint8_t)(bits >> 8);
@@ -568,14 +570,23 @@ as_is:
     return len;
 }
 
+/* A packed value's bitmap and leaf marks (p holds at least 4 bytes), and
+ * the slots below which its interior records are left out. */
+static unsigned packed_marks(const uint8_t *p, unsigned *leaves, unsigned *upper)
+{
+    *leaves = (unsigned)p[2] << 8 | p[3];
+    *upper = *leaves & LEVEL2_MARK ? UPPER_SLOTS : UPPER_SLOTS_V7;
+    *leaves &= ~LEVEL2_MARK;
+    return ((unsigned)p[0] << 8 | p[1]) & ~PACKED_MARK;
+}
+
 int kix_smt_tile_unpack(const uint8_t *p, size_t plen, uint8_t out[KIX_SMT_TILE_MAX], size_t *len)
 {
-    unsigned bits = plen >= 2 ? (unsigned)p[0] << 8 | p[1] : 0, leaves, kept = 0, derive = 0, upper;
+    unsigned bits, leaves, kept = 0, derive = 0, upper;
     uint8_t rec[SLOTS][REC];
     const uint8_t *q = p + 4;
     size_t off = 2;
 
-    kix_smt_tile_vouch(NULL, 0, 0);
     if (!kix_smt_tile_packed(p, plen)) {
         if (plen > KIX_SMT_TILE_MAX)
             return KIX_ECORRUPT;
@@ -583,12 +594,9 @@ int kix_smt_tile_unpack(const uint8_t *p, size_t plen, uint8_t out[KIX_SMT_TILE_
         *len = plen;
         return KIX_OK;
     }
-    bits &= ~PACKED_MARK;
     if (plen < 4)
         return KIX_ECORRUPT;
-    leaves = (unsigned)p[2] << 8 | p[3];
-    upper = leaves & LEVEL2_MARK ? UPPER_SLOTS : UPPER_SLOTS_V7;
-    leaves &= ~LEVEL2_MARK;
+    bits = packed_marks(p, &leaves, &upper);
     if (bits == 0 || (leaves & ~bits))
         return KIX_ECORRUPT;
     for (unsigned i = 0; i < SLOTS; i++)
@@ -619,7 +627,18 @@ int kix_smt_tile_unpack(const uint8_t *p, size_t plen, uint8_t out[KIX_SMT_TILE_
     out[0] = (uint8_t)(bits >> 8);
     out[1] = (uint8_t)bits;
     *len = off;
-    /* the records it derived hold the hashes it computed of their children */
-    kix_smt_tile_vouch(out, off, children_of(derive, bits));
     return KIX_OK;
+}
+
+unsigned kix_smt_tile_derived(const uint8_t *p, size_t plen)
+{
+    unsigned leaves, upper, bits, derive = 0;
+
+    if (!kix_smt_tile_packed(p, plen) || plen < 4)
+        return 0;
+    bits = packed_marks(p, &leaves, &upper);
+    for (unsigned i = 0; i < upper; i++) /* as unpack derives them */
+        if ((bits & wire_bit(i)) && !(leaves & wire_bit(i)))
+            derive |= wire_bit(i);
+    return children_of(derive, bits);
 }

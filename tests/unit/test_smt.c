@@ -1470,8 +1470,9 @@ done:
     free(u);
 }
 
-/* The store keeps tiles packed, as the index does: a get unpacks them
- * (kix_smt_tile_unpack vouches for what it derives), a put packs them. */
+/* The store keeps tiles packed, as the index does: a get unpacks them and
+ * vouches for the hashes unpack derived (kix_smt_tile_derived), a put
+ * packs them. */
 static int packed_get(void *ctx, const uint8_t *key, size_t klen, struct kix_bytes *out,
                       struct kix_err *err)
 {
@@ -1482,6 +1483,8 @@ static int packed_get(void *ctx, const uint8_t *key, size_t klen, struct kix_byt
 
     if (rc == KIX_OK && kix_smt_tile_unpack(v.ptr, v.len, unpacked, &len) != KIX_OK)
         rc = KIX_ECORRUPT;
+    if (rc == KIX_OK)
+        kix_smt_tile_vouch(unpacked, len, kix_smt_tile_derived(v.ptr, v.len));
     out->ptr = unpacked;
     out->len = len;
     return rc;
@@ -1501,8 +1504,8 @@ static int packed_put(void *ctx, const uint8_t *key, size_t klen, const uint8_t 
 }
 
 /* A tile packed by kix-index/7 keeps its level-2 interior records: read
- * from the store, not derived, so unpack vouches only for the children of
- * levels 0 and 1, and a level-2 record whose half is not its child's hash
+ * from the store, not derived, so kix_smt_tile_derived names only the
+ * children of levels 0 and 1, and a level-2 record whose half is not its child's hash
  * is caught when its other child is written, the tile kept as it is. */
 KIX_TEST(tiles_pack_checks_what_unpack_did_not_derive)
 {
@@ -1579,6 +1582,34 @@ KIX_TEST(tiles_pack_checks_what_unpack_did_not_derive)
 done:
     tmap_release(&t);
     free(u);
+}
+
+/* Packing a caller's own buffer vouches for nothing: packed once whole,
+ * then changed so that a level-2 record is not its child's hash, the same
+ * buffer at the same length is checked again and kept as it is. */
+KIX_TEST(tiles_pack_leaves_no_vouch_behind)
+{
+    uint8_t recs[KIX_SMT_TILE_SLOTS][KIX_SMT_RECORD_LEN], v[KIX_SMT_TILE_MAX];
+    uint8_t packed[KIX_SMT_TILE_MAX];
+    size_t len = 2 + 6 * 65, plen;
+
+    /* slots 0, 1, 3, 4, 7, 8: leaves at 4, 7 and 8, interior above them */
+    memset(recs, 0, sizeof(recs));
+    for (unsigned i = 4; i <= 8; i++) {
+        recs[i][0] = 2;
+        memset(recs[i] + 1, (int)i, 64);
+    }
+    kix_smt_tile_derive(recs, 0xd980u, 0xd000u); /* slots 0, 1, 3 */
+    v[0] = 0xd9, v[1] = 0x80;
+    for (unsigned i = 0, k = 0; i < KIX_SMT_TILE_SLOTS; i++)
+        if (0xd980u & 0x8000u >> i)
+            memcpy(v + 2 + 65 * k++, recs[i], 65);
+    plen = kix_smt_tile_pack(v, len, packed);
+    ASSERT_TRUE(kix_smt_tile_packed(packed, plen));
+    v[2 + 2 * 65 + 1] ^= 1; /* slot 3's hash of slot 7 */
+    plen = kix_smt_tile_pack(v, len, packed);
+    ASSERT_EQ_U64(len, plen);
+    ASSERT_EQ_MEM(v, len, packed, len);
 }
 
 KIX_TEST(cost_grows_like_log)

@@ -341,8 +341,8 @@ KIX_API int kix_smt_tile_child_hash(const uint8_t *v, size_t len, unsigned strat
  * are malformed (lengths, marks, a computed interior record with no
  * child). Pure, but for the hashes this process computed (below):
  * kix_smt_tile_pack does not hash again a child vouched for in v, and
- * vouches for every child of the records it drops; kix_smt_tile_unpack
- * vouches for the children of the records it derives. */
+ * when v was vouched for, vouches for every child of the records it
+ * drops. */
 KIX_API int kix_smt_tile_packed(const uint8_t *p, size_t plen);
 /* What both forms that leave a tile's upper interior records out
  * (kix_smt_tile_pack here, an export's lean pack tiles: kix/vindex.h) do
@@ -364,11 +364,16 @@ KIX_API size_t kix_smt_tile_pack(const uint8_t *v, size_t len, uint8_t out[KIX_S
  * vouched for is read back by kix_smt_tile_vouched (0 for any other
  * bytes). kix_smt_tiles vouches for each value its flush hands a put (the
  * records kix_smt_apply wrote under parents it wrote, and those a get
- * vouched for and nothing rewrote), and takes a get's vouch for the value
- * it returns. Never vouch for bytes read from a store or the network:
- * a record read is hashed and checked. */
+ * vouched for and nothing rewrote) until the put returns, and takes a
+ * get's vouch for the value it returns (forgetting it then). Never vouch
+ * for bytes read from a store or the network: a record read is hashed
+ * and checked. kix_smt_tile_derived: the children whose hashes
+ * kix_smt_tile_unpack computes for packed value p (those of the records
+ * it derives; 0 for a value kept as it is), for a get that unpacks to
+ * vouch for. */
 KIX_API void kix_smt_tile_vouch(const uint8_t *v, size_t len, unsigned children);
 KIX_API unsigned kix_smt_tile_vouched(const uint8_t *v, size_t len);
+KIX_API unsigned kix_smt_tile_derived(const uint8_t *p, size_t plen);
 KIX_API int kix_smt_tile_unpack(const uint8_t *p, size_t plen, uint8_t out[KIX_SMT_TILE_MAX],
                                 size_t *len) KIX_MUST_CHECK;
 
