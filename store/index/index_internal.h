@@ -122,12 +122,14 @@ int kix__vindex_reset(struct kix_log_txn *t, struct kix_err *err);
 void kix__smt_tiles(struct kix_smt_tiles *tiles, struct kix_log_txn *t);
 
 /* tile_keep.c: the tree's tiles (unpacked, by store key) kept between the
- * writer's transactions. get: NULL when not kept (and through a reader);
- * put: after the tile was read from or written to the store in t. */
+ * writer's transactions, each with the slots whose hash in their parent
+ * this process computed (kix_smt_tile_vouched when it was kept). get:
+ * NULL when not kept (and through a reader); put: after the tile was read
+ * from or written to the store in t. */
 const uint8_t *kix__tile_keep_get(struct kix_log_txn *t, const uint8_t *key, size_t klen,
-                                  size_t *len);
+                                  size_t *len, unsigned *vouched);
 void kix__tile_keep_put(struct kix_log_txn *t, const uint8_t *key, size_t klen, const uint8_t *val,
-                        size_t len);
+                        size_t len, unsigned vouched);
 
 /* groups.c: puts run in the comparison group its manifest names, if it
  * names one (kix/manifest.h): grouped, comparison_key and value are set

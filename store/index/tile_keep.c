@@ -17,7 +17,7 @@
 
 struct kept_tile {
     uint8_t klen; /* 0: empty (a store key has at least its stratum byte) */
-    uint16_t len;
+    uint16_t len, vouched;
     uint8_t key[KIX_SMT_TILE_KEY_MAX];
     uint8_t val[KIX_SMT_TILE_MAX];
 };
@@ -36,7 +36,7 @@ static struct kept_tile *slot_for(struct tile_keep *k, const uint8_t *key, size_
 }
 
 const uint8_t *kix__tile_keep_get(struct kix_log_txn *t, const uint8_t *key, size_t klen,
-                                  size_t *len)
+                                  size_t *len, unsigned *vouched)
 {
     struct tile_keep *k = kix_log_txn_writer_state(t);
     struct kept_tile *s;
@@ -47,11 +47,12 @@ const uint8_t *kix__tile_keep_get(struct kix_log_txn *t, const uint8_t *key, siz
     if (s->klen != klen || memcmp(s->key, key, klen) != 0)
         return NULL;
     *len = s->len;
+    *vouched = s->vouched;
     return s->val;
 }
 
 void kix__tile_keep_put(struct kix_log_txn *t, const uint8_t *key, size_t klen, const uint8_t *val,
-                        size_t len)
+                        size_t len, unsigned vouched)
 {
     struct tile_keep *k = kix_log_txn_writer_state(t);
     struct kept_tile *s;
@@ -71,6 +72,7 @@ void kix__tile_keep_put(struct kix_log_txn *t, const uint8_t *key, size_t klen, 
     s = slot_for(k, key, klen);
     s->klen = (uint8_t)klen;
     s->len = (uint16_t)len;
+    s->vouched = (uint16_t)vouched;
     memcpy(s->key, key, klen);
     memmove(s->val, val, len); /* val may be this slot's own bytes */
 }

@@ -42,12 +42,14 @@ static int tile_get(void *arg, const uint8_t *key, size_t klen, struct kix_bytes
     uint8_t sk[KIX_SMT_TILE_KEY_MAX];
     size_t sklen = kix_index_smt_store_key(key, klen, sk), len = 0;
     struct kix_bytes packed;
-    const uint8_t *kept = sklen ? kix__tile_keep_get(arg, sk, sklen, &len) : NULL;
+    unsigned vouched = 0;
+    const uint8_t *kept = sklen ? kix__tile_keep_get(arg, sk, sklen, &len, &vouched) : NULL;
     int rc;
 
     if (kept) { /* the writer's, as an earlier transaction left it */
         out->ptr = kept;
         out->len = len;
+        kix_smt_tile_vouch(kept, len, vouched); /* what this process computed */
         return KIX_OK;
     }
     rc = sklen ? kix_log_txn_get(arg, KIX_TABLE_SMT, sk, sklen, &packed) : KIX_ENOTFOUND;
@@ -63,9 +65,12 @@ static int tile_get(void *arg, const uint8_t *key, size_t klen, struct kix_bytes
                                klen ? key[0] : 0u, packed.len);
         out->ptr = unpacked;
         out->len = len;
+        /* the records unpack derived: their children's hashes */
+        kix_smt_tile_vouch(unpacked, len, kix_smt_tile_derived(packed.ptr, packed.len));
     }
     if (rc == KIX_OK)
-        kix__tile_keep_put(arg, sk, sklen, out->ptr, out->len);
+        kix__tile_keep_put(arg, sk, sklen, out->ptr, out->len,
+                           kix_smt_tile_vouched(out->ptr, out->len));
     return rc;
 }
 
@@ -82,7 +87,7 @@ static int tile_put(void *arg, const uint8_t *key, size_t klen, const uint8_t *v
     rc = kix_log_txn_put(arg, KIX_TABLE_SMT, sk, sklen, packed,
                          kix_smt_tile_pack(val, vlen, packed), err);
     if (rc == KIX_OK) /* what a get of it gives back: the value unpacked */
-        kix__tile_keep_put(arg, sk, sklen, val, vlen);
+        kix__tile_keep_put(arg, sk, sklen, val, vlen, kix_smt_tile_vouched(val, vlen));
     return rc;
 }
 
@@ -244,6 +249,21 @@ struct touched_key {
     size_t off;
 };
 
+/* The scratch buffer qsort's comparison reads the keys from (by_key). */
+static _Thread_local const uint8_t *sorting;
+
+/* By key, then by place in the batch: a key's last note ends its run. */
+static int by_key(const void *a, const void *b)
+{
+    size_t x = ((const struct touched_key *)a)->off, y = ((const struct touched_key *)b)->off;
+    const uint8_t *kx = sorting + x, *ky = sorting + y;
+    int c = memcmp(kx + 1, ky + 1, kx[0] < ky[0] ? kx[0] : ky[0]);
+
+    if (c == 0)
+        c = (kx[0] > ky[0]) - (kx[0] < ky[0]);
+    return c ? c : (x > y) - (x < y);
+}
+
 static int by_path(const void *a, const void *b)
 {
     return memcmp(((const struct touched_key *)a)->path.b, ((const struct touched_key *)b)->path.b,
@@ -297,11 +317,20 @@ int kix__vindex_seal(struct kix_log_txn *t, const char *origin, uint64_t size,
         rc = kix_err_set(err, KIX_ENOMEM, "out of memory");
         goto out;
     }
-    /* each key once (by path), its record as the batch left it */
-    for (size_t off = 0; off < (touched ? touched->len : 0);
-         off += touched_len(touched->ptr + off)) {
-        kix_smt_path(touched->ptr + off + 1, touched->ptr[off], &keys[nup].path);
-        keys[nup++].off = off;
+    /* each key once, its record as the batch left it (its last note), and
+     * hashed to its path once: a batch notes its groups and keys again
+     * for every entry about them, ~2.5 notes a key at 8x16 */
+    for (size_t off = 0, i = 0; i < count; off += touched_len(touched->ptr + off))
+        keys[i++].off = off;
+    sorting = count ? touched->ptr : NULL;
+    qsort(keys, count, sizeof(*keys), by_key);
+    for (size_t i = 0; i < count; i++) {
+        const uint8_t *key = touched->ptr + keys[i].off;
+        const uint8_t *next = i + 1 < count ? touched->ptr + keys[i + 1].off : NULL;
+        if (next && next[0] == key[0] && memcmp(next + 1, key + 1, key[0]) == 0)
+            continue; /* a later note of the same key follows */
+        kix_smt_path(key + 1, key[0], &keys[nup].path);
+        keys[nup++].off = keys[i].off;
     }
     qsort(keys, nup, sizeof(*keys), by_path);
     for (size_t i = 0; i < nup; i++) {

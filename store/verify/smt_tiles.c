@@ -15,14 +15,18 @@
 #define STRATA (KIX_SMT_DEPTH / LEVELS) /* the last stratum: depth 256 alone */
 #define T_NODE 0x03
 
-/* One tile in memory. `present` and `stored_nodes` have bit i (1 << i) for
- * slot i; stored_nodes are the slots that held an interior record in the
- * store when the tile was read (0 for a tile not in the store), kept as
- * read whatever is written since: what a write-miss below may rely on. */
+/* One tile in memory. `present`, `stored_nodes` and `written` have bit i
+ * (1 << i) for slot i; stored_nodes are the slots that held an interior
+ * record in the store when the tile was read (0 for a tile not in the
+ * store), kept as read whatever is written since: what a write-miss below
+ * may rely on. `written`: the slots the tree code wrote since the last
+ * flush (its own records); `vouched`: the slots whose hash in their
+ * parent the get vouched for (kix_smt_tile_vouch), as read: see
+ * trusted_children. */
 struct kix__smt_tile {
     uint8_t key[KIX_SMT_TILE_KEY_MAX];
     uint8_t klen, dirty;
-    uint16_t present, stored_nodes;
+    uint16_t present, stored_nodes, written, vouched;
     uint8_t rec[SLOTS][REC];
 };
 
@@ -54,6 +58,41 @@ static unsigned slot_of(unsigned depth, const uint8_t *prefix)
 static unsigned wire_bit(unsigned i)
 {
     return 0x8000u >> i;
+}
+
+/* ---- Hashes this process computed ---------------------------------------- */
+
+/* The tile value last vouched for in this thread (kix_smt_tile_vouch):
+ * its bytes, by address and length, and the slots (wire bits) whose
+ * SHA-256 its parent record holds as this process computed it. */
+static _Thread_local struct {
+    const uint8_t *v;
+    size_t len;
+    unsigned children;
+} vouch;
+
+void kix_smt_tile_vouch(const uint8_t *v, size_t len, unsigned children)
+{
+    vouch.v = v;
+    vouch.len = len;
+    vouch.children = v ? children & 0x7ffeu : 0; /* slots 1..14 */
+}
+
+unsigned kix_smt_tile_vouched(const uint8_t *v, size_t len)
+{
+    return v && v == vouch.v && len == vouch.len ? vouch.children : 0;
+}
+
+/* The children (wire bits) of the interior records of levels 0 to 2 in
+ * `parents` (wire bits) that `present` (wire bits) holds. */
+static unsigned children_of(unsigned parents, unsigned present)
+{
+    unsigned out = 0;
+
+    for (unsigned i = 0; i < SLOTS / 2; i++)
+        if (parents & wire_bit(i))
+            out |= wire_bit(2 * i + 1) | wire_bit(2 * i + 2);
+    return out & present;
 }
 
 /* ---- The cache ------------------------------------------------------------ */
@@ -188,14 +227,22 @@ static int tile_at(struct kix_smt_tiles *t, unsigned depth, const uint8_t *prefi
     memcpy(tile->key, key, len);
     tile->klen = (uint8_t)len;
     tile->dirty = 0;
-    tile->present = tile->stored_nodes = 0;
+    tile->present = tile->stored_nodes = tile->written = tile->vouched = 0;
     if (!(writing && unreachable(t, s, prefix))) {
         t->gets++;
+        kix_smt_tile_vouch(NULL, 0, 0); /* only this get's vouch counts */
         rc = t->get(t->ctx, key, len, &v, err);
         if (rc == KIX_OK)
             rc = decode(tile, s, v, err);
         else if (rc == KIX_ENOTFOUND)
             rc = KIX_OK;
+        if (rc == KIX_OK && v.ptr) {
+            unsigned w = kix_smt_tile_vouched(v.ptr, v.len);
+            for (unsigned i = 1; i < SLOTS; i++)
+                if (w & wire_bit(i))
+                    tile->vouched = (uint16_t)(tile->vouched | 1u << i);
+        }
+        kix_smt_tile_vouch(NULL, 0, 0);
     }
     if (rc == KIX_OK && (rc = insert(t, tile)) != KIX_OK)
         kix_err_set(err, rc, "out of memory");
@@ -239,6 +286,7 @@ static int tiles_write(void *ctx, unsigned depth, const uint8_t prefix[KIX_HASH_
     if ((rc = tile_at(ctx, depth, prefix, 1, &tile, err)))
         return rc;
     slot = slot_of(depth, prefix);
+    tile->written = (uint16_t)(tile->written | 1u << slot);
     /* the same bytes again change nothing the store has to see */
     if ((tile->present & 1u << slot) && memcmp(tile->rec[slot], rec, REC) == 0)
         return KIX_OK;
@@ -289,6 +337,30 @@ static size_t encode(const struct kix__smt_tile *tile, uint8_t out[KIX_SMT_TILE_
     return off;
 }
 
+/* The slots (wire bits) of a tile's levels 1 to 3 whose hash in their
+ * parent this process computed, which the flush vouches for to its put
+ * (kix_smt_tile_pack need not hash them again):
+ * - a child the tree code wrote since the last flush, under a parent it
+ *   wrote too: it writes a record's children before it, hashing each
+ *   child it wrote into it (kix_smt_apply), and a parent it writes again
+ *   keeps the half of a child it did not visit as it was;
+ * - a child it did not write whose hash the get vouched for: its parent,
+ *   written or not, holds that half as it was read.
+ * Any other child (read from the store as it is) is hashed and checked. */
+static unsigned trusted_children(const struct kix__smt_tile *tile)
+{
+    unsigned out = 0;
+
+    for (unsigned c = 1; c < SLOTS; c++) {
+        unsigned parent = (c - 1) / 2;
+        int trusted =
+            tile->written & 1u << c ? (tile->written >> parent) & 1 : (tile->vouched >> c) & 1;
+        if (trusted)
+            out |= wire_bit(c);
+    }
+    return out;
+}
+
 int kix_smt_tiles_flush(struct kix_smt_tiles *t, struct kix_err *err)
 {
     uint8_t val[KIX_SMT_TILE_MAX];
@@ -315,7 +387,10 @@ int kix_smt_tiles_flush(struct kix_smt_tiles *t, struct kix_err *err)
             assert(tile->present != 0);
             kix_err_clear(err);
             t->puts++;
-            rc = t->put(t->ctx, tile->key, tile->klen, val, encode(tile, val), err);
+            size_t len = encode(tile, val);
+            kix_smt_tile_vouch(val, len, trusted_children(tile));
+            rc = t->put(t->ctx, tile->key, tile->klen, val, len, err);
+            kix_smt_tile_vouch(NULL, 0, 0);
             if (rc && err && err->msg[0]) {
                 err->code = rc;
                 kix_err_wrap(err, "storing a sparse Merkle tile at stratum %u", tile->key[0]);
@@ -430,6 +505,10 @@ int kix_smt_tile_packed(const uint8_t *p, size_t plen)
 size_t kix_smt_tile_pack(const uint8_t *v, size_t len, uint8_t out[KIX_SMT_TILE_MAX])
 {
     unsigned bits = len >= 2 ? (unsigned)v[0] << 8 | v[1] : 0, leaves = 0;
+    /* the children whose hashes this process computed (a flush's own
+     * value, its put packing it) */
+    int ours = v && v == vouch.v && len == vouch.len;
+    unsigned trusted = kix_smt_tile_vouched(v, len), parents = 0;
     const uint8_t *rec[SLOTS] = {0};
     const uint8_t *p = v + 2;
     size_t off = 4;
@@ -454,9 +533,12 @@ size_t kix_smt_tile_pack(const uint8_t *v, size_t len, uint8_t out[KIX_SMT_TILE_
         } else if (rec[i][0] != T_NODE) {
             goto as_is;
         } else if (i < UPPER_SLOTS) {
+            parents |= wire_bit(i);
             for (unsigned c = 0; c < 2; c++) {
                 const uint8_t *child = rec[2 * i + 1 + c], *half = rec[i] + 1 + c * HL;
                 uint8_t h[HL] = {0};
+                if (child && (trusted & wire_bit(2 * i + 1 + c)))
+                    continue;
                 if (child)
                     kix_sha256(child, REC, h);
                 if (memcmp(h, half, HL) != 0)
@@ -471,6 +553,11 @@ size_t kix_smt_tile_pack(const uint8_t *v, size_t len, uint8_t out[KIX_SMT_TILE_
                 goto as_is;
             memcpy(out + off - (REC - 1), rec[i] + 1, REC - 1);
         }
+    /* every upper record of a vouched value (a flush's, while its put
+     * runs) is its children's hashes now: the put may keep that with v
+     * (the index's tile cache) and vouch for them when it gives v back */
+    if (ours)
+        kix_smt_tile_vouch(v, len, children_of(parents, bits));
     bits |= PACKED_MARK;
     leaves |= LEVEL2_MARK;
     out[0] = (uint8_t)(bits >> 8);
@@ -483,9 +570,19 @@ as_is:
     return len;
 }
 
+/* A packed value's bitmap and leaf marks (p holds at least 4 bytes), and
+ * the slots below which its interior records are left out. */
+static unsigned packed_marks(const uint8_t *p, unsigned *leaves, unsigned *upper)
+{
+    *leaves = (unsigned)p[2] << 8 | p[3];
+    *upper = *leaves & LEVEL2_MARK ? UPPER_SLOTS : UPPER_SLOTS_V7;
+    *leaves &= ~LEVEL2_MARK;
+    return ((unsigned)p[0] << 8 | p[1]) & ~PACKED_MARK;
+}
+
 int kix_smt_tile_unpack(const uint8_t *p, size_t plen, uint8_t out[KIX_SMT_TILE_MAX], size_t *len)
 {
-    unsigned bits = plen >= 2 ? (unsigned)p[0] << 8 | p[1] : 0, leaves, kept = 0, derive = 0, upper;
+    unsigned bits, leaves, kept = 0, derive = 0, upper;
     uint8_t rec[SLOTS][REC];
     const uint8_t *q = p + 4;
     size_t off = 2;
@@ -497,12 +594,9 @@ int kix_smt_tile_unpack(const uint8_t *p, size_t plen, uint8_t out[KIX_SMT_TILE_
         *len = plen;
         return KIX_OK;
     }
-    bits &= ~PACKED_MARK;
     if (plen < 4)
         return KIX_ECORRUPT;
-    leaves = (unsigned)p[2] << 8 | p[3];
-    upper = leaves & LEVEL2_MARK ? UPPER_SLOTS : UPPER_SLOTS_V7;
-    leaves &= ~LEVEL2_MARK;
+    bits = packed_marks(p, &leaves, &upper);
     if (bits == 0 || (leaves & ~bits))
         return KIX_ECORRUPT;
     for (unsigned i = 0; i < SLOTS; i++)
@@ -534,4 +628,17 @@ int kix_smt_tile_unpack(const uint8_t *p, size_t plen, uint8_t out[KIX_SMT_TILE_
     out[1] = (uint8_t)bits;
     *len = off;
     return KIX_OK;
+}
+
+unsigned kix_smt_tile_derived(const uint8_t *p, size_t plen)
+{
+    unsigned leaves, upper, bits, derive = 0;
+
+    if (!kix_smt_tile_packed(p, plen) || plen < 4)
+        return 0;
+    bits = packed_marks(p, &leaves, &upper);
+    for (unsigned i = 0; i < upper; i++) /* as unpack derives them */
+        if ((bits & wire_bit(i)) && !(leaves & wire_bit(i)))
+            derive |= wire_bit(i);
+    return children_of(derive, bits);
 }

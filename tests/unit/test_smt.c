@@ -1388,6 +1388,230 @@ done:
     free(u);
 }
 
+/* A put that packs as the index does (vindex_build.c's tile_put) and
+ * counts what kix_smt_tile_pack got wrong: the flush's value must pack to
+ * the bytes a copy of it packs to (the copy is checked whole, nothing
+ * trusted), and unpack back to itself. */
+static size_t pack_wrong, pack_packed;
+
+static int pack_checked_put(void *ctx, const uint8_t *key, size_t klen, const uint8_t *val,
+                            size_t vlen, struct kix_err *err)
+{
+    uint8_t packed[KIX_SMT_TILE_MAX], copy[KIX_SMT_TILE_MAX], whole[KIX_SMT_TILE_MAX];
+    uint8_t back[KIX_SMT_TILE_MAX];
+    size_t plen = kix_smt_tile_pack(val, vlen, packed), wlen, blen = 0;
+
+    memcpy(copy, val, vlen);
+    wlen = kix_smt_tile_pack(copy, vlen, whole);
+    if (plen != wlen || memcmp(packed, whole, plen) != 0 ||
+        kix_smt_tile_unpack(packed, plen, back, &blen) != KIX_OK || blen != vlen ||
+        memcmp(back, val, vlen) != 0)
+        pack_wrong++;
+    pack_packed += kix_smt_tile_packed(packed, plen);
+    return tmap_put(ctx, key, klen, val, vlen, err);
+}
+
+/* The flush tells kix_smt_tile_pack which records' hashes the tree code
+ * computed (kix_smt_tiles_flush): a parent's hash of a child it wrote is
+ * not computed again, but a child it did not write (read from the store)
+ * is hashed and checked, so a stored tile whose record does not hash to
+ * its parent's half is still kept as it is, not packed into one that
+ * unpacks differently. */
+KIX_TEST(tiles_pack_trusts_only_the_records_the_tree_wrote)
+{
+    enum { N = 2000 };
+    struct tmap t;
+    struct kix_smt_update *u = calloc(N, sizeof(*u)), two[2];
+    struct kix_hash root;
+    struct tent *top;
+    uint64_t other = 1, left;
+
+    ASSERT_TRUE(u != NULL);
+    pack_wrong = pack_packed = 0;
+    tmap_init(&t);
+    t.tiles.put = pack_checked_put;
+    /* honest batches: inserts, then new values for every third key */
+    for (uint64_t i = 0; i < N; i++)
+        kv(i, 0, &u[i]);
+    ASSERT_EQ_INT(KIX_OK, tapply(&t, u, N / 2, &root));
+    ASSERT_EQ_INT(KIX_OK, tapply(&t, u + N / 2, N / 2, &root));
+    for (unsigned round = 1; round < 4; round++) {
+        size_t k = 0;
+        for (uint64_t i = round; i < N; i += 3)
+            kv(i, round, &u[k++]);
+        ASSERT_EQ_INT(KIX_OK, tapply(&t, u, k, &root));
+    }
+    ASSERT_EQ_U64(0, pack_wrong);
+    ASSERT_TRUE(pack_packed > N / 4);
+    tmap_release(&t);
+
+    /* two leaves under the root: the top tile holds slots 0, 1 and 2 */
+    kv(0, 0, &two[0]);
+    do
+        kv(other++, 0, &two[1]);
+    while ((two[0].path.b[0] ^ two[1].path.b[0]) < 0x80);
+    left = two[0].path.b[0] & 0x80 ? other - 1 : 0; /* path bit 0 clear */
+    tmap_init(&t);
+    t.tiles.put = pack_checked_put;
+    ASSERT_EQ_INT(KIX_OK, tapply(&t, two, 2, &root));
+    top = tmap_find(&t, (const uint8_t *)"\0", 1);
+    ASSERT_TRUE(top != NULL && top->vlen == 2 + 3 * 65);
+    if (kix_test_failed)
+        goto done;
+    /* the store's top record names another right child than the one stored */
+    top->val[2 + 1 + 32] ^= 1;
+    /* a new value for the left leaf: the top record is written again, its
+     * right half as the store had it */
+    kv(left, 1, &two[0]);
+    ASSERT_EQ_INT(KIX_OK, tapply(&t, two, 1, &root));
+    ASSERT_EQ_U64(0, pack_wrong);
+done:
+    tmap_release(&t);
+    free(u);
+}
+
+/* The store keeps tiles packed, as the index does: a get unpacks them and
+ * vouches for the hashes unpack derived (kix_smt_tile_derived), a put
+ * packs them. */
+static int packed_get(void *ctx, const uint8_t *key, size_t klen, struct kix_bytes *out,
+                      struct kix_err *err)
+{
+    static uint8_t unpacked[KIX_SMT_TILE_MAX];
+    struct kix_bytes v;
+    size_t len = 0;
+    int rc = tmap_get(ctx, key, klen, &v, err);
+
+    if (rc == KIX_OK && kix_smt_tile_unpack(v.ptr, v.len, unpacked, &len) != KIX_OK)
+        rc = KIX_ECORRUPT;
+    if (rc == KIX_OK)
+        kix_smt_tile_vouch(unpacked, len, kix_smt_tile_derived(v.ptr, v.len));
+    out->ptr = unpacked;
+    out->len = len;
+    return rc;
+}
+
+static int packed_put(void *ctx, const uint8_t *key, size_t klen, const uint8_t *val, size_t vlen,
+                      struct kix_err *err)
+{
+    uint8_t packed[KIX_SMT_TILE_MAX];
+    size_t plen;
+    int rc = pack_checked_put(ctx, key, klen, val, vlen, err); /* counts, stores as is */
+
+    plen = kix_smt_tile_pack(val, vlen, packed);
+    if (rc == KIX_OK)
+        tmap_set(ctx, key, klen, packed, plen);
+    return rc;
+}
+
+/* A tile packed by kix-index/7 keeps its level-2 interior records: read
+ * from the store, not derived, so kix_smt_tile_derived names only the
+ * children of levels 0 and 1, and a level-2 record whose half is not its child's hash
+ * is caught when its other child is written, the tile kept as it is. */
+KIX_TEST(tiles_pack_checks_what_unpack_did_not_derive)
+{
+    enum { N = 2000 };
+    struct tmap t;
+    struct kix_smt_update *u = calloc(N, sizeof(*u));
+    struct kix_hash root;
+    uint8_t recs[KIX_SMT_TILE_SLOTS][KIX_SMT_RECORD_LEN], v7[KIX_SMT_TILE_MAX];
+    uint8_t val[KIX_SMT_TILE_MAX], tkey[KIX_SMT_TILE_KEY_MAX];
+    struct tent *tile = NULL;
+    unsigned bits = 0, leaves = 0, stratum = 0;
+    size_t vlen = 0, off = 4, under = N;
+
+    ASSERT_TRUE(u != NULL);
+    pack_wrong = pack_packed = 0;
+    tmap_init(&t);
+    t.tiles.get = packed_get;
+    t.tiles.put = packed_put;
+    for (uint64_t i = 0; i < N; i++)
+        kv(i, 0, &u[i]);
+    ASSERT_EQ_INT(KIX_OK, tapply(&t, u, N, &root));
+    ASSERT_EQ_U64(0, pack_wrong);
+    /* a packed tile whose slot 3 is an interior record over slots 7 and 8 */
+    for (size_t i = 0; i < t.cap && !tile; i++) {
+        struct tent *e = &t.e[i];
+        if (!e->used || !kix_smt_tile_packed(e->val, e->vlen) ||
+            kix_smt_tile_unpack(e->val, e->vlen, val, &vlen) != KIX_OK)
+            continue;
+        bits = (unsigned)val[0] << 8 | val[1];
+        if ((bits & 0x1180u) == 0x1180u &&
+            val[2 + 65 * (unsigned)__builtin_popcount(bits & 0xe000u)] == 3)
+            tile = e;
+    }
+    ASSERT_TRUE(tile != NULL);
+    if (kix_test_failed)
+        goto done;
+    for (unsigned i = 0, k = 0; i < KIX_SMT_TILE_SLOTS; i++)
+        if (bits & 0x8000u >> i)
+            memcpy(recs[i], val + 2 + 65 * k++, 65);
+    recs[3][1] ^= 1; /* its hash of slot 7, wrong */
+    /* as kix-index/7 packed it: slots 0..2 left out, the rest kept */
+    for (unsigned i = 0; i < KIX_SMT_TILE_SLOTS; i++) {
+        if (!(bits & 0x8000u >> i))
+            continue;
+        if (recs[i][0] == 2)
+            leaves |= 0x8000u >> i;
+        if (recs[i][0] == 2 || i >= 3) {
+            memcpy(v7 + off, recs[i] + 1, 64);
+            off += 64;
+        }
+    }
+    v7[0] = (uint8_t)(bits >> 8), v7[1] = (uint8_t)(bits | 1);
+    v7[2] = (uint8_t)(leaves >> 8), v7[3] = (uint8_t)leaves;
+    memcpy(tkey, tile->key, tile->klen);
+    stratum = tkey[0];
+    tmap_set(&t, tkey, tile->klen, v7, off);
+    /* a key under slot 8: its nibble at this stratum starts 001 */
+    for (size_t i = 0; i < N && under == N; i++) {
+        uint8_t k[KIX_SMT_TILE_KEY_MAX];
+        unsigned nib = stratum % 2 ? u[i].path.b[stratum / 2] & 15 : u[i].path.b[stratum / 2] >> 4;
+        if (kix_smt_tile_key(stratum, u[i].path.b, k) == tile->klen &&
+            memcmp(k, tkey, tile->klen) == 0 && nib >> 1 == 1)
+            under = i;
+    }
+    ASSERT_TRUE(under < N);
+    if (kix_test_failed)
+        goto done;
+    u[0].path = u[under].path;
+    crypto_hash_sha256(u[0].value_hash.b, (const uint8_t *)"another value", 13);
+    ASSERT_EQ_INT(KIX_OK, tapply(&t, u, 1, &root));
+    ASSERT_EQ_U64(0, pack_wrong);
+    tile = tmap_find(&t, tkey, tile->klen);
+    ASSERT_TRUE(tile != NULL && !kix_smt_tile_packed(tile->val, tile->vlen));
+done:
+    tmap_release(&t);
+    free(u);
+}
+
+/* Packing a caller's own buffer vouches for nothing: packed once whole,
+ * then changed so that a level-2 record is not its child's hash, the same
+ * buffer at the same length is checked again and kept as it is. */
+KIX_TEST(tiles_pack_leaves_no_vouch_behind)
+{
+    uint8_t recs[KIX_SMT_TILE_SLOTS][KIX_SMT_RECORD_LEN], v[KIX_SMT_TILE_MAX];
+    uint8_t packed[KIX_SMT_TILE_MAX];
+    size_t len = 2 + 6 * 65, plen;
+
+    /* slots 0, 1, 3, 4, 7, 8: leaves at 4, 7 and 8, interior above them */
+    memset(recs, 0, sizeof(recs));
+    for (unsigned i = 4; i <= 8; i++) {
+        recs[i][0] = 2;
+        memset(recs[i] + 1, (int)i, 64);
+    }
+    kix_smt_tile_derive(recs, 0xd980u, 0xd000u); /* slots 0, 1, 3 */
+    v[0] = 0xd9, v[1] = 0x80;
+    for (unsigned i = 0, k = 0; i < KIX_SMT_TILE_SLOTS; i++)
+        if (0xd980u & 0x8000u >> i)
+            memcpy(v + 2 + 65 * k++, recs[i], 65);
+    plen = kix_smt_tile_pack(v, len, packed);
+    ASSERT_TRUE(kix_smt_tile_packed(packed, plen));
+    v[2 + 2 * 65 + 1] ^= 1; /* slot 3's hash of slot 7 */
+    plen = kix_smt_tile_pack(v, len, packed);
+    ASSERT_EQ_U64(len, plen);
+    ASSERT_EQ_MEM(v, len, packed, len);
+}
+
 KIX_TEST(cost_grows_like_log)
 {
     struct cost small, big;

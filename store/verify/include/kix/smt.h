@@ -339,7 +339,10 @@ KIX_API int kix_smt_tile_child_hash(const uint8_t *v, size_t len, unsigned strat
  * most). kix_smt_tile_unpack: the tile value in out (KIX_SMT_TILE_MAX
  * bytes of room), its length in *len; KIX_ECORRUPT for packed bytes that
  * are malformed (lengths, marks, a computed interior record with no
- * child). Pure. */
+ * child). Pure, but for the hashes this process computed (below):
+ * kix_smt_tile_pack does not hash again a child vouched for in v, and
+ * when v was vouched for, vouches for every child of the records it
+ * drops. */
 KIX_API int kix_smt_tile_packed(const uint8_t *p, size_t plen);
 /* What both forms that leave a tile's upper interior records out
  * (kix_smt_tile_pack here, an export's lean pack tiles: kix/vindex.h) do
@@ -351,6 +354,26 @@ KIX_API int kix_smt_tile_packed(const uint8_t *p, size_t plen);
 KIX_API void kix_smt_tile_derive(uint8_t recs[KIX_SMT_TILE_SLOTS][KIX_SMT_RECORD_LEN],
                                  unsigned bits, unsigned derive);
 KIX_API size_t kix_smt_tile_pack(const uint8_t *v, size_t len, uint8_t out[KIX_SMT_TILE_MAX]);
+/* The hashes this process computed, so that packing does not compute them
+ * again (kixd's writer packed each tile it stored hashing up to 14 records
+ * the tree code had just hashed). kix_smt_tile_vouch says, for the tile
+ * value at v (by address and length: these bytes, unchanged since), that
+ * the records in `children` (slots 1..14, wire bits as a tile's bitmap)
+ * hash to their halves in their parents because this process computed
+ * those halves from them; NULL forgets. One value a thread; what was
+ * vouched for is read back by kix_smt_tile_vouched (0 for any other
+ * bytes). kix_smt_tiles vouches for each value its flush hands a put (the
+ * records kix_smt_apply wrote under parents it wrote, and those a get
+ * vouched for and nothing rewrote) until the put returns, and takes a
+ * get's vouch for the value it returns (forgetting it then). Never vouch
+ * for bytes read from a store or the network: a record read is hashed
+ * and checked. kix_smt_tile_derived: the children whose hashes
+ * kix_smt_tile_unpack computes for packed value p (those of the records
+ * it derives; 0 for a value kept as it is), for a get that unpacks to
+ * vouch for. */
+KIX_API void kix_smt_tile_vouch(const uint8_t *v, size_t len, unsigned children);
+KIX_API unsigned kix_smt_tile_vouched(const uint8_t *v, size_t len);
+KIX_API unsigned kix_smt_tile_derived(const uint8_t *p, size_t plen);
 KIX_API int kix_smt_tile_unpack(const uint8_t *p, size_t plen, uint8_t out[KIX_SMT_TILE_MAX],
                                 size_t *len) KIX_MUST_CHECK;
 
