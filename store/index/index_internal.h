@@ -15,7 +15,9 @@
  * position in that list (kix/log_txn.h). */
 enum kix__index_table {
     /* run id text → run record; and since kix-index/6, beside it,
-     * run id text ‖ 0 ‖ u64be index → entry type (u8): the run's entries */
+     * run id text ‖ 0 ‖ u64be index → entry type (u8): the run's entries;
+     * since kix-index/9, under 0 ‖ kind, the numbers run records name
+     * their publisher key and comparison group by (numbers.c) */
     KIX_TABLE_RUNS,
     KIX_TABLE_RUN_ENTRIES, /* kix-index/5 and older only: emptied by the rebuild */
     KIX_TABLE_GROUPS,      /* comparison key(32) ‖ u64be value ‖ run id → page start */
@@ -33,6 +35,23 @@ enum kix__index_table {
     KIX_TABLE_FINDINGS,
     KIX_INDEX_TABLES
 };
+
+/* numbers.c: the number of the name whose record is name_key (→ u32be) in
+ * table, KIX_ENOTFOUND when it has none and not make; made, the next
+ * number (count_key → u32be, the next one), when make, with *made 1.
+ * what names the kind of name in an error. */
+int kix__number_of(struct kix_log_txn *t, unsigned table, const void *name_key, size_t nlen,
+                   const void *count_key, size_t clen, const char *what, int make, uint32_t *num,
+                   int *made, struct kix_err *err);
+/* A publisher key's or a comparison group's number (kix-index/9, in
+ * KIX_TABLE_RUNS), and back (KIX_ECORRUPT for a number never given);
+ * numbers_kept: 1 when the store numbers them, i.e. its run records are
+ * kix-index/9's (every one names a numbered publisher). */
+enum { KIX__NUMBER_PUBLISHER = 'p', KIX__NUMBER_GROUP = 'g' };
+int kix__name_number(struct kix_log_txn *t, int kind, const uint8_t name[32], int make,
+                     uint32_t *num, struct kix_err *err);
+int kix__number_name(struct kix_log_txn *t, int kind, uint64_t num, uint8_t name[32]);
+int kix__numbers_kept(struct kix_log_txn *t);
 
 /* manifest_memo.c: what the index reads of an object while the log
  * prepares it (kix_log_indexer.prepare), so the writer parses no manifest:
@@ -83,13 +102,18 @@ int kix__finding_put(struct kix_log_txn *t, uint64_t index, int rule, const char
 #define RUN_RECORD_LEN_V2 (RUN_RECORD_LEN_V1 + 32)
 #define RUN_RECORD_LEN_V3 (RUN_RECORD_LEN_V2 + 8) /* kix-index/5: withdrawn_index */
 #define RUN_RECORD_MAX    (32 + 32 + 2 + 9 * KIX_UVARINT_MAX + 32 + 32 + 1)
+/* kix-index/7's layout, every key in full: what the index check compares */
 size_t kix__run_record_encode(const struct kix_run_info *r, uint8_t out[RUN_RECORD_MAX]);
-int kix__run_record_decode(const uint8_t *data, size_t len, struct kix_run_info *r);
+/* Any stored layout; kix-index/9's names its keys by number (numbers.c)
+ * and may leave the entries chain to be computed, both read through t. */
+int kix__run_record_decode(struct kix_log_txn *t, const uint8_t *data, size_t len,
+                           struct kix_run_info *r);
 
 /* A run's record by id: KIX_ENOTFOUND when unknown (or not a run id). */
 int kix__run_get(struct kix_log_txn *t, const char *run_id, size_t len, struct kix_run_info *r);
 int kix__run_put(struct kix_log_txn *t, const struct kix_run_info *r, struct kix_err *err);
-/* Notes that entry `index` of type `type` is about run_id. */
+/* Notes that entry `index` of type `type` is about run_id (a publication
+ * is not stored: since kix-index/9 the run's record says its index). */
 int kix__run_entry_put(struct kix_log_txn *t, const char *run_id, size_t len, uint64_t index,
                        int type, struct kix_err *err);
 

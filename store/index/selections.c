@@ -156,37 +156,11 @@ static size_t head_key(uint8_t out[ITEM_KEY_LEN], uint32_t list)
 static int list_number(struct kix_log_txn *t, const char *key, size_t n, int make, uint32_t *list,
                        struct kix_err *err)
 {
-    uint8_t nk[NAME_KEY_MAX], no[4];
-    size_t nklen = name_key(nk, key, n);
-    struct kix_bytes v;
-    int rc = kix_log_txn_get(t, KIX_TABLE_SELECTIONS, nk, nklen, &v);
+    uint8_t nk[NAME_KEY_MAX];
+    int made;
 
-    if (rc == KIX_OK && v.len != 4)
-        rc = KIX_ECORRUPT;
-    if (rc == KIX_OK)
-        *list = kix_u32be_get(v.ptr);
-    if (rc != KIX_ENOTFOUND || !make)
-        return rc && rc != KIX_ENOTFOUND
-                   ? kix_err_set(err, rc, "reading a selection list's number: %s", kix_strerror(rc))
-                   : rc;
-    rc = kix_log_txn_get(t, KIX_TABLE_SELECTIONS, "c", 1, &v);
-    if (rc == KIX_ENOTFOUND) {
-        *list = 0;
-        rc = KIX_OK;
-    } else if (rc == KIX_OK) {
-        rc = v.len == 4 && kix_u32be_get(v.ptr) < UINT32_MAX ? KIX_OK : KIX_ECORRUPT;
-        *list = rc ? 0 : kix_u32be_get(v.ptr);
-    }
-    if (rc)
-        return kix_err_set(err, rc, "reading the next selection list number: %s", kix_strerror(rc));
-    kix_u32be_put(no, *list + 1);
-    rc = kix_log_txn_put(t, KIX_TABLE_SELECTIONS, "c", 1, no, 4, err);
-    if (rc == KIX_OK) {
-        uint8_t mine[4];
-        kix_u32be_put(mine, *list);
-        rc = kix_log_txn_put(t, KIX_TABLE_SELECTIONS, nk, nklen, mine, 4, err);
-    }
-    return rc;
+    return kix__number_of(t, KIX_TABLE_SELECTIONS, nk, name_key(nk, key, n), "c", 1,
+                          "a selection list", make, list, &made, err);
 }
 
 static int table_new_group(void *ctx, const struct kix_digest *g, int *is_new, struct kix_err *err)

@@ -444,7 +444,7 @@ static int each_run(void *arg, const struct kix_bytes *k, const struct kix_bytes
     char key[KIX_VINDEX_KEY_MAX + 1];
 
     if (k->len == 0 || k->len > KIX_RUN_ID_MAX || memchr(k->ptr, 0, k->len) ||
-        kix__run_record_decode(v->ptr, v->len, &run))
+        kix__run_record_decode(e->t, v->ptr, v->len, &run))
         return 0;
     if (each_one(e, key, kix_vindex_key_run((const char *)k->ptr, k->len, key)))
         return 1;

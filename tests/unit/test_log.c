@@ -858,7 +858,7 @@ static void promote_slow(MDB_txn *txn, MDB_env *env)
 }
 
 /* "mid"'s record says it was reproduced (evidence byte of the record:
- * byte 65, after manifest, publisher and flags, since kix-index/7). */
+ * byte 33, after manifest and flags, since kix-index/9). */
 static void reproduce_mid(MDB_txn *txn, MDB_env *env)
 {
     MDB_dbi dbi;
@@ -869,7 +869,7 @@ static void reproduce_mid(MDB_txn *txn, MDB_env *env)
     if (mdb_dbi_open(txn, "runs", 0, &dbi) || mdb_get(txn, dbi, &k, &v) || v.mv_size > sizeof(rec))
         abort();
     memcpy(rec, v.mv_data, v.mv_size);
-    rec[65] = KIX_EVIDENCE_REPRODUCED;
+    rec[33] = KIX_EVIDENCE_REPRODUCED;
     v.mv_data = rec;
     if (mdb_put(txn, dbi, &k, &v, 0))
         abort();

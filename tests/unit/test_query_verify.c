@@ -127,7 +127,7 @@ static void put_or_abort(MDB_txn *txn, MDB_dbi dbi, const void *k, size_t kl, co
 }
 
 /* Rewrites the closed store's index.mdb as kix-index/6 laid it out: tiles
- * whole, run records fixed, selection items under 'i' ‖ list key ‖ 0 ‖
+ * whole, run records fixed (no numbers), selection items under 'i' ‖ list key ‖ 0 ‖
  * position; the runs given (with the records a reader gave) are rewritten. */
 static void as_kix_index_6(const char *dir, const struct kix_run_info *runs, size_t nruns)
 {
@@ -160,6 +160,13 @@ static void as_kix_index_6(const char *dir, const struct kix_run_info *runs, siz
         fixed_run_record(&runs[i], rec);
         put_or_abort(txn, rdb, runs[i].run_id, strlen(runs[i].run_id), rec, sizeof(rec));
     }
+    /* no numbers under 0 (kix-index/9's: publisher keys, groups) */
+    if (mdb_cursor_open(txn, rdb, &cur))
+        abort();
+    while (mdb_cursor_get(cur, &k, &v, MDB_FIRST) == 0 && ((const uint8_t *)k.mv_data)[0] == 0)
+        if (mdb_cursor_del(cur, 0))
+            abort();
+    mdb_cursor_close(cur);
     /* each list's number and key; the items by number, then moved */
     if (mdb_cursor_open(txn, sel, &cur))
         abort();
