@@ -20,8 +20,9 @@ enum kix__index_table {
      * their publisher key and comparison group by (numbers.c) */
     KIX_TABLE_RUNS,
     KIX_TABLE_RUN_ENTRIES, /* kix-index/5 and older only: emptied by the rebuild */
-    KIX_TABLE_GROUPS,      /* comparison key(32) ‖ u64be value ‖ run id → page start */
-    KIX_TABLE_SMT,         /* the verifiable index's tree: position key → record */
+    KIX_TABLE_GROUPS, /* group prefix (its number, kix-index/9) ‖ u64be value ‖ run id → page start
+                       */
+    KIX_TABLE_SMT, /* the verifiable index's tree: position key → record */
     /* the runs that start a page of their group (group_pages.c), in
      * descending rank order: comparison key(32) ‖ u64be ~value ‖ each id
      * byte b as 0xff - b ‖ 0xff → empty; one seek finds a run's page */
@@ -52,6 +53,10 @@ int kix__name_number(struct kix_log_txn *t, int kind, const uint8_t name[32], in
                      uint32_t *num, struct kix_err *err);
 int kix__number_name(struct kix_log_txn *t, int kind, uint64_t num, uint8_t name[32]);
 int kix__numbers_kept(struct kix_log_txn *t);
+/* Every name of kind with its number, in the names' order, through fn
+ * (which returns as for kix_log_txn_scan). */
+typedef int (*kix__number_fn)(void *ctx, const uint8_t name[32], uint32_t num);
+int kix__numbers_each(struct kix_log_txn *t, int kind, kix__number_fn fn, void *ctx);
 
 /* manifest_memo.c: what the index reads of an object while the log
  * prepares it (kix_log_indexer.prepare), so the writer parses no manifest:
@@ -182,7 +187,17 @@ int kix__group_page(struct kix_log_txn *t, const struct kix_digest *group, const
 int kix__withdrawn_record(struct kix_log_txn *t, const struct kix_digest *group,
                           struct kix_buf *out, struct kix_err *err);
 
-/* groups.c: the group index (comparison key ‖ u64be value ‖ run id →
+/* groups.c: a comparison group's prefix in the group index since
+ * kix-index/9: its number (numbers.c), u32be, made when make; else
+ * KIX_ENOTFOUND for a group never numbered, which has no member. */
+#define KIX__GROUP_PREFIX 4
+#define KIX__GROUP_ID_AT  (KIX__GROUP_PREFIX + 8) /* where a member's run id begins */
+int kix__group_prefix(struct kix_log_txn *t, const struct kix_digest *g, int make,
+                      uint8_t out[KIX__GROUP_PREFIX], struct kix_err *err);
+/* *ranks: 1 when the group of prefix has a member in the group index. */
+int kix__group_ranks(struct kix_log_txn *t, const uint8_t prefix[KIX__GROUP_PREFIX], int *ranks);
+
+/* groups.c: the group index (group prefix ‖ u64be value ‖ run id →
  * KIX_GROUP_STARTS_HASH when the run starts a page of the group by the
  * hash rule, KIX_GROUP_STARTS_FULL when it starts one because the page
  * before it is full, else empty). */

@@ -96,3 +96,28 @@ int kix__numbers_kept(struct kix_log_txn *t)
     struct kix_bytes v;
     return kix_log_txn_get(t, KIX_TABLE_RUNS, count, sizeof(count), &v) == KIX_OK;
 }
+
+struct each_name {
+    int kind;
+    kix__number_fn fn;
+    void *ctx;
+};
+
+static int each_name_step(void *arg, const struct kix_bytes *key, const struct kix_bytes *val)
+{
+    struct each_name *w = arg;
+
+    if (key->len < COUNT_KEY_LEN || key->ptr[0] != 0 || key->ptr[1] != (uint8_t)w->kind)
+        return 1; /* past the kind's records */
+    if (key->len != NAME_KEY_LEN || val->len != 4)
+        return 0; /* the count, or a number's name */
+    return w->fn(w->ctx, key->ptr + 2, kix_u32be_get(val->ptr));
+}
+
+int kix__numbers_each(struct kix_log_txn *t, int kind, kix__number_fn fn, void *ctx)
+{
+    const uint8_t from[COUNT_KEY_LEN] = {0, (uint8_t)kind};
+    struct each_name w = {kind, fn, ctx};
+
+    return kix_log_txn_scan(t, KIX_TABLE_RUNS, from, sizeof(from), each_name_step, &w);
+}

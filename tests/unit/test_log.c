@@ -843,12 +843,13 @@ static void promote_slow(MDB_txn *txn, MDB_env *env)
         abort();
     for (rc = mdb_cursor_get(cur, &k, &v, MDB_FIRST); rc == 0;
          rc = mdb_cursor_get(cur, &k, &v, MDB_NEXT))
-        if (k.mv_size == 44 && memcmp((uint8_t *)k.mv_data + 40, "slow", 4) == 0)
+        if (k.mv_size == 16 && memcmp((uint8_t *)k.mv_data + 12, "slow", 4) == 0)
             break;
     if (rc)
         abort();
-    memcpy(moved, k.mv_data, 44);
-    memset(moved + 32, 0, 8);
+    /* group number(4) ‖ value(8) ‖ id (kix-index/9) */
+    memcpy(moved, k.mv_data, 16);
+    memset(moved + 4, 0, 8);
     if (mdb_cursor_del(cur, 0))
         abort();
     mdb_cursor_close(cur);
