@@ -32,19 +32,40 @@ static int no_key(const struct kix_digest *d)
     return memcmp(d->b, zero.b, 32) == 0;
 }
 
+/* The nine uvarints of the variable layouts, and back. */
+static void numbers_of(const struct kix_run_info *r, uint64_t out[RUN_NUMBERS])
+{
+    const uint64_t x[RUN_NUMBERS] = {r->publication_index,
+                                     r->superseded_by_index + 1,
+                                     r->supersedes_index + 1,
+                                     r->withdrawn_index + 1,
+                                     r->evidence_index + 1,
+                                     r->attestations,
+                                     r->reruns,
+                                     r->entries,
+                                     r->value};
+    memcpy(out, x, sizeof(x));
+}
+
+static void take_numbers(struct kix_run_info *r, const uint64_t x[RUN_NUMBERS])
+{
+    r->publication_index = x[0];
+    r->superseded_by_index = x[1] - 1;
+    r->supersedes_index = x[2] - 1;
+    r->withdrawn_index = x[3] - 1;
+    r->evidence_index = x[4] - 1;
+    r->attestations = x[5];
+    r->reruns = x[6];
+    r->entries = x[7];
+    r->value = x[8];
+}
+
 size_t kix__run_record_encode(const struct kix_run_info *r, uint8_t out[RUN_RECORD_MAX])
 {
-    const uint64_t numbers[RUN_NUMBERS] = {r->publication_index,
-                                           r->superseded_by_index + 1,
-                                           r->supersedes_index + 1,
-                                           r->withdrawn_index + 1,
-                                           r->evidence_index + 1,
-                                           r->attestations,
-                                           r->reruns,
-                                           r->entries,
-                                           r->value};
+    uint64_t numbers[RUN_NUMBERS];
     size_t n = 66;
 
+    numbers_of(r, numbers);
     memcpy(out, r->manifest.b, 32);
     memcpy(out + 32, r->publisher, 32);
     out[64] =
@@ -124,15 +145,7 @@ static int decode_v7(const uint8_t *data, size_t len, struct kix_run_info *r)
         return KIX_ECORRUPT;
     r->grouped = (data[64] & FLAG_GROUPED) != 0;
     r->evidence = data[65];
-    r->publication_index = x[0];
-    r->superseded_by_index = x[1] - 1;
-    r->supersedes_index = x[2] - 1;
-    r->withdrawn_index = x[3] - 1;
-    r->evidence_index = x[4] - 1;
-    r->attestations = x[5];
-    r->reruns = x[6];
-    r->entries = x[7];
-    r->value = x[8];
+    take_numbers(r, x);
     return KIX_OK;
 }
 
@@ -183,15 +196,7 @@ static int decode_v9(struct kix_log_txn *t, const uint8_t *data, size_t len, str
     memcpy(r->manifest.b, data, 32);
     r->grouped = (flags & FLAG_GROUPED) != 0;
     r->evidence = data[33];
-    r->publication_index = x[2];
-    r->superseded_by_index = x[3] - 1;
-    r->supersedes_index = x[4] - 1;
-    r->withdrawn_index = x[5] - 1;
-    r->evidence_index = x[6] - 1;
-    r->attestations = x[7];
-    r->reruns = x[8];
-    r->entries = x[9];
-    r->value = x[10];
+    take_numbers(r, x + 2);
     memset(r->comparison_key.b, 0, 32);
     rc = kix__number_name(t, KIX__NUMBER_PUBLISHER, x[0], r->publisher);
     if (rc == KIX_OK && (flags & FLAG_KEYED))
@@ -211,23 +216,14 @@ static int encode_v9(struct kix_log_txn *t, const struct kix_run_info *r,
     uint32_t publisher = 0, group = 0;
     int keyed = !no_key(&r->comparison_key), chain = r->entries != 1;
     int rc = kix__name_number(t, KIX__NUMBER_PUBLISHER, r->publisher, 1, &publisher, err);
-    const uint64_t numbers[V9_NUMBERS] = {0,
-                                          0,
-                                          r->publication_index,
-                                          r->superseded_by_index + 1,
-                                          r->supersedes_index + 1,
-                                          r->withdrawn_index + 1,
-                                          r->evidence_index + 1,
-                                          r->attestations,
-                                          r->reruns,
-                                          r->entries,
-                                          r->value};
+    uint64_t numbers[RUN_NUMBERS];
     size_t n = 34;
 
     if (rc == KIX_OK && keyed)
         rc = kix__name_number(t, KIX__NUMBER_GROUP, r->comparison_key.b, 1, &group, err);
     if (rc)
         return rc;
+    numbers_of(r, numbers);
     memcpy(out, r->manifest.b, 32);
     out[32] = (uint8_t)((r->grouped ? FLAG_GROUPED : 0) | (keyed ? FLAG_KEYED : 0) |
                         (chain ? FLAG_CHAIN : 0));
@@ -235,7 +231,7 @@ static int encode_v9(struct kix_log_txn *t, const struct kix_run_info *r,
     n += kix_uvarint_put(out + n, publisher);
     if (keyed)
         n += kix_uvarint_put(out + n, group);
-    for (int i = 2; i < V9_NUMBERS; i++)
+    for (int i = 0; i < RUN_NUMBERS; i++)
         n += kix_uvarint_put(out + n, numbers[i]);
     if (chain) {
         memcpy(out + n, r->entries_chain.b, 32);
