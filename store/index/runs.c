@@ -176,7 +176,9 @@ static int chain_of_publication(struct kix_log_txn *t, uint64_t index, struct ki
     return KIX_OK;
 }
 
-static int decode_v9(struct kix_log_txn *t, const uint8_t *data, size_t len, struct kix_run_info *r)
+/* whole 0: the numbers only, not the keys and chain (which cost reads) */
+static int decode_v9(struct kix_log_txn *t, const uint8_t *data, size_t len, struct kix_run_info *r,
+                     int whole)
 {
     const uint8_t *p = data + 34, *end = data + len;
     uint64_t x[V9_NUMBERS] = {0};
@@ -198,6 +200,8 @@ static int decode_v9(struct kix_log_txn *t, const uint8_t *data, size_t len, str
     r->evidence = data[33];
     take_numbers(r, x + 2);
     memset(r->comparison_key.b, 0, 32);
+    if (!whole)
+        return KIX_OK;
     rc = kix__number_name(t, KIX__NUMBER_PUBLISHER, x[0], r->publisher);
     if (rc == KIX_OK && (flags & FLAG_KEYED))
         rc = kix__number_name(t, KIX__NUMBER_GROUP, x[1], r->comparison_key.b);
@@ -244,10 +248,11 @@ static int encode_v9(struct kix_log_txn *t, const struct kix_run_info *r,
 int kix__run_record_decode(struct kix_log_txn *t, const uint8_t *data, size_t len,
                            struct kix_run_info *r)
 {
-    return kix__numbers_kept(t) ? decode_v9(t, data, len, r) : decode_v7(data, len, r);
+    return kix__numbers_kept(t) ? decode_v9(t, data, len, r, 1) : decode_v7(data, len, r);
 }
 
-int kix__run_get(struct kix_log_txn *t, const char *run_id, size_t len, struct kix_run_info *r)
+static int run_read(struct kix_log_txn *t, const char *run_id, size_t len, struct kix_run_info *r,
+                    int whole)
 {
     struct kix_bytes val;
     int rc;
@@ -257,12 +262,18 @@ int kix__run_get(struct kix_log_txn *t, const char *run_id, size_t len, struct k
     rc = kix_log_txn_get(t, KIX_TABLE_RUNS, run_id, len, &val);
     if (rc)
         return rc;
-    rc = kix__run_record_decode(t, val.ptr, val.len, r);
+    rc = kix__numbers_kept(t) ? decode_v9(t, val.ptr, val.len, r, whole)
+                              : decode_v7(val.ptr, val.len, r);
     if (rc == KIX_OK) {
         memcpy(r->run_id, run_id, len);
         r->run_id[len] = '\0';
     }
     return rc;
+}
+
+int kix__run_get(struct kix_log_txn *t, const char *run_id, size_t len, struct kix_run_info *r)
+{
+    return run_read(t, run_id, len, r, 1);
 }
 
 int kix__run_put(struct kix_log_txn *t, const struct kix_run_info *r, struct kix_err *err)
@@ -393,7 +404,7 @@ int kix_index_run_entries(struct kix_log_reader *r, const char *run_id, size_t l
         return KIX_ENOTFOUND;
     memcpy(k, run_id, len);
     k[len] = 0;
-    rc = kix__run_get(kix_log_reader_txn(r), run_id, len, &run);
+    rc = run_read(kix_log_reader_txn(r), run_id, len, &run, 0); /* its publication index */
     if (rc == KIX_ENOTFOUND) /* no record: no entries (and none stored) */
         rc = KIX_OK;
     else if (rc == KIX_OK && run.publication_index < c.size)
