@@ -21,17 +21,19 @@ struct member {
     int starts; /* 0, or KIX_GROUP_STARTS_HASH or _FULL */
 };
 
-/* One member of the group table; 0 past the group's last. */
-static int member_of(const uint8_t group[32], const struct kix_bytes *key,
+/* One member of the group table (group: its prefix); 0 past the group's
+ * last. */
+static int member_of(const uint8_t group[KIX__GROUP_PREFIX], const struct kix_bytes *key,
                      const struct kix_bytes *val, struct member *m)
 {
     size_t n;
-    if (key->len <= 40 || key->len - 40 > KIX_RUN_ID_MAX || memcmp(key->ptr, group, 32) != 0)
+    if (key->len <= KIX__GROUP_ID_AT || key->len - KIX__GROUP_ID_AT > KIX_RUN_ID_MAX ||
+        memcmp(key->ptr, group, KIX__GROUP_PREFIX) != 0)
         return 0;
-    n = key->len - 40;
-    memcpy(m->id, key->ptr + 40, n);
+    n = key->len - KIX__GROUP_ID_AT;
+    memcpy(m->id, key->ptr + KIX__GROUP_ID_AT, n);
     m->id[n] = '\0';
-    m->value = kix_u64be_get(key->ptr + 32);
+    m->value = kix_u64be_get(key->ptr + KIX__GROUP_PREFIX);
     m->starts = val->len > 0 ? val->ptr[0] : 0;
     return 1;
 }
@@ -129,8 +131,8 @@ struct recut {
 };
 
 struct reflow {
-    const uint8_t *group;
-    const uint8_t *at; /* the group key of the run that joined or left */
+    const uint8_t *group; /* its prefix */
+    const uint8_t *at;    /* the group key of the run that joined or left */
     size_t at_len;
     uint64_t count; /* members of the page being walked, so far */
     int begun;      /* past the walk's first member */
@@ -197,29 +199,32 @@ static int reflow_step(void *arg, const struct kix_bytes *key, const struct kix_
 int kix__group_reflow(struct kix_log_txn *t, const struct kix_run_info *run, struct kix_err *err)
 {
     struct reflow w;
-    uint8_t at[40 + KIX_RUN_ID_MAX], from[40 + KIX_RUN_ID_MAX];
+    uint8_t at[KIX__GROUP_ID_AT + KIX_RUN_ID_MAX], from[KIX__GROUP_ID_AT + KIX_RUN_ID_MAX];
     char before[KIX_RUN_ID_MAX + 1];
-    size_t from_len = 32, n = strlen(run->run_id);
+    size_t from_len = KIX__GROUP_PREFIX, n = strlen(run->run_id);
     int rc;
 
     memset(&w, 0, sizeof(w));
     kix_buf_init(&w.pages);
-    w.group = run->comparison_key.b;
-    memcpy(at, run->comparison_key.b, 32);
-    kix_u64be_put(at + 32, run->value);
-    memcpy(at + 40, run->run_id, n);
+    before[0] = '\0';
+    /* numbered when the run joined it */
+    rc = kix__group_prefix(t, &run->comparison_key, 0, at, err);
+    w.group = at;
+    kix_u64be_put(at + KIX__GROUP_PREFIX, run->value);
+    memcpy(at + KIX__GROUP_ID_AT, run->run_id, n);
     w.at = at;
-    w.at_len = 40 + n;
-    memcpy(from, at, 32);
-    rc = page_at(t, &run->comparison_key, run->value, run->run_id, 0, before);
+    w.at_len = KIX__GROUP_ID_AT + n;
+    memcpy(from, at, KIX__GROUP_PREFIX);
+    if (rc == KIX_OK)
+        rc = page_at(t, &run->comparison_key, run->value, run->run_id, 0, before);
     if (rc == KIX_OK && before[0]) {
         struct kix_run_info b;
         size_t bn = strlen(before);
         rc = kix__run_get(t, before, bn, &b);
         if (rc == KIX_OK) {
-            kix_u64be_put(from + 32, b.value);
-            memcpy(from + 40, before, bn);
-            from_len = 40 + bn;
+            kix_u64be_put(from + KIX__GROUP_PREFIX, b.value);
+            memcpy(from + KIX__GROUP_ID_AT, before, bn);
+            from_len = KIX__GROUP_ID_AT + bn;
         }
     } else {
         w.from_start = 1;
@@ -230,17 +235,17 @@ int kix__group_reflow(struct kix_log_txn *t, const struct kix_run_info *run, str
         rc = w.rc;
     for (size_t i = 0; rc == KIX_OK && i < w.ncuts; i++) {
         struct kix_run_info c;
-        uint8_t k[40 + KIX_RUN_ID_MAX], sk[START_KEY_MAX];
+        uint8_t k[KIX__GROUP_ID_AT + KIX_RUN_ID_MAX], sk[START_KEY_MAX];
         size_t cn = strlen(w.cuts[i].id), skn;
 
         memset(&c, 0, sizeof(c));
         c.comparison_key = run->comparison_key;
         c.value = w.cuts[i].value;
-        memcpy(k, run->comparison_key.b, 32);
-        kix_u64be_put(k + 32, c.value);
-        memcpy(k + 40, w.cuts[i].id, cn);
-        rc = kix_log_txn_put(t, KIX_TABLE_GROUPS, k, 40 + cn, &w.cuts[i].now, w.cuts[i].now ? 1 : 0,
-                             err);
+        memcpy(k, at, KIX__GROUP_PREFIX);
+        kix_u64be_put(k + KIX__GROUP_PREFIX, c.value);
+        memcpy(k + KIX__GROUP_ID_AT, w.cuts[i].id, cn);
+        rc = kix_log_txn_put(t, KIX_TABLE_GROUPS, k, KIX__GROUP_ID_AT + cn, &w.cuts[i].now,
+                             w.cuts[i].now ? 1 : 0, err);
         skn = start_key(&run->comparison_key, c.value, w.cuts[i].id, sk);
         if (rc == KIX_OK && w.cuts[i].now)
             rc = kix_log_txn_put(t, KIX_TABLE_GROUP_STARTS, sk, skn, "", 0, err);
@@ -267,7 +272,7 @@ int kix__group_reflow(struct kix_log_txn *t, const struct kix_run_info *run, str
 /* ---- the directory ------------------------------------------------------------------- */
 
 struct dir_walk {
-    const uint8_t *group;
+    const uint8_t *group; /* its prefix */
     struct kix_buf pages;
     uint64_t count, npages, members;
     struct member first;
@@ -313,12 +318,17 @@ int kix__group_directory(struct kix_log_txn *t, const struct kix_digest *group, 
                          struct kix_err *err)
 {
     struct dir_walk d;
+    uint8_t prefix[KIX__GROUP_PREFIX];
     int rc;
 
     memset(&d, 0, sizeof(d));
-    d.group = group->b;
+    d.group = prefix;
     kix_buf_init(&d.pages);
-    rc = kix_log_txn_scan(t, KIX_TABLE_GROUPS, group->b, 32, dir_step, &d);
+    rc = kix__group_prefix(t, group, 0, prefix, NULL);
+    if (rc == KIX_OK)
+        rc = kix_log_txn_scan(t, KIX_TABLE_GROUPS, prefix, sizeof(prefix), dir_step, &d);
+    else if (rc == KIX_ENOTFOUND) /* never numbered: no member */
+        rc = KIX_OK;
     if (rc == KIX_OK)
         rc = d.rc;
     if (rc == KIX_OK && d.npages == 0) { /* no member: one empty first page */
@@ -338,7 +348,7 @@ int kix__group_directory(struct kix_log_txn *t, const struct kix_digest *group, 
 /* ---- one page ---------------------------------------------------------------------- */
 
 struct page_walk {
-    const uint8_t *group;
+    const uint8_t *group; /* its prefix */
     struct kix_buf members;
     uint64_t count;
     int first_page; /* the group's first page: it ends at the first starting run */
@@ -365,18 +375,20 @@ int kix__group_page(struct kix_log_txn *t, const struct kix_digest *group, const
                     size_t id_len, struct kix_buf *out, struct kix_err *err)
 {
     struct page_walk p;
-    uint8_t from[40 + KIX_RUN_ID_MAX];
-    size_t from_len = 32;
+    uint8_t from[KIX__GROUP_ID_AT + KIX_RUN_ID_MAX];
+    size_t from_len = KIX__GROUP_PREFIX;
     char id[KIX_RUN_ID_MAX + 1];
-    int rc = KIX_OK;
+    int rc = kix__group_prefix(t, group, 0, from, NULL);
 
     memset(&p, 0, sizeof(p));
-    p.group = group->b;
+    p.group = from;
     kix_buf_init(&p.members);
-    memcpy(from, group->b, 32);
     memcpy(id, page_id, id_len);
     id[id_len] = '\0';
-    if (id_len) {
+    if (rc == KIX_ENOTFOUND) { /* never numbered: no member */
+        rc = KIX_OK;
+        from_len = 0;
+    } else if (rc == KIX_OK && id_len) {
         /* a page is there while its starting run is a member that
          * starts a page (by the hash rule or a full page before it) */
         struct kix_run_info run;
@@ -386,13 +398,14 @@ int kix__group_page(struct kix_log_txn *t, const struct kix_digest *group, const
         if (rc == KIX_ENOTFOUND) {
             rc = KIX_OK;
         } else if (rc == KIX_OK && run.grouped && memcmp(run.comparison_key.b, group->b, 32) == 0) {
-            kix_u64be_put(from + 32, run.value);
-            memcpy(from + 40, id, id_len);
-            if (kix_log_txn_get(t, KIX_TABLE_GROUPS, from, 40 + id_len, &flag) == KIX_OK &&
+            kix_u64be_put(from + KIX__GROUP_PREFIX, run.value);
+            memcpy(from + KIX__GROUP_ID_AT, id, id_len);
+            if (kix_log_txn_get(t, KIX_TABLE_GROUPS, from, KIX__GROUP_ID_AT + id_len, &flag) ==
+                    KIX_OK &&
                 flag.len > 0 && flag.ptr[0] != 0)
-                from_len = 40 + id_len;
+                from_len = KIX__GROUP_ID_AT + id_len;
         }
-    } else {
+    } else if (rc == KIX_OK) {
         p.first_page = 1;
     }
     if (rc == KIX_OK && from_len)

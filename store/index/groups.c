@@ -1,8 +1,9 @@
 /* Comparison groups and ranks: an index kept on append.
  *
- * KIX_TABLE_GROUPS keys are comparison key(32) ‖ u64be value ‖ run id, so a
+ * KIX_TABLE_GROUPS keys are the group's prefix ‖ u64be value ‖ run id, so a
  * group's runs sit together, best (lowest value) first; a rank is a walk
- * over the group's prefix. */
+ * over the group's prefix. The prefix is the group's number (numbers.c,
+ * kix-index/9), not its 32-byte comparison key: 28 bytes a member less. */
 #include <stdio.h>
 #include <string.h>
 
@@ -11,15 +12,29 @@
 #include "kix/encoding.h"
 #include "kix/vindex.h"
 
-#define GROUP_KEY_MAX (32 + 8 + KIX_RUN_ID_MAX)
+#define GROUP_KEY_MAX (KIX__GROUP_ID_AT + KIX_RUN_ID_MAX)
 
-static size_t group_key(uint8_t out[GROUP_KEY_MAX], const struct kix_run_info *run)
+int kix__group_prefix(struct kix_log_txn *t, const struct kix_digest *g, int make,
+                      uint8_t out[KIX__GROUP_PREFIX], struct kix_err *err)
+{
+    uint32_t num = 0;
+    int rc = kix__name_number(t, KIX__NUMBER_GROUP, g->b, make, &num, err);
+
+    kix_u32be_put(out, num);
+    return rc;
+}
+
+/* run's key in the group index (its group numbered when make). */
+static int group_key(struct kix_log_txn *t, const struct kix_run_info *run, int make,
+                     uint8_t out[GROUP_KEY_MAX], size_t *len, struct kix_err *err)
 {
     size_t n = strlen(run->run_id);
-    memcpy(out, run->comparison_key.b, 32);
-    kix_u64be_put(out + 32, run->value);
-    memcpy(out + 40, run->run_id, n);
-    return 40 + n;
+    int rc = kix__group_prefix(t, &run->comparison_key, make, out, err);
+
+    kix_u64be_put(out + KIX__GROUP_PREFIX, run->value);
+    memcpy(out + KIX__GROUP_ID_AT, run->run_id, n);
+    *len = KIX__GROUP_ID_AT + n;
+    return rc;
 }
 
 void kix__run_group_by_manifest(struct kix_run_info *run, const uint8_t *manifest, size_t len)
@@ -41,24 +56,31 @@ void kix__run_group_by_manifest(struct kix_run_info *run, const uint8_t *manifes
 int kix__group_insert(struct kix_log_txn *t, const struct kix_run_info *run, struct kix_err *err)
 {
     uint8_t k[GROUP_KEY_MAX];
+    size_t n = 0;
     int rc;
 
     /* only a ranked run joins: never a superseded or withdrawn one */
     KIX_ASSERT(run->grouped && run->withdrawn_index == KIX_NO_INDEX &&
                run->superseded_by_index == KIX_NO_INDEX);
     /* in with no page start; the reflow says whether it starts one */
-    rc = kix_log_txn_put(t, KIX_TABLE_GROUPS, k, group_key(k, run), "", 0, err);
+    rc = group_key(t, run, 1, k, &n, err);
+    if (rc == KIX_OK)
+        rc = kix_log_txn_put(t, KIX_TABLE_GROUPS, k, n, "", 0, err);
     return rc ? rc : kix__group_reflow(t, run, err);
 }
 
 int kix__group_remove(struct kix_log_txn *t, const struct kix_run_info *run, struct kix_err *err)
 {
     uint8_t k[GROUP_KEY_MAX];
-    size_t n = group_key(k, run);
+    size_t n = 0;
     struct kix_bytes flag;
-    int starts = kix_log_txn_get(t, KIX_TABLE_GROUPS, k, n, &flag) == KIX_OK && flag.len > 0 &&
-                 flag.ptr[0] != 0;
-    int rc = kix_log_txn_del(t, KIX_TABLE_GROUPS, k, n, err);
+    int starts, rc = group_key(t, run, 0, k, &n, err);
+
+    if (rc) /* a group never numbered has no member */
+        return rc == KIX_ENOTFOUND ? KIX_OK : rc;
+    starts = kix_log_txn_get(t, KIX_TABLE_GROUPS, k, n, &flag) == KIX_OK && flag.len > 0 &&
+             flag.ptr[0] != 0;
+    rc = kix_log_txn_del(t, KIX_TABLE_GROUPS, k, n, err);
     if (rc == KIX_ENOTFOUND)
         return KIX_OK;
     if (rc == KIX_OK && starts)
@@ -70,7 +92,7 @@ int kix__group_remove(struct kix_log_txn *t, const struct kix_run_info *run, str
 typedef int (*walk_fn)(void *ctx, uint64_t pos, const char *run_id, uint64_t value);
 
 struct walk {
-    const struct kix_digest *group;
+    const uint8_t *group; /* its prefix */
     uint64_t pos;
     walk_fn fn;
     void *ctx;
@@ -83,18 +105,23 @@ static int walk_step(void *arg, const struct kix_bytes *key, const struct kix_by
     size_t n;
 
     (void)val;
-    if (key->len <= 40 || memcmp(key->ptr, w->group->b, 32) != 0)
+    if (key->len <= KIX__GROUP_ID_AT || memcmp(key->ptr, w->group, KIX__GROUP_PREFIX) != 0)
         return 1;
-    n = key->len - 40 > KIX_RUN_ID_MAX ? KIX_RUN_ID_MAX : key->len - 40;
-    memcpy(id, key->ptr + 40, n);
+    n = key->len - KIX__GROUP_ID_AT > KIX_RUN_ID_MAX ? KIX_RUN_ID_MAX : key->len - KIX__GROUP_ID_AT;
+    memcpy(id, key->ptr + KIX__GROUP_ID_AT, n);
     id[n] = '\0';
-    return w->fn(w->ctx, w->pos++, id, kix_u64be_get(key->ptr + 32));
+    return w->fn(w->ctx, w->pos++, id, kix_u64be_get(key->ptr + KIX__GROUP_PREFIX));
 }
 
 static int walk_group(struct kix_log_txn *t, const struct kix_digest *group, walk_fn fn, void *ctx)
 {
-    struct walk w = {group, 0, fn, ctx};
-    return kix_log_txn_scan(t, KIX_TABLE_GROUPS, group->b, 32, walk_step, &w);
+    uint8_t prefix[KIX__GROUP_PREFIX];
+    struct walk w = {prefix, 0, fn, ctx};
+    int rc = kix__group_prefix(t, group, 0, prefix, NULL);
+
+    if (rc)
+        return rc == KIX_ENOTFOUND ? KIX_OK : rc; /* no member */
+    return kix_log_txn_scan(t, KIX_TABLE_GROUPS, prefix, sizeof(prefix), walk_step, &w);
 }
 
 struct rank_ctx {
@@ -153,41 +180,64 @@ int kix_index_group(struct kix_log_reader *r, const struct kix_digest *key, uint
     return rc;
 }
 
-struct first_ctx {
-    int found;
-    struct kix_digest key;
+struct groups_ctx {
+    struct kix_log_txn *t;
+    kix_groups_fn fn;
+    void *ctx;
+    int rc;
 };
 
-static int first_step(void *arg, const struct kix_bytes *key, const struct kix_bytes *val)
+struct probe {
+    const uint8_t *prefix;
+    int found;
+};
+
+/* The first key at or after a group's prefix: a member when it has it. */
+static int any_member(void *arg, const struct kix_bytes *key, const struct kix_bytes *val)
 {
-    struct first_ctx *c = arg;
+    struct probe *p = arg;
 
     (void)val;
-    if (key->len <= 40)
-        return 0; /* not a group record: keep looking */
-    memcpy(c->key.b, key->ptr, 32);
-    c->found = 1;
+    p->found = key->len > KIX__GROUP_ID_AT && memcmp(key->ptr, p->prefix, KIX__GROUP_PREFIX) == 0;
     return 1;
 }
 
-/* One short scan per group: each finds the first record at or after
- * `from`, then the next scan starts past that group's last possible key. */
+int kix__group_ranks(struct kix_log_txn *t, const uint8_t prefix[KIX__GROUP_PREFIX], int *ranks)
+{
+    struct probe p = {prefix, 0};
+    int rc = kix_log_txn_scan(t, KIX_TABLE_GROUPS, prefix, KIX__GROUP_PREFIX, any_member, &p);
+
+    *ranks = p.found;
+    return rc;
+}
+
+/* A numbered group, listed when it ranks a run (a group whose runs all
+ * left keeps its number). */
+static int group_step(void *arg, const uint8_t name[32], uint32_t num)
+{
+    struct groups_ctx *c = arg;
+    struct kix_digest g;
+    uint8_t prefix[KIX__GROUP_PREFIX];
+    int found = 0, rc;
+
+    kix_u32be_put(prefix, num);
+    rc = kix__group_ranks(c->t, prefix, &found);
+    if (rc)
+        return rc;
+    if (!found)
+        return 0;
+    memcpy(g.b, name, 32);
+    rc = c->fn(c->ctx, &g);
+    if (rc < 0)
+        c->rc = rc;
+    return rc != 0;
+}
+
+/* In the comparison keys' order: the groups' numbers are kept by key. */
 int kix_index_groups(struct kix_log_reader *r, kix_groups_fn fn, void *ctx)
 {
-    struct kix_log_txn *t = kix_log_reader_txn(r);
-    uint8_t from[40];
-    size_t from_len = 0;
+    struct groups_ctx c = {kix_log_reader_txn(r), fn, ctx, KIX_OK};
+    int rc = kix__numbers_each(c.t, KIX__NUMBER_GROUP, group_step, &c);
 
-    for (;;) {
-        struct first_ctx c = {0, {{0}}};
-        int rc = kix_log_txn_scan(t, KIX_TABLE_GROUPS, from, from_len, first_step, &c);
-        if (rc || !c.found)
-            return rc;
-        rc = fn(ctx, &c.key);
-        if (rc)
-            return rc > 0 ? KIX_OK : rc;
-        memcpy(from, c.key.b, 32);
-        memset(from + 32, 0xff, 8);
-        from_len = sizeof(from);
-    }
+    return rc ? rc : c.rc;
 }

@@ -282,17 +282,25 @@ static int group_record(void *arg, const struct kix_bytes *key, const struct kix
     struct scan *sc = arg;
     struct run_slot *s;
     char id[KIX_RUN_ID_MAX + 1], where[200];
+    uint8_t prefix[KIX__GROUP_PREFIX];
+    uint64_t value;
     size_t n;
+    int same_group;
 
-    if (key->len <= 40 || key->len - 40 > KIX_RUN_ID_MAX)
+    if (key->len <= KIX__GROUP_ID_AT || key->len - KIX__GROUP_ID_AT > KIX_RUN_ID_MAX)
         return 0;
-    n = key->len - 40;
-    memcpy(id, key->ptr + 40, n);
+    n = key->len - KIX__GROUP_ID_AT;
+    memcpy(id, key->ptr + KIX__GROUP_ID_AT, n);
     id[n] = '\0';
+    value = kix_u64be_get(key->ptr + KIX__GROUP_PREFIX);
     sc->records++;
     s = find(sc->c, id);
-    if (s && s->info.grouped && memcmp(s->info.comparison_key.b, key->ptr, 32) == 0 &&
-        s->info.value == kix_u64be_get(key->ptr + 32) && val->len <= 1 &&
+    /* the prefix is the number the store gave the run's group */
+    same_group = s &&
+                 kix__group_prefix(kix_log_reader_txn(sc->c->r), &s->info.comparison_key, 0, prefix,
+                                   NULL) == KIX_OK &&
+                 memcmp(prefix, key->ptr, KIX__GROUP_PREFIX) == 0;
+    if (s && s->info.grouped && same_group && s->info.value == value && val->len <= 1 &&
         (val->len == 1 && val->ptr[0] == KIX_GROUP_STARTS_HASH) == kix_vindex_page_starts(id, n) &&
         (val->len == 0 || val->ptr[0] == KIX_GROUP_STARTS_HASH ||
          val->ptr[0] == KIX_GROUP_STARTS_FULL))
@@ -300,11 +308,10 @@ static int group_record(void *arg, const struct kix_bytes *key, const struct kix
     snprintf(where, sizeof(where), "groups %s", id);
     sc->rc = report(sc->c, "groups", s ? s->info.publication_index : KIX_NO_INDEX, where,
                     "the group index ranks run %s with value %llu where the log %s", id,
-                    (unsigned long long)kix_u64be_get(key->ptr + 32),
+                    (unsigned long long)value,
                     !s                 ? "has no such run"
                     : !s->info.grouped ? "ranks it nowhere"
-                    : memcmp(s->info.comparison_key.b, key->ptr, 32) != 0 ||
-                            s->info.value != kix_u64be_get(key->ptr + 32)
+                    : !same_group || s->info.value != value
                         ? "puts it in another group or with another value"
                         : "says otherwise whether it starts a page");
     return sc->rc ? sc->rc : 0;

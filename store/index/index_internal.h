@@ -15,11 +15,14 @@
  * position in that list (kix/log_txn.h). */
 enum kix__index_table {
     /* run id text → run record; and since kix-index/6, beside it,
-     * run id text ‖ 0 ‖ u64be index → entry type (u8): the run's entries */
+     * run id text ‖ 0 ‖ u64be index → entry type (u8): the run's entries;
+     * since kix-index/9, under 0 ‖ kind, the numbers run records name
+     * their publisher key and comparison group by (numbers.c) */
     KIX_TABLE_RUNS,
     KIX_TABLE_RUN_ENTRIES, /* kix-index/5 and older only: emptied by the rebuild */
-    KIX_TABLE_GROUPS,      /* comparison key(32) ‖ u64be value ‖ run id → page start */
-    KIX_TABLE_SMT,         /* the verifiable index's tree: position key → record */
+    KIX_TABLE_GROUPS, /* group prefix (its number, kix-index/9) ‖ u64be value ‖ run id → page start
+                       */
+    KIX_TABLE_SMT, /* the verifiable index's tree: position key → record */
     /* the runs that start a page of their group (group_pages.c), in
      * descending rank order: comparison key(32) ‖ u64be ~value ‖ each id
      * byte b as 0xff - b ‖ 0xff → empty; one seek finds a run's page */
@@ -33,6 +36,27 @@ enum kix__index_table {
     KIX_TABLE_FINDINGS,
     KIX_INDEX_TABLES
 };
+
+/* numbers.c: the number of the name whose record is name_key (→ u32be) in
+ * table, KIX_ENOTFOUND when it has none and not make; made, the next
+ * number (count_key → u32be, the next one), when make, with *made 1.
+ * what names the kind of name in an error. */
+int kix__number_of(struct kix_log_txn *t, unsigned table, const void *name_key, size_t nlen,
+                   const void *count_key, size_t clen, const char *what, int make, uint32_t *num,
+                   int *made, struct kix_err *err);
+/* A publisher key's or a comparison group's number (kix-index/9, in
+ * KIX_TABLE_RUNS), and back (KIX_ECORRUPT for a number never given);
+ * numbers_kept: 1 when the store numbers them, i.e. its run records are
+ * kix-index/9's (every one names a numbered publisher). */
+enum { KIX__NUMBER_PUBLISHER = 'p', KIX__NUMBER_GROUP = 'g' };
+int kix__name_number(struct kix_log_txn *t, int kind, const uint8_t name[32], int make,
+                     uint32_t *num, struct kix_err *err);
+int kix__number_name(struct kix_log_txn *t, int kind, uint64_t num, uint8_t name[32]);
+int kix__numbers_kept(struct kix_log_txn *t);
+/* Every name of kind with its number, in the names' order, through fn
+ * (which returns as for kix_log_txn_scan). */
+typedef int (*kix__number_fn)(void *ctx, const uint8_t name[32], uint32_t num);
+int kix__numbers_each(struct kix_log_txn *t, int kind, kix__number_fn fn, void *ctx);
 
 /* manifest_memo.c: what the index reads of an object while the log
  * prepares it (kix_log_indexer.prepare), so the writer parses no manifest:
@@ -83,13 +107,18 @@ int kix__finding_put(struct kix_log_txn *t, uint64_t index, int rule, const char
 #define RUN_RECORD_LEN_V2 (RUN_RECORD_LEN_V1 + 32)
 #define RUN_RECORD_LEN_V3 (RUN_RECORD_LEN_V2 + 8) /* kix-index/5: withdrawn_index */
 #define RUN_RECORD_MAX    (32 + 32 + 2 + 9 * KIX_UVARINT_MAX + 32 + 32 + 1)
+/* kix-index/7's layout, every key in full: what the index check compares */
 size_t kix__run_record_encode(const struct kix_run_info *r, uint8_t out[RUN_RECORD_MAX]);
-int kix__run_record_decode(const uint8_t *data, size_t len, struct kix_run_info *r);
+/* Any stored layout; kix-index/9's names its keys by number (numbers.c)
+ * and may leave the entries chain to be computed, both read through t. */
+int kix__run_record_decode(struct kix_log_txn *t, const uint8_t *data, size_t len,
+                           struct kix_run_info *r);
 
 /* A run's record by id: KIX_ENOTFOUND when unknown (or not a run id). */
 int kix__run_get(struct kix_log_txn *t, const char *run_id, size_t len, struct kix_run_info *r);
 int kix__run_put(struct kix_log_txn *t, const struct kix_run_info *r, struct kix_err *err);
-/* Notes that entry `index` of type `type` is about run_id. */
+/* Notes that entry `index` of type `type` is about run_id (a publication
+ * is not stored: since kix-index/9 the run's record says its index). */
 int kix__run_entry_put(struct kix_log_txn *t, const char *run_id, size_t len, uint64_t index,
                        int type, struct kix_err *err);
 
@@ -160,7 +189,17 @@ int kix__group_page(struct kix_log_txn *t, const struct kix_digest *group, const
 int kix__withdrawn_record(struct kix_log_txn *t, const struct kix_digest *group,
                           struct kix_buf *out, struct kix_err *err);
 
-/* groups.c: the group index (comparison key ‖ u64be value ‖ run id →
+/* groups.c: a comparison group's prefix in the group index since
+ * kix-index/9: its number (numbers.c), u32be, made when make; else
+ * KIX_ENOTFOUND for a group never numbered, which has no member. */
+#define KIX__GROUP_PREFIX 4
+#define KIX__GROUP_ID_AT  (KIX__GROUP_PREFIX + 8) /* where a member's run id begins */
+int kix__group_prefix(struct kix_log_txn *t, const struct kix_digest *g, int make,
+                      uint8_t out[KIX__GROUP_PREFIX], struct kix_err *err);
+/* *ranks: 1 when the group of prefix has a member in the group index. */
+int kix__group_ranks(struct kix_log_txn *t, const uint8_t prefix[KIX__GROUP_PREFIX], int *ranks);
+
+/* groups.c: the group index (group prefix ‖ u64be value ‖ run id →
  * KIX_GROUP_STARTS_HASH when the run starts a page of the group by the
  * hash rule, KIX_GROUP_STARTS_FULL when it starts one because the page
  * before it is full, else empty). */

@@ -473,38 +473,59 @@ static int each_run(void *arg, const struct kix_bytes *k, const struct kix_bytes
     char key[KIX_VINDEX_KEY_MAX + 1];
 
     if (k->len == 0 || k->len > KIX_RUN_ID_MAX || memchr(k->ptr, 0, k->len) ||
-        kix__run_record_decode(v->ptr, v->len, &run))
+        kix__run_record_decode(e->t, v->ptr, v->len, &run))
         return 0;
     if (each_one(e, key, kix_vindex_key_run((const char *)k->ptr, k->len, key)))
         return 1;
     return each_one(e, key, kix_vindex_key_manifest(&run.manifest, key));
 }
 
-static int each_group(void *arg, const struct kix_bytes *k, const struct kix_bytes *v)
-{
-    struct each *e = arg;
+struct each_member {
+    struct each *e;
+    const uint8_t *prefix;
     struct kix_digest g;
+    int first;
+};
+
+static int each_member(void *arg, const struct kix_bytes *k, const struct kix_bytes *v)
+{
+    struct each_member *m = arg;
     char key[KIX_VINDEX_KEY_MAX + 1];
 
-    if (k->len <= 40 || k->len - 40 > KIX_RUN_ID_MAX)
-        return 0;
-    memcpy(g.b, k->ptr, 32);
-    if (!e->have_group || memcmp(e->last_group, k->ptr, 32) != 0) {
-        memcpy(e->last_group, k->ptr, 32);
-        e->have_group = 1;
-        if (each_one(e, key, kix_vindex_key_group(&g, key)) ||
-            each_one(e, key, kix_vindex_key_group_page(&g, "", key)))
+    if (k->len <= KIX__GROUP_ID_AT || k->len - KIX__GROUP_ID_AT > KIX_RUN_ID_MAX ||
+        memcmp(k->ptr, m->prefix, KIX__GROUP_PREFIX) != 0)
+        return 1; /* past the group */
+    if (m->first) {
+        m->first = 0;
+        if (each_one(m->e, key, kix_vindex_key_group(&m->g, key)) ||
+            each_one(m->e, key, kix_vindex_key_group_page(&m->g, "", key)))
             return 1;
     }
     /* the pages of runs that start one (those of runs that left are not
      * listed: a comparison of two indexes finds them by the directory) */
     if (v->len > 0 && v->ptr[0] == 1) {
         char id[KIX_RUN_ID_MAX + 1];
-        memcpy(id, k->ptr + 40, k->len - 40);
-        id[k->len - 40] = '\0';
-        return each_one(e, key, kix_vindex_key_group_page(&g, id, key));
+        memcpy(id, k->ptr + KIX__GROUP_ID_AT, k->len - KIX__GROUP_ID_AT);
+        id[k->len - KIX__GROUP_ID_AT] = '\0';
+        return each_one(m->e, key, kix_vindex_key_group_page(&m->g, id, key));
     }
     return 0;
+}
+
+/* A group (numbered: in the comparison keys' order) that ranks a run. */
+static int each_group(void *arg, const uint8_t name[32], uint32_t num)
+{
+    struct each *e = arg;
+    uint8_t prefix[KIX__GROUP_PREFIX];
+    struct each_member m = {e, prefix, {{0}}, 1};
+    int rc;
+
+    kix_u32be_put(prefix, num);
+    memcpy(m.g.b, name, 32);
+    rc = kix_log_txn_scan(e->t, KIX_TABLE_GROUPS, prefix, sizeof(prefix), each_member, &m);
+    if (rc)
+        e->rc = rc;
+    return rc || e->stopped || e->rc;
 }
 
 /* A selection list's head (stored) and its pages (made from its items). */
@@ -522,29 +543,13 @@ static int each_selection(void *arg, const char *list, size_t n, uint64_t items)
     return 0;
 }
 
-/* Stops at the groups table's first key from the probe's group: ranks is
- * 1 when that key is the group's (the group ranks a run). */
-struct group_probe {
-    const uint8_t *group;
-    int ranks;
-};
-
-static int probe_group(void *ctx, const struct kix_bytes *k, const struct kix_bytes *v)
-{
-    struct group_probe *p = ctx;
-
-    (void)v;
-    p->ranks = k->len > 32 && memcmp(k->ptr, p->group, 32) == 0;
-    return 1;
-}
-
 static int each_withdrawn(void *arg, const struct kix_bytes *k, const struct kix_bytes *v)
 {
     struct each *e = arg;
     struct kix_digest g;
-    struct group_probe probe;
+    uint8_t prefix[KIX__GROUP_PREFIX];
     char key[KIX_VINDEX_KEY_MAX + 1];
-    int rc;
+    int ranks = 0, rc;
 
     (void)v;
     if (k->len <= 32 || (e->have_group && memcmp(e->last_group, k->ptr, 32) == 0))
@@ -555,15 +560,15 @@ static int each_withdrawn(void *arg, const struct kix_bytes *k, const struct kix
     /* a group whose every run is withdrawn ranks none, so the groups
      * table (each_group) does not name it, but its directory and first
      * page stay in the tree (empty): they are named here */
-    probe.group = g.b;
-    probe.ranks = 0;
-    rc = kix_log_txn_scan(e->t, KIX_TABLE_GROUPS, g.b, 32, probe_group, &probe);
-    if (rc) {
+    rc = kix__group_prefix(e->t, &g, 0, prefix, NULL);
+    if (rc == KIX_OK)
+        rc = kix__group_ranks(e->t, prefix, &ranks);
+    if (rc && rc != KIX_ENOTFOUND) {
         e->rc = rc;
         return 1;
     }
-    if (!probe.ranks && (each_one(e, key, kix_vindex_key_group(&g, key)) ||
-                         each_one(e, key, kix_vindex_key_group_page(&g, "", key))))
+    if (!ranks && (each_one(e, key, kix_vindex_key_group(&g, key)) ||
+                   each_one(e, key, kix_vindex_key_group_page(&g, "", key))))
         return 1;
     return each_one(e, key, kix_vindex_key_withdrawn(&g, key));
 }
@@ -592,7 +597,7 @@ int kix_index_each_key(struct kix_log_txn *t, kix_vindex_key_fn fn, void *ctx, s
     kix_buf_init(&e.value);
     rc = kix_log_txn_scan(t, KIX_TABLE_RUNS, NULL, 0, each_run, &e);
     if (rc == KIX_OK && !e.stopped)
-        rc = kix_log_txn_scan(t, KIX_TABLE_GROUPS, NULL, 0, each_group, &e);
+        rc = kix__numbers_each(t, KIX__NUMBER_GROUP, each_group, &e);
     if (rc == KIX_OK && !e.stopped)
         rc = kix__sel_each_list(t, each_selection, &e);
     if (rc == KIX_OK && !e.stopped) {

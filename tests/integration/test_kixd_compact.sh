@@ -55,6 +55,6 @@ d = sys.argv[1]
 subprocess.run(["mdb_load", "-T", "-s", "meta", d], input=b"index\nkix-index/7\n", check=True)
 PY
 expect_status 1 "$KIXD" compact --store "$WORK/log"
-grep -q "with index kix-index/7, not 4 and kix-index/8: convert it with kixd migrate --store $WORK/log first" "$WORK/err" ||
+grep -q "with index kix-index/7, not 4 and kix-index/9: convert it with kixd migrate --store $WORK/log first" "$WORK/err" ||
   fail "older format: $(cat "$WORK/err")"
 pass "an older index is left to kixd migrate"

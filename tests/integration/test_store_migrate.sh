@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # A store of layout 1 (written by kixd before layout 2: tests/data/layout1,
 # made by make-fixture.sh with the binaries of main at 92e5a8d):
-#  - kixd migrate backs it up, converts it (layout 4, kix-index/8) and checks
+#  - kixd migrate backs it up, converts it (layout 4, kix-index/9) and checks
 #    it; every checkpoint and index note is byte for byte what it held, and
 #    duplicates of its old entries are still found; a second run has nothing
 #    to do; kixd serve converts a copy on start as well
@@ -72,10 +72,10 @@ grep -q "cannot create the backup directory $WORK/taken: File exists" "$WORK/err
 expect_status 0 "$KIXD" migrate --store "$WORK/o" --json
 cp "$WORK/out" "$WORK/migrate.json"
 [ "$(json_get "$WORK/migrate.json" 'd["converted"], d["layoutBefore"], d["layout"], d["indexBefore"], d["index"], d["checked"]')" = \
-  "True 1 4 kix-index/5 kix-index/8 full" ] || fail "kixd migrate said $(cat "$WORK/migrate.json")"
+  "True 1 4 kix-index/5 kix-index/9 full" ] || fail "kixd migrate said $(cat "$WORK/migrate.json")"
 [ "$(json_get "$WORK/migrate.json" 'd["backup"]')" = "$WORK/o.before-migrate" ] || fail "backup at $(cat "$WORK/migrate.json")"
 [ -s "$WORK/o.before-migrate/data.mdb" ] || fail "no backup"
-[ "$(meta o layout)" = 4 ] && [ "$(meta o index)" = kix-index/8 ] || fail "not marked layout 4"
+[ "$(meta o layout)" = 4 ] && [ "$(meta o index)" = kix-index/9 ] || fail "not marked layout 4"
 # layout 4: the leaves' and blobs' bytes in log.dat, 12-byte locators in data.mdb
 [ -s "$WORK/o/log.dat" ] || fail "no log.dat"
 lens=$(mdb_dump -s leaves "$WORK/o" | sed -n '/^HEADER=END/,/^DATA=END/p' | sed -n '3~2p' | awk '{print length($1)}' | sort -u)
@@ -95,7 +95,7 @@ expect_status 0 "$KIXD" check --store "$WORK/o" --json
 [ "$(json_get "$WORK/out" 'd["ok"], d["indexChecked"], d["runs"]')" = "True True 30" ] ||
   fail "check after the conversion: $(cat "$WORK/out")"
 expect_status 0 "$KIXD" migrate --store "$WORK/o"
-grep -q "already in layout 4 with index kix-index/8; nothing to do" "$WORK/out" || fail "second run: $(cat "$WORK/out")"
+grep -q "already in layout 4 with index kix-index/9; nothing to do" "$WORK/out" || fail "second run: $(cat "$WORK/out")"
 expect_status 2 "$KIXD" migrate --store "$WORK/o" --backup "$WORK/x" --no-backup
 pass "kixd migrate: backed up, converted to layout 4, checked; $size entries' checkpoints and index notes byte-identical"
 
@@ -201,7 +201,7 @@ pass "across versions both ways: byte-identical checkpoints and index notes at e
 
 # the old kixd's mirror store converted (a replica: no log key, its notes kept as verified)
 expect_status 0 "$KIXD" migrate --store "$WORK/m4" --json
-[ "$(json_get "$WORK/out" 'd["converted"], d["layout"], d["index"]')" = "True 4 kix-index/8" ] ||
+[ "$(json_get "$WORK/out" 'd["converted"], d["layout"], d["index"]')" = "True 4 kix-index/9" ] ||
   fail "migrating the old mirror: $(cat "$WORK/out")"
 notes m4 >"$WORK/notes-m4-after"
 cmp "$WORK/notes-m4" "$WORK/notes-m4-after" || fail "the converted mirror's notes changed"

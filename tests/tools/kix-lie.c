@@ -106,26 +106,44 @@ static void close_page(const struct kix_digest *g, const char *page_id, uint64_t
     kix_buf_reset(members);
 }
 
+/* The group's prefix in the groups table: its number, which the runs
+ * table keeps under 0 ‖ 'g' ‖ key (store/index/numbers.c, kix-index/9). */
+#define PREFIX 4
+static void group_prefix(const struct kix_digest *g, uint8_t out[PREFIX])
+{
+    uint8_t nk[2 + 32] = {0, 'g'};
+    MDB_val k = {sizeof(nk), nk}, v;
+
+    memcpy(nk + 2, g->b, 32);
+    if (mdb_get(txn, table("runs"), &k, &v) || v.mv_size != PREFIX) {
+        fprintf(stderr, "kix-lie: no such group\n");
+        exit(1);
+    }
+    memcpy(out, v.mv_data, PREFIX);
+}
+
 /* The group's directory and every page as its (edited) table now says,
  * into ups (room for one more than the group's members, plus one). */
 static void group_records(const struct kix_digest *g, struct kix_smt_update *ups, size_t *nups)
 {
     MDB_dbi groups = table("groups");
     MDB_cursor *cur;
-    MDB_val k = {32, (void *)g->b}, v;
+    uint8_t prefix[PREFIX];
+    MDB_val k = {PREFIX, prefix}, v;
     struct kix_buf members = KIX_BUF_INIT, dir = KIX_BUF_INIT, rec = KIX_BUF_INIT;
     char page_id[KIX_RUN_ID_MAX + 1] = "", first_id[KIX_RUN_ID_MAX + 1] = "";
     char key[KIX_VINDEX_KEY_MAX + 1];
     uint64_t n = 0, in_page = 0, pages = 1, first_value = 0;
 
+    group_prefix(g, prefix);
     mdb_cursor_open(txn, groups, &cur);
     for (int rc = mdb_cursor_get(cur, &k, &v, MDB_SET_RANGE);
-         rc == 0 && k.mv_size > 40 && memcmp(k.mv_data, g->b, 32) == 0;
+         rc == 0 && k.mv_size > PREFIX + 8 && memcmp(k.mv_data, prefix, PREFIX) == 0;
          rc = mdb_cursor_get(cur, &k, &v, MDB_NEXT)) {
         char id[KIX_RUN_ID_MAX + 1];
-        size_t len = k.mv_size - 40;
-        uint64_t value = kix_u64be_get((const uint8_t *)k.mv_data + 32);
-        memcpy(id, (const uint8_t *)k.mv_data + 40, len);
+        size_t len = k.mv_size - PREFIX - 8;
+        uint64_t value = kix_u64be_get((const uint8_t *)k.mv_data + PREFIX);
+        memcpy(id, (const uint8_t *)k.mv_data + PREFIX + 8, len);
         id[len] = '\0';
         if (v.mv_size == 1 && ((const uint8_t *)v.mv_data)[0] == 1) {
             close_page(g, page_id, in_page, &members, &dir, first_id, first_value, ups, nups);
@@ -206,6 +224,7 @@ static void drop(const char *dir, const char *group_hex, const char *run_id, enu
     MDB_cursor *cur;
     MDB_val k, v;
     struct kix_digest g;
+    uint8_t prefix[PREFIX];
     struct kix_smt_tiles tiles;
     struct kix_smt_update *ups;
     struct kix_buf rec = KIX_BUF_INIT;
@@ -218,15 +237,16 @@ static void drop(const char *dir, const char *group_hex, const char *run_id, enu
         fprintf(stderr, "kix-lie: GROUP_HEX must be 64 hex digits\n");
         exit(2);
     }
-    k.mv_size = 32;
-    k.mv_data = g.b;
+    group_prefix(&g, prefix);
+    k.mv_size = PREFIX;
+    k.mv_data = prefix;
     mdb_cursor_open(txn, groups, &cur);
     for (int rc = mdb_cursor_get(cur, &k, &v, MDB_SET_RANGE);
-         rc == 0 && k.mv_size >= 32 && memcmp(k.mv_data, g.b, 32) == 0;
+         rc == 0 && k.mv_size >= PREFIX && memcmp(k.mv_data, prefix, PREFIX) == 0;
          rc = mdb_cursor_get(cur, &k, &v, MDB_NEXT)) {
         members++;
-        if (k.mv_size == 40 + idlen &&
-            memcmp((const uint8_t *)k.mv_data + 40, run_id, idlen) == 0) {
+        if (k.mv_size == PREFIX + 8 + idlen &&
+            memcmp((const uint8_t *)k.mv_data + PREFIX + 8, run_id, idlen) == 0) {
             started = v.mv_size == 1 && ((const uint8_t *)v.mv_data)[0] == 1;
             found = mdb_cursor_del(cur, 0) == 0;
         }

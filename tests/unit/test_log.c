@@ -843,12 +843,13 @@ static void promote_slow(MDB_txn *txn, MDB_env *env)
         abort();
     for (rc = mdb_cursor_get(cur, &k, &v, MDB_FIRST); rc == 0;
          rc = mdb_cursor_get(cur, &k, &v, MDB_NEXT))
-        if (k.mv_size == 44 && memcmp((uint8_t *)k.mv_data + 40, "slow", 4) == 0)
+        if (k.mv_size == 16 && memcmp((uint8_t *)k.mv_data + 12, "slow", 4) == 0)
             break;
     if (rc)
         abort();
-    memcpy(moved, k.mv_data, 44);
-    memset(moved + 32, 0, 8);
+    /* group number(4) ‖ value(8) ‖ id (kix-index/9) */
+    memcpy(moved, k.mv_data, 16);
+    memset(moved + 4, 0, 8);
     if (mdb_cursor_del(cur, 0))
         abort();
     mdb_cursor_close(cur);
@@ -858,7 +859,7 @@ static void promote_slow(MDB_txn *txn, MDB_env *env)
 }
 
 /* "mid"'s record says it was reproduced (evidence byte of the record:
- * byte 65, after manifest, publisher and flags, since kix-index/7). */
+ * byte 33, after manifest and flags, since kix-index/9). */
 static void reproduce_mid(MDB_txn *txn, MDB_env *env)
 {
     MDB_dbi dbi;
@@ -869,7 +870,7 @@ static void reproduce_mid(MDB_txn *txn, MDB_env *env)
     if (mdb_dbi_open(txn, "runs", 0, &dbi) || mdb_get(txn, dbi, &k, &v) || v.mv_size > sizeof(rec))
         abort();
     memcpy(rec, v.mv_data, v.mv_size);
-    rec[65] = KIX_EVIDENCE_REPRODUCED;
+    rec[33] = KIX_EVIDENCE_REPRODUCED;
     v.mv_data = rec;
     if (mdb_put(txn, dbi, &k, &v, 0))
         abort();

@@ -118,6 +118,40 @@ static void fixed_run_record(const struct kix_run_info *r, uint8_t out[202])
     kix_u64be_put(p + 130, r->withdrawn_index);
 }
 
+/* The same run as kix-index/7 and /8 stored it: manifest ‖ publisher ‖
+ * flags ‖ evidence ‖ nine uvarints ‖ [comparison key] ‖ entries chain. */
+static size_t variable_run_record(const struct kix_run_info *r, uint8_t out[256])
+{
+    static const uint8_t zero[32];
+    const uint64_t x[9] = {r->publication_index,
+                           r->superseded_by_index + 1,
+                           r->supersedes_index + 1,
+                           r->withdrawn_index + 1,
+                           r->evidence_index + 1,
+                           r->attestations,
+                           r->reruns,
+                           r->entries,
+                           r->value};
+    int keyed = memcmp(r->comparison_key.b, zero, 32) != 0;
+    size_t n = 66;
+
+    memcpy(out, r->manifest.b, 32);
+    memcpy(out + 32, r->publisher, 32);
+    out[64] = (uint8_t)((r->grouped ? 1 : 0) | (keyed ? 2 : 0));
+    out[65] = (uint8_t)r->evidence;
+    for (int i = 0; i < 9; i++)
+        n += kix_uvarint_put(out + n, x[i]);
+    if (keyed) {
+        memcpy(out + n, r->comparison_key.b, 32);
+        n += 32;
+    }
+    memcpy(out + n, r->entries_chain.b, 32);
+    n += 32;
+    if (n == 162 || n == 194 || n == 202)
+        out[n++] = 0;
+    return n;
+}
+
 static void put_or_abort(MDB_txn *txn, MDB_dbi dbi, const void *k, size_t kl, const void *v,
                          size_t vl)
 {
@@ -127,7 +161,7 @@ static void put_or_abort(MDB_txn *txn, MDB_dbi dbi, const void *k, size_t kl, co
 }
 
 /* Rewrites the closed store's index.mdb as kix-index/6 laid it out: tiles
- * whole, run records fixed, selection items under 'i' ‖ list key ‖ 0 ‖
+ * whole, run records fixed (no numbers), selection items under 'i' ‖ list key ‖ 0 ‖
  * position; the runs given (with the records a reader gave) are rewritten. */
 static void as_kix_index_6(const char *dir, const struct kix_run_info *runs, size_t nruns)
 {
@@ -156,10 +190,22 @@ static void as_kix_index_6(const char *dir, const struct kix_run_info *runs, siz
     }
     mdb_cursor_close(cur);
     for (size_t i = 0; i < nruns; i++) {
-        uint8_t rec[202];
-        fixed_run_record(&runs[i], rec);
-        put_or_abort(txn, rdb, runs[i].run_id, strlen(runs[i].run_id), rec, sizeof(rec));
+        uint8_t rec[256];
+        size_t n = 202;
+        /* the second as kix-index/7 and /8 stored it */
+        if (i == 1)
+            n = variable_run_record(&runs[i], rec);
+        else
+            fixed_run_record(&runs[i], rec);
+        put_or_abort(txn, rdb, runs[i].run_id, strlen(runs[i].run_id), rec, n);
     }
+    /* no numbers under 0 (kix-index/9's: publisher keys, groups) */
+    if (mdb_cursor_open(txn, rdb, &cur))
+        abort();
+    while (mdb_cursor_get(cur, &k, &v, MDB_FIRST) == 0 && ((const uint8_t *)k.mv_data)[0] == 0)
+        if (mdb_cursor_del(cur, 0))
+            abort();
+    mdb_cursor_close(cur);
     /* each list's number and key; the items by number, then moved */
     if (mdb_cursor_open(txn, sel, &cur))
         abort();
@@ -254,14 +300,18 @@ KIX_TEST(index_of_kix_index_6_is_rebuilt_compact)
     kix_log_close(f.log);
     f.log = NULL;
     as_kix_index_6(f.dir, runs, nruns);
-    /* read-only: the fixed run records read as they were written */
+    /* read-only: the fixed and the variable run records read as they were
+     * written (no numbers: not kix-index/9's layout) */
     memset(&ro, 0, sizeof(ro));
     ro.store.read_only = 1;
+    ASSERT_TRUE(nruns > 1);
     ASSERT_EQ_INT(KIX_OK, kix_index_open(f.dir, &ro, &f.log, &err));
     ASSERT_EQ_INT(KIX_OK, kix_log_read_begin(f.log, &r));
-    ASSERT_EQ_INT(KIX_OK, kix_index_run(r, runs[0].run_id, strlen(runs[0].run_id), &back));
+    for (size_t i = 0; i < 2; i++) {
+        ASSERT_EQ_INT(KIX_OK, kix_index_run(r, runs[i].run_id, strlen(runs[i].run_id), &back));
+        ASSERT_EQ_MEM(&runs[i], sizeof(back), &back, sizeof(back));
+    }
     kix_log_read_end(r);
-    ASSERT_EQ_MEM(&runs[0], sizeof(back), &back, sizeof(back));
     kix_log_close(f.log);
     f.log = NULL;
     /* writable: rebuilt, the same signed notes, the compact layout */
@@ -283,7 +333,8 @@ KIX_TEST(index_of_kix_index_6_is_rebuilt_compact)
     cur = table_cursor(f.dir, "runs", &env);
     for (mrc = mdb_cursor_get(cur, &k, &v, MDB_FIRST); mrc == 0;
          mrc = mdb_cursor_get(cur, &k, &v, MDB_NEXT))
-        fixed += v.mv_size == 202;
+        /* a run record (no 0 in its key) of an older layout: 107 bytes at least */
+        fixed += !memchr(k.mv_data, 0, k.mv_size) && v.mv_size >= 66 + 9 + 32;
     table_cursor_close(cur, env);
     ASSERT_EQ_U64(0, isel);
     ASSERT_TRUE(named > 0);

@@ -554,7 +554,11 @@ KIX_TEST(index_of_the_previous_format_is_rebuilt_in_tiles)
 
 /* Since kix-index/7 a run's stored record is variable (runs.c): its
  * numbers as LEB128 uvarints, which have one spelling each; the record
- * reads back as the run, well under the 202 bytes of the fixed layout. */
+ * reads back as the run, well under the 202 bytes of the fixed layout.
+ * Since kix-index/9 it names its publisher key (and its comparison group)
+ * by number, a run whose one entry is its publication keeps no entries
+ * chain and no entry record, and the runs table holds under 80 bytes of
+ * keys and values a run (kix-index/8: ~160). */
 KIX_TEST(stored_run_records_are_compact)
 {
     static const uint64_t values[] = {0,         1, 127, 128, 300, 16383, 16384, UINT64_MAX - 1,
@@ -570,6 +574,8 @@ KIX_TEST(stored_run_records_are_compact)
     MDB_txn *txn;
     MDB_dbi dbi;
     MDB_val k = {5, (void *)"run-3"}, v;
+    MDB_cursor *cur;
+    size_t bytes = 0;
     uint8_t b[KIX_UVARINT_MAX];
     const uint8_t *p;
     uint64_t x;
@@ -608,8 +614,19 @@ KIX_TEST(stored_run_records_are_compact)
     ASSERT_EQ_INT(0, mdb_txn_begin(env, NULL, MDB_RDONLY, &txn));
     ASSERT_EQ_INT(0, mdb_dbi_open(txn, "runs", 0, &dbi));
     ASSERT_EQ_INT(0, mdb_get(txn, dbi, &k, &v));
-    /* manifest, publisher, flags, evidence, 9 short numbers, the chain */
-    ASSERT_TRUE(v.mv_size >= 66 + 9 + 32 && v.mv_size <= 66 + 9 * 3 + 32 + 32);
+    /* manifest, flags, evidence, the publisher's number, 9 short numbers,
+     * the group's number at most: no key and no chain */
+    ASSERT_TRUE(v.mv_size >= 34 + 10 && v.mv_size <= 34 + 11 * 3);
+    ASSERT_EQ_INT(0, mdb_cursor_open(txn, dbi, &cur));
+    for (int mrc = mdb_cursor_get(cur, &k, &v, MDB_FIRST); mrc == 0;
+         mrc = mdb_cursor_get(cur, &k, &v, MDB_NEXT)) {
+        const char *key = k.mv_data;
+        /* the publication is the run's record's: no entry record */
+        ASSERT_TRUE(!(k.mv_size == 5 + 9 && memcmp(key, "run-", 4) == 0 && key[5] == 0));
+        bytes += k.mv_size + v.mv_size;
+    }
+    mdb_cursor_close(cur);
+    ASSERT_TRUE(bytes < 5 * 80);
     mdb_txn_abort(txn);
     mdb_env_close(env);
     teardown(&f);

@@ -17,8 +17,8 @@
 #define BUILD_CHUNK 8192
 #define SCALE_TAG   "scale"
 #define ORIGIN      "bench.kix/log"
-/* a cached log built before this index format is built again */
-#define INDEX_FORMAT "kix-index/8"
+/* a cached log built by another index format is built again */
+#define INDEX_FORMAT (kix_index_indexer()->name)
 
 struct prep_job {
     struct kix_log *log;
