@@ -232,6 +232,15 @@ else:
     # a lean view: not what the HTML of the page says (PROTOCOL.md §3)
     for f in ("observedAt", "primary", "evidence", "title", "header", "evidenceText", "lastObserved"):
         v.pop(f, None)
+    # nor what its pin, checkpoint and manifest say, its rank, or reruns
+    # and attestations when there are none (layout 7, "A leaner view")
+    for f in ("runId", "permalink", "origin", "treeSize", "logKey", "manifestDigest", "rank"):
+        v.pop(f, None)
+    for f in ("reruns", "attestationList"):
+        if not v[f]:
+            del v[f]
+    if not v["attestations"] and "attestationList" not in v:
+        del v["attestations"]
     for e in v["entries"]:
         del e["tile"], e["entryBundle"]
     assert inner(nview) == v, "the page's view"
@@ -244,6 +253,15 @@ else:
         t = re.sub(r'<span id="tiles-note">.*?</span>', "", t)
         t = re.sub(r'<details><summary>(?:Checkpoint at size [0-9]+|BibTeX|CSL-JSON|Show the manifest)</summary>.*?</details>\n', "", t, flags=re.S)
         t = re.sub(r' · <a href="[^"]*\.json" type="application/json">JSON</a>', "", t)
+        # since layout 7 an exported page has no pin attributes but its run
+        # (its view's checkpoint says the rest), links its group once (not
+        # in the crumbs), leaves the manifest's section to kix-verify.js
+        # (its digest is in the identity table and the cite text) and its
+        # field rows their optional </th> and </td>
+        t = re.sub(r' data-origin="[^"]*" data-log-key="[^"]*" data-size="[^"]*" data-root="[^"]*"', "", t)
+        t = re.sub(r' · <a href="\.\./groups/[^"]*" data-kix-slot="group-link">comparison group</a></nav>', "</nav>", t)
+        t = re.sub(r'<section id="manifest-section">.*?</section>\n', "", t, flags=re.S)
+        t = re.sub(r"^<tr><th>.*$", lambda m: m.group(0).replace("</th>", "").replace("</td>", ""), t, flags=re.M)
         # an exported page's field cells are named by their place, not by
         # pointer, object and format (PROTOCOL.md §3, "Field cells by position")
         t = re.sub(r'<td(?: data-kix-object="[^"]*")? data-kix-ptr="[^"]*"(?: data-kix-fmt="[^"]*")?>', "<td>", t)

@@ -553,13 +553,15 @@ static int without_view(struct kix_buf *page)
 /* The data-kix-slot names of a page, in order, one a line; but for the
  * boxes an exported run page leaves to its verifier to build (the
  * checkpoint, BibTeX, CSL-JSON and manifest boxes kixd's own page has
- * filled). */
+ * filled, and since layout 7 the manifest's section with its digest) and
+ * the group's links (an exported page links its group once: the caller
+ * counts them). */
 static int slot_names(const struct kix_buf *page, struct kix_buf *out)
 {
     static const char at[] = "data-kix-slot=\"";
-    static const char *const built[] = {"checkpoint",   "cite-about", "manifest",
-                                        "cite-bibtex",  "cite-csl",   "cite-bibtex-file",
-                                        "cite-csl-file"};
+    static const char *const built[] = {"checkpoint",    "cite-about",      "manifest",
+                                        "cite-bibtex",   "cite-csl",        "cite-bibtex-file",
+                                        "cite-csl-file", "manifest-digest", "group-link"};
     char *text = strndup((const char *)page->ptr, page->len);
     const char *p = text;
     int rc = text ? KIX_OK : KIX_ENOMEM;
@@ -600,11 +602,21 @@ static int page_embeds_lean(const struct kix_buf *page, const struct kix_buf *wa
 
     if (from && (to = strstr(from += strlen(open), "</script>")) != NULL)
         h = json_loadb(from, (size_t)(to - from), JSON_REJECT_DUPLICATES, NULL);
-    static const char *const gone[] = {"manifest",   "sections",     "objects",     "index",
-                                       "observedAt", "primary",      "evidence",    "title",
-                                       "header",     "evidenceText", "lastObserved"};
+    static const char *const gone[] = {
+        "manifest", "sections",  "objects",  "index",        "observedAt",     "primary",
+        "evidence", "title",     "header",   "evidenceText", "lastObserved",   "runId",
+        "origin",   "permalink", "treeSize", "logKey",       "manifestDigest", "rank"};
     for (size_t i = 0; i < sizeof(gone) / sizeof(gone[0]); i++)
         json_object_del(w, gone[i]);
+    /* and, since layout 7, what its page, checkpoint and manifest say and
+     * the reruns and attestations when there are none */
+    if (!json_array_size(json_object_get(w, "reruns")))
+        json_object_del(w, "reruns");
+    if (!json_array_size(json_object_get(w, "attestationList")) &&
+        !json_integer_value(json_object_get(w, "attestations"))) {
+        json_object_del(w, "attestationList");
+        json_object_del(w, "attestations");
+    }
     /* and the entries' paths, which a reader computes from index and size */
     for (size_t i = 0; i < json_array_size(json_object_get(w, "entries")); i++) {
         json_object_del(json_array_get(json_object_get(w, "entries"), i), "tile");
@@ -679,6 +691,18 @@ KIX_TEST(the_export_writes_kixds_pages_without_their_embedded_view)
         ASSERT_EQ_INT(KIX_OK, slot_names(&have, &have_slots));
         ASSERT_TRUE(want_slots.len > 0 && want_slots.len == have_slots.len &&
                     memcmp(want_slots.ptr, have_slots.ptr, want_slots.len) == 0);
+        {
+            /* the group linked once (in the rank's line), not also in the crumbs */
+            const char *link = "data-kix-slot=\"group-link\"", *at;
+            int n = 0;
+            ASSERT_EQ_INT(KIX_OK, kix_buf_addc(&have, 0));
+            have.len--;
+            for (at = (const char *)have.ptr; (at = strstr(at, link)) != NULL; at++)
+                n++;
+            ASSERT_TRUE(n <= 1);
+            ASSERT_TRUE(strstr((const char *)have.ptr, "id=\"manifest-digest\"") == NULL);
+            ASSERT_TRUE(strstr((const char *)have.ptr, "data-log-key=") == NULL);
+        }
         kix_buf_reset(&page);
         ASSERT_EQ_INT(KIX_OK, kix_page_run_json(src, id, strlen(id), &page, &err));
         ASSERT_EQ_INT(KIX_OK, kix_buf_addc(&have, 0));
