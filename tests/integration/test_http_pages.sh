@@ -257,11 +257,12 @@ else:
         # (its view's checkpoint says the rest), links its group once (not
         # in the crumbs), leaves the manifest's section to kix-verify.js
         # (its digest is in the identity table and the cite text) and its
-        # field rows their optional </th> and </td>
+        # field and entry rows their optional </th>, </td> and </tr>
         t = re.sub(r' data-origin="[^"]*" data-log-key="[^"]*" data-size="[^"]*" data-root="[^"]*"', "", t)
         t = re.sub(r' · <a href="\.\./groups/[^"]*" data-kix-slot="group-link">comparison group</a></nav>', "</nav>", t)
         t = re.sub(r'<section id="manifest-section">.*?</section>\n', "", t, flags=re.S)
-        t = re.sub(r"^<tr><th>.*$", lambda m: m.group(0).replace("</th>", "").replace("</td>", ""), t, flags=re.M)
+        t = re.sub(r"^(<tr><th>|<tr data-type=|<thead><tr><th>index<).*$",
+                   lambda m: m.group(0).replace("</th>", "").replace("</td>", "").replace("</tr>", ""), t, flags=re.M)
         # an exported page's field cells are named by their place, not by
         # pointer, object and format (PROTOCOL.md §3, "Field cells by position")
         t = re.sub(r'<td(?: data-kix-object="[^"]*")? data-kix-ptr="[^"]*"(?: data-kix-fmt="[^"]*")?>', "<td>", t)
