@@ -2,8 +2,9 @@
 <script type="application/json" id="kix-view">, printed as JSON (a static
 copy's run page carries its view so since layout 4, PROTOCOL.md §3), with
 what a copy's leaves out since layout 7 filled in (full). As a module:
-load(PAGE) (the view as embedded), full(PAGE) and store(PAGE, view), for
-tests that tamper with a copy's view (store escapes it as kixd does)."""
+load(PAGE) (the view as embedded), full(PAGE), copy_view(kixd's view) and
+store(PAGE, view), for tests that tamper with a copy's view (store escapes
+it as kixd does)."""
 import hashlib
 import html as htmlmod
 import json
@@ -46,6 +47,26 @@ def full(page):
     view.setdefault("attestationList", [])
     view.setdefault("attestations", 0)
     return view
+
+
+def copy_view(view):
+    """kixd's run view as a static copy's page embeds it (PROTOCOL.md §3):
+    without `manifest`, `sections`, `objects` and `index` (layout 4), what
+    the page's HTML says (a lean view, layout 5), what its pin, checkpoint
+    and manifest say, its rank, and reruns and attestations when there are
+    none (a leaner view, layout 7), and the entries' paths."""
+    v = dict(view)
+    for k in ("manifest", "sections", "objects", "index", "observedAt", "primary", "evidence",
+              "title", "header", "evidenceText", "lastObserved", "runId", "permalink", "origin",
+              "treeSize", "logKey", "manifestDigest", "rank"):
+        v.pop(k, None)
+    for k in ("reruns", "attestationList"):
+        if not v[k]:
+            del v[k]
+    if not v["attestations"] and "attestationList" not in v:
+        del v["attestations"]
+    v["entries"] = [{k: e[k] for k in e if k not in ("tile", "entryBundle")} for e in v["entries"]]
+    return v
 
 
 def store(page, view):

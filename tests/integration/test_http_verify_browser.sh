@@ -125,24 +125,12 @@ G=$(grep -o 'href="../groups/sha256:[0-9a-f]*.html" data-kix-slot="group-link"' 
 for p in "runs/$RID" "groups/$G"; do
   case "$p" in groups/*) [ -z "$(embedded "$WORK/exp/$p")" ] || fail "the exported $p embeds its view ($p.json holds it)" ;; esac
   curl -sf "$H/$p" -o "$WORK/kixd-page.html" || fail "GET /$p"
-  [ "$(view "$WORK/exp/$p")" = "$(embedded "$WORK/kixd-page.html" | python3 -c 'import json,sys
+  [ "$(view "$WORK/exp/$p")" = "$(embedded "$WORK/kixd-page.html" | python3 -c 'import json,os,sys
+sys.path.insert(0, os.environ["KIX_TESTS"] + "/integration")
+from page_view import copy_view
 v = json.load(sys.stdin)
 if v["view"] == "kix.run/1":
-    del v["manifest"], v["sections"], v["objects"], v["index"]
-    # a lean view: what the HTML of the page says (PROTOCOL.md §3)
-    for k in ("observedAt", "primary", "evidence", "title", "header", "evidenceText", "lastObserved"):
-        v.pop(k, None)
-    # and what its pin, checkpoint and manifest say, its rank, and no
-    # reruns or attestations when there are none (layout 7)
-    for k in ("runId", "permalink", "origin", "treeSize", "logKey", "manifestDigest", "rank"):
-        v.pop(k, None)
-    for k in ("reruns", "attestationList"):
-        if not v[k]:
-            del v[k]
-    if not v["attestations"] and "attestationList" not in v:
-        del v["attestations"]
-    for e in v["entries"]:
-        del e["tile"], e["entryBundle"]
+    v = copy_view(v)  # kixd'"'"'s view as the copy'"'"'s page embeds it (PROTOCOL.md §3)
 else:  # the copy: group rows name their runs (layout 4)
     del v["index"], v["workloadCanonical"], v["environmentCanonical"]
     for r in v["rows"]:
