@@ -92,7 +92,8 @@ for f in sorted(os.listdir(os.path.join(root, "runs"))):
     for k in ("runId", "permalink", "origin", "treeSize", "logKey", "manifestDigest", "rank"):
         assert k not in v, "runs/%s's view repeats %s, which its page or checkpoint says" % (f, k)
     assert v.get("reruns", [1]) and v.get("attestationList", [1]), "runs/%s's view says none" % f
-    for part in ("data-log-key=", "data-root=", 'id="manifest-section"', "</th><td", 'data-kix-slot="group-link">comparison group</a></nav>'):
+    for part in ("data-log-key=", "data-root=", 'id="manifest-section"', "</th><td", 'data-kix-slot="group-link">comparison group</a></nav>',
+                 'data-kix-slot="evidence"', 'data-kix-slot="median"', 'data-kix-slot="rank"', 'data-kix-slot="observed"'):
         assert part not in page, "runs/%s carries %s" % (f, part)
     assert page.count('data-kix-slot="group-link"') <= 1, "runs/%s links its group twice" % f
     # what is the same on every page and of use only with JavaScript is

@@ -241,11 +241,13 @@ else:
         t = re.sub(r'<details><summary>(?:Checkpoint at size [0-9]+|BibTeX|CSL-JSON|Show the manifest)</summary>.*?</details>\n', "", t, flags=re.S)
         t = re.sub(r' · <a href="[^"]*\.json" type="application/json">JSON</a>', "", t)
         # since layout 7 an exported page has no pin attributes but its run
-        # (its view's checkpoint says the rest), links its group once (not
+        # (its view's checkpoint says the rest), names four slots by their
+        # ids alone (kix-verify.js names them), links its group once (not
         # in the crumbs), leaves the manifest's section to kix-verify.js
         # (its digest is in the identity table and the cite text) and its
         # field and entry rows their optional </th>, </td> and </tr>
         t = re.sub(r' data-origin="[^"]*" data-log-key="[^"]*" data-size="[^"]*" data-root="[^"]*"', "", t)
+        t = re.sub(r' data-kix-slot="(evidence|median|rank|observed)" id="\1"', r' id="\1"', t)
         t = re.sub(r' · <a href="\.\./groups/[^"]*" data-kix-slot="group-link">comparison group</a></nav>', "</nav>", t)
         t = re.sub(r'<section id="manifest-section">.*?</section>\n', "", t, flags=re.S)
         t = re.sub(r"^(<tr><th>|<tr data-type=|<thead><tr><th>index<).*$",

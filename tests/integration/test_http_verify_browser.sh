@@ -252,12 +252,12 @@ rm "$WORK/bad7c/objects/$ENVD"
 expect_failed "$WORK/bad7c" "objects/$ENVD" "the copy's environment object missing (objects/)"
 copy_export "$WORK/text" "runs/$RID"
 # (the rank the export wrote: a copy's view says none since layout 7, its page does)
-RANK=$(sed -n 's/.*data-kix-slot="rank"[^>]*>\(Rank [0-9]* of [0-9]*\)<.*/\1/p' "$WORK/exp/runs/$RID")
+RANK=$(sed -n 's/.*id="rank"[^>]*>\(Rank [0-9]* of [0-9]*\)<.*/\1/p' "$WORK/exp/runs/$RID")
 python3 - "$WORK/text/runs/$RID" <<'PY'
 import re, sys
 p = sys.argv[1]
 t = open(p, encoding="utf-8").read()
-t2 = re.sub(r'(<[^>]*data-kix-slot="rank"[^>]*>).*?(</)', r"\1Rank 99 of 99\2", t, count=1, flags=re.S)
+t2 = re.sub(r'(<[^>]*id="rank"[^>]*>).*?(</)', r"\1Rank 99 of 99\2", t, count=1, flags=re.S)
 assert t2 != t, "no rank slot"
 open(p, "w", encoding="utf-8").write(t2)
 PY

@@ -2773,6 +2773,11 @@
       else ref.parentNode.appendChild(node);
     }
     function scaffoldRun() {
+      /* a copy's page (layout 7) names these slots by their ids alone */
+      ['evidence', 'median', 'rank', 'observed'].forEach(function (n) {
+        var e = doc.getElementById && doc.getElementById(n);
+        if (e && e.getAttribute && !e.getAttribute('data-kix-slot')) e.setAttribute('data-kix-slot', n);
+      });
       if (!doc.createElement || !doc.querySelector) return;
       if (!doc.getElementById('verify-trust'))
         root.appendChild(el('p', { class: 'muted', id: 'verify-trust' }, [
