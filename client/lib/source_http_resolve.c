@@ -316,23 +316,46 @@ out:
     return rc;
 }
 
+/* The size a signed checkpoint's second line says (0: none). */
+static uint64_t checkpoint_size(json_t *v)
+{
+    const char *t = json_string_value(v), *nl = t ? strchr(t, '\n') : NULL;
+    char *end;
+    uint64_t n;
+
+    if (!nl || nl[1] < '1' || nl[1] > '9')
+        return 0;
+    n = strtoull(nl + 1, &end, 10);
+    return *end == '\n' ? n : 0;
+}
+
+/* A static copy's view since layout 7 (PROTOCOL.md §3, "A leaner view")
+ * leaves out its run id (the page's name says it), its tree size (its
+ * checkpoint's) and its manifest digest (its manifestCanonical's); an
+ * older one's must be the same. All are proven after, as any view's. */
 static int take_view(struct http_source *h, json_t *v, const char *id, uint64_t from,
                      struct pieces *ps, struct kix_resolution *res, struct kix_err *err)
 {
     json_t *size = json_object_get(v, "treeSize"), *ix = json_object_get(v, "index");
-    const char *run_id = json_string_value(json_object_get(v, "runId"));
+    json_t *run_id = json_object_get(v, "runId"), *digest = json_object_get(v, "manifestDigest");
+    json_t *canon = json_object_get(v, "manifestCanonical");
     int rc;
 
-    if (!run_id || strcmp(run_id, id) != 0)
+    if (run_id && (!json_is_string(run_id) || strcmp(json_string_value(run_id), id) != 0))
         return bad_view(h, id, "runId", err);
     snprintf(res->run.run_id, sizeof(res->run.run_id), "%s", id);
-    if (!json_is_integer(size) || json_integer_value(size) <= 0)
+    res->size = size ? (json_is_integer(size) && json_integer_value(size) > 0
+                            ? (uint64_t)json_integer_value(size)
+                            : 0)
+                     : checkpoint_size(json_object_get(v, "checkpoint"));
+    if (!res->size)
         return bad_view(h, id, "treeSize", err);
-    res->size = (uint64_t)json_integer_value(size);
-    if (digest_of(json_object_get(v, "manifestDigest"), &res->run.manifest))
-        return bad_view(h, id, "manifestDigest", err);
-    if (keep_text(ps, json_object_get(v, "manifestCanonical"), &res->manifest))
+    if (keep_text(ps, canon, &res->manifest))
         return bad_view(h, id, "manifestCanonical", err);
+    if (!digest)
+        kix_digest_of(res->manifest.ptr, res->manifest.len, &res->run.manifest);
+    else if (digest_of(digest, &res->run.manifest))
+        return bad_view(h, id, "manifestDigest", err);
     if (keep_text(ps, json_object_get(v, "checkpoint"), &res->checkpoint))
         return bad_view(h, id, "checkpoint", err);
     if (!json_object_get(v, "objects"))

@@ -514,18 +514,25 @@ static int run_json(const struct kix_run_view *v, unsigned flags, json_t *o)
 {
     int lean = (flags & KIX_VIEW_JSON_EXPORT) != 0;
     const struct kix_resolution *res = v->res;
-    json_t *list, *x;
+    json_t *list = NULL, *x;
     int bad = 0;
 
     bad |= set(o, "view", json_string(KIX_VIEW_RUN));
-    bad |= set(o, "runId", json_string(res->run.run_id));
-    bad |= set(o, "permalink", json_stringn((const char *)v->permalink.ptr, v->permalink.len));
-    bad |= set(o, "origin", json_string(v->origin));
-    bad |= set(o, "treeSize", json_integer((json_int_t)res->size));
+    /* a copy's view leaves out what its page's pin (#kix-verify: run id,
+     * origin, log key), its checkpoint (the size) and its manifest (the
+     * digest, hashed) say, and the permalink kix_permalink makes from
+     * them: about 0.3 KB a page (PROTOCOL.md §3, "A leaner view") */
+    if (!lean) {
+        bad |= set(o, "runId", json_string(res->run.run_id));
+        bad |= set(o, "permalink", json_stringn((const char *)v->permalink.ptr, v->permalink.len));
+        bad |= set(o, "origin", json_string(v->origin));
+        bad |= set(o, "treeSize", json_integer((json_int_t)res->size));
+    }
     bad |= set(o, "checkpoint", bytes_string(&res->checkpoint));
-    if (v->log_key.len)
+    if (v->log_key.len && !lean)
         bad |= set(o, "logKey", json_stringn((const char *)v->log_key.ptr, v->log_key.len));
-    bad |= set(o, "manifestDigest", json_string(v->manifest_digest));
+    if (!lean)
+        bad |= set(o, "manifestDigest", json_string(v->manifest_digest));
     bad |= set(o, "manifestCanonical", bytes_string(&res->manifest));
     if (!lean) /* a copy's readers parse manifestCanonical */
         bad |= set(o, "manifest", json_incref(v->manifest));
@@ -537,7 +544,7 @@ static int run_json(const struct kix_run_view *v, unsigned flags, json_t *o)
         bad |= set(o, "observedAt", json_string(v->observed));
     if (v->primary.have && !lean)
         bad |= set(o, "primary", figures_json(&v->primary));
-    if (v->ranked)
+    if (v->ranked && !lean) /* a copy's page says it, and its verifier proves it */
         bad |=
             set(o, "rank",
                 json_pack("{s:s,s:I,s:I,s:s,s:I}", "group", v->group, "rank",
@@ -545,7 +552,11 @@ static int run_json(const struct kix_run_view *v, unsigned flags, json_t *o)
                           "best", res->rank.best, "bestValue", (json_int_t)res->rank.best_value));
     if (!lean)
         bad |= set(o, "evidence", json_string(kix_evidence_name(res->run.evidence)));
-    bad |= set(o, "reruns", list = json_array());
+    /* none: said by leaving them out, in a copy's view */
+    if (!lean || v->nreruns)
+        bad |= set(o, "reruns", list = json_array());
+    else
+        list = NULL;
     for (size_t i = 0; list && i < v->nreruns; i++) {
         const struct kix_rerun_view *r = &v->reruns[i];
         char signer[65];
@@ -562,8 +573,12 @@ static int run_json(const struct kix_run_view *v, unsigned flags, json_t *o)
             bad |= set(x, "manifestCanonical",
                        json_stringn((const char *)r->manifest.ptr, r->manifest.len));
     }
-    bad |= set(o, "attestations", json_integer((json_int_t)res->run.attestations));
-    bad |= set(o, "attestationList", list = json_array());
+    if (!lean || res->run.attestations || v->nattestations) {
+        bad |= set(o, "attestations", json_integer((json_int_t)res->run.attestations));
+        bad |= set(o, "attestationList", list = json_array());
+    } else {
+        list = NULL;
+    }
     for (size_t i = 0; list && i < v->nattestations; i++) {
         const struct kix_attestation_view *a = &v->attestations[i];
         char signer[65];

@@ -304,10 +304,11 @@ static int write_static(struct pexport *x, const char *name, const struct kix_by
  * second file and repeat the objects and index proofs; layout 4's name
  * each field cell's pointer and embed views that repeat the page; layout
  * 5's write the sentences explaining attestations, the cite text and the
- * tiles into every run page, and its home pages link a home JSON) are all
+ * tiles into every run page, and its home pages link a home JSON; layout
+ * 6's run views repeat their pin, checkpoint and manifest digest) are all
  * written again, so that no page links a file the copy lacks and each
  * run's bytes are there once. */
-#define LAYOUT "6\n"
+#define LAYOUT "7\n"
 
 static int layout_current(const char *dir)
 {

@@ -88,6 +88,20 @@ function viewOf(p, html) {
   return JSON.parse(m ? m[2] : fs.readFileSync(path.join(EXP, p + '.json'), 'utf8'));
 }
 
+/* viewOf, with what a copy's run view leaves out since layout 7 (PROTOCOL.md
+ * section 3, "A leaner view") filled in as kix-verify.js does: the run id
+ * from the pin, the log key from #log-vkey, the origin and size from its
+ * checkpoint, the manifest's digest from its canonical text. */
+function fullOf(p, html) {
+  const v = viewOf(p, html);
+  if (v.view !== 'kix.run/1' || v.runId !== undefined) return v;
+  const lines = v.checkpoint.split('\n'), key = /<code id="log-vkey">([^<]*)<\/code>/.exec(html);
+  return Object.assign({ reruns: [], attestationList: [], attestations: 0 }, v, {
+    runId: /<div id="kix-verify"[^>]* data-run="([^"]*)"/.exec(html)[1], origin: lines[0],
+    treeSize: Number(lines[1]), logKey: key ? key[1] : '',
+    manifestDigest: 'sha256:' + crypto.createHash('sha256').update(v.manifestCanonical).digest('hex') });
+}
+
 /* The page at path p (its HTML `html`) with its view changed by fn(view):
  * the page's HTML with #kix-view edited, or for a page without one
  * { json: the edited <p>.json }. */
@@ -334,7 +348,7 @@ async function elsewhere(browser) {
      * export's index tiles */
     const untouched = fs.readdirSync(path.join(EXP, 'runs')).filter((n) => n.endsWith('.html')).find((n) => {
       const x = viewOf('runs/' + n, fs.readFileSync(path.join(EXP, 'runs', n), 'utf8'));
-      return String(x.treeSize) !== SIZE;
+      return String(fullOf('runs/' + n, fs.readFileSync(path.join(EXP, 'runs', n), 'utf8')).treeSize) !== SIZE;
     });
     check(!!untouched, 'the export holds a run page the log\'s growth left untouched');
     if (untouched) {
@@ -419,7 +433,9 @@ async function tampers(browser) {
   check(Object.keys(runRecEdits).length > 0 && !fs.existsSync(path.join(EXP, manifestFile)),
         'the copy holds the #1 row\'s index record, and its manifest in its run page alone');
   const drop = (html, slot) => {
-    const re = new RegExp('<(\\w+)([^>]*)data-kix-slot="' + slot + '"[^>]*>[\\s\\S]*?</\\1>');
+    /* (an exported page names some slots by their ids alone: layout 7) */
+    let re = new RegExp('<(\\w+)([^>]*)data-kix-slot="' + slot + '"[^>]*>[\\s\\S]*?</\\1>');
+    if (!re.test(html)) re = new RegExp('<(\\w+)([^>]*) id="' + slot + '"[^>]*>[\\s\\S]*?</\\1>');
     if (!re.test(html)) throw new Error('no ' + slot + ' slot');
     return html.replace(re, '');
   };
@@ -430,8 +446,8 @@ async function tampers(browser) {
     }), 'its primary measurement'],
     ['the canonical manifest\'s median changed', runPath, editView(runPath, run, (v) => {
       v.manifestCanonical = v.manifestCanonical.replace(/"median":(\d)/, (m, d) => '"median":' + (d === '9' ? '8' : '9'));
-    }), 'the manifest shown hashes to'],
-    ['the best run changed', runPath, editView(runPath, run, (v) => { v.rank.best = OLD; }), 'the signed index proves group'],
+    }), 'the signed index gives run ' + RUN + ' the manifest'], /* a copy's view names no digest but its text's (layout 7) */
+    ['the best run changed', runPath, editView(runPath, run, (v) => { v.rank = { group: GROUP, rank: 1, groupSize: 2, best: OLD, bestValue: 1 }; }), 'the signed index proves group'],
     ['the copy\'s environment object changed', runPath, run, 'hashes to', { [envFile]: envText.replace('"product":"', '"product":"NVIDIA H100 ') }],
     ['the copy\'s environment object missing', runPath, run, envFile, { [envFile]: null }],
     ['objects put back in the view, the environment changed', runPath, editView(runPath, run, (v) => {
@@ -454,9 +470,10 @@ async function tampers(browser) {
     ['the supersession left out of the view', oldPath, editView(oldPath, old, (v) => { delete v.supersededBy; v.entries = v.entries.filter((e) => e.type !== 'supersession'); }), 'the signed index commits 2'],
     ['another run\'s whole page at /runs/' + RUN, runPath, old, 'the page says it shows run ' + OLD],
     /* the exported page reads the view at its own address; kixd's carries one */
+    /* (a copy's view is of the run its pin names since layout 7: the other run's manifest is not this run's) */
     ['another run\'s page (its view embedded) with its data-run changed', runPath,
-      (VIEW.test(old) ? old : withView(old, viewOf(oldPath, old))).replace('data-run="' + OLD + '"', 'data-run="' + RUN + '"'), 'its view is of ' + OLD],
-    ['the copy\'s index note at the page\'s size missing', runPath, run, 'the index files', { ['index/notes/' + viewOf(runPath, run).treeSize]: null }],
+      (VIEW.test(old) ? old : withView(old, viewOf(oldPath, old))).replace('data-run="' + OLD + '"', 'data-run="' + RUN + '"'), 'the signed index gives run ' + RUN + ' the manifest'],
+    ['the copy\'s index note at the page\'s size missing', runPath, run, 'the index files', { ['index/notes/' + fullOf(runPath, run).treeSize]: null }],
     ['the copy\'s record of the run\'s group changed', runPath, run, 'does not hash to its name', recEdits],
     ['data-run removed', runPath, run.replace(/ data-run="[^"]*"/, ''), 'data-run'],
     ['another manifest (digest and text) in the view', runPath, editView(runPath, run, (v) => {
@@ -467,7 +484,7 @@ async function tampers(browser) {
     ['a fake row in a group', groupPath, editView(groupPath, group, (v) => { v.rows.push(Object.assign({}, v.rows[0], { rank: v.rows.length + 1, runId: 'fake' })); }), 'fake'],
     ['a group\'s size edited', groupPath, editView(groupPath, group, (v) => { v.size += 90; }), 'the signed index proves'],
     ['a group page without its rows', groupPath, drop(group, 'group-rows'), 'data-kix-slot="group-rows"'],
-    ['a group page without index proofs, nor the copy\'s index note', groupPath, editView(groupPath, group, (v) => { delete v.index; }), 'the index files', { ['index/notes/' + viewOf(groupPath, group).treeSize]: null }],
+    ['a group page without index proofs, nor the copy\'s index note', groupPath, editView(groupPath, group, (v) => { delete v.index; }), 'the index files', { ['index/notes/' + fullOf(groupPath, group).treeSize]: null }],
     ['a group row\'s provider edited', groupPath, editView(groupPath, group, (v) => { v.rows[0].provider += ' (edited)'; }), 'its provider'],
     ['a group row\'s implementation edited', groupPath, editView(groupPath, group, (v) => { v.rows[0].implementation += ' (edited)'; }), 'its implementation'],
     ['a group row\'s evidence edited', groupPath, editView(groupPath, group, (v) => {
@@ -549,10 +566,10 @@ async function tampers(browser) {
   {
     check(!run.includes('data-kix-ptr=') && run.includes('<table class="kv">'),
           'the exported run page names no field cell and no table object');
-    const sel = '<tr><th>form factor</th><td>';
+    const sel = '<tr><th>form factor<td>';
     const at = run.indexOf(sel);
     check(at > 0, 'the run page has an environment cell for the GPU form factor');
-    const end = run.indexOf('</td>', at);
+    const end = run.indexOf('\n', at);
     const proven = run.slice(at + sel.length, end);
     const srv = await serveDir(EXP, { [runPath]: run.slice(0, at + sel.length) + 'PCIe-made-up' + run.slice(end) });
     const page = await open(browser, srv.url + '/' + runPath);
@@ -567,10 +584,10 @@ async function tampers(browser) {
   }
   /* a manifest cell edited: recomputed from the proven manifest, as text */
   {
-    const sel = '<tr><th>observed at</th><td>';
+    const sel = '<tr><th>observed at<td>';
     const at = run.indexOf(sel);
     check(at > 0, 'the run page has an observed-at cell');
-    const end = run.indexOf('</td>', at);
+    const end = run.indexOf('\n', at);
     const proven = JSON.parse(viewOf(runPath, run).manifestCanonical).spec.observedAt;
     const srv = await serveDir(EXP, { [runPath]: run.slice(0, at + sel.length) + '1999-01-01T00:00:00Z' + run.slice(end) });
     const page = await open(browser, srv.url + '/' + runPath);
@@ -584,7 +601,7 @@ async function tampers(browser) {
   /* a field row added to an exported page's table: its rows are not the
    * manifest's, its cells are left unproven (not named, not filled) */
   {
-    const sel = '<tr><th>form factor</th>';
+    const sel = '<tr><th>form factor<td>';
     const at = run.indexOf(sel);
     const srv = await serveDir(EXP, { [runPath]: run.slice(0, at) + '<tr><th>extra</th><td>made up</td></tr>\n' + run.slice(at) });
     const page = await open(browser, srv.url + '/' + runPath);
@@ -652,7 +669,7 @@ async function labels(browser) {
 async function reader(browser) {
   const run = fs.readFileSync(path.join(EXP, 'runs', RUN), 'utf8');
   const group = fs.readFileSync(path.join(EXP, 'groups', GROUP), 'utf8');
-  const view = viewOf('runs/' + RUN, fs.readFileSync(path.join(EXP, 'runs', RUN), 'utf8'));
+  const view = fullOf('runs/' + RUN, fs.readFileSync(path.join(EXP, 'runs', RUN), 'utf8'));
   const named = JSON.parse(view.manifestCanonical).spec;
   const KINDS = { Workload: 'workloadDigest', ExecutionEnvironment: 'environmentDigest', Implementation: 'implementationDigest', Protocol: 'protocolDigest' };
   const obj = (kind) => JSON.parse(fs.readFileSync(path.join(EXP, 'objects', named[KINDS[kind]]), 'utf8')).spec;
@@ -681,9 +698,9 @@ async function reader(browser) {
         if (!rows.some((r) => /^Marked passed/.test(r[1]))) return false;
         const by = Object.fromEntries(rows.map((r) => [r[0], r]));
         return v.state === 'fail' || (rows.length >= 3 && rows.every((r) => r[1] !== 'edited' && r[2] === 'yes') &&
-                                      by.digest[1] === view.manifestDigest && by['comparison-key'][1] === view.rank.group);
+                                      by.digest[1] === view.manifestDigest && by['comparison-key'][1] === GROUP);
       }],
-    ['the attestation\'s log-entries row removed', runPath, run.replace(/<tr [^>]*data-type="attestation"[^>]*>[\s\S]*?<\/tr>\n?/, ''), async (p, v) => {
+    ['the attestation\'s log-entries row removed', runPath, run.replace(/<tr [^>]*data-type="attestation"[^>]*>[^\n]*\n?/, ''), async (p, v) => {
       const types = await p.evaluate(() => [...document.querySelectorAll('[data-kix-slot="entries"] tr')].map((r) => r.cells[1].textContent));
       return v.state === 'fail' || types.includes('attestation');
     }],
@@ -696,12 +713,12 @@ async function reader(browser) {
       return v.state === 'fail' || (shown.length > 1 && shown.every((x) => x));
     }],
     ['the group page\'s rows reordered in its HTML', groupPath, (() => {
-      const rows = group.match(/<tr data-rank=[^\n]*<\/tr>\n/g) || [];
+      const rows = group.match(/<tr data-rank=[^\n]*\n/g) || [];
       return rows.length < 2 ? '' : group.replace(rows.join(''), rows.slice().reverse().join(''));
     })(), async (p, v) => groupRowsProven(p, v)],
-    ['the group page\'s first row dropped from its HTML', groupPath, group.replace(/<tr data-rank=[^\n]*<\/tr>\n/, ''),
+    ['the group page\'s first row dropped from its HTML', groupPath, group.replace(/<tr data-rank=[^\n]*\n/, ''),
       async (p, v) => groupRowsProven(p, v)],
-    ['a row added to the group page\'s HTML', groupPath, group.replace(/(<tr data-rank=[^\n]*<\/tr>\n)/, (m) => m + m.replace(/data-rank="1"/, 'data-rank="2"')),
+    ['a row added to the group page\'s HTML', groupPath, group.replace(/(<tr data-rank=[^\n]*\n)/, (m) => m + m.replace(/data-rank="1"/, 'data-rank="2"')),
       async (p, v) => groupRowsProven(p, v)],
     ['every group row but the last hidden by the page\'s stylesheet', groupPath,
       group.replace('</head>', '<style>tbody tr:not(:last-child){display:none}</style></head>'), async (p, v) => v.state === 'fail' && v.text.includes('hides row')]
@@ -752,7 +769,7 @@ async function reader(browser) {
     const got = await page.evaluate(() => ({ stale: document.querySelector('[data-kix-slot="staleness"]').textContent,
       links: [...document.querySelectorAll('[data-kix-slot="group-link"]')].map((a) => a.getAttribute('href')) }));
     const runStale = /data-kix-slot="staleness">([^<]*)</.exec(run);
-    check(v.state === 'ok' && runStale && got.stale === runStale[1] && got.stale !== 'Re-observed yesterday.' && got.links.length === 2 && got.links.every((h) => h.endsWith('/groups/' + GROUP + '.html')),
+    check(v.state === 'ok' && runStale && got.stale === runStale[1] && got.stale !== 'Re-observed yesterday.' && got.links.length === 1 && got.links.every((h) => h.endsWith('/groups/' + GROUP + '.html')),
           'an edited staleness line and group links are written over by the proven ones: ' + JSON.stringify(got));
     await page.close();
     await srv.close();
@@ -785,7 +802,7 @@ async function reader(browser) {
       v.text.includes(keyName(view.logKey)) && v.text.includes(keyName(other.logKey)) && keyName(view.logKey) !== keyName(other.logKey), 'run-another-key']]) {
     if (!dir) continue;
     const copy = await serveDir(dir, {});
-    const theirs = viewOf('runs/' + RUN, fs.readFileSync(path.join(dir, 'runs', RUN), 'utf8'));
+    const theirs = fullOf('runs/' + RUN, fs.readFileSync(path.join(dir, 'runs', RUN), 'utf8'));
     for (const p of [runPath, groupPath]) {
       if (p === groupPath && !fs.existsSync(path.join(dir, 'groups', GROUP + '.json'))) continue;
       const page = await open(browser, here.url + '/' + p + '?kix-base=' + encodeURIComponent(copy.url + '/'));

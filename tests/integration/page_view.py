@@ -1,8 +1,12 @@
 """page_view.py PAGE: the view document PAGE (an HTML file) embeds as
 <script type="application/json" id="kix-view">, printed as JSON (a static
-copy's run page carries its view so since layout 4, PROTOCOL.md §3). As a
-module: load(PAGE) and store(PAGE, view), for tests that tamper with a
-copy's view (store escapes it as kixd does)."""
+copy's run page carries its view so since layout 4, PROTOCOL.md §3), with
+what a copy's leaves out since layout 7 filled in (full). As a module:
+load(PAGE) (the view as embedded), full(PAGE), copy_view(kixd's view) and
+store(PAGE, view), for tests that tamper with a copy's view (store escapes
+it as kixd does)."""
+import hashlib
+import html as htmlmod
 import json
 import re
 import sys
@@ -22,6 +26,49 @@ def load(page):
     return json.loads(_match(page)[1].group(2))
 
 
+def full(page):
+    """The view with what a static copy's leaves out since layout 7
+    (PROTOCOL.md §3, "A leaner view") filled in as kix-verify.js and kix's
+    HTTP source do: the run id from the pin, the log key from #log-vkey,
+    the origin and size from its checkpoint, the manifest's digest from
+    its canonical text."""
+    html, m = _match(page)
+    view = json.loads(m.group(2))
+    if view.get("view") != "kix.run/1" or "runId" in view:
+        return view
+    run = re.search(r'<div id="kix-verify"[^>]* data-run="([^"]*)"', html)
+    key = re.search(r'<code id="log-vkey">([^<]*)</code>', html)
+    origin, size = view["checkpoint"].split("\n")[:2]
+    view.update(runId=htmlmod.unescape(run.group(1)), origin=origin, treeSize=int(size),
+                logKey=htmlmod.unescape(key.group(1)) if key else "",
+                manifestDigest="sha256:" + hashlib.sha256(
+                    view["manifestCanonical"].encode()).hexdigest())
+    view.setdefault("reruns", [])
+    view.setdefault("attestationList", [])
+    view.setdefault("attestations", 0)
+    return view
+
+
+def copy_view(view):
+    """kixd's run view as a static copy's page embeds it (PROTOCOL.md §3):
+    without `manifest`, `sections`, `objects` and `index` (layout 4), what
+    the page's HTML says (a lean view, layout 5), what its pin, checkpoint
+    and manifest say, its rank, and reruns and attestations when there are
+    none (a leaner view, layout 7), and the entries' paths."""
+    v = dict(view)
+    for k in ("manifest", "sections", "objects", "index", "observedAt", "primary", "evidence",
+              "title", "header", "evidenceText", "lastObserved", "runId", "permalink", "origin",
+              "treeSize", "logKey", "manifestDigest", "rank"):
+        v.pop(k, None)
+    for k in ("reruns", "attestationList"):
+        if not v[k]:
+            del v[k]
+    if not v["attestations"] and "attestationList" not in v:
+        del v["attestations"]
+    v["entries"] = [{k: e[k] for k in e if k not in ("tile", "entryBundle")} for e in v["entries"]]
+    return v
+
+
 def store(page, view):
     html, m = _match(page)
     text = json.dumps(view, separators=(",", ":"), sort_keys=True, ensure_ascii=False)
@@ -32,4 +79,4 @@ def store(page, view):
 
 
 if __name__ == "__main__":
-    print(_match(sys.argv[1])[1].group(2))
+    print(json.dumps(full(sys.argv[1]), ensure_ascii=False))

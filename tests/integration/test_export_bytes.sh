@@ -52,10 +52,14 @@ assert said["files"] == names and said["bytes"] == total, (said, names, total)
 # 38), above what it writes now (22.6 KB, 12.9 KB: the trust note, empty
 # rerun and attestation tables, the checkpoint, BibTeX, CSL-JSON and
 # manifest boxes and the cite line built by the script; a section's object said on its table)
+# Layout 6 wrote 17.0 KB a run, 9.8 KB of it the run's page and 2.24 KB
+# its groups' share; layout 7 (a leaner view and pin, rows without their
+# optional end tags, the group chart's colours in style.css) 15.3, 8.2
+# and 2.13 KB: bounds between the two, so that either regresses here
 per_run, page_and_view = total / runs, runs_bytes / runs
-assert per_run <= 24.5e3, "the copy holds %.0f bytes a run (bound 24.5 KB)" % per_run
-assert page_and_view <= 14.2e3, "a run's page holds %.0f bytes (bound 14.2 KB)" % page_and_view
-assert parts["groups"] / runs <= 4e3, "the groups' share is %.0f bytes a run (bound 4 KB)" % (parts["groups"] / runs)
+assert per_run <= 16.2e3, "the copy holds %.0f bytes a run (bound 16.2 KB)" % per_run
+assert page_and_view <= 9.0e3, "a run's page holds %.0f bytes (bound 9.0 KB)" % page_and_view
+assert parts["groups"] / runs <= 2.2e3, "the groups' share is %.0f bytes a run (bound 2.2 KB)" % (parts["groups"] / runs)
 # names and files: a run's page (two names), view and manifest, and small
 # shares of the rest; the index is packed (PROTOCOL.md §3.2, "Index
 # packs"): a small fraction of a file a run, where one file a record and a
@@ -81,13 +85,24 @@ for f in sorted(os.listdir(os.path.join(root, "runs"))):
     for k in ("observedAt", "primary", "evidence", "title", "header", "evidenceText", "lastObserved"):
         assert k not in v, "runs/%s's view repeats %s, which its page says" % (f, k)
     assert all(set(e) == {"index", "type"} for e in v["entries"]), "runs/%s's entries name their files" % f
+    # a leaner view (layout 7, PROTOCOL.md §3): not what its pin (the run),
+    # its page (the log key, the rank), its checkpoint (origin, size) and
+    # its manifest (the digest) say, nor empty reruns and attestations;
+    # the page pins its run alone and links its group once
+    for k in ("runId", "permalink", "origin", "treeSize", "logKey", "manifestDigest", "rank"):
+        assert k not in v, "runs/%s's view repeats %s, which its page or checkpoint says" % (f, k)
+    assert v.get("reruns", [1]) and v.get("attestationList", [1]), "runs/%s's view says none" % f
+    for part in ("data-log-key=", "data-root=", 'id="manifest-section"', "</th><td", 'data-kix-slot="group-link">comparison group</a></nav>',
+                 'data-kix-slot="evidence"', 'data-kix-slot="median"', 'data-kix-slot="rank"', 'data-kix-slot="observed"'):
+        assert part not in page, "runs/%s carries %s" % (f, part)
+    assert page.count('data-kix-slot="group-link"') <= 1, "runs/%s links its group twice" % f
     # what is the same on every page and of use only with JavaScript is
     # built by kix-verify.js, not written into each page (PROTOCOL.md §3,
     # "A run page's shell")
     for part in ('id="verify-trust"', 'data-kix-slot="reruns-table"', 'data-kix-slot="attestations-table"',
                  'data-kix-slot="cite-bibtex"', 'data-kix-slot="cite-about"', 'data-kix-slot="manifest"', 'data-kix-slot="checkpoint"',
                  'id="attestations-note"', 'id="cite-how"', 'id="tiles-note"'):
-        assert part not in page or (v["reruns"] and "reruns" in part) or (v["attestationList"] and "attestations" in part), \
+        assert part not in page or (v.get("reruns") and "reruns" in part) or (v.get("attestationList") and "attestations" in part), \
             "runs/%s carries %s" % (f, part)
     canon = v["manifestCanonical"]
     rest = page[:m.start(1)] + page[m.end(1):]
@@ -128,6 +143,8 @@ assert said["runPages"] <= new, "%d run pages for %d new entries" % (said["runPa
 assert said["bytes"] <= 30e3 * said["runPages"] + 30e3 * said["groupPages"] + 100e3 * said["kernelPages"] \
     + 120e3 * said["homePages"] + 200e3 + 8e3 * new, "%d bytes" % said["bytes"]
 assert said["files"] < first["files"] / 4 and said["bytes"] < first["bytes"] / 4, (said, first)
+# a new entry's bytes: 24.7 KB in layout 6, 22.9 KB in layout 7
+assert said["bytes"] / new <= 23.8e3, "%.0f bytes a new entry (bound 23.8 KB)" % (said["bytes"] / new)
 # a new entry's share of what it rewrote (its run's page, its group's
 # pages, its kernel's, home page 1, the index and tiles): 41.5 KB, where
 # pages that carried the verifier's scaffolding wrote 45.1 KB
@@ -178,11 +195,12 @@ expect_status 0 "$KIXD" export --json --store "$WORK/o2" "$WORK/exp2"
 manifests() { # DIR: "index digest" of each run page's publication, and whether objects/ holds it
   python3 - "$1" <<'PY'
 import json, os, re, sys
+sys.path.insert(0, os.environ["KIX_TESTS"] + "/integration")
+from page_view import full
 root = sys.argv[1]
 for f in sorted(os.listdir(root + "/runs")):
     if f.endswith(".html"):
-        v = json.loads(re.search(r'<script type="application/json" id="kix-view">(.*?)</script>',
-                                 open(root + "/runs/" + f, encoding="utf-8").read(), re.S).group(1))
+        v = full(root + "/runs/" + f)
         i = [e["index"] for e in v["entries"] if e["type"] == "publication"][0]
         print(i, v["manifestDigest"], int(os.path.exists(root + "/objects/" + v["manifestDigest"])))
 PY
@@ -190,11 +208,12 @@ PY
 [ "$(manifests "$WORK/exp2" | awk '$3 == 1' | wc -l)" = 0 ] || fail "a partial bundle's run manifests have objects/ files beside their pages"
 python3 - "$WORK/exp2" <<'PY' || fail "writing an older kixd's objects/ files"
 import json, os, re, sys
+sys.path.insert(0, os.environ["KIX_TESTS"] + "/integration")
+from page_view import full
 root = sys.argv[1]
 for f in os.listdir(root + "/runs"):
     if f.endswith(".html"):
-        v = json.loads(re.search(r'<script type="application/json" id="kix-view">(.*?)</script>',
-                                 open(root + "/runs/" + f, encoding="utf-8").read(), re.S).group(1))
+        v = full(root + "/runs/" + f)
         open(root + "/objects/" + v["manifestDigest"], "wb").write(v["manifestCanonical"].encode())
 PY
 [ "$(manifests "$WORK/exp2" | awk '$3 == 1' | wc -l)" = 200 ] || fail "the older kixd's files are not there"
@@ -220,15 +239,19 @@ PY
 pass "run manifests in their pages alone while their bundle is partial; a bundle that fills: an older copy's files of its manifests leave objects/ (in its pack and their pages)"
 
 # a copy whose pages an older layout wrote (5: the explaining sentences in
-# every run page, a home JSON beside each home page) is written again whole
+# every run page, a home JSON beside each home page; 6: run views that
+# repeat their pin, checkpoint and manifest digest) is written again whole
 # by the next export, though the log did not move: no run page keeps the
 # old form, and the home JSON goes
-PAGE=$(cd "$WORK/exp2/runs" && ls *.html | sed -n 1p)
-printf '<!-- an older layout -->' >>"$WORK/exp2/runs/$PAGE"
-echo 5 >"$WORK/exp2/runs/.layout"
-echo '{"view":"kix.home/1"}' >"$WORK/exp2/index.json"
-expect_status 0 "$KIXD" export --json --store "$WORK/o2" "$WORK/exp2"
-grep -q 'an older layout' "$WORK/exp2/runs/$PAGE" && fail "runs/$PAGE of layout 5 was not written again"
-[ ! -e "$WORK/exp2/index.json" ] || fail "layout 5's index.json is still there"
-[ "$(cat "$WORK/exp2/runs/.layout")" = 6 ] || fail "runs/.layout: $(cat "$WORK/exp2/runs/.layout")"
-pass "a copy of layout 5 is written again in layout 6 ($(json_get "$WORK/out" 'd["runPages"]') run pages)"
+for old in 5 6; do
+  PAGE=$(cd "$WORK/exp2/runs" && ls *.html | sed -n 1p)
+  printf '<!-- an older layout -->' >>"$WORK/exp2/runs/$PAGE"
+  echo $old >"$WORK/exp2/runs/.layout"
+  echo '{"view":"kix.home/1"}' >"$WORK/exp2/index.json"
+  expect_status 0 "$KIXD" export --json --store "$WORK/o2" "$WORK/exp2"
+  grep -q 'an older layout' "$WORK/exp2/runs/$PAGE" && fail "runs/$PAGE of layout $old was not written again"
+  [ ! -e "$WORK/exp2/index.json" ] || fail "layout $old's index.json is still there"
+  [ "$(cat "$WORK/exp2/runs/.layout")" = 7 ] || fail "runs/.layout: $(cat "$WORK/exp2/runs/.layout")"
+  grep -q 'data-log-key=' "$WORK/exp2/runs/$PAGE" && fail "runs/$PAGE pins more than its run"
+  pass "a copy of layout $old is written again in layout 7 ($(json_get "$WORK/out" 'd["runPages"]') run pages)"
+done

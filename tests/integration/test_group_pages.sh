@@ -92,7 +92,7 @@ grep -qF 'rows 1001–1010 of 1010' "$WORK/p11.html" || fail "page 11 does not s
 grep -q '<h1 data-kix-slot="group-title">cross_entropy · ' "$WORK/p11.html" ||
   fail "the group's title is not in words: $(grep -o '<h1[^<]*' "$WORK/p11.html")"
 [ "$(grep -c '<tr data-rank=' "$WORK/p11.html")" = 10 ] || fail "page 11 has not 10 rows"
-grep -q '<svg class="chart"' "$WORK/p11.html" && [ "$(grep -o '<rect ' "$WORK/p11.html" | wc -l)" = 10 ] ||
+grep -q '<svg class="chart bars"' "$WORK/p11.html" && [ "$(grep -o '<rect ' "$WORK/p11.html" | wc -l)" = 10 ] ||
   fail "page 11 has no chart of its 10 rows"
 grep -q 'href="?page=10" rel="prev"' "$WORK/p11.html" || fail "page 11 links no previous page"
 # the export writes every page: groups/<key>, groups/<key>-2 .. -11, each linking the next by file

@@ -152,11 +152,13 @@ grep -q "all $SIZE entries" "$WORK/audit-flaky.txt" || fail "kix audit: $(cat "$
 # asked by its digest first: a copy without packs is read one by one)
 python3 - "$WORK/flaky.json" "$WORK/copy" <<'PY' || fail "the flaky server's requests"
 import json, os, re, sys
+sys.path.insert(0, os.environ["KIX_TESTS"] + "/integration")
+from page_view import full
 d, root = json.load(open(sys.argv[1])), sys.argv[2]
 files = {f for f in os.listdir(root + "/objects") if f.startswith("sha256:")}
 for f in os.listdir(root + "/runs"):
     if f.endswith(".html"):
-        files.add(re.search(r'"manifestDigest":"(sha256:[0-9a-f]{64})"', open(root + "/runs/" + f).read()).group(1))
+        files.add(full(root + "/runs/" + f)["manifestDigest"])
 n = len(files)
 def flaky(p):
     return p.startswith("/tile/entries/") or p.startswith("/objects/") and p[-1] in "01234567"

@@ -53,7 +53,8 @@ for f in os.listdir(exp + "/runs"):
         m = re.search(r'<script type="application/json" id="kix-view">(.*?)</script>',
                       open(exp + "/runs/" + f, encoding="utf-8").read(), re.S)
         v = json.loads(m.group(1))
-        pages[v["manifestDigest"]] = v["manifestCanonical"].encode()
+        text = v["manifestCanonical"].encode()  # its digest is its text's (layout 7)
+        pages["sha256:" + hashlib.sha256(text).hexdigest()] = text
 def held(d):
     return open(exp + "/objects/" + d, "rb").read() if d in files else pages.get(d)
 packed = set()
@@ -149,7 +150,16 @@ PY
 )
 # a full bundle's run manifest has no objects/ file: its run page holds it
 # (PROTOCOL.md §3, "One manifest a run"); LAST_PAGE is that page
-LAST_PAGE=$(grep -l "\"manifestDigest\":\"$LAST\"" "$WORK"/exp/runs/*.html | head -1)
+LAST_PAGE=$(python3 - "$WORK/exp/runs" "$LAST" <<'PY'
+import os, sys
+sys.path.insert(0, os.environ["KIX_TESTS"] + "/integration")
+from page_view import full
+for f in sorted(os.listdir(sys.argv[1])):
+    if f.endswith(".html") and full(os.path.join(sys.argv[1], f))["manifestDigest"] == sys.argv[2]:
+        print(os.path.join(sys.argv[1], f))
+        break
+PY
+)
 [ -n "$LAST_PAGE" ] && [ ! -e "$WORK/exp/objects/$LAST" ] || fail "$LAST has an objects/ file, or no run page"
 LAST_PAGE=runs/$(basename "$LAST_PAGE")
 python3 "$KIX_TESTS/integration/page_view.py" "$WORK/exp/$LAST_PAGE" |

@@ -119,20 +119,18 @@ for _ in $(seq 1 600); do [ "$(cat "$WORK/exp/runs/.size" 2>/dev/null)" = "$SIZE
 # index/: PROTOCOL.md §3); a group page carries none: its verifier reads
 # groups/<key>.json beside it, kixd's document without `index` and the
 # rows' manifests, implementations, records and proofs
-G=$(python3 -c 'import json,sys; print(json.loads(sys.argv[1])["rank"]["group"])' "$(embedded "$WORK/exp/runs/$RID")")
+G=$(grep -o 'href="../groups/sha256:[0-9a-f]*.html" data-kix-slot="group-link"' "$WORK/exp/runs/$RID" | sed -n '1s/^href="..\/groups\/\([^"]*\).html".*/\1/p')
+[ -n "$G" ] || fail "the exported run page links no group"
 [ ! -e "$WORK/exp/runs/$RID.json" ] || fail "the export wrote runs/$RID.json: a run's view is in its page"
 for p in "runs/$RID" "groups/$G"; do
   case "$p" in groups/*) [ -z "$(embedded "$WORK/exp/$p")" ] || fail "the exported $p embeds its view ($p.json holds it)" ;; esac
   curl -sf "$H/$p" -o "$WORK/kixd-page.html" || fail "GET /$p"
-  [ "$(view "$WORK/exp/$p")" = "$(embedded "$WORK/kixd-page.html" | python3 -c 'import json,sys
+  [ "$(view "$WORK/exp/$p")" = "$(embedded "$WORK/kixd-page.html" | python3 -c 'import json,os,sys
+sys.path.insert(0, os.environ["KIX_TESTS"] + "/integration")
+from page_view import copy_view
 v = json.load(sys.stdin)
 if v["view"] == "kix.run/1":
-    del v["manifest"], v["sections"], v["objects"], v["index"]
-    # a lean view: what the HTML of the page says (PROTOCOL.md §3)
-    for k in ("observedAt", "primary", "evidence", "title", "header", "evidenceText", "lastObserved"):
-        v.pop(k, None)
-    for e in v["entries"]:
-        del e["tile"], e["entryBundle"]
+    v = copy_view(v)  # kixd'"'"'s view as the copy'"'"'s page embeds it (PROTOCOL.md §3)
 else:  # the copy: group rows name their runs (layout 4)
     del v["index"], v["workloadCanonical"], v["environmentCanonical"]
     for r in v["rows"]:
@@ -210,7 +208,8 @@ edit_view "$WORK/bad3/runs/$RID" '
 c = v["manifestCanonical"]
 i = c.index("\"median\":") + len("\"median\":")
 v["manifestCanonical"] = c[:i] + ("9" if c[i] != "9" else "8") + c[i + 1:]'
-expect_failed "$WORK/bad3" "the manifest shown hashes to sha256:" "the view's canonical manifest with one digit changed"
+# (a copy's view names no digest but its text's since layout 7: the signed index names another)
+expect_failed "$WORK/bad3" "the signed index gives run $RID the manifest" "the view's canonical manifest with one digit changed"
 copy_export "$WORK/bad3b" "runs/$RID"
 # (an exported view carries no `manifest`: one put beside the text must be it)
 edit_view "$WORK/bad3b/runs/$RID" '
@@ -229,11 +228,12 @@ open(p, "w", encoding="utf-8").write("\n".join(lines))
 PY
 expect_failed "$WORK/bad4" "the checkpoint signature does not verify" "checkpoint root changed"
 
-# the view's rank is checked against the signed index: another rank in the
-# view, or another group record in its proofs, fails; another rank in the
-# page's text is not read, and the proven one replaces it
+# the view's rank is checked against the signed index: a rank a view
+# claims otherwise (a copy's says none since layout 7: its page does), or
+# another group record in its proofs, fails; another rank in the page's
+# text is not read, and the proven one replaces it
 copy_export "$WORK/bad6" "runs/$RID"
-edit_view "$WORK/bad6/runs/$RID" 'v["rank"]["rank"] += 90'
+edit_view "$WORK/bad6/runs/$RID" 'v["rank"] = {"group": "'"$G"'", "rank": 91, "groupSize": 91, "best": "'"$RID"'", "bestValue": 1}'
 expect_failed "$WORK/bad6" "the signed index proves" "a view whose rank was edited"
 # the copy's view carries no index proofs (layout 4): the verifier computes
 # them from index/; the group's record file edited there fails
@@ -251,12 +251,13 @@ copy_export "$WORK/bad7c" "objects/$ENVD"
 rm "$WORK/bad7c/objects/$ENVD"
 expect_failed "$WORK/bad7c" "objects/$ENVD" "the copy's environment object missing (objects/)"
 copy_export "$WORK/text" "runs/$RID"
-RANK=$(python3 -c 'import json,sys; r = json.loads(sys.argv[1])["rank"]; print("Rank %d of %d" % (r["rank"], r["groupSize"]))' "$(view "$WORK/exp/runs/$RID")")
+# (the rank the export wrote: a copy's view says none since layout 7, its page does)
+RANK=$(sed -n 's/.*id="rank"[^>]*>\(Rank [0-9]* of [0-9]*\)<.*/\1/p' "$WORK/exp/runs/$RID")
 python3 - "$WORK/text/runs/$RID" <<'PY'
 import re, sys
 p = sys.argv[1]
 t = open(p, encoding="utf-8").read()
-t2 = re.sub(r'(<[^>]*data-kix-slot="rank"[^>]*>).*?(</)', r"\1Rank 99 of 99\2", t, count=1, flags=re.S)
+t2 = re.sub(r'(<[^>]*id="rank"[^>]*>).*?(</)', r"\1Rank 99 of 99\2", t, count=1, flags=re.S)
 assert t2 != t, "no rank slot"
 open(p, "w", encoding="utf-8").write(t2)
 PY
@@ -266,7 +267,7 @@ grep -q "data-kix-slot=\"rank\"[^>]*>$RANK<" "$WORK/dom.html" || fail "the rank 
 pass "the page's text is not read: the rank slot shows the proven $RANK"
 
 # ---- a group page: its rows proven by the group's signed directory and pages ---------
-GROUP=$(python3 -c 'import json,sys; print(json.loads(sys.argv[1])["rank"]["group"])' "$(view "$WORK/exp/runs/$RID")")
+GROUP=$G
 [ -n "$GROUP" ] || fail "the run page links no group"
 expect_group_verified() { # URL NAME
   dom "$1" "$WORK/dom.html" || fail "$2: chromium failed: $(tail -3 "$WORK/chrome.log")"
@@ -307,9 +308,9 @@ expect_failed "$WORK/bad9" "the signed index proves" "a group view with its size
 # EARLY's page and its group's page (whose rows read manifests from the
 # run pages) verify; the manifest changed in EARLY's page turns both red,
 # and kix show and kix group over the copy exit 1.
-EM=$(embedded "$WORK/exp/runs/$EARLY" | python3 -c 'import json,sys; print(json.load(sys.stdin)["manifestDigest"])')
-RM=$(embedded "$WORK/exp/runs/$RID" | python3 -c 'import json,sys; print(json.load(sys.stdin)["manifestDigest"])')
-EG=$(python3 -c 'import json,sys; print(json.loads(sys.argv[1])["rank"]["group"])' "$(embedded "$WORK/exp/runs/$EARLY")")
+EM=$(page_view "$WORK/exp/runs/$EARLY" | python3 -c 'import json,sys; print(json.load(sys.stdin)["manifestDigest"])')
+RM=$(page_view "$WORK/exp/runs/$RID" | python3 -c 'import json,sys; print(json.load(sys.stdin)["manifestDigest"])')
+EG=$(grep -o 'href="../groups/sha256:[0-9a-f]*.html" data-kix-slot="group-link"' "$WORK/exp/runs/$EARLY" | sed -n '1s/^href="..\/groups\/\([^"]*\).html".*/\1/p')
 [ -n "$EG" ] && [ -s "$WORK/exp/objects/entries/000" ] || fail "EARLY has no group, or bundle 000 no pack"
 [ ! -e "$WORK/exp/objects/$EM" ] || fail "the export wrote objects/$EM, a manifest its run page and pack hold"
 [ ! -e "$WORK/exp/objects/$RM" ] || fail "the export wrote objects/$RM, the manifest of a run in a partial bundle its page holds"
@@ -328,11 +329,12 @@ c = v["manifestCanonical"]
 i = c.index("\"median\":") + len("\"median\":")
 v["manifestCanonical"] = c[:i] + ("9" if c[i] != "9" else "8") + c[i + 1:]'
 ln -f "$WORK/bad13/runs/$EARLY.html" "$WORK/bad13/runs/$EARLY" # the page's two names, one file
-expect_failed "$WORK/bad13" "the manifest shown hashes to sha256:" "a full bundle's run page with its manifest changed" "runs/$EARLY"
+expect_failed "$WORK/bad13" "the signed index gives run $EARLY the manifest" "a full bundle's run page with its manifest changed" "runs/$EARLY"
 expect_failed "$WORK/bad13" "the manifest shown hashes to sha256:" "a group page whose row's run page has its manifest changed" "groups/$EG"
 export KIX_STATE_DIR="$WORK/s-one-liar"
 expect_status 1 "$KIX" show --server "$NGINX_URL/" --no-cache --log-key "$WORK/vkey" "$EARLY"
-grep -q "does not verify: the manifest.s bytes do not hash to $EM" "$WORK/err" || fail "kix show, a changed manifest in the page: $(cat "$WORK/err")"
+# (the page's view names no digest but its text's since layout 7: the signed index names another)
+grep -q "does not verify: the signed index gives run $EARLY another manifest" "$WORK/err" || fail "kix show, a changed manifest in the page: $(cat "$WORK/err")"
 expect_status 1 "$KIX" group --server "$NGINX_URL/" --no-cache --log-key "$WORK/vkey" "$EG"
 grep -q "carries another manifest" "$WORK/err" || fail "kix group, a changed manifest in a row's page: $(cat "$WORK/err")"
 unset KIX_STATE_DIR
@@ -362,7 +364,7 @@ SIZE=$(curl -sf "$H/checkpoint" | sed -n 2p)
 for _ in $(seq 1 600); do [ "$(cat "$WORK/exp/runs/.size" 2>/dev/null)" = "$SIZE" ] && break; sleep 0.1; done
 [ "$(cat "$WORK/exp/runs/.size")" = "$SIZE" ] || fail "the export did not reach size $SIZE"
 # RID's page and JSON were not rewritten: their proofs are at the old size
-python3 - <(embedded "$WORK/exp/runs/$RID") "$OLDSIZE" <<'PY' || fail "RID's exported page was rewritten: the test needs an untouched one"
+python3 - <(page_view "$WORK/exp/runs/$RID") "$OLDSIZE" <<'PY' || fail "RID's exported page was rewritten: the test needs an untouched one"
 import json, sys
 v = json.load(open(sys.argv[1]))
 assert v["treeSize"] == int(sys.argv[2]), v["treeSize"]

@@ -150,8 +150,8 @@ for t in tables:
 PY
 grep -q "configurations on each GPU" <<<"$(curl -sf "$H/kernels/rope")" && fail "a Liger-only kernel page ranks configurations"
 curl -sf "$H/" >"$tmp/home.html" || fail "no home page"
-grep -q "<td>kernelbench-baseline-time</td>" "$tmp/home.html" || fail "the home page names no source"
-grep -q '(mean)</td>' "$tmp/home.html" || fail "a mean-ranked group's figure does not say so"
+grep -q "<td>kernelbench-baseline-time$" "$tmp/home.html" || fail "the home page names no source"
+grep -q '(mean)<td' "$tmp/home.html" || fail "a mean-ranked group's figure does not say so"
 grep -q '"source"' <<<"$(curl -sf "$H/search/index.json")" || fail "the search index has no source column"
 grep -q '"kernelbench-baseline-time"' <<<"$(curl -sf "$H/search/0.json")" || fail "search rows name no source"
 group=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["runs"][0]["group"])' "$tmp/q")
@@ -161,7 +161,7 @@ grep -q 'source <span data-kix-slot="group-source">kernelbench-baseline-time</sp
 grep -q "runs ranked by mean latency" "$tmp/group.html" || fail "the group page does not say mean"
 expect 6 "$(grep -c '<tr data-rank=' "$tmp/group.html")" "rows of the H100 softmax group page"
 grep -q '<th>vs eager</th>' "$tmp/group.html" || fail "the KernelBench group page has no speed-up over eager"
-expect 1 "$(grep -o '<td>torch</td><td>[^<]*</td><td></td><td>[^<]*</td><td>1.00×</td>' "$tmp/group.html" | wc -l)" \
+expect 1 "$(grep -o '<td>torch<td>[^<]*<td><td>[^<]*<td>1.00×' "$tmp/group.html" | wc -l)" \
     "the eager row's speed-up over eager"
 liger_group=$(curl -sf "$H/search/0.json" | python3 -c 'import json,sys
 d = json.load(sys.stdin); print([r[12] for r in d["rows"] if r[14] == "liger-kernel-bench"][0])')

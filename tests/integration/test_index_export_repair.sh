@@ -78,7 +78,7 @@ cp -a "$WORK/exp" "$WORK/after"
 # (a new run's manifest, its bundle partial, is in its run page alone:
 # the walk reads it from the log and stops at the files it names)
 python3 - "$WORK/before/objects" "$WORK/after/objects" "$WORK/after/runs" >"$WORK/cut" <<'PY' || fail "no new manifest naming a new object"
-import json, os, re, sys
+import hashlib, json, os, re, sys
 before, after, runs = set(os.listdir(sys.argv[1])), sys.argv[2], sys.argv[3]
 new = sorted(set(os.listdir(after)) - before)
 texts = [(m, open(os.path.join(after, m)).read()) for m in new]
@@ -86,7 +86,8 @@ for f in sorted(os.listdir(runs)):
     if f.endswith(".html"):
         v = json.loads(re.search(r'<script type="application/json" id="kix-view">(.*?)</script>',
                                  open(os.path.join(runs, f), encoding="utf-8").read(), re.S).group(1))
-        texts.append((v["manifestDigest"], v["manifestCanonical"]))
+        texts.append(("sha256:" + hashlib.sha256(v["manifestCanonical"].encode()).hexdigest(),
+                      v["manifestCanonical"]))
 for m, text in texts:
     named = [o for o in new if o != m and o in text]
     if named:

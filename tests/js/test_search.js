@@ -157,7 +157,7 @@ async function exported() {
       const html = fs.readFileSync(path.join(dir, 'exp', f), 'utf8');
       const shard = 'search/' + Math.floor((p - 1) * 100 / 1000) + '.json';
       check(html.includes('href="' + (p === 1 ? '' : '../') + shard + '">JSON</a>'), f + ' links ' + shard);
-      for (const m of html.matchAll(/<td class="workload"><a href="(?:\.\.\/)?groups\/([^"]+)\.html">/g))
+      for (const m of html.matchAll(/<tr><td><a [^>]*>[^<]*<\/a><td><a href="(?:\.\.\/)?groups\/([^"]+)\.html">/g))
         home.push(m[1]);
     }
     check(!fs.existsSync(path.join(dir, 'exp', 'index.json')), 'the copy has no home JSON');

@@ -550,16 +550,54 @@ static int without_view(struct kix_buf *page)
     return 1;
 }
 
+/* An exported run page's slots named by their ids alone (layout 7:
+ * evidence, median, rank, observed), named as kix-verify.js names them
+ * before it reads the page. */
+static int ids_as_slots(struct kix_buf *page)
+{
+    static const char *const ids[] = {"evidence", "median", "rank", "observed"};
+    int rc = KIX_OK;
+
+    for (size_t i = 0; rc == KIX_OK && i < sizeof(ids) / sizeof(ids[0]); i++) {
+        char id[32], slot[64];
+        struct kix_buf out = KIX_BUF_INIT;
+        const char *p, *at, *end;
+        snprintf(id, sizeof(id), " id=\"%s\"", ids[i]);
+        snprintf(slot, sizeof(slot), " data-kix-slot=\"%s\"%s", ids[i], id);
+        rc = kix_buf_addc(page, 0);
+        page->len--;
+        p = (const char *)page->ptr;
+        end = p + page->len;
+        while (rc == KIX_OK && (at = strstr(p, id)) != NULL) {
+            rc = kix_buf_add(&out, p, (size_t)(at - p));
+            if (rc == KIX_OK)
+                rc = kix_buf_add(&out, slot, strlen(slot));
+            p = at + strlen(id);
+        }
+        if (rc == KIX_OK)
+            rc = kix_buf_add(&out, p, (size_t)(end - p));
+        if (rc == KIX_OK) {
+            kix_buf_release(page);
+            *page = out;
+        } else {
+            kix_buf_release(&out);
+        }
+    }
+    return rc;
+}
+
 /* The data-kix-slot names of a page, in order, one a line; but for the
  * boxes an exported run page leaves to its verifier to build (the
  * checkpoint, BibTeX, CSL-JSON and manifest boxes kixd's own page has
- * filled). */
+ * filled, and since layout 7 the manifest's section with its digest) and
+ * the group's links (an exported page links its group once: the caller
+ * counts them). */
 static int slot_names(const struct kix_buf *page, struct kix_buf *out)
 {
     static const char at[] = "data-kix-slot=\"";
-    static const char *const built[] = {"checkpoint",   "cite-about", "manifest",
-                                        "cite-bibtex",  "cite-csl",   "cite-bibtex-file",
-                                        "cite-csl-file"};
+    static const char *const built[] = {"checkpoint",    "cite-about",      "manifest",
+                                        "cite-bibtex",   "cite-csl",        "cite-bibtex-file",
+                                        "cite-csl-file", "manifest-digest", "group-link"};
     char *text = strndup((const char *)page->ptr, page->len);
     const char *p = text;
     int rc = text ? KIX_OK : KIX_ENOMEM;
@@ -600,11 +638,21 @@ static int page_embeds_lean(const struct kix_buf *page, const struct kix_buf *wa
 
     if (from && (to = strstr(from += strlen(open), "</script>")) != NULL)
         h = json_loadb(from, (size_t)(to - from), JSON_REJECT_DUPLICATES, NULL);
-    static const char *const gone[] = {"manifest",   "sections",     "objects",     "index",
-                                       "observedAt", "primary",      "evidence",    "title",
-                                       "header",     "evidenceText", "lastObserved"};
+    static const char *const gone[] = {
+        "manifest", "sections",  "objects",  "index",        "observedAt",     "primary",
+        "evidence", "title",     "header",   "evidenceText", "lastObserved",   "runId",
+        "origin",   "permalink", "treeSize", "logKey",       "manifestDigest", "rank"};
     for (size_t i = 0; i < sizeof(gone) / sizeof(gone[0]); i++)
         json_object_del(w, gone[i]);
+    /* and, since layout 7, what its page, checkpoint and manifest say and
+     * the reruns and attestations when there are none */
+    if (!json_array_size(json_object_get(w, "reruns")))
+        json_object_del(w, "reruns");
+    if (!json_array_size(json_object_get(w, "attestationList")) &&
+        !json_integer_value(json_object_get(w, "attestations"))) {
+        json_object_del(w, "attestationList");
+        json_object_del(w, "attestations");
+    }
     /* and the entries' paths, which a reader computes from index and size */
     for (size_t i = 0; i < json_array_size(json_object_get(w, "entries")); i++) {
         json_object_del(json_array_get(json_object_get(w, "entries"), i), "tile");
@@ -675,10 +723,23 @@ KIX_TEST(the_export_writes_kixds_pages_without_their_embedded_view)
         ASSERT_TRUE(without_view(&page));
         snprintf(name, sizeof(name), "%s/runs/%s", out, id);
         ASSERT_EQ_INT(KIX_OK, kix_file_read(name, 1 << 24, &have, NULL));
+        ASSERT_EQ_INT(KIX_OK, ids_as_slots(&have));
         ASSERT_EQ_INT(KIX_OK, slot_names(&page, &want_slots));
         ASSERT_EQ_INT(KIX_OK, slot_names(&have, &have_slots));
         ASSERT_TRUE(want_slots.len > 0 && want_slots.len == have_slots.len &&
                     memcmp(want_slots.ptr, have_slots.ptr, want_slots.len) == 0);
+        {
+            /* the group linked once (in the rank's line), not also in the crumbs */
+            const char *link = "data-kix-slot=\"group-link\"", *at;
+            int n = 0;
+            ASSERT_EQ_INT(KIX_OK, kix_buf_addc(&have, 0));
+            have.len--;
+            for (at = (const char *)have.ptr; (at = strstr(at, link)) != NULL; at++)
+                n++;
+            ASSERT_TRUE(n <= 1);
+            ASSERT_TRUE(strstr((const char *)have.ptr, "id=\"manifest-digest\"") == NULL);
+            ASSERT_TRUE(strstr((const char *)have.ptr, "data-log-key=") == NULL);
+        }
         kix_buf_reset(&page);
         ASSERT_EQ_INT(KIX_OK, kix_page_run_json(src, id, strlen(id), &page, &err));
         ASSERT_EQ_INT(KIX_OK, kix_buf_addc(&have, 0));

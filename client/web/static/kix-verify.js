@@ -924,6 +924,10 @@
   async function viewCheckpoint(text, what, vkey, latest, tiles, size) {
     if (typeof text !== 'string') throw new Fail('the view carries no ' + what);
     var cp = await verifyCheckpoint(text, vkey);
+    /* signed at a size the copy has not reached: the copy lags (a page
+     * without a pin, a copy's since layout 7, is pinned by its view's) */
+    if (cp.origin === latest.origin && cp.size > latest.size && size !== undefined)
+      throw staleCopy(latest.size, cp.size);
     if (cp.origin !== latest.origin || cp.size > latest.size)
       throw new Fail('the ' + what + ' is not one of this log at or before size ' + latest.size);
     if (size !== undefined && cp.size !== size)
@@ -1546,9 +1550,11 @@
     var r = view.rank, p = facts.rank;
     var shown = r ? 'rank ' + r.rank + ' of ' + r.groupSize : 'unranked';
     var proven = p ? 'rank ' + p.rank + ' of ' + p.groupSize : 'unranked';
-    if (shown !== proven)
+    /* a copy's view says no rank since layout 7 (its page does, and the
+     * proven one is written over it) */
+    if (shown !== proven && !view.rankUnsaid)
       throw new Fail('the view says ' + shown + '; the signed index proves ' + proven);
-    if (p && (r.group !== p.group || r.best !== p.best || !sameNumber(p.bestValue, r.bestValue)))
+    if (p && r && (r.group !== p.group || r.best !== p.best || !sameNumber(p.bestValue, r.bestValue)))
       throw new Fail('the view says group ' + r.group + ', best ' + r.best + ' (' + r.bestValue +
                      '); the signed index proves group ' + p.group + ', best ' + p.best + ' (' +
                      p.bestValue + ')');
@@ -1639,6 +1645,14 @@
     return pin;
   }
 
+  /* A copy at size `have`, older than the size `want` a page was written from. */
+  function staleCopy(have, want) {
+    return new Fail('this copy of the log is at size ' + have + ', older than the size ' + want +
+                    ' this page was written from: a copy that lags behind the log (or was ' +
+                    'rolled back) proves nothing the page shows; load the page against the log ' +
+                    'itself or a fresher copy', 'stale');
+  }
+
   /* The latest checkpoint `cp` against the page's pin: the same origin,
    * not older than the page (else a Fail of code "stale", naming both
    * sizes) and extending the tree the page was written at. */
@@ -1646,11 +1660,7 @@
     if (pin.origin !== undefined && cp.origin !== pin.origin)
       throw new Fail('the log\u2019s site gives a checkpoint of "' + cp.origin + '"; this page was ' +
                      'written from "' + pin.origin + '"');
-    if (cp.size < pin.size)
-      throw new Fail('this copy of the log is at size ' + cp.size + ', older than the size ' +
-                     pin.size + ' this page was written from: a copy that lags behind the log ' +
-                     '(or was rolled back) proves nothing the page shows; load the page against ' +
-                     'the log itself or a fresher copy', 'stale');
+    if (cp.size < pin.size) throw staleCopy(cp.size, pin.size);
     if (pin.root && !equal(cp.size === pin.size ? cp.root
                                                 : await tiles.root(0, pin.size, -1, null), pin.root))
       throw new Fail('the log at size ' + cp.size + ' does not extend the tree at size ' +
@@ -1832,6 +1842,33 @@
     if (!/^sha256:[0-9a-f]{64}$/.test(digest || ''))
       throw new Fail(what + ' names no object digest');
     return new TextDecoder().decode(await io.fetchBytes('objects/' + digest));
+  }
+
+  /* A static copy's run view since layout 7 (PROTOCOL.md section 3, "A
+   * leaner view") leaves out what its page and its own checkpoint and
+   * manifest say: the run id (#kix-verify's data-run), the log key (the
+   * page's #log-vkey), the origin and size (its checkpoint's), the
+   * manifest's digest (its canonical text hashed), its rank (the page's;
+   * the proven one is written over it) and empty reruns and attestations.
+   * Filled in here, so what follows reads one view whatever the layout;
+   * all of it is proven after, as any view's. */
+  async function fullView(view, root, doc) {
+    if (!view || view.view !== 'kix.run/1' || view.runId !== undefined || !root) return view;
+    var v = Object.assign({}, view), key = doc.getElementById('log-vkey');
+    var m = /^([^\n]*)\n(0|[1-9][0-9]*)\n/.exec(str(v.checkpoint) || '');
+    v.runId = root.getAttribute('data-run') || '';
+    v.logKey = key ? key.textContent : '';
+    if (m) {
+      v.origin = m[1];
+      v.treeSize = Number(m[2]);
+    }
+    if (v.rank === undefined) v.rankUnsaid = true;
+    if (typeof v.manifestCanonical === 'string' && typeof crypto !== 'undefined' && crypto.subtle)
+      v.manifestDigest = 'sha256:' + hex(await sha256(enc.encode(v.manifestCanonical)));
+    if (v.reruns === undefined) v.reruns = [];
+    if (v.attestationList === undefined) v.attestationList = [];
+    if (v.attestations === undefined) v.attestations = 0;
+    return v;
   }
 
   /* A run's manifest in a static copy (PROTOCOL.md section 3, "One
@@ -2736,6 +2773,11 @@
       else ref.parentNode.appendChild(node);
     }
     function scaffoldRun() {
+      /* a copy's page (layout 7) names these slots by their ids alone */
+      ['evidence', 'median', 'rank', 'observed'].forEach(function (n) {
+        var e = doc.getElementById && doc.getElementById(n);
+        if (e && e.getAttribute && !e.getAttribute('data-kix-slot')) e.setAttribute('data-kix-slot', n);
+      });
       if (!doc.createElement || !doc.querySelector) return;
       if (!doc.getElementById('verify-trust'))
         root.appendChild(el('p', { class: 'muted', id: 'verify-trust' }, [
@@ -2780,6 +2822,10 @@
       if (size && size.parentNode && !slots('checkpoint').length)
         after(size.parentNode, el('details', {}, [el('summary', {}, ['Checkpoint']),
           el('pre', { 'data-kix-slot': 'checkpoint' })]));
+      var log = doc.getElementById('log');
+      if (log && log.parentNode && !doc.getElementById('manifest-section'))
+        after(log, el('section', { id: 'manifest-section' }, [el('h2', {}, ['Canonical manifest']),
+          el('p', {}, ['Digest ', el('code', { 'data-kix-slot': 'manifest-digest', id: 'manifest-digest' })])]));
       var digest = slots('manifest-digest')[0];
       if (digest && digest.parentNode && digest.parentNode.parentNode && !slots('manifest').length)
         digest.parentNode.parentNode.appendChild(el('details', {}, [el('summary', {}, ['Show the manifest']),
@@ -2796,6 +2842,7 @@
         try { view = JSON.parse(el.textContent); } catch (e) {
           throw new Fail('the page\u2019s view (#kix-view) is not JSON');
         }
+        view = await fullView(view, root, doc);
       } else {
         view = await fetchView(); /* a bare page: the view from the log's site */
       }
