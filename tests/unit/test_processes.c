@@ -40,6 +40,23 @@ static void channel_side(struct channel *c, pid_t pid)
     close(pid == 0 ? c->to_parent[0] : c->to_parent[1]);
 }
 
+/* A new store (the fixture's, closed) and a child process with a channel
+ * to it: the child's side gets 0, the test's the child's pid. */
+static pid_t setup_with_child(struct fixture *f, struct channel *c)
+{
+    pid_t pid;
+
+    setup(f);
+    kix_log_close(f->log);
+    f->log = NULL;
+    channel_open(c);
+    pid = fork();
+    if (pid < 0)
+        abort();
+    channel_side(c, pid);
+    return pid;
+}
+
 /* The next byte, or 0 at the end. */
 static char hear(int fd)
 {
@@ -53,19 +70,6 @@ static char hear(int fd)
 static void path_in(const struct fixture *f, const char *name, char *out, size_t cap)
 {
     snprintf(out, cap, "%s/%s", f->dir, name);
-}
-
-static void checks_pass(struct fixture *f)
-{
-    struct kix_err err = {0};
-    int rc = kix_log_check(f->log, NULL, NULL, &err);
-    if (rc)
-        fprintf(stderr, "%s\n", err.msg);
-    ASSERT_EQ_INT(KIX_OK, rc);
-    rc = kix_index_check(f->log, NULL, NULL, &err);
-    if (rc)
-        fprintf(stderr, "%s\n", err.msg);
-    ASSERT_EQ_INT(KIX_OK, rc);
 }
 
 static int publish_run(struct fixture *f, const char *who, int tag, uint64_t *index)
@@ -119,13 +123,7 @@ KIX_TEST(two_processes_append_in_turn_and_lose_nothing)
     uint64_t mine[ROUNDS], theirs[ROUNDS];
     pid_t pid;
 
-    setup(&f);
-    kix_log_close(f.log);
-    f.log = NULL;
-    channel_open(&c);
-    pid = fork();
-    ASSERT_TRUE(pid >= 0);
-    channel_side(&c, pid);
+    pid = setup_with_child(&f, &c);
     if (pid == 0) {
         int bad = kix_index_open(f.dir, NULL, &f.log, NULL) != KIX_OK;
         say(c.to_parent[1], 'o');
@@ -191,16 +189,9 @@ KIX_TEST(a_writable_open_leaves_another_writers_appends)
     off_t committed;
     pid_t pid;
 
-    setup(&f);
-    kix_log_close(f.log);
-    f.log = NULL;
+    pid = setup_with_child(&f, &c);
     path_in(&f, "log.dat", dat, sizeof(dat));
     committed = size_of(dat);
-    ASSERT_TRUE(committed > 0);
-    channel_open(&c);
-    pid = fork();
-    ASSERT_TRUE(pid >= 0);
-    channel_side(&c, pid);
     if (pid == 0) {
         MDB_env *env = NULL, *ienv = NULL;
         MDB_txn *txn = NULL, *itxn = NULL;
@@ -227,6 +218,7 @@ KIX_TEST(a_writable_open_leaves_another_writers_appends)
         mdb_env_close(ienv);
         _exit(cut ? 5 : 0);
     }
+    ASSERT_TRUE(committed > 0);
     ASSERT_EQ_INT('i', hear(c.to_parent[0]));
     ASSERT_EQ_INT(KIX_OK, kix_index_open(f.dir, NULL, &f.log, &err));
     child_done(pid);
@@ -260,13 +252,7 @@ KIX_TEST(a_close_compacts_only_when_no_other_process_holds_the_store)
     ino_t before;
     pid_t pid;
 
-    setup(&f);
-    kix_log_close(f.log);
-    f.log = NULL;
-    channel_open(&c);
-    pid = fork();
-    ASSERT_TRUE(pid >= 0);
-    channel_side(&c, pid);
+    pid = setup_with_child(&f, &c);
     if (pid == 0) {
         int bad;
         if (hear(c.to_child[0]) != 'o')
