@@ -304,4 +304,53 @@ KIX_TEST(a_close_compacts_only_when_no_other_process_holds_the_store)
     teardown(&f);
 }
 
+/* What a process that died between its two commits leaves: the log holds
+ * its entries, the index does not (here: another process's runs, then
+ * index.mdb's bytes from before them put back in place, as if their index
+ * commits had never reached it). The process that still holds the store
+ * catches the index up before its next write, instead of putting a state
+ * that claims entries the index lacks. */
+KIX_TEST(an_index_left_behind_by_another_process_is_caught_up)
+{
+    struct fixture f;
+    struct channel c;
+    struct kix_err err = {0};
+    struct kix_buf saved = KIX_BUF_INIT;
+    char idx[4200];
+    uint64_t theirs[3], mine;
+    FILE *fp;
+    pid_t pid;
+
+    pid = setup_with_child(&f, &c);
+    if (pid == 0) {
+        int bad = hear(c.to_child[0]) != 'p' || kix_index_open(f.dir, NULL, &f.log, NULL);
+        for (int i = 0; i < 3 && !bad; i++)
+            bad = publish_run(&f, "child", 7000 + i, &theirs[i]) != KIX_OK ||
+                  write(c.to_parent[1], &theirs[i], sizeof(theirs[i])) != sizeof(theirs[i]);
+        kix_log_close(f.log);
+        _exit(bad);
+    }
+    ASSERT_EQ_INT(KIX_OK, kix_index_open(f.dir, NULL, &f.log, &err));
+    ASSERT_EQ_INT(KIX_OK, publish_run(&f, "parent", 0, NULL));
+    path_in(&f, "index.mdb", idx, sizeof(idx));
+    ASSERT_EQ_INT(KIX_OK, kix_file_read(idx, (size_t)1 << 30, &saved, &err));
+    say(c.to_child[1], 'p');
+    for (int i = 0; i < 3; i++)
+        ASSERT_EQ_INT((int)sizeof(theirs[i]),
+                      (int)read(c.to_parent[0], &theirs[i], sizeof(theirs[i])));
+    child_done(pid);
+    /* in place: this process has the file mapped */
+    fp = fopen(idx, "r+b");
+    ASSERT_TRUE(fp != NULL);
+    ASSERT_EQ_INT(1, (int)fwrite(saved.ptr, saved.len, 1, fp));
+    ASSERT_EQ_INT(0, fclose(fp));
+    ASSERT_EQ_INT(KIX_OK, publish_run(&f, "parent", 1, &mine));
+    ASSERT_EQ_U64(theirs[2] + 1, mine);
+    checks_pass(&f);
+    for (int i = 0; i < 3; i++)
+        is_duplicate(&f, "child", 7000 + i, theirs[i]);
+    kix_buf_release(&saved);
+    teardown(&f);
+}
+
 KIX_TEST_MAIN()
