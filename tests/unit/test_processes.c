@@ -353,4 +353,39 @@ KIX_TEST(an_index_left_behind_by_another_process_is_caught_up)
     teardown(&f);
 }
 
+/* A writable open converts an older layout, which rewrites what another
+ * process holding the store reads in it (log.dat made afresh, locators
+ * for bytes): only a process alone with the store does; otherwise the
+ * open is refused, saying why, and the store is left as it was. */
+KIX_TEST(an_older_layout_is_converted_only_alone)
+{
+    struct fixture f;
+    struct channel c;
+    struct kix_err err = {0};
+    struct kix_log_opts ro;
+    pid_t pid;
+
+    memset(&ro, 0, sizeof(ro));
+    ro.store.read_only = 1;
+    pid = setup_with_child(&f, &c);
+    if (pid == 0) {
+        int bad = hear(c.to_child[0]) != 'o' || kix_index_open(f.dir, &ro, &f.log, NULL);
+        say(c.to_parent[1], 'o');
+        hear(c.to_child[0]);
+        kix_log_close(f.log);
+        _exit(bad);
+    }
+    as_layout_3(f.dir);
+    say(c.to_child[1], 'o');
+    ASSERT_EQ_INT('o', hear(c.to_parent[0]));
+    ASSERT_EQ_INT(KIX_EEXIST, kix_index_open(f.dir, NULL, &f.log, &err));
+    ASSERT_CONTAINS(err.msg, "another process has it open");
+    say(c.to_child[1], 'q');
+    child_done(pid);
+    ASSERT_EQ_INT(KIX_OK, kix_index_open(f.dir, NULL, &f.log, &err));
+    ASSERT_EQ_INT(4, kix_store_layout(kix_log_store(f.log)));
+    checks_pass(&f);
+    teardown(&f);
+}
+
 KIX_TEST_MAIN()
