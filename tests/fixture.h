@@ -154,6 +154,20 @@ static inline struct kix_log *new_replica(const struct fixture *f, char **dir)
     return r;
 }
 
+/* The log's check and the index's pass on f's log. */
+static inline void checks_pass(struct fixture *f)
+{
+    struct kix_err err = {0};
+    int rc = kix_log_check(f->log, NULL, NULL, &err);
+    if (rc)
+        fprintf(stderr, "%s\n", err.msg);
+    ASSERT_EQ_INT(KIX_OK, rc);
+    rc = kix_index_check(f->log, NULL, NULL, &err);
+    if (rc)
+        fprintf(stderr, "%s\n", err.msg);
+    ASSERT_EQ_INT(KIX_OK, rc);
+}
+
 static inline uint64_t log_size(struct fixture *f)
 {
     struct kix_log_reader *r;

@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <sys/statvfs.h>
 #include <unistd.h>
@@ -230,6 +231,38 @@ static int open_tables(struct kix_store *s, const struct kix_log_table_spec *tab
     return kix__db_error(rc, err, "opening the store's tables");
 }
 
+/* Every open holds a shared flock on data.mdb (LMDB's own descriptor: its
+ * locks are fcntl's, which flock's do not meet) until it closes; a writable
+ * one that could take it exclusively found no other process holding the
+ * store (alone_at_open). Taken before index.mdb is opened, so an open waits
+ * while another process's close installs a compacted index (which it does
+ * only holding the lock exclusively: kix__store_alone). */
+static int store_lock(struct kix_store *s, struct kix_err *err)
+{
+    mdb_filehandle_t fd = -1;
+    int rc = mdb_env_get_fd(s->env, &fd);
+
+    if (rc)
+        return kix__db_error(rc, err, "locking the store");
+    if (!s->read_only && flock(fd, LOCK_EX | LOCK_NB) == 0)
+        s->alone_at_open = 1;
+    while ((rc = flock(fd, LOCK_SH)) != 0 && errno == EINTR)
+        ;
+    if (rc)
+        return kix_err_set(err, KIX_EIO, "locking %s/data.mdb: %s", s->dir, strerror(errno));
+    return KIX_OK;
+}
+
+int kix__store_alone(const struct kix_store *s)
+{
+    mdb_filehandle_t fd = -1;
+
+    /* a failed attempt gives the shared lock up too (flock converts by
+     * unlocking first): only at close, when nothing is written after */
+    return !s->read_only && s->env && mdb_env_get_fd(s->env, &fd) == 0 && fd >= 0 &&
+           flock(fd, LOCK_EX | LOCK_NB) == 0;
+}
+
 int kix_store_open(const char *dir, const struct kix_store_opts *opts, struct kix_store **out,
                    struct kix_err *err)
 {
@@ -306,7 +339,9 @@ int kix__store_open(const char *dir, const struct kix_store_opts *opts,
     /* An existing store may already be bigger than the initial size. */
     if (mdb_env_info(s->env, &info) == 0 && info.me_mapsize > s->map_size)
         s->map_size = info.me_mapsize;
-    rc = open_tables(s, tables, err);
+    rc = store_lock(s, err);
+    if (rc == KIX_OK)
+        rc = open_tables(s, tables, err);
     if (rc == KIX_OK && s->layout >= 3)
         rc = kix__split_open(s, err);
     if (rc == KIX_OK && s->layout >= 4)
@@ -338,11 +373,19 @@ int kix__store_close(struct kix_store *s, struct kix_err *err)
     kix__writer_keep_drop(s);
     if (s->ienv) {
         /* a failed copy leaves the index as it is (it only saves pages):
-         * the store closes all the same, and the error is the caller's */
-        int compact = kix__compact_worth(s);
-        kix__split_close(s); /* synced before the marker goes */
+         * the store closes all the same, and the error is the caller's.
+         * Only a process alone with the store compacts it: the copy is
+         * renamed over index.mdb, and another process that has the old
+         * file open would go on writing into a file nobody reads. */
+        int alone = kix__store_alone(s), compact = alone && kix__compact_worth(s);
+        kix__split_close(s, alone); /* synced before the marker goes */
         if (compact)
             rc = kix__compact_prepare(s, err);
+        else if (s->compact && !s->read_only)
+            rc = kix_err_set(err, KIX_EEXIST,
+                             "another process has %s open, so its index was not compacted: "
+                             "stop it, then compact again",
+                             s->dir);
         mdb_env_close(s->ienv);
         if (compact && rc == KIX_OK)
             rc = kix__compact_install(s, err);
@@ -452,6 +495,7 @@ static int write_begin(struct kix_store *s, MDB_txn **txn, MDB_txn **itxn)
 static int write_commit(struct kix_store *s, MDB_txn *txn, MDB_txn *itxn, int *log_rc,
                         struct kix_err *err)
 {
+    size_t txn_id = mdb_txn_id(txn), itxn_id = mdb_txn_id(itxn);
     int mrc, rc;
 
     *log_rc = 0;
@@ -487,11 +531,15 @@ static int write_commit(struct kix_store *s, MDB_txn *txn, MDB_txn *itxn, int *l
         return KIX_EIO;
     }
     kix__seg_committed(s);
-    if (!s->ienv)
+    s->next_txnid = txn_id + 1;
+    if (!s->ienv) {
+        s->next_itxnid = s->next_txnid; /* itxn is txn */
         return KIX_OK;
+    }
     mrc = mdb_txn_commit(itxn);
     if (mrc == 0) {
         kix__split_committed(s, last_pgno);
+        s->next_itxnid = itxn_id + 1;
         return KIX_OK;
     }
     /* the entries are in the log, durably; the index lacks them until it
@@ -507,13 +555,54 @@ static int write_commit(struct kix_store *s, MDB_txn *txn, MDB_txn *itxn, int *l
     return rc;
 }
 
+/* The index is behind the log and must be caught up before the write
+ * (write_reload): internal to kix__db_write. */
+#define KIX__EBEHIND (-101)
+
+/* Another process committed since this handle's last commit (or this is
+ * its first write): what the handle keeps of the committed state is read
+ * again in this transaction, which holds the write lock, before fn appends
+ * anything. The data file's committed end (appended at the old one, the
+ * write would overwrite bytes the other's locators name), the index's
+ * state (size and blobs: a state put from the old ones would claim entries
+ * the index lacks), and the layer's kept tiles (dropped). KIX__EBEHIND:
+ * the index is behind the log (the other process died between its two
+ * commits, or its index commit failed), to be caught up before fn. */
+static int write_reload(struct kix_store *s, kix__write_fn fn, MDB_txn *txn, MDB_txn *itxn,
+                        struct kix_err *err)
+{
+    int rc;
+
+    kix__writer_keep_drop(s);
+    rc = kix__seg_reload(s, txn);
+    if (rc == KIX_OK && s->ienv)
+        rc = kix__split_reload(s, txn, itxn);
+    if (rc)
+        return kix_err_set(err, rc, "%s: reading the store's committed state: %s; run kixd check",
+                           s->dir, kix_strerror(rc));
+    if (s->ienv && !s->index_in_step && !s->index_lost && s->catch_up && fn != s->catch_up)
+        return KIX__EBEHIND;
+    return KIX_OK;
+}
+
+static int write_once(struct kix_store *s, kix__write_fn fn, void *ctx, struct kix_err *err);
+
 int kix__db_write(struct kix_store *s, kix__write_fn fn, void *ctx, struct kix_err *err)
+{
+    int rc;
+
+    if (s->read_only)
+        return kix_err_set(err, KIX_EREADONLY, "the store is open read-only");
+    while ((rc = write_once(s, fn, ctx, err)) == KIX__EBEHIND)
+        s->index_failed = 1; /* write_once catches the index up first */
+    return rc;
+}
+
+static int write_once(struct kix_store *s, kix__write_fn fn, void *ctx, struct kix_err *err)
 {
     int rc, outer_map_full = write_map_full; /* a write of another store around this one */
     const struct kix_store *outer_writing = writing;
 
-    if (s->read_only)
-        return kix_err_set(err, KIX_EREADONLY, "the store is open read-only");
     if (s->index_failed) {
         /* before anything else: a write checks duplicates in the index */
         if (!s->catch_up)
@@ -540,7 +629,6 @@ int kix__db_write(struct kix_store *s, kix__write_fn fn, void *ctx, struct kix_e
     writing = s;
     for (;;) {
         MDB_txn *txn = NULL, *itxn = NULL;
-        size_t itxn_id;
         pthread_rwlock_rdlock(&s->resize_lock);
         rc = write_begin(s, &txn, &itxn);
         if (rc) {
@@ -549,12 +637,13 @@ int kix__db_write(struct kix_store *s, kix__write_fn fn, void *ctx, struct kix_e
             break;
         }
         s->w_itxn = itxn;
-        itxn_id = mdb_txn_id(itxn);
-        if (itxn_id != s->writer_keep.next_txnid)
-            kix__writer_keep_drop(s); /* another writer committed since */
         write_map_full = 0;
+        rc = KIX_OK;
+        if (mdb_txn_id(txn) != s->next_txnid || mdb_txn_id(itxn) != s->next_itxnid)
+            rc = write_reload(s, fn, txn, itxn, err);
         kix__seg_begin(s);
-        rc = fn(s, txn, ctx, err);
+        if (rc == KIX_OK)
+            rc = fn(s, txn, ctx, err);
         KIX_ASSERT(writing == s); /* fn returned with the write it was given */
         if (rc != KIX_OK && write_map_full)
             rc = KIX__EMAPFULL;
@@ -563,10 +652,8 @@ int kix__db_write(struct kix_store *s, kix__write_fn fn, void *ctx, struct kix_e
             rc = write_commit(s, txn, itxn, &mrc, err);
             s->w_itxn = NULL;
             pthread_rwlock_unlock(&s->resize_lock);
-            if (rc == KIX_OK)
-                s->writer_keep.next_txnid = itxn_id + 1; /* what it kept is stored */
-            else
-                kix__writer_keep_drop(s);
+            if (rc != KIX_OK)
+                kix__writer_keep_drop(s); /* what it kept is not stored */
             if (mrc == 0) {
                 if (rc == KIX__EMAPFULL) { /* the index state's put, before any commit */
                     kix_err_clear(err);

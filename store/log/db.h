@@ -108,7 +108,10 @@ struct kix_store {
     /* the index's pages at open (0 when it is derived from scratch):
      * kix_store_close compacts an index that at least doubled since */
     uint64_t ipages_at_open;
-    int opened;  /* kix__store_open succeeded: a failed open's close compacts nothing */
+    int opened; /* kix__store_open succeeded: a failed open's close compacts nothing */
+    /* a writable open found no other process holding the store (db.c,
+     * store_lock): it may remove the index marker another one left */
+    int alone_at_open;
     int compact; /* kix_store_opts.compact */
     /* what catches the index up from the log after index_failed (the
      * log's, kix_log_open), run before the next write */
@@ -156,13 +159,18 @@ struct kix_store {
      * (tile_cache.h): immutable once full, few, and on every proof's path */
     struct kix__tile_cache *tile_cache;
     /* the layer above's state kept between write transactions
-     * (kix_log_txn_writer_state), and the index transaction id the next
-     * write must have for it to hold (no other writer committed between) */
+     * (kix_log_txn_writer_state) */
     struct kix__writer_keep {
         void *state;
         void (*free_fn)(void *);
-        size_t next_txnid;
     } writer_keep;
+    /* the transaction ids the next write of each environment has when no
+     * other process wrote since this handle's last commit (0: none yet).
+     * Another process may write the same store (kix publish --store beside
+     * kixd serve; LMDB's write lock orders them): on a change the write
+     * reloads what the handle keeps of the committed state (db.c,
+     * write_reload) before it appends anything. */
+    size_t next_txnid, next_itxnid;
     uint64_t sealed_reads; /* the writer's gets of sealed tables (kix_log_seal_stats) */
 };
 
@@ -217,8 +225,18 @@ int kix__split_state_set(struct kix_store *s, MDB_txn *itxn, uint64_t size, uint
 void kix__split_committed(struct kix_store *s, uint64_t last_pgno_before);
 /* split.c: before the first unsynced index commit of an open. */
 int kix__split_mark(struct kix_store *s, struct kix_err *err);
-/* split.c: at a clean close: syncs the index and removes the marker. */
-void kix__split_close(struct kix_store *s);
+/* split.c: at a clean close: syncs the index and, alone with the store
+ * (kix__store_alone), removes the marker (another process's commits may
+ * be unsynced otherwise). */
+void kix__split_close(struct kix_store *s, int alone);
+/* split.c: the index state (size, blobs, in step) read again in the
+ * writer's transactions (db.c, write_reload). */
+int kix__split_reload(struct kix_store *s, MDB_txn *txn, MDB_txn *itxn);
+/* db.c: at close: whether no other process holds the store (its flock on
+ * data.mdb taken exclusively). Gives up this handle's shared lock when
+ * another holds it: call it only when the close writes nothing more but
+ * what it may write alone. */
+int kix__store_alone(const struct kix_store *s);
 /* compact.c: writes the snapshot of the index a read transaction sees to
  * path (a new file, MDB_NOSUBDIR), its tables in key order with
  * MDB_APPEND (pages full, none free), and syncs it. */
@@ -277,6 +295,10 @@ int kix__seg_put(struct kix_store *s, MDB_txn *txn, int table, const uint8_t key
 void kix__seg_begin(struct kix_store *s);
 int kix__seg_sync(struct kix_store *s);
 void kix__seg_committed(struct kix_store *s);
+/* segment.c: the committed end read again in the writer's transaction txn
+ * (another process appended and committed since: db.c, write_reload),
+ * before kix__seg_begin. */
+int kix__seg_reload(struct kix_store *s, MDB_txn *txn);
 /* segment.c: converts a layout-3 store to 4 (data file written and
  * synced, then the tables' values turned into locators with the mark, in
  * one durable transaction). */

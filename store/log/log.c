@@ -880,6 +880,17 @@ int kix_log_open(const char *dir, const struct kix_log_opts *opts, struct kix_lo
         if (rc)
             goto fail;
     }
+    if (!(opts && opts->store.read_only) && l->store->layout < KIX__LAYOUT &&
+        !l->store->alone_at_open) {
+        /* a conversion rewrites what another process reads or writes in
+         * the old layout (log.dat made afresh, tables moved) */
+        rc = kix_err_set(err, KIX_EEXIST,
+                         "%s is in layout %d, which opening it to write converts to layout %d, "
+                         "but another process has it open: stop that process, then open the "
+                         "store again (or convert it with kixd migrate)",
+                         dir, l->store->layout, KIX__LAYOUT);
+        goto fail;
+    }
     if (!(opts && opts->store.read_only) && l->store->layout < 2) {
         rc = kix__db_write(l->store, migrate_fn, NULL, err);
         if (rc)

@@ -14,7 +14,13 @@
  * (the larger end of the last leaf and the last blob: both tables are
  * appended); bytes past it (a transaction that did not commit, a crash
  * between the fdatasync and the commit) are never named, and a writable
- * open cuts them off.
+ * open cuts them off, holding the write lock (another process's writer
+ * appends only under it).
+ *
+ * Several processes may write one store (kix publish --store beside kixd
+ * serve): each appends at the committed end it reads under the write lock
+ * when another process committed since its own last commit (db.c,
+ * write_reload; kix__seg_reload), never at an end it kept.
  *
  * Readers map the file read-only. A mapping is never unmapped before the
  * store closes: when the file outgrows it, a larger one is made beside it,
@@ -35,6 +41,7 @@
 #include "db.h"
 #include "kix/assert.h"
 #include "kix/encoding.h"
+#include "kix/file.h"
 
 #define MAP_FIRST ((uint64_t)64 << 20)
 
@@ -288,22 +295,14 @@ int kix__seg_committed_end(struct kix_store *s, MDB_txn *txn, uint64_t *end)
     return rc;
 }
 
-int kix__seg_open(struct kix_store *s, struct kix_err *err)
+/* kix__seg_open's file at path: opened (made when a new store has none),
+ * checked to hold the end bytes the log names, cut to them when writable
+ * (the caller holds the write lock). */
+static int open_cut(struct kix_store *s, const char *path, uint64_t end, struct kix_err *err)
 {
-    char path[4200];
-    MDB_txn *txn = NULL;
-    uint64_t end = 0;
     struct stat st;
     int rc, made = 0;
 
-    path_of(s, path, sizeof(path));
-    rc = mdb_txn_begin(s->env, NULL, MDB_RDONLY, &txn);
-    if (rc)
-        return kix__db_error(rc, err, "opening the log's data file");
-    rc = kix__seg_committed_end(s, txn, &end);
-    mdb_txn_abort(txn);
-    if (rc)
-        return kix_err_set(err, rc, "%s: the log's locators are malformed; run kixd check", s->dir);
     s->seg_fd = open(path, (s->read_only ? O_RDONLY : O_RDWR) | O_CLOEXEC);
     if (s->seg_fd < 0 && errno == ENOENT && !s->read_only && end == 0) {
         s->seg_fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
@@ -330,6 +329,31 @@ int kix__seg_open(struct kix_store *s, struct kix_err *err)
     if (!s->read_only && (uint64_t)st.st_size > end && ftruncate(s->seg_fd, (off_t)end) != 0)
         return kix_err_set(err, KIX_EIO, "cutting %s to its committed %llu bytes: %s", path,
                            (unsigned long long)end, strerror(errno));
+    return KIX_OK;
+}
+
+int kix__seg_open(struct kix_store *s, struct kix_err *err)
+{
+    char path[4200];
+    MDB_txn *txn = NULL;
+    uint64_t end = 0;
+    int rc;
+
+    path_of(s, path, sizeof(path));
+    /* writable: a write transaction (never committed) for LMDB's write
+     * lock, held until the file is cut: what lies past the committed end
+     * is then no other process's append in progress */
+    rc = mdb_txn_begin(s->env, NULL, s->read_only ? MDB_RDONLY : 0, &txn);
+    if (rc)
+        return kix__db_error(rc, err, "opening the log's data file");
+    rc = kix__seg_committed_end(s, txn, &end);
+    if (rc == KIX_OK)
+        rc = open_cut(s, path, end, err);
+    else
+        kix_err_set(err, rc, "%s: the log's locators are malformed; run kixd check", s->dir);
+    mdb_txn_abort(txn);
+    if (rc)
+        return rc;
     s->seg_end = s->seg_committed = s->seg_synced = end;
     atomic_store(&s->seg_flushed, end);
     atomic_store(&s->seg_known, end);
@@ -404,6 +428,21 @@ void kix__seg_begin(struct kix_store *s)
 void kix__seg_committed(struct kix_store *s)
 {
     s->seg_committed = s->seg_end;
+}
+
+int kix__seg_reload(struct kix_store *s, MDB_txn *txn)
+{
+    uint64_t end;
+    int rc;
+
+    if (s->layout < 4 || s->seg_fd < 0)
+        return KIX_OK;
+    rc = kix__seg_committed_end(s, txn, &end);
+    if (rc)
+        return rc;
+    /* the other process synced its bytes before its commit named them */
+    s->seg_committed = s->seg_synced = end;
+    return KIX_OK;
 }
 
 #define CONVERT_FLUSH ((uint64_t)64 << 20)
@@ -542,10 +581,9 @@ fail:
 int kix__seg_copy(struct kix_store *s, const char *dir, struct kix_err *err)
 {
     char path[4200];
-    struct kix__seg_map *m;
     struct stat st;
-    uint64_t size, done = 0;
-    int fd, rc = KIX_OK, e = 0;
+    uint64_t size;
+    int rc;
 
     if (s->layout < 4)
         return KIX_OK;
@@ -560,25 +598,6 @@ int kix__seg_copy(struct kix_store *s, const char *dir, struct kix_err *err)
     pthread_mutex_unlock(&s->seg_mu);
     if (rc)
         return kix_err_set(err, rc, "mapping the log's data file: %s", kix_strerror(rc));
-    m = atomic_load(&s->seg_map);
     snprintf(path, sizeof(path), "%s/" KIX__SEGMENT_FILE, dir);
-    fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
-    if (fd < 0)
-        return kix_err_set(err, KIX_EIO, "creating %s: %s", path, strerror(errno));
-    while (done < size && e == 0) {
-        ssize_t n = write(fd, m->base + done, (size_t)(size - done));
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n <= 0)
-            e = n < 0 ? errno : EIO;
-        else
-            done += (uint64_t)n;
-    }
-    if (e == 0 && fsync(fd) != 0)
-        e = errno;
-    close(fd);
-    if (e)
-        return kix_err_set(err, e == ENOSPC ? KIX_EFULL : KIX_EIO, "writing %s: %s", path,
-                           strerror(e));
-    return KIX_OK;
+    return kix_file_write_atomic(path, atomic_load(&s->seg_map)->base, (size_t)size, 0600, err);
 }

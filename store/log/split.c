@@ -117,17 +117,21 @@ int kix__split_mark(struct kix_store *s, struct kix_err *err)
     return rc;
 }
 
-void kix__split_close(struct kix_store *s)
+void kix__split_close(struct kix_store *s, int alone)
 {
     char path[4200];
 
-    if (s->read_only || !s->marked)
+    path_of(s, KIX__MARKER_FILE, path, sizeof(path));
+    /* alone, a marker another process left goes too: the sync below
+     * writes its commits as well (one file) */
+    if (s->read_only || (!s->marked && !(alone && access(path, F_OK) == 0)))
         return;
     /* the marker goes only once the index is on disk: a crash before
-     * leaves it, and the next boot rebuilds */
-    if (mdb_env_sync(s->ienv, 1) != 0)
+     * leaves it, and the next boot rebuilds. Another process holding the
+     * store may commit unsynced after this sync: the marker stays for it
+     * (the last to close removes it) */
+    if (mdb_env_sync(s->ienv, 1) != 0 || !alone)
         return;
-    path_of(s, KIX__MARKER_FILE, path, sizeof(path));
     if (unlink(path) == 0)
         kix__sync_path(s->dir, O_DIRECTORY);
     s->marked = 0;
@@ -192,6 +196,23 @@ int kix__split_state_put(struct kix_store *s, MDB_txn *txn, MDB_txn *itxn, struc
         s->pending_blobs = blobs;
     }
     return rc;
+}
+
+int kix__split_reload(struct kix_store *s, MDB_txn *txn, MDB_txn *itxn)
+{
+    uint64_t size, blobs;
+    int rc = kix__log_extent(s, txn, &size, &blobs);
+
+    if (rc == KIX_OK)
+        rc = state_get(s, itxn, STATE_SIZE, &s->index_size);
+    if (rc == KIX_OK)
+        rc = state_get(s, itxn, STATE_BLOBS, &s->index_blobs);
+    if (rc)
+        return rc;
+    /* behind: another process died between its two commits, or its
+     * index commit failed (kix__db_write catches it up) */
+    s->index_in_step = !s->index_lost && s->index_size == size && s->index_blobs == blobs;
+    return KIX_OK;
 }
 
 int kix__split_state_set(struct kix_store *s, MDB_txn *itxn, uint64_t size, uint64_t blobs,
@@ -465,10 +486,11 @@ int kix__split_open(struct kix_store *s, struct kix_err *err)
     itxn = NULL;
     if (rc == 0 && !s->read_only)
         rc = mdb_env_sync(s->ienv, 1);
-    if (rc == 0 && !s->read_only) {
+    if (rc == 0 && !s->read_only && s->alone_at_open) {
         /* synced whole: the marker (this open's, or a dead process's) no
          * longer says anything, and a machine stop now would cost a
-         * needless rebuild */
+         * needless rebuild. Not alone, it stays: another process may
+         * hold commits it has not synced */
         char marker[4200];
         path_of(s, KIX__MARKER_FILE, marker, sizeof(marker));
         unlink(marker);

@@ -87,19 +87,6 @@ static void republish_runs(struct fixture *f, int from, int to, const uint64_t *
     }
 }
 
-static void checks_pass(struct fixture *f)
-{
-    struct kix_err err = {0};
-    int rc = kix_log_check(f->log, NULL, NULL, &err);
-    if (rc)
-        fprintf(stderr, "%s\n", err.msg);
-    ASSERT_EQ_INT(KIX_OK, rc);
-    rc = kix_index_check(f->log, NULL, NULL, &err);
-    if (rc)
-        fprintf(stderr, "%s\n", err.msg);
-    ASSERT_EQ_INT(KIX_OK, rc);
-}
-
 /* A process that dies between the log's commit and the index's leaves the
  * index behind the log, in the page cache of the same boot (the marker
  * names it): the next open catches the index up from the log, and every
