@@ -248,6 +248,12 @@ static int store_lock(struct kix_store *s, struct kix_err *err)
         s->alone_at_open = 1;
     while ((rc = flock(fd, LOCK_SH)) != 0 && errno == EINTR)
         ;
+    /* a file system without flock (some network ones) opens the store
+     * unlocked: such a process never counts itself alone, so it never
+     * compacts at close or converts a layout, which is what the lock is
+     * for */
+    if (rc && (errno == ENOLCK || errno == EOPNOTSUPP || errno == ENOSYS))
+        return KIX_OK;
     if (rc)
         return kix_err_set(err, KIX_EIO, "locking %s/data.mdb: %s", s->dir, strerror(errno));
     return KIX_OK;

@@ -886,8 +886,9 @@ int kix_log_open(const char *dir, const struct kix_log_opts *opts, struct kix_lo
          * the old layout (log.dat made afresh, tables moved) */
         rc = kix_err_set(err, KIX_EEXIST,
                          "%s is in layout %d, which opening it to write converts to layout %d, "
-                         "but another process has it open: stop that process, then open the "
-                         "store again (or convert it with kixd migrate)",
+                         "but another process has it open (or its file system has no flock): "
+                         "stop that process, then open the store again (or convert it with "
+                         "kixd migrate)",
                          dir, l->store->layout, KIX__LAYOUT);
         goto fail;
     }

@@ -17,7 +17,8 @@
  *
  * Memory: kix_file_read appends to a caller-owned struct kix_buf.
  * Errors: KIX_ENOTFOUND (no such file), KIX_ELIMIT (larger than max),
- * KIX_EIO (the message names the path and the system's reason), KIX_ENOMEM.
+ * KIX_EIO (the message names the path and the system's reason), KIX_EFULL
+ * (a write found the disk or the quota full), KIX_ENOMEM.
  */
 #ifndef KIX_FILE_H
 #define KIX_FILE_H
