@@ -561,10 +561,6 @@ static int write_commit(struct kix_store *s, MDB_txn *txn, MDB_txn *itxn, int *l
     return rc;
 }
 
-/* The index is behind the log and must be caught up before the write
- * (write_reload): internal to kix__db_write. */
-#define KIX__EBEHIND (-101)
-
 /* Another process committed since this handle's last commit (or this is
  * its first write): what the handle keeps of the committed state is read
  * again in this transaction, which holds the write lock, before fn appends

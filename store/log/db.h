@@ -307,9 +307,17 @@ int kix__seg_convert(struct kix_store *s, struct kix_err *err);
  * data.mdb's). */
 int kix__seg_copy(struct kix_store *s, const char *dir, struct kix_err *err);
 
-/* MDB_MAP_FULL inside a write: internal only, kix__db_write grows the map
- * and retries, or turns it into KIX_EFULL at the ceiling. */
-#define KIX__EMAPFULL (-100)
+/* The codes a write's function and kix__db_write pass each other, below
+ * every KIX_E* and one number each (two layers that picked the same one
+ * once made an inspection retry forever). Never returned to a caller.
+ * KIX__EMAPFULL: MDB_MAP_FULL inside a write; kix__db_write grows the map
+ * and retries, or turns it into KIX_EFULL at the ceiling. KIX__EBEHIND:
+ * the index is behind the log and is caught up before the write again
+ * (write_reload). KIX__EINSPECTED: the log's write function aborts after
+ * an inspection that succeeded (log.c). */
+#define KIX__EMAPFULL   (-100)
+#define KIX__EBEHIND    (-101)
+#define KIX__EINSPECTED (-102)
 
 /* Opens (creating, unless read-only) the layer's tables in txn's environment. */
 int kix__open_layer_tables(struct kix_store *s, MDB_txn *txn,

@@ -1040,9 +1040,6 @@ struct commit_ctx {
     int inspect_rc;
 };
 
-/* The write function's way to abort after an inspection that succeeded. */
-#define INSPECTED (-101)
-
 static void seal_part(crypto_generichash_state *st, const void *p, size_t n)
 {
     uint8_t len[8];
@@ -1349,7 +1346,7 @@ static int replay_body(struct kix_store *s, MDB_txn *txn, void *arg, struct kix_
     if (c->inspect) {
         struct kix_log_txn t = {s, txn, kix__witxn(s), 0, NULL, NULL};
         c->inspect_rc = c->inspect(c->inspect_ctx, &t, err);
-        return INSPECTED; /* never commit what was only replayed to be looked at */
+        return KIX__EINSPECTED; /* never commit what was only replayed to be looked at */
     }
     return KIX_OK;
 }
@@ -1442,7 +1439,7 @@ int kix_log_replay_inspect(struct kix_log *l, uint64_t first_index,
     c.inspect = inspect;
     c.inspect_ctx = ctx;
     rc = run_commit(&c, replay_fn, err);
-    return rc == INSPECTED ? c.inspect_rc : rc;
+    return rc == KIX__EINSPECTED ? c.inspect_rc : rc;
 }
 
 int kix_log_replay(struct kix_log *l, uint64_t first_index, struct kix_prepared *const *items,
