@@ -58,17 +58,18 @@ view() { local v; v=$(embedded "$1"); [ -n "$v" ] && echo "$v" ||
 # edit_view PAGE PYTHON: the page's view changed by PYTHON (on v, the view):
 # in the page, or in PAGE.json when the page carries none
 edit_view() { python3 - "$1" "$2" <<'PY'
-import json, re, sys
+import json, os, sys
+sys.path.insert(0, os.environ["KIX_TESTS"] + "/integration")
+import page_view  # the view with its manifest, #kix-manifest's text since layout 7
 p, code = sys.argv[1], sys.argv[2]
-t = open(p, encoding="utf-8").read()
-m = re.search(r'(<script type="application/json" id="kix-view">)(.*?)(</script>)', t, re.S)
-v = json.loads(m.group(2) if m else open(p + ".json", encoding="utf-8").read())
+embeds = page_view.VIEW.search(open(p, encoding="utf-8").read())
+v = page_view.load(p) if embeds else json.load(open(p + ".json", encoding="utf-8"))
 exec(code)
-text = json.dumps(v, separators=(",", ":"), sort_keys=True, ensure_ascii=False)
-if m:
-    open(p, "w", encoding="utf-8").write(t[: m.start(2)] + text.replace("/", "\\/") + t[m.end(2) :])
+if embeds:
+    page_view.store(p, v)
 else:
-    open(p + ".json", "w", encoding="utf-8").write(text)
+    open(p + ".json", "w", encoding="utf-8").write(
+        json.dumps(v, separators=(",", ":"), sort_keys=True, ensure_ascii=False))
 PY
 }
 # copy_export DIR [PATH...]: DIR a copy of the export made of hard links
@@ -119,7 +120,7 @@ for _ in $(seq 1 600); do [ "$(cat "$WORK/exp/runs/.size" 2>/dev/null)" = "$SIZE
 # index/: PROTOCOL.md §3); a group page carries none: its verifier reads
 # groups/<key>.json beside it, kixd's document without `index` and the
 # rows' manifests, implementations, records and proofs
-G=$(grep -o 'href="../groups/sha256:[0-9a-f]*.html" data-kix-slot="group-link"' "$WORK/exp/runs/$RID" | sed -n '1s/^href="..\/groups\/\([^"]*\).html".*/\1/p')
+G=$(grep -o 'href="../groups/sha256:[0-9a-f]*.html" id="g"' "$WORK/exp/runs/$RID" | sed -n '1s/^href="..\/groups\/\([^"]*\).html".*/\1/p')
 [ -n "$G" ] || fail "the exported run page links no group"
 [ ! -e "$WORK/exp/runs/$RID.json" ] || fail "the export wrote runs/$RID.json: a run's view is in its page"
 for p in "runs/$RID" "groups/$G"; do
@@ -243,7 +244,7 @@ python3 "$KIX_TESTS/integration/index_files.py" "$WORK/bad7" "group/${G#sha256:}
   fail "the export holds no index record of group $G"
 expect_failed "$WORK/bad7" "does not hash to its name" "the copy's record of the run's group edited (index/value/group/)"
 # and the view's objects are the copy's files: the environment edited there fails
-ENVD=$(embedded "$WORK/exp/runs/$RID" | python3 -c 'import json,sys; print(json.loads(json.load(sys.stdin)["manifestCanonical"])["spec"]["environmentDigest"])')
+ENVD=$(page_view "$WORK/exp/runs/$RID" | python3 -c 'import json,sys; print(json.loads(json.load(sys.stdin)["manifestCanonical"])["spec"]["environmentDigest"])')
 copy_export "$WORK/bad7b" "objects/$ENVD"
 sed -i 's/"product":"/"product":"X/' "$WORK/bad7b/objects/$ENVD"
 expect_failed "$WORK/bad7b" "hashes to" "the copy's environment object edited (objects/)"
@@ -310,7 +311,7 @@ expect_failed "$WORK/bad9" "the signed index proves" "a group view with its size
 # and kix show and kix group over the copy exit 1.
 EM=$(page_view "$WORK/exp/runs/$EARLY" | python3 -c 'import json,sys; print(json.load(sys.stdin)["manifestDigest"])')
 RM=$(page_view "$WORK/exp/runs/$RID" | python3 -c 'import json,sys; print(json.load(sys.stdin)["manifestDigest"])')
-EG=$(grep -o 'href="../groups/sha256:[0-9a-f]*.html" data-kix-slot="group-link"' "$WORK/exp/runs/$EARLY" | sed -n '1s/^href="..\/groups\/\([^"]*\).html".*/\1/p')
+EG=$(grep -o 'href="../groups/sha256:[0-9a-f]*.html" id="g"' "$WORK/exp/runs/$EARLY" | sed -n '1s/^href="..\/groups\/\([^"]*\).html".*/\1/p')
 [ -n "$EG" ] && [ -s "$WORK/exp/objects/entries/000" ] || fail "EARLY has no group, or bundle 000 no pack"
 [ ! -e "$WORK/exp/objects/$EM" ] || fail "the export wrote objects/$EM, a manifest its run page and pack hold"
 [ ! -e "$WORK/exp/objects/$RM" ] || fail "the export wrote objects/$RM, the manifest of a run in a partial bundle its page holds"
