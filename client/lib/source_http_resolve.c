@@ -518,24 +518,36 @@ static int run_view_text(struct http_source *h, const char *name, const char *id
     return rc;
 }
 
-/* The view v (NULL: not JSON) with the page's manifest text (has: the
+/* The view *v (NULL: not JSON) with the page's manifest text (has: the
  * page carried #kix-manifest) as its manifestCanonical, as a view before
- * layout 7 said it; a view that says it too is refused (NULL), as is text
- * that is not UTF-8. */
-static json_t *with_manifest(json_t *v, const struct kix_buf *canon, int has)
+ * layout 7 said it. A view that says it too is a false copy (KIX_EVERIFY,
+ * *v released); text that is not UTF-8 leaves *v NULL. */
+static int with_manifest(json_t **v, const struct kix_buf *canon, int has)
 {
     json_t *text;
 
-    if (!v || !has)
-        return v;
-    text = json_object_get(v, "manifestCanonical")
-               ? NULL
-               : json_stringn(canon->len ? (const char *)canon->ptr : "", canon->len);
-    if (!text || json_object_set_new(v, "manifestCanonical", text) != 0) {
-        json_decref(v);
-        return NULL;
+    if (!*v || !has)
+        return KIX_OK;
+    if (json_object_get(*v, "manifestCanonical")) {
+        json_decref(*v);
+        *v = NULL;
+        return KIX_EVERIFY;
     }
-    return v;
+    text = json_stringn(canon->len ? (const char *)canon->ptr : "", canon->len);
+    if (!text || json_object_set_new(*v, "manifestCanonical", text) != 0) {
+        json_decref(*v);
+        *v = NULL;
+    }
+    return KIX_OK;
+}
+
+/* The error of a page whose view says its manifest beside #kix-manifest. */
+static int said_twice(struct http_source *h, const char *id, struct kix_err *err)
+{
+    return kix_err_set(err, KIX_EVERIFY,
+                       "%s: the page of run %s says its manifest twice (#kix-manifest and its "
+                       "view): a false copy",
+                       h->base.where, id);
 }
 
 int http_manifest_in_page(struct http_source *h, const struct kix_digest *d, struct kix_buf *out,
@@ -564,9 +576,11 @@ int http_manifest_in_page(struct http_source *h, const struct kix_digest *d, str
     }
     if (rc)
         goto out;
-    v = with_manifest(
-        json_loadb((const char *)body.ptr + at, body.len - at, JSON_REJECT_DUPLICATES, NULL),
-        &page_canon, has);
+    v = json_loadb((const char *)body.ptr + at, body.len - at, JSON_REJECT_DUPLICATES, NULL);
+    if (with_manifest(&v, &page_canon, has) != KIX_OK) {
+        rc = said_twice(h, id, err);
+        goto out;
+    }
     canon = json_string_value(json_object_get(v, "manifestCanonical"));
     if (canon)
         kix_digest_of((const uint8_t *)canon, strlen(canon), &got);
@@ -622,9 +636,11 @@ int http_resolve(struct kix_source *s, const char *ref, uint64_t from, struct ki
     rc = run_view_text(h, name, id, &body, &at, &page_canon, &has, err);
     if (rc)
         goto out;
-    v = with_manifest(
-        json_loadb((const char *)body.ptr + at, body.len - at, JSON_REJECT_DUPLICATES, NULL),
-        &page_canon, has);
+    v = json_loadb((const char *)body.ptr + at, body.len - at, JSON_REJECT_DUPLICATES, NULL);
+    if (with_manifest(&v, &page_canon, has) != KIX_OK) {
+        rc = said_twice(h, id, err);
+        goto out;
+    }
     ps = calloc(1, sizeof(*ps));
     if (!ps) {
         rc = kix_err_set(err, KIX_ENOMEM, "out of memory");

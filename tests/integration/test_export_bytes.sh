@@ -92,10 +92,18 @@ for f in sorted(os.listdir(os.path.join(root, "runs"))):
     for k in ("runId", "permalink", "origin", "treeSize", "logKey", "manifestDigest", "rank"):
         assert k not in v, "runs/%s's view repeats %s, which its page or checkpoint says" % (f, k)
     assert v.get("reruns", [1]) and v.get("attestationList", [1]), "runs/%s's view says none" % f
-    for part in ("data-log-key=", "data-root=", 'id="manifest-section"', "</th><td", 'data-kix-slot="group-link">comparison group</a></nav>',
-                 'data-kix-slot="evidence"', 'data-kix-slot="median"', 'data-kix-slot="rank"', 'data-kix-slot="observed"'):
+    for part in ("data-log-key=", "data-root=", 'id="manifest-section"', "</th><td", 'comparison group</a></nav>'):
         assert part not in page, "runs/%s carries %s" % (f, part)
-    assert page.count('data-kix-slot="group-link"') <= 1, "runs/%s links its group twice" % f
+    assert page.count('href="../groups/') <= 1, "runs/%s links its group twice" % f
+    # its slots named by short ids, its entries, cite text and sections'
+    # notes by their table, id and section (kix-verify.js names them): no
+    # data-kix-slot but the tables of reruns and attestations and the
+    # notices of supersession and withdrawal a page may have
+    slots = set(re.findall(r'data-kix-slot="([^"]*)"', page))
+    assert slots <= {"reruns-table", "reruns", "attestations-table", "attestations", "superseded-by",
+                     "supersedes", "withdrawn"}, "runs/%s names slots %s" % (f, sorted(slots))
+    for short in ("t", "i", "s", "z", "f"):
+        assert page.count(' id="%s"' % short) == 1, "runs/%s says id=\"%s\" %d times" % (f, short, page.count(' id="%s"' % short))
     # what is the same on every page and of use only with JavaScript is
     # built by kix-verify.js, not written into each page (PROTOCOL.md §3,
     # "A run page's shell")
@@ -104,10 +112,17 @@ for f in sorted(os.listdir(os.path.join(root, "runs"))):
                  'id="attestations-note"', 'id="cite-how"', 'id="tiles-note"'):
         assert part not in page or (v.get("reruns") and "reruns" in part) or (v.get("attestationList") and "attestations" in part), \
             "runs/%s carries %s" % (f, part)
-    canon = v["manifestCanonical"]
-    rest = page[:m.start(1)] + page[m.end(1):]
-    shown = canon.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;").replace('"', "&quot;")
-    assert shown not in rest and canon not in rest, "runs/%s repeats the manifest" % f
+    # the manifest once, as the text of #kix-manifest (layout 7): only & < >
+    # escaped, no JSON string's escapes and no &quot;, not in the view
+    assert "manifestCanonical" not in v, "runs/%s's view says its manifest" % f
+    shown = re.findall(r'<pre hidden id="kix-manifest">([^<]*)</pre>', page)
+    assert len(shown) == 1 and page.count("kix-manifest") == 1, "runs/%s: its manifest not once in #kix-manifest" % f
+    assert "&quot;" not in shown[0] and '{"apiVersion":' in shown[0], "runs/%s's manifest text escaped" % f
+    canon = shown[0].replace("&lt;", "<").replace("&gt;", ">").replace("&amp;", "&")
+    json.loads(canon)
+    rest = page.replace(shown[0], "", 1)
+    html = canon.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;").replace('"', "&quot;")
+    assert html not in rest and canon not in rest and json.dumps(canon) not in rest, "runs/%s repeats the manifest" % f
 # a group view's rows name their runs: no manifest, implementation,
 # record or proof, no index proofs and no title objects (the copy holds
 # them as files)

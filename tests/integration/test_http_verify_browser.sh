@@ -340,6 +340,47 @@ expect_status 1 "$KIX" group --server "$NGINX_URL/" --no-cache --log-key "$WORK/
 grep -q "carries another manifest" "$WORK/err" || fail "kix group, a changed manifest in a row's page: $(cat "$WORK/err")"
 unset KIX_STATE_DIR
 pass "a full bundle's run page with its manifest changed: its page and its group's page are red, kix show and kix group exit 1"
+# its manifest is the text of #kix-manifest (layout 7, PROTOCOL.md §3, "A
+# leaner view"): read one way, only &lt; &gt; &amp; undone. Another
+# entity, a second such element, the manifest said in the view too, and
+# kix's HTTP source refuses the page (and kix-verify.js the group page that
+# reads it); a slot's id said twice turns the run page red
+tamper_page() { # DIR PYTHON: runs/$EARLY(.html) edited by PYTHON (on t, its text)
+  copy_export "$1" "runs/$EARLY.html"
+  python3 - "$1/runs/$EARLY.html" "$2" <<'PY'
+import re, sys
+p, code = sys.argv[1], sys.argv[2]
+t = open(p, encoding="utf-8").read()
+exec(code)
+open(p, "w", encoding="utf-8").write(t)
+PY
+  ln -f "$1/runs/$EARLY.html" "$1/runs/$EARLY"
+}
+tamper_page "$WORK/bad14" 't = re.sub(r"(<pre hidden id=\"kix-manifest\">[^<]*?)\"", r"\1&quot;", t, count=1)'
+tamper_page "$WORK/bad15" 't = t.replace("<script type=\"application/json\" id=\"kix-view\">", "<pre hidden id=\"kix-manifest\">{}</pre>\n<script type=\"application/json\" id=\"kix-view\">")'
+tamper_page "$WORK/bad16" 't = t.replace("<pre hidden id=\"kix-manifest\">", "<pre id=kix-manifest>{}</pre><pre hidden id=\"kix-manifest\">")'
+tamper_page "$WORK/bad17" '
+import json
+m = re.search(r"<pre hidden id=\"kix-manifest\">([^<]*)</pre>", t)
+t = t.replace("<script type=\"application/json\" id=\"kix-view\">{", "<script type=\"application/json\" id=\"kix-view\">{\"manifestCanonical\":" + json.dumps(m.group(1).replace("&lt;", "<").replace("&gt;", ">").replace("&amp;", "&")).replace("/", "\\/").replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026") + ",")'
+tamper_page "$WORK/bad18" 't = t.replace("<h1 id=\"t\">", "<p id=\"t\">Fast</p><h1 id=\"t\">")'
+for b in bad14 bad15 bad16 bad17; do
+  start_nginx "$WORK/$b"
+  export KIX_STATE_DIR="$WORK/s-$b"
+  expect_status 1 "$KIX" show --server "$NGINX_URL/" --no-cache --log-key "$WORK/vkey" "$EARLY"
+  case $b in
+    bad17) grep -q "says its manifest twice (#kix-manifest and its view)" "$WORK/err" || fail "kix show, $b: $(cat "$WORK/err")" ;;
+    *) grep -q "says its manifest (#kix-manifest) other than as one element's text" "$WORK/err" || fail "kix show, $b: $(cat "$WORK/err")" ;;
+  esac
+  expect_status 1 "$KIX" group --server "$NGINX_URL/" --no-cache --log-key "$WORK/vkey" "$EG"
+  unset KIX_STATE_DIR
+done
+expect_failed "$WORK/bad14" "carries no manifest, or one not as one element" "a group page whose row's run page says &quot; in its manifest" "groups/$EG"
+expect_failed "$WORK/bad15" 'id="kix-manifest" more than once' "a run page with a second #kix-manifest" "runs/$EARLY"
+expect_failed "$WORK/bad16" 'id="kix-manifest" more than once' "a run page with a second #kix-manifest before its own" "runs/$EARLY"
+expect_failed "$WORK/bad17" "says its manifest twice" "a run page whose view says its manifest too" "runs/$EARLY"
+expect_failed "$WORK/bad18" 'id="t" more than once' "a run page with a slot's id said twice" "runs/$EARLY"
+pass "a run page's #kix-manifest with another entity, said twice or beside the view's: kix show and kix group exit 1, the pages are red"
 
 # ---- the log grows: untouched pages stay green ---------------------------------------
 # kixd export rewrites only the pages of runs and groups with new entries:
