@@ -732,7 +732,7 @@ async function reader(browser) {
       return v.state === 'fail' || (!t.includes('(edited)') && t.includes(gpu) && h1 === 'yes');
     }],
     ['the computed rows (comparison key, digest, source) and the correctness note edited', runPath,
-      run.replace(/(data-kix-words="(comparison-key|digest|source)">)[^<]*/g, '$1edited').replace(/Marked passed by the source/, 'Marked edited by the source'), async (p, v) => {
+      run.replace(/(<th>(comparison key|digest|source)<td data-w>)[^<\n]*/g, '$1edited').replace(/Marked passed by the source/, 'Marked edited by the source'), async (p, v) => {
         const rows = await p.evaluate(() => [...document.querySelectorAll('[data-kix-words], [data-kix-slot="section-note"]')].map((e) => [e.getAttribute('data-kix-words'), e.textContent, e.getAttribute('data-verified')]));
         if (!rows.some((r) => /^Marked passed/.test(r[1]))) return false;
         const by = Object.fromEntries(rows.map((r) => [r[0], r]));
@@ -800,14 +800,15 @@ async function reader(browser) {
   /* the staleness line and the links to the run's group: written by the verifier */
   {
     const oldHtml = fs.readFileSync(path.join(EXP, 'runs', OLD), 'utf8');
-    const server = /data-kix-slot="staleness">([^<]*)</.exec(oldHtml);
-    const srv = await serveDir(EXP, { [runPath]: run.replace(/data-kix-slot="staleness">[^<]*</, 'data-kix-slot="staleness">Re-observed yesterday.<')
-      .replace(/href="\.\.\/groups\/[^"]*" data-kix-slot="group-link"/g, 'href="../groups/sha256:' + '0'.repeat(64) + '" data-kix-slot="group-link"') });
+    /* (an exported page names them by their ids: a, g; layout 7) */
+    const server = /(?:data-kix-slot="staleness"|id="a")>([^<]*)</.exec(oldHtml);
+    const srv = await serveDir(EXP, { [runPath]: run.replace(/id="a">[^<]*</, 'id="a">Re-observed yesterday.<')
+      .replace(/href="\.\.\/groups\/[^"]*" id="g"/g, 'href="../groups/sha256:' + '0'.repeat(64) + '" id="g"') });
     let page = await open(browser, srv.url + '/' + runPath);
     let v = await verdict(page);
     const got = await page.evaluate(() => ({ stale: document.querySelector('[data-kix-slot="staleness"]').textContent,
       links: [...document.querySelectorAll('[data-kix-slot="group-link"]')].map((a) => a.getAttribute('href')) }));
-    const runStale = /data-kix-slot="staleness">([^<]*)</.exec(run);
+    const runStale = /id="a">([^<]*)</.exec(run);
     check(v.state === 'ok' && runStale && got.stale === runStale[1] && got.stale !== 'Re-observed yesterday.' && got.links.length === 1 && got.links.every((h) => h.endsWith('/groups/' + GROUP + '.html')),
           'an edited staleness line and group links are written over by the proven ones: ' + JSON.stringify(got));
     await page.close();

@@ -102,6 +102,8 @@ for f in sorted(os.listdir(os.path.join(root, "runs"))):
     slots = set(re.findall(r'data-kix-slot="([^"]*)"', page))
     assert slots <= {"reruns-table", "reruns", "attestations-table", "attestations", "superseded-by",
                      "supersedes", "withdrawn"}, "runs/%s names slots %s" % (f, sorted(slots))
+    # its computed rows named by their labels (data-w), not their kinds
+    assert "data-kix-words" not in page and page.count("<td data-w>") >= 2, "runs/%s names its computed rows" % f
     for short in ("t", "i", "s", "z", "f"):
         assert page.count(' id="%s"' % short) == 1, "runs/%s says id=\"%s\" %d times" % (f, short, page.count(' id="%s"' % short))
     # what is the same on every page and of use only with JavaScript is

@@ -258,6 +258,7 @@ else:
                             ("published", "f")):
             t = t.replace(' data-kix-slot="%s"' % slot, ' id="%s"' % short)
         t = re.sub(r' data-kix-slot="(?:cite-text|entries|section-note)"', "", t)
+        t = re.sub(r'<td data-kix-words="[^"]*">', "<td data-w>", t)
         t = re.sub(r'<pre hidden id="kix-manifest">[^<]*</pre>\n', "", t)
         t = re.sub(r'<section id="manifest-section">.*?</section>\n', "", t, flags=re.S)
         t = re.sub(r"^(<tr><th>|<tr data-type=|<thead><tr><th>index<).*$",

@@ -1355,6 +1355,11 @@
                        ['w', 'spread'], ['rank', 'rank'], ['g', 'group-link'], ['observed', 'observed'],
                        ['b', 'best'], ['rn', 'reruns-none'], ['an', 'attestations-none'],
                        ['citation', 'cite-text'], ['z', 'tree-size'], ['f', 'published']];
+  /* A copy's computed rows (data-w, layout 7) by their label: the kinds of
+   * client/view/sections.c's words_row (and "x (swept)": swept-run in
+   * Identity, swept in Workload) */
+  var COPY_WORDS = { 'revision': 'revision', 'observed at': 'observed', 'comparison key': 'comparison-key',
+                     'source': 'source', 'digest': 'digest', 'software': 'software' };
   var SECTION_IDS = ['identity', 'correctness', 'workload', 'measurements', 'protocol', 'environment',
                      'artifacts'];
 
@@ -2834,6 +2839,16 @@
       if (doc.querySelectorAll)
         doc.querySelectorAll('[data-kix-section]').forEach(function (e) {
           if (!e.getAttribute('data-kix-slot')) e.setAttribute('data-kix-slot', 'section-note');
+        });
+      /* its computed rows (data-w) by their label and section: sections.c's
+       * words_row kinds (an unknown label names none: the cell stays unproven) */
+      if (doc.querySelectorAll)
+        doc.querySelectorAll('td[data-w]').forEach(function (td) {
+          var th = td.parentNode && td.parentNode.querySelector && td.parentNode.querySelector('th');
+          var sec = td.closest && td.closest('section'), label = th ? th.textContent : '';
+          var kind = label === 'x (swept)' ? (sec && sec.id === 'workload' ? 'swept' : 'swept-run')
+              : Object.prototype.hasOwnProperty.call(COPY_WORDS, label) ? COPY_WORDS[label] : '';
+          if (!td.hasAttribute('data-kix-words')) td.setAttribute('data-kix-words', kind || '');
         });
       if (!doc.createElement || !doc.querySelector) return;
       if (!doc.getElementById('verify-trust'))
