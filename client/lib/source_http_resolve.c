@@ -430,8 +430,57 @@ static int run_of_manifest(struct http_source *h, const struct kix_digest *d,
  * pages carry none). Into body; the JSON text is body from *at on, up to
  * its end (a page's script element is cut off there: the JSON inside it
  * escapes '/', so no "</script>" is in it). */
+/* Whether needle is in [from, to). */
+static int said_in(const char *from, const char *to, const char *needle)
+{
+    const char *at = strstr(from, needle);
+    return at && at < to;
+}
+
+/* The canonical manifest a static copy's run page carries as the text of
+ * <pre hidden id="kix-manifest"> (layout 7, PROTOCOL.md §3, "A leaner
+ * view"), into out (*has: 1), read as kix-verify.js reads it: the text
+ * with &lt; &gt; &amp; undone. Any other entity or markup in it, the id
+ * said again outside it and the view, or said in another form, and the
+ * page is refused (KIX_EPROTO): a page names its manifest one way. None:
+ * *has 0. view, view_end: the page's #kix-view text, where the id may be
+ * said as any text may. */
+static int page_manifest(const char *page, const char *view, const char *view_end,
+                         struct kix_buf *out, int *has)
+{
+    static const char open_tag[] = "<pre hidden id=\"kix-manifest\">";
+    const char *start = strstr(page, open_tag), *p, *end;
+    int rc = KIX_OK;
+
+    *has = 0;
+    if (!start)
+        return said_in(page, view, "kix-manifest") || strstr(view_end, "kix-manifest") ? KIX_EPROTO
+                                                                                       : KIX_OK;
+    if (said_in(page, start, "kix-manifest") || start > view)
+        return KIX_EPROTO;
+    for (p = start + sizeof(open_tag) - 1; rc == KIX_OK && *p && *p != '<'; p++) {
+        size_t plain = strcspn(p, "<&");
+        rc = kix_buf_add(out, p, plain);
+        p += plain;
+        if (rc != KIX_OK || *p != '&')
+            break;
+        rc = strncmp(p, "&lt;", 4) == 0    ? kix_buf_addc(out, '<')
+             : strncmp(p, "&gt;", 4) == 0  ? kix_buf_addc(out, '>')
+             : strncmp(p, "&amp;", 5) == 0 ? kix_buf_addc(out, '&')
+                                           : KIX_EPROTO;
+        p += p[1] == 'a' ? 4 : 3;
+    }
+    end = p + 6;
+    if (rc == KIX_OK && (strncmp(p, "</pre>", 6) != 0 || said_in(end, view, "kix-manifest") ||
+                         strstr(view_end, "kix-manifest")))
+        rc = KIX_EPROTO;
+    *has = rc == KIX_OK;
+    return rc;
+}
+
 static int run_view_text(struct http_source *h, const char *name, const char *id,
-                         struct kix_buf *body, size_t *at, struct kix_err *err)
+                         struct kix_buf *body, size_t *at, struct kix_buf *manifest, int *has,
+                         struct kix_err *err)
 {
     static const char open_tag[] = "<script type=\"application/json\" id=\"kix-view\">";
     char path[KIX_RUN_PAGE_NAME_MAX + 16];
@@ -439,6 +488,7 @@ static int run_view_text(struct http_source *h, const char *name, const char *id
     int rc;
 
     *at = 0;
+    *has = 0;
     snprintf(path, sizeof(path), "runs/%s.html", name);
     rc = http_get(h->get, path, HTTP_VIEW_MAX, body, err);
     if (rc == KIX_OK && kix_buf_addc(body, '\0') != KIX_OK)
@@ -446,6 +496,15 @@ static int run_view_text(struct http_source *h, const char *name, const char *id
     if (rc == KIX_OK && (start = strstr((const char *)body->ptr, open_tag)) != NULL &&
         (end = strstr(start, "</script>")) != NULL) {
         *at = (size_t)(start - (const char *)body->ptr) + sizeof(open_tag) - 1;
+        rc = page_manifest((const char *)body->ptr, start, end, manifest, has);
+        if (rc == KIX_ENOMEM)
+            return kix_err_set(err, rc, "out of memory");
+        if (rc)
+            return kix_err_set(err, KIX_EVERIFY,
+                               "%s: the page of run %s (runs/%s.html) says its manifest "
+                               "(#kix-manifest) other than as one element's text with only "
+                               "&lt; &gt; &amp;: a false copy",
+                               h->base.where, id, name);
         body->len = (size_t)(end - (const char *)body->ptr);
         return KIX_OK;
     }
@@ -459,16 +518,48 @@ static int run_view_text(struct http_source *h, const char *name, const char *id
     return rc;
 }
 
+/* The view *v (NULL: not JSON) with the page's manifest text (has: the
+ * page carried #kix-manifest) as its manifestCanonical, as a view before
+ * layout 7 said it. A view that says it too is a false copy (KIX_EVERIFY,
+ * *v released); text that is not UTF-8 leaves *v NULL. */
+static int with_manifest(json_t **v, const struct kix_buf *canon, int has)
+{
+    json_t *text;
+
+    if (!*v || !has)
+        return KIX_OK;
+    if (json_object_get(*v, "manifestCanonical")) {
+        json_decref(*v);
+        *v = NULL;
+        return KIX_EVERIFY;
+    }
+    text = json_stringn(canon->len ? (const char *)canon->ptr : "", canon->len);
+    if (!text || json_object_set_new(*v, "manifestCanonical", text) != 0) {
+        json_decref(*v);
+        *v = NULL;
+    }
+    return KIX_OK;
+}
+
+/* The error of a page whose view says its manifest beside #kix-manifest. */
+static int said_twice(struct http_source *h, const char *id, struct kix_err *err)
+{
+    return kix_err_set(err, KIX_EVERIFY,
+                       "%s: the page of run %s says its manifest twice (#kix-manifest and its "
+                       "view): a false copy",
+                       h->base.where, id);
+}
+
 int http_manifest_in_page(struct http_source *h, const struct kix_digest *d, struct kix_buf *out,
                           struct kix_err *err)
 {
     char id[KIX_RUN_ID_MAX + 1], name[KIX_RUN_PAGE_NAME_MAX + 1], text[KIX_DIGEST_TEXT_LEN + 1];
-    struct kix_buf body = KIX_BUF_INIT;
+    struct kix_buf body = KIX_BUF_INIT, page_canon = KIX_BUF_INIT;
     struct kix_digest got;
     const char *canon;
     json_t *v = NULL;
     size_t at = 0;
-    int escaped, rc = run_of_manifest(h, d, id, err);
+    int escaped, has = 0, rc = run_of_manifest(h, d, id, err);
 
     kix_digest_format(d, text);
     if (rc == KIX_ENOTSUP)
@@ -476,7 +567,7 @@ int http_manifest_in_page(struct http_source *h, const struct kix_digest *d, str
     if (rc == KIX_OK && kix_run_page_name(id, strlen(id), name, sizeof(name), &escaped) != KIX_OK)
         rc = KIX_ENOTFOUND;
     if (rc == KIX_OK)
-        rc = run_view_text(h, name, id, &body, &at, err);
+        rc = run_view_text(h, name, id, &body, &at, &page_canon, &has, err);
     if (rc == KIX_ENOTFOUND) {
         rc = kix_err_set(err, KIX_ENOTFOUND,
                          "object %s is not in %s: neither objects/%s nor a run page holds it", text,
@@ -486,6 +577,10 @@ int http_manifest_in_page(struct http_source *h, const struct kix_digest *d, str
     if (rc)
         goto out;
     v = json_loadb((const char *)body.ptr + at, body.len - at, JSON_REJECT_DUPLICATES, NULL);
+    if (with_manifest(&v, &page_canon, has) != KIX_OK) {
+        rc = said_twice(h, id, err);
+        goto out;
+    }
     canon = json_string_value(json_object_get(v, "manifestCanonical"));
     if (canon)
         kix_digest_of((const uint8_t *)canon, strlen(canon), &got);
@@ -501,6 +596,7 @@ int http_manifest_in_page(struct http_source *h, const struct kix_digest *d, str
 out:
     json_decref(v);
     kix_buf_release(&body);
+    kix_buf_release(&page_canon);
     return rc;
 }
 
@@ -511,11 +607,11 @@ int http_resolve(struct kix_source *s, const char *ref, uint64_t from, struct ki
     char id[KIX_RUN_ID_MAX + 1], name[KIX_RUN_PAGE_NAME_MAX + 1];
     int escaped;
     struct kix_digest digest;
-    struct kix_buf body = KIX_BUF_INIT;
+    struct kix_buf body = KIX_BUF_INIT, page_canon = KIX_BUF_INIT;
     struct pieces *ps = NULL;
     json_t *v = NULL;
     size_t at = 0;
-    int is_digest = 0, rc;
+    int is_digest = 0, has = 0, rc;
 
     kix_resolution_init(out);
     /* a permalink names the run by what follows runs/, whichever host
@@ -537,10 +633,14 @@ int http_resolve(struct kix_source *s, const char *ref, uint64_t from, struct ki
                            "run %s has no files in %s: its id, escaped, is too long for a "
                            "file name (kix show its manifest digest on the origin)",
                            id, s->where);
-    rc = run_view_text(h, name, id, &body, &at, err);
+    rc = run_view_text(h, name, id, &body, &at, &page_canon, &has, err);
     if (rc)
         goto out;
     v = json_loadb((const char *)body.ptr + at, body.len - at, JSON_REJECT_DUPLICATES, NULL);
+    if (with_manifest(&v, &page_canon, has) != KIX_OK) {
+        rc = said_twice(h, id, err);
+        goto out;
+    }
     ps = calloc(1, sizeof(*ps));
     if (!ps) {
         rc = kix_err_set(err, KIX_ENOMEM, "out of memory");
@@ -552,6 +652,7 @@ int http_resolve(struct kix_source *s, const char *ref, uint64_t from, struct ki
 out:
     json_decref(v);
     kix_buf_release(&body);
+    kix_buf_release(&page_canon);
     if (rc)
         kix_resolution_release(out);
     return rc;

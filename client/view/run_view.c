@@ -533,8 +533,11 @@ static int run_json(const struct kix_run_view *v, unsigned flags, json_t *o)
         bad |= set(o, "logKey", json_stringn((const char *)v->log_key.ptr, v->log_key.len));
     if (!lean)
         bad |= set(o, "manifestDigest", json_string(v->manifest_digest));
-    bad |= set(o, "manifestCanonical", bytes_string(&res->manifest));
-    if (!lean) /* a copy's readers parse manifestCanonical */
+    /* a copy's page carries its manifest as the text of #kix-manifest,
+     * without a JSON string's escapes (PROTOCOL.md §3, "A leaner view") */
+    if (!lean)
+        bad |= set(o, "manifestCanonical", bytes_string(&res->manifest));
+    if (!lean) /* a copy's readers parse the canonical text */
         bad |= set(o, "manifest", json_incref(v->manifest));
     /* a copy's view leaves out what its page's HTML says and its readers
      * derive from the manifest, objects and records they prove (the

@@ -239,6 +239,13 @@ static int put_html(struct kix_buf *out, const char *s)
     return put_escaped(out, s, "<>&\"'", html_escape);
 }
 
+/* element text (a <pre>'s): quotes need no escaping there, so that the
+ * text reads back byte for byte with only &lt; &gt; &amp; undone */
+static int put_text(struct kix_buf *out, const char *s)
+{
+    return put_escaped(out, s, "<>&", html_escape);
+}
+
 static const char *json_escape(char c)
 {
     return c == '<' ? "\\u003c" : c == '>' ? "\\u003e" : "\\u0026";
@@ -334,6 +341,9 @@ static int render(const char *p, const char *end, const struct kix_tpl *t, struc
         if (!kind && close - name > 5 && memcmp(name, "json ", 5) == 0) {
             kind = 'j';
             name += 5;
+        } else if (!kind && close - name > 5 && memcmp(name, "text ", 5) == 0) {
+            kind = 't';
+            name += 5;
         }
         len = (size_t)(close - name);
         if (kind == '/')
@@ -348,11 +358,13 @@ static int render(const char *p, const char *end, const struct kix_tpl *t, struc
         if (!(s = find(t, name, len)))
             return kix_err_set(err, KIX_EINVAL, "template: no slot \"%.*s\"", (int)len, name);
         p = close + 2;
-        if (!kind || kind == 'j') {
+        if (!kind || kind == 'j' || kind == 't') {
             if (!s->text)
                 return kix_err_set(err, KIX_EINVAL, "template: \"%.*s\" is a section", (int)len,
                                    name);
-            if ((rc = kind ? put_json(out, s->text) : put_html(out, s->text)) != KIX_OK)
+            if ((rc = kind == 'j'   ? put_json(out, s->text)
+                      : kind == 't' ? put_text(out, s->text)
+                                    : put_html(out, s->text)) != KIX_OK)
                 return kix_err_set(err, rc, "out of memory");
             continue;
         }

@@ -84,9 +84,15 @@ const VIEW = /(<script type="application\/json" id="kix-view">)([\s\S]*?)(<\/scr
  * its #kix-view, or for a page without one (an exported run or group
  * page) the <p>.json its verifier reads. */
 function viewOf(p, html) {
-  const m = VIEW.exec(html);
-  return JSON.parse(m ? m[2] : fs.readFileSync(path.join(EXP, p + '.json'), 'utf8'));
+  const m = VIEW.exec(html), shown = MANIFEST.exec(html);
+  const v = JSON.parse(m ? m[2] : fs.readFileSync(path.join(EXP, p + '.json'), 'utf8'));
+  /* a copy's run page says its manifest as #kix-manifest's text (layout 7) */
+  if (shown) v.manifestCanonical = shown[2].replace(/&lt;/g, '<').replace(/&gt;/g, '>').replace(/&amp;/g, '&');
+  return v;
 }
+const MANIFEST = /(<pre hidden id="kix-manifest">)([^<]*)(<\/pre>)/;
+/* text as element text: only & < > escaped (run.html's {{text}}) */
+function asText(s) { return s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;'); }
 
 /* viewOf, with what a copy's run view leaves out since layout 7 (PROTOCOL.md
  * section 3, "A leaner view") filled in as kix-verify.js does: the run id
@@ -106,10 +112,24 @@ function fullOf(p, html) {
  * the page's HTML with #kix-view edited, or for a page without one
  * { json: the edited <p>.json }. */
 function editView(p, html, fn) {
-  const m = VIEW.exec(html);
-  const v = viewOf(p, html);
+  const v = viewOf(p, html), shown = MANIFEST.exec(html);
   fn(v);
+  if (shown && typeof v.manifestCanonical === 'string') { /* back into #kix-manifest */
+    html = html.slice(0, shown.index) + shown[1] + asText(v.manifestCanonical) + shown[3] +
+           html.slice(shown.index + shown[0].length);
+    delete v.manifestCanonical;
+  }
+  const m = VIEW.exec(html);
   if (!m) return { json: JSON.stringify(v) };
+  const text = JSON.stringify(v).replace(/\//g, '\\/').replace(/</g, '\\u003c').replace(/>/g, '\\u003e')
+    .replace(/&/g, '\\u0026');
+  return html.slice(0, m.index) + m[1] + text + m[3] + html.slice(m.index + m[0].length);
+}
+
+/* A copy's run page whose view says its manifest too, beside #kix-manifest. */
+function withManifestInView(html) {
+  const m = VIEW.exec(html), v = JSON.parse(m[2]);
+  v.manifestCanonical = viewOf('', html).manifestCanonical;
   const text = JSON.stringify(v).replace(/\//g, '\\/').replace(/</g, '\\u003c').replace(/>/g, '\\u003e')
     .replace(/&/g, '\\u0026');
   return html.slice(0, m.index) + m[1] + text + m[3] + html.slice(m.index + m[0].length);
@@ -447,6 +467,17 @@ async function tampers(browser) {
     ['the canonical manifest\'s median changed', runPath, editView(runPath, run, (v) => {
       v.manifestCanonical = v.manifestCanonical.replace(/"median":(\d)/, (m, d) => '"median":' + (d === '9' ? '8' : '9'));
     }), 'the signed index gives run ' + RUN + ' the manifest'], /* a copy's view names no digest but its text's (layout 7) */
+    /* its manifest is #kix-manifest's text (layout 7): one such element,
+     * text alone, not said by the view too; its slots' ids said once */
+    ['the manifest element\'s text edited', runPath, run.replace(/(<pre hidden id="kix-manifest">[^<]*"median":)(\d)/,
+      (m, a, d) => a + (d === '9' ? '8' : '9')), 'the signed index gives run ' + RUN + ' the manifest'],
+    ['a second #kix-manifest before the page\'s', runPath, run.replace('<pre hidden id="kix-manifest">',
+      '<pre hidden id="kix-manifest">{}</pre>\n<pre hidden id="kix-manifest">'), 'id="kix-manifest" more than once'],
+    ['the manifest in the view and in #kix-manifest', runPath, withManifestInView(run), 'says its manifest twice'],
+    ['markup in #kix-manifest', runPath, run.replace('<pre hidden id="kix-manifest">{', '<pre hidden id="kix-manifest"><b>{</b>'),
+      'holds markup'],
+    ['a slot\'s id said twice (a second title)', runPath, run.replace('<h1 id="t">', '<p id="t">Fast</p><h1 id="t">'),
+      'id="t" more than once'],
     ['the best run changed', runPath, editView(runPath, run, (v) => { v.rank = { group: GROUP, rank: 1, groupSize: 2, best: OLD, bestValue: 1 }; }), 'the signed index proves group'],
     ['the copy\'s environment object changed', runPath, run, 'hashes to', { [envFile]: envText.replace('"product":"', '"product":"NVIDIA H100 ') }],
     ['the copy\'s environment object missing', runPath, run, envFile, { [envFile]: null }],
@@ -507,6 +538,14 @@ async function tampers(browser) {
       'the manifest shown hashes to', { [manifestFile]: null, [runPath + '.html']: editView(runPath, run, (v) => {
         v.manifestCanonical = v.manifestCanonical.replace('"observedAt":"2', '"observedAt":"1');
       }) }],
+    /* read from the run's page text, as kix's HTTP source reads it: only
+     * &lt; &gt; &amp; in #kix-manifest */
+    ['the copy\'s manifest object of a group row missing, its run page\'s manifest with &quot;', groupPath, group,
+      'carries no manifest, or one not as one element', { [manifestFile]: null, [runPath + '.html']: run.replace(
+        /(<pre hidden id="kix-manifest">[^<]*?)"/, (m, a) => a + '&quot;') }],
+    ['the copy\'s manifest object of a group row missing, a second #kix-manifest in its run page', groupPath, group,
+      'carries no manifest, or one not as one element', { [manifestFile]: null, [runPath + '.html']: run.replace(
+        '<script type="application/json" id="kix-view">', '<pre hidden id="kix-manifest">{}</pre>\n<script type="application/json" id="kix-view">') }],
     ['the copy\'s implementation object of a group row changed', groupPath, group, 'the implementation ' + implFile.slice(8),
       { [implFile]: implText.replace('"name":"', '"name":"Fast ') }],
     ['the copy\'s implementation object of a group row missing', groupPath, group, implFile, { [implFile]: null }],
@@ -693,7 +732,7 @@ async function reader(browser) {
       return v.state === 'fail' || (!t.includes('(edited)') && t.includes(gpu) && h1 === 'yes');
     }],
     ['the computed rows (comparison key, digest, source) and the correctness note edited', runPath,
-      run.replace(/(data-kix-words="(comparison-key|digest|source)">)[^<]*/g, '$1edited').replace(/Marked passed by the source/, 'Marked edited by the source'), async (p, v) => {
+      run.replace(/(<th>(comparison key|digest|source)<td data-w>)[^<\n]*/g, '$1edited').replace(/Marked passed by the source/, 'Marked edited by the source'), async (p, v) => {
         const rows = await p.evaluate(() => [...document.querySelectorAll('[data-kix-words], [data-kix-slot="section-note"]')].map((e) => [e.getAttribute('data-kix-words'), e.textContent, e.getAttribute('data-verified')]));
         if (!rows.some((r) => /^Marked passed/.test(r[1]))) return false;
         const by = Object.fromEntries(rows.map((r) => [r[0], r]));
@@ -761,14 +800,15 @@ async function reader(browser) {
   /* the staleness line and the links to the run's group: written by the verifier */
   {
     const oldHtml = fs.readFileSync(path.join(EXP, 'runs', OLD), 'utf8');
-    const server = /data-kix-slot="staleness">([^<]*)</.exec(oldHtml);
-    const srv = await serveDir(EXP, { [runPath]: run.replace(/data-kix-slot="staleness">[^<]*</, 'data-kix-slot="staleness">Re-observed yesterday.<')
-      .replace(/href="\.\.\/groups\/[^"]*" data-kix-slot="group-link"/g, 'href="../groups/sha256:' + '0'.repeat(64) + '" data-kix-slot="group-link"') });
+    /* (an exported page names them by their ids: a, g; layout 7) */
+    const server = /(?:data-kix-slot="staleness"|id="a")>([^<]*)</.exec(oldHtml);
+    const srv = await serveDir(EXP, { [runPath]: run.replace(/id="a">[^<]*</, 'id="a">Re-observed yesterday.<')
+      .replace(/href="\.\.\/groups\/[^"]*" id="g"/g, 'href="../groups/sha256:' + '0'.repeat(64) + '" id="g"') });
     let page = await open(browser, srv.url + '/' + runPath);
     let v = await verdict(page);
     const got = await page.evaluate(() => ({ stale: document.querySelector('[data-kix-slot="staleness"]').textContent,
       links: [...document.querySelectorAll('[data-kix-slot="group-link"]')].map((a) => a.getAttribute('href')) }));
-    const runStale = /data-kix-slot="staleness">([^<]*)</.exec(run);
+    const runStale = /id="a">([^<]*)</.exec(run);
     check(v.state === 'ok' && runStale && got.stale === runStale[1] && got.stale !== 'Re-observed yesterday.' && got.links.length === 1 && got.links.every((h) => h.endsWith('/groups/' + GROUP + '.html')),
           'an edited staleness line and group links are written over by the proven ones: ' + JSON.stringify(got));
     await page.close();

@@ -12,6 +12,13 @@ import re
 import sys
 
 VIEW = re.compile(r'(<script type="application/json" id="kix-view">)(.*?)(</script>)', re.S)
+MANIFEST = re.compile(r'(<pre hidden id="kix-manifest">)([^<]*)(</pre>)')
+
+
+def manifest_text(text):
+    """A manifest as a copy's page says it in #kix-manifest (layout 7):
+    element text, only & < > escaped."""
+    return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
 
 
 def _match(page):
@@ -23,7 +30,15 @@ def _match(page):
 
 
 def load(page):
-    return json.loads(_match(page)[1].group(2))
+    """The view with the page's #kix-manifest text as its
+    manifestCanonical (a view before layout 7 said it so)."""
+    html, m = _match(page)
+    view = json.loads(m.group(2))
+    shown = MANIFEST.search(html)
+    if shown:
+        view["manifestCanonical"] = (shown.group(2).replace("&lt;", "<").replace("&gt;", ">")
+                                     .replace("&amp;", "&"))
+    return view
 
 
 def full(page):
@@ -33,7 +48,7 @@ def full(page):
     the origin and size from its checkpoint, the manifest's digest from
     its canonical text."""
     html, m = _match(page)
-    view = json.loads(m.group(2))
+    view = load(page)
     if view.get("view") != "kix.run/1" or "runId" in view:
         return view
     run = re.search(r'<div id="kix-verify"[^>]* data-run="([^"]*)"', html)
@@ -54,11 +69,12 @@ def copy_view(view):
     without `manifest`, `sections`, `objects` and `index` (layout 4), what
     the page's HTML says (a lean view, layout 5), what its pin, checkpoint
     and manifest say, its rank, and reruns and attestations when there are
-    none (a leaner view, layout 7), and the entries' paths."""
+    none and its manifest, the text of #kix-manifest (a leaner view, layout
+    7), and the entries' paths."""
     v = dict(view)
     for k in ("manifest", "sections", "objects", "index", "observedAt", "primary", "evidence",
               "title", "header", "evidenceText", "lastObserved", "runId", "permalink", "origin",
-              "treeSize", "logKey", "manifestDigest", "rank"):
+              "treeSize", "logKey", "manifestDigest", "rank", "manifestCanonical"):
         v.pop(k, None)
     for k in ("reruns", "attestationList"):
         if not v[k]:
@@ -70,7 +86,15 @@ def copy_view(view):
 
 
 def store(page, view):
+    """The page with view as its #kix-view, its manifestCanonical as the
+    text of #kix-manifest when the page has one (layout 7)."""
     html, m = _match(page)
+    shown = MANIFEST.search(html)
+    if shown and "manifestCanonical" in view:
+        view = dict(view)
+        canon = view.pop("manifestCanonical")
+        html = html[:shown.start(2)] + manifest_text(canon) + html[shown.end(2):]
+        m = VIEW.search(html)
     text = json.dumps(view, separators=(",", ":"), sort_keys=True, ensure_ascii=False)
     text = (text.replace("/", "\\/").replace("<", "\\u003c").replace(">", "\\u003e")
             .replace("&", "\\u0026"))

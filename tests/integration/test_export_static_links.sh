@@ -97,7 +97,7 @@ pass "kixd: runs/sha256:<manifest> is that run's page"
 . "$KIX_TESTS/integration/dom_lib.sh"
 trap 'stop_dom; cleanup' EXIT
 start_dom
-GROUP=$(grep -o 'href="../groups/sha256:[0-9a-f]*.html" data-kix-slot="group-link"' "$WORK/exp/runs/$RID.html" | sed -n '1s/^href="..\/groups\/\([^"]*\).html".*/\1/p')
+GROUP=$(grep -o 'href="../groups/sha256:[0-9a-f]*.html" id="g"' "$WORK/exp/runs/$RID.html" | sed -n '1s/^href="..\/groups\/\([^"]*\).html".*/\1/p')
 BIG=$(python3 - "$WORK/exp/search" <<'PY'
 import json, sys
 ix = json.load(open(sys.argv[1] + "/index.json"))

@@ -45,14 +45,14 @@ done
 # manifest a run"), byte for byte
 python3 - "$WORK/exp" "$FULL" "$WORK/paged.txt" >"$WORK/single.txt" <<'PY' || fail "the packs' content"
 import hashlib, json, os, re, sys
+sys.path.insert(0, os.environ["KIX_TESTS"] + "/integration")
+import page_view
 exp, full = sys.argv[1], int(sys.argv[2])
 files = {f for f in os.listdir(exp + "/objects") if f.startswith("sha256:")}
 pages = {}
 for f in os.listdir(exp + "/runs"):
     if f.endswith(".html"):
-        m = re.search(r'<script type="application/json" id="kix-view">(.*?)</script>',
-                      open(exp + "/runs/" + f, encoding="utf-8").read(), re.S)
-        v = json.loads(m.group(1))
+        v = page_view.load(exp + "/runs/" + f)  # its manifest, #kix-manifest's text (layout 7)
         text = v["manifestCanonical"].encode()  # its digest is its text's (layout 7)
         pages["sha256:" + hashlib.sha256(text).hexdigest()] = text
 def held(d):

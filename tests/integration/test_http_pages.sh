@@ -249,6 +249,17 @@ else:
         t = re.sub(r' data-origin="[^"]*" data-log-key="[^"]*" data-size="[^"]*" data-root="[^"]*"', "", t)
         t = re.sub(r' data-kix-slot="(evidence|median|rank|observed)" id="\1"', r' id="\1"', t)
         t = re.sub(r' · <a href="\.\./groups/[^"]*" data-kix-slot="group-link">comparison group</a></nav>', "</nav>", t)
+        # and the rest of its slots by short ids, its entries, cite text and
+        # sections' notes by their table, id and section, its manifest as
+        # the text of #kix-manifest (PROTOCOL.md §3, "A leaner view")
+        for slot, short in (("kernel-link", "k"), ("title", "t"), ("run-id", "i"), ("status", "s"),
+                            ("staleness", "a"), ("spread", "w"), ("group-link", "g"), ("best", "b"),
+                            ("reruns-none", "rn"), ("attestations-none", "an"), ("tree-size", "z"),
+                            ("published", "f")):
+            t = t.replace(' data-kix-slot="%s"' % slot, ' id="%s"' % short)
+        t = re.sub(r' data-kix-slot="(?:cite-text|entries|section-note)"', "", t)
+        t = re.sub(r'<td data-kix-words="[^"]*">', "<td data-w>", t)
+        t = re.sub(r'<pre hidden id="kix-manifest">[^<]*</pre>\n', "", t)
         t = re.sub(r'<section id="manifest-section">.*?</section>\n', "", t, flags=re.S)
         t = re.sub(r"^(<tr><th>|<tr data-type=|<thead><tr><th>index<).*$",
                    lambda m: m.group(0).replace("</th>", "").replace("</td>", "").replace("</tr>", ""), t, flags=re.M)

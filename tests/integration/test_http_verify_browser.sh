@@ -58,17 +58,18 @@ view() { local v; v=$(embedded "$1"); [ -n "$v" ] && echo "$v" ||
 # edit_view PAGE PYTHON: the page's view changed by PYTHON (on v, the view):
 # in the page, or in PAGE.json when the page carries none
 edit_view() { python3 - "$1" "$2" <<'PY'
-import json, re, sys
+import json, os, sys
+sys.path.insert(0, os.environ["KIX_TESTS"] + "/integration")
+import page_view  # the view with its manifest, #kix-manifest's text since layout 7
 p, code = sys.argv[1], sys.argv[2]
-t = open(p, encoding="utf-8").read()
-m = re.search(r'(<script type="application/json" id="kix-view">)(.*?)(</script>)', t, re.S)
-v = json.loads(m.group(2) if m else open(p + ".json", encoding="utf-8").read())
+embeds = page_view.VIEW.search(open(p, encoding="utf-8").read())
+v = page_view.load(p) if embeds else json.load(open(p + ".json", encoding="utf-8"))
 exec(code)
-text = json.dumps(v, separators=(",", ":"), sort_keys=True, ensure_ascii=False)
-if m:
-    open(p, "w", encoding="utf-8").write(t[: m.start(2)] + text.replace("/", "\\/") + t[m.end(2) :])
+if embeds:
+    page_view.store(p, v)
 else:
-    open(p + ".json", "w", encoding="utf-8").write(text)
+    open(p + ".json", "w", encoding="utf-8").write(
+        json.dumps(v, separators=(",", ":"), sort_keys=True, ensure_ascii=False))
 PY
 }
 # copy_export DIR [PATH...]: DIR a copy of the export made of hard links
@@ -119,7 +120,7 @@ for _ in $(seq 1 600); do [ "$(cat "$WORK/exp/runs/.size" 2>/dev/null)" = "$SIZE
 # index/: PROTOCOL.md §3); a group page carries none: its verifier reads
 # groups/<key>.json beside it, kixd's document without `index` and the
 # rows' manifests, implementations, records and proofs
-G=$(grep -o 'href="../groups/sha256:[0-9a-f]*.html" data-kix-slot="group-link"' "$WORK/exp/runs/$RID" | sed -n '1s/^href="..\/groups\/\([^"]*\).html".*/\1/p')
+G=$(grep -o 'href="../groups/sha256:[0-9a-f]*.html" id="g"' "$WORK/exp/runs/$RID" | sed -n '1s/^href="..\/groups\/\([^"]*\).html".*/\1/p')
 [ -n "$G" ] || fail "the exported run page links no group"
 [ ! -e "$WORK/exp/runs/$RID.json" ] || fail "the export wrote runs/$RID.json: a run's view is in its page"
 for p in "runs/$RID" "groups/$G"; do
@@ -243,7 +244,7 @@ python3 "$KIX_TESTS/integration/index_files.py" "$WORK/bad7" "group/${G#sha256:}
   fail "the export holds no index record of group $G"
 expect_failed "$WORK/bad7" "does not hash to its name" "the copy's record of the run's group edited (index/value/group/)"
 # and the view's objects are the copy's files: the environment edited there fails
-ENVD=$(embedded "$WORK/exp/runs/$RID" | python3 -c 'import json,sys; print(json.loads(json.load(sys.stdin)["manifestCanonical"])["spec"]["environmentDigest"])')
+ENVD=$(page_view "$WORK/exp/runs/$RID" | python3 -c 'import json,sys; print(json.loads(json.load(sys.stdin)["manifestCanonical"])["spec"]["environmentDigest"])')
 copy_export "$WORK/bad7b" "objects/$ENVD"
 sed -i 's/"product":"/"product":"X/' "$WORK/bad7b/objects/$ENVD"
 expect_failed "$WORK/bad7b" "hashes to" "the copy's environment object edited (objects/)"
@@ -310,7 +311,7 @@ expect_failed "$WORK/bad9" "the signed index proves" "a group view with its size
 # and kix show and kix group over the copy exit 1.
 EM=$(page_view "$WORK/exp/runs/$EARLY" | python3 -c 'import json,sys; print(json.load(sys.stdin)["manifestDigest"])')
 RM=$(page_view "$WORK/exp/runs/$RID" | python3 -c 'import json,sys; print(json.load(sys.stdin)["manifestDigest"])')
-EG=$(grep -o 'href="../groups/sha256:[0-9a-f]*.html" data-kix-slot="group-link"' "$WORK/exp/runs/$EARLY" | sed -n '1s/^href="..\/groups\/\([^"]*\).html".*/\1/p')
+EG=$(grep -o 'href="../groups/sha256:[0-9a-f]*.html" id="g"' "$WORK/exp/runs/$EARLY" | sed -n '1s/^href="..\/groups\/\([^"]*\).html".*/\1/p')
 [ -n "$EG" ] && [ -s "$WORK/exp/objects/entries/000" ] || fail "EARLY has no group, or bundle 000 no pack"
 [ ! -e "$WORK/exp/objects/$EM" ] || fail "the export wrote objects/$EM, a manifest its run page and pack hold"
 [ ! -e "$WORK/exp/objects/$RM" ] || fail "the export wrote objects/$RM, the manifest of a run in a partial bundle its page holds"
@@ -339,6 +340,47 @@ expect_status 1 "$KIX" group --server "$NGINX_URL/" --no-cache --log-key "$WORK/
 grep -q "carries another manifest" "$WORK/err" || fail "kix group, a changed manifest in a row's page: $(cat "$WORK/err")"
 unset KIX_STATE_DIR
 pass "a full bundle's run page with its manifest changed: its page and its group's page are red, kix show and kix group exit 1"
+# its manifest is the text of #kix-manifest (layout 7, PROTOCOL.md §3, "A
+# leaner view"): read one way, only &lt; &gt; &amp; undone. Another
+# entity, a second such element, the manifest said in the view too, and
+# kix's HTTP source refuses the page (and kix-verify.js the group page that
+# reads it); a slot's id said twice turns the run page red
+tamper_page() { # DIR PYTHON: runs/$EARLY(.html) edited by PYTHON (on t, its text)
+  copy_export "$1" "runs/$EARLY.html"
+  python3 - "$1/runs/$EARLY.html" "$2" <<'PY'
+import re, sys
+p, code = sys.argv[1], sys.argv[2]
+t = open(p, encoding="utf-8").read()
+exec(code)
+open(p, "w", encoding="utf-8").write(t)
+PY
+  ln -f "$1/runs/$EARLY.html" "$1/runs/$EARLY"
+}
+tamper_page "$WORK/bad14" 't = re.sub(r"(<pre hidden id=\"kix-manifest\">[^<]*?)\"", r"\1&quot;", t, count=1)'
+tamper_page "$WORK/bad15" 't = t.replace("<script type=\"application/json\" id=\"kix-view\">", "<pre hidden id=\"kix-manifest\">{}</pre>\n<script type=\"application/json\" id=\"kix-view\">")'
+tamper_page "$WORK/bad16" 't = t.replace("<pre hidden id=\"kix-manifest\">", "<pre id=kix-manifest>{}</pre><pre hidden id=\"kix-manifest\">")'
+tamper_page "$WORK/bad17" '
+import json
+m = re.search(r"<pre hidden id=\"kix-manifest\">([^<]*)</pre>", t)
+t = t.replace("<script type=\"application/json\" id=\"kix-view\">{", "<script type=\"application/json\" id=\"kix-view\">{\"manifestCanonical\":" + json.dumps(m.group(1).replace("&lt;", "<").replace("&gt;", ">").replace("&amp;", "&")).replace("/", "\\/").replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026") + ",")'
+tamper_page "$WORK/bad18" 't = t.replace("<h1 id=\"t\">", "<p id=\"t\">Fast</p><h1 id=\"t\">")'
+for b in bad14 bad15 bad16 bad17; do
+  start_nginx "$WORK/$b"
+  export KIX_STATE_DIR="$WORK/s-$b"
+  expect_status 1 "$KIX" show --server "$NGINX_URL/" --no-cache --log-key "$WORK/vkey" "$EARLY"
+  case $b in
+    bad17) grep -q "says its manifest twice (#kix-manifest and its view)" "$WORK/err" || fail "kix show, $b: $(cat "$WORK/err")" ;;
+    *) grep -q "says its manifest (#kix-manifest) other than as one element's text" "$WORK/err" || fail "kix show, $b: $(cat "$WORK/err")" ;;
+  esac
+  expect_status 1 "$KIX" group --server "$NGINX_URL/" --no-cache --log-key "$WORK/vkey" "$EG"
+  unset KIX_STATE_DIR
+done
+expect_failed "$WORK/bad14" "carries no manifest, or one not as one element" "a group page whose row's run page says &quot; in its manifest" "groups/$EG"
+expect_failed "$WORK/bad15" 'id="kix-manifest" more than once' "a run page with a second #kix-manifest" "runs/$EARLY"
+expect_failed "$WORK/bad16" 'id="kix-manifest" more than once' "a run page with a second #kix-manifest before its own" "runs/$EARLY"
+expect_failed "$WORK/bad17" "says its manifest twice" "a run page whose view says its manifest too" "runs/$EARLY"
+expect_failed "$WORK/bad18" 'id="t" more than once' "a run page with a slot's id said twice" "runs/$EARLY"
+pass "a run page's #kix-manifest with another entity, said twice or beside the view's: kix show and kix group exit 1, the pages are red"
 
 # ---- the log grows: untouched pages stay green ---------------------------------------
 # kixd export rewrites only the pages of runs and groups with new entries:

@@ -79,13 +79,14 @@ cp -a "$WORK/exp" "$WORK/after"
 # the walk reads it from the log and stops at the files it names)
 python3 - "$WORK/before/objects" "$WORK/after/objects" "$WORK/after/runs" >"$WORK/cut" <<'PY' || fail "no new manifest naming a new object"
 import hashlib, json, os, re, sys
+sys.path.insert(0, os.environ["KIX_TESTS"] + "/integration")
+import page_view
 before, after, runs = set(os.listdir(sys.argv[1])), sys.argv[2], sys.argv[3]
 new = sorted(set(os.listdir(after)) - before)
 texts = [(m, open(os.path.join(after, m)).read()) for m in new]
 for f in sorted(os.listdir(runs)):
     if f.endswith(".html"):
-        v = json.loads(re.search(r'<script type="application/json" id="kix-view">(.*?)</script>',
-                                 open(os.path.join(runs, f), encoding="utf-8").read(), re.S).group(1))
+        v = page_view.load(os.path.join(runs, f))  # its manifest, #kix-manifest's text (layout 7)
         texts.append(("sha256:" + hashlib.sha256(v["manifestCanonical"].encode()).hexdigest(),
                       v["manifestCanonical"]))
 for m, text in texts:

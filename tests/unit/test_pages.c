@@ -57,6 +57,23 @@ KIX_TEST(template_json_slot_cannot_close_its_script)
     kix_tpl_free(t);
 }
 
+/* {{text v}}: element text (a run page's #kix-manifest) that reads back
+ * byte for byte with only &lt; &gt; &amp; undone: its quotes as they are,
+ * nothing in it can end the element */
+KIX_TEST(template_text_slot_escapes_only_what_ends_its_element)
+{
+    struct kix_tpl *t = kix_tpl_new();
+    struct kix_err err = {0};
+    char *s;
+
+    ASSERT_EQ_INT(KIX_OK, kix_tpl_set(t, "v", "{\"a\":\"</pre><!--&amp; 'x' \\/\"}"));
+    s = fill("<pre hidden>{{text v}}</pre>", t, &err);
+    ASSERT_TRUE(s != NULL);
+    ASSERT_EQ_STR("<pre hidden>{\"a\":\"&lt;/pre&gt;&lt;!--&amp;amp; 'x' \\/\"}</pre>", s);
+    free(s);
+    kix_tpl_free(t);
+}
+
 KIX_TEST(template_missing_slot_is_an_error)
 {
     struct kix_tpl *t = kix_tpl_new();

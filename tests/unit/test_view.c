@@ -551,19 +551,37 @@ static int without_view(struct kix_buf *page)
 }
 
 /* An exported run page's slots named by their ids alone (layout 7:
- * evidence, median, rank, observed), named as kix-verify.js names them
- * before it reads the page. */
+ * kix-verify.js's COPY_SLOT_IDS), its entries by their table, its cite
+ * text by its id and its sections' notes by their section, named as
+ * kix-verify.js names them before it reads the page. */
 static int ids_as_slots(struct kix_buf *page)
 {
-    static const char *const ids[] = {"evidence", "median", "rank", "observed"};
+    static const char *const names[][2] = {
+        {" id=\"evidence\"", " data-kix-slot=\"evidence\" id=\"evidence\""},
+        {" id=\"median\"", " data-kix-slot=\"median\" id=\"median\""},
+        {" id=\"rank\"", " data-kix-slot=\"rank\" id=\"rank\""},
+        {" id=\"observed\"", " data-kix-slot=\"observed\" id=\"observed\""},
+        {" id=\"k\"", " data-kix-slot=\"kernel-link\""},
+        {" id=\"t\"", " data-kix-slot=\"title\""},
+        {" id=\"i\"", " data-kix-slot=\"run-id\""},
+        {" id=\"s\"", " data-kix-slot=\"status\""},
+        {" id=\"a\"", " data-kix-slot=\"staleness\""},
+        {" id=\"w\"", " data-kix-slot=\"spread\""},
+        {" id=\"g\"", " data-kix-slot=\"group-link\""},
+        {" id=\"b\"", " data-kix-slot=\"best\""},
+        {" id=\"rn\"", " data-kix-slot=\"reruns-none\""},
+        {" id=\"an\"", " data-kix-slot=\"attestations-none\""},
+        {" id=\"z\"", " data-kix-slot=\"tree-size\""},
+        {" id=\"f\"", " data-kix-slot=\"published\""},
+        {"<tbody>", "<tbody data-kix-slot=\"entries\">"},
+        {"class=\"cite\">", "class=\"cite\" data-kix-slot=\"cite-text\">"},
+        {"<p data-kix-section=", "<p data-kix-slot=\"section-note\" data-kix-section="}};
     int rc = KIX_OK;
 
-    for (size_t i = 0; rc == KIX_OK && i < sizeof(ids) / sizeof(ids[0]); i++) {
-        char id[32], slot[64];
+    for (size_t i = 0; rc == KIX_OK && i < sizeof(names) / sizeof(names[0]); i++) {
+        const char *id = names[i][0], *slot = names[i][1];
         struct kix_buf out = KIX_BUF_INIT;
         const char *p, *at, *end;
-        snprintf(id, sizeof(id), " id=\"%s\"", ids[i]);
-        snprintf(slot, sizeof(slot), " data-kix-slot=\"%s\"%s", ids[i], id);
         rc = kix_buf_addc(page, 0);
         page->len--;
         p = (const char *)page->ptr;
@@ -623,6 +641,26 @@ static int slot_names(const struct kix_buf *page, struct kix_buf *out)
     return rc;
 }
 
+/* Whether `page` (NUL-terminated) carries canon as the text of its one
+ * <pre hidden id="kix-manifest"> (layout 7), with & < > and nothing else
+ * escaped, before its view. */
+static int shows_manifest(const struct kix_buf *page, const char *canon)
+{
+    static const char open[] = "<pre hidden id=\"kix-manifest\">";
+    const char *text = (const char *)page->ptr, *at = strstr(text, open), *c = canon;
+
+    if (!at || !canon || strstr(at + strlen(open), "id=\"kix-manifest\"") ||
+        strstr(at, "id=\"kix-view\"") == NULL)
+        return 0;
+    for (at += strlen(open); *c; c++) {
+        const char *want = *c == '<' ? "&lt;" : *c == '>' ? "&gt;" : *c == '&' ? "&amp;" : NULL;
+        if (want ? strncmp(at, want, strlen(want)) != 0 : *at != *c)
+            return 0;
+        at += want ? strlen(want) : 1;
+    }
+    return strncmp(at, "</pre>\n", 7) == 0;
+}
+
 /* The JSON file dir/name is the document want without the members the
  * export leaves out of a run's view (KIX_VIEW_JSON_EXPORT). */
 /* Whether `page` (NUL-terminated) embeds as #kix-view kixd's view `want`
@@ -638,10 +676,17 @@ static int page_embeds_lean(const struct kix_buf *page, const struct kix_buf *wa
 
     if (from && (to = strstr(from += strlen(open), "</script>")) != NULL)
         h = json_loadb(from, (size_t)(to - from), JSON_REJECT_DUPLICATES, NULL);
+    /* its manifest is the text of #kix-manifest, only & < > escaped */
+    if (!shows_manifest(page, json_string_value(json_object_get(w, "manifestCanonical")))) {
+        json_decref(w);
+        json_decref(h);
+        return 0;
+    }
     static const char *const gone[] = {
-        "manifest", "sections",  "objects",  "index",        "observedAt",     "primary",
-        "evidence", "title",     "header",   "evidenceText", "lastObserved",   "runId",
-        "origin",   "permalink", "treeSize", "logKey",       "manifestDigest", "rank"};
+        "manifest",         "sections",  "objects",  "index",        "observedAt",     "primary",
+        "evidence",         "title",     "header",   "evidenceText", "lastObserved",   "runId",
+        "origin",           "permalink", "treeSize", "logKey",       "manifestDigest", "rank",
+        "manifestCanonical"};
     for (size_t i = 0; i < sizeof(gone) / sizeof(gone[0]); i++)
         json_object_del(w, gone[i]);
     /* and, since layout 7, what its page, checkpoint and manifest say and

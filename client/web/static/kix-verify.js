@@ -1347,6 +1347,19 @@
     flatten('manifest', manifest, pointer(manifest, '/spec/artifacts'), '/spec/artifacts');
     return sections;
   }
+  /* The ids a static copy's run page (layout 7, PROTOCOL.md section 3, "A
+   * leaner view") names its slots by, each [id, slot]: short, for they are
+   * on every page of the copy; kixd's own pages say data-kix-slot. */
+  var COPY_SLOT_IDS = [['k', 'kernel-link'], ['t', 'title'], ['i', 'run-id'], ['s', 'status'],
+                       ['evidence', 'evidence'], ['a', 'staleness'], ['median', 'median'],
+                       ['w', 'spread'], ['rank', 'rank'], ['g', 'group-link'], ['observed', 'observed'],
+                       ['b', 'best'], ['rn', 'reruns-none'], ['an', 'attestations-none'],
+                       ['citation', 'cite-text'], ['z', 'tree-size'], ['f', 'published']];
+  /* A copy's computed rows (data-w, layout 7) by their label: the kinds of
+   * client/view/sections.c's words_row (and "x (swept)": swept-run in
+   * Identity, swept in Workload) */
+  var COPY_WORDS = { 'revision': 'revision', 'observed at': 'observed', 'comparison key': 'comparison-key',
+                     'source': 'source', 'digest': 'digest', 'software': 'software' };
   var SECTION_IDS = ['identity', 'correctness', 'workload', 'measurements', 'protocol', 'environment',
                      'artifacts'];
 
@@ -1863,12 +1876,45 @@
       v.treeSize = Number(m[2]);
     }
     if (v.rank === undefined) v.rankUnsaid = true;
+    /* its manifest, the text of #kix-manifest: one such element, of text
+     * alone, and not said by the view too */
+    var shown = doc.querySelectorAll ? doc.querySelectorAll('[id="kix-manifest"]') : [];
+    if (shown.length > 1) throw new Fail('the page says id="kix-manifest" more than once');
+    if (shown.length) {
+      if (v.manifestCanonical !== undefined)
+        throw new Fail('the page says its manifest twice (#kix-manifest and its view)');
+      if (shown[0].children && shown[0].children.length)
+        throw new Fail('the page\u2019s manifest (#kix-manifest) holds markup, not text alone');
+      v.manifestCanonical = shown[0].textContent;
+    }
     if (typeof v.manifestCanonical === 'string' && typeof crypto !== 'undefined' && crypto.subtle)
       v.manifestDigest = 'sha256:' + hex(await sha256(enc.encode(v.manifestCanonical)));
     if (v.reruns === undefined) v.reruns = [];
     if (v.attestationList === undefined) v.attestationList = [];
     if (v.attestations === undefined) v.attestations = 0;
     return v;
+  }
+
+  /* The canonical manifest a copy's run page (its HTML text, html; its
+   * #kix-view's text at [view, viewEnd)) carries as the text of <pre hidden
+   * id="kix-manifest"> (layout 7, PROTOCOL.md section 3, "A leaner view"),
+   * read as kix's HTTP source reads it (client/lib/source_http_resolve.c,
+   * page_manifest): only &lt; &gt; &amp; undone. null: the page has none;
+   * undefined: it says it otherwise (another entity, markup, the id
+   * again outside it and the view), which no page of kixd's does. */
+  function pageManifest(html, view, viewEnd) {
+    var open = '<pre hidden id="kix-manifest">', start = html.indexOf(open);
+    var said = function (from, to) {
+      var k = html.indexOf('kix-manifest', from);
+      return k >= 0 && (to < 0 || k < to);
+    };
+    if (start < 0) return said(0, view) || said(viewEnd, -1) ? undefined : null;
+    if (said(0, start) || start > view) return undefined;
+    var end = html.indexOf('<', start + open.length), text = html.slice(start + open.length, end);
+    if (end < 0 || html.slice(end, end + 6) !== '</pre>' || said(end + 6, view) || said(viewEnd, -1) ||
+        /&(?!(?:lt|gt|amp);)/.test(text))
+      return undefined;
+    return text.replace(/&(lt|gt|amp);/g, function (m, e) { return { lt: '<', gt: '>', amp: '&' }[e]; });
   }
 
   /* A run's manifest in a static copy (PROTOCOL.md section 3, "One
@@ -1889,9 +1935,13 @@
       try { v = JSON.parse(html.slice(i + open.length, j)); } catch (e) {
         throw new Fail('the page of run ' + runId + ' carries a view that is not JSON');
       }
-      if (typeof (v || {}).manifestCanonical !== 'string')
-        throw new Fail('the page of run ' + runId + ' carries no manifest');
-      return v.manifestCanonical;
+      var shown = pageManifest(html, i, j);
+      if (shown !== null && (v || {}).manifestCanonical !== undefined)
+        throw new Fail('the page of run ' + runId + ' says its manifest twice');
+      if (shown === undefined || (shown === null && typeof (v || {}).manifestCanonical !== 'string'))
+        throw new Fail('the page of run ' + runId + ' carries no manifest, or one not as ' +
+                       'one element\u2019s text with only &lt; &gt; &amp;');
+      return shown !== null ? shown : v.manifestCanonical;
     };
     var fromFile = function () { return copyObject(io, digest, at); };
     var first = run.publication < full ? fromPage : fromFile, why;
@@ -2773,11 +2823,33 @@
       else ref.parentNode.appendChild(node);
     }
     function scaffoldRun() {
-      /* a copy's page (layout 7) names these slots by their ids alone */
-      ['evidence', 'median', 'rank', 'observed'].forEach(function (n) {
-        var e = doc.getElementById && doc.getElementById(n);
-        if (e && e.getAttribute && !e.getAttribute('data-kix-slot')) e.setAttribute('data-kix-slot', n);
+      /* a copy's page (layout 7) names its slots by ids alone (COPY_SLOT_IDS),
+       * its entries by their table's id and its sections' notes by their
+       * section; an id said twice names no slot and the page fails */
+      COPY_SLOT_IDS.forEach(function (s) {
+        var e = doc.getElementById && doc.getElementById(s[0]);
+        if (e && doc.querySelectorAll && doc.querySelectorAll('[id="' + s[0] + '"]').length > 1)
+          twice.push(s[0]);
+        else if (e && e.getAttribute && !e.getAttribute('data-kix-slot')) e.setAttribute('data-kix-slot', s[1]);
       });
+      if (doc.querySelectorAll && doc.querySelectorAll('[id="entries"]').length > 1) twice.push('entries');
+      var entries = doc.getElementById && doc.getElementById('entries');
+      var body = entries && entries.querySelector && entries.querySelector('tbody');
+      if (body && !body.getAttribute('data-kix-slot')) body.setAttribute('data-kix-slot', 'entries');
+      if (doc.querySelectorAll)
+        doc.querySelectorAll('[data-kix-section]').forEach(function (e) {
+          if (!e.getAttribute('data-kix-slot')) e.setAttribute('data-kix-slot', 'section-note');
+        });
+      /* its computed rows (data-w) by their label and section: sections.c's
+       * words_row kinds (an unknown label names none: the cell stays unproven) */
+      if (doc.querySelectorAll)
+        doc.querySelectorAll('td[data-w]').forEach(function (td) {
+          var th = td.parentNode && td.parentNode.querySelector && td.parentNode.querySelector('th');
+          var sec = td.closest && td.closest('section'), label = th ? th.textContent : '';
+          var kind = label === 'x (swept)' ? (sec && sec.id === 'workload' ? 'swept' : 'swept-run')
+              : Object.prototype.hasOwnProperty.call(COPY_WORDS, label) ? COPY_WORDS[label] : '';
+          if (!td.hasAttribute('data-kix-words')) td.setAttribute('data-kix-words', kind || '');
+        });
       if (!doc.createElement || !doc.querySelector) return;
       if (!doc.getElementById('verify-trust'))
         root.appendChild(el('p', { class: 'muted', id: 'verify-trust' }, [
@@ -2832,11 +2904,13 @@
           el('pre', { 'data-kix-slot': 'manifest', id: 'manifest' })]));
     }
 
-    var proven = {};
+    var proven = {}, twice = [];
     if (page === 'run') scaffoldRun();
     show('running', 'verifying against the log\u2019s tiles\u2026');
     (async function () {
       target = pageTarget(doc.location.href, root, page);
+      if (twice.length)
+        throw new Fail('the page says id="' + twice[0] + '" more than once: which one is the run\u2019s?');
       var el = doc.getElementById('kix-view'), view;
       if (el) {
         try { view = JSON.parse(el.textContent); } catch (e) {

@@ -8,6 +8,9 @@
  *                       become \u003c \u003e \u0026 (valid only inside JSON
  *                       strings, where they are the same characters), so
  *                       nothing in it can end the element
+ *   {{text name}}       the text slot `name` as element text: only & < >
+ *                       escaped (&amp; &lt; &gt;), its quotes as they are,
+ *                       so that a reader undoing those three has its bytes
  *   {{#rows}}…{{/rows}} the section `rows`: its body once per row, each row
  *                       a data tree of its own whose missing names are looked
  *                       up in the enclosing ones
