@@ -196,6 +196,10 @@ KIX_TEST(mirror)
         mid += now > 0 && now < oinfo.size;
         if (now == last && window < 8000)
             window += window / 2;
+        /* and shrinks while one run takes more than a quarter of the log:
+         * a faster catch-up must still be killed mid-way a few times */
+        else if (now - last > oinfo.size / 4 && window > 40)
+            window /= 2;
         fprintf(stderr, "run %u: killed after %llu ms, mirror store at %llu of %llu\n", runs,
                 (unsigned long long)wait, (unsigned long long)now, (unsigned long long)oinfo.size);
         last = now;
