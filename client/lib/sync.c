@@ -709,13 +709,12 @@ static size_t batch_size(const struct kix_sync_opts *opts, uint64_t start, uint6
 {
     size_t most = opts && opts->max_batch ? opts->max_batch : DEFAULT_MAX_BATCH;
     size_t unit = packs ? KIX_TLOG_WIDTH : SMALL_BATCH;
-    uint64_t half = (target - start) / 2 / unit * unit, end;
+    /* with packs, half the way in whole bundles */
+    uint64_t half = packs ? (target - start) / 2 / unit * unit : (target - start) / 2, end;
     size_t n = prev ? 2 * prev : unit;
 
     if (most < KIX_TLOG_WIDTH)
         return most; /* small batches, as asked */
-    if (!packs)
-        half = (target - start) / 2;
     if (n > half)
         n = (size_t)half;
     n = n < unit ? unit : n > most ? most : n;
