@@ -494,6 +494,10 @@ static int write_begin(struct kix_store *s, MDB_txn **txn, MDB_txn **itxn)
     return rc;
 }
 
+/* T_META's record of the last write that appended nothing to log.dat
+ * (write_commit): its transaction id. */
+#define LAST_WRITE_META "last-write"
+
 /* Commits a write: the log's transaction first, durably (fsync: this is
  * what makes an acknowledgement hold through a power cut), then the
  * index's without fsync (layout 3): what it derived is derived again from
@@ -507,6 +511,25 @@ static int write_commit(struct kix_store *s, MDB_txn *txn, MDB_txn *itxn, int *l
     *log_rc = 0;
     uint64_t last_pgno = 0;
 
+    /* LMDB commits a write transaction that changed nothing without using
+     * up its id, and the handle would then count the next process's
+     * commit, which gets that id, as its own (next_txnid): its appends
+     * unseen, this handle's next append would overwrite them. A write
+     * that appended nothing to log.dat (a duplicate, a catch-up; every
+     * write of an older layout) may have changed nothing, and notes its
+     * id so that it commits one. Appends change data.mdb anyway. */
+    if (s->seg_end == s->seg_committed) {
+        uint8_t id[8];
+        MDB_val k = {sizeof(LAST_WRITE_META) - 1, (void *)LAST_WRITE_META}, v = {8, id};
+        kix_u64be_put(id, txn_id);
+        rc = kix__db_error(mdb_put(txn, s->dbi[T_META], &k, &v, 0), err, "writing the store");
+        if (rc) {
+            if (s->ienv)
+                mdb_txn_abort(itxn);
+            mdb_txn_abort(txn);
+            return rc;
+        }
+    }
     if (s->ienv) {
         rc = kix__split_state_put(s, txn, itxn, err);
         if (rc == KIX_OK)

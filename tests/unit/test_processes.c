@@ -388,4 +388,54 @@ KIX_TEST(an_older_layout_is_converted_only_alone)
     teardown(&f);
 }
 
+/* A write that changes nothing (a duplicate publication) commits no
+ * transaction in LMDB and uses up no transaction id. Counting it as its
+ * own commit, a handle took the next process's commit, which got that
+ * id, for its own, and appended at the end it kept: over the bytes the
+ * other had committed. */
+KIX_TEST(a_write_that_changed_nothing_does_not_hide_the_next_commit)
+{
+    struct fixture f;
+    struct channel c;
+    struct kix_err err = {0};
+    uint64_t first = 0, theirs[ROUNDS], mine[ROUNDS];
+    pid_t pid;
+
+    pid = setup_with_child(&f, &c);
+    if (pid == 0) {
+        int bad = kix_index_open(f.dir, NULL, &f.log, NULL) != KIX_OK;
+        say(c.to_parent[1], 'o');
+        for (int i = 0; i < ROUNDS && !bad; i++) {
+            uint64_t ix = 0;
+            if (hear(c.to_child[0]) != 'g')
+                _exit(2);
+            bad = publish_run(&f, "child", 2000 + i, &ix) != KIX_OK;
+            if (write(c.to_parent[1], &ix, sizeof(ix)) != sizeof(ix))
+                _exit(3);
+        }
+        kix_log_close(f.log);
+        _exit(bad);
+    }
+    ASSERT_EQ_INT(KIX_OK, kix_index_open(f.dir, NULL, &f.log, &err));
+    ASSERT_EQ_INT('o', hear(c.to_parent[0]));
+    ASSERT_EQ_INT(KIX_OK, publish_run(&f, "parent", 0, &first));
+    for (int i = 0; i < ROUNDS; i++) {
+        is_duplicate(&f, "parent", 0, first); /* a write of nothing */
+        say(c.to_child[1], 'g');
+        ASSERT_EQ_INT((int)sizeof(theirs[i]),
+                      (int)read(c.to_parent[0], &theirs[i], sizeof(theirs[i])));
+        ASSERT_EQ_INT(KIX_OK, publish_run(&f, "parent", 1 + i, &mine[i]));
+    }
+    child_done(pid);
+    checks_pass(&f);
+    kix_log_close(f.log);
+    ASSERT_EQ_INT(KIX_OK, kix_index_open(f.dir, NULL, &f.log, &err));
+    checks_pass(&f);
+    for (int i = 0; i < ROUNDS; i++) {
+        is_duplicate(&f, "parent", 1 + i, mine[i]);
+        is_duplicate(&f, "child", 2000 + i, theirs[i]);
+    }
+    teardown(&f);
+}
+
 KIX_TEST_MAIN()
