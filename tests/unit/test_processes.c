@@ -110,6 +110,33 @@ static void child_done(pid_t pid)
 
 #define ROUNDS 24
 
+/* The child's side of the turn-taking tests: its own handle on the store
+ * ('o' once open), then on each 'g' one run published (child-<tag>, tags
+ * from first_tag on) and its index sent back. */
+static void child_publishes_on_cue(struct fixture *f, struct channel *c, int first_tag)
+{
+    int bad = kix_index_open(f->dir, NULL, &f->log, NULL) != KIX_OK;
+
+    say(c->to_parent[1], 'o');
+    for (int i = 0; i < ROUNDS && !bad; i++) {
+        uint64_t ix = 0;
+        if (hear(c->to_child[0]) != 'g')
+            _exit(2);
+        bad = publish_run(f, "child", first_tag + i, &ix) != KIX_OK;
+        if (write(c->to_parent[1], &ix, sizeof(ix)) != sizeof(ix))
+            _exit(3);
+    }
+    kix_log_close(f->log);
+    _exit(bad);
+}
+
+/* The test's side: the child publishes one run; its index in *ix. */
+static void child_publishes_one(struct channel *c, uint64_t *ix)
+{
+    say(c->to_child[1], 'g');
+    ASSERT_EQ_INT((int)sizeof(*ix), (int)read(c->to_parent[0], ix, sizeof(*ix)));
+}
+
 /* Two writers take turns, each with its store open all along: every
  * entry either appended holds its bytes (the log's check hashes each one
  * from log.dat), the index holds it (a duplicate at its index) and the
@@ -124,27 +151,13 @@ KIX_TEST(two_processes_append_in_turn_and_lose_nothing)
     pid_t pid;
 
     pid = setup_with_child(&f, &c);
-    if (pid == 0) {
-        int bad = kix_index_open(f.dir, NULL, &f.log, NULL) != KIX_OK;
-        say(c.to_parent[1], 'o');
-        for (int i = 0; i < ROUNDS && !bad; i++) {
-            uint64_t ix = 0;
-            if (hear(c.to_child[0]) != 'g')
-                _exit(2);
-            bad = publish_run(&f, "child", 1000 + i, &ix) != KIX_OK;
-            if (write(c.to_parent[1], &ix, sizeof(ix)) != sizeof(ix))
-                _exit(3);
-        }
-        kix_log_close(f.log);
-        _exit(bad);
-    }
+    if (pid == 0)
+        child_publishes_on_cue(&f, &c, 1000);
     ASSERT_EQ_INT(KIX_OK, kix_index_open(f.dir, NULL, &f.log, &err));
     ASSERT_EQ_INT('o', hear(c.to_parent[0]));
     for (int i = 0; i < ROUNDS; i++) {
         ASSERT_EQ_INT(KIX_OK, publish_run(&f, "parent", i, &mine[i]));
-        say(c.to_child[1], 'g');
-        ASSERT_EQ_INT((int)sizeof(theirs[i]),
-                      (int)read(c.to_parent[0], &theirs[i], sizeof(theirs[i])));
+        child_publishes_one(&c, &theirs[i]);
     }
     child_done(pid);
     /* the parent's handle goes on after the child's last commit */
@@ -402,28 +415,14 @@ KIX_TEST(a_write_that_changed_nothing_does_not_hide_the_next_commit)
     pid_t pid;
 
     pid = setup_with_child(&f, &c);
-    if (pid == 0) {
-        int bad = kix_index_open(f.dir, NULL, &f.log, NULL) != KIX_OK;
-        say(c.to_parent[1], 'o');
-        for (int i = 0; i < ROUNDS && !bad; i++) {
-            uint64_t ix = 0;
-            if (hear(c.to_child[0]) != 'g')
-                _exit(2);
-            bad = publish_run(&f, "child", 2000 + i, &ix) != KIX_OK;
-            if (write(c.to_parent[1], &ix, sizeof(ix)) != sizeof(ix))
-                _exit(3);
-        }
-        kix_log_close(f.log);
-        _exit(bad);
-    }
+    if (pid == 0)
+        child_publishes_on_cue(&f, &c, 2000);
     ASSERT_EQ_INT(KIX_OK, kix_index_open(f.dir, NULL, &f.log, &err));
     ASSERT_EQ_INT('o', hear(c.to_parent[0]));
     ASSERT_EQ_INT(KIX_OK, publish_run(&f, "parent", 0, &first));
     for (int i = 0; i < ROUNDS; i++) {
         is_duplicate(&f, "parent", 0, first); /* a write of nothing */
-        say(c.to_child[1], 'g');
-        ASSERT_EQ_INT((int)sizeof(theirs[i]),
-                      (int)read(c.to_parent[0], &theirs[i], sizeof(theirs[i])));
+        child_publishes_one(&c, &theirs[i]);
         ASSERT_EQ_INT(KIX_OK, publish_run(&f, "parent", 1 + i, &mine[i]));
     }
     child_done(pid);
