@@ -28,6 +28,7 @@ struct kix_test_case {
 static struct kix_test_case kix_test_cases[KIX_TEST_MAX];
 static int kix_test_ncases;
 static int kix_test_failed;
+__attribute__((unused)) static int kix_test_skipped; /* KIX_SKIP */
 
 #define KIX_TEST(case_)                                                                            \
     static void test_##case_(void);                                                                \
@@ -87,6 +88,17 @@ static int kix_test_failed;
                         (int)(gl_ > 400 ? 400 : gl_), (const char *)(got));                        \
     } while (0)
 
+/* The case cannot run in this build: says why and ends it, neither passed
+ * nor failed; a run whose every case skipped exits 77 (CTest: skipped). */
+#define KIX_SKIP(...)                                                                              \
+    do {                                                                                           \
+        fprintf(stderr, "skipped: ");                                                              \
+        fprintf(stderr, __VA_ARGS__);                                                              \
+        fprintf(stderr, "\n");                                                                     \
+        kix_test_skipped = 1;                                                                      \
+        return;                                                                                    \
+    } while (0)
+
 /* Contains: the message must mention `needle`. */
 #define ASSERT_CONTAINS(hay, needle)                                                               \
     do {                                                                                           \
@@ -98,23 +110,27 @@ static int kix_test_failed;
 #define KIX_TEST_MAIN()                                                                            \
     int main(int argc, char **argv)                                                                \
     {                                                                                              \
-        int ran = 0, failed = 0;                                                                   \
+        int ran = 0, failed = 0, skipped = 0;                                                      \
         for (int i = 0; i < kix_test_ncases; i++) {                                                \
             if (argc > 1 && strcmp(argv[1], kix_test_cases[i].name) != 0)                          \
                 continue;                                                                          \
             kix_test_failed = 0;                                                                   \
+            kix_test_skipped = 0;                                                                  \
             kix_test_cases[i].fn();                                                                \
             ran++;                                                                                 \
             if (kix_test_failed) {                                                                 \
                 failed++;                                                                          \
                 fprintf(stderr, "FAIL %s\n", kix_test_cases[i].name);                              \
+            } else if (kix_test_skipped) {                                                         \
+                skipped++;                                                                         \
+                fprintf(stderr, "SKIP %s\n", kix_test_cases[i].name);                              \
             }                                                                                      \
         }                                                                                          \
         if (ran == 0) {                                                                            \
             fprintf(stderr, "no test case named %s\n", argc > 1 ? argv[1] : "(any)");              \
             return 2;                                                                              \
         }                                                                                          \
-        return failed ? 1 : 0;                                                                     \
+        return failed ? 1 : skipped == ran ? 77 : 0;                                               \
     }
 
 /* Runs argv (no shell) with its standard output on a pipe we read from;

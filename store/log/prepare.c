@@ -242,7 +242,7 @@ static int prepare_object(struct kix_log *l, struct prepared_object *o, const st
                           const struct kix_digest *subject, int rules, struct kix_reader **r,
                           struct kix__clock *clk, struct kix_err *err)
 {
-    struct kix_json_arena arena;
+    struct kix_json_arena arena KIX_JSON_ARENA_SCOPED; /* its poison lifted on return */
     json_t *tree = NULL;
     int rc, canonical, in_arena = 0;
 
@@ -391,7 +391,7 @@ int kix_log_prepare_leaf(struct kix_log *l, const struct kix_bytes *envelope,
                          struct kix_prepared **out, struct kix_err *err)
 {
     struct kix_prepared *p = malloc(sizeof(*p));
-    struct kix_json_arena arena;
+    struct kix_json_arena arena KIX_JSON_ARENA_SCOPED; /* its poison lifted on return */
     json_t *pred = NULL;
     struct kix__clock clk;
     int rc, in_arena;

@@ -79,7 +79,20 @@ KIX_API int kix_entry_parse_statement_tree(struct kix_entry *e, const uint8_t *p
  * values come from malloc, when an arena is open on this thread already or
  * the program gave jansson an allocator of its own (the arena is jansson's
  * allocator, set once, by kix_json_arena_install or the first open: call
- * that before threads use jansson). */
+ * that before threads use jansson).
+ *
+ * Built with ASan, the arena's bytes are poisoned but for the values it
+ * has handed out, and the release poisons those too: reading a value after
+ * the release, or past its end, is reported as use-after-poison. The
+ * poison on the 16 KiB inside the arena stays after the release, until
+ * kix_json_arena_end lifts it; it must be lifted before those bytes are
+ * used for anything else, above all before the frame holding an arena on
+ * the stack returns (GCC's code for the return leaves it, and ASan then
+ * reports the next use of that stack). So an arena on the stack is
+ * declared KIX_JSON_ARENA_SCOPED (which calls kix_json_arena_end as it
+ * goes out of scope), and one elsewhere calls kix_json_arena_end before
+ * its memory is reused or freed. kix_json_arena_end reads nothing of the
+ * arena (it may never have been opened) and, without ASan, does nothing. */
 struct kix__arena_block;
 struct kix_json_arena {
     unsigned char *at, *end; /* the free bytes of the current block */
@@ -90,6 +103,12 @@ KIX_API void kix_json_arena_install(void);
 KIX_API int kix_json_arena_open(struct kix_json_arena *a);
 KIX_API void kix_json_arena_stop(struct kix_json_arena *a);
 KIX_API void kix_json_arena_release(struct kix_json_arena *a);
+KIX_API void kix_json_arena_end(struct kix_json_arena *a);
+#if defined(__GNUC__) || defined(__clang__)
+#define KIX_JSON_ARENA_SCOPED __attribute__((cleanup(kix_json_arena_end)))
+#else
+#define KIX_JSON_ARENA_SCOPED /* such a build never poisons the arena (json_arena.c) */
+#endif
 
 /* A thread's memo of parsed documents, for a caller that renders many
  * pages from the same stored bytes (kixd export: a run's page, its
