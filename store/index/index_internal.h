@@ -53,6 +53,9 @@ int kix__name_number(struct kix_log_txn *t, int kind, const uint8_t name[32], in
                      uint32_t *num, struct kix_err *err);
 int kix__number_name(struct kix_log_txn *t, int kind, uint64_t num, uint8_t name[32]);
 int kix__numbers_kept(struct kix_log_txn *t);
+/* The index's bits of kix_log_txn_memo: numbers_kept's answer, once known
+ * in the transaction. */
+enum { KIX__MEMO_NUMBERS_KNOWN = 1u, KIX__MEMO_NUMBERS_KEPT = 2u };
 /* Every name of kind with its number, in the names' order, through fn
  * (which returns as for kix_log_txn_scan). */
 typedef int (*kix__number_fn)(void *ctx, const uint8_t name[32], uint32_t num);

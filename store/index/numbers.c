@@ -3,6 +3,7 @@
  * holds the next one), and the records say the number instead. Local to
  * one store: a rebuild may number otherwise, and no number is ever served
  * or signed (the records the verifiable index commits name the keys). */
+#include <stdatomic.h>
 #include <string.h>
 
 #include "index_internal.h"
@@ -90,11 +91,34 @@ int kix__number_name(struct kix_log_txn *t, int kind, uint64_t num, uint8_t name
     return rc;
 }
 
+static atomic_uint_fast64_t kept_reads;
+
+/* Asked at every run record decoded (runs.c), answered from the store once
+ * a transaction (kix_log_txn_memo). A reader's snapshot keeps its answer.
+ * The writer's transaction keeps a yes only: it may make the first number
+ * after a no (when no run record is kix-index/9's yet, so a no read again
+ * is as right), and only a rebuild's clearing the runs table, which makes
+ * the log forget the memo, takes the numbers away. */
 int kix__numbers_kept(struct kix_log_txn *t)
 {
     const uint8_t count[COUNT_KEY_LEN] = {0, KIX__NUMBER_PUBLISHER};
+    unsigned memo = kix_log_txn_memo(t);
     struct kix_bytes v;
-    return kix_log_txn_get(t, KIX_TABLE_RUNS, count, sizeof(count), &v) == KIX_OK;
+    int kept;
+
+    if (memo & KIX__MEMO_NUMBERS_KNOWN)
+        return (memo & KIX__MEMO_NUMBERS_KEPT) != 0;
+    atomic_fetch_add_explicit(&kept_reads, 1, memory_order_relaxed);
+    kept = kix_log_txn_get(t, KIX_TABLE_RUNS, count, sizeof(count), &v) == KIX_OK;
+    if (kept || !kix_log_txn_scratch(t)) /* a yes, or a reader's (which has no scratch) */
+        kix_log_txn_set_memo(t,
+                             memo | KIX__MEMO_NUMBERS_KNOWN | (kept ? KIX__MEMO_NUMBERS_KEPT : 0u));
+    return kept;
+}
+
+uint64_t kix_index_numbers_reads(void)
+{
+    return (uint64_t)atomic_load_explicit(&kept_reads, memory_order_relaxed);
 }
 
 struct each_name {

@@ -552,7 +552,7 @@ int kix_log_item_object(struct kix_log_txn *t, const struct kix_log_item *item,
 int kix__policy_apply(struct kix_log *l, MDB_txn *txn, uint64_t index, const struct kix_prepared *p,
                       struct kix__clock *clk, struct kix_err *err)
 {
-    struct kix_log_txn t = {l->store, txn, kix__witxn(l->store), 1, &l->scratch, NULL};
+    struct kix_log_txn t = {l->store, txn, kix__witxn(l->store), 1, &l->scratch, NULL, 0};
     struct kix_log_item item;
     int rc = KIX_OK;
 

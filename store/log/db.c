@@ -662,6 +662,7 @@ static int write_once(struct kix_store *s, kix__write_fn fn, void *ctx, struct k
             break;
         }
         s->w_itxn = itxn;
+        s->w_memo = 0; /* nothing known of this transaction's tables yet */
         write_map_full = 0;
         rc = KIX_OK;
         if (mdb_txn_id(txn) != s->next_txnid || mdb_txn_id(itxn) != s->next_itxnid)

@@ -172,6 +172,9 @@ struct kix_store {
      * write_reload) before it appends anything. */
     size_t next_txnid, next_itxnid;
     uint64_t sealed_reads; /* the writer's gets of sealed tables (kix_log_seal_stats) */
+    /* kix_log_txn_memo of the write transaction under way: 0 when each
+     * begins (write_once) and when a table is cleared */
+    unsigned w_memo;
 };
 
 /* Frees the layer's writer state (kix_log_txn_writer_state), if any. */

@@ -114,7 +114,7 @@ static int seal_text_kept(struct kix_log *l, struct kix_store *s, MDB_txn *txn, 
                           const struct kix_hash *root, struct kix_buf *text,
                           struct kix__seal_keep *keep, struct kix_err *err)
 {
-    struct kix_log_txn t = {s, txn, kix__witxn(s), 1, &l->scratch, keep};
+    struct kix_log_txn t = {s, txn, kix__witxn(s), 1, &l->scratch, keep, 0};
     struct kix__clock clk;
     uint64_t t0;
     int rc;
@@ -571,7 +571,7 @@ static int index_entry(struct kix_log *l, struct kix_log_txn *t, uint64_t index,
 static int rebuild_fn(struct kix_store *s, MDB_txn *txn, void *arg, struct kix_err *err)
 {
     struct kix_log *l = arg;
-    struct kix_log_txn t = {s, txn, kix__witxn(s), 1, &l->scratch, NULL};
+    struct kix_log_txn t = {s, txn, kix__witxn(s), 1, &l->scratch, NULL, 0};
     MDB_cursor *leaves = NULL, *cps = NULL;
     MDB_val lk, lv, ck, cv;
     uint64_t next = 0;
@@ -742,7 +742,7 @@ static int derive_fn(struct kix_store *s, MDB_txn *txn, void *arg, struct kix_er
 {
     struct kix_log *l = arg;
     MDB_txn *itxn = kix__witxn(s);
-    struct kix_log_txn t = {s, txn, itxn, 1, &l->scratch, NULL};
+    struct kix_log_txn t = {s, txn, itxn, 1, &l->scratch, NULL, 0};
     int indexer = l->indexed && l->indexer && !l->rebuild; /* a format change rebuilds after */
     uint64_t from = s->index_lost ? 0 : s->index_size, size, blobs, next, part_end = 0,
              part = derive_part();
@@ -1344,7 +1344,7 @@ static int replay_body(struct kix_store *s, MDB_txn *txn, void *arg, struct kix_
                            c->n - i);
     c->size = next;
     if (c->inspect) {
-        struct kix_log_txn t = {s, txn, kix__witxn(s), 0, NULL, NULL};
+        struct kix_log_txn t = {s, txn, kix__witxn(s), 0, NULL, NULL, 0};
         c->inspect_rc = c->inspect(c->inspect_ctx, &t, err);
         return KIX__EINSPECTED; /* never commit what was only replayed to be looked at */
     }

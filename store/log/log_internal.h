@@ -73,6 +73,7 @@ struct kix_log_txn {
     int writable;
     struct kix_buf *scratch;     /* the writer's: kix_log_txn_scratch */
     struct kix__seal_keep *keep; /* a replay's seals: kix_log_txn_seal_state */
+    unsigned memo; /* kix_log_txn_memo of a reader (the writer's: the store's w_memo) */
 };
 
 struct prepared_object {

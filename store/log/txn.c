@@ -117,6 +117,7 @@ int kix_log_txn_clear(struct kix_log_txn *t, unsigned table, struct kix_err *err
         return no_such_table(table, err);
     KIX_ASSERT(kix__db_writing(t->store)); /* a writable txn is the writer's own */
     kix__writer_keep_drop(t->store);       /* what it kept of the table is gone */
+    t->store->w_memo = 0;                  /* and what it noted of the tables */
     rc = mdb_drop(t->itxn, t->store->table_dbi[table], 0);
     return rc ? kix__db_error(rc, err, "emptying an index table") : KIX_OK;
 }
@@ -144,6 +145,21 @@ int kix_log_txn_set_seal_state(struct kix_log_txn *t, void *state, void (*free_f
     t->keep->state = state;
     t->keep->free_fn = free_fn;
     return KIX_OK;
+}
+
+/* The writer's memo is the write transaction's, whichever struct
+ * kix_log_txn (one a call into the layer) it reaches the layer through. */
+unsigned kix_log_txn_memo(const struct kix_log_txn *t)
+{
+    return t->writable ? t->store->w_memo : t->memo;
+}
+
+void kix_log_txn_set_memo(struct kix_log_txn *t, unsigned memo)
+{
+    if (t->writable)
+        t->store->w_memo = memo;
+    else
+        t->memo = memo;
 }
 
 /* Only the thread in the store's write transaction sees the state: readers

@@ -31,6 +31,11 @@ static struct {
     int unnamed_put;
     int refuse;   /* prepare refuses every object */
     int careless; /* apply also writes a large cache value and ignores how that went */
+    /* the transaction's memo (kix_log_txn_memo) as each apply found it,
+     * before adding 1 to it; clear: the next apply sets it, clears a
+     * table and reads it again (after_clear) */
+    unsigned memos[8], after_clear;
+    int nmemos, clear;
 } seen;
 
 static int toy_prepare(const struct kix_log_object *o, void *memo, struct kix_err *err)
@@ -76,6 +81,18 @@ static int toy_apply(struct kix_log_txn *t, const struct kix_log_item *item, str
     if (subject_memo(t, item, &m)) {
         seen.memos_applied++;
         len = m.canon_len;
+    }
+    if (seen.nmemos < 8)
+        seen.memos[seen.nmemos++] = kix_log_txn_memo(t);
+    kix_log_txn_set_memo(t, kix_log_txn_memo(t) + 1);
+    if (seen.clear) {
+        int rc;
+        seen.clear = 0;
+        kix_log_txn_set_memo(t, 7);
+        rc = kix_log_txn_clear(t, TOY_SEALED, err);
+        if (rc)
+            return rc;
+        seen.after_clear = kix_log_txn_memo(t);
     }
     if (seen.applied++ == 0)
         seen.unnamed_put = kix_log_txn_put(t, TOY_TABLES, "x", 1, "y", 1, NULL);
@@ -358,6 +375,56 @@ KIX_TEST(an_index_store_without_its_tree_opens_read_only)
     ASSERT_TRUE(store_table(f.dir, "groups", 1));
     ASSERT_EQ_INT(KIX_ECORRUPT, kix_index_open(f.dir, &ro, &f.log, &err));
     ASSERT_CONTAINS(err.msg, "table groups is missing");
+    teardown(&f);
+}
+
+/* What the layer above notes in the transaction's memo (kix_log_txn_memo)
+ * lasts the transaction: from one entry's apply to the next in a batch,
+ * not into the next write, and not past a table's clearing; a reader's
+ * snapshot has its own. */
+KIX_TEST(the_memo_lasts_one_transaction)
+{
+    struct fixture f;
+    struct kix_append_result res[2];
+    struct kix_err err = {0};
+    struct kix_prepared *items[2];
+    struct kix_signer *keys[2];
+    struct kix_log_reader *r, *r2;
+
+    toy_setup(&f);
+    keys[0] = f.attester;
+    keys[1] = f.rerunner;
+    seen.nmemos = 0;
+    for (int i = 0; i < 2; i++) {
+        struct kix_buf env = KIX_BUF_INIT;
+        struct kix_submission sub = {{NULL, 0}, NULL, 0};
+        ASSERT_EQ_INT(KIX_OK, kix_entry_key(f.admin, 0, kix_signer_public_key(keys[i]),
+                                            KIX_ROLE_ATTEST, &env, &err));
+        sub.envelope = kix_buf_bytes(&env);
+        ASSERT_EQ_INT(KIX_OK, kix_log_prepare(f.log, &sub, &items[i], &err));
+        kix_buf_release(&env);
+    }
+    ASSERT_EQ_INT(KIX_OK, kix_log_commit(f.log, items, 2, res, NULL, &err));
+    kix_prepared_free(items[0]);
+    kix_prepared_free(items[1]);
+    ASSERT_EQ_INT(KIX_OK, res[0].code);
+    ASSERT_EQ_INT(KIX_OK, res[1].code);
+    ASSERT_EQ_INT(2, seen.nmemos);
+    ASSERT_EQ_U64(0, seen.memos[0]); /* a write begins with none */
+    ASSERT_EQ_U64(1, seen.memos[1]); /* the batch's first apply's */
+    seen.clear = 1;
+    ASSERT_EQ_INT(0, add_key(&f, f.admin, f.stranger, KIX_ROLE_PUBLISH, 0));
+    ASSERT_EQ_INT(3, seen.nmemos);
+    ASSERT_EQ_U64(0, seen.memos[2]); /* not the last write's */
+    ASSERT_EQ_U64(0, seen.after_clear);
+    ASSERT_EQ_INT(KIX_OK, kix_log_read_begin(f.log, &r));
+    ASSERT_EQ_INT(KIX_OK, kix_log_read_begin(f.log, &r2));
+    ASSERT_EQ_U64(0, kix_log_txn_memo(kix_log_reader_txn(r)));
+    kix_log_txn_set_memo(kix_log_reader_txn(r), 9);
+    ASSERT_EQ_U64(9, kix_log_txn_memo(kix_log_reader_txn(r)));
+    ASSERT_EQ_U64(0, kix_log_txn_memo(kix_log_reader_txn(r2)));
+    kix_log_read_end(r2);
+    kix_log_read_end(r);
     teardown(&f);
 }
 

@@ -7,6 +7,7 @@
 
 #include "fixture.h"
 #include "kix/encoding.h"
+#include "kix/resolve.h"
 #include "kix/selection.h"
 #include "kix/sha256.h"
 #include "kix/vindex.h"
@@ -629,6 +630,214 @@ KIX_TEST(stored_run_records_are_compact)
     ASSERT_TRUE(bytes < 5 * 80);
     mdb_txn_abort(txn);
     mdb_env_close(env);
+    teardown(&f);
+}
+
+/* ---- whether run records are kix-index/9's, read once a transaction ---------- */
+
+/* A run record is decoded as kix-index/9's when the store numbers its
+ * keys (store/index/numbers.c), as kix-index/7's (a read-only open of an
+ * older store) when not; the answer is read once a transaction. The
+ * probe wraps today's indexer (same name, same tables: no rebuild) and
+ * looks at the runs through the writer's transaction with
+ * kix_index_each_key, which decodes every record and names the runs
+ * whose record decoded. */
+static struct {
+    int armed;                   /* the next publication is probed */
+    int fake_before, run_after;  /* apply: names run/fake, then the new run */
+    int runs_before, fake_after; /* reset: names the runs, then run/fake */
+    int resets, rc;
+} probe;
+
+struct seek {
+    const char *key;
+    int found;
+};
+
+static int seek_key(void *ctx, const char *key, size_t len, const struct kix_hash *value_hash)
+{
+    struct seek *s = ctx;
+    (void)value_hash;
+    if (len == strlen(s->key) && memcmp(key, s->key, len) == 0)
+        s->found = 1;
+    return 0;
+}
+
+static int names_key(struct kix_log_txn *t, const char *key)
+{
+    struct seek s = {key, 0};
+    int rc = kix_index_each_key(t, seek_key, &s, NULL);
+    if (rc && !probe.rc)
+        probe.rc = rc;
+    return s.found;
+}
+
+/* A record as kix-index/7 and /8 wrote it (manifest ‖ publisher ‖ flags ‖
+ * evidence ‖ nine uvarints ‖ chain): kix-index/9's decoder refuses it
+ * (flag bits it has not), as kix-index/7's refuses a kix-index/9 record
+ * (too short). Its publication is entry 1, its one entry. */
+static int put_fake_v7(struct kix_log_txn *t)
+{
+    uint8_t rec[66 + 9 + 32];
+    const uint8_t numbers[9] = {1, 0, 0, 0, 0, 0, 0, 1, 0};
+
+    memset(rec, 0x44, 32);
+    memset(rec + 32, 0x55, 32);
+    rec[64] = 0;
+    rec[65] = 0;
+    memcpy(rec + 66, numbers, 9);
+    memset(rec + 75, 0x66, 32);
+    return kix_log_txn_put(t, 0 /* the runs table */, "fake", 4, rec, sizeof(rec), NULL);
+}
+
+static int probe_apply(struct kix_log_txn *t, const struct kix_log_item *item, struct kix_err *err)
+{
+    int armed = probe.armed && item->entry->type == KIX_ENTRY_PUBLICATION, rc;
+    char key[4 + KIX_RUN_ID_MAX + 1];
+
+    if (armed) {
+        /* before this transaction makes the store's first number */
+        probe.armed = 0;
+        rc = put_fake_v7(t);
+        if (rc)
+            return rc;
+        probe.fake_before = names_key(t, "run/fake");
+        rc = kix_log_txn_del(t, 0, "fake", 4, err);
+        if (rc)
+            return rc;
+    }
+    rc = kix_index_indexer()->apply(t, item, err);
+    if (rc == KIX_OK && armed) {
+        snprintf(key, sizeof(key), "run/%.*s", (int)item->entry->run_id_len, item->entry->run_id);
+        probe.run_after = names_key(t, key);
+    }
+    return rc;
+}
+
+static int probe_reset(struct kix_log_txn *t, struct kix_err *err)
+{
+    int rc;
+
+    probe.resets++;
+    probe.runs_before = names_key(t, "run/run-1"); /* a kix-index/9 record */
+    rc = kix_index_indexer()->reset(t, err);       /* empties the runs table */
+    if (rc == KIX_OK)
+        rc = put_fake_v7(t);
+    if (rc == KIX_OK)
+        probe.fake_after = names_key(t, "run/fake");
+    if (rc == KIX_OK)
+        rc = kix_log_txn_del(t, 0, "fake", 4, err);
+    return rc;
+}
+
+static void probe_open(struct fixture *f)
+{
+    static struct kix_log_indexer wrap;
+    struct kix_log_opts o;
+    struct kix_err err = {0};
+
+    wrap = *kix_index_indexer();
+    wrap.apply = probe_apply;
+    wrap.reset = probe_reset;
+    memset(&o, 0, sizeof(o));
+    o.indexer = &wrap;
+    kix_log_close(f->log);
+    f->log = NULL;
+    ASSERT_EQ_INT(KIX_OK, kix_log_open(f->dir, &o, &f->log, &err));
+}
+
+/* In one write transaction a record of the old layout is read before the
+ * store's first number (kix-index/7's decoder), then the transaction's
+ * first publication makes it and its run is read (kix-index/9's): an
+ * answer kept from before the number would misread the run. */
+KIX_TEST(run_records_read_as_their_format_before_and_after_the_first_number)
+{
+    struct fixture f;
+    struct kix_append_result res;
+    struct kix_err err = {0};
+
+    setup(&f);
+    memset(&probe, 0, sizeof(probe));
+    probe_open(&f);
+    probe.armed = 1;
+    ASSERT_EQ_INT(KIX_OK, publish(&f, f.publisher, "run-1", 1, &res, &err));
+    ASSERT_EQ_INT(KIX_OK, probe.rc);
+    ASSERT_EQ_INT(0, probe.armed);
+    ASSERT_EQ_INT(1, probe.fake_before);
+    ASSERT_EQ_INT(1, probe.run_after);
+    ASSERT_EQ_INT(KIX_OK, kix_index_check(f.log, NULL, NULL, &err));
+    teardown(&f);
+}
+
+/* A rebuild reads the kix-index/9 records, then empties the runs table
+ * in the same write transaction (the indexer's reset): the answer kept
+ * from before must not outlive the numbers, or a record of the old
+ * layout written after is misread. */
+KIX_TEST(run_records_read_as_their_format_after_the_runs_table_is_emptied)
+{
+    struct fixture f;
+    struct kix_append_result res;
+    struct kix_err err = {0};
+    MDB_env *env;
+    MDB_txn *txn;
+    MDB_dbi meta;
+    MDB_val name = {5, (void *)"index"}, other = {11, (void *)"kix-index/8"};
+
+    setup(&f);
+    ASSERT_EQ_INT(KIX_OK, publish(&f, f.publisher, "run-1", 1, &res, &err));
+    kix_log_close(f.log);
+    f.log = NULL;
+    /* another format's name: the next writable open rebuilds the index */
+    ASSERT_EQ_INT(0, test_env_open(f.dir, "meta", 0, &env));
+    ASSERT_EQ_INT(0, mdb_txn_begin(env, NULL, 0, &txn));
+    ASSERT_EQ_INT(0, mdb_dbi_open(txn, "meta", 0, &meta));
+    ASSERT_EQ_INT(0, mdb_put(txn, meta, &name, &other, 0));
+    ASSERT_EQ_INT(0, mdb_txn_commit(txn));
+    mdb_env_close(env);
+    memset(&probe, 0, sizeof(probe));
+    probe_open(&f);
+    ASSERT_EQ_INT(1, probe.resets);
+    ASSERT_EQ_INT(KIX_OK, probe.rc);
+    ASSERT_EQ_INT(1, probe.runs_before);
+    ASSERT_EQ_INT(1, probe.fake_after);
+    ASSERT_EQ_INT(KIX_OK, kix_index_check(f.log, NULL, NULL, &err));
+    teardown(&f);
+}
+
+/* The answer is read once a transaction, not once a record: a reader's
+ * snapshot reads it once however many records it decodes (a resolve
+ * decodes the run's record twice, and more runs here), and each write
+ * transaction at most once. */
+KIX_TEST(run_records_format_is_read_once_a_transaction)
+{
+    struct fixture f;
+    struct kix_append_result res;
+    struct kix_err err = {0};
+    struct kix_log_reader *r;
+    struct kix_resolution rs;
+    struct kix_run_info run;
+    uint64_t before;
+
+    setup(&f);
+    before = kix_index_numbers_reads();
+    for (int i = 1; i <= 4; i++) {
+        char id[16];
+        snprintf(id, sizeof(id), "run-%d", i);
+        ASSERT_EQ_INT(KIX_OK, publish(&f, f.publisher, id, i, &res, &err));
+    }
+    ASSERT_EQ_INT(KIX_OK, rerun_reproduced(&f, f.rerunner, "run-2", 2));
+    /* five writes (and the first numbers nothing: no record to read) */
+    ASSERT_TRUE(kix_index_numbers_reads() - before <= 5);
+    for (int pass = 0; pass < 2; pass++) {
+        ASSERT_EQ_INT(KIX_OK, kix_log_read_begin(f.log, &r));
+        before = kix_index_numbers_reads();
+        ASSERT_EQ_INT(KIX_OK, kix_index_resolve(r, "run-2", 5, &rs, &err));
+        kix_resolution_release(&rs);
+        ASSERT_EQ_INT(KIX_OK, kix_index_run(r, "run-1", 5, &run));
+        ASSERT_EQ_INT(KIX_OK, kix_index_run(r, "run-4", 5, &run));
+        ASSERT_EQ_U64(1, kix_index_numbers_reads() - before);
+        kix_log_read_end(r);
+    }
     teardown(&f);
 }
 

@@ -47,6 +47,11 @@ KIX_API int kix_index_current(struct kix_log *log, char *format, size_t cap);
  * single-threaded writer parses no manifest that prepare parsed already. */
 KIX_API uint64_t kix_index_writer_manifest_parses(void);
 
+/* Times this process read whether a store's run records are kix-index/9's
+ * (whether it numbers their keys), which it does once a transaction, not
+ * once a record: a diagnostic, and what tests read to see that. */
+KIX_API uint64_t kix_index_numbers_reads(void);
+
 /* kix_log_create, kix_log_create_replica and kix_log_open with the index
  * (opts may be NULL: defaults). */
 KIX_API int kix_index_create(const char *dir, const char *origin, const uint8_t admin_pub[32],

@@ -101,6 +101,16 @@ KIX_API void *kix_log_txn_writer_state(struct kix_log_txn *t);
 KIX_API int kix_log_txn_set_writer_state(struct kix_log_txn *t, void *state,
                                          void (*free_fn)(void *)) KIX_MUST_CHECK;
 
+/* What the layer above noted about its tables for the rest of the
+ * transaction (bits of its choosing), so that it need not read them again
+ * at every record: 0 when the transaction begins (a reader's snapshot; the
+ * writer's transaction, which spans every callback of one write, retried
+ * or not) and again when the writer clears a table. A reader's snapshot
+ * never changes; the writer's changes with its own writes, so note there
+ * only what they cannot undo but by clearing a table. */
+KIX_API unsigned kix_log_txn_memo(const struct kix_log_txn *t);
+KIX_API void kix_log_txn_set_memo(struct kix_log_txn *t, unsigned memo);
+
 /* Empties a table (writer only). */
 KIX_API int kix_log_txn_clear(struct kix_log_txn *t, unsigned table,
                               struct kix_err *err) KIX_MUST_CHECK;
