@@ -24,7 +24,9 @@ static const char migrate_about[] =
     "\n"
     "Converts a store written by an older kixd to this version's layout, with kixd\n"
     "stopped: first a compacted copy of the store to DEST (default DIR.before-migrate;\n"
-    "it must not exist), then the conversion in place (the subject and statement\n"
+    "it must not exist; without DIR/index.mdb when that cannot be read, as after the\n"
+    "machine stopped: it is derived from the log, and the conversion derives it\n"
+    "again), then the conversion in place (the subject and statement\n"
     "records moved beside the objects, the index rebuilt in today's format and its\n"
     "notes signed again, byte for byte the ones it held, the tables derived from\n"
     "the log moved into DIR/index.mdb), then the checks 'kixd\n"
@@ -43,6 +45,7 @@ struct migrate_result {
     int layout_before, layout_after;
     char index_before[64], index_after[64];
     char backup[4200];
+    char index_left_out[KIX_ERR_MSG_MAX]; /* why the backup has no index.mdb, or "" */
     uint64_t size;
     int converted;
 };
@@ -93,9 +96,16 @@ int kixd_store_look(const char *store, int *layout, char *index, size_t cap, str
 
     memset(&o, 0, sizeof(o));
     o.store.read_only = 1;
+    /* the layout and the index's format are data.mdb's: an index that must
+     * be derived again (the machine stopped while it was open, or it is
+     * missing) is no reason not to convert, which derives it */
+    o.store.log_only = 1;
     rc = kix_index_open(store, &o, &log, err);
-    if (rc)
+    if (rc) {
+        kix_err_wrap(err, "reading the log of %s (data.mdb: every entry, which cannot be derived)",
+                     store);
         return rc;
+    }
     *layout = kix_store_layout(kix_log_store(log));
     rc = kix_log_index_format(log, index, cap);
     if (rc)
@@ -104,13 +114,30 @@ int kixd_store_look(const char *store, int *layout, char *index, size_t cap, str
     return rc;
 }
 
-/* The compacted copy: DEST made new (refused when it exists), synced. */
-static int backup(const struct migrate_args *a, const char *dest, struct kix_err *err)
+/* The compacted copy: DEST made new (refused when it exists), synced.
+ *
+ * What must be kept is what cannot be derived: data.mdb (every entry,
+ * object, checkpoint and index note), and log.dat from layout 4 on.
+ * index.mdb (layout 3 on) is derived from them. It is copied when it can
+ * be read; when it cannot (the machine stopped while it was open to
+ * write, so index.unsynced names another boot and its pages may be torn;
+ * or it is missing, unreadable or ahead of the log), a read-only open
+ * refuses the store, and the conversion derives the index again anyway.
+ * Then the backup is the log alone, and its own first writable open
+ * (kixd migrate or kixd serve on it) derives its index the same way,
+ * which re-checks each index note the log keeps. Not rebuilt into the
+ * backup here: that needs a writable open, which converts the layout the
+ * backup is there to keep. *left_out gets why the index was left out, or
+ * "" when it was copied. */
+static int backup(const struct migrate_args *a, const char *dest, char *left_out, size_t cap,
+                  struct kix_err *err)
 {
     struct kix_log_opts o;
     struct kix_log *log = NULL;
+    struct kix_err why = {0};
     int rc;
 
+    left_out[0] = '\0';
     if (mkdir(dest, 0700) != 0)
         return kix_err_set(err, errno == EEXIST ? KIX_EEXIST : KIX_EIO,
                            "cannot create the backup directory %s: %s%s", dest, strerror(errno),
@@ -118,7 +145,13 @@ static int backup(const struct migrate_args *a, const char *dest, struct kix_err
                                            : "");
     memset(&o, 0, sizeof(o));
     o.store.read_only = 1;
-    rc = kix_index_open(a->store, &o, &log, err);
+    if (kix_index_open(a->store, &o, &log, &why) != KIX_OK) {
+        snprintf(left_out, cap, "%s", why.msg[0] ? why.msg : "it cannot be read");
+        o.store.log_only = 1;
+        rc = kix_index_open(a->store, &o, &log, err);
+    } else {
+        rc = KIX_OK;
+    }
     if (rc == KIX_OK)
         rc = kix_store_copy(kix_log_store(log), dest, err);
     kix_log_close(log);
@@ -155,9 +188,16 @@ static int migrate(const struct migrate_args *a, struct migrate_result *res, str
                 kix_err_set(err, KIX_EINVAL, "the store's path is too long for a backup beside it");
             goto out;
         }
-        rc = backup(a, res->backup, err);
+        rc = backup(a, res->backup, res->index_left_out, sizeof(res->index_left_out), err);
         if (rc)
             goto out;
+        if (res->index_left_out[0])
+            fprintf(stderr,
+                    "kixd migrate: the index in %s/index.mdb is left out of the backup, since "
+                    "it cannot be read: %s. It is derived from the log, which %s holds whole: "
+                    "the conversion derives it again, and so does the backup's first writable "
+                    "open (kixd migrate or kixd serve on it)\n",
+                    a->store, res->index_left_out, res->backup);
     }
     memset(&o, 0, sizeof(o));
     o.log_key_file = a->key_file;

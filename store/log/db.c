@@ -299,6 +299,7 @@ int kix__store_open(const char *dir, const struct kix_store_opts *opts,
         s->map_size = s->map_max;
     s->read_only = opts ? opts->read_only : 0;
     s->compact = opts ? opts->compact : 0;
+    s->log_only = opts ? opts->log_only : 0;
     s->ntables = ntables;
     s->table_specs = tables;
     if (opts)
@@ -311,6 +312,11 @@ int kix__store_open(const char *dir, const struct kix_store_opts *opts,
     s->tile_cache = kix__tile_cache_new();
     if (!s->dir || !s->tile_cache) {
         rc = kix_err_set(err, KIX_ENOMEM, "opening store %s: out of memory", dir);
+        goto fail;
+    }
+    if (s->log_only && !s->read_only) {
+        /* a writer keeps the index in step with every commit */
+        rc = kix_err_set(err, KIX_EINVAL, "opening store %s: log_only needs read_only", dir);
         goto fail;
     }
     if (!s->read_only && mkdir(dir, 0700) != 0 && errno != EEXIST) {
@@ -348,7 +354,9 @@ int kix__store_open(const char *dir, const struct kix_store_opts *opts,
     rc = store_lock(s, err);
     if (rc == KIX_OK)
         rc = open_tables(s, tables, err);
-    if (rc == KIX_OK && s->layout >= 3)
+    /* log_only: the index is not opened, so one that is lost is not read
+     * (nor judged) */
+    if (rc == KIX_OK && s->layout >= 3 && !s->log_only)
         rc = kix__split_open(s, err);
     if (rc == KIX_OK && s->layout >= 4)
         rc = kix__seg_open(s, err);

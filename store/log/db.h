@@ -112,7 +112,8 @@ struct kix_store {
     /* a writable open found no other process holding the store (db.c,
      * store_lock): it may remove the index marker another one left */
     int alone_at_open;
-    int compact; /* kix_store_opts.compact */
+    int compact;  /* kix_store_opts.compact */
+    int log_only; /* kix_store_opts.log_only: no ienv, read-only */
     /* what catches the index up from the log after index_failed (the
      * log's, kix_log_open), run before the next write */
     kix__write_fn_ptr catch_up;

@@ -275,6 +275,59 @@ KIX_TEST(an_index_from_before_a_machine_stop_is_rebuilt)
     teardown(&f);
 }
 
+/* A store whose index must be derived again still has its log read and
+ * copied (kixd migrate's backup, cmd_migrate.c): opened read-only and
+ * log_only, index.mdb is not opened, so the marker of another boot does
+ * not refuse it; kix_store_copy then copies data.mdb and log.dat, no
+ * index, and the copy's first writable open derives the same index notes.
+ * The store itself is left as it was (its marker stays), and log_only is
+ * refused to a writer, which keeps the index in step. */
+KIX_TEST(a_lost_index_leaves_the_log_readable_and_copied_alone)
+{
+    struct fixture f;
+    struct kix_err err = {0};
+    struct kix_buf before = KIX_BUF_INIT, after = KIX_BUF_INIT;
+    struct kix_log_opts ro;
+    struct kix_log *copy = NULL;
+    char marker[4200], dest[4200], path[4300];
+    uint64_t first[3];
+
+    setup(&f);
+    publish_runs(&f, 0, 3, first);
+    all_index_notes(f.log, &before);
+    kix_log_close(f.log);
+    f.log = NULL;
+    path_in(&f, "index.unsynced", marker, sizeof(marker));
+    write_text(marker, "a-boot-before-the-power-cut\n");
+    memset(&ro, 0, sizeof(ro));
+    ro.store.log_only = 1;
+    ASSERT_EQ_INT(KIX_EINVAL, kix_index_open(f.dir, &ro, &f.log, &err));
+    ro.store.read_only = 1;
+    ASSERT_EQ_INT(KIX_OK, kix_index_open(f.dir, &ro, &f.log, &err));
+    ASSERT_EQ_INT(KIX_STORE_LAYOUT, kix_store_layout(kix_log_store(f.log)));
+    snprintf(dest, sizeof(dest), "%s/copy", f.dir);
+    ASSERT_EQ_INT(0, mkdir(dest, 0700));
+    ASSERT_EQ_INT(KIX_OK, kix_store_copy(kix_log_store(f.log), dest, &err));
+    kix_log_close(f.log);
+    f.log = NULL;
+    ASSERT_EQ_INT(0, access(marker, F_OK));
+    snprintf(path, sizeof(path), "%s/index.mdb", dest);
+    ASSERT_TRUE(access(path, F_OK) != 0);
+    snprintf(path, sizeof(path), "%s/log.dat", dest);
+    ASSERT_EQ_INT(0, access(path, F_OK));
+    /* the log key stays beside the store: a copy holds none */
+    snprintf(path, sizeof(path), "%s/log.key", f.dir);
+    memset(&ro, 0, sizeof(ro));
+    ro.log_key_file = path;
+    ASSERT_EQ_INT(KIX_OK, kix_index_open(dest, &ro, &copy, &err));
+    all_index_notes(copy, &after);
+    kix_log_close(copy);
+    ASSERT_EQ_MEM(before.ptr, before.len, after.ptr, after.len);
+    kix_buf_release(&before);
+    kix_buf_release(&after);
+    teardown(&f);
+}
+
 /* data.mdb keeps no derived record (layout 3 on). */
 static void no_derived_record_in_the_log(const struct fixture *f)
 {

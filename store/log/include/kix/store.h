@@ -43,6 +43,15 @@ struct kix_store_opts {
      * it grew by (`kixd compact`); without it, only when the open at least
      * doubled it */
     int compact;
+    /* with read_only: data.mdb (and log.dat) alone, not index.mdb, which is
+     * derived from them and may be lost (the machine stopped while it was
+     * open to write, or it is missing or unreadable), so that what cannot
+     * be derived is still read: the layout, the metadata, and
+     * kix_store_copy, which then copies the log alone (kixd migrate's
+     * backup of such a store). Objects and the index are not readable
+     * through such a handle; the copy's first writable open derives its
+     * index. Refused without read_only (KIX_EINVAL). */
+    int log_only;
 };
 
 KIX_API int kix_store_open(const char *dir, const struct kix_store_opts *opts,
@@ -51,9 +60,11 @@ KIX_API void kix_store_close(struct kix_store *s);
 
 /* Writes a consistent, compacted copy of the store (one read snapshot of
  * each file: writers go on meanwhile, in this process or another) as
- * DIR/data.mdb and, for store layout 3, DIR/index.mdb (copied first: the
- * copy's index is at or behind its log, which its first writable open
- * catches up); DIR must exist and hold neither. The copy is synced to
+ * DIR/data.mdb, for store layout 4 DIR/log.dat and, from layout 3 on,
+ * DIR/index.mdb (copied first: the copy's index is at or behind its log,
+ * which its first writable open catches up; none from a store opened
+ * log_only, whose copy's first writable open derives it); DIR must exist
+ * and hold none of them. The copy is synced to
  * disk with its directory before this returns. Nothing else is written:
  * key files beside the store are the caller's to copy or not. */
 KIX_API int kix_store_copy(struct kix_store *s, const char *dir,
