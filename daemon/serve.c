@@ -322,8 +322,8 @@ int kixd_server_run(const struct kixd_config *cfg)
     if (rc)
         goto out;
     if (srv.log && !kix_log_is_replica(srv.log)) {
-        rc = kixd_writer_start(srv.log, cfg->max_group, cfg->max_batch, kixd_server_log_grew, &srv,
-                               &srv.writer, &err);
+        rc = kixd_writer_start(srv.log, cfg->max_group, cfg->max_batch, kixd_server_log_grew,
+                               kixd_server_noticed, &srv, &srv.writer, &err);
         if (rc)
             goto out;
     }

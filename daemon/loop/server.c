@@ -95,6 +95,17 @@ void kixd_server_log_grew(void *ctx, uint64_t size)
         post_flag(&srv->workers[i], 0);
 }
 
+void kixd_server_noticed(void *ctx, uint64_t size)
+{
+    struct kixd_server *srv = ctx;
+
+    /* under stop_mu: once stopping is set, nobody may post to the loops */
+    pthread_mutex_lock(&srv->stop_mu);
+    if (!atomic_load(&srv->stopping))
+        kixd_server_log_grew(srv, size);
+    pthread_mutex_unlock(&srv->stop_mu);
+}
+
 void kixd_server_grew(struct kixd_server *srv)
 {
     /* under stop_mu: once stopping is set, the loops may close their wake

@@ -207,6 +207,11 @@ void kixd_workers_free(struct kixd_server *srv);
  * kixd_server_grew: the log grew to size; srv->up->grew, then every worker
  * wakes for its followers. */
 void kixd_server_log_grew(void *srv, uint64_t size);
+/* Writer thread (kixd_writer_start's noticed): another process's commit
+ * grew the log to size; as kixd_server_log_grew, but a no-op once the
+ * server is stopping (the writer's watch runs until kixd_writer_stop,
+ * after the loops closed their wake handles). */
+void kixd_server_noticed(void *srv, uint64_t size);
 
 /* Any thread: the log grew outside the writer (a mirror's replay); wakes
  * the follow streams. A no-op once the server is stopping. */

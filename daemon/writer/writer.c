@@ -18,6 +18,16 @@
  * so that a test can see the group form without racing a clock. */
 #define GATHER_NS 1000000L
 
+/* How often the idle writer looks for another process's commit (the
+ * watch, writer_main). Polling, not inotify (uv_fs_event) on data.mdb: a
+ * store may sit on a network file system, which reports no other host's
+ * writes, and the index commits after the log, in another file; a change
+ * of the store's commit mark (kix_store_commit_mark: two reads of LMDB's
+ * meta pages) covers both, costs nothing measurable four times a second,
+ * and runs here, on the writer thread, in turn with the commits whose
+ * growth it reports (never on an event loop). */
+#define WATCH_NS 250000000L
+
 static long gather_ns(void)
 {
     const char *test = getenv("KIX_TEST_GATHER_MS");
@@ -48,8 +58,10 @@ struct kixd_writer {
      * hold's reason need wake (wake_writer) */
     enum { WAIT_NONE, WAIT_IDLE, WAIT_GATHER } waiting;
     void (*grew)(void *ctx, uint64_t size);
+    void (*noticed)(void *ctx, uint64_t size);
     void *ctx;
     uint64_t size;
+    uint64_t mark;               /* the store's commit mark at the watch's last look */
     struct kix_prepared **items; /* scratch for one group */
     struct kix_append_result *res;
     /* commit statistics (kixd_writer_stats), under mu */
@@ -305,20 +317,73 @@ static void wake_writer(struct kixd_writer *wr)
         pthread_cond_signal(&wr->cv);
 }
 
+/* *t: now + ns on the monotonic clock (the cv's). */
+static void deadline(struct timespec *t, long ns)
+{
+    clock_gettime(CLOCK_MONOTONIC, t);
+    t->tv_sec += ns / 1000000000L;
+    t->tv_nsec += ns % 1000000000L;
+    if (t->tv_nsec >= 1000000000L) {
+        t->tv_sec++;
+        t->tv_nsec -= 1000000000L;
+    }
+}
+
+/* The idle writer's look for another process's commit (kix publish
+ * --store beside kixd; ARCHITECTURE.md, "Several processes on one
+ * store"): this process's readers see it at once, but nothing else would
+ * tell the followers, the readers' view, the exporter and the witness
+ * client until this writer's next commit. When the store's commit mark
+ * moved, the size readers are served is read again and, when it grew,
+ * reported as a commit of this writer's would be (noticed). A mark moved
+ * by this writer's own commit costs one read snapshot. */
+static void watch(struct kixd_writer *wr)
+{
+    uint64_t mark = kix_store_commit_mark(kix_log_store(wr->log)), size;
+    struct kix_log_reader *r;
+
+    if (mark == wr->mark)
+        return;
+    wr->mark = mark; /* read before the size: a commit after it moves it again */
+    if (kix_log_read_begin(wr->log, &r) != KIX_OK)
+        return; /* looked at again after the next commit */
+    size = kix_log_reader_size(r);
+    kix_log_read_end(r);
+    if (size > wr->size) {
+        kixd_log(KIXD_DEBUG, "another process grew the log from %llu to %llu",
+                 (unsigned long long)wr->size, (unsigned long long)size);
+        wr->size = size;
+        wr->noticed(wr->ctx, size);
+    }
+}
+
 static void *writer_main(void *arg)
 {
     struct kixd_writer *wr = arg;
 
     for (;;) {
         struct kixd_submit *group, *last;
+        struct timespec until;
         size_t count;
         int woken;
 
         pthread_mutex_lock(&wr->mu);
         woken = !wr->head;
         wr->waiting = WAIT_IDLE;
-        while (!wr->head && !wr->stop)
-            pthread_cond_wait(&wr->cv, &wr->mu);
+        deadline(&until, WATCH_NS);
+        while (!wr->head && !wr->stop) {
+            if (pthread_cond_timedwait(&wr->cv, &wr->mu, &until) == 0)
+                continue;
+            /* idle for WATCH_NS: the watch, without the lock (a push
+             * meanwhile finds the writer not waiting, and is seen by the
+             * loop's test when the lock is back) */
+            wr->waiting = WAIT_NONE;
+            pthread_mutex_unlock(&wr->mu);
+            watch(wr);
+            pthread_mutex_lock(&wr->mu);
+            wr->waiting = WAIT_IDLE;
+            deadline(&until, WATCH_NS);
+        }
         wr->waiting = WAIT_NONE;
         if (!wr->head) {
             pthread_mutex_unlock(&wr->mu);
@@ -328,14 +393,7 @@ static void *writer_main(void *arg)
          * waiting after its commit is the pipeline's limit, and a hold
          * would only idle it */
         if (woken && worth_waiting(wr)) {
-            struct timespec until;
-            clock_gettime(CLOCK_MONOTONIC, &until);
-            until.tv_sec += wr->gather_ns / 1000000000L;
-            until.tv_nsec += wr->gather_ns % 1000000000L;
-            if (until.tv_nsec >= 1000000000L) {
-                until.tv_sec++;
-                until.tv_nsec -= 1000000000L;
-            }
+            deadline(&until, wr->gather_ns);
             wr->waiting = WAIT_GATHER;
             while (worth_waiting(wr))
                 if (pthread_cond_timedwait(&wr->cv, &wr->mu, &until) != 0)
@@ -361,8 +419,9 @@ static void *writer_main(void *arg)
 }
 
 int kixd_writer_start(struct kix_log *log, unsigned max_group, unsigned max_batch,
-                      void (*grew)(void *ctx, uint64_t size), void *ctx, struct kixd_writer **out,
-                      struct kix_err *err)
+                      void (*grew)(void *ctx, uint64_t size),
+                      void (*noticed)(void *ctx, uint64_t size), void *ctx,
+                      struct kixd_writer **out, struct kix_err *err)
 {
     struct kixd_writer *wr = calloc(1, sizeof(*wr));
     size_t cap = (size_t)max_group + max_batch;
@@ -375,6 +434,7 @@ int kixd_writer_start(struct kix_log *log, unsigned max_group, unsigned max_batc
     wr->max_group = max_group;
     wr->gather_ns = gather_ns();
     wr->grew = grew;
+    wr->noticed = noticed;
     wr->ctx = ctx;
     wr->items = calloc(cap, sizeof(*wr->items));
     wr->res = calloc(cap, sizeof(*wr->res));
@@ -384,6 +444,8 @@ int kixd_writer_start(struct kix_log *log, unsigned max_group, unsigned max_batc
         free(wr);
         return kix_err_set(err, KIX_ENOMEM, "out of memory");
     }
+    /* the mark first: a commit between the two reads is then noticed */
+    wr->mark = kix_store_commit_mark(kix_log_store(log));
     if (kix_log_read_begin(log, &r) == KIX_OK) {
         wr->size = kix_log_reader_size(r);
         kix_log_read_end(r);

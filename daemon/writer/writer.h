@@ -80,10 +80,13 @@ void kixd_submit_start(struct kixd_submit *job);
 void kixd_submit_free(struct kixd_submit *job);
 
 /* grew(ctx, size) is called on the writer thread after each commit that
- * made the log longer. */
+ * made the log longer; noticed(ctx, size) there too when the writer, idle,
+ * finds that another process's commit made it longer (writer.c, watch;
+ * every 250 ms while idle, until kixd_writer_stop). */
 int kixd_writer_start(struct kix_log *log, unsigned max_group, unsigned max_batch,
-                      void (*grew)(void *ctx, uint64_t size), void *ctx, struct kixd_writer **out,
-                      struct kix_err *err);
+                      void (*grew)(void *ctx, uint64_t size),
+                      void (*noticed)(void *ctx, uint64_t size), void *ctx,
+                      struct kixd_writer **out, struct kix_err *err);
 /* Any thread: hands a committed (or failed) submit back to its worker,
  * whose wake (server.c) passes it to srv->up->submits_done. Here, not in the
  * loop, because the loop knows no submits. */

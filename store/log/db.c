@@ -433,6 +433,23 @@ size_t kix_store_map_size(const struct kix_store *s)
     return s->map_size;
 }
 
+uint64_t kix_store_commit_mark(struct kix_store *s)
+{
+    MDB_envinfo info;
+    uint64_t mark = 0;
+
+    /* the meta pages lie in the map, which a resize replaces */
+    pthread_rwlock_rdlock(&s->resize_lock);
+    if (mdb_env_info(s->env, &info) == 0)
+        mark += info.me_last_txnid;
+    /* the index commits after the log: a mark read between the two moves
+     * again at the index's commit */
+    if (s->ienv && mdb_env_info(s->ienv, &info) == 0)
+        mark += info.me_last_txnid;
+    pthread_rwlock_unlock(&s->resize_lock);
+    return mark;
+}
+
 /* Doubles the map (to the ceiling). Called with no transaction of ours
  * alive: the exclusive lock waits for readers to finish theirs. */
 static int grow_map(struct kix_store *s, struct kix_err *err)

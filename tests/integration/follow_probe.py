@@ -3,8 +3,11 @@
 prints the size the stream reached (the end of the last "entries"
 notification, FROM when none came), speaking msgpack-RPC itself (no kix
 code). With --replica, as a mirror's stream (follow's "replica": true).
+With --until N, it stops as soon as the stream reaches N. Once kixd
+answered the follow call, it says "following SIZE" on stderr (a test
+waits for that line before it makes the log grow).
 
-usage: follow_probe.py unix:///PATH FROM SECONDS [--replica]
+usage: follow_probe.py unix:///PATH FROM SECONDS [--replica] [--until N]
 """
 import os
 import socket
@@ -17,6 +20,7 @@ from get_objects import Short, pack, unpack  # noqa: E402
 
 def main(argv):
     addr, start, seconds = argv[1], int(argv[2]), float(argv[3])
+    until_size = int(argv[argv.index("--until") + 1]) if "--until" in argv else None
     s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     s.connect(addr[len("unix://"):])
     # the bool written by hand (pack() writes no bools)
@@ -24,7 +28,7 @@ def main(argv):
               if "--replica" in argv else b"\x81" + pack("from") + pack(start))
     s.sendall(b"\x94\x00\x01" + pack("follow") + b"\x91" + params)
     reached, buf, until = start, b"", time.time() + seconds
-    while time.time() < until:
+    while time.time() < until and (until_size is None or reached < until_size):
         s.settimeout(max(0.01, until - time.time()))
         try:
             chunk = s.recv(1 << 16)
@@ -41,6 +45,8 @@ def main(argv):
             buf = buf[used:]
             if msg[0] == 1 and msg[2] is not None:
                 sys.exit("follow_probe.py: follow refused: %r" % (msg[2],))
+            if msg[0] == 1:
+                print("following %d" % msg[3]["size"], file=sys.stderr, flush=True)
             if msg[0] == 2 and msg[1] == "entries":
                 n = msg[2][0]
                 reached = max(reached, n["start"] + len(n["entries"]))

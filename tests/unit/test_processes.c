@@ -437,4 +437,45 @@ KIX_TEST(a_write_that_changed_nothing_does_not_hide_the_next_commit)
     teardown(&f);
 }
 
+/* The store's commit mark (kix_store_commit_mark), by which an idle kixd
+ * notices another process's commit (daemon/writer/writer.c, watch): it
+ * stays while nobody commits, and moves at each commit of the other
+ * process, when this process's fresh reader sees the entry, and at each
+ * of its own, a write of nothing (a duplicate) included. */
+KIX_TEST(the_commit_mark_moves_at_every_commit_of_either_process)
+{
+    struct fixture f;
+    struct channel c;
+    struct kix_err err = {0};
+    struct kix_store *s;
+    uint64_t first = 0, ix = 0, mark, size;
+    pid_t pid;
+
+    pid = setup_with_child(&f, &c);
+    if (pid == 0)
+        child_publishes_on_cue(&f, &c, 3000);
+    ASSERT_EQ_INT(KIX_OK, kix_index_open(f.dir, NULL, &f.log, &err));
+    ASSERT_EQ_INT('o', hear(c.to_parent[0]));
+    s = kix_log_store(f.log);
+    ASSERT_EQ_INT(KIX_OK, publish_run(&f, "parent", 0, &first));
+    for (int i = 0; i < ROUNDS; i++) {
+        mark = kix_store_commit_mark(s);
+        size = log_size(&f);
+        ASSERT_EQ_U64(mark, kix_store_commit_mark(s)); /* nobody committed */
+        child_publishes_one(&c, &ix);
+        ASSERT_EQ_U64(size, ix);
+        ASSERT_TRUE(kix_store_commit_mark(s) != mark);
+        ASSERT_EQ_U64(size + 1, log_size(&f));
+        mark = kix_store_commit_mark(s);
+        is_duplicate(&f, "parent", 0, first);
+        ASSERT_TRUE(kix_store_commit_mark(s) != mark);
+        mark = kix_store_commit_mark(s);
+        ASSERT_EQ_INT(KIX_OK, publish_run(&f, "parent", 1 + i, NULL));
+        ASSERT_TRUE(kix_store_commit_mark(s) != mark);
+    }
+    child_done(pid);
+    checks_pass(&f);
+    teardown(&f);
+}
+
 KIX_TEST_MAIN()

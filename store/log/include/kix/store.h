@@ -80,6 +80,15 @@ KIX_API int kix_store_layout(const struct kix_store *s);
 /* Current LMDB map size in bytes (grows on demand). */
 KIX_API size_t kix_store_map_size(const struct kix_store *s);
 
+/* A number that changes whenever any process commits a write to the store
+ * (data.mdb's and index.mdb's last committed transaction ids, summed: both
+ * only grow). Read from the environments' meta pages: no reader slot, no
+ * file lock, no system call, so a process can ask it often to notice
+ * another process's commits (kixd beside `kix publish --store`; the
+ * writer's watch, daemon/writer/writer.c). Equal marks: nothing committed
+ * between the two calls; a changed mark may be this process's own commit. */
+KIX_API uint64_t kix_store_commit_mark(struct kix_store *s);
+
 /* Canonicalizes `json` and stores it; *digest gets its digest, *created (may
  * be NULL) is 1 when the object was new. Idempotent. Durable on return. */
 KIX_API int kix_store_put(struct kix_store *s, const uint8_t *json, size_t len,
