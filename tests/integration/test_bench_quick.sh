@@ -161,6 +161,10 @@ for t, fig in issue38.items():
     sec, key = fig.split(".")
     assert r["figure"] == fig and r["value"] == d[sec][key], (t, r)
     assert r["met"] == (r["value"] <= r["bound"] if r["at_most"] else r["value"] >= r["bound"]), (t, r)
+    # a figure that grows with the log is judged by a full run alone
+    scaled = t in ("disk_vs_canonical", "export_again_bytes_per_entry",
+                   "export_again_files_per_entry", "export_s_per_1e6", "wire_resolve_1e6_vs_1e3")
+    assert r["judged"] is (not d["machine"]["quick"] or not scaled), (t, r)
 print("ok: %s (%d sections, redis %s, nginx %s)" % (mode, len(d), redis, nginx))
 EOF
 }

@@ -1127,35 +1127,47 @@ struct issue38 {
     int at_most;
     double bound;
     const char *target;
+    /* the figure grows with the log (pages, shards and index levels to
+     * rewrite; a resolve's cold pages): --quick's small logs cannot judge
+     * it. At 3,603 entries exporting again wrote 11.8 KB a new entry, at
+     * 64,003 entries 31 KB (tools/bench/RESULTS.md, seventh part). */
+    int scaled;
 };
 
 static const struct issue38 issue38[] = {
-    {"write_bytes_per_entry", {"append.kixd_write_bytes_per_entry"}, 1, 8000, "<= 8 KB"},
+    {"write_bytes_per_entry", {"append.kixd_write_bytes_per_entry"}, 1, 8000, "<= 8 KB", 0},
     {"disk_vs_canonical",
      {"ratios.disk_vs_canonical", "disk.append_vs_canonical"},
      1,
      1.5,
-     "<= 1.5"},
+     "<= 1.5",
+     1},
     {"static_bytes_per_run",
      {"export.static_bytes_per_run", "static.bytes_per_run"},
      1,
      12000,
-     "<= 12 KB"},
-    {"static_files_per_run", {"export.static_files_per_run", "static.files_per_run"}, 1, 2, "<= 2"},
+     "<= 12 KB",
+     0},
+    {"static_files_per_run",
+     {"export.static_files_per_run", "static.files_per_run"},
+     1,
+     2,
+     "<= 2",
+     0},
     /* exporting again is O(N): a new entry costs no more than a run's budget */
-    {"export_again_bytes_per_entry", {"static.grow_bytes_per_entry"}, 1, 12000, "<= 12 KB"},
-    {"export_again_files_per_entry", {"static.grow_files_per_entry"}, 1, 2, "<= 2"},
-    {"export_s_per_1e6", {"ratios.export_s_per_1e6"}, 1, 300, "<= 300 s"},
-    {"export_summary_ok", {"export.static_summary_ok", "static.summary_ok"}, 0, 1, "= 1"},
-    {"append_d1_vs_verify_all", {"ratios.append_d1_vs_verify_all"}, 0, 0.4, ">= 0.4"},
-    {"append_d4_vs_verify_all", {"ratios.append_d4_vs_verify_all"}, 0, 0.4, ">= 0.4"},
-    {"append_d16_vs_verify_all", {"ratios.append_d16_vs_verify_all"}, 0, 0.4, ">= 0.4"},
-    {"ack_p99_ms_d1", {"append.d1_ack_p99_ms"}, 1, 20, "<= 20 ms"},
-    {"ack_p99_ms_d4", {"append.d4_ack_p99_ms"}, 1, 20, "<= 20 ms"},
-    {"ack_p99_ms_d16", {"append.d16_ack_p99_ms"}, 1, 20, "<= 20 ms"},
-    {"audit_vs_verify_all", {"ratios.audit_vs_verify_all"}, 0, 0.5, ">= 0.5"},
-    {"mirror_vs_verify_all", {"ratios.mirror_vs_verify_all"}, 0, 0.5, ">= 0.5"},
-    {"wire_resolve_1e6_vs_1e3", {"ratios.wire_resolve_1e6_vs_1e3"}, 1, 1.5, "<= 1.5"},
+    {"export_again_bytes_per_entry", {"static.grow_bytes_per_entry"}, 1, 12000, "<= 12 KB", 1},
+    {"export_again_files_per_entry", {"static.grow_files_per_entry"}, 1, 2, "<= 2", 1},
+    {"export_s_per_1e6", {"ratios.export_s_per_1e6"}, 1, 300, "<= 300 s", 1},
+    {"export_summary_ok", {"export.static_summary_ok", "static.summary_ok"}, 0, 1, "= 1", 0},
+    {"append_d1_vs_verify_all", {"ratios.append_d1_vs_verify_all"}, 0, 0.4, ">= 0.4", 0},
+    {"append_d4_vs_verify_all", {"ratios.append_d4_vs_verify_all"}, 0, 0.4, ">= 0.4", 0},
+    {"append_d16_vs_verify_all", {"ratios.append_d16_vs_verify_all"}, 0, 0.4, ">= 0.4", 0},
+    {"ack_p99_ms_d1", {"append.d1_ack_p99_ms"}, 1, 20, "<= 20 ms", 0},
+    {"ack_p99_ms_d4", {"append.d4_ack_p99_ms"}, 1, 20, "<= 20 ms", 0},
+    {"ack_p99_ms_d16", {"append.d16_ack_p99_ms"}, 1, 20, "<= 20 ms", 0},
+    {"audit_vs_verify_all", {"ratios.audit_vs_verify_all"}, 0, 0.5, ">= 0.5", 0},
+    {"mirror_vs_verify_all", {"ratios.mirror_vs_verify_all"}, 0, 0.5, ">= 0.5", 0},
+    {"wire_resolve_1e6_vs_1e3", {"ratios.wire_resolve_1e6_vs_1e3"}, 1, 1.5, "<= 1.5", 1},
 };
 
 /* The figure row r is judged on, and its value; NULL when none was measured. */
@@ -1272,9 +1284,13 @@ static void print_table(FILE *out, const struct bench_report *rep, const struct 
         double v;
         const char *fig = issue38_fig(rep, &issue38[i], &v);
         if (fig)
-            fprintf(out, "%-8s %-46s %16.2f  %-10s %s\n", "", fig, v, issue38[i].target,
-                    issue38_met(&issue38[i], v) ? "met" : "MISSED");
+            fprintf(out, "%-8s %-46s %16.2f  %-10s %s%s\n", "", fig, v, issue38[i].target,
+                    issue38_met(&issue38[i], v) ? "met" : "MISSED",
+                    m->quick && issue38[i].scaled ? " (quick)" : "");
     }
+    if (m->quick)
+        fprintf(out, "%-8s (quick): the figure grows with the log; only a full run judges it\n",
+                "");
 }
 
 static void json_str(FILE *out, const char *s)
@@ -1355,10 +1371,11 @@ static void print_json(FILE *out, const struct bench_report *rep, const struct m
             continue;
         fprintf(out,
                 "%s\"%s\": {\"figure\": \"%s\", \"value\": %.6g, \"bound\": %g, "
-                "\"at_most\": %s, \"met\": %s}",
+                "\"at_most\": %s, \"met\": %s, \"judged\": %s}",
                 first ? "" : ", ", issue38[i].name, fig, v, issue38[i].bound,
                 issue38[i].at_most ? "true" : "false",
-                issue38_met(&issue38[i], v) ? "true" : "false");
+                issue38_met(&issue38[i], v) ? "true" : "false",
+                m->quick && issue38[i].scaled ? "false" : "true");
         first = 0;
     }
     fprintf(out, "}\n}\n");
