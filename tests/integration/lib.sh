@@ -174,3 +174,15 @@ readme_root() {
   ln -s "$KIX_SRC/tools" "$1/tools"
   ln -s "$(cd "$KIX_BIN/.." && pwd)" "$1/build"
 }
+
+# meta NAME KEY: the metadata value KEY (text) of the store $WORK/NAME
+meta() {
+  python3 - "$WORK/$1" "$2" <<'EOF'
+import subprocess, sys
+out = subprocess.run(["mdb_dump", "-p", "-s", "meta", sys.argv[1]], capture_output=True, text=True).stdout
+lines = out.split("HEADER=END\n", 1)[1].splitlines()
+for k, v in zip(lines[0::2], lines[1::2]):
+    if k.strip() == sys.argv[2]:
+        print(v.strip())
+EOF
+}

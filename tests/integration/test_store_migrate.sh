@@ -29,17 +29,6 @@ notes() {
   mdb_dump -s checkpoints "$WORK/$1" | sed -n '/^HEADER=END/,$p'
   mdb_dump -s index_notes "$WORK/$1" | sed -n '/^HEADER=END/,$p'
 }
-# meta NAME KEY: a store's metadata value (text)
-meta() {
-  python3 - "$WORK/$1" "$2" <<'EOF'
-import subprocess, sys
-out = subprocess.run(["mdb_dump", "-p", "-s", "meta", sys.argv[1]], capture_output=True, text=True).stdout
-lines = out.split("HEADER=END\n", 1)[1].splitlines()
-for k, v in zip(lines[0::2], lines[1::2]):
-    if k.strip() == sys.argv[2]:
-        print(v.strip())
-EOF
-}
 
 cp "$FIX/vkey" "$WORK/vkey"
 cp "$FIX/pub.key" "$WORK/pub.key"

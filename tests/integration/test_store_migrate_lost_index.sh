@@ -29,17 +29,6 @@ notes() {
 # tables NAME: every table of data.mdb, keys and values, without the
 # environment's own figures (a compacted copy has another map size)
 tables() { mdb_dump -a "$WORK/$1" | grep -v -E '^(mapsize|maxreaders|db_pagesize)='; }
-# meta NAME KEY: a store's metadata value (text)
-meta() {
-  python3 - "$WORK/$1" "$2" <<'EOF'
-import subprocess, sys
-out = subprocess.run(["mdb_dump", "-p", "-s", "meta", sys.argv[1]], capture_output=True, text=True).stdout
-lines = out.split("HEADER=END\n", 1)[1].splitlines()
-for k, v in zip(lines[0::2], lines[1::2]):
-    if k.strip() == sys.argv[2]:
-        print(v.strip())
-EOF
-}
 # checked NAME: the full check passes; prints its size, runs and whether
 # the index was checked
 checked() {

@@ -8,39 +8,14 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "child.h"
 #include "harness.h"
 #include "kix/assert.h"
-
-/* Runs fn in a child with stderr captured into out; returns its wait status. */
-static int in_child(void (*fn)(void), char *out, size_t cap)
-{
-    int fds[2], status = 0;
-    size_t len = 0;
-    ssize_t got;
-    pid_t pid;
-
-    if (pipe(fds) != 0)
-        return -1;
-    pid = fork();
-    if (pid == 0) {
-        dup2(fds[1], 2);
-        close(fds[0]);
-        fn();
-        _exit(0);
-    }
-    close(fds[1]);
-    while (len + 1 < cap && (got = read(fds[0], out + len, cap - 1 - len)) > 0)
-        len += (size_t)got;
-    out[len] = '\0';
-    close(fds[0]);
-    waitpid(pid, &status, 0);
-    return status;
-}
 
 static void expect_abort(void (*fn)(void), const char *expr)
 {
     static char said[8192];
-    int status = in_child(fn, said, sizeof(said));
+    int status = kix_test_in_child(fn, said, sizeof(said));
 
     if (!WIFSIGNALED(status) || WTERMSIG(status) != SIGABRT) {
         fprintf(stderr, "child did not abort (status %d); it said: %s\n", status, said);
@@ -67,7 +42,7 @@ static void broken_count(void)
 KIX_TEST(holds_when_true)
 {
     char said[4096];
-    int status = in_child(holds, said, sizeof(said));
+    int status = kix_test_in_child(holds, said, sizeof(said));
     ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
     ASSERT_EQ_STR("", said);
 }
@@ -77,7 +52,7 @@ KIX_TEST(message_names_expression_and_place)
     expect_abort(broken_count, "accepted <= n");
     {
         char said[4096];
-        in_child(broken_count, said, sizeof(said));
+        kix_test_in_child(broken_count, said, sizeof(said));
         ASSERT_CONTAINS(said, "test_invariants.c:");
         ASSERT_CONTAINS(said, "in broken_count");
         ASSERT_CONTAINS(said, "kixd check");

@@ -10,6 +10,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "child.h"
 #include "harness.h"
 #include "kix/json.h"
 
@@ -26,44 +27,11 @@
 
 static const char doc[] = "{\"a\":[1,2.5,\"xyz\"],\"b\":{\"c\":null}}";
 
-/* Runs fn in a child with its stderr captured into out (what fits);
- * returns its wait status. */
-static int in_child(void (*fn)(void), char *out, size_t cap)
-{
-    int fds[2], status = -1;
-    size_t len = 0;
-    ssize_t got;
-    char skip[4096];
-    pid_t pid;
-
-    if (pipe(fds) != 0)
-        return -1;
-    pid = fork();
-    if (pid == 0) {
-        dup2(fds[1], 2);
-        close(fds[0]);
-        close(fds[1]);
-        fn();
-        _exit(0); /* no leak check: the child's tree is the test's */
-    }
-    close(fds[1]);
-    /* read to the end, keeping what fits, so the child never blocks */
-    while ((got = read(fds[0], len + 1 < cap ? out + len : skip,
-                       len + 1 < cap ? cap - 1 - len : sizeof(skip))) > 0)
-        if (len + 1 < cap)
-            len += (size_t)got;
-    out[len] = '\0';
-    close(fds[0]);
-    if (pid > 0)
-        waitpid(pid, &status, 0);
-    return status;
-}
-
 /* The child must have died of ASan's report of a poisoned read. */
 static void expect_poisoned_read(void (*fn)(void))
 {
     static char said[16384];
-    int status = in_child(fn, said, sizeof(said));
+    int status = kix_test_in_child(fn, said, sizeof(said));
 
     ASSERT_TRUE(status != -1);
     if (WIFEXITED(status) && WEXITSTATUS(status) == 0)
@@ -167,7 +135,7 @@ KIX_TEST(an_arena_on_the_stack_leaves_no_poison_when_its_frame_returns)
 
     if (!WITH_ASAN)
         KIX_SKIP("not built with ASan: nothing poisons the arena's bytes");
-    status = in_child(arena_then_stack, said, sizeof(said));
+    status = kix_test_in_child(arena_then_stack, said, sizeof(said));
     if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
         KIX_FAIL_AT("the child failed (status %d); it said: %s", status, said);
     ASSERT_TRUE(strstr(said, "AddressSanitizer") == NULL);
