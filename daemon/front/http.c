@@ -93,8 +93,20 @@ struct kixd_http_conn {
     uint64_t last_active, msg_since;
     int in_message, reading, closing, close_after, paused, counted;
     int body_from_file; /* answer_tagged leaves the body to send_file */
+    /* refused before its body was read: once answered, the connection
+     * lingers (finish): closing a socket whose peer is still sending makes
+     * the kernel reset it, and a reset can reach the peer before it has
+     * read the refusal (curl: "Failed sending data", no status) */
+    int linger, lingering;
+    uint64_t linger_since, lingered;
+    uv_shutdown_t shut;
     char peer[64];
 };
+
+/* How long, and how many bytes, a refused connection is drained before it
+ * is closed anyway (nginx's lingering_close does the same) */
+#define LINGER_MS    2000
+#define LINGER_BYTES (64u << 20)
 
 struct hwreq {
     uv_write_t req;
@@ -145,6 +157,40 @@ static void hconn_close(struct kixd_http_conn *c, const char *why)
     uv_close((uv_handle_t *)&c->tcp, on_close);
 }
 
+static void update_reading(struct kixd_http_conn *c);
+
+static void on_shutdown(uv_shutdown_t *req, int status)
+{
+    struct kixd_http_conn *c = req->data;
+
+    if (status < 0 && !c->closing)
+        hconn_close(c, uv_strerror(status));
+    hconn_unref(c);
+}
+
+/* Closes a connection whose last answer is sent; one refused before its
+ * body was read first says it is done (FIN) and drains what the peer still
+ * sends, until it closes, LINGER_BYTES or LINGER_MS (kixd_http_sweep). */
+static void finish(struct kixd_http_conn *c)
+{
+    if (!c->linger) {
+        hconn_close(c, "answered; Connection: close");
+        return;
+    }
+    if (c->lingering)
+        return;
+    c->lingering = 1;
+    c->linger_since = uv_now(&c->w->loop);
+    c->shut.data = c;
+    c->refs++;
+    if (uv_shutdown(&c->shut, (uv_stream_t *)&c->tcp, on_shutdown) != 0) {
+        c->refs--;
+        hconn_close(c, "answered; Connection: close");
+        return;
+    }
+    update_reading(c); /* reading stopped with the refusal: drain */
+}
+
 static void on_write(uv_write_t *req, int status)
 {
     struct hwreq *r = req->data;
@@ -159,7 +205,7 @@ static void on_write(uv_write_t *req, int status)
     } else if (!c->closing) {
         c->last_active = uv_now(&w->loop);
         if (c->close_after && c->queued == 0)
-            hconn_close(c, "answered; Connection: close");
+            finish(c);
         else
             process(c);
     }
@@ -1556,6 +1602,7 @@ static void process(struct kixd_http_conn *c)
             unsigned code = c->refuse ? c->refuse : 400;
             char why[96];
             c->close_after = 1;
+            c->linger = 1; /* the rest of this request is unread */
             if (c->submit_refuse)
                 kixd_http_submit_refuse(c, c->submit_refuse, cfg);
             else
@@ -1578,8 +1625,9 @@ static void process(struct kixd_http_conn *c)
     if (c->closing)
         return;
     if (c->close_after && c->queued == 0 && c->out.len == 0 && !c->waiting) {
-        hconn_close(c, "answered; Connection: close");
-        return;
+        finish(c);
+        if (c->closing)
+            return;
     }
     update_reading(c);
 }
@@ -1600,6 +1648,15 @@ static void on_read(uv_stream_t *s, ssize_t nread, const uv_buf_t *buf)
     struct kixd_worker *w = c->w;
 
     (void)buf;
+    if (c->lingering) {
+        if (nread < 0)
+            hconn_close(c, "closed by the peer after its refusal");
+        else if ((c->lingered += (uint64_t)nread) > LINGER_BYTES)
+            hconn_close(c, "sent too much after its refusal");
+        c->in_len = 0; /* drained unread */
+        update_reading(c);
+        return;
+    }
     if (nread > 0) {
         c->in_len += (size_t)nread;
         c->last_active = uv_now(&w->loop);
@@ -1609,6 +1666,7 @@ static void on_read(uv_stream_t *s, ssize_t nread, const uv_buf_t *buf)
     } else if (nread == UV_ENOBUFS) {
         /* the input buffer is full of one unfinished request head */
         c->close_after = 1;
+        c->linger = 1;
         answer_text(c, K_OTHER, 431, reason(431), 0);
         flush(c);
     } else if (nread < 0) {
@@ -1621,8 +1679,9 @@ static void on_read(uv_stream_t *s, ssize_t nread, const uv_buf_t *buf)
 static void update_reading(struct kixd_http_conn *c)
 {
     const struct kixd_config *cfg = c->w->srv->cfg;
-    int want = !c->closing && !c->close_after && !c->w->draining && !c->waiting &&
-               c->queued + c->out.len < cfg->max_output && c->in_len < cfg->http_max_header;
+    int want = !c->closing && (c->lingering || (!c->close_after && !c->w->draining && !c->waiting &&
+                                                c->queued + c->out.len < cfg->max_output &&
+                                                c->in_len < cfg->http_max_header));
 
     if (want && !c->reading) {
         if (uv_read_start((uv_stream_t *)&c->tcp, on_alloc, on_read) == 0)
@@ -1694,7 +1753,9 @@ void kixd_http_sweep(struct kixd_worker *w)
 
     for (struct kixd_http_conn *c = w->hconns, *next; c; c = next) {
         next = c->next;
-        if (c->in_message && c->reading && now - c->msg_since >= limit)
+        if (c->lingering && now - c->linger_since >= LINGER_MS)
+            hconn_close(c, "lingered after its refusal");
+        else if (c->in_message && c->reading && now - c->msg_since >= limit)
             hconn_close(c, "a request trickled in for longer than the idle timeout");
         else if (now - c->last_active >= limit)
             hconn_close(c, "idle");
