@@ -39,23 +39,32 @@ static void expect_poisoned_read(void (*fn)(void))
     ASSERT_CONTAINS(said, "ERROR: AddressSanitizer: use-after-poison");
 }
 
-/* The tree prepare makes of a record, in an arena on this frame: the
- * first key's name and the tree, read after the release. */
-static void read_after_release(void)
+/* The tree prepare makes of a record, built in arena (the caller's, on
+ * its frame) and released as prepare does; the child exits when it cannot
+ * be built. Returns the tree, which the release has dropped. */
+static json_t *tree_made_and_released(struct kix_json_arena *arena)
 {
-    struct kix_json_arena arena KIX_JSON_ARENA_SCOPED;
     struct kix_err err = {0};
     json_t *tree = NULL;
     int canonical = 0, rc;
-    volatile int type;
 
-    if (kix_json_arena_open(&arena) != 1)
+    if (kix_json_arena_open(arena) != 1)
         _exit(3);
     rc = kix_canon_recognise_tree((const uint8_t *)doc, strlen(doc), NULL, &canonical, &tree, &err);
-    kix_json_arena_stop(&arena);
+    kix_json_arena_stop(arena);
     if (rc != KIX_OK || !canonical || !tree)
         _exit(4);
-    kix_json_arena_release(&arena);
+    kix_json_arena_release(arena);
+    return tree;
+}
+
+/* The first key's name and the tree, read after the release. */
+static void read_after_release(void)
+{
+    struct kix_json_arena arena KIX_JSON_ARENA_SCOPED;
+    json_t *tree = tree_made_and_released(&arena);
+    volatile int type;
+
     type = json_typeof(tree); /* the arena's first bytes: gone */
     (void)type;
 }
@@ -101,17 +110,8 @@ KIX_TEST(a_read_past_an_arena_value_is_caught)
 static __attribute__((noinline)) void use_an_arena_on_the_stack(void)
 {
     struct kix_json_arena arena KIX_JSON_ARENA_SCOPED;
-    struct kix_err err = {0};
-    json_t *tree = NULL;
-    int canonical = 0, rc;
 
-    if (kix_json_arena_open(&arena) != 1)
-        _exit(3);
-    rc = kix_canon_recognise_tree((const uint8_t *)doc, strlen(doc), NULL, &canonical, &tree, &err);
-    kix_json_arena_stop(&arena);
-    if (rc != KIX_OK || !canonical || !tree)
-        _exit(4);
-    kix_json_arena_release(&arena);
+    (void)tree_made_and_released(&arena);
 }
 
 static __attribute__((noinline)) void use_the_stack_below(void)
