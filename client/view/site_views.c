@@ -854,6 +854,39 @@ static int home_counts(struct kix_home_view *v)
     return KIX_OK;
 }
 
+/* Whether the row of group `group` ("sha256:<hex>") may start a page:
+ * its digest's last 8 hex digits, as a number, a multiple of EVERY. */
+static int page_mark(const char *group)
+{
+    size_t n = strlen(group);
+    uint32_t tail = 0;
+
+    if (n < 8)
+        return 0;
+    for (const char *c = group + n - 8; *c; c++)
+        tail = tail * 16u + (uint32_t)(*c >= 'a'   ? *c - 'a' + 10
+                                       : *c >= 'A' ? *c - 'A' + 10
+                                                   : *c - '0');
+    return tail % KIX_HOME_PAGE_EVERY == 0;
+}
+
+/* The pages (view.h: cut by content, so a new row moves no other page). */
+static int home_pages(struct kix_home_view *v)
+{
+    size_t n = 0;
+
+    if (!(v->page_first = malloc((v->nrows / KIX_HOME_PAGE_MIN + 2) * sizeof(*v->page_first))))
+        return KIX_ENOMEM;
+    v->page_first[n++] = 0;
+    for (size_t i = 1; i < v->nrows; i++) {
+        size_t held = i - v->page_first[n - 1];
+        if (held >= KIX_HOME_PAGE_MAX || (held >= KIX_HOME_PAGE_MIN && page_mark(v->rows[i].group)))
+            v->page_first[n++] = i;
+    }
+    v->npages = n;
+    return KIX_OK;
+}
+
 int kix_home_view_update(struct kix_source *src, const struct kix_home_view *prev,
                          struct kix_home_view *v, struct kix_err *err)
 {
@@ -890,6 +923,8 @@ int kix_home_view_update(struct kix_source *src, const struct kix_home_view *pre
     h.rows = NULL;
     if (rc == KIX_OK)
         rc = home_counts(v);
+    if (rc == KIX_OK)
+        rc = home_pages(v);
 out:
     free(h.rows);
     free(h.prev);
@@ -912,12 +947,43 @@ void kix_home_view_release(struct kix_home_view *v)
     free(v->rows);
     free(v->kernels);
     free(v->gpus);
+    free(v->page_first);
     memset(v, 0, sizeof(*v));
 }
 
 size_t kix_home_view_pages(const struct kix_home_view *v)
 {
-    return v->nrows ? (v->nrows + KIX_HOME_PAGE_ROWS - 1) / KIX_HOME_PAGE_ROWS : 1;
+    return v->npages ? v->npages : 1;
+}
+
+void kix_home_view_page_rows(const struct kix_home_view *v, size_t page, size_t *first,
+                             size_t *last)
+{
+    *first = *last = 0;
+    if (!v->npages || page < 1 || page > v->npages)
+        return;
+    *first = v->page_first[page - 1];
+    *last = page < v->npages ? v->page_first[page] : v->nrows;
+}
+
+const char *kix_home_view_page_name(const struct kix_home_view *v, size_t page)
+{
+    const char *group;
+
+    if (!v->nrows || page < 1 || page > v->npages)
+        return "";
+    group = v->rows[v->page_first[page - 1]].group;
+    return strncmp(group, "sha256:", 7) == 0 ? group + 7 : group;
+}
+
+size_t kix_home_view_page_named(const struct kix_home_view *v, const char *name, size_t len)
+{
+    for (size_t p = 1; len && p <= v->npages; p++) {
+        const char *mine = kix_home_view_page_name(v, p);
+        if (strlen(mine) == len && memcmp(mine, name, len) == 0)
+            return p;
+    }
+    return 0;
 }
 
 static json_t *count_json(const struct kix_home_count *c, const char *name_key)
@@ -952,8 +1018,7 @@ int kix_home_view_json(const struct kix_home_view *v, size_t page, unsigned flag
 
     if (page < 1 || page > pages)
         return kix_err_set(err, KIX_ENOTFOUND, "no home page %zu (of %zu)", page, pages);
-    first = (page - 1) * KIX_HOME_PAGE_ROWS;
-    last = first + KIX_HOME_PAGE_ROWS < v->nrows ? first + KIX_HOME_PAGE_ROWS : v->nrows;
+    kix_home_view_page_rows(v, page, &first, &last);
     o = json_object();
     rows = json_array();
     bad = !o || !rows;
@@ -968,7 +1033,7 @@ int kix_home_view_json(const struct kix_home_view *v, size_t page, unsigned flag
     bad |= kix__json_set(o, "groups", json_integer((json_int_t)v->nrows));
     bad |= kix__json_set(o, "page", json_integer((json_int_t)page));
     bad |= kix__json_set(o, "pages", json_integer((json_int_t)pages));
-    bad |= kix__json_set(o, "pageSize", json_integer(KIX_HOME_PAGE_ROWS));
+    bad |= kix__json_set(o, "name", json_string(kix_home_view_page_name(v, page)));
     bad |= kix__json_set(o, "firstRow", json_integer((json_int_t)first));
     bad |= kix__json_set(o, "kernels", kix_home_view_kernels_json(v));
     for (size_t i = first; !bad && i < last; i++) {

@@ -1,5 +1,7 @@
 /* The browsing pages of the static site (kix_pages_export, kix/pages.h):
  * the home pages, the search index and the kernel pages. */
+#include <dirent.h>
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -107,54 +109,114 @@ static int kernel_pages(struct bexport *x, const struct kix_home_view *v, const 
     return rc;
 }
 
+/* Whether `file` in home/ or search/ is one this export wrote: a home
+ * page's name (and its .html twin) in home/, but page 1's (index.html);
+ * a page's shard, index.json or pages.json in search/. `names` holds the
+ * pages' names sorted (page 1's too: its shard is named by it). */
+static int file_current(const char *file, int in_search, const char **names, size_t n,
+                        const char *first)
+{
+    char stem[80];
+    size_t len = strlen(file);
+    const char *key = stem;
+
+    if (in_search && (strcmp(file, "index.json") == 0 || strcmp(file, "pages.json") == 0))
+        return 1;
+    if (len > 5 && strcmp(file + len - 5, in_search ? ".json" : ".html") == 0)
+        len -= 5;
+    else if (in_search)
+        return 0;
+    if (len >= sizeof(stem))
+        return 0;
+    memcpy(stem, file, len);
+    stem[len] = '\0';
+    if (!in_search && strcmp(stem, first) == 0)
+        return 0;
+    return bsearch(&key, names, n, sizeof(*names), str_order) != NULL;
+}
+
+/* Removes what an earlier export wrote in DIR/home and DIR/search that
+ * names no current page: a page whose first group no longer starts one
+ * (a group now sorts before it on its page), and the numbered pages and
+ * shards (home/<k>, search/<n>.json) that copies wrote before pages were
+ * named by their first group. Written files first, removed last: a reader
+ * between them follows a link to a page that is still there. */
+static int remove_stale(struct bexport *x, const char **names, size_t n, const char *first,
+                        int in_search)
+{
+    char sub_dir[4400];
+    DIR *d;
+    struct dirent *e;
+    int rc = KIX_OK;
+
+    snprintf(sub_dir, sizeof(sub_dir), "%s/%s", x->dir, in_search ? "search" : "home");
+    if (!(d = opendir(sub_dir)))
+        return errno == ENOENT
+                   ? KIX_OK
+                   : kix_err_set(x->err, KIX_EIO, "cannot read %s: %s", sub_dir, strerror(errno));
+    while (rc == KIX_OK && (e = readdir(d)) != NULL)
+        if (e->d_name[0] != '.' && !file_current(e->d_name, in_search, names, n, first))
+            rc = kix__export_remove(x->dir, in_search ? "search" : "home", e->d_name, x->err);
+    closedir(d);
+    return rc;
+}
+
 int kix__browse_export(struct kix_source *r, const char *dir, const char *const *groups,
                        size_t ngroups, int all, struct kix_pages_export_stats *stats,
                        struct kix_err *err)
 {
     struct bexport x = {r, dir, KIX_BUF_INIT, stats, err};
     struct kix__home_model *m = NULL;
-    const char **sorted = NULL;
-    size_t pages, shards;
-    char name[64];
+    const char **sorted = NULL, **names = NULL;
+    size_t pages;
+    char name[96];
     int rc = kix__home_acquire(r, &m, err);
 
     if (rc)
         return rc;
     pages = kix_home_view_pages(&m->view);
-    shards = (m->view.nrows + KIX_SEARCH_SHARD_ROWS - 1) / KIX_SEARCH_SHARD_ROWS;
+    if (!(names = malloc(pages * sizeof(*names))))
+        rc = kix_err_set(err, KIX_ENOMEM, "out of memory");
     /* every page, page 1 (index.html) too, holds its rows and what places
      * them alone, not the log's size and counts (those are
-     * search/index.json's, which kix-search.js shows): written when they
-     * changed, so a new run rewrites the page of its group's row alone.
-     * A row's data is in its page and its search shard, not in a third
-     * file: the home JSON an older export wrote goes (PROTOCOL.md §3,
-     * "Home rows twice") */
+     * search/index.json's, which kix-search.js shows), nor its place among
+     * the pages: each is named by its first group (kix/view.h), so a new
+     * group rewrites its own page alone, and the pages around it when it
+     * starts one. A row's data is in its page and its page's search shard,
+     * not in a third file: the home JSON an older export wrote goes
+     * (PROTOCOL.md §3, "Home rows twice") */
     for (size_t p = 1; rc == KIX_OK && p <= pages; p++) {
         const char *sub = p > 1 ? "home" : "";
+        names[p - 1] = kix_home_view_page_name(&m->view, p);
         kix_buf_reset(&x.body);
         rc = kix__home_page_exported(m, p, &x.body, err);
-        snprintf(name, sizeof(name), p > 1 ? "%zu" : "index.html", p);
+        snprintf(name, sizeof(name), "%s", p > 1 ? names[p - 1] : "index.html");
         if (rc == KIX_OK && !holds(&x, sub, name, &x.body)) { /* index.html: no twin */
             rc = p > 1 ? put_page(&x, sub, name) : put(&x, sub, name);
             if (rc == KIX_OK)
                 stats->home_pages++;
         }
-        /* only a copy of an older layout has them, and it is written
-         * whole (all) */
-        snprintf(name, sizeof(name), p > 1 ? "%zu.json" : "index.json", p);
-        if (rc == KIX_OK && all)
-            rc = kix__export_remove(dir, sub, name, err);
+        if (rc == KIX_OK && p == 1 && all)
+            rc = kix__export_remove(dir, "", "index.json", err);
+        if (rc != KIX_OK || !m->view.nrows)
+            continue;
+        kix_buf_reset(&x.body);
+        snprintf(name, sizeof(name), "%s.json", names[p - 1]);
+        if ((rc = kix_page_search_shard(r, p, &x.body, err)) == KIX_OK &&
+            !holds(&x, "search", name, &x.body) && (rc = put(&x, "search", name)) == KIX_OK)
+            stats->search_shards++;
     }
+    kix_buf_reset(&x.body);
+    if (rc == KIX_OK && (rc = kix_page_search_pages(r, &x.body, err)) == KIX_OK)
+        rc = put_changed(&x, "search", "pages.json");
     kix_buf_reset(&x.body);
     if (rc == KIX_OK && (rc = kix_page_search_index(r, &x.body, err)) == KIX_OK)
         rc = put(&x, "search", "index.json");
-    for (size_t s = 0; rc == KIX_OK && s < shards; s++) {
-        kix_buf_reset(&x.body);
-        snprintf(name, sizeof(name), "%zu.json", s);
-        if ((rc = kix_page_search_shard(r, s, &x.body, err)) == KIX_OK &&
-            (rc = put_changed(&x, "search", name)) == KIX_OK)
-            stats->search_shards++;
-    }
+    if (rc == KIX_OK && pages > 1)
+        qsort(names, pages, sizeof(*names), str_order);
+    for (int in_search = 0; rc == KIX_OK && in_search < 2; in_search++)
+        rc = remove_stale(&x, names, m->view.nrows ? pages : 0,
+                          kix_home_view_page_name(&m->view, 1), in_search);
     if (rc == KIX_OK && ngroups && !(sorted = malloc(ngroups * sizeof(*sorted))))
         rc = kix_err_set(err, KIX_ENOMEM, "out of memory");
     if (rc == KIX_OK) {
@@ -165,6 +227,7 @@ int kix__browse_export(struct kix_source *r, const char *dir, const char *const 
         rc = kernel_pages(&x, &m->view, sorted, ngroups, all, &stats->kernels);
     }
     free(sorted);
+    free(names);
     kix_buf_release(&x.body);
     kix__home_put(m);
     return rc;

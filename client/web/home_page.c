@@ -18,11 +18,11 @@ void kix_page_search_script(struct kix_bytes *out)
     out->len = kix__search_js_len;
 }
 
-/* The memo's slots (memo_render): the search index, each shard, each
- * kernel's page (HTML and JSON), then each home page (HTML and JSON):
- * rendered once per log state when asked for, up to KIX__MEMO_MAX bytes
- * (slot_of). */
-enum { MEMO_SEARCH_INDEX, MEMO_SHARDS };
+/* The memo's slots (memo_render): the search index, its list of pages,
+ * each page's shard, each kernel's page (HTML and JSON), then each home
+ * page (HTML and JSON): rendered once per log state when asked for, up to
+ * KIX__MEMO_MAX bytes (slot_of). */
+enum { MEMO_SEARCH_INDEX, MEMO_SEARCH_PAGES, MEMO_SHARDS };
 
 /* ---- the shared home view --------------------------------------------------------------- */
 
@@ -188,10 +188,8 @@ int kix__home_acquire(struct kix_source *r, struct kix__home_model **out, struct
     }
     for (int f = 0; rc == KIX_OK && f < KIX__NFACETS; f++)
         rc = facet_build(&m->facets[f], &m->view, f);
-    m->memo_pages_at =
-        MEMO_SHARDS + (m->view.nrows + KIX_SEARCH_SHARD_ROWS - 1) / KIX_SEARCH_SHARD_ROWS;
-    m->nmemo = MEMO_SHARDS + (m->view.nrows + KIX_SEARCH_SHARD_ROWS - 1) / KIX_SEARCH_SHARD_ROWS +
-               2 * m->view.nkernels + 2 * kix_home_view_pages(&m->view) + 2;
+    m->memo_pages_at = MEMO_SHARDS + kix_home_view_pages(&m->view);
+    m->nmemo = m->memo_pages_at + 2 * m->view.nkernels + 2 * kix_home_view_pages(&m->view) + 2;
     if (rc == KIX_OK && !(m->memo = calloc(m->nmemo, sizeof(*m->memo))))
         rc = KIX_ENOMEM;
     if (rc) {
@@ -210,25 +208,27 @@ out:
 /* ---- home pages ------------------------------------------------------------------------- */
 
 /* Where page `page` is, from the site's root: "index.html" for the
- * first, "home/<page>.html" for the others (the names any static server
- * types as pages; kixd answers them too). */
-static void page_path(size_t page, char *out, size_t cap)
+ * first, "home/<name>.html" for the others, named by their first group
+ * (kix_home_view_page_name: a new group moves no other page's name; the
+ * names any static server types as pages; kixd answers them too). */
+static void page_path(const struct kix_home_view *v, size_t page, char *out, size_t cap)
 {
     if (page <= 1)
         snprintf(out, cap, "%s", "index.html");
     else
-        snprintf(out, cap, "home/%zu.html", page);
+        snprintf(out, cap, "home/%s.html", kix_home_view_page_name(v, page));
 }
 
 /* A link to page `page` from a page whose root is `root` ("" or "../");
  * "" when `on` is 0. */
-static int page_link(struct kix_tpl *t, const char *name, const char *root, size_t page, int on)
+static int page_link(struct kix_tpl *t, const struct kix_home_view *v, const char *name,
+                     const char *root, size_t page, int on)
 {
-    char path[64];
+    char path[96];
 
     if (!on)
         return kix_tpl_set(t, name, "");
-    page_path(page, path, sizeof(path));
+    page_path(v, page, path, sizeof(path));
     return kix_tpl_setf(t, name, "%s%s", root, path);
 }
 
@@ -312,15 +312,13 @@ int kix__group_row_slots(struct kix_tpl *row, const struct kix_home_row *x)
 }
 
 /* The page's "JSON" link: kixd's view of the page, or in a static copy
- * the search shard holding its rows (PROTOCOL.md §3, "Home rows twice"):
- * a copy writes each row in its page and its shard, not in a third file
- * (pages of KIX_HOME_PAGE_ROWS never straddle two shards). */
-static int json_path(struct kix_tpl *t, size_t page, int exported)
+ * the search shard of its rows (PROTOCOL.md §3, "Home rows twice"): a copy
+ * writes each row in its page and its shard, not in a third file. */
+static int json_path(struct kix_tpl *t, const struct kix_home_view *v, size_t page, int exported)
 {
     if (exported)
-        return kix_tpl_setf(t, "jsonPath", "search/%zu.json",
-                            (page - 1) * KIX_HOME_PAGE_ROWS / KIX_SEARCH_SHARD_ROWS);
-    return page > 1 ? kix_tpl_setf(t, "jsonPath", "home/%zu.json", page)
+        return kix_tpl_setf(t, "jsonPath", "search/%s.json", kix_home_view_page_name(v, page));
+    return page > 1 ? kix_tpl_setf(t, "jsonPath", "home/%s.json", kix_home_view_page_name(v, page))
                     : kix_tpl_set(t, "jsonPath", "index.json");
 }
 
@@ -328,8 +326,7 @@ static int home_slots(struct kix_tpl *t, const struct kix__home_model *m, size_t
                       const struct kix_buf *doc, int exported)
 {
     const struct kix_home_view *v = &m->view;
-    size_t pages = kix_home_view_pages(v), first = (page - 1) * KIX_HOME_PAGE_ROWS;
-    size_t last = first + KIX_HOME_PAGE_ROWS < v->nrows ? first + KIX_HOME_PAGE_ROWS : v->nrows;
+    size_t pages = kix_home_view_pages(v), first, last;
     const char *root = page > 1 ? "../" : "";
     /* a static copy's page, page 1 too, holds its rows and what places
      * them alone, so that it is the same file until they change: not the
@@ -339,7 +336,17 @@ static int home_slots(struct kix_tpl *t, const struct kix__home_model *m, size_t
      * changes on every page */
     int rc, lean = exported;
 
+    kix_home_view_page_rows(v, page, &first, &last);
+    /* nor where the page is among the others ("page 2 of 41", rows
+     * 101–200, the last page): a new group anywhere before it would move
+     * them. It names its first group's kernel and GPU, and says how many
+     * rows it holds; kix-search.js says which page of how many it is. */
     if ((rc = kix_tpl_set(t, "origin", v->origin)) || (rc = kix_tpl_set(t, "root", root)) ||
+        (rc = kix_tpl_set(t, "pageName", kix_home_view_page_name(v, page))) ||
+        (rc = kix_tpl_setf(t, "pageRows", "%zu", last - first)) ||
+        (rc = kix_tpl_set(t, "pageRowsS", last - first == 1 ? "" : "s")) ||
+        (rc = kix_tpl_setf(t, "firstLabel", "%s · %s", v->nrows ? v->rows[first].kernel : "",
+                           v->nrows ? v->rows[first].gpu : "")) ||
         (rc = kix_tpl_set(t, "global", lean ? "" : "1")) ||
         (rc = kix_tpl_set(t, "countsFromIndex", lean ? "1" : "")) ||
         (rc = kix_tpl_set(t, "optionsFromIndex", lean ? "1" : "")) ||
@@ -355,11 +362,12 @@ static int home_slots(struct kix_tpl *t, const struct kix__home_model *m, size_t
         (rc = kix_tpl_setf(t, "pages", "%zu", pages)) ||
         (rc = kix_tpl_set(t, "notFirst", page > 1 ? "1" : "")) ||
         (rc = kix_tpl_setf(t, "firstShown", "%zu", v->nrows ? first + 1 : 0)) ||
-        (rc = kix_tpl_setf(t, "lastShown", "%zu", last)) || (rc = json_path(t, page, exported)) ||
-        (rc = page_link(t, "first", root, 1, page > 1)) ||
-        (rc = page_link(t, "prev", root, page - 1, page > 1)) ||
-        (rc = page_link(t, "next", root, page + 1, page < pages)) ||
-        (rc = page_link(t, "last", root, pages, page < pages)) ||
+        (rc = kix_tpl_setf(t, "lastShown", "%zu", last)) ||
+        (rc = json_path(t, v, page, exported)) ||
+        (rc = page_link(t, v, "first", root, 1, page > 1)) ||
+        (rc = page_link(t, v, "prev", root, page - 1, page > 1)) ||
+        (rc = page_link(t, v, "next", root, page + 1, page < pages)) ||
+        (rc = page_link(t, v, "last", root, pages, !lean && page < pages)) ||
         (rc = kix_tpl_setn(t, "view", (const char *)doc->ptr, doc->len)) ||
         (rc = options(t, "kernelOptions", &m->facets[KIX__FACET_KERNEL], lean)) ||
         (rc = options(t, "gpuOptions", &m->facets[KIX__FACET_GPU], lean)) ||
@@ -455,23 +463,17 @@ static json_t *shard_facet(const struct kix_home_view *v, size_t first, size_t l
     return a;
 }
 
-static size_t shards_of(const struct kix_home_view *v)
-{
-    return (v->nrows + KIX_SEARCH_SHARD_ROWS - 1) / KIX_SEARCH_SHARD_ROWS;
-}
-
 static int search_index_of(struct kix__home_model *m, size_t unused, struct kix_buf *out,
                            struct kix_err *err)
 {
     const struct kix_home_view *v = &m->view;
-    json_t *o, *shards, *facets;
+    json_t *o, *facets;
     int bad;
 
     (void)unused;
     o = json_object();
-    shards = json_array();
     facets = json_object();
-    bad = !o || !shards || !facets;
+    bad = !o || !facets;
     bad |= set(o, "view", json_string(KIX_VIEW_SEARCH));
     bad |= set(o, "origin", json_string(v->origin));
     bad |= set(o, "treeSize", json_integer((json_int_t)v->tree_size));
@@ -480,24 +482,14 @@ static int search_index_of(struct kix__home_model *m, size_t unused, struct kix_
      * them there): this small file is rewritten at every export anyway */
     bad |= set(o, "rankedRuns", json_integer((json_int_t)v->ranked_runs));
     bad |= set(o, "kernels", kix_home_view_kernels_json(v));
-    bad |= set(o, "shardRows", json_integer(KIX_SEARCH_SHARD_ROWS));
+    /* where a static copy's home pages are among the others, which they
+     * leave out (kix-search.js says it) */
+    bad |= set(o, "pages", json_integer((json_int_t)kix_home_view_pages(v)));
+    bad |= set(o, "lastPage", json_string(kix_home_view_page_name(v, kix_home_view_pages(v))));
     bad |= set(o, "columns",
                json_pack("[s,s,s,s,s,s,s,s,s,s,s,s,s,s,s]", "kernel", "gpu", "pass", "metric",
                          "dtype", "workload", "provider", "implementation", "median", "value",
                          "unit", "runs", "group", "best", "source"));
-    for (size_t s = 0; !bad && s < shards_of(v); s++) {
-        size_t first = s * KIX_SEARCH_SHARD_ROWS, last = first + KIX_SEARCH_SHARD_ROWS;
-        json_t *x = json_object();
-        if (last > v->nrows)
-            last = v->nrows;
-        bad |= !x || set(x, "path", json_sprintf("search/%zu.json", s)) ||
-               set(x, "firstRow", json_integer((json_int_t)first)) ||
-               set(x, "rows", json_integer((json_int_t)(last - first)));
-        for (int f = 0; !bad && f < KIX__NFACETS; f++)
-            bad |= set(x, facet_keys[f], shard_facet(v, first, last, f));
-        bad |= json_array_append_new(shards, x) != 0;
-    }
-    bad |= set(o, "shards", shards);
     for (int f = 0; !bad && f < KIX__NFACETS; f++) {
         const struct kix__facet *fc = &m->facets[f];
         json_t *a = json_array();
@@ -510,7 +502,35 @@ static int search_index_of(struct kix__home_model *m, size_t unused, struct kix_
     return dump(o, bad, out, err);
 }
 
-static int search_shard_of(struct kix__home_model *m, size_t shard, struct kix_buf *out,
+/* search/pages.json: every page by name, in order, with the facet values
+ * among its rows (a filter reads only the shards that hold its value). No
+ * counts and no tree size: it is the same file until a page comes or goes
+ * or a page gains a value, so an export mostly leaves it as it is (the
+ * search index beside it, rewritten every time, stays small). */
+static int search_pages_of(struct kix__home_model *m, size_t unused, struct kix_buf *out,
+                           struct kix_err *err)
+{
+    const struct kix_home_view *v = &m->view;
+    json_t *o = json_object(), *pages = json_array();
+    int bad = !o || !pages;
+
+    (void)unused;
+    bad |= set(o, "view", json_string(KIX_VIEW_SEARCH_PAGES));
+    for (size_t p = 1; !bad && v->nrows && p <= kix_home_view_pages(v); p++) {
+        size_t first, last;
+        json_t *x = json_object();
+        kix_home_view_page_rows(v, p, &first, &last);
+        bad |= !x || set(x, "name", json_string(kix_home_view_page_name(v, p)));
+        for (int f = 0; !bad && f < KIX__NFACETS; f++)
+            bad |= set(x, facet_keys[f], shard_facet(v, first, last, f));
+        bad |= json_array_append_new(pages, x) != 0;
+    }
+    bad |= set(o, "pages", pages);
+    return dump(o, bad, out, err);
+}
+
+/* The shard of page `page`: its rows, as arrays in the index's columns. */
+static int search_shard_of(struct kix__home_model *m, size_t page, struct kix_buf *out,
                            struct kix_err *err)
 {
     const struct kix_home_view *v = &m->view;
@@ -518,18 +538,16 @@ static int search_shard_of(struct kix__home_model *m, size_t shard, struct kix_b
     json_t *o, *rows;
     int bad;
 
-    if (shard >= shards_of(v))
-        return kix_err_set(err, KIX_ENOTFOUND, "no search shard %zu", shard);
-    first = shard * KIX_SEARCH_SHARD_ROWS;
-    last = first + KIX_SEARCH_SHARD_ROWS < v->nrows ? first + KIX_SEARCH_SHARD_ROWS : v->nrows;
+    if (!v->nrows || page < 1 || page > kix_home_view_pages(v))
+        return kix_err_set(err, KIX_ENOTFOUND, "no search shard of page %zu", page);
+    kix_home_view_page_rows(v, page, &first, &last);
     o = json_object();
     rows = json_array();
     bad = !o || !rows;
-    /* no tree size: a shard whose rows did not change is the same file at
-     * the next size, which an export then leaves as it is */
+    /* no tree size and no place among the others: a shard whose rows did
+     * not change is the same file at the next size, which an export then
+     * leaves as it is */
     bad |= set(o, "view", json_string(KIX_VIEW_SEARCH_SHARD));
-    bad |= set(o, "shard", json_integer((json_int_t)shard));
-    bad |= set(o, "firstRow", json_integer((json_int_t)first));
     for (size_t i = first; !bad && i < last; i++) {
         const struct kix_home_row *x = &v->rows[i];
         char human[KIX_HUMAN_MAX + 8];
@@ -585,11 +603,10 @@ size_t kix__memo_kernel_slot(const struct kix__home_model *m, const char *kernel
                              int json)
 {
     const struct kix_home_view *v = &m->view;
-    size_t shards = (v->nrows + KIX_SEARCH_SHARD_ROWS - 1) / KIX_SEARCH_SHARD_ROWS;
 
     for (size_t k = 0; k < v->nkernels; k++)
         if (strlen(v->kernels[k].name) == len && memcmp(v->kernels[k].name, kernel, len) == 0)
-            return MEMO_SHARDS + shards + 2 * k + (json ? 1 : 0);
+            return m->memo_pages_at + 2 * k + (json ? 1 : 0);
     return SIZE_MAX;
 }
 
@@ -611,19 +628,20 @@ static int memo_render(struct kix__home_model *m, size_t slot, render_fn fn, siz
     return rc;
 }
 
-enum { SLOT_SEARCH, SLOT_SHARD, SLOT_HOME_HTML, SLOT_HOME_JSON };
+enum { SLOT_SEARCH, SLOT_SEARCH_PAGES, SLOT_SHARD, SLOT_HOME_HTML, SLOT_HOME_JSON };
 
-/* The memo slot of a page of `kind` (arg: its shard or page number). */
+/* The memo slot of a page of `kind` (arg: its page number, 1-based). */
 static size_t slot_of(const struct kix__home_model *m, int kind, size_t arg)
 {
-    size_t shards = (m->view.nrows + KIX_SEARCH_SHARD_ROWS - 1) / KIX_SEARCH_SHARD_ROWS;
-    size_t pages_at = MEMO_SHARDS + shards + 2 * m->view.nkernels;
+    size_t pages_at = m->memo_pages_at + 2 * m->view.nkernels;
 
     switch (kind) {
     case SLOT_SEARCH:
         return MEMO_SEARCH_INDEX;
+    case SLOT_SEARCH_PAGES:
+        return MEMO_SEARCH_PAGES;
     case SLOT_SHARD:
-        return arg < shards ? MEMO_SHARDS + arg : SIZE_MAX;
+        return arg >= 1 && arg <= kix_home_view_pages(&m->view) ? MEMO_SHARDS + arg - 1 : SIZE_MAX;
     default: /* pages 1..n */
         if (arg < 1 || arg > kix_home_view_pages(&m->view))
             return SIZE_MAX;
@@ -659,10 +677,15 @@ int kix_page_search_index(struct kix_source *r, struct kix_buf *out, struct kix_
     return model_page(r, SLOT_SEARCH, search_index_of, 0, out, err);
 }
 
-int kix_page_search_shard(struct kix_source *r, size_t shard, struct kix_buf *out,
+int kix_page_search_pages(struct kix_source *r, struct kix_buf *out, struct kix_err *err)
+{
+    return model_page(r, SLOT_SEARCH_PAGES, search_pages_of, 0, out, err);
+}
+
+int kix_page_search_shard(struct kix_source *r, size_t page, struct kix_buf *out,
                           struct kix_err *err)
 {
-    return model_page(r, SLOT_SHARD, search_shard_of, shard, out, err);
+    return model_page(r, SLOT_SHARD, search_shard_of, page, out, err);
 }
 
 /* ---- the browsing routes ------------------------------------------------------------------ */
@@ -700,20 +723,52 @@ static int number(const char *s, size_t len, size_t *out)
     return 1;
 }
 
+/* Whether s (len bytes) is a page name: 64 lowercase hex digits. */
+static int page_name(const char *s, size_t len)
+{
+    if (len != 64)
+        return 0;
+    for (size_t i = 0; i < len; i++)
+        if (!((s[i] >= '0' && s[i] <= '9') || (s[i] >= 'a' && s[i] <= 'f')))
+            return 0;
+    return 1;
+}
+
+/* The home page named `name` (len bytes: kix_home_view_page_name) in the
+ * log's current home view, 1-based; 0 when none (or out of memory: *rc). */
+static size_t page_named(struct kix_source *r, const char *name, size_t len, int *rc,
+                         struct kix_err *err)
+{
+    struct kix__home_model *m;
+    size_t page = 0;
+
+    if ((*rc = kix__home_acquire(r, &m, err)) == KIX_OK)
+        page = kix_home_view_page_named(&m->view, name, len);
+    kix__home_put(m);
+    return page;
+}
+
 int kix_page_browse(struct kix_source *r, const char *path, size_t len, int want_json,
                     struct kix_buf *out, int *is_json, struct kix_err *err)
 {
     int json = len > 5 && memcmp(path + len - 5, ".json", 5) == 0;
     /* <page>.html: the name the pages link to, which a static copy holds */
     int html = !json && len > 5 && memcmp(path + len - 5, ".html", 5) == 0;
-    size_t stem = json || html ? len - 5 : len, n;
+    size_t stem = json || html ? len - 5 : len, n = 0;
+    int rc = KIX_OK;
 
     *is_json = json || (want_json && !html);
     if (is(path, len, "index.json"))
         return kix_page_home_json(r, 1, out, err);
-    if (has_prefix(path, stem, "home/") && number(path + 5, stem - 5, &n) && n >= 2)
+    /* home/<name>, and home/<k> (k >= 2: what pages linked before they
+     * were named by their first group; a page's place, not its rows) */
+    if (has_prefix(path, stem, "home/") &&
+        ((number(path + 5, stem - 5, &n) && n >= 2) ||
+         (page_name(path + 5, stem - 5) && (n = page_named(r, path + 5, stem - 5, &rc, err)) >= 2)))
         return *is_json ? kix_page_home_json(r, n, out, err)
                         : kix_page_home_page_html(r, n, out, err);
+    if (rc)
+        return rc;
     if (has_prefix(path, stem, "kernels/") && memchr(path + 8, '/', stem - 8) == NULL)
         return *is_json ? kix_page_kernel_json(r, path + 8, stem - 8, out, err)
                         : kix_page_kernel_html(r, path + 8, stem - 8, out, err);
@@ -722,7 +777,10 @@ int kix_page_browse(struct kix_source *r, const char *path, size_t len, int want
         return kix_err_set(err, KIX_ENOTFOUND, "no such page");
     if (is(path, len, "search/index.json"))
         return kix_page_search_index(r, out, err);
-    if (json && has_prefix(path, stem, "search/") && number(path + 7, stem - 7, &n))
+    if (is(path, len, "search/pages.json"))
+        return kix_page_search_pages(r, out, err);
+    if (json && has_prefix(path, stem, "search/") && page_name(path + 7, stem - 7) &&
+        (n = page_named(r, path + 7, stem - 7, &rc, err)) >= 1)
         return kix_page_search_shard(r, n, out, err);
-    return kix_err_set(err, KIX_ENOTFOUND, "no such page");
+    return rc ? rc : kix_err_set(err, KIX_ENOTFOUND, "no such page");
 }

@@ -153,12 +153,27 @@ async function inTurn(items, n, fn) {
 
 /* ---- the browser ------------------------------------------------------------------------- */
 
+/* The page's verdict: {state, text} of #verify-status once it is neither
+ * none nor running; state 'timeout' (a failed check, not an exception that
+ * would end every other case too) when it is still running after 30 s,
+ * with the requests still pending and the page's errors noted. */
 async function verdict(page) {
   const t = Date.now();
-  await page.waitForFunction(() => {
-    const s = document.getElementById('verify-status');
-    return !s || !['none', 'running'].includes(s.getAttribute('data-state'));
-  }, { timeout: 30000 });
+  try {
+    await page.waitForFunction(() => {
+      const s = document.getElementById('verify-status');
+      return !s || !['none', 'running'].includes(s.getAttribute('data-state'));
+    }, { timeout: 30000 });
+  } catch (e) {
+    const pending = (page.kixRequests || []).filter((q) => !q.t1).map((q) => q.url.slice(0, 120));
+    const state = await page.evaluate(() => {
+      const s = document.getElementById('verify-status');
+      return s ? s.getAttribute('data-state') + ': ' + s.textContent.slice(0, 200) : 'no #verify-status';
+    }).catch((x) => 'unreadable: ' + x.message);
+    console.log('note: no verdict in 30 s (' + e.message.slice(0, 80) + '), ' + page.url() + ': ' + state +
+                '; pending requests: ' + JSON.stringify(pending) + '; page errors: ' + JSON.stringify(page.kixErrors || []));
+    return { state: 'timeout', text: state };
+  }
   if (Date.now() - t > 2000 && page.kixRequests) {
     const slow = page.kixRequests.map((q) => [(q.t1 || Date.now()) - q.t0, q.url.slice(0, 90), q.t0 - t]).sort((a, b) => b[0] - a[0]).slice(0, 4);
     console.log('note: slow verdict ' + (Date.now() - t) + ' ms, ' + page.kixRequests.length + ' requests; slowest: ' + JSON.stringify(slow));
@@ -238,6 +253,9 @@ async function open(browser, url, viewport) {
   const opened = Date.now();
   await page.setViewport(viewport || VIEWPORTS[0]);
   page.kixRequests = [];
+  page.kixErrors = [];
+  page.on('pageerror', (e) => page.kixErrors.push(String(e && e.message || e).slice(0, 200)));
+  page.on('console', (m) => { if (m.type() === 'error') page.kixErrors.push(m.text().slice(0, 200)); });
   page.on('request', (r) => page.kixRequests.push({ url: r.url(), t0: Date.now(), t1: 0 }));
   const done = (r) => { const x = page.kixRequests.find((q) => q.url === r.url() && !q.t1); if (x) x.t1 = Date.now(); };
   page.on('requestfinished', done);
@@ -571,8 +589,14 @@ async function tampers(browser) {
     /* { json }: the page as exported, its <p>.json edited */
     const edit = body && body.json !== undefined ? { [p + '.json']: body.json } : { [p]: body };
     const srv = await serveDir(EXP, Object.assign(edit, more || {}));
-    const page = await open(browser, srv.url + '/' + p);
-    const v = await verdict(page);
+    let page = await open(browser, srv.url + '/' + p);
+    let v = await verdict(page);
+    if (v.state === 'timeout') { /* once more in a new tab: a tab stuck twice fails */
+      note('opening ' + p + ' (' + what + ') again after its timeout');
+      await page.close();
+      page = await open(browser, srv.url + '/' + p);
+      v = await verdict(page);
+    }
     const banner = await firstScreen(page, '#verify-status');
     check(v.state === 'fail' && v.text.includes(want) && banner.inside,
           'red, at the top: ' + what + ': ' + v.state + ': ' + v.text.slice(0, 200));

@@ -107,7 +107,8 @@ SHOTS="${KIX_SCREENSHOTS:-$KIX_BIN/../screenshots}"
 mkdir -p "$SHOTS"
 rc=0
 KIX_CHROMIUM="$CHROMIUM" timeout 500 node "$HERE/pages.js" "$H" "$WORK/exp" "$RUN" "$OLD" rope-corrected "$GROUP" \
-  "$SIZE" "$SHOTS" "$WORK/exp-old" "http://127.0.0.1:$pport" "$WORK/exp-other" || rc=$?
+  "$SIZE" "$SHOTS" "$WORK/exp-old" "http://127.0.0.1:$pport" "$WORK/exp-other" >"$WORK/pages.out" 2>&1 || rc=$?
+failures_first "$WORK/pages.out"
 [ "$rc" != 124 ] || fail "pages.js ran out of its 500 s (the 'time:' lines above show where it spent them)"
 [ "$rc" = 0 ] || fail "pages.js (above), exit $rc"
 
@@ -123,5 +124,7 @@ H="http://127.0.0.1:$HPORT"
 serve o --http "tcp://127.0.0.1:$HPORT" --export "$WORK/exp"
 export_until_current "$WORK/exp"
 rc=0
-KIX_CHROMIUM="$CHROMIUM" timeout 300 node "$HERE/withdrawn.js" "$H" "$WORK/exp" "$RUN" "$GROUP" "$SHOTS" || rc=$?
+KIX_CHROMIUM="$CHROMIUM" timeout 300 node "$HERE/withdrawn.js" "$H" "$WORK/exp" "$RUN" "$GROUP" "$SHOTS" \
+  >"$WORK/withdrawn.out" 2>&1 || rc=$?
+failures_first "$WORK/withdrawn.out"
 [ "$rc" = 0 ] || fail "withdrawn.js (above), exit $rc"

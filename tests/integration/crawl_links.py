@@ -21,7 +21,7 @@ DATA = re.compile(r"(/checkpoint|/tile/.*|\.json)$")
 def kind_of(path):
     if path in ("/", "/index.html"):
         return "home"
-    for k, pat in (("home-page", r"^/home/[0-9]+(\.html)?$"),
+    for k, pat in (("home-page", r"^/home/([0-9a-f]{64}|[0-9]+)(\.html)?$"),
                    ("group-page", r"^/groups/sha256:[0-9a-f]{64}-[0-9]+(\.html)?$"),
                    ("group", r"^/groups/sha256:[0-9a-f]{64}(\.html)?$"),
                    ("kernel", r"^/kernels/[^/]+$"),

@@ -27,6 +27,18 @@ cleanup() {
 trap cleanup EXIT
 
 fail() { echo "FAIL: $*" >&2; exit 1; }
+
+# Prints a script's output (the file $1) with its failures first: CI shows a
+# long output's start and end only, and a browser check's FAIL or ERROR line
+# would fall in the cut-out middle.
+failures_first() {
+  if grep -qE '^(FAIL|ERROR)' "$1"; then
+    echo "failures first (the whole output follows):"
+    grep -E '^(FAIL|ERROR)' "$1" | head -20
+    echo "----"
+  fi
+  cat "$1"
+}
 # wait_log FILE PATTERN WHAT [CONTEXT]: waits up to 10 s for a line of FILE
 # matching PATTERN (grep), else fails saying WHAT and FILE's last 3 lines
 # matching CONTEXT (grep -i; default: any)

@@ -174,12 +174,14 @@ pass "exporting 20 new entries again writes what its pages and entries need ($(p
 # page 1 too, and the search shards are left as they were (they carry no
 # checkpoint, no tree size and no count the entry moved); search/index.json
 # says the new size
-[ -f "$WORK/exp/home/2" ] && [ -f "$WORK/exp/search/0.json" ] || fail "the test needs two home pages"
+NAME2=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["pages"][1]["name"])' "$WORK/exp/search/pages.json") ||
+  fail "the test needs two home pages"
+[ -f "$WORK/exp/home/$NAME2" ] && [ -f "$WORK/exp/search/$NAME2.json" ] || fail "home/$NAME2 or its shard is missing"
 # a copy writes each home row in its page and its search shard, and no home
 # JSON (PROTOCOL.md §3, "Home rows twice"): the pages' JSON link names the shard
-[ ! -e "$WORK/exp/index.json" ] && [ ! -e "$WORK/exp/home/2.json" ] || fail "the copy has a home JSON"
-grep -q '<a href="../search/0.json">JSON</a>' "$WORK/exp/home/2" || fail "home/2 does not link its search shard"
-KEEP=("$WORK/exp/home/2" "$WORK/exp/search/0.json" "$WORK/exp/index.html")
+[ ! -e "$WORK/exp/index.json" ] && [ ! -e "$WORK/exp/home/$NAME2.json" ] || fail "the copy has a home JSON"
+grep -q "<a href=\"../search/$NAME2.json\">JSON</a>" "$WORK/exp/home/$NAME2" || fail "home/$NAME2 does not link its search shard"
+KEEP=("$WORK/exp/home/$NAME2" "$WORK/exp/search/$NAME2.json" "$WORK/exp/search/pages.json" "$WORK/exp/index.html")
 before=$(stat -c '%i %s' "${KEEP[@]}")
 "$KIX" keygen --name att --out "$WORK/att" >/dev/null 2>&1
 "$KIX" key add --store "$WORK/o" --key "$WORK/o/admin.key" --role attest "$WORK/att.pub" >/dev/null || fail "key add"
@@ -266,9 +268,17 @@ for old in 5 6; do
   printf '<!-- an older layout -->' >>"$WORK/exp2/runs/$PAGE"
   echo $old >"$WORK/exp2/runs/.layout"
   echo '{"view":"kix.home/1"}' >"$WORK/exp2/index.json"
+  # home pages and shards by number (copies before they were named by
+  # their first group): they go
+  mkdir -p "$WORK/exp2/home"
+  for f in home/2 home/2.html home/2.json search/0.json search/1.json; do echo old >"$WORK/exp2/$f"; done
   expect_status 0 "$KIXD" export --json --store "$WORK/o2" "$WORK/exp2"
   grep -q 'an older layout' "$WORK/exp2/runs/$PAGE" && fail "runs/$PAGE of layout $old was not written again"
   [ ! -e "$WORK/exp2/index.json" ] || fail "layout $old's index.json is still there"
+  for f in home/2 home/2.html home/2.json search/0.json search/1.json; do
+    [ ! -e "$WORK/exp2/$f" ] || fail "the numbered $f of an older copy is still there"
+  done
+  [ -f "$WORK/exp2/search/pages.json" ] || fail "no search/pages.json"
   [ "$(cat "$WORK/exp2/runs/.layout")" = 7 ] || fail "runs/.layout: $(cat "$WORK/exp2/runs/.layout")"
   grep -q 'data-log-key=' "$WORK/exp2/runs/$PAGE" && fail "runs/$PAGE pins more than its run"
   pass "a copy of layout $old is written again in layout 7 ($(json_get "$WORK/out" 'd["runPages"]') run pages)"

@@ -51,13 +51,14 @@ import json, os, re, subprocess, sys
 said, root, written, kernel = json.load(open(sys.argv[1])), sys.argv[2], sys.argv[3], sys.argv[4]
 names = open(written).read().split()
 assert said["size"] - said["fromSize"] == 1 and said["runPages"] == 1 and said["groupPages"] == 1, said
-# the home rows are the search shards' (a copy has no home JSON), 100 a page
+# the home rows are the search shards' (a copy has no home JSON), a shard
+# a page, named by the page's first group
 ix = json.load(open(os.path.join(root, "search", "index.json")))
 assert not os.path.exists(os.path.join(root, "index.json")), "a home JSON in the copy"
-rows = []
-for sh in ix["shards"]:
-    d = json.load(open(os.path.join(root, sh["path"])))
-    rows += [((d["firstRow"] + i) // 100 + 1, dict(zip(ix["columns"], r))) for i, r in enumerate(d["rows"])]
+rows, pages = [], [p["name"] for p in json.load(open(os.path.join(root, "search", "pages.json")))["pages"]]
+for k, name in enumerate(pages):
+    d = json.load(open(os.path.join(root, "search", name + ".json")))
+    rows += [(k + 1, dict(zip(ix["columns"], r))) for r in d["rows"]]
 runs = [n for n in names if n.startswith("runs/") and n != "runs/.size"]
 assert len(runs) == 2 and runs[0] + ".html" == runs[1], runs
 run = runs[0][len("runs/"):]
@@ -67,13 +68,13 @@ assert len(group) == 1, group
 group = group[0]
 assert run in open(os.path.join(root, "groups", group), encoding="utf-8").read(), "its group ranks it"
 page = [p for p, r in rows if r["group"] == group][0]
-shard = [i for i, r in enumerate(r for p, r in rows) if r["group"] == group][0] // 1000
-allowed = {"runs/.size", "checkpoint", "search/index.json",
-           "search/%d.json" % shard, "kernels/" + kernel, "kernels/%s.html" % kernel,
+# (search/pages.json too: the new best run's provider may be new to its page)
+allowed = {"runs/.size", "checkpoint", "search/index.json", "search/pages.json",
+           "search/%s.json" % pages[page - 1], "kernels/" + kernel, "kernels/%s.html" % kernel,
            "kernels/%s.json" % kernel, "groups/" + group, "groups/%s.html" % group,
            "groups/%s.json" % group, runs[0], runs[1]}
 if page > 1:
-    allowed |= {"home/%d" % page, "home/%d.html" % page}
+    allowed |= {"home/%s" % pages[page - 1], "home/%s.html" % pages[page - 1]}
 else:
     allowed |= {"index.html"}
 # the log's and the index's new files, the new run's objects, and the
@@ -119,7 +120,7 @@ assert bytes_by["kernels"] <= 10e3, "%d bytes of kernel files for one new run" %
 assert 'id="kix-view"' not in kp and "<svg" not in kp.split('<h2 id="sweeps">')[1].split('<h2 id="groups">')[0], \
     "the kernel page draws its sweeps (their pages do)"
 # the home pages: no view embedded
-for n in [n for n in names if re.fullmatch(r"index\.html|home/\d+", n)]:
+for n in [n for n in names if re.fullmatch(r"index\.html|home/[0-9a-f]{64}", n)]:
     assert 'id="kix-view"' not in open(os.path.join(root, n), encoding="utf-8").read(), n + " embeds its view"
 print("%d names, %d files, %d bytes: %s" % (len(names), len(inodes), sum(bytes_by.values()),
       ", ".join("%s %d" % kv for kv in sorted(bytes_by.items()))))

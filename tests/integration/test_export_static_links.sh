@@ -73,7 +73,9 @@ RID=$(python3 -c 'import json,sys; print(json.loads(open(sys.argv[1]).readline()
 [ "$WORK/exp/runs/$RID" -ef "$WORK/exp/runs/$RID.html" ] || fail "runs/$RID is not runs/$RID.html's hard link"
 KERNEL=$(ls "$WORK/exp/kernels" | grep -v '\.' | head -1)
 [ "$WORK/exp/kernels/$KERNEL" -ef "$WORK/exp/kernels/$KERNEL.html" ] || fail "kernels/$KERNEL has no .html twin"
-[ "$WORK/exp/home/2" -ef "$WORK/exp/home/2.html" ] || fail "home/2 has no .html twin"
+NAME2=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["pages"][1]["name"])' "$WORK/exp/search/pages.json") ||
+  fail "the copy has no second home page"
+[ "$WORK/exp/home/$NAME2" -ef "$WORK/exp/home/$NAME2.html" ] || fail "home/$NAME2 has no .html twin"
 pass "every page keeps its extensionless permalink beside its .html name"
 
 # kixd --http answers the same links (a sample of each kind: kixd renders them)
@@ -101,14 +103,15 @@ GROUP=$(grep -o 'href="../groups/sha256:[0-9a-f]*.html" id="g"' "$WORK/exp/runs/
 BIG=$(python3 - "$WORK/exp/search" <<'PY'
 import json, sys
 ix = json.load(open(sys.argv[1] + "/index.json"))
-rows = [dict(zip(ix["columns"], r)) for r in json.load(open(sys.argv[1] + "/0.json"))["rows"]]
+rows = [dict(zip(ix["columns"], r)) for p in json.load(open(sys.argv[1] + "/pages.json"))["pages"]
+        for r in json.load(open("%s/%s.json" % (sys.argv[1], p["name"])))["rows"]]
 print(max(rows, key=lambda r: r["runs"])["group"])
 PY
 )
 n=0
 SWEEP=$(grep -o 'href="\.\./sweeps/[0-9a-f]*\.html"' "$WORK/exp/kernels/$KERNEL.html" | head -1 | sed 's|.*/sweeps/||; s|"$||')
 [ -n "$SWEEP" ] || fail "kernels/$KERNEL.html links no sweep's page"
-for page in "index.html|Kernels" "home/2.html|page 2 of" "kernels/$KERNEL.html|sweeps/" "sweeps/$SWEEP|<svg" \
+for page in "index.html|Kernels" "home/$NAME2.html|on this page ·" "kernels/$KERNEL.html|sweeps/" "sweeps/$SWEEP|<svg" \
   "groups/$GROUP.html|data-state=\"ok\"" "groups/$BIG-2.html|data-state=\"ok\"" \
   "runs/$RID.html|data-state=\"ok\"" "kixd|runs/$DIGEST|data-state=\"ok\""; do
   n=$((n + 1))

@@ -288,10 +288,15 @@ t = re.sub(r"<p>[^<]* log entr(y|ies) · <a", '<p><span id="kix-counts"></span><
 t = re.sub(r'<td class="num">[0-9]+</td>', '<td class="num"></td>', t.split('<h2 id="groups">')[0]) + \
     '<h2 id="groups">' + t.split('<h2 id="groups">')[1]
 t = re.sub(r'(</a>) \([0-9]+\)', r"\1", t.split('<h2 id="groups">')[0]) + '<h2 id="groups">' + t.split('<h2 id="groups">')[1]
-t = re.sub(r"(groups [0-9]+–[0-9]+) of [0-9]+", r"\1", t)
-t = t.replace('<a href="index.json">JSON</a>', '<a href="search/0.json">JSON</a>')
-t = t.replace('<form id="kix-search" data-index="search/index.json" data-root="" hidden>',
-              '<form id="kix-search" data-index="search/index.json" data-root="" data-options="index" hidden>')
+# nor where it is among the pages: how many groups it holds, no last page
+t = re.sub(r'<span id="kix-page-at">groups ([0-9]+)–([0-9]+) of [0-9]+ \(page 1 of [0-9]+\)</span>',
+           lambda m: '<span id="kix-page-at">%d group%s on this page</span>' % (
+               int(m.group(2)) - int(m.group(1)) + 1, "" if m.group(1) == m.group(2) else "s"), t)
+t = re.sub(r'<a href="home/[0-9a-f]{64}\.html">last</a>', "", t)
+name = re.search(r'data-page="([0-9a-f]{64})"', t).group(1)
+t = t.replace('<a href="index.json">JSON</a>', '<a href="search/%s.json">JSON</a>' % name)
+t = t.replace('<form id="kix-search" data-index="search/index.json" data-root="" data-page="%s" hidden>' % name,
+              '<form id="kix-search" data-index="search/index.json" data-root="" data-page="%s" data-options="index" hidden>' % name)
 t = re.sub(r"<select name=\"(\w+)\"><option value=\"\">any</option>.*?</select>",
            r'<select name="\1"><option value="">any</option></select>', t)
 open(sys.argv[2], "w", encoding="utf-8").write(t)

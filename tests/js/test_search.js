@@ -1,5 +1,5 @@
 /* js.search: kix-search.js, the home page's filter, under node. Over a
- * made-up index of 5,000 groups in 5 shards: each facet filters exactly,
+ * made-up index of 5,000 groups in 5 pages: each facet filters exactly,
  * free text matches every word ("seq = 2048" as "seq=2048"), a facet filter
  * reads only the shards that hold its value, the first page arrives before
  * the count, a stale search stops. Then over the search index a real
@@ -18,18 +18,24 @@ const COLUMNS = ['kernel', 'gpu', 'pass', 'metric', 'dtype', 'workload', 'provid
 const LISTS = { kernel: 'kernels', gpu: 'gpus', provider: 'providers', dtype: 'dtypes',
                 pass: 'passes' };
 
-/* An index and its shards (path -> JSON) from rows in home order. */
+/* A page's name: 64 hex digits, made up from its number. */
+const nameOf = (s) => String(s).padStart(64, '0');
+
+/* An index, its list of pages and their shards (path -> JSON) from rows in
+ * home order, `per` a page; index.shards is what shardsOf makes of the
+ * list, as kix-search.js does before a search. */
 function makeIndex(rows, per) {
-  const files = {}, shards = [];
+  const files = {}, pages = [];
   for (let s = 0; s * per < rows.length; s++) {
-    const part = rows.slice(s * per, (s + 1) * per), p = 'search/' + s + '.json';
-    files[p] = { view: 'kix.search-shard/1', shard: s, firstRow: s * per,
-                 rows: part.map((r) => COLUMNS.map((c) => r[c])) };
-    const entry = { path: p, firstRow: s * per, rows: part.length };
+    const part = rows.slice(s * per, (s + 1) * per), p = 'search/' + nameOf(s) + '.json';
+    files[p] = { view: 'kix.search-shard/2', rows: part.map((r) => COLUMNS.map((c) => r[c])) };
+    const entry = { name: nameOf(s) };
     for (const k in LISTS) entry[LISTS[k]] = [...new Set(part.map((r) => r[k]))];
-    shards.push(entry);
+    pages.push(entry);
   }
-  return { index: { view: 'kix.search/1', columns: COLUMNS, shards }, files };
+  files['search/pages.json'] = { view: 'kix.search-pages/1', pages };
+  const shards = ks.shardsOf(files['search/pages.json']);
+  return { index: { view: 'kix.search/2', columns: COLUMNS, shards }, files };
 }
 
 function counter(files) {
@@ -63,7 +69,7 @@ async function madeUp() {
           res.rows.every((r, i) => r.group === want[i].group && r[k] === v),
           'filter ' + k + '=' + v + ': ' + res.matched + ' of ' + want.length);
     if (k === 'kernel')
-      check(fetch.reads.length === 1 && fetch.reads[0] === 'search/3.json',
+      check(fetch.reads.length === 1 && fetch.reads[0] === 'search/' + nameOf(3) + '.json',
             'a kernel filter reads only its shard: ' + fetch.reads);
   }
   // a kernel is never matched by a prefix of its name
@@ -113,6 +119,22 @@ async function madeUp() {
   await ks.search(index, ks.makeFilter({ kernel: 'rope' }), () => Promise.resolve({ rows: 1 }), {})
     .catch((e) => { failed = e; });
   check(failed && /not a search shard/.test(failed.message), 'a bad shard fails the search');
+  failed = null;
+  await ks.search(index, ks.makeFilter({ kernel: 'rope' }), () => Promise.resolve(
+    { view: 'kix.search-shard/1', rows: [] }), {}).catch((e) => { failed = e; });
+  check(failed && /not a search shard/.test(failed.message), 'a shard of the older format fails the search');
+
+  // the list of pages names shards by the pages' names alone: an entry
+  // whose name is not 64 hex digits (a path, a URL) is no shard to fetch
+  const lied = ks.shardsOf({ view: 'kix.search-pages/1', pages: [
+    { name: nameOf(1), kernels: ['rope'] }, { name: '//evil.example/x', kernels: ['rope'] },
+    { name: '../../etc/passwd', kernels: ['rope'] }, { name: nameOf(2).toUpperCase() + 'A', kernels: ['rope'] },
+    { path: 'https://evil.example/s.json', kernels: ['rope'] }, null] });
+  check(lied.length === 1 && lied[0].path === 'search/' + nameOf(1) + '.json',
+        'a list of pages sends no fetch outside search/<name>.json: ' + JSON.stringify(lied.map((x) => x.path)));
+  let bad = null;
+  try { ks.shardsOf({ view: 'kix.search/1', shards: [] }); } catch (e) { bad = e; }
+  check(bad && /no list of pages/.test(bad.message), 'an older index is no list of pages');
 }
 
 /* The search index of a real export (the same bytes kixd serves). */
@@ -135,28 +157,33 @@ async function exported() {
                              '--batch', '2250', path.join(dir, 'rows.csv')]);
     run('kixd', ['export', '--store', path.join(dir, 'o'), path.join(dir, 'exp')]);
     const read = (p) => JSON.parse(fs.readFileSync(path.join(dir, 'exp', p), 'utf8'));
-    const index = read('search/index.json');
+    const index = Object.assign(read('search/index.json'));
+    const pages = read('search/pages.json');
+    index.shards = ks.shardsOf(pages);
     const fetch = counter(new Proxy({}, { get: (_, p) => read(p) }));
-    check(index.view === 'kix.search/1' && index.shards.length >= 2 && index.groups > 1000,
+    check(index.view === 'kix.search/2' && index.shards.length >= 2 && index.groups > 1000 &&
+          index.pages === index.shards.length && index.lastPage === pages.pages[pages.pages.length - 1].name,
           'the export has a sharded index: ' + index.groups + ' groups, ' +
-          index.shards.length + ' shards');
+          index.shards.length + ' pages and shards');
 
-    // every row of every shard, in home order, equals the home pages' rows
+    // every row of every shard, in home order, equals the home pages' rows;
+    // each shard's first row names it
     const rows = [];
-    for (const s of index.shards) {
+    for (const [k, s] of index.shards.entries()) {
       const d = read(s.path);
-      check(d.firstRow === rows.length && d.rows.length === s.rows, s.path + ' in order');
+      check(d.rows.length >= (k + 1 < index.shards.length ? 16 : 1) && d.rows.length <= 256 &&
+            d.rows[0][index.columns.indexOf('group')] === 'sha256:' + pages.pages[k].name,
+            s.path + ': its page\u2019s rows, the first its name');
       for (const a of d.rows) rows.push(ks.rowObject(index.columns, a));
     }
     // a copy has no home JSON (PROTOCOL.md §3, "Home rows twice"): each
     // home page's rows are its shard's, in order, and its JSON link names it
     const home = [];
-    for (let p = 1; ; p++) {
-      const f = p === 1 ? 'index.html' : 'home/' + p + '.html';
-      if (!fs.existsSync(path.join(dir, 'exp', f))) break;
+    for (const [p, entry] of pages.pages.entries()) {
+      const f = p === 0 ? 'index.html' : 'home/' + entry.name + '.html';
       const html = fs.readFileSync(path.join(dir, 'exp', f), 'utf8');
-      const shard = 'search/' + Math.floor((p - 1) * 100 / 1000) + '.json';
-      check(html.includes('href="' + (p === 1 ? '' : '../') + shard + '">JSON</a>'), f + ' links ' + shard);
+      const shard = 'search/' + entry.name + '.json';
+      check(html.includes('href="' + (p === 0 ? '' : '../') + shard + '">JSON</a>'), f + ' links ' + shard);
       for (const m of html.matchAll(/<tr><td><a [^>]*>[^<]*<\/a><td><a href="(?:\.\.\/)?groups\/([^"]+)\.html">/g))
         home.push(m[1]);
     }

@@ -209,7 +209,7 @@ KIX_TEST(home_view_pages_every_group_once_in_order)
     ASSERT_EQ_INT(KIX_OK, kix_index_groups(r, count_group, &all));
     ASSERT_EQ_INT(KIX_OK, kix_home_view_from_source(as_source(f.log, r), &v, NULL));
     ASSERT_EQ_U64(all.n, v.nrows);
-    ASSERT_TRUE(v.nrows > KIX_HOME_PAGE_ROWS); /* more than one page */
+    ASSERT_TRUE(kix_home_view_pages(&v) > 1); /* more than one page */
     for (size_t i = 0; i < v.nrows; i++) {
         const struct kix_home_row *row = &v.rows[i];
         ASSERT_TRUE(has_key(&all, row->group));
@@ -240,24 +240,38 @@ KIX_TEST(home_view_pages_every_group_once_in_order)
     ASSERT_EQ_U64(v.nrows, kernel_groups);
     ASSERT_EQ_U64(v.nrows, gpu_groups);
 
-    /* the pages: 100 rows each, every group once, then nothing */
+    /* the pages: cut where view.h says, each named by its first group,
+     * every group once, then nothing */
     pages = kix_home_view_pages(&v);
-    ASSERT_EQ_U64((v.nrows + KIX_HOME_PAGE_ROWS - 1) / KIX_HOME_PAGE_ROWS, pages);
     for (size_t p = 1; p <= pages; p++) {
         json_t *doc = home_page(&v, p), *rows = json_object_get(doc, "rows"), *row;
-        size_t i;
+        size_t i, first, last;
+        kix_home_view_page_rows(&v, p, &first, &last);
+        ASSERT_EQ_U64(seen.n, first);
+        ASSERT_TRUE(last > first && last - first <= KIX_HOME_PAGE_MAX);
+        for (size_t j = first + 1; j <= last && j < v.nrows; j++) {
+            /* a row starts a page iff its digest's last 8 hex digits are a
+             * multiple of EVERY and the page holds MIN rows, or it holds MAX */
+            const char *g = v.rows[j].group;
+            unsigned long tail = strtoul(g + strlen(g) - 8, NULL, 16);
+            int starts = j - first >= KIX_HOME_PAGE_MAX ||
+                         (j - first >= KIX_HOME_PAGE_MIN && tail % KIX_HOME_PAGE_EVERY == 0);
+            ASSERT_EQ_INT(j == last, starts);
+        }
+        ASSERT_EQ_STR(v.rows[first].group + 7, kix_home_view_page_name(&v, p));
+        ASSERT_EQ_U64(p, kix_home_view_page_named(&v, v.rows[first].group + 7, 64));
         ASSERT_TRUE(doc != NULL);
-        ASSERT_EQ_STR("kix.home/1", json_string_value(json_object_get(doc, "view")));
+        ASSERT_EQ_STR("kix.home/2", json_string_value(json_object_get(doc, "view")));
         ASSERT_EQ_U64(p, (uint64_t)json_integer_value(json_object_get(doc, "page")));
         ASSERT_EQ_U64(pages, (uint64_t)json_integer_value(json_object_get(doc, "pages")));
+        ASSERT_EQ_STR(v.rows[first].group + 7, json_string_value(json_object_get(doc, "name")));
         ASSERT_EQ_U64(v.nrows, (uint64_t)json_integer_value(json_object_get(doc, "groups")));
-        ASSERT_EQ_U64(p < pages ? KIX_HOME_PAGE_ROWS : v.nrows - (pages - 1) * KIX_HOME_PAGE_ROWS,
-                      json_array_size(rows));
+        ASSERT_EQ_U64(last - first, json_array_size(rows));
         json_array_foreach(rows, i, row)
         {
             const char *key = json_string_value(json_object_get(row, "group"));
             ASSERT_TRUE(key && !has_key(&seen, key));
-            ASSERT_EQ_STR(v.rows[(p - 1) * KIX_HOME_PAGE_ROWS + i].group, key);
+            ASSERT_EQ_STR(v.rows[first + i].group, key);
             ASSERT_TRUE(json_string_value(json_object_get(row, "median")) != NULL);
             ASSERT_EQ_INT(KIX_OK, keys_add(&seen, key));
         }
@@ -266,6 +280,8 @@ KIX_TEST(home_view_pages_every_group_once_in_order)
     ASSERT_EQ_U64(v.nrows, seen.n);
     ASSERT_EQ_INT(KIX_ENOTFOUND, kix_home_view_json(&v, pages + 1, 0, &out, NULL));
     ASSERT_EQ_INT(KIX_ENOTFOUND, kix_home_view_json(&v, 0, 0, &out, NULL));
+    ASSERT_EQ_U64(0, kix_home_view_page_named(&v, "00", 2));
+    ASSERT_EQ_STR("", kix_home_view_page_name(&v, pages + 1));
     kix_buf_release(&out);
     free(all.key);
     free(seen.key);
@@ -441,10 +457,13 @@ KIX_TEST(browse_routes_answer_their_paths_only)
     struct kix_buf out = KIX_BUF_INIT;
     int json = -1;
     static const char *const missing[] = {
-        "home/1",         "home/02",       "home/99",        "home/x",        "home/",
-        "kernels/nope",   "kernels/a/b",   "search/99.json", "search/x.json", "search/0",
-        "search/00.json", "kernels/cross", "home/2/x",       "search/index",
+        "home/1",        "home/02",      "home/99",        "home/x",
+        "home/",         "kernels/nope", "kernels/a/b",    "search/99.json",
+        "search/x.json", "search/0",     "search/00.json", "kernels/cross",
+        "home/2/x",      "search/index", "search/0.json",  "search/pages",
     };
+    struct kix_home_view v;
+    char path[128];
 
     ASSERT_TRUE(kix_page_browse_path("index.json", 10));
     ASSERT_TRUE(kix_page_browse_path("kernels/x", 9));
@@ -454,6 +473,26 @@ KIX_TEST(browse_routes_answer_their_paths_only)
             fprintf(stderr, "%s answered\n", missing[i]);
             ASSERT_TRUE(0);
         }
+    /* page 2 by its name (its first group's digest), and by its place */
+    ASSERT_EQ_INT(KIX_OK, kix_home_view_from_source(src, &v, NULL));
+    ASSERT_TRUE(kix_home_view_pages(&v) >= 2);
+    snprintf(path, sizeof(path), "home/%s.html", kix_home_view_page_name(&v, 2));
+    ASSERT_EQ_INT(KIX_OK, browse(src, path, &out, &json));
+    ASSERT_TRUE(!json && memmem(out.ptr, out.len, "page 2 of", 9) != NULL);
+    snprintf(path, sizeof(path), "search/%s.json", kix_home_view_page_name(&v, 2));
+    ASSERT_EQ_INT(KIX_OK, browse(src, path, &out, &json));
+    ASSERT_TRUE(json && memmem(out.ptr, out.len, "\"kix.search-shard/2\"", 20) != NULL);
+    ASSERT_TRUE(memmem(out.ptr, out.len, v.rows[v.page_first[1]].group, 71) != NULL);
+    snprintf(path, sizeof(path), "search/%s.json", kix_home_view_page_name(&v, 1));
+    ASSERT_EQ_INT(KIX_OK, browse(src, path, &out, &json)); /* page 1's shard has its name */
+    /* page 1 is index.html alone: its name under home/ is no page (its
+     * links would be wrong there), nor is a name no page has */
+    snprintf(path, sizeof(path), "home/%s", kix_home_view_page_name(&v, 1));
+    ASSERT_EQ_INT(KIX_ENOTFOUND, browse(src, path, &out, &json));
+    snprintf(path, sizeof(path), "home/%064d", 0);
+    ASSERT_EQ_INT(KIX_ENOTFOUND, browse(src, path, &out, &json));
+    snprintf(path, sizeof(path), "search/%064d.json", 0);
+    ASSERT_EQ_INT(KIX_ENOTFOUND, browse(src, path, &out, &json));
     ASSERT_EQ_INT(KIX_OK, browse(src, "home/2", &out, &json));
     ASSERT_TRUE(!json && memmem(out.ptr, out.len, "page 2 of", 9) != NULL);
     /* first, previous: the .html names a server typing by extension serves as pages */
@@ -474,14 +513,16 @@ KIX_TEST(browse_routes_answer_their_paths_only)
     ASSERT_EQ_INT(KIX_OK, browse(src, "kernels/cross_entropy.json", &out, &json));
     ASSERT_TRUE(json && memmem(out.ptr, out.len, "\"kix.kernel/1\"", 14) != NULL);
     ASSERT_EQ_INT(KIX_OK, browse(src, "search/index.json", &out, &json));
-    ASSERT_TRUE(json && memmem(out.ptr, out.len, "\"kix.search/1\"", 14) != NULL);
-    ASSERT_EQ_INT(KIX_OK, browse(src, "search/0.json", &out, &json));
-    ASSERT_TRUE(json && memmem(out.ptr, out.len, "\"kix.search-shard/1\"", 20) != NULL);
+    ASSERT_TRUE(json && memmem(out.ptr, out.len, "\"kix.search/2\"", 14) != NULL);
+    ASSERT_EQ_INT(KIX_OK, browse(src, "search/pages.json", &out, &json));
+    ASSERT_TRUE(json && memmem(out.ptr, out.len, "\"kix.search-pages/1\"", 20) != NULL);
+    ASSERT_TRUE(memmem(out.ptr, out.len, kix_home_view_page_name(&v, 2), 64) != NULL);
     /* an Accept header asks for JSON where a page has both */
     kix_buf_reset(&out);
     ASSERT_EQ_INT(KIX_OK, kix_page_browse(src, "kernels/cross_entropy", 21, 1, &out, &json, NULL));
     ASSERT_TRUE(json && out.ptr[0] == '{');
     kix_buf_release(&out);
+    kix_home_view_release(&v);
     close_sources();
     kix_log_read_end(r);
     teardown(&f);

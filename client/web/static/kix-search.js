@@ -3,22 +3,26 @@
  *
  * Shipped with kix and served by kixd at /kix-search.js (and written to
  * every export); no third-party code, no build step. Without JavaScript the
- * home page lists the groups in pages (home/<k>) and its form stays hidden;
- * this script only adds the filter.
+ * home page lists the groups in pages (home/<name>, each named by its first
+ * group) and its form stays hidden; this script only adds the filter.
  *
  * What it reads: the search index named by the form's data-index
- * (search/index.json, "kix.search/1": the columns of a row, each facet's
- * values, and the shards search/<n>.json with the facet values each holds;
- * a form marked data-options="index" gets its choices from those values)
- * and the shards a filter can match ("kix.search-shard/1": rows in home
- * order, one array per group). A filter on a kernel, GPU, provider, dtype
- * or pass skips every shard that does not hold that value, so a kernel's
- * groups cost one or two shards even at 10^5 groups; free text alone reads
- * the shards in order, showing the first page of matches as soon as it has
+ * (search/index.json, "kix.search/2": the log's counts, the columns of a
+ * row and each facet's values; a form marked data-options="index" gets its
+ * choices from those values), when a filter runs the list of pages beside
+ * it (search/pages.json, "kix.search-pages/1": each page's name and the
+ * facet values its rows hold), and the shards a filter can match
+ * (search/<name>.json, "kix.search-shard/2": a page's rows in home order,
+ * one array per group). A filter on a kernel, GPU, provider, dtype or pass
+ * skips every shard that does not hold that value, so a kernel's groups
+ * cost a shard or two even at 10^5 groups; free text alone reads the
+ * shards in order, showing the first page of matches as soon as it has
  * them and counting the rest after. Shards are fetched once per page view.
  * A static copy's home pages leave out the log's counts (#kix-counts, the
- * kernels table's count cells): they are the search index's rankedRuns,
- * kernels, groups and treeSize, which this script writes there.
+ * kernels table's count cells) and where a page is among the others (no
+ * "page 2 of 41", no link to the last page: a new group before it would
+ * move them): they are the search index's rankedRuns, kernels, groups,
+ * treeSize, pages and lastPage, which this script writes there.
  *
  * What it writes: the groups table's body (#kix-group-rows), rebuilt from
  * the matching rows with text nodes only (never HTML from the data), the
@@ -80,7 +84,23 @@
     return f.words.every(function (w) { return hay.indexOf(w) >= 0; });
   }
 
-  /* Whether a shard (its entry in the index) may hold a match. */
+  /* The shards of a list of pages ("kix.search-pages/1"): each page's
+   * facet values, and its shard's path from its name (64 hex digits; an
+   * entry with any other name is skipped, so the list cannot send a fetch
+   * elsewhere). */
+  function shardsOf(pages) {
+    if (!pages || pages.view !== 'kix.search-pages/1' || !Array.isArray(pages.pages))
+      throw new Error('search/pages.json is no list of pages');
+    return pages.pages.filter(function (p) {
+      return p && typeof p.name === 'string' && /^[0-9a-f]{64}$/.test(p.name);
+    }).map(function (p) {
+      var s = { path: 'search/' + p.name + '.json' };
+      FACETS.forEach(function (k) { s[FACET_LISTS[k]] = p[FACET_LISTS[k]]; });
+      return s;
+    });
+  }
+
+  /* Whether a shard (its entry in shardsOf's list) may hold a match. */
   function shardMayMatch(shard, f) {
     for (var k in f.facets) {
       var list = shard[FACET_LISTS[k]];
@@ -89,8 +109,8 @@
     return true;
   }
 
-  /* Runs filter f over the index: fetchJson(path) returns a promise of a
-   * shard's JSON. onFirst(rows) (may be null) is called once with the first
+  /* Runs filter f over the index (index.shards: shardsOf's list):
+   * fetchJson(path) returns a promise of a shard's JSON. onFirst(rows) (may be null) is called once with the first
    * `limit` matches, or fewer when there are no more; the promise resolves
    * to {rows (the first `limit`), matched (every match), shardsRead}.
    * isStale() (may be null) stops the search early (a newer one started):
@@ -112,7 +132,7 @@
       var s = shards[i++];
       return Promise.resolve(fetchJson(s.path)).then(function (doc) {
         read++;
-        if (!doc || doc.view !== 'kix.search-shard/1' || !Array.isArray(doc.rows))
+        if (!doc || doc.view !== 'kix.search-shard/2' || !Array.isArray(doc.rows))
           throw new Error(s.path + ' is not a search shard');
         doc.rows.forEach(function (a) {
           var row = rowObject(index.columns, a);
@@ -129,7 +149,7 @@
 
   var api = { makeFilter: makeFilter, isEmpty: isEmpty, rowMatches: rowMatches,
               shardMayMatch: shardMayMatch, search: search, rowObject: rowObject,
-              normalize: normalize };
+              normalize: normalize, shardsOf: shardsOf };
 
   /* ---- the page ------------------------------------------------------------------------- */
 
@@ -218,10 +238,15 @@
       pagers.forEach(function (p) { p.hidden = true; });
       say('searching\u2026');
       var stale = function () { return mine !== generation; };
-      (index ? Promise.resolve(index) : fetchJson('search/index.json'))
+      (index && index.shards ? Promise.resolve(index) : fetchJson('search/index.json')
         .then(function (ix) {
-          if (!ix || ix.view !== 'kix.search/1') throw new Error('search/index.json is no search index');
-          index = ix;
+          if (!ix || ix.view !== 'kix.search/2') throw new Error('search/index.json is no search index');
+          return fetchJson('search/pages.json').then(function (pages) {
+            index = Object.assign({}, ix, { shards: shardsOf(pages) });
+            return index;
+          });
+        }))
+        .then(function (ix) {
           return search(ix, f, fetchJson, {
             limit: PAGE, isStale: stale,
             onFirst: function (rows) {
@@ -272,15 +297,17 @@
      * new kernel, GPU, provider, dtype or pass would otherwise rewrite
      * every page */
     /* nor the log's counts (each new run would rewrite page 1) */
-    if (doc.getElementById('kix-counts'))
+    if (doc.getElementById('kix-counts') || form.getAttribute('data-options') === 'index')
       fetchJson('search/index.json')
-        .then(function (ix) { showCounts(doc, ix); })
+        .then(function (ix) {
+          showCounts(doc, ix);
+          if (form.getAttribute('data-options') === 'index') showPlace(doc, ix, root, pagers);
+        })
         .catch(function () { /* no index: the page without its counts */ });
     if (form.getAttribute('data-options') !== 'index') return fromAddress();
     fetchJson('search/index.json')
       .then(function (ix) {
-        if (!ix || ix.view !== 'kix.search/1') throw new Error('search/index.json is no search index');
-        index = ix;
+        if (!ix || ix.view !== 'kix.search/2') throw new Error('search/index.json is no search index');
         FACETS.forEach(function (k) {
           var el = form.elements[k], list = ix.facets && ix.facets[FACET_LISTS[k]];
           (el && list ? list : []).forEach(function (e) {
@@ -305,7 +332,7 @@
    * page is rewritten only when its rows change. Text nodes only. */
   function showCounts(doc, ix) {
     var span = doc.getElementById('kix-counts'), table = doc.getElementById('kix-kernels');
-    if (!span || !ix || ix.view !== 'kix.search/1' || !Array.isArray(ix.kernels)) return;
+    if (!span || !ix || ix.view !== 'kix.search/2' || !Array.isArray(ix.kernels)) return;
     span.textContent = [counted(ix.groups, 'comparison group', 'comparison groups'),
                         counted(ix.rankedRuns, 'ranked run', 'ranked runs'),
                         counted(ix.kernels.length, 'kernel', 'kernels'),
@@ -323,7 +350,28 @@
     });
   }
 
+  /* A static copy's home page says how many groups it holds, not where it
+   * is among the pages (#kix-page-at): the pages and groups in all, and a
+   * link to the last page (the index's lastPage, a name of 64 hex digits),
+   * are the search index's. Text nodes only. */
+  function showPlace(doc, ix, root, pagers) {
+    var at = doc.getElementById('kix-page-at');
+    if (!at || !ix || ix.view !== 'kix.search/2' || typeof ix.pages !== 'number') return;
+    at.appendChild(doc.createTextNode(' \u00b7 ' + counted(ix.pages, 'page', 'pages') + ', ' +
+                                      counted(ix.groups, 'group', 'groups') + ' in all'));
+    var bottom = pagers[pagers.length - 1], here = doc.querySelector('#kix-search');
+    var mine = here && here.getAttribute('data-page');
+    if (!bottom || typeof ix.lastPage !== 'string' || !/^[0-9a-f]{64}$/.test(ix.lastPage) ||
+        ix.pages < 2 || mine === ix.lastPage || bottom.querySelector('a[data-kix-last]')) return;
+    var a = doc.createElement('a');
+    a.setAttribute('href', root + 'home/' + ix.lastPage + '.html');
+    a.setAttribute('data-kix-last', '');
+    a.textContent = 'last';
+    bottom.appendChild(a);
+  }
+
   api.showCounts = showCounts;
+  api.showPlace = showPlace;
   api.boot = boot;
   if (typeof document !== 'undefined' && document.getElementById) {
     if (document.readyState === 'loading')

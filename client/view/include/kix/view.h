@@ -313,10 +313,23 @@ KIX_API int kix_group_view_json(const struct kix_group_view *v, unsigned flags, 
  * pass, metric, dtype, workload, then group key, with its size and best
  * run from the index; only the best run's manifest and objects are read,
  * to name the kernel, GPU, pass, dtype, workload and implementation (the
- * rest of the group is counted by the index, never read). Pages show
- * KIX_HOME_PAGE_ROWS rows each; kernels and their GPUs are counted. */
-#define KIX_VIEW_HOME      "kix.home/1"
-#define KIX_HOME_PAGE_ROWS 100u
+ * rest of the group is counted by the index, never read). Kernels and
+ * their GPUs are counted.
+ *
+ * The rows are cut into pages by their content, not their position: a row
+ * starts a page when its group's digest ends in a multiple of
+ * KIX_HOME_PAGE_EVERY (as a number, its last 8 hex digits) and its page
+ * already holds KIX_HOME_PAGE_MIN rows, or when its page holds
+ * KIX_HOME_PAGE_MAX; the first row starts page 1. A page is named by its
+ * first row's group digest (its 64 hex digits: kix_home_view_page_name).
+ * So a new group changes its own page alone (and, when it starts a page,
+ * its neighbours' links), wherever it sorts: pages cut every n rows would
+ * all move after it, and a static copy would write them all again. About
+ * MIN + EVERY rows a page on average. */
+#define KIX_VIEW_HOME       "kix.home/2"
+#define KIX_HOME_PAGE_EVERY 64u
+#define KIX_HOME_PAGE_MIN   16u
+#define KIX_HOME_PAGE_MAX   256u
 struct kix_home_row {
     char kernel[64], gpu[64], provider[64], implementation[64];
     char mode[16], metric[16], dtype[32];
@@ -350,6 +363,8 @@ struct kix_home_view {
     size_t nrows;
     struct kix_home_count *kernels, *gpus; /* gpus: by kernel, in row order */
     size_t nkernels, ngpus;
+    size_t *page_first; /* each page's first row, in order; npages >= 1 */
+    size_t npages;
 };
 
 KIX_API int kix_home_view_from_source(struct kix_source *src, struct kix_home_view *v,
@@ -360,8 +375,17 @@ KIX_API int kix_home_view_from_source(struct kix_source *src, struct kix_home_vi
 KIX_API int kix_home_view_update(struct kix_source *src, const struct kix_home_view *prev,
                                  struct kix_home_view *v, struct kix_err *err) KIX_MUST_CHECK;
 KIX_API void kix_home_view_release(struct kix_home_view *v);
-/* Pages of KIX_HOME_PAGE_ROWS rows, at least 1. */
+/* Its pages, at least 1 (an empty view has one, without rows). */
 KIX_API size_t kix_home_view_pages(const struct kix_home_view *v);
+/* Page `page`'s rows (1-based; page <= kix_home_view_pages): [*first, *last). */
+KIX_API void kix_home_view_page_rows(const struct kix_home_view *v, size_t page, size_t *first,
+                                     size_t *last);
+/* Page `page`'s name: its first row's group digest in hex (64 digits,
+ * without "sha256:"), pointing into the view; "" for an empty view's. */
+KIX_API const char *kix_home_view_page_name(const struct kix_home_view *v, size_t page);
+/* The page named `name` (len bytes), 1-based; 0 when no page has it. */
+KIX_API size_t kix_home_view_page_named(const struct kix_home_view *v, const char *name,
+                                        size_t len);
 /* Every kernel's counts and its GPUs' ("kernels" of the home view): a new
  * JSON array, or NULL when out of memory. */
 KIX_API json_t *kix_home_view_kernels_json(const struct kix_home_view *v);

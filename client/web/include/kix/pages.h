@@ -55,12 +55,14 @@ KIX_API int kix_page_group_html_at(struct kix_source *src, const char *key, size
                                    struct kix_err *err) KIX_MUST_CHECK;
 
 /* The home page: the log's size, the kernels and GPUs it ranks with
- * their counts, and its comparison groups (kix_home_view), KIX_HOME_PAGE_ROWS
- * a page: page 1 at the site's root (index.html, JSON index.json), page
- * k > 1 at home/<k> (home/<k>.json). A search form (kix-search.js, hidden
- * without JavaScript) filters every group through the search index. The
- * home view is built once per log state and shared by these pages, the
- * search index and the kernel pages (client/web/home_page.c). */
+ * their counts, and its comparison groups (kix_home_view), in pages cut
+ * by their rows (kix/view.h): page 1 at the site's root (index.html, JSON
+ * index.json), page k > 1 at home/<name> (home/<name>.json; <name>:
+ * kix_home_view_page_name), which kixd also answers as home/<k>. A search
+ * form (kix-search.js, hidden without JavaScript) filters every group
+ * through the search index. The home view is built once per log state and
+ * shared by these pages, the search index and the kernel pages
+ * (client/web/home_page.c). */
 KIX_API int kix_page_home_html(struct kix_source *src, struct kix_buf *out,
                                struct kix_err *err) KIX_MUST_CHECK; /* page 1 */
 KIX_API int kix_page_home_page_html(struct kix_source *src, size_t page, struct kix_buf *out,
@@ -69,16 +71,20 @@ KIX_API int kix_page_home_json(struct kix_source *src, size_t page, struct kix_b
                                struct kix_err *err) KIX_MUST_CHECK;
 
 /* The search index kix-search.js reads: search/index.json (KIX_VIEW_SEARCH:
- * the columns, every facet's values with counts, and the shards with the
- * facet values each holds, so a filter fetches only the shards that can
- * match) and search/<n>.json (KIX_VIEW_SEARCH_SHARD: rows n * 1000 on, in
- * home order, one array per group). */
-#define KIX_VIEW_SEARCH       "kix.search/1"
-#define KIX_VIEW_SEARCH_SHARD "kix.search-shard/1"
-#define KIX_SEARCH_SHARD_ROWS 1000u
+ * the log's counts, the columns, every facet's values with counts),
+ * search/pages.json (KIX_VIEW_SEARCH_PAGES: every home page by name, in
+ * order, with the facet values its rows hold, so a filter fetches only
+ * the shards that can match) and search/<name>.json
+ * (KIX_VIEW_SEARCH_SHARD: the rows of home page <name>, in home order, one
+ * array per group; kix_page_search_shard takes the page's number). */
+#define KIX_VIEW_SEARCH       "kix.search/2"
+#define KIX_VIEW_SEARCH_PAGES "kix.search-pages/1"
+#define KIX_VIEW_SEARCH_SHARD "kix.search-shard/2"
 KIX_API int kix_page_search_index(struct kix_source *src, struct kix_buf *out,
                                   struct kix_err *err) KIX_MUST_CHECK;
-KIX_API int kix_page_search_shard(struct kix_source *src, size_t shard, struct kix_buf *out,
+KIX_API int kix_page_search_pages(struct kix_source *src, struct kix_buf *out,
+                                  struct kix_err *err) KIX_MUST_CHECK;
+KIX_API int kix_page_search_shard(struct kix_source *src, size_t page, struct kix_buf *out,
                                   struct kix_err *err) KIX_MUST_CHECK;
 
 /* The kernel `kernel` (len bytes): kernels/<kernel> (HTML, with an SVG
@@ -89,8 +95,9 @@ KIX_API int kix_page_kernel_json(struct kix_source *src, const char *kernel, siz
                                  struct kix_buf *out, struct kix_err *err) KIX_MUST_CHECK;
 
 /* The browsing pages by their path from the site's root (no leading '/'):
- * index.json, home/<k>[.json], kernels/<kernel>[.json], search/index.json
- * and search/<n>.json. kix_page_browse_path says whether a path is one of
+ * index.json, home/<name>[.json] (and home/<k>[.json]),
+ * kernels/<kernel>[.json], search/index.json, search/pages.json and
+ * search/<name>.json. kix_page_browse_path says whether a path is one of
  * them (1) or not (0: another route's). kix_page_browse renders it; a page
  * with both forms is JSON when the path ends in ".json" or want_json is
  * set (an Accept header), and *is_json says which it wrote.
@@ -105,8 +112,8 @@ KIX_API int kix_page_browse(struct kix_source *src, const char *path, size_t len
  * runs/<name>, a hard link, the permalink; <name>: the run's page name,
  * kix_run_page_name), groups/<key>[.html|.json],
  * groups/<key>-<N>[.html|.json], index.html, index.json,
- * home/<k>[.html|.json], kernels/<kernel>[.html|.json], search/index.json,
- * search/<n>.json, kix-verify.js, kix-search.js and style.css. A run's
+ * home/<name>[.html], kernels/<kernel>[.html|.json], search/index.json,
+ * search/pages.json, search/<name>.json, kix-verify.js, kix-search.js and style.css. A run's
  * page embeds the copy's view (KIX_VIEW_JSON_EXPORT: no objects and no
  * index proofs, which its verifier reads from objects/ and index/); a
  * group's page is kix_page_group_html's without #kix-view: its verifier
