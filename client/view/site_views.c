@@ -873,15 +873,21 @@ static int page_mark(const char *group)
 /* The pages (view.h: cut by content, so a new row moves no other page). */
 static int home_pages(struct kix_home_view *v)
 {
-    size_t n = 0;
+    size_t n = 0, last_mark = 0;
+    int marked = 0; /* a row before this one is a mark, the last at last_mark */
 
-    if (!(v->page_first = malloc((v->nrows / KIX_HOME_PAGE_MIN + 2) * sizeof(*v->page_first))))
+    if (!(v->page_first = malloc((v->nrows + 1) * sizeof(*v->page_first))))
         return KIX_ENOMEM;
     v->page_first[n++] = 0;
-    for (size_t i = 1; i < v->nrows; i++) {
-        size_t held = i - v->page_first[n - 1];
-        if (held >= KIX_HOME_PAGE_MAX || (held >= KIX_HOME_PAGE_MIN && page_mark(v->rows[i].group)))
+    for (size_t i = 0; i < v->nrows; i++) {
+        int mark = page_mark(v->rows[i].group);
+        if (i > 0 && (i - v->page_first[n - 1] >= KIX_HOME_PAGE_MAX ||
+                      (mark && (!marked || i - last_mark >= KIX_HOME_PAGE_GAP))))
             v->page_first[n++] = i;
+        if (mark) {
+            marked = 1;
+            last_mark = i;
+        }
     }
     v->npages = n;
     return KIX_OK;

@@ -196,6 +196,12 @@ static json_t *home_page(const struct kix_home_view *v, size_t page)
     return doc;
 }
 
+/* Whether a group ("sha256:<hex>") is a mark of the home pages (view.h). */
+static int mark_of(const char *group)
+{
+    return strtoul(group + strlen(group) - 8, NULL, 16) % KIX_HOME_PAGE_EVERY == 0;
+}
+
 KIX_TEST(home_view_pages_every_group_once_in_order)
 {
     struct fixture f;
@@ -204,7 +210,7 @@ KIX_TEST(home_view_pages_every_group_once_in_order)
     struct keys all = {NULL, 0}, seen = {NULL, 0};
     struct kix_buf out = KIX_BUF_INIT;
     uint64_t runs = 0, kernel_groups = 0, gpu_groups = 0;
-    size_t pages;
+    size_t pages, seen_first = 0;
 
     ASSERT_EQ_INT(KIX_OK, kix_index_groups(r, count_group, &all));
     ASSERT_EQ_INT(KIX_OK, kix_home_view_from_source(as_source(f.log, r), &v, NULL));
@@ -249,14 +255,18 @@ KIX_TEST(home_view_pages_every_group_once_in_order)
         kix_home_view_page_rows(&v, p, &first, &last);
         ASSERT_EQ_U64(seen.n, first);
         ASSERT_TRUE(last > first && last - first <= KIX_HOME_PAGE_MAX);
+        if (p > 1) /* a page starts at a mark, or where the page before filled */
+            ASSERT_TRUE(mark_of(v.rows[first].group) || first - seen_first == KIX_HOME_PAGE_MAX);
+        seen_first = first;
         for (size_t j = first + 1; j <= last && j < v.nrows; j++) {
-            /* a row starts a page iff its digest's last 8 hex digits are a
-             * multiple of EVERY and the page holds MIN rows, or it holds MAX */
-            const char *g = v.rows[j].group;
-            unsigned long tail = strtoul(g + strlen(g) - 8, NULL, 16);
-            int starts = j - first >= KIX_HOME_PAGE_MAX ||
-                         (j - first >= KIX_HOME_PAGE_MIN && tail % KIX_HOME_PAGE_EVERY == 0);
-            ASSERT_EQ_INT(j == last, starts);
+            /* a row starts a page iff it is a mark (its digest's last 8 hex
+             * digits a multiple of EVERY) and none of the GAP - 1 rows
+             * before it is, or its page holds MAX rows */
+            int near = 0;
+            for (size_t b = j >= KIX_HOME_PAGE_GAP ? j - KIX_HOME_PAGE_GAP + 1 : 0; b < j; b++)
+                near |= mark_of(v.rows[b].group);
+            ASSERT_EQ_INT(j == last,
+                          j - first >= KIX_HOME_PAGE_MAX || (mark_of(v.rows[j].group) && !near));
         }
         ASSERT_EQ_STR(v.rows[first].group + 7, kix_home_view_page_name(&v, p));
         ASSERT_EQ_U64(p, kix_home_view_page_named(&v, v.rows[first].group + 7, 64));

@@ -316,19 +316,23 @@ KIX_API int kix_group_view_json(const struct kix_group_view *v, unsigned flags, 
  * rest of the group is counted by the index, never read). Kernels and
  * their GPUs are counted.
  *
- * The rows are cut into pages by their content, not their position: a row
- * starts a page when its group's digest ends in a multiple of
- * KIX_HOME_PAGE_EVERY (as a number, its last 8 hex digits) and its page
- * already holds KIX_HOME_PAGE_MIN rows, or when its page holds
- * KIX_HOME_PAGE_MAX; the first row starts page 1. A page is named by its
- * first row's group digest (its 64 hex digits: kix_home_view_page_name).
- * So a new group changes its own page alone (and, when it starts a page,
- * its neighbours' links), wherever it sorts: pages cut every n rows would
- * all move after it, and a static copy would write them all again. About
- * MIN + EVERY rows a page on average. */
+ * The rows are cut into pages by their content, not their position: a
+ * group whose digest's last 8 hex digits, as a number, are a multiple of
+ * KIX_HOME_PAGE_EVERY is a mark; a row starts a page when it is a mark
+ * and none of the KIX_HOME_PAGE_GAP - 1 rows before it is, or when its
+ * page holds KIX_HOME_PAGE_MAX rows; the first row starts page 1. A page
+ * is named by its first row's group digest (its 64 hex digits:
+ * kix_home_view_page_name). Whether a row starts a page depends on the
+ * rows just before it, not on where the page before began, so a new group
+ * changes its own page alone (and, when it starts one or unmarks the
+ * rows after it, the page beside it): pages cut every n rows would all
+ * move after it, and a static copy would write them all again. About 40
+ * rows a page, most between 16 and 80 (the gap keeps pages from being
+ * small, and a page that a new row rewrites from being much longer than
+ * the mean: tools/bench/RESULTS.md). */
 #define KIX_VIEW_HOME       "kix.home/2"
-#define KIX_HOME_PAGE_EVERY 64u
-#define KIX_HOME_PAGE_MIN   16u
+#define KIX_HOME_PAGE_EVERY 16u
+#define KIX_HOME_PAGE_GAP   16u
 #define KIX_HOME_PAGE_MAX   256u
 struct kix_home_row {
     char kernel[64], gpu[64], provider[64], implementation[64];
