@@ -224,7 +224,7 @@ static int build(const char *dir, long groups, struct kix_err *err)
 /* ---- reading it through kixd --------------------------------------------------------------- */
 
 struct paths {
-    char (*req)[160];
+    char (*req)[256];
     long n;
     unsigned seed;
 };
@@ -240,9 +240,9 @@ static int request(void *arg, int conn, long k, struct kix_buf *out, uint32_t *i
            KIX_OK;
 }
 
-static void add_path(struct paths *p, const char *fmt, long v)
+static void add_path(struct paths *p, const char *fmt, const char *v)
 {
-    char path[96];
+    char path[128];
 
     snprintf(path, sizeof(path), fmt, v);
     snprintf(p->req[p->n++], sizeof(p->req[0]), "GET /%s HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n",
@@ -283,7 +283,8 @@ static void measure(struct bench_report *rep, int port, double seconds, const ch
  * request), and from the view of the state before (after a commit that
  * changed few groups; here none, so every row is taken as it was and what
  * remains is reading each group's best run from the index). */
-static void view_build(const char *dir, struct bench_report *rep)
+static void view_build(const char *dir, struct bench_report *rep, char (**names)[65],
+                       size_t *npages)
 {
     struct kix_log_opts opts;
     struct kix_log *log = NULL;
@@ -309,6 +310,13 @@ static void view_build(const char *dir, struct bench_report *rep)
               "home view in process, from nothing");
     bench_fig(rep, "browse.view_update_ms", (t2 - t1) * 1e3, "ms",
               "home view in process, from the previous state's");
+    /* the pages' names (kix_home_view_page_name), which kixd answers and
+     * the pages link */
+    *npages = kix_home_view_pages(&warm);
+    if (!(*names = calloc(*npages, sizeof(**names))))
+        bench_die("out of memory");
+    for (size_t i = 0; i < *npages; i++)
+        snprintf((*names)[i], sizeof((*names)[i]), "%s", kix_home_view_page_name(&warm, i + 1));
     kix_home_view_release(&cold);
     kix_home_view_release(&warm);
     kix_source_close(src);
@@ -321,7 +329,8 @@ int bench_browse(const char *cache_dir, const char *work_dir, const char *kixd, 
 {
     char dir[4096], mark[4200], log[4200], listen[4300], http[64], threads[16];
     struct paths p = {NULL, 0, 7};
-    long pages = (groups + 99) / 100, shards = (groups + 999) / 1000;
+    char(*names)[65] = NULL;
+    size_t pages = 0;
     int hport = bench_free_port();
     struct kix_buf got = KIX_BUF_INIT;
     double t0;
@@ -349,7 +358,7 @@ int bench_browse(const char *cache_dir, const char *work_dir, const char *kixd, 
     }
     kix_buf_release(&got);
     bench_fig(rep, "browse.groups", (double)groups, "", "comparison groups (one run each)");
-    view_build(dir, rep);
+    view_build(dir, rep, &names, &pages);
     bench_path(log, sizeof(log), "%s/kixd-browse.log", work_dir);
     bench_path(listen, sizeof(listen), "unix://%s/browse.sock", work_dir);
     snprintf(http, sizeof(http), "tcp://127.0.0.1:%d", hport);
@@ -366,7 +375,7 @@ int bench_browse(const char *cache_dir, const char *work_dir, const char *kixd, 
         bench_die("out of memory");
 
     /* the first home page reads every group: once per log state */
-    add_path(&p, "", 0);
+    add_path(&p, "%s", "");
     {
         struct bench_load ld;
         memset(&ld, 0, sizeof(ld));
@@ -387,23 +396,29 @@ int bench_browse(const char *cache_dir, const char *work_dir, const char *kixd, 
     }
     measure(rep, hport, seconds, "home", "/ (home page 1)", &p);
     p.n = 0;
-    for (long i = 0; i < 512; i++)
-        add_path(&p, "home/%ld",
-                 2 + (long)(((unsigned long)i * 2654435761u) %
-                            (unsigned long)(pages > 1 ? pages - 1 : 1)));
-    measure(rep, hport, seconds, "home_pages", "home/<k> (any page)", &p);
+    for (size_t i = 0; pages > 1 && i < 512; i++)
+        add_path(&p, "home/%s.html", names[1 + (i * 2654435761u) % (pages - 1)]);
+    if (p.n)
+        measure(rep, hport, seconds, "home_pages", "home/<name> (any page)", &p);
     p.n = 0;
-    add_path(&p, "search/index.json", 0);
+    add_path(&p, "%s", "search/index.json");
     measure(rep, hport, seconds, "search_index", "search/index.json", &p);
     p.n = 0;
-    for (long i = 0; i < shards && i < 4096; i++)
-        add_path(&p, "search/%ld.json", i);
-    measure(rep, hport, seconds, "search_shard", "search/<n>.json (1000 groups)", &p);
+    add_path(&p, "%s", "search/pages.json");
+    measure(rep, hport, seconds, "search_pages", "search/pages.json", &p);
     p.n = 0;
-    for (long i = 0; i < KERNELS; i++)
-        add_path(&p, "kernels/kernel_%02ld", i);
+    for (size_t i = 0; i < pages && i < 4096; i++)
+        add_path(&p, "search/%s.json", names[i]);
+    measure(rep, hport, seconds, "search_shard", "search/<name>.json (a page's groups)", &p);
+    p.n = 0;
+    for (long i = 0; i < KERNELS; i++) {
+        char kernel[32];
+        snprintf(kernel, sizeof(kernel), "kernel_%02ld", i);
+        add_path(&p, "kernels/%s", kernel);
+    }
     measure(rep, hport, seconds, "kernel", "kernels/<kernel> (2000 groups, their sweeps)", &p);
     bench_stop(pid);
     free(p.req);
+    free(names);
     return 0;
 }
