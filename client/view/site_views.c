@@ -870,12 +870,13 @@ static int page_mark(const char *group)
     return tail % KIX_HOME_PAGE_EVERY == 0;
 }
 
-/* The pages (view.h: cut by content, so a new row moves no other page). */
-static int home_pages(struct kix_home_view *v)
+int kix_home_view_cut(struct kix_home_view *v)
 {
     size_t n = 0, last_mark = 0;
     int marked = 0; /* a row before this one is a mark, the last at last_mark */
 
+    free(v->page_first);
+    v->npages = 0;
     if (!(v->page_first = malloc((v->nrows + 1) * sizeof(*v->page_first))))
         return KIX_ENOMEM;
     v->page_first[n++] = 0;
@@ -930,7 +931,7 @@ int kix_home_view_update(struct kix_source *src, const struct kix_home_view *pre
     if (rc == KIX_OK)
         rc = home_counts(v);
     if (rc == KIX_OK)
-        rc = home_pages(v);
+        rc = kix_home_view_cut(v);
 out:
     free(h.rows);
     free(h.prev);

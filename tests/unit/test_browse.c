@@ -538,4 +538,91 @@ KIX_TEST(browse_routes_answer_their_paths_only)
     teardown(&f);
 }
 
+/* ---- pages cut by their rows --------------------------------------------------------- */
+
+static uint64_t next_rand(uint64_t *x)
+{
+    *x ^= *x << 13;
+    *x ^= *x >> 7;
+    *x ^= *x << 17;
+    return *x;
+}
+
+/* A group digest text, a mark (its last hex digit 0: a multiple of 16) or not. */
+static void make_group(char *out, uint64_t *seed, int mark)
+{
+    static const char hex[] = "0123456789abcdef";
+    memcpy(out, "sha256:", 7);
+    for (int i = 0; i < 64; i++)
+        out[7 + i] = hex[next_rand(seed) % 16];
+    out[70] = mark ? '0' : hex[1 + next_rand(seed) % 15];
+    out[71] = '\0';
+}
+
+static int row_order(const void *a, const void *b)
+{
+    return strcmp(((const struct kix_home_row *)a)->group, ((const struct kix_home_row *)b)->group);
+}
+
+/* Whether page p of v (its first group and its length) is a page of w. */
+static int page_in(const struct kix_home_view *v, size_t p, const struct kix_home_view *w)
+{
+    size_t f, l, wf, wl, q = kix_home_view_page_named(w, kix_home_view_page_name(v, p), 64);
+    kix_home_view_page_rows(v, p, &f, &l);
+    if (!q)
+        return 0;
+    kix_home_view_page_rows(w, q, &wf, &wl);
+    return wl - wf == l - f;
+}
+
+/* A new row, wherever it sorts and whether or not it is a mark, changes at
+ * most two pages (its own, and the one it splits off or merges into: a row
+ * starts a page by the 15 rows before it alone), and no other page's name
+ * or rows: what keeps a static copy's re-export O(new rows). */
+KIX_TEST(home_pages_a_new_row_changes_two_pages_at_most)
+{
+    enum { MANY_ROWS = 3000, N_TRIALS = 300 };
+    struct kix_home_view base, v;
+    uint64_t seed = 0x9e3779b97f4a7c15u;
+    size_t most = 0, starts = 0;
+
+    memset(&base, 0, sizeof(base));
+    memset(&v, 0, sizeof(v));
+    ASSERT_TRUE((base.rows = calloc(MANY_ROWS, sizeof(*base.rows))) != NULL);
+    ASSERT_TRUE((v.rows = calloc(MANY_ROWS + 1, sizeof(*v.rows))) != NULL);
+    base.nrows = MANY_ROWS;
+    for (size_t i = 0; i < MANY_ROWS; i++)
+        make_group(base.rows[i].group, &seed, next_rand(&seed) % 16 == 0);
+    qsort(base.rows, MANY_ROWS, sizeof(*base.rows), row_order);
+    ASSERT_EQ_INT(KIX_OK, kix_home_view_cut(&base));
+    ASSERT_TRUE(base.npages > MANY_ROWS / 80 && base.npages < MANY_ROWS / 20);
+    for (size_t p = 1; p <= base.npages; p++) {
+        size_t f, l;
+        kix_home_view_page_rows(&base, p, &f, &l);
+        ASSERT_TRUE(l - f < KIX_HOME_PAGE_MAX); /* no page cut by its length here */
+    }
+    for (int t = 0; t < N_TRIALS; t++) {
+        size_t changed = 0, gone = 0;
+        memcpy(v.rows, base.rows, MANY_ROWS * sizeof(*v.rows));
+        /* a mark one time in four, to make and unmake page starts often */
+        make_group(v.rows[MANY_ROWS].group, &seed, t % 4 == 0);
+        v.nrows = MANY_ROWS + 1;
+        qsort(v.rows, v.nrows, sizeof(*v.rows), row_order);
+        ASSERT_EQ_INT(KIX_OK, kix_home_view_cut(&v));
+        for (size_t p = 1; p <= v.npages; p++)
+            changed += !page_in(&v, p, &base);
+        for (size_t p = 1; p <= base.npages; p++)
+            gone += !page_in(&base, p, &v);
+        ASSERT_TRUE(changed >= 1 && changed <= 2 && gone <= 2);
+        most = changed > most ? changed : most;
+        starts += v.npages != base.npages;
+    }
+    ASSERT_EQ_U64(2, most);  /* the two-page case happened */
+    ASSERT_TRUE(starts > 0); /* and a new row made or unmade a page */
+    free(base.rows);
+    free(base.page_first);
+    free(v.rows);
+    free(v.page_first);
+}
+
 KIX_TEST_MAIN()

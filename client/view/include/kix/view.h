@@ -379,6 +379,9 @@ KIX_API int kix_home_view_from_source(struct kix_source *src, struct kix_home_vi
 KIX_API int kix_home_view_update(struct kix_source *src, const struct kix_home_view *prev,
                                  struct kix_home_view *v, struct kix_err *err) KIX_MUST_CHECK;
 KIX_API void kix_home_view_release(struct kix_home_view *v);
+/* Cuts v's rows (in home order) into pages as above, again: the view's
+ * builders do; a caller that changed the rows does too. KIX_ENOMEM. */
+KIX_API int kix_home_view_cut(struct kix_home_view *v) KIX_MUST_CHECK;
 /* Its pages, at least 1 (an empty view has one, without rows). */
 KIX_API size_t kix_home_view_pages(const struct kix_home_view *v);
 /* Page `page`'s rows (1-based; page <= kix_home_view_pages): [*first, *last). */
