@@ -416,6 +416,10 @@ static const struct option_spec options[] = {
           "data.mdb, index.mdb, log.dat); past\n"
           "it submits get EFULL while reads go on: raise it and\n"
           "restart, or start a new log"),
+    FLAG("no-large-pages", no_large_pages,
+         "do not ask the kernel for 2 MiB pages on the store's\n"
+         "files (by default kixd does: fewer TLB misses on a\n"
+         "large store, read 2 MiB at a time; OPERATING.md)"),
     VALUE("log-key-file", "FILE", set_text, log_key_file, 0, 0,
           "the log's signing key (default DIR/log.key): keep it\n"
           "outside the store, so copies of the store hold no key"),

@@ -300,6 +300,7 @@ int kix__store_open(const char *dir, const struct kix_store_opts *opts,
     s->read_only = opts ? opts->read_only : 0;
     s->compact = opts ? opts->compact : 0;
     s->log_only = opts ? opts->log_only : 0;
+    s->large_pages = opts ? opts->large_pages : 0;
     s->ntables = ntables;
     s->table_specs = tables;
     if (opts)
@@ -362,6 +363,7 @@ int kix__store_open(const char *dir, const struct kix_store_opts *opts,
         rc = kix__seg_open(s, err);
     if (rc)
         goto fail;
+    kix__store_large_pages(s);
     s->opened = 1;
     *out = s;
     return KIX_OK;
@@ -474,6 +476,7 @@ static int grow_map(struct kix_store *s, struct kix_err *err)
     if (rc)
         return kix__db_error(rc, err, "growing the store's map");
     s->map_size = next;
+    kix__store_large_pages(s); /* LMDB mapped the files anew */
     return KIX_OK;
 }
 
@@ -513,6 +516,7 @@ static int write_begin(struct kix_store *s, MDB_txn **txn, MDB_txn **itxn)
             rc = mdb_env_set_mapsize(s->ienv, 0);
         if (rc)
             break;
+        kix__store_large_pages(s);
     }
     if (rc == 0 && !s->ienv)
         *itxn = *txn;

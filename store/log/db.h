@@ -112,8 +112,9 @@ struct kix_store {
     /* a writable open found no other process holding the store (db.c,
      * store_lock): it may remove the index marker another one left */
     int alone_at_open;
-    int compact;  /* kix_store_opts.compact */
-    int log_only; /* kix_store_opts.log_only: no ienv, read-only */
+    int compact;     /* kix_store_opts.compact */
+    int log_only;    /* kix_store_opts.log_only: no ienv, read-only */
+    int large_pages; /* kix_store_opts.large_pages (large_pages.c) */
     /* what catches the index up from the log after index_failed (the
      * log's, kix_log_open), run before the next write */
     kix__write_fn_ptr catch_up;
@@ -186,6 +187,10 @@ void kix__writer_keep_drop(struct kix_store *s);
 /* fsync of path (a file, or a directory with O_DIRECTORY): 0 or errno. */
 int kix__sync_path(const char *path, int flags);
 
+/* Asks for huge pages on the store's LMDB maps when s->large_pages (again
+ * after LMDB maps a file anew), and on a log.dat map (large_pages.c). */
+void kix__store_large_pages(struct kix_store *s);
+void kix__map_large_pages(void *addr, size_t len);
 int kix__store_open(const char *dir, const struct kix_store_opts *opts,
                     const struct kix_log_table_spec *tables, size_t ntables, struct kix_store **out,
                     struct kix_err *err);

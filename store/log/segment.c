@@ -78,6 +78,8 @@ static int map_cover(struct kix_store *s, uint64_t need)
         free(m);
         return errno == ENOMEM ? KIX_ENOMEM : KIX_EIO;
     }
+    if (s->large_pages)
+        kix__map_large_pages(p, (size_t)len);
     m->base = p;
     m->len = len;
     m->older = cur;

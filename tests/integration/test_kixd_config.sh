@@ -111,7 +111,7 @@ done
 pass "bad values and command-line-only keys are refused from the config file"
 
 # issue 27 point 6: a flag takes the spellings of other daemons' config files
-printf 'store = %s\nhttp = %s\nhttp-metrics = yes\nphase-stats = on\nno-store-check = 0\n' "$NONE" "$UP" >"$WORK/kixd.conf"
+printf 'store = %s\nhttp = %s\nhttp-metrics = yes\nphase-stats = on\nno-store-check = 0\nno-large-pages = yes\n' "$NONE" "$UP" >"$WORK/kixd.conf"
 expect_status 3 "$KIXD" serve --config "$WORK/kixd.conf"
 ! grep -q "bad value" "$WORK/err" || fail "yes/on/0 in the config file: $(cat "$WORK/err")"
 pass "a flag takes yes/no, on/off, 1/0 in the config file"

@@ -1,5 +1,6 @@
 /* The LMDB object store: round trips, idempotence, map growth, reopen. */
 #include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 
 #include "harness.h"
@@ -151,6 +152,68 @@ KIX_TEST(map_growth_and_reopen)
     const char *probe = "{\"i\":999,\"pad\":\"";
     (void)probe;
     kix_store_close(s);
+    remove_dir(dir);
+}
+
+/* Whether every map of DIR/name in this process is advised huge pages
+ * (VmFlags "hg" in /proc/self/smaps): 1 yes, 0 no, -1 no map of it. */
+static int maps_advised(const char *dir, const char *name)
+{
+    char want[4200], line[4600];
+    int in = 0, seen = 0, all = 1;
+    FILE *f = fopen("/proc/self/smaps", "r");
+
+    snprintf(want, sizeof(want), "%s/%s\n", dir, name);
+    if (!f)
+        return -1;
+    while (fgets(line, sizeof(line), f)) {
+        const char *path = strchr(line, '/');
+        if (strspn(line, "0123456789abcdef-") > 8 && line[strspn(line, "0123456789abcdef-")] == ' ')
+            in = path && strcmp(path, want) == 0; /* a map's first line */
+        else if (in && strncmp(line, "VmFlags:", 8) == 0) {
+            seen = 1;
+            all &= strstr(line, " hg") != NULL;
+        }
+    }
+    fclose(f);
+    return seen ? all : -1;
+}
+
+/* kix_store_opts.large_pages: every map of data.mdb and log.dat is advised
+ * huge pages, a map LMDB made anew when it grew too; without it none is. */
+KIX_TEST(large_pages_advise_every_map)
+{
+    char *dir = temp_dir();
+    struct kix_store *s = NULL;
+    struct kix_err err = {0};
+    struct kix_store_opts opts;
+    struct kix_digest d;
+    struct kix_buf out = KIX_BUF_INIT;
+    int created, rc;
+
+    if (access("/sys/kernel/mm/transparent_hugepage", F_OK) != 0) {
+        fprintf(stderr, "skip: this kernel has no transparent huge pages\n");
+        remove_dir(dir);
+        return;
+    }
+    memset(&opts, 0, sizeof(opts));
+    opts.map_initial = 64 << 10; /* grows below: LMDB maps the file anew */
+    opts.large_pages = 1;
+    ASSERT_EQ_INT(KIX_OK, kix_store_open(dir, &opts, &s, &err));
+    put_many(s, 0, 1000, 4000, &rc, &err);
+    ASSERT_EQ_INT(KIX_OK, rc);
+    ASSERT_TRUE(kix_store_map_size(s) > (size_t)(64 << 10));
+    ASSERT_EQ_INT(KIX_OK, put_text(s, "{\"large\":1}", &d, &created, &err));
+    ASSERT_EQ_INT(KIX_OK, kix_store_get(s, &d, &out, &err)); /* log.dat mapped */
+    ASSERT_EQ_INT(1, maps_advised(dir, "data.mdb"));
+    ASSERT_EQ_INT(1, maps_advised(dir, "log.dat"));
+    kix_store_close(s);
+    ASSERT_EQ_INT(KIX_OK, kix_store_open(dir, NULL, &s, &err));
+    ASSERT_EQ_INT(KIX_OK, kix_store_get(s, &d, &out, &err));
+    ASSERT_EQ_INT(0, maps_advised(dir, "data.mdb"));
+    ASSERT_EQ_INT(0, maps_advised(dir, "log.dat"));
+    kix_store_close(s);
+    kix_buf_release(&out);
     remove_dir(dir);
 }
 
