@@ -1,6 +1,6 @@
 /* The browsing views and pages (kix/view.h, kix/pages.h) over a real log of
  * the first Liger rows: the home view lists every ranked group once, in
- * order, counted by kernel and GPU, and pages them by KIX_HOME_PAGE_ROWS;
+ * order, counted by kernel and GPU, and cuts them into pages by their rows (kix_home_view_cut);
  * a kernel's sweeps hold runs that share everything but x, one line per
  * implementation, with its best run at each x; the browsing routes answer
  * exactly their paths. */
