@@ -150,6 +150,8 @@ for t in tables:
 PY
 grep -q "configurations on each GPU" <<<"$(curl -sf "$H/kernels/rope")" && fail "a Liger-only kernel page ranks configurations"
 curl -sf "$H/" >"$tmp/home.html" || fail "no home page"
+# and the pages after it (home/<k>: the k-th page), where the rows may be
+for k in $(seq 2 20); do curl -sf "$H/home/$k" >>"$tmp/home.html" || break; done
 grep -q "<td>kernelbench-baseline-time$" "$tmp/home.html" || fail "the home page names no source"
 grep -q '(mean)<td' "$tmp/home.html" || fail "a mean-ranked group's figure does not say so"
 grep -q '"source"' <<<"$(curl -sf "$H/search/index.json")" || fail "the search index has no source column"
