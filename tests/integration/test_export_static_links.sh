@@ -111,7 +111,7 @@ PY
 n=0
 SWEEP=$(grep -o 'href="\.\./sweeps/[0-9a-f]*\.html"' "$WORK/exp/kernels/$KERNEL.html" | head -1 | sed 's|.*/sweeps/||; s|"$||')
 [ -n "$SWEEP" ] || fail "kernels/$KERNEL.html links no sweep's page"
-for page in "index.html|Kernels" "home/$NAME2.html|on this page ·" "kernels/$KERNEL.html|sweeps/" "sweeps/$SWEEP|<svg" \
+for page in "index.html|Kernels" "home/$NAME2.html|groups on this page" "kernels/$KERNEL.html|sweeps/" "sweeps/$SWEEP|<svg" \
   "groups/$GROUP.html|data-state=\"ok\"" "groups/$BIG-2.html|data-state=\"ok\"" \
   "runs/$RID.html|data-state=\"ok\"" "kixd|runs/$DIGEST|data-state=\"ok\""; do
   n=$((n + 1))
